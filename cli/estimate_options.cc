@@ -1,0 +1,140 @@
+#include "estimate_options.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "commands.h"
+#include "memfit/environment.h"
+#include "memfit/host_memory.h"
+#include "memfit/settings.h"
+
+namespace memfit::cli {
+namespace {
+
+constexpr std::string_view kUsagePrefix = "usage: ";
+
+Error usage(std::string message) { return Error(std::string(kUsagePrefix) + message); }
+
+// A KV element type as --kv-cache-mode or llama.cpp's --cache-type-k/-v
+// name it.
+Result<KvElement> parse_kv_element(const std::string& text, std::string_view flag) {
+  if (text == "fp16" || text == "f16" || text == "bf16" || text == "float16") return KvElement::kFp16;
+  if (text == "int8" || text == "i8" || text == "q8" || text == "q8_0") return KvElement::kInt8;
+  return usage(fmt::format("{} '{}': expected fp16 or int8", flag, text));
+}
+
+Result<KvElement> kv_element(const EstimateOptions& o, std::vector<std::string>& warnings) {
+  std::optional<KvElement> mode;
+  if (!o.kv_cache_mode.empty()) {
+    Result<KvElement> m = parse_kv_element(o.kv_cache_mode, "--kv-cache-mode");
+    if (!m) return m.error();
+    mode = *m;
+  }
+  if (o.cache_type_k.empty() != o.cache_type_v.empty()) {
+    return usage("--cache-type-k and --cache-type-v go together");
+  }
+  if (!o.cache_type_k.empty()) {
+    Result<KvElement> k = parse_kv_element(o.cache_type_k, "--cache-type-k");
+    if (!k) return k.error();
+    Result<KvElement> v = parse_kv_element(o.cache_type_v, "--cache-type-v");
+    if (!v) return v.error();
+    KvElement both = *k;
+    if (*k != *v) {
+      both = KvElement::kFp16;
+      warnings.push_back("--cache-type-k and --cache-type-v differ: the KV cache is sized at the "
+                         "wider type, fp16");
+    }
+    if (mode && *mode != both) return usage("--kv-cache-mode disagrees with --cache-type-k/-v");
+    mode = both;
+  }
+  return mode.value_or(KvElement::kFp16);
+}
+
+Result<Backend> parse_backend(const std::string& text) {
+  if (text == "auto") return build_platform().backend;
+  if (text == "rocm") return Backend::kRocm;
+  if (text == "metal") return Backend::kMetal;
+  if (text == "cuda") return Backend::kCuda;
+  if (text == "cpu") return Backend::kCpu;
+  return usage(fmt::format("--backend '{}': expected auto, rocm, metal, cuda or cpu", text));
+}
+
+}  // namespace
+
+void add_estimate_options(CLI::App& command, EstimateOptions& o) {
+  command.add_option("-m,--model", o.model, "model folder or .safetensors file")->required();
+  command.add_option("--max-tokens", o.max_tokens, "context length in tokens")
+      ->check(CLI::PositiveNumber);
+  command.add_option("--batch", o.batch, "sequences decoded together")->check(CLI::PositiveNumber);
+  command.add_option("--kv-cache-mode", o.kv_cache_mode, "KV cache element type: fp16 or int8");
+  command.add_option("--cache-type-k", o.cache_type_k, "K cache type (llama.cpp style)");
+  command.add_option("--cache-type-v", o.cache_type_v, "V cache type (llama.cpp style)");
+  command.add_option("--quant", o.quant, "intended weight mode label: fp16, int8 or int4")
+      ->check(CLI::IsMember({"fp16", "int8", "int4"}));
+  command.add_option("--backend", o.backend, "auto, rocm, metal, cuda or cpu");
+  command.add_option("--memory-limit", o.memory_limit,
+                     "memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT");
+  command.add_option("--device", o.device, "budget device: auto, cpu, cuda:N or rocm:N");
+  command.add_flag("--json", o.json, "print one JSON object on stdout");
+}
+
+Result<EstimateRun> run_estimate(const EstimateOptions& o) {
+  EstimateRun run;
+  std::unique_ptr<Environment> env = make_process_environment();
+  EstimateSettings settings = settings_from_environment(*env, run.warnings);
+
+  EstimateInputs inputs;
+  inputs.max_tokens = o.max_tokens;
+  inputs.batch = o.batch;
+  inputs.quant = o.quant;
+  Result<KvElement> element = kv_element(o, run.warnings);
+  if (!element) return element.error();
+  inputs.kv_element = *element;
+
+  Platform platform = build_platform();
+  Result<Backend> backend = parse_backend(o.backend);
+  if (!backend) return backend.error();
+  platform.backend = *backend;
+
+  HostQueryOptions host;
+  host.explicit_limit_bytes = settings.memory_limit_bytes;
+  if (!o.memory_limit.empty()) {
+    Result<std::optional<uint64_t>> limit = parse_memory_size(o.memory_limit);
+    if (!limit) return usage("--memory-limit: " + limit.error().message());
+    host.explicit_limit_bytes = *limit;
+  }
+  Result<DeviceSelector> device = parse_device_selector(o.device);
+  if (!device) return usage("--device: " + device.error().message());
+  host.device = *device;
+  if (auto root = env->get("MEMFIT_SYSROOT"); root && !root->empty()) host.sysroot = *root;
+
+  std::unique_ptr<FileSystem> fs = make_real_file_system();
+  Result<Model> model = open_model(*fs, o.model);
+  if (!model) return model.error();
+  run.model = std::move(*model);
+  run.warnings.insert(run.warnings.end(), run.model.warnings.begin(), run.model.warnings.end());
+
+  HostMemoryStatus status = query_host_memory(host);
+  run.warnings.insert(run.warnings.end(), status.warnings.begin(), status.warnings.end());
+  run.budget = to_memory_budget(status);
+
+  Result<Estimate> estimate = memfit::estimate(run.model, inputs, settings, platform, run.budget);
+  if (!estimate) return estimate.error().within(o.model);
+  run.estimate = std::move(*estimate);
+  return run;
+}
+
+int report_error(const Error& error) {
+  const std::string& message = error.message();
+  bool is_usage = message.rfind(kUsagePrefix, 0) == 0;
+  std::fprintf(stderr, "memfit: %s\n",
+               is_usage ? message.substr(kUsagePrefix.size()).c_str() : message.c_str());
+  return is_usage ? kExitUsage : kExitError;
+}
+
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) std::fprintf(stderr, "memfit: warning: %s\n", w.c_str());
+}
+
+}  // namespace memfit::cli

@@ -1,0 +1,57 @@
+// The options every estimating command shares (-m, --max-tokens, --batch,
+// KV cache width, --quant, --backend, --memory-limit, --device) and the
+// one path from them to an Estimate, so inspect and preflight cannot
+// disagree.
+#ifndef MEMFIT_CLI_ESTIMATE_OPTIONS_H_
+#define MEMFIT_CLI_ESTIMATE_OPTIONS_H_
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memfit/estimate.h"
+#include "memfit/model.h"
+#include "memfit/result.h"
+
+namespace memfit::cli {
+
+struct EstimateOptions {
+  std::string model;
+  uint64_t max_tokens = 8192;
+  uint64_t batch = 1;
+  std::string kv_cache_mode;  // "" = not given
+  std::string cache_type_k;
+  std::string cache_type_v;
+  std::string quant;
+  std::string backend = "auto";
+  std::string memory_limit;
+  std::string device = "auto";
+  bool json = false;
+};
+
+// Registers the shared options on `command`.
+void add_estimate_options(CLI::App& command, EstimateOptions& options);
+
+// Everything an estimating command prints from.
+struct EstimateRun {
+  Model model;
+  Estimate estimate;
+  MemoryBudget budget;
+  std::vector<std::string> warnings;  // settings + model + host, for stderr
+};
+
+// Opens the model, reads the settings from the environment, queries the
+// host and estimates. Usage problems (bad option values) come back as
+// errors whose message starts with "usage: ".
+Result<EstimateRun> run_estimate(const EstimateOptions& options);
+
+// Prints an error as one stderr line and returns the exit status for it.
+int report_error(const Error& error);
+// Prints each warning as "memfit: warning: ..." on stderr.
+void print_warnings(const std::vector<std::string>& warnings);
+
+}  // namespace memfit::cli
+
+#endif  // MEMFIT_CLI_ESTIMATE_OPTIONS_H_

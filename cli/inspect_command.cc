@@ -1,0 +1,35 @@
+// memfit inspect: the byte breakdown of one model at one context, batch
+// and KV width; exits 0 whether or not it fits, and loads nothing.
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "estimate_options.h"
+#include "memfit/report.h"
+
+namespace memfit::cli {
+
+void add_inspect_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<EstimateOptions>();
+  CLI::App* command =
+      app.add_subcommand("inspect", "estimate the memory a model needs, without loading it");
+  add_estimate_options(*command, *options);
+  command->callback([options, &exit_code] {
+    Result<EstimateRun> run = run_estimate(*options);
+    if (!run) {
+      exit_code = report_error(run.error());
+      return;
+    }
+    print_warnings(run->warnings);
+    std::string out;
+    if (options->json) {
+      out = estimate_to_json(run->model, run->estimate, run->budget).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    } else {
+      out = render_estimate_text(run->model, run->estimate, run->budget);
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace memfit::cli

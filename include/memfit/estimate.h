@@ -1,0 +1,85 @@
+// The pre-load estimate (SPEC section 2):
+//
+//   total = weights + kv_cache + runtime_headroom
+//   runtime_headroom = allocator_overhead + activation_reserve + backend_inflight
+//
+// estimate() is a pure function of the model, the request, the settings,
+// the platform and the memory budget: the CLI, the C API and the service
+// all call it, so they never disagree.
+#ifndef MEMFIT_ESTIMATE_H_
+#define MEMFIT_ESTIMATE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memfit/kv_cache.h"
+#include "memfit/model.h"
+#include "memfit/result.h"
+#include "memfit/settings.h"
+
+namespace memfit {
+
+enum class HostOs { kLinux, kMacos, kWindows, kOther };
+enum class Backend { kDefault, kRocm, kMetal, kCuda, kCpu };
+
+struct Platform {
+  HostOs os = HostOs::kLinux;
+  Backend backend = Backend::kDefault;
+  uint64_t metal_gpu_cores = 0;  // Metal only: sizes the decode workspace
+};
+
+// The platform this binary was built for, with the default backend.
+Platform build_platform();
+
+struct EstimateInputs {
+  uint64_t max_tokens = 8192;
+  uint64_t batch = 1;
+  KvElement kv_element = KvElement::kFp16;
+  std::string quant;  // label only ("" when not given); header bytes are the truth
+};
+
+// What the machine can give. budget_bytes is compared with the total;
+// ram_available_bytes with the Windows + ROCm host shadow.
+struct MemoryBudget {
+  uint64_t budget_bytes = 0;
+  uint64_t ram_available_bytes = 0;
+  std::string source;  // "explicit", "cgroup", "meminfo", ...
+};
+
+struct Estimate {
+  EstimateInputs inputs;
+  uint64_t weights_bytes = 0;
+  KvCacheEstimate kv;
+  std::optional<uint64_t> per_slot_overhead_bytes;
+  uint64_t allocator_overhead_bytes = 0;
+  uint64_t activation_bytes = 0;
+  uint64_t backend_inflight_bytes = 0;
+  uint64_t headroom_bytes = 0;  // allocator + activation + in-flight
+  uint64_t headroom_factor_micros = 0;
+  uint64_t host_shadow_bytes = 0;
+  uint64_t ram_available_bytes = 0;
+  bool host_shadow_fits = true;
+  uint64_t budget_bytes = 0;
+  uint64_t total_bytes = 0;  // weights + kv + headroom
+  bool fits = false;
+};
+
+// Fails only on arithmetic overflow (absurd configs or requests) and on
+// max_tokens == 0 or batch == 0.
+Result<Estimate> estimate(const Model& model, const EstimateInputs& inputs,
+                          const EstimateSettings& settings, const Platform& platform,
+                          const MemoryBudget& budget);
+
+// Paged-decode workspace of the families served from a paged KV pool
+// (llama, llama4, qwen3, qwen3_5, gemma3), in bytes:
+//   2 x (ceil(2 x target_ctas / kv_heads) + batch) x (kv_heads x 16) x (head_dim + 1) x 4
+// with target_ctas = 512, or 8 x GPU cores on Metal. nullopt for other
+// families and when kv_heads or head_dim is unknown.
+std::optional<uint64_t> per_slot_decode_workspace_bytes(const ModelSpec& spec, uint64_t batch,
+                                                        const Platform& platform);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_ESTIMATE_H_

@@ -1,0 +1,52 @@
+// FileSystem: the narrow interface through which memfit reads model files.
+//
+// memfit reads configs whole and weight files only by header ranges; every
+// read goes through this interface so tests can count what was read and
+// fuzzers can skip the disk. Implementations are thread-compatible: one
+// instance may be used from one thread at a time.
+#ifndef MEMFIT_FILE_SYSTEM_H_
+#define MEMFIT_FILE_SYSTEM_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "memfit/result.h"
+
+namespace memfit {
+
+enum class FileKind { kMissing, kRegular, kDirectory, kOther };
+
+struct FileStat {
+  FileKind kind = FileKind::kMissing;
+  uint64_t size_bytes = 0;  // meaningful for kRegular only
+};
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+
+  // Follows symlinks. A missing path is kMissing, not an error; other
+  // failures (permission denied on a parent, ...) are errors.
+  virtual Result<FileStat> stat(const std::string& path) = 0;
+
+  // Reads exactly `length_bytes` starting at `offset_bytes`. Fails when the
+  // file is shorter. Callers bound `length_bytes` before calling: it is
+  // allocated up front.
+  virtual Result<std::string> read_range(const std::string& path, uint64_t offset_bytes,
+                                         uint64_t length_bytes) = 0;
+
+  // Names (not paths) of the entries of a directory, sorted, without "." and "..".
+  virtual Result<std::vector<std::string>> list_dir(const std::string& path) = 0;
+};
+
+// The process's real file system (POSIX or Win32, chosen by the build).
+std::unique_ptr<FileSystem> make_real_file_system();
+
+// Joins a directory and a file name with one separator.
+std::string join_path(const std::string& dir, const std::string& name);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_FILE_SYSTEM_H_

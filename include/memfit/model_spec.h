@@ -1,0 +1,82 @@
+// ModelSpec: what memfit knows of a model's architecture, read from its
+// config.json before any weight is touched.
+//
+// The cache is described per layer (LayerCache): each layer has a kind, a
+// per-token element count and a fixed per-sequence state. Every cache total
+// in memfit is a sum over these layers, so one mechanism serves standard,
+// GQA, sliding-window, chunked, MLA, hybrid and recurrent models alike.
+#ifndef MEMFIT_MODEL_SPEC_H_
+#define MEMFIT_MODEL_SPEC_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memfit/result.h"
+
+namespace memfit {
+
+enum class LayerKind {
+  kFullAttention,    // K and V for every token
+  kSlidingWindow,    // K and V for the last `window_tokens` tokens
+  kChunked,          // K and V within the current chunk of `window_tokens`
+  kMlaLatent,        // one compressed latent (+ rope key) per token
+  kSharedKv,         // reads another layer's cache; holds none itself
+  kLinearAttention,  // fixed recurrent state (gated delta net, lightning, ...)
+  kSsm,              // fixed conv + SSM state (Mamba family, RWKV)
+  kConv,             // fixed short-convolution state (LFM2)
+  kNone,             // no cache at all (an MLP-only block)
+};
+
+std::string_view to_string(LayerKind kind);
+
+// The cache one layer holds for one sequence.
+struct LayerCache {
+  LayerKind kind = LayerKind::kFullAttention;
+  // Elements cached per token, stored at the KV element width (2 bytes for
+  // fp16, 1 for int8). For attention: 2 x kv_heads x head_dim.
+  uint64_t elems_per_token = 0;
+  // Tokens kept: the sliding window or attention chunk; 0 means unbounded.
+  uint64_t window_tokens = 0;
+  // Fixed state per sequence in bytes, independent of context and of the KV
+  // element width (recurrent state keeps its own dtype).
+  uint64_t state_bytes = 0;
+
+  bool operator==(const LayerCache&) const = default;
+};
+
+// Scalar geometry of the language model. 0 means "not known".
+struct ModelGeometry {
+  uint64_t layers = 0;
+  uint64_t hidden = 0;
+  uint64_t heads = 0;
+  uint64_t kv_heads = 0;
+  uint64_t head_dim = 0;
+  uint64_t intermediate = 0;
+  uint64_t vocab = 0;
+};
+
+struct ModelSpec {
+  std::string model_type;  // config.json model_type, verbatim ("" when absent)
+  std::string family;      // memfit's slug for the layout it chose
+  std::string layout;      // "standard", "sliding_window", "chunked", "mla", "hybrid", "ssm"
+  std::string cache_detail;  // geometry behind the layout ("8 kv heads x 128 head_dim")
+  ModelGeometry geometry;
+  std::vector<LayerCache> layers;  // one entry per layer, in order
+  // Values memfit assumed because the config left them out ("gemma2:
+  // sliding_window_pattern 2 (transformers default)"), for the report.
+  std::vector<std::string> assumptions;
+  // Parameters counted from the config alone; 0 when geometry is missing.
+  uint64_t analytical_params = 0;
+};
+
+// Parses config.json text. Fails on text that is not a JSON object, on
+// values of the wrong type, and on missing geometry (no layer count, no
+// hidden size or head count where attention needs them). Non-standard
+// literals that Python's json writes (Infinity, NaN) are accepted.
+Result<ModelSpec> parse_model_config(std::string_view config_json);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_MODEL_SPEC_H_

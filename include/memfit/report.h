@@ -1,0 +1,43 @@
+// Reports of an estimate: the JSON object of `memfit inspect --json` and
+// the human-readable table.
+//
+// JSON fields (raw bytes unless said; see schema/inspect-report.schema.json):
+// memfit_version, model, model_type, family, inputs {max_tokens, batch,
+// kv_cache_mode, quant}, weights_bytes, weights_source, kv_bytes_per_token
+// {fp16, int8, turbo4}, kv_bytes_total, kv_detail, kv_layout [...],
+// per_slot_overhead_bytes, activation_bytes, headroom_bytes,
+// headroom_factor, allocator_overhead_bytes, backend_inflight_bytes,
+// host_shadow_bytes, ram_available_bytes, host_shadow_fits, budget_bytes,
+// budget_source, total_bytes, fits, assumptions, warnings.
+// Invariant: weights_bytes + kv_bytes_total + headroom_bytes == total_bytes.
+#ifndef MEMFIT_REPORT_H_
+#define MEMFIT_REPORT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "memfit/estimate.h"
+#include "memfit/model.h"
+
+namespace memfit {
+
+// The version string this library was built as ("0.1.0").
+std::string_view memfit_version();
+
+nlohmann::json estimate_to_json(const Model& model, const Estimate& estimate,
+                                const MemoryBudget& budget);
+
+// A table of the breakdown with byte figures in GiB / MiB, the KV groups,
+// the detail string and the verdict line "FITS" / "DOES NOT FIT".
+std::string render_estimate_text(const Model& model, const Estimate& estimate,
+                                 const MemoryBudget& budget);
+
+// "1.50 GiB", "512.0 MiB", "900 B": binary units, 3 significant-ish digits.
+std::string format_bytes(uint64_t bytes);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_REPORT_H_

@@ -1,0 +1,53 @@
+// EstimateSettings: the estimator's tunables, from MEMFIT_* variables (the
+// seed runtime's MLXCEL_* names are accepted as aliases; MEMFIT_ wins).
+//
+//   MEMFIT_MEMORY_LIMIT      unset   explicit budget: "48GB" = "48G" = "48GiB"
+//                                    = 48 x 2^30; "512MB", raw bytes; 0/none/"" = unset
+//   MEMFIT_HEADROOM_FACTOR   1.20    allocator overhead = (factor - 1) x (weights + kv);
+//                                    0 < factor <= 1 switches the term off
+//   MEMFIT_ACTIVATION_MULT   2.0     activation reserve multiplier
+//   MEMFIT_PREFILL_CHUNK     2048    tokens per prefill chunk; 0 = no chunking
+//   MLX_ROCM_MAX_INFLIGHT_MB 1024    ROCm in-flight reserve in MiB; 0 = none
+//
+// Invalid values never fail: each one adds a warning and keeps the default.
+#ifndef MEMFIT_SETTINGS_H_
+#define MEMFIT_SETTINGS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memfit/environment.h"
+#include "memfit/result.h"
+
+namespace memfit {
+
+// Fixed-point multipliers are kept in millionths so that 1.20 is exact.
+inline constexpr uint64_t kMicrosPerUnit = 1'000'000;
+
+struct EstimateSettings {
+  std::optional<uint64_t> memory_limit_bytes;
+  uint64_t headroom_factor_micros = 1'200'000;  // 1.20
+  uint64_t activation_mult_micros = 2'000'000;  // 2.0
+  uint64_t prefill_chunk_tokens = 2048;         // 0: no chunking
+  uint64_t rocm_inflight_mib = 1024;
+};
+
+// Reads the variables above. Warnings for invalid values go to `warnings`.
+EstimateSettings settings_from_environment(const Environment& env,
+                                           std::vector<std::string>& warnings);
+
+// Parses a memory size: raw bytes, or a number with a binary unit
+// (K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB; case-insensitive; fractions
+// allowed, "1.5G"). "0", "none" and "" parse to nullopt (unset).
+Result<std::optional<uint64_t>> parse_memory_size(std::string_view text);
+
+// Parses a positive decimal ("1.2", "2", "1.5e0") into millionths,
+// rounding up. Fails on non-numbers, non-positive and absurd (> 1e6) values.
+Result<uint64_t> parse_multiplier_micros(std::string_view text);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_SETTINGS_H_

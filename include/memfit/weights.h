@@ -1,0 +1,101 @@
+// Weights: the bytes a model's weights occupy, from headers only.
+//
+// Sources, in order of trust: the safetensors headers themselves; a shard
+// index whose every shard exists beside it; an index alone (no shard on
+// disk, unverified); the config's parameter count x 2 bytes; a 7B x 2 bytes
+// fallback when nothing else is known.
+#ifndef MEMFIT_WEIGHTS_H_
+#define MEMFIT_WEIGHTS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memfit/file_system.h"
+#include "memfit/result.h"
+
+namespace memfit {
+
+enum class WeightsSource {
+  kSafetensorsHeader,
+  kSafetensorsIndex,
+  kGgufHeader,
+  kAnalyticalConfig,
+  kFallback,
+};
+
+std::string_view to_string(WeightsSource source);
+
+struct WeightsInfo {
+  uint64_t bytes = 0;
+  WeightsSource source = WeightsSource::kFallback;
+  uint64_t file_count = 0;    // weight files whose headers were read or trusted
+  uint64_t tensor_count = 0;  // tensors seen in headers (0 when not read)
+  bool verified = true;       // false for index-only totals and estimates
+};
+
+// Bytes assumed when neither weights nor a usable config are present:
+// 7 billion parameters x 2 bytes.
+inline constexpr uint64_t kFallbackWeightsBytes = 7'000'000'000ull * 2;
+
+// Finds and sizes the safetensors weights of the folder `dir`. Returns
+// found == false (not an error) when the folder holds no weight file and
+// no index. Warnings (stale index, unverified total) are appended to
+// `warnings`.
+//
+// Rules (SPEC section 1, "Sharded checkpoints"):
+//  - An index whose every shard name is a plain file name (no separator,
+//    drive, NUL, "." or "..") and exists beside it as a regular file is
+//    trusted: bytes = total_size, kSafetensorsIndex, verified, file_count =
+//    distinct shards, tensor_count = 0 (no header read).
+//  - Otherwise, when the folder holds *.safetensors files, their headers
+//    are summed (kSafetensorsHeader) and a warning says why the index was
+//    not used (stale, untrusted name, unusable file).
+//  - An index with no *.safetensors beside it: bytes = total_size,
+//    verified = false, file_count = the shards it names, and a warning.
+//  - No index: the headers of every *.safetensors in the folder.
+//  - An unusable index (bad JSON, no total_size, over
+//    kMaxSafetensorsIndexBytes) and no *.safetensors: an error naming it.
+// Weights bytes from headers are the sum of tensor data bytes, not file
+// sizes. Any header error fails the whole call, naming the shard.
+struct WeightsLookup {
+  bool found = false;
+  WeightsInfo info;
+};
+Result<WeightsLookup> find_folder_weights(FileSystem& fs, const std::string& dir,
+                                          std::vector<std::string>& warnings);
+
+// Sizes one .safetensors file from its header. Errors name the file:
+// "reading '<path>': safetensors header: <detail>".
+Result<WeightsInfo> read_single_file_weights(FileSystem& fs, const std::string& path);
+
+// model.safetensors.index.json: which shard holds each tensor, and the
+// total bytes of their data. Layout, as memfit reads it (other keys are
+// skipped):
+//   {"metadata": {"total_size": <bytes>, ...},
+//    "weight_map": {"<tensor name>": "<shard file name>", ...}}
+inline constexpr std::string_view kSafetensorsIndexName = "model.safetensors.index.json";
+
+// Index files larger than this are refused: 64 MiB. (A 1-trillion-parameter
+// checkpoint with a tensor per expert matrix has an index of ~10 MB.)
+inline constexpr uint64_t kMaxSafetensorsIndexBytes = 64ull << 20;
+
+struct SafetensorsIndex {
+  std::vector<std::string> shard_names;  // distinct weight_map values, sorted
+  uint64_t total_bytes = 0;              // metadata.total_size
+  uint64_t tensor_count = 0;             // weight_map entries
+};
+
+// Parses an index's bytes; no file access. Fails ("safetensors index:
+// <detail>") on invalid JSON, a root that is not an object, a weight_map
+// that is missing, not an object or empty, a shard name that is not a
+// string, and a metadata.total_size that is missing or not a non-negative
+// integer (a float with an integral value, as some writers emit, is
+// accepted). Shard names are returned as written: whether they are safe to
+// open is the caller's rule.
+Result<SafetensorsIndex> parse_safetensors_index(std::string_view json);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_WEIGHTS_H_

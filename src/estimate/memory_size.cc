@@ -1,0 +1,89 @@
+// Memory sizes as people write them: "48GB", "48G", "48GiB", "512mb",
+// "1.5G", "4096". Units are binary (a "48 GB" Mac has 48 x 2^30 bytes).
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include "memfit/settings.h"
+
+namespace memfit {
+namespace {
+
+std::string lower_trimmed(std::string_view text) {
+  size_t begin = 0, end = text.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  std::string out(text.substr(begin, end - begin));
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// Shift for a unit suffix; -1 when the suffix is not a unit.
+int unit_shift(std::string_view unit) {
+  if (unit.empty() || unit == "b") return 0;
+  static constexpr std::pair<char, int> kPrefixes[] = {{'k', 10}, {'m', 20}, {'g', 30}, {'t', 40}};
+  for (auto [prefix, shift] : kPrefixes) {
+    if (unit[0] != prefix) continue;
+    std::string_view rest = unit.substr(1);
+    if (rest.empty() || rest == "b" || rest == "ib") return shift;
+  }
+  return -1;
+}
+
+}  // namespace
+
+Result<std::optional<uint64_t>> parse_memory_size(std::string_view text) {
+  std::string s = lower_trimmed(text);
+  if (s.empty() || s == "0" || s == "none") return std::optional<uint64_t>();
+  size_t number_end = 0;
+  while (number_end < s.size() && (std::isdigit(static_cast<unsigned char>(s[number_end])) ||
+                                   s[number_end] == '.')) {
+    ++number_end;
+  }
+  std::string_view number(s.data(), number_end);
+  std::string_view unit = std::string_view(s).substr(number_end);
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  int shift = unit_shift(unit);
+  if (number.empty() || shift < 0) {
+    return Error("memory size '" + std::string(text) +
+                 "': expected bytes or a number with K, M, G or T (binary units)");
+  }
+  if (number.find('.') == std::string_view::npos) {
+    uint64_t value = 0;
+    auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (ec != std::errc() || end != number.data() + number.size() ||
+        (shift > 0 && value > (UINT64_MAX >> shift))) {
+      return Error("memory size '" + std::string(text) + "' is out of range");
+    }
+    if (value == 0) return std::optional<uint64_t>();
+    return std::optional<uint64_t>(value << shift);
+  }
+  double value = 0;
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (ec != std::errc() || end != number.data() + number.size()) {
+    return Error("memory size '" + std::string(text) + "' is not a number");
+  }
+  double bytes = std::ceil(std::ldexp(value, shift));
+  if (!(bytes < 1.8e19)) return Error("memory size '" + std::string(text) + "' is out of range");
+  if (bytes == 0) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(static_cast<uint64_t>(bytes));
+}
+
+Result<uint64_t> parse_multiplier_micros(std::string_view text) {
+  std::string s = lower_trimmed(text);
+  double value = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) {
+    return Error("'" + std::string(text) + "' is not a number");
+  }
+  if (value <= 0) return Error("'" + std::string(text) + "' is not positive");
+  if (value > 1e6) return Error("'" + std::string(text) + "' is implausibly large");
+  // Round to the nearest millionth first so 1.2 (binary 1.19999...) is
+  // exactly 1'200'000, then never below the value given.
+  return static_cast<uint64_t>(std::llround(value * 1e6));
+}
+
+}  // namespace memfit

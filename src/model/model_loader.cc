@@ -1,0 +1,120 @@
+// open_model: resolve what -m names, read config.json whole and weight
+// headers only, and decide the weights' source.
+#include <fmt/format.h>
+
+#include "memfit/model.h"
+#include "model/family.h"
+
+namespace memfit {
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string parent_dir(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// Reads and parses <dir>/config.json. found == false when there is none.
+struct ConfigLookup {
+  bool found = false;
+  ModelSpec spec;
+};
+
+Result<ConfigLookup> read_config(FileSystem& fs, const std::string& dir) {
+  const std::string path = join_path(dir, "config.json");
+  Result<FileStat> st = fs.stat(path);
+  if (!st) return st.error();
+  if (st->kind == FileKind::kMissing) return ConfigLookup{};
+  if (st->kind != FileKind::kRegular) return Error(path + ": not a regular file");
+  if (st->size_bytes > kMaxConfigBytes) {
+    return Error(fmt::format("{}: {} bytes is larger than the {} bytes a config may have", path,
+                             st->size_bytes, kMaxConfigBytes));
+  }
+  Result<std::string> text = fs.read_range(path, 0, st->size_bytes);
+  if (!text) return text.error();
+  Result<ModelSpec> spec = parse_model_config(*text);
+  if (!spec) return spec.error().within(path);
+  return ConfigLookup{true, std::move(*spec)};
+}
+
+void note_spec(Model& model) {
+  const std::string& type = model.spec.model_type;
+  if (!type.empty() && !is_known_model_type(type)) {
+    model.warnings.push_back(fmt::format(
+        "model_type '{}' is not one memfit knows: the cache is sized from the config's geometry "
+        "as a {} model; treat the KV figure as an estimate",
+        type, model.spec.layout));
+  }
+}
+
+}  // namespace
+
+Result<Model> open_model(FileSystem& fs, const std::string& path) {
+  Model model;
+  model.path = path;
+  Result<FileStat> st = fs.stat(path);
+  if (!st) return st.error();
+  if (st->kind == FileKind::kMissing) return Error(path + ": no such file or directory");
+
+  std::string dir = path;
+  if (st->kind == FileKind::kRegular) {
+    if (ends_with(path, ".gguf")) {
+      return Error(path + ": GGUF files are not supported yet; pass a safetensors model folder");
+    }
+    if (!ends_with(path, ".safetensors")) {
+      return Error(path + ": not a model folder, a .safetensors file or a .gguf file");
+    }
+    dir = parent_dir(path);
+  } else if (st->kind != FileKind::kDirectory) {
+    return Error(path + ": not a model folder or a weights file");
+  }
+
+  Result<ConfigLookup> config = read_config(fs, dir);
+  if (!config) return config.error();
+  model.has_config = config->found;
+  if (config->found) {
+    model.spec = std::move(config->spec);
+    note_spec(model);
+  } else {
+    model.warnings.push_back(fmt::format(
+        "{}: no config.json: the model's geometry is unknown, so the KV cache, activation and "
+        "decode workspace cannot be sized",
+        dir));
+  }
+
+  if (st->kind == FileKind::kRegular) {
+    Result<WeightsInfo> weights = read_single_file_weights(fs, path);
+    if (!weights) return weights.error();
+    model.weights = *weights;
+    return model;
+  }
+
+  Result<WeightsLookup> weights = find_folder_weights(fs, dir, model.warnings);
+  if (!weights) return weights.error();
+  if (weights->found) {
+    model.weights = weights->info;
+  } else if (model.has_config && model.spec.analytical_params > 0) {
+    model.weights.source = WeightsSource::kAnalyticalConfig;
+    model.weights.verified = false;
+    model.weights.bytes = model.spec.analytical_params * 2;
+    model.warnings.push_back(fmt::format(
+        "{}: no weight files: weights estimated from config.json as {} parameters x 2 bytes", dir,
+        model.spec.analytical_params));
+  } else {
+    model.weights.source = WeightsSource::kFallback;
+    model.weights.verified = false;
+    model.weights.bytes = kFallbackWeightsBytes;
+    model.warnings.push_back(fmt::format(
+        "{}: no weight files and no usable config: ASSUMING a 7B model at 2 bytes per parameter "
+        "({} bytes); this figure is a placeholder, not an estimate",
+        dir, kFallbackWeightsBytes));
+  }
+  return model;
+}
+
+}  // namespace memfit

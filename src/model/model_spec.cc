@@ -1,0 +1,130 @@
+// parse_model_config: config.json text -> ModelSpec.
+//
+// Field aliases, first present wins:
+//   layers        num_hidden_layers | n_layers | num_layers | n_layer
+//   hidden        hidden_size | d_model | dim | model_dim | n_embd
+//   heads         num_attention_heads | num_heads | n_heads | n_head
+//   kv heads      num_key_value_heads | num_kv_heads | n_kv_heads | n_head_kv |
+//                 multi_query_group_num, else multi_query: true -> 1, else heads
+//   head_dim      head_dim | head_size, else hidden / heads
+//   intermediate  intermediate_size | ffn_dim | ffn_hidden_size, else 4 x hidden
+//   vocab         vocab_size | padded_vocab_size
+#include <fmt/format.h>
+
+#include "memfit/model_spec.h"
+#include "model/analytical_params.h"
+#include "model/config_document.h"
+#include "model/family.h"
+#include "model/field_reader.h"
+#include "model/layer_plan.h"
+
+namespace memfit {
+namespace {
+
+bool is_pure_ssm_type(const std::string& type) {
+  return type == "mamba" || type == "mamba2" || type == "falcon_mamba" ||
+         type.rfind("rwkv", 0) == 0;
+}
+
+Result<ModelGeometry> read_geometry(FieldReader& reader) {
+  ModelGeometry g;
+  Result<std::optional<uint64_t>> layers = reader.u64(kLayerAliases);
+  if (!layers) return layers.error();
+  if (!layers->has_value()) {
+    return Error("missing geometry: no layer count (num_hidden_layers, n_layers, num_layers or n_layer)");
+  }
+  g.layers = **layers;
+  if (g.layers == 0 || g.layers > kMaxLayers) {
+    return Error(fmt::format("layer count {} is outside 1..{}", g.layers, kMaxLayers));
+  }
+  Result<std::optional<uint64_t>> hidden =
+      reader.u64({"hidden_size", "d_model", "dim", "model_dim", "n_embd"});
+  if (!hidden) return hidden.error();
+  if (!hidden->has_value() || **hidden == 0) {
+    return Error("missing geometry: no hidden size (hidden_size, d_model, dim, model_dim or n_embd)");
+  }
+  g.hidden = **hidden;
+
+  Result<std::optional<uint64_t>> heads =
+      reader.u64({"num_attention_heads", "num_heads", "n_heads", "n_head"});
+  if (!heads) return heads.error();
+  g.heads = heads->value_or(0);
+
+  Result<std::optional<uint64_t>> kv = reader.u64(
+      {"num_key_value_heads", "num_kv_heads", "n_kv_heads", "n_head_kv", "multi_query_group_num"});
+  if (!kv) return kv.error();
+  if (kv->has_value()) {
+    g.kv_heads = **kv;
+  } else {
+    Result<std::optional<bool>> mqa = reader.doc().boolean("multi_query");
+    if (!mqa) return mqa.error();
+    g.kv_heads = (mqa->has_value() && **mqa) ? 1 : g.heads;
+  }
+
+  Result<std::optional<uint64_t>> head_dim = reader.u64({"head_dim", "head_size"});
+  if (!head_dim) return head_dim.error();
+  if (head_dim->has_value() && **head_dim > 0) {
+    g.head_dim = **head_dim;
+  } else if (g.heads > 0) {
+    g.head_dim = g.hidden / g.heads;
+  }
+
+  Result<std::optional<uint64_t>> inter =
+      reader.u64({"intermediate_size", "ffn_dim", "ffn_hidden_size"});
+  if (!inter) return inter.error();
+  g.intermediate = inter->value_or(0) > 0 ? **inter : 4 * g.hidden;
+
+  Result<std::optional<uint64_t>> vocab = reader.doc().u64_or_top({"vocab_size", "padded_vocab_size"});
+  if (!vocab) return vocab.error();
+  if (vocab->has_value()) {
+    g.vocab = **vocab;
+  } else {
+    Result<std::optional<uint64_t>> def = reader.u64({"vocab_size"});
+    if (!def) return def.error();
+    g.vocab = def->value_or(0);
+  }
+  // Every product below is overflow-checked, but a dimension past 2^32 is
+  // nonsense in any real model; refuse it early with a clear message.
+  for (auto [name, value] : {std::pair{"hidden_size", g.hidden}, {"num_attention_heads", g.heads},
+                             {"num_key_value_heads", g.kv_heads}, {"head_dim", g.head_dim},
+                             {"intermediate_size", g.intermediate}, {"vocab_size", g.vocab}}) {
+    if (value > (1ull << 32)) return Error(fmt::format("{} {} is implausibly large", name, value));
+  }
+  return g;
+}
+
+}  // namespace
+
+Result<ModelSpec> parse_model_config(std::string_view config_json) {
+  Result<ConfigDocument> doc = ConfigDocument::parse(config_json);
+  if (!doc) return doc.error();
+  ModelSpec spec;
+  spec.model_type = doc->top().value("model_type", "");
+  if (!doc->top().contains("model_type") || !doc->top()["model_type"].is_string()) spec.model_type = "";
+  std::string text_type = doc->string_field("model_type");
+  if (text_type.empty()) text_type = spec.model_type;
+  spec.family = family_slug(text_type);
+
+  FieldReader reader(*doc, text_type, spec.assumptions);
+  Result<ModelGeometry> geometry = read_geometry(reader);
+  if (!geometry) return geometry.error();
+  spec.geometry = *geometry;
+
+  Result<LayerPlan> plan = plan_layers(reader, spec.geometry);
+  if (!plan) return plan.error();
+  spec.layers = std::move(plan->layers);
+  spec.layout = text_type == "falcon_h1" ? "hybrid" : plan->layout;
+  spec.cache_detail = std::move(plan->detail);
+  if (is_pure_ssm_type(text_type)) {
+    // Attention fields of an SSM config (mamba2's head_dim) describe the
+    // SSM, not a KV cache.
+    spec.geometry.kv_heads = 0;
+  }
+  if (text_type.empty()) {
+    spec.assumptions.push_back("config has no model_type: layout chosen from the geometry alone");
+  }
+  spec.analytical_params = analytical_parameter_count(reader, spec);
+  return spec;
+}
+
+}  // namespace memfit

@@ -1,0 +1,74 @@
+#include <fmt/format.h>
+
+#include "memfit/report.h"
+
+namespace memfit {
+
+std::string_view memfit_version() { return MEMFIT_VERSION; }
+
+namespace {
+
+nlohmann::json optional_bytes(const std::optional<uint64_t>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+std::string micros_text(uint64_t micros) {
+  return fmt::format("{}.{:06}", micros / kMicrosPerUnit, micros % kMicrosPerUnit);
+}
+
+}  // namespace
+
+nlohmann::json estimate_to_json(const Model& model, const Estimate& e, const MemoryBudget& budget) {
+  nlohmann::json j;
+  j["memfit_version"] = std::string(memfit_version());
+  j["model"] = model.path;
+  j["model_type"] = model.spec.model_type;
+  j["family"] = model.spec.family;
+  j["layout"] = model.spec.layout;
+  j["inputs"] = {{"max_tokens", e.inputs.max_tokens},
+                 {"batch", e.inputs.batch},
+                 {"kv_cache_mode", std::string(to_string(e.inputs.kv_element))},
+                 {"quant", e.inputs.quant.empty() ? nlohmann::json(nullptr)
+                                                  : nlohmann::json(e.inputs.quant)}};
+  j["weights_bytes"] = e.weights_bytes;
+  j["weights_source"] = std::string(to_string(model.weights.source));
+  j["weights_verified"] = model.weights.verified;
+  if (e.kv.available) {
+    j["kv_bytes_per_token"] = {{"fp16", e.kv.per_token_fp16_bytes},
+                               {"int8", e.kv.per_token_int8_bytes},
+                               {"turbo4", nullptr}};
+  } else {
+    j["kv_bytes_per_token"] = {{"fp16", nullptr}, {"int8", nullptr}, {"turbo4", nullptr}};
+  }
+  j["kv_bytes_total"] = e.kv.total_bytes;
+  j["kv_detail"] = e.kv.detail;
+  nlohmann::json layout = nlohmann::json::array();
+  for (const KvGroup& g : e.kv.groups) {
+    layout.push_back({{"kind", std::string(to_string(g.kind))},
+                      {"layers", g.layers},
+                      {"window", optional_bytes(g.window_tokens)},
+                      {"bytes_per_token", g.bytes_per_token},
+                      {"fixed_bytes", g.fixed_bytes},
+                      {"bytes", g.bytes}});
+  }
+  j["kv_layout"] = std::move(layout);
+  j["per_slot_overhead_bytes"] = optional_bytes(e.per_slot_overhead_bytes);
+  j["allocator_overhead_bytes"] = e.allocator_overhead_bytes;
+  j["activation_bytes"] = e.activation_bytes;
+  j["headroom_bytes"] = e.headroom_bytes;
+  // A JSON number, exact to the millionth the settings keep.
+  j["headroom_factor"] = nlohmann::json::parse(micros_text(e.headroom_factor_micros));
+  j["backend_inflight_bytes"] = e.backend_inflight_bytes;
+  j["host_shadow_bytes"] = e.host_shadow_bytes;
+  j["ram_available_bytes"] = e.ram_available_bytes;
+  j["host_shadow_fits"] = e.host_shadow_fits;
+  j["budget_bytes"] = e.budget_bytes;
+  j["budget_source"] = budget.source;
+  j["total_bytes"] = e.total_bytes;
+  j["fits"] = e.fits;
+  j["assumptions"] = model.spec.assumptions;
+  j["warnings"] = model.warnings;
+  return j;
+}
+
+}  // namespace memfit

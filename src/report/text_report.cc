@@ -1,0 +1,101 @@
+// The human-readable breakdown. Layout (columns aligned):
+//
+//   memfit 0.1.0 — ./models/qwen3-8b (qwen3, family qwen3, layout standard)
+//   inputs: max_tokens 8192, batch 1, kv cache fp16
+//
+//   Weights                 15.26 GiB   safetensors_header
+//   KV cache                 1.13 GiB   standard: 36 full_attention; ...
+//   ...
+//   Total                   20.01 GiB
+//   Budget                  22.50 GiB   meminfo_available
+//   FITS
+#include <fmt/format.h>
+
+#include "memfit/report.h"
+
+namespace memfit {
+
+std::string format_bytes(uint64_t bytes) {
+  constexpr uint64_t kKiB = 1ull << 10, kMiB = 1ull << 20, kGiB = 1ull << 30, kTiB = 1ull << 40;
+  if (bytes >= kTiB) return fmt::format("{:.2f} TiB", static_cast<double>(bytes) / kTiB);
+  if (bytes >= kGiB) return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / kGiB);
+  if (bytes >= kMiB) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / kMiB);
+  if (bytes >= kKiB) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / kKiB);
+  return fmt::format("{} B", bytes);
+}
+
+namespace {
+
+void row(std::string& out, std::string_view label, uint64_t bytes, std::string_view note = "") {
+  out += fmt::format("  {:<22}{:>12}", label, format_bytes(bytes));
+  if (!note.empty()) out += fmt::format("   {}", note);
+  out += '\n';
+}
+
+std::string micros_text(uint64_t micros) {
+  return fmt::format("{:.2f}", static_cast<double>(micros) / kMicrosPerUnit);
+}
+
+}  // namespace
+
+std::string render_estimate_text(const Model& model, const Estimate& e, const MemoryBudget& budget) {
+  std::string out;
+  const ModelSpec& spec = model.spec;
+  out += fmt::format("memfit {} — {}\n", memfit_version(), model.path);
+  out += fmt::format("model_type {}, family {}, layout {}\n",
+                     spec.model_type.empty() ? "(none)" : spec.model_type, spec.family,
+                     spec.layout.empty() ? "(unknown)" : spec.layout);
+  out += fmt::format("inputs: max_tokens {}, batch {}, kv cache {}{}\n\n", e.inputs.max_tokens,
+                     e.inputs.batch, to_string(e.inputs.kv_element),
+                     e.inputs.quant.empty() ? "" : ", quant " + e.inputs.quant);
+  std::string weights_note = std::string(to_string(model.weights.source));
+  if (!model.weights.verified) weights_note += " (not verified)";
+  row(out, "Weights", e.weights_bytes, weights_note);
+  row(out, "KV cache", e.kv.total_bytes, e.kv.available ? "" : "unavailable");
+  for (const KvGroup& g : e.kv.groups) {
+    std::string label = fmt::format("  {} x{}", to_string(g.kind), g.layers);
+    std::string note;
+    if (g.window_tokens) note += fmt::format("window {} tokens; ", *g.window_tokens);
+    if (g.bytes_per_token > 0) note += fmt::format("{} B/token", g.bytes_per_token);
+    if (g.fixed_bytes > 0) {
+      if (g.bytes_per_token > 0) note += "; ";
+      note += fmt::format("{} fixed per sequence", format_bytes(g.fixed_bytes));
+    }
+    row(out, label, g.bytes, note);
+  }
+  row(out, "Allocator overhead", e.allocator_overhead_bytes,
+      fmt::format("factor {}", micros_text(e.headroom_factor_micros)));
+  row(out, "Activation reserve", e.activation_bytes);
+  row(out, "Backend in-flight", e.backend_inflight_bytes);
+  row(out, "Runtime headroom", e.headroom_bytes, "overhead + activation + in-flight");
+  if (e.host_shadow_bytes > 0) {
+    row(out, "Host shadow (RAM)", e.host_shadow_bytes,
+        fmt::format("vs {} host RAM", format_bytes(e.ram_available_bytes)));
+  }
+  if (e.per_slot_overhead_bytes) {
+    row(out, "Decode workspace/slot", *e.per_slot_overhead_bytes, "paged KV budget only");
+  }
+  out += fmt::format("  {:-<34}\n", "");
+  row(out, "Total", e.total_bytes);
+  row(out, "Budget", e.budget_bytes, budget.source);
+  out += fmt::format("\nKV detail: {}\n", e.kv.detail);
+  if (e.kv.available) {
+    out += fmt::format("KV per token: {} B fp16, {} B int8 (unbounded layers)\n",
+                       e.kv.per_token_fp16_bytes, e.kv.per_token_int8_bytes);
+  }
+  for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
+  if (e.fits) {
+    out += fmt::format("\nFITS: {} of {} ({} to spare)\n", format_bytes(e.total_bytes),
+                       format_bytes(e.budget_bytes), format_bytes(e.budget_bytes - e.total_bytes));
+  } else if (e.total_bytes > e.budget_bytes) {
+    out += fmt::format("\nDOES NOT FIT: {} needed, {} available ({} short)\n",
+                       format_bytes(e.total_bytes), format_bytes(e.budget_bytes),
+                       format_bytes(e.total_bytes - e.budget_bytes));
+  } else {
+    out += fmt::format("\nDOES NOT FIT: host shadow {} exceeds {} host RAM\n",
+                       format_bytes(e.host_shadow_bytes), format_bytes(e.ram_available_bytes));
+  }
+  return out;
+}
+
+}  // namespace memfit
