@@ -27,7 +27,7 @@ namespace memfit {
 // The version string this library was built as ("0.1.0").
 std::string_view memfit_version();
 
-nlohmann::json estimate_to_json(const Model& model, const Estimate& estimate,
+nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& estimate,
                                 const MemoryBudget& budget);
 
 // A table of the breakdown with byte figures in GiB / MiB, the KV groups,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace memfit {
 
 // Values from the transformers configuration classes' constructors, for
@@ -63,6 +65,12 @@ FieldReader::FieldReader(const ConfigDocument& doc, std::string model_type,
       model_type_(std::move(model_type)),
       defaults_(family_defaults(model_type_)),
       assumptions_(assumptions) {}
+
+void FieldReader::assume(std::string text) {
+  if (std::find(assumptions_.begin(), assumptions_.end(), text) == assumptions_.end()) {
+    assumptions_.push_back(std::move(text));
+  }
+}
 
 Result<std::optional<uint64_t>> FieldReader::u64(std::initializer_list<std::string_view> aliases) {
   Result<std::optional<uint64_t>> value = doc_.u64(aliases);

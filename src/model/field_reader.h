@@ -46,7 +46,8 @@ class FieldReader {
   Result<uint64_t> u64_or(std::initializer_list<std::string_view> aliases, uint64_t fallback,
                           std::string_view why);
 
-  void assume(std::string text) { assumptions_.push_back(std::move(text)); }
+  // Records an assumption once, however often the field is read.
+  void assume(std::string text);
 
  private:
   const ConfigDocument& doc_;

@@ -8,9 +8,9 @@ std::string_view memfit_version() { return MEMFIT_VERSION; }
 
 namespace {
 
-nlohmann::json optional_bytes(const std::optional<uint64_t>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
+using Json = nlohmann::ordered_json;
+
+Json optional_bytes(const std::optional<uint64_t>& v) { return v ? Json(*v) : Json(nullptr); }
 
 std::string micros_text(uint64_t micros) {
   return fmt::format("{}.{:06}", micros / kMicrosPerUnit, micros % kMicrosPerUnit);
@@ -18,8 +18,8 @@ std::string micros_text(uint64_t micros) {
 
 }  // namespace
 
-nlohmann::json estimate_to_json(const Model& model, const Estimate& e, const MemoryBudget& budget) {
-  nlohmann::json j;
+nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e, const MemoryBudget& budget) {
+  Json j;
   j["memfit_version"] = std::string(memfit_version());
   j["model"] = model.path;
   j["model_type"] = model.spec.model_type;
@@ -28,8 +28,7 @@ nlohmann::json estimate_to_json(const Model& model, const Estimate& e, const Mem
   j["inputs"] = {{"max_tokens", e.inputs.max_tokens},
                  {"batch", e.inputs.batch},
                  {"kv_cache_mode", std::string(to_string(e.inputs.kv_element))},
-                 {"quant", e.inputs.quant.empty() ? nlohmann::json(nullptr)
-                                                  : nlohmann::json(e.inputs.quant)}};
+                 {"quant", e.inputs.quant.empty() ? Json(nullptr) : Json(e.inputs.quant)}};
   j["weights_bytes"] = e.weights_bytes;
   j["weights_source"] = std::string(to_string(model.weights.source));
   j["weights_verified"] = model.weights.verified;
@@ -42,7 +41,7 @@ nlohmann::json estimate_to_json(const Model& model, const Estimate& e, const Mem
   }
   j["kv_bytes_total"] = e.kv.total_bytes;
   j["kv_detail"] = e.kv.detail;
-  nlohmann::json layout = nlohmann::json::array();
+  Json layout = Json::array();
   for (const KvGroup& g : e.kv.groups) {
     layout.push_back({{"kind", std::string(to_string(g.kind))},
                       {"layers", g.layers},
@@ -57,7 +56,7 @@ nlohmann::json estimate_to_json(const Model& model, const Estimate& e, const Mem
   j["activation_bytes"] = e.activation_bytes;
   j["headroom_bytes"] = e.headroom_bytes;
   // A JSON number, exact to the millionth the settings keep.
-  j["headroom_factor"] = nlohmann::json::parse(micros_text(e.headroom_factor_micros));
+  j["headroom_factor"] = Json::parse(micros_text(e.headroom_factor_micros));
   j["backend_inflight_bytes"] = e.backend_inflight_bytes;
   j["host_shadow_bytes"] = e.host_shadow_bytes;
   j["ram_available_bytes"] = e.ram_available_bytes;

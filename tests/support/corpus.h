@@ -1,0 +1,24 @@
+// Test helpers for the real configs under tests/data/corpus.
+#ifndef MEMFIT_TESTS_SUPPORT_CORPUS_H_
+#define MEMFIT_TESTS_SUPPORT_CORPUS_H_
+
+#include <string>
+
+#include "memfit/kv_cache.h"
+#include "memfit/model_spec.h"
+
+namespace memfit::testing {
+
+// The text of tests/data/<relative>; fails the test when unreadable.
+std::string read_test_data(const std::string& relative);
+
+// Parses tests/data/corpus/<relative>/config.json; fails the test on error.
+ModelSpec corpus_spec(const std::string& relative);
+
+// The KV cache of a corpus model at `tokens` x `batch`.
+KvCacheEstimate corpus_kv(const std::string& relative, uint64_t tokens, uint64_t batch = 1,
+                          KvElement element = KvElement::kFp16);
+
+}  // namespace memfit::testing
+
+#endif  // MEMFIT_TESTS_SUPPORT_CORPUS_H_
