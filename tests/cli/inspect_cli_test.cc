@@ -1,0 +1,209 @@
+// `memfit inspect` as a whole process: exit statuses, stdout purity, one
+// stderr line per error naming the file, and the JSON report's schema.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.h"
+
+namespace memfit {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_memfit;
+
+const std::string kExample = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
+const std::map<std::string, std::string> k64GiB = {{"MEMFIT_MEMORY_LIMIT", "64GiB"}};
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string templ = (fs::temp_directory_path() / "memfit-cli-XXXXXX").string();
+    path_ = mkdtemp(templ.data());
+  }
+  ~ScratchDir() { fs::remove_all(path_); }
+  std::string write(const std::string& name, const std::string& bytes) const {
+    fs::path p = fs::path(path_) / name;
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p.string();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+int count_lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(InspectCli, TextReportFitsAndExitsZero) {
+  auto r = run_memfit({"inspect", "-m", kExample}, k64GiB);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Weights"), std::string::npos);
+  EXPECT_NE(r.out.find("KV detail: standard: 40 full_attention"), std::string::npos);
+  EXPECT_NE(r.out.find("\nFITS: 10.96 GiB of 64.00 GiB"), std::string::npos) << r.out;
+}
+
+TEST(InspectCli, DoesNotFitStillExitsZero) {
+  auto r = run_memfit({"inspect", "-m", kExample}, {{"MEMFIT_MEMORY_LIMIT", "4G"}});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("DOES NOT FIT: 10.96 GiB needed, 4.00 GiB available"), std::string::npos)
+      << r.out;
+}
+
+TEST(InspectCli, JsonStdoutIsExactlyOneObjectWithTheSumInvariant) {
+  auto r = run_memfit({"inspect", "-m", kExample, "--json"}, k64GiB);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  // The hand-computed figures of tests/estimate/estimator_test.cc.
+  EXPECT_EQ(j["total_bytes"], 11764806400u);
+  EXPECT_EQ(j["weights_bytes"].get<uint64_t>() + j["kv_bytes_total"].get<uint64_t>() +
+                j["headroom_bytes"].get<uint64_t>(),
+            j["total_bytes"].get<uint64_t>());
+  EXPECT_EQ(j["budget_bytes"], 64ull << 30);
+  EXPECT_EQ(j["budget_source"], "explicit");
+  EXPECT_EQ(j["fits"], true);
+  EXPECT_EQ(j["weights_source"], "safetensors_index");
+  EXPECT_EQ(j["inputs"]["max_tokens"], 8192);
+  // The unverified-index warning goes to stderr, never stdout.
+  EXPECT_NE(r.err.find("memfit: warning: "), std::string::npos);
+}
+
+TEST(InspectCli, RequestOptionsReachTheEstimate) {
+  auto r = run_memfit({"inspect", "-m", kExample, "--json", "--max-tokens", "1000", "--batch",
+                       "2", "--kv-cache-mode", "int8", "--quant", "int4"},
+                      k64GiB);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  // 40 x 2 x 8 x 128 x 1 B x 1024 (1000 rounded) x 2 = 167,772,160.
+  EXPECT_EQ(j["kv_bytes_total"], 167772160u);
+  EXPECT_EQ(j["inputs"]["kv_cache_mode"], "int8");
+  EXPECT_EQ(j["inputs"]["quant"], "int4");
+  auto same = run_memfit({"inspect", "-m", kExample, "--json", "--max-tokens", "1000", "--batch",
+                          "2", "--cache-type-k", "int8", "--cache-type-v", "int8"},
+                         k64GiB);
+  EXPECT_EQ(nlohmann::json::parse(same.out)["kv_bytes_total"], 167772160u);
+}
+
+TEST(InspectCli, MemoryLimitFlagBeatsTheEnvironment) {
+  auto r = run_memfit({"inspect", "-m", kExample, "--json", "--memory-limit", "48GB"},
+                      {{"MEMFIT_MEMORY_LIMIT", "4G"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["budget_bytes"], 51539607552u);  // 48 x 2^30
+}
+
+TEST(InspectCli, MissingModelIsOneLineAndExitOne) {
+  auto r = run_memfit({"inspect", "-m", "/nonexistent/model", "--json"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "memfit: /nonexistent/model: no such file or directory\n");
+}
+
+TEST(InspectCli, ConfigThatIsNotJsonNamesTheFile) {
+  ScratchDir dir;
+  std::string config = dir.write("config.json", "{\"num_hidden_layers\": 32,");
+  auto r = run_memfit({"inspect", "-m", dir.path(), "--json"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "memfit: " + config + ": not valid JSON\n");
+}
+
+TEST(InspectCli, MissingGeometryNamesTheFileAndTheField) {
+  ScratchDir dir;
+  std::string config = dir.write("config.json", R"({"model_type":"llama","hidden_size":8})");
+  auto r = run_memfit({"inspect", "-m", dir.path()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "memfit: " + config +
+                       ": missing geometry: no layer count (num_hidden_layers, n_layers, "
+                       "num_layers or n_layer)\n");
+}
+
+TEST(InspectCli, HostileSafetensorsHeaderNamesTheFile) {
+  ScratchDir dir;
+  dir.write("config.json", R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4})");
+  // Header length 2^60: far past the end of a 16-byte file.
+  std::string bytes("\x00\x00\x00\x00\x00\x00\x00\x10{}      ", 16);
+  std::string file = dir.write("model.safetensors", bytes);
+  auto r = run_memfit({"inspect", "-m", dir.path(), "--json"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("memfit: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(file), std::string::npos) << r.err;
+}
+
+TEST(InspectCli, NoWeightsNoConfigFallsBackLoudly) {
+  ScratchDir dir;
+  auto r = run_memfit({"inspect", "-m", dir.path(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["weights_source"], "fallback");
+  EXPECT_EQ(j["weights_bytes"], 14000000000u);  // 7e9 x 2
+  EXPECT_NE(r.err.find("ASSUMING a 7B model"), std::string::npos);
+  EXPECT_EQ(j["kv_detail"], "unavailable: no model geometry");
+}
+
+TEST(InspectCli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run_memfit({"inspect"}).exit_code, 2);
+  EXPECT_EQ(run_memfit({"inspect", "-m", kExample, "--batch", "0"}).exit_code, 2);
+  EXPECT_EQ(run_memfit({"inspect", "-m", kExample, "--max-tokens", "abc"}).exit_code, 2);
+  EXPECT_EQ(run_memfit({"inspect", "-m", kExample, "--bogus"}).exit_code, 2);
+  EXPECT_EQ(run_memfit({"inspect", "-m", kExample, "--quant", "int3"}).exit_code, 2);
+  EXPECT_EQ(run_memfit({}).exit_code, 2);
+  auto mode = run_memfit({"inspect", "-m", kExample, "--kv-cache-mode", "fp8", "--json"});
+  EXPECT_EQ(mode.exit_code, 2);
+  EXPECT_EQ(mode.out, "");
+  EXPECT_EQ(mode.err, "memfit: --kv-cache-mode 'fp8': expected fp16 or int8\n");
+  auto half = run_memfit({"inspect", "-m", kExample, "--cache-type-k", "int8"});
+  EXPECT_EQ(half.exit_code, 2);
+  EXPECT_EQ(half.err, "memfit: --cache-type-k and --cache-type-v go together\n");
+}
+
+TEST(InspectCli, JsonReportMatchesTheShippedSchema) {
+  if (std::system("python3 -c 'import jsonschema' 2>/dev/null") != 0) {
+    GTEST_FAIL() << "python3 with jsonschema is required (apt-get install python3-jsonschema)";
+  }
+  ScratchDir dir;
+  for (const std::string& model :
+       {kExample, std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/qwen3_5/Qwen3.5-27B",
+        std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/gemma3/gemma-3-1b-it",
+        std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/mamba/mamba-2.8b-hf-finetune"}) {
+    auto r = run_memfit({"inspect", "-m", model, "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string report = dir.write("report.json", r.out);
+    auto check = testing::run_command(
+        {"/usr/bin/env", "python3", "-c",
+         "import json, sys, jsonschema\n"
+         "schema = json.load(open(sys.argv[1]))\n"
+         "jsonschema.Draft202012Validator.check_schema(schema)\n"
+         "jsonschema.validate(json.load(open(sys.argv[2])), schema,"
+         " cls=jsonschema.Draft202012Validator)\n",
+         std::string(MEMFIT_SOURCE_DIR) + "/schema/inspect-report.schema.json", report});
+    EXPECT_EQ(check.exit_code, 0) << model << "\n" << check.err;
+  }
+}
+
+TEST(InspectCli, SchemaRejectsAReportWithoutTotal) {
+  // The schema is not vacuous: dropping a required field fails validation.
+  ScratchDir dir;
+  auto r = run_memfit({"inspect", "-m", kExample, "--json"});
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  j.erase("total_bytes");
+  std::string report = dir.write("report.json", j.dump());
+  auto check = testing::run_command(
+      {"/usr/bin/env", "python3", "-c",
+       "import json, sys, jsonschema\n"
+       "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))\n",
+       std::string(MEMFIT_SOURCE_DIR) + "/schema/inspect-report.schema.json", report});
+  EXPECT_NE(check.exit_code, 0);
+}
+
+}  // namespace
+}  // namespace memfit
