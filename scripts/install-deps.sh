@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what memfit needs to build and test on Debian 12, as root.
+# Only installs packages that are missing, so it is fast when run again.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libcurl4-openssl-dev libcpp-httplib-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev
+  python3 python3-jsonschema
+)
+if [[ "${1:-}" == "--tests" ]]; then
+  shift
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if (( ${#missing[@]} > 0 )); then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

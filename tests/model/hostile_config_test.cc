@@ -1,0 +1,53 @@
+// Every file under tests/data/hostile/config is a config.json that once
+// could (or plausibly might) break a parser. Each must come back as a
+// clean error value: no crash, no hang, no allocation sized by its numbers.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "memfit/kv_cache.h"
+#include "memfit/model_spec.h"
+#include "support/corpus.h"
+
+namespace memfit {
+namespace {
+
+TEST(HostileConfig, EveryRegressionInputIsACleanError) {
+  const std::filesystem::path dir = std::filesystem::path(MEMFIT_TEST_DATA_DIR) / "hostile/config";
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    Result<ModelSpec> spec = parse_model_config(testing::read_test_data("hostile/config/" + name));
+    if (spec.ok()) {
+      // Parsed: then sizing it at a huge request must fail cleanly or succeed.
+      Result<KvCacheEstimate> kv = estimate_kv_cache(*spec, 1ull << 40, 1ull << 20, KvElement::kFp16);
+      EXPECT_FALSE(kv.ok()) << name << " parsed and sized without overflow";
+    }
+    ++seen;
+  }
+  EXPECT_GE(seen, 13);
+}
+
+TEST(HostileConfig, SpecificMessages) {
+  auto error = [](const std::string& name) {
+    Result<ModelSpec> spec = parse_model_config(testing::read_test_data("hostile/config/" + name));
+    return spec.ok() ? std::string("(parsed)") : spec.error().message();
+  };
+  // hidden_size 2^32 is at the limit; no intermediate_size, so 4 x 2^32 = 2^34 is derived
+  // and refused.
+  EXPECT_EQ(error("huge_dims.json"), "intermediate_size 17179869184 is implausibly large");
+  EXPECT_EQ(error("float_layers.json"), "num_hidden_layers: expected a non-negative integer, got 1e+300");
+  EXPECT_EQ(error("layer_types_string.json"), "layer_types: expected a list of strings");
+  EXPECT_EQ(error("index_past_layers.json"), "full_attn_idxs: layer 99 is past the model's 2 layers");
+  EXPECT_EQ(error("zero_period.json"), "attn_layer_period must be positive");
+  EXPECT_EQ(error("delta_missing_dims.json"),
+            "missing geometry: linear_num_key_heads (needed for the qwen3_next recurrent state)");
+  // A UTF-8 byte-order mark is skipped; the config itself lacks a hidden size.
+  EXPECT_EQ(error("bom.json"),
+            "missing geometry: no hidden size (hidden_size, d_model, dim, model_dim or n_embd)");
+  EXPECT_EQ(error("truncated.json"), "not valid JSON");
+  EXPECT_EQ(error("deep_nesting.json"), "not valid JSON");
+}
+
+}  // namespace
+}  // namespace memfit
