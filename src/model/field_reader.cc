@@ -52,6 +52,22 @@ std::vector<FieldDefault> family_defaults(std::string_view model_type) {
   if (model_type == "rwkv5" || model_type == "rwkv6") {
     return {{"head_size", 64}};
   }
+  if (model_type == "nemotron_h") {
+    return {{"mamba_num_heads", 128}, {"mamba_head_dim", 64}, {"n_groups", 8},
+            {"ssm_state_size", 128},  {"conv_kernel", 4}};
+  }
+  if (model_type == "granitemoehybrid" || model_type == "falcon_h1") {
+    // GraniteMoeHybridConfig / FalconH1Config; mamba_d_head "auto" is
+    // (mamba_d_ssm or mamba_expand x hidden) / mamba_n_heads.
+    return {{"mamba_n_heads", 128}, {"mamba_n_groups", 1}, {"mamba_d_state", 256},
+            {"mamba_d_conv", 4},    {"mamba_expand", 2}};
+  }
+  if (model_type == "rwkv7") {
+    return {{"head_dim", 64}};
+  }
+  if (model_type == "llama4" || model_type == "llama4_text") {
+    return {{"attention_chunk_size", 8192}};
+  }
   if (model_type == "jamba") {
     return {{"attn_layer_period", 8}, {"attn_layer_offset", 4}, {"mamba_d_state", 16},
             {"mamba_d_conv", 4},      {"mamba_expand", 2}};

@@ -357,6 +357,11 @@ Result<LayerPlan> plan_layers(FieldReader& reader, const ModelGeometry& g) {
   uint64_t chunk_tokens = 0;
   if (is_pure_ssm(type)) {
     slots.assign(g.layers, Slot::kSsm);
+  } else if (type == "granitemoehybrid" && reader.doc().find("layer_types") == nullptr &&
+             reader.doc().find("layers_block_type") == nullptr) {
+    // GraniteMoeHybridConfig: with no layer_types, every layer is Mamba.
+    reader.assume("layer_types = all mamba (granitemoehybrid default)");
+    slots.assign(g.layers, Slot::kSsm);
   } else {
     Result<std::optional<Slots>> given = explicit_slots(reader, g, per_layer_kv_heads);
     if (!given) return given.error();

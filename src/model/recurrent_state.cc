@@ -71,30 +71,53 @@ Result<RecurrentState> mamba1_state(FieldReader& reader, uint64_t hidden, bool j
 }
 
 struct Mamba2Fields {
-  std::string_view heads, head_dim, groups, state, kernel, expand;
+  std::string_view heads, head_dim, groups, state, kernel;
+  std::string_view d_ssm;  // a field giving the SSM width directly ("" if none)
 };
 
+// A dimension that may be the string "auto" (Granite, Falcon-H1): nullopt then.
+Result<std::optional<uint64_t>> auto_dim(FieldReader& reader, std::string_view field) {
+  const nlohmann::json* value = reader.doc().find(field);
+  if (value != nullptr && value->is_string() && value->get<std::string>() == "auto") {
+    return std::optional<uint64_t>();
+  }
+  return reader.u64({field});
+}
+
+// Mamba-2 mixers. d_ssm, the SSM width, is the d_ssm field when the family
+// has one, else heads x head_dim when both are given, else expand x hidden
+// (head_dim "auto" is then d_ssm / heads).
 Result<RecurrentState> mamba2_state(FieldReader& reader, uint64_t hidden, const Mamba2Fields& f) {
   Result<uint64_t> heads = need(reader, {f.heads});
   if (!heads) return heads.error();
-  Result<uint64_t> head_dim = need(reader, {f.head_dim});
-  if (!head_dim) return head_dim.error();
   Result<uint64_t> groups = need(reader, {f.groups});
   if (!groups) return groups.error();
   Result<uint64_t> state = need(reader, {f.state});
   if (!state) return state.error();
   Result<uint64_t> kernel = need(reader, {f.kernel});
   if (!kernel) return kernel.error();
-  (void)hidden;
-  // d_inner = heads x head_dim: the SSM's own width, which is what its
-  // state and convolution channels are sized by.
-  CheckedBytes d_inner = CheckedBytes(*heads) * *head_dim;
-  CheckedBytes conv_dim = d_inner + CheckedBytes(2) * *groups * *state;
+  Result<std::optional<uint64_t>> head_dim = auto_dim(reader, f.head_dim);
+  if (!head_dim) return head_dim.error();
+  std::optional<uint64_t> d_ssm;
+  if (!f.d_ssm.empty()) {
+    Result<std::optional<uint64_t>> given = reader.doc().u64({f.d_ssm});
+    if (!given) return given.error();
+    d_ssm = *given;
+  }
+  if (!d_ssm && head_dim->has_value()) d_ssm = *heads * **head_dim;
+  if (!d_ssm) {
+    Result<uint64_t> expand = reader.u64_or({"mamba_expand", "expand"}, 2, "Mamba-2 default");
+    if (!expand) return expand.error();
+    d_ssm = *expand * hidden;
+  }
+  if (*heads == 0) return Error("Mamba-2 head count must be positive");
+  uint64_t per_head = head_dim->has_value() ? **head_dim : *d_ssm / *heads;
+  CheckedBytes conv_dim = CheckedBytes(*d_ssm) + CheckedBytes(2) * *groups * *state;
   uint64_t k = *kernel > 0 ? *kernel - 1 : 0;
   uint64_t ssm_bytes = ssm_state_element_bytes(reader);
-  return finish(conv_dim * k, d_inner * *state, ssm_bytes,
+  return finish(conv_dim * k, CheckedBytes(*heads) * per_head * *state, ssm_bytes,
                 fmt::format("conv {}x{} + ssm {}x{}x{}, {}", k, conv_dim.saturated(), *heads,
-                            *head_dim, *state, dtype_name(ssm_bytes)));
+                            per_head, *state, dtype_name(ssm_bytes)));
 }
 
 Result<RecurrentState> gated_delta_state(FieldReader& reader) {
@@ -149,22 +172,22 @@ Result<RecurrentState> recurrent_state(LayerKind kind, FieldReader& reader, uint
                   fmt::format("5x{} token state, f32", hidden));
   }
   if (type.rfind("rwkv", 0) == 0) {
-    Result<uint64_t> head_size = need(reader, {"head_size"});
+    Result<uint64_t> head_size = need(reader, {"head_size", "head_dim"});
     if (!head_size) return head_size.error();
     return finish(CheckedBytes(2) * hidden, CheckedBytes(hidden) * *head_size, kStateF32Bytes,
                   fmt::format("shift 2x{} + wkv {}x{}, f32", hidden, hidden, *head_size));
   }
   if (type == "mamba2") {
     return mamba2_state(reader, hidden,
-                        {"num_heads", "head_dim", "n_groups", "state_size", "conv_kernel", "expand"});
+                        {"num_heads", "head_dim", "n_groups", "state_size", "conv_kernel", ""});
   }
   if (type == "nemotron_h") {
     return mamba2_state(reader, hidden, {"mamba_num_heads", "mamba_head_dim", "n_groups",
-                                         "ssm_state_size", "conv_kernel", "expand"});
+                                         "ssm_state_size", "conv_kernel", ""});
   }
   if (type == "granitemoehybrid" || type == "falcon_h1" || type == "bamba" || type == "zamba2") {
     return mamba2_state(reader, hidden, {"mamba_n_heads", "mamba_d_head", "mamba_n_groups",
-                                         "mamba_d_state", "mamba_d_conv", "mamba_expand"});
+                                         "mamba_d_state", "mamba_d_conv", "mamba_d_ssm"});
   }
   return mamba1_state(reader, hidden, /*jamba=*/type == "jamba");
 }

@@ -19,6 +19,10 @@ ModelSpec corpus_spec(const std::string& relative);
 KvCacheEstimate corpus_kv(const std::string& relative, uint64_t tokens, uint64_t batch = 1,
                           KvElement element = KvElement::kFp16);
 
+// The same for the hand-written configs under tests/data/fixtures/<name>.
+ModelSpec fixture_spec(const std::string& name);
+KvCacheEstimate fixture_kv(const std::string& name, uint64_t tokens, uint64_t batch = 1);
+
 }  // namespace memfit::testing
 
 #endif  // MEMFIT_TESTS_SUPPORT_CORPUS_H_

@@ -1,0 +1,90 @@
+// Reading safetensors headers from files: exactly the 8-byte prefix and the
+// N header bytes are read, never tensor data.
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "memfit/safetensors.h"
+#include "model/error_text.h"
+#include "model/safetensors_json_parser.h"
+
+namespace memfit {
+namespace {
+
+constexpr uint64_t kLengthPrefixBytes = 8;
+
+// Reads the prefix and the header of `path` and parses them with `parser`,
+// appending tensors to *tensors when not null.
+Result<SafetensorsSummary> read_header(SafetensorsJsonParser& parser, FileSystem& fs,
+                                       const std::string& path,
+                                       std::vector<SafetensorsTensor>* tensors) {
+  const std::string context = fmt::format("reading {}", quote_untrusted(path));
+  Result<FileStat> stat = fs.stat(path);
+  if (!stat.ok()) return stat.error();
+  if (stat->kind == FileKind::kMissing) return Error(context + ": no such file");
+  if (stat->kind != FileKind::kRegular) return Error(context + ": not a regular file");
+  const uint64_t file_bytes = stat->size_bytes;
+
+  std::string prefix;
+  if (file_bytes >= kLengthPrefixBytes) {
+    Result<std::string> read = fs.read_range(path, 0, kLengthPrefixBytes);
+    if (!read.ok()) return read.error();
+    prefix = std::move(read).value();
+  }
+  Result<uint64_t> header_bytes = parse_safetensors_length(prefix, file_bytes);
+  if (!header_bytes.ok()) return header_bytes.error().within(context);
+
+  // Bounded by parse_safetensors_length: at most 256 MiB and within the file.
+  Result<std::string> json = fs.read_range(path, kLengthPrefixBytes, *header_bytes);
+  if (!json.ok()) return json.error();
+  const uint64_t data_region_bytes = file_bytes - kLengthPrefixBytes - *header_bytes;
+  Result<SafetensorsSummary> summary = parser.parse(*json, data_region_bytes, tensors);
+  if (!summary.ok()) return summary.error().within(context);
+  return summary;
+}
+
+Result<SafetensorsHeader> with_tensors(Result<SafetensorsSummary> summary,
+                                       std::vector<SafetensorsTensor> tensors) {
+  if (!summary.ok()) return summary.error();
+  return SafetensorsHeader{std::move(tensors), summary->data_bytes};
+}
+
+}  // namespace
+
+struct SafetensorsHeaderReader::Impl {
+  SafetensorsJsonParser parser;
+};
+
+SafetensorsHeaderReader::SafetensorsHeaderReader() : impl_(std::make_unique<Impl>()) {}
+SafetensorsHeaderReader::~SafetensorsHeaderReader() = default;
+
+Result<SafetensorsHeader> SafetensorsHeaderReader::read(FileSystem& fs, const std::string& path) {
+  std::vector<SafetensorsTensor> tensors;
+  auto summary = read_header(impl_->parser, fs, path, &tensors);
+  return with_tensors(std::move(summary), std::move(tensors));
+}
+
+Result<SafetensorsSummary> SafetensorsHeaderReader::read_summary(FileSystem& fs,
+                                                                 const std::string& path) {
+  return read_header(impl_->parser, fs, path, nullptr);
+}
+
+Result<SafetensorsHeader> SafetensorsHeaderReader::parse(std::string_view json,
+                                                         uint64_t data_region_bytes) {
+  std::vector<SafetensorsTensor> tensors;
+  auto summary = impl_->parser.parse(json, data_region_bytes, &tensors);
+  return with_tensors(std::move(summary), std::move(tensors));
+}
+
+Result<SafetensorsSummary> SafetensorsHeaderReader::parse_summary(std::string_view json,
+                                                                  uint64_t data_region_bytes) {
+  return impl_->parser.parse(json, data_region_bytes, nullptr);
+}
+
+Result<SafetensorsHeader> parse_safetensors_header(std::string_view json,
+                                                   uint64_t data_region_bytes) {
+  SafetensorsHeaderReader reader;
+  return reader.parse(json, data_region_bytes);
+}
+
+}  // namespace memfit

@@ -1,0 +1,236 @@
+// Design note. simdjson's on-demand API walks the header once, front to
+// back, without building a tree: each tensor's fields are checked as they
+// are read, and only its [begin, end) range and a view of its name are kept
+// (ranges_) for the overlap check at the end. A 163-shard, 140,000-tensor
+// checkpoint is ~20 MB of header text; this loop is what decides how long
+// sizing it takes, hence no per-tensor allocation in summary mode.
+//
+// The header, as memfit reads it (field order is free; a repeated field's
+// last value wins; values memfit does not read are skipped unvalidated):
+//   header := { ("__metadata__": any | <name>: tensor)* }   then only spaces
+//   tensor := { "dtype": string, "shape": [uint64*],
+//               "data_offsets": [uint64 begin, uint64 end], <other>: any }
+// Offsets are bytes relative to the start of the data region (8 + N).
+#include "model/safetensors_json_parser.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <tuple>
+
+#include "model/error_text.h"
+
+namespace memfit {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+Error header_error(std::string_view detail) {
+  return Error(fmt::format("safetensors header: {}", detail));
+}
+
+Error json_error(simdjson::error_code code) {
+  return header_error(fmt::format("invalid JSON: {}", simdjson::error_message(code)));
+}
+
+// Codes that mean "this value has the wrong type or range", as opposed to
+// "this is not JSON".
+bool is_type_error(simdjson::error_code code) {
+  return code == simdjson::INCORRECT_TYPE || code == simdjson::NUMBER_ERROR ||
+         code == simdjson::NUMBER_OUT_OF_RANGE;
+}
+
+std::string_view json_type_name(od::json_type type) {
+  switch (type) {
+    case od::json_type::array: return "an array";
+    case od::json_type::object: return "an object";
+    case od::json_type::number: return "a number";
+    case od::json_type::string: return "a string";
+    case od::json_type::boolean: return "a boolean";
+    case od::json_type::null: return "null";
+  }
+  return "not a JSON value";
+}
+
+// Calls on_element(uint64_t) for each element of the array `value`.
+// Returns SUCCESS, a type error (not an array, an element that is not a
+// non-negative integer below 2^64) or a JSON error.
+template <typename OnElement>
+simdjson::error_code for_each_uint64(od::value& value, OnElement&& on_element) {
+  od::array array;
+  if (auto code = value.get_array().get(array)) return code;
+  for (auto element : array) {
+    uint64_t number = 0;
+    if (auto code = element.get_uint64().get(number)) return code;
+    on_element(number);
+  }
+  return simdjson::SUCCESS;
+}
+
+}  // namespace
+
+Result<SafetensorsSummary> SafetensorsJsonParser::parse(std::string_view json,
+                                                        uint64_t data_region_bytes,
+                                                        std::vector<SafetensorsTensor>* tensors) {
+  // simdjson may read up to SIMDJSON_PADDING bytes past the text; they are
+  // zeroed so that what it sees there never depends on old buffer contents.
+  padded_json_.reserve(json.size() + simdjson::SIMDJSON_PADDING);
+  padded_json_.assign(json);
+  padded_json_.append(simdjson::SIMDJSON_PADDING, '\0');
+  ranges_.clear();
+
+  od::document doc;
+  if (auto code = parser_.iterate(padded_json_.data(), json.size(), padded_json_.size()).get(doc)) {
+    return json_error(code);
+  }
+  od::object root;
+  if (auto code = doc.get_object().get(root)) {
+    od::json_type type{};
+    if (code == simdjson::INCORRECT_TYPE && doc.type().get(type) == simdjson::SUCCESS) {
+      return header_error(fmt::format("JSON is {}, not an object", json_type_name(type)));
+    }
+    return json_error(code);
+  }
+
+  CheckedBytes total_bytes;
+  for (auto field_result : root) {
+    od::field field;
+    if (auto code = std::move(field_result).get(field)) return json_error(code);
+    std::string_view name;
+    if (auto code = field.unescaped_key().get(name)) return json_error(code);
+    if (name == "__metadata__") continue;  // free-form; the iterator skips it
+    Status status = parse_tensor(name, field.value(), data_region_bytes, tensors, total_bytes);
+    if (!status.ok()) return status.error();
+  }
+  // OUT_OF_BOUNDS here means every token was consumed: nothing follows the
+  // object but whitespace.
+  const char* location = nullptr;
+  if (doc.current_location().get(location) != simdjson::OUT_OF_BOUNDS) {
+    return header_error("unexpected text after the JSON object");
+  }
+  if (Status status = check_overlaps(); !status.ok()) return status.error();
+  // Unreachable after check_overlaps (disjoint ranges of one region cannot
+  // overflow), kept so the invariant does not rest on that argument.
+  if (total_bytes.overflowed()) return header_error("tensor bytes add up to more than 2^64");
+  return SafetensorsSummary{*total_bytes.value(), ranges_.size()};
+}
+
+Status SafetensorsJsonParser::parse_tensor(std::string_view name, od::value& entry_value,
+                                           uint64_t data_region_bytes,
+                                           std::vector<SafetensorsTensor>* tensors,
+                                           CheckedBytes& total_bytes) {
+  od::object entry;
+  if (auto code = entry_value.get_object().get(entry)) {
+    if (is_type_error(code)) return header_error(fmt::format("entry {} is not an object", quote_untrusted(name)));
+    return json_error(code);
+  }
+  std::string_view dtype;
+  uint64_t offsets[2] = {0, 0};
+  size_t offset_count = 0;
+  bool has_dtype = false;
+  bool has_shape = false;
+  bool has_offsets = false;
+  for (auto member_result : entry) {
+    od::field member;
+    if (auto code = std::move(member_result).get(member)) return json_error(code);
+    std::string_view key;
+    if (auto code = member.unescaped_key().get(key)) return json_error(code);
+    if (key == "dtype") {
+      if (auto code = member.value().get_string().get(dtype)) {
+        if (is_type_error(code)) return header_error(fmt::format("dtype of {} is not a string", quote_untrusted(name)));
+        return json_error(code);
+      }
+      has_dtype = true;
+    } else if (key == "shape") {
+      shape_.clear();
+      auto code = for_each_uint64(member.value(), [this](uint64_t dim) { shape_.push_back(dim); });
+      if (code) {
+        if (is_type_error(code)) {
+          return header_error(fmt::format("shape of {} is not an array of non-negative integers",
+                                          quote_untrusted(name)));
+        }
+        return json_error(code);
+      }
+      has_shape = true;
+    } else if (key == "data_offsets") {
+      offset_count = 0;
+      auto code = for_each_uint64(member.value(), [&](uint64_t offset) {
+        if (offset_count < 2) offsets[offset_count] = offset;
+        ++offset_count;
+      });
+      if (code && !is_type_error(code)) return json_error(code);
+      if (code || offset_count != 2) {
+        return header_error(fmt::format(
+            "data_offsets of {} is not an array of two non-negative integers", quote_untrusted(name)));
+      }
+      has_offsets = true;
+    }
+  }
+  if (!has_dtype) return header_error(fmt::format("tensor {} has no dtype", quote_untrusted(name)));
+  if (!has_shape) return header_error(fmt::format("tensor {} has no shape", quote_untrusted(name)));
+  if (!has_offsets) return header_error(fmt::format("tensor {} has no data_offsets", quote_untrusted(name)));
+
+  const uint64_t begin_byte = offsets[0];
+  const uint64_t end_byte = offsets[1];
+  if (begin_byte > end_byte) {
+    return header_error(fmt::format("data_offsets of {} [{}, {}] are reversed", quote_untrusted(name),
+                                    begin_byte, end_byte));
+  }
+  if (end_byte > data_region_bytes) {
+    return header_error(fmt::format("data_offsets of {} [{}, {}] run past the {}-byte data region",
+                                    quote_untrusted(name), begin_byte, end_byte, data_region_bytes));
+  }
+  const uint64_t data_bytes = end_byte - begin_byte;
+
+  CheckedBytes elements = 1;
+  for (uint64_t dim : shape_) elements *= dim;
+  if (elements.overflowed()) {
+    return header_error(fmt::format("shape {} of {} has more than 2^64 elements",
+                                    format_shape(shape_), quote_untrusted(name)));
+  }
+  // Known widths only; dtype is then one of ours and safe to print as is.
+  if (const uint64_t width_bytes = safetensors_dtype_width(dtype); width_bytes != 0) {
+    const CheckedBytes expected_bytes = elements * width_bytes;
+    if (expected_bytes.overflowed()) {
+      return header_error(fmt::format("{} is {} {}: more than 2^64 bytes", quote_untrusted(name), dtype,
+                                      format_shape(shape_)));
+    }
+    if (*expected_bytes.value() != data_bytes) {
+      return header_error(fmt::format(
+          "{} is {} {}, {} bytes, but its data_offsets [{}, {}] hold {} bytes", quote_untrusted(name), dtype,
+          format_shape(shape_), *expected_bytes.value(), begin_byte, end_byte, data_bytes));
+    }
+  }
+
+  ranges_.push_back(TensorRange{begin_byte, end_byte, ranges_.size(), name});
+  total_bytes += data_bytes;
+  if (tensors != nullptr) {
+    tensors->push_back(SafetensorsTensor{std::string(name), std::string(dtype), shape_, data_bytes});
+  }
+  return Status::Ok();
+}
+
+Status SafetensorsJsonParser::check_overlaps() {
+  auto by_offset = [](const TensorRange& a, const TensorRange& b) {
+    return std::tie(a.begin_byte, a.end_byte, a.ordinal) <
+           std::tie(b.begin_byte, b.end_byte, b.ordinal);
+  };
+  // Writers usually list tensors in offset order; sort only when not.
+  if (!std::is_sorted(ranges_.begin(), ranges_.end(), by_offset)) {
+    std::sort(ranges_.begin(), ranges_.end(), by_offset);
+  }
+  // Sorted by begin, the ranges are disjoint iff each begins at or after
+  // the end of the one before it.
+  for (size_t i = 1; i < ranges_.size(); ++i) {
+    const TensorRange& before = ranges_[i - 1];
+    const TensorRange& range = ranges_[i];
+    if (range.begin_byte < before.end_byte) {
+      return header_error(fmt::format("data_offsets of {} [{}, {}] overlap those of {} [{}, {}]",
+                                      quote_untrusted(range.name), range.begin_byte, range.end_byte,
+                                      quote_untrusted(before.name), before.begin_byte, before.end_byte));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace memfit

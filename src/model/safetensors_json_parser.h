@@ -1,0 +1,57 @@
+// SafetensorsJsonParser: the JSON half of a safetensors header, validated.
+//
+// One instance keeps a simdjson on-demand parser, the padded copy of the
+// text it parses and two scratch vectors; all keep their capacity between
+// calls, so parsing shard after shard allocates nothing once the largest
+// header has been seen, except the tensor list a caller asks for.
+// Not thread-safe; one instance per thread.
+#ifndef MEMFIT_MODEL_SAFETENSORS_JSON_PARSER_H_
+#define MEMFIT_MODEL_SAFETENSORS_JSON_PARSER_H_
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memfit/checked_math.h"
+#include "memfit/result.h"
+#include "memfit/safetensors.h"
+
+namespace memfit {
+
+class SafetensorsJsonParser {
+ public:
+  // Parses `json` (the N header bytes) against a data region of
+  // `data_region_bytes`. On success returns the totals and, when `tensors`
+  // is not null, appends every tensor to it in header order. On failure
+  // returns "safetensors header: <detail>"; *tensors may then hold a prefix
+  // of the list.
+  Result<SafetensorsSummary> parse(std::string_view json, uint64_t data_region_bytes,
+                                   std::vector<SafetensorsTensor>* tensors);
+
+ private:
+  // One tensor's bytes [begin_byte, end_byte) of the data region. `name`
+  // views the parser's string buffer: valid until the next parse().
+  struct TensorRange {
+    uint64_t begin_byte;
+    uint64_t end_byte;
+    uint64_t ordinal;  // position in the header, for a stable order
+    std::string_view name;
+  };
+
+  Status parse_tensor(std::string_view name, simdjson::ondemand::value& entry_value,
+                      uint64_t data_region_bytes, std::vector<SafetensorsTensor>* tensors,
+                      CheckedBytes& total_bytes);
+  Status check_overlaps();
+
+  simdjson::ondemand::parser parser_;
+  std::string padded_json_;  // the header text, then SIMDJSON_PADDING zero bytes
+  std::vector<TensorRange> ranges_;
+  std::vector<uint64_t> shape_;  // the shape of the tensor being parsed
+};
+
+}  // namespace memfit
+
+#endif  // MEMFIT_MODEL_SAFETENSORS_JSON_PARSER_H_

@@ -1,0 +1,134 @@
+// One fixture per layer kind and per config form that says which layers
+// are which (tests/data/fixtures). fp16 (2 B) KV, f32 (4 B) recurrent
+// state; expected bytes worked out in each comment.
+#include <gtest/gtest.h>
+
+#include "memfit/kv_cache.h"
+#include "support/corpus.h"
+
+namespace memfit {
+namespace {
+
+using testing::fixture_kv;
+using testing::fixture_spec;
+
+uint64_t count_kind(const ModelSpec& spec, LayerKind kind) {
+  return std::count_if(spec.layers.begin(), spec.layers.end(),
+                       [kind](const LayerCache& l) { return l.kind == kind; });
+}
+
+TEST(LayerKinds, ChunkedLlama4EveryFourthLayerGlobal) {
+  // 48 layers; (i + 1) % 4 == 0 global: 12 full, 36 chunked at 8192.
+  // 2 x 8 kv x 128 = 2048 elements = 4096 B per layer per token.
+  // ctx 32768: full 12 x 4096 x 32768 = 1,610,612,736;
+  //            chunked 36 x 4096 x 8192 = 1,207,959,552; total 2,818,572,288.
+  ModelSpec spec = fixture_spec("llama4-chunked");
+  EXPECT_EQ(spec.layout, "chunked");
+  EXPECT_EQ(spec.family, "llama4");
+  EXPECT_EQ(count_kind(spec, LayerKind::kChunked), 36u);
+  EXPECT_EQ(spec.layers[3].kind, LayerKind::kFullAttention);
+  EXPECT_EQ(fixture_kv("llama4-chunked", 32768).total_bytes, 2818572288u);
+  // At the chunk size every layer holds the whole context: 48 x 4096 x 8192 = 1,610,612,736.
+  EXPECT_EQ(fixture_kv("llama4-chunked", 8192).total_bytes, 1610612736u);
+}
+
+TEST(LayerKinds, SharedKvLayersHoldNothingGemma3n) {
+  // 30 layers, the last 10 share KV. Of the first 20, i % 5 == 4 are full (4),
+  // 16 sliding at 512. 2 x 2 kv x 256 = 1024 elements = 2048 B per layer per token.
+  // full 4 x 2048 x 8192 = 67,108,864; sliding 16 x 2048 x 512 = 16,777,216;
+  // shared 0; total 83,886,080.
+  ModelSpec spec = fixture_spec("gemma3n-shared-kv");
+  EXPECT_EQ(count_kind(spec, LayerKind::kSharedKv), 10u);
+  KvCacheEstimate kv = fixture_kv("gemma3n-shared-kv", 8192);
+  EXPECT_EQ(kv.total_bytes, 83886080u);
+}
+
+TEST(LayerKinds, JambaAttentionByPeriodAndOffset) {
+  // attention where i % 8 == 4: layers 4, 12, 20, 28.
+  // attention 4 x (2 x 8 x 128 x 2 B = 4096) x 8192 = 134,217,728.
+  // mamba (d_inner 2 x 4096 = 8192): conv 3 x 8192 = 24,576; ssm 8192 x 16 = 131,072;
+  //   155,648 x 4 = 622,592 B per layer; 28 layers = 17,432,576.
+  // total 151,650,304.
+  ModelSpec spec = fixture_spec("jamba-period");
+  EXPECT_EQ(spec.layers[4].kind, LayerKind::kFullAttention);
+  EXPECT_EQ(spec.layers[5].kind, LayerKind::kSsm);
+  EXPECT_EQ(fixture_kv("jamba-period", 8192).total_bytes, 151650304u);
+}
+
+TEST(LayerKinds, FalconH1HasAttentionAndSsmInEveryLayer) {
+  // attention 24 x (2 x 2 x 128 x 2 B = 1024) x 8192 = 201,326,592.
+  // mamba2 per layer: conv 3 x (3072 d_ssm + 2 x 1 x 256) = 10,752;
+  //   ssm 24 x 128 x 256 = 786,432; 797,184 x 4 = 3,188,736; x 24 = 76,529,664.
+  // total 277,856,256.
+  ModelSpec spec = fixture_spec("falcon-h1-parallel");
+  EXPECT_EQ(spec.layout, "hybrid");
+  KvCacheEstimate kv = fixture_kv("falcon-h1-parallel", 8192);
+  EXPECT_EQ(kv.total_bytes, 277856256u);
+  ASSERT_EQ(kv.groups.size(), 1u);
+  EXPECT_EQ(kv.groups[0].fixed_bytes, 76529664u);
+}
+
+TEST(LayerKinds, GraniteHybridWithAutoHeadDim) {
+  // layer_types: attention at i % 10 == 5 (4 layers), 36 mamba.
+  // head_dim 1536 / 12 = 128: attention 4 x (2 x 4 x 128 x 2 B = 2048) x 8192 = 67,108,864.
+  // mamba_d_head "auto" = 2 x 1536 / 48 = 64; d_ssm 3072:
+  //   conv 3 x (3072 + 2 x 1 x 128) = 9,984; ssm 48 x 64 x 128 = 393,216;
+  //   403,200 x 4 = 1,612,800; x 36 = 58,060,800.
+  // total 125,169,664.
+  EXPECT_EQ(fixture_kv("granite-hybrid", 8192).total_bytes, 125169664u);
+}
+
+TEST(LayerKinds, LightningAttentionMiniMax) {
+  // attn_type_list: 2 softmax, 6 lightning.
+  // softmax 2 x (2 x 8 x 128 x 2 B = 4096) x 8192 = 67,108,864.
+  // lightning 64 heads x 128 x 128 = 1,048,576 x 4 = 4,194,304; x 6 = 25,165,824.
+  // total 92,274,688.
+  ModelSpec spec = fixture_spec("minimax-lightning");
+  EXPECT_EQ(count_kind(spec, LayerKind::kLinearAttention), 6u);
+  EXPECT_EQ(fixture_kv("minimax-lightning", 8192).total_bytes, 92274688u);
+}
+
+TEST(LayerKinds, GatedDeltaNetByFullAttentionInterval) {
+  // interval 4: 12 full, 36 linear.
+  // full 12 x (2 x 2 x 256 x 2 B = 2048) x 8192 = 201,326,592.
+  // delta: conv 3 x (2 x 16 x 128 + 32 x 128) = 3 x 8192 = 24,576;
+  //   recurrent 32 x 128 x 128 = 524,288; 548,864 x 4 = 2,195,456; x 36 = 79,036,416.
+  // total 280,363,008.
+  EXPECT_EQ(fixture_kv("qwen3-next-interval", 8192).total_bytes, 280363008u);
+}
+
+TEST(LayerKinds, MlaWithIndexerCachesTheIndexKey) {
+  // (512 latent + 64 rope + 128 indexer key) = 704 elements = 1408 B per layer per token;
+  // 61 layers = 85,888 B/token; x 8192 = 703,594,496.
+  KvCacheEstimate kv = fixture_kv("deepseek-v32-indexer", 8192);
+  EXPECT_EQ(kv.total_bytes, 703594496u);
+  EXPECT_EQ(kv.per_token_fp16_bytes, 85888u);
+}
+
+TEST(LayerKinds, BlockConfigsGiveEachLayerItsOwnKvHeads) {
+  // head_dim 8192 / 64 = 128. Layer 0: 64 / 8 = 8 kv heads (2 x 8 x 128 x 2 B = 4096 B);
+  // layers 1, 2: no cache; layer 3: 64 / 4 = 16 kv heads (8192 B).
+  // (4096 + 8192) x 8192 = 100,663,296.
+  ModelSpec spec = fixture_spec("nemotron-nas-blocks");
+  EXPECT_EQ(count_kind(spec, LayerKind::kNone), 2u);
+  EXPECT_EQ(fixture_kv("nemotron-nas-blocks", 8192).total_bytes, 100663296u);
+}
+
+TEST(LayerKinds, ConvLayersByLayerTypes) {
+  // 1 attention: 2 x 8 x 64 (1024 / 16) x 2 B = 2048 x 8192 = 16,777,216;
+  // 3 conv: (3 - 1) x 1024 x 4 = 8192 each = 24,576. total 16,801,792.
+  ModelSpec spec = fixture_spec("lfm2-layer-types");
+  EXPECT_EQ(count_kind(spec, LayerKind::kConv), 3u);
+  EXPECT_EQ(fixture_kv("lfm2-layer-types", 8192).total_bytes, 16801792u);
+}
+
+TEST(LayerKinds, UnknownModelTypeUsesTheGeometry) {
+  // standard: 10 x (2 x 4 x 64 x 2 B = 1024) x 8192 = 83,886,080.
+  ModelSpec spec = fixture_spec("unknown-type");
+  EXPECT_EQ(spec.layout, "standard");
+  EXPECT_EQ(spec.family, "brand_new_arch");
+  EXPECT_EQ(fixture_kv("unknown-type", 8192).total_bytes, 83886080u);
+}
+
+}  // namespace
+}  // namespace memfit
