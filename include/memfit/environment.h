@@ -3,6 +3,7 @@
 #ifndef MEMFIT_ENVIRONMENT_H_
 #define MEMFIT_ENVIRONMENT_H_
 
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +25,8 @@ std::unique_ptr<Environment> make_process_environment();
 class MapEnvironment : public Environment {
  public:
   explicit MapEnvironment(std::map<std::string, std::string> vars) : vars_(std::move(vars)) {}
+  MapEnvironment(std::initializer_list<std::pair<const std::string, std::string>> vars)
+      : vars_(vars) {}
   std::optional<std::string> get(const std::string& name) const override {
     auto it = vars_.find(name);
     if (it == vars_.end()) return std::nullopt;
