@@ -57,6 +57,23 @@ struct ModelGeometry {
   uint64_t vocab = 0;
 };
 
+// The weight quantization a config declares. Reported only: header bytes
+// stay the truth for the weights' size.
+struct QuantizationInfo {
+  std::string method;        // "" (none), "mlx_affine", "gptq", "awq", "fp8", "mxfp4",
+                             // "compressed-tensors", "bitsandbytes", or the config's own name
+  uint64_t bits = 0;         // 0 when not stated
+  uint64_t group_size = 0;   // 0 when not stated
+  std::vector<uint64_t> block_size;  // FP8 weight_block_size, e.g. {128, 128}
+};
+
+// Mixture-of-experts shape. Total weights still come from headers.
+struct MoeInfo {
+  uint64_t experts = 0;            // routed experts per MoE layer; 0 = dense model
+  uint64_t experts_per_token = 0;
+  uint64_t shared_experts = 0;
+};
+
 struct ModelSpec {
   std::string model_type;  // config.json model_type, verbatim ("" when absent)
   std::string family;      // memfit's slug for the layout it chose
@@ -67,6 +84,8 @@ struct ModelSpec {
   // Values memfit assumed because the config left them out ("gemma2:
   // sliding_window_pattern 2 (transformers default)"), for the report.
   std::vector<std::string> assumptions;
+  QuantizationInfo quantization;
+  MoeInfo moe;
   // Parameters counted from the config alone; 0 when geometry is missing.
   uint64_t analytical_params = 0;
 };

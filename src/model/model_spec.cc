@@ -13,6 +13,7 @@
 
 #include "memfit/model_spec.h"
 #include "model/analytical_params.h"
+#include "model/checkpoint_traits.h"
 #include "model/config_document.h"
 #include "model/family.h"
 #include "model/field_reader.h"
@@ -123,6 +124,8 @@ Result<ModelSpec> parse_model_config(std::string_view config_json) {
   if (text_type.empty()) {
     spec.assumptions.push_back("config has no model_type: layout chosen from the geometry alone");
   }
+  spec.quantization = read_quantization(*doc);
+  spec.moe = read_moe(*doc);
   spec.analytical_params = analytical_parameter_count(reader, spec);
   return spec;
 }

@@ -65,6 +65,18 @@ nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e, c
   j["budget_source"] = budget.source;
   j["total_bytes"] = e.total_bytes;
   j["fits"] = e.fits;
+  const QuantizationInfo& q = model.spec.quantization;
+  j["quantization"] = q.method.empty() ? Json(nullptr)
+                                       : Json{{"method", q.method},
+                                              {"bits", q.bits ? Json(q.bits) : Json(nullptr)},
+                                              {"group_size", q.group_size ? Json(q.group_size)
+                                                                          : Json(nullptr)},
+                                              {"block_size", q.block_size}};
+  const MoeInfo& moe = model.spec.moe;
+  j["moe"] = moe.experts == 0 ? Json(nullptr)
+                              : Json{{"experts", moe.experts},
+                                     {"experts_per_token", moe.experts_per_token},
+                                     {"shared_experts", moe.shared_experts}};
   j["assumptions"] = model.spec.assumptions;
   j["warnings"] = model.warnings;
   return j;

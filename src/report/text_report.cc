@@ -83,6 +83,18 @@ std::string render_estimate_text(const Model& model, const Estimate& e, const Me
     out += fmt::format("KV per token: {} B fp16, {} B int8 (unbounded layers)\n",
                        e.kv.per_token_fp16_bytes, e.kv.per_token_int8_bytes);
   }
+  if (!spec.quantization.method.empty()) {
+    const QuantizationInfo& q = spec.quantization;
+    out += fmt::format("Quantization: {}", q.method);
+    if (q.bits) out += fmt::format(", {} bits", q.bits);
+    if (q.group_size) out += fmt::format(", group {}", q.group_size);
+    if (!q.block_size.empty()) out += fmt::format(", block {}", fmt::join(q.block_size, "x"));
+    out += " (header bytes are the truth)\n";
+  }
+  if (spec.moe.experts > 0) {
+    out += fmt::format("MoE: {} experts, {} per token, {} shared (all experts are resident)\n",
+                       spec.moe.experts, spec.moe.experts_per_token, spec.moe.shared_experts);
+  }
   for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
   if (e.fits) {
     out += fmt::format("\nFITS: {} of {} ({} to spare)\n", format_bytes(e.total_bytes),

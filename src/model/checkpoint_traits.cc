@@ -1,0 +1,99 @@
+#include "model/checkpoint_traits.h"
+
+namespace memfit {
+namespace {
+
+using Json = nlohmann::json;
+
+uint64_t u64_field(const Json& object, std::string_view name) {
+  if (!object.is_object()) return 0;
+  auto it = object.find(name);
+  if (it == object.end()) return 0;
+  Result<uint64_t> v = json_to_u64(*it, name);
+  return v ? *v : 0;
+}
+
+bool true_field(const Json& object, std::string_view name) {
+  if (!object.is_object()) return false;
+  auto it = object.find(name);
+  return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
+// The quantization block: the text config's, else the top level's.
+const Json* find_block(const ConfigDocument& doc, std::string_view name) {
+  for (const Json* scope : {&doc.text(), &doc.top()}) {
+    auto it = scope->find(name);
+    if (it != scope->end() && it->is_object()) return &*it;
+  }
+  return nullptr;
+}
+
+// compressed-tensors: config_groups.<group>.weights.{num_bits, group_size}.
+void read_compressed_tensors(const Json& config, QuantizationInfo& q) {
+  auto groups = config.find("config_groups");
+  if (groups == config.end() || !groups->is_object()) return;
+  for (const auto& [name, group] : groups->items()) {
+    if (!group.is_object() || !group.contains("weights")) continue;
+    const Json& weights = group["weights"];
+    q.bits = u64_field(weights, "num_bits");
+    q.group_size = u64_field(weights, "group_size");
+    return;
+  }
+}
+
+}  // namespace
+
+QuantizationInfo read_quantization(const ConfigDocument& doc) {
+  QuantizationInfo q;
+  if (const Json* config = find_block(doc, "quantization_config")) {
+    auto method = config->find("quant_method");
+    if (method != config->end() && method->is_string()) q.method = method->get<std::string>();
+    q.bits = u64_field(*config, "bits");
+    q.group_size = u64_field(*config, "group_size");
+    if (q.method == "compressed-tensors") read_compressed_tensors(*config, q);
+    if (true_field(*config, "load_in_8bit") || true_field(*config, "_load_in_8bit")) {
+      q.method = "bitsandbytes";
+      q.bits = 8;
+    } else if (true_field(*config, "load_in_4bit") || true_field(*config, "_load_in_4bit")) {
+      q.method = "bitsandbytes";
+      q.bits = 4;
+    }
+    if (q.method == "mxfp4" && q.bits == 0) q.bits = 4;
+    if (q.method == "fp8" && q.bits == 0) q.bits = 8;
+    auto block = config->find("weight_block_size");
+    if (block != config->end() && block->is_array()) {
+      for (const Json& dim : *block) {
+        Result<uint64_t> v = json_to_u64(dim, "weight_block_size");
+        if (v) q.block_size.push_back(*v);
+      }
+    }
+  }
+  // MLX: "quantization": {"group_size": 64, "bits": 4}; it wins, since an
+  // MLX checkpoint's copy of quantization_config carries no quant_method.
+  if (const Json* mlx = find_block(doc, "quantization")) {
+    q.method = "mlx_affine";
+    q.bits = u64_field(*mlx, "bits");
+    q.group_size = u64_field(*mlx, "group_size");
+  }
+  if (q.method.empty() && (q.bits != 0 || q.group_size != 0)) q.method = "unnamed";
+  return q;
+}
+
+MoeInfo read_moe(const ConfigDocument& doc) {
+  MoeInfo moe;
+  auto first = [&](std::initializer_list<std::string_view> aliases) -> uint64_t {
+    Result<std::optional<uint64_t>> v = doc.u64(aliases);
+    return v && v->has_value() ? **v : 0;
+  };
+  moe.experts = first({"num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts"});
+  if (moe.experts <= 1) return MoeInfo{};
+  moe.experts_per_token =
+      first({"num_experts_per_tok", "num_experts_per_token", "moe_topk", "top_k", "moe_k"});
+  moe.shared_experts = first({"n_shared_experts", "num_shared_experts"});
+  if (moe.shared_experts == 0 && first({"shared_expert_intermediate_size"}) > 0) {
+    moe.shared_experts = 1;
+  }
+  return moe;
+}
+
+}  // namespace memfit
