@@ -1,0 +1,115 @@
+/* memfit C API: open a model, estimate its memory, check a prefill, and
+ * ask the host whether a store may grow. For runtimes in any language
+ * (C, C++, Python ctypes, Rust, Go ...).
+ *
+ * Conventions
+ * - Every function that can fail returns memfit_status; MEMFIT_OK is 0.
+ * - Handles are opaque. A handle returned through an out-parameter belongs
+ *   to the caller, who releases it with the matching *_free function
+ *   (NULL is accepted and ignored).
+ * - Error messages: when `error_message` is non-NULL and a call fails,
+ *   *error_message receives a NUL-terminated string the caller releases
+ *   with memfit_string_free; on success it is set to NULL.
+ * - Nothing throws across this API; an internal failure is MEMFIT_ERROR.
+ * - A memfit_model is immutable after memfit_model_open: it may be shared
+ *   by threads. A memfit_gate is thread-safe.
+ * - Byte counts are uint64_t bytes.
+ */
+#ifndef MEMFIT_MEMFIT_H_
+#define MEMFIT_MEMFIT_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum memfit_status {
+  MEMFIT_OK = 0,
+  MEMFIT_ERROR = 1,            /* the model could not be opened or sized */
+  MEMFIT_INVALID_ARGUMENT = 2  /* a NULL handle, zero tokens or batch, ... */
+} memfit_status;
+
+typedef struct memfit_model memfit_model;
+typedef struct memfit_gate memfit_gate;
+
+/* The library version, e.g. "0.1.0". Static storage; do not free. */
+const char* memfit_version(void);
+
+void memfit_string_free(char* s);
+
+/* Opens a model folder or .safetensors file, reading its config and
+ * weight headers only. On success *out is a new handle. */
+memfit_status memfit_model_open(const char* path, memfit_model** out, char** error_message);
+void memfit_model_free(memfit_model* model);
+
+typedef struct memfit_estimate_request {
+  uint64_t max_tokens;          /* context in tokens, >= 1 */
+  uint64_t batch;               /* sequences, >= 1 */
+  int kv_int8;                  /* nonzero: int8 KV cache; zero: fp16 */
+  uint64_t memory_limit_bytes;  /* budget; 0: what the host can give now */
+} memfit_estimate_request;
+
+typedef struct memfit_estimate_result {
+  uint64_t weights_bytes;
+  uint64_t kv_bytes;
+  uint64_t kv_bytes_per_token;   /* fp16 or int8 as requested, unbounded layers */
+  uint64_t allocator_overhead_bytes;
+  uint64_t activation_bytes;
+  uint64_t backend_inflight_bytes;
+  uint64_t headroom_bytes;       /* overhead + activation + in-flight */
+  uint64_t total_bytes;          /* weights + kv + headroom */
+  uint64_t budget_bytes;
+  int fits;                      /* 1 when total <= budget */
+} memfit_estimate_result;
+
+/* The same estimate `memfit inspect` prints, with MEMFIT_* environment
+ * settings applied. */
+memfit_status memfit_estimate(const memfit_model* model, const memfit_estimate_request* request,
+                              memfit_estimate_result* out, char** error_message);
+
+/* The inspect report as a JSON object; *json_out is released with
+ * memfit_string_free. */
+memfit_status memfit_estimate_json(const memfit_model* model,
+                                   const memfit_estimate_request* request, char** json_out,
+                                   char** error_message);
+
+typedef struct memfit_prefill_request {
+  const char* request_id;       /* NULL or "": one is generated */
+  uint64_t prompt_tokens;
+  uint64_t cached_tokens;       /* already resident in a prefix cache */
+  uint64_t current_usage_bytes;
+  uint64_t hard_limit_bytes;    /* 0: no limit, always admitted */
+  uint64_t prefill_chunk;       /* 0: no chunking */
+  int kv_int8;
+} memfit_prefill_request;
+
+typedef struct memfit_admission {
+  int admitted;
+  uint64_t peak_bytes;
+  uint64_t estimated_bytes;     /* current usage + peak, when refused */
+  uint64_t limit_bytes;
+  char request_id[64];          /* NUL-terminated, truncated if longer */
+  char* message;                /* refusal text, or NULL; freed by memfit_admission_clear */
+} memfit_admission;
+
+/* Decides whether one request's prefill fits under the hard limit. A
+ * refusal is MEMFIT_OK with admitted == 0; the HTTP code for it is
+ * "prefill_memory_exceeded". */
+memfit_status memfit_check_prefill(const memfit_model* model,
+                                   const memfit_prefill_request* request, memfit_admission* out);
+void memfit_admission_clear(memfit_admission* admission);
+
+/* An availability gate over the real host; one host query is reused for
+ * 250 ms. */
+memfit_status memfit_gate_new(memfit_gate** out);
+/* 1 when `bytes` more may be allocated without cutting into the OS
+ * reserve (and the bytes are counted as granted), else 0. */
+int memfit_gate_may_grow(memfit_gate* gate, uint64_t bytes);
+void memfit_gate_free(memfit_gate* gate);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif  /* MEMFIT_MEMFIT_H_ */

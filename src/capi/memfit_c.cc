@@ -1,0 +1,214 @@
+// The C API over the C++ library. Every entry point catches everything:
+// no exception crosses into C.
+#include "memfit/memfit.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "memfit/availability_gate.h"
+#include "memfit/environment.h"
+#include "memfit/estimate.h"
+#include "memfit/host_memory.h"
+#include "memfit/model.h"
+#include "memfit/prefill_guard.h"
+#include "memfit/report.h"
+#include "memfit/settings.h"
+
+struct memfit_model {
+  memfit::Model model;
+};
+
+struct memfit_gate {
+  std::unique_ptr<memfit::AvailabilityGate> gate;
+};
+
+namespace {
+
+char* copy_string(const std::string& s) {
+  char* out = static_cast<char*>(std::malloc(s.size() + 1));
+  if (out != nullptr) std::memcpy(out, s.c_str(), s.size() + 1);
+  return out;
+}
+
+memfit_status fail(char** error_message, memfit_status status, const std::string& message) {
+  if (error_message != nullptr) *error_message = copy_string(message);
+  return status;
+}
+
+void clear_error(char** error_message) {
+  if (error_message != nullptr) *error_message = nullptr;
+}
+
+struct EstimateRun {
+  memfit::Estimate estimate;
+  memfit::MemoryBudget budget;
+};
+
+// The same composition as the CLI: settings from the environment, the
+// explicit or host budget, the build's platform.
+memfit::Result<EstimateRun> run_estimate(const memfit_model* model,
+                                         const memfit_estimate_request* request) {
+  std::vector<std::string> warnings;
+  std::unique_ptr<memfit::Environment> env = memfit::make_process_environment();
+  memfit::EstimateSettings settings = memfit::settings_from_environment(*env, warnings);
+  memfit::EstimateInputs inputs;
+  inputs.max_tokens = request->max_tokens;
+  inputs.batch = request->batch;
+  inputs.kv_element = request->kv_int8 ? memfit::KvElement::kInt8 : memfit::KvElement::kFp16;
+  memfit::HostQueryOptions host;
+  host.explicit_limit_bytes = settings.memory_limit_bytes;
+  if (request->memory_limit_bytes > 0) host.explicit_limit_bytes = request->memory_limit_bytes;
+  if (auto root = env->get("MEMFIT_SYSROOT"); root && !root->empty()) host.sysroot = *root;
+  EstimateRun run;
+  run.budget = memfit::to_memory_budget(memfit::query_host_memory(host));
+  memfit::Result<memfit::Estimate> e =
+      memfit::estimate(model->model, inputs, settings, memfit::build_platform(), run.budget);
+  if (!e) return e.error();
+  run.estimate = std::move(*e);
+  return run;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* memfit_version(void) {
+  static const std::string version(memfit::memfit_version());
+  return version.c_str();
+}
+
+void memfit_string_free(char* s) { std::free(s); }
+
+memfit_status memfit_model_open(const char* path, memfit_model** out, char** error_message) {
+  clear_error(error_message);
+  if (out == nullptr) return fail(error_message, MEMFIT_INVALID_ARGUMENT, "out is NULL");
+  *out = nullptr;
+  if (path == nullptr) return fail(error_message, MEMFIT_INVALID_ARGUMENT, "path is NULL");
+  try {
+    std::unique_ptr<memfit::FileSystem> fs = memfit::make_real_file_system();
+    memfit::Result<memfit::Model> model = memfit::open_model(*fs, path);
+    if (!model) return fail(error_message, MEMFIT_ERROR, model.error().message());
+    *out = new memfit_model{std::move(*model)};
+    return MEMFIT_OK;
+  } catch (const std::exception& e) {
+    return fail(error_message, MEMFIT_ERROR, std::string("internal error: ") + e.what());
+  }
+}
+
+void memfit_model_free(memfit_model* model) { delete model; }
+
+memfit_status memfit_estimate(const memfit_model* model, const memfit_estimate_request* request,
+                              memfit_estimate_result* out, char** error_message) {
+  clear_error(error_message);
+  if (model == nullptr || request == nullptr || out == nullptr) {
+    return fail(error_message, MEMFIT_INVALID_ARGUMENT, "model, request and out must be non-NULL");
+  }
+  if (request->max_tokens == 0 || request->batch == 0) {
+    return fail(error_message, MEMFIT_INVALID_ARGUMENT, "max_tokens and batch must be at least 1");
+  }
+  try {
+    memfit::Result<EstimateRun> run = run_estimate(model, request);
+    if (!run) return fail(error_message, MEMFIT_ERROR, run.error().message());
+    const memfit::Estimate& e = run->estimate;
+    *out = memfit_estimate_result{};
+    out->weights_bytes = e.weights_bytes;
+    out->kv_bytes = e.kv.total_bytes;
+    out->kv_bytes_per_token = request->kv_int8 ? e.kv.per_token_int8_bytes : e.kv.per_token_fp16_bytes;
+    out->allocator_overhead_bytes = e.allocator_overhead_bytes;
+    out->activation_bytes = e.activation_bytes;
+    out->backend_inflight_bytes = e.backend_inflight_bytes;
+    out->headroom_bytes = e.headroom_bytes;
+    out->total_bytes = e.total_bytes;
+    out->budget_bytes = e.budget_bytes;
+    out->fits = e.fits ? 1 : 0;
+    return MEMFIT_OK;
+  } catch (const std::exception& e) {
+    return fail(error_message, MEMFIT_ERROR, std::string("internal error: ") + e.what());
+  }
+}
+
+memfit_status memfit_estimate_json(const memfit_model* model,
+                                   const memfit_estimate_request* request, char** json_out,
+                                   char** error_message) {
+  clear_error(error_message);
+  if (model == nullptr || request == nullptr || json_out == nullptr) {
+    return fail(error_message, MEMFIT_INVALID_ARGUMENT, "model, request and json_out must be non-NULL");
+  }
+  *json_out = nullptr;
+  if (request->max_tokens == 0 || request->batch == 0) {
+    return fail(error_message, MEMFIT_INVALID_ARGUMENT, "max_tokens and batch must be at least 1");
+  }
+  try {
+    memfit::Result<EstimateRun> run = run_estimate(model, request);
+    if (!run) return fail(error_message, MEMFIT_ERROR, run.error().message());
+    std::string text = memfit::estimate_to_json(model->model, run->estimate, run->budget)
+                           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    *json_out = copy_string(text);
+    return *json_out != nullptr ? MEMFIT_OK : fail(error_message, MEMFIT_ERROR, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(error_message, MEMFIT_ERROR, std::string("internal error: ") + e.what());
+  }
+}
+
+memfit_status memfit_check_prefill(const memfit_model* model,
+                                   const memfit_prefill_request* request, memfit_admission* out) {
+  if (model == nullptr || request == nullptr || out == nullptr) return MEMFIT_INVALID_ARGUMENT;
+  try {
+    memfit::PrefillRequest r;
+    if (request->request_id != nullptr) r.request_id = request->request_id;
+    r.prompt_tokens = request->prompt_tokens;
+    r.cached_tokens = request->cached_tokens;
+    r.current_usage_bytes = request->current_usage_bytes;
+    if (request->hard_limit_bytes > 0) r.hard_limit_bytes = request->hard_limit_bytes;
+    r.prefill_chunk = request->prefill_chunk;
+    memfit::AttentionGeometry g = memfit::attention_geometry(
+        model->model.spec, request->kv_int8 ? memfit::KvElement::kInt8 : memfit::KvElement::kFp16);
+    memfit::AdmissionDecision d = memfit::check_prefill(g, memfit::SdpaKernels{}, r);
+    *out = memfit_admission{};
+    out->admitted = d.admitted ? 1 : 0;
+    out->peak_bytes = d.peak_bytes;
+    out->estimated_bytes = d.estimated_bytes;
+    out->limit_bytes = d.limit_bytes;
+    std::strncpy(out->request_id, d.request_id.c_str(), sizeof(out->request_id) - 1);
+    out->message = d.admitted ? nullptr : copy_string(d.message);
+    return MEMFIT_OK;
+  } catch (const std::exception&) {
+    return MEMFIT_ERROR;
+  }
+}
+
+void memfit_admission_clear(memfit_admission* admission) {
+  if (admission == nullptr) return;
+  std::free(admission->message);
+  admission->message = nullptr;
+}
+
+memfit_status memfit_gate_new(memfit_gate** out) {
+  if (out == nullptr) return MEMFIT_INVALID_ARGUMENT;
+  *out = nullptr;
+  try {
+    std::unique_ptr<memfit::Environment> env = memfit::make_process_environment();
+    memfit::HostQueryOptions options;
+    if (auto root = env->get("MEMFIT_SYSROOT"); root && !root->empty()) options.sysroot = *root;
+    *out = new memfit_gate{std::make_unique<memfit::AvailabilityGate>(options)};
+    return MEMFIT_OK;
+  } catch (const std::exception&) {
+    return MEMFIT_ERROR;
+  }
+}
+
+int memfit_gate_may_grow(memfit_gate* gate, uint64_t bytes) {
+  if (gate == nullptr) return 0;
+  try {
+    return gate->gate->may_grow(bytes) ? 1 : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+void memfit_gate_free(memfit_gate* gate) { delete gate; }
+
+}  // extern "C"
