@@ -18,6 +18,8 @@ inline constexpr int kExitDoesNotFit = 3;
 // "memfit: <context>: <problem>"; stdout receives only the command's output.
 void add_inspect_command(CLI::App& app, int& exit_code);
 void add_host_command(CLI::App& app, int& exit_code);
+void add_preflight_command(CLI::App& app, int& exit_code);
+void add_serve_command(CLI::App& app, int& exit_code);
 
 }  // namespace memfit::cli
 

@@ -62,11 +62,15 @@ Result<Backend> parse_backend(const std::string& text) {
 
 }  // namespace
 
-void add_estimate_options(CLI::App& command, EstimateOptions& o) {
-  command.add_option("-m,--model", o.model, "model folder or .safetensors file")->required();
-  command.add_option("--max-tokens", o.max_tokens, "context length in tokens")
+void add_request_options(CLI::App& command, EstimateOptions& o) {
+  command.add_option("--max-tokens", o.max_tokens, "context length in tokens (default 8192)")
       ->check(CLI::PositiveNumber);
-  command.add_option("--batch", o.batch, "sequences decoded together")->check(CLI::PositiveNumber);
+  command.add_option("--batch", o.batch, "sequences decoded together (default 1)")
+      ->check(CLI::PositiveNumber);
+}
+
+void add_model_options(CLI::App& command, EstimateOptions& o) {
+  command.add_option("-m,--model", o.model, "model folder or .safetensors file")->required();
   command.add_option("--kv-cache-mode", o.kv_cache_mode, "KV cache element type: fp16 or int8");
   command.add_option("--cache-type-k", o.cache_type_k, "K cache type (llama.cpp style)");
   command.add_option("--cache-type-v", o.cache_type_v, "V cache type (llama.cpp style)");
@@ -82,7 +86,8 @@ void add_estimate_options(CLI::App& command, EstimateOptions& o) {
 Result<EstimateRun> run_estimate(const EstimateOptions& o) {
   EstimateRun run;
   std::unique_ptr<Environment> env = make_process_environment();
-  EstimateSettings settings = settings_from_environment(*env, run.warnings);
+  run.settings = settings_from_environment(*env, run.warnings);
+  const EstimateSettings& settings = run.settings;
 
   EstimateInputs inputs;
   inputs.max_tokens = o.max_tokens;

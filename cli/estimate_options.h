@@ -31,14 +31,18 @@ struct EstimateOptions {
   bool json = false;
 };
 
-// Registers the shared options on `command`.
-void add_estimate_options(CLI::App& command, EstimateOptions& options);
+// Registers the shared options on `command`: the model, KV width, quant
+// label, backend, budget and --json ...
+void add_model_options(CLI::App& command, EstimateOptions& options);
+// ... and the request's --max-tokens and --batch.
+void add_request_options(CLI::App& command, EstimateOptions& options);
 
 // Everything an estimating command prints from.
 struct EstimateRun {
   Model model;
   Estimate estimate;
   MemoryBudget budget;
+  EstimateSettings settings;
   std::vector<std::string> warnings;  // settings + model + host, for stderr
 };
 

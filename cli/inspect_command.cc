@@ -13,7 +13,8 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<EstimateOptions>();
   CLI::App* command =
       app.add_subcommand("inspect", "estimate the memory a model needs, without loading it");
-  add_estimate_options(*command, *options);
+  add_model_options(*command, *options);
+  add_request_options(*command, *options);
   command->callback([options, &exit_code] {
     Result<EstimateRun> run = run_estimate(*options);
     if (!run) {

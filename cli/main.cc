@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   int exit_code = memfit::cli::kExitOk;
   memfit::cli::add_inspect_command(app, exit_code);
   memfit::cli::add_host_command(app, exit_code);
+  memfit::cli::add_preflight_command(app, exit_code);
+  memfit::cli::add_serve_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -21,6 +21,7 @@
 
 #include "memfit/estimate.h"
 #include "memfit/model.h"
+#include "memfit/serve_plan.h"
 
 namespace memfit {
 
@@ -34,6 +35,12 @@ nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& esti
 // the detail string and the verdict line "FITS" / "DOES NOT FIT".
 std::string render_estimate_text(const Model& model, const Estimate& estimate,
                                  const MemoryBudget& budget);
+
+// The serve preflight's plan: {active_slots, effective_context,
+// kv_cache_budget_bytes, kv_block_size, kv_blocks, per_slot_overhead_bytes,
+// prompt_cache_capacity_bytes}, and its lines for the text report.
+nlohmann::ordered_json serve_plan_to_json(const ServePlan& plan);
+std::string render_serve_plan_text(const ServePlan& plan);
 
 // "1.50 GiB", "512.0 MiB", "900 B": binary units, 3 significant-ish digits.
 std::string format_bytes(uint64_t bytes);

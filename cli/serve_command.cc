@@ -1,0 +1,155 @@
+// memfit serve: the estimator and the admission guard over HTTP (SPEC
+// section 3; docs/service.md has the endpoints).
+//
+//   memfit serve [--listen 127.0.0.1:8765] [--model-root DIR ...]
+//                [--memory-limit SIZE] [--device D] [--threads N]
+//
+// Prints the address it listens on to stderr, serves until SIGINT or
+// SIGTERM, then exits 0. Exit 2 for a bad option, 1 when the address
+// cannot be bound.
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "commands.h"
+#include "memfit/environment.h"
+#include "memfit/host_memory.h"
+#include "memfit/service.h"
+#include "memfit/settings.h"
+
+namespace memfit::cli {
+namespace {
+
+struct ServeOptions {
+  std::string listen = "127.0.0.1:8765";
+  std::vector<std::string> model_roots;
+  std::string memory_limit;  // "" = not given
+  std::string device = "auto";
+  size_t threads = 8;
+};
+
+// Set by the signal handler, polled by the watcher thread: a lock-free
+// atomic store is all a handler may do.
+std::atomic<bool> g_stop_requested{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void request_stop(int) { g_stop_requested.store(true); }
+
+void print_line(const std::string& line) {
+  std::fprintf(stderr, "memfit: %s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+int run_serve(const ServeOptions& o) {
+  std::unique_ptr<Environment> env = make_process_environment();
+  std::vector<std::string> warnings;
+  ServiceOptions service_options;
+  service_options.model_roots = o.model_roots;
+  service_options.settings = settings_from_environment(*env, warnings);
+  service_options.host = host_query_options_from_environment(*env);
+  service_options.host.explicit_limit_bytes = service_options.settings.memory_limit_bytes;
+  if (!o.memory_limit.empty()) {
+    Result<std::optional<uint64_t>> limit = parse_memory_size(o.memory_limit);
+    if (!limit.ok()) {
+      print_line("serve: --memory-limit: " + limit.error().message());
+      return kExitUsage;
+    }
+    service_options.host.explicit_limit_bytes = *limit;
+    service_options.settings.memory_limit_bytes = *limit;
+  }
+  Result<DeviceSelector> device = parse_device_selector(o.device);
+  if (!device.ok()) {
+    print_line("serve: --device: " + device.error().message());
+    return kExitUsage;
+  }
+  service_options.host.device = *device;
+  Result<ListenAddress> address = parse_listen_address(o.listen);
+  if (!address.ok()) {
+    print_line("serve: --listen: " + address.error().message());
+    return kExitUsage;
+  }
+  for (const std::string& w : warnings) print_line("warning: " + w);
+
+  Result<std::unique_ptr<Service>> service = Service::create(std::move(service_options));
+  if (!service.ok()) {
+    print_line("serve: " + service.error().message());
+    return kExitUsage;
+  }
+  HttpServerOptions server_options;
+  server_options.worker_threads = o.threads;
+  HttpServer server(**service, server_options);
+  Result<int> port = server.bind(*address);
+  if (!port.ok()) {
+    print_line("serve: " + port.error().message());
+    return kExitError;
+  }
+
+  std::signal(SIGINT, request_stop);
+  std::signal(SIGTERM, request_stop);
+#ifdef SIGPIPE
+  std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not end the service
+#endif
+  std::atomic<bool> served{false};
+  std::thread watcher([&] {
+    while (!g_stop_requested.load() && !served.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    server.stop();
+  });
+
+  const std::vector<std::string>& roots = (*service)->model_roots();
+  const std::string host = address->host.find(':') != std::string::npos
+                               ? "[" + address->host + "]"
+                               : address->host;
+  print_line(fmt::format("serving on http://{}:{} (model roots: {})", host, *port,
+                         roots.empty() ? "none" : fmt::format("{}", fmt::join(roots, ", "))));
+  if (roots.empty()) print_line("warning: no --model-root: every model request will be refused");
+  if (!is_loopback(address->host)) {
+    print_line("warning: listening beyond loopback: anyone who reaches " + address->host +
+               " can query the models under the roots");
+  }
+
+  Status status = server.serve();
+  served.store(true);
+  watcher.join();
+  if (!status.ok()) {
+    print_line("serve: " + status.error().message());
+    return kExitError;
+  }
+  print_line("stopped");
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<ServeOptions>();
+  CLI::App* command = app.add_subcommand(
+      "serve", "serve estimates and prefill admission over HTTP, with Prometheus /metrics");
+  command->add_option("--listen", options->listen, "host:port to listen on (port 0: any free port)")
+      ->capture_default_str();
+  command->add_option("--model-root", options->model_roots,
+                      "folder whose models may be named (repeatable)")
+      ->check(CLI::ExistingDirectory);
+  command->add_option("--memory-limit", options->memory_limit,
+                      "memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT");
+  command->add_option("--device", options->device, "budget device: auto, cpu, cuda:N or rocm:N");
+  command->add_option("--threads", options->threads, "worker threads")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  command->callback([options, &exit_code] { exit_code = run_serve(*options); });
+}
+
+}  // namespace memfit::cli
