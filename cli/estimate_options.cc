@@ -83,27 +83,25 @@ void add_model_options(CLI::App& command, EstimateOptions& o) {
   command.add_flag("--json", o.json, "print one JSON object on stdout");
 }
 
-Result<EstimateRun> run_estimate(const EstimateOptions& o) {
-  EstimateRun run;
+Result<EstimateContext> prepare_estimate(const EstimateOptions& o) {
+  EstimateContext c;
   std::unique_ptr<Environment> env = make_process_environment();
-  run.settings = settings_from_environment(*env, run.warnings);
-  const EstimateSettings& settings = run.settings;
+  c.settings = settings_from_environment(*env, c.warnings);
 
-  EstimateInputs inputs;
-  inputs.max_tokens = o.max_tokens;
-  inputs.batch = o.batch;
-  inputs.quant = o.quant;
-  Result<KvElement> element = kv_element(o, run.warnings);
+  c.inputs.max_tokens = o.max_tokens;
+  c.inputs.batch = o.batch;
+  c.inputs.quant = o.quant;
+  Result<KvElement> element = kv_element(o, c.warnings);
   if (!element) return element.error();
-  inputs.kv_element = *element;
+  c.inputs.kv_element = *element;
 
-  Platform platform = build_platform();
+  c.platform = build_platform();
   Result<Backend> backend = parse_backend(o.backend);
   if (!backend) return backend.error();
-  platform.backend = *backend;
+  c.platform.backend = *backend;
 
   HostQueryOptions host;
-  host.explicit_limit_bytes = settings.memory_limit_bytes;
+  host.explicit_limit_bytes = c.settings.memory_limit_bytes;
   if (!o.memory_limit.empty()) {
     Result<std::optional<uint64_t>> limit = parse_memory_size(o.memory_limit);
     if (!limit) return usage("--memory-limit: " + limit.error().message());
@@ -117,16 +115,26 @@ Result<EstimateRun> run_estimate(const EstimateOptions& o) {
   std::unique_ptr<FileSystem> fs = make_real_file_system();
   Result<Model> model = open_model(*fs, o.model);
   if (!model) return model.error();
-  run.model = std::move(*model);
-  run.warnings.insert(run.warnings.end(), run.model.warnings.begin(), run.model.warnings.end());
+  c.model = std::move(*model);
+  c.warnings.insert(c.warnings.end(), c.model.warnings.begin(), c.model.warnings.end());
 
   HostMemoryStatus status = query_host_memory(host);
-  run.warnings.insert(run.warnings.end(), status.warnings.begin(), status.warnings.end());
-  run.budget = to_memory_budget(status);
+  c.warnings.insert(c.warnings.end(), status.warnings.begin(), status.warnings.end());
+  c.budget = to_memory_budget(status);
+  return c;
+}
 
-  Result<Estimate> estimate = memfit::estimate(run.model, inputs, settings, platform, run.budget);
+Result<EstimateRun> run_estimate(const EstimateOptions& o) {
+  Result<EstimateContext> c = prepare_estimate(o);
+  if (!c) return c.error();
+  Result<Estimate> estimate = memfit::estimate(c->model, c->inputs, c->settings, c->platform, c->budget);
   if (!estimate) return estimate.error().within(o.model);
+  EstimateRun run;
+  run.model = std::move(c->model);
   run.estimate = std::move(*estimate);
+  run.budget = std::move(c->budget);
+  run.settings = c->settings;
+  run.warnings = std::move(c->warnings);
   return run;
 }
 

@@ -37,6 +37,21 @@ void add_model_options(CLI::App& command, EstimateOptions& options);
 // ... and the request's --max-tokens and --batch.
 void add_request_options(CLI::App& command, EstimateOptions& options);
 
+// Everything an estimate is computed from, resolved from the options,
+// the environment and the host.
+struct EstimateContext {
+  Model model;
+  EstimateInputs inputs;
+  EstimateSettings settings;
+  Platform platform;
+  MemoryBudget budget;
+  std::vector<std::string> warnings;  // settings + model + host, for stderr
+};
+
+// Opens the model, reads the settings from the environment and queries
+// the host. Usage problems come back as errors starting "usage: ".
+Result<EstimateContext> prepare_estimate(const EstimateOptions& options);
+
 // Everything an estimating command prints from.
 struct EstimateRun {
   Model model;
@@ -46,9 +61,7 @@ struct EstimateRun {
   std::vector<std::string> warnings;  // settings + model + host, for stderr
 };
 
-// Opens the model, reads the settings from the environment, queries the
-// host and estimates. Usage problems (bad option values) come back as
-// errors whose message starts with "usage: ".
+// prepare_estimate, then the estimate.
 Result<EstimateRun> run_estimate(const EstimateOptions& options);
 
 // Prints an error as one stderr line and returns the exit status for it.

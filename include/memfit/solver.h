@@ -1,0 +1,46 @@
+// Solving for the settings that fit: the largest context, batch or slot
+// count whose estimate stays within the budget, found by bisection over
+// the same estimator inspect uses (every term is non-decreasing in each of
+// these, so "fits" is monotone).
+#ifndef MEMFIT_SOLVER_H_
+#define MEMFIT_SOLVER_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include "memfit/estimate.h"
+#include "memfit/result.h"
+#include "memfit/serve_plan.h"
+
+namespace memfit {
+
+// Search ceilings: an answer equal to its ceiling is reported as capped
+// (a model whose cache stops growing, such as a pure SSM, fits any context).
+inline constexpr uint64_t kMaxSolvedTokens = 1ull << 30;
+inline constexpr uint64_t kMaxSolvedBatch = 1ull << 20;
+
+// The largest v in [lo, hi] with fits(v), assuming fits is monotone
+// (true up to some point, false after). nullopt when fits(lo) is false. An
+// error from fits() is returned as is.
+Result<std::optional<uint64_t>> largest_fitting(uint64_t lo, uint64_t hi,
+                                                const std::function<Result<bool>(uint64_t)>& fits);
+
+enum class SolveFor { kMaxTokens, kBatch, kSlots };
+
+struct Solution {
+  std::optional<uint64_t> value;  // nullopt: not even the smallest value fits
+  bool capped = false;            // value is the search ceiling
+  std::optional<Estimate> estimate;  // the estimate at value
+};
+
+// Solves with everything but the solved quantity fixed by `inputs` (and,
+// for kSlots, by `serve`: the total --ctx-size is split among the slots,
+// each slot at least kMinSlotContextTokens).
+Result<Solution> solve(SolveFor what, const Model& model, const EstimateInputs& inputs,
+                       const EstimateSettings& settings, const Platform& platform,
+                       const MemoryBudget& budget, const ServeOptions& serve = {});
+
+}  // namespace memfit
+
+#endif  // MEMFIT_SOLVER_H_

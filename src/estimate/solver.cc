@@ -1,0 +1,72 @@
+#include "memfit/solver.h"
+
+namespace memfit {
+
+Result<std::optional<uint64_t>> largest_fitting(uint64_t lo, uint64_t hi,
+                                                const std::function<Result<bool>(uint64_t)>& fits) {
+  Result<bool> first = fits(lo);
+  if (!first) return first.error();
+  if (!*first) return std::optional<uint64_t>();
+  // Invariant: fits(lo) is true; every value above hi is out of range.
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo + 1) / 2;
+    Result<bool> ok = fits(mid);
+    if (!ok) return ok.error();
+    if (*ok) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return std::optional<uint64_t>(lo);
+}
+
+Result<Solution> solve(SolveFor what, const Model& model, const EstimateInputs& inputs,
+                       const EstimateSettings& settings, const Platform& platform,
+                       const MemoryBudget& budget, const ServeOptions& serve) {
+  // The inputs at candidate value v.
+  auto inputs_at = [&](uint64_t v) -> Result<EstimateInputs> {
+    EstimateInputs in = inputs;
+    if (what == SolveFor::kMaxTokens) {
+      in.max_tokens = v;
+    } else if (what == SolveFor::kBatch) {
+      in.batch = v;
+    } else {
+      ServeOptions o = serve;
+      o.max_batch_size = v;
+      o.no_batch = false;
+      Result<ServeSlots> slots = serve_slots(o);
+      if (!slots) return slots.error();
+      in.max_tokens = slots->effective_context;
+      in.batch = slots->active_slots;
+    }
+    return in;
+  };
+  // An estimate that overflows, or a slot count that leaves slots too
+  // short, does not fit.
+  auto fits = [&](uint64_t v) -> Result<bool> {
+    Result<EstimateInputs> in = inputs_at(v);
+    if (!in) return false;
+    Result<Estimate> e = estimate(model, *in, settings, platform, budget);
+    return e.ok() && e->fits;
+  };
+  uint64_t ceiling = what == SolveFor::kMaxTokens ? kMaxSolvedTokens : kMaxSolvedBatch;
+  if (what == SolveFor::kSlots && serve.ctx_size > 0) {
+    ceiling = std::max<uint64_t>(1, serve.ctx_size / kMinSlotContextTokens);
+  }
+  Result<std::optional<uint64_t>> value = largest_fitting(1, ceiling, fits);
+  if (!value) return value.error();
+  Solution s;
+  s.value = *value;
+  if (s.value) {
+    s.capped = *s.value == ceiling;
+    Result<EstimateInputs> in = inputs_at(*s.value);
+    if (!in) return in.error();
+    Result<Estimate> e = estimate(model, *in, settings, platform, budget);
+    if (!e) return e.error();
+    s.estimate = std::move(*e);
+  }
+  return s;
+}
+
+}  // namespace memfit
