@@ -20,6 +20,7 @@ void add_inspect_command(CLI::App& app, int& exit_code);
 void add_host_command(CLI::App& app, int& exit_code);
 void add_preflight_command(CLI::App& app, int& exit_code);
 void add_fit_command(CLI::App& app, int& exit_code);
+void add_recommend_command(CLI::App& app, int& exit_code);
 void add_serve_command(CLI::App& app, int& exit_code);
 
 }  // namespace memfit::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   memfit::cli::add_host_command(app, exit_code);
   memfit::cli::add_preflight_command(app, exit_code);
   memfit::cli::add_fit_command(app, exit_code);
+  memfit::cli::add_recommend_command(app, exit_code);
   memfit::cli::add_serve_command(app, exit_code);
   try {
     app.parse(argc, argv);

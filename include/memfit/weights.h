@@ -27,12 +27,20 @@ enum class WeightsSource {
 
 std::string_view to_string(WeightsSource source);
 
+// The parts of a checkpoint, split by tensor name.
+enum class WeightComponent { kLanguageModel, kVisionTower, kAudioTower, kProjector };
+std::string_view to_string(WeightComponent component);
+inline constexpr int kWeightComponentCount = 4;
+
 struct WeightsInfo {
   uint64_t bytes = 0;
   WeightsSource source = WeightsSource::kFallback;
   uint64_t file_count = 0;    // weight files whose headers were read or trusted
   uint64_t tensor_count = 0;  // tensors seen in headers (0 when not read)
   bool verified = true;       // false for index-only totals and estimates
+  // Bytes per WeightComponent (indexed by its value), from the headers'
+  // tensor names; all zero when no header was read.
+  uint64_t component_bytes[kWeightComponentCount] = {0, 0, 0, 0};
 };
 
 // Bytes assumed when neither weights nor a usable config are present:
@@ -58,7 +66,9 @@ inline constexpr uint64_t kFallbackWeightsBytes = 7'000'000'000ull * 2;
 //  - An unusable index (bad JSON, no total_size, over
 //    kMaxSafetensorsIndexBytes) and no *.safetensors: an error naming it.
 // Weights bytes from headers are the sum of tensor data bytes, not file
-// sizes. Any header error fails the whole call, naming the shard.
+// sizes. Any header error fails the whole call, naming the shard (the first
+// bad one in name order). Headers of 8 or more shards are parsed on up to
+// 8 threads; `fs` is still called from one thread at a time.
 struct WeightsLookup {
   bool found = false;
   WeightsInfo info;

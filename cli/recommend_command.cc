@@ -1,0 +1,159 @@
+// memfit recommend-quant: the same estimate for each candidate weight
+// mode (the checkpoint as it is, int8, int4 MLX affine), the largest
+// context each allows, and the most precise mode that fits.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "estimate_options.h"
+#include "memfit/quant_schemes.h"
+#include "memfit/report.h"
+#include "memfit/solver.h"
+#include "memfit/tensor_inventory.h"
+
+namespace memfit::cli {
+namespace {
+
+struct RecommendOptions {
+  EstimateOptions estimate;
+  uint64_t group_size = 64;
+  std::vector<uint64_t> bits = {8, 4};
+};
+
+struct Candidate {
+  QuantScheme scheme;
+  uint64_t weights_bytes = 0;
+  Estimate estimate;
+  std::optional<uint64_t> max_tokens;
+  bool smaller_than_source = true;  // false: re-quantizing would not shrink the checkpoint
+};
+
+// The checkpoint's own bits per weight: its declared quantization, else 16.
+uint64_t source_bits(const ModelSpec& spec) {
+  return spec.quantization.bits > 0 ? spec.quantization.bits : 16;
+}
+
+Result<uint64_t> candidate_weights(const QuantScheme& scheme, const Model& model,
+                                   const std::vector<SafetensorsTensor>& tensors) {
+  if (scheme.as_is) return model.weights.bytes;
+  if (!tensors.empty()) return quantized_weights_bytes(tensors, scheme, model.spec.quantization);
+  // No headers on disk (an index-only download): the config's parameter count.
+  uint64_t params = model.spec.analytical_params;
+  if (params == 0) return Error("no weight headers and no config geometry to size " + scheme.name);
+  return params * scheme.bits / 8 + (params / scheme.group_size) * 4;
+}
+
+void run_recommend(const RecommendOptions& o, int& exit_code) {
+  Result<EstimateContext> c = prepare_estimate(o.estimate);
+  if (!c) {
+    exit_code = report_error(c.error());
+    return;
+  }
+  std::unique_ptr<FileSystem> fs = make_real_file_system();
+  Result<std::vector<SafetensorsTensor>> tensors = read_tensor_inventory(*fs, o.estimate.model);
+  if (!tensors) {
+    exit_code = report_error(tensors.error());
+    return;
+  }
+  if (tensors->empty()) {
+    c->warnings.push_back("no *.safetensors headers to read: quantized sizes are estimated from "
+                          "the config's parameter count");
+  }
+  print_warnings(c->warnings);
+
+  std::vector<QuantScheme> schemes = {QuantScheme{"as-is", true, 0, o.group_size}};
+  for (uint64_t bits : o.bits) {
+    schemes.push_back(QuantScheme{fmt::format("int{}", bits), false, bits, o.group_size});
+  }
+  std::vector<Candidate> candidates;
+  const Candidate* recommended = nullptr;
+  for (const QuantScheme& scheme : schemes) {
+    Candidate cand;
+    cand.scheme = scheme;
+    Result<uint64_t> weights = candidate_weights(scheme, c->model, *tensors);
+    if (!weights) {
+      exit_code = report_error(weights.error().within(o.estimate.model));
+      return;
+    }
+    cand.weights_bytes = *weights;
+    cand.smaller_than_source = scheme.as_is || scheme.bits < source_bits(c->model.spec);
+    Model variant = c->model;
+    variant.weights.bytes = cand.weights_bytes;
+    Result<Estimate> e = estimate(variant, c->inputs, c->settings, c->platform, c->budget);
+    if (!e) {
+      exit_code = report_error(e.error().within(o.estimate.model));
+      return;
+    }
+    cand.estimate = std::move(*e);
+    Result<Solution> s = solve(SolveFor::kMaxTokens, variant, c->inputs, c->settings, c->platform, c->budget);
+    if (!s) {
+      exit_code = report_error(s.error().within(o.estimate.model));
+      return;
+    }
+    cand.max_tokens = s->value;
+    candidates.push_back(std::move(cand));
+  }
+  for (const Candidate& cand : candidates) {
+    if (cand.estimate.fits && cand.smaller_than_source) {
+      recommended = &cand;
+      break;
+    }
+  }
+
+  std::string out;
+  if (o.estimate.json) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const Candidate& cand : candidates) {
+      list.push_back({{"mode", cand.scheme.name},
+                      {"weights_bytes", cand.weights_bytes},
+                      {"total_bytes", cand.estimate.total_bytes},
+                      {"fits", cand.estimate.fits},
+                      {"max_tokens_that_fit", cand.max_tokens ? nlohmann::ordered_json(*cand.max_tokens)
+                                                              : nlohmann::ordered_json(nullptr)}});
+    }
+    nlohmann::ordered_json j = {
+        {"recommended", recommended ? nlohmann::ordered_json(recommended->scheme.name)
+                                    : nlohmann::ordered_json(nullptr)},
+        {"candidates", list},
+        {"max_tokens", c->inputs.max_tokens},
+        {"batch", c->inputs.batch},
+        {"kv_cache_mode", to_string(c->inputs.kv_element)},
+        {"group_size", o.group_size},
+        {"budget_bytes", c->budget.budget_bytes}};
+    out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  } else {
+    out = fmt::format("{} at {} tokens, batch {}, {} KV; budget {} ({})\n\n", o.estimate.model,
+                      c->inputs.max_tokens, c->inputs.batch, to_string(c->inputs.kv_element),
+                      format_bytes(c->budget.budget_bytes), c->budget.source);
+    out += fmt::format("  {:<8}{:>12}{:>12}  {:<13}{}\n", "mode", "weights", "total", "verdict",
+                       "largest context that fits");
+    for (const Candidate& cand : candidates) {
+      out += fmt::format("  {:<8}{:>12}{:>12}  {:<13}{}\n", cand.scheme.name,
+                         format_bytes(cand.weights_bytes), format_bytes(cand.estimate.total_bytes),
+                         cand.estimate.fits ? "FITS" : "DOES NOT FIT",
+                         cand.max_tokens ? fmt::format("{} tokens", *cand.max_tokens) : "none");
+    }
+    out += recommended ? fmt::format("\nRecommended: {}\n", recommended->scheme.name)
+                       : "\nRecommended: none of these fits\n";
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  exit_code = kExitOk;
+}
+
+}  // namespace
+
+void add_recommend_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<RecommendOptions>();
+  CLI::App* cmd = app.add_subcommand("recommend-quant", "the most precise weight mode that fits");
+  add_model_options(*cmd, options->estimate);
+  add_request_options(*cmd, options->estimate);
+  cmd->add_option("--group-size", options->group_size, "MLX quantization group (default 64)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--bits", options->bits, "candidate bit widths (default 8 4)")
+      ->check(CLI::Range(1, 16));
+  cmd->callback([options, &exit_code] { run_recommend(*options, exit_code); });
+}
+
+}  // namespace memfit::cli

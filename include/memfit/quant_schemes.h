@@ -1,0 +1,48 @@
+// Weight quantization schemes for recommend-quant: what a checkpoint's
+// weights would take if quantized, computed from its headers' tensor
+// shapes (never from a parameter count).
+//
+// MLX affine quantization stores each quantizable matrix as `bits` per
+// weight plus a 16-bit scale and a 16-bit bias per group of `group_size`
+// weights along the last dimension:
+//   bytes = elements x bits / 8 + (elements / group_size) x 4
+// A matrix is quantizable when it is 2-D, named *.weight (embeddings
+// included, norms excluded) and its last dimension is a multiple of the
+// group size; every other tensor keeps its header bytes. A checkpoint that
+// is already MLX-quantized (packed U32 weights with .scales and .biases)
+// is sized from its logical shapes.
+//
+// The candidate list is a table of schemes so that GGUF types (Q8_0 ...
+// Q2_K, with their real bits per weight) can join it.
+#ifndef MEMFIT_QUANT_SCHEMES_H_
+#define MEMFIT_QUANT_SCHEMES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memfit/model_spec.h"
+#include "memfit/result.h"
+#include "memfit/safetensors.h"
+
+namespace memfit {
+
+struct QuantScheme {
+  std::string name;         // "as-is", "int8", "int4"
+  bool as_is = false;       // the checkpoint's own bytes
+  uint64_t bits = 16;       // per quantized weight
+  uint64_t group_size = 64;
+};
+
+// as-is, int8 and int4 MLX affine schemes at `group_size`.
+std::vector<QuantScheme> mlx_quant_schemes(uint64_t group_size = 64);
+
+// The weights' bytes under `scheme`. `source` is the checkpoint's own
+// quantization (from its config), used to unpack MLX-packed weights.
+Result<uint64_t> quantized_weights_bytes(const std::vector<SafetensorsTensor>& tensors,
+                                         const QuantScheme& scheme,
+                                         const QuantizationInfo& source);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_QUANT_SCHEMES_H_

@@ -1,0 +1,84 @@
+#include "memfit/quant_schemes.h"
+
+#include <string_view>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "memfit/checked_math.h"
+
+namespace memfit {
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string_view base_name(std::string_view name) {
+  size_t dot = name.rfind('.');
+  return dot == std::string_view::npos ? name : name.substr(0, dot);
+}
+
+bool is_norm(std::string_view name) {
+  return name.find("norm") != std::string_view::npos || name.find("ln_") != std::string_view::npos;
+}
+
+}  // namespace
+
+std::vector<QuantScheme> mlx_quant_schemes(uint64_t group_size) {
+  return {{"as-is", true, 0, group_size},
+          {"int8", false, 8, group_size},
+          {"int4", false, 4, group_size}};
+}
+
+Result<uint64_t> quantized_weights_bytes(const std::vector<SafetensorsTensor>& tensors,
+                                         const QuantScheme& scheme,
+                                         const QuantizationInfo& source) {
+  CheckedBytes total = 0;
+  if (scheme.as_is) {
+    for (const SafetensorsTensor& t : tensors) total += t.data_bytes;
+    if (!total.value()) return Error("weights overflow 64 bits");
+    return *total.value();
+  }
+  if (scheme.bits == 0 || scheme.group_size == 0) {
+    return Error(fmt::format("scheme {}: bits and group size must be positive", scheme.name));
+  }
+  // MLX-packed sources: U32 weights whose .scales sibling exists.
+  std::unordered_set<std::string_view> packed;
+  const bool mlx_source = source.method == "mlx_affine" && source.bits > 0;
+  if (mlx_source) {
+    std::unordered_set<std::string_view> scaled;
+    for (const SafetensorsTensor& t : tensors) {
+      if (ends_with(t.name, ".scales")) scaled.insert(base_name(t.name));
+    }
+    for (const SafetensorsTensor& t : tensors) {
+      if (t.dtype == "U32" && ends_with(t.name, ".weight") && scaled.count(base_name(t.name))) {
+        packed.insert(base_name(t.name));
+      }
+    }
+  }
+  for (const SafetensorsTensor& t : tensors) {
+    std::string_view name = t.name;
+    if ((ends_with(name, ".scales") || ends_with(name, ".biases")) && packed.count(base_name(name))) {
+      continue;  // replaced by the new scheme's own scales and biases
+    }
+    bool is_packed = packed.count(base_name(name)) > 0 && ends_with(name, ".weight");
+    std::vector<uint64_t> shape = t.shape;
+    if (is_packed && shape.size() == 2) {
+      shape[1] = shape[1] * 32 / source.bits;  // logical columns
+    }
+    bool quantizable = shape.size() == 2 && ends_with(name, ".weight") && !is_norm(name) &&
+                       shape[1] % scheme.group_size == 0;
+    if (!quantizable) {
+      total += t.data_bytes;
+      continue;
+    }
+    CheckedBytes elements = CheckedBytes(shape[0]) * shape[1];
+    total += CheckedBytes::ceil_div(elements * scheme.bits, 8) +
+             CheckedBytes::ceil_div(elements, scheme.group_size) * 4;
+  }
+  if (!total.value()) return Error("weights overflow 64 bits");
+  return *total.value();
+}
+
+}  // namespace memfit

@@ -1,0 +1,66 @@
+// recommend-quant agrees with inspect for the same inputs, and picks the
+// most precise mode that fits.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.h"
+#include "support/safetensors_writer.h"
+#include "support/temp_dir.h"
+
+namespace memfit {
+namespace {
+
+using testing::run_memfit;
+
+const std::string kExample = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
+
+TEST(RecommendQuantCli, AsIsRowEqualsInspect) {
+  std::map<std::string, std::string> env = {{"MEMFIT_MEMORY_LIMIT", "12GiB"}};
+  auto rec = run_memfit({"recommend-quant", "-m", kExample, "--json", "--max-tokens", "4096"}, env);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto ins = run_memfit({"inspect", "-m", kExample, "--json", "--max-tokens", "4096"}, env);
+  nlohmann::json r = nlohmann::json::parse(rec.out);
+  nlohmann::json i = nlohmann::json::parse(ins.out);
+  ASSERT_EQ(r["candidates"].size(), 3u);
+  EXPECT_EQ(r["candidates"][0]["mode"], "as-is");
+  EXPECT_EQ(r["candidates"][0]["total_bytes"], i["total_bytes"]);
+  EXPECT_EQ(r["candidates"][0]["weights_bytes"], i["weights_bytes"]);
+  EXPECT_EQ(r["candidates"][0]["fits"], i["fits"]);
+  // The checkpoint is already 4-bit: int8 is larger and never recommended;
+  // as-is fits 12 GiB at 4096 tokens, so it is the answer.
+  EXPECT_EQ(r["recommended"], "as-is");
+}
+
+TEST(RecommendQuantCli, PicksTheMostPreciseModeThatFits) {
+  // 8 layers of 4096 x 4096 BF16 (32 MiB each) + embeddings 32000 x 4096 (250 MiB):
+  // as is 8 x 33,554,432 + 262,144,000 = 530,579,456 B.
+  TempDir dir;
+  dir.write_file("config.json", R"({"model_type":"llama","num_hidden_layers":8,"hidden_size":4096,
+      "num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":4096,"vocab_size":32000})");
+  std::vector<TensorSpec> tensors = {{"model.embed_tokens.weight", "BF16", {32000, 4096}, std::nullopt}};
+  for (int i = 0; i < 8; ++i) {
+    tensors.push_back({"model.layers." + std::to_string(i) + ".mlp.up_proj.weight", "BF16", {4096, 4096}, std::nullopt});
+  }
+  write_safetensors_file(dir.file_path("model.safetensors"), tensors);
+  // int8: elements (8 x 16,777,216 + 131,072,000) = 265,289,728 x 1 + /64 x 4 = 16,580,608
+  // = 281,870,336 B of weights. KV 8 x 2 x 8 x 128 x 2 B x 1024 = 33,554,432;
+  // activation 2 x 1024 x 8192 x 2 + 32000 x 2 = 33,618,432.
+  // as is: 1.2 x (530,579,456 + 33,554,432) + 33,618,432 = 710,579,098 > 600 MiB (629,145,600);
+  // int8:  1.2 x (281,870,336 + 33,554,432) + 33,618,432 = 412,128,154: fits.
+  auto r = run_memfit({"recommend-quant", "-m", dir.path(), "--json", "--max-tokens", "1024"},
+                      {{"MEMFIT_MEMORY_LIMIT", "600MiB"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["candidates"][0]["weights_bytes"], 530579456u);
+  EXPECT_EQ(j["candidates"][0]["total_bytes"], 710579098u);
+  EXPECT_EQ(j["candidates"][1]["total_bytes"], 412128154u);
+  EXPECT_EQ(j["candidates"][1]["weights_bytes"], 281870336u);
+  EXPECT_EQ(j["candidates"][0]["fits"], false);
+  EXPECT_EQ(j["candidates"][1]["fits"], true);
+  EXPECT_EQ(j["recommended"], "int8");
+  EXPECT_TRUE(j["candidates"][1]["max_tokens_that_fit"].get<uint64_t>() >= 1024u);
+}
+
+}  // namespace
+}  // namespace memfit
