@@ -86,6 +86,9 @@ struct ModelSpec {
   std::vector<std::string> assumptions;
   QuantizationInfo quantization;
   MoeInfo moe;
+  // The config describes towers beside the language model (vision_config,
+  // audio_config, or a nested text config).
+  bool multimodal = false;
   // Parameters counted from the config alone; 0 when geometry is missing.
   uint64_t analytical_params = 0;
 };

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include "memfit/model.h"
+#include "memfit/tensor_inventory.h"
 #include "model/family.h"
+#include "model/weight_components.h"
 
 namespace memfit {
 namespace {
@@ -52,6 +54,23 @@ void note_spec(Model& model) {
   }
 }
 
+// Splits a multimodal checkpoint's header bytes into language model,
+// towers and projector. Only multimodal configs pay for this second pass
+// over the headers; text-only models keep their single pass.
+Status split_components(FileSystem& fs, const std::string& path, Model& model) {
+  bool from_headers = model.weights.source == WeightsSource::kSafetensorsHeader ||
+                      model.weights.source == WeightsSource::kSafetensorsIndex;
+  if (!model.spec.multimodal || !from_headers) {
+    return Status::Ok();
+  }
+  Result<std::vector<SafetensorsTensor>> tensors = read_tensor_inventory(fs, path);
+  if (!tensors) return tensors.error();
+  for (const SafetensorsTensor& t : *tensors) {
+    model.weights.component_bytes[static_cast<int>(classify_tensor(t.name))] += t.data_bytes;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<Model> open_model(FileSystem& fs, const std::string& path) {
@@ -91,6 +110,8 @@ Result<Model> open_model(FileSystem& fs, const std::string& path) {
     Result<WeightsInfo> weights = read_single_file_weights(fs, path);
     if (!weights) return weights.error();
     model.weights = *weights;
+    Status split = split_components(fs, path, model);
+    if (!split) return split.error();
     return model;
   }
 
@@ -98,6 +119,8 @@ Result<Model> open_model(FileSystem& fs, const std::string& path) {
   if (!weights) return weights.error();
   if (weights->found) {
     model.weights = weights->info;
+    Status split = split_components(fs, dir, model);
+    if (!split) return split.error();
   } else if (model.has_config && model.spec.analytical_params > 0) {
     model.weights.source = WeightsSource::kAnalyticalConfig;
     model.weights.verified = false;

@@ -124,6 +124,10 @@ Result<ModelSpec> parse_model_config(std::string_view config_json) {
   if (text_type.empty()) {
     spec.assumptions.push_back("config has no model_type: layout chosen from the geometry alone");
   }
+  for (const char* key : {"vision_config", "audio_config", "vision_tower", "audio_tower"}) {
+    if (doc->top().contains(key)) spec.multimodal = true;
+  }
+  if (!doc->text_key().empty()) spec.multimodal = true;
   spec.quantization = read_quantization(*doc);
   spec.moe = read_moe(*doc);
   spec.analytical_params = analytical_parameter_count(reader, spec);

@@ -32,6 +32,17 @@ nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e, c
   j["weights_bytes"] = e.weights_bytes;
   j["weights_source"] = std::string(to_string(model.weights.source));
   j["weights_verified"] = model.weights.verified;
+  uint64_t split_total = 0;
+  for (uint64_t b : model.weights.component_bytes) split_total += b;
+  if (split_total > 0) {
+    Json parts;
+    for (int c = 0; c < kWeightComponentCount; ++c) {
+      parts[std::string(to_string(static_cast<WeightComponent>(c)))] = model.weights.component_bytes[c];
+    }
+    j["weights_components"] = std::move(parts);
+  } else {
+    j["weights_components"] = nullptr;
+  }
   if (e.kv.available) {
     j["kv_bytes_per_token"] = {{"fp16", e.kv.per_token_fp16_bytes},
                                {"int8", e.kv.per_token_int8_bytes},

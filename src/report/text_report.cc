@@ -51,6 +51,11 @@ std::string render_estimate_text(const Model& model, const Estimate& e, const Me
   std::string weights_note = std::string(to_string(model.weights.source));
   if (!model.weights.verified) weights_note += " (not verified)";
   row(out, "Weights", e.weights_bytes, weights_note);
+  for (int c = 0; c < kWeightComponentCount; ++c) {
+    uint64_t bytes = model.weights.component_bytes[c];
+    if (bytes == 0 || bytes == e.weights_bytes) continue;
+    row(out, fmt::format("  {}", to_string(static_cast<WeightComponent>(c))), bytes);
+  }
   row(out, "KV cache", e.kv.total_bytes, e.kv.available ? "" : "unavailable");
   for (const KvGroup& g : e.kv.groups) {
     std::string label = fmt::format("  {} x{}", to_string(g.kind), g.layers);
