@@ -110,9 +110,8 @@ int run_serve(const ServeOptions& o) {
   });
 
   const std::vector<std::string>& roots = (*service)->model_roots();
-  const std::string host = address->host.find(':') != std::string::npos
-                               ? "[" + address->host + "]"
-                               : address->host;
+  const std::string host =
+      address->host.find(':') != std::string::npos ? "[" + address->host + "]" : address->host;
   print_line(fmt::format("serving on http://{}:{} (model roots: {})", host, *port,
                          roots.empty() ? "none" : fmt::format("{}", fmt::join(roots, ", "))));
   if (roots.empty()) print_line("warning: no --model-root: every model request will be refused");
@@ -140,8 +139,9 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       "serve", "serve estimates and prefill admission over HTTP, with Prometheus /metrics");
   command->add_option("--listen", options->listen, "host:port to listen on (port 0: any free port)")
       ->capture_default_str();
-  command->add_option("--model-root", options->model_roots,
-                      "folder whose models may be named (repeatable)")
+  command
+      ->add_option("--model-root", options->model_roots,
+                   "folder whose models may be named (repeatable)")
       ->check(CLI::ExistingDirectory);
   command->add_option("--memory-limit", options->memory_limit,
                       "memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT");

@@ -18,24 +18,24 @@
 #define MEMFIT_HOST_MEMORY_H_
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
+#include "memfit/environment.h"
 #include "memfit/estimate.h"
 #include "memfit/result.h"
 
 namespace memfit {
 
 struct CgroupMemory {
-  int version = 2;                 // 1 or 2
-  uint64_t limit_bytes = 0;        // tightest limit on the path to the root
-  uint64_t usage_bytes = 0;        // memory.current / memory.usage_in_bytes at that level
+  int version = 2;                   // 1 or 2
+  uint64_t limit_bytes = 0;          // tightest limit on the path to the root
+  uint64_t usage_bytes = 0;          // memory.current / memory.usage_in_bytes at that level
   uint64_t inactive_file_bytes = 0;  // reclaimable page cache at that level
-  std::string path;                // the cgroup whose headroom is tightest, as the
-                                   // kernel names it ("/", "/kubepods/pod1")
+  std::string path;                  // the cgroup whose headroom is tightest, as the
+                                     // kernel names it ("/", "/kubepods/pod1")
   // limit - (usage - inactive_file), 0 when usage is past the limit.
   uint64_t headroom_bytes() const;
 };
@@ -45,7 +45,7 @@ enum class GpuVendor { kNvidia, kAmd };
 const char* gpu_vendor_name(GpuVendor vendor);
 
 struct GpuMemory {
-  int index = 0;                   // the vendor library's index: cuda:N / rocm:N
+  int index = 0;  // the vendor library's index: cuda:N / rocm:N
   GpuVendor vendor = GpuVendor::kNvidia;
   std::string name;
   uint64_t total_bytes = 0;
@@ -65,40 +65,46 @@ Result<DeviceSelector> parse_device_selector(const std::string& text);
 std::string device_selector_name(const DeviceSelector& device);
 
 struct HostMemoryStatus {
-  std::string os;                     // "linux", "macos", "windows", "other"
+  std::string os;  // "linux", "macos", "windows", "other"
   uint64_t ram_total_bytes = 0;
-  uint64_t available_now_bytes = 0;   // what the OS can give now, machine-wide
-                                      // (MemAvailable, the macOS formula, ullAvailPhys)
-  uint64_t ram_available_bytes = 0;   // what this process can take now: available
-                                      // now clamped by the cgroup headroom
-  uint64_t reserve_bytes = 0;         // left to the OS: max(7 GiB, 15% RAM) on macOS,
-                                      // 0 on Linux and Windows (see docs/host.md)
+  uint64_t available_now_bytes = 0;  // what the OS can give now, machine-wide
+                                     // (MemAvailable, the macOS formula, ullAvailPhys)
+  uint64_t ram_available_bytes = 0;  // what this process can take now: available
+                                     // now clamped by the cgroup headroom
+  uint64_t reserve_bytes = 0;        // left to the OS: max(7 GiB, 15% RAM) on macOS,
+                                     // 0 on Linux and Windows (see docs/host.md)
   uint64_t budget_bytes = 0;
-  std::string budget_source;          // "explicit", "cgroup", "meminfo_available",
-                                      // "meminfo_total", "unified_memory", "gpu",
-                                      // "windows", "unavailable" (nothing readable:
-                                      // budget 0), "device_missing" (budget 0)
-  std::string device;                 // whose memory is the budget: "cpu" (host RAM or
-                                      // unified memory), "cuda:N", "rocm:N"
+  std::string budget_source;                // "explicit", "cgroup", "meminfo_available",
+                                            // "meminfo_total", "unified_memory", "gpu",
+                                            // "windows", "unavailable" (nothing readable:
+                                            // budget 0), "device_missing" (budget 0)
+  std::string device;                       // whose memory is the budget: "cpu" (host RAM or
+                                            // unified memory), "cuda:N", "rocm:N"
   std::optional<std::string> device_error;  // set when the selected GPU does not
                                             // exist and no explicit limit was given
-  std::optional<CgroupMemory> cgroup; // null when no level has a memory limit
-  std::vector<GpuMemory> gpus;        // NVIDIA first, then AMD
-  uint64_t metal_working_set_bytes = 0;  // macOS only; 0 elsewhere or unknown
+  std::optional<CgroupMemory> cgroup;       // null when no level has a memory limit
+  std::vector<GpuMemory> gpus;              // NVIDIA first, then AMD
+  uint64_t metal_working_set_bytes = 0;     // macOS only; 0 elsewhere or unknown
   std::vector<std::string> warnings;
 };
 
 struct HostQueryOptions {
   std::optional<uint64_t> explicit_limit_bytes;  // wins over everything when set
   DeviceSelector device;
-  std::string sysroot = "/";                     // MEMFIT_SYSROOT: prefix for /proc, /sys
+  std::string sysroot = "/";  // MEMFIT_SYSROOT: prefix for /proc, /sys
   // MEMFIT_NVML_LIBRARY / MEMFIT_ROCM_SMI_LIBRARY. Empty: the vendors' usual
   // names are tried and absence is silent; a named library that cannot be
   // loaded is a warning.
   std::string nvml_library;
   std::string rocm_smi_library;
-  bool probe_gpus = true;                        // false: skip both libraries
+  bool probe_gpus = true;  // false: skip both libraries
 };
+
+// The options the environment sets: MEMFIT_SYSROOT (unset or empty: "/"),
+// MEMFIT_NVML_LIBRARY, MEMFIT_ROCM_SMI_LIBRARY. The explicit limit
+// (MEMFIT_MEMORY_LIMIT, read by settings_from_environment) and the device
+// are left for the caller to set.
+HostQueryOptions host_query_options_from_environment(const Environment& env);
 
 // Queries the real machine (the OS-specific implementation is chosen by
 // the build). Never fails: what cannot be read is reported as 0 with a
@@ -112,6 +118,8 @@ HostMemoryStatus query_host_memory(const HostQueryOptions& options);
 MemoryBudget to_memory_budget(const HostMemoryStatus& status);
 
 // The JSON object of `memfit host --json` (docs/host.md lists the fields).
+// GPU names are the vendor library's bytes: dump with
+// nlohmann::json::error_handler_t::replace in case they are not UTF-8.
 nlohmann::json host_status_to_json(const HostMemoryStatus& status);
 
 // The seed's guardrail line. `load_bytes` is weights + KV + activation.

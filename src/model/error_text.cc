@@ -21,11 +21,21 @@ std::string quote_untrusted(std::string_view text) {
   for (char c : text.substr(0, keep_bytes)) {
     auto byte = static_cast<unsigned char>(c);
     switch (c) {
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\\': out += "\\\\"; break;
-      case '\'': out += "\\'"; break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\'':
+        out += "\\'";
+        break;
       default:
         if (byte < 0x20 || byte == 0x7f) {
           out += fmt::format("\\x{:02x}", byte);

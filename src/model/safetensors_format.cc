@@ -47,24 +47,27 @@ Result<uint64_t> parse_safetensors_length(std::string_view prefix8, uint64_t fil
   return header_bytes;
 }
 
+// The dtypes of the safetensors spec with a whole-byte width. Sub-byte
+// types (F4, F6_E2M3, F6_E3M2, ...) and anything unknown are 0: their
+// data_offsets are trusted as they are. Dispatched on length first: this
+// runs once per tensor, 140,000 times for a large MoE checkpoint.
 uint64_t safetensors_dtype_width(std::string_view dtype) {
-  struct Width {
-    std::string_view dtype;
-    uint64_t bytes;
-  };
-  // The dtypes of the safetensors spec with a whole-byte width. Sub-byte
-  // types (F4, F6_E2M3, F6_E3M2, ...) and anything unknown are 0: their
-  // data_offsets are trusted as they are.
-  static constexpr Width kWidths[] = {
-      {"BF16", 2},    {"F16", 2},     {"F32", 4},     {"I8", 1},       {"U8", 1},
-      {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"F8_E8M0", 1}, {"BOOL", 1},     {"I16", 2},
-      {"U16", 2},     {"I32", 4},     {"U32", 4},     {"F64", 8},      {"I64", 8},
-      {"U64", 8},
-  };
-  for (const Width& width : kWidths) {
-    if (width.dtype == dtype) return width.bytes;
+  switch (dtype.size()) {
+    case 2:
+      return dtype == "I8" || dtype == "U8" ? 1 : 0;
+    case 3:
+      if (dtype == "F16" || dtype == "I16" || dtype == "U16") return 2;
+      if (dtype == "F32" || dtype == "I32" || dtype == "U32") return 4;
+      if (dtype == "F64" || dtype == "I64" || dtype == "U64") return 8;
+      return 0;
+    case 4:
+      if (dtype == "BF16") return 2;
+      return dtype == "BOOL" ? 1 : 0;
+    case 7:
+      return dtype == "F8_E4M3" || dtype == "F8_E5M2" || dtype == "F8_E8M0" ? 1 : 0;
+    default:
+      return 0;
   }
-  return 0;
 }
 
 }  // namespace memfit

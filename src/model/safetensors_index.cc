@@ -77,14 +77,15 @@ Status parse_weight_map(od::value& value, SafetensorsIndex& index) {
   for (auto field_result : weight_map) {
     od::field field;
     if (auto code = std::move(field_result).get(field)) return json_error(code);
-    std::string_view tensor;
-    if (auto code = field.unescaped_key().get(tensor)) return json_error(code);
     std::string_view shard;
     if (auto code = field.value().get_string().get(shard)) {
-      if (is_type_error(code)) {
-        return index_error(fmt::format("weight_map value of {} is not a string", quote_untrusted(tensor)));
-      }
-      return json_error(code);
+      if (!is_type_error(code)) return json_error(code);
+      // The tensor's name is unescaped only here, for the message: there
+      // are ~140,000 of them in a large index and nothing else needs them.
+      std::string_view tensor;
+      if (auto key_code = field.unescaped_key().get(tensor)) return json_error(key_code);
+      return index_error(
+          fmt::format("weight_map value of {} is not a string", quote_untrusted(tensor)));
     }
     ++index.tensor_count;
     if (shard == last_shard && index.tensor_count > 1) continue;
@@ -112,7 +113,14 @@ Result<SafetensorsIndex> parse_safetensors_index(std::string_view json) {
   }
   od::object root;
   if (auto code = doc.get_object().get(root)) {
-    if (code == simdjson::INCORRECT_TYPE) return index_error("JSON is not an object");
+    od::json_type type{};
+    if (code == simdjson::INCORRECT_TYPE && doc.type().get(type) == simdjson::SUCCESS &&
+        type != od::json_type::object) {
+      return index_error("JSON is not an object");
+    }
+    if (code == simdjson::INCORRECT_TYPE) {
+      return index_error("invalid JSON: the text does not start with a JSON value");
+    }
     return json_error(code);
   }
   SafetensorsIndex index;

@@ -13,10 +13,10 @@
 #include <algorithm>
 #include <optional>
 
-#include "memfit/checked_math.h"
 #include "memfit/safetensors.h"
 #include "memfit/weights.h"
 #include "model/error_text.h"
+#include "model/safetensors_header_sum.h"
 
 namespace memfit {
 namespace {
@@ -52,21 +52,13 @@ Result<std::vector<std::string>> list_safetensors_files(FileSystem& fs, const st
 // Sums the tensor data bytes of the headers of `names` in `dir`.
 Result<WeightsInfo> size_from_headers(FileSystem& fs, const std::string& dir,
                                       const std::vector<std::string>& names) {
-  SafetensorsHeaderReader reader;  // one parser and buffer for every shard
-  CheckedBytes total_bytes;
-  uint64_t tensor_count = 0;
-  for (const std::string& name : names) {
-    Result<SafetensorsSummary> summary = reader.read_summary(fs, join_path(dir, name));
-    if (!summary.ok()) return summary.error();
-    total_bytes += summary->data_bytes;
-    tensor_count += summary->tensor_count;
-  }
-  if (total_bytes.overflowed()) {
-    return Error(fmt::format("sizing {}: tensor bytes of its *.safetensors files add up to more "
-                             "than 2^64", quote_untrusted(dir)));
-  }
-  return WeightsInfo{*total_bytes.value(), WeightsSource::kSafetensorsHeader, names.size(),
-                     tensor_count, /*verified=*/true};
+  std::vector<std::string> paths;
+  paths.reserve(names.size());
+  for (const std::string& name : names) paths.push_back(join_path(dir, name));
+  Result<SafetensorsHeaderTotals> totals = sum_safetensors_headers(fs, paths);
+  if (!totals.ok()) return totals.error();
+  return WeightsInfo{totals->data_bytes, WeightsSource::kSafetensorsHeader, names.size(),
+                     totals->tensor_count, /*verified=*/true};
 }
 
 Result<WeightsLookup> found(Result<WeightsInfo> info) {
@@ -88,7 +80,8 @@ Result<IndexLoad> load_index(FileSystem& fs, const std::string& index_path, cons
   if (stat.size_bytes > kMaxSafetensorsIndexBytes) {
     return IndexLoad{std::nullopt,
                      fmt::format("safetensors index: file is {} bytes, over the {}-byte (64 MiB) "
-                                 "limit", stat.size_bytes, kMaxSafetensorsIndexBytes)};
+                                 "limit",
+                                 stat.size_bytes, kMaxSafetensorsIndexBytes)};
   }
   Result<std::string> json = fs.read_range(index_path, 0, stat.size_bytes);
   if (!json.ok()) return json.error();
@@ -148,7 +141,9 @@ Result<WeightsLookup> find_folder_weights(FileSystem& fs, const std::string& dir
   Result<IndexLoad> load = load_index(fs, index_path, *index_stat);
   if (!load.ok()) return load.error();
   if (!load->index) {
-    if (local_files->empty()) return Error(fmt::format("reading {}: {}", quote_untrusted(index_path), load->problem));
+    if (local_files->empty()) {
+      return Error(fmt::format("reading {}: {}", quote_untrusted(index_path), load->problem));
+    }
     warnings.push_back(fmt::format("{} is unusable ({}); {}", kSafetensorsIndexName, load->problem,
                                    headers_instead(*local_files)));
     return found(size_from_headers(fs, dir, *local_files));
@@ -162,8 +157,10 @@ Result<WeightsLookup> find_folder_weights(FileSystem& fs, const std::string& dir
                                            index.shard_names.size(), 0, /*verified=*/true}};
   }
   if (local_files->empty()) {
-    warnings.push_back(fmt::format("{}: total_size {} bytes is unverified: no *.safetensors file "
-                                   "is in the folder", kSafetensorsIndexName, index.total_bytes));
+    warnings.push_back(
+        fmt::format("{}: total_size {} bytes is unverified: no *.safetensors file "
+                    "is in the folder",
+                    kSafetensorsIndexName, index.total_bytes));
     return WeightsLookup{true, WeightsInfo{index.total_bytes, WeightsSource::kSafetensorsIndex,
                                            index.shard_names.size(), 0, /*verified=*/false}};
   }

@@ -5,11 +5,16 @@ namespace memfit {
 // The spellings of the `weights_source` report field (SPEC section 1).
 std::string_view to_string(WeightsSource source) {
   switch (source) {
-    case WeightsSource::kSafetensorsHeader: return "safetensors_header";
-    case WeightsSource::kSafetensorsIndex: return "safetensors_index";
-    case WeightsSource::kGgufHeader: return "gguf_header";
-    case WeightsSource::kAnalyticalConfig: return "analytical_config";
-    case WeightsSource::kFallback: return "fallback";
+    case WeightsSource::kSafetensorsHeader:
+      return "safetensors_header";
+    case WeightsSource::kSafetensorsIndex:
+      return "safetensors_index";
+    case WeightsSource::kGgufHeader:
+      return "gguf_header";
+    case WeightsSource::kAnalyticalConfig:
+      return "analytical_config";
+    case WeightsSource::kFallback:
+      return "fallback";
   }
   return "unknown";
 }

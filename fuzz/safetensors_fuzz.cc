@@ -1,0 +1,47 @@
+// libFuzzer target for the safetensors header parser. The input is a whole
+// .safetensors file in memory: no disk, no FileSystem.
+//
+// Two paths per input: (1) as a file: the 8-byte length prefix, then the
+// header it delimits against the rest of the "file"; (2) the bytes after
+// the first 8 as a header on their own, with a large data region, so the
+// fuzzer reaches the JSON checks without first guessing a valid length.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "memfit/safetensors.h"
+
+namespace {
+
+// Properties every successful parse must have.
+void check(const memfit::Result<memfit::SafetensorsHeader>& header, uint64_t data_region_bytes) {
+  if (!header.ok()) {
+    if (header.error().message().find('\n') != std::string::npos) __builtin_trap();
+    return;
+  }
+  uint64_t total_bytes = 0;
+  for (const memfit::SafetensorsTensor& tensor : header->tensors) {
+    if (tensor.data_bytes > data_region_bytes) __builtin_trap();
+    total_bytes += tensor.data_bytes;
+  }
+  if (total_bytes != header->data_bytes || total_bytes > data_region_bytes) __builtin_trap();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view file(reinterpret_cast<const char*>(data), size);
+
+  memfit::Result<uint64_t> header_bytes = memfit::parse_safetensors_length(file, file.size());
+  if (header_bytes.ok()) {
+    const uint64_t data_region_bytes = file.size() - 8 - *header_bytes;
+    check(memfit::parse_safetensors_header(file.substr(8, *header_bytes), data_region_bytes),
+          data_region_bytes);
+  }
+
+  if (file.size() >= 8) {
+    constexpr uint64_t kDataRegionBytes = 1ull << 40;
+    check(memfit::parse_safetensors_header(file.substr(8), kDataRegionBytes), kDataRegionBytes);
+  }
+  return 0;
+}

@@ -1,0 +1,153 @@
+// The memfit HTTP service (SPEC section 3, `memfit serve`): the estimator
+// and the prefill admission guard over JSON, and Prometheus gauges.
+//
+//   GET  /healthz       200 {"status":"ok"}
+//   GET  /v1/models     the folders under each model root holding a config.json
+//   POST /v1/estimate   {model, max_tokens, batch, kv_cache_mode, ...} -> the
+//                       JSON object of `memfit inspect --json`
+//   POST /v1/admit      {model, prompt_tokens, cached_tokens, ...} -> 200
+//                       {admitted: true, peak_bytes, ...} or 400 with error
+//                       code "prefill_memory_exceeded"
+//   GET  /metrics       Prometheus text format, memfit_* gauges and counters
+//
+// Every error is 4xx/5xx with the body {"error": {"code", "message", ...}};
+// docs/service.md lists the request fields, codes and security rules.
+//
+// Service is the whole service without sockets: handle() maps a method,
+// path and body to a response, so it can be tested and benchmarked
+// directly. HttpServer binds one Service to a TCP port (cpp-httplib).
+#ifndef MEMFIT_SERVICE_H_
+#define MEMFIT_SERVICE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "memfit/estimate.h"
+#include "memfit/host_memory.h"
+#include "memfit/prefill_guard.h"
+#include "memfit/process_gauges.h"
+#include "memfit/result.h"
+#include "memfit/settings.h"
+
+namespace memfit {
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type;  // "application/json", or Prometheus text for /metrics
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra headers ("Allow")
+};
+
+struct ServiceOptions {
+  // Folders whose models may be named. Each must exist; it is resolved to
+  // its real path once, at create(). A request names a model by a path
+  // relative to a root (tried in order) or by an absolute path inside one;
+  // a path that leaves every root (by "..", by being elsewhere, or through
+  // a symlink) is refused, and so is any file a model's loader would read
+  // outside the roots.
+  std::vector<std::string> model_roots;
+
+  EstimateSettings settings;  // as settings_from_environment reads them
+  Platform platform = build_platform();
+  // An explicit budget, host.explicit_limit_bytes (else
+  // settings.memory_limit_bytes), wins over the machine's memory; it is also
+  // /v1/admit's hard limit when a request names none.
+  HostQueryOptions host;
+  SdpaKernels kernels;  // tiled head dims the admitting runtime serves
+
+  // Bodies larger than this are refused with 413 (64 KiB).
+  size_t max_body_bytes = 64 * 1024;
+  // One host query is reused for this long by estimates, admissions and
+  // /metrics; 0 queries on every request.
+  uint64_t host_reuse_ms = 250;
+
+  // Test doubles; empty means the real machine (query_host_memory(host),
+  // read_process_gauges(host.sysroot)). query_host is called by one request
+  // thread at a time; read_gauges may be called by several at once.
+  std::function<HostMemoryStatus()> query_host;
+  std::function<ProcessGauges()> read_gauges;
+};
+
+struct ServiceState;  // src/service/service_state.h
+
+class Service {
+ public:
+  // Fails when a model root does not exist or is not a folder:
+  // `model root 'x': No such file or directory`.
+  static Result<std::unique_ptr<Service>> create(ServiceOptions options);
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  // Serves one request. `path` is the request target's path (a query
+  // string is ignored); HEAD is answered as GET. Never throws and never
+  // fails: every problem is an error response. Thread-safe.
+  HttpResponse handle(std::string_view method, std::string_view path, std::string_view body);
+
+  // The 413 response handle() gives for an oversized body, for a server
+  // that refuses the body before reading it.
+  HttpResponse payload_too_large() const;
+  size_t max_body_bytes() const;
+
+  // The model roots as real paths, in order.
+  const std::vector<std::string>& model_roots() const;
+
+ private:
+  explicit Service(std::unique_ptr<ServiceState> state);
+  std::unique_ptr<ServiceState> state_;
+};
+
+// Where `memfit serve` listens: "host:port" or a bare port (host
+// 127.0.0.1). Port 0 asks the OS for a free one.
+struct ListenAddress {
+  std::string host = "127.0.0.1";
+  int port = 8765;
+};
+// Fails with `listen address 'x': expected host:port with a port 0-65535`.
+Result<ListenAddress> parse_listen_address(std::string_view text);
+
+struct HttpServerOptions {
+  size_t worker_threads = 8;             // connections served at once
+  uint64_t read_timeout_ms = 5000;       // per read or write on a connection
+  size_t keep_alive_max_requests = 100;  // then the connection is closed
+};
+
+// A TCP server for one Service. Usage: bind(), then serve() on one thread
+// and stop() from any other (a signal watcher, a test). `service` must
+// outlive the server.
+class HttpServer {
+ public:
+  explicit HttpServer(Service& service, HttpServerOptions options = {});
+  // Stops serving and waits for serve() to return; the caller still joins
+  // the thread that ran it.
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds and listens; returns the bound port (the OS's pick for port 0).
+  // Fails with `listen on 127.0.0.1:80: cannot bind`.
+  Result<int> bind(const ListenAddress& address);
+
+  // Accepts and serves connections until stop(); returns at once when
+  // stop() came first. Precondition: bind() succeeded.
+  Status serve();
+
+  // Makes serve() return after the requests in flight are answered.
+  // Thread-safe; idempotent; may be called before serve() starts.
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace memfit
+
+#endif  // MEMFIT_SERVICE_H_

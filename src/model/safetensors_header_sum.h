@@ -1,0 +1,38 @@
+// Summing the headers of many .safetensors files, in parallel.
+#ifndef MEMFIT_MODEL_SAFETENSORS_HEADER_SUM_H_
+#define MEMFIT_MODEL_SAFETENSORS_HEADER_SUM_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memfit/file_system.h"
+#include "memfit/result.h"
+
+namespace memfit {
+
+struct SafetensorsHeaderTotals {
+  uint64_t data_bytes = 0;  // sum of every tensor's data bytes
+  uint64_t tensor_count = 0;
+};
+
+// Files at least this many get more than one parsing thread.
+inline constexpr size_t kMinFilesForThreads = 8;
+// Never more parsing threads than this.
+inline constexpr unsigned kMaxHeaderThreads = 8;
+
+// Reads and validates the header of every file in `paths` and sums them.
+// On failure returns the error of the first failing file in `paths` order
+// (as SafetensorsHeaderReader words it), whatever order the threads ran in.
+//
+// With kMinFilesForThreads files or more, headers are parsed on up to
+// min(hardware threads, kMaxHeaderThreads) threads. Calls into `fs` are
+// serialized behind a mutex, so `fs` needs no thread safety of its own;
+// only the parsing runs in parallel. Falls back to one thread when threads
+// cannot be started.
+Result<SafetensorsHeaderTotals> sum_safetensors_headers(FileSystem& fs,
+                                                        const std::vector<std::string>& paths);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_MODEL_SAFETENSORS_HEADER_SUM_H_

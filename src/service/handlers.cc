@@ -1,0 +1,125 @@
+// The endpoints of the service. Each request resolves its model name
+// through the roots, takes the model from the cache and calls the same
+// library functions as `memfit inspect` (estimate, estimate_to_json) and
+// the runtime guard (check_prefill), so the numbers cannot disagree.
+#include "memfit/report.h"
+#include "service/request_parser.h"
+#include "service/service_state.h"
+
+namespace memfit::service {
+namespace {
+
+constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
+
+// The cached model a request names, or the error response for it.
+ApiResult<std::shared_ptr<const CachedModel>> model_named(ServiceState& state,
+                                                          std::string_view name) {
+  ApiResult<ResolvedModel> resolved = state.roots.resolve(name);
+  if (!resolved.ok()) return resolved.error();
+  return state.cache.get(*resolved);
+}
+
+Json optional_bytes(const std::optional<uint64_t>& v) { return v ? Json(*v) : Json(nullptr); }
+
+}  // namespace
+
+HttpResponse handle_estimate(ServiceState& state, std::string_view body) {
+  Result<EstimateRequest> request = parse_estimate_request(body);
+  if (!request.ok()) return error_response(bad_request(request.error().message()));
+  ApiResult<std::shared_ptr<const CachedModel>> cached = model_named(state, request->model);
+  if (!cached.ok()) return error_response(cached.error());
+  const CachedModel& model = **cached;
+
+  Platform platform = state.options.platform;
+  if (request->backend) platform.backend = *request->backend;
+  // As `memfit inspect`: an explicit limit (the request's, else the
+  // service's) replaces the host's budget; ram_available_bytes (the
+  // host-shadow comparison) stays the host's.
+  MemoryBudget budget = to_memory_budget(*state.host.get());
+  if (std::optional<uint64_t> limit = request->memory_limit_bytes
+                                          ? request->memory_limit_bytes
+                                          : state.options.host.explicit_limit_bytes) {
+    budget.budget_bytes = *limit;
+    budget.source = "explicit";
+  }
+  Result<Estimate> estimate =
+      memfit::estimate(model.model, request->inputs, state.options.settings, platform, budget);
+  if (!estimate.ok()) {
+    return error_response(ApiError{
+        422, "estimate_failed", estimate.error().within(request->model).message(), Json::object()});
+  }
+  state.metrics.record_estimate(model.label, *estimate);
+
+  Json report = estimate_to_json(model.model, *estimate, budget);
+  report["model"] = request->model;  // the name as given, as inspect echoes -m
+  for (const std::string& warning : request->warnings) report["warnings"].push_back(warning);
+  return json_response(200, report);
+}
+
+HttpResponse handle_admit(ServiceState& state, std::string_view body) {
+  Result<AdmitRequest> request = parse_admit_request(body);
+  if (!request.ok()) return error_response(bad_request(request.error().message()));
+  ApiResult<std::shared_ptr<const CachedModel>> cached = model_named(state, request->model);
+  if (!cached.ok()) return error_response(cached.error());
+
+  PrefillRequest prefill;
+  prefill.request_id = request->request_id;
+  prefill.prompt_tokens = request->prompt_tokens;
+  prefill.cached_tokens = request->cached_tokens;
+  prefill.current_usage_bytes = request->current_usage_bytes;
+  // No hard limit in the request: the service's explicit limit, if it has
+  // one. Not the host's available memory: that already excludes what the
+  // caller uses, which current_usage_bytes would count a second time.
+  prefill.hard_limit_bytes = request->hard_limit_bytes;
+  if (!prefill.hard_limit_bytes) prefill.hard_limit_bytes = state.options.host.explicit_limit_bytes;
+  prefill.prefill_chunk =
+      request->prefill_chunk.value_or(state.options.settings.prefill_chunk_tokens);
+
+  const AttentionGeometry& geometry = (*cached)->geometry(request->kv_element);
+  const AdmissionDecision decision = check_prefill(geometry, state.options.kernels, prefill);
+  state.metrics.count_admission(decision.admitted);
+  if (decision.admitted) {
+    // check_prefill skips the arithmetic when there is no limit; the caller
+    // still gets the figure (0 only for unknown geometry or nothing new).
+    const uint64_t peak_bytes =
+        prefill_peak_bytes(geometry, state.options.kernels, prefill.prompt_tokens,
+                           prefill.cached_tokens, prefill.prefill_chunk);
+    return json_response(200, Json{{"admitted", true},
+                                   {"peak_bytes", peak_bytes},
+                                   {"request_id", decision.request_id},
+                                   {"limit_bytes", optional_bytes(prefill.hard_limit_bytes)}});
+  }
+  return error_response(ApiError{400, std::string(kPrefillMemoryExceeded), decision.message,
+                                 Json{{"estimated_bytes", decision.estimated_bytes},
+                                      {"limit_bytes", decision.limit_bytes},
+                                      {"peak_bytes", decision.peak_bytes},
+                                      {"request_id", decision.request_id}}});
+}
+
+HttpResponse handle_models(ServiceState& state) {
+  Json models = Json::array();
+  for (const ListedModel& m : state.roots.list_models()) {
+    models.push_back({{"name", m.name}, {"root", m.root}});
+  }
+  return json_response(200, Json{{"models", std::move(models)}});
+}
+
+HttpResponse handle_metrics(ServiceState& state) {
+  MetricsSnapshot snapshot;
+  snapshot.host = *state.host.get();
+  if (const std::optional<uint64_t>& limit = state.options.host.explicit_limit_bytes) {
+    snapshot.host.budget_bytes = *limit;  // as a real query with this limit reports it
+    snapshot.host.budget_source = "explicit";
+  }
+  snapshot.process = state.options.read_gauges();
+  snapshot.cached_models = state.cache.size();
+  snapshot.model_opens = state.cache.opens();
+  HttpResponse response;
+  response.content_type = std::string(kPrometheusContentType);
+  response.body = state.metrics.render(snapshot);
+  return response;
+}
+
+HttpResponse handle_health() { return json_response(200, Json{{"status", "ok"}}); }
+
+}  // namespace memfit::service

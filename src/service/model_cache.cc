@@ -1,0 +1,37 @@
+#include "service/model_cache.h"
+
+#include <utility>
+
+namespace memfit::service {
+
+ApiResult<std::shared_ptr<const CachedModel>> ModelCache::get(const ResolvedModel& resolved) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = models_.find(resolved.real_path);
+    if (it != models_.end()) return it->second;
+  }
+  // Opened without the lock: a slow disk must not stall requests for
+  // models already cached.
+  opens_.fetch_add(1);
+  std::unique_ptr<FileSystem> fs = make_confined_file_system(roots_, make_real_file_system());
+  Result<Model> model = open_model(*fs, resolved.real_path);
+  if (!model.ok()) {
+    return ApiError{422, "model_unreadable", model.error().message(), Json::object()};
+  }
+  auto entry = std::make_shared<CachedModel>();
+  entry->model = std::move(*model);
+  entry->label = resolved.label;
+  entry->geometry_fp16 = attention_geometry(entry->model.spec, KvElement::kFp16);
+  entry->geometry_int8 = attention_geometry(entry->model.spec, KvElement::kInt8);
+
+  std::lock_guard<std::mutex> lock(mu_);
+  // emplace keeps the entry another thread may have inserted meanwhile.
+  return models_.emplace(resolved.real_path, std::move(entry)).first->second;
+}
+
+size_t ModelCache::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return models_.size();
+}
+
+}  // namespace memfit::service

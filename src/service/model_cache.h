@@ -1,0 +1,60 @@
+// ModelCache: each model the service is asked about is opened once (its
+// config and weight headers parsed) and kept for the life of the service,
+// keyed by its real path, so a repeated request costs the estimate only.
+//
+// Entries are never evicted or refreshed: the roots hold a finite set of
+// models, and a model changed on disk is seen after a restart. A model that
+// fails to open is not cached: the next request tries again.
+#ifndef MEMFIT_SERVICE_MODEL_CACHE_H_
+#define MEMFIT_SERVICE_MODEL_CACHE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "memfit/model.h"
+#include "memfit/prefill_guard.h"
+#include "service/api_error.h"
+#include "service/model_roots.h"
+
+namespace memfit::service {
+
+struct CachedModel {
+  Model model;
+  std::string label;  // ResolvedModel::label
+  AttentionGeometry geometry_fp16;
+  AttentionGeometry geometry_int8;
+
+  const AttentionGeometry& geometry(KvElement element) const {
+    return element == KvElement::kInt8 ? geometry_int8 : geometry_fp16;
+  }
+};
+
+class ModelCache {
+ public:
+  // Models are read through a file system confined to `roots`, which must
+  // outlive the cache.
+  explicit ModelCache(const ModelRoots& roots) : roots_(roots) {}
+
+  // The cached model, opening it on first use; 422 model_unreadable with
+  // the loader's message when it cannot be opened. Thread-safe: two
+  // threads asking for the same new model may both open it; one entry is
+  // kept.
+  ApiResult<std::shared_ptr<const CachedModel>> get(const ResolvedModel& resolved);
+
+  size_t size() const;
+  uint64_t opens() const { return opens_.load(); }  // open_model() calls so far
+
+ private:
+  const ModelRoots& roots_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const CachedModel>> models_;  // guarded by mu_
+  std::atomic<uint64_t> opens_{0};
+};
+
+}  // namespace memfit::service
+
+#endif  // MEMFIT_SERVICE_MODEL_CACHE_H_

@@ -1,0 +1,148 @@
+// Service: routing, the body limit, the request counters and the one
+// place exceptions stop (a bug in a handler answers 500; the service goes
+// on). The endpoints themselves are in handlers.cc.
+#include "memfit/service.h"
+
+#include <array>
+#include <exception>
+
+#include "service/api_error.h"
+#include "service/service_state.h"
+
+namespace memfit {
+
+using service::ApiError;
+using service::Json;
+
+std::shared_ptr<const HostMemoryStatus> service::HostSnapshot::get() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
+  if (status_ == nullptr || now - queried_at_ >= reuse_) {
+    status_ = std::make_shared<const HostMemoryStatus>(query_());
+    queried_at_ = now;
+  }
+  return status_;
+}
+
+ServiceState::ServiceState(ServiceOptions o, service::ModelRoots r)
+    : options(std::move(o)),
+      roots(std::move(r)),
+      cache(roots),
+      host(options.query_host, options.host_reuse_ms) {}
+
+namespace {
+
+enum class Endpoint { kHealth, kModels, kEstimate, kAdmit, kMetrics };
+
+struct Route {
+  std::string_view path;
+  std::string_view method;
+  Endpoint endpoint;
+};
+
+constexpr std::array<Route, 5> kRoutes = {{
+    {"/healthz", "GET", Endpoint::kHealth},
+    {"/v1/models", "GET", Endpoint::kModels},
+    {"/v1/estimate", "POST", Endpoint::kEstimate},
+    {"/v1/admit", "POST", Endpoint::kAdmit},
+    {"/metrics", "GET", Endpoint::kMetrics},
+}};
+
+HttpResponse dispatch(ServiceState& state, Endpoint endpoint, std::string_view body) {
+  switch (endpoint) {
+    case Endpoint::kHealth:
+      return service::handle_health();
+    case Endpoint::kModels:
+      return service::handle_models(state);
+    case Endpoint::kEstimate:
+      return service::handle_estimate(state, body);
+    case Endpoint::kAdmit:
+      return service::handle_admit(state, body);
+    case Endpoint::kMetrics:
+      return service::handle_metrics(state);
+  }
+  return service::error_response(
+      ApiError{500, "internal_error", "unrouted endpoint", Json::object()});
+}
+
+HttpResponse internal_error(std::string_view what) {
+  return service::error_response(
+      ApiError{500, "internal_error", "internal error: " + std::string(what), Json::object()});
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Service>> Service::create(ServiceOptions options) {
+  Result<service::ModelRoots> roots = service::ModelRoots::create(options.model_roots);
+  if (!roots.ok()) return roots.error();
+  options.model_roots = roots->real_paths();
+  if (!options.host.explicit_limit_bytes) {
+    options.host.explicit_limit_bytes = options.settings.memory_limit_bytes;
+  }
+  if (!options.query_host) {
+    options.query_host = [host = options.host] { return query_host_memory(host); };
+  }
+  if (!options.read_gauges) {
+    options.read_gauges = [sysroot = options.host.sysroot] { return read_process_gauges(sysroot); };
+  }
+  auto state = std::make_unique<ServiceState>(std::move(options), std::move(*roots));
+  return std::unique_ptr<Service>(new Service(std::move(state)));
+}
+
+Service::Service(std::unique_ptr<ServiceState> state) : state_(std::move(state)) {}
+Service::~Service() = default;
+
+size_t Service::max_body_bytes() const { return state_->options.max_body_bytes; }
+
+const std::vector<std::string>& Service::model_roots() const { return state_->options.model_roots; }
+
+HttpResponse Service::payload_too_large() const {
+  return service::error_response(ApiError{
+      413, "payload_too_large",
+      "request body larger than " + std::to_string(max_body_bytes()) + " bytes", Json::object()});
+}
+
+HttpResponse Service::handle(std::string_view method, std::string_view path,
+                             std::string_view body) {
+  std::string_view endpoint_label = "other";
+  HttpResponse response;
+  try {
+    if (size_t query = path.find('?'); query != std::string_view::npos)
+      path = path.substr(0, query);
+    if (method == "HEAD") method = "GET";
+    const Route* route = nullptr;
+    for (const Route& r : kRoutes) {
+      if (r.path == path) route = &r;
+    }
+    if (route == nullptr) {
+      response = service::error_response(
+          ApiError{404, "not_found", "no endpoint " + std::string(path), Json::object()});
+    } else {
+      endpoint_label = route->path;
+      if (method != route->method) {
+        response = service::error_response(ApiError{405, "method_not_allowed",
+                                                    std::string(path) + " accepts " +
+                                                        std::string(route->method) + ", not " +
+                                                        std::string(method),
+                                                    Json::object()});
+        response.headers.emplace_back("Allow", std::string(route->method));
+      } else if (body.size() > state_->options.max_body_bytes) {
+        response = payload_too_large();
+      } else {
+        response = dispatch(*state_, route->endpoint, body);
+      }
+    }
+  } catch (const std::exception& e) {
+    response = internal_error(e.what());
+  } catch (...) {
+    response = internal_error("unknown exception");
+  }
+  try {
+    state_->metrics.count_request(endpoint_label, response.status);
+  } catch (...) {
+    // Counting is best effort; the answer still goes out.
+  }
+  return response;
+}
+
+}  // namespace memfit

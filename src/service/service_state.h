@@ -1,0 +1,66 @@
+// ServiceState: what a Service holds, shared by its request threads, and
+// the handlers of its endpoints (handlers.cc). Private to src/service.
+#ifndef MEMFIT_SERVICE_SERVICE_STATE_H_
+#define MEMFIT_SERVICE_SERVICE_STATE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string_view>
+
+#include "memfit/service.h"
+#include "service/metrics.h"
+#include "service/model_cache.h"
+#include "service/model_roots.h"
+
+namespace memfit {
+
+namespace service {
+
+// One host query reused for `reuse_ms` (steady clock) by every request.
+class HostSnapshot {
+ public:
+  HostSnapshot(std::function<HostMemoryStatus()> query, uint64_t reuse_ms)
+      : query_(std::move(query)), reuse_(std::chrono::milliseconds(reuse_ms)) {}
+
+  // The current status, querying the host when the last query is older
+  // than reuse_ms. Thread-safe; concurrent callers wait for one query.
+  std::shared_ptr<const HostMemoryStatus> get();
+
+ private:
+  std::function<HostMemoryStatus()> query_;
+  std::chrono::steady_clock::duration reuse_;
+  std::mutex mu_;
+  std::shared_ptr<const HostMemoryStatus> status_;    // guarded by mu_
+  std::chrono::steady_clock::time_point queried_at_;  // guarded by mu_
+};
+
+}  // namespace service
+
+struct ServiceState {
+  ServiceState(ServiceOptions o, service::ModelRoots r);
+
+  ServiceOptions options;
+  service::ModelRoots roots;
+  service::ModelCache cache;  // refers to `roots`: declared after it
+  service::HostSnapshot host;
+  service::ServiceMetrics metrics;
+};
+
+namespace service {
+
+// The endpoints. Each returns its response, errors included; exceptions
+// are caught by Service::handle.
+HttpResponse handle_estimate(ServiceState& state, std::string_view body);
+HttpResponse handle_admit(ServiceState& state, std::string_view body);
+HttpResponse handle_models(ServiceState& state);
+HttpResponse handle_metrics(ServiceState& state);
+HttpResponse handle_health();
+
+}  // namespace service
+}  // namespace memfit
+
+#endif  // MEMFIT_SERVICE_SERVICE_STATE_H_

@@ -1,0 +1,241 @@
+// POST /v1/estimate through Service::handle: the figures, parity with
+// `memfit inspect --json`, the model cache, and every refused body.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "memfit/environment.h"
+#include "memfit/settings.h"
+#include "service/service_fixture.h"
+#include "support/run_command.h"
+
+namespace memfit {
+namespace {
+
+using nlohmann::json;
+using testing::body_json;
+using testing::error_code;
+using testing::error_message;
+using testing::kExampleModel;
+using testing::kExamplesRoot;
+using testing::make_service;
+
+HttpResponse estimate(Service& service, const json& body) {
+  return service.handle("POST", "/v1/estimate", body.dump());
+}
+
+TEST(ServiceEstimate, ExampleModelAtDefaults) {
+  auto service = make_service({kExamplesRoot});
+  HttpResponse r = estimate(*service, {{"model", kExampleModel}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.content_type, "application/json");
+  json j = body_json(r);
+  EXPECT_EQ(j["model"], kExampleModel);
+  EXPECT_EQ(j["inputs"]["max_tokens"], 8192);
+  EXPECT_EQ(j["inputs"]["batch"], 1);
+  EXPECT_EQ(j["inputs"]["kv_cache_mode"], "fp16");
+  // The hand-worked figures of the bundled example (README, inspect tests).
+  EXPECT_EQ(j["total_bytes"], 11764806400u);
+  EXPECT_EQ(j["kv_bytes_total"], 1342177280u);
+  EXPECT_EQ(j["weights_bytes"].get<uint64_t>() + j["kv_bytes_total"].get<uint64_t>() +
+                j["headroom_bytes"].get<uint64_t>(),
+            j["total_bytes"].get<uint64_t>());
+  // The fake host's 32 GiB budget.
+  EXPECT_EQ(j["budget_bytes"], 32ull << 30);
+  EXPECT_EQ(j["budget_source"], "meminfo_available");
+  EXPECT_EQ(j["fits"], true);
+}
+
+TEST(ServiceEstimate, RequestFieldsReachTheEstimate) {
+  auto service = make_service({kExamplesRoot});
+  HttpResponse r = estimate(*service, {{"model", kExampleModel},
+                                       {"max_tokens", 32768},
+                                       {"batch", 2},
+                                       {"kv_cache_mode", "int8"},
+                                       {"quant", "int4"},
+                                       {"memory_limit", "8GB"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = body_json(r);
+  EXPECT_EQ(j["inputs"]["max_tokens"], 32768);
+  EXPECT_EQ(j["inputs"]["batch"], 2);
+  EXPECT_EQ(j["inputs"]["kv_cache_mode"], "int8");
+  EXPECT_EQ(j["inputs"]["quant"], "int4");
+  // 4 x the context, 2 x the batch, half the width: 4 x the fp16 default KV.
+  EXPECT_EQ(j["kv_bytes_total"], 4 * 1342177280ull);
+  EXPECT_EQ(j["budget_bytes"], 8ull << 30);
+  EXPECT_EQ(j["budget_source"], "explicit");
+  EXPECT_EQ(j["fits"], false);
+}
+
+TEST(ServiceEstimate, ServiceMemoryLimitIsTheBudget) {
+  auto service = make_service({kExamplesRoot}, 48ull << 30);
+  json j = body_json(estimate(*service, {{"model", kExampleModel}}));
+  EXPECT_EQ(j["budget_bytes"], 48ull << 30);
+  EXPECT_EQ(j["budget_source"], "explicit");
+  // The request's own limit wins.
+  j = body_json(estimate(*service, {{"model", kExampleModel}, {"memory_limit", 1024}}));
+  EXPECT_EQ(j["budget_bytes"], 1024);
+}
+
+TEST(ServiceEstimate, MixedCacheTypesAreSizedAtFp16WithAWarning) {
+  auto service = make_service({kExamplesRoot});
+  json j = body_json(estimate(
+      *service, {{"model", kExampleModel}, {"cache_type_k", "q8_0"}, {"cache_type_v", "f16"}}));
+  EXPECT_EQ(j["kv_bytes_total"], 1342177280u);
+  ASSERT_FALSE(j["warnings"].empty());
+  EXPECT_EQ(j["warnings"].back(),
+            "cache_type_k and cache_type_v differ: the KV cache is sized at the wider type, fp16");
+}
+
+// The service and the CLI call the same library with the same inputs: every
+// field agrees except the model name as given and the host's live
+// ram_available_bytes.
+TEST(ServiceEstimate, MatchesInspectJson) {
+  ServiceOptions options;
+  options.model_roots = {kExamplesRoot};
+  std::vector<std::string> warnings;
+  options.settings =
+      settings_from_environment(MapEnvironment{{"MEMFIT_MEMORY_LIMIT", "48GB"}}, warnings);
+  auto service = make_service(std::move(options));  // the real host, as the CLI sees it
+
+  for (const auto& [args, body] : std::vector<std::pair<std::vector<std::string>, json>>{
+           {{}, json::object()},
+           {{"--max-tokens", "32768", "--batch", "3", "--kv-cache-mode", "int8", "--quant", "int4"},
+            {{"max_tokens", 32768}, {"batch", 3}, {"kv_cache_mode", "int8"}, {"quant", "int4"}}},
+           {{"--max-tokens", "100"}, {{"max_tokens", 100}}},
+       }) {
+    std::vector<std::string> argv = {"inspect", "--json", "-m",
+                                     kExamplesRoot + "/" + kExampleModel};
+    argv.insert(argv.end(), args.begin(), args.end());
+    testing::CommandResult cli = testing::run_memfit(argv, {{"MEMFIT_MEMORY_LIMIT", "48GB"}});
+    ASSERT_EQ(cli.exit_code, 0) << cli.err;
+    json from_cli = json::parse(cli.out);
+
+    json request = body;
+    request["model"] = kExampleModel;
+    HttpResponse r = estimate(*service, request);
+    ASSERT_EQ(r.status, 200) << r.body;
+    json from_service = body_json(r);
+
+    for (json* j : {&from_cli, &from_service}) {
+      j->erase("model");
+      j->erase("ram_available_bytes");
+    }
+    EXPECT_EQ(from_service, from_cli) << "args: " << ::testing::PrintToString(args);
+    EXPECT_EQ(from_service["budget_source"], "explicit");
+  }
+}
+
+TEST(ServiceEstimate, OneCacheEntryPerRealPath) {
+  auto service = make_service({kExamplesRoot});
+  const std::string absolute = kExamplesRoot + "/" + kExampleModel;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(estimate(*service, {{"model", kExampleModel}}).status, 200);
+    ASSERT_EQ(estimate(*service, {{"model", absolute}}).status, 200);
+    ASSERT_EQ(estimate(*service, {{"model", std::string("./") + kExampleModel + "/"}}).status, 200);
+  }
+  const std::string metrics = service->handle("GET", "/metrics", "").body;
+  EXPECT_NE(metrics.find("\nmemfit_cached_models 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("\nmemfit_model_opens_total 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("memfit_model_estimates_total{model=\"Qwen3-14B-MLX-4bit\"} 9\n"),
+            std::string::npos)
+      << metrics;
+}
+
+TEST(ServiceEstimate, EchoesTheModelNameAsGiven) {
+  auto service = make_service({kExamplesRoot});
+  const std::string absolute = kExamplesRoot + "/" + kExampleModel;
+  EXPECT_EQ(body_json(estimate(*service, {{"model", absolute}}))["model"], absolute);
+}
+
+struct BadBody {
+  std::string body;
+  std::string message;
+};
+
+TEST(ServiceEstimate, MalformedBodiesAndWrongTypesAreBadRequests) {
+  auto service = make_service({kExamplesRoot});
+  const std::string m = std::string("\"model\":\"") + kExampleModel + "\"";
+  const std::vector<BadBody> cases = {
+      {"[1]", "request body must be a JSON object"},
+      {"\"text\"", "request body must be a JSON object"},
+      {"{\"max_tokens\":8192}", "model: required"},
+      {"{\"model\":null}", "model: required"},
+      {"{\"model\":5}", "model: expected a string, got 5"},
+      {"{" + m + ",\"max_tokens\":\"abc\"}",
+       "max_tokens: expected a positive integer, got \"abc\""},
+      {"{" + m + ",\"max_tokens\":-1}", "max_tokens: expected a positive integer, got -1"},
+      {"{" + m + ",\"max_tokens\":0}", "max_tokens: expected a positive integer, got 0"},
+      {"{" + m + ",\"max_tokens\":1.5}", "max_tokens: expected a positive integer, got 1.5"},
+      {"{" + m + ",\"max_tokens\":\"8192\"}",
+       "max_tokens: expected a positive integer, got \"8192\""},
+      {"{" + m + ",\"max_tokens\":1e30}", "max_tokens: expected a positive integer, got 1e+30"},
+      {"{" + m + ",\"batch\":0}", "batch: expected a positive integer, got 0"},
+      {"{" + m + ",\"batch\":true}", "batch: expected a positive integer, got true"},
+      {"{" + m + ",\"kv_cache_mode\":\"fp8\"}",
+       "kv_cache_mode: expected fp16 or int8, got \"fp8\""},
+      {"{" + m + ",\"kv_cache_mode\":8}", "kv_cache_mode: expected a string, got 8"},
+      {"{" + m + ",\"cache_type_k\":\"q8_0\"}", "cache_type_k and cache_type_v go together"},
+      {"{" + m + ",\"kv_cache_mode\":\"fp16\",\"cache_type_k\":\"q8_0\",\"cache_type_v\":\"q8_0\"}",
+       "kv_cache_mode disagrees with cache_type_k/v"},
+      {"{" + m + ",\"quant\":\"int3\"}", "quant: expected fp16, int8 or int4, got \"int3\""},
+      {"{" + m + ",\"backend\":\"tpu\"}",
+       "backend: expected auto, rocm, metal, cuda or cpu, got \"tpu\""},
+      {"{" + m + ",\"memory_limit\":[1]}",
+       "memory_limit: expected a size such as \"48GB\" or bytes, got [1]"},
+      {"{" + m + ",\"max_token\":5}", "unknown field 'max_token'"},
+      {"{" + m + ",\"model_path\":\"x\"}", "unknown field 'model_path'"},
+  };
+  for (const BadBody& c : cases) {
+    HttpResponse r = service->handle("POST", "/v1/estimate", c.body);
+    EXPECT_EQ(r.status, 400) << c.body;
+    EXPECT_EQ(error_code(r), "bad_request") << c.body;
+    EXPECT_EQ(error_message(r), c.message) << c.body;
+  }
+}
+
+TEST(ServiceEstimate, InvalidJsonNamesWhereItBroke) {
+  auto service = make_service({kExamplesRoot});
+  for (const std::string body : {"", "not json", "{\"model\":", "{\"model\":\"a\",}", "{} {}"}) {
+    HttpResponse r = service->handle("POST", "/v1/estimate", body);
+    EXPECT_EQ(r.status, 400) << body;
+    EXPECT_EQ(error_code(r), "bad_request");
+    EXPECT_EQ(
+        error_message(r).rfind("request body is not valid JSON: parse error at line 1, column ", 0),
+        0u)
+        << error_message(r);
+  }
+}
+
+TEST(ServiceEstimate, DeepNestingIsRefusedBeforeParsing) {
+  auto service = make_service({kExamplesRoot});
+  const std::string deep = std::string(10000, '[') + std::string(10000, ']');
+  HttpResponse r = service->handle("POST", "/v1/estimate", deep);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(error_message(r), "request body nests deeper than 32 levels");
+  // Brackets inside strings do not count.
+  const std::string in_string = "{\"model\":\"" + std::string(100, '[') + "\"}";
+  EXPECT_EQ(error_code(service->handle("POST", "/v1/estimate", in_string)), "model_not_found");
+}
+
+TEST(ServiceEstimate, BadMemoryLimitText) {
+  auto service = make_service({kExamplesRoot});
+  HttpResponse r = estimate(*service, {{"model", kExampleModel}, {"memory_limit", "lots"}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(error_message(r).rfind("memory_limit: ", 0), 0u) << error_message(r);
+}
+
+TEST(ServiceEstimate, OverflowingInputsAreUnprocessable) {
+  auto service = make_service({kExamplesRoot});
+  HttpResponse r = estimate(*service, {{"model", kExampleModel},
+                                       {"max_tokens", 18446744073709551615ull},
+                                       {"batch", 18446744073709551615ull}});
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_EQ(error_code(r), "estimate_failed");
+  EXPECT_EQ(error_message(r).rfind(std::string(kExampleModel) + ": ", 0), 0u) << error_message(r);
+}
+
+}  // namespace
+}  // namespace memfit
