@@ -100,7 +100,7 @@ Result<EstimateContext> prepare_estimate(const EstimateOptions& o) {
   if (!backend) return backend.error();
   c.platform.backend = *backend;
 
-  HostQueryOptions host;
+  HostQueryOptions host = host_query_options_from_environment(*env);
   host.explicit_limit_bytes = c.settings.memory_limit_bytes;
   if (!o.memory_limit.empty()) {
     Result<std::optional<uint64_t>> limit = parse_memory_size(o.memory_limit);
@@ -110,7 +110,6 @@ Result<EstimateContext> prepare_estimate(const EstimateOptions& o) {
   Result<DeviceSelector> device = parse_device_selector(o.device);
   if (!device) return usage("--device: " + device.error().message());
   host.device = *device;
-  if (auto root = env->get("MEMFIT_SYSROOT"); root && !root->empty()) host.sysroot = *root;
 
   std::unique_ptr<FileSystem> fs = make_real_file_system();
   Result<Model> model = open_model(*fs, o.model);
@@ -119,6 +118,7 @@ Result<EstimateContext> prepare_estimate(const EstimateOptions& o) {
   c.warnings.insert(c.warnings.end(), c.model.warnings.begin(), c.model.warnings.end());
 
   HostMemoryStatus status = query_host_memory(host);
+  if (status.device_error) return Error(*status.device_error);
   c.warnings.insert(c.warnings.end(), status.warnings.begin(), status.warnings.end());
   c.budget = to_memory_budget(status);
   return c;

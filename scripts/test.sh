@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fresh Debian 12, as root: install what is missing, then build and run
 # every test: the release suite, the same suite under AddressSanitizer and
-# UndefinedBehaviorSanitizer, and each libFuzzer target over the hostile
-# corpus. .ci/run calls this script.
+# UndefinedBehaviorSanitizer, each libFuzzer target over the hostile
+# corpus, and the Windows build of `memfit host` under wine. .ci/run calls
+# this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -19,3 +20,6 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan
 
 echo "== fuzz targets over the hostile corpus"
 bash scripts/fuzz-smoke.sh
+
+echo "== Windows cross-build (mingw-w64): memfit host --json under wine"
+bash tests/host/windows_cross_test.sh

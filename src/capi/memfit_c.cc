@@ -58,10 +58,9 @@ memfit::Result<EstimateRun> run_estimate(const memfit_model* model,
   inputs.max_tokens = request->max_tokens;
   inputs.batch = request->batch;
   inputs.kv_element = request->kv_int8 ? memfit::KvElement::kInt8 : memfit::KvElement::kFp16;
-  memfit::HostQueryOptions host;
+  memfit::HostQueryOptions host = memfit::host_query_options_from_environment(*env);
   host.explicit_limit_bytes = settings.memory_limit_bytes;
   if (request->memory_limit_bytes > 0) host.explicit_limit_bytes = request->memory_limit_bytes;
-  if (auto root = env->get("MEMFIT_SYSROOT"); root && !root->empty()) host.sysroot = *root;
   EstimateRun run;
   run.budget = memfit::to_memory_budget(memfit::query_host_memory(host));
   memfit::Result<memfit::Estimate> e =
@@ -191,8 +190,7 @@ memfit_status memfit_gate_new(memfit_gate** out) {
   *out = nullptr;
   try {
     std::unique_ptr<memfit::Environment> env = memfit::make_process_environment();
-    memfit::HostQueryOptions options;
-    if (auto root = env->get("MEMFIT_SYSROOT"); root && !root->empty()) options.sysroot = *root;
+    memfit::HostQueryOptions options = memfit::host_query_options_from_environment(*env);
     *out = new memfit_gate{std::make_unique<memfit::AvailabilityGate>(options)};
     return MEMFIT_OK;
   } catch (const std::exception&) {
