@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "memfit/checked_math.h"
 #include "memfit/environment.h"
 #include "memfit/host_memory.h"
 #include "memfit/settings.h"
@@ -121,6 +122,7 @@ Result<EstimateContext> prepare_estimate(const EstimateOptions& o) {
   if (status.device_error) return Error(*status.device_error);
   c.warnings.insert(c.warnings.end(), status.warnings.begin(), status.warnings.end());
   c.budget = to_memory_budget(status);
+  c.host = std::move(status);
   return c;
 }
 
@@ -129,6 +131,13 @@ Result<EstimateRun> run_estimate(const EstimateOptions& o) {
   if (!c) return c.error();
   Result<Estimate> estimate = memfit::estimate(c->model, c->inputs, c->settings, c->platform, c->budget);
   if (!estimate) return estimate.error().within(o.model);
+  // The load the host must hold now: weights + KV + activation (seed 001).
+  // The warning never refuses the load and never changes FITS.
+  uint64_t load = (CheckedBytes(estimate->weights_bytes) + estimate->kv.total_bytes +
+                   estimate->activation_bytes).saturated();
+  if (std::optional<std::string> line = available_now_warning(c->host, load)) {
+    c->warnings.push_back(*line);
+  }
   EstimateRun run;
   run.model = std::move(c->model);
   run.estimate = std::move(*estimate);
@@ -147,7 +156,12 @@ int report_error(const Error& error) {
 }
 
 void print_warnings(const std::vector<std::string>& warnings) {
-  for (const std::string& w : warnings) std::fprintf(stderr, "memfit: warning: %s\n", w.c_str());
+  for (const std::string& w : warnings) {
+    // The host guardrail line keeps its own "WARNING: memory available now"
+    // prefix, which scripts match on.
+    bool own_prefix = w.rfind("WARNING: ", 0) == 0;
+    std::fprintf(stderr, own_prefix ? "%s\n" : "memfit: warning: %s\n", w.c_str());
+  }
 }
 
 }  // namespace memfit::cli

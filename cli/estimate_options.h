@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "memfit/estimate.h"
+#include "memfit/host_memory.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
 
@@ -45,6 +46,7 @@ struct EstimateContext {
   EstimateSettings settings;
   Platform platform;
   MemoryBudget budget;
+  HostMemoryStatus host;
   std::vector<std::string> warnings;  // settings + model + host, for stderr
 };
 

@@ -41,9 +41,22 @@ class SafetensorsJsonParser {
     uint64_t ordinal;  // position in the header: index into names_
   };
 
-  Status parse_tensor(std::string_view name, simdjson::ondemand::value& entry_value,
-                      uint64_t data_region_bytes, std::vector<SafetensorsTensor>* tensors,
-                      CheckedBytes& total_bytes);
+  // A tensor entry's fields as read, before validation. `dtype` views the
+  // parser's buffers: valid until the next parse().
+  struct TensorEntryFields {
+    std::string_view dtype;
+    uint64_t begin_byte = 0;
+    uint64_t end_byte = 0;
+  };
+
+  // Reads a tensor entry through the on-demand API; fills `fields` and
+  // shape_. Fails on a missing field or one of the wrong type.
+  Status read_tensor_fields(std::string_view name, simdjson::ondemand::value& entry_value,
+                            TensorEntryFields& fields);
+  // Validates one tensor (`fields` and shape_) and records it.
+  Status add_tensor(std::string_view name, const TensorEntryFields& fields,
+                    uint64_t data_region_bytes, std::vector<SafetensorsTensor>* tensors,
+                    CheckedBytes& total_bytes);
   Status check_overlaps();
 
   simdjson::ondemand::parser parser_;
