@@ -9,18 +9,12 @@ bool is_safetensors(const std::string& name) {
          name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
 }
 
-Status append_file(FileSystem& fs, const std::string& path, std::vector<SafetensorsTensor>& out) {
-  Result<FileStat> st = fs.stat(path);
-  if (!st) return st.error();
-  Result<std::string> prefix = fs.read_range(path, 0, std::min<uint64_t>(8, st->size_bytes));
-  if (!prefix) return prefix.error();
-  Result<uint64_t> length = parse_safetensors_length(*prefix, st->size_bytes);
-  if (!length) return length.error().within(path);
-  Result<std::string> json = fs.read_range(path, 8, *length);
-  if (!json) return json.error();
-  Result<SafetensorsHeader> header =
-      parse_safetensors_header(*json, st->size_bytes - 8 - *length);
-  if (!header) return header.error().within(path);
+// One reader for every shard: its parser and buffers are reused, and its
+// errors name the file.
+Status append_file(SafetensorsHeaderReader& reader, FileSystem& fs, const std::string& path,
+                   std::vector<SafetensorsTensor>& out) {
+  Result<SafetensorsHeader> header = reader.read(fs, path);
+  if (!header) return header.error();
   for (SafetensorsTensor& t : header->tensors) out.push_back(std::move(t));
   return Status::Ok();
 }
@@ -29,10 +23,11 @@ Status append_file(FileSystem& fs, const std::string& path, std::vector<Safetens
 
 Result<std::vector<SafetensorsTensor>> read_tensor_inventory(FileSystem& fs, const std::string& path) {
   std::vector<SafetensorsTensor> tensors;
+  SafetensorsHeaderReader reader;
   Result<FileStat> st = fs.stat(path);
   if (!st) return st.error();
   if (st->kind == FileKind::kRegular) {
-    Status s = append_file(fs, path, tensors);
+    Status s = append_file(reader, fs, path, tensors);
     if (!s) return s.error();
     return tensors;
   }
@@ -40,7 +35,7 @@ Result<std::vector<SafetensorsTensor>> read_tensor_inventory(FileSystem& fs, con
   if (!names) return names.error();
   for (const std::string& name : *names) {
     if (!is_safetensors(name)) continue;
-    Status s = append_file(fs, join_path(path, name), tensors);
+    Status s = append_file(reader, fs, join_path(path, name), tensors);
     if (!s) return s.error();
   }
   return tensors;
