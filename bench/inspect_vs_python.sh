@@ -75,7 +75,8 @@ python_cmd = [sys.executable, "-c", READER, checkpoint]
 def seconds(cmd):
     """(wall, cpu) seconds of one run; cpu = the child's user + system time."""
     start = time.perf_counter()
-    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    # stderr too: memfit warns there that a 1 TB load does not fit here.
+    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -105,5 +106,6 @@ for label, samples in ((memfit_label, memfit_runs),
 print(f"  {'ratio (python / memfit)':<40} "
       f"{median_ms(python_runs, 0) / median_ms(memfit_runs, 0):7.1f}x "
       f"{median_ms(python_runs, 1) / median_ms(memfit_runs, 1):7.1f}x")
-print(f"load average before/after: see `uptime`; this machine: {os.cpu_count()} CPUs")
+print(f"load average (1 min) at the end: {os.getloadavg()[0]:.2f}; this machine: "
+      f"{os.cpu_count()} CPUs")
 PY

@@ -2,8 +2,9 @@
 //
 // memfit reads configs whole and weight files only by header ranges; every
 // read goes through this interface so tests can count what was read and
-// fuzzers can skip the disk. Implementations are thread-compatible: one
-// instance may be used from one thread at a time.
+// fuzzers can skip the disk. Implementations are thread-compatible (one
+// instance may be used from one thread at a time) unless
+// allows_concurrent_calls() says otherwise.
 #ifndef MEMFIT_FILE_SYSTEM_H_
 #define MEMFIT_FILE_SYSTEM_H_
 
@@ -37,8 +38,18 @@ class FileSystem {
   virtual Result<std::string> read_range(const std::string& path, uint64_t offset_bytes,
                                          uint64_t length_bytes) = 0;
 
+  // The same read into `destination`, which holds at least `length_bytes`:
+  // a header goes straight into the parser's padded buffer, with no
+  // zero-filled intermediate string. The default copies from read_range.
+  virtual Status read_range_into(const std::string& path, uint64_t offset_bytes,
+                                 uint64_t length_bytes, char* destination);
+
   // Names (not paths) of the entries of a directory, sorted, without "." and "..".
   virtual Result<std::vector<std::string>> list_dir(const std::string& path) = 0;
+
+  // True when several threads may call this instance at once (the real
+  // file system holds no state); false by default.
+  virtual bool allows_concurrent_calls() const { return false; }
 };
 
 // The process's real file system (POSIX or Win32, chosen by the build).

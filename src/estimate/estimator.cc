@@ -5,21 +5,12 @@
 
 #include <algorithm>
 
+#include "estimate/fixed_point.h"
 #include "memfit/checked_math.h"
 #include "memfit/estimate.h"
 
 namespace memfit {
 namespace {
-
-__extension__ using Wide = unsigned __int128;
-
-// ceil(bytes x micros / 1e6), or nullopt past 64 bits.
-std::optional<uint64_t> scale_micros(uint64_t bytes, uint64_t micros) {
-  Wide product = static_cast<Wide>(bytes) * micros;
-  Wide scaled = (product + kMicrosPerUnit - 1) / kMicrosPerUnit;
-  if (scaled > UINT64_MAX) return std::nullopt;
-  return static_cast<uint64_t>(scaled);
-}
 
 Error overflow(std::string_view what) {
   return Error(fmt::format("{} overflows 64 bits: the request or the config is absurd", what));
@@ -62,7 +53,7 @@ Result<Estimate> estimate(const Model& model, const EstimateInputs& inputs,
   CheckedBytes weights_and_kv = CheckedBytes(e.weights_bytes) + e.kv.total_bytes;
   if (!weights_and_kv.value()) return overflow("weights + KV cache");
   if (settings.headroom_factor_micros > kMicrosPerUnit) {
-    auto overhead = scale_micros(*weights_and_kv.value(),
+    auto overhead = scale_micros_rounding_up(*weights_and_kv.value(),
                                  settings.headroom_factor_micros - kMicrosPerUnit);
     if (!overhead) return overflow("allocator overhead");
     e.allocator_overhead_bytes = *overhead;
@@ -79,7 +70,7 @@ Result<Estimate> estimate(const Model& model, const EstimateInputs& inputs,
       CheckedBytes(inputs.batch) * prefill_tokens * (CheckedBytes(g.hidden) + g.intermediate) * 2;
   CheckedBytes logits = CheckedBytes(inputs.batch) * g.vocab * 2;
   if (!activation_base.value() || !logits.value()) return overflow("activation reserve");
-  auto activation = scale_micros(*activation_base.value(), settings.activation_mult_micros);
+  auto activation = scale_micros_rounding_up(*activation_base.value(), settings.activation_mult_micros);
   if (!activation) return overflow("activation reserve");
   CheckedBytes activation_total = CheckedBytes(*activation) + logits;
   if (!activation_total.value()) return overflow("activation reserve");

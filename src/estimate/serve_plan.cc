@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "estimate/fixed_point.h"
 #include "memfit/checked_math.h"
 #include "memfit/prefill_guard.h"
 
@@ -42,9 +43,7 @@ ServePlan plan_serve(const ServeOptions& o, const ServeSlots& slots, const Model
     uint64_t factor = std::max(settings.headroom_factor_micros, kMicrosPerUnit);
     uint64_t budget = 0;
     if (spendable.value()) {
-      __extension__ using Wide = unsigned __int128;
-      uint64_t scaled = static_cast<uint64_t>(static_cast<Wide>(*spendable.value()) *
-                                              kMicrosPerUnit / factor);
+      const uint64_t scaled = unscale_micros_rounding_down(*spendable.value(), factor);
       budget = scaled > e.weights_bytes ? scaled - e.weights_bytes : 0;
     }
     plan.kv_cache_budget_bytes = budget;

@@ -39,13 +39,22 @@ class PosixFileSystem : public FileSystem {
 
   Result<std::string> read_range(const std::string& path, uint64_t offset_bytes,
                                  uint64_t length_bytes) override {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return posix_error(path, errno);
     std::string buffer;
     buffer.resize(length_bytes);
+    if (Status status = read_range_into(path, offset_bytes, length_bytes, buffer.data());
+        !status.ok()) {
+      return status.error();
+    }
+    return buffer;
+  }
+
+  Status read_range_into(const std::string& path, uint64_t offset_bytes, uint64_t length_bytes,
+                         char* destination) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return posix_error(path, errno);
     uint64_t done = 0;
     while (done < length_bytes) {
-      ssize_t n = ::pread(fd, buffer.data() + done, length_bytes - done,
+      ssize_t n = ::pread(fd, destination + done, length_bytes - done,
                           static_cast<off_t>(offset_bytes + done));
       if (n < 0) {
         if (errno == EINTR) continue;
@@ -61,7 +70,7 @@ class PosixFileSystem : public FileSystem {
       done += static_cast<uint64_t>(n);
     }
     ::close(fd);
-    return buffer;
+    return Status::Ok();
   }
 
   Result<std::vector<std::string>> list_dir(const std::string& path) override {
@@ -77,6 +86,8 @@ class PosixFileSystem : public FileSystem {
     std::sort(names.begin(), names.end());
     return names;
   }
+
+  bool allows_concurrent_calls() const override { return true; }
 };
 
 }  // namespace

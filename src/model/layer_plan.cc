@@ -415,7 +415,7 @@ Result<LayerPlan> plan_layers(FieldReader& reader, const ModelGeometry& g) {
   auto state = [&](LayerKind kind) -> Result<uint64_t> {
     int slot = kind == LayerKind::kSsm ? 0 : kind == LayerKind::kLinearAttention ? 1 : 2;
     if (!state_of[slot]) {
-      Result<RecurrentState> s = recurrent_state(kind, reader, g.hidden, g.intermediate);
+      Result<RecurrentState> s = recurrent_state(kind, reader, g.hidden);
       if (!s) return s.error();
       state_of[slot] = std::move(*s);
     }

@@ -142,10 +142,8 @@ Result<RecurrentState> gated_delta_state(FieldReader& reader) {
 
 }  // namespace
 
-Result<RecurrentState> recurrent_state(LayerKind kind, FieldReader& reader, uint64_t hidden,
-                                       uint64_t intermediate) {
+Result<RecurrentState> recurrent_state(LayerKind kind, FieldReader& reader, uint64_t hidden) {
   const std::string& type = reader.model_type();
-  (void)intermediate;
   if (kind == LayerKind::kConv) {
     Result<uint64_t> cache = need(reader, {"conv_L_cache"});
     if (!cache) return cache.error();

@@ -29,8 +29,7 @@ struct RecurrentState {
 // The state of one layer of `kind` (kSsm, kLinearAttention, kConv) for the
 // family in `reader`. `hidden` is the model width. Fails when a needed
 // dimension is missing and has no default, or on overflow.
-Result<RecurrentState> recurrent_state(LayerKind kind, FieldReader& reader, uint64_t hidden,
-                                       uint64_t intermediate);
+Result<RecurrentState> recurrent_state(LayerKind kind, FieldReader& reader, uint64_t hidden);
 
 }  // namespace memfit
 

@@ -25,20 +25,26 @@ Result<SafetensorsSummary> read_header(SafetensorsJsonParser& parser, FileSystem
   if (stat->kind != FileKind::kRegular) return Error(context + ": not a regular file");
   const uint64_t file_bytes = stat->size_bytes;
 
-  std::string prefix;
+  char prefix[kLengthPrefixBytes];
+  size_t prefix_bytes = 0;
   if (file_bytes >= kLengthPrefixBytes) {
-    Result<std::string> read = fs.read_range(path, 0, kLengthPrefixBytes);
-    if (!read.ok()) return read.error();
-    prefix = std::move(read).value();
+    if (Status read = fs.read_range_into(path, 0, kLengthPrefixBytes, prefix); !read.ok()) {
+      return read.error();
+    }
+    prefix_bytes = kLengthPrefixBytes;
   }
-  Result<uint64_t> header_bytes = parse_safetensors_length(prefix, file_bytes);
+  Result<uint64_t> header_bytes =
+      parse_safetensors_length(std::string_view(prefix, prefix_bytes), file_bytes);
   if (!header_bytes.ok()) return header_bytes.error().within(context);
 
   // Bounded by parse_safetensors_length: at most 256 MiB and within the file.
-  Result<std::string> json = fs.read_range(path, kLengthPrefixBytes, *header_bytes);
-  if (!json.ok()) return json.error();
+  char* json = parser.buffer_for(*header_bytes);
+  if (Status read = fs.read_range_into(path, kLengthPrefixBytes, *header_bytes, json); !read.ok()) {
+    return read.error();
+  }
   const uint64_t data_region_bytes = file_bytes - kLengthPrefixBytes - *header_bytes;
-  Result<SafetensorsSummary> summary = parser.parse(*json, data_region_bytes, tensors);
+  Result<SafetensorsSummary> summary =
+      parser.parse_buffer(*header_bytes, data_region_bytes, tensors);
   if (!summary.ok()) return summary.error().within(context);
   return summary;
 }

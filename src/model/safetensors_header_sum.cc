@@ -1,8 +1,8 @@
 // Design note: a 163-shard checkpoint holds ~18 MB of header JSON; parsing
 // it is almost all of the time memfit takes to size the weights, and the
-// shards are independent, so they are parsed on several threads. Reading
-// stays serialized: the FileSystem interface is only thread-compatible, and
-// reading headers from the page cache is a small part of the cost. Each
+// shards are independent, so they are parsed on several threads. Reads
+// overlap too when the FileSystem allows concurrent calls (the real one
+// does); any other is called one thread at a time. Each
 // thread takes the next unclaimed file and keeps its own reader (parser and
 // buffers); results land in a slot per file, so the error reported is the
 // first in path order, as in a serial run.
@@ -37,6 +37,11 @@ class SerializedFileSystem : public FileSystem {
     std::lock_guard<std::mutex> lock(mutex_);
     return inner_.read_range(path, offset_bytes, length_bytes);
   }
+  Status read_range_into(const std::string& path, uint64_t offset_bytes, uint64_t length_bytes,
+                         char* destination) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.read_range_into(path, offset_bytes, length_bytes, destination);
+  }
   Result<std::vector<std::string>> list_dir(const std::string& path) override {
     std::lock_guard<std::mutex> lock(mutex_);
     return inner_.list_dir(path);
@@ -69,6 +74,7 @@ Result<SafetensorsHeaderTotals> sum_safetensors_headers(FileSystem& fs,
     }
   } else {
     SerializedFileSystem serialized_fs(fs);
+    FileSystem& shared_fs = fs.allows_concurrent_calls() ? fs : serialized_fs;
     std::atomic<size_t> next_file{0};
     std::atomic<bool> failed{false};
     // A claimed file is always read, so when any file has failed, every
@@ -78,7 +84,7 @@ Result<SafetensorsHeaderTotals> sum_safetensors_headers(FileSystem& fs,
       while (!failed) {
         const size_t i = next_file++;
         if (i >= paths.size()) break;
-        results[i].emplace(reader.read_summary(serialized_fs, paths[i]));
+        results[i].emplace(reader.read_summary(shared_fs, paths[i]));
         if (!results[i]->ok()) failed = true;
       }
     };

@@ -112,16 +112,31 @@ simdjson::error_code for_each_uint64(od::value& value, OnElement&& on_element) {
 Result<SafetensorsSummary> SafetensorsJsonParser::parse(std::string_view json,
                                                         uint64_t data_region_bytes,
                                                         std::vector<SafetensorsTensor>* tensors) {
+  char* text = buffer_for(json.size());
+  if (!json.empty()) std::memcpy(text, json.data(), json.size());
+  return parse_buffer(json.size(), data_region_bytes, tensors);
+}
+
+char* SafetensorsJsonParser::buffer_for(size_t json_bytes) {
+  const size_t needed = json_bytes + simdjson::SIMDJSON_PADDING;
+  if (needed > buffer_capacity_) {
+    buffer_ = std::make_unique_for_overwrite<char[]>(needed);
+    buffer_capacity_ = needed;
+  }
   // simdjson may read up to SIMDJSON_PADDING bytes past the text; they are
   // zeroed so that what it sees there never depends on old buffer contents.
-  padded_json_.reserve(json.size() + simdjson::SIMDJSON_PADDING);
-  padded_json_.assign(json);
-  padded_json_.append(simdjson::SIMDJSON_PADDING, '\0');
+  std::memset(buffer_.get() + json_bytes, 0, simdjson::SIMDJSON_PADDING);
+  return buffer_.get();
+}
+
+Result<SafetensorsSummary> SafetensorsJsonParser::parse_buffer(
+    size_t json_bytes, uint64_t data_region_bytes, std::vector<SafetensorsTensor>* tensors) {
   ranges_.clear();
   names_.clear();
 
   od::document doc;
-  if (auto code = parser_.iterate(padded_json_.data(), json.size(), padded_json_.size()).get(doc)) {
+  if (auto code = parser_.iterate(buffer_.get(), json_bytes, json_bytes + simdjson::SIMDJSON_PADDING)
+                     .get(doc)) {
     return json_error(code);
   }
   od::object root;

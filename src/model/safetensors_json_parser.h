@@ -1,16 +1,18 @@
 // SafetensorsJsonParser: the JSON half of a safetensors header, validated.
 //
-// One instance keeps a simdjson on-demand parser, the padded copy of the
-// text it parses and three scratch vectors; all keep their capacity between
-// calls, so parsing shard after shard allocates nothing once the largest
-// header has been seen, except the tensor list a caller asks for.
+// One instance keeps a simdjson on-demand parser, the padded buffer the
+// text is parsed from and three scratch vectors; all keep their capacity
+// between calls, so parsing shard after shard allocates nothing once the
+// largest header has been seen, except the tensor list a caller asks for.
 // Not thread-safe; one instance per thread.
 #ifndef MEMFIT_MODEL_SAFETENSORS_JSON_PARSER_H_
 #define MEMFIT_MODEL_SAFETENSORS_JSON_PARSER_H_
 
 #include <simdjson.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +32,14 @@ class SafetensorsJsonParser {
   // of the list.
   Result<SafetensorsSummary> parse(std::string_view json, uint64_t data_region_bytes,
                                    std::vector<SafetensorsTensor>* tensors);
+
+  // The same, for text the caller writes in place: buffer_for(n) returns
+  // n writable bytes (followed by simdjson's zeroed padding), and
+  // parse_buffer(n, ...) parses the n bytes written there. Saves a copy of
+  // the header. `json_bytes` must be bounded by the caller (it is allocated).
+  char* buffer_for(size_t json_bytes);
+  Result<SafetensorsSummary> parse_buffer(size_t json_bytes, uint64_t data_region_bytes,
+                                          std::vector<SafetensorsTensor>* tensors);
 
  private:
   // One tensor's bytes [begin_byte, end_byte) of the data region. Kept
@@ -60,7 +70,10 @@ class SafetensorsJsonParser {
   Status check_overlaps();
 
   simdjson::ondemand::parser parser_;
-  std::string padded_json_;  // the header text, then SIMDJSON_PADDING zero bytes
+  // The header text, then SIMDJSON_PADDING zero bytes; buffer_capacity_
+  // bytes, left uninitialized where the text goes.
+  std::unique_ptr<char[]> buffer_;
+  size_t buffer_capacity_ = 0;
   std::vector<TensorRange> ranges_;
   // Tensor names in header order, viewing the parser's string buffer: valid
   // until the next parse().

@@ -176,10 +176,17 @@ class ConfinedFileSystem : public FileSystem {
     if (Status s = check(path); !s) return s.error();
     return inner_->read_range(path, offset_bytes, length_bytes);
   }
+  Status read_range_into(const std::string& path, uint64_t offset_bytes, uint64_t length_bytes,
+                         char* destination) override {
+    if (Status s = check(path); !s) return s.error();
+    return inner_->read_range_into(path, offset_bytes, length_bytes, destination);
+  }
   Result<std::vector<std::string>> list_dir(const std::string& path) override {
     if (Status s = check(path); !s) return s.error();
     return inner_->list_dir(path);
   }
+  // check() reads only the immutable roots.
+  bool allows_concurrent_calls() const override { return inner_->allows_concurrent_calls(); }
 
  private:
   Status check(const std::string& path) const {

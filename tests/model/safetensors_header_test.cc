@@ -224,6 +224,24 @@ TEST(SafetensorsHeader, SummaryMatchesTheFullParse) {
   EXPECT_EQ(reader.parse(json, 1000)->data_bytes, 79u);
 }
 
+TEST(SafetensorsHeader, ReusedBufferNeverShowsTheEarlierText) {
+  // The reader keeps one buffer: after a long header, a shorter text must be
+  // parsed as itself, never completed by the earlier header's bytes.
+  const std::string json = safetensors_header_json({{"a", "U8", {4}, {}}, {"b", "U8", {4}, {}}});
+  SafetensorsHeaderReader reader;
+  ASSERT_TRUE(reader.parse_summary(json, 8).ok());
+  const std::string cut = json.substr(0, json.find("\"b\""));  // ends after "a"'s entry and ','
+  Result<SafetensorsSummary> summary = reader.parse_summary(cut, 8);
+  ASSERT_FALSE(summary.ok());
+  // The same as a fresh reader says.
+  EXPECT_EQ(summary.error().message(),
+            "safetensors header: invalid JSON: JSON document ended early in the middle of an "
+            "object or array.");
+  EXPECT_EQ(header_error(cut), summary.error().message());
+  // And the full text again, from the same buffer: 4 + 4 bytes.
+  EXPECT_EQ(reader.parse_summary(json, 8)->data_bytes, 8u);
+}
+
 // --- The JSON header: rejected forms ----------------------------------------
 
 TEST(SafetensorsHeader, RootThatIsNotAnObjectIsCorruption) {

@@ -135,5 +135,16 @@ TEST(ServiceCli, BadOptionsAreUsageErrors) {
   EXPECT_EQ(r.err.rfind("memfit: serve: --memory-limit: ", 0), 0u) << r.err;
 }
 
+TEST(ServiceCli, HelpComesFromTheServiceProgram) {
+  // `memfit serve` hands every argument to memfit-serve, --help included.
+  testing::CommandResult r = run_memfit({"serve", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Usage: memfit serve [OPTIONS]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--model-root"), std::string::npos) << r.out;
+  r = run_memfit({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("serve"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace memfit

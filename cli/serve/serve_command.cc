@@ -20,6 +20,7 @@
 #include <fmt/ranges.h>
 
 #include "commands.h"
+#include "serve/serve_command.h"
 #include "memfit/environment.h"
 #include "memfit/host_memory.h"
 #include "memfit/service.h"

@@ -1,0 +1,23 @@
+// Byte counts scaled by fixed-point multipliers (millionths, as
+// EstimateSettings holds them). Products are taken in 128 bits, so no
+// intermediate overflows; the rounding direction is part of each name,
+// chosen so that memory is never under-counted.
+#ifndef MEMFIT_ESTIMATE_FIXED_POINT_H_
+#define MEMFIT_ESTIMATE_FIXED_POINT_H_
+
+#include <cstdint>
+#include <optional>
+
+namespace memfit {
+
+// ceil(bytes x micros / 10^6); nullopt when the result exceeds 64 bits.
+std::optional<uint64_t> scale_micros_rounding_up(uint64_t bytes, uint64_t micros);
+
+// floor(bytes x 10^6 / micros), the largest x with
+// scale_micros_rounding_up(x, micros) <= bytes when micros >= 10^6 (so the
+// result never exceeds bytes). micros must be at least 10^6.
+uint64_t unscale_micros_rounding_down(uint64_t bytes, uint64_t micros);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_ESTIMATE_FIXED_POINT_H_
