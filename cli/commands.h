@@ -21,7 +21,11 @@ void add_host_command(CLI::App& app, int& exit_code);
 void add_preflight_command(CLI::App& app, int& exit_code);
 void add_fit_command(CLI::App& app, int& exit_code);
 void add_recommend_command(CLI::App& app, int& exit_code);
-void add_serve_command(CLI::App& app, int& exit_code);
+void add_plot_command(CLI::App& app, int& exit_code);
+// `memfit serve` runs the memfit-serve program installed beside memfit
+// (cli/serve/), so that only the service loads the HTTP library and its TLS
+// dependencies: every other command starts ~4 ms sooner without them.
+void add_serve_launcher(CLI::App& app, int& exit_code);
 
 }  // namespace memfit::cli
 

@@ -9,6 +9,7 @@
 #include "memfit/environment.h"
 #include "memfit/host_memory.h"
 #include "memfit/settings.h"
+#include "memfit/tensor_inventory.h"
 
 namespace memfit::cli {
 namespace {
@@ -61,6 +62,29 @@ Result<Backend> parse_backend(const std::string& text) {
   return usage(fmt::format("--backend '{}': expected auto, rocm, metal, cuda or cpu", text));
 }
 
+// The per-rank plan: the tensor list when the model has safetensors
+// headers on disk, else the proportional split.
+Result<ParallelPlan> plan_for(const EstimateOptions& o, const EstimateContext& c) {
+  Result<ParallelEngine> engine = parse_parallel_engine(o.parallel_engine);
+  if (!engine) return usage("--parallel-engine: " + engine.error().message());
+  ParallelConfig config{o.tensor_parallel, o.pipeline_parallel, *engine};
+  std::vector<SafetensorsTensor> tensors;
+  if (c.model.weights.source == WeightsSource::kSafetensorsHeader ||
+      (c.model.weights.source == WeightsSource::kSafetensorsIndex && c.model.weights.verified)) {
+    std::unique_ptr<FileSystem> fs = make_real_file_system();
+    Result<std::vector<SafetensorsTensor>> list = read_tensor_inventory(*fs, c.model.path);
+    if (!list) return list.error().within(o.model);
+    tensors = std::move(*list);
+  }
+  Result<ParallelPlan> plan = plan_parallel(c.model, tensors, c.inputs, c.settings, c.platform,
+                                            c.budget, config);
+  if (!plan) {
+    return usage(fmt::format("--tensor-parallel {} --pipeline-parallel {}: {}", o.tensor_parallel,
+                             o.pipeline_parallel, plan.error().message()));
+  }
+  return plan;
+}
+
 }  // namespace
 
 void add_request_options(CLI::App& command, EstimateOptions& o) {
@@ -68,6 +92,18 @@ void add_request_options(CLI::App& command, EstimateOptions& o) {
       ->check(CLI::PositiveNumber);
   command.add_option("--batch", o.batch, "sequences decoded together (default 1)")
       ->check(CLI::PositiveNumber);
+}
+
+void add_parallel_options(CLI::App& command, EstimateOptions& o) {
+  command.add_option("--tensor-parallel", o.tensor_parallel,
+                     "tensor-parallel ranks (default 1); ranks > 1 add a per-device plan")
+      ->check(CLI::PositiveNumber);
+  command.add_option("--pipeline-parallel", o.pipeline_parallel,
+                     "pipeline-parallel stages (default 1)")
+      ->check(CLI::PositiveNumber);
+  command.add_option("--parallel-engine", o.parallel_engine,
+                     "whose sharding rules the plan follows: vllm (default) or mlx")
+      ->check(CLI::IsMember({"vllm", "mlx"}));
 }
 
 void add_model_options(CLI::App& command, EstimateOptions& o) {
@@ -139,6 +175,12 @@ Result<EstimateRun> run_estimate(const EstimateOptions& o) {
     c->warnings.push_back(*line);
   }
   EstimateRun run;
+  if (o.tensor_parallel * o.pipeline_parallel > 1 || o.tensor_parallel > kMaxParallelRanks ||
+      o.pipeline_parallel > kMaxParallelRanks) {
+    Result<ParallelPlan> plan = plan_for(o, *c);
+    if (!plan) return plan.error();
+    run.parallel = std::move(*plan);
+  }
   run.model = std::move(c->model);
   run.estimate = std::move(*estimate);
   run.budget = std::move(c->budget);

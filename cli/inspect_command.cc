@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "estimate_options.h"
+#include "memfit/parallel_report.h"
 #include "memfit/report.h"
 
 namespace memfit::cli {
@@ -15,6 +16,7 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
       app.add_subcommand("inspect", "estimate the memory a model needs, without loading it");
   add_model_options(*command, *options);
   add_request_options(*command, *options);
+  add_parallel_options(*command, *options);
   command->callback([options, &exit_code] {
     Result<EstimateRun> run = run_estimate(*options);
     if (!run) {
@@ -24,9 +26,12 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
     print_warnings(run->warnings);
     std::string out;
     if (options->json) {
-      out = estimate_to_json(run->model, run->estimate, run->budget).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      nlohmann::ordered_json j = estimate_to_json(run->model, run->estimate, run->budget);
+      if (run->parallel) j["parallel"] = parallel_plan_to_json(*run->parallel);
+      out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     } else {
       out = render_estimate_text(run->model, run->estimate, run->budget);
+      if (run->parallel) out += render_parallel_plan_text(*run->parallel);
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     exit_code = kExitOk;

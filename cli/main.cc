@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
   memfit::cli::add_preflight_command(app, exit_code);
   memfit::cli::add_fit_command(app, exit_code);
   memfit::cli::add_recommend_command(app, exit_code);
-  memfit::cli::add_serve_command(app, exit_code);
+  memfit::cli::add_plot_command(app, exit_code);
+  memfit::cli::add_serve_launcher(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

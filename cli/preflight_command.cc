@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "estimate_options.h"
 #include "memfit/checked_math.h"
+#include "memfit/parallel_report.h"
 #include "memfit/report.h"
 #include "memfit/serve_plan.h"
 
@@ -38,12 +39,31 @@ std::string dump(const nlohmann::ordered_json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-int verdict(const Estimate& e, bool force) {
-  return e.fits || force ? kExitOk : kExitDoesNotFit;
+// With a multi-device plan every rank must fit its device; the whole-model
+// figure (one device holding everything) no longer decides.
+bool run_fits(const EstimateRun& run) {
+  return run.parallel ? run.parallel->fits : run.estimate.fits;
 }
 
-nlohmann::ordered_json preflight_json(std::string_view mode, const Estimate& e, bool force) {
-  return {{"mode", mode}, {"fits", e.fits}, {"forced", force}};
+int verdict(const EstimateRun& run, bool force) {
+  return run_fits(run) || force ? kExitOk : kExitDoesNotFit;
+}
+
+nlohmann::ordered_json preflight_json(std::string_view mode, const EstimateRun& run, bool force) {
+  return {{"mode", mode}, {"fits", run_fits(run)}, {"forced", force}};
+}
+
+// The whole-model report, plus the per-rank plan when there is one.
+nlohmann::ordered_json report_json(const EstimateRun& run) {
+  nlohmann::ordered_json j = estimate_to_json(run.model, run.estimate, run.budget);
+  if (run.parallel) j["parallel"] = parallel_plan_to_json(*run.parallel);
+  return j;
+}
+
+std::string report_text(const EstimateRun& run) {
+  std::string out = render_estimate_text(run.model, run.estimate, run.budget);
+  if (run.parallel) out += render_parallel_plan_text(*run.parallel);
+  return out;
 }
 
 // Prompt tokens of a text file without a tokenizer: its UTF-8 bytes, an
@@ -85,16 +105,16 @@ void run_generate(const GenerateOptions& o, int& exit_code) {
   print_warnings(notes);
   print_warnings(run->warnings);
   if (o.estimate.json) {
-    nlohmann::ordered_json j = estimate_to_json(run->model, run->estimate, run->budget);
-    j["preflight"] = preflight_json("generate", run->estimate, o.force);
+    nlohmann::ordered_json j = report_json(*run);
+    j["preflight"] = preflight_json("generate", *run, o.force);
     j["preflight"]["prompt_tokens"] = prompt;
     j["preflight"]["max_new_tokens"] = o.new_tokens;
     print(dump(j));
   } else {
-    print(render_estimate_text(run->model, run->estimate, run->budget));
+    print(report_text(*run));
     print(fmt::format("preflight generate: {} prompt + {} new tokens\n", prompt, o.new_tokens));
   }
-  exit_code = verdict(run->estimate, o.force);
+  exit_code = verdict(*run, o.force);
 }
 
 void run_serve(ServeCommandOptions o, int& exit_code) {
@@ -129,15 +149,15 @@ void run_serve(ServeCommandOptions o, int& exit_code) {
   print_warnings(run->warnings);
   ServePlan plan = plan_serve(o.serve, *slots, run->model, run->estimate, run->settings);
   if (o.estimate.json) {
-    nlohmann::ordered_json j = estimate_to_json(run->model, run->estimate, run->budget);
-    j["preflight"] = preflight_json("serve", run->estimate, o.force);
+    nlohmann::ordered_json j = report_json(*run);
+    j["preflight"] = preflight_json("serve", *run, o.force);
     j["serve"] = serve_plan_to_json(plan);
     print(dump(j));
   } else {
-    print(render_estimate_text(run->model, run->estimate, run->budget));
+    print(report_text(*run));
     print(render_serve_plan_text(plan));
   }
-  exit_code = verdict(run->estimate, o.force);
+  exit_code = verdict(*run, o.force);
 }
 
 }  // namespace
@@ -151,6 +171,7 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
   CLI::App* generate = preflight->add_subcommand(
       "generate", "KV for prompt + new tokens; exit 3 when it does not fit");
   add_model_options(*generate, gen->estimate);
+  add_parallel_options(*generate, gen->estimate);
   auto* tokens = generate->add_option("--prompt-tokens", gen->prompt_tokens, "prompt length in tokens");
   auto* file = generate->add_option("--prompt-file", gen->prompt_file,
                                     "prompt text; its UTF-8 bytes bound its tokens");
@@ -171,6 +192,7 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
   CLI::App* serve = preflight->add_subcommand(
       "serve", "slots, per-slot context and paged KV budget; exit 3 when it does not fit");
   add_model_options(*serve, srv->estimate);
+  add_parallel_options(*serve, srv->estimate);
   serve->add_option("--ctx-size", srv->serve.ctx_size, "total context; 0 = 8192 per slot")
       ->required();
   serve->add_option("--n-parallel", srv->serve.n_parallel, "slots (default 4)");

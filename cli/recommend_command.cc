@@ -30,21 +30,6 @@ struct Candidate {
   bool smaller_than_source = true;  // false: re-quantizing would not shrink the checkpoint
 };
 
-// The checkpoint's own bits per weight: its declared quantization, else 16.
-uint64_t source_bits(const ModelSpec& spec) {
-  return spec.quantization.bits > 0 ? spec.quantization.bits : 16;
-}
-
-Result<uint64_t> candidate_weights(const QuantScheme& scheme, const Model& model,
-                                   const std::vector<SafetensorsTensor>& tensors) {
-  if (scheme.as_is) return model.weights.bytes;
-  if (!tensors.empty()) return quantized_weights_bytes(tensors, scheme, model.spec.quantization);
-  // No headers on disk (an index-only download): the config's parameter count.
-  uint64_t params = model.spec.analytical_params;
-  if (params == 0) return Error("no weight headers and no config geometry to size " + scheme.name);
-  return params * scheme.bits / 8 + (params / scheme.group_size) * 4;
-}
-
 void run_recommend(const RecommendOptions& o, int& exit_code) {
   Result<EstimateContext> c = prepare_estimate(o.estimate);
   if (!c) {
@@ -72,13 +57,13 @@ void run_recommend(const RecommendOptions& o, int& exit_code) {
   for (const QuantScheme& scheme : schemes) {
     Candidate cand;
     cand.scheme = scheme;
-    Result<uint64_t> weights = candidate_weights(scheme, c->model, *tensors);
+    Result<uint64_t> weights = candidate_weights_bytes(scheme, c->model, *tensors);
     if (!weights) {
       exit_code = report_error(weights.error().within(o.estimate.model));
       return;
     }
     cand.weights_bytes = *weights;
-    cand.smaller_than_source = scheme.as_is || scheme.bits < source_bits(c->model.spec);
+    cand.smaller_than_source = shrinks_checkpoint(scheme, c->model.spec);
     Model variant = c->model;
     variant.weights.bytes = cand.weights_bytes;
     Result<Estimate> e = estimate(variant, c->inputs, c->settings, c->platform, c->budget);

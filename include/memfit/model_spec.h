@@ -91,6 +91,10 @@ struct ModelSpec {
   bool multimodal = false;
   // Parameters counted from the config alone; 0 when geometry is missing.
   uint64_t analytical_params = 0;
+  // The context length the config declares (max_position_embeddings |
+  // max_sequence_length | seq_length | n_positions | n_ctx), in tokens; 0
+  // when it says none. Informational: a plot's default x range.
+  uint64_t max_position_tokens = 0;
 };
 
 // Parses config.json text. Fails on text that is not a JSON object, on

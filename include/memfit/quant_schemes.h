@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "memfit/model.h"
 #include "memfit/model_spec.h"
 #include "memfit/result.h"
 #include "memfit/safetensors.h"
@@ -42,6 +43,20 @@ std::vector<QuantScheme> mlx_quant_schemes(uint64_t group_size = 64);
 Result<uint64_t> quantized_weights_bytes(const std::vector<SafetensorsTensor>& tensors,
                                          const QuantScheme& scheme,
                                          const QuantizationInfo& source);
+
+// The weights of `model` under `scheme`, as recommend-quant and plot price
+// each candidate: the checkpoint's own bytes for as-is; else from
+// `tensors` (its headers' tensor list, read_tensor_inventory()) when there
+// are any; else, for an index-only download, from the config's parameter
+// count: params x bits / 8 + (params / group_size) x 4. Fails when neither
+// headers nor config geometry can size it, and on overflow.
+Result<uint64_t> candidate_weights_bytes(const QuantScheme& scheme, const Model& model,
+                                         const std::vector<SafetensorsTensor>& tensors);
+
+// Whether quantizing to `scheme` would shrink the checkpoint: as-is always
+// counts; otherwise scheme.bits must be below the checkpoint's own bits
+// (its declared quantization, else 16).
+bool shrinks_checkpoint(const QuantScheme& scheme, const ModelSpec& spec);
 
 }  // namespace memfit
 

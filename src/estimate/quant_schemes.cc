@@ -81,4 +81,25 @@ Result<uint64_t> quantized_weights_bytes(const std::vector<SafetensorsTensor>& t
   return *total.value();
 }
 
+Result<uint64_t> candidate_weights_bytes(const QuantScheme& scheme, const Model& model,
+                                         const std::vector<SafetensorsTensor>& tensors) {
+  if (scheme.as_is) return model.weights.bytes;
+  if (!tensors.empty()) return quantized_weights_bytes(tensors, scheme, model.spec.quantization);
+  // No headers on disk (an index-only download): the config's parameter count.
+  uint64_t params = model.spec.analytical_params;
+  if (params == 0) return Error("no weight headers and no config geometry to size " + scheme.name);
+  if (scheme.group_size == 0) {
+    return Error(fmt::format("scheme {}: group size must be positive", scheme.name));
+  }
+  CheckedBytes bytes = CheckedBytes::ceil_div(CheckedBytes(params) * scheme.bits, 8) +
+                       CheckedBytes(params / scheme.group_size) * 4;
+  if (!bytes.value()) return Error(fmt::format("{} weights overflow 64 bits", scheme.name));
+  return *bytes.value();
+}
+
+bool shrinks_checkpoint(const QuantScheme& scheme, const ModelSpec& spec) {
+  uint64_t source_bits = spec.quantization.bits > 0 ? spec.quantization.bits : 16;
+  return scheme.as_is || scheme.bits < source_bits;
+}
+
 }  // namespace memfit

@@ -131,6 +131,11 @@ Result<ModelSpec> parse_model_config(std::string_view config_json) {
   spec.quantization = read_quantization(*doc);
   spec.moe = read_moe(*doc);
   spec.analytical_params = analytical_parameter_count(reader, spec);
+  // Informational only, so a malformed value is ignored rather than failing
+  // the whole config.
+  Result<std::optional<uint64_t>> positions = doc->u64_or_top(
+      {"max_position_embeddings", "max_sequence_length", "seq_length", "n_positions", "n_ctx"});
+  if (positions.ok()) spec.max_position_tokens = positions->value_or(0);
   return spec;
 }
 

@@ -159,5 +159,17 @@ TEST(ModelConfig, AnalyticalParameterCountLlama31) {
   EXPECT_EQ(testing::corpus_spec("llama3/Meta-Llama-3.1-8B").analytical_params, 8030261248u);
 }
 
+TEST(ModelConfig, DeclaredContextLengthIsReadWhenPresent) {
+  EXPECT_EQ(parse_ok(R"({"model_type":"qwen3","num_hidden_layers":2,"hidden_size":64,
+      "num_attention_heads":4,"max_position_embeddings":40960})").max_position_tokens, 40960u);
+  EXPECT_EQ(parse_ok(R"({"model_type":"gpt2","n_layer":2,"n_embd":64,"n_head":4,
+      "n_positions":1024})").max_position_tokens, 1024u);
+  // Absent, or not a number: 0 (unknown), and the config still parses.
+  EXPECT_EQ(parse_ok(R"({"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4})")
+                .max_position_tokens, 0u);
+  EXPECT_EQ(parse_ok(R"({"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4,
+      "max_position_embeddings":"long"})").max_position_tokens, 0u);
+}
+
 }  // namespace
 }  // namespace memfit

@@ -1,0 +1,182 @@
+// memfit plot -m MODEL --out F.svg: memory against context for each KV
+// width (and each weight mode with --quants), stacked by component, with
+// the budget line and the largest context that fits marked. Writes the
+// SVG; prints one summary line (or, with --json, one JSON object).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "commands.h"
+#include "estimate_options.h"
+#include "memfit/plot.h"
+#include "memfit/quant_schemes.h"
+#include "memfit/report.h"
+#include "memfit/tensor_inventory.h"
+
+namespace memfit::cli {
+namespace {
+
+constexpr std::string_view kUsage = "usage: ";
+
+struct PlotOptions {
+  EstimateOptions estimate;
+  std::string out_path;
+  bool quants = false;
+  bool max_tokens_given = false;
+  bool kv_width_given = false;
+};
+
+// Every error names the command; usage errors keep their prefix so
+// report_error() still maps them to exit status 2.
+Error in_plot(const Error& error) {
+  const std::string& m = error.message();
+  if (m.rfind(kUsage, 0) == 0) return Error(fmt::format("usage: plot: {}", m.substr(kUsage.size())));
+  return error.within("plot");
+}
+
+// The figure's name for the model: the last component of its path.
+std::string model_title(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+Result<std::vector<PlotWeightMode>> weight_modes(const PlotOptions& o, const EstimateContext& c,
+                                                 std::vector<std::string>& warnings) {
+  if (!o.quants) return std::vector<PlotWeightMode>{{"as-is", c.model.weights.bytes}};
+  std::unique_ptr<FileSystem> fs = make_real_file_system();
+  Result<std::vector<SafetensorsTensor>> tensors = read_tensor_inventory(*fs, o.estimate.model);
+  if (!tensors) return tensors.error();
+  if (tensors->empty()) {
+    warnings.push_back("no *.safetensors headers to read: quantized sizes are estimated from "
+                       "the config's parameter count");
+  }
+  std::vector<PlotWeightMode> modes;
+  std::vector<std::string> skipped;
+  for (const QuantScheme& scheme : mlx_quant_schemes()) {
+    // As recommend-quant: a mode with no fewer bits than the checkpoint's
+    // own is not a way to save memory, so it is not drawn.
+    if (!scheme.as_is && !shrinks_checkpoint(scheme, c.model.spec)) {
+      skipped.push_back(scheme.name);
+      continue;
+    }
+    Result<uint64_t> bytes = candidate_weights_bytes(scheme, c.model, *tensors);
+    if (!bytes) return bytes.error().within(o.estimate.model);
+    modes.push_back({scheme.name, *bytes});
+  }
+  if (!skipped.empty()) {
+    warnings.push_back(fmt::format("--quants: {} not drawn: the checkpoint is already quantized "
+                                   "to as few bits or fewer",
+                                   fmt::join(skipped, ", ")));
+  }
+  return modes;
+}
+
+Status write_file(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return Error(fmt::format("writing '{}': {}", path, std::strerror(errno)));
+  size_t written = std::fwrite(text.data(), 1, text.size(), f);
+  int write_errno = errno;
+  bool closed = std::fclose(f) == 0;
+  if (written != text.size() || !closed) {
+    return Error(fmt::format("writing '{}': {}", path, std::strerror(closed ? write_errno : errno)));
+  }
+  return Status::Ok();
+}
+
+std::string summary_line(const PlotOptions& o, const PlotData& data) {
+  std::string fits;
+  for (const PlotPanel& p : data.panels) {
+    if (!fits.empty()) fits += ", ";
+    std::string name = o.quants ? fmt::format("{}/{}", p.weights_mode, to_string(p.kv_element))
+                                : std::string(to_string(p.kv_element));
+    fits += fmt::format("{} {}", name,
+                        p.max_tokens_that_fit ? fmt::format("{}", *p.max_tokens_that_fit) : "none");
+  }
+  return fmt::format("wrote {}: {} to {} tokens, batch {}, budget {}; largest context that fits: {}\n",
+                     o.out_path, data.min_tokens, data.max_tokens, data.batch,
+                     format_bytes(data.budget_bytes), fits);
+}
+
+std::string summary_json(const PlotOptions& o, const PlotData& data) {
+  nlohmann::ordered_json panels = nlohmann::ordered_json::array();
+  for (const PlotPanel& p : data.panels) {
+    panels.push_back({{"weights_mode", p.weights_mode},
+                      {"kv_cache_mode", to_string(p.kv_element)},
+                      {"weights_bytes", p.weights_bytes},
+                      {"max_tokens_that_fit", p.max_tokens_that_fit
+                                                  ? nlohmann::ordered_json(*p.max_tokens_that_fit)
+                                                  : nlohmann::ordered_json(nullptr)},
+                      {"capped", p.capped}});
+  }
+  nlohmann::ordered_json j = {{"out", o.out_path},          {"min_tokens", data.min_tokens},
+                              {"max_tokens", data.max_tokens}, {"batch", data.batch},
+                              {"budget_bytes", data.budget_bytes}, {"panels", panels}};
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+void run_plot(const PlotOptions& o, int& exit_code) {
+  Result<EstimateContext> c = prepare_estimate(o.estimate);
+  if (!c) {
+    exit_code = report_error(in_plot(c.error()));
+    return;
+  }
+  PlotRequest request;
+  request.title = model_title(o.estimate.model);
+  // Without --max-tokens, the context the model declares, else 128K.
+  request.max_tokens = o.max_tokens_given                    ? o.estimate.max_tokens
+                       : c->model.spec.max_position_tokens > 0 ? c->model.spec.max_position_tokens
+                                                               : kPlotDefaultMaxTokens;
+  if (request.max_tokens < 2) {
+    exit_code = report_error(in_plot(Error("usage: --max-tokens: a plot needs at least 2 tokens")));
+    return;
+  }
+  if (o.kv_width_given) request.kv_elements = {c->inputs.kv_element};
+  Result<std::vector<PlotWeightMode>> modes = weight_modes(o, *c, c->warnings);
+  if (!modes) {
+    exit_code = report_error(in_plot(modes.error()));
+    return;
+  }
+  request.weight_modes = std::move(*modes);
+  print_warnings(c->warnings);
+
+  Result<PlotData> data = compute_plot(c->model, c->inputs, c->settings, c->platform, c->budget, request);
+  if (!data) {
+    exit_code = report_error(in_plot(data.error().within(o.estimate.model)));
+    return;
+  }
+  Status written = write_file(o.out_path, render_plot_svg(*data));
+  if (!written) {
+    exit_code = report_error(in_plot(written.error()));
+    return;
+  }
+  std::string out = o.estimate.json ? summary_json(o, *data) : summary_line(o, *data);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  exit_code = kExitOk;
+}
+
+}  // namespace
+
+void add_plot_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<PlotOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "plot", "draw memory against context per KV width (and weight mode) as an SVG file");
+  add_model_options(*cmd, options->estimate);
+  add_request_options(*cmd, options->estimate);
+  cmd->add_option("--out", options->out_path, "the SVG file to write")->required();
+  cmd->add_flag("--quants", options->quants, "one row per weight mode: as-is, int8, int4 (MLX affine)");
+  cmd->callback([options, cmd, &exit_code] {
+    // The range ends at the model's own context unless --max-tokens says;
+    // one KV width is drawn when the user names one.
+    options->max_tokens_given = cmd->count("--max-tokens") > 0;
+    options->kv_width_given = cmd->count("--kv-cache-mode") > 0 || cmd->count("--cache-type-k") > 0 ||
+                              cmd->count("--cache-type-v") > 0;
+    run_plot(*options, exit_code);
+  });
+}
+
+}  // namespace memfit::cli
