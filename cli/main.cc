@@ -2,11 +2,9 @@
 // library; see commands.h for the exit statuses.
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
-#include <exception>
-
 #include "commands.h"
 #include "memfit/report.h"
+#include "run_app.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"memfit: how much memory an LLM inference run will take, and whether it fits"};
@@ -20,16 +18,5 @@ int main(int argc, char** argv) {
   memfit::cli::add_recommend_command(app, exit_code);
   memfit::cli::add_plot_command(app, exit_code);
   memfit::cli::add_serve_launcher(app, exit_code);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int status = app.exit(e);
-    return status == 0 ? memfit::cli::kExitOk : memfit::cli::kExitUsage;
-  } catch (const std::exception& e) {
-    // The library returns errors as values; this only guards the layer
-    // above it (formatting, allocation failure).
-    std::fprintf(stderr, "memfit: internal error: %s\n", e.what());
-    return memfit::cli::kExitError;
-  }
-  return exit_code;
+  return memfit::cli::run_app(app, argc, argv, exit_code);
 }

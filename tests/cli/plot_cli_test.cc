@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.h"
-#include "support/safetensors_writer.h"
+#include "support/small_checkpoints.h"
 #include "support/svg_summary.h"
 #include "support/temp_dir.h"
 
@@ -75,17 +75,10 @@ TEST(PlotCli, RangeEndsAtTheModelsDeclaredContextByDefault) {
 }
 
 TEST(PlotCli, QuantsDrawARowPerWeightModeAsRecommendQuantPricesThem) {
-  // A BF16 checkpoint (8 layers of 4096 x 4096 + a 32000 x 4096 embedding,
-  // 530,579,456 B as is), so every mode has fewer bits than the source.
+  // A BF16 checkpoint (530,579,456 B as is), so every mode has fewer bits
+  // than the source.
   TempDir dir;
-  dir.write_file("config.json", R"({"model_type":"llama","num_hidden_layers":8,"hidden_size":4096,
-      "num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":4096,"vocab_size":32000})");
-  std::vector<TensorSpec> tensors = {{"model.embed_tokens.weight", "BF16", {32000, 4096}, std::nullopt}};
-  for (int i = 0; i < 8; ++i) {
-    tensors.push_back({"model.layers." + std::to_string(i) + ".mlp.up_proj.weight", "BF16",
-                       {4096, 4096}, std::nullopt});
-  }
-  write_safetensors_file(dir.file_path("model.safetensors"), tensors);
+  write_bf16_llama_checkpoint(dir);
   std::map<std::string, std::string> env = {{"MEMFIT_MEMORY_LIMIT", "600MiB"}};
   auto plot = run_memfit({"plot", "-m", dir.path(), "--quants", "--json", "--max-tokens", "8192",
                           "--out", dir.file_path("p.svg")}, env);

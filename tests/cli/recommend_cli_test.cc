@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.h"
-#include "support/safetensors_writer.h"
+#include "support/small_checkpoints.h"
 #include "support/temp_dir.h"
 
 namespace memfit {
@@ -36,13 +36,7 @@ TEST(RecommendQuantCli, PicksTheMostPreciseModeThatFits) {
   // 8 layers of 4096 x 4096 BF16 (32 MiB each) + embeddings 32000 x 4096 (250 MiB):
   // as is 8 x 33,554,432 + 262,144,000 = 530,579,456 B.
   TempDir dir;
-  dir.write_file("config.json", R"({"model_type":"llama","num_hidden_layers":8,"hidden_size":4096,
-      "num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":4096,"vocab_size":32000})");
-  std::vector<TensorSpec> tensors = {{"model.embed_tokens.weight", "BF16", {32000, 4096}, std::nullopt}};
-  for (int i = 0; i < 8; ++i) {
-    tensors.push_back({"model.layers." + std::to_string(i) + ".mlp.up_proj.weight", "BF16", {4096, 4096}, std::nullopt});
-  }
-  write_safetensors_file(dir.file_path("model.safetensors"), tensors);
+  write_bf16_llama_checkpoint(dir);
   // int8: elements (8 x 16,777,216 + 131,072,000) = 265,289,728 x 1 + /64 x 4 = 16,580,608
   // = 281,870,336 B of weights. KV 8 x 2 x 8 x 128 x 2 B x 1024 = 33,554,432;
   // activation 2 x 1024 x 8192 x 2 + 32000 x 2 = 33,618,432.
