@@ -68,6 +68,10 @@ Result<ParallelPlan> plan_for(const EstimateOptions& o, const EstimateContext& c
   Result<ParallelEngine> engine = parse_parallel_engine(o.parallel_engine);
   if (!engine) return usage("--parallel-engine: " + engine.error().message());
   ParallelConfig config{o.tensor_parallel, o.pipeline_parallel, *engine};
+  if (Status refused = check_parallel_config(c.model.spec, config); !refused) {
+    return usage(fmt::format("--tensor-parallel {} --pipeline-parallel {}: {}", o.tensor_parallel,
+                             o.pipeline_parallel, refused.error().message()));
+  }
   std::vector<SafetensorsTensor> tensors;
   if (c.model.weights.source == WeightsSource::kSafetensorsHeader ||
       (c.model.weights.source == WeightsSource::kSafetensorsIndex && c.model.weights.verified)) {
@@ -78,10 +82,7 @@ Result<ParallelPlan> plan_for(const EstimateOptions& o, const EstimateContext& c
   }
   Result<ParallelPlan> plan = plan_parallel(c.model, tensors, c.inputs, c.settings, c.platform,
                                             c.budget, config);
-  if (!plan) {
-    return usage(fmt::format("--tensor-parallel {} --pipeline-parallel {}: {}", o.tensor_parallel,
-                             o.pipeline_parallel, plan.error().message()));
-  }
+  if (!plan) return plan.error().within(o.model);
   return plan;
 }
 

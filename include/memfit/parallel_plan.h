@@ -130,13 +130,17 @@ struct ParallelPlan {
   bool fits = false;  // every rank fits its device
 };
 
+// The engine's refusals of `config` for this model, worded with the rule
+// that refuses: tp or pp of 0, more than kMaxParallelRanks ranks, pp above
+// the layer count, a TP size that does not divide the attention heads or
+// (by the engine's rule) the KV heads. plan_parallel checks these first.
+Status check_parallel_config(const ModelSpec& spec, const ParallelConfig& config);
+
 // Plans the ranks of `config` for `model`. `tensors` is the checkpoint's
 // tensor list (read_tensor_inventory); empty selects the proportional
 // split, said in `assumptions`. `per_device` is one device's budget; every
-// rank is checked against it. Fails, saying which rule, on tp or pp of 0,
-// more than kMaxParallelRanks ranks, pp above the layer count, a TP size
-// that does not divide the attention heads or (by the engine's rule) the
-// KV heads, and on overflow.
+// rank is checked against it. Fails on what check_parallel_config refuses
+// and on overflow.
 Result<ParallelPlan> plan_parallel(const Model& model, std::span<const SafetensorsTensor> tensors,
                                    const EstimateInputs& inputs, const EstimateSettings& settings,
                                    const Platform& platform, const MemoryBudget& per_device,

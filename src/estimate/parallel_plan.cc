@@ -310,10 +310,7 @@ Result<std::vector<LayerRange>> pipeline_layer_ranges(ParallelEngine engine, uin
   return ranges;
 }
 
-Result<ParallelPlan> plan_parallel(const Model& model, std::span<const SafetensorsTensor> tensors,
-                                   const EstimateInputs& inputs, const EstimateSettings& settings,
-                                   const Platform& platform, const MemoryBudget& per_device,
-                                   const ParallelConfig& c) {
+Status check_parallel_config(const ModelSpec& spec, const ParallelConfig& c) {
   if (c.tensor_parallel == 0) return Error("tensor parallel size must be at least 1");
   if (c.pipeline_parallel == 0) return Error("pipeline parallel size must be at least 1");
   CheckedBytes ranks = CheckedBytes(c.tensor_parallel) * c.pipeline_parallel;
@@ -321,12 +318,23 @@ Result<ParallelPlan> plan_parallel(const Model& model, std::span<const Safetenso
     return Error(fmt::format("{} x {} ranks: more than the {} memfit plans", c.tensor_parallel,
                              c.pipeline_parallel, kMaxParallelRanks));
   }
-  const uint64_t layers = layer_count(model.spec);
+  const uint64_t layers = layer_count(spec);
   if (c.pipeline_parallel > 1 && layers == 0) {
     return Error("pipeline parallelism needs the model's layer count, and its config gives none");
   }
-  Status heads = check_heads(model.spec, c);
-  if (!heads) return heads.error();
+  if (c.pipeline_parallel > 1 && c.pipeline_parallel > layers) {
+    return Error(fmt::format("pipeline parallel size {} exceeds the model's {} layers",
+                             c.pipeline_parallel, layers));
+  }
+  return check_heads(spec, c);
+}
+
+Result<ParallelPlan> plan_parallel(const Model& model, std::span<const SafetensorsTensor> tensors,
+                                   const EstimateInputs& inputs, const EstimateSettings& settings,
+                                   const Platform& platform, const MemoryBudget& per_device,
+                                   const ParallelConfig& c) {
+  if (Status refused = check_parallel_config(model.spec, c); !refused) return refused.error();
+  const uint64_t layers = layer_count(model.spec);
   std::vector<LayerRange> ranges = {LayerRange{0, layers}};
   if (layers > 0) {
     Result<std::vector<LayerRange>> r = pipeline_layer_ranges(c.engine, layers, c.pipeline_parallel);
