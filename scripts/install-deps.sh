@@ -11,6 +11,12 @@ packages=(
   clang libclang-rt-14-dev
   python3 python3-jsonschema
 )
+# The calculator page's browser test (tests/e2e/run.sh): Debian's chromium,
+# node and npm. A node installed some other way is kept (NodeSource's nodejs
+# carries its own npm and conflicts with Debian's).
+packages+=(chromium)
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 if [[ "${1:-}" == "--tests" ]]; then
   shift
 fi

@@ -1,10 +1,15 @@
 // The memfit HTTP service (SPEC section 3, `memfit serve`): the estimator
 // and the prefill admission guard over JSON, and Prometheus gauges.
 //
+//   GET  /              the calculator page (web/, embedded at build time),
+//                       and its files /calculator.js, /calculator.css
 //   GET  /healthz       200 {"status":"ok"}
 //   GET  /v1/models     the folders under each model root holding a config.json
 //   POST /v1/estimate   {model, max_tokens, batch, kv_cache_mode, ...} -> the
 //                       JSON object of `memfit inspect --json`
+//   POST /v1/fit        {model, batch, curve_tokens, ...} -> the largest
+//                       context that fits for each KV mode, and the total at
+//                       each context of curve_tokens
 //   POST /v1/admit      {model, prompt_tokens, cached_tokens, ...} -> 200
 //                       {admitted: true, peak_bytes, ...} or 400 with error
 //                       code "prefill_memory_exceeded"
@@ -40,9 +45,10 @@ namespace memfit {
 
 struct HttpResponse {
   int status = 200;
-  std::string content_type;  // "application/json", or Prometheus text for /metrics
+  std::string content_type;  // "application/json"; Prometheus text for /metrics; the page's types
   std::string body;
-  std::vector<std::pair<std::string, std::string>> headers;  // extra headers ("Allow")
+  // Extra headers: "Allow" on 405; the page's Content-Security-Policy.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 struct ServiceOptions {

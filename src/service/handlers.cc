@@ -11,7 +11,10 @@ namespace {
 
 constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
 
-// The cached model a request names, or the error response for it.
+Json optional_bytes(const std::optional<uint64_t>& v) { return v ? Json(*v) : Json(nullptr); }
+
+}  // namespace
+
 ApiResult<std::shared_ptr<const CachedModel>> model_named(ServiceState& state,
                                                           std::string_view name) {
   ApiResult<ResolvedModel> resolved = state.roots.resolve(name);
@@ -19,9 +22,18 @@ ApiResult<std::shared_ptr<const CachedModel>> model_named(ServiceState& state,
   return state.cache.get(*resolved);
 }
 
-Json optional_bytes(const std::optional<uint64_t>& v) { return v ? Json(*v) : Json(nullptr); }
-
-}  // namespace
+MemoryBudget request_budget(ServiceState& state, std::optional<uint64_t> request_limit_bytes) {
+  // As `memfit inspect`: an explicit limit (the request's, else the
+  // service's) replaces the host's budget; ram_available_bytes (the
+  // host-shadow comparison) stays the host's.
+  MemoryBudget budget = to_memory_budget(*state.host.get());
+  if (std::optional<uint64_t> limit =
+          request_limit_bytes ? request_limit_bytes : state.options.host.explicit_limit_bytes) {
+    budget.budget_bytes = *limit;
+    budget.source = "explicit";
+  }
+  return budget;
+}
 
 HttpResponse handle_estimate(ServiceState& state, std::string_view body) {
   Result<EstimateRequest> request = parse_estimate_request(body);
@@ -32,16 +44,7 @@ HttpResponse handle_estimate(ServiceState& state, std::string_view body) {
 
   Platform platform = state.options.platform;
   if (request->backend) platform.backend = *request->backend;
-  // As `memfit inspect`: an explicit limit (the request's, else the
-  // service's) replaces the host's budget; ram_available_bytes (the
-  // host-shadow comparison) stays the host's.
-  MemoryBudget budget = to_memory_budget(*state.host.get());
-  if (std::optional<uint64_t> limit = request->memory_limit_bytes
-                                          ? request->memory_limit_bytes
-                                          : state.options.host.explicit_limit_bytes) {
-    budget.budget_bytes = *limit;
-    budget.source = "explicit";
-  }
+  const MemoryBudget budget = request_budget(state, request->memory_limit_bytes);
   Result<Estimate> estimate =
       memfit::estimate(model.model, request->inputs, state.options.settings, platform, budget);
   if (!estimate.ok()) {

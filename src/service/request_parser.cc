@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "memfit/settings.h"
+#include "memfit/solver.h"
 
 namespace memfit::service {
 namespace {
@@ -67,8 +68,9 @@ Result<Json> parse_object(std::string_view body) {
   Json json;
   try {
     json = Json::parse(body);
-  } catch (const Json::parse_error& e) {
-    // what() is "[json.exception.parse_error.101] parse error at ...".
+  } catch (const Json::exception& e) {
+    // what() is "[json.exception.parse_error.101] parse error at ...", or
+    // out_of_range.406 for a number past a double ("1e999").
     std::string what = e.what();
     if (size_t end = what.find("] "); end != std::string::npos) what = what.substr(end + 2);
     return Error("request body is not valid JSON: " + what);
@@ -185,6 +187,17 @@ Result<std::optional<uint64_t>> memory_limit_field(Fields& fields) {
   return *size;
 }
 
+// A label only: "" when absent.
+Result<std::string> quant_field(Fields& fields) {
+  Result<std::optional<std::string>> quant = fields.string("quant");
+  if (!quant.ok()) return quant.error();
+  if (!*quant) return std::string();
+  if (**quant != "fp16" && **quant != "int8" && **quant != "int4") {
+    return expected("quant", "fp16, int8 or int4", Json(**quant));
+  }
+  return std::move(**quant);
+}
+
 Result<std::string> model_field(Fields& fields) {
   Result<std::optional<std::string>> model = fields.string("model");
   if (!model.ok()) return model.error();
@@ -218,20 +231,56 @@ Result<EstimateRequest> parse_estimate_request(std::string_view body) {
   if (!element.ok()) return element.error();
   request.inputs.kv_element = *element;
 
-  Result<std::optional<std::string>> quant = fields.string("quant");
+  Result<std::string> quant = quant_field(fields);
   if (!quant.ok()) return quant.error();
-  if (*quant) {
-    if (**quant != "fp16" && **quant != "int8" && **quant != "int4") {
-      return expected("quant", "fp16, int8 or int4", Json(**quant));
-    }
-    request.inputs.quant = **quant;
-  }
+  request.inputs.quant = std::move(*quant);
   Result<std::optional<Backend>> backend = backend_field(fields);
   if (!backend.ok()) return backend.error();
   request.backend = *backend;
   Result<std::optional<uint64_t>> limit = memory_limit_field(fields);
   if (!limit.ok()) return limit.error();
   request.memory_limit_bytes = *limit;
+
+  if (Status rest = fields.no_others(); !rest.ok()) return rest.error();
+  return request;
+}
+
+Result<FitRequest> parse_fit_request(std::string_view body) {
+  Result<Json> json = parse_object(body);
+  if (!json.ok()) return json.error();
+  Fields fields(*json);
+  FitRequest request;
+
+  Result<std::string> model = model_field(fields);
+  if (!model.ok()) return model.error();
+  request.model = std::move(*model);
+  Result<std::optional<uint64_t>> batch = fields.count("batch", 1);
+  if (!batch.ok()) return batch.error();
+  request.inputs.batch = batch->value_or(request.inputs.batch);
+  Result<std::string> quant = quant_field(fields);
+  if (!quant.ok()) return quant.error();
+  request.inputs.quant = std::move(*quant);
+  Result<std::optional<Backend>> backend = backend_field(fields);
+  if (!backend.ok()) return backend.error();
+  request.backend = *backend;
+  Result<std::optional<uint64_t>> limit = memory_limit_field(fields);
+  if (!limit.ok()) return limit.error();
+  request.memory_limit_bytes = *limit;
+
+  if (const Json* curve = fields.find("curve_tokens")) {
+    const std::string what = fmt::format("an array of at most {} integers from 1 to {}",
+                                         kMaxCurvePoints, kMaxSolvedTokens);
+    if (!curve->is_array() || curve->size() > kMaxCurvePoints) {
+      return expected("curve_tokens", what, *curve);
+    }
+    for (const Json& tokens : *curve) {
+      if (!tokens.is_number_unsigned() || tokens.get<uint64_t>() < 1 ||
+          tokens.get<uint64_t>() > kMaxSolvedTokens) {
+        return expected("curve_tokens", what, tokens);
+      }
+      request.curve_tokens.push_back(tokens.get<uint64_t>());
+    }
+  }
 
   if (Status rest = fields.no_others(); !rest.ok()) return rest.error();
   return request;

@@ -1,4 +1,4 @@
-// The JSON bodies of POST /v1/estimate and POST /v1/admit.
+// The JSON bodies of POST /v1/estimate, POST /v1/fit and POST /v1/admit.
 //
 // A body is one JSON object of at most kMaxNesting levels. Every field is
 // optional except `model` (and `prompt_tokens` for admit); null means
@@ -10,6 +10,7 @@
 #ifndef MEMFIT_SERVICE_REQUEST_PARSER_H_
 #define MEMFIT_SERVICE_REQUEST_PARSER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +23,8 @@
 namespace memfit::service {
 
 inline constexpr int kMaxNesting = 32;
+// At most this many curve points in one /v1/fit request.
+inline constexpr size_t kMaxCurvePoints = 256;
 
 //   model          string, required
 //   max_tokens     integer >= 1, default 8192
@@ -40,6 +43,21 @@ struct EstimateRequest {
   std::optional<Backend> backend;              // nullopt: the service's platform
   std::optional<uint64_t> memory_limit_bytes;  // nullopt: the service's budget
   std::vector<std::string> warnings;           // appended to the report's warnings
+};
+
+//   model          string, required
+//   batch, quant, backend, memory_limit   as for estimate
+//   curve_tokens   up to kMaxCurvePoints integers 1..kMaxSolvedTokens (any
+//                  order, repeats allowed), default none: the contexts at
+//                  which to report the total for each KV mode
+// The context and the KV mode are what /v1/fit varies, so max_tokens,
+// kv_cache_mode and cache_type_k/v are refused as unknown fields.
+struct FitRequest {
+  std::string model;
+  EstimateInputs inputs;  // max_tokens and kv_element are set per solve
+  std::optional<Backend> backend;
+  std::optional<uint64_t> memory_limit_bytes;
+  std::vector<uint64_t> curve_tokens;
 };
 
 //   model                string, required
@@ -62,6 +80,7 @@ struct AdmitRequest {
 };
 
 Result<EstimateRequest> parse_estimate_request(std::string_view body);
+Result<FitRequest> parse_fit_request(std::string_view body);
 Result<AdmitRequest> parse_admit_request(std::string_view body);
 
 }  // namespace memfit::service

@@ -1,6 +1,7 @@
 // Service: routing, the body limit, the request counters and the one
 // place exceptions stop (a bug in a handler answers 500; the service goes
-// on). The endpoints themselves are in handlers.cc.
+// on). The endpoints themselves are in handlers.cc and fit_handler.cc; the
+// calculator page's files in web_assets.cc.
 #include "memfit/service.h"
 
 #include <array>
@@ -8,6 +9,7 @@
 
 #include "service/api_error.h"
 #include "service/service_state.h"
+#include "service/web_assets.h"
 
 namespace memfit {
 
@@ -32,7 +34,7 @@ ServiceState::ServiceState(ServiceOptions o, service::ModelRoots r)
 
 namespace {
 
-enum class Endpoint { kHealth, kModels, kEstimate, kAdmit, kMetrics };
+enum class Endpoint { kHealth, kModels, kEstimate, kFit, kAdmit, kMetrics, kWebAsset };
 
 struct Route {
   std::string_view path;
@@ -40,26 +42,34 @@ struct Route {
   Endpoint endpoint;
 };
 
-constexpr std::array<Route, 5> kRoutes = {{
+constexpr std::array<Route, 6> kRoutes = {{
     {"/healthz", "GET", Endpoint::kHealth},
     {"/v1/models", "GET", Endpoint::kModels},
     {"/v1/estimate", "POST", Endpoint::kEstimate},
+    {"/v1/fit", "POST", Endpoint::kFit},
     {"/v1/admit", "POST", Endpoint::kAdmit},
     {"/metrics", "GET", Endpoint::kMetrics},
 }};
 
-HttpResponse dispatch(ServiceState& state, Endpoint endpoint, std::string_view body) {
-  switch (endpoint) {
+HttpResponse dispatch(ServiceState& state, const Route& route, std::string_view body) {
+  switch (route.endpoint) {
     case Endpoint::kHealth:
       return service::handle_health();
     case Endpoint::kModels:
       return service::handle_models(state);
     case Endpoint::kEstimate:
       return service::handle_estimate(state, body);
+    case Endpoint::kFit:
+      return service::handle_fit(state, body);
     case Endpoint::kAdmit:
       return service::handle_admit(state, body);
     case Endpoint::kMetrics:
       return service::handle_metrics(state);
+    case Endpoint::kWebAsset:
+      if (const service::WebAsset* asset = service::find_web_asset(route.path)) {
+        return service::web_asset_response(*asset);
+      }
+      break;
   }
   return service::error_response(
       ApiError{500, "internal_error", "unrouted endpoint", Json::object()});
@@ -114,6 +124,10 @@ HttpResponse Service::handle(std::string_view method, std::string_view path,
     for (const Route& r : kRoutes) {
       if (r.path == path) route = &r;
     }
+    // The page's files: a fixed set of paths, so their request counters
+    // stay bounded like the endpoints'.
+    Route asset_route{path, "GET", Endpoint::kWebAsset};
+    if (route == nullptr && service::find_web_asset(path) != nullptr) route = &asset_route;
     if (route == nullptr) {
       response = service::error_response(
           ApiError{404, "not_found", "no endpoint " + std::string(path), Json::object()});
@@ -129,7 +143,7 @@ HttpResponse Service::handle(std::string_view method, std::string_view path,
       } else if (body.size() > state_->options.max_body_bytes) {
         response = payload_too_large();
       } else {
-        response = dispatch(*state_, route->endpoint, body);
+        response = dispatch(*state_, *route, body);
       }
     }
   } catch (const std::exception& e) {

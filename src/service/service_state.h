@@ -52,9 +52,20 @@ struct ServiceState {
 
 namespace service {
 
+// The cached model a request names, or the error response for it
+// (invalid_model_path, model_outside_roots, model_not_found,
+// model_unreadable).
+ApiResult<std::shared_ptr<const CachedModel>> model_named(ServiceState& state,
+                                                          std::string_view name);
+
+// The budget a request is compared with: its own limit, else the service's
+// explicit one, else the host's (source "explicit" for the first two).
+MemoryBudget request_budget(ServiceState& state, std::optional<uint64_t> request_limit_bytes);
+
 // The endpoints. Each returns its response, errors included; exceptions
 // are caught by Service::handle.
 HttpResponse handle_estimate(ServiceState& state, std::string_view body);
+HttpResponse handle_fit(ServiceState& state, std::string_view body);
 HttpResponse handle_admit(ServiceState& state, std::string_view body);
 HttpResponse handle_models(ServiceState& state);
 HttpResponse handle_metrics(ServiceState& state);

@@ -34,7 +34,8 @@ TEST(ServiceRouting, HealthzIsOk) {
 
 TEST(ServiceRouting, UnknownPathIsNotFound) {
   auto service = make_service({kExamplesRoot});
-  for (const std::string path : {"/", "/v1", "/v1/estimate/", "/v2/estimate", "/etc/passwd"}) {
+  // "/" is the calculator page (service_page_test.cc).
+  for (const std::string path : {"/v1", "/v1/estimate/", "/v2/estimate", "/etc/passwd", "/x.js"}) {
     HttpResponse r = service->handle("GET", path, "");
     EXPECT_EQ(r.status, 404) << path;
     EXPECT_EQ(error_code(r), "not_found");
