@@ -8,6 +8,7 @@
 #ifndef MEMFIT_RESULT_H_
 #define MEMFIT_RESULT_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,21 +56,22 @@ class [[nodiscard]] Result {
   std::variant<T, Error> state_;
 };
 
+// Ok costs no allocation and no string: Status is returned per tensor on
+// the header-parsing path.
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT
+  Status(Error error) : error_(std::move(error)) {}  // NOLINT
 
   static Status Ok() { return Status(); }
 
-  bool ok() const { return ok_; }
-  explicit operator bool() const { return ok_; }
+  bool ok() const { return !error_.has_value(); }
+  explicit operator bool() const { return ok(); }
   // Precondition: !ok().
-  const Error& error() const { return error_; }
+  const Error& error() const { return *error_; }
 
  private:
-  Error error_{""};
-  bool ok_ = true;
+  std::optional<Error> error_;
 };
 
 }  // namespace memfit

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "model/error_text.h"
@@ -117,11 +118,15 @@ Result<SafetensorsSummary> SafetensorsJsonParser::parse(std::string_view json,
   return parse_buffer(json.size(), data_region_bytes, tensors);
 }
 
+// Buffers grow to the next power of two: a checkpoint's headers differ in
+// size by a few bytes, and growing to each exact size in turn would
+// allocate (and fault in fresh pages) again and again. At most 2x the
+// largest header, itself at most 256 MiB.
 char* SafetensorsJsonParser::buffer_for(size_t json_bytes) {
   const size_t needed = json_bytes + simdjson::SIMDJSON_PADDING;
   if (needed > buffer_capacity_) {
-    buffer_ = std::make_unique_for_overwrite<char[]>(needed);
-    buffer_capacity_ = needed;
+    buffer_capacity_ = std::bit_ceil(needed);
+    buffer_ = std::make_unique_for_overwrite<char[]>(buffer_capacity_);
   }
   // simdjson may read up to SIMDJSON_PADDING bytes past the text; they are
   // zeroed so that what it sees there never depends on old buffer contents.
@@ -135,6 +140,9 @@ Result<SafetensorsSummary> SafetensorsJsonParser::parse_buffer(
   names_.clear();
 
   od::document doc;
+  if (json_bytes > parser_.capacity()) {
+    if (auto code = parser_.allocate(std::bit_ceil(json_bytes))) return json_error(code);
+  }
   if (auto code = parser_.iterate(buffer_.get(), json_bytes, json_bytes + simdjson::SIMDJSON_PADDING)
                      .get(doc)) {
     return json_error(code);
