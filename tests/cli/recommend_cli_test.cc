@@ -15,7 +15,7 @@ using testing::run_memfit;
 
 const std::string kExample = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
 
-TEST(RecommendQuantCli, AsIsRowEqualsInspect) {
+TEST(RecommendQuantCli, AsIsRowEqualsInspectAndPreflight) {
   std::map<std::string, std::string> env = {{"MEMFIT_MEMORY_LIMIT", "12GiB"}};
   auto rec = run_memfit({"recommend-quant", "-m", kExample, "--json", "--max-tokens", "4096"}, env);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
@@ -27,6 +27,18 @@ TEST(RecommendQuantCli, AsIsRowEqualsInspect) {
   EXPECT_EQ(r["candidates"][0]["total_bytes"], i["total_bytes"]);
   EXPECT_EQ(r["candidates"][0]["weights_bytes"], i["weights_bytes"]);
   EXPECT_EQ(r["candidates"][0]["fits"], i["fits"]);
+  // preflight generate with 3000 + 1096 = 4096 tokens: the same estimate.
+  auto pre = run_memfit({"preflight", "generate", "-m", kExample, "--json", "--prompt-tokens",
+                         "3000", "--max-tokens", "1096"},
+                        env);
+  ASSERT_EQ(pre.exit_code, 0) << pre.err;
+  nlohmann::json p = nlohmann::json::parse(pre.out);
+  EXPECT_EQ(p["inputs"]["max_tokens"], 4096);
+  EXPECT_EQ(r["candidates"][0]["total_bytes"], p["total_bytes"]);
+  EXPECT_EQ(r["candidates"][0]["weights_bytes"], p["weights_bytes"]);
+  // 8,307,783,680 weights + 671,088,640 KV (40 x 2 x 8 x 128 x 2 B x 4096)
+  // + 1,795,774,464 overhead (0.2 x 8,978,872,320) + 184,853,248 activation.
+  EXPECT_EQ(p["total_bytes"], 10959500032u);
   // The checkpoint is already 4-bit: int8 is larger and never recommended;
   // as-is fits 12 GiB at 4096 tokens, so it is the answer.
   EXPECT_EQ(r["recommended"], "as-is");
