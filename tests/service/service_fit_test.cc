@@ -129,7 +129,8 @@ TEST(ServiceFit, NothingFitsIsNull) {
   auto service = make_service({kExamplesRoot});
   HttpResponse r = fit(*service, {{"model", kExampleModel}, {"memory_limit", "4GiB"}});
   ASSERT_EQ(r.status, 200) << r.body;
-  for (const json& mode : body_json(r)["by_kv_mode"]) {
+  const json body = body_json(r);  // the loop below reads into it: it must outlive the loop
+  for (const json& mode : body["by_kv_mode"]) {
     EXPECT_TRUE(mode["max_tokens"].is_null()) << mode;
     EXPECT_TRUE(mode["total_bytes"].is_null()) << mode;
     EXPECT_EQ(mode["capped"], false);
