@@ -1,5 +1,7 @@
 // Memory sizes as people write them: "48GB", "48G", "48GiB", "512mb",
 // "1.5G", "4096". Units are binary (a "48 GB" Mac has 48 x 2^30 bytes).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -48,15 +50,15 @@ Result<std::optional<uint64_t>> parse_memory_size(std::string_view text) {
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
   int shift = unit_shift(unit);
   if (number.empty() || shift < 0) {
-    return Error("memory size '" + std::string(text) +
-                 "': expected bytes or a number with K, M, G or T (binary units)");
+    return Error(fmt::format(
+        "memory size '{}': expected bytes or a number with K, M, G or T (binary units)", text));
   }
   if (number.find('.') == std::string_view::npos) {
     uint64_t value = 0;
     auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
     if (ec != std::errc() || end != number.data() + number.size() ||
         (shift > 0 && value > (UINT64_MAX >> shift))) {
-      return Error("memory size '" + std::string(text) + "' is out of range");
+      return Error(fmt::format("memory size '{}' is out of range", text));
     }
     if (value == 0) return std::optional<uint64_t>();
     return std::optional<uint64_t>(value << shift);
@@ -64,10 +66,10 @@ Result<std::optional<uint64_t>> parse_memory_size(std::string_view text) {
   double value = 0;
   auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (ec != std::errc() || end != number.data() + number.size()) {
-    return Error("memory size '" + std::string(text) + "' is not a number");
+    return Error(fmt::format("memory size '{}' is not a number", text));
   }
   double bytes = std::ceil(std::ldexp(value, shift));
-  if (!(bytes < 1.8e19)) return Error("memory size '" + std::string(text) + "' is out of range");
+  if (!(bytes < 1.8e19)) return Error(fmt::format("memory size '{}' is out of range", text));
   if (bytes == 0) return std::optional<uint64_t>();
   return std::optional<uint64_t>(static_cast<uint64_t>(bytes));
 }
@@ -77,10 +79,10 @@ Result<uint64_t> parse_multiplier_micros(std::string_view text) {
   double value = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) {
-    return Error("'" + std::string(text) + "' is not a number");
+    return Error(fmt::format("'{}' is not a number", text));
   }
-  if (value <= 0) return Error("'" + std::string(text) + "' is not positive");
-  if (value > 1e6) return Error("'" + std::string(text) + "' is implausibly large");
+  if (value <= 0) return Error(fmt::format("'{}' is not positive", text));
+  if (value > 1e6) return Error(fmt::format("'{}' is implausibly large", text));
   // Round to the nearest millionth first so 1.2 (binary 1.19999...) is
   // exactly 1'200'000, then never below the value given.
   return static_cast<uint64_t>(std::llround(value * 1e6));
