@@ -210,27 +210,16 @@ bool is_request_id_char(char c) {
          std::string_view("._:/+=-").find(c) != std::string_view::npos;
 }
 
-}  // namespace
-
-Result<EstimateRequest> parse_estimate_request(std::string_view body) {
-  Result<Json> json = parse_object(body);
-  if (!json.ok()) return json.error();
-  Fields fields(*json);
-  EstimateRequest request;
-
+// The fields /v1/estimate and /v1/fit share: model, batch, quant, backend,
+// memory_limit. Request is EstimateRequest or FitRequest.
+template <typename Request>
+Status read_shared_fields(Fields& fields, Request& request) {
   Result<std::string> model = model_field(fields);
   if (!model.ok()) return model.error();
   request.model = std::move(*model);
-  Result<std::optional<uint64_t>> max_tokens = fields.count("max_tokens", 1);
-  if (!max_tokens.ok()) return max_tokens.error();
-  request.inputs.max_tokens = max_tokens->value_or(request.inputs.max_tokens);
   Result<std::optional<uint64_t>> batch = fields.count("batch", 1);
   if (!batch.ok()) return batch.error();
   request.inputs.batch = batch->value_or(request.inputs.batch);
-  Result<KvElement> element = kv_element(fields, request.warnings);
-  if (!element.ok()) return element.error();
-  request.inputs.kv_element = *element;
-
   Result<std::string> quant = quant_field(fields);
   if (!quant.ok()) return quant.error();
   request.inputs.quant = std::move(*quant);
@@ -240,6 +229,24 @@ Result<EstimateRequest> parse_estimate_request(std::string_view body) {
   Result<std::optional<uint64_t>> limit = memory_limit_field(fields);
   if (!limit.ok()) return limit.error();
   request.memory_limit_bytes = *limit;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<EstimateRequest> parse_estimate_request(std::string_view body) {
+  Result<Json> json = parse_object(body);
+  if (!json.ok()) return json.error();
+  Fields fields(*json);
+  EstimateRequest request;
+
+  if (Status shared = read_shared_fields(fields, request); !shared.ok()) return shared.error();
+  Result<std::optional<uint64_t>> max_tokens = fields.count("max_tokens", 1);
+  if (!max_tokens.ok()) return max_tokens.error();
+  request.inputs.max_tokens = max_tokens->value_or(request.inputs.max_tokens);
+  Result<KvElement> element = kv_element(fields, request.warnings);
+  if (!element.ok()) return element.error();
+  request.inputs.kv_element = *element;
 
   if (Status rest = fields.no_others(); !rest.ok()) return rest.error();
   return request;
@@ -251,21 +258,7 @@ Result<FitRequest> parse_fit_request(std::string_view body) {
   Fields fields(*json);
   FitRequest request;
 
-  Result<std::string> model = model_field(fields);
-  if (!model.ok()) return model.error();
-  request.model = std::move(*model);
-  Result<std::optional<uint64_t>> batch = fields.count("batch", 1);
-  if (!batch.ok()) return batch.error();
-  request.inputs.batch = batch->value_or(request.inputs.batch);
-  Result<std::string> quant = quant_field(fields);
-  if (!quant.ok()) return quant.error();
-  request.inputs.quant = std::move(*quant);
-  Result<std::optional<Backend>> backend = backend_field(fields);
-  if (!backend.ok()) return backend.error();
-  request.backend = *backend;
-  Result<std::optional<uint64_t>> limit = memory_limit_field(fields);
-  if (!limit.ok()) return limit.error();
-  request.memory_limit_bytes = *limit;
+  if (Status shared = read_shared_fields(fields, request); !shared.ok()) return shared.error();
 
   if (const Json* curve = fields.find("curve_tokens")) {
     const std::string what = fmt::format("an array of at most {} integers from 1 to {}",
