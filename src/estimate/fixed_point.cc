@@ -9,11 +9,15 @@ __extension__ using Wide = unsigned __int128;
 
 }  // namespace
 
+std::optional<uint64_t> mul_div_ceil(uint64_t a, uint64_t b, uint64_t c) {
+  const Wide product = static_cast<Wide>(a) * b;
+  const Wide quotient = product / c + (product % c != 0 ? 1 : 0);
+  if (quotient > UINT64_MAX) return std::nullopt;
+  return static_cast<uint64_t>(quotient);
+}
+
 std::optional<uint64_t> scale_micros_rounding_up(uint64_t bytes, uint64_t micros) {
-  const Wide product = static_cast<Wide>(bytes) * micros;
-  const Wide scaled = (product + kMicrosPerUnit - 1) / kMicrosPerUnit;
-  if (scaled > UINT64_MAX) return std::nullopt;
-  return static_cast<uint64_t>(scaled);
+  return mul_div_ceil(bytes, micros, kMicrosPerUnit);
 }
 
 uint64_t unscale_micros_rounding_down(uint64_t bytes, uint64_t micros) {

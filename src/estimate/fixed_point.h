@@ -1,7 +1,8 @@
-// Byte counts scaled by fixed-point multipliers (millionths, as
-// EstimateSettings holds them). Products are taken in 128 bits, so no
-// intermediate overflows; the rounding direction is part of each name,
-// chosen so that memory is never under-counted.
+// Byte counts scaled by ratios: fixed-point multipliers (millionths, as
+// EstimateSettings holds them) and shares (a rank's part of a tensor).
+// Products are taken in 128 bits, so no intermediate overflows; the
+// rounding direction is part of each name, chosen so that memory is never
+// under-counted.
 #ifndef MEMFIT_ESTIMATE_FIXED_POINT_H_
 #define MEMFIT_ESTIMATE_FIXED_POINT_H_
 
@@ -9,6 +10,10 @@
 #include <optional>
 
 namespace memfit {
+
+// ceil(a x b / c); nullopt when the result exceeds 64 bits. c must be
+// non-zero.
+std::optional<uint64_t> mul_div_ceil(uint64_t a, uint64_t b, uint64_t c);
 
 // ceil(bytes x micros / 10^6); nullopt when the result exceeds 64 bits.
 std::optional<uint64_t> scale_micros_rounding_up(uint64_t bytes, uint64_t micros);

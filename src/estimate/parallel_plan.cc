@@ -18,10 +18,10 @@
 
 #include <algorithm>
 
+#include "estimate/fixed_point.h"
 #include "memfit/checked_math.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/report.h"
-#include "estimate/parallel_math.h"
 
 namespace memfit {
 namespace {

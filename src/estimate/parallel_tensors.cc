@@ -23,9 +23,9 @@
 #include <array>
 #include <charconv>
 
+#include "estimate/fixed_point.h"
 #include "memfit/checked_math.h"
 #include "memfit/parallel_plan.h"
-#include "estimate/parallel_math.h"
 #include "model/weight_components.h"
 
 namespace memfit {
