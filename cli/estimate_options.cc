@@ -198,6 +198,17 @@ int report_error(const Error& error) {
   return is_usage ? kExitUsage : kExitError;
 }
 
+Result<std::vector<SafetensorsTensor>> read_tensors_for_quant(const std::string& model,
+                                                              std::vector<std::string>& warnings) {
+  std::unique_ptr<FileSystem> fs = make_real_file_system();
+  Result<std::vector<SafetensorsTensor>> tensors = read_tensor_inventory(*fs, model);
+  if (tensors && tensors->empty()) {
+    warnings.push_back("no *.safetensors headers to read: quantized sizes are estimated from "
+                       "the config's parameter count");
+  }
+  return tensors;
+}
+
 void print_warnings(const std::vector<std::string>& warnings) {
   for (const std::string& w : warnings) {
     // The host guardrail line keeps its own "WARNING: memory available now"

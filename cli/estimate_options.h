@@ -18,6 +18,7 @@
 #include "memfit/model.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/result.h"
+#include "memfit/safetensors.h"
 
 namespace memfit::cli {
 
@@ -81,6 +82,13 @@ Result<EstimateRun> run_estimate(const EstimateOptions& options);
 
 // Prints an error as one stderr line and returns the exit status for it.
 int report_error(const Error& error);
+
+// The tensor list that quantized weight modes are priced from
+// (recommend-quant, plot --quants). When the model has no weight headers
+// the list is empty and `warnings` says the sizes come from the config's
+// parameter count.
+Result<std::vector<SafetensorsTensor>> read_tensors_for_quant(const std::string& model,
+                                                              std::vector<std::string>& warnings);
 // Prints each warning as "memfit: warning: ..." on stderr.
 void print_warnings(const std::vector<std::string>& warnings);
 

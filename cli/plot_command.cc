@@ -15,7 +15,6 @@
 #include "memfit/plot.h"
 #include "memfit/quant_schemes.h"
 #include "memfit/report.h"
-#include "memfit/tensor_inventory.h"
 
 namespace memfit::cli {
 namespace {
@@ -48,13 +47,8 @@ std::string model_title(std::string path) {
 Result<std::vector<PlotWeightMode>> weight_modes(const PlotOptions& o, const EstimateContext& c,
                                                  std::vector<std::string>& warnings) {
   if (!o.quants) return std::vector<PlotWeightMode>{{"as-is", c.model.weights.bytes}};
-  std::unique_ptr<FileSystem> fs = make_real_file_system();
-  Result<std::vector<SafetensorsTensor>> tensors = read_tensor_inventory(*fs, o.estimate.model);
+  Result<std::vector<SafetensorsTensor>> tensors = read_tensors_for_quant(o.estimate.model, warnings);
   if (!tensors) return tensors.error();
-  if (tensors->empty()) {
-    warnings.push_back("no *.safetensors headers to read: quantized sizes are estimated from "
-                       "the config's parameter count");
-  }
   std::vector<PlotWeightMode> modes;
   std::vector<std::string> skipped;
   for (const QuantScheme& scheme : mlx_quant_schemes()) {

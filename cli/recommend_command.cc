@@ -11,7 +11,6 @@
 #include "memfit/quant_schemes.h"
 #include "memfit/report.h"
 #include "memfit/solver.h"
-#include "memfit/tensor_inventory.h"
 
 namespace memfit::cli {
 namespace {
@@ -36,15 +35,11 @@ void run_recommend(const RecommendOptions& o, int& exit_code) {
     exit_code = report_error(c.error());
     return;
   }
-  std::unique_ptr<FileSystem> fs = make_real_file_system();
-  Result<std::vector<SafetensorsTensor>> tensors = read_tensor_inventory(*fs, o.estimate.model);
+  Result<std::vector<SafetensorsTensor>> tensors =
+      read_tensors_for_quant(o.estimate.model, c->warnings);
   if (!tensors) {
     exit_code = report_error(tensors.error());
     return;
-  }
-  if (tensors->empty()) {
-    c->warnings.push_back("no *.safetensors headers to read: quantized sizes are estimated from "
-                          "the config's parameter count");
   }
   print_warnings(c->warnings);
 
