@@ -44,7 +44,7 @@ void run_fit(const FitOptions& o, int& exit_code) {
   nlohmann::ordered_json by_mode = nlohmann::ordered_json::array();
   std::string lines;
   std::optional<Solution> asked;
-  for (KvElement element : {KvElement::kFp16, KvElement::kInt8}) {
+  for (KvElement element : kAllKvElements) {
     EstimateInputs inputs = c->inputs;
     inputs.kv_element = element;
     Result<Solution> s = solve(what, c->model, inputs, c->settings, c->platform, c->budget, serve);

@@ -8,6 +8,7 @@
 #ifndef MEMFIT_KV_CACHE_H_
 #define MEMFIT_KV_CACHE_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +23,9 @@ namespace memfit {
 inline constexpr uint64_t kKvBlockTokens = 256;
 
 enum class KvElement { kFp16, kInt8 };
+// Every cache width, widest first: what fit, the plot and the service's
+// /v1/fit answer for.
+inline constexpr std::array<KvElement, 2> kAllKvElements = {KvElement::kFp16, KvElement::kInt8};
 std::string_view to_string(KvElement element);
 uint64_t element_bytes(KvElement element);  // fp16 2, int8 1
 

@@ -80,7 +80,7 @@ struct PlotWeightMode {
 struct PlotRequest {
   std::string title;
   std::vector<PlotWeightMode> weight_modes;  // rows; at least one
-  std::vector<KvElement> kv_elements = {KvElement::kFp16, KvElement::kInt8};  // columns
+  std::vector<KvElement> kv_elements{kAllKvElements.begin(), kAllKvElements.end()};  // columns
   uint64_t max_tokens = kPlotDefaultMaxTokens;  // at least 2
 };
 

@@ -41,7 +41,7 @@ HttpResponse handle_fit(ServiceState& state, std::string_view body) {
   const EstimateSettings& settings = state.options.settings;
 
   Json by_mode = Json::array();
-  for (KvElement element : {KvElement::kFp16, KvElement::kInt8}) {
+  for (KvElement element : kAllKvElements) {
     EstimateInputs inputs = request->inputs;
     inputs.kv_element = element;
     Result<Solution> solution =
