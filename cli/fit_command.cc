@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "estimate_options.h"
+#include "memfit/memory_size.h"
 #include "memfit/report.h"
 #include "memfit/solver.h"
 
@@ -33,7 +34,7 @@ void run_fit(const FitOptions& o, int& exit_code) {
   SolveFor what = o.solve == "max-tokens" ? SolveFor::kMaxTokens
                   : o.solve == "batch"    ? SolveFor::kBatch
                                           : SolveFor::kSlots;
-  Result<EstimateContext> c = prepare_estimate(o.estimate);
+  Result<PreparedRequest> c = prepare_estimate(o.estimate);
   if (!c) {
     exit_code = report_error(c.error());
     return;
@@ -41,22 +42,23 @@ void run_fit(const FitOptions& o, int& exit_code) {
   print_warnings(c->warnings);
   ServeOptions serve;
   serve.ctx_size = o.ctx_size;
+  Result<std::vector<Solution>> solutions =
+      solve_each_kv_width(what, *c->model, c->inputs, c->settings, c->platform, c->budget, serve);
+  if (!solutions) {
+    exit_code = report_error(solutions.error().within(o.estimate.model));
+    return;
+  }
   nlohmann::ordered_json by_mode = nlohmann::ordered_json::array();
   std::string lines;
-  std::optional<Solution> asked;
-  for (KvElement element : kAllKvElements) {
-    EstimateInputs inputs = c->inputs;
-    inputs.kv_element = element;
-    Result<Solution> s = solve(what, c->model, inputs, c->settings, c->platform, c->budget, serve);
-    if (!s) {
-      exit_code = report_error(s.error().within(o.estimate.model));
-      return;
-    }
+  const Solution* asked = nullptr;
+  for (size_t i = 0; i < kAllKvElements.size(); ++i) {
+    const KvElement element = kAllKvElements[i];
+    const Solution& s = (*solutions)[i];
     by_mode.push_back({{"kv_cache_mode", to_string(element)},
-                       {"value", value_json(*s)},
-                       {"capped", s->capped}});
-    lines += fmt::format("  {:<6} {}\n", to_string(element), value_text(*s));
-    if (element == c->inputs.kv_element) asked = std::move(*s);
+                       {"value", value_json(s)},
+                       {"capped", s.capped}});
+    lines += fmt::format("  {:<6} {}\n", to_string(element), value_text(s));
+    if (element == c->inputs.kv_element) asked = &s;
   }
   std::string out;
   if (o.estimate.json) {
@@ -66,14 +68,15 @@ void run_fit(const FitOptions& o, int& exit_code) {
                                 {"capped", asked->capped},
                                 {"budget_bytes", c->budget.budget_bytes},
                                 {"by_kv_mode", by_mode}};
-    j["report"] = asked->estimate ? estimate_to_json(c->model, *asked->estimate, c->budget)
-                                  : nlohmann::ordered_json(nullptr);
+    j["report"] = asked->estimate
+                      ? estimate_to_json(*c->model, *asked->estimate, c->budget, c->warnings)
+                      : nlohmann::ordered_json(nullptr);
     out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   } else {
     out = fmt::format("Largest {} that fits {} ({}):\n{}", o.solve,
-                      format_bytes(c->budget.budget_bytes), c->budget.source, lines);
+                      format_bytes(c->budget.budget_bytes), to_string(c->budget.source), lines);
     if (asked->estimate) {
-      out += "\n" + render_estimate_text(c->model, *asked->estimate, c->budget);
+      out += "\n" + render_estimate_text(*c->model, *asked->estimate, c->budget);
     }
   }
   std::fwrite(out.data(), 1, out.size(), stdout);

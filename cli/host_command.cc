@@ -14,6 +14,7 @@
 #include <string>
 
 #include "commands.h"
+#include "memfit/memory_size.h"
 #include "memfit/environment.h"
 #include "memfit/host_memory.h"
 #include "memfit/settings.h"
@@ -67,7 +68,7 @@ std::string render_text(const HostMemoryStatus& status) {
     row("Metal working set", gib(status.metal_working_set_bytes), "");
   }
   row("budget", gib(status.budget_bytes),
-      fmt::format("source {}, device {}", status.budget_source, status.device));
+      fmt::format("source {}, device {}", to_string(status.budget_source), status.device));
   if (status.gpus.empty()) {
     out += "GPUs: none found\n";
     return out;

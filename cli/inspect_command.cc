@@ -5,8 +5,7 @@
 
 #include "commands.h"
 #include "estimate_options.h"
-#include "memfit/parallel_report.h"
-#include "memfit/report.h"
+#include "memfit/run_report.h"
 
 namespace memfit::cli {
 
@@ -24,15 +23,11 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
       return;
     }
     print_warnings(run->warnings);
-    std::string out;
-    if (options->json) {
-      nlohmann::ordered_json j = estimate_to_json(run->model, run->estimate, run->budget);
-      if (run->parallel) j["parallel"] = parallel_plan_to_json(*run->parallel);
-      out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    } else {
-      out = render_estimate_text(run->model, run->estimate, run->budget);
-      if (run->parallel) out += render_parallel_plan_text(*run->parallel);
-    }
+    const std::string out =
+        options->json ? run_to_json(*run).dump(2, ' ', false,
+                                               nlohmann::json::error_handler_t::replace) +
+                            "\n"
+                      : render_run_text(*run);
     std::fwrite(out.data(), 1, out.size(), stdout);
     exit_code = kExitOk;
   });

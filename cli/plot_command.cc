@@ -12,14 +12,14 @@
 
 #include "commands.h"
 #include "estimate_options.h"
+#include "memfit/memory_size.h"
 #include "memfit/plot.h"
 #include "memfit/quant_schemes.h"
 #include "memfit/report.h"
+#include "memfit/untrusted_text.h"
 
 namespace memfit::cli {
 namespace {
-
-constexpr std::string_view kUsage = "usage: ";
 
 struct PlotOptions {
   EstimateOptions estimate;
@@ -29,14 +29,6 @@ struct PlotOptions {
   bool kv_width_given = false;
 };
 
-// Every error names the command; usage errors keep their prefix so
-// report_error() still maps them to exit status 2.
-Error in_plot(const Error& error) {
-  const std::string& m = error.message();
-  if (m.rfind(kUsage, 0) == 0) return Error(fmt::format("usage: plot: {}", m.substr(kUsage.size())));
-  return error.within("plot");
-}
-
 // The figure's name for the model: the last component of its path.
 std::string model_title(std::string path) {
   while (path.size() > 1 && path.back() == '/') path.pop_back();
@@ -44,40 +36,42 @@ std::string model_title(std::string path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-Result<std::vector<PlotWeightMode>> weight_modes(const PlotOptions& o, const EstimateContext& c,
-                                                 std::vector<std::string>& warnings) {
-  if (!o.quants) return std::vector<PlotWeightMode>{{"as-is", c.model.weights.bytes}};
-  Result<std::vector<SafetensorsTensor>> tensors = read_tensors_for_quant(o.estimate.model, warnings);
-  if (!tensors) return tensors.error();
+Result<std::vector<PlotWeightMode>> weight_modes(const PlotOptions& o, const PreparedRequest& c,
+                                                 std::vector<Warning>& warnings) {
+  const Model& model = *c.model;
+  if (!o.quants) return std::vector<PlotWeightMode>{{"as-is", model.weights.bytes}};
+  if (model.tensors.empty()) warnings.push_back(no_headers_warning());
   std::vector<PlotWeightMode> modes;
   std::vector<std::string> skipped;
   for (const QuantScheme& scheme : mlx_quant_schemes()) {
     // As recommend-quant: a mode with no fewer bits than the checkpoint's
     // own is not a way to save memory, so it is not drawn.
-    if (!scheme.as_is && !shrinks_checkpoint(scheme, c.model.spec)) {
+    if (!scheme.as_is && !shrinks_checkpoint(scheme, model.spec)) {
       skipped.push_back(scheme.name);
       continue;
     }
-    Result<uint64_t> bytes = candidate_weights_bytes(scheme, c.model, *tensors);
+    Result<uint64_t> bytes = candidate_weights_bytes(scheme, model, model.tensors);
     if (!bytes) return bytes.error().within(o.estimate.model);
     modes.push_back({scheme.name, *bytes});
   }
   if (!skipped.empty()) {
-    warnings.push_back(fmt::format("--quants: {} not drawn: the checkpoint is already quantized "
-                                   "to as few bits or fewer",
-                                   fmt::join(skipped, ", ")));
+    warnings.push_back(Warning{WarningKind::kRequest,
+                               fmt::format("--quants: {} not drawn: the checkpoint is already "
+                                           "quantized to as few bits or fewer",
+                                           fmt::join(skipped, ", "))});
   }
   return modes;
 }
 
 Status write_file(const std::string& path, const std::string& text) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return Error(fmt::format("writing '{}': {}", path, std::strerror(errno)));
+  if (f == nullptr) return Error(fmt::format("writing {}: {}", quote_untrusted(path), std::strerror(errno)));
   size_t written = std::fwrite(text.data(), 1, text.size(), f);
   int write_errno = errno;
   bool closed = std::fclose(f) == 0;
   if (written != text.size() || !closed) {
-    return Error(fmt::format("writing '{}': {}", path, std::strerror(closed ? write_errno : errno)));
+    return Error(fmt::format("writing {}: {}", quote_untrusted(path),
+                             std::strerror(closed ? write_errno : errno)));
   }
   return Status::Ok();
 }
@@ -114,38 +108,40 @@ std::string summary_json(const PlotOptions& o, const PlotData& data) {
 }
 
 void run_plot(const PlotOptions& o, int& exit_code) {
-  Result<EstimateContext> c = prepare_estimate(o.estimate);
+  Result<PreparedRequest> c =
+      prepare_estimate(o.estimate, PrepareOptions{.keep_tensors = o.quants});
   if (!c) {
-    exit_code = report_error(in_plot(c.error()));
+    exit_code = report_error(c.error(), "plot");
     return;
   }
   PlotRequest request;
   request.title = model_title(o.estimate.model);
   // Without --max-tokens, the context the model declares, else 128K.
   request.max_tokens = o.max_tokens_given                    ? o.estimate.max_tokens
-                       : c->model.spec.max_position_tokens > 0 ? c->model.spec.max_position_tokens
+                       : c->model->spec.max_position_tokens > 0 ? c->model->spec.max_position_tokens
                                                                : kPlotDefaultMaxTokens;
   if (request.max_tokens < 2) {
-    exit_code = report_error(in_plot(Error("usage: --max-tokens: a plot needs at least 2 tokens")));
+    exit_code =
+        report_error(Error::usage("max_tokens", "a plot needs at least 2 tokens"), "plot");
     return;
   }
   if (o.kv_width_given) request.kv_elements = {c->inputs.kv_element};
   Result<std::vector<PlotWeightMode>> modes = weight_modes(o, *c, c->warnings);
   if (!modes) {
-    exit_code = report_error(in_plot(modes.error()));
+    exit_code = report_error(modes.error(), "plot");
     return;
   }
   request.weight_modes = std::move(*modes);
   print_warnings(c->warnings);
 
-  Result<PlotData> data = compute_plot(c->model, c->inputs, c->settings, c->platform, c->budget, request);
+  Result<PlotData> data = compute_plot(*c->model, c->inputs, c->settings, c->platform, c->budget, request);
   if (!data) {
-    exit_code = report_error(in_plot(data.error().within(o.estimate.model)));
+    exit_code = report_error(data.error().within(o.estimate.model), "plot");
     return;
   }
   Status written = write_file(o.out_path, render_plot_svg(*data));
   if (!written) {
-    exit_code = report_error(in_plot(written.error()));
+    exit_code = report_error(written.error(), "plot");
     return;
   }
   std::string out = o.estimate.json ? summary_json(o, *data) : summary_line(o, *data);

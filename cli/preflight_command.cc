@@ -9,9 +9,11 @@
 
 #include "commands.h"
 #include "estimate_options.h"
+#include "memfit/memory_size.h"
 #include "memfit/checked_math.h"
-#include "memfit/parallel_report.h"
 #include "memfit/report.h"
+#include "memfit/run_report.h"
+#include "memfit/untrusted_text.h"
 #include "memfit/serve_plan.h"
 
 namespace memfit::cli {
@@ -39,31 +41,12 @@ std::string dump(const nlohmann::ordered_json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-// With a multi-device plan every rank must fit its device; the whole-model
-// figure (one device holding everything) no longer decides.
-bool run_fits(const EstimateRun& run) {
-  return run.parallel ? run.parallel->fits : run.estimate.fits;
-}
-
 int verdict(const EstimateRun& run, bool force) {
-  return run_fits(run) || force ? kExitOk : kExitDoesNotFit;
+  return run.fits() || force ? kExitOk : kExitDoesNotFit;
 }
 
 nlohmann::ordered_json preflight_json(std::string_view mode, const EstimateRun& run, bool force) {
-  return {{"mode", mode}, {"fits", run_fits(run)}, {"forced", force}};
-}
-
-// The whole-model report, plus the per-rank plan when there is one.
-nlohmann::ordered_json report_json(const EstimateRun& run) {
-  nlohmann::ordered_json j = estimate_to_json(run.model, run.estimate, run.budget);
-  if (run.parallel) j["parallel"] = parallel_plan_to_json(*run.parallel);
-  return j;
-}
-
-std::string report_text(const EstimateRun& run) {
-  std::string out = render_estimate_text(run.model, run.estimate, run.budget);
-  if (run.parallel) out += render_parallel_plan_text(*run.parallel);
-  return out;
+  return {{"mode", mode}, {"fits", run.fits()}, {"forced", force}};
 }
 
 // Prompt tokens of a text file without a tokenizer: its UTF-8 bytes, an
@@ -71,7 +54,7 @@ std::string report_text(const EstimateRun& run) {
 Result<uint64_t> prompt_file_tokens(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    return Error("usage: --prompt-file " + path + ": not a readable file");
+    return Error::usage("prompt_file", quote_untrusted(path) + ": not a readable file");
   }
   return static_cast<uint64_t>(st.st_size);
 }
@@ -79,7 +62,7 @@ Result<uint64_t> prompt_file_tokens(const std::string& path) {
 void run_generate(const GenerateOptions& o, int& exit_code) {
   EstimateOptions estimate = o.estimate;
   uint64_t prompt = o.prompt_tokens;
-  std::vector<std::string> notes;
+  std::vector<Warning> notes;
   if (!o.prompt_file.empty()) {
     Result<uint64_t> tokens = prompt_file_tokens(o.prompt_file);
     if (!tokens) {
@@ -87,13 +70,15 @@ void run_generate(const GenerateOptions& o, int& exit_code) {
       return;
     }
     prompt = *tokens;
-    notes.push_back(fmt::format("{}: counted as {} prompt tokens, its UTF-8 bytes (an upper "
-                                "bound; no tokenizer is used)",
-                                o.prompt_file, prompt));
+    notes.push_back(Warning{WarningKind::kRequest,
+                            fmt::format("{}: counted as {} prompt tokens, its UTF-8 bytes (an "
+                                        "upper bound; no tokenizer is used)",
+                                        quote_untrusted(o.prompt_file), prompt)});
   }
   CheckedBytes kv_tokens = CheckedBytes(prompt) + o.new_tokens;
   if (!kv_tokens.value() || *kv_tokens.value() == 0) {
-    exit_code = report_error(Error("usage: prompt plus --max-tokens must be between 1 and 2^64"));
+    exit_code = report_error(
+        Error::usage("max_tokens", "prompt plus new tokens must be between 1 and 2^64"));
     return;
   }
   estimate.max_tokens = *kv_tokens.value();
@@ -102,16 +87,16 @@ void run_generate(const GenerateOptions& o, int& exit_code) {
     exit_code = report_error(run.error());
     return;
   }
-  print_warnings(notes);
+  run->warnings.insert(run->warnings.begin(), notes.begin(), notes.end());
   print_warnings(run->warnings);
   if (o.estimate.json) {
-    nlohmann::ordered_json j = report_json(*run);
+    nlohmann::ordered_json j = run_to_json(*run);
     j["preflight"] = preflight_json("generate", *run, o.force);
     j["preflight"]["prompt_tokens"] = prompt;
     j["preflight"]["max_new_tokens"] = o.new_tokens;
     print(dump(j));
   } else {
-    print(report_text(*run));
+    print(render_run_text(*run));
     print(fmt::format("preflight generate: {} prompt + {} new tokens\n", prompt, o.new_tokens));
   }
   exit_code = verdict(*run, o.force);
@@ -126,8 +111,9 @@ void run_serve(ServeCommandOptions o, int& exit_code) {
   } else {
     Result<std::optional<uint64_t>> bytes = parse_memory_size(o.kv_cache_budget);
     if (!bytes || !bytes->has_value()) {
-      exit_code = report_error(Error("usage: --kv-cache-budget '" + o.kv_cache_budget +
-                                     "': expected auto, none or a size such as 8GiB"));
+      exit_code = report_error(Error::usage(
+          "kv_cache_budget",
+          quote_untrusted(o.kv_cache_budget) + ": expected auto, none or a size such as 8GiB"));
       return;
     }
     o.serve.kv_budget = ServeOptions::KvBudget::kBytes;
@@ -135,7 +121,7 @@ void run_serve(ServeCommandOptions o, int& exit_code) {
   }
   Result<ServeSlots> slots = serve_slots(o.serve);
   if (!slots) {
-    exit_code = report_error(Error("usage: " + slots.error().message()));
+    exit_code = report_error(slots.error());
     return;
   }
   EstimateOptions estimate = o.estimate;
@@ -147,14 +133,14 @@ void run_serve(ServeCommandOptions o, int& exit_code) {
     return;
   }
   print_warnings(run->warnings);
-  ServePlan plan = plan_serve(o.serve, *slots, run->model, run->estimate, run->settings);
+  ServePlan plan = plan_serve(o.serve, *slots, *run->model, run->estimate, run->settings);
   if (o.estimate.json) {
-    nlohmann::ordered_json j = report_json(*run);
+    nlohmann::ordered_json j = run_to_json(*run);
     j["preflight"] = preflight_json("serve", *run, o.force);
     j["serve"] = serve_plan_to_json(plan);
     print(dump(j));
   } else {
-    print(report_text(*run));
+    print(render_run_text(*run));
     print(render_serve_plan_text(plan));
   }
   exit_code = verdict(*run, o.force);
@@ -182,7 +168,7 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
   generate->add_flag("--force,--no-memory-check", gen->force, "report, and exit 0 even if it does not fit");
   generate->callback([gen, &exit_code, tokens, file] {
     if (tokens->count() == 0 && file->count() == 0) {
-      exit_code = report_error(Error("usage: give --prompt-tokens or --prompt-file"));
+      exit_code = report_error(Error::usage("give --prompt-tokens or --prompt-file"));
       return;
     }
     run_generate(*gen, exit_code);

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "estimate_options.h"
+#include "memfit/memory_size.h"
 #include "memfit/quant_schemes.h"
 #include "memfit/report.h"
 #include "memfit/solver.h"
@@ -30,17 +31,13 @@ struct Candidate {
 };
 
 void run_recommend(const RecommendOptions& o, int& exit_code) {
-  Result<EstimateContext> c = prepare_estimate(o.estimate);
+  Result<PreparedRequest> c = prepare_estimate(o.estimate, PrepareOptions{.keep_tensors = true});
   if (!c) {
     exit_code = report_error(c.error());
     return;
   }
-  Result<std::vector<SafetensorsTensor>> tensors =
-      read_tensors_for_quant(o.estimate.model, c->warnings);
-  if (!tensors) {
-    exit_code = report_error(tensors.error());
-    return;
-  }
+  const std::vector<SafetensorsTensor>& tensors = c->model->tensors;
+  if (tensors.empty()) c->warnings.push_back(no_headers_warning());
   print_warnings(c->warnings);
 
   std::vector<QuantScheme> schemes = {QuantScheme{"as-is", true, 0, o.group_size}};
@@ -52,14 +49,14 @@ void run_recommend(const RecommendOptions& o, int& exit_code) {
   for (const QuantScheme& scheme : schemes) {
     Candidate cand;
     cand.scheme = scheme;
-    Result<uint64_t> weights = candidate_weights_bytes(scheme, c->model, *tensors);
+    Result<uint64_t> weights = candidate_weights_bytes(scheme, *c->model, tensors);
     if (!weights) {
       exit_code = report_error(weights.error().within(o.estimate.model));
       return;
     }
     cand.weights_bytes = *weights;
-    cand.smaller_than_source = shrinks_checkpoint(scheme, c->model.spec);
-    Model variant = c->model;
+    cand.smaller_than_source = shrinks_checkpoint(scheme, c->model->spec);
+    Model variant = *c->model;
     variant.weights.bytes = cand.weights_bytes;
     Result<Estimate> e = estimate(variant, c->inputs, c->settings, c->platform, c->budget);
     if (!e) {
@@ -106,7 +103,7 @@ void run_recommend(const RecommendOptions& o, int& exit_code) {
   } else {
     out = fmt::format("{} at {} tokens, batch {}, {} KV; budget {} ({})\n\n", o.estimate.model,
                       c->inputs.max_tokens, c->inputs.batch, to_string(c->inputs.kv_element),
-                      format_bytes(c->budget.budget_bytes), c->budget.source);
+                      format_bytes(c->budget.budget_bytes), to_string(c->budget.source));
     out += fmt::format("  {:<8}{:>12}{:>12}  {:<13}{}\n", "mode", "weights", "total", "verdict",
                        "largest context that fits");
     for (const Candidate& cand : candidates) {

@@ -21,6 +21,7 @@
 
 #include "commands.h"
 #include "serve/serve_command.h"
+#include "memfit/memory_size.h"
 #include "memfit/environment.h"
 #include "memfit/host_memory.h"
 #include "memfit/service.h"

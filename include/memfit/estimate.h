@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "memfit/kv_cache.h"
+#include "memfit/memory_budget.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
 #include "memfit/settings.h"
@@ -40,13 +41,6 @@ struct EstimateInputs {
   std::string quant;  // label only ("" when not given); header bytes are the truth
 };
 
-// What the machine can give. budget_bytes is compared with the total;
-// ram_available_bytes with the Windows + ROCm host shadow.
-struct MemoryBudget {
-  uint64_t budget_bytes = 0;
-  uint64_t ram_available_bytes = 0;
-  std::string source;  // "explicit", "cgroup", "meminfo", ...
-};
 
 struct Estimate {
   EstimateInputs inputs;

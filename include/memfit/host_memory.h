@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "memfit/environment.h"
-#include "memfit/estimate.h"
+#include "memfit/memory_budget.h"
 #include "memfit/result.h"
 
 namespace memfit {
@@ -59,7 +59,7 @@ struct DeviceSelector {
   int index = 0;
 };
 // Parses "auto", "cpu", "cuda", "cuda:N", "rocm", "rocm:N" (N a decimal
-// index; "cuda" is "cuda:0"). Fails with `device "x": expected ...`.
+// index; "cuda" is "cuda:0"). Fails (kUsage) with "'x': expected ...".
 Result<DeviceSelector> parse_device_selector(const std::string& text);
 // The canonical spelling: "auto", "cpu", "cuda:N", "rocm:N".
 std::string device_selector_name(const DeviceSelector& device);
@@ -74,10 +74,7 @@ struct HostMemoryStatus {
   uint64_t reserve_bytes = 0;        // left to the OS: max(7 GiB, 15% RAM) on macOS,
                                      // 0 on Linux and Windows (see docs/host.md)
   uint64_t budget_bytes = 0;
-  std::string budget_source;                // "explicit", "cgroup", "meminfo_available",
-                                            // "meminfo_total", "unified_memory", "gpu",
-                                            // "windows", "unavailable" (nothing readable:
-                                            // budget 0), "device_missing" (budget 0)
+  BudgetSource budget_source = BudgetSource::kUnavailable;
   std::string device;                       // whose memory is the budget: "cpu" (host RAM or
                                             // unified memory), "cuda:N", "rocm:N"
   std::optional<std::string> device_error;  // set when the selected GPU does not
@@ -112,6 +109,13 @@ HostQueryOptions host_query_options_from_environment(const Environment& env);
 // loaded, initialised and shut down on each call: call it once per
 // decision, or through AvailabilityGate, not in a tight loop.
 HostMemoryStatus query_host_memory(const HostQueryOptions& options);
+
+// Makes `limit_bytes` the budget, source kExplicit. A selected device that
+// does not exist is then no longer an error: its message moves from
+// device_error to warnings. query_host_memory applies
+// options.explicit_limit_bytes this way; a caller with a limit of its own
+// (one request's) applies it to a status it already holds.
+void apply_explicit_limit(HostMemoryStatus& status, uint64_t limit_bytes);
 
 // The budget an estimate is compared with: budget_bytes and source from
 // the status, ram_available_bytes for the host-shadow comparison.

@@ -43,12 +43,21 @@ struct KvCacheEstimate {
   bool available = false;         // false when the model's geometry is unknown
   uint64_t total_bytes = 0;       // sum of the groups' bytes
   uint64_t rounded_tokens = 0;    // ctx rounded up to kKvBlockTokens
-  // Marginal bytes per token per sequence of the unbounded layers.
-  uint64_t per_token_fp16_bytes = 0;
-  uint64_t per_token_int8_bytes = 0;
+  // Marginal bytes per token per sequence once every windowed layer is
+  // full: the layers whose cache grows without bound (full attention, MLA
+  // latents). SPEC's kv_bytes_per_token; 0 when every layer is windowed.
+  uint64_t unbounded_fp16_bytes_per_token = 0;
+  uint64_t unbounded_int8_bytes_per_token = 0;
   std::vector<KvGroup> groups;
   std::string detail;             // one-line summary for the report
 };
+
+// The bytes one token adds, per sequence, to every layer that keeps
+// per-token KV: windowed, chunked and shared layers included (a prefill
+// shorter than the window writes all of them), recurrent layers none.
+// What the prefill guard charges per new token and what a paged KV block
+// of the serve plan holds per token. Saturates at UINT64_MAX.
+uint64_t every_layer_kv_bytes_per_token(const ModelSpec& spec, KvElement element);
 
 // Sizes the cache of `spec` for `tokens` of context and `batch` sequences.
 // Fails on overflow only.

@@ -24,10 +24,14 @@
 extern "C" {
 #endif
 
+/* The status of a call, from the failure's kind (the JSON calls name the
+ * kind itself: "usage", "input", "overflow", "host" or "internal"). */
 typedef enum memfit_status {
   MEMFIT_OK = 0,
-  MEMFIT_ERROR = 1,            /* the model could not be opened or sized */
-  MEMFIT_INVALID_ARGUMENT = 2  /* a NULL handle, zero tokens or batch, ... */
+  MEMFIT_ERROR = 1,            /* the model could not be opened or sized, the
+                                  selected device does not exist, ... */
+  MEMFIT_INVALID_ARGUMENT = 2  /* a usage error: a NULL handle, zero tokens
+                                  or batch, an unknown name in a request */
 } memfit_status;
 
 typedef struct memfit_model memfit_model;
@@ -73,6 +77,20 @@ memfit_status memfit_estimate(const memfit_model* model, const memfit_estimate_r
 memfit_status memfit_estimate_json(const memfit_model* model,
                                    const memfit_estimate_request* request, char** json_out,
                                    char** error_message);
+
+/* Runs one request given as a JSON object: the body POST /v1/estimate
+ * takes (docs/c-api.md lists the fields: model, max_tokens, batch,
+ * kv_cache_mode, cache_type_k, cache_type_v, quant, backend, device,
+ * memory_limit, tensor_parallel, pipeline_parallel, parallel_engine,
+ * engine). New request fields reach C callers without a new ABI.
+ * *response_json receives, in both cases, a JSON object the caller
+ * releases with memfit_string_free:
+ *   success  MEMFIT_OK and the report `memfit inspect --json` prints
+ *   failure  the status of the failure's kind and
+ *            {"error": {"kind": "usage", "message": "...", "field": "..."}}
+ * (*response_json is NULL only when response_json is NULL or memory ran
+ * out). */
+memfit_status memfit_estimate_request_json(const char* request_json, char** response_json);
 
 typedef struct memfit_prefill_request {
   const char* request_id;       /* NULL or "": one is generated */

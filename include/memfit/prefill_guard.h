@@ -5,7 +5,7 @@
 //   new_tokens = prompt_tokens - cached_tokens (already resident in a prefix cache)
 //   chunk      = min(prefill_chunk, new_tokens)
 //   kv_len     = new_tokens + cached_tokens  (the span the last chunk attends over)
-//   peak       = sdpa(chunk, kv_len) + new_tokens x kv_bytes_per_token
+//   peak       = sdpa(chunk, kv_len) + new_tokens x every_layer_kv_bytes_per_token
 //
 // SDPA transient of one call with q query tokens over kv_len keys:
 //   fused      n_q x q x head_dim x 4 (the fp32 output only). Decode-sized
@@ -38,7 +38,7 @@ struct AttentionGeometry {
   uint64_t head_dim = 0;
   // Resident cache bytes each new token adds, over the layers that hold
   // per-token KV (MLA latents at their own rate; recurrent layers none).
-  uint64_t kv_bytes_per_token = 0;
+  uint64_t every_layer_kv_bytes_per_token = 0;
   uint64_t score_bytes = 2;  // bytes per unfused score element (the compute dtype)
   bool known() const { return q_heads > 0 && head_dim > 0; }
 };

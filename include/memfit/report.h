@@ -14,22 +14,27 @@
 #define MEMFIT_REPORT_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "memfit/estimate.h"
+#include "memfit/memory_size.h"
 #include "memfit/model.h"
 #include "memfit/serve_plan.h"
+#include "memfit/warning.h"
 
 namespace memfit {
 
 // The version string this library was built as ("0.1.0").
 std::string_view memfit_version();
 
+// `warnings` become the report's "warnings" (their texts, in order).
 nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& estimate,
-                                const MemoryBudget& budget);
+                                        const MemoryBudget& budget,
+                                        std::span<const Warning> warnings);
 
 // A table of the breakdown with byte figures in GiB / MiB, the KV groups,
 // the detail string and the verdict line "FITS" / "DOES NOT FIT".
@@ -42,8 +47,6 @@ std::string render_estimate_text(const Model& model, const Estimate& estimate,
 nlohmann::ordered_json serve_plan_to_json(const ServePlan& plan);
 std::string render_serve_plan_text(const ServePlan& plan);
 
-// "1.50 GiB", "512.0 MiB", "900 B": binary units, 3 significant-ish digits.
-std::string format_bytes(uint64_t bytes);
 
 }  // namespace memfit
 

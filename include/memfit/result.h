@@ -1,6 +1,8 @@
 // Result<T>: the one error channel of the memfit library.
 //
 // Every operation that can fail returns Result<T> (or Status for no value).
+// An Error has a kind (ErrorKind) that front ends turn into exit statuses,
+// HTTP statuses and C return codes.
 // An Error's message is "context: detail"; each caller that adds what it was
 // doing prefixes its own context with Error::within(), so a failure reads
 // outward-in: "inspect ./m: reading shard 'a.safetensors': header length ...".
@@ -16,19 +18,75 @@
 
 namespace memfit {
 
+// What kind of failure an Error is. Front ends map the kind, never the
+// message, to their own codes: the CLI's exit status (usage 2, others 1),
+// the service's HTTP status, the C API's memfit_status.
+enum class ErrorKind {
+  kUsage,     // the request itself is wrong: a value out of range, an unknown
+              // name, fields that contradict each other, a plan the engine refuses
+  kInput,     // a model, file or header memfit cannot read or refuses
+  kOverflow,  // the figures do not fit in 64 bits (absurd configs or requests)
+  kHost,      // the machine cannot answer: the selected device does not exist
+  kInternal,  // a bug, caught at a boundary
+};
+// "usage", "input", "overflow", "host", "internal".
+constexpr std::string_view to_string(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kUsage:
+      return "usage";
+    case ErrorKind::kInput:
+      return "input";
+    case ErrorKind::kOverflow:
+      return "overflow";
+    case ErrorKind::kHost:
+      return "host";
+    case ErrorKind::kInternal:
+      return "internal";
+  }
+  return "internal";
+}
+
 class Error {
  public:
-  explicit Error(std::string message) : message_(std::move(message)) {}
+  // An error of `kind`; kInput when not said, the kind of nearly every
+  // failure below the request layer.
+  explicit Error(std::string message, ErrorKind kind = ErrorKind::kInput)
+      : message_(std::move(message)), kind_(kind) {}
+
+  // A usage error about one request field, named as the JSON request
+  // spells it ("cache_type_k"): the message is "<field>: <detail>", and a
+  // front end with other names for its fields (the CLI's flags) prints
+  // its own name before detail().
+  static Error usage(std::string_view field, std::string_view detail) {
+    Error e(std::string(field) + ": " + std::string(detail), ErrorKind::kUsage);
+    e.field_ = std::string(field);
+    return e;
+  }
+  // A usage error about the request as a whole.
+  static Error usage(std::string message) { return Error(std::move(message), ErrorKind::kUsage); }
+  static Error overflow(std::string message) {
+    return Error(std::move(message), ErrorKind::kOverflow);
+  }
 
   const std::string& message() const { return message_; }
+  ErrorKind kind() const { return kind_; }
+  // The request field a usage error is about; "" for any other error.
+  const std::string& field() const { return field_; }
+  // The message after "<field>: ", or the whole message when field() is "".
+  std::string_view detail() const {
+    return std::string_view(message_).substr(field_.empty() ? 0 : field_.size() + 2);
+  }
 
-  // Returns this error with "context: " in front of its message.
+  // Returns this error with "context: " in front of its message; the kind
+  // is kept, the field is not (the message no longer starts with it).
   Error within(std::string_view context) const {
-    return Error(std::string(context) + ": " + message_);
+    return Error(std::string(context) + ": " + message_, kind_);
   }
 
  private:
   std::string message_;
+  ErrorKind kind_;
+  std::string field_;
 };
 
 template <typename T>

@@ -61,10 +61,14 @@ struct ServiceOptions {
   std::vector<std::string> model_roots;
 
   EstimateSettings settings;  // as settings_from_environment reads them
+  // What reading the settings warned about: in every estimate's warnings,
+  // as the CLI and the C API give them.
+  std::vector<std::string> settings_warnings;
   Platform platform = build_platform();
   // An explicit budget, host.explicit_limit_bytes (else
-  // settings.memory_limit_bytes), wins over the machine's memory; it is also
-  // /v1/admit's hard limit when a request names none.
+  // settings.memory_limit_bytes), wins over the machine's memory for every
+  // request that gives no limit of its own; it is also /v1/admit's hard
+  // limit when a request names none. host.device is the service's device.
   HostQueryOptions host;
   SdpaKernels kernels;  // tiled head dims the admitting runtime serves
 

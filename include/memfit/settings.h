@@ -39,11 +39,6 @@ struct EstimateSettings {
 EstimateSettings settings_from_environment(const Environment& env,
                                            std::vector<std::string>& warnings);
 
-// Parses a memory size: raw bytes, or a number with a binary unit
-// (K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB; case-insensitive; fractions
-// allowed, "1.5G"). "0", "none" and "" parse to nullopt (unset).
-Result<std::optional<uint64_t>> parse_memory_size(std::string_view text);
-
 // Parses a positive decimal ("1.2", "2", "1.5e0") into millionths,
 // rounding up. Fails on non-numbers, non-positive and absurd (> 1e6) values.
 Result<uint64_t> parse_multiplier_micros(std::string_view text);

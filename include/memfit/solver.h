@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "memfit/estimate.h"
 #include "memfit/result.h"
@@ -40,6 +41,16 @@ struct Solution {
 Result<Solution> solve(SolveFor what, const Model& model, const EstimateInputs& inputs,
                        const EstimateSettings& settings, const Platform& platform,
                        const MemoryBudget& budget, const ServeOptions& serve = {});
+
+// solve() at each KV width of kAllKvElements, in that order (widest
+// first); inputs.kv_element is ignored. What `memfit fit`, /v1/fit and the
+// calculator page answer with.
+Result<std::vector<Solution>> solve_each_kv_width(SolveFor what, const Model& model,
+                                                  const EstimateInputs& inputs,
+                                                  const EstimateSettings& settings,
+                                                  const Platform& platform,
+                                                  const MemoryBudget& budget,
+                                                  const ServeOptions& serve = {});
 
 }  // namespace memfit
 

@@ -14,11 +14,13 @@
 #include "memfit/host_memory.h"
 #include "memfit/model.h"
 #include "memfit/prefill_guard.h"
+#include "memfit/request.h"
+#include "memfit/request_json.h"
 #include "memfit/report.h"
-#include "memfit/settings.h"
+#include "memfit/run_report.h"
 
 struct memfit_model {
-  memfit::Model model;
+  std::shared_ptr<const memfit::Model> model;
 };
 
 struct memfit_gate {
@@ -42,32 +44,48 @@ void clear_error(char** error_message) {
   if (error_message != nullptr) *error_message = nullptr;
 }
 
-struct EstimateRun {
-  memfit::Estimate estimate;
-  memfit::MemoryBudget budget;
+// The C status of an error's kind: usage errors are the caller's
+// arguments; every other kind (input, overflow, host, internal) is
+// MEMFIT_ERROR, told apart by the JSON calls' "kind".
+memfit_status status_of(const memfit::Error& error) {
+  return error.kind() == memfit::ErrorKind::kUsage ? MEMFIT_INVALID_ARGUMENT : MEMFIT_ERROR;
+}
+
+std::string dump(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The real machine, answering with the model a handle holds (opened
+// without its tensor list: the struct request asks for no per-rank plan).
+class HandleContext final : public memfit::LocalRequestContext {
+ public:
+  HandleContext(const memfit::Environment& env, std::shared_ptr<const memfit::Model> model)
+      : LocalRequestContext(env), model_(std::move(model)) {}
+
+  memfit::Result<std::shared_ptr<const memfit::Model>> open_model(
+      const std::string&, const memfit::OpenModelOptions&) override {
+    return model_;
+  }
+
+ private:
+  std::shared_ptr<const memfit::Model> model_;
 };
 
-// The same composition as the CLI: settings from the environment, the
-// explicit or host budget, the build's platform.
-memfit::Result<EstimateRun> run_estimate(const memfit_model* model,
-                                         const memfit_estimate_request* request) {
-  std::vector<std::string> warnings;
-  std::unique_ptr<memfit::Environment> env = memfit::make_process_environment();
-  memfit::EstimateSettings settings = memfit::settings_from_environment(*env, warnings);
-  memfit::EstimateInputs inputs;
-  inputs.max_tokens = request->max_tokens;
-  inputs.batch = request->batch;
-  inputs.kv_element = request->kv_int8 ? memfit::KvElement::kInt8 : memfit::KvElement::kFp16;
-  memfit::HostQueryOptions host = memfit::host_query_options_from_environment(*env);
-  host.explicit_limit_bytes = settings.memory_limit_bytes;
-  if (request->memory_limit_bytes > 0) host.explicit_limit_bytes = request->memory_limit_bytes;
-  EstimateRun run;
-  run.budget = memfit::to_memory_budget(memfit::query_host_memory(host));
-  memfit::Result<memfit::Estimate> e =
-      memfit::estimate(model->model, inputs, settings, memfit::build_platform(), run.budget);
-  if (!e) return e.error();
-  run.estimate = std::move(*e);
-  return run;
+// The library's request for the struct one; the model is the handle's.
+memfit::EstimateRequest request_of(const memfit_model* model, const memfit_estimate_request* r) {
+  memfit::EstimateRequest request;
+  request.model = model->model->path;
+  request.max_tokens = r->max_tokens;
+  request.batch = r->batch;
+  request.kv_cache_mode = r->kv_int8 ? memfit::KvElement::kInt8 : memfit::KvElement::kFp16;
+  if (r->memory_limit_bytes > 0) request.memory_limit_bytes = r->memory_limit_bytes;
+  return request;
+}
+
+memfit::Result<memfit::EstimateRun> run_struct_request(const memfit_model* model,
+                                                       const memfit_estimate_request* r) {
+  HandleContext context(*memfit::make_process_environment(), model->model);
+  return memfit::run(request_of(model, r), context);
 }
 
 }  // namespace
@@ -89,8 +107,8 @@ memfit_status memfit_model_open(const char* path, memfit_model** out, char** err
   try {
     std::unique_ptr<memfit::FileSystem> fs = memfit::make_real_file_system();
     memfit::Result<memfit::Model> model = memfit::open_model(*fs, path);
-    if (!model) return fail(error_message, MEMFIT_ERROR, model.error().message());
-    *out = new memfit_model{std::move(*model)};
+    if (!model) return fail(error_message, status_of(model.error()), model.error().message());
+    *out = new memfit_model{std::make_shared<const memfit::Model>(std::move(*model))};
     return MEMFIT_OK;
   } catch (const std::exception& e) {
     return fail(error_message, MEMFIT_ERROR, std::string("internal error: ") + e.what());
@@ -105,17 +123,14 @@ memfit_status memfit_estimate(const memfit_model* model, const memfit_estimate_r
   if (model == nullptr || request == nullptr || out == nullptr) {
     return fail(error_message, MEMFIT_INVALID_ARGUMENT, "model, request and out must be non-NULL");
   }
-  if (request->max_tokens == 0 || request->batch == 0) {
-    return fail(error_message, MEMFIT_INVALID_ARGUMENT, "max_tokens and batch must be at least 1");
-  }
   try {
-    memfit::Result<EstimateRun> run = run_estimate(model, request);
-    if (!run) return fail(error_message, MEMFIT_ERROR, run.error().message());
+    memfit::Result<memfit::EstimateRun> run = run_struct_request(model, request);
+    if (!run) return fail(error_message, status_of(run.error()), run.error().message());
     const memfit::Estimate& e = run->estimate;
     *out = memfit_estimate_result{};
     out->weights_bytes = e.weights_bytes;
     out->kv_bytes = e.kv.total_bytes;
-    out->kv_bytes_per_token = request->kv_int8 ? e.kv.per_token_int8_bytes : e.kv.per_token_fp16_bytes;
+    out->kv_bytes_per_token = request->kv_int8 ? e.kv.unbounded_int8_bytes_per_token : e.kv.unbounded_fp16_bytes_per_token;
     out->allocator_overhead_bytes = e.allocator_overhead_bytes;
     out->activation_bytes = e.activation_bytes;
     out->backend_inflight_bytes = e.backend_inflight_bytes;
@@ -137,18 +152,38 @@ memfit_status memfit_estimate_json(const memfit_model* model,
     return fail(error_message, MEMFIT_INVALID_ARGUMENT, "model, request and json_out must be non-NULL");
   }
   *json_out = nullptr;
-  if (request->max_tokens == 0 || request->batch == 0) {
-    return fail(error_message, MEMFIT_INVALID_ARGUMENT, "max_tokens and batch must be at least 1");
-  }
   try {
-    memfit::Result<EstimateRun> run = run_estimate(model, request);
-    if (!run) return fail(error_message, MEMFIT_ERROR, run.error().message());
-    std::string text = memfit::estimate_to_json(model->model, run->estimate, run->budget)
-                           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    *json_out = copy_string(text);
+    memfit::Result<memfit::EstimateRun> run = run_struct_request(model, request);
+    if (!run) return fail(error_message, status_of(run.error()), run.error().message());
+    *json_out = copy_string(dump(memfit::run_to_json(*run)));
     return *json_out != nullptr ? MEMFIT_OK : fail(error_message, MEMFIT_ERROR, "out of memory");
   } catch (const std::exception& e) {
     return fail(error_message, MEMFIT_ERROR, std::string("internal error: ") + e.what());
+  }
+}
+
+memfit_status memfit_estimate_request_json(const char* request_json, char** response_json) {
+  if (response_json == nullptr) return MEMFIT_INVALID_ARGUMENT;
+  *response_json = nullptr;
+  const auto answer = [&](memfit_status status, const nlohmann::ordered_json& j) {
+    *response_json = copy_string(dump(j));
+    return *response_json != nullptr ? status : MEMFIT_ERROR;
+  };
+  const auto failure = [&](const memfit::Error& error) {
+    return answer(status_of(error), nlohmann::ordered_json{{"error", memfit::error_to_json(error)}});
+  };
+  if (request_json == nullptr) return failure(memfit::Error::usage("request_json is NULL"));
+  try {
+    memfit::Result<memfit::EstimateRequest> request =
+        memfit::parse_estimate_request_json(request_json);
+    if (!request) return failure(request.error());
+    memfit::LocalRequestContext context(*memfit::make_process_environment());
+    memfit::Result<memfit::EstimateRun> run = memfit::run(*request, context);
+    if (!run) return failure(run.error());
+    return answer(MEMFIT_OK, memfit::run_to_json(*run));
+  } catch (const std::exception& e) {
+    return failure(memfit::Error(std::string("internal error: ") + e.what(),
+                                 memfit::ErrorKind::kInternal));
   }
 }
 
@@ -164,7 +199,7 @@ memfit_status memfit_check_prefill(const memfit_model* model,
     if (request->hard_limit_bytes > 0) r.hard_limit_bytes = request->hard_limit_bytes;
     r.prefill_chunk = request->prefill_chunk;
     memfit::AttentionGeometry g = memfit::attention_geometry(
-        model->model.spec, request->kv_int8 ? memfit::KvElement::kInt8 : memfit::KvElement::kFp16);
+        model->model->spec, request->kv_int8 ? memfit::KvElement::kInt8 : memfit::KvElement::kFp16);
     memfit::AdmissionDecision d = memfit::check_prefill(g, memfit::SdpaKernels{}, r);
     *out = memfit_admission{};
     out->admitted = d.admitted ? 1 : 0;

@@ -13,7 +13,7 @@ namespace memfit {
 namespace {
 
 Error overflow(std::string_view what) {
-  return Error(fmt::format("{} overflows 64 bits: the request or the config is absurd", what));
+  return Error::overflow(fmt::format("{} overflows 64 bits: the request or the config is absurd", what));
 }
 
 }  // namespace
@@ -36,8 +36,8 @@ Platform build_platform() {
 Result<Estimate> estimate(const Model& model, const EstimateInputs& inputs,
                           const EstimateSettings& settings, const Platform& platform,
                           const MemoryBudget& budget) {
-  if (inputs.max_tokens == 0) return Error("max tokens must be at least 1");
-  if (inputs.batch == 0) return Error("batch must be at least 1");
+  if (inputs.max_tokens == 0) return Error::usage("max_tokens", "must be at least 1");
+  if (inputs.batch == 0) return Error::usage("batch", "must be at least 1");
   Estimate e;
   e.inputs = inputs;
   e.weights_bytes = model.weights.bytes;

@@ -8,26 +8,17 @@
 
 namespace memfit {
 
-std::string_view to_string(LayerKind kind) {
-  switch (kind) {
-    case LayerKind::kFullAttention: return "full_attention";
-    case LayerKind::kSlidingWindow: return "sliding_window";
-    case LayerKind::kChunked: return "chunked_attention";
-    case LayerKind::kMlaLatent: return "mla_latent";
-    case LayerKind::kSharedKv: return "shared_kv";
-    case LayerKind::kLinearAttention: return "linear_attention";
-    case LayerKind::kSsm: return "ssm_state";
-    case LayerKind::kConv: return "conv_state";
-    case LayerKind::kNone: return "none";
-  }
-  return "none";
-}
-
 std::string_view to_string(KvElement element) {
   return element == KvElement::kInt8 ? "int8" : "fp16";
 }
 
 uint64_t element_bytes(KvElement element) { return element == KvElement::kInt8 ? 1 : 2; }
+
+uint64_t every_layer_kv_bytes_per_token(const ModelSpec& spec, KvElement element) {
+  CheckedBytes elems = 0;
+  for (const LayerCache& layer : spec.layers) elems += CheckedBytes(layer.elems_per_token);
+  return (elems * element_bytes(element)).saturated();
+}
 
 namespace {
 
@@ -62,7 +53,7 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, uint64_t tokens
   KvCacheEstimate out;
   out.available = !spec.layers.empty();
   CheckedBytes rounded = round_up(tokens, kKvBlockTokens);
-  if (!rounded.value()) return Error(fmt::format("context of {} tokens overflows", tokens));
+  if (!rounded.value()) return Error::overflow(fmt::format("context of {} tokens overflows", tokens));
   out.rounded_tokens = *rounded.value();
   if (!out.available) {
     out.detail = "unavailable: no model geometry";
@@ -89,7 +80,7 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, uint64_t tokens
     }
     CheckedBytes bytes = per_token * kept * batch + fixed * batch;
     if (!bytes.value() || !per_token.value() || !fixed.value()) {
-      return Error("KV cache size overflows 64 bits");
+      return Error::overflow("KV cache size overflows 64 bits");
     }
     g.bytes_per_token = *per_token.value();
     g.fixed_bytes = *fixed.value();
@@ -99,10 +90,10 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, uint64_t tokens
     out.groups.push_back(g);
   }
   CheckedBytes fp16 = per_token_elems * 2;
-  if (!total.value() || !fp16.value()) return Error("KV cache size overflows 64 bits");
+  if (!total.value() || !fp16.value()) return Error::overflow("KV cache size overflows 64 bits");
   out.total_bytes = *total.value();
-  out.per_token_fp16_bytes = *fp16.value();
-  out.per_token_int8_bytes = *per_token_elems.value();
+  out.unbounded_fp16_bytes_per_token = *fp16.value();
+  out.unbounded_int8_bytes_per_token = *per_token_elems.value();
   out.detail = fmt::format("{}: {}; {}; {} cache, ctx {} -> {} tokens, batch {}", spec.layout,
                            fmt::join(parts, " + "), spec.cache_detail, to_string(element), tokens,
                            out.rounded_tokens, batch);

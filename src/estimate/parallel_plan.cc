@@ -19,15 +19,15 @@
 #include <algorithm>
 
 #include "estimate/fixed_point.h"
+#include "memfit/memory_size.h"
 #include "memfit/checked_math.h"
 #include "memfit/parallel_plan.h"
-#include "memfit/report.h"
 
 namespace memfit {
 namespace {
 
 Error overflow(std::string_view what) {
-  return Error(fmt::format("{} overflows 64 bits: the checkpoint or the plan is absurd", what));
+  return Error::overflow(fmt::format("{} overflows 64 bits: the checkpoint or the plan is absurd", what));
 }
 
 bool is_attention(LayerKind kind) {
@@ -50,7 +50,7 @@ Status check_heads(const ModelSpec& spec, const ParallelConfig& c) {
   if (tp <= 1) return Status::Ok();
   const ModelGeometry& g = spec.geometry;
   if (g.heads > 0 && g.heads % tp != 0) {
-    return Error(fmt::format(
+    return Error::usage(fmt::format(
         "tensor parallel size {} does not divide the model's {} attention heads ({})", tp, g.heads,
         c.engine == ParallelEngine::kVllm
             ? "vLLM requires num_attention_heads % tensor_parallel_size == 0"
@@ -62,16 +62,16 @@ Status check_heads(const ModelSpec& spec, const ParallelConfig& c) {
   if (!attention || kv == 0) return Status::Ok();
   if (c.engine == ParallelEngine::kMlx) {
     if (kv % tp != 0) {
-      return Error(fmt::format(
+      return Error::usage(fmt::format(
           "tensor parallel size {} does not divide the model's {} KV heads (mlx-lm's shard() "
           "splits k_proj and v_proj evenly and cannot replicate KV heads)", tp, kv));
     }
   } else if (kv >= tp && kv % tp != 0) {
-    return Error(fmt::format(
+    return Error::usage(fmt::format(
         "tensor parallel size {} does not divide the model's {} KV heads (vLLM requires "
         "num_key_value_heads % tensor_parallel_size == 0)", tp, kv));
   } else if (kv < tp && tp % kv != 0) {
-    return Error(fmt::format(
+    return Error::usage(fmt::format(
         "tensor parallel size {} is not a multiple of the model's {} KV heads (vLLM replicates "
         "KV heads only when tensor_parallel_size % num_key_value_heads == 0)", tp, kv));
   }
@@ -289,9 +289,9 @@ void add_rule_assumptions(const Model& model, const ParallelConfig& c, uint64_t 
 
 Result<std::vector<LayerRange>> pipeline_layer_ranges(ParallelEngine engine, uint64_t layers,
                                                       uint64_t stages) {
-  if (stages == 0) return Error("pipeline parallel size must be at least 1");
+  if (stages == 0) return Error::usage("pipeline parallel size must be at least 1");
   if (stages > layers) {
-    return Error(fmt::format("pipeline parallel size {} exceeds the model's {} layers", stages, layers));
+    return Error::usage(fmt::format("pipeline parallel size {} exceeds the model's {} layers", stages, layers));
   }
   const uint64_t base = layers / stages, extra = layers % stages;
   std::vector<uint64_t> counts(stages, base);
@@ -311,19 +311,19 @@ Result<std::vector<LayerRange>> pipeline_layer_ranges(ParallelEngine engine, uin
 }
 
 Status check_parallel_config(const ModelSpec& spec, const ParallelConfig& c) {
-  if (c.tensor_parallel == 0) return Error("tensor parallel size must be at least 1");
-  if (c.pipeline_parallel == 0) return Error("pipeline parallel size must be at least 1");
+  if (c.tensor_parallel == 0) return Error::usage("tensor parallel size must be at least 1");
+  if (c.pipeline_parallel == 0) return Error::usage("pipeline parallel size must be at least 1");
   CheckedBytes ranks = CheckedBytes(c.tensor_parallel) * c.pipeline_parallel;
   if (ranks.saturated() > kMaxParallelRanks) {
-    return Error(fmt::format("{} x {} ranks: more than the {} memfit plans", c.tensor_parallel,
+    return Error::usage(fmt::format("{} x {} ranks: more than the {} memfit plans", c.tensor_parallel,
                              c.pipeline_parallel, kMaxParallelRanks));
   }
   const uint64_t layers = layer_count(spec);
   if (c.pipeline_parallel > 1 && layers == 0) {
-    return Error("pipeline parallelism needs the model's layer count, and its config gives none");
+    return Error::usage("pipeline parallelism needs the model's layer count, and its config gives none");
   }
   if (c.pipeline_parallel > 1 && c.pipeline_parallel > layers) {
-    return Error(fmt::format("pipeline parallel size {} exceeds the model's {} layers",
+    return Error::usage(fmt::format("pipeline parallel size {} exceeds the model's {} layers",
                              c.pipeline_parallel, layers));
   }
   return check_heads(spec, c);

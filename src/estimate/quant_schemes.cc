@@ -37,7 +37,7 @@ Result<uint64_t> quantized_weights_bytes(const std::vector<SafetensorsTensor>& t
   CheckedBytes total = 0;
   if (scheme.as_is) {
     for (const SafetensorsTensor& t : tensors) total += t.data_bytes;
-    if (!total.value()) return Error("weights overflow 64 bits");
+    if (!total.value()) return Error::overflow("weights overflow 64 bits");
     return *total.value();
   }
   if (scheme.bits == 0 || scheme.group_size == 0) {
@@ -77,7 +77,7 @@ Result<uint64_t> quantized_weights_bytes(const std::vector<SafetensorsTensor>& t
     total += CheckedBytes::ceil_div(elements * scheme.bits, 8) +
              CheckedBytes::ceil_div(elements, scheme.group_size) * 4;
   }
-  if (!total.value()) return Error("weights overflow 64 bits");
+  if (!total.value()) return Error::overflow("weights overflow 64 bits");
   return *total.value();
 }
 
@@ -93,7 +93,7 @@ Result<uint64_t> candidate_weights_bytes(const QuantScheme& scheme, const Model&
   }
   CheckedBytes bytes = CheckedBytes::ceil_div(CheckedBytes(params) * scheme.bits, 8) +
                        CheckedBytes(params / scheme.group_size) * 4;
-  if (!bytes.value()) return Error(fmt::format("{} weights overflow 64 bits", scheme.name));
+  if (!bytes.value()) return Error::overflow(fmt::format("{} weights overflow 64 bits", scheme.name));
   return *bytes.value();
 }
 

@@ -6,25 +6,26 @@
 
 #include "estimate/fixed_point.h"
 #include "memfit/checked_math.h"
-#include "memfit/prefill_guard.h"
+#include "memfit/kv_cache.h"
 
 namespace memfit {
 
 Result<ServeSlots> serve_slots(const ServeOptions& o) {
   ServeSlots s;
   s.active_slots = o.no_batch ? 1 : o.max_batch_size.value_or(o.n_parallel);
-  if (s.active_slots == 0) return Error("the server needs at least one slot");
-  if (o.kv_block_size == 0) return Error("--kv-block-size must be at least 1");
+  if (s.active_slots == 0) return Error::usage("slots", "the server needs at least one slot");
+  if (o.kv_block_size == 0) return Error::usage("kv_block_size", "must be at least 1");
   if (o.ctx_size == 0) {
     s.effective_context = kDefaultSlotContextTokens;
     return s;
   }
   s.effective_context = o.ctx_size / s.active_slots;
   if (s.effective_context < kMinSlotContextTokens) {
-    return Error(fmt::format(
-        "--ctx-size {} over {} slots leaves {} tokens per slot, under the {} a slot needs; "
-        "raise --ctx-size or lower the slot count",
-        o.ctx_size, s.active_slots, s.effective_context, kMinSlotContextTokens));
+    return Error::usage(
+        "ctx_size",
+        fmt::format("{} over {} slots leaves {} tokens per slot, under the {} a slot needs; "
+                    "raise the context size or lower the slot count",
+                    o.ctx_size, s.active_slots, s.effective_context, kMinSlotContextTokens));
   }
   return s;
 }
@@ -49,8 +50,10 @@ ServePlan plan_serve(const ServeOptions& o, const ServeSlots& slots, const Model
     plan.kv_cache_budget_bytes = budget;
   }
 
-  AttentionGeometry g = attention_geometry(model.spec, e.inputs.kv_element);
-  uint64_t block_bytes = kv_block_bytes(g, o.kv_block_size);
+  const uint64_t block_bytes =
+      (CheckedBytes(every_layer_kv_bytes_per_token(model.spec, e.inputs.kv_element)) *
+       o.kv_block_size)
+          .saturated();
   if (plan.kv_cache_budget_bytes && block_bytes > 0) {
     uint64_t workspace = plan.per_slot_overhead_bytes.value_or(0);
     uint64_t usable = *plan.kv_cache_budget_bytes > workspace ? *plan.kv_cache_budget_bytes - workspace : 0;

@@ -1,11 +1,20 @@
 #include <charconv>
+#include <cmath>
 
 #include <fmt/format.h>
 
+#include "memfit/memory_size.h"
 #include "memfit/settings.h"
 
 namespace memfit {
 namespace {
+
+std::string_view trimmed(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\n\r\f\v";
+  const size_t begin = text.find_first_not_of(kSpace);
+  if (begin == std::string_view::npos) return {};
+  return text.substr(begin, text.find_last_not_of(kSpace) - begin + 1);
+}
 
 // The value of MEMFIT_<name>, else MLXCEL_<name>, with the name it came from.
 std::optional<std::pair<std::string, std::string>> lookup(const Environment& env,
@@ -74,6 +83,20 @@ EstimateSettings settings_from_environment(const Environment& env,
     break;
   }
   return s;
+}
+
+Result<uint64_t> parse_multiplier_micros(std::string_view text) {
+  const std::string_view s = trimmed(text);
+  double value = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) {
+    return Error(fmt::format("'{}' is not a number", text));
+  }
+  if (value <= 0) return Error(fmt::format("'{}' is not positive", text));
+  if (value > 1e6) return Error(fmt::format("'{}' is implausibly large", text));
+  // Round to the nearest millionth first so 1.2 (binary 1.19999...) is
+  // exactly 1'200'000, then never below the value given.
+  return static_cast<uint64_t>(std::llround(value * 1e6));
 }
 
 }  // namespace memfit

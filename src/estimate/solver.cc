@@ -69,4 +69,21 @@ Result<Solution> solve(SolveFor what, const Model& model, const EstimateInputs& 
   return s;
 }
 
+Result<std::vector<Solution>> solve_each_kv_width(SolveFor what, const Model& model,
+                                                  const EstimateInputs& inputs,
+                                                  const EstimateSettings& settings,
+                                                  const Platform& platform,
+                                                  const MemoryBudget& budget,
+                                                  const ServeOptions& serve) {
+  std::vector<Solution> solutions;
+  for (KvElement element : kAllKvElements) {
+    EstimateInputs at_width = inputs;
+    at_width.kv_element = element;
+    Result<Solution> s = solve(what, model, at_width, settings, platform, budget, serve);
+    if (!s) return s.error();
+    solutions.push_back(std::move(*s));
+  }
+  return solutions;
+}
+
 }  // namespace memfit

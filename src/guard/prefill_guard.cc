@@ -31,9 +31,7 @@ AttentionGeometry attention_geometry(const ModelSpec& spec, KvElement element) {
   g.q_heads = spec.geometry.heads;
   g.kv_heads = spec.geometry.kv_heads > 0 ? spec.geometry.kv_heads : spec.geometry.heads;
   g.head_dim = spec.geometry.head_dim;
-  CheckedBytes per_token = 0;
-  for (const LayerCache& layer : spec.layers) per_token += CheckedBytes(layer.elems_per_token);
-  g.kv_bytes_per_token = (per_token * element_bytes(element)).saturated();
+  g.every_layer_kv_bytes_per_token = every_layer_kv_bytes_per_token(spec, element);
   return g;
 }
 
@@ -80,12 +78,12 @@ uint64_t prefill_peak_bytes(const AttentionGeometry& g, const SdpaKernels& kerne
   uint64_t new_tokens = prompt_tokens - cached_tokens;
   uint64_t chunk = prefill_chunk == 0 ? new_tokens : std::min(prefill_chunk, new_tokens);
   CheckedBytes attention = sdpa_transient_bytes(g, kernels, chunk, prompt_tokens);
-  CheckedBytes kv = CheckedBytes(new_tokens) * g.kv_bytes_per_token;
+  CheckedBytes kv = CheckedBytes(new_tokens) * g.every_layer_kv_bytes_per_token;
   return (attention + kv).saturated();
 }
 
 uint64_t kv_block_bytes(const AttentionGeometry& g, uint64_t block_tokens) {
-  return (CheckedBytes(block_tokens) * g.kv_bytes_per_token).saturated();
+  return (CheckedBytes(block_tokens) * g.every_layer_kv_bytes_per_token).saturated();
 }
 
 uint64_t kv_blocks_to_free(const AttentionGeometry& g, uint64_t bytes, uint64_t block_tokens) {

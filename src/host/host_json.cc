@@ -36,7 +36,7 @@ nlohmann::json host_status_to_json(const HostMemoryStatus& status) {
       {"ram_available_bytes", status.ram_available_bytes},
       {"reserve_bytes", status.reserve_bytes},
       {"budget_bytes", status.budget_bytes},
-      {"budget_source", status.budget_source},
+      {"budget_source", std::string(to_string(status.budget_source))},
       {"device", status.device},
       {"device_error", status.device_error ? nlohmann::json(*status.device_error) : nullptr},
       {"cgroup", cgroup},

@@ -23,8 +23,7 @@ struct RamReading {
   uint64_t ram_available_bytes = 0;  // this process: available now, cgroup-clamped
   uint64_t reserve_bytes = 0;
   uint64_t ram_budget_bytes = 0;  // the budget when the device is the CPU
-  std::string ram_budget_source;  // "cgroup", "meminfo_available", "meminfo_total",
-                                  // "unified_memory", "windows", "unavailable"
+  BudgetSource ram_budget_source = BudgetSource::kUnavailable;
   std::optional<CgroupMemory> cgroup;
   uint64_t metal_working_set_bytes = 0;
   std::vector<std::string> warnings;

@@ -128,7 +128,7 @@ RamReading read_os_ram(const HostQueryOptions&) {
     ram.warnings.push_back("Metal's recommended working set is unknown; the budget is all of RAM");
     ram.ram_budget_bytes = ram.ram_total_bytes;
   }
-  ram.ram_budget_source = ram.ram_budget_bytes > 0 ? "unified_memory" : "unavailable";
+  ram.ram_budget_source = ram.ram_budget_bytes > 0 ? BudgetSource::kUnifiedMemory : BudgetSource::kUnavailable;
   return ram;
 }
 

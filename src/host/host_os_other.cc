@@ -22,11 +22,11 @@ RamReading read_os_ram(const HostQueryOptions&) {
   if (available_pages >= 0 && page_bytes > 0) {
     ram.available_now_bytes =
         static_cast<uint64_t>(available_pages) * static_cast<uint64_t>(page_bytes);
-    ram.ram_budget_source = "sysconf";
+    ram.ram_budget_source = BudgetSource::kSysconf;
   } else {
     ram.warnings.push_back("free memory is unknown on this OS; the budget is all of RAM");
     ram.available_now_bytes = ram.ram_total_bytes;
-    ram.ram_budget_source = ram.ram_total_bytes > 0 ? "sysconf" : "unavailable";
+    ram.ram_budget_source = ram.ram_total_bytes > 0 ? BudgetSource::kSysconf : BudgetSource::kUnavailable;
   }
   ram.ram_available_bytes = ram.available_now_bytes;
   ram.ram_budget_bytes = ram.available_now_bytes;

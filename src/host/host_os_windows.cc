@@ -18,7 +18,7 @@ RamReading read_os_ram(const HostQueryOptions&) {
   if (!::GlobalMemoryStatusEx(&status)) {
     ram.warnings.push_back("GlobalMemoryStatusEx failed with error " +
                            std::to_string(::GetLastError()) + "; host RAM is unknown");
-    ram.ram_budget_source = "unavailable";
+    ram.ram_budget_source = BudgetSource::kUnavailable;
     return ram;
   }
   ram.ram_total_bytes = status.ullTotalPhys;
@@ -27,7 +27,7 @@ RamReading read_os_ram(const HostQueryOptions&) {
   ram.available_now_bytes = status.ullAvailPhys;
   ram.ram_available_bytes = status.ullAvailPhys;
   ram.ram_budget_bytes = status.ullAvailPhys;
-  ram.ram_budget_source = "windows";
+  ram.ram_budget_source = BudgetSource::kWindows;
   return ram;
 }
 

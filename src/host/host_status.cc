@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "host/gpu_probe.h"
+#include "memfit/untrusted_text.h"
 
 namespace memfit {
 
@@ -21,7 +22,8 @@ const char* gpu_vendor_name(GpuVendor vendor) {
 
 Result<DeviceSelector> parse_device_selector(const std::string& text) {
   const auto fail = [&] {
-    return Error("device \"" + text + "\": expected auto, cpu, cuda[:N] or rocm[:N]");
+    return Error::usage(
+        fmt::format("{}: expected auto, cpu, cuda[:N] or rocm[:N]", quote_untrusted(text)));
   };
   DeviceSelector device;
   if (text == "auto") return device;
@@ -70,6 +72,41 @@ HostQueryOptions host_query_options_from_environment(const Environment& env) {
   return options;
 }
 
+std::string_view to_string(BudgetSource source) {
+  switch (source) {
+    case BudgetSource::kExplicit:
+      return "explicit";
+    case BudgetSource::kCgroup:
+      return "cgroup";
+    case BudgetSource::kMeminfoAvailable:
+      return "meminfo_available";
+    case BudgetSource::kMeminfoTotal:
+      return "meminfo_total";
+    case BudgetSource::kUnifiedMemory:
+      return "unified_memory";
+    case BudgetSource::kWindows:
+      return "windows";
+    case BudgetSource::kSysconf:
+      return "sysconf";
+    case BudgetSource::kGpu:
+      return "gpu";
+    case BudgetSource::kUnavailable:
+      return "unavailable";
+    case BudgetSource::kDeviceMissing:
+      return "device_missing";
+  }
+  return "unavailable";
+}
+
+void apply_explicit_limit(HostMemoryStatus& status, uint64_t limit_bytes) {
+  status.budget_bytes = limit_bytes;
+  status.budget_source = BudgetSource::kExplicit;
+  if (status.device_error) {
+    status.warnings.push_back(std::move(*status.device_error));
+    status.device_error.reset();
+  }
+}
+
 MemoryBudget to_memory_budget(const HostMemoryStatus& status) {
   MemoryBudget budget;
   budget.budget_bytes = status.budget_bytes;
@@ -80,8 +117,9 @@ MemoryBudget to_memory_budget(const HostMemoryStatus& status) {
 
 std::optional<std::string> available_now_warning(const HostMemoryStatus& status,
                                                  uint64_t load_bytes) {
-  if (status.budget_source == "gpu" || status.budget_source == "device_missing" ||
-      status.budget_source == "unavailable") {
+  if (status.budget_source == BudgetSource::kGpu ||
+      status.budget_source == BudgetSource::kDeviceMissing ||
+      status.budget_source == BudgetSource::kUnavailable) {
     return std::nullopt;
   }
   const uint64_t usable = status.ram_available_bytes > status.reserve_bytes
@@ -162,24 +200,19 @@ HostMemoryStatus compose_host_status(RamReading ram, std::vector<GpuMemory> gpus
   if (gpu != nullptr) {
     status.device = gpu_device_name(*gpu);
     status.budget_bytes = gpu->free_bytes;
-    status.budget_source = "gpu";
+    status.budget_source = BudgetSource::kGpu;
   } else if (missing) {
     status.device = device_selector_name(device);
     status.budget_bytes = 0;
-    status.budget_source = "device_missing";
+    status.budget_source = BudgetSource::kDeviceMissing;
   } else {
     status.device = "cpu";
     status.budget_bytes = ram.ram_budget_bytes;
     status.budget_source = ram.ram_budget_source;
   }
 
-  if (options.explicit_limit_bytes) {
-    if (missing) status.warnings.push_back(missing_device_message(device, status.gpus));
-    status.budget_bytes = *options.explicit_limit_bytes;
-    status.budget_source = "explicit";
-  } else if (missing) {
-    status.device_error = missing_device_message(device, status.gpus);
-  }
+  if (missing) status.device_error = missing_device_message(device, status.gpus);
+  if (options.explicit_limit_bytes) apply_explicit_limit(status, *options.explicit_limit_bytes);
   return status;
 }
 

@@ -35,13 +35,13 @@ RamReading read_linux_ram(HostFiles& files) {
     available = meminfo_field(text, "MemAvailable", ram.warnings);
     ram.ram_total_bytes = total.value_or(0);
     if (available) {
-      ram.ram_budget_source = "meminfo_available";
+      ram.ram_budget_source = BudgetSource::kMeminfoAvailable;
     } else if (total) {
       ram.warnings.push_back(
           "/proc/meminfo: no MemAvailable (Linux before 3.14?); using MemTotal, which counts "
           "memory in use as available");
       available = total;
-      ram.ram_budget_source = "meminfo_total";
+      ram.ram_budget_source = BudgetSource::kMeminfoTotal;
     } else {
       ram.warnings.push_back(
           "/proc/meminfo: neither MemAvailable nor MemTotal; host RAM is unknown");
@@ -52,11 +52,11 @@ RamReading read_linux_ram(HostFiles& files) {
   ram.cgroup = read_cgroup_memory(files, ram.warnings);
   if (ram.cgroup && (!available || ram.cgroup->headroom_bytes() < *available)) {
     ram.ram_budget_bytes = ram.cgroup->headroom_bytes();
-    ram.ram_budget_source = "cgroup";
+    ram.ram_budget_source = BudgetSource::kCgroup;
   } else if (available) {
     ram.ram_budget_bytes = *available;
   } else {
-    ram.ram_budget_source = "unavailable";
+    ram.ram_budget_source = BudgetSource::kUnavailable;
   }
   ram.ram_available_bytes = ram.ram_budget_bytes;
   return ram;

@@ -12,15 +12,9 @@
 #include <string>
 #include <string_view>
 
+#include "memfit/untrusted_text.h"
+
 namespace memfit {
-
-// Longest piece of untrusted text kept in a message, in bytes.
-inline constexpr size_t kMaxQuotedBytes = 200;
-
-// `text` in single quotes. Control bytes (< 0x20, 0x7f) become \n, \t, \r or
-// \xNN; a backslash or quote inside is escaped; text longer than
-// kMaxQuotedBytes is cut at a UTF-8 character boundary and ends in "...".
-std::string quote_untrusted(std::string_view text);
 
 // "[4096, 11008]"; at most 8 dimensions, then ", ...".
 std::string format_shape(std::span<const uint64_t> shape);

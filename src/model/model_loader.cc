@@ -71,9 +71,27 @@ Status split_components(FileSystem& fs, const std::string& path, Model& model) {
   return Status::Ok();
 }
 
+Result<Model> open_model_sized(FileSystem& fs, const std::string& path);
+
 }  // namespace
 
-Result<Model> open_model(FileSystem& fs, const std::string& path) {
+Result<Model> open_model(FileSystem& fs, const std::string& path,
+                         const OpenModelOptions& options) {
+  Result<Model> model = open_model_sized(fs, path);
+  if (!model.ok() || !options.keep_tensors) return model;
+  const WeightsInfo& w = model->weights;
+  if (w.source == WeightsSource::kSafetensorsHeader ||
+      (w.source == WeightsSource::kSafetensorsIndex && w.verified)) {
+    Result<std::vector<SafetensorsTensor>> tensors = read_tensor_inventory(fs, path);
+    if (!tensors.ok()) return tensors.error();
+    model->tensors = std::move(*tensors);
+  }
+  return model;
+}
+
+namespace {
+
+Result<Model> open_model_sized(FileSystem& fs, const std::string& path) {
   Model model;
   model.path = path;
   Result<FileStat> st = fs.stat(path);
@@ -140,4 +158,5 @@ Result<Model> open_model(FileSystem& fs, const std::string& path) {
   return model;
 }
 
+}  // namespace
 }  // namespace memfit

@@ -139,4 +139,19 @@ Result<ModelSpec> parse_model_config(std::string_view config_json) {
   return spec;
 }
 
+std::string_view to_string(LayerKind kind) {
+  switch (kind) {
+    case LayerKind::kFullAttention: return "full_attention";
+    case LayerKind::kSlidingWindow: return "sliding_window";
+    case LayerKind::kChunked: return "chunked_attention";
+    case LayerKind::kMlaLatent: return "mla_latent";
+    case LayerKind::kSharedKv: return "shared_kv";
+    case LayerKind::kLinearAttention: return "linear_attention";
+    case LayerKind::kSsm: return "ssm_state";
+    case LayerKind::kConv: return "conv_state";
+    case LayerKind::kNone: return "none";
+  }
+  return "none";
+}
+
 }  // namespace memfit

@@ -18,7 +18,9 @@ std::string micros_text(uint64_t micros) {
 
 }  // namespace
 
-nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e, const MemoryBudget& budget) {
+nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e,
+                                        const MemoryBudget& budget,
+                                        std::span<const Warning> warnings) {
   Json j;
   j["memfit_version"] = std::string(memfit_version());
   j["model"] = model.path;
@@ -44,8 +46,8 @@ nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e, c
     j["weights_components"] = nullptr;
   }
   if (e.kv.available) {
-    j["kv_bytes_per_token"] = {{"fp16", e.kv.per_token_fp16_bytes},
-                               {"int8", e.kv.per_token_int8_bytes},
+    j["kv_bytes_per_token"] = {{"fp16", e.kv.unbounded_fp16_bytes_per_token},
+                               {"int8", e.kv.unbounded_int8_bytes_per_token},
                                {"turbo4", nullptr}};
   } else {
     j["kv_bytes_per_token"] = {{"fp16", nullptr}, {"int8", nullptr}, {"turbo4", nullptr}};
@@ -73,7 +75,7 @@ nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e, c
   j["ram_available_bytes"] = e.ram_available_bytes;
   j["host_shadow_fits"] = e.host_shadow_fits;
   j["budget_bytes"] = e.budget_bytes;
-  j["budget_source"] = budget.source;
+  j["budget_source"] = std::string(to_string(budget.source));
   j["total_bytes"] = e.total_bytes;
   j["fits"] = e.fits;
   const QuantizationInfo& q = model.spec.quantization;
@@ -89,7 +91,9 @@ nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e, c
                                      {"experts_per_token", moe.experts_per_token},
                                      {"shared_experts", moe.shared_experts}};
   j["assumptions"] = model.spec.assumptions;
-  j["warnings"] = model.warnings;
+  Json texts = Json::array();
+  for (const Warning& w : warnings) texts.push_back(w.text);
+  j["warnings"] = std::move(texts);
   return j;
 }
 

@@ -5,6 +5,7 @@
 //        0      0  0-13       7.12 GiB   512.0 MiB   1.85 GiB   9.48 GiB  24.00 GiB  yes
 //   ...
 //   ALL RANKS FIT
+#include "memfit/memory_size.h"
 #include "memfit/parallel_report.h"
 
 #include <fmt/format.h>

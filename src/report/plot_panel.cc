@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "memfit/memory_size.h"
 #include "memfit/checked_math.h"
 #include "memfit/report.h"
 #include "report/xml_text.h"

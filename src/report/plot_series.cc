@@ -111,7 +111,7 @@ Result<PlotData> compute_plot(const Model& model, const EstimateInputs& inputs,
   data.min_tokens = plot_min_tokens(request.max_tokens);
   data.max_tokens = request.max_tokens;
   data.budget_bytes = budget.budget_bytes;
-  data.budget_source = budget.source;
+  data.budget_source = std::string(to_string(budget.source));
   data.columns = request.kv_elements.size();
   std::vector<uint64_t> tokens = plot_context_samples(data.min_tokens, data.max_tokens);
   for (const PlotWeightMode& mode : request.weight_modes) {

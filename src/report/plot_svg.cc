@@ -25,6 +25,7 @@
 
 #include <fmt/format.h>
 
+#include "memfit/memory_size.h"
 #include "memfit/checked_math.h"
 #include "memfit/plot.h"
 #include "memfit/report.h"

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "memfit/memory_size.h"
 #include "memfit/report.h"
 
 namespace memfit {

@@ -11,18 +11,11 @@
 //   FITS
 #include <fmt/format.h>
 
+#include "memfit/memory_size.h"
 #include "memfit/report.h"
 
 namespace memfit {
 
-std::string format_bytes(uint64_t bytes) {
-  constexpr uint64_t kKiB = 1ull << 10, kMiB = 1ull << 20, kGiB = 1ull << 30, kTiB = 1ull << 40;
-  if (bytes >= kTiB) return fmt::format("{:.2f} TiB", static_cast<double>(bytes) / kTiB);
-  if (bytes >= kGiB) return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / kGiB);
-  if (bytes >= kMiB) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / kMiB);
-  if (bytes >= kKiB) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / kKiB);
-  return fmt::format("{} B", bytes);
-}
 
 namespace {
 
@@ -82,11 +75,11 @@ std::string render_estimate_text(const Model& model, const Estimate& e, const Me
   }
   out += fmt::format("  {:-<34}\n", "");
   row(out, "Total", e.total_bytes);
-  row(out, "Budget", e.budget_bytes, budget.source);
+  row(out, "Budget", e.budget_bytes, to_string(budget.source));
   out += fmt::format("\nKV detail: {}\n", e.kv.detail);
   if (e.kv.available) {
     out += fmt::format("KV per token: {} B fp16, {} B int8 (unbounded layers)\n",
-                       e.kv.per_token_fp16_bytes, e.kv.per_token_int8_bytes);
+                       e.kv.unbounded_fp16_bytes_per_token, e.kv.unbounded_int8_bytes_per_token);
   }
   if (!spec.quantization.method.empty()) {
     const QuantizationInfo& q = spec.quantization;

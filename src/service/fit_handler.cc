@@ -15,60 +15,57 @@
 // max_tokens (and total_bytes) is null when not even one token fits;
 // capped is true when max_tokens is the search ceiling (a cache that stops
 // growing fits any context). Curve points come in the order asked.
+#include "memfit/request.h"
 #include "memfit/solver.h"
 #include "service/request_parser.h"
+#include "service/service_context.h"
 #include "service/service_state.h"
 
 namespace memfit::service {
-namespace {
-
-ApiError estimate_failed(std::string_view model, const Error& error) {
-  return ApiError{422, "estimate_failed", error.within(model).message(), Json::object()};
-}
-
-}  // namespace
 
 HttpResponse handle_fit(ServiceState& state, std::string_view body) {
   Result<FitRequest> request = parse_fit_request(body);
-  if (!request.ok()) return error_response(bad_request(request.error().message()));
-  ApiResult<std::shared_ptr<const CachedModel>> cached = model_named(state, request->model);
-  if (!cached.ok()) return error_response(cached.error());
-  const Model& model = (*cached)->model;
+  if (!request.ok()) return error_response(api_error_of(request.error()));
+  ApiResult<ResolvedModel> resolved = state.roots.resolve(request->request.model);
+  if (!resolved.ok()) return error_response(resolved.error());
+  ServiceContext context(state, *resolved);
+  Result<PreparedRequest> p = prepare(request->request, context);
+  if (!p.ok()) return error_response(api_error_of(p.error()));
+  const std::string& name = request->request.model;
+  const Model& model = *p->model;
 
-  Platform platform = state.options.platform;
-  if (request->backend) platform.backend = *request->backend;
-  const MemoryBudget budget = request_budget(state, request->memory_limit_bytes);
-  const EstimateSettings& settings = state.options.settings;
-
+  Result<std::vector<Solution>> solutions = solve_each_kv_width(
+      SolveFor::kMaxTokens, model, p->inputs, p->settings, p->platform, p->budget);
+  if (!solutions.ok()) return error_response(api_error_of(solutions.error().within(name)));
   Json by_mode = Json::array();
-  for (KvElement element : kAllKvElements) {
-    EstimateInputs inputs = request->inputs;
-    inputs.kv_element = element;
-    Result<Solution> solution =
-        solve(SolveFor::kMaxTokens, model, inputs, settings, platform, budget);
-    if (!solution.ok()) return error_response(estimate_failed(request->model, solution.error()));
-
+  for (size_t i = 0; i < kAllKvElements.size(); ++i) {
+    const Solution& solution = (*solutions)[i];
+    EstimateInputs inputs = p->inputs;
+    inputs.kv_element = kAllKvElements[i];
     Json curve = Json::array();
     for (uint64_t tokens : request->curve_tokens) {
       inputs.max_tokens = tokens;
-      Result<Estimate> point = estimate(model, inputs, settings, platform, budget);
-      if (!point.ok()) return error_response(estimate_failed(request->model, point.error()));
+      Result<Estimate> point = estimate(model, inputs, p->settings, p->platform, p->budget);
+      if (!point.ok()) return error_response(api_error_of(point.error().within(name)));
       curve.push_back(
           {{"max_tokens", tokens}, {"total_bytes", point->total_bytes}, {"fits", point->fits}});
     }
-    by_mode.push_back({{"kv_cache_mode", to_string(element)},
-                       {"max_tokens", solution->value ? Json(*solution->value) : Json(nullptr)},
-                       {"capped", solution->capped},
+    by_mode.push_back({{"kv_cache_mode", to_string(inputs.kv_element)},
+                       {"max_tokens", solution.value ? Json(*solution.value) : Json(nullptr)},
+                       {"capped", solution.capped},
                        {"total_bytes",
-                        solution->estimate ? Json(solution->estimate->total_bytes) : Json(nullptr)},
+                        solution.estimate ? Json(solution.estimate->total_bytes) : Json(nullptr)},
                        {"curve", std::move(curve)}});
   }
-  return json_response(200, Json{{"model", request->model},
-                                 {"batch", request->inputs.batch},
-                                 {"budget_bytes", budget.budget_bytes},
-                                 {"budget_source", budget.source},
+  Json warnings = Json::array();
+  for (const Warning& w : p->warnings) warnings.push_back(w.text);
+  return json_response(200, Json{{"model", name},
+                                 {"batch", p->inputs.batch},
+                                 {"budget_bytes", p->budget.budget_bytes},
+                                 {"budget_source", std::string(to_string(p->budget.source))},
                                  {"max_tokens_ceiling", kMaxSolvedTokens},
-                                 {"by_kv_mode", std::move(by_mode)}});
+                                 {"by_kv_mode", std::move(by_mode)},
+                                 {"warnings", std::move(warnings)}});
 }
 
 }  // namespace memfit::service

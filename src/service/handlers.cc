@@ -1,9 +1,12 @@
 // The endpoints of the service. Each request resolves its model name
-// through the roots, takes the model from the cache and calls the same
-// library functions as `memfit inspect` (estimate, estimate_to_json) and
-// the runtime guard (check_prefill), so the numbers cannot disagree.
-#include "memfit/report.h"
+// through the roots and runs through the library's request layer
+// (request.h) with the service's context, as `memfit inspect` and the C API
+// do; /v1/admit calls the runtime guard (check_prefill). The numbers cannot
+// disagree.
+#include "memfit/request_json.h"
+#include "memfit/run_report.h"
 #include "service/request_parser.h"
+#include "service/service_context.h"
 #include "service/service_state.h"
 
 namespace memfit::service {
@@ -22,46 +25,24 @@ ApiResult<std::shared_ptr<const CachedModel>> model_named(ServiceState& state,
   return state.cache.get(*resolved);
 }
 
-MemoryBudget request_budget(ServiceState& state, std::optional<uint64_t> request_limit_bytes) {
-  // As `memfit inspect`: an explicit limit (the request's, else the
-  // service's) replaces the host's budget; ram_available_bytes (the
-  // host-shadow comparison) stays the host's.
-  MemoryBudget budget = to_memory_budget(*state.host.get());
-  if (std::optional<uint64_t> limit =
-          request_limit_bytes ? request_limit_bytes : state.options.host.explicit_limit_bytes) {
-    budget.budget_bytes = *limit;
-    budget.source = "explicit";
-  }
-  return budget;
-}
-
 HttpResponse handle_estimate(ServiceState& state, std::string_view body) {
-  Result<EstimateRequest> request = parse_estimate_request(body);
-  if (!request.ok()) return error_response(bad_request(request.error().message()));
-  ApiResult<std::shared_ptr<const CachedModel>> cached = model_named(state, request->model);
-  if (!cached.ok()) return error_response(cached.error());
-  const CachedModel& model = **cached;
+  Result<EstimateRequest> request = parse_estimate_request_json(body);
+  if (!request.ok()) return error_response(api_error_of(request.error()));
+  ApiResult<ResolvedModel> resolved = state.roots.resolve(request->model);
+  if (!resolved.ok()) return error_response(resolved.error());
+  ServiceContext context(state, *resolved);
+  Result<EstimateRun> run = memfit::run(*request, context);
+  if (!run.ok()) return error_response(api_error_of(run.error()));
+  state.metrics.record_estimate(resolved->label, run->estimate);
 
-  Platform platform = state.options.platform;
-  if (request->backend) platform.backend = *request->backend;
-  const MemoryBudget budget = request_budget(state, request->memory_limit_bytes);
-  Result<Estimate> estimate =
-      memfit::estimate(model.model, request->inputs, state.options.settings, platform, budget);
-  if (!estimate.ok()) {
-    return error_response(ApiError{
-        422, "estimate_failed", estimate.error().within(request->model).message(), Json::object()});
-  }
-  state.metrics.record_estimate(model.label, *estimate);
-
-  Json report = estimate_to_json(model.model, *estimate, budget);
+  Json report = run_to_json(*run);
   report["model"] = request->model;  // the name as given, as inspect echoes -m
-  for (const std::string& warning : request->warnings) report["warnings"].push_back(warning);
   return json_response(200, report);
 }
 
 HttpResponse handle_admit(ServiceState& state, std::string_view body) {
   Result<AdmitRequest> request = parse_admit_request(body);
-  if (!request.ok()) return error_response(bad_request(request.error().message()));
+  if (!request.ok()) return error_response(api_error_of(request.error()));
   ApiResult<std::shared_ptr<const CachedModel>> cached = model_named(state, request->model);
   if (!cached.ok()) return error_response(cached.error());
 
@@ -109,11 +90,7 @@ HttpResponse handle_models(ServiceState& state) {
 
 HttpResponse handle_metrics(ServiceState& state) {
   MetricsSnapshot snapshot;
-  snapshot.host = *state.host.get();
-  if (const std::optional<uint64_t>& limit = state.options.host.explicit_limit_bytes) {
-    snapshot.host.budget_bytes = *limit;  // as a real query with this limit reports it
-    snapshot.host.budget_source = "explicit";
-  }
+  snapshot.host = *state.host.get();  // the service's explicit limit applied
   snapshot.process = state.options.read_gauges();
   snapshot.cached_models = state.cache.size();
   snapshot.model_opens = state.cache.opens();

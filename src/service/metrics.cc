@@ -78,7 +78,7 @@ std::string ServiceMetrics::render(const MetricsSnapshot& s) const {
   family(out, "memfit_budget_bytes", "gauge",
          "The budget estimates are compared with; source names where it came from.");
   out += fmt::format("memfit_budget_bytes{{source=\"{}\",device=\"{}\"}} {}\n",
-                     escape_label_value(host.budget_source), escape_label_value(host.device),
+                     escape_label_value(to_string(host.budget_source)), escape_label_value(host.device),
                      host.budget_bytes);
   if (!host.gpus.empty()) {
     family(out, "memfit_gpu_free_bytes", "gauge", "Free memory of each GPU.");

@@ -4,17 +4,19 @@
 
 namespace memfit::service {
 
-ApiResult<std::shared_ptr<const CachedModel>> ModelCache::get(const ResolvedModel& resolved) {
+ApiResult<std::shared_ptr<const CachedModel>> ModelCache::get(const ResolvedModel& resolved,
+                                                              const OpenModelOptions& options) {
+  const std::pair<std::string, bool> key{resolved.real_path, options.keep_tensors};
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = models_.find(resolved.real_path);
+    auto it = models_.find(key);
     if (it != models_.end()) return it->second;
   }
   // Opened without the lock: a slow disk must not stall requests for
   // models already cached.
   opens_.fetch_add(1);
   std::unique_ptr<FileSystem> fs = make_confined_file_system(roots_, make_real_file_system());
-  Result<Model> model = open_model(*fs, resolved.real_path);
+  Result<Model> model = open_model(*fs, resolved.real_path, options);
   if (!model.ok()) {
     return ApiError{422, "model_unreadable", model.error().message(), Json::object()};
   }
@@ -26,7 +28,7 @@ ApiResult<std::shared_ptr<const CachedModel>> ModelCache::get(const ResolvedMode
 
   std::lock_guard<std::mutex> lock(mu_);
   // emplace keeps the entry another thread may have inserted meanwhile.
-  return models_.emplace(resolved.real_path, std::move(entry)).first->second;
+  return models_.emplace(key, std::move(entry)).first->second;
 }
 
 size_t ModelCache::size() const {

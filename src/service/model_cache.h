@@ -40,10 +40,12 @@ class ModelCache {
   explicit ModelCache(const ModelRoots& roots) : roots_(roots) {}
 
   // The cached model, opening it on first use; 422 model_unreadable with
-  // the loader's message when it cannot be opened. Thread-safe: two
+  // the loader's message when it cannot be opened. A model opened with its
+  // tensor list (options.keep_tensors) is a second entry. Thread-safe: two
   // threads asking for the same new model may both open it; one entry is
   // kept.
-  ApiResult<std::shared_ptr<const CachedModel>> get(const ResolvedModel& resolved);
+  ApiResult<std::shared_ptr<const CachedModel>> get(const ResolvedModel& resolved,
+                                                    const OpenModelOptions& options = {});
 
   size_t size() const;
   uint64_t opens() const { return opens_.load(); }  // open_model() calls so far
@@ -51,7 +53,9 @@ class ModelCache {
  private:
   const ModelRoots& roots_;
   mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<const CachedModel>> models_;  // guarded by mu_
+  // Keyed by real path, and whether the entry keeps its tensor list.
+  std::map<std::pair<std::string, bool>, std::shared_ptr<const CachedModel>>
+      models_;  // guarded by mu_
   std::atomic<uint64_t> opens_{0};
 };
 

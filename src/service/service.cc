@@ -89,9 +89,17 @@ Result<std::unique_ptr<Service>> Service::create(ServiceOptions options) {
   if (!options.host.explicit_limit_bytes) {
     options.host.explicit_limit_bytes = options.settings.memory_limit_bytes;
   }
-  if (!options.query_host) {
-    options.query_host = [host = options.host] { return query_host_memory(host); };
-  }
+  // One explicit limit for everything the service answers: requests without
+  // their own limit (the request layer reads settings), /metrics and the
+  // snapshot every estimate shares.
+  options.settings.memory_limit_bytes = options.host.explicit_limit_bytes;
+  std::function<HostMemoryStatus()> query = options.query_host;
+  if (!query) query = [host = options.host] { return query_host_memory(host); };
+  options.query_host = [query = std::move(query), limit = options.host.explicit_limit_bytes] {
+    HostMemoryStatus status = query();
+    if (limit) apply_explicit_limit(status, *limit);
+    return status;
+  };
   if (!options.read_gauges) {
     options.read_gauges = [sysroot = options.host.sysroot] { return read_process_gauges(sysroot); };
   }

@@ -58,9 +58,6 @@ namespace service {
 ApiResult<std::shared_ptr<const CachedModel>> model_named(ServiceState& state,
                                                           std::string_view name);
 
-// The budget a request is compared with: its own limit, else the service's
-// explicit one, else the host's (source "explicit" for the first two).
-MemoryBudget request_budget(ServiceState& state, std::optional<uint64_t> request_limit_bytes);
 
 // The endpoints. Each returns its response, errors included; exceptions
 // are caught by Service::handle.

@@ -160,10 +160,10 @@ TEST(InspectCli, UsageErrorsExitTwo) {
   auto mode = run_memfit({"inspect", "-m", kExample, "--kv-cache-mode", "fp8", "--json"});
   EXPECT_EQ(mode.exit_code, 2);
   EXPECT_EQ(mode.out, "");
-  EXPECT_EQ(mode.err, "memfit: --kv-cache-mode 'fp8': expected fp16 or int8\n");
+  EXPECT_EQ(mode.err, "memfit: --kv-cache-mode: 'fp8': expected fp16 or int8\n");
   auto half = run_memfit({"inspect", "-m", kExample, "--cache-type-k", "int8"});
   EXPECT_EQ(half.exit_code, 2);
-  EXPECT_EQ(half.err, "memfit: --cache-type-k and --cache-type-v go together\n");
+  EXPECT_EQ(half.err, "memfit: the K and V cache types go together: give both or neither\n");
 }
 
 TEST(InspectCli, JsonReportMatchesTheShippedSchema) {

@@ -143,7 +143,7 @@ TEST(ParallelCli, EngineRefusalIsAUsageError) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
-            "memfit: --tensor-parallel 3 --pipeline-parallel 1: tensor parallel size 3 does not "
+            "memfit: tensor parallel 3 x pipeline parallel 1: tensor parallel size 3 does not "
             "divide the model's 32 attention heads (vLLM requires num_attention_heads % "
             "tensor_parallel_size == 0)\n");
   auto engine = run_memfit({"inspect", "-m", model.path(), "--tensor-parallel", "2",
@@ -152,7 +152,7 @@ TEST(ParallelCli, EngineRefusalIsAUsageError) {
   auto stages = run_memfit({"inspect", "-m", model.path(), "--pipeline-parallel", "17"});
   EXPECT_EQ(stages.exit_code, 2);
   EXPECT_EQ(stages.err,
-            "memfit: --tensor-parallel 1 --pipeline-parallel 17: pipeline parallel size 17 "
+            "memfit: tensor parallel 1 x pipeline parallel 17: pipeline parallel size 17 "
             "exceeds the model's 16 layers\n");
 }
 

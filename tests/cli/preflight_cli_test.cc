@@ -140,8 +140,8 @@ TEST(PreflightServe, ErrorsAndVerdicts) {
   auto tiny = run_memfit({"preflight", "serve", "-m", kExample, "--ctx-size", "1000"});
   EXPECT_EQ(tiny.exit_code, 2);
   EXPECT_EQ(tiny.err,
-            "memfit: --ctx-size 1000 over 4 slots leaves 250 tokens per slot, under the 512 a "
-            "slot needs; raise --ctx-size or lower the slot count\n");
+            "memfit: --ctx-size: 1000 over 4 slots leaves 250 tokens per slot, under the 512 a "
+            "slot needs; raise the context size or lower the slot count\n");
   EXPECT_EQ(run_memfit({"preflight", "serve", "-m", kExample, "--ctx-size", "32768",
                         "--kv-cache-budget", "lots"})
                 .exit_code,

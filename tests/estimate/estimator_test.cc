@@ -40,7 +40,7 @@ struct Outcome {
 
 Outcome run(std::map<std::string, std::string> env, EstimateInputs inputs = {},
         Platform platform = {HostOs::kLinux, Backend::kDefault, 0},
-        MemoryBudget budget = {64ull << 30, 64ull << 30, "test"}) {
+        MemoryBudget budget = {64ull << 30, 64ull << 30, BudgetSource::kExplicit}) {
   Outcome r;
   EstimateSettings settings = settings_from_environment(MapEnvironment(std::move(env)), r.warnings);
   Result<Estimate> e = estimate(qwen3_14b(), inputs, settings, platform, budget);
@@ -66,10 +66,10 @@ TEST(Estimator, DefaultsMatchTheHandComputedBreakdown) {
 }
 
 TEST(Estimator, FitsIsTotalAtMostBudget) {
-  EXPECT_TRUE(run({}, {}, {}, {kTotal, kTotal, "t"}).e.fits);
-  EXPECT_FALSE(run({}, {}, {}, {kTotal - 1, kTotal, "t"}).e.fits);
+  EXPECT_TRUE(run({}, {}, {}, {kTotal, kTotal, BudgetSource::kExplicit}).e.fits);
+  EXPECT_FALSE(run({}, {}, {}, {kTotal - 1, kTotal, BudgetSource::kExplicit}).e.fits);
   // FITS never changes the figures.
-  EXPECT_EQ(run({}, {}, {}, {1, 1, "t"}).e.total_bytes, kTotal);
+  EXPECT_EQ(run({}, {}, {}, {1, 1, BudgetSource::kExplicit}).e.total_bytes, kTotal);
 }
 
 TEST(Estimator, HeadroomFactorAppliesToWeightsAndKvOnly) {
@@ -196,14 +196,14 @@ TEST(Estimator, RocmReservesTheInFlightBudget) {
 TEST(Estimator, HostShadowOnlyOnWindowsRocm) {
   // One f32 logit row 151936 x 4 = 607,744 + token ids 8192 x 4 = 32,768 = 640,512.
   Platform win_rocm{HostOs::kWindows, Backend::kRocm, 0};
-  Outcome r = run({}, {}, win_rocm, {64ull << 30, 1ull << 30, "t"});
+  Outcome r = run({}, {}, win_rocm, {64ull << 30, 1ull << 30, BudgetSource::kExplicit});
   EXPECT_EQ(r.e.host_shadow_bytes, 640512u);
   EXPECT_TRUE(r.e.host_shadow_fits);
   EXPECT_TRUE(r.e.fits);
   // Not added to the total: weights + kv + headroom + in-flight 1 GiB only.
   EXPECT_EQ(r.e.total_bytes, kTotal + 1073741824u);
   // Host RAM too small for the shadow: DOES NOT FIT though the device budget holds.
-  Outcome tight = run({}, {}, win_rocm, {64ull << 30, 640511, "t"});
+  Outcome tight = run({}, {}, win_rocm, {64ull << 30, 640511, BudgetSource::kExplicit});
   EXPECT_FALSE(tight.e.host_shadow_fits);
   EXPECT_FALSE(tight.e.fits);
   EXPECT_EQ(run({}, {}, {HostOs::kLinux, Backend::kRocm, 0}).e.host_shadow_bytes, 0u);

@@ -19,8 +19,8 @@ TEST(KvLayout, StandardGqaLlama31) {
   // 32 layers: 131,072 B/token; x 8192 = 1,073,741,824.
   KvCacheEstimate kv = corpus_kv("llama3/Meta-Llama-3.1-8B", 8192);
   EXPECT_EQ(kv.total_bytes, 1073741824u);
-  EXPECT_EQ(kv.per_token_fp16_bytes, 131072u);
-  EXPECT_EQ(kv.per_token_int8_bytes, 65536u);
+  EXPECT_EQ(kv.unbounded_fp16_bytes_per_token, 131072u);
+  EXPECT_EQ(kv.unbounded_int8_bytes_per_token, 65536u);
   ASSERT_EQ(kv.groups.size(), 1u);
   EXPECT_EQ(kv.groups[0].kind, LayerKind::kFullAttention);
   EXPECT_EQ(kv.groups[0].layers, 32u);
@@ -60,7 +60,7 @@ TEST(KvLayout, MultiQueryGemma3HasOneKvHead) {
   EXPECT_EQ(kv.groups[0].bytes, 11534336u);
   EXPECT_EQ(kv.groups[1].layers, 4u);
   // Marginal rate counts only the 4 unwindowed layers: 4 x 1024 = 4096.
-  EXPECT_EQ(kv.per_token_fp16_bytes, 4096u);
+  EXPECT_EQ(kv.unbounded_fp16_bytes_per_token, 4096u);
 }
 
 TEST(KvLayout, Gemma2AlternatesByFamilyDefault) {
@@ -98,7 +98,7 @@ TEST(KvLayout, EveryLayerWindowedMistral) {
   KvCacheEstimate kv = corpus_kv("mistral/Mistral-7B-v0.1-mlcmod", 8192);
   EXPECT_EQ(kv.total_bytes, 536870912u);
   // No unwindowed layer: the marginal per-token rate is 0.
-  EXPECT_EQ(kv.per_token_fp16_bytes, 0u);
+  EXPECT_EQ(kv.unbounded_fp16_bytes_per_token, 0u);
   // v0.3 says "sliding_window": null: no window, 32 x 4096 x 8192 = 1,073,741,824.
   EXPECT_EQ(corpus_kv("mistral/Mistral-7B-Instruct-v0.3", 8192).total_bytes, 1073741824u);
 }
@@ -115,7 +115,7 @@ TEST(KvLayout, MlaCompressedDeepSeekV3) {
   // per token; 61 layers: 70,272 B/token; x 8192 = 575,668,224.
   KvCacheEstimate kv = corpus_kv("deepseek_v3/DeepSeek-V3", 8192);
   EXPECT_EQ(kv.total_bytes, 575668224u);
-  EXPECT_EQ(kv.per_token_fp16_bytes, 70272u);
+  EXPECT_EQ(kv.unbounded_fp16_bytes_per_token, 70272u);
   EXPECT_EQ(kv.groups[0].kind, LayerKind::kMlaLatent);
   EXPECT_EQ(corpus_spec("deepseek_v3/DeepSeek-V3").layout, "mla");
 }
@@ -145,7 +145,7 @@ TEST(KvLayout, HybridByLayerTypesQwen35) {
   KvCacheEstimate kv = corpus_kv("qwen3_5/Qwen3.5-27B", 8192);
   EXPECT_EQ(kv.total_bytes, 693764096u);
   // The recurrent state is not part of the per-token rate: 16 x 4096 = 65,536.
-  EXPECT_EQ(kv.per_token_fp16_bytes, 65536u);
+  EXPECT_EQ(kv.unbounded_fp16_bytes_per_token, 65536u);
   ASSERT_EQ(kv.groups.size(), 2u);
   EXPECT_EQ(kv.groups[0].kind, LayerKind::kLinearAttention);
   EXPECT_EQ(kv.groups[0].fixed_bytes, 156893184u);
@@ -177,7 +177,7 @@ TEST(KvLayout, PureSsmMamba) {
   EXPECT_EQ(corpus_kv("mamba/mamba-2.8b-hf-finetune", 131072).total_bytes, 24903680u);
   // batch 3: 74,711,040.
   EXPECT_EQ(corpus_kv("mamba/mamba-2.8b-hf-finetune", 8192, 3).total_bytes, 74711040u);
-  EXPECT_EQ(corpus_kv("mamba/mamba-2.8b-hf-finetune", 8192).per_token_fp16_bytes, 0u);
+  EXPECT_EQ(corpus_kv("mamba/mamba-2.8b-hf-finetune", 8192).unbounded_fp16_bytes_per_token, 0u);
   EXPECT_EQ(corpus_spec("mamba/mamba-2.8b-hf-finetune").layout, "ssm");
 }
 

@@ -87,7 +87,7 @@ ParallelPlan plan(const Model& m, const std::vector<SafetensorsTensor>& tensors,
                   uint64_t pp, ParallelEngine engine = ParallelEngine::kVllm,
                   uint64_t budget = 80ull << 30) {
   Result<ParallelPlan> p = plan_parallel(m, tensors, EstimateInputs{}, EstimateSettings{},
-                                         Platform{}, MemoryBudget{budget, budget, "test"},
+                                         Platform{}, MemoryBudget{budget, budget, BudgetSource::kExplicit},
                                          ParallelConfig{tp, pp, engine});
   EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message());
   return p.ok() ? *p : ParallelPlan{};
@@ -96,7 +96,7 @@ ParallelPlan plan(const Model& m, const std::vector<SafetensorsTensor>& tensors,
 std::string plan_error(const Model& m, uint64_t tp, uint64_t pp,
                        ParallelEngine engine = ParallelEngine::kVllm) {
   Result<ParallelPlan> p = plan_parallel(m, {}, EstimateInputs{}, EstimateSettings{}, Platform{},
-                                         MemoryBudget{1ull << 40, 1ull << 40, "test"},
+                                         MemoryBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit},
                                          ParallelConfig{tp, pp, engine});
   EXPECT_FALSE(p.ok());
   return p.ok() ? "" : p.error().message();

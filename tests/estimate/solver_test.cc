@@ -23,7 +23,7 @@ Model example() {
   return m;
 }
 
-const MemoryBudget k16GiB{16ull << 30, 16ull << 30, "test"};
+const MemoryBudget k16GiB{16ull << 30, 16ull << 30, BudgetSource::kExplicit};
 
 Estimate at(uint64_t tokens, uint64_t batch, KvElement element = KvElement::kFp16,
             const MemoryBudget& budget = k16GiB) {
@@ -75,7 +75,7 @@ TEST(Solver, BatchAtAFixedContext) {
 }
 
 TEST(Solver, NothingFitsAndCappedAnswers) {
-  MemoryBudget tiny{1ull << 30, 1ull << 30, "test"};  // less than the weights
+  MemoryBudget tiny{1ull << 30, 1ull << 30, BudgetSource::kExplicit};  // less than the weights
   Result<Solution> none = solve(SolveFor::kMaxTokens, example(), {}, EstimateSettings{}, Platform{}, tiny);
   EXPECT_FALSE(none->value.has_value());
   // A pure SSM model's cache stops growing: every context fits a large budget.
@@ -83,7 +83,7 @@ TEST(Solver, NothingFitsAndCappedAnswers) {
   mamba.spec = testing::corpus_spec("mamba/mamba-2.8b-hf-finetune");
   mamba.weights.bytes = 5ull << 30;
   Result<Solution> ssm = solve(SolveFor::kMaxTokens, mamba, {}, EstimateSettings{}, Platform{},
-                               MemoryBudget{64ull << 30, 64ull << 30, "test"});
+                               MemoryBudget{64ull << 30, 64ull << 30, BudgetSource::kExplicit});
   EXPECT_EQ(*ssm->value, kMaxSolvedTokens);
   EXPECT_TRUE(ssm->capped);
 }
@@ -96,7 +96,7 @@ TEST(Solver, SlotsSplitTheTotalContext) {
   serve.ctx_size = 65536;
   Result<Solution> s16 = solve(SolveFor::kSlots, example(), {}, EstimateSettings{}, Platform{}, k16GiB, serve);
   EXPECT_FALSE(s16->value.has_value());
-  MemoryBudget k32{32ull << 30, 32ull << 30, "test"};
+  MemoryBudget k32{32ull << 30, 32ull << 30, BudgetSource::kExplicit};
   Result<Solution> s32 = solve(SolveFor::kSlots, example(), {}, EstimateSettings{}, Platform{}, k32, serve);
   ASSERT_TRUE(s32->value.has_value());
   // W = 8,307,783,680; KV stays 65536 x 163,840 = 10,737,418,240 for any S that

@@ -29,13 +29,13 @@ TEST(AttentionGeometry, FromTheModelSpec) {
   EXPECT_EQ(g.q_heads, 32u);
   EXPECT_EQ(g.kv_heads, 8u);
   EXPECT_EQ(g.head_dim, 128u);
-  EXPECT_EQ(g.kv_bytes_per_token, 147456u);
+  EXPECT_EQ(g.every_layer_kv_bytes_per_token, 147456u);
   // Hybrid: only the 16 attention layers of Qwen3.5-27B: 16 x 2 x 4 x 256 x 2 = 65,536.
   EXPECT_EQ(attention_geometry(testing::corpus_spec("qwen3_5/Qwen3.5-27B"), KvElement::kFp16)
-                .kv_bytes_per_token, 65536u);
+                .every_layer_kv_bytes_per_token, 65536u);
   // MLA: the latent rate, 61 x (512 + 64) x 2 = 70,272; int8 halves it.
   EXPECT_EQ(attention_geometry(testing::corpus_spec("deepseek_v3/DeepSeek-V3"), KvElement::kInt8)
-                .kv_bytes_per_token, 35136u);
+                .every_layer_kv_bytes_per_token, 35136u);
 }
 
 TEST(Sdpa, DecodeQueriesAreFusedForVectorHeadDims) {
@@ -107,7 +107,7 @@ TEST(PrefillPeak, CachedTokensWidenAttentionButAddNoKv) {
   EXPECT_EQ(prefill_peak_bytes(geometry_a(), kNoTiled, 10000, 6000, 2048), 623378432u);
   // hd 256 shows the span: 16 q heads, 1 kv head-byte per token for clarity.
   AttentionGeometry g = heads(16, 2, 256);
-  g.kv_bytes_per_token = 1;
+  g.every_layer_kv_bytes_per_token = 1;
   // 4,000 new of 10,000: chunk 2048 over 10,000 keys:
   // 33,554,432 + 16 x 2048 x 10,000 x 2 = 655,360,000 -> 688,914,432; + 4,000 = 688,918,432.
   EXPECT_EQ(prefill_peak_bytes(g, kNoTiled, 10000, 6000, 2048), 688918432u);

@@ -141,7 +141,7 @@ TEST(HostGpuProbe, QueryListsNvidiaThenAmdAndAutoTakesTheFirst) {
   EXPECT_EQ(status.gpus[2].vendor, GpuVendor::kAmd);
   EXPECT_EQ(status.device, "cuda:0");
   EXPECT_EQ(status.budget_bytes, 41875931136u);
-  EXPECT_EQ(status.budget_source, "gpu");
+  EXPECT_EQ(status.budget_source, BudgetSource::kGpu);
   EXPECT_EQ(status.ram_total_bytes, 17179869184u);
   EXPECT_TRUE(status.warnings.empty());
 }
@@ -157,7 +157,7 @@ TEST(HostGpuProbe, QueryWithGpusOffListsNone) {
   EXPECT_TRUE(status.gpus.empty());
   EXPECT_EQ(status.device, "cpu");
   EXPECT_EQ(status.budget_bytes, 12884901888u);
-  EXPECT_EQ(status.budget_source, "meminfo_available");
+  EXPECT_EQ(status.budget_source, BudgetSource::kMeminfoAvailable);
 }
 #endif
 

@@ -99,7 +99,7 @@ TEST_F(HostCommand, BadDeviceIsAUsageError) {
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.out, "");
   EXPECT_EQ(run.err,
-            "memfit: host: --device: device \"gpu0\": expected auto, cpu, cuda[:N] or rocm[:N]\n");
+            "memfit: host: --device: 'gpu0': expected auto, cpu, cuda[:N] or rocm[:N]\n");
 }
 
 TEST_F(HostCommand, MemoryLimitOptionWinsOverTheEnvironment) {

@@ -23,7 +23,7 @@ RamReading container_ram() {
   ram.available_now_bytes = 12 * kGiB;
   ram.ram_available_bytes = kGiB;
   ram.ram_budget_bytes = kGiB;
-  ram.ram_budget_source = "cgroup";
+  ram.ram_budget_source = BudgetSource::kCgroup;
   CgroupMemory cgroup;
   cgroup.version = 2;
   cgroup.limit_bytes = 4 * kGiB;
@@ -61,7 +61,7 @@ TEST(HostStatus, AutoPicksTheFirstGpu) {
   HostMemoryStatus status = compose_host_status(container_ram(), three_gpus(), on("auto"));
   EXPECT_EQ(status.device, "cuda:0");
   EXPECT_EQ(status.budget_bytes, 39 * kGiB);
-  EXPECT_EQ(status.budget_source, "gpu");
+  EXPECT_EQ(status.budget_source, BudgetSource::kGpu);
   EXPECT_FALSE(status.device_error.has_value());
   // The RAM figures stay as read.
   EXPECT_EQ(status.ram_total_bytes, 16 * kGiB);
@@ -74,21 +74,21 @@ TEST(HostStatus, AutoWithoutGpusIsTheCpu) {
   HostMemoryStatus status = compose_host_status(container_ram(), {}, on("auto"));
   EXPECT_EQ(status.device, "cpu");
   EXPECT_EQ(status.budget_bytes, kGiB);
-  EXPECT_EQ(status.budget_source, "cgroup");
+  EXPECT_EQ(status.budget_source, BudgetSource::kCgroup);
 }
 
 TEST(HostStatus, CpuIgnoresGpus) {
   HostMemoryStatus status = compose_host_status(container_ram(), three_gpus(), on("cpu"));
   EXPECT_EQ(status.device, "cpu");
   EXPECT_EQ(status.budget_bytes, kGiB);
-  EXPECT_EQ(status.budget_source, "cgroup");
+  EXPECT_EQ(status.budget_source, BudgetSource::kCgroup);
 }
 
 TEST(HostStatus, NamedGpusByVendorAndIndex) {
   HostMemoryStatus cuda1 = compose_host_status(container_ram(), three_gpus(), on("cuda:1"));
   EXPECT_EQ(cuda1.device, "cuda:1");
   EXPECT_EQ(cuda1.budget_bytes, 20 * kGiB);
-  EXPECT_EQ(cuda1.budget_source, "gpu");
+  EXPECT_EQ(cuda1.budget_source, BudgetSource::kGpu);
   HostMemoryStatus rocm0 = compose_host_status(container_ram(), three_gpus(), on("rocm"));
   EXPECT_EQ(rocm0.device, "rocm:0");
   EXPECT_EQ(rocm0.budget_bytes, 184 * kGiB);
@@ -100,7 +100,7 @@ TEST(HostStatus, MissingGpuIsADeviceErrorAndZeroBudget) {
   EXPECT_EQ(*status.device_error, "device cuda:2 not found: NVML lists cuda:0, cuda:1");
   EXPECT_EQ(status.device, "cuda:2");
   EXPECT_EQ(status.budget_bytes, 0u);
-  EXPECT_EQ(status.budget_source, "device_missing");
+  EXPECT_EQ(status.budget_source, BudgetSource::kDeviceMissing);
 
   HostMemoryStatus none = compose_host_status(container_ram(), {}, on("rocm:0"));
   ASSERT_TRUE(none.device_error.has_value());
@@ -112,7 +112,7 @@ TEST(HostStatus, ExplicitLimitWinsOverEverything) {
   options.explicit_limit_bytes = 48 * kGiB;
   HostMemoryStatus status = compose_host_status(container_ram(), three_gpus(), options);
   EXPECT_EQ(status.budget_bytes, 48 * kGiB);
-  EXPECT_EQ(status.budget_source, "explicit");
+  EXPECT_EQ(status.budget_source, BudgetSource::kExplicit);
   EXPECT_EQ(status.device, "cuda:1");
 }
 
@@ -122,7 +122,7 @@ TEST(HostStatus, ExplicitLimitTurnsAMissingDeviceIntoAWarning) {
   HostMemoryStatus status = compose_host_status(container_ram(), {}, options);
   EXPECT_FALSE(status.device_error.has_value());
   EXPECT_EQ(status.budget_bytes, 80 * kGiB);
-  EXPECT_EQ(status.budget_source, "explicit");
+  EXPECT_EQ(status.budget_source, BudgetSource::kExplicit);
   ASSERT_EQ(status.warnings.size(), 1u);
   EXPECT_EQ(status.warnings[0], "device cuda:7 not found: NVML lists no GPU");
 }
@@ -132,7 +132,7 @@ TEST(HostStatus, MemoryBudgetCarriesRamForTheHostShadow) {
   MemoryBudget budget = to_memory_budget(status);
   EXPECT_EQ(budget.budget_bytes, 39 * kGiB);
   EXPECT_EQ(budget.ram_available_bytes, kGiB);
-  EXPECT_EQ(budget.source, "gpu");
+  EXPECT_EQ(budget.source, BudgetSource::kGpu);
 }
 
 TEST(HostStatus, DeviceSelectorSpellings) {
@@ -162,7 +162,7 @@ TEST(HostStatus, BadDeviceSelectorsAreRefused) {
     Result<DeviceSelector> device = parse_device_selector(text);
     ASSERT_FALSE(device.ok()) << text;
     EXPECT_EQ(device.error().message(),
-              "device \"" + std::string(text) + "\": expected auto, cpu, cuda[:N] or rocm[:N]");
+              "'" + std::string(text) + "': expected auto, cpu, cuda[:N] or rocm[:N]");
   }
 }
 
@@ -209,7 +209,7 @@ HostMemoryStatus mac_status() {
   status.ram_available_bytes = 20 * kGiB;
   status.available_now_bytes = 20 * kGiB;
   status.reserve_bytes = 7 * kGiB;
-  status.budget_source = "unified_memory";
+  status.budget_source = BudgetSource::kUnifiedMemory;
   return status;
 }
 
@@ -229,13 +229,13 @@ TEST(HostStatus, NoWarningUpToTheReserve) {
 
 TEST(HostStatus, WarningAlsoUnderAnExplicitLimit) {
   HostMemoryStatus status = mac_status();
-  status.budget_source = "explicit";
+  status.budget_source = BudgetSource::kExplicit;
   EXPECT_TRUE(available_now_warning(status, 14 * kGiB).has_value());
 }
 
 TEST(HostStatus, NoWarningWhenTheLoadIsOnAGpu) {
   HostMemoryStatus status = mac_status();
-  status.budget_source = "gpu";
+  status.budget_source = BudgetSource::kGpu;
   EXPECT_FALSE(available_now_warning(status, 100 * kGiB).has_value());
 }
 

@@ -34,7 +34,7 @@ TEST(HostLinuxMemory, NoCgroupMeansMemAvailable) {
   EXPECT_EQ(ram.available_now_bytes, kAvailableBytes);
   EXPECT_EQ(ram.ram_available_bytes, kAvailableBytes);
   EXPECT_EQ(ram.ram_budget_bytes, kAvailableBytes);
-  EXPECT_EQ(ram.ram_budget_source, "meminfo_available");
+  EXPECT_EQ(ram.ram_budget_source, BudgetSource::kMeminfoAvailable);
   EXPECT_EQ(ram.reserve_bytes, 0u);
   EXPECT_FALSE(ram.cgroup.has_value());
   EXPECT_TRUE(ram.warnings.empty());
@@ -46,7 +46,7 @@ TEST(HostLinuxMemory, MissingMemAvailableFallsBackToMemTotalWithAWarning) {
   RamReading ram = read(root);
   EXPECT_EQ(ram.available_now_bytes, kTotalBytes);
   EXPECT_EQ(ram.ram_budget_bytes, kTotalBytes);
-  EXPECT_EQ(ram.ram_budget_source, "meminfo_total");
+  EXPECT_EQ(ram.ram_budget_source, BudgetSource::kMeminfoTotal);
   ASSERT_EQ(ram.warnings.size(), 1u);
   EXPECT_EQ(ram.warnings[0],
             "/proc/meminfo: no MemAvailable (Linux before 3.14?); using MemTotal, which counts "
@@ -58,7 +58,7 @@ TEST(HostLinuxMemory, NoMeminfoIsZeroWithAWarning) {
   RamReading ram = read(root);
   EXPECT_EQ(ram.ram_total_bytes, 0u);
   EXPECT_EQ(ram.ram_budget_bytes, 0u);
-  EXPECT_EQ(ram.ram_budget_source, "unavailable");
+  EXPECT_EQ(ram.ram_budget_source, BudgetSource::kUnavailable);
   ASSERT_EQ(ram.warnings.size(), 1u);
   EXPECT_EQ(ram.warnings[0], "/proc/meminfo: not found; host RAM is unknown");
 }
@@ -85,7 +85,7 @@ TEST(HostLinuxMemory, V2NestedTakesTheTighterParent) {
   // min(12 GiB available, 1 GiB headroom) = 1 GiB.
   EXPECT_EQ(ram.ram_budget_bytes, kGiB);
   EXPECT_EQ(ram.ram_available_bytes, kGiB);
-  EXPECT_EQ(ram.ram_budget_source, "cgroup");
+  EXPECT_EQ(ram.ram_budget_source, BudgetSource::kCgroup);
   EXPECT_EQ(ram.available_now_bytes, kAvailableBytes);  // machine-wide, unclamped
   EXPECT_TRUE(ram.warnings.empty());
 }
@@ -104,7 +104,7 @@ TEST(HostLinuxMemory, V2TightestIsLeastHeadroomNotLeastLimit) {
   EXPECT_EQ(ram.cgroup->path, "/app");
   EXPECT_EQ(ram.cgroup->limit_bytes, 3221225472u);
   EXPECT_EQ(ram.ram_budget_bytes, 536870912u);
-  EXPECT_EQ(ram.ram_budget_source, "cgroup");
+  EXPECT_EQ(ram.ram_budget_source, BudgetSource::kCgroup);
 }
 
 TEST(HostLinuxMemory, V2MaxEverywhereIsNoLimit) {
@@ -116,7 +116,7 @@ TEST(HostLinuxMemory, V2MaxEverywhereIsNoLimit) {
   RamReading ram = read(root);
   EXPECT_FALSE(ram.cgroup.has_value());
   EXPECT_EQ(ram.ram_budget_bytes, kAvailableBytes);
-  EXPECT_EQ(ram.ram_budget_source, "meminfo_available");
+  EXPECT_EQ(ram.ram_budget_source, BudgetSource::kMeminfoAvailable);
   EXPECT_TRUE(ram.warnings.empty());
 }
 
@@ -130,7 +130,7 @@ TEST(HostLinuxMemory, V2LooseLimitIsReportedButMemAvailableBinds) {
   ASSERT_TRUE(ram.cgroup.has_value());
   EXPECT_EQ(ram.cgroup->headroom_bytes(), 63 * kGiB);
   EXPECT_EQ(ram.ram_budget_bytes, kAvailableBytes);
-  EXPECT_EQ(ram.ram_budget_source, "meminfo_available");
+  EXPECT_EQ(ram.ram_budget_source, BudgetSource::kMeminfoAvailable);
 }
 
 TEST(HostLinuxMemory, V2ContainerRootWithCgroupNamespace) {
@@ -153,7 +153,7 @@ TEST(HostLinuxMemory, V2UsagePastTheLimitIsZeroBudget) {
   root.cgroup_v2_level("/full", "1073741824", 1610612736, 0);  // 1.5 GiB charged of 1 GiB
   RamReading ram = read(root);
   EXPECT_EQ(ram.ram_budget_bytes, 0u);
-  EXPECT_EQ(ram.ram_budget_source, "cgroup");
+  EXPECT_EQ(ram.ram_budget_source, BudgetSource::kCgroup);
 }
 
 TEST(HostLinuxMemory, V1UsesTotalInactiveFileAndIgnoresHugeLimits) {
@@ -175,7 +175,7 @@ TEST(HostLinuxMemory, V1UsesTotalInactiveFileAndIgnoresHugeLimits) {
   EXPECT_EQ(ram.cgroup->inactive_file_bytes, 536870912u);
   EXPECT_EQ(ram.cgroup->path, "/docker/ab12");
   EXPECT_EQ(ram.ram_budget_bytes, kGiB);
-  EXPECT_EQ(ram.ram_budget_source, "cgroup");
+  EXPECT_EQ(ram.ram_budget_source, BudgetSource::kCgroup);
 }
 
 TEST(HostLinuxMemory, V1ContainerSeesItsCgroupAtTheMountPoint) {
@@ -202,7 +202,7 @@ TEST(HostLinuxMemory, CgroupBindsWhenMemAvailableIsMissing) {
   RamReading ram = read(root);
   EXPECT_EQ(ram.available_now_bytes, kTotalBytes);
   EXPECT_EQ(ram.ram_budget_bytes, kGiB);
-  EXPECT_EQ(ram.ram_budget_source, "cgroup");
+  EXPECT_EQ(ram.ram_budget_source, BudgetSource::kCgroup);
   EXPECT_EQ(ram.warnings.size(), 1u);  // the MemTotal fallback
 }
 

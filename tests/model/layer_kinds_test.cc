@@ -102,7 +102,7 @@ TEST(LayerKinds, MlaWithIndexerCachesTheIndexKey) {
   // 61 layers = 85,888 B/token; x 8192 = 703,594,496.
   KvCacheEstimate kv = fixture_kv("deepseek-v32-indexer", 8192);
   EXPECT_EQ(kv.total_bytes, 703594496u);
-  EXPECT_EQ(kv.per_token_fp16_bytes, 85888u);
+  EXPECT_EQ(kv.unbounded_fp16_bytes_per_token, 85888u);
 }
 
 TEST(LayerKinds, BlockConfigsGiveEachLayerItsOwnKvHeads) {

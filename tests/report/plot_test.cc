@@ -31,7 +31,7 @@ Model example_model() {
   return m.ok() ? *m : Model{};
 }
 
-MemoryBudget budget_of(uint64_t bytes) { return MemoryBudget{bytes, bytes, "explicit"}; }
+MemoryBudget budget_of(uint64_t bytes) { return MemoryBudget{bytes, bytes, BudgetSource::kExplicit}; }
 
 PlotRequest as_is_request(const Model& model, uint64_t max_tokens) {
   PlotRequest r;

@@ -28,7 +28,7 @@ inline HostMemoryStatus fake_host() {
   s.available_now_bytes = 40ull << 30;
   s.ram_available_bytes = 32ull << 30;
   s.budget_bytes = 32ull << 30;
-  s.budget_source = "meminfo_available";
+  s.budget_source = BudgetSource::kMeminfoAvailable;
   s.device = "cpu";
   return s;
 }

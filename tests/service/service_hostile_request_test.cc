@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "memfit/request_json.h"
 #include "service/request_parser.h"
 
 namespace memfit::service {
@@ -93,7 +94,7 @@ TEST(ServiceHostileRequests, EveryBodyIsRefusedWithOneLine) {
     auto row = expected_errors().find(name);
     ASSERT_NE(row, expected_errors().end()) << "no expected errors for " << name;
     const std::string body = read_file(entry.path());
-    expect_refused(message(parse_estimate_request(body)), row->second.estimate);
+    expect_refused(message(parse_estimate_request_json(body)), row->second.estimate);
     expect_refused(message(parse_fit_request(body)), row->second.fit);
     expect_refused(message(parse_admit_request(body)), row->second.admit);
     ++files;

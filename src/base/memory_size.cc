@@ -8,7 +8,8 @@
 #include <cmath>
 #include <string>
 
-#include "memfit/settings.h"
+#include "memfit/memory_size.h"
+#include "memfit/untrusted_text.h"
 
 namespace memfit {
 namespace {
@@ -50,15 +51,16 @@ Result<std::optional<uint64_t>> parse_memory_size(std::string_view text) {
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
   int shift = unit_shift(unit);
   if (number.empty() || shift < 0) {
-    return Error(fmt::format(
-        "memory size '{}': expected bytes or a number with K, M, G or T (binary units)", text));
+    return Error::usage(fmt::format(
+        "memory size {}: expected bytes or a number with K, M, G or T (binary units)",
+        quote_untrusted(text)));
   }
   if (number.find('.') == std::string_view::npos) {
     uint64_t value = 0;
     auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
     if (ec != std::errc() || end != number.data() + number.size() ||
         (shift > 0 && value > (UINT64_MAX >> shift))) {
-      return Error(fmt::format("memory size '{}' is out of range", text));
+      return Error::usage(fmt::format("memory size {} is out of range", quote_untrusted(text)));
     }
     if (value == 0) return std::optional<uint64_t>();
     return std::optional<uint64_t>(value << shift);
@@ -66,26 +68,23 @@ Result<std::optional<uint64_t>> parse_memory_size(std::string_view text) {
   double value = 0;
   auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (ec != std::errc() || end != number.data() + number.size()) {
-    return Error(fmt::format("memory size '{}' is not a number", text));
+    return Error::usage(fmt::format("memory size {} is not a number", quote_untrusted(text)));
   }
   double bytes = std::ceil(std::ldexp(value, shift));
-  if (!(bytes < 1.8e19)) return Error(fmt::format("memory size '{}' is out of range", text));
+  if (!(bytes < 1.8e19)) {
+    return Error::usage(fmt::format("memory size {} is out of range", quote_untrusted(text)));
+  }
   if (bytes == 0) return std::optional<uint64_t>();
   return std::optional<uint64_t>(static_cast<uint64_t>(bytes));
 }
 
-Result<uint64_t> parse_multiplier_micros(std::string_view text) {
-  std::string s = lower_trimmed(text);
-  double value = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) {
-    return Error(fmt::format("'{}' is not a number", text));
-  }
-  if (value <= 0) return Error(fmt::format("'{}' is not positive", text));
-  if (value > 1e6) return Error(fmt::format("'{}' is implausibly large", text));
-  // Round to the nearest millionth first so 1.2 (binary 1.19999...) is
-  // exactly 1'200'000, then never below the value given.
-  return static_cast<uint64_t>(std::llround(value * 1e6));
+std::string format_bytes(uint64_t bytes) {
+  constexpr uint64_t kKiB = 1ull << 10, kMiB = 1ull << 20, kGiB = 1ull << 30, kTiB = 1ull << 40;
+  if (bytes >= kTiB) return fmt::format("{:.2f} TiB", static_cast<double>(bytes) / kTiB);
+  if (bytes >= kGiB) return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / kGiB);
+  if (bytes >= kMiB) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / kMiB);
+  if (bytes >= kKiB) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / kKiB);
+  return fmt::format("{} B", bytes);
 }
 
 }  // namespace memfit

@@ -2,6 +2,7 @@
 // MEMFIT_MEMORY_LIMIT and the multipliers' fixed-point conversion.
 #include <gtest/gtest.h>
 
+#include "memfit/memory_size.h"
 #include "memfit/settings.h"
 
 namespace memfit {

@@ -1,0 +1,172 @@
+// One request, one answer: the step from what a user asked to an estimate,
+// written once for every front end. The CLI (flags), the C API (structs or
+// a JSON object) and the HTTP service (a JSON body) each build an
+// EstimateRequest and call run(); they differ only in how they read the
+// request and how they print the answer.
+//
+//   EstimateRequest  what was asked: the model, the context, the batch, the
+//                    K and V cache types, the budget, the parallel plan, ...
+//   RequestContext   what the world gives a request: the model opened (or
+//                    taken from a cache), the settings, the platform, the host
+//   prepare()        the request checked and resolved against a context:
+//                    the inputs the estimator, the solver and the plot take
+//   run()            prepare(), then the estimate, the available-now
+//                    guardrail and the per-rank plan
+//
+// Failures are Errors whose kind (ErrorKind) the front ends map to their
+// codes; usage errors about one field name it as the JSON request spells it
+// (Error::field()). Every warning is a Warning with a kind.
+#ifndef MEMFIT_REQUEST_H_
+#define MEMFIT_REQUEST_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memfit/environment.h"
+#include "memfit/estimate.h"
+#include "memfit/host_memory.h"
+#include "memfit/model.h"
+#include "memfit/parallel_plan.h"
+#include "memfit/result.h"
+#include "memfit/settings.h"
+#include "memfit/warning.h"
+
+namespace memfit {
+
+// Whose allocation rules price a request. One profile today, the seeds'
+// runtime (SPEC section 2); the llama.cpp, mlx-lm and vLLM profiles join
+// here with their own request fields.
+enum class Engine { kMlxcel };
+std::string_view to_string(Engine engine);  // "mlxcel"
+
+// The request's enumerations, spelled as users write them. Each fails with
+// a kUsage error "'<text>': expected ..." naming no field; callers add
+// theirs with Error::usage(field, error.message()).
+//   KV element  fp16, f16, bf16, float16 -> kFp16; int8, i8, q8, q8_0 -> kInt8
+//   backend     auto (nullopt: the build's), rocm, metal, cuda, cpu
+//   engine      mlxcel (nullopt for "auto": the model's default)
+//   quant       fp16, int8, int4: the weight mode label
+// Devices parse with parse_device_selector (host_memory.h) and parallel
+// engines with parse_parallel_engine (parallel_plan.h).
+Result<KvElement> parse_kv_element(std::string_view text);
+Result<std::optional<Backend>> parse_backend(std::string_view text);
+Result<std::optional<Engine>> parse_engine(std::string_view text);
+Result<std::string> parse_quant_label(std::string_view text);
+
+struct EstimateRequest {
+  std::string model;        // a model folder or .safetensors file, as given
+  uint64_t max_tokens = 8192;  // context in tokens, >= 1
+  uint64_t batch = 1;          // sequences decoded together, >= 1
+  // The KV cache width: kv_cache_mode, or cache_type_k with cache_type_v
+  // (both or neither). K and V of different widths are sized at the wider,
+  // with a kRequest warning; a mode that disagrees with K/V is a usage
+  // error. Neither: fp16.
+  std::optional<KvElement> kv_cache_mode;
+  std::optional<KvElement> cache_type_k;
+  std::optional<KvElement> cache_type_v;
+  std::string quant;                    // "" or a parse_quant_label name: a label only
+  std::optional<Backend> backend;       // nullopt: the context's platform
+  DeviceSelector device;                // whose memory is the budget
+  std::optional<uint64_t> memory_limit_bytes;  // wins over the context's limit and the host
+  // tensor_parallel x pipeline_parallel > 1 adds a per-rank plan.
+  ParallelConfig parallel;
+  std::optional<Engine> engine;         // nullopt: the model's default (mlxcel)
+};
+
+// What the world gives a request. The CLI and the C API use
+// LocalRequestContext; the service answers from its model cache, its
+// settings and its host snapshot.
+class RequestContext {
+ public:
+  virtual ~RequestContext() = default;
+
+  // The model a request names, opened with `options`. Errors keep the
+  // loader's kind and message.
+  virtual Result<std::shared_ptr<const Model>> open_model(const std::string& name,
+                                                          const OpenModelOptions& options) = 0;
+  // The estimator's settings; settings().memory_limit_bytes is the budget
+  // for requests that give no limit of their own.
+  virtual const EstimateSettings& settings() const = 0;
+  // What reading the settings warned about; repeated in every answer.
+  virtual const std::vector<std::string>& settings_warnings() const = 0;
+  // The platform a request's estimate is for, before its backend field.
+  virtual Platform platform() const = 0;
+  // The host's memory with `device` as the budget and settings()'
+  // explicit limit applied. A device that does not exist (and no limit)
+  // is status.device_error, not a failure.
+  virtual HostMemoryStatus host_memory(const DeviceSelector& device) = 0;
+};
+
+// The real machine: models opened from the file system, settings and host
+// options read from `env` once (at construction), the host queried on
+// every host_memory() call.
+class LocalRequestContext : public RequestContext {
+ public:
+  explicit LocalRequestContext(const Environment& env);
+
+  Result<std::shared_ptr<const Model>> open_model(const std::string& name,
+                                                  const OpenModelOptions& options) override;
+  const EstimateSettings& settings() const override { return settings_; }
+  const std::vector<std::string>& settings_warnings() const override { return settings_warnings_; }
+  Platform platform() const override { return build_platform(); }
+  HostMemoryStatus host_memory(const DeviceSelector& device) override;
+
+ private:
+  std::vector<std::string> settings_warnings_;
+  EstimateSettings settings_;
+  HostQueryOptions host_options_;
+};
+
+// A request checked and resolved: what estimate(), solve() and the plot
+// take, and every warning so far (settings, request, model, host).
+struct PreparedRequest {
+  std::shared_ptr<const Model> model;
+  EstimateInputs inputs;
+  EstimateSettings settings;
+  Platform platform;
+  MemoryBudget budget;
+  HostMemoryStatus host;
+  std::vector<Warning> warnings;
+};
+
+struct PrepareOptions {
+  bool keep_tensors = false;  // open the model with its tensor list
+};
+
+// Checks the request's own fields (kUsage: max_tokens or batch of 0, K
+// without V, a mode against K/V) before anything is opened, then opens the
+// model (kInput errors as the loader gives them) and reads the host (kHost
+// when the selected device does not exist and no limit is given). Errors
+// are not prefixed with the model's name.
+Result<PreparedRequest> prepare(const EstimateRequest& request, RequestContext& context,
+                                const PrepareOptions& options = {});
+
+// Everything a front end prints from.
+struct EstimateRun : PreparedRequest {
+  Estimate estimate;
+  // The per-rank plan, when tensor x pipeline parallel > 1; every rank is
+  // checked against the one device budget the whole estimate uses.
+  std::optional<ParallelPlan> parallel;
+
+  // With a per-rank plan every rank must fit its device; the whole-model
+  // figure (one device holding everything) no longer decides.
+  bool fits() const { return parallel ? parallel->fits : estimate.fits; }
+};
+
+// prepare(), the estimate, the available-now guardrail (a kAvailableNow
+// warning when weights + KV + activation exceed what the host can give now;
+// it never changes fits) and the per-rank plan when one is asked (a plan
+// the engine refuses is kUsage). Estimation errors are prefixed with the
+// model's name as the request gives it.
+Result<EstimateRun> run(const EstimateRequest& request, RequestContext& context);
+
+// True when the request asks for a per-rank plan (more than one rank).
+bool wants_parallel_plan(const ParallelConfig& config);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_REQUEST_H_

@@ -1,0 +1,64 @@
+// Reading a JSON request object field by field (the library's request and
+// the service's other bodies share it). Private to the library and the
+// service.
+//
+// A body is one JSON object of at most kMaxNesting levels. null reads as
+// absent; a field never read is refused by no_others(), so a typo
+// ("max_token") is an error rather than a silent default. Counts are JSON
+// integers: 8192, never "8192" or 8192.0. Every failure is a kUsage Error
+// about one field, its text one line naming the expectation and what was
+// sent (untrusted text quoted):
+//   max_tokens: expected a positive integer, got "abc"
+#ifndef MEMFIT_REQUEST_JSON_FIELDS_H_
+#define MEMFIT_REQUEST_JSON_FIELDS_H_
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "memfit/result.h"
+
+namespace memfit::request {
+
+using Json = nlohmann::json;
+
+inline constexpr int kMaxNesting = 32;
+
+// Parses `body` as one JSON object. Fails (kUsage) on a body nested deeper
+// than kMaxNesting, invalid JSON (a number past a double included) and a
+// root that is not an object. Never throws.
+Result<Json> parse_object(std::string_view body);
+
+// `value` as the error messages show it: compact JSON, invalid UTF-8
+// replaced, control characters escaped, cut after 40 bytes.
+std::string shown(const Json& value);
+
+// "<key>: expected <what>, got <value>".
+Error expected(std::string_view key, std::string_view what, const Json& value);
+
+// Reads the fields of one request object; null reads as absent. `object`
+// must outlive the reader.
+class Fields {
+ public:
+  explicit Fields(const Json& object) : object_(object) {}
+
+  // The field's value, nullptr when absent or null; marks it read.
+  const Json* find(std::string_view key);
+  Result<std::optional<std::string>> string(std::string_view key);
+  // An integer >= `min`.
+  Result<std::optional<uint64_t>> count(std::string_view key, uint64_t min);
+  // Fails naming the first field that was never read (quoted).
+  Status no_others() const;
+
+ private:
+  const Json& object_;
+  std::set<std::string, std::less<>> read_;
+};
+
+}  // namespace memfit::request
+
+#endif  // MEMFIT_REQUEST_JSON_FIELDS_H_

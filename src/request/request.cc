@@ -1,0 +1,152 @@
+// prepare() and run(): the one path from a request to an answer.
+//
+// Order matters for the user: the request's own fields are checked before
+// anything is opened, so a typo fails in microseconds; the model is opened
+// before the host is read, so a missing model is reported as such even on
+// a machine whose GPU library is broken.
+#include <fmt/format.h>
+
+#include "memfit/checked_math.h"
+#include "memfit/request.h"
+#include "request/request_fields.h"
+
+namespace memfit {
+namespace {
+
+void add_warnings(std::vector<Warning>& out, WarningKind kind,
+                  const std::vector<std::string>& texts) {
+  for (const std::string& text : texts) out.push_back(Warning{kind, text});
+}
+
+Status check_request_fields(const EstimateRequest& r) {
+  if (r.model.empty()) return Error::usage("model", "required");
+  if (r.max_tokens == 0) return Error::usage("max_tokens", "must be at least 1");
+  if (r.batch == 0) return Error::usage("batch", "must be at least 1");
+  return Status::Ok();
+}
+
+// The per-rank plan over the model's tensor list when its headers were
+// read, else the proportional split.
+Result<ParallelPlan> plan_for(const EstimateRequest& r, const PreparedRequest& p) {
+  const ParallelConfig& config = r.parallel;
+  if (Status refused = check_parallel_config(p.model->spec, config); !refused) {
+    return Error::usage(fmt::format("tensor parallel {} x pipeline parallel {}: {}",
+                                    config.tensor_parallel, config.pipeline_parallel,
+                                    refused.error().message()));
+  }
+  Result<ParallelPlan> plan =
+      plan_parallel(*p.model, p.model->tensors, p.inputs, p.settings, p.platform, p.budget, config);
+  if (!plan) return plan.error().within(r.model);
+  return plan;
+}
+
+}  // namespace
+
+namespace request {
+
+Result<KvElement> resolve_kv_element(const EstimateRequest& r, std::vector<Warning>& warnings) {
+  if (r.cache_type_k.has_value() != r.cache_type_v.has_value()) {
+    return Error::usage("the K and V cache types go together: give both or neither");
+  }
+  if (!r.cache_type_k) return r.kv_cache_mode.value_or(KvElement::kFp16);
+  KvElement both = *r.cache_type_k;
+  if (*r.cache_type_k != *r.cache_type_v) {
+    both = KvElement::kFp16;
+    warnings.push_back(Warning{WarningKind::kRequest,
+                               "the K and V cache types differ: the KV cache is sized at the "
+                               "wider type, fp16"});
+  }
+  if (r.kv_cache_mode && *r.kv_cache_mode != both) {
+    return Error::usage("the KV cache mode disagrees with the K and V cache types");
+  }
+  return both;
+}
+
+}  // namespace request
+
+bool wants_parallel_plan(const ParallelConfig& c) {
+  // tensor x pipeline may overflow: either one alone past the cap is a
+  // request for a plan (which check_parallel_config then refuses).
+  return c.tensor_parallel > kMaxParallelRanks || c.pipeline_parallel > kMaxParallelRanks ||
+         c.tensor_parallel * c.pipeline_parallel > 1;
+}
+
+Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& context,
+                                const PrepareOptions& options) {
+  PreparedRequest p;
+  add_warnings(p.warnings, WarningKind::kSettings, context.settings_warnings());
+  if (Status fields = check_request_fields(r); !fields) return fields.error();
+  Result<KvElement> element = request::resolve_kv_element(r, p.warnings);
+  if (!element) return element.error();
+
+  p.settings = context.settings();
+  p.inputs.max_tokens = r.max_tokens;
+  p.inputs.batch = r.batch;
+  p.inputs.kv_element = *element;
+  p.inputs.quant = r.quant;
+  p.platform = context.platform();
+  if (r.backend) p.platform.backend = *r.backend;
+
+  OpenModelOptions open;
+  open.keep_tensors = options.keep_tensors || wants_parallel_plan(r.parallel);
+  Result<std::shared_ptr<const Model>> model = context.open_model(r.model, open);
+  if (!model) return model.error();
+  p.model = std::move(*model);
+  add_warnings(p.warnings, WarningKind::kModel, p.model->warnings);
+
+  p.host = context.host_memory(r.device);
+  if (r.memory_limit_bytes) apply_explicit_limit(p.host, *r.memory_limit_bytes);
+  if (p.host.device_error) return Error(*p.host.device_error, ErrorKind::kHost);
+  add_warnings(p.warnings, WarningKind::kHost, p.host.warnings);
+  p.budget = to_memory_budget(p.host);
+  return p;
+}
+
+Result<EstimateRun> run(const EstimateRequest& r, RequestContext& context) {
+  Result<PreparedRequest> prepared = prepare(r, context);
+  if (!prepared) return prepared.error();
+  EstimateRun run;
+  static_cast<PreparedRequest&>(run) = std::move(*prepared);
+
+  Result<Estimate> estimate =
+      memfit::estimate(*run.model, run.inputs, run.settings, run.platform, run.budget);
+  if (!estimate) return estimate.error().within(r.model);
+  run.estimate = std::move(*estimate);
+
+  // The load the host must hold now: weights + KV + activation (seed 001).
+  const uint64_t load = (CheckedBytes(run.estimate.weights_bytes) + run.estimate.kv.total_bytes +
+                         run.estimate.activation_bytes)
+                            .saturated();
+  if (std::optional<std::string> line = available_now_warning(run.host, load)) {
+    run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
+  }
+
+  if (wants_parallel_plan(r.parallel)) {
+    Result<ParallelPlan> plan = plan_for(r, run);
+    if (!plan) return plan.error();
+    run.parallel = std::move(*plan);
+  }
+  return run;
+}
+
+LocalRequestContext::LocalRequestContext(const Environment& env)
+    : settings_(settings_from_environment(env, settings_warnings_)),
+      host_options_(host_query_options_from_environment(env)) {
+  host_options_.explicit_limit_bytes = settings_.memory_limit_bytes;
+}
+
+Result<std::shared_ptr<const Model>> LocalRequestContext::open_model(
+    const std::string& name, const OpenModelOptions& options) {
+  std::unique_ptr<FileSystem> fs = make_real_file_system();
+  Result<Model> model = memfit::open_model(*fs, name, options);
+  if (!model) return model.error();
+  return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
+}
+
+HostMemoryStatus LocalRequestContext::host_memory(const DeviceSelector& device) {
+  HostQueryOptions options = host_options_;
+  options.device = device;
+  return query_host_memory(options);
+}
+
+}  // namespace memfit

@@ -1,0 +1,30 @@
+// The JSON request's fields (request_json.h), read into an
+// EstimateRequest; shared with the service's other bodies (/v1/fit takes
+// the request without its context and KV fields, /v1/admit the KV fields).
+// Private to the library and the service.
+#ifndef MEMFIT_REQUEST_REQUEST_FIELDS_H_
+#define MEMFIT_REQUEST_REQUEST_FIELDS_H_
+
+#include <vector>
+
+#include "memfit/request.h"
+#include "request/json_fields.h"
+
+namespace memfit::request {
+
+// Reads kv_cache_mode, cache_type_k and cache_type_v.
+Status read_kv_fields(Fields& fields, EstimateRequest& request);
+
+// Reads every field of an estimate request but max_tokens and the KV
+// fields: model (required), batch, quant, backend, device, memory_limit,
+// tensor_parallel, pipeline_parallel, parallel_engine, engine.
+Status read_sizing_fields(Fields& fields, EstimateRequest& request);
+
+// The KV width a request asks for (request.h: EstimateRequest's rule); a
+// kRequest warning when K and V differ. kUsage errors.
+Result<KvElement> resolve_kv_element(const EstimateRequest& request,
+                                     std::vector<Warning>& warnings);
+
+}  // namespace memfit::request
+
+#endif  // MEMFIT_REQUEST_REQUEST_FIELDS_H_

@@ -1,0 +1,126 @@
+// The JSON request (request_json.h): each field read through Fields and
+// the request's own parsers, so the names and aliases are the CLI's.
+#include "memfit/request_json.h"
+
+#include <fmt/format.h>
+
+#include "memfit/memory_size.h"
+#include "request/request_fields.h"
+
+namespace memfit {
+namespace request {
+namespace {
+
+// A string field parsed by `parse` (a request.h parser); its usage error
+// gets the field's name.
+template <typename T, typename Parse>
+Result<std::optional<T>> parsed(Fields& fields, std::string_view key, Parse parse) {
+  Result<std::optional<std::string>> text = fields.string(key);
+  if (!text) return text.error();
+  if (!*text) return std::optional<T>();
+  auto value = parse(**text);
+  if (!value) return Error::usage(key, value.error().message());
+  return std::optional<T>(std::move(*value));
+}
+
+Status read_memory_limit(Fields& fields, EstimateRequest& request) {
+  const Json* v = fields.find("memory_limit");
+  if (v == nullptr) return Status::Ok();
+  if (v->is_number_unsigned()) {
+    const uint64_t bytes = v->get<uint64_t>();
+    if (bytes > 0) request.memory_limit_bytes = bytes;
+    return Status::Ok();
+  }
+  if (!v->is_string()) return expected("memory_limit", "a size such as \"48GB\" or bytes", *v);
+  Result<std::optional<uint64_t>> size = parse_memory_size(v->get_ref<const std::string&>());
+  if (!size) return Error::usage("memory_limit", size.error().message());
+  request.memory_limit_bytes = *size;
+  return Status::Ok();
+}
+
+Status read_parallel(Fields& fields, EstimateRequest& request) {
+  Result<std::optional<uint64_t>> tp = fields.count("tensor_parallel", 1);
+  if (!tp) return tp.error();
+  Result<std::optional<uint64_t>> pp = fields.count("pipeline_parallel", 1);
+  if (!pp) return pp.error();
+  Result<std::optional<ParallelEngine>> engine =
+      parsed<ParallelEngine>(fields, "parallel_engine", parse_parallel_engine);
+  if (!engine) return engine.error();
+  request.parallel.tensor_parallel = tp->value_or(1);
+  request.parallel.pipeline_parallel = pp->value_or(1);
+  request.parallel.engine = engine->value_or(ParallelEngine::kVllm);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status read_kv_fields(Fields& fields, EstimateRequest& request) {
+  for (auto [key, slot] : {std::pair{"kv_cache_mode", &request.kv_cache_mode},
+                           std::pair{"cache_type_k", &request.cache_type_k},
+                           std::pair{"cache_type_v", &request.cache_type_v}}) {
+    Result<std::optional<KvElement>> element = parsed<KvElement>(fields, key, parse_kv_element);
+    if (!element) return element.error();
+    *slot = *element;
+  }
+  return Status::Ok();
+}
+
+Status read_sizing_fields(Fields& fields, EstimateRequest& request) {
+  Result<std::optional<std::string>> model = fields.string("model");
+  if (!model) return model.error();
+  if (!*model) return Error::usage("model", "required");
+  request.model = std::move(**model);
+
+  Result<std::optional<uint64_t>> batch = fields.count("batch", 1);
+  if (!batch) return batch.error();
+  request.batch = batch->value_or(request.batch);
+
+  Result<std::optional<std::string>> quant = parsed<std::string>(fields, "quant", parse_quant_label);
+  if (!quant) return quant.error();
+  request.quant = quant->value_or("");
+
+  Result<std::optional<std::optional<Backend>>> backend =
+      parsed<std::optional<Backend>>(fields, "backend", parse_backend);
+  if (!backend) return backend.error();
+  request.backend = backend->value_or(std::nullopt);
+
+  Result<std::optional<DeviceSelector>> device =
+      parsed<DeviceSelector>(fields, "device", [](const std::string& text) {
+        return parse_device_selector(text);
+      });
+  if (!device) return device.error();
+  request.device = device->value_or(DeviceSelector{});
+
+  Result<std::optional<std::optional<Engine>>> engine =
+      parsed<std::optional<Engine>>(fields, "engine", parse_engine);
+  if (!engine) return engine.error();
+  request.engine = engine->value_or(std::nullopt);
+
+  if (Status limit = read_memory_limit(fields, request); !limit) return limit.error();
+  return read_parallel(fields, request);
+}
+
+}  // namespace request
+
+Result<EstimateRequest> parse_estimate_request_json(std::string_view body) {
+  Result<request::Json> json = request::parse_object(body);
+  if (!json) return json.error();
+  request::Fields fields(*json);
+  EstimateRequest r;
+  if (Status sizing = request::read_sizing_fields(fields, r); !sizing) return sizing.error();
+  Result<std::optional<uint64_t>> max_tokens = fields.count("max_tokens", 1);
+  if (!max_tokens) return max_tokens.error();
+  r.max_tokens = max_tokens->value_or(r.max_tokens);
+  if (Status kv = request::read_kv_fields(fields, r); !kv) return kv.error();
+  if (Status rest = fields.no_others(); !rest) return rest.error();
+  return r;
+}
+
+nlohmann::ordered_json error_to_json(const Error& error) {
+  nlohmann::ordered_json j = {{"kind", std::string(to_string(error.kind()))},
+                              {"message", error.message()}};
+  if (!error.field().empty()) j["field"] = error.field();
+  return j;
+}
+
+}  // namespace memfit

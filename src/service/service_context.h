@@ -1,0 +1,50 @@
+// ServiceContext: what one request gets from the service (request.h's
+// RequestContext): its model, resolved through the roots and taken from the
+// cache; the service's settings and platform; the host snapshot for the
+// service's device (another device is queried for the request). Private to
+// src/service.
+#ifndef MEMFIT_SERVICE_SERVICE_CONTEXT_H_
+#define MEMFIT_SERVICE_SERVICE_CONTEXT_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "memfit/request.h"
+#include "service/service_state.h"
+
+namespace memfit::service {
+
+class ServiceContext final : public RequestContext {
+ public:
+  // `state` must outlive the context; `resolved` is the request's model.
+  ServiceContext(ServiceState& state, ResolvedModel resolved);
+
+  // The cached model (a second entry, with its tensor list, when asked);
+  // the cache's 422 model_unreadable becomes a kInput Error with its text.
+  Result<std::shared_ptr<const Model>> open_model(const std::string& name,
+                                                  const OpenModelOptions& options) override;
+  const EstimateSettings& settings() const override;
+  const std::vector<std::string>& settings_warnings() const override;
+  Platform platform() const override;
+  HostMemoryStatus host_memory(const DeviceSelector& device) override;
+
+  // The cached entry open_model() returned last (nullptr before), for the
+  // metrics' label.
+  const CachedModel* cached() const { return cached_.get(); }
+
+ private:
+  ServiceState& state_;
+  ResolvedModel resolved_;
+  std::shared_ptr<const CachedModel> cached_;
+};
+
+// The HTTP status and code of a library error, from its kind:
+//   usage 400 bad_request, input 422 model_unreadable, overflow 422
+//   estimate_failed, host 422 host_error, internal 500 internal_error;
+// the error object carries "kind" (and "field" for a usage error about one).
+ApiError api_error_of(const Error& error);
+
+}  // namespace memfit::service
+
+#endif  // MEMFIT_SERVICE_SERVICE_CONTEXT_H_
