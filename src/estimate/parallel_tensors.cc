@@ -26,6 +26,7 @@
 #include "estimate/fixed_point.h"
 #include "memfit/checked_math.h"
 #include "memfit/parallel_plan.h"
+#include "memfit/untrusted_text.h"
 #include "model/weight_components.h"
 
 namespace memfit {
@@ -114,7 +115,7 @@ std::string_view to_string(ParallelEngine engine) {
 Result<ParallelEngine> parse_parallel_engine(std::string_view text) {
   if (text == "vllm") return ParallelEngine::kVllm;
   if (text == "mlx") return ParallelEngine::kMlx;
-  return Error::usage("parallel_engine", fmt::format("'{}': expected vllm or mlx", text));
+  return Error::usage(fmt::format("{}: expected vllm or mlx", quote_untrusted(text)));
 }
 
 std::string_view to_string(TensorRole role) {

@@ -52,6 +52,31 @@ int main(int argc, char** argv) {
   CHECK_EQ(json != NULL && strstr(json, "\"total_bytes\":11764806400") != NULL, 1);
   memfit_string_free(json);
 
+  /* The same request as a JSON object: the same total. */
+  char request_json[4096];
+  snprintf(request_json, sizeof(request_json),
+           "{\"model\": \"%s\", \"max_tokens\": 8192, \"memory_limit\": \"64GiB\"}", argv[1]);
+  char* response = NULL;
+  CHECK_EQ(memfit_estimate_request_json(request_json, &response), MEMFIT_OK);
+  CHECK_EQ(response != NULL && strstr(response, "\"total_bytes\":11764806400") != NULL, 1);
+  memfit_string_free(response);
+  /* A usage error: MEMFIT_INVALID_ARGUMENT and the error object with its kind and field. */
+  CHECK_EQ(memfit_estimate_request_json("{\"model\": \"m\", \"batch\": 0}", &response),
+           MEMFIT_INVALID_ARGUMENT);
+  CHECK_EQ(response != NULL &&
+               strcmp(response, "{\"error\":{\"kind\":\"usage\",\"message\":\"batch: expected a "
+                                "positive integer, got 0\",\"field\":\"batch\"}}") == 0,
+           1);
+  memfit_string_free(response);
+  /* A model that cannot be read: MEMFIT_ERROR, kind input. */
+  CHECK_EQ(memfit_estimate_request_json("{\"model\": \"/nonexistent/model\"}", &response),
+           MEMFIT_ERROR);
+  CHECK_EQ(response != NULL && strstr(response, "\"kind\":\"input\"") != NULL, 1);
+  memfit_string_free(response);
+  CHECK_EQ(memfit_estimate_request_json(NULL, &response), MEMFIT_INVALID_ARGUMENT);
+  memfit_string_free(response);
+  CHECK_EQ(memfit_estimate_request_json("{}", NULL), MEMFIT_INVALID_ARGUMENT);
+
   memfit_estimate_request zero = {0, 1, 0, 0};
   CHECK_EQ(memfit_estimate(model, &zero, &result, &error), MEMFIT_INVALID_ARGUMENT);
   memfit_string_free(error);

@@ -1,0 +1,229 @@
+// One table of requests through the three front ends of the request layer
+// (the memfit command, the C API's JSON call and the service's POST
+// /v1/estimate): the same figures, the same warnings and the same kind of
+// error for each. All three run on this machine, with this process's
+// environment, against the same three models.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "memfit/environment.h"
+#include "memfit/memfit.h"
+#include "memfit/service.h"
+#include "memfit/settings.h"
+#include "support/run_command.h"
+#include "support/small_checkpoints.h"
+#include "support/temp_dir.h"
+
+namespace memfit {
+namespace {
+
+using json = nlohmann::json;
+
+// What one front end answered: the report, or the error's kind and text.
+struct Answer {
+  bool ok = false;
+  json report;
+  std::string kind;     // "usage", "input", ... ("usage" or "other" from the CLI)
+  std::string message;  // as the library words it
+  std::string field;    // the field of a usage error about one
+};
+
+// A root with three models: the bundled example's config and index (no
+// weights: an unverified index total), a BF16 llama with real headers (so
+// per-rank plans split tensor by tensor) and a folder whose config is not
+// JSON.
+class FrontEnds : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string example = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
+    root_.make_dir("qwen3-14b");
+    for (const char* file : {"config.json", "model.safetensors.index.json"}) {
+      std::filesystem::copy_file(example + "/" + file, root_.file_path(std::string("qwen3-14b/") + file));
+    }
+    TempDir llama;
+    write_bf16_llama_checkpoint(llama);
+    std::filesystem::copy(llama.path(), root_.make_dir("llama-bf16"));
+    root_.write_file("broken/config.json", "{\"num_hidden_layers\": ");
+
+    std::unique_ptr<Environment> env = make_process_environment();
+    ServiceOptions options;
+    options.model_roots = {root_.path()};
+    options.settings = settings_from_environment(*env, options.settings_warnings);
+    options.host = host_query_options_from_environment(*env);
+    Result<std::unique_ptr<Service>> service = Service::create(std::move(options));
+    ASSERT_TRUE(service.ok()) << service.error().message();
+    service_ = std::move(*service);
+  }
+
+  std::string path_of(const std::string& name) const { return root_.file_path(name); }
+
+  std::string without_root(std::string text) const {
+    for (size_t at; (at = text.find(root_.path() + "/")) != std::string::npos;) {
+      text.erase(at, root_.path().size() + 1);
+    }
+    return text;
+  }
+
+  Answer via_c_api(json request) const {
+    request["model"] = path_of(request["model"]);
+    char* response = nullptr;
+    const memfit_status status = memfit_estimate_request_json(request.dump().c_str(), &response);
+    EXPECT_NE(response, nullptr);
+    const json body = json::parse(response);
+    memfit_string_free(response);
+    Answer a;
+    a.ok = status == MEMFIT_OK;
+    if (a.ok) {
+      a.report = body;
+      return a;
+    }
+    a.kind = body["error"]["kind"];
+    a.message = body["error"]["message"];
+    a.field = body["error"].value("field", "");
+    // The C status comes from the kind: usage errors are the caller's.
+    EXPECT_EQ(status, a.kind == "usage" ? MEMFIT_INVALID_ARGUMENT : MEMFIT_ERROR) << a.message;
+    return a;
+  }
+
+  Answer via_service(const json& request) const {
+    HttpResponse r = service_->handle("POST", "/v1/estimate", request.dump());
+    const json body = json::parse(r.body);
+    Answer a;
+    a.ok = r.status == 200;
+    if (a.ok) {
+      a.report = body;
+      return a;
+    }
+    a.kind = body["error"]["kind"];
+    a.message = body["error"]["message"];
+    a.field = body["error"].value("field", "");
+    // The HTTP status comes from the kind.
+    const int expected_status = a.kind == "usage" ? 400 : a.kind == "internal" ? 500 : 422;
+    EXPECT_EQ(r.status, expected_status) << r.body;
+    return a;
+  }
+
+  // `memfit inspect --json` with each field as its flag. Every warning the
+  // command prints on stderr must be in its JSON "warnings".
+  Answer via_cli(const json& request) const {
+    std::vector<std::string> args = {"inspect", "--json", "-m", path_of(request["model"])};
+    for (const auto& [key, value] : request.items()) {
+      if (key == "model") continue;
+      std::string flag = "--" + key;
+      for (char& c : flag) c = c == '_' ? '-' : c;
+      args.push_back(flag);
+      args.push_back(value.is_string() ? value.get<std::string>() : value.dump());
+    }
+    testing::CommandResult r = testing::run_memfit(args);
+    Answer a;
+    a.ok = r.exit_code == 0;
+    if (a.ok) {
+      a.report = json::parse(r.out);
+      size_t begin = 0;
+      while (begin < r.err.size()) {
+        size_t end = r.err.find('\n', begin);
+        std::string line = r.err.substr(begin, end - begin);
+        begin = end == std::string::npos ? r.err.size() : end + 1;
+        const std::string prefix = "memfit: warning: ";
+        if (line.rfind(prefix, 0) == 0) line = line.substr(prefix.size());
+        EXPECT_NE(std::find(a.report["warnings"].begin(), a.report["warnings"].end(), line),
+                  a.report["warnings"].end())
+            << "printed on stderr, missing from the JSON: " << line;
+      }
+      return a;
+    }
+    EXPECT_EQ(r.out, "");
+    EXPECT_TRUE(r.exit_code == 1 || r.exit_code == 2) << r.exit_code;
+    a.kind = r.exit_code == 2 ? "usage" : "other";
+    a.message = r.err;
+    return a;
+  }
+
+  TempDir root_;
+  std::unique_ptr<Service> service_;
+};
+
+// The fields a report may differ in between two runs: the model as named
+// (a path or a name under the root) and what the host has free right now.
+json comparable(json report) {
+  report.erase("model");
+  report.erase("ram_available_bytes");
+  return report;
+}
+
+struct Row {
+  const char* name;
+  json request;
+  const char* kind;  // "" when the request succeeds
+};
+
+TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
+  const std::vector<Row> table = {
+      {"plain", {{"model", "qwen3-14b"}, {"memory_limit", "16GiB"}}, ""},
+      {"long int8 batch",
+       {{"model", "qwen3-14b"}, {"max_tokens", 32768}, {"batch", 2}, {"kv_cache_mode", "int8"},
+        {"memory_limit", "24GiB"}},
+       ""},
+      {"K and V differ",
+       {{"model", "qwen3-14b"}, {"cache_type_k", "q8_0"}, {"cache_type_v", "f16"},
+        {"memory_limit", 17179869184u}},
+       ""},
+      {"rocm in-flight", {{"model", "qwen3-14b"}, {"backend", "rocm"}, {"memory_limit", "16GiB"}}, ""},
+      {"headers and a tensor-parallel plan",
+       {{"model", "llama-bf16"}, {"tensor_parallel", 2}, {"memory_limit", "1GiB"}}, ""},
+      {"pipeline plan, mlx rules",
+       {{"model", "llama-bf16"}, {"pipeline_parallel", 2}, {"parallel_engine", "mlx"},
+        {"memory_limit", "1GiB"}},
+       ""},
+      {"unknown KV type", {{"model", "qwen3-14b"}, {"kv_cache_mode", "fp8"}}, "usage"},
+      {"K without V", {{"model", "qwen3-14b"}, {"cache_type_k", "q8_0"}}, "usage"},
+      {"bad size", {{"model", "qwen3-14b"}, {"memory_limit", "lots"}}, "usage"},
+      {"engine not built", {{"model", "qwen3-14b"}, {"engine", "vllm"}}, "usage"},
+      {"heads not divisible", {{"model", "qwen3-14b"}, {"tensor_parallel", 3}}, "usage"},
+      {"overflow",
+       {{"model", "qwen3-14b"}, {"max_tokens", 1ull << 62}, {"batch", 1ull << 20},
+        {"memory_limit", "16GiB"}},
+       "overflow"},
+      {"config not JSON", {{"model", "broken"}}, "input"},
+      {"no such GPU", {{"model", "qwen3-14b"}, {"device", "cuda:7"}}, "host"},
+  };
+  for (const Row& row : table) {
+    SCOPED_TRACE(row.name);
+    const Answer c = via_c_api(row.request);
+    const Answer s = via_service(row.request);
+    const Answer cli = via_cli(row.request);
+    const bool ok = std::string(row.kind).empty();
+    ASSERT_EQ(c.ok, ok) << c.message;
+    ASSERT_EQ(s.ok, ok) << s.message;
+    ASSERT_EQ(cli.ok, ok) << cli.message;
+    if (ok) {
+      EXPECT_EQ(comparable(c.report), comparable(s.report));
+      EXPECT_EQ(comparable(c.report), comparable(cli.report));
+      continue;
+    }
+    EXPECT_EQ(c.kind, row.kind) << c.message;
+    EXPECT_EQ(s.kind, row.kind) << s.message;
+    EXPECT_EQ(cli.kind, c.kind == "usage" ? "usage" : "other");
+    // The same words: the service names the model as the request does (the
+    // loader's own messages name its real path), the others by its path;
+    // the CLI spells a field as its flag.
+    EXPECT_EQ(without_root(s.message), without_root(c.message));
+    EXPECT_EQ(s.field, c.field);
+    std::string cli_text = c.message;
+    if (!c.field.empty()) {
+      std::string flag = "--" + c.field;
+      for (char& ch : flag) ch = ch == '_' ? '-' : ch;
+      cli_text = flag + c.message.substr(c.field.size());
+    }
+    EXPECT_EQ(cli.message, "memfit: " + cli_text + "\n");
+  }
+}
+
+}  // namespace
+}  // namespace memfit

@@ -1,0 +1,120 @@
+// The JSON form of a request (request_json.h): every field, its defaults,
+// and one-line usage errors naming the field.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "memfit/request_json.h"
+
+namespace memfit {
+namespace {
+
+EstimateRequest parsed(std::string_view body) {
+  Result<EstimateRequest> r = parse_estimate_request_json(body);
+  EXPECT_TRUE(r.ok()) << r.error().message();
+  return r.ok() ? *r : EstimateRequest{};
+}
+
+Error refused(std::string_view body) {
+  Result<EstimateRequest> r = parse_estimate_request_json(body);
+  EXPECT_FALSE(r.ok()) << body;
+  return r.ok() ? Error("accepted") : r.error();
+}
+
+TEST(RequestJson, DefaultsWhenOnlyTheModelIsGiven) {
+  EstimateRequest r = parsed(R"({"model": "m"})");
+  EXPECT_EQ(r.model, "m");
+  EXPECT_EQ(r.max_tokens, 8192u);
+  EXPECT_EQ(r.batch, 1u);
+  EXPECT_FALSE(r.kv_cache_mode || r.cache_type_k || r.cache_type_v);
+  EXPECT_EQ(r.quant, "");
+  EXPECT_FALSE(r.backend.has_value());
+  EXPECT_EQ(r.device.kind, DeviceSelector::Kind::kAuto);
+  EXPECT_FALSE(r.memory_limit_bytes.has_value());
+  EXPECT_EQ(r.parallel.tensor_parallel, 1u);
+  EXPECT_EQ(r.parallel.pipeline_parallel, 1u);
+  EXPECT_EQ(r.parallel.engine, ParallelEngine::kVllm);
+  EXPECT_FALSE(r.engine.has_value());
+}
+
+TEST(RequestJson, EveryField) {
+  EstimateRequest r = parsed(R"({
+    "model": "m", "max_tokens": 32768, "batch": 4, "kv_cache_mode": "q8_0",
+    "cache_type_k": "i8", "cache_type_v": "int8", "quant": "int4", "backend": "rocm",
+    "device": "cuda:1", "memory_limit": "1.5G", "tensor_parallel": 2,
+    "pipeline_parallel": 3, "parallel_engine": "mlx", "engine": "mlxcel"})");
+  EXPECT_EQ(r.max_tokens, 32768u);
+  EXPECT_EQ(r.batch, 4u);
+  EXPECT_EQ(r.kv_cache_mode, KvElement::kInt8);
+  EXPECT_EQ(r.cache_type_k, KvElement::kInt8);
+  EXPECT_EQ(r.cache_type_v, KvElement::kInt8);
+  EXPECT_EQ(r.quant, "int4");
+  EXPECT_EQ(r.backend, Backend::kRocm);
+  EXPECT_EQ(r.device.kind, DeviceSelector::Kind::kCuda);
+  EXPECT_EQ(r.device.index, 1);
+  // 1.5 x 2^30 = 1,610,612,736.
+  EXPECT_EQ(r.memory_limit_bytes, 1'610'612'736u);
+  EXPECT_EQ(r.parallel.tensor_parallel, 2u);
+  EXPECT_EQ(r.parallel.pipeline_parallel, 3u);
+  EXPECT_EQ(r.parallel.engine, ParallelEngine::kMlx);
+  EXPECT_EQ(r.engine, Engine::kMlxcel);
+}
+
+TEST(RequestJson, NullIsAbsentAndAZeroLimitIsUnset) {
+  EstimateRequest r = parsed(R"({"model": "m", "max_tokens": null, "memory_limit": 0})");
+  EXPECT_EQ(r.max_tokens, 8192u);
+  EXPECT_FALSE(r.memory_limit_bytes.has_value());
+  r = parsed(R"({"model": "m", "memory_limit": "none"})");
+  EXPECT_FALSE(r.memory_limit_bytes.has_value());
+  r = parsed(R"({"model": "m", "memory_limit": 1024})");
+  EXPECT_EQ(r.memory_limit_bytes, 1024u);
+}
+
+TEST(RequestJson, ErrorsNameTheFieldOnOneLine) {
+  Error e = refused(R"({"model": "m", "max_tokens": "8192"})");
+  EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+  EXPECT_EQ(e.field(), "max_tokens");
+  EXPECT_EQ(e.message(), "max_tokens: expected a positive integer, got \"8192\"");
+  EXPECT_EQ(e.detail(), "expected a positive integer, got \"8192\"");
+
+  e = refused(R"({"model": "m", "tensor_parallel": 0})");
+  EXPECT_EQ(e.message(), "tensor_parallel: expected a positive integer, got 0");
+  e = refused(R"({"model": "m", "device": "gpu0"})");
+  EXPECT_EQ(e.message(), "device: 'gpu0': expected auto, cpu, cuda[:N] or rocm[:N]");
+  e = refused(R"({"model": "m", "parallel_engine": "deepspeed"})");
+  EXPECT_EQ(e.message(), "parallel_engine: 'deepspeed': expected vllm or mlx");
+  e = refused(R"({"model": "m", "memory_limit": true})");
+  EXPECT_EQ(e.message(), "memory_limit: expected a size such as \"48GB\" or bytes, got true");
+  e = refused(R"({"max_tokens": 5})");
+  EXPECT_EQ(e.message(), "model: required");
+  e = refused(R"([1, 2])");
+  EXPECT_EQ(e.message(), "request body must be a JSON object");
+  EXPECT_EQ(e.field(), "");
+}
+
+TEST(RequestJson, UntrustedTextIsEscaped) {
+  // An unknown field's name with a newline and an escape byte: quoted and
+  // escaped, never raw.
+  Error e = refused("{\"model\":\"a\",\"cbched_tok\\ns\\u001b[2J\":6}");
+  EXPECT_EQ(e.message(), "unknown field 'cbched_tok\\ns\\x1b[2J'");
+  e = refused("{\"model\":\"a\",\"backend\":\"cu\\nda\"}");
+  EXPECT_EQ(e.message(), "backend: 'cu\\nda': expected auto, rocm, metal, cuda or cpu");
+  e = refused("{\"model\":\"a\",\"max_tokens\":\"\\u007f\\n\"}");
+  EXPECT_EQ(e.message(), "max_tokens: expected a positive integer, got \"\\u007f\\n\"");
+  e = refused("{\"model\":\"a\",\"memory_limit\":\"5\\nGB\"}");
+  EXPECT_EQ(e.message(),
+            "memory_limit: memory size '5\\nGB': expected bytes or a number with K, M, G or T "
+            "(binary units)");
+}
+
+TEST(RequestJson, ErrorToJson) {
+  EXPECT_EQ(error_to_json(Error::usage("batch", "must be at least 1")).dump(),
+            R"({"kind":"usage","message":"batch: must be at least 1","field":"batch"})");
+  EXPECT_EQ(error_to_json(Error::overflow("x overflows")).dump(),
+            R"({"kind":"overflow","message":"x overflows"})");
+  EXPECT_EQ(error_to_json(Error("no such file")).dump(),
+            R"({"kind":"input","message":"no such file"})");
+}
+
+}  // namespace
+}  // namespace memfit

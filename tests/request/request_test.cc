@@ -1,0 +1,278 @@
+// prepare() and run() over a fake context: the order of the checks, the
+// kinds of errors and warnings, and which limit becomes the budget.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "memfit/model_spec.h"
+#include "memfit/request.h"
+
+namespace memfit {
+namespace {
+
+// A Qwen3-8B-shaped spec: 36 layers, 8 KV heads of 128, hidden 4096,
+// intermediate 12288, vocabulary 151936.
+ModelSpec qwen3_8b_spec() {
+  Result<ModelSpec> spec = parse_model_config(R"({
+    "model_type": "qwen3", "num_hidden_layers": 36, "hidden_size": 4096,
+    "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+    "intermediate_size": 12288, "vocab_size": 151936})");
+  EXPECT_TRUE(spec.ok()) << spec.error().message();
+  return spec.ok() ? *spec : ModelSpec{};
+}
+
+class FakeContext : public RequestContext {
+ public:
+  FakeContext() {
+    model_.path = "/models/qwen3-8b";
+    model_.has_config = true;
+    model_.spec = qwen3_8b_spec();
+    model_.weights.bytes = 16ull << 30;
+    model_.weights.source = WeightsSource::kSafetensorsHeader;
+    host_.os = "linux";
+    host_.ram_total_bytes = 64ull << 30;
+    host_.ram_available_bytes = 48ull << 30;
+    host_.budget_bytes = 48ull << 30;
+    host_.budget_source = BudgetSource::kMeminfoAvailable;
+    host_.device = "cpu";
+  }
+
+  Result<std::shared_ptr<const Model>> open_model(const std::string& name,
+                                                  const OpenModelOptions& options) override {
+    ++opens;
+    opened_name = name;
+    kept_tensors = options.keep_tensors;
+    if (!open_error.empty()) return Error(open_error);
+    return std::shared_ptr<const Model>(std::make_shared<Model>(model_));
+  }
+  const EstimateSettings& settings() const override { return settings_; }
+  const std::vector<std::string>& settings_warnings() const override { return settings_warnings_; }
+  Platform platform() const override { return Platform{}; }
+  HostMemoryStatus host_memory(const DeviceSelector& device) override {
+    HostMemoryStatus status = host_;
+    if (device.kind == DeviceSelector::Kind::kCuda) {
+      status.budget_bytes = 0;
+      status.budget_source = BudgetSource::kDeviceMissing;
+      status.device_error = "cuda:0 is not among the 0 GPUs found";
+    }
+    if (settings_.memory_limit_bytes) apply_explicit_limit(status, *settings_.memory_limit_bytes);
+    return status;
+  }
+
+  Model model_;
+  HostMemoryStatus host_;
+  EstimateSettings settings_;
+  std::vector<std::string> settings_warnings_;
+  std::string open_error;
+  int opens = 0;
+  std::string opened_name;
+  bool kept_tensors = false;
+};
+
+EstimateRequest request_for(std::string model = "qwen3-8b") {
+  EstimateRequest r;
+  r.model = std::move(model);
+  return r;
+}
+
+TEST(Request, UsageErrorsComeBeforeTheModelIsOpened) {
+  FakeContext context;
+  EstimateRequest r = request_for();
+  r.max_tokens = 0;
+  Result<PreparedRequest> p = prepare(r, context);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().kind(), ErrorKind::kUsage);
+  EXPECT_EQ(p.error().field(), "max_tokens");
+  EXPECT_EQ(p.error().message(), "max_tokens: must be at least 1");
+
+  r = request_for();
+  r.cache_type_k = KvElement::kInt8;
+  p = prepare(r, context);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().kind(), ErrorKind::kUsage);
+  EXPECT_EQ(p.error().field(), "");
+  EXPECT_EQ(p.error().message(), "the K and V cache types go together: give both or neither");
+
+  r = request_for("");
+  p = prepare(r, context);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().message(), "model: required");
+  EXPECT_EQ(context.opens, 0);
+}
+
+TEST(Request, KvWidthFromModeOrFromKAndV) {
+  FakeContext context;
+  EstimateRequest r = request_for();
+  r.kv_cache_mode = KvElement::kInt8;
+  Result<PreparedRequest> p = prepare(r, context);
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  EXPECT_EQ(p->inputs.kv_element, KvElement::kInt8);
+  EXPECT_TRUE(p->warnings.empty());
+
+  // K and V differ: the wider, fp16, with a request warning.
+  r = request_for();
+  r.cache_type_k = KvElement::kInt8;
+  r.cache_type_v = KvElement::kFp16;
+  p = prepare(r, context);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->inputs.kv_element, KvElement::kFp16);
+  ASSERT_EQ(p->warnings.size(), 1u);
+  EXPECT_EQ(p->warnings[0].kind, WarningKind::kRequest);
+
+  // A mode that disagrees with K and V.
+  r.kv_cache_mode = KvElement::kInt8;
+  p = prepare(r, context);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().kind(), ErrorKind::kUsage);
+}
+
+TEST(Request, WarningsInOrderWithTheirKinds) {
+  FakeContext context;
+  context.settings_warnings_ = {"MEMFIT_HEADROOM_FACTOR 'x' is not a number: 1.20 is used"};
+  context.model_.warnings = {"model_type 'x' is not one memfit knows"};
+  context.host_.warnings = {"MEMFIT_NVML_LIBRARY 'y' would not load"};
+  EstimateRequest r = request_for();
+  r.cache_type_k = KvElement::kInt8;
+  r.cache_type_v = KvElement::kFp16;
+  Result<PreparedRequest> p = prepare(r, context);
+  ASSERT_TRUE(p.ok());
+  ASSERT_EQ(p->warnings.size(), 4u);
+  EXPECT_EQ(p->warnings[0].kind, WarningKind::kSettings);
+  EXPECT_EQ(p->warnings[1].kind, WarningKind::kRequest);
+  EXPECT_EQ(p->warnings[2].kind, WarningKind::kModel);
+  EXPECT_EQ(p->warnings[3].kind, WarningKind::kHost);
+  EXPECT_EQ(p->warnings[3].text, "MEMFIT_NVML_LIBRARY 'y' would not load");
+}
+
+TEST(Request, TheRequestsLimitWinsOverTheContextsAndTheHosts) {
+  FakeContext context;
+  Result<PreparedRequest> p = prepare(request_for(), context);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->budget.budget_bytes, 48ull << 30);
+  EXPECT_EQ(p->budget.source, BudgetSource::kMeminfoAvailable);
+
+  context.settings_.memory_limit_bytes = 32ull << 30;
+  p = prepare(request_for(), context);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->budget.budget_bytes, 32ull << 30);
+  EXPECT_EQ(p->budget.source, BudgetSource::kExplicit);
+
+  EstimateRequest r = request_for();
+  r.memory_limit_bytes = 8ull << 30;
+  p = prepare(r, context);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->budget.budget_bytes, 8ull << 30);
+  EXPECT_EQ(p->budget.source, BudgetSource::kExplicit);
+  // The host-shadow comparison keeps the host's own figure.
+  EXPECT_EQ(p->budget.ram_available_bytes, 48ull << 30);
+}
+
+TEST(Request, AMissingDeviceIsAHostErrorUnlessALimitIsGiven) {
+  FakeContext context;
+  EstimateRequest r = request_for();
+  r.device.kind = DeviceSelector::Kind::kCuda;
+  Result<PreparedRequest> p = prepare(r, context);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().kind(), ErrorKind::kHost);
+  EXPECT_EQ(p.error().message(), "cuda:0 is not among the 0 GPUs found");
+
+  r.memory_limit_bytes = 24ull << 30;
+  p = prepare(r, context);
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  EXPECT_EQ(p->budget.budget_bytes, 24ull << 30);
+  ASSERT_EQ(p->warnings.size(), 1u);
+  EXPECT_EQ(p->warnings[0].kind, WarningKind::kHost);
+  EXPECT_EQ(p->warnings[0].text, "cuda:0 is not among the 0 GPUs found");
+}
+
+TEST(Request, TheModelsErrorKeepsItsKindAndText) {
+  FakeContext context;
+  context.open_error = "'/models/x/config.json': not JSON";
+  Result<PreparedRequest> p = prepare(request_for("x"), context);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().kind(), ErrorKind::kInput);
+  EXPECT_EQ(p.error().message(), "'/models/x/config.json': not JSON");
+  EXPECT_EQ(context.opened_name, "x");
+}
+
+TEST(Request, RunEstimatesWithThePreparedInputs) {
+  FakeContext context;
+  EstimateRequest r = request_for();
+  r.max_tokens = 8000;  // rounded up to 8192 for the cache
+  r.memory_limit_bytes = 64ull << 30;
+  Result<EstimateRun> run = memfit::run(r, context);
+  ASSERT_TRUE(run.ok()) << run.error().message();
+  // KV: 36 layers x 2 x 8 heads x 128 x 2 bytes = 147,456 B/token;
+  // x 8192 tokens = 1,207,959,552.
+  EXPECT_EQ(run->estimate.kv.total_bytes, 1'207'959'552u);
+  EXPECT_EQ(run->estimate.weights_bytes, 16ull << 30);
+  EXPECT_EQ(run->estimate.budget_bytes, 64ull << 30);
+  EXPECT_TRUE(run->fits());
+  EXPECT_FALSE(run->parallel.has_value());
+  EXPECT_FALSE(context.kept_tensors);
+}
+
+TEST(Request, TheAvailableNowWarningHasItsOwnKindAndNeverChangesFits) {
+  FakeContext context;
+  context.host_.ram_available_bytes = 1ull << 30;  // 1 GiB free now, 16 GiB of weights
+  EstimateRequest r = request_for();
+  r.memory_limit_bytes = 64ull << 30;
+  Result<EstimateRun> run = memfit::run(r, context);
+  ASSERT_TRUE(run.ok());
+  ASSERT_FALSE(run->warnings.empty());
+  EXPECT_EQ(run->warnings.back().kind, WarningKind::kAvailableNow);
+  EXPECT_EQ(run->warnings.back().text.rfind("WARNING: memory available now", 0), 0u);
+  EXPECT_TRUE(run->fits());
+}
+
+TEST(Request, AParallelPlanOpensTheModelWithItsTensorsAndRefusalsAreUsageErrors) {
+  FakeContext context;
+  EstimateRequest r = request_for();
+  r.memory_limit_bytes = 64ull << 30;
+  r.parallel.tensor_parallel = 2;
+  Result<EstimateRun> run = memfit::run(r, context);
+  ASSERT_TRUE(run.ok()) << run.error().message();
+  EXPECT_TRUE(context.kept_tensors);
+  ASSERT_TRUE(run->parallel.has_value());
+  EXPECT_EQ(run->parallel->ranks.size(), 2u);
+
+  r.parallel.tensor_parallel = 3;  // 32 heads
+  run = memfit::run(r, context);
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.error().kind(), ErrorKind::kUsage);
+  EXPECT_EQ(run.error().message().rfind("tensor parallel 3 x pipeline parallel 1: ", 0), 0u)
+      << run.error().message();
+}
+
+TEST(Request, OverflowIsItsOwnKindAndNamesTheModel) {
+  FakeContext context;
+  EstimateRequest r = request_for();
+  r.max_tokens = 1ull << 62;
+  r.batch = 1ull << 20;
+  Result<EstimateRun> run = memfit::run(r, context);
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.error().kind(), ErrorKind::kOverflow);
+  EXPECT_EQ(run.error().message().rfind("qwen3-8b: ", 0), 0u) << run.error().message();
+}
+
+TEST(RequestParsers, NamesAndAliases) {
+  EXPECT_EQ(*parse_kv_element("bf16"), KvElement::kFp16);
+  EXPECT_EQ(*parse_kv_element("q8_0"), KvElement::kInt8);
+  Result<KvElement> bad = parse_kv_element("q4\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind(), ErrorKind::kUsage);
+  EXPECT_EQ(bad.error().message(), "'q4\\n': expected fp16 or int8");
+  EXPECT_EQ(*parse_backend("auto"), std::nullopt);
+  EXPECT_EQ(*parse_backend("rocm"), Backend::kRocm);
+  EXPECT_FALSE(parse_backend("tpu").ok());
+  EXPECT_EQ(*parse_engine("mlxcel"), Engine::kMlxcel);
+  EXPECT_EQ(*parse_engine("auto"), std::nullopt);
+  EXPECT_EQ(parse_engine("vllm").error().kind(), ErrorKind::kUsage);
+  EXPECT_EQ(*parse_quant_label("int4"), "int4");
+  EXPECT_FALSE(parse_quant_label("int3").ok());
+}
+
+}  // namespace
+}  // namespace memfit
