@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   }
   memfit::MemoryBudget budget;
   budget.budget_bytes = 64ull << 30;
-  budget.source = "explicit";
+  budget.source = memfit::BudgetSource::kExplicit;
   // Default settings, not the environment's: the figures must not depend on
   // MEMFIT_* variables where the test runs.
   memfit::Result<memfit::Estimate> estimate =
