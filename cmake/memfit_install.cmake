@@ -13,10 +13,15 @@
 #                                       memfit::memfit_c, and with COMPONENTS
 #                                       static, memfit::memfit_static
 #   <libdir>/pkgconfig/memfit_c.pc, memfit.pc
+#   lib/python3/dist-packages/memfit/   the Python module (where Debian's python3
+#                                       looks under /usr/local); it loads
+#                                       lib/libmemfit_c.so beside it, else the
+#                                       system's search
 #
 # Components, for packagers and for tests/package: memfit_runtime (the
 # commands), memfit_library (the shared libraries a program runs with),
-# memfit_development (headers, libmemfit.a, the .so links, package files).
+# memfit_development (headers, libmemfit.a, the .so links, package files),
+# memfit_python (the Python module).
 include(CMakePackageConfigHelpers)
 
 install(TARGETS memfit_cli memfit_serve
@@ -29,6 +34,10 @@ install(TARGETS memfit_shared memfit_c EXPORT memfitTargets
 # the config looks for only when COMPONENTS static asks for this target.
 install(TARGETS memfit EXPORT memfitStaticTargets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT memfit_development)
+
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/python/memfit"
+  DESTINATION "lib/python3/dist-packages" COMPONENT memfit_python
+  PATTERN "__pycache__" EXCLUDE)
 
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/memfit"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT memfit_development

@@ -8,6 +8,8 @@
 #      --libs memfit_c);
 #   3. consumer_cxx/main.cc through pkg-config: c++ -std=c++20 main.cc
 #      $(pkg-config --cflags --libs memfit);
+#   4. the Python module, imported from the prefix with no hint where the C
+#      library is (it loads the one installed beside it);
 # then runs each on the bundled example and checks its figures and what it
 # links. Prints "package test passed" at the end; exits non-zero on the
 # first failure.
@@ -44,7 +46,7 @@ lacks() {
 }
 
 echo "== cmake --install into $prefix (library and development components)"
-for component in memfit_library memfit_development; do
+for component in memfit_library memfit_development memfit_python; do
   "$CMAKE" --install "$MEMFIT_BUILD_DIR" --prefix "$prefix" --component "$component" >/dev/null
 done
 libdir="$prefix/$MEMFIT_LIBDIR"
@@ -102,5 +104,15 @@ needs "$work/consumer_cxx_pc" "libmemfit.so.$soversion"
 LD_LIBRARY_PATH="$libdir"
 export LD_LIBRARY_PATH
 check_cxx "$work/consumer_cxx_pc" "$MEMFIT_EXAMPLE"
+
+# The sanitizer build's library cannot be loaded by an uninstrumented
+# python3; tests/python covers the module in the release build.
+if [ -z "$flags" ] && command -v python3 >/dev/null 2>&1; then
+  echo "== the Python module from the prefix"
+  out="$(env -u MEMFIT_LIBRARY -u LD_LIBRARY_PATH PYTHONPATH="$prefix/lib/python3/dist-packages" \
+    python3 -c 'import memfit, sys; r = memfit.estimate(sys.argv[1], memory_limit="64GiB"); print(r["total_bytes"], r["fits"])' \
+    "$MEMFIT_EXAMPLE")" || fail "the installed Python module failed"
+  [ "$out" = "11764806400 True" ] || fail "the installed Python module printed '$out'"
+fi
 
 echo "package test passed"
