@@ -36,6 +36,9 @@ Result<FitRequest> parse_fit_request(std::string_view body) {
   if (Status sizing = request::read_sizing_fields(fields, request.request); !sizing.ok()) {
     return sizing.error();
   }
+  if (wants_parallel_plan(request.request.parallel)) {
+    return Error::usage("/v1/fit solves for one device; a per-rank plan is /v1/estimate's");
+  }
 
   if (const Json* curve = fields.find("curve_tokens")) {
     const std::string what = fmt::format("an array of at most {} integers from 1 to {}",

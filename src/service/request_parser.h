@@ -24,7 +24,8 @@ namespace memfit::service {
 inline constexpr size_t kMaxCurvePoints = 256;
 
 //   every field of an estimate request (request_json.h) but max_tokens and
-//   the KV fields, which /v1/fit varies (refused as unknown fields), and
+//   the KV fields, which /v1/fit varies (refused as unknown fields), with
+//   one rank only (the solver answers for one device), and
 //   curve_tokens  up to kMaxCurvePoints integers 1..kMaxSolvedTokens (any
 //                 order, repeats allowed), default none: the contexts at
 //                 which to report the total for each KV mode
