@@ -139,7 +139,7 @@ check("limit: 8GB is 8 x 2^30, explicit",
 
 check("bad_device: exit 2", read("bad_device", "rc").strip() == "2")
 check("bad_device: usage line",
-      read("bad_device", "err") == 'memfit: host: --device: device "gpu0": expected auto, cpu, cuda[:N] or rocm[:N]\n',
+      read("bad_device", "err") == "memfit: host: --device: 'gpu0': expected auto, cpu, cuda[:N] or rocm[:N]\n",
       repr(read("bad_device", "err")))
 
 missing = host_json("missing_library")
