@@ -14,9 +14,8 @@
 #include <sstream>
 #include <thread>
 
-#include <httplib.h>
-
 #include "service/service_fixture.h"
+#include "support/http_test_client.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 
@@ -104,14 +103,13 @@ TEST(ServiceCli, ServesUntilSignalled) {
     ServeProcess serve({"--model-root", kExamplesRoot, "--memory-limit", "48GB"});
     const int port = serve.wait_for_port();
     ASSERT_GT(port, 0) << serve.err();
-    httplib::Client client("127.0.0.1", port);
-    client.set_connection_timeout(5, 0);
-    client.set_read_timeout(10, 0);
-    httplib::Result r = client.Get("/healthz");
-    ASSERT_TRUE(r);
+    Result<testing::HttpTestConnection> client = testing::HttpTestConnection::open(port);
+    ASSERT_TRUE(client.ok()) << client.error().message();
+    Result<testing::HttpReply> r = client->request("GET", "/healthz");
+    ASSERT_TRUE(r.ok()) << r.error().message();
     EXPECT_EQ(r->status, 200);
-    r = client.Post("/v1/estimate", R"({"model":"Qwen3-14B-MLX-4bit"})", "application/json");
-    ASSERT_TRUE(r);
+    r = client->request("POST", "/v1/estimate", R"({"model":"Qwen3-14B-MLX-4bit"})");
+    ASSERT_TRUE(r.ok()) << r.error().message();
     EXPECT_EQ(r->status, 200);
     nlohmann::json j = nlohmann::json::parse(r->body);
     EXPECT_EQ(j["total_bytes"], 11764806400u);
