@@ -2,17 +2,21 @@
 // to src/service; everything here runs on the server's one I/O thread
 // unless a comment says otherwise.
 //
-// A connection's life (each phase has at most one timer running):
+// A connection's phases, each with at most one timer running:
 //
-//   kIdle ──first byte──> kReading ──whole request──> kHandling ──> kWriting ─┐
-//     ^   (idle_timeout_ms)  (request_deadline_ms)                (write_     │
-//     │                           │ over a limit, malformed,        deadline_ms)
-//     │                           │ or deadline: an error answer ──> kWriting │
-//     └────────────── keep-alive ─────────────────────────────────────────────┤
-//                                                                              v
-//                                    kClosed <── kLingering (send side shut, the
-//                                                rest of the request discarded,
-//                                                at most 1 s)
+//   phase       what happens                           when its timer runs out
+//   kIdle       waiting for a request's first byte     idle_timeout_ms: closed
+//   kReading    the head, then the body                request_deadline_ms: 408
+//   kHandling   the handler (inline or on a worker)    no timer: the pools bound it
+//   kWriting    the answer                             write_deadline_ms: closed
+//   kLingering  send side shut; what the client still  1 s (or 1 MiB read): closed
+//               sends is read and dropped
+//   kClosed     released from the limits
+//
+//   kIdle -> kReading -> kHandling -> kWriting -> kIdle         (keep-alive)
+//                                              -> kLingering    (Connection: close)
+//   kReading -> kWriting: an error answer (over a limit, malformed, the deadline)
+//   a refused connection starts in kWriting with its 503
 //
 // The request deadline runs from the first byte of the request line to the
 // last byte of the body, across every read, so a client sending a byte a
@@ -28,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <unordered_set>
+#include <utility>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
