@@ -16,7 +16,10 @@
 #include <string>
 #include <thread>
 
-#include <httplib.h>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
 
 #include "memfit/service.h"
 
@@ -103,16 +106,46 @@ struct LoopbackServer {
 };
 
 void BM_HttpEstimateKeepAlive(benchmark::State& state) {
+  namespace beast = boost::beast;
+  namespace http = boost::beast::http;
+  using boost::asio::ip::tcp;
   static LoopbackServer loopback;
-  httplib::Client client("127.0.0.1", loopback.port);
-  client.set_keep_alive(true);
-  client.set_tcp_nodelay(true);  // else Nagle and delayed ACKs add ~40 ms a request
-  const std::string body = estimate_body();
+  boost::asio::io_context io;
+  tcp::socket socket(io);
+  boost::system::error_code ec;
+  socket.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"),
+                               static_cast<unsigned short>(loopback.port)),
+                 ec);
+  if (ec) {
+    state.SkipWithError("cannot connect");
+    return;
+  }
+  socket.set_option(tcp::no_delay(true));  // else Nagle and delayed ACKs add ~40 ms a request
+  http::request<http::string_body> request(http::verb::post, "/v1/estimate", 11);
+  request.set(http::field::host, "127.0.0.1");
+  request.set(http::field::content_type, "application/json");
+  request.body() = estimate_body();
+  request.prepare_payload();
+  beast::flat_buffer buffer;
   for (auto _ : state) {
-    httplib::Result r = client.Post("/v1/estimate", body, "application/json");
-    if (!r || r->status != 200) {
+    http::response<http::string_body> response;
+    http::write(socket, request, ec);
+    if (!ec) http::read(socket, buffer, response, ec);
+    if (ec || response.result_int() != 200) {
       state.SkipWithError("HTTP request failed");
       break;
+    }
+    if (!response.keep_alive()) {  // the server's keep-alive request cap: reconnect
+      socket.close();
+      socket.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"),
+                                   static_cast<unsigned short>(loopback.port)),
+                     ec);
+      if (ec) {
+        state.SkipWithError("cannot reconnect");
+        break;
+      }
+      socket.set_option(tcp::no_delay(true));
+      buffer.clear();
     }
   }
   state.SetItemsProcessed(state.iterations());

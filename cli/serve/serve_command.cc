@@ -3,6 +3,9 @@
 //
 //   memfit serve [--listen 127.0.0.1:8765] [--model-root DIR ...]
 //                [--memory-limit SIZE] [--device D] [--threads N]
+//                [--max-queued-requests N] [--max-connections N]
+//                [--max-connections-per-address N]
+//                [--request-deadline-ms MS] [--idle-timeout-ms MS]
 //
 // Prints the address it listens on to stderr, serves until SIGINT or
 // SIGTERM, then exits 0. Exit 2 for a bad option, 1 when the address
@@ -12,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +24,7 @@
 #include <fmt/ranges.h>
 
 #include "commands.h"
+#include "serve/open_files_limit.h"
 #include "serve/serve_command.h"
 #include "memfit/memory_size.h"
 #include "memfit/environment.h"
@@ -35,7 +40,7 @@ struct ServeOptions {
   std::vector<std::string> model_roots;
   std::string memory_limit;  // "" = not given
   std::string device = "auto";
-  size_t threads = 8;
+  HttpServerOptions server;  // --threads and the limits
 };
 
 // Set by the signal handler, polled by the watcher thread: a lock-free
@@ -83,14 +88,24 @@ int run_serve(const ServeOptions& o) {
     return kExitUsage;
   }
   for (const std::string& w : warnings) print_line("warning: " + w);
+  service_options.settings_warnings = std::move(warnings);  // and in every estimate
 
   Result<std::unique_ptr<Service>> service = Service::create(std::move(service_options));
   if (!service.ok()) {
     print_line("serve: " + service.error().message());
-    return kExitUsage;
+    return service.error().kind() == ErrorKind::kUsage ? kExitUsage : kExitError;
   }
-  HttpServerOptions server_options;
-  server_options.worker_threads = o.threads;
+  HttpServerOptions server_options = o.server;
+  if (std::optional<OpenFilesLimit> files =
+          fit_open_files_limit(server_options.max_connections, server_options.worker_threads)) {
+    if (files->connections_allowed < server_options.max_connections) {
+      print_line(fmt::format(
+          "warning: the open-file limit ({}) allows {} connections: --max-connections lowered "
+          "from {} (raise it with ulimit -n)",
+          files->soft_limit, files->connections_allowed, server_options.max_connections));
+      server_options.max_connections = files->connections_allowed;
+    }
+  }
   HttpServer server(**service, server_options);
   Result<int> port = server.bind(*address);
   if (!port.ok()) {
@@ -148,8 +163,36 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   command->add_option("--memory-limit", options->memory_limit,
                       "memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT");
   command->add_option("--device", options->device, "budget device: auto, cpu, cuda:N or rocm:N");
-  command->add_option("--threads", options->threads, "worker threads")
+  HttpServerOptions& server = options->server;
+  command
+      ->add_option("--threads", server.worker_threads, "worker threads for the endpoints that work")
       ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  command
+      ->add_option("--max-queued-requests", server.max_queued_requests,
+                   "requests that wait for a busy worker; past them: 503")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  command
+      ->add_option("--max-connections", server.max_connections,
+                   "connections held at once; past them: 503 at accept")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  command
+      ->add_option("--max-connections-per-address", server.max_connections_per_address,
+                   "connections held at once from one client IP; behind a proxy, raise it to "
+                   "--max-connections")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  command
+      ->add_option("--request-deadline-ms", server.request_deadline_ms,
+                   "from a request's first byte to the end of its body; then 408")
+      ->check(CLI::Range(1, 3600000))
+      ->capture_default_str();
+  command
+      ->add_option("--idle-timeout-ms", server.idle_timeout_ms,
+                   "an open connection with no request begun is closed after this")
+      ->check(CLI::Range(1, 3600000))
       ->capture_default_str();
   command->callback([options, &exit_code] { exit_code = run_serve(*options); });
 }

@@ -20,7 +20,7 @@
 //
 // Service is the whole service without sockets: handle() maps a method,
 // path and body to a response, so it can be tested and benchmarked
-// directly. HttpServer binds one Service to a TCP port (cpp-httplib).
+// directly. HttpServer binds one Service to a TCP port.
 #ifndef MEMFIT_SERVICE_H_
 #define MEMFIT_SERVICE_H_
 
@@ -123,18 +123,55 @@ struct ListenAddress {
 // Fails with `listen address 'x': expected host:port with a port 0-65535`.
 Result<ListenAddress> parse_listen_address(std::string_view text);
 
+// What HttpServer does with a request: the method, the request target (the
+// path, with any query string) and the body, to the response. Called on
+// the server's threads, several at once; must not throw.
+using HttpHandler = std::function<HttpResponse(std::string_view method, std::string_view target,
+                                               std::string_view body)>;
+
+// The limits that keep the server answering under hostile clients
+// (docs/service.md, "Limits", has the reasons for each default). A request
+// over a limit is answered with an error and its connection closed.
 struct HttpServerOptions {
-  size_t worker_threads = 8;             // connections served at once
-  uint64_t read_timeout_ms = 5000;       // per read or write on a connection
-  size_t keep_alive_max_requests = 100;  // then the connection is closed
+  // Threads for the endpoints that do work (estimates, fits, admissions,
+  // models, the page). /healthz is answered on the I/O thread and
+  // /metrics on a thread of its own, so neither waits behind them.
+  size_t worker_threads = 8;
+  // Requests that wait while every worker is busy; one more is answered
+  // 503 (server_busy) at once.
+  size_t max_queued_requests = 64;
+
+  // Connections held at once, in all and from one client IP address. A
+  // connection over either cap is answered 503 (too_many_connections) and
+  // closed without its request being read.
+  size_t max_connections = 2048;
+  size_t max_connections_per_address = 64;
+
+  // From a request's first byte to the last byte of its body: a client
+  // that trickles its request is answered 408 (request_timeout) and
+  // dropped when this runs out, however steadily it sends.
+  uint64_t request_deadline_ms = 10000;
+  // An open connection with no request begun (before the first one, and
+  // between keep-alive requests) is closed after this long.
+  uint64_t idle_timeout_ms = 5000;
+  // Writing one response; a client that does not take it is dropped.
+  uint64_t write_deadline_ms = 5000;
+  // The request line and headers together; larger: 431 (header_too_large).
+  size_t max_header_bytes = 8192;
+  // Requests served on one connection; then it is closed.
+  size_t keep_alive_max_requests = 100;
 };
 
-// A TCP server for one Service. Usage: bind(), then serve() on one thread
-// and stop() from any other (a signal watcher, a test). `service` must
-// outlive the server.
+// A TCP server for one Service (Boost.Beast over Asio). Usage: bind(), then
+// serve() on one thread and stop() from any other (a signal watcher, a
+// test). `service` must outlive the server.
 class HttpServer {
  public:
   explicit HttpServer(Service& service, HttpServerOptions options = {});
+  // Serves `handler` instead of a Service (tests: a handler that blocks
+  // until released fills the workers). Bodies over `max_body_bytes` are
+  // refused with 413 before they are read.
+  HttpServer(HttpHandler handler, size_t max_body_bytes, HttpServerOptions options = {});
   // Stops serving and waits for serve() to return; the caller still joins
   // the thread that ran it.
   ~HttpServer();
@@ -142,14 +179,16 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   // Binds and listens; returns the bound port (the OS's pick for port 0).
-  // Fails with `listen on 127.0.0.1:80: cannot bind`.
+  // Fails with `listen on 127.0.0.1:80: cannot bind: Permission denied`.
   Result<int> bind(const ListenAddress& address);
 
   // Accepts and serves connections until stop(); returns at once when
-  // stop() came first. Precondition: bind() succeeded.
+  // stop() came first. Runs the I/O on the calling thread and the workers
+  // on threads it starts and joins. Precondition: bind() succeeded.
   Status serve();
 
-  // Makes serve() return after the requests in flight are answered.
+  // Makes serve() return: stops accepting, closes every connection that
+  // has no request being handled, and answers the requests being handled.
   // Thread-safe; idempotent; may be called before serve() starts.
   void stop();
 

@@ -1,151 +1,245 @@
-// HttpServer: cpp-httplib (Debian's compiled libcpp-httplib, 0.11) in front
-// of Service::handle. Every method and path goes to the Service, which owns
-// routing, 404 and 405; httplib itself only answers what it refuses before
-// routing (a body over the limit: 413; a malformed request line: 400), and
-// the error handler gives those the service's JSON error body.
+// HttpServer: Boost.Beast over Asio in front of a handler (Service::handle).
 //
-// Stopping: httplib's Server::stop() does nothing until listen_after_bind()
-// has marked the server running, so stop() waits for that, or for serve()
-// to have seen the stop request first (both flags are sequentially
-// consistent atomics: one of the two threads always sees the other's store).
+// Why not a thread per connection (cpp-httplib, which this replaced): there
+// a slow client holds a thread for as long as it trickles, so as many slow
+// clients as threads stop the service, and nothing can refuse a
+// connection before a thread has taken it. Here one I/O thread (serve()'s)
+// multiplexes every connection, each with its own deadline timer
+// (http_connection.h), and threads are spent only on complete requests:
+//
+//   accept ── over a cap? ── yes: canned 503, close (nothing read)
+//     │ no
+//   Connection: read the head and body under one deadline (408), with the
+//     │         header (431) and body (413) limits checked as they arrive
+//     ├── /healthz: answered on the I/O thread
+//     ├── /metrics: a one-thread lane (WorkerPool of 1 and a short queue)
+//     └── the rest: WorkerPool(worker_threads, max_queued_requests); full: 503
+//
+// Stopping: stop() posts to the I/O thread, which closes the acceptor and
+// every connection without a request being handled; io.run() returns once
+// the last answer is written (each queued job holds a work guard).
 #include <atomic>
-#include <charconv>
 #include <chrono>
-#include <thread>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <vector>
 
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include "memfit/service.h"
 #include "service/api_error.h"
+#include "service/http_connection.h"
+#include "service/worker_pool.h"
 
 namespace memfit {
 
-Result<ListenAddress> parse_listen_address(std::string_view text) {
-  const auto fail = [&] {
-    return Error(fmt::format("listen address '{}': expected host:port with a port 0-65535", text));
-  };
-  ListenAddress address;
-  std::string_view port = text;
-  if (size_t colon = text.rfind(':'); colon != std::string_view::npos) {
-    std::string_view host = text.substr(0, colon);
-    port = text.substr(colon + 1);
-    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {  // [::1]:8765
-      host = host.substr(1, host.size() - 2);
-    }
-    if (host.empty()) return fail();
-    address.host = std::string(host);
-  }
-  int value = -1;
-  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-  if (port.empty() || ec != std::errc() || end != port.data() + port.size() || value < 0 ||
-      value > 65535) {
-    return fail();
-  }
-  address.port = value;
-  return address;
+namespace asio = boost::asio;
+using boost::asio::ip::tcp;
+using service::Admission;
+using service::Connection;
+using service::ServerContext;
+
+namespace {
+
+// The /metrics lane: one thread, and scrapes that may wait behind it.
+constexpr size_t kControlQueue = 8;
+// After an accept error other than a client's abort (out of descriptors:
+// EMFILE, ENFILE; out of memory), the pending connection stays in the
+// backlog; accepting again at once would spin.
+constexpr auto kAcceptRetryDelay = std::chrono::milliseconds(100);
+
+// Sent whole, non-blocking, into a new socket's empty buffer when even the
+// refusals are over their cap.
+const std::string& canned_busy() {
+  static const std::string response = [] {
+    const std::string body =
+        "{\"error\":{\"code\":\"too_many_connections\",\"message\":\"too many connections; "
+        "retry later\"}}\n";
+    return fmt::format(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+        "Retry-After: 1\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{}",
+        body.size(), body);
+  }();
+  return response;
 }
+
+}  // namespace
 
 struct HttpServer::Impl {
-  Impl(Service& s, HttpServerOptions o) : service(s), options(o) {}
+  Impl(HttpHandler handler, size_t max_body_bytes, HttpResponse too_large, HttpServerOptions o)
+      : context(io, o, std::move(handler), max_body_bytes, std::move(too_large)) {}
 
-  Service& service;
-  HttpServerOptions options;
-  httplib::Server server;
+  void accept();
+  void on_accepted(tcp::socket socket);
+  void shutdown();  // on the I/O thread
+
+  // Declared first, destroyed last: what is below refers to it.
+  asio::io_context io;
+  ServerContext context;
+  tcp::acceptor acceptor{io};
+  asio::steady_timer accept_retry{io};
   bool bound = false;
+
   std::atomic<bool> stop_requested{false};
-  std::atomic<bool> serving{false};
+  std::mutex mu;
+  std::condition_variable serve_returned;
+  bool serving = false;  // guarded by mu
 };
 
-HttpServer::HttpServer(Service& service, HttpServerOptions options)
-    : impl_(std::make_unique<Impl>(service, options)) {
-  Impl& impl = *impl_;
-  const auto handler = [&service](const httplib::Request& request, httplib::Response& response) {
-    HttpResponse answer = service.handle(request.method, request.path, request.body);
-    response.status = answer.status;
-    for (const auto& [name, value] : answer.headers) response.set_header(name, value);
-    response.set_content(answer.body, answer.content_type);
-  };
-  const std::string any = ".*";
-  impl.server.Get(any, handler);
-  impl.server.Post(any, handler);
-  impl.server.Put(any, handler);
-  impl.server.Patch(any, handler);
-  impl.server.Delete(any, handler);
-  impl.server.Options(any, handler);
-  impl.server.set_error_handler(httplib::Server::HandlerWithResponse(
-      [&service](const httplib::Request&, httplib::Response& response) {
-        if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        HttpResponse answer =
-            response.status == 413
-                ? service.payload_too_large()
-                : service::error_response(service::ApiError{
-                      response.status, response.status == 400 ? "bad_request" : "http_error",
-                      fmt::format("HTTP {}: the request was refused before routing",
-                                  response.status),
-                      service::Json::object()});
-        response.set_content(answer.body, answer.content_type);
-        return httplib::Server::HandlerResponse::Handled;
-      }));
-  impl.server.set_payload_max_length(service.max_body_bytes());
-  const auto read_timeout = std::chrono::milliseconds(options.read_timeout_ms);
-  impl.server.set_read_timeout(read_timeout);
-  impl.server.set_write_timeout(read_timeout);
-  // Idle keep-alive connections hold a worker until this runs out, and
-  // stop() waits for the workers.
-  impl.server.set_keep_alive_timeout(2);
-  impl.server.set_keep_alive_max_count(options.keep_alive_max_requests);
-  impl.server.set_tcp_nodelay(true);
-  // httplib sets SO_REUSEPORT by default, which lets a second server bind
-  // the same port and silently share its connections; SO_REUSEADDR alone
-  // only allows a restart while old connections linger in TIME_WAIT.
-  impl.server.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const char*>(&yes), sizeof(yes));
+void HttpServer::Impl::accept() {
+  acceptor.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
+    if (context.stopping) return;
+    if (!ec) {
+      on_accepted(std::move(socket));
+      accept();
+      return;
+    }
+    if (ec == asio::error::operation_aborted) return;
+    if (ec == asio::error::connection_aborted) {  // that client gave up: the next one
+      accept();
+      return;
+    }
+    accept_retry.expires_after(kAcceptRetryDelay);
+    accept_retry.async_wait([this](boost::system::error_code wait_ec) {
+      if (!wait_ec && !context.stopping) accept();
+    });
   });
-  const size_t threads = options.worker_threads > 0 ? options.worker_threads : 1;
-  impl.server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
 }
+
+void HttpServer::Impl::on_accepted(tcp::socket socket) {
+  boost::system::error_code ec;
+  const tcp::endpoint peer = socket.remote_endpoint(ec);
+  if (ec) return;                              // reset before we looked: the socket closes here
+  socket.set_option(tcp::no_delay(true), ec);  // small answers, no Nagle delay
+  std::string address = peer.address().to_string();
+  const Admission admission = context.limits.try_admit(address);
+  if (admission == Admission::kAdmitted) {
+    std::make_shared<Connection>(context, std::move(socket), std::move(address), true)->start();
+    return;
+  }
+  if (context.refusals_in_flight < service::kMaxRefusalsInFlight) {
+    ++context.refusals_in_flight;
+    std::make_shared<Connection>(context, std::move(socket), std::move(address), false)
+        ->refuse(admission);
+    return;
+  }
+  socket.non_blocking(true, ec);
+  socket.write_some(asio::buffer(canned_busy()), ec);
+  socket.close(ec);
+}
+
+void HttpServer::Impl::shutdown() {
+  if (context.stopping) return;
+  context.stopping = true;
+  boost::system::error_code ignored;
+  acceptor.close(ignored);
+  accept_retry.cancel();
+  std::vector<std::shared_ptr<Connection>> live;
+  live.reserve(context.live.size());
+  for (Connection* c : context.live) live.push_back(c->shared_from_this());
+  for (const std::shared_ptr<Connection>& c : live) c->on_server_stop();
+}
+
+HttpServer::HttpServer(Service& service, HttpServerOptions options)
+    : impl_(std::make_unique<Impl>(
+          [&service](std::string_view method, std::string_view target, std::string_view body) {
+            return service.handle(method, target, body);
+          },
+          service.max_body_bytes(), service.payload_too_large(), options)) {}
+
+HttpServer::HttpServer(HttpHandler handler, size_t max_body_bytes, HttpServerOptions options)
+    : impl_(std::make_unique<Impl>(
+          std::move(handler), max_body_bytes,
+          service::error_response(
+              service::ApiError{413, "payload_too_large",
+                                fmt::format("request body larger than {} bytes", max_body_bytes),
+                                service::Json::object()}),
+          options)) {}
 
 HttpServer::~HttpServer() {
   stop();
-  while (impl_->serving) std::this_thread::yield();
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  impl_->serve_returned.wait(lock, [this] { return !impl_->serving; });
 }
 
 Result<int> HttpServer::bind(const ListenAddress& address) {
-  bool ok = false;
-  int port = address.port;
-  if (address.port == 0) {
-    port = impl_->server.bind_to_any_port(address.host);
-    ok = port > 0;
-  } else {
-    ok = impl_->server.bind_to_port(address.host, address.port);
+  const auto fail = [&](const boost::system::error_code& ec) {
+    return Error(
+        fmt::format("listen on {}:{}: cannot bind: {}", address.host, address.port, ec.message()));
+  };
+  boost::system::error_code ec;
+  tcp::endpoint endpoint(asio::ip::make_address(address.host, ec),
+                         static_cast<unsigned short>(address.port));
+  if (ec) {  // a name, not an address: "localhost"
+    tcp::resolver resolver(impl_->io);
+    auto results = resolver.resolve(address.host, std::to_string(address.port), ec);
+    if (ec) return fail(ec);
+    if (results.empty()) return fail(asio::error::host_not_found);
+    endpoint = results.begin()->endpoint();
   }
-  if (!ok) return Error(fmt::format("listen on {}:{}: cannot bind", address.host, address.port));
+  tcp::acceptor& acceptor = impl_->acceptor;
+  if (acceptor.is_open()) acceptor.close(ec);
+  acceptor.open(endpoint.protocol(), ec);
+  if (ec) return fail(ec);
+  // SO_REUSEADDR allows a restart while old connections sit in TIME_WAIT;
+  // SO_REUSEPORT, never set, would let a second server share the port.
+  acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    boost::system::error_code ignored;
+    acceptor.close(ignored);
+    return fail(ec);
+  }
+  const tcp::endpoint local = acceptor.local_endpoint(ec);
+  if (ec) return fail(ec);
   impl_->bound = true;
-  return port;
+  return static_cast<int>(local.port());
 }
 
 Status HttpServer::serve() {
-  if (!impl_->bound) return Error("serve: not bound to a port");
-  impl_->serving = true;
-  if (impl_->stop_requested) {
-    impl_->serving = false;
-    return Status::Ok();
+  Impl& impl = *impl_;
+  if (!impl.bound) return Error("serve: not bound to a port");
+  {
+    std::lock_guard<std::mutex> lock(impl.mu);
+    impl.serving = true;
   }
-  const bool ok = impl_->server.listen_after_bind();
-  // listen_after_bind() is false when stop() closed the socket too: only
-  // an unrequested end is an error.
   Status result = Status::Ok();
-  if (!ok && !impl_->stop_requested) result = Error("serve: the listening socket failed");
-  impl_->serving = false;  // the last touch of *impl_: the destructor waits for it
+  if (!impl.stop_requested) {
+    service::WorkerPool workers(impl.context.options.worker_threads,
+                                impl.context.options.max_queued_requests);
+    service::WorkerPool control(1, kControlQueue);
+    impl.context.workers = &workers;
+    impl.context.control = &control;
+    try {
+      impl.accept();
+      impl.io.run();
+    } catch (const std::exception& e) {
+      result = Error(std::string("serve: ") + e.what());
+    }
+    if (!result.ok()) {  // unwind what is left, so the pools can finish
+      impl.io.stop();
+    }
+    impl.context.workers = nullptr;
+    impl.context.control = nullptr;
+  }  // the pools join here: every job has already answered
+  {
+    std::lock_guard<std::mutex> lock(impl.mu);
+    impl.serving = false;
+  }
+  impl.serve_returned.notify_all();
   return result;
 }
 
 void HttpServer::stop() {
   impl_->stop_requested = true;
-  while (impl_->serving && !impl_->server.is_running()) std::this_thread::yield();
-  impl_->server.stop();
+  asio::post(impl_->io, [impl = impl_.get()] { impl->shutdown(); });
 }
 
 }  // namespace memfit

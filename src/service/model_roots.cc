@@ -5,6 +5,8 @@
 // so "..", absolute paths and symlinks cannot lead out.
 #include "service/model_roots.h"
 
+#include "memfit/untrusted_text.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -73,11 +75,15 @@ Result<ModelRoots> ModelRoots::create(const std::vector<std::string>& roots) {
   for (const std::string& given : roots) {
     std::error_code ec;
     fs::path absolute = fs::absolute(given, ec);
-    if (ec) return Error(fmt::format("model root '{}': {}", given, ec.message()));
+    if (ec) {
+      return Error::usage(fmt::format("model root {}: {}", quote_untrusted(given), ec.message()));
+    }
     fs::path real = fs::canonical(given, ec);
-    if (ec) return Error(fmt::format("model root '{}': {}", given, ec.message()));
+    if (ec) {
+      return Error::usage(fmt::format("model root {}: {}", quote_untrusted(given), ec.message()));
+    }
     if (!fs::is_directory(real, ec)) {
-      return Error(fmt::format("model root '{}': not a folder", given));
+      return Error::usage(fmt::format("model root {}: not a folder", quote_untrusted(given)));
     }
     resolved.push_back(Root{normal_string(absolute), normal_string(real)});
   }

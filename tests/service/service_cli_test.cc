@@ -14,9 +14,8 @@
 #include <sstream>
 #include <thread>
 
-#include <httplib.h>
-
 #include "service/service_fixture.h"
+#include "support/http_test_client.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 
@@ -36,12 +35,18 @@ std::string slurp(const std::string& path) {
 }
 
 // `memfit serve --listen 127.0.0.1:0 ...` in the background, its stderr in
-// a file. The destructor kills it if a test left it running.
+// a file, with an open-file limit of `open_files` when it is not 0. The
+// destructor kills it if a test left it running.
 class ServeProcess {
  public:
-  explicit ServeProcess(const std::vector<std::string>& args) {
+  explicit ServeProcess(const std::vector<std::string>& args, int open_files = 0) {
     err_path_ = dir_.file_path("stderr");
-    std::vector<std::string> argv = {MEMFIT_CLI_PATH, "serve", "--listen", "127.0.0.1:0"};
+    std::vector<std::string> argv;
+    if (open_files > 0) {  // the shell sets the limit, then becomes memfit
+      argv = {"/bin/sh", "-c",
+              "ulimit -n " + std::to_string(open_files) + " && exec \"$0\" \"$@\""};
+    }
+    for (const char* a : {MEMFIT_CLI_PATH, "serve", "--listen", "127.0.0.1:0"}) argv.push_back(a);
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> argp;
     for (std::string& a : argv) argp.push_back(a.data());
@@ -104,14 +109,13 @@ TEST(ServiceCli, ServesUntilSignalled) {
     ServeProcess serve({"--model-root", kExamplesRoot, "--memory-limit", "48GB"});
     const int port = serve.wait_for_port();
     ASSERT_GT(port, 0) << serve.err();
-    httplib::Client client("127.0.0.1", port);
-    client.set_connection_timeout(5, 0);
-    client.set_read_timeout(10, 0);
-    httplib::Result r = client.Get("/healthz");
-    ASSERT_TRUE(r);
+    Result<testing::HttpTestConnection> client = testing::HttpTestConnection::open(port);
+    ASSERT_TRUE(client.ok()) << client.error().message();
+    Result<testing::HttpReply> r = client->request("GET", "/healthz");
+    ASSERT_TRUE(r.ok()) << r.error().message();
     EXPECT_EQ(r->status, 200);
-    r = client.Post("/v1/estimate", R"({"model":"Qwen3-14B-MLX-4bit"})", "application/json");
-    ASSERT_TRUE(r);
+    r = client->request("POST", "/v1/estimate", R"({"model":"Qwen3-14B-MLX-4bit"})");
+    ASSERT_TRUE(r.ok()) << r.error().message();
     EXPECT_EQ(r->status, 200);
     nlohmann::json j = nlohmann::json::parse(r->body);
     EXPECT_EQ(j["total_bytes"], 11764806400u);
@@ -120,6 +124,48 @@ TEST(ServiceCli, ServesUntilSignalled) {
     EXPECT_EQ(serve.stop_with(signal), 0) << serve.err();
     EXPECT_NE(serve.err().find("memfit: stopped\n"), std::string::npos) << serve.err();
   }
+}
+
+TEST(ServiceCli, LimitFlagsReachTheServer) {
+  ServeProcess serve({"--model-root", kExamplesRoot, "--request-deadline-ms", "300",
+                      "--max-connections-per-address", "1", "--idle-timeout-ms", "60000"});
+  const int port = serve.wait_for_port();
+  ASSERT_GT(port, 0) << serve.err();
+  // A head that never ends: 408 at the 300 ms deadline (5 s of slack).
+  Result<testing::HttpTestConnection> slow = testing::HttpTestConnection::open(port);
+  ASSERT_TRUE(slow.ok()) << slow.error().message();
+  ASSERT_TRUE(slow->send("GET /healthz HTTP/1.1\r\n").ok());
+  std::string received;
+  EXPECT_TRUE(slow->closed_within(std::chrono::seconds(5), &received));
+  EXPECT_EQ(received.rfind("HTTP/1.1 408 ", 0), 0u) << received;
+  // One connection per address: a second from 127.0.0.2 is refused.
+  Result<testing::HttpTestConnection> first = testing::HttpTestConnection::open(port, "127.0.0.2");
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  Result<testing::HttpReply> r = first->request("GET", "/healthz");
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->status, 200);
+  Result<testing::HttpTestConnection> second = testing::HttpTestConnection::open(port, "127.0.0.2");
+  ASSERT_TRUE(second.ok()) << second.error().message();
+  r = second->request("GET", "/healthz");
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(serve.stop_with(SIGTERM), 0) << serve.err();
+}
+
+TEST(ServiceCli, LowOpenFileLimitLowersMaxConnections) {
+  // 200 descriptors, less the reserve of 64 + 32 + 8 (one per worker
+  // thread) = 104: 96 connections.
+  ServeProcess serve({"--model-root", kExamplesRoot}, /*open_files=*/200);
+  const int port = serve.wait_for_port();
+  ASSERT_GT(port, 0) << serve.err();
+  EXPECT_NE(serve.err().find("memfit: warning: the open-file limit (200) allows 96 connections: "
+                             "--max-connections lowered from 2048 (raise it with ulimit -n)\n"),
+            std::string::npos)
+      << serve.err();
+  Result<testing::HttpReply> r = testing::http_request(port, "GET", "/healthz");
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(serve.stop_with(SIGTERM), 0) << serve.err();
 }
 
 TEST(ServiceCli, BadOptionsAreUsageErrors) {
@@ -133,6 +179,8 @@ TEST(ServiceCli, BadOptionsAreUsageErrors) {
   r = run_memfit({"serve", "--memory-limit", "lots"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("memfit: serve: --memory-limit: ", 0), 0u) << r.err;
+  r = run_memfit({"serve", "--max-connections", "0"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
 TEST(ServiceCli, HelpComesFromTheServiceProgram) {
