@@ -76,10 +76,30 @@ void add_gated_mlp(ParamRole role, std::string_view gate, std::string_view up,
   out.add(role, down, layer, hidden, inter, copies);
 }
 
+// Whether layer `layer` of an MoE config routes to experts or keeps a dense
+// MLP, as transformers builds it: DeepSeek / GLM-4.5 keep the first
+// first_k_dense_replace layers dense and route every moe_layer_freq-th
+// after; Qwen MoE routes every decoder_sparse_step-th layer not named in
+// mlp_only_layers.
+bool is_moe_layer(FieldReader& reader, uint64_t layer) {
+  if (layer < field(reader, {"first_k_dense_replace"})) return false;
+  const uint64_t freq = field(reader, {"moe_layer_freq"});
+  if (freq > 1 && layer % freq != 0) return false;
+  const uint64_t step = field(reader, {"decoder_sparse_step"});
+  if (step > 1 && (layer + 1) % step != 0) return false;
+  if (const nlohmann::json* dense = reader.doc().find("mlp_only_layers");
+      dense != nullptr && dense->is_array()) {
+    for (const nlohmann::json& v : *dense) {
+      if (v.is_number_unsigned() && v.get<uint64_t>() == layer) return false;
+    }
+  }
+  return true;
+}
+
 void add_mlp(FieldReader& reader, const ModelGeometry& g, uint64_t layer, BlockList& out) {
   const uint64_t h = g.hidden;
   const uint64_t experts = field(reader, {"num_experts", "n_routed_experts", "num_local_experts"});
-  if (experts == 0) {
+  if (experts == 0 || !is_moe_layer(reader, layer)) {
     add_gated_mlp(ParamRole::kMlp, "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", h,
                   g.intermediate, layer, 1, out);
     return;

@@ -51,8 +51,11 @@ struct ParamBlock {
 //              hidden], o [hidden, heads x head_dim]; MLA: its low-rank
 //              projections
 //   MLP        gate and up [intermediate, hidden], down [hidden,
-//              intermediate]; MoE: that per routed expert at
+//              intermediate]; MoE layers: that per routed expert at
 //              moe_intermediate, shared experts, a router [experts, hidden]
+//              (the dense layers of an MoE config keep the dense MLP:
+//              first_k_dense_replace, moe_layer_freq, decoder_sparse_step,
+//              mlp_only_layers)
 //   SSM        in [2 x d_inner, hidden] and out [hidden, d_inner]
 //              projections (a Mamba-style estimate)
 //   norms      2 x [hidden]
