@@ -156,8 +156,4 @@ uint64_t count_parameters(const std::vector<ParamBlock>& blocks) {
   return total.saturated();
 }
 
-uint64_t analytical_parameter_count(FieldReader& reader, const ModelSpec& spec) {
-  return count_parameters(analytical_param_blocks(reader, spec));
-}
-
 }  // namespace memfit

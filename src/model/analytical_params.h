@@ -66,9 +66,6 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
 // Parameters in `blocks`; saturates on overflow.
 uint64_t count_parameters(const std::vector<ParamBlock>& blocks);
 
-// 0 when the geometry is too incomplete to count; saturates on overflow.
-uint64_t analytical_parameter_count(FieldReader& reader, const ModelSpec& spec);
-
 }  // namespace memfit
 
 #endif  // MEMFIT_MODEL_ANALYTICAL_PARAMS_H_

@@ -122,13 +122,13 @@ Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenMode
   if (!weights) return weights.error();
   if (weights->found) {
     take_weights(std::move(*weights), options, model);
-  } else if (model.has_config && model.spec.analytical_params > 0) {
+  } else if (model.has_config && model.spec.analytical_weights.bytes > 0) {
     model.weights.source = WeightsSource::kAnalyticalConfig;
     model.weights.verified = false;
-    model.weights.bytes = model.spec.analytical_params * 2;
+    model.weights.bytes = model.spec.analytical_weights.bytes;
     model.warnings.push_back(fmt::format(
-        "{}: no weight files: weights estimated from config.json as {} parameters x 2 bytes", dir,
-        model.spec.analytical_params));
+        "{}: no weight files: weights estimated from config.json as {}", dir,
+        model.spec.analytical_weights.detail));
   } else {
     model.weights.source = WeightsSource::kFallback;
     model.weights.verified = false;
