@@ -8,6 +8,7 @@
 #ifndef MEMFIT_MODEL_SPEC_H_
 #define MEMFIT_MODEL_SPEC_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -66,6 +67,10 @@ struct QuantModuleOverride {
   uint64_t group_size = 0;  // 0: the config's default
 };
 
+// Per-module quantization entries memfit reads from one config (a real one
+// lists one per layer and module at most: a few thousand).
+inline constexpr size_t kMaxQuantModules = 65536;
+
 // The weight quantization a config declares. Header bytes stay the truth
 // for the weights' size; with no weight file on disk it prices the
 // config's parameters (ModelSpec::analytical_weights).
@@ -77,8 +82,10 @@ struct QuantizationInfo {
   std::vector<uint64_t> block_size;  // FP8 weight_block_size, e.g. {128, 128}
   // Modules left unquantized, as written: modules_to_not_convert,
   // ignored_layers, ignore (compressed-tensors), llm_int8_skip_modules.
+  // At most kMaxQuantModules; the rest are not read.
   std::vector<std::string> unquantized_modules;
-  std::vector<QuantModuleOverride> module_overrides;  // MLX per-module settings
+  // MLX per-module settings; at most kMaxQuantModules.
+  std::vector<QuantModuleOverride> module_overrides;
   bool lm_head_quantized = false;  // GPTQ "lm_head": true
   bool double_quant = false;       // bitsandbytes bnb_4bit_use_double_quant
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 #include <utility>
 
 #include "memfit/checked_math.h"
@@ -60,6 +61,73 @@ bool run_matches(const std::vector<std::string>& pattern, const std::vector<std:
   }
   return true;
 }
+
+// pattern_matches on a block whose module path is already split.
+bool matches_path(const ModulePattern& pattern, const ParamBlock& block,
+                  const std::vector<std::string_view>& path) {
+  switch (pattern.scope) {
+    case ModulePattern::Scope::kLayers:
+      if (!block.layer || (pattern.layer && *pattern.layer != *block.layer)) return false;
+      return run_matches(pattern.tokens, path, 0);
+    case ModulePattern::Scope::kOutsideLayers:
+      return !block.layer && !pattern.tokens.empty() && run_matches(pattern.tokens, path, 0);
+    case ModulePattern::Scope::kAnywhere:
+      if (pattern.tokens.empty()) return false;
+      for (size_t at = 0; at < path.size(); ++at) {
+        if (run_matches(pattern.tokens, path, at)) return true;
+      }
+      return false;
+  }
+  return false;
+}
+
+// Patterns from a config, indexed by the decoder layer they name, so that a
+// block is checked against its own layer's patterns and the few that name
+// no single layer. A config lists one entry per layer and module at most
+// (Qwen3-30B-A3B-FP8: 145); patterns naming no single layer past
+// kMaxUnindexedPatterns are ignored, which bounds the work a hostile config
+// can cause to blocks x kMaxUnindexedPatterns.
+constexpr size_t kMaxUnindexedPatterns = 256;
+
+class PatternIndex {
+ public:
+  // Pattern ids are the order of add() calls, whether or not the pattern
+  // is kept for matching.
+  void add(ModulePattern pattern) {
+    const size_t id = patterns_.size();
+    if (pattern.scope == ModulePattern::Scope::kLayers && pattern.layer) {
+      by_layer_[*pattern.layer].push_back(id);
+    } else if (unindexed_.size() < kMaxUnindexedPatterns) {
+      unindexed_.push_back(id);
+    }
+    patterns_.push_back(std::move(pattern));
+  }
+  // The first pattern added that matches `block`, or nullopt.
+  std::optional<size_t> first_match(const ParamBlock& block,
+                                    const std::vector<std::string_view>& path) const {
+    std::optional<size_t> first;
+    auto consider = [&](const std::vector<size_t>& ids) {
+      for (size_t id : ids) {
+        if (first && *first < id) return;  // ids ascend
+        if (matches_path(patterns_[id], block, path)) {
+          first = id;
+          return;
+        }
+      }
+    };
+    if (block.layer) {
+      auto it = by_layer_.find(*block.layer);
+      if (it != by_layer_.end()) consider(it->second);
+    }
+    consider(unindexed_);
+    return first;
+  }
+
+ private:
+  std::vector<ModulePattern> patterns_;
+  std::unordered_map<uint64_t, std::vector<size_t>> by_layer_;
+  std::vector<size_t> unindexed_;
+};
 
 enum class Kind { kMlx, kGptq, kAwq, kFp8, kMxfp4, kBnb8, kBnb4 };
 
@@ -164,12 +232,6 @@ CheckedBytes matrix_bytes(const Scheme& s, const ParamBlock& b, uint64_t bits,
   return 0;
 }
 
-struct ParsedOverride {
-  ModulePattern pattern;
-  uint64_t bits = 0;
-  uint64_t group_size = 0;
-};
-
 AnalyticalWeights unquantized(uint64_t params, std::string why_not) {
   AnalyticalWeights w;
   w.bytes = (CheckedBytes(params) * 2).saturated();
@@ -203,21 +265,7 @@ ModulePattern parse_module_pattern(std::string_view path) {
 }
 
 bool pattern_matches(const ModulePattern& pattern, const ParamBlock& block) {
-  const std::vector<std::string_view> path = split_dots(block.module);
-  switch (pattern.scope) {
-    case ModulePattern::Scope::kLayers:
-      if (!block.layer || (pattern.layer && *pattern.layer != *block.layer)) return false;
-      return run_matches(pattern.tokens, path, 0);
-    case ModulePattern::Scope::kOutsideLayers:
-      return !block.layer && !pattern.tokens.empty() && run_matches(pattern.tokens, path, 0);
-    case ModulePattern::Scope::kAnywhere:
-      if (pattern.tokens.empty()) return false;
-      for (size_t at = 0; at < path.size(); ++at) {
-        if (run_matches(pattern.tokens, path, at)) return true;
-      }
-      return false;
-  }
-  return false;
+  return matches_path(pattern, block, split_dots(block.module));
 }
 
 uint64_t unquantized_width_bytes(std::string_view torch_dtype) {
@@ -233,13 +281,17 @@ AnalyticalWeights price_analytical_weights(const std::vector<ParamBlock>& blocks
   std::optional<Scheme> scheme = scheme_for(quantization, why_not);
   if (!scheme) return unquantized(params, why_not);
 
-  std::vector<ModulePattern> left_out;
+  PatternIndex left_out;
   for (const std::string& module : quantization.unquantized_modules) {
-    left_out.push_back(parse_module_pattern(module));
+    left_out.add(parse_module_pattern(module));
   }
-  std::vector<ParsedOverride> overrides;
+  // MLX per-module settings, in the config's order; the first that names a
+  // block applies.
+  PatternIndex overridden_modules;
+  std::vector<const QuantModuleOverride*> override_of;
   for (const QuantModuleOverride& o : quantization.module_overrides) {
-    overrides.push_back({parse_module_pattern(o.module), o.bits, o.group_size});
+    overridden_modules.add(parse_module_pattern(o.module));
+    override_of.push_back(&o);
   }
 
   CheckedBytes bytes = 0;
@@ -247,21 +299,17 @@ AnalyticalWeights price_analytical_weights(const std::vector<ParamBlock>& blocks
   CheckedBytes kept = 0;
   uint64_t overridden = 0;
   for (const ParamBlock& b : blocks) {
+    const std::vector<std::string_view> path = split_dots(b.module);
     const CheckedBytes block_params = CheckedBytes(b.rows) * b.cols * b.copies;
-    bool quantize = quantizes_role(*scheme, b.role);
+    bool quantize = quantizes_role(*scheme, b.role) && !left_out.first_match(b, path);
     uint64_t bits = scheme->bits;
     uint64_t group_size = scheme->group_size;
-    for (const ModulePattern& p : left_out) {
-      if (quantize && pattern_matches(p, b)) quantize = false;
-    }
     if (quantize && scheme->kind == Kind::kMlx) {
-      for (const ParsedOverride& o : overrides) {
-        if (!pattern_matches(o.pattern, b)) continue;
+      if (std::optional<size_t> o = overridden_modules.first_match(b, path)) {
         ++overridden;
-        quantize = o.bits > 0;
-        bits = o.bits;
-        if (o.group_size > 0) group_size = o.group_size;
-        break;
+        quantize = override_of[*o]->bits > 0;
+        bits = override_of[*o]->bits;
+        if (override_of[*o]->group_size > 0) group_size = override_of[*o]->group_size;
       }
       // mlx-lm leaves a layer whose input dimension the group does not divide.
       if (quantize && b.cols % group_size != 0) quantize = false;

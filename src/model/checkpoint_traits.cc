@@ -28,12 +28,14 @@ const Json* find_block(const ConfigDocument& doc, std::string_view name) {
   return nullptr;
 }
 
-// Appends the strings of the array `object[name]` (other entries skipped).
+// Appends the strings of the array `object[name]` (other entries skipped),
+// up to kMaxQuantModules in `out`.
 void append_strings(const Json& object, std::string_view name, std::vector<std::string>& out) {
   if (!object.is_object()) return;
   auto it = object.find(name);
   if (it == object.end() || !it->is_array()) return;
   for (const Json& v : *it) {
+    if (out.size() >= kMaxQuantModules) return;
     if (v.is_string()) out.push_back(v.get<std::string>());
   }
 }
@@ -42,6 +44,7 @@ void append_strings(const Json& object, std::string_view name, std::vector<std::
 // its own fields, holding {"bits", "group_size"} or false.
 void read_mlx_overrides(const Json& mlx, QuantizationInfo& q) {
   for (const auto& [key, value] : mlx.items()) {
+    if (q.module_overrides.size() >= kMaxQuantModules) return;
     if (key == "bits" || key == "group_size" || key == "mode") continue;
     if (value.is_boolean() && !value.get<bool>()) {
       q.module_overrides.push_back({key, 0, 0});

@@ -183,6 +183,25 @@ TEST(AnalyticalWeights, AwqHonoursModulesToNotConvert) {
   EXPECT_EQ(w.unquantized_params, 100224u);  // 98,304 MLP + 1,920
 }
 
+TEST(AnalyticalWeights, PatternsNamingNoSingleLayerAreCappedAt256) {
+  // The AWQ model above: both layers quantized = 2 x 76,608 + 3,840 =
+  // 157,056; both MLPs left out = 2 x (25,536 + 196,608) + 3,840 = 448,128.
+  auto awq_with = [](const std::string& modules) {
+    return parse_ok(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":128,
+        "num_attention_heads":2,"num_key_value_heads":1,"intermediate_size":256,
+        "vocab_size":10,"tie_word_embeddings":true,"quantization_config":{
+        "quant_method":"awq","bits":4,"group_size":128,"modules_to_not_convert":[)" +
+                    modules + "]}}")
+        .analytical_weights.bytes;
+  };
+  EXPECT_EQ(awq_with(R"("model.layers.*.mlp")"), 448128u);
+  std::string many;
+  for (int i = 0; i < 256; ++i) many += "\"vision_" + std::to_string(i) + "\",";
+  EXPECT_EQ(awq_with(many + R"("model.layers.*.mlp")"), 157056u);  // the 257th is not read
+  // Patterns naming one layer are indexed by it and not capped.
+  EXPECT_EQ(awq_with(many + R"("model.layers.0.mlp","model.layers.1.mlp")"), 448128u);
+}
+
 TEST(AnalyticalWeights, MlxPerModuleSettingsAndIndivisibleInputsAreHonoured) {
   // One qwen3_moe layer, hidden 128, 2 experts of 96. 4-bit group 64 costs
   // 0.5625 bytes a weight: q, o 16,384 and k, v 8,192 weights -> 27,648;
