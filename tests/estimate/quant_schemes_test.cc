@@ -54,7 +54,10 @@ TEST(QuantSchemes, MlxPackedSourceIsUnpacked) {
       {"model.layers.0.mlp.up_proj.weight", "U32", {256, 16}, 16384},
       {"model.layers.0.mlp.up_proj.scales", "BF16", {256, 2}, 1024},
       {"model.layers.0.mlp.up_proj.biases", "BF16", {256, 2}, 1024}};
-  QuantizationInfo source{.method = "mlx_affine", .bits = 4, .group_size = 64};
+  QuantizationInfo source;
+  source.method = "mlx_affine";
+  source.bits = 4;
+  source.group_size = 64;
   // As is: 18,432. int8 from logical 256 x 128: 32,768 + 512 x 4 = 34,816.
   EXPECT_EQ(bytes(packed, mlx_quant_schemes()[0], source), 18432u);
   EXPECT_EQ(bytes(packed, mlx_quant_schemes()[1], source), 34816u);
