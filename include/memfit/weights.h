@@ -72,7 +72,7 @@ inline constexpr uint64_t kFallbackWeightsBytes = 7'000'000'000ull * 2;
 //    kMaxSafetensorsIndexBytes) and no *.safetensors: an error naming it.
 // Whenever the folder's own files are summed (no index, or one not
 // trusted), files that would count the same weights twice are left out
-// (model/shard_sets.h): a complete numbered set "<prefix>-<i>-of-<N>
+// (docs/weights.md): a complete numbered set "<prefix>-<i>-of-<N>
 // .safetensors" (every i from 1 to N present) wins over any other file (a
 // stray consolidated copy, another set; of two complete sets the larger N
 // wins); with no complete set, loose (un-numbered) files at least as large
