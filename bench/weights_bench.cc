@@ -63,12 +63,13 @@ const std::string& indexed_checkpoint_dir() {
   return checkpoint.dir();
 }
 
-void size_folder(benchmark::State& state, const std::string& dir) {
+void size_folder(benchmark::State& state, const std::string& dir, bool keep_tensors = false) {
   auto fs = memfit::make_real_file_system();
   memfit::WeightsInfo info;
   for (auto _ : state) {
     std::vector<std::string> warnings;
-    memfit::Result<memfit::WeightsLookup> lookup = memfit::find_folder_weights(*fs, dir, warnings);
+    memfit::Result<memfit::WeightsLookup> lookup =
+        memfit::find_folder_weights(*fs, dir, warnings, {keep_tensors});
     if (!lookup.ok()) {
       state.SkipWithError(lookup.error().message().c_str());
       return;
@@ -85,6 +86,13 @@ void size_folder(benchmark::State& state, const std::string& dir) {
 // header (on up to 8 threads).
 void BM_FindFolderWeights(benchmark::State& state) { size_folder(state, checkpoint_dir()); }
 BENCHMARK(BM_FindFolderWeights)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same pass keeping every tensor's name, dtype and shape, as
+// open_model does for parallel plans, recommend-quant and multimodal splits.
+void BM_FindFolderWeightsKeepingTensors(benchmark::State& state) {
+  size_folder(state, checkpoint_dir(), /*keep_tensors=*/true);
+}
+BENCHMARK(BM_FindFolderWeightsKeepingTensors)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // With a validated index: parse the ~10 MB index and stat its shards.
 void BM_FindFolderWeightsWithIndex(benchmark::State& state) {

@@ -19,24 +19,31 @@ struct Model {
   bool has_config = false;     // false: no usable config.json; KV is unknown
   ModelSpec spec;
   WeightsInfo weights;
-  // Every tensor of the weight headers, when OpenModelOptions::keep_tensors
-  // asked for them and the weights have headers on disk; else empty.
-  std::vector<SafetensorsTensor> tensors;
   std::vector<std::string> warnings;  // for stderr and the report
+  // With OpenModelOptions::keep_tensors: every tensor of the weight files
+  // the weights were sized from (names, dtypes, shapes, bytes), in file-name
+  // order. Empty when no header was read (an index alone, weights from the
+  // config, the fallback) or when not asked for.
+  std::vector<SafetensorsTensor> tensors;
 };
 
 struct OpenModelOptions {
-  // Keep the weight headers' tensor list (Model::tensors): per-rank plans
-  // and quantized weight modes price every tensor.
+  // Keep the headers' tensor list in Model::tensors, for callers that need
+  // it (per-rank parallel plans, recommend-quant, plot --quants). It comes
+  // from the one header pass that sizes the weights: each header is read
+  // once. A trusted shard index is then checked against its shards' headers
+  // rather than taken on trust (see find_folder_weights).
   bool keep_tensors = false;
 };
 
 // Opens a model folder or a single .safetensors file. Reads config.json
-// whole (bounded to kMaxConfigBytes) and weight headers only. Errors name
-// the file and the problem: a missing path, a config that is not JSON or
-// lacks geometry, a hostile header.
-Result<Model> open_model(FileSystem& fs, const std::string& path,
-                         const OpenModelOptions& options = {});
+// whole (bounded to kMaxConfigBytes) and weight headers only, each header
+// once. A multimodal config's weights are split into
+// WeightsInfo::component_bytes from that same pass (a trusted index's
+// shards are read for it). Errors name the file and the problem: a missing
+// path, a config that is not JSON or lacks geometry, a hostile header.
+Result<Model> open_model(FileSystem& fs, const std::string& path);
+Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenModelOptions& options);
 
 // config.json files larger than this are refused (16 MiB).
 inline constexpr uint64_t kMaxConfigBytes = 16ull << 20;

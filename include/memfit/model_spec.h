@@ -8,6 +8,7 @@
 #ifndef MEMFIT_MODEL_SPEC_H_
 #define MEMFIT_MODEL_SPEC_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -57,14 +58,49 @@ struct ModelGeometry {
   uint64_t vocab = 0;
 };
 
-// The weight quantization a config declares. Reported only: header bytes
-// stay the truth for the weights' size.
+// A module an MLX config quantizes its own way
+// ("model.layers.0.mlp.gate": {"bits": 8, "group_size": 64}), or leaves
+// unquantized (false).
+struct QuantModuleOverride {
+  std::string module;       // as written in the config
+  uint64_t bits = 0;        // 0: left unquantized
+  uint64_t group_size = 0;  // 0: the config's default
+};
+
+// Per-module quantization entries memfit reads from one config (a real one
+// lists one per layer and module at most: a few thousand).
+inline constexpr size_t kMaxQuantModules = 65536;
+
+// The weight quantization a config declares. Header bytes stay the truth
+// for the weights' size; with no weight file on disk it prices the
+// config's parameters (ModelSpec::analytical_weights).
 struct QuantizationInfo {
   std::string method;        // "" (none), "mlx_affine", "gptq", "awq", "fp8", "mxfp4",
                              // "compressed-tensors", "bitsandbytes", or the config's own name
   uint64_t bits = 0;         // 0 when not stated
-  uint64_t group_size = 0;   // 0 when not stated
+  uint64_t group_size = 0;   // 0 when not stated (GPTQ / AWQ -1, per channel, reads as 0)
   std::vector<uint64_t> block_size;  // FP8 weight_block_size, e.g. {128, 128}
+  // Modules left unquantized, as written: modules_to_not_convert,
+  // ignored_layers, ignore (compressed-tensors), llm_int8_skip_modules.
+  // At most kMaxQuantModules; the rest are not read.
+  std::vector<std::string> unquantized_modules;
+  // MLX per-module settings; at most kMaxQuantModules.
+  std::vector<QuantModuleOverride> module_overrides;
+  bool lm_head_quantized = false;  // GPTQ "lm_head": true
+  bool double_quant = false;       // bitsandbytes bnb_4bit_use_double_quant
+};
+
+// Weights sized from the config alone, for a folder with no weight file: its
+// parameters (analytical_params) priced at the quantization it declares.
+struct AnalyticalWeights {
+  uint64_t bytes = 0;               // 0 when the geometry cannot be counted
+  uint64_t quantized_params = 0;    // parameters the declared scheme packs
+  uint64_t unquantized_params = 0;  // parameters kept at full width
+  bool quantization_applied = false;
+  // How the bytes were priced, for the report's warning: "8030261248
+  // parameters x 2 bytes", or "4-bit MLX affine (group 64) on 14767882240
+  // quantizable parameters, 16-bit on the remaining 414720".
+  std::string detail;
 };
 
 // Mixture-of-experts shape. Total weights still come from headers.
@@ -91,6 +127,7 @@ struct ModelSpec {
   bool multimodal = false;
   // Parameters counted from the config alone; 0 when geometry is missing.
   uint64_t analytical_params = 0;
+  AnalyticalWeights analytical_weights;
   // The context length the config declares (max_position_embeddings |
   // max_sequence_length | seq_length | n_positions | n_ctx), in tokens; 0
   // when it says none. Informational: a plot's default x range.

@@ -5,7 +5,8 @@
 // MLX affine quantization stores each quantizable matrix as `bits` per
 // weight plus a 16-bit scale and a 16-bit bias per group of `group_size`
 // weights along the last dimension:
-//   bytes = elements x bits / 8 + (elements / group_size) x 4
+//   bytes = ceil(elements x bits / 8) + ceil(elements / group_size) x 4
+// (the arithmetic config-only weights of an MLX checkpoint use too).
 // A matrix is quantizable when it is 2-D, named *.weight (embeddings
 // included, norms excluded) and its last dimension is a multiple of the
 // group size; every other tensor keeps its header bytes. A checkpoint that
@@ -46,9 +47,10 @@ Result<uint64_t> quantized_weights_bytes(const std::vector<SafetensorsTensor>& t
 
 // The weights of `model` under `scheme`, as recommend-quant and plot price
 // each candidate: the checkpoint's own bytes for as-is; else from
-// `tensors` (its headers' tensor list, read_tensor_inventory()) when there
-// are any; else, for an index-only download, from the config's parameter
-// count: params x bits / 8 + (params / group_size) x 4. Fails when neither
+// `tensors` (its headers' tensor list: Model::tensors from open_model with
+// keep_tensors) when there are any; else, for an index-only download, from
+// the config's parameter count: ceil(params x bits / 8) + ceil(params /
+// group_size) x 4. Fails when neither
 // headers nor config geometry can size it, and on overflow.
 Result<uint64_t> candidate_weights_bytes(const QuantScheme& scheme, const Model& model,
                                          const std::vector<SafetensorsTensor>& tensors);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "memfit/checked_math.h"
+#include "model/quant_pricing.h"
 
 namespace memfit {
 namespace {
@@ -73,9 +74,7 @@ Result<uint64_t> quantized_weights_bytes(const std::vector<SafetensorsTensor>& t
       total += t.data_bytes;
       continue;
     }
-    CheckedBytes elements = CheckedBytes(shape[0]) * shape[1];
-    total += CheckedBytes::ceil_div(elements * scheme.bits, 8) +
-             CheckedBytes::ceil_div(elements, scheme.group_size) * 4;
+    total += mlx_affine_bytes(CheckedBytes(shape[0]) * shape[1], scheme.bits, scheme.group_size);
   }
   if (!total.value()) return Error::overflow("weights overflow 64 bits");
   return *total.value();
@@ -91,8 +90,7 @@ Result<uint64_t> candidate_weights_bytes(const QuantScheme& scheme, const Model&
   if (scheme.group_size == 0) {
     return Error(fmt::format("scheme {}: group size must be positive", scheme.name));
   }
-  CheckedBytes bytes = CheckedBytes::ceil_div(CheckedBytes(params) * scheme.bits, 8) +
-                       CheckedBytes(params / scheme.group_size) * 4;
+  CheckedBytes bytes = mlx_affine_bytes(params, scheme.bits, scheme.group_size);
   if (!bytes.value()) return Error::overflow(fmt::format("{} weights overflow 64 bits", scheme.name));
   return *bytes.value();
 }

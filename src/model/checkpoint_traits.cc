@@ -28,6 +28,33 @@ const Json* find_block(const ConfigDocument& doc, std::string_view name) {
   return nullptr;
 }
 
+// Appends the strings of the array `object[name]` (other entries skipped),
+// up to kMaxQuantModules in `out`.
+void append_strings(const Json& object, std::string_view name, std::vector<std::string>& out) {
+  if (!object.is_object()) return;
+  auto it = object.find(name);
+  if (it == object.end() || !it->is_array()) return;
+  for (const Json& v : *it) {
+    if (out.size() >= kMaxQuantModules) return;
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+}
+
+// MLX per-module settings: every key of the quantization block other than
+// its own fields, holding {"bits", "group_size"} or false.
+void read_mlx_overrides(const Json& mlx, QuantizationInfo& q) {
+  for (const auto& [key, value] : mlx.items()) {
+    if (q.module_overrides.size() >= kMaxQuantModules) return;
+    if (key == "bits" || key == "group_size" || key == "mode") continue;
+    if (value.is_boolean() && !value.get<bool>()) {
+      q.module_overrides.push_back({key, 0, 0});
+    } else if (value.is_object()) {
+      uint64_t bits = u64_field(value, "bits");
+      q.module_overrides.push_back({key, bits > 0 ? bits : q.bits, u64_field(value, "group_size")});
+    }
+  }
+}
+
 // compressed-tensors: config_groups.<group>.weights.{num_bits, group_size}.
 void read_compressed_tensors(const Json& config, QuantizationInfo& q) {
   auto groups = config.find("config_groups");
@@ -58,6 +85,12 @@ QuantizationInfo read_quantization(const ConfigDocument& doc) {
       q.method = "bitsandbytes";
       q.bits = 4;
     }
+    for (std::string_view list :
+         {"modules_to_not_convert", "ignored_layers", "ignore", "llm_int8_skip_modules"}) {
+      append_strings(*config, list, q.unquantized_modules);
+    }
+    q.lm_head_quantized = true_field(*config, "lm_head");
+    q.double_quant = true_field(*config, "bnb_4bit_use_double_quant");
     if (q.method == "mxfp4" && q.bits == 0) q.bits = 4;
     if (q.method == "fp8" && q.bits == 0) q.bits = 8;
     auto block = config->find("weight_block_size");
@@ -71,9 +104,11 @@ QuantizationInfo read_quantization(const ConfigDocument& doc) {
   // MLX: "quantization": {"group_size": 64, "bits": 4}; it wins, since an
   // MLX checkpoint's copy of quantization_config carries no quant_method.
   if (const Json* mlx = find_block(doc, "quantization")) {
+    q = QuantizationInfo{};
     q.method = "mlx_affine";
     q.bits = u64_field(*mlx, "bits");
     q.group_size = u64_field(*mlx, "group_size");
+    read_mlx_overrides(*mlx, q);
   }
   if (q.method.empty() && (q.bits != 0 || q.group_size != 0)) q.method = "unnamed";
   return q;

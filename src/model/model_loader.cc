@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "memfit/model.h"
-#include "memfit/tensor_inventory.h"
 #include "model/family.h"
 #include "model/weight_components.h"
 
@@ -55,43 +54,27 @@ void note_spec(Model& model) {
 }
 
 // Splits a multimodal checkpoint's header bytes into language model,
-// towers and projector. Only multimodal configs pay for this second pass
-// over the headers; text-only models keep their single pass.
-Status split_components(FileSystem& fs, const std::string& path, Model& model) {
-  bool from_headers = model.weights.source == WeightsSource::kSafetensorsHeader ||
-                      model.weights.source == WeightsSource::kSafetensorsIndex;
-  if (!model.spec.multimodal || !from_headers) {
-    return Status::Ok();
-  }
-  Result<std::vector<SafetensorsTensor>> tensors = read_tensor_inventory(fs, path);
-  if (!tensors) return tensors.error();
-  for (const SafetensorsTensor& t : *tensors) {
+// towers and projector, from the tensor list the sizing pass kept.
+void split_components(const std::vector<SafetensorsTensor>& tensors, Model& model) {
+  for (const SafetensorsTensor& t : tensors) {
     model.weights.component_bytes[static_cast<int>(classify_tensor(t.name))] += t.data_bytes;
   }
-  return Status::Ok();
 }
 
-Result<Model> open_model_sized(FileSystem& fs, const std::string& path);
+// Sizing results: the weights, and their tensors when they were kept.
+void take_weights(WeightsLookup lookup, const OpenModelOptions& options, Model& model) {
+  model.weights = lookup.info;
+  if (model.spec.multimodal) split_components(lookup.tensors, model);
+  if (options.keep_tensors) model.tensors = std::move(lookup.tensors);
+}
 
 }  // namespace
 
-Result<Model> open_model(FileSystem& fs, const std::string& path,
-                         const OpenModelOptions& options) {
-  Result<Model> model = open_model_sized(fs, path);
-  if (!model.ok() || !options.keep_tensors) return model;
-  const WeightsInfo& w = model->weights;
-  if (w.source == WeightsSource::kSafetensorsHeader ||
-      (w.source == WeightsSource::kSafetensorsIndex && w.verified)) {
-    Result<std::vector<SafetensorsTensor>> tensors = read_tensor_inventory(fs, path);
-    if (!tensors.ok()) return tensors.error();
-    model->tensors = std::move(*tensors);
-  }
-  return model;
+Result<Model> open_model(FileSystem& fs, const std::string& path) {
+  return open_model(fs, path, OpenModelOptions{});
 }
 
-namespace {
-
-Result<Model> open_model_sized(FileSystem& fs, const std::string& path) {
+Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenModelOptions& options) {
   Model model;
   model.path = path;
   Result<FileStat> st = fs.stat(path);
@@ -124,28 +107,28 @@ Result<Model> open_model_sized(FileSystem& fs, const std::string& path) {
         dir));
   }
 
+  // The tensor list is kept from the sizing pass only when someone needs
+  // it: the caller, or the multimodal split. Text-only inspection keeps
+  // totals alone.
+  const WeightsLookupOptions lookup_options{options.keep_tensors || model.spec.multimodal};
   if (st->kind == FileKind::kRegular) {
-    Result<WeightsInfo> weights = read_single_file_weights(fs, path);
+    Result<WeightsLookup> weights = read_single_file_weights(fs, path, lookup_options);
     if (!weights) return weights.error();
-    model.weights = *weights;
-    Status split = split_components(fs, path, model);
-    if (!split) return split.error();
+    take_weights(std::move(*weights), options, model);
     return model;
   }
 
-  Result<WeightsLookup> weights = find_folder_weights(fs, dir, model.warnings);
+  Result<WeightsLookup> weights = find_folder_weights(fs, dir, model.warnings, lookup_options);
   if (!weights) return weights.error();
   if (weights->found) {
-    model.weights = weights->info;
-    Status split = split_components(fs, dir, model);
-    if (!split) return split.error();
-  } else if (model.has_config && model.spec.analytical_params > 0) {
+    take_weights(std::move(*weights), options, model);
+  } else if (model.has_config && model.spec.analytical_weights.bytes > 0) {
     model.weights.source = WeightsSource::kAnalyticalConfig;
     model.weights.verified = false;
-    model.weights.bytes = model.spec.analytical_params * 2;
+    model.weights.bytes = model.spec.analytical_weights.bytes;
     model.warnings.push_back(fmt::format(
-        "{}: no weight files: weights estimated from config.json as {} parameters x 2 bytes", dir,
-        model.spec.analytical_params));
+        "{}: no weight files: weights estimated from config.json as {}", dir,
+        model.spec.analytical_weights.detail));
   } else {
     model.weights.source = WeightsSource::kFallback;
     model.weights.verified = false;
@@ -158,5 +141,4 @@ Result<Model> open_model_sized(FileSystem& fs, const std::string& path) {
   return model;
 }
 
-}  // namespace
 }  // namespace memfit

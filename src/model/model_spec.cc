@@ -13,6 +13,7 @@
 
 #include "memfit/model_spec.h"
 #include "model/analytical_params.h"
+#include "model/analytical_weights.h"
 #include "model/checkpoint_traits.h"
 #include "model/config_document.h"
 #include "model/family.h"
@@ -130,7 +131,12 @@ Result<ModelSpec> parse_model_config(std::string_view config_json) {
   if (!doc->text_key().empty()) spec.multimodal = true;
   spec.quantization = read_quantization(*doc);
   spec.moe = read_moe(*doc);
-  spec.analytical_params = analytical_parameter_count(reader, spec);
+  const std::vector<ParamBlock> blocks = analytical_param_blocks(reader, spec);
+  spec.analytical_params = count_parameters(blocks);
+  std::string dtype = doc->string_field("torch_dtype");
+  if (dtype.empty()) dtype = doc->string_field("dtype");
+  spec.analytical_weights =
+      price_analytical_weights(blocks, spec.quantization, unquantized_width_bytes(dtype));
   // Informational only, so a malformed value is ignored rather than failing
   // the whole config.
   Result<std::optional<uint64_t>> positions = doc->u64_or_top(

@@ -59,18 +59,48 @@ unsigned thread_count_for(size_t file_count) {
       std::min<size_t>({hardware, kMaxHeaderThreads, file_count / (kMinFilesForThreads / 2)}));
 }
 
+// One file's header: its totals, and its tensors when they are kept.
+struct FileHeader {
+  Status status;
+  SafetensorsSummary summary;
+  std::vector<SafetensorsTensor> tensors;
+};
+
+FileHeader read_file(SafetensorsHeaderReader& reader, FileSystem& fs, const std::string& path,
+                     bool keep_tensors) {
+  FileHeader out;
+  if (!keep_tensors) {
+    Result<SafetensorsSummary> summary = reader.read_summary(fs, path);
+    if (!summary.ok()) {
+      out.status = summary.error();
+    } else {
+      out.summary = *summary;
+    }
+    return out;
+  }
+  Result<SafetensorsHeader> header = reader.read(fs, path);
+  if (!header.ok()) {
+    out.status = header.error();
+    return out;
+  }
+  out.summary = {header->data_bytes, header->tensors.size()};
+  out.tensors = std::move(header->tensors);
+  return out;
+}
+
 }  // namespace
 
 Result<SafetensorsHeaderTotals> sum_safetensors_headers(FileSystem& fs,
-                                                        const std::vector<std::string>& paths) {
-  std::vector<std::optional<Result<SafetensorsSummary>>> results(paths.size());
+                                                        const std::vector<std::string>& paths,
+                                                        bool keep_tensors) {
+  std::vector<std::optional<FileHeader>> results(paths.size());
   const unsigned threads = thread_count_for(paths.size());
 
   if (threads <= 1) {
     SafetensorsHeaderReader reader;
     for (size_t i = 0; i < paths.size(); ++i) {
-      results[i].emplace(reader.read_summary(fs, paths[i]));
-      if (!results[i]->ok()) break;  // later files cannot change the outcome
+      results[i].emplace(read_file(reader, fs, paths[i], keep_tensors));
+      if (!results[i]->status.ok()) break;  // later files cannot change the outcome
     }
   } else {
     SerializedFileSystem serialized_fs(fs);
@@ -84,8 +114,8 @@ Result<SafetensorsHeaderTotals> sum_safetensors_headers(FileSystem& fs,
       while (!failed) {
         const size_t i = next_file++;
         if (i >= paths.size()) break;
-        results[i].emplace(reader.read_summary(shared_fs, paths[i]));
-        if (!results[i]->ok()) failed = true;
+        results[i].emplace(read_file(reader, shared_fs, paths[i], keep_tensors));
+        if (!results[i]->status.ok()) failed = true;
       }
     };
     std::vector<std::thread> workers;
@@ -103,12 +133,19 @@ Result<SafetensorsHeaderTotals> sum_safetensors_headers(FileSystem& fs,
   for (size_t i = 0; i < paths.size(); ++i) {
     // Slots left empty come after a failure, which the scan meets first.
     if (!results[i]) continue;
-    if (!results[i]->ok()) return results[i]->error();
-    data_bytes += (*results[i])->data_bytes;
-    totals.tensor_count += (*results[i])->tensor_count;
+    if (!results[i]->status.ok()) return results[i]->status.error();
+    data_bytes += results[i]->summary.data_bytes;
+    totals.tensor_count += results[i]->summary.tensor_count;
   }
   if (data_bytes.overflowed()) return Error("tensor bytes of the headers add up to more than 2^64");
   totals.data_bytes = *data_bytes.value();
+  if (keep_tensors) {
+    // tensor_count is bounded by the headers already parsed into memory.
+    totals.tensors.reserve(totals.tensor_count);
+    for (std::optional<FileHeader>& file : results) {
+      for (SafetensorsTensor& t : file->tensors) totals.tensors.push_back(std::move(t));
+    }
+  }
   return totals;
 }
 

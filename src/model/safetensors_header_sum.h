@@ -8,12 +8,16 @@
 
 #include "memfit/file_system.h"
 #include "memfit/result.h"
+#include "memfit/safetensors.h"
 
 namespace memfit {
 
 struct SafetensorsHeaderTotals {
   uint64_t data_bytes = 0;  // sum of every tensor's data bytes
   uint64_t tensor_count = 0;
+  // With keep_tensors: every tensor, file by file in `paths` order and in
+  // header order within a file. Empty otherwise.
+  std::vector<SafetensorsTensor> tensors;
 };
 
 // Files at least this many get more than one parsing thread.
@@ -21,7 +25,9 @@ inline constexpr size_t kMinFilesForThreads = 8;
 // Never more parsing threads than this.
 inline constexpr unsigned kMaxHeaderThreads = 8;
 
-// Reads and validates the header of every file in `paths` and sums them.
+// Reads and validates the header of every file in `paths` and sums them;
+// with `keep_tensors`, also keeps their tensor lists (names, dtypes, shapes)
+// from the same read. Without it no per-tensor memory is allocated.
 // On failure returns the error of the first failing file in `paths` order
 // (as SafetensorsHeaderReader words it), whatever order the threads ran in.
 //
@@ -31,7 +37,8 @@ inline constexpr unsigned kMaxHeaderThreads = 8;
 // only the parsing runs in parallel. Falls back to one thread when threads
 // cannot be started.
 Result<SafetensorsHeaderTotals> sum_safetensors_headers(FileSystem& fs,
-                                                        const std::vector<std::string>& paths);
+                                                        const std::vector<std::string>& paths,
+                                                        bool keep_tensors = false);
 
 }  // namespace memfit
 

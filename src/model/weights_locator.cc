@@ -7,7 +7,10 @@
 // names 46 shards while the folder holds 12 others. Whenever the folder's
 // own *.safetensors files are there to be read, a doubtful index loses to
 // their headers; a lone index (only config and index downloaded) is used,
-// labelled unverified. The rules are listed in include/memfit/weights.h.
+// labelled unverified. Summing the folder's own files, a complete numbered
+// shard set wins over stray copies beside it (model/shard_sets.h), so that
+// a consolidated file left beside its shards is not counted twice. The
+// rules are listed in include/memfit/weights.h.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +20,7 @@
 #include "memfit/weights.h"
 #include "model/error_text.h"
 #include "model/safetensors_header_sum.h"
+#include "model/shard_sets.h"
 
 namespace memfit {
 namespace {
@@ -34,36 +38,35 @@ bool is_plain_file_name(std::string_view name) {
   return name.find_first_of(std::string_view("/\\:\0", 4)) == std::string_view::npos;
 }
 
-// Names of the regular *.safetensors files in `dir` (symlinks followed),
-// sorted.
-Result<std::vector<std::string>> list_safetensors_files(FileSystem& fs, const std::string& dir) {
+// The regular *.safetensors files in `dir` (symlinks followed), sorted by
+// name, with their sizes.
+Result<std::vector<WeightFile>> list_safetensors_files(FileSystem& fs, const std::string& dir) {
   Result<std::vector<std::string>> names = fs.list_dir(dir);
   if (!names.ok()) return names.error();
-  std::vector<std::string> files;
+  std::vector<WeightFile> files;
   for (std::string& name : *names) {
     if (!has_safetensors_suffix(name)) continue;
     Result<FileStat> stat = fs.stat(join_path(dir, name));
     if (!stat.ok()) return stat.error();
-    if (stat->kind == FileKind::kRegular) files.push_back(std::move(name));
+    if (stat->kind == FileKind::kRegular) files.push_back({std::move(name), stat->size_bytes});
   }
   return files;  // list_dir sorts
 }
 
-// Sums the tensor data bytes of the headers of `names` in `dir`.
-Result<WeightsInfo> size_from_headers(FileSystem& fs, const std::string& dir,
-                                      const std::vector<std::string>& names) {
+// Sums the tensor data bytes of the headers of `names` in `dir`, keeping
+// their tensors when asked.
+Result<WeightsLookup> size_from_headers(FileSystem& fs, const std::string& dir,
+                                        const std::vector<std::string>& names,
+                                        const WeightsLookupOptions& options) {
   std::vector<std::string> paths;
   paths.reserve(names.size());
   for (const std::string& name : names) paths.push_back(join_path(dir, name));
-  Result<SafetensorsHeaderTotals> totals = sum_safetensors_headers(fs, paths);
+  Result<SafetensorsHeaderTotals> totals = sum_safetensors_headers(fs, paths, options.keep_tensors);
   if (!totals.ok()) return totals.error();
-  return WeightsInfo{totals->data_bytes, WeightsSource::kSafetensorsHeader, names.size(),
-                     totals->tensor_count, /*verified=*/true};
-}
-
-Result<WeightsLookup> found(Result<WeightsInfo> info) {
-  if (!info.ok()) return info.error();
-  return WeightsLookup{true, *info};
+  return WeightsLookup{true,
+                       WeightsInfo{totals->data_bytes, WeightsSource::kSafetensorsHeader,
+                                   names.size(), totals->tensor_count, /*verified=*/true},
+                       std::move(totals->tensors)};
 }
 
 // An index file read and parsed, or the reason it cannot be used. File
@@ -92,10 +95,11 @@ Result<IndexLoad> load_index(FileSystem& fs, const std::string& index_path, cons
 
 // Why the index `index` cannot be trusted for `dir`, or "" when it can:
 // every shard it names must be a plain file name and a regular file there.
-// `local_files` are the folder's *.safetensors files, sorted.
+// `local_files` are the folder's *.safetensors files, sorted by name.
 Result<std::string> distrust_reason(FileSystem& fs, const std::string& dir,
                                     const SafetensorsIndex& index,
-                                    const std::vector<std::string>& local_files) {
+                                    const std::vector<WeightFile>& local_files) {
+  auto by_name = [](const WeightFile& file, const std::string& name) { return file.name < name; };
   for (const std::string& shard : index.shard_names) {
     if (!is_plain_file_name(shard)) {
       return fmt::format("{} is not trusted: shard name {} is not a plain file name",
@@ -104,7 +108,8 @@ Result<std::string> distrust_reason(FileSystem& fs, const std::string& dir,
   }
   uint64_t missing_count = 0;
   for (const std::string& shard : index.shard_names) {
-    if (std::binary_search(local_files.begin(), local_files.end(), shard)) continue;
+    auto local = std::lower_bound(local_files.begin(), local_files.end(), shard, by_name);
+    if (local != local_files.end() && local->name == shard) continue;
     Result<FileStat> stat = fs.stat(join_path(dir, shard));
     if (!stat.ok()) return stat.error();
     if (stat->kind != FileKind::kRegular) ++missing_count;
@@ -115,19 +120,53 @@ Result<std::string> distrust_reason(FileSystem& fs, const std::string& dir,
                      missing_count == 1 ? "is" : "are");
 }
 
-std::string headers_instead(const std::vector<std::string>& local_files) {
-  if (local_files.size() == 1) {
+std::string headers_instead(const WeightFileChoice& choice) {
+  if (choice.files.size() == 1) {
     return "sized the 1 *.safetensors file in the folder from its header instead";
   }
   return fmt::format("sized the {} *.safetensors files in the folder from their headers instead",
-                     local_files.size());
+                     choice.files.size());
+}
+
+// The folder's own files, once any that would count the weights twice are
+// left out. `index_problem`: why the index was not used, when there is one;
+// its warning comes first.
+Result<WeightsLookup> size_folder_files(FileSystem& fs, const std::string& dir,
+                                        const std::vector<WeightFile>& local_files,
+                                        const WeightsLookupOptions& options,
+                                        std::optional<std::string_view> index_problem,
+                                        std::vector<std::string>& warnings) {
+  WeightFileChoice choice = choose_weight_files(local_files);
+  if (index_problem) {
+    warnings.push_back(fmt::format("{}; {}", *index_problem, headers_instead(choice)));
+  }
+  if (!choice.warning.empty()) warnings.push_back(std::move(choice.warning));
+  return size_from_headers(fs, dir, choice.files, options);
+}
+
+// A trusted index whose shards' headers are read anyway (the caller wants
+// their tensors): the headers' sum is the weights.
+Result<WeightsLookup> size_indexed_shards(FileSystem& fs, const std::string& dir,
+                                          const SafetensorsIndex& index,
+                                          const WeightsLookupOptions& options,
+                                          std::vector<std::string>& warnings) {
+  Result<WeightsLookup> lookup = size_from_headers(fs, dir, index.shard_names, options);
+  if (!lookup.ok()) return lookup.error();
+  if (lookup->info.bytes != index.total_bytes) {
+    warnings.push_back(fmt::format(
+        "{}: total_size {} bytes differs from the {} bytes its shards' headers hold; the "
+        "headers' sum is used",
+        kSafetensorsIndexName, index.total_bytes, lookup->info.bytes));
+  }
+  return lookup;
 }
 
 }  // namespace
 
 Result<WeightsLookup> find_folder_weights(FileSystem& fs, const std::string& dir,
-                                          std::vector<std::string>& warnings) {
-  Result<std::vector<std::string>> local_files = list_safetensors_files(fs, dir);
+                                          std::vector<std::string>& warnings,
+                                          const WeightsLookupOptions& options) {
+  Result<std::vector<WeightFile>> local_files = list_safetensors_files(fs, dir);
   if (!local_files.ok()) return local_files.error();
   const std::string index_path = join_path(dir, std::string(kSafetensorsIndexName));
   Result<FileStat> index_stat = fs.stat(index_path);
@@ -135,7 +174,7 @@ Result<WeightsLookup> find_folder_weights(FileSystem& fs, const std::string& dir
 
   if (index_stat->kind == FileKind::kMissing) {
     if (local_files->empty()) return WeightsLookup{};  // no weights: found == false
-    return found(size_from_headers(fs, dir, *local_files));
+    return size_folder_files(fs, dir, *local_files, options, std::nullopt, warnings);
   }
 
   Result<IndexLoad> load = load_index(fs, index_path, *index_stat);
@@ -144,17 +183,19 @@ Result<WeightsLookup> find_folder_weights(FileSystem& fs, const std::string& dir
     if (local_files->empty()) {
       return Error(fmt::format("reading {}: {}", quote_untrusted(index_path), load->problem));
     }
-    warnings.push_back(fmt::format("{} is unusable ({}); {}", kSafetensorsIndexName, load->problem,
-                                   headers_instead(*local_files)));
-    return found(size_from_headers(fs, dir, *local_files));
+    const std::string problem =
+        fmt::format("{} is unusable ({})", kSafetensorsIndexName, load->problem);
+    return size_folder_files(fs, dir, *local_files, options, problem, warnings);
   }
 
   const SafetensorsIndex& index = *load->index;
   Result<std::string> reason = distrust_reason(fs, dir, index, *local_files);
   if (!reason.ok()) return reason.error();
   if (reason->empty()) {
+    if (options.keep_tensors) return size_indexed_shards(fs, dir, index, options, warnings);
     return WeightsLookup{true, WeightsInfo{index.total_bytes, WeightsSource::kSafetensorsIndex,
-                                           index.shard_names.size(), 0, /*verified=*/true}};
+                                           index.shard_names.size(), 0, /*verified=*/true},
+                         {}};
   }
   if (local_files->empty()) {
     warnings.push_back(
@@ -162,18 +203,34 @@ Result<WeightsLookup> find_folder_weights(FileSystem& fs, const std::string& dir
                     "is in the folder",
                     kSafetensorsIndexName, index.total_bytes));
     return WeightsLookup{true, WeightsInfo{index.total_bytes, WeightsSource::kSafetensorsIndex,
-                                           index.shard_names.size(), 0, /*verified=*/false}};
+                                           index.shard_names.size(), 0, /*verified=*/false},
+                         {}};
   }
-  warnings.push_back(fmt::format("{}; {}", *reason, headers_instead(*local_files)));
-  return found(size_from_headers(fs, dir, *local_files));
+  return size_folder_files(fs, dir, *local_files, options, *reason, warnings);
+}
+
+Result<WeightsLookup> read_single_file_weights(FileSystem& fs, const std::string& path,
+                                               const WeightsLookupOptions& options) {
+  SafetensorsHeaderReader reader;
+  if (!options.keep_tensors) {
+    Result<SafetensorsSummary> summary = reader.read_summary(fs, path);
+    if (!summary.ok()) return summary.error();
+    return WeightsLookup{true, WeightsInfo{summary->data_bytes, WeightsSource::kSafetensorsHeader,
+                                           1, summary->tensor_count, /*verified=*/true},
+                         {}};
+  }
+  Result<SafetensorsHeader> header = reader.read(fs, path);
+  if (!header.ok()) return header.error();
+  return WeightsLookup{true,
+                       WeightsInfo{header->data_bytes, WeightsSource::kSafetensorsHeader, 1,
+                                   header->tensors.size(), /*verified=*/true},
+                       std::move(header->tensors)};
 }
 
 Result<WeightsInfo> read_single_file_weights(FileSystem& fs, const std::string& path) {
-  SafetensorsHeaderReader reader;
-  Result<SafetensorsSummary> summary = reader.read_summary(fs, path);
-  if (!summary.ok()) return summary.error();
-  return WeightsInfo{summary->data_bytes, WeightsSource::kSafetensorsHeader, 1,
-                     summary->tensor_count, /*verified=*/true};
+  Result<WeightsLookup> lookup = read_single_file_weights(fs, path, WeightsLookupOptions{});
+  if (!lookup.ok()) return lookup.error();
+  return lookup->info;
 }
 
 }  // namespace memfit

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "memfit/quant_schemes.h"
-#include "memfit/tensor_inventory.h"
+#include "memfit/model.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"
 
@@ -54,7 +54,10 @@ TEST(QuantSchemes, MlxPackedSourceIsUnpacked) {
       {"model.layers.0.mlp.up_proj.weight", "U32", {256, 16}, 16384},
       {"model.layers.0.mlp.up_proj.scales", "BF16", {256, 2}, 1024},
       {"model.layers.0.mlp.up_proj.biases", "BF16", {256, 2}, 1024}};
-  QuantizationInfo source{"mlx_affine", 4, 64, {}};
+  QuantizationInfo source;
+  source.method = "mlx_affine";
+  source.bits = 4;
+  source.group_size = 64;
   // As is: 18,432. int8 from logical 256 x 128: 32,768 + 512 x 4 = 34,816.
   EXPECT_EQ(bytes(packed, mlx_quant_schemes()[0], source), 18432u);
   EXPECT_EQ(bytes(packed, mlx_quant_schemes()[1], source), 34816u);
@@ -62,23 +65,25 @@ TEST(QuantSchemes, MlxPackedSourceIsUnpacked) {
   EXPECT_EQ(bytes(packed, mlx_quant_schemes()[2], source), 18432u);
 }
 
-TEST(TensorInventory, ReadsEveryShardsHeader) {
+// recommend-quant and plot --quants price the tensor list open_model keeps.
+TEST(TensorList, OpenModelKeepsEveryShardsTensors) {
   TempDir dir;
   write_safetensors_file(dir.file_path("a.safetensors"),
                          {{"model.embed_tokens.weight", "BF16", {1000, 128}, std::nullopt}});
   write_safetensors_file(dir.file_path("b.safetensors"),
                          {{"lm_head.weight", "BF16", {1000, 127}, std::nullopt},
                           {"model.norm.weight", "BF16", {128}, std::nullopt}});
-  dir.write_file("config.json", "{}");
   std::unique_ptr<FileSystem> fs = make_real_file_system();
-  Result<std::vector<SafetensorsTensor>> tensors = read_tensor_inventory(*fs, dir.path());
-  ASSERT_TRUE(tensors.ok()) << tensors.error().message();
-  ASSERT_EQ(tensors->size(), 3u);
-  EXPECT_EQ((*tensors)[0].name, "model.embed_tokens.weight");
-  EXPECT_EQ((*tensors)[1].shape, (std::vector<uint64_t>{1000, 127}));
+  const OpenModelOptions keep{.keep_tensors = true};
+  Result<Model> model = open_model(*fs, dir.path(), keep);
+  ASSERT_TRUE(model.ok()) << model.error().message();
+  const std::vector<SafetensorsTensor>& tensors = model->tensors;
+  ASSERT_EQ(tensors.size(), 3u);
+  EXPECT_EQ(tensors[0].name, "model.embed_tokens.weight");
+  EXPECT_EQ(tensors[1].shape, (std::vector<uint64_t>{1000, 127}));
   // A hostile shard is an error naming it.
   dir.write_file("c.safetensors", std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8));
-  Result<std::vector<SafetensorsTensor>> bad = read_tensor_inventory(*fs, dir.path());
+  Result<Model> bad = open_model(*fs, dir.path(), keep);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message().find("c.safetensors"), std::string::npos);
 }

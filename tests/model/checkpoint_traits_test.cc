@@ -52,6 +52,46 @@ TEST(Quantization, GptqAwqAndCompressedTensors) {
   EXPECT_EQ(quant(R"({"bits":"four"})").bits, 0u);
 }
 
+TEST(Quantization, ModulesLeftUnquantizedAreKeptAsWritten) {
+  QuantizationInfo mx = corpus_spec("gpt_oss/gpt-oss-20b").quantization;
+  EXPECT_EQ(mx.unquantized_modules,
+            (std::vector<std::string>{"model.layers.*.self_attn", "model.layers.*.mlp.router",
+                                      "model.embed_tokens", "lm_head"}));
+  QuantizationInfo fp8 = corpus_spec("qwen3_moe/Qwen3-30B-A3B-FP8").quantization;
+  ASSERT_EQ(fp8.unquantized_modules.size(), 145u);  // lm_head + 48 x 3
+  EXPECT_EQ(fp8.unquantized_modules[2], "model.layers.0.mlp.gate");
+  // bitsandbytes' own list may be null.
+  EXPECT_TRUE(
+      corpus_spec("llama3/Llama-3.1-8B-ft-bnb-int8").quantization.unquantized_modules.empty());
+}
+
+TEST(Quantization, FlagsAndMlxPerModuleSettings) {
+  auto quant = [](std::string_view blocks) {
+    std::string json = R"({"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4,)" +
+                       std::string(blocks) + "}";
+    Result<ModelSpec> spec = parse_model_config(json);
+    EXPECT_TRUE(spec.ok());
+    return spec.ok() ? spec->quantization : QuantizationInfo{};
+  };
+  EXPECT_TRUE(quant(R"("quantization_config":{"quant_method":"gptq","bits":4,"lm_head":true})")
+                  .lm_head_quantized);
+  EXPECT_TRUE(quant(R"("quantization_config":{"load_in_4bit":true,
+      "bnb_4bit_use_double_quant":true})").double_quant);
+  QuantizationInfo mlx = quant(R"("quantization":{"group_size":64,"bits":4,
+      "model.layers.0.mlp.gate":{"group_size":32,"bits":8},"model.layers.1.mlp.gate":false,
+      "model.layers.0.self_attn.q_proj":{"group_size":32}},
+      "quantization_config":{"group_size":64,"bits":4})");
+  EXPECT_EQ(mlx.method, "mlx_affine");
+  ASSERT_EQ(mlx.module_overrides.size(), 3u);  // in key order
+  EXPECT_EQ(mlx.module_overrides[0].module, "model.layers.0.mlp.gate");
+  EXPECT_EQ(mlx.module_overrides[0].bits, 8u);
+  EXPECT_EQ(mlx.module_overrides[0].group_size, 32u);
+  EXPECT_EQ(mlx.module_overrides[1].module, "model.layers.0.self_attn.q_proj");
+  EXPECT_EQ(mlx.module_overrides[1].bits, 4u);  // the block's own bits
+  EXPECT_EQ(mlx.module_overrides[2].module, "model.layers.1.mlp.gate");
+  EXPECT_EQ(mlx.module_overrides[2].bits, 0u);  // false: left unquantized
+}
+
 TEST(Quantization, NoneForPlainCheckpoints) {
   EXPECT_EQ(corpus_spec("llama3/Meta-Llama-3.1-8B").quantization.method, "");
 }

@@ -159,6 +159,34 @@ TEST(ModelConfig, AnalyticalParameterCountLlama31) {
   EXPECT_EQ(testing::corpus_spec("llama3/Meta-Llama-3.1-8B").analytical_params, 8030261248u);
 }
 
+TEST(ModelConfig, AnalyticalParameterCountKeepsTheDenseLayersOfAnMoeModel) {
+  // DeepSeek-V3 (first_k_dense_replace 3 of 61 layers). MLA attention per
+  // layer: q_a 1536 x 7168 + q_b 128 x 192 x 1536 + kv_a 576 x 7168
+  // + kv_b 128 x 256 x 512 + o 7168 x 128 x 128 = 187,105,280; norms 14,336.
+  // Dense MLP 3 x 7168 x 18432 = 396,361,728; MoE: 256 experts x 3 x 7168
+  // x 2048 + 1 shared 3 x 7168 x 2048 + router 256 x 7168 = 11,320,164,352.
+  // 3 x 583,481,344 + 58 x 11,507,283,968 + embeddings 2 x 129280 x 7168
+  // + final norm 7168 = 671,026,279,424 (the model card's 671B).
+  EXPECT_EQ(testing::corpus_spec("deepseek_v3/DeepSeek-V3").analytical_params, 671026279424u);
+  // Qwen3-30B-A3B routes on every layer (decoder_sparse_step 1, no
+  // mlp_only_layers): 48 x (18,874,368 attention + 128 x 3 x 2048 x 768
+  // + router 128 x 2048 + 4096 norms) + 2 x 151936 x 2048 + 2048.
+  EXPECT_EQ(testing::corpus_spec("qwen3_moe/Qwen3-30B-A3B").analytical_params, 30532110336u);
+}
+
+TEST(ModelConfig, AnalyticalParameterCountFollowsSparseStepAndMlpOnlyLayers) {
+  // 4 layers; MoE where (i + 1) % 2 == 0 and i is not in mlp_only_layers:
+  // layer 1 only. head_dim 64 / 4 = 16: attention 2 x 64 x 4 x 16
+  // + 2 x 64 x 4 x 16 = 16,384; dense MLP 3 x 64 x 128 = 24,576; MoE
+  // 4 x 3 x 64 x 32 + router 4 x 64 = 24,832; norms 128.
+  // 3 x 41,088 + 41,344 + tied embeddings 10 x 64 + final norm 64 = 165,312.
+  ModelSpec s = parse_ok(R"({"model_type":"qwen2_moe","num_hidden_layers":4,"hidden_size":64,
+      "num_attention_heads":4,"num_key_value_heads":4,"intermediate_size":128,
+      "moe_intermediate_size":32,"num_experts":4,"decoder_sparse_step":2,"mlp_only_layers":[3],
+      "vocab_size":10,"tie_word_embeddings":true})");
+  EXPECT_EQ(s.analytical_params, 165312u);
+}
+
 TEST(ModelConfig, DeclaredContextLengthIsReadWhenPresent) {
   EXPECT_EQ(parse_ok(R"({"model_type":"qwen3","num_hidden_layers":2,"hidden_size":64,
       "num_attention_heads":4,"max_position_embeddings":40960})").max_position_tokens, 40960u);

@@ -241,6 +241,190 @@ TEST_F(WeightsLocatorTest, MissingFolderIsAnError) {
   EXPECT_EQ(lookup.error().message(), dir_.file_path("absent") + ": No such file or directory");
 }
 
+// --- Numbered shard sets beside other files (no index) -----------------------
+
+TEST_F(WeightsLocatorTest, CompleteShardSetWinsOverAStrayConsolidatedFile) {
+  const std::string a = write_shard(shard_name(1, 2), {kMatrix});
+  const std::string b = write_shard(shard_name(2, 2), {kNorm});
+  write_shard("model.safetensors", {kMatrix, kNorm});  // the same weights, consolidated
+  Result<WeightsLookup> lookup = find();
+  ASSERT_TRUE(lookup.ok()) << lookup.error().message();
+  EXPECT_EQ(lookup->info.bytes, 8404992u);  // 8388608 + 16384, not twice that
+  EXPECT_EQ(lookup->info.file_count, 2u);
+  EXPECT_EQ(lookup->info.tensor_count, 2u);
+  EXPECT_EQ(warnings_, std::vector<std::string>{
+                           "sized the complete shard set 'model-00001-of-00002.safetensors' .. "
+                           "'model-00002-of-00002.safetensors' (2 files) and skipped "
+                           "'model.safetensors', so that no weight is counted twice"});
+  // The skipped file's header is not even read.
+  EXPECT_EQ(fs_.reads(), (std::vector<FileRead>{
+                             {a, 0, 8},
+                             {a, 8, safetensors_header_json({kMatrix}).size()},
+                             {b, 0, 8},
+                             {b, 8, safetensors_header_json({kNorm}).size()}}));
+}
+
+TEST_F(WeightsLocatorTest, ShardsNumberedFromZeroStayInTheirSet) {
+  // gpt-oss ships model-00000-of-00002 beside 00001 and 00002.
+  write_shard(shard_name(0, 2), {kNorm});
+  write_shard(shard_name(1, 2), {kMatrix});
+  write_shard(shard_name(2, 2), {kNorm});
+  write_shard("model.safetensors", {kMatrix, kNorm, kNorm});
+  Result<WeightsLookup> lookup = find();
+  ASSERT_TRUE(lookup.ok()) << lookup.error().message();
+  EXPECT_EQ(lookup->info.bytes, 8421376u);  // 8388608 + 2 x 16384
+  EXPECT_EQ(lookup->info.file_count, 3u);
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_EQ(warnings_[0],
+            "sized the complete shard set 'model-00000-of-00002.safetensors' .. "
+            "'model-00002-of-00002.safetensors' (3 files) and skipped 'model.safetensors', so "
+            "that no weight is counted twice");
+}
+
+TEST_F(WeightsLocatorTest, OfTwoCompleteShardSetsTheOneWithMoreShardsIsSized) {
+  write_shard(shard_name(1, 2), {kMatrix});
+  write_shard(shard_name(2, 2), {kMatrix});
+  for (int i = 1; i <= 3; ++i) write_shard(shard_name(i, 3), {kNorm});
+  Result<WeightsLookup> lookup = find();
+  ASSERT_TRUE(lookup.ok()) << lookup.error().message();
+  EXPECT_EQ(lookup->info.bytes, 49152u);  // 3 x 16384
+  EXPECT_EQ(lookup->info.file_count, 3u);
+  EXPECT_EQ(warnings_, std::vector<std::string>{
+                           "sized the complete shard set 'model-00001-of-00003.safetensors' .. "
+                           "'model-00003-of-00003.safetensors' (3 files) and skipped the shard "
+                           "set 'model-00001-of-00002.safetensors' .. "
+                           "'model-00002-of-00002.safetensors' (2 files), so that no weight is "
+                           "counted twice"});
+}
+
+TEST_F(WeightsLocatorTest, ConsolidatedFileWinsOverAnIncompleteShardSet) {
+  // An interrupted download: 2 of 3 shards beside the whole consolidated copy.
+  write_shard(shard_name(1, 3), {kMatrix});
+  write_shard(shard_name(2, 3), {kMatrix});
+  write_shard("consolidated.safetensors", {kMatrix, kMatrix, kMatrix, kNorm});
+  Result<WeightsLookup> lookup = find();
+  ASSERT_TRUE(lookup.ok()) << lookup.error().message();
+  EXPECT_EQ(lookup->info.bytes, 25182208u);  // 3 x 8388608 + 16384
+  EXPECT_EQ(lookup->info.file_count, 1u);
+  EXPECT_EQ(warnings_, std::vector<std::string>{
+                           "skipped the incomplete shard set 'model-00001-of-00003.safetensors' "
+                           ".. 'model-00002-of-00003.safetensors' (2 of its 3 shards) and sized "
+                           "'consolidated.safetensors' instead, so that no weight is counted "
+                           "twice"});
+}
+
+TEST_F(WeightsLocatorTest, SmallLooseFileBesideAnIncompleteShardSetIsAddedNotChosen) {
+  // adapter.safetensors (16,384 B of data) is smaller than the 2 shards
+  // already there, so it cannot be a whole copy: every file is summed.
+  write_shard(shard_name(1, 3), {kMatrix});
+  write_shard(shard_name(2, 3), {kMatrix});
+  write_shard("adapter.safetensors", {kNorm});
+  Result<WeightsLookup> lookup = find();
+  ASSERT_TRUE(lookup.ok()) << lookup.error().message();
+  EXPECT_EQ(lookup->info.bytes, 16793600u);  // 2 x 8388608 + 16384
+  EXPECT_EQ(lookup->info.file_count, 3u);
+  EXPECT_TRUE(warnings_.empty()) << warnings_.front();
+}
+
+TEST_F(WeightsLocatorTest, StaleIndexFallbackAlsoLeavesOutAStrayCopy) {
+  write_model_file("model.safetensors.index.json",
+                   index_naming({shard_name(1, 5), shard_name(5, 5)}, 999));
+  write_shard(shard_name(1, 2), {kMatrix});
+  write_shard(shard_name(2, 2), {kNorm});
+  write_shard("model.safetensors", {kMatrix, kNorm});
+  Result<WeightsLookup> lookup = find();
+  ASSERT_TRUE(lookup.ok()) << lookup.error().message();
+  EXPECT_EQ(lookup->info.bytes, 8404992u);  // 8388608 + 16384
+  EXPECT_EQ(warnings_, (std::vector<std::string>{
+                           "model.safetensors.index.json is stale: 2 of its 2 shards are "
+                           "missing; sized the 2 *.safetensors files in the folder from their "
+                           "headers instead",
+                           "sized the complete shard set 'model-00001-of-00002.safetensors' .. "
+                           "'model-00002-of-00002.safetensors' (2 files) and skipped "
+                           "'model.safetensors', so that no weight is counted twice"}));
+}
+
+// --- Keeping the tensor list --------------------------------------------------
+
+TEST_F(WeightsLocatorTest, KeptTensorsComeFromTheSameSinglePass) {
+  const std::string a = write_shard(shard_name(1, 2), {kMatrix, kNorm});
+  const std::string b = write_shard(shard_name(2, 2), {kMatrix});
+  Result<WeightsLookup> lookup = find_folder_weights(fs_, model_dir(), warnings_, {true});
+  ASSERT_TRUE(lookup.ok()) << lookup.error().message();
+  EXPECT_EQ(lookup->info.bytes, 16793600u);  // (8388608 + 16384) + 8388608
+  ASSERT_EQ(lookup->tensors.size(), 3u);      // file-name order, header order within
+  EXPECT_EQ(lookup->tensors[0].name, kMatrix.name);
+  EXPECT_EQ(lookup->tensors[1].name, kNorm.name);
+  EXPECT_EQ(lookup->tensors[1].data_bytes, 16384u);
+  EXPECT_EQ(lookup->tensors[2].shape, (std::vector<uint64_t>{1024, 4096}));
+  EXPECT_EQ(fs_.reads(), (std::vector<FileRead>{
+                             {a, 0, 8},
+                             {a, 8, safetensors_header_json({kMatrix, kNorm}).size()},
+                             {b, 0, 8},
+                             {b, 8, safetensors_header_json({kMatrix}).size()}}));
+}
+
+TEST_F(WeightsLocatorTest, KeptTensorsOfManyShardsAreInFileOrderWhateverTheThreadsDo) {
+  for (int i = 1; i <= 40; ++i) {
+    write_shard(shard_name(i, 40), {{"layers." + std::to_string(i) + ".norm.weight", "F32",
+                                     {4096}, {}}});
+  }
+  Result<WeightsLookup> lookup = find_folder_weights(fs_, model_dir(), warnings_, {true});
+  ASSERT_TRUE(lookup.ok()) << lookup.error().message();
+  EXPECT_EQ(lookup->info.bytes, 655360u);  // 40 x 16384
+  ASSERT_EQ(lookup->tensors.size(), 40u);
+  for (int i = 1; i <= 40; ++i) {
+    EXPECT_EQ(lookup->tensors[i - 1].name, "layers." + std::to_string(i) + ".norm.weight");
+  }
+  EXPECT_EQ(fs_.reads().size(), 80u);  // a prefix and a header per shard, once each
+}
+
+TEST_F(WeightsLocatorTest, TrustedIndexIsCheckedAgainstItsShardsWhenTensorsAreKept) {
+  const std::string a = write_shard(shard_name(1, 2), {kMatrix});
+  const std::string b = write_shard(shard_name(2, 2), {kNorm});
+  write_shard("stray.safetensors", {kMatrix});  // not in the index: not read
+  const std::string index = index_json({{"layers.0.mlp.up_proj.weight", shard_name(1, 2)},
+                                        {"layers.0.norm.weight", shard_name(2, 2)}},
+                                       123456789);
+  const std::string index_path = write_model_file("model.safetensors.index.json", index);
+  Result<WeightsLookup> lookup = find_folder_weights(fs_, model_dir(), warnings_, {true});
+  ASSERT_TRUE(lookup.ok()) << lookup.error().message();
+  EXPECT_EQ(lookup->info.bytes, 8404992u);  // the headers: 8388608 + 16384
+  EXPECT_EQ(lookup->info.source, WeightsSource::kSafetensorsHeader);
+  EXPECT_TRUE(lookup->info.verified);
+  EXPECT_EQ(lookup->info.file_count, 2u);
+  EXPECT_EQ(lookup->info.tensor_count, 2u);
+  EXPECT_EQ(lookup->tensors.size(), 2u);
+  EXPECT_EQ(warnings_, std::vector<std::string>{
+                           "model.safetensors.index.json: total_size 123456789 bytes differs "
+                           "from the 8404992 bytes its shards' headers hold; the headers' sum is "
+                           "used"});
+  EXPECT_EQ(fs_.reads(), (std::vector<FileRead>{
+                             {index_path, 0, index.size()},
+                             {a, 0, 8},
+                             {a, 8, safetensors_header_json({kMatrix}).size()},
+                             {b, 0, 8},
+                             {b, 8, safetensors_header_json({kNorm}).size()}}));
+}
+
+TEST_F(WeightsLocatorTest, IndexAloneKeepsNoTensors) {
+  write_model_file("model.safetensors.index.json", index_naming({shard_name(1, 1)}, 777));
+  Result<WeightsLookup> lookup = find_folder_weights(fs_, model_dir(), warnings_, {true});
+  ASSERT_TRUE(lookup.ok()) << lookup.error().message();
+  EXPECT_EQ(lookup->info.bytes, 777u);
+  EXPECT_FALSE(lookup->info.verified);
+  EXPECT_TRUE(lookup->tensors.empty());
+}
+
+TEST_F(WeightsLocatorTest, SingleFileKeepsItsTensors) {
+  const std::string path = write_shard("model.safetensors", {kMatrix, kNorm});
+  Result<WeightsLookup> lookup = read_single_file_weights(fs_, path, {true});
+  ASSERT_TRUE(lookup.ok()) << lookup.error().message();
+  EXPECT_EQ(lookup->info.bytes, 8404992u);
+  ASSERT_EQ(lookup->tensors.size(), 2u);
+  EXPECT_EQ(lookup->tensors[1].name, kNorm.name);
+}
+
 // --- A folder with an index ---------------------------------------------------
 
 TEST_F(WeightsLocatorTest, ValidatedIndexIsTrustedWithoutReadingHeaders) {
