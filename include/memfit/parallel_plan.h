@@ -139,8 +139,8 @@ Status check_parallel_config(const ModelSpec& spec, const ParallelConfig& config
 // Plans the ranks of `config` for `model`. `tensors` is the checkpoint's
 // tensor list (Model::tensors, kept by OpenModelOptions::keep_tensors);
 // empty selects the proportional split, said in `assumptions`.
-// `per_device` is one device's budget; every rank is checked against it. Fails on what check_parallel_config refuses
-// and on overflow.
+// `per_device` is one device's budget; every rank is checked against it.
+// Fails on what check_parallel_config refuses and on overflow.
 Result<ParallelPlan> plan_parallel(const Model& model, std::span<const SafetensorsTensor> tensors,
                                    const EstimateInputs& inputs, const EstimateSettings& settings,
                                    const Platform& platform, const MemoryBudget& per_device,
