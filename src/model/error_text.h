@@ -1,9 +1,7 @@
-// Untrusted text (tensor names, shard names, paths) inside one-line error
-// messages and warnings.
-//
-// Names come from files memfit does not trust: a name may hold a newline,
-// an escape sequence for the terminal, or a megabyte of text. quote_untrusted()
-// makes it safe to print on one line.
+// Pieces of the model area's messages: tensor shapes and counted nouns.
+// Untrusted text (tensor names, shard names, paths) goes through
+// quote_untrusted() (base/untrusted_text.h, included here for the files
+// that use both).
 #ifndef MEMFIT_MODEL_ERROR_TEXT_H_
 #define MEMFIT_MODEL_ERROR_TEXT_H_
 
@@ -12,15 +10,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/untrusted_text.h"
+
 namespace memfit {
-
-// Longest piece of untrusted text kept in a message, in bytes.
-inline constexpr size_t kMaxQuotedBytes = 200;
-
-// `text` in single quotes. Control bytes (< 0x20, 0x7f) become \n, \t, \r or
-// \xNN; a backslash or quote inside is escaped; text longer than
-// kMaxQuotedBytes is cut at a UTF-8 character boundary and ends in "...".
-std::string quote_untrusted(std::string_view text);
 
 // "[4096, 11008]"; at most 8 dimensions, then ", ...".
 std::string format_shape(std::span<const uint64_t> shape);
