@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "base/untrusted_text.h"
 #include "memfit/settings.h"
 
 namespace memfit {
@@ -51,14 +52,15 @@ Result<std::optional<uint64_t>> parse_memory_size(std::string_view text) {
   int shift = unit_shift(unit);
   if (number.empty() || shift < 0) {
     return Error(fmt::format(
-        "memory size '{}': expected bytes or a number with K, M, G or T (binary units)", text));
+        "memory size {}: expected bytes or a number with K, M, G or T (binary units)",
+        quote_untrusted(text)));
   }
   if (number.find('.') == std::string_view::npos) {
     uint64_t value = 0;
     auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
     if (ec != std::errc() || end != number.data() + number.size() ||
         (shift > 0 && value > (UINT64_MAX >> shift))) {
-      return Error(fmt::format("memory size '{}' is out of range", text));
+      return Error(fmt::format("memory size {} is out of range", quote_untrusted(text)));
     }
     if (value == 0) return std::optional<uint64_t>();
     return std::optional<uint64_t>(value << shift);
@@ -66,10 +68,12 @@ Result<std::optional<uint64_t>> parse_memory_size(std::string_view text) {
   double value = 0;
   auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (ec != std::errc() || end != number.data() + number.size()) {
-    return Error(fmt::format("memory size '{}' is not a number", text));
+    return Error(fmt::format("memory size {} is not a number", quote_untrusted(text)));
   }
   double bytes = std::ceil(std::ldexp(value, shift));
-  if (!(bytes < 1.8e19)) return Error(fmt::format("memory size '{}' is out of range", text));
+  if (!(bytes < 1.8e19)) {
+    return Error(fmt::format("memory size {} is out of range", quote_untrusted(text)));
+  }
   if (bytes == 0) return std::optional<uint64_t>();
   return std::optional<uint64_t>(static_cast<uint64_t>(bytes));
 }
@@ -79,10 +83,10 @@ Result<uint64_t> parse_multiplier_micros(std::string_view text) {
   double value = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) {
-    return Error(fmt::format("'{}' is not a number", text));
+    return Error(fmt::format("{} is not a number", quote_untrusted(text)));
   }
-  if (value <= 0) return Error(fmt::format("'{}' is not positive", text));
-  if (value > 1e6) return Error(fmt::format("'{}' is implausibly large", text));
+  if (value <= 0) return Error(fmt::format("{} is not positive", quote_untrusted(text)));
+  if (value > 1e6) return Error(fmt::format("{} is implausibly large", quote_untrusted(text)));
   // Round to the nearest millionth first so 1.2 (binary 1.19999...) is
   // exactly 1'200'000, then never below the value given.
   return static_cast<uint64_t>(std::llround(value * 1e6));

@@ -23,6 +23,7 @@
 #include <array>
 #include <charconv>
 
+#include "base/untrusted_text.h"
 #include "estimate/fixed_point.h"
 #include "memfit/checked_math.h"
 #include "memfit/parallel_plan.h"
@@ -114,7 +115,7 @@ std::string_view to_string(ParallelEngine engine) {
 Result<ParallelEngine> parse_parallel_engine(std::string_view text) {
   if (text == "vllm") return ParallelEngine::kVllm;
   if (text == "mlx") return ParallelEngine::kMlx;
-  return Error(fmt::format("parallel engine '{}': expected vllm or mlx", text));
+  return Error(fmt::format("parallel engine {}: expected vllm or mlx", quote_untrusted(text)));
 }
 
 std::string_view to_string(TensorRole role) {
@@ -210,7 +211,9 @@ Result<uint64_t> tp_rank_tensor_bytes(const SafetensorsTensor& tensor, TensorRol
       uint64_t rows = tensor.shape[0];
       if (rows == 0) return bytes;
       std::optional<uint64_t> padded = round_up(rows, kVocabPaddingRows).value();
-      if (!padded) return Error(fmt::format("'{}': vocabulary rows overflow", tensor.name));
+      if (!padded) {
+        return Error(fmt::format("{}: vocabulary rows overflow", quote_untrusted(tensor.name)));
+      }
       share = mul_div_ceil(bytes, *CheckedBytes::ceil_div(*padded, n).value(), rows);
       break;
     }
@@ -220,7 +223,9 @@ Result<uint64_t> tp_rank_tensor_bytes(const SafetensorsTensor& tensor, TensorRol
     case TensorRole::kTower:
       return bytes;
   }
-  if (!share) return Error(fmt::format("'{}': per-rank bytes overflow 64 bits", tensor.name));
+  if (!share) {
+    return Error(fmt::format("{}: per-rank bytes overflow 64 bits", quote_untrusted(tensor.name)));
+  }
   return *share;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "base/untrusted_text.h"
 #include "memfit/settings.h"
 
 namespace memfit {
@@ -59,8 +60,8 @@ EstimateSettings settings_from_environment(const Environment& env,
     if (auto chunk = parse_count(v->second)) {
       s.prefill_chunk_tokens = *chunk;
     } else {
-      warnings.push_back(fmt::format("{}: '{}' is not a token count; using the default 2048",
-                                     v->first, v->second));
+      warnings.push_back(fmt::format("{}: {} is not a token count; using the default 2048",
+                                     v->first, quote_untrusted(v->second)));
     }
   }
   for (const char* name : {"MEMFIT_ROCM_MAX_INFLIGHT_MB", "MLX_ROCM_MAX_INFLIGHT_MB"}) {
@@ -69,7 +70,8 @@ EstimateSettings settings_from_environment(const Environment& env,
     if (auto mib = parse_count(*v); mib && *mib <= (1ull << 40)) {
       s.rocm_inflight_mib = *mib;
     } else {
-      warnings.push_back(fmt::format("{}: '{}' is not a MiB count; using the default 1024", name, *v));
+      warnings.push_back(fmt::format("{}: {} is not a MiB count; using the default 1024", name,
+                                     quote_untrusted(*v)));
     }
     break;
   }

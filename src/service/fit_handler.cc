@@ -15,6 +15,7 @@
 // max_tokens (and total_bytes) is null when not even one token fits;
 // capped is true when max_tokens is the search ceiling (a cache that stops
 // growing fits any context). Curve points come in the order asked.
+#include "base/untrusted_text.h"
 #include "memfit/solver.h"
 #include "service/request_parser.h"
 #include "service/service_state.h"
@@ -23,7 +24,8 @@ namespace memfit::service {
 namespace {
 
 ApiError estimate_failed(std::string_view model, const Error& error) {
-  return ApiError{422, "estimate_failed", error.within(model).message(), Json::object()};
+  return ApiError{422, "estimate_failed", error.within(quote_untrusted(model)).message(),
+                  Json::object()};
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // through the roots, takes the model from the cache and calls the same
 // library functions as `memfit inspect` (estimate, estimate_to_json) and
 // the runtime guard (check_prefill), so the numbers cannot disagree.
+#include "base/untrusted_text.h"
 #include "memfit/report.h"
 #include "service/request_parser.h"
 #include "service/service_state.h"
@@ -49,7 +50,8 @@ HttpResponse handle_estimate(ServiceState& state, std::string_view body) {
       memfit::estimate(model.model, request->inputs, state.options.settings, platform, budget);
   if (!estimate.ok()) {
     return error_response(ApiError{
-        422, "estimate_failed", estimate.error().within(request->model).message(), Json::object()});
+        422, "estimate_failed", estimate.error().within(quote_untrusted(request->model)).message(),
+        Json::object()});
   }
   state.metrics.record_estimate(model.label, *estimate);
 

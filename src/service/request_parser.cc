@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/untrusted_text.h"
 #include "memfit/settings.h"
 #include "memfit/solver.h"
 
@@ -51,14 +52,9 @@ int nesting_depth(std::string_view body, int limit) {
   return deepest;
 }
 
-std::string shown(const Json& value) {
-  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (text.size() > kMaxShownValueBytes) text = text.substr(0, kMaxShownValueBytes) + "...";
-  return text;
-}
-
 Error expected(std::string_view key, std::string_view what, const Json& value) {
-  return Error(fmt::format("{}: expected {}, got {}", key, what, shown(value)));
+  return Error(fmt::format("{}: expected {}, got {}", key, what,
+                           show_untrusted_json(value, kMaxShownValueBytes)));
 }
 
 Result<Json> parse_object(std::string_view body) {
@@ -73,7 +69,9 @@ Result<Json> parse_object(std::string_view body) {
     // out_of_range.406 for a number past a double ("1e999").
     std::string what = e.what();
     if (size_t end = what.find("] "); end != std::string::npos) what = what.substr(end + 2);
-    return Error("request body is not valid JSON: " + what);
+    // The part after "last read:" quotes the body: escaped like any
+    // untrusted text (nlohmann leaves 0x7f and invalid UTF-8 as they are).
+    return Error("request body is not valid JSON: " + escape_untrusted(what));
   }
   if (!json.is_object()) return Error("request body must be a JSON object");
   return json;
@@ -112,7 +110,7 @@ class Fields {
   // Fails naming the first field that was never read.
   Status no_others() const {
     for (const auto& [key, value] : object_.items()) {
-      if (read_.count(key) == 0) return Error(fmt::format("unknown field '{}'", key));
+      if (read_.count(key) == 0) return Error("unknown field " + quote_untrusted(key));
     }
     return Status::Ok();
   }

@@ -102,7 +102,7 @@ TEST(InspectCli, MissingModelIsOneLineAndExitOne) {
   auto r = run_memfit({"inspect", "-m", "/nonexistent/model", "--json"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "memfit: /nonexistent/model: no such file or directory\n");
+  EXPECT_EQ(r.err, "memfit: '/nonexistent/model': no such file or directory\n");
 }
 
 TEST(InspectCli, ConfigThatIsNotJsonNamesTheFile) {
@@ -111,7 +111,7 @@ TEST(InspectCli, ConfigThatIsNotJsonNamesTheFile) {
   auto r = run_memfit({"inspect", "-m", dir.path(), "--json"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "memfit: " + config + ": not valid JSON\n");
+  EXPECT_EQ(r.err, "memfit: '" + config + "': not valid JSON\n");
 }
 
 TEST(InspectCli, MissingGeometryNamesTheFileAndTheField) {
@@ -120,8 +120,8 @@ TEST(InspectCli, MissingGeometryNamesTheFileAndTheField) {
   auto r = run_memfit({"inspect", "-m", dir.path()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "memfit: " + config +
-                       ": missing geometry: no layer count (num_hidden_layers, n_layers, "
+  EXPECT_EQ(r.err, "memfit: '" + config +
+                       "': missing geometry: no layer count (num_hidden_layers, n_layers, "
                        "num_layers or n_layer)\n");
 }
 
