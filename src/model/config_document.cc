@@ -1,7 +1,10 @@
 #include "model/config_document.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
+#include "base/json_nesting.h"
 #include "base/untrusted_text.h"
 
 namespace memfit {
@@ -72,6 +75,9 @@ ConfigDocument& ConfigDocument::operator=(const ConfigDocument& other) {
 }
 
 Result<ConfigDocument> ConfigDocument::parse(std::string_view text) {
+  if (json_nesting_depth(text, kMaxConfigNesting) > kMaxConfigNesting) {
+    return Error(fmt::format("config nests deeper than {} levels", kMaxConfigNesting));
+  }
   ConfigDocument doc;
   doc.top_ = nlohmann::json::parse(replace_non_json_literals(text), nullptr,
                                    /*allow_exceptions=*/false);
@@ -124,7 +130,8 @@ Result<std::optional<bool>> ConfigDocument::boolean(std::string_view name) const
   const nlohmann::json* value = find(name);
   if (value == nullptr) return std::optional<bool>();
   if (!value->is_boolean()) {
-    return Error(std::string(name) + ": expected true or false, got " + show_untrusted_json(*value));
+    return Error(std::string(name) + ": expected true or false, got " +
+                 show_untrusted_json(*value));
   }
   return std::optional<bool>(value->get<bool>());
 }

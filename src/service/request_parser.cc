@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/json_nesting.h"
 #include "base/untrusted_text.h"
 #include "memfit/settings.h"
 #include "memfit/solver.h"
@@ -22,43 +23,13 @@ using Json = nlohmann::json;
 constexpr size_t kMaxRequestIdBytes = 128;
 constexpr size_t kMaxShownValueBytes = 40;
 
-// The deepest nesting of arrays and objects in `body`, counting brackets
-// outside strings; stops early once past `limit`.
-int nesting_depth(std::string_view body, int limit) {
-  int depth = 0;
-  int deepest = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (char c : body) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 Error expected(std::string_view key, std::string_view what, const Json& value) {
   return Error(fmt::format("{}: expected {}, got {}", key, what,
                            show_untrusted_json(value, kMaxShownValueBytes)));
 }
 
 Result<Json> parse_object(std::string_view body) {
-  if (nesting_depth(body, kMaxNesting) > kMaxNesting) {
+  if (json_nesting_depth(body, kMaxNesting) > kMaxNesting) {
     return Error(fmt::format("request body nests deeper than {} levels", kMaxNesting));
   }
   Json json;
