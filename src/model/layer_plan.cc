@@ -186,8 +186,8 @@ Result<std::optional<Slots>> slots_from_block_configs(const ConfigDocument& doc,
       auto value = attention->find(flag);
       if (value == attention->end() || value->is_null()) continue;
       if (!value->is_boolean()) {
-        return Error(fmt::format("block_configs[{}].attention.{}: expected true or false, got {}", i,
-                                 flag, show_untrusted_json(*value)));
+        return Error(fmt::format("block_configs[{}].attention.{}: expected true or false, got {}",
+                                 i, flag, show_untrusted_json(*value)));
       }
       no_op = no_op || value->get<bool>();
     }

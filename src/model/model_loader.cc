@@ -90,7 +90,8 @@ Result<Model> open_model(FileSystem& fs, const std::string& path) {
                    ": GGUF files are not supported yet; pass a safetensors model folder");
     }
     if (!ends_with(path, ".safetensors")) {
-      return Error(quote_untrusted(path) + ": not a model folder, a .safetensors file or a .gguf file");
+      return Error(quote_untrusted(path) +
+                   ": not a model folder, a .safetensors file or a .gguf file");
     }
     dir = parent_dir(path);
   } else if (st->kind != FileKind::kDirectory) {

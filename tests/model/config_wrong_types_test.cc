@@ -28,7 +28,8 @@ TEST(ConfigWrongTypes, ModelTypeThatIsNotAStringIsAnError) {
             "model_type: expected a string, got [\"llama\"]");
   EXPECT_EQ(error_of(config_with(R"(,"model_type":{"name":"llama"})")),
             "model_type: expected a string, got {\"name\":\"llama\"}");
-  EXPECT_EQ(error_of(config_with(R"(,"model_type":true)")), "model_type: expected a string, got true");
+  EXPECT_EQ(error_of(config_with(R"(,"model_type":true)")),
+            "model_type: expected a string, got true");
 }
 
 TEST(ConfigWrongTypes, NestedModelTypeThatIsNotAStringIsAnError) {
@@ -119,6 +120,17 @@ TEST(ConfigWrongTypes, StructuredValuesInMessagesAreBounded) {
   EXPECT_EQ(message.rfind(prefix, 0), 0u) << message;
   // "...got " is 56 bytes; the value is cut at 200 bytes, then "...".
   EXPECT_EQ(message.size(), 56u + 200u + 3u);
+}
+
+TEST(ConfigWrongTypes, NestingIsCappedAt64Levels) {
+  // "x" holds 63 nested arrays: with the top-level object, 64 levels.
+  const auto nested = [](size_t levels) {
+    return config_with(R"(,"x":)" + std::string(levels, '[') + std::string(levels, ']'));
+  };
+  const std::string at_limit = nested(63);
+  EXPECT_TRUE(parse_model_config(at_limit).ok());
+  const std::string past = nested(64);
+  EXPECT_EQ(error_of(past), "config nests deeper than 64 levels");
 }
 
 }  // namespace
