@@ -1,7 +1,7 @@
 // libFuzzer target for the HTTP service's request bodies, through the
 // public Service::handle: the input is one body, POSTed to /v1/estimate,
-// /v1/fit and /v1/admit of a Service whose model root (a temporary folder,
-// made once per process) holds two small models, "a" (a llama) and "b" (a
+// /v1/fit and /v1/admit of a Service whose model root (made once per
+// process, see ModelRoot) holds two small models, "a" (a llama) and "b" (a
 // sliding-window mistral), so that bodies naming them are estimated.
 //
 // Service::handle catches every exception and answers 500 internal_error:
@@ -32,17 +32,27 @@ constexpr std::string_view kMistralConfig =
     R"({"model_type":"mistral","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4,)"
     R"("num_key_value_heads":1,"sliding_window":512,"vocab_size":256})";
 
-// The temporary model root, removed at exit.
+// The model root: $MEMFIT_FUZZ_MODEL_ROOT when set (created if need be
+// and left in place), else a temporary folder removed at exit. A fixed
+// path makes runs repeatable: the path's text reaches hashing and string
+// comparisons, so a random name would change the coverage libFuzzer sees.
 class ModelRoot {
  public:
   ModelRoot() {
-    std::string pattern = (fs::temp_directory_path() / "memfit-fuzz-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
-    path_ = pattern;
+    if (const char* given = std::getenv("MEMFIT_FUZZ_MODEL_ROOT"); given != nullptr && *given) {
+      path_ = given;
+      fs::create_directories(path_);
+    } else {
+      std::string pattern = (fs::temp_directory_path() / "memfit-fuzz-XXXXXX").string();
+      if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+      path_ = pattern;
+      temporary_ = true;
+    }
     write("a/config.json", kLlamaConfig);
     write("b/config.json", kMistralConfig);
   }
   ~ModelRoot() {
+    if (!temporary_) return;
     std::error_code ignored;
     fs::remove_all(path_, ignored);
   }
@@ -57,6 +67,7 @@ class ModelRoot {
     if (!out) std::abort();
   }
   std::string path_;
+  bool temporary_ = false;
 };
 
 memfit::Service& service() {
@@ -64,8 +75,9 @@ memfit::Service& service() {
   static std::unique_ptr<memfit::Service> instance = [] {
     memfit::ServiceOptions options;
     options.model_roots = {root.path()};
-    // A fixed host (64 GiB, 32 GiB available), queried on every request:
-    // no clock decides which code runs.
+    // A fixed host (64 GiB, 32 GiB available), queried on every request,
+    // and a fixed request id: no clock or random number decides which code
+    // runs.
     options.query_host = [] {
       memfit::HostMemoryStatus s;
       s.os = "linux";
@@ -79,6 +91,7 @@ memfit::Service& service() {
     };
     options.read_gauges = [] { return memfit::ProcessGauges{}; };
     options.host_reuse_ms = 0;
+    options.make_request_id = [] { return std::string("req-fuzz"); };
     memfit::Result<std::unique_ptr<memfit::Service>> created =
         memfit::Service::create(std::move(options));
     if (!created.ok()) std::abort();
