@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/untrusted_text.h"
 #include "host/gpu_probe.h"
 
 namespace memfit {
@@ -21,7 +22,8 @@ const char* gpu_vendor_name(GpuVendor vendor) {
 
 Result<DeviceSelector> parse_device_selector(const std::string& text) {
   const auto fail = [&] {
-    return Error("device \"" + text + "\": expected auto, cpu, cuda[:N] or rocm[:N]");
+    return Error("device \"" + escape_untrusted(text) +
+                 "\": expected auto, cpu, cuda[:N] or rocm[:N]");
   };
   DeviceSelector device;
   if (text == "auto") return device;
