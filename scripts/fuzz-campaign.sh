@@ -4,10 +4,12 @@
 # side (one per core), from a seed it prints so a run can be repeated. What
 # it finds is merged into the target's committed folder
 # tests/data/hostile/<name>/ with libFuzzer's -merge=1, which keeps only the
-# inputs that add coverage, so the corpus stays minimal; commit the new files
-# and CI replays them from then on. A crash, leak, timeout or out-of-memory
-# is copied into the same folder as campaign_<kind>_<hash> (rename it after
-# what it is once understood) and the script exits 1.
+# inputs that add coverage, so the corpus stays minimal. The new files go to
+# its corpus/ subfolder (its top holds the hand-named inputs that tests
+# assert one by one); commit them and CI replays them from then on. A crash,
+# leak, timeout or out-of-memory is copied to the folder's top as
+# campaign_<kind>_<hash> (rename it after what it is once understood, and
+# give it its test) and the script exits 1.
 #
 # Prints per target: executions, coverage (libFuzzer's cov: edges, ft:
 # features), new corpus files and crashes, and the same as a Markdown table
@@ -101,13 +103,25 @@ for name in "${names[@]}"; do
   log="$scratch/$name.log"
   folder="tests/data/hostile/$name"
   before=$(find "$folder" -type f | wc -l)
-  # Only inputs that add coverage to the committed folder are copied in.
-  "${run_env[@]}" "$bin/${name}_fuzz" -merge=1 -max_len=65536 -timeout="$timeout_s" "$folder" \
-    "$scratch/$name.corpus" >"$scratch/$name.merge.log" 2>&1 || {
+  # Only inputs that add coverage to the whole committed folder are kept:
+  # merged into a copy of it, whose new files (named by their SHA-1) go to
+  # the folder's corpus/, apart from the hand-named inputs at its top.
+  base="$scratch/$name.base"
+  mkdir -p "$base"
+  cp -R "$folder"/. "$base"/
+  if "${run_env[@]}" "$bin/${name}_fuzz" -merge=1 -max_len=65536 -timeout="$timeout_s" "$base" \
+    "$scratch/$name.corpus" >"$scratch/$name.merge.log" 2>&1; then
+    mkdir -p "$folder/corpus"
+    for file in "$base"/*; do
+      [[ -f "$file" && ! -e "$folder/$(basename "$file")" ]] || continue
+      mv "$file" "$folder/corpus/"
+    done
+    rmdir "$folder/corpus" 2>/dev/null || true  # nothing new
+  else
     tail -n 20 "$scratch/$name.merge.log"
     echo "fuzz-campaign: merging ${name}'s corpus failed" >&2
     failed=1
-  }
+  fi
   after=$(find "$folder" -type f | wc -l)
   executed=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
   coverage=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1 || true)
