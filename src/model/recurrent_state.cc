@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "base/untrusted_text.h"
 #include "memfit/checked_math.h"
 
 namespace memfit {
@@ -34,7 +35,7 @@ Result<uint64_t> need(FieldReader& reader, std::initializer_list<std::string_vie
   if (!v) return v.error();
   if (!v->has_value()) {
     return Error(fmt::format("missing geometry: {} (needed for the {} recurrent state)",
-                             *aliases.begin(), reader.model_type()));
+                             *aliases.begin(), escape_untrusted(reader.model_type())));
   }
   return **v;
 }

@@ -48,7 +48,7 @@ std::string render_estimate_text(const Model& model, const Estimate& e, const Me
                      escape_untrusted(model.path, model.path.size()));
   out += fmt::format("model_type {}, family {}, layout {}\n",
                      spec.model_type.empty() ? "(none)" : escape_untrusted(spec.model_type),
-                     spec.family,
+                     escape_untrusted(spec.family),
                      spec.layout.empty() ? "(unknown)" : spec.layout);
   out += fmt::format("inputs: max_tokens {}, batch {}, kv cache {}{}\n\n", e.inputs.max_tokens,
                      e.inputs.batch, to_string(e.inputs.kv_element),

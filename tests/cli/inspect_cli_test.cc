@@ -139,6 +139,23 @@ TEST(InspectCli, HostileSafetensorsHeaderNamesTheFile) {
   EXPECT_NE(r.err.find(file), std::string::npos) << r.err;
 }
 
+TEST(InspectCli, ConfigTextInTheReportAndWarningsIsEscaped) {
+  ScratchDir dir;
+  dir.write("config.json", R"({"model_type":"x\u001b[2J","num_hidden_layers":2,"hidden_size":64,)"
+                           R"("num_attention_heads":4,"quantization_config":{"quant_method":"q\nq"}})");
+  auto r = run_memfit({"inspect", "-m", dir.path()}, k64GiB);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("model_type x\\x1b[2J, family x\\x1b[2J, layout standard\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Quantization: q\\nq"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("model_type 'x\\x1b[2J' is not one memfit knows"), std::string::npos)
+      << r.err;
+  for (const std::string& text : {r.out, r.err}) {
+    EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  }
+}
+
 TEST(InspectCli, NoWeightsNoConfigFallsBackLoudly) {
   ScratchDir dir;
   auto r = run_memfit({"inspect", "-m", dir.path(), "--json"});
