@@ -141,8 +141,9 @@ TEST(InspectCli, HostileSafetensorsHeaderNamesTheFile) {
 
 TEST(InspectCli, ConfigTextInTheReportAndWarningsIsEscaped) {
   ScratchDir dir;
-  dir.write("config.json", R"({"model_type":"x\u001b[2J","num_hidden_layers":2,"hidden_size":64,)"
-                           R"("num_attention_heads":4,"quantization_config":{"quant_method":"q\nq"}})");
+  dir.write("config.json",
+            R"({"model_type":"x\u001b[2J","num_hidden_layers":2,"hidden_size":64,)"
+            R"("num_attention_heads":4,"quantization_config":{"quant_method":"q\nq"}})");
   auto r = run_memfit({"inspect", "-m", dir.path()}, k64GiB);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("model_type x\\x1b[2J, family x\\x1b[2J, layout standard\n"),
