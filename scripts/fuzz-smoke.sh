@@ -13,13 +13,13 @@
 #   NAME: a target without _fuzz (config, safetensors, ...); default: every
 #   fuzz/*_fuzz.cc.
 # Environment (defaults in brackets):
-#   FUZZ_SMOKE_RUNS   executions per target, committed inputs included [50000]
+#   FUZZ_SMOKE_RUNS   executions per target, committed inputs included [100000]
 #   FUZZ_SMOKE_SEED   libFuzzer's -seed [1]
 #   FUZZ_SMOKE_JOBS   targets run side by side [2]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-runs="${FUZZ_SMOKE_RUNS:-50000}"
+runs="${FUZZ_SMOKE_RUNS:-100000}"
 seed="${FUZZ_SMOKE_SEED:-1}"
 jobs="${FUZZ_SMOKE_JOBS:-2}"
 # Seconds one input may take before it counts as a hang: far above any
