@@ -53,8 +53,8 @@ trap 'rm -rf "$scratch"' EXIT
 
 # Addresses reach libFuzzer's comparison tracing (-use_cmp) and some code
 # paths, so with address-space randomisation a fixed seed still explores
-# differently on each run: run without it (setarch -R). A machine that forbids that
-# (personality(2) blocked) still runs the step, with a warning.
+# differently on each run: run without it (setarch -R). A machine that
+# forbids that (personality(2) blocked) still runs the step, with a warning.
 no_aslr=()
 if setarch "$(uname -m)" -R true 2>/dev/null; then
   no_aslr=(setarch "$(uname -m)" -R)
@@ -77,6 +77,7 @@ run_libfuzzer() {
   local corpus
   corpus="$(mktemp -d "$scratch/corpus.XXXXXX")"
   cp -R "$source"/. "$corpus"/
+  rm -rf "$artifact_dir"  # only this run's reproducers
   mkdir -p "$artifact_dir"
   local dict=()
   local name
@@ -84,9 +85,9 @@ run_libfuzzer() {
   if [[ -f "fuzz/$name.dict" ]]; then dict=("-dict=fuzz/$name.dict"); fi
   # -reload=0: no timed re-reads of the corpus folder, so nothing but the
   # seed decides which inputs are tried (with the fixed addresses above).
-  "${clean_env[@]}" "${no_aslr[@]}" "$binary" -seed="$seed" -runs="$runs" -timeout="$timeout_s" -max_len=65536 \
-    -reload=0 -print_final_stats=1 -artifact_prefix="$artifact_dir/" "${dict[@]}" \
-    "$corpus" >"$log" 2>&1
+  "${clean_env[@]}" "${no_aslr[@]}" "$binary" -seed="$seed" -runs="$runs" \
+    -timeout="$timeout_s" -max_len=65536 -reload=0 -print_final_stats=1 \
+    -artifact_prefix="$artifact_dir/" "${dict[@]}" "$corpus" >"$log" 2>&1
 }
 
 # 1. The run must fail on a committed crash: a trap and an escaping
