@@ -10,6 +10,7 @@
 #include "estimate_options.h"
 #include "memfit/memory_size.h"
 #include "memfit/report.h"
+#include "memfit/untrusted_text.h"
 #include "memfit/solver.h"
 
 namespace memfit::cli {
@@ -45,7 +46,7 @@ void run_fit(const FitOptions& o, int& exit_code) {
   Result<std::vector<Solution>> solutions =
       solve_each_kv_width(what, *c->model, c->inputs, c->settings, c->platform, c->budget, serve);
   if (!solutions) {
-    exit_code = report_error(solutions.error().within(o.estimate.model));
+    exit_code = report_error(solutions.error().within(quote_untrusted(o.estimate.model)));
     return;
   }
   nlohmann::ordered_json by_mode = nlohmann::ordered_json::array();

@@ -51,7 +51,7 @@ Result<std::vector<PlotWeightMode>> weight_modes(const PlotOptions& o, const Pre
       continue;
     }
     Result<uint64_t> bytes = candidate_weights_bytes(scheme, model, model.tensors);
-    if (!bytes) return bytes.error().within(o.estimate.model);
+    if (!bytes) return bytes.error().within(quote_untrusted(o.estimate.model));
     modes.push_back({scheme.name, *bytes});
   }
   if (!skipped.empty()) {
@@ -136,7 +136,7 @@ void run_plot(const PlotOptions& o, int& exit_code) {
 
   Result<PlotData> data = compute_plot(*c->model, c->inputs, c->settings, c->platform, c->budget, request);
   if (!data) {
-    exit_code = report_error(data.error().within(o.estimate.model), "plot");
+    exit_code = report_error(data.error().within(quote_untrusted(o.estimate.model)), "plot");
     return;
   }
   Status written = write_file(o.out_path, render_plot_svg(*data));

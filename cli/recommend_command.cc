@@ -11,6 +11,7 @@
 #include "memfit/memory_size.h"
 #include "memfit/quant_schemes.h"
 #include "memfit/report.h"
+#include "memfit/untrusted_text.h"
 #include "memfit/solver.h"
 
 namespace memfit::cli {
@@ -51,7 +52,7 @@ void run_recommend(const RecommendOptions& o, int& exit_code) {
     cand.scheme = scheme;
     Result<uint64_t> weights = candidate_weights_bytes(scheme, *c->model, tensors);
     if (!weights) {
-      exit_code = report_error(weights.error().within(o.estimate.model));
+      exit_code = report_error(weights.error().within(quote_untrusted(o.estimate.model)));
       return;
     }
     cand.weights_bytes = *weights;
@@ -60,13 +61,13 @@ void run_recommend(const RecommendOptions& o, int& exit_code) {
     variant.weights.bytes = cand.weights_bytes;
     Result<Estimate> e = estimate(variant, c->inputs, c->settings, c->platform, c->budget);
     if (!e) {
-      exit_code = report_error(e.error().within(o.estimate.model));
+      exit_code = report_error(e.error().within(quote_untrusted(o.estimate.model)));
       return;
     }
     cand.estimate = std::move(*e);
     Result<Solution> s = solve(SolveFor::kMaxTokens, variant, c->inputs, c->settings, c->platform, c->budget);
     if (!s) {
-      exit_code = report_error(s.error().within(o.estimate.model));
+      exit_code = report_error(s.error().within(quote_untrusted(o.estimate.model)));
       return;
     }
     cand.max_tokens = s->value;

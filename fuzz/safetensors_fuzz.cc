@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "fuzz_checks.h"
 #include "memfit/safetensors.h"
 
 namespace {
@@ -16,7 +17,7 @@ namespace {
 // Properties every successful parse must have.
 void check(const memfit::Result<memfit::SafetensorsHeader>& header, uint64_t data_region_bytes) {
   if (!header.ok()) {
-    if (header.error().message().find('\n') != std::string::npos) __builtin_trap();
+    memfit_fuzz::check_message(header.error().message());
     return;
   }
   uint64_t total_bytes = 0;
@@ -33,7 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view file(reinterpret_cast<const char*>(data), size);
 
   memfit::Result<uint64_t> header_bytes = memfit::parse_safetensors_length(file, file.size());
-  if (header_bytes.ok()) {
+  if (!header_bytes.ok()) {
+    memfit_fuzz::check_message(header_bytes.error().message());
+  } else {
     const uint64_t data_region_bytes = file.size() - 8 - *header_bytes;
     check(memfit::parse_safetensors_header(file.substr(8, *header_bytes), data_region_bytes),
           data_region_bytes);

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Fresh Debian 12, as root: install what is missing, then build and run
-# every test: the release suite, the calculator page in headless Chromium
-# (screenshot: build/release/e2e/calculator.png), the same suite under
-# AddressSanitizer and UndefinedBehaviorSanitizer, each libFuzzer target
-# over the hostile corpus, and the Windows build of `memfit host` under
-# wine. .ci/run calls this script.
+# every test: the release suite (which replays every committed fuzz input
+# and crash reproducer, ctest -R FuzzReplay), the calculator page in
+# headless Chromium (screenshot: build/release/e2e/calculator.png), the
+# same suite under AddressSanitizer and UndefinedBehaviorSanitizer, the
+# deterministic fuzz smoke run (fixed seed and run count:
+# scripts/fuzz-smoke.sh, also runnable alone), and the Windows build of
+# `memfit host` under wine. Nothing random decides whether it passes.
+# .ci/run calls this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -22,7 +25,7 @@ cmake --preset asan >/dev/null
 cmake --build --preset asan
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -j2
 
-echo "== fuzz targets over the hostile corpus"
+echo "== fuzz smoke: each libFuzzer target over its committed inputs, fixed seed and run count"
 bash scripts/fuzz-smoke.sh
 
 echo "== Windows cross-build (mingw-w64): memfit host --json under wine"

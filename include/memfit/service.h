@@ -83,6 +83,10 @@ struct ServiceOptions {
   // thread at a time; read_gauges may be called by several at once.
   std::function<HostMemoryStatus()> query_host;
   std::function<ProcessGauges()> read_gauges;
+  // The request_id of a /v1/admit request that names none; empty means a
+  // random "req-<16 hex digits>" (check_prefill's own). A fixed one makes a
+  // run repeatable (the fuzz target). May be called by several threads.
+  std::function<std::string()> make_request_id;
 };
 
 struct ServiceState;  // src/service/service_state.h

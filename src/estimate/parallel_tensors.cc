@@ -23,6 +23,7 @@
 #include <array>
 #include <charconv>
 
+#include "memfit/untrusted_text.h"
 #include "estimate/fixed_point.h"
 #include "memfit/checked_math.h"
 #include "memfit/parallel_plan.h"
@@ -211,7 +212,10 @@ Result<uint64_t> tp_rank_tensor_bytes(const SafetensorsTensor& tensor, TensorRol
       uint64_t rows = tensor.shape[0];
       if (rows == 0) return bytes;
       std::optional<uint64_t> padded = round_up(rows, kVocabPaddingRows).value();
-      if (!padded) return Error::overflow(fmt::format("'{}': vocabulary rows overflow", tensor.name));
+      if (!padded) {
+        return Error::overflow(
+            fmt::format("{}: vocabulary rows overflow", quote_untrusted(tensor.name)));
+      }
       share = mul_div_ceil(bytes, *CheckedBytes::ceil_div(*padded, n).value(), rows);
       break;
     }
@@ -221,7 +225,10 @@ Result<uint64_t> tp_rank_tensor_bytes(const SafetensorsTensor& tensor, TensorRol
     case TensorRole::kTower:
       return bytes;
   }
-  if (!share) return Error::overflow(fmt::format("'{}': per-rank bytes overflow 64 bits", tensor.name));
+  if (!share) {
+    return Error::overflow(
+        fmt::format("{}: per-rank bytes overflow 64 bits", quote_untrusted(tensor.name)));
+  }
   return *share;
 }
 

@@ -5,6 +5,7 @@
 
 #include "memfit/memory_size.h"
 #include "memfit/settings.h"
+#include "memfit/untrusted_text.h"
 
 namespace memfit {
 namespace {
@@ -68,8 +69,8 @@ EstimateSettings settings_from_environment(const Environment& env,
     if (auto chunk = parse_count(v->second)) {
       s.prefill_chunk_tokens = *chunk;
     } else {
-      warnings.push_back(fmt::format("{}: '{}' is not a token count; using the default 2048",
-                                     v->first, v->second));
+      warnings.push_back(fmt::format("{}: {} is not a token count; using the default 2048",
+                                     v->first, quote_untrusted(v->second)));
     }
   }
   for (const char* name : {"MEMFIT_ROCM_MAX_INFLIGHT_MB", "MLX_ROCM_MAX_INFLIGHT_MB"}) {
@@ -78,7 +79,8 @@ EstimateSettings settings_from_environment(const Environment& env,
     if (auto mib = parse_count(*v); mib && *mib <= (1ull << 40)) {
       s.rocm_inflight_mib = *mib;
     } else {
-      warnings.push_back(fmt::format("{}: '{}' is not a MiB count; using the default 1024", name, *v));
+      warnings.push_back(fmt::format("{}: {} is not a MiB count; using the default 1024", name,
+                                     quote_untrusted(*v)));
     }
     break;
   }
@@ -90,10 +92,10 @@ Result<uint64_t> parse_multiplier_micros(std::string_view text) {
   double value = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) {
-    return Error(fmt::format("'{}' is not a number", text));
+    return Error(fmt::format("{} is not a number", quote_untrusted(text)));
   }
-  if (value <= 0) return Error(fmt::format("'{}' is not positive", text));
-  if (value > 1e6) return Error(fmt::format("'{}' is implausibly large", text));
+  if (value <= 0) return Error(fmt::format("{} is not positive", quote_untrusted(text)));
+  if (value > 1e6) return Error(fmt::format("{} is implausibly large", quote_untrusted(text)));
   // Round to the nearest millionth first so 1.2 (binary 1.19999...) is
   // exactly 1'200'000, then never below the value given.
   return static_cast<uint64_t>(std::llround(value * 1e6));

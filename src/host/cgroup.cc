@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "memfit/untrusted_text.h"
 #include "host/proc_fields.h"
 
 namespace memfit::host {
@@ -94,7 +95,7 @@ std::optional<uint64_t> read_number_file(HostFiles& files, const std::string& pa
   if (max_is_none && value == "max") return std::nullopt;
   std::optional<uint64_t> number = parse_decimal(value);
   if (!number) {
-    warnings.push_back("cgroup: " + path + ": \"" + std::string(value) + "\" is not a number");
+    warnings.push_back("cgroup: " + path + ": \"" + escape_untrusted(value) + "\" is not a number");
   }
   return number;
 }
@@ -189,7 +190,8 @@ std::optional<CgroupMemory> read_cgroup_memory(HostFiles& files,
   const auto path = path_components(membership->path);
   const auto root = path_components(mount.root);
   if (!path || !root) {
-    warnings.push_back("cgroup: /proc/self/cgroup: path \"" + membership->path +
+    warnings.push_back("cgroup: /proc/self/cgroup: path \"" +
+                       escape_untrusted(membership->path) +
                        "\" is not a plain absolute path; cgroup limits ignored");
     return std::nullopt;
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "memfit/untrusted_text.h"
 #include "host/gpu_probe.h"
 #include "memfit/untrusted_text.h"
 

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string>
 
+#include "memfit/untrusted_text.h"
 namespace memfit::host {
 namespace {
 
@@ -45,7 +46,7 @@ Result<std::optional<uint64_t>> find_kib_field(std::string_view text, std::strin
   });
   if (!found) return std::optional<uint64_t>();
   std::string_view value = *found;
-  const std::string quoted = std::string(name) + " \"" + std::string(value) + "\"";
+  const std::string quoted = std::string(name) + " \"" + escape_untrusted(value) + "\"";
   if (value.size() < 3 || value.substr(value.size() - 3) != " kB") {
     return Error(quoted + ": expected a number of kB");
   }
@@ -69,7 +70,7 @@ Result<std::optional<uint64_t>> find_stat_field(std::string_view text, std::stri
   if (!found) return std::optional<uint64_t>();
   const std::optional<uint64_t> value = parse_decimal(*found);
   if (!value) {
-    return Error(std::string(name) + " \"" + std::string(*found) + "\": expected a number");
+    return Error(std::string(name) + " \"" + escape_untrusted(*found) + "\": expected a number");
   }
   return std::optional<uint64_t>(*value);
 }

@@ -60,10 +60,10 @@ void read_compressed_tensors(const Json& config, QuantizationInfo& q) {
   auto groups = config.find("config_groups");
   if (groups == config.end() || !groups->is_object()) return;
   for (const auto& [name, group] : groups->items()) {
-    if (!group.is_object() || !group.contains("weights")) continue;
-    const Json& weights = group["weights"];
-    q.bits = u64_field(weights, "num_bits");
-    q.group_size = u64_field(weights, "group_size");
+    auto weights = group.find("weights");  // end() when group is not an object
+    if (weights == group.end()) continue;
+    q.bits = u64_field(*weights, "num_bits");
+    q.group_size = u64_field(*weights, "group_size");
     return;
   }
 }

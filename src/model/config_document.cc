@@ -1,6 +1,11 @@
 #include "model/config_document.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
+
+#include "base/json_nesting.h"
+#include "memfit/untrusted_text.h"
 
 namespace memfit {
 namespace {
@@ -50,13 +55,15 @@ Result<uint64_t> json_to_u64(const nlohmann::json& value, std::string_view name)
   if (value.is_number_integer()) {
     int64_t v = value.get<int64_t>();
     if (v >= 0) return static_cast<uint64_t>(v);
-    return Error(std::string(name) + ": expected a non-negative integer, got " + value.dump());
+    return Error(std::string(name) + ": expected a non-negative integer, got " +
+                 show_untrusted_json(value));
   }
   if (value.is_number_float()) {
     double v = value.get<double>();
     if (std::isfinite(v) && v >= 0 && v < 1.8e19 && std::floor(v) == v) return static_cast<uint64_t>(v);
   }
-  return Error(std::string(name) + ": expected a non-negative integer, got " + value.dump());
+  return Error(std::string(name) + ": expected a non-negative integer, got " +
+                 show_untrusted_json(value));
 }
 
 ConfigDocument& ConfigDocument::operator=(const ConfigDocument& other) {
@@ -68,6 +75,9 @@ ConfigDocument& ConfigDocument::operator=(const ConfigDocument& other) {
 }
 
 Result<ConfigDocument> ConfigDocument::parse(std::string_view text) {
+  if (json_nesting_depth(text, kMaxConfigNesting) > kMaxConfigNesting) {
+    return Error(fmt::format("config nests deeper than {} levels", kMaxConfigNesting));
+  }
   ConfigDocument doc;
   doc.top_ = nlohmann::json::parse(replace_non_json_literals(text), nullptr,
                                    /*allow_exceptions=*/false);
@@ -120,7 +130,8 @@ Result<std::optional<bool>> ConfigDocument::boolean(std::string_view name) const
   const nlohmann::json* value = find(name);
   if (value == nullptr) return std::optional<bool>();
   if (!value->is_boolean()) {
-    return Error(std::string(name) + ": expected true or false, got " + value->dump());
+    return Error(std::string(name) + ": expected true or false, got " +
+                 show_untrusted_json(*value));
   }
   return std::optional<bool>(value->get<bool>());
 }

@@ -24,14 +24,19 @@ namespace memfit {
 // hundred; the cap bounds every per-layer allocation.
 inline constexpr uint64_t kMaxLayers = 4096;
 
+// Deepest nesting of arrays and objects a config may have: real ones nest
+// four or five levels (quantization_config.config_groups.<group>.weights).
+inline constexpr int kMaxConfigNesting = 64;
+
 // Layer-count aliases, first present wins.
 inline const std::initializer_list<std::string_view> kLayerAliases = {
     "num_hidden_layers", "n_layers", "num_layers", "n_layer"};
 
 class ConfigDocument {
  public:
-  // Fails when the text is not JSON or not an object. Python's json writes
-  // Infinity and NaN; they are read as null.
+  // Fails when the text nests deeper than kMaxConfigNesting, is not JSON or
+  // is not an object. Python's json writes Infinity and NaN; they are read
+  // as null.
   static Result<ConfigDocument> parse(std::string_view text);
 
   const nlohmann::json& top() const { return top_; }

@@ -1,9 +1,7 @@
-// Untrusted text (tensor names, shard names, paths) inside one-line error
-// messages and warnings.
-//
-// Names come from files memfit does not trust: a name may hold a newline,
-// an escape sequence for the terminal, or a megabyte of text. quote_untrusted()
-// makes it safe to print on one line.
+// Pieces of the model area's messages: tensor shapes and counted nouns.
+// Untrusted text (tensor names, shard names, paths) goes through
+// quote_untrusted() (base/untrusted_text.h, included here for the files
+// that use both).
 #ifndef MEMFIT_MODEL_ERROR_TEXT_H_
 #define MEMFIT_MODEL_ERROR_TEXT_H_
 

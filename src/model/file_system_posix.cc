@@ -8,13 +8,14 @@
 #include <cerrno>
 #include <cstring>
 
+#include "memfit/untrusted_text.h"
 #include "memfit/file_system.h"
 
 namespace memfit {
 namespace {
 
 Error posix_error(const std::string& path, int err) {
-  return Error(path + ": " + std::strerror(err));
+  return Error(quote_untrusted(path) + ": " + std::strerror(err));
 }
 
 class PosixFileSystem : public FileSystem {
@@ -64,8 +65,9 @@ class PosixFileSystem : public FileSystem {
       }
       if (n == 0) {
         ::close(fd);
-        return Error(path + ": file ends at byte " + std::to_string(offset_bytes + done) +
-                     ", expected " + std::to_string(offset_bytes + length_bytes));
+        return Error(quote_untrusted(path) + ": file ends at byte " +
+                     std::to_string(offset_bytes + done) + ", expected " +
+                     std::to_string(offset_bytes + length_bytes));
       }
       done += static_cast<uint64_t>(n);
     }

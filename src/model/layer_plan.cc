@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "memfit/untrusted_text.h"
 #include "memfit/checked_math.h"
 #include "model/recurrent_state.h"
 
@@ -57,12 +58,13 @@ Result<std::optional<Slots>> slots_from_names(const ConfigDocument& doc, std::st
   for (uint64_t i = 0; i < layers; ++i) {
     const nlohmann::json& item = (*list)[i];
     if (!item.is_string()) {
-      return Error(fmt::format("{}[{}]: expected a string, got {}", field, i, item.dump()));
+      return Error(
+          fmt::format("{}[{}]: expected a string, got {}", field, i, show_untrusted_json(item)));
     }
     std::optional<Slot> slot = slot_from_name(item.get<std::string>());
     if (!slot) {
-      reader.assume(fmt::format("{}[{}] = \"{}\" is unknown; counted as full attention", field, i,
-                                item.get<std::string>()));
+      reader.assume(fmt::format("{}[{}] = {} is unknown; counted as full attention", field, i,
+                                show_untrusted_json(item)));
       slot = Slot::kFull;
     }
     slots.push_back(*slot);
@@ -89,8 +91,8 @@ Result<std::optional<Slots>> slots_from_pattern(const ConfigDocument& doc, uint6
       case '-':
       case 'E': slots.push_back(Slot::kNone); break;
       default:
-        return Error(fmt::format("hybrid_override_pattern[{}] = '{}' is not one of M * - E", i,
-                                 text[i]));
+        return Error(fmt::format("hybrid_override_pattern[{}] = {} is not one of M * - E", i,
+                                 quote_untrusted(text.substr(i, 1))));
     }
   }
   return std::optional<Slots>(std::move(slots));
@@ -174,12 +176,21 @@ Result<std::optional<Slots>> slots_from_block_configs(const ConfigDocument& doc,
   kv_heads.assign(layers, 0);
   for (uint64_t i = 0; i < layers; ++i) {
     const nlohmann::json& block = (*list)[i];
-    const nlohmann::json* attention =
-        block.is_object() && block.contains("attention") ? &block["attention"] : nullptr;
-    if (attention == nullptr || !attention->is_object()) {
+    const auto found = block.find("attention");  // end() for a block that is not an object
+    if (found == block.end() || !found->is_object()) {
       return Error(fmt::format("block_configs[{}]: expected an \"attention\" object", i));
     }
-    bool no_op = attention->value("no_op", false) || attention->value("replace_with_linear", false);
+    const nlohmann::json* attention = &*found;
+    bool no_op = false;
+    for (std::string_view flag : {"no_op", "replace_with_linear"}) {
+      auto value = attention->find(flag);
+      if (value == attention->end() || value->is_null()) continue;
+      if (!value->is_boolean()) {
+        return Error(fmt::format("block_configs[{}].attention.{}: expected true or false, got {}",
+                                 i, flag, show_untrusted_json(*value)));
+      }
+      no_op = no_op || value->get<bool>();
+    }
     if (no_op) {
       slots.push_back(Slot::kNone);
       continue;
@@ -427,9 +438,13 @@ Result<LayerPlan> plan_layers(FieldReader& reader, const ModelGeometry& g) {
       case Slot::kFull:
       case Slot::kSliding:
       case Slot::kChunked: {
-        layer.elems_per_token = rate.elems_per_token + rate.index_elems;
+        const CheckedBytes rate_elems = CheckedBytes(rate.elems_per_token) + rate.index_elems;
+        if (!rate_elems.value()) return Error("KV cache size overflows");
+        layer.elems_per_token = *rate_elems.value();
         if (!per_layer_kv_heads.empty() && g.kv_heads > 0) {
-          layer.elems_per_token = 2 * per_layer_kv_heads[i] * g.head_dim;
+          CheckedBytes elems = CheckedBytes(2) * per_layer_kv_heads[i] * g.head_dim;
+          if (!elems.value()) return Error("KV cache size overflows");
+          layer.elems_per_token = *elems.value();
         }
         if (rate.mla) {
           layer.kind = LayerKind::kMlaLatent;

@@ -2,6 +2,7 @@
 // headers only, and decide the weights' source.
 #include <fmt/format.h>
 
+#include "memfit/untrusted_text.h"
 #include "memfit/model.h"
 #include "model/family.h"
 #include "model/weight_components.h"
@@ -31,15 +32,15 @@ Result<ConfigLookup> read_config(FileSystem& fs, const std::string& dir) {
   Result<FileStat> st = fs.stat(path);
   if (!st) return st.error();
   if (st->kind == FileKind::kMissing) return ConfigLookup{};
-  if (st->kind != FileKind::kRegular) return Error(path + ": not a regular file");
+  if (st->kind != FileKind::kRegular) return Error(quote_untrusted(path) + ": not a regular file");
   if (st->size_bytes > kMaxConfigBytes) {
-    return Error(fmt::format("{}: {} bytes is larger than the {} bytes a config may have", path,
-                             st->size_bytes, kMaxConfigBytes));
+    return Error(fmt::format("{}: {} bytes is larger than the {} bytes a config may have",
+                             quote_untrusted(path), st->size_bytes, kMaxConfigBytes));
   }
   Result<std::string> text = fs.read_range(path, 0, st->size_bytes);
   if (!text) return text.error();
   Result<ModelSpec> spec = parse_model_config(*text);
-  if (!spec) return spec.error().within(path);
+  if (!spec) return spec.error().within(quote_untrusted(path));
   return ConfigLookup{true, std::move(*spec)};
 }
 
@@ -47,9 +48,9 @@ void note_spec(Model& model) {
   const std::string& type = model.spec.model_type;
   if (!type.empty() && !is_known_model_type(type)) {
     model.warnings.push_back(fmt::format(
-        "model_type '{}' is not one memfit knows: the cache is sized from the config's geometry "
+        "model_type {} is not one memfit knows: the cache is sized from the config's geometry "
         "as a {} model; treat the KV figure as an estimate",
-        type, model.spec.layout));
+        quote_untrusted(type), model.spec.layout));
   }
 }
 
@@ -79,19 +80,23 @@ Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenMode
   model.path = path;
   Result<FileStat> st = fs.stat(path);
   if (!st) return st.error();
-  if (st->kind == FileKind::kMissing) return Error(path + ": no such file or directory");
+  if (st->kind == FileKind::kMissing) {
+    return Error(quote_untrusted(path) + ": no such file or directory");
+  }
 
   std::string dir = path;
   if (st->kind == FileKind::kRegular) {
     if (ends_with(path, ".gguf")) {
-      return Error(path + ": GGUF files are not supported yet; pass a safetensors model folder");
+      return Error(quote_untrusted(path) +
+                   ": GGUF files are not supported yet; pass a safetensors model folder");
     }
     if (!ends_with(path, ".safetensors")) {
-      return Error(path + ": not a model folder, a .safetensors file or a .gguf file");
+      return Error(quote_untrusted(path) +
+                   ": not a model folder, a .safetensors file or a .gguf file");
     }
     dir = parent_dir(path);
   } else if (st->kind != FileKind::kDirectory) {
-    return Error(path + ": not a model folder or a weights file");
+    return Error(quote_untrusted(path) + ": not a model folder or a weights file");
   }
 
   Result<ConfigLookup> config = read_config(fs, dir);
@@ -104,7 +109,7 @@ Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenMode
     model.warnings.push_back(fmt::format(
         "{}: no config.json: the model's geometry is unknown, so the KV cache, activation and "
         "decode workspace cannot be sized",
-        dir));
+        quote_untrusted(dir)));
   }
 
   // The tensor list is kept from the sizing pass only when someone needs
@@ -127,7 +132,7 @@ Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenMode
     model.weights.verified = false;
     model.weights.bytes = model.spec.analytical_weights.bytes;
     model.warnings.push_back(fmt::format(
-        "{}: no weight files: weights estimated from config.json as {}", dir,
+        "{}: no weight files: weights estimated from config.json as {}", quote_untrusted(dir),
         model.spec.analytical_weights.detail));
   } else {
     model.weights.source = WeightsSource::kFallback;
@@ -136,7 +141,7 @@ Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenMode
     model.warnings.push_back(fmt::format(
         "{}: no weight files and no usable config: ASSUMING a 7B model at 2 bytes per parameter "
         "({} bytes); this figure is a placeholder, not an estimate",
-        dir, kFallbackWeightsBytes));
+        quote_untrusted(dir), kFallbackWeightsBytes));
   }
   return model;
 }

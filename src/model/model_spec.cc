@@ -11,6 +11,8 @@
 //   vocab         vocab_size | padded_vocab_size
 #include <fmt/format.h>
 
+#include "base/exception_boundary.h"
+#include "memfit/untrusted_text.h"
 #include "memfit/model_spec.h"
 #include "model/analytical_params.h"
 #include "model/analytical_weights.h"
@@ -95,16 +97,27 @@ Result<ModelGeometry> read_geometry(FieldReader& reader) {
   return g;
 }
 
-}  // namespace
+// The model_type of `scope` (the top level or the text config): "" when
+// absent or null, an error when it is not a string.
+Result<std::string> model_type_of(const nlohmann::json& scope) {
+  auto it = scope.find("model_type");
+  if (it == scope.end() || it->is_null()) return std::string();
+  if (!it->is_string()) {
+    return Error("model_type: expected a string, got " + show_untrusted_json(*it));
+  }
+  return it->get<std::string>();
+}
 
-Result<ModelSpec> parse_model_config(std::string_view config_json) {
+Result<ModelSpec> parse_checked(std::string_view config_json) {
   Result<ConfigDocument> doc = ConfigDocument::parse(config_json);
   if (!doc) return doc.error();
   ModelSpec spec;
-  spec.model_type = doc->top().value("model_type", "");
-  if (!doc->top().contains("model_type") || !doc->top()["model_type"].is_string()) spec.model_type = "";
-  std::string text_type = doc->string_field("model_type");
-  if (text_type.empty()) text_type = spec.model_type;
+  Result<std::string> top_type = model_type_of(doc->top());
+  if (!top_type) return top_type.error();
+  spec.model_type = std::move(*top_type);
+  Result<std::string> text_type_or = model_type_of(doc->text());
+  if (!text_type_or) return text_type_or.error();
+  std::string text_type = text_type_or->empty() ? spec.model_type : std::move(*text_type_or);
   spec.family = family_slug(text_type);
 
   FieldReader reader(*doc, text_type, spec.assumptions);
@@ -143,6 +156,12 @@ Result<ModelSpec> parse_model_config(std::string_view config_json) {
       {"max_position_embeddings", "max_sequence_length", "seq_length", "n_positions", "n_ctx"});
   if (positions.ok()) spec.max_position_tokens = positions->value_or(0);
   return spec;
+}
+
+}  // namespace
+
+Result<ModelSpec> parse_model_config(std::string_view config_json) {
+  return without_exceptions("parse_model_config", [&] { return parse_checked(config_json); });
 }
 
 std::string_view to_string(LayerKind kind) {

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "memfit/untrusted_text.h"
 #include "memfit/checked_math.h"
 
 namespace memfit {
@@ -34,7 +35,7 @@ Result<uint64_t> need(FieldReader& reader, std::initializer_list<std::string_vie
   if (!v) return v.error();
   if (!v->has_value()) {
     return Error(fmt::format("missing geometry: {} (needed for the {} recurrent state)",
-                             *aliases.begin(), reader.model_type()));
+                             *aliases.begin(), escape_untrusted(reader.model_type())));
   }
   return **v;
 }
@@ -56,7 +57,9 @@ Result<RecurrentState> mamba1_state(FieldReader& reader, uint64_t hidden, bool j
   if (!state) return state.error();
   Result<uint64_t> expand = need(reader, {jamba ? "mamba_expand" : "expand"});
   if (!expand) return expand.error();
-  expand_default_inner = *expand * hidden;
+  const std::optional<uint64_t> expanded = (CheckedBytes(*expand) * hidden).value();
+  if (!expanded) return Error("recurrent state size overflows");
+  expand_default_inner = *expanded;
   uint64_t d_inner = expand_default_inner;
   if (!jamba) {
     Result<std::optional<uint64_t>> inner = reader.doc().u64({"intermediate_size"});
@@ -104,11 +107,15 @@ Result<RecurrentState> mamba2_state(FieldReader& reader, uint64_t hidden, const 
     if (!given) return given.error();
     d_ssm = *given;
   }
-  if (!d_ssm && head_dim->has_value()) d_ssm = *heads * **head_dim;
+  if (!d_ssm && head_dim->has_value()) {
+    d_ssm = (CheckedBytes(*heads) * **head_dim).value();
+    if (!d_ssm) return Error("recurrent state size overflows");
+  }
   if (!d_ssm) {
     Result<uint64_t> expand = reader.u64_or({"mamba_expand", "expand"}, 2, "Mamba-2 default");
     if (!expand) return expand.error();
-    d_ssm = *expand * hidden;
+    d_ssm = (CheckedBytes(*expand) * hidden).value();
+    if (!d_ssm) return Error("recurrent state size overflows");
   }
   if (*heads == 0) return Error("Mamba-2 head count must be positive");
   uint64_t per_head = head_dim->has_value() ? **head_dim : *d_ssm / *heads;

@@ -4,8 +4,9 @@
 
 #include <utility>
 
+#include "base/exception_boundary.h"
+#include "memfit/untrusted_text.h"
 #include "memfit/safetensors.h"
-#include "model/error_text.h"
 #include "model/safetensors_json_parser.h"
 
 namespace memfit {
@@ -64,27 +65,36 @@ struct SafetensorsHeaderReader::Impl {
 SafetensorsHeaderReader::SafetensorsHeaderReader() : impl_(std::make_unique<Impl>()) {}
 SafetensorsHeaderReader::~SafetensorsHeaderReader() = default;
 
+// Each entry point runs through without_exceptions(): the parser reports
+// every bad header as an Error; only a bug (or an allocation failure) throws.
 Result<SafetensorsHeader> SafetensorsHeaderReader::read(FileSystem& fs, const std::string& path) {
-  std::vector<SafetensorsTensor> tensors;
-  auto summary = read_header(impl_->parser, fs, path, &tensors);
-  return with_tensors(std::move(summary), std::move(tensors));
+  return without_exceptions("SafetensorsHeaderReader::read", [&]() -> Result<SafetensorsHeader> {
+    std::vector<SafetensorsTensor> tensors;
+    auto summary = read_header(impl_->parser, fs, path, &tensors);
+    return with_tensors(std::move(summary), std::move(tensors));
+  });
 }
 
 Result<SafetensorsSummary> SafetensorsHeaderReader::read_summary(FileSystem& fs,
                                                                  const std::string& path) {
-  return read_header(impl_->parser, fs, path, nullptr);
+  return without_exceptions("SafetensorsHeaderReader::read_summary",
+                            [&] { return read_header(impl_->parser, fs, path, nullptr); });
 }
 
 Result<SafetensorsHeader> SafetensorsHeaderReader::parse(std::string_view json,
                                                          uint64_t data_region_bytes) {
-  std::vector<SafetensorsTensor> tensors;
-  auto summary = impl_->parser.parse(json, data_region_bytes, &tensors);
-  return with_tensors(std::move(summary), std::move(tensors));
+  return without_exceptions("SafetensorsHeaderReader::parse", [&]() -> Result<SafetensorsHeader> {
+    std::vector<SafetensorsTensor> tensors;
+    auto summary = impl_->parser.parse(json, data_region_bytes, &tensors);
+    return with_tensors(std::move(summary), std::move(tensors));
+  });
 }
 
 Result<SafetensorsSummary> SafetensorsHeaderReader::parse_summary(std::string_view json,
                                                                   uint64_t data_region_bytes) {
-  return impl_->parser.parse(json, data_region_bytes, nullptr);
+  return without_exceptions("SafetensorsHeaderReader::parse_summary", [&] {
+    return impl_->parser.parse(json, data_region_bytes, nullptr);
+  });
 }
 
 Result<SafetensorsHeader> parse_safetensors_header(std::string_view json,

@@ -14,8 +14,9 @@
 #include <string>
 #include <unordered_set>
 
+#include "base/exception_boundary.h"
+#include "memfit/untrusted_text.h"
 #include "memfit/weights.h"
-#include "model/error_text.h"
 
 namespace memfit {
 namespace {
@@ -97,9 +98,7 @@ Status parse_weight_map(od::value& value, SafetensorsIndex& index) {
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<SafetensorsIndex> parse_safetensors_index(std::string_view json) {
+Result<SafetensorsIndex> parse_index(std::string_view json) {
   // simdjson may read SIMDJSON_PADDING bytes past the text.
   std::string padded_json;
   padded_json.reserve(json.size() + simdjson::SIMDJSON_PADDING);
@@ -164,6 +163,12 @@ Result<SafetensorsIndex> parse_safetensors_index(std::string_view json) {
   if (!has_weight_map) return index_error("no weight_map");
   if (!has_total_size) return index_error("no metadata.total_size");
   return index;
+}
+
+}  // namespace
+
+Result<SafetensorsIndex> parse_safetensors_index(std::string_view json) {
+  return without_exceptions("parse_safetensors_index", [&] { return parse_index(json); });
 }
 
 }  // namespace memfit

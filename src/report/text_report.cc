@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "memfit/memory_size.h"
+#include "memfit/untrusted_text.h"
 #include "memfit/report.h"
 
 namespace memfit {
@@ -34,9 +35,13 @@ std::string micros_text(uint64_t micros) {
 std::string render_estimate_text(const Model& model, const Estimate& e, const MemoryBudget& budget) {
   std::string out;
   const ModelSpec& spec = model.spec;
-  out += fmt::format("memfit {} — {}\n", memfit_version(), model.path);
+  // The path and the config's own names are untrusted text: escaped (not
+  // cut: the header line names the model in full).
+  out += fmt::format("memfit {} — {}\n", memfit_version(),
+                     escape_untrusted(model.path, model.path.size()));
   out += fmt::format("model_type {}, family {}, layout {}\n",
-                     spec.model_type.empty() ? "(none)" : spec.model_type, spec.family,
+                     spec.model_type.empty() ? "(none)" : escape_untrusted(spec.model_type),
+                     escape_untrusted(spec.family),
                      spec.layout.empty() ? "(unknown)" : spec.layout);
   out += fmt::format("inputs: max_tokens {}, batch {}, kv cache {}{}\n\n", e.inputs.max_tokens,
                      e.inputs.batch, to_string(e.inputs.kv_element),
@@ -83,7 +88,7 @@ std::string render_estimate_text(const Model& model, const Estimate& e, const Me
   }
   if (!spec.quantization.method.empty()) {
     const QuantizationInfo& q = spec.quantization;
-    out += fmt::format("Quantization: {}", q.method);
+    out += fmt::format("Quantization: {}", escape_untrusted(q.method));
     if (q.bits) out += fmt::format(", {} bits", q.bits);
     if (q.group_size) out += fmt::format(", group {}", q.group_size);
     if (!q.block_size.empty()) out += fmt::format(", block {}", fmt::join(q.block_size, "x"));

@@ -4,10 +4,9 @@
 // that anything left over can be refused by name.
 #include "request/json_fields.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
+#include "base/json_nesting.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit::request {
@@ -15,40 +14,10 @@ namespace {
 
 constexpr size_t kMaxShownValueBytes = 40;
 
-// The deepest nesting of arrays and objects in `body`, counting brackets
-// outside strings; stops early once past `limit`.
-int nesting_depth(std::string_view body, int limit) {
-  int depth = 0;
-  int deepest = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (char c : body) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 }  // namespace
 
 Result<Json> parse_object(std::string_view body) {
-  if (nesting_depth(body, kMaxNesting) > kMaxNesting) {
+  if (json_nesting_depth(body, kMaxNesting) > kMaxNesting) {
     return Error::usage(fmt::format("request body nests deeper than {} levels", kMaxNesting));
   }
   Json json;
@@ -56,35 +25,18 @@ Result<Json> parse_object(std::string_view body) {
     json = Json::parse(body.begin(), body.end());
   } catch (const Json::exception& e) {
     // what() is "[json.exception.parse_error.101] parse error at ...", or
-    // out_of_range.406 for a number past a double ("1e999"); the lexer
-    // shows control characters of the input as <U+000A>.
+    // out_of_range.406 for a number past a double ("1e999"). The part after
+    // "last read:" quotes the body: escaped like any untrusted text
+    // (nlohmann leaves 0x7f and invalid UTF-8 as they are).
     std::string_view what = e.what();
     if (size_t end = what.find("] "); end != std::string_view::npos) what.remove_prefix(end + 2);
-    return Error::usage(fmt::format("request body is not valid JSON: {}", what));
+    return Error::usage("request body is not valid JSON: " + escape_untrusted(what));
   }
   if (!json.is_object()) return Error::usage("request body must be a JSON object");
   return json;
 }
 
-std::string shown(const Json& value) {
-  // dump() escapes control characters below 0x20 inside strings; DEL is
-  // escaped here so that nothing unprintable reaches a message.
-  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (text.size() > kMaxShownValueBytes) {
-    size_t keep = kMaxShownValueBytes;
-    while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
-    text = text.substr(0, keep) + "...";
-  }
-  std::string out;
-  for (char c : text) {
-    if (c == '\x7f') {
-      out += "\\u007f";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
+std::string shown(const Json& value) { return show_untrusted_json(value, kMaxShownValueBytes); }
 
 Error expected(std::string_view key, std::string_view what, const Json& value) {
   return Error::usage(key, fmt::format("expected {}, got {}", what, shown(value)));

@@ -33,8 +33,8 @@ inline constexpr int kMaxNesting = 32;
 // root that is not an object. Never throws.
 Result<Json> parse_object(std::string_view body);
 
-// `value` as the error messages show it: compact JSON, invalid UTF-8
-// replaced, control characters escaped, cut after 40 bytes.
+// `value` as the error messages show it: show_untrusted_json, cut after 40
+// bytes.
 std::string shown(const Json& value);
 
 // "<key>: expected <what>, got <value>".

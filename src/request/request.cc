@@ -8,6 +8,7 @@
 
 #include "memfit/checked_math.h"
 #include "memfit/request.h"
+#include "memfit/untrusted_text.h"
 #include "request/request_fields.h"
 
 namespace memfit {
@@ -36,7 +37,7 @@ Result<ParallelPlan> plan_for(const EstimateRequest& r, const PreparedRequest& p
   }
   Result<ParallelPlan> plan =
       plan_parallel(*p.model, p.model->tensors, p.inputs, p.settings, p.platform, p.budget, config);
-  if (!plan) return plan.error().within(r.model);
+  if (!plan) return plan.error().within(quote_untrusted(r.model));
   return plan;
 }
 
@@ -110,7 +111,7 @@ Result<EstimateRun> run(const EstimateRequest& r, RequestContext& context) {
 
   Result<Estimate> estimate =
       memfit::estimate(*run.model, run.inputs, run.settings, run.platform, run.budget);
-  if (!estimate) return estimate.error().within(r.model);
+  if (!estimate) return estimate.error().within(quote_untrusted(r.model));
   run.estimate = std::move(*estimate);
 
   // The load the host must hold now: weights + KV + activation (seed 001).

@@ -17,6 +17,7 @@
 // growing fits any context). Curve points come in the order asked.
 #include "memfit/request.h"
 #include "memfit/solver.h"
+#include "memfit/untrusted_text.h"
 #include "service/request_parser.h"
 #include "service/service_context.h"
 #include "service/service_state.h"
@@ -36,7 +37,7 @@ HttpResponse handle_fit(ServiceState& state, std::string_view body) {
 
   Result<std::vector<Solution>> solutions = solve_each_kv_width(
       SolveFor::kMaxTokens, model, p->inputs, p->settings, p->platform, p->budget);
-  if (!solutions.ok()) return error_response(api_error_of(solutions.error().within(name)));
+  if (!solutions.ok()) return error_response(api_error_of(solutions.error().within(quote_untrusted(name))));
   Json by_mode = Json::array();
   for (size_t i = 0; i < kAllKvElements.size(); ++i) {
     const Solution& solution = (*solutions)[i];
@@ -46,7 +47,7 @@ HttpResponse handle_fit(ServiceState& state, std::string_view body) {
     for (uint64_t tokens : request->curve_tokens) {
       inputs.max_tokens = tokens;
       Result<Estimate> point = estimate(model, inputs, p->settings, p->platform, p->budget);
-      if (!point.ok()) return error_response(api_error_of(point.error().within(name)));
+      if (!point.ok()) return error_response(api_error_of(point.error().within(quote_untrusted(name))));
       curve.push_back(
           {{"max_tokens", tokens}, {"total_bytes", point->total_bytes}, {"fits", point->fits}});
     }

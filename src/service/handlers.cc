@@ -48,6 +48,9 @@ HttpResponse handle_admit(ServiceState& state, std::string_view body) {
 
   PrefillRequest prefill;
   prefill.request_id = request->request_id;
+  if (prefill.request_id.empty() && state.options.make_request_id) {
+    prefill.request_id = state.options.make_request_id();
+  }
   prefill.prompt_tokens = request->prompt_tokens;
   prefill.cached_tokens = request->cached_tokens;
   prefill.current_usage_bytes = request->current_usage_bytes;

@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "memfit/untrusted_text.h"
+
 namespace memfit::service {
 namespace {
 
@@ -21,9 +23,15 @@ namespace fs = std::filesystem;
 
 constexpr size_t kMaxModelNameBytes = 4096;
 
+// "model '<name>': <detail>", the name quoted: it is the request's text.
+ApiError model_error(int status, std::string_view code, std::string_view name,
+                     std::string_view detail) {
+  return ApiError{status, std::string(code),
+                  fmt::format("model {}: {}", quote_untrusted(name), detail), Json::object()};
+}
+
 ApiError invalid_path(std::string_view name, std::string_view why) {
-  return ApiError{400, "invalid_model_path", fmt::format("model '{}': {}", name, why),
-                  Json::object()};
+  return model_error(400, "invalid_model_path", name, why);
 }
 
 // "/a/b/" and "/a/./b" -> "/a/b".
@@ -105,8 +113,7 @@ ApiResult<ResolvedModel> ModelRoots::resolve(std::string_view name) const {
       return is_within(lexical, root.absolute) || is_within(lexical, root.real);
     });
     if (!inside) {
-      return ApiError{403, "model_outside_roots",
-                      fmt::format("model '{}': not inside a model root", name), Json::object()};
+      return model_error(403, "model_outside_roots", name, "not inside a model root");
     }
     candidates.emplace_back(lexical);
   } else {
@@ -118,23 +125,19 @@ ApiResult<ResolvedModel> ModelRoots::resolve(std::string_view name) const {
     const fs::path real_path = fs::canonical(candidate, ec);
     if (ec) {
       if (is_absent(ec)) continue;
-      return ApiError{404, "model_not_found", fmt::format("model '{}': {}", name, ec.message()),
-                      Json::object()};
+      return model_error(404, "model_not_found", name, ec.message());
     }
     const std::string real = normal_string(real_path);
     auto root = std::find_if(roots_.begin(), roots_.end(),
                              [&](const Root& r) { return is_within(real, r.real); });
     if (root == roots_.end()) {
-      return ApiError{403, "model_outside_roots",
-                      fmt::format("model '{}': resolves outside the model roots", name),
-                      Json::object()};
+      return model_error(403, "model_outside_roots", name, "resolves outside the model roots");
     }
     std::string label = real == root->real ? fs::path(real).filename().string()
                                            : fs::path(real).lexically_relative(root->real).string();
     return ResolvedModel{real, std::move(label)};
   }
-  return ApiError{404, "model_not_found",
-                  fmt::format("model '{}': not found under the model roots", name), Json::object()};
+  return model_error(404, "model_not_found", name, "not found under the model roots");
 }
 
 std::vector<ListedModel> ModelRoots::list_models() const {
@@ -200,7 +203,7 @@ class ConfinedFileSystem : public FileSystem {
     const fs::path real = fs::canonical(path, ec);
     if (ec) return Status::Ok();  // missing: the inner file system says so
     if (!roots_.contains(normal_string(real))) {
-      return Error(path + ": resolves outside the model roots");
+      return Error(quote_untrusted(path) + ": resolves outside the model roots");
     }
     return Status::Ok();
   }

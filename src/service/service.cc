@@ -7,6 +7,7 @@
 #include <array>
 #include <exception>
 
+#include "memfit/untrusted_text.h"
 #include "service/api_error.h"
 #include "service/service_state.h"
 #include "service/web_assets.h"
@@ -77,7 +78,7 @@ HttpResponse dispatch(ServiceState& state, const Route& route, std::string_view 
 
 HttpResponse internal_error(std::string_view what) {
   return service::error_response(
-      ApiError{500, "internal_error", "internal error: " + std::string(what), Json::object()});
+      ApiError{500, "internal_error", "internal error: " + escape_untrusted(what), Json::object()});
 }
 
 }  // namespace
@@ -138,14 +139,14 @@ HttpResponse Service::handle(std::string_view method, std::string_view path,
     if (route == nullptr && service::find_web_asset(path) != nullptr) route = &asset_route;
     if (route == nullptr) {
       response = service::error_response(
-          ApiError{404, "not_found", "no endpoint " + std::string(path), Json::object()});
+          ApiError{404, "not_found", "no endpoint " + quote_untrusted(path), Json::object()});
     } else {
       endpoint_label = route->path;
       if (method != route->method) {
         response = service::error_response(ApiError{405, "method_not_allowed",
                                                     std::string(path) + " accepts " +
                                                         std::string(route->method) + ", not " +
-                                                        std::string(method),
+                                                        quote_untrusted(method),
                                                     Json::object()});
         response.headers.emplace_back("Allow", std::string(route->method));
       } else if (body.size() > state_->options.max_body_bytes) {

@@ -55,6 +55,14 @@ TEST(MemorySize, GarbageIsAnError) {
             "memory size '12XB': expected bytes or a number with K, M, G or T (binary units)");
 }
 
+TEST(MemorySize, TheTextInAnErrorIsEscaped) {
+  // The text may come from an HTTP body or the environment.
+  EXPECT_EQ(parse_memory_size("4\x1b[2JGB").error().message(),
+            "memory size '4\\x1b[2JGB': expected bytes or a number with K, M, G or T (binary "
+            "units)");
+  EXPECT_EQ(parse_multiplier_micros("1\n2").error().message(), "'1\\n2' is not a number");
+}
+
 TEST(MemorySize, OverflowIsAnError) {
   EXPECT_FALSE(parse_memory_size("99999999999999999999").ok());
   EXPECT_FALSE(parse_memory_size("20000000T").ok());  // 2e7 x 2^40 > 2^64

@@ -102,7 +102,7 @@ TEST(InspectCli, MissingModelIsOneLineAndExitOne) {
   auto r = run_memfit({"inspect", "-m", "/nonexistent/model", "--json"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "memfit: /nonexistent/model: no such file or directory\n");
+  EXPECT_EQ(r.err, "memfit: '/nonexistent/model': no such file or directory\n");
 }
 
 TEST(InspectCli, ConfigThatIsNotJsonNamesTheFile) {
@@ -111,7 +111,7 @@ TEST(InspectCli, ConfigThatIsNotJsonNamesTheFile) {
   auto r = run_memfit({"inspect", "-m", dir.path(), "--json"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "memfit: " + config + ": not valid JSON\n");
+  EXPECT_EQ(r.err, "memfit: '" + config + "': not valid JSON\n");
 }
 
 TEST(InspectCli, MissingGeometryNamesTheFileAndTheField) {
@@ -120,8 +120,8 @@ TEST(InspectCli, MissingGeometryNamesTheFileAndTheField) {
   auto r = run_memfit({"inspect", "-m", dir.path()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "memfit: " + config +
-                       ": missing geometry: no layer count (num_hidden_layers, n_layers, "
+  EXPECT_EQ(r.err, "memfit: '" + config +
+                       "': missing geometry: no layer count (num_hidden_layers, n_layers, "
                        "num_layers or n_layer)\n");
 }
 
@@ -137,6 +137,24 @@ TEST(InspectCli, HostileSafetensorsHeaderNamesTheFile) {
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_EQ(r.err.rfind("memfit: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find(file), std::string::npos) << r.err;
+}
+
+TEST(InspectCli, ConfigTextInTheReportAndWarningsIsEscaped) {
+  ScratchDir dir;
+  dir.write("config.json",
+            R"({"model_type":"x\u001b[2J","num_hidden_layers":2,"hidden_size":64,)"
+            R"("num_attention_heads":4,"quantization_config":{"quant_method":"q\nq"}})");
+  auto r = run_memfit({"inspect", "-m", dir.path()}, k64GiB);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("model_type x\\x1b[2J, family x\\x1b[2J, layout standard\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Quantization: q\\nq"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("model_type 'x\\x1b[2J' is not one memfit knows"), std::string::npos)
+      << r.err;
+  for (const std::string& text : {r.out, r.err}) {
+    EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  }
 }
 
 TEST(InspectCli, NoWeightsNoConfigFallsBackLoudly) {

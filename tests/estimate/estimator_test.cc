@@ -123,6 +123,13 @@ TEST(Estimator, PrefillChunk) {
             "MEMFIT_PREFILL_CHUNK: 'lots' is not a token count; using the default 2048");
 }
 
+TEST(Estimator, EnvironmentTextInAWarningIsEscaped) {
+  Outcome bad = run({{"MEMFIT_PREFILL_CHUNK", "1\r\n2"}});
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_EQ(bad.warnings[0],
+            "MEMFIT_PREFILL_CHUNK: '1\\r\\n2' is not a token count; using the default 2048");
+}
+
 TEST(Estimator, ActivationUsesTheRequestedContextNotTheRoundedOne) {
   // No chunking, 1000 tokens: 2 x 1000 x 22528 x 2 = 90,112,000 + 303,872 = 90,415,872
   // (the KV cache rounds to 1024; the activation does not).

@@ -166,6 +166,13 @@ TEST(HostStatus, BadDeviceSelectorsAreRefused) {
   }
 }
 
+TEST(HostStatus, DeviceSelectorInAnErrorIsEscaped) {
+  Result<DeviceSelector> device = parse_device_selector("cuda:0\nmetal");
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error().message(),
+            "'cuda:0\\nmetal': expected auto, cpu, cuda[:N] or rocm[:N]");
+}
+
 TEST(HostStatus, JsonHasEveryField) {
   HostMemoryStatus status = compose_host_status(container_ram(), three_gpus(), on("cuda:1"));
   nlohmann::json expected = nlohmann::json::parse(R"({

@@ -45,6 +45,16 @@ TEST(HostProcFields, KibFieldThatIsNotANumberIsAnError) {
   EXPECT_EQ(negative.error().message(), "MemAvailable \"-5 kB\": expected a number of kB");
 }
 
+TEST(HostProcFields, ValueInAnErrorIsEscaped) {
+  // A fake sysroot (MEMFIT_SYSROOT) is any folder: its text is untrusted.
+  Result<std::optional<uint64_t>> kib = find_kib_field("MemTotal: 1\x1b[2J kB\n", "MemTotal");
+  ASSERT_FALSE(kib.ok());
+  EXPECT_EQ(kib.error().message(), "MemTotal \"1\\x1b[2J kB\": expected a number of kB");
+  Result<std::optional<uint64_t>> stat = find_stat_field("inactive_file 1\r2\n", "inactive_file");
+  ASSERT_FALSE(stat.ok());
+  EXPECT_EQ(stat.error().message(), "inactive_file \"1\\r2\": expected a number");
+}
+
 TEST(HostProcFields, KibFieldOverflowingBytesIsAnError) {
   // 18014398509481984 kB = 2^54 KiB = 2^64 bytes: one past UINT64_MAX.
   Result<std::optional<uint64_t>> huge =

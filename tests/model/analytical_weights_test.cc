@@ -53,7 +53,7 @@ TEST(AnalyticalWeights, ConfigOnlyFolderSaysWhichQuantizationWasApplied) {
   EXPECT_EQ(m->weights.bytes, 8307763200u);  // was 14,768,296,960 x 2 = 29,536,593,920
   ASSERT_EQ(m->warnings.size(), 1u);
   EXPECT_EQ(m->warnings[0],
-            dir.path() + ": no weight files: weights estimated from config.json as 4-bit MLX "
+            "'" + dir.path() + "': no weight files: weights estimated from config.json as 4-bit MLX "
                          "affine (group 64) on 14767882240 quantizable parameters, 16-bit on the "
                          "remaining 414720");
 }

@@ -238,7 +238,8 @@ TEST_F(WeightsLocatorTest, HeaderErrorInAShardNamesTheShard) {
 TEST_F(WeightsLocatorTest, MissingFolderIsAnError) {
   Result<WeightsLookup> lookup = find_folder_weights(fs_, dir_.file_path("absent"), warnings_);
   ASSERT_FALSE(lookup.ok());
-  EXPECT_EQ(lookup.error().message(), dir_.file_path("absent") + ": No such file or directory");
+  EXPECT_EQ(lookup.error().message(),
+            std::string("'") + dir_.file_path("absent") + "': No such file or directory");
 }
 
 // --- Numbered shard sets beside other files (no index) -----------------------

@@ -254,7 +254,7 @@ TEST(Request, OverflowIsItsOwnKindAndNamesTheModel) {
   Result<EstimateRun> run = memfit::run(r, context);
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.error().kind(), ErrorKind::kOverflow);
-  EXPECT_EQ(run.error().message().rfind("qwen3-8b: ", 0), 0u) << run.error().message();
+  EXPECT_EQ(run.error().message().rfind("'qwen3-8b': ", 0), 0u) << run.error().message();
 }
 
 TEST(RequestParsers, NamesAndAliases) {

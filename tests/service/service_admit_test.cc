@@ -89,6 +89,17 @@ TEST(ServiceAdmit, NoLimitAnywhereAdmitsAndGeneratesAnId) {
   EXPECT_EQ(id.size(), 20u);
 }
 
+TEST(ServiceAdmit, AnInjectedIdGeneratorNamesRequestsWithoutAnId) {
+  ServiceOptions options = testing::fake_options({kQwen3Root});
+  options.make_request_id = [] { return std::string("req-fixed"); };
+  auto service = make_service(std::move(options));
+  json body = request(std::nullopt);
+  body.erase("request_id");
+  EXPECT_EQ(body_json(admit(*service, body))["request_id"], "req-fixed");
+  // A request's own id still wins.
+  EXPECT_EQ(body_json(admit(*service, request(std::nullopt)))["request_id"], "req-1");
+}
+
 TEST(ServiceAdmit, CachedTokensAndInt8ChangeThePeak) {
   auto service = make_service({kQwen3Root});
   json body = request(std::nullopt);

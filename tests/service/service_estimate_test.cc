@@ -235,7 +235,8 @@ TEST(ServiceEstimate, OverflowingInputsAreUnprocessable) {
                                        {"batch", 18446744073709551615ull}});
   EXPECT_EQ(r.status, 422) << r.body;
   EXPECT_EQ(error_code(r), "estimate_failed");
-  EXPECT_EQ(error_message(r).rfind(std::string(kExampleModel) + ": ", 0), 0u) << error_message(r);
+  EXPECT_EQ(error_message(r).rfind("'" + std::string(kExampleModel) + "': ", 0), 0u)
+      << error_message(r);
 }
 
 }  // namespace

@@ -175,7 +175,7 @@ TEST(ServiceFit, RefusedBodies) {
   EXPECT_EQ(error_code(missing), "model_not_found");
   HttpResponse get = service->handle("GET", "/v1/fit", "");
   EXPECT_EQ(get.status, 405);
-  EXPECT_EQ(error_message(get), "/v1/fit accepts POST, not GET");
+  EXPECT_EQ(error_message(get), "/v1/fit accepts POST, not 'GET'");
 }
 
 }  // namespace

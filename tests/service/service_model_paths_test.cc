@@ -122,7 +122,7 @@ TEST(ServiceModelPaths, FileSymlinkedFromOutsideIsNotRead) {
   HttpResponse r = estimate_model(*service, "sneaky");
   EXPECT_EQ(r.status, 422) << r.body;
   EXPECT_EQ(error_code(r), "model_unreadable");
-  EXPECT_NE(error_message(r).find("config.json: resolves outside the model roots"),
+  EXPECT_NE(error_message(r).find("config.json': resolves outside the model roots"),
             std::string::npos)
       << error_message(r);
 }

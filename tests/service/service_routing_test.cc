@@ -39,7 +39,7 @@ TEST(ServiceRouting, UnknownPathIsNotFound) {
     HttpResponse r = service->handle("GET", path, "");
     EXPECT_EQ(r.status, 404) << path;
     EXPECT_EQ(error_code(r), "not_found");
-    EXPECT_EQ(error_message(r), "no endpoint " + path);
+    EXPECT_EQ(error_message(r), "no endpoint '" + path + "'");
   }
 }
 
@@ -56,7 +56,7 @@ TEST(ServiceRouting, WrongMethodIsNotAllowedAndSaysWhichIs) {
     HttpResponse r = service->handle(c.method, c.path, "");
     EXPECT_EQ(r.status, 405) << c.method << " " << c.path;
     EXPECT_EQ(error_code(r), "method_not_allowed");
-    EXPECT_EQ(error_message(r), c.path + " accepts " + c.allow + ", not " + c.method);
+    EXPECT_EQ(error_message(r), c.path + " accepts " + c.allow + ", not '" + c.method + "'");
     ASSERT_EQ(r.headers.size(), 1u);
     EXPECT_EQ(r.headers[0], (std::pair<std::string, std::string>{"Allow", c.allow}));
   }
