@@ -1,24 +1,32 @@
 #!/usr/bin/env bash
-# Installs what memfit needs to build and test on Debian 12, as root.
-# Only installs packages that are missing, so it is fast when run again.
+# Installs what memfit needs on Debian 12, as root: to build it, or with
+# --tests to build and run every test. Only installs packages that are
+# missing, so it is fast when run again.
 set -euo pipefail
 
+# The main job (scripts/quickstart.sh): build memfit and memfit-serve.
 packages=(
   build-essential cmake ninja-build pkg-config
-  libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  libcurl4-openssl-dev libboost-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev
-  python3 python3-jsonschema
+  libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libboost-dev
 )
-# The calculator page's browser test (tests/e2e/run.sh): Debian's chromium,
-# node and npm. A node installed some other way is kept (NodeSource's nodejs
-# carries its own npm and conflicts with Debian's).
-packages+=(chromium)
-command -v node >/dev/null 2>&1 || packages+=(nodejs)
-command -v npm >/dev/null 2>&1 || packages+=(npm)
+# --tests (scripts/test.sh) adds what the tests, benchmarks and fuzzing
+# take: GoogleTest, Google Benchmark, clang's libFuzzer, python3 for the
+# schema, C API and module tests, and the calculator page's browser test
+# (tests/e2e/run.sh): Debian's chromium, node and npm. A node installed some
+# other way is kept (NodeSource's nodejs carries its own npm and conflicts
+# with Debian's).
 if [[ "${1:-}" == "--tests" ]]; then
-  shift
+  packages+=(
+    libgtest-dev libgmock-dev libbenchmark-dev
+    clang libclang-rt-14-dev
+    python3 python3-jsonschema
+    chromium
+  )
+  command -v node >/dev/null 2>&1 || packages+=(nodejs)
+  command -v npm >/dev/null 2>&1 || packages+=(npm)
+elif [[ -n "${1:-}" ]]; then
+  echo "usage: install-deps.sh [--tests]" >&2
+  exit 2
 fi
 
 missing=()

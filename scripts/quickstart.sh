@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-cmake --preset release >/dev/null
+# The commands only: the tests' and benchmarks' libraries are not needed
+# (scripts/test.sh turns them back on in the same build folder).
+cmake --preset release -DMEMFIT_BUILD_TESTS=OFF -DMEMFIT_BUILD_BENCH=OFF >/dev/null
 cmake --build --preset release --target memfit_cli
 ./build/release/memfit inspect -m examples/Qwen3-14B-MLX-4bit "$@"

@@ -10,7 +10,7 @@
 # .ci/run calls this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --tests
 
 echo "== release build and tests"
 cmake --preset release >/dev/null
