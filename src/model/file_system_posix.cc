@@ -1,12 +1,15 @@
-// POSIX implementation of FileSystem: stat(2), pread(2), opendir(3).
+// POSIX implementation of FileSystem: stat(2), pread(2), mmap(2), opendir(3).
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
+#include <memory>
 
 #include "memfit/file_system.h"
 
@@ -71,6 +74,63 @@ class PosixFileSystem : public FileSystem {
     }
     ::close(fd);
     return Status::Ok();
+  }
+
+  // Layout of the address range returned, in pages:
+  //   [file pages: the text, then zeros to the page's end][anonymous zero pages]
+  // The text's pages are the page cache's own (mapped read-only, private),
+  // so nothing is copied or allocated for them. An anonymous reservation
+  // of text + padding is made first and the file is mapped over its start,
+  // so the padding is readable even when the text ends at a page boundary.
+  // What cannot be mapped that way (an empty file, a prefix, a file that is
+  // not regular, a file system without mmap) is read into a buffer instead.
+  Result<FileBytes> read_file_padded(const std::string& path, uint64_t length_bytes,
+                                     size_t padding_bytes) override {
+    if (length_bytes == 0) return FileSystem::read_file_padded(path, length_bytes, padding_bytes);
+    const size_t page_bytes = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    if (length_bytes > std::numeric_limits<size_t>::max() - padding_bytes - page_bytes) {
+      return Error(path + ": " + std::to_string(length_bytes) + " bytes do not fit in memory");
+    }
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return posix_error(path, errno);
+    struct ::stat st {};
+    if (::fstat(fd, &st) != 0) {
+      int err = errno;
+      ::close(fd);
+      return posix_error(path, err);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return FileSystem::read_file_padded(path, length_bytes, padding_bytes);
+    }
+    if (static_cast<uint64_t>(st.st_size) < length_bytes) {
+      ::close(fd);
+      return Error(path + ": file ends at byte " + std::to_string(st.st_size) + ", expected " +
+                   std::to_string(length_bytes));
+    }
+    if (static_cast<uint64_t>(st.st_size) > length_bytes) {
+      // A prefix: the rest of its last page would show the file's next
+      // bytes, not the zeros promised.
+      ::close(fd);
+      return FileSystem::read_file_padded(path, length_bytes, padding_bytes);
+    }
+    const size_t text_bytes = static_cast<size_t>(length_bytes);
+    const size_t range_bytes = (text_bytes + padding_bytes + page_bytes - 1) / page_bytes * page_bytes;
+    void* range = ::mmap(nullptr, range_bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (range == MAP_FAILED) {
+      int err = errno;
+      ::close(fd);
+      return posix_error(path, err);
+    }
+    void* text = ::mmap(range, text_bytes, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    ::close(fd);  // the mapping keeps the file open
+    if (text == MAP_FAILED) {
+      ::munmap(range, range_bytes);
+      return FileSystem::read_file_padded(path, length_bytes, padding_bytes);
+    }
+    std::shared_ptr<const void> owner(
+        range, [range_bytes](const void* start) { ::munmap(const_cast<void*>(start), range_bytes); });
+    return FileBytes(static_cast<const char*>(range), length_bytes, std::move(owner));
   }
 
   Result<std::vector<std::string>> list_dir(const std::string& path) override {
