@@ -47,6 +47,21 @@ struct FileStat {
   uint64_t size_bytes = 0;  // meaningful for kRegular only
 };
 
+// A file opened for several reads: its path is looked up once. Closed on
+// destruction. Thread-compatible.
+class OpenFile {
+ public:
+  virtual ~OpenFile() = default;
+
+  // The file's kind and size, as FileSystem::stat gives them, when opened.
+  virtual FileStat stat() const = 0;
+
+  // As FileSystem::read_range_into, on this file. Only for a file whose
+  // stat() is kRegular.
+  virtual Status read_range_into(uint64_t offset_bytes, uint64_t length_bytes,
+                                 char* destination) = 0;
+};
+
 class FileSystem {
  public:
   virtual ~FileSystem() = default;
@@ -78,6 +93,14 @@ class FileSystem {
   // the last page's padding.
   virtual Result<FileBytes> read_file_padded(const std::string& path, uint64_t length_bytes,
                                              size_t padding_bytes);
+
+  // Opens `path` for reading. A path that is missing or not a regular file
+  // is an OpenFile of that kind (as stat() would say), not an error; other
+  // failures are errors. The default's OpenFile calls stat() and
+  // read_range_into() with the path; the real POSIX file system opens the
+  // file once (open, fstat, pread): a safetensors header is then read
+  // with one path lookup instead of three.
+  virtual Result<std::unique_ptr<OpenFile>> open_file(const std::string& path);
 
   // Names (not paths) of the entries of a directory, sorted, without "." and "..".
   virtual Result<std::vector<std::string>> list_dir(const std::string& path) = 0;

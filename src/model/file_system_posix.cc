@@ -1,4 +1,5 @@
-// POSIX implementation of FileSystem: stat(2), pread(2), mmap(2), opendir(3).
+// POSIX implementation of FileSystem: stat(2), open(2), pread(2), mmap(2),
+// opendir(3).
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -10,6 +11,8 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "memfit/file_system.h"
 
@@ -20,6 +23,64 @@ Error posix_error(const std::string& path, int err) {
   return Error(path + ": " + std::strerror(err));
 }
 
+FileStat file_stat(const struct ::stat& st) {
+  FileStat out;
+  if (S_ISREG(st.st_mode)) {
+    out.kind = FileKind::kRegular;
+    out.size_bytes = static_cast<uint64_t>(st.st_size);
+  } else if (S_ISDIR(st.st_mode)) {
+    out.kind = FileKind::kDirectory;
+  } else {
+    out.kind = FileKind::kOther;
+  }
+  return out;
+}
+
+// Reads exactly `length_bytes` at `offset_bytes` of the open `fd`.
+Status pread_exactly(int fd, const std::string& path, uint64_t offset_bytes,
+                     uint64_t length_bytes, char* destination) {
+  uint64_t done = 0;
+  while (done < length_bytes) {
+    ssize_t n = ::pread(fd, destination + done, length_bytes - done,
+                        static_cast<off_t>(offset_bytes + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return posix_error(path, errno);
+    }
+    if (n == 0) {
+      return Error(path + ": file ends at byte " + std::to_string(offset_bytes + done) +
+                   ", expected " + std::to_string(offset_bytes + length_bytes));
+    }
+    done += static_cast<uint64_t>(n);
+  }
+  return Status::Ok();
+}
+
+// A file descriptor open for reading (or none, for a path that is missing
+// or not a regular file), closed on destruction.
+class PosixOpenFile : public OpenFile {
+ public:
+  PosixOpenFile(int fd, std::string path, FileStat stat)
+      : fd_(fd), path_(std::move(path)), stat_(stat) {}
+  ~PosixOpenFile() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  PosixOpenFile(const PosixOpenFile&) = delete;
+  PosixOpenFile& operator=(const PosixOpenFile&) = delete;
+
+  FileStat stat() const override { return stat_; }
+  Status read_range_into(uint64_t offset_bytes, uint64_t length_bytes,
+                         char* destination) override {
+    if (fd_ < 0) return Error(path_ + ": not a regular file");
+    return pread_exactly(fd_, path_, offset_bytes, length_bytes, destination);
+  }
+
+ private:
+  int fd_;
+  std::string path_;
+  FileStat stat_;
+};
+
 class PosixFileSystem : public FileSystem {
  public:
   Result<FileStat> stat(const std::string& path) override {
@@ -28,16 +89,7 @@ class PosixFileSystem : public FileSystem {
       if (errno == ENOENT || errno == ENOTDIR) return FileStat{};
       return posix_error(path, errno);
     }
-    FileStat out;
-    if (S_ISREG(st.st_mode)) {
-      out.kind = FileKind::kRegular;
-      out.size_bytes = static_cast<uint64_t>(st.st_size);
-    } else if (S_ISDIR(st.st_mode)) {
-      out.kind = FileKind::kDirectory;
-    } else {
-      out.kind = FileKind::kOther;
-    }
-    return out;
+    return file_stat(st);
   }
 
   Result<std::string> read_range(const std::string& path, uint64_t offset_bytes,
@@ -55,25 +107,34 @@ class PosixFileSystem : public FileSystem {
                          char* destination) override {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return posix_error(path, errno);
-    uint64_t done = 0;
-    while (done < length_bytes) {
-      ssize_t n = ::pread(fd, destination + done, length_bytes - done,
-                          static_cast<off_t>(offset_bytes + done));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        int err = errno;
-        ::close(fd);
-        return posix_error(path, err);
-      }
-      if (n == 0) {
-        ::close(fd);
-        return Error(path + ": file ends at byte " + std::to_string(offset_bytes + done) +
-                     ", expected " + std::to_string(offset_bytes + length_bytes));
-      }
-      done += static_cast<uint64_t>(n);
-    }
+    Status read = pread_exactly(fd, path, offset_bytes, length_bytes, destination);
     ::close(fd);
-    return Status::Ok();
+    return read;
+  }
+
+  // open(2) then fstat(2), rather than stat(2) then open(2): one path
+  // lookup. O_NONBLOCK so that a FIFO does not block the open (regular
+  // files ignore it); O_NOCTTY so that a terminal does not become ours.
+  Result<std::unique_ptr<OpenFile>> open_file(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+      if (errno == ENOENT || errno == ENOTDIR) {
+        return std::unique_ptr<OpenFile>(std::make_unique<PosixOpenFile>(-1, path, FileStat{}));
+      }
+      return posix_error(path, errno);
+    }
+    struct ::stat st {};
+    if (::fstat(fd, &st) != 0) {
+      int err = errno;
+      ::close(fd);
+      return posix_error(path, err);
+    }
+    const FileStat stat = file_stat(st);
+    if (stat.kind != FileKind::kRegular) {
+      ::close(fd);
+      fd = -1;
+    }
+    return std::unique_ptr<OpenFile>(std::make_unique<PosixOpenFile>(fd, path, stat));
   }
 
   // Layout of the address range returned, in pages:

@@ -1,7 +1,8 @@
-// Tests of FileSystem::read_file_padded: the real file system's mapping
-// (text, then zeros, whatever the text's length against the page size) and
-// the default read into a buffer.
+// Tests of FileSystem::read_file_padded (the real file system's mapping:
+// text, then zeros, whatever the text's length against the page size; the
+// default read into a buffer) and FileSystem::open_file.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <memory>
@@ -112,6 +113,66 @@ TEST(FileSystemDefault, ReadFilePaddedReadsTheRangeIntoABuffer) {
   Result<FileBytes> too_long = fs.read_file_padded(path, 11, kPaddingBytes);
   ASSERT_FALSE(too_long.ok());
   EXPECT_EQ(too_long.error().message(), path + ": file ends at byte 10, expected 11");
+}
+
+TEST(RealFileSystem, OpenFileGivesKindAndSizeAndReadsRanges) {
+  TempDir dir;
+  auto fs = make_real_file_system();
+  const std::string path = dir.write_file("file", "0123456789");
+  Result<std::unique_ptr<OpenFile>> file = fs->open_file(path);
+  ASSERT_TRUE(file.ok()) << file.error().message();
+  EXPECT_EQ((*file)->stat().kind, FileKind::kRegular);
+  EXPECT_EQ((*file)->stat().size_bytes, 10u);
+  char bytes[4];
+  ASSERT_TRUE((*file)->read_range_into(3, 4, bytes).ok());
+  EXPECT_EQ(std::string(bytes, 4), "3456");
+  ASSERT_TRUE((*file)->read_range_into(0, 2, bytes).ok());
+  EXPECT_EQ(std::string(bytes, 2), "01");
+  Status past_end = (*file)->read_range_into(8, 4, bytes);
+  ASSERT_FALSE(past_end.ok());
+  EXPECT_EQ(past_end.error().message(), path + ": file ends at byte 10, expected 12");
+}
+
+TEST(RealFileSystem, OpenFileOfWhatIsNotARegularFileSaysWhatItIs) {
+  TempDir dir;
+  auto fs = make_real_file_system();
+  Result<std::unique_ptr<OpenFile>> missing = fs->open_file(dir.file_path("absent"));
+  ASSERT_TRUE(missing.ok()) << missing.error().message();
+  EXPECT_EQ((*missing)->stat().kind, FileKind::kMissing);
+  Result<std::unique_ptr<OpenFile>> under_a_file =
+      fs->open_file(dir.write_file("file", "x") + "/child");
+  ASSERT_TRUE(under_a_file.ok()) << under_a_file.error().message();
+  EXPECT_EQ((*under_a_file)->stat().kind, FileKind::kMissing);
+  Result<std::unique_ptr<OpenFile>> folder = fs->open_file(dir.make_dir("folder"));
+  ASSERT_TRUE(folder.ok()) << folder.error().message();
+  EXPECT_EQ((*folder)->stat().kind, FileKind::kDirectory);
+  char byte;
+  Status read = (*folder)->read_range_into(0, 1, &byte);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().message(), dir.file_path("folder") + ": not a regular file");
+  // A FIFO with no writer: opening it must not wait for one.
+  const std::string fifo = dir.file_path("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Result<std::unique_ptr<OpenFile>> pipe = fs->open_file(fifo);
+  ASSERT_TRUE(pipe.ok()) << pipe.error().message();
+  EXPECT_EQ((*pipe)->stat().kind, FileKind::kOther);
+}
+
+// The default open_file: stat() once, then read_range_into by path, as a
+// test double records them.
+TEST(FileSystemDefault, OpenFileStatsOnceThenReadsByPath) {
+  TempDir dir;
+  auto real = make_real_file_system();
+  RecordingFileSystem fs(*real);
+  const std::string path = dir.write_file("file", "0123456789");
+  Result<std::unique_ptr<OpenFile>> file = fs.open_file(path);
+  ASSERT_TRUE(file.ok()) << file.error().message();
+  EXPECT_EQ((*file)->stat().size_bytes, 10u);
+  char bytes[3];
+  ASSERT_TRUE((*file)->read_range_into(7, 3, bytes).ok());
+  EXPECT_EQ(std::string(bytes, 3), "789");
+  EXPECT_EQ(fs.stats(), std::vector<std::string>{path});
+  EXPECT_EQ(fs.reads(), (std::vector<FileRead>{{path, 7, 3}}));
 }
 
 }  // namespace
