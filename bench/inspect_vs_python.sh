@@ -134,7 +134,8 @@ for label in commands:
           f"{median(label, 2):7.0f} {median(label, 3):6.0f}")
 python_wall = median("python3 json.loads of every header", 0)
 for label in list(commands)[:2]:
-    print(f"  ratio (python / {label.split(', ')[1]}): {python_wall / median(label, 0):5.1f}x wall, "
+    form = label.split(", ")[1]
+    print(f"  ratio (python / {form}): {python_wall / median(label, 0):5.1f}x wall, "
           f"{median('python3 json.loads of every header', 1) / median(label, 1):5.1f}x cpu")
 print(f"machine: {os.cpu_count()} CPUs, {cpu_model}, {platform.system()} {platform.release()}")
 print(f"load average (1, 5, 15 min): before {load_before[0]:.2f} {load_before[1]:.2f} "

@@ -176,7 +176,8 @@ class PosixFileSystem : public FileSystem {
       return FileSystem::read_file_padded(path, length_bytes, padding_bytes);
     }
     const size_t text_bytes = static_cast<size_t>(length_bytes);
-    const size_t range_bytes = (text_bytes + padding_bytes + page_bytes - 1) / page_bytes * page_bytes;
+    const size_t range_bytes =
+        (text_bytes + padding_bytes + page_bytes - 1) / page_bytes * page_bytes;
     void* range = ::mmap(nullptr, range_bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (range == MAP_FAILED) {
       int err = errno;
@@ -189,8 +190,9 @@ class PosixFileSystem : public FileSystem {
       ::munmap(range, range_bytes);
       return FileSystem::read_file_padded(path, length_bytes, padding_bytes);
     }
-    std::shared_ptr<const void> owner(
-        range, [range_bytes](const void* start) { ::munmap(const_cast<void*>(start), range_bytes); });
+    std::shared_ptr<const void> owner(range, [range_bytes](const void* start) {
+      ::munmap(const_cast<void*>(start), range_bytes);
+    });
     return FileBytes(static_cast<const char*>(range), length_bytes, std::move(owner));
   }
 

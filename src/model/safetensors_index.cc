@@ -137,8 +137,8 @@ Result<SafetensorsIndex> parse_padded_safetensors_index(std::string_view json) {
   // the pages used are touched (4 bytes per token: ~2 MB for a 13 MB index).
   od::parser parser;
   od::document doc;
-  if (auto code = parser.iterate(json.data(), json.size(), json.size() + kSafetensorsIndexPaddingBytes)
-                      .get(doc)) {
+  const size_t readable_bytes = json.size() + kSafetensorsIndexPaddingBytes;
+  if (auto code = parser.iterate(json.data(), json.size(), readable_bytes).get(doc)) {
     return json_error(code);
   }
   od::object root;
