@@ -9,11 +9,13 @@
 //
 // Design note: what costs here is memory touched, not instructions. Each
 // fresh page is a page fault (~1.5 us on a VM), so the text is parsed where
-// it lies (model/safetensors_index.h), and the ~140,000 shard names of
-// weight_map are compared as raw JSON tokens, views into the text: shards
-// come in runs, and only the first tensor of each run has its shard name
-// unescaped (into simdjson's string buffer) and looked up. Unescaping every
-// value would write ~5 MB of that buffer.
+// it lies (model/safetensors_index.h). An index as its writers spell it is
+// scanned without simdjson (safetensors_canonical_index.cc); this parser
+// reads every other one and words every error. Here too the ~140,000 shard
+// names of weight_map are compared as raw JSON tokens, views into the text:
+// shards come in runs, and only the first tensor of each run has its shard
+// name unescaped (into simdjson's string buffer) and looked up. Unescaping
+// every value would write ~5 MB of that buffer.
 #include <fmt/format.h>
 #include <simdjson.h>
 
@@ -21,6 +23,8 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 #include <unordered_set>
 
@@ -132,6 +136,13 @@ Result<SafetensorsIndex> parse_safetensors_index(std::string_view json) {
 }
 
 Result<SafetensorsIndex> parse_padded_safetensors_index(std::string_view json) {
+  if (std::optional<SafetensorsIndex> index = scan_canonical_safetensors_index(json)) {
+    return std::move(*index);
+  }
+  return parse_padded_safetensors_index_with_simdjson(json);
+}
+
+Result<SafetensorsIndex> parse_padded_safetensors_index_with_simdjson(std::string_view json) {
   // A fresh parser sizes its capacity to the document: simdjson reserves
   // its structural index and string buffer for the worst case, but only
   // the pages used are touched (4 bytes per token: ~2 MB for a 13 MB index).

@@ -10,6 +10,7 @@
 #define MEMFIT_MODEL_SAFETENSORS_INDEX_H_
 
 #include <cstddef>
+#include <optional>
 #include <string_view>
 
 #include "memfit/result.h"
@@ -25,6 +26,17 @@ inline constexpr size_t kSafetensorsIndexPaddingBytes = 64;
 // least kSafetensorsIndexPaddingBytes readable bytes. The result owns its
 // strings: `json` may be released afterwards.
 Result<SafetensorsIndex> parse_padded_safetensors_index(std::string_view json);
+
+// The fast path parse_padded_safetensors_index tries first
+// (safetensors_canonical_index.cc): the index, when `json` (padded the
+// same way) is in its writers' usual spelling and holds no error; nullopt
+// otherwise, for the simdjson parser to read and word. Exposed for tests,
+// which compare the two paths.
+std::optional<SafetensorsIndex> scan_canonical_safetensors_index(std::string_view json);
+
+// The simdjson parser alone: parse_padded_safetensors_index without the
+// fast path, for the same tests.
+Result<SafetensorsIndex> parse_padded_safetensors_index_with_simdjson(std::string_view json);
 
 }  // namespace memfit
 
