@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -81,6 +82,31 @@ class PosixOpenFile : public OpenFile {
   FileStat stat_;
 };
 
+// Mappings of at least this many bytes start on a multiple of it, as the
+// kernel places a file mapping of its own accord: a page cache holding
+// 2 MiB folios (Linux 6 on ext4, xfs, tmpfs, for files written in large
+// chunks) can then map each with one entry, ~10 faults for a 13.5 MB index
+// instead of ~200 (0.4 ms instead of 0.9 ms here).
+constexpr size_t kLargeMappingAlignBytes = size_t{2} << 20;
+
+// An anonymous, readable, zero-filled range of `range_bytes` (a multiple of
+// the page size) that starts on a multiple of `align_bytes` (a power of two,
+// at least a page); nullptr with errno set on failure.
+char* reserve_aligned(size_t range_bytes, size_t align_bytes, size_t page_bytes) {
+  const size_t slack_bytes = align_bytes - page_bytes;
+  void* raw =
+      ::mmap(nullptr, range_bytes + slack_bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  const uintptr_t raw_start = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t raw_end = raw_start + range_bytes + slack_bytes;
+  const uintptr_t start = (raw_start + align_bytes - 1) & ~(uintptr_t{align_bytes} - 1);
+  if (start > raw_start) ::munmap(raw, start - raw_start);
+  if (raw_end > start + range_bytes) {
+    ::munmap(reinterpret_cast<void*>(start + range_bytes), raw_end - (start + range_bytes));
+  }
+  return reinterpret_cast<char*>(start);
+}
+
 class PosixFileSystem : public FileSystem {
  public:
   Result<FileStat> stat(const std::string& path) override {
@@ -141,15 +167,17 @@ class PosixFileSystem : public FileSystem {
   //   [file pages: the text, then zeros to the page's end][anonymous zero pages]
   // The text's pages are the page cache's own (mapped read-only, private),
   // so nothing is copied or allocated for them. An anonymous reservation
-  // of text + padding is made first and the file is mapped over its start,
-  // so the padding is readable even when the text ends at a page boundary.
+  // of text + padding is made first (2 MiB-aligned for a large file) and
+  // the file is mapped over its start, so the padding is readable even
+  // when the text ends at a page boundary.
   // What cannot be mapped that way (an empty file, a prefix, a file that is
   // not regular, a file system without mmap) is read into a buffer instead.
   Result<FileBytes> read_file_padded(const std::string& path, uint64_t length_bytes,
                                      size_t padding_bytes) override {
     if (length_bytes == 0) return FileSystem::read_file_padded(path, length_bytes, padding_bytes);
     const size_t page_bytes = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    if (length_bytes > std::numeric_limits<size_t>::max() - padding_bytes - page_bytes) {
+    if (length_bytes > std::numeric_limits<size_t>::max() - padding_bytes - page_bytes -
+                           kLargeMappingAlignBytes) {
       return Error(path + ": " + std::to_string(length_bytes) + " bytes do not fit in memory");
     }
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -178,8 +206,10 @@ class PosixFileSystem : public FileSystem {
     const size_t text_bytes = static_cast<size_t>(length_bytes);
     const size_t range_bytes =
         (text_bytes + padding_bytes + page_bytes - 1) / page_bytes * page_bytes;
-    void* range = ::mmap(nullptr, range_bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (range == MAP_FAILED) {
+    const size_t align_bytes =
+        text_bytes >= kLargeMappingAlignBytes ? kLargeMappingAlignBytes : page_bytes;
+    char* range = reserve_aligned(range_bytes, std::max(align_bytes, page_bytes), page_bytes);
+    if (range == nullptr) {
       int err = errno;
       ::close(fd);
       return posix_error(path, err);

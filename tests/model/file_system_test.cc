@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,9 +36,12 @@ TEST(RealFileSystem, ReadFilePaddedHoldsTheWholeFileThenZeros) {
   auto fs = make_real_file_system();
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   // The padding fits in the text's last page, ends exactly at the page's
-  // end, or runs into the next page (and the text may fill its page).
+  // end, or runs into the next page (and the text may fill its page); from
+  // 2 MiB up the mapping is placed on a 2 MiB boundary.
+  constexpr size_t kTwoMiB = size_t{2} << 20;
   for (size_t length : {size_t{1}, size_t{100}, page - kPaddingBytes - 1, page - kPaddingBytes,
-                        page - kPaddingBytes + 1, page - 1, page, page + 1, 3 * page}) {
+                        page - kPaddingBytes + 1, page - 1, page, page + 1, 3 * page, kTwoMiB,
+                        kTwoMiB + 100}) {
     const std::string text = pattern_text(length);
     const std::string path = dir.write_file("file-" + std::to_string(length), text);
     Result<FileBytes> bytes = fs->read_file_padded(path, length, kPaddingBytes);
@@ -45,6 +49,9 @@ TEST(RealFileSystem, ReadFilePaddedHoldsTheWholeFileThenZeros) {
     EXPECT_EQ(bytes->size_bytes(), length);
     EXPECT_EQ(bytes->view(), text) << length;
     EXPECT_EQ(padding_of(*bytes), std::string(kPaddingBytes, '\0')) << length;
+    if (length >= kTwoMiB) {
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(bytes->view().data()) % kTwoMiB, 0u) << length;
+    }
   }
 }
 
