@@ -6,9 +6,9 @@
 // only say "this is that token" or "it is not": a false return consumes
 // an unspecified amount and ends the fast path.
 //
-// Contract: the text [begin, end) is followed in memory by at least 8
-// readable bytes (the callers' SIMDJSON_PADDING), so a word may be read at
-// any position before `end`; no token is taken past `end`. UTF-8 validity
+// Contract: the text [begin, end) is followed in memory by at least 16
+// readable bytes (the callers' SIMDJSON_PADDING), so 16 bytes may be read
+// at any position before `end`; no token is taken past `end`. UTF-8 validity
 // is the caller's to check, once, on the whole text.
 #ifndef MEMFIT_MODEL_JSON_SCAN_H_
 #define MEMFIT_MODEL_JSON_SCAN_H_
@@ -42,14 +42,17 @@ class JsonScan {
     const char* start = p_;
     for (;;) {
       if (p_ >= end_) return false;
-      const uint64_t word = load_word(p_);
-      const uint64_t special =
-          bytes_equal(word, '"') | bytes_equal(word, '\\') | bytes_below(word, 0x20);
-      if (special != 0) {
-        p_ += std::countr_zero(special) / 8;
+      // 16 bytes at a time (tensor names run to ~60): a lane is all ones
+      // where the byte ends the fast path's string.
+      Lanes16 bytes;
+      std::memcpy(&bytes, p_, sizeof bytes);
+      const Words2 special = reinterpret_cast<Words2>((bytes == '"') | (bytes == '\\') |
+                                                      (bytes < 0x20));
+      if ((special[0] | special[1]) != 0) {
+        p_ += special[0] != 0 ? first_lane(special[0]) : 8 + first_lane(special[1]);
         break;
       }
-      p_ += 8;
+      p_ += 16;
     }
     if (p_ >= end_ || *p_ != '"') return false;  // an escape, a control byte or the end
     out = std::string_view(start, static_cast<size_t>(p_ - start));
@@ -100,23 +103,19 @@ class JsonScan {
   bool next_is(char c) const { return p_ < end_ && *p_ == c; }
 
  private:
-  static constexpr uint64_t kOnes = ~uint64_t{0} / 255;  // 0x0101...01
-  static constexpr uint64_t kHighBits = kOnes * 0x80;
+  // GCC and Clang vector extensions: SSE2 on x86-64, NEON on arm64, plain
+  // words elsewhere.
+  using Lanes16 = uint8_t __attribute__((vector_size(16)));
+  using Words2 = uint64_t __attribute__((vector_size(16)));
 
-  // Bytes p[0..8) as a little-endian word (p[0] lowest), on any machine.
-  static uint64_t load_word(const char* p) {
-    uint64_t word = 0;
-    for (int i = 0; i < 8; ++i) word |= uint64_t{static_cast<uint8_t>(p[i])} << (8 * i);
-    return word;
-  }
-  // The high bit of each byte of `word` below `n` (n <= 128). The lowest
-  // flag is exact; flags above it may be false, so only the lowest is used.
-  static constexpr uint64_t bytes_below(uint64_t word, uint8_t n) {
-    return (word - kOnes * n) & ~word & kHighBits;
-  }
-  // The high bit of each byte of `word` equal to `c` (lowest flag exact).
-  static constexpr uint64_t bytes_equal(uint64_t word, uint8_t c) {
-    return bytes_below(word ^ (kOnes * c), 1);
+  // The index of the first byte, in memory order, of the 8 in `word` (the
+  // same bytes read as one integer) whose lane is all ones; word != 0.
+  static int first_lane(uint64_t word) {
+    if constexpr (std::endian::native == std::endian::little) {
+      return std::countr_zero(word) / 8;
+    } else {
+      return std::countl_zero(word) / 8;
+    }
   }
 
   const char* p_;
