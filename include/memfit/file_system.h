@@ -8,9 +8,12 @@
 #ifndef MEMFIT_FILE_SYSTEM_H_
 #define MEMFIT_FILE_SYSTEM_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "memfit/result.h"
@@ -19,9 +22,44 @@ namespace memfit {
 
 enum class FileKind { kMissing, kRegular, kDirectory, kOther };
 
+// A file's first bytes held in memory, followed by padding: readable bytes
+// past the end for parsers that read ahead (simdjson). Either a buffer or a
+// read-only mapping of the file, released when the last copy is destroyed.
+class FileBytes {
+ public:
+  FileBytes() = default;
+  // `data` holds `size_bytes` bytes then the padding; `owner` keeps them
+  // alive (a buffer, or a mapping that its deleter unmaps).
+  FileBytes(const char* data, uint64_t size_bytes, std::shared_ptr<const void> owner)
+      : data_(data), size_bytes_(size_bytes), owner_(std::move(owner)) {}
+
+  std::string_view view() const { return {data_, static_cast<size_t>(size_bytes_)}; }
+  uint64_t size_bytes() const { return size_bytes_; }
+
+ private:
+  const char* data_ = nullptr;
+  uint64_t size_bytes_ = 0;
+  std::shared_ptr<const void> owner_;
+};
+
 struct FileStat {
   FileKind kind = FileKind::kMissing;
   uint64_t size_bytes = 0;  // meaningful for kRegular only
+};
+
+// A file opened for several reads: its path is looked up once. Closed on
+// destruction. Thread-compatible.
+class OpenFile {
+ public:
+  virtual ~OpenFile() = default;
+
+  // The file's kind and size, as FileSystem::stat gives them, when opened.
+  virtual FileStat stat() const = 0;
+
+  // As FileSystem::read_range_into, on this file. Only for a file whose
+  // stat() is kRegular.
+  virtual Status read_range_into(uint64_t offset_bytes, uint64_t length_bytes,
+                                 char* destination) = 0;
 };
 
 class FileSystem {
@@ -43,6 +81,26 @@ class FileSystem {
   // zero-filled intermediate string. The default copies from read_range.
   virtual Status read_range_into(const std::string& path, uint64_t offset_bytes,
                                  uint64_t length_bytes, char* destination);
+
+  // Bytes [0, length_bytes) of a file, followed by `padding_bytes` readable
+  // bytes (zero), for a document parsed whole where it lies. Fails as
+  // read_range does: when the file is shorter. Callers bound `length_bytes`.
+  // The default reads into a buffer through read_range_into. The real POSIX
+  // file system maps the file instead: no copy, and no fresh memory to
+  // fault in, page by page. The cost of a mapping: if another process
+  // truncates the file while the bytes are held, touching a page past its
+  // new end raises SIGBUS; and bytes appended meanwhile may show through
+  // the last page's padding.
+  virtual Result<FileBytes> read_file_padded(const std::string& path, uint64_t length_bytes,
+                                             size_t padding_bytes);
+
+  // Opens `path` for reading. A path that is missing or not a regular file
+  // is an OpenFile of that kind (as stat() would say), not an error; other
+  // failures are errors. The default's OpenFile calls stat() and
+  // read_range_into() with the path; the real POSIX file system opens the
+  // file once (open, fstat, pread): a safetensors header is then read
+  // with one path lookup instead of three.
+  virtual Result<std::unique_ptr<OpenFile>> open_file(const std::string& path);
 
   // Names (not paths) of the entries of a directory, sorted, without "." and "..".
   virtual Result<std::vector<std::string>> list_dir(const std::string& path) = 0;

@@ -67,8 +67,9 @@ struct SafetensorsSummary {
 // times rather than once per tensor. The validation is the same as
 // parse_safetensors_header's.
 //
-// read() and read_summary() stat `path`, then read exactly bytes [0, 8) and
-// [8, 8 + N) through `fs`: never tensor data. Their errors name the file:
+// read() and read_summary() open `path` (FileSystem::open_file: its kind
+// and size), then read exactly bytes [0, 8) and [8, 8 + N) of it through
+// `fs`: never tensor data. Their errors name the file:
 // file system errors as the FileSystem words them, format errors as
 // "reading '<path>': safetensors header: <detail>".
 //

@@ -2,6 +2,7 @@
 // N header bytes are read, never tensor data.
 #include <fmt/format.h>
 
+#include <memory>
 #include <utility>
 
 #include "base/exception_boundary.h"
@@ -20,16 +21,19 @@ Result<SafetensorsSummary> read_header(SafetensorsJsonParser& parser, FileSystem
                                        const std::string& path,
                                        std::vector<SafetensorsTensor>* tensors) {
   const std::string context = fmt::format("reading {}", quote_untrusted(path));
-  Result<FileStat> stat = fs.stat(path);
-  if (!stat.ok()) return stat.error();
-  if (stat->kind == FileKind::kMissing) return Error(context + ": no such file");
-  if (stat->kind != FileKind::kRegular) return Error(context + ": not a regular file");
-  const uint64_t file_bytes = stat->size_bytes;
+  // One open for the stat and both reads (FileSystem::open_file).
+  Result<std::unique_ptr<OpenFile>> opened = fs.open_file(path);
+  if (!opened.ok()) return opened.error();
+  OpenFile& file = **opened;
+  const FileStat stat = file.stat();
+  if (stat.kind == FileKind::kMissing) return Error(context + ": no such file");
+  if (stat.kind != FileKind::kRegular) return Error(context + ": not a regular file");
+  const uint64_t file_bytes = stat.size_bytes;
 
   char prefix[kLengthPrefixBytes];
   size_t prefix_bytes = 0;
   if (file_bytes >= kLengthPrefixBytes) {
-    if (Status read = fs.read_range_into(path, 0, kLengthPrefixBytes, prefix); !read.ok()) {
+    if (Status read = file.read_range_into(0, kLengthPrefixBytes, prefix); !read.ok()) {
       return read.error();
     }
     prefix_bytes = kLengthPrefixBytes;
@@ -40,7 +44,7 @@ Result<SafetensorsSummary> read_header(SafetensorsJsonParser& parser, FileSystem
 
   // Bounded by parse_safetensors_length: at most 256 MiB and within the file.
   char* json = parser.buffer_for(*header_bytes);
-  if (Status read = fs.read_range_into(path, kLengthPrefixBytes, *header_bytes, json); !read.ok()) {
+  if (Status read = file.read_range_into(kLengthPrefixBytes, *header_bytes, json); !read.ok()) {
     return read.error();
   }
   const uint64_t data_region_bytes = file_bytes - kLengthPrefixBytes - *header_bytes;

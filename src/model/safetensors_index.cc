@@ -1,22 +1,37 @@
 // model.safetensors.index.json, parsed with simdjson's on-demand API: the
 // index of a checkpoint with a tensor per expert matrix names ~140,000
-// tensors (~10 MB), and reading it must not cost more than reading the
+// tensors (~13 MB), and reading it must not cost more than reading the
 // shard headers it stands for.
 //
 // Layout (include/memfit/weights.h):
 //   {"metadata": {"total_size": <uint64 bytes>, ...},
 //    "weight_map": {"<tensor name>": "<shard file name>", ...}, ...}
+//
+// Design note: what costs here is memory touched, not instructions. Each
+// fresh page is a page fault (~1.5 us on a VM), so the text is parsed where
+// it lies (model/safetensors_index.h). An index as its writers spell it is
+// scanned without simdjson (safetensors_canonical_index.cc); this parser
+// reads every other one and words every error. Here too the ~140,000 shard
+// names of weight_map are compared as raw JSON tokens, views into the text:
+// shards come in runs, and only the first tensor of each run has its shard
+// name unescaped (into simdjson's string buffer) and looked up. Unescaping
+// every value would write ~5 MB of that buffer.
 #include <fmt/format.h>
 #include <simdjson.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 #include <unordered_set>
 
 #include "base/exception_boundary.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/weights.h"
+#include "model/safetensors_index.h"
 
 namespace memfit {
 namespace {
@@ -71,15 +86,27 @@ Status parse_weight_map(od::value& value, SafetensorsIndex& index) {
     if (is_type_error(code)) return index_error("weight_map is not an object");
     return json_error(code);
   }
-  // Views into the parser's string buffer; shards come in runs, so the
-  // last name short-cuts almost every lookup.
+  // Distinct names, as views into the parser's string buffer (valid until
+  // the next parse).
   std::unordered_set<std::string_view> seen;
-  std::string_view last_shard;
+  // The last value's raw token: '"', the name as written, '"', then any
+  // whitespace before the next ',' or '}'. An identical token is the same
+  // shard; a different one is unescaped and looked up.
+  std::string_view last_token;
   for (auto field_result : weight_map) {
     od::field field;
     if (auto code = std::move(field_result).get(field)) return json_error(code);
+    od::value& value = field.value();
+    const std::string_view token = value.raw_json_token();
+    if (token == last_token) {
+      // Consumes the value; last_token was a string, so this one is.
+      od::raw_json_string raw;
+      if (auto code = value.get_raw_json_string().get(raw)) return json_error(code);
+      ++index.tensor_count;
+      continue;
+    }
     std::string_view shard;
-    if (auto code = field.value().get_string().get(shard)) {
+    if (auto code = value.get_string().get(shard)) {
       if (!is_type_error(code)) return json_error(code);
       // The tensor's name is unescaped only here, for the message: there
       // are ~140,000 of them in a large index and nothing else needs them.
@@ -89,8 +116,7 @@ Status parse_weight_map(od::value& value, SafetensorsIndex& index) {
           fmt::format("weight_map value of {} is not a string", quote_untrusted(tensor)));
     }
     ++index.tensor_count;
-    if (shard == last_shard && index.tensor_count > 1) continue;
-    last_shard = shard;
+    last_token = token;
     if (seen.insert(shard).second) index.shard_names.emplace_back(shard);
   }
   if (index.tensor_count == 0) return index_error("weight_map is empty");
@@ -98,16 +124,35 @@ Status parse_weight_map(od::value& value, SafetensorsIndex& index) {
   return Status::Ok();
 }
 
-Result<SafetensorsIndex> parse_index(std::string_view json) {
-  // simdjson may read SIMDJSON_PADDING bytes past the text.
-  std::string padded_json;
-  padded_json.reserve(json.size() + simdjson::SIMDJSON_PADDING);
-  padded_json.assign(json);
-  padded_json.append(simdjson::SIMDJSON_PADDING, '\0');
+}  // namespace
 
+static_assert(kSafetensorsIndexPaddingBytes >= simdjson::SIMDJSON_PADDING);
+
+Result<SafetensorsIndex> parse_safetensors_index(std::string_view json) {
+  // Not zero-filled: the copy overwrites the text, the padding is set here.
+  auto padded = std::make_unique_for_overwrite<char[]>(json.size() + kSafetensorsIndexPaddingBytes);
+  if (!json.empty()) std::memcpy(padded.get(), json.data(), json.size());
+  std::memset(padded.get() + json.size(), 0, kSafetensorsIndexPaddingBytes);
+  return parse_padded_safetensors_index(std::string_view(padded.get(), json.size()));
+}
+
+Result<SafetensorsIndex> parse_padded_safetensors_index(std::string_view json) {
+  return without_exceptions("parse_safetensors_index", [&]() -> Result<SafetensorsIndex> {
+    if (std::optional<SafetensorsIndex> index = scan_canonical_safetensors_index(json)) {
+      return std::move(*index);
+    }
+    return parse_padded_safetensors_index_with_simdjson(json);
+  });
+}
+
+Result<SafetensorsIndex> parse_padded_safetensors_index_with_simdjson(std::string_view json) {
+  // A fresh parser sizes its capacity to the document: simdjson reserves
+  // its structural index and string buffer for the worst case, but only
+  // the pages used are touched (4 bytes per token: ~2 MB for a 13 MB index).
   od::parser parser;
   od::document doc;
-  if (auto code = parser.iterate(padded_json.data(), json.size(), padded_json.size()).get(doc)) {
+  const size_t readable_bytes = json.size() + kSafetensorsIndexPaddingBytes;
+  if (auto code = parser.iterate(json.data(), json.size(), readable_bytes).get(doc)) {
     return json_error(code);
   }
   od::object root;
@@ -163,12 +208,6 @@ Result<SafetensorsIndex> parse_index(std::string_view json) {
   if (!has_weight_map) return index_error("no weight_map");
   if (!has_total_size) return index_error("no metadata.total_size");
   return index;
-}
-
-}  // namespace
-
-Result<SafetensorsIndex> parse_safetensors_index(std::string_view json) {
-  return without_exceptions("parse_safetensors_index", [&] { return parse_index(json); });
 }
 
 }  // namespace memfit

@@ -3,10 +3,12 @@
 // are read, and only its [begin, end) range and a view of its name are kept
 // (ranges_) for the overlap check at the end. A 163-shard, 140,000-tensor
 // checkpoint is ~18 MB of header text; this loop is what decides how long
-// sizing it takes, hence no per-tensor allocation in summary mode. (A
-// byte-level matcher for the reference writer's spelling of an entry was
-// tried and dropped: simdjson still has to skip the entry's tokens, and the
-// total came out the same.)
+// sizing it takes, hence no per-tensor allocation in summary mode. Headers
+// in the reference writer's spelling are first scanned without simdjson
+// (safetensors_canonical_header.cc); this parser reads everything else and
+// words every error. (A byte-level matcher for one entry inside simdjson's
+// walk was tried and dropped: simdjson still had to skip the entry's
+// tokens. The scan of the whole text skips simdjson altogether.)
 //
 // The header, as memfit reads it (field order is free; a repeated field's
 // last value wins; values memfit does not read are skipped unvalidated):
@@ -138,6 +140,13 @@ Result<SafetensorsSummary> SafetensorsJsonParser::parse_buffer(
     size_t json_bytes, uint64_t data_region_bytes, std::vector<SafetensorsTensor>* tensors) {
   ranges_.clear();
   names_.clear();
+  last_parse_was_canonical_ = false;
+  if (canonical_scan_ == CanonicalScan::kOn) {
+    if (auto summary = parse_canonical(json_bytes, data_region_bytes, tensors)) {
+      last_parse_was_canonical_ = true;
+      return *summary;
+    }
+  }
 
   od::document doc;
   if (json_bytes > parser_.capacity()) {

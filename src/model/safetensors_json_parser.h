@@ -1,7 +1,8 @@
 // SafetensorsJsonParser: the JSON half of a safetensors header, validated.
 //
-// One instance keeps a simdjson on-demand parser, the padded buffer the
-// text is parsed from and three scratch vectors; all keep their capacity
+// One instance keeps a simdjson on-demand parser (used when the header is
+// not in the reference writer's spelling), the padded buffer the text is
+// parsed from and three scratch vectors; all keep their capacity
 // between calls, so parsing shard after shard allocates nothing once the
 // largest header has been seen, except the tensor list a caller asks for.
 // Not thread-safe; one instance per thread.
@@ -13,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +27,13 @@ namespace memfit {
 
 class SafetensorsJsonParser {
  public:
+  // Whether headers in the reference writer's spelling are scanned without
+  // simdjson first (safetensors_canonical_header.cc). The outcome is the
+  // same either way; tests compare the two.
+  enum class CanonicalScan { kOn, kOff };
+  explicit SafetensorsJsonParser(CanonicalScan canonical_scan = CanonicalScan::kOn)
+      : canonical_scan_(canonical_scan) {}
+
   // Parses `json` (the N header bytes) against a data region of
   // `data_region_bytes`. On success returns the totals and, when `tensors`
   // is not null, appends every tensor to it in header order. On failure
@@ -40,6 +49,9 @@ class SafetensorsJsonParser {
   char* buffer_for(size_t json_bytes);
   Result<SafetensorsSummary> parse_buffer(size_t json_bytes, uint64_t data_region_bytes,
                                           std::vector<SafetensorsTensor>* tensors);
+
+  // Whether the last parse was settled by the canonical scan (for tests).
+  bool last_parse_was_canonical() const { return last_parse_was_canonical_; }
 
  private:
   // One tensor's bytes [begin_byte, end_byte) of the data region. Kept
@@ -68,7 +80,14 @@ class SafetensorsJsonParser {
                     uint64_t data_region_bytes, std::vector<SafetensorsTensor>* tensors,
                     CheckedBytes& total_bytes);
   Status check_overlaps();
+  // The fast path: the summary of the json_bytes at buffer_, when they are
+  // in the reference writer's spelling and hold no error; nullopt (with
+  // ranges_, names_ and *tensors as they were) otherwise.
+  std::optional<SafetensorsSummary> parse_canonical(size_t json_bytes, uint64_t data_region_bytes,
+                                                    std::vector<SafetensorsTensor>* tensors);
 
+  CanonicalScan canonical_scan_;
+  bool last_parse_was_canonical_ = false;
   simdjson::ondemand::parser parser_;
   // The header text, then SIMDJSON_PADDING zero bytes; buffer_capacity_
   // bytes, left uninitialized where the text goes.

@@ -21,6 +21,7 @@
 #include "model/error_text.h"
 #include "model/safetensors_header_sum.h"
 #include "model/shard_sets.h"
+#include "model/safetensors_index.h"
 
 namespace memfit {
 namespace {
@@ -86,9 +87,12 @@ Result<IndexLoad> load_index(FileSystem& fs, const std::string& index_path, cons
                                  "limit",
                                  stat.size_bytes, kMaxSafetensorsIndexBytes)};
   }
-  Result<std::string> json = fs.read_range(index_path, 0, stat.size_bytes);
+  // Parsed where it lies: mapped by the real file system, so a ~13 MB
+  // index is neither copied nor faulted into fresh memory page by page.
+  Result<FileBytes> json =
+      fs.read_file_padded(index_path, stat.size_bytes, kSafetensorsIndexPaddingBytes);
   if (!json.ok()) return json.error();
-  Result<SafetensorsIndex> index = parse_safetensors_index(*json);
+  Result<SafetensorsIndex> index = parse_padded_safetensors_index(json->view());
   if (!index.ok()) return IndexLoad{std::nullopt, index.error().message()};
   return IndexLoad{std::move(index).value(), ""};
 }

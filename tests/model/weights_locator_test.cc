@@ -449,6 +449,26 @@ TEST_F(WeightsLocatorTest, ValidatedIndexIsTrustedWithoutReadingHeaders) {
   EXPECT_EQ(fs_.reads(), (std::vector<FileRead>{{index_path, 0, index.size()}}));
 }
 
+// The real file system maps the index (FileSystem::read_file_padded); an
+// index filling its last page exactly has its padding in the next page.
+TEST_F(WeightsLocatorTest, IndexMappedByTheRealFileSystemIsParsedWhereItLies) {
+  write_shard(shard_name(1, 2), {kMatrix});
+  write_shard(shard_name(2, 2), {kNorm});
+  std::string index = index_json({{"layers.0.mlp.up_proj.weight", shard_name(1, 2)},
+                                  {"layers.0.norm.weight", shard_name(2, 2)}},
+                                 8404992);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  ASSERT_LT(index.size(), page);
+  index.append(page - index.size(), ' ');  // JSON allows trailing whitespace
+  write_model_file("model.safetensors.index.json", index);
+  Result<WeightsLookup> lookup = find_folder_weights(*real_fs_, model_dir(), warnings_);
+  ASSERT_TRUE(lookup.ok()) << lookup.error().message();
+  EXPECT_EQ(lookup->info.bytes, 8404992u);
+  EXPECT_EQ(lookup->info.source, WeightsSource::kSafetensorsIndex);
+  EXPECT_EQ(lookup->info.file_count, 2u);
+  EXPECT_TRUE(warnings_.empty()) << warnings_.front();
+}
+
 TEST_F(WeightsLocatorTest, IndexNamingShardsThatAreNotSafetensorsFilesIsTrustedWhenTheyExist) {
   write_model_file("weights.bin", "data");
   write_model_file("model.safetensors.index.json", index_naming({"weights.bin"}, 4));
@@ -677,6 +697,25 @@ TEST(SafetensorsIndex, ListsDistinctShardsSorted) {
   EXPECT_EQ(index->shard_names, (std::vector<std::string>{"a.safetensors", "b.safetensors"}));
   EXPECT_EQ(index->total_bytes, 1000u);
   EXPECT_EQ(index->tensor_count, 4u);
+}
+
+// Shard names are compared as written while a run lasts; a name spelt
+// another way (an escape, a space before the '}') is unescaped and is still
+// the same shard.
+TEST(SafetensorsIndex, ShardNamesAreDistinctOnceUnescaped) {
+  Result<SafetensorsIndex> index = parse_safetensors_index(
+      R"({"metadata":{"total_size":1},"weight_map":{"a":"x.safetensors","b":"x.safetensors",)"
+      R"("c":"x\u002esafetensors","d":"y\"z","e":"y\u0022z" , "f":"x.safetensors" }})");
+  ASSERT_TRUE(index.ok()) << index.error().message();
+  EXPECT_EQ(index->shard_names, (std::vector<std::string>{"x.safetensors", "y\"z"}));
+  EXPECT_EQ(index->tensor_count, 6u);
+}
+
+TEST(SafetensorsIndex, ValueAfterARunOfOneShardMustStillBeAString) {
+  EXPECT_EQ(index_error(R"({"metadata":{"total_size":1},"weight_map":{"a":"x","b":"x","c":3}})"),
+            "safetensors index: weight_map value of 'c' is not a string");
+  EXPECT_EQ(index_error(R"({"metadata":{"total_size":1},"weight_map":{"a":"x","b":"x","c":"x)"),
+            "safetensors index: invalid JSON: A string is opened, but never closed.");
 }
 
 TEST(SafetensorsIndex, IntegralFloatTotalSizeIsAccepted) {
