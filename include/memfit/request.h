@@ -95,15 +95,20 @@ class RequestContext {
   virtual const std::vector<std::string>& settings_warnings() const = 0;
   // The platform a request's estimate is for, before its backend field.
   virtual Platform platform() const = 0;
-  // The host's memory with `device` as the budget and settings()'
-  // explicit limit applied. A device that does not exist (and no limit)
-  // is status.device_error, not a failure.
-  virtual HostMemoryStatus host_memory(const DeviceSelector& device) = 0;
+  // The host's memory with `device` as the budget and an explicit limit
+  // applied: `explicit_limit_bytes` (the request's) when set, else
+  // settings().memory_limit_bytes. A device that does not exist (and no
+  // limit) is status.device_error, not a failure.
+  virtual HostMemoryStatus host_memory(const DeviceSelector& device,
+                                       std::optional<uint64_t> explicit_limit_bytes) = 0;
 };
 
 // The real machine: models opened from the file system, settings and host
 // options read from `env` once (at construction), the host queried on
-// every host_memory() call.
+// every host_memory() call. With an explicit limit and no GPU named
+// (device auto or cpu) the GPU libraries are not loaded: nothing of the
+// answer depends on them then, and loading them is most of a command's
+// start-up.
 class LocalRequestContext : public RequestContext {
  public:
   explicit LocalRequestContext(const Environment& env);
@@ -113,7 +118,8 @@ class LocalRequestContext : public RequestContext {
   const EstimateSettings& settings() const override { return settings_; }
   const std::vector<std::string>& settings_warnings() const override { return settings_warnings_; }
   Platform platform() const override { return build_platform(); }
-  HostMemoryStatus host_memory(const DeviceSelector& device) override;
+  HostMemoryStatus host_memory(const DeviceSelector& device,
+                               std::optional<uint64_t> explicit_limit_bytes) override;
 
  private:
   std::vector<std::string> settings_warnings_;

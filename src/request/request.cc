@@ -95,8 +95,7 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   p.model = std::move(*model);
   add_warnings(p.warnings, WarningKind::kModel, p.model->warnings);
 
-  p.host = context.host_memory(r.device);
-  if (r.memory_limit_bytes) apply_explicit_limit(p.host, *r.memory_limit_bytes);
+  p.host = context.host_memory(r.device, r.memory_limit_bytes);
   if (p.host.device_error) return Error(*p.host.device_error, ErrorKind::kHost);
   add_warnings(p.warnings, WarningKind::kHost, p.host.warnings);
   p.budget = to_memory_budget(p.host);
@@ -144,9 +143,14 @@ Result<std::shared_ptr<const Model>> LocalRequestContext::open_model(
   return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
 }
 
-HostMemoryStatus LocalRequestContext::host_memory(const DeviceSelector& device) {
+HostMemoryStatus LocalRequestContext::host_memory(const DeviceSelector& device,
+                                                  std::optional<uint64_t> explicit_limit_bytes) {
   HostQueryOptions options = host_options_;
   options.device = device;
+  if (explicit_limit_bytes) options.explicit_limit_bytes = explicit_limit_bytes;
+  const bool names_a_gpu = device.kind == DeviceSelector::Kind::kCuda ||
+                           device.kind == DeviceSelector::Kind::kRocm;
+  if (options.explicit_limit_bytes && !names_a_gpu) options.probe_gpus = false;
   return query_host_memory(options);
 }
 

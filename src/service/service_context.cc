@@ -24,12 +24,19 @@ const std::vector<std::string>& ServiceContext::settings_warnings() const {
 
 Platform ServiceContext::platform() const { return state_.options.platform; }
 
-HostMemoryStatus ServiceContext::host_memory(const DeviceSelector& device) {
+HostMemoryStatus ServiceContext::host_memory(const DeviceSelector& device,
+                                             std::optional<uint64_t> explicit_limit_bytes) {
   const DeviceSelector& own = state_.options.host.device;
-  if (device.kind == own.kind && device.index == own.index) return *state_.host.get();
-  HostQueryOptions options = state_.options.host;
-  options.device = device;
-  return query_host_memory(options);
+  HostMemoryStatus status;
+  if (device.kind == own.kind && device.index == own.index) {
+    status = *state_.host.get();  // the service's own limit already applied
+  } else {
+    HostQueryOptions options = state_.options.host;
+    options.device = device;
+    status = query_host_memory(options);
+  }
+  if (explicit_limit_bytes) apply_explicit_limit(status, *explicit_limit_bytes);
+  return status;
 }
 
 ApiError api_error_of(const Error& error) {

@@ -27,7 +27,8 @@ class ServiceContext final : public RequestContext {
   const EstimateSettings& settings() const override;
   const std::vector<std::string>& settings_warnings() const override;
   Platform platform() const override;
-  HostMemoryStatus host_memory(const DeviceSelector& device) override;
+  HostMemoryStatus host_memory(const DeviceSelector& device,
+                               std::optional<uint64_t> explicit_limit_bytes) override;
 
   // The cached entry open_model() returned last (nullptr before), for the
   // metrics' label.

@@ -50,14 +50,19 @@ class FakeContext : public RequestContext {
   const EstimateSettings& settings() const override { return settings_; }
   const std::vector<std::string>& settings_warnings() const override { return settings_warnings_; }
   Platform platform() const override { return Platform{}; }
-  HostMemoryStatus host_memory(const DeviceSelector& device) override {
+  HostMemoryStatus host_memory(const DeviceSelector& device,
+                               std::optional<uint64_t> explicit_limit_bytes) override {
     HostMemoryStatus status = host_;
     if (device.kind == DeviceSelector::Kind::kCuda) {
       status.budget_bytes = 0;
       status.budget_source = BudgetSource::kDeviceMissing;
       status.device_error = "cuda:0 is not among the 0 GPUs found";
     }
-    if (settings_.memory_limit_bytes) apply_explicit_limit(status, *settings_.memory_limit_bytes);
+    if (explicit_limit_bytes) {
+      apply_explicit_limit(status, *explicit_limit_bytes);
+    } else if (settings_.memory_limit_bytes) {
+      apply_explicit_limit(status, *settings_.memory_limit_bytes);
+    }
     return status;
   }
 
