@@ -1,6 +1,6 @@
 // What every fuzz target asserts about an error message, whatever the
 // input: it holds no control character (< 0x20 or 0x7f: untrusted text is
-// escaped through one helper, src/base/untrusted_text.h) and it is not the
+// escaped through one helper, include/memfit/untrusted_text.h) and it is not the
 // exception boundary's catch-all ("internal error ...",
 // src/base/exception_boundary.h), which means something threw. A failed
 // check traps, which libFuzzer and the replay program both report as a

@@ -1,6 +1,6 @@
 // Pieces of the model area's messages: tensor shapes and counted nouns.
 // Untrusted text (tensor names, shard names, paths) goes through
-// quote_untrusted() (base/untrusted_text.h, included here for the files
+// quote_untrusted() (memfit/untrusted_text.h, included here for the files
 // that use both).
 #ifndef MEMFIT_MODEL_ERROR_TEXT_H_
 #define MEMFIT_MODEL_ERROR_TEXT_H_
