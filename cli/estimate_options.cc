@@ -133,6 +133,12 @@ int report_error(const Error& error, std::string_view command) {
   return error.kind() == ErrorKind::kUsage ? kExitUsage : kExitError;
 }
 
+nlohmann::ordered_json warnings_json(const std::vector<Warning>& warnings) {
+  nlohmann::ordered_json texts = nlohmann::ordered_json::array();
+  for (const Warning& w : warnings) texts.push_back(w.text);
+  return texts;
+}
+
 void print_warnings(const std::vector<Warning>& warnings) {
   for (const Warning& w : warnings) {
     std::fprintf(stderr, w.kind == WarningKind::kAvailableNow ? "%s\n" : "memfit: warning: %s\n",

@@ -9,6 +9,7 @@
 #define MEMFIT_CLI_ESTIMATE_OPTIONS_H_
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <string>
@@ -67,6 +68,10 @@ Warning no_headers_warning();
 // a usage error about one field the message is "--flag: detail"), and
 // returns the exit status its kind maps to: kUsage 2, every other kind 1.
 int report_error(const Error& error, std::string_view command = "");
+
+// The warnings' texts as a JSON array: every --json answer lists the
+// warnings the command printed on stderr.
+nlohmann::ordered_json warnings_json(const std::vector<Warning>& warnings);
 
 // Prints each warning on stderr: kAvailableNow lines as they are (scripts
 // match their "WARNING: memory available now"), the others after

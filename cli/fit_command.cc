@@ -68,7 +68,8 @@ void run_fit(const FitOptions& o, int& exit_code) {
                                 {"kv_cache_mode", to_string(c->inputs.kv_element)},
                                 {"capped", asked->capped},
                                 {"budget_bytes", c->budget.budget_bytes},
-                                {"by_kv_mode", by_mode}};
+                                {"by_kv_mode", by_mode},
+                                {"warnings", warnings_json(c->warnings)}};
     j["report"] = asked->estimate
                       ? estimate_to_json(*c->model, *asked->estimate, c->budget, c->warnings)
                       : nlohmann::ordered_json(nullptr);

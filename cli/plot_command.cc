@@ -90,7 +90,8 @@ std::string summary_line(const PlotOptions& o, const PlotData& data) {
                      format_bytes(data.budget_bytes), fits);
 }
 
-std::string summary_json(const PlotOptions& o, const PlotData& data) {
+std::string summary_json(const PlotOptions& o, const PlotData& data,
+                         const std::vector<Warning>& warnings) {
   nlohmann::ordered_json panels = nlohmann::ordered_json::array();
   for (const PlotPanel& p : data.panels) {
     panels.push_back({{"weights_mode", p.weights_mode},
@@ -103,7 +104,8 @@ std::string summary_json(const PlotOptions& o, const PlotData& data) {
   }
   nlohmann::ordered_json j = {{"out", o.out_path},          {"min_tokens", data.min_tokens},
                               {"max_tokens", data.max_tokens}, {"batch", data.batch},
-                              {"budget_bytes", data.budget_bytes}, {"panels", panels}};
+                              {"budget_bytes", data.budget_bytes}, {"panels", panels},
+                              {"warnings", warnings_json(warnings)}};
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -144,7 +146,7 @@ void run_plot(const PlotOptions& o, int& exit_code) {
     exit_code = report_error(written.error(), "plot");
     return;
   }
-  std::string out = o.estimate.json ? summary_json(o, *data) : summary_line(o, *data);
+  std::string out = o.estimate.json ? summary_json(o, *data, c->warnings) : summary_line(o, *data);
   std::fwrite(out.data(), 1, out.size(), stdout);
   exit_code = kExitOk;
 }

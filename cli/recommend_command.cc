@@ -99,7 +99,8 @@ void run_recommend(const RecommendOptions& o, int& exit_code) {
         {"batch", c->inputs.batch},
         {"kv_cache_mode", to_string(c->inputs.kv_element)},
         {"group_size", o.group_size},
-        {"budget_bytes", c->budget.budget_bytes}};
+        {"budget_bytes", c->budget.budget_bytes},
+        {"warnings", warnings_json(c->warnings)}};
     out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   } else {
     out = fmt::format("{} at {} tokens, batch {}, {} KV; budget {} ({})\n\n", o.estimate.model,

@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <vector>
+
 #include "support/run_command.h"
 #include "support/small_checkpoints.h"
 #include "support/temp_dir.h"
@@ -42,6 +45,34 @@ TEST(RecommendQuantCli, AsIsRowEqualsInspectAndPreflight) {
   // The checkpoint is already 4-bit: int8 is larger and never recommended;
   // as-is fits 12 GiB at 4096 tokens, so it is the answer.
   EXPECT_EQ(r["recommended"], "as-is");
+}
+
+// Every warning recommend-quant, fit and plot print on stderr is in their
+// --json answer too: the example has no weight headers to price.
+TEST(RecommendQuantCli, WarningsOnStderrAreInTheJson) {
+  std::map<std::string, std::string> env = {{"MEMFIT_MEMORY_LIMIT", "12GiB"}};
+  const std::string no_headers =
+      "no *.safetensors headers to read: quantized sizes are estimated from the config's "
+      "parameter count";
+  auto rec = run_memfit({"recommend-quant", "-m", kExample, "--json"}, env);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  nlohmann::json r = nlohmann::json::parse(rec.out);
+  EXPECT_NE(rec.err.find("memfit: warning: " + no_headers + "\n"), std::string::npos) << rec.err;
+  EXPECT_NE(std::find(r["warnings"].begin(), r["warnings"].end(), no_headers), r["warnings"].end());
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"fit", "-m", kExample, "--json", "--solve", "max-tokens"},
+           {"recommend-quant", "-m", kExample, "--json"}}) {
+    auto run = run_memfit(args, env);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    nlohmann::json j = nlohmann::json::parse(run.out);
+    // The example's index is unverified (no shard beside it): said on both.
+    size_t printed = 0;
+    for (const auto& w : j["warnings"]) {
+      EXPECT_NE(run.err.find(w.get<std::string>()), std::string::npos) << w;
+      ++printed;
+    }
+    EXPECT_GE(printed, 1u);
+  }
 }
 
 TEST(RecommendQuantCli, PicksTheMostPreciseModeThatFits) {
