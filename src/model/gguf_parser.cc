@@ -34,10 +34,8 @@ namespace memfit {
 namespace {
 
 constexpr std::string_view kMagic = "GGUF";
-constexpr uint64_t kPreambleBytes = 24;  // magic, version, n_tensors, n_kv
 constexpr uint64_t kMinEntryBytes = 14;
 constexpr uint64_t kMinTensorInfoBytes = 24;
-constexpr uint64_t kStringLengthBytes = 8;
 constexpr uint64_t kMinStringElementBytes = 8;  // its length
 constexpr uint64_t kMinArrayElementBytes = 12;  // element type and count
 constexpr uint32_t kMaxDims = 4;                // GGML_MAX_DIMS
@@ -138,7 +136,8 @@ class Parser {
   }
 
   // Where `count` items of at least `min_each` bytes would have to fit,
-  // when they do not: "the rest of the 100-byte file", or the limit.
+  // when they do not ("the 76 bytes left of the 100-byte file", or of the
+  // header limit); nullopt when they may.
   std::optional<std::string> no_room(uint64_t count, uint64_t min_each) const {
     const CheckedBytes needed = CheckedBytes(count) * min_each;
     if (needed.saturated() > file_bytes_ - pos_) {
@@ -156,10 +155,9 @@ class Parser {
       return fail(
           header_error(fmt::format("file is {} bytes, too short to be a GGUF file", file_bytes_)));
     }
+    const auto what = [] { return std::string("the magic"); };
     std::string_view magic;
-    if (!take(
-            kMagic.size(), [] { return std::string("the magic"); }, &magic))
-      return false;
+    if (!take(kMagic.size(), what, &magic)) return false;
     if (magic != kMagic) {
       return fail(header_error(
           fmt::format("not a GGUF file: it starts with {}, not 'GGUF'", quote_untrusted(magic))));
@@ -220,7 +218,7 @@ class Parser {
   }
 
   bool check_counts(uint64_t entry_count, uint64_t tensor_count) {
-    // At most 2^64 / 14 + 2^64 / 24: the sum saturates rather than wraps.
+    // Saturates rather than wraps: counts near 2^64 read as too many.
     const CheckedBytes min_bytes = CheckedBytes(entry_count) * kMinEntryBytes +
                                    CheckedBytes(tensor_count) * kMinTensorInfoBytes;
     if (auto room = no_room(min_bytes.saturated(), 1)) {
@@ -391,12 +389,9 @@ class Parser {
       return fail(header_error(fmt::format("tensor {} has {} dimensions; ggml allows at most {}",
                                            quoted(), info.n_dims, kMaxDims)));
     }
+    const auto dims_what = [&] { return fmt::format("the dims of {}", quoted()); };
     std::string_view dims;
-    if (!take(
-            uint64_t{8} * info.n_dims, [&] { return fmt::format("the dims of {}", quoted()); },
-            &dims)) {
-      return false;
-    }
+    if (!take(uint64_t{8} * info.n_dims, dims_what, &dims)) return false;
     bool empty = false;
     CheckedBytes elements = 1;
     for (uint32_t i = 0; i < info.n_dims; ++i) {
@@ -416,8 +411,9 @@ class Parser {
                                            format_shape(info.shape()))));
     }
     uint32_t type_id = 0;
-    if (!read_u32([&] { return fmt::format("the ggml type of {}", quoted()); }, &type_id))
+    if (!read_u32([&] { return fmt::format("the ggml type of {}", quoted()); }, &type_id)) {
       return false;
+    }
     const GgmlTypeTraits* traits = find_ggml_type(type_id);
     if (traits == nullptr) {
       const std::string_view retired = retired_ggml_type_name(type_id);
