@@ -70,6 +70,7 @@ ConfigDocument& ConfigDocument::operator=(const ConfigDocument& other) {
   if (this == &other) return *this;
   top_ = other.top_;
   text_key_ = other.text_key_;
+  takes_family_defaults_ = other.takes_family_defaults_;
   text_ = text_key_.empty() ? &top_ : &top_[text_key_];
   return *this;
 }
@@ -91,6 +92,14 @@ Result<ConfigDocument> ConfigDocument::parse(std::string_view text) {
       break;
     }
   }
+  return doc;
+}
+
+Result<ConfigDocument> ConfigDocument::from_json(nlohmann::json top) {
+  if (!top.is_object()) return Error("expected a JSON object at the top level");
+  ConfigDocument doc;
+  doc.top_ = std::move(top);
+  doc.takes_family_defaults_ = false;
   return doc;
 }
 

@@ -38,6 +38,16 @@ class ConfigDocument {
   // is not an object. Python's json writes Infinity and NaN; they are read
   // as null.
   static Result<ConfigDocument> parse(std::string_view text);
+  // A document built in memory (a GGUF header's geometry spelled as config
+  // fields, model/gguf_config.h): the language model is `top` itself, and
+  // it states every field it has a value for, so the transformers defaults
+  // of its model_type (FieldReader) do not apply to it. Fails when `top` is
+  // not an object.
+  static Result<ConfigDocument> from_json(nlohmann::json top);
+
+  // False for from_json documents: a field they leave out is unknown, not
+  // its config class's default.
+  bool takes_family_defaults() const { return takes_family_defaults_; }
 
   const nlohmann::json& top() const { return top_; }
   // The language model's object: a nested text config or the top level.
@@ -66,6 +76,7 @@ class ConfigDocument {
   nlohmann::json top_;
   const nlohmann::json* text_ = &top_;
   std::string text_key_;
+  bool takes_family_defaults_ = true;
 };
 
 // Reads `value` as a non-negative integer; `name` is used in the error.

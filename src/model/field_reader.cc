@@ -79,7 +79,8 @@ FieldReader::FieldReader(const ConfigDocument& doc, std::string model_type,
                          std::vector<std::string>& assumptions)
     : doc_(doc),
       model_type_(std::move(model_type)),
-      defaults_(family_defaults(model_type_)),
+      defaults_(doc.takes_family_defaults() ? family_defaults(model_type_)
+                                            : std::vector<FieldDefault>()),
       assumptions_(assumptions) {}
 
 void FieldReader::assume(std::string text) {

@@ -5,7 +5,9 @@
 // config says only sliding_window, though its layers alternate). When a
 // field is absent and the family has a default, the reader returns the
 // default and records "<field> = <value> (<model_type> default)" as an
-// assumption for the report.
+// assumption for the report. Documents that state every field they know
+// (ConfigDocument::takes_family_defaults() false: a GGUF header's) get no
+// defaults.
 #ifndef MEMFIT_MODEL_FIELD_READER_H_
 #define MEMFIT_MODEL_FIELD_READER_H_
 

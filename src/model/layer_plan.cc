@@ -405,6 +405,14 @@ Result<LayerPlan> plan_layers(FieldReader& reader, const ModelGeometry& g) {
     for (uint64_t i = g.layers - n; i < g.layers; ++i) slots[i] = Slot::kShared;
   }
 
+  // Chunked layers named one by one (layer_types) attend within the
+  // config's attention_chunk_size, as those chunked_slots finds do.
+  if (chunk_tokens == 0 && std::find(slots.begin(), slots.end(), Slot::kChunked) != slots.end()) {
+    Result<std::optional<uint64_t>> size = reader.u64({"attention_chunk_size"});
+    if (!size) return size.error();
+    chunk_tokens = size->value_or(0);
+  }
+
   bool needs_attention = std::any_of(slots.begin(), slots.end(), [](Slot s) {
     return s == Slot::kFull || s == Slot::kSliding || s == Slot::kChunked;
   });

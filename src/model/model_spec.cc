@@ -18,6 +18,7 @@
 #include "model/analytical_weights.h"
 #include "model/checkpoint_traits.h"
 #include "model/config_document.h"
+#include "model/config_spec.h"
 #include "model/family.h"
 #include "model/field_reader.h"
 #include "model/layer_plan.h"
@@ -108,19 +109,19 @@ Result<std::string> model_type_of(const nlohmann::json& scope) {
   return it->get<std::string>();
 }
 
-Result<ModelSpec> parse_checked(std::string_view config_json) {
-  Result<ConfigDocument> doc = ConfigDocument::parse(config_json);
-  if (!doc) return doc.error();
+}  // namespace
+
+Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
   ModelSpec spec;
-  Result<std::string> top_type = model_type_of(doc->top());
+  Result<std::string> top_type = model_type_of(doc.top());
   if (!top_type) return top_type.error();
   spec.model_type = std::move(*top_type);
-  Result<std::string> text_type_or = model_type_of(doc->text());
+  Result<std::string> text_type_or = model_type_of(doc.text());
   if (!text_type_or) return text_type_or.error();
   std::string text_type = text_type_or->empty() ? spec.model_type : std::move(*text_type_or);
   spec.family = family_slug(text_type);
 
-  FieldReader reader(*doc, text_type, spec.assumptions);
+  FieldReader reader(doc, text_type, spec.assumptions);
   Result<ModelGeometry> geometry = read_geometry(reader);
   if (!geometry) return geometry.error();
   spec.geometry = *geometry;
@@ -139,29 +140,31 @@ Result<ModelSpec> parse_checked(std::string_view config_json) {
     spec.assumptions.push_back("config has no model_type: layout chosen from the geometry alone");
   }
   for (const char* key : {"vision_config", "audio_config", "vision_tower", "audio_tower"}) {
-    if (doc->top().contains(key)) spec.multimodal = true;
+    if (doc.top().contains(key)) spec.multimodal = true;
   }
-  if (!doc->text_key().empty()) spec.multimodal = true;
-  spec.quantization = read_quantization(*doc);
-  spec.moe = read_moe(*doc);
+  if (!doc.text_key().empty()) spec.multimodal = true;
+  spec.quantization = read_quantization(doc);
+  spec.moe = read_moe(doc);
   const std::vector<ParamBlock> blocks = analytical_param_blocks(reader, spec);
   spec.analytical_params = count_parameters(blocks);
-  std::string dtype = doc->string_field("torch_dtype");
-  if (dtype.empty()) dtype = doc->string_field("dtype");
+  std::string dtype = doc.string_field("torch_dtype");
+  if (dtype.empty()) dtype = doc.string_field("dtype");
   spec.analytical_weights =
       price_analytical_weights(blocks, spec.quantization, unquantized_width_bytes(dtype));
   // Informational only, so a malformed value is ignored rather than failing
   // the whole config.
-  Result<std::optional<uint64_t>> positions = doc->u64_or_top(
+  Result<std::optional<uint64_t>> positions = doc.u64_or_top(
       {"max_position_embeddings", "max_sequence_length", "seq_length", "n_positions", "n_ctx"});
   if (positions.ok()) spec.max_position_tokens = positions->value_or(0);
   return spec;
 }
 
-}  // namespace
-
 Result<ModelSpec> parse_model_config(std::string_view config_json) {
-  return without_exceptions("parse_model_config", [&] { return parse_checked(config_json); });
+  return without_exceptions("parse_model_config", [&]() -> Result<ModelSpec> {
+    Result<ConfigDocument> doc = ConfigDocument::parse(config_json);
+    if (!doc) return doc.error();
+    return model_spec_from_document(*doc);
+  });
 }
 
 std::string_view to_string(LayerKind kind) {

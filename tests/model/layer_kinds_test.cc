@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "memfit/kv_cache.h"
+#include "memfit/model_spec.h"
 #include "support/corpus.h"
 
 namespace memfit {
@@ -30,6 +31,22 @@ TEST(LayerKinds, ChunkedLlama4EveryFourthLayerGlobal) {
   EXPECT_EQ(fixture_kv("llama4-chunked", 32768).total_bytes, 2818572288u);
   // At the chunk size every layer holds the whole context: 48 x 4096 x 8192 = 1,610,612,736.
   EXPECT_EQ(fixture_kv("llama4-chunked", 8192).total_bytes, 1610612736u);
+}
+
+TEST(LayerKinds, ChunkedLayersNamedInLayerTypesTakeTheChunkSize) {
+  // Recent Llama 4 configs list their layers; the chunked ones attend
+  // within attention_chunk_size (here 4096), not the whole context.
+  Result<ModelSpec> spec = parse_model_config(R"({
+    "model_type": "llama4_text", "num_hidden_layers": 4, "hidden_size": 1024,
+    "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 128,
+    "attention_chunk_size": 4096,
+    "layer_types": ["chunked_attention", "chunked_attention", "chunked_attention",
+                    "full_attention"]})");
+  ASSERT_TRUE(spec.ok()) << spec.error().message();
+  EXPECT_EQ(spec->layers[0].kind, LayerKind::kChunked);
+  EXPECT_EQ(spec->layers[0].window_tokens, 4096u);
+  EXPECT_EQ(spec->layers[3].kind, LayerKind::kFullAttention);
+  EXPECT_EQ(spec->layers[3].window_tokens, 0u);
 }
 
 TEST(LayerKinds, SharedKvLayersHoldNothingGemma3n) {
