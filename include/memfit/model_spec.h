@@ -1,5 +1,5 @@
 // ModelSpec: what memfit knows of a model's architecture, read from its
-// config.json before any weight is touched.
+// config.json, or from a GGUF file's metadata, before any weight is touched.
 //
 // The cache is described per layer (LayerCache): each layer has a kind, a
 // per-token element count and a fixed per-sequence state. Every cache total
@@ -111,7 +111,9 @@ struct MoeInfo {
 };
 
 struct ModelSpec {
-  std::string model_type;  // config.json model_type, verbatim ("" when absent)
+  // config.json's model_type, verbatim ("" when absent); for a GGUF model,
+  // its general.architecture, verbatim ("qwen3", "gpt-oss").
+  std::string model_type;
   std::string family;      // memfit's slug for the layout it chose
   std::string layout;      // "standard", "sliding_window", "chunked", "mla", "hybrid", "ssm"
   std::string cache_detail;  // geometry behind the layout ("8 kv heads x 128 head_dim")
@@ -139,6 +141,24 @@ struct ModelSpec {
 // hidden size or head count where attention needs them). Non-standard
 // literals that Python's json writes (Infinity, NaN) are accepted.
 Result<ModelSpec> parse_model_config(std::string_view config_json);
+
+struct GgufHeader;  // memfit/gguf.h
+
+// The spec of a GGUF model from its first file's metadata
+// (general.architecture and the "<arch>.*" keys), equal to what
+// parse_model_config gives for the config.json of the same model: the same
+// family, layers, geometry and MoE shape. Where llama.cpp hard-codes what
+// the file does not carry (Gemma 3's one global layer in six, which layers
+// of a hybrid are recurrent), its rule is applied and named in
+// `assumptions`; where llama.cpp treats a model differently from its config
+// (a Phi-3 or Mistral window it does not apply), llama.cpp's treatment
+// wins, since that is what runs the file. docs/gguf.md has the mapping.
+// multimodal is false (a projector is a file of its own) and quantization
+// is empty (the tensors' own types size the weights). Fails, naming the
+// key ("gguf metadata: 'qwen3.block_count' is missing"), on missing or
+// mistyped geometry, counts past 32 bits and per-layer arrays whose length
+// is not block_count.
+Result<ModelSpec> model_spec_from_gguf(const GgufHeader& header);
 
 }  // namespace memfit
 
