@@ -58,6 +58,13 @@ struct GgufModelFiles {
   std::vector<GgufFileTotals> files;  // in split order; one when not split
   uint64_t tensor_count = 0;          // over every file
   uint64_t tensor_bytes = 0;          // over every file: the model's weights
+  // With GgufReadOptions::keep_tensors: every file's tensor infos, in split
+  // order (the first file's are also in first.tensors). Empty otherwise.
+  std::vector<GgufTensorInfo> tensors;
+};
+
+struct GgufReadOptions {
+  bool keep_tensors = false;
 };
 
 // Reads the model that `path` belongs to. A split name finds the other
@@ -69,7 +76,8 @@ struct GgufModelFiles {
 // it is one of several. Only headers are read (read_gguf_header), never
 // tensor data. Errors name the file: read_gguf_header's, or
 // "gguf split set of '<path>': <detail>".
-Result<GgufModelFiles> read_gguf_model_files(FileSystem& fs, const std::string& path);
+Result<GgufModelFiles> read_gguf_model_files(FileSystem& fs, const std::string& path,
+                                             const GgufReadOptions& options = {});
 
 }  // namespace memfit
 

@@ -36,12 +36,20 @@ struct OpenModelOptions {
   bool keep_tensors = false;
 };
 
-// Opens a model folder or a single .safetensors file. Reads config.json
-// whole (bounded to kMaxConfigBytes) and weight headers only, each header
-// once. A multimodal config's weights are split into
+// Opens a model folder, a single .safetensors file, or a GGUF model. Reads
+// config.json whole (bounded to kMaxConfigBytes) and weight headers only,
+// each header once. A multimodal config's weights are split into
 // WeightsInfo::component_bytes from that same pass (a trusted index's
 // shards are read for it). Errors name the file and the problem: a missing
 // path, a config that is not JSON or lacks geometry, a hostile header.
+//
+// GGUF: a .gguf file, or any file of a split set (every split is read), is
+// one model: the spec from its metadata (model_spec_from_gguf), has_config
+// true, the weights the exact sum of its tensors' bytes (kGgufHeader,
+// verified), the tensors (with keep_tensors) named as in the file with the
+// ggml type name as dtype. A folder with no config.json and no safetensors
+// weights that holds one GGUF model (projector files, "mmproj*", aside) is
+// that model; one that holds several is a kUsage error naming them.
 Result<Model> open_model(FileSystem& fs, const std::string& path);
 Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenModelOptions& options);
 

@@ -57,7 +57,8 @@ GgufFileTotals totals_of(const std::string& path, const GgufHeader& header) {
 
 class SetReader {
  public:
-  SetReader(FileSystem& fs, const std::string& path) : fs_(fs), path_(path) {}
+  SetReader(FileSystem& fs, const std::string& path, const GgufReadOptions& options)
+      : fs_(fs), path_(path), options_(options) {}
 
   Result<GgufModelFiles> read_one() {
     Result<GgufHeader> header = read_gguf_header(fs_, path_);
@@ -75,6 +76,7 @@ class SetReader {
     model.files.push_back(totals_of(path_, *header));
     model.tensor_count = header->tensors.size();
     model.tensor_bytes = header->tensor_bytes;
+    if (options_.keep_tensors) model.tensors = header->tensors;
     model.first = std::move(*header);
     return model;
   }
@@ -113,6 +115,9 @@ class SetReader {
       model.files.push_back(totals_of(file, *header));
       model.tensor_count += header->tensors.size();
       tensor_bytes += header->tensor_bytes;
+      if (options_.keep_tensors) {
+        model.tensors.insert(model.tensors.end(), header->tensors.begin(), header->tensors.end());
+      }
       for (GgufTensorInfo& tensor : header->tensors) {
         names.emplace_back(i == 0 ? tensor.name : std::move(tensor.name), i);
       }
@@ -172,6 +177,7 @@ class SetReader {
 
   FileSystem& fs_;
   const std::string& path_;
+  const GgufReadOptions& options_;
 };
 
 }  // namespace
@@ -198,9 +204,10 @@ std::string gguf_split_file_name(const GgufSplitName& name, uint64_t number) {
                      name.count, name.count_digits);
 }
 
-Result<GgufModelFiles> read_gguf_model_files(FileSystem& fs, const std::string& path) {
+Result<GgufModelFiles> read_gguf_model_files(FileSystem& fs, const std::string& path,
+                                             const GgufReadOptions& options) {
   return without_exceptions("read_gguf_model_files", [&]() -> Result<GgufModelFiles> {
-    SetReader reader(fs, path);
+    SetReader reader(fs, path, options);
     std::optional<GgufSplitName> split = parse_gguf_split_name(name_of(path));
     return split ? reader.read_set(*split) : reader.read_one();
   });

@@ -1,10 +1,13 @@
 // open_model: resolve what -m names, read config.json whole and weight
-// headers only, and decide the weights' source.
+// headers only, and decide the weights' source. GGUF models go through
+// model/gguf_model.h: a .gguf path, or a folder with no config.json whose
+// only model is a GGUF one.
 #include <fmt/format.h>
 
 #include "memfit/untrusted_text.h"
 #include "memfit/model.h"
 #include "model/family.h"
+#include "model/gguf_model.h"
 #include "model/weight_components.h"
 
 namespace memfit {
@@ -54,6 +57,18 @@ void note_spec(Model& model) {
   }
 }
 
+// A folder with a config.json and GGUF files but no safetensors weights is
+// sized from the config; say which files would size it exactly.
+void note_gguf_beside_config(FileSystem& fs, const std::string& dir, Model& model) {
+  Result<std::vector<std::string>> gguf = list_folder_gguf_models(fs, dir);
+  if (!gguf || gguf->empty()) return;  // the estimate stands without this note
+  std::vector<std::string> quoted;
+  for (const std::string& name : *gguf) quoted.push_back(quote_untrusted(name));
+  model.warnings.push_back(fmt::format(
+      "{} also holds GGUF models ({}): name one to size it from its own header",
+      quote_untrusted(dir), fmt::join(quoted, ", ")));
+}
+
 // Splits a multimodal checkpoint's header bytes into language model,
 // towers and projector, from the tensor list the sizing pass kept.
 void split_components(const std::vector<SafetensorsTensor>& tensors, Model& model) {
@@ -86,10 +101,7 @@ Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenMode
 
   std::string dir = path;
   if (st->kind == FileKind::kRegular) {
-    if (ends_with(path, ".gguf")) {
-      return Error(quote_untrusted(path) +
-                   ": GGUF files are not supported yet; pass a safetensors model folder");
-    }
+    if (ends_with(path, ".gguf")) return open_gguf_model(fs, path, options);
     if (!ends_with(path, ".safetensors")) {
       return Error(quote_untrusted(path) +
                    ": not a model folder, a .safetensors file or a .gguf file");
@@ -101,6 +113,11 @@ Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenMode
 
   Result<ConfigLookup> config = read_config(fs, dir);
   if (!config) return config.error();
+  if (!config->found && st->kind == FileKind::kDirectory) {
+    Result<std::optional<std::string>> gguf = folder_gguf_model(fs, dir);
+    if (!gguf) return gguf.error();
+    if (gguf->has_value()) return open_gguf_model(fs, **gguf, options);
+  }
   model.has_config = config->found;
   if (config->found) {
     model.spec = std::move(config->spec);
@@ -134,6 +151,7 @@ Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenMode
     model.warnings.push_back(fmt::format(
         "{}: no weight files: weights estimated from config.json as {}", quote_untrusted(dir),
         model.spec.analytical_weights.detail));
+    note_gguf_beside_config(fs, dir, model);
   } else {
     model.weights.source = WeightsSource::kFallback;
     model.weights.verified = false;
