@@ -74,7 +74,9 @@ struct EstimateRequest {
   std::optional<uint64_t> memory_limit_bytes;  // wins over the context's limit and the host
   // tensor_parallel x pipeline_parallel > 1 adds a per-rank plan.
   ParallelConfig parallel;
-  std::optional<Engine> engine;         // nullopt: the model's default (mlxcel)
+  // nullopt: the model's default: mlxcel; for a GGUF model llama.cpp's,
+  // which is not built yet, so mlxcel with a kModel warning saying so.
+  std::optional<Engine> engine;
 };
 
 // What the world gives a request. The CLI and the C API use

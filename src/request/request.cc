@@ -94,6 +94,15 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   if (!model) return model.error();
   p.model = std::move(*model);
   add_warnings(p.warnings, WarningKind::kModel, p.model->warnings);
+  if (!r.engine && p.model->weights.source == WeightsSource::kGgufHeader) {
+    // GGUF models default to the llama.cpp profile (SPEC section 6), which
+    // is not built yet: say whose rules price this one instead.
+    p.warnings.push_back(Warning{
+        WarningKind::kModel,
+        fmt::format("the llama.cpp profile is not built yet: the figures are {}'s rules applied "
+                    "to this GGUF's geometry and exact weight bytes",
+                    to_string(Engine::kMlxcel))});
+  }
 
   p.host = context.host_memory(r.device, r.memory_limit_bytes);
   if (p.host.device_error) return Error(*p.host.device_error, ErrorKind::kHost);

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "service/service_context.h"
+
 namespace memfit::service {
 
 ApiResult<std::shared_ptr<const CachedModel>> ModelCache::get(const ResolvedModel& resolved,
@@ -18,6 +20,9 @@ ApiResult<std::shared_ptr<const CachedModel>> ModelCache::get(const ResolvedMode
   std::unique_ptr<FileSystem> fs = make_confined_file_system(roots_, make_real_file_system());
   Result<Model> model = open_model(*fs, resolved.real_path, options);
   if (!model.ok()) {
+    // A name the caller must make precise (a folder of several GGUF
+    // models) is the request's fault, as every front end says.
+    if (model.error().kind() == ErrorKind::kUsage) return api_error_of(model.error());
     return ApiError{422, "model_unreadable", model.error().message(), Json::object()};
   }
   auto entry = std::make_shared<CachedModel>();

@@ -40,7 +40,8 @@ class ModelCache {
   explicit ModelCache(const ModelRoots& roots) : roots_(roots) {}
 
   // The cached model, opening it on first use; 422 model_unreadable with
-  // the loader's message when it cannot be opened. A model opened with its
+  // the loader's message when it cannot be opened (400 bad_request, kind
+  // usage, when the loader says the name is ambiguous). A model opened with its
   // tensor list (options.keep_tensors) is a second entry. Thread-safe: two
   // threads asking for the same new model may both open it; one entry is
   // kept.

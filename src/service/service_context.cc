@@ -10,7 +10,10 @@ ServiceContext::ServiceContext(ServiceState& state, ResolvedModel resolved)
 Result<std::shared_ptr<const Model>> ServiceContext::open_model(const std::string&,
                                                                 const OpenModelOptions& options) {
   ApiResult<std::shared_ptr<const CachedModel>> cached = state_.cache.get(resolved_, options);
-  if (!cached.ok()) return Error(cached.error().message, ErrorKind::kInput);
+  if (!cached.ok()) {
+    return Error(cached.error().message,
+                 cached.error().status == 400 ? ErrorKind::kUsage : ErrorKind::kInput);
+  }
   cached_ = *cached;
   // Shares ownership of the cache entry, points at its model.
   return std::shared_ptr<const Model>(cached_, &cached_->model);

@@ -21,7 +21,8 @@ class ServiceContext final : public RequestContext {
   ServiceContext(ServiceState& state, ResolvedModel resolved);
 
   // The cached model (a second entry, with its tensor list, when asked);
-  // the cache's 422 model_unreadable becomes a kInput Error with its text.
+  // the cache's 422 model_unreadable becomes a kInput Error with its text,
+  // its 400 bad_request a kUsage one.
   Result<std::shared_ptr<const Model>> open_model(const std::string& name,
                                                   const OpenModelOptions& options) override;
   const EstimateSettings& settings() const override;

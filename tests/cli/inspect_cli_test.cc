@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/gguf_writer.h"
 #include "support/run_command.h"
 
 namespace memfit {
@@ -47,6 +48,33 @@ TEST(InspectCli, TextReportFitsAndExitsZero) {
   EXPECT_NE(r.out.find("Weights"), std::string::npos);
   EXPECT_NE(r.out.find("KV detail: standard: 40 full_attention"), std::string::npos);
   EXPECT_NE(r.out.find("\nFITS: 10.96 GiB of 64.00 GiB"), std::string::npos) << r.out;
+}
+
+TEST(InspectCli, AGgufFileIsInspectedFromItsHeader) {
+  // Qwen3-8B's geometry with one tensor, a Q4_K [4096, 151936] embedding:
+  // 16 blocks x 144 B x 151,936 rows = 350,060,544 B, sparse on disk.
+  ScratchDir dir;
+  GgufWriter w;
+  w.add_string("general.architecture", "qwen3")
+      .add_u32("qwen3.block_count", 36)
+      .add_u32("qwen3.embedding_length", 4096)
+      .add_u32("qwen3.feed_forward_length", 12288)
+      .add_u32("qwen3.attention.head_count", 32)
+      .add_u32("qwen3.attention.head_count_kv", 8)
+      .add_u32("qwen3.attention.key_length", 128)
+      .add_u32("qwen3.attention.value_length", 128)
+      .add_u32("qwen3.vocab_size", 151936)
+      .add_tensor("token_embd.weight", GgmlType::kQ4_K, {4096, 151936});
+  const std::string path = dir.path() + "/Qwen3-8B-Q4_K_M.gguf";
+  w.write(path);
+  auto r = run_memfit({"inspect", "-m", path}, k64GiB);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("gguf_header"), std::string::npos) << r.out;
+  // 36 layers x 2 x 8 x 128 x 2 B = 147,456 B per token.
+  EXPECT_NE(r.out.find("KV per token: 147456 B fp16"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err,
+            "memfit: warning: the llama.cpp profile is not built yet: the figures are mlxcel's "
+            "rules applied to this GGUF's geometry and exact weight bytes\n");
 }
 
 TEST(InspectCli, DoesNotFitStillExitsZero) {

@@ -5,6 +5,7 @@
 // environment, against the same three models.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 #include "memfit/memfit.h"
 #include "memfit/service.h"
 #include "memfit/settings.h"
+#include "support/gguf_writer.h"
 #include "support/run_command.h"
 #include "support/small_checkpoints.h"
 #include "support/temp_dir.h"
@@ -48,6 +50,29 @@ Answer json_answer(bool ok, const json& body) {
   return a;
 }
 
+// Qwen3-8B's geometry in GGUF, sparse on disk: a Q4_K token embedding
+// [4096, 151936], 16 blocks x 144 B x 151,936 rows = 350,060,544 B, and
+// 36 Q4_K [4096, 4096] matrices, 2,304 B x 4,096 rows = 9,437,184 B each,
+// 339,738,624 B in all: 689,799,168 B of weights.
+GgufWriter qwen3_8b_gguf() {
+  GgufWriter w;
+  w.add_string("general.architecture", "qwen3")
+      .add_u32("qwen3.block_count", 36)
+      .add_u32("qwen3.context_length", 40960)
+      .add_u32("qwen3.embedding_length", 4096)
+      .add_u32("qwen3.feed_forward_length", 12288)
+      .add_u32("qwen3.attention.head_count", 32)
+      .add_u32("qwen3.attention.head_count_kv", 8)
+      .add_u32("qwen3.attention.key_length", 128)
+      .add_u32("qwen3.attention.value_length", 128)
+      .add_u32("qwen3.vocab_size", 151936)
+      .add_tensor("token_embd.weight", GgmlType::kQ4_K, {4096, 151936});
+  for (int layer = 0; layer < 36; ++layer) {
+    w.add_tensor("blk." + std::to_string(layer) + ".attn_q.weight", GgmlType::kQ4_K, {4096, 4096});
+  }
+  return w;
+}
+
 // A root with three models: the bundled example's config and index (no
 // weights: an unverified index total), a BF16 llama with real headers (so
 // per-rank plans split tensor by tensor) and a folder whose config is not
@@ -64,6 +89,12 @@ class FrontEnds : public ::testing::Test {
     write_bf16_llama_checkpoint(llama);
     std::filesystem::copy(llama.path(), root_.make_dir("llama-bf16"));
     root_.write_file("broken/config.json", "{\"num_hidden_layers\": ");
+    qwen3_8b_gguf().write(root_.file_path("qwen3-8b.gguf"));
+    root_.make_dir("gguf-folder");
+    qwen3_8b_gguf().write(root_.file_path("gguf-folder/qwen3-8b-Q4_K.gguf"));
+    root_.make_dir("two-ggufs");
+    qwen3_8b_gguf().write(root_.file_path("two-ggufs/a.gguf"));
+    qwen3_8b_gguf().write(root_.file_path("two-ggufs/b.gguf"));
 
     std::unique_ptr<Environment> env = make_process_environment();
     ServiceOptions options;
@@ -190,6 +221,9 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
         {"memory_limit", "16GiB"}},
        "overflow"},
       {"config not JSON", {{"model", "broken"}}, "input"},
+      {"a GGUF file", {{"model", "qwen3-8b.gguf"}, {"memory_limit", "16GiB"}}, ""},
+      {"a folder with one GGUF model", {{"model", "gguf-folder"}, {"memory_limit", "16GiB"}}, ""},
+      {"a folder with two GGUF models", {{"model", "two-ggufs"}}, "usage"},
       {"no such GPU", {{"model", "qwen3-14b"}, {"device", "cuda:7"}}, "host"},
   };
   for (const Row& row : table) {
@@ -222,6 +256,32 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
     }
     EXPECT_EQ(cli.message, "memfit: " + cli_text + "\n");
   }
+}
+
+TEST_F(FrontEnds, AGgufModelIsPricedByTheDefaultProfileAndSaysSo) {
+  const std::string profile_warning =
+      "the llama.cpp profile is not built yet: the figures are mlxcel's rules applied to this "
+      "GGUF's geometry and exact weight bytes";
+  const json request = {{"model", "qwen3-8b.gguf"}, {"memory_limit", "16GiB"}};
+  for (const Answer& a : {via_cli(request), via_service(request), via_c_api(request)}) {
+    ASSERT_TRUE(a.ok) << a.message;
+    EXPECT_EQ(a.report["model_type"], "qwen3");
+    EXPECT_EQ(a.report["family"], "qwen3");
+    EXPECT_EQ(a.report["weights_source"], "gguf_header");
+    EXPECT_EQ(a.report["weights_bytes"], 689799168u);
+    // 36 layers x 2 x 8 KV heads x 128 x 2 B = 147,456 B per token; x 8,192.
+    EXPECT_EQ(a.report["kv_bytes_per_token"]["fp16"], 147456u);
+    EXPECT_EQ(a.report["kv_bytes_total"], 1207959552u);
+    EXPECT_EQ(std::count(a.report["warnings"].begin(), a.report["warnings"].end(), profile_warning),
+              1);
+  }
+  // Asked for by name, the profile is the caller's choice: no warning.
+  json named = request;
+  named["engine"] = "mlxcel";
+  const Answer a = via_service(named);
+  ASSERT_TRUE(a.ok) << a.message;
+  EXPECT_EQ(std::count(a.report["warnings"].begin(), a.report["warnings"].end(), profile_warning),
+            0);
 }
 
 }  // namespace
