@@ -7,7 +7,9 @@
 // input and the limits on what the file could hold are exercised; (3)
 // read_gguf_header over an in-memory FileSystem holding the input, from a
 // small window chosen by the input's size: its outcome must be (1)'s, the
-// error prefixed with the file's name, whatever the window.
+// error prefixed with the file's name, whatever the window. Each header
+// parsed is also read as a model (model_spec_from_gguf): a spec or a clean
+// message.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -20,6 +22,7 @@
 #include "memfit/checked_math.h"
 #include "memfit/file_system.h"
 #include "memfit/gguf.h"
+#include "memfit/model_spec.h"
 
 namespace {
 
@@ -116,6 +119,7 @@ void check(const memfit::GgufHeader& header) {
     check_getter(header.get_float_array(entry.key));
     check_getter(header.get_string_array(entry.key));
   }
+  check_getter(memfit::model_spec_from_gguf(header));
 }
 
 std::string outcome(const memfit::Result<memfit::GgufHeader>& header) {

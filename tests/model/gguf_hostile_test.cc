@@ -9,6 +9,7 @@
 #include <string>
 
 #include "memfit/gguf.h"
+#include "memfit/model_spec.h"
 
 namespace memfit {
 namespace {
@@ -22,6 +23,8 @@ const std::map<std::string, std::string>& expected_outcomes() {
       {"valid_types_v2", "ok"},
       {"valid_tokenizer", "ok"},
       {"valid_nested_8_levels", "ok"},
+      {"valid_geometry_qwen3", "ok"},
+      {"valid_geometry_nemotron_h", "ok"},
       {"empty_file", "gguf header: file is 0 bytes, too short to be a GGUF file"},
       {"magic_ggml", "gguf header: not a GGUF file: it starts with 'GGML', not 'GGUF'"},
       {"magic_control_bytes",
@@ -119,6 +122,28 @@ TEST(GgufHostileCorpus, EveryFileHasItsOutcome) {
     EXPECT_EQ(message, "reading '" + path + "': " + expected->second) << stem;
   }
   EXPECT_EQ(files_seen, static_cast<int>(expected_outcomes().size()));
+}
+
+TEST(GgufHostileCorpus, TheGeometrySeedsAreModels) {
+  auto fs = make_real_file_system();
+  Result<GgufHeader> qwen3 = read_gguf_header(*fs, kHostileDir + "/valid_geometry_qwen3.gguf");
+  ASSERT_TRUE(qwen3.ok()) << qwen3.error().message();
+  Result<ModelSpec> dense = model_spec_from_gguf(*qwen3);
+  ASSERT_TRUE(dense.ok()) << dense.error().message();
+  // 4 layers of 2 x 2 KV heads x 64 = 256 elements per token each.
+  EXPECT_EQ(dense->layers, (std::vector<LayerCache>(4, {LayerKind::kFullAttention, 256, 0, 0})));
+  Result<GgufHeader> nemotron =
+      read_gguf_header(*fs, kHostileDir + "/valid_geometry_nemotron_h.gguf");
+  ASSERT_TRUE(nemotron.ok()) << nemotron.error().message();
+  Result<ModelSpec> hybrid = model_spec_from_gguf(*nemotron);
+  ASSERT_TRUE(hybrid.ok()) << hybrid.error().message();
+  // M * E M. Mamba-2: conv 3 x (512 + 2 x 2 x 16) = 1,728; ssm 8 heads x
+  // 64 x 16 = 8,192; (1,728 + 8,192) x 4 B = 39,680 B.
+  ASSERT_EQ(hybrid->layers.size(), 4u);
+  EXPECT_EQ(hybrid->layers[0], (LayerCache{LayerKind::kSsm, 0, 0, 39680}));
+  EXPECT_EQ(hybrid->layers[1], (LayerCache{LayerKind::kFullAttention, 256, 0, 0}));
+  EXPECT_EQ(hybrid->layers[2], (LayerCache{LayerKind::kNone, 0, 0, 0}));
+  EXPECT_EQ(hybrid->layers[3], hybrid->layers[0]);
 }
 
 TEST(GgufHostileCorpus, ValidFilesHoldWhatMakeCorpusWrote) {

@@ -100,6 +100,36 @@ VALID_TOKENIZER = gguf(
 )
 
 
+def u32_entries(arch, pairs):
+    return [entry(f"{arch}.{key}", U32, u32(value)) for key, value in pairs]
+
+
+# Seeds for model_spec_from_gguf (fuzz/gguf_fuzz.cc reads each header as a
+# model): a dense Qwen3 with its generic keys, and a hybrid whose layers
+# come from per-layer arrays and SSM keys (M = Mamba-2, * = attention,
+# E = MoE).
+VALID_GEOMETRY_QWEN3 = gguf(entries=[entry("general.architecture", STR, string("qwen3"))] +
+                            u32_entries("qwen3", [
+                                ("block_count", 4), ("context_length", 4096),
+                                ("embedding_length", 256), ("feed_forward_length", 512),
+                                ("attention.head_count", 4), ("attention.head_count_kv", 2),
+                                ("attention.key_length", 64), ("attention.value_length", 64),
+                                ("vocab_size", 1000)]))
+NEMOTRON_LAYERS = "M*EM"
+VALID_GEOMETRY_NEMOTRON_H = gguf(
+    entries=[entry("general.architecture", STR, string("nemotron_h_moe"))] +
+    u32_entries("nemotron_h_moe", [
+        ("block_count", 4), ("embedding_length", 256), ("attention.head_count", 4),
+        ("attention.key_length", 64), ("attention.value_length", 64), ("ssm.conv_kernel", 4),
+        ("ssm.inner_size", 512), ("ssm.state_size", 16), ("ssm.time_step_rank", 8),
+        ("ssm.group_count", 2), ("expert_count", 8), ("expert_used_count", 2),
+        ("vocab_size", 1000)]) +
+    [entry("nemotron_h_moe.attention.head_count_kv", ARR,
+           array(U32, 4, b"".join(u32(2 if c == "*" else 0) for c in NEMOTRON_LAYERS))),
+     entry("nemotron_h_moe.feed_forward_length", ARR,
+           array(U32, 4, b"".join(u32(512 if c == "E" else 0) for c in NEMOTRON_LAYERS)))])
+
+
 def nested(levels):
     """An array nested `levels` deep, the innermost holding one u8."""
     return b"".join(array(ARR, 1) for _ in range(levels - 1)) + array(U8, 1, b"\x05")
@@ -121,6 +151,8 @@ CASES = {
     "valid_types_v2": VALID_TYPES,
     "valid_tokenizer": VALID_TOKENIZER,
     "valid_nested_8_levels": one_key(ARR, nested(8)),
+    "valid_geometry_qwen3": VALID_GEOMETRY_QWEN3,
+    "valid_geometry_nemotron_h": VALID_GEOMETRY_NEMOTRON_H,
     "empty_file": b"",
     "magic_ggml": b"GGML" + b"\0" * 20,
     "magic_control_bytes": b"\x1b[2J" + b"\0" * 20,
