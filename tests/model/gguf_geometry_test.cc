@@ -506,6 +506,103 @@ TEST(GgufGeometry, UnknownArchitectureIsFullAttentionFromItsHeads) {
   EXPECT_EQ(spec.layers, (std::vector<LayerCache>(2, {LayerKind::kFullAttention, 256, 0, 0})));
 }
 
+// `layers` layers of 8 heads of 128 (width 1024), `kv` KV heads per layer.
+GgufWriter small(std::string_view name, uint32_t layers, std::vector<uint32_t> kv) {
+  const std::string a(name);
+  GgufWriter w = arch(name);
+  w.add_u32(a + ".block_count", layers)
+      .add_u32(a + ".embedding_length", 1024)
+      .add_u32(a + ".attention.head_count", 8)
+      .add_u32(a + ".vocab_size", 1000)
+      .add_u32_array(a + ".attention.head_count_kv", kv);
+  return w;
+}
+
+std::vector<LayerKind> kinds(const ModelSpec& spec) {
+  std::vector<LayerKind> out;
+  for (const LayerCache& l : spec.layers) out.push_back(l.kind);
+  return out;
+}
+
+constexpr LayerKind F = LayerKind::kFullAttention, S = LayerKind::kSlidingWindow,
+                    C = LayerKind::kChunked, M = LayerKind::kSsm, X = LayerKind::kSharedKv;
+
+TEST(GgufGeometry, SlidingAndChunkedPatternsLlamaCppHardCodes) {
+  // llama4: chunks of 8192 whatever the file says, layers 3 and 7 global.
+  GgufWriter llama4 = small("llama4", 8, std::vector<uint32_t>(8, 2));
+  llama4.add_u32("llama4.attention.sliding_window", 4096);
+  const ModelSpec l4 = gguf_spec(llama4);
+  EXPECT_EQ(kinds(l4), (std::vector<LayerKind>{C, C, C, F, C, C, C, F}));
+  EXPECT_EQ(l4.layers[0].window_tokens, 8192u);
+  // cohere2: one layer in 4 global.
+  GgufWriter cohere2 = small("cohere2", 8, std::vector<uint32_t>(8, 2));
+  cohere2.add_u32("cohere2.attention.sliding_window", 4096);
+  EXPECT_EQ(kinds(gguf_spec(cohere2)), (std::vector<LayerKind>{S, S, S, F, S, S, S, F}));
+  // olmo2 with a window is OLMo 3: one in 4; without, full attention.
+  GgufWriter olmo3 = small("olmo2", 4, std::vector<uint32_t>(4, 2));
+  olmo3.add_u32("olmo2.attention.sliding_window", 4096);
+  const ModelSpec o3 = gguf_spec(olmo3);
+  EXPECT_EQ(o3.family, "olmo3");
+  EXPECT_EQ(kinds(o3), (std::vector<LayerKind>{S, S, S, F}));
+  EXPECT_EQ(kinds(gguf_spec(small("olmo2", 2, {2, 2}))), (std::vector<LayerKind>{F, F}));
+  // exaone4: only the 64-layer model is windowed (4096, one in 4).
+  const ModelSpec exaone = gguf_spec(small("exaone4", 64, std::vector<uint32_t>(64, 2)));
+  EXPECT_EQ(count_kind(exaone, F), 16u);
+  EXPECT_EQ(exaone.layers[0].window_tokens, 4096u);
+  EXPECT_EQ(count_kind(gguf_spec(small("exaone4", 30, std::vector<uint32_t>(30, 2))), S), 0u);
+  // gemma3n: one in 5 global; layers 20 on read earlier layers' KV.
+  GgufWriter gemma3n = small("gemma3n", 30, std::vector<uint32_t>(30, 2));
+  gemma3n.add_u32("gemma3n.attention.sliding_window", 512);
+  const ModelSpec g3n = gguf_spec(gemma3n);
+  EXPECT_EQ(count_kind(g3n, X), 10u);
+  EXPECT_EQ(count_kind(g3n, F), 4u);
+  EXPECT_EQ(count_kind(g3n, S), 16u);
+}
+
+TEST(GgufGeometry, RecurrentLayersOfHybridsAndRwkv) {
+  // granitehybrid: no KV heads is Mamba-2. Attention 2 x 8 x 128 = 2,048
+  // elements. Mamba-2 (inner 3072, 48 heads of 64, 1 group, state 128):
+  // conv 3 x (3072 + 2 x 128) = 9,984; ssm 48 x 64 x 128 = 393,216;
+  // (9,984 + 393,216) x 4 B = 1,612,800 B.
+  GgufWriter granite = small("granitehybrid", 4, {0, 0, 8, 0});
+  granite.add_u32("granitehybrid.ssm.conv_kernel", 4)
+      .add_u32("granitehybrid.ssm.inner_size", 3072)
+      .add_u32("granitehybrid.ssm.state_size", 128)
+      .add_u32("granitehybrid.ssm.time_step_rank", 48)
+      .add_u32("granitehybrid.ssm.group_count", 1);
+  const ModelSpec g = gguf_spec(granite);
+  EXPECT_EQ(kinds(g), (std::vector<LayerKind>{M, M, F, M}));
+  EXPECT_EQ(g.layers[0].state_bytes, 1612800u);
+  EXPECT_EQ(g.layers[2].elems_per_token, 2048u);
+  // falcon-h1: attention and the same Mamba-2 state in every layer.
+  GgufWriter falcon = small("falcon-h1", 2, {2, 2});
+  falcon.add_u32("falcon-h1.ssm.conv_kernel", 4)
+      .add_u32("falcon-h1.ssm.inner_size", 3072)
+      .add_u32("falcon-h1.ssm.state_size", 128)
+      .add_u32("falcon-h1.ssm.time_step_rank", 48)
+      .add_u32("falcon-h1.ssm.group_count", 1);
+  const ModelSpec f = gguf_spec(falcon);
+  EXPECT_EQ(f.layout, "hybrid");
+  EXPECT_EQ(f.layers[1], (LayerCache{F, 512, 0, 1612800}));
+  // jamba: Mamba with inner 2 x 1024: conv 3 x 2048 = 6,144; ssm 2048 x 16 =
+  // 32,768; (6,144 + 32,768) x 4 B = 155,648 B.
+  GgufWriter jamba = small("jamba", 2, {0, 8});
+  jamba.add_u32("jamba.ssm.conv_kernel", 4)
+      .add_u32("jamba.ssm.inner_size", 2048)
+      .add_u32("jamba.ssm.state_size", 16)
+      .add_u32("jamba.ssm.time_step_rank", 64);
+  EXPECT_EQ(gguf_spec(jamba).layers[0], (LayerCache{M, 0, 0, 155648}));
+  // rwkv6: 2 x 1024 token shift + 1024 x 64 wkv = 67,584 x 4 B = 270,336 B.
+  GgufWriter rwkv = arch("rwkv6");
+  rwkv.add_u32("rwkv6.block_count", 2)
+      .add_u32("rwkv6.embedding_length", 1024)
+      .add_u32("rwkv6.wkv.head_size", 64)
+      .add_u32("rwkv6.vocab_size", 65536);
+  const ModelSpec r = gguf_spec(rwkv);
+  EXPECT_EQ(r.layout, "ssm");
+  EXPECT_EQ(r.layers[0], (LayerCache{M, 0, 0, 270336}));
+}
+
 // Qwen3-8B with one key replaced (or removed, when `value` is empty).
 GgufWriter qwen3_with(std::string_view key, std::optional<uint64_t> value = std::nullopt) {
   GgufWriter w = arch("qwen3");
