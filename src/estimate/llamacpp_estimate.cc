@@ -1,0 +1,46 @@
+// estimate_llamacpp(): the three categories of llama.cpp's memory
+// breakdown, model + context + compute, against one budget.
+#include <fmt/format.h>
+
+#include "estimate/llamacpp_parts.h"
+#include "memfit/checked_math.h"
+
+namespace memfit {
+
+Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSettings& settings,
+                                           const MemoryBudget& budget) {
+  Result<LlamaCppContext> context = resolve_llamacpp_context(model.spec, settings);
+  if (!context) return context.error();
+  Result<llamacpp::MemoryParts> parts = llamacpp::memory_parts(model.spec, *context, settings);
+  if (!parts) return parts.error();
+  Result<uint64_t> compute = llamacpp::compute_bytes(model.spec, *context);
+  if (!compute) return compute.error();
+
+  LlamaCppEstimate e;
+  e.settings = settings;
+  e.context = *context;
+  e.model_bytes = model.weights.bytes;
+  e.model_bytes_exact = model.weights.verified && model.weights.source != WeightsSource::kFallback &&
+                        model.weights.source != WeightsSource::kAnalyticalConfig;
+  e.k_bytes = parts->k_bytes;
+  e.v_bytes = parts->v_bytes;
+  e.kv_bytes = (CheckedBytes(parts->k_bytes) + parts->v_bytes).saturated();
+  e.kv_layers = parts->kv_layers;
+  e.recurrent_bytes = parts->recurrent_bytes;
+  e.recurrent_layers = parts->recurrent_layers;
+  e.output_bytes = parts->output_bytes;
+  e.compute_bytes = *compute;
+  CheckedBytes context_bytes = CheckedBytes(parts->k_bytes) + parts->v_bytes +
+                               parts->recurrent_bytes + parts->output_bytes;
+  CheckedBytes total = context_bytes + e.model_bytes + e.compute_bytes;
+  if (!total.value()) {
+    return Error::overflow("llama.cpp total overflows 64 bits: the request or the config is absurd");
+  }
+  e.context_bytes = *context_bytes.value();
+  e.total_bytes = *total.value();
+  e.budget_bytes = budget.budget_bytes;
+  e.fits = e.total_bytes <= e.budget_bytes;
+  return e;
+}
+
+}  // namespace memfit

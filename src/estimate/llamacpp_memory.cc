@@ -1,0 +1,99 @@
+// The exact part of llama.cpp's context memory: the KV cache
+// (src/llama-kv-cache.cpp), the recurrent state
+// (src/llama-memory-recurrent.cpp) and the output buffer
+// (llama_context::output_reserve). See docs/llamacpp-rules.md.
+//
+// Per layer with KV:  row(type_k, K width) x cells x streams
+//                   + row(type_v, V width) x cells x streams   (no V for MLA)
+// where an attention layer's elems_per_token is K + V of equal widths and an
+// MLA layer's is the one latent row (K only; V is a view of it).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "estimate/llamacpp_parts.h"
+#include "memfit/checked_math.h"
+
+namespace memfit::llamacpp {
+namespace {
+
+bool has_attention_kv(LayerKind kind) {
+  return kind == LayerKind::kFullAttention || kind == LayerKind::kSlidingWindow ||
+         kind == LayerKind::kChunked;
+}
+
+bool is_recurrent(LayerKind kind) {
+  return kind == LayerKind::kSsm || kind == LayerKind::kLinearAttention ||
+         kind == LayerKind::kConv;
+}
+
+// Bytes of one row of `elements` at `type`; kUsage naming `field` when the
+// row is not a whole number of the type's blocks.
+Result<uint64_t> row_bytes(GgmlType type, uint64_t elements, std::string_view field) {
+  const std::array<uint64_t, 1> dims = {elements};
+  Result<uint64_t> bytes = ggml_tensor_bytes(type, dims);
+  if (!bytes && bytes.error().kind() == ErrorKind::kOverflow) return bytes.error();
+  if (!bytes) return Error::usage(field, bytes.error().message());
+  return bytes;
+}
+
+Error overflow(std::string_view what) {
+  return Error::overflow(fmt::format("llama.cpp {} overflows 64 bits: the request or the config is absurd", what));
+}
+
+}  // namespace
+
+Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c,
+                                 const LlamaCppSettings& s) {
+  const bool mla = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
+    return l.kind == LayerKind::kMlaLatent;
+  });
+  if (mla && s.cache_type_k != s.cache_type_v) {
+    return Error::usage("cache_type_v", "an MLA model's K and V cache types must be equal");
+  }
+  // Without flash attention the V cache is transposed and every V row is
+  // padded to the widest layer's (TAG_V_CACHE_VARIABLE); auto creates the
+  // cache untransposed, so only an explicit "off" pads.
+  uint64_t widest_v = 0;
+  for (const LayerCache& l : spec.layers) {
+    if (has_attention_kv(l.kind)) widest_v = std::max(widest_v, l.elems_per_token / 2);
+  }
+
+  MemoryParts parts;
+  CheckedBytes k_total = 0;
+  CheckedBytes v_total = 0;
+  CheckedBytes recurrent_total = 0;
+  for (const LayerCache& l : spec.layers) {
+    if (is_recurrent(l.kind)) {
+      recurrent_total += CheckedBytes(l.state_bytes) * c.n_seq;
+      ++parts.recurrent_layers;
+      continue;
+    }
+    if (!has_attention_kv(l.kind) && l.kind != LayerKind::kMlaLatent) continue;
+    const uint64_t cells = is_windowed(l) ? swa_cells(c, s, l.window_tokens) : c.n_ctx_seq;
+    const CheckedBytes slots = CheckedBytes(cells) * c.streams;
+    const uint64_t k_width = l.kind == LayerKind::kMlaLatent ? l.elems_per_token : l.elems_per_token / 2;
+    Result<uint64_t> k_row = row_bytes(s.cache_type_k, k_width, "cache_type_k");
+    if (!k_row) return k_row.error();
+    k_total += slots * *k_row;
+    if (l.kind != LayerKind::kMlaLatent) {
+      const uint64_t v_width = s.flash_attn == FlashAttn::kOff ? widest_v : l.elems_per_token / 2;
+      Result<uint64_t> v_row = row_bytes(s.cache_type_v, v_width, "cache_type_v");
+      if (!v_row) return v_row.error();
+      v_total += slots * *v_row;
+    }
+    ++parts.kv_layers;
+  }
+  CheckedBytes output = CheckedBytes(4) * c.n_seq * spec.geometry.vocab;
+  if (!k_total.value() || !v_total.value()) return overflow("KV cache");
+  if (!recurrent_total.value()) return overflow("recurrent state");
+  if (!output.value()) return overflow("output buffer");
+  parts.k_bytes = *k_total.value();
+  parts.v_bytes = *v_total.value();
+  parts.recurrent_bytes = *recurrent_total.value();
+  parts.output_bytes = *output.value();
+  return parts;
+}
+
+}  // namespace memfit::llamacpp

@@ -1,0 +1,289 @@
+// estimate_llamacpp(): the rules of docs/llamacpp-rules.md worked by hand.
+// Rows marked "measured" reproduce log lines of the pinned library
+// (@node-llama-cpp/linux-x64@3.21.1, llama.cpp v0.4.0, CPU) on the doc's
+// synthetic models: 4 blocks, hidden 256, 8 heads, 2 KV heads of 32,
+// n_ff 512, vocab 32000, training context 4096.
+#include <gtest/gtest.h>
+
+#include "memfit/llamacpp.h"
+#include "support/corpus.h"
+
+namespace memfit {
+namespace {
+
+constexpr uint64_t kMiB = 1ull << 20;
+const MemoryBudget kBudget{64ull << 30, 64ull << 30, BudgetSource::kExplicit};
+
+Model model_of(ModelSpec spec) {
+  Model m;
+  m.has_config = true;
+  m.spec = std::move(spec);
+  m.weights.bytes = 1000;
+  m.weights.source = WeightsSource::kSafetensorsHeader;
+  return m;
+}
+
+// The doc's synthetic llama: 4 full-attention layers of 2 x 2 x 32 elements.
+ModelSpec synthetic(std::vector<LayerCache> layers) {
+  ModelSpec s;
+  s.geometry = {4, 256, 8, 2, 32, 512, 32000};
+  s.max_position_tokens = 4096;
+  s.layers = std::move(layers);
+  return s;
+}
+ModelSpec synthetic_llama() { return synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0})); }
+ModelSpec synthetic_gemma2() {
+  LayerCache swa{LayerKind::kSlidingWindow, 128, 128, 0};
+  LayerCache full{LayerKind::kFullAttention, 128, 0, 0};
+  return synthetic({swa, full, swa, full});
+}
+
+LlamaCppEstimate run(const ModelSpec& spec, LlamaCppSettings s) {
+  Result<LlamaCppEstimate> e = estimate_llamacpp(model_of(spec), s, kBudget);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
+  return e.ok() ? *e : LlamaCppEstimate{};
+}
+
+std::string error_of(const ModelSpec& spec, LlamaCppSettings s) {
+  Result<LlamaCppEstimate> e = estimate_llamacpp(model_of(spec), s, kBudget);
+  return e.ok() ? "ok" : e.error().message();
+}
+
+TEST(LlamaCppEstimate, SyntheticLlamaMatchesTheMeasuredLogLines) {
+  // Measured: n_ctx 1000 -> 1024 cells; KV 4 x 64 x 2 B x 1024 x 2 = 1.00 MiB;
+  // output 4 x 32000 = 128,000 B (0.12 MiB).
+  LlamaCppSettings s;
+  s.ctx_size = 1000;
+  s.flash_attn = FlashAttn::kOff;
+  LlamaCppEstimate e = run(synthetic_llama(), s);
+  EXPECT_EQ(e.context.n_ctx, 1024u);
+  EXPECT_EQ(e.context.n_batch, 1000u);
+  EXPECT_EQ(e.context.n_ubatch, 512u);
+  EXPECT_EQ(e.kv_bytes, 1 * kMiB);
+  EXPECT_EQ(e.output_bytes, 128000u);
+
+  // Measured: n_ctx 12288, 3 sequences -> 4096 cells x 3 streams = 12.00 MiB,
+  // output 3 rows = 384,000 B (0.37 MiB).
+  s.ctx_size = 12288;
+  s.parallel = 3;
+  e = run(synthetic_llama(), s);
+  EXPECT_EQ(e.context.n_ctx_seq, 4096u);
+  EXPECT_EQ(e.context.streams, 3u);
+  EXPECT_EQ(e.kv_bytes, 12 * kMiB);
+  EXPECT_EQ(e.output_bytes, 384000u);
+
+  // Measured: 4096 cells, q8_0 K and V, FA on: row(q8_0, 64) = 68 B;
+  // 4 x 68 x 4096 x 2 = 2,228,224 B (2.12 MiB).
+  LlamaCppSettings q;
+  q.ctx_size = 4096;
+  q.cache_type_k = q.cache_type_v = GgmlType::kQ8_0;
+  q.flash_attn = FlashAttn::kOn;
+  EXPECT_EQ(run(synthetic_llama(), q).kv_bytes, 2228224u);
+}
+
+TEST(LlamaCppEstimate, ComputeBufferModelAgainstTheCalibrationPoints) {
+  // FA on, 512 cells, U 512 (measured 63.50 MiB): logits 4 x 32000 x 512
+  // + norm 4 x 256 x 512 = 66,060,288; + f16 mask 512 x 512 x 2 = 524,288
+  // -> 66,584,576 = 63.50 MiB.
+  LlamaCppSettings s;
+  s.ctx_size = 512;
+  EXPECT_EQ(run(synthetic_llama(), s).compute_bytes, 66584576u);
+  // 4096 cells, q8_0 (measured 67.00 MiB): 66,060,288 + 4096 x 512 x 2
+  // = 70,254,592 = 67.00 MiB.
+  s.ctx_size = 4096;
+  s.cache_type_k = s.cache_type_v = GgmlType::kQ8_0;
+  EXPECT_EQ(run(synthetic_llama(), s).compute_bytes, 70254592u);
+  // FA off, 3 streams of 4096 cells, n_tok round_up(512, 3) = 513 (measured
+  // 74.91 MiB; the model is 2% under): scores 4 x 4096 x 513 x 8 = 67,239,936
+  // + activations 4 x 513 x (256 + 256 + 128) = 1,313,280; + f32 mask
+  // 4096 x 513 x 4 = 8,404,992 -> 76,958,208 (73.39 MiB).
+  LlamaCppSettings off;
+  off.ctx_size = 12288;
+  off.parallel = 3;
+  off.flash_attn = FlashAttn::kOff;
+  EXPECT_EQ(run(synthetic_llama(), off).compute_bytes, 76958208u);
+}
+
+TEST(LlamaCppEstimate, SyntheticGemma2SwaCellsMatchTheMeasuredLogLines) {
+  // Measured, n_ctx 4096, U 513: base 4096 cells x 2 layers x 256 B = 2.00 MiB;
+  // SWA pad256(128 + 513) = 768 cells x 2 layers x 256 B = 393,216 (0.38 MiB).
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.ubatch_size = 513;
+  LlamaCppEstimate e = run(synthetic_gemma2(), s);
+  EXPECT_EQ(e.context.swa_cells, 768u);
+  EXPECT_EQ(e.kv_bytes, 2 * kMiB + 393216);
+  // Measured, 4 sequences, n_ctx_seq 8192, not unified: SWA 768 cells in each
+  // of 4 streams: 2 x 256 x 768 x 4 = 1,572,864 (1.50 MiB); base 2 x 256 x
+  // 8192 x 4 = 16 MiB.
+  s.ctx_size = 32768;
+  s.parallel = 4;
+  e = run(synthetic_gemma2(), s);
+  EXPECT_EQ(e.context.n_ctx_seq, 8192u);
+  EXPECT_EQ(e.kv_bytes, 16 * kMiB + 1572864);
+  // Measured, --swa-full: SWA = base = 4096 cells (1 stream): 2 + 2 MiB.
+  LlamaCppSettings full;
+  full.ctx_size = 4096;
+  full.swa_full = true;
+  e = run(synthetic_gemma2(), full);
+  EXPECT_EQ(e.context.swa_cells, 4096u);
+  EXPECT_EQ(e.kv_bytes, 4 * kMiB);
+}
+
+TEST(LlamaCppEstimate, SyntheticMambaStateIsOneRowPerSequence) {
+  // Measured (d_inner 512, state 16, kernel 4, 4 layers): R 4 x 3 x 512 x 4 B
+  // = 24,576 and S 4 x 16 x 512 x 4 B = 131,072 for 1 sequence; 3 rows for 3.
+  ModelSpec spec = synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kSsm, 0, 0, 6144 + 32768}));
+  LlamaCppSettings s;
+  EXPECT_EQ(run(spec, s).recurrent_bytes, 24576u + 131072u);
+  s.parallel = 3;
+  LlamaCppEstimate e = run(spec, s);
+  EXPECT_EQ(e.recurrent_bytes, 3 * (24576u + 131072u));
+  EXPECT_EQ(e.kv_bytes, 0u);
+}
+
+TEST(LlamaCppEstimate, Qwen3_8bAt4096TokensF16) {
+  // 36 layers x (8 x 128 K + 8 x 128 V) x 2 B x 4096 cells = 603,979,776;
+  // output 4 x 151936 = 607,744; compute: logits 4 x 512 x (151936 + 4096)
+  // = 319,553,536 is the largest phase (attention 4 x 512 x 10240, FFN
+  // 4 x 512 x 40960) + f16 mask 4096 x 512 x 2 = 4,194,304 -> 323,747,840.
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  LlamaCppEstimate e = run(testing::corpus_spec("qwen3/Qwen3-8B"), s);
+  EXPECT_EQ(e.kv_bytes, 603979776u);
+  EXPECT_EQ(e.k_bytes, 301989888u);
+  EXPECT_EQ(e.output_bytes, 607744u);
+  EXPECT_EQ(e.context_bytes, 603979776u + 607744u);
+  EXPECT_EQ(e.compute_bytes, 323747840u);
+  EXPECT_EQ(e.total_bytes, 1000u + 603979776u + 607744u + 323747840u);
+  EXPECT_TRUE(e.fits);
+  EXPECT_TRUE(e.context.flash_attn);
+}
+
+TEST(LlamaCppEstimate, Qwen3_8bStreamsQuantizedRowsAndTrainingContext) {
+  const ModelSpec spec = testing::corpus_spec("qwen3/Qwen3-8B");
+  // -c 4096 -np 3: pad256(floor(4096 / 3)) = pad256(1365) = 1536 cells x 3
+  // streams = 4608; 36 x 4096 B x 4608 = 679,477,248; output 3 x 607,744.
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.parallel = 3;
+  LlamaCppEstimate e = run(spec, s);
+  EXPECT_EQ(e.context.n_ctx_seq, 1536u);
+  EXPECT_EQ(e.context.n_ctx, 4608u);
+  EXPECT_EQ(e.kv_bytes, 679477248u);
+  EXPECT_EQ(e.output_bytes, 1823232u);
+  // --kv-unified -np 4: one stream of 4096 cells, the same KV as -np 1.
+  s.parallel = 4;
+  s.kv_unified = true;
+  EXPECT_EQ(run(spec, s).kv_bytes, 603979776u);
+  // q8_0: 1024 / 32 x 34 = 1088 B per row; 36 x 2 x 1088 x 4096 = 320,864,256.
+  LlamaCppSettings q;
+  q.ctx_size = 4096;
+  q.cache_type_k = q.cache_type_v = GgmlType::kQ8_0;
+  EXPECT_EQ(run(spec, q).kv_bytes, 320864256u);
+  // -c 0: the training context, 40960: 36 x 4096 x 40960 = 6,039,797,760.
+  LlamaCppSettings train;
+  e = run(spec, train);
+  EXPECT_EQ(e.context.n_ctx, 40960u);
+  EXPECT_EQ(e.context.n_batch, 2048u);
+  EXPECT_EQ(e.kv_bytes, 6039797760u);
+}
+
+TEST(LlamaCppEstimate, Gemma2SlidingWindowPerSequenceAndUnified) {
+  // gemma-2-2b: 13 SWA layers (window 4096) + 13 full, 4 KV heads x 256:
+  // 4096 B per layer per cell at f16 (K + V).
+  const ModelSpec spec = testing::corpus_spec("gemma2/gemma-2-2b-it");
+  LlamaCppSettings s;
+  s.ctx_size = 32768;
+  // -np 1: SWA pad256(min(32768, 4096 + 512)) = 4608 cells;
+  // 13 x 4096 x 32768 + 13 x 4096 x 4608 = 1,744,830,464 + 245,366,784.
+  LlamaCppEstimate e = run(spec, s);
+  EXPECT_EQ(e.context.swa_cells, 4608u);
+  EXPECT_EQ(e.kv_bytes, 1744830464u + 245366784u);
+  // -np 4 per sequence: base 8192 x 4 streams; SWA 4608 in each of 4 streams:
+  // 1,744,830,464 + 13 x 4096 x 4608 x 4 = 981,467,136.
+  s.parallel = 4;
+  e = run(spec, s);
+  EXPECT_EQ(e.kv_bytes, 1744830464u + 981467136u);
+  // -np 4 --kv-unified: SWA pad256(4096 x 4 + 512) = 16896 cells, one stream:
+  // 13 x 4096 x 16896 = 899,678,208.
+  s.kv_unified = true;
+  e = run(spec, s);
+  EXPECT_EQ(e.context.swa_cells, 16896u);
+  EXPECT_EQ(e.kv_bytes, 1744830464u + 899678208u);
+}
+
+TEST(LlamaCppEstimate, DeepSeekV3MlaCachesOneLatentRowAndNoV) {
+  // 61 layers x 576 elements (512 latent + 64 rope) x 2 B x 4096 = 287,834,112.
+  const ModelSpec spec = testing::corpus_spec("deepseek_v3/DeepSeek-V3");
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  LlamaCppEstimate e = run(spec, s);
+  EXPECT_EQ(e.k_bytes, 287834112u);
+  EXPECT_EQ(e.v_bytes, 0u);
+  // q8_0: 576 / 32 x 34 = 612 B; 61 x 612 x 4096 = 152,911,872.
+  s.cache_type_k = s.cache_type_v = GgmlType::kQ8_0;
+  EXPECT_EQ(run(spec, s).kv_bytes, 152911872u);
+  s.cache_type_v = GgmlType::kF16;
+  EXPECT_EQ(error_of(spec, s), "cache_type_v: an MLA model's K and V cache types must be equal");
+}
+
+TEST(LlamaCppEstimate, Mamba2StateIsPerSequenceAndIndependentOfContext) {
+  // Codestral Mamba: 64 layers x (conv 3 x 10240 + ssm 128 x 64 x 128) x 4 B
+  // = 64 x 4,317,184 per sequence; x 2 sequences = 552,599,552.
+  const ModelSpec spec = testing::corpus_spec("mamba2/Mamba-Codestral-7B-hfconv");
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.parallel = 2;
+  LlamaCppEstimate e = run(spec, s);
+  EXPECT_EQ(e.recurrent_bytes, 552599552u);
+  EXPECT_EQ(e.kv_bytes, 0u);
+  s.ctx_size = 65536;
+  EXPECT_EQ(run(spec, s).recurrent_bytes, 552599552u);
+  // Its config declares no context: -c 0 has nothing to take.
+  s.ctx_size = 0;
+  EXPECT_EQ(error_of(spec, s), "ctx_size: the model declares no training context: give one");
+}
+
+TEST(LlamaCppEstimate, RefusesWhatLlamaCppRefuses) {
+  LlamaCppSettings s;
+  s.parallel = 0;
+  EXPECT_EQ(error_of(synthetic_llama(), s), "parallel: must be 1 to 256, got 0");
+  s.parallel = 257;
+  EXPECT_EQ(error_of(synthetic_llama(), s), "parallel: must be 1 to 256, got 257");
+  LlamaCppSettings v;
+  v.cache_type_v = GgmlType::kQ4_0;
+  v.flash_attn = FlashAttn::kOff;
+  EXPECT_EQ(error_of(synthetic_llama(), v),
+            "flash_attn: a quantized V cache (q4_0) needs flash attention: on or auto");
+  // One KV head of 48: a 48-element row is not whole q8_0 blocks.
+  ModelSpec odd = synthetic(std::vector<LayerCache>(1, LayerCache{LayerKind::kFullAttention, 96, 0, 0}));
+  LlamaCppSettings k;
+  k.cache_type_k = GgmlType::kQ8_0;
+  EXPECT_EQ(error_of(odd, k), "cache_type_k: 48 elements per row is not a multiple of q8_0's block of 32");
+}
+
+TEST(LlamaCppEstimate, FlashAttnOffPadsEveryVRowToTheWidest) {
+  // Two layers, V widths 64 and 128: with -fa off both V rows are 128 wide:
+  // K (64 + 128) x 2 B x 256 + V 2 x 128 x 2 B x 256 = 98,304 + 131,072.
+  ModelSpec spec = synthetic({LayerCache{LayerKind::kFullAttention, 128, 0, 0},
+                              LayerCache{LayerKind::kFullAttention, 256, 0, 0}});
+  LlamaCppSettings s;
+  s.ctx_size = 256;
+  s.flash_attn = FlashAttn::kOff;
+  EXPECT_EQ(run(spec, s).kv_bytes, 98304u + 131072u);
+  s.flash_attn = FlashAttn::kAuto;
+  EXPECT_EQ(run(spec, s).kv_bytes, 2 * 98304u);
+}
+
+TEST(LlamaCppOptions, ParsesLlamaCppSpellings) {
+  EXPECT_EQ(*parse_llamacpp_cache_type("iq4_nl"), GgmlType::kIQ4_NL);
+  EXPECT_EQ(*parse_llamacpp_cache_type("bf16"), GgmlType::kBF16);
+  EXPECT_EQ(parse_llamacpp_cache_type("q4_K").error().message(),
+            "'q4_K': expected f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1 or iq4_nl");
+  EXPECT_EQ(*parse_flash_attn("off"), FlashAttn::kOff);
+  EXPECT_EQ(parse_flash_attn("yes").error().message(), "'yes': expected on, off or auto");
+}
+
+}  // namespace
+}  // namespace memfit
