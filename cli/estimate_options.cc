@@ -31,6 +31,31 @@ std::string flag_name(std::string_view field) {
 
 }  // namespace
 
+std::vector<std::string> with_llamacpp_short_flags(int argc, char** argv) {
+  std::vector<std::string> args;
+  for (int i = 0; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "-np") a = "--parallel";
+    else if (a == "-ub") a = "--ubatch-size";
+    else if (a == "-ctk") a = "--cache-type-k";
+    else if (a == "-ctv") a = "--cache-type-v";
+    else if (a == "-fa") a = "--flash-attn";
+    args.emplace_back(a);
+  }
+  return args;
+}
+
+void add_llamacpp_options(CLI::App& command, EstimateOptions& o) {
+  command.add_option("-c,--ctx-size", o.ctx_size,
+                     "llamacpp: context in tokens, 0 = the model's training context (default 0)");
+  command.add_option("--parallel", o.parallel, "llamacpp: sequences, -np (default 1)");
+  command.add_option("-b,--batch-size", o.batch_size, "llamacpp: logical batch (default 2048)");
+  command.add_option("--ubatch-size", o.ubatch_size, "llamacpp: physical batch, -ub (default 512)");
+  command.add_option("--flash-attn", o.flash_attn, "llamacpp: on, off or auto (default), -fa");
+  command.add_flag("--swa-full", o.swa_full, "llamacpp: full-size sliding-window caches");
+  command.add_flag("--kv-unified", o.kv_unified, "llamacpp: one KV stream for all sequences");
+}
+
 void add_request_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("--max-tokens", o.max_tokens, "context length in tokens (default 8192)")
       ->check(CLI::PositiveNumber);
@@ -52,14 +77,16 @@ void add_parallel_options(CLI::App& command, EstimateOptions& o) {
 void add_model_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("-m,--model", o.model, "model folder or .safetensors file")->required();
   command.add_option("--kv-cache-mode", o.kv_cache_mode, "KV cache element type: fp16 or int8");
-  command.add_option("--cache-type-k", o.cache_type_k, "K cache type (llama.cpp style)");
-  command.add_option("--cache-type-v", o.cache_type_v, "V cache type (llama.cpp style)");
+  command.add_option("--cache-type-k", o.cache_type_k,
+                     "K cache type: fp16 or int8; with --engine llamacpp f32, f16, bf16, q8_0, "
+                     "q4_0, q4_1, q5_0, q5_1 or iq4_nl, -ctk");
+  command.add_option("--cache-type-v", o.cache_type_v, "V cache type, as --cache-type-k, -ctv");
   command.add_option("--quant", o.quant, "intended weight mode label: fp16, int8 or int4");
   command.add_option("--backend", o.backend, "auto, rocm, metal, cuda or cpu");
   command.add_option("--memory-limit", o.memory_limit,
                      "memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT");
   command.add_option("--device", o.device, "budget device: auto, cpu, cuda:N or rocm:N");
-  command.add_option("--engine", o.engine, "allocation rules: auto or mlxcel (the seeds' runtime)");
+  command.add_option("--engine", o.engine, "allocation rules: auto, mlxcel (the seeds' runtime) or llamacpp");
   command.add_flag("--json", o.json, "print one JSON object on stdout");
 }
 
@@ -68,14 +95,28 @@ Result<EstimateRequest> to_request(const EstimateOptions& o) {
   r.model = o.model;
   r.max_tokens = o.max_tokens;
   r.batch = o.batch;
-  for (auto [field, text, slot] :
-       {std::tuple{"kv_cache_mode", &o.kv_cache_mode, &r.kv_cache_mode},
-        std::tuple{"cache_type_k", &o.cache_type_k, &r.cache_type_k},
-        std::tuple{"cache_type_v", &o.cache_type_v, &r.cache_type_v}}) {
-    Result<std::optional<KvElement>> element = kv_option(field, *text);
-    if (!element) return element.error();
-    *slot = *element;
+  Result<std::optional<Engine>> engine = named("engine", parse_engine(o.engine));
+  if (!engine) return engine.error();
+  r.engine = *engine;
+  Result<std::optional<KvElement>> mode = kv_option("kv_cache_mode", o.kv_cache_mode);
+  if (!mode) return mode.error();
+  r.kv_cache_mode = *mode;
+  for (auto [field, text] : {std::pair{"cache_type_k", &o.cache_type_k},
+                             std::pair{"cache_type_v", &o.cache_type_v}}) {
+    if (text->empty()) continue;
+    if (Status set = set_cache_type(r, field, *text); !set) return set.error();
   }
+  r.llamacpp.ctx_size = o.ctx_size;
+  r.llamacpp.parallel = o.parallel;
+  r.llamacpp.batch_size = o.batch_size;
+  r.llamacpp.ubatch_size = o.ubatch_size;
+  if (!o.flash_attn.empty()) {
+    Result<FlashAttn> fa = named("flash_attn", parse_flash_attn(o.flash_attn));
+    if (!fa) return fa.error();
+    r.llamacpp.flash_attn = *fa;
+  }
+  if (o.swa_full) r.llamacpp.swa_full = true;
+  if (o.kv_unified) r.llamacpp.kv_unified = true;
   if (!o.quant.empty()) {
     Result<std::string> quant = named("quant", parse_quant_label(o.quant));
     if (!quant) return quant.error();
@@ -87,9 +128,6 @@ Result<EstimateRequest> to_request(const EstimateOptions& o) {
   Result<DeviceSelector> device = named("device", parse_device_selector(o.device));
   if (!device) return device.error();
   r.device = *device;
-  Result<std::optional<Engine>> engine = named("engine", parse_engine(o.engine));
-  if (!engine) return engine.error();
-  r.engine = *engine;
   Result<std::optional<uint64_t>> limit = named("memory_limit", parse_memory_size(o.memory_limit));
   if (!limit) return limit.error();
   r.memory_limit_bytes = *limit;

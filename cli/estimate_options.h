@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,13 +41,31 @@ struct EstimateOptions {
   uint64_t tensor_parallel = 1;
   uint64_t pipeline_parallel = 1;
   std::string parallel_engine = "vllm";
+  // llama.cpp's flags (--engine llamacpp); nullopt / "" / false: not given.
+  std::optional<uint64_t> ctx_size;
+  std::optional<uint64_t> parallel;
+  std::optional<uint64_t> batch_size;
+  std::optional<uint64_t> ubatch_size;
+  std::string flash_attn;
+  bool swa_full = false;
+  bool kv_unified = false;
 };
+
+// llama.cpp's multi-letter short flags (-np, -ub, -ctk, -ctv, -fa), which
+// CLI11 cannot register, rewritten to their long names; every other
+// argument as it is.
+std::vector<std::string> with_llamacpp_short_flags(int argc, char** argv);
 
 // Registers the shared options on `command`: the model, KV width, quant
 // label, backend, budget, engine and --json ...
 void add_model_options(CLI::App& command, EstimateOptions& options);
 // ... and the request's --max-tokens and --batch.
 void add_request_options(CLI::App& command, EstimateOptions& options);
+// llama.cpp's flags for --engine llamacpp: -c/--ctx-size, --parallel (-np),
+// -b/--batch-size, --ubatch-size (-ub), --flash-attn (-fa), --swa-full,
+// --kv-unified. Only on the commands that price llamacpp (inspect,
+// preflight generate).
+void add_llamacpp_options(CLI::App& command, EstimateOptions& options);
 // --tensor-parallel N, --pipeline-parallel M and --parallel-engine vllm|mlx.
 void add_parallel_options(CLI::App& command, EstimateOptions& options);
 

@@ -16,6 +16,7 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
   add_model_options(*command, *options);
   add_request_options(*command, *options);
   add_parallel_options(*command, *options);
+  add_llamacpp_options(*command, *options);
   command->callback([options, &exit_code] {
     Result<EstimateRun> run = run_estimate(*options);
     if (!run) {

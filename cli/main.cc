@@ -2,7 +2,11 @@
 // library; see commands.h for the exit statuses.
 #include <CLI/CLI.hpp>
 
+#include <string>
+#include <vector>
+
 #include "commands.h"
+#include "estimate_options.h"
 #include "memfit/report.h"
 #include "run_app.h"
 
@@ -18,5 +22,8 @@ int main(int argc, char** argv) {
   memfit::cli::add_recommend_command(app, exit_code);
   memfit::cli::add_plot_command(app, exit_code);
   memfit::cli::add_serve_launcher(app, exit_code);
-  return memfit::cli::run_app(app, argc, argv, exit_code);
+  std::vector<std::string> args = memfit::cli::with_llamacpp_short_flags(argc, argv);
+  std::vector<char*> pointers;
+  for (std::string& a : args) pointers.push_back(a.data());
+  return memfit::cli::run_app(app, argc, pointers.data(), exit_code);
 }

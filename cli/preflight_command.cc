@@ -81,7 +81,12 @@ void run_generate(const GenerateOptions& o, int& exit_code) {
         Error::usage("max_tokens", "prompt plus new tokens must be between 1 and 2^64"));
     return;
   }
-  estimate.max_tokens = *kv_tokens.value();
+  // llama.cpp's context is its own flag: prompt + new tokens unless -c is given.
+  if (estimate.engine == "llamacpp") {
+    if (!estimate.ctx_size) estimate.ctx_size = *kv_tokens.value();
+  } else {
+    estimate.max_tokens = *kv_tokens.value();
+  }
   Result<EstimateRun> run = run_estimate(estimate);
   if (!run) {
     exit_code = report_error(run.error());
@@ -103,6 +108,12 @@ void run_generate(const GenerateOptions& o, int& exit_code) {
 }
 
 void run_serve(ServeCommandOptions o, int& exit_code) {
+  if (o.estimate.engine == "llamacpp") {
+    exit_code = report_error(Error::usage(
+        "engine", "preflight serve plans mlxcel slots only; use inspect or preflight generate "
+                  "with llamacpp's --parallel"));
+    return;
+  }
   o.serve.max_batch_size = o.max_batch_size;
   if (o.kv_cache_budget == "auto") {
     o.serve.kv_budget = ServeOptions::KvBudget::kAuto;
@@ -158,6 +169,7 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
       "generate", "KV for prompt + new tokens; exit 3 when it does not fit");
   add_model_options(*generate, gen->estimate);
   add_parallel_options(*generate, gen->estimate);
+  add_llamacpp_options(*generate, gen->estimate);
   auto* tokens = generate->add_option("--prompt-tokens", gen->prompt_tokens, "prompt length in tokens");
   auto* file = generate->add_option("--prompt-file", gen->prompt_file,
                                     "prompt text; its UTF-8 bytes bound its tokens");

@@ -29,6 +29,7 @@
 #include "memfit/environment.h"
 #include "memfit/estimate.h"
 #include "memfit/host_memory.h"
+#include "memfit/llamacpp.h"
 #include "memfit/model.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/result.h"
@@ -37,18 +38,23 @@
 
 namespace memfit {
 
-// Whose allocation rules price a request. One profile today, the seeds'
-// runtime (SPEC section 2); the llama.cpp, mlx-lm and vLLM profiles join
-// here with their own request fields.
-enum class Engine { kMlxcel };
-std::string_view to_string(Engine engine);  // "mlxcel"
+// Whose allocation rules price a request: the seeds' runtime (SPEC section
+// 2) or llama.cpp (llamacpp.h, with its own request fields); the mlx-lm and
+// vLLM profiles join here.
+enum class Engine { kMlxcel, kLlamaCpp };
+std::string_view to_string(Engine engine);  // "mlxcel", "llamacpp"
+
+// The engine a request that names none ("auto") gets for `model`: the one
+// place that decides it. mlxcel today; GGUF models switch to llamacpp when
+// they can be opened.
+Engine default_engine(const Model& model);
 
 // The request's enumerations, spelled as users write them. Each fails with
 // a kUsage error "'<text>': expected ..." naming no field; callers add
 // theirs with Error::usage(field, error.message()).
 //   KV element  fp16, f16, bf16, float16 -> kFp16; int8, i8, q8, q8_0 -> kInt8
 //   backend     auto (nullopt: the build's), rocm, metal, cuda, cpu
-//   engine      mlxcel (nullopt for "auto": the model's default)
+//   engine      mlxcel, llamacpp (nullopt for "auto": the model's default)
 //   quant       fp16, int8, int4: the weight mode label
 // Devices parse with parse_device_selector (host_memory.h) and parallel
 // engines with parse_parallel_engine (parallel_plan.h).
@@ -56,6 +62,24 @@ Result<KvElement> parse_kv_element(std::string_view text);
 Result<std::optional<Backend>> parse_backend(std::string_view text);
 Result<std::optional<Engine>> parse_engine(std::string_view text);
 Result<std::string> parse_quant_label(std::string_view text);
+
+// The llama.cpp engine's request fields, as llama.cpp's flags name them
+// (llamacpp.h: LlamaCppSettings has their defaults); nullopt: not given.
+// Given with the mlxcel engine, any of them is a usage error naming it.
+struct LlamaCppRequest {
+  std::optional<uint64_t> ctx_size;     // --ctx-size, 0 = the model's training context
+  std::optional<uint64_t> parallel;     // --parallel
+  std::optional<uint64_t> batch_size;   // --batch-size
+  std::optional<uint64_t> ubatch_size;  // --ubatch-size
+  std::optional<GgmlType> cache_type_k;  // --cache-type-k (the request's cache_type_k field)
+  std::optional<GgmlType> cache_type_v;
+  std::optional<FlashAttn> flash_attn;  // --flash-attn on|off|auto
+  std::optional<bool> swa_full;
+  std::optional<bool> kv_unified;
+
+  // The first field given, as the JSON request spells it; "" when none.
+  std::string_view first_given() const;
+};
 
 struct EstimateRequest {
   std::string model;        // a model folder or .safetensors file, as given
@@ -74,10 +98,17 @@ struct EstimateRequest {
   std::optional<uint64_t> memory_limit_bytes;  // wins over the context's limit and the host
   // tensor_parallel x pipeline_parallel > 1 adds a per-rank plan.
   ParallelConfig parallel;
-  // nullopt: the model's default: mlxcel; for a GGUF model llama.cpp's,
-  // which is not built yet, so mlxcel with a kModel warning saying so.
-  std::optional<Engine> engine;
+  std::optional<Engine> engine;         // nullopt: default_engine(model)
+  // llama.cpp's fields; cache_type_k / cache_type_v land here instead of the
+  // fields above when the engine is llamacpp (set_cache_type).
+  LlamaCppRequest llamacpp;
 };
+
+// The cache_type_k or cache_type_v field (`field`) of `request` from its
+// text, read for the request's engine, so set `engine` first: llama.cpp's
+// nine types (parse_llamacpp_cache_type) with llamacpp, the mlxcel names
+// (parse_kv_element) otherwise, "auto" included. kUsage naming `field`.
+Status set_cache_type(EstimateRequest& request, std::string_view field, std::string_view text);
 
 // What the world gives a request. The CLI and the C API use
 // LocalRequestContext; the service answers from its model cache, its
@@ -133,6 +164,8 @@ class LocalRequestContext : public RequestContext {
 // take, and every warning so far (settings, request, model, host).
 struct PreparedRequest {
   std::shared_ptr<const Model> model;
+  Engine engine = Engine::kMlxcel;  // as resolved
+  LlamaCppSettings llamacpp_settings;  // the llama.cpp fields with their defaults
   EstimateInputs inputs;
   EstimateSettings settings;
   Platform platform;
@@ -143,6 +176,11 @@ struct PreparedRequest {
 
 struct PrepareOptions {
   bool keep_tensors = false;  // open the model with its tensor list
+  // The caller prices llamacpp requests (run() does). Other callers (fit,
+  // plot, recommend-quant, the service's /v1/fit) solve over the mlxcel
+  // estimate only: for them a request whose engine resolves to llamacpp is
+  // a kUsage error about "engine".
+  bool prices_llamacpp = false;
 };
 
 // Checks the request's own fields (kUsage: max_tokens or batch of 0, K
@@ -155,14 +193,18 @@ Result<PreparedRequest> prepare(const EstimateRequest& request, RequestContext& 
 
 // Everything a front end prints from.
 struct EstimateRun : PreparedRequest {
-  Estimate estimate;
+  Estimate estimate;  // the mlxcel estimate; unset (default) for llamacpp
+  std::optional<LlamaCppEstimate> llamacpp;  // set when engine is llamacpp
   // The per-rank plan, when tensor x pipeline parallel > 1; every rank is
   // checked against the one device budget the whole estimate uses.
   std::optional<ParallelPlan> parallel;
 
   // With a per-rank plan every rank must fit its device; the whole-model
   // figure (one device holding everything) no longer decides.
-  bool fits() const { return parallel ? parallel->fits : estimate.fits; }
+  bool fits() const {
+    if (llamacpp) return llamacpp->fits;
+    return parallel ? parallel->fits : estimate.fits;
+  }
 };
 
 // prepare(), the estimate, the available-now guardrail (a kAvailableNow

@@ -66,6 +66,13 @@ Result<std::optional<uint64_t>> Fields::count(std::string_view key, uint64_t min
   return std::optional<uint64_t>(n);
 }
 
+Result<std::optional<bool>> Fields::boolean(std::string_view key) {
+  const Json* v = find(key);
+  if (v == nullptr) return std::optional<bool>();
+  if (!v->is_boolean()) return expected(key, "true or false", *v);
+  return std::optional<bool>(v->get<bool>());
+}
+
 Status Fields::no_others() const {
   for (const auto& [key, value] : object_.items()) {
     if (read_.count(key) == 0) {

@@ -51,6 +51,8 @@ class Fields {
   Result<std::optional<std::string>> string(std::string_view key);
   // An integer >= `min`.
   Result<std::optional<uint64_t>> count(std::string_view key, uint64_t min);
+  // true or false.
+  Result<std::optional<bool>> boolean(std::string_view key);
   // Fails naming the first field that was never read (quoted).
   Status no_others() const;
 

@@ -41,6 +41,46 @@ Result<ParallelPlan> plan_for(const EstimateRequest& r, const PreparedRequest& p
   return plan;
 }
 
+// The engine a request resolves to, and its fields checked against it: a
+// llama.cpp field with mlxcel, or an mlxcel-only field with llamacpp, is a
+// usage error naming the field. max_tokens and batch are plain values, so
+// they count as given when they differ from their defaults.
+Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequest& p) {
+  p.engine = r.engine.value_or(default_engine(model));
+  if (p.engine == Engine::kMlxcel) {
+    if (std::string_view field = r.llamacpp.first_given(); !field.empty()) {
+      return Error::usage(field, "is a llama.cpp setting: give engine llamacpp");
+    }
+    return Status::Ok();
+  }
+  const std::string_view mlxcel_only = r.kv_cache_mode   ? "kv_cache_mode"
+                                       : r.max_tokens != 8192 ? "max_tokens"
+                                       : r.batch != 1         ? "batch"
+                                       : wants_parallel_plan(r.parallel) ? "tensor_parallel"
+                                                                         : "";
+  if (!mlxcel_only.empty()) {
+    return Error::usage(mlxcel_only,
+                        "is an mlxcel setting; llamacpp takes ctx_size, parallel, batch_size, "
+                        "ubatch_size, cache_type_k/v, flash_attn, swa_full and kv_unified");
+  }
+  const LlamaCppRequest& q = r.llamacpp;
+  LlamaCppSettings& s = p.llamacpp_settings;
+  s.ctx_size = q.ctx_size.value_or(s.ctx_size);
+  s.parallel = q.parallel.value_or(s.parallel);
+  s.batch_size = q.batch_size.value_or(s.batch_size);
+  s.ubatch_size = q.ubatch_size.value_or(s.ubatch_size);
+  // Read with the mlxcel names (engine auto): fp16 is f16, int8 is q8_0.
+  auto ggml = [](KvElement e) { return e == KvElement::kInt8 ? GgmlType::kQ8_0 : GgmlType::kF16; };
+  if (r.cache_type_k) s.cache_type_k = ggml(*r.cache_type_k);
+  if (r.cache_type_v) s.cache_type_v = ggml(*r.cache_type_v);
+  s.cache_type_k = q.cache_type_k.value_or(s.cache_type_k);
+  s.cache_type_v = q.cache_type_v.value_or(s.cache_type_v);
+  s.flash_attn = q.flash_attn.value_or(s.flash_attn);
+  s.swa_full = q.swa_full.value_or(s.swa_full);
+  s.kv_unified = q.kv_unified.value_or(s.kv_unified);
+  return Status::Ok();
+}
+
 }  // namespace
 
 namespace request {
@@ -94,14 +134,10 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   if (!model) return model.error();
   p.model = std::move(*model);
   add_warnings(p.warnings, WarningKind::kModel, p.model->warnings);
-  if (!r.engine && p.model->weights.source == WeightsSource::kGgufHeader) {
-    // GGUF models default to the llama.cpp profile (SPEC section 6), which
-    // is not built yet: say whose rules price this one instead.
-    p.warnings.push_back(Warning{
-        WarningKind::kModel,
-        fmt::format("the llama.cpp profile is not built yet: the figures are {}'s rules applied "
-                    "to this GGUF's geometry and exact weight bytes",
-                    to_string(Engine::kMlxcel))});
+  if (Status engine = resolve_engine(r, *p.model, p); !engine) return engine.error();
+  if (p.engine == Engine::kLlamaCpp && !options.prices_llamacpp) {
+    return Error::usage("engine", "llamacpp is priced by inspect, preflight generate and "
+                                  "/v1/estimate only: solving for it is not built yet");
   }
 
   p.host = context.host_memory(r.device, r.memory_limit_bytes);
@@ -112,10 +148,25 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
 }
 
 Result<EstimateRun> run(const EstimateRequest& r, RequestContext& context) {
-  Result<PreparedRequest> prepared = prepare(r, context);
+  PrepareOptions options;
+  options.prices_llamacpp = true;
+  Result<PreparedRequest> prepared = prepare(r, context, options);
   if (!prepared) return prepared.error();
   EstimateRun run;
   static_cast<PreparedRequest&>(run) = std::move(*prepared);
+
+  if (run.engine == Engine::kLlamaCpp) {
+    Result<LlamaCppEstimate> estimate = estimate_llamacpp(*run.model, run.llamacpp_settings, run.budget);
+    if (!estimate) {
+      if (estimate.error().kind() == ErrorKind::kUsage) return estimate.error();
+      return estimate.error().within(quote_untrusted(r.model));
+    }
+    run.llamacpp = std::move(*estimate);
+    if (std::optional<std::string> line = available_now_warning(run.host, run.llamacpp->total_bytes)) {
+      run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
+    }
+    return run;
+  }
 
   Result<Estimate> estimate =
       memfit::estimate(*run.model, run.inputs, run.settings, run.platform, run.budget);

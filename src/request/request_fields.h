@@ -12,8 +12,14 @@
 
 namespace memfit::request {
 
-// Reads kv_cache_mode, cache_type_k and cache_type_v.
+// Reads kv_cache_mode, cache_type_k and cache_type_v (the latter two for
+// the request's engine: read the engine first).
 Status read_kv_fields(Fields& fields, EstimateRequest& request);
+
+// Reads llama.cpp's fields: ctx_size (>= 0), parallel, batch_size,
+// ubatch_size (>= 1), flash_attn ("on" | "off" | "auto"), swa_full and
+// kv_unified (true | false).
+Status read_llamacpp_fields(Fields& fields, EstimateRequest& request);
 
 // Reads every field of an estimate request but max_tokens and the KV
 // fields: model (required), batch, quant, backend, device, memory_limit,

@@ -55,12 +55,35 @@ Status read_parallel(Fields& fields, EstimateRequest& request) {
 }  // namespace
 
 Status read_kv_fields(Fields& fields, EstimateRequest& request) {
-  for (auto [key, slot] : {std::pair{"kv_cache_mode", &request.kv_cache_mode},
-                           std::pair{"cache_type_k", &request.cache_type_k},
-                           std::pair{"cache_type_v", &request.cache_type_v}}) {
-    Result<std::optional<KvElement>> element = parsed<KvElement>(fields, key, parse_kv_element);
-    if (!element) return element.error();
-    *slot = *element;
+  Result<std::optional<KvElement>> mode = parsed<KvElement>(fields, "kv_cache_mode", parse_kv_element);
+  if (!mode) return mode.error();
+  request.kv_cache_mode = *mode;
+  for (std::string_view key : {"cache_type_k", "cache_type_v"}) {
+    Result<std::optional<std::string>> text = fields.string(key);
+    if (!text) return text.error();
+    if (!*text) continue;
+    if (Status set = set_cache_type(request, key, **text); !set) return set.error();
+  }
+  return Status::Ok();
+}
+
+Status read_llamacpp_fields(Fields& fields, EstimateRequest& request) {
+  LlamaCppRequest& q = request.llamacpp;
+  for (auto [key, slot, min] : {std::tuple{"ctx_size", &q.ctx_size, uint64_t{0}},
+                                std::tuple{"parallel", &q.parallel, uint64_t{1}},
+                                std::tuple{"batch_size", &q.batch_size, uint64_t{1}},
+                                std::tuple{"ubatch_size", &q.ubatch_size, uint64_t{1}}}) {
+    Result<std::optional<uint64_t>> n = fields.count(key, min);
+    if (!n) return n.error();
+    *slot = *n;
+  }
+  Result<std::optional<FlashAttn>> fa = parsed<FlashAttn>(fields, "flash_attn", parse_flash_attn);
+  if (!fa) return fa.error();
+  q.flash_attn = *fa;
+  for (auto [key, slot] : {std::pair{"swa_full", &q.swa_full}, std::pair{"kv_unified", &q.kv_unified}}) {
+    Result<std::optional<bool>> b = fields.boolean(key);
+    if (!b) return b.error();
+    *slot = *b;
   }
   return Status::Ok();
 }
@@ -112,6 +135,7 @@ Result<EstimateRequest> parse_estimate_request_json(std::string_view body) {
   if (!max_tokens) return max_tokens.error();
   r.max_tokens = max_tokens->value_or(r.max_tokens);
   if (Status kv = request::read_kv_fields(fields, r); !kv) return kv.error();
+  if (Status llama = request::read_llamacpp_fields(fields, r); !llama) return llama.error();
   if (Status rest = fields.no_others(); !rest) return rest.error();
   return r;
 }

@@ -1,0 +1,137 @@
+// The llama.cpp engine's report (llamacpp_report.h). Text layout:
+//
+//   memfit 0.1.0 — ./Qwen3-8B (engine llamacpp)
+//   model_type qwen3, family qwen3, layout standard
+//   inputs: n_ctx 4096 (1 x 4096 cells), n_seq 1, n_batch 2048, n_ubatch 512,
+//           K f16, V f16, flash_attn auto (on), swa_full off, kv_unified off
+//
+//   Model                   15.26 GiB   exact (safetensors_header)
+//   Context                576.58 MiB   exact
+//     KV cache             576.00 MiB   36 layers
+//     Recurrent state           0 B
+//     Output buffer        593.50 KiB
+//   Compute                308.75 MiB   modelled
+//   Total                   ...
+//   Budget                  ...         explicit
+//
+//   FITS: ... of ... (... to spare)
+#include <fmt/format.h>
+
+#include "memfit/llamacpp_report.h"
+#include "memfit/memory_size.h"
+#include "memfit/report.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+void row(std::string& out, std::string_view label, uint64_t bytes, std::string_view note = "") {
+  out += fmt::format("  {:<22}{:>12}", label, format_bytes(bytes));
+  if (!note.empty()) out += fmt::format("   {}", note);
+  out += '\n';
+}
+
+std::string_view on_off(bool on) { return on ? "on" : "off"; }
+
+}  // namespace
+
+nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const LlamaCppEstimate& e,
+                                                 const MemoryBudget& budget,
+                                                 std::span<const Warning> warnings) {
+  const LlamaCppSettings& s = e.settings;
+  const LlamaCppContext& c = e.context;
+  Json j;
+  j["memfit_version"] = std::string(memfit_version());
+  j["model"] = model.path;
+  j["model_type"] = model.spec.model_type;
+  j["family"] = model.spec.family;
+  j["layout"] = model.spec.layout;
+  j["engine"] = "llamacpp";
+  j["inputs"] = {{"ctx_size", s.ctx_size},
+                 {"n_ctx", c.n_ctx},
+                 {"n_ctx_seq", c.n_ctx_seq},
+                 {"n_seq", c.n_seq},
+                 {"streams", c.streams},
+                 {"n_batch", c.n_batch},
+                 {"n_ubatch", c.n_ubatch},
+                 {"swa_cells", c.swa_cells == 0 ? Json(nullptr) : Json(c.swa_cells)},
+                 {"cache_type_k", std::string(ggml_type_traits(s.cache_type_k).name)},
+                 {"cache_type_v", std::string(ggml_type_traits(s.cache_type_v).name)},
+                 {"flash_attn", std::string(to_string(s.flash_attn))},
+                 {"flash_attn_resolved", c.flash_attn},
+                 {"swa_full", s.swa_full},
+                 {"kv_unified", s.kv_unified}};
+  j["weights_bytes"] = e.model_bytes;
+  j["weights_source"] = std::string(to_string(model.weights.source));
+  j["weights_verified"] = model.weights.verified;
+  j["llamacpp"] = {{"model_bytes", e.model_bytes},
+                   {"context_bytes", e.context_bytes},
+                   {"compute_bytes", e.compute_bytes},
+                   {"context",
+                    {{"kv_bytes", e.kv_bytes},
+                     {"k_bytes", e.k_bytes},
+                     {"v_bytes", e.v_bytes},
+                     {"kv_layers", e.kv_layers},
+                     {"recurrent_bytes", e.recurrent_bytes},
+                     {"recurrent_layers", e.recurrent_layers},
+                     {"output_bytes", e.output_bytes}}},
+                   {"figures",
+                    {{"model_bytes", e.model_bytes_exact ? "exact" : "estimated"},
+                     {"context_bytes", "exact"},
+                     {"compute_bytes", "modelled"}}}};
+  j["budget_bytes"] = e.budget_bytes;
+  j["budget_source"] = std::string(to_string(budget.source));
+  j["total_bytes"] = e.total_bytes;
+  j["fits"] = e.fits;
+  j["assumptions"] = model.spec.assumptions;
+  Json texts = Json::array();
+  for (const Warning& w : warnings) texts.push_back(w.text);
+  j["warnings"] = std::move(texts);
+  return j;
+}
+
+std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
+                                 const MemoryBudget& budget) {
+  const LlamaCppSettings& s = e.settings;
+  const LlamaCppContext& c = e.context;
+  const ModelSpec& spec = model.spec;
+  std::string out;
+  out += fmt::format("memfit {} — {} (engine llamacpp)\n", memfit_version(),
+                     escape_untrusted(model.path, model.path.size()));
+  out += fmt::format("model_type {}, family {}, layout {}\n",
+                     spec.model_type.empty() ? "(none)" : escape_untrusted(spec.model_type),
+                     escape_untrusted(spec.family), spec.layout.empty() ? "(unknown)" : spec.layout);
+  out += fmt::format("inputs: n_ctx {} ({} x {} cells), n_seq {}, n_batch {}, n_ubatch {},\n", c.n_ctx,
+                     c.streams, c.n_ctx_seq, c.n_seq, c.n_batch, c.n_ubatch);
+  out += fmt::format("        K {}, V {}, flash_attn {} ({}), swa_full {}, kv_unified {}\n\n",
+                     ggml_type_traits(s.cache_type_k).name, ggml_type_traits(s.cache_type_v).name,
+                     to_string(s.flash_attn), on_off(c.flash_attn), on_off(s.swa_full),
+                     on_off(s.kv_unified));
+  std::string model_note = fmt::format("{} ({})", e.model_bytes_exact ? "exact" : "estimated",
+                                       to_string(model.weights.source));
+  row(out, "Model", e.model_bytes, model_note);
+  row(out, "Context", e.context_bytes, "exact");
+  std::string kv_note = fmt::format("{} layers", e.kv_layers);
+  if (c.swa_cells != 0) kv_note += fmt::format(", SWA {} cells per stream", c.swa_cells);
+  row(out, "  KV cache", e.kv_bytes, kv_note);
+  row(out, "  Recurrent state", e.recurrent_bytes,
+      e.recurrent_layers ? fmt::format("{} layers", e.recurrent_layers) : "");
+  row(out, "  Output buffer", e.output_bytes, fmt::format("{} rows of logits", c.n_seq));
+  row(out, "Compute", e.compute_bytes, "modelled");
+  row(out, "Total", e.total_bytes);
+  row(out, "Budget", e.budget_bytes, to_string(budget.source));
+  for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
+  if (e.fits) {
+    out += fmt::format("\nFITS: {} of {} ({} to spare)\n", format_bytes(e.total_bytes),
+                       format_bytes(e.budget_bytes), format_bytes(e.budget_bytes - e.total_bytes));
+  } else {
+    out += fmt::format("\nDOES NOT FIT: {} needed, {} available ({} short)\n",
+                       format_bytes(e.total_bytes), format_bytes(e.budget_bytes),
+                       format_bytes(e.total_bytes - e.budget_bytes));
+  }
+  return out;
+}
+
+}  // namespace memfit
