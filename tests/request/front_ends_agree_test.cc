@@ -148,6 +148,7 @@ class FrontEnds : public ::testing::Test {
       std::string flag = "--" + key;
       for (char& c : flag) c = c == '_' ? '-' : c;
       args.push_back(flag);
+      if (value.is_boolean()) continue;  // a flag (--swa-full); the table only sets true
       args.push_back(value.is_string() ? value.get<std::string>() : value.dump());
     }
     testing::CommandResult r = testing::run_memfit(args);
@@ -224,6 +225,23 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
       {"a GGUF file", {{"model", "qwen3-8b.gguf"}, {"memory_limit", "16GiB"}}, ""},
       {"a folder with one GGUF model", {{"model", "gguf-folder"}, {"memory_limit", "16GiB"}}, ""},
       {"a folder with two GGUF models", {{"model", "two-ggufs"}}, "usage"},
+      {"llamacpp", {{"model", "qwen3-14b"}, {"engine", "llamacpp"}, {"ctx_size", 4096}, {"memory_limit", "16GiB"}},
+       ""},
+      {"llamacpp with every field",
+       {{"model", "qwen3-14b"}, {"engine", "llamacpp"}, {"ctx_size", 8192}, {"parallel", 3},
+        {"batch_size", 1024}, {"ubatch_size", 256}, {"cache_type_k", "q4_0"},
+        {"cache_type_v", "q8_0"}, {"flash_attn", "on"}, {"swa_full", true},
+        {"kv_unified", true}, {"memory_limit", "16GiB"}},
+       ""},
+      {"llamacpp field with mlxcel", {{"model", "qwen3-14b"}, {"ctx_size", 4096}}, "usage"},
+      {"mlxcel field with llamacpp",
+       {{"model", "qwen3-14b"}, {"engine", "llamacpp"}, {"kv_cache_mode", "int8"}}, "usage"},
+      {"llamacpp quantized V without flash attention",
+       {{"model", "qwen3-14b"}, {"engine", "llamacpp"}, {"cache_type_k", "f16"},
+        {"cache_type_v", "q4_0"}, {"flash_attn", "off"}},
+       "usage"},
+      {"llamacpp cache type", {{"model", "qwen3-14b"}, {"engine", "llamacpp"}, {"cache_type_k", "q4_K"}},
+       "usage"},
       {"no such GPU", {{"model", "qwen3-14b"}, {"device", "cuda:7"}}, "host"},
   };
   for (const Row& row : table) {

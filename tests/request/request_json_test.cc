@@ -118,3 +118,45 @@ TEST(RequestJson, ErrorToJson) {
 
 }  // namespace
 }  // namespace memfit
+
+namespace memfit {
+namespace {
+
+TEST(RequestJson, LlamaCppFieldsAndCacheTypesReadForTheEngine) {
+  Result<EstimateRequest> r = parse_estimate_request_json(R"({
+    "model": "m", "engine": "llamacpp", "ctx_size": 0, "parallel": 4, "batch_size": 1024,
+    "ubatch_size": 128, "cache_type_k": "iq4_nl", "cache_type_v": "q5_1",
+    "flash_attn": "off", "swa_full": true, "kv_unified": false})");
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->engine, Engine::kLlamaCpp);
+  EXPECT_EQ(r->llamacpp.ctx_size, 0u);
+  EXPECT_EQ(r->llamacpp.parallel, 4u);
+  EXPECT_EQ(r->llamacpp.batch_size, 1024u);
+  EXPECT_EQ(r->llamacpp.ubatch_size, 128u);
+  EXPECT_EQ(r->llamacpp.cache_type_k, GgmlType::kIQ4_NL);
+  EXPECT_EQ(r->llamacpp.cache_type_v, GgmlType::kQ5_1);
+  EXPECT_FALSE(r->cache_type_k.has_value());
+  EXPECT_EQ(r->llamacpp.flash_attn, FlashAttn::kOff);
+  EXPECT_EQ(r->llamacpp.swa_full, true);
+  EXPECT_EQ(r->llamacpp.kv_unified, false);
+  EXPECT_EQ(r->llamacpp.first_given(), "ctx_size");
+}
+
+TEST(RequestJson, LlamaCppFieldErrorsNameTheirField) {
+  auto error = [](const char* body) {
+    Result<EstimateRequest> r = parse_estimate_request_json(body);
+    return r.ok() ? std::string("accepted") : r.error().message();
+  };
+  // Without engine llamacpp, cache types take the mlxcel names.
+  EXPECT_EQ(error(R"({"model": "m", "cache_type_k": "q4_0", "cache_type_v": "q4_0"})"),
+            "cache_type_k: 'q4_0': expected fp16 or int8");
+  EXPECT_EQ(error(R"({"model": "m", "engine": "llamacpp", "cache_type_v": "int8"})"),
+            "cache_type_v: 'int8': expected f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1 or iq4_nl");
+  EXPECT_EQ(error(R"({"model": "m", "parallel": 0})"), "parallel: expected a positive integer, got 0");
+  EXPECT_EQ(error(R"({"model": "m", "flash_attn": "yes"})"),
+            "flash_attn: 'yes': expected on, off or auto");
+  EXPECT_EQ(error(R"({"model": "m", "swa_full": 1})"), "swa_full: expected true or false, got 1");
+}
+
+}  // namespace
+}  // namespace memfit
