@@ -10,14 +10,22 @@
 //   max_tokens         integer >= 1, default 8192
 //   batch              integer >= 1, default 1
 //   kv_cache_mode      "fp16" | "int8" (and f16, bf16, float16, i8, q8, q8_0)
-//   cache_type_k, cache_type_v   the same names, together
+//   cache_type_k, cache_type_v   the same names, together; with engine
+//                      "llamacpp": f32, f16, bf16, q8_0, q4_0, q4_1, q5_0,
+//                      q5_1, iq4_nl (each alone, default f16)
 //   quant              "fp16" | "int8" | "int4": a label only
 //   backend            "auto" | "rocm" | "metal" | "cuda" | "cpu"
 //   device             "auto" | "cpu" | "cuda[:N]" | "rocm[:N]"
 //   memory_limit       "48GB" (binary units) or bytes; 0 or "none": unset
 //   tensor_parallel, pipeline_parallel   integers >= 1, default 1
 //   parallel_engine    "vllm" | "mlx"
-//   engine             "auto" | "mlxcel"
+//   engine             "auto" | "mlxcel" | "llamacpp"
+// llama.cpp's fields (engine "llamacpp" only; with mlxcel a usage error):
+//   ctx_size           integer >= 0, default 0 (the model's training context)
+//   parallel           integer 1 .. 256, default 1
+//   batch_size, ubatch_size   integers >= 1, default 2048 and 512
+//   flash_attn         "on" | "off" | "auto" (default)
+//   swa_full, kv_unified      true | false, default false
 // Every failure is a kUsage Error about one field, one line:
 //   max_tokens: expected a positive integer, got "abc"
 #ifndef MEMFIT_REQUEST_JSON_H_
