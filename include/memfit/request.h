@@ -45,8 +45,7 @@ enum class Engine { kMlxcel, kLlamaCpp };
 std::string_view to_string(Engine engine);  // "mlxcel", "llamacpp"
 
 // The engine a request that names none ("auto") gets for `model`: the one
-// place that decides it. mlxcel today; GGUF models switch to llamacpp when
-// they can be opened.
+// place that decides it: llamacpp for a GGUF model, mlxcel otherwise.
 Engine default_engine(const Model& model);
 
 // The request's enumerations, spelled as users write them. Each fails with
@@ -99,15 +98,19 @@ struct EstimateRequest {
   // tensor_parallel x pipeline_parallel > 1 adds a per-rank plan.
   ParallelConfig parallel;
   std::optional<Engine> engine;         // nullopt: default_engine(model)
-  // llama.cpp's fields; cache_type_k / cache_type_v land here instead of the
-  // fields above when the engine is llamacpp (set_cache_type).
+  // llama.cpp's fields. cache_type_k / cache_type_v land here when the
+  // engine is llamacpp, above when it is mlxcel, and in both places (each
+  // reading the text has) while the engine is left to the model
+  // (set_cache_type).
   LlamaCppRequest llamacpp;
 };
 
 // The cache_type_k or cache_type_v field (`field`) of `request` from its
 // text, read for the request's engine, so set `engine` first: llama.cpp's
 // nine types (parse_llamacpp_cache_type) with llamacpp, the mlxcel names
-// (parse_kv_element) otherwise, "auto" included. kUsage naming `field`.
+// (parse_kv_element) with mlxcel, and with no engine yet every reading the
+// text has (prepare() keeps the resolved engine's). kUsage naming `field`
+// when no reading fits.
 Status set_cache_type(EstimateRequest& request, std::string_view field, std::string_view text);
 
 // What the world gives a request. The CLI and the C API use
@@ -183,10 +186,13 @@ struct PrepareOptions {
   bool prices_llamacpp = false;
 };
 
-// Checks the request's own fields (kUsage: max_tokens or batch of 0, K
-// without V, a mode against K/V) before anything is opened, then opens the
-// model (kInput errors as the loader gives them) and reads the host (kHost
-// when the selected device does not exist and no limit is given). Errors
+// Checks the request's own fields (kUsage: max_tokens or batch of 0)
+// before anything is opened, then opens the model (kInput errors as the
+// loader gives them), resolves the engine (default_engine: llamacpp for a
+// GGUF model) and checks the fields against it (kUsage: the other
+// engine's field, K without V or a mode against K/V under mlxcel, a
+// llama.cpp type under mlxcel), and reads the host (kHost when the
+// selected device does not exist and no limit is given). Errors
 // are not prefixed with the model's name.
 Result<PreparedRequest> prepare(const EstimateRequest& request, RequestContext& context,
                                 const PrepareOptions& options = {});

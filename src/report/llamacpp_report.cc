@@ -118,7 +118,8 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
   row(out, "  KV cache", e.kv_bytes, kv_note);
   row(out, "  Recurrent state", e.recurrent_bytes,
       e.recurrent_layers ? fmt::format("{} layers", e.recurrent_layers) : "");
-  row(out, "  Output buffer", e.output_bytes, fmt::format("{} rows of logits", c.n_seq));
+  row(out, "  Output buffer", e.output_bytes,
+      fmt::format("logits for {} sequence{}", c.n_seq, c.n_seq == 1 ? "" : "s"));
   row(out, "Compute", e.compute_bytes, "modelled");
   row(out, "Total", e.total_bytes);
   row(out, "Budget", e.budget_bytes, to_string(budget.source));

@@ -4,6 +4,8 @@
 // anything is opened, so a typo fails in microseconds; the model is opened
 // before the host is read, so a missing model is reported as such even on
 // a machine whose GPU library is broken.
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "memfit/checked_math.h"
@@ -50,6 +52,17 @@ Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequ
   if (p.engine == Engine::kMlxcel) {
     if (std::string_view field = r.llamacpp.first_given(); !field.empty()) {
       return Error::usage(field, "is a llama.cpp setting: give engine llamacpp");
+    }
+    // A cache type with no mlxcel reading (set_cache_type kept only the
+    // llama.cpp one) names a llama.cpp type.
+    for (auto [field, ggml, element] :
+         {std::tuple{"cache_type_k", r.llamacpp.cache_type_k, r.cache_type_k},
+          std::tuple{"cache_type_v", r.llamacpp.cache_type_v, r.cache_type_v}}) {
+      if (ggml && !element) {
+        return Error::usage(field, fmt::format("{} is a llama.cpp cache type: give engine llamacpp, "
+                                               "or fp16 or int8",
+                                               ggml_type_traits(*ggml).name));
+      }
     }
     return Status::Ok();
   }
@@ -117,13 +130,10 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   PreparedRequest p;
   add_warnings(p.warnings, WarningKind::kSettings, context.settings_warnings());
   if (Status fields = check_request_fields(r); !fields) return fields.error();
-  Result<KvElement> element = request::resolve_kv_element(r, p.warnings);
-  if (!element) return element.error();
 
   p.settings = context.settings();
   p.inputs.max_tokens = r.max_tokens;
   p.inputs.batch = r.batch;
-  p.inputs.kv_element = *element;
   p.inputs.quant = r.quant;
   p.platform = context.platform();
   if (r.backend) p.platform.backend = *r.backend;
@@ -133,8 +143,20 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   Result<std::shared_ptr<const Model>> model = context.open_model(r.model, open);
   if (!model) return model.error();
   p.model = std::move(*model);
+  const size_t request_warnings_at = p.warnings.size();
   add_warnings(p.warnings, WarningKind::kModel, p.model->warnings);
   if (Status engine = resolve_engine(r, *p.model, p); !engine) return engine.error();
+  // The mlxcel KV width: its K/V rules are mlxcel's, so they wait for the
+  // engine (a GGUF model's default is llama.cpp's, with its own types).
+  // Its warning keeps its place among the request's, before the model's.
+  if (p.engine == Engine::kMlxcel) {
+    std::vector<Warning> kv_warnings;
+    Result<KvElement> element = request::resolve_kv_element(r, kv_warnings);
+    if (!element) return element.error();
+    p.inputs.kv_element = *element;
+    p.warnings.insert(p.warnings.begin() + static_cast<std::ptrdiff_t>(request_warnings_at),
+                      kv_warnings.begin(), kv_warnings.end());
+  }
   if (p.engine == Engine::kLlamaCpp && !options.prices_llamacpp) {
     return Error::usage("engine", "llamacpp is priced by inspect, preflight generate and "
                                   "/v1/estimate only: solving for it is not built yet");

@@ -25,15 +25,15 @@ std::string_view to_string(Engine engine) {
   return "mlxcel";
 }
 
-Engine default_engine(const Model& /*model*/) { return Engine::kMlxcel; }
+Engine default_engine(const Model& model) {
+  return model.weights.source == WeightsSource::kGgufHeader ? Engine::kLlamaCpp : Engine::kMlxcel;
+}
 
 std::string_view LlamaCppRequest::first_given() const {
   if (ctx_size) return "ctx_size";
   if (parallel) return "parallel";
   if (batch_size) return "batch_size";
   if (ubatch_size) return "ubatch_size";
-  if (cache_type_k) return "cache_type_k";
-  if (cache_type_v) return "cache_type_v";
   if (flash_attn) return "flash_attn";
   if (swa_full) return "swa_full";
   if (kv_unified) return "kv_unified";
@@ -42,15 +42,30 @@ std::string_view LlamaCppRequest::first_given() const {
 
 Status set_cache_type(EstimateRequest& r, std::string_view field, std::string_view text) {
   const bool k = field == "cache_type_k";
+  std::optional<GgmlType>& ggml = k ? r.llamacpp.cache_type_k : r.llamacpp.cache_type_v;
+  std::optional<KvElement>& element = k ? r.cache_type_k : r.cache_type_v;
   if (r.engine == Engine::kLlamaCpp) {
     Result<GgmlType> type = parse_llamacpp_cache_type(text);
     if (!type) return Error::usage(field, type.error().message());
-    (k ? r.llamacpp.cache_type_k : r.llamacpp.cache_type_v) = *type;
+    ggml = *type;
     return Status::Ok();
   }
-  Result<KvElement> element = parse_kv_element(text);
-  if (!element) return Error::usage(field, element.error().message());
-  (k ? r.cache_type_k : r.cache_type_v) = *element;
+  Result<KvElement> as_element = parse_kv_element(text);
+  if (r.engine == Engine::kMlxcel) {
+    if (!as_element) return Error::usage(field, as_element.error().message());
+    element = *as_element;
+    return Status::Ok();
+  }
+  // The engine follows from the model, not known yet: keep every reading
+  // the text has; resolve_engine() takes the engine's own.
+  Result<GgmlType> as_ggml = parse_llamacpp_cache_type(text);
+  if (!as_element && !as_ggml) {
+    return Error::usage(field, fmt::format("{}: expected fp16 or int8 (mlxcel), or f32, f16, bf16, "
+                                           "q8_0, q4_0, q4_1, q5_0, q5_1 or iq4_nl (llamacpp)",
+                                           quote_untrusted(text)));
+  }
+  if (as_element) element = *as_element;
+  if (as_ggml) ggml = *as_ggml;
   return Status::Ok();
 }
 

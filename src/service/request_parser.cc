@@ -102,6 +102,7 @@ Result<AdmitRequest> parse_admit_request(std::string_view body) {
     request.request_id = text;
   }
   EstimateRequest kv;
+  kv.engine = Engine::kMlxcel;  // admission sizes by the mlxcel KV widths
   if (Status kv_fields = request::read_kv_fields(fields, kv); !kv_fields.ok()) {
     return kv_fields.error();
   }

@@ -67,14 +67,31 @@ TEST(InspectCli, AGgufFileIsInspectedFromItsHeader) {
       .add_tensor("token_embd.weight", GgmlType::kQ4_K, {4096, 151936});
   const std::string path = dir.path() + "/Qwen3-8B-Q4_K_M.gguf";
   w.write(path);
+  // GGUF models default to the llama.cpp profile, whose --ctx-size 0 means
+  // the training context, which this header does not declare.
   auto r = run_memfit({"inspect", "-m", path}, k64GiB);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "memfit: --ctx-size: the model declares no training context: give one\n");
+
+  r = run_memfit({"inspect", "-m", path, "-c", "1000", "-np", "2"}, k64GiB);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("(engine llamacpp)"), std::string::npos) << r.out;
+  // 1,000 cells padded to 1,024, two streams of 512.
+  EXPECT_NE(r.out.find("n_ctx 1024 (2 x 512 cells), n_seq 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("exact (gguf_header)"), std::string::npos) << r.out;
+  // K + V: 36 layers x 1,024 cells x 8 x 128 x 2 B x 2 = 150,994,944 B = 144.0 MiB.
+  EXPECT_NE(r.out.find("KV cache               144.0 MiB   36 layers"), std::string::npos) << r.out;
+  // Logits: 2 sequences x 151,936 x 4 B = 1,215,488 B = 1.2 MiB.
+  EXPECT_NE(r.out.find("Output buffer            1.2 MiB"), std::string::npos) << r.out;
+
+  // The mlxcel profile, asked for by name, prices the same geometry.
+  r = run_memfit({"inspect", "-m", path, "--engine", "mlxcel"}, k64GiB);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("gguf_header"), std::string::npos) << r.out;
   // 36 layers x 2 x 8 x 128 x 2 B = 147,456 B per token.
   EXPECT_NE(r.out.find("KV per token: 147456 B fp16"), std::string::npos) << r.out;
-  EXPECT_EQ(r.err,
-            "memfit: warning: the llama.cpp profile is not built yet: the figures are mlxcel's "
-            "rules applied to this GGUF's geometry and exact weight bytes\n");
+  EXPECT_EQ(r.err, "");
 }
 
 TEST(InspectCli, DoesNotFitStillExitsZero) {

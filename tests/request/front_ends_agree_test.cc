@@ -234,6 +234,16 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
         {"kv_unified", true}, {"memory_limit", "16GiB"}},
        ""},
       {"llamacpp field with mlxcel", {{"model", "qwen3-14b"}, {"ctx_size", 4096}}, "usage"},
+      {"llamacpp cache type on a safetensors model",
+       {{"model", "qwen3-14b"}, {"cache_type_k", "q4_0"}, {"cache_type_v", "q4_0"}}, "usage"},
+      {"mlxcel cache type names on a GGUF model",
+       {{"model", "qwen3-8b.gguf"}, {"cache_type_k", "int8"}, {"cache_type_v", "int8"},
+        {"memory_limit", "16GiB"}},
+       ""},
+      {"llamacpp cache type on a GGUF model",
+       {{"model", "qwen3-8b.gguf"}, {"cache_type_k", "q8_0"}, {"cache_type_v", "q4_0"},
+        {"flash_attn", "on"}, {"memory_limit", "16GiB"}},
+       ""},
       {"mlxcel field with llamacpp",
        {{"model", "qwen3-14b"}, {"engine", "llamacpp"}, {"kv_cache_mode", "int8"}}, "usage"},
       {"llamacpp quantized V without flash attention",
@@ -276,30 +286,33 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
   }
 }
 
-TEST_F(FrontEnds, AGgufModelIsPricedByTheDefaultProfileAndSaysSo) {
-  const std::string profile_warning =
-      "the llama.cpp profile is not built yet: the figures are mlxcel's rules applied to this "
-      "GGUF's geometry and exact weight bytes";
+TEST_F(FrontEnds, AGgufModelDefaultsToTheLlamaCppProfile) {
   const json request = {{"model", "qwen3-8b.gguf"}, {"memory_limit", "16GiB"}};
   for (const Answer& a : {via_cli(request), via_service(request), via_c_api(request)}) {
     ASSERT_TRUE(a.ok) << a.message;
+    EXPECT_EQ(a.report["engine"], "llamacpp");
     EXPECT_EQ(a.report["model_type"], "qwen3");
-    EXPECT_EQ(a.report["family"], "qwen3");
     EXPECT_EQ(a.report["weights_source"], "gguf_header");
-    EXPECT_EQ(a.report["weights_bytes"], 689799168u);
-    // 36 layers x 2 x 8 KV heads x 128 x 2 B = 147,456 B per token; x 8,192.
-    EXPECT_EQ(a.report["kv_bytes_per_token"]["fp16"], 147456u);
-    EXPECT_EQ(a.report["kv_bytes_total"], 1207959552u);
-    EXPECT_EQ(std::count(a.report["warnings"].begin(), a.report["warnings"].end(), profile_warning),
-              1);
+    EXPECT_EQ(a.report["warnings"], json::array());
+    const json& l = a.report["llamacpp"];
+    EXPECT_EQ(l["model_bytes"], 689799168u);
+    // --ctx-size 0: the training context, 40,960 cells (a multiple of 256).
+    // K = V = 36 layers x 40,960 x 8 KV heads x 128 x 2 B = 3,019,898,880 B.
+    EXPECT_EQ(l["context"]["k_bytes"], 3019898880u);
+    EXPECT_EQ(l["context"]["v_bytes"], 3019898880u);
+    // Logits for one sequence: 4 B x 151,936 = 607,744 B.
+    EXPECT_EQ(l["context"]["output_bytes"], 607744u);
+    EXPECT_EQ(l["context_bytes"], 6040405504u);  // 2 x 3,019,898,880 + 607,744
   }
-  // Asked for by name, the profile is the caller's choice: no warning.
+  // Asked for by name, the mlxcel profile prices the same geometry:
+  // 36 layers x 2 x 8 KV heads x 128 x 2 B = 147,456 B per token; x 8,192.
   json named = request;
   named["engine"] = "mlxcel";
   const Answer a = via_service(named);
   ASSERT_TRUE(a.ok) << a.message;
-  EXPECT_EQ(std::count(a.report["warnings"].begin(), a.report["warnings"].end(), profile_warning),
-            0);
+  EXPECT_EQ(a.report["kv_bytes_per_token"]["fp16"], 147456u);
+  EXPECT_EQ(a.report["kv_bytes_total"], 1207959552u);
+  EXPECT_EQ(a.report["warnings"], json::array());
 }
 
 }  // namespace

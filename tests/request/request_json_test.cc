@@ -147,8 +147,20 @@ TEST(RequestJson, LlamaCppFieldErrorsNameTheirField) {
     Result<EstimateRequest> r = parse_estimate_request_json(body);
     return r.ok() ? std::string("accepted") : r.error().message();
   };
-  // Without engine llamacpp, cache types take the mlxcel names.
-  EXPECT_EQ(error(R"({"model": "m", "cache_type_k": "q4_0", "cache_type_v": "q4_0"})"),
+  // With the engine left to the model, a cache type is kept if either
+  // engine reads it (prepare() refuses q4_0 for a model that resolves to
+  // mlxcel: front_ends_agree_test.cc); one neither reads is refused here.
+  Result<EstimateRequest> either =
+      parse_estimate_request_json(R"({"model": "m", "cache_type_k": "q4_0", "cache_type_v": "q8_0"})");
+  ASSERT_TRUE(either.ok()) << either.error().message();
+  EXPECT_EQ(either->llamacpp.cache_type_k, GgmlType::kQ4_0);
+  EXPECT_FALSE(either->cache_type_k.has_value());
+  EXPECT_EQ(either->llamacpp.cache_type_v, GgmlType::kQ8_0);
+  EXPECT_EQ(either->cache_type_v, KvElement::kInt8);
+  EXPECT_EQ(error(R"({"model": "m", "cache_type_k": "q4_K"})"),
+            "cache_type_k: 'q4_K': expected fp16 or int8 (mlxcel), or f32, f16, bf16, q8_0, "
+            "q4_0, q4_1, q5_0, q5_1 or iq4_nl (llamacpp)");
+  EXPECT_EQ(error(R"({"model": "m", "engine": "mlxcel", "cache_type_k": "q4_0"})"),
             "cache_type_k: 'q4_0': expected fp16 or int8");
   EXPECT_EQ(error(R"({"model": "m", "engine": "llamacpp", "cache_type_v": "int8"})"),
             "cache_type_v: 'int8': expected f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1 or iq4_nl");

@@ -92,6 +92,14 @@ TEST(Request, UsageErrorsComeBeforeTheModelIsOpened) {
   EXPECT_EQ(p.error().field(), "max_tokens");
   EXPECT_EQ(p.error().message(), "max_tokens: must be at least 1");
 
+  r = request_for("");
+  p = prepare(r, context);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().message(), "model: required");
+  EXPECT_EQ(context.opens, 0);
+
+  // The K/V rules are the engine's, and a request that names none gets the
+  // model's: the model is opened first.
   r = request_for();
   r.cache_type_k = KvElement::kInt8;
   p = prepare(r, context);
@@ -99,12 +107,7 @@ TEST(Request, UsageErrorsComeBeforeTheModelIsOpened) {
   EXPECT_EQ(p.error().kind(), ErrorKind::kUsage);
   EXPECT_EQ(p.error().field(), "");
   EXPECT_EQ(p.error().message(), "the K and V cache types go together: give both or neither");
-
-  r = request_for("");
-  p = prepare(r, context);
-  ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.error().message(), "model: required");
-  EXPECT_EQ(context.opens, 0);
+  EXPECT_EQ(context.opens, 1);
 }
 
 TEST(Request, KvWidthFromModeOrFromKAndV) {
