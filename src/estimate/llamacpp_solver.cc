@@ -1,0 +1,89 @@
+#include "memfit/llamacpp_solver.h"
+
+#include <algorithm>
+
+#include "memfit/solver.h"
+
+namespace memfit {
+namespace {
+
+// The estimate with `what` set to v; its error when it has one.
+Result<LlamaCppEstimate> estimate_at(LlamaCppSolveFor what, uint64_t v, const Model& model,
+                                     LlamaCppSettings settings, const MemoryBudget& budget) {
+  (what == LlamaCppSolveFor::kCtxSize ? settings.ctx_size : settings.parallel) = v;
+  return estimate_llamacpp(model, settings, budget);
+}
+
+Result<std::optional<uint64_t>> largest_ctx_size(const Model& model, const LlamaCppSettings& settings,
+                                                 const MemoryBudget& budget, uint64_t ceiling) {
+  auto fits = [&](uint64_t v) -> Result<bool> {
+    Result<LlamaCppEstimate> e = estimate_at(LlamaCppSolveFor::kCtxSize, v, model, settings, budget);
+    return e.ok() && e->fits;
+  };
+  return largest_fitting(1, ceiling, fits);
+}
+
+// Every n_seq is tried (the cells are not monotone in it); the largest
+// that fits wins.
+std::optional<uint64_t> largest_parallel(const Model& model, const LlamaCppSettings& settings,
+                                         const MemoryBudget& budget, uint64_t ceiling) {
+  for (uint64_t v = ceiling; v >= 1; --v) {
+    Result<LlamaCppEstimate> e = estimate_at(LlamaCppSolveFor::kParallel, v, model, settings, budget);
+    if (e.ok() && e->fits) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<LlamaCppSolution> solve_llamacpp(LlamaCppSolveFor what, const Model& model,
+                                        const LlamaCppSettings& settings, const MemoryBudget& budget) {
+  // The smallest candidate: an error there is the settings' own.
+  Result<LlamaCppEstimate> smallest = estimate_at(what, 1, model, settings, budget);
+  if (!smallest) return smallest.error();
+
+  LlamaCppSolution s;
+  s.cache_type = settings.cache_type_k;
+  uint64_t ceiling = 0;
+  if (what == LlamaCppSolveFor::kCtxSize) {
+    const uint64_t trained = model.spec.max_position_tokens;
+    ceiling = trained != 0 ? std::min(trained, kMaxSolvedTokens) : kMaxSolvedTokens;
+    Result<std::optional<uint64_t>> value = largest_ctx_size(model, settings, budget, ceiling);
+    if (!value) return value.error();
+    s.value = *value;
+  } else {
+    // The context as llama.cpp pads it, split into sequences of at least
+    // kLlamaCppMinSequenceCells.
+    const uint64_t cells = smallest->context.n_ctx;
+    ceiling = std::clamp<uint64_t>(cells / kLlamaCppMinSequenceCells, 1, kLlamaCppMaxSequences);
+    s.value = largest_parallel(model, settings, budget, ceiling);
+  }
+  if (s.value) {
+    s.capped = *s.value == ceiling;
+    Result<LlamaCppEstimate> at = estimate_at(what, *s.value, model, settings, budget);
+    if (!at) return at.error();
+    s.estimate = *at;
+  }
+  return s;
+}
+
+Result<std::vector<LlamaCppSolution>> solve_llamacpp_each_cache_type(LlamaCppSolveFor what,
+                                                                     const Model& model,
+                                                                     const LlamaCppSettings& settings,
+                                                                     const MemoryBudget& budget) {
+  std::vector<LlamaCppSolution> out;
+  for (GgmlType type : kLlamaCppSolvedCacheTypes) {
+    if (type != GgmlType::kF16 && settings.flash_attn == FlashAttn::kOff) continue;
+    LlamaCppSettings at = settings;
+    at.cache_type_k = at.cache_type_v = type;
+    Result<LlamaCppSolution> s = solve_llamacpp(what, model, at, budget);
+    // A quantized type the model's rows cannot take (a head size that is
+    // not a whole number of blocks) is left out; f16 always answers.
+    if (!s && type != GgmlType::kF16) continue;
+    if (!s) return s.error();
+    out.push_back(std::move(*s));
+  }
+  return out;
+}
+
+}  // namespace memfit
