@@ -57,7 +57,14 @@ void add_llamacpp_options(CLI::App& command, EstimateOptions& o) {
 }
 
 void add_request_options(CLI::App& command, EstimateOptions& o) {
-  command.add_option("--max-tokens", o.max_tokens, "context length in tokens (default 8192)")
+  command
+      .add_option_function<uint64_t>(
+          "--max-tokens",
+          [&o](uint64_t tokens) {
+            o.max_tokens = tokens;
+            o.max_tokens_given = true;
+          },
+          "context length in tokens (default 8192; with llamacpp, --ctx-size)")
       ->check(CLI::PositiveNumber);
   command.add_option("--batch", o.batch, "sequences decoded together (default 1)")
       ->check(CLI::PositiveNumber);
@@ -75,7 +82,7 @@ void add_parallel_options(CLI::App& command, EstimateOptions& o) {
 }
 
 void add_model_options(CLI::App& command, EstimateOptions& o) {
-  command.add_option("-m,--model", o.model, "model folder or .safetensors file")->required();
+  command.add_option("-m,--model", o.model, "model folder, .safetensors or .gguf file")->required();
   command.add_option("--kv-cache-mode", o.kv_cache_mode, "KV cache element type: fp16 or int8");
   command.add_option("--cache-type-k", o.cache_type_k,
                      "K cache type: fp16 or int8; with --engine llamacpp f32, f16, bf16, q8_0, "
@@ -93,7 +100,7 @@ void add_model_options(CLI::App& command, EstimateOptions& o) {
 Result<EstimateRequest> to_request(const EstimateOptions& o) {
   EstimateRequest r;
   r.model = o.model;
-  r.max_tokens = o.max_tokens;
+  if (o.max_tokens_given) r.max_tokens = o.max_tokens;
   r.batch = o.batch;
   Result<std::optional<Engine>> engine = named("engine", parse_engine(o.engine));
   if (!engine) return engine.error();

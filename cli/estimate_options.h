@@ -27,6 +27,7 @@ namespace memfit::cli {
 struct EstimateOptions {
   std::string model;
   uint64_t max_tokens = 8192;
+  bool max_tokens_given = false;  // --max-tokens, or a command's own context
   uint64_t batch = 1;
   std::string kv_cache_mode;  // "" = not given
   std::string cache_type_k;

@@ -81,11 +81,11 @@ void run_generate(const GenerateOptions& o, int& exit_code) {
         Error::usage("max_tokens", "prompt plus new tokens must be between 1 and 2^64"));
     return;
   }
-  // llama.cpp's context is its own flag: prompt + new tokens unless -c is given.
-  if (estimate.engine == "llamacpp") {
-    if (!estimate.ctx_size) estimate.ctx_size = *kv_tokens.value();
-  } else {
+  // The context: prompt + new tokens, unless llama.cpp's -c is given (the
+  // engine follows from the model, so max_tokens carries it to either).
+  if (!estimate.ctx_size) {
     estimate.max_tokens = *kv_tokens.value();
+    estimate.max_tokens_given = true;
   }
   Result<EstimateRun> run = run_estimate(estimate);
   if (!run) {

@@ -42,7 +42,7 @@ const char* memfit_version(void);
 
 void memfit_string_free(char* s);
 
-/* Opens a model folder or .safetensors file, reading its config and
+/* Opens a model folder, .safetensors or .gguf file, reading its config and
  * weight headers only. On success *out is a new handle. */
 memfit_status memfit_model_open(const char* path, memfit_model** out, char** error_message);
 void memfit_model_free(memfit_model* model);
@@ -67,8 +67,11 @@ typedef struct memfit_estimate_result {
   int fits;                      /* 1 when total <= budget */
 } memfit_estimate_result;
 
-/* The same estimate `memfit inspect` prints, with MEMFIT_* environment
- * settings applied. */
+/* The same estimate `memfit inspect --engine mlxcel` prints, with MEMFIT_*
+ * environment settings applied. The struct request and result are the
+ * mlxcel profile's for every model, GGUF included; llama.cpp's profile
+ * (the default for GGUF models elsewhere) answers through
+ * memfit_estimate_request_json. */
 memfit_status memfit_estimate(const memfit_model* model, const memfit_estimate_request* request,
                               memfit_estimate_result* out, char** error_message);
 

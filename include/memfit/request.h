@@ -82,7 +82,9 @@ struct LlamaCppRequest {
 
 struct EstimateRequest {
   std::string model;        // a model folder or .safetensors file, as given
-  uint64_t max_tokens = 8192;  // context in tokens, >= 1
+  // Context in tokens, >= 1; nullopt: 8192 (mlxcel). llamacpp reads it as
+  // --ctx-size when ctx_size is not given.
+  std::optional<uint64_t> max_tokens;
   uint64_t batch = 1;          // sequences decoded together, >= 1
   // The KV cache width: kv_cache_mode, or cache_type_k with cache_type_v
   // (both or neither). K and V of different widths are sized at the wider,

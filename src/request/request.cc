@@ -67,7 +67,6 @@ Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequ
     return Status::Ok();
   }
   const std::string_view mlxcel_only = r.kv_cache_mode   ? "kv_cache_mode"
-                                       : r.max_tokens != 8192 ? "max_tokens"
                                        : r.batch != 1         ? "batch"
                                        : wants_parallel_plan(r.parallel) ? "tensor_parallel"
                                                                          : "";
@@ -78,7 +77,11 @@ Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequ
   }
   const LlamaCppRequest& q = r.llamacpp;
   LlamaCppSettings& s = p.llamacpp_settings;
-  s.ctx_size = q.ctx_size.value_or(s.ctx_size);
+  if (r.max_tokens && q.ctx_size) {
+    return Error::usage("max_tokens", "and ctx_size are both the context: give one (ctx_size is "
+                                      "llama.cpp's name)");
+  }
+  s.ctx_size = q.ctx_size.value_or(r.max_tokens.value_or(s.ctx_size));
   s.parallel = q.parallel.value_or(s.parallel);
   s.batch_size = q.batch_size.value_or(s.batch_size);
   s.ubatch_size = q.ubatch_size.value_or(s.ubatch_size);
@@ -132,7 +135,7 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   if (Status fields = check_request_fields(r); !fields) return fields.error();
 
   p.settings = context.settings();
-  p.inputs.max_tokens = r.max_tokens;
+  p.inputs.max_tokens = r.max_tokens.value_or(p.inputs.max_tokens);
   p.inputs.batch = r.batch;
   p.inputs.quant = r.quant;
   p.platform = context.platform();

@@ -133,7 +133,7 @@ Result<EstimateRequest> parse_estimate_request_json(std::string_view body) {
   if (Status sizing = request::read_sizing_fields(fields, r); !sizing) return sizing.error();
   Result<std::optional<uint64_t>> max_tokens = fields.count("max_tokens", 1);
   if (!max_tokens) return max_tokens.error();
-  r.max_tokens = max_tokens->value_or(r.max_tokens);
+  r.max_tokens = *max_tokens;
   if (Status kv = request::read_kv_fields(fields, r); !kv) return kv.error();
   if (Status llama = request::read_llamacpp_fields(fields, r); !llama) return llama.error();
   if (Status rest = fields.no_others(); !rest) return rest.error();

@@ -78,6 +78,29 @@ TEST(PreflightGenerate, UsageErrors) {
             2);
 }
 
+TEST(PreflightGenerate, LlamaCppContextIsPromptPlusNewTokensUnlessGiven) {
+  // 3,000 + 1,000 = 4,000 tokens, padded to 4,096 cells. Qwen3-14B: K + V
+  // = 40 layers x 4,096 cells x 2 x 8 x 128 x 2 B = 671,088,640 B.
+  auto r = run_memfit({"preflight", "generate", "-m", kExample, "--engine", "llamacpp",
+                       "--prompt-tokens", "3000", "--max-tokens", "1000", "--json"},
+                      k64GiB);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["engine"], "llamacpp");
+  EXPECT_EQ(j["inputs"]["ctx_size"], 4000);
+  EXPECT_EQ(j["inputs"]["n_ctx"], 4096);
+  EXPECT_EQ(j["llamacpp"]["context"]["kv_bytes"], 671088640u);
+  EXPECT_EQ(j["preflight"]["fits"], true);
+  // -c wins: 8,192 cells, twice the KV.
+  r = run_memfit({"preflight", "generate", "-m", kExample, "--engine", "llamacpp",
+                  "--prompt-tokens", "3000", "--max-tokens", "1000", "-c", "8192", "--json"},
+                 k64GiB);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["inputs"]["n_ctx"], 8192);
+  EXPECT_EQ(j["llamacpp"]["context"]["kv_bytes"], 1342177280u);
+}
+
 TEST(PreflightServe, SlotsAndThePagedKvBudget) {
   // ctx 32768 over 4 slots: 8192 per slot, batch 4.
   // kv 1,342,177,280 x 4 = 5,368,709,120; activation 2 x 4 x 2048 x 22528 x 2

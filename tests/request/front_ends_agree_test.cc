@@ -244,6 +244,10 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
        {{"model", "qwen3-8b.gguf"}, {"cache_type_k", "q8_0"}, {"cache_type_v", "q4_0"},
         {"flash_attn", "on"}, {"memory_limit", "16GiB"}},
        ""},
+      {"max_tokens as llama.cpp's context", {{"model", "qwen3-8b.gguf"}, {"max_tokens", 4096}, {"memory_limit", "16GiB"}},
+       ""},
+      {"max_tokens and ctx_size", {{"model", "qwen3-8b.gguf"}, {"max_tokens", 4096}, {"ctx_size", 4096}},
+       "usage"},
       {"mlxcel field with llamacpp",
        {{"model", "qwen3-14b"}, {"engine", "llamacpp"}, {"kv_cache_mode", "int8"}}, "usage"},
       {"llamacpp quantized V without flash attention",
@@ -303,6 +307,15 @@ TEST_F(FrontEnds, AGgufModelDefaultsToTheLlamaCppProfile) {
     // Logits for one sequence: 4 B x 151,936 = 607,744 B.
     EXPECT_EQ(l["context"]["output_bytes"], 607744u);
     EXPECT_EQ(l["context_bytes"], 6040405504u);  // 2 x 3,019,898,880 + 607,744
+  }
+  // max_tokens is read as --ctx-size: 4,096 cells, a tenth of the training
+  // context's K: 36 x 4,096 x 8 x 128 x 2 B = 301,989,888 B.
+  json context = request;
+  context["max_tokens"] = 4096;
+  for (const Answer& a : {via_cli(context), via_service(context), via_c_api(context)}) {
+    ASSERT_TRUE(a.ok) << a.message;
+    EXPECT_EQ(a.report["inputs"]["n_ctx"], 4096u);
+    EXPECT_EQ(a.report["llamacpp"]["context"]["k_bytes"], 301989888u);
   }
   // Asked for by name, the mlxcel profile prices the same geometry:
   // 36 layers x 2 x 8 KV heads x 128 x 2 B = 147,456 B per token; x 8,192.
