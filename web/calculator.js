@@ -429,7 +429,9 @@ async function start() {
   });
   let models;
   try {
-    models = (await api('GET', '/v1/models')).models;
+    // The page draws the mlxcel breakdown; GGUF models are priced by
+    // llama.cpp's profile, which it does not draw yet (the API answers them).
+    models = (await api('GET', '/v1/models')).models.filter((m) => m.format !== 'gguf');
   } catch (error) {
     showMessage(error.message);
     return;

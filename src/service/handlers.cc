@@ -86,7 +86,7 @@ HttpResponse handle_admit(ServiceState& state, std::string_view body) {
 HttpResponse handle_models(ServiceState& state) {
   Json models = Json::array();
   for (const ListedModel& m : state.roots.list_models()) {
-    models.push_back({{"name", m.name}, {"root", m.root}});
+    models.push_back({{"name", m.name}, {"root", m.root}, {"format", m.format}});
   }
   return json_response(200, Json{{"models", std::move(models)}});
 }

@@ -5,8 +5,6 @@
 // so "..", absolute paths and symlinks cannot lead out.
 #include "service/model_roots.h"
 
-#include "memfit/untrusted_text.h"
-
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -14,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "memfit/gguf_split.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit::service {
@@ -22,6 +21,18 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr size_t kMaxModelNameBytes = 4096;
+
+// A file a request may name as a GGUF model: "*.gguf", not a multimodal
+// projector ("mmproj*"), and of a split set only the first file (the set
+// is opened from it).
+bool is_gguf_model_file_name(std::string_view name) {
+  constexpr std::string_view kSuffix = ".gguf";
+  if (name.size() <= kSuffix.size() || !name.ends_with(kSuffix) || name.starts_with("mmproj")) {
+    return false;
+  }
+  std::optional<GgufSplitName> split = parse_gguf_split_name(name);
+  return !split || split->number == 1;
+}
 
 // "model '<name>': <detail>", the name quoted: it is the request's text.
 ApiError model_error(int status, std::string_view code, std::string_view name,
@@ -154,13 +165,33 @@ std::vector<ListedModel> ModelRoots::list_models() const {
       if (seen.count(name) != 0) continue;
       ApiResult<ResolvedModel> model = resolve(name);
       if (!model.ok()) continue;
-      const fs::path config = fs::canonical(fs::path(model->real_path) / "config.json", ec);
-      if (ec || !contains(normal_string(config)) || !fs::is_regular_file(config, ec)) continue;
+      std::string format = model_format(model->real_path);
+      if (format.empty()) continue;
       seen.insert(name);
-      listed.push_back(ListedModel{name, root.real});
+      listed.push_back(ListedModel{name, root.real, std::move(format)});
     }
   }
   return listed;
+}
+
+std::string ModelRoots::model_format(const std::string& real_path) const {
+  std::error_code ec;
+  if (fs::is_regular_file(real_path, ec)) {
+    return is_gguf_model_file_name(fs::path(real_path).filename().string()) ? "gguf" : "";
+  }
+  if (!fs::is_directory(real_path, ec)) return "";
+  auto confined_file = [&](const fs::path& path) {
+    std::error_code e;
+    const fs::path real = fs::canonical(path, e);
+    return !e && contains(normal_string(real)) && fs::is_regular_file(real, e);
+  };
+  if (confined_file(fs::path(real_path) / "config.json")) return "config";
+  for (fs::directory_iterator it(real_path, ec), end; !ec && it != end; it.increment(ec)) {
+    if (is_gguf_model_file_name(it->path().filename().string()) && confined_file(it->path())) {
+      return "gguf";
+    }
+  }
+  return "";
 }
 
 std::vector<std::string> ModelRoots::real_paths() const {

@@ -36,6 +36,10 @@ struct ResolvedModel {
 struct ListedModel {
   std::string name;  // the folder's name, as a request names it
   std::string root;  // the root's real path
+  // "config": a folder with a config.json (priced by default by mlxcel);
+  // "gguf": a GGUF file or a folder of them (by default by llama.cpp's
+  // profile).
+  std::string format;
 };
 
 class ModelRoots {
@@ -51,15 +55,21 @@ class ModelRoots {
   // Whether a real path is a root or inside one.
   bool contains(std::string_view real_path) const;
 
-  // The direct sub-folders of each root that hold a config.json and
-  // resolve inside the roots, sorted by name per root; a name already
-  // listed under an earlier root is left out (requests resolve to the
-  // earlier one).
+  // The direct entries of each root that are models and resolve inside
+  // the roots (is_model), sorted by name per root; a name already listed
+  // under an earlier root is left out (requests resolve to the earlier
+  // one).
   std::vector<ListedModel> list_models() const;
 
   std::vector<std::string> real_paths() const;
 
  private:
+  // "config" for a folder holding a config.json; "gguf" for a GGUF model
+  // file ("*.gguf", not "mmproj*", the first of a split set) or a folder
+  // holding one; "" otherwise. Every file counted resolves inside the
+  // roots. Whether the model opens is the request's business.
+  std::string model_format(const std::string& real_path) const;
+
   struct Root {
     std::string absolute;  // as given, made absolute, lexically normal
     std::string real;      // realpath()

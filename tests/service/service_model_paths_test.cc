@@ -187,11 +187,37 @@ TEST(ServiceModels, ListsFoldersWithAConfig) {
   const std::string qwen3 = fs::canonical(kQwen3Root).string();
   const std::string examples = fs::canonical(kExamplesRoot).string();
   EXPECT_EQ(body_json(r), (json{{"models",
-                                 {{{"name", "Qwen3-0.6B"}, {"root", qwen3}},
-                                  {{"name", "Qwen3-1.7B-MLX-bf16"}, {"root", qwen3}},
-                                  {{"name", "Qwen3-32B"}, {"root", qwen3}},
-                                  {{"name", "Qwen3-8B"}, {"root", qwen3}},
-                                  {{"name", "Qwen3-14B-MLX-4bit"}, {"root", examples}}}}}));
+                                 {{{"name", "Qwen3-0.6B"}, {"root", qwen3}, {"format", "config"}},
+                                  {{"name", "Qwen3-1.7B-MLX-bf16"}, {"root", qwen3}, {"format", "config"}},
+                                  {{"name", "Qwen3-32B"}, {"root", qwen3}, {"format", "config"}},
+                                  {{"name", "Qwen3-8B"}, {"root", qwen3}, {"format", "config"}},
+                                  {{"name", "Qwen3-14B-MLX-4bit"}, {"root", examples}, {"format", "config"}}}}}));
+}
+
+TEST(ServiceModels, ListsGgufFilesAndFoldersButNotProjectorsOrLaterSplits) {
+  Roots t;
+  t.root.write_file("Qwen3-8B-Q4_K_M.gguf", "GGUF");
+  t.root.write_file("big-00001-of-00002.gguf", "GGUF");
+  t.root.write_file("big-00002-of-00002.gguf", "GGUF");
+  t.root.write_file("mmproj-F16.gguf", "GGUF");
+  t.root.write_file("notes.txt", "");
+  t.root.write_file("quants/model-Q8_0.gguf", "GGUF");
+  t.root.write_file("projector-only/mmproj-F16.gguf", "GGUF");
+  fs::create_symlink(t.outside.path() + "/secret/config.json", t.root.file_path("escape.gguf"));
+  t.root.make_dir("sneaky");
+  fs::create_symlink(t.outside.path() + "/secret/config.json",
+                     t.root.file_path("sneaky/model.gguf"));
+  auto service = make_service({t.root.path()});
+  json models = body_json(service->handle("GET", "/v1/models", ""))["models"];
+  std::vector<std::string> names;
+  for (const json& m : models) names.push_back(m["name"]);
+  // "good" holds a config.json (Roots); "escape.gguf" and the sneaky file
+  // resolve outside the roots.
+  EXPECT_EQ(names, (std::vector<std::string>{"Qwen3-8B-Q4_K_M.gguf", "big-00001-of-00002.gguf",
+                                             "good", "quants"}));
+  std::vector<std::string> formats;
+  for (const json& m : models) formats.push_back(m["format"]);
+  EXPECT_EQ(formats, (std::vector<std::string>{"gguf", "gguf", "config", "gguf"}));
 }
 
 TEST(ServiceModels, LeavesOutEscapesEmptyFoldersFilesAndLaterDuplicates) {
