@@ -5,31 +5,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <utility>
 
 #include "base/exception_boundary.h"
 #include "memfit/checked_math.h"
 #include "memfit/untrusted_text.h"
+#include "model/numbered_file_name.h"
 
 namespace memfit {
 namespace {
 
 constexpr std::string_view kSuffix = ".gguf";
-constexpr std::string_view kOf = "-of-";
-constexpr size_t kMaxDigits = 9;  // keeps i and n far from overflow
-
-bool all_digits(std::string_view text) {
-  return !text.empty() && text.size() <= kMaxDigits &&
-         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-uint64_t to_number(std::string_view digits) {
-  uint64_t value = 0;
-  std::from_chars(digits.data(), digits.data() + digits.size(), value);  // all_digits checked
-  return value;
-}
-
 // The folder part of `path` with its trailing '/', "" for a bare name.
 std::string folder_of(const std::string& path) {
   const size_t slash = path.find_last_of('/');
@@ -183,20 +169,10 @@ class SetReader {
 }  // namespace
 
 std::optional<GgufSplitName> parse_gguf_split_name(std::string_view name) {
-  if (!name.ends_with(kSuffix)) return std::nullopt;
-  name.remove_suffix(kSuffix.size());
-  const size_t of = name.rfind(kOf);
-  if (of == std::string_view::npos) return std::nullopt;
-  const std::string_view count = name.substr(of + kOf.size());
-  const std::string_view head = name.substr(0, of);
-  const size_t dash = head.rfind('-');
-  if (dash == std::string_view::npos || dash == 0) return std::nullopt;
-  const std::string_view number = head.substr(dash + 1);
-  if (!all_digits(number) || !all_digits(count)) return std::nullopt;
-  GgufSplitName split{std::string(head.substr(0, dash)), to_number(number), to_number(count),
-                      number.size(), count.size()};
-  if (split.count == 0) return std::nullopt;
-  return split;
+  std::optional<NumberedFileName> parsed = parse_numbered_file_name(name, kSuffix);
+  if (!parsed || parsed->prefix.empty()) return std::nullopt;
+  return GgufSplitName{std::string(parsed->prefix), parsed->number, parsed->count,
+                       parsed->number_digits, parsed->count_digits};
 }
 
 std::string gguf_split_file_name(const GgufSplitName& name, uint64_t number) {

@@ -3,32 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "memfit/checked_math.h"
 #include "model/error_text.h"
+#include "model/numbered_file_name.h"
 
 namespace memfit {
 namespace {
 
 constexpr std::string_view kSuffix = ".safetensors";
-constexpr std::string_view kOf = "-of-";
-constexpr size_t kMaxDigits = 9;  // keeps i and N far from overflow
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && s.size() <= kMaxDigits &&
-         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-uint64_t to_number(std::string_view digits) {
-  uint64_t value = 0;
-  std::from_chars(digits.data(), digits.data() + digits.size(), value);  // all_digits checked
-  return value;
-}
-
 // One numbered set: its members, sorted by name.
 struct ShardSet {
   std::vector<std::string> files;
@@ -62,19 +48,9 @@ std::string join_quoted(const std::vector<std::string>& names) {
 }  // namespace
 
 std::optional<ShardName> parse_shard_name(std::string_view name) {
-  if (!name.ends_with(kSuffix)) return std::nullopt;
-  name.remove_suffix(kSuffix.size());
-  const size_t of = name.rfind(kOf);
-  if (of == std::string_view::npos) return std::nullopt;
-  const std::string_view count = name.substr(of + kOf.size());
-  const std::string_view head = name.substr(0, of);
-  const size_t dash = head.rfind('-');
-  if (dash == std::string_view::npos) return std::nullopt;
-  const std::string_view number = head.substr(dash + 1);
-  if (!all_digits(number) || !all_digits(count)) return std::nullopt;
-  ShardName shard{std::string(head.substr(0, dash)), to_number(number), to_number(count)};
-  if (shard.count == 0) return std::nullopt;
-  return shard;
+  std::optional<NumberedFileName> parsed = parse_numbered_file_name(name, kSuffix);
+  if (!parsed) return std::nullopt;
+  return ShardName{std::string(parsed->prefix), parsed->number, parsed->count};
 }
 
 WeightFileChoice choose_weight_files(const std::vector<WeightFile>& files) {
