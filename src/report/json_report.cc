@@ -27,6 +27,7 @@ nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e,
   j["model_type"] = model.spec.model_type;
   j["family"] = model.spec.family;
   j["layout"] = model.spec.layout;
+  j["engine"] = "mlxcel";  // the seeds' runtime's rules (llamacpp_report.h for llama.cpp's)
   j["inputs"] = {{"max_tokens", e.inputs.max_tokens},
                  {"batch", e.inputs.batch},
                  {"kv_cache_mode", std::string(to_string(e.inputs.kv_element))},

@@ -234,22 +234,28 @@ TEST(InspectCli, JsonReportMatchesTheShippedSchema) {
     GTEST_FAIL() << "python3 with jsonschema is required (apt-get install python3-jsonschema)";
   }
   ScratchDir dir;
-  for (const std::string& model :
-       {kExample, std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/qwen3_5/Qwen3.5-27B",
-        std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/gemma3/gemma-3-1b-it",
-        std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/mamba/mamba-2.8b-hf-finetune"}) {
-    auto r = run_memfit({"inspect", "-m", model, "--json"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::string report = dir.write("report.json", r.out);
-    auto check = testing::run_command(
-        {"/usr/bin/env", "python3", "-c",
-         "import json, sys, jsonschema\n"
-         "schema = json.load(open(sys.argv[1]))\n"
-         "jsonschema.Draft202012Validator.check_schema(schema)\n"
-         "jsonschema.validate(json.load(open(sys.argv[2])), schema,"
-         " cls=jsonschema.Draft202012Validator)\n",
-         std::string(MEMFIT_SOURCE_DIR) + "/schema/inspect-report.schema.json", report});
-    EXPECT_EQ(check.exit_code, 0) << model << "\n" << check.err;
+  // Each engine's report: mlxcel's by default, llama.cpp's when asked.
+  for (const std::string& engine : {"auto", "llamacpp"}) {
+    for (const std::string& model :
+         {kExample, std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/qwen3_5/Qwen3.5-27B",
+          std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/gemma3/gemma-3-1b-it",
+          std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/mamba/mamba-2.8b-hf-finetune"}) {
+      std::vector<std::string> args = {"inspect", "-m", model, "--json"};
+      if (engine == "llamacpp") args.insert(args.end(), {"--engine", "llamacpp", "-c", "4096"});
+      auto r = run_memfit(args);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(nlohmann::json::parse(r.out)["engine"], engine == "auto" ? "mlxcel" : "llamacpp");
+      std::string report = dir.write("report.json", r.out);
+      auto check = testing::run_command(
+          {"/usr/bin/env", "python3", "-c",
+           "import json, sys, jsonschema\n"
+           "schema = json.load(open(sys.argv[1]))\n"
+           "jsonschema.Draft202012Validator.check_schema(schema)\n"
+           "jsonschema.validate(json.load(open(sys.argv[2])), schema,"
+           " cls=jsonschema.Draft202012Validator)\n",
+           std::string(MEMFIT_SOURCE_DIR) + "/schema/inspect-report.schema.json", report});
+      EXPECT_EQ(check.exit_code, 0) << model << "\n" << check.err;
+    }
   }
 }
 
@@ -261,6 +267,17 @@ TEST(InspectCli, SchemaRejectsAReportWithoutTotal) {
   j.erase("total_bytes");
   std::string report = dir.write("report.json", j.dump());
   auto check = testing::run_command(
+      {"/usr/bin/env", "python3", "-c",
+       "import json, sys, jsonschema\n"
+       "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))\n",
+       std::string(MEMFIT_SOURCE_DIR) + "/schema/inspect-report.schema.json", report});
+  EXPECT_NE(check.exit_code, 0);
+  // Nor is its llama.cpp branch: a llamacpp report without its breakdown.
+  r = run_memfit({"inspect", "-m", kExample, "--engine", "llamacpp", "-c", "4096", "--json"});
+  j = nlohmann::json::parse(r.out);
+  j["llamacpp"].erase("compute_bytes");
+  report = dir.write("llamacpp.json", j.dump());
+  check = testing::run_command(
       {"/usr/bin/env", "python3", "-c",
        "import json, sys, jsonschema\n"
        "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))\n",

@@ -323,6 +323,7 @@ TEST_F(FrontEnds, AGgufModelDefaultsToTheLlamaCppProfile) {
   named["engine"] = "mlxcel";
   const Answer a = via_service(named);
   ASSERT_TRUE(a.ok) << a.message;
+  EXPECT_EQ(a.report["engine"], "mlxcel");
   EXPECT_EQ(a.report["kv_bytes_per_token"]["fp16"], 147456u);
   EXPECT_EQ(a.report["kv_bytes_total"], 1207959552u);
   EXPECT_EQ(a.report["warnings"], json::array());
