@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "memfit/report.h"
+#include "report/report_head.h"
 
 namespace memfit {
 
@@ -21,13 +22,7 @@ std::string micros_text(uint64_t micros) {
 nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e,
                                         const MemoryBudget& budget,
                                         std::span<const Warning> warnings) {
-  Json j;
-  j["memfit_version"] = std::string(memfit_version());
-  j["model"] = model.path;
-  j["model_type"] = model.spec.model_type;
-  j["family"] = model.spec.family;
-  j["layout"] = model.spec.layout;
-  j["engine"] = "mlxcel";  // the seeds' runtime's rules (llamacpp_report.h for llama.cpp's)
+  Json j = report_head(model, "mlxcel");  // the seeds' runtime's rules
   j["inputs"] = {{"max_tokens", e.inputs.max_tokens},
                  {"batch", e.inputs.batch},
                  {"kv_cache_mode", std::string(to_string(e.inputs.kv_element))},

@@ -21,6 +21,7 @@
 #include "memfit/memory_size.h"
 #include "memfit/report.h"
 #include "memfit/untrusted_text.h"
+#include "report/report_head.h"
 
 namespace memfit {
 namespace {
@@ -42,13 +43,7 @@ nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const Llama
                                                  std::span<const Warning> warnings) {
   const LlamaCppSettings& s = e.settings;
   const LlamaCppContext& c = e.context;
-  Json j;
-  j["memfit_version"] = std::string(memfit_version());
-  j["model"] = model.path;
-  j["model_type"] = model.spec.model_type;
-  j["family"] = model.spec.family;
-  j["layout"] = model.spec.layout;
-  j["engine"] = "llamacpp";
+  Json j = report_head(model, "llamacpp");
   j["inputs"] = {{"ctx_size", s.ctx_size},
                  {"n_ctx", c.n_ctx},
                  {"n_ctx_seq", c.n_ctx_seq},

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "memfit/memfit.h"
-#include "support/gguf_writer.h"
+#include "support/gguf_fixtures.h"
 #include "support/temp_dir.h"
 
 namespace memfit {
@@ -12,18 +12,8 @@ namespace {
 
 TEST(CapiStructRequest, AGgufModelIsPricedByMlxcel) {
   TempDir dir;
-  GgufWriter w;
-  w.add_string("general.architecture", "qwen3")
-      .add_u32("qwen3.block_count", 36)
-      .add_u32("qwen3.context_length", 40960)
-      .add_u32("qwen3.embedding_length", 4096)
-      .add_u32("qwen3.feed_forward_length", 12288)
-      .add_u32("qwen3.attention.head_count", 32)
-      .add_u32("qwen3.attention.head_count_kv", 8)
-      .add_u32("qwen3.attention.key_length", 128)
-      .add_u32("qwen3.attention.value_length", 128)
-      .add_u32("qwen3.vocab_size", 151936)
-      .add_tensor("token_embd.weight", GgmlType::kQ4_K, {4096, 151936});
+  GgufWriter w = qwen3_8b_gguf_keys();
+  w.add_tensor("token_embd.weight", GgmlType::kQ4_K, {4096, 151936});
   const std::string path = dir.file_path("qwen3.gguf");
   w.write(path);
 

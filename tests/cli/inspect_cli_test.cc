@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/gguf_writer.h"
+#include "support/gguf_fixtures.h"
 #include "support/run_command.h"
 
 namespace memfit {
@@ -54,17 +54,8 @@ TEST(InspectCli, AGgufFileIsInspectedFromItsHeader) {
   // Qwen3-8B's geometry with one tensor, a Q4_K [4096, 151936] embedding:
   // 16 blocks x 144 B x 151,936 rows = 350,060,544 B, sparse on disk.
   ScratchDir dir;
-  GgufWriter w;
-  w.add_string("general.architecture", "qwen3")
-      .add_u32("qwen3.block_count", 36)
-      .add_u32("qwen3.embedding_length", 4096)
-      .add_u32("qwen3.feed_forward_length", 12288)
-      .add_u32("qwen3.attention.head_count", 32)
-      .add_u32("qwen3.attention.head_count_kv", 8)
-      .add_u32("qwen3.attention.key_length", 128)
-      .add_u32("qwen3.attention.value_length", 128)
-      .add_u32("qwen3.vocab_size", 151936)
-      .add_tensor("token_embd.weight", GgmlType::kQ4_K, {4096, 151936});
+  GgufWriter w = qwen3_8b_gguf_keys(/*training_context=*/false);
+  w.add_tensor("token_embd.weight", GgmlType::kQ4_K, {4096, 151936});
   const std::string path = dir.path() + "/Qwen3-8B-Q4_K_M.gguf";
   w.write(path);
   // GGUF models default to the llama.cpp profile, whose --ctx-size 0 means
@@ -246,14 +237,7 @@ TEST(InspectCli, JsonReportMatchesTheShippedSchema) {
       ASSERT_EQ(r.exit_code, 0) << r.err;
       EXPECT_EQ(nlohmann::json::parse(r.out)["engine"], engine == "auto" ? "mlxcel" : "llamacpp");
       std::string report = dir.write("report.json", r.out);
-      auto check = testing::run_command(
-          {"/usr/bin/env", "python3", "-c",
-           "import json, sys, jsonschema\n"
-           "schema = json.load(open(sys.argv[1]))\n"
-           "jsonschema.Draft202012Validator.check_schema(schema)\n"
-           "jsonschema.validate(json.load(open(sys.argv[2])), schema,"
-           " cls=jsonschema.Draft202012Validator)\n",
-           std::string(MEMFIT_SOURCE_DIR) + "/schema/inspect-report.schema.json", report});
+      auto check = testing::check_report_schema(report);
       EXPECT_EQ(check.exit_code, 0) << model << "\n" << check.err;
     }
   }
@@ -266,22 +250,14 @@ TEST(InspectCli, SchemaRejectsAReportWithoutTotal) {
   nlohmann::json j = nlohmann::json::parse(r.out);
   j.erase("total_bytes");
   std::string report = dir.write("report.json", j.dump());
-  auto check = testing::run_command(
-      {"/usr/bin/env", "python3", "-c",
-       "import json, sys, jsonschema\n"
-       "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))\n",
-       std::string(MEMFIT_SOURCE_DIR) + "/schema/inspect-report.schema.json", report});
+  auto check = testing::check_report_schema(report);
   EXPECT_NE(check.exit_code, 0);
   // Nor is its llama.cpp branch: a llamacpp report without its breakdown.
   r = run_memfit({"inspect", "-m", kExample, "--engine", "llamacpp", "-c", "4096", "--json"});
   j = nlohmann::json::parse(r.out);
   j["llamacpp"].erase("compute_bytes");
   report = dir.write("llamacpp.json", j.dump());
-  check = testing::run_command(
-      {"/usr/bin/env", "python3", "-c",
-       "import json, sys, jsonschema\n"
-       "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))\n",
-       std::string(MEMFIT_SOURCE_DIR) + "/schema/inspect-report.schema.json", report});
+  check = testing::check_report_schema(report);
   EXPECT_NE(check.exit_code, 0);
 }
 

@@ -29,7 +29,6 @@
 namespace memfit {
 namespace {
 
-using testing::run_command;
 using testing::run_memfit;
 
 class Llama1B {
@@ -172,14 +171,7 @@ TEST(ParallelCli, ReportsMatchTheShippedSchema) {
     nlohmann::json j = nlohmann::json::parse(r.out);
     ASSERT_TRUE(j.contains("parallel"));
     std::string report = model.dir().write_file("report.json", r.out);
-    auto check = run_command(
-        {"/usr/bin/env", "python3", "-c",
-         "import json, sys, jsonschema\n"
-         "schema = json.load(open(sys.argv[1]))\n"
-         "jsonschema.Draft202012Validator.check_schema(schema)\n"
-         "jsonschema.validate(json.load(open(sys.argv[2])), schema,"
-         " cls=jsonschema.Draft202012Validator)\n",
-         std::string(MEMFIT_SOURCE_DIR) + "/schema/inspect-report.schema.json", report});
+    auto check = testing::check_report_schema(report);
     EXPECT_EQ(check.exit_code, 0) << check.err;
   }
   // The index-only example has no header list: the split is proportional.

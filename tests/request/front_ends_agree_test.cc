@@ -17,7 +17,7 @@
 #include "memfit/memfit.h"
 #include "memfit/service.h"
 #include "memfit/settings.h"
-#include "support/gguf_writer.h"
+#include "support/gguf_fixtures.h"
 #include "support/run_command.h"
 #include "support/small_checkpoints.h"
 #include "support/temp_dir.h"
@@ -55,18 +55,8 @@ Answer json_answer(bool ok, const json& body) {
 // 36 Q4_K [4096, 4096] matrices, 2,304 B x 4,096 rows = 9,437,184 B each,
 // 339,738,624 B in all: 689,799,168 B of weights.
 GgufWriter qwen3_8b_gguf() {
-  GgufWriter w;
-  w.add_string("general.architecture", "qwen3")
-      .add_u32("qwen3.block_count", 36)
-      .add_u32("qwen3.context_length", 40960)
-      .add_u32("qwen3.embedding_length", 4096)
-      .add_u32("qwen3.feed_forward_length", 12288)
-      .add_u32("qwen3.attention.head_count", 32)
-      .add_u32("qwen3.attention.head_count_kv", 8)
-      .add_u32("qwen3.attention.key_length", 128)
-      .add_u32("qwen3.attention.value_length", 128)
-      .add_u32("qwen3.vocab_size", 151936)
-      .add_tensor("token_embd.weight", GgmlType::kQ4_K, {4096, 151936});
+  GgufWriter w = qwen3_8b_gguf_keys();
+  w.add_tensor("token_embd.weight", GgmlType::kQ4_K, {4096, 151936});
   for (int layer = 0; layer < 36; ++layer) {
     w.add_tensor("blk." + std::to_string(layer) + ".attn_q.weight", GgmlType::kQ4_K, {4096, 4096});
   }

@@ -77,4 +77,15 @@ CommandResult run_memfit(const std::vector<std::string>& args,
   return run_command(argv, env);
 }
 
+CommandResult check_report_schema(const std::string& report_path) {
+  return run_command({"/usr/bin/env", "python3", "-c",
+                      "import json, sys, jsonschema\n"
+                      "schema = json.load(open(sys.argv[1]))\n"
+                      "jsonschema.Draft202012Validator.check_schema(schema)\n"
+                      "jsonschema.validate(json.load(open(sys.argv[2])), schema,"
+                      " cls=jsonschema.Draft202012Validator)\n",
+                      std::string(MEMFIT_SOURCE_DIR) + "/schema/inspect-report.schema.json",
+                      report_path});
+}
+
 }  // namespace memfit::testing

@@ -23,6 +23,11 @@ CommandResult run_command(const std::vector<std::string>& argv,
 CommandResult run_memfit(const std::vector<std::string>& args,
                          const std::map<std::string, std::string>& env = {});
 
+// Checks schema/inspect-report.schema.json as a Draft 2020-12 schema, then
+// the JSON file at `report_path` against it, with python3's jsonschema:
+// exit code 0 when both hold, the validator's message on stderr otherwise.
+CommandResult check_report_schema(const std::string& report_path);
+
 }  // namespace memfit::testing
 
 #endif  // MEMFIT_TESTS_SUPPORT_RUN_COMMAND_H_
