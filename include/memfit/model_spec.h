@@ -134,6 +134,10 @@ struct ModelSpec {
   // max_sequence_length | seq_length | n_positions | n_ctx), in tokens; 0
   // when it says none. Informational: a plot's default x range.
   uint64_t max_position_tokens = 0;
+  // GGUF only: <arch>.nextn_predict_layers, the multi-token-prediction
+  // blocks after the decoder layers; they are not in `layers`. llama.cpp's
+  // KV cache still holds them for most architectures (docs/llamacpp-rules.md).
+  uint64_t nextn_layers = 0;
 };
 
 // Parses config.json text. Fails on text that is not a JSON object, on

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <array>
+#include <string_view>
+#include <vector>
 
 #include "estimate/llamacpp_parts.h"
 #include "memfit/checked_math.h"
@@ -38,6 +40,13 @@ Result<uint64_t> row_bytes(GgmlType type, uint64_t elements, std::string_view fi
   return bytes;
 }
 
+// Architectures whose KV cache leaves the NextN/MTP blocks out
+// (llama_model::create_memory's layer filter at v0.4.0).
+bool filters_nextn(std::string_view arch) {
+  return arch == "step35" || arch == "hy_v3" || arch == "glm-dsa" || arch == "mimo2" ||
+         arch == "deepseek32";
+}
+
 Error overflow(std::string_view what) {
   return Error::overflow(fmt::format("llama.cpp {} overflows 64 bits: the request or the config is absurd", what));
 }
@@ -60,11 +69,31 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
     if (has_attention_kv(l.kind)) widest_v = std::max(widest_v, l.elems_per_token / 2);
   }
 
+  // The NextN/MTP blocks after the decoder layers keep a KV cache like the
+  // last decoder layer's, never windowed, unless the architecture filters
+  // them out or the model is recurrent or hybrid (whose memory filters them).
+  std::vector<LayerCache> layers = spec.layers;
+  const bool recurrent_model = std::any_of(layers.begin(), layers.end(), [](const LayerCache& l) {
+    return is_recurrent(l.kind);
+  });
+  if (spec.nextn_layers > 0 && !recurrent_model && !filters_nextn(spec.model_type)) {
+    auto last = std::find_if(layers.rbegin(), layers.rend(), [](const LayerCache& l) {
+      return has_attention_kv(l.kind) || l.kind == LayerKind::kMlaLatent;
+    });
+    if (last != layers.rend()) {
+      LayerCache nextn = *last;
+      if (nextn.kind != LayerKind::kMlaLatent) nextn.kind = LayerKind::kFullAttention;
+      nextn.window_tokens = 0;
+      // nextn_layers < block_count <= kMaxLayers: bounded by the reader.
+      layers.insert(layers.end(), spec.nextn_layers, nextn);
+    }
+  }
+
   MemoryParts parts;
   CheckedBytes k_total = 0;
   CheckedBytes v_total = 0;
   CheckedBytes recurrent_total = 0;
-  for (const LayerCache& l : spec.layers) {
+  for (const LayerCache& l : layers) {
     if (is_recurrent(l.kind)) {
       recurrent_total += CheckedBytes(l.state_bytes) * c.n_seq;
       ++parts.recurrent_layers;
