@@ -138,12 +138,13 @@ TEST(LlamaCppEstimate, ComputeBufferOfTheValidationLlama) {
 }
 
 // docs/validation-llamacpp.md's deepseek2-mla: 3 decoder blocks of one
-// latent row of 256 + 64 = 320 elements, 8 heads of 128, hidden 512, a NextN
-// block after them.
+// latent row of 256 + 64 = 320 elements, 8 heads, hidden 512, a NextN block
+// after them. head_dim 64 is what the GGUF reader gives that file
+// (hidden / heads).
 ModelSpec validation_mla(std::string arch) {
   ModelSpec s;
   s.model_type = std::move(arch);
-  s.geometry = {3, 512, 8, 1, 128, 1536, 32000};
+  s.geometry = {3, 512, 8, 1, 64, 1536, 32000};
   s.max_position_tokens = 8192;
   s.layers.assign(3, LayerCache{LayerKind::kMlaLatent, 320, 0, 0});
   s.nextn_layers = 1;
@@ -173,20 +174,20 @@ TEST(LlamaCppEstimate, NextNBlocksKeepAKvCacheUnlessTheArchitectureFiltersThem) 
 
 TEST(LlamaCppEstimate, ComputeBufferOfMla) {
   // -c 4096 -ub 512, FA auto (measured 70.60 MiB): tail 2 x 512 + 8 x 320 +
-  // 8 x 128 = 4608 floats; 4 x 512 x (32000 + 4608) = 74,973,184 = 71.50 MiB.
+  // 8 x 64 = 4096 floats; 4 x 512 x (32000 + 4096) = 73,924,608 = 70.50 MiB.
   LlamaCppSettings s;
   s.ctx_size = 4096;
-  EXPECT_EQ(run(validation_mla("deepseek2"), s).compute_bytes, 74973184u);
+  EXPECT_EQ(run(validation_mla("deepseek2"), s).compute_bytes, 73924608u);
   // -c 12000 -b 1024 -ub 1024 -fa off (measured 457.21 MiB): 12032 cells;
   // scores 4 x 12032 x 1024 x 8 = 394,264,576 + mask 49,283,072 +
-  // activations 4 x 1024 x (1024 + 2 x 2560 + 2 x 1024 = 8192) = 33,554,432
-  // + transposed latent V 640 B x 12032 = 7,700,480 -> 484,802,560
-  // (462.34 MiB, 1.1% over).
+  // activations 4 x 1024 x (1024 + 2 x 2560 + 2 x 512 = 7168) = 29,360,128
+  // + transposed latent V 640 B x 12032 = 7,700,480 -> 480,608,256
+  // (458.34 MiB, 0.25% over).
   LlamaCppSettings off;
   off.ctx_size = 12000;
   off.batch_size = off.ubatch_size = 1024;
   off.flash_attn = FlashAttn::kOff;
-  EXPECT_EQ(run(validation_mla("deepseek2"), off).compute_bytes, 484802560u);
+  EXPECT_EQ(run(validation_mla("deepseek2"), off).compute_bytes, 480608256u);
 }
 
 TEST(LlamaCppEstimate, SyntheticGemma2SwaCellsMatchTheMeasuredLogLines) {
