@@ -29,6 +29,7 @@ export const matrix = {
     {ctx: 8192, seq: 2, batch: 512, fa: false, k: "f16", v: "f16", swaFull: true},
   ],
   "deepseek2-mla": mla,
+  "granite-hybrid": common,
   "mamba2": [
     {ctx: 4096, seq: 1, batch: 512, fa: "auto", k: "f16", v: "f16"},
     {ctx: 1000, seq: 1, batch: 512, fa: false, k: "f16", v: "f16"},

@@ -12,6 +12,9 @@
 //   deepseek2-mla   DeepSeek-V3 shape: MLA (latent 256 + rope 64), 1 dense
 //                   lead block, 2 MoE blocks, 1 NextN block
 //   mamba2          Mamba-2, 4 blocks, d_inner 1024, state 64, 1 group
+//   granite-hybrid  Granite 4 hybrid: 6 blocks, Mamba-2 mixers except
+//                   blocks 2 and 5 (attention, 8 heads / 2 KV heads of 64),
+//                   a dense FFN in every block
 //
 // The tensor lists follow llama.cpp's loaders (src/models/<arch>.cpp,
 // load_arch_tensors) at the pinned release; a tensor the loader does not
@@ -229,6 +232,46 @@ GgufWriter mamba2() {
   return w;
 }
 
+GgufWriter granite_hybrid() {
+  constexpr uint64_t E = 512, H = 8, HKV = 2, D = 64, FF = 1536, L = 6;
+  constexpr uint64_t D_INNER = 2 * E, D_STATE = 64, GROUPS = 1, SSM_HEADS = 16, D_CONV = 4;
+  constexpr uint64_t CONV_DIM = D_INNER + 2 * GROUPS * D_STATE;
+  constexpr uint64_t IN_PROJ = 2 * D_INNER + 2 * GROUPS * D_STATE + SSM_HEADS;
+  auto attention_layer = [](int i) { return i == 2 || i == 5; };
+  std::vector<uint32_t> kv_heads;
+  for (int i = 0; i < static_cast<int>(L); ++i) kv_heads.push_back(attention_layer(i) ? HKV : 0);
+  GgufWriter w = base("granitehybrid", "validation granite hybrid", 8192, E, L);
+  w.add_u32("granitehybrid.feed_forward_length", FF)
+      .add_u32("granitehybrid.attention.head_count", H)
+      .add_u32_array("granitehybrid.attention.head_count_kv", kv_heads)
+      .add_f32("granitehybrid.rope.freq_base", 10000.0f)
+      .add_u32("granitehybrid.ssm.conv_kernel", D_CONV)
+      .add_u32("granitehybrid.ssm.inner_size", D_INNER)
+      .add_u32("granitehybrid.ssm.state_size", D_STATE)
+      .add_u32("granitehybrid.ssm.time_step_rank", SSM_HEADS)
+      .add_u32("granitehybrid.ssm.group_count", GROUPS);
+  w.add_tensor("token_embd.weight", GgmlType::kQ8_0, {E, kVocab});
+  for (int i = 0; i < static_cast<int>(L); ++i) {
+    w.add_tensor(blk(i, "attn_norm.weight"), GgmlType::kF32, {E});
+    if (attention_layer(i)) {
+      attention_gqa(w, i, E, H * D, HKV * D, GgmlType::kQ4_0);
+    } else {
+      w.add_tensor(blk(i, "ssm_in.weight"), GgmlType::kQ4_0, {E, IN_PROJ});
+      w.add_tensor(blk(i, "ssm_conv1d.weight"), GgmlType::kF32, {D_CONV, CONV_DIM});
+      w.add_tensor(blk(i, "ssm_conv1d.bias"), GgmlType::kF32, {CONV_DIM});
+      w.add_tensor(blk(i, "ssm_dt.bias"), GgmlType::kF32, {SSM_HEADS});
+      w.add_tensor(blk(i, "ssm_a"), GgmlType::kF32, {1, SSM_HEADS});
+      w.add_tensor(blk(i, "ssm_d"), GgmlType::kF32, {1, SSM_HEADS});
+      w.add_tensor(blk(i, "ssm_norm.weight"), GgmlType::kF32, {D_INNER / GROUPS, GROUPS});
+      w.add_tensor(blk(i, "ssm_out.weight"), GgmlType::kQ4_0, {D_INNER, E});
+    }
+    w.add_tensor(blk(i, "ffn_norm.weight"), GgmlType::kF32, {E});
+    dense_ffn(w, i, E, FF, GgmlType::kQ4_K);
+  }
+  w.add_tensor("output_norm.weight", GgmlType::kF32, {E});
+  return w;  // tied: the q8_0 embedding is the output
+}
+
 }  // namespace
 }  // namespace memfit
 
@@ -251,7 +294,7 @@ int main(int argc, char** argv) {
   const std::vector<Named> models = {
       {"llama-dense", memfit::llama_dense()}, {"qwen3moe", memfit::qwen3moe()},
       {"gemma3-swa", memfit::gemma3_swa()},   {"deepseek2-mla", memfit::deepseek2_mla()},
-      {"mamba2", memfit::mamba2()},
+      {"mamba2", memfit::mamba2()},           {"granite-hybrid", memfit::granite_hybrid()},
   };
   for (const Named& model : models) {
     const std::string path = (folder / (std::string(model.name) + ".gguf")).string();
