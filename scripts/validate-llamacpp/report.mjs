@@ -63,7 +63,7 @@ export function renderMarkdown({environment, rows}) {
   out.push("");
   out.push("All sizes in MiB. llama.cpp: its log lines (model buffers without `CPU_REPACK`, repacked weights, KV, recurrent state, output, compute); memfit: `inspect --engine llamacpp`; node-llama-cpp: `GgufInsights.estimateModelResourceRequirements` + `estimateContextResourceRequirements`. Errors are relative to llama.cpp's total without the repacked copies; `tot+rp` with them.");
   out.push("");
-  out.push("| model | settings | llama.cpp model / repack / KV / RS / out / compute = total | memfit model / KV / RS / out / compute = total | Δ model, KV, RS, out (MiB) | compute err | memfit total err (tot+rp) | node-llama-cpp total err (tot+rp) | checks |");
+  out.push("| model | settings | llama.cpp model / repack / KV / RS / out / compute = total | memfit model / KV / RS / out / compute = total | Δ model, KV, RS, out (MiB) | compute err | memfit total err (tot+rp) | node-llama-cpp model + context = total, err (tot+rp) | checks |");
   out.push("|---|---|---|---|---|---|---|---|---|");
   let failures = 0;
   for (const row of rows) {
@@ -91,7 +91,7 @@ export function renderMarkdown({environment, rows}) {
     out.push(`| ${row.model} | ${s} | ${mib(L.model)} / ${mib(L.repack)} / ${mib(L.kv)} / ${mib(L.rs)} / ${mib(L.output)} / ${mib(L.compute)} = **${mib(L.total)}** | ` +
       `${mib(m.model_bytes)} / ${mib(m.context.kv_bytes)} / ${mib(m.context.recurrent_bytes)} / ${mib(m.context.output_bytes)} / ${mib(m.compute_bytes)} = **${mib(m.total)}** | ` +
       `${mib(e.modelDelta)}, ${mib(e.kvDelta)}, ${mib(e.rsDelta)}, ${mib(e.outputDelta)} | ${pct(e.computeRel)} (${mib(e.computeDelta)}) | ${pct(e.totalRel)} (${pct(e.totalRelWithRepack)}) | ` +
-      `${pct(e.nlcRel)} (${pct(e.nlcRelWithRepack)}) | ${checks.length ? checks.join(", ") : "ok"} |`);
+      `${mib(row.nlc.model)} + ${mib(row.nlc.context)} = ${mib(row.nlc.total)}, ${pct(e.nlcRel)} (${pct(e.nlcRelWithRepack)}) | ${checks.length ? checks.join(", ") : "ok"} |`);
   }
   out.push("");
   out.push(`${rows.length} rows, ${failures} with a failed check.`);
