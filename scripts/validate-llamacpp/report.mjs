@@ -42,6 +42,16 @@ export function evaluate(row) {
     // module (KV + recurrent state) + compute, without the output buffer.
     exactContextCompute: row.llama.contextBreakdown?.cpuRam ?? null,
   };
+  // The context memfit resolved against llama_context's lines (flash
+  // attention: resolve_fused_ops' line for auto, else the requested value).
+  const l = row.llama;
+  const fa = l.faResolved ?? (l.flash_attn === "enabled");
+  const inputs = row.memfit.inputs;
+  e.contextMismatch = [
+    ["n_ctx", l.n_ctx, inputs.n_ctx], ["n_ctx_seq", l.n_ctx_seq, inputs.n_ctx_seq],
+    ["n_batch", l.n_batch, inputs.n_batch], ["n_ubatch", l.n_ubatch, inputs.n_ubatch],
+    ["swa cells", l.swaCells, inputs.swa_cells], ["flash attention", fa, inputs.flash_attn_resolved],
+  ].filter(([, theirs, ours]) => theirs !== ours).map(([name]) => name);
   e.kvOk = Math.abs(e.kvDelta) <= ROUNDING * Math.max(1, kvLines);
   e.rsOk = Math.abs(e.rsDelta) <= ROUNDING;
   e.outputOk = Math.abs(e.outputDelta) <= ROUNDING;
@@ -80,7 +90,7 @@ export function renderMarkdown({environment, rows}) {
     const e = evaluate(row);
     const m = row.memfit;
     const L = e.L;
-    const checks = [];
+    const checks = [...e.contextMismatch];
     if (!e.kvOk) checks.push("KV");
     if (!e.rsOk) checks.push("RS");
     if (!e.outputOk) checks.push("out");
