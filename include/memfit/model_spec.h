@@ -108,6 +108,10 @@ struct MoeInfo {
   uint64_t experts = 0;            // routed experts per MoE layer; 0 = dense model
   uint64_t experts_per_token = 0;
   uint64_t shared_experts = 0;
+  // moe_intermediate_size (GGUF: <arch>.expert_feed_forward_length): one
+  // routed expert's FFN width; 0 when the config gives none (then the
+  // experts are intermediate_size wide, as in Mixtral).
+  uint64_t expert_intermediate = 0;
 };
 
 struct ModelSpec {

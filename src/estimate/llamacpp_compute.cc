@@ -18,17 +18,22 @@
 //              + 2 heads x head_dim, plus the transposed copy of the latent
 //              V, row(type_v, latent) x n_kv x streams)
 //              with flash attention: the f16 mask 2 x n_kv x n_tok + 4 x n_tok x A
-//   FFN        4 x n_tok x (2 hidden + 3 x intermediate + experts)
+//   FFN        4 x n_tok x (3 x width + 4 x hidden) + the mask (2 x n_kv x
+//              n_tok with flash attention, 4 x without), width = the dense
+//              intermediate, or for MoE experts_per_token x the expert width
+//              (moe_intermediate_size) + the router's experts
 //
 // n_kv is the largest cells per stream of any attention layer (the base
 // cache's, or the SWA cache's with --swa-full). The masks are inputs,
-// placed first; measured, they do not add to the output phase (the logits
-// go above the last layer's tail, the freed mask below).
+// placed first and alive until the last layer's attention: they add to the
+// FFN phase of the layers before it, but measured, not to the output phase
+// (the logits go above the last layer's tail, the freed mask below).
 //
 // Calibration on the pinned CPU library (docs/validation-llamacpp.md): the
 // output phase matches llama, Qwen3-MoE, Gemma 3 and Mamba-2 shapes to
 // 0-1 tail unit over (1 MiB at n_tok 512, hidden 512), the attention phase
-// without flash attention to 0.3%; MLA to 0.2% (7.6% over at 512 cells).
+// without flash attention to 0.3%; MLA to 0.2% (7.6% over at 512 cells);
+// the MoE FFN phase of 8 routed experts of 512 to 0-4% over.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -92,8 +97,17 @@ Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& c,
       }
     }
   }
-  CheckedBytes ffn = CheckedBytes(4) * n_tok *
-                     (CheckedBytes(2) * g.hidden + spec.moe.experts + CheckedBytes(3) * g.intermediate);
+  // FFN: the gate, up and gated products of the FFN (MoE: of the routed
+  // experts, used x expert width), the input, residual and their
+  // successors, with the mask of the layers still to come.
+  const uint64_t used = std::max<uint64_t>(spec.moe.experts_per_token, 1);
+  const uint64_t expert_width =
+      spec.moe.expert_intermediate > 0 ? spec.moe.expert_intermediate : g.intermediate;
+  const CheckedBytes ffn_width = spec.moe.experts > 0
+                                     ? CheckedBytes(used) * expert_width + spec.moe.experts
+                                     : CheckedBytes(g.intermediate);
+  CheckedBytes ffn = CheckedBytes(4) * n_tok * (CheckedBytes(3) * ffn_width + CheckedBytes(4) * g.hidden);
+  if (attention) ffn += CheckedBytes(c.flash_attn ? 2 : 4) * n_kv * n_tok;
 
   if (output.overflowed() || attn.overflowed() || ffn.overflowed()) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");

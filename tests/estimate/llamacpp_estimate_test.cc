@@ -137,6 +137,29 @@ TEST(LlamaCppEstimate, ComputeBufferOfTheValidationLlama) {
   EXPECT_EQ(run(validation_llama(), q).compute_bytes, 274726912u);
 }
 
+TEST(LlamaCppEstimate, ComputeBufferOfRoutedExperts) {
+  // docs/validation-llamacpp.md's qwen3moe-wide: hidden 512, 8 heads / 2 KV
+  // heads of 64, 16 experts, 8 used, 512 wide, vocab 8000. -c 4096 -ub 512,
+  // FA auto (measured 32.01 MiB): FFN 4 x 512 x (3 x (8 x 512 + 16) +
+  // 4 x 512 = 14384) = 29,458,432 + f16 mask 2 x 4096 x 512 = 4,194,304
+  // -> 33,652,736 = 32.09 MiB; above the output phase 4 x 512 x (8000 +
+  // 1536) = 19,529,728 and the attention phase 4 x 512 x 2816 + 4,194,304
+  // = 9,961,472.
+  ModelSpec spec;
+  spec.geometry = {4, 512, 8, 2, 64, 4096, 8000};
+  spec.max_position_tokens = 8192;
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0});
+  spec.moe = MoeInfo{16, 8, 0, 512};
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  EXPECT_EQ(run(spec, s).compute_bytes, 33652736u);
+  // Without moe_intermediate_size the experts are intermediate_size wide:
+  // 3 x (8 x 4096 + 16) + 2048 = 100,400 floats a token -> 4 x 512 x 100,400
+  // + 4,194,304 = 209,813,504.
+  spec.moe.expert_intermediate = 0;
+  EXPECT_EQ(run(spec, s).compute_bytes, 209813504u);
+}
+
 // docs/validation-llamacpp.md's deepseek2-mla: 3 decoder blocks of one
 // latent row of 256 + 64 = 320 elements, 8 heads, hidden 512, a NextN block
 // after them. head_dim 64 is what the GGUF reader gives that file

@@ -402,6 +402,8 @@ TEST(GgufGeometry, Glm47DropsItsMultiTokenPredictionLayer) {
   // profile (whose KV cache keeps it on glm4moe).
   EXPECT_EQ(spec.layers.size(), 92u);
   EXPECT_EQ(spec.nextn_layers, 1u);
+  // expert_feed_forward_length, as moe_intermediate_size.
+  EXPECT_EQ(spec.moe.expert_intermediate, 1536u);
 }
 
 TEST(GgufGeometry, MiniMaxM2AndCohereAreFullAttention) {
