@@ -23,6 +23,7 @@ const mla = common.filter((s) => s.k === s.v);
 export const matrix = {
   "llama-dense": common,
   "qwen3moe": common,
+  "qwen3moe-wide": common,
   "gemma3-swa": [
     ...common,
     {ctx: 4096, seq: 1, batch: 512, fa: true, k: "f16", v: "f16", swaFull: true},

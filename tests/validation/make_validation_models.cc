@@ -7,6 +7,10 @@
 //
 //   llama-dense     llama, 4 blocks, GQA 8 heads / 2 KV heads of 64
 //   qwen3moe        Qwen3 MoE, 4 blocks, 8 experts (2 used) of 256
+//   qwen3moe-wide   Qwen3 MoE whose routed experts outweigh the logits: 4
+//                   blocks, 16 experts (8 used) of 512, an 8000-token
+//                   vocabulary, feed_forward_length 8 x 512 as converters
+//                   write it for Qwen3-MoE
 //   gemma3-swa      Gemma 3, 6 blocks (5 sliding, window 256, 1 global),
 //                   1 KV head of 128, tied embeddings
 //   deepseek2-mla   DeepSeek-V3 shape: MLA (latent 256 + rope 64), 1 dense
@@ -39,7 +43,7 @@ std::string blk(int layer, const char* name) {
 
 // general.*, the tokenizer, and the keys every decoder reads.
 GgufWriter base(const std::string& arch, const std::string& name, uint32_t context,
-                uint32_t embd, uint32_t blocks) {
+                uint32_t embd, uint32_t blocks, uint32_t vocab = kVocab) {
   GgufWriter w;
   w.add_string("general.architecture", arch)
       .add_string("general.name", name)
@@ -48,8 +52,8 @@ GgufWriter base(const std::string& arch, const std::string& name, uint32_t conte
       .add_u32(arch + ".embedding_length", embd)
       .add_u32(arch + ".block_count", blocks)
       .add_f32(arch + ".attention.layer_norm_rms_epsilon", 1e-6f)
-      .add_u32(arch + ".vocab_size", kVocab)
-      .add_tokenizer(GgufTokenizer::kLlama, kVocab - kLlamaTokenizerFixed);
+      .add_u32(arch + ".vocab_size", vocab)
+      .add_tokenizer(GgufTokenizer::kLlama, vocab - kLlamaTokenizerFixed);
   return w;
 }
 
@@ -112,6 +116,36 @@ GgufWriter qwen3moe() {
   }
   w.add_tensor("output_norm.weight", GgmlType::kF32, {E});
   w.add_tensor("output.weight", GgmlType::kQ8_0, {E, kVocab});
+  return w;
+}
+
+GgufWriter qwen3moe_wide() {
+  constexpr uint64_t E = 512, H = 8, HKV = 2, D = 64, FF_EXP = 512, N_EXP = 16, USED = 8, L = 4;
+  constexpr uint64_t VOCAB = 8000;
+  GgufWriter w = base("qwen3moe", "validation qwen3moe wide experts", 8192, E, L, VOCAB);
+  w.add_u32("qwen3moe.feed_forward_length", USED * FF_EXP)
+      .add_u32("qwen3moe.attention.head_count", H)
+      .add_u32("qwen3moe.attention.head_count_kv", HKV)
+      .add_u32("qwen3moe.attention.key_length", D)
+      .add_u32("qwen3moe.attention.value_length", D)
+      .add_f32("qwen3moe.rope.freq_base", 1000000.0f)
+      .add_u32("qwen3moe.expert_count", N_EXP)
+      .add_u32("qwen3moe.expert_used_count", USED)
+      .add_u32("qwen3moe.expert_feed_forward_length", FF_EXP);
+  w.add_tensor("token_embd.weight", GgmlType::kQ8_0, {E, VOCAB});
+  for (int i = 0; i < static_cast<int>(L); ++i) {
+    w.add_tensor(blk(i, "attn_norm.weight"), GgmlType::kF32, {E});
+    attention_gqa(w, i, E, H * D, HKV * D, GgmlType::kQ8_0);
+    w.add_tensor(blk(i, "attn_k_norm.weight"), GgmlType::kF32, {D});
+    w.add_tensor(blk(i, "attn_q_norm.weight"), GgmlType::kF32, {D});
+    w.add_tensor(blk(i, "ffn_norm.weight"), GgmlType::kF32, {E});
+    w.add_tensor(blk(i, "ffn_gate_inp.weight"), GgmlType::kF32, {E, N_EXP});
+    w.add_tensor(blk(i, "ffn_gate_exps.weight"), GgmlType::kQ4_K, {E, FF_EXP, N_EXP});
+    w.add_tensor(blk(i, "ffn_down_exps.weight"), GgmlType::kQ4_K, {FF_EXP, E, N_EXP});
+    w.add_tensor(blk(i, "ffn_up_exps.weight"), GgmlType::kQ4_K, {E, FF_EXP, N_EXP});
+  }
+  w.add_tensor("output_norm.weight", GgmlType::kF32, {E});
+  w.add_tensor("output.weight", GgmlType::kQ8_0, {E, VOCAB});
   return w;
 }
 
@@ -293,6 +327,7 @@ int main(int argc, char** argv) {
   };
   const std::vector<Named> models = {
       {"llama-dense", memfit::llama_dense()}, {"qwen3moe", memfit::qwen3moe()},
+      {"qwen3moe-wide", memfit::qwen3moe_wide()},
       {"gemma3-swa", memfit::gemma3_swa()},   {"deepseek2-mla", memfit::deepseek2_mla()},
       {"mamba2", memfit::mamba2()},           {"granite-hybrid", memfit::granite_hybrid()},
   };
