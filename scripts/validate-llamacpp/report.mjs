@@ -69,7 +69,7 @@ const describe = (s) => `c ${s.ctx}, np ${s.seq}, b=ub ${s.batch}, fa ${fa(s.fa)
 
 export function renderMarkdown({environment, rows}) {
   const out = [];
-  out.push(`node-llama-cpp ${environment?.nodeLlamaCpp}, llama.cpp ${environment?.llamaCppRelease}, CPU: ${environment?.cpu}`);
+  out.push(`node-llama-cpp ${environment?.nodeLlamaCpp}, llama.cpp ${environment?.llamaCppRelease}, CPU: ${environment?.cpu} (ggml CPU variant: ${environment?.cpuVariant ?? "?"})`);
   out.push("");
   out.push("All sizes in MiB. llama.cpp: its log lines (model buffers without `CPU_REPACK`, repacked weights, KV, recurrent state, output, compute); memfit: `inspect --engine llamacpp`; node-llama-cpp: `GgufInsights.estimateModelResourceRequirements` + `estimateContextResourceRequirements`. Errors are relative to llama.cpp's total without the repacked copies; `tot+rp` with them.");
   out.push("");

@@ -25,6 +25,7 @@ const only = args.only ? new Set(args.only.split(",")) : null;
 const nlc = await import(pathToFileURL(path.join(args.nlc, "node_modules/node-llama-cpp/dist/index.js")).href);
 const {getLlama, LlamaLogLevel, GgmlType} = nlc;
 const nlcVersion = JSON.parse(fs.readFileSync(path.join(args.nlc, "node_modules/node-llama-cpp/package.json"), "utf8")).version;
+if (nlcVersion !== "3.21.1") throw new Error(`node-llama-cpp ${nlcVersion} installed, the validation pins 3.21.1`);
 
 // Every llama.cpp log line. node-llama-cpp hands the logger one line per
 // call, without its newline; a message that carries several is split.
@@ -142,6 +143,7 @@ for (const [name, settings] of Object.entries(matrix)) {
       nodeLlamaCpp: nlcVersion,
       llamaCppRelease: llama.llamaCppRelease?.release ?? null,
       cpu: os.cpus()[0]?.model ?? null,
+      cpuVariant: loadLog.concat(log).map((l) => l.match(/libggml-cpu-([\w-]+)\.so/)?.[1]).find(Boolean) ?? null,
       backendLines: loadLog.concat(log).filter((l) => /load_backend|CPU_REPACK|AMX|system_info|CPU :/.test(l)).slice(0, 20),
     };
   }
