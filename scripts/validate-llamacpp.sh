@@ -28,12 +28,20 @@ here="$root/scripts/validate-llamacpp"
 command -v node >/dev/null || { echo "validate-llamacpp: node (>= 20) is required" >&2; exit 2; }
 command -v npm >/dev/null || { echo "validate-llamacpp: npm is required" >&2; exit 2; }
 
-# 1. node-llama-cpp, pinned, prebuilt binaries only.
+# 1. node-llama-cpp, pinned, prebuilt binaries only: the CPU package of
+# this platform alone (its GPU packages, ~600 MiB, are optional
+# dependencies and are left out), else every optional package.
 mkdir -p "$cache"
 cp "$here/package.json" "$cache/package.json"
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) binaries=(--omit=optional @node-llama-cpp/linux-x64@3.21.1) ;;
+  Linux-aarch64) binaries=(--omit=optional @node-llama-cpp/linux-arm64@3.21.1) ;;
+  *) binaries=() ;;
+esac
 if [ "$(node -p "try{require('$cache/node_modules/node-llama-cpp/package.json').version}catch{''}")" != "3.21.1" ]; then
   echo "validate-llamacpp: installing node-llama-cpp 3.21.1 into $cache" >&2
-  (cd "$cache" && NODE_LLAMA_CPP_SKIP_DOWNLOAD=true npm install --no-audit --no-fund --save-exact >&2)
+  (cd "$cache" && NODE_LLAMA_CPP_SKIP_DOWNLOAD=true npm install --no-audit --no-fund --save-exact \
+    node-llama-cpp@3.21.1 "${binaries[@]}" >&2)
 fi
 
 # 2. memfit and the model writer.
