@@ -187,6 +187,11 @@ TEST(LlamaCppEstimate, NextNBlocksKeepAKvCacheUnlessTheArchitectureFiltersThem) 
   e = run(validation_mla("deepseek32"), s);
   EXPECT_EQ(e.kv_layers, 3u);
   EXPECT_EQ(e.kv_bytes, 7864320u);
+  // A count no reader gives (it is below block_count there) overflows into
+  // an error, not an allocation.
+  ModelSpec absurd = validation_mla("deepseek2");
+  absurd.nextn_layers = uint64_t{1} << 62;
+  EXPECT_NE(error_of(absurd, s), "ok");
   // A recurrent model's memory leaves them out too: 4 SSM layers, no KV.
   ModelSpec ssm = synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kSsm, 0, 0, 100}));
   ssm.nextn_layers = 1;
