@@ -108,6 +108,10 @@ struct MoeInfo {
   uint64_t experts = 0;            // routed experts per MoE layer; 0 = dense model
   uint64_t experts_per_token = 0;
   uint64_t shared_experts = 0;
+  // moe_intermediate_size (GGUF: <arch>.expert_feed_forward_length): one
+  // routed expert's FFN width; 0 when the config gives none (then the
+  // experts are intermediate_size wide, as in Mixtral).
+  uint64_t expert_intermediate = 0;
 };
 
 struct ModelSpec {
@@ -134,6 +138,10 @@ struct ModelSpec {
   // max_sequence_length | seq_length | n_positions | n_ctx), in tokens; 0
   // when it says none. Informational: a plot's default x range.
   uint64_t max_position_tokens = 0;
+  // GGUF only: <arch>.nextn_predict_layers, the multi-token-prediction
+  // blocks after the decoder layers; they are not in `layers`. llama.cpp's
+  // KV cache still holds them for most architectures (docs/llamacpp-rules.md).
+  uint64_t nextn_layers = 0;
 };
 
 // Parses config.json text. Fails on text that is not a JSON object, on

@@ -2,69 +2,117 @@
 // (modelled)"): llama.cpp sizes it by allocating the worst-case prompt graph
 // of n_tok = min(n_ctx, n_ubatch) tokens (rounded up to a multiple of
 // n_seq); the allocator frees tensors after their last use, so the buffer is
-// about the largest phase's live tensors plus the inputs placed first.
-// memfit takes, all f32 (4 bytes):
+// the largest phase's live tensors. memfit takes the largest of (bytes, all
+// f32 activations, 4 x n_tok x floats per token):
 //
-//   output     logits 4 x vocab x n_tok + final norm 4 x hidden x n_tok
-//   attention  4 x n_tok x (hidden + heads x head_dim + 2 x kv_heads x head_dim)
-//              + without flash attention the scores 4 x n_kv x n_tok x heads
-//   FFN        4 x n_tok x (hidden + 3 x intermediate) (+ experts router logits)
-//   + masks    n_kv x n_tok x (2 with flash attention, 4 without), one for the
-//              base cache and one for the SWA cache when the model has one
+//   output     logits 4 x vocab x n_tok, on top of the tail the last layer
+//              leaves below it: 4 x n_tok x max(3 x hidden, hidden + 2 x
+//              heads x head_dim); MLA: 4 x n_tok x (2 x hidden + heads x
+//              latent + heads x head_dim), the absorbed query (head_dim as
+//              the GGUF reader gives it: hidden / heads when the file has no
+//              key_length; measured within 0.1 MiB, 5 MiB over at 512 cells)
+//   attention  without flash attention: the scores 4 x n_kv x n_tok x heads
+//              + the f32 mask 4 x n_kv x n_tok + the attention activations
+//              4 x n_tok x A, A = 2 hidden + heads x q_width + 2 kv_heads x
+//              head_dim + 2 heads x head_dim (MLA: 2 hidden + 2 heads x latent
+//              + 2 heads x head_dim, plus the transposed copy of the latent
+//              V, row(type_v, latent) x n_kv x streams)
+//              with flash attention: the f16 mask 2 x n_kv x n_tok + 4 x n_tok x A
+//   FFN        4 x n_tok x (3 x width + 4 x hidden) + the mask (2 x n_kv x
+//              n_tok with flash attention, 4 x without), width = the dense
+//              intermediate, or for MoE experts_per_token x the expert width
+//              (moe_intermediate_size) + the router's experts
 //
-// n_kv is the cells per stream of the cache. Calibration on the pinned CPU
-// library (synthetic 4-layer model, hidden 256, 8 heads, 2 KV heads of 32,
-// vocab 32000): FA on, 512 cells, U 512: 63.50 MiB measured, 63.50 modelled;
-// 4096 cells: 67.00 measured, 67.00 modelled; FA off, 3 streams of 4096
-// cells, n_tok 513: 74.91 measured, 73.39 modelled (2% under).
+// n_kv is the largest cells per stream of any attention layer (the base
+// cache's, or the SWA cache's with --swa-full). The masks are inputs,
+// placed first and alive until the last layer's attention: they add to the
+// FFN phase of the layers before it, but measured, not to the output phase
+// (the logits go above the last layer's tail, the freed mask below).
+//
+// Calibration on the pinned CPU library (docs/validation-llamacpp.md): the
+// output phase matches llama, Qwen3-MoE, Gemma 3 and Mamba-2 shapes to
+// 0-1 tail unit over (1 MiB at n_tok 512, hidden 512), the attention phase
+// without flash attention to 0.3%; MLA to 0.2% (7.6% over at 512 cells);
+// the MoE FFN phase of 8 routed experts of 512 to 0-4% over.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "estimate/llamacpp_parts.h"
 #include "memfit/checked_math.h"
 
 namespace memfit::llamacpp {
 
-Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& c) {
+Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& c,
+                               const LlamaCppSettings& s) {
   const ModelGeometry& g = spec.geometry;
   const CheckedBytes n_tok = round_up(std::min(c.n_ctx, c.n_ubatch), c.n_seq);
 
-  bool full = false;
-  bool windowed = false;
+  bool attention = false;
+  uint64_t latent = 0;  // MLA: the cached latent row's width
+  uint64_t n_kv = 0;
   for (const LayerCache& l : spec.layers) {
+    if (l.kind == LayerKind::kMlaLatent) latent = std::max(latent, l.elems_per_token);
     if (is_windowed(l)) {
-      windowed = true;
+      attention = true;
+      n_kv = std::max(n_kv, c.swa_cells);
     } else if (l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow ||
                l.kind == LayerKind::kChunked || l.kind == LayerKind::kMlaLatent) {
-      full = true;
+      attention = true;
+      n_kv = std::max(n_kv, c.n_ctx_seq);
     }
   }
-  const uint64_t n_kv = std::max(full ? c.n_ctx_seq : 0, windowed ? c.swa_cells : 0);
+  const bool mla = latent > 0;
+  const CheckedBytes q_width = mla ? latent : g.head_dim;
+  const CheckedBytes heads_q = CheckedBytes(g.heads) * q_width;
+  const CheckedBytes heads_d = CheckedBytes(g.heads) * g.head_dim;
 
-  CheckedBytes output = CheckedBytes(4) * n_tok * (CheckedBytes(g.vocab) + g.hidden);
-  CheckedBytes attention = 0;
-  if (full || windowed) {
-    attention = CheckedBytes(4) * n_tok *
-                (CheckedBytes(g.hidden) + CheckedBytes(g.heads) * g.head_dim +
-                 CheckedBytes(2) * g.kv_heads * g.head_dim);
-    if (!c.flash_attn) attention += CheckedBytes(4) * n_kv * n_tok * g.heads;
+  // Output: logits over the last layer's tail.
+  // Saturated values: an overflow saturates the max and fails below.
+  const uint64_t three_hidden = (CheckedBytes(3) * g.hidden).saturated();
+  const uint64_t tail =
+      mla ? (CheckedBytes(2) * g.hidden + heads_q + heads_d).saturated()
+          : attention ? std::max(three_hidden, (CheckedBytes(g.hidden) + heads_q + heads_d).saturated())
+                      : three_hidden;
+  CheckedBytes output = CheckedBytes(4) * n_tok * (CheckedBytes(g.vocab) + tail);
+
+  // Attention: activations, the mask, and without flash attention the scores.
+  CheckedBytes attn = 0;
+  if (attention) {
+    const CheckedBytes per_token =
+        mla ? CheckedBytes(2) * g.hidden + CheckedBytes(2) * heads_q + CheckedBytes(2) * heads_d
+            : CheckedBytes(2) * g.hidden + heads_q + CheckedBytes(2) * g.kv_heads * g.head_dim +
+                  CheckedBytes(2) * heads_d;
+    attn = CheckedBytes(4) * n_tok * per_token;
+    if (c.flash_attn) {
+      attn += CheckedBytes(2) * n_kv * n_tok;
+    } else {
+      attn += CheckedBytes(4) * n_kv * n_tok * g.heads + CheckedBytes(4) * n_kv * n_tok;
+      if (mla) {
+        const std::array<uint64_t, 1> row = {latent};
+        Result<uint64_t> v_row = ggml_tensor_bytes(s.cache_type_v, row);
+        if (!v_row) return v_row.error();
+        attn += CheckedBytes(*v_row) * n_kv * c.streams;
+      }
+    }
   }
-  CheckedBytes ffn = CheckedBytes(4) * n_tok *
-                     (CheckedBytes(g.hidden) + spec.moe.experts + CheckedBytes(3) * g.intermediate);
-  const uint64_t mask_element_bytes = c.flash_attn ? 2 : 4;
-  CheckedBytes masks = 0;
-  if (full) masks += CheckedBytes(c.n_ctx_seq) * n_tok * mask_element_bytes;
-  if (windowed) masks += CheckedBytes(c.swa_cells) * n_tok * mask_element_bytes;
+  // FFN: the gate, up and gated products of the FFN (MoE: of the routed
+  // experts, used x expert width), the input, residual and their
+  // successors, with the mask of the layers still to come.
+  const uint64_t used = std::max<uint64_t>(spec.moe.experts_per_token, 1);
+  const uint64_t expert_width =
+      spec.moe.expert_intermediate > 0 ? spec.moe.expert_intermediate : g.intermediate;
+  const CheckedBytes ffn_width = spec.moe.experts > 0
+                                     ? CheckedBytes(used) * expert_width + spec.moe.experts
+                                     : CheckedBytes(g.intermediate);
+  CheckedBytes ffn = CheckedBytes(4) * n_tok * (CheckedBytes(3) * ffn_width + CheckedBytes(4) * g.hidden);
+  if (attention) ffn += CheckedBytes(c.flash_attn ? 2 : 4) * n_kv * n_tok;
 
-  if (output.overflowed() || attention.overflowed() || ffn.overflowed() || masks.overflowed()) {
+  if (output.overflowed() || attn.overflowed() || ffn.overflowed()) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");
   }
-  const uint64_t phase =
-      std::max({*output.value(), *attention.value(), *ffn.value()});
-  CheckedBytes total = CheckedBytes(phase) + masks;
-  if (!total.value()) return Error::overflow("llama.cpp compute buffer overflows 64 bits");
-  return *total.value();
+  return std::max({*output.value(), *attn.value(), *ffn.value()});
 }
 
 }  // namespace memfit::llamacpp

@@ -13,7 +13,7 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   if (!context) return context.error();
   Result<llamacpp::MemoryParts> parts = llamacpp::memory_parts(model.spec, *context, settings);
   if (!parts) return parts.error();
-  Result<uint64_t> compute = llamacpp::compute_bytes(model.spec, *context);
+  Result<uint64_t> compute = llamacpp::compute_bytes(model.spec, *context, settings);
   if (!compute) return compute.error();
 
   LlamaCppEstimate e;

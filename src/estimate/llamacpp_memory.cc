@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string_view>
 
 #include "estimate/llamacpp_parts.h"
 #include "memfit/checked_math.h"
@@ -36,6 +37,13 @@ Result<uint64_t> row_bytes(GgmlType type, uint64_t elements, std::string_view fi
   if (!bytes && bytes.error().kind() == ErrorKind::kOverflow) return bytes.error();
   if (!bytes) return Error::usage(field, bytes.error().message());
   return bytes;
+}
+
+// Architectures whose KV cache leaves the NextN/MTP blocks out
+// (llama_model::create_memory's layer filter at v0.4.0).
+bool filters_nextn(std::string_view arch) {
+  return arch == "step35" || arch == "hy_v3" || arch == "glm-dsa" || arch == "mimo2" ||
+         arch == "deepseek32";
 }
 
 Error overflow(std::string_view what) {
@@ -64,15 +72,10 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
   CheckedBytes k_total = 0;
   CheckedBytes v_total = 0;
   CheckedBytes recurrent_total = 0;
-  for (const LayerCache& l : spec.layers) {
-    if (is_recurrent(l.kind)) {
-      recurrent_total += CheckedBytes(l.state_bytes) * c.n_seq;
-      ++parts.recurrent_layers;
-      continue;
-    }
-    if (!has_attention_kv(l.kind) && l.kind != LayerKind::kMlaLatent) continue;
+  // Adds `count` layers like `l` (an attention or MLA layer).
+  auto add_kv = [&](const LayerCache& l, uint64_t count) -> Status {
     const uint64_t cells = is_windowed(l) ? swa_cells(c, s, l.window_tokens) : c.n_ctx_seq;
-    const CheckedBytes slots = CheckedBytes(cells) * c.streams;
+    const CheckedBytes slots = CheckedBytes(cells) * c.streams * count;
     const uint64_t k_width = l.kind == LayerKind::kMlaLatent ? l.elems_per_token : l.elems_per_token / 2;
     Result<uint64_t> k_row = row_bytes(s.cache_type_k, k_width, "cache_type_k");
     if (!k_row) return k_row.error();
@@ -83,7 +86,32 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
       if (!v_row) return v_row.error();
       v_total += slots * *v_row;
     }
-    ++parts.kv_layers;
+    parts.kv_layers = (CheckedBytes(parts.kv_layers) + count).saturated();
+    return Status::Ok();
+  };
+  for (const LayerCache& l : spec.layers) {
+    if (is_recurrent(l.kind)) {
+      recurrent_total += CheckedBytes(l.state_bytes) * c.n_seq;
+      ++parts.recurrent_layers;
+      continue;
+    }
+    if (!has_attention_kv(l.kind) && l.kind != LayerKind::kMlaLatent) continue;
+    if (Status added = add_kv(l, 1); !added.ok()) return added.error();
+  }
+  // The NextN/MTP blocks after the decoder layers keep a KV cache like the
+  // last decoder layer's, never windowed, unless the architecture filters
+  // them out or the model is recurrent or hybrid (whose memory filters them).
+  const bool recurrent_model = parts.recurrent_layers > 0;
+  if (spec.nextn_layers > 0 && !recurrent_model && !filters_nextn(spec.model_type)) {
+    auto last = std::find_if(spec.layers.rbegin(), spec.layers.rend(), [](const LayerCache& l) {
+      return has_attention_kv(l.kind) || l.kind == LayerKind::kMlaLatent;
+    });
+    if (last != spec.layers.rend()) {
+      LayerCache nextn = *last;
+      if (nextn.kind != LayerKind::kMlaLatent) nextn.kind = LayerKind::kFullAttention;
+      nextn.window_tokens = 0;
+      if (Status added = add_kv(nextn, spec.nextn_layers); !added.ok()) return added.error();
+    }
   }
   CheckedBytes output = CheckedBytes(4) * c.n_seq * spec.geometry.vocab;
   if (!k_total.value() || !v_total.value()) return overflow("KV cache");

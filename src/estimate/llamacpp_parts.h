@@ -38,9 +38,10 @@ struct MemoryParts {
 Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& context,
                                  const LlamaCppSettings& settings);
 
-// The modelled compute buffer: the largest phase of the prompt graph plus
-// its attention masks. kOverflow on absurd sizes.
-Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& context);
+// The modelled compute buffer: the largest phase of the prompt graph
+// (output, attention, FFN; llamacpp_compute.cc). kOverflow on absurd sizes.
+Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& context,
+                               const LlamaCppSettings& settings);
 
 }  // namespace memfit::llamacpp
 

@@ -125,6 +125,7 @@ MoeInfo read_moe(const ConfigDocument& doc) {
   moe.experts_per_token =
       first({"num_experts_per_tok", "num_experts_per_token", "moe_topk", "top_k", "moe_k"});
   moe.shared_experts = first({"n_shared_experts", "num_shared_experts"});
+  moe.expert_intermediate = first({"moe_intermediate_size"});
   if (moe.shared_experts == 0 && first({"shared_expert_intermediate_size"}) > 0) {
     moe.shared_experts = 1;
   }

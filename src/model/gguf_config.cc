@@ -95,6 +95,7 @@ class Translation {
                                      quote_untrusted(keys_.key("block_count")), *blocks));
     }
     const uint64_t layers = *blocks - mtp;
+    out_.nextn_layers = mtp;
     if (mtp > 0) {
       out_.assumptions.push_back(fmt::format(
           "{} multi-token-prediction layer(s) after the {} decoder layers hold no cache "

@@ -36,6 +36,9 @@ struct GgufConfig {
   // "gemma3: every 6th layer attends globally, the others within the
   // window (llama.cpp's rule; the file does not say)".
   std::vector<std::string> assumptions;
+  // <arch>.nextn_predict_layers: multi-token-prediction blocks after the
+  // decoder layers (not among the config's layers).
+  uint64_t nextn_layers = 0;
 };
 
 // Fails, naming the key, on a missing general.architecture or block_count,

@@ -27,6 +27,7 @@ Result<ModelSpec> model_spec_from_gguf(const GgufHeader& header) {
                                              quote_untrusted(model_type)));
     }
     spec->model_type = std::move(translated->architecture);
+    spec->nextn_layers = translated->nextn_layers;
     spec->assumptions.insert(spec->assumptions.begin(), translated->assumptions.begin(),
                              translated->assumptions.end());
     return spec;

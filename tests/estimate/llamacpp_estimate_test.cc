@@ -82,26 +82,140 @@ TEST(LlamaCppEstimate, SyntheticLlamaMatchesTheMeasuredLogLines) {
 }
 
 TEST(LlamaCppEstimate, ComputeBufferModelAgainstTheCalibrationPoints) {
-  // FA on, 512 cells, U 512 (measured 63.50 MiB): logits 4 x 32000 x 512
-  // + norm 4 x 256 x 512 = 66,060,288; + f16 mask 512 x 512 x 2 = 524,288
-  // -> 66,584,576 = 63.50 MiB.
+  // Output phase, FA on, 512 cells, U 512 (measured 63.50 MiB): tail
+  // max(3 x 256, 256 + 2 x 8 x 32) = 768 floats a token; 4 x 512 x (32000 +
+  // 768) = 67,108,864 = 64.00 MiB, 0.5 MiB over. (Attention: 4 x 512 x
+  // (512 + 256 + 128 + 512) + f16 mask 2 x 512 x 512 = 3,407,872; FFN
+  // 4 x 512 x (512 + 3 x 512) = 4,194,304: smaller.)
   LlamaCppSettings s;
   s.ctx_size = 512;
-  EXPECT_EQ(run(synthetic_llama(), s).compute_bytes, 66584576u);
-  // 4096 cells, q8_0 (measured 67.00 MiB): 66,060,288 + 4096 x 512 x 2
-  // = 70,254,592 = 67.00 MiB.
+  EXPECT_EQ(run(synthetic_llama(), s).compute_bytes, 67108864u);
+  // 4096 cells, q8_0 (measured 67.00 MiB): the same 64.00 MiB, 4.5% under:
+  // in that layout the freed f16 mask (4 MiB) stayed below the logits.
   s.ctx_size = 4096;
   s.cache_type_k = s.cache_type_v = GgmlType::kQ8_0;
-  EXPECT_EQ(run(synthetic_llama(), s).compute_bytes, 70254592u);
-  // FA off, 3 streams of 4096 cells, n_tok round_up(512, 3) = 513 (measured
-  // 74.91 MiB; the model is 2% under): scores 4 x 4096 x 513 x 8 = 67,239,936
-  // + activations 4 x 513 x (256 + 256 + 128) = 1,313,280; + f32 mask
-  // 4096 x 513 x 4 = 8,404,992 -> 76,958,208 (73.39 MiB).
+  EXPECT_EQ(run(synthetic_llama(), s).compute_bytes, 67108864u);
+  // Attention phase, FA off, 3 streams of 4096 cells, n_tok round_up(512, 3)
+  // = 513 (measured 74.91 MiB): scores 4 x 4096 x 513 x 8 = 67,239,936
+  // + f32 mask 4 x 4096 x 513 = 8,404,992 + activations 4 x 513 x 1408
+  // = 2,889,216 -> 78,534,144 = 74.90 MiB.
   LlamaCppSettings off;
   off.ctx_size = 12288;
   off.parallel = 3;
   off.flash_attn = FlashAttn::kOff;
-  EXPECT_EQ(run(synthetic_llama(), off).compute_bytes, 76958208u);
+  EXPECT_EQ(run(synthetic_llama(), off).compute_bytes, 78534144u);
+}
+
+// docs/validation-llamacpp.md's llama-dense: 4 blocks, hidden 512, 8 heads,
+// 2 KV heads of 64, n_ff 1536, vocab 32000, training context 8192.
+ModelSpec validation_llama() {
+  ModelSpec s;
+  s.geometry = {4, 512, 8, 2, 64, 1536, 32000};
+  s.max_position_tokens = 8192;
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0});
+  return s;
+}
+
+TEST(LlamaCppEstimate, ComputeBufferOfTheValidationLlama) {
+  // -c 12000 -b 1024 -ub 1024 -fa off (measured 434.02 MiB): 12032 cells,
+  // n_tok 1024; scores 4 x 12032 x 1024 x 8 = 394,264,576 + mask
+  // 4 x 12032 x 1024 = 49,283,072 + activations 4 x 1024 x (2 x 512 + 512 +
+  // 2 x 128 + 2 x 512 = 2816) = 11,534,336 -> 455,081,984 = 434.00 MiB.
+  LlamaCppSettings s;
+  s.ctx_size = 12000;
+  s.batch_size = s.ubatch_size = 1024;
+  s.flash_attn = FlashAttn::kOff;
+  EXPECT_EQ(run(validation_llama(), s).compute_bytes, 455081984u);
+  // -c 6000 -b 2048 -ub 2048 -fa on, q4_0 (measured 262.01 MiB): n_tok
+  // min(6000, 2048) = 2048; logits + tail max(1536, 512 + 1024) = 1536:
+  // 4 x 2048 x (32000 + 1536) = 274,726,912 = 262.00 MiB.
+  LlamaCppSettings q;
+  q.ctx_size = 6000;
+  q.batch_size = q.ubatch_size = 2048;
+  q.flash_attn = FlashAttn::kOn;
+  q.cache_type_k = q.cache_type_v = GgmlType::kQ4_0;
+  EXPECT_EQ(run(validation_llama(), q).compute_bytes, 274726912u);
+}
+
+TEST(LlamaCppEstimate, ComputeBufferOfRoutedExperts) {
+  // docs/validation-llamacpp.md's qwen3moe-wide: hidden 512, 8 heads / 2 KV
+  // heads of 64, 16 experts, 8 used, 512 wide, vocab 8000. -c 4096 -ub 512,
+  // FA auto (measured 32.01 MiB): FFN 4 x 512 x (3 x (8 x 512 + 16) +
+  // 4 x 512 = 14384) = 29,458,432 + f16 mask 2 x 4096 x 512 = 4,194,304
+  // -> 33,652,736 = 32.09 MiB; above the output phase 4 x 512 x (8000 +
+  // 1536) = 19,529,728 and the attention phase 4 x 512 x 2816 + 4,194,304
+  // = 9,961,472.
+  ModelSpec spec;
+  spec.geometry = {4, 512, 8, 2, 64, 4096, 8000};
+  spec.max_position_tokens = 8192;
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0});
+  spec.moe = MoeInfo{16, 8, 0, 512};
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  EXPECT_EQ(run(spec, s).compute_bytes, 33652736u);
+  // Without moe_intermediate_size the experts are intermediate_size wide:
+  // 3 x (8 x 4096 + 16) + 2048 = 100,400 floats a token -> 4 x 512 x 100,400
+  // + 4,194,304 = 209,813,504.
+  spec.moe.expert_intermediate = 0;
+  EXPECT_EQ(run(spec, s).compute_bytes, 209813504u);
+}
+
+// docs/validation-llamacpp.md's deepseek2-mla: 3 decoder blocks of one
+// latent row of 256 + 64 = 320 elements, 8 heads, hidden 512, a NextN block
+// after them. head_dim 64 is what the GGUF reader gives that file
+// (hidden / heads).
+ModelSpec validation_mla(std::string arch) {
+  ModelSpec s;
+  s.model_type = std::move(arch);
+  s.geometry = {3, 512, 8, 1, 64, 1536, 32000};
+  s.max_position_tokens = 8192;
+  s.layers.assign(3, LayerCache{LayerKind::kMlaLatent, 320, 0, 0});
+  s.nextn_layers = 1;
+  return s;
+}
+
+TEST(LlamaCppEstimate, NextNBlocksKeepAKvCacheUnlessTheArchitectureFiltersThem) {
+  // deepseek2 (measured 10.00 MiB at -c 4096): 4 layers (3 + NextN) x 320 x
+  // 2 B x 4096 = 10,485,760, K only.
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  LlamaCppEstimate e = run(validation_mla("deepseek2"), s);
+  EXPECT_EQ(e.kv_layers, 4u);
+  EXPECT_EQ(e.kv_bytes, 10485760u);
+  EXPECT_EQ(e.v_bytes, 0u);
+  // deepseek32 filters the NextN block: 3 x 320 x 2 x 4096 = 7,864,320.
+  e = run(validation_mla("deepseek32"), s);
+  EXPECT_EQ(e.kv_layers, 3u);
+  EXPECT_EQ(e.kv_bytes, 7864320u);
+  // A count no reader gives (it is below block_count there) overflows into
+  // an error, not an allocation.
+  ModelSpec absurd = validation_mla("deepseek2");
+  absurd.nextn_layers = uint64_t{1} << 62;
+  EXPECT_NE(error_of(absurd, s), "ok");
+  // A recurrent model's memory leaves them out too: 4 SSM layers, no KV.
+  ModelSpec ssm = synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kSsm, 0, 0, 100}));
+  ssm.nextn_layers = 1;
+  e = run(ssm, s);
+  EXPECT_EQ(e.kv_layers, 0u);
+  EXPECT_EQ(e.recurrent_layers, 4u);
+}
+
+TEST(LlamaCppEstimate, ComputeBufferOfMla) {
+  // -c 4096 -ub 512, FA auto (measured 70.60 MiB): tail 2 x 512 + 8 x 320 +
+  // 8 x 64 = 4096 floats; 4 x 512 x (32000 + 4096) = 73,924,608 = 70.50 MiB.
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  EXPECT_EQ(run(validation_mla("deepseek2"), s).compute_bytes, 73924608u);
+  // -c 12000 -b 1024 -ub 1024 -fa off (measured 457.21 MiB): 12032 cells;
+  // scores 4 x 12032 x 1024 x 8 = 394,264,576 + mask 49,283,072 +
+  // activations 4 x 1024 x (1024 + 2 x 2560 + 2 x 512 = 7168) = 29,360,128
+  // + transposed latent V 640 B x 12032 = 7,700,480 -> 480,608,256
+  // (458.34 MiB, 0.25% over).
+  LlamaCppSettings off;
+  off.ctx_size = 12000;
+  off.batch_size = off.ubatch_size = 1024;
+  off.flash_attn = FlashAttn::kOff;
+  EXPECT_EQ(run(validation_mla("deepseek2"), off).compute_bytes, 480608256u);
 }
 
 TEST(LlamaCppEstimate, SyntheticGemma2SwaCellsMatchTheMeasuredLogLines) {
@@ -144,9 +258,10 @@ TEST(LlamaCppEstimate, SyntheticMambaStateIsOneRowPerSequence) {
 
 TEST(LlamaCppEstimate, Qwen3_8bAt4096TokensF16) {
   // 36 layers x (8 x 128 K + 8 x 128 V) x 2 B x 4096 cells = 603,979,776;
-  // output 4 x 151936 = 607,744; compute: logits 4 x 512 x (151936 + 4096)
-  // = 319,553,536 is the largest phase (attention 4 x 512 x 10240, FFN
-  // 4 x 512 x 40960) + f16 mask 4096 x 512 x 2 = 4,194,304 -> 323,747,840.
+  // output 4 x 151936 = 607,744; compute: logits over the tail max(3 x 4096,
+  // 4096 + 2 x 32 x 128) = 12288: 4 x 512 x (151936 + 12288) = 336,330,752 is
+  // the largest phase (attention 4 x 512 x 22528 + f16 mask 2 x 4096 x 512
+  // = 50,331,648; FFN 4 x 512 x (8192 + 36864) = 92,274,688).
   LlamaCppSettings s;
   s.ctx_size = 4096;
   LlamaCppEstimate e = run(testing::corpus_spec("qwen3/Qwen3-8B"), s);
@@ -154,8 +269,8 @@ TEST(LlamaCppEstimate, Qwen3_8bAt4096TokensF16) {
   EXPECT_EQ(e.k_bytes, 301989888u);
   EXPECT_EQ(e.output_bytes, 607744u);
   EXPECT_EQ(e.context_bytes, 603979776u + 607744u);
-  EXPECT_EQ(e.compute_bytes, 323747840u);
-  EXPECT_EQ(e.total_bytes, 1000u + 603979776u + 607744u + 323747840u);
+  EXPECT_EQ(e.compute_bytes, 336330752u);
+  EXPECT_EQ(e.total_bytes, 1000u + 603979776u + 607744u + 336330752u);
   EXPECT_TRUE(e.fits);
   EXPECT_TRUE(e.context.flash_attn);
 }

@@ -373,6 +373,7 @@ TEST(GgufGeometry, Qwen35MoeGatedDeltaNetEveryFourthLayerFull) {
   EXPECT_EQ(spec.geometry.layers, 40u);
   // 10 full layers x 2 x 2 x 256 = 10,240 elements per token.
   EXPECT_EQ(elems_per_token(spec), 10240u);
+  EXPECT_EQ(spec.nextn_layers, 1u);
   EXPECT_EQ(spec.assumptions.front(),
             "1 multi-token-prediction layer(s) after the 40 decoder layers hold no cache "
             "(llama.cpp's rule)");
@@ -395,7 +396,14 @@ TEST(GgufGeometry, Glm47DropsItsMultiTokenPredictionLayer) {
       .add_u32("glm4moe.expert_shared_count", 1)
       .add_u32("glm4moe.expert_feed_forward_length", 1536)
       .add_u32("glm4moe.vocab_size", 151552);
-  expect_same_spec(gguf_spec(w), corpus_spec("glm/GLM-4.7"));
+  const ModelSpec spec = gguf_spec(w);
+  expect_same_spec(spec, corpus_spec("glm/GLM-4.7"));
+  // 93 blocks = 92 decoder layers + 1 NextN block, carried for the llama.cpp
+  // profile (whose KV cache keeps it on glm4moe).
+  EXPECT_EQ(spec.layers.size(), 92u);
+  EXPECT_EQ(spec.nextn_layers, 1u);
+  // expert_feed_forward_length, as moe_intermediate_size.
+  EXPECT_EQ(spec.moe.expert_intermediate, 1536u);
 }
 
 TEST(GgufGeometry, MiniMaxM2AndCohereAreFullAttention) {

@@ -52,6 +52,86 @@ std::vector<std::string> byte_level_symbols() {
   return symbols;
 }
 
+// splitmix64 (Steele, Lea, Flood 2014): a fixed, portable sequence.
+struct SplitMix64 {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+};
+
+// A random finite f16 in (-0.5, 0.5): exponent field 1..13 (normal values
+// 2^-14 .. 2^-2 x 1.9990), any mantissa, any sign.
+uint16_t random_half(SplitMix64& rng) {
+  const uint64_t r = rng.next();
+  const uint16_t sign = static_cast<uint16_t>((r & 1) << 15);
+  const uint16_t exponent = static_cast<uint16_t>(1 + (r >> 1) % 13);
+  const uint16_t mantissa = static_cast<uint16_t>((r >> 8) & 0x3ff);
+  return static_cast<uint16_t>(sign | (exponent << 10) | mantissa);
+}
+
+// Byte offsets of the f16 scales within one block (ggml-common.h).
+std::vector<uint64_t> half_offsets(GgmlType type) {
+  switch (type) {
+    case GgmlType::kQ4_0:
+    case GgmlType::kQ5_0:
+    case GgmlType::kQ8_0:
+      return {0};
+    case GgmlType::kQ4_1:
+    case GgmlType::kQ5_1:
+    case GgmlType::kQ4_K:
+    case GgmlType::kQ5_K:
+      return {0, 2};
+    case GgmlType::kQ2_K:
+      return {80, 82};  // scales[16], qs[64], d, dmin
+    case GgmlType::kQ3_K:
+      return {108};  // hmask[32], qs[64], scales[12], d
+    case GgmlType::kQ6_K:
+      return {208};  // ql[128], qh[64], scales[16], d
+    default:
+      return {};
+  }
+}
+
+// `bytes` of pseudo-random data for a tensor of `type` (see kRandom).
+std::string random_tensor_data(uint32_t type_id, uint64_t bytes, SplitMix64& rng) {
+  std::string out(bytes, '\0');
+  const GgmlTypeTraits* traits = find_ggml_type(type_id);
+  if (traits == nullptr) return out;
+  auto put_half = [&](uint64_t at) {
+    const uint16_t h = random_half(rng);
+    out[at] = static_cast<char>(h & 0xff);
+    out[at + 1] = static_cast<char>(h >> 8);
+  };
+  if (traits->type == GgmlType::kF32) {
+    for (uint64_t at = 0; at + 4 <= bytes; at += 4) {
+      // (-0.5, 0.5) in steps of 2^-24.
+      const float value = static_cast<float>(static_cast<int64_t>(rng.next() >> 40) - (1 << 23)) /
+                          static_cast<float>(1 << 24);
+      const uint32_t bits = std::bit_cast<uint32_t>(value);
+      for (int i = 0; i < 4; ++i) out[at + i] = static_cast<char>((bits >> (8 * i)) & 0xff);
+    }
+    return out;
+  }
+  if (traits->type == GgmlType::kF16) {
+    for (uint64_t at = 0; at + 2 <= bytes; at += 2) put_half(at);
+    return out;
+  }
+  const std::vector<uint64_t> halves = half_offsets(traits->type);
+  if (halves.empty() || traits->block_bytes == 0) return out;
+  for (uint64_t at = 0; at < bytes; at += 8) {
+    const uint64_t r = rng.next();
+    for (uint64_t i = 0; i < 8 && at + i < bytes; ++i) out[at + i] = static_cast<char>(r >> (8 * i));
+  }
+  for (uint64_t block = 0; block + traits->block_bytes <= bytes; block += traits->block_bytes) {
+    for (uint64_t offset : halves) put_half(block + offset);
+  }
+  return out;
+}
+
 // llama.cpp's token types.
 constexpr int32_t kNormal = 1, kUnknown = 2, kControl = 3, kByte = 6;
 
@@ -248,6 +328,25 @@ uint64_t GgufWriter::write(const std::string& path, GgufTensorData data) const {
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(head.data(), static_cast<std::streamsize>(head.size()));
+    if (data == GgufTensorData::kRandom) {
+      SplitMix64 rng{0x6d656d666974ULL};  // "memfit"
+      uint64_t offset = 0;
+      for (const GgufTensorSpec& tensor : tensors_) {
+        const uint64_t at = tensor.offset_bytes.value_or(offset);
+        const uint64_t bytes = tensor_bytes(tensor);
+        if (at < offset) {
+          std::fprintf(stderr, "GgufWriter: random data needs increasing offsets\n");
+          std::abort();
+        }
+        const std::string gap(at - offset, '\0');
+        out.write(gap.data(), static_cast<std::streamsize>(gap.size()));
+        const std::string data_bytes_of_tensor = random_tensor_data(tensor.type, bytes, rng);
+        out.write(data_bytes_of_tensor.data(), static_cast<std::streamsize>(bytes));
+        offset = pad(at + bytes, alignment_bytes_);
+        const std::string tail(offset - at - bytes, '\0');
+        out.write(tail.data(), static_cast<std::streamsize>(tail.size()));
+      }
+    }
     if (data == GgufTensorData::kZeros) {
       const std::string zeros(64 * 1024, '\0');
       for (uint64_t left = data_bytes; left > 0;) {

@@ -49,6 +49,13 @@ enum class GgufTensorData {
   kZeros,   // the data section written as zero bytes
   kSparse,  // header written, then the file extended to its full size
             // without writing: a "100 GB" file costs a few blocks
+  // Deterministic pseudo-random data (splitmix64, fixed seed; the same
+  // bytes on every run): f32 and f16 elements are finite values in
+  // (-0.5, 0.5); block-quantized tensors get random quants with every f16
+  // scale of the block set to a finite value (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
+  // Q2_K..Q6_K); any other type is written as zeros. The values mean
+  // nothing: a loader sees ordinary weights, not a hole or a constant.
+  kRandom,
 };
 
 // A minimal tokenizer block, for files llama.cpp's loader should accept.
