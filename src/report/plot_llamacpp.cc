@@ -11,6 +11,9 @@
 // and the samples use the same model as the solver, so the crossing's
 // sample is the solver's estimate.
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -61,7 +64,8 @@ Result<PlotPanel> compute_panel(const Model& model, const LlamaCppSettings& sett
   panel.weights_mode = "as-is";
   panel.kv_cache_mode = cache_types_name(settings);
   panel.weights_bytes = model.weights.bytes;
-  panel.title = fmt::format("{} cache · model {}", panel.kv_cache_mode, format_bytes(model.weights.bytes));
+  panel.title =
+      fmt::format("{} cache · model {}", panel.kv_cache_mode, format_bytes(model.weights.bytes));
   panel.max_tokens_that_fit = solution.value;
   panel.capped = solution.capped;
   LlamaCppSettings at = settings;
@@ -115,7 +119,9 @@ Result<PlotData> compute_llamacpp_plot(const Model& model, const MemoryBudget& b
   std::vector<uint64_t> tokens = plot_context_samples(data.min_tokens, data.max_tokens);
   for (const auto& [settings, solution] : panels) {
     Result<PlotPanel> panel = compute_panel(ceiling, settings, solution, budget, tokens);
-    if (!panel) return in_context(panel.error(), fmt::format("plot {} cache", cache_types_name(settings)));
+    if (!panel) {
+      return in_context(panel.error(), fmt::format("plot {} cache", cache_types_name(settings)));
+    }
     data.panels.push_back(std::move(*panel));
   }
   data.columns = std::max<size_t>(data.panels.size(), 1);
