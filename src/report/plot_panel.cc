@@ -20,27 +20,34 @@ namespace {
 constexpr double kPlotLeftPx = 62, kPlotRightPx = 20, kPlotTopPx = 30, kPlotBottomPx = 40;
 // Minimum horizontal room per x tick label.
 constexpr double kTickLabelPx = 46;
+// A verdict's width per character (13 px, bold), generous.
+constexpr double kVerdictCharPx = 7.5;
 
 std::string panel_verdict(const PlotPanel& p, const PlotData& data) {
   if (!p.max_tokens_that_fit) {
     return fmt::format("never fits {}, not even at 1 token", format_bytes(data.budget_bytes));
   }
   uint64_t v = *p.max_tokens_that_fit;
-  if (p.capped) return "fits any context: the cache stops growing";
+  if (p.capped && data.capped_fits_any_context) return "fits any context: the cache stops growing";
   if (v >= data.max_tokens) {
     return fmt::format("fits the whole range (up to {} tokens)", group_digits(v));
   }
   return fmt::format("fits only below this range (up to {} tokens)", group_digits(v));
 }
 
-std::string sample_title(const PlotSample& s) {
-  std::string text = fmt::format("{} tokens: {} ({} B) = weights {} + KV cache {} + allocator {} + activation {}",
-                                 group_digits(s.tokens), format_bytes(s.total_bytes),
-                                 group_digits(s.total_bytes), format_bytes(s.weights_bytes),
-                                 format_bytes(s.kv_bytes), format_bytes(s.allocator_overhead_bytes),
-                                 format_bytes(s.activation_bytes));
-  if (s.backend_inflight_bytes > 0) {
-    text += fmt::format(" + in-flight {}", format_bytes(s.backend_inflight_bytes));
+// "8,192 tokens: 10.96 GiB (11,764,806,400 B) = weights 7.74 GiB + KV
+// cache 1.25 GiB + ...": every component the data names, but those named
+// only when they have bytes.
+std::string sample_title(const PlotData& data, const PlotSample& s) {
+  std::string text = fmt::format("{} tokens: {} ({} B) =", group_digits(s.tokens),
+                                 format_bytes(s.total_bytes), group_digits(s.total_bytes));
+  bool first = true;
+  for (size_t i = 0; i < data.components.size(); ++i) {
+    const PlotComponent& c = data.components[i];
+    uint64_t bytes = component_bytes(s, i);
+    if (!c.named_when_zero && bytes == 0) continue;
+    text += fmt::format("{} {} {}", first ? "" : " +", c.term, format_bytes(bytes));
+    first = false;
   }
   return text;
 }
@@ -48,7 +55,7 @@ std::string sample_title(const PlotSample& s) {
 class PanelWriter {
  public:
   PanelWriter(const PlotData& data, const ByteTicks& scale,
-              const std::vector<const PlotLayer*>& layers, std::string& out)
+              const std::vector<size_t>& layers, std::string& out)
       : data_(data), scale_(scale), layers_(layers), out_(out) {}
 
   void write(const PlotPanel& p, size_t index, double x0, double y0, double w, double h) {
@@ -61,12 +68,11 @@ class PanelWriter {
     out_ += fmt::format(
         "<g class=\"panel\" data-weights-mode=\"{}\" data-kv-cache-mode=\"{}\" "
         "data-weights-bytes=\"{}\" data-max-tokens-that-fit=\"{}\" data-capped=\"{}\">\n",
-        xml_escape(p.weights_mode), to_string(p.kv_element), p.weights_bytes,
+        xml_escape(p.weights_mode), xml_escape(p.kv_cache_mode), p.weights_bytes,
         p.max_tokens_that_fit ? fmt::format("{}", *p.max_tokens_that_fit) : "none",
         p.capped ? "true" : "false");
-    out_ += fmt::format("<text class=\"panel-title\" x=\"{:.1f}\" y=\"{:.1f}\">{} weights ({}) · {} KV cache</text>\n",
-                        left_, y0 + 18, xml_escape(p.weights_mode), format_bytes(p.weights_bytes),
-                        to_string(p.kv_element));
+    out_ += fmt::format("<text class=\"panel-title\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", left_,
+                        y0 + 18, xml_escape(p.title));
     out_ += fmt::format("<clipPath id=\"plot-area-{}\"><rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/></clipPath>\n",
                         index, left_, top_, right_ - left_, bottom_ - top_);
     write_grid(xa, ya);
@@ -107,10 +113,11 @@ class PanelWriter {
   void write_stack(const PlotPanel& p, size_t index, const ContextAxis& xa, const ByteAxis& ya) {
     out_ += fmt::format("<g clip-path=\"url(#plot-area-{})\">\n", index);
     std::vector<uint64_t> below(p.samples.size(), 0);
-    for (const PlotLayer* layer : layers_) {
+    for (size_t layer : layers_) {
+      const PlotComponent& component = data_.components[layer];
       std::vector<uint64_t> above(p.samples.size());
       for (size_t i = 0; i < p.samples.size(); ++i) {
-        above[i] = (CheckedBytes(below[i]) + p.samples[i].*layer->bytes).saturated();
+        above[i] = (CheckedBytes(below[i]) + component_bytes(p.samples[i], layer)).saturated();
       }
       std::string points;
       for (size_t i = 0; i < p.samples.size(); ++i) {
@@ -121,7 +128,7 @@ class PanelWriter {
       }
       if (!points.empty()) points.pop_back();
       out_ += fmt::format("<polygon class=\"layer\" data-component=\"{}\" fill=\"{}\" points=\"{}\"/>\n",
-                          layer->key, layer->color, points);
+                          xml_escape(component.key), xml_escape(component.color), points);
       below = std::move(above);
     }
     std::string line;
@@ -149,8 +156,7 @@ class PanelWriter {
     bool inside = p.max_tokens_that_fit && !p.capped && *p.max_tokens_that_fit >= data_.min_tokens &&
                   *p.max_tokens_that_fit < data_.max_tokens;
     if (!inside) {
-      out_ += fmt::format("<text class=\"verdict halo\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
-                          left_ + 8, y + verdict_dy, xml_escape(panel_verdict(p, data_)));
+      write_verdict(panel_verdict(p, data_), left_ + 8, y + verdict_dy);
       return;
     }
     uint64_t v = *p.max_tokens_that_fit;
@@ -162,7 +168,29 @@ class PanelWriter {
     out_ += fmt::format("<circle class=\"marker\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4.5\"/>", x, y);
     out_ += fmt::format("<text class=\"crossing-label halo\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\">{}: {} tokens</text></g>\n",
                         label_left ? x - 8 : x + 8, y + 18, label_left ? "end" : "start",
-                        to_string(p.kv_element), group_digits(v));
+                        xml_escape(p.kv_cache_mode), group_digits(v));
+  }
+
+  // One line when it fits the plot area's width (estimated, as the legend
+  // is), else two, broken at the space nearest the middle.
+  void write_verdict(const std::string& text, double x, double y) {
+    const double room = right_ - left_ - 16;
+    const size_t middle = text.size() / 2;
+    auto off_middle = [middle](size_t at) { return at > middle ? at - middle : middle - at; };
+    size_t cut = std::string::npos;
+    if (static_cast<double>(text.size()) * kVerdictCharPx > room) {
+      for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == ' ' && (cut == std::string::npos || off_middle(i) < off_middle(cut))) cut = i;
+      }
+    }
+    if (cut == std::string::npos) {
+      out_ += fmt::format("<text class=\"verdict halo\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x, y,
+                          xml_escape(text));
+      return;
+    }
+    out_ += fmt::format("<text class=\"verdict halo\" x=\"{0:.1f}\" y=\"{1:.1f}\"><tspan x=\"{0:.1f}\">{2}</tspan>"
+                        "<tspan x=\"{0:.1f}\" dy=\"16\">{3}</tspan></text>\n",
+                        x, y, xml_escape(text.substr(0, cut)), xml_escape(text.substr(cut + 1)));
   }
 
   // Invisible columns, one per sample, carrying the exact figures.
@@ -172,28 +200,34 @@ class PanelWriter {
       double x = xa.x(s.tokens);
       double from = i == 0 ? left_ : (xa.x(p.samples[i - 1].tokens) + x) / 2;
       double to = i + 1 == p.samples.size() ? right_ : (xa.x(p.samples[i + 1].tokens) + x) / 2;
+      std::string bytes;
+      for (size_t c = 0; c < data_.components.size(); ++c) {
+        bytes += fmt::format(" data-{}-bytes=\"{}\"", xml_escape(data_.components[c].attribute),
+                             component_bytes(s, c));
+      }
       out_ += fmt::format(
           "<rect class=\"sample\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
-          "data-tokens=\"{}\" data-weights-bytes=\"{}\" data-kv-bytes=\"{}\" "
-          "data-allocator-overhead-bytes=\"{}\" data-activation-bytes=\"{}\" "
-          "data-backend-inflight-bytes=\"{}\" data-total-bytes=\"{}\"><title>{}</title></rect>\n",
-          from, top_, std::max(0.0, to - from), bottom_ - top_, s.tokens, s.weights_bytes, s.kv_bytes,
-          s.allocator_overhead_bytes, s.activation_bytes, s.backend_inflight_bytes, s.total_bytes,
-          xml_escape(sample_title(s)));
+          "data-tokens=\"{}\"{} data-total-bytes=\"{}\"><title>{}</title></rect>\n",
+          from, top_, std::max(0.0, to - from), bottom_ - top_, s.tokens, bytes, s.total_bytes,
+          xml_escape(sample_title(data_, s)));
     }
   }
 
   const PlotData& data_;
   const ByteTicks& scale_;
-  const std::vector<const PlotLayer*>& layers_;
+  const std::vector<size_t>& layers_;
   std::string& out_;
   double left_ = 0, right_ = 0, top_ = 0, bottom_ = 0;
 };
 
 }  // namespace
 
+uint64_t component_bytes(const PlotSample& sample, size_t component) {
+  return component < sample.bytes.size() ? sample.bytes[component] : 0;
+}
+
 void write_plot_panel(const PlotData& data, size_t index, const ByteTicks& scale,
-                      const std::vector<const PlotLayer*>& layers, const PanelBox& box,
+                      const std::vector<size_t>& layers, const PanelBox& box,
                       std::string& out) {
   PanelWriter(data, scale, layers, out).write(data.panels[index], index, box.x, box.y, box.width,
                                               box.height);

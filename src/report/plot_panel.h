@@ -3,7 +3,6 @@
 #ifndef MEMFIT_REPORT_PLOT_PANEL_H_
 #define MEMFIT_REPORT_PLOT_PANEL_H_
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,20 +12,9 @@
 
 namespace memfit {
 
-// The stacked components, bottom to top.
-struct PlotLayer {
-  const char* key;  // the polygon's data-component
-  const char* label;
-  const char* color;
-  uint64_t PlotSample::*bytes;
-};
-inline constexpr std::array<PlotLayer, 5> kPlotLayers = {{
-    {"weights", "weights", "#4c72b0", &PlotSample::weights_bytes},
-    {"kv", "KV cache", "#dd8452", &PlotSample::kv_bytes},
-    {"allocator", "allocator overhead", "#9d9d9d", &PlotSample::allocator_overhead_bytes},
-    {"activation", "activation", "#55a868", &PlotSample::activation_bytes},
-    {"inflight", "backend in-flight", "#8172b3", &PlotSample::backend_inflight_bytes},
-}};
+// The bytes of data.components[component] in `sample`; 0 when the sample
+// has fewer entries than the figure has components.
+uint64_t component_bytes(const PlotSample& sample, size_t component);
 
 // Where a panel goes in the document, in pixels.
 struct PanelBox {
@@ -37,12 +25,13 @@ struct PanelBox {
 };
 
 // Appends panel `index` of `data` to `out` as a <g class="panel">: the
-// title, grid and ticks on the shared `scale`, `layers` stacked, the budget
-// line, the crossing or the verdict in words, and one invisible column per
-// sample carrying its exact bytes (see plot_svg.cc for the attributes).
+// title, grid and ticks on the shared `scale`, the components whose indices
+// (in data.components) are `layers` stacked bottom to top, the budget line,
+// the crossing or the verdict in words, and one invisible column per sample
+// carrying its exact bytes (see plot_svg.cc for the attributes).
 // `index` names the panel's clip path: unique within one document.
 void write_plot_panel(const PlotData& data, size_t index, const ByteTicks& scale,
-                      const std::vector<const PlotLayer*>& layers, const PanelBox& box,
+                      const std::vector<size_t>& layers, const PanelBox& box,
                       std::string& out);
 
 }  // namespace memfit

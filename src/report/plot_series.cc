@@ -1,5 +1,6 @@
-// The data behind `memfit plot`: estimate() at each sampled context for
-// each weight mode and KV width, and solve()'s largest context that fits.
+// The data behind `memfit plot` for mlxcel: estimate() at each sampled
+// context for each weight mode and KV width, and solve()'s largest context
+// that fits.
 //
 // Samples are spaced evenly on a log2 axis (context lengths people choose
 // are powers of two, and a useful range spans two or three orders of
@@ -10,8 +11,10 @@
 
 #include <fmt/format.h>
 
+#include "memfit/memory_size.h"
 #include "memfit/plot.h"
 #include "memfit/solver.h"
+#include "report/plot_series.h"
 
 namespace memfit {
 namespace {
@@ -28,14 +31,12 @@ constexpr std::array<Step, 4> kOctaveSteps = {{{1, 1}, {19, 16}, {181, 128}, {21
 // numerators above.
 constexpr uint64_t kMaxPowerOfTwo = 1ull << 55;
 
+// In plot_mlxcel's order.
 PlotSample sample_of(const Estimate& e) {
   PlotSample s;
   s.tokens = e.inputs.max_tokens;
-  s.weights_bytes = e.weights_bytes;
-  s.kv_bytes = e.kv.total_bytes;
-  s.allocator_overhead_bytes = e.allocator_overhead_bytes;
-  s.activation_bytes = e.activation_bytes;
-  s.backend_inflight_bytes = e.backend_inflight_bytes;
+  s.bytes = {e.weights_bytes, e.kv.total_bytes, e.allocator_overhead_bytes, e.activation_bytes,
+             e.backend_inflight_bytes};
   s.total_bytes = e.total_bytes;
   return s;
 }
@@ -52,20 +53,15 @@ Result<PlotPanel> compute_panel(const Model& model, const EstimateInputs& inputs
   PlotPanel panel;
   panel.weights_mode = mode.name;
   panel.kv_element = element;
+  panel.kv_cache_mode = std::string(to_string(element));
   panel.weights_bytes = mode.weights_bytes;
+  panel.title = fmt::format("{} weights ({}) · {} KV cache", mode.name,
+                            format_bytes(mode.weights_bytes), to_string(element));
   Result<Solution> solution = solve(SolveFor::kMaxTokens, variant, in, settings, platform, budget);
   if (!solution) return solution.error().within("largest context that fits");
   panel.max_tokens_that_fit = solution->value;
   panel.capped = solution->capped;
-  // Sample the crossing itself, so the stack reaches the budget line at
-  // exactly the marked context.
-  if (panel.max_tokens_that_fit && *panel.max_tokens_that_fit > tokens.front() &&
-      *panel.max_tokens_that_fit < tokens.back()) {
-    tokens.insert(std::upper_bound(tokens.begin(), tokens.end(), *panel.max_tokens_that_fit),
-                  *panel.max_tokens_that_fit);
-    tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
-  }
-  for (uint64_t t : tokens) {
+  for (uint64_t t : with_crossing(std::move(tokens), panel.max_tokens_that_fit)) {
     in.max_tokens = t;
     Result<Estimate> e = estimate(variant, in, settings, platform, budget);
     if (!e) return e.error().within(fmt::format("at {} tokens", t));
@@ -75,6 +71,14 @@ Result<PlotPanel> compute_panel(const Model& model, const EstimateInputs& inputs
 }
 
 }  // namespace
+
+std::vector<uint64_t> with_crossing(std::vector<uint64_t> tokens, std::optional<uint64_t> crossing) {
+  if (crossing && !tokens.empty() && *crossing > tokens.front() && *crossing < tokens.back()) {
+    tokens.insert(std::upper_bound(tokens.begin(), tokens.end(), *crossing), *crossing);
+    tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+  }
+  return tokens;
+}
 
 uint64_t plot_min_tokens(uint64_t max_tokens) {
   return max_tokens >= 2 * kPlotMinTokens ? kPlotMinTokens : 1;
@@ -108,11 +112,13 @@ Result<PlotData> compute_plot(const Model& model, const EstimateInputs& inputs,
   PlotData data;
   data.title = request.title;
   data.batch = inputs.batch;
+  data.fixed_settings = fmt::format("batch {}", inputs.batch);
   data.min_tokens = plot_min_tokens(request.max_tokens);
   data.max_tokens = request.max_tokens;
   data.budget_bytes = budget.budget_bytes;
   data.budget_source = std::string(to_string(budget.source));
   data.columns = request.kv_elements.size();
+  data.components = mlxcel_plot_components();
   std::vector<uint64_t> tokens = plot_context_samples(data.min_tokens, data.max_tokens);
   for (const PlotWeightMode& mode : request.weight_modes) {
     for (KvElement element : request.kv_elements) {

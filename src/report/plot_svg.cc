@@ -13,14 +13,19 @@
 // panel flat. The cut is said in the subtitle.
 //
 // Machine-readable parts, for tests and for anyone checking a figure:
-//   <g class="panel" data-weights-mode data-kv-cache-mode data-weights-bytes
+//   <g class="panel" data-weights-mode data-kv-cache-mode (the panel's
+//      PlotPanel::kv_cache_mode) data-weights-bytes
 //      data-max-tokens-that-fit ("none" when nothing fits) data-capped>
 //   <line class="budget" data-budget-bytes>
 //   <g class="crossing" data-tokens>           the marked largest context
 //   <text class="verdict">                      when there is no crossing
-//   <rect class="sample" data-tokens data-weights-bytes data-kv-bytes
-//      data-allocator-overhead-bytes data-activation-bytes
-//      data-backend-inflight-bytes data-total-bytes><title>...</title></rect>
+//      (two <tspan> lines when the panel is too narrow for one)
+//   <polygon class="layer" data-component>      one per drawn component
+//   <rect class="sample" data-tokens data-<attribute>-bytes (one per
+//      component the data names, drawn or not) data-total-bytes>
+//      <title>...</title></rect>
+//   mlxcel's attributes: weights, kv, allocator-overhead, activation,
+//   backend-inflight; llama.cpp's: model, kv, recurrent, output, compute.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -43,15 +48,16 @@ constexpr double kFooterPx = 34;
 constexpr double kPanelPxOneRow = 300;
 constexpr double kPanelPx = 236;
 
-// A layer is drawn (and in the legend) when any sample has bytes in it.
-std::vector<const PlotLayer*> drawn_layers(const PlotData& data) {
-  std::vector<const PlotLayer*> out;
-  for (const PlotLayer& layer : kPlotLayers) {
+// A component is drawn (and in the legend) when any sample has bytes in
+// it: its index in data.components.
+std::vector<size_t> drawn_layers(const PlotData& data) {
+  std::vector<size_t> out;
+  for (size_t c = 0; c < data.components.size(); ++c) {
     bool any = false;
     for (const PlotPanel& p : data.panels) {
-      for (const PlotSample& s : p.samples) any = any || s.*layer.bytes > 0;
+      for (const PlotSample& s : p.samples) any = any || component_bytes(s, c) > 0;
     }
-    if (any) out.push_back(&layer);
+    if (any) out.push_back(c);
   }
   return out;
 }
@@ -93,16 +99,18 @@ constexpr const char* kStyle =
     ".sample{fill:#000;fill-opacity:0}\n"
     "</style>\n";
 
-void write_legend(const std::vector<const PlotLayer*>& layers, double y, std::string& out) {
+void write_legend(const PlotData& data, const std::vector<size_t>& layers, double y,
+                  std::string& out) {
   double x = kMarginPx;
   // Text width is estimated (no font metrics in a pure function): 7 px per
   // character at 13 px is generous for the system sans-serif fonts.
   auto advance = [&x](std::string_view label) { x += 22 + 7.0 * label.size() + 18; };
-  for (const PlotLayer* layer : layers) {
+  for (size_t layer : layers) {
+    const PlotComponent& c = data.components[layer];
     out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"14\" height=\"14\" fill=\"{}\"/>"
                        "<text class=\"legend\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
-                       x, y - 11, layer->color, x + 20, y, layer->label);
-    advance(layer->label);
+                       x, y - 11, xml_escape(c.color), x + 20, y, xml_escape(c.legend));
+    advance(c.legend);
   }
   out += fmt::format("<line class=\"budget\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"/>"
                      "<text class=\"legend\" x=\"{:.1f}\" y=\"{:.1f}\">budget</text>\n",
@@ -122,11 +130,11 @@ std::string render_plot_svg(const PlotData& data) {
   double panel_h = rows == 1 ? kPanelPxOneRow : kPanelPx;
   double height = kHeaderPx + panel_h * static_cast<double>(rows) + kFooterPx;
   ByteTicks scale = shared_scale(data);
-  std::vector<const PlotLayer*> layers = drawn_layers(data);
+  std::vector<size_t> layers = drawn_layers(data);
 
   std::string title = fmt::format("{}: memory against context", data.title);
-  std::string subtitle = fmt::format("batch {} · budget {} ({}) · stacked by component, the same scale in every panel",
-                                     data.batch, format_bytes(data.budget_bytes), data.budget_source);
+  std::string subtitle = fmt::format("{} · budget {} ({}) · stacked by component, the same scale in every panel",
+                                     data.fixed_settings, format_bytes(data.budget_bytes), data.budget_source);
   if (largest_total(data) > scale.top_bytes) {
     subtitle += fmt::format(" · cut at {}", byte_tick_label(scale.top_bytes, scale));
   }
@@ -138,7 +146,7 @@ std::string render_plot_svg(const PlotData& data) {
   out += fmt::format("<title id=\"plot-title\">{}</title>\n", xml_escape(title));
   std::string desc;
   for (const PlotPanel& p : data.panels) {
-    desc += fmt::format("{} weights, {} KV: {}. ", p.weights_mode, to_string(p.kv_element),
+    desc += fmt::format("{} weights, {} KV: {}. ", p.weights_mode, p.kv_cache_mode,
                         p.max_tokens_that_fit
                             ? fmt::format("largest context that fits {} tokens", group_digits(*p.max_tokens_that_fit))
                             : std::string("nothing fits"));
@@ -150,7 +158,7 @@ std::string render_plot_svg(const PlotData& data) {
   out += fmt::format("<text class=\"title\" x=\"{:.1f}\" y=\"30\">{}</text>\n", kMarginPx, xml_escape(title));
   out += fmt::format("<text class=\"subtitle\" x=\"{:.1f}\" y=\"52\">{}</text>\n", kMarginPx,
                      xml_escape(subtitle));
-  write_legend(layers, 78, out);
+  write_legend(data, layers, 78, out);
 
   for (size_t i = 0; i < data.panels.size(); ++i) {
     PanelBox box{kMarginPx + panel_w * static_cast<double>(i % columns),
@@ -158,8 +166,8 @@ std::string render_plot_svg(const PlotData& data) {
     write_plot_panel(data, i, scale, layers, box, out);
   }
   out += fmt::format("<text class=\"caption\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">"
-                     "context length in tokens (log scale: each step doubles it)</text>\n",
-                     kWidthPx / 2, height - 12);
+                     "{} (log scale: each step doubles it)</text>\n",
+                     kWidthPx / 2, height - 12, xml_escape(data.context_label));
   out += "</svg>\n";
   return out;
 }

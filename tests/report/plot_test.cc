@@ -125,14 +125,15 @@ TEST(ComputePlot, StackedComponentsAreTheEstimatesComponents) {
   ASSERT_EQ(data.panels.size(), 2u);
   const PlotSample* s = sample_at(data.panels[0], 8192);
   ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->bytes.size(), 5u);
   // KV 163,840 x 8,192 = 1,342,177,280; allocator 0.2 x (8,307,783,680 +
   // 1,342,177,280) = 1,929,992,192; activation 2 x 2,048 x (5,120 + 17,408)
   // x 2 + 151,936 x 2 = 184,853,248; total 11,764,806,400 (= inspect's).
-  EXPECT_EQ(s->weights_bytes, kExampleWeightsBytes);
-  EXPECT_EQ(s->kv_bytes, 1'342'177'280u);
-  EXPECT_EQ(s->allocator_overhead_bytes, 1'929'992'192u);
-  EXPECT_EQ(s->activation_bytes, 184'853'248u);
-  EXPECT_EQ(s->backend_inflight_bytes, 0u);
+  EXPECT_EQ(s->bytes[plot_mlxcel::kWeights], kExampleWeightsBytes);
+  EXPECT_EQ(s->bytes[plot_mlxcel::kKv], 1'342'177'280u);
+  EXPECT_EQ(s->bytes[plot_mlxcel::kAllocator], 1'929'992'192u);
+  EXPECT_EQ(s->bytes[plot_mlxcel::kActivation], 184'853'248u);
+  EXPECT_EQ(s->bytes[plot_mlxcel::kInflight], 0u);
   EXPECT_EQ(s->total_bytes, 11'764'806'400u);
 
   Model model = example_model();
@@ -143,12 +144,14 @@ TEST(ComputePlot, StackedComponentsAreTheEstimatesComponents) {
       in.kv_element = p.kv_element;
       Result<Estimate> e = estimate(model, in, EstimateSettings{}, Platform{}, budget_of(16 * kGiB));
       ASSERT_TRUE(e.ok());
-      EXPECT_EQ(x.kv_bytes, e->kv.total_bytes) << x.tokens;
-      EXPECT_EQ(x.allocator_overhead_bytes, e->allocator_overhead_bytes) << x.tokens;
-      EXPECT_EQ(x.activation_bytes, e->activation_bytes) << x.tokens;
+      ASSERT_EQ(x.bytes.size(), 5u);
+      EXPECT_EQ(x.bytes[plot_mlxcel::kKv], e->kv.total_bytes) << x.tokens;
+      EXPECT_EQ(x.bytes[plot_mlxcel::kAllocator], e->allocator_overhead_bytes) << x.tokens;
+      EXPECT_EQ(x.bytes[plot_mlxcel::kActivation], e->activation_bytes) << x.tokens;
       EXPECT_EQ(x.total_bytes, e->total_bytes) << x.tokens;
-      EXPECT_EQ(x.weights_bytes + x.kv_bytes + x.allocator_overhead_bytes + x.activation_bytes +
-                    x.backend_inflight_bytes,
+      EXPECT_EQ(x.bytes[plot_mlxcel::kWeights] + x.bytes[plot_mlxcel::kKv] +
+                    x.bytes[plot_mlxcel::kAllocator] + x.bytes[plot_mlxcel::kActivation] +
+                    x.bytes[plot_mlxcel::kInflight],
                 x.total_bytes);
     }
   }
@@ -172,7 +175,9 @@ TEST(ComputePlot, QuantRowsUseEachCandidatesWeights) {
   for (size_t i = 0; i < data->panels.size(); ++i) {
     const PlotPanel& p = data->panels[i];
     EXPECT_EQ(p.weights_mode, request.weight_modes[i / 2].name);
-    EXPECT_EQ(p.samples.front().weights_bytes, request.weight_modes[i / 2].weights_bytes);
+    ASSERT_EQ(p.samples.front().bytes.size(), 5u);
+    EXPECT_EQ(p.samples.front().bytes[plot_mlxcel::kWeights],
+              request.weight_modes[i / 2].weights_bytes);
     Model variant = model;
     variant.weights.bytes = p.weights_bytes;
     EstimateInputs in;

@@ -21,6 +21,10 @@ def classes(e):
     return e.getAttribute("class").split()
 
 def text(e):
+    # A <text> broken into <tspan> lines reads as one line, joined by spaces.
+    lines = [text(n) for n in e.childNodes if n.nodeType == n.ELEMENT_NODE]
+    if lines:
+        return " ".join(lines)
     return "".join(n.data for n in e.childNodes if n.nodeType == n.TEXT_NODE)
 
 def number_or_text(v):

@@ -15,7 +15,8 @@ namespace memfit::testing {
 //    "panels": [{<the panel's data-* attributes, "data-" dropped>,
 //                "budget_bytes": [..], "budget_labels": [..],
 //                "crossings": [{"tokens": N, "label": "..."}],
-//                "verdicts": ["..."],
+//                "verdicts": ["..."] (a verdict broken into <tspan> lines
+//                             reads as one, the lines joined by spaces),
 //                "samples": [{"tokens": N, "weights_bytes": N, ...}]}]}
 // or {"ok": false, "error": "<parser message>"} when it is not well-formed
 // XML. Byte counts come back as JSON integers.
