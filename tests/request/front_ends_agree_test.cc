@@ -17,9 +17,9 @@
 #include "memfit/memfit.h"
 #include "memfit/service.h"
 #include "memfit/settings.h"
-#include "support/gguf_fixtures.h"
 #include "support/run_command.h"
 #include "support/small_checkpoints.h"
+#include "support/small_ggufs.h"
 #include "support/temp_dir.h"
 
 namespace memfit {
@@ -48,19 +48,6 @@ Answer json_answer(bool ok, const json& body) {
   a.message = body["error"]["message"];
   a.field = body["error"].value("field", "");
   return a;
-}
-
-// Qwen3-8B's geometry in GGUF, sparse on disk: a Q4_K token embedding
-// [4096, 151936], 16 blocks x 144 B x 151,936 rows = 350,060,544 B, and
-// 36 Q4_K [4096, 4096] matrices, 2,304 B x 4,096 rows = 9,437,184 B each,
-// 339,738,624 B in all: 689,799,168 B of weights.
-GgufWriter qwen3_8b_gguf() {
-  GgufWriter w = qwen3_8b_gguf_keys();
-  w.add_tensor("token_embd.weight", GgmlType::kQ4_K, {4096, 151936});
-  for (int layer = 0; layer < 36; ++layer) {
-    w.add_tensor("blk." + std::to_string(layer) + ".attn_q.weight", GgmlType::kQ4_K, {4096, 4096});
-  }
-  return w;
 }
 
 // A root with three models: the bundled example's config and index (no
