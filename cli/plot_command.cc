@@ -116,6 +116,12 @@ void run_plot(const PlotOptions& o, int& exit_code) {
     exit_code = report_error(c.error(), "plot");
     return;
   }
+  if (c->engine == Engine::kLlamaCpp) {
+    exit_code = report_error(
+        Error::usage("engine", "plot draws the mlxcel estimate only; for llamacpp use inspect or fit"),
+        "plot");
+    return;
+  }
   PlotRequest request;
   request.title = model_title(o.estimate.model);
   // Without --max-tokens, the context the model declares, else 128K.
