@@ -48,8 +48,8 @@ struct LlamaCppFit {
 
 // Solves `prepared` (an llamacpp request; `request` is what it was
 // prepared from). kUsage, naming the field, when the request gives the
-// value being solved (ctx_size for kCtxSize, parallel for kParallel) or
-// its engine is not llamacpp; a usage error of the solver (a quantized V
+// value being solved (ctx_size or max_tokens for kCtxSize, parallel for
+// kParallel), both ctx_size and max_tokens, or its engine is not llamacpp; a usage error of the solver (a quantized V
 // with flash attention off) as it is; other errors within the model's
 // name as the request gives it.
 Result<LlamaCppFit> fit_llamacpp(LlamaCppSolveFor what, const EstimateRequest& request,

@@ -25,8 +25,14 @@ std::string_view to_string(LlamaCppSolveFor what) {
 Result<LlamaCppFit> fit_llamacpp(LlamaCppSolveFor what, const EstimateRequest& r,
                                  const PreparedRequest& p) {
   if (p.engine != Engine::kLlamaCpp) return Error::usage("engine", "is not llamacpp");
-  if (what == LlamaCppSolveFor::kCtxSize && r.llamacpp.ctx_size) {
-    return Error::usage("ctx_size", "is what solving ctx-size finds: leave it out");
+  // max_tokens is the context too when ctx_size is not given (request.h).
+  if (what == LlamaCppSolveFor::kCtxSize && (r.llamacpp.ctx_size || r.max_tokens)) {
+    return Error::usage(r.llamacpp.ctx_size ? "ctx_size" : "max_tokens",
+                        "is what solving ctx-size finds: leave it out");
+  }
+  if (r.llamacpp.ctx_size && r.max_tokens) {
+    return Error::usage("max_tokens", "and ctx_size are both the context: give one (ctx_size is "
+                                      "llama.cpp's name)");
   }
   if (what == LlamaCppSolveFor::kParallel && r.llamacpp.parallel) {
     return Error::usage("parallel", "is what solving parallel finds: leave it out");

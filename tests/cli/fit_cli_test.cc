@@ -194,9 +194,15 @@ TEST_F(LlamaCppFit, UsageErrorsSayWhatEachEngineSolves) {
   r = fit({"--solve", "parallel", "-np", "2"}, 16ull << 30);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "memfit: --parallel: is what solving parallel finds: leave it out\n");
+  // --max-tokens is the context too under llamacpp (request.h).
   r = fit({"--solve", "ctx-size", "--max-tokens", "4096"}, 16ull << 30);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err.rfind("memfit: --max-tokens: is an mlxcel setting", 0), 0u) << r.err;
+  EXPECT_EQ(r.err, "memfit: --max-tokens: is what solving ctx-size finds: leave it out\n");
+  r = fit({"--solve", "parallel", "--max-tokens", "4096", "-c", "4096"}, 16ull << 30);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "memfit: --max-tokens: and ctx_size are both the context: give one (ctx_size is "
+            "llama.cpp's name)\n");
 
   // mlxcel names its own solves.
   r = run_memfit({"fit", "-m", kExample, "--solve", "ctx-size"});
