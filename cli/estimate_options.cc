@@ -49,6 +49,10 @@ void add_llamacpp_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("-c,--ctx-size", o.ctx_size,
                      "llamacpp: context in tokens, 0 = the model's training context (default 0)");
   command.add_option("--parallel", o.parallel, "llamacpp: sequences, -np (default 1)");
+  add_llamacpp_batch_options(command, o);
+}
+
+void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("-b,--batch-size", o.batch_size, "llamacpp: logical batch (default 2048)");
   command.add_option("--ubatch-size", o.ubatch_size, "llamacpp: physical batch, -ub (default 512)");
   command.add_option("--flash-attn", o.flash_attn, "llamacpp: on, off or auto (default), -fa");

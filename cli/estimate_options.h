@@ -64,9 +64,12 @@ void add_model_options(CLI::App& command, EstimateOptions& options);
 void add_request_options(CLI::App& command, EstimateOptions& options);
 // llama.cpp's flags for --engine llamacpp: -c/--ctx-size, --parallel (-np),
 // -b/--batch-size, --ubatch-size (-ub), --flash-attn (-fa), --swa-full,
-// --kv-unified. Only on the commands that price llamacpp (inspect,
-// preflight generate).
+// --kv-unified. On the commands that price llamacpp (inspect, preflight
+// generate, fit).
 void add_llamacpp_options(CLI::App& command, EstimateOptions& options);
+// The same but -c and --parallel, for a command that reads the context and
+// the sequences with flags of its own (preflight serve).
+void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& options);
 // --tensor-parallel N, --pipeline-parallel M and --parallel-engine vllm|mlx.
 void add_parallel_options(CLI::App& command, EstimateOptions& options);
 

@@ -138,7 +138,7 @@ Result<PreparedRequest> prepare_plot(const PlotOptions& o) {
   request->max_tokens = EstimateRequest{}.max_tokens;
   LocalRequestContext context(*make_process_environment());
   return prepare(*request, context,
-                 PrepareOptions{.keep_tensors = o.quants, .prices_llamacpp = true});
+                 PrepareOptions{.keep_tensors = o.quants});
 }
 
 // Errors come back as the user should read them: usage errors (settings

@@ -37,6 +37,12 @@ void run_recommend(const RecommendOptions& o, int& exit_code) {
     exit_code = report_error(c.error());
     return;
   }
+  if (c->engine == Engine::kLlamaCpp) {
+    exit_code = report_error(Error::usage(
+        "recommend-quant prices MLX quantizations of a safetensors checkpoint (engine mlxcel); "
+        "for a GGUF model, compare its quant files with memfit inspect or memfit fit"));
+    return;
+  }
   const std::vector<SafetensorsTensor>& tensors = c->model->tensors;
   if (tensors.empty()) c->warnings.push_back(no_headers_warning());
   print_warnings(c->warnings);

@@ -181,11 +181,6 @@ struct PreparedRequest {
 
 struct PrepareOptions {
   bool keep_tensors = false;  // open the model with its tensor list
-  // The caller prices llamacpp requests (run() does). Other callers (fit,
-  // plot, recommend-quant, the service's /v1/fit) solve over the mlxcel
-  // estimate only: for them a request whose engine resolves to llamacpp is
-  // a kUsage error about "engine".
-  bool prices_llamacpp = false;
 };
 
 // Checks the request's own fields (kUsage: max_tokens or batch of 0)
@@ -221,6 +216,11 @@ struct EstimateRun : PreparedRequest {
 // the engine refuses is kUsage). Estimation errors are prefixed with the
 // model's name as the request gives it.
 Result<EstimateRun> run(const EstimateRequest& request, RequestContext& context);
+
+// run()'s steps after prepare(), for a caller that adjusts the prepared
+// request first (preflight serve applies llama-server's own defaults to
+// its llama.cpp settings). `request` is the one `prepared` came from.
+Result<EstimateRun> run_prepared(const EstimateRequest& request, PreparedRequest prepared);
 
 // True when the request asks for a per-rank plan (more than one rank).
 bool wants_parallel_plan(const ParallelConfig& config);

@@ -160,10 +160,6 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
     p.warnings.insert(p.warnings.begin() + static_cast<std::ptrdiff_t>(request_warnings_at),
                       kv_warnings.begin(), kv_warnings.end());
   }
-  if (p.engine == Engine::kLlamaCpp && !options.prices_llamacpp) {
-    return Error::usage("engine", "llamacpp is priced by inspect, preflight generate and "
-                                  "/v1/estimate only: solving for it is not built yet");
-  }
 
   p.host = context.host_memory(r.device, r.memory_limit_bytes);
   if (p.host.device_error) return Error(*p.host.device_error, ErrorKind::kHost);
@@ -173,12 +169,14 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
 }
 
 Result<EstimateRun> run(const EstimateRequest& r, RequestContext& context) {
-  PrepareOptions options;
-  options.prices_llamacpp = true;
-  Result<PreparedRequest> prepared = prepare(r, context, options);
+  Result<PreparedRequest> prepared = prepare(r, context);
   if (!prepared) return prepared.error();
+  return run_prepared(r, std::move(*prepared));
+}
+
+Result<EstimateRun> run_prepared(const EstimateRequest& r, PreparedRequest prepared) {
   EstimateRun run;
-  static_cast<PreparedRequest&>(run) = std::move(*prepared);
+  static_cast<PreparedRequest&>(run) = std::move(prepared);
 
   if (run.engine == Engine::kLlamaCpp) {
     Result<LlamaCppEstimate> estimate = estimate_llamacpp(*run.model, run.llamacpp_settings, run.budget);

@@ -15,6 +15,13 @@
 // max_tokens (and total_bytes) is null when not even one token fits;
 // capped is true when max_tokens is the search ceiling (a cache that stops
 // growing fits any context). Curve points come in the order asked.
+//
+// A llamacpp request (a GGUF model, or engine "llamacpp") is answered with
+// `memfit fit --engine llamacpp --json`'s object (llamacpp_fit.h) with
+// "model" in front; with curve_tokens (solve ctx-size only) each
+// by_cache_type row gets "curve": [{"ctx_size", "total_bytes", "fits"}],
+// the estimate at that --ctx-size with K and V of the row's type.
+#include "memfit/llamacpp_fit.h"
 #include "memfit/request.h"
 #include "memfit/solver.h"
 #include "memfit/untrusted_text.h"
@@ -23,6 +30,59 @@
 #include "service/service_state.h"
 
 namespace memfit::service {
+namespace {
+
+HttpResponse handle_llamacpp_fit(const FitRequest& request, const PreparedRequest& p) {
+  const std::string& name = request.request.model;
+  Result<LlamaCppSolveFor> what = parse_llamacpp_solve(request.solve.value_or("ctx-size"));
+  if (!what.ok()) return error_response(api_error_of(what.error()));
+  if (request.curve_given && *what != LlamaCppSolveFor::kCtxSize) {
+    return error_response(api_error_of(
+        Error::usage("curve_tokens", "is a --ctx-size curve: give it with solve ctx-size")));
+  }
+  Result<LlamaCppFit> fit = fit_llamacpp(*what, request.request, p);
+  if (!fit.ok()) return error_response(api_error_of(fit.error()));
+  Json answer = llamacpp_fit_to_json(p, *fit);
+  if (request.curve_given) {
+    for (size_t i = 0; i < fit->by_cache_type.size(); ++i) {
+      LlamaCppSettings settings = p.llamacpp_settings;
+      settings.cache_type_k = settings.cache_type_v = fit->by_cache_type[i].cache_type;
+      Json curve = Json::array();
+      for (uint64_t tokens : request.curve_tokens) {
+        settings.ctx_size = tokens;
+        Result<LlamaCppEstimate> point = estimate_llamacpp(*p.model, settings, p.budget);
+        if (!point.ok()) {
+          return error_response(api_error_of(point.error().within(quote_untrusted(name))));
+        }
+        curve.push_back(
+            {{"ctx_size", tokens}, {"total_bytes", point->total_bytes}, {"fits", point->fits}});
+      }
+      answer["by_cache_type"][i]["curve"] = std::move(curve);
+    }
+  }
+  Json out = {{"model", name}};
+  for (auto& [key, value] : answer.items()) out[key] = std::move(value);
+  return json_response(200, out);
+}
+
+// The fields only a llamacpp /v1/fit reads.
+Status check_mlxcel_fit(const FitRequest& request) {
+  const EstimateRequest& r = request.request;
+  if (request.solve && *request.solve != "max-tokens") {
+    return Error::usage("solve", "/v1/fit solves max-tokens under mlxcel; ctx-size and parallel "
+                                 "are llamacpp's");
+  }
+  for (auto [field, given] : {std::pair{"cache_type_k", r.cache_type_k || r.llamacpp.cache_type_k},
+                              std::pair{"cache_type_v", r.cache_type_v || r.llamacpp.cache_type_v}}) {
+    if (given) {
+      return Error::usage(field, "/v1/fit answers for every KV mode under mlxcel (by_kv_mode); "
+                                 "cache types are read under llamacpp");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 HttpResponse handle_fit(ServiceState& state, std::string_view body) {
   Result<FitRequest> request = parse_fit_request(body);
@@ -32,6 +92,10 @@ HttpResponse handle_fit(ServiceState& state, std::string_view body) {
   ServiceContext context(state, *resolved);
   Result<PreparedRequest> p = prepare(request->request, context);
   if (!p.ok()) return error_response(api_error_of(p.error()));
+  if (p->engine == Engine::kLlamaCpp) return handle_llamacpp_fit(*request, *p);
+  if (Status mlxcel = check_mlxcel_fit(*request); !mlxcel.ok()) {
+    return error_response(api_error_of(mlxcel.error()));
+  }
   const std::string& name = request->request.model;
   const Model& model = *p->model;
 

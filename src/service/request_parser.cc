@@ -39,8 +39,21 @@ Result<FitRequest> parse_fit_request(std::string_view body) {
   if (wants_parallel_plan(request.request.parallel)) {
     return Error::usage("/v1/fit solves for one device; a per-rank plan is /v1/estimate's");
   }
+  for (std::string_view key : {"cache_type_k", "cache_type_v"}) {
+    Result<std::optional<std::string>> text = fields.string(key);
+    if (!text.ok()) return text.error();
+    if (!*text) continue;
+    if (Status set = set_cache_type(request.request, key, **text); !set.ok()) return set.error();
+  }
+  if (Status llama = request::read_llamacpp_fields(fields, request.request); !llama.ok()) {
+    return llama.error();
+  }
+  Result<std::optional<std::string>> solve = fields.string("solve");
+  if (!solve.ok()) return solve.error();
+  request.solve = *solve;
 
   if (const Json* curve = fields.find("curve_tokens")) {
+    request.curve_given = true;
     const std::string what = fmt::format("an array of at most {} integers from 1 to {}",
                                          kMaxCurvePoints, kMaxSolvedTokens);
     if (!curve->is_array() || curve->size() > kMaxCurvePoints) {

@@ -24,13 +24,21 @@ namespace memfit::service {
 inline constexpr size_t kMaxCurvePoints = 256;
 
 //   every field of an estimate request (request_json.h) but max_tokens and
-//   the KV fields, which /v1/fit varies (refused as unknown fields), with
+//   kv_cache_mode, which /v1/fit varies (refused as unknown fields), with
 //   one rank only (the solver answers for one device), and
+//   solve         "max-tokens" (mlxcel, the default); "ctx-size" (the
+//                 llamacpp default, also "max-tokens") or "parallel" (also
+//                 "slots") under llamacpp (llamacpp_fit.h)
 //   curve_tokens  up to kMaxCurvePoints integers 1..kMaxSolvedTokens (any
-//                 order, repeats allowed), default none: the contexts at
-//                 which to report the total for each KV mode
+//                 order, repeats allowed), default none: the contexts
+//                 (llamacpp: ctx_size values) at which to report the total
+//                 for each KV mode or cache type
+// The llama.cpp fields and cache_type_k / cache_type_v are read for a
+// llamacpp request; the handler refuses them under mlxcel.
 struct FitRequest {
   EstimateRequest request;
+  std::optional<std::string> solve;
+  bool curve_given = false;  // curve_tokens was in the body (it may be [])
   std::vector<uint64_t> curve_tokens;
 };
 

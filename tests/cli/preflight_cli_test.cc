@@ -1,6 +1,7 @@
 // `memfit preflight generate|serve`: KV length, slot arithmetic, the paged
 // KV budget, exit 3 when it does not fit, --force. Figures are for the
-// bundled Qwen3-14B-MLX-4bit (see tests/estimate/estimator_test.cc).
+// bundled Qwen3-14B-MLX-4bit (see tests/estimate/estimator_test.cc) and,
+// for llama-server, the Qwen3-8B GGUF of tests/support/small_ggufs.h.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.h"
+#include "support/small_ggufs.h"
+#include "support/temp_dir.h"
 
 namespace memfit {
 namespace {
@@ -179,6 +182,152 @@ TEST(PreflightServe, ErrorsAndVerdicts) {
                 .exit_code,
             0);
   EXPECT_EQ(run_memfit({"preflight"}).exit_code, 2);
+}
+
+TEST(PreflightServe, NParallelIsAlsoSpelledParallelAndNp) {
+  // One flag, three names: the same slots as --n-parallel 8.
+  std::string expected;
+  for (const char* flag : {"--n-parallel", "--parallel", "-np"}) {
+    auto r = run_memfit({"preflight", "serve", "-m", kExample, "--ctx-size", "32768", flag, "8",
+                         "--json"},
+                        k64GiB);
+    ASSERT_EQ(r.exit_code, 0) << flag << r.err;
+    const nlohmann::json serve = nlohmann::json::parse(r.out)["serve"];
+    EXPECT_EQ(serve["active_slots"], 8) << flag;
+    EXPECT_EQ(serve["effective_context"], 4096) << flag;
+  }
+  // llama.cpp's own settings are refused under mlxcel.
+  auto r = run_memfit({"preflight", "serve", "-m", kExample, "--ctx-size", "32768", "-b", "512"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(r.err.find("memfit: --")),
+            "memfit: --batch-size: is a llama.cpp setting: give engine llamacpp\n");
+}
+
+// llama-server (a GGUF model's default engine): -c is the total context,
+// split over --parallel slots. Qwen3-8B's f16 KV is 36 layers x 2 x 8 KV
+// heads x 128 x 2 B = 147,456 B per cell; its logits 4 B x 151,936 =
+// 607,744 B per sequence.
+class LlamaServerPreflight : public ::testing::Test {
+ protected:
+  void SetUp() override { qwen3_8b_gguf().write(gguf_); }
+
+  testing::CommandResult serve(std::vector<std::string> args, const std::string& limit = "16GiB") const {
+    std::vector<std::string> all = {"preflight", "serve", "-m", gguf_, "--memory-limit", limit};
+    all.insert(all.end(), args.begin(), args.end());
+    return run_memfit(all);
+  }
+
+  uint64_t inspect_total(std::vector<std::string> args) const {
+    std::vector<std::string> all = {"inspect", "-m", gguf_, "--json"};
+    all.insert(all.end(), args.begin(), args.end());
+    auto r = run_memfit(all);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out)["total_bytes"].get<uint64_t>() : 0;
+  }
+
+  TempDir dir_;
+  const std::string gguf_ = dir_.file_path("qwen3-8b.gguf");
+};
+
+TEST_F(LlamaServerPreflight, ParallelAutoIsFourSlotsSharingOneCache) {
+  auto r = serve({"-c", "16384", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["engine"], "llamacpp");
+  EXPECT_EQ(j["inputs"]["n_seq"], 4);
+  EXPECT_EQ(j["inputs"]["streams"], 1);
+  EXPECT_EQ(j["inputs"]["n_ctx"], 16384);
+  // KV 16,384 x 147,456 = 2,415,919,104; logits 4 x 607,744 = 2,430,976.
+  EXPECT_EQ(j["llamacpp"]["context"]["kv_bytes"], 2415919104u);
+  EXPECT_EQ(j["llamacpp"]["context"]["output_bytes"], 2430976u);
+  EXPECT_EQ(j["llamacpp"]["context_bytes"], 2418350080u);
+  EXPECT_EQ(j["serve"], (nlohmann::json{{"active_slots", 4},
+                                        {"effective_context", 16384},
+                                        {"kv_unified", true},
+                                        {"flags", {"-c", "16384", "-np", "4", "--kv-unified"}}}));
+  EXPECT_EQ(j["preflight"]["mode"], "serve");
+  EXPECT_EQ(j["preflight"]["fits"], true);
+  // The same as inspect with those flags.
+  EXPECT_EQ(j["total_bytes"], inspect_total({"-c", "16384", "-np", "4", "--kv-unified",
+                                             "--memory-limit", "16GiB"}));
+
+  auto text = serve({"-c", "16384"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("\npreflight serve: 4 slots of 16384 cells (one unified cache)\n"
+                          "llama-server flags: -c 16384 -np 4 --kv-unified\n"),
+            std::string::npos)
+      << text.out;
+}
+
+TEST_F(LlamaServerPreflight, GivenParallelSplitsTheContextIntoACacheEach) {
+  auto r = serve({"-c", "16384", "-np", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  // 2 streams of 8,192 cells: the same KV, 2 sequences of logits.
+  EXPECT_EQ(j["inputs"]["streams"], 2);
+  EXPECT_EQ(j["inputs"]["n_ctx_seq"], 8192);
+  EXPECT_EQ(j["llamacpp"]["context"]["kv_bytes"], 2415919104u);
+  EXPECT_EQ(j["llamacpp"]["context"]["output_bytes"], 1215488u);
+  EXPECT_EQ(j["serve"]["effective_context"], 8192);
+  EXPECT_EQ(j["serve"]["kv_unified"], false);
+  EXPECT_EQ(j["serve"]["flags"], nlohmann::json::array({"-c", "16384", "-np", "2"}));
+  // --parallel is the same flag.
+  auto same = serve({"-c", "16384", "--parallel", "2", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(same.out)["serve"], j["serve"]);
+}
+
+TEST_F(LlamaServerPreflight, ContextZeroIsTheTrainingContextForEachStream) {
+  // -np 2, a cache each: 2 x 40,960 = 81,920 cells, KV 81,920 x 147,456 =
+  // 12,079,595,520 B; the flags say -c 81920 (-c 0 would mean the same to
+  // the server, not to the other tools).
+  auto r = serve({"-c", "0", "-np", "2", "--json"}, "64GiB");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["inputs"]["ctx_size"], 81920);
+  EXPECT_EQ(j["llamacpp"]["context"]["kv_bytes"], 12079595520u);
+  EXPECT_EQ(j["serve"]["effective_context"], 40960);
+  EXPECT_EQ(j["serve"]["flags"], nlohmann::json::array({"-c", "81920", "-np", "2"}));
+  // One unified cache (parallel auto): 40,960 cells for all four slots.
+  r = serve({"-c", "0", "--json"}, "64GiB");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["inputs"]["ctx_size"], 40960);
+  EXPECT_EQ(j["serve"]["effective_context"], 40960);
+}
+
+TEST_F(LlamaServerPreflight, VerdictsAndForce) {
+  const uint64_t total =
+      inspect_total({"-c", "16384", "-np", "2", "--memory-limit", "16GiB"});
+  EXPECT_EQ(serve({"-c", "16384", "-np", "2"}, std::to_string(total)).exit_code, 0);
+  auto over = serve({"-c", "16384", "-np", "2"}, std::to_string(total - 1));
+  EXPECT_EQ(over.exit_code, 3);
+  EXPECT_NE(over.out.find("DOES NOT FIT"), std::string::npos) << over.out;
+  auto forced = serve({"-c", "16384", "-np", "2", "--force", "--json"}, std::to_string(total - 1));
+  EXPECT_EQ(forced.exit_code, 0);
+  const nlohmann::json j = nlohmann::json::parse(forced.out);
+  EXPECT_EQ(j["preflight"]["fits"], false);
+  EXPECT_EQ(j["preflight"]["forced"], true);
+}
+
+TEST_F(LlamaServerPreflight, MlxcelServerFlagsAreUsageErrors) {
+  const std::string tail =
+      ": is an mlxcel server setting; llama-server takes --ctx-size, --parallel, --batch-size, "
+      "--ubatch-size, --cache-type-k/-v, --flash-attn, --swa-full and --kv-unified\n";
+  for (const auto& [args, flag] :
+       std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--max-batch-size", "2"}, "--max-batch-size"},
+           {{"--no-batch"}, "--no-batch"},
+           {{"--kv-cache-budget", "none"}, "--kv-cache-budget"},
+           {{"--kv-block-size", "16"}, "--kv-block-size"}}) {
+    std::vector<std::string> all = {"-c", "16384"};
+    all.insert(all.end(), args.begin(), args.end());
+    auto r = serve(all);
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_EQ(r.out, "") << flag;
+    EXPECT_EQ(r.err, "memfit: " + flag + tail);
+  }
+  // --tensor-parallel is mlxcel's too.
+  EXPECT_EQ(serve({"-c", "16384", "--tensor-parallel", "2"}).exit_code, 2);
 }
 
 }  // namespace

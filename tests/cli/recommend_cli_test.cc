@@ -9,6 +9,7 @@
 
 #include "support/run_command.h"
 #include "support/small_checkpoints.h"
+#include "support/small_ggufs.h"
 #include "support/temp_dir.h"
 
 namespace memfit {
@@ -97,6 +98,26 @@ TEST(RecommendQuantCli, PicksTheMostPreciseModeThatFits) {
   EXPECT_EQ(j["candidates"][1]["fits"], true);
   EXPECT_EQ(j["recommended"], "int8");
   EXPECT_TRUE(j["candidates"][1]["max_tokens_that_fit"].get<uint64_t>() >= 1024u);
+}
+
+// It prices MLX quantizations of a safetensors checkpoint: a GGUF model
+// (llamacpp by default) or --engine llamacpp is refused, saying what to
+// do instead.
+TEST(RecommendQuantCli, RefusesTheLlamaCppProfile) {
+  TempDir dir;
+  const std::string gguf = dir.file_path("qwen3-8b.gguf");
+  qwen3_8b_gguf().write(gguf);
+  const std::string expected =
+      "memfit: recommend-quant prices MLX quantizations of a safetensors checkpoint (engine "
+      "mlxcel); for a GGUF model, compare its quant files with memfit inspect or memfit fit\n";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"recommend-quant", "-m", gguf},
+        std::vector<std::string>{"recommend-quant", "-m", kExample, "--engine", "llamacpp"}}) {
+    auto r = run_memfit(args, {{"MEMFIT_MEMORY_LIMIT", "16GiB"}});
+    EXPECT_EQ(r.exit_code, 2) << args[2];
+    EXPECT_EQ(r.out, "") << args[2];
+    EXPECT_EQ(r.err.substr(r.err.find("memfit: recommend-quant")), expected) << r.err;
+  }
 }
 
 }  // namespace

@@ -17,9 +17,9 @@
 #include "memfit/memfit.h"
 #include "memfit/service.h"
 #include "memfit/settings.h"
-#include "support/gguf_fixtures.h"
 #include "support/run_command.h"
 #include "support/small_checkpoints.h"
+#include "support/small_ggufs.h"
 #include "support/temp_dir.h"
 
 namespace memfit {
@@ -48,19 +48,6 @@ Answer json_answer(bool ok, const json& body) {
   a.message = body["error"]["message"];
   a.field = body["error"].value("field", "");
   return a;
-}
-
-// Qwen3-8B's geometry in GGUF, sparse on disk: a Q4_K token embedding
-// [4096, 151936], 16 blocks x 144 B x 151,936 rows = 350,060,544 B, and
-// 36 Q4_K [4096, 4096] matrices, 2,304 B x 4,096 rows = 9,437,184 B each,
-// 339,738,624 B in all: 689,799,168 B of weights.
-GgufWriter qwen3_8b_gguf() {
-  GgufWriter w = qwen3_8b_gguf_keys();
-  w.add_tensor("token_embd.weight", GgmlType::kQ4_K, {4096, 151936});
-  for (int layer = 0; layer < 36; ++layer) {
-    w.add_tensor("blk." + std::to_string(layer) + ".attn_q.weight", GgmlType::kQ4_K, {4096, 4096});
-  }
-  return w;
 }
 
 // A root with three models: the bundled example's config and index (no
@@ -277,6 +264,68 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
       cli_text = flag + c.message.substr(c.field.size());
     }
     EXPECT_EQ(cli.message, "memfit: " + cli_text + "\n");
+  }
+}
+
+// `memfit fit --json` and POST /v1/fit answer a llamacpp request with the
+// same object (llamacpp_fit.h), the service with "model" in front; their
+// errors are the same words. (mlxcel's /v1/fit has its own shape, for the
+// calculator page.)
+TEST_F(FrontEnds, FitAgreesForLlamaCppRequests) {
+  const std::vector<Row> table = {
+      {"a GGUF model's context", {{"model", "qwen3-8b.gguf"}, {"memory_limit", "4GiB"}}, ""},
+      {"slots at a context",
+       {{"model", "qwen3-8b.gguf"}, {"solve", "slots"}, {"ctx_size", 16384}, {"memory_limit", "4GiB"}},
+       ""},
+      {"llamacpp on a safetensors model, q8_0",
+       {{"model", "qwen3-14b"}, {"engine", "llamacpp"}, {"solve", "max-tokens"},
+        {"cache_type_k", "q8_0"}, {"cache_type_v", "q8_0"}, {"flash_attn", "on"},
+        {"memory_limit", "12GiB"}},
+       ""},
+      {"nothing fits", {{"model", "qwen3-8b.gguf"}, {"memory_limit", "100MiB"}}, ""},
+      {"batch is mlxcel's", {{"model", "qwen3-8b.gguf"}, {"solve", "batch"}}, "usage"},
+      {"the solved value given", {{"model", "qwen3-8b.gguf"}, {"ctx_size", 4096}}, "usage"},
+      {"quantized V without flash attention",
+       {{"model", "qwen3-8b.gguf"}, {"cache_type_k", "f16"}, {"cache_type_v", "q8_0"},
+        {"flash_attn", "off"}},
+       "usage"},
+  };
+  for (const Row& row : table) {
+    SCOPED_TRACE(row.name);
+    HttpResponse response = service_->handle("POST", "/v1/fit", row.request.dump());
+    const json body = json::parse(response.body);
+    std::vector<std::string> args = {"fit", "--json", "-m", path_of(row.request["model"]), "--solve",
+                                     row.request.value("solve", "ctx-size")};
+    for (const auto& [key, value] : row.request.items()) {
+      if (key == "model" || key == "solve") continue;
+      std::string flag = "--" + key;
+      for (char& c : flag) c = c == '_' ? '-' : c;
+      args.push_back(flag);
+      args.push_back(value.is_string() ? value.get<std::string>() : value.dump());
+    }
+    testing::CommandResult cli = testing::run_memfit(args);
+    const bool ok = std::string(row.kind).empty();
+    ASSERT_EQ(response.status == 200, ok) << response.body;
+    ASSERT_EQ(cli.exit_code == 0, ok) << cli.err;
+    if (!ok) {
+      EXPECT_EQ(response.status, 400);
+      EXPECT_EQ(cli.exit_code, 2);
+      const std::string field = body["error"]["field"];
+      std::string flag = "--" + field;
+      for (char& c : flag) c = c == '_' ? '-' : c;
+      const std::string message = body["error"]["message"];
+      EXPECT_EQ(cli.err, "memfit: " + flag + message.substr(field.size()) + "\n");
+      continue;
+    }
+    json service_answer = body;
+    EXPECT_EQ(service_answer["model"], row.request["model"]);
+    service_answer.erase("model");
+    json cli_answer = json::parse(cli.out);
+    for (json* answer : {&service_answer, &cli_answer}) {
+      if ((*answer)["report"].is_object()) (*answer)["report"].erase("model");
+    }
+    EXPECT_EQ(cli_answer, service_answer);
+    EXPECT_EQ(cli_answer["engine"], "llamacpp");
   }
 }
 

@@ -19,6 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "service/service_fixture.h"
+#include "support/small_ggufs.h"
+#include "support/temp_dir.h"
 
 namespace memfit {
 namespace {
@@ -176,6 +178,152 @@ TEST(ServiceFit, RefusedBodies) {
   HttpResponse get = service->handle("GET", "/v1/fit", "");
   EXPECT_EQ(get.status, 405);
   EXPECT_EQ(error_message(get), "/v1/fit accepts POST, not 'GET'");
+}
+
+// A llamacpp request (the GGUF model's default): fit's llamacpp object
+// (llamacpp_fit.h) with "model" in front. Budgets are /v1/estimate's
+// total at a known answer, so the figures hold whatever the compute model
+// says. Qwen3-8B (tests/support/small_ggufs.h): f16 KV 147,456 B per cell.
+class ServiceFitLlamaCpp : public ::testing::Test {
+ protected:
+  void SetUp() override { qwen3_8b_gguf().write(root_.file_path("qwen3-8b.gguf")); }
+
+  json estimate(json body) {
+    body["model"] = "qwen3-8b.gguf";
+    HttpResponse r = service_->handle("POST", "/v1/estimate", body.dump());
+    EXPECT_EQ(r.status, 200) << r.body;
+    return body_json(r);
+  }
+
+  HttpResponse fit(json body) {
+    body["model"] = "qwen3-8b.gguf";
+    return service_->handle("POST", "/v1/fit", body.dump());
+  }
+
+  TempDir root_;
+  std::unique_ptr<Service> service_ = make_service({root_.path()}, k16GiB);
+};
+
+TEST_F(ServiceFitLlamaCpp, LargestCtxSizePerCacheTypeAndTheServerFlags) {
+  // 16,384 fits exactly; 16,385 pads to 16,640 cells.
+  const uint64_t budget = estimate({{"ctx_size", 16384}})["total_bytes"];
+  HttpResponse r = fit({{"memory_limit", budget}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = body_json(r);
+  EXPECT_EQ(nlohmann::ordered_json::parse(r.body).begin().key(), "model");
+  EXPECT_EQ(j["model"], "qwen3-8b.gguf");
+  EXPECT_EQ(j["solve"], "ctx-size");
+  EXPECT_EQ(j["engine"], "llamacpp");
+  EXPECT_EQ(j["value"], 16384);
+  EXPECT_EQ(j["cache_type"], "f16");
+  EXPECT_EQ(j["capped"], false);
+  EXPECT_EQ(j["budget_bytes"], budget);
+  EXPECT_EQ(j["budget_source"], "explicit");
+  EXPECT_EQ(j["flags"], json::array({"-c", "16384", "-np", "1"}));
+  EXPECT_EQ(j["report"]["total_bytes"], budget);
+  ASSERT_EQ(j["by_cache_type"].size(), 3u);
+  EXPECT_EQ(j["by_cache_type"][0], (json{{"cache_type", "f16"}, {"value", 16384}, {"capped", false}}));
+  EXPECT_EQ(j["by_cache_type"][1]["cache_type"], "q8_0");
+  EXPECT_EQ(j["by_cache_type"][2]["cache_type"], "q4_0");
+  EXPECT_FALSE(j["by_cache_type"][0].contains("curve"));
+  EXPECT_GT(estimate({{"ctx_size", 16385}})["total_bytes"], budget);
+
+  // The asked cache type is the answer.
+  const uint64_t q8_budget =
+      estimate({{"ctx_size", 16384}, {"cache_type_k", "q8_0"}, {"cache_type_v", "q8_0"}})["total_bytes"];
+  const json q8 = body_json(fit({{"memory_limit", q8_budget}, {"cache_type_k", "q8_0"}, {"cache_type_v", "q8_0"}}));
+  EXPECT_EQ(q8["cache_type"], "q8_0");
+  EXPECT_EQ(q8["value"], 16384);
+  EXPECT_EQ(q8["flags"], json::array({"-c", "16384", "-np", "1", "-ctk", "q8_0", "-ctv", "q8_0"}));
+}
+
+TEST_F(ServiceFitLlamaCpp, ParallelAtAContext) {
+  // At the total of -c 16384 -np 4, 4 sequences fit; the answer is the
+  // largest count whose estimate is within the budget.
+  const uint64_t budget = estimate({{"ctx_size", 16384}, {"parallel", 4}})["total_bytes"];
+  HttpResponse r = fit({{"solve", "slots"}, {"ctx_size", 16384}, {"memory_limit", budget}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = body_json(r);
+  EXPECT_EQ(j["solve"], "parallel");
+  ASSERT_TRUE(j["value"].is_number());
+  const uint64_t n = j["value"];
+  EXPECT_GE(n, 4u);
+  EXPECT_EQ(j["report"]["inputs"]["n_seq"], n);
+  EXPECT_EQ(j["report"]["total_bytes"], estimate({{"ctx_size", 16384}, {"parallel", n}})["total_bytes"]);
+  EXPECT_LE(j["report"]["total_bytes"], budget);
+  EXPECT_EQ(j["flags"], json::array({"-c", "16384", "-np", std::to_string(n)}));
+}
+
+TEST_F(ServiceFitLlamaCpp, CurvePointsAreTheEstimatesTotals) {
+  const uint64_t budget = estimate({{"ctx_size", 16384}})["total_bytes"];
+  HttpResponse r = fit({{"memory_limit", budget}, {"curve_tokens", {16384, 16385, 1}}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = body_json(r);
+  const json& f16 = j["by_cache_type"][0]["curve"];
+  ASSERT_EQ(f16.size(), 3u);
+  EXPECT_EQ(f16[0], (json{{"ctx_size", 16384}, {"total_bytes", budget}, {"fits", true}}));
+  EXPECT_EQ(f16[1]["ctx_size"], 16385);
+  EXPECT_EQ(f16[1]["fits"], false);
+  // Each point is /v1/estimate's total at that --ctx-size and the row's type.
+  for (const json& row : j["by_cache_type"]) {
+    ASSERT_EQ(row["curve"].size(), 3u) << row;
+    for (const json& point : row["curve"]) {
+      const json e = estimate({{"ctx_size", point["ctx_size"]},
+                               {"cache_type_k", row["cache_type"]},
+                               {"cache_type_v", row["cache_type"]},
+                               {"memory_limit", budget}});
+      EXPECT_EQ(e["total_bytes"], point["total_bytes"]) << row["cache_type"] << point;
+      EXPECT_EQ(e["fits"], point["fits"]) << row["cache_type"] << point;
+    }
+  }
+}
+
+TEST_F(ServiceFitLlamaCpp, RefusedBodies) {
+  struct Case {
+    json body;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {json{{"solve", "batch"}},
+            "solve: batch is an mlxcel solve; llamacpp solves ctx-size (or max-tokens) and "
+            "parallel (or slots)"},
+           {json{{"solve", "parallel"}, {"ctx_size", 4096}, {"curve_tokens", {1}}},
+            "curve_tokens: is a --ctx-size curve: give it with solve ctx-size"},
+           {json{{"ctx_size", 4096}}, "ctx_size: is what solving ctx-size finds: leave it out"},
+           {json{{"solve", "parallel"}, {"parallel", 2}},
+            "parallel: is what solving parallel finds: leave it out"},
+           {json{{"solve", 3}}, "solve: expected a string, got 3"},
+           {json{{"max_tokens", 8192}}, "unknown field 'max_tokens'"},
+       }) {
+    HttpResponse r = fit(c.body);
+    EXPECT_EQ(r.status, 400) << c.body;
+    EXPECT_EQ(error_code(r), "bad_request") << c.body;
+    EXPECT_EQ(error_message(r), c.message) << c.body;
+  }
+}
+
+TEST(ServiceFit, LlamaCppFieldsAreRefusedUnderMlxcel) {
+  auto service = make_service({kExamplesRoot}, k16GiB);
+  struct Case {
+    json body;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {json{{"model", kExampleModel}, {"solve", "parallel"}},
+            "solve: /v1/fit solves max-tokens under mlxcel; ctx-size and parallel are llamacpp's"},
+           {json{{"model", kExampleModel}, {"cache_type_k", "int8"}, {"cache_type_v", "int8"}},
+            "cache_type_k: /v1/fit answers for every KV mode under mlxcel (by_kv_mode); cache "
+            "types are read under llamacpp"},
+           {json{{"model", kExampleModel}, {"ctx_size", 4096}},
+            "ctx_size: is a llama.cpp setting: give engine llamacpp"},
+       }) {
+    HttpResponse r = fit(*service, c.body);
+    EXPECT_EQ(r.status, 400) << c.body;
+    EXPECT_EQ(error_message(r), c.message) << c.body;
+  }
+  // solve max-tokens is what mlxcel answers anyway: the same body.
+  EXPECT_EQ(fit(*service, {{"model", kExampleModel}, {"solve", "max-tokens"}}).body,
+            fit(*service, {{"model", kExampleModel}}).body);
 }
 
 }  // namespace

@@ -1,0 +1,44 @@
+// llama-server, as the llama.cpp profile (llamacpp.h) meets it: the rules
+// in which the server differs from the other tools whose defaults
+// LlamaCppSettings holds, and the server's command line for a setting.
+// Pure functions (docs/llamacpp-rules.md, "Context sizing").
+#ifndef MEMFIT_LLAMA_SERVER_H_
+#define MEMFIT_LLAMA_SERVER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memfit/llamacpp.h"
+#include "memfit/model_spec.h"
+#include "memfit/result.h"
+
+namespace memfit {
+
+// llama-server's --parallel default is "auto": this many slots sharing
+// one unified KV cache (tools/server/server.cpp).
+inline constexpr uint64_t kLlamaServerAutoSlots = 4;
+
+// Turns settings read with the tools' defaults into what llama-server
+// allocates for the same command line:
+//   --parallel not given (`parallel_given` false): kLlamaServerAutoSlots
+//     slots and kv_unified on;
+//   --ctx-size 0: the training context for every stream (the server's
+//     default --fit on sizes it so: n_ctx_train x streams, where streams is
+//     1 with a unified cache and --parallel otherwise).
+// kOverflow when the training context times the streams passes 64 bits; a
+// model that declares no training context keeps ctx_size 0 (the estimate
+// then refuses it, naming ctx_size).
+Status apply_llama_server_rules(const ModelSpec& spec, bool parallel_given, LlamaCppSettings& settings);
+
+// The llama-server arguments that reproduce `settings`, as separate argv
+// words: "-c N" always (a ctx_size of 0 written as the training context,
+// which the server would otherwise multiply by the streams), "-np N"
+// always (the server's default is auto, not the tools' 1), then only what
+// differs from the defaults: -b, -ub, -ctk, -ctv, -fa, --swa-full,
+// --kv-unified.
+std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCppSettings& settings);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_LLAMA_SERVER_H_

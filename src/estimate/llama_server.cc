@@ -1,0 +1,43 @@
+#include "memfit/llama_server.h"
+
+#include <optional>
+
+#include "memfit/checked_math.h"
+
+namespace memfit {
+
+Status apply_llama_server_rules(const ModelSpec& spec, bool parallel_given, LlamaCppSettings& s) {
+  if (!parallel_given) {
+    s.parallel = kLlamaServerAutoSlots;
+    s.kv_unified = true;
+  }
+  if (s.ctx_size == 0 && spec.max_position_tokens != 0) {
+    const uint64_t streams = s.kv_unified ? 1 : s.parallel;
+    std::optional<uint64_t> ctx = (CheckedBytes(spec.max_position_tokens) * streams).value();
+    if (!ctx) {
+      return Error::overflow("ctx_size: the training context times the streams passes 64 bits");
+    }
+    s.ctx_size = *ctx;
+  }
+  return Status::Ok();
+}
+
+std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCppSettings& s) {
+  const LlamaCppSettings defaults;
+  const uint64_t ctx = s.ctx_size != 0 ? s.ctx_size : spec.max_position_tokens;
+  std::vector<std::string> flags = {"-c", std::to_string(ctx), "-np", std::to_string(s.parallel)};
+  auto add = [&flags](std::string flag, std::string value) {
+    flags.push_back(std::move(flag));
+    flags.push_back(std::move(value));
+  };
+  if (s.batch_size != defaults.batch_size) add("-b", std::to_string(s.batch_size));
+  if (s.ubatch_size != defaults.ubatch_size) add("-ub", std::to_string(s.ubatch_size));
+  if (s.cache_type_k != defaults.cache_type_k) add("-ctk", std::string(ggml_type_traits(s.cache_type_k).name));
+  if (s.cache_type_v != defaults.cache_type_v) add("-ctv", std::string(ggml_type_traits(s.cache_type_v).name));
+  if (s.flash_attn != defaults.flash_attn) add("-fa", std::string(to_string(s.flash_attn)));
+  if (s.swa_full) flags.emplace_back("--swa-full");
+  if (s.kv_unified) flags.emplace_back("--kv-unified");
+  return flags;
+}
+
+}  // namespace memfit

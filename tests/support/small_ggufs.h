@@ -1,0 +1,19 @@
+// Small generated GGUF models that several tests size by hand.
+#ifndef MEMFIT_TESTS_SUPPORT_SMALL_GGUFS_H_
+#define MEMFIT_TESTS_SUPPORT_SMALL_GGUFS_H_
+
+#include "support/gguf_writer.h"
+
+namespace memfit {
+
+// Qwen3-8B's geometry in GGUF (gguf_fixtures.h's keys), sparse on disk: 36 layers, 8 KV heads of
+// 128 (K and V rows of 1,024 elements: 2,048 B in f16), vocab 151,936,
+// training context 40,960; a Q4_K token embedding [4096, 151936],
+// 16 blocks x 144 B x 151,936 rows = 350,060,544 B, and 36 Q4_K
+// [4096, 4096] matrices, 2,304 B x 4,096 rows = 9,437,184 B each,
+// 339,738,624 B in all: 689,799,168 B of weights.
+GgufWriter qwen3_8b_gguf();
+
+}  // namespace memfit
+
+#endif  // MEMFIT_TESTS_SUPPORT_SMALL_GGUFS_H_
