@@ -98,8 +98,8 @@ class Translation {
     out_.nextn_layers = mtp;
     if (mtp > 0) {
       out_.assumptions.push_back(fmt::format(
-          "{} multi-token-prediction layer(s) after the {} decoder layers hold no cache "
-          "(llama.cpp's rule)",
+          "{} multi-token-prediction layer(s) after the {} decoder layers: no cache under "
+          "mlxcel; under llamacpp a KV cache where llama.cpp keeps one (docs/llamacpp-rules.md)",
           mtp, layers));
     }
     Result<uint64_t> hidden = keys_.required_count("embedding_length");

@@ -375,8 +375,9 @@ TEST(GgufGeometry, Qwen35MoeGatedDeltaNetEveryFourthLayerFull) {
   EXPECT_EQ(elems_per_token(spec), 10240u);
   EXPECT_EQ(spec.nextn_layers, 1u);
   EXPECT_EQ(spec.assumptions.front(),
-            "1 multi-token-prediction layer(s) after the 40 decoder layers hold no cache "
-            "(llama.cpp's rule)");
+            "1 multi-token-prediction layer(s) after the 40 decoder layers: no cache "
+            "under mlxcel; under llamacpp a KV cache where llama.cpp keeps one "
+            "(docs/llamacpp-rules.md)");
 }
 
 TEST(GgufGeometry, Glm47DropsItsMultiTokenPredictionLayer) {
