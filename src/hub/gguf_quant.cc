@@ -78,8 +78,8 @@ Result<std::string> find_gguf_quant(FileSystem& fs, const std::string& dir, std:
                                              quote_untrusted(tag), repo_label,
                                              list_quoted(*models)));
   }
-  return Error::usage("model", fmt::format("{} GGUF models of quant {} in {}: {}; name one with "
-                                           "--file",
+  return Error::usage("model", fmt::format("{} GGUF models of quant {} in {}: {}; a longer tag, "
+                                           "the end of one's file name, picks it",
                                            matches.size(), quote_untrusted(tag), repo_label,
                                            list_quoted(matches)));
 }

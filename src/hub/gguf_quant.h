@@ -26,8 +26,9 @@ Result<std::vector<std::string>> list_repo_gguf_models(FileSystem& fs, const std
 bool gguf_model_has_quant(std::string_view entry, std::string_view tag);
 
 // The one GGUF model of `dir` of quant `tag`, as a path relative to `dir`.
-// kUsage errors, one line, listing the repo's GGUF models: none matches
-// (or the repo holds none), or several do. `repo_label` names the repo in
+// kUsage errors, one line: none matches (or the repo holds none), listing
+// the repo's GGUF models; several do, listing them (a longer tag, the end
+// of one's file name, picks it). `repo_label` names the repo in
 // them ("'unsloth/Qwen3-8B-GGUF'").
 Result<std::string> find_gguf_quant(FileSystem& fs, const std::string& dir, std::string_view tag,
                                     std::string_view repo_label);

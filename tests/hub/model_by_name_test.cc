@@ -201,7 +201,16 @@ TEST_F(ModelByName, AQuantSeveralFilesHaveIsAmbiguous) {
   EXPECT_EQ(m.error().kind(), ErrorKind::kUsage);
   EXPECT_EQ(m.error().message(),
             "model: 2 GGUF models of quant 'Q4_K_M' in 'org/tiny-GGUF@main' at cccccccccccc: "
-            "'tiny-Q4_K_M.gguf', 'tiny.imatrix.Q4_K_M.gguf'; name one with --file");
+            "'tiny-Q4_K_M.gguf', 'tiny.imatrix.Q4_K_M.gguf'; a longer tag, the end of one's file "
+            "name, picks it");
+  // As it says: "imatrix.Q4_K_M" ends only the second name, "tiny-Q4_K_M"
+  // is the whole of the first.
+  Result<Model> longer = open("org/tiny-GGUF:imatrix.Q4_K_M");
+  ASSERT_TRUE(longer.ok()) << longer.error().message();
+  EXPECT_EQ(longer->path, snapshot("models--org--tiny-GGUF", 'c') + "/tiny.imatrix.Q4_K_M.gguf");
+  Result<Model> whole = open("org/tiny-GGUF:TINY-q4_k_m");
+  ASSERT_TRUE(whole.ok()) << whole.error().message();
+  EXPECT_EQ(whole->path, snapshot("models--org--tiny-GGUF", 'c') + "/tiny-Q4_K_M.gguf");
 }
 
 TEST_F(ModelByName, AFileInsideTheRepo) {
