@@ -13,6 +13,7 @@
 #include "memfit/request.h"
 #include "support/gguf_writer.h"
 #include "support/hf_cache_writer.h"
+#include "support/recording_file_system.h"
 #include "support/temp_dir.h"
 
 namespace memfit {
@@ -151,6 +152,24 @@ TEST_F(ModelByName, APullRequestRefOrACommitPicksItsSnapshot) {
   Result<Model> by_commit = open("org/llama@" + fake_commit('a'));
   ASSERT_TRUE(by_commit.ok()) << by_commit.error().message();
   EXPECT_EQ(by_commit->weights.bytes, 21248u);
+}
+
+TEST_F(ModelByName, OnlyTheConfigAndTheHeaderAreReadThroughTheLinks) {
+  // The ref (40 bytes), config.json whole, then model.safetensors's 8-byte
+  // prefix and its JSON header; never a byte of tensor data (25,856 B).
+  RecordingFileSystem recording(*fs_);
+  Result<Model> m = open_model_by_name(recording, "org/llama@refs/pr/1", options_, {});
+  ASSERT_TRUE(m.ok()) << m.error().message();
+  const std::string dir = snapshot("models--org--llama", 'b');
+  const uint64_t header_bytes =
+      safetensors_header_json({{"model.embed_tokens.weight", "F32", {100, 64}, std::nullopt},
+                               {"model.norm.weight", "F32", {64}, std::nullopt}})
+          .size();
+  EXPECT_EQ(recording.reads(),
+            (std::vector<FileRead>{{dir_.path() + "/models--org--llama/refs/refs/pr/1", 0, 40},
+                                   {dir + "/config.json", 0, sizeof(kLlamaConfig) - 1},
+                                   {dir + "/model.safetensors", 0, 8},
+                                   {dir + "/model.safetensors", 8, header_bytes}}));
 }
 
 TEST_F(ModelByName, AQuantTagPicksItsGgufFileWithoutCase) {
