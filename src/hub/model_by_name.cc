@@ -4,6 +4,8 @@
 // answer (HfCacheLookup::missing) is then what sends a name there.
 #include "memfit/model_by_name.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "hub/confined_file_system.h"
@@ -70,20 +72,22 @@ Result<Model> open_model_by_name(FileSystem& fs, const std::string& name,
     ref->file = options.file;
   }
 
-  Result<HfCacheLookup> lookup = find_in_hf_cache(fs, options.hf_cache.hub_cache_dir, *ref);
+  // Every read in the repo's cache folder, its refs and the snapshot's
+  // listing included, stays inside it. No folder: the lookup says so.
+  const std::string folder = hf_cache_repo_folder(ref->repo_id);
+  Result<std::optional<std::string>> root =
+      fs.real_path(join_path(options.hf_cache.hub_cache_dir, folder));
+  if (!root) return root.error();
+  std::optional<ConfinedFileSystem> confined;
+  if (*root) confined.emplace(fs, **root, folder);
+  FileSystem& repo_fs = confined ? static_cast<FileSystem&>(*confined) : fs;
+
+  Result<HfCacheLookup> lookup = find_in_hf_cache(repo_fs, options.hf_cache.hub_cache_dir, *ref);
   if (!lookup) return lookup.error();
   if (!lookup->snapshot) return not_in_cache(name, options.hf_cache, lookup->missing);
-  const HfCacheSnapshot& snapshot = *lookup->snapshot;
-
-  // Every read from here on, the snapshot's listing included, stays inside
-  // the repo's cache folder.
-  Result<std::optional<std::string>> root = fs.real_path(snapshot.repo_dir);
-  if (!root) return root.error();
-  if (!*root) return Error(quote_untrusted(snapshot.repo_dir) + ": vanished while being read");
-  ConfinedFileSystem confined(fs, **root, hf_cache_repo_folder(ref->repo_id));
-  Result<std::string> target = target_in_snapshot(confined, *ref, snapshot);
+  Result<std::string> target = target_in_snapshot(repo_fs, *ref, *lookup->snapshot);
   if (!target) return target.error();
-  return open_model(confined, *target, open_options);
+  return open_model(repo_fs, *target, open_options);
 }
 
 }  // namespace memfit

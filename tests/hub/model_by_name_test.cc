@@ -298,6 +298,15 @@ TEST_F(ModelByName, ALinkOutOfTheRepoFolderIsRefused) {
   EXPECT_EQ(m.error().message(), "'" + evil_snapshot + "/config.json': leads out of "
                                  "'models--org--evil' (to '" + real_secret + "'): refused");
 
+  // A ref is read through the same check.
+  std::filesystem::remove(cache_.repo_dir("org/evil") + "/refs/main");
+  std::filesystem::create_symlink(secret, cache_.repo_dir("org/evil") + "/refs/main");
+  Result<Model> by_ref = open("org/evil");
+  ASSERT_FALSE(by_ref.ok());
+  EXPECT_EQ(by_ref.error().message(), "'" + cache_.repo_dir("org/evil") + "/refs/main': leads "
+                                      "out of 'models--org--evil' (to '" + real_secret +
+                                      "'): refused");
+
   const std::string f = fake_commit('f');
   cache_.link("org/evil", f, "model.safetensors",
               "../../../models--org--llama/blobs/" + std::string(63, '0') + "2");
