@@ -44,8 +44,10 @@ struct ModelNameOptions {
 //              'models--Qwen--Qwen3-8B'); reading from the Hub is not
 //              built yet
 //            (with offline: "...; offline (HF_HUB_OFFLINE): only the
-//            cache is read"); a file the snapshot lacks; a link out of the
-//            repo's folder; and whatever open_model() says of the files.
+//            cache is read"); a file the snapshot lacks; a snapshot with
+//            no config.json and no weight files (where a local folder gets
+//            open_model()'s 7B placeholder); a link out of the repo's
+//            folder; and whatever open_model() says of the files.
 // A name that is not a valid Hub name and names no local path gets
 // open_model()'s "no such file or directory".
 Result<Model> open_model_by_name(FileSystem& fs, const std::string& name,

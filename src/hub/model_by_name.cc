@@ -87,7 +87,15 @@ Result<Model> open_model_by_name(FileSystem& fs, const std::string& name,
   if (!lookup->snapshot) return not_in_cache(name, options.hf_cache, lookup->missing);
   Result<std::string> target = target_in_snapshot(repo_fs, *ref, *lookup->snapshot);
   if (!target) return target.error();
-  return open_model(repo_fs, *target, open_options);
+  Result<Model> model = open_model(repo_fs, *target, open_options);
+  // A local folder with nothing to size gets the loud 7B placeholder; a
+  // snapshot with nothing to size is not a model (a README, a tokenizer).
+  if (model && model->weights.source == WeightsSource::kFallback) {
+    return Error(fmt::format("{}: no config.json and no weight files in its snapshot {} in the "
+                             "Hugging Face cache",
+                             quote_untrusted(name), lookup->snapshot->commit.substr(0, 12)));
+  }
+  return model;
 }
 
 }  // namespace memfit

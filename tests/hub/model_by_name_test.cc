@@ -282,6 +282,26 @@ TEST_F(ModelByName, ANameTheCacheLacksIsOneLine) {
                 "read");
 }
 
+TEST_F(ModelByName, ASnapshotWithNothingToSizeIsNoModel) {
+  const std::string d = fake_commit('d');
+  cache_.add_file("org/readme-only", d, "README.md", "# nothing here");
+  cache_.set_ref("org/readme-only", "main", d);
+  Result<Model> m = open("org/readme-only");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().kind(), ErrorKind::kInput);
+  EXPECT_EQ(m.error().message(), "'org/readme-only': no config.json and no weight files in its "
+                                 "snapshot dddddddddddd in the Hugging Face cache");
+
+  // A config alone (hf download org/name config.json) is sized from it:
+  // 2 layers of llama at width 64 and vocabulary 100, unverified.
+  cache_.add_file("org/config-only", d, "config.json", kLlamaConfig);
+  cache_.set_ref("org/config-only", "main", d);
+  Result<Model> config_only = open("org/config-only");
+  ASSERT_TRUE(config_only.ok()) << config_only.error().message();
+  EXPECT_EQ(config_only->weights.source, WeightsSource::kAnalyticalConfig);
+  EXPECT_FALSE(config_only->weights.verified);
+}
+
 TEST_F(ModelByName, ALinkOutOfTheRepoFolderIsRefused) {
   // An absolute link to a file outside the cache, and a relative one into
   // another repo's blobs: neither was written by huggingface_hub.
