@@ -86,7 +86,8 @@ void add_parallel_options(CLI::App& command, EstimateOptions& o) {
 }
 
 void add_model_options(CLI::App& command, EstimateOptions& o) {
-  command.add_option("-m,--model", o.model, "model folder, .safetensors or .gguf file")->required();
+  command.add_option("-m,--model", o.model, "model folder, .safetensors or .gguf file, or a Hugging Face name "
+                     "org/name[@revision][:QUANT] in the local HF cache (HF_HUB_CACHE)")->required();
   command.add_option("--kv-cache-mode", o.kv_cache_mode, "KV cache element type: fp16 or int8");
   command.add_option("--cache-type-k", o.cache_type_k,
                      "K cache type: fp16 or int8; with --engine llamacpp f32, f16, bf16, q8_0, "

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -104,6 +105,13 @@ class FileSystem {
 
   // Names (not paths) of the entries of a directory, sorted, without "." and "..".
   virtual Result<std::vector<std::string>> list_dir(const std::string& path) = 0;
+
+  // The path of the file `path` names with every symbolic link, "." and
+  // ".." resolved (absolute on the real file system: realpath(3)); nullopt
+  // when it does not exist (a dangling link included). Other failures are
+  // errors. The default, for a file system without links: `path` as given
+  // when stat() finds it.
+  virtual Result<std::optional<std::string>> real_path(const std::string& path);
 
   // True when several threads may call this instance at once (the real
   // file system holds no state); false by default.

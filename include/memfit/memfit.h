@@ -42,8 +42,10 @@ const char* memfit_version(void);
 
 void memfit_string_free(char* s);
 
-/* Opens a model folder, .safetensors or .gguf file, reading its config and
- * weight headers only. On success *out is a new handle. */
+/* Opens a model folder, .safetensors or .gguf file, or a Hugging Face name
+ * "org/name[@revision][:QUANT]" held in the local Hugging Face cache
+ * (HF_HUB_CACHE, HF_HOME; docs/hub.md), reading its config and weight
+ * headers only. On success *out is a new handle. */
 memfit_status memfit_model_open(const char* path, memfit_model** out, char** error_message);
 void memfit_model_free(memfit_model* model);
 

@@ -31,6 +31,7 @@
 #include "memfit/host_memory.h"
 #include "memfit/llamacpp.h"
 #include "memfit/model.h"
+#include "memfit/model_by_name.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/result.h"
 #include "memfit/settings.h"
@@ -81,7 +82,9 @@ struct LlamaCppRequest {
 };
 
 struct EstimateRequest {
-  std::string model;        // a model folder or .safetensors file, as given
+  // A model folder, .safetensors or .gguf file, or a Hugging Face name
+  // "org/name[@revision][:QUANT]" (model_by_name.h), as given.
+  std::string model;
   // Context in tokens, >= 1; nullopt: 8192 (mlxcel). llamacpp reads it as
   // --ctx-size when ctx_size is not given.
   std::optional<uint64_t> max_tokens;
@@ -141,8 +144,10 @@ class RequestContext {
                                        std::optional<uint64_t> explicit_limit_bytes) = 0;
 };
 
-// The real machine: models opened from the file system, settings and host
-// options read from `env` once (at construction), the host queried on
+// The real machine: models opened from the file system by name
+// (open_model_by_name: a local path, else the Hugging Face cache), the
+// cache's location, the settings and host options read from `env` once (at
+// construction), the host queried on
 // every host_memory() call. With an explicit limit and no GPU named
 // (device auto or cpu) the GPU libraries are not loaded: nothing of the
 // answer depends on them then, and loading them is most of a command's
@@ -163,6 +168,7 @@ class LocalRequestContext : public RequestContext {
   std::vector<std::string> settings_warnings_;
   EstimateSettings settings_;
   HostQueryOptions host_options_;
+  ModelNameOptions model_names_;  // the Hugging Face cache, from the environment
 };
 
 // A request checked and resolved: what estimate(), solve() and the plot

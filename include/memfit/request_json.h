@@ -5,7 +5,10 @@
 //
 // A request is one JSON object; every field is optional except "model";
 // null means absent; an unknown field is refused by name.
-//   model              string, required: a model folder or .safetensors file
+//   model              string, required: a model folder, .safetensors or
+//                      .gguf file, or a Hugging Face name
+//                      "org/name[@revision][:QUANT]" in the local cache
+//                      (model_by_name.h)
 //                      (the service: a name under its model roots)
 //   max_tokens         integer >= 1, default 8192
 //   batch              integer >= 1, default 1

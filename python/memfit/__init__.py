@@ -148,7 +148,8 @@ def request(fields):
 
 
 def estimate(model, **fields):
-    """The estimate for `model` (a model folder or .safetensors file) with
+    """The estimate for `model` (a model folder, .safetensors or .gguf file,
+    or a Hugging Face name "org/name[@revision][:QUANT]" in the local cache) with
     the given request fields; None values are left out. Returns the report
     of `memfit inspect --json` as a dict; raises MemfitError."""
     body = {"model": os.fspath(model)}

@@ -108,10 +108,12 @@ memfit_status memfit_model_open(const char* path, memfit_model** out, char** err
   *out = nullptr;
   if (path == nullptr) return fail(error_message, MEMFIT_INVALID_ARGUMENT, "path is NULL");
   try {
-    std::unique_ptr<memfit::FileSystem> fs = memfit::make_real_file_system();
-    memfit::Result<memfit::Model> model = memfit::open_model(*fs, path);
+    // The CLI's resolution: a local path, else the Hugging Face cache.
+    memfit::LocalRequestContext context(*memfit::make_process_environment());
+    memfit::Result<std::shared_ptr<const memfit::Model>> model =
+        context.open_model(path, memfit::OpenModelOptions{});
     if (!model) return fail(error_message, status_of(model.error()), model.error().message());
-    *out = new memfit_model{std::make_shared<const memfit::Model>(std::move(*model))};
+    *out = new memfit_model{std::move(*model)};
     return MEMFIT_OK;
   } catch (const std::exception& e) {
     return fail(error_message, MEMFIT_ERROR, std::string("internal error: ") + e.what());

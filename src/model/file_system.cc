@@ -61,4 +61,11 @@ Result<FileBytes> FileSystem::read_file_padded(const std::string& path, uint64_t
   return FileBytes(data, length_bytes, std::shared_ptr<const char[]>(std::move(buffer)));
 }
 
+Result<std::optional<std::string>> FileSystem::real_path(const std::string& path) {
+  Result<FileStat> stat = this->stat(path);
+  if (!stat.ok()) return stat.error();
+  if (stat->kind == FileKind::kMissing) return std::optional<std::string>();
+  return std::optional<std::string>(path);
+}
+
 }  // namespace memfit

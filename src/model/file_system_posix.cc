@@ -1,5 +1,5 @@
 // POSIX implementation of FileSystem: stat(2), open(2), pread(2), mmap(2),
-// opendir(3).
+// opendir(3), realpath(3).
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -241,6 +242,17 @@ class PosixFileSystem : public FileSystem {
     ::closedir(dir);
     std::sort(names.begin(), names.end());
     return names;
+  }
+
+  Result<std::optional<std::string>> real_path(const std::string& path) override {
+    char* resolved = ::realpath(path.c_str(), nullptr);
+    if (resolved == nullptr) {
+      if (errno == ENOENT || errno == ENOTDIR) return std::optional<std::string>();
+      return posix_error(path, errno);
+    }
+    std::string out = resolved;
+    std::free(resolved);
+    return std::optional<std::string>(std::move(out));
   }
 
   bool allows_concurrent_calls() const override { return true; }

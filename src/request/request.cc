@@ -216,12 +216,13 @@ LocalRequestContext::LocalRequestContext(const Environment& env)
     : settings_(settings_from_environment(env, settings_warnings_)),
       host_options_(host_query_options_from_environment(env)) {
   host_options_.explicit_limit_bytes = settings_.memory_limit_bytes;
+  model_names_.hf_cache = hf_cache_options_from_environment(env);
 }
 
 Result<std::shared_ptr<const Model>> LocalRequestContext::open_model(
     const std::string& name, const OpenModelOptions& options) {
   std::unique_ptr<FileSystem> fs = make_real_file_system();
-  Result<Model> model = memfit::open_model(*fs, name, options);
+  Result<Model> model = open_model_by_name(*fs, name, model_names_, options);
   if (!model) return model.error();
   return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
 }

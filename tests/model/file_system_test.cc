@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -180,6 +182,31 @@ TEST(FileSystemDefault, OpenFileStatsOnceThenReadsByPath) {
   EXPECT_EQ(std::string(bytes, 3), "789");
   EXPECT_EQ(fs.stats(), std::vector<std::string>{path});
   EXPECT_EQ(fs.reads(), (std::vector<FileRead>{{path, 7, 3}}));
+}
+
+TEST(RealFileSystem, RealPathFollowsLinksAndMissingIsNullopt) {
+  TempDir dir;
+  dir.write_file("blobs/1", "x");
+  dir.make_dir("snap");
+  ASSERT_EQ(::symlink("../blobs/1", dir.file_path("snap/f").c_str()), 0);
+  ASSERT_EQ(::symlink("../blobs/none", dir.file_path("snap/dangling").c_str()), 0);
+  std::unique_ptr<FileSystem> fs = make_real_file_system();
+  char* real_dir = ::realpath(dir.path().c_str(), nullptr);  // TMPDIR may be a link itself
+  ASSERT_NE(real_dir, nullptr);
+  const std::string root = real_dir;
+  std::free(real_dir);
+
+  Result<std::optional<std::string>> linked = fs->real_path(dir.file_path("snap/f"));
+  ASSERT_TRUE(linked.ok()) << linked.error().message();
+  EXPECT_EQ(*linked, root + "/blobs/1");
+  Result<std::optional<std::string>> dotted = fs->real_path(dir.file_path("snap/../blobs/./1"));
+  ASSERT_TRUE(dotted.ok());
+  EXPECT_EQ(*dotted, root + "/blobs/1");
+  for (const char* missing : {"snap/dangling", "snap/none", "blobs/1/under-a-file"}) {
+    Result<std::optional<std::string>> none = fs->real_path(dir.file_path(missing));
+    ASSERT_TRUE(none.ok()) << missing << ": " << none.error().message();
+    EXPECT_FALSE(none->has_value()) << missing;
+  }
 }
 
 }  // namespace

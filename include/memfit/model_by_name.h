@@ -1,0 +1,59 @@
+// A model by the name a user gives (-m, a request's "model"): the one
+// place that decides what a name means, below every local front end (the
+// CLI, the C API; the service keeps its own model roots).
+//
+//   1. A local path: a folder or file of that name, as open_model() reads
+//      it (relative to the working folder). It wins, so a folder that
+//      happens to be called "org/name" is still read as before.
+//   2. A Hugging Face name, "org/name[@revision][:QUANT]" (hub_name.h),
+//      found in the local Hugging Face cache (hf_cache.h): the snapshot
+//      folder, the file HubModelRef::file names in it, or the GGUF model
+//      of the quant. Every read is confined to the repo's cache folder: a
+//      snapshot link that leads out of it is refused.
+//   3. Not found: one kInput error saying so. Reading from the Hub itself
+//      is not built yet.
+#ifndef MEMFIT_MODEL_BY_NAME_H_
+#define MEMFIT_MODEL_BY_NAME_H_
+
+#include <string>
+
+#include "memfit/file_system.h"
+#include "memfit/hf_cache.h"
+#include "memfit/model.h"
+#include "memfit/result.h"
+
+namespace memfit {
+
+struct ModelNameOptions {
+  HfCacheOptions hf_cache;  // hf_cache_options_from_environment()
+  // A file inside the repo ("model-Q8_0.gguf", "sub/model.safetensors"),
+  // as --file gives it; "" for the whole snapshot. Only with a Hub name,
+  // and not with a ":QUANT" tag (kUsage).
+  std::string file;
+};
+
+// Opens what `name` means (above) with `open_options`. The Model's path is
+// the local path read (for a cached name, inside its snapshot folder).
+// Errors, each one line:
+//   kUsage   a Hub name that breaks the Hub's rules; a quant that matches
+//            no GGUF model of the snapshot or several (listing them); a
+//            file with a local path or with a quant
+//   kInput   not a local path and not in the cache:
+//              'Qwen/Qwen3-8B': not a local path, and not in the Hugging
+//              Face cache at '/home/u/.cache/huggingface/hub' (no folder
+//              'models--Qwen--Qwen3-8B'); reading from the Hub is not
+//              built yet
+//            (with offline: "...; offline (HF_HUB_OFFLINE): only the
+//            cache is read"); a file the snapshot lacks; a snapshot with
+//            no config.json and no weight files (where a local folder gets
+//            open_model()'s 7B placeholder); a link out of the repo's
+//            folder; and whatever open_model() says of the files.
+// A name that is not a valid Hub name and names no local path gets
+// open_model()'s "no such file or directory".
+Result<Model> open_model_by_name(FileSystem& fs, const std::string& name,
+                                 const ModelNameOptions& options,
+                                 const OpenModelOptions& open_options);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_MODEL_BY_NAME_H_

@@ -1,0 +1,87 @@
+#include "hub/gguf_quant.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "memfit/gguf_split.h"
+#include "memfit/untrusted_text.h"
+#include "model/gguf_model.h"
+
+namespace memfit {
+namespace {
+
+constexpr std::string_view kGgufSuffix = ".gguf";
+
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool equal_without_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
+}
+
+std::string list_quoted(const std::vector<std::string>& names) {
+  if (names.empty()) return "none";
+  std::vector<std::string> quoted;
+  for (const std::string& name : names) quoted.push_back(quote_untrusted(name));
+  return fmt::format("{}", fmt::join(quoted, ", "));
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> list_repo_gguf_models(FileSystem& fs, const std::string& dir) {
+  Result<std::vector<std::string>> models = list_folder_gguf_models(fs, dir);
+  if (!models) return models.error();
+  Result<std::vector<std::string>> entries = fs.list_dir(dir);
+  if (!entries) return entries.error();
+  for (const std::string& entry : *entries) {
+    const std::string sub = join_path(dir, entry);
+    Result<FileStat> st = fs.stat(sub);
+    if (!st) return st.error();
+    if (st->kind != FileKind::kDirectory) continue;
+    Result<std::vector<std::string>> inner = list_folder_gguf_models(fs, sub);
+    if (!inner) return inner.error();
+    for (const std::string& name : *inner) models->push_back(entry + "/" + name);
+  }
+  std::sort(models->begin(), models->end());
+  return models;
+}
+
+bool gguf_model_has_quant(std::string_view entry, std::string_view tag) {
+  const size_t slash = entry.rfind('/');
+  std::string_view stem = slash == std::string_view::npos ? entry : entry.substr(slash + 1);
+  std::string prefix;
+  if (std::optional<GgufSplitName> split = parse_gguf_split_name(stem)) {
+    prefix = split->prefix;
+    stem = prefix;
+  } else if (stem.ends_with(kGgufSuffix)) {
+    stem.remove_suffix(kGgufSuffix.size());
+  }
+  if (tag.empty() || stem.size() < tag.size()) return false;
+  if (!equal_without_case(stem.substr(stem.size() - tag.size()), tag)) return false;
+  if (stem.size() == tag.size()) return true;
+  const char before = stem[stem.size() - tag.size() - 1];
+  return before == '-' || before == '.';
+}
+
+Result<std::string> find_gguf_quant(FileSystem& fs, const std::string& dir, std::string_view tag,
+                                    std::string_view repo_label) {
+  Result<std::vector<std::string>> models = list_repo_gguf_models(fs, dir);
+  if (!models) return models.error();
+  std::vector<std::string> matches;
+  for (const std::string& model : *models) {
+    if (gguf_model_has_quant(model, tag)) matches.push_back(model);
+  }
+  if (matches.size() == 1) return matches.front();
+  if (matches.empty()) {
+    return Error::usage("model", fmt::format("no GGUF file of quant {} in {}; its GGUF models: {}",
+                                             quote_untrusted(tag), repo_label,
+                                             list_quoted(*models)));
+  }
+  return Error::usage("model", fmt::format("{} GGUF models of quant {} in {}: {}; a longer tag, "
+                                           "the end of one's file name, picks it",
+                                           matches.size(), quote_untrusted(tag), repo_label,
+                                           list_quoted(matches)));
+}
+
+}  // namespace memfit
