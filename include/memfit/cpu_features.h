@@ -5,7 +5,6 @@
 #ifndef MEMFIT_CPU_FEATURES_H_
 #define MEMFIT_CPU_FEATURES_H_
 
-#include <string>
 #include <string_view>
 
 namespace memfit {
@@ -27,10 +26,6 @@ struct CpuFeatures {
 // Arch::kUnknown when neither line is present. Never fails; the text is
 // untrusted and only scanned.
 CpuFeatures parse_cpuinfo(std::string_view text);
-
-// "x86", "arm", "unknown", then the features that were found, e.g.
-// "x86 (avx2 avx512f)".
-std::string describe(const CpuFeatures& cpu);
 
 }  // namespace memfit
 

@@ -55,32 +55,6 @@ CpuFeatures parse_cpuinfo(std::string_view text) {
   return cpu;
 }
 
-std::string describe(const CpuFeatures& cpu) {
-  std::string out;
-  std::string found;
-  auto add = [&found](bool has, const char* name) {
-    if (!has) return;
-    if (!found.empty()) found += ' ';
-    found += name;
-  };
-  switch (cpu.arch) {
-    case CpuFeatures::Arch::kX86:
-      out = "x86";
-      add(cpu.avx2, "avx2");
-      add(cpu.avx512f, "avx512f");
-      add(cpu.amx_int8, "amx_int8");
-      break;
-    case CpuFeatures::Arch::kArm:
-      out = "arm";
-      add(cpu.asimddp, "asimddp");
-      add(cpu.i8mm, "i8mm");
-      break;
-    case CpuFeatures::Arch::kUnknown:
-      return "unknown";
-  }
-  return found.empty() ? out : out + " (" + found + ")";
-}
-
 }  // namespace memfit
 
 namespace memfit::host {
