@@ -58,6 +58,9 @@ void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("--flash-attn", o.flash_attn, "llamacpp: on, off or auto (default), -fa");
   command.add_flag("--swa-full", o.swa_full, "llamacpp: full-size sliding-window caches");
   command.add_flag("--kv-unified", o.kv_unified, "llamacpp: one KV stream for all sequences");
+  command.add_option("--repack", o.repack,
+                     "llamacpp: whose CPU repack kernels copy weights: auto (this host, default), "
+                     "none (--no-repack or GPU), x86-avx2, x86-avx512 or arm");
 }
 
 void add_request_options(CLI::App& command, EstimateOptions& o) {
@@ -129,6 +132,11 @@ Result<EstimateRequest> to_request(const EstimateOptions& o) {
   }
   if (o.swa_full) r.llamacpp.swa_full = true;
   if (o.kv_unified) r.llamacpp.kv_unified = true;
+  if (!o.repack.empty()) {
+    Result<RepackCpu> repack = named("repack", parse_repack_cpu(o.repack));
+    if (!repack) return repack.error();
+    r.llamacpp.repack = *repack;
+  }
   if (!o.quant.empty()) {
     Result<std::string> quant = named("quant", parse_quant_label(o.quant));
     if (!quant) return quant.error();

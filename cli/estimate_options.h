@@ -50,6 +50,7 @@ struct EstimateOptions {
   std::string flash_attn;
   bool swa_full = false;
   bool kv_unified = false;
+  std::string repack;
 };
 
 // llama.cpp's multi-letter short flags (-np, -ub, -ctk, -ctv, -fa), which

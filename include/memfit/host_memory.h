@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "memfit/cpu_features.h"
 #include "memfit/environment.h"
 #include "memfit/memory_budget.h"
 #include "memfit/result.h"
@@ -82,6 +83,7 @@ struct HostMemoryStatus {
   std::optional<CgroupMemory> cgroup;       // null when no level has a memory limit
   std::vector<GpuMemory> gpus;              // NVIDIA first, then AMD
   uint64_t metal_working_set_bytes = 0;     // macOS only; 0 elsewhere or unknown
+  CpuFeatures cpu;                          // Arch::kUnknown where not read
   std::vector<std::string> warnings;
 };
 

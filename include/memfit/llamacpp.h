@@ -4,7 +4,8 @@
 // devices (docs/llamacpp-rules.md is the specification; docs/engine-llamacpp.md
 // says how memfit applies it):
 //
-//   model    the weights: memfit's header bytes                    (exact)
+//   model    the weights: memfit's header bytes (the mapped file range)
+//            + the repacked copies in CPU_REPACK                   (exact)
 //   context  KV cache + recurrent state + the output (logits) buffer (exact)
 //   compute  the scheduler's compute buffers                     (modelled)
 //
@@ -16,7 +17,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "memfit/cpu_features.h"
 #include "memfit/ggml_types.h"
 #include "memfit/memory_budget.h"
 #include "memfit/model.h"
@@ -33,6 +36,26 @@ Result<FlashAttn> parse_flash_attn(std::string_view text);
 // q5_0, q5_1, iq4_nl. Usage errors name no field.
 Result<GgmlType> parse_llamacpp_cache_type(std::string_view text);
 
+// Which CPU's repack kernels decide the CPU_REPACK buffer (ggml-cpu's
+// ggml_repack_get_optimal_repack_type). kAuto: this host's CPU
+// (resolve_repack_cpu); kNone: --no-repack, or weights not on the CPU.
+//   x86-avx2    Q4_0, Q4_K, IQ4_NL, MXFP4 with rows a multiple of 8
+//   x86-avx512  those and Q2_K (AMX CPUs are taken as this set: the AMX
+//               buffer's sizes are unconfirmed)
+//   arm         NEON with dotprod and i8mm: Q4_0, IQ4_NL, MXFP4, Q8_0 with
+//               rows a multiple of 4; Q4_K, Q5_K, Q6_K of 8
+enum class RepackCpu { kAuto, kNone, kX86Avx2, kX86Avx512, kArm };
+std::string_view to_string(RepackCpu cpu);  // "auto", "none", "x86-avx2", "x86-avx512", "arm"
+// The five spellings above. Usage errors name no field.
+Result<RepackCpu> parse_repack_cpu(std::string_view text);
+
+// kAuto resolved for `host`: arm with asimddp (the i8mm-only types are the
+// same set), x86-avx512 with avx512f or amx_int8, x86-avx2 with avx2, none
+// on an x86 without AVX2 or an arm without dotprod. An unknown CPU is taken
+// as x86-avx2 and `assumption` (when not null) says so. Other values are
+// returned as they are.
+RepackCpu resolve_repack_cpu(RepackCpu requested, const CpuFeatures& host, std::string* assumption);
+
 // llama.cpp's flags, with the command-line tools' defaults
 // (common/common.h: common_params).
 struct LlamaCppSettings {
@@ -45,6 +68,7 @@ struct LlamaCppSettings {
   FlashAttn flash_attn = FlashAttn::kAuto;
   bool swa_full = false;
   bool kv_unified = false;
+  RepackCpu repack = RepackCpu::kAuto;  // resolve before estimate_llamacpp
 };
 
 inline constexpr uint64_t kLlamaCppMaxSequences = 256;  // LLAMA_MAX_SEQ
@@ -65,8 +89,12 @@ struct LlamaCppContext {
 struct LlamaCppEstimate {
   LlamaCppSettings settings;
   LlamaCppContext context;
-  uint64_t model_bytes = 0;    // the weights (exact when the headers were read)
+  uint64_t model_bytes = 0;    // mapped + repack: llama.cpp's "model"
   bool model_bytes_exact = false;
+  uint64_t mapped_bytes = 0;   // the weights as in the file (CPU_Mapped)
+  uint64_t repack_bytes = 0;   // the CPU_REPACK buffer: repacked copies
+  RepackCpu repack = RepackCpu::kNone;  // as resolved (kAuto is taken as x86-avx2)
+  bool repack_modelled = false;  // false: no tensor list (not GGUF); repack_bytes 0
   uint64_t k_bytes = 0;        // every layer's K tensors
   uint64_t v_bytes = 0;        // every layer's V tensors (0 for MLA)
   uint64_t kv_bytes = 0;       // k + v
@@ -87,6 +115,17 @@ struct LlamaCppEstimate {
 // flash attention off, and a context of 0 when the model declares none.
 Result<LlamaCppContext> resolve_llamacpp_context(const ModelSpec& spec,
                                                  const LlamaCppSettings& settings);
+
+// The CPU_REPACK buffer for `cpu` (kAuto is taken as kX86Avx2, kNone is
+// 0): over `tensors` (a GGUF model's, ggml type names as dtypes, shapes
+// outermost first), pad32(bytes) of each 2-D weight and each 3-D expert
+// weight ("_exps") whose type and row count (ne[1]) the CPU's kernels take,
+// except the token-lookup tables and the NextN blocks (index >=
+// `decoder_blocks`, not loaded); plus token_embd's bytes once more when the
+// output is tied (no output.weight) and token_embd qualifies. kOverflow on
+// absurd sizes.
+Result<uint64_t> llamacpp_repack_bytes(const std::vector<SafetensorsTensor>& tensors,
+                                       uint64_t decoder_blocks, RepackCpu cpu);
 
 // The estimate. Fails as resolve_llamacpp_context does, with kUsage when
 // an MLA model's K and V types differ or a cache row is not a whole number

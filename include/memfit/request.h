@@ -76,6 +76,7 @@ struct LlamaCppRequest {
   std::optional<FlashAttn> flash_attn;  // --flash-attn on|off|auto
   std::optional<bool> swa_full;
   std::optional<bool> kv_unified;
+  std::optional<RepackCpu> repack;      // --repack auto|none|x86-avx2|x86-avx512|arm
 
   // The first field given, as the JSON request spells it; "" when none.
   std::string_view first_given() const;

@@ -29,6 +29,7 @@
 //   batch_size, ubatch_size   integers >= 1, default 2048 and 512
 //   flash_attn         "on" | "off" | "auto" (default)
 //   swa_full, kv_unified      true | false, default false
+//   repack             "auto" (default) | "none" | "x86-avx2" | "x86-avx512" | "arm"
 // Every failure is a kUsage Error about one field, one line:
 //   max_tokens: expected a positive integer, got "abc"
 #ifndef MEMFIT_REQUEST_JSON_H_

@@ -17,8 +17,9 @@ export function llamaFigures(row) {
   const l = row.llama;
   const repack = Object.entries(l.model).filter(([b]) => /REPACK|AMX/.test(b)).reduce((s, [, v]) => s + v, 0);
   const model = Object.entries(l.model).filter(([b]) => !/REPACK|AMX/.test(b)).reduce((s, [, v]) => s + v, 0);
-  const total = model + l.kv + l.rs + l.output + l.compute;
-  return {model, repack, kv: l.kv, rs: l.rs, output: l.output, compute: l.compute, total, totalWithRepack: total + repack};
+  // The total is llama.cpp's own: every model buffer, the repacked copies included.
+  const total = model + repack + l.kv + l.rs + l.output + l.compute;
+  return {model, repack, kv: l.kv, rs: l.rs, output: l.output, compute: l.compute, total};
 }
 
 export function evaluate(row) {
@@ -28,16 +29,16 @@ export function evaluate(row) {
   const kvLines = row.llama.kvCaches.length;
   const e = {
     L,
-    modelDelta: m.model_bytes - L.model,
+    // memfit's model_bytes is mapped + repack, as llama.cpp's breakdown counts it.
+    modelDelta: m.mapped_bytes - L.model,
+    repackDelta: (m.repack_bytes ?? 0) - L.repack,
     kvDelta: m.context.kv_bytes - L.kv,
     rsDelta: m.context.recurrent_bytes - L.rs,
     outputDelta: m.context.output_bytes - L.output,
     computeDelta: m.compute_bytes - L.compute,
     computeRel: L.compute > 0 ? (m.compute_bytes - L.compute) / L.compute : null,
     totalRel: (m.total - L.total) / L.total,
-    totalRelWithRepack: (m.total - L.totalWithRepack) / L.totalWithRepack,
     nlcRel: (row.nlc.total - L.total) / L.total,
-    nlcRelWithRepack: (row.nlc.total - L.totalWithRepack) / L.totalWithRepack,
     // Exact bytes: llama.cpp's own breakdown of the context is memory
     // module (KV + recurrent state) + compute, without the output buffer.
     exactContextCompute: row.llama.contextBreakdown?.cpuRam ?? null,
@@ -54,6 +55,8 @@ export function evaluate(row) {
   ].filter(([, theirs, ours]) => theirs !== ours).map(([name]) => name);
   e.kvOk = Math.abs(e.kvDelta) <= ROUNDING * Math.max(1, kvLines);
   e.rsOk = Math.abs(e.rsDelta) <= ROUNDING;
+  e.modelOk = Math.abs(e.modelDelta) <= ROUNDING;
+  e.repackOk = Math.abs(e.repackDelta) <= ROUNDING;
   e.outputOk = Math.abs(e.outputDelta) <= ROUNDING;
   e.computeOk = Math.abs(e.computeDelta) <= 16 * MiB || Math.abs(e.computeRel ?? 0) <= 0.10;
   e.totalOk = e.totalRel >= -0.01;
@@ -71,9 +74,9 @@ export function renderMarkdown({environment, rows}) {
   const out = [];
   out.push(`node-llama-cpp ${environment?.nodeLlamaCpp}, llama.cpp ${environment?.llamaCppRelease}, CPU: ${environment?.cpu} (ggml CPU variant: ${environment?.cpuVariant ?? "?"})`);
   out.push("");
-  out.push("All sizes in MiB. llama.cpp: its log lines (model buffers without `CPU_REPACK`, repacked weights, KV, recurrent state, output, compute); memfit: `inspect --engine llamacpp`; node-llama-cpp: `GgufInsights.estimateModelResourceRequirements` + `estimateContextResourceRequirements`. Errors are relative to llama.cpp's total without the repacked copies; `tot+rp` with them.");
+  out.push("All sizes in MiB. llama.cpp: its log lines (model buffers without `CPU_REPACK`, repacked weights, KV, recurrent state, output, compute); memfit: `inspect --engine llamacpp`; node-llama-cpp: `GgufInsights.estimateModelResourceRequirements` + `estimateContextResourceRequirements`. Totals include the repacked copies (llama.cpp's `CPU_REPACK`, memfit's `repack_bytes`); errors are relative to llama.cpp's total.");
   out.push("");
-  out.push("| model | settings | llama.cpp model / repack / KV / RS / out / compute = total | memfit model / KV / RS / out / compute = total | Δ model, KV, RS, out (MiB) | compute err | memfit total err (tot+rp) | node-llama-cpp model + context = total, err (tot+rp) | checks |");
+  out.push("| model | settings | llama.cpp mapped / repack / KV / RS / out / compute = total | memfit mapped / repack / KV / RS / out / compute = total | Δ mapped, repack, KV, RS, out (MiB) | compute err | memfit total err | node-llama-cpp model + context = total, err | checks |");
   out.push("|---|---|---|---|---|---|---|---|---|");
   let failures = 0;
   for (const row of rows) {
@@ -91,6 +94,8 @@ export function renderMarkdown({environment, rows}) {
     const m = row.memfit;
     const L = e.L;
     const checks = [...e.contextMismatch];
+    if (!e.modelOk) checks.push("mapped");
+    if (!e.repackOk) checks.push("repack");
     if (!e.kvOk) checks.push("KV");
     if (!e.rsOk) checks.push("RS");
     if (!e.outputOk) checks.push("out");
@@ -99,9 +104,9 @@ export function renderMarkdown({environment, rows}) {
     if (!e.closerThanNlc) checks.push("not closer than node-llama-cpp");
     if (checks.length) failures++;
     out.push(`| ${row.model} | ${s} | ${mib(L.model)} / ${mib(L.repack)} / ${mib(L.kv)} / ${mib(L.rs)} / ${mib(L.output)} / ${mib(L.compute)} = **${mib(L.total)}** | ` +
-      `${mib(m.model_bytes)} / ${mib(m.context.kv_bytes)} / ${mib(m.context.recurrent_bytes)} / ${mib(m.context.output_bytes)} / ${mib(m.compute_bytes)} = **${mib(m.total)}** | ` +
-      `${mib(e.modelDelta)}, ${mib(e.kvDelta)}, ${mib(e.rsDelta)}, ${mib(e.outputDelta)} | ${pct(e.computeRel)} (${mib(e.computeDelta)}) | ${pct(e.totalRel)} (${pct(e.totalRelWithRepack)}) | ` +
-      `${mib(row.nlc.model)} + ${mib(row.nlc.context)} = ${mib(row.nlc.total)}, ${pct(e.nlcRel)} (${pct(e.nlcRelWithRepack)}) | ${checks.length ? checks.join(", ") : "ok"} |`);
+      `${mib(m.mapped_bytes)} / ${mib(m.repack_bytes)} / ${mib(m.context.kv_bytes)} / ${mib(m.context.recurrent_bytes)} / ${mib(m.context.output_bytes)} / ${mib(m.compute_bytes)} = **${mib(m.total)}** | ` +
+      `${mib(e.modelDelta)}, ${mib(e.repackDelta)}, ${mib(e.kvDelta)}, ${mib(e.rsDelta)}, ${mib(e.outputDelta)} | ${pct(e.computeRel)} (${mib(e.computeDelta)}) | ${pct(e.totalRel)} | ` +
+      `${mib(row.nlc.model)} + ${mib(row.nlc.context)} = ${mib(row.nlc.total)}, ${pct(e.nlcRel)} | ${checks.length ? checks.join(", ") : "ok"} |`);
   }
   out.push("");
   out.push(`${rows.length} rows, ${failures} with a failed check.`);

@@ -19,7 +19,20 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   LlamaCppEstimate e;
   e.settings = settings;
   e.context = *context;
-  e.model_bytes = model.weights.bytes;
+  e.mapped_bytes = model.weights.bytes;
+  // The repacked copies need the tensor list: a GGUF model's, opened with
+  // its tensors. Without it (other formats) they are not modelled.
+  e.repack = settings.repack == RepackCpu::kAuto ? RepackCpu::kX86Avx2 : settings.repack;
+  e.repack_modelled = e.repack == RepackCpu::kNone ||
+                      (model.weights.source == WeightsSource::kGgufHeader && !model.tensors.empty());
+  if (e.repack != RepackCpu::kNone && e.repack_modelled) {
+    Result<uint64_t> repack = llamacpp_repack_bytes(model.tensors, model.spec.layers.size(), e.repack);
+    if (!repack) return repack.error();
+    e.repack_bytes = *repack;
+  }
+  CheckedBytes model_bytes = CheckedBytes(e.mapped_bytes) + e.repack_bytes;
+  if (!model_bytes.value()) return Error::overflow("llama.cpp model bytes overflow 64 bits");
+  e.model_bytes = *model_bytes.value();
   e.model_bytes_exact = model.weights.verified && model.weights.source != WeightsSource::kFallback &&
                         model.weights.source != WeightsSource::kAnalyticalConfig;
   e.k_bytes = parts->k_bytes;

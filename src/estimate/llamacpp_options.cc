@@ -26,6 +26,31 @@ Result<FlashAttn> parse_flash_attn(std::string_view text) {
   return Error::usage(fmt::format("{}: expected on, off or auto", quote_untrusted(text)));
 }
 
+std::string_view to_string(RepackCpu cpu) {
+  switch (cpu) {
+    case RepackCpu::kAuto:
+      return "auto";
+    case RepackCpu::kNone:
+      return "none";
+    case RepackCpu::kX86Avx2:
+      return "x86-avx2";
+    case RepackCpu::kX86Avx512:
+      return "x86-avx512";
+    case RepackCpu::kArm:
+      return "arm";
+  }
+  return "auto";
+}
+
+Result<RepackCpu> parse_repack_cpu(std::string_view text) {
+  for (RepackCpu cpu : {RepackCpu::kAuto, RepackCpu::kNone, RepackCpu::kX86Avx2,
+                        RepackCpu::kX86Avx512, RepackCpu::kArm}) {
+    if (text == to_string(cpu)) return cpu;
+  }
+  return Error::usage(fmt::format("{}: expected auto, none, x86-avx2, x86-avx512 or arm",
+                                  quote_untrusted(text)));
+}
+
 Result<GgmlType> parse_llamacpp_cache_type(std::string_view text) {
   for (GgmlType type : {GgmlType::kF32, GgmlType::kF16, GgmlType::kBF16, GgmlType::kQ8_0,
                         GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1,

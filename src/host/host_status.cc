@@ -227,7 +227,10 @@ HostMemoryStatus query_host_memory(const HostQueryOptions& options) {
     std::vector<GpuMemory> amd = host::probe_amd_gpus(options.rocm_smi_library, ram.warnings);
     gpus.insert(gpus.end(), amd.begin(), amd.end());
   }
-  return host::compose_host_status(std::move(ram), std::move(gpus), options);
+  HostMemoryStatus status = host::compose_host_status(std::move(ram), std::move(gpus), options);
+  host::SysrootFiles files(options.sysroot);
+  status.cpu = host::read_cpu_features(files);
+  return status;
 }
 
 }  // namespace memfit

@@ -5,7 +5,9 @@
 
 #include <vector>
 
+#include "host/host_files.h"
 #include "host/host_os.h"
+#include "memfit/cpu_features.h"
 #include "memfit/host_memory.h"
 
 namespace memfit::host {
@@ -21,6 +23,11 @@ namespace memfit::host {
 // may be planning for another machine).
 HostMemoryStatus compose_host_status(RamReading ram, std::vector<GpuMemory> gpus,
                                      const HostQueryOptions& options);
+
+// The CPU's features from /proc/cpuinfo through `files`; Arch::kUnknown
+// when the file is absent (macOS, Windows), unreadable or names neither
+// flag line. Never fails.
+CpuFeatures read_cpu_features(HostFiles& files);
 
 }  // namespace memfit::host
 

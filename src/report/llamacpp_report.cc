@@ -3,9 +3,12 @@
 //   memfit 0.1.0 — ./Qwen3-8B (engine llamacpp)
 //   model_type qwen3, family qwen3, layout standard
 //   inputs: n_ctx 4096 (1 x 4096 cells), n_seq 1, n_batch 2048, n_ubatch 512,
-//           K f16, V f16, flash_attn auto (on), swa_full off, kv_unified off
+//           K f16, V f16, flash_attn auto (on), swa_full off, kv_unified off,
+//           repack x86-avx2
 //
-//   Model                   15.26 GiB   exact (safetensors_header)
+//   Model                   17.01 GiB   exact (gguf_header)
+//     Mapped weights        15.26 GiB   CPU_Mapped, the file's tensor range
+//     Repacked copies        1.75 GiB   CPU_REPACK (x86-avx2)
 //   Context                576.58 MiB   exact
 //     KV cache             576.00 MiB   36 layers
 //     Recurrent state           0 B
@@ -57,11 +60,14 @@ nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const Llama
                  {"flash_attn", std::string(to_string(s.flash_attn))},
                  {"flash_attn_resolved", c.flash_attn},
                  {"swa_full", s.swa_full},
-                 {"kv_unified", s.kv_unified}};
-  j["weights_bytes"] = e.model_bytes;
+                 {"kv_unified", s.kv_unified},
+                 {"repack", std::string(to_string(e.repack))}};
+  j["weights_bytes"] = e.mapped_bytes;
   j["weights_source"] = std::string(to_string(model.weights.source));
   j["weights_verified"] = model.weights.verified;
   j["llamacpp"] = {{"model_bytes", e.model_bytes},
+                   {"mapped_bytes", e.mapped_bytes},
+                   {"repack_bytes", e.repack_modelled ? Json(e.repack_bytes) : Json(nullptr)},
                    {"context_bytes", e.context_bytes},
                    {"compute_bytes", e.compute_bytes},
                    {"context",
@@ -100,13 +106,20 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
                      escape_untrusted(spec.family), spec.layout.empty() ? "(unknown)" : spec.layout);
   out += fmt::format("inputs: n_ctx {} ({} x {} cells), n_seq {}, n_batch {}, n_ubatch {},\n", c.n_ctx,
                      c.streams, c.n_ctx_seq, c.n_seq, c.n_batch, c.n_ubatch);
-  out += fmt::format("        K {}, V {}, flash_attn {} ({}), swa_full {}, kv_unified {}\n\n",
+  out += fmt::format("        K {}, V {}, flash_attn {} ({}), swa_full {}, kv_unified {},\n",
                      ggml_type_traits(s.cache_type_k).name, ggml_type_traits(s.cache_type_v).name,
                      to_string(s.flash_attn), on_off(c.flash_attn), on_off(s.swa_full),
                      on_off(s.kv_unified));
+  out += fmt::format("        repack {}\n\n", to_string(e.repack));
   std::string model_note = fmt::format("{} ({})", e.model_bytes_exact ? "exact" : "estimated",
                                        to_string(model.weights.source));
   row(out, "Model", e.model_bytes, model_note);
+  row(out, "  Mapped weights", e.mapped_bytes, "CPU_Mapped, the file's tensor range");
+  if (!e.repack_modelled) {
+    out += fmt::format("  {:<22}{:>12}   not modelled: no GGUF tensor list\n", "  Repacked copies", "?");
+  } else if (e.repack != RepackCpu::kNone) {
+    row(out, "  Repacked copies", e.repack_bytes, fmt::format("CPU_REPACK ({})", to_string(e.repack)));
+  }
   row(out, "Context", e.context_bytes, "exact");
   std::string kv_note = fmt::format("{} layers", e.kv_layers);
   if (c.swa_cells != 0) kv_note += fmt::format(", SWA {} cells per stream", c.swa_cells);

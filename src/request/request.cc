@@ -73,7 +73,7 @@ Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequ
   if (!mlxcel_only.empty()) {
     return Error::usage(mlxcel_only,
                         "is an mlxcel setting; llamacpp takes ctx_size, parallel, batch_size, "
-                        "ubatch_size, cache_type_k/v, flash_attn, swa_full and kv_unified");
+                        "ubatch_size, cache_type_k/v, flash_attn, swa_full, kv_unified and repack");
   }
   const LlamaCppRequest& q = r.llamacpp;
   LlamaCppSettings& s = p.llamacpp_settings;
@@ -94,6 +94,7 @@ Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequ
   s.flash_attn = q.flash_attn.value_or(s.flash_attn);
   s.swa_full = q.swa_full.value_or(s.swa_full);
   s.kv_unified = q.kv_unified.value_or(s.kv_unified);
+  s.repack = q.repack.value_or(s.repack);
   return Status::Ok();
 }
 
@@ -179,6 +180,18 @@ Result<EstimateRun> run_prepared(const EstimateRequest& r, PreparedRequest prepa
   static_cast<PreparedRequest&>(run) = std::move(prepared);
 
   if (run.engine == Engine::kLlamaCpp) {
+    // The repacked copies: auto is the host's CPU; a GGUF model is reopened
+    // with its tensor list (the sizing pass kept none).
+    std::string assumption;
+    LlamaCppSettings& s = run.llamacpp_settings;
+    s.repack = resolve_repack_cpu(s.repack, run.host.cpu, &assumption);
+    if (!assumption.empty()) run.warnings.push_back(Warning{WarningKind::kHost, std::move(assumption)});
+    if (s.repack != RepackCpu::kNone && run.model->tensors.empty() &&
+        run.model->weights.source == WeightsSource::kGgufHeader) {
+      Result<std::shared_ptr<const Model>> model = context.open_model(r.model, {.keep_tensors = true});
+      if (!model) return model.error();
+      run.model = std::move(*model);
+    }
     Result<LlamaCppEstimate> estimate = estimate_llamacpp(*run.model, run.llamacpp_settings, run.budget);
     if (!estimate) {
       if (estimate.error().kind() == ErrorKind::kUsage) return estimate.error();

@@ -37,6 +37,7 @@ std::string_view LlamaCppRequest::first_given() const {
   if (flash_attn) return "flash_attn";
   if (swa_full) return "swa_full";
   if (kv_unified) return "kv_unified";
+  if (repack) return "repack";
   return "";
 }
 

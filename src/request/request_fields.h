@@ -18,7 +18,7 @@ Status read_kv_fields(Fields& fields, EstimateRequest& request);
 
 // Reads llama.cpp's fields: ctx_size (>= 0), parallel, batch_size,
 // ubatch_size (>= 1), flash_attn ("on" | "off" | "auto"), swa_full and
-// kv_unified (true | false).
+// kv_unified (true | false), repack (parse_repack_cpu's spellings).
 Status read_llamacpp_fields(Fields& fields, EstimateRequest& request);
 
 // Reads every field of an estimate request but max_tokens and the KV

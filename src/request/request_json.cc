@@ -80,6 +80,9 @@ Status read_llamacpp_fields(Fields& fields, EstimateRequest& request) {
   Result<std::optional<FlashAttn>> fa = parsed<FlashAttn>(fields, "flash_attn", parse_flash_attn);
   if (!fa) return fa.error();
   q.flash_attn = *fa;
+  Result<std::optional<RepackCpu>> repack = parsed<RepackCpu>(fields, "repack", parse_repack_cpu);
+  if (!repack) return repack.error();
+  q.repack = *repack;
   for (auto [key, slot] : {std::pair{"swa_full", &q.swa_full}, std::pair{"kv_unified", &q.kv_unified}}) {
     Result<std::optional<bool>> b = fields.boolean(key);
     if (!b) return b.error();

@@ -208,7 +208,7 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
        {{"model", "qwen3-14b"}, {"engine", "llamacpp"}, {"ctx_size", 8192}, {"parallel", 3},
         {"batch_size", 1024}, {"ubatch_size", 256}, {"cache_type_k", "q4_0"},
         {"cache_type_v", "q8_0"}, {"flash_attn", "on"}, {"swa_full", true},
-        {"kv_unified", true}, {"memory_limit", "16GiB"}},
+        {"kv_unified", true}, {"repack", "x86-avx512"}, {"memory_limit", "16GiB"}},
        ""},
       {"llamacpp field with mlxcel", {{"model", "qwen3-14b"}, {"ctx_size", 4096}}, "usage"},
       {"llamacpp cache type on a safetensors model",

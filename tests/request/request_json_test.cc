@@ -126,7 +126,7 @@ TEST(RequestJson, LlamaCppFieldsAndCacheTypesReadForTheEngine) {
   Result<EstimateRequest> r = parse_estimate_request_json(R"({
     "model": "m", "engine": "llamacpp", "ctx_size": 0, "parallel": 4, "batch_size": 1024,
     "ubatch_size": 128, "cache_type_k": "iq4_nl", "cache_type_v": "q5_1",
-    "flash_attn": "off", "swa_full": true, "kv_unified": false})");
+    "flash_attn": "off", "swa_full": true, "kv_unified": false, "repack": "arm"})");
   ASSERT_TRUE(r.ok()) << r.error().message();
   EXPECT_EQ(r->engine, Engine::kLlamaCpp);
   EXPECT_EQ(r->llamacpp.ctx_size, 0u);
@@ -139,6 +139,7 @@ TEST(RequestJson, LlamaCppFieldsAndCacheTypesReadForTheEngine) {
   EXPECT_EQ(r->llamacpp.flash_attn, FlashAttn::kOff);
   EXPECT_EQ(r->llamacpp.swa_full, true);
   EXPECT_EQ(r->llamacpp.kv_unified, false);
+  EXPECT_EQ(r->llamacpp.repack, RepackCpu::kArm);
   EXPECT_EQ(r->llamacpp.first_given(), "ctx_size");
 }
 
@@ -168,6 +169,8 @@ TEST(RequestJson, LlamaCppFieldErrorsNameTheirField) {
   EXPECT_EQ(error(R"({"model": "m", "flash_attn": "yes"})"),
             "flash_attn: 'yes': expected on, off or auto");
   EXPECT_EQ(error(R"({"model": "m", "swa_full": 1})"), "swa_full: expected true or false, got 1");
+  EXPECT_EQ(error(R"({"model": "m", "repack": "amx"})"),
+            "repack: 'amx': expected auto, none, x86-avx2, x86-avx512 or arm");
 }
 
 }  // namespace

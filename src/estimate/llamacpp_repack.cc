@@ -1,0 +1,138 @@
+// The CPU_REPACK buffer (docs/llamacpp-rules.md, "Model weights"): on a
+// CPU run llama.cpp gives every weight a CPU "extra" buffer type accepts
+// to that buffer (llama_model_loader's select_weight_buft), and the repack
+// type accepts a MUL_MAT weight of 2 dimensions or a MUL_MAT_ID expert
+// weight of 3 when ggml_repack_get_optimal_repack_type finds a kernel for
+// its type and row count (ne[1]) on the running CPU (ggml/src/ggml-cpu/
+// repack.cpp). Its alloc size is ggml_nbytes, padded to the CPU alignment
+// (32). The mapped file range still spans the originals, so these bytes
+// come on top of it.
+//
+// Which tensors are matrix-multiplication weights is read from the names
+// and shapes only: every 2-D tensor except the row-lookup tables, and 3-D
+// tensors named "*_exps*". The repackable types are all quantized, and a
+// quantized 2-D tensor that is neither a lookup table nor a matmul weight
+// is not known to exist.
+#include <charconv>
+#include <optional>
+#include <string_view>
+
+#include "memfit/checked_math.h"
+#include "memfit/llamacpp.h"
+
+namespace memfit {
+namespace {
+
+constexpr uint64_t kCpuAlignment = 32;
+
+// The row multiple the CPU's kernel for `dtype` needs; 0: no kernel.
+uint64_t row_multiple(std::string_view dtype, RepackCpu cpu) {
+  auto is = [dtype](GgmlType type) { return dtype == ggml_type_traits(type).name; };
+  switch (cpu) {
+    case RepackCpu::kAuto:  // taken as x86-avx2 (resolve_repack_cpu says so)
+    case RepackCpu::kX86Avx2:
+      return is(GgmlType::kQ4_0) || is(GgmlType::kQ4_K) || is(GgmlType::kIQ4_NL) ||
+                     is(GgmlType::kMXFP4)
+                 ? 8
+                 : 0;
+    case RepackCpu::kX86Avx512:
+      return is(GgmlType::kQ4_0) || is(GgmlType::kQ4_K) || is(GgmlType::kIQ4_NL) ||
+                     is(GgmlType::kMXFP4) || is(GgmlType::kQ2_K)
+                 ? 8
+                 : 0;
+    case RepackCpu::kArm:
+      if (is(GgmlType::kQ4_0) || is(GgmlType::kIQ4_NL) || is(GgmlType::kMXFP4) ||
+          is(GgmlType::kQ8_0)) {
+        return 4;
+      }
+      return is(GgmlType::kQ4_K) || is(GgmlType::kQ5_K) || is(GgmlType::kQ6_K) ? 8 : 0;
+    case RepackCpu::kNone:
+      return 0;
+  }
+  return 0;
+}
+
+// ne[1] (shapes are outermost first), the tensor's row count.
+uint64_t rows(const SafetensorsTensor& t) { return t.shape[t.shape.size() - 2]; }
+
+bool qualifies(const SafetensorsTensor& t, RepackCpu cpu) {
+  if (t.shape.size() < 2) return false;
+  const uint64_t multiple = row_multiple(t.dtype, cpu);
+  return multiple != 0 && rows(t) > 1 && rows(t) % multiple == 0;
+}
+
+bool is_lookup_table(std::string_view name) {
+  return name == "token_embd.weight" || name == "per_layer_token_embd.weight" ||
+         name == "pos_embd.weight" || name == "token_types.weight";
+}
+
+// The block index of "blk.N.*"; nullopt for other names.
+std::optional<uint64_t> block_index(std::string_view name) {
+  constexpr std::string_view kPrefix = "blk.";
+  if (!name.starts_with(kPrefix)) return std::nullopt;
+  name.remove_prefix(kPrefix.size());
+  uint64_t index = 0;
+  const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), index);
+  if (ec != std::errc() || end == name.data() || end == name.data() + name.size() || *end != '.') {
+    return std::nullopt;
+  }
+  return index;
+}
+
+bool is_matmul_weight(const SafetensorsTensor& t) {
+  if (is_lookup_table(t.name)) return false;
+  if (t.shape.size() == 2) return true;
+  return t.shape.size() == 3 && t.name.find("_exps") != std::string::npos;
+}
+
+CheckedBytes pad(uint64_t bytes) {
+  const uint64_t rest = bytes % kCpuAlignment;
+  return CheckedBytes(bytes) + (rest == 0 ? 0 : kCpuAlignment - rest);
+}
+
+}  // namespace
+
+Result<uint64_t> llamacpp_repack_bytes(const std::vector<SafetensorsTensor>& tensors,
+                                       uint64_t decoder_blocks, RepackCpu cpu) {
+  if (cpu == RepackCpu::kNone) return uint64_t{0};
+  CheckedBytes total = 0;
+  const SafetensorsTensor* token_embd = nullptr;
+  bool has_output = false;
+  for (const SafetensorsTensor& t : tensors) {
+    if (t.name == "token_embd.weight") token_embd = &t;
+    if (t.name == "output.weight") has_output = true;
+    if (!is_matmul_weight(t) || !qualifies(t, cpu)) continue;
+    if (std::optional<uint64_t> block = block_index(t.name); block && *block >= decoder_blocks) {
+      continue;  // a NextN/MTP block: not loaded
+    }
+    total += pad(t.data_bytes);
+  }
+  // A tied output is token_embd's matrix created a second time for the
+  // output matmul; on the CPU it lands in CPU_REPACK when it qualifies.
+  if (!has_output && token_embd != nullptr && qualifies(*token_embd, cpu)) {
+    total += pad(token_embd->data_bytes);
+  }
+  if (!total.value()) return Error::overflow("llama.cpp repack buffer overflows 64 bits");
+  return *total.value();
+}
+
+RepackCpu resolve_repack_cpu(RepackCpu requested, const CpuFeatures& host, std::string* assumption) {
+  if (requested != RepackCpu::kAuto) return requested;
+  switch (host.arch) {
+    case CpuFeatures::Arch::kX86:
+      if (host.avx512f || host.amx_int8) return RepackCpu::kX86Avx512;
+      return host.avx2 ? RepackCpu::kX86Avx2 : RepackCpu::kNone;
+    case CpuFeatures::Arch::kArm:
+      return host.asimddp ? RepackCpu::kArm : RepackCpu::kNone;
+    case CpuFeatures::Arch::kUnknown:
+      break;
+  }
+  if (assumption != nullptr) {
+    *assumption =
+        "this host's CPU features are unknown: llama.cpp's weight repacking is sized for an x86 "
+        "CPU with AVX2 (give --repack to choose)";
+  }
+  return RepackCpu::kX86Avx2;
+}
+
+}  // namespace memfit
