@@ -166,6 +166,21 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   if (p.host.device_error) return Error(*p.host.device_error, ErrorKind::kHost);
   add_warnings(p.warnings, WarningKind::kHost, p.host.warnings);
   p.budget = to_memory_budget(p.host);
+
+  if (p.engine == Engine::kLlamaCpp) {
+    // The repacked copies: auto is the host's CPU; a GGUF model is reopened
+    // with its tensor list (the sizing pass kept none).
+    std::string assumption;
+    LlamaCppSettings& s = p.llamacpp_settings;
+    s.repack = resolve_repack_cpu(s.repack, p.host.cpu, &assumption);
+    if (!assumption.empty()) p.warnings.push_back(Warning{WarningKind::kHost, std::move(assumption)});
+    if (s.repack != RepackCpu::kNone && p.model->tensors.empty() &&
+        p.model->weights.source == WeightsSource::kGgufHeader) {
+      Result<std::shared_ptr<const Model>> model = context.open_model(r.model, {.keep_tensors = true});
+      if (!model) return model.error();
+      p.model = std::move(*model);
+    }
+  }
   return p;
 }
 
@@ -180,18 +195,6 @@ Result<EstimateRun> run_prepared(const EstimateRequest& r, PreparedRequest prepa
   static_cast<PreparedRequest&>(run) = std::move(prepared);
 
   if (run.engine == Engine::kLlamaCpp) {
-    // The repacked copies: auto is the host's CPU; a GGUF model is reopened
-    // with its tensor list (the sizing pass kept none).
-    std::string assumption;
-    LlamaCppSettings& s = run.llamacpp_settings;
-    s.repack = resolve_repack_cpu(s.repack, run.host.cpu, &assumption);
-    if (!assumption.empty()) run.warnings.push_back(Warning{WarningKind::kHost, std::move(assumption)});
-    if (s.repack != RepackCpu::kNone && run.model->tensors.empty() &&
-        run.model->weights.source == WeightsSource::kGgufHeader) {
-      Result<std::shared_ptr<const Model>> model = context.open_model(r.model, {.keep_tensors = true});
-      if (!model) return model.error();
-      run.model = std::move(*model);
-    }
     Result<LlamaCppEstimate> estimate = estimate_llamacpp(*run.model, run.llamacpp_settings, run.budget);
     if (!estimate) {
       if (estimate.error().kind() == ErrorKind::kUsage) return estimate.error();

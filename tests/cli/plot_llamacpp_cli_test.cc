@@ -76,9 +76,12 @@ class PlotLlamaCppCli : public ::testing::Test {
 };
 
 TEST_F(PlotLlamaCppCli, AGgufModelDrawsOnePanelPerCacheType) {
-  const uint64_t budget = inspect_total(16384);
+  // The repacked copies pinned to one CPU, so that every figure below is
+  // the same on any host (auto reads this one's).
+  const uint64_t budget = inspect_total(16384, {"--repack", "x86-avx2"});
   const std::string out = dir_.file_path("out.svg");
-  auto r = run_memfit({"plot", "-m", gguf_, "--memory-limit", std::to_string(budget), "-o", out});
+  auto r = run_memfit({"plot", "-m", gguf_, "--memory-limit", std::to_string(budget), "-o", out,
+                       "--repack", "x86-avx2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // f16 takes the budget exactly at 16,384 cells; q8_0 and q4_0 are the
   // solver's (checked against it below).
@@ -97,10 +100,12 @@ TEST_F(PlotLlamaCppCli, AGgufModelDrawsOnePanelPerCacheType) {
 
   // The crossings are solve_llamacpp()'s on the same file and budget.
   std::unique_ptr<FileSystem> fs = make_real_file_system();
-  Result<Model> model = open_model(*fs, gguf_);
+  Result<Model> model = open_model(*fs, gguf_, OpenModelOptions{.keep_tensors = true});
   ASSERT_TRUE(model.ok()) << model.error().message();
+  LlamaCppSettings settings;
+  settings.repack = RepackCpu::kX86Avx2;
   Result<std::vector<LlamaCppSolution>> solved = solve_llamacpp_each_cache_type(
-      LlamaCppSolveFor::kCtxSize, *model, LlamaCppSettings{},
+      LlamaCppSolveFor::kCtxSize, *model, settings,
       MemoryBudget{budget, budget, BudgetSource::kExplicit});
   ASSERT_TRUE(solved.ok()) << solved.error().message();
   ASSERT_EQ(solved->size(), 3u);
@@ -115,7 +120,7 @@ TEST_F(PlotLlamaCppCli, AGgufModelDrawsOnePanelPerCacheType) {
     if (s["tokens"] == 8192) at = &s;
   }
   ASSERT_NE(at, nullptr);
-  EXPECT_EQ((*at)["total_bytes"], inspect_total(8192));
+  EXPECT_EQ((*at)["total_bytes"], inspect_total(8192, {"--repack", "x86-avx2"}));
 }
 
 TEST_F(PlotLlamaCppCli, JsonSaysTheEngineAndTheSettings) {

@@ -330,7 +330,8 @@ TEST_F(FrontEnds, FitAgreesForLlamaCppRequests) {
 }
 
 TEST_F(FrontEnds, AGgufModelDefaultsToTheLlamaCppProfile) {
-  const json request = {{"model", "qwen3-8b.gguf"}, {"memory_limit", "16GiB"}};
+  // The repacked copies pinned to one CPU (auto reads the host's).
+  const json request = {{"model", "qwen3-8b.gguf"}, {"memory_limit", "16GiB"}, {"repack", "x86-avx2"}};
   for (const Answer& a : {via_cli(request), via_service(request), via_c_api(request)}) {
     ASSERT_TRUE(a.ok) << a.message;
     EXPECT_EQ(a.report["engine"], "llamacpp");
@@ -338,7 +339,14 @@ TEST_F(FrontEnds, AGgufModelDefaultsToTheLlamaCppProfile) {
     EXPECT_EQ(a.report["weights_source"], "gguf_header");
     EXPECT_EQ(a.report["warnings"], json::array());
     const json& l = a.report["llamacpp"];
-    EXPECT_EQ(l["model_bytes"], 689799168u);
+    // Mapped: the Q4_K embedding, 350,060,544 B, and 36 Q4_K attn_q of
+    // 4,096 x 4,096 (16 blocks x 144 B x 4,096 rows = 9,437,184 B each):
+    // 689,799,168 B. Repacked on x86 AVX2: every attn_q (339,738,624 B) and,
+    // with no output.weight, the tied output's Q4_K copy of the embedding
+    // (350,060,544 B): 689,799,168 B more.
+    EXPECT_EQ(l["mapped_bytes"], 689799168u);
+    EXPECT_EQ(l["repack_bytes"], 689799168u);
+    EXPECT_EQ(l["model_bytes"], 1379598336u);
     // --ctx-size 0: the training context, 40,960 cells (a multiple of 256).
     // K = V = 36 layers x 40,960 x 8 KV heads x 128 x 2 B = 3,019,898,880 B.
     EXPECT_EQ(l["context"]["k_bytes"], 3019898880u);
@@ -360,6 +368,7 @@ TEST_F(FrontEnds, AGgufModelDefaultsToTheLlamaCppProfile) {
   // 36 layers x 2 x 8 KV heads x 128 x 2 B = 147,456 B per token; x 8,192.
   json named = request;
   named["engine"] = "mlxcel";
+  named.erase("repack");
   const Answer a = via_service(named);
   ASSERT_TRUE(a.ok) << a.message;
   EXPECT_EQ(a.report["engine"], "mlxcel");
