@@ -74,10 +74,11 @@ Status check_hub_repo_id(std::string_view repo_id) {
 Status check_hub_revision(std::string_view revision) {
   bool chars_ok = !revision.empty() && revision.size() <= kMaxHubRevisionBytes;
   for (char c : revision) chars_ok = chars_ok && (is_name_char(c) || c == '/');
-  if (!chars_ok || !parts_stay_inside(revision)) {
+  // git's ref names hold no ".." anywhere (git check-ref-format).
+  if (!chars_ok || !parts_stay_inside(revision) || revision.find("..") != std::string_view::npos) {
     return Error::usage(fmt::format("revision {}: expected a branch, a tag or a commit: 1 to {} "
                                     "letters, digits, '-', '_', '.' and '/', no part empty or "
-                                    "starting with '.'",
+                                    "starting with '.', no '..'",
                                     quote_untrusted(revision), kMaxHubRevisionBytes));
   }
   return Status::Ok();

@@ -73,7 +73,7 @@ TEST_F(InspectHfCache, ABadRevisionIsAUsageErrorAboutTheModelFlag) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "memfit: --model: revision '../../x': expected a branch, a tag or a commit: "
                    "1 to 128 letters, digits, '-', '_', '.' and '/', no part empty or starting "
-                   "with '.'\n");
+                   "with '.', no '..'\n");
 }
 
 }  // namespace
