@@ -136,7 +136,9 @@ failed=0
 for name in "${names[@]}"; do
   status="$(cat "$scratch/$name.status")"
   # "#30000 DONE cov: 1234 ft: 5678 corp: ..." and "Done 30000 runs in 9 second(s)"
-  summary="$(grep -E '^#[0-9]+[[:space:]]+DONE|^Done [0-9]+ runs' "$scratch/$name.log" |
+  # A run that crashed has no DONE line: grep finds nothing, which must not
+  # end the script (set -e) before the failure is reported below.
+  summary="$( (grep -E '^#[0-9]+[[:space:]]+DONE|^Done [0-9]+ runs' "$scratch/$name.log" || true) |
     tr '\n' ' ')"
   if [[ "$status" -eq 0 ]]; then
     echo "-- ${name}_fuzz: seed $seed, $runs runs: ok. ${summary}"
