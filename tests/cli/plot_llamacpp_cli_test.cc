@@ -19,9 +19,9 @@
 #include "memfit/file_system.h"
 #include "memfit/llamacpp_solver.h"
 #include "memfit/model.h"
-#include "support/gguf_writer.h"
 #include "support/run_command.h"
 #include "support/small_checkpoints.h"
+#include "support/small_ggufs.h"
 #include "support/svg_summary.h"
 #include "support/temp_dir.h"
 
@@ -29,25 +29,6 @@ namespace memfit {
 namespace {
 
 using testing::run_memfit;
-
-GgufWriter qwen3_8b_gguf() {
-  GgufWriter w;
-  w.add_string("general.architecture", "qwen3")
-      .add_u32("qwen3.block_count", 36)
-      .add_u32("qwen3.context_length", 40960)
-      .add_u32("qwen3.embedding_length", 4096)
-      .add_u32("qwen3.feed_forward_length", 12288)
-      .add_u32("qwen3.attention.head_count", 32)
-      .add_u32("qwen3.attention.head_count_kv", 8)
-      .add_u32("qwen3.attention.key_length", 128)
-      .add_u32("qwen3.attention.value_length", 128)
-      .add_u32("qwen3.vocab_size", 151936)
-      .add_tensor("token_embd.weight", GgmlType::kQ4_K, {4096, 151936});
-  for (int layer = 0; layer < 36; ++layer) {
-    w.add_tensor("blk." + std::to_string(layer) + ".attn_q.weight", GgmlType::kQ4_K, {4096, 4096});
-  }
-  return w;
-}
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
