@@ -63,6 +63,16 @@ void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& o) {
                      "none (--no-repack or GPU), x86-avx2, x86-avx512 or arm");
 }
 
+void add_mlxlm_options(CLI::App& command, EstimateOptions& o) {
+  command.add_option("--prefill-step-size", o.prefill_step_size,
+                     "mlx-lm: prompt tokens per prefill chunk (default 2048)");
+  command.add_option("--kv-bits", o.kv_bits, "mlx-lm: quantized KV cache bits (default none)");
+  command.add_option("--kv-group-size", o.kv_group_size,
+                     "mlx-lm: quantized KV cache group size (default 64)");
+  command.add_option("--max-kv-size", o.max_kv_size,
+                     "mlx-lm: rotating KV cache of this many tokens (default unbounded)");
+}
+
 void add_request_options(CLI::App& command, EstimateOptions& o) {
   command
       .add_option_function<uint64_t>(
@@ -101,7 +111,7 @@ void add_model_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("--memory-limit", o.memory_limit,
                      "memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT");
   command.add_option("--device", o.device, "budget device: auto, cpu, cuda:N or rocm:N");
-  command.add_option("--engine", o.engine, "allocation rules: auto, mlxcel (the seeds' runtime) or llamacpp");
+  command.add_option("--engine", o.engine, "allocation rules: auto, mlxcel (the seeds' runtime), llamacpp or mlx-lm");
   command.add_flag("--json", o.json, "print one JSON object on stdout");
 }
 
@@ -121,6 +131,8 @@ Result<EstimateRequest> to_request(const EstimateOptions& o) {
     if (text->empty()) continue;
     if (Status set = set_cache_type(r, field, *text); !set) return set.error();
   }
+  r.mlxlm = MlxLmRequest{o.prompt_tokens, o.prefill_step_size, o.kv_bits, o.kv_group_size,
+                         o.max_kv_size};
   r.llamacpp.ctx_size = o.ctx_size;
   r.llamacpp.parallel = o.parallel;
   r.llamacpp.batch_size = o.batch_size;

@@ -51,6 +51,12 @@ struct EstimateOptions {
   bool swa_full = false;
   bool kv_unified = false;
   std::string repack;
+  // mlx-lm's flags (--engine mlx-lm); nullopt: not given.
+  std::optional<uint64_t> prompt_tokens;  // set by preflight generate
+  std::optional<uint64_t> prefill_step_size;
+  std::optional<uint64_t> kv_bits;
+  std::optional<uint64_t> kv_group_size;
+  std::optional<uint64_t> max_kv_size;
 };
 
 // llama.cpp's multi-letter short flags (-np, -ub, -ctk, -ctv, -fa), which
@@ -71,6 +77,9 @@ void add_llamacpp_options(CLI::App& command, EstimateOptions& options);
 // The same but -c and --parallel, for a command that reads the context and
 // the sequences with flags of its own (preflight serve).
 void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& options);
+// mlx-lm's flags for --engine mlx-lm: --prefill-step-size, --kv-bits,
+// --kv-group-size, --max-kv-size (preflight generate).
+void add_mlxlm_options(CLI::App& command, EstimateOptions& options);
 // --tensor-parallel N, --pipeline-parallel M and --parallel-engine vllm|mlx.
 void add_parallel_options(CLI::App& command, EstimateOptions& options);
 

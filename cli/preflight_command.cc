@@ -92,9 +92,15 @@ void run_generate(const GenerateOptions& o, int& exit_code) {
         Error::usage("max_tokens", "prompt plus new tokens must be between 1 and 2^64"));
     return;
   }
-  // The context: prompt + new tokens, unless llama.cpp's -c is given (the
-  // engine follows from the model, so max_tokens carries it to either).
-  if (!estimate.ctx_size) {
+  // mlx-lm takes the prompt and the generated tokens as they are. Other
+  // engines: the context is prompt + new tokens, unless llama.cpp's -c is
+  // given (the engine follows from the model, so max_tokens carries it).
+  if (Result<std::optional<Engine>> engine = parse_engine(estimate.engine);
+      engine && *engine == Engine::kMlxLm) {
+    estimate.prompt_tokens = prompt;
+    estimate.max_tokens = o.new_tokens;
+    estimate.max_tokens_given = true;
+  } else if (!estimate.ctx_size) {
     estimate.max_tokens = *kv_tokens.value();
     estimate.max_tokens_given = true;
   }
@@ -225,6 +231,10 @@ void run_serve(ServeCommandOptions o, int& exit_code) {
     exit_code = report_error(prepared.error());
     return;
   }
+  if (prepared->engine == Engine::kMlxLm) {
+    exit_code = report_error(mlxlm_not_supported("preflight serve"));
+    return;
+  }
   if (prepared->engine == Engine::kLlamaCpp) {
     run_llamacpp_serve(o, *request, std::move(*prepared), exit_code);
   } else {
@@ -245,11 +255,12 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
   add_model_options(*generate, gen->estimate);
   add_parallel_options(*generate, gen->estimate);
   add_llamacpp_options(*generate, gen->estimate);
+  add_mlxlm_options(*generate, gen->estimate);
   auto* tokens = generate->add_option("--prompt-tokens", gen->prompt_tokens, "prompt length in tokens");
   auto* file = generate->add_option("--prompt-file", gen->prompt_file,
                                     "prompt text; its UTF-8 bytes bound its tokens");
   tokens->excludes(file);
-  generate->add_option("--max-tokens", gen->new_tokens, "tokens to generate")->required();
+  generate->add_option("--max-tokens", gen->new_tokens, "tokens to generate (mlx-lm: its --max-tokens)")->required();
   generate->add_option("--batch", gen->estimate.batch, "sequences (default 1)")
       ->check(CLI::PositiveNumber);
   generate->add_flag("--force,--no-memory-check", gen->force, "report, and exit 0 even if it does not fit");

@@ -37,6 +37,10 @@ void run_recommend(const RecommendOptions& o, int& exit_code) {
     exit_code = report_error(c.error());
     return;
   }
+  if (c->engine == Engine::kMlxLm) {
+    exit_code = report_error(mlxlm_not_supported("recommend-quant"));
+    return;
+  }
   if (c->engine == Engine::kLlamaCpp) {
     exit_code = report_error(Error::usage(
         "recommend-quant prices MLX quantizations of a safetensors checkpoint (engine mlxcel); "

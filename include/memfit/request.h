@@ -30,6 +30,7 @@
 #include "memfit/estimate.h"
 #include "memfit/host_memory.h"
 #include "memfit/llamacpp.h"
+#include "memfit/mlxlm.h"
 #include "memfit/model.h"
 #include "memfit/model_by_name.h"
 #include "memfit/parallel_plan.h"
@@ -40,10 +41,10 @@
 namespace memfit {
 
 // Whose allocation rules price a request: the seeds' runtime (SPEC section
-// 2) or llama.cpp (llamacpp.h, with its own request fields); the mlx-lm and
-// vLLM profiles join here.
-enum class Engine { kMlxcel, kLlamaCpp };
-std::string_view to_string(Engine engine);  // "mlxcel", "llamacpp"
+// 2), llama.cpp (llamacpp.h, with its own request fields) or mlx-lm
+// (mlxlm.h: mx.get_peak_memory()'s peak); the vLLM profile joins here.
+enum class Engine { kMlxcel, kLlamaCpp, kMlxLm };
+std::string_view to_string(Engine engine);  // "mlxcel", "llamacpp", "mlx-lm"
 
 // The engine a request that names none ("auto") gets for `model`: the one
 // place that decides it: llamacpp for a GGUF model, mlxcel otherwise.
@@ -54,7 +55,8 @@ Engine default_engine(const Model& model);
 // theirs with Error::usage(field, error.message()).
 //   KV element  fp16, f16, bf16, float16 -> kFp16; int8, i8, q8, q8_0 -> kInt8
 //   backend     auto (nullopt: the build's), rocm, metal, cuda, cpu
-//   engine      mlxcel, llamacpp (nullopt for "auto": the model's default)
+//   engine      mlxcel, llamacpp, mlx-lm or mlxlm (nullopt for "auto": the
+//               model's default)
 //   quant       fp16, int8, int4: the weight mode label
 // Devices parse with parse_device_selector (host_memory.h) and parallel
 // engines with parse_parallel_engine (parallel_plan.h).
@@ -77,6 +79,21 @@ struct LlamaCppRequest {
   std::optional<bool> swa_full;
   std::optional<bool> kv_unified;
   std::optional<RepackCpu> repack;      // --repack auto|none|x86-avx2|x86-avx512|arm
+
+  // The first field given, as the JSON request spells it; "" when none.
+  std::string_view first_given() const;
+};
+
+// The mlx-lm engine's request fields, as mlx-lm's flags name them
+// (mlxlm.h: MlxLmSettings has their defaults); nullopt: not given. Under
+// mlx-lm, max_tokens is mlx-lm's --max-tokens (tokens generated) and batch
+// its --batch-size. Given with another engine, any of them is a usage error.
+struct MlxLmRequest {
+  std::optional<uint64_t> prompt_tokens;      // --prompt-tokens
+  std::optional<uint64_t> prefill_step_size;  // --prefill-step-size
+  std::optional<uint64_t> kv_bits;            // --kv-bits
+  std::optional<uint64_t> kv_group_size;      // --kv-group-size
+  std::optional<uint64_t> max_kv_size;        // --max-kv-size
 
   // The first field given, as the JSON request spells it; "" when none.
   std::string_view first_given() const;
@@ -109,6 +126,7 @@ struct EstimateRequest {
   // reading the text has) while the engine is left to the model
   // (set_cache_type).
   LlamaCppRequest llamacpp;
+  MlxLmRequest mlxlm;  // mlx-lm's fields
 };
 
 // The cache_type_k or cache_type_v field (`field`) of `request` from its
@@ -178,6 +196,7 @@ struct PreparedRequest {
   std::shared_ptr<const Model> model;
   Engine engine = Engine::kMlxcel;  // as resolved
   LlamaCppSettings llamacpp_settings;  // the llama.cpp fields with their defaults
+  MlxLmSettings mlxlm_settings;        // the mlx-lm fields with their defaults
   EstimateInputs inputs;
   EstimateSettings settings;
   Platform platform;
@@ -205,6 +224,7 @@ Result<PreparedRequest> prepare(const EstimateRequest& request, RequestContext& 
 struct EstimateRun : PreparedRequest {
   Estimate estimate;  // the mlxcel estimate; unset (default) for llamacpp
   std::optional<LlamaCppEstimate> llamacpp;  // set when engine is llamacpp
+  std::optional<MlxLmEstimate> mlxlm;        // set when engine is mlx-lm
   // The per-rank plan, when tensor x pipeline parallel > 1; every rank is
   // checked against the one device budget the whole estimate uses.
   std::optional<ParallelPlan> parallel;
@@ -213,6 +233,7 @@ struct EstimateRun : PreparedRequest {
   // figure (one device holding everything) no longer decides.
   bool fits() const {
     if (llamacpp) return llamacpp->fits;
+    if (mlxlm) return mlxlm->fits;
     return parallel ? parallel->fits : estimate.fits;
   }
 };
@@ -228,6 +249,12 @@ Result<EstimateRun> run(const EstimateRequest& request, RequestContext& context)
 // request first (preflight serve applies llama-server's own defaults to
 // its llama.cpp settings). `request` is the one `prepared` came from.
 Result<EstimateRun> run_prepared(const EstimateRequest& request, PreparedRequest prepared);
+
+// The one line fit, plot, recommend-quant, preflight serve and the
+// service's /v1/fit answer an mlx-lm request with (kUsage, field engine):
+// "mlx-lm is priced by inspect and preflight generate only; <command> does
+// not take it".
+Error mlxlm_not_supported(std::string_view command);
 
 // True when the request asks for a per-rank plan (more than one rank).
 bool wants_parallel_plan(const ParallelConfig& config);

@@ -43,12 +43,45 @@ Result<ParallelPlan> plan_for(const EstimateRequest& r, const PreparedRequest& p
   return plan;
 }
 
+// mlx-lm's fields with their defaults: max_tokens is the tokens generated
+// and batch the sequences; the other engines' fields are usage errors.
+Status resolve_mlxlm(const EstimateRequest& r, PreparedRequest& p) {
+  if (std::string_view field = r.llamacpp.first_given(); !field.empty()) {
+    return Error::usage(field, "is a llama.cpp setting: give engine llamacpp");
+  }
+  const std::string_view other = r.kv_cache_mode                       ? "kv_cache_mode"
+                                 : (r.cache_type_k || r.llamacpp.cache_type_k) ? "cache_type_k"
+                                 : (r.cache_type_v || r.llamacpp.cache_type_v) ? "cache_type_v"
+                                 : wants_parallel_plan(r.parallel)             ? "tensor_parallel"
+                                                                               : "";
+  if (!other.empty()) {
+    return Error::usage(other, "is not an mlx-lm setting; mlx-lm takes prompt_tokens, max_tokens, "
+                               "batch, prefill_step_size, kv_bits, kv_group_size and max_kv_size");
+  }
+  const MlxLmRequest& q = r.mlxlm;
+  MlxLmSettings& s = p.mlxlm_settings;
+  s.prompt_tokens = q.prompt_tokens.value_or(s.prompt_tokens);
+  s.max_tokens = r.max_tokens.value_or(s.max_tokens);
+  s.batch = r.batch;
+  s.prefill_step_size = q.prefill_step_size.value_or(s.prefill_step_size);
+  s.kv_bits = q.kv_bits.value_or(s.kv_bits);
+  s.kv_group_size = q.kv_group_size.value_or(s.kv_group_size);
+  s.max_kv_size = q.max_kv_size.value_or(s.max_kv_size);
+  return Status::Ok();
+}
+
 // The engine a request resolves to, and its fields checked against it: a
 // llama.cpp field with mlxcel, or an mlxcel-only field with llamacpp, is a
 // usage error naming the field. max_tokens and batch are plain values, so
 // they count as given when they differ from their defaults.
 Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequest& p) {
   p.engine = r.engine.value_or(default_engine(model));
+  if (p.engine != Engine::kMlxLm) {
+    if (std::string_view field = r.mlxlm.first_given(); !field.empty()) {
+      return Error::usage(field, "is an mlx-lm setting: give engine mlx-lm");
+    }
+  }
+  if (p.engine == Engine::kMlxLm) return resolve_mlxlm(r, p);
   if (p.engine == Engine::kMlxcel) {
     if (std::string_view field = r.llamacpp.first_given(); !field.empty()) {
       return Error::usage(field, "is a llama.cpp setting: give engine llamacpp");
@@ -122,6 +155,12 @@ Result<KvElement> resolve_kv_element(const EstimateRequest& r, std::vector<Warni
 
 }  // namespace request
 
+Error mlxlm_not_supported(std::string_view command) {
+  return Error::usage("engine", fmt::format("mlx-lm is priced by inspect and preflight generate "
+                                            "only; {} does not take it",
+                                            command));
+}
+
 bool wants_parallel_plan(const ParallelConfig& c) {
   // tensor x pipeline may overflow: either one alone past the cap is a
   // request for a plan (which check_parallel_config then refuses).
@@ -194,6 +233,23 @@ Result<EstimateRun> run_prepared(const EstimateRequest& r, PreparedRequest prepa
   EstimateRun run;
   static_cast<PreparedRequest&>(run) = std::move(prepared);
 
+  if (run.engine == Engine::kMlxLm) {
+    Result<MlxLmEstimate> estimate = estimate_mlxlm(*run.model, run.mlxlm_settings, run.budget);
+    if (!estimate) {
+      if (estimate.error().kind() == ErrorKind::kUsage) return estimate.error();
+      return estimate.error().within(quote_untrusted(r.model));
+    }
+    run.mlxlm = std::move(*estimate);
+    if (run.mlxlm->max_kv_size_ignored) {
+      run.warnings.push_back(Warning{WarningKind::kRequest,
+                                     "max_kv_size is ignored: this model's make_cache builds its "
+                                     "own caches, as mlx-lm's make_prompt_cache does"});
+    }
+    if (std::optional<std::string> line = available_now_warning(run.host, run.mlxlm->total_bytes)) {
+      run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
+    }
+    return run;
+  }
   if (run.engine == Engine::kLlamaCpp) {
     Result<LlamaCppEstimate> estimate = estimate_llamacpp(*run.model, run.llamacpp_settings, run.budget);
     if (!estimate) {

@@ -21,6 +21,8 @@ std::string_view to_string(Engine engine) {
       return "mlxcel";
     case Engine::kLlamaCpp:
       return "llamacpp";
+    case Engine::kMlxLm:
+      return "mlx-lm";
   }
   return "mlxcel";
 }
@@ -38,6 +40,15 @@ std::string_view LlamaCppRequest::first_given() const {
   if (swa_full) return "swa_full";
   if (kv_unified) return "kv_unified";
   if (repack) return "repack";
+  return "";
+}
+
+std::string_view MlxLmRequest::first_given() const {
+  if (prompt_tokens) return "prompt_tokens";
+  if (prefill_step_size) return "prefill_step_size";
+  if (kv_bits) return "kv_bits";
+  if (kv_group_size) return "kv_group_size";
+  if (max_kv_size) return "max_kv_size";
   return "";
 }
 
@@ -91,7 +102,8 @@ Result<std::optional<Engine>> parse_engine(std::string_view text) {
   if (text == "auto") return std::optional<Engine>();
   if (text == "mlxcel") return std::optional<Engine>(Engine::kMlxcel);
   if (text == "llamacpp") return std::optional<Engine>(Engine::kLlamaCpp);
-  return expected(text, "auto, mlxcel or llamacpp (the mlx-lm and vLLM profiles are not built yet)");
+  if (text == "mlx-lm" || text == "mlxlm") return std::optional<Engine>(Engine::kMlxLm);
+  return expected(text, "auto, mlxcel, llamacpp or mlx-lm (the vLLM profile is not built yet)");
 }
 
 Result<std::string> parse_quant_label(std::string_view text) {

@@ -20,6 +20,9 @@ Status read_kv_fields(Fields& fields, EstimateRequest& request);
 // ubatch_size (>= 1), flash_attn ("on" | "off" | "auto"), swa_full and
 // kv_unified (true | false), repack (parse_repack_cpu's spellings).
 Status read_llamacpp_fields(Fields& fields, EstimateRequest& request);
+// Reads mlx-lm's fields: prompt_tokens, prefill_step_size, kv_bits,
+// kv_group_size, max_kv_size (each >= 1).
+Status read_mlxlm_fields(Fields& fields, EstimateRequest& request);
 
 // Reads every field of an estimate request but max_tokens and the KV
 // fields: model (required), batch, quant, backend, device, memory_limit,

@@ -91,6 +91,20 @@ Status read_llamacpp_fields(Fields& fields, EstimateRequest& request) {
   return Status::Ok();
 }
 
+Status read_mlxlm_fields(Fields& fields, EstimateRequest& request) {
+  MlxLmRequest& q = request.mlxlm;
+  for (auto [key, slot, min] : {std::tuple{"prompt_tokens", &q.prompt_tokens, uint64_t{1}},
+                                std::tuple{"prefill_step_size", &q.prefill_step_size, uint64_t{1}},
+                                std::tuple{"kv_bits", &q.kv_bits, uint64_t{1}},
+                                std::tuple{"kv_group_size", &q.kv_group_size, uint64_t{1}},
+                                std::tuple{"max_kv_size", &q.max_kv_size, uint64_t{1}}}) {
+    Result<std::optional<uint64_t>> n = fields.count(key, min);
+    if (!n) return n.error();
+    *slot = *n;
+  }
+  return Status::Ok();
+}
+
 Status read_sizing_fields(Fields& fields, EstimateRequest& request) {
   Result<std::optional<std::string>> model = fields.string("model");
   if (!model) return model.error();
@@ -139,6 +153,7 @@ Result<EstimateRequest> parse_estimate_request_json(std::string_view body) {
   r.max_tokens = *max_tokens;
   if (Status kv = request::read_kv_fields(fields, r); !kv) return kv.error();
   if (Status llama = request::read_llamacpp_fields(fields, r); !llama) return llama.error();
+  if (Status mlx = request::read_mlxlm_fields(fields, r); !mlx) return mlx.error();
   if (Status rest = fields.no_others(); !rest) return rest.error();
   return r;
 }

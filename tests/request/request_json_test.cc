@@ -143,6 +143,24 @@ TEST(RequestJson, LlamaCppFieldsAndCacheTypesReadForTheEngine) {
   EXPECT_EQ(r->llamacpp.first_given(), "ctx_size");
 }
 
+TEST(RequestJson, MlxLmFields) {
+  Result<EstimateRequest> r = parse_estimate_request_json(R"({
+    "model": "m", "engine": "mlxlm", "prompt_tokens": 2048, "max_tokens": 128, "batch": 4,
+    "prefill_step_size": 512, "kv_bits": 4, "kv_group_size": 32, "max_kv_size": 4096})");
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->engine, Engine::kMlxLm);
+  EXPECT_EQ(r->mlxlm.prompt_tokens, 2048u);
+  EXPECT_EQ(r->max_tokens, 128u);
+  EXPECT_EQ(r->batch, 4u);
+  EXPECT_EQ(r->mlxlm.prefill_step_size, 512u);
+  EXPECT_EQ(r->mlxlm.kv_bits, 4u);
+  EXPECT_EQ(r->mlxlm.kv_group_size, 32u);
+  EXPECT_EQ(r->mlxlm.max_kv_size, 4096u);
+  Result<EstimateRequest> zero = parse_estimate_request_json(R"({"model": "m", "prompt_tokens": 0})");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.error().field(), "prompt_tokens");
+}
+
 TEST(RequestJson, LlamaCppFieldErrorsNameTheirField) {
   auto error = [](const char* body) {
     Result<EstimateRequest> r = parse_estimate_request_json(body);

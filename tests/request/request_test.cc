@@ -265,6 +265,49 @@ TEST(Request, OverflowIsItsOwnKindAndNamesTheModel) {
   EXPECT_EQ(run.error().message().rfind("'qwen3-8b': ", 0), 0u) << run.error().message();
 }
 
+TEST(Request, MlxLmTakesItsFieldsAndRefusesTheOthers) {
+  FakeContext context;
+  EstimateRequest r = request_for();
+  r.engine = Engine::kMlxLm;
+  r.max_tokens = 128;  // mlx-lm's --max-tokens: tokens generated
+  r.batch = 2;
+  r.mlxlm.prompt_tokens = 2048;
+  r.mlxlm.kv_bits = 8;
+  Result<EstimateRun> run = memfit::run(r, context);
+  ASSERT_TRUE(run.ok()) << run.error().message();
+  ASSERT_TRUE(run->mlxlm.has_value());
+  EXPECT_EQ(run->mlxlm_settings.prompt_tokens, 2048u);
+  EXPECT_EQ(run->mlxlm_settings.max_tokens, 128u);
+  EXPECT_EQ(run->mlxlm_settings.batch, 2u);
+  EXPECT_EQ(run->mlxlm_settings.prefill_step_size, 2048u);  // mlx-lm's default
+  EXPECT_EQ(run->mlxlm_settings.kv_bits, 8u);
+  EXPECT_EQ(run->mlxlm_settings.kv_group_size, 64u);
+  EXPECT_EQ(run->fits(), run->mlxlm->fits);
+  // Qwen3-8B at 8 bits, group 64: 2 x 8 x 128 = 2048 elements per token
+  // and layer -> 2048 B packed + 2048 / 64 x 2 x 2 = 128 B of scales and
+  // biases; 36 layers x 2304 slots x 2 sequences x 2176 B.
+  EXPECT_EQ(run->mlxlm->decode.kv_bytes, 36ull * 2304 * 2 * 2176);
+
+  auto error_of = [&](EstimateRequest q) {
+    Result<EstimateRun> x = memfit::run(q, context);
+    return x.ok() ? std::string("ok") : x.error().message();
+  };
+  EstimateRequest mode = r;
+  mode.kv_cache_mode = KvElement::kInt8;
+  EXPECT_EQ(error_of(mode),
+            "kv_cache_mode: is not an mlx-lm setting; mlx-lm takes prompt_tokens, max_tokens, "
+            "batch, prefill_step_size, kv_bits, kv_group_size and max_kv_size");
+  EstimateRequest llama = r;
+  llama.llamacpp.ubatch_size = 4;
+  EXPECT_EQ(error_of(llama), "ubatch_size: is a llama.cpp setting: give engine llamacpp");
+  EstimateRequest mlxcel = request_for();
+  mlxcel.mlxlm.prefill_step_size = 512;
+  EXPECT_EQ(error_of(mlxcel), "prefill_step_size: is an mlx-lm setting: give engine mlx-lm");
+  EstimateRequest bits = r;
+  bits.mlxlm.kv_bits = 7;
+  EXPECT_EQ(error_of(bits), "kv_bits: must be 2, 3, 4, 5, 6 or 8 (mx.quantize's widths)");
+}
+
 TEST(RequestParsers, NamesAndAliases) {
   EXPECT_EQ(*parse_kv_element("bf16"), KvElement::kFp16);
   EXPECT_EQ(*parse_kv_element("q8_0"), KvElement::kInt8);
@@ -277,6 +320,9 @@ TEST(RequestParsers, NamesAndAliases) {
   EXPECT_FALSE(parse_backend("tpu").ok());
   EXPECT_EQ(*parse_engine("mlxcel"), Engine::kMlxcel);
   EXPECT_EQ(*parse_engine("auto"), std::nullopt);
+  EXPECT_EQ(*parse_engine("mlx-lm"), Engine::kMlxLm);
+  EXPECT_EQ(*parse_engine("mlxlm"), Engine::kMlxLm);
+  EXPECT_EQ(to_string(Engine::kMlxLm), "mlx-lm");
   EXPECT_EQ(parse_engine("vllm").error().kind(), ErrorKind::kUsage);
   EXPECT_EQ(*parse_quant_label("int4"), "int4");
   EXPECT_FALSE(parse_quant_label("int3").ok());

@@ -1,0 +1,114 @@
+// The mlx-lm engine profile (`--engine mlx-lm`): the peak that
+// mx.get_peak_memory() reports for mlx_lm.generate / mlx_lm.benchmark with
+// a prompt of P tokens, G generated tokens and B sequences
+// (docs/engine-mlxlm.md has every rule and where mlx-lm states it):
+//
+//   weights     the bytes the weight headers declare, as loaded     (exact)
+//   KV cache    mlx-lm's caches at their allocated size: KVCache grown in
+//               steps of 256 tokens, RotatingKVCache for the sliding-window
+//               layers of models whose make_cache builds one, and
+//               QuantizedKVCache (packed words + scales + biases) with
+//               kv_bits                                             (exact)
+//   recurrent   ArraysCache: conv + SSM state per sequence    (upper bound)
+//   transient   the largest of one phase: a prefill chunk's attention
+//               (the guard's SDPA rules) or MLP, the last chunk's logits
+//               over the vocabulary, and the one layer whose cache is
+//               being regrown (old and new buffers)              (modelled)
+//
+// total_bytes is the largest of three phases: the last full prefill chunk,
+// the last chunk (which runs the LM head over all its tokens), and the
+// last decode step. estimate_mlxlm() is pure; every byte count is
+// uint64_t, overflow-checked.
+#ifndef MEMFIT_MLXLM_H_
+#define MEMFIT_MLXLM_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "memfit/memory_budget.h"
+#include "memfit/model.h"
+#include "memfit/result.h"
+
+namespace memfit {
+
+// mlx-lm's flags, with mlx_lm.benchmark's defaults for the workload.
+struct MlxLmSettings {
+  uint64_t prompt_tokens = 512;      // --prompt-tokens (-p)
+  uint64_t max_tokens = 1024;        // --max-tokens / -g: tokens generated
+  uint64_t batch = 1;                // --batch-size (-b)
+  uint64_t prefill_step_size = 2048; // --prefill-step-size
+  uint64_t kv_bits = 0;              // --kv-bits: 0 = unquantized; 2, 3, 4, 5, 6 or 8
+  uint64_t kv_group_size = 64;       // --kv-group-size: 32, 64 or 128
+  uint64_t max_kv_size = 0;          // --max-kv-size: 0 = unbounded
+  // The attention of a prefill chunk: true follows the guard's SDPA rules
+  // (MLX's fused kernels); false prices the score matrix (MLX releases
+  // before 0.21 had no fused kernel for prompts). Library-only.
+  bool fused_sdpa = true;
+};
+
+inline constexpr uint64_t kMlxLmCacheStep = 256;  // KVCache.step
+inline constexpr uint64_t kMlxLmActivationBytes = 2;  // fp16 / bf16 activations
+inline constexpr uint64_t kMlxLmMaxTokens = 1ull << 26;  // prompt or generation past this: usage error
+
+// The phase whose sum is the peak.
+enum class MlxLmPhase { kPrefillChunk, kLastChunk, kDecode };
+std::string_view to_string(MlxLmPhase phase);  // "prefill_chunk", "last_chunk", "decode"
+
+struct MlxLmPhaseBytes {
+  uint64_t kv_bytes = 0;         // every cache at its size in this phase
+  uint64_t attention_bytes = 0;  // SDPA transient (x batch)
+  uint64_t mlp_bytes = 0;        // MLP / experts intermediates (x batch)
+  uint64_t logits_bytes = 0;     // the LM head's output (x batch)
+  uint64_t regrow_bytes = 0;     // one layer's old buffer while it is regrown
+  uint64_t transient_bytes = 0;  // max(attention, mlp, logits) + regrow
+  uint64_t total_bytes = 0;      // weights + kv + recurrent + transient
+};
+
+struct MlxLmEstimate {
+  MlxLmSettings settings;
+  uint64_t full_chunks = 0;      // prefill chunks of prefill_step_size before the last
+  uint64_t last_chunk_tokens = 0;  // the last chunk: 1 .. prefill_step_size
+  uint64_t kv_capacity_tokens = 0;  // a full-attention layer's KVCache at the end (0: none)
+  uint64_t rotating_layers = 0;  // layers on a RotatingKVCache
+  uint64_t kv_layers = 0;        // layers holding K/V (or an MLA latent)
+  uint64_t recurrent_layers = 0;
+  bool fused_attention = false;  // the last chunk's SDPA is a fused kernel
+  bool max_kv_size_ignored = false;  // the model's own make_cache wins over --max-kv-size
+  uint64_t weights_bytes = 0;    // exact when the headers were read (or a verified index)
+  bool weights_exact = false;
+  uint64_t recurrent_bytes = 0;  // x batch
+  MlxLmPhaseBytes prefill_chunk;  // zero when the prompt is one chunk
+  MlxLmPhaseBytes last_chunk;
+  MlxLmPhaseBytes decode;
+  MlxLmPhase peak_phase = MlxLmPhase::kLastChunk;
+  uint64_t kv_bytes = 0;         // the KV cache at the peak
+  uint64_t transient_bytes = 0;  // the transient at the peak
+  uint64_t total_bytes = 0;      // the peak mx.get_peak_memory() reports
+  uint64_t budget_bytes = 0;
+  bool fits = false;
+  // Wired memory: the peak rounded up to whole MiB, for
+  // mx.set_wired_limit(bytes) and `sudo sysctl iogpu.wired_limit_mb=N`.
+  uint64_t wired_limit_mb = 0;
+};
+
+// Model types whose mlx-lm make_cache puts sliding-window layers on a
+// RotatingKVCache of the window (others keep a full KVCache there).
+bool mlxlm_rotates_sliding_layers(std::string_view model_type);
+
+// A KVCache's allocated tokens after `tokens` arrive in chunks of `chunk`
+// (the last one shorter), then one at a time up to `tokens + decode`:
+// each update that overflows trims to the offset (when it is not a
+// multiple of 256) and appends ceil(n / 256) x 256.
+uint64_t mlxlm_kv_capacity(uint64_t tokens, uint64_t chunk, uint64_t decode);
+
+// The estimate. kUsage (naming the field) for a prompt_tokens, max_tokens,
+// batch or prefill_step_size of 0 or past kMlxLmMaxTokens, kv_bits not in
+// {2,3,4,5,6,8}, kv_group_size not in {32,64,128} or not dividing the head
+// dim; kOverflow on absurd sizes.
+Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& settings,
+                                     const MemoryBudget& budget);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_MLXLM_H_

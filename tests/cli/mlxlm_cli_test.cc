@@ -1,0 +1,86 @@
+// `--engine mlx-lm` on the command line: preflight generate's JSON and text
+// for the bundled Qwen3-14B-MLX-4bit (weights from its index's total_size,
+// read back from the report), the schema, and the commands that refuse it
+// with one line.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.h"
+#include "support/temp_dir.h"
+
+namespace memfit {
+namespace {
+
+using testing::run_memfit;
+
+const std::string kExample = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
+const std::map<std::string, std::string> k64GiB = {{"MEMFIT_MEMORY_LIMIT", "64GiB"}};
+
+TEST(MlxLmCli, PreflightGeneratePrintsThePeakAsTotalBytes) {
+  auto r = run_memfit({"preflight", "generate", "-m", kExample, "--engine", "mlx-lm",
+                       "--prompt-tokens", "2048", "--max-tokens", "128", "--json"},
+                      k64GiB);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["engine"], "mlx-lm");
+  EXPECT_EQ(j["inputs"]["prompt_tokens"], 2048);
+  EXPECT_EQ(j["inputs"]["max_tokens"], 128);
+  EXPECT_EQ(j["inputs"]["full_chunks"], 0);
+  EXPECT_EQ(j["inputs"]["last_chunk_tokens"], 2048);
+  const nlohmann::json& m = j["mlxlm"];
+  EXPECT_EQ(m["peak_phase"], "last_chunk");
+  // Qwen3-14B: 40 layers x 2 x 8 x 128 x 2 B = 163,840 B per token; the
+  // prompt's 2048 slots: 335,544,320 B. Logits 2048 x 151,936 x 2 B =
+  // 622,329,856 B, over the MLP's 2048 x 17,408 x 2 x 3 = 213,909,504.
+  EXPECT_EQ(m["kv_bytes"], 335544320u);
+  EXPECT_EQ(m["phases"]["last_chunk"]["logits_bytes"], 622329856u);
+  EXPECT_EQ(m["phases"]["last_chunk"]["mlp_bytes"], 213909504u);
+  EXPECT_EQ(m["transient_bytes"], 622329856u);
+  const uint64_t weights = j["weights_bytes"];
+  EXPECT_EQ(j["total_bytes"], weights + 335544320u + 622329856u);
+  EXPECT_EQ(m["figures"]["kv_bytes"], "exact");
+  EXPECT_EQ(m["figures"]["transient_bytes"], "modelled");
+  EXPECT_EQ(m["kv_capacity_tokens"], 2304);  // 2176 tokens, in steps of 256
+  EXPECT_EQ(j["preflight"]["fits"], true);
+  TempDir dir;
+  auto check = testing::check_report_schema(dir.write_file("report.json", r.out));
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
+TEST(MlxLmCli, TextNamesTheTermsAndTheWiredLimit) {
+  auto r = run_memfit({"preflight", "generate", "-m", kExample, "--engine", "mlxlm",
+                       "--prompt-tokens", "4096", "--max-tokens", "16", "--prefill-step-size",
+                       "1024", "--kv-bits", "4"},
+                      k64GiB);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(engine mlx-lm)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--prefill-step-size 1024 (3 full chunks, then 1024 tokens), KV 4-bit, group 64"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mx.get_peak_memory()"), std::string::npos);
+  EXPECT_NE(r.out.find("sudo sysctl iogpu.wired_limit_mb="), std::string::npos);
+  EXPECT_NE(r.out.find("mx.set_wired_limit("), std::string::npos);
+}
+
+TEST(MlxLmCli, FitPlotAndServeRefuseItWithOneLine) {
+  const std::string line =
+      "mlx-lm is priced by inspect and preflight generate only; ";
+  auto fit = run_memfit({"fit", "-m", kExample, "--engine", "mlx-lm", "--solve", "max-tokens"}, k64GiB);
+  EXPECT_EQ(fit.exit_code, 2);
+  EXPECT_EQ(fit.err, "memfit: --engine: " + line + "fit does not take it\n");
+  auto plot = run_memfit({"plot", "-m", kExample, "--engine", "mlx-lm", "--out", "/dev/null"}, k64GiB);
+  EXPECT_EQ(plot.exit_code, 2);
+  EXPECT_NE(plot.err.find(line + "plot does not take it"), std::string::npos) << plot.err;
+  auto serve = run_memfit({"preflight", "serve", "-m", kExample, "--engine", "mlx-lm", "-c", "8192"},
+                          k64GiB);
+  EXPECT_EQ(serve.exit_code, 2);
+  EXPECT_NE(serve.err.find(line + "preflight serve does not take it"), std::string::npos) << serve.err;
+  auto other = run_memfit({"preflight", "generate", "-m", kExample, "--prompt-tokens", "5",
+                           "--max-tokens", "5", "--kv-bits", "4"},
+                          k64GiB);
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_EQ(other.err, "memfit: --kv-bits: is an mlx-lm setting: give engine mlx-lm\n");
+}
+
+}  // namespace
+}  // namespace memfit
