@@ -18,6 +18,10 @@ constexpr uint64_t kStep = kMlxLmCacheStep;
 constexpr uint64_t kAct = kMlxLmActivationBytes;
 
 constexpr uint64_t kMaxChunks = 65536;
+// MLA's K and V expanded from the latent, per head: DeepSeek V2/V3's and
+// Kimi K2's qk_nope_head_dim and v_head_dim (memfit's geometry keeps the
+// latent's size, not these).
+constexpr uint64_t kMlaExpandedHeadDim = 128;
 uint64_t prompt_chunks(const MlxLmSettings& s) { return s.prompt_tokens / s.prefill_step_size; }
 
 uint64_t round_up_steps(uint64_t n) { return (n + kStep - 1) / kStep * kStep; }
@@ -213,7 +217,7 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
       // MLA in mlx-lm: the rope scores (heads x n x keys) are formed
       // explicitly, and K and V are expanded per head from the latent.
       a = CheckedBytes(g.q_heads) * n * keys * kAct +
-          CheckedBytes(g.q_heads) * keys * g.head_dim * kAct * 2;
+          CheckedBytes(g.q_heads) * keys * kMlaExpandedHeadDim * kAct * 2;
     } else if (s.fused_sdpa) {
       a = sdpa_transient_bytes(g, SdpaKernels{}, n, keys);
     } else {
