@@ -63,7 +63,10 @@ void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& o) {
                      "none (--no-repack or GPU), x86-avx2, x86-avx512 or arm");
 }
 
-void add_mlxlm_options(CLI::App& command, EstimateOptions& o) {
+void add_mlxlm_options(CLI::App& command, EstimateOptions& o, bool with_prompt_tokens) {
+  if (with_prompt_tokens) {
+    command.add_option("--prompt-tokens", o.prompt_tokens, "mlx-lm: prompt length (default 512)");
+  }
   command.add_option("--prefill-step-size", o.prefill_step_size,
                      "mlx-lm: prompt tokens per prefill chunk (default 2048)");
   command.add_option("--kv-bits", o.kv_bits, "mlx-lm: quantized KV cache bits (default none)");

@@ -78,8 +78,9 @@ void add_llamacpp_options(CLI::App& command, EstimateOptions& options);
 // the sequences with flags of its own (preflight serve).
 void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& options);
 // mlx-lm's flags for --engine mlx-lm: --prefill-step-size, --kv-bits,
-// --kv-group-size, --max-kv-size (preflight generate).
-void add_mlxlm_options(CLI::App& command, EstimateOptions& options);
+// --kv-group-size, --max-kv-size, and --prompt-tokens for a command that
+// has none of its own (inspect; preflight generate reads its own).
+void add_mlxlm_options(CLI::App& command, EstimateOptions& options, bool with_prompt_tokens = false);
 // --tensor-parallel N, --pipeline-parallel M and --parallel-engine vllm|mlx.
 void add_parallel_options(CLI::App& command, EstimateOptions& options);
 

@@ -62,6 +62,25 @@ TEST(MlxLmCli, TextNamesTheTermsAndTheWiredLimit) {
   EXPECT_NE(r.out.find("mx.set_wired_limit("), std::string::npos);
 }
 
+TEST(MlxLmCli, InspectTakesTheSameFlags) {
+  // inspect --prompt-tokens 2048 --max-tokens 128: preflight generate's figure.
+  auto inspect = run_memfit({"inspect", "-m", kExample, "--engine", "mlx-lm", "--prompt-tokens",
+                             "2048", "--max-tokens", "128", "--kv-bits", "8", "--json"},
+                            k64GiB);
+  auto generate = run_memfit({"preflight", "generate", "-m", kExample, "--engine", "mlx-lm",
+                              "--prompt-tokens", "2048", "--max-tokens", "128", "--kv-bits", "8",
+                              "--json"},
+                             k64GiB);
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  ASSERT_EQ(generate.exit_code, 0) << generate.err;
+  nlohmann::json a = nlohmann::json::parse(inspect.out), b = nlohmann::json::parse(generate.out);
+  EXPECT_EQ(a["total_bytes"], b["total_bytes"]);
+  EXPECT_EQ(a["inputs"]["kv_bits"], 8);
+  // 8 bits, group 64: 2,048 B packed + 32 groups x 2 x 2 B = 2,176 B per
+  // token and layer; 40 layers x 2048 slots at the last chunk.
+  EXPECT_EQ(a["mlxlm"]["kv_bytes"], 40ull * 2048 * 2176);
+}
+
 TEST(MlxLmCli, FitPlotAndServeRefuseItWithOneLine) {
   const std::string line =
       "mlx-lm is priced by inspect and preflight generate only; ";
