@@ -38,7 +38,7 @@ std::string_view LlamaCppRequest::first_given() const {
   if (swa_full) return "swa_full";
   if (kv_unified) return "kv_unified";
   if (repack) return "repack";
-  return "";
+  return placement.first_given();
 }
 
 Status set_cache_type(EstimateRequest& r, std::string_view field, std::string_view text) {
