@@ -164,7 +164,9 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
   std::string model_note = fmt::format("{} ({})", e.model_bytes_exact ? "exact" : "estimated",
                                        to_string(model.weights.source));
   row(out, "Model", e.model_bytes, model_note);
-  row(out, "  Mapped weights", e.mapped_bytes, "CPU_Mapped, the file's tensor range");
+  row(out, "  Mapped weights", e.mapped_bytes,
+      e.settings.placement.gpus.empty() ? "CPU_Mapped, the file's tensor range"
+                                        : "the file's tensors, over the devices below");
   if (!e.repack_modelled) {
     out += fmt::format("  {:<22}{:>12}   not modelled: no GGUF tensor list\n", "  Repacked copies", "?");
   } else if (e.repack != RepackCpu::kNone) {
