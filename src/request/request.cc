@@ -216,7 +216,13 @@ Result<EstimateRun> run_prepared(const EstimateRequest& r, PreparedRequest prepa
       return estimate.error().within(quote_untrusted(r.model));
     }
     run.llamacpp = std::move(*estimate);
-    if (std::optional<std::string> line = available_now_warning(run.host, run.llamacpp->total_bytes)) {
+    // What the host must hold now: its own device's total (discrete GPUs
+    // hold the rest); without GPUs, or with unified memory, everything.
+    const LlamaCppEstimate& e = *run.llamacpp;
+    const uint64_t host_load = e.placement.devices.empty() || e.settings.placement.unified
+                                   ? e.total_bytes
+                                   : e.placement.devices.back().total_bytes;
+    if (std::optional<std::string> line = available_now_warning(run.host, host_load)) {
       run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
     }
     return run;
