@@ -40,6 +40,13 @@ std::vector<std::string> with_llamacpp_short_flags(int argc, char** argv) {
     else if (a == "-ctk") a = "--cache-type-k";
     else if (a == "-ctv") a = "--cache-type-v";
     else if (a == "-fa") a = "--flash-attn";
+    else if (a == "-ngl") a = "--n-gpu-layers";
+    else if (a == "-ncmoe") a = "--n-cpu-moe";
+    else if (a == "-ot") a = "--override-tensor";
+    else if (a == "-sm") a = "--split-mode";
+    else if (a == "-ts") a = "--tensor-split";
+    else if (a == "-mg") a = "--main-gpu";
+    else if (a == "-nkvo") a = "--no-kv-offload";
     args.emplace_back(a);
   }
   return args;
@@ -52,6 +59,38 @@ void add_llamacpp_options(CLI::App& command, EstimateOptions& o) {
   add_llamacpp_batch_options(command, o);
 }
 
+void add_llamacpp_placement_options(CLI::App& command, EstimateOptions& o) {
+  // Each given flag is kept as (request field, text) and parsed by the
+  // library's set_placement_field in to_request.
+  auto text = [&o](std::string field) {
+    return [&o, field](const std::string& value) { o.placement.emplace_back(field, value); };
+  };
+  auto on = [&o](std::string field) {
+    return [&o, field](bool value) { o.placement.emplace_back(field, value ? "true" : "false"); };
+  };
+  command.add_option_function<std::string>("--n-gpu-layers,--gpu-layers", text("n_gpu_layers"),
+                                           "llamacpp: layers on the GPUs, -ngl: auto, all or N "
+                                           "(blocks + 1 for the output layer; default all)");
+  command.add_option_function<std::string>("--n-cpu-moe", text("n_cpu_moe"),
+                                           "llamacpp: keep the first N blocks' experts on the host, -ncmoe");
+  command.add_option_function<std::string>("--override-tensor", text("override_tensor"),
+                                           "llamacpp: PATTERN=DEVICE (exps=CPU, CUDA0), -ot; repeatable")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  command.add_option_function<std::string>("--split-mode", text("split_mode"),
+                                           "llamacpp: none, layer (default) or row, -sm");
+  command.add_option_function<std::string>("--tensor-split", text("tensor_split"),
+                                           "llamacpp: proportions per GPU, -ts 24,12 (default: free memory)");
+  command.add_option_function<std::string>("--main-gpu", text("main_gpu"), "llamacpp: -mg (default 0)");
+  command.add_flag_function("--no-mmap", on("no_mmap"), "llamacpp: host weights resident, not page cache");
+  command.add_flag_function("--mlock", on("mlock"), "llamacpp: host weights locked: resident");
+  command.add_flag_function("--no-kv-offload", on("no_kv_offload"), "llamacpp: every KV cache on the host, -nkvo");
+  command.add_option_function<std::string>("--gpu-memory", text("gpu_memory"),
+                                           "llamacpp: the GPUs' free memory, 0=24GiB,1=12GiB (default: "
+                                           "this machine's)");
+  command.add_option_function<std::string>("--gpu-margin", text("gpu_margin"),
+                                           "llamacpp: left free on every GPU (default 1GiB)");
+}
+
 void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("-b,--batch-size", o.batch_size, "llamacpp: logical batch (default 2048)");
   command.add_option("--ubatch-size", o.ubatch_size, "llamacpp: physical batch, -ub (default 512)");
@@ -61,6 +100,7 @@ void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("--repack", o.repack,
                      "llamacpp: whose CPU repack kernels copy weights: auto (this host, default), "
                      "none (--no-repack or GPU), x86-avx2, x86-avx512 or arm");
+  add_llamacpp_placement_options(command, o);
 }
 
 void add_mlxlm_options(CLI::App& command, EstimateOptions& o, bool with_prompt_tokens) {
@@ -144,6 +184,9 @@ Result<EstimateRequest> to_request(const EstimateOptions& o) {
     Result<FlashAttn> fa = named("flash_attn", parse_flash_attn(o.flash_attn));
     if (!fa) return fa.error();
     r.llamacpp.flash_attn = *fa;
+  }
+  for (const auto& [field, text] : o.placement) {
+    if (Status set = set_placement_field(r.llamacpp.placement, field, text); !set) return set.error();
   }
   if (o.swa_full) r.llamacpp.swa_full = true;
   if (o.kv_unified) r.llamacpp.kv_unified = true;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "memfit/request.h"
@@ -57,6 +58,7 @@ struct EstimateOptions {
   std::optional<uint64_t> kv_bits;
   std::optional<uint64_t> kv_group_size;
   std::optional<uint64_t> max_kv_size;
+  std::vector<std::pair<std::string, std::string>> placement;  // (request field, text) as given
 };
 
 // llama.cpp's multi-letter short flags (-np, -ub, -ctk, -ctv, -fa), which
@@ -74,6 +76,9 @@ void add_request_options(CLI::App& command, EstimateOptions& options);
 // --kv-unified. On the commands that price llamacpp (inspect, preflight
 // generate, fit).
 void add_llamacpp_options(CLI::App& command, EstimateOptions& options);
+// The placement flags: -ngl, --n-cpu-moe, -ot, -sm, -ts, -mg, --no-mmap,
+// --mlock, --no-kv-offload, --gpu-memory, --gpu-margin.
+void add_llamacpp_placement_options(CLI::App& command, EstimateOptions& options);
 // The same but -c and --parallel, for a command that reads the context and
 // the sequences with flags of its own (preflight serve).
 void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& options);

@@ -55,7 +55,8 @@ void run_llamacpp_fit(const FitOptions& o, const EstimateRequest& request,
 }
 
 void run_mlxcel_fit(const FitOptions& o, const PreparedRequest& c, int& exit_code) {
-  if (o.solve == "ctx-size" || o.solve == "parallel") {
+  if (o.solve == "ctx-size" || o.solve == "parallel" || o.solve == "gpu-layers" ||
+      o.solve == "n-cpu-moe") {
     exit_code = report_error(Error::usage(
         "solve", o.solve + " is a llamacpp solve; mlxcel solves max-tokens, batch or slots"));
     return;
@@ -148,10 +149,11 @@ void add_fit_command(CLI::App& app, int& exit_code) {
   add_request_options(*fit, options->estimate);
   add_llamacpp_options(*fit, options->estimate);
   fit->add_option("--solve", options->solve,
-                  "mlxcel: max-tokens, batch or slots; llamacpp: ctx-size (max-tokens) or "
-                  "parallel (slots)")
+                  "mlxcel: max-tokens, batch or slots; llamacpp: ctx-size (max-tokens), "
+                  "parallel (slots), gpu-layers or n-cpu-moe")
       ->required()
-      ->check(CLI::IsMember({"max-tokens", "batch", "slots", "ctx-size", "parallel"}));
+      ->check(CLI::IsMember({"max-tokens", "batch", "slots", "ctx-size", "parallel", "gpu-layers",
+                             "n-cpu-moe"}));
   fit->get_option("--ctx-size")
       ->description("total context: split among the slots (mlxcel --solve slots, 0 = 8192 per "
                     "slot) or llama.cpp's (llamacpp --solve parallel, 0 = the training context)");

@@ -21,6 +21,7 @@
 
 #include "memfit/cpu_features.h"
 #include "memfit/ggml_types.h"
+#include "memfit/llamacpp_placement.h"
 #include "memfit/memory_budget.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
@@ -69,6 +70,8 @@ struct LlamaCppSettings {
   bool swa_full = false;
   bool kv_unified = false;
   RepackCpu repack = RepackCpu::kAuto;  // resolve before estimate_llamacpp
+  // Devices and placement flags (-ngl, -ot, -ts, ...); no GPUs: a CPU run.
+  LlamaCppPlacementSettings placement;
 };
 
 inline constexpr uint64_t kLlamaCppMaxSequences = 256;  // LLAMA_MAX_SEQ
@@ -106,7 +109,10 @@ struct LlamaCppEstimate {
   uint64_t compute_bytes = 0;  // modelled
   uint64_t total_bytes = 0;    // model + context + compute
   uint64_t budget_bytes = 0;
+  // With GPUs: every device fits (the placement's); without: total <= budget.
   bool fits = false;
+  // Per device; model, context, compute and total above are its sums.
+  LlamaCppPlacement placement;
 };
 
 // Resolves the context (cells, streams, batch, flash attention) the way

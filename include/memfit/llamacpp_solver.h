@@ -29,6 +29,15 @@ enum class LlamaCppSolveFor {
   // each stream to 256 cells makes the cells non-monotone in n_seq (4,096
   // over 3 streams is 4,608 cells, over 4 is 4,096), so every value is tried.
   kParallel,
+  // The most layers on the GPUs (-ngl 0 .. blocks + 1) at which every
+  // device fits its free memory less the margin. Fitting is not monotone
+  // in -ngl (the host gains what the GPUs lose), so every value is tried,
+  // from all down. Capped: every layer fits.
+  kGpuLayers,
+  // The fewest blocks whose experts stay on the host (--n-cpu-moe 0 ..
+  // blocks) at the request's -ngl, tried from 0 up. Capped: 0 (no expert
+  // needs to stay on the host). Needs GPUs; refused for a dense model.
+  kNCpuMoe,
 };
 
 // The least context one sequence of a `fit --solve parallel` answer keeps:
@@ -44,7 +53,8 @@ inline constexpr std::array<GgmlType, 3> kLlamaCppSolvedCacheTypes = {GgmlType::
 struct LlamaCppSolution {
   GgmlType cache_type = GgmlType::kF16;  // K and V
   std::optional<uint64_t> value;         // nullopt: not even the smallest value fits
-  bool capped = false;                   // value is the ceiling: the training context, or 256
+  bool capped = false;                   // value is the ceiling: the training context, or 256;
+                                         // every layer (gpu-layers); 0 (n-cpu-moe)
   std::optional<LlamaCppEstimate> estimate;  // the estimate at value
 };
 

@@ -79,6 +79,7 @@ struct LlamaCppRequest {
   std::optional<bool> swa_full;
   std::optional<bool> kv_unified;
   std::optional<RepackCpu> repack;      // --repack auto|none|x86-avx2|x86-avx512|arm
+  LlamaCppPlacementRequest placement;   // -ngl, --n-cpu-moe, -ot, -sm, -ts, ... (llamacpp_placement.h)
 
   // The first field given, as the JSON request spells it; "" when none.
   std::string_view first_given() const;

@@ -1,5 +1,10 @@
 #include "memfit/llama_server.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
 #include <optional>
 
 #include "memfit/checked_math.h"
@@ -37,6 +42,33 @@ std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCp
   if (s.flash_attn != defaults.flash_attn) add("-fa", std::string(to_string(s.flash_attn)));
   if (s.swa_full) flags.emplace_back("--swa-full");
   if (s.kv_unified) flags.emplace_back("--kv-unified");
+  // The placement, when there are GPUs: -ngl as a number (an explicit
+  // -ngl also keeps llama-server's --fit from choosing layers itself) and
+  // -ts as the split the plan used, so the server does not re-read free
+  // memory.
+  const LlamaCppPlacementSettings& p = s.placement;
+  if (p.gpus.empty()) return flags;
+  const uint64_t slots = spec.layers.size() + spec.nextn_layers + 1;
+  add("-ngl", std::to_string(std::min(p.n_gpu_layers.value_or(slots), slots)));
+  if (p.n_cpu_moe > 0) add("--n-cpu-moe", std::to_string(p.n_cpu_moe));
+  for (const LlamaCppTensorOverride& o : p.overrides) {
+    add("-ot", o.pattern + "=" + (o.gpu ? fmt::format("CUDA{}", *o.gpu) : std::string("CPU")));
+  }
+  if (p.split_mode != SplitMode::kLayer) add("-sm", std::string(to_string(p.split_mode)));
+  if (p.gpus.size() > 1 && p.split_mode != SplitMode::kNone) {
+    std::string ts;
+    for (size_t g = 0; g < p.gpus.size(); ++g) {
+      const double v = g < p.tensor_split.size() && !p.tensor_split.empty()
+                           ? p.tensor_split[g]
+                           : static_cast<double>(p.gpus[g].free_bytes) / static_cast<double>(1ull << 30);
+      ts += fmt::format("{}{}", g == 0 ? "" : ",", std::round(v * 100) / 100);
+    }
+    add("-ts", ts);
+  }
+  if (p.main_gpu != 0) add("-mg", std::to_string(p.main_gpu));
+  if (!p.mmap) flags.emplace_back("--no-mmap");
+  if (p.mlock) flags.emplace_back("--mlock");
+  if (!p.kv_offload) flags.emplace_back("-nkvo");
   return flags;
 }
 

@@ -44,8 +44,8 @@
 
 namespace memfit::llamacpp {
 
-Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& c,
-                               const LlamaCppSettings& s) {
+Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& c,
+                                     const LlamaCppSettings& s) {
   const ModelGeometry& g = spec.geometry;
   const CheckedBytes n_tok = round_up(std::min(c.n_ctx, c.n_ubatch), c.n_seq);
 
@@ -109,10 +109,22 @@ Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& c,
   CheckedBytes ffn = CheckedBytes(4) * n_tok * (CheckedBytes(3) * ffn_width + CheckedBytes(4) * g.hidden);
   if (attention) ffn += CheckedBytes(c.flash_attn ? 2 : 4) * n_kv * n_tok;
 
-  if (output.overflowed() || attn.overflowed() || ffn.overflowed()) {
+  // The input rows (get_rows of the embeddings) and their copy to the
+  // first layer's device, with the mask: a host that runs no layer.
+  CheckedBytes input = CheckedBytes(8) * n_tok * g.hidden;
+  if (attention) input += CheckedBytes(c.flash_attn ? 2 : 4) * n_kv * n_tok;
+
+  if (output.overflowed() || attn.overflowed() || ffn.overflowed() || input.overflowed()) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");
   }
-  return std::max({*output.value(), *attn.value(), *ffn.value()});
+  return ComputePhases{*output.value(), *attn.value(), *ffn.value(), *input.value()};
+}
+
+Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& c,
+                               const LlamaCppSettings& s) {
+  Result<ComputePhases> p = compute_phases(spec, c, s);
+  if (!p) return p.error();
+  return std::max({p->output, p->attention, p->ffn});
 }
 
 }  // namespace memfit::llamacpp

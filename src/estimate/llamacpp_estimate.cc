@@ -2,6 +2,8 @@
 // breakdown, model + context + compute, against one budget.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "estimate/llamacpp_parts.h"
 #include "memfit/checked_math.h"
 
@@ -13,8 +15,9 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   if (!context) return context.error();
   Result<llamacpp::MemoryParts> parts = llamacpp::memory_parts(model.spec, *context, settings);
   if (!parts) return parts.error();
-  Result<uint64_t> compute = llamacpp::compute_bytes(model.spec, *context, settings);
-  if (!compute) return compute.error();
+  Result<llamacpp::ComputePhases> phases = llamacpp::compute_phases(model.spec, *context, settings);
+  if (!phases) return phases.error();
+  const uint64_t compute = std::max({phases->output, phases->attention, phases->ffn});
 
   LlamaCppEstimate e;
   e.settings = settings;
@@ -42,7 +45,7 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   e.recurrent_bytes = parts->recurrent_bytes;
   e.recurrent_layers = parts->recurrent_layers;
   e.output_bytes = parts->output_bytes;
-  e.compute_bytes = *compute;
+  e.compute_bytes = compute;
   CheckedBytes context_bytes = CheckedBytes(parts->k_bytes) + parts->v_bytes +
                                parts->recurrent_bytes + parts->output_bytes;
   CheckedBytes total = context_bytes + e.model_bytes + e.compute_bytes;
@@ -53,6 +56,7 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   e.total_bytes = *total.value();
   e.budget_bytes = budget.budget_bytes;
   e.fits = e.total_bytes <= e.budget_bytes;
+  if (Status placed = llamacpp::place(model, *parts, *phases, budget, e); !placed) return placed.error();
   return e;
 }
 

@@ -72,31 +72,39 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
   CheckedBytes k_total = 0;
   CheckedBytes v_total = 0;
   CheckedBytes recurrent_total = 0;
-  // Adds `count` layers like `l` (an attention or MLA layer).
-  auto add_kv = [&](const LayerCache& l, uint64_t count) -> Status {
+  // Adds `count` layers like `l` (an attention or MLA layer); `each` gets
+  // one layer's bytes.
+  auto add_kv = [&](const LayerCache& l, uint64_t count, uint64_t& each) -> Status {
     const uint64_t cells = is_windowed(l) ? swa_cells(c, s, l.window_tokens) : c.n_ctx_seq;
     const CheckedBytes slots = CheckedBytes(cells) * c.streams * count;
     const uint64_t k_width = l.kind == LayerKind::kMlaLatent ? l.elems_per_token : l.elems_per_token / 2;
     Result<uint64_t> k_row = row_bytes(s.cache_type_k, k_width, "cache_type_k");
     if (!k_row) return k_row.error();
     k_total += slots * *k_row;
+    CheckedBytes one = CheckedBytes(cells) * c.streams * *k_row;
     if (l.kind != LayerKind::kMlaLatent) {
       const uint64_t v_width = s.flash_attn == FlashAttn::kOff ? widest_v : l.elems_per_token / 2;
       Result<uint64_t> v_row = row_bytes(s.cache_type_v, v_width, "cache_type_v");
       if (!v_row) return v_row.error();
       v_total += slots * *v_row;
+      one += CheckedBytes(cells) * c.streams * *v_row;
     }
+    each = one.saturated();  // the totals above fail on overflow
     parts.kv_layers = (CheckedBytes(parts.kv_layers) + count).saturated();
     return Status::Ok();
   };
-  for (const LayerCache& l : spec.layers) {
+  parts.layer_bytes.assign(spec.layers.size(), 0);
+  for (size_t i = 0; i < spec.layers.size(); ++i) {
+    const LayerCache& l = spec.layers[i];
     if (is_recurrent(l.kind)) {
-      recurrent_total += CheckedBytes(l.state_bytes) * c.n_seq;
+      const CheckedBytes state = CheckedBytes(l.state_bytes) * c.n_seq;
+      recurrent_total += state;
+      parts.layer_bytes[i] = state.saturated();
       ++parts.recurrent_layers;
       continue;
     }
     if (!has_attention_kv(l.kind) && l.kind != LayerKind::kMlaLatent) continue;
-    if (Status added = add_kv(l, 1); !added.ok()) return added.error();
+    if (Status added = add_kv(l, 1, parts.layer_bytes[i]); !added.ok()) return added.error();
   }
   // The NextN/MTP blocks after the decoder layers keep a KV cache like the
   // last decoder layer's, never windowed, unless the architecture filters
@@ -110,7 +118,7 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
       LayerCache nextn = *last;
       if (nextn.kind != LayerKind::kMlaLatent) nextn.kind = LayerKind::kFullAttention;
       nextn.window_tokens = 0;
-      if (Status added = add_kv(nextn, spec.nextn_layers); !added.ok()) return added.error();
+      if (Status added = add_kv(nextn, spec.nextn_layers, parts.nextn_layer_bytes); !added.ok()) return added.error();
     }
   }
   CheckedBytes output = CheckedBytes(4) * c.n_seq * spec.geometry.vocab;

@@ -6,8 +6,11 @@
 #define MEMFIT_ESTIMATE_LLAMACPP_PARTS_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "memfit/llamacpp.h"
+#include "memfit/memory_budget.h"
+#include "memfit/model.h"
 #include "memfit/model_spec.h"
 #include "memfit/result.h"
 
@@ -29,6 +32,10 @@ struct MemoryParts {
   uint64_t recurrent_bytes = 0;
   uint64_t recurrent_layers = 0;
   uint64_t output_bytes = 0;
+  // Per decoder layer, in order: its KV (K + V) and recurrent state bytes;
+  // the placement puts each on its layer's device.
+  std::vector<uint64_t> layer_bytes;
+  uint64_t nextn_layer_bytes = 0;  // each NextN block's KV (they are alike)
 };
 
 // KV (K and V rows at the cache types, cells x streams per layer),
@@ -38,10 +45,30 @@ struct MemoryParts {
 Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& context,
                                  const LlamaCppSettings& settings);
 
-// The modelled compute buffer: the largest phase of the prompt graph
-// (output, attention, FFN; llamacpp_compute.cc). kOverflow on absurd sizes.
+// The phases of the prompt graph (llamacpp_compute.cc), each the bytes of
+// its live tensors: the compute buffer of a device is the largest phase it
+// runs. input: the embeddings' rows and their copy, 2 x 4 x n_tok x hidden,
+// + the mask (what a host that runs no layer keeps).
+struct ComputePhases {
+  uint64_t output = 0;
+  uint64_t attention = 0;
+  uint64_t ffn = 0;
+  uint64_t input = 0;
+};
+Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
+                                     const LlamaCppSettings& settings);
+
+// The modelled compute buffer of a run on one device: the largest of
+// output, attention and FFN. kOverflow on absurd sizes.
 Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& context,
                                const LlamaCppSettings& settings);
+
+// Splits the estimate over the devices of settings.placement
+// (llamacpp_placement.cc) and sets e.placement, with the totals of `e`
+// (model, context, compute, total, fits) as the sums over its devices.
+// kUsage naming the field for an override or --main-gpu past the GPUs.
+Status place(const Model& model, const MemoryParts& parts, const ComputePhases& phases,
+             const MemoryBudget& budget, LlamaCppEstimate& e);
 
 }  // namespace memfit::llamacpp
 

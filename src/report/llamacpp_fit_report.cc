@@ -25,6 +25,8 @@ std::string type_name(GgmlType type) { return std::string(ggml_type_traits(type)
 
 // Why a capped value is the most the search allows.
 std::string_view ceiling_note(LlamaCppSolveFor what, const ModelSpec& spec, uint64_t value) {
+  if (what == LlamaCppSolveFor::kGpuLayers) return "every layer";
+  if (what == LlamaCppSolveFor::kNCpuMoe) return "no expert on the host";
   if (what == LlamaCppSolveFor::kCtxSize) {
     return spec.max_position_tokens != 0 ? "the training context"
                                          : "the search ceiling: it fits any value";
@@ -78,8 +80,13 @@ std::string render_llamacpp_fit_text(const PreparedRequest& p, const LlamaCppFit
   if (fit.what == LlamaCppSolveFor::kParallel) {
     at = fmt::format(" at ctx-size {}", s.ctx_size != 0 ? s.ctx_size : spec.max_position_tokens);
   }
-  std::string out = fmt::format("Largest {}{} that fits {} ({}):\n", to_string(fit.what), at,
-                                format_bytes(p.budget.budget_bytes), to_string(p.budget.source));
+  const bool placing = !s.placement.gpus.empty();
+  std::string out =
+      placing ? fmt::format("{} {}{} that fits every device (GPUs less a {} margin):\n",
+                            fit.what == LlamaCppSolveFor::kNCpuMoe ? "Fewest" : "Largest",
+                            to_string(fit.what), at, format_bytes(s.placement.gpu_margin_bytes))
+              : fmt::format("Largest {}{} that fits {} ({}):\n", to_string(fit.what), at,
+                            format_bytes(p.budget.budget_bytes), to_string(p.budget.source));
   bool answer_listed = false;
   for (const LlamaCppSolution& row : fit.by_cache_type) {
     out += fmt::format("  {:<6} {}\n", type_name(row.cache_type), value_text(fit.what, spec, row));

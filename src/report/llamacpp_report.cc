@@ -39,6 +39,55 @@ void row(std::string& out, std::string_view label, uint64_t bytes, std::string_v
 
 std::string_view on_off(bool on) { return on ? "on" : "off"; }
 
+Json devices_json(const LlamaCppEstimate& e) {
+  Json out = Json::array();
+  for (const LlamaCppDeviceUsage& d : e.placement.devices) {
+    out.push_back({{"device", d.device},
+                   {"name", escape_untrusted(d.name)},
+                   {"model_bytes", d.model_bytes},
+                   {"context_bytes", d.context_bytes},
+                   {"compute_bytes", d.compute_bytes},
+                   {"total_bytes", d.total_bytes},
+                   {"free_bytes", d.free_bytes},
+                   {"usable_bytes", d.usable_bytes},
+                   {"fits", d.fits},
+                   {"short_bytes", d.short_bytes},
+                   {"blocks", d.blocks},
+                   {"output_layer", d.output_layer},
+                   {"page_cache_bytes", d.page_cache_bytes}});
+  }
+  return out;
+}
+
+// The per-device table, when the plan has GPUs.
+void devices_text(std::string& out, const LlamaCppEstimate& e) {
+  const LlamaCppPlacementSettings& p = e.settings.placement;
+  if (p.gpus.empty()) return;
+  uint64_t blocks = 0;
+  for (const LlamaCppDeviceUsage& d : e.placement.devices) blocks += d.blocks;
+  out += fmt::format("\nDevices: -ngl {} of {} (blocks + the output layer), split {}, GPU margin {}{}\n",
+                     e.placement.n_gpu_layers, blocks + 1, to_string(p.split_mode),
+                     format_bytes(p.gpu_margin_bytes), p.unified ? ", unified memory: one pool" : "");
+  out += fmt::format("  {:<8} {:<20} {:>6} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "device", "name",
+                     "blocks", "model", "context", "compute", "total", "usable");
+  for (const LlamaCppDeviceUsage& d : e.placement.devices) {
+    out += fmt::format("  {:<8} {:<20} {:>6} {:>11} {:>11} {:>11} {:>11} {:>11}  {}\n", d.device,
+                       escape_untrusted(d.name, 20),
+                       fmt::format("{}{}", d.blocks, d.output_layer ? "+o" : ""),
+                       format_bytes(d.model_bytes), format_bytes(d.context_bytes),
+                       format_bytes(d.compute_bytes), format_bytes(d.total_bytes),
+                       format_bytes(d.usable_bytes),
+                       d.fits ? "fits" : fmt::format("SHORT by {}", format_bytes(d.short_bytes)));
+  }
+  for (const LlamaCppDeviceUsage& d : e.placement.devices) {
+    if (d.page_cache_bytes > 0) {
+      out += fmt::format("  {} of the host's model is mapped page cache the OS may drop "
+                         "(--no-mmap or --mlock: resident)\n",
+                         format_bytes(d.page_cache_bytes));
+    }
+  }
+}
+
 }  // namespace
 
 nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const LlamaCppEstimate& e,
@@ -78,6 +127,7 @@ nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const Llama
                      {"recurrent_bytes", e.recurrent_bytes},
                      {"recurrent_layers", e.recurrent_layers},
                      {"output_bytes", e.output_bytes}}},
+                   {"devices", devices_json(e)},
                    {"figures",
                     {{"model_bytes", e.model_bytes_exact ? "exact" : "estimated"},
                      {"context_bytes", "exact"},
@@ -114,7 +164,9 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
   std::string model_note = fmt::format("{} ({})", e.model_bytes_exact ? "exact" : "estimated",
                                        to_string(model.weights.source));
   row(out, "Model", e.model_bytes, model_note);
-  row(out, "  Mapped weights", e.mapped_bytes, "CPU_Mapped, the file's tensor range");
+  row(out, "  Mapped weights", e.mapped_bytes,
+      e.settings.placement.gpus.empty() ? "CPU_Mapped, the file's tensor range"
+                                        : "the file's tensors, over the devices below");
   if (!e.repack_modelled) {
     out += fmt::format("  {:<22}{:>12}   not modelled: no GGUF tensor list\n", "  Repacked copies", "?");
   } else if (e.repack != RepackCpu::kNone) {
@@ -131,8 +183,23 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
   row(out, "Compute", e.compute_bytes, "modelled");
   row(out, "Total", e.total_bytes);
   row(out, "Budget", e.budget_bytes, to_string(budget.source));
+  devices_text(out, e);
   for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
-  if (e.fits) {
+  if (!e.settings.placement.gpus.empty()) {
+    const LlamaCppDeviceUsage* worst = nullptr;
+    for (const LlamaCppDeviceUsage& d : e.placement.devices) {
+      if (!d.fits && (worst == nullptr || d.short_bytes > worst->short_bytes)) worst = &d;
+    }
+    if (worst == nullptr) {
+      out += fmt::format("\nFITS: every device, {} in all\n", format_bytes(e.total_bytes));
+    } else {
+      out += fmt::format("\nDOES NOT FIT: {} is {} short", worst->device, format_bytes(worst->short_bytes));
+      for (const LlamaCppDeviceUsage& d : e.placement.devices) {
+        if (!d.fits && &d != worst) out += fmt::format(", {} {} short", d.device, format_bytes(d.short_bytes));
+      }
+      out += "\n";
+    }
+  } else if (e.fits) {
     out += fmt::format("\nFITS: {} of {} ({} to spare)\n", format_bytes(e.total_bytes),
                        format_bytes(e.budget_bytes), format_bytes(e.budget_bytes - e.total_bytes));
   } else {

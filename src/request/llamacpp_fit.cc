@@ -11,7 +11,10 @@ namespace memfit {
 Result<LlamaCppSolveFor> parse_llamacpp_solve(std::string_view text) {
   if (text == "ctx-size" || text == "max-tokens") return LlamaCppSolveFor::kCtxSize;
   if (text == "parallel" || text == "slots") return LlamaCppSolveFor::kParallel;
-  const std::string what = "llamacpp solves ctx-size (or max-tokens) and parallel (or slots)";
+  if (text == "gpu-layers") return LlamaCppSolveFor::kGpuLayers;
+  if (text == "n-cpu-moe") return LlamaCppSolveFor::kNCpuMoe;
+  const std::string what =
+      "llamacpp solves ctx-size (or max-tokens), parallel (or slots), gpu-layers and n-cpu-moe";
   if (text == "batch") {
     return Error::usage("solve", fmt::format("batch is an mlxcel solve; {}", what));
   }
@@ -19,7 +22,17 @@ Result<LlamaCppSolveFor> parse_llamacpp_solve(std::string_view text) {
 }
 
 std::string_view to_string(LlamaCppSolveFor what) {
-  return what == LlamaCppSolveFor::kCtxSize ? "ctx-size" : "parallel";
+  switch (what) {
+    case LlamaCppSolveFor::kCtxSize:
+      return "ctx-size";
+    case LlamaCppSolveFor::kParallel:
+      return "parallel";
+    case LlamaCppSolveFor::kGpuLayers:
+      return "gpu-layers";
+    case LlamaCppSolveFor::kNCpuMoe:
+      return "n-cpu-moe";
+  }
+  return "ctx-size";
 }
 
 Result<LlamaCppFit> fit_llamacpp(LlamaCppSolveFor what, const EstimateRequest& r,
@@ -36,6 +49,12 @@ Result<LlamaCppFit> fit_llamacpp(LlamaCppSolveFor what, const EstimateRequest& r
   }
   if (what == LlamaCppSolveFor::kParallel && r.llamacpp.parallel) {
     return Error::usage("parallel", "is what solving parallel finds: leave it out");
+  }
+  if (what == LlamaCppSolveFor::kGpuLayers && r.llamacpp.placement.n_gpu_layers) {
+    return Error::usage("n_gpu_layers", "is what solving gpu-layers finds: leave it out");
+  }
+  if (what == LlamaCppSolveFor::kNCpuMoe && r.llamacpp.placement.n_cpu_moe) {
+    return Error::usage("n_cpu_moe", "is what solving n-cpu-moe finds: leave it out");
   }
   auto within_model = [&r](const Error& e) {
     return e.kind() == ErrorKind::kUsage ? e : e.within(quote_untrusted(r.model));

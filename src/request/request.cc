@@ -128,6 +128,7 @@ Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequ
   s.swa_full = q.swa_full.value_or(s.swa_full);
   s.kv_unified = q.kv_unified.value_or(s.kv_unified);
   s.repack = q.repack.value_or(s.repack);
+  s.placement = q.placement.applied(s.placement);
   return Status::Ok();
 }
 
@@ -213,7 +214,21 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
     LlamaCppSettings& s = p.llamacpp_settings;
     s.repack = resolve_repack_cpu(s.repack, p.host.cpu, &assumption);
     if (!assumption.empty()) p.warnings.push_back(Warning{WarningKind::kHost, std::move(assumption)});
-    if (s.repack != RepackCpu::kNone && p.model->tensors.empty() &&
+    // The GPUs: --gpu-memory's, else the probe's; Apple's unified memory
+    // is one GPU whose memory is the budget.
+    if (!r.llamacpp.placement.gpu_memory) {
+      for (const GpuMemory& g : p.host.gpus) {
+        s.placement.gpus.push_back(LlamaCppGpu{
+            fmt::format("{}:{}", g.vendor == GpuVendor::kNvidia ? "cuda" : "rocm", g.index), g.name,
+            g.free_bytes});
+      }
+      if (s.placement.gpus.empty() && p.budget.source == BudgetSource::kUnifiedMemory) {
+        s.placement.gpus.push_back(LlamaCppGpu{"metal:0", "Apple GPU", p.budget.budget_bytes});
+        s.placement.unified = true;
+      }
+    }
+    // Placement reads the tensor names too.
+    if ((s.repack != RepackCpu::kNone || !s.placement.gpus.empty()) && p.model->tensors.empty() &&
         p.model->weights.source == WeightsSource::kGgufHeader) {
       Result<std::shared_ptr<const Model>> model = context.open_model(r.model, {.keep_tensors = true});
       if (!model) return model.error();
@@ -257,7 +272,13 @@ Result<EstimateRun> run_prepared(const EstimateRequest& r, PreparedRequest prepa
       return estimate.error().within(quote_untrusted(r.model));
     }
     run.llamacpp = std::move(*estimate);
-    if (std::optional<std::string> line = available_now_warning(run.host, run.llamacpp->total_bytes)) {
+    // What the host must hold now: its own device's total (discrete GPUs
+    // hold the rest); without GPUs, or with unified memory, everything.
+    const LlamaCppEstimate& e = *run.llamacpp;
+    const uint64_t host_load = e.placement.devices.empty() || e.settings.placement.unified
+                                   ? e.total_bytes
+                                   : e.placement.devices.back().total_bytes;
+    if (std::optional<std::string> line = available_now_warning(run.host, host_load)) {
       run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
     }
     return run;

@@ -40,7 +40,7 @@ std::string_view LlamaCppRequest::first_given() const {
   if (swa_full) return "swa_full";
   if (kv_unified) return "kv_unified";
   if (repack) return "repack";
-  return "";
+  return placement.first_given();
 }
 
 std::string_view MlxLmRequest::first_given() const {

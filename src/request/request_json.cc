@@ -88,6 +88,26 @@ Status read_llamacpp_fields(Fields& fields, EstimateRequest& request) {
     if (!b) return b.error();
     *slot = *b;
   }
+  // The placement fields: strings as the flags take them ("auto",
+  // "exps=CPU", "24,12", "0=24GiB"), counts and switches as JSON integers
+  // and booleans.
+  for (std::string_view key : {"n_gpu_layers", "n_cpu_moe", "override_tensor", "split_mode",
+                               "tensor_split", "main_gpu", "no_mmap", "mlock", "no_kv_offload",
+                               "gpu_memory", "gpu_margin"}) {
+    const Json* v = fields.find(key);
+    if (v == nullptr) continue;
+    std::string text;
+    if (v->is_string()) {
+      text = v->get<std::string>();
+    } else if (v->is_number_unsigned()) {
+      text = std::to_string(v->get<uint64_t>());
+    } else if (v->is_boolean()) {
+      text = v->get<bool>() ? "true" : "false";
+    } else {
+      return expected(key, "a string, a count or a boolean", *v);
+    }
+    if (Status set = set_placement_field(q.placement, key, text); !set) return set.error();
+  }
   return Status::Ok();
 }
 

@@ -186,8 +186,8 @@ TEST_F(LlamaCppFit, UsageErrorsSayWhatEachEngineSolves) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
-            "memfit: --solve: batch is an mlxcel solve; llamacpp solves ctx-size (or max-tokens) "
-            "and parallel (or slots)\n");
+            "memfit: --solve: batch is an mlxcel solve; llamacpp solves ctx-size (or max-tokens), "
+            "parallel (or slots), gpu-layers and n-cpu-moe\n");
   r = fit({"--solve", "ctx-size", "-c", "4096"}, 16ull << 30);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "memfit: --ctx-size: is what solving ctx-size finds: leave it out\n");

@@ -193,3 +193,37 @@ TEST(RequestJson, LlamaCppFieldErrorsNameTheirField) {
 
 }  // namespace
 }  // namespace memfit
+
+namespace memfit {
+namespace {
+
+TEST(RequestJsonPlacement, TheFlagsAsFieldsOfTheSameNames) {
+  Result<EstimateRequest> r = parse_estimate_request_json(
+      R"({"model": "m.gguf", "n_gpu_layers": 41, "n_cpu_moe": 12, "override_tensor": "exps=CPU",
+          "split_mode": "row", "tensor_split": "24,12", "main_gpu": 1, "no_mmap": true,
+          "gpu_memory": "0=24GiB,1=12GiB", "gpu_margin": "512MiB"})");
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  const LlamaCppPlacementRequest& p = r->llamacpp.placement;
+  EXPECT_EQ(**p.n_gpu_layers, 41u);
+  EXPECT_EQ(*p.n_cpu_moe, 12u);
+  ASSERT_EQ(p.override_tensor.size(), 1u);
+  EXPECT_EQ(p.override_tensor[0].pattern, "exps");
+  EXPECT_EQ(*p.split_mode, SplitMode::kRow);
+  EXPECT_EQ(p.tensor_split, (std::vector<double>{24, 12}));
+  EXPECT_EQ(*p.main_gpu, 1u);
+  EXPECT_TRUE(*p.no_mmap);
+  ASSERT_EQ(p.gpu_memory->size(), 2u);
+  EXPECT_EQ((*p.gpu_memory)[1].free_bytes, 12ull << 30);
+  EXPECT_EQ(*p.gpu_margin, 512ull << 20);
+  EXPECT_EQ(r->llamacpp.first_given(), "n_gpu_layers");
+
+  r = parse_estimate_request_json(R"({"model": "m.gguf", "n_gpu_layers": "some"})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field(), "n_gpu_layers");
+  r = parse_estimate_request_json(R"({"model": "m.gguf", "tensor_split": [1, 2]})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message().rfind("tensor_split: expected", 0), 0u) << r.error().message();
+}
+
+}  // namespace
+}  // namespace memfit

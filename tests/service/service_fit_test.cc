@@ -285,8 +285,8 @@ TEST_F(ServiceFitLlamaCpp, RefusedBodies) {
   };
   for (const Case& c : std::vector<Case>{
            {json{{"solve", "batch"}},
-            "solve: batch is an mlxcel solve; llamacpp solves ctx-size (or max-tokens) and "
-            "parallel (or slots)"},
+            "solve: batch is an mlxcel solve; llamacpp solves ctx-size (or max-tokens), "
+            "parallel (or slots), gpu-layers and n-cpu-moe"},
            {json{{"solve", "parallel"}, {"ctx_size", 4096}, {"curve_tokens", {1}}},
             "curve_tokens: is a --ctx-size curve: give it with solve ctx-size"},
            {json{{"ctx_size", 4096}}, "ctx_size: is what solving ctx-size finds: leave it out"},

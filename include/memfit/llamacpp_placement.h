@@ -1,0 +1,139 @@
+// Where llama.cpp puts each part of a model across the GPUs and the host
+// (docs/llamacpp-rules.md, "Memory per device"): which blocks go to which
+// GPU (-ngl, --split-mode, --tensor-split, --main-gpu), which weights the
+// overrides keep on the host (-ot, --n-cpu-moe), where each layer's KV
+// cache and the compute buffers live, and whether host weights are
+// memory-mapped page cache (the default) or resident (--no-mmap, --mlock).
+//
+// The placement is part of the llama.cpp estimate (llamacpp.h): with no GPU
+// it is one device, "cpu", holding everything, and every total of the
+// estimate is the sum over its devices.
+#ifndef MEMFIT_LLAMACPP_PLACEMENT_H_
+#define MEMFIT_LLAMACPP_PLACEMENT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memfit/result.h"
+
+namespace memfit {
+
+enum class SplitMode { kNone, kLayer, kRow };
+std::string_view to_string(SplitMode mode);  // "none", "layer", "row"
+// "none" | "layer" | "row". Usage errors name no field.
+Result<SplitMode> parse_split_mode(std::string_view text);
+
+// One GPU the plan may use, in llama.cpp's device order.
+struct LlamaCppGpu {
+  std::string device;       // "cuda:0", "rocm:1", "metal:0", "gpu:0" (--gpu-memory)
+  std::string name;         // the driver's name; "" when given by --gpu-memory
+  uint64_t free_bytes = 0;  // free memory now (the probe) or as given
+};
+
+// An -ot PATTERN=DEVICE rule: tensors whose name the ECMAScript regex
+// `pattern` matches anywhere (std::regex_search, as llama.cpp) go to
+// `gpu` (an index into the GPU list), or the host when gpu is nullopt.
+struct LlamaCppTensorOverride {
+  std::string pattern;
+  std::optional<uint64_t> gpu;
+};
+
+// The GPU margin: what the plan leaves free on every GPU for what it does
+// not model (the CUDA context and cuBLAS workspaces, about 300-600 MiB per
+// device, and fragmentation of the compute buffer's pool): 1 GiB.
+inline constexpr uint64_t kLlamaCppDefaultGpuMarginBytes = 1ull << 30;
+
+struct LlamaCppPlacementSettings {
+  // -ngl: blocks + 1 for the output layer; nullopt is auto / all (every
+  // block and the output, llama.cpp's -1).
+  std::optional<uint64_t> n_gpu_layers;
+  uint64_t n_cpu_moe = 0;  // --n-cpu-moe: the first N blocks' experts stay on the host
+  std::vector<LlamaCppTensorOverride> overrides;  // -ot, in order given (first match wins)
+  SplitMode split_mode = SplitMode::kLayer;
+  std::vector<double> tensor_split;  // -ts; empty: proportional to each GPU's free memory
+  uint64_t main_gpu = 0;             // -mg (split mode none; row mode's main device)
+  bool mmap = true;                  // --no-mmap clears it
+  bool mlock = false;                // --mlock
+  bool kv_offload = true;            // --no-kv-offload clears it
+  uint64_t gpu_margin_bytes = kLlamaCppDefaultGpuMarginBytes;  // --gpu-margin
+  std::vector<LlamaCppGpu> gpus;     // the probe's, or --gpu-memory's
+  // Apple unified memory: the GPU and the host share one pool, the
+  // budget; every device's total counts once against it.
+  bool unified = false;
+};
+
+// The text flags, parsed. Each fails with kUsage naming its field:
+//   n_gpu_layers  "auto" | "all" | a count >= 0
+//   override      "PATTERN=DEVICE": DEVICE is CPU (any case), or a GPU
+//                 backend name with its index (CUDA0, ROCm1, Vulkan0,
+//                 Metal: index 0); the regex must compile
+//   tensor_split  "a,b,..." non-negative numbers (',' or '/'), not all 0
+//   gpu_memory    "0=24GiB,1=12GiB" or "24GiB,12GiB": each GPU's free
+//                 memory (memory_size.h's sizes), indices 0..n-1 each once
+Result<std::optional<uint64_t>> parse_n_gpu_layers(std::string_view text);
+Result<LlamaCppTensorOverride> parse_tensor_override(std::string_view text);
+Result<std::vector<double>> parse_tensor_split(std::string_view text);
+Result<std::vector<LlamaCppGpu>> parse_gpu_memory(std::string_view text);
+
+// The placement fields of a request, as given (nullopt / empty: not
+// given). The JSON request's field names are the keys of
+// set_placement_field; the CLI's flags are llama.cpp's.
+struct LlamaCppPlacementRequest {
+  std::optional<std::optional<uint64_t>> n_gpu_layers;  // inner nullopt: auto / all
+  std::optional<uint64_t> n_cpu_moe;
+  std::vector<LlamaCppTensorOverride> override_tensor;
+  std::optional<SplitMode> split_mode;
+  std::vector<double> tensor_split;
+  std::optional<uint64_t> main_gpu;
+  std::optional<bool> no_mmap;
+  std::optional<bool> mlock;
+  std::optional<bool> no_kv_offload;
+  std::optional<std::vector<LlamaCppGpu>> gpu_memory;
+  std::optional<uint64_t> gpu_margin;
+
+  // The first field given; "" when none.
+  std::string_view first_given() const;
+  // The settings with these fields applied over `base`'s.
+  LlamaCppPlacementSettings applied(LlamaCppPlacementSettings base) const;
+};
+
+// Sets `field` of `request` from its text: n_gpu_layers, n_cpu_moe,
+// override_tensor (comma-separated rules, added after those set before, as
+// llama.cpp splits -ot), split_mode, tensor_split, main_gpu, gpu_memory,
+// gpu_margin (a size, "0" for none), and the switches no_mmap, mlock,
+// no_kv_offload ("true" / "false"). kUsage naming the field on bad text,
+// or "an unknown placement field".
+Status set_placement_field(LlamaCppPlacementRequest& request, std::string_view field,
+                           std::string_view text);
+
+// What one device holds, in llama.cpp's three categories.
+struct LlamaCppDeviceUsage {
+  std::string device;  // "cpu" for the host
+  std::string name;
+  uint64_t model_bytes = 0;    // weights on it (+ CPU_REPACK copies on a CPU-only run)
+  uint64_t context_bytes = 0;  // KV + recurrent state of its layers (+ output buffer on the host)
+  uint64_t compute_bytes = 0;  // its compute buffer (modelled)
+  uint64_t total_bytes = 0;
+  uint64_t free_bytes = 0;     // the GPU's free memory; the host: the budget
+  uint64_t usable_bytes = 0;   // free - margin on a GPU; the host: the budget
+  bool fits = false;           // total <= usable
+  uint64_t short_bytes = 0;    // total - usable when it does not fit
+  uint64_t blocks = 0;         // decoder blocks whose layer is on it
+  bool output_layer = false;   // the output layer (output_norm, output) is on it
+  // The host only: mapped weights, file-backed page cache the OS may drop
+  // and read again (0 with --no-mmap or --mlock: resident).
+  uint64_t page_cache_bytes = 0;
+};
+
+struct LlamaCppPlacement {
+  uint64_t n_gpu_layers = 0;  // as resolved: min(-ngl, blocks + 1); 0 without GPUs
+  std::vector<LlamaCppDeviceUsage> devices;  // the GPUs in order, then "cpu"
+  bool fits = false;                         // every device fits
+};
+
+}  // namespace memfit
+
+#endif  // MEMFIT_LLAMACPP_PLACEMENT_H_

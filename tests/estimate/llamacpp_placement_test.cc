@@ -1,0 +1,384 @@
+// The llama.cpp placement (llamacpp_placement.h, docs/llamacpp-rules.md
+// "Memory per device") worked by hand on real geometries: the corpus
+// configs with GGUF tensor lists written here at Q4_0 (18 B per 32
+// elements) for the matrices and f32 for the norms.
+#include <gtest/gtest.h>
+
+#include "memfit/llamacpp.h"
+#include "memfit/llamacpp_solver.h"
+#include "support/corpus.h"
+
+namespace memfit {
+namespace {
+
+constexpr uint64_t kGiB = 1ull << 30;
+const MemoryBudget kHost{64 * kGiB, 64 * kGiB, BudgetSource::kExplicit};
+
+uint64_t q4_0(uint64_t elements) { return elements / 32 * 18; }
+
+void add(Model& m, std::string name, std::vector<uint64_t> shape, uint64_t bytes) {
+  m.tensors.push_back(SafetensorsTensor{std::move(name), "q4_0", std::move(shape), bytes});
+  m.weights.bytes += bytes;
+}
+
+Model gguf_of(ModelSpec spec) {
+  Model m;
+  m.has_config = true;
+  m.spec = std::move(spec);
+  m.weights.source = WeightsSource::kGgufHeader;
+  m.weights.verified = true;
+  return m;
+}
+
+// Llama 3.1 70B: per block q, o 8192 x 8192 (37,748,736 B each), k, v
+// 1024 x 8192 (4,718,592 B each), gate, up, down 28672 x 8192
+// (132,120,576 B each), two norms of 32,768 B: 481,361,920 B a block.
+// token_embd and output 8192 x 128256: 591,003,648 B each; output_norm 32,768 B.
+Model llama_70b() {
+  Model m = gguf_of(testing::corpus_spec("llama3/Meta-Llama-3.1-70B"));
+  add(m, "token_embd.weight", {128256, 8192}, q4_0(8192ull * 128256));
+  for (int b = 0; b < 80; ++b) {
+    const std::string p = "blk." + std::to_string(b) + ".";
+    add(m, p + "attn_norm.weight", {8192}, 32768);
+    add(m, p + "attn_q.weight", {8192, 8192}, q4_0(8192ull * 8192));
+    add(m, p + "attn_k.weight", {1024, 8192}, q4_0(8192ull * 1024));
+    add(m, p + "attn_v.weight", {1024, 8192}, q4_0(8192ull * 1024));
+    add(m, p + "attn_output.weight", {8192, 8192}, q4_0(8192ull * 8192));
+    add(m, p + "ffn_norm.weight", {8192}, 32768);
+    add(m, p + "ffn_gate.weight", {28672, 8192}, q4_0(8192ull * 28672));
+    add(m, p + "ffn_up.weight", {28672, 8192}, q4_0(8192ull * 28672));
+    add(m, p + "ffn_down.weight", {8192, 28672}, q4_0(8192ull * 28672));
+  }
+  add(m, "output_norm.weight", {8192}, 32768);
+  add(m, "output.weight", {128256, 8192}, q4_0(8192ull * 128256));
+  return m;
+}
+
+// Qwen3-30B-A3B: per block q 4096 x 2048 and o (4,718,592 B each), k, v
+// 512 x 2048 (589,824 B each), gate, up, down experts 128 x 768 x 2048
+// (113,246,208 B each), the router 2048 x 128 f32 (1,048,576 B), norms
+// 8,192 + 8,192 + 512 + 512 B: 351,421,440 B a block, 11,682,816 B of it
+// not experts. token_embd and output 2048 x 151936: 175,030,272 B each;
+// output_norm 8,192 B.
+Model qwen3_30b_a3b() {
+  Model m = gguf_of(testing::corpus_spec("qwen3_moe/Qwen3-30B-A3B"));
+  add(m, "token_embd.weight", {151936, 2048}, q4_0(2048ull * 151936));
+  for (int b = 0; b < 48; ++b) {
+    const std::string p = "blk." + std::to_string(b) + ".";
+    add(m, p + "attn_norm.weight", {2048}, 8192);
+    add(m, p + "attn_q.weight", {4096, 2048}, q4_0(2048ull * 4096));
+    add(m, p + "attn_k.weight", {512, 2048}, q4_0(2048ull * 512));
+    add(m, p + "attn_v.weight", {512, 2048}, q4_0(2048ull * 512));
+    add(m, p + "attn_output.weight", {2048, 4096}, q4_0(2048ull * 4096));
+    add(m, p + "attn_q_norm.weight", {128}, 512);
+    add(m, p + "attn_k_norm.weight", {128}, 512);
+    add(m, p + "ffn_norm.weight", {2048}, 8192);
+    add(m, p + "ffn_gate_inp.weight", {128, 2048}, 1048576);
+    add(m, p + "ffn_gate_exps.weight", {128, 768, 2048}, q4_0(128ull * 768 * 2048));
+    add(m, p + "ffn_up_exps.weight", {128, 768, 2048}, q4_0(128ull * 768 * 2048));
+    add(m, p + "ffn_down_exps.weight", {128, 2048, 768}, q4_0(128ull * 768 * 2048));
+  }
+  add(m, "output_norm.weight", {2048}, 8192);
+  add(m, "output.weight", {151936, 2048}, q4_0(2048ull * 151936));
+  return m;
+}
+
+LlamaCppGpu gpu(int index, uint64_t free) {
+  return LlamaCppGpu{"gpu:" + std::to_string(index), "", free};
+}
+
+LlamaCppEstimate run(const Model& m, const LlamaCppSettings& s, const MemoryBudget& b = kHost) {
+  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, b);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
+  return e.ok() ? *e : LlamaCppEstimate{};
+}
+
+TEST(LlamaCppPlacement, Dense70BOn24And12GiBSplitsBlocksByFreeMemory) {
+  const Model m = llama_70b();
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  s.placement.gpus = {gpu(0, 24 * kGiB), gpu(1, 12 * kGiB)};
+  s.placement.n_gpu_layers = 41;
+  const LlamaCppEstimate e = run(m, s);
+  ASSERT_EQ(e.placement.devices.size(), 3u);
+  const LlamaCppDeviceUsage& g0 = e.placement.devices[0];
+  const LlamaCppDeviceUsage& g1 = e.placement.devices[1];
+  const LlamaCppDeviceUsage& cpu = e.placement.devices[2];
+  // -ngl 41 of 81: blocks 40..79 and the output; the 41 slots split at
+  // 24/36: slot j on GPU 0 while j / 41 < 2/3, j <= 27: blocks 40..67
+  // (28), GPU 1 blocks 68..79 (12) and the output.
+  EXPECT_EQ(e.placement.n_gpu_layers, 41u);
+  EXPECT_EQ(g0.blocks, 28u);
+  EXPECT_EQ(g1.blocks, 12u);
+  EXPECT_TRUE(g1.output_layer);
+  EXPECT_EQ(cpu.blocks, 40u);
+  // Model: 28 x 481,361,920; 12 x 481,361,920 + 591,003,648 + 32,768;
+  // the host 40 blocks + token_embd.
+  EXPECT_EQ(g0.model_bytes, 13478133760u);
+  EXPECT_EQ(g1.model_bytes, 6367379456u);
+  EXPECT_EQ(cpu.model_bytes, 19845480448u);
+  // KV: 8,192 cells x (1,024 K + 1,024 V) x 2 B = 33,554,432 B a layer;
+  // the host keeps its 40 blocks' and the output buffer, 4 x 128,256 B.
+  EXPECT_EQ(g0.context_bytes, 28ull * 33554432);
+  EXPECT_EQ(g1.context_bytes, 12ull * 33554432);
+  EXPECT_EQ(cpu.context_bytes, 40ull * 33554432 + 513024);
+  // Compute, n_tok 512, flash attention: the FFN phase 4 x 512 x (3 x
+  // 28,672 + 4 x 8,192) + the f16 mask 2 x 8,192 x 512 = 251,658,240 B
+  // on every device with blocks; the output phase 4 x 512 x (128,256 +
+  // 24,576) = 312,999,936 B on GPU 1, which holds the output.
+  EXPECT_EQ(g0.compute_bytes, 251658240u);
+  EXPECT_EQ(g1.compute_bytes, 312999936u);
+  EXPECT_EQ(cpu.compute_bytes, 251658240u);
+  // Margin 1 GiB: 23 and 11 GiB usable; both fit.
+  EXPECT_EQ(g0.usable_bytes, 23 * kGiB);
+  EXPECT_EQ(g1.total_bytes, 6367379456u + 402653184u + 312999936u);
+  EXPECT_TRUE(g0.fits && g1.fits && cpu.fits);
+  // The host's weights are mapped: page cache.
+  EXPECT_EQ(cpu.page_cache_bytes, cpu.model_bytes);
+  // The totals are the sums over the devices, with no repacked copies.
+  EXPECT_EQ(e.model_bytes, g0.model_bytes + g1.model_bytes + cpu.model_bytes);
+  EXPECT_EQ(e.repack_bytes, 0u);
+  EXPECT_EQ(e.total_bytes, g0.total_bytes + g1.total_bytes + cpu.total_bytes);
+  EXPECT_TRUE(e.fits);
+}
+
+TEST(LlamaCppPlacement, EveryLayerOnTwoGpusLeavesTheSmallerShort) {
+  const Model m = llama_70b();
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  s.placement.gpus = {gpu(0, 24 * kGiB), gpu(1, 12 * kGiB)};
+  // auto: 81 slots, j on GPU 0 while j < 54: blocks 0..53 there, 54..79
+  // (26) and the output on GPU 1: 26 x 481,361,920 + 591,036,416 =
+  // 13,106,446,336 B of weights alone, past 11 GiB usable.
+  const LlamaCppEstimate e = run(m, s);
+  EXPECT_EQ(e.placement.devices[0].blocks, 54u);
+  EXPECT_EQ(e.placement.devices[1].blocks, 26u);
+  EXPECT_EQ(e.placement.devices[1].model_bytes, 13106446336u);
+  EXPECT_FALSE(e.placement.devices[0].fits);
+  EXPECT_FALSE(e.placement.devices[1].fits);
+  // GPU 1: 13,106,446,336 + 26 x 33,554,432 + 312,999,936 - 11 GiB.
+  EXPECT_EQ(e.placement.devices[1].short_bytes,
+            13106446336u + 26ull * 33554432 + 312999936 - 11 * kGiB);
+  EXPECT_TRUE(e.placement.devices[2].fits);
+  EXPECT_EQ(e.placement.devices[2].model_bytes, 591003648u);  // token_embd only
+  EXPECT_FALSE(e.fits);
+}
+
+TEST(LlamaCppPlacement, TensorSplitNoneAndNoKvOffload) {
+  const Model m = llama_70b();
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  s.placement.gpus = {gpu(0, 24 * kGiB), gpu(1, 12 * kGiB)};
+  s.placement.n_gpu_layers = 9;  // blocks 72..79 + output
+  s.placement.tensor_split = {1, 1};
+  // 9 slots at 1:1: j / 9 < 1/2 for j <= 4: blocks 72..76 on GPU 0.
+  LlamaCppEstimate e = run(m, s);
+  EXPECT_EQ(e.placement.devices[0].blocks, 5u);
+  EXPECT_EQ(e.placement.devices[1].blocks, 3u);
+  s.placement.split_mode = SplitMode::kNone;
+  s.placement.main_gpu = 1;
+  s.placement.kv_offload = false;
+  e = run(m, s);
+  EXPECT_EQ(e.placement.devices[0].blocks, 0u);
+  EXPECT_EQ(e.placement.devices[0].total_bytes, 0u);
+  EXPECT_EQ(e.placement.devices[1].blocks, 8u);
+  EXPECT_EQ(e.placement.devices[1].context_bytes, 0u);
+  // Every layer's KV on the host: 80 x 33,554,432 + the output buffer.
+  EXPECT_EQ(e.placement.devices[2].context_bytes, 80ull * 33554432 + 513024);
+  s.placement.main_gpu = 2;
+  EXPECT_FALSE(estimate_llamacpp(m, s, kHost).ok());
+}
+
+TEST(LlamaCppPlacement, Qwen3MoeKeepsTheFirstBlocksExpertsOnTheHost) {
+  const Model m = qwen3_30b_a3b();
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.placement.gpus = {gpu(0, 24 * kGiB)};
+  s.placement.n_cpu_moe = 20;
+  const LlamaCppEstimate e = run(m, s);
+  const LlamaCppDeviceUsage& g = e.placement.devices[0];
+  const LlamaCppDeviceUsage& cpu = e.placement.devices[1];
+  // GPU: 28 whole blocks x 351,421,440 + 20 x 11,682,816 without experts
+  // + output 175,030,272 + 8,192.
+  EXPECT_EQ(g.model_bytes, 28ull * 351421440 + 20ull * 11682816 + 175038464);
+  // Host: 20 x 3 x 113,246,208 of experts + token_embd.
+  EXPECT_EQ(cpu.model_bytes, 20ull * 339738624 + 175030272);
+  EXPECT_EQ(cpu.page_cache_bytes, cpu.model_bytes);
+  // KV stays with the layers: 48 x 4,096 cells x (512 + 512) x 2 B.
+  EXPECT_EQ(g.context_bytes, 48ull * 8388608);
+  EXPECT_EQ(cpu.context_bytes, 4ull * 151936);
+  // Compute: the output phase 4 x 512 x (151,936 + 10,240) on the GPU;
+  // the host runs the experts: FFN 4 x 512 x (3 x (8 x 768 + 128) + 4 x
+  // 2,048) + mask 2 x 4,096 x 512.
+  EXPECT_EQ(g.compute_bytes, 332136448u);
+  EXPECT_EQ(cpu.compute_bytes, 59506688u);
+
+  // -ot exps=CPU is --n-cpu-moe 48 (every block's experts on the host).
+  LlamaCppSettings ot = s;
+  ot.placement.n_cpu_moe = 0;
+  Result<LlamaCppTensorOverride> rule = parse_tensor_override("exps=CPU");
+  ASSERT_TRUE(rule.ok());
+  ot.placement.overrides = {*rule};
+  LlamaCppSettings all = s;
+  all.placement.n_cpu_moe = 48;
+  EXPECT_EQ(run(m, ot).placement.devices[1].model_bytes, 48ull * 339738624 + 175030272);
+  EXPECT_EQ(run(m, all).placement.devices[1].model_bytes, 48ull * 339738624 + 175030272);
+
+  // --no-mmap: the same weights, resident.
+  s.placement.mmap = false;
+  EXPECT_EQ(run(m, s).placement.devices[1].page_cache_bytes, 0u);
+}
+
+TEST(LlamaCppPlacement, OverridesMatchInOrderAndNameTheirGpu) {
+  const Model m = qwen3_30b_a3b();
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.placement.gpus = {gpu(0, 24 * kGiB), gpu(1, 24 * kGiB)};
+  s.placement.n_gpu_layers = 0;  // nothing offloaded ...
+  // ... but blocks 0..9's FFN tensors go to GPU 1 (the first rule wins
+  // over the second's CPU).
+  for (std::string_view text : {R"(blk\.(\d)\.ffn_.*=CUDA1)", R"(\.ffn_.*_exps\.=CPU)"}) {
+    Result<LlamaCppTensorOverride> rule = parse_tensor_override(text);
+    ASSERT_TRUE(rule.ok()) << text;
+    s.placement.overrides.push_back(*rule);
+  }
+  const LlamaCppEstimate e = run(m, s);
+  // 10 x (3 x 113,246,208 + 1,048,576 + 8,192 (ffn_norm)).
+  EXPECT_EQ(e.placement.devices[1].model_bytes, 10ull * (339738624 + 1048576 + 8192));
+  EXPECT_EQ(e.placement.devices[0].model_bytes, 0u);
+  EXPECT_EQ(e.placement.devices[1].context_bytes, 0u);  // weights only: KV stays
+  EXPECT_EQ(e.placement.n_gpu_layers, 0u);
+}
+
+TEST(LlamaCppPlacement, SlidingWindowGemmaKeepsEachLayersCacheWithItsLayer) {
+  Model m = gguf_of(testing::corpus_spec("gemma3/gemma-3-1b-it"));
+  m.weights.bytes = 1ull << 30;
+  // Gemma 3 1B: 26 layers, every sixth (5, 11, 17, 23) global, the others
+  // a window of 512; one KV head of 256.
+  ASSERT_EQ(m.spec.layers.size(), 26u);
+  ASSERT_EQ(m.spec.layers[5].kind, LayerKind::kFullAttention);
+  ASSERT_EQ(m.spec.layers[0].kind, LayerKind::kSlidingWindow);
+  ASSERT_EQ(m.spec.layers[0].window_tokens, 512u);
+  LlamaCppSettings s;
+  s.ctx_size = 32768;
+  s.placement.gpus = {gpu(0, 8 * kGiB)};
+  s.placement.n_gpu_layers = 14;  // blocks 13..25 and the output
+  const LlamaCppEstimate e = run(m, s);
+  // A global layer 32,768 x (256 + 256) x 2 B = 33,554,432; a windowed one
+  // pad256(512 + 512) = 1,024 cells: 1,048,576 B. Blocks 13..25 hold 2
+  // global (17, 23) and 11 windowed, blocks 0..12 as many (5, 11).
+  EXPECT_EQ(e.placement.devices[0].context_bytes, 2ull * 33554432 + 11ull * 1048576);
+  EXPECT_EQ(e.placement.devices[1].context_bytes, 2ull * 33554432 + 11ull * 1048576 + 4ull * 262144);
+  EXPECT_EQ(e.context_bytes, e.kv_bytes + e.output_bytes);
+  // No tensor list: the weights split evenly, 1 GiB / 28 = 38,347,922 B a
+  // share, padded to 128 on the GPU (38,348,032): 13 blocks + the output.
+  EXPECT_EQ(e.placement.devices[0].model_bytes, 14ull * 38348032);
+}
+
+TEST(LlamaCppPlacement, WithoutGpusOneHostDeviceHoldsTheEstimate) {
+  const Model m = qwen3_30b_a3b();
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  const LlamaCppEstimate e = run(m, s);
+  ASSERT_EQ(e.placement.devices.size(), 1u);
+  EXPECT_EQ(e.placement.devices[0].device, "cpu");
+  EXPECT_EQ(e.placement.devices[0].total_bytes, e.total_bytes);
+  EXPECT_EQ(e.placement.devices[0].page_cache_bytes, e.mapped_bytes);
+}
+
+TEST(LlamaCppPlacement, UnifiedMemoryCountsEveryDeviceOnceInOnePool) {
+  const Model m = qwen3_30b_a3b();
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.placement.gpus = {LlamaCppGpu{"metal:0", "Apple GPU", 20 * kGiB}};
+  s.placement.unified = true;
+  const MemoryBudget pool{20 * kGiB, 20 * kGiB, BudgetSource::kUnifiedMemory};
+  const LlamaCppEstimate e = run(m, s, pool);
+  EXPECT_EQ(e.placement.devices[0].usable_bytes, 20 * kGiB);
+  EXPECT_EQ(e.placement.devices[0].fits, e.total_bytes <= 20 * kGiB);
+  EXPECT_EQ(e.placement.devices[1].fits, e.placement.devices[0].fits);
+}
+
+TEST(LlamaCppPlacementSolver, MostGpuLayersOf70BOn24And12GiB) {
+  // A block with its KV is 481,361,920 + 33,554,432 = 514,916,352 B.
+  // GPU 0 (23 GiB usable) holds b0 blocks + 251,658,240 of compute:
+  // b0 <= 47. GPU 1 (11 GiB) holds b1 blocks + the output layer
+  // (591,036,416) + 312,999,936 of compute: b1 <= 21. -ngl n gives GPU 0
+  // ceil(2n/3) slots and GPU 1 the rest: n = 68 is 46 + 21 + the output;
+  // n = 69 is 46 + 22, GPU 1 short, and every n above leaves one short.
+  const Model m = llama_70b();
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  s.placement.gpus = {gpu(0, 24 * kGiB), gpu(1, 12 * kGiB)};
+  Result<LlamaCppSolution> answer = solve_llamacpp(LlamaCppSolveFor::kGpuLayers, m, s, kHost);
+  ASSERT_TRUE(answer.ok()) << answer.error().message();
+  ASSERT_TRUE(answer->value.has_value());
+  EXPECT_EQ(*answer->value, 68u);
+  EXPECT_FALSE(answer->capped);
+  EXPECT_TRUE(answer->estimate->fits);
+  EXPECT_EQ(answer->estimate->placement.devices[0].blocks, 46u);
+  EXPECT_EQ(answer->estimate->placement.devices[1].blocks, 21u);
+  s.placement.n_gpu_layers = 69;
+  const LlamaCppEstimate more = run(m, s);
+  EXPECT_FALSE(more.fits);
+  EXPECT_FALSE(more.placement.devices[1].fits);
+  // Without GPUs there is nothing to solve.
+  s.placement.gpus.clear();
+  EXPECT_FALSE(solve_llamacpp(LlamaCppSolveFor::kGpuLayers, m, s, kHost).ok());
+}
+
+TEST(LlamaCppPlacementSolver, FewestCpuMoeBlocksOfQwen3On8GiB) {
+  // Every layer on the GPU (7 GiB usable = 7,516,192,768 B): the
+  // non-expert weights 48 x 11,682,816 + the output 175,038,464, KV
+  // 402,653,184 and compute 332,136,448 are 1,470,603,264 B; each block's
+  // experts 339,738,624 B more: at most 17 blocks' experts, so
+  // --n-cpu-moe 31 (7,246,159,872 B) and not 30 (7,585,898,496 B).
+  const Model m = qwen3_30b_a3b();
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.placement.gpus = {gpu(0, 8 * kGiB)};
+  Result<LlamaCppSolution> answer = solve_llamacpp(LlamaCppSolveFor::kNCpuMoe, m, s, kHost);
+  ASSERT_TRUE(answer.ok()) << answer.error().message();
+  ASSERT_TRUE(answer->value.has_value());
+  EXPECT_EQ(*answer->value, 31u);
+  EXPECT_EQ(answer->estimate->placement.devices[0].total_bytes, 7246159872u);
+  s.placement.n_cpu_moe = 30;
+  EXPECT_EQ(run(m, s).placement.devices[0].total_bytes, 7585898496u);
+  EXPECT_FALSE(run(m, s).fits);
+  // A dense model has no experts to keep on the host.
+  EXPECT_FALSE(solve_llamacpp(LlamaCppSolveFor::kNCpuMoe, llama_70b(), s, kHost).ok());
+}
+
+TEST(LlamaCppPlacementFlags, ParseWhatUsersPass) {
+  EXPECT_FALSE(parse_n_gpu_layers("auto")->has_value());
+  EXPECT_FALSE(parse_n_gpu_layers("all")->has_value());
+  EXPECT_EQ(**parse_n_gpu_layers("41"), 41u);
+  EXPECT_FALSE(parse_n_gpu_layers("x").ok());
+  EXPECT_FALSE(parse_tensor_override("exps=CPU")->gpu.has_value());
+  EXPECT_EQ(*parse_tensor_override(R"(blk\.(\d+)\.ffn_.*=CUDA0)")->gpu, 0u);
+  EXPECT_EQ(*parse_tensor_override("attn=ROCm1")->gpu, 1u);
+  EXPECT_FALSE(parse_tensor_override("exps").ok());
+  EXPECT_FALSE(parse_tensor_override("(=CPU").ok());
+  EXPECT_FALSE(parse_tensor_override("exps=TPU0").ok());
+  EXPECT_EQ(*parse_tensor_split("24,12"), (std::vector<double>{24, 12}));
+  EXPECT_EQ(*parse_tensor_split("3/1"), (std::vector<double>{3, 1}));
+  EXPECT_FALSE(parse_tensor_split("0,0").ok());
+  EXPECT_FALSE(parse_tensor_split("a").ok());
+  Result<std::vector<LlamaCppGpu>> gpus = parse_gpu_memory("1=12GiB,0=24GiB");
+  ASSERT_TRUE(gpus.ok());
+  ASSERT_EQ(gpus->size(), 2u);
+  EXPECT_EQ((*gpus)[0].free_bytes, 24 * kGiB);
+  EXPECT_EQ((*gpus)[1].device, "gpu:1");
+  EXPECT_FALSE(parse_gpu_memory("0=24GiB,0=12GiB").ok());
+  EXPECT_FALSE(parse_gpu_memory("1=24GiB").ok());
+  LlamaCppPlacementRequest r;
+  ASSERT_TRUE(set_placement_field(r, "override_tensor", "exps=CPU,attn=CUDA0").ok());
+  EXPECT_EQ(r.override_tensor.size(), 2u);
+  ASSERT_TRUE(set_placement_field(r, "gpu_margin", "0").ok());
+  EXPECT_EQ(*r.gpu_margin, 0u);
+  EXPECT_EQ(r.applied({}).gpu_margin_bytes, 0u);
+  EXPECT_FALSE(set_placement_field(r, "split_mode", "tensor").ok());
+}
+
+}  // namespace
+}  // namespace memfit
