@@ -51,6 +51,12 @@ struct EstimateOptions {
   bool swa_full = false;
   bool kv_unified = false;
   std::string repack;
+  // The Hub (docs/hub.md): "" / nullopt / false when not given.
+  std::string token;
+  std::string revision;
+  std::string file;
+  std::optional<uint64_t> timeout_seconds;
+  bool offline = false;
 };
 
 // llama.cpp's multi-letter short flags (-np, -ub, -ctk, -ctv, -fa), which
@@ -77,6 +83,11 @@ void add_parallel_options(CLI::App& command, EstimateOptions& options);
 // The request the options ask for. Usage errors name the request field
 // (report_error prints it as the flag).
 Result<EstimateRequest> to_request(const EstimateOptions& options);
+
+// The real machine's request context, the Hub flags applied to how it
+// opens models by name; a progress line on stderr, when it is a terminal,
+// while many shards' headers are read from the Hub.
+LocalRequestContext request_context(const EstimateOptions& options);
 
 // to_request, then prepare() on the real machine.
 Result<PreparedRequest> prepare_estimate(const EstimateOptions& options,
