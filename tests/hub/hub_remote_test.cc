@@ -227,6 +227,33 @@ TEST_F(HubRemote, AGgufQuantIsReadFromItsFirstMegabyte) {
   EXPECT_EQ(by_file->weights.bytes, 689799168u);
 }
 
+TEST_F(HubRemote, ManyShardsAreReadAtMostEightAtOnce) {
+  // 20 shards of one BF16 [64, 64] tensor each (8,192 B): every shard's
+  // first block is fetched before the loader asks, 8 at a time at most
+  // (each storage answer waits 20 ms, so the reads overlap).
+  FakeHubRepo repo;
+  repo.commit = kCommit;
+  repo.files["config.json"] = text_file(kLlamaConfig);
+  for (int i = 1; i <= 20; ++i) {
+    repo.files[fmt::format("model-{:05}-of-00020.safetensors", i)] = safetensors_file(
+        {{fmt::format("model.layers.{}.mlp.weight", i), "BF16", {64, 64}, std::nullopt}});
+  }
+  hub_.add_repo("org/sharded", repo);
+  hub_.set_latency_ms(20);
+  std::vector<size_t> progress;
+  options_.progress = [&progress](size_t done, size_t total) {
+    EXPECT_EQ(total, 21u);  // config.json and the 20 shards
+    progress.push_back(done);
+  };
+  Result<Model> m = open("org/sharded");
+  ASSERT_TRUE(m.ok()) << m.error().message();
+  EXPECT_EQ(m->weights.bytes, 20u * 8192);
+  EXPECT_EQ(hub_.requests().size(), 1u + 21 * 2);  // the API, then 21 files x (Hub + storage)
+  EXPECT_LE(hub_.most_storage_requests_at_once(), 8);
+  EXPECT_EQ(progress.size(), 21u);
+  EXPECT_EQ(progress.back(), 21u);
+}
+
 TEST_F(HubRemote, AGatedRepoSaysWhatToDo) {
   FakeHubRepo repo = llama_repo();
   repo.token = "hf_granted";

@@ -154,6 +154,10 @@ FakeHub::FakeHub()
   storage_->Get(R"(/blob/([^/]+)/([^/]+)/([^/]+)/(.+))",
                 [this](const httplib::Request& req, httplib::Response& res) {
                   const_cast<httplib::Request&>(req).ranges.clear();
+                  {
+                    std::lock_guard lock(mutex_);
+                    storage_most_in_flight_ = std::max(storage_most_in_flight_, ++storage_in_flight_);
+                  }
                   wait_latency();
                   FakeHubRequest r{"storage", req.path, req.get_header_value("Range"),
                                    req.get_header_value("Authorization")};
@@ -180,6 +184,8 @@ FakeHub::FakeHub()
                   r.status = res.status;
                   r.body_bytes = res.body.size();
                   record(std::move(r));
+                  std::lock_guard lock(mutex_);
+                  --storage_in_flight_;
                 });
 
   start(*hub_, hub_port_, hub_thread_);
@@ -213,6 +219,11 @@ std::vector<FakeHubRequest> FakeHub::requests() const {
 void FakeHub::clear_requests() {
   std::lock_guard lock(mutex_);
   requests_.clear();
+}
+
+int FakeHub::most_storage_requests_at_once() const {
+  std::lock_guard lock(mutex_);
+  return storage_most_in_flight_;
 }
 
 void FakeHub::record(FakeHubRequest request) {

@@ -79,6 +79,8 @@ class FakeHub {
 
   std::vector<FakeHubRequest> requests() const;
   void clear_requests();
+  // The most requests the storage host was answering at once.
+  int most_storage_requests_at_once() const;
 
  private:
   void record(FakeHubRequest request);
@@ -98,6 +100,8 @@ class FakeHub {
   std::condition_variable stopping_cv_;
   bool stopping_ = false;
   std::vector<FakeHubRequest> requests_;
+  int storage_in_flight_ = 0;
+  int storage_most_in_flight_ = 0;
 };
 
 }  // namespace memfit
