@@ -2,6 +2,12 @@
 
 #include <cstdio>
 
+#ifdef _WIN32
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+
 #include "commands.h"
 #include "memfit/memory_size.h"
 
@@ -143,7 +149,7 @@ void add_parallel_options(CLI::App& command, EstimateOptions& o) {
 
 void add_model_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("-m,--model", o.model, "model folder, .safetensors or .gguf file, or a Hugging Face name "
-                     "org/name[@revision][:QUANT] in the local HF cache (HF_HUB_CACHE)")->required();
+                     "org/name[@revision][:QUANT]: the local HF cache (HF_HUB_CACHE), else the Hub")->required();
   command.add_option("--kv-cache-mode", o.kv_cache_mode, "KV cache element type: fp16 or int8");
   command.add_option("--cache-type-k", o.cache_type_k,
                      "K cache type: fp16 or int8; with --engine llamacpp f32, f16, bf16, q8_0, "
@@ -156,6 +162,39 @@ void add_model_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("--device", o.device, "budget device: auto, cpu, cuda:N or rocm:N");
   command.add_option("--engine", o.engine, "allocation rules: auto, mlxcel (the seeds' runtime), llamacpp or mlx-lm");
   command.add_flag("--json", o.json, "print one JSON object on stdout");
+  command.add_option("--revision", o.revision,
+                     "Hugging Face name: the branch, tag or commit (default main, or the name's @)");
+  command.add_option("--file", o.file, "Hugging Face name: a file inside the repo (a .gguf)");
+  command.add_option("--token", o.token,
+                     "Hugging Face token (default HF_TOKEN, else the HF CLI's token file)");
+  command.add_option("--timeout", o.timeout_seconds,
+                     "seconds each request to the Hub may take (default 30)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{86400}));
+  command.add_flag("--offline", o.offline,
+                   "read only local paths and caches, never the Hub (as HF_HUB_OFFLINE=1)");
+}
+
+LocalRequestContext request_context(const EstimateOptions& o) {
+  LocalRequestContext context(*make_process_environment());
+  ModelNameOptions& names = context.model_names();
+  if (!o.token.empty()) names.hub.token = o.token;
+  if (o.timeout_seconds) names.hub.timeout_ms = *o.timeout_seconds * 1000;  // <= 86,400,000
+  names.revision = o.revision;
+  names.file = o.file;
+  if (o.offline) names.hf_cache.offline = true;
+#ifdef _WIN32
+  const bool terminal = _isatty(_fileno(stderr));
+#else
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+#endif
+  if (terminal) {
+    names.progress = [](size_t done, size_t total) {
+      std::fprintf(stderr, "\rmemfit: reading headers: %zu/%zu shards%s", done, total,
+                   done == total ? "\n" : "");
+      std::fflush(stderr);
+    };
+  }
+  return context;
 }
 
 Result<EstimateRequest> to_request(const EstimateOptions& o) {
@@ -220,14 +259,14 @@ Result<PreparedRequest> prepare_estimate(const EstimateOptions& o,
                                          const PrepareOptions& prepare_options) {
   Result<EstimateRequest> request = to_request(o);
   if (!request) return request.error();
-  LocalRequestContext context(*make_process_environment());
+  LocalRequestContext context = request_context(o);
   return prepare(*request, context, prepare_options);
 }
 
 Result<EstimateRun> run_estimate(const EstimateOptions& o) {
   Result<EstimateRequest> request = to_request(o);
   if (!request) return request.error();
-  LocalRequestContext context(*make_process_environment());
+  LocalRequestContext context = request_context(o);
   return run(*request, context);
 }
 

@@ -59,6 +59,12 @@ struct EstimateOptions {
   std::optional<uint64_t> kv_group_size;
   std::optional<uint64_t> max_kv_size;
   std::vector<std::pair<std::string, std::string>> placement;  // (request field, text) as given
+  // The Hub (docs/hub.md): "" / nullopt / false when not given.
+  std::string token;
+  std::string revision;
+  std::string file;
+  std::optional<uint64_t> timeout_seconds;
+  bool offline = false;
 };
 
 // llama.cpp's multi-letter short flags (-np, -ub, -ctk, -ctv, -fa), which
@@ -92,6 +98,11 @@ void add_parallel_options(CLI::App& command, EstimateOptions& options);
 // The request the options ask for. Usage errors name the request field
 // (report_error prints it as the flag).
 Result<EstimateRequest> to_request(const EstimateOptions& options);
+
+// The real machine's request context, the Hub flags applied to how it
+// opens models by name; a progress line on stderr, when it is a terminal,
+// while many shards' headers are read from the Hub.
+LocalRequestContext request_context(const EstimateOptions& options);
 
 // to_request, then prepare() on the real machine.
 Result<PreparedRequest> prepare_estimate(const EstimateOptions& options,

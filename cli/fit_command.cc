@@ -122,7 +122,7 @@ void run_fit(const FitOptions& o, int& exit_code) {
   }
   EstimateRequest without_ctx = *request;
   without_ctx.llamacpp.ctx_size.reset();
-  LocalRequestContext context(*make_process_environment());
+  LocalRequestContext context = request_context(o.estimate);
   Result<PreparedRequest> c = prepare(without_ctx, context);
   if (!c) {
     exit_code = report_error(c.error());

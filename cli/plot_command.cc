@@ -136,7 +136,7 @@ Result<PreparedRequest> prepare_plot(const PlotOptions& o) {
   Result<EstimateRequest> request = to_request(o.estimate);
   if (!request) return request.error();
   request->max_tokens = EstimateRequest{}.max_tokens;
-  LocalRequestContext context(*make_process_environment());
+  LocalRequestContext context = request_context(o.estimate);
   return prepare(*request, context,
                  PrepareOptions{.keep_tensors = o.quants});
 }

@@ -225,7 +225,7 @@ void run_serve(ServeCommandOptions o, int& exit_code) {
     exit_code = report_error(request.error());
     return;
   }
-  LocalRequestContext context(*make_process_environment());
+  LocalRequestContext context = request_context(o.estimate);
   Result<PreparedRequest> prepared = prepare(*request, context);
   if (!prepared) {
     exit_code = report_error(prepared.error());

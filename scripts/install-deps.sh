@@ -8,6 +8,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev libboost-dev
+  libcurl4-openssl-dev
 )
 # --tests (scripts/test.sh) adds what the tests, benchmarks and fuzzing
 # take: GoogleTest, Google Benchmark, clang's libFuzzer, python3 for the
@@ -17,7 +18,7 @@ packages=(
 # with Debian's).
 if [[ "${1:-}" == "--tests" ]]; then
   packages+=(
-    libgtest-dev libgmock-dev libbenchmark-dev
+    libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
     clang libclang-rt-14-dev
     python3 python3-jsonschema
     chromium

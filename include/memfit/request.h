@@ -165,8 +165,8 @@ class RequestContext {
 };
 
 // The real machine: models opened from the file system by name
-// (open_model_by_name: a local path, else the Hugging Face cache), the
-// cache's location, the settings and host options read from `env` once (at
+// (open_model_by_name: a local path, else the Hugging Face cache, else the
+// Hub), the cache's location and the Hub's options, the settings and host options read from `env` once (at
 // construction), the host queried on
 // every host_memory() call. With an explicit limit and no GPU named
 // (device auto or cpu) the GPU libraries are not loaded: nothing of the
@@ -184,11 +184,15 @@ class LocalRequestContext : public RequestContext {
   HostMemoryStatus host_memory(const DeviceSelector& device,
                                std::optional<uint64_t> explicit_limit_bytes) override;
 
+  // How names are resolved, read from the environment: a front end's
+  // flags (--token, --revision, --file, --timeout, --offline) change it.
+  ModelNameOptions& model_names() { return model_names_; }
+
  private:
   std::vector<std::string> settings_warnings_;
   EstimateSettings settings_;
   HostQueryOptions host_options_;
-  ModelNameOptions model_names_;  // the Hugging Face cache, from the environment
+  ModelNameOptions model_names_;  // the Hugging Face cache and the Hub, from the environment
 };
 
 // A request checked and resolved: what estimate(), solve() and the plot

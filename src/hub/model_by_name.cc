@@ -1,7 +1,6 @@
 // open_model_by_name (memfit/model_by_name.h): a local path, else the
-// Hugging Face cache. Later the Hub itself joins as the third place to
-// look, through a FileSystem that reads over HTTP ranges; the cache's
-// answer (HfCacheLookup::missing) is then what sends a name there.
+// Hugging Face cache, else the Hub (hub_model.h), through a FileSystem that
+// reads over HTTP ranges.
 #include "memfit/model_by_name.h"
 
 #include <optional>
@@ -10,6 +9,7 @@
 
 #include "hub/confined_file_system.h"
 #include "hub/gguf_quant.h"
+#include "hub/hub_model.h"
 #include "memfit/hub_name.h"
 #include "memfit/untrusted_text.h"
 
@@ -17,10 +17,9 @@ namespace memfit {
 namespace {
 
 Error not_in_cache(const std::string& name, const HfCacheOptions& cache, const std::string& missing) {
-  return Error(fmt::format("{}: not a local path, and not in the Hugging Face cache at {} ({}); {}",
-                           quote_untrusted(name), quote_untrusted(cache.hub_cache_dir), missing,
-                           cache.offline ? "offline (HF_HUB_OFFLINE): only the cache is read"
-                                         : "reading from the Hub is not built yet"));
+  return Error(fmt::format("{}: not a local path, and not in the Hugging Face cache at {} ({}); "
+                           "offline (HF_HUB_OFFLINE or --offline): only the caches are read",
+                           quote_untrusted(name), quote_untrusted(cache.hub_cache_dir), missing));
 }
 
 // The path inside the snapshot that `ref` asks for: the folder, a file, or
@@ -71,6 +70,15 @@ Result<Model> open_model_by_name(FileSystem& fs, const std::string& name,
     }
     ref->file = options.file;
   }
+  if (!options.revision.empty()) {
+    if (Status revision = check_hub_revision(options.revision); !revision) {
+      return Error::usage("revision", revision.error().message());
+    }
+    if (name.find('@') != std::string::npos && ref->revision != options.revision) {
+      return Error::usage("revision", "and the name's @revision differ: give one");
+    }
+    ref->revision = options.revision;
+  }
 
   // Every read in the repo's cache folder, its refs and the snapshot's
   // listing included, stays inside it. No folder: the lookup says so.
@@ -84,7 +92,12 @@ Result<Model> open_model_by_name(FileSystem& fs, const std::string& name,
 
   Result<HfCacheLookup> lookup = find_in_hf_cache(repo_fs, options.hf_cache.hub_cache_dir, *ref);
   if (!lookup) return lookup.error();
-  if (!lookup->snapshot) return not_in_cache(name, options.hf_cache, lookup->missing);
+  if (!lookup->snapshot) {
+    if (options.hf_cache.offline && !options.header_store) {
+      return not_in_cache(name, options.hf_cache, lookup->missing);
+    }
+    return open_model_from_hub(fs, name, *ref, options, open_options);
+  }
   Result<std::string> target = target_in_snapshot(repo_fs, *ref, *lookup->snapshot);
   if (!target) return target.error();
   Result<Model> model = open_model(repo_fs, *target, open_options);

@@ -310,6 +310,7 @@ LocalRequestContext::LocalRequestContext(const Environment& env)
       host_options_(host_query_options_from_environment(env)) {
   host_options_.explicit_limit_bytes = settings_.memory_limit_bytes;
   model_names_.hf_cache = hf_cache_options_from_environment(env);
+  model_names_.hub = hub_options_from_environment(env);
 }
 
 Result<std::shared_ptr<const Model>> LocalRequestContext::open_model(

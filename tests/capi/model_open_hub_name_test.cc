@@ -68,11 +68,14 @@ TEST(CapiHubName, ModelOpenAndTheJsonRequestReadTheCache) {
   EXPECT_EQ(nlohmann::json::parse(report)["weights_bytes"], 13056u);
   memfit_string_free(report);
 
+  // Offline, a name the cache lacks is not looked for on the Hub.
+  ScopedEnv offline("HF_HUB_OFFLINE", "1");
   EXPECT_EQ(memfit_model_open("org/absent", &model, &error), MEMFIT_ERROR);
   ASSERT_NE(error, nullptr);
   EXPECT_EQ(std::string(error),
             "'org/absent': not a local path, and not in the Hugging Face cache at '" + dir.path() +
-                "' (no folder 'models--org--absent'); reading from the Hub is not built yet");
+                "' (no folder 'models--org--absent'); offline (HF_HUB_OFFLINE or --offline): only the "
+                "caches are read");
   memfit_string_free(error);
 }
 

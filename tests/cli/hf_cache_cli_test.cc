@@ -30,7 +30,10 @@ class InspectHfCache : public ::testing::Test {
   }
 
   std::map<std::string, std::string> env(bool offline = false) const {
+    // The Hub is never asked here: a name the cache lacks goes to a
+    // loopback port where nothing listens (discard, 9).
     std::map<std::string, std::string> vars = {{"HF_HUB_CACHE", dir_.path()},
+                                               {"HF_ENDPOINT", "http://127.0.0.1:9"},
                                                {"MEMFIT_MEMORY_LIMIT", "64GiB"}};
     if (offline) vars["HF_HUB_OFFLINE"] = "1";
     return vars;
@@ -52,20 +55,20 @@ TEST_F(InspectHfCache, ACachedNameIsInspectedFromItsSnapshot) {
 }
 
 TEST_F(InspectHfCache, ANameTheCacheLacksIsOneLineAndExitOne) {
-  auto r = run_memfit({"inspect", "-m", "org/absent"}, env());
+  auto r = run_memfit({"inspect", "-m", "org/absent", "--offline"}, env());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "memfit: 'org/absent': not a local path, and not in the Hugging Face cache at '" +
                        dir_.path() +
-                       "' (no folder 'models--org--absent'); reading from the Hub is not built "
-                       "yet\n");
+                       "' (no folder 'models--org--absent'); offline (HF_HUB_OFFLINE or "
+                       "--offline): only the caches are read\n");
 
   r = run_memfit({"inspect", "-m", "org/llama@v2"}, env(/*offline=*/true));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "memfit: 'org/llama@v2': not a local path, and not in the Hugging Face cache "
                    "at '" + dir_.path() +
-                       "' (no ref 'v2' in 'models--org--llama'); offline (HF_HUB_OFFLINE): only "
-                       "the cache is read\n");
+                       "' (no ref 'v2' in 'models--org--llama'); offline (HF_HUB_OFFLINE or "
+                       "--offline): only the caches are read\n");
 }
 
 TEST_F(InspectHfCache, ABadRevisionIsAUsageErrorAboutTheModelFlag) {

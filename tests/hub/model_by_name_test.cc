@@ -59,6 +59,9 @@ class ModelByName : public ::testing::Test {
     write_llama();
     write_tiny_gguf();
     options_.hf_cache.hub_cache_dir = dir_.path();
+    // Nothing here reaches a network: a name the cache lacks goes to a
+    // loopback port where nothing listens (discard, 9).
+    options_.hub.endpoint = "http://127.0.0.1:9";
   }
 
   void write_llama() {
@@ -260,26 +263,25 @@ TEST_F(ModelByName, AFileInsideTheRepo) {
 
 TEST_F(ModelByName, ANameTheCacheLacksIsOneLine) {
   const std::string at = "not a local path, and not in the Hugging Face cache at '" + dir_.path() + "' ";
+  const std::string offline_only = "; offline (HF_HUB_OFFLINE or --offline): only the caches are read";
+  options_.hf_cache.offline = true;
   Result<Model> absent = open("org/absent");
   ASSERT_FALSE(absent.ok());
   EXPECT_EQ(absent.error().kind(), ErrorKind::kInput);
   EXPECT_EQ(absent.error().message(),
             "'org/absent': " + at +
-                "(no folder 'models--org--absent'); reading from the Hub is not built yet");
+                "(no folder 'models--org--absent')" + offline_only);
 
   Result<Model> no_revision = open("org/llama@v9");
   ASSERT_FALSE(no_revision.ok());
   EXPECT_EQ(no_revision.error().message(),
             "'org/llama@v9': " + at +
-                "(no ref 'v9' in 'models--org--llama'); reading from the Hub is not built yet");
+                "(no ref 'v9' in 'models--org--llama')" + offline_only);
 
-  options_.hf_cache.offline = true;
   Result<Model> offline = open("org/absent:Q4_K_M");
   ASSERT_FALSE(offline.ok());
   EXPECT_EQ(offline.error().message(),
-            "'org/absent:Q4_K_M': " + at +
-                "(no folder 'models--org--absent'); offline (HF_HUB_OFFLINE): only the cache is "
-                "read");
+            "'org/absent:Q4_K_M': " + at + "(no folder 'models--org--absent')" + offline_only);
 }
 
 TEST_F(ModelByName, ASnapshotWithNothingToSizeIsNoModel) {
@@ -391,7 +393,8 @@ TEST_F(ModelByName, TheLocalRequestContextFindsTheCacheInItsEnvironment) {
       MapEnvironment{{"HF_HUB_CACHE", dir_.path()}, {"HF_HUB_OFFLINE", "1"}});
   Result<std::shared_ptr<const Model>> absent = offline.open_model("org/absent", {});
   ASSERT_FALSE(absent.ok());
-  EXPECT_NE(absent.error().message().find("; offline (HF_HUB_OFFLINE): only the cache is read"),
+  EXPECT_NE(absent.error().message().find(
+                "; offline (HF_HUB_OFFLINE or --offline): only the caches are read"),
             std::string::npos);
 }
 

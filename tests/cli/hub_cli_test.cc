@@ -1,0 +1,93 @@
+// `memfit inspect -m org/name` read from a fake Hugging Face Hub on
+// loopback (support/fake_hub.h), found through HF_ENDPOINT.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support/fake_hub.h"
+#include "support/run_command.h"
+#include "support/safetensors_writer.h"
+#include "support/temp_dir.h"
+
+namespace memfit {
+namespace {
+
+using testing::run_memfit;
+
+constexpr char kCommit[] = "0123456789abcdef0123456789abcdef01234567";
+
+class InspectHub : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // org/llama: 2 layers of llama at width 64, vocabulary 100; one
+    // model.safetensors of a BF16 embedding [100, 64] (12,800 B) and an
+    // F32 norm [64] (256 B): 13,056 B.
+    FakeHubRepo repo;
+    repo.commit = kCommit;
+    const std::string config = R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":64,
+        "num_attention_heads":4,"num_key_value_heads":2,"vocab_size":100})";
+    repo.files["config.json"] = FakeHubFile{config, config.size()};
+    const std::string st = safetensors_file_bytes(
+        {{"model.embed_tokens.weight", "BF16", {100, 64}, std::nullopt},
+         {"model.norm.weight", "F32", {64}, std::nullopt}});
+    repo.files["model.safetensors"] = FakeHubFile{st, st.size()};
+    hub_.add_repo("org/llama", repo);
+    repo.token = "hf_granted";
+    hub_.add_repo("org/gated", repo);
+  }
+
+  // An empty HF cache, no token from this process's environment or files.
+  std::map<std::string, std::string> env() const {
+    return {{"HF_HUB_CACHE", dir_.path()},      {"HF_ENDPOINT", hub_.endpoint()},
+            {"HF_TOKEN", ""},                   {"HUGGING_FACE_HUB_TOKEN", ""},
+            {"HF_TOKEN_PATH", dir_.path() + "/no-token"}, {"HF_HUB_OFFLINE", ""},
+            {"MEMFIT_MEMORY_LIMIT", "64GiB"}};
+  }
+
+  FakeHub hub_;
+  TempDir dir_;
+};
+
+TEST_F(InspectHub, ANameIsInspectedFromTheHub) {
+  auto r = run_memfit({"inspect", "-m", "org/llama", "--json", "--max-tokens", "1000"}, env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["weights_bytes"], 13056u);  // 12,800 + 256, from the header
+  EXPECT_EQ(j["weights_source"], "safetensors_header");
+  // 2 layers x 2 (K, V) x 2 heads x 16 x 2 B x 1,024 tokens (1,000 rounded up).
+  EXPECT_EQ(j["kv_bytes_total"], 262144u);
+  EXPECT_EQ(r.err, "");  // stderr is no terminal: no progress line
+  EXPECT_EQ(hub_.requests().size(), 5u);  // the API, then 2 files x (Hub + storage)
+}
+
+TEST_F(InspectHub, AGatedRepoIsOneLineAndTheTokenFlagOpensIt) {
+  auto r = run_memfit({"inspect", "-m", "org/gated"}, env());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "memfit: 'org/gated': gated or private on the Hub (HTTP 401): accept its terms "
+                   "at " + hub_.endpoint() +
+                       "/org/gated and set HF_TOKEN or --token to a token that may read it\n");
+
+  r = run_memfit({"inspect", "-m", "org/gated", "--token", "hf_granted", "--json"}, env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["weights_bytes"], 13056u);
+  for (const FakeHubRequest& request : hub_.requests()) {
+    if (request.host == "storage") EXPECT_EQ(request.authorization, "") << request.path;
+  }
+}
+
+TEST_F(InspectHub, OfflineTheHubIsNotAsked) {
+  auto r = run_memfit({"inspect", "-m", "org/llama", "--offline"}, env());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "memfit: 'org/llama': not a local path, and not in the Hugging Face cache at '" +
+                       dir_.path() +
+                       "' (no folder 'models--org--llama'); offline (HF_HUB_OFFLINE or --offline): "
+                       "only the caches are read\n");
+  EXPECT_EQ(hub_.requests().size(), 0u);
+}
+
+}  // namespace
+}  // namespace memfit
