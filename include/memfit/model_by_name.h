@@ -30,6 +30,10 @@ struct ModelNameOptions {
   // as --file gives it; "" for the whole snapshot. Only with a Hub name,
   // and not with a ":QUANT" tag (kUsage).
   std::string file;
+  // false: step 1 is skipped, and a name that is not a Hub name is a
+  // kUsage error: a caller that must not read local paths outside its
+  // own folders (the service, with --allow-hub) reads caches only.
+  bool local_paths = true;
 };
 
 // Opens what `name` means (above) with `open_options`. The Model's path is
