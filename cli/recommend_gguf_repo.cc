@@ -88,9 +88,7 @@ bool run_recommend_gguf_repo(const EstimateOptions& o, int& exit_code) {
   Result<GgufRepoPricing> pricing =
       price_gguf_repo(*(*folder)->fs, (*folder)->root, *request, context);
   if (!pricing) {
-    exit_code = report_error(pricing.error().kind() == ErrorKind::kUsage
-                                 ? pricing.error()
-                                 : pricing.error().within(quote_untrusted(o.model)));
+    exit_code = report_error(pricing.error());
     return true;
   }
   print_warnings(pricing->prepared.warnings);

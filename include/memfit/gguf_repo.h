@@ -50,7 +50,8 @@ struct GgufRepoPricing {
 // field is ignored; its engine must be unset or llamacpp), reading files
 // from `fs` and everything else (settings, platform, the host's budget)
 // from `context`. Errors: kUsage for another engine; kInput when `root`
-// holds no GGUF model; the first model's error, prefixed with its path.
+// holds no GGUF model; the first model's error (the loader's names its
+// file; an estimate's is prefixed with the model's path in the folder).
 Result<GgufRepoPricing> price_gguf_repo(FileSystem& fs, const std::string& root,
                                         const EstimateRequest& request, RequestContext& context);
 

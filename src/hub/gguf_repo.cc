@@ -139,7 +139,7 @@ Result<GgufRepoPricing> price_gguf_repo(FileSystem& fs, const std::string& root,
     r.model = entry;
     r.engine = Engine::kLlamaCpp;
     Result<PreparedRequest> prepared = prepare(r, repo_context, PrepareOptions{.keep_tensors = true});
-    if (!prepared) return prepared.error().within(quote_untrusted(entry));
+    if (!prepared) return prepared.error();  // the loader's names the file
     if (pricing.models.empty()) pricing.prepared = *prepared;
     add_once(pricing.prepared.warnings, prepared->warnings);
     const MainType type = main_type(*prepared->model);
