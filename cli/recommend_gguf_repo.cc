@@ -68,6 +68,8 @@ std::string text_answer(const std::string& name, const GgufRepoPricing& p) {
 }  // namespace
 
 bool run_recommend_gguf_repo(const EstimateOptions& o, int& exit_code) {
+  // --engine mlxcel asks for MLX re-pricing of one model's shapes, as before.
+  if (o.engine == "mlxcel") return false;
   std::unique_ptr<Environment> env = make_process_environment();
   ModelNameOptions names;
   names.hf_cache = hf_cache_options_from_environment(*env);

@@ -105,6 +105,16 @@ TEST_F(RecommendGgufRepoCli, TheTableNamesEachFileAndTheChoice) {
   EXPECT_NE(r.out.find("\nRecommended: Qwen3-8B-Q8_0.gguf\n"), std::string::npos) << r.out;
 }
 
+// --engine mlxcel keeps its old meaning: one GGUF model's shapes re-priced
+// at MLX widths (a folder of two is then ambiguous, as inspect says).
+TEST_F(RecommendGgufRepoCli, EngineMlxcelIsNotTheFolderTable) {
+  auto r = run_memfit({"recommend-quant", "-m", folder_, "--engine", "mlxcel", "--memory-limit",
+                       "64GiB", "--json"},
+                      env_);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("holds 2 GGUF models"), std::string::npos) << r.err;
+}
+
 TEST_F(RecommendGgufRepoCli, AHuggingFaceNameReadsItsCachedSnapshot) {
   const std::string hub = dir_.make_dir("hub");
   HfCacheWriter cache(hub);
