@@ -1,6 +1,8 @@
 // memfit recommend-quant: the same estimate for each candidate weight
 // mode (the checkpoint as it is, int8, int4 MLX affine), the largest
-// context each allows, and the most precise mode that fits.
+// context each allows, and the most precise mode that fits. A folder of
+// GGUF models (a quant repo) is priced file by file instead
+// (recommend_gguf_repo.h).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -8,6 +10,7 @@
 
 #include "commands.h"
 #include "estimate_options.h"
+#include "recommend_gguf_repo.h"
 #include "memfit/memory_size.h"
 #include "memfit/quant_schemes.h"
 #include "memfit/report.h"
@@ -32,6 +35,7 @@ struct Candidate {
 };
 
 void run_recommend(const RecommendOptions& o, int& exit_code) {
+  if (run_recommend_gguf_repo(o.estimate, exit_code)) return;
   Result<PreparedRequest> c = prepare_estimate(o.estimate, PrepareOptions{.keep_tensors = true});
   if (!c) {
     exit_code = report_error(c.error());
@@ -43,8 +47,9 @@ void run_recommend(const RecommendOptions& o, int& exit_code) {
   }
   if (c->engine == Engine::kLlamaCpp) {
     exit_code = report_error(Error::usage(
-        "recommend-quant prices MLX quantizations of a safetensors checkpoint (engine mlxcel); "
-        "for a GGUF model, compare its quant files with memfit inspect or memfit fit"));
+        "recommend-quant prices MLX quantizations of a safetensors checkpoint (engine mlxcel), "
+        "or each GGUF file of a folder of them: for a GGUF model, name its folder or its "
+        "Hugging Face repo"));
     return;
   }
   const std::vector<SafetensorsTensor>& tensors = c->model->tensors;
@@ -138,6 +143,7 @@ void add_recommend_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("recommend-quant", "the most precise weight mode that fits");
   add_model_options(*cmd, options->estimate);
   add_request_options(*cmd, options->estimate);
+  add_llamacpp_options(*cmd, options->estimate);
   cmd->add_option("--group-size", options->group_size, "MLX quantization group (default 64)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--bits", options->bits, "candidate bit widths (default 8 4)")

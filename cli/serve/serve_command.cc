@@ -40,6 +40,7 @@ struct ServeOptions {
   std::vector<std::string> model_roots;
   std::string memory_limit;  // "" = not given
   std::string device = "auto";
+  bool allow_hub = false;  // --allow-hub
   HttpServerOptions server;  // --threads and the limits
 };
 
@@ -64,6 +65,8 @@ int run_serve(const ServeOptions& o) {
   std::vector<std::string> warnings;
   ServiceOptions service_options;
   service_options.model_roots = o.model_roots;
+  service_options.allow_hub = o.allow_hub;
+  service_options.hf_cache = hf_cache_options_from_environment(*env);
   service_options.settings = settings_from_environment(*env, warnings);
   service_options.host = host_query_options_from_environment(*env);
   service_options.host.explicit_limit_bytes = service_options.settings.memory_limit_bytes;
@@ -90,6 +93,7 @@ int run_serve(const ServeOptions& o) {
   for (const std::string& w : warnings) print_line("warning: " + w);
   service_options.settings_warnings = std::move(warnings);  // and in every estimate
 
+  const std::string hub_cache_dir = service_options.hf_cache.hub_cache_dir;
   Result<std::unique_ptr<Service>> service = Service::create(std::move(service_options));
   if (!service.ok()) {
     print_line("serve: " + service.error().message());
@@ -131,10 +135,16 @@ int run_serve(const ServeOptions& o) {
       address->host.find(':') != std::string::npos ? "[" + address->host + "]" : address->host;
   print_line(fmt::format("serving on http://{}:{} (model roots: {})", host, *port,
                          roots.empty() ? "none" : fmt::format("{}", fmt::join(roots, ", "))));
-  if (roots.empty()) print_line("warning: no --model-root: every model request will be refused");
+  if (o.allow_hub) {
+    print_line("Hugging Face names allowed (--allow-hub): read from the cache at " +
+               hub_cache_dir);
+  } else if (roots.empty()) {
+    print_line("warning: no --model-root: every model request will be refused");
+  }
   if (!is_loopback(address->host)) {
     print_line("warning: listening beyond loopback: anyone who reaches " + address->host +
-               " can query the models under the roots");
+               " can query the models under the roots" +
+               (o.allow_hub ? std::string(" and in the Hugging Face cache") : std::string()));
   }
 
   Status status = server.serve();
@@ -163,6 +173,9 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   command->add_option("--memory-limit", options->memory_limit,
                       "memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT");
   command->add_option("--device", options->device, "budget device: auto, cpu, cuda:N or rocm:N");
+  command->add_flag("--allow-hub", options->allow_hub,
+                    "let requests name Hugging Face models (org/name[@rev][:QUANT]), read from "
+                    "the Hugging Face cache; off: such names get 403 hub_not_allowed");
   HttpServerOptions& server = options->server;
   command
       ->add_option("--threads", server.worker_threads, "worker threads for the endpoints that work")

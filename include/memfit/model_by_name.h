@@ -50,6 +50,10 @@ struct ModelNameOptions {
   // Called while the shards' headers are read from the Hub, when there
   // are kHubProgressMinFiles or more: (files read, files in all).
   std::function<void(size_t, size_t)> progress;
+  // false: step 1 is skipped, and a name that is not a Hub name is a
+  // kUsage error: a caller that must not read local paths outside its
+  // own folders (the service, with --allow-hub) reads caches only.
+  bool local_paths = true;
 };
 
 inline constexpr size_t kHubProgressMinFiles = 8;

@@ -64,6 +64,28 @@ bool gguf_model_has_quant(std::string_view entry, std::string_view tag) {
   return before == '-' || before == '.';
 }
 
+std::string gguf_model_quant_tag(std::string_view entry) {
+  const size_t slash = entry.rfind('/');
+  std::string_view stem = slash == std::string_view::npos ? entry : entry.substr(slash + 1);
+  std::string prefix;
+  if (std::optional<GgufSplitName> split = parse_gguf_split_name(stem)) {
+    prefix = split->prefix;
+    stem = prefix;
+  } else if (stem.ends_with(kGgufSuffix)) {
+    stem.remove_suffix(kGgufSuffix.size());
+  }
+  const size_t cut = stem.find_last_of("-.");
+  if (cut == std::string_view::npos) return "";
+  const std::string_view tag = stem.substr(cut + 1);
+  for (std::string_view type : {"q", "iq", "tq", "f", "bf", "mxfp"}) {
+    if (tag.size() > type.size() && equal_without_case(tag.substr(0, type.size()), type) &&
+        tag[type.size()] >= '0' && tag[type.size()] <= '9') {
+      return std::string(tag);
+    }
+  }
+  return "";
+}
+
 Result<std::string> find_gguf_quant(FileSystem& fs, const std::string& dir, std::string_view tag,
                                     std::string_view repo_label) {
   Result<std::vector<std::string>> models = list_repo_gguf_models(fs, dir);

@@ -25,6 +25,15 @@ Result<std::vector<std::string>> list_repo_gguf_models(FileSystem& fs, const std
 // not K_M.
 bool gguf_model_has_quant(std::string_view entry, std::string_view tag);
 
+// The quant tag `entry`'s file name ends with: the part of its name
+// (without ".gguf" and a split's "-00001-of-00003") after the last '-' or
+// '.', when that part is spelled as ggml's types are: Q, IQ, TQ, F, BF or
+// MXFP (any case) then a digit ("Qwen3-8B-Q4_K_M.gguf": "Q4_K_M",
+// "llama.Q8_0-00001-of-00002.gguf": "Q8_0", "model-bf16.gguf": "bf16");
+// "" otherwise ("model.gguf", "Qwen3-8B.gguf": "8B" is no type). A tag
+// found here always satisfies gguf_model_has_quant(entry, tag).
+std::string gguf_model_quant_tag(std::string_view entry);
+
 // The one GGUF model of `dir` of quant `tag`, as a path relative to `dir`.
 // kUsage errors, one line: none matches (or the repo holds none), listing
 // the repo's GGUF models; several do, listing them (a longer tag, the end

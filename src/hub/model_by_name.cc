@@ -50,7 +50,11 @@ Result<std::string> target_in_snapshot(FileSystem& fs, const HubModelRef& ref,
 Result<Model> open_model_by_name(FileSystem& fs, const std::string& name,
                                  const ModelNameOptions& options,
                                  const OpenModelOptions& open_options) {
-  Result<FileStat> local = fs.stat(name);
+  if (!options.local_paths && !looks_like_hub_name(name)) {
+    return Error::usage("model", fmt::format("{}: not a Hugging Face name (org/name)",
+                                             quote_untrusted(name)));
+  }
+  Result<FileStat> local = options.local_paths ? fs.stat(name) : Result<FileStat>(FileStat{});
   if (!local) return local.error();
   if (local->kind != FileKind::kMissing || !looks_like_hub_name(name)) {
     if (!options.file.empty()) {

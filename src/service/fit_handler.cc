@@ -87,7 +87,7 @@ Status check_mlxcel_fit(const FitRequest& request) {
 HttpResponse handle_fit(ServiceState& state, std::string_view body) {
   Result<FitRequest> request = parse_fit_request(body);
   if (!request.ok()) return error_response(api_error_of(request.error()));
-  ApiResult<ResolvedModel> resolved = state.roots.resolve(request->request.model);
+  ApiResult<ResolvedModel> resolved = resolve_request_model(state, request->request.model);
   if (!resolved.ok()) return error_response(resolved.error());
   ServiceContext context(state, *resolved);
   Result<PreparedRequest> p = prepare(request->request, context);

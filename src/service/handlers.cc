@@ -20,7 +20,7 @@ Json optional_bytes(const std::optional<uint64_t>& v) { return v ? Json(*v) : Js
 
 ApiResult<std::shared_ptr<const CachedModel>> model_named(ServiceState& state,
                                                           std::string_view name) {
-  ApiResult<ResolvedModel> resolved = state.roots.resolve(name);
+  ApiResult<ResolvedModel> resolved = resolve_request_model(state, name);
   if (!resolved.ok()) return resolved.error();
   return state.cache.get(*resolved);
 }
@@ -28,7 +28,7 @@ ApiResult<std::shared_ptr<const CachedModel>> model_named(ServiceState& state,
 HttpResponse handle_estimate(ServiceState& state, std::string_view body) {
   Result<EstimateRequest> request = parse_estimate_request_json(body);
   if (!request.ok()) return error_response(api_error_of(request.error()));
-  ApiResult<ResolvedModel> resolved = state.roots.resolve(request->model);
+  ApiResult<ResolvedModel> resolved = resolve_request_model(state, request->model);
   if (!resolved.ok()) return error_response(resolved.error());
   ServiceContext context(state, *resolved);
   Result<EstimateRun> run = memfit::run(*request, context);

@@ -17,8 +17,14 @@ ApiResult<std::shared_ptr<const CachedModel>> ModelCache::get(const ResolvedMode
   // Opened without the lock: a slow disk must not stall requests for
   // models already cached.
   opens_.fetch_add(1);
-  std::unique_ptr<FileSystem> fs = make_confined_file_system(roots_, make_real_file_system());
-  Result<Model> model = open_model(*fs, resolved.real_path, options);
+  Result<Model> model = Error("unopened");
+  if (resolved.hub) {
+    std::unique_ptr<FileSystem> fs = make_real_file_system();
+    model = open_model_by_name(*fs, resolved.real_path, hub_names_, options);
+  } else {
+    std::unique_ptr<FileSystem> fs = make_confined_file_system(roots_, make_real_file_system());
+    model = open_model(*fs, resolved.real_path, options);
+  }
   if (!model.ok()) {
     // A name the caller must make precise (a folder of several GGUF
     // models) is the request's fault, as every front end says.

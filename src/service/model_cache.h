@@ -1,6 +1,8 @@
 // ModelCache: each model the service is asked about is opened once (its
 // config and weight headers parsed) and kept for the life of the service,
-// keyed by its real path, so a repeated request costs the estimate only.
+// keyed by its real path (a Hub name: the name as given, never absolute),
+// so a repeated request costs the estimate only. A Hub name's revision is
+// resolved once too: a branch that moves is seen after a restart.
 //
 // Entries are never evicted or refreshed: the roots hold a finite set of
 // models, and a model changed on disk is seen after a restart. A model that
@@ -16,6 +18,7 @@
 #include <string>
 
 #include "memfit/model.h"
+#include "memfit/model_by_name.h"
 #include "memfit/prefill_guard.h"
 #include "service/api_error.h"
 #include "service/model_roots.h"
@@ -37,7 +40,9 @@ class ModelCache {
  public:
   // Models are read through a file system confined to `roots`, which must
   // outlive the cache.
-  explicit ModelCache(const ModelRoots& roots) : roots_(roots) {}
+  // Hub names (ResolvedModel::hub) are opened with `hub_names`.
+  ModelCache(const ModelRoots& roots, ModelNameOptions hub_names)
+      : roots_(roots), hub_names_(std::move(hub_names)) {}
 
   // The cached model, opening it on first use; 422 model_unreadable with
   // the loader's message when it cannot be opened (400 bad_request, kind
@@ -53,6 +58,7 @@ class ModelCache {
 
  private:
   const ModelRoots& roots_;
+  const ModelNameOptions hub_names_;
   mutable std::mutex mu_;
   // Keyed by real path, and whether the entry keeps its tensor list.
   std::map<std::pair<std::string, bool>, std::shared_ptr<const CachedModel>>

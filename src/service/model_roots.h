@@ -31,6 +31,9 @@ namespace memfit::service {
 struct ResolvedModel {
   std::string real_path;  // realpath() of the named folder or file
   std::string label;      // real_path relative to its root: the /metrics label
+  // True for a Hugging Face name (the service's allow_hub): real_path and
+  // label hold the name as the request gives it, for open_model_by_name.
+  bool hub = false;
 };
 
 struct ListedModel {

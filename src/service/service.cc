@@ -7,6 +7,7 @@
 #include <array>
 #include <exception>
 
+#include "memfit/environment.h"
 #include "memfit/untrusted_text.h"
 #include "service/api_error.h"
 #include "service/service_state.h"
@@ -30,7 +31,7 @@ std::shared_ptr<const HostMemoryStatus> service::HostSnapshot::get() {
 ServiceState::ServiceState(ServiceOptions o, service::ModelRoots r)
     : options(std::move(o)),
       roots(std::move(r)),
-      cache(roots),
+      cache(roots, ModelNameOptions{.hf_cache = options.hf_cache, .local_paths = false}),
       host(options.query_host, options.host_reuse_ms) {}
 
 namespace {
@@ -87,6 +88,9 @@ Result<std::unique_ptr<Service>> Service::create(ServiceOptions options) {
   Result<service::ModelRoots> roots = service::ModelRoots::create(options.model_roots);
   if (!roots.ok()) return roots.error();
   options.model_roots = roots->real_paths();
+  if (options.allow_hub && options.hf_cache.hub_cache_dir.empty()) {
+    options.hf_cache = hf_cache_options_from_environment(*make_process_environment());
+  }
   if (!options.host.explicit_limit_bytes) {
     options.host.explicit_limit_bytes = options.settings.memory_limit_bytes;
   }

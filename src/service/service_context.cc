@@ -1,8 +1,39 @@
 #include "service/service_context.h"
 
+#include <filesystem>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "memfit/hub_name.h"
 #include "memfit/request_json.h"
+#include "memfit/untrusted_text.h"
+#include "service/service_state.h"
 
 namespace memfit::service {
+
+ApiResult<ResolvedModel> resolve_request_model(const ServiceState& state, std::string_view name) {
+  ApiResult<ResolvedModel> resolved = state.roots.resolve(name);
+  // A local path wins (as open_model_by_name has it); only a name the
+  // roots lack may be a Hub name, and not one whose first part a root
+  // holds ("good/absent" under a root with "good/" is a missing path).
+  if (resolved.ok() || resolved.error().code != "model_not_found" || !looks_like_hub_name(name)) {
+    return resolved;
+  }
+  const std::string_view org = name.substr(0, name.find('/'));
+  for (const std::string& root : state.roots.real_paths()) {
+    std::error_code error;
+    if (std::filesystem::exists(std::filesystem::path(root) / org, error)) return resolved;
+  }
+  if (!state.options.allow_hub) {
+    return ApiError{403, "hub_not_allowed",
+                    fmt::format("model {}: not under the model roots, and this service does not "
+                                "read Hugging Face names: start it with --allow-hub to allow them",
+                                quote_untrusted(name)),
+                    Json::object()};
+  }
+  return ResolvedModel{std::string(name), std::string(name), true};
+}
 
 ServiceContext::ServiceContext(ServiceState& state, ResolvedModel resolved)
     : state_(state), resolved_(std::move(resolved)) {}

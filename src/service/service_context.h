@@ -41,6 +41,12 @@ class ServiceContext final : public RequestContext {
   std::shared_ptr<const CachedModel> cached_;
 };
 
+// The model a request names: a path under the roots (ModelRoots::resolve),
+// else, for a Hugging Face name the roots do not hold (nor its "org"
+// folder), the name itself when the service allows the Hub
+// (ResolvedModel::hub), or 403 hub_not_allowed.
+ApiResult<ResolvedModel> resolve_request_model(const ServiceState& state, std::string_view name);
+
 // The HTTP status and code of a library error, from its kind:
 //   usage 400 bad_request, input 422 model_unreadable, overflow 422
 //   estimate_failed, host 422 host_error, internal 500 internal_error;

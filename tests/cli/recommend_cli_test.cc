@@ -100,16 +100,17 @@ TEST(RecommendQuantCli, PicksTheMostPreciseModeThatFits) {
   EXPECT_TRUE(j["candidates"][1]["max_tokens_that_fit"].get<uint64_t>() >= 1024u);
 }
 
-// It prices MLX quantizations of a safetensors checkpoint: a GGUF model
+// It prices MLX quantizations of a safetensors checkpoint: a GGUF file
 // (llamacpp by default) or --engine llamacpp is refused, saying what to
-// do instead.
+// do instead (name the folder: recommend_gguf_repo_cli_test.cc).
 TEST(RecommendQuantCli, RefusesTheLlamaCppProfile) {
   TempDir dir;
   const std::string gguf = dir.file_path("qwen3-8b.gguf");
   qwen3_8b_gguf().write(gguf);
   const std::string expected =
       "memfit: recommend-quant prices MLX quantizations of a safetensors checkpoint (engine "
-      "mlxcel); for a GGUF model, compare its quant files with memfit inspect or memfit fit\n";
+      "mlxcel), or each GGUF file of a folder of them: for a GGUF model, name its folder or its "
+      "Hugging Face repo\n";
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"recommend-quant", "-m", gguf},
         std::vector<std::string>{"recommend-quant", "-m", kExample, "--engine", "llamacpp"}}) {

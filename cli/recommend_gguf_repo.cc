@@ -1,0 +1,105 @@
+// memfit recommend-quant -m <GGUF repo>: one row per GGUF model of the
+// folder (price_gguf_repo), as a table or --json.
+#include "recommend_gguf_repo.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "commands.h"
+#include "memfit/environment.h"
+#include "memfit/gguf_repo.h"
+#include "memfit/hf_cache.h"
+#include "memfit/memory_size.h"
+#include "memfit/report.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit::cli {
+namespace {
+
+nlohmann::ordered_json json_answer(const GgufRepoPricing& p) {
+  nlohmann::ordered_json models = nlohmann::ordered_json::array();
+  for (const GgufRepoModel& m : p.models) {
+    models.push_back({{"file", m.path},
+                      {"quant", m.quant},
+                      {"main_type", m.main_type},
+                      {"file_count", m.file_count},
+                      {"size_bytes", m.size_bytes},
+                      {"model_bytes", m.estimate.model_bytes},
+                      {"context_bytes", m.estimate.context_bytes},
+                      {"compute_bytes", m.estimate.compute_bytes},
+                      {"total_bytes", m.estimate.total_bytes},
+                      {"fits", m.estimate.fits}});
+  }
+  const LlamaCppContext& ctx = p.models.front().estimate.context;
+  return {{"engine", "llamacpp"},
+          {"recommended", p.recommended ? nlohmann::ordered_json(p.models[*p.recommended].path)
+                                        : nlohmann::ordered_json(nullptr)},
+          {"models", models},
+          {"ctx_size", ctx.n_ctx},
+          {"parallel", ctx.n_seq},
+          {"budget_bytes", p.prepared.budget.budget_bytes},
+          {"warnings", warnings_json(p.prepared.warnings)}};
+}
+
+std::string text_answer(const std::string& name, const GgufRepoPricing& p) {
+  const LlamaCppContext& ctx = p.models.front().estimate.context;
+  std::string out = fmt::format(
+      "{}: {} GGUF model{}, llama.cpp at {} tokens of context, {} sequence{}; budget {} ({})\n\n",
+      name, p.models.size(), p.models.size() == 1 ? "" : "s", ctx.n_ctx, ctx.n_seq,
+      ctx.n_seq == 1 ? "" : "s", format_bytes(p.prepared.budget.budget_bytes),
+      to_string(p.prepared.budget.source));
+  size_t width = 4;
+  for (const GgufRepoModel& m : p.models) width = std::max(width, m.path.size());
+  out += fmt::format("  {:<{}}  {:<10}{:<9}{:>12}{:>12}  {}\n", "file", width, "quant", "type",
+                     "size", "total", "verdict");
+  for (const GgufRepoModel& m : p.models) {
+    out += fmt::format("  {:<{}}  {:<10}{:<9}{:>12}{:>12}  {}\n", m.path, width,
+                       m.quant.empty() ? "-" : m.quant, m.main_type.empty() ? "-" : m.main_type,
+                       format_bytes(m.size_bytes), format_bytes(m.estimate.total_bytes),
+                       m.estimate.fits ? "FITS" : "DOES NOT FIT");
+  }
+  out += p.recommended ? fmt::format("\nRecommended: {}\n", p.models[*p.recommended].path)
+                       : "\nRecommended: none of these fits\n";
+  return out;
+}
+
+}  // namespace
+
+bool run_recommend_gguf_repo(const EstimateOptions& o, int& exit_code) {
+  // --engine mlxcel asks for MLX re-pricing of one model's shapes, as before.
+  if (o.engine == "mlxcel") return false;
+  std::unique_ptr<Environment> env = make_process_environment();
+  ModelNameOptions names;
+  names.hf_cache = hf_cache_options_from_environment(*env);
+  Result<std::optional<GgufRepoFolder>> folder =
+      find_gguf_repo_folder(std::shared_ptr<FileSystem>(make_real_file_system()), o.model, names);
+  if (!folder) {
+    exit_code = report_error(folder.error().within(quote_untrusted(o.model)));
+    return true;
+  }
+  if (!*folder) return false;
+
+  Result<EstimateRequest> request = to_request(o);
+  if (!request) {
+    exit_code = report_error(request.error());
+    return true;
+  }
+  LocalRequestContext context(*env);
+  Result<GgufRepoPricing> pricing =
+      price_gguf_repo(*(*folder)->fs, (*folder)->root, *request, context);
+  if (!pricing) {
+    exit_code = report_error(pricing.error());
+    return true;
+  }
+  print_warnings(pricing->prepared.warnings);
+  const std::string out =
+      o.json ? json_answer(*pricing).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
+             : text_answer(quote_untrusted(o.model), *pricing);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  exit_code = kExitOk;
+  return true;
+}
+
+}  // namespace memfit::cli

@@ -1,0 +1,76 @@
+// A folder of GGUF models (a quant repo such as unsloth/Qwen3-8B-GGUF, a
+// local folder, a snapshot of the Hugging Face cache) priced file by file:
+// what `memfit recommend-quant -m <GGUF repo>` prints.
+//
+// Everything is read through a FileSystem under a root folder, so the same
+// pricing runs on a local folder, a cache snapshot or a remote listing.
+// Only headers are read, never tensor data.
+#ifndef MEMFIT_GGUF_REPO_H_
+#define MEMFIT_GGUF_REPO_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memfit/file_system.h"
+#include "memfit/llamacpp.h"
+#include "memfit/model_by_name.h"
+#include "memfit/request.h"
+#include "memfit/result.h"
+#include "memfit/warning.h"
+
+namespace memfit {
+
+// One GGUF model of the folder: a whole file, or a split set summed.
+struct GgufRepoModel {
+  std::string path;         // relative to the root, its first split for a set
+  std::string quant;        // the tag its file name ends with ("Q4_K_M"); "" when none
+  std::string main_type;    // the ggml type holding most of its weight bytes ("q4_K")
+  uint64_t file_count = 0;  // 1, or the splits of a set
+  uint64_t size_bytes = 0;  // exact: the files' sizes, summed (what a download takes)
+  LlamaCppEstimate estimate;  // at the request's settings; estimate.fits against the budget
+};
+
+struct GgufRepoPricing {
+  std::vector<GgufRepoModel> models;  // sorted by path
+  // The most precise model that fits: the largest size_bytes among those
+  // that fit; on equal sizes, the main type with more bits per weight, then
+  // the first path. nullopt when none fits.
+  std::optional<size_t> recommended;
+  // The first model's prepared request: the budget, the resolved llama.cpp
+  // settings and the warnings the request and the host gave (each model's
+  // own warnings are folded in, each line once).
+  PreparedRequest prepared;
+};
+
+// Prices every GGUF model under `root` (list_repo_gguf_models: the root and
+// its folders one level down, projectors aside) with `request` (its model
+// field is ignored; its engine must be unset or llamacpp), reading files
+// from `fs` and everything else (settings, platform, the host's budget)
+// from `context`. Errors: kUsage for another engine; kInput when `root`
+// holds no GGUF model; the first model's error (the loader's names its
+// file; an estimate's is prefixed with the model's path in the folder).
+Result<GgufRepoPricing> price_gguf_repo(FileSystem& fs, const std::string& root,
+                                        const EstimateRequest& request, RequestContext& context);
+
+// A folder of GGUF models that a model name names.
+struct GgufRepoFolder {
+  std::shared_ptr<FileSystem> base;  // what `fs` reads through
+  std::shared_ptr<FileSystem> fs;    // confined to a cached repo's folder, or `base`
+  std::string root;                  // the folder, as `fs` names it
+};
+
+// What open_model_by_name would read for `name`, when that is a folder
+// holding GGUF models and no safetensors files (a local folder, or a Hub
+// name without ":QUANT" or a file, whose snapshot the Hugging Face cache
+// holds); nullopt for anything else (a file, a checkpoint, a name the cache
+// lacks: open_model_by_name then says what it is). Reads through `base`.
+Result<std::optional<GgufRepoFolder>> find_gguf_repo_folder(std::shared_ptr<FileSystem> base,
+                                                            const std::string& name,
+                                                            const ModelNameOptions& options);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_GGUF_REPO_H_

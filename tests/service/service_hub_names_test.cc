@@ -1,0 +1,112 @@
+// Hugging Face names in requests: refused with 403 hub_not_allowed unless
+// the service was started with --allow-hub (ServiceOptions::allow_hub);
+// then read from the Hugging Face cache, never as a local path. A name the
+// roots hold is the roots' model either way.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "service/service_fixture.h"
+#include "support/gguf_writer.h"
+#include "support/hf_cache_writer.h"
+#include "support/temp_dir.h"
+
+namespace memfit {
+namespace {
+
+using nlohmann::json;
+using testing::body_json;
+using testing::error_code;
+using testing::error_message;
+using testing::fake_options;
+using testing::make_service;
+
+// A two-layer Qwen3-shaped GGUF with one Q4_K [256, 64] tensor: 9,216 B.
+GgufWriter small_qwen3_q4() {
+  GgufWriter w;
+  w.add_string("general.architecture", "qwen3")
+      .add_u32("qwen3.block_count", 2)
+      .add_u32("qwen3.context_length", 4096)
+      .add_u32("qwen3.embedding_length", 64)
+      .add_u32("qwen3.feed_forward_length", 256)
+      .add_u32("qwen3.attention.head_count", 4)
+      .add_u32("qwen3.attention.head_count_kv", 2)
+      .add_u32("qwen3.vocab_size", 100);
+  w.add_tensor("blk.0.ffn_up.weight", GgmlType::kQ4_K, {256, 64});
+  return w;
+}
+
+class ServiceHubNames : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    HfCacheWriter cache(hub_);
+    const std::string c = fake_commit('c');
+    cache.add_gguf("org/tiny-GGUF", c, "tiny-Q4_K_M.gguf", small_qwen3_q4());
+    cache.set_ref("org/tiny-GGUF", "main", c);
+    // A root that holds a folder named like a Hub repo.
+    small_qwen3_q4().write(root_.make_dir("acme/local") + "/local-Q4_K_M.gguf");
+  }
+
+  std::unique_ptr<Service> service(bool allow_hub) {
+    ServiceOptions options = fake_options({root_.path()}, uint64_t{16} << 30);
+    options.allow_hub = allow_hub;
+    options.hf_cache.hub_cache_dir = hub_;
+    return make_service(std::move(options));
+  }
+
+  TempDir dir_;
+  std::string hub_ = dir_.make_dir("hub");
+  TempDir root_;
+};
+
+HttpResponse estimate(Service& service, const std::string& model) {
+  return service.handle("POST", "/v1/estimate", json{{"model", model}}.dump());
+}
+
+TEST_F(ServiceHubNames, RefusedUnlessAllowed) {
+  auto s = service(false);
+  for (const std::string name : {"org/tiny-GGUF", "org/tiny-GGUF:Q4_K_M", "org/absent@v1"}) {
+    HttpResponse r = estimate(*s, name);
+    EXPECT_EQ(r.status, 403) << name;
+    EXPECT_EQ(error_code(r), "hub_not_allowed") << name;
+    EXPECT_EQ(error_message(r),
+              "model '" + name + "': not under the model roots, and this service does not read "
+              "Hugging Face names: start it with --allow-hub to allow them");
+  }
+  HttpResponse fit = s->handle("POST", "/v1/fit", json{{"model", "org/tiny-GGUF"}}.dump());
+  EXPECT_EQ(error_code(fit), "hub_not_allowed");
+  // Not a Hub name, or a path under a folder a root holds: the roots' own
+  // answer.
+  EXPECT_EQ(error_code(estimate(*s, "absent")), "model_not_found");
+  EXPECT_EQ(error_code(estimate(*s, "acme/absent")), "model_not_found");
+}
+
+TEST_F(ServiceHubNames, AllowedNamesAreReadFromTheCache) {
+  auto s = service(true);
+  HttpResponse r = estimate(*s, "org/tiny-GGUF:Q4_K_M");
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = body_json(r);
+  EXPECT_EQ(j["model"], "org/tiny-GGUF:Q4_K_M");
+  EXPECT_EQ(j["weights_bytes"], 9216);  // Q4_K [256, 64]: 144 B x 64 rows
+  // A repo of one GGUF model needs no tag.
+  EXPECT_EQ(estimate(*s, "org/tiny-GGUF").status, 200);
+  HttpResponse fit = s->handle("POST", "/v1/fit", json{{"model", "org/tiny-GGUF"}}.dump());
+  EXPECT_EQ(fit.status, 200) << fit.body;
+  // A name the cache lacks: the loader's message.
+  HttpResponse absent = estimate(*s, "org/absent");
+  EXPECT_EQ(absent.status, 422);
+  EXPECT_EQ(error_code(absent), "model_unreadable");
+  EXPECT_NE(error_message(absent).find("not in the Hugging Face cache"), std::string::npos)
+      << error_message(absent);
+}
+
+TEST_F(ServiceHubNames, ARootsModelWinsOverTheHub) {
+  for (bool allow : {false, true}) {
+    auto s = service(allow);
+    HttpResponse r = estimate(*s, "acme/local");
+    EXPECT_EQ(r.status, 200) << r.body;
+  }
+}
+
+}  // namespace
+}  // namespace memfit
