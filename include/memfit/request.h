@@ -192,6 +192,9 @@ class LocalRequestContext : public RequestContext {
   std::vector<std::string> settings_warnings_;
   EstimateSettings settings_;
   HostQueryOptions host_options_;
+  // Headers read from the Hub, kept between runs (header_cache.h; null
+  // when the environment names no cache folder). model_names_ points at it.
+  std::unique_ptr<HeaderStore> header_cache_;
   ModelNameOptions model_names_;  // the Hugging Face cache and the Hub, from the environment
 };
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "memfit/checked_math.h"
+#include "memfit/header_cache.h"
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
 #include "request/request_fields.h"
@@ -311,6 +312,8 @@ LocalRequestContext::LocalRequestContext(const Environment& env)
   host_options_.explicit_limit_bytes = settings_.memory_limit_bytes;
   model_names_.hf_cache = hf_cache_options_from_environment(env);
   model_names_.hub = hub_options_from_environment(env);
+  header_cache_ = make_header_cache_from_environment(env);
+  model_names_.header_store = header_cache_.get();
 }
 
 Result<std::shared_ptr<const Model>> LocalRequestContext::open_model(

@@ -34,7 +34,8 @@ class InspectHfCache : public ::testing::Test {
     // loopback port where nothing listens (discard, 9).
     std::map<std::string, std::string> vars = {{"HF_HUB_CACHE", dir_.path()},
                                                {"HF_ENDPOINT", "http://127.0.0.1:9"},
-                                               {"MEMFIT_MEMORY_LIMIT", "64GiB"}};
+                                               {"MEMFIT_MEMORY_LIMIT", "64GiB"},
+                                               {"MEMFIT_CACHE_DIR", dir_.path() + "/memfit"}};
     if (offline) vars["HF_HUB_OFFLINE"] = "1";
     return vars;
   }

@@ -44,7 +44,7 @@ class InspectHub : public ::testing::Test {
     return {{"HF_HUB_CACHE", dir_.path()},      {"HF_ENDPOINT", hub_.endpoint()},
             {"HF_TOKEN", ""},                   {"HUGGING_FACE_HUB_TOKEN", ""},
             {"HF_TOKEN_PATH", dir_.path() + "/no-token"}, {"HF_HUB_OFFLINE", ""},
-            {"MEMFIT_MEMORY_LIMIT", "64GiB"}};
+            {"MEMFIT_MEMORY_LIMIT", "64GiB"}, {"MEMFIT_CACHE_DIR", dir_.path() + "/memfit"}};
   }
 
   FakeHub hub_;
