@@ -9,6 +9,9 @@
 //   context  KV cache + recurrent state + the output (logits) buffer (exact)
 //   compute  the scheduler's compute buffers                     (modelled)
 //
+// With GPUs in settings.placement the categories are split over the devices
+// (llamacpp_placement.h) and the totals are the sums over them.
+//
 // estimate_llamacpp() is a pure function of the model, the settings and the
 // budget. Every byte count is uint64_t, overflow-checked.
 #ifndef MEMFIT_LLAMACPP_H_

@@ -228,6 +228,13 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
         s.placement.unified = true;
       }
     }
+    if (s.placement.gpus.empty() && !r.llamacpp.placement.first_given().empty()) {
+      p.warnings.push_back(Warning{
+          WarningKind::kRequest,
+          fmt::format("{} places layers on GPUs, and none was found: priced as a CPU run (give "
+                      "--gpu-memory 0=24GiB,... to plan for another machine's)",
+                      r.llamacpp.placement.first_given())});
+    }
     // Placement reads the tensor names too.
     if ((s.repack != RepackCpu::kNone || !s.placement.gpus.empty()) && p.model->tensors.empty() &&
         p.model->weights.source == WeightsSource::kGgufHeader) {
