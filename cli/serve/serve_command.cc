@@ -28,6 +28,8 @@
 #include "serve/serve_command.h"
 #include "memfit/memory_size.h"
 #include "memfit/environment.h"
+#include "memfit/header_cache.h"
+#include "memfit/hub_options.h"
 #include "memfit/host_memory.h"
 #include "memfit/service.h"
 #include "memfit/settings.h"
@@ -67,6 +69,10 @@ int run_serve(const ServeOptions& o) {
   service_options.model_roots = o.model_roots;
   service_options.allow_hub = o.allow_hub;
   service_options.hf_cache = hf_cache_options_from_environment(*env);
+  if (o.allow_hub) {
+    service_options.hub = hub_options_from_environment(*env);
+    service_options.header_store = make_header_cache_from_environment(*env);
+  }
   service_options.settings = settings_from_environment(*env, warnings);
   service_options.host = host_query_options_from_environment(*env);
   service_options.host.explicit_limit_bytes = service_options.settings.memory_limit_bytes;

@@ -35,7 +35,9 @@
 #include <vector>
 
 #include "memfit/estimate.h"
+#include "memfit/header_store.h"
 #include "memfit/hf_cache.h"
+#include "memfit/hub_options.h"
 #include "memfit/host_memory.h"
 #include "memfit/prefill_guard.h"
 #include "memfit/process_gauges.h"
@@ -64,13 +66,16 @@ struct ServiceOptions {
   // Hugging Face names in requests ("org/name[@revision][:QUANT]",
   // model_by_name.h). A name no root holds that is a Hub name is refused
   // with 403 hub_not_allowed, unless allow_hub: then it is opened by
-  // open_model_by_name from the Hugging Face cache at `hf_cache` (and from
-  // the Hub once memfit reads it), never as a local path. Off by default:
-  // a public service must not read or fetch on any caller's behalf unless
-  // asked. An empty hf_cache.hub_cache_dir is read from the process
-  // environment at create().
+  // open_model_by_name from the Hugging Face cache at `hf_cache`, else from
+  // the Hub at `hub` (its endpoint and the operator's token: every caller
+  // reads what that token may read), keeping headers in `header_store`
+  // (null: none), never as a local path. Off by default: a public service
+  // must not read or fetch on any caller's behalf unless asked. An empty
+  // hf_cache.hub_cache_dir is read from the process environment at create().
   bool allow_hub = false;
   HfCacheOptions hf_cache;
+  HubOptions hub;
+  std::shared_ptr<HeaderStore> header_store;
 
   EstimateSettings settings;  // as settings_from_environment reads them
   // What reading the settings warned about: in every estimate's warnings,

@@ -127,10 +127,11 @@ Result<Model> open_model_from_hub(FileSystem& local_fs, const std::string& name,
   if (stored_listing) {
     revision.listing = std::move(*stored_listing);
   } else if (offline) {
-    return Error(fmt::format("{}: offline (HF_HUB_OFFLINE or --offline), and neither the Hugging "
-                             "Face cache at {} nor memfit's header cache holds revision {}",
-                             label, quote_untrusted(options.hf_cache.hub_cache_dir),
-                             quote_untrusted(ref.revision)));
+    return Error(fmt::format("{}: not a local path, and revision {} is neither in the Hugging "
+                             "Face cache at {} nor in memfit's header cache; offline "
+                             "(HF_HUB_OFFLINE or --offline): only the caches are read",
+                             label, quote_untrusted(ref.revision),
+                             quote_untrusted(options.hf_cache.hub_cache_dir)));
   } else {
     Result<HubRevision> resolved = reader->resolve(ref.revision);
     if (!resolved) return resolved.error();

@@ -31,7 +31,10 @@ std::shared_ptr<const HostMemoryStatus> service::HostSnapshot::get() {
 ServiceState::ServiceState(ServiceOptions o, service::ModelRoots r)
     : options(std::move(o)),
       roots(std::move(r)),
-      cache(roots, ModelNameOptions{.hf_cache = options.hf_cache, .local_paths = false}),
+      cache(roots, ModelNameOptions{.hf_cache = options.hf_cache,
+                                    .hub = options.hub,
+                                    .header_store = options.header_store.get(),
+                                    .local_paths = false}),
       host(options.query_host, options.host_reuse_ms) {}
 
 namespace {

@@ -50,6 +50,7 @@ TEST(CapiHubName, ModelOpenAndTheJsonRequestReadTheCache) {
                          {"model.norm.weight", "F32", {64}, std::nullopt}});
   cache.set_ref("org/llama", "main", a);
   ScopedEnv hub_cache("HF_HUB_CACHE", dir.path());
+  ScopedEnv header_cache("MEMFIT_CACHE_DIR", dir.path() + "/memfit");
 
   memfit_model* model = nullptr;
   char* error = nullptr;
@@ -73,9 +74,9 @@ TEST(CapiHubName, ModelOpenAndTheJsonRequestReadTheCache) {
   EXPECT_EQ(memfit_model_open("org/absent", &model, &error), MEMFIT_ERROR);
   ASSERT_NE(error, nullptr);
   EXPECT_EQ(std::string(error),
-            "'org/absent': not a local path, and not in the Hugging Face cache at '" + dir.path() +
-                "' (no folder 'models--org--absent'); offline (HF_HUB_OFFLINE or --offline): only the "
-                "caches are read");
+            "'org/absent': not a local path, and revision 'main' is neither in the Hugging Face "
+            "cache at '" + dir.path() + "' nor in memfit's header cache; offline (HF_HUB_OFFLINE "
+            "or --offline): only the caches are read");
   memfit_string_free(error);
 }
 

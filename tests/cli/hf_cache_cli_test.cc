@@ -59,17 +59,15 @@ TEST_F(InspectHfCache, ANameTheCacheLacksIsOneLineAndExitOne) {
   auto r = run_memfit({"inspect", "-m", "org/absent", "--offline"}, env());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "memfit: 'org/absent': not a local path, and not in the Hugging Face cache at '" +
-                       dir_.path() +
-                       "' (no folder 'models--org--absent'); offline (HF_HUB_OFFLINE or "
-                       "--offline): only the caches are read\n");
+  EXPECT_EQ(r.err, "memfit: 'org/absent': not a local path, and revision 'main' is neither in the "
+                   "Hugging Face cache at '" + dir_.path() + "' nor in memfit's header cache; "
+                   "offline (HF_HUB_OFFLINE or --offline): only the caches are read\n");
 
   r = run_memfit({"inspect", "-m", "org/llama@v2"}, env(/*offline=*/true));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "memfit: 'org/llama@v2': not a local path, and not in the Hugging Face cache "
-                   "at '" + dir_.path() +
-                       "' (no ref 'v2' in 'models--org--llama'); offline (HF_HUB_OFFLINE or "
-                       "--offline): only the caches are read\n");
+  EXPECT_EQ(r.err, "memfit: 'org/llama@v2': not a local path, and revision 'v2' is neither in the "
+                   "Hugging Face cache at '" + dir_.path() + "' nor in memfit's header cache; "
+                   "offline (HF_HUB_OFFLINE or --offline): only the caches are read\n");
 }
 
 TEST_F(InspectHfCache, ABadRevisionIsAUsageErrorAboutTheModelFlag) {

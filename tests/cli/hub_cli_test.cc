@@ -82,10 +82,9 @@ TEST_F(InspectHub, AGatedRepoIsOneLineAndTheTokenFlagOpensIt) {
 TEST_F(InspectHub, OfflineTheHubIsNotAsked) {
   auto r = run_memfit({"inspect", "-m", "org/llama", "--offline"}, env());
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "memfit: 'org/llama': not a local path, and not in the Hugging Face cache at '" +
-                       dir_.path() +
-                       "' (no folder 'models--org--llama'); offline (HF_HUB_OFFLINE or --offline): "
-                       "only the caches are read\n");
+  EXPECT_EQ(r.err, "memfit: 'org/llama': not a local path, and revision 'main' is neither in the "
+                   "Hugging Face cache at '" + dir_.path() + "' nor in memfit's header cache; "
+                   "offline (HF_HUB_OFFLINE or --offline): only the caches are read\n");
   EXPECT_EQ(hub_.requests().size(), 0u);
 }
 

@@ -360,8 +360,9 @@ TEST_F(HubRemote, AHeaderStoreLeavesOnlyTheRevisionCheck) {
   Result<Model> unknown = open("org/other");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message(),
-            "'org/other': offline (HF_HUB_OFFLINE or --offline), and neither the Hugging Face "
-            "cache at '" + cache_dir_.path() + "' nor memfit's header cache holds revision 'main'");
+            "'org/other': not a local path, and revision 'main' is neither in the Hugging Face "
+            "cache at '" + cache_dir_.path() + "' nor in memfit's header cache; offline "
+            "(HF_HUB_OFFLINE or --offline): only the caches are read");
 }
 
 TEST_F(HubRemote, ARevisionFlagAndTheNamesRevisionMustAgree) {

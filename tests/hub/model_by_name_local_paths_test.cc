@@ -40,6 +40,7 @@ TEST(ModelByNameLocalPaths, OffReadsOnlyTheCache) {
   ASSERT_TRUE(open_model_by_name(*fs, "org/local", options, {}).ok());
 
   options.local_paths = false;
+  options.hf_cache.offline = true;  // the Hub is never asked here
   Result<Model> hub_only = open_model_by_name(*fs, "org/local", options, {});
   ASSERT_FALSE(hub_only.ok());
   EXPECT_NE(hub_only.error().message().find("not in the Hugging Face cache"), std::string::npos)

@@ -51,6 +51,7 @@ class ServiceHubNames : public ::testing::Test {
     ServiceOptions options = fake_options({root_.path()}, uint64_t{16} << 30);
     options.allow_hub = allow_hub;
     options.hf_cache.hub_cache_dir = hub_;
+    options.hub.endpoint = "http://127.0.0.1:9";  // nothing listens on discard: never the real Hub
     return make_service(std::move(options));
   }
 
@@ -92,11 +93,13 @@ TEST_F(ServiceHubNames, AllowedNamesAreReadFromTheCache) {
   EXPECT_EQ(estimate(*s, "org/tiny-GGUF").status, 200);
   HttpResponse fit = s->handle("POST", "/v1/fit", json{{"model", "org/tiny-GGUF"}}.dump());
   EXPECT_EQ(fit.status, 200) << fit.body;
-  // A name the cache lacks: the loader's message.
+  // A name the cache lacks is asked of the Hub: here one that cannot be
+  // reached, with the reader's message.
   HttpResponse absent = estimate(*s, "org/absent");
   EXPECT_EQ(absent.status, 422);
   EXPECT_EQ(error_code(absent), "model_unreadable");
-  EXPECT_NE(error_message(absent).find("not in the Hugging Face cache"), std::string::npos)
+  EXPECT_NE(error_message(absent).find("'org/absent': cannot reach http://127.0.0.1:9"),
+            std::string::npos)
       << error_message(absent);
 }
 
