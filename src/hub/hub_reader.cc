@@ -28,7 +28,7 @@ HubReader::HubReader(HttpClient& http, HubOptions options, std::string repo_id, 
       repo_id_(std::move(repo_id)),
       label_(std::move(label)) {}
 
-Result<HttpResponse> HubReader::get(std::string url,
+Result<HttpGetResponse> HubReader::get(std::string url,
                                     std::optional<std::pair<uint64_t, uint64_t>> range,
                                     uint64_t max_body_bytes, std::string_view what) {
   if (origin_.empty()) {
@@ -36,7 +36,7 @@ Result<HttpResponse> HubReader::get(std::string url,
   }
   for (int hop = 0; hop <= kMaxRedirects; ++hop) {
     const std::string origin = url_origin(url);
-    HttpRequest request;
+    HttpGetRequest request;
     request.url = url;
     request.range = range;
     request.max_body_bytes = std::max(max_body_bytes, kMinResponseBoundBytes);
@@ -69,7 +69,7 @@ Result<HttpResponse> HubReader::get(std::string url,
         return Error(fmt::format("{}: reading {} from {}: {}", label_, what,
                                  hop == 0 ? origin_ : origin, outcome.detail));
     }
-    HttpResponse& response = outcome.response;
+    HttpGetResponse& response = outcome.response;
     if (!is_redirect(response.status)) return std::move(response);
     if (response.location.empty()) {
       return Error(fmt::format("{}: a redirect with no Location reading {}", label_, what));
@@ -84,7 +84,7 @@ Result<HttpResponse> HubReader::get(std::string url,
   return Error(fmt::format("{}: more than {} redirects reading {}", label_, kMaxRedirects, what));
 }
 
-Error HubReader::http_error(const HttpResponse& response, std::string_view what) const {
+Error HubReader::http_error(const HttpGetResponse& response, std::string_view what) const {
   const long status = response.status;
   const std::string& code = response.error_code;
   if (code == "RepoNotFound" || (status == 404 && code.empty() && what == "the file list")) {
@@ -106,7 +106,7 @@ Error HubReader::http_error(const HttpResponse& response, std::string_view what)
 Result<HubRevision> HubReader::resolve(const std::string& revision) {
   const std::string url = fmt::format("{}/api/models/{}/revision/{}?blobs=true", options_.endpoint,
                                       repo_id_, percent_encode(revision, false));
-  Result<HttpResponse> response = get(url, std::nullopt, kMaxHubListingBytes, "the file list");
+  Result<HttpGetResponse> response = get(url, std::nullopt, kMaxHubListingBytes, "the file list");
   if (!response) return response.error();
   if (response->status == 404 && response->error_code == "RevisionNotFound") {
     return Error(fmt::format("{}: no revision {} on the Hub (no such branch, tag or commit)",
@@ -124,7 +124,7 @@ Result<std::string> HubReader::read_range(const std::string& commit, const std::
                                       percent_encode(path, true));
   const uint64_t wanted = last - first + 1;
   const std::string what = quote_untrusted(path);
-  Result<HttpResponse> response = get(url, std::pair{first, last}, wanted, what);
+  Result<HttpGetResponse> response = get(url, std::pair{first, last}, wanted, what);
   if (!response) return response.error();
   if (response->status == 206) {
     if (response->body.size() != wanted) {

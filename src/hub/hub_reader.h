@@ -58,9 +58,9 @@ class HubReader {
 
  private:
   // GET `url`, following redirects; a response that is not a redirect.
-  Result<HttpResponse> get(std::string url, std::optional<std::pair<uint64_t, uint64_t>> range,
+  Result<HttpGetResponse> get(std::string url, std::optional<std::pair<uint64_t, uint64_t>> range,
                            uint64_t max_body_bytes, std::string_view what);
-  Error http_error(const HttpResponse& response, std::string_view what) const;
+  Error http_error(const HttpGetResponse& response, std::string_view what) const;
 
   HttpClient& http_;
   HubOptions options_;

@@ -87,7 +87,7 @@ const CurlApi& curl_api() {
 struct Transfer {
   uint64_t max_body_bytes = 0;
   bool too_large = false;
-  HttpResponse response;
+  HttpGetResponse response;
 };
 
 bool header_is(std::string_view line, std::string_view name) {
@@ -142,7 +142,7 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
 
 class CurlHttpClient final : public HttpClient {
  public:
-  HttpOutcome get(const HttpRequest& request) override {
+  HttpOutcome get(const HttpGetRequest& request) override {
     HttpOutcome outcome;
     const CurlApi& api = curl_api();
     if (!api.problem.empty()) {

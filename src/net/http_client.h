@@ -20,7 +20,7 @@
 
 namespace memfit {
 
-struct HttpRequest {
+struct HttpGetRequest {
   std::string url;  // http:// or https:// only
   std::vector<std::pair<std::string, std::string>> headers;  // "Authorization", "Bearer ..."
   // Bytes [first, last] of the resource (inclusive, as HTTP writes them):
@@ -33,7 +33,7 @@ struct HttpRequest {
   uint64_t timeout_ms = 30'000;  // the whole exchange, connecting included
 };
 
-struct HttpResponse {
+struct HttpGetResponse {
   long status = 0;
   std::string body;
   std::string location;      // a redirect's Location, as an absolute URL ("" if none)
@@ -49,7 +49,7 @@ struct HttpOutcome {
     kFailed,         // anything else (TLS, a broken connection): `detail`
   };
   Kind kind = Kind::kFailed;
-  HttpResponse response;
+  HttpGetResponse response;
   std::string detail;  // one line, never the URL (it may carry credentials)
 };
 
@@ -57,7 +57,7 @@ class HttpClient {
  public:
   virtual ~HttpClient() = default;
   // Thread-safe: several shards are fetched at once.
-  virtual HttpOutcome get(const HttpRequest& request) = 0;
+  virtual HttpOutcome get(const HttpGetRequest& request) = 0;
 };
 
 // The libcurl client (libcurl.so.4, loaded on first use). Where libcurl

@@ -7,7 +7,7 @@ namespace {
 
 class UnavailableHttpClient final : public HttpClient {
  public:
-  HttpOutcome get(const HttpRequest&) override {
+  HttpOutcome get(const HttpGetRequest&) override {
     HttpOutcome outcome;
     outcome.detail = "reading the Hub is not built for Windows yet";
     return outcome;
