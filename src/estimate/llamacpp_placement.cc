@@ -196,7 +196,10 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   // Weights.
   std::vector<std::regex> rules;
   for (const LlamaCppTensorOverride& o : s.overrides) {
-    try {  // checked when parsed; a library caller may skip the parser
+    // Checked when parsed; a library caller may have skipped the parser.
+    Result<LlamaCppTensorOverride> checked = parse_tensor_override(o.pattern + "=CPU");
+    if (!checked) return checked.error();
+    try {
       rules.emplace_back(o.pattern, std::regex::ECMAScript);
     } catch (const std::regex_error&) {
       return Error::usage("override_tensor", "not a regular expression");

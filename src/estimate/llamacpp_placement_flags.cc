@@ -19,6 +19,41 @@ namespace {
 constexpr size_t kMaxGpus = 64;              // more than any machine has
 constexpr size_t kMaxPatternBytes = 512;     // std::regex recursion grows with the pattern
 constexpr size_t kMaxOverrides = 64;
+constexpr uint64_t kMaxRepeatCount = 1000;   // libstdc++ copies the repeated atom this often
+
+// What std::regex must not be given, found before it is: a back-reference
+// (\N; libstdc++ parses its number into an int that overflows on long digit
+// runs, and no tensor name needs one) and a repeat count over kMaxRepeatCount
+// (the same int parse, and each repeat is a copy of the automaton). Returns
+// the reason, or an empty string.
+std::string regex_hazard(std::string_view pattern) {
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\') {
+      if (i + 1 < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[i + 1]))) {
+        return "back-references (\\N) are not supported";
+      }
+      ++i;  // the escaped character is literal
+      continue;
+    }
+    if (c != '{') continue;
+    uint64_t value = 0;
+    for (size_t j = i + 1; j < pattern.size() && pattern[j] != '}'; ++j) {
+      const char d = pattern[j];
+      if (d == ',') {
+        value = 0;
+      } else if (std::isdigit(static_cast<unsigned char>(d))) {
+        value = value * 10 + static_cast<uint64_t>(d - '0');
+        if (value > kMaxRepeatCount) {
+          return fmt::format("a repeat count is at most {}", kMaxRepeatCount);
+        }
+      } else {
+        break;  // not a repeat count: std::regex judges the rest
+      }
+    }
+  }
+  return {};
+}
 
 std::string_view trim(std::string_view t) {
   while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
@@ -105,6 +140,9 @@ Result<LlamaCppTensorOverride> parse_tensor_override(std::string_view text) {
                           fmt::format("{}: expected CPU or a GPU such as CUDA0", quote_untrusted(device)));
     }
     o.gpu = *index;
+  }
+  if (std::string hazard = regex_hazard(o.pattern); !hazard.empty()) {
+    return Error::usage("override_tensor", fmt::format("{}: {}", quote_untrusted(o.pattern), hazard));
   }
   try {
     std::regex compiled(o.pattern, std::regex::ECMAScript);

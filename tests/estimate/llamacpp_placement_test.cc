@@ -349,6 +349,26 @@ TEST(LlamaCppPlacementSolver, FewestCpuMoeBlocksOfQwen3On8GiB) {
   EXPECT_FALSE(solve_llamacpp(LlamaCppSolveFor::kNCpuMoe, llama_70b(), s, kHost).ok());
 }
 
+// The fuzzer's find: a back-reference whose number overflows libstdc++'s int
+// parse (\5555...5, undefined behaviour inside std::regex), and repeat counts
+// that copy the automaton a billion times. Both are refused before std::regex
+// sees them; counts up to 1000 and escaped non-digits still pass.
+TEST(LlamaCppPlacementFlags, RefusesPatternsStdRegexCannotTakeSafely) {
+  EXPECT_FALSE(parse_tensor_override(R"(\1=CPU)").ok());
+  EXPECT_FALSE(parse_tensor_override(std::string("\\") + std::string(38, '5') + ".=CPU").ok());
+  EXPECT_FALSE(parse_tensor_override("a{1001}=CPU").ok());
+  EXPECT_FALSE(parse_tensor_override("a{2,99999999999999999999}=CPU").ok());
+  EXPECT_TRUE(parse_tensor_override("a{2,1000}=CPU").ok());
+  EXPECT_TRUE(parse_tensor_override(R"(blk\.\d+\.ffn_.*_exps=CPU)").ok());
+  // A library caller who skips the parser meets the same check.
+  const Model m = qwen3_30b_a3b();
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.placement.gpus = {gpu(0, 24 * kGiB)};
+  s.placement.overrides.push_back(LlamaCppTensorOverride{.pattern = R"(\9)"});
+  EXPECT_FALSE(estimate_llamacpp(m, s, kHost).ok());
+}
+
 TEST(LlamaCppPlacementFlags, ParseWhatUsersPass) {
   EXPECT_FALSE(parse_n_gpu_layers("auto")->has_value());
   EXPECT_FALSE(parse_n_gpu_layers("all")->has_value());
