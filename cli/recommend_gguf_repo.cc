@@ -70,13 +70,13 @@ std::string text_answer(const std::string& name, const GgufRepoPricing& p) {
 bool run_recommend_gguf_repo(const EstimateOptions& o, int& exit_code) {
   // --engine mlxcel asks for MLX re-pricing of one model's shapes, as before.
   if (o.engine == "mlxcel") return false;
-  std::unique_ptr<Environment> env = make_process_environment();
-  ModelNameOptions names;
-  names.hf_cache = hf_cache_options_from_environment(*env);
-  Result<std::optional<GgufRepoFolder>> folder =
-      find_gguf_repo_folder(std::shared_ptr<FileSystem>(make_real_file_system()), o.model, names);
+  // The names as inspect reads them: the caches, the Hub, --revision,
+  // --token, --timeout, --offline and the header cache.
+  LocalRequestContext context = request_context(o);
+  Result<std::optional<GgufRepoFolder>> folder = find_gguf_repo_folder(
+      std::shared_ptr<FileSystem>(make_real_file_system()), o.model, context.model_names());
   if (!folder) {
-    exit_code = report_error(folder.error().within(quote_untrusted(o.model)));
+    exit_code = report_error(folder.error());  // each names the model or its path
     return true;
   }
   if (!*folder) return false;
@@ -86,7 +86,6 @@ bool run_recommend_gguf_repo(const EstimateOptions& o, int& exit_code) {
     exit_code = report_error(request.error());
     return true;
   }
-  LocalRequestContext context(*env);
   Result<GgufRepoPricing> pricing =
       price_gguf_repo(*(*folder)->fs, (*folder)->root, *request, context);
   if (!pricing) {

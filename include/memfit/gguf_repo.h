@@ -57,16 +57,25 @@ Result<GgufRepoPricing> price_gguf_repo(FileSystem& fs, const std::string& root,
 
 // A folder of GGUF models that a model name names.
 struct GgufRepoFolder {
-  std::shared_ptr<FileSystem> base;  // what `fs` reads through
-  std::shared_ptr<FileSystem> fs;    // confined to a cached repo's folder, or `base`
-  std::string root;                  // the folder, as `fs` names it
+  std::shared_ptr<FileSystem> base;  // what `fs` reads local files through
+  // Confined to a cached repo's folder; the Hub's repo at one commit (it
+  // owns its HTTP client); or `base`.
+  std::shared_ptr<FileSystem> fs;
+  std::string root;                  // the folder, as `fs` names it (the repo id on the Hub)
 };
 
 // What open_model_by_name would read for `name`, when that is a folder
-// holding GGUF models and no safetensors files (a local folder, or a Hub
-// name without ":QUANT" or a file, whose snapshot the Hugging Face cache
-// holds); nullopt for anything else (a file, a checkpoint, a name the cache
-// lacks: open_model_by_name then says what it is). Reads through `base`.
+// holding GGUF models and no safetensors files: a local folder; a Hub name
+// without ":QUANT" or a file (options.file), at options.revision or the
+// name's, whose snapshot the Hugging Face cache holds; else that repo on
+// the Hub (online, or offline from options.header_store), its files and
+// exact sizes from the Hub's listing, each GGUF model's header files'
+// first blocks prefetched, 8 at a time (nothing past a header is ever
+// read: remote_file_system.h). nullopt for anything else (a file, a
+// checkpoint, a repo without GGUF models, an invalid name, offline with no
+// header store: open_model_by_name then says what it is). Errors: the
+// Hub's (no such repo, gated or private, network, timeout; hub_reader.h).
+// Reads local files through `base`.
 Result<std::optional<GgufRepoFolder>> find_gguf_repo_folder(std::shared_ptr<FileSystem> base,
                                                             const std::string& name,
                                                             const ModelNameOptions& options);

@@ -6,12 +6,14 @@
 #include "memfit/gguf_repo.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "hub/confined_file_system.h"
 #include "hub/gguf_quant.h"
+#include "hub/hub_model.h"
 #include "memfit/checked_math.h"
 #include "memfit/ggml_types.h"
 #include "memfit/gguf_split.h"
@@ -180,6 +182,59 @@ Result<GgufRepoPricing> price_gguf_repo(FileSystem& fs, const std::string& root,
   return pricing;
 }
 
+namespace {
+
+// A folder holding GGUF models and no safetensors: `folder` itself, else nullopt.
+Result<std::optional<GgufRepoFolder>> if_gguf_models(GgufRepoFolder folder,
+                                                     std::vector<std::string>* models) {
+  using Found = std::optional<GgufRepoFolder>;
+  Result<std::vector<std::string>> names = folder.fs->list_dir(folder.root);
+  if (!names) return names.error();
+  for (const std::string& file : *names) {
+    if (file == kSafetensorsIndexName || file.ends_with(".safetensors")) return Found();
+  }
+  Result<std::vector<std::string>> found = list_repo_gguf_models(*folder.fs, folder.root);
+  if (!found) return found.error();
+  if (found->empty()) return Found();
+  if (models) *models = std::move(*found);
+  return Found(std::move(folder));
+}
+
+// Step 3: the repo listed from the Hub (or, offline, from the header
+// store), each GGUF model's header files prefetched, 8 at a time.
+Result<std::optional<GgufRepoFolder>> hub_gguf_repo_folder(std::shared_ptr<FileSystem> base,
+                                                           const std::string& name,
+                                                           const HubModelRef& ref,
+                                                           const ModelNameOptions& options) {
+  Result<HubRepo> opened = open_hub_repo(*base, name, ref, options);
+  if (!opened) return opened.error();
+  auto repo = std::make_shared<HubRepo>(std::move(*opened));
+  GgufRepoFolder folder;
+  folder.base = base;
+  folder.fs = std::shared_ptr<FileSystem>(repo, repo->fs.get());  // keeps the reader alive
+  folder.root = ref.repo_id;
+  std::vector<std::string> models;
+  Result<std::optional<GgufRepoFolder>> found = if_gguf_models(std::move(folder), &models);
+  if (!found || !*found) return found;
+
+  std::vector<std::string> prefetch;
+  for (const std::string& model : models) {
+    for (std::string& path : hub_files_to_prefetch(*repo, model)) {
+      if (std::find(prefetch.begin(), prefetch.end(), path) == prefetch.end()) {
+        prefetch.push_back(std::move(path));
+      }
+    }
+  }
+  std::function<void(size_t, size_t)> progress;
+  if (options.progress && prefetch.size() >= kHubProgressMinFiles) progress = options.progress;
+  if (Status read = repo->fs->prefetch(prefetch, kMaxConcurrentHeaderReads, progress); !read) {
+    return read.error();
+  }
+  return found;
+}
+
+}  // namespace
+
 Result<std::optional<GgufRepoFolder>> find_gguf_repo_folder(std::shared_ptr<FileSystem> base,
                                                             const std::string& name,
                                                             const ModelNameOptions& options) {
@@ -193,35 +248,33 @@ Result<std::optional<GgufRepoFolder>> find_gguf_repo_folder(std::shared_ptr<File
   if (!local) return local.error();
   if (local->kind == FileKind::kMissing) {
     if (!looks_like_hub_name(name) || !options.file.empty()) return Found();
-    Result<HubModelRef> ref = parse_hub_model_ref(name);
+    // A name open_model_by_name refuses, or one of a single file: it says what.
+    Result<HubModelRef> ref = hub_ref_with_options(name, options);
     if (!ref || !ref->quant.empty()) return Found();
     // As open_model_by_name reads a cached repo: confined to its folder.
     const std::string repo_folder = hf_cache_repo_folder(ref->repo_id);
     Result<std::optional<std::string>> real =
         base->real_path(join_path(options.hf_cache.hub_cache_dir, repo_folder));
     if (!real) return real.error();
-    if (!*real) return Found();
-    folder.fs = std::make_shared<ConfinedFileSystem>(*base, **real, repo_folder);
-    Result<HfCacheLookup> lookup =
-        find_in_hf_cache(*folder.fs, options.hf_cache.hub_cache_dir, *ref);
-    if (!lookup) return lookup.error();
-    if (!lookup->snapshot) return Found();
+    std::optional<HfCacheLookup> lookup;
+    if (*real) {
+      folder.fs = std::make_shared<ConfinedFileSystem>(*base, **real, repo_folder);
+      Result<HfCacheLookup> found = find_in_hf_cache(*folder.fs, options.hf_cache.hub_cache_dir, *ref);
+      if (!found) return found.error();
+      lookup = std::move(*found);
+    }
+    if (!lookup || !lookup->snapshot) {
+      // Offline with no header store, open_model_by_name says what is missing.
+      if (options.hf_cache.offline && !options.header_store) return Found();
+      return hub_gguf_repo_folder(base, name, *ref, options);
+    }
     folder.root = lookup->snapshot->snapshot_dir;
     Result<FileStat> st = folder.fs->stat(folder.root);
     if (!st) return st.error();
     local = *st;
   }
   if (local->kind != FileKind::kDirectory) return Found();
-
-  Result<std::vector<std::string>> names = folder.fs->list_dir(folder.root);
-  if (!names) return names.error();
-  for (const std::string& file : *names) {
-    if (file == kSafetensorsIndexName || file.ends_with(".safetensors")) return Found();
-  }
-  Result<std::vector<std::string>> models = list_repo_gguf_models(*folder.fs, folder.root);
-  if (!models) return models.error();
-  if (models->empty()) return Found();
-  return Found(std::move(folder));
+  return if_gguf_models(std::move(folder), nullptr);
 }
 
 }  // namespace memfit

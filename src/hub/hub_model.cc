@@ -88,15 +88,37 @@ Result<std::string> resolve_hub_token(FileSystem& local_fs, const HubOptions& op
   return text->substr(first, last - first + 1);
 }
 
-Result<Model> open_model_from_hub(FileSystem& local_fs, const std::string& name,
-                                  const HubModelRef& ref, const ModelNameOptions& options,
-                                  const OpenModelOptions& open_options) {
+Result<HubModelRef> hub_ref_with_options(const std::string& name, const ModelNameOptions& options) {
+  Result<HubModelRef> ref = parse_hub_model_ref(name);
+  if (!ref) return ref.error();
+  if (!options.file.empty()) {
+    if (!ref->quant.empty()) {
+      return Error::usage("file", "and a :QUANT tag both choose the file: give one");
+    }
+    if (Status file = check_hub_file(options.file); !file) {
+      return Error::usage("file", file.error().message());
+    }
+    ref->file = options.file;
+  }
+  if (!options.revision.empty()) {
+    if (Status revision = check_hub_revision(options.revision); !revision) {
+      return Error::usage("revision", revision.error().message());
+    }
+    if (name.find('@') != std::string::npos && ref->revision != options.revision) {
+      return Error::usage("revision", "and the name's @revision differ: give one");
+    }
+    ref->revision = options.revision;
+  }
+  return ref;
+}
+
+Result<HubRepo> open_hub_repo(FileSystem& local_fs, const std::string& name, const HubModelRef& ref,
+                              const ModelNameOptions& options) {
   const std::string label = quote_untrusted(name);
   HeaderStore* store = options.header_store;
   const bool offline = options.hf_cache.offline;
 
-  std::unique_ptr<HttpClient> own_http;
-  std::optional<HubReader> reader;
+  HubRepo repo;
   if (!offline) {
     HubOptions hub = options.hub;
     Result<std::string> token = resolve_hub_token(local_fs, hub);
@@ -104,16 +126,16 @@ Result<Model> open_model_from_hub(FileSystem& local_fs, const std::string& name,
     hub.token = std::move(*token);
     HttpClient* http = options.http;
     if (!http) {
-      own_http = make_curl_http_client();
-      http = own_http.get();
+      repo.own_http = make_curl_http_client();
+      http = repo.own_http.get();
     }
-    reader.emplace(*http, std::move(hub), ref.repo_id, label);
+    repo.reader = std::make_unique<HubReader>(*http, std::move(hub), ref.repo_id, label);
   }
 
   // The commit and its files: a commit's listing never changes, so a
   // stored one is used; a branch or tag is asked of the Hub every time
   // (online), since it moves.
-  HubRevision revision;
+  HubRevision& revision = repo.revision;
   std::optional<std::vector<StoredListingEntry>> stored_listing;
   if (is_hub_commit(ref.revision)) {
     revision.commit = ref.revision;
@@ -133,7 +155,7 @@ Result<Model> open_model_from_hub(FileSystem& local_fs, const std::string& name,
                              label, quote_untrusted(ref.revision),
                              quote_untrusted(options.hf_cache.hub_cache_dir)));
   } else {
-    Result<HubRevision> resolved = reader->resolve(ref.revision);
+    Result<HubRevision> resolved = repo.reader->resolve(ref.revision);
     if (!resolved) return resolved.error();
     revision = std::move(*resolved);
     if (store) {
@@ -142,21 +164,36 @@ Result<Model> open_model_from_hub(FileSystem& local_fs, const std::string& name,
     }
   }
 
-  const std::string at = fmt::format("revision {} (commit {}) on the Hub",
-                                     quote_untrusted(ref.revision), revision.commit.substr(0, 12));
-  if (!has_model_files(revision.listing)) {
+  repo.at = fmt::format("revision {} (commit {}) on the Hub", quote_untrusted(ref.revision),
+                        revision.commit.substr(0, 12));
+  repo.fs = std::make_unique<RemoteFileSystem>(repo.reader.get(), store, ref.repo_id,
+                                               revision.commit, ref.repo_id, revision.listing);
+  return repo;
+}
+
+std::vector<std::string> hub_files_to_prefetch(const HubRepo& repo, const std::string& target) {
+  return files_to_prefetch(repo.revision.listing, repo.fs->root(), target);
+}
+
+Result<Model> open_model_from_hub(FileSystem& local_fs, const std::string& name,
+                                  const HubModelRef& ref, const ModelNameOptions& options,
+                                  const OpenModelOptions& open_options) {
+  const std::string label = quote_untrusted(name);
+  Result<HubRepo> repo = open_hub_repo(local_fs, name, ref, options);
+  if (!repo) return repo.error();
+  const std::string& at = repo->at;
+  if (!has_model_files(repo->revision.listing)) {
     return Error(fmt::format("{}: no config.json and no weight files (*.safetensors, *.gguf) at {}",
                              label, at));
   }
 
   const std::string& root = ref.repo_id;
-  RemoteFileSystem fs(reader ? &*reader : nullptr, store, ref.repo_id, revision.commit, root,
-                      revision.listing);
+  RemoteFileSystem& fs = *repo->fs;
   std::string target;  // inside the repo; "" = the whole tree
   if (!ref.quant.empty()) {
     Result<std::string> entry = find_gguf_quant(
         fs, root, ref.quant, fmt::format("{} at {}", quote_untrusted(ref.repo_id + "@" + ref.revision),
-                                         revision.commit.substr(0, 12)));
+                                         repo->revision.commit.substr(0, 12)));
     if (!entry) return entry.error();
     target = *entry;
   } else if (!ref.file.empty()) {
@@ -168,7 +205,7 @@ Result<Model> open_model_from_hub(FileSystem& local_fs, const std::string& name,
     target = ref.file;
   }
 
-  const std::vector<std::string> prefetch = files_to_prefetch(revision.listing, root, target);
+  const std::vector<std::string> prefetch = hub_files_to_prefetch(*repo, target);
   std::function<void(size_t, size_t)> progress;
   if (options.progress && prefetch.size() >= kHubProgressMinFiles) progress = options.progress;
   if (Status read = fs.prefetch(prefetch, kMaxConcurrentHeaderReads, progress); !read) {

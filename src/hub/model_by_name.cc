@@ -63,26 +63,8 @@ Result<Model> open_model_by_name(FileSystem& fs, const std::string& name,
     return open_model(fs, name, open_options);
   }
 
-  Result<HubModelRef> ref = parse_hub_model_ref(name);
+  Result<HubModelRef> ref = hub_ref_with_options(name, options);
   if (!ref) return ref.error();
-  if (!options.file.empty()) {
-    if (!ref->quant.empty()) {
-      return Error::usage("file", "and a :QUANT tag both choose the file: give one");
-    }
-    if (Status file = check_hub_file(options.file); !file) {
-      return Error::usage("file", file.error().message());
-    }
-    ref->file = options.file;
-  }
-  if (!options.revision.empty()) {
-    if (Status revision = check_hub_revision(options.revision); !revision) {
-      return Error::usage("revision", revision.error().message());
-    }
-    if (name.find('@') != std::string::npos && ref->revision != options.revision) {
-      return Error::usage("revision", "and the name's @revision differ: give one");
-    }
-    ref->revision = options.revision;
-  }
 
   // Every read in the repo's cache folder, its refs and the snapshot's
   // listing included, stays inside it. No folder: the lookup says so.

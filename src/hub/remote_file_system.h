@@ -68,6 +68,8 @@ class RemoteFileSystem final : public FileSystem {
   Status prefetch(const std::vector<std::string>& paths, unsigned concurrency,
                   const std::function<void(size_t, size_t)>& progress);
 
+  const std::string& root() const { return root_; }
+
   // Requests made and bytes received, for tests and the benchmark.
   uint64_t requests() const { return requests_; }
   uint64_t bytes_fetched() const { return bytes_fetched_; }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/fake_hub.h"
+#include "support/gguf_hub_repo.h"
 #include "support/run_command.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"
@@ -86,6 +87,65 @@ TEST_F(InspectHub, OfflineTheHubIsNotAsked) {
                    "Hugging Face cache at '" + dir_.path() + "' nor in memfit's header cache; "
                    "offline (HF_HUB_OFFLINE or --offline): only the caches are read\n");
   EXPECT_EQ(hub_.requests().size(), 0u);
+}
+
+// recommend-quant -m org/name-GGUF over the Hub: the table and --json
+// over the repo's three GGUF models (support/gguf_hub_repo.h), their
+// sizes from the listing, their headers only read; a second run asks only
+// which commit main names (the header cache keeps the rest).
+TEST_F(InspectHub, RecommendQuantPricesAGgufRepoOnTheHub) {
+  const GgufHubRepo quants = gguf_hub_repo(kCommit);
+  hub_.add_repo("unsloth/Qwen3-8B-GGUF", quants.repo);
+  auto r = run_memfit({"recommend-quant", "-m", "unsloth/Qwen3-8B-GGUF", "-c", "4096", "--repack",
+                       "none", "--json"},
+                      env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["models"].size(), 3u);
+  EXPECT_EQ(j["models"][0]["file"], "Q2_K/Qwen3-8B-Q2_K-00001-of-00002.gguf");
+  EXPECT_EQ(j["models"][0]["quant"], "Q2_K");
+  EXPECT_EQ(j["models"][0]["file_count"], 2);
+  EXPECT_EQ(j["models"][0]["size_bytes"], quants.split_bytes);
+  EXPECT_EQ(j["models"][1]["file"], "Qwen3-8B-Q4_K_M.gguf");
+  EXPECT_EQ(j["models"][1]["size_bytes"], quants.q4_bytes);
+  EXPECT_EQ(j["models"][2]["file"], "Qwen3-8B-Q8_0.gguf");
+  EXPECT_EQ(j["models"][2]["size_bytes"], quants.q8_bytes);
+  EXPECT_EQ(j["recommended"], "Qwen3-8B-Q8_0.gguf");  // the largest within 64 GiB
+  // The API, then 4 GGUF files x (Hub + storage), each one range of its first MiB.
+  const std::vector<FakeHubRequest> requests = hub_.requests();
+  EXPECT_EQ(requests.size(), 9u);
+  for (const FakeHubRequest& request : requests) {
+    if (request.path.find("/resolve/") != std::string::npos || request.host == "storage") {
+      EXPECT_EQ(request.range, "bytes=0-1048575") << request.path;
+    }
+    EXPECT_EQ(request.path.find("mmproj"), std::string::npos);
+  }
+
+  hub_.clear_requests();
+  r = run_memfit({"recommend-quant", "-m", "unsloth/Qwen3-8B-GGUF", "-c", "4096", "--repack",
+                  "none"},
+                 env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("'unsloth/Qwen3-8B-GGUF': 3 GGUF models, llama.cpp at 4096 tokens"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  Qwen3-8B-Q4_K_M.gguf                    Q4_K_M    q4_K"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nRecommended: Qwen3-8B-Q8_0.gguf\n"), std::string::npos) << r.out;
+  EXPECT_EQ(hub_.requests().size(), 1u);  // the revision check alone
+}
+
+TEST_F(InspectHub, RecommendQuantOfAGatedGgufRepoIsOneLine) {
+  GgufHubRepo quants = gguf_hub_repo(kCommit);
+  quants.repo.token = "hf_granted";
+  hub_.add_repo("org/gated-GGUF", quants.repo);
+  auto r = run_memfit({"recommend-quant", "-m", "org/gated-GGUF"}, env());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "memfit: 'org/gated-GGUF': gated or private on the Hub (HTTP 401): accept its "
+                   "terms at " + hub_.endpoint() +
+                       "/org/gated-GGUF and set HF_TOKEN or --token to a token that may read it\n");
 }
 
 }  // namespace

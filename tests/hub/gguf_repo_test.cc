@@ -199,6 +199,7 @@ TEST(GgufRepoFolderByName, ALocalFolderOrACachedRepoOfGgufModels) {
 
   ModelNameOptions names;
   names.hf_cache.hub_cache_dir = dir.file_path("hub");
+  names.hf_cache.offline = true;  // a name the cache lacks is not asked of the Hub
   std::shared_ptr<FileSystem> fs = make_real_file_system();
   Result<std::optional<GgufRepoFolder>> cached = find_gguf_repo_folder(fs, "org/tiny-GGUF", names);
   ASSERT_TRUE(cached.ok()) << cached.error().message();

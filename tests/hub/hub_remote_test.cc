@@ -14,9 +14,12 @@
 #include <fmt/format.h>
 
 #include "hub/hub_reader.h"
+#include "memfit/environment.h"
+#include "memfit/gguf_repo.h"
 #include "memfit/header_store.h"
 #include "memfit/model_by_name.h"
 #include "support/fake_hub.h"
+#include "support/gguf_hub_repo.h"
 #include "support/safetensors_writer.h"
 #include "support/small_ggufs.h"
 #include "support/temp_dir.h"
@@ -225,6 +228,82 @@ TEST_F(HubRemote, AGgufQuantIsReadFromItsFirstMegabyte) {
   Result<Model> by_file = open("unsloth/Qwen3-8B-GGUF");
   ASSERT_TRUE(by_file.ok()) << by_file.error().message();
   EXPECT_EQ(by_file->weights.bytes, 689799168u);
+}
+
+// recommend-quant -m org/name-GGUF over the Hub: the repo listed once,
+// each GGUF model's files' first megabyte read once (mmproj and the README
+// never), every size from the listing.
+TEST_F(HubRemote, AGgufRepoIsPricedFromItsListingAndHeaders) {
+  const GgufHubRepo quants = gguf_hub_repo(kCommit);
+  hub_.add_repo("unsloth/Qwen3-8B-GGUF", quants.repo);
+  std::shared_ptr<FileSystem> fs = make_real_file_system();
+  Result<std::optional<GgufRepoFolder>> folder =
+      find_gguf_repo_folder(fs, "unsloth/Qwen3-8B-GGUF", options_);
+  ASSERT_TRUE(folder.ok()) << folder.error().message();
+  ASSERT_TRUE(*folder);
+  EXPECT_EQ((*folder)->root, "unsloth/Qwen3-8B-GGUF");
+
+  EstimateRequest request;
+  request.llamacpp.ctx_size = 4096;
+  request.llamacpp.repack = RepackCpu::kNone;
+  request.memory_limit_bytes = 64ull << 30;
+  LocalRequestContext context{MapEnvironment{}};
+  Result<GgufRepoPricing> p = price_gguf_repo(*(*folder)->fs, (*folder)->root, request, context);
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  ASSERT_EQ(p->models.size(), 3u);
+  EXPECT_EQ(p->models[0].path, "Q2_K/Qwen3-8B-Q2_K-00001-of-00002.gguf");
+  EXPECT_EQ(p->models[0].quant, "Q2_K");
+  EXPECT_EQ(p->models[0].main_type, "q2_K");
+  EXPECT_EQ(p->models[0].file_count, 2u);
+  EXPECT_EQ(p->models[0].size_bytes, quants.split_bytes);
+  EXPECT_EQ(p->models[0].estimate.model_bytes, 204201984u + 198180864u);
+  EXPECT_EQ(p->models[1].path, "Qwen3-8B-Q4_K_M.gguf");
+  EXPECT_EQ(p->models[1].size_bytes, quants.q4_bytes);
+  EXPECT_EQ(p->models[1].estimate.model_bytes, 689799168u);
+  EXPECT_EQ(p->models[2].path, "Qwen3-8B-Q8_0.gguf");
+  EXPECT_EQ(p->models[2].main_type, "q8_0");
+  EXPECT_EQ(p->models[2].size_bytes, quants.q8_bytes);
+  EXPECT_EQ(p->models[2].estimate.model_bytes, 1302953984u);
+  ASSERT_TRUE(p->recommended);
+  EXPECT_EQ(*p->recommended, 2u);  // the largest that fits 64 GiB
+
+  // Every GGUF file is over 1 MiB: one range of its first MiB each, through
+  // the storage host; the API once; no byte of mmproj or README.md.
+  const std::string resolve = "hub /unsloth/Qwen3-8B-GGUF/resolve/" + std::string(kCommit) + "/";
+  const std::string blob = "storage /blob/unsloth/Qwen3-8B-GGUF/" + std::string(kCommit) + "/";
+  std::vector<std::string> expected{"hub /api/models/unsloth/Qwen3-8B-GGUF/revision/main 200 "};
+  for (const char* file : {"Q2_K/Qwen3-8B-Q2_K-00001-of-00002.gguf",
+                           "Q2_K/Qwen3-8B-Q2_K-00002-of-00002.gguf", "Qwen3-8B-Q4_K_M.gguf",
+                           "Qwen3-8B-Q8_0.gguf"}) {
+    expected.push_back(resolve + file + " 302 bytes=0-1048575");
+    expected.push_back(blob + file + " 206 bytes=0-1048575");
+  }
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(summary(), expected);
+}
+
+TEST_F(HubRemote, AGatedGgufRepoIsOneLine) {
+  GgufHubRepo quants = gguf_hub_repo(kCommit);
+  quants.repo.token = "hf_granted";
+  hub_.add_repo("org/gated-GGUF", quants.repo);
+  Result<std::optional<GgufRepoFolder>> folder =
+      find_gguf_repo_folder(make_real_file_system(), "org/gated-GGUF", options_);
+  ASSERT_FALSE(folder.ok());
+  EXPECT_EQ(folder.error().kind(), ErrorKind::kInput);
+  EXPECT_EQ(folder.error().message(),
+            "'org/gated-GGUF': gated or private on the Hub (HTTP 401): accept its terms at " +
+                hub_.endpoint() +
+                "/org/gated-GGUF and set HF_TOKEN or --token to a token that may read it");
+  EXPECT_EQ(hub_.requests().size(), 1u);  // the API only
+}
+
+// A repo of safetensors is no folder of GGUF models: the caller opens it
+// as a checkpoint.
+TEST_F(HubRemote, ACheckpointOnTheHubIsNoGgufRepo) {
+  Result<std::optional<GgufRepoFolder>> folder =
+      find_gguf_repo_folder(make_real_file_system(), "org/llama", options_);
+  ASSERT_TRUE(folder.ok()) << folder.error().message();
+  EXPECT_FALSE(*folder);
 }
 
 TEST_F(HubRemote, ManyShardsAreReadAtMostEightAtOnce) {
