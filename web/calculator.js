@@ -1,6 +1,7 @@
 // The memfit calculator page: a form over the service's JSON API.
 //
-//   GET  /v1/models    fills the model list
+//   GET  /v1/models    fills the model list; allow_hub shows the Hugging
+//                      Face name field (the service runs with --allow-hub)
 //   POST /v1/estimate  the breakdown at the chosen context, batch and KV mode
 //   POST /v1/fit       the largest context that fits per KV mode, and the
 //                      totals along the context axis (curve_tokens)
@@ -73,7 +74,8 @@ function readInputs() {
     }
     return value;
   };
-  const model = $('model').value;
+  // A Hugging Face name, when one is typed, instead of the roots' model.
+  const model = $('hub-model').value.trim() || $('model').value;
   if (!model) return null;
   const maxTokens = count('max-tokens', 'context');
   const batch = count('batch', 'batch');
@@ -103,7 +105,11 @@ function writeFragment(inputs) {
 function applyFragment() {
   const params = new URLSearchParams(location.hash.slice(1));
   const model = params.get('model');
-  if (model && [...$('model').options].some((o) => o.value === model)) $('model').value = model;
+  if (model && [...$('model').options].some((o) => o.value === model)) {
+    $('model').value = model;
+  } else if (model && !$('hub-model-field').hidden) {
+    $('hub-model').value = model;
+  }
   if (params.get('max_tokens')) $('max-tokens').value = params.get('max_tokens');
   if (params.get('batch')) $('batch').value = params.get('batch');
   if (KV_MODES.includes(params.get('kv'))) $('kv-mode').value = params.get('kv');
@@ -389,6 +395,11 @@ async function update() {
       api('POST', '/v1/fit', base),
     ]);
     if (mine !== generation) return;
+    if (report.engine !== 'mlxcel') {
+      // A GGUF model named on the Hub: llama.cpp's profile, not drawn here.
+      throw new Error(`${inputs.model}: priced by the ${report.engine} profile, which this page ` +
+        'does not draw yet: ask /v1/estimate, or run memfit recommend-quant');
+    }
     const axis = axisFor(inputs, limits);
     const fit = await api('POST', '/v1/fit', { ...base, curve_tokens: curveTokens(axis.max, inputs.max_tokens, limits) });
     if (mine !== generation) return;
@@ -428,10 +439,13 @@ async function start() {
     update();
   });
   let models;
+  let allowHub = false;
   try {
+    const answer = await api('GET', '/v1/models');
     // The page draws the mlxcel breakdown; GGUF models are priced by
     // llama.cpp's profile, which it does not draw yet (the API answers them).
-    models = (await api('GET', '/v1/models')).models.filter((m) => m.format !== 'gguf');
+    models = answer.models.filter((m) => m.format !== 'gguf');
+    allowHub = answer.allow_hub === true;
   } catch (error) {
     showMessage(error.message);
     return;
@@ -443,6 +457,17 @@ async function start() {
     option.textContent = model.name;
     option.title = `${model.root}/${model.name}`;
     select.appendChild(option);
+  }
+  $('hub-model-field').hidden = !allowHub;
+  if (models.length === 0 && allowHub) {
+    $('figures').dataset.state = 'empty';
+    applyFragment();
+    if ($('hub-model').value.trim()) {
+      update();
+    } else {
+      showMessage('No model under the server\'s model roots: type a Hugging Face name.');
+    }
+    return;
   }
   if (models.length === 0) {
     $('figures').dataset.state = 'empty';

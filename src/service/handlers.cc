@@ -88,7 +88,9 @@ HttpResponse handle_models(ServiceState& state) {
   for (const ListedModel& m : state.roots.list_models()) {
     models.push_back({{"name", m.name}, {"root", m.root}, {"format", m.format}});
   }
-  return json_response(200, Json{{"models", std::move(models)}});
+  // allow_hub: whether a request's model may also be a Hugging Face name
+  // (--allow-hub); the calculator page offers a name field when it is.
+  return json_response(200, Json{{"models", std::move(models)}, {"allow_hub", state.options.allow_hub}});
 }
 
 HttpResponse handle_metrics(ServiceState& state) {

@@ -10,12 +10,16 @@
 // GiB text, and that the largest context marked on the curve is /v1/fit's.
 // Any request the page makes to anything but the service is refused and
 // fails the test, as does a script error or a console error (a CSP
-// violation is one). Saves a screenshot (default BUILD_DIR/e2e/calculator.png,
+// violation is one). The Hugging Face name field is hidden there; a second
+// service, started with --allow-hub over a generated Hugging Face cache
+// (offline: nothing beyond loopback), shows it, and a name typed in it is
+// priced as the API prices that name. Saves a screenshot (default BUILD_DIR/e2e/calculator.png,
 // or $MEMFIT_E2E_SCREENSHOT). Exits 0 when every check passed, 1 otherwise.
 //
 // Environment: CHROMIUM (default /usr/bin/chromium).
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -54,11 +58,11 @@ const formatGiB = (bytes) => `${(bytes / GIB).toFixed(2)} GiB`;
 
 // ---- the service ----------------------------------------------------------
 
-function startService() {
+function startService(extraArgs = [], env = process.env) {
   const memfit = path.join(buildDir, 'memfit');
   const args = ['serve', '--listen', '127.0.0.1:0', '--model-root', path.join(repo, 'examples'),
-    '--memory-limit', BUDGET, '--threads', '4'];
-  const child = spawn(memfit, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    '--memory-limit', BUDGET, '--threads', '4', ...extraArgs];
+  const child = spawn(memfit, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
   let stderr = '';
   const port = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`memfit serve said nothing in 20 s:\n${stderr}`)), 20000);
@@ -98,7 +102,11 @@ async function api(base, method, route, body) {
 // ---- the page -------------------------------------------------------------
 
 async function setInputs(page, inputs) {
-  await page.selectOption('#model', inputs.model);
+  if (inputs.hub) {
+    await page.fill('#hub-model', inputs.model);
+  } else {
+    await page.selectOption('#model', inputs.model);
+  }
   await page.fill('#max-tokens', String(inputs.max_tokens));
   await page.fill('#batch', String(inputs.batch));
   await page.selectOption('#kv-mode', inputs.kv_cache_mode);
@@ -153,6 +161,8 @@ async function checkScenario(page, base, inputs) {
   const label = `${inputs.model} ctx ${inputs.max_tokens} batch ${inputs.batch} ${inputs.kv_cache_mode}`;
   await setInputs(page, inputs);
   const view = await shown(page);
+  const { hub, ...request } = inputs;  // hub: typed in the name field, not a request field
+  inputs = request;
   const report = await api(base, 'POST', '/v1/estimate', inputs);
   const fit = await api(base, 'POST', '/v1/fit', { model: inputs.model, batch: inputs.batch });
 
@@ -190,6 +200,70 @@ async function checkScenario(page, base, inputs) {
   }
   console.log(`ok: ${label}: total ${formatGiB(report.total_bytes)} of ${formatGiB(report.budget_bytes)}, ` +
     `${report.fits ? 'fits' : 'does not fit'}; largest context fp16 ${fit.by_kv_mode[0].max_tokens}, int8 ${fit.by_kv_mode[1].max_tokens}`);
+}
+
+// ---- Hugging Face names (--allow-hub) -----------------------------------------
+
+const HUB_NAME = 'e2e/Qwen3-14B-MLX-4bit';
+const HUB_COMMIT = '0123456789abcdef0123456789abcdef01234567';
+
+// A Hugging Face cache holding the example model as HUB_NAME at main, laid
+// out as huggingface_hub lays it out (refs/main, snapshots/<commit>/).
+function makeHubCache() {
+  const cache = mkdtempSync(path.join(os.tmpdir(), 'memfit-e2e-hub-'));
+  const folder = path.join(cache, 'models--e2e--Qwen3-14B-MLX-4bit');
+  const snapshot = path.join(folder, 'snapshots', HUB_COMMIT);
+  mkdirSync(path.join(folder, 'refs'), { recursive: true });
+  mkdirSync(snapshot, { recursive: true });
+  writeFileSync(path.join(folder, 'refs', 'main'), HUB_COMMIT);
+  for (const file of ['config.json', 'model.safetensors.index.json']) {
+    copyFileSync(path.join(repo, 'examples', MODEL, file), path.join(snapshot, file));
+  }
+  return cache;
+}
+
+// Without --allow-hub the name field stays hidden.
+async function checkHubFieldHidden(page) {
+  const hidden = await page.evaluate(() => document.getElementById('hub-model-field').hidden);
+  equal(hidden, true, 'Hugging Face name field without --allow-hub: hidden');
+}
+
+// With --allow-hub: the field is shown and a name typed in it is priced
+// as the API prices that name; emptied, the roots' model is back.
+async function checkHubName(browser, offsite) {
+  const cache = makeHubCache();
+  const env = { ...process.env, HF_HUB_CACHE: cache, HF_HUB_OFFLINE: '1',
+    HF_ENDPOINT: 'http://127.0.0.1:9', MEMFIT_CACHE_DIR: path.join(cache, 'memfit') };
+  const service = startService(['--allow-hub'], env);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const port = await service.port;
+    const base = `http://127.0.0.1:${port}`;
+    await context.route('**/*', (route) => {
+      const url = new URL(route.request().url());
+      if (url.protocol === 'http:' && url.hostname === '127.0.0.1' && url.port === String(port)) {
+        return route.continue();
+      }
+      offsite.push(url.href);
+      return route.abort('blockedbyclient');
+    });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+    await page.goto(`${base}/`, { waitUntil: 'load' });
+    await page.waitForSelector(`#model option[value="${MODEL}"]`, { state: 'attached', timeout: 20000 });
+    equal((await api(base, 'GET', '/v1/models')).allow_hub, true, '/v1/models allow_hub with --allow-hub');
+    await page.waitForSelector('#hub-model', { state: 'visible', timeout: 20000 });
+    await checkScenario(page, base, { model: HUB_NAME, hub: true, max_tokens: 32768, batch: 1, kv_cache_mode: 'fp16' });
+    await page.fill('#hub-model', '');
+    await setInputs(page, { model: MODEL, max_tokens: 32768, batch: 1, kv_cache_mode: 'fp16' });
+    check(errors.length === 0, `browser errors with --allow-hub:\n  ${errors.join('\n  ')}`);
+  } finally {
+    await context.close();
+    const code = await stopService(service.child);
+    check(code === 0, `memfit serve --allow-hub exited with ${code} on SIGTERM`);
+    rmSync(cache, { recursive: true, force: true });
+  }
 }
 
 // ---- main -----------------------------------------------------------------
@@ -236,6 +310,7 @@ async function main() {
     check((response.headers()['content-security-policy'] || '').includes("default-src 'none'"),
       'GET / carries the Content-Security-Policy');
     await page.waitForSelector(`#model option[value="${MODEL}"]`, { state: 'attached', timeout: 20000 });
+    await checkHubFieldHidden(page);
 
     // A setting that does not fit, a batch and KV change, then the view the
     // screenshot shows.
@@ -250,6 +325,8 @@ async function main() {
     mkdirSync(path.dirname(screenshot), { recursive: true });
     await page.screenshot({ path: screenshot });
     console.log(`screenshot: ${screenshot}`);
+
+    await checkHubName(browser, offsite);
 
     check(offsite.length === 0, `requests beyond the service: ${offsite.join(', ')}`);
     check(errors.length === 0, `browser errors:\n  ${errors.join('\n  ')}`);

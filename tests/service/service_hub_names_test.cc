@@ -82,6 +82,13 @@ TEST_F(ServiceHubNames, RefusedUnlessAllowed) {
   EXPECT_EQ(error_code(estimate(*s, "acme/absent")), "model_not_found");
 }
 
+// GET /v1/models says whether Hub names may be given: the calculator page
+// shows its name field only then.
+TEST_F(ServiceHubNames, TheModelListSaysWhetherHubNamesAreAllowed) {
+  EXPECT_EQ(body_json(service(false)->handle("GET", "/v1/models", ""))["allow_hub"], false);
+  EXPECT_EQ(body_json(service(true)->handle("GET", "/v1/models", ""))["allow_hub"], true);
+}
+
 TEST_F(ServiceHubNames, AllowedNamesAreReadFromTheCache) {
   auto s = service(true);
   HttpResponse r = estimate(*s, "org/tiny-GGUF:Q4_K_M");

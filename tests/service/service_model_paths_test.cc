@@ -191,7 +191,8 @@ TEST(ServiceModels, ListsFoldersWithAConfig) {
                                   {{"name", "Qwen3-1.7B-MLX-bf16"}, {"root", qwen3}, {"format", "config"}},
                                   {{"name", "Qwen3-32B"}, {"root", qwen3}, {"format", "config"}},
                                   {{"name", "Qwen3-8B"}, {"root", qwen3}, {"format", "config"}},
-                                  {{"name", "Qwen3-14B-MLX-4bit"}, {"root", examples}, {"format", "config"}}}}}));
+                                  {{"name", "Qwen3-14B-MLX-4bit"}, {"root", examples}, {"format", "config"}}}},
+                                {"allow_hub", false}}));
 }
 
 TEST(ServiceModels, ListsGgufFilesAndFoldersButNotProjectorsOrLaterSplits) {
