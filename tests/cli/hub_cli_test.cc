@@ -76,7 +76,9 @@ TEST_F(InspectHub, AGatedRepoIsOneLineAndTheTokenFlagOpensIt) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["weights_bytes"], 13056u);
   for (const FakeHubRequest& request : hub_.requests()) {
-    if (request.host == "storage") EXPECT_EQ(request.authorization, "") << request.path;
+    if (request.host == "storage") {
+      EXPECT_EQ(request.authorization, "") << request.path;
+    }
   }
 }
 

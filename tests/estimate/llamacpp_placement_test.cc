@@ -365,7 +365,7 @@ TEST(LlamaCppPlacementFlags, RefusesPatternsStdRegexCannotTakeSafely) {
   LlamaCppSettings s;
   s.ctx_size = 4096;
   s.placement.gpus = {gpu(0, 24 * kGiB)};
-  s.placement.overrides.push_back(LlamaCppTensorOverride{.pattern = R"(\9)"});
+  s.placement.overrides.push_back(LlamaCppTensorOverride{.pattern = R"(\9)", .gpu = std::nullopt});
   EXPECT_FALSE(estimate_llamacpp(m, s, kHost).ok());
 }
 

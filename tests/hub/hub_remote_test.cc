@@ -294,7 +294,17 @@ TEST_F(HubRemote, AGatedGgufRepoIsOneLine) {
             "'org/gated-GGUF': gated or private on the Hub (HTTP 401): accept its terms at " +
                 hub_.endpoint() +
                 "/org/gated-GGUF and set HF_TOKEN or --token to a token that may read it");
-  EXPECT_EQ(hub_.requests().size(), 1u);  // the API only
+  // The API (which answers for a gated repo, as the Hub's does), then the
+  // four GGUF models' first ranges, asked together and each refused (401);
+  // nothing reaches the storage host.
+  const std::vector<std::string> asked = summary();
+  EXPECT_EQ(asked.size(), 5u);
+  EXPECT_EQ(std::count_if(asked.begin(), asked.end(),
+                          [](const std::string& r) { return r.find(" 401 bytes=0-1048575") != std::string::npos; }),
+            4);
+  EXPECT_EQ(std::count_if(asked.begin(), asked.end(),
+                          [](const std::string& r) { return r.starts_with("storage "); }),
+            0);
 }
 
 // A repo of safetensors is no folder of GGUF models: the caller opens it

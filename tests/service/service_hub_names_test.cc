@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "service/service_fixture.h"
+#include "memfit/header_cache.h"
+#include "support/fake_hub.h"
 #include "support/gguf_writer.h"
 #include "support/hf_cache_writer.h"
 #include "support/temp_dir.h"
@@ -116,6 +118,42 @@ TEST_F(ServiceHubNames, ARootsModelWinsOverTheHub) {
     HttpResponse r = estimate(*s, "acme/local");
     EXPECT_EQ(r.status, 200) << r.body;
   }
+}
+
+// A name neither the roots nor the HF cache hold is read from the Hub (the
+// loopback fake) with the operator's endpoint, and the opened model is kept:
+// a second request asks the Hub nothing.
+TEST_F(ServiceHubNames, AllowedNamesTheCacheLacksAreReadFromTheHub) {
+  FakeHub hub;
+  FakeHubRepo repo;
+  repo.commit = fake_commit('d');
+  const std::string gguf = small_qwen3_q4().bytes();
+  repo.files["remote-Q4_K_M.gguf"] = FakeHubFile{gguf, gguf.size()};
+  hub.add_repo("org/remote-GGUF", repo);
+  TempDir cache;
+  ServiceOptions options = fake_options({root_.path()}, uint64_t{16} << 30);
+  options.allow_hub = true;
+  options.hf_cache.hub_cache_dir = hub_;
+  options.hub.endpoint = hub.endpoint();
+  options.header_store = make_header_cache(cache.path());
+  std::unique_ptr<Service> s = make_service(std::move(options));
+
+  HttpResponse r = estimate(*s, "org/remote-GGUF");
+  ASSERT_EQ(r.status, 200) << r.body;
+  // One Q4_K [256, 64] tensor: 256 x 64 / 256 blocks x 144 B = 9,216 B.
+  EXPECT_EQ(json::parse(r.body)["weights_bytes"], 9216u);
+  const size_t first = hub.requests().size();
+  // The listing, the file's first 9,632 bytes (its size: under the first
+  // MiB) through the storage host; then the llama.cpp profile reopens the
+  // model with its tensor list (CPU repacking reads tensor names), the
+  // header from the header cache: only the revision is asked again.
+  EXPECT_EQ(first, 4u);
+  for (const FakeHubRequest& request : hub.requests()) {
+    EXPECT_NE(request.path.find("org/remote-GGUF"), std::string::npos) << request.path;
+  }
+  // The service keeps the opened model: the same name asks nothing more.
+  ASSERT_EQ(estimate(*s, "org/remote-GGUF").status, 200);
+  EXPECT_EQ(hub.requests().size(), first);
 }
 
 }  // namespace
