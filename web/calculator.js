@@ -2,22 +2,32 @@
 //
 //   GET  /v1/models    fills the model list; allow_hub shows the Hugging
 //                      Face name field (the service runs with --allow-hub)
-//   POST /v1/estimate  the breakdown at the chosen context, batch and KV mode
-//   POST /v1/fit       the largest context that fits per KV mode, and the
-//                      totals along the context axis (curve_tokens)
+//   POST /v1/estimate  the breakdown at the chosen engine, context, batch
+//                      and KV mode
+//   POST /v1/fit       mlxcel: the largest context that fits per KV mode,
+//                      and the totals along the context axis (curve_tokens)
+//
+// The other engines (llama.cpp, mlx-lm) are drawn from /v1/estimate alone:
+// each cache type's largest fitting context by bisection (every term grows
+// with the context, so "fits" is monotone), and the curve from estimates
+// at evenly spaced contexts. ENGINES says, per engine, which request
+// fields the form's values become and which parts of the answer are drawn.
 //
 // Every figure shown is a number from those answers, formatted: bytes as
 // GiB with 2 decimals in the text, exact in data-bytes and the title. The
 // elements a test reads carry ids and data-testid; #figures says
 // data-state="ready" once the figures match the inputs it also records
-// (data-model, data-max-tokens, data-batch, data-kv-mode, data-memory-limit).
+// (data-engine, data-model, data-max-tokens, data-batch, data-kv-mode,
+// data-memory-limit).
 // The page loads nothing from anywhere but its own server.
 'use strict';
 
 const GIB = 2 ** 30;
 const SVG_NS = 'http://www.w3.org/2000/svg';
-const KV_MODES = ['fp16', 'int8'];
 const CURVE_POINTS = 64;  // evenly spaced, plus the fit boundaries and the asked context
+const ESTIMATED_CURVE_POINTS = 24;  // the same, for a curve drawn from /v1/estimate
+const BISECT_CEILING = 1 << 20;  // tokens: past this, "any context" for a bisected curve
+const ESTIMATE_CONCURRENCY = 6;  // the requests in flight at once
 const KV_BLOCK_TOKENS = 256;  // the estimator's allocation block: the x axis steps in these
 const DEBOUNCE_MS = 200;
 
@@ -61,6 +71,100 @@ async function api(method, path, body) {
   return json;
 }
 
+// ---- engines --------------------------------------------------------------
+
+const sum = (...values) => values.reduce((a, b) => a + (b || 0), 0);
+
+// Per engine: the labels of the form's fields, the KV choices (value sent,
+// label shown), the request body the form's values become, the three
+// figures before the total, and the bar's segments (which add up to the
+// total: the last one takes what the named terms leave).
+const ENGINES = {
+  mlxcel: {
+    contextLabel: 'Context (tokens)',
+    batchLabel: 'Batch',
+    axisLabel: (batch) => `context (tokens), batch ${batch}`,
+    kvModes: [['fp16', 'fp16'], ['int8', 'int8']],
+    body: (inputs, tokens, kv) => ({ max_tokens: tokens, batch: inputs.batch, kv_cache_mode: kv }),
+    figures: (r) => [
+      { label: 'Weights', bytes: r.weights_bytes, note: r.weights_source },
+      { label: 'KV cache', bytes: r.kv_bytes_total,
+        note: r.kv_bytes_per_token ? `${(r.kv_bytes_per_token[r.inputs.kv_cache_mode] / 1024).toFixed(1)} KiB per token, ${r.inputs.kv_cache_mode}` : r.inputs.kv_cache_mode },
+      { label: 'Headroom', bytes: r.headroom_bytes,
+        note: [`allocator ${formatGiB(r.allocator_overhead_bytes)}`, `activation ${formatGiB(r.activation_bytes)}`,
+          ...(r.backend_inflight_bytes > 0 ? [`in-flight ${formatGiB(r.backend_inflight_bytes)}`] : [])].join(' + ') },
+    ],
+    segments: (r) => [
+      { key: 'weights', label: 'Weights', bytes: r.weights_bytes },
+      { key: 'kv', label: 'KV cache', bytes: r.kv_bytes_total },
+      { key: 'allocator', label: 'Allocator', bytes: r.allocator_overhead_bytes },
+      { key: 'activation', label: 'Activation', bytes: r.activation_bytes },
+      { key: 'inflight', label: 'In-flight', bytes: r.backend_inflight_bytes },
+    ],
+  },
+  llamacpp: {
+    contextLabel: 'Context (--ctx-size)',
+    batchLabel: 'Slots (--parallel)',
+    axisLabel: (batch) => `--ctx-size (tokens, all slots), --parallel ${batch}`,
+    kvModes: [['f16', 'f16'], ['q8_0', 'q8_0'], ['q4_0', 'q4_0']],
+    body: (inputs, tokens, kv) => ({ engine: 'llamacpp', ctx_size: tokens, parallel: inputs.batch,
+      cache_type_k: kv, cache_type_v: kv }),
+    figures: (r) => [
+      { label: 'Model', bytes: r.llamacpp.model_bytes, note: `${r.llamacpp.figures.model_bytes}; ${r.weights_source}` },
+      { label: 'Context', bytes: r.llamacpp.context_bytes,
+        note: `KV ${formatGiB(r.llamacpp.context.kv_bytes)} + state ${formatGiB(r.llamacpp.context.recurrent_bytes)} + output ${formatGiB(r.llamacpp.context.output_bytes)}` },
+      { label: 'Compute', bytes: r.total_bytes - r.llamacpp.model_bytes - r.llamacpp.context_bytes,
+        note: `compute buffers (${r.llamacpp.figures.compute_bytes})` },
+    ],
+    segments: (r) => [
+      { key: 'weights', label: 'Model', bytes: r.llamacpp.model_bytes },
+      { key: 'kv', label: 'Context', bytes: r.llamacpp.context_bytes },
+      { key: 'compute', label: 'Compute', bytes: r.total_bytes - r.llamacpp.model_bytes - r.llamacpp.context_bytes },
+    ],
+  },
+  'mlx-lm': {
+    contextLabel: 'Prompt (tokens)',
+    batchLabel: 'Batch',
+    axisLabel: (batch) => `prompt (tokens), batch ${batch}`,
+    kvModes: [['fp16', 'fp16'], ['8', '8-bit'], ['4', '4-bit']],
+    body: (inputs, tokens, kv) => ({ engine: 'mlx-lm', prompt_tokens: tokens, max_tokens: inputs.gen_tokens,
+      batch: inputs.batch, ...(kv === 'fp16' ? {} : { kv_bits: Number(kv) }) }),
+    figures: (r) => [
+      { label: 'Weights', bytes: r.mlxlm.weights_bytes, note: r.weights_source },
+      { label: 'KV cache', bytes: r.mlxlm.kv_bytes + r.mlxlm.recurrent_bytes,
+        note: `${formatTokens(r.mlxlm.kv_capacity_tokens)} tokens allocated` +
+          (r.mlxlm.recurrent_bytes > 0 ? `, state ${formatGiB(r.mlxlm.recurrent_bytes)}` : '') },
+      { label: 'Transient', bytes: r.total_bytes - r.mlxlm.weights_bytes - r.mlxlm.kv_bytes - r.mlxlm.recurrent_bytes,
+        note: `peak in ${r.mlxlm.peak_phase.replace('_', ' ')} (modelled)` },
+    ],
+    segments: (r) => [
+      { key: 'weights', label: 'Weights', bytes: r.mlxlm.weights_bytes },
+      { key: 'kv', label: 'KV cache', bytes: r.mlxlm.kv_bytes },
+      { key: 'recurrent', label: 'State', bytes: r.mlxlm.recurrent_bytes },
+      { key: 'compute', label: 'Transient', bytes: r.total_bytes - sum(r.mlxlm.weights_bytes, r.mlxlm.kv_bytes, r.mlxlm.recurrent_bytes) },
+    ],
+  },
+};
+
+// The KV choices and field labels of `name`, keeping the KV choice when
+// the new engine has it.
+function applyEngine(name) {
+  const engine = ENGINES[name];
+  const select = $('kv-mode');
+  const keep = select.value;
+  clear(select);
+  for (const [value, label] of engine.kvModes) {
+    const option = document.createElement('option');
+    option.value = value;
+    option.textContent = label;
+    select.appendChild(option);
+  }
+  if (engine.kvModes.some(([value]) => value === keep)) select.value = keep;
+  $('max-tokens-label').textContent = engine.contextLabel;
+  $('batch-label').textContent = engine.batchLabel;
+  $('gen-tokens-field').hidden = name !== 'mlx-lm';
+}
+
 // ---- inputs and the URL fragment ------------------------------------------
 
 // The form's values, or null (with a message shown) when one is invalid.
@@ -77,33 +181,43 @@ function readInputs() {
   // A Hugging Face name, when one is typed, instead of the roots' model.
   const model = $('hub-model').value.trim() || $('model').value;
   if (!model) return null;
+  const engine = $('engine').value;
   const maxTokens = count('max-tokens', 'context');
   const batch = count('batch', 'batch');
-  if (maxTokens === null || batch === null) return null;
+  const genTokens = engine === 'mlx-lm' ? count('gen-tokens', 'generate') : 128;
+  if (maxTokens === null || batch === null || genTokens === null) return null;
   return {
+    engine,
     model,
     max_tokens: maxTokens,
     batch,
+    gen_tokens: genTokens,
     kv_cache_mode: $('kv-mode').value,
     memory_limit: $('memory-limit').value.trim(),
   };
 }
 
 // The inputs live in the fragment, so a view can be bookmarked or shared:
-// #model=Qwen3-14B-MLX-4bit&max_tokens=32768&batch=1&kv=fp16&budget=16GiB
+// #engine=mlxcel&model=Qwen3-14B-MLX-4bit&max_tokens=32768&batch=1&kv=fp16&budget=16GiB
 function writeFragment(inputs) {
   const params = new URLSearchParams({
+    engine: inputs.engine,
     model: inputs.model,
     max_tokens: String(inputs.max_tokens),
     batch: String(inputs.batch),
     kv: inputs.kv_cache_mode,
   });
+  if (inputs.engine === 'mlx-lm') params.set('gen', String(inputs.gen_tokens));
   if (inputs.memory_limit) params.set('budget', inputs.memory_limit);
   history.replaceState(null, '', `#${params}`);
 }
 
 function applyFragment() {
   const params = new URLSearchParams(location.hash.slice(1));
+  if (Object.hasOwn(ENGINES, params.get('engine') || '')) {
+    $('engine').value = params.get('engine');
+    applyEngine($('engine').value);
+  }
   const model = params.get('model');
   if (model && [...$('model').options].some((o) => o.value === model)) {
     $('model').value = model;
@@ -112,7 +226,8 @@ function applyFragment() {
   }
   if (params.get('max_tokens')) $('max-tokens').value = params.get('max_tokens');
   if (params.get('batch')) $('batch').value = params.get('batch');
-  if (KV_MODES.includes(params.get('kv'))) $('kv-mode').value = params.get('kv');
+  if ([...$('kv-mode').options].some((o) => o.value === params.get('kv'))) $('kv-mode').value = params.get('kv');
+  if (params.get('gen')) $('gen-tokens').value = params.get('gen');
   if (params.get('budget')) $('memory-limit').value = params.get('budget');
 }
 
@@ -136,18 +251,15 @@ function setBytes(id, bytes) {
 }
 
 function showFigures(report) {
-  setBytes('fig-weights', report.weights_bytes);
-  $('fig-weights-source').textContent = report.weights_source;
-  setBytes('fig-kv', report.kv_bytes_total);
-  const rate = report.kv_bytes_per_token ? report.kv_bytes_per_token[report.inputs.kv_cache_mode] : null;
-  $('fig-kv-rate').textContent =
-    rate ? `${(rate / 1024).toFixed(1)} KiB per token, ${report.inputs.kv_cache_mode}` : report.inputs.kv_cache_mode;
-  setBytes('fig-headroom', report.headroom_bytes);
-  const parts = [`allocator ${formatGiB(report.allocator_overhead_bytes)}`,
-    `activation ${formatGiB(report.activation_bytes)}`];
-  if (report.backend_inflight_bytes > 0) parts.push(`in-flight ${formatGiB(report.backend_inflight_bytes)}`);
-  $('fig-headroom-parts').textContent = parts.join(' + ');
-  $('fig-headroom-parts').title = parts.join(' + ');
+  const parts = ENGINES[report.engine].figures(report);
+  ['fig-weights', 'fig-kv', 'fig-headroom'].forEach((id, k) => {
+    $(`${id}-label`).textContent = parts[k].label;
+    setBytes(id, parts[k].bytes);
+  });
+  $('fig-weights-source').textContent = parts[0].note;
+  $('fig-kv-rate').textContent = parts[1].note;
+  $('fig-headroom-parts').textContent = parts[2].note;
+  $('fig-headroom-parts').title = parts[2].note;
   setBytes('fig-total', report.total_bytes);
   $('fig-total-share').textContent = report.budget_bytes > 0
     ? `${(100 * report.total_bytes / report.budget_bytes).toFixed(1)}% of the budget` : '';
@@ -192,14 +304,6 @@ function niceGiBStep(maxBytes, ticks) {
 
 // ---- the stacked bar ------------------------------------------------------
 
-const SEGMENTS = [
-  { key: 'weights', label: 'Weights', bytes: (r) => r.weights_bytes },
-  { key: 'kv', label: 'KV cache', bytes: (r) => r.kv_bytes_total },
-  { key: 'allocator', label: 'Allocator', bytes: (r) => r.allocator_overhead_bytes },
-  { key: 'activation', label: 'Activation', bytes: (r) => r.activation_bytes },
-  { key: 'inflight', label: 'In-flight', bytes: (r) => r.backend_inflight_bytes },
-];
-
 function drawBar(report) {
   const bar = $('bar');
   clear(bar);
@@ -212,8 +316,8 @@ function drawBar(report) {
 
   let at = 0;
   let legendX = left;
-  for (const segment of SEGMENTS) {
-    const bytes = segment.bytes(report) || 0;
+  for (const segment of ENGINES[report.engine].segments(report)) {
+    const bytes = segment.bytes || 0;
     if (bytes > 0) {
       const rect = svg('rect', {
         class: segment.key, x: x(at), y: top, width: Math.max(0.5, x(at + bytes) - x(at)), height,
@@ -259,9 +363,9 @@ function niceTokenMax(reach) {
 // The contexts the curve is drawn at: evenly spaced from 1 to the axis end,
 // each mode's largest fitting context and the next token (the step where
 // it stops fitting), and the context asked.
-function curveTokens(axisMax, maxTokens, fit) {
+function curveTokens(axisMax, maxTokens, fit, points) {
   const tokens = new Set([1, maxTokens]);
-  for (let i = 1; i <= CURVE_POINTS; ++i) tokens.add(Math.round((i * axisMax) / CURVE_POINTS));
+  for (let i = 1; i <= points; ++i) tokens.add(Math.round((i * axisMax) / points));
   for (const mode of fit.by_kv_mode) {
     if (mode.max_tokens !== null && !mode.capped && mode.max_tokens < axisMax) {
       tokens.add(mode.max_tokens);
@@ -278,22 +382,29 @@ function axisFor(inputs, fit) {
   return niceTokenMax(Math.max(inputs.max_tokens, ...reachable));
 }
 
-function fitCaption(fit) {
+// The KV choice's label under `engine` ("8-bit" for mlx-lm's 8).
+function kvLabel(engine, value) {
+  const found = ENGINES[engine].kvModes.find(([v]) => v === value);
+  return found ? found[1] : value;
+}
+
+function fitCaption(fit, engine) {
   const caption = $('curve-caption');
   clear(caption);
-  caption.append('largest context that fits: ');
+  caption.append(engine === 'mlxcel' ? 'largest context that fits: ' : 'fits up to: ');
   fit.by_kv_mode.forEach((mode, i) => {
     if (i > 0) caption.append(', ');
     const span = document.createElement('span');
     span.id = `fit-${mode.kv_cache_mode}`;
     span.dataset.testid = `fit-${mode.kv_cache_mode}`;
     span.dataset.maxTokens = mode.max_tokens === null ? '' : String(mode.max_tokens);
-    span.textContent = mode.max_tokens === null ? `${mode.kv_cache_mode} nothing fits`
-      : mode.capped ? `${mode.kv_cache_mode} any context`
-      : `${mode.kv_cache_mode} ${formatTokens(mode.max_tokens)} tokens`;
+    const label = kvLabel(engine, mode.kv_cache_mode);
+    span.textContent = mode.max_tokens === null ? `${label} nothing fits`
+      : mode.capped ? `${label} any context`
+      : `${label} ${formatTokens(mode.max_tokens)} tokens`;
     caption.appendChild(span);
   });
-  caption.append(` (batch ${fit.batch})`);
+  caption.append(` (${ENGINES[engine].batchLabel.toLowerCase()} ${fit.batch})`);
 }
 
 function drawCurve(fit, report, inputs, axis) {
@@ -321,7 +432,7 @@ function drawCurve(fit, report, inputs, axis) {
   chart.appendChild(svg('line', { class: 'axis', x1: box.left, x2: box.right, y1: box.bottom, y2: box.bottom }));
   chart.appendChild(svg('line', { class: 'axis', x1: box.left, x2: box.left, y1: box.top, y2: box.bottom }));
   chart.appendChild(svg('text', { class: 'muted', x: box.right, y: box.bottom + 36, 'text-anchor': 'end' },
-    `context (tokens), batch ${fit.batch}`));
+    ENGINES[inputs.engine].axisLabel(fit.batch)));
 
   // The budget.
   const by = y(fit.budget_bytes);
@@ -331,16 +442,16 @@ function drawCurve(fit, report, inputs, axis) {
     `budget ${formatGiB(fit.budget_bytes)}`));
 
   // One series per KV mode.
-  for (const mode of fit.by_kv_mode) {
+  fit.by_kv_mode.forEach((mode, i) => {
     const points = mode.curve.map((p) => `${x(p.max_tokens).toFixed(1)},${y(p.total_bytes).toFixed(1)}`);
-    chart.appendChild(svg('polyline', { class: `series ${mode.kv_cache_mode}`, points: points.join(' '),
+    chart.appendChild(svg('polyline', { class: `series s${i}`, points: points.join(' '),
       'data-testid': `curve-${mode.kv_cache_mode}`, 'data-points': mode.curve.length }));
-  }
+  });
 
   // The largest context that fits, per mode. The marker exists even when
   // there is nothing to draw (nothing fits, or any context does).
   fit.by_kv_mode.forEach((mode, i) => {
-    const marker = svg('g', { class: `fit-marker ${mode.kv_cache_mode}`,
+    const marker = svg('g', { class: `fit-marker s${i}`,
       'data-testid': `fit-marker-${mode.kv_cache_mode}`, 'data-kv-mode': mode.kv_cache_mode,
       'data-max-tokens': mode.max_tokens === null ? '' : mode.max_tokens,
       'data-capped': mode.capped, 'data-total-bytes': mode.total_bytes === null ? '' : mode.total_bytes });
@@ -349,7 +460,7 @@ function drawCurve(fit, report, inputs, axis) {
       const my = y(mode.total_bytes);
       marker.appendChild(svg('line', { x1: mx, x2: mx, y1: box.bottom, y2: my }));
       marker.appendChild(svg('circle', { cx: mx, cy: my, r: 4.5 }));
-      const label = `${mode.kv_cache_mode} fits up to ${formatTokens(mode.max_tokens)}`;
+      const label = `${kvLabel(inputs.engine, mode.kv_cache_mode)} fits up to ${formatTokens(mode.max_tokens)}`;
       const right = mx + 8 + label.length * 7 < box.right;
       marker.appendChild(svg('text', { x: right ? mx + 8 : mx - 8, y: box.bottom - 12 - 18 * i,
         'text-anchor': right ? 'start' : 'end' }, label));
@@ -365,18 +476,75 @@ function drawCurve(fit, report, inputs, axis) {
   current.appendChild(svg('circle', { cx, cy: y(report.total_bytes), r: 4 }));
   current.appendChild(svg('text', { x: cx - 6, y: box.bottom - 48, 'text-anchor': 'end' },
     `asked ${formatTokens(inputs.max_tokens)}`));
-  current.appendChild(svg('title', {}, `${formatTokens(inputs.max_tokens)} tokens, ${inputs.kv_cache_mode}: ${formatGiB(report.total_bytes)}`));
+  current.appendChild(svg('title', {}, `${formatTokens(inputs.max_tokens)} tokens, ` +
+    `${kvLabel(inputs.engine, inputs.kv_cache_mode)}: ${formatGiB(report.total_bytes)}`));
   chart.appendChild(current);
 
   // Legend, top left.
   fit.by_kv_mode.forEach((mode, i) => {
     const lx = box.left + 16 + i * 110;
-    chart.appendChild(svg('rect', { class: `legend-swatch ${mode.kv_cache_mode}`, x: lx, y: box.top + 2, width: 18, height: 4 }));
-    chart.appendChild(svg('text', { x: lx + 24, y: box.top + 8 }, `${mode.kv_cache_mode} KV`));
+    chart.appendChild(svg('rect', { class: `legend-swatch s${i}`, x: lx, y: box.top + 2, width: 18, height: 4 }));
+    chart.appendChild(svg('text', { x: lx + 24, y: box.top + 8 }, `${kvLabel(inputs.engine, mode.kv_cache_mode)} KV`));
   });
 }
 
 // ---- updating -------------------------------------------------------------
+
+// Runs the functions in `tasks` (each returning a promise), at most
+// `limit` at once; their answers in order.
+async function inBatches(tasks, limit) {
+  const answers = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const k = next++;
+      answers[k] = await tasks[k]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return answers;
+}
+
+// For an engine /v1/fit does not solve: /v1/fit's answer shape, from
+// estimates. Each KV choice's boundary is found by bisection over
+// [1, BISECT_CEILING] (the context below it fits, the one above does not),
+// then the totals at the curve's contexts.
+async function estimatedFit(inputs, base, report) {
+  const engine = ENGINES[inputs.engine];
+  const at = (tokens, kv) => api('POST', '/v1/estimate', { ...base, ...engine.body(inputs, tokens, kv) });
+  const bounds = await Promise.all(engine.kvModes.map(async ([kv]) => {
+    const first = await at(1, kv);
+    if (!first.fits) return { kv_cache_mode: kv, max_tokens: null, capped: false, total_bytes: null };
+    const top = await at(BISECT_CEILING, kv);
+    if (top.fits) return { kv_cache_mode: kv, max_tokens: BISECT_CEILING, capped: true, total_bytes: top.total_bytes };
+    let lo = 1;
+    let loTotal = first.total_bytes;
+    let hi = BISECT_CEILING;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      const r = await at(mid, kv);
+      if (r.fits) {
+        lo = mid;
+        loTotal = r.total_bytes;
+      } else {
+        hi = mid;
+      }
+    }
+    return { kv_cache_mode: kv, max_tokens: lo, capped: false, total_bytes: loTotal };
+  }));
+  const fit = { batch: inputs.batch, budget_bytes: report.budget_bytes, by_kv_mode: bounds };
+  const axis = axisFor(inputs, fit);
+  const tokens = curveTokens(axis.max, inputs.max_tokens, fit, ESTIMATED_CURVE_POINTS);
+  const tasks = bounds.flatMap((mode) => tokens.map((t) => () => at(t, mode.kv_cache_mode)));
+  const totals = await inBatches(tasks, ESTIMATE_CONCURRENCY);
+  bounds.forEach((mode, m) => {
+    mode.curve = tokens.map((t, k) => {
+      const r = totals[m * tokens.length + k];
+      return { max_tokens: t, total_bytes: r.total_bytes, fits: r.fits };
+    });
+  });
+  return { fit, axis };
+}
 
 let generation = 0;  // the newest update; an older answer is dropped
 
@@ -387,28 +555,32 @@ async function update() {
   const figures = $('figures');
   figures.dataset.state = 'loading';
   writeFragment(inputs);
-  const base = { model: inputs.model, batch: inputs.batch };
+  const base = { model: inputs.model };
   if (inputs.memory_limit) base.memory_limit = inputs.memory_limit;
+  const engine = ENGINES[inputs.engine];
   try {
-    const [report, limits] = await Promise.all([
-      api('POST', '/v1/estimate', { ...base, max_tokens: inputs.max_tokens, kv_cache_mode: inputs.kv_cache_mode }),
-      api('POST', '/v1/fit', base),
-    ]);
+    const report = await api('POST', '/v1/estimate',
+      { ...base, ...engine.body(inputs, inputs.max_tokens, inputs.kv_cache_mode) });
     if (mine !== generation) return;
-    if (report.engine !== 'mlxcel') {
-      // A GGUF model named on the Hub: llama.cpp's profile, not drawn here.
-      throw new Error(`${inputs.model}: priced by the ${report.engine} profile, which this page ` +
-        'does not draw yet: ask /v1/estimate, or run memfit recommend-quant');
+    let fit;
+    let axis;
+    if (inputs.engine === 'mlxcel') {
+      const solveBase = { ...base, batch: inputs.batch };
+      const limits = await api('POST', '/v1/fit', solveBase);
+      if (mine !== generation) return;
+      axis = axisFor(inputs, limits);
+      fit = await api('POST', '/v1/fit', { ...solveBase, curve_tokens: curveTokens(axis.max, inputs.max_tokens, limits, CURVE_POINTS) });
+    } else {
+      ({ fit, axis } = await estimatedFit(inputs, base, report));
     }
-    const axis = axisFor(inputs, limits);
-    const fit = await api('POST', '/v1/fit', { ...base, curve_tokens: curveTokens(axis.max, inputs.max_tokens, limits) });
     if (mine !== generation) return;
     hideMessage();
     showFigures(report);
     drawBar(report);
-    fitCaption(fit);
+    fitCaption(fit, inputs.engine);
     drawCurve(fit, report, inputs, axis);
     Object.assign(figures.dataset, {
+      engine: inputs.engine,
       model: inputs.model,
       maxTokens: String(inputs.max_tokens),
       batch: String(inputs.batch),
@@ -438,13 +610,21 @@ async function start() {
     clearTimeout(timer);
     update();
   });
+  // The engine's own fields; a model picked from the list gets the engine
+  // the API gives it by default (llama.cpp for GGUF, else mlxcel), which
+  // the engine list can then change.
+  $('engine').addEventListener('change', () => applyEngine($('engine').value));
+  $('model').addEventListener('change', () => {
+    const format = $('model').selectedOptions[0]?.dataset.format;
+    $('engine').value = format === 'gguf' ? 'llamacpp' : 'mlxcel';
+    applyEngine($('engine').value);
+  });
+  applyEngine($('engine').value);
   let models;
   let allowHub = false;
   try {
     const answer = await api('GET', '/v1/models');
-    // The page draws the mlxcel breakdown; GGUF models are priced by
-    // llama.cpp's profile, which it does not draw yet (the API answers them).
-    models = answer.models.filter((m) => m.format !== 'gguf');
+    models = answer.models;
     allowHub = answer.allow_hub === true;
   } catch (error) {
     showMessage(error.message);
@@ -456,6 +636,7 @@ async function start() {
     option.value = model.name;
     option.textContent = model.name;
     option.title = `${model.root}/${model.name}`;
+    option.dataset.format = model.format;
     select.appendChild(option);
   }
   $('hub-model-field').hidden = !allowHub;
@@ -474,6 +655,8 @@ async function start() {
     showMessage('No model under the server\'s model roots: start it with memfit serve --model-root DIR.');
     return;
   }
+  if (select.selectedOptions[0]?.dataset.format === 'gguf') $('engine').value = 'llamacpp';
+  applyEngine($('engine').value);
   applyFragment();
   update();
 }

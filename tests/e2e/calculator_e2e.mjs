@@ -7,7 +7,9 @@
 // examples with a 16 GiB budget, opens /, and for a few settings (model,
 // context, batch, KV mode) checks that every figure the page shows equals
 // what the service's API answers for the same request, exact bytes and the
-// GiB text, and that the largest context marked on the curve is /v1/fit's.
+// GiB text, and that the largest context marked on the curve is /v1/fit's;
+// under the llama.cpp and mlx-lm engines, that the three parts are the
+// answer's own terms and each marked context fits while one more does not.
 // Any request the page makes to anything but the service is refused and
 // fails the test, as does a script error or a console error (a CSP
 // violation is one). The Hugging Face name field is hidden there; a second
@@ -107,18 +109,21 @@ async function setInputs(page, inputs) {
   } else {
     await page.selectOption('#model', inputs.model);
   }
+  const engine = inputs.engine || 'mlxcel';
+  await page.selectOption('#engine', engine);
   await page.fill('#max-tokens', String(inputs.max_tokens));
   await page.fill('#batch', String(inputs.batch));
+  if (inputs.gen_tokens) await page.fill('#gen-tokens', String(inputs.gen_tokens));
   await page.selectOption('#kv-mode', inputs.kv_cache_mode);
-  const ready = `#figures[data-state="ready"][data-model="${inputs.model}"]` +
+  const ready = `#figures[data-state="ready"][data-engine="${engine}"][data-model="${inputs.model}"]` +
     `[data-max-tokens="${inputs.max_tokens}"][data-batch="${inputs.batch}"]` +
     `[data-kv-mode="${inputs.kv_cache_mode}"]`;
   await page.waitForSelector(ready, { state: 'attached', timeout: 20000 });
 }
 
 // What the page shows, read from the DOM.
-async function shown(page) {
-  return page.evaluate(() => {
+async function shown(page, kvModes = ['fp16', 'int8']) {
+  return page.evaluate((kvModes) => {
     const figure = (id) => {
       const element = document.getElementById(id);
       return { text: element.textContent, bytes: Number(element.dataset.bytes), title: element.title };
@@ -139,22 +144,13 @@ async function shown(page) {
       barSegments: bar,
       barBudget: data('[data-testid="bar-budget"]'),
       curveBudget: data('[data-testid="curve-budget"]'),
-      markers: {
-        fp16: data('[data-testid="fit-marker-fp16"]'),
-        int8: data('[data-testid="fit-marker-int8"]'),
-      },
-      captions: {
-        fp16: data('[data-testid="fit-fp16"]'),
-        int8: data('[data-testid="fit-int8"]'),
-      },
-      series: {
-        fp16: data('[data-testid="curve-fp16"]'),
-        int8: data('[data-testid="curve-int8"]'),
-      },
+      markers: Object.fromEntries(kvModes.map((kv) => [kv, data(`[data-testid="fit-marker-${kv}"]`)])),
+      captions: Object.fromEntries(kvModes.map((kv) => [kv, data(`[data-testid="fit-${kv}"]`)])),
+      series: Object.fromEntries(kvModes.map((kv) => [kv, data(`[data-testid="curve-${kv}"]`)])),
       current: data('[data-testid="curve-current"]'),
       message: document.getElementById('message').hidden ? '' : document.getElementById('message').textContent,
     };
-  });
+  }, kvModes);
 }
 
 async function checkScenario(page, base, inputs) {
@@ -200,6 +196,65 @@ async function checkScenario(page, base, inputs) {
   }
   console.log(`ok: ${label}: total ${formatGiB(report.total_bytes)} of ${formatGiB(report.budget_bytes)}, ` +
     `${report.fits ? 'fits' : 'does not fit'}; largest context fp16 ${fit.by_kv_mode[0].max_tokens}, int8 ${fit.by_kv_mode[1].max_tokens}`);
+}
+
+// ---- the other engines ----------------------------------------------------
+
+// The request the page sends for an engine's inputs, written out here
+// independently of the page: llama.cpp's names, or mlx-lm's.
+function engineBody(inputs, tokens, kv) {
+  if (inputs.engine === 'llamacpp') {
+    return { model: inputs.model, engine: 'llamacpp', ctx_size: tokens, parallel: inputs.batch,
+      cache_type_k: kv, cache_type_v: kv };
+  }
+  return { model: inputs.model, engine: 'mlx-lm', prompt_tokens: tokens, max_tokens: inputs.gen_tokens,
+    batch: inputs.batch, ...(kv === 'fp16' ? {} : { kv_bits: Number(kv) }) };
+}
+
+// The three figures before the total, per engine, from the answer's own
+// fields; each engine's parts must add up to its total.
+function engineParts(report) {
+  if (report.engine === 'llamacpp') {
+    const l = report.llamacpp;
+    return [l.model_bytes, l.context_bytes, l.compute_bytes + (l.repack_bytes || 0)];
+  }
+  const m = report.mlxlm;
+  return [m.weights_bytes, m.kv_bytes + m.recurrent_bytes, m.transient_bytes];
+}
+
+async function checkEngineScenario(page, base, inputs, kvModes) {
+  const label = `${inputs.engine} ${inputs.model} ctx ${inputs.max_tokens} batch ${inputs.batch} ${inputs.kv_cache_mode}`;
+  await setInputs(page, inputs);
+  const view = await shown(page, kvModes);
+  const report = await api(base, 'POST', '/v1/estimate', engineBody(inputs, inputs.max_tokens, inputs.kv_cache_mode));
+  equal(view.message, '', `${label}: error message`);
+  equal(report.engine, inputs.engine, `${label}: engine`);
+  const parts = engineParts(report);
+  equal(parts[0] + parts[1] + parts[2], report.total_bytes, `${label}: the API's parts add up to its total`);
+  ['weights', 'kv', 'headroom'].forEach((key, k) => {
+    equal(view[key].bytes, parts[k], `${label}: ${key} bytes`);
+    equal(view[key].text, formatGiB(parts[k]), `${label}: ${key} text`);
+  });
+  for (const [key, field] of [['total', 'total_bytes'], ['budget', 'budget_bytes']]) {
+    equal(view[key].bytes, report[field], `${label}: ${key} bytes`);
+  }
+  equal(view.fits.value, String(report.fits), `${label}: fits`);
+  equal(view.barSegments.reduce((a, b) => a + b, 0), report.total_bytes, `${label}: bar segments sum`);
+  equal(Number(view.current['data-total-bytes']), report.total_bytes, `${label}: curve's current point`);
+  for (const kv of kvModes) {
+    const marker = view.markers[kv];
+    check(marker !== null, `${label}: a ${kv} marker`);
+    check(Number(view.series[kv]?.['data-points']) > 10, `${label}: ${kv} curve has points`);
+    if (!marker || marker['data-max-tokens'] === '' || marker['data-capped'] === 'true') continue;
+    const max = Number(marker['data-max-tokens']);
+    const at = await api(base, 'POST', '/v1/estimate', engineBody(inputs, max, kv));
+    const past = await api(base, 'POST', '/v1/estimate', engineBody(inputs, max + 1, kv));
+    check(at.fits && !past.fits, `${label}: ${kv} fits at ${max} and not at ${max + 1}`);
+    equal(marker['data-total-bytes'], String(at.total_bytes), `${label}: ${kv} marker total`);
+  }
+  console.log(`ok: ${label}: total ${formatGiB(report.total_bytes)} of ${formatGiB(report.budget_bytes)}, ` +
+    `${report.fits ? 'fits' : 'does not fit'}; fits up to ` +
+    kvModes.map((kv) => `${kv} ${view.markers[kv]?.['data-max-tokens']}`).join(', '));
 }
 
 // ---- Hugging Face names (--allow-hub) -----------------------------------------
@@ -316,6 +371,11 @@ async function main() {
     // screenshot shows.
     await checkScenario(page, base, { model: MODEL, max_tokens: 65536, batch: 1, kv_cache_mode: 'fp16' });
     await checkScenario(page, base, { model: MODEL, max_tokens: 32768, batch: 2, kv_cache_mode: 'int8' });
+    // The other engines, drawn from /v1/estimate; then back to mlxcel.
+    await checkEngineScenario(page, base,
+      { engine: 'llamacpp', model: MODEL, max_tokens: 32768, batch: 1, kv_cache_mode: 'q8_0' }, ['f16', 'q8_0', 'q4_0']);
+    await checkEngineScenario(page, base,
+      { engine: 'mlx-lm', model: MODEL, max_tokens: 8192, batch: 1, gen_tokens: 256, kv_cache_mode: '8' }, ['fp16', '8', '4']);
     await checkScenario(page, base, { model: MODEL, max_tokens: 32768, batch: 1, kv_cache_mode: 'fp16' });
 
     // No focus ring in the picture. Leaving an edited field fires its
