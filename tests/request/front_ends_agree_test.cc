@@ -234,6 +234,17 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
       {"llamacpp cache type", {{"model", "qwen3-14b"}, {"engine", "llamacpp"}, {"cache_type_k", "q4_K"}},
        "usage"},
       {"no such GPU", {{"model", "qwen3-14b"}, {"device", "cuda:7"}}, "host"},
+      {"mlx-lm with every field",
+       {{"model", "qwen3-14b"}, {"engine", "mlx-lm"}, {"prompt_tokens", 4096}, {"max_tokens", 256},
+        {"batch", 2}, {"prefill_step_size", 512}, {"kv_bits", 8}, {"kv_group_size", 32},
+        {"memory_limit", "16GiB"}},
+       ""},
+      {"mlx-lm rotating cache",
+       {{"model", "qwen3-14b"}, {"engine", "mlx-lm"}, {"max_kv_size", 1024}, {"memory_limit", "8GiB"}},
+       ""},
+      {"mlx-lm field with mlxcel", {{"model", "qwen3-14b"}, {"prompt_tokens", 2048}}, "usage"},
+      {"mlxcel field with mlx-lm",
+       {{"model", "qwen3-14b"}, {"engine", "mlx-lm"}, {"kv_cache_mode", "int8"}}, "usage"},
   };
   for (const Row& row : table) {
     SCOPED_TRACE(row.name);
