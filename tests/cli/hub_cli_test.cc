@@ -41,6 +41,12 @@ class InspectHub : public ::testing::Test {
   }
 
   // An empty HF cache, no token from this process's environment or files.
+  // What a CLI run says of a gated repo it has no token for.
+  std::string gated_message(const std::string& repo) const {
+    return "memfit: '" + repo + "': gated or private on the Hub (HTTP 401): accept its terms at " +
+           hub_.endpoint() + "/" + repo + " and set HF_TOKEN or --token to a token that may read it\n";
+  }
+
   std::map<std::string, std::string> env() const {
     return {{"HF_HUB_CACHE", dir_.path()},      {"HF_ENDPOINT", hub_.endpoint()},
             {"HF_TOKEN", ""},                   {"HUGGING_FACE_HUB_TOKEN", ""},
@@ -68,9 +74,7 @@ TEST_F(InspectHub, AGatedRepoIsOneLineAndTheTokenFlagOpensIt) {
   auto r = run_memfit({"inspect", "-m", "org/gated"}, env());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "memfit: 'org/gated': gated or private on the Hub (HTTP 401): accept its terms "
-                   "at " + hub_.endpoint() +
-                       "/org/gated and set HF_TOKEN or --token to a token that may read it\n");
+  EXPECT_EQ(r.err, gated_message("org/gated"));
 
   r = run_memfit({"inspect", "-m", "org/gated", "--token", "hf_granted", "--json"}, env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -145,9 +149,7 @@ TEST_F(InspectHub, RecommendQuantOfAGatedGgufRepoIsOneLine) {
   auto r = run_memfit({"recommend-quant", "-m", "org/gated-GGUF"}, env());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "memfit: 'org/gated-GGUF': gated or private on the Hub (HTTP 401): accept its "
-                   "terms at " + hub_.endpoint() +
-                       "/org/gated-GGUF and set HF_TOKEN or --token to a token that may read it\n");
+  EXPECT_EQ(r.err, gated_message("org/gated-GGUF"));
 }
 
 }  // namespace

@@ -101,6 +101,19 @@ async function api(base, method, route, body) {
   return json;
 }
 
+// Lets the browser context reach only the service on `port`: any other
+// request is refused and its address kept in `offsite`, which fails the test.
+async function onlyTheService(context, port, offsite) {
+  await context.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.protocol === 'http:' && url.hostname === '127.0.0.1' && url.port === String(port)) {
+      return route.continue();
+    }
+    offsite.push(url.href);
+    return route.abort('blockedbyclient');
+  });
+}
+
 // ---- the page -------------------------------------------------------------
 
 async function setInputs(page, inputs) {
@@ -294,14 +307,7 @@ async function checkHubName(browser, offsite) {
   try {
     const port = await service.port;
     const base = `http://127.0.0.1:${port}`;
-    await context.route('**/*', (route) => {
-      const url = new URL(route.request().url());
-      if (url.protocol === 'http:' && url.hostname === '127.0.0.1' && url.port === String(port)) {
-        return route.continue();
-      }
-      offsite.push(url.href);
-      return route.abort('blockedbyclient');
-    });
+    await onlyTheService(context, port, offsite);
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
@@ -344,14 +350,7 @@ async function main() {
 
     // Only the service may be reached; anything else is refused and fails the test.
     const offsite = [];
-    await context.route('**/*', (route) => {
-      const url = new URL(route.request().url());
-      if (url.protocol === 'http:' && url.hostname === '127.0.0.1' && url.port === String(port)) {
-        return route.continue();
-      }
-      offsite.push(url.href);
-      return route.abort('blockedbyclient');
-    });
+    await onlyTheService(context, port, offsite);
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
