@@ -8,25 +8,12 @@
 
 #include "hub/gguf_quant.h"
 #include "support/gguf_writer.h"
+#include "support/small_ggufs.h"
 #include "support/hf_cache_writer.h"
 #include "support/temp_dir.h"
 
 namespace memfit {
 namespace {
-
-// A two-layer Qwen3-shaped GGUF header: 4 heads of 16, 2 KV heads, width 64.
-GgufWriter small_qwen3() {
-  GgufWriter w;
-  w.add_string("general.architecture", "qwen3")
-      .add_u32("qwen3.block_count", 2)
-      .add_u32("qwen3.context_length", 4096)
-      .add_u32("qwen3.embedding_length", 64)
-      .add_u32("qwen3.feed_forward_length", 256)
-      .add_u32("qwen3.attention.head_count", 4)
-      .add_u32("qwen3.attention.head_count_kv", 2)
-      .add_u32("qwen3.vocab_size", 100);
-  return w;
-}
 
 // The folder every test prices:
 //   tiny-Q4_K_M.gguf   Q4_K [256, 64]: 1 block of 144 B x 64 rows = 9,216 B
@@ -40,17 +27,17 @@ GgufWriter small_qwen3() {
 class GgufRepo : public ::testing::Test {
  protected:
   void SetUp() override {
-    GgufWriter q4 = small_qwen3();
+    GgufWriter q4 = tiny_qwen3_gguf();
     q4.add_tensor("blk.0.ffn_up.weight", GgmlType::kQ4_K, {256, 64});
     q4.write(dir_.file_path("tiny-Q4_K_M.gguf"));
     q4_bytes_ = q4.header().size() + 9'216;
-    GgufWriter q8 = small_qwen3();
+    GgufWriter q8 = tiny_qwen3_gguf();
     q8.add_tensor("token_embd.weight", GgmlType::kQ8_0, {64, 100});
     q8.write(dir_.file_path("tiny-Q8_0.gguf"));
     q8_bytes_ = q8.header().size() + 6'816;
     q8.write(dir_.file_path("mmproj-F16.gguf"));
     dir_.make_dir("Q2_K");
-    GgufWriter first = small_qwen3();
+    GgufWriter first = tiny_qwen3_gguf();
     first.add_u16("split.no", 0).add_u16("split.count", 2).add_i32("split.tensors.count", 2);
     first.add_tensor("token_embd.weight", GgmlType::kF16, {64, 100});
     first.write(dir_.file_path("Q2_K/tiny-Q2_K-00001-of-00002.gguf"));
@@ -137,10 +124,10 @@ TEST(GgufRepoTies, EqualSizesGoToTheHigherPrecisionType) {
   // Q8_0 [64, 100] is 6,800 B (8.5 bits a weight); F16 [68, 50] is 3,400
   // elements x 2 B = 6,800 B (16 bits): equal headers, equal files.
   TempDir dir;
-  GgufWriter q8 = small_qwen3();
+  GgufWriter q8 = tiny_qwen3_gguf();
   q8.add_tensor("token_embd.weight", GgmlType::kQ8_0, {64, 100});
   q8.write(dir.file_path("a-Q8_0.gguf"));
-  GgufWriter f16 = small_qwen3();
+  GgufWriter f16 = tiny_qwen3_gguf();
   f16.add_tensor("token_embd.weight", GgmlType::kF16, {68, 50});
   f16.write(dir.file_path("z-F16.gguf"));
   ASSERT_EQ(q8.file_bytes(), f16.file_bytes());
@@ -187,7 +174,7 @@ TEST(GgufRepoErrors, AnotherEngineOrNoModelIsRefused) {
 TEST(GgufRepoFolderByName, ALocalFolderOrACachedRepoOfGgufModels) {
   TempDir dir;
   HfCacheWriter cache(dir.make_dir("hub"));
-  GgufWriter q4 = small_qwen3();
+  GgufWriter q4 = tiny_qwen3_gguf();
   q4.add_tensor("blk.0.ffn_up.weight", GgmlType::kQ4_K, {256, 64});
   const std::string c = fake_commit('c');
   cache.add_gguf("org/tiny-GGUF", c, "tiny-Q4_K_M.gguf", q4);

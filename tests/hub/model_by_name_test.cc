@@ -12,6 +12,7 @@
 
 #include "memfit/request.h"
 #include "support/gguf_writer.h"
+#include "support/small_ggufs.h"
 #include "support/hf_cache_writer.h"
 #include "support/recording_file_system.h"
 #include "support/temp_dir.h"
@@ -21,20 +22,6 @@ namespace {
 
 constexpr char kLlamaConfig[] = R"({"model_type":"llama","num_hidden_layers":2,
     "hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,"vocab_size":100})";
-
-// A two-layer Qwen3-shaped GGUF header: 4 heads of 16, 2 KV heads, width 64.
-GgufWriter small_qwen3() {
-  GgufWriter w;
-  w.add_string("general.architecture", "qwen3")
-      .add_u32("qwen3.block_count", 2)
-      .add_u32("qwen3.context_length", 4096)
-      .add_u32("qwen3.embedding_length", 64)
-      .add_u32("qwen3.feed_forward_length", 256)
-      .add_u32("qwen3.attention.head_count", 4)
-      .add_u32("qwen3.attention.head_count_kv", 2)
-      .add_u32("qwen3.vocab_size", 100);
-  return w;
-}
 
 // The cache every test reads:
 //   org/llama   main -> commit a: config.json, model.safetensors.index.json
@@ -92,13 +79,13 @@ class ModelByName : public ::testing::Test {
 
   void write_tiny_gguf() {
     const std::string c = fake_commit('c');
-    GgufWriter q4 = small_qwen3();
+    GgufWriter q4 = tiny_qwen3_gguf();
     q4.add_tensor("blk.0.ffn_up.weight", GgmlType::kQ4_K, {256, 64});
     cache_.add_gguf("org/tiny-GGUF", c, "tiny-Q4_K_M.gguf", q4);
-    GgufWriter q8 = small_qwen3();
+    GgufWriter q8 = tiny_qwen3_gguf();
     q8.add_tensor("token_embd.weight", GgmlType::kQ8_0, {64, 100});
     cache_.add_gguf("org/tiny-GGUF", c, "tiny-Q8_0.gguf", q8);
-    GgufWriter first = small_qwen3();
+    GgufWriter first = tiny_qwen3_gguf();
     first.add_u16("split.no", 0).add_u16("split.count", 2).add_i32("split.tensors.count", 2);
     first.add_tensor("token_embd.weight", GgmlType::kF16, {64, 100});
     cache_.add_gguf("org/tiny-GGUF", c, "Q2_K/tiny-Q2_K-00001-of-00002.gguf", first);
@@ -215,7 +202,7 @@ TEST_F(ModelByName, AQuantNoFileHasListsTheRepoGgufModels) {
 }
 
 TEST_F(ModelByName, AQuantSeveralFilesHaveIsAmbiguous) {
-  GgufWriter w = small_qwen3();
+  GgufWriter w = tiny_qwen3_gguf();
   w.add_tensor("blk.0.ffn_up.weight", GgmlType::kQ4_K, {256, 64});
   cache_.add_gguf("org/tiny-GGUF", fake_commit('c'), "tiny.imatrix.Q4_K_M.gguf", w);
   Result<Model> m = open("org/tiny-GGUF:Q4_K_M");

@@ -8,6 +8,7 @@
 
 #include "memfit/model.h"
 #include "support/gguf_writer.h"
+#include "support/small_ggufs.h"
 #include "support/memory_file_system.h"
 #include "support/recording_file_system.h"
 #include "support/temp_dir.h"
@@ -16,23 +17,10 @@ namespace memfit {
 namespace {
 
 // A two-layer Qwen3-shaped model: 4 heads of 16, 2 KV heads, width 64.
-GgufWriter small_qwen3() {
-  GgufWriter w;
-  w.add_string("general.architecture", "qwen3")
-      .add_u32("qwen3.block_count", 2)
-      .add_u32("qwen3.context_length", 4096)
-      .add_u32("qwen3.embedding_length", 64)
-      .add_u32("qwen3.feed_forward_length", 256)
-      .add_u32("qwen3.attention.head_count", 4)
-      .add_u32("qwen3.attention.head_count_kv", 2)
-      .add_u32("qwen3.vocab_size", 100);
-  return w;
-}
-
 // Tensors: F16 [64, 100] = 12,800 B; Q4_K [256, 64] = 1 block of 144 B x 64
 // rows = 9,216 B; F32 [64] = 256 B. In all 22,272 B.
 GgufWriter small_qwen3_with_tensors() {
-  GgufWriter w = small_qwen3();
+  GgufWriter w = tiny_qwen3_gguf();
   w.add_tensor("token_embd.weight", GgmlType::kF16, {64, 100})
       .add_tensor("blk.0.ffn_up.weight", GgmlType::kQ4_K, {256, 64})
       .add_tensor("output_norm.weight", GgmlType::kF32, {64});
@@ -73,7 +61,7 @@ TEST(OpenGgufModel, WeightsAreTheTensorsExactBytesAndTheSpecIsTheMetadatas) {
 TEST(OpenGgufModel, ASplitSetFromAnyOfItsFiles) {
   // Split 1: the metadata and F16 [64, 100] = 12,800 B; split 2: Q8_0
   // [64, 100] = 2 blocks of 34 B x 100 rows = 6,800 B. In all 19,600 B.
-  GgufWriter first = small_qwen3();
+  GgufWriter first = tiny_qwen3_gguf();
   first.add_u16("split.no", 0).add_u16("split.count", 2).add_i32("split.tensors.count", 2);
   first.add_tensor("token_embd.weight", GgmlType::kF16, {64, 100});
   GgufWriter second;
@@ -109,9 +97,9 @@ TEST(OpenGgufModel, AFolderWithOneGgufModelIsThatModel) {
 
 TEST(OpenGgufModel, AFolderWithSeveralGgufModelsAsksForOne) {
   MemoryFileSystem fs;
-  fs.add_file("m/a-Q4_K_M.gguf", small_qwen3().bytes());
-  fs.add_file("m/b-00001-of-00002.gguf", small_qwen3().bytes());
-  fs.add_file("m/b-00002-of-00002.gguf", small_qwen3().bytes());
+  fs.add_file("m/a-Q4_K_M.gguf", tiny_qwen3_gguf().bytes());
+  fs.add_file("m/b-00001-of-00002.gguf", tiny_qwen3_gguf().bytes());
+  fs.add_file("m/b-00002-of-00002.gguf", tiny_qwen3_gguf().bytes());
   Result<Model> m = open_model(fs, "m");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.error().kind(), ErrorKind::kUsage);
@@ -124,7 +112,7 @@ TEST(OpenGgufModel, AConfigFolderSaysItAlsoHoldsGgufModels) {
   MemoryFileSystem fs;
   fs.add_file("m/config.json", R"({"model_type":"qwen3","num_hidden_layers":2,"hidden_size":64,
       "num_attention_heads":4,"num_key_value_heads":2,"vocab_size":100})");
-  fs.add_file("m/qwen3-small.gguf", small_qwen3().bytes());
+  fs.add_file("m/qwen3-small.gguf", tiny_qwen3_gguf().bytes());
   Result<Model> m = open_model(fs, "m");
   ASSERT_TRUE(m.ok()) << m.error().message();
   EXPECT_EQ(m->weights.source, WeightsSource::kAnalyticalConfig);
@@ -166,7 +154,7 @@ TEST(OpenGgufModel, ANominallyHugeModelCostsOneHeaderRead) {
   // B x 4096 rows = 28,311,552 B; x 3 x 36 = 3,057,647,616 B, sparse on
   // disk. The header (under 1 MiB) is read once, no tensor data.
   TempDir dir;
-  GgufWriter w = small_qwen3();
+  GgufWriter w = tiny_qwen3_gguf();
   for (int layer = 0; layer < 36; ++layer) {
     for (const char* m : {"ffn_up", "ffn_gate", "ffn_down"}) {
       w.add_tensor("blk." + std::to_string(layer) + "." + m + ".weight", GgmlType::kQ4_K,

@@ -11,6 +11,7 @@
 #include "support/fake_hub.h"
 #include "support/gguf_writer.h"
 #include "support/hf_cache_writer.h"
+#include "support/small_ggufs.h"
 #include "support/temp_dir.h"
 
 namespace memfit {
@@ -25,15 +26,7 @@ using testing::make_service;
 
 // A two-layer Qwen3-shaped GGUF with one Q4_K [256, 64] tensor: 9,216 B.
 GgufWriter small_qwen3_q4() {
-  GgufWriter w;
-  w.add_string("general.architecture", "qwen3")
-      .add_u32("qwen3.block_count", 2)
-      .add_u32("qwen3.context_length", 4096)
-      .add_u32("qwen3.embedding_length", 64)
-      .add_u32("qwen3.feed_forward_length", 256)
-      .add_u32("qwen3.attention.head_count", 4)
-      .add_u32("qwen3.attention.head_count_kv", 2)
-      .add_u32("qwen3.vocab_size", 100);
+  GgufWriter w = tiny_qwen3_gguf();
   w.add_tensor("blk.0.ffn_up.weight", GgmlType::kQ4_K, {256, 64});
   return w;
 }

@@ -15,4 +15,17 @@ GgufWriter qwen3_8b_gguf() {
   return w;
 }
 
+GgufWriter tiny_qwen3_gguf() {
+  GgufWriter w;
+  w.add_string("general.architecture", "qwen3")
+      .add_u32("qwen3.block_count", 2)
+      .add_u32("qwen3.context_length", 4096)
+      .add_u32("qwen3.embedding_length", 64)
+      .add_u32("qwen3.feed_forward_length", 256)
+      .add_u32("qwen3.attention.head_count", 4)
+      .add_u32("qwen3.attention.head_count_kv", 2)
+      .add_u32("qwen3.vocab_size", 100);
+  return w;
+}
+
 }  // namespace memfit

@@ -14,6 +14,10 @@ namespace memfit {
 // 339,738,624 B in all: 689,799,168 B of weights.
 GgufWriter qwen3_8b_gguf();
 
+// A two-layer Qwen3-shaped GGUF header and no tensors: 4 heads of 16, 2 KV
+// heads, width 64, feed-forward 256, vocab 100, training context 4,096.
+GgufWriter tiny_qwen3_gguf();
+
 }  // namespace memfit
 
 #endif  // MEMFIT_TESTS_SUPPORT_SMALL_GGUFS_H_
