@@ -197,6 +197,10 @@ TEST(MlxLmEstimate, UsageErrorsNameTheirField) {
   s.prompt_tokens = 1u << 20;
   s.prefill_step_size = 1;
   EXPECT_EQ(error_of(s), "prefill_step_size: the prompt would take more than 65536 chunks");
+  s = MlxLmSettings{};
+  s.buffers.max_active = 0;
+  EXPECT_EQ(error_of(s), "buffers: MLX's command-buffer limits must be 1..100000 ops, "
+                         "1..1000000 mega-elements and 1..64 buffers in flight");
 }
 
 }  // namespace
