@@ -10,10 +10,12 @@
 //               QuantizedKVCache (packed words + scales + biases) with
 //               kv_bits                                             (exact)
 //   recurrent   ArraysCache: conv + SSM state per sequence    (upper bound)
-//   transient   the largest of one phase: a prefill chunk's attention
-//               (the guard's SDPA rules) or MLP, the last chunk's logits
-//               over the vocabulary, and the one layer whose cache is
-//               being regrown (old and new buffers)              (modelled)
+//   transient   what MLX's command buffers in flight hold at once during
+//               the phase's forward pass (mlx_runahead.h): the outputs of
+//               the ops in the open buffer and the last 10 committed ones
+//               (a prefill chunk's attention (the guard's SDPA rules), MLP,
+//               the last chunk's logits over the vocabulary, a regrown
+//               cache's old buffer), replayed op by op       (modelled)
 //
 // total_bytes is the largest of three phases: the last full prefill chunk,
 // the last chunk (which runs the LM head over all its tokens), and the
@@ -27,6 +29,7 @@
 #include <string_view>
 
 #include "memfit/memory_budget.h"
+#include "memfit/mlx_runahead.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
 
@@ -45,6 +48,12 @@ struct MlxLmSettings {
   // (MLX's fused kernels); false prices the score matrix (MLX releases
   // before 0.21 had no fused kernel for prompts). Library-only.
   bool fused_sdpa = true;
+  // MLX's command-buffer limits. The default is Metal's on Max and Ultra
+  // chips (50 ops, 50 x 2^20 input elements), the largest Apple GPUs use:
+  // a larger buffer holds more, so the figure is high on base and Pro
+  // chips (40, 40). The CUDA backend's graphs: {ops, mega-elements, false}
+  // per GPU (H100: 100, 1000 since MLX #3077). Library-only.
+  MlxBufferLimits buffers{};
 };
 
 inline constexpr uint64_t kMlxLmCacheStep = 256;  // KVCache.step
@@ -60,8 +69,8 @@ struct MlxLmPhaseBytes {
   uint64_t attention_bytes = 0;  // SDPA transient (x batch)
   uint64_t mlp_bytes = 0;        // MLP / experts intermediates (x batch)
   uint64_t logits_bytes = 0;     // the LM head's output (x batch)
-  uint64_t regrow_bytes = 0;     // one layer's old buffer while it is regrown
-  uint64_t transient_bytes = 0;  // max(attention, mlp, logits) + regrow
+  uint64_t regrow_bytes = 0;     // the largest layer's old buffer when it is regrown
+  uint64_t transient_bytes = 0;  // what the buffers in flight hold at once (mlx_runahead.h)
   uint64_t total_bytes = 0;      // weights + kv + recurrent + transient
 };
 

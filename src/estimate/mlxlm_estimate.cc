@@ -4,12 +4,14 @@
 // reported as kOverflow rather than compared.
 #include <algorithm>
 #include <array>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "memfit/checked_math.h"
 #include "memfit/mlxlm.h"
 #include "memfit/prefill_guard.h"
+#include "estimate/mlxlm_forward.h"
 
 namespace memfit {
 namespace {
@@ -54,13 +56,26 @@ struct LayerPlan {
   LayerKind kind = LayerKind::kFullAttention;
   uint64_t bytes_per_token = 0;  // K + V (or latent + rope) per token, as stored
   uint64_t window = 0;           // rotating: max_size; 0: KVCache
+  size_t spec_index = 0;         // the layer's place in spec.layers
 };
 
 struct Phase {
   uint64_t offset = 0;    // tokens in the cache after this step
   uint64_t kv_bytes = 0;  // every layer at its size
   uint64_t regrow = 0;    // the largest layer's old buffer when it grew
+  std::vector<MlxLmLayerPass> layers;  // per spec layer: its cache and old buffer
 };
+
+// Weight elements per 1024 parameters: MLX counts a packed uint32 word
+// (quantized weights, under 2 bytes a parameter) or a float32 as one
+// element of 4 bytes, a 16-bit weight as one of 2. From the average bytes
+// per parameter; 0 when the parameter count is unknown.
+uint64_t weight_elements_per_kparam(uint64_t weights_bytes, uint64_t params) {
+  if (params == 0) return 0;
+  const uint64_t per_kparam = (CheckedBytes(weights_bytes) * 1024).saturated() / params;
+  const bool sixteen_bit = per_kparam >= 2 * 1024 && per_kparam < 4 * 1024;
+  return per_kparam / (sixteen_bit ? 2 : 4);
+}
 
 bool quantizable(LayerKind kind) {
   return kind == LayerKind::kFullAttention || kind == LayerKind::kSlidingWindow ||
@@ -121,6 +136,12 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
   if (s.kv_group_size != 32 && s.kv_group_size != 64 && s.kv_group_size != 128) {
     return Error::usage("kv_group_size", "must be 32, 64 or 128");
   }
+  const MlxBufferLimits& lim = s.buffers;
+  if (lim.max_ops == 0 || lim.max_ops > 100000 || lim.max_mega_elements == 0 ||
+      lim.max_mega_elements > 1000000 || lim.max_active == 0 || lim.max_active > 64) {
+    return Error::usage("buffers", "MLX's command-buffer limits must be 1..100000 ops, "
+                                   "1..1000000 mega-elements and 1..64 buffers in flight");
+  }
   const ModelSpec& spec = model.spec;
   const ModelGeometry& geo = spec.geometry;
   if (s.kv_bits != 0 && geo.head_dim % s.kv_group_size != 0) {
@@ -152,13 +173,14 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
   e.max_kv_size_ignored = s.max_kv_size != 0 && own_cache;
   std::vector<LayerPlan> layers;
   CheckedBytes recurrent = 0;
-  for (const LayerCache& l : spec.layers) {
+  for (size_t li = 0; li < spec.layers.size(); ++li) {
+    const LayerCache& l = spec.layers[li];
     if (l.state_bytes != 0) {
       recurrent = recurrent + CheckedBytes(l.state_bytes) * B;
       ++e.recurrent_layers;
     }
     if (!quantizable(l.kind) || l.elems_per_token == 0) continue;
-    LayerPlan p{l.kind, 0, 0};
+    LayerPlan p{l.kind, 0, 0, li};
     // Stored bytes per token: 2-byte elements, or mx.quantize's packed
     // words plus a scale and a bias (activation dtype) per group.
     CheckedBytes per_token = CheckedBytes(l.elems_per_token) * kAct;
@@ -182,6 +204,7 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
   std::vector<uint64_t> offsets(layers.size(), 0), sizes(layers.size(), 0);
   auto step = [&](uint64_t n) {
     Phase ph;
+    ph.layers.resize(spec.layers.size());
     CheckedBytes kv = 0;
     for (size_t i = 0; i < layers.size(); ++i) {
       const LayerPlan& p = layers[i];
@@ -189,8 +212,14 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
       if (p.window != 0) rotating_update(offsets[i], sizes[i], n, p.window);
       else kv_update(offsets[i], sizes[i], n);
       kv = kv + CheckedBytes(sizes[i]) * p.bytes_per_token * B;
+      MlxLmLayerPass& lp = ph.layers[p.spec_index];
+      lp.cache_bytes = (CheckedBytes(sizes[i]) * p.bytes_per_token * B).saturated();
       if (sizes[i] != before) {
-        ph.regrow = std::max(ph.regrow, (CheckedBytes(before) * p.bytes_per_token * B).saturated());
+        // A KVCache's growth concatenates: the old buffer is held until the
+        // op's buffer completes. (A rotating cache's first chunk also
+        // concatenates onto its kept tokens.)
+        lp.old_bytes = (CheckedBytes(before) * p.bytes_per_token * B).saturated();
+        ph.regrow = std::max(ph.regrow, lp.old_bytes);
       }
     }
     ph.kv_bytes = kv.saturated();
@@ -241,13 +270,30 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
             }) * B).saturated();
   };
   auto logits = [&](uint64_t n) { return (CheckedBytes(n) * geo.vocab * kAct * B).saturated(); };
-  auto finish = [&](MlxLmPhaseBytes& out, const Phase& ph, uint64_t a, uint64_t m, uint64_t l) {
+  const uint64_t wepk = weight_elements_per_kparam(e.weights_bytes, spec.analytical_params);
+  // The phase's forward pass of n tokens over `keys`, replayed against
+  // MLX's command-buffer rules: what the buffers in flight hold at once.
+  auto in_flight = [&](const Phase& ph, uint64_t n, uint64_t keys, uint64_t a, uint64_t l) {
+    MlxLmPass pass;
+    pass.tokens = (CheckedBytes(n) * B).saturated();
+    pass.attention_bytes = a;
+    if (g.known() && !mla && !(s.fused_sdpa && uses_fused_sdpa(g, n, keys))) {
+      pass.scores_elements = (CheckedBytes(g.q_heads) * n * keys * B).saturated();
+      pass.scores_bytes = (CheckedBytes(pass.scores_elements) * kAct).saturated();
+      pass.mask_elements = (CheckedBytes(n) * keys * B).saturated();
+    }
+    pass.logits_bytes = l;
+    pass.weight_elements_per_kparam = wepk;
+    return mlxlm_forward_peak(spec, pass, ph.layers, s.buffers);
+  };
+  auto finish = [&](MlxLmPhaseBytes& out, const Phase& ph, uint64_t n, uint64_t keys, uint64_t a,
+                    uint64_t m, uint64_t l) {
     out.kv_bytes = ph.kv_bytes;
     out.attention_bytes = a;
     out.mlp_bytes = m;
     out.logits_bytes = l;
     out.regrow_bytes = ph.regrow;
-    out.transient_bytes = (CheckedBytes(std::max({a, m, l})) + ph.regrow).saturated();
+    out.transient_bytes = in_flight(ph, n, keys, a, l);
     out.total_bytes = (CheckedBytes(e.weights_bytes) + ph.kv_bytes + e.recurrent_bytes +
                        out.transient_bytes).saturated();
   };
@@ -255,13 +301,16 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
   uint64_t cached = 0;
   for (uint64_t c = 0; c < e.full_chunks; ++c) {
     Phase ph = step(S);
-    if (c + 1 == e.full_chunks) finish(e.prefill_chunk, ph, attention(S, kv_len(cached, S)), mlp(S), 0);
+    if (c + 1 == e.full_chunks) {
+      const uint64_t keys = kv_len(cached, S);
+      finish(e.prefill_chunk, ph, S, keys, attention(S, keys), mlp(S), 0);
+    }
     cached += S;
   }
   const uint64_t L = e.last_chunk_tokens;
   const uint64_t last_keys = kv_len(cached, L);
   e.fused_attention = uses_fused_sdpa(g, L, last_keys) && s.fused_sdpa && !mla;
-  finish(e.last_chunk, step(L), attention(L, last_keys), mlp(L), logits(L));
+  finish(e.last_chunk, step(L), L, last_keys, attention(L, last_keys), mlp(L), logits(L));
   cached += L;
   // Decode: G single-token steps, in closed form per layer. A KVCache
   // that overflows grows by 256 at a time from its size (the offset equals
@@ -270,6 +319,7 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
   // trimmed to the window on the first step; below it, it grows by 256 up
   // to the window.
   Phase last{};
+  last.layers.resize(spec.layers.size());
   {
     CheckedBytes kv = 0;
     for (size_t i = 0; i < layers.size(); ++i) {
@@ -286,13 +336,17 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
         if (old == final_size) old = size;
       }
       kv = kv + CheckedBytes(final_size) * p.bytes_per_token * B;
+      MlxLmLayerPass& lp = last.layers[p.spec_index];
+      lp.cache_bytes = (CheckedBytes(final_size) * p.bytes_per_token * B).saturated();
       if (final_size != size) {
-        last.regrow = std::max(last.regrow, (CheckedBytes(old) * p.bytes_per_token * B).saturated());
+        lp.old_bytes = (CheckedBytes(old) * p.bytes_per_token * B).saturated();
+        last.regrow = std::max(last.regrow, lp.old_bytes);
       }
     }
     last.kv_bytes = kv.saturated();
   }
-  finish(e.decode, last, attention(1, kv_len(cached + s.max_tokens - 1, 1)), mlp(1), logits(1));
+  const uint64_t decode_keys = kv_len(cached + s.max_tokens - 1, 1);
+  finish(e.decode, last, 1, decode_keys, attention(1, decode_keys), mlp(1), logits(1));
 
   for (const LayerPlan& p : layers) {
     if (p.window == 0) {

@@ -8,8 +8,9 @@
 //   Weights                 1.68 GiB   exact (safetensors_header)
 //   KV cache              224.00 MiB   exact, 28 layers, 2304 slots at the end
 //   Recurrent state            0 B     upper bound
-//   Transient             503.00 MiB   modelled, at the last chunk
-//     Attention ...  MLP ...  Logits ...  Regrow ...
+//   Transient               1.33 GiB   modelled: held by the command buffers in flight, ...
+//   of which the largest single ops:
+//     Attention ...  MLP ...  Logits ...  Cache regrow ...
 //   Peak                    ...        mx.get_peak_memory()
 //   Budget                  ...
 //   wired: mx.set_wired_limit(N); macOS: sudo sysctl iogpu.wired_limit_mb=M
@@ -93,6 +94,11 @@ nlohmann::ordered_json mlxlm_estimate_to_json(const Model& model, const MlxLmEst
                 {"recurrent_layers", e.recurrent_layers},
                 {"transient_bytes", e.transient_bytes},
                 {"fused_attention", e.fused_attention},
+                {"command_buffers",
+                 {{"max_ops", s.buffers.max_ops},
+                  {"max_mega_elements", s.buffers.max_mega_elements},
+                  {"max_in_flight", s.buffers.max_active},
+                  {"inputs_counted", s.buffers.distinct_inputs ? "distinct" : "every"}}},
                 {"phases",
                  {{"prefill_chunk", e.full_chunks == 0 ? Json(nullptr) : phase_json(e.prefill_chunk)},
                   {"last_chunk", phase_json(e.last_chunk)},
@@ -145,14 +151,15 @@ std::string render_mlxlm_text(const Model& model, const MlxLmEstimate& e,
   row(out, "Recurrent state", e.recurrent_bytes,
       e.recurrent_layers ? fmt::format("upper bound, {} layers", e.recurrent_layers) : "");
   row(out, "Transient", e.transient_bytes,
-      fmt::format("modelled, at the {}", e.peak_phase == MlxLmPhase::kDecode ? "last decode step"
+      fmt::format("modelled: held by the command buffers in flight, at the {}", e.peak_phase == MlxLmPhase::kDecode ? "last decode step"
                                           : e.peak_phase == MlxLmPhase::kLastChunk
                                               ? "last prefill chunk"
                                               : "last full prefill chunk"));
+  out += "  of which the largest single ops:\n";
   row(out, "  Attention", p.attention_bytes, e.fused_attention ? "fused SDPA" : "");
   row(out, "  MLP", p.mlp_bytes);
   row(out, "  Logits", p.logits_bytes);
-  row(out, "  Cache regrow", p.regrow_bytes, "one layer's old buffer");
+  row(out, "  Cache regrow", p.regrow_bytes, "the largest layer's old buffer");
   row(out, "Peak", e.total_bytes, "mx.get_peak_memory()");
   row(out, "Budget", e.budget_bytes, to_string(budget.source));
   for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);

@@ -55,15 +55,27 @@ TEST(MlxLmEstimate, DenseGqaLlama32_3B) {
   EXPECT_EQ(e.last_chunk.mlp_bytes, 2048ull * 8192 * 2 * 3);         // 100,663,296
   EXPECT_EQ(e.last_chunk.logits_bytes, 2048ull * 128256 * 2);        // 525,336,576
   EXPECT_EQ(e.last_chunk.regrow_bytes, 0u);
-  EXPECT_EQ(e.last_chunk.total_bytes, 1000 + 234881024ull + 525336576ull);
+  // The run-ahead replay (MiB = 2^20 bytes; an activation of width 3072 at
+  // 2048 tokens is 6 Mi elements, 12 MiB). With 1000 bytes of weights the
+  // buffers commit on activation elements (> 50 Mi): a layer takes two.
+  // One runs from the k projection to the residual add: k 4 + v 4 + RoPE
+  // 12 + 4 + SDPA 24 (fp32) + merge 12 + o_proj 12 = 72 MiB, its distinct
+  // inputs n1 6 + q 6 + k 2 + caches 2 + 2 + updates 2 + 2 + rq 6 + attn 6
+  // + merged 6 + residual 6 + out 6 = 52 Mi. The other runs from RMSNorm
+  // to the next layer's q: 12 + gate 32 + up 32 + down 12 + norm 12 + q 12
+  // = 112 MiB. At the LM head the open buffer holds the last MLP (88 MiB),
+  // the final norm (12 MiB) and the logits (525,336,576); ten buffers are
+  // in flight: 5 x 72 + 5 x 112 MiB = 964,689,920.
+  EXPECT_EQ(e.last_chunk.transient_bytes, 104857600ull + 525336576ull + 964689920ull);
+  EXPECT_EQ(e.last_chunk.total_bytes, 1000 + 234881024ull + 1594884096ull);
   // Decode to 2176 tokens: 2304 slots; the old 2048-slot buffer of one layer.
   EXPECT_EQ(e.decode.kv_bytes, 28ull * 2304 * 4096);
   EXPECT_EQ(e.decode.regrow_bytes, 2048ull * 4096);
   EXPECT_EQ(e.decode.logits_bytes, 128256ull * 2);
   EXPECT_EQ(e.peak_phase, MlxLmPhase::kLastChunk);
-  EXPECT_EQ(e.total_bytes, 760218600u);
+  EXPECT_EQ(e.total_bytes, 1829766120u);
   EXPECT_EQ(e.kv_capacity_tokens, 2304u);
-  EXPECT_EQ(e.wired_limit_mb, 726u);  // ceil(760,218,600 / 2^20)
+  EXPECT_EQ(e.wired_limit_mb, 1746u);  // ceil(1,829,766,120 / 2^20)
 }
 
 TEST(MlxLmEstimate, QuantizedKvCachePacksWordsWithScalesAndBiases) {
@@ -110,7 +122,9 @@ TEST(MlxLmEstimate, SlidingWindowGemma3RotatesItsWindowLayers) {
   // trimmed to 512; the old 2048-slot buffer is the regrow.
   EXPECT_EQ(e.decode.kv_bytes, 4ull * 2304 * 1024 + 22ull * 512 * 1024);  // 20,971,520
   EXPECT_EQ(e.decode.regrow_bytes, 2048ull * 1024);
-  EXPECT_EQ(e.total_bytes, 1000 + 54525952ull + 1073741824ull);
+  // The replay: the logits (1 GiB) and the buffers in flight before them.
+  EXPECT_EQ(e.last_chunk.transient_bytes, 2069890024u - 1000 - 54525952u);
+  EXPECT_EQ(e.total_bytes, 2069890024u);
   // A model with its own make_cache ignores --max-kv-size.
   MlxLmSettings s = workload(2048, 128);
   s.max_kv_size = 4096;
@@ -143,7 +157,9 @@ TEST(MlxLmEstimate, HybridQwen35MoeHasRecurrentStateAndTwoChunks) {
   EXPECT_EQ(e.last_chunk.logits_bytes, 2ull * 2048 * 248320 * 2);  // 2,034,237,440
   EXPECT_EQ(e.last_chunk.regrow_bytes, 2ull * 2048 * 2048);
   EXPECT_EQ(e.peak_phase, MlxLmPhase::kLastChunk);
-  EXPECT_EQ(e.total_bytes, 1000 + 167772160ull + 131727360ull + 2034237440ull + 8388608ull);
+  // The replay: the logits, the old buffers and what is in flight with them.
+  EXPECT_GT(e.last_chunk.transient_bytes, 2034237440ull + 8388608ull);
+  EXPECT_EQ(e.total_bytes, 1000 + 167772160ull + 131727360ull + 3372679168ull);
   // Decode: 4224 tokens -> 4352 slots.
   EXPECT_EQ(e.decode.kv_bytes, 2ull * 10 * 4352 * 2048);
   EXPECT_EQ(e.decode.attention_bytes, 2ull * 16 * 256 * 4);  // the fused vector kernel
@@ -160,7 +176,8 @@ TEST(MlxLmEstimate, MlaDeepSeekV3CachesTheLatent) {
   EXPECT_EQ(e.last_chunk.attention_bytes, 128ull * 512 * 512 * 2 + 128ull * 512 * 128 * 2 * 2);
   EXPECT_EQ(e.last_chunk.mlp_bytes, 512ull * 8 * 2048 * 2 * 3 + 512ull * 8 * 7168 * 2);
   EXPECT_EQ(e.last_chunk.logits_bytes, 512ull * 129280 * 2);  // 132,382,720
-  EXPECT_EQ(e.total_bytes, 1000 + 35979264ull + 132382720ull);
+  EXPECT_GT(e.last_chunk.transient_bytes, 132382720ull);  // the logits and more in flight
+  EXPECT_EQ(e.total_bytes, 1602782184u);
   EXPECT_EQ(e.decode.kv_bytes, 61ull * 768 * 1152);
 }
 
@@ -180,6 +197,10 @@ TEST(MlxLmEstimate, UsageErrorsNameTheirField) {
   s.prompt_tokens = 1u << 20;
   s.prefill_step_size = 1;
   EXPECT_EQ(error_of(s), "prefill_step_size: the prompt would take more than 65536 chunks");
+  s = MlxLmSettings{};
+  s.buffers.max_active = 0;
+  EXPECT_EQ(error_of(s), "buffers: MLX's command-buffer limits must be 1..100000 ops, "
+                         "1..1000000 mega-elements and 1..64 buffers in flight");
 }
 
 }  // namespace

@@ -72,7 +72,8 @@ TEST(ServiceEstimate, RequestFieldsReachTheEstimate) {
 TEST(ServiceEstimate, MlxLmEngineAndItsFields) {
   // The same figures as `memfit preflight generate --engine mlx-lm
   // --prompt-tokens 2048 --max-tokens 128` (tests/cli/mlxlm_cli_test.cc):
-  // weights + 2048 slots x 163,840 B + the logits 2048 x 151,936 x 2 B.
+  // weights + 2048 slots x 163,840 B + the run-ahead transient (the logits
+  // and the buffers in flight before them).
   auto service = make_service({kExamplesRoot});
   HttpResponse r = estimate(*service, {{"model", kExampleModel}, {"engine", "mlx-lm"},
                                        {"prompt_tokens", 2048}, {"max_tokens", 128}});
@@ -80,7 +81,7 @@ TEST(ServiceEstimate, MlxLmEngineAndItsFields) {
   json j = body_json(r);
   EXPECT_EQ(j["engine"], "mlx-lm");
   EXPECT_EQ(j["mlxlm"]["kv_bytes"], 335544320u);
-  EXPECT_EQ(j["total_bytes"], 8307783680u + 335544320u + 622329856u);
+  EXPECT_EQ(j["total_bytes"], 8307783680u + 335544320u + 1423441920u);
   HttpResponse refused = service->handle(
       "POST", "/v1/fit", json{{"model", kExampleModel}, {"engine", "mlx-lm"}}.dump());
   EXPECT_EQ(refused.status, 400) << refused.body;

@@ -1,0 +1,65 @@
+// MLX's run-ahead: the memory the command buffers in flight hold while a
+// forward pass is evaluated (docs/engine-mlxlm.md, "Run-ahead").
+//
+// MLX encodes one op at a time. An op's output is allocated when it is
+// encoded; its inputs are released only when the command buffer holding
+// the op completes on the GPU. A buffer is committed once its op count
+// passes max_ops or its inputs pass max_mega_elements x 2^20 elements
+// (Metal counts each distinct input once per buffer; the CUDA backend's
+// graphs count every input), and before each op the evaluator waits while
+// more than max_active buffers are in flight. So when the GPU is the slower
+// side, the bytes held at one op are those of the open buffer plus the last
+// max_active committed ones: this class replays a list of ops against that
+// rule and keeps the largest such sum.
+//
+// Units: input sizes in elements (MLX counts elements, not bytes: an array's
+// data_size()); held sizes in bytes, saturating.
+#ifndef MEMFIT_MLX_RUNAHEAD_H_
+#define MEMFIT_MLX_RUNAHEAD_H_
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+namespace memfit {
+
+struct MlxBufferLimits {
+  uint64_t max_ops = 50;            // MLX_MAX_OPS_PER_BUFFER
+  uint64_t max_mega_elements = 50;  // MLX_MAX_MB_PER_BUFFER (2^20 elements, despite the name)
+  bool distinct_inputs = true;      // Metal: true; CUDA graphs: false
+  uint64_t max_active = 10;         // MAX_ACTIVE_TASKS in mlx/transforms.cpp
+};
+
+// One input of an op: `id` names the array (0: none) so that Metal's
+// distinct count sees a second use in the same buffer as free.
+struct MlxInput {
+  uint64_t id = 0;
+  uint64_t elements = 0;
+};
+
+class MlxRunAhead {
+ public:
+  explicit MlxRunAhead(const MlxBufferLimits& limits);
+
+  // One op: its inputs, and the bytes it holds until its buffer completes
+  // (its output, or an old buffer it replaces; 0 when it writes in place).
+  void op(std::initializer_list<MlxInput> inputs, uint64_t held_bytes);
+
+  uint64_t peak_bytes() const { return peak_; }
+  uint64_t committed_buffers() const { return committed_; }
+
+ private:
+  MlxBufferLimits limits_;
+  std::vector<uint64_t> ring_;  // held bytes of the last max_active committed buffers
+  uint64_t ring_next_ = 0;
+  uint64_t in_flight_ = 0;      // sum over ring_
+  std::vector<uint64_t> seen_;  // ids counted in the open buffer
+  uint64_t open_held_ = 0, open_ops_ = 0, open_elements_ = 0;
+  uint64_t peak_ = 0;
+  uint64_t committed_ = 0;
+};
+
+}  // namespace memfit
+
+#endif  // MEMFIT_MLX_RUNAHEAD_H_
