@@ -107,6 +107,9 @@ void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& o) {
                      "llamacpp: whose CPU repack kernels copy weights: auto (this host, default), "
                      "none (--no-repack or GPU), x86-avx2, x86-avx512 or arm");
   add_llamacpp_placement_options(command, o);
+  command.add_option("--mmproj", o.mmproj,
+                     "llamacpp: a multimodal projector GGUF: its weights and image-encoding buffer");
+  command.add_flag("--no-mmproj-offload", o.no_mmproj_offload, "llamacpp: the projector on the host");
 }
 
 void add_mlxlm_options(CLI::App& command, EstimateOptions& o, bool with_prompt_tokens) {
@@ -227,6 +230,8 @@ Result<EstimateRequest> to_request(const EstimateOptions& o) {
   for (const auto& [field, text] : o.placement) {
     if (Status set = set_placement_field(r.llamacpp.placement, field, text); !set) return set.error();
   }
+  if (!o.mmproj.empty()) r.llamacpp.mmproj = o.mmproj;
+  if (o.no_mmproj_offload) r.llamacpp.no_mmproj_offload = true;
   if (o.swa_full) r.llamacpp.swa_full = true;
   if (o.kv_unified) r.llamacpp.kv_unified = true;
   if (!o.repack.empty()) {

@@ -52,6 +52,9 @@ struct EstimateOptions {
   bool swa_full = false;
   bool kv_unified = false;
   std::string repack;
+  // llama-server's extras (llamacpp_extras.h); "" / false: not given.
+  std::string mmproj;
+  bool no_mmproj_offload = false;
   // mlx-lm's flags (--engine mlx-lm); nullopt: not given.
   std::optional<uint64_t> prompt_tokens;  // set by preflight generate
   std::optional<uint64_t> prefill_step_size;

@@ -36,7 +36,7 @@ Status apply_llama_server_rules(const ModelSpec& spec, bool parallel_given, Llam
 // which the server would otherwise multiply by the streams), "-np N"
 // always (the server's default is auto, not the tools' 1), then only what
 // differs from the defaults: -b, -ub, -ctk, -ctv, -fa, --swa-full,
-// --kv-unified.
+// --kv-unified, --mmproj FILE, --no-mmproj-offload.
 std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCppSettings& settings);
 
 }  // namespace memfit

@@ -42,6 +42,8 @@ std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCp
   if (s.flash_attn != defaults.flash_attn) add("-fa", std::string(to_string(s.flash_attn)));
   if (s.swa_full) flags.emplace_back("--swa-full");
   if (s.kv_unified) flags.emplace_back("--kv-unified");
+  if (s.extras.mmproj) add("--mmproj", s.extras.mmproj->path);
+  if (s.extras.mmproj && !s.extras.mmproj_offload) flags.emplace_back("--no-mmproj-offload");
   // The placement, when there are GPUs: -ngl as a number (an explicit
   // -ngl also keeps llama-server's --fit from choosing layers itself) and
   // -ts as the split the plan used, so the server does not re-read free

@@ -70,6 +70,11 @@ Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& con
 Status place(const Model& model, const MemoryParts& parts, const ComputePhases& phases,
              const MemoryBudget& budget, LlamaCppEstimate& e);
 
+// Adds settings.extras to `e` after place(): each line on its device
+// (added to the device's extras_bytes and total), the estimate's
+// extras_bytes and total_bytes, and every device's fit again.
+Status add_extras(LlamaCppEstimate& e);
+
 }  // namespace memfit::llamacpp
 
 #endif  // MEMFIT_ESTIMATE_LLAMACPP_PARTS_H_

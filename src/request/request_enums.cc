@@ -40,6 +40,8 @@ std::string_view LlamaCppRequest::first_given() const {
   if (swa_full) return "swa_full";
   if (kv_unified) return "kv_unified";
   if (repack) return "repack";
+  if (mmproj) return "mmproj";
+  if (no_mmproj_offload) return "no_mmproj_offload";
   return placement.first_given();
 }
 

@@ -83,7 +83,11 @@ Status read_llamacpp_fields(Fields& fields, EstimateRequest& request) {
   Result<std::optional<RepackCpu>> repack = parsed<RepackCpu>(fields, "repack", parse_repack_cpu);
   if (!repack) return repack.error();
   q.repack = *repack;
-  for (auto [key, slot] : {std::pair{"swa_full", &q.swa_full}, std::pair{"kv_unified", &q.kv_unified}}) {
+  Result<std::optional<std::string>> mmproj = fields.string("mmproj");
+  if (!mmproj) return mmproj.error();
+  q.mmproj = *mmproj;
+  for (auto [key, slot] : {std::pair{"swa_full", &q.swa_full}, std::pair{"kv_unified", &q.kv_unified},
+                           std::pair{"no_mmproj_offload", &q.no_mmproj_offload}}) {
     Result<std::optional<bool>> b = fields.boolean(key);
     if (!b) return b.error();
     *slot = *b;
