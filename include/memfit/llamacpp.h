@@ -111,6 +111,10 @@ struct LlamaCppEstimate {
   uint64_t recurrent_bytes = 0;
   uint64_t recurrent_layers = 0;
   uint64_t output_bytes = 0;   // 4 x n_seq x n_vocab
+  // One sequence's state that cannot be rolled back: one llama-server
+  // context checkpoint (docs/llamacpp-rules.md, "Server extras"); 0 for
+  // full attention only.
+  uint64_t checkpoint_bytes = 0;
   uint64_t context_bytes = 0;  // kv + recurrent + output (exact)
   uint64_t compute_bytes = 0;  // modelled
   uint64_t total_bytes = 0;    // model + context + compute + extras

@@ -84,6 +84,14 @@ struct LlamaCppRequest {
   // (read through RequestContext::read_gguf_header), and its switch.
   std::optional<std::string> mmproj;         // --mmproj FILE
   std::optional<bool> no_mmproj_offload;     // --no-mmproj-offload
+  std::optional<int64_t> cache_ram;          // --cache-ram N (MiB; -1 no limit, 0 off)
+  std::optional<uint64_t> ctx_checkpoints;   // --ctx-checkpoints N (per slot; 0 off)
+  // The speculative-decoding draft (llamacpp_extras.h): a GGUF model's
+  // path, opened like the model (RequestContext::open_model), and its flags.
+  std::optional<std::string> model_draft;                   // -md FILE
+  std::optional<std::optional<uint64_t>> n_gpu_layers_draft;  // -ngld; inner nullopt auto / all
+  std::optional<GgmlType> cache_type_k_draft;               // -ctkd
+  std::optional<GgmlType> cache_type_v_draft;               // -ctvd
 
   // The first field given, as the JSON request spells it; "" when none.
   std::string_view first_given() const;

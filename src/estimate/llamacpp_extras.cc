@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <system_error>
+
 #include "estimate/llamacpp_parts.h"
 #include "memfit/checked_math.h"
 #include "memfit/untrusted_text.h"
@@ -29,19 +32,32 @@ Result<LlamaCppProjector> llamacpp_projector(const GgufHeader& h, const std::str
   const uint64_t side = *image / *patch;
   const CheckedBytes n = CheckedBytes(side) * side;
   if (!n.value()) return Error::overflow("mmproj: patches overflow 64 bits");
-  const CheckedBytes per_patch = CheckedBytes(*heads) * *n.value() + CheckedBytes(*embd) * 2 + *ff;
+  const CheckedBytes per_patch = CheckedBytes(*embd) * 2 + *ff;
   const CheckedBytes compute = CheckedBytes(4) * *n.value() * per_patch.saturated();
-  if (!per_patch.value() || !compute.value()) {
+  const CheckedBytes scores = CheckedBytes(4) * *heads * *n.value() * *n.value();
+  if (!per_patch.value() || !compute.value() || !scores.value()) {
     return Error::overflow("mmproj: the compute buffer overflows 64 bits");
   }
   p.compute_bytes = *compute.value();
+  p.scores_bytes = *scores.value();
   p.compute_modelled = true;
   return p;
 }
 
+Result<int64_t> parse_cache_ram(std::string_view field, std::string_view text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value < -1 || value > kLlamaCppMaxCacheRamMib) {
+    return Error::usage(field, fmt::format("takes MiB from -1 (no limit) to {}, 0 for none; got {}",
+                                           kLlamaCppMaxCacheRamMib, quote_untrusted(text)));
+  }
+  return value;
+}
+
 namespace llamacpp {
 
-Status add_extras(LlamaCppEstimate& e) {
+Status add_extras(LlamaCppEstimate& e, const MemoryBudget& budget) {
   const LlamaCppExtrasSettings& x = e.settings.extras;
   const LlamaCppPlacementSettings& s = e.settings.placement;
   e.extras.clear();
@@ -50,7 +66,47 @@ Status add_extras(LlamaCppEstimate& e) {
     const std::string device = x.mmproj_offload && !s.gpus.empty() ? s.gpus.front().device : "cpu";
     e.extras.push_back({"mmproj weights", x.mmproj->path, device, x.mmproj->weights_bytes, true});
     if (x.mmproj->compute_modelled) {
-      e.extras.push_back({"mmproj compute", x.mmproj->path, device, x.mmproj->compute_bytes, false});
+      // clip follows -fa: the scores only without flash attention.
+      const uint64_t scores = e.context.flash_attn ? 0 : x.mmproj->scores_bytes;
+      const CheckedBytes compute = CheckedBytes(x.mmproj->compute_bytes) + scores;
+      if (!compute.value()) return Error::overflow("mmproj: the compute buffer overflows 64 bits");
+      e.extras.push_back({"mmproj compute", x.mmproj->path, device, *compute.value(), false});
+    }
+  }
+  // The prompt cache: host vectors, at most the limit (server_prompt_cache
+  // evicts before it adds and skips a state over it). No limit: at most
+  // n_ctx tokens of state, the context's KV and recurrent state.
+  if (x.cache_ram_mib && *x.cache_ram_mib != 0) {
+    const bool limited = *x.cache_ram_mib > 0;
+    const uint64_t bytes = limited ? static_cast<uint64_t>(*x.cache_ram_mib) << 20
+                                   : (CheckedBytes(e.kv_bytes) + e.recurrent_bytes).saturated();
+    e.extras.push_back({"prompt cache", "", "cpu", bytes, limited});
+  }
+  // The context checkpoints: host vectors, N per slot, each one
+  // sequence's state that cannot be rolled back.
+  if (x.ctx_checkpoints && *x.ctx_checkpoints > 0 && e.checkpoint_bytes > 0) {
+    const CheckedBytes bytes = CheckedBytes(*x.ctx_checkpoints) * e.context.n_seq * e.checkpoint_bytes;
+    if (!bytes.value()) return Error::overflow("llama-server context checkpoints overflow 64 bits");
+    e.extras.push_back({"context checkpoints", "", "cpu", *bytes.value(), false});
+  }
+  // The draft: common_base_params_to_speculative copies the main
+  // parameters and replaces the model, -ngl, -ot, the devices and the
+  // cache types with the draft's; its context is estimated by the same
+  // rules and placement, one line per category on each device.
+  if (x.draft) {
+    LlamaCppSettings ds = e.settings;
+    ds.extras = {};
+    ds.cache_type_k = x.draft_cache_type_k;
+    ds.cache_type_v = x.draft_cache_type_v;
+    ds.placement.n_gpu_layers = x.draft_n_gpu_layers;
+    ds.placement.overrides.clear();
+    ds.placement.n_cpu_moe = 0;
+    Result<LlamaCppEstimate> d = estimate_llamacpp(*x.draft, ds, budget);
+    if (!d) return d.error().within("model_draft " + quote_untrusted(x.draft_path));
+    for (const LlamaCppDeviceUsage& u : d->placement.devices) {
+      if (u.model_bytes > 0) e.extras.push_back({"draft model", x.draft_path, u.device, u.model_bytes, d->model_bytes_exact});
+      if (u.context_bytes > 0) e.extras.push_back({"draft context", x.draft_path, u.device, u.context_bytes, true});
+      if (u.compute_bytes > 0) e.extras.push_back({"draft compute", x.draft_path, u.device, u.compute_bytes, false});
     }
   }
   if (e.extras.empty()) return Status::Ok();

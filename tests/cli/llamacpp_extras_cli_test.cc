@@ -3,7 +3,8 @@
 // projector: 224 px images in 14 px patches, width 64, FFN 128, 4 heads;
 // an f16 patch embedding 14 x 14 x 3 x 64 (75,264 B) and an f32
 // projection 64 x 128 (32,768 B): 108,032 B of weights, and a modelled
-// compute buffer of 4 x 256 x (4 x 256 + 2 x 64 + 128) = 1,310,720 B.
+// compute buffer (flash attention auto: on, no scores) of
+// 4 x 256 x (2 x 64 + 128) = 262,144 B.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -56,11 +57,11 @@ TEST_F(LlamaCppExtrasCli, TheProjectorIsALineOnTheFirstGpuAndTheReportKeepsItsSc
   EXPECT_EQ(x[0]["device"], "gpu:0");
   EXPECT_EQ(x[0]["bytes"], 108032u);
   EXPECT_EQ(x[0]["figure"], "exact");
-  EXPECT_EQ(x[1]["bytes"], 1310720u);
+  EXPECT_EQ(x[1]["bytes"], 262144u);
   EXPECT_EQ(x[1]["figure"], "modelled");
-  EXPECT_EQ(j["llamacpp"]["extras_bytes"], 1418752u);  // 108,032 + 1,310,720
-  EXPECT_EQ(j["total_bytes"].get<uint64_t>(), b["total_bytes"].get<uint64_t>() + 1418752u);
-  EXPECT_EQ(j["llamacpp"]["devices"][0]["extras_bytes"], 1418752u);
+  EXPECT_EQ(j["llamacpp"]["extras_bytes"], 370176u);  // 108,032 + 262,144
+  EXPECT_EQ(j["total_bytes"].get<uint64_t>(), b["total_bytes"].get<uint64_t>() + 370176u);
+  EXPECT_EQ(j["llamacpp"]["devices"][0]["extras_bytes"], 370176u);
   EXPECT_EQ(j["llamacpp"]["devices"][1]["extras_bytes"], 0u);
   const std::string report = dir_.file_path("report.json");
   std::ofstream(report) << r.out;
@@ -80,6 +81,73 @@ TEST_F(LlamaCppExtrasCli, AModelGivenAsTheProjectorIsRefused) {
   auto r = run_memfit({"inspect", "-m", gguf_, "--memory-limit", "64GiB", "-c", "4096", "--mmproj", gguf_});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("not a projector"), std::string::npos) << r.err;
+}
+
+// --cache-ram on the command line: a line on the host at its limit,
+// 512 x 2^20 = 536,870,912 B. Qwen3-8B is full attention only: no
+// checkpoint line for --ctx-checkpoints.
+TEST_F(LlamaCppExtrasCli, ThePromptCacheIsAHostLine) {
+  auto r = run_memfit({"inspect", "--json", "-m", gguf_, "--memory-limit", "64GiB", "-c", "4096",
+                       "--gpu-memory", "0=8GiB", "--cache-ram", "512", "--ctx-checkpoints", "8"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& x = j["llamacpp"]["extras"];
+  ASSERT_EQ(x.size(), 1u);
+  EXPECT_EQ(x[0]["name"], "prompt cache");
+  EXPECT_EQ(x[0]["device"], "cpu");
+  EXPECT_EQ(x[0]["bytes"], 536870912u);
+  EXPECT_EQ(x[0]["file"], "");
+  EXPECT_EQ(j["llamacpp"]["devices"][1]["extras_bytes"], 536870912u);
+
+  // -1 is taken as a value, not a flag: no limit, the context's KV,
+  // 36 layers x 2,048 B x 2 (K, V) x 4,096 cells = 603,979,776 B.
+  r = run_memfit({"inspect", "--json", "-m", gguf_, "--memory-limit", "64GiB", "-c", "4096",
+                  "--cache-ram", "-1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["llamacpp"]["extras"][0]["bytes"], 603979776u);
+
+  r = run_memfit({"inspect", "-m", gguf_, "--memory-limit", "64GiB", "--cache-ram", "8GiB"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--cache-ram"), std::string::npos) << r.err;
+}
+
+// preflight serve is llama-server's run: the prompt cache at the server's
+// default limit, 8,192 MiB = 8,589,934,592 B, without any flag.
+TEST_F(LlamaCppExtrasCli, PreflightServeCountsTheServersPromptCache) {
+  auto r = run_memfit({"preflight", "serve", "--json", "-m", gguf_, "--memory-limit", "64GiB", "-c",
+                       "4096", "-np", "1"});
+  ASSERT_LE(r.exit_code, 1) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& x = j["llamacpp"]["extras"];
+  ASSERT_EQ(x.size(), 1u) << x.dump();
+  EXPECT_EQ(x[0]["name"], "prompt cache");
+  EXPECT_EQ(x[0]["bytes"], 8589934592u);
+  EXPECT_EQ(j["llamacpp"]["extras_bytes"], 8589934592u);
+}
+
+// --model-draft with -ngld 0: the draft (here the same Qwen3-8B-shaped
+// file) entirely on the host: its 689,799,168 B of weights, and its KV,
+// 36 layers x 2,048 B x 2 (K, V) x 4,096 cells = 603,979,776 B, with its
+// output buffer, 4 x 151,936 = 607,744 B: 604,587,520 B of context.
+TEST_F(LlamaCppExtrasCli, TheDraftModelIsLinesOnItsDevices) {
+  auto r = run_memfit({"inspect", "--json", "-m", gguf_, "--memory-limit", "64GiB", "-c", "4096",
+                       "--gpu-memory", "0=8GiB", "-md", gguf_, "-ngld", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  uint64_t model = 0, context = 0, on_gpu = 0;
+  for (const nlohmann::json& x : j["llamacpp"]["extras"]) {
+    if (x["device"] != "cpu") on_gpu += x["bytes"].get<uint64_t>();
+    if (x["name"] == "draft model" && x["device"] == "cpu") model = x["bytes"];
+    if (x["name"] == "draft context" && x["device"] == "cpu") context = x["bytes"];
+  }
+  EXPECT_EQ(model, 689799168u);
+  EXPECT_EQ(context, 604587520u);
+  EXPECT_EQ(on_gpu, 0u);
+
+  // The pinned release has no --ctx-size-draft.
+  r = run_memfit({"inspect", "-m", gguf_, "--memory-limit", "64GiB", "-md", gguf_, "-cd", "4096"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("ctx"), std::string::npos) << r.err;
 }
 
 }  // namespace
