@@ -1,6 +1,7 @@
 #include "estimate_options.h"
 
 #include <cstdio>
+#include <tuple>
 
 #ifdef _WIN32
 #include <io.h>
@@ -53,6 +54,11 @@ std::vector<std::string> with_llamacpp_short_flags(int argc, char** argv) {
     else if (a == "-ts") a = "--tensor-split";
     else if (a == "-mg") a = "--main-gpu";
     else if (a == "-nkvo") a = "--no-kv-offload";
+    else if (a == "-md") a = "--model-draft";
+    else if (a == "-ngld") a = "--gpu-layers-draft";
+    else if (a == "-ctkd") a = "--cache-type-k-draft";
+    else if (a == "-ctvd") a = "--cache-type-v-draft";
+    else if (a == "-cd") a = "--ctx-size-draft";
     args.emplace_back(a);
   }
   return args;
@@ -107,6 +113,22 @@ void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& o) {
                      "llamacpp: whose CPU repack kernels copy weights: auto (this host, default), "
                      "none (--no-repack or GPU), x86-avx2, x86-avx512 or arm");
   add_llamacpp_placement_options(command, o);
+  command.add_option("--mmproj", o.mmproj,
+                     "llamacpp: a multimodal projector GGUF: its weights and image-encoding buffer");
+  command.add_flag("--no-mmproj-offload", o.no_mmproj_offload, "llamacpp: the projector on the host");
+  command.add_option("--cache-ram", o.cache_ram,
+                     "llamacpp: llama-server's host prompt cache in MiB (-1 no limit, 0 off; "
+                     "the server's default 8192)");
+  command.add_option("--ctx-checkpoints", o.ctx_checkpoints,
+                     "llamacpp: llama-server's context checkpoints per slot (0 off; the server's default 32)");
+  command.add_option("--model-draft", o.model_draft,
+                     "llamacpp: a speculative-decoding draft GGUF: its weights, KV and compute, -md");
+  command.add_option("--gpu-layers-draft,--n-gpu-layers-draft", o.n_gpu_layers_draft,
+                     "llamacpp: the draft's layers on the GPUs, auto, all or N, -ngld (default all)");
+  command.add_option("--cache-type-k-draft", o.cache_type_k_draft, "llamacpp: the draft's K cache type, -ctkd (f16)");
+  command.add_option("--cache-type-v-draft", o.cache_type_v_draft, "llamacpp: the draft's V cache type, -ctvd (f16)");
+  command.add_option("--ctx-size-draft", o.ctx_size_draft,
+                     "llamacpp: not in the pinned llama.cpp (the draft's context is -c); refused");
 }
 
 void add_mlxlm_options(CLI::App& command, EstimateOptions& o, bool with_prompt_tokens) {
@@ -226,6 +248,31 @@ Result<EstimateRequest> to_request(const EstimateOptions& o) {
   }
   for (const auto& [field, text] : o.placement) {
     if (Status set = set_placement_field(r.llamacpp.placement, field, text); !set) return set.error();
+  }
+  if (!o.mmproj.empty()) r.llamacpp.mmproj = o.mmproj;
+  if (o.no_mmproj_offload) r.llamacpp.no_mmproj_offload = true;
+  if (o.cache_ram) {
+    Result<int64_t> mib = parse_cache_ram("cache_ram", *o.cache_ram);
+    if (!mib) return mib.error();
+    r.llamacpp.cache_ram = *mib;
+  }
+  if (o.ctx_checkpoints) r.llamacpp.ctx_checkpoints = *o.ctx_checkpoints;
+  if (o.ctx_size_draft) {
+    return Error::usage("ctx_size_draft", "is not a flag of the pinned llama.cpp (v0.4.0): the draft's "
+                                          "context is the main one's, -c");
+  }
+  if (!o.model_draft.empty()) r.llamacpp.model_draft = o.model_draft;
+  if (o.n_gpu_layers_draft) {
+    Result<std::optional<uint64_t>> n = parse_n_gpu_layers(*o.n_gpu_layers_draft);
+    if (!n) return Error::usage("n_gpu_layers_draft", "expected auto, all or a count");
+    r.llamacpp.n_gpu_layers_draft = *n;
+  }
+  for (auto [text, slot, field] : {std::tuple{&o.cache_type_k_draft, &r.llamacpp.cache_type_k_draft, "cache_type_k_draft"},
+                                   std::tuple{&o.cache_type_v_draft, &r.llamacpp.cache_type_v_draft, "cache_type_v_draft"}}) {
+    if (text->empty()) continue;
+    Result<GgmlType> type = parse_llamacpp_cache_type(*text);
+    if (!type) return Error::usage(field, type.error().message());
+    *slot = *type;
   }
   if (o.swa_full) r.llamacpp.swa_full = true;
   if (o.kv_unified) r.llamacpp.kv_unified = true;

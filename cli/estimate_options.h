@@ -52,6 +52,15 @@ struct EstimateOptions {
   bool swa_full = false;
   bool kv_unified = false;
   std::string repack;
+  // llama-server's extras (llamacpp_extras.h); "" / false: not given.
+  std::string mmproj;
+  bool no_mmproj_offload = false;
+  std::optional<std::string> cache_ram;          // parsed by parse_cache_ram ("-1" allowed)
+  std::optional<uint64_t> ctx_checkpoints;
+  std::string model_draft;                 // -md
+  std::optional<std::string> n_gpu_layers_draft;  // -ngld
+  std::string cache_type_k_draft, cache_type_v_draft;  // -ctkd, -ctvd
+  std::optional<std::string> ctx_size_draft;  // refused: v0.4.0 has no such flag
   // mlx-lm's flags (--engine mlx-lm); nullopt: not given.
   std::optional<uint64_t> prompt_tokens;  // set by preflight generate
   std::optional<uint64_t> prefill_step_size;

@@ -25,7 +25,9 @@ inline constexpr uint64_t kLlamaServerAutoSlots = 4;
 //     slots and kv_unified on;
 //   --ctx-size 0: the training context for every stream (the server's
 //     default --fit on sizes it so: n_ctx_train x streams, where streams is
-//     1 with a unified cache and --parallel otherwise).
+//     1 with a unified cache and --parallel otherwise);
+//   --cache-ram and --ctx-checkpoints not given: the server's defaults
+//     (kLlamaServerCacheRamMib, kLlamaServerCtxCheckpoints).
 // kOverflow when the training context times the streams passes 64 bits; a
 // model that declares no training context keeps ctx_size 0 (the estimate
 // then refuses it, naming ctx_size).
@@ -36,7 +38,8 @@ Status apply_llama_server_rules(const ModelSpec& spec, bool parallel_given, Llam
 // which the server would otherwise multiply by the streams), "-np N"
 // always (the server's default is auto, not the tools' 1), then only what
 // differs from the defaults: -b, -ub, -ctk, -ctv, -fa, --swa-full,
-// --kv-unified.
+// --kv-unified, --mmproj FILE, --no-mmproj-offload, --cache-ram N and
+// --ctx-checkpoints N (when set and not the server's default).
 std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCppSettings& settings);
 
 }  // namespace memfit

@@ -24,6 +24,7 @@
 
 #include "memfit/cpu_features.h"
 #include "memfit/ggml_types.h"
+#include "memfit/llamacpp_extras.h"
 #include "memfit/llamacpp_placement.h"
 #include "memfit/memory_budget.h"
 #include "memfit/model.h"
@@ -75,6 +76,8 @@ struct LlamaCppSettings {
   RepackCpu repack = RepackCpu::kAuto;  // resolve before estimate_llamacpp
   // Devices and placement flags (-ngl, -ot, -ts, ...); no GPUs: a CPU run.
   LlamaCppPlacementSettings placement;
+  // What else llama-server holds (--mmproj, ...): llamacpp_extras.h.
+  LlamaCppExtrasSettings extras;
 };
 
 inline constexpr uint64_t kLlamaCppMaxSequences = 256;  // LLAMA_MAX_SEQ
@@ -108,9 +111,17 @@ struct LlamaCppEstimate {
   uint64_t recurrent_bytes = 0;
   uint64_t recurrent_layers = 0;
   uint64_t output_bytes = 0;   // 4 x n_seq x n_vocab
+  // One sequence's state that cannot be rolled back: one llama-server
+  // context checkpoint (docs/llamacpp-rules.md, "Server extras"); 0 for
+  // full attention only.
+  uint64_t checkpoint_bytes = 0;
   uint64_t context_bytes = 0;  // kv + recurrent + output (exact)
   uint64_t compute_bytes = 0;  // modelled
-  uint64_t total_bytes = 0;    // model + context + compute
+  uint64_t total_bytes = 0;    // model + context + compute + extras
+  // The server extras (llamacpp_extras.h), each on its device; not in
+  // model, context or compute (llama.cpp's own breakdown leaves them out).
+  std::vector<LlamaCppExtraLine> extras;
+  uint64_t extras_bytes = 0;   // their sum
   uint64_t budget_bytes = 0;
   // With GPUs: every device fits (the placement's); without: total <= budget.
   bool fits = false;

@@ -80,6 +80,18 @@ struct LlamaCppRequest {
   std::optional<bool> kv_unified;
   std::optional<RepackCpu> repack;      // --repack auto|none|x86-avx2|x86-avx512|arm
   LlamaCppPlacementRequest placement;   // -ngl, --n-cpu-moe, -ot, -sm, -ts, ... (llamacpp_placement.h)
+  // The server extras (llamacpp_extras.h): the projector file, as given
+  // (read through RequestContext::read_gguf_header), and its switch.
+  std::optional<std::string> mmproj;         // --mmproj FILE
+  std::optional<bool> no_mmproj_offload;     // --no-mmproj-offload
+  std::optional<int64_t> cache_ram;          // --cache-ram N (MiB; -1 no limit, 0 off)
+  std::optional<uint64_t> ctx_checkpoints;   // --ctx-checkpoints N (per slot; 0 off)
+  // The speculative-decoding draft (llamacpp_extras.h): a GGUF model's
+  // path, opened like the model (RequestContext::open_model), and its flags.
+  std::optional<std::string> model_draft;                   // -md FILE
+  std::optional<std::optional<uint64_t>> n_gpu_layers_draft;  // -ngld; inner nullopt auto / all
+  std::optional<GgmlType> cache_type_k_draft;               // -ctkd
+  std::optional<GgmlType> cache_type_v_draft;               // -ctvd
 
   // The first field given, as the JSON request spells it; "" when none.
   std::string_view first_given() const;
@@ -162,6 +174,10 @@ class RequestContext {
   // limit) is status.device_error, not a failure.
   virtual HostMemoryStatus host_memory(const DeviceSelector& device,
                                        std::optional<uint64_t> explicit_limit_bytes) = 0;
+  // The GGUF header of a file a request names besides its model (--mmproj),
+  // by path. The default reads none (kUsage naming `field`); the local
+  // context reads the file system, the service only under its model roots.
+  virtual Result<GgufHeader> read_gguf_header(std::string_view field, const std::string& path);
 };
 
 // The real machine: models opened from the file system by name
@@ -183,6 +199,7 @@ class LocalRequestContext : public RequestContext {
   Platform platform() const override { return build_platform(); }
   HostMemoryStatus host_memory(const DeviceSelector& device,
                                std::optional<uint64_t> explicit_limit_bytes) override;
+  Result<GgufHeader> read_gguf_header(std::string_view field, const std::string& path) override;
 
   // How names are resolved, read from the environment: a front end's
   // flags (--token, --revision, --file, --timeout, --offline) change it.

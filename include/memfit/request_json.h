@@ -30,6 +30,11 @@
 //   flash_attn         "on" | "off" | "auto" (default)
 //   swa_full, kv_unified      true | false, default false
 //   repack             "auto" (default) | "none" | "x86-avx2" | "x86-avx512" | "arm"
+//   mmproj             a projector GGUF's path; no_mmproj_offload true | false
+//   cache_ram          integer -1 .. 2^31 - 1 (MiB; -1 no limit, 0 off)
+//   ctx_checkpoints    integer >= 0 (per slot)
+//   model_draft        a draft GGUF model's path; n_gpu_layers_draft as
+//                      n_gpu_layers; cache_type_k_draft / _v_draft as the cache types
 // Every failure is a kUsage Error about one field, one line:
 //   max_tokens: expected a positive integer, got "abc"
 #ifndef MEMFIT_REQUEST_JSON_H_

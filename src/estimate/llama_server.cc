@@ -24,6 +24,9 @@ Status apply_llama_server_rules(const ModelSpec& spec, bool parallel_given, Llam
     }
     s.ctx_size = *ctx;
   }
+  // The server's host-side extras at their defaults unless given.
+  if (!s.extras.cache_ram_mib) s.extras.cache_ram_mib = kLlamaServerCacheRamMib;
+  if (!s.extras.ctx_checkpoints) s.extras.ctx_checkpoints = kLlamaServerCtxCheckpoints;
   return Status::Ok();
 }
 
@@ -42,6 +45,24 @@ std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCp
   if (s.flash_attn != defaults.flash_attn) add("-fa", std::string(to_string(s.flash_attn)));
   if (s.swa_full) flags.emplace_back("--swa-full");
   if (s.kv_unified) flags.emplace_back("--kv-unified");
+  if (s.extras.mmproj) add("--mmproj", s.extras.mmproj->path);
+  if (s.extras.mmproj && !s.extras.mmproj_offload) flags.emplace_back("--no-mmproj-offload");
+  if (s.extras.draft) {
+    add("-md", s.extras.draft_path);
+    if (s.extras.draft_n_gpu_layers) add("-ngld", std::to_string(*s.extras.draft_n_gpu_layers));
+    if (s.extras.draft_cache_type_k != GgmlType::kF16) {
+      add("-ctkd", std::string(ggml_type_traits(s.extras.draft_cache_type_k).name));
+    }
+    if (s.extras.draft_cache_type_v != GgmlType::kF16) {
+      add("-ctvd", std::string(ggml_type_traits(s.extras.draft_cache_type_v).name));
+    }
+  }
+  if (s.extras.cache_ram_mib && *s.extras.cache_ram_mib != kLlamaServerCacheRamMib) {
+    add("--cache-ram", std::to_string(*s.extras.cache_ram_mib));
+  }
+  if (s.extras.ctx_checkpoints && *s.extras.ctx_checkpoints != kLlamaServerCtxCheckpoints) {
+    add("--ctx-checkpoints", std::to_string(*s.extras.ctx_checkpoints));
+  }
   // The placement, when there are GPUs: -ngl as a number (an explicit
   // -ngl also keeps llama-server's --fit from choosing layers itself) and
   // -ts as the split the plan used, so the server does not re-read free

@@ -45,6 +45,7 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   e.recurrent_bytes = parts->recurrent_bytes;
   e.recurrent_layers = parts->recurrent_layers;
   e.output_bytes = parts->output_bytes;
+  e.checkpoint_bytes = parts->seq_partial_bytes;
   e.compute_bytes = compute;
   CheckedBytes context_bytes = CheckedBytes(parts->k_bytes) + parts->v_bytes +
                                parts->recurrent_bytes + parts->output_bytes;
@@ -57,6 +58,7 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   e.budget_bytes = budget.budget_bytes;
   e.fits = e.total_bytes <= e.budget_bytes;
   if (Status placed = llamacpp::place(model, *parts, *phases, budget, e); !placed) return placed.error();
+  if (Status extras = llamacpp::add_extras(e, budget); !extras) return extras.error();
   return e;
 }
 

@@ -94,8 +94,18 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
     return Status::Ok();
   };
   parts.layer_bytes.assign(spec.layers.size(), 0);
+  CheckedBytes seq_partial = 0;
   for (size_t i = 0; i < spec.layers.size(); ++i) {
     const LayerCache& l = spec.layers[i];
+    if (is_recurrent(l.kind)) seq_partial += l.state_bytes;
+    if (is_windowed(l) && !s.swa_full) {
+      const uint64_t cells = std::min(c.n_ctx_seq, (CheckedBytes(l.window_tokens) + c.n_ubatch).saturated());
+      Result<uint64_t> k_row = row_bytes(s.cache_type_k, l.elems_per_token / 2, "cache_type_k");
+      if (!k_row) return k_row.error();
+      Result<uint64_t> v_row = row_bytes(s.cache_type_v, l.elems_per_token / 2, "cache_type_v");
+      if (!v_row) return v_row.error();
+      seq_partial += CheckedBytes(cells) * (CheckedBytes(*k_row) + *v_row).saturated();
+    }
     if (is_recurrent(l.kind)) {
       const CheckedBytes state = CheckedBytes(l.state_bytes) * c.n_seq;
       recurrent_total += state;
@@ -129,6 +139,8 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
   parts.v_bytes = *v_total.value();
   parts.recurrent_bytes = *recurrent_total.value();
   parts.output_bytes = *output.value();
+  if (!seq_partial.value()) return overflow("checkpoint state");
+  parts.seq_partial_bytes = *seq_partial.value();
   return parts;
 }
 

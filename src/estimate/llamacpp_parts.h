@@ -36,6 +36,14 @@ struct MemoryParts {
   // the placement puts each on its layer's device.
   std::vector<uint64_t> layer_bytes;
   uint64_t nextn_layer_bytes = 0;  // each NextN block's KV (they are alike)
+  // What one sequence holds that it cannot roll back, the size of one
+  // llama-server context checkpoint (llama_state_seq_get_size with
+  // LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY, less its few bytes of cell
+  // metadata): every recurrent layer's state_bytes, plus, without
+  // --swa-full, every windowed layer's K and V rows (at the cache types,
+  // V unpadded) for min(n_ctx_seq, window + n_ubatch) cells, the most one
+  // sequence keeps in the SWA cache. 0 for a model of full attention only.
+  uint64_t seq_partial_bytes = 0;
 };
 
 // KV (K and V rows at the cache types, cells x streams per layer),
@@ -69,6 +77,12 @@ Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& con
 // kUsage naming the field for an override or --main-gpu past the GPUs.
 Status place(const Model& model, const MemoryParts& parts, const ComputePhases& phases,
              const MemoryBudget& budget, LlamaCppEstimate& e);
+
+// Adds settings.extras to `e` after place(): each line on its device
+// (added to the device's extras_bytes and total), the estimate's
+// extras_bytes and total_bytes, and every device's fit again.
+// The draft model is a second estimate against `budget`.
+Status add_extras(LlamaCppEstimate& e, const MemoryBudget& budget);
 
 }  // namespace memfit::llamacpp
 

@@ -14,6 +14,8 @@
 //     Recurrent state           0 B
 //     Output buffer        593.50 KiB
 //   Compute                308.75 MiB   modelled
+//   Server extras          ...          (only with --mmproj, ...)
+//     mmproj weights       ...          exact, on cuda:0
 //   Total                   ...
 //   Budget                  ...         explicit
 //
@@ -39,6 +41,18 @@ void row(std::string& out, std::string_view label, uint64_t bytes, std::string_v
 
 std::string_view on_off(bool on) { return on ? "on" : "off"; }
 
+Json extras_json(const LlamaCppEstimate& e) {
+  Json out = Json::array();
+  for (const LlamaCppExtraLine& x : e.extras) {
+    out.push_back({{"name", x.name},
+                   {"file", escape_untrusted(x.file, x.file.size())},
+                   {"device", x.device},
+                   {"bytes", x.bytes},
+                   {"figure", x.exact ? "exact" : "modelled"}});
+  }
+  return out;
+}
+
 Json devices_json(const LlamaCppEstimate& e) {
   Json out = Json::array();
   for (const LlamaCppDeviceUsage& d : e.placement.devices) {
@@ -47,6 +61,7 @@ Json devices_json(const LlamaCppEstimate& e) {
                    {"model_bytes", d.model_bytes},
                    {"context_bytes", d.context_bytes},
                    {"compute_bytes", d.compute_bytes},
+                   {"extras_bytes", d.extras_bytes},
                    {"total_bytes", d.total_bytes},
                    {"free_bytes", d.free_bytes},
                    {"usable_bytes", d.usable_bytes},
@@ -78,6 +93,11 @@ void devices_text(std::string& out, const LlamaCppEstimate& e) {
                        format_bytes(d.compute_bytes), format_bytes(d.total_bytes),
                        format_bytes(d.usable_bytes),
                        d.fits ? "fits" : fmt::format("SHORT by {}", format_bytes(d.short_bytes)));
+  }
+  for (const LlamaCppDeviceUsage& d : e.placement.devices) {
+    if (d.extras_bytes > 0) {
+      out += fmt::format("  {}'s total includes {} of server extras\n", d.device, format_bytes(d.extras_bytes));
+    }
   }
   for (const LlamaCppDeviceUsage& d : e.placement.devices) {
     if (d.page_cache_bytes > 0) {
@@ -127,6 +147,8 @@ nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const Llama
                      {"recurrent_bytes", e.recurrent_bytes},
                      {"recurrent_layers", e.recurrent_layers},
                      {"output_bytes", e.output_bytes}}},
+                   {"extras_bytes", e.extras_bytes},
+                   {"extras", extras_json(e)},
                    {"devices", devices_json(e)},
                    {"figures",
                     {{"model_bytes", e.model_bytes_exact ? "exact" : "estimated"},
@@ -181,6 +203,12 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
   row(out, "  Output buffer", e.output_bytes,
       fmt::format("logits for {} sequence{}", c.n_seq, c.n_seq == 1 ? "" : "s"));
   row(out, "Compute", e.compute_bytes, "modelled");
+  if (!e.extras.empty()) {
+    row(out, "Server extras", e.extras_bytes);
+    for (const LlamaCppExtraLine& x : e.extras) {
+      row(out, "  " + x.name, x.bytes, fmt::format("{}, on {}", x.exact ? "exact" : "modelled", x.device));
+    }
+  }
   row(out, "Total", e.total_bytes);
   row(out, "Budget", e.budget_bytes, to_string(budget.source));
   devices_text(out, e);

@@ -130,6 +130,12 @@ Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequ
   s.kv_unified = q.kv_unified.value_or(s.kv_unified);
   s.repack = q.repack.value_or(s.repack);
   s.placement = q.placement.applied(s.placement);
+  s.extras.mmproj_offload = !q.no_mmproj_offload.value_or(false);
+  if (q.cache_ram) s.extras.cache_ram_mib = *q.cache_ram;
+  if (q.ctx_checkpoints) s.extras.ctx_checkpoints = *q.ctx_checkpoints;
+  if (q.n_gpu_layers_draft) s.extras.draft_n_gpu_layers = *q.n_gpu_layers_draft;
+  s.extras.draft_cache_type_k = q.cache_type_k_draft.value_or(s.extras.draft_cache_type_k);
+  s.extras.draft_cache_type_v = q.cache_type_v_draft.value_or(s.extras.draft_cache_type_v);
   return Status::Ok();
 }
 
@@ -235,6 +241,25 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
                       "--gpu-memory 0=24GiB,... to plan for another machine's)",
                       r.llamacpp.placement.first_given())});
     }
+    // The server extras' files.
+    if (r.llamacpp.mmproj) {
+      Result<GgufHeader> header = context.read_gguf_header("mmproj", *r.llamacpp.mmproj);
+      if (!header) return header.error();
+      Result<LlamaCppProjector> projector = llamacpp_projector(*header, *r.llamacpp.mmproj);
+      if (!projector) return projector.error();
+      s.extras.mmproj = std::move(*projector);
+    }
+    if (r.llamacpp.model_draft) {
+      Result<std::shared_ptr<const Model>> draft =
+          context.open_model(*r.llamacpp.model_draft, {.keep_tensors = true});
+      if (!draft) return draft.error().within("model_draft");
+      if ((*draft)->weights.source != WeightsSource::kGgufHeader) {
+        return Error::usage("model_draft", fmt::format("{}: the draft must be a GGUF model",
+                                                       quote_untrusted(*r.llamacpp.model_draft)));
+      }
+      s.extras.draft = std::move(*draft);
+      s.extras.draft_path = *r.llamacpp.model_draft;
+    }
     // Placement reads the tensor names too.
     if ((s.repack != RepackCpu::kNone || !s.placement.gpus.empty()) && p.model->tensors.empty() &&
         p.model->weights.source == WeightsSource::kGgufHeader) {
@@ -329,6 +354,15 @@ Result<std::shared_ptr<const Model>> LocalRequestContext::open_model(
   Result<Model> model = open_model_by_name(*fs, name, model_names_, options);
   if (!model) return model.error();
   return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
+}
+
+Result<GgufHeader> RequestContext::read_gguf_header(std::string_view field, const std::string&) {
+  return Error::usage(field, "this front end reads no files besides the model");
+}
+
+Result<GgufHeader> LocalRequestContext::read_gguf_header(std::string_view, const std::string& path) {
+  std::unique_ptr<FileSystem> fs = make_real_file_system();
+  return memfit::read_gguf_header(*fs, path);
 }
 
 HostMemoryStatus LocalRequestContext::host_memory(const DeviceSelector& device,

@@ -40,6 +40,14 @@ std::string_view LlamaCppRequest::first_given() const {
   if (swa_full) return "swa_full";
   if (kv_unified) return "kv_unified";
   if (repack) return "repack";
+  if (mmproj) return "mmproj";
+  if (no_mmproj_offload) return "no_mmproj_offload";
+  if (cache_ram) return "cache_ram";
+  if (ctx_checkpoints) return "ctx_checkpoints";
+  if (model_draft) return "model_draft";
+  if (n_gpu_layers_draft) return "n_gpu_layers_draft";
+  if (cache_type_k_draft) return "cache_type_k_draft";
+  if (cache_type_v_draft) return "cache_type_v_draft";
   return placement.first_given();
 }
 

@@ -83,7 +83,40 @@ Status read_llamacpp_fields(Fields& fields, EstimateRequest& request) {
   Result<std::optional<RepackCpu>> repack = parsed<RepackCpu>(fields, "repack", parse_repack_cpu);
   if (!repack) return repack.error();
   q.repack = *repack;
-  for (auto [key, slot] : {std::pair{"swa_full", &q.swa_full}, std::pair{"kv_unified", &q.kv_unified}}) {
+  // cache_ram: MiB as a JSON integer, -1 for no limit.
+  if (const Json* v = fields.find("cache_ram"); v != nullptr) {
+    if (!v->is_number_integer()) return Error::usage("cache_ram", "takes an integer (MiB; -1 no limit, 0 off)");
+    const std::string text = v->is_number_unsigned() ? std::to_string(v->get<uint64_t>())
+                                                     : std::to_string(v->get<int64_t>());
+    Result<int64_t> mib = parse_cache_ram("cache_ram", text);
+    if (!mib) return mib.error();
+    q.cache_ram = *mib;
+  }
+  Result<std::optional<uint64_t>> checkpoints = fields.count("ctx_checkpoints", 0);
+  if (!checkpoints) return checkpoints.error();
+  q.ctx_checkpoints = *checkpoints;
+  Result<std::optional<std::string>> draft = fields.string("model_draft");
+  if (!draft) return draft.error();
+  q.model_draft = *draft;
+  if (const Json* v = fields.find("n_gpu_layers_draft"); v != nullptr) {
+    const std::string text = v->is_string() ? v->get<std::string>()
+                             : v->is_number_unsigned() ? std::to_string(v->get<uint64_t>())
+                                                       : std::string();
+    Result<std::optional<uint64_t>> n = parse_n_gpu_layers(text);
+    if (!n) return Error::usage("n_gpu_layers_draft", "expected auto, all or a count");
+    q.n_gpu_layers_draft = *n;
+  }
+  for (auto [key, slot] : {std::pair{"cache_type_k_draft", &q.cache_type_k_draft},
+                           std::pair{"cache_type_v_draft", &q.cache_type_v_draft}}) {
+    Result<std::optional<GgmlType>> type = parsed<GgmlType>(fields, key, parse_llamacpp_cache_type);
+    if (!type) return type.error();
+    *slot = *type;
+  }
+  Result<std::optional<std::string>> mmproj = fields.string("mmproj");
+  if (!mmproj) return mmproj.error();
+  q.mmproj = *mmproj;
+  for (auto [key, slot] : {std::pair{"swa_full", &q.swa_full}, std::pair{"kv_unified", &q.kv_unified},
+                           std::pair{"no_mmproj_offload", &q.no_mmproj_offload}}) {
     Result<std::optional<bool>> b = fields.boolean(key);
     if (!b) return b.error();
     *slot = *b;

@@ -50,6 +50,13 @@ Result<std::shared_ptr<const Model>> ServiceContext::open_model(const std::strin
   return std::shared_ptr<const Model>(cached_, &cached_->model);
 }
 
+Result<GgufHeader> ServiceContext::read_gguf_header(std::string_view field, const std::string& path) {
+  ApiResult<ResolvedModel> resolved = state_.roots.resolve(path);
+  if (!resolved.ok()) return Error::usage(field, resolved.error().message);
+  std::unique_ptr<FileSystem> fs = make_confined_file_system(state_.roots, make_real_file_system());
+  return memfit::read_gguf_header(*fs, resolved->real_path);
+}
+
 const EstimateSettings& ServiceContext::settings() const { return state_.options.settings; }
 
 const std::vector<std::string>& ServiceContext::settings_warnings() const {

@@ -30,6 +30,9 @@ class ServiceContext final : public RequestContext {
   Platform platform() const override;
   HostMemoryStatus host_memory(const DeviceSelector& device,
                                std::optional<uint64_t> explicit_limit_bytes) override;
+  // A file under the roots only (ModelRoots::resolve): another path is a
+  // kUsage error naming `field`.
+  Result<GgufHeader> read_gguf_header(std::string_view field, const std::string& path) override;
 
   // The cached entry open_model() returned last (nullptr before), for the
   // metrics' label.

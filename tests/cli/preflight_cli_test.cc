@@ -247,9 +247,12 @@ TEST_F(LlamaServerPreflight, ParallelAutoIsFourSlotsSharingOneCache) {
                                         {"flags", {"-c", "16384", "-np", "4", "--kv-unified"}}}));
   EXPECT_EQ(j["preflight"]["mode"], "serve");
   EXPECT_EQ(j["preflight"]["fits"], true);
-  // The same as inspect with those flags.
+  // The same as inspect with those flags, and the server's prompt cache
+  // at its default limit, 8,192 MiB (a line of its own; this model keeps
+  // no checkpoints).
+  EXPECT_EQ(j["llamacpp"]["extras_bytes"], 8589934592u);
   EXPECT_EQ(j["total_bytes"], inspect_total({"-c", "16384", "-np", "4", "--kv-unified",
-                                             "--memory-limit", "16GiB"}));
+                                             "--cache-ram", "8192", "--memory-limit", "16GiB"}));
 
   auto text = serve({"-c", "16384"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
@@ -297,7 +300,7 @@ TEST_F(LlamaServerPreflight, ContextZeroIsTheTrainingContextForEachStream) {
 
 TEST_F(LlamaServerPreflight, VerdictsAndForce) {
   const uint64_t total =
-      inspect_total({"-c", "16384", "-np", "2", "--memory-limit", "16GiB"});
+      inspect_total({"-c", "16384", "-np", "2", "--cache-ram", "8192", "--memory-limit", "16GiB"});
   EXPECT_EQ(serve({"-c", "16384", "-np", "2"}, std::to_string(total)).exit_code, 0);
   auto over = serve({"-c", "16384", "-np", "2"}, std::to_string(total - 1));
   EXPECT_EQ(over.exit_code, 3);
