@@ -26,16 +26,7 @@ class LlamaCppExtrasCli : public ::testing::Test {
  protected:
   void SetUp() override {
     qwen3_8b_gguf().write(gguf_);
-    GgufWriter w;
-    w.add_string("general.architecture", "clip")
-        .add_u32("clip.vision.image_size", 224)
-        .add_u32("clip.vision.patch_size", 14)
-        .add_u32("clip.vision.embedding_length", 64)
-        .add_u32("clip.vision.feed_forward_length", 128)
-        .add_u32("clip.vision.attention.head_count", 4)
-        .add_tensor("v.patch_embd.weight", GgmlType::kF16, {14, 14, 3, 64})
-        .add_tensor("mm.0.weight", GgmlType::kF32, {64, 128});
-    w.write(mmproj_);
+    tiny_projector_gguf().write(mmproj_);
   }
   TempDir dir_;
   std::string gguf_ = dir_.file_path("qwen3-8b.gguf");

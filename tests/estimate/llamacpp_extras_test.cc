@@ -10,6 +10,7 @@
 #include "memfit/llamacpp.h"
 #include "support/corpus.h"
 #include "support/gguf_writer.h"
+#include "support/small_ggufs.h"
 
 namespace memfit {
 namespace {
@@ -17,22 +18,9 @@ namespace {
 constexpr uint64_t kGiB = 1ull << 30;
 const MemoryBudget kHost{64 * kGiB, 64 * kGiB, BudgetSource::kExplicit};
 
-// A small SigLIP-like projector: 224 px images in 14 px patches, width 64,
-// FFN 128, 4 heads. Tensors: the patch embedding f16 14 x 14 x 3 x 64
-// (37,632 elements x 2 B = 75,264 B) and a projection f32 64 x 128
-// (8,192 x 4 B = 32,768 B): 108,032 B of weights.
-GgufWriter projector_gguf(std::string_view arch = "clip") {
-  GgufWriter w;
-  w.add_string("general.architecture", arch)
-      .add_u32("clip.vision.image_size", 224)
-      .add_u32("clip.vision.patch_size", 14)
-      .add_u32("clip.vision.embedding_length", 64)
-      .add_u32("clip.vision.feed_forward_length", 128)
-      .add_u32("clip.vision.attention.head_count", 4)
-      .add_tensor("v.patch_embd.weight", GgmlType::kF16, {14, 14, 3, 64})
-      .add_tensor("mm.0.weight", GgmlType::kF32, {64, 128});
-  return w;
-}
+// The projector: support/small_ggufs.h's tiny_projector_gguf(), 108,032 B
+// of weights.
+GgufWriter projector_gguf(std::string_view arch = "clip") { return tiny_projector_gguf(arch); }
 
 LlamaCppProjector projector() {
   const GgufWriter w = projector_gguf();

@@ -28,4 +28,17 @@ GgufWriter tiny_qwen3_gguf() {
   return w;
 }
 
+GgufWriter tiny_projector_gguf(std::string_view arch) {
+  GgufWriter w;
+  w.add_string("general.architecture", arch)
+      .add_u32("clip.vision.image_size", 224)
+      .add_u32("clip.vision.patch_size", 14)
+      .add_u32("clip.vision.embedding_length", 64)
+      .add_u32("clip.vision.feed_forward_length", 128)
+      .add_u32("clip.vision.attention.head_count", 4)
+      .add_tensor("v.patch_embd.weight", GgmlType::kF16, {14, 14, 3, 64})
+      .add_tensor("mm.0.weight", GgmlType::kF32, {64, 128});
+  return w;
+}
+
 }  // namespace memfit

@@ -2,6 +2,8 @@
 #ifndef MEMFIT_TESTS_SUPPORT_SMALL_GGUFS_H_
 #define MEMFIT_TESTS_SUPPORT_SMALL_GGUFS_H_
 
+#include <string_view>
+
 #include "support/gguf_writer.h"
 
 namespace memfit {
@@ -17,6 +19,12 @@ GgufWriter qwen3_8b_gguf();
 // A two-layer Qwen3-shaped GGUF header and no tensors: 4 heads of 16, 2 KV
 // heads, width 64, feed-forward 256, vocab 100, training context 4,096.
 GgufWriter tiny_qwen3_gguf();
+
+// A small SigLIP-like multimodal projector (`arch`, "clip" by default):
+// 224 px images in 14 px patches, width 64, FFN 128, 4 heads. Tensors: the
+// patch embedding f16 14 x 14 x 3 x 64 (37,632 elements x 2 B = 75,264 B)
+// and a projection f32 64 x 128 (8,192 x 4 B = 32,768 B): 108,032 B.
+GgufWriter tiny_projector_gguf(std::string_view arch = "clip");
 
 }  // namespace memfit
 
