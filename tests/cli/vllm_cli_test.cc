@@ -58,12 +58,13 @@ TEST(VllmCli, TextNamesTheTermsAndTheConcurrency) {
 }
 
 TEST(VllmCli, FitAndPlotRefuseItWithOneLine) {
-  for (const char* command : {"fit", "plot"}) {
-    auto r = run_memfit({command, "-m", k70B, "--engine", "vllm"}, k80GiB);
-    EXPECT_EQ(r.exit_code, 2) << command << r.err;
-    EXPECT_NE(r.err.find("vllm is priced by inspect and preflight generate only"), std::string::npos)
-        << r.err;
-  }
+  const std::string line = "vllm is priced by inspect and preflight generate only; ";
+  auto fit = run_memfit({"fit", "-m", k70B, "--engine", "vllm", "--solve", "max-tokens"}, k80GiB);
+  EXPECT_EQ(fit.exit_code, 2);
+  EXPECT_EQ(fit.err, "memfit: --engine: " + line + "fit does not take it\n");
+  auto plot = run_memfit({"plot", "-m", k70B, "--engine", "vllm", "--out", "/dev/null"}, k80GiB);
+  EXPECT_EQ(plot.exit_code, 2);
+  EXPECT_NE(plot.err.find(line + "plot does not take it"), std::string::npos) << plot.err;
   auto bad = run_memfit({"inspect", "-m", k70B, "--engine", "vllm", "--kv-cache-dtype", "int4"}, k80GiB);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--kv-cache-dtype"), std::string::npos) << bad.err;
