@@ -144,6 +144,26 @@ void add_mlxlm_options(CLI::App& command, EstimateOptions& o, bool with_prompt_t
                      "mlx-lm: rotating KV cache of this many tokens (default unbounded)");
 }
 
+void add_vllm_options(CLI::App& command, EstimateOptions& o) {
+  command.add_option("--gpu-memory-utilization", o.gpu_memory_utilization,
+                     "vllm: fraction of the GPU's total memory vLLM may use (default 0.9)")
+      ->check(CLI::Range(0.0, 1.0));
+  command.add_option("--gpu-memory-total", o.gpu_memory_total,
+                     "vllm: the GPU's total memory, e.g. 80GiB (default: the GPU found)");
+  command.add_option("--kv-cache-memory,--kv-cache-memory-bytes", o.kv_cache_memory,
+                     "vllm: KV cache size per GPU (bytes or e.g. 16GiB); skips the profile");
+  command.add_option("--block-size", o.block_size, "vllm: tokens per KV block (default 16)");
+  command.add_option("--kv-cache-dtype", o.kv_cache_dtype, "vllm: auto (default) or fp8");
+  command.add_option("--max-model-len", o.max_model_len,
+                     "vllm: context per request (default: the config's)");
+  command.add_option("--max-num-seqs", o.max_num_seqs, "vllm: sequences per step (default 256)");
+  command.add_option("--max-num-batched-tokens", o.max_num_batched_tokens,
+                     "vllm: tokens per step, the profiled batch (default 8192)");
+  command.add_option("--num-speculative-tokens", o.num_speculative_tokens,
+                     "vllm: speculative tokens per step (MTP / draft; default 0)");
+  command.add_flag("--enforce-eager", o.enforce_eager, "vllm: no CUDA graphs");
+}
+
 void add_request_options(CLI::App& command, EstimateOptions& o) {
   command
       .add_option_function<uint64_t>(
@@ -159,7 +179,7 @@ void add_request_options(CLI::App& command, EstimateOptions& o) {
 }
 
 void add_parallel_options(CLI::App& command, EstimateOptions& o) {
-  command.add_option("--tensor-parallel", o.tensor_parallel,
+  command.add_option("--tensor-parallel,--tensor-parallel-size", o.tensor_parallel,
                      "tensor-parallel ranks (default 1); ranks > 1 add a per-device plan")
       ->check(CLI::PositiveNumber);
   command.add_option("--pipeline-parallel", o.pipeline_parallel,
@@ -182,7 +202,8 @@ void add_model_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("--memory-limit", o.memory_limit,
                      "memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT");
   command.add_option("--device", o.device, "budget device: auto, cpu, cuda:N or rocm:N");
-  command.add_option("--engine", o.engine, "allocation rules: auto, mlxcel (the seeds' runtime), llamacpp or mlx-lm");
+  command.add_option("--engine", o.engine,
+                     "allocation rules: auto, mlxcel (the seeds' runtime), llamacpp, mlx-lm or vllm");
   command.add_flag("--json", o.json, "print one JSON object on stdout");
   command.add_option("--revision", o.revision,
                      "Hugging Face name: the branch, tag or commit (default main, or the name's @)");
@@ -237,6 +258,26 @@ Result<EstimateRequest> to_request(const EstimateOptions& o) {
   }
   r.mlxlm = MlxLmRequest{o.prompt_tokens, o.prefill_step_size, o.kv_bits, o.kv_group_size,
                          o.max_kv_size};
+  VllmRequest& v = r.vllm;
+  v.gpu_memory_utilization = o.gpu_memory_utilization;
+  for (auto [field, text, slot] : {std::tuple{"gpu_memory_total", &o.gpu_memory_total, &v.gpu_memory_total},
+                                   std::tuple{"kv_cache_memory", &o.kv_cache_memory, &v.kv_cache_memory}}) {
+    if (text->empty()) continue;
+    Result<std::optional<uint64_t>> size = named(field, parse_memory_size(*text));
+    if (!size) return size.error();
+    *slot = size->value_or(0);
+  }
+  v.block_size = o.block_size;
+  if (!o.kv_cache_dtype.empty()) {
+    Result<bool> fp8 = named("kv_cache_dtype", parse_vllm_kv_cache_dtype(o.kv_cache_dtype));
+    if (!fp8) return fp8.error();
+    v.kv_cache_fp8 = *fp8;
+  }
+  v.max_model_len = o.max_model_len;
+  v.max_num_seqs = o.max_num_seqs;
+  v.max_num_batched_tokens = o.max_num_batched_tokens;
+  v.num_speculative_tokens = o.num_speculative_tokens;
+  if (o.enforce_eager) v.enforce_eager = true;
   r.llamacpp.ctx_size = o.ctx_size;
   r.llamacpp.parallel = o.parallel;
   r.llamacpp.batch_size = o.batch_size;

@@ -67,6 +67,17 @@ struct EstimateOptions {
   std::optional<uint64_t> kv_bits;
   std::optional<uint64_t> kv_group_size;
   std::optional<uint64_t> max_kv_size;
+  // vLLM's flags (--engine vllm); nullopt / "": not given.
+  std::optional<double> gpu_memory_utilization;
+  std::string gpu_memory_total;
+  std::string kv_cache_memory;
+  std::optional<uint64_t> block_size;
+  std::string kv_cache_dtype;
+  std::optional<uint64_t> max_model_len;
+  std::optional<uint64_t> max_num_seqs;
+  std::optional<uint64_t> max_num_batched_tokens;
+  std::optional<uint64_t> num_speculative_tokens;
+  bool enforce_eager = false;
   std::vector<std::pair<std::string, std::string>> placement;  // (request field, text) as given
   // The Hub (docs/hub.md): "" / nullopt / false when not given.
   std::string token;
@@ -101,7 +112,13 @@ void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& options);
 // --kv-group-size, --max-kv-size, and --prompt-tokens for a command that
 // has none of its own (inspect; preflight generate reads its own).
 void add_mlxlm_options(CLI::App& command, EstimateOptions& options, bool with_prompt_tokens = false);
-// --tensor-parallel N, --pipeline-parallel M and --parallel-engine vllm|mlx.
+// vLLM's flags for --engine vllm: --gpu-memory-utilization,
+// --gpu-memory-total, --kv-cache-memory (--kv-cache-memory-bytes),
+// --block-size, --kv-cache-dtype, --max-model-len, --max-num-seqs,
+// --max-num-batched-tokens, --num-speculative-tokens, --enforce-eager.
+void add_vllm_options(CLI::App& command, EstimateOptions& options);
+// --tensor-parallel N (--tensor-parallel-size), --pipeline-parallel M and
+// --parallel-engine vllm|mlx.
 void add_parallel_options(CLI::App& command, EstimateOptions& options);
 
 // The request the options ask for. Usage errors name the request field

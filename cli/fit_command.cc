@@ -132,6 +132,10 @@ void run_fit(const FitOptions& o, int& exit_code) {
     exit_code = report_error(mlxlm_not_supported("fit"));
     return;
   }
+  if (c->engine == Engine::kVllm) {
+    exit_code = report_error(vllm_not_supported("fit"));
+    return;
+  }
   if (c->engine == Engine::kLlamaCpp) {
     c->llamacpp_settings.ctx_size = request->llamacpp.ctx_size.value_or(c->llamacpp_settings.ctx_size);
     run_llamacpp_fit(o, *request, *c, exit_code);

@@ -18,6 +18,7 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
   add_parallel_options(*command, *options);
   add_llamacpp_options(*command, *options);
   add_mlxlm_options(*command, *options, /*with_prompt_tokens=*/true);
+  add_vllm_options(*command, *options);
   command->callback([options, &exit_code] {
     Result<EstimateRun> run = run_estimate(*options);
     if (!run) {

@@ -192,6 +192,10 @@ void run_plot(const PlotOptions& o, int& exit_code) {
     exit_code = report_error(mlxlm_not_supported("plot"));
     return;
   }
+  if (c->engine == Engine::kVllm) {
+    exit_code = report_error(vllm_not_supported("plot"));
+    return;
+  }
   // Without --max-tokens, the context the model declares, else 128K.
   const uint64_t declared = c->model->spec.max_position_tokens;
   const uint64_t max_tokens = o.max_tokens_given ? o.estimate.max_tokens

@@ -235,6 +235,10 @@ void run_serve(ServeCommandOptions o, int& exit_code) {
     exit_code = report_error(mlxlm_not_supported("preflight serve"));
     return;
   }
+  if (prepared->engine == Engine::kVllm) {
+    exit_code = report_error(vllm_not_supported("preflight serve"));
+    return;
+  }
   if (prepared->engine == Engine::kLlamaCpp) {
     run_llamacpp_serve(o, *request, std::move(*prepared), exit_code);
   } else {
@@ -256,6 +260,7 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
   add_parallel_options(*generate, gen->estimate);
   add_llamacpp_options(*generate, gen->estimate);
   add_mlxlm_options(*generate, gen->estimate);
+  add_vllm_options(*generate, gen->estimate);
   auto* tokens = generate->add_option("--prompt-tokens", gen->prompt_tokens, "prompt length in tokens");
   auto* file = generate->add_option("--prompt-file", gen->prompt_file,
                                     "prompt text; its UTF-8 bytes bound its tokens");

@@ -45,6 +45,10 @@ void run_recommend(const RecommendOptions& o, int& exit_code) {
     exit_code = report_error(mlxlm_not_supported("recommend-quant"));
     return;
   }
+  if (c->engine == Engine::kVllm) {
+    exit_code = report_error(vllm_not_supported("recommend-quant"));
+    return;
+  }
   if (c->engine == Engine::kLlamaCpp) {
     exit_code = report_error(Error::usage(
         "recommend-quant prices MLX quantizations of a safetensors checkpoint (engine mlxcel), "

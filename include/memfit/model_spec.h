@@ -134,6 +134,14 @@ struct ModelSpec {
   // Parameters counted from the config alone; 0 when geometry is missing.
   uint64_t analytical_params = 0;
   AnalyticalWeights analytical_weights;
+  // Of those, the ones tensor parallelism keeps whole on every rank: norms
+  // and MoE routers (vLLM's per-rank weights, vllm.h).
+  uint64_t replicated_params = 0;
+  // The convolution part of one recurrent layer's state_bytes, priced at
+  // f32 (vLLM keeps it in the model's 16-bit dtype); 0 when none.
+  uint64_t conv_state_bytes = 0;
+  // The LM head is the embedding (tie_word_embeddings, true when absent).
+  bool tied_embeddings = true;
   // The context length the config declares (max_position_embeddings |
   // max_sequence_length | seq_length | n_positions | n_ctx), in tokens; 0
   // when it says none. Informational: a plot's default x range.

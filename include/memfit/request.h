@@ -36,15 +36,17 @@
 #include "memfit/parallel_plan.h"
 #include "memfit/result.h"
 #include "memfit/settings.h"
+#include "memfit/vllm.h"
 #include "memfit/warning.h"
 
 namespace memfit {
 
 // Whose allocation rules price a request: the seeds' runtime (SPEC section
-// 2), llama.cpp (llamacpp.h, with its own request fields) or mlx-lm
-// (mlxlm.h: mx.get_peak_memory()'s peak); the vLLM profile joins here.
-enum class Engine { kMlxcel, kLlamaCpp, kMlxLm };
-std::string_view to_string(Engine engine);  // "mlxcel", "llamacpp", "mlx-lm"
+// 2), llama.cpp (llamacpp.h, with its own request fields), mlx-lm
+// (mlxlm.h: mx.get_peak_memory()'s peak) or vLLM (vllm.h: one rank's
+// weights and KV cache capacity).
+enum class Engine { kMlxcel, kLlamaCpp, kMlxLm, kVllm };
+std::string_view to_string(Engine engine);  // "mlxcel", "llamacpp", "mlx-lm", "vllm"
 
 // The engine a request that names none ("auto") gets for `model`: the one
 // place that decides it: llamacpp for a GGUF model, mlxcel otherwise.
@@ -55,8 +57,10 @@ Engine default_engine(const Model& model);
 // theirs with Error::usage(field, error.message()).
 //   KV element  fp16, f16, bf16, float16 -> kFp16; int8, i8, q8, q8_0 -> kInt8
 //   backend     auto (nullopt: the build's), rocm, metal, cuda, cpu
-//   engine      mlxcel, llamacpp, mlx-lm or mlxlm (nullopt for "auto": the
-//               model's default)
+//   engine      mlxcel, llamacpp, mlx-lm or mlxlm, vllm (nullopt for
+//               "auto": the model's default)
+//   kv dtype    vLLM's --kv-cache-dtype: auto -> false; fp8, fp8_e4m3,
+//               fp8_e5m2 -> true (one byte per element)
 //   quant       fp16, int8, int4: the weight mode label
 // Devices parse with parse_device_selector (host_memory.h) and parallel
 // engines with parse_parallel_engine (parallel_plan.h).
@@ -64,6 +68,7 @@ Result<KvElement> parse_kv_element(std::string_view text);
 Result<std::optional<Backend>> parse_backend(std::string_view text);
 Result<std::optional<Engine>> parse_engine(std::string_view text);
 Result<std::string> parse_quant_label(std::string_view text);
+Result<bool> parse_vllm_kv_cache_dtype(std::string_view text);
 
 // The llama.cpp engine's request fields, as llama.cpp's flags name them
 // (llamacpp.h: LlamaCppSettings has their defaults); nullopt: not given.
@@ -112,6 +117,28 @@ struct MlxLmRequest {
   std::string_view first_given() const;
 };
 
+// vLLM's request fields, as vllm serve's flags name them (vllm.h:
+// VllmSettings has their defaults); nullopt: not given. Under vllm,
+// tensor_parallel is --tensor-parallel-size, max_tokens is --max-model-len
+// when max_model_len is not given, and a batch other than 1 is
+// --max-num-seqs when max_num_seqs is not given. Given with another
+// engine, any of them is a usage error.
+struct VllmRequest {
+  std::optional<double> gpu_memory_utilization;    // --gpu-memory-utilization, (0, 1]
+  std::optional<uint64_t> gpu_memory_total;        // the GPU's total bytes (default: the probed GPU's)
+  std::optional<uint64_t> kv_cache_memory;         // --kv-cache-memory-bytes
+  std::optional<uint64_t> block_size;              // --block-size
+  std::optional<bool> kv_cache_fp8;                // --kv-cache-dtype (the kv_cache_dtype field)
+  std::optional<uint64_t> max_model_len;           // --max-model-len
+  std::optional<uint64_t> max_num_seqs;            // --max-num-seqs
+  std::optional<uint64_t> max_num_batched_tokens;  // --max-num-batched-tokens
+  std::optional<uint64_t> num_speculative_tokens;  // --speculative-config's num_speculative_tokens
+  std::optional<bool> enforce_eager;               // --enforce-eager
+
+  // The first field given, as the JSON request spells it; "" when none.
+  std::string_view first_given() const;
+};
+
 struct EstimateRequest {
   // A model folder, .safetensors or .gguf file, or a Hugging Face name
   // "org/name[@revision][:QUANT]" (model_by_name.h), as given.
@@ -140,6 +167,7 @@ struct EstimateRequest {
   // (set_cache_type).
   LlamaCppRequest llamacpp;
   MlxLmRequest mlxlm;  // mlx-lm's fields
+  VllmRequest vllm;    // vLLM's fields
 };
 
 // The cache_type_k or cache_type_v field (`field`) of `request` from its
@@ -222,6 +250,7 @@ struct PreparedRequest {
   Engine engine = Engine::kMlxcel;  // as resolved
   LlamaCppSettings llamacpp_settings;  // the llama.cpp fields with their defaults
   MlxLmSettings mlxlm_settings;        // the mlx-lm fields with their defaults
+  VllmSettings vllm_settings;          // the vLLM fields with their defaults (GPU total resolved)
   EstimateInputs inputs;
   EstimateSettings settings;
   Platform platform;
@@ -250,6 +279,7 @@ struct EstimateRun : PreparedRequest {
   Estimate estimate;  // the mlxcel estimate; unset (default) for llamacpp
   std::optional<LlamaCppEstimate> llamacpp;  // set when engine is llamacpp
   std::optional<MlxLmEstimate> mlxlm;        // set when engine is mlx-lm
+  std::optional<VllmEstimate> vllm;          // set when engine is vllm
   // The per-rank plan, when tensor x pipeline parallel > 1; every rank is
   // checked against the one device budget the whole estimate uses.
   std::optional<ParallelPlan> parallel;
@@ -259,6 +289,7 @@ struct EstimateRun : PreparedRequest {
   bool fits() const {
     if (llamacpp) return llamacpp->fits;
     if (mlxlm) return mlxlm->fits;
+    if (vllm) return vllm->fits;
     return parallel ? parallel->fits : estimate.fits;
   }
 };
@@ -280,6 +311,8 @@ Result<EstimateRun> run_prepared(const EstimateRequest& request, PreparedRequest
 // "mlx-lm is priced by inspect and preflight generate only; <command> does
 // not take it".
 Error mlxlm_not_supported(std::string_view command);
+// The same for vllm: "vllm is priced by inspect and preflight only; ...".
+Error vllm_not_supported(std::string_view command);
 
 // True when the request asks for a per-rank plan (more than one rank).
 bool wants_parallel_plan(const ParallelConfig& config);

@@ -492,6 +492,7 @@ Result<LayerPlan> plan_layers(FieldReader& reader, const ModelGeometry& g) {
   if (needs_attention) details.push_back(rate.detail);
   for (const auto& s : state_of) {
     if (s) details.push_back(s->detail);
+    if (s) plan.conv_state_bytes = std::max(plan.conv_state_bytes, s->conv_bytes);
   }
   plan.detail = fmt::format("{}", fmt::join(details, "; "));
   return plan;

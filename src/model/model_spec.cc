@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "base/exception_boundary.h"
+#include "memfit/checked_math.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/model_spec.h"
 #include "model/analytical_params.h"
@@ -131,6 +132,7 @@ Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
   spec.layers = std::move(plan->layers);
   spec.layout = text_type == "falcon_h1" ? "hybrid" : plan->layout;
   spec.cache_detail = std::move(plan->detail);
+  spec.conv_state_bytes = plan->conv_state_bytes;
   if (is_pure_ssm_type(text_type)) {
     // Attention fields of an SSM config (mamba2's head_dim) describe the
     // SSM, not a KV cache.
@@ -147,6 +149,13 @@ Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
   spec.moe = read_moe(doc);
   const std::vector<ParamBlock> blocks = analytical_param_blocks(reader, spec);
   spec.analytical_params = count_parameters(blocks);
+  for (const ParamBlock& b : blocks) {
+    if (b.role == ParamRole::kLmHead) spec.tied_embeddings = false;
+    if (b.role == ParamRole::kNorm || b.role == ParamRole::kRouter) {
+      spec.replicated_params =
+          (CheckedBytes(spec.replicated_params) + CheckedBytes(b.rows) * b.cols * b.copies).saturated();
+    }
+  }
   std::string dtype = doc.string_field("torch_dtype");
   if (dtype.empty()) dtype = doc.string_field("dtype");
   spec.analytical_weights =

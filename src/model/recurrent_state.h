@@ -23,6 +23,7 @@ namespace memfit {
 
 struct RecurrentState {
   uint64_t bytes = 0;   // per layer per sequence
+  uint64_t conv_bytes = 0;  // of which the convolution state (f32)
   std::string detail;   // "conv 3x5120 + ssm 5120x16, f32"
 };
 

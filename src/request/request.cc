@@ -71,12 +71,65 @@ Status resolve_mlxlm(const EstimateRequest& r, PreparedRequest& p) {
   return Status::Ok();
 }
 
+// vLLM's fields with their defaults: tensor_parallel is
+// --tensor-parallel-size, max_tokens --max-model-len and a batch other than
+// 1 --max-num-seqs when their own fields are not given; the GPU's total
+// waits for the host (prepare()).
+Status resolve_vllm(const EstimateRequest& r, PreparedRequest& p) {
+  if (std::string_view field = r.llamacpp.first_given(); !field.empty()) {
+    return Error::usage(field, "is a llama.cpp setting: give engine llamacpp");
+  }
+  if (std::string_view field = r.mlxlm.first_given(); !field.empty()) {
+    return Error::usage(field, "is an mlx-lm setting: give engine mlx-lm");
+  }
+  const std::string_view other = r.kv_cache_mode                                ? "kv_cache_mode"
+                                 : (r.cache_type_k || r.llamacpp.cache_type_k) ? "cache_type_k"
+                                 : (r.cache_type_v || r.llamacpp.cache_type_v) ? "cache_type_v"
+                                                                               : "";
+  if (!other.empty()) {
+    return Error::usage(other, "is not a vLLM setting; vLLM's KV cache type is kv_cache_dtype "
+                               "(auto or fp8)");
+  }
+  if (r.parallel.pipeline_parallel != 1) {
+    return Error::usage("pipeline_parallel", "the vLLM profile prices tensor parallelism only "
+                                             "(pipeline parallelism: not yet)");
+  }
+  const VllmRequest& q = r.vllm;
+  if (r.max_tokens && q.max_model_len) {
+    return Error::usage("max_tokens", "and max_model_len are both the context: give one "
+                                      "(max_model_len is vLLM's name)");
+  }
+  if (r.batch != 1 && q.max_num_seqs) {
+    return Error::usage("batch", "and max_num_seqs are both the sequences: give one "
+                                 "(max_num_seqs is vLLM's name)");
+  }
+  VllmSettings& s = p.vllm_settings;
+  s.tensor_parallel = r.parallel.tensor_parallel;
+  s.gpu_memory_utilization = q.gpu_memory_utilization.value_or(s.gpu_memory_utilization);
+  s.kv_cache_memory = q.kv_cache_memory;
+  s.block_size = q.block_size.value_or(s.block_size);
+  s.kv_cache_fp8 = q.kv_cache_fp8.value_or(s.kv_cache_fp8);
+  s.max_model_len = q.max_model_len.value_or(r.max_tokens.value_or(s.max_model_len));
+  s.max_num_seqs = q.max_num_seqs.value_or(r.batch != 1 ? r.batch : s.max_num_seqs);
+  s.max_num_batched_tokens = q.max_num_batched_tokens.value_or(s.max_num_batched_tokens);
+  s.num_speculative_tokens = q.num_speculative_tokens.value_or(s.num_speculative_tokens);
+  s.enforce_eager = q.enforce_eager.value_or(s.enforce_eager);
+  if (q.gpu_memory_total) s.gpu_memory_total = *q.gpu_memory_total;
+  return Status::Ok();
+}
+
 // The engine a request resolves to, and its fields checked against it: a
 // llama.cpp field with mlxcel, or an mlxcel-only field with llamacpp, is a
 // usage error naming the field. max_tokens and batch are plain values, so
 // they count as given when they differ from their defaults.
 Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequest& p) {
   p.engine = r.engine.value_or(default_engine(model));
+  if (p.engine != Engine::kVllm) {
+    if (std::string_view field = r.vllm.first_given(); !field.empty()) {
+      return Error::usage(field, "is a vLLM setting: give engine vllm");
+    }
+  }
+  if (p.engine == Engine::kVllm) return resolve_vllm(r, p);
   if (p.engine != Engine::kMlxLm) {
     if (std::string_view field = r.mlxlm.first_given(); !field.empty()) {
       return Error::usage(field, "is an mlx-lm setting: give engine mlx-lm");
@@ -169,6 +222,12 @@ Error mlxlm_not_supported(std::string_view command) {
                                             command));
 }
 
+Error vllm_not_supported(std::string_view command) {
+  return Error::usage("engine", fmt::format("vllm is priced by inspect and preflight generate "
+                                            "only; {} does not take it",
+                                            command));
+}
+
 bool wants_parallel_plan(const ParallelConfig& c) {
   // tensor x pipeline may overflow: either one alone past the cap is a
   // request for a plan (which check_parallel_config then refuses).
@@ -190,7 +249,8 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   if (r.backend) p.platform.backend = *r.backend;
 
   OpenModelOptions open;
-  open.keep_tensors = options.keep_tensors || wants_parallel_plan(r.parallel);
+  open.keep_tensors = options.keep_tensors || wants_parallel_plan(r.parallel) ||
+                      r.engine == Engine::kVllm;
   Result<std::shared_ptr<const Model>> model = context.open_model(r.model, open);
   if (!model) return model.error();
   p.model = std::move(*model);
@@ -213,6 +273,27 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   if (p.host.device_error) return Error(*p.host.device_error, ErrorKind::kHost);
   add_warnings(p.warnings, WarningKind::kHost, p.host.warnings);
   p.budget = to_memory_budget(p.host);
+
+  if (p.engine == Engine::kVllm && p.vllm_settings.gpu_memory_total == 0) {
+    // The GPU's total: the selected GPU's, else the first found; with none,
+    // an explicit limit stands for the device.
+    const GpuMemory* gpu = nullptr;
+    for (const GpuMemory& g : p.host.gpus) {
+      const bool selected =
+          (r.device.kind == DeviceSelector::Kind::kCuda && g.vendor == GpuVendor::kNvidia) ||
+          (r.device.kind == DeviceSelector::Kind::kRocm && g.vendor != GpuVendor::kNvidia);
+      if (selected && g.index == r.device.index) gpu = &g;
+      if (gpu == nullptr && r.device.kind == DeviceSelector::Kind::kAuto) gpu = &g;
+    }
+    if (gpu != nullptr) {
+      p.vllm_settings.gpu_memory_total = gpu->total_bytes;
+    } else if (p.budget.source == BudgetSource::kExplicit && !p.vllm_settings.kv_cache_memory) {
+      p.vllm_settings.gpu_memory_total = p.budget.budget_bytes;
+      p.warnings.push_back(Warning{WarningKind::kRequest,
+                                   "no GPU found: the memory limit is taken as the GPU's total "
+                                   "(give gpu_memory_total for another machine's)"});
+    }
+  }
 
   if (p.engine == Engine::kLlamaCpp) {
     // The repacked copies: auto is the host's CPU; a GGUF model is reopened
@@ -294,6 +375,27 @@ Result<EstimateRun> run_prepared(const EstimateRequest& r, PreparedRequest prepa
                                      "own caches, as mlx-lm's make_prompt_cache does"});
     }
     if (std::optional<std::string> line = available_now_warning(run.host, run.mlxlm->total_bytes)) {
+      run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
+    }
+    return run;
+  }
+  if (run.engine == Engine::kVllm) {
+    Result<VllmEstimate> estimate =
+        estimate_vllm(*run.model, run.model->tensors, run.vllm_settings, run.budget);
+    if (!estimate) {
+      if (estimate.error().kind() == ErrorKind::kUsage) return estimate.error();
+      return estimate.error().within(quote_untrusted(r.model));
+    }
+    run.vllm = std::move(*estimate);
+    if (!run.vllm->starts) {
+      run.warnings.push_back(Warning{
+          WarningKind::kRequest,
+          fmt::format("vLLM would refuse to start: {} KV blocks hold no request of {} tokens "
+                      "(largest that fits: {})",
+                      run.vllm->num_blocks, run.vllm->settings.max_model_len,
+                      run.vllm->max_model_len_fit)});
+    }
+    if (std::optional<std::string> line = available_now_warning(run.host, run.vllm->total_bytes)) {
       run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
     }
     return run;

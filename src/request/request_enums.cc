@@ -23,6 +23,8 @@ std::string_view to_string(Engine engine) {
       return "llamacpp";
     case Engine::kMlxLm:
       return "mlx-lm";
+    case Engine::kVllm:
+      return "vllm";
   }
   return "mlxcel";
 }
@@ -49,6 +51,26 @@ std::string_view LlamaCppRequest::first_given() const {
   if (cache_type_k_draft) return "cache_type_k_draft";
   if (cache_type_v_draft) return "cache_type_v_draft";
   return placement.first_given();
+}
+
+std::string_view VllmRequest::first_given() const {
+  if (gpu_memory_utilization) return "gpu_memory_utilization";
+  if (gpu_memory_total) return "gpu_memory_total";
+  if (kv_cache_memory) return "kv_cache_memory";
+  if (block_size) return "block_size";
+  if (kv_cache_fp8) return "kv_cache_dtype";
+  if (max_model_len) return "max_model_len";
+  if (max_num_seqs) return "max_num_seqs";
+  if (max_num_batched_tokens) return "max_num_batched_tokens";
+  if (num_speculative_tokens) return "num_speculative_tokens";
+  if (enforce_eager) return "enforce_eager";
+  return "";
+}
+
+Result<bool> parse_vllm_kv_cache_dtype(std::string_view text) {
+  if (text == "auto") return false;
+  if (text == "fp8" || text == "fp8_e4m3" || text == "fp8_e5m2") return true;
+  return expected(text, "auto, fp8, fp8_e4m3 or fp8_e5m2");
 }
 
 std::string_view MlxLmRequest::first_given() const {
@@ -111,7 +133,8 @@ Result<std::optional<Engine>> parse_engine(std::string_view text) {
   if (text == "mlxcel") return std::optional<Engine>(Engine::kMlxcel);
   if (text == "llamacpp") return std::optional<Engine>(Engine::kLlamaCpp);
   if (text == "mlx-lm" || text == "mlxlm") return std::optional<Engine>(Engine::kMlxLm);
-  return expected(text, "auto, mlxcel, llamacpp or mlx-lm (the vLLM profile is not built yet)");
+  if (text == "vllm") return std::optional<Engine>(Engine::kVllm);
+  return expected(text, "auto, mlxcel, llamacpp, mlx-lm or vllm");
 }
 
 Result<std::string> parse_quant_label(std::string_view text) {

@@ -23,6 +23,12 @@ Status read_llamacpp_fields(Fields& fields, EstimateRequest& request);
 // Reads mlx-lm's fields: prompt_tokens, prefill_step_size, kv_bits,
 // kv_group_size, max_kv_size (each >= 1).
 Status read_mlxlm_fields(Fields& fields, EstimateRequest& request);
+// Reads vLLM's fields: gpu_memory_utilization (a number in (0, 1]),
+// gpu_memory_total and kv_cache_memory (bytes or a size such as "80GiB"),
+// block_size, max_model_len, max_num_seqs, max_num_batched_tokens (>= 1),
+// num_speculative_tokens (>= 0), kv_cache_dtype ("auto" | "fp8" ...),
+// enforce_eager (true | false).
+Status read_vllm_fields(Fields& fields, EstimateRequest& request);
 
 // Reads every field of an estimate request but max_tokens and the KV
 // fields: model (required), batch, quant, backend, device, memory_limit,

@@ -158,6 +158,46 @@ Status read_mlxlm_fields(Fields& fields, EstimateRequest& request) {
   return Status::Ok();
 }
 
+Status read_vllm_fields(Fields& fields, EstimateRequest& request) {
+  VllmRequest& q = request.vllm;
+  if (const Json* v = fields.find("gpu_memory_utilization"); v != nullptr) {
+    if (!v->is_number() || !(v->get<double>() > 0.0 && v->get<double>() <= 1.0)) {
+      return expected("gpu_memory_utilization", "a number in (0, 1]", *v);
+    }
+    q.gpu_memory_utilization = v->get<double>();
+  }
+  for (auto [key, slot] : {std::pair{"gpu_memory_total", &q.gpu_memory_total},
+                           std::pair{"kv_cache_memory", &q.kv_cache_memory}}) {
+    const Json* v = fields.find(key);
+    if (v == nullptr) continue;
+    if (v->is_number_unsigned()) {
+      *slot = v->get<uint64_t>();
+      continue;
+    }
+    if (!v->is_string()) return expected(key, "a size such as \"80GiB\" or bytes", *v);
+    Result<std::optional<uint64_t>> size = parse_memory_size(v->get_ref<const std::string&>());
+    if (!size) return Error::usage(key, size.error().message());
+    *slot = size->value_or(0);
+  }
+  for (auto [key, slot, min] :
+       {std::tuple{"block_size", &q.block_size, uint64_t{1}},
+        std::tuple{"max_model_len", &q.max_model_len, uint64_t{1}},
+        std::tuple{"max_num_seqs", &q.max_num_seqs, uint64_t{1}},
+        std::tuple{"max_num_batched_tokens", &q.max_num_batched_tokens, uint64_t{1}},
+        std::tuple{"num_speculative_tokens", &q.num_speculative_tokens, uint64_t{0}}}) {
+    Result<std::optional<uint64_t>> n = fields.count(key, min);
+    if (!n) return n.error();
+    *slot = *n;
+  }
+  Result<std::optional<bool>> fp8 = parsed<bool>(fields, "kv_cache_dtype", parse_vllm_kv_cache_dtype);
+  if (!fp8) return fp8.error();
+  q.kv_cache_fp8 = *fp8;
+  Result<std::optional<bool>> eager = fields.boolean("enforce_eager");
+  if (!eager) return eager.error();
+  q.enforce_eager = *eager;
+  return Status::Ok();
+}
+
 Status read_sizing_fields(Fields& fields, EstimateRequest& request) {
   Result<std::optional<std::string>> model = fields.string("model");
   if (!model) return model.error();
@@ -207,6 +247,7 @@ Result<EstimateRequest> parse_estimate_request_json(std::string_view body) {
   if (Status kv = request::read_kv_fields(fields, r); !kv) return kv.error();
   if (Status llama = request::read_llamacpp_fields(fields, r); !llama) return llama.error();
   if (Status mlx = request::read_mlxlm_fields(fields, r); !mlx) return mlx.error();
+  if (Status vllm = request::read_vllm_fields(fields, r); !vllm) return vllm.error();
   if (Status rest = fields.no_others(); !rest) return rest.error();
   return r;
 }

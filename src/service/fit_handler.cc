@@ -94,6 +94,7 @@ HttpResponse handle_fit(ServiceState& state, std::string_view body) {
   if (!p.ok()) return error_response(api_error_of(p.error()));
   if (p->engine == Engine::kLlamaCpp) return handle_llamacpp_fit(*request, *p);
   if (p->engine == Engine::kMlxLm) return error_response(api_error_of(mlxlm_not_supported("fit")));
+  if (p->engine == Engine::kVllm) return error_response(api_error_of(vllm_not_supported("fit")));
   if (Status mlxcel = check_mlxcel_fit(*request); !mlxcel.ok()) {
     return error_response(api_error_of(mlxcel.error()));
   }

@@ -161,6 +161,34 @@ TEST(RequestJson, MlxLmFields) {
   EXPECT_EQ(zero.error().field(), "prompt_tokens");
 }
 
+TEST(RequestJson, VllmFields) {
+  Result<EstimateRequest> r = parse_estimate_request_json(R"({
+    "model": "m", "engine": "vllm", "tensor_parallel": 4, "gpu_memory_utilization": 0.95,
+    "gpu_memory_total": "80GiB", "kv_cache_memory": 17179869184, "block_size": 32,
+    "kv_cache_dtype": "fp8", "max_model_len": 32768, "max_num_seqs": 64,
+    "max_num_batched_tokens": 4096, "num_speculative_tokens": 0, "enforce_eager": true})");
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->engine, Engine::kVllm);
+  EXPECT_EQ(r->parallel.tensor_parallel, 4u);
+  EXPECT_EQ(r->vllm.gpu_memory_utilization, 0.95);
+  EXPECT_EQ(r->vllm.gpu_memory_total, 80ull << 30);
+  EXPECT_EQ(r->vllm.kv_cache_memory, 16ull << 30);
+  EXPECT_EQ(r->vllm.block_size, 32u);
+  EXPECT_EQ(r->vllm.kv_cache_fp8, true);
+  EXPECT_EQ(r->vllm.max_model_len, 32768u);
+  EXPECT_EQ(r->vllm.max_num_seqs, 64u);
+  EXPECT_EQ(r->vllm.max_num_batched_tokens, 4096u);
+  EXPECT_EQ(r->vllm.num_speculative_tokens, 0u);
+  EXPECT_EQ(r->vllm.enforce_eager, true);
+  EXPECT_EQ(r->vllm.first_given(), "gpu_memory_utilization");
+  Result<EstimateRequest> over = parse_estimate_request_json(R"({"model": "m", "gpu_memory_utilization": 1.5})");
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().field(), "gpu_memory_utilization");
+  Result<EstimateRequest> dtype = parse_estimate_request_json(R"({"model": "m", "kv_cache_dtype": "int4"})");
+  ASSERT_FALSE(dtype.ok());
+  EXPECT_EQ(dtype.error().field(), "kv_cache_dtype");
+}
+
 TEST(RequestJson, LlamaCppFieldErrorsNameTheirField) {
   auto error = [](const char* body) {
     Result<EstimateRequest> r = parse_estimate_request_json(body);

@@ -308,6 +308,53 @@ TEST(Request, MlxLmTakesItsFieldsAndRefusesTheOthers) {
   EXPECT_EQ(error_of(bits), "kv_bits: must be 2, 3, 4, 5, 6 or 8 (mx.quantize's widths)");
 }
 
+TEST(Request, VllmTakesItsFieldsAndRefusesTheOthers) {
+  FakeContext context;
+  context.host_.gpus.push_back(GpuMemory{0, GpuVendor::kNvidia, "H100", 80ull << 30, 79ull << 30});
+  EstimateRequest r = request_for();
+  r.engine = Engine::kVllm;
+  r.max_tokens = 4096;  // --max-model-len
+  r.batch = 8;          // --max-num-seqs
+  r.vllm.kv_cache_fp8 = true;
+  r.vllm.gpu_memory_utilization = 0.8;
+  Result<EstimateRun> run = memfit::run(r, context);
+  ASSERT_TRUE(run.ok()) << run.error().message();
+  ASSERT_TRUE(run->vllm.has_value());
+  EXPECT_TRUE(context.kept_tensors);  // weights are split tensor by tensor
+  const VllmSettings& s = run->vllm_settings;
+  EXPECT_EQ(s.max_model_len, 4096u);
+  EXPECT_EQ(s.max_num_seqs, 8u);
+  EXPECT_EQ(s.gpu_memory_total, 80ull << 30);  // the GPU found
+  EXPECT_EQ(s.block_size, 16u);
+  EXPECT_EQ(run->fits(), run->vllm->fits);
+  // Qwen3-8B, fp8: 36 layers x 2 x 16 x 8 x 128 x 1 B = 1,179,648 B a block.
+  EXPECT_EQ(run->vllm->layout.bytes_per_block, 1179648u);
+  EXPECT_EQ(run->vllm->requested_bytes, static_cast<uint64_t>((80ull << 30) * 0.8));
+
+  auto error_of = [&](EstimateRequest q) {
+    Result<EstimateRun> x = memfit::run(q, context);
+    return x.ok() ? std::string("ok") : x.error().message();
+  };
+  EstimateRequest mode = r;
+  mode.kv_cache_mode = KvElement::kInt8;
+  EXPECT_EQ(error_of(mode), "kv_cache_mode: is not a vLLM setting; vLLM's KV cache type is "
+                            "kv_cache_dtype (auto or fp8)");
+  EstimateRequest mlx = r;
+  mlx.mlxlm.kv_bits = 4;
+  EXPECT_EQ(error_of(mlx), "kv_bits: is an mlx-lm setting: give engine mlx-lm");
+  EstimateRequest mlxcel = request_for();
+  mlxcel.vllm.block_size = 32;
+  EXPECT_EQ(error_of(mlxcel), "block_size: is a vLLM setting: give engine vllm");
+  EstimateRequest pp = r;
+  pp.parallel.pipeline_parallel = 2;
+  EXPECT_EQ(error_of(pp), "pipeline_parallel: the vLLM profile prices tensor parallelism only "
+                          "(pipeline parallelism: not yet)");
+  EstimateRequest both = r;
+  both.vllm.max_model_len = 1024;
+  EXPECT_EQ(error_of(both), "max_tokens: and max_model_len are both the context: give one "
+                            "(max_model_len is vLLM's name)");
+}
+
 TEST(RequestParsers, NamesAndAliases) {
   EXPECT_EQ(*parse_kv_element("bf16"), KvElement::kFp16);
   EXPECT_EQ(*parse_kv_element("q8_0"), KvElement::kInt8);
@@ -323,7 +370,12 @@ TEST(RequestParsers, NamesAndAliases) {
   EXPECT_EQ(*parse_engine("mlx-lm"), Engine::kMlxLm);
   EXPECT_EQ(*parse_engine("mlxlm"), Engine::kMlxLm);
   EXPECT_EQ(to_string(Engine::kMlxLm), "mlx-lm");
-  EXPECT_EQ(parse_engine("vllm").error().kind(), ErrorKind::kUsage);
+  EXPECT_EQ(*parse_engine("vllm"), Engine::kVllm);
+  EXPECT_EQ(to_string(Engine::kVllm), "vllm");
+  EXPECT_EQ(parse_engine("sglang").error().kind(), ErrorKind::kUsage);
+  EXPECT_EQ(*parse_vllm_kv_cache_dtype("fp8_e4m3"), true);
+  EXPECT_EQ(*parse_vllm_kv_cache_dtype("auto"), false);
+  EXPECT_FALSE(parse_vllm_kv_cache_dtype("int8").ok());
   EXPECT_EQ(*parse_quant_label("int4"), "int4");
   EXPECT_FALSE(parse_quant_label("int3").ok());
 }

@@ -89,6 +89,28 @@ TEST(ServiceEstimate, MlxLmEngineAndItsFields) {
             "engine: mlx-lm is priced by inspect and preflight generate only; fit does not take it");
 }
 
+TEST(ServiceEstimate, VllmEngineAndItsFields) {
+  // Qwen3-14B with 1 GiB of KV given: a block is 40 layers x 2 x 16 x 8 x
+  // 128 x 2 B = 2,621,440 B; 1,073,741,824 / 2,621,440 = 409 blocks, 6,544
+  // tokens; 2,048 tokens a request: 128 blocks, 409 / 128 = 3.2x.
+  auto service = make_service({kExamplesRoot});
+  HttpResponse r = estimate(*service, {{"model", kExampleModel}, {"engine", "vllm"},
+                                       {"kv_cache_memory", "1GiB"}, {"max_model_len", 2048},
+                                       {"kv_cache_dtype", "auto"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = body_json(r);
+  EXPECT_EQ(j["engine"], "vllm");
+  EXPECT_EQ(j["vllm"]["num_gpu_blocks"], 409);
+  EXPECT_EQ(j["vllm"]["kv_tokens"], 6544);
+  EXPECT_EQ(j["vllm"]["blocks_per_request"], 128);
+  EXPECT_DOUBLE_EQ(j["vllm"]["max_concurrency"].get<double>(), 409.0 / 128.0);
+  HttpResponse refused = service->handle(
+      "POST", "/v1/fit", json{{"model", kExampleModel}, {"engine", "vllm"}}.dump());
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  EXPECT_EQ(error_message(refused),
+            "engine: vllm is priced by inspect and preflight generate only; fit does not take it");
+}
+
 TEST(ServiceEstimate, ServiceMemoryLimitIsTheBudget) {
   auto service = make_service({kExamplesRoot}, 48ull << 30);
   json j = body_json(estimate(*service, {{"model", kExampleModel}}));

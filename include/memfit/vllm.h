@@ -1,0 +1,153 @@
+// The vLLM engine profile (`--engine vllm`): what one rank of `vllm serve`
+// holds, and the KV cache capacity vLLM derives from it
+// (docs/engine-vllm.md has every rule, its source and vLLM version):
+//
+//   weights     per rank as vLLM loads them ("Model loading took"): the
+//               checkpoint's tensors as stored, split by tensor parallelism
+//               (attention heads and MLP columns/rows split, norms and
+//               routers replicated, k/v replicated past the KV heads, the
+//               vocab-parallel embedding and LM head padded to 64 rows)
+//               plus the rotary cos/sin cache                (exact split
+//               from the headers' tensor list, modelled from the config)
+//   activation  the profiled peak of a forward pass of
+//               max_num_batched_tokens tokens and the sampler's dummy run
+//               over max_num_seqs rows                         (modelled)
+//   non-torch   CUDA/NCCL workspaces outside PyTorch's allocator (modelled)
+//   CUDA graphs the captured graphs' pools                     (modelled)
+//   KV cache    gpu_memory_utilization x the GPU's total, minus the four
+//               above, or kv_cache_memory given (exact), cut into blocks
+//               with vLLM's page-size and grouping rules           (exact)
+//
+// total_bytes is vLLM's own peak per rank: utilization x total when it
+// sizes the KV cache itself, else the sum of the terms. estimate_vllm() is
+// pure; every byte count is uint64_t, overflow-checked.
+#ifndef MEMFIT_VLLM_H_
+#define MEMFIT_VLLM_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memfit/memory_budget.h"
+#include "memfit/model.h"
+#include "memfit/result.h"
+#include "memfit/safetensors.h"
+
+namespace memfit {
+
+// vLLM's flags with their defaults (vllm serve, V1 engine).
+struct VllmSettings {
+  uint64_t tensor_parallel = 1;            // --tensor-parallel-size
+  double gpu_memory_utilization = 0.9;     // --gpu-memory-utilization, in (0, 1]
+  uint64_t gpu_memory_total = 0;           // the GPU's total bytes (probed or given); 0: unknown
+  std::optional<uint64_t> kv_cache_memory;  // --kv-cache-memory-bytes: skips the profile
+  uint64_t block_size = 16;                // --block-size
+  bool kv_cache_fp8 = false;               // --kv-cache-dtype fp8 (auto: the model's 16-bit dtype)
+  uint64_t max_model_len = 0;              // --max-model-len; 0: the config's context
+  uint64_t max_num_seqs = 256;             // --max-num-seqs
+  uint64_t max_num_batched_tokens = 8192;  // --max-num-batched-tokens
+  uint64_t num_speculative_tokens = 0;     // --speculative-config num_speculative_tokens
+  bool enforce_eager = false;              // --enforce-eager: no CUDA graphs
+};
+
+inline constexpr uint64_t kVllmMaxTokens = 1ull << 28;  // counts past this: usage error
+inline constexpr uint64_t kVllmVocabPadding = 64;       // DEFAULT_VOCAB_PADDING_SIZE
+inline constexpr uint64_t kVllmKernelBlockAlignment = 16;  // attention block sizes of hybrid models
+// Modelled constants (docs/engine-vllm.md: calibrated on the published
+// Llama-3.1-70B W8A8 row).
+inline constexpr uint64_t kVllmNonTorchBytes = 512ull << 20;       // per rank, TP 1
+inline constexpr uint64_t kVllmNcclBytes = 512ull << 20;           // more per rank when TP > 1
+inline constexpr uint64_t kVllmCudaGraphBytes = 1ull << 30;        // captured graphs' pools
+
+// What one rank's weights are.
+struct VllmWeights {
+  uint64_t bytes = 0;            // tensors per rank + rope cache
+  uint64_t rope_cache_bytes = 0;  // cos/sin cache: max positions x head dim x 2 bytes (modelled)
+  bool from_tensor_list = false;  // split tensor by tensor (else from the config's geometry)
+  bool exact = false;            // the tensor list was read from the headers
+};
+
+// The weights one rank holds. `tensors` is the checkpoint's tensor list
+// (empty: split the model's total by its geometry). Fails on overflow.
+Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
+                                      uint64_t tensor_parallel);
+
+// One KV cache group: layers of one spec sharing a block table.
+enum class VllmSpecKind { kFullAttention, kSlidingWindow, kChunkedLocal, kMla, kMamba };
+std::string_view to_string(VllmSpecKind kind);
+
+struct VllmGroup {
+  VllmSpecKind kind = VllmSpecKind::kFullAttention;
+  uint64_t layers = 0;            // real layers of the group (<= group_size)
+  uint64_t window = 0;            // sliding window / chunk, tokens
+  uint64_t block_size = 0;        // tokens per block (Mamba: one state per block)
+  uint64_t blocks_per_request = 0;  // blocks one request of max_model_len needs
+};
+
+struct VllmKvLayout {
+  uint64_t page_size_bytes = 0;   // one block of one layer (after unification / padding)
+  uint64_t attention_block_size = 0;  // tokens per attention block
+  uint64_t mamba_state_bytes = 0;  // one Mamba layer's state before padding; 0 when none
+  uint64_t group_size = 0;        // layers per group = KV tensors allocated
+  bool uniform_type = false;      // one type with different page sizes: pages summed per block
+  uint64_t bytes_per_block = 0;   // what one block costs across all layers
+  std::vector<VllmGroup> groups;
+  uint64_t blocks_per_request = 0;  // sum over the groups
+  bool hybrid_mamba = false;      // Mamba groups present
+};
+
+// The layout of `model`'s KV cache per rank under `settings`. Fails
+// (kUsage) on a layout vLLM refuses (page sizes it cannot unify).
+Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& settings);
+
+struct VllmEstimate {
+  VllmSettings settings;          // as resolved (max_model_len filled in)
+  VllmWeights weights;
+  uint64_t activation_bytes = 0;  // modelled
+  uint64_t non_torch_bytes = 0;   // modelled
+  uint64_t cuda_graph_bytes = 0;  // modelled; 0 with enforce_eager
+  uint64_t requested_bytes = 0;   // utilization x total (0 when the total is unknown)
+  uint64_t kv_cache_bytes = 0;    // "Available KV cache memory"
+  bool kv_given = false;          // kv_cache_memory given: the blocks are exact
+  VllmKvLayout layout;
+  uint64_t num_blocks = 0;        // "# GPU blocks"
+  uint64_t kv_tokens = 0;         // "GPU KV cache size: N tokens"
+  double max_concurrency = 0;     // "Maximum concurrency for max_model_len tokens per request"
+  // --kv-cache-memory-bytes that gives max_num_seqs requests of max_model_len.
+  uint64_t kv_cache_memory_for_seqs = 0;
+  // The largest max_model_len that one request can hold, and the most
+  // requests of max_model_len, with these KV blocks.
+  uint64_t max_model_len_fit = 0;
+  uint64_t max_num_seqs_fit = 0;
+  uint64_t total_bytes = 0;       // vLLM's peak per rank
+  uint64_t budget_bytes = 0;
+  bool starts = false;            // at least one block past the null block and one request fits
+  bool fits = false;              // starts and total <= budget
+};
+
+// The estimate. kUsage (naming the field) for a utilization outside (0, 1],
+// block_size, max_num_seqs or max_num_batched_tokens of 0 or past
+// kVllmMaxTokens, no GPU total and no kv_cache_memory; kOverflow on absurd
+// sizes.
+Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const SafetensorsTensor> tensors,
+                                   const VllmSettings& settings, const MemoryBudget& budget);
+
+// The blocks vLLM makes of `kv_bytes` with `layout`; the tokens it prints
+// and the concurrency for max_model_len (exact rules, kv_cache_utils.py).
+struct VllmCapacity {
+  uint64_t num_blocks = 0;
+  uint64_t kv_tokens = 0;
+  double max_concurrency = 0;
+};
+// Fills each group's blocks_per_request and the layout's sum for a
+// request of `max_model_len` tokens.
+void vllm_request_blocks(VllmKvLayout& layout, const VllmSettings& settings, uint64_t max_model_len);
+
+VllmCapacity vllm_capacity(const VllmKvLayout& layout, uint64_t kv_bytes, uint64_t max_model_len);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_VLLM_H_

@@ -1,0 +1,44 @@
+// The vLLM engine's answer (vllm.h) as JSON and as text: the head every
+// engine's report has (model, model_type, family, layout, engine "vllm",
+// weights, budget, total, fits, assumptions, warnings), vLLM's inputs, and
+//   "vllm": {"weights_bytes", "rope_cache_bytes", "activation_bytes",
+//            "non_torch_bytes", "cuda_graph_bytes", "gpu_memory_total",
+//            "requested_bytes", "kv_cache_bytes", "page_size_bytes",
+//            "attention_block_size", "group_size", "groups": [{"kind",
+//            "layers", "window", "block_size", "blocks_per_request"}],
+//            "num_gpu_blocks", "kv_tokens", "max_concurrency",
+//            "blocks_per_request", "max_model_len_fit", "max_num_seqs_fit",
+//            "kv_cache_memory_for_max_num_seqs", "starts",
+//            "figures": {term: "exact" | "modelled"},
+//            "command": the vllm serve line, "command_kv_cache_memory": the
+//            same with --kv-cache-memory-bytes for max_num_seqs requests}
+// total_bytes is vLLM's peak per rank.
+#ifndef MEMFIT_VLLM_REPORT_H_
+#define MEMFIT_VLLM_REPORT_H_
+
+#include <span>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "memfit/memory_budget.h"
+#include "memfit/model.h"
+#include "memfit/vllm.h"
+#include "memfit/warning.h"
+
+namespace memfit {
+
+// The `vllm serve` line for `e`'s settings; with `kv_cache_memory`, the KV
+// cache pinned to it (--kv-cache-memory-bytes) instead of the utilization.
+std::string vllm_serve_command(const std::string& model, const VllmEstimate& e,
+                               uint64_t kv_cache_memory = 0);
+
+nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstimate& e,
+                                             const MemoryBudget& budget,
+                                             std::span<const Warning> warnings);
+
+std::string render_vllm_text(const Model& model, const VllmEstimate& e, const MemoryBudget& budget);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_VLLM_REPORT_H_

@@ -1,0 +1,275 @@
+// vLLM's KV cache layout and capacity (vllm.h; docs/engine-vllm.md).
+//
+// Facts, from vLLM's v1/kv_cache_interface.py, v1/core/kv_cache_utils.py
+// and model_executor/models/config.py (HybridAttentionMambaModelConfig):
+//  - An attention layer's page (one block) is 2 x block_size x
+//    kv_heads_per_rank x head_size x dtype bytes; an MLA layer's is
+//    block_size x (kv_lora_rank + rope dim) x dtype bytes, the same on
+//    every TP rank; a Mamba layer's page is its whole state: convolution
+//    state in the model dtype, SSM state in mamba_ssm_dtype, split by TP.
+//  - Hybrid attention + Mamba models: the attention block size becomes
+//    the smallest multiple of 16 whose page holds a Mamba state, and the
+//    Mamba page is padded to that attention page.
+//  - Layers of one spec and page size form one group; otherwise page sizes
+//    are unified (the smaller pages' block sizes scaled up) and layers of
+//    each spec are split into groups of group_size layers: the smallest
+//    count of layers of one spec, or the largest when it is under 1.5 x
+//    the smallest. group_size tensors are allocated, each page x blocks.
+//  - Blocks = available // page // group_size (one spec of one page:
+//    group_size = the layers). Several specs of one type with different
+//    pages (UniformTypeKVCacheSpecs): available // sum of pages.
+//  - A request of max_model_len needs per group: full attention / MLA
+//    cdiv(len, block); sliding window cdiv(min(window - 1 +
+//    max_num_batched_tokens, len), block) + 1; Mamba 1 + speculative
+//    tokens. Concurrency = blocks / the sum over groups.
+//  - Tokens printed: blocks // groups x the smallest block size; for
+//    attention + Mamba hybrids the printed figure is blocks x max_model_len
+//    / blocks per request (the published Qwen3.6 row's vLLM).
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "memfit/checked_math.h"
+#include "memfit/parallel_plan.h"
+#include "memfit/vllm.h"
+
+namespace memfit {
+namespace {
+
+struct LayerSpec {
+  VllmSpecKind kind = VllmSpecKind::kFullAttention;
+  uint64_t window = 0;
+  uint64_t per_token = 0;  // attention: bytes per token per layer; Mamba: 0
+  uint64_t state = 0;      // Mamba: state bytes per rank
+};
+
+// Latent + rope elements per token of an MLA layer as vLLM caches it.
+// memfit's DeepSeek-V2 layers carry the decompressed per-head rate (the
+// seed runtime's); every DeepSeek-V2 config has kv_lora_rank 512 and
+// qk_rope_head_dim 64.
+uint64_t mla_elems(const ModelSpec& spec, const LayerCache& l) {
+  return spec.model_type == "deepseek_v2" ? 512 + 64 : l.elems_per_token;
+}
+
+uint64_t request_blocks(const VllmGroup& g, const VllmSettings& s, uint64_t len) {
+  switch (g.kind) {
+    case VllmSpecKind::kMamba:
+      return 1 + s.num_speculative_tokens;
+    case VllmSpecKind::kSlidingWindow: {
+      const uint64_t tokens = std::min(g.window - 1 + s.max_num_batched_tokens, len);
+      return (tokens + g.block_size - 1) / g.block_size + 1;
+    }
+    case VllmSpecKind::kChunkedLocal: {
+      const uint64_t tokens = std::min(g.window + s.max_num_batched_tokens, len);
+      return (tokens + g.block_size - 1) / g.block_size;
+    }
+    case VllmSpecKind::kFullAttention:
+    case VllmSpecKind::kMla:
+      return (len + g.block_size - 1) / g.block_size;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string_view to_string(VllmSpecKind kind) {
+  switch (kind) {
+    case VllmSpecKind::kFullAttention: return "full_attention";
+    case VllmSpecKind::kSlidingWindow: return "sliding_window";
+    case VllmSpecKind::kChunkedLocal: return "chunked_local";
+    case VllmSpecKind::kMla: return "mla";
+    case VllmSpecKind::kMamba: return "mamba";
+  }
+  return "full_attention";
+}
+
+Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s) {
+  const uint64_t tp = std::max<uint64_t>(1, s.tensor_parallel);
+  const uint64_t dtype = s.kv_cache_fp8 ? 1 : 2;
+  const uint64_t head_dim = spec.geometry.head_dim;
+  std::vector<LayerSpec> layers;
+  for (const LayerCache& l : spec.layers) {
+    LayerSpec ls;
+    switch (l.kind) {
+      case LayerKind::kFullAttention:
+      case LayerKind::kSlidingWindow:
+      case LayerKind::kChunked: {
+        if (l.elems_per_token == 0) continue;
+        ls.kind = l.kind == LayerKind::kFullAttention ? VllmSpecKind::kFullAttention
+                  : l.kind == LayerKind::kSlidingWindow ? VllmSpecKind::kSlidingWindow
+                                                        : VllmSpecKind::kChunkedLocal;
+        if (l.window_tokens == 0) ls.kind = VllmSpecKind::kFullAttention;
+        ls.window = ls.kind == VllmSpecKind::kFullAttention ? 0 : l.window_tokens;
+        // KV heads of this layer: elems = 2 x heads x head_dim.
+        uint64_t heads = spec.geometry.kv_heads;
+        if (head_dim != 0 && l.elems_per_token % (2 * head_dim) == 0) {
+          heads = l.elems_per_token / (2 * head_dim);
+        }
+        if (heads == 0 || head_dim == 0) {
+          ls.per_token = (CheckedBytes::ceil_div(l.elems_per_token, tp) * dtype).saturated();
+        } else {
+          ls.per_token = (CheckedBytes(2) * kv_heads_per_rank(heads, tp) * head_dim * dtype).saturated();
+        }
+        break;
+      }
+      case LayerKind::kMlaLatent:
+        if (l.elems_per_token == 0) continue;
+        ls.kind = VllmSpecKind::kMla;
+        ls.per_token = (CheckedBytes(mla_elems(spec, l)) * dtype).saturated();
+        break;
+      case LayerKind::kLinearAttention:
+      case LayerKind::kSsm:
+      case LayerKind::kConv:
+        if (l.state_bytes == 0) continue;
+        ls.kind = VllmSpecKind::kMamba;
+        // The convolution state in the 16-bit model dtype (memfit's
+        // state_bytes price it at f32); the SSM state as the config says.
+        ls.state = CheckedBytes::ceil_div(
+                       l.state_bytes - std::min(l.state_bytes, spec.conv_state_bytes / 2), tp)
+                       .saturated();
+        break;
+      case LayerKind::kSharedKv:
+      case LayerKind::kNone:
+        continue;
+    }
+    layers.push_back(ls);
+  }
+
+  VllmKvLayout out;
+  out.attention_block_size = s.block_size;
+  if (layers.empty()) return out;  // attention-free: no KV cache
+  uint64_t attn_per_token = 0, mamba_state = 0;
+  for (const LayerSpec& l : layers) {
+    if (l.kind == VllmSpecKind::kMamba) mamba_state = std::max(mamba_state, l.state);
+    else attn_per_token = std::max(attn_per_token, l.per_token);
+  }
+  out.mamba_state_bytes = mamba_state;
+  out.hybrid_mamba = mamba_state != 0;
+  if (mamba_state != 0 && attn_per_token != 0) {
+    const uint64_t unit = kVllmKernelBlockAlignment * attn_per_token;
+    const uint64_t aligned = (mamba_state + unit - 1) / unit * kVllmKernelBlockAlignment;
+    out.attention_block_size = std::max(s.block_size, aligned);
+  }
+  // Pages per layer at the attention block size; Mamba pages padded to
+  // the attention page.
+  const uint64_t block = out.attention_block_size;
+  const uint64_t attn_page = (CheckedBytes(block) * attn_per_token).saturated();
+  auto page_of = [&](const LayerSpec& l) -> uint64_t {
+    if (l.kind == VllmSpecKind::kMamba) return attn_per_token != 0 ? attn_page : l.state;
+    return (CheckedBytes(block) * l.per_token).saturated();
+  };
+  if (attn_page == UINT64_MAX) return Error::overflow("vLLM KV page size overflows 64 bits");
+
+  // Specs: (kind, window, page) -> layer count, in first-seen order.
+  using Key = std::tuple<VllmSpecKind, uint64_t, uint64_t>;
+  std::vector<std::pair<Key, uint64_t>> specs;
+  for (const LayerSpec& l : layers) {
+    const Key k{l.kind, l.window, page_of(l)};
+    auto it = std::find_if(specs.begin(), specs.end(), [&](const auto& p) { return p.first == k; });
+    if (it == specs.end()) specs.push_back({k, 1});
+    else ++it->second;
+  }
+  auto make_group = [&](VllmSpecKind kind, uint64_t window, uint64_t block_size, uint64_t n) {
+    VllmGroup g;
+    g.kind = kind;
+    g.window = window;
+    g.block_size = block_size;
+    g.layers = n;
+    return g;
+  };
+
+  bool one_type = true;
+  for (const auto& [k, n] : specs) {
+    one_type = one_type && std::get<0>(k) == std::get<0>(specs[0].first) &&
+               std::get<1>(k) == std::get<1>(specs[0].first);
+  }
+  if (specs.size() == 1) {
+    const auto& [k, n] = specs[0];
+    out.page_size_bytes = std::get<2>(k);
+    out.group_size = n;
+    out.groups.push_back(make_group(std::get<0>(k), std::get<1>(k), block, n));
+    out.bytes_per_block = (CheckedBytes(out.page_size_bytes) * n).saturated();
+  } else if (one_type) {
+    // One type, pages of different sizes: every layer its own page per block.
+    out.uniform_type = true;
+    CheckedBytes sum = 0;
+    uint64_t count = 0;
+    for (const auto& [k, n] : specs) {
+      sum += CheckedBytes(std::get<2>(k)) * n;
+      count += n;
+      out.page_size_bytes = std::max(out.page_size_bytes, std::get<2>(k));
+    }
+    out.group_size = count;
+    out.groups.push_back(make_group(std::get<0>(specs[0].first), std::get<1>(specs[0].first), block, count));
+    out.bytes_per_block = sum.saturated();
+  } else {
+    // Unify pages: smaller pages scale their block size up to the largest.
+    uint64_t max_page = 0;
+    for (const auto& [k, n] : specs) max_page = std::max(max_page, std::get<2>(k));
+    if (max_page == 0) return Error::usage("tensor_parallel", "vLLM: a KV cache page of 0 bytes");
+    uint64_t min_n = UINT64_MAX, max_n = 0;
+    // Merge specs that differ only by page into (kind, window) with their block size.
+    std::vector<std::tuple<VllmSpecKind, uint64_t, uint64_t, uint64_t>> types;  // kind, window, block, n
+    for (const auto& [k, n] : specs) {
+      const uint64_t page = std::get<2>(k);
+      if (page == 0 || max_page % page != 0) {
+        return Error::usage("engine", fmt::format("vLLM cannot unify this model's KV page sizes "
+                                                  "({} and {} bytes): it refuses to start",
+                                                  page, max_page));
+      }
+      const uint64_t bs = std::get<0>(k) == VllmSpecKind::kMamba ? block : block * (max_page / page);
+      types.emplace_back(std::get<0>(k), std::get<1>(k), bs, n);
+      min_n = std::min(min_n, n);
+      max_n = std::max(max_n, n);
+    }
+    uint64_t group_size = min_n;
+    if (max_n * 2 < min_n * 3) group_size = max_n;  // max < 1.5 x min
+    out.page_size_bytes = max_page;
+    out.group_size = group_size;
+    for (const auto& [kind, window, bs, n] : types) {
+      const uint64_t groups = (n + group_size - 1) / group_size;
+      for (uint64_t i = 0; i < groups; ++i) {
+        // layers[i::groups]: the first n % groups groups get one more.
+        const uint64_t count = n / groups + (i < n % groups ? 1 : 0);
+        out.groups.push_back(make_group(kind, window, bs, count));
+      }
+    }
+    out.bytes_per_block = (CheckedBytes(max_page) * group_size).saturated();
+  }
+  if (out.bytes_per_block == UINT64_MAX) return Error::overflow("vLLM KV block size overflows 64 bits");
+  return out;
+}
+
+VllmCapacity vllm_capacity(const VllmKvLayout& layout, uint64_t kv_bytes, uint64_t max_model_len) {
+  VllmCapacity c;
+  if (layout.groups.empty() || layout.bytes_per_block == 0) return c;
+  c.num_blocks = kv_bytes / layout.bytes_per_block;
+  const uint64_t per_request = layout.blocks_per_request;
+  if (per_request != 0) c.max_concurrency = double(c.num_blocks) / double(per_request);
+  if (layout.groups.size() == 1) {
+    c.kv_tokens = (CheckedBytes(c.num_blocks) * layout.groups[0].block_size).saturated();
+  } else if (layout.hybrid_mamba) {
+    const CheckedBytes product = CheckedBytes(c.num_blocks) * max_model_len;
+    if (per_request == 0) c.kv_tokens = 0;
+    else if (product.value()) c.kv_tokens = *product.value() / per_request;
+    else c.kv_tokens = static_cast<uint64_t>(static_cast<long double>(c.num_blocks) * max_model_len / per_request);
+  } else {
+    uint64_t min_block = UINT64_MAX;
+    for (const VllmGroup& g : layout.groups) min_block = std::min(min_block, g.block_size);
+    c.kv_tokens = (CheckedBytes(c.num_blocks / layout.groups.size()) * min_block).saturated();
+  }
+  return c;
+}
+
+// Fills each group's blocks per request and their sum for max_model_len.
+void vllm_request_blocks(VllmKvLayout& layout, const VllmSettings& s, uint64_t len) {
+  layout.blocks_per_request = 0;
+  for (VllmGroup& g : layout.groups) {
+    g.blocks_per_request = request_blocks(g, s, len);
+    layout.blocks_per_request += g.blocks_per_request;
+  }
+}
+
+}  // namespace memfit

@@ -1,0 +1,194 @@
+// The vLLM engine's report (vllm_report.h). Text layout:
+//
+//   memfit 0.1.0 — ./Meta-Llama-3.1-70B (engine vllm)
+//   model_type llama, family llama, layout standard
+//   inputs: --tensor-parallel-size 1 --max-model-len 2048 --max-num-seqs 256 ...
+//
+//   Weights per rank        67.72 GiB   modelled split (safetensors_index) ...
+//   Activation peak          2.12 GiB   modelled, 8192 batched tokens
+//   Non-torch                ...        modelled
+//   CUDA graphs              ...        modelled
+//   KV cache                 ...        utilization 0.98 x 79.65 GiB - the above
+//   Peak per rank            ...        vLLM's own
+//   Budget                   ...
+//   KV: 1381 GPU blocks of 16 tokens, 22096 tokens; maximum concurrency for
+//       2048 tokens per request: 10.79x
+//   start: vllm serve ... ; or pinned: ... --kv-cache-memory-bytes N
+//
+//   FITS: ... of ... (... to spare)
+#include <fmt/format.h>
+
+#include "memfit/memory_size.h"
+#include "memfit/report.h"
+#include "memfit/untrusted_text.h"
+#include "memfit/vllm_report.h"
+#include "report/report_head.h"
+
+namespace memfit {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+void row(std::string& out, std::string_view label, uint64_t bytes, std::string_view note = "") {
+  out += fmt::format("  {:<22}{:>12}", label, format_bytes(bytes));
+  if (!note.empty()) out += fmt::format("   {}", note);
+  out += '\n';
+}
+
+std::string weights_note(const Model& model, const VllmEstimate& e) {
+  const char* how = e.weights.exact              ? "exact"
+                    : e.weights.from_tensor_list ? "split from the tensor list"
+                                                 : "modelled split";
+  return fmt::format("{} ({}), rope cache {}", how, to_string(model.weights.source),
+                     format_bytes(e.weights.rope_cache_bytes));
+}
+
+}  // namespace
+
+std::string vllm_serve_command(const std::string& model, const VllmEstimate& e, uint64_t kv_memory) {
+  const VllmSettings& s = e.settings;
+  std::string line = fmt::format("vllm serve {}", escape_untrusted(model, model.size()));
+  if (s.tensor_parallel != 1) line += fmt::format(" --tensor-parallel-size {}", s.tensor_parallel);
+  line += fmt::format(" --max-model-len {} --max-num-seqs {} --max-num-batched-tokens {}",
+                      s.max_model_len, s.max_num_seqs, s.max_num_batched_tokens);
+  if (s.block_size != 16) line += fmt::format(" --block-size {}", s.block_size);
+  if (s.kv_cache_fp8) line += " --kv-cache-dtype fp8";
+  if (s.enforce_eager) line += " --enforce-eager";
+  if (kv_memory != 0) {
+    line += fmt::format(" --kv-cache-memory-bytes {}", kv_memory);
+  } else if (s.kv_cache_memory) {
+    line += fmt::format(" --kv-cache-memory-bytes {}", *s.kv_cache_memory);
+  } else {
+    line += fmt::format(" --gpu-memory-utilization {}", s.gpu_memory_utilization);
+  }
+  return line;
+}
+
+nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstimate& e,
+                                             const MemoryBudget& budget,
+                                             std::span<const Warning> warnings) {
+  const VllmSettings& s = e.settings;
+  Json j = report_head(model, "vllm");
+  j["inputs"] = {{"tensor_parallel", s.tensor_parallel},
+                 {"gpu_memory_utilization", s.gpu_memory_utilization},
+                 {"gpu_memory_total", s.gpu_memory_total == 0 ? Json(nullptr) : Json(s.gpu_memory_total)},
+                 {"kv_cache_memory", s.kv_cache_memory ? Json(*s.kv_cache_memory) : Json(nullptr)},
+                 {"block_size", s.block_size},
+                 {"kv_cache_dtype", s.kv_cache_fp8 ? "fp8" : "auto"},
+                 {"max_model_len", s.max_model_len},
+                 {"max_num_seqs", s.max_num_seqs},
+                 {"max_num_batched_tokens", s.max_num_batched_tokens},
+                 {"num_speculative_tokens", s.num_speculative_tokens},
+                 {"enforce_eager", s.enforce_eager}};
+  j["weights_bytes"] = e.weights.bytes;
+  j["weights_source"] = std::string(to_string(model.weights.source));
+  j["weights_verified"] = model.weights.verified;
+  Json groups = Json::array();
+  for (const VllmGroup& g : e.layout.groups) {
+    groups.push_back({{"kind", std::string(to_string(g.kind))},
+                      {"layers", g.layers},
+                      {"window", g.window == 0 ? Json(nullptr) : Json(g.window)},
+                      {"block_size", g.block_size},
+                      {"blocks_per_request", g.blocks_per_request}});
+  }
+  const std::string name = model.path;
+  j["vllm"] = {{"weights_bytes", e.weights.bytes},
+               {"rope_cache_bytes", e.weights.rope_cache_bytes},
+               {"activation_bytes", e.activation_bytes},
+               {"non_torch_bytes", e.non_torch_bytes},
+               {"cuda_graph_bytes", e.cuda_graph_bytes},
+               {"gpu_memory_total", s.gpu_memory_total},
+               {"requested_bytes", e.requested_bytes},
+               {"kv_cache_bytes", e.kv_cache_bytes},
+               {"page_size_bytes", e.layout.page_size_bytes},
+               {"attention_block_size", e.layout.attention_block_size},
+               {"group_size", e.layout.group_size},
+               {"groups", std::move(groups)},
+               {"num_gpu_blocks", e.num_blocks},
+               {"kv_tokens", e.kv_tokens},
+               {"max_concurrency", e.max_concurrency},
+               {"blocks_per_request", e.layout.blocks_per_request},
+               {"max_model_len_fit", e.max_model_len_fit},
+               {"max_num_seqs_fit", e.max_num_seqs_fit},
+               {"kv_cache_memory_for_max_num_seqs", e.kv_cache_memory_for_seqs},
+               {"starts", e.starts},
+               {"figures",
+                {{"weights_bytes", e.weights.exact ? "exact" : "modelled"},
+                 {"activation_bytes", "modelled"},
+                 {"non_torch_bytes", "modelled"},
+                 {"cuda_graph_bytes", "modelled"},
+                 {"kv_cache_bytes", e.kv_given ? "exact" : "modelled"},
+                 {"num_gpu_blocks", e.kv_given ? "exact" : "modelled"}}},
+               {"command", vllm_serve_command(name, e)},
+               {"command_kv_cache_memory", vllm_serve_command(name, e, e.kv_cache_memory_for_seqs)}};
+  j["budget_bytes"] = e.budget_bytes;
+  j["budget_source"] = std::string(to_string(budget.source));
+  j["total_bytes"] = e.total_bytes;
+  j["fits"] = e.fits;
+  j["assumptions"] = model.spec.assumptions;
+  Json texts = Json::array();
+  for (const Warning& w : warnings) texts.push_back(w.text);
+  j["warnings"] = std::move(texts);
+  return j;
+}
+
+std::string render_vllm_text(const Model& model, const VllmEstimate& e, const MemoryBudget& budget) {
+  const VllmSettings& s = e.settings;
+  const ModelSpec& spec = model.spec;
+  std::string out;
+  out += fmt::format("memfit {} — {} (engine vllm)\n", memfit_version(),
+                     escape_untrusted(model.path, model.path.size()));
+  out += fmt::format("model_type {}, family {}, layout {}\n",
+                     spec.model_type.empty() ? "(none)" : escape_untrusted(spec.model_type),
+                     escape_untrusted(spec.family), spec.layout.empty() ? "(unknown)" : spec.layout);
+  out += fmt::format("inputs: --tensor-parallel-size {} --max-model-len {} --max-num-seqs {}\n",
+                     s.tensor_parallel, s.max_model_len, s.max_num_seqs);
+  out += fmt::format("        --max-num-batched-tokens {} --block-size {} --kv-cache-dtype {}\n\n",
+                     s.max_num_batched_tokens, s.block_size, s.kv_cache_fp8 ? "fp8" : "auto");
+  row(out, "Weights per rank", e.weights.bytes, weights_note(model, e));
+  row(out, "Activation peak", e.activation_bytes,
+      fmt::format("modelled, {} batched tokens, {} sampled rows", s.max_num_batched_tokens,
+                  s.max_num_seqs));
+  row(out, "Non-torch", e.non_torch_bytes, "modelled");
+  row(out, "CUDA graphs", e.cuda_graph_bytes, s.enforce_eager ? "none (--enforce-eager)" : "modelled");
+  if (e.kv_given) {
+    row(out, "KV cache", e.kv_cache_bytes, "given (--kv-cache-memory-bytes): blocks exact");
+  } else {
+    row(out, "KV cache", e.kv_cache_bytes,
+        fmt::format("{} x {} GPU total, less the above (modelled)", s.gpu_memory_utilization,
+                    format_bytes(s.gpu_memory_total)));
+  }
+  row(out, "Peak per rank", e.total_bytes, "vLLM's own");
+  row(out, "Budget", e.budget_bytes, to_string(budget.source));
+  for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
+  if (!e.layout.groups.empty()) {
+    out += fmt::format("KV: {} GPU blocks, page {} x {} layers per block ({} groups); {} tokens\n",
+                       e.num_blocks, format_bytes(e.layout.page_size_bytes), e.layout.group_size,
+                       e.layout.groups.size(), e.kv_tokens);
+    out += fmt::format("    maximum concurrency for {} tokens per request: {:.2f}x; longest request "
+                       "that fits: {} tokens\n",
+                       s.max_model_len, e.max_concurrency, e.max_model_len_fit);
+  }
+  out += fmt::format("start: {}\n", vllm_serve_command(model.path, e));
+  out += fmt::format("or, for {} requests of {} tokens: {}\n", s.max_num_seqs, s.max_model_len,
+                     vllm_serve_command(model.path, e, e.kv_cache_memory_for_seqs));
+  if (!e.kv_given && e.kv_cache_memory_for_seqs > e.kv_cache_bytes) {
+    out += fmt::format("  (that KV cache is more than the {} left on this GPU: at most {} such "
+                       "requests fit)\n",
+                       format_bytes(e.kv_cache_bytes), e.max_num_seqs_fit);
+  }
+  if (!e.starts) {
+    out += fmt::format("\nvLLM WOULD NOT START: no request of {} tokens fits its KV cache\n",
+                       s.max_model_len);
+  } else if (e.fits) {
+    out += fmt::format("\nFITS: {} of {} ({} to spare)\n", format_bytes(e.total_bytes),
+                       format_bytes(e.budget_bytes), format_bytes(e.budget_bytes - e.total_bytes));
+  } else {
+    out += fmt::format("\nDOES NOT FIT: {} needed, {} available ({} short)\n",
+                       format_bytes(e.total_bytes), format_bytes(e.budget_bytes),
+                       format_bytes(e.total_bytes - e.budget_bytes));
+  }
+  return out;
+}
+
+}  // namespace memfit
