@@ -7,7 +7,7 @@
 //   POST /v1/fit       mlxcel: the largest context that fits per KV mode,
 //                      and the totals along the context axis (curve_tokens)
 //
-// The other engines (llama.cpp, mlx-lm) are drawn from /v1/estimate alone:
+// The other engines (llama.cpp, mlx-lm, vLLM) are drawn from /v1/estimate alone:
 // each cache type's largest fitting context by bisection (every term grows
 // with the context, so "fits" is monotone), and the curve from estimates
 // at evenly spaced contexts. ENGINES says, per engine, which request
@@ -142,6 +142,28 @@ const ENGINES = {
       { key: 'kv', label: 'KV cache', bytes: r.mlxlm.kv_bytes },
       { key: 'recurrent', label: 'State', bytes: r.mlxlm.recurrent_bytes },
       { key: 'compute', label: 'Transient', bytes: r.total_bytes - sum(r.mlxlm.weights_bytes, r.mlxlm.kv_bytes, r.mlxlm.recurrent_bytes) },
+    ],
+  },
+  vllm: {
+    contextLabel: 'Context (--max-model-len)',
+    batchLabel: 'Sequences (--max-num-seqs)',
+    axisLabel: (batch) => `--max-model-len (tokens), --max-num-seqs ${batch}`,
+    kvModes: [['auto', 'auto'], ['fp8', 'fp8']],
+    body: (inputs, tokens, kv) => ({ engine: 'vllm', max_model_len: tokens, max_num_seqs: inputs.batch,
+      kv_cache_dtype: kv }),
+    figures: (r) => [
+      { label: 'Weights', bytes: r.vllm.weights_bytes, note: `per rank, ${r.vllm.figures.weights_bytes}` },
+      { label: 'KV cache', bytes: r.vllm.kv_cache_bytes,
+        note: `${formatTokens(r.vllm.num_gpu_blocks)} blocks, ${formatTokens(r.vllm.kv_tokens)} tokens, ` +
+          `${r.vllm.max_concurrency.toFixed(2)}x` },
+      { label: 'Other', bytes: r.total_bytes - r.vllm.weights_bytes - r.vllm.kv_cache_bytes,
+        note: `activation ${formatGiB(r.vllm.activation_bytes)} + non-torch ${formatGiB(r.vllm.non_torch_bytes)}` +
+          ` + graphs ${formatGiB(r.vllm.cuda_graph_bytes)} (modelled)` },
+    ],
+    segments: (r) => [
+      { key: 'weights', label: 'Weights', bytes: r.vllm.weights_bytes },
+      { key: 'kv', label: 'KV cache', bytes: r.vllm.kv_cache_bytes },
+      { key: 'compute', label: 'Other', bytes: r.total_bytes - r.vllm.weights_bytes - r.vllm.kv_cache_bytes },
     ],
   },
 };

@@ -8,7 +8,7 @@
 // context, batch, KV mode) checks that every figure the page shows equals
 // what the service's API answers for the same request, exact bytes and the
 // GiB text, and that the largest context marked on the curve is /v1/fit's;
-// under the llama.cpp and mlx-lm engines, that the three parts are the
+// under the llama.cpp, mlx-lm and vLLM engines, that the three parts are the
 // answer's own terms and each marked context fits while one more does not.
 // Any request the page makes to anything but the service is refused and
 // fails the test, as does a script error or a console error (a CSP
@@ -220,6 +220,10 @@ function engineBody(inputs, tokens, kv) {
     return { model: inputs.model, engine: 'llamacpp', ctx_size: tokens, parallel: inputs.batch,
       cache_type_k: kv, cache_type_v: kv };
   }
+  if (inputs.engine === 'vllm') {
+    return { model: inputs.model, engine: 'vllm', max_model_len: tokens, max_num_seqs: inputs.batch,
+      kv_cache_dtype: kv };
+  }
   return { model: inputs.model, engine: 'mlx-lm', prompt_tokens: tokens, max_tokens: inputs.gen_tokens,
     batch: inputs.batch, ...(kv === 'fp16' ? {} : { kv_bits: Number(kv) }) };
 }
@@ -230,6 +234,11 @@ function engineParts(report) {
   if (report.engine === 'llamacpp') {
     const l = report.llamacpp;
     return [l.model_bytes, l.context_bytes, l.compute_bytes + (l.repack_bytes || 0)];
+  }
+  if (report.engine === 'vllm') {
+    const v = report.vllm;
+    return [v.weights_bytes, v.kv_cache_bytes,
+      v.activation_bytes + v.non_torch_bytes + v.cuda_graph_bytes];  // weights_bytes holds the rope cache
   }
   const m = report.mlxlm;
   return [m.weights_bytes, m.kv_bytes + m.recurrent_bytes, m.transient_bytes];
@@ -375,6 +384,8 @@ async function main() {
       { engine: 'llamacpp', model: MODEL, max_tokens: 32768, batch: 1, kv_cache_mode: 'q8_0' }, ['f16', 'q8_0', 'q4_0']);
     await checkEngineScenario(page, base,
       { engine: 'mlx-lm', model: MODEL, max_tokens: 8192, batch: 1, gen_tokens: 256, kv_cache_mode: '8' }, ['fp16', '8', '4']);
+    await checkEngineScenario(page, base,
+      { engine: 'vllm', model: MODEL, max_tokens: 8192, batch: 4, kv_cache_mode: 'fp8' }, ['auto', 'fp8']);
     await checkScenario(page, base, { model: MODEL, max_tokens: 32768, batch: 1, kv_cache_mode: 'fp16' });
 
     // No focus ring in the picture. Leaving an edited field fires its
