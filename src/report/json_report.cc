@@ -86,10 +86,7 @@ nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e,
                               : Json{{"experts", moe.experts},
                                      {"experts_per_token", moe.experts_per_token},
                                      {"shared_experts", moe.shared_experts}};
-  j["assumptions"] = model.spec.assumptions;
-  Json texts = Json::array();
-  for (const Warning& w : warnings) texts.push_back(w.text);
-  j["warnings"] = std::move(texts);
+  add_report_tail(j, model, warnings);
   return j;
 }
 

@@ -33,12 +33,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-void row(std::string& out, std::string_view label, uint64_t bytes, std::string_view note = "") {
-  out += fmt::format("  {:<22}{:>12}", label, format_bytes(bytes));
-  if (!note.empty()) out += fmt::format("   {}", note);
-  out += '\n';
-}
-
 std::string_view on_off(bool on) { return on ? "on" : "off"; }
 
 Json extras_json(const LlamaCppEstimate& e) {
@@ -158,10 +152,7 @@ nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const Llama
   j["budget_source"] = std::string(to_string(budget.source));
   j["total_bytes"] = e.total_bytes;
   j["fits"] = e.fits;
-  j["assumptions"] = model.spec.assumptions;
-  Json texts = Json::array();
-  for (const Warning& w : warnings) texts.push_back(w.text);
-  j["warnings"] = std::move(texts);
+  add_report_tail(j, model, warnings);
   return j;
 }
 
@@ -171,11 +162,7 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
   const LlamaCppContext& c = e.context;
   const ModelSpec& spec = model.spec;
   std::string out;
-  out += fmt::format("memfit {} — {} (engine llamacpp)\n", memfit_version(),
-                     escape_untrusted(model.path, model.path.size()));
-  out += fmt::format("model_type {}, family {}, layout {}\n",
-                     spec.model_type.empty() ? "(none)" : escape_untrusted(spec.model_type),
-                     escape_untrusted(spec.family), spec.layout.empty() ? "(unknown)" : spec.layout);
+  out += report_text_head(model, "llamacpp");
   out += fmt::format("inputs: n_ctx {} ({} x {} cells), n_seq {}, n_batch {}, n_ubatch {},\n", c.n_ctx,
                      c.streams, c.n_ctx_seq, c.n_seq, c.n_batch, c.n_ubatch);
   out += fmt::format("        K {}, V {}, flash_attn {} ({}), swa_full {}, kv_unified {},\n",
@@ -185,32 +172,32 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
   out += fmt::format("        repack {}\n\n", to_string(e.repack));
   std::string model_note = fmt::format("{} ({})", e.model_bytes_exact ? "exact" : "estimated",
                                        to_string(model.weights.source));
-  row(out, "Model", e.model_bytes, model_note);
-  row(out, "  Mapped weights", e.mapped_bytes,
+  report_row(out, "Model", e.model_bytes, model_note);
+  report_row(out, "  Mapped weights", e.mapped_bytes,
       e.settings.placement.gpus.empty() ? "CPU_Mapped, the file's tensor range"
                                         : "the file's tensors, over the devices below");
   if (!e.repack_modelled) {
     out += fmt::format("  {:<22}{:>12}   not modelled: no GGUF tensor list\n", "  Repacked copies", "?");
   } else if (e.repack != RepackCpu::kNone) {
-    row(out, "  Repacked copies", e.repack_bytes, fmt::format("CPU_REPACK ({})", to_string(e.repack)));
+    report_row(out, "  Repacked copies", e.repack_bytes, fmt::format("CPU_REPACK ({})", to_string(e.repack)));
   }
-  row(out, "Context", e.context_bytes, "exact");
+  report_row(out, "Context", e.context_bytes, "exact");
   std::string kv_note = fmt::format("{} layers", e.kv_layers);
   if (c.swa_cells != 0) kv_note += fmt::format(", SWA {} cells per stream", c.swa_cells);
-  row(out, "  KV cache", e.kv_bytes, kv_note);
-  row(out, "  Recurrent state", e.recurrent_bytes,
+  report_row(out, "  KV cache", e.kv_bytes, kv_note);
+  report_row(out, "  Recurrent state", e.recurrent_bytes,
       e.recurrent_layers ? fmt::format("{} layers", e.recurrent_layers) : "");
-  row(out, "  Output buffer", e.output_bytes,
+  report_row(out, "  Output buffer", e.output_bytes,
       fmt::format("logits for {} sequence{}", c.n_seq, c.n_seq == 1 ? "" : "s"));
-  row(out, "Compute", e.compute_bytes, "modelled");
+  report_row(out, "Compute", e.compute_bytes, "modelled");
   if (!e.extras.empty()) {
-    row(out, "Server extras", e.extras_bytes);
+    report_row(out, "Server extras", e.extras_bytes);
     for (const LlamaCppExtraLine& x : e.extras) {
-      row(out, "  " + x.name, x.bytes, fmt::format("{}, on {}", x.exact ? "exact" : "modelled", x.device));
+      report_row(out, "  " + x.name, x.bytes, fmt::format("{}, on {}", x.exact ? "exact" : "modelled", x.device));
     }
   }
-  row(out, "Total", e.total_bytes);
-  row(out, "Budget", e.budget_bytes, to_string(budget.source));
+  report_row(out, "Total", e.total_bytes);
+  report_row(out, "Budget", e.budget_bytes, to_string(budget.source));
   devices_text(out, e);
   for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
   if (!e.settings.placement.gpus.empty()) {
@@ -227,13 +214,8 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
       }
       out += "\n";
     }
-  } else if (e.fits) {
-    out += fmt::format("\nFITS: {} of {} ({} to spare)\n", format_bytes(e.total_bytes),
-                       format_bytes(e.budget_bytes), format_bytes(e.budget_bytes - e.total_bytes));
   } else {
-    out += fmt::format("\nDOES NOT FIT: {} needed, {} available ({} short)\n",
-                       format_bytes(e.total_bytes), format_bytes(e.budget_bytes),
-                       format_bytes(e.total_bytes - e.budget_bytes));
+    out += report_verdict(e.fits, e.total_bytes, e.budget_bytes);
   }
   return out;
 }

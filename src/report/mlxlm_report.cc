@@ -29,12 +29,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-void row(std::string& out, std::string_view label, uint64_t bytes, std::string_view note = "") {
-  out += fmt::format("  {:<22}{:>12}", label, format_bytes(bytes));
-  if (!note.empty()) out += fmt::format("   {}", note);
-  out += '\n';
-}
-
 const MlxLmPhaseBytes& peak_of(const MlxLmEstimate& e) {
   switch (e.peak_phase) {
     case MlxLmPhase::kPrefillChunk:
@@ -117,10 +111,7 @@ nlohmann::ordered_json mlxlm_estimate_to_json(const Model& model, const MlxLmEst
   j["budget_source"] = std::string(to_string(budget.source));
   j["total_bytes"] = e.total_bytes;
   j["fits"] = e.fits;
-  j["assumptions"] = model.spec.assumptions;
-  Json texts = Json::array();
-  for (const Warning& w : warnings) texts.push_back(w.text);
-  j["warnings"] = std::move(texts);
+  add_report_tail(j, model, warnings);
   return j;
 }
 
@@ -129,11 +120,7 @@ std::string render_mlxlm_text(const Model& model, const MlxLmEstimate& e,
   const MlxLmSettings& s = e.settings;
   const ModelSpec& spec = model.spec;
   std::string out;
-  out += fmt::format("memfit {} — {} (engine mlx-lm)\n", memfit_version(),
-                     escape_untrusted(model.path, model.path.size()));
-  out += fmt::format("model_type {}, family {}, layout {}\n",
-                     spec.model_type.empty() ? "(none)" : escape_untrusted(spec.model_type),
-                     escape_untrusted(spec.family), spec.layout.empty() ? "(unknown)" : spec.layout);
+  out += report_text_head(model, "mlx-lm");
   out += fmt::format("inputs: --prompt-tokens {} --max-tokens {} --batch-size {}\n",
                      s.prompt_tokens, s.max_tokens, s.batch);
   out += fmt::format("        --prefill-step-size {} ({} full chunk{}, then {} tokens), KV {}",
@@ -142,37 +129,30 @@ std::string render_mlxlm_text(const Model& model, const MlxLmEstimate& e,
   if (s.max_kv_size != 0) out += fmt::format(", --max-kv-size {}", s.max_kv_size);
   out += "\n\n";
   const MlxLmPhaseBytes& p = peak_of(e);
-  row(out, "Weights", e.weights_bytes,
+  report_row(out, "Weights", e.weights_bytes,
       fmt::format("{} ({})", e.weights_exact ? "exact" : "estimated", to_string(model.weights.source)));
   std::string kv_note = fmt::format("exact, {} layers", e.kv_layers);
   if (e.kv_capacity_tokens != 0) kv_note += fmt::format(", {} slots at the end", e.kv_capacity_tokens);
   if (e.rotating_layers != 0) kv_note += fmt::format(", {} rotating", e.rotating_layers);
-  row(out, "KV cache", e.kv_bytes, kv_note);
-  row(out, "Recurrent state", e.recurrent_bytes,
+  report_row(out, "KV cache", e.kv_bytes, kv_note);
+  report_row(out, "Recurrent state", e.recurrent_bytes,
       e.recurrent_layers ? fmt::format("upper bound, {} layers", e.recurrent_layers) : "");
-  row(out, "Transient", e.transient_bytes,
+  report_row(out, "Transient", e.transient_bytes,
       fmt::format("modelled: held by the command buffers in flight, at the {}", e.peak_phase == MlxLmPhase::kDecode ? "last decode step"
                                           : e.peak_phase == MlxLmPhase::kLastChunk
                                               ? "last prefill chunk"
                                               : "last full prefill chunk"));
   out += "  of which the largest single ops:\n";
-  row(out, "  Attention", p.attention_bytes, e.fused_attention ? "fused SDPA" : "");
-  row(out, "  MLP", p.mlp_bytes);
-  row(out, "  Logits", p.logits_bytes);
-  row(out, "  Cache regrow", p.regrow_bytes, "the largest layer's old buffer");
-  row(out, "Peak", e.total_bytes, "mx.get_peak_memory()");
-  row(out, "Budget", e.budget_bytes, to_string(budget.source));
+  report_row(out, "  Attention", p.attention_bytes, e.fused_attention ? "fused SDPA" : "");
+  report_row(out, "  MLP", p.mlp_bytes);
+  report_row(out, "  Logits", p.logits_bytes);
+  report_row(out, "  Cache regrow", p.regrow_bytes, "the largest layer's old buffer");
+  report_row(out, "Peak", e.total_bytes, "mx.get_peak_memory()");
+  report_row(out, "Budget", e.budget_bytes, to_string(budget.source));
   for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
   out += fmt::format("wired: {}; macOS: {}{}\n", set_wired_limit(e), sysctl(e),
                      e.fits ? "" : " (over the budget: no wired limit makes it fit)");
-  if (e.fits) {
-    out += fmt::format("\nFITS: {} of {} ({} to spare)\n", format_bytes(e.total_bytes),
-                       format_bytes(e.budget_bytes), format_bytes(e.budget_bytes - e.total_bytes));
-  } else {
-    out += fmt::format("\nDOES NOT FIT: {} needed, {} available ({} short)\n",
-                       format_bytes(e.total_bytes), format_bytes(e.budget_bytes),
-                       format_bytes(e.total_bytes - e.budget_bytes));
-  }
+  out += report_verdict(e.fits, e.total_bytes, e.budget_bytes);
   return out;
 }
 

@@ -1,17 +1,43 @@
-// The fields every engine's JSON report starts with, in this order:
-// memfit_version, model, model_type, family, layout, engine.
+// What every engine's report shares, JSON and text alike.
+//
+// JSON: report_head() gives the fields every report starts with, in this
+// order: memfit_version, model, model_type, family, layout, engine;
+// add_report_tail() the ones it ends with: assumptions, warnings.
+// Text: the two heading lines, a figure's row, and the verdict line.
 #ifndef MEMFIT_REPORT_REPORT_HEAD_H_
 #define MEMFIT_REPORT_REPORT_HEAD_H_
 
+#include <cstdint>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "memfit/model.h"
+#include "memfit/warning.h"
 
 namespace memfit {
 
 nlohmann::ordered_json report_head(const Model& model, std::string_view engine);
+
+// Sets "assumptions" (the spec's) and "warnings" (their texts) on `j`.
+void add_report_tail(nlohmann::ordered_json& j, const Model& model,
+                     std::span<const Warning> warnings);
+
+// "memfit V — PATH (engine E)" ("" engine: no parenthesis) and
+// "model_type T, family F, layout L", each ending in a newline. The path
+// and the config's names are untrusted: escaped, not cut.
+std::string report_text_head(const Model& model, std::string_view engine);
+
+// One figure: label, bytes right-aligned, then the note if any.
+void report_row(std::string& out, std::string_view label, uint64_t bytes,
+                std::string_view note = "");
+
+// "\nFITS: T of B (S to spare)\n" when `fits` (the engine's own verdict;
+// total <= budget then), else "\nDOES NOT FIT: T needed, B available (S
+// short)\n" (total > budget then).
+std::string report_verdict(bool fits, uint64_t total_bytes, uint64_t budget_bytes);
 
 }  // namespace memfit
 

@@ -14,6 +14,7 @@
 #include "memfit/memory_size.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/report.h"
+#include "report/report_head.h"
 
 namespace memfit {
 
@@ -35,14 +36,7 @@ std::string micros_text(uint64_t micros) {
 std::string render_estimate_text(const Model& model, const Estimate& e, const MemoryBudget& budget) {
   std::string out;
   const ModelSpec& spec = model.spec;
-  // The path and the config's own names are untrusted text: escaped (not
-  // cut: the header line names the model in full).
-  out += fmt::format("memfit {} — {}\n", memfit_version(),
-                     escape_untrusted(model.path, model.path.size()));
-  out += fmt::format("model_type {}, family {}, layout {}\n",
-                     spec.model_type.empty() ? "(none)" : escape_untrusted(spec.model_type),
-                     escape_untrusted(spec.family),
-                     spec.layout.empty() ? "(unknown)" : spec.layout);
+  out += report_text_head(model, "");
   out += fmt::format("inputs: max_tokens {}, batch {}, kv cache {}{}\n\n", e.inputs.max_tokens,
                      e.inputs.batch, to_string(e.inputs.kv_element),
                      e.inputs.quant.empty() ? "" : ", quant " + e.inputs.quant);
@@ -99,13 +93,8 @@ std::string render_estimate_text(const Model& model, const Estimate& e, const Me
                        spec.moe.experts, spec.moe.experts_per_token, spec.moe.shared_experts);
   }
   for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
-  if (e.fits) {
-    out += fmt::format("\nFITS: {} of {} ({} to spare)\n", format_bytes(e.total_bytes),
-                       format_bytes(e.budget_bytes), format_bytes(e.budget_bytes - e.total_bytes));
-  } else if (e.total_bytes > e.budget_bytes) {
-    out += fmt::format("\nDOES NOT FIT: {} needed, {} available ({} short)\n",
-                       format_bytes(e.total_bytes), format_bytes(e.budget_bytes),
-                       format_bytes(e.total_bytes - e.budget_bytes));
+  if (e.fits || e.total_bytes > e.budget_bytes) {
+    out += report_verdict(e.fits, e.total_bytes, e.budget_bytes);
   } else {
     out += fmt::format("\nDOES NOT FIT: host shadow {} exceeds {} host RAM\n",
                        format_bytes(e.host_shadow_bytes), format_bytes(e.ram_available_bytes));

@@ -29,12 +29,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-void row(std::string& out, std::string_view label, uint64_t bytes, std::string_view note = "") {
-  out += fmt::format("  {:<22}{:>12}", label, format_bytes(bytes));
-  if (!note.empty()) out += fmt::format("   {}", note);
-  out += '\n';
-}
-
 std::string weights_note(const Model& model, const VllmEstimate& e) {
   const char* how = e.weights.exact              ? "exact"
                     : e.weights.from_tensor_list ? "split from the tensor list"
@@ -125,10 +119,7 @@ nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstim
   j["budget_source"] = std::string(to_string(budget.source));
   j["total_bytes"] = e.total_bytes;
   j["fits"] = e.fits;
-  j["assumptions"] = model.spec.assumptions;
-  Json texts = Json::array();
-  for (const Warning& w : warnings) texts.push_back(w.text);
-  j["warnings"] = std::move(texts);
+  add_report_tail(j, model, warnings);
   return j;
 }
 
@@ -136,30 +127,26 @@ std::string render_vllm_text(const Model& model, const VllmEstimate& e, const Me
   const VllmSettings& s = e.settings;
   const ModelSpec& spec = model.spec;
   std::string out;
-  out += fmt::format("memfit {} — {} (engine vllm)\n", memfit_version(),
-                     escape_untrusted(model.path, model.path.size()));
-  out += fmt::format("model_type {}, family {}, layout {}\n",
-                     spec.model_type.empty() ? "(none)" : escape_untrusted(spec.model_type),
-                     escape_untrusted(spec.family), spec.layout.empty() ? "(unknown)" : spec.layout);
+  out += report_text_head(model, "vllm");
   out += fmt::format("inputs: --tensor-parallel-size {} --max-model-len {} --max-num-seqs {}\n",
                      s.tensor_parallel, s.max_model_len, s.max_num_seqs);
   out += fmt::format("        --max-num-batched-tokens {} --block-size {} --kv-cache-dtype {}\n\n",
                      s.max_num_batched_tokens, s.block_size, s.kv_cache_fp8 ? "fp8" : "auto");
-  row(out, "Weights per rank", e.weights.bytes, weights_note(model, e));
-  row(out, "Activation peak", e.activation_bytes,
+  report_row(out, "Weights per rank", e.weights.bytes, weights_note(model, e));
+  report_row(out, "Activation peak", e.activation_bytes,
       fmt::format("modelled, {} batched tokens, {} sampled rows", s.max_num_batched_tokens,
                   s.max_num_seqs));
-  row(out, "Non-torch", e.non_torch_bytes, "modelled");
-  row(out, "CUDA graphs", e.cuda_graph_bytes, s.enforce_eager ? "none (--enforce-eager)" : "modelled");
+  report_row(out, "Non-torch", e.non_torch_bytes, "modelled");
+  report_row(out, "CUDA graphs", e.cuda_graph_bytes, s.enforce_eager ? "none (--enforce-eager)" : "modelled");
   if (e.kv_given) {
-    row(out, "KV cache", e.kv_cache_bytes, "given (--kv-cache-memory-bytes): blocks exact");
+    report_row(out, "KV cache", e.kv_cache_bytes, "given (--kv-cache-memory-bytes): blocks exact");
   } else {
-    row(out, "KV cache", e.kv_cache_bytes,
+    report_row(out, "KV cache", e.kv_cache_bytes,
         fmt::format("{} x {} GPU total, less the above (modelled)", s.gpu_memory_utilization,
                     format_bytes(s.gpu_memory_total)));
   }
-  row(out, "Peak per rank", e.total_bytes, "vLLM's own");
-  row(out, "Budget", e.budget_bytes, to_string(budget.source));
+  report_row(out, "Peak per rank", e.total_bytes, "vLLM's own");
+  report_row(out, "Budget", e.budget_bytes, to_string(budget.source));
   for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
   if (!e.layout.groups.empty()) {
     out += fmt::format("KV: {} GPU blocks, page {} x {} layers per block ({} groups); {} tokens\n",
@@ -180,13 +167,8 @@ std::string render_vllm_text(const Model& model, const VllmEstimate& e, const Me
   if (!e.starts) {
     out += fmt::format("\nvLLM WOULD NOT START: no request of {} tokens fits its KV cache\n",
                        s.max_model_len);
-  } else if (e.fits) {
-    out += fmt::format("\nFITS: {} of {} ({} to spare)\n", format_bytes(e.total_bytes),
-                       format_bytes(e.budget_bytes), format_bytes(e.budget_bytes - e.total_bytes));
   } else {
-    out += fmt::format("\nDOES NOT FIT: {} needed, {} available ({} short)\n",
-                       format_bytes(e.total_bytes), format_bytes(e.budget_bytes),
-                       format_bytes(e.total_bytes - e.budget_bytes));
+    out += report_verdict(e.fits, e.total_bytes, e.budget_bytes);
   }
   return out;
 }
