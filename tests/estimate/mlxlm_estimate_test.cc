@@ -34,6 +34,16 @@ MlxLmSettings workload(uint64_t prompt, uint64_t generated, uint64_t step = 2048
   return s;
 }
 
+// One command buffer that never commits (more ops and input elements than
+// a pass has; one buffer in flight): the replay's transient is then the
+// sum of every op's output in the pass, which can be worked by hand from
+// the op list (mlxlm_forward.h). It checks each op's tensor size; the
+// figure under MLX's real limits stays pinned in the tests above it.
+MlxLmSettings never_commits(MlxLmSettings s) {
+  s.buffers = MlxBufferLimits{100000, 1000000, true, 1};
+  return s;
+}
+
 TEST(MlxLmKvCapacity, GrowsInStepsOf256AndTrimsAnUnalignedOffset) {
   EXPECT_EQ(mlxlm_kv_capacity(2048, 2048, 128), 2304u);  // 2048, then + 256 for 2176
   // 62 chunks of 512 (31,744), 444 more (+512 = 32,256), 892 decoded:
@@ -133,11 +143,94 @@ TEST(MlxLmEstimate, SlidingWindowGemma3RotatesItsWindowLayers) {
   EXPECT_EQ(ignored.total_bytes, e.total_bytes);
 }
 
+TEST(MlxLmEstimate, SlidingWindowGemma3TwoChunksWorkedByHand) {
+  // gemma-3-1b-it: 26 layers, hidden 1,152, 4 heads x 256 (q width 1,024),
+  // 1 KV head x 256 (k/v width 256), MLP 6,912, vocabulary 262,144. K + V
+  // per token and layer: 2 x 1 x 256 x 2 B = 1,024 B. sliding_window_pattern
+  // 6: layers 5, 11, 17, 23 global (KVCache), the other 22 on
+  // RotatingKVCache(max_size 512). P = 4,096 in chunks of 2,048, G = 128.
+  const MlxLmSettings s = workload(4096, 128);
+  MlxLmEstimate e = run("gemma3/gemma-3-1b-it", s);
+  EXPECT_EQ(e.kv_layers, 26u);
+  EXPECT_EQ(e.rotating_layers, 22u);
+  EXPECT_EQ(e.recurrent_bytes, 0u);
+  EXPECT_EQ(e.full_chunks, 1u);          // (4,096 - 1) / 2,048
+  EXPECT_EQ(e.last_chunk_tokens, 2048u);  // 4,096 - 2,048
+  // The first chunk: every cache is empty and takes the 2,048 tokens whole
+  // (KVCache: 8 steps of 256; a rotating cache concatenates the chunk).
+  EXPECT_EQ(e.prefill_chunk.kv_bytes, 26ull * 2048 * 1024);  // 54,525,952
+  EXPECT_EQ(e.prefill_chunk.regrow_bytes, 0u);               // nothing to regrow from
+  // Head dim 256 has no fused prompt kernel: the fp32 output 4 x 2,048 x
+  // 256 x 4 = 8,388,608 plus the scores 4 x 2,048 x 2,048 keys x 2 B =
+  // 33,554,432.
+  EXPECT_EQ(e.prefill_chunk.attention_bytes, 8388608u + 33554432u);
+  EXPECT_EQ(e.prefill_chunk.mlp_bytes, 2048ull * 6912 * 2 * 3);  // 84,934,656
+  EXPECT_EQ(e.prefill_chunk.logits_bytes, 0u);  // no LM head before the last chunk
+  // The last chunk: a global cache at offset 2,048 (a multiple of 256, no
+  // trim) concatenates 8 x 256 more: 4,096 slots. A rotating cache keeps
+  // its last 512 - 1 = 511 tokens and appends the chunk: 2,559.
+  // 4 x 4,096 x 1,024 + 22 x 2,559 x 1,024 = 16,777,216 + 57,649,152.
+  EXPECT_EQ(e.last_chunk.kv_bytes, 74426368u);
+  // Every layer replaced a 2,048-slot buffer: 2,048 x 1,024 B.
+  EXPECT_EQ(e.last_chunk.regrow_bytes, 2097152u);
+  // Keys: the global layers see all 4,096: 8,388,608 + 4 x 2,048 x 4,096 x 2.
+  EXPECT_EQ(e.last_chunk.attention_bytes, 8388608u + 67108864u);
+  EXPECT_EQ(e.last_chunk.logits_bytes, 2048ull * 262144 * 2);  // 1,073,741,824
+  // Decode to 4,224 tokens: a global cache grows by 256 from 4,096 to
+  // 4,352; a rotating one is trimmed to its 512 on the first step.
+  // 4 x 4,352 x 1,024 + 22 x 512 x 1,024 = 17,825,792 + 11,534,336.
+  EXPECT_EQ(e.decode.kv_bytes, 29360128u);
+  // The largest old buffer: a global layer's 4,096 slots (a rotating
+  // layer's 2,559 x 1,024 = 2,620,416 is smaller).
+  EXPECT_EQ(e.decode.regrow_bytes, 4096ull * 1024);
+  // One query, 4 heads over 1 KV head (4 <= 32), head dim 256: the fused
+  // vector kernel, its fp32 output 4 x 256 x 4.
+  EXPECT_EQ(e.decode.attention_bytes, 4096u);
+  EXPECT_EQ(e.decode.mlp_bytes, 6912ull * 2 * 3);  // 41,472
+  EXPECT_EQ(e.decode.logits_bytes, 262144ull * 2);  // 524,288
+  EXPECT_EQ(e.kv_capacity_tokens, 4352u);
+
+  // The replay's inputs, by hand. With a buffer that never commits, the
+  // transient is the sum of every op's output. Per layer, t tokens: RMSNorm
+  // h, q qd, k kvd, v kvd, RoPE qd + kvd, merge qd, o_proj h, RMSNorm h,
+  // gate I, up I, down h (the adds, mask, softmax and SwiGLU in place):
+  // 2 B x t x (4h + 3qd + 3kvd + 2I) = 2 x t x (4,608 + 3,072 + 768 +
+  // 13,824 = 22,272); plus the cache writes' old buffer, the scores and
+  // the attention output.
+  // Last chunk, t = 2,048: 91,226,112 + old 2,097,152 + scores 67,108,864
+  // + output 8,388,608 = 168,820,736 a layer, x 26 = 4,389,339,136; then
+  // the final RMSNorm 2,048 x 1,152 x 2 = 4,718,592 and the logits
+  // 1,073,741,824: 5,467,799,552.
+  MlxLmEstimate sum = run("gemma3/gemma-3-1b-it", never_commits(s));
+  EXPECT_EQ(sum.last_chunk.transient_bytes, 5467799552u);
+  // First chunk: 91,226,112 + scores 33,554,432 + output 8,388,608 (no old
+  // buffer) = 133,169,152 x 26; no LM head.
+  EXPECT_EQ(sum.prefill_chunk.transient_bytes, 26ull * 133169152);  // 3,462,397,952
+  // Decode, t = 1: 2 x 22,272 + the fused output 4,096 = 48,640 a layer,
+  // x 26 = 1,264,640; the old buffers 4 x 4,194,304 + 22 x 2,620,416 =
+  // 74,426,368; the final norm 2,304 and the logits 524,288.
+  EXPECT_EQ(sum.decode.transient_bytes, 1264640u + 74426368u + 2304u + 524288u);  // 76,217,600
+  // Under MLX's Max/Ultra limits (50 ops, 50 Mi input elements, 10 buffers
+  // in flight) the last chunk's transient is what the buffers in flight
+  // hold at the LM head: the logits and less than the whole pass. Pinned:
+  // the replay, not worked by hand.
+  EXPECT_GT(e.last_chunk.transient_bytes, 1073741824u);
+  EXPECT_LT(e.last_chunk.transient_bytes, sum.last_chunk.transient_bytes);
+  EXPECT_EQ(e.last_chunk.transient_bytes, 1927282688u);
+  EXPECT_EQ(e.peak_phase, MlxLmPhase::kLastChunk);
+  // Weights 1,000 + KV 74,426,368 + the transient.
+  EXPECT_EQ(e.total_bytes, 1000u + 74426368u + e.last_chunk.transient_bytes);
+}
+
 TEST(MlxLmEstimate, HybridQwen35MoeHasRecurrentStateAndTwoChunks) {
   // Qwen3.5-35B-A3B: 40 layers, one in 4 full attention (10) with 2 KV
-  // heads x 256 (2,048 B per token and layer); 30 gated delta-net layers of
-  // conv 3 x 8,192 x 4 B + 32 x 128 x 128 x 4 B = 2,195,456 B; 8 of 256
-  // experts of 512, hidden 2048, vocabulary 248,320. Batch 2.
+  // heads x 256 (2 x 2 x 256 x 2 B = 2,048 B per token and layer); 30 gated
+  // delta-net layers, each an ArraysCache of the conv state (kernel 4 - 1 =
+  // 3) x conv channels (2 x 16 key heads x 128 + 32 value heads x 128 =
+  // 8,192) at 4 B (the upper bound; mlx-lm keeps it at 2) = 98,304 and the
+  // SSM state 32 value heads x 128 x 128 x 4 B = 2,097,152: 2,195,456 B;
+  // 8 of 256 experts of 512 and a shared expert of 512, hidden 2048, 16
+  // query heads x 256, vocabulary 248,320. Batch 2.
   MlxLmSettings s = workload(4096, 128);
   s.batch = 2;
   MlxLmEstimate e = run("qwen3_5/Qwen3.5-35B-A3B", s);
@@ -159,16 +252,65 @@ TEST(MlxLmEstimate, HybridQwen35MoeHasRecurrentStateAndTwoChunks) {
   EXPECT_EQ(e.peak_phase, MlxLmPhase::kLastChunk);
   // The replay: the logits, the old buffers and what is in flight with them.
   EXPECT_GT(e.last_chunk.transient_bytes, 2034237440ull + 8388608ull);
+  // Pinned: the replay under MLX's Max/Ultra limits (its inputs are worked
+  // by hand below).
+  EXPECT_EQ(e.last_chunk.transient_bytes, 3372679168ull);
   EXPECT_EQ(e.total_bytes, 1000 + 167772160ull + 131727360ull + 3372679168ull);
-  // Decode: 4224 tokens -> 4352 slots.
+  // Decode: 4224 tokens -> 4352 slots (4,096 + 1 x 256); the old buffer is
+  // a full layer's 4,096 slots x 2,048 B x 2 sequences.
   EXPECT_EQ(e.decode.kv_bytes, 2ull * 10 * 4352 * 2048);
-  EXPECT_EQ(e.decode.attention_bytes, 2ull * 16 * 256 * 4);  // the fused vector kernel
+  EXPECT_EQ(e.decode.regrow_bytes, 2ull * 4096 * 2048);               // 16,777,216
+  EXPECT_EQ(e.decode.attention_bytes, 2ull * 16 * 256 * 4);  // the fused vector kernel (8 q per KV head)
+  EXPECT_EQ(e.decode.mlp_bytes, 2 * (8ull * 512 * 2 * 3 + 8ull * 2048 * 2));  // 114,688
+  EXPECT_EQ(e.decode.logits_bytes, 2ull * 248320 * 2);                 // 993,280
+  EXPECT_EQ(e.kv_capacity_tokens, 4352u);
+
+  // The replay's inputs, by hand: one buffer that never commits sums every
+  // op's output. Per token (t = chunk x batch), in bytes: the norm h 2 x
+  // 2,048, q 2 x 4,096, k and v 2 x 512 each: 14,336. A full-attention
+  // layer adds RoPE on q and k (8,192 + 1,024), the merge 8,192, o_proj
+  // 4,096 and the second norm 4,096: 25,600, plus the cache writes' old
+  // buffer, the scores and the output. A delta-net layer adds the mixer
+  // output 8,192, the merge 8,192, o_proj 4,096 and the norm 4,096: 24,576.
+  // SwitchGLU (8 rows a token, sorted at 64 or more rows): router and
+  // softmax 2 x 2 x 256, argpartition 4 x 256 (uint32): 2,048; top-k 8 x
+  // (2 + 4) = 48; the sort 8 x 8 = 64 and the sorted copy 8 x 2,048 x 2 =
+  // 32,768; gate and up 2 x 8 x 512 x 2 = 16,384; down 32,768; the unsort
+  // 32,768; the sum over k 4,096; the shared expert's gate and up 2 x 512
+  // x 2 and down 4,096 = 6,144: 127,088. So a delta-net layer is 166,000 t
+  // and a full one 167,024 t plus its attention terms.
+  MlxLmEstimate sum = run("qwen3_5/Qwen3.5-35B-A3B", never_commits(s));
+  // Last chunk, t = 4,096: 30 x 166,000 x 4,096 = 20,398,080,000; 10 x
+  // (167,024 x 4,096 = 684,130,304 + old 8,388,608 + scores 536,870,912 +
+  // output 67,108,864) = 12,964,986,880; the final norm 4,096 x 2,048 x 2
+  // = 16,777,216; the logits 2,034,237,440.
+  EXPECT_EQ(sum.last_chunk.transient_bytes, 35414081536ull);
+  // First chunk: no old buffer, scores over 2,048 keys (268,435,456):
+  // 20,398,080,000 + 10 x (684,130,304 + 268,435,456 + 67,108,864); no LM
+  // head.
+  EXPECT_EQ(sum.prefill_chunk.transient_bytes, 30594826240ull);
+  // Decode, t = 2: 16 routed rows, under 64, are not sorted (no sort, copy
+  // or unsort: 61,488 a token for the MoE). Delta-net 30 x 100,400 x 2 =
+  // 6,024,000; full 10 x (101,424 x 2 + the fused output 32,768 + the old
+  // buffer 16,777,216) = 170,128,320; the norm 8,192; the logits 993,280.
+  EXPECT_EQ(sum.decode.transient_bytes, 177153792u);
+
+  // --kv-bits 4: 1,024 elements a token and layer pack to 512 B, plus 16
+  // groups of 64 x (scale + bias) x 2 B = 64: 576 B; the same 4,352 slots
+  // at the end. The recurrent state is not quantized.
+  MlxLmSettings q = s;
+  q.kv_bits = 4;
+  MlxLmEstimate quant = run("qwen3_5/Qwen3.5-35B-A3B", q);
+  EXPECT_EQ(quant.decode.kv_bytes, 2ull * 10 * 4352 * 576);
+  EXPECT_EQ(quant.recurrent_bytes, 131727360u);
 }
 
 TEST(MlxLmEstimate, MlaDeepSeekV3CachesTheLatent) {
-  // DeepSeek-V3: 61 layers of 512 latent + 64 rope = 576 elements, 1,152 B
-  // per token and layer; 128 heads; 8 of 256 experts of 2048 (the 3 dense
-  // layers' 18,432 are narrower per token), hidden 7168.
+  // DeepSeek-V3: 61 layers; mlx-lm's deepseek_v3 caches the normed latent
+  // (kv_lora_rank 512) as keys and the roped k_pe (qk_rope_head_dim 64) as
+  // values of one KVCache: 576 elements x 2 B = 1,152 B per token and
+  // layer; 128 heads; 8 of 256 experts of 2048 (the 3 dense layers'
+  // 18,432 are narrower per token), hidden 7168. P = 512: one chunk.
   MlxLmEstimate e = run("deepseek_v3/DeepSeek-V3", workload(512, 128));
   EXPECT_EQ(e.last_chunk.kv_bytes, 61ull * 512 * 1152);  // 35,979,264
   // Rope scores 128 x 512 x 512 x 2, and K and V expanded: 128 x 512 x 128 x 2 x 2.
@@ -177,8 +319,67 @@ TEST(MlxLmEstimate, MlaDeepSeekV3CachesTheLatent) {
   EXPECT_EQ(e.last_chunk.mlp_bytes, 512ull * 8 * 2048 * 2 * 3 + 512ull * 8 * 7168 * 2);
   EXPECT_EQ(e.last_chunk.logits_bytes, 512ull * 129280 * 2);  // 132,382,720
   EXPECT_GT(e.last_chunk.transient_bytes, 132382720ull);  // the logits and more in flight
+  EXPECT_EQ(e.last_chunk.regrow_bytes, 0u);
+  EXPECT_EQ(e.kv_layers, 61u);
+  EXPECT_EQ(e.rotating_layers, 0u);
+  EXPECT_EQ(e.recurrent_bytes, 0u);
+  // Pinned: the replay under MLX's Max/Ultra limits (inputs by hand below):
+  // 1,602,782,184 - 1,000 - 35,979,264.
+  EXPECT_EQ(e.last_chunk.transient_bytes, 1566801920u);
   EXPECT_EQ(e.total_bytes, 1602782184u);
-  EXPECT_EQ(e.decode.kv_bytes, 61ull * 768 * 1152);
+  // Decode to 640 tokens: the latent KVCache grows by 256 from 512 to 768;
+  // the old buffer is one layer's 512 x 1,152 B.
+  EXPECT_EQ(e.decode.kv_bytes, 61ull * 768 * 1152);  // 53,968,896
+  EXPECT_EQ(e.decode.regrow_bytes, 512ull * 1152);   // 589,824
+  // One query over 640 keys: rope scores 128 x 640 x 2 = 163,840 and the
+  // expansion 128 x 640 x 128 x 2 x 2 = 41,943,040 (memfit prices the
+  // prompt's expansion here too; mlx-lm's one-token step attends in the
+  // latent space, so this term is high at decode).
+  EXPECT_EQ(e.decode.attention_bytes, 163840u + 41943040u);
+  EXPECT_EQ(e.decode.mlp_bytes, 8ull * 2048 * 2 * 3 + 8ull * 7168 * 2);  // 212,992
+  EXPECT_EQ(e.decode.logits_bytes, 129280ull * 2);
+  EXPECT_EQ(e.kv_capacity_tokens, 768u);
+
+  // The replay's inputs, by hand (one buffer that never commits). The op
+  // list prices an MLA layer's projections at the config's 128 heads x
+  // hidden / heads = 56 (q, k and v 7,168 wide; mlx-lm's q_a / q_b and
+  // kv_a projections differ: modelled) and every layer's MLP as SwitchGLU
+  // (the 3 dense layers too). Per token, in bytes: norm, q, k, v, RoPE q
+  // and k, merge, o_proj and norm, 9 x 7,168 x 2 = 129,024; SwitchGLU:
+  // router, softmax and argpartition 8 x 256 = 2,048, top-k 48, sort 64,
+  // the sorted copy 8 x 7,168 x 2 = 114,688, gate and up 2 x 8 x 2,048 x 2
+  // = 65,536, down 114,688, the unsort 114,688, the sum 14,336, the shared
+  // expert 2 x 2,048 x 2 + 14,336 = 22,528: 448,624. A layer: 577,648 t
+  // plus the MLA attention (and the cache writes' old buffer).
+  MlxLmEstimate sum = run("deepseek_v3/DeepSeek-V3", never_commits(workload(512, 128)));
+  // t = 512: 61 x (577,648 x 512 = 295,755,776 + 100,663,296) =
+  // 24,181,563,392; the final norm 512 x 7,168 x 2 = 7,340,032; the
+  // logits 132,382,720.
+  EXPECT_EQ(sum.last_chunk.transient_bytes, 24321286144ull);
+  // Decode, t = 1: 8 rows are not sorted (448,624 - 64 - 2 x 114,688 =
+  // 219,184): 61 x (129,024 + 219,184 + 42,106,880 + the old 589,824) =
+  // 2,625,739,632; the norm 14,336; the logits 258,560.
+  EXPECT_EQ(sum.decode.transient_bytes, 2626012528ull);
+
+  // Two chunks of 2,048: the latent cache 2,048 then 4,096 slots; the last
+  // chunk regrows from a 2,048-slot buffer, and attends over 4,096 keys.
+  MlxLmEstimate two = run("deepseek_v3/DeepSeek-V3", workload(4096, 128));
+  EXPECT_EQ(two.full_chunks, 1u);
+  EXPECT_EQ(two.prefill_chunk.kv_bytes, 61ull * 2048 * 1152);  // 143,917,056
+  EXPECT_EQ(two.last_chunk.kv_bytes, 61ull * 4096 * 1152);     // 287,834,112
+  EXPECT_EQ(two.last_chunk.regrow_bytes, 2048ull * 1152);      // 2,359,296
+  // 128 x 2,048 x 2,048 x 2 + 128 x 2,048 x 128 x 2 x 2 = 1,207,959,552.
+  EXPECT_EQ(two.prefill_chunk.attention_bytes, 1207959552u);
+  // 128 x 2,048 x 4,096 x 2 + 128 x 4,096 x 128 x 2 x 2 = 2,415,919,104.
+  EXPECT_EQ(two.last_chunk.attention_bytes, 2415919104u);
+  EXPECT_EQ(two.last_chunk.logits_bytes, 2048ull * 129280 * 2);  // 529,530,880
+  EXPECT_EQ(two.decode.kv_bytes, 61ull * 4352 * 1152);          // 4,224 -> 4,352 slots
+  MlxLmEstimate two_sum = run("deepseek_v3/DeepSeek-V3", never_commits(workload(4096, 128)));
+  // 61 x (577,648 x 2,048 + 1,207,959,552) = 145,849,942,016.
+  EXPECT_EQ(two_sum.prefill_chunk.transient_bytes, 145849942016ull);
+  // 61 x (577,648 x 2,048 + 2,415,919,104 + 2,359,296) + 2,048 x 7,168 x 2
+  // + 529,530,880 = 220,238,282,752.
+  EXPECT_EQ(two_sum.last_chunk.transient_bytes, 220238282752ull);
 }
 
 TEST(MlxLmEstimate, UsageErrorsNameTheirField) {

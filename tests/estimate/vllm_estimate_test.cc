@@ -1,7 +1,8 @@
 // estimate_vllm(): vLLM's per-rank weights and KV cache capacity rules
 // (docs/engine-vllm.md) worked by hand on real corpus configs: a dense GQA
-// model, an MoE under TP 4, a hybrid gated-delta-net model (Qwen3.5), a
-// sliding-window model (Gemma 2) and an MLA model (DeepSeek-V3).
+// model, an MoE under TP 4, a hybrid gated-delta-net model (Qwen3.5, fp8
+// and 16-bit, TP 1 and 2), sliding-window models (Gemma 2, Gemma 3) and an
+// MLA model (DeepSeek-V3).
 #include <gtest/gtest.h>
 
 #include "memfit/vllm.h"
@@ -160,8 +161,172 @@ TEST(VllmKv, MlaCachesTheLatentWholeOnEveryRank) {
   EXPECT_EQ(e.layout.page_size_bytes, 18432u);
   EXPECT_EQ(e.layout.bytes_per_block, 1124352u);
   EXPECT_EQ(e.num_blocks, 9549u);
-  EXPECT_EQ(e.kv_tokens, 152784u);
+  EXPECT_EQ(e.kv_tokens, 152784u);  // 9,549 x 16
   EXPECT_DOUBLE_EQ(e.max_concurrency, 9549.0 / 2048.0);
+  // One group of all 61 layers; cdiv(32,768, 16) = 2,048 blocks a request.
+  EXPECT_EQ(e.layout.group_size, 61u);
+  ASSERT_EQ(e.layout.groups.size(), 1u);
+  EXPECT_EQ(e.layout.groups[0].kind, VllmSpecKind::kMla);
+  EXPECT_EQ(e.layout.blocks_per_request, 2048u);
+  EXPECT_EQ(e.max_num_seqs_fit, 4u);
+  // Every block to one request: 9,549 x 16 = 152,784 tokens (under the
+  // config's 163,840).
+  EXPECT_EQ(e.max_model_len_fit, 152784u);
+  // 256 requests: (2,048 x 256 + 1) x 1,124,352 = 589,485,385,728.
+  EXPECT_EQ(e.kv_cache_memory_for_seqs, 589485385728ull);
+  // The latent is not split by TP: the same page at TP 1.
+  s.tensor_parallel = 1;
+  EXPECT_EQ(run(corpus_model("deepseek_v3/DeepSeek-V3"), s).layout.page_size_bytes, 18432u);
+}
+
+TEST(VllmKv, HybridQwen35At16BitsUnderTp2HalvesTheStateAndTheHeads) {
+  // Qwen3.5-35B-A3B as above, 16-bit KV, TP 2. Attention: max(1, 2 / 2) =
+  // 1 KV head x 256 x 2 (K, V) x 2 B = 1,024 B per token. Mamba state per
+  // rank: the conv channels and the value heads split by TP,
+  // ceil(2,146,304 / 2) = 1,073,152 B. Block size: 16 x cdiv(1,073,152,
+  // 16 x 1,024) = 16 x 66 = 1,056 tokens (65.5 rounded up); page 1,056 x
+  // 1,024 = 1,081,344 B, the Mamba page padded to it. Groups of 10 layers
+  // (30 is not under 1.5 x 10): 1 attention + 3 Mamba groups, a block
+  // 10 x 1,081,344 = 10,813,440 B.
+  // 4 GiB given: 4,294,967,296 // 10,813,440 = 397 blocks. A 131,072-token
+  // request: cdiv(131,072, 1,056) = 125 attention blocks + 3 x 1 Mamba
+  // blocks = 128; 397 / 128 = 3.10x; tokens 397 x 131,072 / 128 = 406,528.
+  VllmSettings s;
+  s.tensor_parallel = 2;
+  s.max_model_len = 131072;
+  s.max_num_seqs = 4;
+  s.kv_cache_memory = 4 * kGiB;
+  VllmEstimate e = run(corpus_model("qwen3_5/Qwen3.5-35B-A3B"), s);
+  EXPECT_EQ(e.layout.mamba_state_bytes, 1073152u);
+  EXPECT_EQ(e.layout.attention_block_size, 1056u);
+  EXPECT_EQ(e.layout.page_size_bytes, 1081344u);
+  EXPECT_EQ(e.layout.group_size, 10u);
+  ASSERT_EQ(e.layout.groups.size(), 4u);
+  EXPECT_EQ(e.layout.groups[0].kind, VllmSpecKind::kMamba);  // layer 0 is linear attention
+  EXPECT_EQ(e.layout.groups[0].layers, 10u);
+  EXPECT_EQ(e.layout.groups[0].blocks_per_request, 1u);
+  EXPECT_EQ(e.layout.groups[3].kind, VllmSpecKind::kFullAttention);
+  EXPECT_EQ(e.layout.groups[3].block_size, 1056u);
+  EXPECT_EQ(e.layout.groups[3].blocks_per_request, 125u);
+  EXPECT_EQ(e.layout.bytes_per_block, 10813440u);
+  EXPECT_EQ(e.num_blocks, 397u);
+  EXPECT_EQ(e.layout.blocks_per_request, 128u);
+  EXPECT_DOUBLE_EQ(e.max_concurrency, 397.0 / 128.0);
+  EXPECT_EQ(e.kv_tokens, 406528u);
+  EXPECT_EQ(e.max_num_seqs_fit, 3u);
+  // 4 requests: (128 x 4 + 1 null block) x 10,813,440 = 5,547,294,720.
+  EXPECT_EQ(e.kv_cache_memory_for_seqs, 5547294720u);
+  // Weights without a tensor list at TP 1: the checkpoint whole (here
+  // 71,903,645,696 B) plus the rope cache, 262,144 positions x head dim 256 x 2 B = 134,217,728.
+  s.tensor_parallel = 1;
+  VllmEstimate one = run(corpus_model("qwen3_5/Qwen3.5-35B-A3B", 71903645696ull), s);
+  EXPECT_EQ(one.weights.rope_cache_bytes, 134217728u);
+  EXPECT_EQ(one.weights.bytes, 71903645696ull + 134217728u);
+}
+
+TEST(VllmKv, SlidingWindowGemma3SplitsItsLayersIntoGroupsOfTheGlobalCount) {
+  // gemma-3-1b-it: 26 layers, 1 KV head x 256: page 2 x 16 x 1 x 256 x 2 B
+  // = 16,384 B for the 22 sliding (window 512) and the 4 full layers alike.
+  // Two kinds: groups of min(22, 4) = 4 layers (22 is not under 1.5 x 4);
+  // sliding cdiv(22, 4) = 6 groups (4, 4, 4, 4, 3, 3), full 1 group of 4:
+  // 7 groups; a block costs 4 x 16,384 = 65,536 B (4 tensors allocated).
+  // 1 GiB given: 1,073,741,824 // 65,536 = 16,384 blocks; tokens 16,384 //
+  // 7 = 2,340 x 16 = 37,440.
+  // max_model_len from the config, 32,768, with 8,192 batched tokens: full
+  // cdiv(32,768, 16) = 2,048; each sliding group cdiv(min(511 + 8,192,
+  // 32,768), 16) + 1 = cdiv(8,703, 16) + 1 = 545, x 6 = 3,270: 5,318 blocks
+  // a request; 16,384 / 5,318 = 3.08x.
+  VllmSettings s;
+  s.kv_cache_memory = kGiB;
+  VllmEstimate e = run(corpus_model("gemma3/gemma-3-1b-it"), s);
+  EXPECT_EQ(e.settings.max_model_len, 32768u);
+  EXPECT_EQ(e.layout.page_size_bytes, 16384u);
+  EXPECT_EQ(e.layout.attention_block_size, 16u);
+  EXPECT_EQ(e.layout.group_size, 4u);
+  ASSERT_EQ(e.layout.groups.size(), 7u);
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(e.layout.groups[i].kind, VllmSpecKind::kSlidingWindow);
+    EXPECT_EQ(e.layout.groups[i].window, 512u);
+    EXPECT_EQ(e.layout.groups[i].layers, i < 4 ? 4u : 3u);
+    EXPECT_EQ(e.layout.groups[i].blocks_per_request, 545u);
+  }
+  EXPECT_EQ(e.layout.groups[6].kind, VllmSpecKind::kFullAttention);
+  EXPECT_EQ(e.layout.groups[6].blocks_per_request, 2048u);
+  EXPECT_EQ(e.layout.bytes_per_block, 65536u);
+  EXPECT_EQ(e.num_blocks, 16384u);
+  EXPECT_EQ(e.kv_tokens, 37440u);
+  EXPECT_EQ(e.layout.blocks_per_request, 5318u);
+  EXPECT_DOUBLE_EQ(e.max_concurrency, 16384.0 / 5318.0);
+  EXPECT_EQ(e.max_num_seqs_fit, 3u);
+  // 256 requests: (5,318 x 256 + 1) x 65,536 = 89,221,300,224.
+  EXPECT_EQ(e.kv_cache_memory_for_seqs, 89221300224ull);
+  // The longest request the blocks hold: past 8,703 tokens a request needs
+  // cdiv(L, 16) + 3,270 blocks, so up to 13,114 x 16 = 209,824 tokens; the
+  // search stops at the config's 32,768.
+  EXPECT_EQ(e.max_model_len_fit, 32768u);
+}
+
+TEST(VllmWeights, Gemma3OneKvHeadStaysWholeOnEveryRank) {
+  // gemma-3-1b-it tensors at TP 2 (bf16): q [1,024, 1,152] 2,359,296 B
+  // split in two; k and v [256, 1,152] 589,824 B each, the one KV head
+  // kept whole on both ranks (max(1, 1 / 2)); o [1,152, 1,024] split;
+  // the tied embedding's 262,144 rows (4,096 x 64) split: 131,072 x 1,152
+  // x 2 = 301,989,888; a norm whole. Rope cache 32,768 x 256 x 2 B =
+  // 16,777,216.
+  Model m = corpus_model("gemma3/gemma-3-1b-it");
+  const std::vector<SafetensorsTensor> tensors = {
+      {"model.layers.0.self_attn.q_proj.weight", "BF16", {1024, 1152}, 1024ull * 1152 * 2},
+      {"model.layers.0.self_attn.k_proj.weight", "BF16", {256, 1152}, 256ull * 1152 * 2},
+      {"model.layers.0.self_attn.v_proj.weight", "BF16", {256, 1152}, 256ull * 1152 * 2},
+      {"model.layers.0.self_attn.o_proj.weight", "BF16", {1152, 1024}, 1152ull * 1024 * 2},
+      {"model.layers.0.input_layernorm.weight", "BF16", {1152}, 1152ull * 2},
+      {"model.embed_tokens.weight", "BF16", {262144, 1152}, 262144ull * 1152 * 2},
+  };
+  Result<VllmWeights> w = vllm_rank_weights(m, tensors, 2);
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->rope_cache_bytes, 16777216u);
+  // 1,179,648 + 589,824 x 2 + 1,179,648 + 2,304 + 301,989,888 + 16,777,216.
+  EXPECT_EQ(w->bytes, 1179648ull + 2 * 589824ull + 1179648ull + 2304ull + 301989888ull + 16777216ull);
+}
+
+TEST(VllmWeights, MlaDownProjectionsStayWholeUnderTp8) {
+  // DeepSeek-V3's FP8 tensors of one MoE layer at TP 8 (1 B a weight):
+  // q_a_proj [1,536, 7,168] 11,010,048 B and kv_a_proj_with_mqa [576,
+  // 7,168] 4,128,768 B are ReplicatedLinear: whole; q_b_proj [24,576,
+  // 1,536] 37,748,736 -> 4,718,592 and kv_b_proj [32,768, 512] 16,777,216
+  // -> 2,097,152 are column-parallel; o_proj [7,168, 16,384] 117,440,512 ->
+  // 14,680,064 row-parallel; the router (gate [256, 7,168] bf16, 3,670,016)
+  // and its e_score_correction_bias [256] f32 (1,024) whole; one expert's
+  // gate_proj and down_proj [2,048, 7,168] 14,680,064 -> 1,835,008 each;
+  // q_b_proj's block scales [192, 12] f32 9,216 -> 1,152; the norms whole
+  // (7,168 x 2 + 512 x 2). The embedding's 129,280 rows (2,020 x 64) ->
+  // 16,160 a rank x 7,168 x 2 = 231,669,760. Rope cache: 163,840 positions
+  // x hidden / heads 56 x 2 B = 18,350,080 (modelled: vLLM's MLA rotary is
+  // qk_rope_head_dim 64 wide).
+  Model m = corpus_model("deepseek_v3/DeepSeek-V3");
+  const std::string a = "model.layers.3.self_attn.";
+  const std::string f = "model.layers.3.mlp.";
+  const std::vector<SafetensorsTensor> tensors = {
+      {a + "q_a_proj.weight", "F8_E4M3", {1536, 7168}, 1536ull * 7168},
+      {a + "kv_a_proj_with_mqa.weight", "F8_E4M3", {576, 7168}, 576ull * 7168},
+      {a + "q_b_proj.weight", "F8_E4M3", {24576, 1536}, 24576ull * 1536},
+      {a + "q_b_proj.weight_scale_inv", "F32", {192, 12}, 192ull * 12 * 4},
+      {a + "kv_b_proj.weight", "F8_E4M3", {32768, 512}, 32768ull * 512},
+      {a + "o_proj.weight", "F8_E4M3", {7168, 16384}, 7168ull * 16384},
+      {a + "kv_a_layernorm.weight", "BF16", {512}, 512ull * 2},
+      {f + "gate.weight", "BF16", {256, 7168}, 256ull * 7168 * 2},
+      {f + "gate.e_score_correction_bias", "F32", {256}, 256ull * 4},
+      {f + "experts.0.gate_proj.weight", "F8_E4M3", {2048, 7168}, 2048ull * 7168},
+      {f + "experts.0.down_proj.weight", "F8_E4M3", {7168, 2048}, 7168ull * 2048},
+      {"model.layers.3.input_layernorm.weight", "BF16", {7168}, 7168ull * 2},
+      {"model.embed_tokens.weight", "BF16", {129280, 7168}, 129280ull * 7168 * 2},
+  };
+  Result<VllmWeights> w = vllm_rank_weights(m, tensors, 8);
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->rope_cache_bytes, 18350080u);
+  EXPECT_EQ(w->bytes, 11010048ull + 4128768ull + 4718592ull + 1152ull + 2097152ull + 14680064ull +
+                          1024ull + 3670016ull + 1024ull + 2 * 1835008ull + 14336ull +
+                          231669760ull + 18350080ull);
 }
 
 TEST(VllmEstimate, UtilizationSizesTheKvCacheFromWhatIsLeft) {
