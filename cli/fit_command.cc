@@ -162,6 +162,12 @@ void run_fit(const FitOptions& o, int& exit_code) {
     return;
   }
   if (c->engine == Engine::kVllm) {
+    // The request was prepared without -c: refuse it as prepare() would.
+    if (request->llamacpp.ctx_size) {
+      exit_code = report_error(
+          Error::usage("ctx_size", "is a llama.cpp setting: give engine llamacpp"));
+      return;
+    }
     run_vllm_fit(o, *request, *c, exit_code);
     return;
   }

@@ -136,6 +136,11 @@ TEST(VllmCli, FitRefusesOtherEnginesSolvesWithOneLine) {
                           k80GiB);
   EXPECT_EQ(given.exit_code, 2);
   EXPECT_EQ(given.err, "memfit: --max-model-len: is what solving max-model-len finds: leave it out\n");
+  auto ctx = run_memfit({"fit", "-m", k8B, "--engine", "vllm", "--solve", "max-model-len", "-c", "4096",
+                         "--kv-cache-memory", "2GiB"},
+                        k80GiB);
+  EXPECT_EQ(ctx.exit_code, 2);
+  EXPECT_EQ(ctx.err, "memfit: --ctx-size: is a llama.cpp setting: give engine llamacpp\n");
   auto plan = run_memfit({"fit", "-m", k8B, "--solve", "max-tokens", "--tensor-parallel", "2"}, k80GiB);
   EXPECT_EQ(plan.exit_code, 2);
   EXPECT_NE(plan.err.find("fit solves for one device"), std::string::npos) << plan.err;
