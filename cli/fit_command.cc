@@ -190,8 +190,9 @@ void run_fit(const FitOptions& o, int& exit_code) {
 
 void add_fit_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<FitOptions>();
-  CLI::App* fit = app.add_subcommand("fit", "solve for the largest context, batch or slot count that fits (vllm: the largest "
-      "--max-model-len or --max-num-seqs it starts with)");
+  CLI::App* fit = app.add_subcommand(
+      "fit", "solve for the largest context, batch or slot count that fits (vllm: the largest "
+             "--max-model-len or --max-num-seqs it starts with)");
   add_model_options(*fit, options->estimate);
   add_request_options(*fit, options->estimate);
   add_llamacpp_options(*fit, options->estimate);

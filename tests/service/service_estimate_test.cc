@@ -119,6 +119,15 @@ TEST(ServiceEstimate, VllmEngineAndItsFields) {
   EXPECT_EQ(f["report"]["vllm"]["num_gpu_blocks"], 409);
   EXPECT_EQ(f["flags"][0], "--max-model-len");
   EXPECT_EQ(f["flags"][1], "6544");
+  // No context curve under vllm.
+  HttpResponse curve = service->handle(
+      "POST", "/v1/fit",
+      json{{"model", kExampleModel}, {"engine", "vllm"}, {"kv_cache_memory", "1GiB"},
+           {"curve_tokens", {2048}}}
+          .dump());
+  EXPECT_EQ(curve.status, 400) << curve.body;
+  EXPECT_EQ(error_message(curve), "curve_tokens: is a context curve of the mlxcel and llamacpp "
+                                  "engines; vllm's fit has none");
   // Under mlxcel the vLLM solves are refused with one line.
   HttpResponse refused = service->handle(
       "POST", "/v1/fit", json{{"model", kExampleModel}, {"solve", "max-num-seqs"}}.dump());
