@@ -1,7 +1,8 @@
 // memfit fit --solve ...: the largest value that fits the budget, for each
 // KV width (mlxcel: max-tokens, batch or slots) or cache type (llamacpp:
-// ctx-size or parallel, llamacpp_fit.h), with the full report at the
-// answer for the width asked.
+// ctx-size or parallel, llamacpp_fit.h), or the largest --max-model-len or
+// --max-num-seqs vLLM starts with (vllm: vllm_fit.h), with the full report
+// at the answer.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "memfit/report.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/solver.h"
+#include "memfit/vllm_fit.h"
 
 namespace memfit::cli {
 namespace {
@@ -54,7 +56,34 @@ void run_llamacpp_fit(const FitOptions& o, const EstimateRequest& request,
   exit_code = kExitOk;
 }
 
+void run_vllm_fit(const FitOptions& o, const EstimateRequest& request, const PreparedRequest& c,
+                  int& exit_code) {
+  Result<VllmSolveFor> what = parse_vllm_solve(o.solve);
+  if (!what) {
+    exit_code = report_error(what.error());
+    return;
+  }
+  Result<VllmFit> fit = fit_vllm(*what, request, c);
+  if (!fit) {
+    exit_code = report_error(fit.error());
+    return;
+  }
+  print_warnings(c.warnings);
+  const std::string out =
+      o.estimate.json ? vllm_fit_to_json(c, *fit).dump(2, ' ', false,
+                                                        nlohmann::json::error_handler_t::replace) +
+                            "\n"
+                      : render_vllm_fit_text(c, *fit);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  exit_code = kExitOk;
+}
+
 void run_mlxcel_fit(const FitOptions& o, const PreparedRequest& c, int& exit_code) {
+  if (o.solve == "max-model-len" || o.solve == "max-num-seqs") {
+    exit_code = report_error(Error::usage(
+        "solve", o.solve + " is a vllm solve; mlxcel solves max-tokens, batch or slots"));
+    return;
+  }
   if (o.solve == "ctx-size" || o.solve == "parallel" || o.solve == "gpu-layers" ||
       o.solve == "n-cpu-moe") {
     exit_code = report_error(Error::usage(
@@ -133,7 +162,20 @@ void run_fit(const FitOptions& o, int& exit_code) {
     return;
   }
   if (c->engine == Engine::kVllm) {
-    exit_code = report_error(vllm_not_supported("fit"));
+    // The request was prepared without -c: refuse it as prepare() would.
+    if (request->llamacpp.ctx_size) {
+      exit_code = report_error(
+          Error::usage("ctx_size", "is a llama.cpp setting: give engine llamacpp"));
+      return;
+    }
+    run_vllm_fit(o, *request, *c, exit_code);
+    return;
+  }
+  // Tensor parallelism is a vLLM setting here: the other engines' solvers
+  // answer for one device.
+  if (wants_parallel_plan(request->parallel)) {
+    exit_code = report_error(Error::usage(
+        "fit solves for one device under mlxcel and llamacpp; a per-rank plan is inspect's"));
     return;
   }
   if (c->engine == Engine::kLlamaCpp) {
@@ -148,16 +190,21 @@ void run_fit(const FitOptions& o, int& exit_code) {
 
 void add_fit_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<FitOptions>();
-  CLI::App* fit = app.add_subcommand("fit", "solve for the largest context, batch or slot count that fits");
+  CLI::App* fit = app.add_subcommand(
+      "fit", "solve for the largest context, batch or slot count that fits (vllm: the largest "
+             "--max-model-len or --max-num-seqs it starts with)");
   add_model_options(*fit, options->estimate);
   add_request_options(*fit, options->estimate);
   add_llamacpp_options(*fit, options->estimate);
+  add_parallel_options(*fit, options->estimate);
+  add_vllm_options(*fit, options->estimate);
   fit->add_option("--solve", options->solve,
                   "mlxcel: max-tokens, batch or slots; llamacpp: ctx-size (max-tokens), "
-                  "parallel (slots), gpu-layers or n-cpu-moe")
+                  "parallel (slots), gpu-layers or n-cpu-moe; vllm: max-model-len (max-tokens) "
+                  "or max-num-seqs (batch)")
       ->required()
       ->check(CLI::IsMember({"max-tokens", "batch", "slots", "ctx-size", "parallel", "gpu-layers",
-                             "n-cpu-moe"}));
+                             "n-cpu-moe", "max-model-len", "max-num-seqs"}));
   fit->get_option("--ctx-size")
       ->description("total context: split among the slots (mlxcel --solve slots, 0 = 8192 per "
                     "slot) or llama.cpp's (llamacpp --solve parallel, 0 = the training context)");

@@ -18,6 +18,7 @@
 
 #include <span>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,14 @@
 #include "memfit/warning.h"
 
 namespace memfit {
+
+// The flags of `vllm serve` for `e`'s settings, one argv word each
+// ("--max-model-len", "4096", ...): the tensor parallelism when not 1,
+// --max-model-len, --max-num-seqs, --max-num-batched-tokens, the block
+// size, KV dtype and --enforce-eager when not the default, then
+// --kv-cache-memory-bytes (`kv_cache_memory`, else the KV memory given) or
+// --gpu-memory-utilization.
+std::vector<std::string> vllm_serve_flags(const VllmEstimate& e, uint64_t kv_cache_memory = 0);
 
 // The `vllm serve` line for `e`'s settings; with `kv_cache_memory`, the KV
 // cache pinned to it (--kv-cache-memory-bytes) instead of the utilization.

@@ -39,22 +39,33 @@ std::string weights_note(const Model& model, const VllmEstimate& e) {
 
 }  // namespace
 
-std::string vllm_serve_command(const std::string& model, const VllmEstimate& e, uint64_t kv_memory) {
+std::vector<std::string> vllm_serve_flags(const VllmEstimate& e, uint64_t kv_memory) {
   const VllmSettings& s = e.settings;
-  std::string line = fmt::format("vllm serve {}", escape_untrusted(model, model.size()));
-  if (s.tensor_parallel != 1) line += fmt::format(" --tensor-parallel-size {}", s.tensor_parallel);
-  line += fmt::format(" --max-model-len {} --max-num-seqs {} --max-num-batched-tokens {}",
-                      s.max_model_len, s.max_num_seqs, s.max_num_batched_tokens);
-  if (s.block_size != 16) line += fmt::format(" --block-size {}", s.block_size);
-  if (s.kv_cache_fp8) line += " --kv-cache-dtype fp8";
-  if (s.enforce_eager) line += " --enforce-eager";
+  std::vector<std::string> flags;
+  auto add = [&flags](std::string flag, std::string value = "") {
+    flags.push_back(std::move(flag));
+    if (!value.empty()) flags.push_back(std::move(value));
+  };
+  if (s.tensor_parallel != 1) add("--tensor-parallel-size", std::to_string(s.tensor_parallel));
+  add("--max-model-len", std::to_string(s.max_model_len));
+  add("--max-num-seqs", std::to_string(s.max_num_seqs));
+  add("--max-num-batched-tokens", std::to_string(s.max_num_batched_tokens));
+  if (s.block_size != 16) add("--block-size", std::to_string(s.block_size));
+  if (s.kv_cache_fp8) add("--kv-cache-dtype", "fp8");
+  if (s.enforce_eager) add("--enforce-eager");
   if (kv_memory != 0) {
-    line += fmt::format(" --kv-cache-memory-bytes {}", kv_memory);
+    add("--kv-cache-memory-bytes", std::to_string(kv_memory));
   } else if (s.kv_cache_memory) {
-    line += fmt::format(" --kv-cache-memory-bytes {}", *s.kv_cache_memory);
+    add("--kv-cache-memory-bytes", std::to_string(*s.kv_cache_memory));
   } else {
-    line += fmt::format(" --gpu-memory-utilization {}", s.gpu_memory_utilization);
+    add("--gpu-memory-utilization", fmt::format("{}", s.gpu_memory_utilization));
   }
+  return flags;
+}
+
+std::string vllm_serve_command(const std::string& model, const VllmEstimate& e, uint64_t kv_memory) {
+  std::string line = fmt::format("vllm serve {}", escape_untrusted(model, model.size()));
+  for (const std::string& flag : vllm_serve_flags(e, kv_memory)) line += " " + flag;
   return line;
 }
 

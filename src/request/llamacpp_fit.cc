@@ -18,6 +18,9 @@ Result<LlamaCppSolveFor> parse_llamacpp_solve(std::string_view text) {
   if (text == "batch") {
     return Error::usage("solve", fmt::format("batch is an mlxcel solve; {}", what));
   }
+  if (text == "max-model-len" || text == "max-num-seqs") {
+    return Error::usage("solve", fmt::format("{} is a vllm solve; {}", text, what));
+  }
   return Error::usage("solve", fmt::format("{}: {}", quote_untrusted(text), what));
 }
 

@@ -21,10 +21,15 @@
 // "model" in front; with curve_tokens (solve ctx-size only) each
 // by_cache_type row gets "curve": [{"ctx_size", "total_bytes", "fits"}],
 // the estimate at that --ctx-size with K and V of the row's type.
+//
+// A vllm request (engine "vllm") is answered with `memfit fit --engine vllm
+// --json`'s object (vllm_fit.h) with "model" in front; solve is
+// "max-model-len" (the default) or "max-num-seqs"; curve_tokens is refused.
 #include "memfit/llamacpp_fit.h"
 #include "memfit/request.h"
 #include "memfit/solver.h"
 #include "memfit/untrusted_text.h"
+#include "memfit/vllm_fit.h"
 #include "service/request_parser.h"
 #include "service/service_context.h"
 #include "service/service_state.h"
@@ -65,12 +70,27 @@ HttpResponse handle_llamacpp_fit(const FitRequest& request, const PreparedReques
   return json_response(200, out);
 }
 
+HttpResponse handle_vllm_fit(const FitRequest& request, const PreparedRequest& p) {
+  Result<VllmSolveFor> what = parse_vllm_solve(request.solve.value_or("max-model-len"));
+  if (!what.ok()) return error_response(api_error_of(what.error()));
+  if (request.curve_given) {
+    return error_response(api_error_of(Error::usage(
+        "curve_tokens", "is a context curve of the mlxcel and llamacpp engines; vllm's fit has none")));
+  }
+  Result<VllmFit> fit = fit_vllm(*what, request.request, p);
+  if (!fit.ok()) return error_response(api_error_of(fit.error()));
+  Json answer = vllm_fit_to_json(p, *fit);
+  Json out = {{"model", request.request.model}};
+  for (auto& [key, value] : answer.items()) out[key] = std::move(value);
+  return json_response(200, out);
+}
+
 // The fields only a llamacpp /v1/fit reads.
 Status check_mlxcel_fit(const FitRequest& request) {
   const EstimateRequest& r = request.request;
   if (request.solve && *request.solve != "max-tokens") {
     return Error::usage("solve", "/v1/fit solves max-tokens under mlxcel; ctx-size and parallel "
-                                 "are llamacpp's");
+                                 "are llamacpp's, max-model-len and max-num-seqs vllm's");
   }
   for (auto [field, given] : {std::pair{"cache_type_k", r.cache_type_k || r.llamacpp.cache_type_k},
                               std::pair{"cache_type_v", r.cache_type_v || r.llamacpp.cache_type_v}}) {
@@ -94,7 +114,7 @@ HttpResponse handle_fit(ServiceState& state, std::string_view body) {
   if (!p.ok()) return error_response(api_error_of(p.error()));
   if (p->engine == Engine::kLlamaCpp) return handle_llamacpp_fit(*request, *p);
   if (p->engine == Engine::kMlxLm) return error_response(api_error_of(mlxlm_not_supported("fit")));
-  if (p->engine == Engine::kVllm) return error_response(api_error_of(vllm_not_supported("fit")));
+  if (p->engine == Engine::kVllm) return handle_vllm_fit(*request, *p);
   if (Status mlxcel = check_mlxcel_fit(*request); !mlxcel.ok()) {
     return error_response(api_error_of(mlxcel.error()));
   }

@@ -36,7 +36,8 @@ Result<FitRequest> parse_fit_request(std::string_view body) {
   if (Status sizing = request::read_sizing_fields(fields, request.request); !sizing.ok()) {
     return sizing.error();
   }
-  if (wants_parallel_plan(request.request.parallel)) {
+  // Under vllm, tensor_parallel is vLLM's own setting: the fit is per rank.
+  if (request.request.engine != Engine::kVllm && wants_parallel_plan(request.request.parallel)) {
     return Error::usage("/v1/fit solves for one device; a per-rank plan is /v1/estimate's");
   }
   for (std::string_view key : {"cache_type_k", "cache_type_v"}) {
@@ -47,6 +48,9 @@ Result<FitRequest> parse_fit_request(std::string_view body) {
   }
   if (Status llama = request::read_llamacpp_fields(fields, request.request); !llama.ok()) {
     return llama.error();
+  }
+  if (Status vllm = request::read_vllm_fields(fields, request.request); !vllm.ok()) {
+    return vllm.error();
   }
   Result<std::optional<std::string>> solve = fields.string("solve");
   if (!solve.ok()) return solve.error();

@@ -25,10 +25,14 @@ inline constexpr size_t kMaxCurvePoints = 256;
 
 //   every field of an estimate request (request_json.h) but max_tokens and
 //   kv_cache_mode, which /v1/fit varies (refused as unknown fields), with
-//   one rank only (the solver answers for one device), and
+//   one rank only (the solver answers for one device; under engine vllm
+//   tensor_parallel is vLLM's and the fit is per rank), the vLLM fields,
+//   and
 //   solve         "max-tokens" (mlxcel, the default); "ctx-size" (the
 //                 llamacpp default, also "max-tokens") or "parallel" (also
-//                 "slots") under llamacpp (llamacpp_fit.h)
+//                 "slots") under llamacpp (llamacpp_fit.h); "max-model-len"
+//                 (the vllm default) or "max-num-seqs" under vllm
+//                 (vllm_fit.h)
 //   curve_tokens  up to kMaxCurvePoints integers 1..kMaxSolvedTokens (any
 //                 order, repeats allowed), default none: the contexts
 //                 (llamacpp: ctx_size values) at which to report the total

@@ -1,6 +1,6 @@
 // `--engine vllm` on the command line: inspect's JSON for a corpus config
-// with the GPU's total given, the schema, the start command, and the
-// commands that refuse it with one line.
+// with the GPU's total given, the schema, the start command, fit's
+// answers, and the commands that refuse it with one line.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -57,17 +57,93 @@ TEST(VllmCli, TextNamesTheTermsAndTheConcurrency) {
   EXPECT_NE(r.out.find("--tensor-parallel-size 8"), std::string::npos) << r.out;
 }
 
-TEST(VllmCli, FitAndPlotRefuseItWithOneLine) {
+TEST(VllmCli, PlotRefusesItWithOneLine) {
   const std::string line = "vllm is priced by inspect and preflight generate only; ";
-  auto fit = run_memfit({"fit", "-m", k70B, "--engine", "vllm", "--solve", "max-tokens"}, k80GiB);
-  EXPECT_EQ(fit.exit_code, 2);
-  EXPECT_EQ(fit.err, "memfit: --engine: " + line + "fit does not take it\n");
   auto plot = run_memfit({"plot", "-m", k70B, "--engine", "vllm", "--out", "/dev/null"}, k80GiB);
   EXPECT_EQ(plot.exit_code, 2);
   EXPECT_NE(plot.err.find(line + "plot does not take it"), std::string::npos) << plot.err;
   auto bad = run_memfit({"inspect", "-m", k70B, "--engine", "vllm", "--kv-cache-dtype", "int4"}, k80GiB);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--kv-cache-dtype"), std::string::npos) << bad.err;
+}
+
+const std::string k8B = std::string(MEMFIT_SOURCE_DIR) + "/tests/data/corpus/llama3/Meta-Llama-3.1-8B";
+
+TEST(VllmCli, FitAnswersTheLargestMaxModelLen) {
+  // Llama-3.1-8B: a block is 32 layers x 2 x 16 x 8 KV heads x 128 x 2 B =
+  // 2,097,152 B; 2 GiB given is 1,024 blocks, one request of 1,024 x 16 =
+  // 16,384 tokens (16,385 needs 1,025).
+  auto r = run_memfit({"fit", "-m", k8B, "--engine", "vllm", "--solve", "max-model-len",
+                       "--kv-cache-memory", "2GiB", "--json"},
+                      k80GiB);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["solve"], "max-model-len");
+  EXPECT_EQ(j["engine"], "vllm");
+  EXPECT_EQ(j["value"], 16384);
+  EXPECT_EQ(j["capped"], false);
+  EXPECT_EQ(j["ceiling"], 131072);
+  EXPECT_EQ(j["reason"], nullptr);
+  EXPECT_EQ(j["flags"], nlohmann::json({"--max-model-len", "16384", "--max-num-seqs", "256",
+                                        "--max-num-batched-tokens", "8192", "--kv-cache-memory-bytes",
+                                        "2147483648"}));
+  EXPECT_EQ(j["report"]["engine"], "vllm");
+  EXPECT_EQ(j["report"]["inputs"]["max_model_len"], 16384);
+  EXPECT_EQ(j["report"]["vllm"]["num_gpu_blocks"], 1024);
+  EXPECT_EQ(j["report"]["vllm"]["blocks_per_request"], 1024);
+  EXPECT_EQ(j["report"]["fits"], true);
+  // The text: the answer, the flags, then the report at the answer.
+  auto text = run_memfit({"fit", "-m", k8B, "--engine", "vllm", "--solve", "max-model-len",
+                          "--kv-cache-memory", "2GiB"},
+                         k80GiB);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.rfind("Largest max-model-len vLLM starts with in 80.00 GiB (explicit): 16384\n"
+                           "vllm serve flags: --max-model-len 16384 --max-num-seqs 256 "
+                           "--max-num-batched-tokens 8192 --kv-cache-memory-bytes 2147483648\n",
+                           0),
+            0u)
+      << text.out;
+  EXPECT_NE(text.out.find("longest request that fits: 16384 tokens"), std::string::npos) << text.out;
+}
+
+TEST(VllmCli, FitAnswersTheLargestMaxNumSeqs) {
+  // 2 GiB = 1,024 blocks; requests of 4,096 tokens take 256: 4 of them.
+  auto r = run_memfit({"fit", "-m", k8B, "--engine", "vllm", "--solve", "max-num-seqs",
+                       "--max-model-len", "4096", "--kv-cache-memory", "2GiB"},
+                      k80GiB);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("Largest max-num-seqs whose requests of 4096 tokens all fit vLLM's KV cache "
+                        "in 80.00 GiB (explicit): 4\n",
+                        0),
+            0u)
+      << r.out;
+  EXPECT_NE(r.out.find("--max-model-len 4096 --max-num-seqs 4 "), std::string::npos) << r.out;
+}
+
+TEST(VllmCli, FitRefusesOtherEnginesSolvesWithOneLine) {
+  auto llama = run_memfit({"fit", "-m", k8B, "--engine", "vllm", "--solve", "ctx-size",
+                           "--kv-cache-memory", "2GiB"},
+                          k80GiB);
+  EXPECT_EQ(llama.exit_code, 2);
+  EXPECT_EQ(llama.err, "memfit: --solve: ctx-size is a llamacpp solve; vllm solves max-model-len (or "
+                       "max-tokens) and max-num-seqs (or batch)\n");
+  auto mlxcel = run_memfit({"fit", "-m", k8B, "--solve", "max-model-len"}, k80GiB);
+  EXPECT_EQ(mlxcel.exit_code, 2);
+  EXPECT_EQ(mlxcel.err,
+            "memfit: --solve: max-model-len is a vllm solve; mlxcel solves max-tokens, batch or slots\n");
+  auto given = run_memfit({"fit", "-m", k8B, "--engine", "vllm", "--solve", "max-model-len",
+                           "--max-model-len", "4096", "--kv-cache-memory", "2GiB"},
+                          k80GiB);
+  EXPECT_EQ(given.exit_code, 2);
+  EXPECT_EQ(given.err, "memfit: --max-model-len: is what solving max-model-len finds: leave it out\n");
+  auto ctx = run_memfit({"fit", "-m", k8B, "--engine", "vllm", "--solve", "max-model-len", "-c", "4096",
+                         "--kv-cache-memory", "2GiB"},
+                        k80GiB);
+  EXPECT_EQ(ctx.exit_code, 2);
+  EXPECT_EQ(ctx.err, "memfit: --ctx-size: is a llama.cpp setting: give engine llamacpp\n");
+  auto plan = run_memfit({"fit", "-m", k8B, "--solve", "max-tokens", "--tensor-parallel", "2"}, k80GiB);
+  EXPECT_EQ(plan.exit_code, 2);
+  EXPECT_NE(plan.err.find("fit solves for one device"), std::string::npos) << plan.err;
 }
 
 }  // namespace

@@ -50,6 +50,12 @@ Answer json_answer(bool ok, const json& body) {
   return a;
 }
 
+struct Row {
+  const char* name;
+  json request;
+  const char* kind;  // "" when the request succeeds
+};
+
 // A root with three models: the bundled example's config and index (no
 // weights: an unverified index total), a BF16 llama with real headers (so
 // per-rank plans split tensor by tensor) and a folder whose config is not
@@ -90,6 +96,49 @@ class FrontEnds : public ::testing::Test {
       text.erase(at, root_.path().size() + 1);
     }
     return text;
+  }
+
+  // `memfit fit --json` and POST /v1/fit answer each row alike: the same
+  // object (the service's with "model" in front), or the same error words.
+  void expect_fit_agrees(const std::vector<Row>& table, const std::string& engine,
+                         const std::string& default_solve) const {
+  for (const Row& row : table) {
+      SCOPED_TRACE(row.name);
+      HttpResponse response = service_->handle("POST", "/v1/fit", row.request.dump());
+      const json body = json::parse(response.body);
+      std::vector<std::string> args = {"fit", "--json", "-m", path_of(row.request["model"]), "--solve",
+                                       row.request.value("solve", default_solve)};
+      for (const auto& [key, value] : row.request.items()) {
+        if (key == "model" || key == "solve") continue;
+        std::string flag = "--" + key;
+        for (char& c : flag) c = c == '_' ? '-' : c;
+        args.push_back(flag);
+        args.push_back(value.is_string() ? value.get<std::string>() : value.dump());
+      }
+      testing::CommandResult cli = testing::run_memfit(args);
+      const bool ok = std::string(row.kind).empty();
+      ASSERT_EQ(response.status == 200, ok) << response.body;
+      ASSERT_EQ(cli.exit_code == 0, ok) << cli.err;
+      if (!ok) {
+        EXPECT_EQ(response.status, 400);
+        EXPECT_EQ(cli.exit_code, 2);
+        const std::string field = body["error"]["field"];
+        std::string flag = "--" + field;
+        for (char& c : flag) c = c == '_' ? '-' : c;
+        const std::string message = body["error"]["message"];
+        EXPECT_EQ(cli.err, "memfit: " + flag + message.substr(field.size()) + "\n");
+        continue;
+      }
+      json service_answer = body;
+      EXPECT_EQ(service_answer["model"], row.request["model"]);
+      service_answer.erase("model");
+      json cli_answer = json::parse(cli.out);
+      for (json* answer : {&service_answer, &cli_answer}) {
+        if ((*answer)["report"].is_object()) (*answer)["report"].erase("model");
+      }
+      EXPECT_EQ(cli_answer, service_answer);
+      EXPECT_EQ(cli_answer["engine"], engine);
+    }
   }
 
   Answer via_c_api(json request) const {
@@ -164,12 +213,6 @@ json comparable(json report) {
   report.erase("ram_available_bytes");
   return report;
 }
-
-struct Row {
-  const char* name;
-  json request;
-  const char* kind;  // "" when the request succeeds
-};
 
 TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
   const std::vector<Row> table = {
@@ -310,49 +353,39 @@ TEST_F(FrontEnds, FitAgreesForLlamaCppRequests) {
        ""},
       {"nothing fits", {{"model", "qwen3-8b.gguf"}, {"memory_limit", "100MiB"}}, ""},
       {"batch is mlxcel's", {{"model", "qwen3-8b.gguf"}, {"solve", "batch"}}, "usage"},
+      {"max-model-len is vllm's", {{"model", "qwen3-8b.gguf"}, {"solve", "max-model-len"}}, "usage"},
       {"the solved value given", {{"model", "qwen3-8b.gguf"}, {"ctx_size", 4096}}, "usage"},
       {"quantized V without flash attention",
        {{"model", "qwen3-8b.gguf"}, {"cache_type_k", "f16"}, {"cache_type_v", "q8_0"},
         {"flash_attn", "off"}},
        "usage"},
   };
-  for (const Row& row : table) {
-    SCOPED_TRACE(row.name);
-    HttpResponse response = service_->handle("POST", "/v1/fit", row.request.dump());
-    const json body = json::parse(response.body);
-    std::vector<std::string> args = {"fit", "--json", "-m", path_of(row.request["model"]), "--solve",
-                                     row.request.value("solve", "ctx-size")};
-    for (const auto& [key, value] : row.request.items()) {
-      if (key == "model" || key == "solve") continue;
-      std::string flag = "--" + key;
-      for (char& c : flag) c = c == '_' ? '-' : c;
-      args.push_back(flag);
-      args.push_back(value.is_string() ? value.get<std::string>() : value.dump());
-    }
-    testing::CommandResult cli = testing::run_memfit(args);
-    const bool ok = std::string(row.kind).empty();
-    ASSERT_EQ(response.status == 200, ok) << response.body;
-    ASSERT_EQ(cli.exit_code == 0, ok) << cli.err;
-    if (!ok) {
-      EXPECT_EQ(response.status, 400);
-      EXPECT_EQ(cli.exit_code, 2);
-      const std::string field = body["error"]["field"];
-      std::string flag = "--" + field;
-      for (char& c : flag) c = c == '_' ? '-' : c;
-      const std::string message = body["error"]["message"];
-      EXPECT_EQ(cli.err, "memfit: " + flag + message.substr(field.size()) + "\n");
-      continue;
-    }
-    json service_answer = body;
-    EXPECT_EQ(service_answer["model"], row.request["model"]);
-    service_answer.erase("model");
-    json cli_answer = json::parse(cli.out);
-    for (json* answer : {&service_answer, &cli_answer}) {
-      if ((*answer)["report"].is_object()) (*answer)["report"].erase("model");
-    }
-    EXPECT_EQ(cli_answer, service_answer);
-    EXPECT_EQ(cli_answer["engine"], "llamacpp");
-  }
+  expect_fit_agrees(table, "llamacpp", "ctx-size");
+}
+
+// The same for a vllm request (vllm_fit.h): the largest --max-model-len or
+// --max-num-seqs, per rank under tensor parallelism.
+TEST_F(FrontEnds, FitAgreesForVllmRequests) {
+  const json gpu = {{"model", "qwen3-14b"}, {"engine", "vllm"}, {"gpu_memory_total", "24GiB"},
+                    {"memory_limit", "24GiB"}};
+  auto with = [&gpu](json more) {
+    json r = gpu;
+    for (auto& [key, value] : more.items()) r[key] = value;
+    return r;
+  };
+  const std::vector<Row> table = {
+      {"max-model-len from the utilization", gpu, ""},
+      {"max-model-len under TP 2, fp8", with({{"tensor_parallel", 2}, {"kv_cache_dtype", "fp8"}}), ""},
+      {"max-num-seqs with the KV memory given",
+       with({{"solve", "max-num-seqs"}, {"max_model_len", 8192}, {"kv_cache_memory", "4GiB"}}), ""},
+      {"max-num-seqs from the utilization", with({{"solve", "max-num-seqs"}, {"max_model_len", 32768}}),
+       ""},
+      {"nothing fits", with({{"gpu_memory_total", "8GiB"}, {"memory_limit", "8GiB"}}), ""},
+      {"the solved value given", with({{"max_model_len", 4096}}), "usage"},
+      {"the solved count given", with({{"solve", "max-num-seqs"}, {"max_num_seqs", 8}}), "usage"},
+      {"a llamacpp solve", with({{"solve", "ctx-size"}}), "usage"},
+  };
+  expect_fit_agrees(table, "vllm", "max-model-len");
 }
 
 TEST_F(FrontEnds, AGgufModelDefaultsToTheLlamaCppProfile) {

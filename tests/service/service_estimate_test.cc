@@ -104,11 +104,37 @@ TEST(ServiceEstimate, VllmEngineAndItsFields) {
   EXPECT_EQ(j["vllm"]["kv_tokens"], 6544);
   EXPECT_EQ(j["vllm"]["blocks_per_request"], 128);
   EXPECT_DOUBLE_EQ(j["vllm"]["max_concurrency"].get<double>(), 409.0 / 128.0);
+  // /v1/fit: the largest --max-model-len those 409 blocks hold, one request
+  // of 409 x 16 = 6,544 tokens.
+  HttpResponse fit = service->handle(
+      "POST", "/v1/fit",
+      json{{"model", kExampleModel}, {"engine", "vllm"}, {"kv_cache_memory", "1GiB"},
+           {"memory_limit", "64GiB"}}
+          .dump());
+  ASSERT_EQ(fit.status, 200) << fit.body;
+  json f = body_json(fit);
+  EXPECT_EQ(f["model"], kExampleModel);
+  EXPECT_EQ(f["solve"], "max-model-len");
+  EXPECT_EQ(f["value"], 6544);
+  EXPECT_EQ(f["report"]["vllm"]["num_gpu_blocks"], 409);
+  EXPECT_EQ(f["flags"][0], "--max-model-len");
+  EXPECT_EQ(f["flags"][1], "6544");
+  // No context curve under vllm.
+  HttpResponse curve = service->handle(
+      "POST", "/v1/fit",
+      json{{"model", kExampleModel}, {"engine", "vllm"}, {"kv_cache_memory", "1GiB"},
+           {"curve_tokens", {2048}}}
+          .dump());
+  EXPECT_EQ(curve.status, 400) << curve.body;
+  EXPECT_EQ(error_message(curve), "curve_tokens: is a context curve of the mlxcel and llamacpp "
+                                  "engines; vllm's fit has none");
+  // Under mlxcel the vLLM solves are refused with one line.
   HttpResponse refused = service->handle(
-      "POST", "/v1/fit", json{{"model", kExampleModel}, {"engine", "vllm"}}.dump());
+      "POST", "/v1/fit", json{{"model", kExampleModel}, {"solve", "max-num-seqs"}}.dump());
   EXPECT_EQ(refused.status, 400) << refused.body;
   EXPECT_EQ(error_message(refused),
-            "engine: vllm is priced by inspect and preflight generate only; fit does not take it");
+            "solve: /v1/fit solves max-tokens under mlxcel; ctx-size and parallel are llamacpp's, "
+            "max-model-len and max-num-seqs vllm's");
 }
 
 TEST(ServiceEstimate, ServiceMemoryLimitIsTheBudget) {

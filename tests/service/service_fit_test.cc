@@ -310,7 +310,8 @@ TEST(ServiceFit, LlamaCppFieldsAreRefusedUnderMlxcel) {
   };
   for (const Case& c : std::vector<Case>{
            {json{{"model", kExampleModel}, {"solve", "parallel"}},
-            "solve: /v1/fit solves max-tokens under mlxcel; ctx-size and parallel are llamacpp's"},
+            "solve: /v1/fit solves max-tokens under mlxcel; ctx-size and parallel are llamacpp's, "
+            "max-model-len and max-num-seqs vllm's"},
            {json{{"model", kExampleModel}, {"cache_type_k", "int8"}, {"cache_type_v", "int8"}},
             "cache_type_k: /v1/fit answers for every KV mode under mlxcel (by_kv_mode); cache "
             "types are read under llamacpp"},
