@@ -82,6 +82,7 @@ inline constexpr uint64_t kVllmSamplerBytesPerLogit = 39;          // the dummy 
 struct VllmWeights {
   uint64_t bytes = 0;            // tensors per rank + rope cache
   uint64_t rope_cache_bytes = 0;  // cos/sin cache: max positions x head dim x 2 bytes (modelled)
+  uint64_t padding_bytes = 0;     // MXFP4 experts padded for vLLM's MoE kernels (modelled)
   bool from_tensor_list = false;  // split tensor by tensor (else from the config's geometry)
   bool exact = false;            // the tensor list was read from the headers
 };

@@ -23,6 +23,25 @@ namespace {
 
 constexpr uint64_t kAct = 2;             // bf16 / fp16 activations
 constexpr uint64_t kFusedMoeChunk = 32768;  // VLLM_FUSED_MOE_CHUNK_SIZE
+// MXFP4 experts as vLLM's MoE kernels lay them out: the hidden dimension
+// rounded up to 256 and each rank's expert width to 64, 4.25 bits an
+// element (4-bit values, an 8-bit scale per 32) in gate_up and down. The
+// bytes past the checkpoint's (modelled: read from the published H100 run
+// of gpt-oss-20b; docs/engine-vllm.md).
+constexpr uint64_t kMxfp4HiddenAlign = 256, kMxfp4WidthAlign = 64;
+uint64_t mxfp4_padding_bytes(const ModelSpec& spec, uint64_t tp) {
+  const ModelGeometry& g = spec.geometry;
+  if (spec.quantization.method != "mxfp4" || spec.moe.experts == 0) return 0;
+  const uint64_t width = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
+  const uint64_t rank_width = CheckedBytes::ceil_div(width, tp).saturated();
+  const uint64_t padded_width = CheckedBytes::ceil_div(rank_width, kMxfp4WidthAlign).saturated() * kMxfp4WidthAlign;
+  const uint64_t padded_hidden = CheckedBytes::ceil_div(g.hidden, kMxfp4HiddenAlign).saturated() * kMxfp4HiddenAlign;
+  const CheckedBytes experts = CheckedBytes(g.layers) * spec.moe.experts * 3;
+  const CheckedBytes padded = CheckedBytes::ceil_div(experts * padded_width * padded_hidden * 17, 32);
+  const CheckedBytes stored = CheckedBytes::ceil_div(experts * rank_width * g.hidden * 17, 32);
+  return (padded - stored).value().value_or(0);
+}
+
 uint64_t rope_cache_bytes(const ModelSpec& spec) {
   if (spec.geometry.head_dim == 0) return 0;
   return (CheckedBytes(spec.max_position_tokens) * spec.geometry.head_dim * kAct).saturated();
@@ -130,7 +149,9 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
     w.from_tensor_list = false;
     w.exact = false;
   }
+  w.padding_bytes = mxfp4_padding_bytes(spec, tp);
   rank += w.rope_cache_bytes;
+  rank += w.padding_bytes;
   if (!rank.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
   w.bytes = *rank.value();
   return w;

@@ -120,12 +120,8 @@ TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
     EXPECT_EQ(figure, r.memfit) << row;
     EXPECT_EQ(seed, r.seed) << row;
     // The targets: weights within 1 % (the ROCm row excepted: its
-    // figure is the device's whole usage; and gpt-oss, whose MXFP4 experts
-    // vLLM pads for its kernels, which memfit does not price yet), KV
-    // within 10 % when modelled.
-    const bool weights_known_miss =
-        r.source.find("ROCm") != std::string::npos || r.config.find("gpt-oss") != std::string::npos;
-    if (r.figure == "weights" && !weights_known_miss) {
+    // figure is the device's whole usage), KV within 10 % when modelled.
+    if (r.figure == "weights" && r.source.find("ROCm") == std::string::npos) {
       EXPECT_NEAR(ratio, 1.0, 0.01) << row;
     } else if (r.kv == "-") {
       // v0.7 sized the KV cache by an older accounting (docs/validation-engines.md).
