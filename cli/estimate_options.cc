@@ -156,9 +156,12 @@ void add_vllm_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("--kv-cache-dtype", o.kv_cache_dtype, "vllm: auto (default) or fp8");
   command.add_option("--max-model-len", o.max_model_len,
                      "vllm: context per request (default: the config's)");
-  command.add_option("--max-num-seqs", o.max_num_seqs, "vllm: sequences per step (default 256)");
+  command.add_option("--max-num-seqs", o.max_num_seqs,
+                     "vllm: sequences per step (default: 1024 on a GPU of 70 GiB or more that "
+                     "is not an A100, else 256)");
   command.add_option("--max-num-batched-tokens", o.max_num_batched_tokens,
-                     "vllm: tokens per step, the profiled batch (default 8192)");
+                     "vllm: tokens per step, the profiled batch (default: 8192 on a GPU of 70 "
+                     "GiB or more that is not an A100, else 2048)");
   command.add_option("--num-speculative-tokens", o.num_speculative_tokens,
                      "vllm: speculative tokens per step (MTP / draft; default 0)");
   command.add_flag("--enforce-eager", o.enforce_eager, "vllm: no CUDA graphs");

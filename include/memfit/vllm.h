@@ -12,14 +12,16 @@
 //   activation  the profiled peak of a forward pass of
 //               max_num_batched_tokens tokens and the sampler's dummy run
 //               over max_num_seqs rows                         (modelled)
-//   non-torch   CUDA/NCCL workspaces outside PyTorch's allocator (modelled)
-//   CUDA graphs the captured graphs' pools                     (modelled)
-//   KV cache    gpu_memory_utilization x the GPU's total, minus the four
+//   non-torch   CUDA/NCCL workspaces outside PyTorch's allocator that grow
+//               during the profile                             (modelled)
+//   KV cache    gpu_memory_utilization x the GPU's total, minus the three
 //               above, or kv_cache_memory given (exact), cut into blocks
 //               with vLLM's page-size and grouping rules           (exact)
+//   CUDA graphs the captured graphs' pools, captured after the KV cache is
+//               allocated, so past the utilization          (modelled)
 //
-// total_bytes is vLLM's own peak per rank: utilization x total when it
-// sizes the KV cache itself, else the sum of the terms. estimate_vllm() is
+// total_bytes is vLLM's own peak per rank: utilization x total (or the
+// terms' sum when kv_cache_memory is given) plus the CUDA graphs. estimate_vllm() is
 // pure; every byte count is uint64_t, overflow-checked.
 #ifndef MEMFIT_VLLM_H_
 #define MEMFIT_VLLM_H_
@@ -46,9 +48,10 @@ struct VllmSettings {
   std::optional<uint64_t> kv_cache_memory;  // --kv-cache-memory-bytes: skips the profile
   uint64_t block_size = 16;                // --block-size
   bool kv_cache_fp8 = false;               // --kv-cache-dtype fp8 (auto: the model's 16-bit dtype)
+  std::string gpu_name;                    // the GPU's name when probed ("" unknown)
   uint64_t max_model_len = 0;              // --max-model-len; 0: the config's context
-  uint64_t max_num_seqs = 256;             // --max-num-seqs
-  uint64_t max_num_batched_tokens = 8192;  // --max-num-batched-tokens
+  uint64_t max_num_seqs = 0;               // --max-num-seqs; 0: vLLM's default (below)
+  uint64_t max_num_batched_tokens = 0;     // --max-num-batched-tokens; 0: vLLM's default
   uint64_t num_speculative_tokens = 0;     // --speculative-config num_speculative_tokens
   bool enforce_eager = false;              // --enforce-eager: no CUDA graphs
 };
@@ -56,16 +59,30 @@ struct VllmSettings {
 inline constexpr uint64_t kVllmMaxTokens = 1ull << 28;  // counts past this: usage error
 inline constexpr uint64_t kVllmVocabPadding = 64;       // DEFAULT_VOCAB_PADDING_SIZE
 inline constexpr uint64_t kVllmKernelBlockAlignment = 16;  // attention block sizes of hybrid models
-// Modelled constants (docs/engine-vllm.md: calibrated on the published
-// Llama-3.1-70B W8A8 row).
-inline constexpr uint64_t kVllmNonTorchBytes = 512ull << 20;       // per rank, TP 1
-inline constexpr uint64_t kVllmNcclBytes = 512ull << 20;           // more per rank when TP > 1
-inline constexpr uint64_t kVllmCudaGraphBytes = 1ull << 30;        // captured graphs' pools
+// `vllm serve`'s defaults for --max-num-batched-tokens and --max-num-seqs
+// (engine/arg_utils.py, get_batch_defaults): a GPU of at least 70 GiB
+// whose name does not say A100 takes the large pair, any other the small;
+// max_num_seqs is then at most max_num_batched_tokens.
+inline constexpr uint64_t kVllmLargeGpuBytes = 70ull << 30;
+inline constexpr uint64_t kVllmLargeGpuBatchedTokens = 8192, kVllmLargeGpuSeqs = 1024;
+inline constexpr uint64_t kVllmSmallGpuBatchedTokens = 2048, kVllmSmallGpuSeqs = 256;
+// Fills max_num_seqs and max_num_batched_tokens left at 0 with vLLM's
+// defaults for the GPU (`gpu_memory_total`, `gpu_name`; an unknown GPU
+// takes the small pair).
+void vllm_resolve_defaults(VllmSettings& settings);
+
+// Modelled constants (docs/engine-vllm.md: read from the profile's own
+// breakdown in published v0.11 runs, which print each term).
+inline constexpr uint64_t kVllmNonTorchBytes = 144ull << 20;       // per rank, TP 1 (0.13-0.14 GiB)
+inline constexpr uint64_t kVllmNcclBytes = 420ull << 20;           // more per rank when TP > 1 (0.54-0.55 GiB)
+inline constexpr uint64_t kVllmCudaGraphBytes = 1ull << 30;        // captured graphs' pools, past the utilization
+inline constexpr uint64_t kVllmSamplerBytesPerLogit = 39;          // the dummy sampler run, per row x vocab entry
 
 // What one rank's weights are.
 struct VllmWeights {
   uint64_t bytes = 0;            // tensors per rank + rope cache
   uint64_t rope_cache_bytes = 0;  // cos/sin cache: max positions x head dim x 2 bytes (modelled)
+  uint64_t padding_bytes = 0;     // MXFP4 experts padded for vLLM's MoE kernels (modelled)
   bool from_tensor_list = false;  // split tensor by tensor (else from the config's geometry)
   bool exact = false;            // the tensor list was read from the headers
 };

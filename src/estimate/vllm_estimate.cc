@@ -8,7 +8,9 @@
 // everything else divided by TP. Plus the rotary cos/sin cache vLLM keeps
 // as a buffer (max_position_embeddings x head_dim x 2 bytes).
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -21,22 +23,41 @@ namespace {
 
 constexpr uint64_t kAct = 2;             // bf16 / fp16 activations
 constexpr uint64_t kFusedMoeChunk = 32768;  // VLLM_FUSED_MOE_CHUNK_SIZE
-// The sampler's dummy run: bf16 logits, their fp32 copy and fp32 probs.
-constexpr uint64_t kSamplerBytesPerLogit = 2 + 4 + 4;
+// MXFP4 experts as vLLM's MoE kernels lay them out: the hidden dimension
+// rounded up to 256 and each rank's expert width to 64, 4.25 bits an
+// element (4-bit values, an 8-bit scale per 32) in gate_up and down. The
+// bytes past the checkpoint's (modelled: read from the published H100 run
+// of gpt-oss-20b; docs/engine-vllm.md).
+constexpr uint64_t kMxfp4HiddenAlign = 256, kMxfp4WidthAlign = 64;
+uint64_t mxfp4_padding_bytes(const ModelSpec& spec, uint64_t tp) {
+  const ModelGeometry& g = spec.geometry;
+  if (spec.quantization.method != "mxfp4" || spec.moe.experts == 0) return 0;
+  const uint64_t width = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
+  const uint64_t rank_width = CheckedBytes::ceil_div(width, tp).saturated();
+  const uint64_t padded_width = CheckedBytes::ceil_div(rank_width, kMxfp4WidthAlign).saturated() * kMxfp4WidthAlign;
+  const uint64_t padded_hidden = CheckedBytes::ceil_div(g.hidden, kMxfp4HiddenAlign).saturated() * kMxfp4HiddenAlign;
+  const CheckedBytes experts = CheckedBytes(g.layers) * spec.moe.experts * 3;
+  const CheckedBytes padded = CheckedBytes::ceil_div(experts * padded_width * padded_hidden * 17, 32);
+  const CheckedBytes stored = CheckedBytes::ceil_div(experts * rank_width * g.hidden * 17, 32);
+  return (padded - stored).value().value_or(0);
+}
 
 uint64_t rope_cache_bytes(const ModelSpec& spec) {
   if (spec.geometry.head_dim == 0) return 0;
   return (CheckedBytes(spec.max_position_tokens) * spec.geometry.head_dim * kAct).saturated();
 }
 
-// The profiled peak: the hidden states of max_num_batched_tokens tokens
-// (residual, hidden, normed, one temporary), the larger of a layer's
-// attention projections and its MLP / fused-MoE intermediates on this
-// rank, and the sampler's dummy run over max_num_seqs rows.
+// The profiled peak: the larger of the forward pass of
+// max_num_batched_tokens tokens T (the hidden states: residual, hidden,
+// normed, one temporary; plus the larger of a layer's attention
+// projections and its MLP / fused-MoE intermediates on this rank) and the
+// dummy sampler run, which holds the forward's T hidden states while it
+// samples min(max_num_seqs, T) rows over the whole vocabulary (the logits
+// are gathered on every rank): kVllmSamplerBytesPerLogit a row and entry.
 uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t tp = s.tensor_parallel, T = s.max_num_batched_tokens;
-  const CheckedBytes hidden = CheckedBytes(T) * g.hidden * kAct * 4;
+  const CheckedBytes hidden = CheckedBytes(T) * g.hidden * kAct;
   const uint64_t heads = CheckedBytes::ceil_div(g.heads, tp).saturated();
   const uint64_t kv = g.kv_heads == 0 ? 0 : kv_heads_per_rank(g.kv_heads, tp);
   const CheckedBytes attention = CheckedBytes(T) * (CheckedBytes(heads) * 2 + kv * 2) * g.head_dim * kAct;
@@ -49,11 +70,25 @@ uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s) {
     mlp = CheckedBytes(std::min(T, kFusedMoeChunk)) * k * (n * 3 + g.hidden) * kAct;
   }
   const uint64_t layer = std::max(attention.saturated(), mlp.saturated());
-  const CheckedBytes sampler = CheckedBytes(s.max_num_seqs) * g.vocab * kSamplerBytesPerLogit;
-  return (hidden + layer + sampler).saturated();
+  const CheckedBytes forward = hidden * 4 + layer;
+  const uint64_t rows = std::min(s.max_num_seqs, T);
+  const CheckedBytes sampler = hidden + CheckedBytes(rows) * g.vocab * kVllmSamplerBytesPerLogit;
+  return std::max(forward.saturated(), sampler.saturated());
 }
 
 }  // namespace
+
+void vllm_resolve_defaults(VllmSettings& s) {
+  std::string name = s.gpu_name;
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  const bool large = s.gpu_memory_total >= kVllmLargeGpuBytes && name.find("a100") == std::string::npos;
+  if (s.max_num_batched_tokens == 0) {
+    s.max_num_batched_tokens = large ? kVllmLargeGpuBatchedTokens : kVllmSmallGpuBatchedTokens;
+  }
+  if (s.max_num_seqs == 0) {
+    s.max_num_seqs = std::min(large ? kVllmLargeGpuSeqs : kVllmSmallGpuSeqs, s.max_num_batched_tokens);
+  }
+}
 
 Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
                                       uint64_t tp) {
@@ -114,7 +149,9 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
     w.from_tensor_list = false;
     w.exact = false;
   }
+  w.padding_bytes = mxfp4_padding_bytes(spec, tp);
   rank += w.rope_cache_bytes;
+  rank += w.padding_bytes;
   if (!rank.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
   w.bytes = *rank.value();
   return w;
@@ -123,6 +160,7 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
 Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const SafetensorsTensor> tensors,
                                    const VllmSettings& in, const MemoryBudget& budget) {
   VllmSettings s = in;
+  vllm_resolve_defaults(s);
   if (!(s.gpu_memory_utilization > 0.0 && s.gpu_memory_utilization <= 1.0)) {
     return Error::usage("gpu_memory_utilization", "must be in (0, 1]");
   }
@@ -158,8 +196,9 @@ Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const Safetenso
   e.layout = std::move(*layout);
   vllm_request_blocks(e.layout, s, s.max_model_len);
 
-  const CheckedBytes non_kv =
-      CheckedBytes(e.weights.bytes) + e.activation_bytes + e.non_torch_bytes + e.cuda_graph_bytes;
+  // What the profile subtracts from the utilization; the CUDA graphs are
+  // captured after the KV cache is allocated.
+  const CheckedBytes non_kv = CheckedBytes(e.weights.bytes) + e.activation_bytes + e.non_torch_bytes;
   if (s.gpu_memory_total != 0) {
     e.requested_bytes = static_cast<uint64_t>(
         std::floor(static_cast<long double>(s.gpu_memory_total) * s.gpu_memory_utilization));
@@ -195,9 +234,9 @@ Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const Safetenso
   const bool attention_free = e.layout.groups.empty();
   e.starts = attention_free || (e.num_blocks > 1 && e.layout.blocks_per_request <= e.num_blocks);
   if (s.kv_cache_memory || s.gpu_memory_total == 0) {
-    e.total_bytes = (non_kv + e.kv_cache_bytes).saturated();
+    e.total_bytes = (non_kv + e.kv_cache_bytes + e.cuda_graph_bytes).saturated();
   } else {
-    e.total_bytes = std::max(e.requested_bytes, non_kv.saturated());
+    e.total_bytes = (CheckedBytes(std::max(e.requested_bytes, non_kv.saturated())) + e.cuda_graph_bytes).saturated();
   }
   if (e.total_bytes == UINT64_MAX) return Error::overflow("vLLM peak: the sizes overflow 64 bits");
   e.settings = s;

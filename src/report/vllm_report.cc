@@ -148,7 +148,6 @@ std::string render_vllm_text(const Model& model, const VllmEstimate& e, const Me
       fmt::format("modelled, {} batched tokens, {} sampled rows", s.max_num_batched_tokens,
                   s.max_num_seqs));
   report_row(out, "Non-torch", e.non_torch_bytes, "modelled");
-  report_row(out, "CUDA graphs", e.cuda_graph_bytes, s.enforce_eager ? "none (--enforce-eager)" : "modelled");
   if (e.kv_given) {
     report_row(out, "KV cache", e.kv_cache_bytes, "given (--kv-cache-memory-bytes): blocks exact");
   } else {
@@ -156,6 +155,8 @@ std::string render_vllm_text(const Model& model, const VllmEstimate& e, const Me
         fmt::format("{} x {} GPU total, less the above (modelled)", s.gpu_memory_utilization,
                     format_bytes(s.gpu_memory_total)));
   }
+  report_row(out, "CUDA graphs", e.cuda_graph_bytes,
+             s.enforce_eager ? "none (--enforce-eager)" : "modelled, captured past the utilization");
   report_row(out, "Peak per rank", e.total_bytes, "vLLM's own");
   report_row(out, "Budget", e.budget_bytes, to_string(budget.source));
   for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);

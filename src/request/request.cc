@@ -287,6 +287,7 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
     }
     if (gpu != nullptr) {
       p.vllm_settings.gpu_memory_total = gpu->total_bytes;
+      p.vllm_settings.gpu_name = gpu->name;
     } else if (p.budget.source == BudgetSource::kExplicit && !p.vllm_settings.kv_cache_memory) {
       p.vllm_settings.gpu_memory_total = p.budget.budget_bytes;
       p.warnings.push_back(Warning{WarningKind::kRequest,

@@ -331,26 +331,63 @@ TEST(VllmWeights, MlaDownProjectionsStayWholeUnderTp8) {
 
 TEST(VllmEstimate, UtilizationSizesTheKvCacheFromWhatIsLeft) {
   // Llama-3.2-1B, weights 2,471,645,184 B (+ rope 131,072 x 64 x 2 B =
-  // 16,777,216), 40 GiB GPU at 0.5: 21,474,836,480 requested. Activation at
-  // 8,192 tokens, 256 rows: hidden 8,192 x 2,048 x 2 x 4 = 134,217,728 +
-  // MLP 8,192 x 3 x 8,192 x 2 = 402,653,184 + sampler 256 x 128,256 x 10 =
-  // 328,335,360: 865,206,272. Non-torch 512 MiB, graphs 1 GiB.
-  // KV 21,474,836,480 - 2,488,422,400 - 865,206,272 - 536,870,912 -
-  // 1,073,741,824 = 16,510,595,072; a block 16 layers x 2 x 16 x 8 x 64 x 2
-  // = 524,288 B: 31,491 blocks.
+  // 16,777,216), 40 GiB GPU at 0.5: 21,474,836,480 requested. A 40 GiB
+  // GPU takes vLLM's small defaults: 2,048 batched tokens, 256 rows.
+  // Forward: hidden 2,048 x 2,048 x 2 x 4 = 33,554,432 + the MLP 2,048 x 3
+  // x 8,192 x 2 = 100,663,296 (over attention 2,048 x (2 x 32 + 2 x 8) x 64
+  // x 2 = 20,971,520) = 134,217,728. Sampler: the hidden states 2,048 x
+  // 2,048 x 2 = 8,388,608 + 256 x 128,256 x 39 = 1,280,507,904, so
+  // 1,288,896,512, the larger. Non-torch 144 MiB = 150,994,944.
+  // KV 21,474,836,480 - 2,488,422,400 - 1,288,896,512 - 150,994,944 =
+  // 17,546,522,624; a block 16 layers x 2 x 16 x 8 x 64 x 2 = 524,288 B:
+  // 33,467 blocks. The peak: 20 GiB + the CUDA graphs' 1 GiB, captured past
+  // the utilization.
   VllmSettings s;
   s.gpu_memory_total = 40 * kGiB;
   s.gpu_memory_utilization = 0.5;
   s.max_model_len = 4096;
   VllmEstimate e = run(corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull), s);
+  EXPECT_EQ(e.settings.max_num_batched_tokens, 2048u);
+  EXPECT_EQ(e.settings.max_num_seqs, 256u);
   EXPECT_EQ(e.weights.bytes, 2471645184ull + 16777216ull);
-  EXPECT_EQ(e.activation_bytes, 865206272u);
+  EXPECT_EQ(e.activation_bytes, 1288896512u);
+  EXPECT_EQ(e.non_torch_bytes, 150994944u);
   EXPECT_EQ(e.requested_bytes, 20 * kGiB);
-  EXPECT_EQ(e.kv_cache_bytes, 16510595072ull);
-  EXPECT_EQ(e.num_blocks, 31491u);
-  EXPECT_EQ(e.total_bytes, 20 * kGiB);
+  EXPECT_EQ(e.kv_cache_bytes, 17546522624ull);
+  EXPECT_EQ(e.num_blocks, 33467u);
+  EXPECT_EQ(e.total_bytes, 21 * kGiB);
   EXPECT_TRUE(e.starts);
   EXPECT_TRUE(e.fits);
+}
+
+TEST(VllmEstimate, DefaultsFollowTheGpu) {
+  // vLLM's batch defaults: 8,192 tokens and 1,024 rows on a GPU of at
+  // least 70 GiB that is not an A100; 2,048 and 256 otherwise; rows at
+  // most the tokens; given values stand.
+  VllmSettings h100;
+  h100.gpu_memory_total = 80 * kGiB;
+  h100.gpu_name = "NVIDIA H100 80GB HBM3";
+  vllm_resolve_defaults(h100);
+  EXPECT_EQ(h100.max_num_batched_tokens, 8192u);
+  EXPECT_EQ(h100.max_num_seqs, 1024u);
+  VllmSettings a100 = VllmSettings{};
+  a100.gpu_memory_total = 80 * kGiB;
+  a100.gpu_name = "NVIDIA A100-SXM4-80GB";
+  vllm_resolve_defaults(a100);
+  EXPECT_EQ(a100.max_num_batched_tokens, 2048u);
+  EXPECT_EQ(a100.max_num_seqs, 256u);
+  VllmSettings small_batch;
+  small_batch.gpu_memory_total = 24 * kGiB;
+  small_batch.max_num_batched_tokens = 128;
+  vllm_resolve_defaults(small_batch);
+  EXPECT_EQ(small_batch.max_num_batched_tokens, 128u);
+  EXPECT_EQ(small_batch.max_num_seqs, 128u);
+  VllmSettings given;
+  given.gpu_memory_total = 141 * kGiB;
+  given.max_num_seqs = 8;
+  vllm_resolve_defaults(given);
+  EXPECT_EQ(given.max_num_batched_tokens, 8192u);
+  EXPECT_EQ(given.max_num_seqs, 8u);
 }
 
 TEST(VllmEstimate, RefusesBadSettings) {
