@@ -43,16 +43,15 @@ std::string why_none(const VllmEstimate& e, VllmSolveFor what) {
                        e.num_blocks, e.settings.max_model_len, e.max_model_len_fit);
   }
   const uint64_t others =
-      (CheckedBytes(e.weights.bytes) + e.activation_bytes + e.non_torch_bytes + e.cuda_graph_bytes)
-          .saturated();
+      (CheckedBytes(e.weights.bytes) + e.activation_bytes + e.non_torch_bytes).saturated();
   if (e.kv_given) {
     return fmt::format("vLLM would not start: the KV memory given, {}, makes {} blocks of {}, too "
                        "few for one request",
                        format_bytes(e.kv_cache_bytes), e.num_blocks,
                        format_bytes(e.layout.bytes_per_block));
   }
-  return fmt::format("vLLM would not start: {} x {} less the weights, activation, non-torch and "
-                     "CUDA graph terms ({}) leaves {} for the KV cache, {} blocks of {}: too few "
+  return fmt::format("vLLM would not start: {} x {} less the weights, activation and "
+                     "non-torch terms ({}) leaves {} for the KV cache, {} blocks of {}: too few "
                      "for one request",
                      e.settings.gpu_memory_utilization, format_bytes(e.settings.gpu_memory_total),
                      format_bytes(others), format_bytes(e.kv_cache_bytes), e.num_blocks,
@@ -66,10 +65,13 @@ std::string_view to_string(VllmSolveFor what) {
 }
 
 Result<VllmSolution> solve_vllm(VllmSolveFor what, const Model& model,
-                                std::span<const SafetensorsTensor> tensors, const VllmSettings& settings,
+                                std::span<const SafetensorsTensor> tensors, const VllmSettings& given,
                                 const MemoryBudget& budget) {
   VllmSolution out;
   out.what = what;
+  // vLLM's batch defaults for the GPU, fixed before the search.
+  VllmSettings settings = given;
+  vllm_resolve_defaults(settings);
   if (what == VllmSolveFor::kMaxModelLen) {
     const uint64_t context = model.spec.max_position_tokens;
     out.ceiling = context != 0 ? std::min(context, kVllmMaxTokens) : kVllmMaxTokens;

@@ -72,7 +72,9 @@ const std::string k8B = std::string(MEMFIT_SOURCE_DIR) + "/tests/data/corpus/lla
 TEST(VllmCli, FitAnswersTheLargestMaxModelLen) {
   // Llama-3.1-8B: a block is 32 layers x 2 x 16 x 8 KV heads x 128 x 2 B =
   // 2,097,152 B; 2 GiB given is 1,024 blocks, one request of 1,024 x 16 =
-  // 16,384 tokens (16,385 needs 1,025).
+  // 16,384 tokens (16,385 needs 1,025). No GPU is known (the KV memory is
+  // given), so the flags carry vLLM's small defaults, 256 rows and 2,048
+  // batched tokens.
   auto r = run_memfit({"fit", "-m", k8B, "--engine", "vllm", "--solve", "max-model-len",
                        "--kv-cache-memory", "2GiB", "--json"},
                       k80GiB);
@@ -85,7 +87,7 @@ TEST(VllmCli, FitAnswersTheLargestMaxModelLen) {
   EXPECT_EQ(j["ceiling"], 131072);
   EXPECT_EQ(j["reason"], nullptr);
   EXPECT_EQ(j["flags"], nlohmann::json({"--max-model-len", "16384", "--max-num-seqs", "256",
-                                        "--max-num-batched-tokens", "8192", "--kv-cache-memory-bytes",
+                                        "--max-num-batched-tokens", "2048", "--kv-cache-memory-bytes",
                                         "2147483648"}));
   EXPECT_EQ(j["report"]["engine"], "vllm");
   EXPECT_EQ(j["report"]["inputs"]["max_model_len"], 16384);
@@ -99,7 +101,7 @@ TEST(VllmCli, FitAnswersTheLargestMaxModelLen) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_EQ(text.out.rfind("Largest max-model-len vLLM starts with in 80.00 GiB (explicit): 16384\n"
                            "vllm serve flags: --max-model-len 16384 --max-num-seqs 256 "
-                           "--max-num-batched-tokens 8192 --kv-cache-memory-bytes 2147483648\n",
+                           "--max-num-batched-tokens 2048 --kv-cache-memory-bytes 2147483648\n",
                            0),
             0u)
       << text.out;

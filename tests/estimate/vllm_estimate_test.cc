@@ -238,6 +238,7 @@ TEST(VllmKv, SlidingWindowGemma3SplitsItsLayersIntoGroupsOfTheGlobalCount) {
   // a request; 16,384 / 5,318 = 3.08x.
   VllmSettings s;
   s.kv_cache_memory = kGiB;
+  s.max_num_batched_tokens = 8192;
   VllmEstimate e = run(corpus_model("gemma3/gemma-3-1b-it"), s);
   EXPECT_EQ(e.settings.max_model_len, 32768u);
   EXPECT_EQ(e.layout.page_size_bytes, 16384u);

@@ -75,24 +75,28 @@ TEST(VllmSolver, MaxModelLenIsEveryBlockGivenToOneRequest) {
 
 TEST(VllmSolver, MaxModelLenFromTheUtilization) {
   // Llama-3.1-8B on a 24 GiB GPU at 0.9: floor(25,769,803,776 x 0.9) =
-  // 23,192,823,398 B. Weights 16,060,522,496 + rope 131,072 x 128 x 2 =
-  // 33,554,432; activation at 8,192 batched tokens: hidden 8,192 x 4,096 x
-  // 2 x 4 = 268,435,456 + MLP 8,192 x 3 x 14,336 x 2 = 704,643,072 +
-  // sampler 256 rows x 128,256 x 10 = 328,335,360; non-torch 536,870,912;
-  // graphs 1,073,741,824. KV 23,192,823,398 - 19,006,103,552 =
-  // 4,186,719,846: 1,996 blocks of 2,097,152, 31,936 tokens.
+  // 23,192,823,398 B. A 24 GiB GPU takes vLLM's small defaults, 2,048
+  // batched tokens and 256 rows. Weights 16,060,522,496 + rope 131,072 x
+  // 128 x 2 = 33,554,432; activation: the forward's hidden 2,048 x 4,096 x
+  // 2 x 4 = 67,108,864 + MLP 2,048 x 3 x 14,336 x 2 = 176,160,768 =
+  // 243,269,632, under the sampler's hidden 2,048 x 4,096 x 2 = 16,777,216
+  // + 256 rows x 128,256 x 39 = 1,280,507,904, so 1,297,285,120; non-torch
+  // 150,994,944. KV 23,192,823,398 - 17,542,356,992 = 5,650,466,406: 2,694
+  // blocks of 2,097,152, 43,104 tokens. The peak: 23,192,823,398 + the CUDA
+  // graphs' 1,073,741,824 = 24,266,565,222.
   Model m = corpus_model("llama3/Meta-Llama-3.1-8B", k8BWeights);
   VllmSettings s;
   s.gpu_memory_total = 24 * kGiB;
   VllmSolution a = solve(VllmSolveFor::kMaxModelLen, m, s);
   ASSERT_TRUE(a.value);
-  EXPECT_EQ(*a.value, 31936u);
+  EXPECT_EQ(*a.value, 43104u);
   ASSERT_TRUE(a.estimate);
-  EXPECT_EQ(a.estimate->kv_cache_bytes, 4186719846ull);
-  EXPECT_EQ(a.estimate->num_blocks, 1996u);
-  EXPECT_EQ(a.estimate->total_bytes, 23192823398ull);
-  expect_boundary(VllmSolveFor::kMaxModelLen, m, s, 31936);
-  // 80 GiB: 27,801 blocks hold 444,816 tokens, past the config's 131,072:
+  EXPECT_EQ(a.estimate->kv_cache_bytes, 5650466406ull);
+  EXPECT_EQ(a.estimate->num_blocks, 2694u);
+  EXPECT_EQ(a.estimate->total_bytes, 24266565222ull);
+  expect_boundary(VllmSolveFor::kMaxModelLen, m, s, 43104);
+  // 80 GiB (vLLM's large defaults: 8,192 tokens, 1,024 rows): 26,643
+  // blocks hold 426,288 tokens, past the config's 131,072:
   // capped there (vLLM refuses a longer --max-model-len).
   s.gpu_memory_total = 80 * kGiB;
   VllmSolution big = solve(VllmSolveFor::kMaxModelLen, m, s);
@@ -103,29 +107,32 @@ TEST(VllmSolver, MaxModelLenFromTheUtilization) {
 }
 
 TEST(VllmSolver, MaxNumSeqsCountsTheSamplerRowsItAdds) {
-  // Llama-3.1-8B on 80 GiB at 0.9 (77,309,411,328 B), requests of 1,024
-  // tokens (64 blocks). Everything but the sampler: 18,677,768,192 B (as
-  // above), so KV(N) = 58,631,643,136 - N x 1,282,560 (128,256 x 10 B a
-  // row). At the default 256 rows: 27,801 blocks, 434 requests; but 434
-  // rows leave 58,075,012,096 B = 27,692 blocks = 432 requests. N requests
-  // fit while KV(N) >= N x 64 x 2,097,152, so N <= 58,631,643,136 /
-  // 135,500,288 = 432.7: 432 (27,693 blocks; 433 rows leave 27,692 blocks,
-  // 432 requests).
+  // Llama-3.1-8B on 80 GiB at 0.9 (77,309,411,328 B; vLLM's large
+  // defaults, 8,192 batched tokens), requests of 1,024 tokens (64 blocks).
+  // Past 181 rows the sampler's peak is the activation: the hidden states
+  // 8,192 x 4,096 x 2 = 67,108,864 + N x 128,256 x 39 = N x 5,001,984
+  // (over the forward's 973,078,528). Everything but the rows: weights and
+  // rope 16,094,076,928 + 67,108,864 + non-torch 150,994,944 =
+  // 16,312,180,736, so KV(N) = 60,997,230,592 - N x 5,001,984. At 256 rows:
+  // 59,716,722,688 B = 28,475 blocks, 444 requests. N requests fit while
+  // KV(N) >= N x 64 x 2,097,152, so N <= 60,997,230,592 / 139,219,712 =
+  // 438.1: 438 (58,806,361,600 B = 28,041 blocks; 439 rows leave 28,038
+  // blocks, 438 requests).
   Model m = corpus_model("llama3/Meta-Llama-3.1-8B", k8BWeights);
   VllmSettings s;
   s.gpu_memory_total = 80 * kGiB;
   s.max_model_len = 1024;
-  EXPECT_EQ(estimate_at(VllmSolveFor::kMaxNumSeqs, m, s, 256).max_num_seqs_fit, 434u);
+  EXPECT_EQ(estimate_at(VllmSolveFor::kMaxNumSeqs, m, s, 256).max_num_seqs_fit, 444u);
   VllmSolution a = solve(VllmSolveFor::kMaxNumSeqs, m, s);
   ASSERT_TRUE(a.value);
-  EXPECT_EQ(*a.value, 432u);
+  EXPECT_EQ(*a.value, 438u);
   EXPECT_FALSE(a.capped);
   EXPECT_EQ(a.ceiling, 8192u);  // --max-num-batched-tokens
   ASSERT_TRUE(a.estimate);
-  EXPECT_EQ(a.estimate->settings.max_num_seqs, 432u);
-  EXPECT_EQ(a.estimate->num_blocks, 27693u);
-  EXPECT_EQ(a.estimate->max_num_seqs_fit, 432u);
-  expect_boundary(VllmSolveFor::kMaxNumSeqs, m, s, 432);
+  EXPECT_EQ(a.estimate->settings.max_num_seqs, 438u);
+  EXPECT_EQ(a.estimate->num_blocks, 28041u);
+  EXPECT_EQ(a.estimate->max_num_seqs_fit, 438u);
+  expect_boundary(VllmSolveFor::kMaxNumSeqs, m, s, 438);
   // Requests of 16 tokens (one block) would fit ~27,000: capped at the
   // 8,192 batched tokens (vLLM refuses more sequences than that).
   s.max_model_len = 16;
@@ -189,12 +196,12 @@ TEST(VllmSolver, NothingFitsSaysWhy) {
   EXPECT_FALSE(a.estimate);
   EXPECT_EQ(a.why_none.rfind("vLLM would not start: 0.9 x 16.00 GiB less the weights", 0), 0u)
       << a.why_none;
-  // 80 GiB at 0.9 takes 72 GiB, over a 40 GiB budget.
+  // 80 GiB at 0.9 takes 72 GiB and the CUDA graphs 1 GiB, over a 40 GiB budget.
   s.gpu_memory_total = 80 * kGiB;
   const MemoryBudget forty{40 * kGiB, 40 * kGiB, BudgetSource::kExplicit};
   VllmSolution over = solve(VllmSolveFor::kMaxNumSeqs, m, s, forty);
   EXPECT_FALSE(over.value);
-  EXPECT_EQ(over.why_none, "vLLM's peak per rank, 72.00 GiB, is over the budget, 40.00 GiB");
+  EXPECT_EQ(over.why_none, "vLLM's peak per rank, 73.00 GiB, is over the budget, 40.00 GiB");
   // Requests of 131,072 tokens (8,192 blocks) in 4,096 blocks: none.
   s.kv_cache_memory = 4096ull * 2097152;
   VllmSolution none = solve(VllmSolveFor::kMaxNumSeqs, m, s);
