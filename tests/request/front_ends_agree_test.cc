@@ -344,6 +344,15 @@ TEST_F(FrontEnds, LoraAdaptersAgree) {
     EXPECT_EQ(s.message, without_root(c.message));
     EXPECT_EQ(cli.message, "memfit: " + c.message + "\n");
   }
+  // At most 64 adapters a request: each is a file to read.
+  json many = {{"model", "qwen3-8b.gguf"}, {"lora", json::array()}};
+  for (int i = 0; i < 65; ++i) many["lora"].push_back("good-lora.gguf");
+  const Answer c = via_c_api(many);
+  const Answer s = via_service(many);
+  EXPECT_EQ(c.kind, "usage");
+  EXPECT_EQ(c.field, "lora");
+  EXPECT_EQ(c.message, "lora: names 65 adapters; memfit reads at most 64");
+  EXPECT_EQ(s.message, c.message);
 }
 
 // `memfit fit --json` and POST /v1/fit answer a llamacpp request with the
