@@ -1,6 +1,10 @@
 #include "estimate_options.h"
 
+#include <fmt/format.h>
+
+#include <charconv>
 #include <cstdio>
+#include <system_error>
 #include <tuple>
 
 #ifdef _WIN32
@@ -11,6 +15,7 @@
 
 #include "commands.h"
 #include "memfit/memory_size.h"
+#include "memfit/untrusted_text.h"
 
 namespace memfit::cli {
 namespace {
@@ -116,6 +121,12 @@ void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("--mmproj", o.mmproj,
                      "llamacpp: a multimodal projector GGUF: its weights and image-encoding buffer");
   command.add_flag("--no-mmproj-offload", o.no_mmproj_offload, "llamacpp: the projector on the host");
+  command.add_option("--lora", o.lora, "llamacpp: a LoRA adapter GGUF (repeatable): its tensors next to the model's")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  command.add_option("--lora-scaled", o.lora_scaled,
+                     "llamacpp: FILE SCALE, a LoRA adapter with its scale (repeatable; the scale costs no memory)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command.add_option("--cache-ram", o.cache_ram,
                      "llamacpp: llama-server's host prompt cache in MiB (-1 no limit, 0 off; "
                      "the server's default 8192)");
@@ -295,6 +306,16 @@ Result<EstimateRequest> to_request(const EstimateOptions& o) {
   }
   if (!o.mmproj.empty()) r.llamacpp.mmproj = o.mmproj;
   if (o.no_mmproj_offload) r.llamacpp.no_mmproj_offload = true;
+  r.llamacpp.lora = o.lora;
+  for (const auto& [file, scale] : o.lora_scaled) {
+    // llama-server reads the scale with std::stof: a number it must be.
+    double value = 0;
+    const auto [end, ec] = std::from_chars(scale.data(), scale.data() + scale.size(), value);
+    if (scale.empty() || ec != std::errc() || end != scale.data() + scale.size()) {
+      return Error::usage("lora_scaled", fmt::format("takes FILE SCALE, a number; got {}", quote_untrusted(scale)));
+    }
+    r.llamacpp.lora.push_back(file);
+  }
   if (o.cache_ram) {
     Result<int64_t> mib = parse_cache_ram("cache_ram", *o.cache_ram);
     if (!mib) return mib.error();

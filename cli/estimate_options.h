@@ -55,6 +55,8 @@ struct EstimateOptions {
   // llama-server's extras (llamacpp_extras.h); "" / false: not given.
   std::string mmproj;
   bool no_mmproj_offload = false;
+  std::vector<std::string> lora;                                    // --lora FILE, repeatable
+  std::vector<std::pair<std::string, std::string>> lora_scaled;     // --lora-scaled FILE SCALE
   std::optional<std::string> cache_ram;          // parsed by parse_cache_ram ("-1" allowed)
   std::optional<uint64_t> ctx_checkpoints;
   std::string model_draft;                 // -md

@@ -8,8 +8,8 @@
 // read_gguf_header over an in-memory FileSystem holding the input, from a
 // small window chosen by the input's size: its outcome must be (1)'s, the
 // error prefixed with the file's name, whatever the window. Each header
-// parsed is also read as a model (model_spec_from_gguf): a spec or a clean
-// message.
+// parsed is also read as a model (model_spec_from_gguf) and as a LoRA
+// adapter (llamacpp_lora): a result or a clean message.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -22,6 +22,7 @@
 #include "memfit/checked_math.h"
 #include "memfit/file_system.h"
 #include "memfit/gguf.h"
+#include "memfit/llamacpp_extras.h"
 #include "memfit/model_spec.h"
 
 namespace {
@@ -131,12 +132,27 @@ std::string outcome(const memfit::Result<memfit::GgufHeader>& header) {
 
 }  // namespace
 
+// The header read as a LoRA adapter (--lora): a clean message, or pairs
+// sorted by base name, each half one of the header's tensors.
+void check_lora(const memfit::GgufHeader& header) {
+  memfit::Result<memfit::LlamaCppLora> lora = memfit::llamacpp_lora(header, "adapter.gguf");
+  if (!lora.ok()) {
+    memfit_fuzz::check_message(lora.error().message());
+    return;
+  }
+  if (lora->pairs.size() * 2 > header.tensors.size()) __builtin_trap();
+  for (size_t i = 1; i < lora->pairs.size(); ++i) {
+    if (!(lora->pairs[i - 1].base < lora->pairs[i].base)) __builtin_trap();
+  }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view file(reinterpret_cast<const char*>(data), size);
 
   memfit::Result<memfit::GgufHeader> header = memfit::parse_gguf_header(file, file.size());
   if (header.ok()) {
     check(*header);
+    check_lora(*header);
   } else {
     memfit_fuzz::check_message(header.error().message());
   }

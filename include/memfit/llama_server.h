@@ -38,7 +38,8 @@ Status apply_llama_server_rules(const ModelSpec& spec, bool parallel_given, Llam
 // which the server would otherwise multiply by the streams), "-np N"
 // always (the server's default is auto, not the tools' 1), then only what
 // differs from the defaults: -b, -ub, -ctk, -ctv, -fa, --swa-full,
-// --kv-unified, --mmproj FILE, --no-mmproj-offload, --cache-ram N and
+// --kv-unified, --mmproj FILE, --no-mmproj-offload, --lora FILE for each
+// adapter (a --lora-scaled one too: its scale changes no memory), --cache-ram N and
 // --ctx-checkpoints N (when set and not the server's default).
 std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCppSettings& settings);
 

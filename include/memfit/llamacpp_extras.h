@@ -13,12 +13,18 @@
 //   context checkpoints   --ctx-checkpoints N: per slot, N copies of the
 //            state one sequence cannot roll back (its recurrent state and
 //            its sliding-window cells), on the host
+//   lora     --lora FILE / --lora-scaled FILE SCALE (repeatable): each
+//            adapter's tensor pairs, read into memory (resident), each
+//            pair in the buffer of the base tensor it adapts (a CPU_REPACK
+//            tensor's on the plain host buffer): per adapter, a line on
+//            each device holding some of its pairs (exact)
 //   draft    --model-draft FILE: the speculative-decoding draft model as a
 //            second llama.cpp context (its weights, KV and compute) on the
 //            devices of its own placement (-ngld, -ctkd, -ctvd)
 #ifndef MEMFIT_LLAMACPP_EXTRAS_H_
 #define MEMFIT_LLAMACPP_EXTRAS_H_
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -55,6 +61,33 @@ struct LlamaCppProjector {
 // kOverflow on absurd sizes.
 Result<LlamaCppProjector> llamacpp_projector(const GgufHeader& header, const std::string& path);
 
+// A LoRA adapter file (--lora, --lora-scaled; the scale does not change
+// its memory), read from its GGUF header: general.type "adapter",
+// adapter.type "lora", and its tensors in pairs "<base>.lora_a" and
+// "<base>.lora_b" ("*_norm.weight" tensors are skipped, as llama.cpp does).
+struct LlamaCppLoraPair {
+  std::string base;  // the base model's tensor it adapts
+  std::array<uint64_t, 4> a_ne{1, 1, 1, 1};  // lora_a's ne[0..3]
+  std::array<uint64_t, 4> b_ne{1, 1, 1, 1};  // lora_b's ne[0..3]
+  uint64_t a_bytes = 0;  // ggml_nbytes of lora_a (exact)
+  uint64_t b_bytes = 0;  // and of lora_b
+};
+struct LlamaCppLora {
+  std::string path;                     // as given
+  std::string architecture;             // general.architecture ("" when absent)
+  std::vector<LlamaCppLoraPair> pairs;  // sorted by base name
+};
+
+// The adapter of a GGUF header. kInput naming `path` (one line, llama.cpp's
+// words) when general.type is not "adapter", adapter.type is not "lora", a
+// tensor is neither of a pair nor a norm ("has unexpected suffix"), or a
+// pair misses one of its two tensors.
+Result<LlamaCppLora> llamacpp_lora(const GgufHeader& header, const std::string& path);
+
+// The most adapters one request may name: each is a file to read (the
+// service reads them for anyone); llama-server itself has no limit.
+inline constexpr uint64_t kLlamaCppMaxLoraAdapters = 64;
+
 // llama-server's defaults at the pinned release (common/common.h:
 // common_params.cache_ram_mib, n_ctx_checkpoints).
 inline constexpr int64_t kLlamaServerCacheRamMib = 8192;
@@ -65,6 +98,7 @@ inline constexpr int64_t kLlamaCppMaxCacheRamMib = 2147483647;
 // The extras of a llama-server command line, resolved from their files.
 struct LlamaCppExtrasSettings {
   std::optional<LlamaCppProjector> mmproj;  // --mmproj
+  std::vector<LlamaCppLora> loras;          // --lora / --lora-scaled, in order given
   bool mmproj_offload = true;               // --no-mmproj-offload clears it
   // --cache-ram N (MiB): -1 no limit, 0 off. nullopt: not a server run
   // (the tools and the library keep no prompt cache), no line;
@@ -90,8 +124,8 @@ Result<int64_t> parse_cache_ram(std::string_view field, std::string_view text);
 
 // One extra as the report shows it.
 struct LlamaCppExtraLine {
-  std::string name;            // "mmproj weights", "mmproj compute", "prompt cache", "context checkpoints",
-                               // "draft model", "draft context", "draft compute"
+  std::string name;            // "mmproj weights", "mmproj compute", "LoRA adapter", "prompt cache",
+                               // "context checkpoints", "draft model", "draft context", "draft compute"
   std::string file;            // the file it comes from, as given; "" for none
   std::string device;          // a placement device: "cuda:0", ..., "cpu"
   uint64_t bytes = 0;

@@ -129,10 +129,23 @@ struct LlamaCppDeviceUsage {
   uint64_t page_cache_bytes = 0;
 };
 
+// Where one of the model's weight tensors is loaded: what decides the
+// buffer of anything llama.cpp puts next to it (a LoRA adapter's pair).
+struct LlamaCppTensorPlace {
+  uint32_t device = 0;     // an index into LlamaCppPlacement::devices
+  bool loaded = true;      // false: a NextN block's, not loaded
+  bool row_split = false;  // a matrix -sm row spreads over every GPU (device: its block's GPU)
+};
+
 struct LlamaCppPlacement {
   uint64_t n_gpu_layers = 0;  // as resolved: min(-ngl, blocks + 1); 0 without GPUs
   std::vector<LlamaCppDeviceUsage> devices;  // the GPUs in order, then "cpu"
   bool fits = false;                         // every device fits
+  // One per tensor of the model's tensor list, in its order (empty when
+  // the model has none): the device each weight's own decision (its block,
+  // -ngl, -ot, --n-cpu-moe) put it on. A CPU run's are all "cpu"
+  // (CPU_REPACK included: a buffer of the host).
+  std::vector<LlamaCppTensorPlace> tensors;
 };
 
 }  // namespace memfit

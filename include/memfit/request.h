@@ -89,6 +89,9 @@ struct LlamaCppRequest {
   // (read through RequestContext::read_gguf_header), and its switch.
   std::optional<std::string> mmproj;         // --mmproj FILE
   std::optional<bool> no_mmproj_offload;     // --no-mmproj-offload
+  // LoRA adapters' paths (--lora, --lora-scaled), in order, read like the
+  // projector; empty: none.
+  std::vector<std::string> lora;
   std::optional<int64_t> cache_ram;          // --cache-ram N (MiB; -1 no limit, 0 off)
   std::optional<uint64_t> ctx_checkpoints;   // --ctx-checkpoints N (per slot; 0 off)
   // The speculative-decoding draft (llamacpp_extras.h): a GGUF model's

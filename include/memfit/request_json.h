@@ -31,6 +31,7 @@
 //   swa_full, kv_unified      true | false, default false
 //   repack             "auto" (default) | "none" | "x86-avx2" | "x86-avx512" | "arm"
 //   mmproj             a projector GGUF's path; no_mmproj_offload true | false
+//   lora               a LoRA adapter GGUF's path, or an array of them
 //   cache_ram          integer -1 .. 2^31 - 1 (MiB; -1 no limit, 0 off)
 //   ctx_checkpoints    integer >= 0 (per slot)
 //   model_draft        a draft GGUF model's path; n_gpu_layers_draft as

@@ -47,6 +47,7 @@ std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCp
   if (s.kv_unified) flags.emplace_back("--kv-unified");
   if (s.extras.mmproj) add("--mmproj", s.extras.mmproj->path);
   if (s.extras.mmproj && !s.extras.mmproj_offload) flags.emplace_back("--no-mmproj-offload");
+  for (const LlamaCppLora& lora : s.extras.loras) add("--lora", lora.path);
   if (s.extras.draft) {
     add("-md", s.extras.draft_path);
     if (s.extras.draft_n_gpu_layers) add("-ngld", std::to_string(*s.extras.draft_n_gpu_layers));

@@ -58,7 +58,7 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   e.budget_bytes = budget.budget_bytes;
   e.fits = e.total_bytes <= e.budget_bytes;
   if (Status placed = llamacpp::place(model, *parts, *phases, budget, e); !placed) return placed.error();
-  if (Status extras = llamacpp::add_extras(e, budget); !extras) return extras.error();
+  if (Status extras = llamacpp::add_extras(model, e, budget); !extras) return extras.error();
   return e;
 }
 

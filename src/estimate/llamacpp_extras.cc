@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <map>
+#include <unordered_map>
 #include <system_error>
 
 #include "estimate/llamacpp_parts.h"
@@ -44,6 +46,49 @@ Result<LlamaCppProjector> llamacpp_projector(const GgufHeader& h, const std::str
   return p;
 }
 
+Result<LlamaCppLora> llamacpp_lora(const GgufHeader& h, const std::string& path) {
+  auto input = [&path](std::string what) {
+    return Error(fmt::format("lora {}: {}", quote_untrusted(path), what), ErrorKind::kInput);
+  };
+  Result<std::string_view> type = h.get_string("general.type");
+  if (!type || *type != "adapter") {
+    return input(fmt::format("expect general.type to be 'adapter', but got {}",
+                             type ? quote_untrusted(*type) : "none (not a LoRA adapter)"));
+  }
+  Result<std::string_view> adapter = h.get_string("adapter.type");
+  if (!adapter || *adapter != "lora") {
+    return input(fmt::format("expect adapter.type to be 'lora', but got {}",
+                             adapter ? quote_untrusted(*adapter) : "none"));
+  }
+  LlamaCppLora lora;
+  lora.path = path;
+  if (Result<std::string_view> arch = h.get_string("general.architecture"); arch) lora.architecture = *arch;
+  // Pairs by base name (llama.cpp's ordered map: its errors come in name order).
+  struct Halves {
+    const GgufTensorInfo* a = nullptr;
+    const GgufTensorInfo* b = nullptr;
+  };
+  std::map<std::string_view, Halves> halves;
+  for (const GgufTensorInfo& t : h.tensors) {
+    const std::string_view name = t.name;
+    if (name.ends_with(".lora_a")) {
+      halves[name.substr(0, name.size() - 7)].a = &t;
+    } else if (name.ends_with(".lora_b")) {
+      halves[name.substr(0, name.size() - 7)].b = &t;
+    } else if (!name.ends_with("_norm.weight")) {  // norms: skipped by llama.cpp
+      return input(fmt::format("LoRA tensor {} has unexpected suffix", quote_untrusted(name)));
+    }
+  }
+  lora.pairs.reserve(halves.size());
+  for (const auto& [base, pair] : halves) {
+    if (pair.a == nullptr || pair.b == nullptr) {
+      return input(fmt::format("LoRA tensor pair for {} is missing one component", quote_untrusted(base)));
+    }
+    lora.pairs.push_back({std::string(base), pair.a->dims, pair.b->dims, pair.a->data_bytes, pair.b->data_bytes});
+  }
+  return lora;
+}
+
 Result<int64_t> parse_cache_ram(std::string_view field, std::string_view text) {
   int64_t value = 0;
   const char* end = text.data() + text.size();
@@ -56,8 +101,71 @@ Result<int64_t> parse_cache_ram(std::string_view field, std::string_view text) {
 }
 
 namespace llamacpp {
+namespace {
 
-Status add_extras(LlamaCppEstimate& e, const MemoryBudget& budget) {
+// One adapter's lines (llama_adapter_lora_init_impl): each pair is checked
+// against its base tensor and goes to the base tensor's buffer (a
+// CPU_REPACK one falls back to the plain host buffer: the host either
+// way); one buffer per buffer type, each tensor padded to its alignment.
+Status add_lora(const Model& model, LlamaCppEstimate& e, const LlamaCppLora& lora) {
+  auto input = [&lora](std::string what) {
+    return Error(fmt::format("lora {}: {}", quote_untrusted(lora.path), what), ErrorKind::kInput);
+  };
+  const std::vector<LlamaCppTensorPlace>& places = e.placement.tensors;
+  if (model.tensors.empty() || places.size() != model.tensors.size()) {
+    return input("the base model's tensor list is needed (a GGUF model)");
+  }
+  if (lora.architecture != model.spec.model_type) {
+    return input(fmt::format("model arch and LoRA arch mismatch ({} and {})", quote_untrusted(model.spec.model_type),
+                             quote_untrusted(lora.architecture)));
+  }
+  std::unordered_map<std::string_view, size_t> index;
+  index.reserve(model.tensors.size());
+  for (size_t i = 0; i < model.tensors.size(); ++i) index.emplace(model.tensors[i].name, i);
+
+  const std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
+  std::vector<CheckedBytes> bytes(devices.size(), CheckedBytes(0));
+  std::vector<bool> row_split(devices.size(), false);
+  for (const LlamaCppLoraPair& p : lora.pairs) {
+    auto found = index.find(p.base);
+    if (found == index.end() || !places[found->second].loaded) {
+      return input(fmt::format("LoRA tensor {} does not exist in base model (hint: maybe wrong base model?)",
+                               quote_untrusted(p.base)));
+    }
+    // The base's ne[0] and ne[1] (shapes are outermost first).
+    const std::vector<uint64_t>& shape = model.tensors[found->second].shape;
+    const uint64_t ne0 = shape.empty() ? 1 : shape.back();
+    const uint64_t ne1 = shape.size() < 2 ? 1 : shape[shape.size() - 2];
+    const auto shape_error = [&] {
+      return input(fmt::format("tensor {} has incorrect shape (hint: maybe wrong base model?)", quote_untrusted(p.base)));
+    };
+    if (p.base.ends_with("token_embd.weight")) {
+      // A and B flipped: B not transposed (llm_build_inp_embd).
+      if (ne0 != p.b_ne[1] || ne1 != p.a_ne[1]) return shape_error();
+    } else {
+      if (ne0 != p.a_ne[0] || ne1 != p.b_ne[1]) return shape_error();
+      if (p.a_ne[1] != p.b_ne[0]) {
+        return input(fmt::format("tensor {}: lora_a is not transposed (its ne[1] {} is not lora_b's ne[0] {})",
+                                 quote_untrusted(p.base), p.a_ne[1], p.b_ne[0]));
+      }
+    }
+    const LlamaCppTensorPlace& at = places[found->second];
+    if (at.device >= devices.size()) return Error("llama.cpp placement: a tensor's device is out of range");
+    const uint64_t align = devices[at.device].device == "cpu" ? kCpuTensorAlignment : kGpuTensorAlignment;
+    bytes[at.device] += round_up(p.a_bytes, align) + round_up(p.b_bytes, align);
+    if (at.row_split) row_split[at.device] = true;
+  }
+  for (size_t d = 0; d < devices.size(); ++d) {
+    if (!bytes[d].value()) return input("the adapter's bytes overflow 64 bits");
+    if (*bytes[d].value() == 0) continue;
+    e.extras.push_back({"LoRA adapter", lora.path, devices[d].device, *bytes[d].value(), !row_split[d]});
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status add_extras(const Model& model, LlamaCppEstimate& e, const MemoryBudget& budget) {
   const LlamaCppExtrasSettings& x = e.settings.extras;
   const LlamaCppPlacementSettings& s = e.settings.placement;
   e.extras.clear();
@@ -72,6 +180,9 @@ Status add_extras(LlamaCppEstimate& e, const MemoryBudget& budget) {
       if (!compute.value()) return Error::overflow("mmproj: the compute buffer overflows 64 bits");
       e.extras.push_back({"mmproj compute", x.mmproj->path, device, *compute.value(), false});
     }
+  }
+  for (const LlamaCppLora& lora : x.loras) {
+    if (Status added = add_lora(model, e, lora); !added) return added;
   }
   // The prompt cache: host vectors, at most the limit (server_prompt_cache
   // evicts before it adds and skips a state over it). No limit: at most

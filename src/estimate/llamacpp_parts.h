@@ -71,6 +71,12 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
 Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& context,
                                const LlamaCppSettings& settings);
 
+// The buffers' alignments: every tensor of a GPU buffer starts at a
+// multiple of 128 B (ggml-cuda's), of a host buffer at 32 B (ggml-cpu's
+// TENSOR_ALIGNMENT).
+inline constexpr uint64_t kGpuTensorAlignment = 128;
+inline constexpr uint64_t kCpuTensorAlignment = 32;
+
 // Splits the estimate over the devices of settings.placement
 // (llamacpp_placement.cc) and sets e.placement, with the totals of `e`
 // (model, context, compute, total, fits) as the sums over its devices.
@@ -81,8 +87,10 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
 // Adds settings.extras to `e` after place(): each line on its device
 // (added to the device's extras_bytes and total), the estimate's
 // extras_bytes and total_bytes, and every device's fit again.
-// The draft model is a second estimate against `budget`.
-Status add_extras(LlamaCppEstimate& e, const MemoryBudget& budget);
+// The draft model is a second estimate against `budget`; the LoRA
+// adapters are checked against `model` (the one placed) and go where
+// e.placement.tensors put their base tensors.
+Status add_extras(const Model& model, LlamaCppEstimate& e, const MemoryBudget& budget);
 
 }  // namespace memfit::llamacpp
 

@@ -31,7 +31,6 @@
 namespace memfit::llamacpp {
 namespace {
 
-constexpr uint64_t kGpuAlignment = 128;  // ggml-cuda's buffer alignment
 constexpr uint64_t kMaxBlocks = 1u << 20;
 
 // The block index of a tensor named "blk.N." (GGUF) or "...layers.N."
@@ -160,6 +159,11 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
     cpu.output_layer = true;
     cpu.page_cache_bytes = s.mmap && !s.mlock ? e.mapped_bytes : 0;
     cpu.fits = e.total_bytes <= e.budget_bytes;
+    out.tensors.reserve(model.tensors.size());
+    for (const SafetensorsTensor& t : model.tensors) {
+      const std::optional<uint64_t> block = block_of(t.name);
+      out.tensors.push_back({0, !block || *block < spec.layers.size(), false});
+    }
     cpu.short_bytes = cpu.fits ? 0 : e.total_bytes - e.budget_bytes;
     out.devices.push_back(std::move(cpu));
     out.fits = e.fits;
@@ -206,18 +210,22 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
     }
   }
   auto add_weight = [&](Where w, uint64_t bytes) {
-    d[w].model += w == lay.host() ? CheckedBytes(bytes) : round_up(bytes, kGpuAlignment);
+    d[w].model += w == lay.host() ? CheckedBytes(bytes) : round_up(bytes, kGpuTensorAlignment);
   };
   const uint64_t decoder_blocks = spec.layers.size();
   bool tied = true;
   uint64_t token_embd_bytes = 0;
   if (!model.tensors.empty()) {
+    out.tensors.reserve(model.tensors.size());
     for (const SafetensorsTensor& t : model.tensors) {
       const std::string_view name = t.name;
       if (name == "output.weight" || name == "lm_head.weight") tied = false;
       if (name == "token_embd.weight" || name == "model.embed_tokens.weight") token_embd_bytes = t.data_bytes;
       const std::optional<uint64_t> block = block_of(name);
-      if (block && *block >= decoder_blocks) continue;  // NextN: not loaded
+      if (block && *block >= decoder_blocks) {  // NextN: not loaded
+        out.tensors.push_back({static_cast<uint32_t>(lay.host()), false, false});
+        continue;
+      }
       Where w = block ? lay.block(*block) : is_output_layer(name) ? lay.output() : lay.host();
       bool overridden = false;
       for (size_t r = 0; r < rules.size(); ++r) {
@@ -229,8 +237,10 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
       }
       if (!overridden && block && *block < s.n_cpu_moe && is_routed_expert(name)) w = lay.host();
       if (block && w == lay.host()) d[w].runs_weights = true;
+      const bool row_split = block && w != lay.host() && lay.mode == SplitMode::kRow && t.shape.size() == 2;
+      out.tensors.push_back({static_cast<uint32_t>(w), true, row_split});
       // Row split: a GPU block's matrices spread over every GPU.
-      if (block && w != lay.host() && lay.mode == SplitMode::kRow && t.shape.size() == 2) {
+      if (row_split) {
         double before = 0;
         for (uint64_t g = 0; g < lay.gpus; ++g) {
           const double share = lay.cumulative[g] - before;

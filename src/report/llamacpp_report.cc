@@ -15,7 +15,8 @@
 //     Output buffer        593.50 KiB
 //   Compute                308.75 MiB   modelled
 //   Server extras          ...          (only with --mmproj, ...)
-//     mmproj weights       ...          exact, on cuda:0
+//     mmproj weights       ...          exact, on cuda:0, mmproj.gguf
+//     LoRA adapter         ...          exact, on cuda:0, adapter.gguf
 //   Total                   ...
 //   Budget                  ...         explicit
 //
@@ -193,7 +194,9 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
   if (!e.extras.empty()) {
     report_row(out, "Server extras", e.extras_bytes);
     for (const LlamaCppExtraLine& x : e.extras) {
-      report_row(out, "  " + x.name, x.bytes, fmt::format("{}, on {}", x.exact ? "exact" : "modelled", x.device));
+      std::string note = fmt::format("{}, on {}", x.exact ? "exact" : "modelled", x.device);
+      if (!x.file.empty()) note += ", " + escape_untrusted(x.file, x.file.size());
+      report_row(out, "  " + x.name, x.bytes, note);
     }
   }
   report_row(out, "Total", e.total_bytes);

@@ -331,6 +331,17 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
       if (!projector) return projector.error();
       s.extras.mmproj = std::move(*projector);
     }
+    if (r.llamacpp.lora.size() > kLlamaCppMaxLoraAdapters) {
+      return Error::usage("lora", fmt::format("names {} adapters; memfit reads at most {}", r.llamacpp.lora.size(),
+                                              kLlamaCppMaxLoraAdapters));
+    }
+    for (const std::string& path : r.llamacpp.lora) {
+      Result<GgufHeader> header = context.read_gguf_header("lora", path);
+      if (!header) return header.error();
+      Result<LlamaCppLora> lora = llamacpp_lora(*header, path);
+      if (!lora) return lora.error();
+      s.extras.loras.push_back(std::move(*lora));
+    }
     if (r.llamacpp.model_draft) {
       Result<std::shared_ptr<const Model>> draft =
           context.open_model(*r.llamacpp.model_draft, {.keep_tensors = true});
@@ -342,8 +353,9 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
       s.extras.draft = std::move(*draft);
       s.extras.draft_path = *r.llamacpp.model_draft;
     }
-    // Placement reads the tensor names too.
-    if ((s.repack != RepackCpu::kNone || !s.placement.gpus.empty()) && p.model->tensors.empty() &&
+    // Placement reads the tensor names too, and so do the adapters.
+    if ((s.repack != RepackCpu::kNone || !s.placement.gpus.empty() || !s.extras.loras.empty()) &&
+        p.model->tensors.empty() &&
         p.model->weights.source == WeightsSource::kGgufHeader) {
       Result<std::shared_ptr<const Model>> model = context.open_model(r.model, {.keep_tensors = true});
       if (!model) return model.error();

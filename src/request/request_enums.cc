@@ -44,6 +44,7 @@ std::string_view LlamaCppRequest::first_given() const {
   if (repack) return "repack";
   if (mmproj) return "mmproj";
   if (no_mmproj_offload) return "no_mmproj_offload";
+  if (!lora.empty()) return "lora";
   if (cache_ram) return "cache_ram";
   if (ctx_checkpoints) return "ctx_checkpoints";
   if (model_draft) return "model_draft";

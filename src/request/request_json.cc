@@ -115,6 +115,19 @@ Status read_llamacpp_fields(Fields& fields, EstimateRequest& request) {
   Result<std::optional<std::string>> mmproj = fields.string("mmproj");
   if (!mmproj) return mmproj.error();
   q.mmproj = *mmproj;
+  // lora: a path or an array of paths (--lora, repeatable).
+  if (const Json* v = fields.find("lora"); v != nullptr) {
+    if (v->is_string()) {
+      q.lora.push_back(v->get<std::string>());
+    } else if (v->is_array()) {
+      for (const Json& item : *v) {
+        if (!item.is_string()) return expected("lora", "a path or an array of paths", *v);
+        q.lora.push_back(item.get<std::string>());
+      }
+    } else {
+      return expected("lora", "a path or an array of paths", *v);
+    }
+  }
   for (auto [key, slot] : {std::pair{"swa_full", &q.swa_full}, std::pair{"kv_unified", &q.kv_unified},
                            std::pair{"no_mmproj_offload", &q.no_mmproj_offload}}) {
     Result<std::optional<bool>> b = fields.boolean(key);

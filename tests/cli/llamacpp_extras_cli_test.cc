@@ -141,5 +141,72 @@ TEST_F(LlamaCppExtrasCli, TheDraftModelIsLinesOnItsDevices) {
   EXPECT_NE(r.err.find("ctx"), std::string::npos) << r.err;
 }
 
+// --lora and --lora-scaled: a rank-8 f16 adapter over blk.0 and blk.35's
+// attn_q (4,096 x 4,096): each half 4,096 x 8 x 2 B = 65,536 B, 131,072 B
+// a pair (a multiple of 128 and of 32), 262,144 B an adapter.
+TEST_F(LlamaCppExtrasCli, LoraAdaptersAreLinesOnTheirBaseTensorsDevices) {
+  auto adapter = [](std::string_view arch, std::string_view first) {
+    GgufWriter w;
+    w.add_string("general.architecture", arch)
+        .add_string("general.type", "adapter")
+        .add_string("adapter.type", "lora")
+        .add_tensor(std::string(first) + ".lora_a", GgmlType::kF16, {4096, 8})
+        .add_tensor(std::string(first) + ".lora_b", GgmlType::kF16, {8, 4096})
+        .add_tensor("blk.35.attn_q.weight.lora_a", GgmlType::kF16, {4096, 8})
+        .add_tensor("blk.35.attn_q.weight.lora_b", GgmlType::kF16, {8, 4096});
+    return w;
+  };
+  const std::string a = dir_.file_path("a-lora.gguf"), b = dir_.file_path("b-lora.gguf");
+  adapter("qwen3", "blk.0.attn_q.weight").write(a);
+  adapter("qwen3", "blk.0.attn_q.weight").write(b);
+  auto r = run_memfit({"inspect", "--json", "-m", gguf_, "--memory-limit", "64GiB", "-c", "4096",
+                       "--gpu-memory", "0=8GiB", "--lora", a, "--lora-scaled", b, "0.5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  nlohmann::json x = j["llamacpp"]["extras"];
+  ASSERT_EQ(x.size(), 2u) << x.dump();
+  EXPECT_EQ(x[0]["name"], "LoRA adapter");
+  EXPECT_EQ(x[0]["file"], a);
+  EXPECT_EQ(x[0]["device"], "gpu:0");
+  EXPECT_EQ(x[0]["bytes"], 262144u);
+  EXPECT_EQ(x[0]["figure"], "exact");
+  EXPECT_EQ(x[1]["file"], b);
+  EXPECT_EQ(j["llamacpp"]["devices"][0]["extras_bytes"], 524288u);
+  const std::string report = dir_.file_path("report.json");
+  std::ofstream(report) << r.out;
+  auto check = testing::check_report_schema(report);
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+
+  // -ngl 10 of 37 slots: blocks 27..35 on the GPU; blk.0's pair on the host.
+  r = run_memfit({"inspect", "--json", "-m", gguf_, "--memory-limit", "64GiB", "-c", "4096",
+                  "--gpu-memory", "0=8GiB", "-ngl", "10", "--lora", a});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["llamacpp"]["devices"][0]["extras_bytes"], 131072u);
+  EXPECT_EQ(j["llamacpp"]["devices"][1]["extras_bytes"], 131072u);
+
+  // The text names each line's device and file.
+  r = run_memfit({"inspect", "-m", gguf_, "--memory-limit", "64GiB", "-c", "4096", "--lora", a});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("LoRA adapter"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("exact, on cpu, " + a), std::string::npos) << r.out;
+
+  // Errors: one line each.
+  const std::string wrong = dir_.file_path("wrong-lora.gguf");
+  adapter("qwen3", "blk.40.attn_q.weight").write(wrong);
+  r = run_memfit({"inspect", "-m", gguf_, "--memory-limit", "64GiB", "--lora", wrong});
+  EXPECT_EQ(r.exit_code, 1);
+  // (an estimate's error names the model first)
+  EXPECT_EQ(r.err, "memfit: '" + gguf_ + "': lora '" + wrong +
+                       "': LoRA tensor 'blk.40.attn_q.weight' does not exist in base model (hint: maybe wrong "
+                       "base model?)\n");
+  r = run_memfit({"inspect", "-m", gguf_, "--memory-limit", "64GiB", "--lora", mmproj_});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("expect general.type to be 'adapter'"), std::string::npos) << r.err;
+  r = run_memfit({"inspect", "-m", gguf_, "--memory-limit", "64GiB", "--lora-scaled", a, "half"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--lora-scaled"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace memfit

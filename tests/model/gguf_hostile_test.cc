@@ -21,6 +21,10 @@ const std::map<std::string, std::string>& expected_outcomes() {
   static const auto* outcomes = new std::map<std::string, std::string>{
       {"valid_empty", "ok"},
       {"valid_types_v2", "ok"},
+      // LoRA adapters (--lora): valid headers; the fuzz target reads them
+      // as adapters too (the half pair is refused there, not here).
+      {"lora_adapter", "ok"},
+      {"lora_adapter_half_pair", "ok"},
       {"valid_tokenizer", "ok"},
       {"valid_nested_8_levels", "ok"},
       {"valid_geometry_qwen3", "ok"},

@@ -336,6 +336,68 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
   }
 }
 
+// A LoRA adapter (the "lora" field, --lora): the C API and the CLI read
+// it by its path, the service by its name under the root; the same lines,
+// and the same error for one that does not fit the model. Rank 8 in f16
+// over blk.0.attn_q (4,096 x 4,096): 2 x 4,096 x 8 x 2 B = 131,072 B.
+TEST_F(FrontEnds, LoraAdaptersAgree) {
+  auto adapter = [](std::string_view base) {
+    GgufWriter w;
+    w.add_string("general.architecture", "qwen3")
+        .add_string("general.type", "adapter")
+        .add_string("adapter.type", "lora")
+        .add_tensor(std::string(base) + ".lora_a", GgmlType::kF16, {4096, 8})
+        .add_tensor(std::string(base) + ".lora_b", GgmlType::kF16, {8, 4096});
+    return w;
+  };
+  adapter("blk.0.attn_q.weight").write(path_of("good-lora.gguf"));
+  adapter("blk.0.attn_k.weight").write(path_of("bad-lora.gguf"));
+  for (const char* name : {"good-lora.gguf", "bad-lora.gguf"}) {
+    SCOPED_TRACE(name);
+    json request = {{"model", "qwen3-8b.gguf"}, {"memory_limit", "16GiB"}, {"gpu_memory", "0=8GiB"}};
+    json by_path = request;
+    by_path["lora"] = path_of(name);
+    request["lora"] = json::array({name});  // a path, or an array of them
+    Answer c = via_c_api(by_path);
+    Answer s = via_service(request);
+    Answer cli = via_cli(by_path);
+    const bool ok = std::string(name) == "good-lora.gguf";
+    ASSERT_EQ(c.ok, ok) << c.message;
+    ASSERT_EQ(s.ok, ok) << s.message;
+    ASSERT_EQ(cli.ok, ok) << cli.message;
+    if (ok) {
+      json lines = c.report["llamacpp"]["extras"];
+      ASSERT_EQ(lines.size(), 1u) << lines.dump();
+      EXPECT_EQ(lines[0]["name"], "LoRA adapter");
+      EXPECT_EQ(lines[0]["device"], "gpu:0");
+      EXPECT_EQ(lines[0]["bytes"], 131072u);
+      EXPECT_EQ(s.report["llamacpp"]["extras"][0]["file"], name);
+      for (json* r : {&c.report, &s.report, &cli.report}) {
+        (*r)["llamacpp"]["extras"][0].erase("file");
+      }
+      EXPECT_EQ(comparable(c.report), comparable(s.report));
+      EXPECT_EQ(comparable(c.report), comparable(cli.report));
+      continue;
+    }
+    EXPECT_EQ(c.kind, "input");
+    EXPECT_EQ(s.kind, "input");
+    EXPECT_EQ(without_root(c.message),
+              "'qwen3-8b.gguf': lora 'bad-lora.gguf': LoRA tensor 'blk.0.attn_k.weight' does not exist in base model "
+              "(hint: maybe wrong base model?)");
+    EXPECT_EQ(s.message, without_root(c.message));
+    EXPECT_EQ(cli.message, "memfit: " + c.message + "\n");
+  }
+  // At most 64 adapters a request: each is a file to read.
+  json many = {{"model", "qwen3-8b.gguf"}, {"lora", json::array()}};
+  for (int i = 0; i < 65; ++i) many["lora"].push_back("good-lora.gguf");
+  const Answer c = via_c_api(many);
+  const Answer s = via_service(many);
+  EXPECT_EQ(c.kind, "usage");
+  EXPECT_EQ(c.field, "lora");
+  EXPECT_EQ(c.message, "lora: names 65 adapters; memfit reads at most 64");
+  EXPECT_EQ(s.message, c.message);
+}
+
 // `memfit fit --json` and POST /v1/fit answer a llamacpp request with the
 // same object (llamacpp_fit.h), the service with "model" in front; their
 // errors are the same words. (mlxcel's /v1/fit has its own shape, for the
