@@ -55,14 +55,6 @@ std::optional<uint64_t> block_of(std::string_view name) {
   return index;
 }
 
-bool is_input_table(std::string_view name) {
-  for (std::string_view p : {"token_embd.", "per_layer_token_embd.", "pos_embd.", "token_types.",
-                             "model.embed_tokens.", "embed_tokens."}) {
-    if (name.starts_with(p)) return true;
-  }
-  return false;
-}
-
 bool is_output_layer(std::string_view name) {
   return name.starts_with("output.") || name.starts_with("output_norm.") ||
          name.starts_with("lm_head.") || name == "model.norm.weight";
