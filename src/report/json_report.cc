@@ -70,10 +70,7 @@ nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e,
   j["host_shadow_bytes"] = e.host_shadow_bytes;
   j["ram_available_bytes"] = e.ram_available_bytes;
   j["host_shadow_fits"] = e.host_shadow_fits;
-  j["budget_bytes"] = e.budget_bytes;
-  j["budget_source"] = std::string(to_string(budget.source));
-  j["total_bytes"] = e.total_bytes;
-  j["fits"] = e.fits;
+  add_report_budget(j, budget, e.budget_bytes, e.total_bytes, e.fits);
   const QuantizationInfo& q = model.spec.quantization;
   j["quantization"] = q.method.empty() ? Json(nullptr)
                                        : Json{{"method", q.method},

@@ -149,11 +149,7 @@ nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const Llama
                     {{"model_bytes", e.model_bytes_exact ? "exact" : "estimated"},
                      {"context_bytes", "exact"},
                      {"compute_bytes", "modelled"}}}};
-  j["budget_bytes"] = e.budget_bytes;
-  j["budget_source"] = std::string(to_string(budget.source));
-  j["total_bytes"] = e.total_bytes;
-  j["fits"] = e.fits;
-  add_report_tail(j, model, warnings);
+  add_report_tail(j, model, budget, e.budget_bytes, e.total_bytes, e.fits, warnings);
   return j;
 }
 

@@ -107,11 +107,7 @@ nlohmann::ordered_json mlxlm_estimate_to_json(const Model& model, const MlxLmEst
                   {"limit_mb", e.wired_limit_mb},
                   {"set_wired_limit", set_wired_limit(e)},
                   {"sysctl", sysctl(e)}}}};
-  j["budget_bytes"] = e.budget_bytes;
-  j["budget_source"] = std::string(to_string(budget.source));
-  j["total_bytes"] = e.total_bytes;
-  j["fits"] = e.fits;
-  add_report_tail(j, model, warnings);
+  add_report_tail(j, model, budget, e.budget_bytes, e.total_bytes, e.fits, warnings);
   return j;
 }
 

@@ -27,6 +27,21 @@ void add_report_tail(nlohmann::ordered_json& j, const Model& model,
   j["warnings"] = std::move(texts);
 }
 
+void add_report_budget(nlohmann::ordered_json& j, const MemoryBudget& budget,
+                       uint64_t budget_bytes, uint64_t total_bytes, bool fits) {
+  j["budget_bytes"] = budget_bytes;
+  j["budget_source"] = std::string(to_string(budget.source));
+  j["total_bytes"] = total_bytes;
+  j["fits"] = fits;
+}
+
+void add_report_tail(nlohmann::ordered_json& j, const Model& model, const MemoryBudget& budget,
+                     uint64_t budget_bytes, uint64_t total_bytes, bool fits,
+                     std::span<const Warning> warnings) {
+  add_report_budget(j, budget, budget_bytes, total_bytes, fits);
+  add_report_tail(j, model, warnings);
+}
+
 std::string report_text_head(const Model& model, std::string_view engine) {
   const ModelSpec& spec = model.spec;
   std::string out = fmt::format("memfit {} — {}", memfit_version(),

@@ -2,7 +2,9 @@
 //
 // JSON: report_head() gives the fields every report starts with, in this
 // order: memfit_version, model, model_type, family, layout, engine;
-// add_report_tail() the ones it ends with: assumptions, warnings.
+// add_report_tail() the ones it ends with: assumptions, warnings, after
+// budget_bytes, budget_source, total_bytes, fits (add_report_budget()) in
+// the engine reports that end with their verdict.
 // Text: the two heading lines, a figure's row, and the verdict line.
 #ifndef MEMFIT_REPORT_REPORT_HEAD_H_
 #define MEMFIT_REPORT_REPORT_HEAD_H_
@@ -14,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memfit/memory_budget.h"
 #include "memfit/model.h"
 #include "memfit/warning.h"
 
@@ -23,6 +26,17 @@ nlohmann::ordered_json report_head(const Model& model, std::string_view engine);
 
 // Sets "assumptions" (the spec's) and "warnings" (their texts) on `j`.
 void add_report_tail(nlohmann::ordered_json& j, const Model& model,
+                     std::span<const Warning> warnings);
+
+// Sets "budget_bytes" (the engine's budget, bytes), "budget_source"
+// (`budget`'s), "total_bytes" and "fits" on `j`, in that order.
+void add_report_budget(nlohmann::ordered_json& j, const MemoryBudget& budget,
+                       uint64_t budget_bytes, uint64_t total_bytes, bool fits);
+
+// add_report_budget() then add_report_tail(): the end of the llama.cpp,
+// mlx-lm and vLLM reports.
+void add_report_tail(nlohmann::ordered_json& j, const Model& model, const MemoryBudget& budget,
+                     uint64_t budget_bytes, uint64_t total_bytes, bool fits,
                      std::span<const Warning> warnings);
 
 // "memfit V — PATH (engine E)" ("" engine: no parenthesis) and

@@ -126,11 +126,7 @@ nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstim
                  {"num_gpu_blocks", e.kv_given ? "exact" : "modelled"}}},
                {"command", vllm_serve_command(name, e)},
                {"command_kv_cache_memory", vllm_serve_command(name, e, e.kv_cache_memory_for_seqs)}};
-  j["budget_bytes"] = e.budget_bytes;
-  j["budget_source"] = std::string(to_string(budget.source));
-  j["total_bytes"] = e.total_bytes;
-  j["fits"] = e.fits;
-  add_report_tail(j, model, warnings);
+  add_report_tail(j, model, budget, e.budget_bytes, e.total_bytes, e.fits, warnings);
   return j;
 }
 

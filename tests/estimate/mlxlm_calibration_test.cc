@@ -7,12 +7,13 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
+#include <string>
 #include <vector>
 
 #include "memfit/estimate.h"
 #include "memfit/mlxlm.h"
 #include "support/corpus.h"
+#include "support/tsv.h"
 
 namespace memfit {
 namespace {
@@ -27,17 +28,12 @@ struct Row {
 };
 
 std::vector<Row> read_rows() {
-  std::istringstream in(testing::read_test_data("calibration/mlxlm-published-runs.tsv"));
   std::vector<Row> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream f(line);
-    Row r;
-    f >> r.config >> r.weights >> r.prompt >> r.generated >> r.batch >> r.step >> r.fused >>
-        r.platform >> r.buffer_ops >> r.buffer_mega_elements >> r.printed >> r.mlxlm >> r.seed;
-    std::getline(f >> std::ws, r.source);
-    rows.push_back(r);
+  for (const std::vector<std::string>& f :
+       testing::read_tsv("calibration/mlxlm-published-runs.tsv", 14)) {
+    auto n = [&f](std::size_t i) { return static_cast<uint64_t>(std::stoull(f[i])); };
+    rows.push_back(Row{f[0], n(1), n(2), n(3), n(4), n(5), n(6), f[7], n(8), n(9), n(10), n(11),
+                       n(12), f[13]});
   }
   return rows;
 }

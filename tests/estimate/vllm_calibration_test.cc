@@ -8,12 +8,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <sstream>
+#include <string>
 #include <vector>
 
 #include "memfit/estimate.h"
 #include "memfit/vllm.h"
 #include "support/corpus.h"
+#include "support/tsv.h"
 
 namespace memfit {
 namespace {
@@ -24,20 +25,11 @@ struct Row {
 };
 
 std::vector<Row> read_rows() {
-  std::istringstream in(testing::read_test_data("calibration/vllm-published-runs.tsv"));
   std::vector<Row> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream f(line);
-    Row r;
-    for (std::string* c : {&r.config, &r.weights, &r.tp, &r.gpu_total, &r.util, &r.kv, &r.max_model_len,
-                           &r.seqs, &r.batched, &r.dtype, &r.spec, &r.figure, &r.printed, &r.memfit,
-                           &r.seed}) {
-      std::getline(f, *c, '\t');
-    }
-    std::getline(f, r.source);
-    rows.push_back(r);
+  for (const std::vector<std::string>& f :
+       testing::read_tsv("calibration/vllm-published-runs.tsv", 16)) {
+    rows.push_back(Row{f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11],
+                       f[12], f[13], f[14], f[15]});
   }
   return rows;
 }
