@@ -117,7 +117,9 @@ TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
       EXPECT_NEAR(ratio, 1.0, 0.01) << row;
     } else if (r.kv == "-") {
       // v0.7 sized the KV cache by an older accounting (docs/validation-engines.md).
-      if (r.source.find("v0.7") == std::string::npos) EXPECT_NEAR(ratio, 1.0, 0.10) << row;
+      if (r.source.find("v0.7") == std::string::npos) {
+        EXPECT_NEAR(ratio, 1.0, 0.10) << row;
+      }
     } else if (r.figure != "weights") {
       EXPECT_NEAR(ratio, 1.0, 0.005) << row;  // exact up to the printed rounding
     }
