@@ -114,7 +114,9 @@ uint64_t mlxlm_kv_capacity(uint64_t tokens, uint64_t chunk, uint64_t decode);
 // The estimate. kUsage (naming the field) for a prompt_tokens, max_tokens,
 // batch or prefill_step_size of 0 or past kMlxLmMaxTokens, kv_bits not in
 // {2,3,4,5,6,8}, kv_group_size not in {32,64,128} or not dividing the head
-// dim; kOverflow on absurd sizes.
+// dim, and kv_bits where mlx-lm cannot quantize the cache (a rotating
+// cache: the model's sliding-window layers or max_kv_size; an MLA latent
+// cache); kOverflow on absurd sizes.
 Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& settings,
                                      const MemoryBudget& budget);
 

@@ -144,6 +144,37 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
   }
   const ModelSpec& spec = model.spec;
   const ModelGeometry& geo = spec.geometry;
+  if (s.kv_bits != 0) {
+    // Caches mlx-lm cannot quantize: the run fails, so there is no peak to
+    // price. RotatingKVCache.to_quantized raises NotImplementedError; an
+    // MLA layer's attention (deepseek_v3.py) reads the values the cache
+    // returns as one array, not QuantizedKVCache's packed tuple.
+    const bool rotates = mlxlm_rotates_sliding_layers(spec.model_type);
+    bool sliding = false, mla = false, own_cache = false, kv = false;
+    for (const LayerCache& l : spec.layers) {
+      const bool cached = quantizable(l.kind) && l.elems_per_token != 0;
+      kv = kv || cached;
+      mla = mla || (cached && l.kind == LayerKind::kMlaLatent);
+      sliding = sliding ||
+                (cached && rotates && l.kind == LayerKind::kSlidingWindow && l.window_tokens != 0);
+      own_cache = own_cache || (rotates && l.kind == LayerKind::kSlidingWindow) ||
+                  l.kind == LayerKind::kLinearAttention || l.kind == LayerKind::kSsm ||
+                  l.kind == LayerKind::kConv;
+    }
+    if (mla) {
+      return Error::usage("kv_bits", "mlx-lm cannot quantize an MLA model's latent cache "
+                                     "(its attention reads the cache as arrays, not packed words)");
+    }
+    if (sliding) {
+      return Error::usage("kv_bits", "mlx-lm cannot quantize a rotating cache "
+                                     "(RotatingKVCache), which the model's sliding-window "
+                                     "layers use");
+    }
+    if (s.max_kv_size != 0 && !own_cache && kv) {
+      return Error::usage("kv_bits", "mlx-lm cannot quantize a rotating cache "
+                                     "(RotatingKVCache), which --max-kv-size puts every layer on");
+    }
+  }
   if (s.kv_bits != 0 && geo.head_dim % s.kv_group_size != 0) {
     return Error::usage("kv_group_size", fmt::format("{} does not divide the head dim {}",
                                                      s.kv_group_size, geo.head_dim));

@@ -104,5 +104,16 @@ TEST(MlxLmCli, FitPlotAndServeRefuseItWithOneLine) {
   EXPECT_EQ(other.err, "memfit: --kv-bits: is an mlx-lm setting: give engine mlx-lm\n");
 }
 
+TEST(MlxLmCli, KvBitsOnARotatingCacheIsAUsageError) {
+  // mlx-lm's RotatingKVCache.to_quantized raises: the run cannot happen.
+  auto r = run_memfit({"preflight", "generate", "-m", kExample, "--engine", "mlx-lm",
+                       "--prompt-tokens", "2048", "--max-tokens", "128", "--max-kv-size", "1024",
+                       "--kv-bits", "4"},
+                      k64GiB);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "memfit: --kv-bits: mlx-lm cannot quantize a rotating cache (RotatingKVCache), "
+                   "which --max-kv-size puts every layer on\n");
+}
+
 }  // namespace
 }  // namespace memfit

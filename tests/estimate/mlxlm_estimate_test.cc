@@ -404,5 +404,51 @@ TEST(MlxLmEstimate, UsageErrorsNameTheirField) {
                          "1..1000000 mega-elements and 1..64 buffers in flight");
 }
 
+TEST(MlxLmEstimate, KvBitsRefusedWhereMlxLmCannotQuantizeTheCache) {
+  auto error_of = [](const std::string& config, MlxLmSettings s) {
+    Result<MlxLmEstimate> e = estimate_mlxlm(corpus_model(config), s, kBudget);
+    return e.ok() ? std::string("ok") : e.error().message();
+  };
+  MlxLmSettings s = workload(2048, 128);
+  s.kv_bits = 4;
+  // Gemma 3's sliding-window layers are RotatingKVCaches: to_quantized
+  // raises NotImplementedError in mlx-lm. (--max-kv-size is ignored there.)
+  const std::string sliding =
+      "kv_bits: mlx-lm cannot quantize a rotating cache (RotatingKVCache), which the model's "
+      "sliding-window layers use";
+  EXPECT_EQ(error_of("gemma3/gemma-3-1b-it", s), sliding);
+  MlxLmSettings bounded = s;
+  bounded.max_kv_size = 4096;
+  EXPECT_EQ(error_of("gemma3/gemma-3-1b-it", bounded), sliding);
+  // --max-kv-size puts every layer of a model without its own caches on one.
+  bounded.max_kv_size = 1024;
+  EXPECT_EQ(error_of("llama3/Llama-3.2-3B-Instruct", bounded),
+            "kv_bits: mlx-lm cannot quantize a rotating cache (RotatingKVCache), which "
+            "--max-kv-size puts every layer on");
+  // A hybrid's own make_cache ignores --max-kv-size: its attention layers
+  // stay KVCaches and quantize (the 2 x 10 layers x 4,352 slots x 576 B
+  // of HybridQwen35MoeHasRecurrentStateAndTwoChunks at P 4096).
+  MlxLmSettings hybrid = workload(4096, 128, 2048);
+  hybrid.kv_bits = 4;
+  hybrid.batch = 2;
+  hybrid.max_kv_size = 1024;
+  MlxLmEstimate priced = run("qwen3_5/Qwen3.5-35B-A3B", hybrid);
+  EXPECT_TRUE(priced.max_kv_size_ignored);
+  EXPECT_EQ(priced.decode.kv_bytes, 2ull * 10 * 4352 * 576);
+  // MLA: deepseek_v3's attention reads the cache's rope key as an array;
+  // QuantizedKVCache returns packed tuples. The reason, whatever the group
+  // size (hidden / heads = 56 is no group's multiple).
+  const std::string mla =
+      "kv_bits: mlx-lm cannot quantize an MLA model's latent cache (its attention reads the "
+      "cache as arrays, not packed words)";
+  EXPECT_EQ(error_of("deepseek_v3/DeepSeek-V3", s), mla);
+  s.kv_group_size = 32;
+  EXPECT_EQ(error_of("deepseek_v3/DeepSeek-V3", s), mla);
+  // Without --kv-bits every one of them is priced.
+  for (const char* config : {"gemma3/gemma-3-1b-it", "deepseek_v3/DeepSeek-V3"}) {
+    EXPECT_EQ(error_of(config, workload(2048, 128)), "ok") << config;
+  }
+}
+
 }  // namespace
 }  // namespace memfit
