@@ -421,7 +421,9 @@ function fitCaption(fit, engine) {
     span.dataset.testid = `fit-${mode.kv_cache_mode}`;
     span.dataset.maxTokens = mode.max_tokens === null ? '' : String(mode.max_tokens);
     const label = kvLabel(engine, mode.kv_cache_mode);
-    span.textContent = mode.max_tokens === null ? `${label} nothing fits`
+    if (mode.refused) span.title = mode.refused;
+    span.textContent = mode.refused ? `${label} not run by this engine`
+      : mode.max_tokens === null ? `${label} nothing fits`
       : mode.capped ? `${label} any context`
       : `${label} ${formatTokens(mode.max_tokens)} tokens`;
     caption.appendChild(span);
@@ -535,7 +537,15 @@ async function estimatedFit(inputs, base, report) {
   const engine = ENGINES[inputs.engine];
   const at = (tokens, kv) => api('POST', '/v1/estimate', { ...base, ...engine.body(inputs, tokens, kv) });
   const bounds = await Promise.all(engine.kvModes.map(async ([kv]) => {
-    const first = await at(1, kv);
+    // A KV choice the engine refuses for this model (mlx-lm cannot
+    // quantize a rotating or MLA cache) is shown as refused, not as an
+    // error of the whole page; the asked choice's refusal is the report's.
+    let first;
+    try {
+      first = await at(1, kv);
+    } catch (error) {
+      return { kv_cache_mode: kv, max_tokens: null, capped: false, total_bytes: null, refused: error.message };
+    }
     if (!first.fits) return { kv_cache_mode: kv, max_tokens: null, capped: false, total_bytes: null };
     const top = await at(BISECT_CEILING, kv);
     if (top.fits) return { kv_cache_mode: kv, max_tokens: BISECT_CEILING, capped: true, total_bytes: top.total_bytes };
@@ -557,9 +567,11 @@ async function estimatedFit(inputs, base, report) {
   const fit = { batch: inputs.batch, budget_bytes: report.budget_bytes, by_kv_mode: bounds };
   const axis = axisFor(inputs, fit);
   const tokens = curveTokens(axis.max, inputs.max_tokens, fit, ESTIMATED_CURVE_POINTS);
-  const tasks = bounds.flatMap((mode) => tokens.map((t) => () => at(t, mode.kv_cache_mode)));
+  const drawn = bounds.filter((mode) => !mode.refused);
+  const tasks = drawn.flatMap((mode) => tokens.map((t) => () => at(t, mode.kv_cache_mode)));
   const totals = await inBatches(tasks, ESTIMATE_CONCURRENCY);
-  bounds.forEach((mode, m) => {
+  bounds.forEach((mode) => { mode.curve = []; });
+  drawn.forEach((mode, m) => {
     mode.curve = tokens.map((t, k) => {
       const r = totals[m * tokens.length + k];
       return { max_tokens: t, total_bytes: r.total_bytes, fits: r.fits };
