@@ -11,6 +11,7 @@
 //    divides k/v projections and the KV cache by KV heads, replicating them
 //    when there are fewer KV heads than ranks (vLLM), keeps MLA's latent
 //    cache whole on every rank, and keeps norms and routers whole. vLLM
+//    also splits gated-delta-net (linear attention) tensors by N. vLLM
 //    splits embeddings and the LM head by vocabulary (padded to 64 rows);
 //    mlx-lm replicates them.
 //
@@ -73,6 +74,8 @@ enum class TensorRole {
   kRowParallel,     // input features split by TP: o, down (dense and experts)
   kRowParallelBias, // bias of a row-parallel matrix: whole on every rank
   kKvProjection,    // k_proj / v_proj: split by KV heads, replicated past them
+  kLinearAttention, // gated-delta-net (linear_attn.) projections, conv1d, A_log, dt_bias:
+                    // split by TP in vLLM, whole in mlx-lm
   kEmbedding,       // token embedding
   kLmHead,          // output projection
   kFinalNorm,       // a norm outside the decoder layers
@@ -97,7 +100,7 @@ struct TensorSplit {
 };
 
 // Bytes of `tensor` one TP rank holds: ceil(bytes / N) for column- and
-// row-parallel matrices; bytes x max(1, kv/N) / kv for k/v projections
+// row-parallel matrices and (vLLM) gated-delta-net tensors; bytes x max(1, kv/N) / kv for k/v projections
 // (vLLM); vocabulary rows padded to 64 then ceil(rows / N) for vLLM
 // embeddings and LM heads; the whole tensor for everything else and for
 // 0- or 1-element tensors. Fails on overflow only.

@@ -13,6 +13,13 @@
 //    dimension by TP; VocabParallelEmbedding / ParallelLMHead pad the vocab
 //    to a multiple of 64 (DEFAULT_VOCAB_PADDING_SIZE) and give each rank
 //    padded / N rows; k/v keep max(1, kv_heads / N) heads per rank.
+//  - vLLM gated-delta-net layers (Qwen3-Next, Qwen3.5: QwenGatedDeltaNet
+//    Attention): in_proj_qkvz / in_proj_ba (Qwen3.5's checkpoints:
+//    in_proj_qkv, in_proj_z, in_proj_b, in_proj_a) are
+//    MergedColumnParallelLinear, conv1d a ColumnParallelLinear over its
+//    channels, A_log and dt_bias are split along dim 0 (num_v_heads / N,
+//    sharded_weight_loader(0)), out_proj is RowParallelLinear and the gated
+//    norm over head_v_dim is whole. mlx-lm keeps linear attention whole.
 //  - mlx-lm: Model.shard() turns q/k/v/gate/up into "all-to-sharded" and
 //    o/down into "sharded-to-all" linears (mlx.nn.layers.distributed;
 //    a sharded-to-all bias is not split), shards MoE switch_mlp and shared
@@ -48,6 +55,11 @@ constexpr std::array<std::string_view, 7> kReplicatedModules = {
 constexpr std::array<std::string_view, 6> kEmbeddingModules = {
     "embed_tokens", "wte", "word_embeddings", "tok_embeddings", "embeddings", "embedding"};
 constexpr std::array<std::string_view, 2> kLmHeadModules = {"lm_head", "embed_out"};
+// Gated-delta-net tensors under a "linear_attn" module: split by TP in
+// vLLM, whole in mlx-lm (TensorRole::kLinearAttention).
+constexpr std::array<std::string_view, 9> kLinearAttentionModules = {
+    "in_proj_qkvz", "in_proj_ba", "in_proj_qkv", "in_proj_z", "in_proj_b",
+    "in_proj_a",    "conv1d",     "A_log",       "dt_bias"};
 // Fused expert parameters written without a ".weight" leaf (gpt-oss:
 // "experts.gate_up_proj_bias", "experts.down_proj_blocks").
 constexpr std::array<std::string_view, 3> kFusedSuffixes = {"_bias", "_blocks", "_scales"};
@@ -125,6 +137,7 @@ std::string_view to_string(TensorRole role) {
     case TensorRole::kRowParallel: return "row_parallel";
     case TensorRole::kRowParallelBias: return "row_parallel_bias";
     case TensorRole::kKvProjection: return "kv_projection";
+    case TensorRole::kLinearAttention: return "linear_attention";
     case TensorRole::kEmbedding: return "embedding";
     case TensorRole::kLmHead: return "lm_head";
     case TensorRole::kFinalNorm: return "final_norm";
@@ -162,6 +175,10 @@ TensorPlacement place_tensor(std::string_view name) {
                    : *role;
       return p;
     }
+    if (k > 0 && segments[k - 1] == "linear_attn" && contains(kLinearAttentionModules, s)) {
+      p.role = TensorRole::kLinearAttention;
+      return p;
+    }
     if (contains(kReplicatedModules, s)) return p;
     if (is_norm(s)) {
       p.role = p.layer ? TensorRole::kReplicated : TensorRole::kFinalNorm;
@@ -197,6 +214,13 @@ Result<uint64_t> tp_rank_tensor_bytes(const SafetensorsTensor& tensor, TensorRol
   switch (role) {
     case TensorRole::kColumnParallel:
     case TensorRole::kRowParallel:
+      share = CheckedBytes::ceil_div(bytes, n).value();
+      break;
+    case TensorRole::kLinearAttention:
+      // vLLM splits rows (output features, conv channels, heads) by N;
+      // Qwen3-Next's interleaved qkvz keeps whole key-head groups, so a
+      // rank's share is still bytes / N when N divides the heads.
+      if (split.engine == ParallelEngine::kMlx) return bytes;
       share = CheckedBytes::ceil_div(bytes, n).value();
       break;
     case TensorRole::kKvProjection:

@@ -5,6 +5,7 @@
 // MLA model (DeepSeek-V3).
 #include <gtest/gtest.h>
 
+#include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
 #include "support/corpus.h"
 
@@ -265,6 +266,64 @@ TEST(VllmKv, SlidingWindowGemma3SplitsItsLayersIntoGroupsOfTheGlobalCount) {
   // cdiv(L, 16) + 3,270 blocks, so up to 13,114 x 16 = 209,824 tokens; the
   // search stops at the config's 32,768.
   EXPECT_EQ(e.max_model_len_fit, 32768u);
+}
+
+TEST(VllmWeights, GatedDeltaNetTensorsSplitByTensorParallel) {
+  // One Qwen3-Next-style linear-attention layer (hidden 2,048; 16 key heads
+  // and 32 value heads of 128: key_dim 2,048, value_dim 4,096), bf16 but
+  // A_log f32:
+  //   in_proj_qkvz [2 x 2,048 + 2 x 4,096 = 12,288, 2,048] 50,331,648 B
+  //   in_proj_ba   [2 x 32 = 64, 2,048]                       262,144 B
+  //   conv1d       [2 x 2,048 + 4,096 = 8,192, 1, 4]           65,536 B
+  //   A_log        [32] f32                                       128 B
+  //   dt_bias      [32]                                            64 B
+  //   norm         [128] (gated RMSNorm over head_v_dim)          256 B
+  //   out_proj     [2,048, 4,096]                           16,777,216 B
+  // TP 1: the sum, 67,436,992. TP 2 (vLLM): qkvz and ba are
+  // MergedColumnParallelLinear, conv1d ColumnParallelLinear over its
+  // channels, A_log / dt_bias split along the heads, out_proj
+  // RowParallelLinear: halves 25,165,824 + 131,072 + 32,768 + 64 + 32 +
+  // 8,388,608; the norm whole, 256: 33,718,624. qkvz interleaves q, k, v, z
+  // per key-head group; 16 groups over 2 ranks are 8 whole groups a rank,
+  // so its share is exactly half. Rope cache (Qwen3.5-35B-A3B's config):
+  // 262,144 positions x 256 x 2 B = 134,217,728.
+  Model m = corpus_model("qwen3_5/Qwen3.5-35B-A3B");
+  const std::string a = "model.layers.0.linear_attn.";
+  const std::vector<SafetensorsTensor> tensors = {
+      {a + "in_proj_qkvz.weight", "BF16", {12288, 2048}, 12288ull * 2048 * 2},
+      {a + "in_proj_ba.weight", "BF16", {64, 2048}, 64ull * 2048 * 2},
+      {a + "conv1d.weight", "BF16", {8192, 1, 4}, 8192ull * 4 * 2},
+      {a + "A_log", "F32", {32}, 32ull * 4},
+      {a + "dt_bias", "BF16", {32}, 32ull * 2},
+      {a + "norm.weight", "BF16", {128}, 128ull * 2},
+      {a + "out_proj.weight", "BF16", {2048, 4096}, 2048ull * 4096 * 2},
+  };
+  Result<VllmWeights> one = vllm_rank_weights(m, tensors, 1);
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->rope_cache_bytes, 134217728u);
+  EXPECT_EQ(one->bytes, 67436992ull + 134217728ull);
+  Result<VllmWeights> two = vllm_rank_weights(m, tensors, 2);
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(two->bytes, 33718624ull + 134217728ull);
+  // Each tensor at TP 2, in the order above.
+  const uint64_t halves[] = {25165824, 131072, 32768, 64, 32, 256, 8388608};
+  const TensorSplit vllm2{ParallelEngine::kVllm, 2, 2};
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    Result<uint64_t> b = tp_rank_tensor_bytes(tensors[i], place_tensor(tensors[i].name).role, vllm2);
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(*b, halves[i]) << tensors[i].name;
+  }
+  // Qwen3.5's checkpoint names split the same way; mlx-lm keeps them whole;
+  // a Mamba mixer's conv1d (not under linear_attn) stays whole (not modelled).
+  const SafetensorsTensor qkv{"model.language_model.layers.0.linear_attn.in_proj_qkv.weight",
+                              "BF16", {8192, 2048}, 8192ull * 2048 * 2};
+  EXPECT_EQ(place_tensor(qkv.name).role, TensorRole::kLinearAttention);
+  EXPECT_EQ(place_tensor(a + "in_proj_b.weight").role, TensorRole::kLinearAttention);
+  Result<uint64_t> mlx = tp_rank_tensor_bytes(
+      qkv, TensorRole::kLinearAttention, TensorSplit{ParallelEngine::kMlx, 2, 2});
+  ASSERT_TRUE(mlx.ok());
+  EXPECT_EQ(*mlx, 8192ull * 2048 * 2);
+  EXPECT_EQ(place_tensor("model.layers.0.mixer.conv1d.weight").role, TensorRole::kReplicated);
 }
 
 TEST(VllmWeights, Gemma3OneKvHeadStaysWholeOnEveryRank) {
