@@ -203,11 +203,7 @@ TEST(LlamaCppExtras, TheServerFlagsNameTheProjector) {
 
 // A corpus geometry with 1 GiB of weights, on the host alone.
 Model corpus_model(const std::string& relative) {
-  Model m;
-  m.has_config = true;
-  m.spec = testing::corpus_spec(relative);
-  m.weights.bytes = kGiB;
-  return m;
+  return testing::corpus_model(relative, kGiB, WeightsSource::kFallback);
 }
 
 LlamaCppSettings host_run(uint64_t ctx_size, uint64_t parallel = 1) {

@@ -12,12 +12,7 @@ namespace {
 const MemoryBudget kBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
 
 Model corpus_model(const std::string& config) {
-  Model m;
-  m.has_config = true;
-  m.spec = testing::corpus_spec(config);
-  m.weights.bytes = 1000;
-  m.weights.source = WeightsSource::kSafetensorsHeader;
-  return m;
+  return testing::corpus_model(config, 1000, WeightsSource::kSafetensorsHeader);
 }
 
 MlxLmEstimate run(const std::string& config, MlxLmSettings s) {

@@ -16,12 +16,7 @@ constexpr uint64_t kGiB = 1ull << 30;
 const MemoryBudget kBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
 
 Model corpus_model(const std::string& config, uint64_t weights = 1000) {
-  Model m;
-  m.has_config = true;
-  m.spec = testing::corpus_spec(config);
-  m.weights.bytes = weights;
-  m.weights.source = WeightsSource::kSafetensorsIndex;
-  return m;
+  return testing::corpus_model(config, weights);
 }
 
 VllmEstimate run(const Model& m, const VllmSettings& s) {

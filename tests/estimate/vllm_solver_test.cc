@@ -18,12 +18,7 @@ const MemoryBudget kBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
 constexpr uint64_t k8BWeights = 16060522496ull;
 
 Model corpus_model(const std::string& config, uint64_t weights = 1000) {
-  Model m;
-  m.has_config = true;
-  m.spec = testing::corpus_spec(config);
-  m.weights.bytes = weights;
-  m.weights.source = WeightsSource::kSafetensorsIndex;
-  return m;
+  return testing::corpus_model(config, weights);
 }
 
 VllmSolution solve(VllmSolveFor what, const Model& m, const VllmSettings& s,

@@ -34,6 +34,15 @@ KvCacheEstimate kv_of(const ModelSpec& spec, const std::string& name, uint64_t t
 
 ModelSpec corpus_spec(const std::string& relative) { return spec_at("corpus/" + relative); }
 
+Model corpus_model(const std::string& relative, uint64_t weight_bytes, WeightsSource source) {
+  Model m;
+  m.has_config = true;
+  m.spec = corpus_spec(relative);
+  m.weights.bytes = weight_bytes;
+  m.weights.source = source;
+  return m;
+}
+
 KvCacheEstimate corpus_kv(const std::string& relative, uint64_t tokens, uint64_t batch,
                           KvElement element) {
   return kv_of(corpus_spec(relative), relative, tokens, batch, element);
