@@ -33,9 +33,9 @@ uint64_t mxfp4_padding_bytes(const ModelSpec& spec, uint64_t tp) {
   const ModelGeometry& g = spec.geometry;
   if (spec.quantization.method != "mxfp4" || spec.moe.experts == 0) return 0;
   const uint64_t width = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
-  const uint64_t rank_width = CheckedBytes::ceil_div(width, tp).saturated();
-  const uint64_t padded_width = CheckedBytes::ceil_div(rank_width, kMxfp4WidthAlign).saturated() * kMxfp4WidthAlign;
-  const uint64_t padded_hidden = CheckedBytes::ceil_div(g.hidden, kMxfp4HiddenAlign).saturated() * kMxfp4HiddenAlign;
+  const CheckedBytes rank_width = CheckedBytes::ceil_div(width, tp);
+  const CheckedBytes padded_width = round_up(rank_width, kMxfp4WidthAlign);
+  const CheckedBytes padded_hidden = round_up(g.hidden, kMxfp4HiddenAlign);
   const CheckedBytes experts = CheckedBytes(g.layers) * spec.moe.experts * 3;
   const CheckedBytes padded = CheckedBytes::ceil_div(experts * padded_width * padded_hidden * 17, 32);
   const CheckedBytes stored = CheckedBytes::ceil_div(experts * rank_width * g.hidden * 17, 32);
@@ -233,11 +233,11 @@ Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const Safetenso
   }
   const bool attention_free = e.layout.groups.empty();
   e.starts = attention_free || (e.num_blocks > 1 && e.layout.blocks_per_request <= e.num_blocks);
-  if (s.kv_cache_memory || s.gpu_memory_total == 0) {
-    e.total_bytes = (non_kv + e.kv_cache_bytes + e.cuda_graph_bytes).saturated();
-  } else {
-    e.total_bytes = (CheckedBytes(std::max(e.requested_bytes, non_kv.saturated())) + e.cuda_graph_bytes).saturated();
-  }
+  // What vLLM holds once the KV cache is allocated, then the CUDA graphs.
+  const CheckedBytes held = s.kv_cache_memory || s.gpu_memory_total == 0
+                                ? non_kv + e.kv_cache_bytes
+                                : CheckedBytes(std::max(e.requested_bytes, non_kv.saturated()));
+  e.total_bytes = (held + e.cuda_graph_bytes).saturated();
   if (e.total_bytes == UINT64_MAX) return Error::overflow("vLLM peak: the sizes overflow 64 bits");
   e.settings = s;
   e.budget_bytes = budget.budget_bytes;
