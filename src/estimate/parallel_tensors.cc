@@ -212,15 +212,14 @@ Result<uint64_t> tp_rank_tensor_bytes(const SafetensorsTensor& tensor, TensorRol
   if (tensor.shape.empty() || elements.saturated() <= 1) return bytes;
   std::optional<uint64_t> share;
   switch (role) {
-    case TensorRole::kColumnParallel:
-    case TensorRole::kRowParallel:
-      share = CheckedBytes::ceil_div(bytes, n).value();
-      break;
     case TensorRole::kLinearAttention:
       // vLLM splits rows (output features, conv channels, heads) by N;
       // Qwen3-Next's interleaved qkvz keeps whole key-head groups, so a
       // rank's share is still bytes / N when N divides the heads.
       if (split.engine == ParallelEngine::kMlx) return bytes;
+      [[fallthrough]];
+    case TensorRole::kColumnParallel:
+    case TensorRole::kRowParallel:
       share = CheckedBytes::ceil_div(bytes, n).value();
       break;
     case TensorRole::kKvProjection:
