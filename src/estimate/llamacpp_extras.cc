@@ -103,11 +103,16 @@ Result<int64_t> parse_cache_ram(std::string_view field, std::string_view text) {
 namespace llamacpp {
 namespace {
 
+// Each of the model's tensors by name, to its position in model.tensors
+// (and e.placement.tensors).
+using TensorIndex = std::unordered_map<std::string_view, size_t>;
+
 // One adapter's lines (llama_adapter_lora_init_impl): each pair is checked
 // against its base tensor and goes to the base tensor's buffer (a
 // CPU_REPACK one falls back to the plain host buffer: the host either
 // way); one buffer per buffer type, each tensor padded to its alignment.
-Status add_lora(const Model& model, LlamaCppEstimate& e, const LlamaCppLora& lora) {
+Status add_lora(const Model& model, const TensorIndex& index, LlamaCppEstimate& e,
+                const LlamaCppLora& lora) {
   auto input = [&lora](std::string what) {
     return Error(fmt::format("lora {}: {}", quote_untrusted(lora.path), what), ErrorKind::kInput);
   };
@@ -119,9 +124,6 @@ Status add_lora(const Model& model, LlamaCppEstimate& e, const LlamaCppLora& lor
     return input(fmt::format("model arch and LoRA arch mismatch ({} and {})", quote_untrusted(model.spec.model_type),
                              quote_untrusted(lora.architecture)));
   }
-  std::unordered_map<std::string_view, size_t> index;
-  index.reserve(model.tensors.size());
-  for (size_t i = 0; i < model.tensors.size(); ++i) index.emplace(model.tensors[i].name, i);
 
   const std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
   std::vector<CheckedBytes> bytes(devices.size(), CheckedBytes(0));
@@ -181,8 +183,13 @@ Status add_extras(const Model& model, LlamaCppEstimate& e, const MemoryBudget& b
       e.extras.push_back({"mmproj compute", x.mmproj->path, device, *compute.value(), false});
     }
   }
-  for (const LlamaCppLora& lora : x.loras) {
-    if (Status added = add_lora(model, e, lora); !added) return added;
+  if (!x.loras.empty()) {
+    TensorIndex index;
+    index.reserve(model.tensors.size());
+    for (size_t i = 0; i < model.tensors.size(); ++i) index.emplace(model.tensors[i].name, i);
+    for (const LlamaCppLora& lora : x.loras) {
+      if (Status added = add_lora(model, index, e, lora); !added) return added;
+    }
   }
   // The prompt cache: host vectors, at most the limit (server_prompt_cache
   // evicts before it adds and skips a state over it). No limit: at most
