@@ -37,6 +37,13 @@
 namespace memfit::service {
 namespace {
 
+// A fit answer as the service sends it: "model" in front of the CLI's object.
+HttpResponse with_model_first(const std::string& model, Json answer) {
+  Json out = {{"model", model}};
+  for (auto& [key, value] : answer.items()) out[key] = std::move(value);
+  return json_response(200, out);
+}
+
 HttpResponse handle_llamacpp_fit(const FitRequest& request, const PreparedRequest& p) {
   const std::string& name = request.request.model;
   Result<LlamaCppSolveFor> what = parse_llamacpp_solve(request.solve.value_or("ctx-size"));
@@ -65,9 +72,7 @@ HttpResponse handle_llamacpp_fit(const FitRequest& request, const PreparedReques
       answer["by_cache_type"][i]["curve"] = std::move(curve);
     }
   }
-  Json out = {{"model", name}};
-  for (auto& [key, value] : answer.items()) out[key] = std::move(value);
-  return json_response(200, out);
+  return with_model_first(name, std::move(answer));
 }
 
 HttpResponse handle_vllm_fit(const FitRequest& request, const PreparedRequest& p) {
@@ -79,10 +84,7 @@ HttpResponse handle_vllm_fit(const FitRequest& request, const PreparedRequest& p
   }
   Result<VllmFit> fit = fit_vllm(*what, request.request, p);
   if (!fit.ok()) return error_response(api_error_of(fit.error()));
-  Json answer = vllm_fit_to_json(p, *fit);
-  Json out = {{"model", request.request.model}};
-  for (auto& [key, value] : answer.items()) out[key] = std::move(value);
-  return json_response(200, out);
+  return with_model_first(request.request.model, vllm_fit_to_json(p, *fit));
 }
 
 // The fields only a llamacpp /v1/fit reads.
