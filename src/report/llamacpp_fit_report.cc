@@ -13,6 +13,7 @@
 #include "memfit/llamacpp_report.h"
 #include "memfit/memory_size.h"
 #include "memfit/solver.h"
+#include "report/report_head.h"
 
 namespace memfit {
 namespace {
@@ -55,8 +56,6 @@ nlohmann::ordered_json llamacpp_fit_to_json(const PreparedRequest& p, const Llam
     by_type.push_back(
         {{"cache_type", type_name(s.cache_type)}, {"value", value_json(s)}, {"capped", s.capped}});
   }
-  Json texts = Json::array();
-  for (const Warning& w : p.warnings) texts.push_back(w.text);
   Json j = {{"solve", std::string(to_string(fit.what))},
             {"engine", "llamacpp"},
             {"value", value_json(fit.answer)},
@@ -66,7 +65,7 @@ nlohmann::ordered_json llamacpp_fit_to_json(const PreparedRequest& p, const Llam
             {"budget_source", std::string(to_string(p.budget.source))},
             {"by_cache_type", std::move(by_type)},
             {"flags", fit.answer.estimate ? Json(fit.flags) : Json(nullptr)},
-            {"warnings", std::move(texts)}};
+            {"warnings", warning_texts(p.warnings)}};
   j["report"] = fit.answer.estimate
                     ? llamacpp_estimate_to_json(*p.model, *fit.answer.estimate, p.budget, p.warnings)
                     : Json(nullptr);

@@ -19,12 +19,16 @@ nlohmann::ordered_json report_head(const Model& model, std::string_view engine) 
   return j;
 }
 
+nlohmann::ordered_json warning_texts(std::span<const Warning> warnings) {
+  nlohmann::ordered_json texts = nlohmann::ordered_json::array();
+  for (const Warning& w : warnings) texts.push_back(w.text);
+  return texts;
+}
+
 void add_report_tail(nlohmann::ordered_json& j, const Model& model,
                      std::span<const Warning> warnings) {
   j["assumptions"] = model.spec.assumptions;
-  nlohmann::ordered_json texts = nlohmann::ordered_json::array();
-  for (const Warning& w : warnings) texts.push_back(w.text);
-  j["warnings"] = std::move(texts);
+  j["warnings"] = warning_texts(warnings);
 }
 
 void add_report_budget(nlohmann::ordered_json& j, const MemoryBudget& budget,

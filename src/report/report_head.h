@@ -24,6 +24,9 @@ namespace memfit {
 
 nlohmann::ordered_json report_head(const Model& model, std::string_view engine);
 
+// The warnings' texts, as every JSON answer lists them.
+nlohmann::ordered_json warning_texts(std::span<const Warning> warnings);
+
 // Sets "assumptions" (the spec's) and "warnings" (their texts) on `j`.
 void add_report_tail(nlohmann::ordered_json& j, const Model& model,
                      std::span<const Warning> warnings);

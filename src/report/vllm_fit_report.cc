@@ -10,6 +10,7 @@
 #include "memfit/memory_size.h"
 #include "memfit/vllm_fit.h"
 #include "memfit/vllm_report.h"
+#include "report/report_head.h"
 
 namespace memfit {
 namespace {
@@ -34,8 +35,6 @@ uint64_t context_of(const PreparedRequest& p, const VllmSolution& s) {
 
 nlohmann::ordered_json vllm_fit_to_json(const PreparedRequest& p, const VllmFit& fit) {
   const VllmSolution& s = fit.answer;
-  Json texts = Json::array();
-  for (const Warning& w : p.warnings) texts.push_back(w.text);
   Json j = {{"solve", std::string(to_string(s.what))},
             {"engine", "vllm"},
             {"value", s.value ? Json(*s.value) : Json(nullptr)},
@@ -46,7 +45,7 @@ nlohmann::ordered_json vllm_fit_to_json(const PreparedRequest& p, const VllmFit&
             {"budget_bytes", p.budget.budget_bytes},
             {"budget_source", std::string(to_string(p.budget.source))},
             {"flags", s.estimate ? Json(fit.flags) : Json(nullptr)},
-            {"warnings", std::move(texts)}};
+            {"warnings", warning_texts(p.warnings)}};
   j["report"] = s.estimate ? vllm_estimate_to_json(*p.model, *s.estimate, p.budget, p.warnings)
                            : Json(nullptr);
   return j;
