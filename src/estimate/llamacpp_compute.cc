@@ -1,13 +1,21 @@
 // The compute buffer, modelled (docs/llamacpp-rules.md, "Compute buffers
 // (modelled)"): llama.cpp sizes it by allocating the worst-case prompt graph
 // of n_tok = min(n_ctx, n_ubatch) tokens (rounded up to a multiple of
-// n_seq); the allocator frees tensors after their last use, so the buffer is
-// the largest phase's live tensors. memfit takes the largest of (bytes, all
-// f32 activations, 4 x n_tok x floats per token):
+// n_seq) with n_out = min(n_ctx, n_ubatch) output rows (not rounded: the
+// last layer keeps n_out rows, get_rows of inp_out_ids); the allocator frees
+// tensors after their last use, so the buffer is the largest phase's live
+// tensors. memfit takes the largest of (bytes, all f32 activations, 4 x
+// rows x floats per row):
 //
-//   output     logits 4 x vocab x n_tok, on top of the tail the last layer
-//              leaves below it: 4 x n_tok x max(3 x hidden, hidden + 2 x
-//              heads x head_dim); MLA: 4 x n_tok x (2 x hidden + heads x
+//   output     logits 4 x vocab x n_out, on top of the tail below it:
+//              4 x n_out x max(3 x hidden, hidden + 2 x heads x head_dim).
+//              The 3 hidden rows are, from the bottom: inp_embd (an input
+//              the token path never reads, so never freed; n_tok rows; the
+//              freed token ids below it, 4 x n_tok B, are not counted), the last
+//              layer's residual (ffn_inp, alive until the last add) and the
+//              final norm; the allocator puts the norm below the residual
+//              on some layouts (2 rows measured), never lower.
+//              MLA: 4 x n_out x (2 x hidden + heads x
 //              latent + heads x head_dim), the absorbed query (head_dim as
 //              the GGUF reader gives it: hidden / heads when the file has no
 //              key_length; measured within 0.1 MiB, 5 MiB over at 512 cells)
@@ -47,7 +55,8 @@ namespace memfit::llamacpp {
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& c,
                                      const LlamaCppSettings& s) {
   const ModelGeometry& g = spec.geometry;
-  const CheckedBytes n_tok = round_up(std::min(c.n_ctx, c.n_ubatch), c.n_seq);
+  const uint64_t n_out = std::min(c.n_ctx, c.n_ubatch);
+  const CheckedBytes n_tok = round_up(n_out, c.n_seq);
 
   bool attention = false;
   uint64_t latent = 0;  // MLA: the cached latent row's width
@@ -68,14 +77,17 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   const CheckedBytes heads_q = CheckedBytes(g.heads) * q_width;
   const CheckedBytes heads_d = CheckedBytes(g.heads) * g.head_dim;
 
-  // Output: logits over the last layer's tail.
+  // Output: logits over the last layer's tail, both n_out rows.
   // Saturated values: an overflow saturates the max and fails below.
   const uint64_t three_hidden = (CheckedBytes(3) * g.hidden).saturated();
   const uint64_t tail =
       mla ? (CheckedBytes(2) * g.hidden + heads_q + heads_d).saturated()
           : attention ? std::max(three_hidden, (CheckedBytes(g.hidden) + heads_q + heads_d).saturated())
                       : three_hidden;
-  CheckedBytes output = CheckedBytes(4) * n_tok * (CheckedBytes(g.vocab) + tail);
+  // The bottom of the tail, inp_embd, has n_tok rows; the rest of it and
+  // the logits n_out rows. tail >= hidden by construction.
+  CheckedBytes output = CheckedBytes(4) * n_out * (CheckedBytes(g.vocab) + tail - g.hidden) +
+                        CheckedBytes(4) * n_tok * g.hidden;
 
   // Attention: activations, the mask, and without flash attention the scores.
   CheckedBytes attn = 0;

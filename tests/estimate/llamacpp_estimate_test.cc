@@ -135,6 +135,16 @@ TEST(LlamaCppEstimate, ComputeBufferOfTheValidationLlama) {
   q.flash_attn = FlashAttn::kOn;
   q.cache_type_k = q.cache_type_v = GgmlType::kQ4_0;
   EXPECT_EQ(run(validation_llama(), q).compute_bytes, 274726912u);
+  // -c 3000 -np 3 -ub 512 -fa on (measured 64.50 MiB): the graph has
+  // round_up(512, 3) = 513 tokens but min(3000, 512) = 512 output rows, so
+  // the logits and the tail above inp_embd have 512 rows and inp_embd 513:
+  // 4 x 512 x (32000 + 1536 - 512) + 4 x 513 x 512 = 67,633,152 + 1,050,624
+  // = 68,683,776 (65.50 MiB; rounding the rows too gave 68,815,872).
+  LlamaCppSettings np3;
+  np3.ctx_size = 3000;
+  np3.parallel = 3;
+  np3.flash_attn = FlashAttn::kOn;
+  EXPECT_EQ(run(validation_llama(), np3).compute_bytes, 68683776u);
 }
 
 TEST(LlamaCppEstimate, ComputeBufferOfRoutedExperts) {
