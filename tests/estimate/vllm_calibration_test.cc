@@ -58,7 +58,7 @@ constexpr double kGiB = 1073741824.0;
 
 TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
   const std::vector<Row> rows = read_rows();
-  ASSERT_EQ(rows.size(), 17u);
+  ASSERT_EQ(rows.size(), 18u);
   const MemoryBudget budget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
   for (const Row& r : rows) {
     const Model m = model_of(r);
@@ -111,9 +111,14 @@ TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
     std::cout << row << "\n";
     EXPECT_EQ(figure, r.memfit) << row;
     EXPECT_EQ(seed, r.seed) << row;
-    // The targets: weights within 1 % (the ROCm row excepted: its
-    // figure is the device's whole usage), KV within 10 % when modelled.
-    if (r.figure == "weights" && r.source.find("ROCm") == std::string::npos) {
+    // The targets: weights within 1 %, KV within 10 % when modelled.
+    // A ROCm weights figure is the device's used memory across the load
+    // (vLLM's ROCm platform since vllm PR #12624), not PyTorch's allocated
+    // bytes as on CUDA: it adds the allocator's segment rounding and the HIP
+    // runtime's mappings to the tensors, so memfit's tensors stay under it.
+    if (r.figure == "weights" && r.source.find("ROCm") != std::string::npos) {
+      EXPECT_LT(ratio, 1.0) << row;
+    } else if (r.figure == "weights") {
       EXPECT_NEAR(ratio, 1.0, 0.01) << row;
     } else if (r.kv == "-") {
       // v0.7 sized the KV cache by an older accounting (docs/validation-engines.md).
