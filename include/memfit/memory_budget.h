@@ -21,6 +21,7 @@ enum class BudgetSource {
   kGpu,               // "gpu": the selected GPU's free memory
   kUnavailable,       // "unavailable": nothing readable; the budget is 0
   kDeviceMissing,     // "device_missing": the selected GPU does not exist; the budget is 0
+  kGpuTotalGiven,     // "gpu_total_given": vLLM priced for a GPU whose total the request gave
 };
 std::string_view to_string(BudgetSource source);
 

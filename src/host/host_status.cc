@@ -95,6 +95,8 @@ std::string_view to_string(BudgetSource source) {
       return "unavailable";
     case BudgetSource::kDeviceMissing:
       return "device_missing";
+    case BudgetSource::kGpuTotalGiven:
+      return "gpu_total_given";
   }
   return "unavailable";
 }

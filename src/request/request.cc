@@ -274,6 +274,13 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   add_warnings(p.warnings, WarningKind::kHost, p.host.warnings);
   p.budget = to_memory_budget(p.host);
 
+  if (p.engine == Engine::kVllm && p.vllm_settings.gpu_memory_total != 0 &&
+      p.budget.source != BudgetSource::kExplicit) {
+    // A GPU total given prices that GPU (often another machine's): its
+    // memory, not this host's RAM or GPU, is what the rank's peak must fit.
+    p.budget.budget_bytes = p.vllm_settings.gpu_memory_total;
+    p.budget.source = BudgetSource::kGpuTotalGiven;
+  }
   if (p.engine == Engine::kVllm && p.vllm_settings.gpu_memory_total == 0) {
     // The GPU's total: the selected GPU's, else the first found; with none,
     // an explicit limit stands for the device.
@@ -408,7 +415,12 @@ Result<EstimateRun> run_prepared(const EstimateRequest& r, PreparedRequest prepa
                       run.vllm->num_blocks, run.vllm->settings.max_model_len,
                       run.vllm->max_model_len_fit)});
     }
-    if (std::optional<std::string> line = available_now_warning(run.host, run.vllm->total_bytes)) {
+    // This host's RAM is not where a rank loads when the budget is a GPU
+    // the request sized (its total, or a limit standing for it).
+    const bool gpu_given = run.budget.source == BudgetSource::kGpuTotalGiven ||
+                           run.budget.source == BudgetSource::kExplicit;
+    if (std::optional<std::string> line = available_now_warning(run.host, run.vllm->total_bytes);
+        line && !gpu_given) {
       run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
     }
     return run;

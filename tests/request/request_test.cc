@@ -308,6 +308,33 @@ TEST(Request, MlxLmTakesItsFieldsAndRefusesTheOthers) {
   EXPECT_EQ(error_of(bits), "kv_bits: must be 2, 3, 4, 5, 6 or 8 (mx.quantize's widths)");
 }
 
+TEST(Request, VllmPricesTheGpuWhoseTotalItIsGiven) {
+  // No GPU here (the fake host's budget is 48 GiB of RAM): a request that
+  // gives the GPU's total prices that GPU, so its total is the budget and
+  // this host's RAM is not warned about.
+  FakeContext context;
+  EstimateRequest r = request_for();
+  r.engine = Engine::kVllm;
+  r.max_tokens = 4096;
+  r.vllm.gpu_memory_total = 80ull << 30;
+  Result<EstimateRun> run = memfit::run(r, context);
+  ASSERT_TRUE(run.ok()) << run.error().message();
+  EXPECT_EQ(run->budget.budget_bytes, 80ull << 30);
+  EXPECT_EQ(run->budget.source, BudgetSource::kGpuTotalGiven);
+  EXPECT_EQ(to_string(run->budget.source), "gpu_total_given");
+  for (const Warning& w : run->warnings) EXPECT_NE(w.kind, WarningKind::kAvailableNow) << w.text;
+  // Qwen3-8B at 0.9 x 80 GiB: the peak (0.9 x 80 GiB + 1 GiB of CUDA graphs
+  // past the utilization = 73 GiB) is under 80 GiB.
+  EXPECT_TRUE(run->fits());
+  // An explicit limit still wins.
+  r.memory_limit_bytes = 60ull << 30;
+  Result<EstimateRun> limited = memfit::run(r, context);
+  ASSERT_TRUE(limited.ok()) << limited.error().message();
+  EXPECT_EQ(limited->budget.budget_bytes, 60ull << 30);
+  EXPECT_EQ(limited->budget.source, BudgetSource::kExplicit);
+  EXPECT_FALSE(limited->fits());
+}
+
 TEST(Request, VllmTakesItsFieldsAndRefusesTheOthers) {
   FakeContext context;
   context.host_.gpus.push_back(GpuMemory{0, GpuVendor::kNvidia, "H100", 80ull << 30, 79ull << 30});
