@@ -21,8 +21,11 @@
 //               allocated, so past the utilization          (modelled)
 //
 // total_bytes is vLLM's own peak per rank: utilization x total (or the
-// terms' sum when kv_cache_memory is given) plus the CUDA graphs. estimate_vllm() is
-// pure; every byte count is uint64_t, overflow-checked.
+// terms' sum when kv_cache_memory is given) plus the CUDA graphs. The
+// accounting is the current line's unless `release` says 0.7 (v0.7's V1
+// worker: the CUDA context subtracted too, the profile's logits over every
+// batched token). estimate_vllm() is pure; every byte count is uint64_t,
+// overflow-checked.
 #ifndef MEMFIT_VLLM_H_
 #define MEMFIT_VLLM_H_
 
