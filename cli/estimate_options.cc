@@ -176,6 +176,9 @@ void add_vllm_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("--num-speculative-tokens", o.num_speculative_tokens,
                      "vllm: speculative tokens per step (MTP / draft; default 0)");
   command.add_flag("--enforce-eager", o.enforce_eager, "vllm: no CUDA graphs");
+  command.add_option("--vllm-version", o.vllm_version,
+                     "vllm: the release whose KV accounting to price, X.Y[.Z]: 0.7 (the V1 engine) "
+                     "or 0.11 to 0.20 (default: the current line)");
 }
 
 void add_request_options(CLI::App& command, EstimateOptions& o) {
@@ -292,6 +295,11 @@ Result<EstimateRequest> to_request(const EstimateOptions& o) {
   v.max_num_batched_tokens = o.max_num_batched_tokens;
   v.num_speculative_tokens = o.num_speculative_tokens;
   if (o.enforce_eager) v.enforce_eager = true;
+  if (!o.vllm_version.empty()) {
+    Result<VllmRelease> release = named("vllm_version", parse_vllm_version(o.vllm_version));
+    if (!release) return release.error();
+    v.vllm_version = *release;
+  }
   r.llamacpp.ctx_size = o.ctx_size;
   r.llamacpp.parallel = o.parallel;
   r.llamacpp.batch_size = o.batch_size;

@@ -80,6 +80,7 @@ struct EstimateOptions {
   std::optional<uint64_t> max_num_batched_tokens;
   std::optional<uint64_t> num_speculative_tokens;
   bool enforce_eager = false;
+  std::string vllm_version;
   std::vector<std::pair<std::string, std::string>> placement;  // (request field, text) as given
   // The Hub (docs/hub.md): "" / nullopt / false when not given.
   std::string token;

@@ -9,6 +9,7 @@
 
 #include "fuzz_checks.h"
 #include "memfit/request_json.h"
+#include "memfit/vllm.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);
@@ -30,5 +31,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     __builtin_trap();
   }
   if (r.memory_limit_bytes && *r.memory_limit_bytes == 0) __builtin_trap();
+  // A vLLM release reads back as itself.
+  if (r.vllm.vllm_version) {
+    const memfit::Result<memfit::VllmRelease> again =
+        memfit::parse_vllm_version(memfit::to_string(*r.vllm.vllm_version));
+    if (!again.ok() || memfit::to_string(*again) != memfit::to_string(*r.vllm.vllm_version)) {
+      __builtin_trap();
+    }
+  }
   return 0;
 }

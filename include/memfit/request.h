@@ -137,6 +137,7 @@ struct VllmRequest {
   std::optional<uint64_t> max_num_batched_tokens;  // --max-num-batched-tokens
   std::optional<uint64_t> num_speculative_tokens;  // --speculative-config's num_speculative_tokens
   std::optional<bool> enforce_eager;               // --enforce-eager
+  std::optional<VllmRelease> vllm_version;         // whose KV accounting (vllm.h); nullopt: the current line
 
   // The first field given, as the JSON request spells it; "" when none.
   std::string_view first_given() const;

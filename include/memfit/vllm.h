@@ -21,8 +21,11 @@
 //               allocated, so past the utilization          (modelled)
 //
 // total_bytes is vLLM's own peak per rank: utilization x total (or the
-// terms' sum when kv_cache_memory is given) plus the CUDA graphs. estimate_vllm() is
-// pure; every byte count is uint64_t, overflow-checked.
+// terms' sum when kv_cache_memory is given) plus the CUDA graphs. The
+// accounting is the current line's unless `release` says 0.7 (v0.7's V1
+// worker: the CUDA context subtracted too, the profile's logits over every
+// batched token). estimate_vllm() is pure; every byte count is uint64_t,
+// overflow-checked.
 #ifndef MEMFIT_VLLM_H_
 #define MEMFIT_VLLM_H_
 
@@ -40,6 +43,29 @@
 
 namespace memfit {
 
+// A vLLM release, as --vllm-version gives it ("0.7", "0.7.3", "v0.11.0").
+struct VllmRelease {
+  uint64_t major = 0, minor = 0, patch = 0;
+  bool has_patch = false;  // "0.7.3" (else "0.7": any patch of the line)
+};
+// Parses X.Y or X.Y.Z (an optional leading "v"), each part at most 4
+// digits; a kUsage error (naming no field: the caller names it) otherwise.
+Result<VllmRelease> parse_vllm_version(std::string_view text);
+std::string to_string(const VllmRelease& release);  // "0.7" / "0.7.3"
+
+// Whose KV accounting prices the estimate (docs/engine-vllm.md):
+//   kCurrent  the memory_profiling accounting of the V1 worker, rules read
+//             at v0.11 (the default; --vllm-version 0.11 to 0.20)
+//   kV07      the v0.7 V1 worker (VLLM_USE_V1=1): the device's used memory
+//             less torch's allocated bytes counted as non-torch (so the
+//             CUDA context is subtracted), logits over every batched token,
+//             no sampler run, 256 sequences by default
+enum class VllmAccounting { kCurrent, kV07 };
+std::string_view to_string(VllmAccounting accounting);  // "current" / "v0.7"
+// The accounting of `release` (nullopt: the current line). kUsage naming
+// "vllm_version" for a release memfit does not model.
+Result<VllmAccounting> vllm_accounting(const std::optional<VllmRelease>& release);
+
 // vLLM's flags with their defaults (vllm serve, V1 engine).
 struct VllmSettings {
   uint64_t tensor_parallel = 1;            // --tensor-parallel-size
@@ -54,6 +80,7 @@ struct VllmSettings {
   uint64_t max_num_batched_tokens = 0;     // --max-num-batched-tokens; 0: vLLM's default
   uint64_t num_speculative_tokens = 0;     // --speculative-config num_speculative_tokens
   bool enforce_eager = false;              // --enforce-eager: no CUDA graphs
+  std::optional<VllmRelease> release;      // --vllm-version; nullopt: the current line
 };
 
 inline constexpr uint64_t kVllmMaxTokens = 1ull << 28;  // counts past this: usage error
@@ -66,9 +93,13 @@ inline constexpr uint64_t kVllmKernelBlockAlignment = 16;  // attention block si
 inline constexpr uint64_t kVllmLargeGpuBytes = 70ull << 30;
 inline constexpr uint64_t kVllmLargeGpuBatchedTokens = 8192, kVllmLargeGpuSeqs = 1024;
 inline constexpr uint64_t kVllmSmallGpuBatchedTokens = 2048, kVllmSmallGpuSeqs = 256;
+// v0.7's defaults (engine/arg_utils.py of v0.7, `vllm serve` with V1): 8192
+// batched tokens when the GPU's name says H100 or H200, else 2048 (an
+// unnamed GPU: the size rule above stands in); 256 sequences.
+inline constexpr uint64_t kVllmV07Seqs = 256;
 // Fills max_num_seqs and max_num_batched_tokens left at 0 with vLLM's
 // defaults for the GPU (`gpu_memory_total`, `gpu_name`; an unknown GPU
-// takes the small pair).
+// takes the small pair) and the release (`release`: v0.7's above).
 void vllm_resolve_defaults(VllmSettings& settings);
 
 // Modelled constants (docs/engine-vllm.md: read from the profile's own
@@ -77,6 +108,10 @@ inline constexpr uint64_t kVllmNonTorchBytes = 144ull << 20;       // per rank, 
 inline constexpr uint64_t kVllmNcclBytes = 420ull << 20;           // more per rank when TP > 1 (0.54-0.55 GiB)
 inline constexpr uint64_t kVllmCudaGraphBytes = 1ull << 30;        // captured graphs' pools, past the utilization
 inline constexpr uint64_t kVllmSamplerBytesPerLogit = 39;          // the dummy sampler run, per row x vocab entry
+// v0.7's accounting only: the CUDA context the device's used memory
+// counts (modelled: not in vLLM's source; PyTorch's maintainers give about
+// 400 MB with CUDA >= 11.7's lazy module loading, pytorch/pytorch#109888).
+inline constexpr uint64_t kVllmCudaContextBytes = 400ull << 20;
 
 // What one rank's weights are.
 struct VllmWeights {
@@ -126,6 +161,8 @@ struct VllmEstimate {
   uint64_t activation_bytes = 0;  // modelled
   uint64_t non_torch_bytes = 0;   // modelled
   uint64_t cuda_graph_bytes = 0;  // modelled; 0 with enforce_eager
+  VllmAccounting accounting = VllmAccounting::kCurrent;  // the release's accounting used
+  uint64_t cuda_context_bytes = 0;  // v0.7: the CUDA context, subtracted (modelled); else 0
   uint64_t requested_bytes = 0;   // utilization x total (0 when the total is unknown)
   uint64_t kv_cache_bytes = 0;    // "Available KV cache memory"
   bool kv_given = false;          // kv_cache_memory given: the blocks are exact
@@ -147,8 +184,8 @@ struct VllmEstimate {
 
 // The estimate. kUsage (naming the field) for a utilization outside (0, 1],
 // block_size, max_num_seqs or max_num_batched_tokens of 0 or past
-// kVllmMaxTokens, no GPU total and no kv_cache_memory; kOverflow on absurd
-// sizes.
+// kVllmMaxTokens, no GPU total and no kv_cache_memory, a release not
+// modelled; kOverflow on absurd sizes.
 Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const SafetensorsTensor> tensors,
                                    const VllmSettings& settings, const MemoryBudget& budget);
 

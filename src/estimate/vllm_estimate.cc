@@ -54,7 +54,7 @@ uint64_t rope_cache_bytes(const ModelSpec& spec) {
 // dummy sampler run, which holds the forward's T hidden states while it
 // samples min(max_num_seqs, T) rows over the whole vocabulary (the logits
 // are gathered on every rank): kVllmSamplerBytesPerLogit a row and entry.
-uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s) {
+uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAccounting accounting) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t tp = s.tensor_parallel, T = s.max_num_batched_tokens;
   const CheckedBytes hidden = CheckedBytes(T) * g.hidden * kAct;
@@ -71,6 +71,20 @@ uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s) {
   }
   const uint64_t layer = std::max(attention.saturated(), mlp.saturated());
   const CheckedBytes forward = hidden * 4 + layer;
+  if (accounting == VllmAccounting::kV07) {
+    // v0.7's profile_run: compute_logits over every one of the T rows (16-bit,
+    // the vocabulary padded to 64 and gathered whole; under TP the rank's
+    // shard is alive during the gather), no sampler run. Its peak is the
+    // absolute one, so the runner's persistent input buffers allocated
+    // before it count: input ids (int32), positions (int64) and the input
+    // embeddings (T x hidden, 16-bit).
+    const uint64_t padded_vocab =
+        (CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding).saturated();
+    CheckedBytes logits = CheckedBytes(T) * padded_vocab * kAct;
+    if (tp > 1) logits += CheckedBytes(T) * CheckedBytes::ceil_div(padded_vocab, tp) * kAct;
+    const CheckedBytes buffers = CheckedBytes(T) * (CheckedBytes(g.hidden) * kAct + 4 + 8);
+    return (buffers + std::max(forward.saturated(), (hidden + logits).saturated())).saturated();
+  }
   const uint64_t rows = std::min(s.max_num_seqs, T);
   const CheckedBytes sampler = hidden + CheckedBytes(rows) * g.vocab * kVllmSamplerBytesPerLogit;
   return std::max(forward.saturated(), sampler.saturated());
@@ -81,12 +95,17 @@ uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s) {
 void vllm_resolve_defaults(VllmSettings& s) {
   std::string name = s.gpu_name;
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-  const bool large = s.gpu_memory_total >= kVllmLargeGpuBytes && name.find("a100") == std::string::npos;
+  bool large = s.gpu_memory_total >= kVllmLargeGpuBytes && name.find("a100") == std::string::npos;
+  const bool v07 = s.release && s.release->major == 0 && s.release->minor == 7;
+  if (v07 && !name.empty()) {
+    large = name.find("h100") != std::string::npos || name.find("h200") != std::string::npos;
+  }
   if (s.max_num_batched_tokens == 0) {
     s.max_num_batched_tokens = large ? kVllmLargeGpuBatchedTokens : kVllmSmallGpuBatchedTokens;
   }
   if (s.max_num_seqs == 0) {
-    s.max_num_seqs = std::min(large ? kVllmLargeGpuSeqs : kVllmSmallGpuSeqs, s.max_num_batched_tokens);
+    const uint64_t seqs = v07 ? kVllmV07Seqs : large ? kVllmLargeGpuSeqs : kVllmSmallGpuSeqs;
+    s.max_num_seqs = std::min(seqs, s.max_num_batched_tokens);
   }
 }
 
@@ -160,6 +179,8 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
 Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const SafetensorsTensor> tensors,
                                    const VllmSettings& in, const MemoryBudget& budget) {
   VllmSettings s = in;
+  Result<VllmAccounting> accounting = vllm_accounting(s.release);
+  if (!accounting) return accounting.error();
   vllm_resolve_defaults(s);
   if (!(s.gpu_memory_utilization > 0.0 && s.gpu_memory_utilization <= 1.0)) {
     return Error::usage("gpu_memory_utilization", "must be in (0, 1]");
@@ -188,8 +209,12 @@ Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const Safetenso
   Result<VllmWeights> weights = vllm_rank_weights(model, tensors, s.tensor_parallel);
   if (!weights) return weights.error();
   e.weights = *weights;
-  e.activation_bytes = activation_bytes(model.spec, s);
+  e.accounting = *accounting;
+  e.activation_bytes = activation_bytes(model.spec, s, e.accounting);
   e.non_torch_bytes = kVllmNonTorchBytes + (s.tensor_parallel > 1 ? kVllmNcclBytes : 0);
+  // v0.7 counted the device's used memory less torch's allocated bytes as
+  // non-torch: the CUDA context too.
+  e.cuda_context_bytes = e.accounting == VllmAccounting::kV07 ? kVllmCudaContextBytes : 0;
   e.cuda_graph_bytes = s.enforce_eager ? 0 : kVllmCudaGraphBytes;
   Result<VllmKvLayout> layout = vllm_kv_layout(model.spec, s);
   if (!layout) return layout.error();
@@ -198,7 +223,8 @@ Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const Safetenso
 
   // What the profile subtracts from the utilization; the CUDA graphs are
   // captured after the KV cache is allocated.
-  const CheckedBytes non_kv = CheckedBytes(e.weights.bytes) + e.activation_bytes + e.non_torch_bytes;
+  const CheckedBytes non_kv =
+      CheckedBytes(e.weights.bytes) + e.activation_bytes + e.non_torch_bytes + e.cuda_context_bytes;
   if (s.gpu_memory_total != 0) {
     e.requested_bytes = static_cast<uint64_t>(
         std::floor(static_cast<long double>(s.gpu_memory_total) * s.gpu_memory_utilization));

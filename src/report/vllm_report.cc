@@ -84,7 +84,8 @@ nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstim
                  {"max_num_seqs", s.max_num_seqs},
                  {"max_num_batched_tokens", s.max_num_batched_tokens},
                  {"num_speculative_tokens", s.num_speculative_tokens},
-                 {"enforce_eager", s.enforce_eager}};
+                 {"enforce_eager", s.enforce_eager},
+                 {"vllm_version", s.release ? Json(to_string(*s.release)) : Json(nullptr)}};
   j["weights_bytes"] = e.weights.bytes;
   j["weights_source"] = std::string(to_string(model.weights.source));
   j["weights_verified"] = model.weights.verified;
@@ -101,7 +102,9 @@ nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstim
                {"rope_cache_bytes", e.weights.rope_cache_bytes},
                {"activation_bytes", e.activation_bytes},
                {"non_torch_bytes", e.non_torch_bytes},
+               {"cuda_context_bytes", e.cuda_context_bytes},
                {"cuda_graph_bytes", e.cuda_graph_bytes},
+               {"accounting", std::string(to_string(e.accounting))},
                {"gpu_memory_total", s.gpu_memory_total},
                {"requested_bytes", e.requested_bytes},
                {"kv_cache_bytes", e.kv_cache_bytes},
@@ -121,6 +124,7 @@ nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstim
                 {{"weights_bytes", e.weights.exact ? "exact" : "modelled"},
                  {"activation_bytes", "modelled"},
                  {"non_torch_bytes", "modelled"},
+                 {"cuda_context_bytes", "modelled"},
                  {"cuda_graph_bytes", "modelled"},
                  {"kv_cache_bytes", e.kv_given ? "exact" : "modelled"},
                  {"num_gpu_blocks", e.kv_given ? "exact" : "modelled"}}},
@@ -137,13 +141,28 @@ std::string render_vllm_text(const Model& model, const VllmEstimate& e, const Me
   out += report_text_head(model, "vllm");
   out += fmt::format("inputs: --tensor-parallel-size {} --max-model-len {} --max-num-seqs {}\n",
                      s.tensor_parallel, s.max_model_len, s.max_num_seqs);
-  out += fmt::format("        --max-num-batched-tokens {} --block-size {} --kv-cache-dtype {}\n\n",
+  out += fmt::format("        --max-num-batched-tokens {} --block-size {} --kv-cache-dtype {}\n",
                      s.max_num_batched_tokens, s.block_size, s.kv_cache_fp8 ? "fp8" : "auto");
+  if (s.release) {  // the default (the current line) says nothing
+    out += fmt::format("accounting: vLLM {}: {}\n", to_string(*s.release),
+                       e.accounting == VllmAccounting::kV07 ? "the V1 engine's own of v0.7"
+                                                            : "the current line's (read at v0.11)");
+  }
+  out += "\n";
   report_row(out, "Weights per rank", e.weights.bytes, weights_note(model, e));
-  report_row(out, "Activation peak", e.activation_bytes,
-      fmt::format("modelled, {} batched tokens, {} sampled rows", s.max_num_batched_tokens,
-                  s.max_num_seqs));
+  if (e.accounting == VllmAccounting::kV07) {
+    report_row(out, "Activation peak", e.activation_bytes,
+        fmt::format("modelled, v0.7: logits of all {} batched tokens, input buffers",
+                    s.max_num_batched_tokens));
+  } else {
+    report_row(out, "Activation peak", e.activation_bytes,
+        fmt::format("modelled, {} batched tokens, {} sampled rows", s.max_num_batched_tokens,
+                    s.max_num_seqs));
+  }
   report_row(out, "Non-torch", e.non_torch_bytes, "modelled");
+  if (e.accounting == VllmAccounting::kV07) {
+    report_row(out, "CUDA context", e.cuda_context_bytes, "modelled, v0.7 counts it as non-torch");
+  }
   if (e.kv_given) {
     report_row(out, "KV cache", e.kv_cache_bytes, "given (--kv-cache-memory-bytes): blocks exact");
   } else {

@@ -114,6 +114,7 @@ Status resolve_vllm(const EstimateRequest& r, PreparedRequest& p) {
   s.max_num_batched_tokens = q.max_num_batched_tokens.value_or(s.max_num_batched_tokens);
   s.num_speculative_tokens = q.num_speculative_tokens.value_or(s.num_speculative_tokens);
   s.enforce_eager = q.enforce_eager.value_or(s.enforce_eager);
+  s.release = q.vllm_version;
   if (q.gpu_memory_total) s.gpu_memory_total = *q.gpu_memory_total;
   return Status::Ok();
 }

@@ -65,6 +65,7 @@ std::string_view VllmRequest::first_given() const {
   if (max_num_batched_tokens) return "max_num_batched_tokens";
   if (num_speculative_tokens) return "num_speculative_tokens";
   if (enforce_eager) return "enforce_eager";
+  if (vllm_version) return "vllm_version";
   return "";
 }
 

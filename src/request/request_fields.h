@@ -27,7 +27,7 @@ Status read_mlxlm_fields(Fields& fields, EstimateRequest& request);
 // gpu_memory_total and kv_cache_memory (bytes or a size such as "80GiB"),
 // block_size, max_model_len, max_num_seqs, max_num_batched_tokens (>= 1),
 // num_speculative_tokens (>= 0), kv_cache_dtype ("auto" | "fp8" ...),
-// enforce_eager (true | false).
+// enforce_eager (true | false), vllm_version ("X.Y" or "X.Y.Z").
 Status read_vllm_fields(Fields& fields, EstimateRequest& request);
 
 // Reads every field of an estimate request but max_tokens and the KV

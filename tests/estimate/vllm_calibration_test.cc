@@ -20,16 +20,16 @@ namespace memfit {
 namespace {
 
 struct Row {
-  std::string config, weights, tp, gpu_total, util, kv, max_model_len, seqs, batched, dtype, spec;
+  std::string config, weights, tp, gpu_total, util, kv, max_model_len, seqs, batched, dtype, spec, version;
   std::string figure, printed, memfit, seed, source;
 };
 
 std::vector<Row> read_rows() {
   std::vector<Row> rows;
   for (const std::vector<std::string>& f :
-       testing::read_tsv("calibration/vllm-published-runs.tsv", 16)) {
+       testing::read_tsv("calibration/vllm-published-runs.tsv", 17)) {
     rows.push_back(Row{f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11],
-                       f[12], f[13], f[14], f[15]});
+                       f[12], f[13], f[14], f[15], f[16]});
   }
   return rows;
 }
@@ -73,6 +73,11 @@ TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
     s.max_num_batched_tokens = std::stoull(r.batched);
     s.kv_cache_fp8 = r.dtype == "fp8";
     s.num_speculative_tokens = std::stoull(r.spec);
+    if (r.version != "-") {
+      Result<VllmRelease> release = parse_vllm_version(r.version);
+      ASSERT_TRUE(release.ok()) << r.version;
+      s.release = *release;
+    }
     Result<VllmEstimate> e = estimate_vllm(m, {}, s, budget);
     ASSERT_TRUE(e.ok()) << e.error().message();
     std::string figure, seed = "-";
@@ -103,9 +108,10 @@ TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
     }
     const std::string row = fmt::format(
         "| {} | TP {}, {} | {} | {} | {} | {:.4f} | {} | {} | {} |", r.config, r.tp,
-        r.kv != "-"          ? fmt::format("{:.2f} GiB KV given", std::stod(r.kv) / kGiB)
-        : r.gpu_total != "-" ? fmt::format("{} x {:.2f} GiB", r.util, std::stod(r.gpu_total) / kGiB)
-                             : std::string("weights only"),
+        (r.kv != "-"          ? fmt::format("{:.2f} GiB KV given", std::stod(r.kv) / kGiB)
+         : r.gpu_total != "-" ? fmt::format("{} x {:.2f} GiB", r.util, std::stod(r.gpu_total) / kGiB)
+                              : std::string("weights only")) +
+            (r.version == "-" ? std::string() : fmt::format(", vLLM {} accounting", r.version)),
         r.figure, r.printed, figure, ratio, seed,
         seed == "-" ? std::string("-") : fmt::format("{:.4f}", seed_ratio), r.source);
     std::cout << row << "\n";
@@ -121,8 +127,16 @@ TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
     } else if (r.figure == "weights") {
       EXPECT_NEAR(ratio, 1.0, 0.01) << row;
     } else if (r.kv == "-") {
-      // v0.7 sized the KV cache by an older accounting (docs/validation-engines.md).
-      if (r.source.find("v0.7") == std::string::npos) {
+      if (r.version == "0.7") {
+        // Priced by v0.7's own accounting (--vllm-version 0.7): 12.7 % over,
+        // still outside the target. The rest is memory v0.7 counted from the
+        // device that no rule read from its source gives (the allocator's
+        // reserved-but-unallocated bytes, the real CUDA context:
+        // docs/validation-engines.md). Held under 15 % so that a change
+        // which moves it shows.
+        EXPECT_GT(ratio, 1.0) << row;
+        EXPECT_LT(ratio, 1.15) << row;
+      } else {
         EXPECT_NEAR(ratio, 1.0, 0.10) << row;
       }
     } else if (r.figure != "weights") {

@@ -445,6 +445,132 @@ TEST(VllmEstimate, DefaultsFollowTheGpu) {
   EXPECT_EQ(given.max_num_seqs, 8u);
 }
 
+TEST(VllmEstimate, V07AccountingSubtractsTheContextAndEveryRowsLogits) {
+  // The Llama-3.2-1B run above priced by v0.7's V1 worker (--vllm-version
+  // 0.7): a 40 GiB GPU with no name takes 2,048 batched tokens (the size
+  // rule stands in for v0.7's name rule) and v0.7's 256 rows.
+  // Forward as above, 134,217,728. The profile's logits: all 2,048 rows x
+  // the vocabulary 128,256 (a multiple of 64) x 2 B = 525,336,576, with the
+  // hidden states 8,388,608: 533,725,184, the larger. The runner's input
+  // buffers: 2,048 x (2,048 x 2 + 4 + 8) = 8,413,184. Activation
+  // 542,138,368. Non-torch 150,994,944, and the CUDA context 400 MiB =
+  // 419,430,400. KV 21,474,836,480 - 2,488,422,400 - 542,138,368 -
+  // 150,994,944 - 419,430,400 = 17,873,850,368; blocks of 524,288 B:
+  // 34,091 (34,092 would be 17,873,969,152). The peak as before: 20 GiB +
+  // the CUDA graphs' 1 GiB.
+  VllmSettings s;
+  s.gpu_memory_total = 40 * kGiB;
+  s.gpu_memory_utilization = 0.5;
+  s.max_model_len = 4096;
+  s.release = VllmRelease{0, 7, 0, false};
+  VllmEstimate e = run(corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull), s);
+  EXPECT_EQ(e.accounting, VllmAccounting::kV07);
+  EXPECT_EQ(e.settings.max_num_batched_tokens, 2048u);
+  EXPECT_EQ(e.settings.max_num_seqs, 256u);
+  EXPECT_EQ(e.activation_bytes, 542138368u);
+  EXPECT_EQ(e.non_torch_bytes, 150994944u);
+  EXPECT_EQ(e.cuda_context_bytes, 419430400u);
+  EXPECT_EQ(e.kv_cache_bytes, 17873850368ull);
+  EXPECT_EQ(e.num_blocks, 34091u);
+  EXPECT_EQ(e.total_bytes, 21 * kGiB);
+  // The current line's (no release, or one of 0.11 to 0.20) is unchanged.
+  s.release = VllmRelease{0, 11, 0, true};
+  VllmEstimate now = run(corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull), s);
+  EXPECT_EQ(now.accounting, VllmAccounting::kCurrent);
+  EXPECT_EQ(now.cuda_context_bytes, 0u);
+  EXPECT_EQ(now.kv_cache_bytes, 17546522624ull);
+}
+
+TEST(VllmEstimate, V07UnderTensorParallelHoldsTheShardDuringTheGather) {
+  // Llama-3.2-1B at TP 2, v0.7, 8 batched tokens (rows 8): forward 8 x
+  // 2,048 x 2 x 4 = 131,072 + the MLP 8 x 3 x 4,096 x 2 = 196,608 (over
+  // attention 8 x (2 x 16 + 2 x 4) x 64 x 2 = 40,960) = 327,680. Logits: 8
+  // x 128,256 x 2 = 2,052,096 gathered + the rank's shard 8 x 64,128 x 2 =
+  // 1,026,048, with the hidden states 32,768: 3,110,912. Buffers 8 x
+  // (4,096 + 12) = 32,864. Activation 3,143,776.
+  VllmSettings s;
+  s.gpu_memory_total = 40 * kGiB;
+  s.tensor_parallel = 2;
+  s.max_model_len = 4096;
+  s.max_num_batched_tokens = 8;
+  s.release = VllmRelease{0, 7, 3, true};
+  VllmEstimate e = run(corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull), s);
+  EXPECT_EQ(e.settings.max_num_seqs, 8u);
+  EXPECT_EQ(e.activation_bytes, 3143776u);
+  EXPECT_EQ(e.non_torch_bytes, 150994944u + 440401920u);
+}
+
+TEST(VllmEstimate, V07DefaultsFollowTheGpusName) {
+  // v0.7: 8,192 batched tokens when the name says H100 or H200, else 2,048;
+  // 256 rows. An H20 (96 GiB) takes the small count there (the current
+  // line gives it 8,192 and 1,024); a GPU without a name, the size rule.
+  const VllmRelease v07{0, 7, 0, false};
+  VllmSettings h100;
+  h100.gpu_memory_total = 80 * kGiB;
+  h100.gpu_name = "NVIDIA H100 80GB HBM3";
+  h100.release = v07;
+  vllm_resolve_defaults(h100);
+  EXPECT_EQ(h100.max_num_batched_tokens, 8192u);
+  EXPECT_EQ(h100.max_num_seqs, 256u);
+  VllmSettings h20;
+  h20.gpu_memory_total = 96 * kGiB;
+  h20.gpu_name = "NVIDIA H20";
+  h20.release = v07;
+  vllm_resolve_defaults(h20);
+  EXPECT_EQ(h20.max_num_batched_tokens, 2048u);
+  EXPECT_EQ(h20.max_num_seqs, 256u);
+  VllmSettings unnamed;
+  unnamed.gpu_memory_total = 80 * kGiB;
+  unnamed.release = v07;
+  vllm_resolve_defaults(unnamed);
+  EXPECT_EQ(unnamed.max_num_batched_tokens, 8192u);
+  EXPECT_EQ(unnamed.max_num_seqs, 256u);
+}
+
+TEST(VllmRelease, ParsesXYAndXYZAndRefusesTheRest) {
+  Result<VllmRelease> r = parse_vllm_version("0.7");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->major, 0u);
+  EXPECT_EQ(r->minor, 7u);
+  EXPECT_FALSE(r->has_patch);
+  EXPECT_EQ(to_string(*r), "0.7");
+  r = parse_vllm_version("v0.7.3");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->patch, 3u);
+  EXPECT_EQ(to_string(*r), "0.7.3");
+  ASSERT_TRUE(parse_vllm_version("0.11.0").ok());
+  EXPECT_EQ(to_string(*parse_vllm_version("0.11.0")), "0.11.0");
+  for (const char* bad : {"", "v", "0", "7", "0.", ".7", "0.7.", "0..7", "0.7.3.1", "0.x", "0.7rc1",
+                          "0.7 ", " 0.7", "12345.1", "0.-7"}) {
+    Result<VllmRelease> b = parse_vllm_version(bad);
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_EQ(b.error().kind(), ErrorKind::kUsage) << bad;
+  }
+}
+
+TEST(VllmRelease, AccountingIsV07OrTheCurrentLineElseRefused) {
+  EXPECT_EQ(*vllm_accounting(std::nullopt), VllmAccounting::kCurrent);
+  EXPECT_EQ(*vllm_accounting(VllmRelease{0, 7, 3, true}), VllmAccounting::kV07);
+  EXPECT_EQ(*vllm_accounting(VllmRelease{0, 11, 0, true}), VllmAccounting::kCurrent);
+  EXPECT_EQ(*vllm_accounting(VllmRelease{0, 20, 1, true}), VllmAccounting::kCurrent);
+  for (VllmRelease r : {VllmRelease{0, 6, 6, true}, VllmRelease{0, 8, 5, true}, VllmRelease{0, 10, 0, false},
+                        VllmRelease{0, 21, 0, false}, VllmRelease{1, 0, 0, false}}) {
+    Result<VllmAccounting> a = vllm_accounting(r);
+    ASSERT_FALSE(a.ok()) << to_string(r);
+    EXPECT_EQ(a.error().field(), "vllm_version");
+  }
+  EXPECT_EQ(vllm_accounting(VllmRelease{0, 8, 5, true}).error().message(),
+            "vllm_version: 0.8.5: not modelled; memfit prices vLLM 0.7 (the V1 engine) and 0.11 to "
+            "0.20 (the default)");
+  // estimate_vllm refuses it the same way.
+  VllmSettings s;
+  s.gpu_memory_total = 40 * kGiB;
+  s.release = VllmRelease{0, 9, 0, false};
+  Result<VllmEstimate> e = estimate_vllm(corpus_model("llama3/Llama-3.2-1B-Instruct"), {}, s, kBudget);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().field(), "vllm_version");
+}
+
 TEST(VllmEstimate, RefusesBadSettings) {
   Model m = corpus_model("llama3/Llama-3.2-1B-Instruct");
   VllmSettings s;

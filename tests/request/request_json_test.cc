@@ -166,7 +166,8 @@ TEST(RequestJson, VllmFields) {
     "model": "m", "engine": "vllm", "tensor_parallel": 4, "gpu_memory_utilization": 0.95,
     "gpu_memory_total": "80GiB", "kv_cache_memory": 17179869184, "block_size": 32,
     "kv_cache_dtype": "fp8", "max_model_len": 32768, "max_num_seqs": 64,
-    "max_num_batched_tokens": 4096, "num_speculative_tokens": 0, "enforce_eager": true})");
+    "max_num_batched_tokens": 4096, "num_speculative_tokens": 0, "enforce_eager": true,
+    "vllm_version": "0.7.3"})");
   ASSERT_TRUE(r.ok()) << r.error().message();
   EXPECT_EQ(r->engine, Engine::kVllm);
   EXPECT_EQ(r->parallel.tensor_parallel, 4u);
@@ -180,7 +181,17 @@ TEST(RequestJson, VllmFields) {
   EXPECT_EQ(r->vllm.max_num_batched_tokens, 4096u);
   EXPECT_EQ(r->vllm.num_speculative_tokens, 0u);
   EXPECT_EQ(r->vllm.enforce_eager, true);
+  ASSERT_TRUE(r->vllm.vllm_version.has_value());
+  EXPECT_EQ(to_string(*r->vllm.vllm_version), "0.7.3");
   EXPECT_EQ(r->vllm.first_given(), "gpu_memory_utilization");
+  Result<EstimateRequest> version = parse_estimate_request_json(R"({"model": "m", "vllm_version": "seven"})");
+  ASSERT_FALSE(version.ok());
+  EXPECT_EQ(version.error().field(), "vllm_version");
+  EXPECT_EQ(version.error().message(),
+            "vllm_version: 'seven': expected a release X.Y or X.Y.Z, e.g. 0.7 or 0.11.0");
+  Result<EstimateRequest> alone = parse_estimate_request_json(R"({"model": "m", "vllm_version": "0.7"})");
+  ASSERT_TRUE(alone.ok());
+  EXPECT_EQ(alone->vllm.first_given(), "vllm_version");
   Result<EstimateRequest> over = parse_estimate_request_json(R"({"model": "m", "gpu_memory_utilization": 1.5})");
   ASSERT_FALSE(over.ok());
   EXPECT_EQ(over.error().field(), "gpu_memory_utilization");
