@@ -11,7 +11,9 @@
 //            "kv_cache_memory_for_max_num_seqs", "starts",
 //            "figures": {term: "exact" | "modelled"},
 //            "command": the vllm serve line, "command_kv_cache_memory": the
-//            same with --kv-cache-memory-bytes for max_num_seqs requests}
+//            same with --kv-cache-memory-bytes for max_num_seqs requests,
+//            and for DeepSeek-V3.2 only "sparse_mla": {"block_size",
+//            "mla_token_bytes", "indexer_token_bytes", "bytes_per_block"}}
 // total_bytes is vLLM's peak per rank.
 #ifndef MEMFIT_VLLM_REPORT_H_
 #define MEMFIT_VLLM_REPORT_H_

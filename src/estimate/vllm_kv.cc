@@ -22,6 +22,10 @@
 //    cdiv(len, block); sliding window cdiv(min(window - 1 +
 //    max_num_batched_tokens, len), block) + 1; Mamba 1 + speculative
 //    tokens. Concurrency = blocks / the sum over groups.
+//  - DeepSeek-V3.2 (vllm_sparse_mla.h): 64-token blocks whatever
+//    --block-size says; each layer adds an indexer cache, an
+//    MLAAttentionSpec like the latent's, so the two are one type with
+//    different pages (UniformTypeKVCacheSpecs).
 //  - Tokens printed: blocks // groups x the smallest block size; for
 //    attention + Mamba hybrids the printed figure is blocks x max_model_len
 //    / blocks per request (the published Qwen3.6 row's vLLM).
@@ -34,6 +38,7 @@
 #include "memfit/checked_math.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
+#include "memfit/vllm_sparse_mla.h"
 
 namespace memfit {
 namespace {
@@ -89,6 +94,7 @@ Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s
   const uint64_t tp = std::max<uint64_t>(1, s.tensor_parallel);
   const uint64_t dtype = s.kv_cache_fp8 ? 1 : 2;
   const uint64_t head_dim = spec.geometry.head_dim;
+  const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(spec, s);
   std::vector<LayerSpec> layers;
   for (const LayerCache& l : spec.layers) {
     LayerSpec ls;
@@ -117,7 +123,16 @@ Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s
       case LayerKind::kMlaLatent:
         if (l.elems_per_token == 0) continue;
         ls.kind = VllmSpecKind::kMla;
-        ls.per_token = (CheckedBytes(mla_elems(spec, l)) * dtype).saturated();
+        ls.per_token = sparse ? sparse->mla_token_bytes
+                              : (CheckedBytes(mla_elems(spec, l)) * dtype).saturated();
+        if (sparse) {
+          // The indexer's cache: a second MLA-type layer of its own page.
+          LayerSpec indexer;
+          indexer.kind = VllmSpecKind::kMla;
+          indexer.per_token = sparse->indexer_token_bytes;
+          layers.push_back(ls);
+          ls = indexer;
+        }
         break;
       case LayerKind::kLinearAttention:
       case LayerKind::kSsm:
@@ -138,7 +153,7 @@ Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s
   }
 
   VllmKvLayout out;
-  out.attention_block_size = s.block_size;
+  out.attention_block_size = sparse ? sparse->block_size : s.block_size;
   if (layers.empty()) return out;  // attention-free: no KV cache
   uint64_t attn_per_token = 0, mamba_state = 0;
   for (const LayerSpec& l : layers) {
@@ -150,7 +165,7 @@ Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s
   if (mamba_state != 0 && attn_per_token != 0) {
     const uint64_t unit = kVllmKernelBlockAlignment * attn_per_token;
     const uint64_t aligned = (mamba_state + unit - 1) / unit * kVllmKernelBlockAlignment;
-    out.attention_block_size = std::max(s.block_size, aligned);
+    out.attention_block_size = std::max(out.attention_block_size, aligned);
   }
   // Pages per layer at the attention block size; Mamba pages padded to
   // the attention page.

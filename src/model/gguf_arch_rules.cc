@@ -66,7 +66,7 @@ constexpr PlainArch kPlainArchs[] = {
 // Architectures with rules of their own below.
 constexpr std::string_view kRuledArchs[] = {
     "llama",   "llama4",     "gemma2",         "gemma3",        "gemma3n",   "cohere2",
-    "gpt-oss", "olmo2",      "exaone4",        "deepseek2",     "mamba",     "mamba2",
+    "gpt-oss", "olmo2",      "exaone4",        "deepseek2",     "deepseek32", "mamba",     "mamba2",
     "jamba",   "nemotron_h", "nemotron_h_moe", "granitehybrid", "falcon-h1", "lfm2",
     "lfm2moe", "rwkv6",      "rwkv7",          "qwen3next",     "qwen35",    "qwen35moe"};
 
@@ -101,6 +101,8 @@ class Rules {
       done = exaone4();
     } else if (a == "deepseek2") {
       done = deepseek2();
+    } else if (a == "deepseek32") {
+      done = deepseek32();
     } else if (a == "mamba" || a == "mamba2" || a == "jamba" || a == "nemotron_h" ||
                a == "nemotron_h_moe" || a == "granitehybrid" || a == "falcon-h1") {
       done = mamba_family();
@@ -311,6 +313,25 @@ class Rules {
     if (latent && config_.contains("num_attention_heads")) {
       config_["num_key_value_heads"] = config_["num_attention_heads"];
     }
+    return Status::Ok();
+  }
+
+  // DeepSeek-V3.2: deepseek2's latent (llama.cpp reads the same keys) and
+  // a lightning indexer whose key, attention.indexer.key_length wide (one
+  // head), llama.cpp caches per token beside the latent in the K type
+  // (llama_kv_cache_dsa); as the config's index_head_dim, every MLA layer
+  // carries it. memfit takes only files with the latent keys, as the
+  // converter writes them.
+  Status deepseek32() {
+    for (std::string_view key : {"attention.key_length_mla", "attention.value_length_mla"}) {
+      Result<uint64_t> v = keys_.required_count(key, "memfit sizes deepseek32 from its latent");
+      if (!v.ok()) return v.error();
+    }
+    Result<uint64_t> index = keys_.required_count("attention.indexer.key_length", why());
+    if (!index.ok()) return index.error();
+    if (Status done = deepseek2(); !done.ok()) return done;
+    model_type("deepseek_v32");
+    config_["index_head_dim"] = *index;
     return Status::Ok();
   }
 

@@ -22,6 +22,8 @@
 #include "memfit/report.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/vllm_report.h"
+
+#include "memfit/vllm_sparse_mla.h"
 #include "report/report_head.h"
 
 namespace memfit {
@@ -130,6 +132,12 @@ nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstim
                  {"num_gpu_blocks", e.kv_given ? "exact" : "modelled"}}},
                {"command", vllm_serve_command(name, e)},
                {"command_kv_cache_memory", vllm_serve_command(name, e, e.kv_cache_memory_for_seqs)}};
+  if (const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(model.spec, s)) {
+    j["vllm"]["sparse_mla"] = {{"block_size", sparse->block_size},
+                               {"mla_token_bytes", sparse->mla_token_bytes},
+                               {"indexer_token_bytes", sparse->indexer_token_bytes},
+                               {"bytes_per_block", e.layout.bytes_per_block}};
+  }
   add_report_tail(j, model, budget, e.budget_bytes, e.total_bytes, e.fits, warnings);
   return j;
 }
@@ -179,6 +187,12 @@ std::string render_vllm_text(const Model& model, const VllmEstimate& e, const Me
     out += fmt::format("KV: {} GPU blocks, page {} x {} layers per block ({} groups); {} tokens\n",
                        e.num_blocks, format_bytes(e.layout.page_size_bytes), e.layout.group_size,
                        e.layout.groups.size(), e.kv_tokens);
+    if (const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(spec, s)) {
+      out += fmt::format("    sparse MLA: {}-token blocks; a token costs {} B of MLA cache{} and {} B "
+                         "of indexer keys on each layer\n",
+                         sparse->block_size, sparse->mla_token_bytes,
+                         s.kv_cache_fp8 ? " (fp8_ds_mla)" : "", sparse->indexer_token_bytes);
+    }
     out += fmt::format("    maximum concurrency for {} tokens per request: {:.2f}x; longest request "
                        "that fits: {} tokens\n",
                        s.max_model_len, e.max_concurrency, e.max_model_len_fit);

@@ -210,6 +210,27 @@ TEST(LlamaCppEstimate, NextNBlocksKeepAKvCacheUnlessTheArchitectureFiltersThem) 
   EXPECT_EQ(e.recurrent_layers, 4u);
 }
 
+TEST(LlamaCppEstimate, DeepSeekV32CachesTheIndexerKeyBesideTheLatent) {
+  // llama_kv_cache_dsa: the latent cache (576 wide, K only) and an indexer
+  // cache of one 128-wide key head, both in the K type, n_ctx cells, on the
+  // 61 decoder layers (the NextN block filtered out). f16 at -c 4096: 61 x
+  // (576 + 128) x 2 B x 4096 = 351,797,248 B.
+  ModelSpec spec = testing::corpus_spec("deepseek_v32/DeepSeek-V3.2-Exp-ptpc");
+  spec.model_type = "deepseek32";  // as a GGUF names it
+  spec.nextn_layers = 1;
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  LlamaCppEstimate e = run(spec, s);
+  EXPECT_EQ(e.kv_layers, 61u);
+  EXPECT_EQ(e.kv_bytes, 351797248u);
+  EXPECT_EQ(e.v_bytes, 0u);
+  // q8_0 K and V: 704 / 32 = 22 blocks of 34 B = 748 B a row, the same as
+  // 576 / 32 + 128 / 32 blocks apart; 61 x 748 x 4096 = 186,892,288 B.
+  s.cache_type_k = GgmlType::kQ8_0;
+  s.cache_type_v = GgmlType::kQ8_0;
+  EXPECT_EQ(run(spec, s).kv_bytes, 186892288u);
+}
+
 TEST(LlamaCppEstimate, ComputeBufferOfMla) {
   // -c 4096 -ub 512, FA auto (measured 70.60 MiB): tail 2 x 512 + 8 x 320 +
   // 8 x 64 = 4096 floats; 4 x 512 x (32000 + 4096) = 73,924,608 = 70.50 MiB.

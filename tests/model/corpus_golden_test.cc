@@ -78,6 +78,9 @@ constexpr Golden kGolden[] = {
     // full_attn_idxs: 6 x (2 x 8 x 64 x 2 = 2048) x 8192 = 100,663,296;
     // 10 conv x (2 x 1536 x 4 = 12,288) = 122,880
     {"lfm2/LFM2-700M", "hybrid", 100786176},
+    // MLA latent 512 + rope 64 + indexer key 128 = 704 elements:
+    // 61 x 704 x 2 = 85,888 x 8192
+    {"deepseek_v32/DeepSeek-V3.2-Exp-ptpc", "mla", 703594496},
 };
 
 TEST(CorpusGolden, EveryFamilyMatchesItsHandComputedCache) {

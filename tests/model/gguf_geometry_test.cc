@@ -195,6 +195,60 @@ TEST(GgufGeometry, DeepSeekV3CachesTheMlaLatent) {
   EXPECT_EQ(spec.analytical_params, config.analytical_params);
 }
 
+TEST(GgufGeometry, DeepSeekV32AddsTheIndexerKeyToEachLatentLayer) {
+  // DeepSeek-V3.2-Exp as llama.cpp's converter writes it: deepseek2's MLA
+  // keys under deepseek32, plus the lightning indexer's (one key head of
+  // 128). llama.cpp caches the indexer key beside the latent in the K type
+  // (llama_kv_cache_dsa): 512 + 64 + 128 = 704 elements per layer per
+  // token, the config's rate.
+  GgufWriter w = arch("deepseek32");
+  w.add_u32("deepseek32.block_count", 61)
+      .add_u32("deepseek32.context_length", 163840)
+      .add_u32("deepseek32.embedding_length", 7168)
+      .add_u32("deepseek32.feed_forward_length", 18432)
+      .add_u32("deepseek32.attention.head_count", 128)
+      .add_u32("deepseek32.attention.head_count_kv", 1)
+      .add_u32("deepseek32.attention.key_length", 576)
+      .add_u32("deepseek32.attention.value_length", 512)
+      .add_u32("deepseek32.attention.key_length_mla", 192)
+      .add_u32("deepseek32.attention.value_length_mla", 128)
+      .add_u32("deepseek32.attention.q_lora_rank", 1536)
+      .add_u32("deepseek32.attention.kv_lora_rank", 512)
+      .add_u32("deepseek32.attention.indexer.head_count", 64)
+      .add_u32("deepseek32.attention.indexer.key_length", 128)
+      .add_u32("deepseek32.attention.indexer.top_k", 2048)
+      .add_u32("deepseek32.rope.dimension_count", 64)
+      .add_u32("deepseek32.leading_dense_block_count", 3)
+      .add_u32("deepseek32.expert_count", 256)
+      .add_u32("deepseek32.expert_used_count", 8)
+      .add_u32("deepseek32.expert_shared_count", 1)
+      .add_u32("deepseek32.expert_feed_forward_length", 2048)
+      .add_u32("deepseek32.vocab_size", 129280);
+  const ModelSpec spec = gguf_spec(w);
+  const ModelSpec config = corpus_spec("deepseek_v32/DeepSeek-V3.2-Exp-ptpc");
+  expect_same_spec(spec, config);
+  EXPECT_EQ(spec.model_type, "deepseek32");
+  EXPECT_EQ(spec.family, "deepseek_v32");
+  EXPECT_EQ(spec.layers[0].kind, LayerKind::kMlaLatent);
+  EXPECT_EQ(elems_per_token(spec), 61u * 704);
+}
+
+TEST(GgufGeometry, DeepSeekV32NeedsItsIndexerKeyLength) {
+  // llama.cpp requires attention.indexer.key_length of a deepseek32 file.
+  GgufWriter w = arch("deepseek32");
+  w.add_u32("deepseek32.block_count", 4)
+      .add_u32("deepseek32.embedding_length", 512)
+      .add_u32("deepseek32.attention.head_count", 8)
+      .add_u32("deepseek32.attention.head_count_kv", 1)
+      .add_u32("deepseek32.attention.key_length_mla", 192)
+      .add_u32("deepseek32.attention.value_length_mla", 128)
+      .add_u32("deepseek32.attention.kv_lora_rank", 256)
+      .add_u32("deepseek32.rope.dimension_count", 64)
+      .add_u32("deepseek32.vocab_size", 32000);
+  const std::string error = gguf_error(w);
+  EXPECT_NE(error.find("attention.indexer.key_length"), std::string::npos) << error;
+}
+
 TEST(GgufGeometry, DeepSeekWithoutMlaLengthsRunsDecompressed) {
   // A file converted before llama.cpp's MLA support: K and V per head, 16
   // heads x (192 + 128) = 5,120 elements per layer per token.

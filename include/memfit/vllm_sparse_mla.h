@@ -1,0 +1,37 @@
+// vLLM's KV cache rates for DeepSeek-V3.2's sparse attention
+// (docs/engine-vllm.md, "DeepSeek-V3.2"): the MLA latent and the lightning
+// indexer's keys, two caches on every layer of one block table.
+#ifndef MEMFIT_VLLM_SPARSE_MLA_H_
+#define MEMFIT_VLLM_SPARSE_MLA_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "memfit/model_spec.h"
+#include "memfit/vllm.h"
+
+namespace memfit {
+
+// vLLM forces 64-token blocks for the FlashMLA-sparse backend, stores
+// --kv-cache-dtype fp8 as its fp8_ds_mla layout (656 bytes a token: 512
+// fp8 latent bytes, 4 float32 scales, 64 bf16 rope values), and keeps each
+// layer's indexer keys as uint8: index_head_dim fp8 bytes and one float32
+// scale per 128.
+inline constexpr uint64_t kVllmSparseMlaBlockSize = 64;
+inline constexpr uint64_t kVllmFp8DsMlaTokenBytes = 656;
+inline constexpr uint64_t kVllmIndexerQuantBlock = 128;
+
+struct VllmSparseMla {
+  uint64_t block_size = kVllmSparseMlaBlockSize;  // tokens a block, whatever --block-size says
+  uint64_t mla_token_bytes = 0;      // one layer's latent, bytes a token
+  uint64_t indexer_token_bytes = 0;  // one layer's indexer key, bytes a token
+};
+
+// The rates of a DeepSeek-V3.2 model (config model_type deepseek_v32, GGUF
+// deepseek32, whose MLA layers carry 512 + 64 latent elements and the
+// indexer key) under `settings`; nullopt for every other model.
+std::optional<VllmSparseMla> vllm_sparse_mla(const ModelSpec& spec, const VllmSettings& settings);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_VLLM_SPARSE_MLA_H_
