@@ -154,8 +154,9 @@ struct MambaRows {
 std::optional<MambaRows> mamba2_rows(const Mamba2Geometry& m, TensorRole role, uint64_t n) {
   if (m.heads == 0 || m.inner == 0 || m.state == 0 || m.groups != 1 || n <= 1) return std::nullopt;
   // The heads-split part: z, x and dt (in_proj) or x (conv1d).
-  const CheckedBytes split =
-      role == TensorRole::kSsmInProjection ? CheckedBytes(m.inner) * 2 + m.heads : CheckedBytes(m.inner);
+  const CheckedBytes split = role == TensorRole::kSsmInProjection
+                                 ? CheckedBytes(m.inner) * 2 + m.heads
+                                 : CheckedBytes(m.inner);
   const CheckedBytes groups = CheckedBytes(m.state) * 2;  // B and C of the one group
   std::optional<uint64_t> whole = (split + groups).value();
   std::optional<uint64_t> rank = (CheckedBytes(split.saturated() / n) + groups).value();

@@ -44,7 +44,8 @@ Result<RecurrentState> finish(CheckedBytes conv_elems, CheckedBytes ssm_elems,
                               uint64_t ssm_elem_bytes, std::string detail) {
   CheckedBytes total = conv_elems * kStateF32Bytes + ssm_elems * ssm_elem_bytes;
   if (!total.value()) return Error("recurrent state size overflows");
-  return RecurrentState{*total.value(), (conv_elems * kStateF32Bytes).saturated(), std::move(detail), {}};
+  return RecurrentState{*total.value(), (conv_elems * kStateF32Bytes).saturated(),
+                        std::move(detail), {}};
 }
 
 std::string dtype_name(uint64_t bytes) { return bytes == 2 ? "16-bit" : "f32"; }
