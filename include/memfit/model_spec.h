@@ -114,6 +114,22 @@ struct MoeInfo {
   uint64_t expert_intermediate = 0;
 };
 
+// A Mamba-2 mixer's widths (MambaMixer2 in vLLM): in_proj's output rows
+// are [z, x, B, C, dt] = 2 x inner + 2 x groups x state + heads and
+// conv1d's channels [x, B, C] = inner + 2 x groups x state. vLLM's
+// tensor-parallel split needs them (the B/C groups are replicated when
+// there is one group and several ranks). All zero for models without a
+// Mamba-2 mixer (Mamba-1 and Jamba included).
+struct Mamba2Geometry {
+  uint64_t heads = 0;   // SSM heads (dt, A, D rows)
+  uint64_t inner = 0;   // d_ssm = heads x head_dim
+  uint64_t groups = 0;  // B/C groups (n_groups)
+  uint64_t state = 0;   // state size per group
+  uint64_t kernel = 0;  // conv1d kernel width
+  uint64_t layers = 0;  // decoder layers that hold a Mamba-2 mixer
+  bool operator==(const Mamba2Geometry&) const = default;
+};
+
 struct ModelSpec {
   // config.json's model_type, verbatim ("" when absent); for a GGUF model,
   // its general.architecture, verbatim ("qwen3", "gpt-oss").
@@ -140,6 +156,7 @@ struct ModelSpec {
   // The convolution part of one recurrent layer's state_bytes, priced at
   // f32 (vLLM keeps it in the model's 16-bit dtype); 0 when none.
   uint64_t conv_state_bytes = 0;
+  Mamba2Geometry mamba2;
   // The LM head is the embedding (tie_word_embeddings, true when absent).
   bool tied_embeddings = true;
   // The context length the config declares (max_position_embeddings |

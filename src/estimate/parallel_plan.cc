@@ -56,6 +56,20 @@ Status check_heads(const ModelSpec& spec, const ParallelConfig& c) {
             ? "vLLM requires num_attention_heads % tensor_parallel_size == 0"
             : "mlx-lm's shard() splits the heads evenly"));
   }
+  const Mamba2Geometry& m = spec.mamba2;
+  if (c.engine == ParallelEngine::kVllm && m.heads != 0) {
+    // MambaMixer2's assertions (vLLM model_executor/layers/mamba/mamba_mixer2.py).
+    if (m.heads % tp != 0) {
+      return Error::usage(fmt::format(
+          "tensor parallel size {} does not divide the model's {} Mamba heads (vLLM requires "
+          "num_heads % tensor_parallel_size == 0)", tp, m.heads));
+    }
+    if (m.groups % tp != 0 && m.groups != 1) {
+      return Error::usage(fmt::format(
+          "tensor parallel size {} does not divide the model's {} Mamba groups (vLLM requires "
+          "n_groups % tensor_parallel_size == 0 or n_groups == 1)", tp, m.groups));
+    }
+  }
   bool attention = std::any_of(spec.layers.begin(), spec.layers.end(),
                                [](const LayerCache& l) { return is_attention(l.kind); });
   uint64_t kv = g.kv_heads;
@@ -347,7 +361,7 @@ Result<ParallelPlan> plan_parallel(const Model& model, std::span<const Safetenso
   add_rule_assumptions(model, c, layers, plan.assumptions);
   const uint64_t kv = model.spec.geometry.kv_heads;
   const uint64_t kv_rank = kv_heads_per_rank(kv, c.tensor_parallel);
-  TensorSplit split{c.engine, c.tensor_parallel, kv};
+  TensorSplit split{c.engine, c.tensor_parallel, kv, model.spec.mamba2};
 
   StageWeights weights;
   // Without a layer count no tensor can be placed in a stage.

@@ -20,6 +20,22 @@
 //    channels, A_log and dt_bias are split along dim 0 (num_v_heads / N,
 //    sharded_weight_loader(0)), out_proj is RowParallelLinear and the gated
 //    norm over head_v_dim is whole. mlx-lm keeps linear attention whole.
+//  - vLLM Mamba mixers (under "mixer." in Nemotron-H, Mamba, Mamba-2;
+//    "mamba." in Granite-4.0-H, Falcon-H1, Bamba, Jamba). Mamba-2
+//    (model_executor/layers/mamba/mamba_mixer2.py, MambaMixer2): vLLM
+//    requires heads % N == 0 and n_groups % N == 0 or n_groups == 1. With
+//    n_groups % N == 0, in_proj [z, x, B, C, dt] and conv1d [x, B, C] are
+//    MergedColumnParallelLinear: every part split by N. With one group and
+//    N > 1, the groups are padded to N (extra_groups_for_head_shards:
+//    N - n_groups) and every rank loads the one group: a rank holds
+//    (2 x inner + heads) / N + 2 x state rows of in_proj and inner / N +
+//    2 x state channels of conv1d. A, D, dt_bias (heads / N,
+//    sharded_weight_loader(0)) and the gated norm (Mixer2RMSNormGated,
+//    inner / N) are split; out_proj is RowParallelLinear. Mamba-1
+//    (mamba_mixer.py, MambaMixer): in_proj MergedColumnParallelLinear,
+//    conv1d and dt_proj (weight and bias) ColumnParallelLinear, x_proj and
+//    out_proj RowParallelLinear, A and D split along the inner channels;
+//    Jamba's dt/b/c layernorms are whole. mlx-lm keeps SSM mixers whole.
 //  - mlx-lm: Model.shard() turns q/k/v/gate/up into "all-to-sharded" and
 //    o/down into "sharded-to-all" linears (mlx.nn.layers.distributed;
 //    a sharded-to-all bias is not split), shards MoE switch_mlp and shared
@@ -60,6 +76,11 @@ constexpr std::array<std::string_view, 2> kLmHeadModules = {"lm_head", "embed_ou
 constexpr std::array<std::string_view, 9> kLinearAttentionModules = {
     "in_proj_qkvz", "in_proj_ba", "in_proj_qkv", "in_proj_z", "in_proj_b",
     "in_proj_a",    "conv1d",     "A_log",       "dt_bias"};
+// Mamba mixer tensors under a "mixer" or "mamba" module
+// (TensorRole::kSsmInProjection, kSsmConv, kSsmHeads).
+constexpr std::array<std::string_view, 2> kSsmParents = {"mixer", "mamba"};
+constexpr std::array<std::string_view, 6> kSsmHeadModules = {"A_log", "D",      "dt_bias",
+                                                            "norm",  "x_proj", "dt_proj"};
 // Fused expert parameters written without a ".weight" leaf (gpt-oss:
 // "experts.gate_up_proj_bias", "experts.down_proj_blocks").
 constexpr std::array<std::string_view, 3> kFusedSuffixes = {"_bias", "_blocks", "_scales"};
@@ -119,6 +140,30 @@ std::optional<TensorRole> matrix_role(std::string_view s, bool& fused_bias) {
   return std::nullopt;
 }
 
+// Output rows of a Mamba-2 in_proj (or channels of its conv1d) in the
+// checkpoint and on one of `n` ranks, when vLLM replicates the B/C group
+// (n_groups == 1, n > 1); nullopt when the rows split evenly (n_groups a
+// multiple of n), when the widths are unknown (Mamba-1), or when vLLM
+// refuses the split (n_groups neither 1 nor a multiple of n): ceil(bytes / n)
+// then. A tensor's bytes are proportional to its output rows (weight,
+// bias, per-channel scales), so bytes x rank / whole is its share.
+struct MambaRows {
+  uint64_t whole = 0;
+  uint64_t rank = 0;
+};
+std::optional<MambaRows> mamba2_rows(const Mamba2Geometry& m, TensorRole role, uint64_t n) {
+  if (m.heads == 0 || m.inner == 0 || m.state == 0 || m.groups != 1 || n <= 1) return std::nullopt;
+  // The heads-split part: z, x and dt (in_proj) or x (conv1d).
+  const CheckedBytes split = role == TensorRole::kSsmInProjection
+                                 ? CheckedBytes(m.inner) * 2 + m.heads
+                                 : CheckedBytes(m.inner);
+  const CheckedBytes groups = CheckedBytes(m.state) * 2;  // B and C of the one group
+  std::optional<uint64_t> whole = (split + groups).value();
+  std::optional<uint64_t> rank = (CheckedBytes(split.saturated() / n) + groups).value();
+  if (!whole || !rank || *whole == 0) return std::nullopt;
+  return MambaRows{*whole, *rank};
+}
+
 }  // namespace
 
 std::string_view to_string(ParallelEngine engine) {
@@ -138,6 +183,9 @@ std::string_view to_string(TensorRole role) {
     case TensorRole::kRowParallelBias: return "row_parallel_bias";
     case TensorRole::kKvProjection: return "kv_projection";
     case TensorRole::kLinearAttention: return "linear_attention";
+    case TensorRole::kSsmInProjection: return "ssm_in_projection";
+    case TensorRole::kSsmConv: return "ssm_conv";
+    case TensorRole::kSsmHeads: return "ssm_heads";
     case TensorRole::kEmbedding: return "embedding";
     case TensorRole::kLmHead: return "lm_head";
     case TensorRole::kFinalNorm: return "final_norm";
@@ -179,6 +227,16 @@ TensorPlacement place_tensor(std::string_view name) {
       p.role = TensorRole::kLinearAttention;
       return p;
     }
+    if (k > 0 && contains(kSsmParents, segments[k - 1])) {
+      if (s == "in_proj" || s == "conv1d") {
+        p.role = s == "in_proj" ? TensorRole::kSsmInProjection : TensorRole::kSsmConv;
+        return p;
+      }
+      if (contains(kSsmHeadModules, s)) {
+        p.role = TensorRole::kSsmHeads;
+        return p;
+      }
+    }
     if (contains(kReplicatedModules, s)) return p;
     if (is_norm(s)) {
       p.role = p.layer ? TensorRole::kReplicated : TensorRole::kFinalNorm;
@@ -212,6 +270,16 @@ Result<uint64_t> tp_rank_tensor_bytes(const SafetensorsTensor& tensor, TensorRol
   if (tensor.shape.empty() || elements.saturated() <= 1) return bytes;
   std::optional<uint64_t> share;
   switch (role) {
+    case TensorRole::kSsmInProjection:
+    case TensorRole::kSsmConv:
+      if (split.engine == ParallelEngine::kMlx) return bytes;
+      if (std::optional<MambaRows> rows = mamba2_rows(split.mamba2, role, n)) {
+        share = mul_div_ceil(bytes, rows->rank, rows->whole);
+        break;
+      }
+      share = CheckedBytes::ceil_div(bytes, n).value();
+      break;
+    case TensorRole::kSsmHeads:
     case TensorRole::kLinearAttention:
       // vLLM splits rows (output features, conv channels, heads) by N;
       // Qwen3-Next's interleaved qkvz keeps whole key-head groups, so a

@@ -5,7 +5,8 @@
 // without it, the checkpoint's total split by the config's geometry: the
 // embedding and an untied LM head as 16-bit vocab-parallel tables padded
 // to 64 rows, norms and routers whole, k/v replicated past the KV heads,
-// everything else divided by TP. Plus the rotary cos/sin cache vLLM keeps
+// everything else divided by TP, and a one-group Mamba-2 mixer's B/C rows
+// whole on every rank. Plus the rotary cos/sin cache vLLM keeps
 // as a buffer (max_position_embeddings x head_dim x 2 bytes).
 #include <algorithm>
 #include <cctype>
@@ -118,7 +119,7 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
   w.rope_cache_bytes = rope_cache_bytes(spec);
   CheckedBytes rank = 0;
   if (!tensors.empty()) {
-    const TensorSplit split{ParallelEngine::kVllm, tp, g.kv_heads};
+    const TensorSplit split{ParallelEngine::kVllm, tp, g.kv_heads, spec.mamba2};
     for (const SafetensorsTensor& t : tensors) {
       Result<uint64_t> b = tp_rank_tensor_bytes(t, place_tensor(t.name).role, split);
       if (!b) return b.error();
@@ -158,12 +159,23 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
       const uint64_t kv_bytes = bytes_of(kv_params);
       kv_extra = kv_bytes / g.kv_heads - kv_bytes / tp;
     }
+    // Mamba-2 with one B/C group: each rank holds the group's 2 x state
+    // rows of in_proj (hidden wide) and of conv1d (kernel wide, plus the
+    // bias) whole, not 1/TP of them (MambaMixer2).
+    uint64_t ssm_extra = 0;
+    const Mamba2Geometry& m = spec.mamba2;
+    if (m.groups == 1 && tp > 1 && m.layers != 0) {
+      const uint64_t rows = (CheckedBytes(m.state) * 2).saturated();
+      const CheckedBytes params =
+          CheckedBytes(m.layers) * (rows - rows / tp) * (CheckedBytes(g.hidden) + m.kernel + 1);
+      ssm_extra = bytes_of(params.saturated());
+    }
     const CheckedBytes split = rest_total - replicated;
     if (!split.value()) {
       // The total is smaller than the tables the geometry implies: split it all.
       rank = CheckedBytes::ceil_div(total, tp);
     } else {
-      rank = CheckedBytes::ceil_div(split, tp) + replicated + kv_extra + table_rank;
+      rank = CheckedBytes::ceil_div(split, tp) + replicated + kv_extra + ssm_extra + table_rank;
     }
     w.from_tensor_list = false;
     w.exact = false;

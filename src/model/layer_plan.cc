@@ -431,8 +431,10 @@ Result<LayerPlan> plan_layers(FieldReader& reader, const ModelGeometry& g) {
   plan.layout = layout_name(slots, rate.mla);
   plan.layers.reserve(slots.size());
   std::optional<RecurrentState> state_of[3];  // cache per kind: ssm, linear, conv
+  uint64_t ssm_layers = 0;  // layers holding an SSM mixer (called once per such layer)
   auto state = [&](LayerKind kind) -> Result<uint64_t> {
     int slot = kind == LayerKind::kSsm ? 0 : kind == LayerKind::kLinearAttention ? 1 : 2;
+    if (kind == LayerKind::kSsm) ++ssm_layers;
     if (!state_of[slot]) {
       Result<RecurrentState> s = recurrent_state(kind, reader, g.hidden);
       if (!s) return s.error();
@@ -493,6 +495,10 @@ Result<LayerPlan> plan_layers(FieldReader& reader, const ModelGeometry& g) {
   for (const auto& s : state_of) {
     if (s) details.push_back(s->detail);
     if (s) plan.conv_state_bytes = std::max(plan.conv_state_bytes, s->conv_bytes);
+  }
+  if (state_of[0] && state_of[0]->mamba2.heads != 0) {
+    plan.mamba2 = state_of[0]->mamba2;
+    plan.mamba2.layers = ssm_layers;
   }
   plan.detail = fmt::format("{}", fmt::join(details, "; "));
   return plan;

@@ -133,6 +133,7 @@ Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
   spec.layout = text_type == "falcon_h1" ? "hybrid" : plan->layout;
   spec.cache_detail = std::move(plan->detail);
   spec.conv_state_bytes = plan->conv_state_bytes;
+  spec.mamba2 = plan->mamba2;
   if (is_pure_ssm_type(text_type)) {
     // Attention fields of an SSM config (mamba2's head_dim) describe the
     // SSM, not a KV cache.

@@ -44,7 +44,8 @@ Result<RecurrentState> finish(CheckedBytes conv_elems, CheckedBytes ssm_elems,
                               uint64_t ssm_elem_bytes, std::string detail) {
   CheckedBytes total = conv_elems * kStateF32Bytes + ssm_elems * ssm_elem_bytes;
   if (!total.value()) return Error("recurrent state size overflows");
-  return RecurrentState{*total.value(), (conv_elems * kStateF32Bytes).saturated(), std::move(detail)};
+  return RecurrentState{*total.value(), (conv_elems * kStateF32Bytes).saturated(),
+                        std::move(detail), {}};
 }
 
 std::string dtype_name(uint64_t bytes) { return bytes == 2 ? "16-bit" : "f32"; }
@@ -122,9 +123,12 @@ Result<RecurrentState> mamba2_state(FieldReader& reader, uint64_t hidden, const 
   CheckedBytes conv_dim = CheckedBytes(*d_ssm) + CheckedBytes(2) * *groups * *state;
   uint64_t k = *kernel > 0 ? *kernel - 1 : 0;
   uint64_t ssm_bytes = ssm_state_element_bytes(reader);
-  return finish(conv_dim * k, CheckedBytes(*heads) * per_head * *state, ssm_bytes,
-                fmt::format("conv {}x{} + ssm {}x{}x{}, {}", k, conv_dim.saturated(), *heads,
-                            per_head, *state, dtype_name(ssm_bytes)));
+  Result<RecurrentState> out =
+      finish(conv_dim * k, CheckedBytes(*heads) * per_head * *state, ssm_bytes,
+             fmt::format("conv {}x{} + ssm {}x{}x{}, {}", k, conv_dim.saturated(), *heads,
+                         per_head, *state, dtype_name(ssm_bytes)));
+  if (out) out->mamba2 = Mamba2Geometry{*heads, *d_ssm, *groups, *state, *kernel, 0};
+  return out;
 }
 
 Result<RecurrentState> gated_delta_state(FieldReader& reader) {

@@ -309,7 +309,8 @@ TEST(VllmWeights, GatedDeltaNetTensorsSplitByTensorParallel) {
     EXPECT_EQ(*b, halves[i]) << tensors[i].name;
   }
   // Qwen3.5's checkpoint names split the same way; mlx-lm keeps them whole;
-  // a Mamba mixer's conv1d (not under linear_attn) stays whole (not modelled).
+  // a Mamba mixer's conv1d (not under linear_attn) has its own role
+  // (parallel_tensors_mamba_test.cc).
   const SafetensorsTensor qkv{"model.language_model.layers.0.linear_attn.in_proj_qkv.weight",
                               "BF16", {8192, 2048}, 8192ull * 2048 * 2};
   EXPECT_EQ(place_tensor(qkv.name).role, TensorRole::kLinearAttention);
@@ -318,7 +319,7 @@ TEST(VllmWeights, GatedDeltaNetTensorsSplitByTensorParallel) {
       qkv, TensorRole::kLinearAttention, TensorSplit{ParallelEngine::kMlx, 2, 2});
   ASSERT_TRUE(mlx.ok());
   EXPECT_EQ(*mlx, 8192ull * 2048 * 2);
-  EXPECT_EQ(place_tensor("model.layers.0.mixer.conv1d.weight").role, TensorRole::kReplicated);
+  EXPECT_EQ(place_tensor("model.layers.0.mixer.conv1d.weight").role, TensorRole::kSsmConv);
 }
 
 TEST(VllmWeights, Gemma3OneKvHeadStaysWholeOnEveryRank) {
