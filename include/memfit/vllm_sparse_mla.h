@@ -32,6 +32,17 @@ struct VllmSparseMla {
 // indexer key) under `settings`; nullopt for every other model.
 std::optional<VllmSparseMla> vllm_sparse_mla(const ModelSpec& spec, const VllmSettings& settings);
 
+// The block size vLLM's CUDA platform forces for a dense MLA model
+// (DeepSeek-V2/V3, Kimi-K2) with the attention backend it picks by
+// default on the GPU named in settings.gpu_name: Hopper (H100, H200, H800,
+// H20, GH200) runs FlashMLA, which needs a multiple of 64; datacenter
+// Blackwell (B100, B200, B300, GB200, GB300) runs FlashInfer MLA, which
+// takes 32 or a multiple of 64 (qk_nope_head_dim 128 assumed, as in every
+// DeepSeek-V2/V3 and Kimi-K2 config). Returns settings.block_size when
+// nothing is forced: another GPU (Triton MLA), an unnamed one, or a
+// release other than the current line.
+uint64_t vllm_mla_block_size(const VllmSettings& settings);
+
 }  // namespace memfit
 
 #endif  // MEMFIT_VLLM_SPARSE_MLA_H_

@@ -26,6 +26,9 @@
 //    --block-size says; each layer adds an indexer cache, an
 //    MLAAttentionSpec like the latent's, so the two are one type with
 //    different pages (UniformTypeKVCacheSpecs).
+//  - Dense MLA (vllm_mla_block_size): FlashMLA on Hopper forces a
+//    multiple of 64 tokens a block, FlashInfer MLA on datacenter Blackwell
+//    32 or a multiple of 64 (platforms/cuda.py).
 //  - Tokens printed: blocks // groups x the smallest block size; for
 //    attention + Mamba hybrids the printed figure is blocks x max_model_len
 //    / blocks per request (the published Qwen3.6 row's vLLM).
@@ -153,7 +156,10 @@ Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s
   }
 
   VllmKvLayout out;
-  out.attention_block_size = sparse ? sparse->block_size : s.block_size;
+  const bool mla = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
+    return l.kind == LayerKind::kMlaLatent && l.elems_per_token != 0;
+  });
+  out.attention_block_size = sparse ? sparse->block_size : mla ? vllm_mla_block_size(s) : s.block_size;
   if (layers.empty()) return out;  // attention-free: no KV cache
   uint64_t attn_per_token = 0, mamba_state = 0;
   for (const LayerSpec& l : layers) {

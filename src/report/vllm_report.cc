@@ -192,6 +192,9 @@ std::string render_vllm_text(const Model& model, const VllmEstimate& e, const Me
                          "of indexer keys on each layer\n",
                          sparse->block_size, sparse->mla_token_bytes,
                          s.kv_cache_fp8 ? " (fp8_ds_mla)" : "", sparse->indexer_token_bytes);
+    } else if (e.layout.attention_block_size != s.block_size && !e.layout.hybrid_mamba) {
+      out += fmt::format("    MLA: {}-token blocks, as vLLM's MLA backend on the {} forces them\n",
+                         e.layout.attention_block_size, s.gpu_name);
     }
     out += fmt::format("    maximum concurrency for {} tokens per request: {:.2f}x; longest request "
                        "that fits: {} tokens\n",

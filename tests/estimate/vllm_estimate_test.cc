@@ -175,6 +175,48 @@ TEST(VllmKv, MlaCachesTheLatentWholeOnEveryRank) {
   EXPECT_EQ(run(corpus_model("deepseek_v3/DeepSeek-V3"), s).layout.page_size_bytes, 18432u);
 }
 
+TEST(VllmKv, MlaBlocksAreWhatTheGpusMlaBackendForces) {
+  // DeepSeek-V3 on an H100 runs FlashMLA, which forces 64-token blocks:
+  // a page 64 x 576 x 2 B = 73,728 B, a block 61 x 73,728 = 4,497,408 B.
+  // 10 GiB = 10,737,418,240 B: 2,387 blocks (2,388 would take
+  // 10,739,810,304), 152,768 tokens; 32,768 tokens a request: cdiv(32,768,
+  // 64) = 512 blocks, 2,387 / 512 = 4.66x.
+  VllmSettings s;
+  s.max_model_len = 32768;
+  s.kv_cache_memory = 10 * kGiB;
+  s.gpu_name = "NVIDIA H100 80GB HBM3";
+  const Model m = corpus_model("deepseek_v3/DeepSeek-V3");
+  VllmEstimate e = run(m, s);
+  EXPECT_EQ(e.layout.attention_block_size, 64u);
+  EXPECT_EQ(e.layout.bytes_per_block, 4497408u);
+  EXPECT_EQ(e.num_blocks, 2387u);
+  EXPECT_EQ(e.kv_tokens, 152768u);
+  EXPECT_EQ(e.layout.blocks_per_request, 512u);
+  EXPECT_DOUBLE_EQ(e.max_concurrency, 2387.0 / 512.0);
+  // A multiple of 64 stands (128: 2,387 / 2 = 1,193 blocks of 8,994,816 B).
+  s.block_size = 128;
+  EXPECT_EQ(run(m, s).layout.attention_block_size, 128u);
+  // Datacenter Blackwell runs FlashInfer MLA: 32 stands, 16 becomes 64.
+  s.gpu_name = "NVIDIA B200";
+  s.block_size = 32;
+  EXPECT_EQ(run(m, s).layout.attention_block_size, 32u);
+  s.block_size = 16;
+  EXPECT_EQ(run(m, s).layout.attention_block_size, 64u);
+  // An A100 runs Triton MLA (no forcing): the 16 of MlaCachesTheLatent...
+  s.gpu_name = "NVIDIA A100-SXM4-80GB";
+  EXPECT_EQ(run(m, s).layout.attention_block_size, 16u);
+  EXPECT_EQ(run(m, s).num_blocks, 9549u);
+  // And so does a GPU memfit was not told the name of, or v0.7's accounting.
+  s.gpu_name = "";
+  EXPECT_EQ(run(m, s).layout.attention_block_size, 16u);
+  s.gpu_name = "NVIDIA H100 80GB HBM3";
+  s.release = VllmRelease{0, 7, 0, false};
+  EXPECT_EQ(run(m, s).layout.attention_block_size, 16u);
+  // A model without MLA keeps --block-size on an H100.
+  s.release.reset();
+  EXPECT_EQ(run(corpus_model("qwen3/Qwen3-8B"), s).layout.attention_block_size, 16u);
+}
+
 TEST(VllmKv, HybridQwen35At16BitsUnderTp2HalvesTheStateAndTheHeads) {
   // Qwen3.5-35B-A3B as above, 16-bit KV, TP 2. Attention: max(1, 2 / 2) =
   // 1 KV head x 256 x 2 (K, V) x 2 B = 1,024 B per token. Mamba state per
