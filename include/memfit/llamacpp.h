@@ -7,7 +7,7 @@
 //   model    the weights: memfit's header bytes (the mapped file range)
 //            + the repacked copies in CPU_REPACK                   (exact)
 //   context  KV cache + recurrent state + the output (logits) buffer (exact)
-//   compute  the scheduler's compute buffers                     (modelled)
+//   compute  the scheduler's compute buffers   (replayed or modelled)
 //
 // With GPUs in settings.placement the categories are split over the devices
 // (llamacpp_placement.h) and the totals are the sums over them.
@@ -116,7 +116,12 @@ struct LlamaCppEstimate {
   // full attention only.
   uint64_t checkpoint_bytes = 0;
   uint64_t context_bytes = 0;  // kv + recurrent + output (exact)
-  uint64_t compute_bytes = 0;  // modelled
+  uint64_t compute_bytes = 0;  // modelled, or replayed (below)
+  // The compute buffer is the pinned llama.cpp's own graph allocator
+  // replayed over the model's graph, exact for the architectures memfit
+  // builds graphs of (docs/llamacpp-rules.md, "Compute buffers
+  // (replayed)"); false: the phases' model.
+  bool compute_replayed = false;
   uint64_t total_bytes = 0;    // model + context + compute + extras
   // The server extras (llamacpp_extras.h), each on its device; not in
   // model, context or compute (llama.cpp's own breakdown leaves them out).

@@ -17,7 +17,16 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   if (!parts) return parts.error();
   Result<llamacpp::ComputePhases> phases = llamacpp::compute_phases(model.spec, *context, settings);
   if (!phases) return phases.error();
-  const uint64_t compute = std::max({phases->output, phases->attention, phases->ffn});
+  uint64_t compute = std::max({phases->output, phases->attention, phases->ffn});
+  bool replayed_compute = false;
+  if (settings.placement.gpus.empty()) {
+    Result<std::optional<uint64_t>> replayed = llamacpp::replayed_compute_bytes(model.spec, *context, settings);
+    if (!replayed) return replayed.error();
+    if (*replayed) {
+      compute = **replayed;
+      replayed_compute = true;
+    }
+  }
 
   LlamaCppEstimate e;
   e.settings = settings;
@@ -47,6 +56,7 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   e.output_bytes = parts->output_bytes;
   e.checkpoint_bytes = parts->seq_partial_bytes;
   e.compute_bytes = compute;
+  e.compute_replayed = replayed_compute;
   CheckedBytes context_bytes = CheckedBytes(parts->k_bytes) + parts->v_bytes +
                                parts->recurrent_bytes + parts->output_bytes;
   CheckedBytes total = context_bytes + e.model_bytes + e.compute_bytes;

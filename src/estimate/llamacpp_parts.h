@@ -6,6 +6,7 @@
 #define MEMFIT_ESTIMATE_LLAMACPP_PARTS_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "memfit/llamacpp.h"
@@ -70,6 +71,17 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
 // output, attention and FFN. kOverflow on absurd sizes.
 Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& context,
                                const LlamaCppSettings& settings);
+
+// The compute buffer of a run on the host alone, replayed: the pinned
+// llama.cpp's graph for this model built tensor by tensor and its
+// allocator replayed over it (llamacpp_graph_decoder.cc, ggml_graph.h):
+// exact for the architectures the builder knows (llama, Mistral, Mixtral,
+// qwen3, qwen3moe with one full-attention cache); nullopt for any other
+// model or setting, which keeps the phases' model. kOverflow on absurd
+// sizes.
+Result<std::optional<uint64_t>> replayed_compute_bytes(const ModelSpec& spec,
+                                                       const LlamaCppContext& context,
+                                                       const LlamaCppSettings& settings);
 
 // The buffers' alignments: every tensor of a GPU buffer starts at a
 // multiple of 128 B (ggml-cuda's), of a host buffer at 32 B (ggml-cpu's

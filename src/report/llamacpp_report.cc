@@ -148,7 +148,7 @@ nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const Llama
                    {"figures",
                     {{"model_bytes", e.model_bytes_exact ? "exact" : "estimated"},
                      {"context_bytes", "exact"},
-                     {"compute_bytes", "modelled"}}}};
+                     {"compute_bytes", e.compute_replayed ? "replayed" : "modelled"}}}};
   add_report_tail(j, model, budget, e.budget_bytes, e.total_bytes, e.fits, warnings);
   return j;
 }
@@ -186,7 +186,8 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
       e.recurrent_layers ? fmt::format("{} layers", e.recurrent_layers) : "");
   report_row(out, "  Output buffer", e.output_bytes,
       fmt::format("logits for {} sequence{}", c.n_seq, c.n_seq == 1 ? "" : "s"));
-  report_row(out, "Compute", e.compute_bytes, "modelled");
+  report_row(out, "Compute", e.compute_bytes,
+             e.compute_replayed ? "replayed: llama.cpp's allocator over its graph" : "modelled");
   if (!e.extras.empty()) {
     report_row(out, "Server extras", e.extras_bytes);
     for (const LlamaCppExtraLine& x : e.extras) {

@@ -289,10 +289,11 @@ TEST(LlamaCppEstimate, SyntheticMambaStateIsOneRowPerSequence) {
 
 TEST(LlamaCppEstimate, Qwen3_8bAt4096TokensF16) {
   // 36 layers x (8 x 128 K + 8 x 128 V) x 2 B x 4096 cells = 603,979,776;
-  // output 4 x 151936 = 607,744; compute: logits over the tail max(3 x 4096,
-  // 4096 + 2 x 32 x 128) = 12288: 4 x 512 x (151936 + 12288) = 336,330,752 is
-  // the largest phase (attention 4 x 512 x 22528 + f16 mask 2 x 4096 x 512
-  // = 50,331,648; FFN 4 x 512 x (8192 + 36864) = 92,274,688).
+  // output 4 x 151936 = 607,744; compute, replayed (qwen3's graph): the
+  // logits 4 x 151936 x 512 = 311,164,928 over the freed token ids' 2,048 B,
+  // inp_embd and the last l_out (2 x 4 x 4096 x 512 = 16,777,216):
+  // 327,944,192. (The phase model took the logits over a 3-row tail,
+  // 4 x 512 x (151936 + 12288) = 336,330,752.)
   LlamaCppSettings s;
   s.ctx_size = 4096;
   LlamaCppEstimate e = run(testing::corpus_spec("qwen3/Qwen3-8B"), s);
@@ -300,8 +301,9 @@ TEST(LlamaCppEstimate, Qwen3_8bAt4096TokensF16) {
   EXPECT_EQ(e.k_bytes, 301989888u);
   EXPECT_EQ(e.output_bytes, 607744u);
   EXPECT_EQ(e.context_bytes, 603979776u + 607744u);
-  EXPECT_EQ(e.compute_bytes, 336330752u);
-  EXPECT_EQ(e.total_bytes, 1000u + 603979776u + 607744u + 336330752u);
+  EXPECT_TRUE(e.compute_replayed);
+  EXPECT_EQ(e.compute_bytes, 2048u + 16777216u + 311164928u);
+  EXPECT_EQ(e.total_bytes, 1000u + 603979776u + 607744u + 327944192u);
   EXPECT_TRUE(e.fits);
   EXPECT_TRUE(e.context.flash_attn);
 }

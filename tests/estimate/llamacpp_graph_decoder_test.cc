@@ -1,0 +1,142 @@
+// The replayed compute buffer (src/estimate/llamacpp_graph_decoder.cc) on
+// docs/validation-llamacpp.md's models. Every expected figure is the
+// high-water mark the pinned library's own allocator reached for the same
+// model and settings (its ggml-alloc.c, rebuilt with a print of every
+// placement, under @node-llama-cpp/linux-x64@3.21.1's libllama; the layout
+// at the peak is written out by hand beside each).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "memfit/llamacpp.h"
+#include "support/corpus.h"
+
+namespace memfit {
+namespace {
+
+const MemoryBudget kBudget{64ull << 30, 64ull << 30, BudgetSource::kExplicit};
+
+LlamaCppEstimate run(ModelSpec spec, const LlamaCppSettings& s) {
+  Model m;
+  m.has_config = true;
+  m.spec = std::move(spec);
+  m.weights.bytes = 1000;
+  m.weights.source = WeightsSource::kSafetensorsHeader;
+  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudget);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
+  return e.ok() ? *e : LlamaCppEstimate{};
+}
+
+LlamaCppSettings settings(uint64_t ctx, uint64_t parallel, uint64_t ubatch, FlashAttn fa,
+                          GgmlType k = GgmlType::kF16, GgmlType v = GgmlType::kF16) {
+  LlamaCppSettings s;
+  s.ctx_size = ctx;
+  s.parallel = parallel;
+  s.batch_size = s.ubatch_size = ubatch;
+  s.flash_attn = fa;
+  s.cache_type_k = k;
+  s.cache_type_v = v;
+  return s;
+}
+
+// `llama-dense`: 4 blocks, hidden 512, 8 heads / 2 KV heads of 64, FFN
+// 1536, vocabulary 32000.
+ModelSpec validation_llama(std::string arch = "llama") {
+  ModelSpec s;
+  s.model_type = std::move(arch);
+  s.geometry = {4, 512, 8, 2, 64, 1536, 32000};
+  s.max_position_tokens = 8192;
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0});
+  return s;
+}
+
+// One hidden row set of n tokens: 4 x 512 x n bytes.
+constexpr uint64_t rows(uint64_t n) { return 4 * 512 * n; }
+
+TEST(LlamaCppGraphReplay, TheLogitsSitOnTwoRowsAndTheTokenIdsHole) {
+  // -c 4096 -ub 512, flash attention, f16 cache (measured 64.50 MiB): at
+  // the peak only the logits 4 x 32000 x 512 = 65,536,000 are placed, above
+  // the freed token ids' 4 x 512 = 2,048 B at 0 (too small to take them),
+  // inp_embd (never read, never freed) and the last l_out that the final
+  // norm and result_norm reuse in place, 2 x 1,048,576:
+  // 2,048 + 2,097,152 + 65,536,000 = 67,635,200.
+  LlamaCppEstimate e = run(validation_llama(), settings(4096, 1, 512, FlashAttn::kOn));
+  EXPECT_TRUE(e.compute_replayed);
+  EXPECT_EQ(e.compute_bytes, 2048u + 2 * rows(512) + 65536000u);
+  // Without flash attention the same (its scores, 4 x 1024 x 512 x 8 =
+  // 16 MiB a layer at -c 1000, stay below the logits).
+  EXPECT_EQ(run(validation_llama(), settings(1000, 1, 512, FlashAttn::kOff)).compute_bytes, 67635200u);
+  // qwen3moe's graph has the same output phase.
+  ModelSpec moe = validation_llama("qwen3moe");
+  moe.moe = MoeInfo{8, 2, 0, 256};
+  EXPECT_EQ(run(moe, settings(4096, 1, 512, FlashAttn::kOn)).compute_bytes, 67635200u);
+}
+
+TEST(LlamaCppGraphReplay, RotatedQuantizedKeysMoveTheLastResidualUp) {
+  // -c 2048 -np 2 -ub 1024, no flash attention, q8_0 K (measured 131.00
+  // MiB): K is rotated (Hadamard 64 x 64 input), which changes the holes the
+  // layers leave: the last layer's residual ffn_inp lands directly above
+  // inp_embd and the FFN output, l_out and the final norm one row higher;
+  // the residual's row is freed after them and stays a hole under the
+  // logits: 4,096 (token ids) + 3 x 2,097,152 + 4 x 32000 x 1024 =
+  // 137,367,552.
+  LlamaCppSettings s = settings(2048, 2, 1024, FlashAttn::kOff, GgmlType::kQ8_0, GgmlType::kF16);
+  EXPECT_EQ(run(validation_llama(), s).compute_bytes, 4096u + 3 * rows(1024) + 131072000u);
+  // The same one row higher with both caches q8_0 and flash attention at
+  // -c 8192 -np 4 -ub 256 (measured 32.75 MiB): 1,024 + 3 x 524,288 + 4 x
+  // 32000 x 256 = 34,341,888.
+  s = settings(8192, 4, 256, FlashAttn::kOn, GgmlType::kQ8_0, GgmlType::kQ8_0);
+  EXPECT_EQ(run(validation_llama(), s).compute_bytes, 1024u + 3 * rows(256) + 32768000u);
+}
+
+TEST(LlamaCppGraphReplay, ScoresWithoutFlashAttention) {
+  // -c 12000 -ub 1024, no flash attention (measured 434.02 MiB; the phase
+  // model said 455,081,984): 12032 cells. The peak is layer 0's scores,
+  // 4 x 12032 x 1024 x 8 = 394,264,576 (the softmax runs in place), placed
+  // above: the freed token ids' hole 4,096, inp_embd 2,097,152, positions
+  // 4,096, K row indices 8 x 1024 = 8,192, V element indices 8 x 1024 x 128
+  // = 1,048,576, the f32 mask 4 x 12032 x 1024 = 49,283,072, output ids
+  // 4,096, embd 2,097,152, two freed rows (the attention norm and Q before
+  // RoPE, 2 x 2,097,152; K and V were stored and freed inside them) and the
+  // roped Q 2,097,152:
+  // 4,096 + 2,097,152 + 4,096 + 8,192 + 1,048,576 + 49,283,072 + 4,096
+  // + 2,097,152 + 4,194,304 + 2,097,152 + 394,264,576 = 455,102,464.
+  EXPECT_EQ(run(validation_llama(), settings(12000, 1, 1024, FlashAttn::kOff)).compute_bytes,
+            4096u + 2097152u + 4096u + 8192u + 1048576u + 49283072u + 4096u + 2097152u + 4194304u +
+                2097152u + 394264576u);
+}
+
+TEST(LlamaCppGraphReplay, RoutedExpertsPeakInTheFirstLayersFfn) {
+  // `qwen3moe-wide`: 16 experts, 8 used, 512 wide, vocabulary 8000. -c 4096
+  // -ub 512, flash attention (measured 32.01 MiB): the peak is layer 0's
+  // gate, up and SwiGLU, each 4 x 512 x 8 x 512 = 8,388,608, above the
+  // inputs (2,048 token ids + 1,048,576 inp_embd + 2,048 positions + 2 x
+  // 4,096 KV indices + 2 x 4096 x 512 f16 mask + 2,048 output ids =
+  // 5,257,216) and three rows: the FFN norm, the router's hole and the
+  // residual: 5,257,216 + 3 x 1,048,576 + 3 x 8,388,608 = 33,568,768.
+  ModelSpec spec = validation_llama("qwen3moe");
+  spec.geometry.vocab = 8000;
+  spec.geometry.intermediate = 4096;
+  spec.moe = MoeInfo{16, 8, 0, 512};
+  EXPECT_EQ(run(spec, settings(4096, 1, 512, FlashAttn::kOn)).compute_bytes,
+            5257216u + 3 * rows(512) + 3 * 8388608u);
+}
+
+TEST(LlamaCppGraphReplay, OtherModelsKeepThePhaseModel) {
+  // An architecture without a graph builder, a sliding-window layer, an f32
+  // cache under flash attention (llama.cpp casts it: not in the graph) and
+  // GPU placement all keep the modelled phases.
+  LlamaCppSettings s = settings(4096, 1, 512, FlashAttn::kOn);
+  EXPECT_FALSE(run(validation_llama("phi3"), s).compute_replayed);
+  ModelSpec swa = validation_llama();
+  swa.layers[0].kind = LayerKind::kSlidingWindow;
+  swa.layers[0].window_tokens = 512;
+  EXPECT_FALSE(run(swa, s).compute_replayed);
+  EXPECT_FALSE(run(validation_llama(), settings(4096, 1, 512, FlashAttn::kOn, GgmlType::kF32, GgmlType::kF32))
+                   .compute_replayed);
+  EXPECT_TRUE(run(validation_llama(), settings(4096, 1, 512, FlashAttn::kOff, GgmlType::kF32, GgmlType::kF32))
+                  .compute_replayed);
+}
+
+}  // namespace
+}  // namespace memfit
