@@ -140,3 +140,30 @@ TEST(LlamaCppGraphReplay, OtherModelsKeepThePhaseModel) {
 
 }  // namespace
 }  // namespace memfit
+
+namespace memfit {
+namespace {
+
+TEST(LlamaCppGraphReplay, TheSyntheticLlamaOfTheRulesDoc) {
+  // docs/llamacpp-rules.md's hidden-256 llama (8 heads / 2 KV heads of 32,
+  // FFN 512, vocabulary 32000), measured on the pinned library at 63.50 and
+  // 67.00 MiB, where the phase model said 64.00 both times.
+  ModelSpec s;
+  s.model_type = "llama";
+  s.geometry = {4, 256, 8, 2, 32, 512, 32000};
+  s.max_position_tokens = 4096;
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  // -c 512, flash attention: the logits 4 x 32000 x 512 = 65,536,000 over
+  // the token ids' hole 2,048, inp_embd and the last l_out (2 x 4 x 256 x
+  // 512 = 1,048,576): 66,586,624 = 63.50 MiB.
+  EXPECT_EQ(run(s, settings(512, 1, 512, FlashAttn::kOn)).compute_bytes, 2048u + 1048576u + 65536000u);
+  // -c 4096, q8_0 cache (head 32: not rotated): the last l_out lands at
+  // 4,196,352, above the hole the freed f16 mask (2 x 4096 x 512 =
+  // 4,194,304) and indices left, so the logits start at 4,196,352 + 524,288
+  // = 4,720,640: 4,720,640 + 65,536,000 = 70,256,640 = 67.00 MiB.
+  EXPECT_EQ(run(s, settings(4096, 1, 512, FlashAttn::kOn, GgmlType::kQ8_0, GgmlType::kQ8_0)).compute_bytes,
+            4196352u + 524288u + 65536000u);
+}
+
+}  // namespace
+}  // namespace memfit
