@@ -31,7 +31,8 @@ constexpr std::array<Family, 4> kFamilies = {{
 }  // namespace
 
 Result<std::string> parse_gpu_name(std::string_view text) {
-  const bool printable = std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+  const bool printable =
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
   const bool blank = text.find_first_not_of(' ') == std::string_view::npos;
   if (text.size() > kMaxGpuNameBytes || !printable || blank) {
     return Error::usage(fmt::format("{}: expected a GPU's name as nvidia-smi prints it, e.g. "
