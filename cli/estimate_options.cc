@@ -161,6 +161,10 @@ void add_vllm_options(CLI::App& command, EstimateOptions& o) {
       ->check(CLI::Range(0.0, 1.0));
   command.add_option("--gpu-memory-total", o.gpu_memory_total,
                      "vllm: the GPU's total memory, e.g. 80GiB (default: the GPU found)");
+  command.add_option("--gpu-name", o.gpu_name,
+                     "vllm: the GPU's name as nvidia-smi prints it, e.g. \"NVIDIA H100 80GB HBM3\", "
+                     "for another machine's GPU (default: the GPU found); picks the batch defaults "
+                     "and the MLA block size");
   command.add_option("--kv-cache-memory,--kv-cache-memory-bytes", o.kv_cache_memory,
                      "vllm: KV cache size per GPU (bytes or e.g. 16GiB); skips the profile");
   command.add_option("--block-size", o.block_size, "vllm: tokens per KV block (default 16)");
@@ -283,6 +287,11 @@ Result<EstimateRequest> to_request(const EstimateOptions& o) {
     Result<std::optional<uint64_t>> size = named(field, parse_memory_size(*text));
     if (!size) return size.error();
     *slot = size->value_or(0);
+  }
+  if (o.gpu_name) {
+    Result<std::string> name = named("gpu_name", parse_gpu_name(*o.gpu_name));
+    if (!name) return name.error();
+    v.gpu_name = std::move(*name);
   }
   v.block_size = o.block_size;
   if (!o.kv_cache_dtype.empty()) {

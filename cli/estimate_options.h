@@ -72,6 +72,7 @@ struct EstimateOptions {
   // vLLM's flags (--engine vllm); nullopt / "": not given.
   std::optional<double> gpu_memory_utilization;
   std::string gpu_memory_total;
+  std::optional<std::string> gpu_name;  // "" given is refused, so not a sentinel
   std::string kv_cache_memory;
   std::optional<uint64_t> block_size;
   std::string kv_cache_dtype;

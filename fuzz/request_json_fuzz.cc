@@ -5,6 +5,7 @@
 // JSON form is valid; a parsed request must hold what the parser promises.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "fuzz_checks.h"
@@ -37,6 +38,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         memfit::parse_vllm_version(memfit::to_string(*r.vllm.vllm_version));
     if (!again.ok() || memfit::to_string(*again) != memfit::to_string(*r.vllm.vllm_version)) {
       __builtin_trap();
+    }
+  }
+  // A GPU's name is 1 to kMaxGpuNameBytes printable ASCII characters.
+  if (r.vllm.gpu_name) {
+    const std::string& name = *r.vllm.gpu_name;
+    if (name.empty() || name.size() > memfit::kMaxGpuNameBytes) __builtin_trap();
+    for (char c : name) {
+      if (c < 0x20 || c > 0x7e) __builtin_trap();
     }
   }
   return 0;

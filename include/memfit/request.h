@@ -129,6 +129,7 @@ struct MlxLmRequest {
 struct VllmRequest {
   std::optional<double> gpu_memory_utilization;    // --gpu-memory-utilization, (0, 1]
   std::optional<uint64_t> gpu_memory_total;        // the GPU's total bytes (default: the probed GPU's)
+  std::optional<std::string> gpu_name;             // the GPU's name (default: the probed GPU's)
   std::optional<uint64_t> kv_cache_memory;         // --kv-cache-memory-bytes
   std::optional<uint64_t> block_size;              // --block-size
   std::optional<bool> kv_cache_fp8;                // --kv-cache-dtype (the kv_cache_dtype field)

@@ -53,6 +53,13 @@ struct VllmRelease {
 Result<VllmRelease> parse_vllm_version(std::string_view text);
 std::string to_string(const VllmRelease& release);  // "0.7" / "0.7.3"
 
+// --gpu-name: the name of the GPU priced, as nvidia-smi prints it ("NVIDIA
+// H100 80GB HBM3"), for another machine's GPU. Returns the text as given
+// when it is 1 to kMaxGpuNameBytes printable ASCII characters, not all
+// spaces; a kUsage error (naming no field: the caller names it) otherwise.
+inline constexpr size_t kMaxGpuNameBytes = 128;
+Result<std::string> parse_gpu_name(std::string_view text);
+
 // Whose KV accounting prices the estimate (docs/engine-vllm.md):
 //   kCurrent  the memory_profiling accounting of the V1 worker, rules read
 //             at v0.11 (the default; --vllm-version 0.11 to 0.20)
@@ -74,7 +81,8 @@ struct VllmSettings {
   std::optional<uint64_t> kv_cache_memory;  // --kv-cache-memory-bytes: skips the profile
   uint64_t block_size = 16;                // --block-size
   bool kv_cache_fp8 = false;               // --kv-cache-dtype fp8 (auto: the model's 16-bit dtype)
-  std::string gpu_name;                    // the GPU's name when probed ("" unknown)
+  std::string gpu_name;                    // the GPU's name ("" unknown), as nvidia-smi prints it
+  bool gpu_name_given = false;             // gpu_name came from --gpu-name, not the probe
   uint64_t max_model_len = 0;              // --max-model-len; 0: the config's context
   uint64_t max_num_seqs = 0;               // --max-num-seqs; 0: vLLM's default (below)
   uint64_t max_num_batched_tokens = 0;     // --max-num-batched-tokens; 0: vLLM's default

@@ -9,12 +9,12 @@
 // whole on every rank. Plus the rotary cos/sin cache vLLM keeps
 // as a buffer (max_position_embeddings x head_dim x 2 bytes).
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "estimate/gpu_class.h"
 #include "memfit/checked_math.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
@@ -94,13 +94,11 @@ uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAcco
 }  // namespace
 
 void vllm_resolve_defaults(VllmSettings& s) {
-  std::string name = s.gpu_name;
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-  bool large = s.gpu_memory_total >= kVllmLargeGpuBytes && name.find("a100") == std::string::npos;
-  const bool v07 = s.release && s.release->major == 0 && s.release->minor == 7;
-  if (v07 && !name.empty()) {
-    large = name.find("h100") != std::string::npos || name.find("h200") != std::string::npos;
-  }
+  const GpuClass gpu = classify_gpu(s.gpu_name);
+  bool large = s.gpu_memory_total >= kVllmLargeGpuBytes && gpu != GpuClass::kAmpereA100;
+  const Result<VllmAccounting> accounting = vllm_accounting(s.release);
+  const bool v07 = accounting && *accounting == VllmAccounting::kV07;
+  if (v07 && gpu != GpuClass::kUnknown) large = gpu == GpuClass::kHopperH100H200;
   if (s.max_num_batched_tokens == 0) {
     s.max_num_batched_tokens = large ? kVllmLargeGpuBatchedTokens : kVllmSmallGpuBatchedTokens;
   }

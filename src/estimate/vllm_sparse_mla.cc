@@ -9,12 +9,7 @@
 // sparse backend).
 #include "memfit/vllm_sparse_mla.h"
 
-#include <algorithm>
-#include <array>
-#include <cctype>
-#include <string>
-#include <string_view>
-
+#include "estimate/gpu_class.h"
 #include "memfit/checked_math.h"
 
 namespace memfit {
@@ -25,27 +20,17 @@ namespace {
 // index_head_dim after them.
 constexpr uint64_t kLatentElems = 512 + 64;
 
-// vLLM's platforms/cuda.py, CudaPlatformBase.check_and_update_config: the
-// MLA backend chosen when none is asked for, and the block size it forces.
-constexpr std::array<std::string_view, 5> kHopper = {"h100", "h200", "h800", "gh200", "h20"};
-constexpr std::array<std::string_view, 5> kBlackwell = {"b100", "b200", "b300", "gb200", "gb300"};
-
-template <size_t N>
-bool names_any(const std::string& name, const std::array<std::string_view, N>& parts) {
-  return std::any_of(parts.begin(), parts.end(),
-                     [&](std::string_view p) { return name.find(p) != std::string::npos; });
-}
-
 }  // namespace
 
+// vLLM's platforms/cuda.py, CudaPlatformBase.check_and_update_config: the
+// MLA backend chosen when none is asked for, and the block size it forces.
 uint64_t vllm_mla_block_size(const VllmSettings& s) {
-  if (s.release && !(s.release->major == 0 && s.release->minor >= 11)) return s.block_size;
-  std::string name = s.gpu_name;
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   const uint64_t b = s.block_size;
-  if (names_any(name, kBlackwell)) return b == 32 || (b != 0 && b % 64 == 0) ? b : 64;
-  if (names_any(name, kHopper)) return b != 0 && b % 64 == 0 ? b : 64;
+  const Result<VllmAccounting> accounting = vllm_accounting(s.release);
+  if (!accounting || *accounting != VllmAccounting::kCurrent) return b;
+  const GpuClass gpu = classify_gpu(s.gpu_name);
+  if (gpu == GpuClass::kBlackwellDatacenter) return b == 32 || (b != 0 && b % 64 == 0) ? b : 64;
+  if (is_hopper(gpu)) return b != 0 && b % 64 == 0 ? b : 64;
   return b;
 }
 

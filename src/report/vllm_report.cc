@@ -3,6 +3,7 @@
 //   memfit 0.1.0 — ./Meta-Llama-3.1-70B (engine vllm)
 //   model_type llama, family llama, layout standard
 //   inputs: --tensor-parallel-size 1 --max-model-len 2048 --max-num-seqs 256 ...
+//   gpu: NVIDIA H100 80GB HBM3 (probed)
 //
 //   Weights per rank        67.72 GiB   modelled split (safetensors_index) ...
 //   Activation peak          2.12 GiB   modelled, 8192 batched tokens
@@ -37,6 +38,13 @@ std::string weights_note(const Model& model, const VllmEstimate& e) {
                                                  : "modelled split";
   return fmt::format("{} ({}), rope cache {}", how, to_string(model.weights.source),
                      format_bytes(e.weights.rope_cache_bytes));
+}
+
+// Where the GPU's name came from: "given" (--gpu-name), "probed", null
+// (none: a GPU total given alone, or no GPU found).
+nlohmann::ordered_json gpu_name_source(const VllmSettings& s) {
+  if (s.gpu_name.empty()) return nullptr;
+  return s.gpu_name_given ? "given" : "probed";
 }
 
 }  // namespace
@@ -79,6 +87,8 @@ nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstim
   j["inputs"] = {{"tensor_parallel", s.tensor_parallel},
                  {"gpu_memory_utilization", s.gpu_memory_utilization},
                  {"gpu_memory_total", s.gpu_memory_total == 0 ? Json(nullptr) : Json(s.gpu_memory_total)},
+                 {"gpu_name", s.gpu_name.empty() ? Json(nullptr) : Json(s.gpu_name)},
+                 {"gpu_name_source", gpu_name_source(s)},
                  {"kv_cache_memory", s.kv_cache_memory ? Json(*s.kv_cache_memory) : Json(nullptr)},
                  {"block_size", s.block_size},
                  {"kv_cache_dtype", s.kv_cache_fp8 ? "fp8" : "auto"},
@@ -151,6 +161,10 @@ std::string render_vllm_text(const Model& model, const VllmEstimate& e, const Me
                      s.tensor_parallel, s.max_model_len, s.max_num_seqs);
   out += fmt::format("        --max-num-batched-tokens {} --block-size {} --kv-cache-dtype {}\n",
                      s.max_num_batched_tokens, s.block_size, s.kv_cache_fp8 ? "fp8" : "auto");
+  if (!s.gpu_name.empty()) {  // the name picks the batch defaults and MLA's blocks
+    out += fmt::format("gpu: {} ({})\n", escape_untrusted(s.gpu_name),
+                       s.gpu_name_given ? "given" : "probed");
+  }
   if (s.release) {  // the default (the current line) says nothing
     out += fmt::format("accounting: vLLM {}: {}\n", to_string(*s.release),
                        e.accounting == VllmAccounting::kV07 ? "the V1 engine's own of v0.7"
@@ -194,7 +208,7 @@ std::string render_vllm_text(const Model& model, const VllmEstimate& e, const Me
                          s.kv_cache_fp8 ? " (fp8_ds_mla)" : "", sparse->indexer_token_bytes);
     } else if (e.layout.attention_block_size != s.block_size && !e.layout.hybrid_mamba) {
       out += fmt::format("    MLA: {}-token blocks, as vLLM's MLA backend on the {} forces them\n",
-                         e.layout.attention_block_size, s.gpu_name);
+                         e.layout.attention_block_size, escape_untrusted(s.gpu_name));
     }
     out += fmt::format("    maximum concurrency for {} tokens per request: {:.2f}x; longest request "
                        "that fits: {} tokens\n",

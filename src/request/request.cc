@@ -10,6 +10,7 @@
 
 #include "memfit/checked_math.h"
 #include "memfit/header_cache.h"
+#include "memfit/memory_size.h"
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
 #include "request/request_fields.h"
@@ -116,6 +117,13 @@ Status resolve_vllm(const EstimateRequest& r, PreparedRequest& p) {
   s.enforce_eager = q.enforce_eager.value_or(s.enforce_eager);
   s.release = q.vllm_version;
   if (q.gpu_memory_total) s.gpu_memory_total = *q.gpu_memory_total;
+  if (q.gpu_name) {
+    // Checked again: a C++ caller fills VllmRequest without the parsers.
+    Result<std::string> name = parse_gpu_name(*q.gpu_name);
+    if (!name) return Error::usage("gpu_name", name.error().message());
+    s.gpu_name = std::move(*name);
+    s.gpu_name_given = true;
+  }
   return Status::Ok();
 }
 
@@ -295,7 +303,17 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
     }
     if (gpu != nullptr) {
       p.vllm_settings.gpu_memory_total = gpu->total_bytes;
-      p.vllm_settings.gpu_name = gpu->name;
+      if (!p.vllm_settings.gpu_name_given) {
+        p.vllm_settings.gpu_name = gpu->name;
+      } else if (p.vllm_settings.gpu_name != gpu->name) {
+        // A name given without a total prices this host's GPU's memory
+        // under another GPU's name: say so, the user may have meant both.
+        p.warnings.push_back(Warning{
+            WarningKind::kRequest,
+            fmt::format("gpu_name is given but gpu_memory_total is not: the total is this host's "
+                        "GPU's ({}, {}); give gpu_memory_total for another machine's",
+                        escape_untrusted(gpu->name), format_bytes(gpu->total_bytes))});
+      }
     } else if (p.budget.source == BudgetSource::kExplicit && !p.vllm_settings.kv_cache_memory) {
       p.vllm_settings.gpu_memory_total = p.budget.budget_bytes;
       p.warnings.push_back(Warning{WarningKind::kRequest,

@@ -57,6 +57,7 @@ std::string_view LlamaCppRequest::first_given() const {
 std::string_view VllmRequest::first_given() const {
   if (gpu_memory_utilization) return "gpu_memory_utilization";
   if (gpu_memory_total) return "gpu_memory_total";
+  if (gpu_name) return "gpu_name";
   if (kv_cache_memory) return "kv_cache_memory";
   if (block_size) return "block_size";
   if (kv_cache_fp8) return "kv_cache_dtype";

@@ -25,6 +25,7 @@ Status read_llamacpp_fields(Fields& fields, EstimateRequest& request);
 Status read_mlxlm_fields(Fields& fields, EstimateRequest& request);
 // Reads vLLM's fields: gpu_memory_utilization (a number in (0, 1]),
 // gpu_memory_total and kv_cache_memory (bytes or a size such as "80GiB"),
+// gpu_name (a string, parse_gpu_name),
 // block_size, max_model_len, max_num_seqs, max_num_batched_tokens (>= 1),
 // num_speculative_tokens (>= 0), kv_cache_dtype ("auto" | "fp8" ...),
 // enforce_eager (true | false), vllm_version ("X.Y" or "X.Y.Z").

@@ -208,6 +208,9 @@ Status read_vllm_fields(Fields& fields, EstimateRequest& request) {
   Result<std::optional<bool>> eager = fields.boolean("enforce_eager");
   if (!eager) return eager.error();
   q.enforce_eager = *eager;
+  Result<std::optional<std::string>> gpu_name = parsed<std::string>(fields, "gpu_name", parse_gpu_name);
+  if (!gpu_name) return gpu_name.error();
+  q.gpu_name = std::move(*gpu_name);
   Result<std::optional<VllmRelease>> release = parsed<VllmRelease>(fields, "vllm_version", parse_vllm_version);
   if (!release) return release.error();
   q.vllm_version = *release;

@@ -57,6 +57,56 @@ TEST(VllmCli, TextNamesTheTermsAndTheConcurrency) {
   EXPECT_NE(r.out.find("--tensor-parallel-size 8"), std::string::npos) << r.out;
 }
 
+const std::string kDeepSeekV3 =
+    std::string(MEMFIT_SOURCE_DIR) + "/tests/data/corpus/deepseek_v3/DeepSeek-V3";
+
+TEST(VllmCli, GpuNameGivenPricesAnotherMachinesH100) {
+  // DeepSeek-V3 on an H100 this host does not have: FlashMLA's 64-token
+  // blocks, 61 x 64 x 576 x 2 B = 4,497,408 B each; 10 GiB of KV given is
+  // 2,387 of them (vllm_estimate_test.cc, MlaBlocksAreWhatTheGpusMlaBackendForces).
+  const std::vector<std::string> args = {
+      "inspect", "-m", kDeepSeekV3, "--engine", "vllm", "--max-model-len", "32768",
+      "--gpu-name", "NVIDIA H100 80GB HBM3", "--gpu-memory-total", "80GiB",
+      "--kv-cache-memory", "10GiB"};
+  std::vector<std::string> json_args = args;
+  json_args.push_back("--json");
+  auto r = run_memfit(json_args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["inputs"]["gpu_name"], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(j["inputs"]["gpu_name_source"], "given");
+  EXPECT_EQ(j["vllm"]["attention_block_size"], 64);
+  EXPECT_EQ(j["vllm"]["num_gpu_blocks"], 2387);
+  TempDir dir;
+  auto check = testing::check_report_schema(dir.write_file("report.json", r.out));
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  auto text = run_memfit(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("gpu: NVIDIA H100 80GB HBM3 (given)\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("MLA: 64-token blocks, as vLLM's MLA backend on the NVIDIA H100 80GB "
+                          "HBM3 forces them"),
+            std::string::npos)
+      << text.out;
+  // Without the name nothing is known of the GPU: null, and --block-size.
+  std::vector<std::string> unnamed = {"inspect", "-m", kDeepSeekV3, "--engine", "vllm",
+                                      "--gpu-memory-total", "80GiB", "--kv-cache-memory", "10GiB",
+                                      "--json"};
+  auto plain = run_memfit(unnamed);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  nlohmann::json p = nlohmann::json::parse(plain.out);
+  EXPECT_TRUE(p["inputs"]["gpu_name"].is_null());
+  EXPECT_TRUE(p["inputs"]["gpu_name_source"].is_null());
+  EXPECT_EQ(p["vllm"]["attention_block_size"], 16);
+}
+
+TEST(VllmCli, GpuNameBadIsOneUsageLine) {
+  auto bad = run_memfit({"inspect", "-m", kDeepSeekV3, "--engine", "vllm", "--gpu-name", "",
+                         "--gpu-memory-total", "80GiB"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "memfit: --gpu-name: '': expected a GPU's name as nvidia-smi prints it, e.g. "
+                     "\"NVIDIA H100 80GB HBM3\" (1 to 128 printable ASCII characters)\n");
+}
+
 TEST(VllmCli, PlotRefusesItWithOneLine) {
   const std::string line = "vllm is priced by inspect and preflight generate only; ";
   auto plot = run_memfit({"plot", "-m", k70B, "--engine", "vllm", "--out", "/dev/null"}, k80GiB);

@@ -200,6 +200,30 @@ TEST(RequestJson, VllmFields) {
   EXPECT_EQ(dtype.error().field(), "kv_cache_dtype");
 }
 
+TEST(RequestJson, VllmGpuNameIsAPrintableString) {
+  Result<EstimateRequest> r = parse_estimate_request_json(
+      R"({"model": "m", "engine": "vllm", "gpu_name": "NVIDIA H100 80GB HBM3"})");
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->vllm.gpu_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(r->vllm.first_given(), "gpu_name");
+  Result<EstimateRequest> absent = parse_estimate_request_json(R"({"model": "m", "gpu_name": null})");
+  ASSERT_TRUE(absent.ok());
+  EXPECT_FALSE(absent->vllm.gpu_name.has_value());
+  auto error = [](const char* body) {
+    Result<EstimateRequest> q = parse_estimate_request_json(body);
+    if (q.ok()) return std::string("accepted");
+    EXPECT_EQ(q.error().field(), "gpu_name");
+    return q.error().message();
+  };
+  EXPECT_EQ(error(R"({"model": "m", "gpu_name": ""})"),
+            "gpu_name: '': expected a GPU's name as nvidia-smi prints it, e.g. \"NVIDIA H100 80GB "
+            "HBM3\" (1 to 128 printable ASCII characters)");
+  EXPECT_EQ(error(R"({"model": "m", "gpu_name": "H100\u001b[31m"})"),
+            "gpu_name: 'H100\\x1b[31m': expected a GPU's name as nvidia-smi prints it, e.g. "
+            "\"NVIDIA H100 80GB HBM3\" (1 to 128 printable ASCII characters)");
+  EXPECT_EQ(error(R"({"model": "m", "gpu_name": 100})"), "gpu_name: expected a string, got 100");
+}
+
 TEST(RequestJson, LlamaCppFieldErrorsNameTheirField) {
   auto error = [](const char* body) {
     Result<EstimateRequest> r = parse_estimate_request_json(body);

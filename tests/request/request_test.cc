@@ -8,6 +8,7 @@
 
 #include "memfit/model_spec.h"
 #include "memfit/request.h"
+#include "support/corpus.h"
 
 namespace memfit {
 namespace {
@@ -333,6 +334,105 @@ TEST(Request, VllmPricesTheGpuWhoseTotalItIsGiven) {
   EXPECT_EQ(limited->budget.budget_bytes, 60ull << 30);
   EXPECT_EQ(limited->budget.source, BudgetSource::kExplicit);
   EXPECT_FALSE(limited->fits());
+}
+
+TEST(Request, VllmGpuNameGivenPricesThatGpusMlaBlocksAndDefaults) {
+  // --gpu-name "NVIDIA H100 80GB HBM3" --gpu-memory-total 80GiB, for an H100
+  // this host does not have: DeepSeek-V3 (61 MLA layers, a latent of 512 +
+  // 64 elements, 16-bit) runs FlashMLA, which forces 64-token blocks: a
+  // page 64 x 576 x 2 B = 73,728 B, a block 61 x 73,728 = 4,497,408 B. An
+  // 80 GiB GPU whose name is not an A100 takes vLLM's large defaults,
+  // 8,192 batched tokens and 1,024 sequences.
+  FakeContext context;
+  context.model_ = testing::corpus_model("deepseek_v3/DeepSeek-V3", 1000);
+  EstimateRequest r = request_for();
+  r.engine = Engine::kVllm;
+  r.max_tokens = 32768;
+  r.vllm.gpu_memory_total = 80ull << 30;
+  r.vllm.gpu_name = "NVIDIA H100 80GB HBM3";
+  Result<EstimateRun> run = memfit::run(r, context);
+  ASSERT_TRUE(run.ok()) << run.error().message();
+  ASSERT_TRUE(run->vllm.has_value());
+  EXPECT_EQ(run->vllm_settings.gpu_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_TRUE(run->vllm_settings.gpu_name_given);
+  EXPECT_EQ(run->vllm->layout.attention_block_size, 64u);
+  EXPECT_EQ(run->vllm->layout.bytes_per_block, 4497408u);
+  EXPECT_EQ(run->vllm->num_blocks, run->vllm->kv_cache_bytes / 4497408u);
+  EXPECT_EQ(run->vllm->settings.max_num_batched_tokens, 8192u);
+  EXPECT_EQ(run->vllm->settings.max_num_seqs, 1024u);
+  for (const Warning& w : run->warnings) EXPECT_NE(w.kind, WarningKind::kRequest) << w.text;
+
+  // Unnamed (the total alone), the same GPU keeps --block-size 16: a block
+  // 61 x 16 x 576 x 2 B = 1,124,352 B.
+  EstimateRequest unnamed = r;
+  unnamed.vllm.gpu_name.reset();
+  Result<EstimateRun> plain = memfit::run(unnamed, context);
+  ASSERT_TRUE(plain.ok()) << plain.error().message();
+  EXPECT_EQ(plain->vllm_settings.gpu_name, "");
+  EXPECT_EQ(plain->vllm->layout.attention_block_size, 16u);
+  EXPECT_EQ(plain->vllm->layout.bytes_per_block, 1124352u);
+
+  // An A100 named: Triton MLA (16 stands) and the small defaults, 2,048
+  // and 256, though it has 80 GiB.
+  EstimateRequest a100 = r;
+  a100.vllm.gpu_name = "NVIDIA A100-SXM4-80GB";
+  Result<EstimateRun> ampere = memfit::run(a100, context);
+  ASSERT_TRUE(ampere.ok()) << ampere.error().message();
+  EXPECT_EQ(ampere->vllm->layout.attention_block_size, 16u);
+  EXPECT_EQ(ampere->vllm->settings.max_num_batched_tokens, 2048u);
+  EXPECT_EQ(ampere->vllm->settings.max_num_seqs, 256u);
+}
+
+TEST(Request, VllmGpuNameGivenOverridesTheProbedOne) {
+  FakeContext context;
+  context.model_ = testing::corpus_model("deepseek_v3/DeepSeek-V3", 1000);
+  context.host_.gpus.push_back(
+      GpuMemory{0, GpuVendor::kNvidia, "NVIDIA A100-SXM4-80GB", 80ull << 30, 79ull << 30});
+  EstimateRequest r = request_for();
+  r.engine = Engine::kVllm;
+  r.max_tokens = 32768;
+  // Probed: the A100's name and total, so Triton MLA's 16-token blocks.
+  Result<EstimateRun> probed = memfit::run(r, context);
+  ASSERT_TRUE(probed.ok()) << probed.error().message();
+  EXPECT_EQ(probed->vllm_settings.gpu_name, "NVIDIA A100-SXM4-80GB");
+  EXPECT_FALSE(probed->vllm_settings.gpu_name_given);
+  EXPECT_EQ(probed->vllm->layout.attention_block_size, 16u);
+  // Given: the name wins, the total is still the probed GPU's, and a
+  // warning says so (the user may have meant another machine's).
+  r.vllm.gpu_name = "NVIDIA H200";
+  Result<EstimateRun> given = memfit::run(r, context);
+  ASSERT_TRUE(given.ok()) << given.error().message();
+  EXPECT_EQ(given->vllm_settings.gpu_name, "NVIDIA H200");
+  EXPECT_TRUE(given->vllm_settings.gpu_name_given);
+  EXPECT_EQ(given->vllm_settings.gpu_memory_total, 80ull << 30);
+  EXPECT_EQ(given->vllm->layout.attention_block_size, 64u);
+  bool warned = false;
+  for (const Warning& w : given->warnings) {
+    warned |= w.kind == WarningKind::kRequest &&
+              w.text == "gpu_name is given but gpu_memory_total is not: the total is this host's "
+                        "GPU's (NVIDIA A100-SXM4-80GB, 80.00 GiB); give gpu_memory_total for "
+                        "another machine's";
+  }
+  EXPECT_TRUE(warned);
+}
+
+TEST(Request, VllmGpuNameBadOrWithAnotherEngineIsAUsageError) {
+  FakeContext context;
+  auto error_of = [&](EstimateRequest q) {
+    Result<EstimateRun> x = memfit::run(q, context);
+    if (x.ok()) return std::string("ok");
+    EXPECT_EQ(x.error().kind(), ErrorKind::kUsage);
+    return x.error().message();
+  };
+  EstimateRequest r = request_for();
+  r.engine = Engine::kVllm;
+  r.vllm.gpu_memory_total = 80ull << 30;
+  r.vllm.gpu_name = "H100\n";
+  EXPECT_EQ(error_of(r), "gpu_name: 'H100\\n': expected a GPU's name as nvidia-smi prints it, e.g. "
+                         "\"NVIDIA H100 80GB HBM3\" (1 to 128 printable ASCII characters)");
+  EstimateRequest mlxcel = request_for();
+  mlxcel.vllm.gpu_name = "NVIDIA H100 80GB HBM3";
+  EXPECT_EQ(error_of(mlxcel), "gpu_name: is a vLLM setting: give engine vllm");
 }
 
 TEST(Request, VllmTakesItsFieldsAndRefusesTheOthers) {
