@@ -94,6 +94,8 @@ int dense_ffn(Graph& g, const DecoderShape& s, const Inputs& in, int cur) {
 Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
   const AttentionShape& a = s.attn;
   Graph g;
+  // About 45 tensors a layer, 30 more with experts and 2 per expert used.
+  g.reserve(64 + s.layers * (48 + (s.experts > 0 ? 32 + 2 * s.used : 0)));
   Inputs in;
   in.weight = g.external();
   const int tokens = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_tokens");
