@@ -9,7 +9,8 @@
 // small window chosen by the input's size: its outcome must be (1)'s, the
 // error prefixed with the file's name, whatever the window. Each header
 // parsed is also read as a model (model_spec_from_gguf) and as a LoRA
-// adapter (llamacpp_lora): a result or a clean message.
+// adapter (llamacpp_lora): a result or a clean message; a model's spec is
+// priced by the llama.cpp profile (the compute replay included).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "memfit/checked_math.h"
 #include "memfit/file_system.h"
 #include "memfit/gguf.h"
+#include "memfit/llamacpp.h"
 #include "memfit/llamacpp_extras.h"
 #include "memfit/model_spec.h"
 
@@ -80,6 +82,30 @@ void check_getter(const memfit::Result<T>& result) {
   if (!result.ok()) memfit_fuzz::check_message(result.error().message());
 }
 
+// The spec priced by the llama.cpp profile at a small context, with and
+// without flash attention: a result or a clean message; a replayed compute
+// buffer (a graph built from the header's geometry) holds at least the
+// logits' row of one token.
+void check_llamacpp(const memfit::ModelSpec& spec) {
+  memfit::Model model;
+  model.has_config = true;
+  model.spec = spec;
+  model.weights.bytes = 1;
+  const memfit::MemoryBudget budget{1ull << 40, 1ull << 40, memfit::BudgetSource::kExplicit};
+  for (memfit::FlashAttn fa : {memfit::FlashAttn::kOn, memfit::FlashAttn::kOff}) {
+    memfit::LlamaCppSettings s;
+    s.ctx_size = 512;
+    s.batch_size = s.ubatch_size = 64;
+    s.flash_attn = fa;
+    memfit::Result<memfit::LlamaCppEstimate> e = memfit::estimate_llamacpp(model, s, budget);
+    if (!e.ok()) {
+      memfit_fuzz::check_message(e.error().message());
+    } else if (e->compute_replayed && e->compute_bytes < 4 * spec.geometry.vocab) {
+      __builtin_trap();
+    }
+  }
+}
+
 // Properties every successful parse has.
 void check(const memfit::GgufHeader& header) {
   memfit::CheckedBytes tensor_bytes = 0;
@@ -120,7 +146,9 @@ void check(const memfit::GgufHeader& header) {
     check_getter(header.get_float_array(entry.key));
     check_getter(header.get_string_array(entry.key));
   }
-  check_getter(memfit::model_spec_from_gguf(header));
+  memfit::Result<memfit::ModelSpec> spec = memfit::model_spec_from_gguf(header);
+  check_getter(spec);
+  if (spec.ok()) check_llamacpp(*spec);
 }
 
 std::string outcome(const memfit::Result<memfit::GgufHeader>& header) {

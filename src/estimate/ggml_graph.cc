@@ -134,6 +134,12 @@ uint64_t Graph::bytes(int t) const {
   return last.saturated();
 }
 
+void Graph::reserve(size_t tensors) {
+  tensors_.reserve(tensors);
+  visited_.reserve(tensors);
+  nodes_.reserve(tensors);
+}
+
 void Graph::expand(int t) { visit(t); }
 
 void Graph::visit(int t) {

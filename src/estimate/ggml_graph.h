@@ -81,6 +81,9 @@ class Graph {
   int permute(int a, int ax0, int ax1, int ax2, int ax3);
   int transpose(int a);
 
+  // Room for `tensors` tensors (a builder's bound; growing is correct too).
+  void reserve(size_t tensors);
+
   // ggml_build_forward_expand: appends `t` and its unvisited sources.
   void expand(int t);
   void set_output(int t) { tensors_[static_cast<size_t>(t)].output = true; }

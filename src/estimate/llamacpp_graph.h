@@ -26,7 +26,10 @@ using ggml_graph::Graph;
 // far below 2^64; a model past it keeps the phase model.
 inline constexpr uint64_t kMaxFactor = uint64_t{1} << 20;
 inline constexpr uint64_t kMaxVocab = uint64_t{1} << 24;
-inline constexpr uint64_t kMaxLayers = 1024;  // bounds a graph's tensors
+inline constexpr uint64_t kMaxLayers = 1024;
+// A graph of more tensors than this is not built (the phase model prices
+// it): the records are sized from header fields.
+inline constexpr uint64_t kMaxTensors = uint64_t{1} << 17;
 
 // mul_mat(w, b) with a weight of `rows` outputs: [rows, b.ne1..3], f32.
 int mul_mat(Graph& g, int w, int b, uint64_t rows);

@@ -89,11 +89,18 @@ int dense_ffn(Graph& g, const DecoderShape& s, const Inputs& in, int cur) {
   return mul_mat(g, in.weight, glu, s.attn.hidden);
 }
 
+// More than the tensors build() makes: about 45 a layer, 30 more with
+// experts and 2 per expert used, and the inputs and output.
+uint64_t tensor_bound(const DecoderShape& s) {
+  return 64 + s.layers * (48 + (s.experts > 0 ? 32 + 2 * s.used : 0));
+}
+
 // The graph of one ubatch of n_tok tokens (a multiple of the streams)
 // keeping n_out output rows.
 Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
   const AttentionShape& a = s.attn;
   Graph g;
+  g.reserve(tensor_bound(s));
   Inputs in;
   in.weight = g.external();
   const int tokens = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_tokens");
@@ -200,6 +207,7 @@ Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const Llam
   } else if (s.ffn == 0 || s.ffn >= kMaxFactor) {
     return none;
   }
+  if (tensor_bound(s) > kMaxTensors) return none;
   Result<uint64_t> bytes = reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(s, n_tok, n_out); });
   if (!bytes) return bytes.error();
   return std::optional<uint64_t>(*bytes);

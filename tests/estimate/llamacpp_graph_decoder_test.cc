@@ -136,6 +136,13 @@ TEST(LlamaCppGraphReplay, OtherModelsKeepThePhaseModel) {
                    .compute_replayed);
   EXPECT_TRUE(run(validation_llama(), settings(4096, 1, 512, FlashAttn::kOff, GgmlType::kF32, GgmlType::kF32))
                   .compute_replayed);
+  // A graph whose tensors would be sized from absurd header fields is not
+  // built: 1000 layers of 1000 experts used (1000 x (48 + 32 + 2000)
+  // tensors, past 2^17).
+  ModelSpec absurd = validation_llama("qwen3moe");
+  absurd.layers.assign(1000, LayerCache{LayerKind::kFullAttention, 256, 0, 0});
+  absurd.moe = MoeInfo{1000, 1000, 0, 8};
+  EXPECT_FALSE(run(absurd, s).compute_replayed);
 }
 
 }  // namespace
