@@ -83,6 +83,10 @@ Result<uint64_t> reserve_bytes(const LlamaCppContext& context, const GraphOf& gr
 // llamacpp_graph_decoder.cc: llama, Mistral, Mixtral, qwen3, qwen3moe.
 Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const LlamaCppContext& context,
                                                const LlamaCppSettings& settings);
+// llamacpp_graph_gemma3.cc: Gemma 3 over its two caches (sliding window
+// and full attention).
+Result<std::optional<uint64_t>> replay_gemma3(const ModelSpec& spec, const LlamaCppContext& context,
+                                              const LlamaCppSettings& settings);
 
 }  // namespace memfit::llamacpp::graph
 
