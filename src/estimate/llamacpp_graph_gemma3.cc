@@ -39,6 +39,7 @@ Graph build(const Gemma3Shape& s, uint64_t n_tok, uint64_t n_out) {
   const uint64_t hidden = s.base.hidden;
   const uint64_t head_dim = s.base.head_dim;
   Graph g;
+  g.reserve(64 + s.windowed.size() * 72);  // about 60 tensors a layer: no regrowth
   const int weight = g.external();
   const int tokens = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_tokens");
   const int embd_in = g.input(Type::kF32, {hidden, n_tok, 1, 1}, "inp_embd");
