@@ -80,6 +80,10 @@ Result<uint64_t> reserve_bytes(const LlamaCppContext& context, const GraphOf& gr
 // llamacpp_graph_decoder.cc: llama, Mistral, Mixtral, qwen3, qwen3moe.
 Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const LlamaCppContext& context,
                                                const LlamaCppSettings& settings);
+// llamacpp_graph_mla.cc: deepseek2 files run with MLA (DeepSeek V2/V3,
+// Kimi K2 as llama.cpp converts them).
+Result<std::optional<uint64_t>> replay_mla(const ModelSpec& spec, const LlamaCppContext& context,
+                                           const LlamaCppSettings& settings);
 
 }  // namespace memfit::llamacpp::graph
 

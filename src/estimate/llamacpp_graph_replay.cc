@@ -32,7 +32,13 @@ Result<uint64_t> reserve_bytes(const LlamaCppContext& c, const GraphOf& graph_of
 
 Result<std::optional<uint64_t>> replayed_compute_bytes(const ModelSpec& spec, const LlamaCppContext& c,
                                                        const LlamaCppSettings& settings) {
-  return graph::replay_decoder(spec, c, settings);
+  using Builder = Result<std::optional<uint64_t>> (*)(const ModelSpec&, const LlamaCppContext&,
+                                                      const LlamaCppSettings&);
+  for (Builder builder : {&graph::replay_decoder, &graph::replay_mla}) {
+    Result<std::optional<uint64_t>> bytes = builder(spec, c, settings);
+    if (!bytes || bytes->has_value()) return bytes;
+  }
+  return std::optional<uint64_t>();
 }
 
 }  // namespace memfit::llamacpp
