@@ -310,6 +310,10 @@ Result<std::optional<uint64_t>> replay_mla(const ModelSpec& spec, const LlamaCpp
       return none;
     }
   }
+  // A graph of more tensors than this is not built (the phase model prices
+  // it): about 60 a layer and 2 per expert used, the inputs and output.
+  constexpr uint64_t kMaxGraphTensors = uint64_t{1} << 17;
+  if (64 + s.layers * (96 + 2 * s.used) > kMaxGraphTensors) return none;
   Result<uint64_t> bytes = reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(s, n_tok, n_out); });
   if (!bytes) return bytes.error();
   return std::optional<uint64_t>(*bytes);
