@@ -42,6 +42,7 @@ bool can_inplace(Op op) {
     case Op::kClamp:
     case Op::kRope:
     case Op::kSoftMax:
+    case Op::kUnary:
     case Op::kScale:
       return true;
     default:

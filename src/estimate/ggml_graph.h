@@ -48,6 +48,7 @@ enum class Op {
   kClamp,
   kRope,
   kSoftMax,
+  kUnary,  // sigmoid, silu, ... (GGML_OP_UNARY)
   kScale,
   kOther,  // mul_mat, get_rows, set_rows, flash_attn_ext, cont, glu, ...
 };

@@ -87,6 +87,10 @@ Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const Llam
 // and full attention).
 Result<std::optional<uint64_t>> replay_gemma3(const ModelSpec& spec, const LlamaCppContext& context,
                                               const LlamaCppSettings& settings);
+// llamacpp_graph_mla.cc: deepseek2 files run with MLA (DeepSeek V2/V3,
+// Kimi K2 as llama.cpp converts them).
+Result<std::optional<uint64_t>> replay_mla(const ModelSpec& spec, const LlamaCppContext& context,
+                                           const LlamaCppSettings& settings);
 
 }  // namespace memfit::llamacpp::graph
 

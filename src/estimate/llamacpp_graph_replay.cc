@@ -32,7 +32,9 @@ Result<uint64_t> reserve_bytes(const LlamaCppContext& c, const GraphOf& graph_of
 
 Result<std::optional<uint64_t>> replayed_compute_bytes(const ModelSpec& spec, const LlamaCppContext& c,
                                                        const LlamaCppSettings& settings) {
-  for (auto builder : {graph::replay_decoder, graph::replay_gemma3}) {
+  using Builder = Result<std::optional<uint64_t>> (*)(const ModelSpec&, const LlamaCppContext&,
+                                                      const LlamaCppSettings&);
+  for (Builder builder : {&graph::replay_decoder, &graph::replay_gemma3, &graph::replay_mla}) {
     Result<std::optional<uint64_t>> bytes = builder(spec, c, settings);
     if (!bytes || bytes->has_value()) return bytes;
   }

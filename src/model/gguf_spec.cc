@@ -9,6 +9,7 @@
 #include "model/config_document.h"
 #include "model/config_spec.h"
 #include "model/gguf_config.h"
+#include "model/gguf_mla_graph.h"
 
 namespace memfit {
 
@@ -28,6 +29,7 @@ Result<ModelSpec> model_spec_from_gguf(const GgufHeader& header) {
     }
     spec->model_type = std::move(translated->architecture);
     spec->nextn_layers = translated->nextn_layers;
+    spec->mla_graph = gguf_mla_graph_info(header, spec->layers.size());
     spec->assumptions.insert(spec->assumptions.begin(), translated->assumptions.begin(),
                              translated->assumptions.end());
     return spec;
