@@ -38,6 +38,14 @@ int rms_norm_mul(Graph& g, int x, int w);
 // llama_mul_mat_hadamard: `cur`'s rows of n rotated by the n x n input.
 int hadamard(Graph& g, int cur, int rot, uint64_t n);
 
+// build_inp_embd: the token ids, the vector-input path (`inp_embd`: placed,
+// never read, so never freed) and the rows gathered from the embedding
+// [hidden, n_tok], which it returns, expanded in llama.cpp's order.
+int token_embeddings(Graph& g, int weight, uint64_t hidden, uint64_t n_tok);
+// The output norm and the LM head: result_norm and the logits over
+// `vocab`, both graph outputs (never freed), expanded last.
+void logits_output(Graph& g, int weight, int inp, uint64_t vocab);
+
 // One attention layer's KV cache and inputs as build_attn sees them.
 struct AttentionShape {
   uint64_t hidden = 0;    // wo's outputs
@@ -58,6 +66,16 @@ struct AttentionInputs {
   int k_rot = -1;
   int v_rot = -1;
 };
+// The K and V cache a standard (not MLA) attention layer reads: the
+// geometry's heads, the base cache's cells per stream, the rotations of a
+// quantized cache. A sliding-window layer changes n_kv.
+AttentionShape attention_shape(const ModelGeometry& geometry, const LlamaCppContext& context,
+                               const LlamaCppSettings& settings);
+// The K/V cache settings a graph with a K and a V cache covers: not an f32
+// cache under flash attention (llama.cpp casts it to f16 first, a copy the
+// graphs do not hold), and a quantized V only with flash attention.
+bool covers_cache_types(const LlamaCppContext& context, const LlamaCppSettings& settings);
+
 // The inputs build_attn_inp_kv creates for a cache (leaves; the graph
 // lists them where they are first read).
 AttentionInputs attention_inputs(Graph& g, const AttentionShape& s, uint64_t n_tok, int weight);

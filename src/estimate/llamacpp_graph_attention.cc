@@ -3,6 +3,8 @@
 // and build_attn over a KV cache.
 #include "estimate/llamacpp_graph.h"
 
+#include <algorithm>
+
 namespace memfit::llamacpp::graph {
 
 using ggml_graph::Dims;
@@ -51,6 +53,44 @@ int hadamard(Graph& g, int cur, int rot, uint64_t n) {
                        : g.op(Op::kOther, Type::kF32, {n, rows, 1, 1}, {cur}, "cont");
   const int rotated = mul_mat(g, rot, flat, n);
   return g.reshape(rotated, ne);
+}
+
+int token_embeddings(Graph& g, int weight, uint64_t hidden, uint64_t n_tok) {
+  const int tokens = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_tokens");
+  const int embd_in = g.input(Type::kF32, {hidden, n_tok, 1, 1}, "inp_embd");
+  const int embd = g.op(Op::kOther, Type::kF32, {hidden, n_tok, 1, 1}, {weight, tokens}, "embd");
+  g.expand(embd);
+  g.expand(embd_in);
+  return embd;
+}
+
+void logits_output(Graph& g, int weight, int inp, uint64_t vocab) {
+  const int result_norm = rms_norm_mul(g, inp, weight);
+  const int logits = mul_mat(g, weight, result_norm, vocab);
+  g.set_output(result_norm);
+  g.set_output(logits);
+  g.expand(logits);
+}
+
+AttentionShape attention_shape(const ModelGeometry& geo, const LlamaCppContext& c,
+                               const LlamaCppSettings& settings) {
+  AttentionShape a;
+  a.hidden = geo.hidden;
+  a.heads = geo.heads;
+  a.kv_heads = geo.kv_heads;
+  a.head_dim = geo.head_dim;
+  a.n_kv = c.n_ctx_seq;
+  a.streams = std::max<uint64_t>(c.streams, 1);
+  a.flash_attn = c.flash_attn;
+  a.k_rot = k_rotation(settings.cache_type_k, a.head_dim);
+  a.v_rot = v_rotation(settings.cache_type_v, a.head_dim);
+  return a;
+}
+
+bool covers_cache_types(const LlamaCppContext& c, const LlamaCppSettings& settings) {
+  const bool f32_cache = settings.cache_type_k == GgmlType::kF32 || settings.cache_type_v == GgmlType::kF32;
+  const bool v_quantized = ggml_type_traits(settings.cache_type_v).block_elements > 1;
+  return !(c.flash_attn && f32_cache) && !(!c.flash_attn && v_quantized);
 }
 
 uint64_t k_rotation(GgmlType type, uint64_t head_dim) {

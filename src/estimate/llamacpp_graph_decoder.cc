@@ -103,11 +103,7 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
   g.reserve(tensor_bound(s));
   Inputs in;
   in.weight = g.external();
-  const int tokens = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_tokens");
-  const int embd_in = g.input(Type::kF32, {a.hidden, n_tok, 1, 1}, "inp_embd");
-  int inp = g.op(Op::kOther, Type::kF32, {a.hidden, n_tok, 1, 1}, {in.weight, tokens}, "embd");
-  g.expand(inp);
-  g.expand(embd_in);  // the vector-input path: placed, never read
+  int inp = token_embeddings(g, in.weight, a.hidden, n_tok);
   in.pos = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_pos");
   const AttentionInputs attn_in = attention_inputs(g, a, n_tok, in.weight);
   in.out_ids = g.input(Type::kI32, {n_out, 1, 1, 1}, "inp_out_ids");
@@ -134,11 +130,7 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
     const int ffn_out = s.experts > 0 ? moe(g, s, in, y, rows) : dense_ffn(g, s, in, y);
     inp = g.op(Op::kAdd, Type::kF32, {a.hidden, rows, 1, 1}, {ffn_out, ffn_inp}, "l_out");
   }
-  const int result_norm = rms_norm_mul(g, inp, in.weight);
-  const int logits = mul_mat(g, in.weight, result_norm, s.vocab);
-  g.set_output(result_norm);
-  g.set_output(logits);
-  g.expand(logits);
+  logits_output(g, in.weight, inp, s.vocab);
   return g;
 }
 
@@ -167,11 +159,7 @@ Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const Llam
     if (l.kind != LayerKind::kFullAttention) return none;
   }
   const ModelGeometry& geo = spec.geometry;
-  // Flash attention casts an f32 cache to f16 first (a copy this graph
-  // does not hold); without it a quantized V cannot run.
-  const bool f32_cache = settings.cache_type_k == GgmlType::kF32 || settings.cache_type_v == GgmlType::kF32;
-  const bool v_quantized = ggml_type_traits(settings.cache_type_v).block_elements > 1;
-  if ((c.flash_attn && f32_cache) || (!c.flash_attn && v_quantized)) return none;
+  if (!covers_cache_types(c, settings)) return none;
 
   s.layers = spec.layers.size();
   s.ffn = geo.intermediate;
@@ -181,16 +169,8 @@ Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const Llam
     s.used = std::max<uint64_t>(spec.moe.experts_per_token, 1);
     s.expert_ffn = spec.moe.expert_intermediate > 0 ? spec.moe.expert_intermediate : geo.intermediate;
   }
-  AttentionShape& a = s.attn;
-  a.hidden = geo.hidden;
-  a.heads = geo.heads;
-  a.kv_heads = geo.kv_heads;
-  a.head_dim = geo.head_dim;
-  a.n_kv = c.n_ctx_seq;
-  a.streams = std::max<uint64_t>(c.streams, 1);
-  a.flash_attn = c.flash_attn;
-  a.k_rot = k_rotation(settings.cache_type_k, a.head_dim);
-  a.v_rot = v_rotation(settings.cache_type_v, a.head_dim);
+  s.attn = attention_shape(geo, c, settings);
+  const AttentionShape& a = s.attn;
 
   // Shapes the builder can take: every factor nonzero where it is read and
   // below kMaxFactor (so no product overflows), a shared expert-free MoE.

@@ -41,11 +41,7 @@ Graph build(const Gemma3Shape& s, uint64_t n_tok, uint64_t n_out) {
   Graph g;
   g.reserve(64 + s.windowed.size() * 72);  // about 60 tensors a layer: no regrowth
   const int weight = g.external();
-  const int tokens = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_tokens");
-  const int embd_in = g.input(Type::kF32, {hidden, n_tok, 1, 1}, "inp_embd");
-  const int embd = g.op(Op::kOther, Type::kF32, {hidden, n_tok, 1, 1}, {weight, tokens}, "embd");
-  g.expand(embd);
-  g.expand(embd_in);  // the vector-input path: placed, never read
+  const int embd = token_embeddings(g, weight, hidden, n_tok);
   int inp = g.op(Op::kScale, Type::kF32, {hidden, n_tok, 1, 1}, {embd}, "inp_scaled");
   const int pos = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_pos");
   // Each cache's inputs; a leaf enters the graph where a layer first reads it.
@@ -81,11 +77,7 @@ Graph build(const Gemma3Shape& s, uint64_t n_tok, uint64_t n_out) {
     cur = rms_norm_mul(g, mul_mat(g, weight, glu, hidden), weight);  // ffn_post_norm
     inp = g.op(Op::kAdd, Type::kF32, {hidden, rows, 1, 1}, {cur, sa_out}, "l_out");
   }
-  const int result_norm = rms_norm_mul(g, inp, weight);
-  const int logits = mul_mat(g, weight, result_norm, s.vocab);
-  g.set_output(result_norm);
-  g.set_output(logits);
-  g.expand(logits);
+  logits_output(g, weight, inp, s.vocab);
   return g;
 }
 
@@ -103,25 +95,13 @@ Result<std::optional<uint64_t>> replay_gemma3(const ModelSpec& spec, const Llama
     if (l.kind != LayerKind::kFullAttention && l.kind != LayerKind::kSlidingWindow) return none;
     s.windowed.push_back(is_windowed(l));
   }
-  // As the decoder builder: flash attention over an f32 cache casts it
-  // first, and a quantized V needs flash attention.
-  const bool f32_cache = settings.cache_type_k == GgmlType::kF32 || settings.cache_type_v == GgmlType::kF32;
-  const bool v_quantized = ggml_type_traits(settings.cache_type_v).block_elements > 1;
-  if ((c.flash_attn && f32_cache) || (!c.flash_attn && v_quantized)) return none;
+  if (!covers_cache_types(c, settings)) return none;
 
   const ModelGeometry& geo = spec.geometry;
   s.ffn = geo.intermediate;
   s.vocab = geo.vocab;
-  AttentionShape& a = s.base;
-  a.hidden = geo.hidden;
-  a.heads = geo.heads;
-  a.kv_heads = geo.kv_heads;
-  a.head_dim = geo.head_dim;
-  a.n_kv = c.n_ctx_seq;
-  a.streams = std::max<uint64_t>(c.streams, 1);
-  a.flash_attn = c.flash_attn;
-  a.k_rot = k_rotation(settings.cache_type_k, a.head_dim);
-  a.v_rot = v_rotation(settings.cache_type_v, a.head_dim);
+  s.base = attention_shape(geo, c, settings);
+  const AttentionShape& a = s.base;
   s.swa = a;
   s.swa.n_kv = c.swa_cells;
   const bool any_windowed = std::find(s.windowed.begin(), s.windowed.end(), true) != s.windowed.end();

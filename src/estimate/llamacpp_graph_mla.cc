@@ -168,22 +168,19 @@ int moe(Graph& g, const MlaShape& s, const Inputs& in, int cur, uint64_t n) {
   return out;
 }
 
-// The graph of one ubatch of n_tok tokens (a multiple of the streams)
-// keeping n_out output rows.
 // More than the tensors build() makes: about 60 a layer and 2 per expert
 // used, the inputs and output.
 uint64_t tensor_bound(const MlaShape& s) { return 64 + s.layers * (96 + 2 * s.used); }
+
+// The graph of one ubatch of n_tok tokens (a multiple of the streams)
+// keeping n_out output rows.
 
 Graph build(const MlaShape& s, uint64_t n_tok, uint64_t n_out) {
   Graph g;
   g.reserve(tensor_bound(s));
   Inputs in;
   in.weight = g.external();
-  const int tokens = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_tokens");
-  const int embd_in = g.input(Type::kF32, {s.hidden, n_tok, 1, 1}, "inp_embd");
-  int inp = g.op(Op::kOther, Type::kF32, {s.hidden, n_tok, 1, 1}, {in.weight, tokens}, "embd");
-  g.expand(inp);
-  g.expand(embd_in);  // the vector-input path: placed, never read
+  int inp = token_embeddings(g, in.weight, s.hidden, n_tok);
   in.pos = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_pos");
   // The K-only cache's inputs: its row indices and the mask (the V
   // indices attention_inputs makes are never read, so never listed).
@@ -244,11 +241,7 @@ Graph build(const MlaShape& s, uint64_t n_tok, uint64_t n_out) {
     }
     inp = g.op(Op::kAdd, Type::kF32, {s.hidden, rows, 1, 1}, {ffn_out, ffn_inp}, "l_out");
   }
-  const int result_norm = rms_norm_mul(g, inp, in.weight);
-  const int logits = mul_mat(g, in.weight, result_norm, s.vocab);
-  g.set_output(result_norm);
-  g.set_output(logits);
-  g.expand(logits);
+  logits_output(g, in.weight, inp, s.vocab);
   return g;
 }
 
