@@ -83,6 +83,9 @@ struct VllmSettings {
   bool kv_cache_fp8 = false;               // --kv-cache-dtype fp8 (auto: the model's 16-bit dtype)
   std::string gpu_name;                    // the GPU's name ("" unknown), as nvidia-smi prints it
   bool gpu_name_given = false;             // gpu_name came from --gpu-name, not the probe
+  // vLLM runs on its ROCm platform: the probed GPU is AMD's, or gpu_name
+  // names one (names_amd_gpu); vllm_resolve_defaults sets it from the name.
+  bool rocm = false;
   uint64_t max_model_len = 0;              // --max-model-len; 0: the config's context
   uint64_t max_num_seqs = 0;               // --max-num-seqs; 0: vLLM's default (below)
   uint64_t max_num_batched_tokens = 0;     // --max-num-batched-tokens; 0: vLLM's default
@@ -120,12 +123,22 @@ inline constexpr uint64_t kVllmSamplerBytesPerLogit = 39;          // the dummy 
 // counts (modelled: not in vLLM's source; PyTorch's maintainers give about
 // 400 MB with CUDA >= 11.7's lazy module loading, pytorch/pytorch#109888).
 inline constexpr uint64_t kVllmCudaContextBytes = 400ull << 20;
+// ROCm only: what the HIP runtime maps on the device during the load
+// beyond PyTorch's segments, which ROCm's "Model loading took" counts
+// (modelled: the published ROCm runs leave 70 to 212 MiB past the tensors
+// and the allocator's rounding; docs/engine-vllm.md, "ROCm").
+inline constexpr uint64_t kVllmRocmRuntimeBytes = 64ull << 20;
 
 // What one rank's weights are.
 struct VllmWeights {
-  uint64_t bytes = 0;            // tensors per rank + rope cache
+  uint64_t bytes = 0;            // tensors per rank + rope cache + the paddings and ROCm's terms
   uint64_t rope_cache_bytes = 0;  // cos/sin cache: max positions x head dim x 2 bytes (modelled)
   uint64_t padding_bytes = 0;     // MXFP4 experts padded for vLLM's MoE kernels (modelled)
+  // ROCm only (0 on CUDA), in `bytes`: vLLM's ROCm platform prints the
+  // device's used memory across the load, not PyTorch's allocated bytes.
+  uint64_t rocm_allocator_bytes = 0;  // PyTorch's segments past the parameters (modelled)
+  uint64_t rocm_padding_bytes = 0;    // unquantized MoE experts' 256 B a row (VLLM_ROCM_MOE_PADDING)
+  uint64_t rocm_runtime_bytes = 0;    // kVllmRocmRuntimeBytes (modelled)
   bool from_tensor_list = false;  // split tensor by tensor (else from the config's geometry)
   bool exact = false;            // the tensor list was read from the headers
 };

@@ -1,7 +1,9 @@
 // The vLLM engine's answer (vllm.h) as JSON and as text: the head every
 // engine's report has (model, model_type, family, layout, engine "vllm",
 // weights, budget, total, fits, assumptions, warnings), vLLM's inputs, and
-//   "vllm": {"weights_bytes", "rope_cache_bytes", "activation_bytes",
+//   "vllm": {"weights_bytes", "rope_cache_bytes", "platform" ("cuda" |
+//            "rocm"), "rocm_allocator_bytes", "rocm_padding_bytes",
+//            "rocm_runtime_bytes" (0 on CUDA), "activation_bytes",
 //            "non_torch_bytes", "cuda_graph_bytes", "gpu_memory_total",
 //            "requested_bytes", "kv_cache_bytes", "page_size_bytes",
 //            "attention_block_size", "group_size", "groups": [{"kind",

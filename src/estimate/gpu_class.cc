@@ -28,6 +28,16 @@ constexpr std::array<Family, 4> kFamilies = {{
     {GpuClass::kAmpereA100, {"a100", "", "", "", ""}},
 }};
 
+std::string lowercase(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alnum(char c) { return is_digit(c) || (c >= 'a' && c <= 'z'); }
+
 }  // namespace
 
 Result<std::string> parse_gpu_name(std::string_view text) {
@@ -44,9 +54,7 @@ Result<std::string> parse_gpu_name(std::string_view text) {
 
 GpuClass classify_gpu(std::string_view name) {
   if (name.empty()) return GpuClass::kUnknown;
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = lowercase(name);
   for (const Family& f : kFamilies) {
     for (std::string_view part : f.parts) {
       if (!part.empty() && lower.find(part) != std::string::npos) return f.gpu_class;
@@ -57,6 +65,23 @@ GpuClass classify_gpu(std::string_view name) {
 
 bool is_hopper(GpuClass gpu_class) {
   return gpu_class == GpuClass::kHopperH100H200 || gpu_class == GpuClass::kHopperOther;
+}
+
+bool names_amd_gpu(std::string_view name) {
+  const std::string lower = lowercase(name);
+  for (std::string_view word : {"amd", "radeon", "instinct"}) {
+    if (lower.find(word) != std::string::npos) return true;
+  }
+  for (size_t i = 0; i < lower.size(); ++i) {
+    const bool word_start = i == 0 || !is_alnum(lower[i - 1]);
+    if (lower.compare(i, 3, "gfx") == 0 && i + 3 < lower.size() && is_digit(lower[i + 3])) return true;
+    if (word_start && lower.compare(i, 2, "mi") == 0) {
+      size_t digits = 0;
+      while (i + 2 + digits < lower.size() && is_digit(lower[i + 2 + digits])) ++digits;
+      if (digits == 2 || digits == 3) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace memfit

@@ -28,6 +28,13 @@ GpuClass classify_gpu(std::string_view name);
 // kHopperH100H200 or kHopperOther: vLLM's FlashMLA runs on it.
 bool is_hopper(GpuClass gpu_class);
 
+// The name is an AMD GPU's, so vLLM runs on its ROCm platform: it says
+// "amd", "radeon" or "instinct", or has a model number "mi" + two or three
+// digits as a word of its own ("MI300X", "MI100") or an ISA "gfx" + digits
+// ("gfx1151"), case-insensitively. ROCm SMI's names ("AMD Instinct
+// MI300X", "AMD Radeon RX 7900 XTX") all say so; NVIDIA's never do.
+bool names_amd_gpu(std::string_view name);
+
 }  // namespace memfit
 
 #endif  // MEMFIT_ESTIMATE_GPU_CLASS_H_

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "estimate/gpu_class.h"
+#include "estimate/vllm_rocm.h"
 #include "memfit/checked_math.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
@@ -94,6 +95,7 @@ uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAcco
 }  // namespace
 
 void vllm_resolve_defaults(VllmSettings& s) {
+  if (!s.rocm) s.rocm = names_amd_gpu(s.gpu_name);
   const GpuClass gpu = classify_gpu(s.gpu_name);
   bool large = s.gpu_memory_total >= kVllmLargeGpuBytes && gpu != GpuClass::kAmpereA100;
   const Result<VllmAccounting> accounting = vllm_accounting(s.release);
@@ -220,6 +222,18 @@ Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const Safetenso
   if (!weights) return weights.error();
   e.weights = *weights;
   e.accounting = *accounting;
+  // ROCm's load figure is the device's used memory (the current line; v0.7
+  // measured PyTorch's allocated bytes there as on CUDA).
+  if (s.rocm && e.accounting == VllmAccounting::kCurrent) {
+    const VllmRocmLoad rocm = vllm_rocm_load(model.spec, s.tensor_parallel);
+    e.weights.rocm_allocator_bytes = rocm.allocator_bytes;
+    e.weights.rocm_padding_bytes = rocm.padding_bytes;
+    e.weights.rocm_runtime_bytes = rocm.runtime_bytes;
+    const CheckedBytes bytes = CheckedBytes(e.weights.bytes) + rocm.allocator_bytes + rocm.padding_bytes +
+                               rocm.runtime_bytes;
+    if (!bytes.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
+    e.weights.bytes = *bytes.value();
+  }
   e.activation_bytes = activation_bytes(model.spec, s, e.accounting);
   e.non_torch_bytes = kVllmNonTorchBytes + (s.tensor_parallel > 1 ? kVllmNcclBytes : 0);
   // v0.7 counted the device's used memory less torch's allocated bytes as

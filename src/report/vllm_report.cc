@@ -36,8 +36,16 @@ std::string weights_note(const Model& model, const VllmEstimate& e) {
   const char* how = e.weights.exact              ? "exact"
                     : e.weights.from_tensor_list ? "split from the tensor list"
                                                  : "modelled split";
-  return fmt::format("{} ({}), rope cache {}", how, to_string(model.weights.source),
-                     format_bytes(e.weights.rope_cache_bytes));
+  std::string note = fmt::format("{} ({}), rope cache {}", how, to_string(model.weights.source),
+                                 format_bytes(e.weights.rope_cache_bytes));
+  if (e.settings.rocm && e.weights.rocm_runtime_bytes != 0) {
+    note += fmt::format("; ROCm's load figure: + allocator {}", format_bytes(e.weights.rocm_allocator_bytes));
+    if (e.weights.rocm_padding_bytes != 0) {
+      note += fmt::format(", expert padding {}", format_bytes(e.weights.rocm_padding_bytes));
+    }
+    note += fmt::format(", runtime {} (modelled)", format_bytes(e.weights.rocm_runtime_bytes));
+  }
+  return note;
 }
 
 // Where the GPU's name came from: "given" (--gpu-name), "probed", null
@@ -110,8 +118,13 @@ nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstim
                       {"blocks_per_request", g.blocks_per_request}});
   }
   const std::string name = model.path;
+  const bool rocm_terms = e.weights.rocm_runtime_bytes != 0;
   j["vllm"] = {{"weights_bytes", e.weights.bytes},
                {"rope_cache_bytes", e.weights.rope_cache_bytes},
+               {"platform", s.rocm ? "rocm" : "cuda"},
+               {"rocm_allocator_bytes", e.weights.rocm_allocator_bytes},
+               {"rocm_padding_bytes", e.weights.rocm_padding_bytes},
+               {"rocm_runtime_bytes", e.weights.rocm_runtime_bytes},
                {"activation_bytes", e.activation_bytes},
                {"non_torch_bytes", e.non_torch_bytes},
                {"cuda_context_bytes", e.cuda_context_bytes},
@@ -133,7 +146,7 @@ nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstim
                {"kv_cache_memory_for_max_num_seqs", e.kv_cache_memory_for_seqs},
                {"starts", e.starts},
                {"figures",
-                {{"weights_bytes", e.weights.exact ? "exact" : "modelled"},
+                {{"weights_bytes", e.weights.exact && !rocm_terms ? "exact" : "modelled"},
                  {"activation_bytes", "modelled"},
                  {"non_torch_bytes", "modelled"},
                  {"cuda_context_bytes", "modelled"},
@@ -164,6 +177,9 @@ std::string render_vllm_text(const Model& model, const VllmEstimate& e, const Me
   if (!s.gpu_name.empty()) {  // the name picks the batch defaults and MLA's blocks
     out += fmt::format("gpu: {} ({})\n", escape_untrusted(s.gpu_name),
                        s.gpu_name_given ? "given" : "probed");
+  }
+  if (s.rocm) {
+    out += "platform: ROCm (the load figure is the device's used memory, not PyTorch's allocated)\n";
   }
   if (s.release) {  // the default (the current line) says nothing
     out += fmt::format("accounting: vLLM {}: {}\n", to_string(*s.release),

@@ -305,6 +305,7 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
       p.vllm_settings.gpu_memory_total = gpu->total_bytes;
       if (!p.vllm_settings.gpu_name_given) {
         p.vllm_settings.gpu_name = gpu->name;
+        p.vllm_settings.rocm = gpu->vendor == GpuVendor::kAmd;
       } else if (p.vllm_settings.gpu_name != gpu->name) {
         // A name given without a total prices this host's GPU's memory
         // under another GPU's name: say so, the user may have meant both.

@@ -49,6 +49,26 @@ TEST(GpuClass, CaseDoesNotMatterAndHopperIsBothKinds) {
   EXPECT_FALSE(is_hopper(GpuClass::kUnknown));
 }
 
+TEST(GpuClass, AmdNamesAreTheRocmPlatforms) {
+  // ROCm SMI's and vLLM logs' spellings.
+  EXPECT_TRUE(names_amd_gpu("AMD Instinct MI300X"));
+  EXPECT_TRUE(names_amd_gpu("AMD Radeon AI PRO R9700"));
+  EXPECT_TRUE(names_amd_gpu("Radeon 8060S Graphics"));
+  EXPECT_TRUE(names_amd_gpu("MI100"));
+  EXPECT_TRUE(names_amd_gpu("mi355x"));
+  EXPECT_TRUE(names_amd_gpu("gfx1151"));
+  // NVIDIA's names, and "mi" that is not a model number.
+  EXPECT_FALSE(names_amd_gpu("NVIDIA H100 80GB HBM3"));
+  EXPECT_FALSE(names_amd_gpu("NVIDIA GeForce RTX 4090"));
+  EXPECT_FALSE(names_amd_gpu("NVIDIA A100-SXM4-80GB"));
+  EXPECT_FALSE(names_amd_gpu("Tesla T4 MIG 1g.5gb"));
+  EXPECT_FALSE(names_amd_gpu("XMI300"));   // not a word of its own
+  EXPECT_FALSE(names_amd_gpu("MI3"));      // one digit
+  EXPECT_FALSE(names_amd_gpu("MI3000"));   // four digits
+  EXPECT_FALSE(names_amd_gpu("gfx"));
+  EXPECT_FALSE(names_amd_gpu(""));
+}
+
 TEST(GpuName, TakesPrintableAsciiUpTo128Bytes) {
   Result<std::string> h100 = parse_gpu_name("NVIDIA H100 80GB HBM3");
   ASSERT_TRUE(h100.ok()) << h100.error().message();

@@ -20,16 +20,17 @@ namespace memfit {
 namespace {
 
 struct Row {
-  std::string config, weights, tp, gpu_total, util, kv, max_model_len, seqs, batched, dtype, spec, version;
+  std::string config, weights, tp, gpu_total, gpu, util, kv, max_model_len, seqs, batched, dtype, spec,
+      version;
   std::string figure, printed, memfit, seed, source;
 };
 
 std::vector<Row> read_rows() {
   std::vector<Row> rows;
   for (const std::vector<std::string>& f :
-       testing::read_tsv("calibration/vllm-published-runs.tsv", 17)) {
+       testing::read_tsv("calibration/vllm-published-runs.tsv", 18)) {
     rows.push_back(Row{f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11],
-                       f[12], f[13], f[14], f[15], f[16]});
+                       f[12], f[13], f[14], f[15], f[16], f[17]});
   }
   return rows;
 }
@@ -58,13 +59,14 @@ constexpr double kGiB = 1073741824.0;
 
 TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
   const std::vector<Row> rows = read_rows();
-  ASSERT_EQ(rows.size(), 18u);
+  ASSERT_EQ(rows.size(), 27u);
   const MemoryBudget budget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
   for (const Row& r : rows) {
     const Model m = model_of(r);
     VllmSettings s;
     s.tensor_parallel = std::stoull(r.tp);
     if (r.gpu_total != "-") s.gpu_memory_total = std::stoull(r.gpu_total);
+    if (r.gpu != "-") s.gpu_name = r.gpu;
     s.gpu_memory_utilization = std::stod(r.util);
     if (r.kv != "-") s.kv_cache_memory = std::stoull(r.kv);
     if (r.kv == "-" && r.gpu_total == "-") s.kv_cache_memory = 0;  // a weights-only row
@@ -111,6 +113,7 @@ TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
         (r.kv != "-"          ? fmt::format("{:.2f} GiB KV given", std::stod(r.kv) / kGiB)
          : r.gpu_total != "-" ? fmt::format("{} x {:.2f} GiB", r.util, std::stod(r.gpu_total) / kGiB)
                               : std::string("weights only")) +
+            (r.gpu == "-" ? std::string() : ", " + r.gpu) +
             (r.version == "-" ? std::string() : fmt::format(", vLLM {} accounting", r.version)),
         r.figure, r.printed, figure, ratio, seed,
         seed == "-" ? std::string("-") : fmt::format("{:.4f}", seed_ratio), r.source);
@@ -118,13 +121,9 @@ TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
     EXPECT_EQ(figure, r.memfit) << row;
     EXPECT_EQ(seed, r.seed) << row;
     // The targets: weights within 1 %, KV within 10 % when modelled.
-    // A ROCm weights figure is the device's used memory across the load
-    // (vLLM's ROCm platform since vllm PR #12624), not PyTorch's allocated
-    // bytes as on CUDA: it adds the allocator's segment rounding and the HIP
-    // runtime's mappings to the tensors, so memfit's tensors stay under it.
-    if (r.figure == "weights" && r.source.find("ROCm") != std::string::npos) {
-      EXPECT_LT(ratio, 1.0) << row;
-    } else if (r.figure == "weights") {
+    // A ROCm row (an AMD GPU named) is priced with ROCm's load figure (the
+    // device's used memory, not PyTorch's allocated bytes: vllm_rocm.h).
+    if (r.figure == "weights") {
       EXPECT_NEAR(ratio, 1.0, 0.01) << row;
     } else if (r.kv == "-") {
       if (r.version == "0.7") {
