@@ -22,6 +22,11 @@ using ggml_graph::Dims;
 using ggml_graph::Op;
 using ggml_graph::Type;
 
+// One sequence's conv or SSM state row (elements): the SSM row is state x
+// inner, 2^20 for Mamba-Codestral 7B; below 2^30, [row, n_seq] stays
+// below 2^50 elements.
+constexpr uint64_t kMaxState = uint64_t{1} << 30;
+
 // Everything one graph reads, already checked.
 struct RecurrentShape {
   uint64_t hidden = 0;
@@ -32,11 +37,10 @@ struct RecurrentShape {
   uint64_t groups = 0;   // B/C groups
   uint64_t heads = 0;    // SSM heads
   uint64_t kernel = 0;   // conv kernel width (>= 2)
-  // granitehybrid only: per layer, attention (true) or a Mamba-2 mixer;
-  // empty for mamba2 (every layer a mixer, no FFN).
+  // Per layer: attention (granitehybrid's KV layers) or a Mamba-2 mixer.
   std::vector<bool> attention;
-  uint64_t ffn = 0;
-  bool rope = true;
+  uint64_t ffn = 0;   // granitehybrid's dense FFN width; 0: mamba2, no FFN
+  bool rope = true;   // granitehybrid: RoPE on Q and K
   AttentionShape attn;
 
   uint64_t head_dim() const { return inner / heads; }
@@ -236,13 +240,15 @@ Result<std::optional<uint64_t>> replay_recurrent(const ModelSpec& spec, const Ll
   }
 
   // Every factor nonzero and below kMaxFactor, then the products the
-  // graph forms (each of two checked factors: no overflow) too; the head
-  // and group splits exact.
+  // graph forms (each of two checked factors: no overflow): the conv
+  // channels below kMaxFactor, a sequence's state rows below kMaxState;
+  // the head and group splits exact.
   for (uint64_t v : {s.hidden, s.seqs, s.inner, s.state, s.groups, s.heads, s.kernel}) {
     if (v == 0 || v >= kMaxFactor) return none;
   }
-  for (uint64_t v : {s.groups * s.state, s.conv_dim(), (s.kernel - 1) * s.conv_dim(), s.state * s.inner}) {
-    if (v >= kMaxFactor) return none;
+  if (s.groups * s.state >= kMaxFactor || s.conv_dim() >= kMaxFactor ||
+      (s.kernel - 1) * s.conv_dim() >= kMaxState || s.state * s.inner >= kMaxState) {
+    return none;
   }
   if (s.kernel < 2 || s.inner % s.heads != 0 || s.inner % s.groups != 0 || s.vocab == 0 ||
       s.vocab >= kMaxVocab || tensor_bound(s) > kMaxTensors) {
