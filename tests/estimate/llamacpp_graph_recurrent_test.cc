@@ -56,8 +56,9 @@ LlamaCppSettings settings(uint64_t ctx, uint64_t parallel, uint64_t ubatch, Flas
 
 // The keys of a validation model's architecture: 512 wide, vocabulary
 // 32000, Mamba-2 mixers of inner 1024 (16 heads of 64), state 64, one
-// group, kernel 4.
-GgufWriter keys(const std::string& arch, uint32_t blocks) {
+// group, kernel 4, unless told otherwise.
+GgufWriter keys(const std::string& arch, uint32_t blocks, uint32_t inner = 1024, uint32_t heads = 16,
+                uint32_t groups = 1, uint32_t state = 64) {
   GgufWriter w;
   w.add_string("general.architecture", arch)
       .add_u32(arch + ".context_length", 8192)
@@ -66,10 +67,10 @@ GgufWriter keys(const std::string& arch, uint32_t blocks) {
       .add_f32(arch + ".attention.layer_norm_rms_epsilon", 1e-6f)
       .add_u32(arch + ".vocab_size", 32000)
       .add_u32(arch + ".ssm.conv_kernel", 4)
-      .add_u32(arch + ".ssm.inner_size", 1024)
-      .add_u32(arch + ".ssm.state_size", 64)
-      .add_u32(arch + ".ssm.time_step_rank", 16)
-      .add_u32(arch + ".ssm.group_count", 1);
+      .add_u32(arch + ".ssm.inner_size", inner)
+      .add_u32(arch + ".ssm.state_size", state)
+      .add_u32(arch + ".ssm.time_step_rank", heads)
+      .add_u32(arch + ".ssm.group_count", groups);
   return w;
 }
 
@@ -128,6 +129,26 @@ TEST(LlamaCppGraphRecurrent, Mamba2RoundsThePromptUpToTheSequences) {
   LlamaCppEstimate e = run(validation_mamba2(), settings(3000, 3, 512, FlashAttn::kOn));
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, 2080u + 1050624 + 32 + 2048 + 1050624 + 1048576 + 65536000);
+}
+
+TEST(LlamaCppGraphRecurrent, WideMixersPeakInTheConvolution) {
+  // Mamba-Codestral 7B's mixer (inner 8192 in 128 heads, 8 groups of state
+  // 128) in two 512-wide blocks, -c 4096 -ub 512 (measured on such a file:
+  // 99.61 MiB). in_proj gives 2 x 8192 + 2 x 8 x 128 + 128 = 18,560 rows
+  // a token, the convolution 8192 + 2 x 8 x 128 = 10,240 channels. The
+  // second block's concat ((3 + 512) x 10,240 x 4 = 21,094,400) lands at
+  // 62,378,016, above its in_proj output (18,560 x 512 x 4 = 38,010,880 at
+  // 19,927,072, over the inputs and the holes the first block left) and a
+  // 4,440,064 hole too small for it; the convolution's output (10,240 x 512
+  // x 4 = 20,971,520) goes above: 104,443,936.
+  GgufWriter w = keys("mamba2", 2, 8192, 128, 8, 128);
+  w.add_u32("mamba2.feed_forward_length", 0).add_u32("mamba2.attention.head_count", 0);
+  const LlamaCppEstimate e = run(spec_of(w), settings(4096, 1, 512, FlashAttn::kAuto));
+  EXPECT_TRUE(e.compute_replayed);
+  EXPECT_EQ(e.compute_bytes, 62378016u + 21094400 + 20971520);
+  // Three sequences (513 tokens) and eight (-ub 128), measured the same way.
+  EXPECT_EQ(run(spec_of(w), settings(3000, 3, 512, FlashAttn::kOn)).compute_bytes, 130206272u);
+  EXPECT_EQ(run(spec_of(w), settings(16384, 8, 128, FlashAttn::kOff)).compute_bytes, 60490784u);
 }
 
 TEST(LlamaCppGraphRecurrent, GraniteHybridPeaksAtTheLogits) {
