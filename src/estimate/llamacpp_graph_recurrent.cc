@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "estimate/llamacpp_graph.h"
@@ -49,7 +50,7 @@ struct RecurrentShape {
 };
 
 struct Inputs {
-  int weight = -1;   // every external tensor: weights, the recurrent state, the KV cache
+  int weight = -1;      // every external tensor: weights, the recurrent state, the KV cache
   int copy_main = -1;   // s_copy's first `seqs` entries: the rows this ubatch reads
   int copy_extra = -1;  // the rest (empty when reserving: the state has `seqs` rows)
 };
