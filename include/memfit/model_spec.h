@@ -187,6 +187,10 @@ struct ModelSpec {
   // KV cache still holds them for most architectures (docs/llamacpp-rules.md).
   uint64_t nextn_layers = 0;
   MlaGraphInfo mla_graph;
+  // GGUF granitehybrid only: llama.cpp's switch for RoPE on the attention
+  // layers, <arch>.rope.scaling.finetuned (true when absent; Granite 4.0 H
+  // files are converted with false). The compute replay's graph differs.
+  bool attention_rope = true;
 };
 
 // Parses config.json text. Fails on text that is not a JSON object, on

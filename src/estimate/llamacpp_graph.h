@@ -96,6 +96,10 @@ uint64_t v_rotation(GgmlType type, uint64_t head_dim);
 // sequence; the largest replay, at the CPU's alignment.
 using GraphOf = std::function<Graph(uint64_t n_tok, uint64_t n_out)>;
 Result<uint64_t> reserve_bytes(const LlamaCppContext& context, const GraphOf& graph_of);
+// The same with the prompt rounded up to a multiple of `seqs` (the
+// sequences its ubatch splits into) and the token graph skipped when the
+// sequences are not a multiple of the streams.
+Result<uint64_t> reserve_bytes(const LlamaCppContext& context, uint64_t seqs, const GraphOf& graph_of);
 
 // The builders, each nullopt for a model or setting it does not cover.
 // llamacpp_graph_decoder.cc: llama, Mistral, Mixtral, qwen3, qwen3moe.
@@ -109,6 +113,10 @@ Result<std::optional<uint64_t>> replay_gemma3(const ModelSpec& spec, const Llama
 // Kimi K2 as llama.cpp converts them).
 Result<std::optional<uint64_t>> replay_mla(const ModelSpec& spec, const LlamaCppContext& context,
                                            const LlamaCppSettings& settings);
+// llamacpp_graph_recurrent.cc: Mamba-2 (mamba2) and Granite 4.0 H
+// (granitehybrid with a dense FFN) over the recurrent state.
+Result<std::optional<uint64_t>> replay_recurrent(const ModelSpec& spec, const LlamaCppContext& context,
+                                                 const LlamaCppSettings& settings);
 
 }  // namespace memfit::llamacpp::graph
 

@@ -12,9 +12,13 @@ namespace memfit::llamacpp {
 namespace graph {
 
 Result<uint64_t> reserve_bytes(const LlamaCppContext& c, const GraphOf& graph_of) {
+  return reserve_bytes(c, std::max<uint64_t>(c.streams, 1), graph_of);
+}
+
+Result<uint64_t> reserve_bytes(const LlamaCppContext& c, uint64_t seqs, const GraphOf& graph_of) {
   const uint64_t streams = std::max<uint64_t>(c.streams, 1);
   const uint64_t n_out = std::min(c.n_ctx, c.n_ubatch);
-  const CheckedBytes n_tok = round_up(n_out, streams);
+  const CheckedBytes n_tok = round_up(n_out, std::max<uint64_t>(seqs, 1));
   if (!n_tok.value() || *n_tok.value() >= kMaxFactor || c.n_seq >= kMaxFactor) {
     return Error::overflow("llama.cpp compute graph: the ubatch is absurd");
   }
@@ -34,7 +38,8 @@ Result<std::optional<uint64_t>> replayed_compute_bytes(const ModelSpec& spec, co
                                                        const LlamaCppSettings& settings) {
   using Builder = Result<std::optional<uint64_t>> (*)(const ModelSpec&, const LlamaCppContext&,
                                                       const LlamaCppSettings&);
-  for (Builder builder : {&graph::replay_decoder, &graph::replay_gemma3, &graph::replay_mla}) {
+  for (Builder builder : {&graph::replay_decoder, &graph::replay_gemma3, &graph::replay_mla,
+                           &graph::replay_recurrent}) {
     Result<std::optional<uint64_t>> bytes = builder(spec, c, settings);
     if (!bytes || bytes->has_value()) return bytes;
   }
