@@ -10,34 +10,10 @@
 
 #include "memfit/llamacpp.h"
 #include "support/corpus.h"
+#include "support/llamacpp_replay.h"
 
 namespace memfit {
 namespace {
-
-const MemoryBudget kBudget{64ull << 30, 64ull << 30, BudgetSource::kExplicit};
-
-LlamaCppEstimate run(ModelSpec spec, const LlamaCppSettings& s) {
-  Model m;
-  m.has_config = true;
-  m.spec = std::move(spec);
-  m.weights.bytes = 1000;
-  m.weights.source = WeightsSource::kSafetensorsHeader;
-  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudget);
-  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
-  return e.ok() ? *e : LlamaCppEstimate{};
-}
-
-LlamaCppSettings settings(uint64_t ctx, uint64_t parallel, uint64_t ubatch, FlashAttn fa,
-                          GgmlType k = GgmlType::kF16, GgmlType v = GgmlType::kF16) {
-  LlamaCppSettings s;
-  s.ctx_size = ctx;
-  s.parallel = parallel;
-  s.batch_size = s.ubatch_size = ubatch;
-  s.flash_attn = fa;
-  s.cache_type_k = k;
-  s.cache_type_v = v;
-  return s;
-}
 
 // `llama-dense`: 4 blocks, hidden 512, 8 heads / 2 KV heads of 64, FFN
 // 1536, vocabulary 32000.
@@ -60,16 +36,17 @@ TEST(LlamaCppGraphReplay, TheLogitsSitOnTwoRowsAndTheTokenIdsHole) {
   // inp_embd (never read, never freed) and the last l_out that the final
   // norm and result_norm reuse in place, 2 x 1,048,576:
   // 2,048 + 2,097,152 + 65,536,000 = 67,635,200.
-  LlamaCppEstimate e = run(validation_llama(), settings(4096, 1, 512, FlashAttn::kOn));
+  LlamaCppEstimate e = run_llamacpp(validation_llama(), llamacpp_settings(4096, 1, 512, FlashAttn::kOn));
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, 2048u + 2 * rows(512) + 65536000u);
   // Without flash attention the same (its scores, 4 x 1024 x 512 x 8 =
   // 16 MiB a layer at -c 1000, stay below the logits).
-  EXPECT_EQ(run(validation_llama(), settings(1000, 1, 512, FlashAttn::kOff)).compute_bytes, 67635200u);
+  EXPECT_EQ(run_llamacpp(validation_llama(),
+                         llamacpp_settings(1000, 1, 512, FlashAttn::kOff)).compute_bytes, 67635200u);
   // qwen3moe's graph has the same output phase.
   ModelSpec moe = validation_llama("qwen3moe");
   moe.moe = MoeInfo{8, 2, 0, 256};
-  EXPECT_EQ(run(moe, settings(4096, 1, 512, FlashAttn::kOn)).compute_bytes, 67635200u);
+  EXPECT_EQ(run_llamacpp(moe, llamacpp_settings(4096, 1, 512, FlashAttn::kOn)).compute_bytes, 67635200u);
 }
 
 TEST(LlamaCppGraphReplay, RotatedQuantizedKeysMoveTheLastResidualUp) {
@@ -80,13 +57,13 @@ TEST(LlamaCppGraphReplay, RotatedQuantizedKeysMoveTheLastResidualUp) {
   // the residual's row is freed after them and stays a hole under the
   // logits: 4,096 (token ids) + 3 x 2,097,152 + 4 x 32000 x 1024 =
   // 137,367,552.
-  LlamaCppSettings s = settings(2048, 2, 1024, FlashAttn::kOff, GgmlType::kQ8_0, GgmlType::kF16);
-  EXPECT_EQ(run(validation_llama(), s).compute_bytes, 4096u + 3 * rows(1024) + 131072000u);
+  LlamaCppSettings s = llamacpp_settings(2048, 2, 1024, FlashAttn::kOff, GgmlType::kQ8_0, GgmlType::kF16);
+  EXPECT_EQ(run_llamacpp(validation_llama(), s).compute_bytes, 4096u + 3 * rows(1024) + 131072000u);
   // The same one row higher with both caches q8_0 and flash attention at
   // -c 8192 -np 4 -ub 256 (measured 32.75 MiB): 1,024 + 3 x 524,288 + 4 x
   // 32000 x 256 = 34,341,888.
-  s = settings(8192, 4, 256, FlashAttn::kOn, GgmlType::kQ8_0, GgmlType::kQ8_0);
-  EXPECT_EQ(run(validation_llama(), s).compute_bytes, 1024u + 3 * rows(256) + 32768000u);
+  s = llamacpp_settings(8192, 4, 256, FlashAttn::kOn, GgmlType::kQ8_0, GgmlType::kQ8_0);
+  EXPECT_EQ(run_llamacpp(validation_llama(), s).compute_bytes, 1024u + 3 * rows(256) + 32768000u);
 }
 
 TEST(LlamaCppGraphReplay, ScoresWithoutFlashAttention) {
@@ -101,7 +78,8 @@ TEST(LlamaCppGraphReplay, ScoresWithoutFlashAttention) {
   // roped Q 2,097,152:
   // 4,096 + 2,097,152 + 4,096 + 8,192 + 1,048,576 + 49,283,072 + 4,096
   // + 2,097,152 + 4,194,304 + 2,097,152 + 394,264,576 = 455,102,464.
-  EXPECT_EQ(run(validation_llama(), settings(12000, 1, 1024, FlashAttn::kOff)).compute_bytes,
+  EXPECT_EQ(run_llamacpp(validation_llama(),
+                         llamacpp_settings(12000, 1, 1024, FlashAttn::kOff)).compute_bytes,
             4096u + 2097152u + 4096u + 8192u + 1048576u + 49283072u + 4096u + 2097152u + 4194304u +
                 2097152u + 394264576u);
 }
@@ -118,7 +96,7 @@ TEST(LlamaCppGraphReplay, RoutedExpertsPeakInTheFirstLayersFfn) {
   spec.geometry.vocab = 8000;
   spec.geometry.intermediate = 4096;
   spec.moe = MoeInfo{16, 8, 0, 512};
-  EXPECT_EQ(run(spec, settings(4096, 1, 512, FlashAttn::kOn)).compute_bytes,
+  EXPECT_EQ(run_llamacpp(spec, llamacpp_settings(4096, 1, 512, FlashAttn::kOn)).compute_bytes,
             5257216u + 3 * rows(512) + 3 * 8388608u);
 }
 
@@ -126,15 +104,17 @@ TEST(LlamaCppGraphReplay, OtherModelsKeepThePhaseModel) {
   // An architecture without a graph builder, a sliding-window layer, an f32
   // cache under flash attention (llama.cpp casts it: not in the graph) and
   // GPU placement all keep the modelled phases.
-  LlamaCppSettings s = settings(4096, 1, 512, FlashAttn::kOn);
-  EXPECT_FALSE(run(validation_llama("phi3"), s).compute_replayed);
+  LlamaCppSettings s = llamacpp_settings(4096, 1, 512, FlashAttn::kOn);
+  EXPECT_FALSE(run_llamacpp(validation_llama("phi3"), s).compute_replayed);
   ModelSpec swa = validation_llama();
   swa.layers[0].kind = LayerKind::kSlidingWindow;
   swa.layers[0].window_tokens = 512;
-  EXPECT_FALSE(run(swa, s).compute_replayed);
-  EXPECT_FALSE(run(validation_llama(), settings(4096, 1, 512, FlashAttn::kOn, GgmlType::kF32, GgmlType::kF32))
+  EXPECT_FALSE(run_llamacpp(swa, s).compute_replayed);
+  EXPECT_FALSE(run_llamacpp(validation_llama(),
+                            llamacpp_settings(4096, 1, 512, FlashAttn::kOn, GgmlType::kF32, GgmlType::kF32))
                    .compute_replayed);
-  EXPECT_TRUE(run(validation_llama(), settings(4096, 1, 512, FlashAttn::kOff, GgmlType::kF32, GgmlType::kF32))
+  EXPECT_TRUE(run_llamacpp(validation_llama(),
+                           llamacpp_settings(4096, 1, 512, FlashAttn::kOff, GgmlType::kF32, GgmlType::kF32))
                   .compute_replayed);
   // A graph whose tensors would be sized from absurd header fields is not
   // built: 1000 layers of 1000 experts used (1000 x (48 + 32 + 2000)
@@ -142,7 +122,7 @@ TEST(LlamaCppGraphReplay, OtherModelsKeepThePhaseModel) {
   ModelSpec absurd = validation_llama("qwen3moe");
   absurd.layers.assign(1000, LayerCache{LayerKind::kFullAttention, 256, 0, 0});
   absurd.moe = MoeInfo{1000, 1000, 0, 8};
-  EXPECT_FALSE(run(absurd, s).compute_replayed);
+  EXPECT_FALSE(run_llamacpp(absurd, s).compute_replayed);
 }
 
 }  // namespace
@@ -163,12 +143,16 @@ TEST(LlamaCppGraphReplay, TheSyntheticLlamaOfTheRulesDoc) {
   // -c 512, flash attention: the logits 4 x 32000 x 512 = 65,536,000 over
   // the token ids' hole 2,048, inp_embd and the last l_out (2 x 4 x 256 x
   // 512 = 1,048,576): 66,586,624 = 63.50 MiB.
-  EXPECT_EQ(run(s, settings(512, 1, 512, FlashAttn::kOn)).compute_bytes, 2048u + 1048576u + 65536000u);
+  EXPECT_EQ(run_llamacpp(s,
+                         llamacpp_settings(512, 1, 512, FlashAttn::kOn))
+                        .compute_bytes, 2048u + 1048576u + 65536000u);
   // -c 4096, q8_0 cache (head 32: not rotated): the last l_out lands at
   // 4,196,352, above the hole the freed f16 mask (2 x 4096 x 512 =
   // 4,194,304) and indices left, so the logits start at 4,196,352 + 524,288
   // = 4,720,640: 4,720,640 + 65,536,000 = 70,256,640 = 67.00 MiB.
-  EXPECT_EQ(run(s, settings(4096, 1, 512, FlashAttn::kOn, GgmlType::kQ8_0, GgmlType::kQ8_0)).compute_bytes,
+  EXPECT_EQ(run_llamacpp(s,
+                         llamacpp_settings(4096, 1, 512, FlashAttn::kOn, GgmlType::kQ8_0, GgmlType::kQ8_0))
+                        .compute_bytes,
             4196352u + 524288u + 65536000u);
 }
 

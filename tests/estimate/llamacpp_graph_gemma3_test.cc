@@ -9,33 +9,10 @@
 
 #include "memfit/llamacpp.h"
 
+#include "support/llamacpp_replay.h"
+
 namespace memfit {
 namespace {
-
-const MemoryBudget kBudget{64ull << 30, 64ull << 30, BudgetSource::kExplicit};
-
-LlamaCppEstimate run(ModelSpec spec, const LlamaCppSettings& s) {
-  Model m;
-  m.has_config = true;
-  m.spec = std::move(spec);
-  m.weights.bytes = 1000;
-  m.weights.source = WeightsSource::kSafetensorsHeader;
-  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudget);
-  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
-  return e.ok() ? *e : LlamaCppEstimate{};
-}
-
-LlamaCppSettings settings(uint64_t ctx, uint64_t parallel, uint64_t ubatch, FlashAttn fa,
-                          GgmlType k = GgmlType::kF16, GgmlType v = GgmlType::kF16) {
-  LlamaCppSettings s;
-  s.ctx_size = ctx;
-  s.parallel = parallel;
-  s.batch_size = s.ubatch_size = ubatch;
-  s.flash_attn = fa;
-  s.cache_type_k = k;
-  s.cache_type_v = v;
-  return s;
-}
 
 // `gemma3-swa`: 6 blocks, the first five a window of 256, the last
 // global; hidden 512, 4 heads / 1 KV head of 128, FFN 1536, vocabulary
@@ -57,21 +34,21 @@ TEST(LlamaCppGraphGemma3, TheLogitsSitAboveTheEmbeddingsAndTheLastRow) {
   // last FFN output that the post-FFN norm, l_out, the final norm and
   // result_norm reuse in place, 2 x 4 x 512 x 512:
   // 2,048 + 2 x 1,048,576 + 65,536,000 = 67,635,200.
-  LlamaCppEstimate e = run(validation_gemma3(), settings(4096, 1, 512, FlashAttn::kOn));
+  LlamaCppEstimate e = run_llamacpp(validation_gemma3(), llamacpp_settings(4096, 1, 512, FlashAttn::kOn));
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, 2048u + 2 * 1048576u + 65536000u);
   // config.json's gemma3_text is the same graph; --swa-full (every cache
   // 8192 / 2 = 4096 cells, scores 4 x 4096 x 512 x 4 = 32 MiB) stays
   // below the logits too (measured 64.50 MiB at -c 8192 -np 2, no flash
   // attention).
-  LlamaCppSettings full = settings(8192, 2, 512, FlashAttn::kOff);
+  LlamaCppSettings full = llamacpp_settings(8192, 2, 512, FlashAttn::kOff);
   full.swa_full = true;
-  EXPECT_EQ(run(validation_gemma3("gemma3_text"), full).compute_bytes, 67635200u);
+  EXPECT_EQ(run_llamacpp(validation_gemma3("gemma3_text"), full).compute_bytes, 67635200u);
   // -c 2048 -np 2 -ub 1024, no flash attention, q8_0 K (measured 129.00
   // MiB): the same three at 1024 rows, the rotation of K changing nothing:
   // 4,096 + 2 x 2,097,152 + 131,072,000 = 135,270,400.
-  LlamaCppSettings q8 = settings(2048, 2, 1024, FlashAttn::kOff, GgmlType::kQ8_0, GgmlType::kF16);
-  EXPECT_EQ(run(validation_gemma3(), q8).compute_bytes, 4096u + 2 * 2097152u + 131072000u);
+  LlamaCppSettings q8 = llamacpp_settings(2048, 2, 1024, FlashAttn::kOff, GgmlType::kQ8_0, GgmlType::kF16);
+  EXPECT_EQ(run_llamacpp(validation_gemma3(), q8).compute_bytes, 4096u + 2 * 2097152u + 131072000u);
 }
 
 TEST(LlamaCppGraphGemma3, TheGlobalLayersScoresOverEveryInput) {
@@ -87,7 +64,7 @@ TEST(LlamaCppGraphGemma3, TheGlobalLayersScoresOverEveryInput) {
   // runs in place), right above its scaled Q, 2,097,152, which took the
   // first row above the inputs: 58,748,928 + 2,097,152 + 197,132,288 =
   // 257,978,368.
-  LlamaCppEstimate e = run(validation_gemma3(), settings(12000, 1, 1024, FlashAttn::kOff));
+  LlamaCppEstimate e = run_llamacpp(validation_gemma3(), llamacpp_settings(12000, 1, 1024, FlashAttn::kOff));
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, 58748928u + 2097152u + 197132288u);
   // --swa-full at the same settings (measured 294.03 MiB): the window
@@ -97,9 +74,9 @@ TEST(LlamaCppGraphGemma3, TheGlobalLayersScoresOverEveryInput) {
   // 2,097,152, two freed rows (its attention norm and unnormed Q, 2 x
   // 2,097,152) and its scaled Q 2,097,152: 102,789,120 + 4 x 2,097,152 +
   // 197,132,288 = 308,310,016.
-  LlamaCppSettings full = settings(12000, 1, 1024, FlashAttn::kOff);
+  LlamaCppSettings full = llamacpp_settings(12000, 1, 1024, FlashAttn::kOff);
   full.swa_full = true;
-  EXPECT_EQ(run(validation_gemma3(), full).compute_bytes, 102789120u + 4 * 2097152u + 197132288u);
+  EXPECT_EQ(run_llamacpp(validation_gemma3(), full).compute_bytes, 102789120u + 4 * 2097152u + 197132288u);
 }
 
 TEST(LlamaCppGraphGemma3, TwoStreamsScoresAboveTheFreedWindowInputs) {
@@ -114,7 +91,7 @@ TEST(LlamaCppGraphGemma3, TwoStreamsScoresAboveTheFreedWindowInputs) {
   // 262,144; the scaled Q 262,144:
   // 512 + 262,144 + 526,848 + 4,194,304 + 512 + 3 x 262,144 + 16,777,216
   // = 22,547,968.
-  LlamaCppEstimate e = run(validation_gemma3(), settings(16384, 2, 128, FlashAttn::kOff));
+  LlamaCppEstimate e = run_llamacpp(validation_gemma3(), llamacpp_settings(16384, 2, 128, FlashAttn::kOff));
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, 512u + 262144u + 526848u + 4194304u + 512u + 3 * 262144u + 16777216u);
 }
@@ -122,8 +99,8 @@ TEST(LlamaCppGraphGemma3, TwoStreamsScoresAboveTheFreedWindowInputs) {
 TEST(LlamaCppGraphGemma3, AnF32CacheUnderFlashAttentionKeepsThePhaseModel) {
   // Flash attention casts an f32 cache to f16 first, copies this graph
   // does not hold.
-  LlamaCppSettings s = settings(2000, 1, 256, FlashAttn::kOn, GgmlType::kF32, GgmlType::kF32);
-  EXPECT_FALSE(run(validation_gemma3(), s).compute_replayed);
+  LlamaCppSettings s = llamacpp_settings(2000, 1, 256, FlashAttn::kOn, GgmlType::kF32, GgmlType::kF32);
+  EXPECT_FALSE(run_llamacpp(validation_gemma3(), s).compute_replayed);
 }
 
 }  // namespace

@@ -14,32 +14,10 @@
 #include "memfit/llamacpp.h"
 #include "model/gguf_mla_graph.h"
 
+#include "support/llamacpp_replay.h"
+
 namespace memfit {
 namespace {
-
-const MemoryBudget kBudget{64ull << 30, 64ull << 30, BudgetSource::kExplicit};
-
-LlamaCppEstimate run(ModelSpec spec, const LlamaCppSettings& s) {
-  Model m;
-  m.has_config = true;
-  m.spec = std::move(spec);
-  m.weights.bytes = 1000;
-  m.weights.source = WeightsSource::kSafetensorsHeader;
-  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudget);
-  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
-  return e.ok() ? *e : LlamaCppEstimate{};
-}
-
-LlamaCppSettings settings(uint64_t ctx, uint64_t parallel, uint64_t ubatch, FlashAttn fa,
-                          GgmlType k = GgmlType::kF16) {
-  LlamaCppSettings s;
-  s.ctx_size = ctx;
-  s.parallel = parallel;
-  s.batch_size = s.ubatch_size = ubatch;
-  s.flash_attn = fa;
-  s.cache_type_k = s.cache_type_v = k;
-  return s;
-}
 
 // `deepseek2-mla`: 3 decoder blocks (the first dense, FFN 1536; then 16
 // routed experts of 256, 4 per token, one shared) and a NextN block;
@@ -83,13 +61,13 @@ TEST(LlamaCppGraphMla, TheLogitsSitAboveTheLastBlocksRoutedExperts) {
   // -c 4096 -ub 512, flash attention, f16 cache (measured 70.60 MiB):
   // 2,048 + 1,048,576 + 2,097,152 + 98,304 + 4,194,304 + 1,048,576 +
   // 65,536,000 = 74,024,960.
-  LlamaCppEstimate e = run(validation_mla(), settings(4096, 1, 512, FlashAttn::kOn));
+  LlamaCppEstimate e = run_llamacpp(validation_mla(), llamacpp_settings(4096, 1, 512, FlashAttn::kOn));
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, logits_peak(512));
   EXPECT_EQ(logits_peak(512), 74024960u);
   // -c 2304 -ub 64, bf16 cache: the same layout at 64 tokens, 256 +
   // 131,072 + 262,144 + 12,288 + 524,288 + 131,072 + 8,192,000 = 9,253,120.
-  e = run(validation_mla(), settings(2304, 1, 64, FlashAttn::kOn, GgmlType::kBF16));
+  e = run_llamacpp(validation_mla(), llamacpp_settings(2304, 1, 64, FlashAttn::kOn, GgmlType::kBF16));
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, 9253120u);
   EXPECT_EQ(logits_peak(64), 9253120u);
@@ -106,7 +84,7 @@ TEST(LlamaCppGraphMla, WithoutFlashAttentionTheLastScoresPeak) {
   // (4 x 256 x 1,024 x 8 = 8,388,608) at 66,277,376, which the latent
   // copied out of the cache (v_cont, 2 x 12,032 x 256 = 6,160,384) reuses.
   // 74,665,984 + 10,485,760 + 394,264,576 = 479,416,320.
-  LlamaCppEstimate e = run(validation_mla(), settings(12000, 1, 1024, FlashAttn::kOff));
+  LlamaCppEstimate e = run_llamacpp(validation_mla(), llamacpp_settings(12000, 1, 1024, FlashAttn::kOff));
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, 479416320u);
   // An f32 cache without flash attention copies the latent out at 4 B a
@@ -114,23 +92,26 @@ TEST(LlamaCppGraphMla, WithoutFlashAttentionTheLastScoresPeak) {
   // 4 x 16,384 x 512 x 8 = 268,435,456 above 69,216,256); with flash
   // attention it is cast to f16 first, a copy this graph does not hold: the
   // phase model stays.
-  EXPECT_EQ(run(validation_mla(), settings(16384, 1, 512, FlashAttn::kOff, GgmlType::kF32)).compute_bytes,
+  EXPECT_EQ(run_llamacpp(validation_mla(),
+                         llamacpp_settings(16384, 1, 512, FlashAttn::kOff, GgmlType::kF32)).compute_bytes,
             337651712u);
-  EXPECT_FALSE(run(validation_mla(), settings(4096, 1, 512, FlashAttn::kOn, GgmlType::kF32)).compute_replayed);
+  EXPECT_FALSE(run_llamacpp(validation_mla(),
+                            llamacpp_settings(4096, 1, 512, FlashAttn::kOn, GgmlType::kF32))
+                           .compute_replayed);
 }
 
 TEST(LlamaCppGraphMla, WhatTheReplayDoesNotBuildKeepsThePhaseModel) {
-  const LlamaCppSettings s = settings(4096, 1, 512, FlashAttn::kOn);
+  const LlamaCppSettings s = llamacpp_settings(4096, 1, 512, FlashAttn::kOn);
   ModelSpec groups = validation_mla();
   groups.mla_graph.expert_groups = 8;  // DeepSeek V3's group-limited routing
   groups.mla_graph.groups_used = 4;
-  EXPECT_FALSE(run(groups, s).compute_replayed);
+  EXPECT_FALSE(run_llamacpp(groups, s).compute_replayed);
   ModelSpec other = validation_mla();
   other.mla_graph.other_graph = true;
-  EXPECT_FALSE(run(other, s).compute_replayed);
+  EXPECT_FALSE(run_llamacpp(other, s).compute_replayed);
   ModelSpec unknown = validation_mla();
   unknown.mla_graph = MlaGraphInfo{};  // a config.json's spec carries none
-  EXPECT_FALSE(run(unknown, s).compute_replayed);
+  EXPECT_FALSE(run_llamacpp(unknown, s).compute_replayed);
 }
 
 GgufKeyValue kv(std::string key, uint64_t v) {

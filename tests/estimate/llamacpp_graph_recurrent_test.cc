@@ -15,12 +15,11 @@
 #include "memfit/gguf.h"
 #include "memfit/llamacpp.h"
 #include "memfit/model_spec.h"
+#include "support/llamacpp_replay.h"
 #include "support/gguf_writer.h"
 
 namespace memfit {
 namespace {
-
-const MemoryBudget kBudget{64ull << 30, 64ull << 30, BudgetSource::kExplicit};
 
 ModelSpec spec_of(const GgufWriter& writer) {
   const std::string bytes = writer.bytes();
@@ -30,28 +29,6 @@ ModelSpec spec_of(const GgufWriter& writer) {
   Result<ModelSpec> spec = model_spec_from_gguf(*header);
   EXPECT_TRUE(spec.ok()) << spec.error().message();
   return spec.ok() ? *spec : ModelSpec{};
-}
-
-LlamaCppEstimate run(ModelSpec spec, const LlamaCppSettings& s) {
-  Model m;
-  m.has_config = true;
-  m.spec = std::move(spec);
-  m.weights.bytes = 1000;
-  m.weights.source = WeightsSource::kSafetensorsHeader;
-  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudget);
-  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
-  return e.ok() ? *e : LlamaCppEstimate{};
-}
-
-LlamaCppSettings settings(uint64_t ctx, uint64_t parallel, uint64_t ubatch, FlashAttn fa,
-                          GgmlType k = GgmlType::kF16) {
-  LlamaCppSettings s;
-  s.ctx_size = ctx;
-  s.parallel = parallel;
-  s.batch_size = s.ubatch_size = ubatch;
-  s.flash_attn = fa;
-  s.cache_type_k = s.cache_type_v = k;
-  return s;
 }
 
 // The keys of a validation model's architecture: 512 wide, vocabulary
@@ -109,13 +86,13 @@ TEST(LlamaCppGraphRecurrent, Mamba2PeaksAtTheLogits) {
   // 1,048,576 + 1,048,576 + 65,536,000 = 68,685,856.
   const ModelSpec spec = validation_mamba2();
   ASSERT_EQ(spec.mamba2, (Mamba2Geometry{16, 1024, 1, 64, 4, 4}));
-  LlamaCppEstimate e = run(spec, settings(4096, 1, 512, FlashAttn::kAuto));
+  LlamaCppEstimate e = run_llamacpp(spec, llamacpp_settings(4096, 1, 512, FlashAttn::kAuto));
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, mamba2_logits_peak(512));
   EXPECT_EQ(mamba2_logits_peak(512), 68685856u);
   // -c 16384 -np 8 -ub 128: 8 sequences of 16 tokens, their 8 state row
   // indices 32 B: the same layout at 128 tokens, 17,171,488.
-  e = run(spec, settings(16384, 8, 128, FlashAttn::kOff));
+  e = run_llamacpp(spec, llamacpp_settings(16384, 8, 128, FlashAttn::kOff));
   EXPECT_EQ(e.compute_bytes, mamba2_logits_peak(128));
   EXPECT_EQ(mamba2_logits_peak(128), 17171488u);
 }
@@ -126,7 +103,7 @@ TEST(LlamaCppGraphRecurrent, Mamba2RoundsThePromptUpToTheSequences) {
   // 1,050,624, s_copy 32, output ids 2,048, the last mixer's output over
   // 513 tokens freed (1,050,624), l_out over the 512 rows 1,048,576, the
   // logits 65,536,000: 68,689,984.
-  LlamaCppEstimate e = run(validation_mamba2(), settings(3000, 3, 512, FlashAttn::kOn));
+  LlamaCppEstimate e = run_llamacpp(validation_mamba2(), llamacpp_settings(3000, 3, 512, FlashAttn::kOn));
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, 2080u + 1050624 + 32 + 2048 + 1050624 + 1048576 + 65536000);
 }
@@ -143,12 +120,14 @@ TEST(LlamaCppGraphRecurrent, WideMixersPeakInTheConvolution) {
   // x 4 = 20,971,520) goes above: 104,443,936.
   GgufWriter w = keys("mamba2", 2, 8192, 128, 8, 128);
   w.add_u32("mamba2.feed_forward_length", 0).add_u32("mamba2.attention.head_count", 0);
-  const LlamaCppEstimate e = run(spec_of(w), settings(4096, 1, 512, FlashAttn::kAuto));
+  const LlamaCppEstimate e = run_llamacpp(spec_of(w), llamacpp_settings(4096, 1, 512, FlashAttn::kAuto));
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, 62378016u + 21094400 + 20971520);
   // Three sequences (513 tokens) and eight (-ub 128), measured the same way.
-  EXPECT_EQ(run(spec_of(w), settings(3000, 3, 512, FlashAttn::kOn)).compute_bytes, 130206272u);
-  EXPECT_EQ(run(spec_of(w), settings(16384, 8, 128, FlashAttn::kOff)).compute_bytes, 60490784u);
+  EXPECT_EQ(run_llamacpp(spec_of(w),
+                         llamacpp_settings(3000, 3, 512, FlashAttn::kOn)).compute_bytes, 130206272u);
+  EXPECT_EQ(run_llamacpp(spec_of(w),
+                         llamacpp_settings(16384, 8, 128, FlashAttn::kOff)).compute_bytes, 60490784u);
 }
 
 TEST(LlamaCppGraphRecurrent, GraniteHybridPeaksAtTheLogits) {
@@ -158,16 +137,16 @@ TEST(LlamaCppGraphRecurrent, GraniteHybridPeaksAtTheLogits) {
   // the logits 65,536,000: 67,635,200.
   const ModelSpec spec = validation_granite();
   EXPECT_TRUE(spec.attention_rope);
-  LlamaCppEstimate e = run(spec, settings(4096, 1, 512, FlashAttn::kAuto));
+  LlamaCppEstimate e = run_llamacpp(spec, llamacpp_settings(4096, 1, 512, FlashAttn::kAuto));
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, 2048u + 1048576 + 1048576 + 65536000);
   // The same without flash attention at -c 1000 (1,024 cells), and over
   // three sequences (-c 3000 -np 3: 513 tokens, measured 65.50 MiB).
-  EXPECT_EQ(run(spec, settings(1000, 1, 512, FlashAttn::kOff)).compute_bytes, 67635200u);
-  EXPECT_EQ(run(spec, settings(3000, 3, 512, FlashAttn::kOn)).compute_bytes, 68685856u);
+  EXPECT_EQ(run_llamacpp(spec, llamacpp_settings(1000, 1, 512, FlashAttn::kOff)).compute_bytes, 67635200u);
+  EXPECT_EQ(run_llamacpp(spec, llamacpp_settings(3000, 3, 512, FlashAttn::kOn)).compute_bytes, 68685856u);
   // -c 12000 -ub 1024 without flash attention: the attention scores peak
   // (measured 434.02 MiB).
-  EXPECT_EQ(run(spec, settings(12000, 1, 1024, FlashAttn::kOff)).compute_bytes, 455102496u);
+  EXPECT_EQ(run_llamacpp(spec, llamacpp_settings(12000, 1, 1024, FlashAttn::kOff)).compute_bytes, 455102496u);
 }
 
 TEST(LlamaCppGraphRecurrent, GraniteHybridWithoutRopeKeepsOneMoreRow) {
@@ -180,35 +159,39 @@ TEST(LlamaCppGraphRecurrent, GraniteHybridWithoutRopeKeepsOneMoreRow) {
   // one 2,048-wide row of 512 tokens more than with RoPE.
   const ModelSpec spec = validation_granite(false);
   EXPECT_FALSE(spec.attention_rope);
-  LlamaCppEstimate e = run(spec, settings(1000, 1, 512, FlashAttn::kOff));
+  LlamaCppEstimate e = run_llamacpp(spec, llamacpp_settings(1000, 1, 512, FlashAttn::kOff));
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, 2048u + 1048576 + 1048576 + 1048576 + 65536000);
-  EXPECT_EQ(run(validation_granite(true), settings(1000, 1, 512, FlashAttn::kOff)).compute_bytes, 67635200u);
+  EXPECT_EQ(run_llamacpp(validation_granite(true),
+                         llamacpp_settings(1000, 1, 512, FlashAttn::kOff)).compute_bytes, 67635200u);
 }
 
 TEST(LlamaCppGraphRecurrent, WhatTheReplayDoesNotBuildKeepsThePhaseModel) {
-  const LlamaCppSettings s = settings(4096, 1, 512, FlashAttn::kOn);
+  const LlamaCppSettings s = llamacpp_settings(4096, 1, 512, FlashAttn::kOn);
   ModelSpec moe = validation_granite();
   moe.moe = MoeInfo{64, 6, 1, 512};  // Granite 4.0 H Tiny's experts
-  EXPECT_FALSE(run(moe, s).compute_replayed);
+  EXPECT_FALSE(run_llamacpp(moe, s).compute_replayed);
   ModelSpec config = validation_granite();
   config.model_type = "granitemoehybrid";  // a config.json: RoPE unknown
-  EXPECT_FALSE(run(config, s).compute_replayed);
+  EXPECT_FALSE(run_llamacpp(config, s).compute_replayed);
   // An f32 cache under flash attention is cast first: not in the graph.
-  EXPECT_FALSE(run(validation_granite(), settings(4096, 1, 512, FlashAttn::kOn, GgmlType::kF32)).compute_replayed);
+  EXPECT_FALSE(run_llamacpp(validation_granite(),
+                            llamacpp_settings(4096, 1, 512, FlashAttn::kOn, GgmlType::kF32))
+                           .compute_replayed);
   // mamba2 has no KV cache: its graph is the same whatever the cache types.
-  EXPECT_TRUE(run(validation_mamba2(), settings(4096, 1, 512, FlashAttn::kOn, GgmlType::kF32)).compute_replayed);
+  EXPECT_TRUE(run_llamacpp(validation_mamba2(),
+                           llamacpp_settings(4096, 1, 512, FlashAttn::kOn, GgmlType::kF32)).compute_replayed);
   ModelSpec absurd = validation_mamba2();
   absurd.mamba2.state = uint64_t{1} << 40;
-  EXPECT_FALSE(run(absurd, s).compute_replayed);
+  EXPECT_FALSE(run_llamacpp(absurd, s).compute_replayed);
   // A state row of 2^30 elements or more (state 2^17 x inner 2^13) is not
   // built; Mamba-Codestral 7B's 128 x 8192 = 2^20 is.
   absurd = validation_mamba2();
   absurd.mamba2.state = uint64_t{1} << 17;
   absurd.mamba2.inner = 8192;
-  EXPECT_FALSE(run(absurd, s).compute_replayed);
+  EXPECT_FALSE(run_llamacpp(absurd, s).compute_replayed);
   absurd.mamba2.state = 128;
-  EXPECT_TRUE(run(absurd, s).compute_replayed);
+  EXPECT_TRUE(run_llamacpp(absurd, s).compute_replayed);
 }
 
 }  // namespace
