@@ -14,7 +14,7 @@
 
 #include "fuzz_checks.h"
 #include "memfit/safetensors.h"
-#include "model/safetensors_json_parser.h"
+#include "model/safetensors/json_parser.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include "fuzz_checks.h"
 #include "memfit/weights.h"
-#include "model/safetensors_index.h"
+#include "model/safetensors/index.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view json(reinterpret_cast<const char*>(data), size);

@@ -131,7 +131,7 @@ struct Mamba2Geometry {
 };
 
 // GGUF deepseek2 with MLA only: what llama.cpp's graph of the model reads
-// beyond the geometry (the compute replay, llamacpp_graph_mla.cc), from
+// beyond the geometry (the compute replay, llamacpp/graph/mla.cc), from
 // the file's keys and tensor shapes. `latent` is 0 for every other model.
 struct MlaGraphInfo {
   uint64_t q_lora_rank = 0;     // attn_q_a's outputs; 0: one Q projection

@@ -6,7 +6,7 @@
 
 #include "memfit/gguf_split.h"
 #include "memfit/untrusted_text.h"
-#include "model/gguf_model.h"
+#include "model/gguf/model.h"
 
 namespace memfit {
 namespace {

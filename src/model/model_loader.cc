@@ -1,13 +1,13 @@
 // open_model: resolve what -m names, read config.json whole and weight
 // headers only, and decide the weights' source. GGUF models go through
-// model/gguf_model.h: a .gguf path, or a folder with no config.json whose
+// model/gguf/model.h: a .gguf path, or a folder with no config.json whose
 // only model is a GGUF one.
 #include <fmt/format.h>
 
 #include "memfit/untrusted_text.h"
 #include "memfit/model.h"
-#include "model/family.h"
-#include "model/gguf_model.h"
+#include "model/config/family.h"
+#include "model/gguf/model.h"
 #include "model/weight_components.h"
 
 namespace memfit {

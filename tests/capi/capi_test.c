@@ -1,7 +1,7 @@
 /* The C API from plain C: open the bundled example, estimate, check a
  * prefill, ask the gate, and free everything. Exits non-zero on the first
  * wrong figure. Expected values are the hand-computed ones of
- * tests/estimate/estimator_test.cc and tests/guard/prefill_guard_test.cc.
+ * tests/engines/mlxcel/estimate_test.cc and tests/guard/prefill_guard_test.cc.
  * Usage: capi_test EXAMPLE_DIR QWEN3_8B_DIR */
 #include <stdio.h>
 #include <string.h>

@@ -97,7 +97,7 @@ TEST(InspectCli, JsonStdoutIsExactlyOneObjectWithTheSumInvariant) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_TRUE(j.is_object()) << r.out;
-  // The hand-computed figures of tests/estimate/estimator_test.cc.
+  // The hand-computed figures of tests/engines/mlxcel/estimate_test.cc.
   EXPECT_EQ(j["total_bytes"], 11764806400u);
   EXPECT_EQ(j["weights_bytes"].get<uint64_t>() + j["kv_bytes_total"].get<uint64_t>() +
                 j["headroom_bytes"].get<uint64_t>(),

@@ -33,7 +33,7 @@ TEST(MlxLmCli, PreflightGeneratePrintsThePeakAsTotalBytes) {
   // Qwen3-14B: 40 layers x 2 x 8 x 128 x 2 B = 163,840 B per token; the
   // prompt's 2048 slots: 335,544,320 B. Logits 2048 x 151,936 x 2 B =
   // 622,329,856 B, over the MLP's 2048 x 17,408 x 2 x 3 = 213,909,504. The
-  // transient is the run-ahead replay (tests/estimate/mlxlm_estimate_test.cc
+  // transient is the run-ahead replay (tests/engines/mlxlm/estimate_test.cc
   // works one by hand): the logits and 801,112,064 B that the buffers in
   // flight before the LM head hold.
   EXPECT_EQ(m["kv_bytes"], 335544320u);

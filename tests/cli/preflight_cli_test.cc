@@ -1,6 +1,6 @@
 // `memfit preflight generate|serve`: KV length, slot arithmetic, the paged
 // KV budget, exit 3 when it does not fit, --force. Figures are for the
-// bundled Qwen3-14B-MLX-4bit (see tests/estimate/estimator_test.cc) and,
+// bundled Qwen3-14B-MLX-4bit (see tests/engines/mlxcel/estimate_test.cc) and,
 // for llama-server, the Qwen3-8B GGUF of tests/support/small_ggufs.h.
 #include <gtest/gtest.h>
 

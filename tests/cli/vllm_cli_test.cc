@@ -63,7 +63,7 @@ const std::string kDeepSeekV3 =
 TEST(VllmCli, GpuNameGivenPricesAnotherMachinesH100) {
   // DeepSeek-V3 on an H100 this host does not have: FlashMLA's 64-token
   // blocks, 61 x 64 x 576 x 2 B = 4,497,408 B each; 10 GiB of KV given is
-  // 2,387 of them (vllm_estimate_test.cc, MlaBlocksAreWhatTheGpusMlaBackendForces).
+  // 2,387 of them (engines/vllm/estimate_test.cc, MlaBlocksAreWhatTheGpusMlaBackendForces).
   const std::vector<std::string> args = {
       "inspect", "-m", kDeepSeekV3, "--engine", "vllm", "--max-model-len", "32768",
       "--gpu-name", "NVIDIA H100 80GB HBM3", "--gpu-memory-total", "80GiB",

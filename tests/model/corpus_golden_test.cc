@@ -1,5 +1,5 @@
 // A golden KV figure for every config in tests/data/corpus not already
-// covered by tests/estimate/kv_cache_layout_test.cc, at 8192 tokens,
+// covered by tests/engines/mlxcel/kv_cache_layout_test.cc, at 8192 tokens,
 // batch 1, fp16 (2 B per element; recurrent state f32). Per layer per
 // token attention costs 2 x kv_heads x head_dim x 2 B.
 #include <gtest/gtest.h>

@@ -16,7 +16,7 @@ namespace memfit {
 namespace {
 
 TEST(OpenModel, ConfigOnlyFolderIsSizedAnalytically) {
-  // Llama-3.1-8B counts 8,030,261,248 parameters (tests/model/model_config_test.cc):
+  // Llama-3.1-8B counts 8,030,261,248 parameters (tests/model/config/model_config_test.cc):
   // x 2 bytes = 16,060,522,496, unverified, with a warning.
   std::unique_ptr<FileSystem> fs = make_real_file_system();
   Result<Model> m = open_model(*fs, std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/llama3/Meta-Llama-3.1-8B");

@@ -15,7 +15,7 @@ EXAMPLE = os.environ["MEMFIT_EXAMPLE_MODEL"]
 class EstimateTest(unittest.TestCase):
     def test_the_inspect_report_as_a_dict(self):
         report = memfit.estimate(EXAMPLE, memory_limit="64GiB")
-        # tests/estimate/estimator_test.cc: weights 8,307,783,680 (the index's
+        # tests/engines/mlxcel/estimate_test.cc: weights 8,307,783,680 (the index's
         # total_size), KV 40 layers x 2 x 8 heads x 128 x 2 B x 8192 tokens =
         # 1,342,177,280, headroom 2,114,845,440; total 11,764,806,400.
         self.assertEqual(report["weights_bytes"], 8307783680)

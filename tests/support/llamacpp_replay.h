@@ -1,4 +1,4 @@
-// What the compute-replay tests (tests/estimate/llamacpp_graph_*_test.cc)
+// What the compute-replay tests (tests/engines/llamacpp/graph/*_test.cc)
 // run: llama.cpp's estimate of a spec under settings, against a 64 GiB
 // explicit budget.
 #ifndef MEMFIT_TESTS_SUPPORT_LLAMACPP_REPLAY_H_

@@ -1,0 +1,105 @@
+// The llama.cpp fit's answer as JSON and text (llamacpp_fit.h). Text:
+//
+//   Largest ctx-size that fits 16.00 GiB (explicit):
+//     f16    16384
+//     q8_0   30720
+//     q4_0   40960 (the training context)
+//   llama-server flags: -c 16384 -np 1
+//
+//   <render_llamacpp_text at the answer>
+#include <fmt/format.h>
+
+#include "memfit/llamacpp_fit.h"
+#include "memfit/llamacpp_report.h"
+#include "memfit/memory_size.h"
+#include "memfit/solver.h"
+#include "engines/shared/report_head.h"
+
+namespace memfit {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json value_json(const LlamaCppSolution& s) { return s.value ? Json(*s.value) : Json(nullptr); }
+
+std::string type_name(GgmlType type) { return std::string(ggml_type_traits(type).name); }
+
+// Why a capped value is the most the search allows.
+std::string_view ceiling_note(LlamaCppSolveFor what, const ModelSpec& spec, uint64_t value) {
+  if (what == LlamaCppSolveFor::kGpuLayers) return "every layer";
+  if (what == LlamaCppSolveFor::kNCpuMoe) return "no expert on the host";
+  if (what == LlamaCppSolveFor::kCtxSize) {
+    return spec.max_position_tokens != 0 ? "the training context"
+                                         : "the search ceiling: it fits any value";
+  }
+  return value == kLlamaCppMaxSequences ? "llama.cpp's most sequences"
+                                        : "one 256-cell block per sequence";
+}
+
+std::string value_text(LlamaCppSolveFor what, const ModelSpec& spec, const LlamaCppSolution& s) {
+  if (!s.value) return "nothing fits";
+  if (!s.capped) return std::to_string(*s.value);
+  return fmt::format("{} ({})", *s.value, ceiling_note(what, spec, *s.value));
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json llamacpp_fit_to_json(const PreparedRequest& p, const LlamaCppFit& fit) {
+  Json by_type = Json::array();
+  for (const LlamaCppSolution& s : fit.by_cache_type) {
+    by_type.push_back(
+        {{"cache_type", type_name(s.cache_type)}, {"value", value_json(s)}, {"capped", s.capped}});
+  }
+  Json j = {{"solve", std::string(to_string(fit.what))},
+            {"engine", "llamacpp"},
+            {"value", value_json(fit.answer)},
+            {"cache_type", type_name(p.llamacpp_settings.cache_type_k)},
+            {"capped", fit.answer.capped},
+            {"budget_bytes", p.budget.budget_bytes},
+            {"budget_source", std::string(to_string(p.budget.source))},
+            {"by_cache_type", std::move(by_type)},
+            {"flags", fit.answer.estimate ? Json(fit.flags) : Json(nullptr)},
+            {"warnings", warning_texts(p.warnings)}};
+  j["report"] = fit.answer.estimate
+                    ? llamacpp_estimate_to_json(*p.model, *fit.answer.estimate, p.budget, p.warnings)
+                    : Json(nullptr);
+  return j;
+}
+
+std::string render_llamacpp_fit_text(const PreparedRequest& p, const LlamaCppFit& fit) {
+  const ModelSpec& spec = p.model->spec;
+  const LlamaCppSettings& s = p.llamacpp_settings;
+  std::string at;
+  if (fit.what == LlamaCppSolveFor::kParallel) {
+    at = fmt::format(" at ctx-size {}", s.ctx_size != 0 ? s.ctx_size : spec.max_position_tokens);
+  }
+  const bool placing = !s.placement.gpus.empty();
+  std::string out =
+      placing ? fmt::format("{} {}{} that fits every device (GPUs less a {} margin):\n",
+                            fit.what == LlamaCppSolveFor::kNCpuMoe ? "Fewest" : "Largest",
+                            to_string(fit.what), at, format_bytes(s.placement.gpu_margin_bytes))
+              : fmt::format("Largest {}{} that fits {} ({}):\n", to_string(fit.what), at,
+                            format_bytes(p.budget.budget_bytes), to_string(p.budget.source));
+  bool answer_listed = false;
+  for (const LlamaCppSolution& row : fit.by_cache_type) {
+    out += fmt::format("  {:<6} {}\n", type_name(row.cache_type), value_text(fit.what, spec, row));
+    answer_listed |= s.cache_type_k == s.cache_type_v && row.cache_type == s.cache_type_k;
+  }
+  if (!answer_listed) {
+    out += fmt::format("  K {}, V {} (asked): {}\n", type_name(s.cache_type_k),
+                       type_name(s.cache_type_v), value_text(fit.what, spec, fit.answer));
+  }
+  if (fit.answer.estimate) {
+    out += fmt::format("llama-server flags: {}\n", joined(fit.flags));
+    out += "\n" + render_llamacpp_text(*p.model, *fit.answer.estimate, p.budget);
+  }
+  return out;
+}
+
+}  // namespace memfit

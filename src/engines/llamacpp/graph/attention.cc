@@ -1,0 +1,175 @@
+// The graph pieces every llama.cpp builder shares (llamacpp/graph/builders.h):
+// matrix products, RMS norms, the Hadamard rotations of a quantized cache
+// and build_attn over a KV cache.
+#include "engines/llamacpp/graph/builders.h"
+
+#include <algorithm>
+
+namespace memfit::llamacpp::graph {
+
+using ggml_graph::Dims;
+using ggml_graph::Op;
+using ggml_graph::Type;
+
+namespace {
+
+uint64_t elements(const Graph& g, int t) {
+  const Dims& ne = g.at(t).ne;
+  return ne[0] * ne[1] * ne[2] * ne[3];
+}
+
+bool contiguous(const Graph& g, int t) {
+  const ggml_graph::Tensor& x = g.at(t);
+  uint64_t stride = x.nb[0];
+  for (size_t i = 0; i < 4; ++i) {
+    if (x.ne[i] != 1 && x.nb[i] != stride) return false;
+    stride *= x.ne[i];
+  }
+  return true;
+}
+
+// A set_rows into the cache: a view of the (external) cache.
+void store(Graph& g, int rows, int idxs, int cache) {
+  g.expand(g.op(Op::kOther, Type::kExternal, {1, 1, 1, 1}, {rows, idxs, cache}, "set_rows"));
+}
+
+}  // namespace
+
+int mul_mat(Graph& g, int w, int b, uint64_t rows) {
+  const Dims& ne = g.at(b).ne;
+  return g.op(Op::kOther, Type::kF32, {rows, ne[1], ne[2], ne[3]}, {w, b});
+}
+
+int rms_norm_mul(Graph& g, int x, int w) {
+  const int norm = g.op(Op::kRmsNorm, Type::kF32, g.at(x).ne, {x}, "norm");
+  return g.op(Op::kMul, Type::kF32, g.at(x).ne, {norm, w});
+}
+
+int hadamard(Graph& g, int cur, int rot, uint64_t n) {
+  const Dims ne = g.at(cur).ne;
+  const uint64_t rows = elements(g, cur) / n;
+  const int flat = contiguous(g, cur)
+                       ? g.reshape(cur, {n, rows, 1, 1})
+                       : g.op(Op::kOther, Type::kF32, {n, rows, 1, 1}, {cur}, "cont");
+  const int rotated = mul_mat(g, rot, flat, n);
+  return g.reshape(rotated, ne);
+}
+
+int token_embeddings(Graph& g, int weight, uint64_t hidden, uint64_t n_tok) {
+  const int tokens = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_tokens");
+  const int embd_in = g.input(Type::kF32, {hidden, n_tok, 1, 1}, "inp_embd");
+  const int embd = g.op(Op::kOther, Type::kF32, {hidden, n_tok, 1, 1}, {weight, tokens}, "embd");
+  g.expand(embd);
+  g.expand(embd_in);
+  return embd;
+}
+
+void logits_output(Graph& g, int weight, int inp, uint64_t vocab) {
+  const int result_norm = rms_norm_mul(g, inp, weight);
+  const int logits = mul_mat(g, weight, result_norm, vocab);
+  g.set_output(result_norm);
+  g.set_output(logits);
+  g.expand(logits);
+}
+
+AttentionShape attention_shape(const ModelGeometry& geo, const LlamaCppContext& c,
+                               const LlamaCppSettings& settings) {
+  AttentionShape a;
+  a.hidden = geo.hidden;
+  a.heads = geo.heads;
+  a.kv_heads = geo.kv_heads;
+  a.head_dim = geo.head_dim;
+  a.n_kv = c.n_ctx_seq;
+  a.streams = std::max<uint64_t>(c.streams, 1);
+  a.flash_attn = c.flash_attn;
+  a.k_rot = k_rotation(settings.cache_type_k, a.head_dim);
+  a.v_rot = v_rotation(settings.cache_type_v, a.head_dim);
+  return a;
+}
+
+bool covers_cache_types(const LlamaCppContext& c, const LlamaCppSettings& settings) {
+  const bool f32_cache = settings.cache_type_k == GgmlType::kF32 || settings.cache_type_v == GgmlType::kF32;
+  const bool v_quantized = ggml_type_traits(settings.cache_type_v).block_elements > 1;
+  return !(c.flash_attn && f32_cache) && !(!c.flash_attn && v_quantized);
+}
+
+uint64_t k_rotation(GgmlType type, uint64_t head_dim) {
+  if (ggml_type_traits(type).block_elements <= 1 || head_dim % 64 != 0) return 0;
+  uint64_t n = 64;
+  while (head_dim % (n * 2) == 0) n *= 2;
+  return n;
+}
+
+uint64_t v_rotation(GgmlType type, uint64_t head_dim) {
+  return ggml_type_traits(type).block_elements > 1 && head_dim % 64 == 0 ? 64 : 0;
+}
+
+AttentionInputs attention_inputs(Graph& g, const AttentionShape& s, uint64_t n_tok, int weight) {
+  AttentionInputs in;
+  in.weight = weight;
+  in.k_idxs = g.input(Type::kI64, {n_tok, 1, 1, 1}, "k_idxs");
+  // Without flash attention V is stored transposed, one element a row.
+  in.v_idxs = g.input(Type::kI64, {s.flash_attn ? n_tok : n_tok * s.kv_heads * s.head_dim, 1, 1, 1},
+                      "v_idxs");
+  // Flash attention takes an f16 mask.
+  in.mask = g.input(s.flash_attn ? Type::kF16 : Type::kF32, {s.n_kv, n_tok / s.streams, 1, s.streams},
+                    "attn_inp_kq_mask");
+  if (s.k_rot > 0) in.k_rot = g.input(Type::kF32, {s.k_rot, s.k_rot, 1, 1}, "attn_inp_k_rot");
+  if (s.v_rot > 0) in.v_rot = g.input(Type::kF32, {s.v_rot, s.v_rot, 1, 1}, "attn_inp_v_rot");
+  return in;
+}
+
+int attention(Graph& g, const AttentionShape& s, const AttentionInputs& in, int q, int k, int v,
+              uint64_t n_tok) {
+  const uint64_t ns = s.streams;
+  if (s.k_rot > 0) {
+    q = hadamard(g, q, in.k_rot, s.k_rot);
+    k = hadamard(g, k, in.k_rot, s.k_rot);
+  }
+  if (s.v_rot > 0) v = hadamard(g, v, in.v_rot, s.v_rot);
+  g.expand(q);
+  g.expand(v);
+  g.expand(k);
+
+  // cpy_k: a 2-D view of K stored by set_rows (into the cache merged over
+  // its streams when there are several).
+  const uint64_t kv_width = s.kv_heads * s.head_dim;
+  const Dims rows_nb = {4, 4 * kv_width, 4 * kv_width * n_tok, 4 * kv_width * n_tok};
+  const auto cache = [&](bool merged) { return merged ? g.reshape(in.weight, {1, 1, 1, 1}) : in.weight; };
+  store(g, g.view(k, {kv_width, n_tok, 1, 1}, rows_nb, 0), in.k_idxs, cache(ns > 1));
+  // cpy_v: the same with flash attention; without, V one element a row.
+  if (s.flash_attn) {
+    store(g, g.view(v, {kv_width, n_tok, 1, 1}, rows_nb, 0), in.v_idxs, cache(ns > 1));
+  } else {
+    const int v2 = g.reshape(v, {kv_width, n_tok, 1, 1});
+    store(g, g.reshape(v2, {1, kv_width * n_tok, 1, 1}), in.v_idxs, cache(true));
+  }
+
+  // build_attn_mha: Q split into streams and permuted; K and V are views
+  // of the cache.
+  const ggml_graph::Tensor& qt = g.at(q);
+  const int q4 = g.view(q, {qt.ne[0], qt.ne[1], qt.ne[2] / ns, ns},
+                        {qt.nb[0], qt.nb[1], qt.nb[2], qt.nb[3] / ns}, 0);
+  const int qp = g.permute(q4, 0, 2, 1, 3);
+  const int kp = g.permute(cache(true), 0, 2, 1, 3);
+  const int vp = g.permute(cache(true), 0, 2, 1, 3);
+  const uint64_t rows = n_tok / ns;
+  int cur = -1;
+  if (s.flash_attn) {
+    const int fa = g.op(Op::kOther, Type::kF32, {s.head_dim, s.heads, rows, ns}, {qp, kp, vp, in.mask},
+                        "flash_attn_ext");
+    cur = g.reshape(fa, {s.head_dim * s.heads, n_tok, 1, 1});
+  } else {
+    const int kq = g.op(Op::kOther, Type::kF32, {s.n_kv, rows, s.heads, ns}, {kp, qp}, "kq");
+    const int soft = g.op(Op::kSoftMax, Type::kF32, {s.n_kv, rows, s.heads, ns}, {kq, in.mask},
+                          "kq_soft_max");
+    const int kqv = g.op(Op::kOther, Type::kF32, {s.head_dim, rows, s.heads, ns}, {vp, soft}, "kqv");
+    cur = g.op(Op::kOther, Type::kF32, {s.head_dim * s.heads, n_tok, 1, 1}, {g.permute(kqv, 0, 2, 1, 3)},
+               "kqv_out");
+  }
+  g.expand(cur);
+  if (s.v_rot > 0) cur = hadamard(g, cur, in.v_rot, s.v_rot);
+  return mul_mat(g, in.weight, cur, s.hidden);
+}
+
+}  // namespace memfit::llamacpp::graph

@@ -1,0 +1,123 @@
+// The pieces llama.cpp's graph builders share, as shape-only graphs for
+// the allocator replay (llamacpp/graph/ggml_graph.h), and the builders of each model
+// family. Each builder mirrors the pinned llama.cpp's tensor order; its
+// figures are checked against that library's own allocator
+// (docs/llamacpp-rules.md, "Compute buffers (replayed)"). Private to the
+// library.
+#ifndef MEMFIT_ENGINES_LLAMACPP_GRAPH_BUILDERS_H_
+#define MEMFIT_ENGINES_LLAMACPP_GRAPH_BUILDERS_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include "engines/llamacpp/graph/ggml_graph.h"
+#include "memfit/ggml_types.h"
+#include "memfit/llamacpp.h"
+#include "memfit/model_spec.h"
+#include "memfit/result.h"
+
+namespace memfit::llamacpp::graph {
+
+using ggml_graph::Graph;
+
+// Every factor a builder multiplies stays below this (tokens, widths,
+// cells, heads; the vocabulary below 2^24), so every tensor's bytes stay
+// far below 2^64; a model past it keeps the phase model.
+inline constexpr uint64_t kMaxFactor = uint64_t{1} << 20;
+inline constexpr uint64_t kMaxVocab = uint64_t{1} << 24;
+inline constexpr uint64_t kMaxLayers = 1024;
+// A graph of more tensors than this is not built (the phase model prices
+// it): the records are sized from header fields.
+inline constexpr uint64_t kMaxTensors = uint64_t{1} << 17;
+
+// mul_mat(w, b) with a weight of `rows` outputs: [rows, b.ne1..3], f32.
+int mul_mat(Graph& g, int w, int b, uint64_t rows);
+// build_norm(LLM_NORM_RMS) with a weight: rms_norm, then mul.
+int rms_norm_mul(Graph& g, int x, int w);
+// llama_mul_mat_hadamard: `cur`'s rows of n rotated by the n x n input.
+int hadamard(Graph& g, int cur, int rot, uint64_t n);
+
+// build_inp_embd: the token ids, the vector-input path (`inp_embd`: placed,
+// never read, so never freed) and the rows gathered from the embedding
+// [hidden, n_tok], which it returns, expanded in llama.cpp's order.
+int token_embeddings(Graph& g, int weight, uint64_t hidden, uint64_t n_tok);
+// The output norm and the LM head: result_norm and the logits over
+// `vocab`, both graph outputs (never freed), expanded last.
+void logits_output(Graph& g, int weight, int inp, uint64_t vocab);
+
+// One attention layer's KV cache and inputs as build_attn sees them.
+struct AttentionShape {
+  uint64_t hidden = 0;    // wo's outputs
+  uint64_t heads = 0;
+  uint64_t kv_heads = 0;
+  uint64_t head_dim = 0;  // of K and V
+  uint64_t n_kv = 0;      // cells per stream of this layer's cache
+  uint64_t streams = 1;
+  bool flash_attn = true;
+  uint64_t k_rot = 0;     // Hadamard size of the K rotation; 0 = none
+  uint64_t v_rot = 0;
+};
+struct AttentionInputs {
+  int weight = -1;  // any external tensor (weights, the cache)
+  int k_idxs = -1;
+  int v_idxs = -1;
+  int mask = -1;
+  int k_rot = -1;
+  int v_rot = -1;
+};
+// The K and V cache a standard (not MLA) attention layer reads: the
+// geometry's heads, the base cache's cells per stream, the rotations of a
+// quantized cache. A sliding-window layer changes n_kv.
+AttentionShape attention_shape(const ModelGeometry& geometry, const LlamaCppContext& context,
+                               const LlamaCppSettings& settings);
+// The K/V cache settings a graph with a K and a V cache covers: not an f32
+// cache under flash attention (llama.cpp casts it to f16 first, a copy the
+// graphs do not hold), and a quantized V only with flash attention.
+bool covers_cache_types(const LlamaCppContext& context, const LlamaCppSettings& settings);
+
+// The inputs build_attn_inp_kv creates for a cache (leaves; the graph
+// lists them where they are first read).
+AttentionInputs attention_inputs(Graph& g, const AttentionShape& s, uint64_t n_tok, int weight);
+// build_attn with a KV cache: from the roped Q, K, V [head_dim, heads,
+// n_tok] to the output projection [hidden, n_tok] (rotations, the cache
+// stores, flash attention or scores + softmax, wo).
+int attention(Graph& g, const AttentionShape& s, const AttentionInputs& in, int q, int k, int v,
+              uint64_t n_tok);
+
+// The Hadamard sizes llama.cpp rotates a quantized cache by (0: none):
+// K by the largest power of two from 64 up dividing the head, V by 64.
+uint64_t k_rotation(GgmlType type, uint64_t head_dim);
+uint64_t v_rotation(GgmlType type, uint64_t head_dim);
+
+// The compute buffer llama.cpp reserves with a builder's graphs: the
+// prompt graph of round_up(min(n_ctx, n_ubatch), streams) tokens keeping
+// min(n_ctx, n_ubatch) output rows, and the graph of one token per
+// sequence; the largest replay, at the CPU's alignment.
+using GraphOf = std::function<Graph(uint64_t n_tok, uint64_t n_out)>;
+Result<uint64_t> reserve_bytes(const LlamaCppContext& context, const GraphOf& graph_of);
+// The same with the prompt rounded up to a multiple of `seqs` (the
+// sequences its ubatch splits into) and the token graph skipped when the
+// sequences are not a multiple of the streams.
+Result<uint64_t> reserve_bytes(const LlamaCppContext& context, uint64_t seqs, const GraphOf& graph_of);
+
+// The builders, each nullopt for a model or setting it does not cover.
+// llamacpp/graph/decoder.cc: llama, Mistral, Mixtral, qwen3, qwen3moe.
+Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const LlamaCppContext& context,
+                                               const LlamaCppSettings& settings);
+// llamacpp/graph/gemma3.cc: Gemma 3 over its two caches (sliding window
+// and full attention).
+Result<std::optional<uint64_t>> replay_gemma3(const ModelSpec& spec, const LlamaCppContext& context,
+                                              const LlamaCppSettings& settings);
+// llamacpp/graph/mla.cc: deepseek2 files run with MLA (DeepSeek V2/V3,
+// Kimi K2 as llama.cpp converts them).
+Result<std::optional<uint64_t>> replay_mla(const ModelSpec& spec, const LlamaCppContext& context,
+                                           const LlamaCppSettings& settings);
+// llamacpp/graph/recurrent.cc: Mamba-2 (mamba2) and Granite 4.0 H
+// (granitehybrid with a dense FFN) over the recurrent state.
+Result<std::optional<uint64_t>> replay_recurrent(const ModelSpec& spec, const LlamaCppContext& context,
+                                                 const LlamaCppSettings& settings);
+
+}  // namespace memfit::llamacpp::graph
+
+#endif  // MEMFIT_ENGINES_LLAMACPP_GRAPH_BUILDERS_H_

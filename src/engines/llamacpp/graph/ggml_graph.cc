@@ -1,0 +1,340 @@
+// The graph model and the allocator replay (llamacpp/graph/ggml_graph.h).
+#include "engines/llamacpp/graph/ggml_graph.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "memfit/checked_math.h"
+
+namespace memfit::ggml_graph {
+
+namespace {
+
+uint64_t type_size(Type type) {
+  switch (type) {
+    case Type::kF32: return 4;
+    case Type::kF16: return 2;
+    case Type::kI32: return 4;
+    case Type::kI64: return 8;
+    case Type::kExternal: return 0;
+  }
+  return 0;
+}
+
+// Strides of a contiguous tensor; saturate on absurd shapes (bytes() then
+// saturates too and the replay reports the overflow).
+Dims contiguous(Type type, const Dims& ne) {
+  Dims nb{};
+  CheckedBytes stride = type_size(type);
+  for (size_t i = 0; i < 4; ++i) {
+    nb[i] = stride.saturated();
+    stride *= ne[i];
+  }
+  return nb;
+}
+
+bool can_inplace(Op op) {
+  switch (op) {
+    case Op::kRmsNorm:
+    case Op::kMul:
+    case Op::kAdd:
+    case Op::kDiv:
+    case Op::kClamp:
+    case Op::kRope:
+    case Op::kSoftMax:
+    case Op::kUnary:
+    case Op::kScale:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+int Graph::external(std::string name) {
+  Tensor t;
+  t.type = Type::kExternal;
+  t.name = std::move(name);
+  tensors_.push_back(std::move(t));
+  visited_.push_back(false);
+  return static_cast<int>(tensors_.size() - 1);
+}
+
+int Graph::input(Type type, Dims ne, std::string name) {
+  Tensor t;
+  t.type = type;
+  t.ne = ne;
+  t.nb = contiguous(type, ne);
+  t.input = true;
+  t.name = std::move(name);
+  tensors_.push_back(std::move(t));
+  visited_.push_back(false);
+  return static_cast<int>(tensors_.size() - 1);
+}
+
+int Graph::op(Op op, Type type, Dims ne, std::vector<int> src, std::string name) {
+  Tensor t;
+  t.type = type;
+  t.op = op;
+  t.ne = ne;
+  t.nb = contiguous(type, ne);
+  t.src = std::move(src);
+  t.name = std::move(name);
+  tensors_.push_back(std::move(t));
+  visited_.push_back(false);
+  return static_cast<int>(tensors_.size() - 1);
+}
+
+int Graph::view(int a, Dims ne, Dims nb, uint64_t offset) {
+  const Tensor& base = at(a);
+  Tensor t;
+  t.type = base.type;
+  t.op = Op::kView;
+  t.ne = ne;
+  t.nb = nb;
+  t.src = {a};
+  t.view_src = base.view_src >= 0 ? base.view_src : a;
+  t.view_offset = base.view_offset + offset;
+  t.name = base.name + " (view)";
+  tensors_.push_back(std::move(t));
+  visited_.push_back(false);
+  return static_cast<int>(tensors_.size() - 1);
+}
+
+int Graph::reshape(int a, Dims ne) {
+  const Type type = at(a).type;
+  return view(a, ne, contiguous(type, ne), 0);
+}
+
+int Graph::permute(int a, int ax0, int ax1, int ax2, int ax3) {
+  const Tensor& base = at(a);
+  const std::array<int, 4> axes = {ax0, ax1, ax2, ax3};
+  Dims ne{}, nb{};
+  for (size_t i = 0; i < 4; ++i) {
+    ne[static_cast<size_t>(axes[i])] = base.ne[i];
+    nb[static_cast<size_t>(axes[i])] = base.nb[i];
+  }
+  return view(a, ne, nb, 0);
+}
+
+int Graph::transpose(int a) { return permute(a, 1, 0, 2, 3); }
+
+bool Graph::is_external(int t) const {
+  const Tensor& x = at(t);
+  return x.type == Type::kExternal || (x.view_src >= 0 && at(x.view_src).type == Type::kExternal);
+}
+
+uint64_t Graph::bytes(int t) const {
+  const Tensor& x = at(t);
+  // ggml_nbytes of an unquantized tensor: the last element's offset + 1.
+  CheckedBytes last = type_size(x.type);
+  for (size_t i = 0; i < 4; ++i) {
+    if (x.ne[i] == 0) return 0;
+    last += (CheckedBytes(x.ne[i]) - 1) * x.nb[i];
+  }
+  return last.saturated();
+}
+
+void Graph::reserve(size_t tensors) {
+  tensors_.reserve(tensors);
+  visited_.reserve(tensors);
+  nodes_.reserve(tensors);
+}
+
+void Graph::expand(int t) { visit(t); }
+
+void Graph::visit(int t) {
+  if (visited_[static_cast<size_t>(t)]) return;
+  visited_[static_cast<size_t>(t)] = true;
+  // Copied: visiting appends nothing to tensors_, but keep the loop
+  // independent of the reference's lifetime.
+  const std::vector<int> src = at(t).src;
+  for (int s : src) visit(s);
+  if (at(t).op == Op::kNone) {
+    leaves_.push_back(t);
+  } else {
+    nodes_.push_back(t);
+  }
+}
+
+namespace {
+
+// ggml_dyn_tallocr: free blocks sorted by offset; the last one is the
+// buffer's open end (its size is "unbounded", kept as a huge value).
+class DynamicAllocator {
+ public:
+  explicit DynamicAllocator(uint64_t alignment) : alignment_(alignment) {
+    blocks_.push_back({0, kOpenEnd});
+  }
+
+  uint64_t allocate(uint64_t size) {
+    size = align(size);
+    int best = -1;
+    uint64_t best_size = UINT64_MAX;
+    for (size_t i = 0; i + 1 < blocks_.size(); ++i) {
+      if (blocks_[i].size >= size && blocks_[i].size <= best_size) {
+        best = static_cast<int>(i);
+        best_size = blocks_[i].size;
+      }
+    }
+    if (best < 0) best = static_cast<int>(blocks_.size() - 1);
+    Block& b = blocks_[static_cast<size_t>(best)];
+    const uint64_t offset = b.offset;
+    b.offset += size;
+    b.size -= size;
+    if (b.size == 0) blocks_.erase(blocks_.begin() + best);
+    max_size_ = std::max(max_size_, offset + size);
+    return offset;
+  }
+
+  void free(uint64_t offset, uint64_t size) {
+    size = align(size);
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+      Block& b = blocks_[i];
+      if (b.offset + b.size == offset) {
+        b.size += size;
+        if (i + 1 < blocks_.size() && b.offset + b.size == blocks_[i + 1].offset) {
+          b.size += blocks_[i + 1].size;
+          blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+        }
+        return;
+      }
+      if (offset + size == b.offset) {
+        b.offset = offset;
+        b.size += size;
+        if (i > 0 && blocks_[i - 1].offset + blocks_[i - 1].size == b.offset) {
+          blocks_[i - 1].size += b.size;
+          blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        return;
+      }
+    }
+    auto at = std::find_if(blocks_.begin(), blocks_.end(),
+                           [&](const Block& b) { return b.offset > offset; });
+    blocks_.insert(at, {offset, size});
+  }
+
+  uint64_t align(uint64_t size) const { return (size + alignment_ - 1) & ~(alignment_ - 1); }
+  uint64_t max_size() const { return max_size_; }
+
+ private:
+  // The open end's size: far beyond any buffer the replay accepts, so an
+  // open end never runs out (sizes are checked below 2^62 first).
+  static constexpr uint64_t kOpenEnd = uint64_t{1} << 63;
+  struct Block {
+    uint64_t offset;
+    uint64_t size;
+  };
+  uint64_t alignment_;
+  std::vector<Block> blocks_;
+  uint64_t max_size_ = 0;
+};
+
+struct State {
+  int children = 0;
+  int views = 0;
+  bool allocated = false;
+  uint64_t offset = 0;
+};
+
+bool same_layout(const Tensor& a, const Tensor& b) {
+  return a.type == b.type && a.ne == b.ne && a.nb == b.nb;
+}
+
+}  // namespace
+
+Result<uint64_t> replay_allocation(const Graph& graph, uint64_t alignment,
+                                   std::vector<AllocEvent>* trace) {
+  constexpr uint64_t kLargest = uint64_t{1} << 62;
+  const size_t n = graph.nodes().size() + graph.leaves().size();
+  // Every placed tensor's bytes, checked before anything is placed.
+  CheckedBytes sum = 0;
+  for (const std::vector<int>* list : {&graph.leaves(), &graph.nodes()}) {
+    for (int t : *list) {
+      if (graph.is_external(t) || graph.at(t).view_src >= 0) continue;
+      sum += graph.bytes(t);
+      sum += alignment;
+    }
+  }
+  if (!sum.value() || *sum.value() >= kLargest) {
+    return Error::overflow("llama.cpp compute graph is too large to replay: the request or the config is absurd");
+  }
+  (void)n;
+
+  std::vector<State> st;
+  auto state = [&](int t) -> State& {
+    if (static_cast<size_t>(t) >= st.size()) st.resize(static_cast<size_t>(t) + 1);
+    return st[static_cast<size_t>(t)];
+  };
+  DynamicAllocator alloc(alignment);
+  auto record = [&](AllocEvent::Kind kind, int t, int parent, uint64_t offset, uint64_t size) {
+    if (trace) trace->push_back({kind, t, parent, offset, alloc.align(size)});
+  };
+  auto is_view = [&](int t) { return graph.at(t).view_src >= 0; };
+
+  auto allocate_node = [&](int t) {
+    if (graph.is_external(t) || is_view(t) || state(t).allocated) return;
+    const Tensor& node = graph.at(t);
+    State& hn = state(t);
+    hn.allocated = true;
+    if (can_inplace(node.op)) {
+      for (int p : node.src) {
+        if (graph.is_external(p) || is_view(p) || !state(p).allocated) continue;
+        const Tensor& parent = graph.at(p);
+        if (parent.output || !same_layout(node, parent)) continue;
+        State& ph = state(p);
+        if (ph.children == 1 && ph.views == 0) {
+          hn.offset = ph.offset;
+          ph.allocated = false;
+          record(AllocEvent::Kind::kInplace, t, p, hn.offset, graph.bytes(t));
+          const uint64_t parent_size = alloc.align(graph.bytes(p));
+          const uint64_t node_size = alloc.align(graph.bytes(t));
+          if (parent_size > node_size) alloc.free(ph.offset + node_size, parent_size - node_size);
+          return;
+        }
+      }
+    }
+    hn.offset = alloc.allocate(graph.bytes(t));
+    record(AllocEvent::Kind::kAlloc, t, -1, hn.offset, graph.bytes(t));
+  };
+  auto free_node = [&](int t) {
+    if (graph.at(t).output) return;
+    State& hn = state(t);
+    record(AllocEvent::Kind::kFree, t, -1, hn.offset, graph.bytes(t));
+    alloc.free(hn.offset, graph.bytes(t));
+    hn.allocated = false;
+  };
+
+  for (int leaf : graph.leaves()) allocate_node(leaf);
+  for (int t : graph.nodes()) {
+    const Tensor& node = graph.at(t);
+    if (is_view(t)) state(node.view_src).views += 1;
+    if (node.input) allocate_node(t);
+    for (int s : node.src) {
+      state(s).children += 1;
+      if (graph.at(s).input) allocate_node(s);
+    }
+  }
+  for (int t : graph.nodes()) {
+    const Tensor& node = graph.at(t);
+    for (int s : node.src) allocate_node(s);
+    allocate_node(t);
+    for (int p : node.src) {
+      State& ph = state(p);
+      ph.children -= 1;
+      if (ph.children != 0 || ph.views != 0) continue;
+      if (is_view(p)) {
+        const int root = graph.at(p).view_src;
+        State& rh = state(root);
+        rh.views -= 1;
+        if (rh.views == 0 && rh.children == 0 && rh.allocated) free_node(root);
+      } else if (ph.allocated) {
+        free_node(p);
+      }
+    }
+  }
+  return alloc.max_size();
+}
+
+}  // namespace memfit::ggml_graph

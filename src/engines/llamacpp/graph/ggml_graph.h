@@ -1,0 +1,125 @@
+// A shape-only model of a ggml compute graph and a replay of ggml-alloc
+// over it: what the pinned llama.cpp's graph allocator (ggml_gallocr with
+// its dynamic best-fit allocator) would place, so a compute buffer's size
+// comes out as the allocator's own high-water mark instead of a sum of
+// phases. Nothing is computed; a tensor is its type, shape, strides, op and
+// sources. Private to the library (llamacpp/graph/decoder.cc builds graphs).
+//
+// Invariants the replay keeps from the allocator it models:
+//  - tensors are visited in the graph's order, sources before users, as
+//    ggml_build_forward_expand lists them (depth first, sources in order);
+//  - leaves that the graph owns (inputs) are placed first, in leaf order;
+//  - a node takes over the bytes of its first source (in source order)
+//    that it may: its op may run in place, the source is placed by this
+//    graph (not a view, not external), not an output, of the same type,
+//    shape and strides, and this node is its only user (a view of it
+//    counts as a user until freed);
+//  - a tensor is freed after its last user (a view's bytes after the last
+//    user of the last view); outputs are never freed;
+//  - free blocks are kept sorted by offset and merged with neighbours; a
+//    request takes the smallest block that fits among all but the last,
+//    else the last (which grows the buffer), sizes rounded up to the
+//    buffer's alignment.
+// External tensors (weights, the KV cache) are never placed.
+#ifndef MEMFIT_ENGINES_LLAMACPP_GRAPH_GGML_GRAPH_H_
+#define MEMFIT_ENGINES_LLAMACPP_GRAPH_GGML_GRAPH_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memfit/result.h"
+
+namespace memfit::ggml_graph {
+
+// The element types activations take; kExternal for tensors that live in
+// another buffer (their bytes are never counted).
+enum class Type { kF32, kF16, kI32, kI64, kExternal };
+
+// The ops whose in-place rule matters are named; the rest are kOther.
+enum class Op {
+  kNone,  // a leaf
+  kView,  // view, reshape, permute, transpose: no bytes of their own
+  kRmsNorm,
+  kMul,
+  kAdd,
+  kDiv,
+  kClamp,
+  kRope,
+  kSoftMax,
+  kUnary,  // sigmoid, silu, ... (GGML_OP_UNARY)
+  kScale,
+  kOther,  // mul_mat, get_rows, set_rows, flash_attn_ext, cont, glu, ...
+};
+
+using Dims = std::array<uint64_t, 4>;
+
+struct Tensor {
+  Type type = Type::kF32;
+  Op op = Op::kNone;
+  Dims ne = {1, 1, 1, 1};
+  Dims nb = {0, 0, 0, 0};  // strides in bytes
+  std::vector<int> src;    // sources, in order
+  int view_src = -1;       // the viewed tensor (never itself a view)
+  uint64_t view_offset = 0;
+  bool input = false;
+  bool output = false;
+  std::string name;        // for traces and tests
+};
+
+// A graph under construction: ops append tensors and return their ids.
+// Shapes are caller-checked: every element count fits 64 bits (the
+// builder's inputs are bounded before it runs).
+class Graph {
+ public:
+  int external(std::string name = "weight");
+  int input(Type type, Dims ne, std::string name);
+  // A new contiguous tensor, result of `op` over `src`.
+  int op(Op op, Type type, Dims ne, std::vector<int> src, std::string name = "");
+  // Views (reshape is a contiguous view of a contiguous tensor).
+  int reshape(int a, Dims ne);
+  int view(int a, Dims ne, Dims nb, uint64_t offset);
+  int permute(int a, int ax0, int ax1, int ax2, int ax3);
+  int transpose(int a);
+
+  // Room for `tensors` tensors (a builder's bound; growing is correct too).
+  void reserve(size_t tensors);
+
+  // ggml_build_forward_expand: appends `t` and its unvisited sources.
+  void expand(int t);
+  void set_output(int t) { tensors_[static_cast<size_t>(t)].output = true; }
+
+  const Tensor& at(int t) const { return tensors_[static_cast<size_t>(t)]; }
+  bool is_external(int t) const;
+  uint64_t bytes(int t) const;  // the bytes a placed tensor takes
+  const std::vector<int>& nodes() const { return nodes_; }
+  const std::vector<int>& leaves() const { return leaves_; }
+
+ private:
+  void visit(int t);
+  std::vector<Tensor> tensors_;
+  std::vector<bool> visited_;
+  std::vector<int> nodes_;
+  std::vector<int> leaves_;
+};
+
+// One event of the replay, for tests and traces: a tensor placed (or
+// reusing `parent`'s bytes in place) or freed, at [offset, offset + size).
+struct AllocEvent {
+  enum class Kind { kAlloc, kInplace, kFree } kind = Kind::kAlloc;
+  int tensor = -1;
+  int parent = -1;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+// The buffer the allocator would reserve for `graph` (its high-water mark,
+// bytes), every placement rounded to `alignment` (a power of two). Appends
+// the events to `trace` when it is not null. kOverflow past 64 bits.
+Result<uint64_t> replay_allocation(const Graph& graph, uint64_t alignment,
+                                   std::vector<AllocEvent>* trace = nullptr);
+
+}  // namespace memfit::ggml_graph
+
+#endif  // MEMFIT_ENGINES_LLAMACPP_GRAPH_GGML_GRAPH_H_

@@ -1,0 +1,317 @@
+// The prompt and token graphs of the pinned llama.cpp's deepseek2 models
+// run with MLA (DeepSeek V2/V3 and Kimi K2 as llama.cpp converts them),
+// built tensor by tensor in the order llama.cpp builds them, for the
+// allocator replay (llamacpp/graph/ggml_graph.h). llama.cpp runs MLA absorbed: one cache
+// row per token holds the normalized latent and the roped key part
+// (kv_lora_rank + rope wide, a K-only cache), Q's no-rope part is absorbed
+// through wk_b, attention is multi-query over the latent, and wv_b
+// decompresses its output per head. The NextN blocks are not in the graph
+// (llama.cpp builds them only in a separate MTP graph). The facts behind
+// each step: docs/llamacpp-rules.md, "Compute buffers (replayed)".
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "engines/llamacpp/graph/builders.h"
+
+namespace memfit::llamacpp::graph {
+
+namespace {
+
+using ggml_graph::Dims;
+using ggml_graph::Op;
+using ggml_graph::Type;
+
+// The shape of one graph: everything the builder reads, already checked.
+struct MlaShape {
+  uint64_t layers = 0;
+  uint64_t dense_layers = 0;  // leading blocks with a dense FFN
+  uint64_t hidden = 0;
+  uint64_t heads = 0;
+  uint64_t q_lora = 0;        // 0: one Q projection
+  uint64_t latent = 0;        // kv_lora_rank
+  uint64_t rope = 0;
+  uint64_t nope = 0;
+  uint64_t value = 0;         // V head width after wv_b
+  uint64_t ffn = 0;           // dense FFN width
+  uint64_t experts = 0;
+  uint64_t used = 0;
+  uint64_t expert_ffn = 0;
+  uint64_t shared_ffn = 0;    // shared experts' width, all together
+  bool sigmoid = false;       // gating: sigmoid, else softmax
+  bool selection_bias = false;
+  bool weights_norm = false;
+  bool weights_scaled = false;
+  uint64_t vocab = 0;
+  uint64_t n_kv = 0;          // cells per stream
+  uint64_t streams = 1;
+  bool flash_attn = true;
+  Type cache = Type::kF16;    // the K cache's element width (f16, bf16: 2 bytes; f32)
+};
+
+struct Inputs {
+  int weight = -1;  // every external tensor: weights and the cache
+  int pos = -1;
+  int out_ids = -1;
+  AttentionInputs attn;
+};
+
+// build_attn over the K-only cache with v_mla = wv_b, from Q [latent +
+// rope, heads, n] and K [latent + rope, 1, n] to wo's output [hidden, n].
+int mla_attention(Graph& g, const MlaShape& s, const Inputs& in, int q, int k, int v, uint64_t n) {
+  g.expand(q);
+  g.expand(v);
+  g.expand(k);
+  const uint64_t ns = s.streams;
+  const uint64_t row = s.latent + s.rope;
+  // cpy_k: a 2-D view of K stored by set_rows (into the cache reshaped to
+  // one stream when there are several).
+  const int cache = in.weight;
+  const int target = ns > 1 ? g.reshape(cache, {1, 1, 1, 1}) : cache;
+  const int k2 = g.view(k, {row, n, 1, 1}, {4, 4 * row, 4 * row * n, 4 * row * n}, 0);
+  g.expand(g.op(Op::kOther, Type::kExternal, {1, 1, 1, 1}, {k2, in.attn.k_idxs, target}, "set_rows"));
+
+  // build_attn_mha: Q split into streams and permuted; K the cache, V its
+  // first `latent` columns (views of the external cache).
+  const ggml_graph::Tensor& qt = g.at(q);
+  const uint64_t rows = n / ns;
+  const auto q_perm = [&]() {
+    const int q4 = g.view(q, {qt.ne[0], qt.ne[1], rows, ns}, {qt.nb[0], qt.nb[1], qt.nb[2], qt.nb[3] / ns}, 0);
+    return g.permute(q4, 0, 2, 1, 3);
+  };
+  int cur = -1;
+  if (s.flash_attn) {
+    const int qp = q_perm();
+    const int kview = g.reshape(cache, {1, 1, 1, 1});
+    const int kp = g.permute(kview, 0, 2, 1, 3);
+    const int vp = g.permute(g.reshape(kview, {1, 1, 1, 1}), 0, 2, 1, 3);
+    const int fa = g.op(Op::kOther, Type::kF32, {s.latent, s.heads, rows, ns}, {qp, kp, vp, in.attn.mask},
+                        "flash_attn_ext");
+    const int up = mul_mat(g, in.weight, g.permute(fa, 0, 2, 1, 3), s.value);  // [value, rows, heads, ns]
+    cur = g.op(Op::kOther, Type::kF32, {s.value, s.heads, rows, ns}, {g.permute(up, 0, 2, 1, 3)}, "cont");
+    cur = g.reshape(cur, {s.value * s.heads, n, 1, 1});
+  } else {
+    // V transposed out of the cache into a contiguous copy.
+    const int kview = g.reshape(cache, {1, 1, 1, 1});
+    const int vt = g.transpose(g.permute(g.reshape(kview, {1, 1, 1, 1}), 0, 2, 1, 3));
+    const int v_cont = g.op(Op::kOther, s.cache, {s.n_kv, s.latent, 1, ns}, {vt}, "v_cont");
+    const int kp = g.permute(kview, 0, 2, 1, 3);
+    const int qp = q_perm();
+    const int kq = g.op(Op::kOther, Type::kF32, {s.n_kv, rows, s.heads, ns}, {kp, qp}, "kq");
+    const int soft = g.op(Op::kSoftMax, Type::kF32, {s.n_kv, rows, s.heads, ns}, {kq, in.attn.mask},
+                          "kq_soft_max");
+    const int kqv = g.op(Op::kOther, Type::kF32, {s.latent, rows, s.heads, ns}, {v_cont, soft}, "kqv");
+    const int kqv_mla = mul_mat(g, in.weight, kqv, s.value);  // [value, rows, heads, ns]
+    cur = g.op(Op::kOther, Type::kF32, {s.value * s.heads, n, 1, 1}, {g.permute(kqv_mla, 0, 2, 1, 3)},
+               "kqv_out");
+  }
+  g.expand(cur);
+  return mul_mat(g, in.weight, cur, s.hidden);
+}
+
+// build_ffn, SiLU-gated in parallel: [hidden, n] -> [hidden, n].
+int gated_ffn(Graph& g, const MlaShape& s, const Inputs& in, int cur, uint64_t width) {
+  const int up = mul_mat(g, in.weight, cur, width);
+  const int gate = mul_mat(g, in.weight, cur, width);
+  const int glu = g.op(Op::kOther, Type::kF32, g.at(gate).ne, {gate, up}, "ffn_swiglu");
+  return mul_mat(g, in.weight, glu, s.hidden);
+}
+
+// build_moe_ffn as deepseek2 calls it (no expert groups): softmax or
+// sigmoid gating, the optional selection bias, weight normalization and
+// scaling, then the routed experts summed: [hidden, n] -> [hidden, n].
+int moe(Graph& g, const MlaShape& s, const Inputs& in, int cur, uint64_t n) {
+  const int logits = mul_mat(g, in.weight, cur, s.experts);
+  const int probs = g.op(s.sigmoid ? Op::kUnary : Op::kSoftMax, Type::kF32, {s.experts, n, 1, 1}, {logits},
+                         "ffn_moe_probs");
+  int selection = probs;
+  if (s.selection_bias) {
+    selection = g.op(Op::kAdd, Type::kF32, {s.experts, n, 1, 1}, {probs, in.weight}, "ffn_moe_probs_biased");
+  }
+  const int argsort = g.op(Op::kOther, Type::kI32, {s.experts, n, 1, 1}, {selection}, "ffn_moe_argsort");
+  const int selected = g.view(argsort, {s.used, n, 1, 1}, g.at(argsort).nb, 0);
+  const int probs3 = g.reshape(probs, {1, s.experts, n, 1});
+  int weights = g.op(Op::kOther, Type::kF32, {1, s.used, n, 1}, {probs3, selected}, "ffn_moe_weights");
+  if (s.weights_norm) {
+    weights = g.reshape(weights, {s.used, n, 1, 1});
+    int sum = g.op(Op::kOther, Type::kF32, {1, n, 1, 1}, {weights}, "ffn_moe_weights_sum");
+    sum = g.op(Op::kClamp, Type::kF32, {1, n, 1, 1}, {sum});
+    weights = g.op(Op::kDiv, Type::kF32, {s.used, n, 1, 1}, {weights, sum}, "ffn_moe_weights_norm");
+    weights = g.reshape(weights, {1, s.used, n, 1});
+  }
+  if (s.weights_scaled) {
+    weights = g.op(Op::kScale, Type::kF32, {1, s.used, n, 1}, {weights}, "ffn_moe_weights_scaled");
+  }
+  g.expand(weights);
+
+  const int x = g.reshape(cur, {s.hidden, 1, n, 1});
+  const Dims wide = {s.expert_ffn, s.used, n, 1};
+  const int up = g.op(Op::kOther, Type::kF32, wide, {in.weight, x, selected}, "ffn_moe_up");
+  const int gate = g.op(Op::kOther, Type::kF32, wide, {in.weight, x, selected}, "ffn_moe_gate");
+  const int glu = g.op(Op::kOther, Type::kF32, wide, {gate, up}, "ffn_moe_swiglu");
+  int experts = g.op(Op::kOther, Type::kF32, {s.hidden, s.used, n, 1}, {in.weight, glu, selected}, "ffn_moe_down");
+  experts = g.op(Op::kMul, Type::kF32, {s.hidden, s.used, n, 1}, {experts, weights}, "ffn_moe_weighted");
+  g.expand(experts);
+  // One strided view per used expert, summed.
+  const Dims et = g.at(experts).nb;
+  std::vector<int> views;
+  for (uint64_t i = 0; i < s.used; ++i) {
+    views.push_back(g.view(experts, {s.hidden, n, 1, 1}, {et[0], et[2], et[2] * n, et[2] * n}, i * et[1]));
+    g.expand(views.back());
+  }
+  int out = views[0];
+  for (size_t i = 1; i < views.size(); ++i) {
+    out = g.op(Op::kAdd, Type::kF32, {s.hidden, n, 1, 1}, {out, views[i]}, "ffn_moe_out");
+    g.expand(out);
+  }
+  if (views.size() == 1) out = g.op(Op::kOther, Type::kF32, {s.hidden, n, 1, 1}, {out}, "cont");
+  return out;
+}
+
+// More than the tensors build() makes: about 60 a layer and 2 per expert
+// used, the inputs and output.
+uint64_t tensor_bound(const MlaShape& s) { return 64 + s.layers * (96 + 2 * s.used); }
+
+// The graph of one ubatch of n_tok tokens (a multiple of the streams)
+// keeping n_out output rows.
+
+Graph build(const MlaShape& s, uint64_t n_tok, uint64_t n_out) {
+  Graph g;
+  g.reserve(tensor_bound(s));
+  Inputs in;
+  in.weight = g.external();
+  int inp = token_embeddings(g, in.weight, s.hidden, n_tok);
+  in.pos = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_pos");
+  // The K-only cache's inputs: its row indices and the mask (the V
+  // indices attention_inputs makes are never read, so never listed).
+  AttentionShape a;
+  a.heads = s.heads;
+  a.kv_heads = 1;
+  a.head_dim = s.latent + s.rope;
+  a.n_kv = s.n_kv;
+  a.streams = s.streams;
+  a.flash_attn = s.flash_attn;
+  in.attn = attention_inputs(g, a, n_tok, in.weight);
+  in.out_ids = g.input(Type::kI32, {n_out, 1, 1, 1}, "inp_out_ids");
+
+  const uint64_t qk = s.nope + s.rope;
+  for (uint64_t il = 0; il < s.layers; ++il) {
+    int residual = inp;
+    const int x = rms_norm_mul(g, inp, in.weight);
+    int q = -1;
+    if (s.q_lora > 0) {
+      q = rms_norm_mul(g, mul_mat(g, in.weight, x, s.q_lora), in.weight);
+      q = mul_mat(g, in.weight, q, s.heads * qk);
+    } else {
+      q = mul_mat(g, in.weight, x, s.heads * qk);
+    }
+    q = g.reshape(q, {qk, s.heads, n_tok, 1});
+    const Dims qnb = g.at(q).nb;
+    const uint64_t row = s.latent + s.rope;
+    const int kv_pe = mul_mat(g, in.weight, x, row);
+    const Dims kv_nb = {4, 4 * row, 4 * row * n_tok, 4 * row * n_tok};
+    const int kv = g.view(kv_pe, {s.latent, n_tok, 1, 1}, kv_nb, 0);
+    int k_pe = g.view(kv_pe, {s.rope, 1, n_tok, 1}, {4, 4 * row, 4 * row, 4 * row * n_tok}, 4 * s.latent);
+    k_pe = g.op(Op::kRope, Type::kF32, {s.rope, 1, n_tok, 1}, {k_pe, in.pos}, "k_pe");
+    const int kv_norm = rms_norm_mul(g, kv, in.weight);
+    const int q_nope = g.view(q, {s.nope, s.heads, n_tok, 1}, qnb, 0);
+    int q_pe = g.view(q, {s.rope, s.heads, n_tok, 1}, qnb, 4 * s.nope);
+    q_pe = g.op(Op::kRope, Type::kF32, {s.rope, s.heads, n_tok, 1}, {q_pe, in.pos}, "q_pe");
+    const int absorbed = mul_mat(g, in.weight, g.permute(q_nope, 0, 2, 1, 3), s.latent);  // [latent, n, heads]
+    const int qcur = g.op(Op::kOther, Type::kF32, {row, s.heads, n_tok, 1},
+                          {g.permute(absorbed, 0, 2, 1, 3), q_pe}, "Qcur");
+    const int vcur = g.reshape(kv_norm, {s.latent, 1, n_tok, 1});
+    const int kcur = g.op(Op::kOther, Type::kF32, {row, 1, n_tok, 1}, {vcur, k_pe}, "Kcur");
+    int cur = mla_attention(g, s, in, qcur, kcur, vcur, n_tok);
+    uint64_t rows = n_tok;
+    if (il + 1 == s.layers) {  // the last layer keeps the output rows only
+      cur = g.op(Op::kOther, Type::kF32, {s.hidden, n_out, 1, 1}, {cur, in.out_ids}, "get_rows");
+      residual = g.op(Op::kOther, Type::kF32, {s.hidden, n_out, 1, 1}, {residual, in.out_ids}, "get_rows");
+      rows = n_out;
+    }
+    const int ffn_inp = g.op(Op::kAdd, Type::kF32, {s.hidden, rows, 1, 1}, {cur, residual}, "ffn_inp");
+    const int y = rms_norm_mul(g, ffn_inp, in.weight);
+    int ffn_out = -1;
+    if (il < s.dense_layers) {
+      ffn_out = gated_ffn(g, s, in, y, s.ffn);
+    } else {
+      const int routed = moe(g, s, in, y, rows);
+      const int shared = gated_ffn(g, s, in, y, s.shared_ffn);
+      ffn_out = g.op(Op::kAdd, Type::kF32, {s.hidden, rows, 1, 1}, {routed, shared}, "ffn_out");
+    }
+    inp = g.op(Op::kAdd, Type::kF32, {s.hidden, rows, 1, 1}, {ffn_out, ffn_inp}, "l_out");
+  }
+  logits_output(g, in.weight, inp, s.vocab);
+  return g;
+}
+
+}  // namespace
+
+Result<std::optional<uint64_t>> replay_mla(const ModelSpec& spec, const LlamaCppContext& c,
+                                           const LlamaCppSettings& settings) {
+  const std::optional<uint64_t> none;
+  const MlaGraphInfo& m = spec.mla_graph;
+  if (spec.model_type != "deepseek2" || m.latent == 0 || m.other_graph) return none;
+  if (spec.layers.empty() || spec.layers.size() > kMaxLayers) return none;
+  for (const LayerCache& l : spec.layers) {
+    if (l.kind != LayerKind::kMlaLatent || l.elems_per_token != m.latent + m.rope) return none;
+  }
+  // Flash attention casts an f32 cache to f16 first (a copy this graph
+  // does not hold); without it V is copied out of the cache, which a
+  // quantized cache cannot be.
+  const GgmlType k_type = settings.cache_type_k;
+  const bool k_quantized = ggml_type_traits(k_type).block_elements > 1;
+  if ((c.flash_attn && k_type == GgmlType::kF32) || (!c.flash_attn && k_quantized)) return none;
+  if (!c.flash_attn && k_type != GgmlType::kF32 && k_type != GgmlType::kF16 && k_type != GgmlType::kBF16) {
+    return none;
+  }
+  // Expert groups and the other gating functions add nodes not built here.
+  if (m.expert_groups > 1 || (m.gating != 1 && m.gating != 2)) return none;
+
+  MlaShape s;
+  const ModelGeometry& geo = spec.geometry;
+  s.layers = spec.layers.size();
+  s.dense_layers = std::min<uint64_t>(m.dense_layers, s.layers);
+  s.hidden = geo.hidden;
+  s.heads = geo.heads;
+  s.q_lora = m.q_lora_rank;
+  s.latent = m.latent;
+  s.rope = m.rope;
+  s.nope = m.nope;
+  s.value = m.value;
+  s.ffn = geo.intermediate;
+  s.experts = spec.moe.experts;
+  s.used = spec.moe.experts_per_token;
+  s.expert_ffn = spec.moe.expert_intermediate;
+  s.shared_ffn = spec.moe.expert_intermediate * spec.moe.shared_experts;
+  s.sigmoid = m.gating == 2;
+  s.selection_bias = m.selection_bias;
+  s.weights_norm = m.weights_norm;
+  s.weights_scaled = m.weights_scaled;
+  s.vocab = geo.vocab;
+  s.n_kv = c.n_ctx_seq;
+  s.streams = std::max<uint64_t>(c.streams, 1);
+  s.flash_attn = c.flash_attn;
+  s.cache = k_type == GgmlType::kF32 ? Type::kF32 : Type::kF16;
+
+  // Every factor nonzero where it is read and below kMaxFactor (so no
+  // product overflows).
+  for (uint64_t v : {s.hidden, s.heads, s.latent + s.rope, s.nope + s.rope, s.value, s.n_kv,
+                     s.heads * (s.nope + s.rope), s.heads * s.value, s.heads * (s.latent + s.rope)}) {
+    if (v == 0 || v >= kMaxFactor) return none;
+  }
+  if (s.q_lora >= kMaxFactor || s.vocab == 0 || s.vocab >= kMaxVocab) return none;
+  if (s.dense_layers > 0 && (s.ffn == 0 || s.ffn >= kMaxFactor)) return none;
+  if (s.dense_layers < s.layers) {
+    if (s.experts == 0 || s.used == 0 || s.used > s.experts || s.experts >= kMaxFactor || s.expert_ffn == 0 ||
+        s.used * s.expert_ffn >= kMaxFactor || s.shared_ffn == 0 || s.shared_ffn >= kMaxFactor) {
+      return none;
+    }
+  }
+  if (tensor_bound(s) > kMaxTensors) return none;
+  Result<uint64_t> bytes = reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(s, n_tok, n_out); });
+  if (!bytes) return bytes.error();
+  return std::optional<uint64_t>(*bytes);
+}
+
+}  // namespace memfit::llamacpp::graph

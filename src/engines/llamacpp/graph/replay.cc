@@ -1,0 +1,49 @@
+// The replayed compute buffer (llamacpp/parts.h): the first graph builder
+// that covers the model, the prompt and token graphs llama.cpp reserves.
+#include <algorithm>
+#include <utility>
+
+#include "engines/llamacpp/graph/builders.h"
+#include "engines/llamacpp/parts.h"
+#include "memfit/checked_math.h"
+
+namespace memfit::llamacpp {
+
+namespace graph {
+
+Result<uint64_t> reserve_bytes(const LlamaCppContext& c, const GraphOf& graph_of) {
+  return reserve_bytes(c, std::max<uint64_t>(c.streams, 1), graph_of);
+}
+
+Result<uint64_t> reserve_bytes(const LlamaCppContext& c, uint64_t seqs, const GraphOf& graph_of) {
+  const uint64_t streams = std::max<uint64_t>(c.streams, 1);
+  const uint64_t n_out = std::min(c.n_ctx, c.n_ubatch);
+  const CheckedBytes n_tok = round_up(n_out, std::max<uint64_t>(seqs, 1));
+  if (!n_tok.value() || *n_tok.value() >= kMaxFactor || c.n_seq >= kMaxFactor) {
+    return Error::overflow("llama.cpp compute graph: the ubatch is absurd");
+  }
+  uint64_t best = 0;
+  for (auto [tok, out] : {std::pair{*n_tok.value(), n_out}, std::pair{c.n_seq, c.n_seq}}) {
+    if (tok == 0 || tok % streams != 0) continue;
+    Result<uint64_t> bytes = ggml_graph::replay_allocation(graph_of(tok, out), kCpuTensorAlignment);
+    if (!bytes) return bytes.error();
+    best = std::max(best, *bytes);
+  }
+  return best;
+}
+
+}  // namespace graph
+
+Result<std::optional<uint64_t>> replayed_compute_bytes(const ModelSpec& spec, const LlamaCppContext& c,
+                                                       const LlamaCppSettings& settings) {
+  using Builder = Result<std::optional<uint64_t>> (*)(const ModelSpec&, const LlamaCppContext&,
+                                                      const LlamaCppSettings&);
+  for (Builder builder : {&graph::replay_decoder, &graph::replay_gemma3, &graph::replay_mla,
+                           &graph::replay_recurrent}) {
+    Result<std::optional<uint64_t>> bytes = builder(spec, c, settings);
+    if (!bytes || bytes->has_value()) return bytes;
+  }
+  return std::optional<uint64_t>();
+}
+
+}  // namespace memfit::llamacpp

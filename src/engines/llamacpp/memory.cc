@@ -1,0 +1,147 @@
+// The exact part of llama.cpp's context memory: the KV cache
+// (src/llama-kv-cache.cpp), the recurrent state
+// (src/llama-memory-recurrent.cpp) and the output buffer
+// (llama_context::output_reserve). See docs/llamacpp-rules.md.
+//
+// Per layer with KV:  row(type_k, K width) x cells x streams
+//                   + row(type_v, V width) x cells x streams   (no V for MLA)
+// where an attention layer's elems_per_token is K + V of equal widths and an
+// MLA layer's is the one latent row (K only; V is a view of it).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "engines/llamacpp/parts.h"
+#include "memfit/checked_math.h"
+
+namespace memfit::llamacpp {
+namespace {
+
+bool has_attention_kv(LayerKind kind) {
+  return kind == LayerKind::kFullAttention || kind == LayerKind::kSlidingWindow ||
+         kind == LayerKind::kChunked;
+}
+
+bool is_recurrent(LayerKind kind) {
+  return kind == LayerKind::kSsm || kind == LayerKind::kLinearAttention ||
+         kind == LayerKind::kConv;
+}
+
+// Bytes of one row of `elements` at `type`; kUsage naming `field` when the
+// row is not a whole number of the type's blocks.
+Result<uint64_t> row_bytes(GgmlType type, uint64_t elements, std::string_view field) {
+  const std::array<uint64_t, 1> dims = {elements};
+  Result<uint64_t> bytes = ggml_tensor_bytes(type, dims);
+  if (!bytes && bytes.error().kind() == ErrorKind::kOverflow) return bytes.error();
+  if (!bytes) return Error::usage(field, bytes.error().message());
+  return bytes;
+}
+
+// Architectures whose KV cache leaves the NextN/MTP blocks out
+// (llama_model::create_memory's layer filter at v0.4.0).
+bool filters_nextn(std::string_view arch) {
+  return arch == "step35" || arch == "hy_v3" || arch == "glm-dsa" || arch == "mimo2" ||
+         arch == "deepseek32";
+}
+
+Error overflow(std::string_view what) {
+  return Error::overflow(fmt::format("llama.cpp {} overflows 64 bits: the request or the config is absurd", what));
+}
+
+}  // namespace
+
+Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c,
+                                 const LlamaCppSettings& s) {
+  const bool mla = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
+    return l.kind == LayerKind::kMlaLatent;
+  });
+  if (mla && s.cache_type_k != s.cache_type_v) {
+    return Error::usage("cache_type_v", "an MLA model's K and V cache types must be equal");
+  }
+  // Without flash attention the V cache is transposed and every V row is
+  // padded to the widest layer's (TAG_V_CACHE_VARIABLE); auto creates the
+  // cache untransposed, so only an explicit "off" pads.
+  uint64_t widest_v = 0;
+  for (const LayerCache& l : spec.layers) {
+    if (has_attention_kv(l.kind)) widest_v = std::max(widest_v, l.elems_per_token / 2);
+  }
+
+  MemoryParts parts;
+  CheckedBytes k_total = 0;
+  CheckedBytes v_total = 0;
+  CheckedBytes recurrent_total = 0;
+  // Adds `count` layers like `l` (an attention or MLA layer); `each` gets
+  // one layer's bytes.
+  auto add_kv = [&](const LayerCache& l, uint64_t count, uint64_t& each) -> Status {
+    const uint64_t cells = is_windowed(l) ? swa_cells(c, s, l.window_tokens) : c.n_ctx_seq;
+    const CheckedBytes slots = CheckedBytes(cells) * c.streams * count;
+    const uint64_t k_width = l.kind == LayerKind::kMlaLatent ? l.elems_per_token : l.elems_per_token / 2;
+    Result<uint64_t> k_row = row_bytes(s.cache_type_k, k_width, "cache_type_k");
+    if (!k_row) return k_row.error();
+    k_total += slots * *k_row;
+    CheckedBytes one = CheckedBytes(cells) * c.streams * *k_row;
+    if (l.kind != LayerKind::kMlaLatent) {
+      const uint64_t v_width = s.flash_attn == FlashAttn::kOff ? widest_v : l.elems_per_token / 2;
+      Result<uint64_t> v_row = row_bytes(s.cache_type_v, v_width, "cache_type_v");
+      if (!v_row) return v_row.error();
+      v_total += slots * *v_row;
+      one += CheckedBytes(cells) * c.streams * *v_row;
+    }
+    each = one.saturated();  // the totals above fail on overflow
+    parts.kv_layers = (CheckedBytes(parts.kv_layers) + count).saturated();
+    return Status::Ok();
+  };
+  parts.layer_bytes.assign(spec.layers.size(), 0);
+  CheckedBytes seq_partial = 0;
+  for (size_t i = 0; i < spec.layers.size(); ++i) {
+    const LayerCache& l = spec.layers[i];
+    if (is_recurrent(l.kind)) seq_partial += l.state_bytes;
+    if (is_windowed(l) && !s.swa_full) {
+      const uint64_t cells = std::min(c.n_ctx_seq, (CheckedBytes(l.window_tokens) + c.n_ubatch).saturated());
+      Result<uint64_t> k_row = row_bytes(s.cache_type_k, l.elems_per_token / 2, "cache_type_k");
+      if (!k_row) return k_row.error();
+      Result<uint64_t> v_row = row_bytes(s.cache_type_v, l.elems_per_token / 2, "cache_type_v");
+      if (!v_row) return v_row.error();
+      seq_partial += CheckedBytes(cells) * (CheckedBytes(*k_row) + *v_row).saturated();
+    }
+    if (is_recurrent(l.kind)) {
+      const CheckedBytes state = CheckedBytes(l.state_bytes) * c.n_seq;
+      recurrent_total += state;
+      parts.layer_bytes[i] = state.saturated();
+      ++parts.recurrent_layers;
+      continue;
+    }
+    if (!has_attention_kv(l.kind) && l.kind != LayerKind::kMlaLatent) continue;
+    if (Status added = add_kv(l, 1, parts.layer_bytes[i]); !added.ok()) return added.error();
+  }
+  // The NextN/MTP blocks after the decoder layers keep a KV cache like the
+  // last decoder layer's, never windowed, unless the architecture filters
+  // them out or the model is recurrent or hybrid (whose memory filters them).
+  const bool recurrent_model = parts.recurrent_layers > 0;
+  if (spec.nextn_layers > 0 && !recurrent_model && !filters_nextn(spec.model_type)) {
+    auto last = std::find_if(spec.layers.rbegin(), spec.layers.rend(), [](const LayerCache& l) {
+      return has_attention_kv(l.kind) || l.kind == LayerKind::kMlaLatent;
+    });
+    if (last != spec.layers.rend()) {
+      LayerCache nextn = *last;
+      if (nextn.kind != LayerKind::kMlaLatent) nextn.kind = LayerKind::kFullAttention;
+      nextn.window_tokens = 0;
+      if (Status added = add_kv(nextn, spec.nextn_layers, parts.nextn_layer_bytes); !added.ok()) return added.error();
+    }
+  }
+  CheckedBytes output = CheckedBytes(4) * c.n_seq * spec.geometry.vocab;
+  if (!k_total.value() || !v_total.value()) return overflow("KV cache");
+  if (!recurrent_total.value()) return overflow("recurrent state");
+  if (!output.value()) return overflow("output buffer");
+  parts.k_bytes = *k_total.value();
+  parts.v_bytes = *v_total.value();
+  parts.recurrent_bytes = *recurrent_total.value();
+  parts.output_bytes = *output.value();
+  if (!seq_partial.value()) return overflow("checkpoint state");
+  parts.seq_partial_bytes = *seq_partial.value();
+  return parts;
+}
+
+}  // namespace memfit::llamacpp

@@ -1,0 +1,109 @@
+// The parts of the llama.cpp estimate (llamacpp.h), one file each:
+// llamacpp/context.cc (cells, streams, batch), llamacpp/memory.cc (KV,
+// recurrent state, output buffer: exact) and llamacpp/compute.cc (the
+// compute buffer: modelled). Private to the library.
+#ifndef MEMFIT_ENGINES_LLAMACPP_PARTS_H_
+#define MEMFIT_ENGINES_LLAMACPP_PARTS_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "memfit/llamacpp.h"
+#include "memfit/memory_budget.h"
+#include "memfit/model.h"
+#include "memfit/model_spec.h"
+#include "memfit/result.h"
+
+namespace memfit::llamacpp {
+
+// Cells per stream of a sliding-window or chunked layer of `window_tokens`
+// (llama_kv_cache_iswa): n_ctx_seq with --swa-full, else
+//   pad256(min(n_ctx_seq, window x (unified ? n_seq : 1) + n_ubatch)).
+uint64_t swa_cells(const LlamaCppContext& context, const LlamaCppSettings& settings,
+                   uint64_t window_tokens);
+
+// True for a layer llama.cpp gives an SWA cache (a bounded window).
+bool is_windowed(const LayerCache& layer);
+
+struct MemoryParts {
+  uint64_t k_bytes = 0;
+  uint64_t v_bytes = 0;
+  uint64_t kv_layers = 0;
+  uint64_t recurrent_bytes = 0;
+  uint64_t recurrent_layers = 0;
+  uint64_t output_bytes = 0;
+  // Per decoder layer, in order: its KV (K + V) and recurrent state bytes;
+  // the placement puts each on its layer's device.
+  std::vector<uint64_t> layer_bytes;
+  uint64_t nextn_layer_bytes = 0;  // each NextN block's KV (they are alike)
+  // What one sequence holds that it cannot roll back, the size of one
+  // llama-server context checkpoint (llama_state_seq_get_size with
+  // LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY, less its few bytes of cell
+  // metadata): every recurrent layer's state_bytes, plus, without
+  // --swa-full, every windowed layer's K and V rows (at the cache types,
+  // V unpadded) for min(n_ctx_seq, window + n_ubatch) cells, the most one
+  // sequence keeps in the SWA cache. 0 for a model of full attention only.
+  uint64_t seq_partial_bytes = 0;
+};
+
+// KV (K and V rows at the cache types, cells x streams per layer),
+// recurrent state (state_bytes x n_seq per layer) and the output buffer
+// (4 x n_seq x vocab). kUsage when a row is not a whole number of blocks or
+// an MLA model's K and V types differ; kOverflow on absurd sizes.
+Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& context,
+                                 const LlamaCppSettings& settings);
+
+// The phases of the prompt graph (llamacpp/compute.cc), each the bytes of
+// its live tensors: the compute buffer of a device is the largest phase it
+// runs. input: the embeddings' rows and their copy, 2 x 4 x n_tok x hidden,
+// + the mask (what a host that runs no layer keeps).
+struct ComputePhases {
+  uint64_t output = 0;
+  uint64_t attention = 0;
+  uint64_t ffn = 0;
+  uint64_t input = 0;
+};
+Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
+                                     const LlamaCppSettings& settings);
+
+// The modelled compute buffer of a run on one device: the largest of
+// output, attention and FFN. kOverflow on absurd sizes.
+Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& context,
+                               const LlamaCppSettings& settings);
+
+// The compute buffer of a run on the host alone, replayed: the pinned
+// llama.cpp's graph for this model built tensor by tensor and its
+// allocator replayed over it (llamacpp_graph_*.cc, llamacpp/graph/ggml_graph.h): exact
+// for the architectures a builder knows (llama, Mistral, Mixtral, qwen3,
+// qwen3moe with one full-attention cache; Gemma 3 over its iSWA cache;
+// deepseek2 GGUFs with MLA); nullopt for any other model or setting, which
+// keeps the phases' model. kOverflow on absurd sizes.
+Result<std::optional<uint64_t>> replayed_compute_bytes(const ModelSpec& spec,
+                                                       const LlamaCppContext& context,
+                                                       const LlamaCppSettings& settings);
+
+// The buffers' alignments: every tensor of a GPU buffer starts at a
+// multiple of 128 B (ggml-cuda's), of a host buffer at 32 B (ggml-cpu's
+// TENSOR_ALIGNMENT).
+inline constexpr uint64_t kGpuTensorAlignment = 128;
+inline constexpr uint64_t kCpuTensorAlignment = 32;
+
+// Splits the estimate over the devices of settings.placement
+// (llamacpp/placement.cc) and sets e.placement, with the totals of `e`
+// (model, context, compute, total, fits) as the sums over its devices.
+// kUsage naming the field for an override or --main-gpu past the GPUs.
+Status place(const Model& model, const MemoryParts& parts, const ComputePhases& phases,
+             const MemoryBudget& budget, LlamaCppEstimate& e);
+
+// Adds settings.extras to `e` after place(): each line on its device
+// (added to the device's extras_bytes and total), the estimate's
+// extras_bytes and total_bytes, and every device's fit again.
+// The draft model is a second estimate against `budget`; the LoRA
+// adapters are checked against `model` (the one placed) and go where
+// e.placement.tensors put their base tensors.
+Status add_extras(const Model& model, LlamaCppEstimate& e, const MemoryBudget& budget);
+
+}  // namespace memfit::llamacpp
+
+#endif  // MEMFIT_ENGINES_LLAMACPP_PARTS_H_

@@ -1,0 +1,336 @@
+// The estimate split over the devices (docs/llamacpp-rules.md, "Memory per
+// device"; llama.cpp v0.4.0 src/llama-model.cpp load_tensors,
+// src/llama-kv-cache.cpp, ggml-backend's scheduler):
+//
+//   blocks   with L blocks (decoder + NextN) and N = min(-ngl, L + 1),
+//            block i is on a GPU when i >= L + 1 - N, the output layer
+//            when N >= 1; the N offloaded slots (the output last) go to
+//            the GPUs by the cumulative fractions of --tensor-split
+//            (default: each GPU's free memory); --split-mode none: all to
+//            --main-gpu
+//   weights  each tensor follows its block (token_embd and the other
+//            input tables: the host; output_norm / output: the output
+//            layer), unless an -ot rule or --n-cpu-moe matches its name
+//            first; NextN blocks are not loaded; a tied output on a GPU is
+//            a second copy of token_embd there; GPU tensors are padded to
+//            128 B; with row split a GPU block's matrices are spread over
+//            the GPUs by the same fractions
+//   context  each layer's KV / recurrent state on its layer's device (the
+//            host with --no-kv-offload); the output buffer on the host
+//   compute  each device the largest graph phase it runs (modelled)
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <regex>
+#include <string_view>
+
+#include "engines/llamacpp/parts.h"
+#include "memfit/checked_math.h"
+
+namespace memfit::llamacpp {
+namespace {
+
+constexpr uint64_t kMaxBlocks = 1u << 20;
+
+// The block index of a tensor named "blk.N." (GGUF) or "...layers.N."
+// (safetensors checkpoints); nullopt for any other name.
+std::optional<uint64_t> block_of(std::string_view name) {
+  size_t at = std::string_view::npos;
+  size_t skip = 0;
+  if (name.starts_with("blk.")) {
+    at = 0;
+    skip = 4;
+  } else if (size_t p = name.find("layers."); p != std::string_view::npos) {
+    at = p;
+    skip = 7;
+  }
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = name.substr(at + skip);
+  uint64_t index = 0;
+  auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), index);
+  if (ec != std::errc() || end == rest.data() || end == rest.data() + rest.size() || *end != '.') {
+    return std::nullopt;
+  }
+  return index;
+}
+
+bool is_output_layer(std::string_view name) {
+  return name.starts_with("output.") || name.starts_with("output_norm.") ||
+         name.starts_with("lm_head.") || name == "model.norm.weight";
+}
+
+// --n-cpu-moe N's rule for block b < N: the routed experts'
+// up/down/gate/gate_up tensors, "_exps" or "_chexps" (common/arg.cpp).
+bool is_routed_expert(std::string_view name) {
+  static const std::regex kExperts(R"(\.ffn_(up|down|gate|gate_up)_(ch|)exps)");
+  return std::regex_search(name.begin(), name.end(), kExperts);
+}
+
+// A GPU index in 0..G-1, or G for the host.
+using Where = uint64_t;
+
+struct Layout {
+  uint64_t gpus = 0;
+  uint64_t blocks = 0;  // L
+  uint64_t start = 0;   // the first offloaded block
+  uint64_t n_gpu = 0;   // slots offloaded (blocks and the output)
+  std::vector<double> cumulative;  // inclusive prefix sums of the split, ending at 1
+  SplitMode mode = SplitMode::kLayer;
+  uint64_t main_gpu = 0;
+
+  Where host() const { return gpus; }
+  Where slot_device(uint64_t slot) const {
+    if (mode == SplitMode::kNone) return main_gpu;
+    const double x = static_cast<double>(slot) / static_cast<double>(n_gpu);
+    for (uint64_t g = 0; g < gpus; ++g) {
+      if (cumulative[g] > x) return g;
+    }
+    return gpus - 1;
+  }
+  Where block(uint64_t i) const { return gpus > 0 && i >= start ? slot_device(i - start) : host(); }
+  Where output() const { return gpus > 0 && n_gpu >= 1 ? slot_device(n_gpu - 1) : host(); }
+};
+
+std::vector<double> split_fractions(const LlamaCppPlacementSettings& s) {
+  std::vector<double> weights(s.gpus.size(), 0.0);
+  double sum = 0;
+  for (size_t g = 0; g < weights.size() && g < s.tensor_split.size(); ++g) {
+    weights[g] = s.tensor_split[g];
+    sum += weights[g];
+  }
+  if (sum <= 0) {  // the default: each GPU's free memory
+    for (size_t g = 0; g < weights.size(); ++g) {
+      weights[g] = static_cast<double>(s.gpus[g].free_bytes);
+      sum += weights[g];
+    }
+  }
+  if (sum <= 0) {  // nothing free anywhere: even
+    std::fill(weights.begin(), weights.end(), 1.0);
+    sum = static_cast<double>(weights.size());
+  }
+  double running = 0;
+  for (double& w : weights) {
+    running += w;
+    w = running / sum;
+  }
+  return weights;
+}
+
+struct DeviceSums {
+  CheckedBytes model = 0;
+  CheckedBytes context = 0;
+  uint64_t compute = 0;
+  uint64_t blocks = 0;
+  bool output = false;
+  bool runs_weights = false;  // some weight of a block is here (an override)
+};
+
+}  // namespace
+
+Status place(const Model& model, const MemoryParts& parts, const ComputePhases& phases,
+             const MemoryBudget& budget, LlamaCppEstimate& e) {
+  const LlamaCppPlacementSettings& s = e.settings.placement;
+  const ModelSpec& spec = model.spec;
+  LlamaCppPlacement& out = e.placement;
+  out = {};
+  // The host's memory: the budget, or the RAM behind a GPU budget.
+  const uint64_t host_free =
+      budget.source == BudgetSource::kGpu ? budget.ram_available_bytes : budget.budget_bytes;
+
+  if (s.gpus.empty()) {
+    LlamaCppDeviceUsage cpu;
+    cpu.device = "cpu";
+    cpu.name = "host";
+    cpu.model_bytes = e.model_bytes;
+    cpu.context_bytes = e.context_bytes;
+    cpu.compute_bytes = e.compute_bytes;
+    cpu.total_bytes = e.total_bytes;
+    cpu.free_bytes = cpu.usable_bytes = host_free;
+    cpu.blocks = spec.layers.size() + spec.nextn_layers;
+    cpu.output_layer = true;
+    cpu.page_cache_bytes = s.mmap && !s.mlock ? e.mapped_bytes : 0;
+    cpu.fits = e.total_bytes <= e.budget_bytes;
+    out.tensors.reserve(model.tensors.size());
+    for (const SafetensorsTensor& t : model.tensors) {
+      const std::optional<uint64_t> block = block_of(t.name);
+      out.tensors.push_back({0, !block || *block < spec.layers.size(), false});
+    }
+    cpu.short_bytes = cpu.fits ? 0 : e.total_bytes - e.budget_bytes;
+    out.devices.push_back(std::move(cpu));
+    out.fits = e.fits;
+    return Status::Ok();
+  }
+
+  Layout lay;
+  lay.gpus = s.gpus.size();
+  lay.blocks = spec.layers.size() + spec.nextn_layers;
+  if (lay.blocks > kMaxBlocks) return Error(fmt::format("{} blocks: too many", lay.blocks));
+  lay.n_gpu = std::min(s.n_gpu_layers.value_or(lay.blocks + 1), lay.blocks + 1);
+  lay.start = lay.blocks + 1 - lay.n_gpu;
+  lay.cumulative = split_fractions(s);
+  lay.mode = s.split_mode;
+  lay.main_gpu = s.main_gpu;
+  if (s.main_gpu >= lay.gpus) {
+    return Error::usage("main_gpu", fmt::format("is {}, but there {} {} GPU{}", s.main_gpu,
+                                                lay.gpus == 1 ? "is" : "are", lay.gpus,
+                                                lay.gpus == 1 ? "" : "s"));
+  }
+  for (const LlamaCppTensorOverride& o : s.overrides) {
+    if (o.gpu && *o.gpu >= lay.gpus) {
+      return Error::usage("override_tensor",
+                          fmt::format("'{}' names GPU {}, but there {} {} GPU{}", o.pattern, *o.gpu,
+                                      lay.gpus == 1 ? "is" : "are", lay.gpus, lay.gpus == 1 ? "" : "s"));
+    }
+  }
+  out.n_gpu_layers = lay.n_gpu;
+
+  std::vector<DeviceSums> d(lay.gpus + 1);
+  for (uint64_t i = 0; i < lay.blocks; ++i) ++d[lay.block(i)].blocks;
+  d[lay.output()].output = true;
+
+  // Weights.
+  std::vector<std::regex> rules;
+  for (const LlamaCppTensorOverride& o : s.overrides) {
+    // Checked when parsed; a library caller may have skipped the parser.
+    Result<LlamaCppTensorOverride> checked = parse_tensor_override(o.pattern + "=CPU");
+    if (!checked) return checked.error();
+    try {
+      rules.emplace_back(o.pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      return Error::usage("override_tensor", "not a regular expression");
+    }
+  }
+  auto add_weight = [&](Where w, uint64_t bytes) {
+    d[w].model += w == lay.host() ? CheckedBytes(bytes) : round_up(bytes, kGpuTensorAlignment);
+  };
+  const uint64_t decoder_blocks = spec.layers.size();
+  bool tied = true;
+  uint64_t token_embd_bytes = 0;
+  if (!model.tensors.empty()) {
+    out.tensors.reserve(model.tensors.size());
+    for (const SafetensorsTensor& t : model.tensors) {
+      const std::string_view name = t.name;
+      if (name == "output.weight" || name == "lm_head.weight") tied = false;
+      if (name == "token_embd.weight" || name == "model.embed_tokens.weight") token_embd_bytes = t.data_bytes;
+      const std::optional<uint64_t> block = block_of(name);
+      if (block && *block >= decoder_blocks) {  // NextN: not loaded
+        out.tensors.push_back({static_cast<uint32_t>(lay.host()), false, false});
+        continue;
+      }
+      Where w = block ? lay.block(*block) : is_output_layer(name) ? lay.output() : lay.host();
+      bool overridden = false;
+      for (size_t r = 0; r < rules.size(); ++r) {
+        if (std::regex_search(t.name, rules[r])) {
+          w = s.overrides[r].gpu ? *s.overrides[r].gpu : lay.host();
+          overridden = true;
+          break;
+        }
+      }
+      if (!overridden && block && *block < s.n_cpu_moe && is_routed_expert(name)) w = lay.host();
+      if (block && w == lay.host()) d[w].runs_weights = true;
+      const bool row_split = block && w != lay.host() && lay.mode == SplitMode::kRow && t.shape.size() == 2;
+      out.tensors.push_back({static_cast<uint32_t>(w), true, row_split});
+      // Row split: a GPU block's matrices spread over every GPU.
+      if (row_split) {
+        double before = 0;
+        for (uint64_t g = 0; g < lay.gpus; ++g) {
+          const double share = lay.cumulative[g] - before;
+          before = lay.cumulative[g];
+          add_weight(g, static_cast<uint64_t>(static_cast<double>(t.data_bytes) * share + 0.5));
+        }
+        continue;
+      }
+      add_weight(w, t.data_bytes);
+    }
+    // The tied output: its own copy on the output layer's GPU.
+    if (tied && lay.output() != lay.host()) add_weight(lay.output(), token_embd_bytes);
+  } else {
+    // No tensor list (an index or the config only): the weights split
+    // evenly over the blocks, with one block's share each for the input
+    // table and the output layer (estimated).
+    const uint64_t share = e.mapped_bytes / (lay.blocks + 2);
+    add_weight(lay.host(), e.mapped_bytes - share * (lay.blocks + 1));
+    add_weight(lay.output(), share);
+    for (uint64_t i = 0; i < lay.blocks; ++i) add_weight(lay.block(i), share);
+  }
+
+  // Context: each layer's KV and state on its layer's device.
+  for (uint64_t i = 0; i < lay.blocks; ++i) {
+    const uint64_t bytes = i < decoder_blocks ? parts.layer_bytes[i] : parts.nextn_layer_bytes;
+    d[s.kv_offload ? lay.block(i) : lay.host()].context += bytes;
+  }
+  d[lay.host()].context += parts.output_bytes;
+
+  // Compute: the largest phase each device runs.
+  const uint64_t body = std::max(phases.attention, phases.ffn);
+  for (uint64_t w = 0; w <= lay.gpus; ++w) {
+    DeviceSums& x = d[w];
+    uint64_t c = 0;
+    if (x.blocks > 0) c = body;
+    if (x.output) c = std::max(c, phases.output);
+    if (w == lay.host()) {
+      c = std::max(c, phases.input);
+      if (x.runs_weights) c = std::max(c, phases.ffn);
+    }
+    x.compute = c;
+  }
+
+  // The devices, and the estimate's totals as their sums.
+  CheckedBytes model_sum = 0, context_sum = 0, compute_sum = 0;
+  uint64_t pooled = 0;
+  for (uint64_t w = 0; w <= lay.gpus; ++w) {
+    const DeviceSums& x = d[w];
+    const CheckedBytes total = x.model + x.context + x.compute;
+    if (!total.value()) return Error::overflow("llama.cpp device total overflows 64 bits");
+    LlamaCppDeviceUsage u;
+    if (w == lay.host()) {
+      u.device = "cpu";
+      u.name = "host";
+      u.free_bytes = u.usable_bytes = host_free;
+      u.page_cache_bytes = s.mmap && !s.mlock ? *x.model.value() : 0;
+    } else {
+      u.device = s.gpus[w].device;
+      u.name = s.gpus[w].name;
+      u.free_bytes = s.gpus[w].free_bytes;
+      u.usable_bytes = s.unified ? host_free
+                                 : (s.gpus[w].free_bytes > s.gpu_margin_bytes
+                                        ? s.gpus[w].free_bytes - s.gpu_margin_bytes
+                                        : 0);
+    }
+    u.model_bytes = *x.model.value();
+    u.context_bytes = *x.context.value();
+    u.compute_bytes = x.compute;
+    u.total_bytes = *total.value();
+    u.blocks = x.blocks;
+    u.output_layer = x.output;
+    model_sum += u.model_bytes;
+    context_sum += u.context_bytes;
+    compute_sum += u.compute_bytes;
+    pooled = (CheckedBytes(pooled) + u.total_bytes).saturated();
+    out.devices.push_back(std::move(u));
+  }
+  out.fits = true;
+  for (LlamaCppDeviceUsage& u : out.devices) {
+    // Unified memory: one pool, every device's total counted once in it.
+    const uint64_t need = s.unified ? pooled : u.total_bytes;
+    u.fits = need <= u.usable_bytes;
+    u.short_bytes = u.fits ? 0 : need - u.usable_bytes;
+    out.fits = out.fits && u.fits;
+  }
+  const CheckedBytes total = model_sum + context_sum + compute_sum;
+  if (!total.value()) return Error::overflow("llama.cpp total overflows 64 bits");
+  // A GPU build leaves host weights mapped (or in pinned host memory):
+  // no CPU_REPACK copies.
+  e.repack = RepackCpu::kNone;
+  e.repack_bytes = 0;
+  e.repack_modelled = true;
+  e.model_bytes = *model_sum.value();
+  e.context_bytes = *context_sum.value();
+  e.compute_bytes = *compute_sum.value();
+  e.total_bytes = *total.value();
+  e.fits = out.fits;
+  return Status::Ok();
+}
+
+}  // namespace memfit::llamacpp

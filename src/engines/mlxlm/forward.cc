@@ -1,0 +1,152 @@
+// mlxlm_forward_peak() (mlxlm/forward.h): a forward pass as a list of MLX
+// ops, fed to MlxRunAhead.
+//
+// Widths are elements per token: h hidden, qd = heads x head_dim, kvd =
+// kv_heads x head_dim, I the dense MLP, Im one routed expert. Activations
+// are 2 bytes (kMlxLmActivationBytes). The residual stream is one buffer
+// for the whole pass (each add writes into it), so it keeps one id.
+#include "engines/mlxlm/forward.h"
+
+#include <algorithm>
+
+#include "memfit/checked_math.h"
+#include "memfit/mlxlm.h"
+
+namespace memfit {
+namespace {
+
+constexpr uint64_t kAct = kMlxLmActivationBytes;
+// mlx-lm's SwitchGLU sorts the routed rows when there are at least 64.
+constexpr uint64_t kSortRows = 64;
+
+// Array ids: the residual is shared; everything else is per layer.
+enum Role : uint64_t {
+  kResidual = 1, kNorm1, kQ, kK, kV, kRopeQ, kRopeK, kCacheK, kCacheV, kAttn, kScores, kMask,
+  kMerged, kOut, kNorm2, kGate, kUp, kRouter, kProbs, kPart, kTopIdx, kTopScore, kOrder, kSorted,
+  kExpertOut, kUnsorted, kFinalNorm,
+  kWq = 64, kWk, kWv, kWo, kWg, kWu, kWd, kWr, kWeg, kWeu, kWed, kWsg, kWsu, kWsd, kWlm,
+};
+
+class Pass {
+ public:
+  Pass(const MlxLmPass& p, const MlxBufferLimits& limits) : p_(p), ra_(limits) {}
+
+  uint64_t id(uint64_t layer, Role r) const { return r == kResidual ? kResidual : (layer + 1) << 8 | r; }
+  // Activation elements of `width` per token.
+  uint64_t act(uint64_t width) const { return (CheckedBytes(p_.tokens) * width).saturated(); }
+  uint64_t bytes(uint64_t width) const { return (CheckedBytes(act(width)) * kAct).saturated(); }
+  // Stored elements of a weight of `params` parameters.
+  uint64_t weight(CheckedBytes params) const {
+    return (params * p_.weight_elements_per_kparam).saturated() / 1024;
+  }
+  void op(std::initializer_list<MlxInput> in, uint64_t held) { ra_.op(in, held); }
+  uint64_t peak() const { return ra_.peak_bytes(); }
+
+  // A dense gated MLP of `width` (in place SwiGLU).
+  void dense_mlp(uint64_t l, uint64_t h, uint64_t width, Role wg, Role wu, Role wd) {
+    op({{id(l, kNorm2), act(h)}, {id(l, wg), weight(CheckedBytes(h) * width)}}, bytes(width));
+    op({{id(l, kNorm2), act(h)}, {id(l, wu), weight(CheckedBytes(h) * width)}}, bytes(width));
+    op({{id(l, kGate), act(width)}, {id(l, kUp), act(width)}}, 0);
+    op({{id(l, kGate), act(width)}, {id(l, wd), weight(CheckedBytes(width) * h)}}, bytes(h));
+  }
+
+  // mlx-lm's SwitchGLU over E experts, k per token, Im wide.
+  void switch_glu(uint64_t l, uint64_t h, uint64_t E, uint64_t k, uint64_t Im) {
+    const uint64_t rows = (CheckedBytes(p_.tokens) * k).saturated();
+    op({{id(l, kNorm2), act(h)}, {id(l, kWr), weight(CheckedBytes(h) * E)}}, bytes(E));
+    op({{id(l, kRouter), act(E)}}, bytes(E));                           // softmax
+    op({{id(l, kProbs), act(E)}}, (CheckedBytes(act(E)) * 4).saturated());  // argpartition (uint32)
+    op({{id(l, kPart), act(E)}, {id(l, kProbs), act(E)}}, (CheckedBytes(rows) * (kAct + 4)).saturated());
+    const bool sort = rows >= kSortRows;
+    uint64_t x_rows = act(h);
+    if (sort) {
+      op({{id(l, kTopIdx), rows}}, (CheckedBytes(rows) * 8).saturated());  // order, inverse
+      op({{id(l, kNorm2), act(h)}, {id(l, kOrder), rows}}, (CheckedBytes(rows) * h * kAct).saturated());
+      x_rows = (CheckedBytes(rows) * h).saturated();
+    }
+    const uint64_t ew = (CheckedBytes(E) * Im * h).saturated();
+    const uint64_t inner = (CheckedBytes(rows) * Im * kAct).saturated();
+    const uint64_t out = (CheckedBytes(rows) * h * kAct).saturated();
+    op({{id(l, kSorted), x_rows}, {id(l, kWeg), weight(ew)}, {id(l, kTopIdx), rows}}, inner);
+    op({{id(l, kSorted), x_rows}, {id(l, kWeu), weight(ew)}, {id(l, kTopIdx), rows}}, inner);
+    op({{id(l, kGate), inner / kAct}, {id(l, kUp), inner / kAct}}, 0);
+    op({{id(l, kGate), inner / kAct}, {id(l, kWed), weight(ew)}, {id(l, kTopIdx), rows}}, out);
+    if (sort) op({{id(l, kExpertOut), out / kAct}, {id(l, kOrder), rows}}, out);  // unsort
+    op({{id(l, kUnsorted), out / kAct}, {id(l, kTopScore), rows}}, 0);          // x scores
+    op({{id(l, kUnsorted), out / kAct}}, bytes(h));                             // sum over k
+  }
+
+ private:
+  const MlxLmPass& p_;
+  MlxRunAhead ra_;
+};
+
+bool attends(LayerKind k) {
+  return k == LayerKind::kFullAttention || k == LayerKind::kSlidingWindow ||
+         k == LayerKind::kChunked || k == LayerKind::kMlaLatent || k == LayerKind::kSharedKv;
+}
+
+}  // namespace
+
+uint64_t mlxlm_forward_peak(const ModelSpec& spec, const MlxLmPass& p,
+                            const std::vector<MlxLmLayerPass>& layers,
+                            const MlxBufferLimits& limits) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t h = g.hidden;
+  const uint64_t qd = (CheckedBytes(g.heads) * g.head_dim).saturated();
+  const uint64_t kvd = (CheckedBytes(g.kv_heads) * g.head_dim).saturated();
+  Pass pass(p, limits);
+  for (size_t i = 0; i < spec.layers.size(); ++i) {
+    const uint64_t l = i;
+    const LayerCache& lc = spec.layers[i];
+    const MlxLmLayerPass c = i < layers.size() ? layers[i] : MlxLmLayerPass{};
+    pass.op({{kResidual, pass.act(h)}}, pass.bytes(h));  // RMSNorm
+    pass.op({{pass.id(l, kNorm1), pass.act(h)}, {pass.id(l, kWq), pass.weight(CheckedBytes(h) * qd)}}, pass.bytes(qd));
+    pass.op({{pass.id(l, kNorm1), pass.act(h)}, {pass.id(l, kWk), pass.weight(CheckedBytes(h) * kvd)}}, pass.bytes(kvd));
+    pass.op({{pass.id(l, kNorm1), pass.act(h)}, {pass.id(l, kWv), pass.weight(CheckedBytes(h) * kvd)}}, pass.bytes(kvd));
+    if (attends(lc.kind)) {
+      pass.op({{pass.id(l, kQ), pass.act(qd)}}, pass.bytes(qd));    // RoPE
+      pass.op({{pass.id(l, kK), pass.act(kvd)}}, pass.bytes(kvd));
+      // The cache writes: K and V in place (a regrow holds the old buffer).
+      const uint64_t half = c.cache_bytes / kAct / 2;
+      pass.op({{pass.id(l, kCacheK), half}, {pass.id(l, kRopeK), pass.act(kvd)}}, c.old_bytes / 2);
+      pass.op({{pass.id(l, kCacheV), half}, {pass.id(l, kV), pass.act(kvd)}}, c.old_bytes - c.old_bytes / 2);
+      if (p.scores_bytes != 0 && lc.kind != LayerKind::kMlaLatent) {
+        pass.op({{pass.id(l, kRopeQ), pass.act(qd)}, {pass.id(l, kCacheK), half}}, p.scores_bytes);
+        pass.op({{pass.id(l, kScores), p.scores_elements}, {pass.id(l, kMask), p.mask_elements}}, 0);
+        pass.op({{pass.id(l, kScores), p.scores_elements}}, 0);  // softmax, in place
+        pass.op({{pass.id(l, kScores), p.scores_elements}, {pass.id(l, kCacheV), half}},
+                p.attention_bytes - std::min(p.attention_bytes, p.scores_bytes));
+      } else {
+        pass.op({{pass.id(l, kRopeQ), pass.act(qd)}, {pass.id(l, kCacheK), half}, {pass.id(l, kCacheV), half}},
+                p.attention_bytes);
+      }
+    } else {
+      // Linear attention / SSM: one mixer output of the q width.
+      pass.op({{pass.id(l, kQ), pass.act(qd)}, {pass.id(l, kK), pass.act(kvd)}, {pass.id(l, kV), pass.act(kvd)}},
+              pass.bytes(qd));
+    }
+    pass.op({{pass.id(l, kAttn), pass.act(qd)}}, pass.bytes(qd));  // merge heads (a copy)
+    pass.op({{pass.id(l, kMerged), pass.act(qd)}, {pass.id(l, kWo), pass.weight(CheckedBytes(qd) * h)}}, pass.bytes(h));
+    pass.op({{kResidual, pass.act(h)}, {pass.id(l, kOut), pass.act(h)}}, 0);  // residual add
+    pass.op({{kResidual, pass.act(h)}}, pass.bytes(h));                       // RMSNorm
+    if (spec.moe.experts != 0) {
+      const uint64_t Im = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
+      pass.switch_glu(l, h, spec.moe.experts, std::max<uint64_t>(1, spec.moe.experts_per_token), Im);
+      if (spec.moe.shared_experts != 0) {
+        pass.dense_mlp(l, h, (CheckedBytes(Im) * spec.moe.shared_experts).saturated(), kWsg, kWsu, kWsd);
+      }
+    } else {
+      pass.dense_mlp(l, h, g.intermediate, kWg, kWu, kWd);
+    }
+    pass.op({{kResidual, pass.act(h)}, {pass.id(l, kOut), pass.act(h)}}, 0);  // residual add
+  }
+  if (p.logits_bytes != 0) {
+    pass.op({{kResidual, pass.act(h)}}, pass.bytes(h));  // the final RMSNorm
+    pass.op({{pass.id(0, kFinalNorm), pass.act(h)}, {pass.id(0, kWlm), pass.weight(CheckedBytes(g.vocab) * h)}},
+            p.logits_bytes);
+  }
+  return pass.peak();
+}
+
+}  // namespace memfit

@@ -1,0 +1,76 @@
+#include "engines/shared/report_head.h"
+
+#include <fmt/format.h>
+
+#include "memfit/memory_size.h"
+#include "memfit/report.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit {
+
+nlohmann::ordered_json report_head(const Model& model, std::string_view engine) {
+  nlohmann::ordered_json j;
+  j["memfit_version"] = std::string(memfit_version());
+  j["model"] = model.path;
+  j["model_type"] = model.spec.model_type;
+  j["family"] = model.spec.family;
+  j["layout"] = model.spec.layout;
+  j["engine"] = std::string(engine);
+  return j;
+}
+
+nlohmann::ordered_json warning_texts(std::span<const Warning> warnings) {
+  nlohmann::ordered_json texts = nlohmann::ordered_json::array();
+  for (const Warning& w : warnings) texts.push_back(w.text);
+  return texts;
+}
+
+void add_report_tail(nlohmann::ordered_json& j, const Model& model,
+                     std::span<const Warning> warnings) {
+  j["assumptions"] = model.spec.assumptions;
+  j["warnings"] = warning_texts(warnings);
+}
+
+void add_report_budget(nlohmann::ordered_json& j, const MemoryBudget& budget,
+                       uint64_t budget_bytes, uint64_t total_bytes, bool fits) {
+  j["budget_bytes"] = budget_bytes;
+  j["budget_source"] = std::string(to_string(budget.source));
+  j["total_bytes"] = total_bytes;
+  j["fits"] = fits;
+}
+
+void add_report_tail(nlohmann::ordered_json& j, const Model& model, const MemoryBudget& budget,
+                     uint64_t budget_bytes, uint64_t total_bytes, bool fits,
+                     std::span<const Warning> warnings) {
+  add_report_budget(j, budget, budget_bytes, total_bytes, fits);
+  add_report_tail(j, model, warnings);
+}
+
+std::string report_text_head(const Model& model, std::string_view engine) {
+  const ModelSpec& spec = model.spec;
+  std::string out = fmt::format("memfit {} — {}", memfit_version(),
+                                escape_untrusted(model.path, model.path.size()));
+  if (!engine.empty()) out += fmt::format(" (engine {})", engine);
+  out += fmt::format("\nmodel_type {}, family {}, layout {}\n",
+                     spec.model_type.empty() ? "(none)" : escape_untrusted(spec.model_type),
+                     escape_untrusted(spec.family), spec.layout.empty() ? "(unknown)" : spec.layout);
+  return out;
+}
+
+void report_row(std::string& out, std::string_view label, uint64_t bytes, std::string_view note) {
+  out += fmt::format("  {:<22}{:>12}", label, format_bytes(bytes));
+  if (!note.empty()) out += fmt::format("   {}", note);
+  out += '\n';
+}
+
+std::string report_verdict(bool fits, uint64_t total_bytes, uint64_t budget_bytes) {
+  if (fits) {
+    return fmt::format("\nFITS: {} of {} ({} to spare)\n", format_bytes(total_bytes),
+                       format_bytes(budget_bytes), format_bytes(budget_bytes - total_bytes));
+  }
+  return fmt::format("\nDOES NOT FIT: {} needed, {} available ({} short)\n",
+                     format_bytes(total_bytes), format_bytes(budget_bytes),
+                     format_bytes(total_bytes - budget_bytes));
+}
+
+}  // namespace memfit

@@ -1,0 +1,298 @@
+// estimate_vllm(): one rank of `vllm serve` (vllm.h; docs/engine-vllm.md).
+//
+// Weights per rank: with the headers' tensor list, each tensor split as
+// vLLM's parallel layers split it (tp_rank_tensor_bytes, parallel_plan.h);
+// without it, the checkpoint's total split by the config's geometry: the
+// embedding and an untied LM head as 16-bit vocab-parallel tables padded
+// to 64 rows, norms and routers whole, k/v replicated past the KV heads,
+// everything else divided by TP, and a one-group Mamba-2 mixer's B/C rows
+// whole on every rank. Plus the rotary cos/sin cache vLLM keeps
+// as a buffer (max_position_embeddings x head_dim x 2 bytes).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "engines/shared/gpu_class.h"
+#include "engines/vllm/rocm.h"
+#include "memfit/checked_math.h"
+#include "memfit/parallel_plan.h"
+#include "memfit/vllm.h"
+
+namespace memfit {
+namespace {
+
+constexpr uint64_t kAct = 2;             // bf16 / fp16 activations
+constexpr uint64_t kFusedMoeChunk = 32768;  // VLLM_FUSED_MOE_CHUNK_SIZE
+// MXFP4 experts as vLLM's MoE kernels lay them out: the hidden dimension
+// rounded up to 256 and each rank's expert width to 64, 4.25 bits an
+// element (4-bit values, an 8-bit scale per 32) in gate_up and down. The
+// bytes past the checkpoint's (modelled: read from the published H100 run
+// of gpt-oss-20b; docs/engine-vllm.md).
+constexpr uint64_t kMxfp4HiddenAlign = 256, kMxfp4WidthAlign = 64;
+uint64_t mxfp4_padding_bytes(const ModelSpec& spec, uint64_t tp) {
+  const ModelGeometry& g = spec.geometry;
+  if (spec.quantization.method != "mxfp4" || spec.moe.experts == 0) return 0;
+  const uint64_t width = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
+  const CheckedBytes rank_width = CheckedBytes::ceil_div(width, tp);
+  const CheckedBytes padded_width = round_up(rank_width, kMxfp4WidthAlign);
+  const CheckedBytes padded_hidden = round_up(g.hidden, kMxfp4HiddenAlign);
+  const CheckedBytes experts = CheckedBytes(g.layers) * spec.moe.experts * 3;
+  const CheckedBytes padded = CheckedBytes::ceil_div(experts * padded_width * padded_hidden * 17, 32);
+  const CheckedBytes stored = CheckedBytes::ceil_div(experts * rank_width * g.hidden * 17, 32);
+  return (padded - stored).value().value_or(0);
+}
+
+uint64_t rope_cache_bytes(const ModelSpec& spec) {
+  if (spec.geometry.head_dim == 0) return 0;
+  return (CheckedBytes(spec.max_position_tokens) * spec.geometry.head_dim * kAct).saturated();
+}
+
+// The profiled peak: the larger of the forward pass of
+// max_num_batched_tokens tokens T (the hidden states: residual, hidden,
+// normed, one temporary; plus the larger of a layer's attention
+// projections and its MLP / fused-MoE intermediates on this rank) and the
+// dummy sampler run, which holds the forward's T hidden states while it
+// samples min(max_num_seqs, T) rows over the whole vocabulary (the logits
+// are gathered on every rank): kVllmSamplerBytesPerLogit a row and entry.
+uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAccounting accounting) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t tp = s.tensor_parallel, T = s.max_num_batched_tokens;
+  const CheckedBytes hidden = CheckedBytes(T) * g.hidden * kAct;
+  const uint64_t heads = CheckedBytes::ceil_div(g.heads, tp).saturated();
+  const uint64_t kv = g.kv_heads == 0 ? 0 : kv_heads_per_rank(g.kv_heads, tp);
+  const CheckedBytes attention = CheckedBytes(T) * (CheckedBytes(heads) * 2 + kv * 2) * g.head_dim * kAct;
+  CheckedBytes mlp = CheckedBytes(T) * 3 * CheckedBytes::ceil_div(g.intermediate, tp) * kAct;
+  if (spec.moe.experts != 0) {
+    const uint64_t width =
+        spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
+    const uint64_t k = std::max<uint64_t>(1, spec.moe.experts_per_token);
+    const CheckedBytes n = CheckedBytes::ceil_div(width, tp);
+    mlp = CheckedBytes(std::min(T, kFusedMoeChunk)) * k * (n * 3 + g.hidden) * kAct;
+  }
+  const uint64_t layer = std::max(attention.saturated(), mlp.saturated());
+  const CheckedBytes forward = hidden * 4 + layer;
+  if (accounting == VllmAccounting::kV07) {
+    // v0.7's profile_run: compute_logits over every one of the T rows (16-bit,
+    // the vocabulary padded to 64 and gathered whole; under TP the rank's
+    // shard is alive during the gather), no sampler run. Its peak is the
+    // absolute one, so the runner's persistent input buffers allocated
+    // before it count: input ids (int32), positions (int64) and the input
+    // embeddings (T x hidden, 16-bit).
+    const uint64_t padded_vocab =
+        (CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding).saturated();
+    CheckedBytes logits = CheckedBytes(T) * padded_vocab * kAct;
+    if (tp > 1) logits += CheckedBytes(T) * CheckedBytes::ceil_div(padded_vocab, tp) * kAct;
+    const CheckedBytes buffers = CheckedBytes(T) * (CheckedBytes(g.hidden) * kAct + 4 + 8);
+    return (buffers + std::max(forward.saturated(), (hidden + logits).saturated())).saturated();
+  }
+  const uint64_t rows = std::min(s.max_num_seqs, T);
+  const CheckedBytes sampler = hidden + CheckedBytes(rows) * g.vocab * kVllmSamplerBytesPerLogit;
+  return std::max(forward.saturated(), sampler.saturated());
+}
+
+}  // namespace
+
+void vllm_resolve_defaults(VllmSettings& s) {
+  if (!s.rocm) s.rocm = names_amd_gpu(s.gpu_name);
+  const GpuClass gpu = classify_gpu(s.gpu_name);
+  bool large = s.gpu_memory_total >= kVllmLargeGpuBytes && gpu != GpuClass::kAmpereA100;
+  const Result<VllmAccounting> accounting = vllm_accounting(s.release);
+  const bool v07 = accounting && *accounting == VllmAccounting::kV07;
+  if (v07 && gpu != GpuClass::kUnknown) large = gpu == GpuClass::kHopperH100H200;
+  if (s.max_num_batched_tokens == 0) {
+    s.max_num_batched_tokens = large ? kVllmLargeGpuBatchedTokens : kVllmSmallGpuBatchedTokens;
+  }
+  if (s.max_num_seqs == 0) {
+    const uint64_t seqs = v07 ? kVllmV07Seqs : large ? kVllmLargeGpuSeqs : kVllmSmallGpuSeqs;
+    s.max_num_seqs = std::min(seqs, s.max_num_batched_tokens);
+  }
+}
+
+Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
+                                      uint64_t tp) {
+  tp = std::max<uint64_t>(1, tp);
+  const ModelSpec& spec = model.spec;
+  const ModelGeometry& g = spec.geometry;
+  VllmWeights w;
+  w.rope_cache_bytes = rope_cache_bytes(spec);
+  CheckedBytes rank = 0;
+  if (!tensors.empty()) {
+    const TensorSplit split{ParallelEngine::kVllm, tp, g.kv_heads, spec.mamba2};
+    for (const SafetensorsTensor& t : tensors) {
+      Result<uint64_t> b = tp_rank_tensor_bytes(t, place_tensor(t.name).role, split);
+      if (!b) return b.error();
+      rank += *b;
+    }
+    w.from_tensor_list = true;
+    w.exact = model.weights.source == WeightsSource::kSafetensorsHeader;
+  } else {
+    const uint64_t total = model.weights.bytes;
+    // 16-bit vocabulary tables, padded to 64 rows, split by rows.
+    const CheckedBytes table = CheckedBytes(g.vocab) * g.hidden * kAct;
+    const uint64_t tables = spec.tied_embeddings ? 1 : 2;
+    const CheckedBytes padded_rows = CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding;
+    const CheckedBytes table_rank = CheckedBytes::ceil_div(padded_rows, tp) * g.hidden * kAct * tables;
+    // Average bytes per parameter of the rest, for the replicated parts.
+    const uint64_t head_params = (CheckedBytes(g.vocab) * g.hidden * tables).saturated();
+    const CheckedBytes rest_total = CheckedBytes(total) - table * tables;
+    const uint64_t rest_params = spec.analytical_params > head_params ? spec.analytical_params - head_params : 0;
+    const long double per_param =
+        rest_params == 0 || !rest_total.value() ? 2.0L
+                                                : static_cast<long double>(*rest_total.value()) / rest_params;
+    auto bytes_of = [&](uint64_t params) {
+      return static_cast<uint64_t>(std::ceil(static_cast<long double>(params) * per_param));
+    };
+    const uint64_t replicated = bytes_of(spec.replicated_params);
+    // k/v past the KV heads: each rank keeps one head's projections.
+    uint64_t kv_extra = 0;
+    if (g.kv_heads != 0 && g.kv_heads < tp && g.head_dim != 0) {
+      uint64_t attention_layers = 0;
+      for (const LayerCache& l : spec.layers) {
+        if (l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow ||
+            l.kind == LayerKind::kChunked) {
+          ++attention_layers;
+        }
+      }
+      const uint64_t kv_params = (CheckedBytes(attention_layers) * 2 * g.kv_heads * g.head_dim * g.hidden).saturated();
+      const uint64_t kv_bytes = bytes_of(kv_params);
+      kv_extra = kv_bytes / g.kv_heads - kv_bytes / tp;
+    }
+    // Mamba-2 with one B/C group: each rank holds the group's 2 x state
+    // rows of in_proj (hidden wide) and of conv1d (kernel wide, plus the
+    // bias) whole, not 1/TP of them (MambaMixer2).
+    uint64_t ssm_extra = 0;
+    const Mamba2Geometry& m = spec.mamba2;
+    if (m.groups == 1 && tp > 1 && m.layers != 0) {
+      const uint64_t rows = (CheckedBytes(m.state) * 2).saturated();
+      const CheckedBytes params =
+          CheckedBytes(m.layers) * (rows - rows / tp) * (CheckedBytes(g.hidden) + m.kernel + 1);
+      ssm_extra = bytes_of(params.saturated());
+    }
+    const CheckedBytes split = rest_total - replicated;
+    if (!split.value()) {
+      // The total is smaller than the tables the geometry implies: split it all.
+      rank = CheckedBytes::ceil_div(total, tp);
+    } else {
+      rank = CheckedBytes::ceil_div(split, tp) + replicated + kv_extra + ssm_extra + table_rank;
+    }
+    w.from_tensor_list = false;
+    w.exact = false;
+  }
+  w.padding_bytes = mxfp4_padding_bytes(spec, tp);
+  rank += w.rope_cache_bytes;
+  rank += w.padding_bytes;
+  if (!rank.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
+  w.bytes = *rank.value();
+  return w;
+}
+
+Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const SafetensorsTensor> tensors,
+                                   const VllmSettings& in, const MemoryBudget& budget) {
+  VllmSettings s = in;
+  Result<VllmAccounting> accounting = vllm_accounting(s.release);
+  if (!accounting) return accounting.error();
+  vllm_resolve_defaults(s);
+  if (!(s.gpu_memory_utilization > 0.0 && s.gpu_memory_utilization <= 1.0)) {
+    return Error::usage("gpu_memory_utilization", "must be in (0, 1]");
+  }
+  for (auto [field, v] : {std::pair{"block_size", s.block_size}, std::pair{"max_num_seqs", s.max_num_seqs},
+                          std::pair{"max_num_batched_tokens", s.max_num_batched_tokens},
+                          std::pair{"tensor_parallel", s.tensor_parallel}}) {
+    if (v == 0 || v > kVllmMaxTokens) {
+      return Error::usage(field, fmt::format("must be between 1 and {}", kVllmMaxTokens));
+    }
+  }
+  if (s.max_model_len > kVllmMaxTokens || s.num_speculative_tokens > 64) {
+    return Error::usage(s.max_model_len > kVllmMaxTokens ? "max_model_len" : "num_speculative_tokens",
+                        "is too large");
+  }
+  if (s.max_model_len == 0) s.max_model_len = model.spec.max_position_tokens;
+  if (s.max_model_len == 0) {
+    return Error::usage("max_model_len", "the config declares no context: give max_model_len");
+  }
+  if (!s.kv_cache_memory && s.gpu_memory_total == 0) {
+    return Error::usage("gpu_memory_total", "no GPU was found: give the GPU's total memory "
+                                            "(gpu_memory_total) or kv_cache_memory");
+  }
+
+  VllmEstimate e;
+  Result<VllmWeights> weights = vllm_rank_weights(model, tensors, s.tensor_parallel);
+  if (!weights) return weights.error();
+  e.weights = *weights;
+  e.accounting = *accounting;
+  // ROCm's load figure is the device's used memory (the current line; v0.7
+  // measured PyTorch's allocated bytes there as on CUDA).
+  if (s.rocm && e.accounting == VllmAccounting::kCurrent) {
+    const VllmRocmLoad rocm = vllm_rocm_load(model.spec, s.tensor_parallel);
+    e.weights.rocm_allocator_bytes = rocm.allocator_bytes;
+    e.weights.rocm_padding_bytes = rocm.padding_bytes;
+    e.weights.rocm_runtime_bytes = rocm.runtime_bytes;
+    const CheckedBytes bytes = CheckedBytes(e.weights.bytes) + rocm.allocator_bytes + rocm.padding_bytes +
+                               rocm.runtime_bytes;
+    if (!bytes.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
+    e.weights.bytes = *bytes.value();
+  }
+  e.activation_bytes = activation_bytes(model.spec, s, e.accounting);
+  e.non_torch_bytes = kVllmNonTorchBytes + (s.tensor_parallel > 1 ? kVllmNcclBytes : 0);
+  // v0.7 counted the device's used memory less torch's allocated bytes as
+  // non-torch: the CUDA context too.
+  e.cuda_context_bytes = e.accounting == VllmAccounting::kV07 ? kVllmCudaContextBytes : 0;
+  e.cuda_graph_bytes = s.enforce_eager ? 0 : kVllmCudaGraphBytes;
+  Result<VllmKvLayout> layout = vllm_kv_layout(model.spec, s);
+  if (!layout) return layout.error();
+  e.layout = std::move(*layout);
+  vllm_request_blocks(e.layout, s, s.max_model_len);
+
+  // What the profile subtracts from the utilization; the CUDA graphs are
+  // captured after the KV cache is allocated.
+  const CheckedBytes non_kv =
+      CheckedBytes(e.weights.bytes) + e.activation_bytes + e.non_torch_bytes + e.cuda_context_bytes;
+  if (s.gpu_memory_total != 0) {
+    e.requested_bytes = static_cast<uint64_t>(
+        std::floor(static_cast<long double>(s.gpu_memory_total) * s.gpu_memory_utilization));
+  }
+  if (s.kv_cache_memory) {
+    e.kv_given = true;
+    e.kv_cache_bytes = *s.kv_cache_memory;
+  } else {
+    const CheckedBytes left = CheckedBytes(e.requested_bytes) - non_kv;
+    e.kv_cache_bytes = left.value().value_or(0);
+  }
+  const VllmCapacity c = vllm_capacity(e.layout, e.kv_cache_bytes, s.max_model_len);
+  e.num_blocks = c.num_blocks;
+  e.kv_tokens = c.kv_tokens;
+  e.max_concurrency = c.max_concurrency;
+  // One block more than the requests need: vLLM's block pool keeps a null block.
+  e.kv_cache_memory_for_seqs =
+      ((CheckedBytes(e.layout.blocks_per_request) * s.max_num_seqs + 1) * e.layout.bytes_per_block).saturated();
+  e.max_num_seqs_fit = e.layout.blocks_per_request == 0 ? 0 : e.num_blocks / e.layout.blocks_per_request;
+  // The longest request these blocks hold (binary search; blocks grow with length).
+  if (!e.layout.groups.empty()) {
+    uint64_t lo = 0, hi = std::max(s.max_model_len, model.spec.max_position_tokens);
+    hi = std::min(hi, kVllmMaxTokens);
+    VllmKvLayout probe = e.layout;
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo + 1) / 2;
+      vllm_request_blocks(probe, s, mid);
+      if (probe.blocks_per_request <= e.num_blocks) lo = mid;
+      else hi = mid - 1;
+    }
+    e.max_model_len_fit = lo;
+  }
+  const bool attention_free = e.layout.groups.empty();
+  e.starts = attention_free || (e.num_blocks > 1 && e.layout.blocks_per_request <= e.num_blocks);
+  // What vLLM holds once the KV cache is allocated, then the CUDA graphs.
+  const CheckedBytes held = s.kv_cache_memory || s.gpu_memory_total == 0
+                                ? non_kv + e.kv_cache_bytes
+                                : CheckedBytes(std::max(e.requested_bytes, non_kv.saturated()));
+  e.total_bytes = (held + e.cuda_graph_bytes).saturated();
+  if (e.total_bytes == UINT64_MAX) return Error::overflow("vLLM peak: the sizes overflow 64 bits");
+  e.settings = s;
+  e.budget_bytes = budget.budget_bytes;
+  e.fits = e.starts && e.total_bytes <= e.budget_bytes;
+  return e;
+}
+
+}  // namespace memfit

@@ -1,0 +1,250 @@
+// The vLLM engine's report (vllm_report.h). Text layout:
+//
+//   memfit 0.1.0 — ./Meta-Llama-3.1-70B (engine vllm)
+//   model_type llama, family llama, layout standard
+//   inputs: --tensor-parallel-size 1 --max-model-len 2048 --max-num-seqs 256 ...
+//   gpu: NVIDIA H100 80GB HBM3 (probed)
+//
+//   Weights per rank        67.72 GiB   modelled split (safetensors_index) ...
+//   Activation peak          2.12 GiB   modelled, 8192 batched tokens
+//   Non-torch                ...        modelled
+//   CUDA graphs              ...        modelled
+//   KV cache                 ...        utilization 0.98 x 79.65 GiB - the above
+//   Peak per rank            ...        vLLM's own
+//   Budget                   ...
+//   KV: 1381 GPU blocks of 16 tokens, 22096 tokens; maximum concurrency for
+//       2048 tokens per request: 10.79x
+//   start: vllm serve ... ; or pinned: ... --kv-cache-memory-bytes N
+//
+//   FITS: ... of ... (... to spare)
+#include <fmt/format.h>
+
+#include "memfit/memory_size.h"
+#include "memfit/report.h"
+#include "memfit/untrusted_text.h"
+#include "memfit/vllm_report.h"
+
+#include "memfit/vllm_sparse_mla.h"
+#include "engines/shared/report_head.h"
+
+namespace memfit {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string weights_note(const Model& model, const VllmEstimate& e) {
+  const char* how = e.weights.exact              ? "exact"
+                    : e.weights.from_tensor_list ? "split from the tensor list"
+                                                 : "modelled split";
+  std::string note = fmt::format("{} ({}), rope cache {}", how, to_string(model.weights.source),
+                                 format_bytes(e.weights.rope_cache_bytes));
+  if (e.settings.rocm && e.weights.rocm_runtime_bytes != 0) {
+    note += fmt::format("; ROCm's load figure: + allocator {}", format_bytes(e.weights.rocm_allocator_bytes));
+    if (e.weights.rocm_padding_bytes != 0) {
+      note += fmt::format(", expert padding {}", format_bytes(e.weights.rocm_padding_bytes));
+    }
+    note += fmt::format(", runtime {} (modelled)", format_bytes(e.weights.rocm_runtime_bytes));
+  }
+  return note;
+}
+
+// Where the GPU's name came from: "given" (--gpu-name), "probed", null
+// (none: a GPU total given alone, or no GPU found).
+nlohmann::ordered_json gpu_name_source(const VllmSettings& s) {
+  if (s.gpu_name.empty()) return nullptr;
+  return s.gpu_name_given ? "given" : "probed";
+}
+
+}  // namespace
+
+std::vector<std::string> vllm_serve_flags(const VllmEstimate& e, uint64_t kv_memory) {
+  const VllmSettings& s = e.settings;
+  std::vector<std::string> flags;
+  auto add = [&flags](std::string flag, std::string value = "") {
+    flags.push_back(std::move(flag));
+    if (!value.empty()) flags.push_back(std::move(value));
+  };
+  if (s.tensor_parallel != 1) add("--tensor-parallel-size", std::to_string(s.tensor_parallel));
+  add("--max-model-len", std::to_string(s.max_model_len));
+  add("--max-num-seqs", std::to_string(s.max_num_seqs));
+  add("--max-num-batched-tokens", std::to_string(s.max_num_batched_tokens));
+  if (s.block_size != 16) add("--block-size", std::to_string(s.block_size));
+  if (s.kv_cache_fp8) add("--kv-cache-dtype", "fp8");
+  if (s.enforce_eager) add("--enforce-eager");
+  if (kv_memory != 0) {
+    add("--kv-cache-memory-bytes", std::to_string(kv_memory));
+  } else if (s.kv_cache_memory) {
+    add("--kv-cache-memory-bytes", std::to_string(*s.kv_cache_memory));
+  } else {
+    add("--gpu-memory-utilization", fmt::format("{}", s.gpu_memory_utilization));
+  }
+  return flags;
+}
+
+std::string vllm_serve_command(const std::string& model, const VllmEstimate& e, uint64_t kv_memory) {
+  std::string line = fmt::format("vllm serve {}", escape_untrusted(model, model.size()));
+  for (const std::string& flag : vllm_serve_flags(e, kv_memory)) line += " " + flag;
+  return line;
+}
+
+nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstimate& e,
+                                             const MemoryBudget& budget,
+                                             std::span<const Warning> warnings) {
+  const VllmSettings& s = e.settings;
+  Json j = report_head(model, "vllm");
+  j["inputs"] = {{"tensor_parallel", s.tensor_parallel},
+                 {"gpu_memory_utilization", s.gpu_memory_utilization},
+                 {"gpu_memory_total", s.gpu_memory_total == 0 ? Json(nullptr) : Json(s.gpu_memory_total)},
+                 {"gpu_name", s.gpu_name.empty() ? Json(nullptr) : Json(s.gpu_name)},
+                 {"gpu_name_source", gpu_name_source(s)},
+                 {"kv_cache_memory", s.kv_cache_memory ? Json(*s.kv_cache_memory) : Json(nullptr)},
+                 {"block_size", s.block_size},
+                 {"kv_cache_dtype", s.kv_cache_fp8 ? "fp8" : "auto"},
+                 {"max_model_len", s.max_model_len},
+                 {"max_num_seqs", s.max_num_seqs},
+                 {"max_num_batched_tokens", s.max_num_batched_tokens},
+                 {"num_speculative_tokens", s.num_speculative_tokens},
+                 {"enforce_eager", s.enforce_eager},
+                 {"vllm_version", s.release ? Json(to_string(*s.release)) : Json(nullptr)}};
+  j["weights_bytes"] = e.weights.bytes;
+  j["weights_source"] = std::string(to_string(model.weights.source));
+  j["weights_verified"] = model.weights.verified;
+  Json groups = Json::array();
+  for (const VllmGroup& g : e.layout.groups) {
+    groups.push_back({{"kind", std::string(to_string(g.kind))},
+                      {"layers", g.layers},
+                      {"window", g.window == 0 ? Json(nullptr) : Json(g.window)},
+                      {"block_size", g.block_size},
+                      {"blocks_per_request", g.blocks_per_request}});
+  }
+  const std::string name = model.path;
+  const bool rocm_terms = e.weights.rocm_runtime_bytes != 0;
+  j["vllm"] = {{"weights_bytes", e.weights.bytes},
+               {"rope_cache_bytes", e.weights.rope_cache_bytes},
+               {"platform", s.rocm ? "rocm" : "cuda"},
+               {"rocm_allocator_bytes", e.weights.rocm_allocator_bytes},
+               {"rocm_padding_bytes", e.weights.rocm_padding_bytes},
+               {"rocm_runtime_bytes", e.weights.rocm_runtime_bytes},
+               {"activation_bytes", e.activation_bytes},
+               {"non_torch_bytes", e.non_torch_bytes},
+               {"cuda_context_bytes", e.cuda_context_bytes},
+               {"cuda_graph_bytes", e.cuda_graph_bytes},
+               {"accounting", std::string(to_string(e.accounting))},
+               {"gpu_memory_total", s.gpu_memory_total},
+               {"requested_bytes", e.requested_bytes},
+               {"kv_cache_bytes", e.kv_cache_bytes},
+               {"page_size_bytes", e.layout.page_size_bytes},
+               {"attention_block_size", e.layout.attention_block_size},
+               {"group_size", e.layout.group_size},
+               {"groups", std::move(groups)},
+               {"num_gpu_blocks", e.num_blocks},
+               {"kv_tokens", e.kv_tokens},
+               {"max_concurrency", e.max_concurrency},
+               {"blocks_per_request", e.layout.blocks_per_request},
+               {"max_model_len_fit", e.max_model_len_fit},
+               {"max_num_seqs_fit", e.max_num_seqs_fit},
+               {"kv_cache_memory_for_max_num_seqs", e.kv_cache_memory_for_seqs},
+               {"starts", e.starts},
+               {"figures",
+                {{"weights_bytes", e.weights.exact && !rocm_terms ? "exact" : "modelled"},
+                 {"activation_bytes", "modelled"},
+                 {"non_torch_bytes", "modelled"},
+                 {"cuda_context_bytes", "modelled"},
+                 {"cuda_graph_bytes", "modelled"},
+                 {"kv_cache_bytes", e.kv_given ? "exact" : "modelled"},
+                 {"num_gpu_blocks", e.kv_given ? "exact" : "modelled"}}},
+               {"command", vllm_serve_command(name, e)},
+               {"command_kv_cache_memory", vllm_serve_command(name, e, e.kv_cache_memory_for_seqs)}};
+  if (const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(model.spec, s)) {
+    j["vllm"]["sparse_mla"] = {{"block_size", sparse->block_size},
+                               {"mla_token_bytes", sparse->mla_token_bytes},
+                               {"indexer_token_bytes", sparse->indexer_token_bytes},
+                               {"bytes_per_block", e.layout.bytes_per_block}};
+  }
+  add_report_tail(j, model, budget, e.budget_bytes, e.total_bytes, e.fits, warnings);
+  return j;
+}
+
+std::string render_vllm_text(const Model& model, const VllmEstimate& e, const MemoryBudget& budget) {
+  const VllmSettings& s = e.settings;
+  const ModelSpec& spec = model.spec;
+  std::string out;
+  out += report_text_head(model, "vllm");
+  out += fmt::format("inputs: --tensor-parallel-size {} --max-model-len {} --max-num-seqs {}\n",
+                     s.tensor_parallel, s.max_model_len, s.max_num_seqs);
+  out += fmt::format("        --max-num-batched-tokens {} --block-size {} --kv-cache-dtype {}\n",
+                     s.max_num_batched_tokens, s.block_size, s.kv_cache_fp8 ? "fp8" : "auto");
+  if (!s.gpu_name.empty()) {  // the name picks the batch defaults and MLA's blocks
+    out += fmt::format("gpu: {} ({})\n", escape_untrusted(s.gpu_name),
+                       s.gpu_name_given ? "given" : "probed");
+  }
+  if (s.rocm) {
+    out += "platform: ROCm (the load figure is the device's used memory, not PyTorch's allocated)\n";
+  }
+  if (s.release) {  // the default (the current line) says nothing
+    out += fmt::format("accounting: vLLM {}: {}\n", to_string(*s.release),
+                       e.accounting == VllmAccounting::kV07 ? "the V1 engine's own of v0.7"
+                                                            : "the current line's (read at v0.11)");
+  }
+  out += "\n";
+  report_row(out, "Weights per rank", e.weights.bytes, weights_note(model, e));
+  if (e.accounting == VllmAccounting::kV07) {
+    report_row(out, "Activation peak", e.activation_bytes,
+        fmt::format("modelled, v0.7: logits of all {} batched tokens, input buffers",
+                    s.max_num_batched_tokens));
+  } else {
+    report_row(out, "Activation peak", e.activation_bytes,
+        fmt::format("modelled, {} batched tokens, {} sampled rows", s.max_num_batched_tokens,
+                    s.max_num_seqs));
+  }
+  report_row(out, "Non-torch", e.non_torch_bytes, "modelled");
+  if (e.accounting == VllmAccounting::kV07) {
+    report_row(out, "CUDA context", e.cuda_context_bytes, "modelled, v0.7 counts it as non-torch");
+  }
+  if (e.kv_given) {
+    report_row(out, "KV cache", e.kv_cache_bytes, "given (--kv-cache-memory-bytes): blocks exact");
+  } else {
+    report_row(out, "KV cache", e.kv_cache_bytes,
+        fmt::format("{} x {} GPU total, less the above (modelled)", s.gpu_memory_utilization,
+                    format_bytes(s.gpu_memory_total)));
+  }
+  report_row(out, "CUDA graphs", e.cuda_graph_bytes,
+             s.enforce_eager ? "none (--enforce-eager)" : "modelled, captured past the utilization");
+  report_row(out, "Peak per rank", e.total_bytes, "vLLM's own");
+  report_row(out, "Budget", e.budget_bytes, to_string(budget.source));
+  for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
+  if (!e.layout.groups.empty()) {
+    out += fmt::format("KV: {} GPU blocks, page {} x {} layers per block ({} groups); {} tokens\n",
+                       e.num_blocks, format_bytes(e.layout.page_size_bytes), e.layout.group_size,
+                       e.layout.groups.size(), e.kv_tokens);
+    if (const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(spec, s)) {
+      out += fmt::format("    sparse MLA: {}-token blocks; a token costs {} B of MLA cache{} and {} B "
+                         "of indexer keys on each layer\n",
+                         sparse->block_size, sparse->mla_token_bytes,
+                         s.kv_cache_fp8 ? " (fp8_ds_mla)" : "", sparse->indexer_token_bytes);
+    } else if (e.layout.attention_block_size != s.block_size && !e.layout.hybrid_mamba) {
+      out += fmt::format("    MLA: {}-token blocks, as vLLM's MLA backend on the {} forces them\n",
+                         e.layout.attention_block_size, escape_untrusted(s.gpu_name));
+    }
+    out += fmt::format("    maximum concurrency for {} tokens per request: {:.2f}x; longest request "
+                       "that fits: {} tokens\n",
+                       s.max_model_len, e.max_concurrency, e.max_model_len_fit);
+  }
+  out += fmt::format("start: {}\n", vllm_serve_command(model.path, e));
+  out += fmt::format("or, for {} requests of {} tokens: {}\n", s.max_num_seqs, s.max_model_len,
+                     vllm_serve_command(model.path, e, e.kv_cache_memory_for_seqs));
+  if (!e.kv_given && e.kv_cache_memory_for_seqs > e.kv_cache_bytes) {
+    out += fmt::format("  (that KV cache is more than the {} left on this GPU: at most {} such "
+                       "requests fit)\n",
+                       format_bytes(e.kv_cache_bytes), e.max_num_seqs_fit);
+  }
+  if (!e.starts) {
+    out += fmt::format("\nvLLM WOULD NOT START: no request of {} tokens fits its KV cache\n",
+                       s.max_model_len);
+  } else {
+    out += report_verdict(e.fits, e.total_bytes, e.budget_bytes);
+  }
+  return out;
+}
+
+}  // namespace memfit

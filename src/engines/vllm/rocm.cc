@@ -1,0 +1,124 @@
+// vllm_rocm_load() (vllm/rocm.h).
+//
+// PyTorch's caching allocator, as it serves allocations that are never
+// freed (the parameters vLLM creates before it loads them): each request
+// is rounded up to 512 B; one of at most 1 MiB is carved from 2 MiB small
+// segments, one under 10 MiB from 20 MiB large segments, and a larger one
+// gets a segment of its own rounded up to 2 MiB (c10's kSmallSize,
+// kSmallBuffer, kMinLargeAlloc, kLargeBuffer, kRoundLarge). The shared
+// segments are priced as if packed without holes.
+#include "engines/vllm/rocm.h"
+
+#include "memfit/checked_math.h"
+#include "memfit/parallel_plan.h"
+#include "memfit/vllm.h"
+
+namespace memfit {
+namespace {
+
+constexpr uint64_t kMiB = 1ull << 20;
+constexpr uint64_t kMinBlock = 512;
+constexpr uint64_t kSmallSize = 1 * kMiB, kSmallSegment = 2 * kMiB;
+constexpr uint64_t kMinLargeAlloc = 10 * kMiB, kLargeSegment = 20 * kMiB, kRoundLarge = 2 * kMiB;
+// VLLM_ROCM_MOE_PADDING (on by default): an unquantized expert tensor whose
+// rows are a multiple of 512 B is copied with 256 B more a row.
+constexpr uint64_t kRowPadding = 256, kPaddedRowMultiple = 512;
+constexpr uint64_t kParamBytes = 2;  // bf16 / fp16
+
+class Segments {
+ public:
+  // `count` allocations of `bytes` each.
+  void add(CheckedBytes bytes, uint64_t count) {
+    const uint64_t b = bytes.saturated();
+    if (b == 0 || count == 0) return;
+    const CheckedBytes block = round_up(b, kMinBlock);
+    requested_ += CheckedBytes(b) * count;
+    if (block.saturated() <= kSmallSize) {
+      small_ += block * count;
+    } else if (block.saturated() < kMinLargeAlloc) {
+      large_shared_ += block * count;
+    } else {
+      own_ += round_up(block, kRoundLarge) * count;
+    }
+  }
+  // Reserved less requested.
+  uint64_t slack() const {
+    const CheckedBytes reserved =
+        round_up(small_, kSmallSegment) + round_up(large_shared_, kLargeSegment) + own_;
+    return (reserved - requested_).value().value_or(0);
+  }
+
+ private:
+  CheckedBytes requested_ = 0, small_ = 0, large_shared_ = 0, own_ = 0;
+};
+
+bool is_attention(LayerKind kind) {
+  return kind == LayerKind::kFullAttention || kind == LayerKind::kSlidingWindow ||
+         kind == LayerKind::kChunked;
+}
+
+// 256 B a row for `rows` rows of `row_bytes` when the row qualifies.
+CheckedBytes row_padding(CheckedBytes rows, uint64_t row_bytes) {
+  if (row_bytes == 0 || row_bytes % kPaddedRowMultiple != 0) return 0;
+  return rows * kRowPadding;
+}
+
+}  // namespace
+
+VllmRocmLoad vllm_rocm_load(const ModelSpec& spec, uint64_t tp) {
+  tp = tp == 0 ? 1 : tp;
+  const ModelGeometry& g = spec.geometry;
+  const bool unquantized = spec.quantization.method.empty();
+  VllmRocmLoad load;
+  load.runtime_bytes = kVllmRocmRuntimeBytes;
+
+  // The experts per layer as vLLM stacks them: w13 [E, 2 x width / TP,
+  // hidden] and w2 [E, hidden, width / TP], each row padded on ROCm.
+  const uint64_t layers = spec.layers.size();
+  const uint64_t experts = spec.moe.experts;
+  const uint64_t width = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
+  const CheckedBytes width_rank = CheckedBytes::ceil_div(width, tp);
+  CheckedBytes w13_rows = 0, w2_rows = 0, w13_pad = 0, w2_pad = 0;
+  if (experts != 0) {
+    w13_rows = CheckedBytes(experts) * 2 * width_rank;
+    w2_rows = CheckedBytes(experts) * g.hidden;
+    if (unquantized) {
+      w13_pad = row_padding(w13_rows, (CheckedBytes(g.hidden) * kParamBytes).saturated());
+      w2_pad = row_padding(w2_rows, (width_rank * kParamBytes).saturated());
+      load.padding_bytes = ((w13_pad + w2_pad) * layers).saturated();
+    }
+  }
+
+  const bool priced_layout =
+      spec.layout == "standard" || spec.layout == "sliding_window" || spec.layout == "chunked";
+  if (!unquantized || !priced_layout || g.hidden == 0) return load;
+
+  Segments segments;
+  uint64_t attention_layers = 0;
+  for (const LayerCache& l : spec.layers) attention_layers += is_attention(l.kind) ? 1 : 0;
+  const uint64_t heads = CheckedBytes::ceil_div(g.heads, tp).saturated();
+  const uint64_t kv = g.kv_heads == 0 ? 0 : kv_heads_per_rank(g.kv_heads, tp);
+  const CheckedBytes hidden_row = CheckedBytes(g.hidden) * kParamBytes;
+  // qkv_proj [(heads + 2 x kv) x head_dim, hidden], o_proj [hidden, heads x head_dim].
+  segments.add((CheckedBytes(heads) + kv * 2) * g.head_dim * hidden_row, attention_layers);
+  segments.add(CheckedBytes(heads) * g.head_dim * hidden_row, attention_layers);
+  if (experts != 0) {
+    segments.add(w13_rows * hidden_row + w13_pad, layers);
+    segments.add(w2_rows * width_rank * kParamBytes + w2_pad, layers);
+    segments.add(CheckedBytes(experts) * hidden_row, layers);  // the router, whole
+  } else {
+    const CheckedBytes mlp_rank = CheckedBytes::ceil_div(g.intermediate, tp);
+    segments.add(mlp_rank * 2 * hidden_row, layers);  // gate_up_proj
+    segments.add(mlp_rank * hidden_row, layers);      // down_proj
+  }
+  segments.add(hidden_row, layers * 2 + 1);  // the two norms a layer, the final one
+  // The vocabulary tables, padded to 64 rows, split by rows.
+  const CheckedBytes rows = CheckedBytes::ceil_div(
+      CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding, tp);
+  segments.add(rows * hidden_row, spec.tied_embeddings ? 1 : 2);
+  segments.add(CheckedBytes(spec.max_position_tokens) * g.head_dim * kParamBytes, 1);  // rope cache
+  load.allocator_bytes = segments.slack();
+  return load;
+}
+
+}  // namespace memfit

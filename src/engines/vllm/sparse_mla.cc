@@ -1,0 +1,55 @@
+// DeepSeek-V3.2's two caches under vLLM (vllm_sparse_mla.h).
+//
+// Facts, from vLLM's model_executor/models/deepseek_v2.py (Indexer,
+// DeepseekV32IndexerCache: an MLAAttentionSpec of one head of
+// index_head_dim + index_head_dim // 128 * 4 uint8 bytes),
+// model_executor/models/config.py (DeepseekV32ForCausalLM: fp8 becomes
+// fp8_ds_mla), v1/kv_cache_interface.py (MLAAttentionSpec: fp8_ds_mla is
+// block_size x 656 bytes) and platforms/cuda.py (block size 64 for the
+// sparse backend).
+#include "memfit/vllm_sparse_mla.h"
+
+#include "engines/shared/gpu_class.h"
+#include "memfit/checked_math.h"
+
+namespace memfit {
+namespace {
+
+// Every DeepSeek-V3.2 config has kv_lora_rank 512 and qk_rope_head_dim 64
+// (fp8_ds_mla's 656 bytes are fixed at those); memfit's layer rate adds
+// index_head_dim after them.
+constexpr uint64_t kLatentElems = 512 + 64;
+
+}  // namespace
+
+// vLLM's platforms/cuda.py, CudaPlatformBase.check_and_update_config: the
+// MLA backend chosen when none is asked for, and the block size it forces.
+uint64_t vllm_mla_block_size(const VllmSettings& s) {
+  const uint64_t b = s.block_size;
+  const Result<VllmAccounting> accounting = vllm_accounting(s.release);
+  if (!accounting || *accounting != VllmAccounting::kCurrent) return b;
+  const GpuClass gpu = classify_gpu(s.gpu_name);
+  if (gpu == GpuClass::kBlackwellDatacenter) return b == 32 || (b != 0 && b % 64 == 0) ? b : 64;
+  if (is_hopper(gpu)) return b != 0 && b % 64 == 0 ? b : 64;
+  return b;
+}
+
+std::optional<VllmSparseMla> vllm_sparse_mla(const ModelSpec& spec, const VllmSettings& s) {
+  if (spec.model_type != "deepseek_v32" && spec.model_type != "deepseek32") return std::nullopt;
+  uint64_t index_elems = 0;
+  for (const LayerCache& l : spec.layers) {
+    if (l.kind == LayerKind::kMlaLatent && l.elems_per_token > kLatentElems) {
+      index_elems = l.elems_per_token - kLatentElems;
+      break;
+    }
+  }
+  if (index_elems == 0) return std::nullopt;
+  VllmSparseMla r;
+  r.mla_token_bytes = s.kv_cache_fp8 ? kVllmFp8DsMlaTokenBytes : kLatentElems * 2;
+  r.indexer_token_bytes =
+      (CheckedBytes(index_elems) + CheckedBytes(index_elems / kVllmIndexerQuantBlock) * 4)
+          .saturated();
+  return r;
+}
+
+}  // namespace memfit

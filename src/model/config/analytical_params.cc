@@ -1,0 +1,159 @@
+#include "model/config/analytical_params.h"
+
+#include "memfit/checked_math.h"
+
+namespace memfit {
+namespace {
+
+uint64_t field(FieldReader& reader, std::initializer_list<std::string_view> aliases) {
+  Result<std::optional<uint64_t>> v = reader.doc().u64(aliases);
+  return v && v->has_value() ? **v : 0;
+}
+
+// Appends blocks, dropping empty ones (a dimension the config left at 0).
+// Dimensions are products of config values: when one overflows 64 bits the
+// config cannot be counted, and take() returns no block at all.
+class BlockList {
+ public:
+  void add(ParamRole role, std::string_view module, std::optional<uint64_t> layer,
+           CheckedBytes rows, CheckedBytes cols, uint64_t copies = 1) {
+    if (rows.overflowed() || cols.overflowed()) {
+      overflowed_ = true;
+      return;
+    }
+    if (*rows.value() == 0 || *cols.value() == 0 || copies == 0) return;
+    blocks_.push_back({role, module, layer, *rows.value(), *cols.value(), copies});
+  }
+  std::vector<ParamBlock> take() {
+    if (overflowed_) return {};
+    return std::move(blocks_);
+  }
+
+ private:
+  std::vector<ParamBlock> blocks_;
+  bool overflowed_ = false;
+};
+
+// The attention of one layer: MLA's low-rank projections when the config
+// has kv_lora_rank, else q/k/v/o.
+void add_attention(FieldReader& reader, const ModelGeometry& g, uint64_t layer, BlockList& out) {
+  if (g.heads == 0 || g.head_dim == 0) return;
+  const uint64_t h = g.hidden;
+  const uint64_t rank = field(reader, {"kv_lora_rank"});
+  if (rank == 0) {
+    const CheckedBytes q = CheckedBytes(g.heads) * g.head_dim;
+    const CheckedBytes kv = CheckedBytes(g.kv_heads) * g.head_dim;
+    out.add(ParamRole::kAttention, "self_attn.q_proj", layer, q, h);
+    out.add(ParamRole::kAttention, "self_attn.k_proj", layer, kv, h);
+    out.add(ParamRole::kAttention, "self_attn.v_proj", layer, kv, h);
+    out.add(ParamRole::kAttention, "self_attn.o_proj", layer, h, q);
+    return;
+  }
+  const uint64_t q_rank = field(reader, {"q_lora_rank"});
+  const uint64_t rope = field(reader, {"qk_rope_head_dim"});
+  const uint64_t nope = field(reader, {"qk_nope_head_dim"});
+  const uint64_t v = field(reader, {"v_head_dim"});
+  const CheckedBytes q_heads = CheckedBytes(g.heads) * (CheckedBytes(nope) + rope);
+  if (q_rank > 0) {
+    out.add(ParamRole::kAttention, "self_attn.q_a_proj", layer, q_rank, h);
+    out.add(ParamRole::kAttention, "self_attn.q_b_proj", layer, q_heads, q_rank);
+  } else {
+    out.add(ParamRole::kAttention, "self_attn.q_proj", layer, q_heads, h);
+  }
+  out.add(ParamRole::kAttention, "self_attn.kv_a_proj_with_mqa", layer, CheckedBytes(rank) + rope,
+          h);
+  out.add(ParamRole::kAttention, "self_attn.kv_b_proj", layer,
+          CheckedBytes(g.heads) * (CheckedBytes(nope) + v), rank);
+  out.add(ParamRole::kAttention, "self_attn.o_proj", layer, h, CheckedBytes(g.heads) * v);
+}
+
+// A gated MLP of `inter` features, `copies` times.
+void add_gated_mlp(ParamRole role, std::string_view gate, std::string_view up,
+                   std::string_view down, uint64_t hidden, uint64_t inter, uint64_t layer,
+                   uint64_t copies, BlockList& out) {
+  out.add(role, gate, layer, inter, hidden, copies);
+  out.add(role, up, layer, inter, hidden, copies);
+  out.add(role, down, layer, hidden, inter, copies);
+}
+
+// Whether layer `layer` of an MoE config routes to experts or keeps a dense
+// MLP, as transformers builds it: DeepSeek / GLM-4.5 keep the first
+// first_k_dense_replace layers dense and route every moe_layer_freq-th
+// after; Qwen MoE routes every decoder_sparse_step-th layer not named in
+// mlp_only_layers.
+bool is_moe_layer(FieldReader& reader, uint64_t layer) {
+  if (layer < field(reader, {"first_k_dense_replace"})) return false;
+  const uint64_t freq = field(reader, {"moe_layer_freq"});
+  if (freq > 1 && layer % freq != 0) return false;
+  const uint64_t step = field(reader, {"decoder_sparse_step"});
+  if (step > 1 && (layer + 1) % step != 0) return false;
+  if (const nlohmann::json* dense = reader.doc().find("mlp_only_layers");
+      dense != nullptr && dense->is_array()) {
+    for (const nlohmann::json& v : *dense) {
+      if (v.is_number_unsigned() && v.get<uint64_t>() == layer) return false;
+    }
+  }
+  return true;
+}
+
+void add_mlp(FieldReader& reader, const ModelGeometry& g, uint64_t layer, BlockList& out) {
+  const uint64_t h = g.hidden;
+  const uint64_t experts = field(reader, {"num_experts", "n_routed_experts", "num_local_experts"});
+  if (experts == 0 || !is_moe_layer(reader, layer)) {
+    add_gated_mlp(ParamRole::kMlp, "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", h,
+                  g.intermediate, layer, 1, out);
+    return;
+  }
+  uint64_t moe_inter = field(reader, {"moe_intermediate_size"});
+  if (moe_inter == 0) moe_inter = g.intermediate;
+  add_gated_mlp(ParamRole::kExperts, "mlp.experts.gate_proj", "mlp.experts.up_proj",
+                "mlp.experts.down_proj", h, moe_inter, layer, experts, out);
+  const uint64_t shared = field(reader, {"n_shared_experts", "num_shared_experts"});
+  const uint64_t shared_inter = field(reader, {"shared_expert_intermediate_size"});
+  add_gated_mlp(ParamRole::kSharedExperts, "mlp.shared_experts.gate_proj",
+                "mlp.shared_experts.up_proj", "mlp.shared_experts.down_proj", h,
+                shared_inter > 0 ? shared_inter : moe_inter, layer,
+                shared_inter > 0 ? 1 : shared, out);
+  out.add(ParamRole::kRouter, "mlp.gate", layer, experts, h);
+}
+
+}  // namespace
+
+std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const ModelSpec& spec) {
+  const ModelGeometry& g = spec.geometry;
+  if (g.layers == 0 || g.hidden == 0) return {};
+  const uint64_t h = g.hidden;
+  BlockList out;
+  for (uint64_t i = 0; i < spec.layers.size(); ++i) {
+    switch (spec.layers[i].kind) {
+      case LayerKind::kSsm:
+      case LayerKind::kLinearAttention:
+      case LayerKind::kConv: {
+        const CheckedBytes d =
+            g.intermediate > 0 ? CheckedBytes(g.intermediate) : CheckedBytes(2) * h;
+        out.add(ParamRole::kMixer, "mixer.in_proj", i, CheckedBytes(2) * d, h);
+        out.add(ParamRole::kMixer, "mixer.out_proj", i, h, d);
+        break;
+      }
+      default: add_attention(reader, g, i, out); break;
+    }
+    if (spec.layout != "ssm") add_mlp(reader, g, i, out);  // a Mamba / RWKV block is its mixer
+    out.add(ParamRole::kNorm, "input_layernorm", i, 1, h);
+    out.add(ParamRole::kNorm, "post_attention_layernorm", i, 1, h);
+  }
+  out.add(ParamRole::kEmbedding, "embed_tokens", std::nullopt, g.vocab, h);
+  Result<std::optional<bool>> tied = reader.doc().boolean("tie_word_embeddings");
+  if (tied && tied->has_value() && !**tied) {
+    out.add(ParamRole::kLmHead, "lm_head", std::nullopt, g.vocab, h);
+  }
+  out.add(ParamRole::kNorm, "norm", std::nullopt, 1, h);
+  return out.take();
+}
+
+uint64_t count_parameters(const std::vector<ParamBlock>& blocks) {
+  CheckedBytes total = 0;
+  for (const ParamBlock& b : blocks) total += CheckedBytes(b.rows) * b.cols * b.copies;
+  return total.saturated();
+}
+
+}  // namespace memfit

@@ -1,0 +1,71 @@
+// Parameters from config alone, for folders with no weight files: the
+// matrices and vectors a config implies (embeddings, attention, MLP or
+// routed experts, norms), so that a declared quantization can be priced per
+// matrix. A modelled figure, labelled analytical_config in the report;
+// header bytes always win.
+#ifndef MEMFIT_MODEL_CONFIG_ANALYTICAL_PARAMS_H_
+#define MEMFIT_MODEL_CONFIG_ANALYTICAL_PARAMS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "memfit/model_spec.h"
+#include "model/config/field_reader.h"
+
+namespace memfit {
+
+// What a block of parameters is, as quantization schemes tell them apart.
+enum class ParamRole {
+  kEmbedding,      // token embeddings
+  kLmHead,         // an untied output projection
+  kAttention,      // q/k/v/o projections (MLA's low-rank ones included)
+  kMlp,            // a dense MLP's gate/up/down projections
+  kExperts,        // routed experts' projections
+  kSharedExperts,  // always-active experts' projections
+  kRouter,         // the MoE gate that scores experts
+  kMixer,          // SSM / linear-attention / conv in and out projections
+  kNorm,           // norm weights (vectors)
+};
+
+// `copies` matrices of rows x cols, as a Linear or Embedding layer stores
+// its weight: rows = output features, cols = input features, the dimension
+// quantization groups run along. A vector (a norm) has rows == 1.
+struct ParamBlock {
+  ParamRole role = ParamRole::kNorm;
+  // The module path below the decoder layer (or below the model for blocks
+  // outside the layers), in Hugging Face spelling: "self_attn.q_proj",
+  // "mlp.experts.gate_proj", "mlp.gate", "embed_tokens", "lm_head".
+  std::string_view module;
+  std::optional<uint64_t> layer;  // decoder layer index; nullopt outside the layers
+  uint64_t rows = 0;
+  uint64_t cols = 0;
+  uint64_t copies = 1;
+};
+
+// The config's parameter blocks; empty when the geometry is too incomplete
+// to count (no layers or no hidden size) or a dimension overflows 64 bits.
+// Counted per layer:
+//   attention  q [heads x head_dim, hidden], k and v [kv_heads x head_dim,
+//              hidden], o [hidden, heads x head_dim]; MLA: its low-rank
+//              projections
+//   MLP        gate and up [intermediate, hidden], down [hidden,
+//              intermediate]; MoE layers: that per routed expert at
+//              moe_intermediate, shared experts, a router [experts, hidden]
+//              (the dense layers of an MoE config keep the dense MLP:
+//              first_k_dense_replace, moe_layer_freq, decoder_sparse_step,
+//              mlp_only_layers)
+//   SSM        in [2 x d_inner, hidden] and out [hidden, d_inner]
+//              projections (a Mamba-style estimate)
+//   norms      2 x [hidden]
+// plus embeddings [vocab, hidden], an untied LM head of the same shape and
+// a final norm.
+std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const ModelSpec& spec);
+
+// Parameters in `blocks`; saturates on overflow.
+uint64_t count_parameters(const std::vector<ParamBlock>& blocks);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_MODEL_CONFIG_ANALYTICAL_PARAMS_H_

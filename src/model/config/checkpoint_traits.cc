@@ -1,0 +1,135 @@
+#include "model/config/checkpoint_traits.h"
+
+namespace memfit {
+namespace {
+
+using Json = nlohmann::json;
+
+uint64_t u64_field(const Json& object, std::string_view name) {
+  if (!object.is_object()) return 0;
+  auto it = object.find(name);
+  if (it == object.end()) return 0;
+  Result<uint64_t> v = json_to_u64(*it, name);
+  return v ? *v : 0;
+}
+
+bool true_field(const Json& object, std::string_view name) {
+  if (!object.is_object()) return false;
+  auto it = object.find(name);
+  return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
+// The quantization block: the text config's, else the top level's.
+const Json* find_block(const ConfigDocument& doc, std::string_view name) {
+  for (const Json* scope : {&doc.text(), &doc.top()}) {
+    auto it = scope->find(name);
+    if (it != scope->end() && it->is_object()) return &*it;
+  }
+  return nullptr;
+}
+
+// Appends the strings of the array `object[name]` (other entries skipped),
+// up to kMaxQuantModules in `out`.
+void append_strings(const Json& object, std::string_view name, std::vector<std::string>& out) {
+  if (!object.is_object()) return;
+  auto it = object.find(name);
+  if (it == object.end() || !it->is_array()) return;
+  for (const Json& v : *it) {
+    if (out.size() >= kMaxQuantModules) return;
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+}
+
+// MLX per-module settings: every key of the quantization block other than
+// its own fields, holding {"bits", "group_size"} or false.
+void read_mlx_overrides(const Json& mlx, QuantizationInfo& q) {
+  for (const auto& [key, value] : mlx.items()) {
+    if (q.module_overrides.size() >= kMaxQuantModules) return;
+    if (key == "bits" || key == "group_size" || key == "mode") continue;
+    if (value.is_boolean() && !value.get<bool>()) {
+      q.module_overrides.push_back({key, 0, 0});
+    } else if (value.is_object()) {
+      uint64_t bits = u64_field(value, "bits");
+      q.module_overrides.push_back({key, bits > 0 ? bits : q.bits, u64_field(value, "group_size")});
+    }
+  }
+}
+
+// compressed-tensors: config_groups.<group>.weights.{num_bits, group_size}.
+void read_compressed_tensors(const Json& config, QuantizationInfo& q) {
+  auto groups = config.find("config_groups");
+  if (groups == config.end() || !groups->is_object()) return;
+  for (const auto& [name, group] : groups->items()) {
+    auto weights = group.find("weights");  // end() when group is not an object
+    if (weights == group.end()) continue;
+    q.bits = u64_field(*weights, "num_bits");
+    q.group_size = u64_field(*weights, "group_size");
+    return;
+  }
+}
+
+}  // namespace
+
+QuantizationInfo read_quantization(const ConfigDocument& doc) {
+  QuantizationInfo q;
+  if (const Json* config = find_block(doc, "quantization_config")) {
+    auto method = config->find("quant_method");
+    if (method != config->end() && method->is_string()) q.method = method->get<std::string>();
+    q.bits = u64_field(*config, "bits");
+    q.group_size = u64_field(*config, "group_size");
+    if (q.method == "compressed-tensors") read_compressed_tensors(*config, q);
+    if (true_field(*config, "load_in_8bit") || true_field(*config, "_load_in_8bit")) {
+      q.method = "bitsandbytes";
+      q.bits = 8;
+    } else if (true_field(*config, "load_in_4bit") || true_field(*config, "_load_in_4bit")) {
+      q.method = "bitsandbytes";
+      q.bits = 4;
+    }
+    for (std::string_view list :
+         {"modules_to_not_convert", "ignored_layers", "ignore", "llm_int8_skip_modules"}) {
+      append_strings(*config, list, q.unquantized_modules);
+    }
+    q.lm_head_quantized = true_field(*config, "lm_head");
+    q.double_quant = true_field(*config, "bnb_4bit_use_double_quant");
+    if (q.method == "mxfp4" && q.bits == 0) q.bits = 4;
+    if (q.method == "fp8" && q.bits == 0) q.bits = 8;
+    auto block = config->find("weight_block_size");
+    if (block != config->end() && block->is_array()) {
+      for (const Json& dim : *block) {
+        Result<uint64_t> v = json_to_u64(dim, "weight_block_size");
+        if (v) q.block_size.push_back(*v);
+      }
+    }
+  }
+  // MLX: "quantization": {"group_size": 64, "bits": 4}; it wins, since an
+  // MLX checkpoint's copy of quantization_config carries no quant_method.
+  if (const Json* mlx = find_block(doc, "quantization")) {
+    q = QuantizationInfo{};
+    q.method = "mlx_affine";
+    q.bits = u64_field(*mlx, "bits");
+    q.group_size = u64_field(*mlx, "group_size");
+    read_mlx_overrides(*mlx, q);
+  }
+  if (q.method.empty() && (q.bits != 0 || q.group_size != 0)) q.method = "unnamed";
+  return q;
+}
+
+MoeInfo read_moe(const ConfigDocument& doc) {
+  MoeInfo moe;
+  auto first = [&](std::initializer_list<std::string_view> aliases) -> uint64_t {
+    Result<std::optional<uint64_t>> v = doc.u64(aliases);
+    return v && v->has_value() ? **v : 0;
+  };
+  moe.experts = first({"num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts"});
+  if (moe.experts <= 1) return MoeInfo{};
+  moe.experts_per_token =
+      first({"num_experts_per_tok", "num_experts_per_token", "moe_topk", "top_k", "moe_k"});
+  moe.shared_experts = first({"n_shared_experts", "num_shared_experts"});
+  moe.expert_intermediate = first({"moe_intermediate_size"});
+  if (moe.shared_experts == 0 && first({"shared_expert_intermediate_size"}) > 0) {
+    moe.shared_experts = 1;
+  }
+  return moe;
+}
+
+}  // namespace memfit

@@ -1,0 +1,19 @@
+// What a config says about its checkpoint beyond the cache: the weight
+// quantization (MLX `quantization`, `quantization_config` of GPTQ, AWQ,
+// FP8 block scales, MXFP4, compressed-tensors, bitsandbytes) and the
+// mixture-of-experts shape.
+#ifndef MEMFIT_MODEL_CONFIG_CHECKPOINT_TRAITS_H_
+#define MEMFIT_MODEL_CONFIG_CHECKPOINT_TRAITS_H_
+
+#include "memfit/model_spec.h"
+#include "model/config/config_document.h"
+
+namespace memfit {
+
+// Never fails: fields of the wrong type are left unstated (0 / "").
+QuantizationInfo read_quantization(const ConfigDocument& doc);
+MoeInfo read_moe(const ConfigDocument& doc);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_MODEL_CONFIG_CHECKPOINT_TRAITS_H_

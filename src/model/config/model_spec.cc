@@ -1,0 +1,195 @@
+// parse_model_config: config.json text -> ModelSpec.
+//
+// Field aliases, first present wins:
+//   layers        num_hidden_layers | n_layers | num_layers | n_layer
+//   hidden        hidden_size | d_model | dim | model_dim | n_embd
+//   heads         num_attention_heads | num_heads | n_heads | n_head
+//   kv heads      num_key_value_heads | num_kv_heads | n_kv_heads | n_head_kv |
+//                 multi_query_group_num, else multi_query: true -> 1, else heads
+//   head_dim      head_dim | head_size, else hidden / heads
+//   intermediate  intermediate_size | ffn_dim | ffn_hidden_size, else 4 x hidden
+//   vocab         vocab_size | padded_vocab_size
+#include <fmt/format.h>
+
+#include "base/exception_boundary.h"
+#include "memfit/checked_math.h"
+#include "memfit/untrusted_text.h"
+#include "memfit/model_spec.h"
+#include "model/config/analytical_params.h"
+#include "model/config/analytical_weights.h"
+#include "model/config/checkpoint_traits.h"
+#include "model/config/config_document.h"
+#include "model/config/config_spec.h"
+#include "model/config/family.h"
+#include "model/config/field_reader.h"
+#include "model/config/layer_plan.h"
+
+namespace memfit {
+namespace {
+
+bool is_pure_ssm_type(const std::string& type) {
+  return type == "mamba" || type == "mamba2" || type == "falcon_mamba" ||
+         type.rfind("rwkv", 0) == 0;
+}
+
+Result<ModelGeometry> read_geometry(FieldReader& reader) {
+  ModelGeometry g;
+  Result<std::optional<uint64_t>> layers = reader.u64(kLayerAliases);
+  if (!layers) return layers.error();
+  if (!layers->has_value()) {
+    return Error("missing geometry: no layer count (num_hidden_layers, n_layers, num_layers or n_layer)");
+  }
+  g.layers = **layers;
+  if (g.layers == 0 || g.layers > kMaxLayers) {
+    return Error(fmt::format("layer count {} is outside 1..{}", g.layers, kMaxLayers));
+  }
+  Result<std::optional<uint64_t>> hidden =
+      reader.u64({"hidden_size", "d_model", "dim", "model_dim", "n_embd"});
+  if (!hidden) return hidden.error();
+  if (!hidden->has_value() || **hidden == 0) {
+    return Error("missing geometry: no hidden size (hidden_size, d_model, dim, model_dim or n_embd)");
+  }
+  g.hidden = **hidden;
+
+  Result<std::optional<uint64_t>> heads =
+      reader.u64({"num_attention_heads", "num_heads", "n_heads", "n_head"});
+  if (!heads) return heads.error();
+  g.heads = heads->value_or(0);
+
+  Result<std::optional<uint64_t>> kv = reader.u64(
+      {"num_key_value_heads", "num_kv_heads", "n_kv_heads", "n_head_kv", "multi_query_group_num"});
+  if (!kv) return kv.error();
+  if (kv->has_value()) {
+    g.kv_heads = **kv;
+  } else {
+    Result<std::optional<bool>> mqa = reader.doc().boolean("multi_query");
+    if (!mqa) return mqa.error();
+    g.kv_heads = (mqa->has_value() && **mqa) ? 1 : g.heads;
+  }
+
+  Result<std::optional<uint64_t>> head_dim = reader.u64({"head_dim", "head_size"});
+  if (!head_dim) return head_dim.error();
+  if (head_dim->has_value() && **head_dim > 0) {
+    g.head_dim = **head_dim;
+  } else if (g.heads > 0) {
+    g.head_dim = g.hidden / g.heads;
+  }
+
+  Result<std::optional<uint64_t>> inter =
+      reader.u64({"intermediate_size", "ffn_dim", "ffn_hidden_size"});
+  if (!inter) return inter.error();
+  g.intermediate = inter->value_or(0) > 0 ? **inter : 4 * g.hidden;
+
+  Result<std::optional<uint64_t>> vocab = reader.doc().u64_or_top({"vocab_size", "padded_vocab_size"});
+  if (!vocab) return vocab.error();
+  if (vocab->has_value()) {
+    g.vocab = **vocab;
+  } else {
+    Result<std::optional<uint64_t>> def = reader.u64({"vocab_size"});
+    if (!def) return def.error();
+    g.vocab = def->value_or(0);
+  }
+  // Every product below is overflow-checked, but a dimension past 2^32 is
+  // nonsense in any real model; refuse it early with a clear message.
+  for (auto [name, value] : {std::pair{"hidden_size", g.hidden}, {"num_attention_heads", g.heads},
+                             {"num_key_value_heads", g.kv_heads}, {"head_dim", g.head_dim},
+                             {"intermediate_size", g.intermediate}, {"vocab_size", g.vocab}}) {
+    if (value > (1ull << 32)) return Error(fmt::format("{} {} is implausibly large", name, value));
+  }
+  return g;
+}
+
+// The model_type of `scope` (the top level or the text config): "" when
+// absent or null, an error when it is not a string.
+Result<std::string> model_type_of(const nlohmann::json& scope) {
+  auto it = scope.find("model_type");
+  if (it == scope.end() || it->is_null()) return std::string();
+  if (!it->is_string()) {
+    return Error("model_type: expected a string, got " + show_untrusted_json(*it));
+  }
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
+  ModelSpec spec;
+  Result<std::string> top_type = model_type_of(doc.top());
+  if (!top_type) return top_type.error();
+  spec.model_type = std::move(*top_type);
+  Result<std::string> text_type_or = model_type_of(doc.text());
+  if (!text_type_or) return text_type_or.error();
+  std::string text_type = text_type_or->empty() ? spec.model_type : std::move(*text_type_or);
+  spec.family = family_slug(text_type);
+
+  FieldReader reader(doc, text_type, spec.assumptions);
+  Result<ModelGeometry> geometry = read_geometry(reader);
+  if (!geometry) return geometry.error();
+  spec.geometry = *geometry;
+
+  Result<LayerPlan> plan = plan_layers(reader, spec.geometry);
+  if (!plan) return plan.error();
+  spec.layers = std::move(plan->layers);
+  spec.layout = text_type == "falcon_h1" ? "hybrid" : plan->layout;
+  spec.cache_detail = std::move(plan->detail);
+  spec.conv_state_bytes = plan->conv_state_bytes;
+  spec.mamba2 = plan->mamba2;
+  if (is_pure_ssm_type(text_type)) {
+    // Attention fields of an SSM config (mamba2's head_dim) describe the
+    // SSM, not a KV cache.
+    spec.geometry.kv_heads = 0;
+  }
+  if (text_type.empty()) {
+    spec.assumptions.push_back("config has no model_type: layout chosen from the geometry alone");
+  }
+  for (const char* key : {"vision_config", "audio_config", "vision_tower", "audio_tower"}) {
+    if (doc.top().contains(key)) spec.multimodal = true;
+  }
+  if (!doc.text_key().empty()) spec.multimodal = true;
+  spec.quantization = read_quantization(doc);
+  spec.moe = read_moe(doc);
+  const std::vector<ParamBlock> blocks = analytical_param_blocks(reader, spec);
+  spec.analytical_params = count_parameters(blocks);
+  for (const ParamBlock& b : blocks) {
+    if (b.role == ParamRole::kLmHead) spec.tied_embeddings = false;
+    if (b.role == ParamRole::kNorm || b.role == ParamRole::kRouter) {
+      spec.replicated_params =
+          (CheckedBytes(spec.replicated_params) + CheckedBytes(b.rows) * b.cols * b.copies).saturated();
+    }
+  }
+  std::string dtype = doc.string_field("torch_dtype");
+  if (dtype.empty()) dtype = doc.string_field("dtype");
+  spec.analytical_weights =
+      price_analytical_weights(blocks, spec.quantization, unquantized_width_bytes(dtype));
+  // Informational only, so a malformed value is ignored rather than failing
+  // the whole config.
+  Result<std::optional<uint64_t>> positions = doc.u64_or_top(
+      {"max_position_embeddings", "max_sequence_length", "seq_length", "n_positions", "n_ctx"});
+  if (positions.ok()) spec.max_position_tokens = positions->value_or(0);
+  return spec;
+}
+
+Result<ModelSpec> parse_model_config(std::string_view config_json) {
+  return without_exceptions("parse_model_config", [&]() -> Result<ModelSpec> {
+    Result<ConfigDocument> doc = ConfigDocument::parse(config_json);
+    if (!doc) return doc.error();
+    return model_spec_from_document(*doc);
+  });
+}
+
+std::string_view to_string(LayerKind kind) {
+  switch (kind) {
+    case LayerKind::kFullAttention: return "full_attention";
+    case LayerKind::kSlidingWindow: return "sliding_window";
+    case LayerKind::kChunked: return "chunked_attention";
+    case LayerKind::kMlaLatent: return "mla_latent";
+    case LayerKind::kSharedKv: return "shared_kv";
+    case LayerKind::kLinearAttention: return "linear_attention";
+    case LayerKind::kSsm: return "ssm_state";
+    case LayerKind::kConv: return "conv_state";
+    case LayerKind::kNone: return "none";
+  }
+  return "none";
+}
+
+}  // namespace memfit
