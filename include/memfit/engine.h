@@ -1,0 +1,115 @@
+// Engine profiles: whose allocation rules price a request, one unit per
+// runtime, and the registry that lists them (docs/engines.md).
+#ifndef MEMFIT_ENGINE_H_
+#define MEMFIT_ENGINE_H_
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "memfit/request_field.h"
+#include "memfit/result.h"
+
+namespace memfit {
+
+struct EstimateRequest;
+struct EstimateRun;
+struct Model;
+struct PreparedRequest;
+class RequestContext;
+
+// The commands an engine may answer besides inspect and preflight generate,
+// which every engine answers.
+enum class EngineCommand { kFit, kPlot, kRecommendQuant, kPreflightServe };
+// "fit", "plot", "recommend-quant", "preflight serve"
+std::string_view to_string(EngineCommand command);
+
+// One runtime's rules. An implementation is stateless (its methods are
+// const and may run on several threads at once); what a request resolves
+// to lives in PreparedRequest and EstimateRun (request.h).
+class EngineProfile {
+ public:
+  virtual ~EngineProfile() = default;
+
+  // The canonical name ("llamacpp"): what reports, JSON and errors print.
+  virtual std::string_view name() const = 0;
+  // Other spellings a user may write ("llama.cpp"); names and aliases are
+  // matched ignoring case.
+  virtual std::vector<std::string_view> aliases() const { return {}; }
+  // What the profile prices, one line (--help, GET /v1/engines).
+  virtual std::string_view summary() const = 0;
+  // The runtime release whose rules the profile follows.
+  virtual std::string_view release() const = 0;
+  // The request fields this engine owns (request_field.h); given with
+  // another engine, each is a usage error naming this engine.
+  virtual std::span<const RequestField> fields() const { return {}; }
+
+  // Whether a request naming no engine gets this one for `model`; the
+  // registry asks the engines in order and falls back to the first.
+  virtual bool is_default_for(const Model&) const { return false; }
+  // Whether this engine answers `command`.
+  virtual bool supports(EngineCommand) const { return false; }
+  // The first of this engine's own fields that `request` gives, as the
+  // JSON request names it; "" when none.
+  virtual std::string_view first_field_given(const EstimateRequest&) const { return ""; }
+  // Whether prepare() opens the model with its tensor list.
+  virtual bool needs_tensors(const EstimateRequest&) const { return false; }
+
+  // Checks the request's fields against this engine and fills its
+  // settings in `prepared`, before the host is read. kUsage naming the
+  // field at fault.
+  virtual Status resolve(const EstimateRequest& request, PreparedRequest& prepared) const = 0;
+  // After the host is read (prepared.host, prepared.budget): the settings
+  // that depend on the machine, and files the request names besides the
+  // model.
+  virtual Status resolve_host(const EstimateRequest&, RequestContext&, PreparedRequest&) const {
+    return Status::Ok();
+  }
+  // The estimate into `run`, with its warnings (the available-now one
+  // among them). Errors are not yet prefixed with the model's name.
+  virtual Status estimate(const EstimateRequest& request, EstimateRun& run) const = 0;
+  // Whether `run` (this engine's) fits its budget.
+  virtual bool fits(const EstimateRun& run) const = 0;
+  // `memfit inspect --json`'s object and `memfit inspect`'s table.
+  virtual nlohmann::ordered_json report_json(const EstimateRun& run) const = 0;
+  virtual std::string report_text(const EstimateRun& run) const = 0;
+};
+
+// The engines a request may name. The built-in ones are there from the
+// start, in this order: mlxcel, llamacpp, mlx-lm, vllm. add() and remove()
+// are for embedders and tests; call them before, not while, requests run.
+class EngineRegistry {
+ public:
+  static EngineRegistry& instance();
+
+  // kUsage when the name or an alias is already taken.
+  Status add(std::unique_ptr<EngineProfile> profile);
+  // Removes an engine add() registered (built-in ones stay).
+  void remove(std::string_view name);
+
+  std::vector<const EngineProfile*> all() const;
+  // By name or alias, ignoring case; null when none matches.
+  const EngineProfile* find(std::string_view name) const;
+  // The engine a request naming none gets for `model`.
+  const EngineProfile& default_for(const Model& model) const;
+  // "'<text>': expected mlxcel, llamacpp, mlx-lm or vllm" (kUsage, no
+  // field) when no engine has that name.
+  Result<const EngineProfile*> parse(std::string_view text) const;
+  // The one refusal of a command an engine does not answer (kUsage, field
+  // engine): "<engine> is not priced by <command>; <command> takes <the
+  // engines that answer it>".
+  Error unsupported(const EngineProfile& engine, EngineCommand command) const;
+
+ private:
+  EngineRegistry();
+  std::vector<std::unique_ptr<EngineProfile>> engines_;
+  size_t built_in_ = 0;
+};
+
+}  // namespace memfit
+
+#endif  // MEMFIT_ENGINE_H_
