@@ -266,7 +266,7 @@ Result<EstimateRequest> to_request(const EstimateOptions& o) {
   r.model = o.model;
   if (o.max_tokens_given) r.max_tokens = o.max_tokens;
   r.batch = o.batch;
-  Result<std::optional<Engine>> engine = named("engine", parse_engine(o.engine));
+  Result<std::string> engine = named("engine", parse_engine(o.engine));
   if (!engine) return engine.error();
   r.engine = *engine;
   Result<std::optional<KvElement>> mode = kv_option("kv_cache_mode", o.kv_cache_mode);

@@ -157,15 +157,15 @@ void run_fit(const FitOptions& o, int& exit_code) {
     exit_code = report_error(c.error());
     return;
   }
-  if (c->engine == Engine::kMlxLm) {
-    exit_code = report_error(mlxlm_not_supported("fit"));
+  if (!c->engine->supports(EngineCommand::kFit)) {
+    exit_code = report_error(EngineRegistry::instance().unsupported(*c->engine, EngineCommand::kFit));
     return;
   }
-  if (c->engine == Engine::kVllm) {
+  if (c->engine->name() == "vllm") {
     // The request was prepared without -c: refuse it as prepare() would.
     if (request->llamacpp.ctx_size) {
-      exit_code = report_error(
-          Error::usage("ctx_size", "is a llama.cpp setting: give engine llamacpp"));
+      exit_code = report_error(EngineRegistry::field_of_other_engine(
+          "ctx_size", *EngineRegistry::instance().find("llamacpp")));
       return;
     }
     run_vllm_fit(o, *request, *c, exit_code);
@@ -178,7 +178,7 @@ void run_fit(const FitOptions& o, int& exit_code) {
         "fit solves for one device under mlxcel and llamacpp; a per-rank plan is inspect's"));
     return;
   }
-  if (c->engine == Engine::kLlamaCpp) {
+  if (c->engine->name() == "llamacpp") {
     c->llamacpp_settings.ctx_size = request->llamacpp.ctx_size.value_or(c->llamacpp_settings.ctx_size);
     run_llamacpp_fit(o, *request, *c, exit_code);
     return;

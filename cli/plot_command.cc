@@ -83,7 +83,7 @@ Status write_file(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
-std::string summary_line(const PlotOptions& o, Engine engine, const PlotData& data) {
+std::string summary_line(const PlotOptions& o, const EngineProfile& engine, const PlotData& data) {
   std::string fits;
   for (const PlotPanel& p : data.panels) {
     if (!fits.empty()) fits += ", ";
@@ -92,7 +92,7 @@ std::string summary_line(const PlotOptions& o, Engine engine, const PlotData& da
     fits += fmt::format("{} {}", name,
                         p.max_tokens_that_fit ? fmt::format("{}", *p.max_tokens_that_fit) : "none");
   }
-  if (engine == Engine::kLlamaCpp) {
+  if (engine.name() == "llamacpp") {
     return fmt::format(
         "wrote {}: --ctx-size {} to {}, llama.cpp, budget {}; largest --ctx-size that fits: {}\n",
         o.out_path, data.min_tokens, data.max_tokens, format_bytes(data.budget_bytes), fits);
@@ -113,9 +113,9 @@ std::string summary_json(const PlotOptions& o, const PreparedRequest& c, const P
                                                   : nlohmann::ordered_json(nullptr)},
                       {"capped", p.capped}});
   }
-  nlohmann::ordered_json j = {{"out", o.out_path}, {"engine", to_string(c.engine)},
+  nlohmann::ordered_json j = {{"out", o.out_path}, {"engine", c.engine->name()},
                               {"min_tokens", data.min_tokens}, {"max_tokens", data.max_tokens}};
-  if (c.engine == Engine::kLlamaCpp) {
+  if (c.engine->name() == "llamacpp") {
     // The settings every panel shares; the cache types are the panels'.
     const LlamaCppSettings& s = c.llamacpp_settings;
     j["llamacpp"] = {{"parallel", s.parallel},       {"batch_size", s.batch_size},
@@ -188,12 +188,8 @@ void run_plot(const PlotOptions& o, int& exit_code) {
     exit_code = report_error(c.error(), "plot");
     return;
   }
-  if (c->engine == Engine::kMlxLm) {
-    exit_code = report_error(mlxlm_not_supported("plot"));
-    return;
-  }
-  if (c->engine == Engine::kVllm) {
-    exit_code = report_error(vllm_not_supported("plot"));
+  if (!c->engine->supports(EngineCommand::kPlot)) {
+    exit_code = report_error(EngineRegistry::instance().unsupported(*c->engine, EngineCommand::kPlot));
     return;
   }
   // Without --max-tokens, the context the model declares, else 128K.
@@ -206,7 +202,7 @@ void run_plot(const PlotOptions& o, int& exit_code) {
         report_error(Error::usage("max_tokens", "a plot needs at least 2 tokens"), "plot");
     return;
   }
-  Result<PlotData> data = c->engine == Engine::kLlamaCpp ? plot_llamacpp(o, *c, max_tokens)
+  Result<PlotData> data = c->engine->name() == "llamacpp" ? plot_llamacpp(o, *c, max_tokens)
                                                          : plot_mlxcel(o, *c, max_tokens);
   if (!data) {
     exit_code = report_error(data.error(), "plot");
@@ -217,7 +213,7 @@ void run_plot(const PlotOptions& o, int& exit_code) {
     exit_code = report_error(written.error(), "plot");
     return;
   }
-  std::string out = o.estimate.json ? summary_json(o, *c, *data) : summary_line(o, c->engine, *data);
+  std::string out = o.estimate.json ? summary_json(o, *c, *data) : summary_line(o, *c->engine, *data);
   std::fwrite(out.data(), 1, out.size(), stdout);
   exit_code = kExitOk;
 }

@@ -95,8 +95,7 @@ void run_generate(const GenerateOptions& o, int& exit_code) {
   // mlx-lm takes the prompt and the generated tokens as they are. Other
   // engines: the context is prompt + new tokens, unless llama.cpp's -c is
   // given (the engine follows from the model, so max_tokens carries it).
-  if (Result<std::optional<Engine>> engine = parse_engine(estimate.engine);
-      engine && *engine == Engine::kMlxLm) {
+  if (Result<std::string> engine = parse_engine(estimate.engine); engine && *engine == "mlx-lm") {
     estimate.prompt_tokens = prompt;
     estimate.max_tokens = o.new_tokens;
     estimate.max_tokens_given = true;
@@ -231,15 +230,12 @@ void run_serve(ServeCommandOptions o, int& exit_code) {
     exit_code = report_error(prepared.error());
     return;
   }
-  if (prepared->engine == Engine::kMlxLm) {
-    exit_code = report_error(mlxlm_not_supported("preflight serve"));
+  if (!prepared->engine->supports(EngineCommand::kPreflightServe)) {
+    exit_code = report_error(
+        EngineRegistry::instance().unsupported(*prepared->engine, EngineCommand::kPreflightServe));
     return;
   }
-  if (prepared->engine == Engine::kVllm) {
-    exit_code = report_error(vllm_not_supported("preflight serve"));
-    return;
-  }
-  if (prepared->engine == Engine::kLlamaCpp) {
+  if (prepared->engine->name() == "llamacpp") {
     run_llamacpp_serve(o, *request, std::move(*prepared), exit_code);
   } else {
     run_mlxcel_serve(std::move(o), std::move(*request), std::move(*prepared), exit_code);

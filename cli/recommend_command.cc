@@ -41,19 +41,17 @@ void run_recommend(const RecommendOptions& o, int& exit_code) {
     exit_code = report_error(c.error());
     return;
   }
-  if (c->engine == Engine::kMlxLm) {
-    exit_code = report_error(mlxlm_not_supported("recommend-quant"));
-    return;
-  }
-  if (c->engine == Engine::kVllm) {
-    exit_code = report_error(vllm_not_supported("recommend-quant"));
-    return;
-  }
-  if (c->engine == Engine::kLlamaCpp) {
+  // A GGUF file is not re-quantized here; a folder of them is (above).
+  if (c->model->weights.source == WeightsSource::kGgufHeader) {
     exit_code = report_error(Error::usage(
         "recommend-quant prices MLX quantizations of a safetensors checkpoint (engine mlxcel), "
         "or each GGUF file of a folder of them: for a GGUF model, name its folder or its "
         "Hugging Face repo"));
+    return;
+  }
+  if (!c->engine->supports(EngineCommand::kRecommendQuant)) {
+    exit_code = report_error(
+        EngineRegistry::instance().unsupported(*c->engine, EngineCommand::kRecommendQuant));
     return;
   }
   const std::vector<SafetensorsTensor>& tensors = c->model->tensors;

@@ -40,6 +40,9 @@ class EngineProfile {
   // Other spellings a user may write ("llama.cpp"); names and aliases are
   // matched ignoring case.
   virtual std::vector<std::string_view> aliases() const { return {}; }
+  // The runtime as prose writes it ("llama.cpp", "vLLM"); the name when not
+  // overridden.
+  virtual std::string_view title() const { return name(); }
   // What the profile prices, one line (--help, GET /v1/engines).
   virtual std::string_view summary() const = 0;
   // The runtime release whose rules the profile follows.
@@ -70,7 +73,9 @@ class EngineProfile {
     return Status::Ok();
   }
   // The estimate into `run`, with its warnings (the available-now one
-  // among them). Errors are not yet prefixed with the model's name.
+  // among them). Errors come back as run() returns them: other than usage
+  // errors, prefixed with the model's name as the request gives it
+  // (estimate_error(), request.h).
   virtual Status estimate(const EstimateRequest& request, EstimateRun& run) const = 0;
   // Whether `run` (this engine's) fits its budget.
   virtual bool fits(const EstimateRun& run) const = 0;
@@ -99,6 +104,9 @@ class EngineRegistry {
   // "'<text>': expected mlxcel, llamacpp, mlx-lm or vllm" (kUsage, no
   // field) when no engine has that name.
   Result<const EngineProfile*> parse(std::string_view text) const;
+  // The one refusal of a field that belongs to another engine (kUsage,
+  // naming the field): "<field> is a <title> setting: give engine <name>".
+  static Error field_of_other_engine(std::string_view field, const EngineProfile& owner);
   // The one refusal of a command an engine does not answer (kUsage, field
   // engine): "<engine> is not priced by <command>; <command> takes <the
   // engines that answer it>".

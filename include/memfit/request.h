@@ -19,6 +19,7 @@
 #ifndef MEMFIT_REQUEST_H_
 #define MEMFIT_REQUEST_H_
 
+#include <any>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -26,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "memfit/engine.h"
 #include "memfit/environment.h"
 #include "memfit/estimate.h"
 #include "memfit/host_memory.h"
@@ -41,24 +43,14 @@
 
 namespace memfit {
 
-// Whose allocation rules price a request: the seeds' runtime (SPEC section
-// 2), llama.cpp (llamacpp.h, with its own request fields), mlx-lm
-// (mlxlm.h: mx.get_peak_memory()'s peak) or vLLM (vllm.h: one rank's
-// weights and KV cache capacity).
-enum class Engine { kMlxcel, kLlamaCpp, kMlxLm, kVllm };
-std::string_view to_string(Engine engine);  // "mlxcel", "llamacpp", "mlx-lm", "vllm"
-
-// The engine a request that names none ("auto") gets for `model`: the one
-// place that decides it: llamacpp for a GGUF model, mlxcel otherwise.
-Engine default_engine(const Model& model);
-
 // The request's enumerations, spelled as users write them. Each fails with
 // a kUsage error "'<text>': expected ..." naming no field; callers add
 // theirs with Error::usage(field, error.message()).
 //   KV element  fp16, f16, bf16, float16 -> kFp16; int8, i8, q8, q8_0 -> kInt8
 //   backend     auto (nullopt: the build's), rocm, metal, cuda, cpu
-//   engine      mlxcel, llamacpp, mlx-lm or mlxlm, vllm (nullopt for
-//               "auto": the model's default)
+//   engine      a registered engine's name or alias, ignoring case
+//               (engine.h), returned as its name; "" for "auto" (the
+//               model's default)
 //   kv dtype    vLLM's --kv-cache-dtype: auto -> false; fp8, fp8_e4m3,
 //               fp8_e5m2 -> true (one byte per element)
 //   quant       fp16, int8, int4: the weight mode label
@@ -66,7 +58,7 @@ Engine default_engine(const Model& model);
 // engines with parse_parallel_engine (parallel_plan.h).
 Result<KvElement> parse_kv_element(std::string_view text);
 Result<std::optional<Backend>> parse_backend(std::string_view text);
-Result<std::optional<Engine>> parse_engine(std::string_view text);
+Result<std::string> parse_engine(std::string_view text);
 Result<std::string> parse_quant_label(std::string_view text);
 Result<bool> parse_vllm_kv_cache_dtype(std::string_view text);
 
@@ -165,7 +157,9 @@ struct EstimateRequest {
   std::optional<uint64_t> memory_limit_bytes;  // wins over the context's limit and the host
   // tensor_parallel x pipeline_parallel > 1 adds a per-rank plan.
   ParallelConfig parallel;
-  std::optional<Engine> engine;         // nullopt: default_engine(model)
+  // The engine's name (engine.h: EngineRegistry); "": the model's default
+  // (EngineRegistry::default_for).
+  std::string engine;
   // llama.cpp's fields. cache_type_k / cache_type_v land here when the
   // engine is llamacpp, above when it is mlxcel, and in both places (each
   // reading the text has) while the engine is left to the model
@@ -252,10 +246,11 @@ class LocalRequestContext : public RequestContext {
 // take, and every warning so far (settings, request, model, host).
 struct PreparedRequest {
   std::shared_ptr<const Model> model;
-  Engine engine = Engine::kMlxcel;  // as resolved
+  const EngineProfile* engine = nullptr;  // as resolved; set by prepare()
   LlamaCppSettings llamacpp_settings;  // the llama.cpp fields with their defaults
   MlxLmSettings mlxlm_settings;        // the mlx-lm fields with their defaults
   VllmSettings vllm_settings;          // the vLLM fields with their defaults (GPU total resolved)
+  std::any engine_settings;            // an engine's own, for engines registered outside the library
   EstimateInputs inputs;
   EstimateSettings settings;
   Platform platform;
@@ -270,7 +265,7 @@ struct PrepareOptions {
 
 // Checks the request's own fields (kUsage: max_tokens or batch of 0)
 // before anything is opened, then opens the model (kInput errors as the
-// loader gives them), resolves the engine (default_engine: llamacpp for a
+// loader gives them), resolves the engine (EngineRegistry::default_for: llamacpp for a
 // GGUF model) and checks the fields against it (kUsage: the other
 // engine's field, K without V or a mode against K/V under mlxcel, a
 // llama.cpp type under mlxcel), and reads the host (kHost when the
@@ -285,18 +280,14 @@ struct EstimateRun : PreparedRequest {
   std::optional<LlamaCppEstimate> llamacpp;  // set when engine is llamacpp
   std::optional<MlxLmEstimate> mlxlm;        // set when engine is mlx-lm
   std::optional<VllmEstimate> vllm;          // set when engine is vllm
+  std::any engine_estimate;                  // an engine's own, for engines registered outside the library
   // The per-rank plan, when tensor x pipeline parallel > 1; every rank is
   // checked against the one device budget the whole estimate uses.
   std::optional<ParallelPlan> parallel;
 
   // With a per-rank plan every rank must fit its device; the whole-model
   // figure (one device holding everything) no longer decides.
-  bool fits() const {
-    if (llamacpp) return llamacpp->fits;
-    if (mlxlm) return mlxlm->fits;
-    if (vllm) return vllm->fits;
-    return parallel ? parallel->fits : estimate.fits;
-  }
+  bool fits() const { return engine->fits(*this); }
 };
 
 // prepare(), the estimate, the available-now guardrail (a kAvailableNow
@@ -311,13 +302,9 @@ Result<EstimateRun> run(const EstimateRequest& request, RequestContext& context)
 // its llama.cpp settings). `request` is the one `prepared` came from.
 Result<EstimateRun> run_prepared(const EstimateRequest& request, PreparedRequest prepared);
 
-// The one line fit, plot, recommend-quant, preflight serve and the
-// service's /v1/fit answer an mlx-lm request with (kUsage, field engine):
-// "mlx-lm is priced by inspect and preflight generate only; <command> does
-// not take it".
-Error mlxlm_not_supported(std::string_view command);
-// The same for vllm: "vllm is priced by inspect and preflight only; ...".
-Error vllm_not_supported(std::string_view command);
+// An engine's estimation error as run() returns it: a usage error as it
+// is, any other prefixed with the model's name as `request` gives it.
+Error estimate_error(const EstimateRequest& request, const Error& error);
 
 // True when the request asks for a per-rank plan (more than one rank).
 bool wants_parallel_plan(const ParallelConfig& config);

@@ -12,11 +12,11 @@
 
 namespace memfit {
 
-// estimate_to_json (report.h) with every warning of the run, and
-// "parallel" when the run has a per-rank plan.
+// The run's engine's JSON report (EngineProfile::report_json), with every
+// warning of the run.
 nlohmann::ordered_json run_to_json(const EstimateRun& run);
 
-// render_estimate_text, then the per-rank plan's table when there is one.
+// The run's engine's text report (EngineProfile::report_text).
 std::string render_run_text(const EstimateRun& run);
 
 }  // namespace memfit

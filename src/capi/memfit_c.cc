@@ -77,7 +77,7 @@ memfit::EstimateRequest request_of(const memfit_model* model, const memfit_estim
   request.model = model->model->path;
   // The struct request and result are the mlxcel profile's, whatever the
   // model; other engines answer through memfit_estimate_request_json.
-  request.engine = memfit::Engine::kMlxcel;
+  request.engine = "mlxcel";
   request.max_tokens = r->max_tokens;
   request.batch = r->batch;
   request.kv_cache_mode = r->kv_int8 ? memfit::KvElement::kInt8 : memfit::KvElement::kFp16;

@@ -124,7 +124,7 @@ bool more_precise(const GgufRepoModel& a, double a_bits, const GgufRepoModel& b,
 
 Result<GgufRepoPricing> price_gguf_repo(FileSystem& fs, const std::string& root,
                                         const EstimateRequest& request, RequestContext& context) {
-  if (request.engine && *request.engine != Engine::kLlamaCpp) {
+  if (!request.engine.empty() && request.engine != "llamacpp") {
     return Error::usage("engine", "a folder of GGUF models is priced for llama.cpp: give "
                                   "llamacpp or leave the engine to the models");
   }
@@ -139,7 +139,7 @@ Result<GgufRepoPricing> price_gguf_repo(FileSystem& fs, const std::string& root,
   for (const std::string& entry : *entries) {
     EstimateRequest r = request;
     r.model = entry;
-    r.engine = Engine::kLlamaCpp;
+    r.engine = "llamacpp";
     Result<PreparedRequest> prepared = prepare(r, repo_context, PrepareOptions{.keep_tensors = true});
     if (!prepared) return prepared.error();  // the loader's names the file
     if (pricing.models.empty()) pricing.prepared = *prepared;

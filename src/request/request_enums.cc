@@ -15,24 +15,6 @@ Error expected(std::string_view text, std::string_view names) {
 
 }  // namespace
 
-std::string_view to_string(Engine engine) {
-  switch (engine) {
-    case Engine::kMlxcel:
-      return "mlxcel";
-    case Engine::kLlamaCpp:
-      return "llamacpp";
-    case Engine::kMlxLm:
-      return "mlx-lm";
-    case Engine::kVllm:
-      return "vllm";
-  }
-  return "mlxcel";
-}
-
-Engine default_engine(const Model& model) {
-  return model.weights.source == WeightsSource::kGgufHeader ? Engine::kLlamaCpp : Engine::kMlxcel;
-}
-
 std::string_view LlamaCppRequest::first_given() const {
   if (ctx_size) return "ctx_size";
   if (parallel) return "parallel";
@@ -89,14 +71,14 @@ Status set_cache_type(EstimateRequest& r, std::string_view field, std::string_vi
   const bool k = field == "cache_type_k";
   std::optional<GgmlType>& ggml = k ? r.llamacpp.cache_type_k : r.llamacpp.cache_type_v;
   std::optional<KvElement>& element = k ? r.cache_type_k : r.cache_type_v;
-  if (r.engine == Engine::kLlamaCpp) {
+  if (r.engine == "llamacpp") {
     Result<GgmlType> type = parse_llamacpp_cache_type(text);
     if (!type) return Error::usage(field, type.error().message());
     ggml = *type;
     return Status::Ok();
   }
   Result<KvElement> as_element = parse_kv_element(text);
-  if (r.engine == Engine::kMlxcel) {
+  if (r.engine == "mlxcel") {
     if (!as_element) return Error::usage(field, as_element.error().message());
     element = *as_element;
     return Status::Ok();
@@ -131,13 +113,11 @@ Result<std::optional<Backend>> parse_backend(std::string_view text) {
   return expected(text, "auto, rocm, metal, cuda or cpu");
 }
 
-Result<std::optional<Engine>> parse_engine(std::string_view text) {
-  if (text == "auto") return std::optional<Engine>();
-  if (text == "mlxcel") return std::optional<Engine>(Engine::kMlxcel);
-  if (text == "llamacpp") return std::optional<Engine>(Engine::kLlamaCpp);
-  if (text == "mlx-lm" || text == "mlxlm") return std::optional<Engine>(Engine::kMlxLm);
-  if (text == "vllm") return std::optional<Engine>(Engine::kVllm);
-  return expected(text, "auto, mlxcel, llamacpp, mlx-lm or vllm");
+Result<std::string> parse_engine(std::string_view text) {
+  if (text == "auto") return std::string();
+  Result<const EngineProfile*> engine = EngineRegistry::instance().parse(text);
+  if (!engine) return engine.error();
+  return std::string((*engine)->name());
 }
 
 Result<std::string> parse_quant_label(std::string_view text) {

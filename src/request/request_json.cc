@@ -243,10 +243,9 @@ Status read_sizing_fields(Fields& fields, EstimateRequest& request) {
   if (!device) return device.error();
   request.device = device->value_or(DeviceSelector{});
 
-  Result<std::optional<std::optional<Engine>>> engine =
-      parsed<std::optional<Engine>>(fields, "engine", parse_engine);
+  Result<std::optional<std::string>> engine = parsed<std::string>(fields, "engine", parse_engine);
   if (!engine) return engine.error();
-  request.engine = engine->value_or(std::nullopt);
+  request.engine = engine->value_or("");
 
   if (Status limit = read_memory_limit(fields, request); !limit) return limit.error();
   return read_parallel(fields, request);

@@ -114,9 +114,12 @@ HttpResponse handle_fit(ServiceState& state, std::string_view body) {
   ServiceContext context(state, *resolved);
   Result<PreparedRequest> p = prepare(request->request, context);
   if (!p.ok()) return error_response(api_error_of(p.error()));
-  if (p->engine == Engine::kLlamaCpp) return handle_llamacpp_fit(*request, *p);
-  if (p->engine == Engine::kMlxLm) return error_response(api_error_of(mlxlm_not_supported("fit")));
-  if (p->engine == Engine::kVllm) return handle_vllm_fit(*request, *p);
+  if (!p->engine->supports(EngineCommand::kFit)) {
+    return error_response(
+        api_error_of(EngineRegistry::instance().unsupported(*p->engine, EngineCommand::kFit)));
+  }
+  if (p->engine->name() == "llamacpp") return handle_llamacpp_fit(*request, *p);
+  if (p->engine->name() == "vllm") return handle_vllm_fit(*request, *p);
   if (Status mlxcel = check_mlxcel_fit(*request); !mlxcel.ok()) {
     return error_response(api_error_of(mlxcel.error()));
   }

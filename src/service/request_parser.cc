@@ -37,7 +37,7 @@ Result<FitRequest> parse_fit_request(std::string_view body) {
     return sizing.error();
   }
   // Under vllm, tensor_parallel is vLLM's own setting: the fit is per rank.
-  if (request.request.engine != Engine::kVllm && wants_parallel_plan(request.request.parallel)) {
+  if (request.request.engine != "vllm" && wants_parallel_plan(request.request.parallel)) {
     return Error::usage("/v1/fit solves for one device; a per-rank plan is /v1/estimate's");
   }
   for (std::string_view key : {"cache_type_k", "cache_type_v"}) {
@@ -119,7 +119,7 @@ Result<AdmitRequest> parse_admit_request(std::string_view body) {
     request.request_id = text;
   }
   EstimateRequest kv;
-  kv.engine = Engine::kMlxcel;  // admission sizes by the mlxcel KV widths
+  kv.engine = "mlxcel";  // admission sizes by the mlxcel KV widths
   if (Status kv_fields = request::read_kv_fields(fields, kv); !kv_fields.ok()) {
     return kv_fields.error();
   }

@@ -108,10 +108,12 @@ TEST(VllmCli, GpuNameBadIsOneUsageLine) {
 }
 
 TEST(VllmCli, PlotRefusesItWithOneLine) {
-  const std::string line = "vllm is priced by inspect and preflight generate only; ";
+  // The registry's one refusal: the engines answering plot are listed.
   auto plot = run_memfit({"plot", "-m", k70B, "--engine", "vllm", "--out", "/dev/null"}, k80GiB);
   EXPECT_EQ(plot.exit_code, 2);
-  EXPECT_NE(plot.err.find(line + "plot does not take it"), std::string::npos) << plot.err;
+  EXPECT_NE(plot.err.find("vllm is not priced by plot; plot takes mlxcel or llamacpp"),
+            std::string::npos)
+      << plot.err;
   auto bad = run_memfit({"inspect", "-m", k70B, "--engine", "vllm", "--kv-cache-dtype", "int4"}, k80GiB);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--kv-cache-dtype"), std::string::npos) << bad.err;

@@ -164,7 +164,7 @@ TEST(GgufRepoErrors, AnotherEngineOrNoModelIsRefused) {
   Result<GgufRepoPricing> p = price_gguf_repo(*fs, dir.path(), request, context);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().message(), "'" + dir.path() + "': no GGUF model in it");
-  request.engine = Engine::kMlxcel;
+  request.engine = "mlxcel";
   p = price_gguf_repo(*fs, dir.path(), request, context);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().kind(), ErrorKind::kUsage);

@@ -33,7 +33,7 @@ TEST(RequestJson, DefaultsWhenOnlyTheModelIsGiven) {
   EXPECT_FALSE(r.memory_limit_bytes.has_value());
   EXPECT_EQ(r.parallel.tensor_parallel, 1u);
   EXPECT_EQ(r.parallel.pipeline_parallel, 1u);
-  EXPECT_EQ(r.parallel.engine, ParallelEngine::kVllm);
+  EXPECT_EQ(r.parallel.engine, Parallel"vllm");
   EXPECT_FALSE(r.engine.has_value());
 }
 
@@ -57,7 +57,7 @@ TEST(RequestJson, EveryField) {
   EXPECT_EQ(r.parallel.tensor_parallel, 2u);
   EXPECT_EQ(r.parallel.pipeline_parallel, 3u);
   EXPECT_EQ(r.parallel.engine, ParallelEngine::kMlx);
-  EXPECT_EQ(r.engine, Engine::kMlxcel);
+  EXPECT_EQ(r.engine, "mlxcel");
 }
 
 TEST(RequestJson, NullIsAbsentAndAZeroLimitIsUnset) {
@@ -128,7 +128,7 @@ TEST(RequestJson, LlamaCppFieldsAndCacheTypesReadForTheEngine) {
     "ubatch_size": 128, "cache_type_k": "iq4_nl", "cache_type_v": "q5_1",
     "flash_attn": "off", "swa_full": true, "kv_unified": false, "repack": "arm"})");
   ASSERT_TRUE(r.ok()) << r.error().message();
-  EXPECT_EQ(r->engine, Engine::kLlamaCpp);
+  EXPECT_EQ(r->engine, "llamacpp");
   EXPECT_EQ(r->llamacpp.ctx_size, 0u);
   EXPECT_EQ(r->llamacpp.parallel, 4u);
   EXPECT_EQ(r->llamacpp.batch_size, 1024u);
@@ -148,7 +148,7 @@ TEST(RequestJson, MlxLmFields) {
     "model": "m", "engine": "mlxlm", "prompt_tokens": 2048, "max_tokens": 128, "batch": 4,
     "prefill_step_size": 512, "kv_bits": 4, "kv_group_size": 32, "max_kv_size": 4096})");
   ASSERT_TRUE(r.ok()) << r.error().message();
-  EXPECT_EQ(r->engine, Engine::kMlxLm);
+  EXPECT_EQ(r->engine, "mlx-lm");
   EXPECT_EQ(r->mlxlm.prompt_tokens, 2048u);
   EXPECT_EQ(r->max_tokens, 128u);
   EXPECT_EQ(r->batch, 4u);
@@ -169,7 +169,7 @@ TEST(RequestJson, VllmFields) {
     "max_num_batched_tokens": 4096, "num_speculative_tokens": 0, "enforce_eager": true,
     "vllm_version": "0.7.3"})");
   ASSERT_TRUE(r.ok()) << r.error().message();
-  EXPECT_EQ(r->engine, Engine::kVllm);
+  EXPECT_EQ(r->engine, "vllm");
   EXPECT_EQ(r->parallel.tensor_parallel, 4u);
   EXPECT_EQ(r->vllm.gpu_memory_utilization, 0.95);
   EXPECT_EQ(r->vllm.gpu_memory_total, 80ull << 30);

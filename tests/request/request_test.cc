@@ -269,7 +269,7 @@ TEST(Request, OverflowIsItsOwnKindAndNamesTheModel) {
 TEST(Request, MlxLmTakesItsFieldsAndRefusesTheOthers) {
   FakeContext context;
   EstimateRequest r = request_for();
-  r.engine = Engine::kMlxLm;
+  r.engine = "mlx-lm";
   r.max_tokens = 128;  // mlx-lm's --max-tokens: tokens generated
   r.batch = 2;
   r.mlxlm.prompt_tokens = 2048;
@@ -315,7 +315,7 @@ TEST(Request, VllmPricesTheGpuWhoseTotalItIsGiven) {
   // this host's RAM is not warned about.
   FakeContext context;
   EstimateRequest r = request_for();
-  r.engine = Engine::kVllm;
+  r.engine = "vllm";
   r.max_tokens = 4096;
   r.vllm.gpu_memory_total = 80ull << 30;
   Result<EstimateRun> run = memfit::run(r, context);
@@ -346,7 +346,7 @@ TEST(Request, VllmGpuNameGivenPricesThatGpusMlaBlocksAndDefaults) {
   FakeContext context;
   context.model_ = testing::corpus_model("deepseek_v3/DeepSeek-V3", 1000);
   EstimateRequest r = request_for();
-  r.engine = Engine::kVllm;
+  r.engine = "vllm";
   r.max_tokens = 32768;
   r.vllm.gpu_memory_total = 80ull << 30;
   r.vllm.gpu_name = "NVIDIA H100 80GB HBM3";
@@ -389,7 +389,7 @@ TEST(Request, VllmGpuNameGivenOverridesTheProbedOne) {
   context.host_.gpus.push_back(
       GpuMemory{0, GpuVendor::kNvidia, "NVIDIA A100-SXM4-80GB", 80ull << 30, 79ull << 30});
   EstimateRequest r = request_for();
-  r.engine = Engine::kVllm;
+  r.engine = "vllm";
   r.max_tokens = 32768;
   // Probed: the A100's name and total, so Triton MLA's 16-token blocks.
   Result<EstimateRun> probed = memfit::run(r, context);
@@ -425,7 +425,7 @@ TEST(Request, VllmGpuNameBadOrWithAnotherEngineIsAUsageError) {
     return x.error().message();
   };
   EstimateRequest r = request_for();
-  r.engine = Engine::kVllm;
+  r.engine = "vllm";
   r.vllm.gpu_memory_total = 80ull << 30;
   r.vllm.gpu_name = "H100\n";
   EXPECT_EQ(error_of(r), "gpu_name: 'H100\\n': expected a GPU's name as nvidia-smi prints it, e.g. "
@@ -439,7 +439,7 @@ TEST(Request, VllmTakesItsFieldsAndRefusesTheOthers) {
   FakeContext context;
   context.host_.gpus.push_back(GpuMemory{0, GpuVendor::kNvidia, "H100", 80ull << 30, 79ull << 30});
   EstimateRequest r = request_for();
-  r.engine = Engine::kVllm;
+  r.engine = "vllm";
   r.max_tokens = 4096;  // --max-model-len
   r.batch = 8;          // --max-num-seqs
   r.vllm.kv_cache_fp8 = true;
@@ -492,14 +492,18 @@ TEST(RequestParsers, NamesAndAliases) {
   EXPECT_EQ(*parse_backend("auto"), std::nullopt);
   EXPECT_EQ(*parse_backend("rocm"), Backend::kRocm);
   EXPECT_FALSE(parse_backend("tpu").ok());
-  EXPECT_EQ(*parse_engine("mlxcel"), Engine::kMlxcel);
-  EXPECT_EQ(*parse_engine("auto"), std::nullopt);
-  EXPECT_EQ(*parse_engine("mlx-lm"), Engine::kMlxLm);
-  EXPECT_EQ(*parse_engine("mlxlm"), Engine::kMlxLm);
-  EXPECT_EQ(to_string(Engine::kMlxLm), "mlx-lm");
-  EXPECT_EQ(*parse_engine("vllm"), Engine::kVllm);
-  EXPECT_EQ(to_string(Engine::kVllm), "vllm");
+  // Engines by name or alias, ignoring case, returned as their names.
+  EXPECT_EQ(*parse_engine("mlxcel"), "mlxcel");
+  EXPECT_EQ(*parse_engine("auto"), "");
+  EXPECT_EQ(*parse_engine("mlx-lm"), "mlx-lm");
+  EXPECT_EQ(*parse_engine("mlxlm"), "mlx-lm");
+  EXPECT_EQ(*parse_engine("mlx_lm"), "mlx-lm");
+  EXPECT_EQ(*parse_engine("llama.cpp"), "llamacpp");
+  EXPECT_EQ(*parse_engine("vllm"), "vllm");
+  EXPECT_EQ(*parse_engine("vLLM"), "vllm");
   EXPECT_EQ(parse_engine("sglang").error().kind(), ErrorKind::kUsage);
+  EXPECT_EQ(parse_engine("sglang").error().message(),
+            "'sglang': expected auto, mlxcel, llamacpp, mlx-lm or vllm");
   EXPECT_EQ(*parse_vllm_kv_cache_dtype("fp8_e4m3"), true);
   EXPECT_EQ(*parse_vllm_kv_cache_dtype("auto"), false);
   EXPECT_FALSE(parse_vllm_kv_cache_dtype("int8").ok());

@@ -86,7 +86,7 @@ TEST(ServiceEstimate, MlxLmEngineAndItsFields) {
       "POST", "/v1/fit", json{{"model", kExampleModel}, {"engine", "mlx-lm"}}.dump());
   EXPECT_EQ(refused.status, 400) << refused.body;
   EXPECT_EQ(error_message(refused),
-            "engine: mlx-lm is priced by inspect and preflight generate only; fit does not take it");
+            "engine: mlx-lm is not priced by fit; fit takes mlxcel, llamacpp or vllm");
 }
 
 TEST(ServiceEstimate, VllmEngineAndItsFields) {

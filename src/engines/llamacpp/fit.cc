@@ -40,7 +40,7 @@ std::string_view to_string(LlamaCppSolveFor what) {
 
 Result<LlamaCppFit> fit_llamacpp(LlamaCppSolveFor what, const EstimateRequest& r,
                                  const PreparedRequest& p) {
-  if (p.engine != Engine::kLlamaCpp) return Error::usage("engine", "is not llamacpp");
+  if (p.engine->name() != "llamacpp") return Error::usage("engine", "is not llamacpp");
   // max_tokens is the context too when ctx_size is not given (request.h).
   if (what == LlamaCppSolveFor::kCtxSize && (r.llamacpp.ctx_size || r.max_tokens)) {
     return Error::usage(r.llamacpp.ctx_size ? "ctx_size" : "max_tokens",

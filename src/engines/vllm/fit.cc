@@ -22,7 +22,7 @@ Result<VllmSolveFor> parse_vllm_solve(std::string_view text) {
 }
 
 Result<VllmFit> fit_vllm(VllmSolveFor what, const EstimateRequest& r, const PreparedRequest& p) {
-  if (p.engine != Engine::kVllm) return Error::usage("engine", "is not vllm");
+  if (p.engine->name() != "vllm") return Error::usage("engine", "is not vllm");
   // max_tokens is --max-model-len and a batch other than 1 --max-num-seqs
   // under vllm (request.h).
   if (what == VllmSolveFor::kMaxModelLen && (r.vllm.max_model_len || r.max_tokens)) {

@@ -1,0 +1,192 @@
+// The llamacpp profile (engine.h): what the pinned llama.cpp allocates, in
+// its model, context and compute buffers (docs/engine-llamacpp.md); the
+// default for GGUF models.
+#include <fmt/format.h>
+
+#include "engines/builtin.h"
+#include "memfit/llamacpp_report.h"
+#include "memfit/memory_size.h"
+#include "memfit/request.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit::engines {
+namespace {
+
+// The request's fields read as llama.cpp's, over LlamaCppSettings' defaults.
+Status resolve_settings(const EstimateRequest& r, LlamaCppSettings& s) {
+  const LlamaCppRequest& q = r.llamacpp;
+  if (r.max_tokens && q.ctx_size) {
+    return Error::usage("max_tokens", "and ctx_size are both the context: give one (ctx_size is "
+                                      "llama.cpp's name)");
+  }
+  s.ctx_size = q.ctx_size.value_or(r.max_tokens.value_or(s.ctx_size));
+  s.parallel = q.parallel.value_or(s.parallel);
+  s.batch_size = q.batch_size.value_or(s.batch_size);
+  s.ubatch_size = q.ubatch_size.value_or(s.ubatch_size);
+  // Read with the mlxcel names (engine auto): fp16 is f16, int8 is q8_0.
+  auto ggml = [](KvElement e) { return e == KvElement::kInt8 ? GgmlType::kQ8_0 : GgmlType::kF16; };
+  if (r.cache_type_k) s.cache_type_k = ggml(*r.cache_type_k);
+  if (r.cache_type_v) s.cache_type_v = ggml(*r.cache_type_v);
+  s.cache_type_k = q.cache_type_k.value_or(s.cache_type_k);
+  s.cache_type_v = q.cache_type_v.value_or(s.cache_type_v);
+  s.flash_attn = q.flash_attn.value_or(s.flash_attn);
+  s.swa_full = q.swa_full.value_or(s.swa_full);
+  s.kv_unified = q.kv_unified.value_or(s.kv_unified);
+  s.repack = q.repack.value_or(s.repack);
+  s.placement = q.placement.applied(s.placement);
+  s.extras.mmproj_offload = !q.no_mmproj_offload.value_or(false);
+  if (q.cache_ram) s.extras.cache_ram_mib = *q.cache_ram;
+  if (q.ctx_checkpoints) s.extras.ctx_checkpoints = *q.ctx_checkpoints;
+  if (q.n_gpu_layers_draft) s.extras.draft_n_gpu_layers = *q.n_gpu_layers_draft;
+  s.extras.draft_cache_type_k = q.cache_type_k_draft.value_or(s.extras.draft_cache_type_k);
+  s.extras.draft_cache_type_v = q.cache_type_v_draft.value_or(s.extras.draft_cache_type_v);
+  return Status::Ok();
+}
+
+// The GPUs: --gpu-memory's, else the probe's; Apple's unified memory is one
+// GPU whose memory is the budget.
+void resolve_gpus(const EstimateRequest& r, PreparedRequest& p) {
+  LlamaCppSettings& s = p.llamacpp_settings;
+  if (!r.llamacpp.placement.gpu_memory) {
+    for (const GpuMemory& g : p.host.gpus) {
+      s.placement.gpus.push_back(LlamaCppGpu{
+          fmt::format("{}:{}", g.vendor == GpuVendor::kNvidia ? "cuda" : "rocm", g.index), g.name,
+          g.free_bytes});
+    }
+    if (s.placement.gpus.empty() && p.budget.source == BudgetSource::kUnifiedMemory) {
+      s.placement.gpus.push_back(LlamaCppGpu{"metal:0", "Apple GPU", p.budget.budget_bytes});
+      s.placement.unified = true;
+    }
+  }
+  if (s.placement.gpus.empty() && !r.llamacpp.placement.first_given().empty()) {
+    p.warnings.push_back(Warning{
+        WarningKind::kRequest,
+        fmt::format("{} places layers on GPUs, and none was found: priced as a CPU run (give "
+                    "--gpu-memory 0=24GiB,... to plan for another machine's)",
+                    r.llamacpp.placement.first_given())});
+  }
+}
+
+// The server extras' files: the projector and the LoRA adapters.
+Status read_adapters(const EstimateRequest& r, RequestContext& context, LlamaCppSettings& s) {
+  if (r.llamacpp.mmproj) {
+    Result<GgufHeader> header = context.read_gguf_header("mmproj", *r.llamacpp.mmproj);
+    if (!header) return header.error();
+    Result<LlamaCppProjector> projector = llamacpp_projector(*header, *r.llamacpp.mmproj);
+    if (!projector) return projector.error();
+    s.extras.mmproj = std::move(*projector);
+  }
+  if (r.llamacpp.lora.size() > kLlamaCppMaxLoraAdapters) {
+    return Error::usage("lora", fmt::format("names {} adapters; memfit reads at most {}",
+                                            r.llamacpp.lora.size(), kLlamaCppMaxLoraAdapters));
+  }
+  for (const std::string& path : r.llamacpp.lora) {
+    Result<GgufHeader> header = context.read_gguf_header("lora", path);
+    if (!header) return header.error();
+    Result<LlamaCppLora> lora = llamacpp_lora(*header, path);
+    if (!lora) return lora.error();
+    s.extras.loras.push_back(std::move(*lora));
+  }
+  return Status::Ok();
+}
+
+// The speculative-decoding draft, opened like the model.
+Status open_draft(const EstimateRequest& r, RequestContext& context, LlamaCppSettings& s) {
+  if (!r.llamacpp.model_draft) return Status::Ok();
+  Result<std::shared_ptr<const Model>> draft =
+      context.open_model(*r.llamacpp.model_draft, {.keep_tensors = true});
+  if (!draft) return draft.error().within("model_draft");
+  if ((*draft)->weights.source != WeightsSource::kGgufHeader) {
+    return Error::usage("model_draft", fmt::format("{}: the draft must be a GGUF model",
+                                                   quote_untrusted(*r.llamacpp.model_draft)));
+  }
+  s.extras.draft = std::move(*draft);
+  s.extras.draft_path = *r.llamacpp.model_draft;
+  return Status::Ok();
+}
+
+class LlamaCppProfile final : public EngineProfile {
+ public:
+  std::string_view name() const override { return "llamacpp"; }
+  std::vector<std::string_view> aliases() const override {
+    return {"llama.cpp", "llama-cpp", "llama_cpp"};
+  }
+  std::string_view title() const override { return "llama.cpp"; }
+  std::string_view summary() const override {
+    return "what llama.cpp allocates: its model, context and compute buffers, per device";
+  }
+  std::string_view release() const override { return "llama.cpp v0.4.0 (node-llama-cpp 3.21.1)"; }
+  bool is_default_for(const Model& model) const override {
+    return model.weights.source == WeightsSource::kGgufHeader;
+  }
+  bool supports(EngineCommand command) const override {
+    return command != EngineCommand::kRecommendQuant;
+  }
+  std::string_view first_field_given(const EstimateRequest& r) const override {
+    return r.llamacpp.first_given();
+  }
+
+  Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
+    const std::string_view mlxcel_only = r.kv_cache_mode               ? "kv_cache_mode"
+                                         : r.batch != 1                ? "batch"
+                                         : wants_parallel_plan(r.parallel) ? "tensor_parallel"
+                                                                           : "";
+    if (!mlxcel_only.empty()) {
+      return Error::usage(mlxcel_only,
+                          "is an mlxcel setting; llamacpp takes ctx_size, parallel, batch_size, "
+                          "ubatch_size, cache_type_k/v, flash_attn, swa_full, kv_unified and repack");
+    }
+    return resolve_settings(r, p.llamacpp_settings);
+  }
+
+  Status resolve_host(const EstimateRequest& r, RequestContext& context,
+                      PreparedRequest& p) const override {
+    // The repacked copies: auto is the host's CPU.
+    std::string assumption;
+    LlamaCppSettings& s = p.llamacpp_settings;
+    s.repack = resolve_repack_cpu(s.repack, p.host.cpu, &assumption);
+    if (!assumption.empty()) p.warnings.push_back(Warning{WarningKind::kHost, std::move(assumption)});
+    resolve_gpus(r, p);
+    if (Status adapters = read_adapters(r, context, s); !adapters) return adapters;
+    if (Status draft = open_draft(r, context, s); !draft) return draft;
+    // Placement reads the tensor names too, and so do the adapters: a GGUF
+    // model is reopened with its tensor list (the sizing pass kept none).
+    if ((s.repack != RepackCpu::kNone || !s.placement.gpus.empty() || !s.extras.loras.empty()) &&
+        p.model->tensors.empty() && p.model->weights.source == WeightsSource::kGgufHeader) {
+      Result<std::shared_ptr<const Model>> model = context.open_model(r.model, {.keep_tensors = true});
+      if (!model) return model.error();
+      p.model = std::move(*model);
+    }
+    return Status::Ok();
+  }
+
+  Status estimate(const EstimateRequest& r, EstimateRun& run) const override {
+    Result<LlamaCppEstimate> estimate = estimate_llamacpp(*run.model, run.llamacpp_settings, run.budget);
+    if (!estimate) return estimate_error(r, estimate.error());
+    run.llamacpp = std::move(*estimate);
+    // What the host must hold now: its own device's total (discrete GPUs
+    // hold the rest); without GPUs, or with unified memory, everything.
+    const LlamaCppEstimate& e = *run.llamacpp;
+    const uint64_t host_load = e.placement.devices.empty() || e.settings.placement.unified
+                                   ? e.total_bytes
+                                   : e.placement.devices.back().total_bytes;
+    if (std::optional<std::string> line = available_now_warning(run.host, host_load)) {
+      run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
+    }
+    return Status::Ok();
+  }
+
+  bool fits(const EstimateRun& run) const override { return run.llamacpp->fits; }
+  nlohmann::ordered_json report_json(const EstimateRun& run) const override {
+    return llamacpp_estimate_to_json(*run.model, *run.llamacpp, run.budget, run.warnings);
+  }
+  std::string report_text(const EstimateRun& run) const override {
+    return render_llamacpp_text(*run.model, *run.llamacpp, run.budget);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<EngineProfile> make_llamacpp_profile() { return std::make_unique<LlamaCppProfile>(); }
+
+}  // namespace memfit::engines

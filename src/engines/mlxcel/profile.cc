@@ -1,0 +1,125 @@
+// The mlxcel profile (engine.h): the MLX runtime's own estimator, with its
+// allocator headroom (docs/weights.md, docs/cache-layouts.md); the default
+// for models that are not GGUF.
+#include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "engines/builtin.h"
+#include "memfit/checked_math.h"
+#include "memfit/parallel_report.h"
+#include "memfit/report.h"
+#include "memfit/request.h"
+#include "memfit/untrusted_text.h"
+#include "request/request_fields.h"
+
+namespace memfit::engines {
+namespace {
+
+// The per-rank plan over the model's tensor list when its headers were
+// read, else the proportional split.
+Result<ParallelPlan> plan_for(const EstimateRequest& r, const PreparedRequest& p) {
+  const ParallelConfig& config = r.parallel;
+  if (Status refused = check_parallel_config(p.model->spec, config); !refused) {
+    return Error::usage(fmt::format("tensor parallel {} x pipeline parallel {}: {}",
+                                    config.tensor_parallel, config.pipeline_parallel,
+                                    refused.error().message()));
+  }
+  Result<ParallelPlan> plan =
+      plan_parallel(*p.model, p.model->tensors, p.inputs, p.settings, p.platform, p.budget, config);
+  if (!plan) return plan.error().within(quote_untrusted(r.model));
+  return plan;
+}
+
+// A cache type with no mlxcel reading (set_cache_type kept only the
+// llama.cpp one) names a llama.cpp type.
+Status check_cache_types(const EstimateRequest& r) {
+  for (auto [field, ggml, element] :
+       {std::tuple{"cache_type_k", r.llamacpp.cache_type_k, r.cache_type_k},
+        std::tuple{"cache_type_v", r.llamacpp.cache_type_v, r.cache_type_v}}) {
+    if (ggml && !element) {
+      return Error::usage(field, fmt::format("{} is a llama.cpp cache type: give engine llamacpp, "
+                                             "or fp16 or int8",
+                                             ggml_type_traits(*ggml).name));
+    }
+  }
+  return Status::Ok();
+}
+
+// The KV width; its warning goes with the request's, before the model's.
+Status resolve_kv_width(const EstimateRequest& r, PreparedRequest& p) {
+  std::vector<Warning> kv_warnings;
+  Result<KvElement> element = request::resolve_kv_element(r, kv_warnings);
+  if (!element) return element.error();
+  p.inputs.kv_element = *element;
+  auto first_model = std::find_if(p.warnings.begin(), p.warnings.end(),
+                                  [](const Warning& w) { return w.kind == WarningKind::kModel; });
+  p.warnings.insert(first_model, kv_warnings.begin(), kv_warnings.end());
+  return Status::Ok();
+}
+
+class MlxcelProfile final : public EngineProfile {
+ public:
+  std::string_view name() const override { return "mlxcel"; }
+  std::string_view summary() const override {
+    return "the MLX runtime's own estimator: weights, KV cache and its allocator headroom";
+  }
+  std::string_view release() const override { return "memfit's MLX runtime rules (docs/weights.md)"; }
+  bool is_default_for(const Model& model) const override {
+    return model.weights.source != WeightsSource::kGgufHeader;
+  }
+  bool supports(EngineCommand) const override { return true; }
+  bool needs_tensors(const EstimateRequest& r) const override {
+    return wants_parallel_plan(r.parallel);
+  }
+
+  Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
+    if (Status types = check_cache_types(r); !types) return types;
+    return resolve_kv_width(r, p);
+  }
+
+  Status estimate(const EstimateRequest& r, EstimateRun& run) const override {
+    Result<Estimate> estimate =
+        memfit::estimate(*run.model, run.inputs, run.settings, run.platform, run.budget);
+    if (!estimate) return estimate.error().within(quote_untrusted(r.model));
+    run.estimate = std::move(*estimate);
+    // The load the host must hold now: weights + KV + activation.
+    const uint64_t load = (CheckedBytes(run.estimate.weights_bytes) + run.estimate.kv.total_bytes +
+                           run.estimate.activation_bytes)
+                              .saturated();
+    if (std::optional<std::string> line = available_now_warning(run.host, load)) {
+      run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
+    }
+    if (wants_parallel_plan(r.parallel)) {
+      Result<ParallelPlan> plan = plan_for(r, run);
+      if (!plan) return plan.error();
+      run.parallel = std::move(*plan);
+    }
+    return Status::Ok();
+  }
+
+  bool fits(const EstimateRun& run) const override {
+    // With a per-rank plan every rank must fit its device; the whole-model
+    // figure (one device holding everything) no longer decides.
+    return run.parallel ? run.parallel->fits : run.estimate.fits;
+  }
+
+  nlohmann::ordered_json report_json(const EstimateRun& run) const override {
+    nlohmann::ordered_json j = estimate_to_json(*run.model, run.estimate, run.budget, run.warnings);
+    if (run.parallel) j["parallel"] = parallel_plan_to_json(*run.parallel);
+    return j;
+  }
+
+  std::string report_text(const EstimateRun& run) const override {
+    std::string out = render_estimate_text(*run.model, run.estimate, run.budget);
+    if (run.parallel) out += render_parallel_plan_text(*run.parallel);
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<EngineProfile> make_mlxcel_profile() { return std::make_unique<MlxcelProfile>(); }
+
+}  // namespace memfit::engines

@@ -1,0 +1,73 @@
+// The mlx-lm profile (engine.h): the peak mx.get_peak_memory() reports for
+// mlx_lm.generate (docs/engine-mlxlm.md).
+#include "engines/builtin.h"
+#include "memfit/mlxlm_report.h"
+#include "memfit/request.h"
+
+namespace memfit::engines {
+namespace {
+
+class MlxLmProfile final : public EngineProfile {
+ public:
+  std::string_view name() const override { return "mlx-lm"; }
+  std::vector<std::string_view> aliases() const override { return {"mlxlm", "mlx_lm"}; }
+  std::string_view summary() const override {
+    return "the peak mx.get_peak_memory() reports for mlx_lm.generate";
+  }
+  std::string_view release() const override { return "mlx-lm main of late 2025 on MLX v0.24.0 to v0.32.1 (docs/engine-mlxlm.md)"; }
+  std::string_view first_field_given(const EstimateRequest& r) const override {
+    return r.mlxlm.first_given();
+  }
+
+  // max_tokens is the tokens generated and batch the sequences.
+  Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
+    const std::string_view other = r.kv_cache_mode                       ? "kv_cache_mode"
+                                   : (r.cache_type_k || r.llamacpp.cache_type_k) ? "cache_type_k"
+                                   : (r.cache_type_v || r.llamacpp.cache_type_v) ? "cache_type_v"
+                                   : wants_parallel_plan(r.parallel)             ? "tensor_parallel"
+                                                                                 : "";
+    if (!other.empty()) {
+      return Error::usage(other, "is not an mlx-lm setting; mlx-lm takes prompt_tokens, max_tokens, "
+                                 "batch, prefill_step_size, kv_bits, kv_group_size and max_kv_size");
+    }
+    const MlxLmRequest& q = r.mlxlm;
+    MlxLmSettings& s = p.mlxlm_settings;
+    s.prompt_tokens = q.prompt_tokens.value_or(s.prompt_tokens);
+    s.max_tokens = r.max_tokens.value_or(s.max_tokens);
+    s.batch = r.batch;
+    s.prefill_step_size = q.prefill_step_size.value_or(s.prefill_step_size);
+    s.kv_bits = q.kv_bits.value_or(s.kv_bits);
+    s.kv_group_size = q.kv_group_size.value_or(s.kv_group_size);
+    s.max_kv_size = q.max_kv_size.value_or(s.max_kv_size);
+    return Status::Ok();
+  }
+
+  Status estimate(const EstimateRequest& r, EstimateRun& run) const override {
+    Result<MlxLmEstimate> estimate = estimate_mlxlm(*run.model, run.mlxlm_settings, run.budget);
+    if (!estimate) return estimate_error(r, estimate.error());
+    run.mlxlm = std::move(*estimate);
+    if (run.mlxlm->max_kv_size_ignored) {
+      run.warnings.push_back(Warning{WarningKind::kRequest,
+                                     "max_kv_size is ignored: this model's make_cache builds its "
+                                     "own caches, as mlx-lm's make_prompt_cache does"});
+    }
+    if (std::optional<std::string> line = available_now_warning(run.host, run.mlxlm->total_bytes)) {
+      run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
+    }
+    return Status::Ok();
+  }
+
+  bool fits(const EstimateRun& run) const override { return run.mlxlm->fits; }
+  nlohmann::ordered_json report_json(const EstimateRun& run) const override {
+    return mlxlm_estimate_to_json(*run.model, *run.mlxlm, run.budget, run.warnings);
+  }
+  std::string report_text(const EstimateRun& run) const override {
+    return render_mlxlm_text(*run.model, *run.mlxlm, run.budget);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<EngineProfile> make_mlxlm_profile() { return std::make_unique<MlxLmProfile>(); }
+
+}  // namespace memfit::engines

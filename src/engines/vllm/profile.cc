@@ -1,0 +1,171 @@
+// The vllm profile (engine.h): one rank of `vllm serve`, its weights and
+// KV cache capacity (docs/engine-vllm.md).
+#include <fmt/format.h>
+
+#include "engines/builtin.h"
+#include "memfit/memory_size.h"
+#include "memfit/request.h"
+#include "memfit/untrusted_text.h"
+#include "memfit/vllm_report.h"
+
+namespace memfit::engines {
+namespace {
+
+Status check_vllm_fields(const EstimateRequest& r) {
+  const std::string_view other = r.kv_cache_mode                                ? "kv_cache_mode"
+                                 : (r.cache_type_k || r.llamacpp.cache_type_k) ? "cache_type_k"
+                                 : (r.cache_type_v || r.llamacpp.cache_type_v) ? "cache_type_v"
+                                                                               : "";
+  if (!other.empty()) {
+    return Error::usage(other, "is not a vLLM setting; vLLM's KV cache type is kv_cache_dtype "
+                               "(auto or fp8)");
+  }
+  if (r.parallel.pipeline_parallel != 1) {
+    return Error::usage("pipeline_parallel", "the vLLM profile prices tensor parallelism only "
+                                             "(pipeline parallelism: not yet)");
+  }
+  if (r.max_tokens && r.vllm.max_model_len) {
+    return Error::usage("max_tokens", "and max_model_len are both the context: give one "
+                                      "(max_model_len is vLLM's name)");
+  }
+  if (r.batch != 1 && r.vllm.max_num_seqs) {
+    return Error::usage("batch", "and max_num_seqs are both the sequences: give one "
+                                 "(max_num_seqs is vLLM's name)");
+  }
+  return Status::Ok();
+}
+
+// tensor_parallel is --tensor-parallel-size, max_tokens --max-model-len and
+// a batch other than 1 --max-num-seqs when their own fields are not given;
+// the GPU's total waits for the host (resolve_host).
+Status resolve_settings(const EstimateRequest& r, VllmSettings& s) {
+  const VllmRequest& q = r.vllm;
+  s.tensor_parallel = r.parallel.tensor_parallel;
+  s.gpu_memory_utilization = q.gpu_memory_utilization.value_or(s.gpu_memory_utilization);
+  s.kv_cache_memory = q.kv_cache_memory;
+  s.block_size = q.block_size.value_or(s.block_size);
+  s.kv_cache_fp8 = q.kv_cache_fp8.value_or(s.kv_cache_fp8);
+  s.max_model_len = q.max_model_len.value_or(r.max_tokens.value_or(s.max_model_len));
+  s.max_num_seqs = q.max_num_seqs.value_or(r.batch != 1 ? r.batch : s.max_num_seqs);
+  s.max_num_batched_tokens = q.max_num_batched_tokens.value_or(s.max_num_batched_tokens);
+  s.num_speculative_tokens = q.num_speculative_tokens.value_or(s.num_speculative_tokens);
+  s.enforce_eager = q.enforce_eager.value_or(s.enforce_eager);
+  s.release = q.vllm_version;
+  if (q.gpu_memory_total) s.gpu_memory_total = *q.gpu_memory_total;
+  if (q.gpu_name) {
+    // Checked again: a C++ caller fills VllmRequest without the parsers.
+    Result<std::string> name = parse_gpu_name(*q.gpu_name);
+    if (!name) return Error::usage("gpu_name", name.error().message());
+    s.gpu_name = std::move(*name);
+    s.gpu_name_given = true;
+  }
+  return Status::Ok();
+}
+
+// The GPU the request selects, else the first found; null when none.
+const GpuMemory* selected_gpu(const EstimateRequest& r, const HostMemoryStatus& host) {
+  const GpuMemory* gpu = nullptr;
+  for (const GpuMemory& g : host.gpus) {
+    const bool selected =
+        (r.device.kind == DeviceSelector::Kind::kCuda && g.vendor == GpuVendor::kNvidia) ||
+        (r.device.kind == DeviceSelector::Kind::kRocm && g.vendor != GpuVendor::kNvidia);
+    if (selected && g.index == r.device.index) gpu = &g;
+    if (gpu == nullptr && r.device.kind == DeviceSelector::Kind::kAuto) gpu = &g;
+  }
+  return gpu;
+}
+
+// The GPU's total: the selected GPU's, else the first found; with none,
+// an explicit limit stands for the device.
+void resolve_gpu_total(const EstimateRequest& r, PreparedRequest& p) {
+  VllmSettings& s = p.vllm_settings;
+  if (const GpuMemory* gpu = selected_gpu(r, p.host)) {
+    s.gpu_memory_total = gpu->total_bytes;
+    if (!s.gpu_name_given) {
+      s.gpu_name = gpu->name;
+      s.rocm = gpu->vendor == GpuVendor::kAmd;
+    } else if (s.gpu_name != gpu->name) {
+      // A name given without a total prices this host's GPU's memory
+      // under another GPU's name: say so, the user may have meant both.
+      p.warnings.push_back(Warning{
+          WarningKind::kRequest,
+          fmt::format("gpu_name is given but gpu_memory_total is not: the total is this host's "
+                      "GPU's ({}, {}); give gpu_memory_total for another machine's",
+                      escape_untrusted(gpu->name), format_bytes(gpu->total_bytes))});
+    }
+  } else if (p.budget.source == BudgetSource::kExplicit && !s.kv_cache_memory) {
+    s.gpu_memory_total = p.budget.budget_bytes;
+    p.warnings.push_back(Warning{WarningKind::kRequest,
+                                 "no GPU found: the memory limit is taken as the GPU's total "
+                                 "(give gpu_memory_total for another machine's)"});
+  }
+}
+
+class VllmProfile final : public EngineProfile {
+ public:
+  std::string_view name() const override { return "vllm"; }
+  std::string_view title() const override { return "vLLM"; }
+  std::string_view summary() const override {
+    return "one rank of vllm serve: its weights, KV cache capacity and startup peak";
+  }
+  std::string_view release() const override { return "vLLM v0.11 line (docs/engine-vllm.md)"; }
+  bool supports(EngineCommand command) const override { return command == EngineCommand::kFit; }
+  std::string_view first_field_given(const EstimateRequest& r) const override {
+    return r.vllm.first_given();
+  }
+  bool needs_tensors(const EstimateRequest&) const override { return true; }
+
+  Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
+    if (Status fields = check_vllm_fields(r); !fields) return fields;
+    return resolve_settings(r, p.vllm_settings);
+  }
+
+  Status resolve_host(const EstimateRequest& r, RequestContext&, PreparedRequest& p) const override {
+    if (p.vllm_settings.gpu_memory_total != 0 && p.budget.source != BudgetSource::kExplicit) {
+      // A GPU total given prices that GPU (often another machine's): its
+      // memory, not this host's RAM or GPU, is what the rank's peak must fit.
+      p.budget.budget_bytes = p.vllm_settings.gpu_memory_total;
+      p.budget.source = BudgetSource::kGpuTotalGiven;
+    }
+    if (p.vllm_settings.gpu_memory_total == 0) resolve_gpu_total(r, p);
+    return Status::Ok();
+  }
+
+  Status estimate(const EstimateRequest& r, EstimateRun& run) const override {
+    Result<VllmEstimate> estimate =
+        estimate_vllm(*run.model, run.model->tensors, run.vllm_settings, run.budget);
+    if (!estimate) return estimate_error(r, estimate.error());
+    run.vllm = std::move(*estimate);
+    if (!run.vllm->starts) {
+      run.warnings.push_back(Warning{
+          WarningKind::kRequest,
+          fmt::format("vLLM would refuse to start: {} KV blocks hold no request of {} tokens "
+                      "(largest that fits: {})",
+                      run.vllm->num_blocks, run.vllm->settings.max_model_len,
+                      run.vllm->max_model_len_fit)});
+    }
+    // This host's RAM is not where a rank loads when the budget is a GPU
+    // the request sized (its total, or a limit standing for it).
+    const bool gpu_given = run.budget.source == BudgetSource::kGpuTotalGiven ||
+                           run.budget.source == BudgetSource::kExplicit;
+    if (std::optional<std::string> line = available_now_warning(run.host, run.vllm->total_bytes);
+        line && !gpu_given) {
+      run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
+    }
+    return Status::Ok();
+  }
+
+  bool fits(const EstimateRun& run) const override { return run.vllm->fits; }
+  nlohmann::ordered_json report_json(const EstimateRun& run) const override {
+    return vllm_estimate_to_json(*run.model, *run.vllm, run.budget, run.warnings);
+  }
+  std::string report_text(const EstimateRun& run) const override {
+    return render_vllm_text(*run.model, *run.vllm, run.budget);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<EngineProfile> make_vllm_profile() { return std::make_unique<VllmProfile>(); }
+
+}  // namespace memfit::engines
