@@ -1,0 +1,173 @@
+// An engine added by this test alone (docs/engines.md, "How to add an
+// engine"): the registry, the request path, the JSON request and the
+// reports reach it with no other file knowing it.
+#include <gtest/gtest.h>
+
+#include <any>
+#include <memory>
+#include <string>
+
+#include "memfit/engine.h"
+#include "memfit/model_spec.h"
+#include "memfit/request.h"
+#include "memfit/request_json.h"
+#include "memfit/run_report.h"
+
+namespace memfit {
+namespace {
+
+// The toy prices weights twice over: its estimate is 2 x the weight bytes.
+struct ToyEstimate {
+  uint64_t total_bytes = 0;
+  bool fits = false;
+};
+
+class ToyProfile final : public EngineProfile {
+ public:
+  std::string_view name() const override { return "toy"; }
+  std::vector<std::string_view> aliases() const override { return {"toy-engine"}; }
+  std::string_view summary() const override { return "twice the weights"; }
+  std::string_view release() const override { return "toy 1.0"; }
+  bool supports(EngineCommand command) const override { return command == EngineCommand::kPlot; }
+
+  Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
+    if (r.batch != 1) return Error::usage("batch", "the toy decodes one sequence");
+    p.engine_settings = uint64_t{2};  // the multiplier
+    return Status::Ok();
+  }
+  Status estimate(const EstimateRequest&, EstimateRun& run) const override {
+    const uint64_t times = std::any_cast<uint64_t>(run.engine_settings);
+    ToyEstimate e{times * run.model->weights.bytes, false};
+    e.fits = e.total_bytes <= run.budget.budget_bytes;
+    run.engine_estimate = e;
+    return Status::Ok();
+  }
+  bool fits(const EstimateRun& run) const override {
+    return std::any_cast<const ToyEstimate&>(run.engine_estimate).fits;
+  }
+  nlohmann::ordered_json report_json(const EstimateRun& run) const override {
+    const auto& e = std::any_cast<const ToyEstimate&>(run.engine_estimate);
+    return {{"engine", "toy"}, {"total_bytes", e.total_bytes}, {"fits", e.fits}};
+  }
+  std::string report_text(const EstimateRun& run) const override {
+    return "toy: " + std::to_string(std::any_cast<const ToyEstimate&>(run.engine_estimate).total_bytes) +
+           " B\n";
+  }
+};
+
+// Registers the toy for one test and removes it after.
+class ToyEngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(EngineRegistry::instance().add(std::make_unique<ToyProfile>()).ok()); }
+  void TearDown() override { EngineRegistry::instance().remove("toy"); }
+};
+
+// A model of 1 GiB of weights, opened by name whatever the name.
+class OneModelContext : public RequestContext {
+ public:
+  OneModelContext() {
+    model_.path = "m";
+    model_.has_config = true;
+    Result<ModelSpec> spec = parse_model_config(R"({
+      "model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+      "num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 128,
+      "vocab_size": 256})");
+    EXPECT_TRUE(spec.ok());
+    if (spec.ok()) model_.spec = *spec;
+    model_.weights.bytes = 1ull << 30;
+    model_.weights.source = WeightsSource::kSafetensorsHeader;
+  }
+  Result<std::shared_ptr<const Model>> open_model(const std::string&, const OpenModelOptions&) override {
+    return std::shared_ptr<const Model>(std::make_shared<Model>(model_));
+  }
+  const EstimateSettings& settings() const override { return settings_; }
+  const std::vector<std::string>& settings_warnings() const override { return warnings_; }
+  Platform platform() const override { return Platform{}; }
+  HostMemoryStatus host_memory(const DeviceSelector&, std::optional<uint64_t> limit) override {
+    HostMemoryStatus status;
+    status.ram_total_bytes = status.budget_bytes = 64ull << 30;
+    status.budget_source = BudgetSource::kMeminfoAvailable;
+    if (limit) apply_explicit_limit(status, *limit);
+    return status;
+  }
+
+ private:
+  Model model_;
+  EstimateSettings settings_;
+  std::vector<std::string> warnings_;
+};
+
+TEST_F(ToyEngineTest, TheRegistryFindsItByNameAndAliasIgnoringCase) {
+  const EngineRegistry& registry = EngineRegistry::instance();
+  ASSERT_NE(registry.find("TOY"), nullptr);
+  EXPECT_EQ(registry.find("Toy-Engine")->name(), "toy");
+  EXPECT_EQ(*parse_engine("toy"), "toy");
+  // The built-in four come first, in their order, then the toy.
+  std::vector<std::string_view> names;
+  for (const EngineProfile* e : registry.all()) names.push_back(e->name());
+  EXPECT_EQ(names, (std::vector<std::string_view>{"mlxcel", "llamacpp", "mlx-lm", "vllm", "toy"}));
+  EXPECT_EQ(parse_engine("sglang").error().message(),
+            "'sglang': expected auto, mlxcel, llamacpp, mlx-lm, vllm or toy");
+  // A second engine of the same name (or alias) is refused.
+  Status again = EngineRegistry::instance().add(std::make_unique<ToyProfile>());
+  EXPECT_EQ(again.error().message(), "engine: 'toy-engine' is already an engine's name");
+}
+
+TEST_F(ToyEngineTest, RunPricesWithItAndTheReportsAreItsOwn) {
+  OneModelContext context;
+  EstimateRequest r;
+  r.model = "m";
+  r.engine = "toy";
+  r.memory_limit_bytes = 3ull << 30;
+  Result<EstimateRun> run = memfit::run(r, context);
+  ASSERT_TRUE(run.ok()) << run.error().message();
+  EXPECT_EQ(run->engine->name(), "toy");
+  // 2 x 1 GiB = 2 GiB = 2,147,483,648 B within a 3 GiB limit.
+  EXPECT_TRUE(run->fits());
+  EXPECT_EQ(run_to_json(*run)["total_bytes"], 2147483648u);
+  EXPECT_EQ(render_run_text(*run), "toy: 2147483648 B\n");
+  // 2 GiB past a 1.5 GiB limit.
+  r.memory_limit_bytes = 3ull << 29;
+  EXPECT_FALSE(memfit::run(r, context)->fits());
+  // Its own checks are its own.
+  r.batch = 2;
+  EXPECT_EQ(memfit::run(r, context).error().message(), "batch: the toy decodes one sequence");
+}
+
+TEST_F(ToyEngineTest, TheJsonRequestTakesItsName) {
+  Result<EstimateRequest> r = parse_estimate_request_json(R"({"model": "m", "engine": "Toy"})");
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->engine, "toy");
+}
+
+TEST_F(ToyEngineTest, OtherEnginesFieldsAreRefusedNamingTheirEngine) {
+  OneModelContext context;
+  EstimateRequest r;
+  r.model = "m";
+  r.engine = "toy";
+  r.vllm.block_size = 32;
+  EXPECT_EQ(memfit::run(r, context).error().message(),
+            "block_size: is a vLLM setting: give engine vllm");
+}
+
+TEST_F(ToyEngineTest, CommandsItDoesNotAnswerAreRefusedWithTheRegistrysLine) {
+  const EngineRegistry& registry = EngineRegistry::instance();
+  const EngineProfile& toy = *registry.find("toy");
+  // fit is answered by mlxcel, llamacpp and vllm; plot by the toy too.
+  EXPECT_EQ(registry.unsupported(toy, EngineCommand::kFit).message(),
+            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp or vllm");
+  EXPECT_EQ(registry.unsupported(*registry.find("vllm"), EngineCommand::kPlot).message(),
+            "engine: vllm is not priced by plot; plot takes mlxcel, llamacpp or toy");
+}
+
+TEST(EngineRegistry, DefaultsFollowTheModelsFormat) {
+  Model gguf;
+  gguf.weights.source = WeightsSource::kGgufHeader;
+  Model safetensors;
+  safetensors.weights.source = WeightsSource::kSafetensorsHeader;
+  EXPECT_EQ(EngineRegistry::instance().default_for(gguf).name(), "llamacpp");
+  EXPECT_EQ(EngineRegistry::instance().default_for(safetensors).name(), "mlxcel");
+}
+
+}  // namespace
+}  // namespace memfit
