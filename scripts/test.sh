@@ -30,3 +30,5 @@ bash scripts/fuzz-smoke.sh
 
 echo "== Windows cross-build (mingw-w64): memfit host --json under wine"
 bash tests/host/windows_cross_test.sh
+echo "== macOS cross-build (zig, aarch64-macos): memfit host links"
+bash tests/host/macos_cross_test.sh

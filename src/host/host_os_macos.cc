@@ -1,13 +1,5 @@
-// The macOS OS layer: sysctl, host_statistics64 and Metal.
-//
-// This file compiles only on Apple. Metal is reached through the
-// Objective-C runtime found with dlopen, so memfit links no framework and
-// needs no Objective-C compiler:
-//   device = MTLCreateSystemDefaultDevice();           // +1 reference
-//   bytes  = [device recommendedMaxWorkingSetSize];    // objc_msgSend -> uint64_t
-//   [device release];
-// The working set does not change while the machine runs, so it is read
-// once per process.
+// The macOS OS layer: RAM from sysctl and host_statistics64, the GPU's share
+// from Metal (dlopen'ed), process gauges from task_info.
 #include <dlfcn.h>
 #include <mach/mach.h>
 #include <mach/mach_host.h>
@@ -54,13 +46,26 @@ std::optional<vm_statistics64_data_t> vm_statistics() {
   return vm;
 }
 
+// Metal is reached through the Objective-C runtime found with dlopen, so
+// memfit links no framework and needs no Objective-C compiler:
+//   device = MTLCreateSystemDefaultDevice();           // +1 reference
+//   bytes  = [device recommendedMaxWorkingSetSize];    // objc_msgSend -> uint64_t
+//   [device release];
+// The working set does not change while the machine runs, so it is read
+// once per process; 0 when there is no Metal device.
 uint64_t metal_recommended_working_set_bytes() {
   static const uint64_t bytes = [] {
+    // MTLCreateSystemDefaultDevice gives no device to a process without
+    // Core Graphics (Apple's documentation of the function: command line
+    // tools must link it), so it is loaded first; if it is missing, Metal
+    // is still asked.
+    ::dlopen("/System/Library/Frameworks/CoreGraphics.framework/CoreGraphics",
+             RTLD_LAZY | RTLD_LOCAL);
     void* metal =
         ::dlopen("/System/Library/Frameworks/Metal.framework/Metal", RTLD_LAZY | RTLD_LOCAL);
     void* objc = ::dlopen("/usr/lib/libobjc.A.dylib", RTLD_LAZY | RTLD_LOCAL);
     if (metal == nullptr || objc == nullptr) return uint64_t{0};
-    // Neither library is closed: frameworks are never really unloaded.
+    // No library is closed: frameworks are never really unloaded.
     using CreateDevice = void* (*)();
     using RegisterSelector = void* (*)(const char*);
     using PoolPush = void* (*)();
