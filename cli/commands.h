@@ -27,6 +27,10 @@ void add_plot_command(CLI::App& app, int& exit_code);
 // other command starts without it.
 void add_serve_launcher(CLI::App& app, int& exit_code);
 
+// The memfit command: its description, --version and every subcommand
+// above, one of which is required. main() and the tests build it alike.
+void add_memfit_commands(CLI::App& app, int& exit_code);
+
 }  // namespace memfit::cli
 
 #endif  // MEMFIT_CLI_COMMANDS_H_

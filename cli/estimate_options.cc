@@ -14,6 +14,7 @@
 #endif
 
 #include "commands.h"
+#include "memfit/engine.h"
 #include "memfit/memory_size.h"
 #include "memfit/untrusted_text.h"
 
@@ -35,6 +36,17 @@ Result<std::optional<KvElement>> kv_option(std::string_view field, const std::st
 }
 
 // "--cache-type-k" for the request field "cache_type_k".
+// --engine's help, from the registry: every engine it holds, by name.
+std::string engine_option_help() {
+  std::string names = "auto (the model's default)";
+  const std::vector<const EngineProfile*> engines = EngineRegistry::instance().all();
+  for (size_t i = 0; i < engines.size(); ++i) {
+    names += i + 1 == engines.size() ? " or " : ", ";
+    names += engines[i]->name();
+  }
+  return "allocation rules: " + names + " (docs/engines.md)";
+}
+
 std::string flag_name(std::string_view field) {
   std::string flag = "--";
   for (char c : field) flag.push_back(c == '_' ? '-' : c);
@@ -223,8 +235,7 @@ void add_model_options(CLI::App& command, EstimateOptions& o) {
   command.add_option("--memory-limit", o.memory_limit,
                      "memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT");
   command.add_option("--device", o.device, "budget device: auto, cpu, cuda:N or rocm:N");
-  command.add_option("--engine", o.engine,
-                     "allocation rules: auto, mlxcel (the seeds' runtime), llamacpp, mlx-lm or vllm");
+  command.add_option("--engine", o.engine, engine_option_help());
   command.add_flag("--json", o.json, "print one JSON object on stdout");
   command.add_option("--revision", o.revision,
                      "Hugging Face name: the branch, tag or commit (default main, or the name's @)");

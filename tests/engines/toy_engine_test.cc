@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "commands.h"
 #include "memfit/engine.h"
 #include "memfit/model_spec.h"
 #include "memfit/request.h"
@@ -158,6 +159,17 @@ TEST_F(ToyEngineTest, CommandsItDoesNotAnswerAreRefusedWithTheRegistrysLine) {
             "engine: toy is not priced by fit; fit takes mlxcel, llamacpp or vllm");
   EXPECT_EQ(registry.unsupported(*registry.find("vllm"), EngineCommand::kPlot).message(),
             "engine: vllm is not priced by plot; plot takes mlxcel, llamacpp or toy");
+}
+
+TEST_F(ToyEngineTest, TheClisHelpNamesIt) {
+  // The memfit command built in-process, as main() builds it.
+  CLI::App app;
+  int exit_code = 0;
+  cli::add_memfit_commands(app, exit_code);
+  const std::string help = app.get_subcommand("inspect")->help();
+  EXPECT_NE(help.find("auto (the model's default), mlxcel, llamacpp, mlx-lm, vllm or toy"),
+            std::string::npos)
+      << help;
 }
 
 TEST(EngineRegistry, DefaultsFollowTheModelsFormat) {

@@ -33,8 +33,8 @@ TEST(RequestJson, DefaultsWhenOnlyTheModelIsGiven) {
   EXPECT_FALSE(r.memory_limit_bytes.has_value());
   EXPECT_EQ(r.parallel.tensor_parallel, 1u);
   EXPECT_EQ(r.parallel.pipeline_parallel, 1u);
-  EXPECT_EQ(r.parallel.engine, Parallel"vllm");
-  EXPECT_FALSE(r.engine.has_value());
+  EXPECT_EQ(r.parallel.engine, ParallelEngine::kVllm);
+  EXPECT_EQ(r.engine, "");
 }
 
 TEST(RequestJson, EveryField) {
