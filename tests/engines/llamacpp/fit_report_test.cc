@@ -1,0 +1,219 @@
+// render_llamacpp_fit_text() and llamacpp_fit_to_json() on a hand-filled LlamaCppFit:
+// each solved setting, capped, uncapped and nothing-fits, on the CPU and GPUs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "memfit/llamacpp_fit.h"
+#include "memfit/llamacpp_report.h"
+
+namespace memfit {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+constexpr uint64_t kMiB = 1ull << 20;
+constexpr uint64_t kGiB = 1ull << 30;
+
+std::shared_ptr<const Model> qwen3_gguf(uint64_t training_context = 40960) {
+  auto m = std::make_shared<Model>();
+  m->path = "models/qwen3-8b.gguf";
+  m->has_config = true;
+  m->spec.model_type = "qwen3";
+  m->spec.family = "qwen3";
+  m->spec.layout = "standard";
+  m->spec.max_position_tokens = training_context;
+  m->weights.bytes = 5 * kGiB;
+  m->weights.source = WeightsSource::kGgufHeader;
+  return m;
+}
+
+PreparedRequest prepared(uint64_t training_context = 40960) {
+  PreparedRequest p;
+  p.model = qwen3_gguf(training_context);
+  p.engine = Engine::kLlamaCpp;
+  p.budget = MemoryBudget{8 * kGiB, 8 * kGiB, BudgetSource::kExplicit};
+  p.warnings = {{WarningKind::kHost, "no GPU library"}};
+  return p;
+}
+
+// The estimate at the answer: 5 GiB of model, 512 MiB of context, 256 MiB
+// of compute: 5.75 GiB (6,174,015,488) of 8 GiB, 2.25 GiB to spare.
+LlamaCppEstimate at_answer(uint64_t ctx) {
+  LlamaCppEstimate e;
+  e.settings.ctx_size = ctx;
+  e.context.n_ctx = e.context.n_ctx_seq = ctx;
+  e.context.n_batch = 2048;
+  e.context.n_ubatch = 512;
+  e.mapped_bytes = e.model_bytes = 5 * kGiB;
+  e.model_bytes_exact = true;
+  e.repack = RepackCpu::kNone;
+  e.repack_modelled = true;
+  e.kv_bytes = e.context_bytes = 512 * kMiB;
+  e.kv_layers = 36;
+  e.compute_bytes = 256 * kMiB;
+  e.total_bytes = 5 * kGiB + 768 * kMiB;
+  e.budget_bytes = 8 * kGiB;
+  e.fits = true;
+  return e;
+}
+
+LlamaCppSolution solution(GgmlType type, std::optional<uint64_t> value, bool capped = false) {
+  LlamaCppSolution s;
+  s.cache_type = type;
+  s.value = value;
+  s.capped = capped;
+  if (value) s.estimate = at_answer(*value);
+  return s;
+}
+
+// ctx-size at f16 K and V: 16384; q8_0 30720; q4_0 capped at the training
+// context, 40960.
+LlamaCppFit ctx_fit() {
+  LlamaCppFit f;
+  f.what = LlamaCppSolveFor::kCtxSize;
+  f.answer = solution(GgmlType::kF16, 16384);
+  f.by_cache_type = {solution(GgmlType::kF16, 16384), solution(GgmlType::kQ8_0, 30720),
+                     solution(GgmlType::kQ4_0, 40960, true)};
+  f.flags = {"-c", "16384", "-np", "1"};
+  return f;
+}
+
+TEST(LlamaCppFitTextReport, CtxSizePerCacheTypeThenTheFlagsAndTheReport) {
+  const PreparedRequest p = prepared();
+  const LlamaCppFit f = ctx_fit();
+  EXPECT_EQ(render_llamacpp_fit_text(p, f),
+            "Largest ctx-size that fits 8.00 GiB (explicit):\n"
+            "  f16    16384\n"
+            "  q8_0   30720\n"
+            "  q4_0   40960 (the training context)\n"
+            "llama-server flags: -c 16384 -np 1\n"
+            "\n" +
+                render_llamacpp_text(*p.model, *f.answer.estimate, p.budget));
+  // The report at the answer is the one render_llamacpp_text gives.
+  EXPECT_THAT(render_llamacpp_fit_text(p, f),
+              HasSubstr("\nFITS: 5.75 GiB of 8.00 GiB (2.25 GiB to spare)\n"));
+}
+
+TEST(LlamaCppFitTextReport, AskedTypesThatDifferGetTheirOwnRow) {
+  PreparedRequest p = prepared();
+  p.llamacpp_settings.cache_type_k = GgmlType::kQ8_0;
+  p.llamacpp_settings.cache_type_v = GgmlType::kF16;
+  LlamaCppFit f = ctx_fit();
+  f.answer = solution(GgmlType::kQ8_0, 20480);
+  EXPECT_THAT(render_llamacpp_fit_text(p, f),
+              HasSubstr("  q4_0   40960 (the training context)\n"
+                        "  K q8_0, V f16 (asked): 20480\n"
+                        "llama-server flags: "));
+  // K and V both q8_0: that row is the answer's; no extra row.
+  p.llamacpp_settings.cache_type_v = GgmlType::kQ8_0;
+  EXPECT_THAT(render_llamacpp_fit_text(p, f), Not(HasSubstr("(asked)")));
+}
+
+TEST(LlamaCppFitTextReport, CeilingNotesOfEachSolve) {
+  PreparedRequest p = prepared(0);  // no training context
+  LlamaCppFit f = ctx_fit();
+  EXPECT_THAT(render_llamacpp_fit_text(p, f),
+              HasSubstr("  q4_0   40960 (the search ceiling: it fits any value)\n"));
+
+  // --solve parallel at the request's ctx-size, or the training context.
+  p = prepared();
+  f.what = LlamaCppSolveFor::kParallel;
+  f.by_cache_type = {solution(GgmlType::kF16, 256, true), solution(GgmlType::kQ8_0, 64, true)};
+  f.answer = f.by_cache_type[0];
+  std::string text = render_llamacpp_fit_text(p, f);
+  EXPECT_THAT(text, StartsWith("Largest parallel at ctx-size 40960 that fits 8.00 GiB (explicit):\n"));
+  EXPECT_THAT(text, HasSubstr("  f16    256 (llama.cpp's most sequences)\n"
+                              "  q8_0   64 (one 256-cell block per sequence)\n"));
+  p.llamacpp_settings.ctx_size = 16384;
+  EXPECT_THAT(render_llamacpp_fit_text(p, f),
+              StartsWith("Largest parallel at ctx-size 16384 that fits 8.00 GiB (explicit):\n"));
+}
+
+TEST(LlamaCppFitTextReport, GpuSolvesSayTheMargin) {
+  PreparedRequest p = prepared();
+  p.llamacpp_settings.placement.gpus = {{"cuda:0", "NVIDIA RTX A5000", 24 * kGiB}};
+  LlamaCppFit f = ctx_fit();
+  f.what = LlamaCppSolveFor::kGpuLayers;
+  f.by_cache_type = {solution(GgmlType::kF16, 37, true), solution(GgmlType::kQ8_0, 20)};
+  f.answer = f.by_cache_type[0];
+  f.flags = {"-ngl", "37"};
+  std::string text = render_llamacpp_fit_text(p, f);
+  EXPECT_THAT(text, StartsWith("Largest gpu-layers that fits every device (GPUs less a 1.00 GiB margin):\n"
+                               "  f16    37 (every layer)\n"
+                               "  q8_0   20\n"
+                               "llama-server flags: -ngl 37\n"));
+  f.what = LlamaCppSolveFor::kNCpuMoe;
+  p.llamacpp_settings.placement.gpu_margin_bytes = 512 * kMiB;
+  f.by_cache_type = {solution(GgmlType::kF16, 0, true), solution(GgmlType::kQ8_0, 12)};
+  f.answer = f.by_cache_type[0];
+  text = render_llamacpp_fit_text(p, f);
+  EXPECT_THAT(text, StartsWith("Fewest n-cpu-moe that fits every device (GPUs less a 512.0 MiB margin):\n"
+                               "  f16    0 (no expert on the host)\n"
+                               "  q8_0   12\n"));
+}
+
+TEST(LlamaCppFitTextReport, NothingFitsHasNoFlagsAndNoReport) {
+  const PreparedRequest p = prepared();
+  LlamaCppFit f;
+  f.what = LlamaCppSolveFor::kCtxSize;
+  f.answer = solution(GgmlType::kF16, std::nullopt);
+  f.by_cache_type = {solution(GgmlType::kF16, std::nullopt), solution(GgmlType::kQ8_0, std::nullopt)};
+  EXPECT_EQ(render_llamacpp_fit_text(p, f),
+            "Largest ctx-size that fits 8.00 GiB (explicit):\n"
+            "  f16    nothing fits\n"
+            "  q8_0   nothing fits\n");
+  // The answer row alone, when no cache type was solved: the asked one.
+  f.by_cache_type.clear();
+  EXPECT_EQ(render_llamacpp_fit_text(p, f),
+            "Largest ctx-size that fits 8.00 GiB (explicit):\n"
+            "  K f16, V f16 (asked): nothing fits\n");
+}
+
+TEST(LlamaCppFitTextReport, ZeroBudget) {
+  PreparedRequest p = prepared();
+  p.budget = MemoryBudget{0, 0, BudgetSource::kUnavailable};
+  LlamaCppFit f;
+  f.answer = solution(GgmlType::kF16, std::nullopt);
+  f.by_cache_type = {f.answer};
+  EXPECT_THAT(render_llamacpp_fit_text(p, f), StartsWith("Largest ctx-size that fits 0 B (unavailable):\n"));
+}
+
+TEST(LlamaCppFitJsonReport, TheAnswerItsRowsFlagsAndReport) {
+  const PreparedRequest p = prepared();
+  const LlamaCppFit f = ctx_fit();
+  nlohmann::ordered_json j = llamacpp_fit_to_json(p, f);
+  nlohmann::ordered_json report = j["report"];
+  j.erase("report");
+  EXPECT_EQ(j.dump(),
+            R"({"solve":"ctx-size","engine":"llamacpp","value":16384,"cache_type":"f16","capped":false,)"
+            R"("budget_bytes":8589934592,"budget_source":"explicit","by_cache_type":[)"
+            R"({"cache_type":"f16","value":16384,"capped":false},)"
+            R"({"cache_type":"q8_0","value":30720,"capped":false},)"
+            R"({"cache_type":"q4_0","value":40960,"capped":true}],)"
+            R"("flags":["-c","16384","-np","1"],"warnings":["no GPU library"]})");
+  EXPECT_EQ(report, llamacpp_estimate_to_json(*p.model, *f.answer.estimate, p.budget, p.warnings));
+  EXPECT_EQ(report["total_bytes"], 6174015488u);  // 5 GiB + 768 MiB
+  EXPECT_EQ(report["inputs"]["ctx_size"], 16384u);
+}
+
+TEST(LlamaCppFitJsonReport, NothingFitsIsNullValueFlagsAndReport) {
+  PreparedRequest p = prepared();
+  p.llamacpp_settings.cache_type_k = GgmlType::kQ8_0;
+  p.llamacpp_settings.cache_type_v = GgmlType::kQ8_0;
+  LlamaCppFit f;
+  f.what = LlamaCppSolveFor::kParallel;
+  f.answer = solution(GgmlType::kQ8_0, std::nullopt);
+  f.by_cache_type = {solution(GgmlType::kF16, std::nullopt)};
+  EXPECT_EQ(llamacpp_fit_to_json(p, f).dump(),
+            R"({"solve":"parallel","engine":"llamacpp","value":null,"cache_type":"q8_0","capped":false,)"
+            R"("budget_bytes":8589934592,"budget_source":"explicit","by_cache_type":[)"
+            R"({"cache_type":"f16","value":null,"capped":false}],)"
+            R"("flags":null,"warnings":["no GPU library"],"report":null})");
+}
+
+}  // namespace
+}  // namespace memfit
