@@ -33,6 +33,7 @@ EstimateRun mlxcel_run() {
   m->weights.bytes = 3 * kGiB + 512 * kMiB;
   m->weights.source = WeightsSource::kSafetensorsHeader;
   EstimateRun r;
+  r.engine = EngineRegistry::instance().find("mlxcel");
   r.model = m;
   r.budget = MemoryBudget{8 * kGiB, 8 * kGiB, BudgetSource::kExplicit};
   r.warnings = {{WarningKind::kSettings, "MEMFIT_PREFILL_CHUNK 'x' ignored"},
@@ -98,6 +99,7 @@ TEST(RunReport, EngineRunsGoToTheirOwnRenderer) {
   l.budget_bytes = 8 * kGiB;
   l.fits = true;
   r.llamacpp = l;
+  r.engine = EngineRegistry::instance().find("llamacpp");
   EXPECT_EQ(run_to_json(r), llamacpp_estimate_to_json(*r.model, l, r.budget, r.warnings));
   EXPECT_EQ(run_to_json(r)["engine"], "llamacpp");
   EXPECT_THAT(render_run_text(r), EndsWith("\nFITS: 3.00 GiB of 8.00 GiB (5.00 GiB to spare)\n"));
@@ -109,6 +111,7 @@ TEST(RunReport, EngineRunsGoToTheirOwnRenderer) {
   x.budget_bytes = 8 * kGiB;
   x.wired_limit_mb = 9216;  // 9 x 1024
   r.mlxlm = x;
+  r.engine = EngineRegistry::instance().find("mlx-lm");
   EXPECT_EQ(run_to_json(r), mlxlm_estimate_to_json(*r.model, x, r.budget, r.warnings));
   EXPECT_EQ(run_to_json(r)["engine"], "mlx-lm");
   EXPECT_EQ(render_run_text(r), render_mlxlm_text(*r.model, x, r.budget));
@@ -122,6 +125,7 @@ TEST(RunReport, EngineRunsGoToTheirOwnRenderer) {
   v.budget_bytes = 8 * kGiB;
   v.starts = v.fits = true;
   r.vllm = v;
+  r.engine = EngineRegistry::instance().find("vllm");
   EXPECT_EQ(run_to_json(r), vllm_estimate_to_json(*r.model, v, r.budget, r.warnings));
   EXPECT_EQ(run_to_json(r)["engine"], "vllm");
   EXPECT_EQ(render_run_text(r), render_vllm_text(*r.model, v, r.budget));
