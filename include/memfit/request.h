@@ -306,6 +306,10 @@ Result<EstimateRun> run_prepared(const EstimateRequest& request, PreparedRequest
 // is, any other prefixed with the model's name as `request` gives it.
 Error estimate_error(const EstimateRequest& request, const Error& error);
 
+// The available-now guardrail: a kAvailableNow warning on `run` when
+// `load_bytes` exceeds what its host can give now; it never changes fits.
+void warn_if_not_available_now(EstimateRun& run, uint64_t load_bytes);
+
 // True when the request asks for a per-rank plan (more than one rank).
 bool wants_parallel_plan(const ParallelConfig& config);
 

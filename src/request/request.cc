@@ -79,6 +79,12 @@ Error estimate_error(const EstimateRequest& r, const Error& error) {
   return error.within(quote_untrusted(r.model));
 }
 
+void warn_if_not_available_now(EstimateRun& run, uint64_t load_bytes) {
+  if (std::optional<std::string> line = available_now_warning(run.host, load_bytes)) {
+    run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
+  }
+}
+
 bool wants_parallel_plan(const ParallelConfig& c) {
   // tensor x pipeline may overflow: either one alone past the cap is a
   // request for a plan (which check_parallel_config then refuses).

@@ -101,24 +101,28 @@ TEST(RecommendQuantCli, PicksTheMostPreciseModeThatFits) {
 }
 
 // It prices MLX quantizations of a safetensors checkpoint: a GGUF file
-// (llamacpp by default) or --engine llamacpp is refused, saying what to
-// do instead (name the folder: recommend_gguf_repo_cli_test.cc).
+// (llamacpp by default) is refused, saying what to do instead (name the
+// folder: recommend_gguf_repo_cli_test.cc); --engine llamacpp on a
+// safetensors checkpoint gets the registry's line for engines that do not
+// answer the command.
 TEST(RecommendQuantCli, RefusesTheLlamaCppProfile) {
   TempDir dir;
   const std::string gguf = dir.file_path("qwen3-8b.gguf");
   qwen3_8b_gguf().write(gguf);
-  const std::string expected =
-      "memfit: recommend-quant prices MLX quantizations of a safetensors checkpoint (engine "
-      "mlxcel), or each GGUF file of a folder of them: for a GGUF model, name its folder or its "
-      "Hugging Face repo\n";
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"recommend-quant", "-m", gguf},
-        std::vector<std::string>{"recommend-quant", "-m", kExample, "--engine", "llamacpp"}}) {
-    auto r = run_memfit(args, {{"MEMFIT_MEMORY_LIMIT", "16GiB"}});
-    EXPECT_EQ(r.exit_code, 2) << args[2];
-    EXPECT_EQ(r.out, "") << args[2];
-    EXPECT_EQ(r.err.substr(r.err.find("memfit: recommend-quant")), expected) << r.err;
-  }
+  auto file = run_memfit({"recommend-quant", "-m", gguf}, {{"MEMFIT_MEMORY_LIMIT", "16GiB"}});
+  EXPECT_EQ(file.exit_code, 2);
+  EXPECT_EQ(file.out, "");
+  EXPECT_EQ(file.err.substr(file.err.find("memfit: recommend-quant")),
+            "memfit: recommend-quant prices MLX quantizations of a safetensors checkpoint (engine "
+            "mlxcel), or each GGUF file of a folder of them: for a GGUF model, name its folder or "
+            "its Hugging Face repo\n")
+      << file.err;
+  auto named = run_memfit({"recommend-quant", "-m", kExample, "--engine", "llamacpp"},
+                          {{"MEMFIT_MEMORY_LIMIT", "16GiB"}});
+  EXPECT_EQ(named.exit_code, 2);
+  EXPECT_EQ(named.out, "");
+  EXPECT_EQ(named.err, "memfit: --engine: llamacpp is not priced by recommend-quant; "
+                       "recommend-quant takes mlxcel\n");
 }
 
 }  // namespace

@@ -170,9 +170,7 @@ class LlamaCppProfile final : public EngineProfile {
     const uint64_t host_load = e.placement.devices.empty() || e.settings.placement.unified
                                    ? e.total_bytes
                                    : e.placement.devices.back().total_bytes;
-    if (std::optional<std::string> line = available_now_warning(run.host, host_load)) {
-      run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
-    }
+    warn_if_not_available_now(run, host_load);
     return Status::Ok();
   }
 

@@ -88,9 +88,7 @@ class MlxcelProfile final : public EngineProfile {
     const uint64_t load = (CheckedBytes(run.estimate.weights_bytes) + run.estimate.kv.total_bytes +
                            run.estimate.activation_bytes)
                               .saturated();
-    if (std::optional<std::string> line = available_now_warning(run.host, load)) {
-      run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
-    }
+    warn_if_not_available_now(run, load);
     if (wants_parallel_plan(r.parallel)) {
       Result<ParallelPlan> plan = plan_for(r, run);
       if (!plan) return plan.error();

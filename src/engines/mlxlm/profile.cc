@@ -51,9 +51,7 @@ class MlxLmProfile final : public EngineProfile {
                                      "max_kv_size is ignored: this model's make_cache builds its "
                                      "own caches, as mlx-lm's make_prompt_cache does"});
     }
-    if (std::optional<std::string> line = available_now_warning(run.host, run.mlxlm->total_bytes)) {
-      run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
-    }
+    warn_if_not_available_now(run, run.mlxlm->total_bytes);
     return Status::Ok();
   }
 

@@ -148,10 +148,7 @@ class VllmProfile final : public EngineProfile {
     // the request sized (its total, or a limit standing for it).
     const bool gpu_given = run.budget.source == BudgetSource::kGpuTotalGiven ||
                            run.budget.source == BudgetSource::kExplicit;
-    if (std::optional<std::string> line = available_now_warning(run.host, run.vllm->total_bytes);
-        line && !gpu_given) {
-      run.warnings.push_back(Warning{WarningKind::kAvailableNow, std::move(*line)});
-    }
+    if (!gpu_given) warn_if_not_available_now(run, run.vllm->total_bytes);
     return Status::Ok();
   }
 

@@ -34,7 +34,7 @@ std::shared_ptr<const Model> qwen3_gguf(uint64_t training_context = 40960) {
 PreparedRequest prepared(uint64_t training_context = 40960) {
   PreparedRequest p;
   p.model = qwen3_gguf(training_context);
-  p.engine = Engine::kLlamaCpp;
+  p.engine = EngineRegistry::instance().find("llamacpp");
   p.budget = MemoryBudget{8 * kGiB, 8 * kGiB, BudgetSource::kExplicit};
   p.warnings = {{WarningKind::kHost, "no GPU library"}};
   return p;

@@ -29,7 +29,7 @@ PreparedRequest prepared() {
   m->weights.source = WeightsSource::kSafetensorsHeader;
   PreparedRequest p;
   p.model = m;
-  p.engine = Engine::kVllm;
+  p.engine = EngineRegistry::instance().find("vllm");
   p.budget = MemoryBudget{80 * kGiB, 80 * kGiB, BudgetSource::kGpu};
   p.warnings = {{WarningKind::kHost, "probed GPU 0"}};
   return p;
