@@ -1,10 +1,10 @@
-// The options every estimating command shares (-m, --max-tokens, --batch,
-// KV cache width, --quant, --backend, --memory-limit, --device, --engine,
-// and the multi-device plan's --tensor-parallel / --pipeline-parallel /
-// --parallel-engine), turned into the library's EstimateRequest: the CLI is
-// one of the request layer's three front ends (include/memfit/request.h),
-// so inspect, preflight, fit, recommend-quant and plot cannot disagree with
-// the C API and the service.
+// The options every estimating command shares: the request fields of the
+// request field table (include/memfit/request_field.h: -m, --max-tokens,
+// --batch, the KV cache width, --engine, each engine's own flags, ...),
+// turned into the library's EstimateRequest by the fields' own rows: the
+// CLI is one of the request layer's three front ends
+// (include/memfit/request.h), so inspect, preflight, fit, recommend-quant
+// and plot cannot disagree with the C API and the service.
 #ifndef MEMFIT_CLI_ESTIMATE_OPTIONS_H_
 #define MEMFIT_CLI_ESTIMATE_OPTIONS_H_
 
@@ -12,77 +12,43 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "memfit/request.h"
+#include "memfit/request_field.h"
 #include "memfit/result.h"
 #include "memfit/warning.h"
 
 namespace memfit::cli {
 
-// The flags as given: each is parsed by the library's own parser in
-// to_request(), so its names and aliases are the JSON request's.
+// The flags as given. The request fields' options come from the request
+// field table (request_field.h): each keeps its texts, applied by the
+// field's own row in to_request, so its names, parsers and messages are
+// the JSON request's.
 struct EstimateOptions {
+  // Each request field's texts as given, in order (a repeatable field has
+  // several).
+  std::vector<std::pair<const RequestField*, std::string>> given;
+  // What the commands read or set themselves. The model, engine,
+  // max_tokens, batch, ctx_size and prompt_tokens rows keep these in step
+  // when given, and to_request takes them over their rows' texts (a
+  // command sets its own context, prompt or batch here).
   std::string model;
   uint64_t max_tokens = 8192;
   bool max_tokens_given = false;  // --max-tokens, or a command's own context
   uint64_t batch = 1;
-  std::string kv_cache_mode;  // "" = not given
-  std::string cache_type_k;
-  std::string cache_type_v;
-  std::string quant;
-  std::string backend = "auto";
-  std::string memory_limit;
-  std::string device = "auto";
   std::string engine = "auto";
+  std::optional<uint64_t> ctx_size;       // llama.cpp's -c
+  std::optional<uint64_t> prompt_tokens;  // mlx-lm's; set by preflight generate
   bool json = false;
-  // Multi-device plan; a plan is made when tensor x pipeline > 1.
-  uint64_t tensor_parallel = 1;
-  uint64_t pipeline_parallel = 1;
-  std::string parallel_engine = "vllm";
-  // llama.cpp's flags (--engine llamacpp); nullopt / "" / false: not given.
-  std::optional<uint64_t> ctx_size;
-  std::optional<uint64_t> parallel;
-  std::optional<uint64_t> batch_size;
-  std::optional<uint64_t> ubatch_size;
-  std::string flash_attn;
-  bool swa_full = false;
-  bool kv_unified = false;
-  std::string repack;
-  // llama-server's extras (llamacpp_extras.h); "" / false: not given.
-  std::string mmproj;
-  bool no_mmproj_offload = false;
-  std::vector<std::string> lora;                                    // --lora FILE, repeatable
-  std::vector<std::pair<std::string, std::string>> lora_scaled;     // --lora-scaled FILE SCALE
-  std::optional<std::string> cache_ram;          // parsed by parse_cache_ram ("-1" allowed)
-  std::optional<uint64_t> ctx_checkpoints;
-  std::string model_draft;                 // -md
-  std::optional<std::string> n_gpu_layers_draft;  // -ngld
-  std::string cache_type_k_draft, cache_type_v_draft;  // -ctkd, -ctvd
-  std::optional<std::string> ctx_size_draft;  // refused: v0.4.0 has no such flag
-  // mlx-lm's flags (--engine mlx-lm); nullopt: not given.
-  std::optional<uint64_t> prompt_tokens;  // set by preflight generate
-  std::optional<uint64_t> prefill_step_size;
-  std::optional<uint64_t> kv_bits;
-  std::optional<uint64_t> kv_group_size;
-  std::optional<uint64_t> max_kv_size;
-  // vLLM's flags (--engine vllm); nullopt / "": not given.
-  std::optional<double> gpu_memory_utilization;
-  std::string gpu_memory_total;
-  std::optional<std::string> gpu_name;  // "" given is refused, so not a sentinel
-  std::string kv_cache_memory;
-  std::optional<uint64_t> block_size;
-  std::string kv_cache_dtype;
-  std::optional<uint64_t> max_model_len;
-  std::optional<uint64_t> max_num_seqs;
-  std::optional<uint64_t> max_num_batched_tokens;
-  std::optional<uint64_t> num_speculative_tokens;
-  bool enforce_eager = false;
-  std::string vllm_version;
-  std::vector<std::pair<std::string, std::string>> placement;  // (request field, text) as given
+  // llama.cpp flags with no JSON field: --lora-scaled FILE SCALE (a LoRA
+  // adapter; the scale costs no memory) and --ctx-size-draft (refused).
+  std::vector<std::pair<std::string, std::string>> lora_scaled;
+  std::optional<std::string> ctx_size_draft;
   // The Hub (docs/hub.md): "" / nullopt / false when not given.
   std::string token;
   std::string revision;
@@ -91,35 +57,34 @@ struct EstimateOptions {
   bool offline = false;
 };
 
-// llama.cpp's multi-letter short flags (-np, -ub, -ctk, -ctv, -fa), which
-// CLI11 cannot register, rewritten to their long names; every other
-// argument as it is.
+// The runtime's multi-letter short flags (-np, -ub, -ctk, -ctv, -fa,
+// -ngl, ...: each request field's, and -cd), which CLI11 cannot register,
+// rewritten to their fields' first long flags; every other argument as it
+// is.
 std::vector<std::string> with_llamacpp_short_flags(int argc, char** argv);
 
-// Registers the shared options on `command`: the model, KV width, quant
-// label, backend, budget, engine and --json ...
+// Registers the shared options on `command`: the request fields every
+// engine reads but the context, the batch and the parallel plan (the
+// model, engine, KV widths, quant label, backend, budget, device), then
+// --json and the Hub's ...
 void add_model_options(CLI::App& command, EstimateOptions& options);
 // ... and the request's --max-tokens and --batch.
 void add_request_options(CLI::App& command, EstimateOptions& options);
-// llama.cpp's flags for --engine llamacpp: -c/--ctx-size, --parallel (-np),
-// -b/--batch-size, --ubatch-size (-ub), --flash-attn (-fa), --swa-full,
-// --kv-unified. On the commands that price llamacpp (inspect, preflight
-// generate, fit).
+// `engine`'s own request fields, in table order, but those `except` names
+// (JSON names), each as a flag whose help starts "<engine>: ".
+void add_engine_options(CLI::App& command, EstimateOptions& options, std::string_view engine,
+                        std::initializer_list<std::string_view> except = {});
+// llama.cpp's flags for --engine llamacpp (its fields, and --lora-scaled
+// and --ctx-size-draft). On the commands that price llamacpp (inspect,
+// preflight generate, fit, plot, recommend-quant).
 void add_llamacpp_options(CLI::App& command, EstimateOptions& options);
-// The placement flags: -ngl, --n-cpu-moe, -ot, -sm, -ts, -mg, --no-mmap,
-// --mlock, --no-kv-offload, --gpu-memory, --gpu-margin.
-void add_llamacpp_placement_options(CLI::App& command, EstimateOptions& options);
 // The same but -c and --parallel, for a command that reads the context and
 // the sequences with flags of its own (preflight serve).
 void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& options);
-// mlx-lm's flags for --engine mlx-lm: --prefill-step-size, --kv-bits,
-// --kv-group-size, --max-kv-size, and --prompt-tokens for a command that
-// has none of its own (inspect; preflight generate reads its own).
+// mlx-lm's flags for --engine mlx-lm, and --prompt-tokens for a command
+// that has none of its own (inspect; preflight generate reads its own).
 void add_mlxlm_options(CLI::App& command, EstimateOptions& options, bool with_prompt_tokens = false);
-// vLLM's flags for --engine vllm: --gpu-memory-utilization,
-// --gpu-memory-total, --kv-cache-memory (--kv-cache-memory-bytes),
-// --block-size, --kv-cache-dtype, --max-model-len, --max-num-seqs,
-// --max-num-batched-tokens, --num-speculative-tokens, --enforce-eager.
+// vLLM's flags for --engine vllm.
 void add_vllm_options(CLI::App& command, EstimateOptions& options);
 // --tensor-parallel N (--tensor-parallel-size), --pipeline-parallel M and
 // --parallel-engine vllm|mlx.
@@ -145,7 +110,8 @@ Result<EstimateRun> run_estimate(const EstimateOptions& options);
 Warning no_headers_warning();
 
 // Prints an error as one stderr line, "memfit: [<command>: ]<message>" (for
-// a usage error about one field the message is "--flag: detail"), and
+// a usage error about one field the message is "--flag: detail", the
+// field's long flag: field_flag), and
 // returns the exit status its kind maps to: kUsage 2, every other kind 1.
 int report_error(const Error& error, std::string_view command = "");
 

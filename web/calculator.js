@@ -2,6 +2,10 @@
 //
 //   GET  /v1/models    fills the model list; allow_hub shows the Hugging
 //                      Face name field (the service runs with --allow-hub)
+//   GET  /v1/engines   the engines and their request fields: the engine
+//                      list, the inputs' labels (each field's flag, its
+//                      help as the hint), the KV choices, and a form of
+//                      each engine's own fields with their defaults
 //   POST /v1/estimate  the breakdown at the chosen engine, context, batch
 //                      and KV mode
 //   POST /v1/fit       mlxcel: the largest context that fits per KV mode,
@@ -10,8 +14,10 @@
 // The other engines (llama.cpp, mlx-lm, vLLM) are drawn from /v1/estimate alone:
 // each cache type's largest fitting context by bisection (every term grows
 // with the context, so "fits" is monotone), and the curve from estimates
-// at evenly spaced contexts. ENGINES says, per engine, which request
-// fields the form's values become and which parts of the answer are drawn.
+// at evenly spaced contexts. ENGINES says, per engine the page can draw,
+// which request fields the form's three inputs become and which parts of
+// the answer are drawn; everything else about a field comes from
+// /v1/engines.
 //
 // Every figure shown is a number from those answers, formatted: bytes as
 // GiB with 2 decimals in the text, exact in data-bytes and the title. The
@@ -75,16 +81,18 @@ async function api(method, path, body) {
 
 const sum = (...values) => values.reduce((a, b) => a + (b || 0), 0);
 
-// Per engine: the labels of the form's fields, the KV choices (value sent,
-// label shown), the request body the form's values become, the three
-// figures before the total, and the bar's segments (which add up to the
-// total: the last one takes what the named terms leave).
+// Per engine: the request fields the context, batch and KV inputs become
+// (their labels are the fields' flags, their hints the fields' help), the
+// words before the flags, the KV choices the curve draws (of the field's
+// choices; mlx-lm's are its kv_bits widths), the request body the form's
+// values become, the three figures before the total, and the bar's
+// segments (which add up to the total: the last one takes what the named
+// terms leave).
 const ENGINES = {
   mlxcel: {
-    contextLabel: 'Context (tokens)',
-    batchLabel: 'Batch',
+    fields: { context: 'max_tokens', batch: 'batch', kv: 'kv_cache_mode' },
+    words: { context: 'Context', batch: 'Batch' },
     axisLabel: (batch) => `context (tokens), batch ${batch}`,
-    kvModes: [['fp16', 'fp16'], ['int8', 'int8']],
     body: (inputs, tokens, kv) => ({ max_tokens: tokens, batch: inputs.batch, kv_cache_mode: kv }),
     figures: (r) => [
       { label: 'Weights', bytes: r.weights_bytes, note: r.weights_source },
@@ -103,10 +111,10 @@ const ENGINES = {
     ],
   },
   llamacpp: {
-    contextLabel: 'Context (--ctx-size)',
-    batchLabel: 'Slots (--parallel)',
+    fields: { context: 'ctx_size', batch: 'parallel', kv: 'cache_type_k' },
+    words: { context: 'Context', batch: 'Slots' },
     axisLabel: (batch) => `--ctx-size (tokens, all slots), --parallel ${batch}`,
-    kvModes: [['f16', 'f16'], ['q8_0', 'q8_0'], ['q4_0', 'q4_0']],
+    kvDrawn: ['f16', 'q8_0', 'q4_0'],
     body: (inputs, tokens, kv) => ({ engine: 'llamacpp', ctx_size: tokens, parallel: inputs.batch,
       cache_type_k: kv, cache_type_v: kv }),
     figures: (r) => [
@@ -123,8 +131,8 @@ const ENGINES = {
     ],
   },
   'mlx-lm': {
-    contextLabel: 'Prompt (tokens)',
-    batchLabel: 'Batch',
+    fields: { context: 'prompt_tokens', batch: 'batch', kv: 'kv_bits', generate: 'max_tokens' },
+    words: { context: 'Prompt', batch: 'Batch' },
     axisLabel: (batch) => `prompt (tokens), batch ${batch}`,
     kvModes: [['fp16', 'fp16'], ['8', '8-bit'], ['4', '4-bit']],
     body: (inputs, tokens, kv) => ({ engine: 'mlx-lm', prompt_tokens: tokens, max_tokens: inputs.gen_tokens,
@@ -145,10 +153,10 @@ const ENGINES = {
     ],
   },
   vllm: {
-    contextLabel: 'Context (--max-model-len)',
-    batchLabel: 'Sequences (--max-num-seqs)',
+    fields: { context: 'max_model_len', batch: 'max_num_seqs', kv: 'kv_cache_dtype' },
+    words: { context: 'Context', batch: 'Sequences' },
     axisLabel: (batch) => `--max-model-len (tokens), --max-num-seqs ${batch}`,
-    kvModes: [['auto', 'auto'], ['fp8', 'fp8']],
+    kvDrawn: ['auto', 'fp8'],
     body: (inputs, tokens, kv) => ({ engine: 'vllm', max_model_len: tokens, max_num_seqs: inputs.batch,
       kv_cache_dtype: kv }),
     figures: (r) => [
@@ -168,23 +176,130 @@ const ENGINES = {
   },
 };
 
-// The KV choices and field labels of `name`, keeping the KV choice when
-// the new engine has it.
+// What GET /v1/engines answered: per engine name, its own fields and the
+// common ones, each {name, flags, help, unit, type, choices, default, ...}.
+const CATALOG = new Map();
+
+// `name`'s field called `field`: its own, else a common one.
+function fieldOf(name, field) {
+  return CATALOG.get(name)?.fields.find((f) => f.name === field) ?? null;
+}
+
+// A field's long flag ("--ctx-size"), as the CLI spells it.
+function longFlag(field) {
+  return field.flags.find((flag) => flag.startsWith('--')) || field.name;
+}
+
+// The KV choices of `name`, [value sent, label shown]: its KV field's
+// choices that the curve draws, or the engine's own list.
+function kvModesOf(name) {
+  const engine = ENGINES[name];
+  if (engine.kvModes) return engine.kvModes;
+  const choices = fieldOf(name, engine.fields.kv)?.choices ?? [];
+  return choices.filter((c) => !engine.kvDrawn || engine.kvDrawn.includes(c)).map((c) => [c, c]);
+}
+
+// The input's label, "<word> (<flag>)", with the field's help as its hint.
+function labelInput(labelId, word, field) {
+  const label = $(labelId);
+  label.textContent = field ? `${word} (${longFlag(field)})` : word;
+  label.parentElement.title = field ? field.help : '';
+}
+
+// One input for one of the engine's own fields: a choice is a list (its
+// default first, sent only when another is picked), a switch a checkbox,
+// the rest text whose placeholder is the default or an example. Empty:
+// not sent.
+function fieldInput(field) {
+  const label = document.createElement('label');
+  label.title = field.help;
+  const flag = document.createElement('code');
+  flag.textContent = longFlag(field);
+  let input;
+  if (field.type === 'choice') {
+    input = document.createElement('select');
+    for (const value of ['', ...field.choices]) {
+      const option = document.createElement('option');
+      option.value = value;
+      option.textContent = value === '' ? `${field.default ?? 'none'} (default)` : value;
+      input.appendChild(option);
+    }
+  } else {
+    input = document.createElement('input');
+    input.type = field.type === 'flag' ? 'checkbox' : 'text';
+    input.placeholder = field.default ?? field.example ?? '';
+    input.spellcheck = false;
+  }
+  input.dataset.field = field.name;
+  input.dataset.type = field.type;
+  input.dataset.testid = `field-${field.name}`;
+  const help = document.createElement('small');
+  help.textContent = field.help;
+  label.append(flag, input, help);
+  return label;
+}
+
+// The KV choices, the inputs' labels and the form of the engine's own
+// fields for `name`, keeping the KV choice when the new engine has it.
 function applyEngine(name) {
   const engine = ENGINES[name];
   const select = $('kv-mode');
   const keep = select.value;
   clear(select);
-  for (const [value, label] of engine.kvModes) {
+  const kvModes = kvModesOf(name);
+  for (const [value, label] of kvModes) {
     const option = document.createElement('option');
     option.value = value;
     option.textContent = label;
     select.appendChild(option);
   }
-  if (engine.kvModes.some(([value]) => value === keep)) select.value = keep;
-  $('max-tokens-label').textContent = engine.contextLabel;
-  $('batch-label').textContent = engine.batchLabel;
+  if (kvModes.some(([value]) => value === keep)) select.value = keep;
+  labelInput('max-tokens-label', engine.words.context, fieldOf(name, engine.fields.context));
+  labelInput('batch-label', engine.words.batch, fieldOf(name, engine.fields.batch));
   $('gen-tokens-field').hidden = name !== 'mlx-lm';
+  const list = $('engine-fields-list');
+  clear(list);
+  const drawn = Object.values(engine.fields);
+  const own = (CATALOG.get(name)?.own ?? []).filter((f) => !drawn.includes(f.name));
+  for (const field of own) list.appendChild(fieldInput(field));
+  $('engine-fields').hidden = own.length === 0;
+}
+
+// The engine's own fields the form sets, as the request sends them.
+function engineFieldValues() {
+  const values = {};
+  for (const input of $('engine-fields-list').querySelectorAll('[data-field]')) {
+    const type = input.dataset.type;
+    if (type === 'flag') {
+      if (input.checked) values[input.dataset.field] = true;
+      continue;
+    }
+    const text = input.value.trim();
+    if (text === '') continue;
+    values[input.dataset.field] = type === 'count' || type === 'ratio' ? Number(text) : text;
+  }
+  return values;
+}
+
+// Reads GET /v1/engines: the engine list (the engines this page draws),
+// and each one's fields.
+function applyCatalog(answer) {
+  const select = $('engine');
+  clear(select);
+  for (const engine of answer.engines) {
+    if (!Object.hasOwn(ENGINES, engine.name)) continue;  // the page cannot draw it
+    CATALOG.set(engine.name, { own: engine.fields, fields: [...engine.fields, ...answer.common_fields] });
+    const option = document.createElement('option');
+    option.value = engine.name;
+    option.textContent = engine.name;
+    option.title = engine.summary;
+    select.appendChild(option);
+  }
+  const mlxcel = CATALOG.get('mlxcel');
+  if (mlxcel) {
+    $('max-tokens').value = fieldOf('mlxcel', 'max_tokens')?.default ?? $('max-tokens').value;
+    $('batch').value = fieldOf('mlxcel', 'batch')?.default ?? $('batch').value;
+  }
 }
 
 // ---- inputs and the URL fragment ------------------------------------------
@@ -216,6 +331,7 @@ function readInputs() {
     gen_tokens: genTokens,
     kv_cache_mode: $('kv-mode').value,
     memory_limit: $('memory-limit').value.trim(),
+    fields: engineFieldValues(),
   };
 }
 
@@ -406,7 +522,7 @@ function axisFor(inputs, fit) {
 
 // The KV choice's label under `engine` ("8-bit" for mlx-lm's 8).
 function kvLabel(engine, value) {
-  const found = ENGINES[engine].kvModes.find(([v]) => v === value);
+  const found = kvModesOf(engine).find(([v]) => v === value);
   return found ? found[1] : value;
 }
 
@@ -428,7 +544,7 @@ function fitCaption(fit, engine) {
       : `${label} ${formatTokens(mode.max_tokens)} tokens`;
     caption.appendChild(span);
   });
-  caption.append(` (${ENGINES[engine].batchLabel.toLowerCase()} ${fit.batch})`);
+  caption.append(` (${ENGINES[engine].words.batch.toLowerCase()} ${fit.batch})`);
 }
 
 function drawCurve(fit, report, inputs, axis) {
@@ -536,7 +652,7 @@ async function inBatches(tasks, limit) {
 async function estimatedFit(inputs, base, report) {
   const engine = ENGINES[inputs.engine];
   const at = (tokens, kv) => api('POST', '/v1/estimate', { ...base, ...engine.body(inputs, tokens, kv) });
-  const bounds = await Promise.all(engine.kvModes.map(async ([kv]) => {
+  const bounds = await Promise.all(kvModesOf(inputs.engine).map(async ([kv]) => {
     // A KV choice the engine refuses for this model (mlx-lm cannot
     // quantize a rotating or MLA cache) is shown as refused, not as an
     // error of the whole page; the asked choice's refusal is the report's.
@@ -589,7 +705,7 @@ async function update() {
   const figures = $('figures');
   figures.dataset.state = 'loading';
   writeFragment(inputs);
-  const base = { model: inputs.model };
+  const base = { model: inputs.model, ...inputs.fields };
   if (inputs.memory_limit) base.memory_limit = inputs.memory_limit;
   const engine = ENGINES[inputs.engine];
   try {
@@ -653,10 +769,11 @@ async function start() {
     $('engine').value = format === 'gguf' ? 'llamacpp' : 'mlxcel';
     applyEngine($('engine').value);
   });
-  applyEngine($('engine').value);
   let models;
   let allowHub = false;
   try {
+    applyCatalog(await api('GET', '/v1/engines'));
+    applyEngine($('engine').value);
     const answer = await api('GET', '/v1/models');
     models = answer.models;
     allowHub = answer.allow_hub === true;

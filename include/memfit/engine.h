@@ -54,11 +54,13 @@ class EngineProfile {
   // Whether a request naming no engine gets this one for `model`; the
   // registry asks the engines in order and falls back to the first.
   virtual bool is_default_for(const Model&) const { return false; }
+  // The models is_default_for takes, in words ("GGUF models"); "" none.
+  virtual std::string_view default_for_text() const { return ""; }
   // Whether this engine answers `command`.
   virtual bool supports(EngineCommand) const { return false; }
-  // The first of this engine's own fields that `request` gives, as the
-  // JSON request names it; "" when none.
-  virtual std::string_view first_field_given(const EstimateRequest&) const { return ""; }
+  // The first of this engine's own fields (fields()) that `request` gives,
+  // as the JSON request names it; "" when none.
+  virtual std::string_view first_field_given(const EstimateRequest& request) const;
   // Whether prepare() opens the model with its tensor list.
   virtual bool needs_tensors(const EstimateRequest&) const { return false; }
 

@@ -4,38 +4,17 @@
 // caller without a new ABI.
 //
 // A request is one JSON object; every field is optional except "model";
-// null means absent; an unknown field is refused by name.
-//   model              string, required: a model folder, .safetensors or
-//                      .gguf file, or a Hugging Face name
-//                      "org/name[@revision][:QUANT]" in the local cache
-//                      (model_by_name.h)
-//                      (the service: a name under its model roots)
-//   max_tokens         integer >= 1, default 8192
-//   batch              integer >= 1, default 1
-//   kv_cache_mode      "fp16" | "int8" (and f16, bf16, float16, i8, q8, q8_0)
-//   cache_type_k, cache_type_v   the same names, together; with engine
-//                      "llamacpp": f32, f16, bf16, q8_0, q4_0, q4_1, q5_0,
-//                      q5_1, iq4_nl (each alone, default f16)
-//   quant              "fp16" | "int8" | "int4": a label only
-//   backend            "auto" | "rocm" | "metal" | "cuda" | "cpu"
-//   device             "auto" | "cpu" | "cuda[:N]" | "rocm[:N]"
-//   memory_limit       "48GB" (binary units) or bytes; 0 or "none": unset
-//   tensor_parallel, pipeline_parallel   integers >= 1, default 1
-//   parallel_engine    "vllm" | "mlx"
-//   engine             "auto" | "mlxcel" | "llamacpp"
-// llama.cpp's fields (engine "llamacpp" only; with mlxcel a usage error):
-//   ctx_size           integer >= 0, default 0 (the model's training context)
-//   parallel           integer 1 .. 256, default 1
-//   batch_size, ubatch_size   integers >= 1, default 2048 and 512
-//   flash_attn         "on" | "off" | "auto" (default)
-//   swa_full, kv_unified      true | false, default false
-//   repack             "auto" (default) | "none" | "x86-avx2" | "x86-avx512" | "arm"
-//   mmproj             a projector GGUF's path; no_mmproj_offload true | false
-//   lora               a LoRA adapter GGUF's path, or an array of them
-//   cache_ram          integer -1 .. 2^31 - 1 (MiB; -1 no limit, 0 off)
-//   ctx_checkpoints    integer >= 0 (per slot)
-//   model_draft        a draft GGUF model's path; n_gpu_layers_draft as
-//                      n_gpu_layers; cache_type_k_draft / _v_draft as the cache types
+// null means absent; an unknown field is refused by name. Its fields are
+// the request field table's (request_field.h: request_fields()), each
+// declared once with its CLI flags: the common ones (model, engine
+// "auto" | "mlxcel" | "llamacpp" | "mlx-lm" | "vllm", max_tokens, batch,
+// the KV widths, the budget, the parallel plan) and each engine's own
+// (llama.cpp's, mlx-lm's, vLLM's; given with another engine, a usage
+// error). GET /v1/engines lists them with their types and defaults,
+// schema/estimate-request.schema.json is their schema, and docs/service.md
+// and docs/engine-*.md tabulate them. A value is read as its row says:
+// counts are JSON integers (8192, never "8192" or 8192.0), sizes a string
+// ("48GB") or bytes, switches true or false, the rest strings.
 // Every failure is a kUsage Error about one field, one line:
 //   max_tokens: expected a positive integer, got "abc"
 #ifndef MEMFIT_REQUEST_JSON_H_

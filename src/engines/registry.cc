@@ -38,6 +38,13 @@ std::string names_in_words(const std::vector<std::string_view>& names) {
 
 }  // namespace
 
+std::string_view EngineProfile::first_field_given(const EstimateRequest& request) const {
+  for (const RequestField& field : fields()) {
+    if (field.given != nullptr && field.given(request)) return field.name;
+  }
+  return "";
+}
+
 std::string_view to_string(EngineCommand command) {
   switch (command) {
     case EngineCommand::kFit:

@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+#include <optional>
+
 #include "base/json_nesting.h"
 #include "memfit/untrusted_text.h"
 
@@ -13,6 +16,51 @@ namespace memfit::request {
 namespace {
 
 constexpr size_t kMaxShownValueBytes = 40;
+
+// What a value of the wrong kind is told: the row's, else its type's.
+std::string expectation(const RequestField& f) {
+  if (!f.json_expects.empty()) return std::string(f.json_expects);
+  if (f.json == JsonForm::kScalar) return "a string, a count or a boolean";
+  if (f.json == JsonForm::kInteger) return "an integer";
+  switch (f.type) {
+    case FieldType::kCount:
+      if (f.max != std::numeric_limits<uint64_t>::max()) {
+        return fmt::format("an integer from {} to {}", f.min, f.max);
+      }
+      return f.min == 0 ? "a non-negative integer" : "a positive integer";
+    case FieldType::kSize:
+      return "a size or bytes";
+    case FieldType::kRatio:
+      return "a number";
+    case FieldType::kFlag:
+      return "true or false";
+    case FieldType::kList:
+      return "a string or an array of strings";
+    case FieldType::kChoice:
+    case FieldType::kText:
+      break;
+  }
+  return "a string";
+}
+
+// The one text of a value of the row's form; nullopt for another kind.
+std::optional<std::string> scalar_text(const RequestField& f, const Json& v) {
+  const bool scalar = f.json == JsonForm::kScalar;
+  const bool integer = f.json == JsonForm::kInteger;
+  const bool typed = f.json == JsonForm::kTyped;
+  const bool takes_string = scalar || (typed && f.type != FieldType::kCount &&
+                                       f.type != FieldType::kRatio && f.type != FieldType::kFlag);
+  const bool takes_count = scalar || integer ||
+                           (typed && (f.type == FieldType::kCount || f.type == FieldType::kSize));
+  if (v.is_string() && takes_string) return v.get<std::string>();
+  if (v.is_number_unsigned() && takes_count) return std::to_string(v.get<uint64_t>());
+  if (v.is_number_integer() && integer) return std::to_string(v.get<int64_t>());
+  if (v.is_boolean() && (scalar || (typed && f.type == FieldType::kFlag))) {
+    return v.get<bool>() ? "true" : "false";
+  }
+  if (v.is_number() && typed && f.type == FieldType::kRatio) return v.dump();
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -40,6 +88,27 @@ std::string shown(const Json& value) { return show_untrusted_json(value, kMaxSho
 
 Error expected(std::string_view key, std::string_view what, const Json& value) {
   return Error::usage(key, fmt::format("expected {}, got {}", what, shown(value)));
+}
+
+Result<std::vector<std::string>> field_texts(const RequestField& f, const Json& value) {
+  std::vector<std::string> texts;
+  if (f.type == FieldType::kList && f.json == JsonForm::kTyped && value.is_array()) {
+    for (const Json& item : value) {
+      if (!item.is_string()) return expected(f.name, expectation(f), value);
+      texts.push_back(item.get<std::string>());
+    }
+    return texts;
+  }
+  std::optional<std::string> text = scalar_text(f, value);
+  if (!text) return expected(f.name, expectation(f), value);
+  // A count's range is checked on the JSON value, so the message shows it
+  // as sent ("got 0").
+  if (f.type == FieldType::kCount && f.json == JsonForm::kTyped &&
+      (value.get<uint64_t>() < f.min || value.get<uint64_t>() > f.max)) {
+    return expected(f.name, expectation(f), value);
+  }
+  texts.push_back(std::move(*text));
+  return texts;
 }
 
 const Json* Fields::find(std::string_view key) {

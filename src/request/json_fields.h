@@ -17,9 +17,11 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "memfit/request_field.h"
 #include "memfit/result.h"
 
 namespace memfit::request {
@@ -39,6 +41,13 @@ std::string shown(const Json& value);
 
 // "<key>: expected <what>, got <value>".
 Error expected(std::string_view key, std::string_view what, const Json& value);
+
+// A request field's JSON value as the texts its row applies
+// (request_field.h: JsonForm): an integer as its digits, true / false, a
+// number as JSON writes it, a string as it is; a list's array one text per
+// element. A value of another kind is "<name>: expected <what>, got
+// <value>", and so is a count out of the row's range.
+Result<std::vector<std::string>> field_texts(const RequestField& field, const Json& value);
 
 // Reads the fields of one request object; null reads as absent. `object`
 // must outlive the reader.

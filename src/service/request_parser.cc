@@ -1,6 +1,6 @@
-// /v1/fit and /v1/admit bodies, read with the library's request fields
-// (src/request/request_fields.h) so their names, aliases and messages are
-// /v1/estimate's.
+// /v1/fit and /v1/admit bodies, read with the library's request field
+// table (src/request/request_fields.h) so their names, aliases and
+// messages are /v1/estimate's.
 #include "service/request_parser.h"
 
 #include <algorithm>
@@ -25,6 +25,16 @@ bool is_request_id_char(char c) {
          std::string_view("._:/+=-").find(c) != std::string_view::npos;
 }
 
+bool fit_reads(const RequestField& f) {
+  if (f.name == "max_tokens" || f.name == "kv_cache_mode") return false;
+  const EngineProfile* owner = f.engine.empty() ? nullptr : EngineRegistry::instance().find(f.engine);
+  return owner == nullptr || owner->supports(EngineCommand::kFit);
+}
+
+bool admit_reads(const RequestField& f) {
+  return f.name == "kv_cache_mode" || f.name == "cache_type_k" || f.name == "cache_type_v";
+}
+
 }  // namespace
 
 Result<FitRequest> parse_fit_request(std::string_view body) {
@@ -33,24 +43,15 @@ Result<FitRequest> parse_fit_request(std::string_view body) {
   Fields fields(*json);
   FitRequest request;
 
-  if (Status sizing = request::read_sizing_fields(fields, request.request); !sizing.ok()) {
-    return sizing.error();
+  // Every request field but the two the fit varies, and none of the
+  // engines /v1/fit does not answer (the registry's engines whose
+  // supports(EngineCommand::kFit) is false: mlx-lm).
+  if (Status read = request::read_table_fields(fields, request.request, fit_reads); !read.ok()) {
+    return read.error();
   }
   // Under vllm, tensor_parallel is vLLM's own setting: the fit is per rank.
   if (request.request.engine != "vllm" && wants_parallel_plan(request.request.parallel)) {
     return Error::usage("/v1/fit solves for one device; a per-rank plan is /v1/estimate's");
-  }
-  for (std::string_view key : {"cache_type_k", "cache_type_v"}) {
-    Result<std::optional<std::string>> text = fields.string(key);
-    if (!text.ok()) return text.error();
-    if (!*text) continue;
-    if (Status set = set_cache_type(request.request, key, **text); !set.ok()) return set.error();
-  }
-  if (Status llama = request::read_llamacpp_fields(fields, request.request); !llama.ok()) {
-    return llama.error();
-  }
-  if (Status vllm = request::read_vllm_fields(fields, request.request); !vllm.ok()) {
-    return vllm.error();
   }
   Result<std::optional<std::string>> solve = fields.string("solve");
   if (!solve.ok()) return solve.error();
@@ -120,7 +121,7 @@ Result<AdmitRequest> parse_admit_request(std::string_view body) {
   }
   EstimateRequest kv;
   kv.engine = "mlxcel";  // admission sizes by the mlxcel KV widths
-  if (Status kv_fields = request::read_kv_fields(fields, kv); !kv_fields.ok()) {
+  if (Status kv_fields = request::read_table_fields(fields, kv, admit_reads); !kv_fields.ok()) {
     return kv_fields.error();
   }
   std::vector<Warning> warnings;  // K and V disagreeing: admission sizes at fp16

@@ -39,7 +39,7 @@ ServiceState::ServiceState(ServiceOptions o, service::ModelRoots r)
 
 namespace {
 
-enum class Endpoint { kHealth, kModels, kEstimate, kFit, kAdmit, kMetrics, kWebAsset };
+enum class Endpoint { kHealth, kModels, kEngines, kEstimate, kFit, kAdmit, kMetrics, kWebAsset };
 
 struct Route {
   std::string_view path;
@@ -47,9 +47,10 @@ struct Route {
   Endpoint endpoint;
 };
 
-constexpr std::array<Route, 6> kRoutes = {{
+constexpr std::array<Route, 7> kRoutes = {{
     {"/healthz", "GET", Endpoint::kHealth},
     {"/v1/models", "GET", Endpoint::kModels},
+    {"/v1/engines", "GET", Endpoint::kEngines},
     {"/v1/estimate", "POST", Endpoint::kEstimate},
     {"/v1/fit", "POST", Endpoint::kFit},
     {"/v1/admit", "POST", Endpoint::kAdmit},
@@ -62,6 +63,8 @@ HttpResponse dispatch(ServiceState& state, const Route& route, std::string_view 
       return service::handle_health();
     case Endpoint::kModels:
       return service::handle_models(state);
+    case Endpoint::kEngines:
+      return service::handle_engines();
     case Endpoint::kEstimate:
       return service::handle_estimate(state, body);
     case Endpoint::kFit:

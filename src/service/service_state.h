@@ -65,6 +65,8 @@ HttpResponse handle_estimate(ServiceState& state, std::string_view body);
 HttpResponse handle_fit(ServiceState& state, std::string_view body);
 HttpResponse handle_admit(ServiceState& state, std::string_view body);
 HttpResponse handle_models(ServiceState& state);
+// GET /v1/engines: the engines and their request fields (engines_handler.cc).
+HttpResponse handle_engines();
 HttpResponse handle_metrics(ServiceState& state);
 HttpResponse handle_health();
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/llamacpp/fields.h"
 #include "memfit/llamacpp_report.h"
 #include "memfit/memory_size.h"
 #include "memfit/request.h"
@@ -112,6 +113,7 @@ class LlamaCppProfile final : public EngineProfile {
     return {"llama.cpp", "llama-cpp", "llama_cpp"};
   }
   std::string_view title() const override { return "llama.cpp"; }
+  std::span<const RequestField> fields() const override { return llamacpp_fields(); }
   std::string_view summary() const override {
     return "what llama.cpp allocates: its model, context and compute buffers, per device";
   }
@@ -119,11 +121,9 @@ class LlamaCppProfile final : public EngineProfile {
   bool is_default_for(const Model& model) const override {
     return model.weights.source == WeightsSource::kGgufHeader;
   }
+  std::string_view default_for_text() const override { return "GGUF models"; }
   bool supports(EngineCommand command) const override {
     return command != EngineCommand::kRecommendQuant;
-  }
-  std::string_view first_field_given(const EstimateRequest& r) const override {
-    return r.llamacpp.first_given();
   }
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
@@ -132,9 +132,8 @@ class LlamaCppProfile final : public EngineProfile {
                                          : wants_parallel_plan(r.parallel) ? "tensor_parallel"
                                                                            : "";
     if (!mlxcel_only.empty()) {
-      return Error::usage(mlxcel_only,
-                          "is an mlxcel setting; llamacpp takes ctx_size, parallel, batch_size, "
-                          "ubatch_size, cache_type_k/v, flash_attn, swa_full, kv_unified and repack");
+      return Error::usage(mlxcel_only, "is an mlxcel setting; llamacpp takes cache_type_k, "
+                                       "cache_type_v and its own " + field_names_text("llamacpp"));
     }
     return resolve_settings(r, p.llamacpp_settings);
   }

@@ -69,6 +69,7 @@ class MlxcelProfile final : public EngineProfile {
   bool is_default_for(const Model& model) const override {
     return model.weights.source != WeightsSource::kGgufHeader;
   }
+  std::string_view default_for_text() const override { return "models that are not GGUF"; }
   bool supports(EngineCommand) const override { return true; }
   bool needs_tensors(const EstimateRequest& r) const override {
     return wants_parallel_plan(r.parallel);

@@ -1,6 +1,7 @@
 // The mlx-lm profile (engine.h): the peak mx.get_peak_memory() reports for
 // mlx_lm.generate (docs/engine-mlxlm.md).
 #include "engines/builtin.h"
+#include "engines/mlxlm/fields.h"
 #include "memfit/mlxlm_report.h"
 #include "memfit/request.h"
 
@@ -11,13 +12,11 @@ class MlxLmProfile final : public EngineProfile {
  public:
   std::string_view name() const override { return "mlx-lm"; }
   std::vector<std::string_view> aliases() const override { return {"mlxlm", "mlx_lm"}; }
+  std::span<const RequestField> fields() const override { return mlxlm_fields(); }
   std::string_view summary() const override {
     return "the peak mx.get_peak_memory() reports for mlx_lm.generate";
   }
   std::string_view release() const override { return "mlx-lm main of late 2025 on MLX v0.24.0 to v0.32.1 (docs/engine-mlxlm.md)"; }
-  std::string_view first_field_given(const EstimateRequest& r) const override {
-    return r.mlxlm.first_given();
-  }
 
   // max_tokens is the tokens generated and batch the sequences.
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {

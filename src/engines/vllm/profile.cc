@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/vllm/fields.h"
 #include "memfit/memory_size.h"
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
@@ -105,14 +106,12 @@ class VllmProfile final : public EngineProfile {
  public:
   std::string_view name() const override { return "vllm"; }
   std::string_view title() const override { return "vLLM"; }
+  std::span<const RequestField> fields() const override { return vllm_fields(); }
   std::string_view summary() const override {
     return "one rank of vllm serve: its weights, KV cache capacity and startup peak";
   }
   std::string_view release() const override { return "vLLM v0.11 line (docs/engine-vllm.md)"; }
   bool supports(EngineCommand command) const override { return command == EngineCommand::kFit; }
-  std::string_view first_field_given(const EstimateRequest& r) const override {
-    return r.vllm.first_given();
-  }
   bool needs_tensors(const EstimateRequest&) const override { return true; }
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {

@@ -1,0 +1,279 @@
+// The request field table (request_field.h) against everything made from
+// it: every row the same in `memfit inspect --help`, the JSON request
+// parser, the engine checks, the schema, the docs tables and GET
+// /v1/engines. MEMFIT_UPDATE_FIELD_DOCS=1 rewrites the docs and the schema.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "memfit/engine.h"
+#include "memfit/request.h"
+#include "memfit/request_field.h"
+#include "memfit/request_json.h"
+#include "memfit/service.h"
+#include "request/field_table.h"
+#include "service/service_fixture.h"
+#include "support/field_docs.h"
+#include "support/run_command.h"
+#include "support/temp_dir.h"
+
+namespace memfit {
+namespace {
+
+using nlohmann::json;
+
+const std::string kSource = MEMFIT_SOURCE_DIR;
+
+bool updating() {
+  const char* update = std::getenv("MEMFIT_UPDATE_FIELD_DOCS");
+  return update != nullptr && std::string_view(update) == "1";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+// A context whose model opens (a Qwen3-8B shape, safetensors) and whose
+// host has 48 GiB; it reads no other file.
+class OneModelContext : public RequestContext {
+ public:
+  OneModelContext() {
+    Result<ModelSpec> spec = parse_model_config(R"({
+      "model_type": "qwen3", "num_hidden_layers": 36, "hidden_size": 4096,
+      "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+      "intermediate_size": 12288, "vocab_size": 151936})");
+    EXPECT_TRUE(spec.ok());
+    model_.path = "/models/qwen3-8b";
+    model_.has_config = true;
+    if (spec.ok()) model_.spec = *spec;
+    model_.weights.bytes = 16ull << 30;
+    model_.weights.source = WeightsSource::kSafetensorsHeader;
+    host_.os = "linux";
+    host_.ram_total_bytes = 64ull << 30;
+    host_.budget_bytes = 48ull << 30;
+    host_.budget_source = BudgetSource::kMeminfoAvailable;
+  }
+  Result<std::shared_ptr<const Model>> open_model(const std::string&, const OpenModelOptions&) override {
+    return std::shared_ptr<const Model>(std::make_shared<Model>(model_));
+  }
+  const EstimateSettings& settings() const override { return settings_; }
+  const std::vector<std::string>& settings_warnings() const override { return warnings_; }
+  Platform platform() const override { return Platform{}; }
+  HostMemoryStatus host_memory(const DeviceSelector&, std::optional<uint64_t>) override { return host_; }
+
+ private:
+  Model model_;
+  HostMemoryStatus host_;
+  EstimateSettings settings_;
+  std::vector<std::string> warnings_;
+};
+
+// {"model": "m", <field>: <its sample>}, and the engine when given.
+std::string request_with(const RequestField& f, std::string_view engine = "") {
+  json body = {{"model", "m"}};
+  if (!engine.empty()) body["engine"] = engine;
+  body[std::string(f.name)] = testing::sample_value(f);
+  return body.dump();
+}
+
+TEST(FieldTable, NamesAndSpellingsAreOnceEach) {
+  std::set<std::string_view> names;
+  std::set<std::string_view> spellings;
+  for (const RequestField* f : request_fields()) {
+    EXPECT_TRUE(names.insert(f->name).second) << f->name;
+    for (std::string_view s : field_spellings(*f)) EXPECT_TRUE(spellings.insert(s).second) << s;
+    EXPECT_NE(f->apply, nullptr) << f->name;
+    EXPECT_NE(f->given, nullptr) << f->name;
+    EXPECT_FALSE(f->help.empty()) << f->name;
+    EXPECT_EQ(f->type == FieldType::kChoice, !f->choices.empty()) << f->name;
+    EXPECT_TRUE(f->engine.empty() || EngineRegistry::instance().find(f->engine) != nullptr) << f->name;
+    EXPECT_EQ(find_request_field(f->name), f);
+  }
+  // 14 common fields, 28 llama.cpp's, 5 mlx-lm's, 12 vLLM's.
+  EXPECT_EQ(engine_request_fields("").size(), 14u);
+  EXPECT_EQ(engine_request_fields("llamacpp").size(), 28u);
+  EXPECT_EQ(engine_request_fields("mlx-lm").size(), 5u);
+  EXPECT_EQ(engine_request_fields("vllm").size(), 12u);
+  EXPECT_EQ(request_fields().size(), 59u);
+  EXPECT_EQ(find_request_field("max_token"), nullptr);
+}
+
+TEST(FieldTable, DerivedTexts) {
+  EXPECT_EQ(field_names_text("mlx-lm"),
+            "prompt_tokens, prefill_step_size, kv_bits, kv_group_size and max_kv_size");
+  EXPECT_EQ(field_of_other_engine(*find_request_field("ctx_size")).message(),
+            "ctx_size: is a llama.cpp setting: give engine llamacpp");
+  EXPECT_EQ(field_of_other_engine(*find_request_field("kv_bits")).message(),
+            "kv_bits: is an mlx-lm setting: give engine mlx-lm");
+  EXPECT_EQ(field_of_other_engine(*find_request_field("block_size")).field(), "block_size");
+  EXPECT_EQ(field_flag(*find_request_field("n_gpu_layers_draft")), "--n-gpu-layers-draft");
+  EXPECT_EQ(field_flag(*find_request_field("parallel")), "--parallel");
+  EXPECT_EQ(field_flag(*find_request_field("model")), "--model");
+  EXPECT_TRUE(is_runtime_short_flag("-ngld"));
+  EXPECT_FALSE(is_runtime_short_flag("-c"));
+  EXPECT_FALSE(is_runtime_short_flag("--ctx-size"));
+}
+
+TEST(FieldTable, CountsTakeTheirRangeAndTokenSuffixes) {
+  EstimateRequest r;
+  ASSERT_TRUE(apply_request_field(*find_request_field("max_tokens"), r, "32k"));
+  EXPECT_EQ(r.max_tokens, 32768u);
+  ASSERT_TRUE(apply_request_field(*find_request_field("max_tokens"), r, "2M"));
+  EXPECT_EQ(r.max_tokens, 2097152u);
+  // batch is not in tokens: no suffix.
+  Status batch = apply_request_field(*find_request_field("batch"), r, "2k");
+  ASSERT_FALSE(batch);
+  EXPECT_EQ(batch.error().message(), "batch: '2k': expected a positive integer");
+  Status zero = apply_request_field(*find_request_field("batch"), r, "0");
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().message(), "batch: expected a positive integer, got 0");
+  Status ratio = apply_request_field(*find_request_field("gpu_memory_utilization"), r, "1.5");
+  ASSERT_FALSE(ratio);
+  EXPECT_EQ(ratio.error().message(), "gpu_memory_utilization: expected a number in (0, 1], got 1.5");
+}
+
+// Each row's sample is read by the JSON parser into what its row says it
+// gives; each engine's own row is refused under every other engine with
+// the one refusal, and not so under its own.
+TEST(FieldTable, EveryFieldInTheJsonParserAndTheEngineChecks) {
+  for (const RequestField* f : request_fields()) {
+    SCOPED_TRACE(std::string(f->name));
+    Result<EstimateRequest> r = parse_estimate_request_json(request_with(*f));
+    ASSERT_TRUE(r.ok()) << request_with(*f) << ": " << r.error().message();
+    EXPECT_TRUE(f->given(*r));
+    if (f->engine.empty()) continue;
+    EXPECT_EQ(first_field_given(*r, f->engine), f->name);
+    const std::string refusal = field_of_other_engine(*f).message();
+    for (const EngineProfile* e : EngineRegistry::instance().all()) {
+      const std::string_view engine_name = e->name();
+      Result<EstimateRequest> q = parse_estimate_request_json(request_with(*f, engine_name));
+      ASSERT_TRUE(q.ok()) << q.error().message();
+      OneModelContext context;
+      Result<PreparedRequest> p = prepare(*q, context);
+      if (engine_name == f->engine) {
+        EXPECT_TRUE(p.ok() || p.error().message() != refusal) << refusal;
+      } else {
+        ASSERT_FALSE(p.ok()) << engine_name;
+        EXPECT_EQ(p.error().message(), refusal) << engine_name;
+      }
+    }
+  }
+}
+
+// Every flag in `memfit inspect --help`, with the row's help after its
+// engine's name; the runtime's short flags named in the help and taken on
+// the command line.
+TEST(FieldTable, EveryFieldInTheCliHelp) {
+  testing::CommandResult help = testing::run_memfit({"inspect", "--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  for (const RequestField* f : request_fields()) {
+    SCOPED_TRACE(std::string(f->name));
+    const std::string text = f->engine.empty() ? std::string(f->help)
+                                               : std::string(f->engine) + ": " + std::string(f->help);
+    EXPECT_NE(help.out.find(text), std::string::npos);
+    // CLI11 lists the spellings it takes as "-c,--ctx-size"; the
+    // runtime's short ones are named in the help.
+    std::string names;
+    for (std::string_view s : field_spellings(*f)) {
+      if (is_runtime_short_flag(s)) {
+        EXPECT_NE(help.out.find(std::string(s)), std::string::npos) << s;
+        continue;
+      }
+      names += (names.empty() ? "" : ",") + std::string(s);
+    }
+    EXPECT_NE(help.out.find("  " + names + " "), std::string::npos) << names;
+  }
+  // -np is --parallel, read by its row: the JSON request's message, the
+  // field's flag.
+  testing::CommandResult np = testing::run_memfit({"inspect", "-m", "m", "-np", "0"});
+  EXPECT_EQ(np.exit_code, 2);
+  EXPECT_EQ(np.err, "memfit: --parallel: expected a positive integer, got 0\n");
+  testing::CommandResult ctk = testing::run_memfit({"inspect", "-m", "m", "-ctk", "q4_K"});
+  EXPECT_EQ(ctk.err,
+            "memfit: --cache-type-k: 'q4_K': expected fp16 or int8 (mlxcel), or f32, f16, bf16, "
+            "q8_0, q4_0, q4_1, q5_0, q5_1 or iq4_nl (llamacpp)\n");
+}
+
+TEST(FieldTable, GetEnginesListsEveryField) {
+  std::unique_ptr<Service> service = testing::make_service(std::vector<std::string>{});
+  ASSERT_NE(service, nullptr);
+  HttpResponse response = service->handle("GET", "/v1/engines", "");
+  ASSERT_EQ(response.status, 200);
+  const json answer = testing::body_json(response);
+  EXPECT_EQ(answer, json::parse(request::engines_to_json().dump()));
+  std::set<std::string> listed;
+  auto check = [&listed](const json& field, std::string_view engine) {
+    const RequestField* f = find_request_field(field["name"].get<std::string>());
+    ASSERT_NE(f, nullptr) << field.dump();
+    EXPECT_EQ(f->engine, engine);
+    EXPECT_EQ(field["help"], f->help);
+    json flags = json::array();
+    for (std::string_view s : field_spellings(*f)) flags.push_back(s);
+    EXPECT_EQ(field["flags"], flags);
+    EXPECT_TRUE(listed.insert(std::string(f->name)).second);
+  };
+  for (const json& field : answer["common_fields"]) check(field, "");
+  for (const json& engine : answer["engines"]) {
+    for (const json& field : engine["fields"]) check(field, engine["name"].get<std::string>());
+  }
+  EXPECT_EQ(listed.size(), request_fields().size());
+  // ctx_size as the calculator reads it.
+  const json& llamacpp = answer["engines"][1];
+  EXPECT_EQ(llamacpp["name"], "llamacpp");
+  EXPECT_EQ(llamacpp["default_for"], "GGUF models");
+  EXPECT_EQ(llamacpp["fields"][0],
+            json::parse(R"j({"name": "ctx_size", "flags": ["-c", "--ctx-size"],
+              "help": "context in tokens, 0 = the model's training context (default 0)",
+              "unit": "tokens", "type": "count", "choices": [], "default": "0", "min": 0,
+              "max": null, "example": null, "required": false})j"));
+}
+
+TEST(FieldTable, DocsTablesAgree) {
+  for (const testing::FieldDocsBlock& block : testing::field_docs_blocks()) {
+    SCOPED_TRACE(block.file);
+    const std::string path = kSource + "/" + block.file;
+    const std::string document = slurp(path);
+    const std::string table =
+        testing::render_field_table(engine_request_fields(block.engine == "common" ? "" : block.engine));
+    std::optional<std::string> updated = testing::with_docs_block(document, block.engine, table);
+    ASSERT_TRUE(updated.has_value()) << "no fields:" << block.engine << " markers";
+    if (updating()) write(path, *updated);
+    EXPECT_EQ(testing::docs_block_text(updating() ? *updated : document, block.engine), table)
+        << "run scripts/gen-field-docs.py";
+  }
+}
+
+TEST(FieldTable, RequestSchemaAgrees) {
+  const std::string path = kSource + "/schema/estimate-request.schema.json";
+  const nlohmann::ordered_json schema = testing::render_request_schema();
+  if (updating()) write(path, schema.dump(2) + "\n");
+  EXPECT_EQ(json::parse(slurp(path), nullptr, false), json::parse(schema.dump()))
+      << "run scripts/gen-field-docs.py";
+  // Every sample is a request the schema takes.
+  json all = json::object();
+  for (const RequestField* f : request_fields()) all[std::string(f->name)] = testing::sample_value(*f);
+  TempDir dir;
+  testing::CommandResult check = testing::run_command(
+      {"/usr/bin/env", "python3", "-c",
+       "import json, sys, jsonschema\n"
+       "schema = json.load(open(sys.argv[1]))\n"
+       "jsonschema.Draft202012Validator.check_schema(schema)\n"
+       "jsonschema.validate(json.load(open(sys.argv[2])), schema,"
+       " cls=jsonschema.Draft202012Validator)\n",
+       path, dir.write_file("all.json", all.dump())});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
+}  // namespace
+}  // namespace memfit
