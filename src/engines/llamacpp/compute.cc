@@ -51,85 +51,121 @@
 #include "memfit/checked_math.h"
 
 namespace memfit::llamacpp {
+namespace {
 
-Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& c,
-                                     const LlamaCppSettings& s) {
+// What the phases read from the model and the context.
+struct GraphShape {
+  uint64_t n_out = 0;     // output rows: min(n_ctx, n_ubatch)
+  CheckedBytes n_tok;     // tokens: n_out rounded up to a multiple of n_seq
+  bool attention = false;  // some layer attends over a KV cache
+  uint64_t latent = 0;    // MLA: the cached latent row's width; 0 without MLA
+  uint64_t n_kv = 0;      // the largest cells per stream of any attention layer
+  CheckedBytes heads_q;   // heads x the query width (MLA: the latent)
+  CheckedBytes heads_d;   // heads x head_dim
+  bool mla() const { return latent > 0; }
+};
+
+GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c) {
   const ModelGeometry& g = spec.geometry;
-  const uint64_t n_out = std::min(c.n_ctx, c.n_ubatch);
-  const CheckedBytes n_tok = round_up(n_out, c.n_seq);
-
-  bool attention = false;
-  uint64_t latent = 0;  // MLA: the cached latent row's width
-  uint64_t n_kv = 0;
+  GraphShape sh;
+  sh.n_out = std::min(c.n_ctx, c.n_ubatch);
+  sh.n_tok = round_up(sh.n_out, c.n_seq);
   for (const LayerCache& l : spec.layers) {
-    if (l.kind == LayerKind::kMlaLatent) latent = std::max(latent, l.elems_per_token);
+    if (l.kind == LayerKind::kMlaLatent) sh.latent = std::max(sh.latent, l.elems_per_token);
     if (is_windowed(l)) {
-      attention = true;
-      n_kv = std::max(n_kv, c.swa_cells);
+      sh.attention = true;
+      sh.n_kv = std::max(sh.n_kv, c.swa_cells);
     } else if (l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow ||
                l.kind == LayerKind::kChunked || l.kind == LayerKind::kMlaLatent) {
-      attention = true;
-      n_kv = std::max(n_kv, c.n_ctx_seq);
+      sh.attention = true;
+      sh.n_kv = std::max(sh.n_kv, c.n_ctx_seq);
     }
   }
-  const bool mla = latent > 0;
-  const CheckedBytes q_width = mla ? latent : g.head_dim;
-  const CheckedBytes heads_q = CheckedBytes(g.heads) * q_width;
-  const CheckedBytes heads_d = CheckedBytes(g.heads) * g.head_dim;
+  const CheckedBytes q_width = sh.mla() ? sh.latent : g.head_dim;
+  sh.heads_q = CheckedBytes(g.heads) * q_width;
+  sh.heads_d = CheckedBytes(g.heads) * g.head_dim;
+  return sh;
+}
 
-  // Output: logits over the last layer's tail, both n_out rows.
+// Output: logits over the last layer's tail, both n_out rows.
+CheckedBytes output_phase(const ModelGeometry& g, const GraphShape& sh) {
   // Saturated values: an overflow saturates the max and fails below.
   const uint64_t three_hidden = (CheckedBytes(3) * g.hidden).saturated();
   const uint64_t tail =
-      mla ? (CheckedBytes(2) * g.hidden + heads_q + heads_d).saturated()
-          : attention ? std::max(three_hidden, (CheckedBytes(g.hidden) + heads_q + heads_d).saturated())
-                      : three_hidden;
+      sh.mla() ? (CheckedBytes(2) * g.hidden + sh.heads_q + sh.heads_d).saturated()
+      : sh.attention
+          ? std::max(three_hidden, (CheckedBytes(g.hidden) + sh.heads_q + sh.heads_d).saturated())
+          : three_hidden;
   // The bottom of the tail, inp_embd, has n_tok rows; the rest of it and
   // the logits n_out rows. tail >= hidden by construction.
-  CheckedBytes output = CheckedBytes(4) * n_out * (CheckedBytes(g.vocab) + tail - g.hidden) +
-                        CheckedBytes(4) * n_tok * g.hidden;
+  return CheckedBytes(4) * sh.n_out * (CheckedBytes(g.vocab) + tail - g.hidden) +
+         CheckedBytes(4) * sh.n_tok * g.hidden;
+}
 
-  // Attention: activations, the mask, and without flash attention the scores.
+// Attention: activations, the mask, and without flash attention the scores
+// (and MLA's transposed copy of the latent V).
+Result<CheckedBytes> attention_phase(const ModelGeometry& g, const GraphShape& sh,
+                                     const LlamaCppContext& c, const LlamaCppSettings& s) {
   CheckedBytes attn = 0;
-  if (attention) {
-    const CheckedBytes per_token =
-        mla ? CheckedBytes(2) * g.hidden + CheckedBytes(2) * heads_q + CheckedBytes(2) * heads_d
-            : CheckedBytes(2) * g.hidden + heads_q + CheckedBytes(2) * g.kv_heads * g.head_dim +
-                  CheckedBytes(2) * heads_d;
-    attn = CheckedBytes(4) * n_tok * per_token;
-    if (c.flash_attn) {
-      attn += CheckedBytes(2) * n_kv * n_tok;
-    } else {
-      attn += CheckedBytes(4) * n_kv * n_tok * g.heads + CheckedBytes(4) * n_kv * n_tok;
-      if (mla) {
-        const std::array<uint64_t, 1> row = {latent};
-        Result<uint64_t> v_row = ggml_tensor_bytes(s.cache_type_v, row);
-        if (!v_row) return v_row.error();
-        attn += CheckedBytes(*v_row) * n_kv * c.streams;
-      }
+  if (!sh.attention) return attn;
+  const CheckedBytes per_token =
+      sh.mla() ? CheckedBytes(2) * g.hidden + CheckedBytes(2) * sh.heads_q + CheckedBytes(2) * sh.heads_d
+               : CheckedBytes(2) * g.hidden + sh.heads_q + CheckedBytes(2) * g.kv_heads * g.head_dim +
+                     CheckedBytes(2) * sh.heads_d;
+  attn = CheckedBytes(4) * sh.n_tok * per_token;
+  if (c.flash_attn) {
+    attn += CheckedBytes(2) * sh.n_kv * sh.n_tok;
+  } else {
+    attn += CheckedBytes(4) * sh.n_kv * sh.n_tok * g.heads + CheckedBytes(4) * sh.n_kv * sh.n_tok;
+    if (sh.mla()) {
+      const std::array<uint64_t, 1> row = {sh.latent};
+      Result<uint64_t> v_row = ggml_tensor_bytes(s.cache_type_v, row);
+      if (!v_row) return v_row.error();
+      attn += CheckedBytes(*v_row) * sh.n_kv * c.streams;
     }
   }
-  // FFN: the gate, up and gated products of the FFN (MoE: of the routed
-  // experts, used x expert width), the input, residual and their
-  // successors, with the mask of the layers still to come.
+  return attn;
+}
+
+// FFN: the gate, up and gated products of the FFN (MoE: of the routed
+// experts, used x expert width), the input, residual and their
+// successors, with the mask of the layers still to come.
+CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c) {
+  const ModelGeometry& g = spec.geometry;
   const uint64_t used = std::max<uint64_t>(spec.moe.experts_per_token, 1);
   const uint64_t expert_width =
       spec.moe.expert_intermediate > 0 ? spec.moe.expert_intermediate : g.intermediate;
   const CheckedBytes ffn_width = spec.moe.experts > 0
                                      ? CheckedBytes(used) * expert_width + spec.moe.experts
                                      : CheckedBytes(g.intermediate);
-  CheckedBytes ffn = CheckedBytes(4) * n_tok * (CheckedBytes(3) * ffn_width + CheckedBytes(4) * g.hidden);
-  if (attention) ffn += CheckedBytes(c.flash_attn ? 2 : 4) * n_kv * n_tok;
+  CheckedBytes ffn = CheckedBytes(4) * sh.n_tok * (CheckedBytes(3) * ffn_width + CheckedBytes(4) * g.hidden);
+  if (sh.attention) ffn += CheckedBytes(c.flash_attn ? 2 : 4) * sh.n_kv * sh.n_tok;
+  return ffn;
+}
 
-  // The input rows (get_rows of the embeddings) and their copy to the
-  // first layer's device, with the mask: a host that runs no layer.
-  CheckedBytes input = CheckedBytes(8) * n_tok * g.hidden;
-  if (attention) input += CheckedBytes(c.flash_attn ? 2 : 4) * n_kv * n_tok;
+// The input rows (get_rows of the embeddings) and their copy to the
+// first layer's device, with the mask: a host that runs no layer.
+CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh, const LlamaCppContext& c) {
+  CheckedBytes input = CheckedBytes(8) * sh.n_tok * g.hidden;
+  if (sh.attention) input += CheckedBytes(c.flash_attn ? 2 : 4) * sh.n_kv * sh.n_tok;
+  return input;
+}
 
-  if (output.overflowed() || attn.overflowed() || ffn.overflowed() || input.overflowed()) {
+}  // namespace
+
+Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& c,
+                                     const LlamaCppSettings& s) {
+  const ModelGeometry& g = spec.geometry;
+  const GraphShape sh = graph_shape(spec, c);
+  const CheckedBytes output = output_phase(g, sh);
+  Result<CheckedBytes> attn = attention_phase(g, sh, c, s);
+  if (!attn) return attn.error();
+  const CheckedBytes ffn = ffn_phase(spec, sh, c);
+  const CheckedBytes input = input_phase(g, sh, c);
+  if (output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed()) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");
   }
-  return ComputePhases{*output.value(), *attn.value(), *ffn.value(), *input.value()};
+  return ComputePhases{*output.value(), *attn->value(), *ffn.value(), *input.value()};
 }
 
 Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& c,
