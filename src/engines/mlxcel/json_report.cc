@@ -1,3 +1,5 @@
+// The mlxcel profile's report as JSON (estimate_to_json, memfit/report.h):
+// the fields every report starts with, then each term of estimate().
 #include <fmt/format.h>
 
 #include "memfit/report.h"
