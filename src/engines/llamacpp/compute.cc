@@ -1,47 +1,10 @@
-// The compute buffer, modelled (docs/llamacpp-rules.md, "Compute buffers
-// (modelled)"): llama.cpp sizes it by allocating the worst-case prompt graph
-// of n_tok = min(n_ctx, n_ubatch) tokens (rounded up to a multiple of
-// n_seq) with n_out = min(n_ctx, n_ubatch) output rows (not rounded: the
-// last layer keeps n_out rows, get_rows of inp_out_ids); the allocator frees
-// tensors after their last use, so the buffer is the largest phase's live
-// tensors. memfit takes the largest of (bytes, all f32 activations, 4 x
-// rows x floats per row):
-//
-//   output     logits 4 x vocab x n_out, on top of the tail below it:
-//              4 x n_out x max(3 x hidden, hidden + 2 x heads x head_dim).
-//              The 3 hidden rows are, from the bottom: inp_embd (an input
-//              the token path never reads, so never freed; n_tok rows; the
-//              freed token ids below it, 4 x n_tok B, are not counted), the last
-//              layer's residual (ffn_inp, alive until the last add) and the
-//              final norm; the allocator puts the norm below the residual
-//              on some layouts (2 rows measured), never lower.
-//              MLA: 4 x n_out x (2 x hidden + heads x
-//              latent + heads x head_dim), the absorbed query (head_dim as
-//              the GGUF reader gives it: hidden / heads when the file has no
-//              key_length; measured within 0.1 MiB, 5 MiB over at 512 cells)
-//   attention  without flash attention: the scores 4 x n_kv x n_tok x heads
-//              + the f32 mask 4 x n_kv x n_tok + the attention activations
-//              4 x n_tok x A, A = 2 hidden + heads x q_width + 2 kv_heads x
-//              head_dim + 2 heads x head_dim (MLA: 2 hidden + 2 heads x latent
-//              + 2 heads x head_dim, plus the transposed copy of the latent
-//              V, row(type_v, latent) x n_kv x streams)
-//              with flash attention: the f16 mask 2 x n_kv x n_tok + 4 x n_tok x A
-//   FFN        4 x n_tok x (3 x width + 4 x hidden) + the mask (2 x n_kv x
-//              n_tok with flash attention, 4 x without), width = the dense
-//              intermediate, or for MoE experts_per_token x the expert width
-//              (moe_intermediate_size) + the router's experts
-//
-// n_kv is the largest cells per stream of any attention layer (the base
-// cache's, or the SWA cache's with --swa-full). The masks are inputs,
-// placed first and alive until the last layer's attention: they add to the
-// FFN phase of the layers before it, but measured, not to the output phase
-// (the logits go above the last layer's tail, the freed mask below).
-//
-// Calibration on the pinned CPU library (docs/validation-llamacpp.md): the
-// output phase matches llama, Qwen3-MoE, Gemma 3 and Mamba-2 shapes to
-// 0-1 tail unit over (1 MiB at n_tok 512, hidden 512), the attention phase
-// without flash attention to 0.3%; MLA to 0.2% (7.6% over at 512 cells);
-// the MoE FFN phase of 8 routed experts of 512 to 0-4% over.
+// The compute buffer, modelled (llamacpp/parts.h): llama.cpp sizes it by
+// allocating the worst-case prompt graph, and its allocator frees tensors
+// after their last use, so the buffer is the largest phase's live tensors.
+// memfit takes the largest of the output, attention and FFN phases (and
+// keeps the input rows a host that runs no layer holds). Each phase's bytes,
+// why, and how close they came on the pinned library:
+// docs/llamacpp-rules.md, "Compute buffers (modelled)".
 #include <fmt/format.h>
 
 #include <algorithm>

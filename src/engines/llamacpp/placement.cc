@@ -1,23 +1,9 @@
-// The estimate split over the devices (docs/llamacpp-rules.md, "Memory per
-// device"; llama.cpp v0.4.0 src/llama-model.cpp load_tensors,
-// src/llama-kv-cache.cpp, ggml-backend's scheduler):
-//
-//   blocks   with L blocks (decoder + NextN) and N = min(-ngl, L + 1),
-//            block i is on a GPU when i >= L + 1 - N, the output layer
-//            when N >= 1; the N offloaded slots (the output last) go to
-//            the GPUs by the cumulative fractions of --tensor-split
-//            (default: each GPU's free memory); --split-mode none: all to
-//            --main-gpu
-//   weights  each tensor follows its block (token_embd and the other
-//            input tables: the host; output_norm / output: the output
-//            layer), unless an -ot rule or --n-cpu-moe matches its name
-//            first; NextN blocks are not loaded; a tied output on a GPU is
-//            a second copy of token_embd there; GPU tensors are padded to
-//            128 B; with row split a GPU block's matrices are spread over
-//            the GPUs by the same fractions
-//   context  each layer's KV / recurrent state on its layer's device (the
-//            host with --no-kv-offload); the output buffer on the host
-//   compute  each device the largest graph phase it runs (modelled)
+// place() (llamacpp/parts.h): the estimate split over the devices. Each
+// block's weights, KV and recurrent state go to its device by -ngl,
+// --tensor-split, --split-mode, -ot and --n-cpu-moe; the output buffer to
+// the host; each device's compute buffer is the largest phase it runs. The
+// rules, each with its place in llama.cpp v0.4.0: docs/llamacpp-rules.md,
+// "Memory per device".
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,19 +1,12 @@
-// plan_parallel(): per-rank estimates of a TP x PP deployment.
-//
-// Design: every rank of one pipeline stage holds the same bytes (a TP
-// split gives each rank ceil(bytes / N) or an equal padded share), so the
-// plan is computed per stage: the stage's weights for one TP rank, a copy
-// of the model's per-layer cache description cut to the stage's layers and
-// to one rank's share of KV heads, and then the ordinary estimate() of that
-// "rank model" against one device's budget. Headroom, fit and the report
-// therefore follow exactly the single-device rules.
-//
-// Weights come from the checkpoint's tensor list when there is one (each
-// tensor placed by name, see shared/parallel_tensors.cc). Without one (an
-// index-only download, analytical or fallback weights) the split is
-// proportional: one vocab x hidden matrix each for the embedding and an
-// LM head assumed untied, priced at the checkpoint's average bytes per
-// parameter, and the rest spread evenly over the layers.
+// plan_parallel(): per-rank estimates of a TP x PP deployment
+// (memfit/parallel_plan.h; docs/parallel.md). Every rank of one pipeline
+// stage holds the same bytes, so the plan is computed per stage: the
+// stage's weights for one TP rank, the model's per-layer cache description
+// cut to the stage's layers and to one rank's share of KV heads, then the
+// mlxcel profile's estimate() of that "rank model" against one device's
+// budget, so headroom, fit and the report follow the single-device rules.
+// Weights come from the tensor list when there is one
+// (shared/parallel_tensors.cc), else from a proportional split.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,13 +1,8 @@
-// estimate_vllm(): one rank of `vllm serve` (vllm.h; docs/engine-vllm.md).
-//
-// Weights per rank: with the headers' tensor list, each tensor split as
-// vLLM's parallel layers split it (tp_rank_tensor_bytes, parallel_plan.h);
-// without it, the checkpoint's total split by the config's geometry: the
-// embedding and an untied LM head as 16-bit vocab-parallel tables padded
-// to 64 rows, norms and routers whole, k/v replicated past the KV heads,
-// everything else divided by TP, and a one-group Mamba-2 mixer's B/C rows
-// whole on every rank. Plus the rotary cos/sin cache vLLM keeps
-// as a buffer (max_position_embeddings x head_dim x 2 bytes).
+// estimate_vllm(): one rank of `vllm serve` (vllm.h): its weights as loaded
+// (split by tensor, or by the config's geometry without a tensor list), the
+// profile's activation peak, non-torch memory and CUDA graphs, and the KV
+// cache the utilization leaves. The terms and their sources:
+// docs/engine-vllm.md, "Terms, per rank".
 #include <algorithm>
 #include <cmath>
 #include <string>

@@ -1,37 +1,7 @@
-// vLLM's KV cache layout and capacity (vllm.h; docs/engine-vllm.md).
-//
-// Facts, from vLLM's v1/kv_cache_interface.py, v1/core/kv_cache_utils.py
-// and model_executor/models/config.py (HybridAttentionMambaModelConfig):
-//  - An attention layer's page (one block) is 2 x block_size x
-//    kv_heads_per_rank x head_size x dtype bytes; an MLA layer's is
-//    block_size x (kv_lora_rank + rope dim) x dtype bytes, the same on
-//    every TP rank; a Mamba layer's page is its whole state: convolution
-//    state in the model dtype, SSM state in mamba_ssm_dtype, split by TP.
-//  - Hybrid attention + Mamba models: the attention block size becomes
-//    the smallest multiple of 16 whose page holds a Mamba state, and the
-//    Mamba page is padded to that attention page.
-//  - Layers of one spec and page size form one group; otherwise page sizes
-//    are unified (the smaller pages' block sizes scaled up) and layers of
-//    each spec are split into groups of group_size layers: the smallest
-//    count of layers of one spec, or the largest when it is under 1.5 x
-//    the smallest. group_size tensors are allocated, each page x blocks.
-//  - Blocks = available // page // group_size (one spec of one page:
-//    group_size = the layers). Several specs of one type with different
-//    pages (UniformTypeKVCacheSpecs): available // sum of pages.
-//  - A request of max_model_len needs per group: full attention / MLA
-//    cdiv(len, block); sliding window cdiv(min(window - 1 +
-//    max_num_batched_tokens, len), block) + 1; Mamba 1 + speculative
-//    tokens. Concurrency = blocks / the sum over groups.
-//  - DeepSeek-V3.2 (vllm_sparse_mla.h): 64-token blocks whatever
-//    --block-size says; each layer adds an indexer cache, an
-//    MLAAttentionSpec like the latent's, so the two are one type with
-//    different pages (UniformTypeKVCacheSpecs).
-//  - Dense MLA (vllm_mla_block_size): FlashMLA on Hopper forces a
-//    multiple of 64 tokens a block, FlashInfer MLA on datacenter Blackwell
-//    32 or a multiple of 64 (platforms/cuda.py).
-//  - Tokens printed: blocks // groups x the smallest block size; for
-//    attention + Mamba hybrids the printed figure is blocks x max_model_len
-//    / blocks per request (the published Qwen3.6 row's vLLM).
+// vLLM's KV cache layout and capacity (vllm.h): each layer's spec and page,
+// the groups vLLM forms of them, the blocks and tokens a KV budget holds and
+// the blocks a request needs. The rules, with the vLLM sources behind each:
+// docs/engine-vllm.md, "KV cache layout and capacity (exact rules)".
 #include <algorithm>
 #include <map>
 #include <tuple>

@@ -1,7 +1,8 @@
-// Design: first decide each layer's slot (full / sliding / chunked
-// attention, linear attention, SSM, conv, shared, none) from whichever
-// per-layer description the config carries; then price each slot. Keeping
-// the two steps apart means a new config form only adds a slot reader.
+// plan_layers() (model/config/layer_plan.h): first decide each layer's slot
+// (full / sliding / chunked attention, linear attention, SSM, conv, shared,
+// none) from whichever per-layer description the config carries; then price
+// each slot. Keeping the two steps apart means a new config form only adds
+// a slot reader.
 #include "model/config/layer_plan.h"
 
 #include <fmt/format.h>
