@@ -25,8 +25,8 @@ struct LayerSpec {
 
 // Latent + rope elements per token of an MLA layer as vLLM caches it.
 // memfit's DeepSeek-V2 layers carry the decompressed per-head rate (the
-// seed runtime's); every DeepSeek-V2 config has kv_lora_rank 512 and
-// qk_rope_head_dim 64.
+// MLX runtime's, docs/cache-layouts.md); every DeepSeek-V2 config has
+// kv_lora_rank 512 and qk_rope_head_dim 64.
 uint64_t mla_elems(const ModelSpec& spec, const LayerCache& l) {
   return spec.model_type == "deepseek_v2" ? 512 + 64 : l.elems_per_token;
 }

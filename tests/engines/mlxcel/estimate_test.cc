@@ -1,6 +1,7 @@
-// estimate(): every term of SPEC section 2 on Qwen3-14B-MLX-4bit, the
-// README's example (40 layers, 8 kv heads x 128, hidden 5120,
-// intermediate 17408, vocab 151936, weights 8,307,783,680 B from its index).
+// estimate(): every term of the mlxcel profile (docs/engine-mlxcel.md) on
+// Qwen3-14B-MLX-4bit, the README's example (40 layers, 8 kv heads x 128,
+// hidden 5120, intermediate 17408, vocab 151936, weights 8,307,783,680 B
+// from its index).
 //
 // Default figures at 8192 tokens, batch 1, fp16:
 //   kv         40 x 2 x 8 x 128 x 2 B x 8192        = 1,342,177,280
@@ -160,7 +161,7 @@ TEST(Estimator, Int8KvHalvesTheCache) {
   EXPECT_EQ(r.e.allocator_overhead_bytes, 1795774464u);
 }
 
-TEST(Estimator, SeedAliasesAreAcceptedAndMemfitNamesWin) {
+TEST(Estimator, MlxcelAliasesAreAcceptedAndMemfitNamesWin) {
   EXPECT_EQ(run({{"MLXCEL_HEADROOM_FACTOR", "1.5"}}).e.allocator_overhead_bytes, 4824980480u);
   EXPECT_EQ(run({{"MLXCEL_HEADROOM_FACTOR", "1.5"}, {"MEMFIT_HEADROOM_FACTOR", "1.2"}})
                 .e.allocator_overhead_bytes,

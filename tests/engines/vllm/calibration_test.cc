@@ -1,7 +1,7 @@
 // The vLLM validation table (docs/validation-engines.md) recomputed from
 // tests/data/calibration/vllm-published-runs.tsv: memfit's vllm figure for
-// every figure vLLM printed in a published run, and the seed profile's
-// (mlxcel, SPEC section 2) where it has one. A rule that moves a figure
+// every figure vLLM printed in a published run, and the mlxcel profile's
+// (docs/engine-mlxcel.md) where it has one. A rule that moves a figure
 // fails here; the doc's table is reprinted from the test's output.
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@ namespace {
 struct Row {
   std::string config, weights, tp, gpu_total, gpu, util, kv, max_model_len, seqs, batched, dtype, spec,
       version;
-  std::string figure, printed, memfit, seed, source;
+  std::string figure, printed, memfit, mlxcel, source;
 };
 
 std::vector<Row> read_rows() {
@@ -82,19 +82,19 @@ TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
     }
     Result<VllmEstimate> e = estimate_vllm(m, {}, s, budget);
     ASSERT_TRUE(e.ok()) << e.error().message();
-    std::string figure, seed = "-";
-    double ratio = 0, seed_ratio = 0;
+    std::string figure, mlxcel = "-";
+    double ratio = 0, mlxcel_ratio = 0;
     const double printed = std::stod(r.printed);
     if (r.figure == "weights") {
       figure = fmt::format("{:.4f}", e->weights.bytes / kGiB);
       ratio = e->weights.bytes / kGiB / printed;
-      // The seed profile's weights term: the whole checkpoint, evenly per rank.
+      // The mlxcel profile's weights term: the whole checkpoint, evenly per rank.
       Result<Estimate> whole = estimate(m, EstimateInputs{}, EstimateSettings{},
                                         Platform{HostOs::kLinux, Backend::kCuda, 0}, budget);
       ASSERT_TRUE(whole.ok());
       const double per_rank = double(whole->weights_bytes) / double(s.tensor_parallel);
-      seed = fmt::format("{:.4f}", per_rank / kGiB);
-      seed_ratio = per_rank / kGiB / printed;
+      mlxcel = fmt::format("{:.4f}", per_rank / kGiB);
+      mlxcel_ratio = per_rank / kGiB / printed;
     } else if (r.figure == "blocks") {
       figure = fmt::format("{}", e->num_blocks);
       ratio = e->num_blocks / printed;
@@ -115,11 +115,11 @@ TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
                               : std::string("weights only")) +
             (r.gpu == "-" ? std::string() : ", " + r.gpu) +
             (r.version == "-" ? std::string() : fmt::format(", vLLM {} accounting", r.version)),
-        r.figure, r.printed, figure, ratio, seed,
-        seed == "-" ? std::string("-") : fmt::format("{:.4f}", seed_ratio), r.source);
+        r.figure, r.printed, figure, ratio, mlxcel,
+        mlxcel == "-" ? std::string("-") : fmt::format("{:.4f}", mlxcel_ratio), r.source);
     std::cout << row << "\n";
     EXPECT_EQ(figure, r.memfit) << row;
-    EXPECT_EQ(seed, r.seed) << row;
+    EXPECT_EQ(mlxcel, r.mlxcel) << row;
     // The targets: weights within 1 %, KV within 10 % when modelled.
     // A ROCm row (an AMD GPU named) is priced with ROCm's load figure (the
     // device's used memory, not PyTorch's allocated bytes: vllm/rocm.h).
