@@ -1,4 +1,4 @@
-// The pre-load estimate (SPEC section 2):
+// The mlxcel profile's pre-load estimate (docs/engine-mlxcel.md):
 //
 //   total = weights + kv_cache + runtime_headroom
 //   runtime_headroom = allocator_overhead + activation_reserve + backend_inflight

@@ -45,7 +45,7 @@ struct KvCacheEstimate {
   uint64_t rounded_tokens = 0;    // ctx rounded up to kKvBlockTokens
   // Marginal bytes per token per sequence once every windowed layer is
   // full: the layers whose cache grows without bound (full attention, MLA
-  // latents). SPEC's kv_bytes_per_token; 0 when every layer is windowed.
+  // latents). The report's kv_bytes_per_token; 0 when every layer is windowed.
   uint64_t unbounded_fp16_bytes_per_token = 0;
   uint64_t unbounded_int8_bytes_per_token = 0;
   std::vector<KvGroup> groups;

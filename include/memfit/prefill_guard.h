@@ -1,4 +1,5 @@
-// Runtime admission guard for one request's prefill (SPEC section 5).
+// Runtime admission guard for one request's prefill (docs/service.md,
+// "POST /v1/admit").
 //
 // A request's prefill peak is the SDPA transient of its last chunk plus
 // the KV cache of its new tokens:

@@ -1,5 +1,6 @@
-// EstimateSettings: the estimator's tunables, from MEMFIT_* variables (the
-// seed runtime's MLXCEL_* names are accepted as aliases; MEMFIT_ wins).
+// EstimateSettings: the mlxcel profile's tunables, from MEMFIT_* variables
+// (the MLX runtime's own MLXCEL_* names are accepted as aliases; MEMFIT_
+// wins; docs/engine-mlxcel.md).
 //
 //   MEMFIT_MEMORY_LIMIT      unset   explicit budget: "48GB" = "48G" = "48GiB"
 //                                    = 48 x 2^30; "512MB", raw bytes; 0/none/"" = unset

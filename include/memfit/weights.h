@@ -54,7 +54,7 @@ inline constexpr uint64_t kFallbackWeightsBytes = 7'000'000'000ull * 2;
 // no index. Warnings (stale index, unverified total, skipped files) are
 // appended to `warnings`.
 //
-// Rules (SPEC section 1, "Sharded checkpoints"):
+// Rules (docs/weights.md):
 //  - An index whose every shard name is a plain file name (no separator,
 //    drive, NUL, "." or "..") and exists beside it as a regular file is
 //    trusted: bytes = total_size, kSafetensorsIndex, verified, file_count =

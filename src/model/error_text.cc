@@ -1,3 +1,4 @@
+// Pieces of the model area's messages (model/error_text.h).
 #include "model/error_text.h"
 
 #include <fmt/format.h>

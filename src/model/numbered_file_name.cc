@@ -1,3 +1,4 @@
+// parse_numbered_file_name (model/numbered_file_name.h).
 #include "model/numbered_file_name.h"
 
 #include <algorithm>

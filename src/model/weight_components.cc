@@ -1,3 +1,5 @@
+// classify_tensor (model/weight_components.h): a tensor's part of a
+// multimodal checkpoint, from its name.
 #include "model/weight_components.h"
 
 #include <array>

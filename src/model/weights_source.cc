@@ -1,8 +1,9 @@
+// The spellings of the `weights_source` report field (docs/weights.md,
+// "Sources").
 #include "memfit/weights.h"
 
 namespace memfit {
 
-// The spellings of the `weights_source` report field (SPEC section 1).
 std::string_view to_string(WeightsSource source) {
   switch (source) {
     case WeightsSource::kSafetensorsHeader:

@@ -1,3 +1,5 @@
+// Tests of parse_numbered_file_name: shard and split names, and what is not
+// one.
 #include "model/numbered_file_name.h"
 
 #include <gtest/gtest.h>

@@ -165,70 +165,82 @@ Status add_lora(const Model& model, const TensorIndex& index, LlamaCppEstimate& 
   return Status::Ok();
 }
 
-}  // namespace
-
-Status add_extras(const Model& model, LlamaCppEstimate& e, const MemoryBudget& budget) {
+// The projector's weights and, when its compute buffer is modelled, that
+// buffer, on the first GPU ggml lists (clip takes it, not --main-gpu).
+Status add_mmproj(LlamaCppEstimate& e) {
   const LlamaCppExtrasSettings& x = e.settings.extras;
   const LlamaCppPlacementSettings& s = e.settings.placement;
-  e.extras.clear();
-  if (x.mmproj) {
-    // clip takes the first GPU ggml lists, not --main-gpu.
-    const std::string device = x.mmproj_offload && !s.gpus.empty() ? s.gpus.front().device : "cpu";
-    e.extras.push_back({"mmproj weights", x.mmproj->path, device, x.mmproj->weights_bytes, true});
-    if (x.mmproj->compute_modelled) {
-      // clip follows -fa: the scores only without flash attention.
-      const uint64_t scores = e.context.flash_attn ? 0 : x.mmproj->scores_bytes;
-      const CheckedBytes compute = CheckedBytes(x.mmproj->compute_bytes) + scores;
-      if (!compute.value()) return Error::overflow("mmproj: the compute buffer overflows 64 bits");
-      e.extras.push_back({"mmproj compute", x.mmproj->path, device, *compute.value(), false});
-    }
+  // clip takes the first GPU ggml lists, not --main-gpu.
+  const std::string device = x.mmproj_offload && !s.gpus.empty() ? s.gpus.front().device : "cpu";
+  e.extras.push_back({"mmproj weights", x.mmproj->path, device, x.mmproj->weights_bytes, true});
+  if (x.mmproj->compute_modelled) {
+    // clip follows -fa: the scores only without flash attention.
+    const uint64_t scores = e.context.flash_attn ? 0 : x.mmproj->scores_bytes;
+    const CheckedBytes compute = CheckedBytes(x.mmproj->compute_bytes) + scores;
+    if (!compute.value()) return Error::overflow("mmproj: the compute buffer overflows 64 bits");
+    e.extras.push_back({"mmproj compute", x.mmproj->path, device, *compute.value(), false});
   }
-  if (!x.loras.empty()) {
-    TensorIndex index;
-    index.reserve(model.tensors.size());
-    for (size_t i = 0; i < model.tensors.size(); ++i) index.emplace(model.tensors[i].name, i);
-    for (const LlamaCppLora& lora : x.loras) {
-      if (Status added = add_lora(model, index, e, lora); !added) return added;
-    }
+  return Status::Ok();
+}
+
+// Every adapter's lines, in the order given.
+Status add_loras(const Model& model, LlamaCppEstimate& e) {
+  TensorIndex index;
+  index.reserve(model.tensors.size());
+  for (size_t i = 0; i < model.tensors.size(); ++i) index.emplace(model.tensors[i].name, i);
+  for (const LlamaCppLora& lora : e.settings.extras.loras) {
+    if (Status added = add_lora(model, index, e, lora); !added) return added;
   }
-  // The prompt cache: host vectors, at most the limit (server_prompt_cache
-  // evicts before it adds and skips a state over it). No limit: at most
-  // n_ctx tokens of state, the context's KV and recurrent state.
+  return Status::Ok();
+}
+
+// The host vectors llama-server keeps beside the context. The prompt
+// cache: at most the limit (server_prompt_cache evicts before it adds and
+// skips a state over it); no limit: at most n_ctx tokens of state, the
+// context's KV and recurrent state. The context checkpoints: N per slot,
+// each one sequence's state that cannot be rolled back.
+Status add_host_caches(LlamaCppEstimate& e) {
+  const LlamaCppExtrasSettings& x = e.settings.extras;
   if (x.cache_ram_mib && *x.cache_ram_mib != 0) {
     const bool limited = *x.cache_ram_mib > 0;
     const uint64_t bytes = limited ? static_cast<uint64_t>(*x.cache_ram_mib) << 20
                                    : (CheckedBytes(e.kv_bytes) + e.recurrent_bytes).saturated();
     e.extras.push_back({"prompt cache", "", "cpu", bytes, limited});
   }
-  // The context checkpoints: host vectors, N per slot, each one
-  // sequence's state that cannot be rolled back.
   if (x.ctx_checkpoints && *x.ctx_checkpoints > 0 && e.checkpoint_bytes > 0) {
     const CheckedBytes bytes = CheckedBytes(*x.ctx_checkpoints) * e.context.n_seq * e.checkpoint_bytes;
     if (!bytes.value()) return Error::overflow("llama-server context checkpoints overflow 64 bits");
     e.extras.push_back({"context checkpoints", "", "cpu", *bytes.value(), false});
   }
-  // The draft: common_base_params_to_speculative copies the main
-  // parameters and replaces the model, -ngl, -ot, the devices and the
-  // cache types with the draft's; its context is estimated by the same
-  // rules and placement, one line per category on each device.
-  if (x.draft) {
-    LlamaCppSettings ds = e.settings;
-    ds.extras = {};
-    ds.cache_type_k = x.draft_cache_type_k;
-    ds.cache_type_v = x.draft_cache_type_v;
-    ds.placement.n_gpu_layers = x.draft_n_gpu_layers;
-    ds.placement.overrides.clear();
-    ds.placement.n_cpu_moe = 0;
-    Result<LlamaCppEstimate> d = estimate_llamacpp(*x.draft, ds, budget);
-    if (!d) return d.error().within("model_draft " + quote_untrusted(x.draft_path));
-    for (const LlamaCppDeviceUsage& u : d->placement.devices) {
-      if (u.model_bytes > 0) e.extras.push_back({"draft model", x.draft_path, u.device, u.model_bytes, d->model_bytes_exact});
-      if (u.context_bytes > 0) e.extras.push_back({"draft context", x.draft_path, u.device, u.context_bytes, true});
-      if (u.compute_bytes > 0) e.extras.push_back({"draft compute", x.draft_path, u.device, u.compute_bytes, false});
-    }
-  }
-  if (e.extras.empty()) return Status::Ok();
+  return Status::Ok();
+}
 
+// The draft: common_base_params_to_speculative copies the main
+// parameters and replaces the model, -ngl, -ot, the devices and the
+// cache types with the draft's; its context is estimated by the same
+// rules and placement, one line per category on each device.
+Status add_draft(LlamaCppEstimate& e, const MemoryBudget& budget) {
+  const LlamaCppExtrasSettings& x = e.settings.extras;
+  LlamaCppSettings ds = e.settings;
+  ds.extras = {};
+  ds.cache_type_k = x.draft_cache_type_k;
+  ds.cache_type_v = x.draft_cache_type_v;
+  ds.placement.n_gpu_layers = x.draft_n_gpu_layers;
+  ds.placement.overrides.clear();
+  ds.placement.n_cpu_moe = 0;
+  Result<LlamaCppEstimate> d = estimate_llamacpp(*x.draft, ds, budget);
+  if (!d) return d.error().within("model_draft " + quote_untrusted(x.draft_path));
+  for (const LlamaCppDeviceUsage& u : d->placement.devices) {
+    if (u.model_bytes > 0) e.extras.push_back({"draft model", x.draft_path, u.device, u.model_bytes, d->model_bytes_exact});
+    if (u.context_bytes > 0) e.extras.push_back({"draft context", x.draft_path, u.device, u.context_bytes, true});
+    if (u.compute_bytes > 0) e.extras.push_back({"draft compute", x.draft_path, u.device, u.compute_bytes, false});
+  }
+  return Status::Ok();
+}
+
+// Each line on its device (extras_bytes and total), and the estimate's
+// extras_bytes and total_bytes.
+Status add_lines_to_totals(LlamaCppEstimate& e) {
   CheckedBytes sum = 0;
   for (const LlamaCppExtraLine& line : e.extras) {
     sum += line.bytes;
@@ -245,9 +257,13 @@ Status add_extras(const Model& model, LlamaCppEstimate& e, const MemoryBudget& b
   if (!sum.value() || !total.value()) return Error::overflow("llama.cpp total overflows 64 bits");
   e.extras_bytes = *sum.value();
   e.total_bytes = *total.value();
+  return Status::Ok();
+}
 
-  // Every device's fit again, by place()'s rules: without GPUs the host
-  // against the budget; unified memory one pool.
+// Every device's fit again, by place()'s rules: without GPUs the host
+// against the budget; unified memory one pool.
+void refit_devices(LlamaCppEstimate& e) {
+  const LlamaCppPlacementSettings& s = e.settings.placement;
   uint64_t pooled = 0;
   for (const LlamaCppDeviceUsage& d : e.placement.devices) pooled = (CheckedBytes(pooled) + d.total_bytes).saturated();
   e.placement.fits = true;
@@ -259,6 +275,26 @@ Status add_extras(const Model& model, LlamaCppEstimate& e, const MemoryBudget& b
     e.placement.fits = e.placement.fits && d.fits;
   }
   e.fits = e.placement.fits;
+}
+
+}  // namespace
+
+Status add_extras(const Model& model, LlamaCppEstimate& e, const MemoryBudget& budget) {
+  const LlamaCppExtrasSettings& x = e.settings.extras;
+  e.extras.clear();
+  if (x.mmproj) {
+    if (Status added = add_mmproj(e); !added) return added;
+  }
+  if (!x.loras.empty()) {
+    if (Status added = add_loras(model, e); !added) return added;
+  }
+  if (Status added = add_host_caches(e); !added) return added;
+  if (x.draft) {
+    if (Status added = add_draft(e, budget); !added) return added;
+  }
+  if (e.extras.empty()) return Status::Ok();
+  if (Status added = add_lines_to_totals(e); !added) return added;
+  refit_devices(e);
   return Status::Ok();
 }
 

@@ -1,3 +1,6 @@
+// llama-server's defaults over the llama.cpp settings (its auto slots on a
+// unified KV cache, the training context, the host caches) and the server
+// flags a report prints (memfit/llama_server.h).
 #include "memfit/llama_server.h"
 
 #include <fmt/format.h>

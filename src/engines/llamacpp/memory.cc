@@ -50,6 +50,84 @@ Error overflow(std::string_view what) {
   return Error::overflow(fmt::format("llama.cpp {} overflows 64 bits: the request or the config is absurd", what));
 }
 
+// Without flash attention the V cache is transposed and every V row is
+// padded to the widest layer's (TAG_V_CACHE_VARIABLE); auto creates the
+// cache untransposed, so only an explicit "off" pads.
+uint64_t widest_v_row(const ModelSpec& spec) {
+  uint64_t widest_v = 0;
+  for (const LayerCache& l : spec.layers) {
+    if (has_attention_kv(l.kind)) widest_v = std::max(widest_v, l.elems_per_token / 2);
+  }
+  return widest_v;
+}
+
+// The K and V caches' totals, added to layer by layer.
+class KvTotals {
+ public:
+  KvTotals(const ModelSpec& spec, const LlamaCppContext& c, const LlamaCppSettings& s)
+      : c_(c), s_(s), widest_v_(widest_v_row(spec)) {}
+
+  // Adds `count` layers like `l` (an attention or MLA layer); `each` gets
+  // one layer's bytes.
+  Status add(const LayerCache& l, uint64_t count, uint64_t& each, MemoryParts& parts) {
+    const uint64_t cells = is_windowed(l) ? swa_cells(c_, s_, l.window_tokens) : c_.n_ctx_seq;
+    const CheckedBytes slots = CheckedBytes(cells) * c_.streams * count;
+    const uint64_t k_width = l.kind == LayerKind::kMlaLatent ? l.elems_per_token : l.elems_per_token / 2;
+    Result<uint64_t> k_row = row_bytes(s_.cache_type_k, k_width, "cache_type_k");
+    if (!k_row) return k_row.error();
+    k_total_ += slots * *k_row;
+    CheckedBytes one = CheckedBytes(cells) * c_.streams * *k_row;
+    if (l.kind != LayerKind::kMlaLatent) {
+      const uint64_t v_width = s_.flash_attn == FlashAttn::kOff ? widest_v_ : l.elems_per_token / 2;
+      Result<uint64_t> v_row = row_bytes(s_.cache_type_v, v_width, "cache_type_v");
+      if (!v_row) return v_row.error();
+      v_total_ += slots * *v_row;
+      one += CheckedBytes(cells) * c_.streams * *v_row;
+    }
+    each = one.saturated();  // the totals above fail on overflow
+    parts.kv_layers = (CheckedBytes(parts.kv_layers) + count).saturated();
+    return Status::Ok();
+  }
+
+  const CheckedBytes& k_total() const { return k_total_; }
+  const CheckedBytes& v_total() const { return v_total_; }
+
+ private:
+  const LlamaCppContext& c_;
+  const LlamaCppSettings& s_;
+  uint64_t widest_v_;
+  CheckedBytes k_total_ = 0;
+  CheckedBytes v_total_ = 0;
+};
+
+// What one sequence of a windowed layer keeps in the SWA cache, at most:
+// its K and V rows for min(n_ctx_seq, window + n_ubatch) cells.
+Result<CheckedBytes> windowed_seq_bytes(const LayerCache& l, const LlamaCppContext& c,
+                                        const LlamaCppSettings& s) {
+  const uint64_t cells = std::min(c.n_ctx_seq, (CheckedBytes(l.window_tokens) + c.n_ubatch).saturated());
+  Result<uint64_t> k_row = row_bytes(s.cache_type_k, l.elems_per_token / 2, "cache_type_k");
+  if (!k_row) return k_row.error();
+  Result<uint64_t> v_row = row_bytes(s.cache_type_v, l.elems_per_token / 2, "cache_type_v");
+  if (!v_row) return v_row.error();
+  return CheckedBytes(cells) * (CheckedBytes(*k_row) + *v_row).saturated();
+}
+
+// The NextN/MTP blocks after the decoder layers keep a KV cache like the
+// last decoder layer's, never windowed, unless the architecture filters
+// them out or the model is recurrent or hybrid (whose memory filters them).
+Status add_nextn_kv(const ModelSpec& spec, KvTotals& kv, MemoryParts& parts) {
+  const bool recurrent_model = parts.recurrent_layers > 0;
+  if (spec.nextn_layers == 0 || recurrent_model || filters_nextn(spec.model_type)) return Status::Ok();
+  auto last = std::find_if(spec.layers.rbegin(), spec.layers.rend(), [](const LayerCache& l) {
+    return has_attention_kv(l.kind) || l.kind == LayerKind::kMlaLatent;
+  });
+  if (last == spec.layers.rend()) return Status::Ok();
+  LayerCache nextn = *last;
+  if (nextn.kind != LayerKind::kMlaLatent) nextn.kind = LayerKind::kFullAttention;
+  nextn.window_tokens = 0;
+  return kv.add(nextn, spec.nextn_layers, parts.nextn_layer_bytes, parts);
+}
+
 }  // namespace
 
 Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c,
@@ -60,51 +138,19 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
   if (mla && s.cache_type_k != s.cache_type_v) {
     return Error::usage("cache_type_v", "an MLA model's K and V cache types must be equal");
   }
-  // Without flash attention the V cache is transposed and every V row is
-  // padded to the widest layer's (TAG_V_CACHE_VARIABLE); auto creates the
-  // cache untransposed, so only an explicit "off" pads.
-  uint64_t widest_v = 0;
-  for (const LayerCache& l : spec.layers) {
-    if (has_attention_kv(l.kind)) widest_v = std::max(widest_v, l.elems_per_token / 2);
-  }
 
   MemoryParts parts;
-  CheckedBytes k_total = 0;
-  CheckedBytes v_total = 0;
+  KvTotals kv(spec, c, s);
   CheckedBytes recurrent_total = 0;
-  // Adds `count` layers like `l` (an attention or MLA layer); `each` gets
-  // one layer's bytes.
-  auto add_kv = [&](const LayerCache& l, uint64_t count, uint64_t& each) -> Status {
-    const uint64_t cells = is_windowed(l) ? swa_cells(c, s, l.window_tokens) : c.n_ctx_seq;
-    const CheckedBytes slots = CheckedBytes(cells) * c.streams * count;
-    const uint64_t k_width = l.kind == LayerKind::kMlaLatent ? l.elems_per_token : l.elems_per_token / 2;
-    Result<uint64_t> k_row = row_bytes(s.cache_type_k, k_width, "cache_type_k");
-    if (!k_row) return k_row.error();
-    k_total += slots * *k_row;
-    CheckedBytes one = CheckedBytes(cells) * c.streams * *k_row;
-    if (l.kind != LayerKind::kMlaLatent) {
-      const uint64_t v_width = s.flash_attn == FlashAttn::kOff ? widest_v : l.elems_per_token / 2;
-      Result<uint64_t> v_row = row_bytes(s.cache_type_v, v_width, "cache_type_v");
-      if (!v_row) return v_row.error();
-      v_total += slots * *v_row;
-      one += CheckedBytes(cells) * c.streams * *v_row;
-    }
-    each = one.saturated();  // the totals above fail on overflow
-    parts.kv_layers = (CheckedBytes(parts.kv_layers) + count).saturated();
-    return Status::Ok();
-  };
   parts.layer_bytes.assign(spec.layers.size(), 0);
   CheckedBytes seq_partial = 0;
   for (size_t i = 0; i < spec.layers.size(); ++i) {
     const LayerCache& l = spec.layers[i];
     if (is_recurrent(l.kind)) seq_partial += l.state_bytes;
     if (is_windowed(l) && !s.swa_full) {
-      const uint64_t cells = std::min(c.n_ctx_seq, (CheckedBytes(l.window_tokens) + c.n_ubatch).saturated());
-      Result<uint64_t> k_row = row_bytes(s.cache_type_k, l.elems_per_token / 2, "cache_type_k");
-      if (!k_row) return k_row.error();
-      Result<uint64_t> v_row = row_bytes(s.cache_type_v, l.elems_per_token / 2, "cache_type_v");
-      if (!v_row) return v_row.error();
-      seq_partial += CheckedBytes(cells) * (CheckedBytes(*k_row) + *v_row).saturated();
+      Result<CheckedBytes> kept = windowed_seq_bytes(l, c, s);
+      if (!kept) return kept.error();
+      seq_partial += *kept;
     }
     if (is_recurrent(l.kind)) {
       const CheckedBytes state = CheckedBytes(l.state_bytes) * c.n_seq;
@@ -114,29 +160,15 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
       continue;
     }
     if (!has_attention_kv(l.kind) && l.kind != LayerKind::kMlaLatent) continue;
-    if (Status added = add_kv(l, 1, parts.layer_bytes[i]); !added.ok()) return added.error();
+    if (Status added = kv.add(l, 1, parts.layer_bytes[i], parts); !added.ok()) return added.error();
   }
-  // The NextN/MTP blocks after the decoder layers keep a KV cache like the
-  // last decoder layer's, never windowed, unless the architecture filters
-  // them out or the model is recurrent or hybrid (whose memory filters them).
-  const bool recurrent_model = parts.recurrent_layers > 0;
-  if (spec.nextn_layers > 0 && !recurrent_model && !filters_nextn(spec.model_type)) {
-    auto last = std::find_if(spec.layers.rbegin(), spec.layers.rend(), [](const LayerCache& l) {
-      return has_attention_kv(l.kind) || l.kind == LayerKind::kMlaLatent;
-    });
-    if (last != spec.layers.rend()) {
-      LayerCache nextn = *last;
-      if (nextn.kind != LayerKind::kMlaLatent) nextn.kind = LayerKind::kFullAttention;
-      nextn.window_tokens = 0;
-      if (Status added = add_kv(nextn, spec.nextn_layers, parts.nextn_layer_bytes); !added.ok()) return added.error();
-    }
-  }
+  if (Status added = add_nextn_kv(spec, kv, parts); !added.ok()) return added.error();
   CheckedBytes output = CheckedBytes(4) * c.n_seq * spec.geometry.vocab;
-  if (!k_total.value() || !v_total.value()) return overflow("KV cache");
+  if (!kv.k_total().value() || !kv.v_total().value()) return overflow("KV cache");
   if (!recurrent_total.value()) return overflow("recurrent state");
   if (!output.value()) return overflow("output buffer");
-  parts.k_bytes = *k_total.value();
-  parts.v_bytes = *v_total.value();
+  parts.k_bytes = *kv.k_total().value();
+  parts.v_bytes = *kv.v_total().value();
   parts.recurrent_bytes = *recurrent_total.value();
   parts.output_bytes = *output.value();
   if (!seq_partial.value()) return overflow("checkpoint state");

@@ -74,7 +74,7 @@ Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& con
 
 // The compute buffer of a run on the host alone, replayed: the pinned
 // llama.cpp's graph for this model built tensor by tensor and its
-// allocator replayed over it (llamacpp_graph_*.cc, llamacpp/graph/ggml_graph.h): exact
+// allocator replayed over it (llamacpp/graph/*.cc, llamacpp/graph/ggml_graph.h): exact
 // for the architectures a builder knows (llama, Mistral, Mixtral, qwen3,
 // qwen3moe with one full-attention cache; Gemma 3 over its iSWA cache;
 // deepseek2 GGUFs with MLA); nullopt for any other model or setting, which

@@ -1,23 +1,9 @@
-// The estimate split over the devices (docs/llamacpp-rules.md, "Memory per
-// device"; llama.cpp v0.4.0 src/llama-model.cpp load_tensors,
-// src/llama-kv-cache.cpp, ggml-backend's scheduler):
-//
-//   blocks   with L blocks (decoder + NextN) and N = min(-ngl, L + 1),
-//            block i is on a GPU when i >= L + 1 - N, the output layer
-//            when N >= 1; the N offloaded slots (the output last) go to
-//            the GPUs by the cumulative fractions of --tensor-split
-//            (default: each GPU's free memory); --split-mode none: all to
-//            --main-gpu
-//   weights  each tensor follows its block (token_embd and the other
-//            input tables: the host; output_norm / output: the output
-//            layer), unless an -ot rule or --n-cpu-moe matches its name
-//            first; NextN blocks are not loaded; a tied output on a GPU is
-//            a second copy of token_embd there; GPU tensors are padded to
-//            128 B; with row split a GPU block's matrices are spread over
-//            the GPUs by the same fractions
-//   context  each layer's KV / recurrent state on its layer's device (the
-//            host with --no-kv-offload); the output buffer on the host
-//   compute  each device the largest graph phase it runs (modelled)
+// place() (llamacpp/parts.h): the estimate split over the devices. Each
+// block's weights, KV and recurrent state go to its device by -ngl,
+// --tensor-split, --split-mode, -ot and --n-cpu-moe; the output buffer to
+// the host; each device's compute buffer is the largest phase it runs. The
+// rules, each with its place in llama.cpp v0.4.0: docs/llamacpp-rules.md,
+// "Memory per device".
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -126,42 +112,47 @@ struct DeviceSums {
   bool runs_weights = false;  // some weight of a block is here (an override)
 };
 
-}  // namespace
+// The host's memory: the budget, or the RAM behind a GPU budget.
+uint64_t host_free_bytes(const MemoryBudget& budget) {
+  return budget.source == BudgetSource::kGpu ? budget.ram_available_bytes : budget.budget_bytes;
+}
 
-Status place(const Model& model, const MemoryParts& parts, const ComputePhases& phases,
-             const MemoryBudget& budget, LlamaCppEstimate& e) {
+// No GPU: one device, the host, holding the estimate's own totals.
+void place_on_host(const Model& model, uint64_t host_free, LlamaCppEstimate& e) {
   const LlamaCppPlacementSettings& s = e.settings.placement;
   const ModelSpec& spec = model.spec;
   LlamaCppPlacement& out = e.placement;
-  out = {};
-  // The host's memory: the budget, or the RAM behind a GPU budget.
-  const uint64_t host_free =
-      budget.source == BudgetSource::kGpu ? budget.ram_available_bytes : budget.budget_bytes;
-
-  if (s.gpus.empty()) {
-    LlamaCppDeviceUsage cpu;
-    cpu.device = "cpu";
-    cpu.name = "host";
-    cpu.model_bytes = e.model_bytes;
-    cpu.context_bytes = e.context_bytes;
-    cpu.compute_bytes = e.compute_bytes;
-    cpu.total_bytes = e.total_bytes;
-    cpu.free_bytes = cpu.usable_bytes = host_free;
-    cpu.blocks = spec.layers.size() + spec.nextn_layers;
-    cpu.output_layer = true;
-    cpu.page_cache_bytes = s.mmap && !s.mlock ? e.mapped_bytes : 0;
-    cpu.fits = e.total_bytes <= e.budget_bytes;
-    out.tensors.reserve(model.tensors.size());
-    for (const SafetensorsTensor& t : model.tensors) {
-      const std::optional<uint64_t> block = block_of(t.name);
-      out.tensors.push_back({0, !block || *block < spec.layers.size(), false});
-    }
-    cpu.short_bytes = cpu.fits ? 0 : e.total_bytes - e.budget_bytes;
-    out.devices.push_back(std::move(cpu));
-    out.fits = e.fits;
-    return Status::Ok();
+  LlamaCppDeviceUsage cpu;
+  cpu.device = "cpu";
+  cpu.name = "host";
+  cpu.model_bytes = e.model_bytes;
+  cpu.context_bytes = e.context_bytes;
+  cpu.compute_bytes = e.compute_bytes;
+  cpu.total_bytes = e.total_bytes;
+  cpu.free_bytes = cpu.usable_bytes = host_free;
+  cpu.blocks = spec.layers.size() + spec.nextn_layers;
+  cpu.output_layer = true;
+  cpu.page_cache_bytes = s.mmap && !s.mlock ? e.mapped_bytes : 0;
+  cpu.fits = e.total_bytes <= e.budget_bytes;
+  out.tensors.reserve(model.tensors.size());
+  for (const SafetensorsTensor& t : model.tensors) {
+    const std::optional<uint64_t> block = block_of(t.name);
+    out.tensors.push_back({0, !block || *block < spec.layers.size(), false});
   }
+  cpu.short_bytes = cpu.fits ? 0 : e.total_bytes - e.budget_bytes;
+  out.devices.push_back(std::move(cpu));
+  out.fits = e.fits;
+}
 
+// "there is 1 GPU" / "there are 2 GPUs", for the usage errors below.
+std::string there_are_gpus(uint64_t gpus) {
+  return fmt::format("there {} {} GPU{}", gpus == 1 ? "is" : "are", gpus, gpus == 1 ? "" : "s");
+}
+
+// Which device holds each block and the output layer, from -ngl,
+// --tensor-split, --split-mode and --main-gpu. kUsage for --main-gpu or an
+// override that names a GPU past the GPUs.
+Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSettings& s) {
   Layout lay;
   lay.gpus = s.gpus.size();
   lay.blocks = spec.layers.size() + spec.nextn_layers;
@@ -172,24 +163,19 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   lay.mode = s.split_mode;
   lay.main_gpu = s.main_gpu;
   if (s.main_gpu >= lay.gpus) {
-    return Error::usage("main_gpu", fmt::format("is {}, but there {} {} GPU{}", s.main_gpu,
-                                                lay.gpus == 1 ? "is" : "are", lay.gpus,
-                                                lay.gpus == 1 ? "" : "s"));
+    return Error::usage("main_gpu", fmt::format("is {}, but {}", s.main_gpu, there_are_gpus(lay.gpus)));
   }
   for (const LlamaCppTensorOverride& o : s.overrides) {
     if (o.gpu && *o.gpu >= lay.gpus) {
-      return Error::usage("override_tensor",
-                          fmt::format("'{}' names GPU {}, but there {} {} GPU{}", o.pattern, *o.gpu,
-                                      lay.gpus == 1 ? "is" : "are", lay.gpus, lay.gpus == 1 ? "" : "s"));
+      return Error::usage("override_tensor", fmt::format("'{}' names GPU {}, but {}", o.pattern,
+                                                         *o.gpu, there_are_gpus(lay.gpus)));
     }
   }
-  out.n_gpu_layers = lay.n_gpu;
+  return lay;
+}
 
-  std::vector<DeviceSums> d(lay.gpus + 1);
-  for (uint64_t i = 0; i < lay.blocks; ++i) ++d[lay.block(i)].blocks;
-  d[lay.output()].output = true;
-
-  // Weights.
+// The -ot rules as regular expressions, in the order given.
+Result<std::vector<std::regex>> override_rules(const LlamaCppPlacementSettings& s) {
   std::vector<std::regex> rules;
   for (const LlamaCppTensorOverride& o : s.overrides) {
     // Checked when parsed; a library caller may have skipped the parser.
@@ -201,68 +187,91 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
       return Error::usage("override_tensor", "not a regular expression");
     }
   }
-  auto add_weight = [&](Where w, uint64_t bytes) {
-    d[w].model += w == lay.host() ? CheckedBytes(bytes) : round_up(bytes, kGpuTensorAlignment);
-  };
-  const uint64_t decoder_blocks = spec.layers.size();
+  return rules;
+}
+
+// A weight's bytes on device w: padded to the GPU alignment on a GPU.
+void add_weight(std::vector<DeviceSums>& d, const Layout& lay, Where w, uint64_t bytes) {
+  d[w].model += w == lay.host() ? CheckedBytes(bytes) : round_up(bytes, kGpuTensorAlignment);
+}
+
+// The device of a loaded tensor: its block's (or the output layer's, or
+// the host's), unless the first -ot rule that matches its name, or
+// --n-cpu-moe for a routed expert, says otherwise.
+Where tensor_device(std::string_view name, std::optional<uint64_t> block, const Layout& lay,
+                    const std::vector<std::regex>& rules, const LlamaCppPlacementSettings& s) {
+  Where w = block ? lay.block(*block) : is_output_layer(name) ? lay.output() : lay.host();
+  for (size_t r = 0; r < rules.size(); ++r) {
+    if (std::regex_search(name.begin(), name.end(), rules[r])) {
+      return s.overrides[r].gpu ? *s.overrides[r].gpu : lay.host();
+    }
+  }
+  if (block && *block < s.n_cpu_moe && is_routed_expert(name)) w = lay.host();
+  return w;
+}
+
+// The weights, tensor by tensor, each on its device; a GPU block's
+// matrices spread over every GPU with row split; the tied output's own
+// copy on the output layer's GPU.
+void place_listed_weights(const Model& model, const Layout& lay,
+                          const std::vector<std::regex>& rules, const LlamaCppPlacementSettings& s,
+                          std::vector<DeviceSums>& d, LlamaCppPlacement& out) {
+  const uint64_t decoder_blocks = model.spec.layers.size();
   bool tied = true;
   uint64_t token_embd_bytes = 0;
-  if (!model.tensors.empty()) {
-    out.tensors.reserve(model.tensors.size());
-    for (const SafetensorsTensor& t : model.tensors) {
-      const std::string_view name = t.name;
-      if (name == "output.weight" || name == "lm_head.weight") tied = false;
-      if (name == "token_embd.weight" || name == "model.embed_tokens.weight") token_embd_bytes = t.data_bytes;
-      const std::optional<uint64_t> block = block_of(name);
-      if (block && *block >= decoder_blocks) {  // NextN: not loaded
-        out.tensors.push_back({static_cast<uint32_t>(lay.host()), false, false});
-        continue;
-      }
-      Where w = block ? lay.block(*block) : is_output_layer(name) ? lay.output() : lay.host();
-      bool overridden = false;
-      for (size_t r = 0; r < rules.size(); ++r) {
-        if (std::regex_search(t.name, rules[r])) {
-          w = s.overrides[r].gpu ? *s.overrides[r].gpu : lay.host();
-          overridden = true;
-          break;
-        }
-      }
-      if (!overridden && block && *block < s.n_cpu_moe && is_routed_expert(name)) w = lay.host();
-      if (block && w == lay.host()) d[w].runs_weights = true;
-      const bool row_split = block && w != lay.host() && lay.mode == SplitMode::kRow && t.shape.size() == 2;
-      out.tensors.push_back({static_cast<uint32_t>(w), true, row_split});
-      // Row split: a GPU block's matrices spread over every GPU.
-      if (row_split) {
-        double before = 0;
-        for (uint64_t g = 0; g < lay.gpus; ++g) {
-          const double share = lay.cumulative[g] - before;
-          before = lay.cumulative[g];
-          add_weight(g, static_cast<uint64_t>(static_cast<double>(t.data_bytes) * share + 0.5));
-        }
-        continue;
-      }
-      add_weight(w, t.data_bytes);
+  out.tensors.reserve(model.tensors.size());
+  for (const SafetensorsTensor& t : model.tensors) {
+    const std::string_view name = t.name;
+    if (name == "output.weight" || name == "lm_head.weight") tied = false;
+    if (name == "token_embd.weight" || name == "model.embed_tokens.weight") token_embd_bytes = t.data_bytes;
+    const std::optional<uint64_t> block = block_of(name);
+    if (block && *block >= decoder_blocks) {  // NextN: not loaded
+      out.tensors.push_back({static_cast<uint32_t>(lay.host()), false, false});
+      continue;
     }
-    // The tied output: its own copy on the output layer's GPU.
-    if (tied && lay.output() != lay.host()) add_weight(lay.output(), token_embd_bytes);
-  } else {
-    // No tensor list (an index or the config only): the weights split
-    // evenly over the blocks, with one block's share each for the input
-    // table and the output layer (estimated).
-    const uint64_t share = e.mapped_bytes / (lay.blocks + 2);
-    add_weight(lay.host(), e.mapped_bytes - share * (lay.blocks + 1));
-    add_weight(lay.output(), share);
-    for (uint64_t i = 0; i < lay.blocks; ++i) add_weight(lay.block(i), share);
+    const Where w = tensor_device(name, block, lay, rules, s);
+    if (block && w == lay.host()) d[w].runs_weights = true;
+    const bool row_split = block && w != lay.host() && lay.mode == SplitMode::kRow && t.shape.size() == 2;
+    out.tensors.push_back({static_cast<uint32_t>(w), true, row_split});
+    // Row split: a GPU block's matrices spread over every GPU.
+    if (row_split) {
+      double before = 0;
+      for (uint64_t g = 0; g < lay.gpus; ++g) {
+        const double share = lay.cumulative[g] - before;
+        before = lay.cumulative[g];
+        add_weight(d, lay, g, static_cast<uint64_t>(static_cast<double>(t.data_bytes) * share + 0.5));
+      }
+      continue;
+    }
+    add_weight(d, lay, w, t.data_bytes);
   }
+  // The tied output: its own copy on the output layer's GPU.
+  if (tied && lay.output() != lay.host()) add_weight(d, lay, lay.output(), token_embd_bytes);
+}
 
-  // Context: each layer's KV and state on its layer's device.
+// No tensor list (an index or the config only): the weights split evenly
+// over the blocks, with one block's share each for the input table and the
+// output layer (estimated).
+void spread_unlisted_weights(uint64_t mapped_bytes, const Layout& lay, std::vector<DeviceSums>& d) {
+  const uint64_t share = mapped_bytes / (lay.blocks + 2);
+  add_weight(d, lay, lay.host(), mapped_bytes - share * (lay.blocks + 1));
+  add_weight(d, lay, lay.output(), share);
+  for (uint64_t i = 0; i < lay.blocks; ++i) add_weight(d, lay, lay.block(i), share);
+}
+
+// Context: each layer's KV and state on its layer's device (the host with
+// --no-kv-offload); the output buffer on the host.
+void place_context(const MemoryParts& parts, const Layout& lay, uint64_t decoder_blocks,
+                   bool kv_offload, std::vector<DeviceSums>& d) {
   for (uint64_t i = 0; i < lay.blocks; ++i) {
     const uint64_t bytes = i < decoder_blocks ? parts.layer_bytes[i] : parts.nextn_layer_bytes;
-    d[s.kv_offload ? lay.block(i) : lay.host()].context += bytes;
+    d[kv_offload ? lay.block(i) : lay.host()].context += bytes;
   }
   d[lay.host()].context += parts.output_bytes;
+}
 
-  // Compute: the largest phase each device runs.
+// Compute: the largest phase each device runs.
+void place_compute(const ComputePhases& phases, const Layout& lay, std::vector<DeviceSums>& d) {
   const uint64_t body = std::max(phases.attention, phases.ffn);
   for (uint64_t w = 0; w <= lay.gpus; ++w) {
     DeviceSums& x = d[w];
@@ -275,35 +284,47 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
     }
     x.compute = c;
   }
+}
 
-  // The devices, and the estimate's totals as their sums.
+// One device's row of the placement; `total` is its checked sum.
+LlamaCppDeviceUsage device_usage(const DeviceSums& x, uint64_t total, Where w, const Layout& lay,
+                                 const LlamaCppPlacementSettings& s, uint64_t host_free) {
+  LlamaCppDeviceUsage u;
+  if (w == lay.host()) {
+    u.device = "cpu";
+    u.name = "host";
+    u.free_bytes = u.usable_bytes = host_free;
+    u.page_cache_bytes = s.mmap && !s.mlock ? *x.model.value() : 0;
+  } else {
+    u.device = s.gpus[w].device;
+    u.name = s.gpus[w].name;
+    u.free_bytes = s.gpus[w].free_bytes;
+    u.usable_bytes = s.unified ? host_free
+                               : (s.gpus[w].free_bytes > s.gpu_margin_bytes
+                                      ? s.gpus[w].free_bytes - s.gpu_margin_bytes
+                                      : 0);
+  }
+  u.model_bytes = *x.model.value();
+  u.context_bytes = *x.context.value();
+  u.compute_bytes = x.compute;
+  u.total_bytes = total;
+  u.blocks = x.blocks;
+  u.output_layer = x.output;
+  return u;
+}
+
+// The devices, each one's fit, and the estimate's totals as their sums.
+Status settle_devices(const std::vector<DeviceSums>& d, const Layout& lay, uint64_t host_free,
+                      LlamaCppEstimate& e) {
+  const LlamaCppPlacementSettings& s = e.settings.placement;
+  LlamaCppPlacement& out = e.placement;
   CheckedBytes model_sum = 0, context_sum = 0, compute_sum = 0;
   uint64_t pooled = 0;
   for (uint64_t w = 0; w <= lay.gpus; ++w) {
     const DeviceSums& x = d[w];
     const CheckedBytes total = x.model + x.context + x.compute;
     if (!total.value()) return Error::overflow("llama.cpp device total overflows 64 bits");
-    LlamaCppDeviceUsage u;
-    if (w == lay.host()) {
-      u.device = "cpu";
-      u.name = "host";
-      u.free_bytes = u.usable_bytes = host_free;
-      u.page_cache_bytes = s.mmap && !s.mlock ? *x.model.value() : 0;
-    } else {
-      u.device = s.gpus[w].device;
-      u.name = s.gpus[w].name;
-      u.free_bytes = s.gpus[w].free_bytes;
-      u.usable_bytes = s.unified ? host_free
-                                 : (s.gpus[w].free_bytes > s.gpu_margin_bytes
-                                        ? s.gpus[w].free_bytes - s.gpu_margin_bytes
-                                        : 0);
-    }
-    u.model_bytes = *x.model.value();
-    u.context_bytes = *x.context.value();
-    u.compute_bytes = x.compute;
-    u.total_bytes = *total.value();
-    u.blocks = x.blocks;
-    u.output_layer = x.output;
+    LlamaCppDeviceUsage u = device_usage(x, *total.value(), w, lay, s, host_free);
     model_sum += u.model_bytes;
     context_sum += u.context_bytes;
     compute_sum += u.compute_bytes;
@@ -331,6 +352,37 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   e.total_bytes = *total.value();
   e.fits = out.fits;
   return Status::Ok();
+}
+
+}  // namespace
+
+Status place(const Model& model, const MemoryParts& parts, const ComputePhases& phases,
+             const MemoryBudget& budget, LlamaCppEstimate& e) {
+  const LlamaCppPlacementSettings& s = e.settings.placement;
+  e.placement = {};
+  const uint64_t host_free = host_free_bytes(budget);
+  if (s.gpus.empty()) {
+    place_on_host(model, host_free, e);
+    return Status::Ok();
+  }
+
+  Result<Layout> lay = plan_layout(model.spec, s);
+  if (!lay) return lay.error();
+  e.placement.n_gpu_layers = lay->n_gpu;
+  std::vector<DeviceSums> d(lay->gpus + 1);
+  for (uint64_t i = 0; i < lay->blocks; ++i) ++d[lay->block(i)].blocks;
+  d[lay->output()].output = true;
+
+  Result<std::vector<std::regex>> rules = override_rules(s);
+  if (!rules) return rules.error();
+  if (!model.tensors.empty()) {
+    place_listed_weights(model, *lay, *rules, s, d, e.placement);
+  } else {
+    spread_unlisted_weights(e.mapped_bytes, *lay, d);
+  }
+  place_context(parts, *lay, model.spec.layers.size(), s.kv_offload, d);
+  place_compute(phases, *lay, d);
+  return settle_devices(d, *lay, host_free, e);
 }
 
 }  // namespace memfit::llamacpp

@@ -26,7 +26,7 @@ namespace memfit {
 namespace {
 
 // In plot_llamacpp's order.
-PlotSample sample_of(uint64_t tokens, const LlamaCppEstimate& e) {
+PlotSample llamacpp_sample(uint64_t tokens, const LlamaCppEstimate& e) {
   PlotSample s;
   s.tokens = tokens;
   s.bytes = {e.model_bytes, e.kv_bytes, e.recurrent_bytes, e.output_bytes, e.compute_bytes};
@@ -57,7 +57,7 @@ Error in_context(const Error& error, const std::string& where) {
   return error.kind() == ErrorKind::kUsage ? error : error.within(where);
 }
 
-Result<PlotPanel> compute_panel(const Model& model, const LlamaCppSettings& settings,
+Result<PlotPanel> llamacpp_panel(const Model& model, const LlamaCppSettings& settings,
                                 const LlamaCppSolution& solution, const MemoryBudget& budget,
                                 const std::vector<uint64_t>& tokens) {
   PlotPanel panel;
@@ -73,7 +73,7 @@ Result<PlotPanel> compute_panel(const Model& model, const LlamaCppSettings& sett
     at.ctx_size = t;
     Result<LlamaCppEstimate> e = estimate_llamacpp(model, at, budget);
     if (!e) return in_context(e.error(), fmt::format("at --ctx-size {}", t));
-    panel.samples.push_back(sample_of(t, *e));
+    panel.samples.push_back(llamacpp_sample(t, *e));
   }
   return panel;
 }
@@ -118,7 +118,7 @@ Result<PlotData> compute_llamacpp_plot(const Model& model, const MemoryBudget& b
 
   std::vector<uint64_t> tokens = plot_context_samples(data.min_tokens, data.max_tokens);
   for (const auto& [settings, solution] : panels) {
-    Result<PlotPanel> panel = compute_panel(ceiling, settings, solution, budget, tokens);
+    Result<PlotPanel> panel = llamacpp_panel(ceiling, settings, solution, budget, tokens);
     if (!panel) {
       return in_context(panel.error(), fmt::format("plot {} cache", cache_types_name(settings)));
     }

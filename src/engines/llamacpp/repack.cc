@@ -1,18 +1,10 @@
-// The CPU_REPACK buffer (docs/llamacpp-rules.md, "Model weights"): on a
-// CPU run llama.cpp gives every weight a CPU "extra" buffer type accepts
-// to that buffer (llama_model_loader's select_weight_buft), and the repack
-// type accepts a MUL_MAT weight of 2 dimensions or a MUL_MAT_ID expert
-// weight of 3 when ggml_repack_get_optimal_repack_type finds a kernel for
-// its type and row count (ne[1]) on the running CPU (ggml/src/ggml-cpu/
-// repack.cpp). Its alloc size is ggml_nbytes, padded to the CPU alignment
-// (32). The mapped file range still spans the originals, so these bytes
-// come on top of it.
-//
-// Which tensors are matrix-multiplication weights is read from the names
-// and shapes only: every 2-D tensor except the row-lookup tables, and 3-D
-// tensors named "*_exps*". The repackable types are all quantized, and a
-// quantized 2-D tensor that is neither a lookup table nor a matmul weight
-// is not known to exist.
+// The CPU_REPACK buffer (docs/llamacpp-rules.md, "Model weights", has the
+// rule and llama.cpp's sources): on a CPU run, every matrix-multiplication
+// weight whose type and row count have a kernel on the running CPU, padded
+// to 32, on top of the mapped file range that still spans the originals.
+// Which tensors are matmul weights is read from names and shapes only:
+// every 2-D tensor except the row-lookup tables, and 3-D tensors named
+// "*_exps*".
 #include <charconv>
 #include <optional>
 #include <string_view>

@@ -1,3 +1,6 @@
+// solve_llamacpp() (memfit/llamacpp_solver.h): the largest --ctx-size,
+// --parallel or -ngl, or the fewest --n-cpu-moe, that fits: bisection, or
+// every value tried, over estimate_llamacpp().
 #include "memfit/llamacpp_solver.h"
 
 #include <algorithm>

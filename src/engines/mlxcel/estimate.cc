@@ -1,6 +1,7 @@
-// estimate(): SPEC section 2, term by term. All byte figures are uint64_t;
-// multipliers are fixed-point millionths and products with them are taken
-// in 128 bits and rounded up, so a fractional byte is never dropped.
+// estimate(): the mlxcel profile, term by term (docs/engine-mlxcel.md). All
+// byte figures are uint64_t; multipliers are fixed-point millionths and
+// products with them are taken in 128 bits and rounded up, so a fractional
+// byte is never dropped.
 #include <fmt/format.h>
 
 #include <algorithm>

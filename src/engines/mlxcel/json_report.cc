@@ -1,3 +1,5 @@
+// The mlxcel profile's report as JSON (estimate_to_json, memfit/report.h):
+// the fields every report starts with, then each term of estimate().
 #include <fmt/format.h>
 
 #include "memfit/report.h"
@@ -22,7 +24,7 @@ std::string micros_text(uint64_t micros) {
 nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e,
                                         const MemoryBudget& budget,
                                         std::span<const Warning> warnings) {
-  Json j = report_head(model, "mlxcel");  // the seeds' runtime's rules
+  Json j = report_head(model, "mlxcel");  // the MLX runtime's own estimator
   j["inputs"] = {{"max_tokens", e.inputs.max_tokens},
                  {"batch", e.inputs.batch},
                  {"kv_cache_mode", std::string(to_string(e.inputs.kv_element))},

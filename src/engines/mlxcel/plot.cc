@@ -32,7 +32,7 @@ constexpr std::array<Step, 4> kOctaveSteps = {{{1, 1}, {19, 16}, {181, 128}, {21
 constexpr uint64_t kMaxPowerOfTwo = 1ull << 55;
 
 // In plot_mlxcel's order.
-PlotSample sample_of(const Estimate& e) {
+PlotSample mlxcel_sample(const Estimate& e) {
   PlotSample s;
   s.tokens = e.inputs.max_tokens;
   s.bytes = {e.weights_bytes, e.kv.total_bytes, e.allocator_overhead_bytes, e.activation_bytes,
@@ -41,7 +41,7 @@ PlotSample sample_of(const Estimate& e) {
   return s;
 }
 
-Result<PlotPanel> compute_panel(const Model& model, const EstimateInputs& inputs,
+Result<PlotPanel> mlxcel_panel(const Model& model, const EstimateInputs& inputs,
                                 const EstimateSettings& settings, const Platform& platform,
                                 const MemoryBudget& budget, const PlotWeightMode& mode,
                                 KvElement element, std::vector<uint64_t> tokens) {
@@ -65,7 +65,7 @@ Result<PlotPanel> compute_panel(const Model& model, const EstimateInputs& inputs
     in.max_tokens = t;
     Result<Estimate> e = estimate(variant, in, settings, platform, budget);
     if (!e) return e.error().within(fmt::format("at {} tokens", t));
-    panel.samples.push_back(sample_of(*e));
+    panel.samples.push_back(mlxcel_sample(*e));
   }
   return panel;
 }
@@ -123,7 +123,7 @@ Result<PlotData> compute_plot(const Model& model, const EstimateInputs& inputs,
   for (const PlotWeightMode& mode : request.weight_modes) {
     for (KvElement element : request.kv_elements) {
       Result<PlotPanel> panel =
-          compute_panel(model, inputs, settings, platform, budget, mode, element, tokens);
+          mlxcel_panel(model, inputs, settings, platform, budget, mode, element, tokens);
       if (!panel) {
         return panel.error().within(
             fmt::format("plot {} weights, {} KV cache", mode.name, to_string(element)));

@@ -1,3 +1,6 @@
+// recommend-quant's weight modes for the mlxcel profile: MLX affine
+// quantization priced from the headers' tensor shapes
+// (memfit/quant_schemes.h has the rule).
 #include "memfit/quant_schemes.h"
 
 #include <string_view>

@@ -1,3 +1,5 @@
+// The mlxcel profile's `preflight serve` plan as JSON and text
+// (serve_plan_to_json, render_serve_plan_text; memfit/report.h).
 #include <fmt/format.h>
 
 #include "memfit/memory_size.h"

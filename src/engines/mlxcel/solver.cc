@@ -1,3 +1,5 @@
+// The mlxcel profile's solver (memfit/solver.h): the largest context,
+// batch or slot count whose estimate() fits, by bisection.
 #include "memfit/solver.h"
 
 namespace memfit {

@@ -117,8 +117,24 @@ uint64_t mlxlm_kv_capacity(uint64_t tokens, uint64_t chunk, uint64_t decode) {
   return capacity;
 }
 
-Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
-                                     const MemoryBudget& budget) {
+namespace {
+
+// True when the model's make_cache builds its own cache list (rotating
+// sliding layers, or the ArraysCache of a hybrid): such a model ignores
+// --max-kv-size, as make_prompt_cache does.
+bool builds_own_cache(const ModelSpec& spec) {
+  const bool rotates = mlxlm_rotates_sliding_layers(spec.model_type);
+  bool own_cache = false;
+  for (const LayerCache& l : spec.layers) {
+    own_cache = own_cache || (rotates && l.kind == LayerKind::kSlidingWindow) ||
+                l.kind == LayerKind::kLinearAttention || l.kind == LayerKind::kSsm ||
+                l.kind == LayerKind::kConv;
+  }
+  return own_cache;
+}
+
+// The settings' own ranges, before the model is read.
+Status check_settings(const MlxLmSettings& s) {
   for (auto [field, v] : {std::pair{"prompt_tokens", s.prompt_tokens},
                           std::pair{"max_tokens", s.max_tokens}, std::pair{"batch", s.batch},
                           std::pair{"prefill_step_size", s.prefill_step_size}}) {
@@ -142,84 +158,75 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
     return Error::usage("buffers", "MLX's command-buffer limits must be 1..100000 ops, "
                                    "1..1000000 mega-elements and 1..64 buffers in flight");
   }
-  const ModelSpec& spec = model.spec;
-  const ModelGeometry& geo = spec.geometry;
-  if (s.kv_bits != 0) {
-    // Caches mlx-lm cannot quantize: the run fails, so there is no peak to
-    // price. RotatingKVCache.to_quantized raises NotImplementedError; an
-    // MLA layer's attention (deepseek_v3.py) reads the values the cache
-    // returns as one array, not QuantizedKVCache's packed tuple.
-    const bool rotates = mlxlm_rotates_sliding_layers(spec.model_type);
-    bool sliding = false, mla = false, own_cache = false, kv = false;
-    for (const LayerCache& l : spec.layers) {
-      const bool cached = quantizable(l.kind) && l.elems_per_token != 0;
-      kv = kv || cached;
-      mla = mla || (cached && l.kind == LayerKind::kMlaLatent);
-      sliding = sliding ||
-                (cached && rotates && l.kind == LayerKind::kSlidingWindow && l.window_tokens != 0);
-      own_cache = own_cache || (rotates && l.kind == LayerKind::kSlidingWindow) ||
-                  l.kind == LayerKind::kLinearAttention || l.kind == LayerKind::kSsm ||
-                  l.kind == LayerKind::kConv;
-    }
-    if (mla) {
-      return Error::usage("kv_bits", "mlx-lm cannot quantize an MLA model's latent cache "
-                                     "(its attention reads the cache as arrays, not packed words)");
-    }
-    if (sliding) {
-      return Error::usage("kv_bits", "mlx-lm cannot quantize a rotating cache "
-                                     "(RotatingKVCache), which the model's sliding-window "
-                                     "layers use");
-    }
-    if (s.max_kv_size != 0 && !own_cache && kv) {
-      return Error::usage("kv_bits", "mlx-lm cannot quantize a rotating cache "
-                                     "(RotatingKVCache), which --max-kv-size puts every layer on");
-    }
-  }
-  if (s.kv_bits != 0 && geo.head_dim % s.kv_group_size != 0) {
-    return Error::usage("kv_group_size", fmt::format("{} does not divide the head dim {}",
-                                                     s.kv_group_size, geo.head_dim));
-  }
+  return Status::Ok();
+}
 
-  MlxLmEstimate e;
-  e.settings = s;
-  e.weights_bytes = model.weights.bytes;
-  // Exact when headers were read (an index alone is exact once verified).
-  e.weights_exact = model.weights.source == WeightsSource::kSafetensorsHeader ||
-                    model.weights.source == WeightsSource::kGgufHeader ||
-                    (model.weights.source == WeightsSource::kSafetensorsIndex && model.weights.verified);
-  const uint64_t P = s.prompt_tokens, S = s.prefill_step_size, B = s.batch;
-  e.full_chunks = (P - 1) / S;
-  e.last_chunk_tokens = P - e.full_chunks * S;
-
-  // The caches, per layer. A model whose make_cache builds its own list
-  // (rotating sliding layers, or the ArraysCache of a hybrid) ignores
-  // --max-kv-size, as make_prompt_cache does.
+// --kv-bits against the model's caches. Caches mlx-lm cannot quantize: the
+// run fails, so there is no peak to price. RotatingKVCache.to_quantized
+// raises NotImplementedError; an MLA layer's attention (deepseek_v3.py)
+// reads the values the cache returns as one array, not QuantizedKVCache's
+// packed tuple.
+Status check_kv_quantization(const ModelSpec& spec, const MlxLmSettings& s) {
+  if (s.kv_bits == 0) return Status::Ok();
   const bool rotates = mlxlm_rotates_sliding_layers(spec.model_type);
-  bool own_cache = false;
+  bool sliding = false, mla = false, kv = false;
   for (const LayerCache& l : spec.layers) {
-    own_cache = own_cache || (rotates && l.kind == LayerKind::kSlidingWindow) ||
-                l.kind == LayerKind::kLinearAttention || l.kind == LayerKind::kSsm ||
-                l.kind == LayerKind::kConv;
+    const bool cached = quantizable(l.kind) && l.elems_per_token != 0;
+    kv = kv || cached;
+    mla = mla || (cached && l.kind == LayerKind::kMlaLatent);
+    sliding = sliding ||
+              (cached && rotates && l.kind == LayerKind::kSlidingWindow && l.window_tokens != 0);
   }
+  if (mla) {
+    return Error::usage("kv_bits", "mlx-lm cannot quantize an MLA model's latent cache "
+                                   "(its attention reads the cache as arrays, not packed words)");
+  }
+  if (sliding) {
+    return Error::usage("kv_bits", "mlx-lm cannot quantize a rotating cache "
+                                   "(RotatingKVCache), which the model's sliding-window "
+                                   "layers use");
+  }
+  if (s.max_kv_size != 0 && !builds_own_cache(spec) && kv) {
+    return Error::usage("kv_bits", "mlx-lm cannot quantize a rotating cache "
+                                   "(RotatingKVCache), which --max-kv-size puts every layer on");
+  }
+  if (spec.geometry.head_dim % s.kv_group_size != 0) {
+    return Error::usage("kv_group_size", fmt::format("{} does not divide the head dim {}",
+                                                     s.kv_group_size, spec.geometry.head_dim));
+  }
+  return Status::Ok();
+}
+
+// A K/V layer's stored bytes per token: 2-byte elements, or mx.quantize's
+// packed words plus a scale and a bias (activation dtype) per group.
+uint64_t stored_bytes_per_token(const LayerCache& l, const MlxLmSettings& s) {
+  CheckedBytes per_token = CheckedBytes(l.elems_per_token) * kAct;
+  if (s.kv_bits != 0) {
+    per_token = CheckedBytes::ceil_div(CheckedBytes(l.elems_per_token) * s.kv_bits, 8) +
+                CheckedBytes::ceil_div(l.elems_per_token, s.kv_group_size) * 2 * kAct;
+  }
+  return per_token.saturated();
+}
+
+// The caches, per layer: one plan per layer holding K/V (or a latent),
+// rotating where mlx-lm rotates it; the recurrent state is summed apart.
+// The counts and the recurrent bytes land in `e`.
+std::vector<LayerPlan> plan_caches(const ModelSpec& spec, const MlxLmSettings& s,
+                                   MlxLmEstimate& e) {
+  const bool rotates = mlxlm_rotates_sliding_layers(spec.model_type);
+  const bool own_cache = builds_own_cache(spec);
   e.max_kv_size_ignored = s.max_kv_size != 0 && own_cache;
   std::vector<LayerPlan> layers;
   CheckedBytes recurrent = 0;
   for (size_t li = 0; li < spec.layers.size(); ++li) {
     const LayerCache& l = spec.layers[li];
     if (l.state_bytes != 0) {
-      recurrent = recurrent + CheckedBytes(l.state_bytes) * B;
+      recurrent = recurrent + CheckedBytes(l.state_bytes) * s.batch;
       ++e.recurrent_layers;
     }
     if (!quantizable(l.kind) || l.elems_per_token == 0) continue;
     LayerPlan p{l.kind, 0, 0, li};
-    // Stored bytes per token: 2-byte elements, or mx.quantize's packed
-    // words plus a scale and a bias (activation dtype) per group.
-    CheckedBytes per_token = CheckedBytes(l.elems_per_token) * kAct;
-    if (s.kv_bits != 0) {
-      per_token = CheckedBytes::ceil_div(CheckedBytes(l.elems_per_token) * s.kv_bits, 8) +
-                  CheckedBytes::ceil_div(l.elems_per_token, s.kv_group_size) * 2 * kAct;
-    }
-    p.bytes_per_token = per_token.saturated();
+    p.bytes_per_token = stored_bytes_per_token(l, s);
     if (l.kind == LayerKind::kSlidingWindow && rotates && l.window_tokens != 0) {
       p.window = l.window_tokens;
     } else if (s.max_kv_size != 0 && !own_cache) {
@@ -230,161 +237,230 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
     layers.push_back(p);
   }
   e.recurrent_bytes = recurrent.saturated();
+  return layers;
+}
 
-  // Walk the cache through the phases: each phase's sizes after its update.
-  std::vector<uint64_t> offsets(layers.size(), 0), sizes(layers.size(), 0);
-  auto step = [&](uint64_t n) {
-    Phase ph;
-    ph.layers.resize(spec.layers.size());
+// A cache's size after `tokens` single-token decode steps, in closed form,
+// and the old buffer its last regrow replaced (0 when it did not change).
+// A KVCache that overflows grows by 256 at a time from its size (the
+// offset equals the size then, so nothing is trimmed): its last old buffer
+// is 256 short of its end. A rotating cache past its window after a chunk
+// is trimmed to the window on the first step; below it, it grows by 256 up
+// to the window.
+std::pair<uint64_t, uint64_t> decoded_size(const LayerPlan& p, uint64_t size, uint64_t offset,
+                                           uint64_t tokens) {
+  const uint64_t end = offset + tokens;
+  uint64_t final_size = size, old = 0;
+  if (p.window != 0 && size > p.window) {
+    final_size = p.window;
+    old = size;
+  } else if (end > size && (p.window == 0 || size < p.window)) {
+    final_size = size + round_up_steps(end - size);
+    if (p.window != 0) final_size = std::min(final_size, p.window);
+    old = std::max(size, final_size > kStep ? final_size - kStep : 0);
+    if (old == final_size) old = size;
+  }
+  return {final_size, old};
+}
+
+// The caches walked through the phases: each phase holds every cache at
+// its size after the phase's update, and the old buffers of those that grew.
+class CacheWalk {
+ public:
+  CacheWalk(const std::vector<LayerPlan>& layers, size_t spec_layers, uint64_t batch)
+      : layers_(layers), spec_layers_(spec_layers), batch_(batch),
+        offsets_(layers.size(), 0), sizes_(layers.size(), 0) {}
+
+  // One update of n tokens on every cache.
+  Phase step(uint64_t n) {
+    Phase ph = empty_phase();
     CheckedBytes kv = 0;
-    for (size_t i = 0; i < layers.size(); ++i) {
-      const LayerPlan& p = layers[i];
-      const uint64_t before = sizes[i];
-      if (p.window != 0) rotating_update(offsets[i], sizes[i], n, p.window);
-      else kv_update(offsets[i], sizes[i], n);
-      kv = kv + CheckedBytes(sizes[i]) * p.bytes_per_token * B;
-      MlxLmLayerPass& lp = ph.layers[p.spec_index];
-      lp.cache_bytes = (CheckedBytes(sizes[i]) * p.bytes_per_token * B).saturated();
-      if (sizes[i] != before) {
-        // A KVCache's growth concatenates: the old buffer is held until the
-        // op's buffer completes. (A rotating cache's first chunk also
-        // concatenates onto its kept tokens.)
-        lp.old_bytes = (CheckedBytes(before) * p.bytes_per_token * B).saturated();
-        ph.regrow = std::max(ph.regrow, lp.old_bytes);
-      }
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      const LayerPlan& p = layers_[i];
+      const uint64_t before = sizes_[i];
+      if (p.window != 0) rotating_update(offsets_[i], sizes_[i], n, p.window);
+      else kv_update(offsets_[i], sizes_[i], n);
+      // A KVCache's growth concatenates: the old buffer is held until the
+      // op's buffer completes. (A rotating cache's first chunk also
+      // concatenates onto its kept tokens.)
+      hold(ph, kv, p, sizes_[i], sizes_[i] != before, before);
     }
     ph.kv_bytes = kv.saturated();
     return ph;
-  };
+  }
 
-  AttentionGeometry g = attention_geometry(spec, KvElement::kFp16);
-  g.score_bytes = kAct;
-  const bool mla = std::any_of(spec.layers.begin(), spec.layers.end(),
-                               [](const LayerCache& l) { return l.kind == LayerKind::kMlaLatent; });
-  const bool full_layers = std::any_of(layers.begin(), layers.end(),
-                                       [](const LayerPlan& p) { return p.window == 0; });
-  uint64_t min_window = UINT64_MAX;
-  for (const LayerPlan& p : layers) if (p.window != 0) min_window = std::min(min_window, p.window);
+  // The caches after `tokens` single-token steps from here.
+  Phase decode(uint64_t tokens) const {
+    Phase ph = empty_phase();
+    CheckedBytes kv = 0;
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      const auto [final_size, old] = decoded_size(layers_[i], sizes_[i], offsets_[i], tokens);
+      hold(ph, kv, layers_[i], final_size, final_size != sizes_[i], old);
+    }
+    ph.kv_bytes = kv.saturated();
+    return ph;
+  }
+
+ private:
+  Phase empty_phase() const {
+    Phase ph;
+    ph.layers.resize(spec_layers_);
+    return ph;
+  }
+
+  // One layer at `size` in the phase; `old` is held too when it grew.
+  void hold(Phase& ph, CheckedBytes& kv, const LayerPlan& p, uint64_t size, bool grew,
+            uint64_t old) const {
+    kv = kv + CheckedBytes(size) * p.bytes_per_token * batch_;
+    MlxLmLayerPass& lp = ph.layers[p.spec_index];
+    lp.cache_bytes = (CheckedBytes(size) * p.bytes_per_token * batch_).saturated();
+    if (grew) {
+      lp.old_bytes = (CheckedBytes(old) * p.bytes_per_token * batch_).saturated();
+      ph.regrow = std::max(ph.regrow, lp.old_bytes);
+    }
+  }
+
+  const std::vector<LayerPlan>& layers_;
+  size_t spec_layers_;
+  uint64_t batch_;
+  std::vector<uint64_t> offsets_, sizes_;
+};
+
+// What one forward pass of n tokens over `keys` keys holds besides the
+// caches: the attention, MLP and logits transients (x batch) and what the
+// command buffers in flight hold at once.
+class PassCosts {
+ public:
+  PassCosts(const ModelSpec& spec, const MlxLmSettings& s, const std::vector<LayerPlan>& layers,
+            const MlxLmEstimate& e)
+      : spec_(spec), s_(s), e_(e), g_(attention_geometry(spec, KvElement::kFp16)),
+        mla_(std::any_of(spec.layers.begin(), spec.layers.end(),
+                         [](const LayerCache& l) { return l.kind == LayerKind::kMlaLatent; })),
+        full_layers_(layers.empty() ||
+                     std::any_of(layers.begin(), layers.end(),
+                                 [](const LayerPlan& p) { return p.window == 0; })),
+        wepk_(weight_elements_per_kparam(e.weights_bytes, spec.analytical_params)) {
+    g_.score_bytes = kAct;
+    for (const LayerPlan& p : layers) {
+      if (p.window != 0) min_window_ = std::min(min_window_, p.window);
+    }
+  }
+
+  bool mla() const { return mla_; }
+  const AttentionGeometry& geometry() const { return g_; }
+
   // Keys one chunk of n tokens attends over when `before` are cached.
-  auto kv_len = [&](uint64_t before, uint64_t n) {
-    if (full_layers || layers.empty()) return before + n;
-    return std::min(before, min_window - 1) + n;
-  };
-  auto attention = [&](uint64_t n, uint64_t keys) -> uint64_t {
-    if (!g.known()) return 0;
+  uint64_t kv_len(uint64_t before, uint64_t n) const {
+    if (full_layers_) return before + n;
+    return std::min(before, min_window_ - 1) + n;
+  }
+
+  uint64_t attention(uint64_t n, uint64_t keys) const {
+    if (!g_.known()) return 0;
     CheckedBytes a;
-    if (mla) {
+    if (mla_) {
       // MLA in mlx-lm: the rope scores (heads x n x keys) are formed
       // explicitly, and K and V are expanded per head from the latent.
-      a = CheckedBytes(g.q_heads) * n * keys * kAct +
-          CheckedBytes(g.q_heads) * keys * kMlaExpandedHeadDim * kAct * 2;
-    } else if (s.fused_sdpa) {
-      a = sdpa_transient_bytes(g, SdpaKernels{}, n, keys);
+      a = CheckedBytes(g_.q_heads) * n * keys * kAct +
+          CheckedBytes(g_.q_heads) * keys * kMlaExpandedHeadDim * kAct * 2;
+    } else if (s_.fused_sdpa) {
+      a = sdpa_transient_bytes(g_, SdpaKernels{}, n, keys);
     } else {
-      a = CheckedBytes(g.q_heads) * n * g.head_dim * 4 + CheckedBytes(g.q_heads) * n * keys * kAct;
+      a = CheckedBytes(g_.q_heads) * n * g_.head_dim * 4 + CheckedBytes(g_.q_heads) * n * keys * kAct;
     }
-    return (a * B).saturated();
-  };
+    return (a * s_.batch).saturated();
+  }
+
   // Gate, up and their product, n tokens wide; routed experts see each
   // token k times and the sorted copy of the input.
-  auto mlp = [&](uint64_t n) -> uint64_t {
+  uint64_t mlp(uint64_t n) const {
+    const ModelGeometry& geo = spec_.geometry;
     CheckedBytes dense = CheckedBytes(n) * geo.intermediate * kAct * 3;
     CheckedBytes moe = 0;
-    if (spec.moe.experts != 0) {
+    if (spec_.moe.experts != 0) {
       const uint64_t width =
-          spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : geo.intermediate;
-      const uint64_t k = std::max<uint64_t>(1, spec.moe.experts_per_token);
+          spec_.moe.expert_intermediate != 0 ? spec_.moe.expert_intermediate : geo.intermediate;
+      const uint64_t k = std::max<uint64_t>(1, spec_.moe.experts_per_token);
       moe = CheckedBytes(n) * k * width * kAct * 3 + CheckedBytes(n) * k * geo.hidden * kAct;
     }
     return (std::max(dense, moe, [](CheckedBytes a, CheckedBytes b) {
               return a.saturated() < b.saturated();
-            }) * B).saturated();
-  };
-  auto logits = [&](uint64_t n) { return (CheckedBytes(n) * geo.vocab * kAct * B).saturated(); };
-  const uint64_t wepk = weight_elements_per_kparam(e.weights_bytes, spec.analytical_params);
+            }) * s_.batch).saturated();
+  }
+
+  uint64_t logits(uint64_t n) const {
+    return (CheckedBytes(n) * spec_.geometry.vocab * kAct * s_.batch).saturated();
+  }
+
+  // The phase's figures for a pass of n tokens over `keys`; `with_logits`
+  // when the pass computes them.
+  void price(MlxLmPhaseBytes& out, const Phase& ph, uint64_t n, uint64_t keys,
+             bool with_logits) const {
+    out.kv_bytes = ph.kv_bytes;
+    out.attention_bytes = attention(n, keys);
+    out.mlp_bytes = mlp(n);
+    out.logits_bytes = with_logits ? logits(n) : 0;
+    out.regrow_bytes = ph.regrow;
+    out.transient_bytes = in_flight(ph, n, keys, out.attention_bytes, out.logits_bytes);
+    out.total_bytes = (CheckedBytes(e_.weights_bytes) + ph.kv_bytes + e_.recurrent_bytes +
+                       out.transient_bytes).saturated();
+  }
+
+ private:
   // The phase's forward pass of n tokens over `keys`, replayed against
   // MLX's command-buffer rules: what the buffers in flight hold at once.
-  auto in_flight = [&](const Phase& ph, uint64_t n, uint64_t keys, uint64_t a, uint64_t l) {
+  uint64_t in_flight(const Phase& ph, uint64_t n, uint64_t keys, uint64_t a, uint64_t l) const {
+    const uint64_t B = s_.batch;
     MlxLmPass pass;
     pass.tokens = (CheckedBytes(n) * B).saturated();
     pass.attention_bytes = a;
-    if (g.known() && !mla && !(s.fused_sdpa && uses_fused_sdpa(g, n, keys))) {
-      pass.scores_elements = (CheckedBytes(g.q_heads) * n * keys * B).saturated();
+    if (g_.known() && !mla_ && !(s_.fused_sdpa && uses_fused_sdpa(g_, n, keys))) {
+      pass.scores_elements = (CheckedBytes(g_.q_heads) * n * keys * B).saturated();
       pass.scores_bytes = (CheckedBytes(pass.scores_elements) * kAct).saturated();
       pass.mask_elements = (CheckedBytes(n) * keys * B).saturated();
     }
     pass.logits_bytes = l;
-    pass.weight_elements_per_kparam = wepk;
-    return mlxlm_forward_peak(spec, pass, ph.layers, s.buffers);
-  };
-  auto finish = [&](MlxLmPhaseBytes& out, const Phase& ph, uint64_t n, uint64_t keys, uint64_t a,
-                    uint64_t m, uint64_t l) {
-    out.kv_bytes = ph.kv_bytes;
-    out.attention_bytes = a;
-    out.mlp_bytes = m;
-    out.logits_bytes = l;
-    out.regrow_bytes = ph.regrow;
-    out.transient_bytes = in_flight(ph, n, keys, a, l);
-    out.total_bytes = (CheckedBytes(e.weights_bytes) + ph.kv_bytes + e.recurrent_bytes +
-                       out.transient_bytes).saturated();
-  };
+    pass.weight_elements_per_kparam = wepk_;
+    return mlxlm_forward_peak(spec_, pass, ph.layers, s_.buffers);
+  }
 
+  const ModelSpec& spec_;
+  const MlxLmSettings& s_;
+  const MlxLmEstimate& e_;
+  AttentionGeometry g_;
+  bool mla_;
+  bool full_layers_;  // some cache is unbounded (or there is no cache)
+  uint64_t min_window_ = UINT64_MAX;
+  uint64_t wepk_;
+};
+
+// The three phases' figures: the last full prefill chunk, the last chunk
+// (with its logits) and the end of decoding.
+void price_phases(const ModelSpec& spec, const MlxLmSettings& s,
+                  const std::vector<LayerPlan>& layers, MlxLmEstimate& e) {
+  const uint64_t S = s.prefill_step_size;
+  CacheWalk walk(layers, spec.layers.size(), s.batch);
+  const PassCosts costs(spec, s, layers, e);
   uint64_t cached = 0;
   for (uint64_t c = 0; c < e.full_chunks; ++c) {
-    Phase ph = step(S);
+    Phase ph = walk.step(S);
     if (c + 1 == e.full_chunks) {
-      const uint64_t keys = kv_len(cached, S);
-      finish(e.prefill_chunk, ph, S, keys, attention(S, keys), mlp(S), 0);
+      costs.price(e.prefill_chunk, ph, S, costs.kv_len(cached, S), false);
     }
     cached += S;
   }
   const uint64_t L = e.last_chunk_tokens;
-  const uint64_t last_keys = kv_len(cached, L);
-  e.fused_attention = uses_fused_sdpa(g, L, last_keys) && s.fused_sdpa && !mla;
-  finish(e.last_chunk, step(L), L, last_keys, attention(L, last_keys), mlp(L), logits(L));
+  const uint64_t last_keys = costs.kv_len(cached, L);
+  e.fused_attention = uses_fused_sdpa(costs.geometry(), L, last_keys) && s.fused_sdpa && !costs.mla();
+  costs.price(e.last_chunk, walk.step(L), L, last_keys, true);
   cached += L;
-  // Decode: G single-token steps, in closed form per layer. A KVCache
-  // that overflows grows by 256 at a time from its size (the offset equals
-  // the size then, so nothing is trimmed): its last old buffer is 256
-  // short of its end. A rotating cache past its window after a chunk is
-  // trimmed to the window on the first step; below it, it grows by 256 up
-  // to the window.
-  Phase last{};
-  last.layers.resize(spec.layers.size());
-  {
-    CheckedBytes kv = 0;
-    for (size_t i = 0; i < layers.size(); ++i) {
-      const LayerPlan& p = layers[i];
-      const uint64_t size = sizes[i], end = offsets[i] + s.max_tokens;
-      uint64_t final_size = size, old = 0;
-      if (p.window != 0 && size > p.window) {
-        final_size = p.window;
-        old = size;
-      } else if (end > size && (p.window == 0 || size < p.window)) {
-        final_size = size + round_up_steps(end - size);
-        if (p.window != 0) final_size = std::min(final_size, p.window);
-        old = std::max(size, final_size > kStep ? final_size - kStep : 0);
-        if (old == final_size) old = size;
-      }
-      kv = kv + CheckedBytes(final_size) * p.bytes_per_token * B;
-      MlxLmLayerPass& lp = last.layers[p.spec_index];
-      lp.cache_bytes = (CheckedBytes(final_size) * p.bytes_per_token * B).saturated();
-      if (final_size != size) {
-        lp.old_bytes = (CheckedBytes(old) * p.bytes_per_token * B).saturated();
-        last.regrow = std::max(last.regrow, lp.old_bytes);
-      }
-    }
-    last.kv_bytes = kv.saturated();
-  }
-  const uint64_t decode_keys = kv_len(cached + s.max_tokens - 1, 1);
-  finish(e.decode, last, 1, decode_keys, attention(1, decode_keys), mlp(1), logits(1));
+  costs.price(e.decode, walk.decode(s.max_tokens), 1, costs.kv_len(cached + s.max_tokens - 1, 1),
+              true);
+}
 
-  for (const LayerPlan& p : layers) {
-    if (p.window == 0) {
-      e.kv_capacity_tokens = mlxlm_kv_capacity(P, S, s.max_tokens);
-      break;
-    }
-  }
+// The peak is the largest phase; it sets the report's KV, transient and
+// total, compared with the budget.
+Result<MlxLmEstimate> settle_at_peak(MlxLmEstimate e, const MemoryBudget& budget) {
   const MlxLmPhaseBytes* peak = &e.last_chunk;
   e.peak_phase = MlxLmPhase::kLastChunk;
   if (e.prefill_chunk.total_bytes > peak->total_bytes) {
@@ -405,6 +481,33 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
   e.fits = e.total_bytes <= e.budget_bytes;
   e.wired_limit_mb = CheckedBytes::ceil_div(e.total_bytes, 1ull << 20).saturated();
   return e;
+}
+
+}  // namespace
+
+Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& s,
+                                     const MemoryBudget& budget) {
+  if (Status bad = check_settings(s); !bad) return bad.error();
+  if (Status bad = check_kv_quantization(model.spec, s); !bad) return bad.error();
+
+  MlxLmEstimate e;
+  e.settings = s;
+  e.weights_bytes = model.weights.bytes;
+  // Exact when headers were read (an index alone is exact once verified).
+  e.weights_exact = model.weights.source == WeightsSource::kSafetensorsHeader ||
+                    model.weights.source == WeightsSource::kGgufHeader ||
+                    (model.weights.source == WeightsSource::kSafetensorsIndex && model.weights.verified);
+  e.full_chunks = (s.prompt_tokens - 1) / s.prefill_step_size;
+  e.last_chunk_tokens = s.prompt_tokens - e.full_chunks * s.prefill_step_size;
+
+  const std::vector<LayerPlan> layers = plan_caches(model.spec, s, e);
+  price_phases(model.spec, s, layers, e);
+  const bool unbounded = std::any_of(layers.begin(), layers.end(),
+                                     [](const LayerPlan& p) { return p.window == 0; });
+  if (unbounded) {
+    e.kv_capacity_tokens = mlxlm_kv_capacity(s.prompt_tokens, s.prefill_step_size, s.max_tokens);
+  }
+  return settle_at_peak(std::move(e), budget);
 }
 
 }  // namespace memfit

@@ -1,19 +1,8 @@
 // One forward pass of an mlx-lm model as MLX encodes it, op by op, replayed
 // against MLX's command-buffer rules (memfit/mlx_runahead.h) to find what
-// the buffers in flight hold at once (docs/engine-mlxlm.md, "Run-ahead").
-//
-// The op list is a model of a decoder layer (modelled, not read from a
-// trace): RMSNorm, the q/k/v projections, RoPE on q and k, the two cache
-// writes, the attention (one fused kernel, MLA's explicit terms, or the
-// unfused scores -> mask -> softmax -> scores x V with the mask and the
-// softmax written in place), the head-merging copy, the output projection,
-// the residual add (in place), RMSNorm, then the MLP (gate, up, SwiGLU in
-// place, down) or mlx-lm's SwitchGLU (router, softmax, argpartition, the
-// top-k, and for 64 or more routed rows the sort, the sorted copy of the
-// input, gather_mm gate/up/down, the unsort, the weighted sum), and the
-// residual add; the final RMSNorm and the LM head when the pass computes
-// logits. Linear-attention and SSM layers use the projections and one
-// mixer output of the q width in place of the attention.
+// the buffers in flight hold at once. The op list is a model of mlx-lm's
+// decoder layer (modelled, not read from a trace); docs/engine-mlxlm.md,
+// "Run-ahead", lists the ops and the mlx-lm sources they follow.
 #ifndef MEMFIT_ENGINES_MLXLM_FORWARD_H_
 #define MEMFIT_ENGINES_MLXLM_FORWARD_H_
 

@@ -1,3 +1,5 @@
+// Fixed-point byte scaling (engines/shared/fixed_point.h): products in 128
+// bits, rounded the way each name says.
 #include "engines/shared/fixed_point.h"
 
 #include "memfit/settings.h"

@@ -1,19 +1,12 @@
-// plan_parallel(): per-rank estimates of a TP x PP deployment.
-//
-// Design: every rank of one pipeline stage holds the same bytes (a TP
-// split gives each rank ceil(bytes / N) or an equal padded share), so the
-// plan is computed per stage: the stage's weights for one TP rank, a copy
-// of the model's per-layer cache description cut to the stage's layers and
-// to one rank's share of KV heads, and then the ordinary estimate() of that
-// "rank model" against one device's budget. Headroom, fit and the report
-// therefore follow exactly the single-device rules.
-//
-// Weights come from the checkpoint's tensor list when there is one (each
-// tensor placed by name, see shared/parallel_tensors.cc). Without one (an
-// index-only download, analytical or fallback weights) the split is
-// proportional: one vocab x hidden matrix each for the embedding and an
-// LM head assumed untied, priced at the checkpoint's average bytes per
-// parameter, and the rest spread evenly over the layers.
+// plan_parallel(): per-rank estimates of a TP x PP deployment
+// (memfit/parallel_plan.h; docs/parallel.md). Every rank of one pipeline
+// stage holds the same bytes, so the plan is computed per stage: the
+// stage's weights for one TP rank, the model's per-layer cache description
+// cut to the stage's layers and to one rank's share of KV heads, then the
+// mlxcel profile's estimate() of that "rank model" against one device's
+// budget, so headroom, fit and the report follow the single-device rules.
+// Weights come from the tensor list when there is one
+// (shared/parallel_tensors.cc), else from a proportional split.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -102,6 +95,55 @@ struct Placement {
   bool first = false, last = false, every = false;
 };
 
+// The stages that hold a tensor outside the layers, by its role.
+Placement stages_of(TensorRole role, bool tied, bool vllm) {
+  Placement where;
+  switch (role) {
+    case TensorRole::kEmbedding:
+      // vLLM: first stage; with tied embeddings the last stage holds it
+      // too, as its LM head. mlx-lm: every stage.
+      where.first = true;
+      where.last = tied;
+      where.every = !vllm;
+      break;
+    case TensorRole::kLmHead:
+    case TensorRole::kFinalNorm:
+      where.last = true;
+      where.every = !vllm;
+      break;
+    case TensorRole::kTower:
+      where.every = true;
+      break;
+    default:
+      where.every = true;  // anything else outside the layers: conservative
+      break;
+  }
+  return where;
+}
+
+// What split_tensor_list left out or counted whole, for the assumptions.
+struct SplitNotes {
+  uint64_t skipped = 0, skipped_bytes = 0, tower_bytes = 0;
+};
+
+void note_split(const SplitNotes& notes, uint64_t layers, bool tied_on_last_stage,
+                std::vector<std::string>& assumptions) {
+  if (notes.skipped > 0) {
+    assumptions.push_back(fmt::format(
+        "{} tensors of layers past the {} decoder layers (multi-token prediction) are not loaded "
+        "by the engine: {} left out of every rank", notes.skipped, layers,
+        format_bytes(notes.skipped_bytes)));
+  }
+  if (notes.tower_bytes > 0) {
+    assumptions.push_back(fmt::format(
+        "vision/audio towers and projector ({}) counted whole on every rank",
+        format_bytes(notes.tower_bytes)));
+  }
+  if (tied_on_last_stage) {
+    assumptions.push_back("tied embeddings: the last stage holds the embedding as its LM head (vLLM)");
+  }
+}
+
 Result<StageWeights> split_tensor_list(std::span<const SafetensorsTensor> tensors,
                                        const std::vector<LayerRange>& ranges,
                                        uint64_t layers, const TensorSplit& split,
@@ -109,7 +151,7 @@ Result<StageWeights> split_tensor_list(std::span<const SafetensorsTensor> tensor
   const size_t stages = ranges.size();
   std::vector<CheckedBytes> sums(stages);
   bool any_layer = false, tied = true;
-  uint64_t skipped = 0, skipped_bytes = 0, tower_bytes = 0;
+  SplitNotes notes;
   std::vector<TensorPlacement> placed;
   placed.reserve(tensors.size());
   for (const SafetensorsTensor& t : tensors) {
@@ -123,8 +165,8 @@ Result<StageWeights> split_tensor_list(std::span<const SafetensorsTensor> tensor
     const SafetensorsTensor& t = tensors[i];
     const TensorPlacement& p = placed[i];
     if (p.layer && *p.layer >= layers) {
-      ++skipped;
-      skipped_bytes = (CheckedBytes(skipped_bytes) + t.data_bytes).saturated();
+      ++notes.skipped;
+      notes.skipped_bytes = (CheckedBytes(notes.skipped_bytes) + t.data_bytes).saturated();
       continue;
     }
     Result<uint64_t> share = tp_rank_tensor_bytes(t, p.role, split);
@@ -137,28 +179,10 @@ Result<StageWeights> split_tensor_list(std::span<const SafetensorsTensor> tensor
       sums[static_cast<size_t>(it - ranges.begin())] += *share;
       continue;
     }
-    Placement where;
-    switch (p.role) {
-      case TensorRole::kEmbedding:
-        // vLLM: first stage; with tied embeddings the last stage holds it
-        // too, as its LM head. mlx-lm: every stage.
-        where.first = true;
-        where.last = tied;
-        where.every = !vllm;
-        break;
-      case TensorRole::kLmHead:
-      case TensorRole::kFinalNorm:
-        where.last = true;
-        where.every = !vllm;
-        break;
-      case TensorRole::kTower:
-        tower_bytes = (CheckedBytes(tower_bytes) + t.data_bytes).saturated();
-        where.every = true;
-        break;
-      default:
-        where.every = true;  // anything else outside the layers: conservative
-        break;
+    if (p.role == TensorRole::kTower) {
+      notes.tower_bytes = (CheckedBytes(notes.tower_bytes) + t.data_bytes).saturated();
     }
+    const Placement where = stages_of(p.role, tied, vllm);
     for (size_t s = 0; s < stages; ++s) {
       if (where.every || (where.first && s == 0) || (where.last && s + 1 == stages)) {
         sums[s] += *share;
@@ -171,18 +195,7 @@ Result<StageWeights> split_tensor_list(std::span<const SafetensorsTensor> tensor
     if (!b.value()) return overflow("stage weights");
     out.bytes.push_back(*b.value());
   }
-  if (skipped > 0) {
-    assumptions.push_back(fmt::format(
-        "{} tensors of layers past the {} decoder layers (multi-token prediction) are not loaded "
-        "by the engine: {} left out of every rank", skipped, layers, format_bytes(skipped_bytes)));
-  }
-  if (tower_bytes > 0) {
-    assumptions.push_back(fmt::format(
-        "vision/audio towers and projector ({}) counted whole on every rank", format_bytes(tower_bytes)));
-  }
-  if (vllm && tied && stages > 1) {
-    assumptions.push_back("tied embeddings: the last stage holds the embedding as its LM head (vLLM)");
-  }
+  note_split(notes, layers, vllm && tied && stages > 1, assumptions);
   return out;
 }
 

@@ -1,46 +1,10 @@
-// Which tensors a tensor-parallel rank holds, and how much of each.
-//
-// Tensors are classified by the module segment of their name, the last
-// segment that names a known module ("model.layers.3.mlp.experts.7.down_proj
-// .weight" -> down_proj, row-parallel; "....q_proj.weight.absmax" -> q_proj).
-// Facts behind the tables (docs/parallel.md cites them):
-//  - vLLM: q/k/v are one QKVParallelLinear, gate/up one
-//    MergedColumnParallelLinear (column-parallel); o_proj and down_proj are
-//    RowParallelLinear, whose bias is added once and kept whole; MLA's
-//    q_a_proj and kv_a_proj_with_mqa are ReplicatedLinear, q_b_proj and
-//    kv_b_proj column-parallel; MoE routers ("gate") are ReplicatedLinear and
-//    FusedMoE without expert parallelism splits every expert's intermediate
-//    dimension by TP; VocabParallelEmbedding / ParallelLMHead pad the vocab
-//    to a multiple of 64 (DEFAULT_VOCAB_PADDING_SIZE) and give each rank
-//    padded / N rows; k/v keep max(1, kv_heads / N) heads per rank.
-//  - vLLM gated-delta-net layers (Qwen3-Next, Qwen3.5: QwenGatedDeltaNet
-//    Attention): in_proj_qkvz / in_proj_ba (Qwen3.5's checkpoints:
-//    in_proj_qkv, in_proj_z, in_proj_b, in_proj_a) are
-//    MergedColumnParallelLinear, conv1d a ColumnParallelLinear over its
-//    channels, A_log and dt_bias are split along dim 0 (num_v_heads / N,
-//    sharded_weight_loader(0)), out_proj is RowParallelLinear and the gated
-//    norm over head_v_dim is whole. mlx-lm keeps linear attention whole.
-//  - vLLM Mamba mixers (under "mixer." in Nemotron-H, Mamba, Mamba-2;
-//    "mamba." in Granite-4.0-H, Falcon-H1, Bamba, Jamba). Mamba-2
-//    (model_executor/layers/mamba/mamba_mixer2.py, MambaMixer2): vLLM
-//    requires heads % N == 0 and n_groups % N == 0 or n_groups == 1. With
-//    n_groups % N == 0, in_proj [z, x, B, C, dt] and conv1d [x, B, C] are
-//    MergedColumnParallelLinear: every part split by N. With one group and
-//    N > 1, the groups are padded to N (extra_groups_for_head_shards:
-//    N - n_groups) and every rank loads the one group: a rank holds
-//    (2 x inner + heads) / N + 2 x state rows of in_proj and inner / N +
-//    2 x state channels of conv1d. A, D, dt_bias (heads / N,
-//    sharded_weight_loader(0)) and the gated norm (Mixer2RMSNormGated,
-//    inner / N) are split; out_proj is RowParallelLinear. Mamba-1
-//    (mamba_mixer.py, MambaMixer): in_proj MergedColumnParallelLinear,
-//    conv1d and dt_proj (weight and bias) ColumnParallelLinear, x_proj and
-//    out_proj RowParallelLinear, A and D split along the inner channels;
-//    Jamba's dt/b/c layernorms are whole. mlx-lm keeps SSM mixers whole.
-//  - mlx-lm: Model.shard() turns q/k/v/gate/up into "all-to-sharded" and
-//    o/down into "sharded-to-all" linears (mlx.nn.layers.distributed;
-//    a sharded-to-all bias is not split), shards MoE switch_mlp and shared
-//    experts in place the same way, and leaves embeddings, LM head and
-//    norms whole.
+// Which tensors a tensor-parallel rank holds, and how much of each
+// (memfit/parallel_plan.h). Tensors are classified by the module segment of
+// their name, the last segment that names a known module
+// ("model.layers.3.mlp.experts.7.down_proj.weight" -> down_proj,
+// row-parallel; "....q_proj.weight.absmax" -> q_proj). The split of each
+// module under vLLM and mlx-lm, with the sources behind each row:
+// docs/parallel.md, "Tensor parallelism".
 #include <fmt/format.h>
 
 #include <array>

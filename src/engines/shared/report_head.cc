@@ -1,3 +1,5 @@
+// What every engine's report shares (engines/shared/report_head.h): the
+// JSON head and tail, the text heading, a figure's row, the verdict.
 #include "engines/shared/report_head.h"
 
 #include <fmt/format.h>

@@ -1,13 +1,8 @@
-// estimate_vllm(): one rank of `vllm serve` (vllm.h; docs/engine-vllm.md).
-//
-// Weights per rank: with the headers' tensor list, each tensor split as
-// vLLM's parallel layers split it (tp_rank_tensor_bytes, parallel_plan.h);
-// without it, the checkpoint's total split by the config's geometry: the
-// embedding and an untied LM head as 16-bit vocab-parallel tables padded
-// to 64 rows, norms and routers whole, k/v replicated past the KV heads,
-// everything else divided by TP, and a one-group Mamba-2 mixer's B/C rows
-// whole on every rank. Plus the rotary cos/sin cache vLLM keeps
-// as a buffer (max_position_embeddings x head_dim x 2 bytes).
+// estimate_vllm(): one rank of `vllm serve` (vllm.h): its weights as loaded
+// (split by tensor, or by the config's geometry without a tensor list), the
+// profile's activation peak, non-torch memory and CUDA graphs, and the KV
+// cache the utilization leaves. The terms and their sources:
+// docs/engine-vllm.md, "Terms, per rank".
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -92,6 +87,160 @@ uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAcco
   return std::max(forward.saturated(), sampler.saturated());
 }
 
+// Bytes of a parameter count at the checkpoint's average bytes per
+// parameter, rounded up.
+struct ParamPrice {
+  long double per_param = 2.0L;
+  uint64_t bytes_of(uint64_t params) const {
+    return static_cast<uint64_t>(std::ceil(static_cast<long double>(params) * per_param));
+  }
+};
+
+// k/v past the KV heads: each rank keeps one head's projections, more than
+// its 1/TP share of them.
+uint64_t replicated_kv_bytes(const ModelSpec& spec, uint64_t tp, const ParamPrice& price) {
+  const ModelGeometry& g = spec.geometry;
+  if (g.kv_heads == 0 || g.kv_heads >= tp || g.head_dim == 0) return 0;
+  uint64_t attention_layers = 0;
+  for (const LayerCache& l : spec.layers) {
+    if (l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow ||
+        l.kind == LayerKind::kChunked) {
+      ++attention_layers;
+    }
+  }
+  const uint64_t kv_params = (CheckedBytes(attention_layers) * 2 * g.kv_heads * g.head_dim * g.hidden).saturated();
+  const uint64_t kv_bytes = price.bytes_of(kv_params);
+  return kv_bytes / g.kv_heads - kv_bytes / tp;
+}
+
+// Mamba-2 with one B/C group: each rank holds the group's 2 x state rows
+// of in_proj (hidden wide) and of conv1d (kernel wide, plus the bias)
+// whole, not 1/TP of them (MambaMixer2).
+uint64_t whole_ssm_group_bytes(const ModelSpec& spec, uint64_t tp, const ParamPrice& price) {
+  const Mamba2Geometry& m = spec.mamba2;
+  if (m.groups != 1 || tp <= 1 || m.layers == 0) return 0;
+  const uint64_t rows = (CheckedBytes(m.state) * 2).saturated();
+  const CheckedBytes params =
+      CheckedBytes(m.layers) * (rows - rows / tp) * (CheckedBytes(spec.geometry.hidden) + m.kernel + 1);
+  return price.bytes_of(params.saturated());
+}
+
+// One rank's weights from the checkpoint's total and the config's
+// geometry, with no tensor list.
+CheckedBytes rank_weights_by_geometry(const Model& model, uint64_t tp) {
+  const ModelSpec& spec = model.spec;
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t total = model.weights.bytes;
+  // 16-bit vocabulary tables, padded to 64 rows, split by rows.
+  const CheckedBytes table = CheckedBytes(g.vocab) * g.hidden * kAct;
+  const uint64_t tables = spec.tied_embeddings ? 1 : 2;
+  const CheckedBytes padded_rows = CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding;
+  const CheckedBytes table_rank = CheckedBytes::ceil_div(padded_rows, tp) * g.hidden * kAct * tables;
+  // Average bytes per parameter of the rest, for the replicated parts.
+  const uint64_t head_params = (CheckedBytes(g.vocab) * g.hidden * tables).saturated();
+  const CheckedBytes rest_total = CheckedBytes(total) - table * tables;
+  const uint64_t rest_params = spec.analytical_params > head_params ? spec.analytical_params - head_params : 0;
+  const ParamPrice price{rest_params == 0 || !rest_total.value()
+                             ? 2.0L
+                             : static_cast<long double>(*rest_total.value()) / rest_params};
+  const uint64_t replicated = price.bytes_of(spec.replicated_params);
+  const uint64_t kv_extra = replicated_kv_bytes(spec, tp, price);
+  const uint64_t ssm_extra = whole_ssm_group_bytes(spec, tp, price);
+  const CheckedBytes split = rest_total - replicated;
+  if (!split.value()) {
+    // The total is smaller than the tables the geometry implies: split it all.
+    return CheckedBytes::ceil_div(total, tp);
+  }
+  return CheckedBytes::ceil_div(split, tp) + replicated + kv_extra + ssm_extra + table_rank;
+}
+
+// The settings once defaults are resolved and max_model_len is taken from
+// the config when not given; kUsage naming the field that is out of range.
+Status check_settings(VllmSettings& s, const ModelSpec& spec) {
+  vllm_resolve_defaults(s);
+  if (!(s.gpu_memory_utilization > 0.0 && s.gpu_memory_utilization <= 1.0)) {
+    return Error::usage("gpu_memory_utilization", "must be in (0, 1]");
+  }
+  for (auto [field, v] : {std::pair{"block_size", s.block_size}, std::pair{"max_num_seqs", s.max_num_seqs},
+                          std::pair{"max_num_batched_tokens", s.max_num_batched_tokens},
+                          std::pair{"tensor_parallel", s.tensor_parallel}}) {
+    if (v == 0 || v > kVllmMaxTokens) {
+      return Error::usage(field, fmt::format("must be between 1 and {}", kVllmMaxTokens));
+    }
+  }
+  if (s.max_model_len > kVllmMaxTokens || s.num_speculative_tokens > 64) {
+    return Error::usage(s.max_model_len > kVllmMaxTokens ? "max_model_len" : "num_speculative_tokens",
+                        "is too large");
+  }
+  if (s.max_model_len == 0) s.max_model_len = spec.max_position_tokens;
+  if (s.max_model_len == 0) {
+    return Error::usage("max_model_len", "the config declares no context: give max_model_len");
+  }
+  if (!s.kv_cache_memory && s.gpu_memory_total == 0) {
+    return Error::usage("gpu_memory_total", "no GPU was found: give the GPU's total memory "
+                                            "(gpu_memory_total) or kv_cache_memory");
+  }
+  return Status::Ok();
+}
+
+// ROCm's load figure is the device's used memory (the current line; v0.7
+// measured PyTorch's allocated bytes there as on CUDA): the allocator's
+// segments, the experts' padding and the HIP runtime on top.
+Status add_rocm_load(const ModelSpec& spec, const VllmSettings& s, VllmEstimate& e) {
+  if (!s.rocm || e.accounting != VllmAccounting::kCurrent) return Status::Ok();
+  const VllmRocmLoad rocm = vllm_rocm_load(spec, s.tensor_parallel);
+  e.weights.rocm_allocator_bytes = rocm.allocator_bytes;
+  e.weights.rocm_padding_bytes = rocm.padding_bytes;
+  e.weights.rocm_runtime_bytes = rocm.runtime_bytes;
+  const CheckedBytes bytes = CheckedBytes(e.weights.bytes) + rocm.allocator_bytes + rocm.padding_bytes +
+                             rocm.runtime_bytes;
+  if (!bytes.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
+  e.weights.bytes = *bytes.value();
+  return Status::Ok();
+}
+
+// The longest request the KV blocks hold (binary search; blocks grow with
+// length); 0 for an attention-free model.
+uint64_t longest_request_fit(const VllmEstimate& e, const VllmSettings& s, uint64_t max_position_tokens) {
+  if (e.layout.groups.empty()) return 0;
+  uint64_t lo = 0, hi = std::max(s.max_model_len, max_position_tokens);
+  hi = std::min(hi, kVllmMaxTokens);
+  VllmKvLayout probe = e.layout;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo + 1) / 2;
+    vllm_request_blocks(probe, s, mid);
+    if (probe.blocks_per_request <= e.num_blocks) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// The KV cache: what the utilization leaves after `non_kv` (or the bytes
+// given), in blocks, tokens and requests.
+void size_kv_cache(const VllmSettings& s, const CheckedBytes& non_kv, uint64_t max_position_tokens,
+                   VllmEstimate& e) {
+  if (s.gpu_memory_total != 0) {
+    e.requested_bytes = static_cast<uint64_t>(
+        std::floor(static_cast<long double>(s.gpu_memory_total) * s.gpu_memory_utilization));
+  }
+  if (s.kv_cache_memory) {
+    e.kv_given = true;
+    e.kv_cache_bytes = *s.kv_cache_memory;
+  } else {
+    const CheckedBytes left = CheckedBytes(e.requested_bytes) - non_kv;
+    e.kv_cache_bytes = left.value().value_or(0);
+  }
+  const VllmCapacity c = vllm_capacity(e.layout, e.kv_cache_bytes, s.max_model_len);
+  e.num_blocks = c.num_blocks;
+  e.kv_tokens = c.kv_tokens;
+  e.max_concurrency = c.max_concurrency;
+  // One block more than the requests need: vLLM's block pool keeps a null block.
+  e.kv_cache_memory_for_seqs =
+      ((CheckedBytes(e.layout.blocks_per_request) * s.max_num_seqs + 1) * e.layout.bytes_per_block).saturated();
+  e.max_num_seqs_fit = e.layout.blocks_per_request == 0 ? 0 : e.num_blocks / e.layout.blocks_per_request;
+  if (!e.layout.groups.empty()) e.max_model_len_fit = longest_request_fit(e, s, max_position_tokens);
+}
+
 }  // namespace
 
 void vllm_resolve_defaults(VllmSettings& s) {
@@ -114,12 +263,11 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
                                       uint64_t tp) {
   tp = std::max<uint64_t>(1, tp);
   const ModelSpec& spec = model.spec;
-  const ModelGeometry& g = spec.geometry;
   VllmWeights w;
   w.rope_cache_bytes = rope_cache_bytes(spec);
   CheckedBytes rank = 0;
   if (!tensors.empty()) {
-    const TensorSplit split{ParallelEngine::kVllm, tp, g.kv_heads, spec.mamba2};
+    const TensorSplit split{ParallelEngine::kVllm, tp, spec.geometry.kv_heads, spec.mamba2};
     for (const SafetensorsTensor& t : tensors) {
       Result<uint64_t> b = tp_rank_tensor_bytes(t, place_tensor(t.name).role, split);
       if (!b) return b.error();
@@ -128,55 +276,7 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
     w.from_tensor_list = true;
     w.exact = model.weights.source == WeightsSource::kSafetensorsHeader;
   } else {
-    const uint64_t total = model.weights.bytes;
-    // 16-bit vocabulary tables, padded to 64 rows, split by rows.
-    const CheckedBytes table = CheckedBytes(g.vocab) * g.hidden * kAct;
-    const uint64_t tables = spec.tied_embeddings ? 1 : 2;
-    const CheckedBytes padded_rows = CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding;
-    const CheckedBytes table_rank = CheckedBytes::ceil_div(padded_rows, tp) * g.hidden * kAct * tables;
-    // Average bytes per parameter of the rest, for the replicated parts.
-    const uint64_t head_params = (CheckedBytes(g.vocab) * g.hidden * tables).saturated();
-    const CheckedBytes rest_total = CheckedBytes(total) - table * tables;
-    const uint64_t rest_params = spec.analytical_params > head_params ? spec.analytical_params - head_params : 0;
-    const long double per_param =
-        rest_params == 0 || !rest_total.value() ? 2.0L
-                                                : static_cast<long double>(*rest_total.value()) / rest_params;
-    auto bytes_of = [&](uint64_t params) {
-      return static_cast<uint64_t>(std::ceil(static_cast<long double>(params) * per_param));
-    };
-    const uint64_t replicated = bytes_of(spec.replicated_params);
-    // k/v past the KV heads: each rank keeps one head's projections.
-    uint64_t kv_extra = 0;
-    if (g.kv_heads != 0 && g.kv_heads < tp && g.head_dim != 0) {
-      uint64_t attention_layers = 0;
-      for (const LayerCache& l : spec.layers) {
-        if (l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow ||
-            l.kind == LayerKind::kChunked) {
-          ++attention_layers;
-        }
-      }
-      const uint64_t kv_params = (CheckedBytes(attention_layers) * 2 * g.kv_heads * g.head_dim * g.hidden).saturated();
-      const uint64_t kv_bytes = bytes_of(kv_params);
-      kv_extra = kv_bytes / g.kv_heads - kv_bytes / tp;
-    }
-    // Mamba-2 with one B/C group: each rank holds the group's 2 x state
-    // rows of in_proj (hidden wide) and of conv1d (kernel wide, plus the
-    // bias) whole, not 1/TP of them (MambaMixer2).
-    uint64_t ssm_extra = 0;
-    const Mamba2Geometry& m = spec.mamba2;
-    if (m.groups == 1 && tp > 1 && m.layers != 0) {
-      const uint64_t rows = (CheckedBytes(m.state) * 2).saturated();
-      const CheckedBytes params =
-          CheckedBytes(m.layers) * (rows - rows / tp) * (CheckedBytes(g.hidden) + m.kernel + 1);
-      ssm_extra = bytes_of(params.saturated());
-    }
-    const CheckedBytes split = rest_total - replicated;
-    if (!split.value()) {
-      // The total is smaller than the tables the geometry implies: split it all.
-      rank = CheckedBytes::ceil_div(total, tp);
-    } else {
-      rank = CheckedBytes::ceil_div(split, tp) + replicated + kv_extra + ssm_extra + table_rank;
-    }
+    rank = rank_weights_by_geometry(model, tp);
     w.from_tensor_list = false;
     w.exact = false;
   }
@@ -193,47 +293,14 @@ Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const Safetenso
   VllmSettings s = in;
   Result<VllmAccounting> accounting = vllm_accounting(s.release);
   if (!accounting) return accounting.error();
-  vllm_resolve_defaults(s);
-  if (!(s.gpu_memory_utilization > 0.0 && s.gpu_memory_utilization <= 1.0)) {
-    return Error::usage("gpu_memory_utilization", "must be in (0, 1]");
-  }
-  for (auto [field, v] : {std::pair{"block_size", s.block_size}, std::pair{"max_num_seqs", s.max_num_seqs},
-                          std::pair{"max_num_batched_tokens", s.max_num_batched_tokens},
-                          std::pair{"tensor_parallel", s.tensor_parallel}}) {
-    if (v == 0 || v > kVllmMaxTokens) {
-      return Error::usage(field, fmt::format("must be between 1 and {}", kVllmMaxTokens));
-    }
-  }
-  if (s.max_model_len > kVllmMaxTokens || s.num_speculative_tokens > 64) {
-    return Error::usage(s.max_model_len > kVllmMaxTokens ? "max_model_len" : "num_speculative_tokens",
-                        "is too large");
-  }
-  if (s.max_model_len == 0) s.max_model_len = model.spec.max_position_tokens;
-  if (s.max_model_len == 0) {
-    return Error::usage("max_model_len", "the config declares no context: give max_model_len");
-  }
-  if (!s.kv_cache_memory && s.gpu_memory_total == 0) {
-    return Error::usage("gpu_memory_total", "no GPU was found: give the GPU's total memory "
-                                            "(gpu_memory_total) or kv_cache_memory");
-  }
+  if (Status bad = check_settings(s, model.spec); !bad) return bad.error();
 
   VllmEstimate e;
   Result<VllmWeights> weights = vllm_rank_weights(model, tensors, s.tensor_parallel);
   if (!weights) return weights.error();
   e.weights = *weights;
   e.accounting = *accounting;
-  // ROCm's load figure is the device's used memory (the current line; v0.7
-  // measured PyTorch's allocated bytes there as on CUDA).
-  if (s.rocm && e.accounting == VllmAccounting::kCurrent) {
-    const VllmRocmLoad rocm = vllm_rocm_load(model.spec, s.tensor_parallel);
-    e.weights.rocm_allocator_bytes = rocm.allocator_bytes;
-    e.weights.rocm_padding_bytes = rocm.padding_bytes;
-    e.weights.rocm_runtime_bytes = rocm.runtime_bytes;
-    const CheckedBytes bytes = CheckedBytes(e.weights.bytes) + rocm.allocator_bytes + rocm.padding_bytes +
-                               rocm.runtime_bytes;
-    if (!bytes.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
-    e.weights.bytes = *bytes.value();
-  }
+  if (Status bad = add_rocm_load(model.spec, s, e); !bad) return bad.error();
   e.activation_bytes = activation_bytes(model.spec, s, e.accounting);
   e.non_torch_bytes = kVllmNonTorchBytes + (s.tensor_parallel > 1 ? kVllmNcclBytes : 0);
   // v0.7 counted the device's used memory less torch's allocated bytes as
@@ -249,38 +316,7 @@ Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const Safetenso
   // captured after the KV cache is allocated.
   const CheckedBytes non_kv =
       CheckedBytes(e.weights.bytes) + e.activation_bytes + e.non_torch_bytes + e.cuda_context_bytes;
-  if (s.gpu_memory_total != 0) {
-    e.requested_bytes = static_cast<uint64_t>(
-        std::floor(static_cast<long double>(s.gpu_memory_total) * s.gpu_memory_utilization));
-  }
-  if (s.kv_cache_memory) {
-    e.kv_given = true;
-    e.kv_cache_bytes = *s.kv_cache_memory;
-  } else {
-    const CheckedBytes left = CheckedBytes(e.requested_bytes) - non_kv;
-    e.kv_cache_bytes = left.value().value_or(0);
-  }
-  const VllmCapacity c = vllm_capacity(e.layout, e.kv_cache_bytes, s.max_model_len);
-  e.num_blocks = c.num_blocks;
-  e.kv_tokens = c.kv_tokens;
-  e.max_concurrency = c.max_concurrency;
-  // One block more than the requests need: vLLM's block pool keeps a null block.
-  e.kv_cache_memory_for_seqs =
-      ((CheckedBytes(e.layout.blocks_per_request) * s.max_num_seqs + 1) * e.layout.bytes_per_block).saturated();
-  e.max_num_seqs_fit = e.layout.blocks_per_request == 0 ? 0 : e.num_blocks / e.layout.blocks_per_request;
-  // The longest request these blocks hold (binary search; blocks grow with length).
-  if (!e.layout.groups.empty()) {
-    uint64_t lo = 0, hi = std::max(s.max_model_len, model.spec.max_position_tokens);
-    hi = std::min(hi, kVllmMaxTokens);
-    VllmKvLayout probe = e.layout;
-    while (lo < hi) {
-      const uint64_t mid = lo + (hi - lo + 1) / 2;
-      vllm_request_blocks(probe, s, mid);
-      if (probe.blocks_per_request <= e.num_blocks) lo = mid;
-      else hi = mid - 1;
-    }
-    e.max_model_len_fit = lo;
-  }
+  size_kv_cache(s, non_kv, model.spec.max_position_tokens, e);
   const bool attention_free = e.layout.groups.empty();
   e.starts = attention_free || (e.num_blocks > 1 && e.layout.blocks_per_request <= e.num_blocks);
   // What vLLM holds once the KV cache is allocated, then the CUDA graphs.

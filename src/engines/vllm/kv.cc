@@ -1,37 +1,7 @@
-// vLLM's KV cache layout and capacity (vllm.h; docs/engine-vllm.md).
-//
-// Facts, from vLLM's v1/kv_cache_interface.py, v1/core/kv_cache_utils.py
-// and model_executor/models/config.py (HybridAttentionMambaModelConfig):
-//  - An attention layer's page (one block) is 2 x block_size x
-//    kv_heads_per_rank x head_size x dtype bytes; an MLA layer's is
-//    block_size x (kv_lora_rank + rope dim) x dtype bytes, the same on
-//    every TP rank; a Mamba layer's page is its whole state: convolution
-//    state in the model dtype, SSM state in mamba_ssm_dtype, split by TP.
-//  - Hybrid attention + Mamba models: the attention block size becomes
-//    the smallest multiple of 16 whose page holds a Mamba state, and the
-//    Mamba page is padded to that attention page.
-//  - Layers of one spec and page size form one group; otherwise page sizes
-//    are unified (the smaller pages' block sizes scaled up) and layers of
-//    each spec are split into groups of group_size layers: the smallest
-//    count of layers of one spec, or the largest when it is under 1.5 x
-//    the smallest. group_size tensors are allocated, each page x blocks.
-//  - Blocks = available // page // group_size (one spec of one page:
-//    group_size = the layers). Several specs of one type with different
-//    pages (UniformTypeKVCacheSpecs): available // sum of pages.
-//  - A request of max_model_len needs per group: full attention / MLA
-//    cdiv(len, block); sliding window cdiv(min(window - 1 +
-//    max_num_batched_tokens, len), block) + 1; Mamba 1 + speculative
-//    tokens. Concurrency = blocks / the sum over groups.
-//  - DeepSeek-V3.2 (vllm_sparse_mla.h): 64-token blocks whatever
-//    --block-size says; each layer adds an indexer cache, an
-//    MLAAttentionSpec like the latent's, so the two are one type with
-//    different pages (UniformTypeKVCacheSpecs).
-//  - Dense MLA (vllm_mla_block_size): FlashMLA on Hopper forces a
-//    multiple of 64 tokens a block, FlashInfer MLA on datacenter Blackwell
-//    32 or a multiple of 64 (platforms/cuda.py).
-//  - Tokens printed: blocks // groups x the smallest block size; for
-//    attention + Mamba hybrids the printed figure is blocks x max_model_len
-//    / blocks per request (the published Qwen3.6 row's vLLM).
+// vLLM's KV cache layout and capacity (vllm.h): each layer's spec and page,
+// the groups vLLM forms of them, the blocks and tokens a KV budget holds and
+// the blocks a request needs. The rules, with the vLLM sources behind each:
+// docs/engine-vllm.md, "KV cache layout and capacity (exact rules)".
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -55,8 +25,8 @@ struct LayerSpec {
 
 // Latent + rope elements per token of an MLA layer as vLLM caches it.
 // memfit's DeepSeek-V2 layers carry the decompressed per-head rate (the
-// seed runtime's); every DeepSeek-V2 config has kv_lora_rank 512 and
-// qk_rope_head_dim 64.
+// MLX runtime's, docs/cache-layouts.md); every DeepSeek-V2 config has
+// kv_lora_rank 512 and qk_rope_head_dim 64.
 uint64_t mla_elems(const ModelSpec& spec, const LayerCache& l) {
   return spec.model_type == "deepseek_v2" ? 512 + 64 : l.elems_per_token;
 }
@@ -80,49 +50,45 @@ uint64_t request_blocks(const VllmGroup& g, const VllmSettings& s, uint64_t len)
   return 0;
 }
 
-}  // namespace
-
-std::string_view to_string(VllmSpecKind kind) {
-  switch (kind) {
-    case VllmSpecKind::kFullAttention: return "full_attention";
-    case VllmSpecKind::kSlidingWindow: return "sliding_window";
-    case VllmSpecKind::kChunkedLocal: return "chunked_local";
-    case VllmSpecKind::kMla: return "mla";
-    case VllmSpecKind::kMamba: return "mamba";
+// An attention layer's spec: full, sliding or chunked, with one rank's K
+// and V bytes per token.
+LayerSpec attention_spec(const ModelSpec& spec, const LayerCache& l, uint64_t tp, uint64_t dtype) {
+  const uint64_t head_dim = spec.geometry.head_dim;
+  LayerSpec ls;
+  ls.kind = l.kind == LayerKind::kFullAttention ? VllmSpecKind::kFullAttention
+            : l.kind == LayerKind::kSlidingWindow ? VllmSpecKind::kSlidingWindow
+                                                  : VllmSpecKind::kChunkedLocal;
+  if (l.window_tokens == 0) ls.kind = VllmSpecKind::kFullAttention;
+  ls.window = ls.kind == VllmSpecKind::kFullAttention ? 0 : l.window_tokens;
+  // KV heads of this layer: elems = 2 x heads x head_dim.
+  uint64_t heads = spec.geometry.kv_heads;
+  if (head_dim != 0 && l.elems_per_token % (2 * head_dim) == 0) {
+    heads = l.elems_per_token / (2 * head_dim);
   }
-  return "full_attention";
+  if (heads == 0 || head_dim == 0) {
+    ls.per_token = (CheckedBytes::ceil_div(l.elems_per_token, tp) * dtype).saturated();
+  } else {
+    ls.per_token = (CheckedBytes(2) * kv_heads_per_rank(heads, tp) * head_dim * dtype).saturated();
+  }
+  return ls;
 }
 
-Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s) {
+// The layers' specs as vLLM builds them, in layer order; layers that hold
+// nothing are left out, and a sparse-MLA layer adds its indexer's cache.
+std::vector<LayerSpec> layer_specs(const ModelSpec& spec, const VllmSettings& s,
+                                   const std::optional<VllmSparseMla>& sparse) {
   const uint64_t tp = std::max<uint64_t>(1, s.tensor_parallel);
   const uint64_t dtype = s.kv_cache_fp8 ? 1 : 2;
-  const uint64_t head_dim = spec.geometry.head_dim;
-  const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(spec, s);
   std::vector<LayerSpec> layers;
   for (const LayerCache& l : spec.layers) {
     LayerSpec ls;
     switch (l.kind) {
       case LayerKind::kFullAttention:
       case LayerKind::kSlidingWindow:
-      case LayerKind::kChunked: {
+      case LayerKind::kChunked:
         if (l.elems_per_token == 0) continue;
-        ls.kind = l.kind == LayerKind::kFullAttention ? VllmSpecKind::kFullAttention
-                  : l.kind == LayerKind::kSlidingWindow ? VllmSpecKind::kSlidingWindow
-                                                        : VllmSpecKind::kChunkedLocal;
-        if (l.window_tokens == 0) ls.kind = VllmSpecKind::kFullAttention;
-        ls.window = ls.kind == VllmSpecKind::kFullAttention ? 0 : l.window_tokens;
-        // KV heads of this layer: elems = 2 x heads x head_dim.
-        uint64_t heads = spec.geometry.kv_heads;
-        if (head_dim != 0 && l.elems_per_token % (2 * head_dim) == 0) {
-          heads = l.elems_per_token / (2 * head_dim);
-        }
-        if (heads == 0 || head_dim == 0) {
-          ls.per_token = (CheckedBytes::ceil_div(l.elems_per_token, tp) * dtype).saturated();
-        } else {
-          ls.per_token = (CheckedBytes(2) * kv_heads_per_rank(heads, tp) * head_dim * dtype).saturated();
-        }
+        ls = attention_spec(spec, l, tp, dtype);
         break;
-      }
       case LayerKind::kMlaLatent:
         if (l.elems_per_token == 0) continue;
         ls.kind = VllmSpecKind::kMla;
@@ -154,13 +120,14 @@ Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s
     }
     layers.push_back(ls);
   }
+  return layers;
+}
 
-  VllmKvLayout out;
-  const bool mla = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
-    return l.kind == LayerKind::kMlaLatent && l.elems_per_token != 0;
-  });
-  out.attention_block_size = sparse ? sparse->block_size : mla ? vllm_mla_block_size(s) : s.block_size;
-  if (layers.empty()) return out;  // attention-free: no KV cache
+// Hybrid attention + Mamba models: the attention block size becomes the
+// smallest multiple of kVllmKernelBlockAlignment whose page holds a Mamba
+// state. Sets the layout's Mamba figures; returns the largest attention
+// bytes per token (0: no attention layer).
+uint64_t align_block_to_mamba(const std::vector<LayerSpec>& layers, VllmKvLayout& out) {
   uint64_t attn_per_token = 0, mamba_state = 0;
   for (const LayerSpec& l : layers) {
     if (l.kind == VllmSpecKind::kMamba) mamba_state = std::max(mamba_state, l.state);
@@ -173,91 +140,149 @@ Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s
     const uint64_t aligned = (mamba_state + unit - 1) / unit * kVllmKernelBlockAlignment;
     out.attention_block_size = std::max(out.attention_block_size, aligned);
   }
-  // Pages per layer at the attention block size; Mamba pages padded to
-  // the attention page.
-  const uint64_t block = out.attention_block_size;
+  return attn_per_token;
+}
+
+// A spec: (kind, window, page bytes), with its layer count.
+using SpecKey = std::tuple<VllmSpecKind, uint64_t, uint64_t>;
+using SpecCounts = std::vector<std::pair<SpecKey, uint64_t>>;
+
+// The layers' specs with their layer counts, in first-seen order. Pages
+// are per layer at the attention block size; Mamba pages are padded to
+// the attention page.
+SpecCounts count_specs(const std::vector<LayerSpec>& layers, uint64_t block,
+                       uint64_t attn_per_token) {
   const uint64_t attn_page = (CheckedBytes(block) * attn_per_token).saturated();
   auto page_of = [&](const LayerSpec& l) -> uint64_t {
     if (l.kind == VllmSpecKind::kMamba) return attn_per_token != 0 ? attn_page : l.state;
     return (CheckedBytes(block) * l.per_token).saturated();
   };
-  if (attn_page == UINT64_MAX) return Error::overflow("vLLM KV page size overflows 64 bits");
-
-  // Specs: (kind, window, page) -> layer count, in first-seen order.
-  using Key = std::tuple<VllmSpecKind, uint64_t, uint64_t>;
-  std::vector<std::pair<Key, uint64_t>> specs;
+  SpecCounts specs;
   for (const LayerSpec& l : layers) {
-    const Key k{l.kind, l.window, page_of(l)};
+    const SpecKey k{l.kind, l.window, page_of(l)};
     auto it = std::find_if(specs.begin(), specs.end(), [&](const auto& p) { return p.first == k; });
     if (it == specs.end()) specs.push_back({k, 1});
     else ++it->second;
   }
-  auto make_group = [&](VllmSpecKind kind, uint64_t window, uint64_t block_size, uint64_t n) {
-    VllmGroup g;
-    g.kind = kind;
-    g.window = window;
-    g.block_size = block_size;
-    g.layers = n;
-    return g;
-  };
+  return specs;
+}
 
-  bool one_type = true;
+VllmGroup make_group(VllmSpecKind kind, uint64_t window, uint64_t block_size, uint64_t n) {
+  VllmGroup g;
+  g.kind = kind;
+  g.window = window;
+  g.block_size = block_size;
+  g.layers = n;
+  return g;
+}
+
+// True when every spec has the first one's kind and window (pages may differ).
+bool one_type(const SpecCounts& specs) {
+  bool same = true;
   for (const auto& [k, n] : specs) {
-    one_type = one_type && std::get<0>(k) == std::get<0>(specs[0].first) &&
-               std::get<1>(k) == std::get<1>(specs[0].first);
+    same = same && std::get<0>(k) == std::get<0>(specs[0].first) &&
+           std::get<1>(k) == std::get<1>(specs[0].first);
   }
+  return same;
+}
+
+// One spec of one page: one group of every layer.
+void group_one_spec(const SpecCounts& specs, uint64_t block, VllmKvLayout& out) {
+  const auto& [k, n] = specs[0];
+  out.page_size_bytes = std::get<2>(k);
+  out.group_size = n;
+  out.groups.push_back(make_group(std::get<0>(k), std::get<1>(k), block, n));
+  out.bytes_per_block = (CheckedBytes(out.page_size_bytes) * n).saturated();
+}
+
+// One type, pages of different sizes: every layer its own page per block.
+void group_one_type(const SpecCounts& specs, uint64_t block, VllmKvLayout& out) {
+  out.uniform_type = true;
+  CheckedBytes sum = 0;
+  uint64_t count = 0;
+  for (const auto& [k, n] : specs) {
+    sum += CheckedBytes(std::get<2>(k)) * n;
+    count += n;
+    out.page_size_bytes = std::max(out.page_size_bytes, std::get<2>(k));
+  }
+  out.group_size = count;
+  out.groups.push_back(make_group(std::get<0>(specs[0].first), std::get<1>(specs[0].first), block, count));
+  out.bytes_per_block = sum.saturated();
+}
+
+// Unify pages: smaller pages scale their block size up to the largest,
+// and each spec's layers are split into groups of group_size layers.
+Status group_unified_pages(const SpecCounts& specs, uint64_t block, VllmKvLayout& out) {
+  uint64_t max_page = 0;
+  for (const auto& [k, n] : specs) max_page = std::max(max_page, std::get<2>(k));
+  if (max_page == 0) return Error::usage("tensor_parallel", "vLLM: a KV cache page of 0 bytes");
+  uint64_t min_n = UINT64_MAX, max_n = 0;
+  // Merge specs that differ only by page into (kind, window) with their block size.
+  std::vector<std::tuple<VllmSpecKind, uint64_t, uint64_t, uint64_t>> types;  // kind, window, block, n
+  for (const auto& [k, n] : specs) {
+    const uint64_t page = std::get<2>(k);
+    if (page == 0 || max_page % page != 0) {
+      return Error::usage("engine", fmt::format("vLLM cannot unify this model's KV page sizes "
+                                                "({} and {} bytes): it refuses to start",
+                                                page, max_page));
+    }
+    const uint64_t bs = std::get<0>(k) == VllmSpecKind::kMamba ? block : block * (max_page / page);
+    types.emplace_back(std::get<0>(k), std::get<1>(k), bs, n);
+    min_n = std::min(min_n, n);
+    max_n = std::max(max_n, n);
+  }
+  uint64_t group_size = min_n;
+  if (max_n * 2 < min_n * 3) group_size = max_n;  // max < 1.5 x min
+  out.page_size_bytes = max_page;
+  out.group_size = group_size;
+  for (const auto& [kind, window, bs, n] : types) {
+    const uint64_t groups = (n + group_size - 1) / group_size;
+    for (uint64_t i = 0; i < groups; ++i) {
+      // layers[i::groups]: the first n % groups groups get one more.
+      const uint64_t count = n / groups + (i < n % groups ? 1 : 0);
+      out.groups.push_back(make_group(kind, window, bs, count));
+    }
+  }
+  out.bytes_per_block = (CheckedBytes(max_page) * group_size).saturated();
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string_view to_string(VllmSpecKind kind) {
+  switch (kind) {
+    case VllmSpecKind::kFullAttention: return "full_attention";
+    case VllmSpecKind::kSlidingWindow: return "sliding_window";
+    case VllmSpecKind::kChunkedLocal: return "chunked_local";
+    case VllmSpecKind::kMla: return "mla";
+    case VllmSpecKind::kMamba: return "mamba";
+  }
+  return "full_attention";
+}
+
+Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s) {
+  const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(spec, s);
+  const std::vector<LayerSpec> layers = layer_specs(spec, s, sparse);
+
+  VllmKvLayout out;
+  const bool mla = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
+    return l.kind == LayerKind::kMlaLatent && l.elems_per_token != 0;
+  });
+  out.attention_block_size = sparse ? sparse->block_size : mla ? vllm_mla_block_size(s) : s.block_size;
+  if (layers.empty()) return out;  // attention-free: no KV cache
+  const uint64_t attn_per_token = align_block_to_mamba(layers, out);
+  const uint64_t block = out.attention_block_size;
+  if ((CheckedBytes(block) * attn_per_token).saturated() == UINT64_MAX) {
+    return Error::overflow("vLLM KV page size overflows 64 bits");
+  }
+
+  const SpecCounts specs = count_specs(layers, block, attn_per_token);
   if (specs.size() == 1) {
-    const auto& [k, n] = specs[0];
-    out.page_size_bytes = std::get<2>(k);
-    out.group_size = n;
-    out.groups.push_back(make_group(std::get<0>(k), std::get<1>(k), block, n));
-    out.bytes_per_block = (CheckedBytes(out.page_size_bytes) * n).saturated();
-  } else if (one_type) {
-    // One type, pages of different sizes: every layer its own page per block.
-    out.uniform_type = true;
-    CheckedBytes sum = 0;
-    uint64_t count = 0;
-    for (const auto& [k, n] : specs) {
-      sum += CheckedBytes(std::get<2>(k)) * n;
-      count += n;
-      out.page_size_bytes = std::max(out.page_size_bytes, std::get<2>(k));
-    }
-    out.group_size = count;
-    out.groups.push_back(make_group(std::get<0>(specs[0].first), std::get<1>(specs[0].first), block, count));
-    out.bytes_per_block = sum.saturated();
-  } else {
-    // Unify pages: smaller pages scale their block size up to the largest.
-    uint64_t max_page = 0;
-    for (const auto& [k, n] : specs) max_page = std::max(max_page, std::get<2>(k));
-    if (max_page == 0) return Error::usage("tensor_parallel", "vLLM: a KV cache page of 0 bytes");
-    uint64_t min_n = UINT64_MAX, max_n = 0;
-    // Merge specs that differ only by page into (kind, window) with their block size.
-    std::vector<std::tuple<VllmSpecKind, uint64_t, uint64_t, uint64_t>> types;  // kind, window, block, n
-    for (const auto& [k, n] : specs) {
-      const uint64_t page = std::get<2>(k);
-      if (page == 0 || max_page % page != 0) {
-        return Error::usage("engine", fmt::format("vLLM cannot unify this model's KV page sizes "
-                                                  "({} and {} bytes): it refuses to start",
-                                                  page, max_page));
-      }
-      const uint64_t bs = std::get<0>(k) == VllmSpecKind::kMamba ? block : block * (max_page / page);
-      types.emplace_back(std::get<0>(k), std::get<1>(k), bs, n);
-      min_n = std::min(min_n, n);
-      max_n = std::max(max_n, n);
-    }
-    uint64_t group_size = min_n;
-    if (max_n * 2 < min_n * 3) group_size = max_n;  // max < 1.5 x min
-    out.page_size_bytes = max_page;
-    out.group_size = group_size;
-    for (const auto& [kind, window, bs, n] : types) {
-      const uint64_t groups = (n + group_size - 1) / group_size;
-      for (uint64_t i = 0; i < groups; ++i) {
-        // layers[i::groups]: the first n % groups groups get one more.
-        const uint64_t count = n / groups + (i < n % groups ? 1 : 0);
-        out.groups.push_back(make_group(kind, window, bs, count));
-      }
-    }
-    out.bytes_per_block = (CheckedBytes(max_page) * group_size).saturated();
+    group_one_spec(specs, block, out);
+  } else if (one_type(specs)) {
+    group_one_type(specs, block, out);
+  } else if (Status refused = group_unified_pages(specs, block, out); !refused) {
+    return refused.error();
   }
   if (out.bytes_per_block == UINT64_MAX) return Error::overflow("vLLM KV block size overflows 64 bits");
   return out;

@@ -55,6 +55,178 @@ nlohmann::ordered_json gpu_name_source(const VllmSettings& s) {
   return s.gpu_name_given ? "given" : "probed";
 }
 
+// The settings the estimate used, as the report's "inputs".
+Json inputs_json(const VllmSettings& s) {
+  return {{"tensor_parallel", s.tensor_parallel},
+          {"gpu_memory_utilization", s.gpu_memory_utilization},
+          {"gpu_memory_total", s.gpu_memory_total == 0 ? Json(nullptr) : Json(s.gpu_memory_total)},
+          {"gpu_name", s.gpu_name.empty() ? Json(nullptr) : Json(s.gpu_name)},
+          {"gpu_name_source", gpu_name_source(s)},
+          {"kv_cache_memory", s.kv_cache_memory ? Json(*s.kv_cache_memory) : Json(nullptr)},
+          {"block_size", s.block_size},
+          {"kv_cache_dtype", s.kv_cache_fp8 ? "fp8" : "auto"},
+          {"max_model_len", s.max_model_len},
+          {"max_num_seqs", s.max_num_seqs},
+          {"max_num_batched_tokens", s.max_num_batched_tokens},
+          {"num_speculative_tokens", s.num_speculative_tokens},
+          {"enforce_eager", s.enforce_eager},
+          {"vllm_version", s.release ? Json(to_string(*s.release)) : Json(nullptr)}};
+}
+
+Json groups_json(const VllmKvLayout& layout) {
+  Json groups = Json::array();
+  for (const VllmGroup& g : layout.groups) {
+    groups.push_back({{"kind", std::string(to_string(g.kind))},
+                      {"layers", g.layers},
+                      {"window", g.window == 0 ? Json(nullptr) : Json(g.window)},
+                      {"block_size", g.block_size},
+                      {"blocks_per_request", g.blocks_per_request}});
+  }
+  return groups;
+}
+
+// The report's "vllm" object: every term, the KV layout and capacity, and
+// the commands.
+Json vllm_json(const Model& model, const VllmEstimate& e) {
+  const VllmSettings& s = e.settings;
+  const std::string name = model.path;
+  const bool rocm_terms = e.weights.rocm_runtime_bytes != 0;
+  Json v = {{"weights_bytes", e.weights.bytes},
+            {"rope_cache_bytes", e.weights.rope_cache_bytes},
+            {"platform", s.rocm ? "rocm" : "cuda"},
+            {"rocm_allocator_bytes", e.weights.rocm_allocator_bytes},
+            {"rocm_padding_bytes", e.weights.rocm_padding_bytes},
+            {"rocm_runtime_bytes", e.weights.rocm_runtime_bytes},
+            {"activation_bytes", e.activation_bytes},
+            {"non_torch_bytes", e.non_torch_bytes},
+            {"cuda_context_bytes", e.cuda_context_bytes},
+            {"cuda_graph_bytes", e.cuda_graph_bytes},
+            {"accounting", std::string(to_string(e.accounting))},
+            {"gpu_memory_total", s.gpu_memory_total},
+            {"requested_bytes", e.requested_bytes},
+            {"kv_cache_bytes", e.kv_cache_bytes},
+            {"page_size_bytes", e.layout.page_size_bytes},
+            {"attention_block_size", e.layout.attention_block_size},
+            {"group_size", e.layout.group_size},
+            {"groups", groups_json(e.layout)},
+            {"num_gpu_blocks", e.num_blocks},
+            {"kv_tokens", e.kv_tokens},
+            {"max_concurrency", e.max_concurrency},
+            {"blocks_per_request", e.layout.blocks_per_request},
+            {"max_model_len_fit", e.max_model_len_fit},
+            {"max_num_seqs_fit", e.max_num_seqs_fit},
+            {"kv_cache_memory_for_max_num_seqs", e.kv_cache_memory_for_seqs},
+            {"starts", e.starts},
+            {"figures",
+             {{"weights_bytes", e.weights.exact && !rocm_terms ? "exact" : "modelled"},
+              {"activation_bytes", "modelled"},
+              {"non_torch_bytes", "modelled"},
+              {"cuda_context_bytes", "modelled"},
+              {"cuda_graph_bytes", "modelled"},
+              {"kv_cache_bytes", e.kv_given ? "exact" : "modelled"},
+              {"num_gpu_blocks", e.kv_given ? "exact" : "modelled"}}},
+            {"command", vllm_serve_command(name, e)},
+            {"command_kv_cache_memory", vllm_serve_command(name, e, e.kv_cache_memory_for_seqs)}};
+  if (const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(model.spec, s)) {
+    v["sparse_mla"] = {{"block_size", sparse->block_size},
+                       {"mla_token_bytes", sparse->mla_token_bytes},
+                       {"indexer_token_bytes", sparse->indexer_token_bytes},
+                       {"bytes_per_block", e.layout.bytes_per_block}};
+  }
+  return v;
+}
+
+// The text's input lines: the flags, the GPU, the platform and the
+// accounting, then a blank line.
+std::string text_inputs(const VllmSettings& s, const VllmEstimate& e) {
+  std::string out;
+  out += fmt::format("inputs: --tensor-parallel-size {} --max-model-len {} --max-num-seqs {}\n",
+                     s.tensor_parallel, s.max_model_len, s.max_num_seqs);
+  out += fmt::format("        --max-num-batched-tokens {} --block-size {} --kv-cache-dtype {}\n",
+                     s.max_num_batched_tokens, s.block_size, s.kv_cache_fp8 ? "fp8" : "auto");
+  if (!s.gpu_name.empty()) {  // the name picks the batch defaults and MLA's blocks
+    out += fmt::format("gpu: {} ({})\n", escape_untrusted(s.gpu_name),
+                       s.gpu_name_given ? "given" : "probed");
+  }
+  if (s.rocm) {
+    out += "platform: ROCm (the load figure is the device's used memory, not PyTorch's allocated)\n";
+  }
+  if (s.release) {  // the default (the current line) says nothing
+    out += fmt::format("accounting: vLLM {}: {}\n", to_string(*s.release),
+                       e.accounting == VllmAccounting::kV07 ? "the V1 engine's own of v0.7"
+                                                            : "the current line's (read at v0.11)");
+  }
+  out += "\n";
+  return out;
+}
+
+// The text's rows: each term, the peak and the budget.
+void text_rows(std::string& out, const Model& model, const VllmEstimate& e,
+               const MemoryBudget& budget) {
+  const VllmSettings& s = e.settings;
+  report_row(out, "Weights per rank", e.weights.bytes, weights_note(model, e));
+  if (e.accounting == VllmAccounting::kV07) {
+    report_row(out, "Activation peak", e.activation_bytes,
+        fmt::format("modelled, v0.7: logits of all {} batched tokens, input buffers",
+                    s.max_num_batched_tokens));
+  } else {
+    report_row(out, "Activation peak", e.activation_bytes,
+        fmt::format("modelled, {} batched tokens, {} sampled rows", s.max_num_batched_tokens,
+                    s.max_num_seqs));
+  }
+  report_row(out, "Non-torch", e.non_torch_bytes, "modelled");
+  if (e.accounting == VllmAccounting::kV07) {
+    report_row(out, "CUDA context", e.cuda_context_bytes, "modelled, v0.7 counts it as non-torch");
+  }
+  if (e.kv_given) {
+    report_row(out, "KV cache", e.kv_cache_bytes, "given (--kv-cache-memory-bytes): blocks exact");
+  } else {
+    report_row(out, "KV cache", e.kv_cache_bytes,
+        fmt::format("{} x {} GPU total, less the above (modelled)", s.gpu_memory_utilization,
+                    format_bytes(s.gpu_memory_total)));
+  }
+  report_row(out, "CUDA graphs", e.cuda_graph_bytes,
+             s.enforce_eager ? "none (--enforce-eager)" : "modelled, captured past the utilization");
+  report_row(out, "Peak per rank", e.total_bytes, "vLLM's own");
+  report_row(out, "Budget", e.budget_bytes, to_string(budget.source));
+}
+
+// The KV lines: blocks, pages and tokens, the block size's reason, and the
+// concurrency. Nothing for an attention-free model.
+void text_kv(std::string& out, const ModelSpec& spec, const VllmEstimate& e) {
+  const VllmSettings& s = e.settings;
+  if (e.layout.groups.empty()) return;
+  out += fmt::format("KV: {} GPU blocks, page {} x {} layers per block ({} groups); {} tokens\n",
+                     e.num_blocks, format_bytes(e.layout.page_size_bytes), e.layout.group_size,
+                     e.layout.groups.size(), e.kv_tokens);
+  if (const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(spec, s)) {
+    out += fmt::format("    sparse MLA: {}-token blocks; a token costs {} B of MLA cache{} and {} B "
+                       "of indexer keys on each layer\n",
+                       sparse->block_size, sparse->mla_token_bytes,
+                       s.kv_cache_fp8 ? " (fp8_ds_mla)" : "", sparse->indexer_token_bytes);
+  } else if (e.layout.attention_block_size != s.block_size && !e.layout.hybrid_mamba) {
+    out += fmt::format("    MLA: {}-token blocks, as vLLM's MLA backend on the {} forces them\n",
+                       e.layout.attention_block_size, escape_untrusted(s.gpu_name));
+  }
+  out += fmt::format("    maximum concurrency for {} tokens per request: {:.2f}x; longest request "
+                     "that fits: {} tokens\n",
+                     s.max_model_len, e.max_concurrency, e.max_model_len_fit);
+}
+
+// The commands to start vLLM with, as estimated and pinned to the KV
+// cache max_num_seqs requests need.
+void text_commands(std::string& out, const Model& model, const VllmEstimate& e) {
+  const VllmSettings& s = e.settings;
+  out += fmt::format("start: {}\n", vllm_serve_command(model.path, e));
+  out += fmt::format("or, for {} requests of {} tokens: {}\n", s.max_num_seqs, s.max_model_len,
+                     vllm_serve_command(model.path, e, e.kv_cache_memory_for_seqs));
+  if (!e.kv_given && e.kv_cache_memory_for_seqs > e.kv_cache_bytes) {
+    out += fmt::format("  (that KV cache is more than the {} left on this GPU: at most {} such "
+                       "requests fit)\n",
+                       format_bytes(e.kv_cache_bytes), e.max_num_seqs_fit);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> vllm_serve_flags(const VllmEstimate& e, uint64_t kv_memory) {
@@ -90,154 +262,25 @@ std::string vllm_serve_command(const std::string& model, const VllmEstimate& e, 
 nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstimate& e,
                                              const MemoryBudget& budget,
                                              std::span<const Warning> warnings) {
-  const VllmSettings& s = e.settings;
   Json j = report_head(model, "vllm");
-  j["inputs"] = {{"tensor_parallel", s.tensor_parallel},
-                 {"gpu_memory_utilization", s.gpu_memory_utilization},
-                 {"gpu_memory_total", s.gpu_memory_total == 0 ? Json(nullptr) : Json(s.gpu_memory_total)},
-                 {"gpu_name", s.gpu_name.empty() ? Json(nullptr) : Json(s.gpu_name)},
-                 {"gpu_name_source", gpu_name_source(s)},
-                 {"kv_cache_memory", s.kv_cache_memory ? Json(*s.kv_cache_memory) : Json(nullptr)},
-                 {"block_size", s.block_size},
-                 {"kv_cache_dtype", s.kv_cache_fp8 ? "fp8" : "auto"},
-                 {"max_model_len", s.max_model_len},
-                 {"max_num_seqs", s.max_num_seqs},
-                 {"max_num_batched_tokens", s.max_num_batched_tokens},
-                 {"num_speculative_tokens", s.num_speculative_tokens},
-                 {"enforce_eager", s.enforce_eager},
-                 {"vllm_version", s.release ? Json(to_string(*s.release)) : Json(nullptr)}};
+  j["inputs"] = inputs_json(e.settings);
   j["weights_bytes"] = e.weights.bytes;
   j["weights_source"] = std::string(to_string(model.weights.source));
   j["weights_verified"] = model.weights.verified;
-  Json groups = Json::array();
-  for (const VllmGroup& g : e.layout.groups) {
-    groups.push_back({{"kind", std::string(to_string(g.kind))},
-                      {"layers", g.layers},
-                      {"window", g.window == 0 ? Json(nullptr) : Json(g.window)},
-                      {"block_size", g.block_size},
-                      {"blocks_per_request", g.blocks_per_request}});
-  }
-  const std::string name = model.path;
-  const bool rocm_terms = e.weights.rocm_runtime_bytes != 0;
-  j["vllm"] = {{"weights_bytes", e.weights.bytes},
-               {"rope_cache_bytes", e.weights.rope_cache_bytes},
-               {"platform", s.rocm ? "rocm" : "cuda"},
-               {"rocm_allocator_bytes", e.weights.rocm_allocator_bytes},
-               {"rocm_padding_bytes", e.weights.rocm_padding_bytes},
-               {"rocm_runtime_bytes", e.weights.rocm_runtime_bytes},
-               {"activation_bytes", e.activation_bytes},
-               {"non_torch_bytes", e.non_torch_bytes},
-               {"cuda_context_bytes", e.cuda_context_bytes},
-               {"cuda_graph_bytes", e.cuda_graph_bytes},
-               {"accounting", std::string(to_string(e.accounting))},
-               {"gpu_memory_total", s.gpu_memory_total},
-               {"requested_bytes", e.requested_bytes},
-               {"kv_cache_bytes", e.kv_cache_bytes},
-               {"page_size_bytes", e.layout.page_size_bytes},
-               {"attention_block_size", e.layout.attention_block_size},
-               {"group_size", e.layout.group_size},
-               {"groups", std::move(groups)},
-               {"num_gpu_blocks", e.num_blocks},
-               {"kv_tokens", e.kv_tokens},
-               {"max_concurrency", e.max_concurrency},
-               {"blocks_per_request", e.layout.blocks_per_request},
-               {"max_model_len_fit", e.max_model_len_fit},
-               {"max_num_seqs_fit", e.max_num_seqs_fit},
-               {"kv_cache_memory_for_max_num_seqs", e.kv_cache_memory_for_seqs},
-               {"starts", e.starts},
-               {"figures",
-                {{"weights_bytes", e.weights.exact && !rocm_terms ? "exact" : "modelled"},
-                 {"activation_bytes", "modelled"},
-                 {"non_torch_bytes", "modelled"},
-                 {"cuda_context_bytes", "modelled"},
-                 {"cuda_graph_bytes", "modelled"},
-                 {"kv_cache_bytes", e.kv_given ? "exact" : "modelled"},
-                 {"num_gpu_blocks", e.kv_given ? "exact" : "modelled"}}},
-               {"command", vllm_serve_command(name, e)},
-               {"command_kv_cache_memory", vllm_serve_command(name, e, e.kv_cache_memory_for_seqs)}};
-  if (const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(model.spec, s)) {
-    j["vllm"]["sparse_mla"] = {{"block_size", sparse->block_size},
-                               {"mla_token_bytes", sparse->mla_token_bytes},
-                               {"indexer_token_bytes", sparse->indexer_token_bytes},
-                               {"bytes_per_block", e.layout.bytes_per_block}};
-  }
+  j["vllm"] = vllm_json(model, e);
   add_report_tail(j, model, budget, e.budget_bytes, e.total_bytes, e.fits, warnings);
   return j;
 }
 
 std::string render_vllm_text(const Model& model, const VllmEstimate& e, const MemoryBudget& budget) {
   const VllmSettings& s = e.settings;
-  const ModelSpec& spec = model.spec;
   std::string out;
   out += report_text_head(model, "vllm");
-  out += fmt::format("inputs: --tensor-parallel-size {} --max-model-len {} --max-num-seqs {}\n",
-                     s.tensor_parallel, s.max_model_len, s.max_num_seqs);
-  out += fmt::format("        --max-num-batched-tokens {} --block-size {} --kv-cache-dtype {}\n",
-                     s.max_num_batched_tokens, s.block_size, s.kv_cache_fp8 ? "fp8" : "auto");
-  if (!s.gpu_name.empty()) {  // the name picks the batch defaults and MLA's blocks
-    out += fmt::format("gpu: {} ({})\n", escape_untrusted(s.gpu_name),
-                       s.gpu_name_given ? "given" : "probed");
-  }
-  if (s.rocm) {
-    out += "platform: ROCm (the load figure is the device's used memory, not PyTorch's allocated)\n";
-  }
-  if (s.release) {  // the default (the current line) says nothing
-    out += fmt::format("accounting: vLLM {}: {}\n", to_string(*s.release),
-                       e.accounting == VllmAccounting::kV07 ? "the V1 engine's own of v0.7"
-                                                            : "the current line's (read at v0.11)");
-  }
-  out += "\n";
-  report_row(out, "Weights per rank", e.weights.bytes, weights_note(model, e));
-  if (e.accounting == VllmAccounting::kV07) {
-    report_row(out, "Activation peak", e.activation_bytes,
-        fmt::format("modelled, v0.7: logits of all {} batched tokens, input buffers",
-                    s.max_num_batched_tokens));
-  } else {
-    report_row(out, "Activation peak", e.activation_bytes,
-        fmt::format("modelled, {} batched tokens, {} sampled rows", s.max_num_batched_tokens,
-                    s.max_num_seqs));
-  }
-  report_row(out, "Non-torch", e.non_torch_bytes, "modelled");
-  if (e.accounting == VllmAccounting::kV07) {
-    report_row(out, "CUDA context", e.cuda_context_bytes, "modelled, v0.7 counts it as non-torch");
-  }
-  if (e.kv_given) {
-    report_row(out, "KV cache", e.kv_cache_bytes, "given (--kv-cache-memory-bytes): blocks exact");
-  } else {
-    report_row(out, "KV cache", e.kv_cache_bytes,
-        fmt::format("{} x {} GPU total, less the above (modelled)", s.gpu_memory_utilization,
-                    format_bytes(s.gpu_memory_total)));
-  }
-  report_row(out, "CUDA graphs", e.cuda_graph_bytes,
-             s.enforce_eager ? "none (--enforce-eager)" : "modelled, captured past the utilization");
-  report_row(out, "Peak per rank", e.total_bytes, "vLLM's own");
-  report_row(out, "Budget", e.budget_bytes, to_string(budget.source));
-  for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
-  if (!e.layout.groups.empty()) {
-    out += fmt::format("KV: {} GPU blocks, page {} x {} layers per block ({} groups); {} tokens\n",
-                       e.num_blocks, format_bytes(e.layout.page_size_bytes), e.layout.group_size,
-                       e.layout.groups.size(), e.kv_tokens);
-    if (const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(spec, s)) {
-      out += fmt::format("    sparse MLA: {}-token blocks; a token costs {} B of MLA cache{} and {} B "
-                         "of indexer keys on each layer\n",
-                         sparse->block_size, sparse->mla_token_bytes,
-                         s.kv_cache_fp8 ? " (fp8_ds_mla)" : "", sparse->indexer_token_bytes);
-    } else if (e.layout.attention_block_size != s.block_size && !e.layout.hybrid_mamba) {
-      out += fmt::format("    MLA: {}-token blocks, as vLLM's MLA backend on the {} forces them\n",
-                         e.layout.attention_block_size, escape_untrusted(s.gpu_name));
-    }
-    out += fmt::format("    maximum concurrency for {} tokens per request: {:.2f}x; longest request "
-                       "that fits: {} tokens\n",
-                       s.max_model_len, e.max_concurrency, e.max_model_len_fit);
-  }
-  out += fmt::format("start: {}\n", vllm_serve_command(model.path, e));
-  out += fmt::format("or, for {} requests of {} tokens: {}\n", s.max_num_seqs, s.max_model_len,
-                     vllm_serve_command(model.path, e, e.kv_cache_memory_for_seqs));
-  if (!e.kv_given && e.kv_cache_memory_for_seqs > e.kv_cache_bytes) {
-    out += fmt::format("  (that KV cache is more than the {} left on this GPU: at most {} such "
-                       "requests fit)\n",
-                       format_bytes(e.kv_cache_bytes), e.max_num_seqs_fit);
-  }
+  out += text_inputs(s, e);
+  text_rows(out, model, e, budget);
+  for (const std::string& a : model.spec.assumptions) out += fmt::format("assumed: {}\n", a);
+  text_kv(out, model.spec, e);
+  text_commands(out, model, e);
   if (!e.starts) {
     out += fmt::format("\nvLLM WOULD NOT START: no request of {} tokens fits its KV cache\n",
                        s.max_model_len);

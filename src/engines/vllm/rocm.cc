@@ -1,12 +1,7 @@
-// vllm_rocm_load() (vllm/rocm.h).
-//
-// PyTorch's caching allocator, as it serves allocations that are never
-// freed (the parameters vLLM creates before it loads them): each request
-// is rounded up to 512 B; one of at most 1 MiB is carved from 2 MiB small
-// segments, one under 10 MiB from 20 MiB large segments, and a larger one
-// gets a segment of its own rounded up to 2 MiB (c10's kSmallSize,
-// kSmallBuffer, kMinLargeAlloc, kLargeBuffer, kRoundLarge). The shared
-// segments are priced as if packed without holes.
+// vllm_rocm_load() (vllm/rocm.h): what vLLM's ROCm load figure counts past
+// the tensors: PyTorch's caching allocator's segments (priced as if packed
+// without holes), the experts' row padding and the HIP runtime. The rules
+// and c10's constants: docs/engine-vllm.md, "ROCm".
 #include "engines/vllm/rocm.h"
 
 #include "memfit/checked_math.h"

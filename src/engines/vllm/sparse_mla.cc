@@ -1,12 +1,6 @@
-// DeepSeek-V3.2's two caches under vLLM (vllm_sparse_mla.h).
-//
-// Facts, from vLLM's model_executor/models/deepseek_v2.py (Indexer,
-// DeepseekV32IndexerCache: an MLAAttentionSpec of one head of
-// index_head_dim + index_head_dim // 128 * 4 uint8 bytes),
-// model_executor/models/config.py (DeepseekV32ForCausalLM: fp8 becomes
-// fp8_ds_mla), v1/kv_cache_interface.py (MLAAttentionSpec: fp8_ds_mla is
-// block_size x 656 bytes) and platforms/cuda.py (block size 64 for the
-// sparse backend).
+// DeepSeek-V3.2's two caches under vLLM (vllm_sparse_mla.h): the latent and
+// the indexer keys, on 64-token blocks. The rules and the vLLM sources
+// behind them: docs/engine-vllm.md, "DeepSeek-V3.2 (sparse attention)".
 #include "memfit/vllm_sparse_mla.h"
 
 #include "engines/shared/gpu_class.h"

@@ -1,3 +1,5 @@
+// The parameter blocks a config implies, for config-only weights
+// (model/config/analytical_params.h).
 #include "model/config/analytical_params.h"
 
 #include "memfit/checked_math.h"

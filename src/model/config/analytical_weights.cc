@@ -1,3 +1,6 @@
+// Config-only weights at the declared quantization
+// (model/config/analytical_weights.h): which blocks each scheme packs,
+// matched by module path, and their bytes.
 #include "model/config/analytical_weights.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,5 @@
+// A config's weight quantization and mixture-of-experts shape
+// (model/config/checkpoint_traits.h).
 #include "model/config/checkpoint_traits.h"
 
 namespace memfit {

@@ -1,3 +1,5 @@
+// ConfigDocument (model/config/config_document.h): config.json parsed, with
+// Python's bare Infinity/NaN read as null, and its language-model part.
 #include "model/config/config_document.h"
 
 #include <fmt/format.h>

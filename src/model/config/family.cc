@@ -1,3 +1,4 @@
+// Family slugs and the model types memfit knows (model/config/family.h).
 #include "model/config/family.h"
 
 namespace memfit {

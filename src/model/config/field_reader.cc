@@ -1,3 +1,5 @@
+// FieldReader (model/config/field_reader.h) and the transformers defaults
+// per model type it falls back to.
 #include "model/config/field_reader.h"
 
 #include <fmt/format.h>

@@ -1,7 +1,8 @@
-// Design: first decide each layer's slot (full / sliding / chunked
-// attention, linear attention, SSM, conv, shared, none) from whichever
-// per-layer description the config carries; then price each slot. Keeping
-// the two steps apart means a new config form only adds a slot reader.
+// plan_layers() (model/config/layer_plan.h): first decide each layer's slot
+// (full / sliding / chunked attention, linear attention, SSM, conv, shared,
+// none) from whichever per-layer description the config carries; then price
+// each slot. Keeping the two steps apart means a new config form only adds
+// a slot reader.
 #include "model/config/layer_plan.h"
 
 #include <fmt/format.h>
@@ -359,51 +360,161 @@ std::string layout_name(const Slots& slots, bool mla) {
   return "standard";
 }
 
-}  // namespace
+// The slots of a config with no per-layer description: Llama 4's chunks,
+// else the sliding window's pattern, else every layer full attention.
+Result<Slots> implicit_slots(FieldReader& reader, uint64_t layers, uint64_t& chunk_tokens) {
+  Result<std::optional<Slots>> chunked = chunked_slots(reader, layers, chunk_tokens);
+  if (!chunked) return chunked.error();
+  if (chunked->has_value()) return std::move(**chunked);
+  Result<Window> window = sliding_window(reader);
+  if (!window) return window.error();
+  if (window->tokens > 0) return sliding_slots(reader, layers);
+  return Slots(layers, Slot::kFull);
+}
 
-Result<LayerPlan> plan_layers(FieldReader& reader, const ModelGeometry& g) {
+// Each layer's slot: pure SSM model types, Granite 4's all-Mamba default,
+// the config's per-layer description, or implicit_slots. Block configs
+// fill `per_layer_kv_heads`; Llama 4's chunks set `chunk_tokens`.
+Result<Slots> read_slots(FieldReader& reader, const ModelGeometry& g,
+                         std::vector<uint64_t>& per_layer_kv_heads, uint64_t& chunk_tokens) {
   const std::string& type = reader.model_type();
-  std::vector<uint64_t> per_layer_kv_heads;
-  Slots slots;
-  uint64_t chunk_tokens = 0;
-  if (is_pure_ssm(type)) {
-    slots.assign(g.layers, Slot::kSsm);
-  } else if (type == "granitemoehybrid" && reader.doc().find("layer_types") == nullptr &&
-             reader.doc().find("layers_block_type") == nullptr) {
+  if (is_pure_ssm(type)) return Slots(g.layers, Slot::kSsm);
+  if (type == "granitemoehybrid" && reader.doc().find("layer_types") == nullptr &&
+      reader.doc().find("layers_block_type") == nullptr) {
     // GraniteMoeHybridConfig: with no layer_types, every layer is Mamba.
     reader.assume("layer_types = all mamba (granitemoehybrid default)");
-    slots.assign(g.layers, Slot::kSsm);
-  } else {
-    Result<std::optional<Slots>> given = explicit_slots(reader, g, per_layer_kv_heads);
-    if (!given) return given.error();
-    if (given->has_value()) {
-      slots = std::move(**given);
-    } else {
-      Result<std::optional<Slots>> chunked = chunked_slots(reader, g.layers, chunk_tokens);
-      if (!chunked) return chunked.error();
-      if (chunked->has_value()) {
-        slots = std::move(**chunked);
-      } else {
-        Result<Window> window = sliding_window(reader);
-        if (!window) return window.error();
-        if (window->tokens > 0) {
-          Result<Slots> s = sliding_slots(reader, g.layers);
-          if (!s) return s.error();
-          slots = std::move(*s);
-        } else {
-          slots.assign(g.layers, Slot::kFull);
-        }
-      }
-    }
+    return Slots(g.layers, Slot::kSsm);
   }
+  Result<std::optional<Slots>> given = explicit_slots(reader, g, per_layer_kv_heads);
+  if (!given) return given.error();
+  if (given->has_value()) return std::move(**given);
+  return implicit_slots(reader, g.layers, chunk_tokens);
+}
 
-  // Gemma 3n: the last num_kv_shared_layers layers read earlier layers' KV.
+// Gemma 3n: the last num_kv_shared_layers layers read earlier layers' KV.
+Status mark_shared_layers(FieldReader& reader, uint64_t layers, Slots& slots) {
   Result<std::optional<uint64_t>> shared = reader.doc().u64({"num_kv_shared_layers"});
   if (!shared) return shared.error();
   if (shared->has_value() && **shared > 0) {
-    uint64_t n = std::min<uint64_t>(**shared, g.layers);
-    for (uint64_t i = g.layers - n; i < g.layers; ++i) slots[i] = Slot::kShared;
+    uint64_t n = std::min<uint64_t>(**shared, layers);
+    for (uint64_t i = layers - n; i < layers; ++i) slots[i] = Slot::kShared;
   }
+  return Status::Ok();
+}
+
+// The fixed state of the layers that keep no per-token KV, read once per
+// kind (ssm, linear, conv) on first use, in layer order.
+class StateReader {
+ public:
+  StateReader(FieldReader& reader, uint64_t hidden) : reader_(reader), hidden_(hidden) {}
+
+  // One layer's state bytes; an SSM layer is counted as holding a mixer.
+  Result<uint64_t> bytes(LayerKind kind) {
+    int slot = kind == LayerKind::kSsm ? 0 : kind == LayerKind::kLinearAttention ? 1 : 2;
+    if (kind == LayerKind::kSsm) ++ssm_layers_;
+    if (!state_of_[slot]) {
+      Result<RecurrentState> s = recurrent_state(kind, reader_, hidden_);
+      if (!s) return s.error();
+      state_of_[slot] = std::move(*s);
+    }
+    return state_of_[slot]->bytes;
+  }
+
+  // The states' details, the largest convolution state and the Mamba-2
+  // shape, into the plan.
+  void describe(LayerPlan& plan, std::vector<std::string>& details) const {
+    for (const auto& s : state_of_) {
+      if (s) details.push_back(s->detail);
+      if (s) plan.conv_state_bytes = std::max(plan.conv_state_bytes, s->conv_bytes);
+    }
+    if (state_of_[0] && state_of_[0]->mamba2.heads != 0) {
+      plan.mamba2 = state_of_[0]->mamba2;
+      plan.mamba2.layers = ssm_layers_;
+    }
+  }
+
+ private:
+  FieldReader& reader_;
+  uint64_t hidden_;
+  std::optional<RecurrentState> state_of_[3];  // cache per kind: ssm, linear, conv
+  uint64_t ssm_layers_ = 0;  // layers holding an SSM mixer (called once per such layer)
+};
+
+// What an attention layer's cache is priced with.
+struct AttentionPricing {
+  const AttentionRate& rate;
+  const std::vector<uint64_t>& per_layer_kv_heads;  // empty: the model's kv_heads
+  uint64_t window_tokens = 0;  // the sliding window, 0 when none applies
+  uint64_t chunk_tokens = 0;
+  bool parallel_ssm = false;   // Falcon-H1: a Mamba-2 mixer beside the attention
+};
+
+// An attention layer (slot full, sliding or chunked) of layer index i.
+Result<LayerCache> attention_layer(Slot slot, uint64_t i, const ModelGeometry& g,
+                                   const AttentionPricing& p, StateReader& states) {
+  LayerCache layer;
+  const CheckedBytes rate_elems = CheckedBytes(p.rate.elems_per_token) + p.rate.index_elems;
+  if (!rate_elems.value()) return Error("KV cache size overflows");
+  layer.elems_per_token = *rate_elems.value();
+  if (!p.per_layer_kv_heads.empty() && g.kv_heads > 0) {
+    CheckedBytes elems = CheckedBytes(2) * p.per_layer_kv_heads[i] * g.head_dim;
+    if (!elems.value()) return Error("KV cache size overflows");
+    layer.elems_per_token = *elems.value();
+  }
+  if (p.rate.mla) {
+    layer.kind = LayerKind::kMlaLatent;
+  } else if (slot == Slot::kSliding && p.window_tokens > 0) {
+    layer.kind = LayerKind::kSlidingWindow;
+    layer.window_tokens = p.window_tokens;
+  } else if (slot == Slot::kChunked) {
+    layer.kind = LayerKind::kChunked;
+    layer.window_tokens = p.chunk_tokens;
+  } else {
+    layer.kind = LayerKind::kFullAttention;
+  }
+  if (p.parallel_ssm) {
+    Result<uint64_t> s = states.bytes(LayerKind::kSsm);
+    if (!s) return s.error();
+    layer.state_bytes = *s;
+  }
+  return layer;
+}
+
+// One layer's cache from its slot.
+Result<LayerCache> layer_cache(Slot slot, uint64_t i, const ModelGeometry& g,
+                               const AttentionPricing& p, StateReader& states) {
+  LayerCache layer;
+  switch (slot) {
+    case Slot::kFull:
+    case Slot::kSliding:
+    case Slot::kChunked:
+      return attention_layer(slot, i, g, p, states);
+    case Slot::kLinear:
+    case Slot::kSsm:
+    case Slot::kConv: {
+      layer.kind = slot == Slot::kLinear ? LayerKind::kLinearAttention
+                   : slot == Slot::kSsm  ? LayerKind::kSsm
+                                         : LayerKind::kConv;
+      Result<uint64_t> s = states.bytes(layer.kind);
+      if (!s) return s.error();
+      layer.state_bytes = *s;
+      break;
+    }
+    case Slot::kShared: layer.kind = LayerKind::kSharedKv; break;
+    case Slot::kNone: layer.kind = LayerKind::kNone; break;
+  }
+  return layer;
+}
+
+}  // namespace
+
+Result<LayerPlan> plan_layers(FieldReader& reader, const ModelGeometry& g) {
+  std::vector<uint64_t> per_layer_kv_heads;
+  uint64_t chunk_tokens = 0;
+  Result<Slots> read = read_slots(reader, g, per_layer_kv_heads, chunk_tokens);
+  if (!read) return read.error();
+  Slots slots = std::move(*read);
+  if (Status bad = mark_shared_layers(reader, g.layers, slots); !bad) return bad.error();
 
   // Chunked layers named one by one (layer_types) attend within the
   // config's attention_chunk_size, as those chunked_slots finds do.
@@ -425,81 +536,21 @@ Result<LayerPlan> plan_layers(FieldReader& reader, const ModelGeometry& g) {
   Result<Window> window = sliding_window(reader);
   if (!window) return window.error();
   // Falcon-H1 runs attention and a Mamba-2 mixer side by side in each layer.
-  bool parallel_ssm = type == "falcon_h1";
+  const AttentionPricing pricing{rate, per_layer_kv_heads, window->tokens, chunk_tokens,
+                                 reader.model_type() == "falcon_h1"};
 
   LayerPlan plan;
   plan.layout = layout_name(slots, rate.mla);
   plan.layers.reserve(slots.size());
-  std::optional<RecurrentState> state_of[3];  // cache per kind: ssm, linear, conv
-  uint64_t ssm_layers = 0;  // layers holding an SSM mixer (called once per such layer)
-  auto state = [&](LayerKind kind) -> Result<uint64_t> {
-    int slot = kind == LayerKind::kSsm ? 0 : kind == LayerKind::kLinearAttention ? 1 : 2;
-    if (kind == LayerKind::kSsm) ++ssm_layers;
-    if (!state_of[slot]) {
-      Result<RecurrentState> s = recurrent_state(kind, reader, g.hidden);
-      if (!s) return s.error();
-      state_of[slot] = std::move(*s);
-    }
-    return state_of[slot]->bytes;
-  };
+  StateReader states(reader, g.hidden);
   for (uint64_t i = 0; i < slots.size(); ++i) {
-    LayerCache layer;
-    switch (slots[i]) {
-      case Slot::kFull:
-      case Slot::kSliding:
-      case Slot::kChunked: {
-        const CheckedBytes rate_elems = CheckedBytes(rate.elems_per_token) + rate.index_elems;
-        if (!rate_elems.value()) return Error("KV cache size overflows");
-        layer.elems_per_token = *rate_elems.value();
-        if (!per_layer_kv_heads.empty() && g.kv_heads > 0) {
-          CheckedBytes elems = CheckedBytes(2) * per_layer_kv_heads[i] * g.head_dim;
-          if (!elems.value()) return Error("KV cache size overflows");
-          layer.elems_per_token = *elems.value();
-        }
-        if (rate.mla) {
-          layer.kind = LayerKind::kMlaLatent;
-        } else if (slots[i] == Slot::kSliding && window->tokens > 0) {
-          layer.kind = LayerKind::kSlidingWindow;
-          layer.window_tokens = window->tokens;
-        } else if (slots[i] == Slot::kChunked) {
-          layer.kind = LayerKind::kChunked;
-          layer.window_tokens = chunk_tokens;
-        } else {
-          layer.kind = LayerKind::kFullAttention;
-        }
-        if (parallel_ssm) {
-          Result<uint64_t> s = state(LayerKind::kSsm);
-          if (!s) return s.error();
-          layer.state_bytes = *s;
-        }
-        break;
-      }
-      case Slot::kLinear:
-      case Slot::kSsm:
-      case Slot::kConv: {
-        layer.kind = slots[i] == Slot::kLinear ? LayerKind::kLinearAttention
-                     : slots[i] == Slot::kSsm  ? LayerKind::kSsm
-                                               : LayerKind::kConv;
-        Result<uint64_t> s = state(layer.kind);
-        if (!s) return s.error();
-        layer.state_bytes = *s;
-        break;
-      }
-      case Slot::kShared: layer.kind = LayerKind::kSharedKv; break;
-      case Slot::kNone: layer.kind = LayerKind::kNone; break;
-    }
-    plan.layers.push_back(layer);
+    Result<LayerCache> layer = layer_cache(slots[i], i, g, pricing, states);
+    if (!layer) return layer.error();
+    plan.layers.push_back(*layer);
   }
   std::vector<std::string> details;
   if (needs_attention) details.push_back(rate.detail);
-  for (const auto& s : state_of) {
-    if (s) details.push_back(s->detail);
-    if (s) plan.conv_state_bytes = std::max(plan.conv_state_bytes, s->conv_bytes);
-  }
-  if (state_of[0] && state_of[0]->mamba2.heads != 0) {
-    plan.mamba2 = state_of[0]->mamba2;
-    plan.mamba2.layers = ssm_layers;
-  }
+  states.describe(plan, details);
   plan.detail = fmt::format("{}", fmt::join(details, "; "));
   return plan;
 }

@@ -1,3 +1,5 @@
+// The bytes of one quantized matrix per checkpoint format
+// (model/config/quant_pricing.h).
 #include "model/config/quant_pricing.h"
 
 namespace memfit {

@@ -1,13 +1,9 @@
-// Shapes per layer per sequence (element counts):
-//   mamba, falcon_mamba, jamba  conv (K-1) x d_inner; ssm d_inner x N
-//   mamba2, nemotron_h, granite conv (K-1) x (d_inner + 2 x groups x N);
-//                               ssm heads x head_dim x N
-//   gated delta net             conv (K-1) x (2 x key_heads x key_dim + value_heads x value_dim);
-//   (qwen3_next, qwen3.5)       recurrent value_heads x key_dim x value_dim
-//   lightning (minimax)         heads x head_dim x head_dim
-//   short conv (lfm2)           (L_cache - 1) x hidden
-//   rwkv (v4)                   5 x hidden
-//   rwkv5, rwkv6                2 x hidden token shift + hidden x head_size wkv
+// recurrent_state() (model/config/recurrent_state.h): one layer's state from
+// the config's fields, per family: the convolution's K - 1 columns and the
+// SSM state of Mamba-1 and Mamba-2 mixers, the gated delta net's convolution
+// and recurrent state, lightning attention's state, a short convolution's
+// columns, RWKV's token shift and wkv state. The shape of each, in elements:
+// docs/cache-layouts.md, "Recurrent state, per layer per sequence".
 #include "model/config/recurrent_state.h"
 
 #include <fmt/format.h>

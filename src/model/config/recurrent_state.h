@@ -3,12 +3,11 @@
 // short-convolution layers, RWKV time mixing. Sizes in bytes per layer per
 // sequence.
 //
-// State dtype: float32 for convolution and recurrent state alike, which is
-// what llama.cpp allocates (its r/s state tensors are F32) and what vLLM
-// uses for the SSM state of these models (mamba_ssm_cache_dtype float32 in
-// their configs); a config's own mamba_ssm_cache_dtype / mamba_ssm_dtype of
-// bfloat16 or float16 lowers the SSM part to 2 bytes. Convolution state
-// keeps kernel - 1 columns, as every serving runtime does.
+// State dtype: float32 for convolution and recurrent state alike; a
+// config's own mamba_ssm_cache_dtype / mamba_ssm_dtype of bfloat16 or
+// float16 lowers the SSM part to 2 bytes. Convolution state keeps
+// kernel - 1 columns. Why, runtime by runtime: docs/cache-layouts.md,
+// "Recurrent state, per layer per sequence".
 #ifndef MEMFIT_MODEL_CONFIG_RECURRENT_STATE_H_
 #define MEMFIT_MODEL_CONFIG_RECURRENT_STATE_H_
 

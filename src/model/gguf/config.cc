@@ -1,20 +1,9 @@
-// gguf_config: the keys every architecture shares (llama.cpp's load_hparams
-// reads them before its per-architecture switch), then the architecture's
-// rules (model/gguf/arch_rules.h), then the layers written as layer_types,
-// or as block_configs where attention layers differ in KV heads.
-//
-//   <arch>.block_count                block_count - nextn_predict_layers -> num_hidden_layers
-//   <arch>.embedding_length           hidden_size
-//   <arch>.attention.head_count       num_attention_heads (the largest, when per layer)
-//   <arch>.attention.head_count_kv    num_key_value_heads; per layer, 0 = no KV
-//   <arch>.attention.key_length       head_dim (the larger of key and value length),
-//   <arch>.attention.value_length       else embedding_length / head_count
-//   <arch>.feed_forward_length        intermediate_size (the largest, when per layer)
-//   <arch>.vocab_size                 vocab_size, else tokenizer.ggml.tokens' length
-//   <arch>.context_length             max_position_embeddings
-//   <arch>.expert_*                   num_experts, num_experts_per_tok, n_shared_experts,
-//                                     moe_intermediate_size, shared_expert_intermediate_size
-//   <arch>.leading_dense_block_count  first_k_dense_replace
+// gguf_config (model/gguf/config.h): the keys every architecture shares
+// (read as llama.cpp's load_hparams reads them before its per-architecture
+// switch), then the architecture's rules (model/gguf/arch_rules.h), then the
+// layers written as layer_types, or as block_configs where attention layers
+// differ in KV heads. The key -> config field table: docs/gguf.md, "The
+// generic keys".
 #include "model/gguf/config.h"
 
 #include <fmt/format.h>

@@ -1,19 +1,12 @@
 // A GGUF header's geometry spelled as config.json fields, so that the
-// config path's planner (model/config/config_spec.h) sizes GGUF models too.
-//
-// Design. A GGUF file names its architecture (general.architecture) and
-// carries "<arch>.*" keys; llama.cpp's load_hparams adds, per
-// architecture, rules the file does not carry (Gemma 3's every sixth layer
-// global, gpt-oss's alternating window, which layers of a hybrid are
-// recurrent). This translation applies those rules here, once, and writes
-// the result as the fields a transformers config of the same model has:
-// the Hugging Face model_type, the scalar geometry, the MoE shape, the
-// recurrent-state fields, and the per-layer kinds as layer_types (or
-// block_configs where attention layers differ in KV heads). The planner
-// then prices every layer exactly as it prices the config.json of the same
-// model, so both front doors share one family table, one layer planner and
-// one recurrent-state model. docs/gguf.md has the key -> field table and
-// every rule with its source.
+// config path's planner (model/config/config_spec.h) sizes GGUF models too:
+// llama.cpp's per-architecture rules, which the file does not carry, are
+// applied once, here, and the layers are written out one by one
+// (layer_types, or block_configs where attention layers differ in KV heads),
+// so both front doors share one family table, one layer planner and one
+// recurrent-state model. docs/gguf.md, "Design: the metadata spelled as
+// config fields", says why and has the key -> field table with every
+// rule's source.
 #ifndef MEMFIT_MODEL_GGUF_CONFIG_H_
 #define MEMFIT_MODEL_GGUF_CONFIG_H_
 

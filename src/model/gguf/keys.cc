@@ -1,3 +1,5 @@
+// GgufArchKeys (model/gguf/keys.h): a GGUF header's "<arch>.<name>" keys
+// read as llama.cpp reads them, with errors that name the key.
 #include "model/gguf/keys.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,5 @@
+// GGUF's fixed-size values: type names, widths and decoding
+// (model/gguf/values.h).
 #include "model/gguf/values.h"
 
 #include <fmt/format.h>

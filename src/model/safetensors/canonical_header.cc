@@ -1,9 +1,8 @@
-// Design note. Headers as the reference writer (safetensors' Rust core)
-// spells them are scanned front to back here, without simdjson: no
-// structural index is built and no token is visited twice, which makes
-// parsing a checkpoint's 139,583 tensors ~1.5x faster (7.1 -> 4.8 ms on
-// one thread). The scan accepts only that spelling, a strict subset of
-// JSON:
+// SafetensorsJsonParser::parse_canonical: a header as the reference writer
+// (safetensors' Rust core) spells it, scanned front to back without
+// simdjson, with no structural index and no token visited twice
+// (docs/performance.md has what it saves). It accepts only that spelling, a
+// strict subset of JSON:
 //
 //   header   := '{' [entry (',' entry)*] '}' ' '*
 //   entry    := string ':' (metadata  when the string is "__metadata__"

@@ -1,9 +1,8 @@
-// Design note. Indexes as their writers spell them (Python's json.dump,
-// with or without indent) are scanned front to back here, without
-// simdjson: no structural index (~2 MB of fresh memory for 139,583
-// entries) is built and each shard name is compared as written with the
-// one before it, which makes the index ~1.5x faster to parse. The scan
-// accepts only a strict subset of JSON:
+// scan_canonical_safetensors_index: an index as its writers spell it
+// (Python's json.dump, with or without indent), scanned front to back
+// without simdjson, with no structural index and each shard name compared
+// as written with the one before it (docs/performance.md has what it
+// saves). It accepts only a strict subset of JSON:
 //
 //   index      := ws '{' ws member (ws ',' ws member)* ws '}' ws
 //   member     := '"metadata"' ws ':' ws metadata            (at most once)

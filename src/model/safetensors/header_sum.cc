@@ -1,11 +1,11 @@
-// Design note: a 163-shard checkpoint holds ~18 MB of header JSON; parsing
-// it is almost all of the time memfit takes to size the weights, and the
-// shards are independent, so they are parsed on several threads. Reads
-// overlap too when the FileSystem allows concurrent calls (the real one
-// does); any other is called one thread at a time. Each
-// thread takes the next unclaimed file and keeps its own reader (parser and
-// buffers); results land in a slot per file, so the error reported is the
-// first in path order, as in a serial run.
+// sum_safetensors_headers (model/safetensors/header_sum.h): a checkpoint's
+// shard headers parsed on several threads, since parsing them is almost all
+// of the time sizing a 163-shard checkpoint (~18 MB of header JSON) takes
+// (docs/performance.md). Reads overlap too when the FileSystem allows
+// concurrent calls (the real one does); any other is called one thread at a
+// time. Each thread takes the next unclaimed file and keeps its own reader
+// (parser and buffers); results land in a slot per file, so the error
+// reported is the first in path order, as in a serial run.
 #include "model/safetensors/header_sum.h"
 
 #include <fmt/format.h>

@@ -32,10 +32,10 @@ inline constexpr unsigned kMaxHeaderThreads = 8;
 // (as SafetensorsHeaderReader words it), whatever order the threads ran in.
 //
 // With kMinFilesForThreads files or more, headers are parsed on up to
-// min(hardware threads, kMaxHeaderThreads) threads. Calls into `fs` are
-// serialized behind a mutex, so `fs` needs no thread safety of its own;
-// only the parsing runs in parallel. Falls back to one thread when threads
-// cannot be started.
+// min(hardware threads, kMaxHeaderThreads) threads. Calls into `fs` overlap
+// only when fs.allows_concurrent_calls(); any other file system is called
+// one thread at a time (behind a mutex), so it needs no thread safety of its
+// own. Falls back to one thread when threads cannot be started.
 Result<SafetensorsHeaderTotals> sum_safetensors_headers(FileSystem& fs,
                                                         const std::vector<std::string>& paths,
                                                         bool keep_tensors = false);

@@ -1,21 +1,13 @@
-// model.safetensors.index.json, parsed with simdjson's on-demand API: the
-// index of a checkpoint with a tensor per expert matrix names ~140,000
-// tensors (~13 MB), and reading it must not cost more than reading the
-// shard headers it stands for.
-//
-// Layout (include/memfit/weights.h):
+// model.safetensors.index.json parsed with simdjson's on-demand API: every
+// index the canonical scan (model/safetensors/canonical_index.cc) does not
+// take, and every error's wording. Layout (include/memfit/weights.h):
 //   {"metadata": {"total_size": <uint64 bytes>, ...},
 //    "weight_map": {"<tensor name>": "<shard file name>", ...}, ...}
-//
-// Design note: what costs here is memory touched, not instructions. Each
-// fresh page is a page fault (~1.5 us on a VM), so the text is parsed where
-// it lies (model/safetensors/index.h). An index as its writers spell it is
-// scanned without simdjson (model/safetensors/canonical_index.cc); this parser
-// reads every other one and words every error. Here too the ~140,000 shard
-// names of weight_map are compared as raw JSON tokens, views into the text:
-// shards come in runs, and only the first tensor of each run has its shard
-// name unescaped (into simdjson's string buffer) and looked up. Unescaping
-// every value would write ~5 MB of that buffer.
+// What costs is memory touched (docs/performance.md): the text is parsed
+// where it lies (model/safetensors/index.h), and the ~140,000 shard names of
+// weight_map are compared as raw JSON tokens, views into the text; shards
+// come in runs, and only the first tensor of each run has its shard name
+// unescaped (into simdjson's string buffer) and looked up.
 #include <fmt/format.h>
 #include <simdjson.h>
 

@@ -1,14 +1,11 @@
-// Design note. simdjson's on-demand API walks the header once, front to
-// back, without building a tree: each tensor's fields are checked as they
-// are read, and only its [begin, end) range and a view of its name are kept
-// (ranges_) for the overlap check at the end. A 163-shard, 140,000-tensor
-// checkpoint is ~18 MB of header text; this loop is what decides how long
-// sizing it takes, hence no per-tensor allocation in summary mode. Headers
-// in the reference writer's spelling are first scanned without simdjson
-// (model/safetensors/canonical_header.cc); this parser reads everything else and
-// words every error. (A byte-level matcher for one entry inside simdjson's
-// walk was tried and dropped: simdjson still had to skip the entry's
-// tokens. The scan of the whole text skips simdjson altogether.)
+// SafetensorsJsonParser (model/safetensors/json_parser.h): the JSON half of
+// a safetensors header, walked once, front to back, with simdjson's
+// on-demand API. Each tensor's fields are checked as they are read and only
+// its [begin, end) range and a view of its name are kept (ranges_) for the
+// overlap check at the end, so summary mode allocates nothing per tensor.
+// Headers in the reference writer's spelling are scanned first without
+// simdjson (model/safetensors/canonical_header.cc); this parser reads
+// everything else and words every error (docs/performance.md).
 //
 // The header, as memfit reads it (field order is free; a repeated field's
 // last value wins; values memfit does not read are skipped unvalidated):

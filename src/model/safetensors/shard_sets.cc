@@ -1,3 +1,5 @@
+// choose_weight_files (model/safetensors/shard_sets.h): a folder's
+// complete numbered shard sets and loose files, and which of them to sum.
 #include "model/safetensors/shard_sets.h"
 
 #include <fmt/format.h>

@@ -1,16 +1,11 @@
 // Finding and sizing the safetensors weights of a folder or a single file.
-//
-// Design note: the index is trusted only when it can be checked against the
-// folder (every shard it names is a plain file name and exists beside it),
-// because real repositories ship indexes that do not describe their files:
-// a quantized community repo that kept the full-precision source's index
-// names 46 shards while the folder holds 12 others. Whenever the folder's
-// own *.safetensors files are there to be read, a doubtful index loses to
-// their headers; a lone index (only config and index downloaded) is used,
-// labelled unverified. Summing the folder's own files, a complete numbered
-// shard set wins over stray copies beside it (model/safetensors/shard_sets.h), so that
-// a consolidated file left beside its shards is not counted twice. The
-// rules are listed in include/memfit/weights.h.
+// The rules are listed in include/memfit/weights.h, and docs/weights.md says
+// why: the index is trusted only when it can be checked against the folder
+// (every shard it names is a plain file name and exists beside it); a
+// doubtful index loses to the folder's own headers whenever they are there;
+// a lone index is used, labelled unverified; and of the folder's own files
+// a complete numbered shard set wins over stray copies beside it
+// (model/safetensors/shard_sets.h), so no weight counts twice.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,6 +1,7 @@
-// estimate(): every term of SPEC section 2 on Qwen3-14B-MLX-4bit, the
-// README's example (40 layers, 8 kv heads x 128, hidden 5120,
-// intermediate 17408, vocab 151936, weights 8,307,783,680 B from its index).
+// estimate(): every term of the mlxcel profile (docs/engine-mlxcel.md) on
+// Qwen3-14B-MLX-4bit, the README's example (40 layers, 8 kv heads x 128,
+// hidden 5120, intermediate 17408, vocab 151936, weights 8,307,783,680 B
+// from its index).
 //
 // Default figures at 8192 tokens, batch 1, fp16:
 //   kv         40 x 2 x 8 x 128 x 2 B x 8192        = 1,342,177,280
@@ -49,7 +50,7 @@ Outcome run(std::map<std::string, std::string> env, EstimateInputs inputs = {},
   return r;
 }
 
-TEST(Estimator, DefaultsMatchTheHandComputedBreakdown) {
+TEST(MlxcelEstimate, DefaultsMatchTheHandComputedBreakdown) {
   Outcome r = run({});
   EXPECT_EQ(r.e.kv.total_bytes, 1342177280u);
   EXPECT_EQ(r.e.allocator_overhead_bytes, 1929992192u);
@@ -65,14 +66,14 @@ TEST(Estimator, DefaultsMatchTheHandComputedBreakdown) {
   EXPECT_EQ(r.e.per_slot_overhead_bytes, 17040384u);
 }
 
-TEST(Estimator, FitsIsTotalAtMostBudget) {
+TEST(MlxcelEstimate, FitsIsTotalAtMostBudget) {
   EXPECT_TRUE(run({}, {}, {}, {kTotal, kTotal, BudgetSource::kExplicit}).e.fits);
   EXPECT_FALSE(run({}, {}, {}, {kTotal - 1, kTotal, BudgetSource::kExplicit}).e.fits);
   // FITS never changes the figures.
   EXPECT_EQ(run({}, {}, {}, {1, 1, BudgetSource::kExplicit}).e.total_bytes, kTotal);
 }
 
-TEST(Estimator, HeadroomFactorAppliesToWeightsAndKvOnly) {
+TEST(MlxcelEstimate, HeadroomFactorAppliesToWeightsAndKvOnly) {
   // 1.5: 0.5 x 9,649,960,960 = 4,824,980,480; activation unchanged.
   Outcome r = run({{"MEMFIT_HEADROOM_FACTOR", "1.5"}});
   EXPECT_EQ(r.e.allocator_overhead_bytes, 4824980480u);
@@ -80,7 +81,7 @@ TEST(Estimator, HeadroomFactorAppliesToWeightsAndKvOnly) {
   EXPECT_EQ(r.e.headroom_factor_micros, 1500000u);
 }
 
-TEST(Estimator, HeadroomFactorAtOrBelowOneSwitchesTheTermOff) {
+TEST(MlxcelEstimate, HeadroomFactorAtOrBelowOneSwitchesTheTermOff) {
   for (const char* factor : {"1", "1.0", "0.5", "0.000001"}) {
     Outcome r = run({{"MEMFIT_HEADROOM_FACTOR", factor}});
     EXPECT_EQ(r.e.allocator_overhead_bytes, 0u) << factor;
@@ -90,7 +91,7 @@ TEST(Estimator, HeadroomFactorAtOrBelowOneSwitchesTheTermOff) {
   }
 }
 
-TEST(Estimator, InvalidHeadroomFactorWarnsAndUsesTheDefault) {
+TEST(MlxcelEstimate, InvalidHeadroomFactorWarnsAndUsesTheDefault) {
   for (const char* factor : {"0", "-2", "abc", ""}) {
     Outcome r = run({{"MEMFIT_HEADROOM_FACTOR", factor}});
     EXPECT_EQ(r.e.allocator_overhead_bytes, 1929992192u) << factor;
@@ -100,7 +101,7 @@ TEST(Estimator, InvalidHeadroomFactorWarnsAndUsesTheDefault) {
             "MEMFIT_HEADROOM_FACTOR: '-2' is not positive; using the default 1.20");
 }
 
-TEST(Estimator, ActivationMultiplier) {
+TEST(MlxcelEstimate, ActivationMultiplier) {
   // 3.0 x 2048 x 22528 x 2 = 276,824,064 + 303,872 = 277,127,936.
   EXPECT_EQ(run({{"MEMFIT_ACTIVATION_MULT", "3"}}).e.activation_bytes, 277127936u);
   // 0.5 x 2048 x 22528 x 2 = 46,137,344 + 303,872 = 46,441,216.
@@ -111,7 +112,7 @@ TEST(Estimator, ActivationMultiplier) {
   EXPECT_EQ(bad.warnings[0], "MEMFIT_ACTIVATION_MULT: '-1' is not positive; using the default 2.0");
 }
 
-TEST(Estimator, PrefillChunk) {
+TEST(MlxcelEstimate, PrefillChunk) {
   // 0 = no chunking: 2 x 8192 x 22528 x 2 = 738,197,504 + 303,872 = 738,501,376.
   EXPECT_EQ(run({{"MEMFIT_PREFILL_CHUNK", "0"}}).e.activation_bytes, 738501376u);
   // 512: 2 x 512 x 22528 x 2 = 46,137,344 + 303,872 = 46,441,216.
@@ -123,14 +124,14 @@ TEST(Estimator, PrefillChunk) {
             "MEMFIT_PREFILL_CHUNK: 'lots' is not a token count; using the default 2048");
 }
 
-TEST(Estimator, EnvironmentTextInAWarningIsEscaped) {
+TEST(MlxcelEstimate, EnvironmentTextInAWarningIsEscaped) {
   Outcome bad = run({{"MEMFIT_PREFILL_CHUNK", "1\r\n2"}});
   ASSERT_EQ(bad.warnings.size(), 1u);
   EXPECT_EQ(bad.warnings[0],
             "MEMFIT_PREFILL_CHUNK: '1\\r\\n2' is not a token count; using the default 2048");
 }
 
-TEST(Estimator, ActivationUsesTheRequestedContextNotTheRoundedOne) {
+TEST(MlxcelEstimate, ActivationUsesTheRequestedContextNotTheRoundedOne) {
   // No chunking, 1000 tokens: 2 x 1000 x 22528 x 2 = 90,112,000 + 303,872 = 90,415,872
   // (the KV cache rounds to 1024; the activation does not).
   EstimateInputs in;
@@ -140,7 +141,7 @@ TEST(Estimator, ActivationUsesTheRequestedContextNotTheRoundedOne) {
   EXPECT_EQ(r.e.kv.rounded_tokens, 1024u);
 }
 
-TEST(Estimator, BatchScalesKvActivationAndLogits) {
+TEST(MlxcelEstimate, BatchScalesKvActivationAndLogits) {
   // batch 4: kv 1,342,177,280 x 4 = 5,368,709,120;
   // activation 2 x 4 x 2048 x 22528 x 2 = 738,197,504 + logits 4 x 151936 x 2 = 1,215,488
   // = 739,412,992.
@@ -151,7 +152,7 @@ TEST(Estimator, BatchScalesKvActivationAndLogits) {
   EXPECT_EQ(r.e.activation_bytes, 739412992u);
 }
 
-TEST(Estimator, Int8KvHalvesTheCache) {
+TEST(MlxcelEstimate, Int8KvHalvesTheCache) {
   EstimateInputs in;
   in.kv_element = KvElement::kInt8;
   Outcome r = run({}, in);
@@ -160,7 +161,7 @@ TEST(Estimator, Int8KvHalvesTheCache) {
   EXPECT_EQ(r.e.allocator_overhead_bytes, 1795774464u);
 }
 
-TEST(Estimator, SeedAliasesAreAcceptedAndMemfitNamesWin) {
+TEST(MlxcelEstimate, MlxcelAliasesAreAcceptedAndMemfitNamesWin) {
   EXPECT_EQ(run({{"MLXCEL_HEADROOM_FACTOR", "1.5"}}).e.allocator_overhead_bytes, 4824980480u);
   EXPECT_EQ(run({{"MLXCEL_HEADROOM_FACTOR", "1.5"}, {"MEMFIT_HEADROOM_FACTOR", "1.2"}})
                 .e.allocator_overhead_bytes,
@@ -169,7 +170,7 @@ TEST(Estimator, SeedAliasesAreAcceptedAndMemfitNamesWin) {
   EXPECT_EQ(run({{"MLXCEL_PREFILL_CHUNK", "512"}}).e.activation_bytes, 46441216u);
 }
 
-TEST(Estimator, MemoryLimitFromEnvironment) {
+TEST(MlxcelEstimate, MemoryLimitFromEnvironment) {
   std::vector<std::string> warnings;
   EstimateSettings s =
       settings_from_environment(MapEnvironment(Vars{{"MEMFIT_MEMORY_LIMIT", "48GB"}}), warnings);
@@ -187,7 +188,7 @@ TEST(Estimator, MemoryLimitFromEnvironment) {
             "(binary units); ignored");
 }
 
-TEST(Estimator, RocmReservesTheInFlightBudget) {
+TEST(MlxcelEstimate, RocmReservesTheInFlightBudget) {
   Platform rocm{HostOs::kLinux, Backend::kRocm, 0};
   // 1024 MiB = 1,073,741,824 by default.
   Outcome r = run({}, {}, rocm);
@@ -200,7 +201,7 @@ TEST(Estimator, RocmReservesTheInFlightBudget) {
   EXPECT_EQ(run({{"MLX_ROCM_MAX_INFLIGHT_MB", "256"}}).e.backend_inflight_bytes, 0u);
 }
 
-TEST(Estimator, HostShadowOnlyOnWindowsRocm) {
+TEST(MlxcelEstimate, HostShadowOnlyOnWindowsRocm) {
   // One f32 logit row 151936 x 4 = 607,744 + token ids 8192 x 4 = 32,768 = 640,512.
   Platform win_rocm{HostOs::kWindows, Backend::kRocm, 0};
   Outcome r = run({}, {}, win_rocm, {64ull << 30, 1ull << 30, BudgetSource::kExplicit});
@@ -217,7 +218,7 @@ TEST(Estimator, HostShadowOnlyOnWindowsRocm) {
   EXPECT_EQ(run({}, {}, {HostOs::kWindows, Backend::kCuda, 0}).e.host_shadow_bytes, 0u);
 }
 
-TEST(Estimator, AbsurdRequestsAreErrorsNotWraparound) {
+TEST(MlxcelEstimate, AbsurdRequestsAreErrorsNotWraparound) {
   std::vector<std::string> w;
   EstimateSettings s = settings_from_environment(MapEnvironment({}), w);
   EstimateInputs in;

@@ -1,4 +1,4 @@
-// The KV cache of each layout of SPEC section 2, on real configs from
+// The KV cache of each layout (docs/cache-layouts.md), on real configs from
 // tests/data/corpus. Every expected figure is worked out by hand from the
 // config's fields in the comment above it. Context 8192 unless said; fp16
 // is 2 bytes per element, int8 1.

@@ -1,4 +1,4 @@
-// The plot's data equals the estimator's and the solver's, and its SVG is
+// The mlxcel plot's data equals estimate()'s and solve()'s, and its SVG is
 // well-formed, self-contained and says what the data says.
 //
 // Figures are for the bundled example, Qwen3-14B-MLX-4bit (40 layers, 8 KV

@@ -36,7 +36,7 @@ Estimate at(uint64_t tokens, uint64_t batch, KvElement element = KvElement::kFp1
   return *e;
 }
 
-TEST(Solver, LargestFittingBisects) {
+TEST(MlxcelSolver, LargestFittingBisects) {
   auto below_100 = [](uint64_t v) -> Result<bool> { return v <= 100; };
   EXPECT_EQ(*largest_fitting(1, 1000, below_100), 100u);
   EXPECT_EQ(*largest_fitting(1, 50, below_100), 50u);
@@ -45,7 +45,7 @@ TEST(Solver, LargestFittingBisects) {
   EXPECT_EQ(largest_fitting(1, 10, failing).error().message(), "boom");
 }
 
-TEST(Solver, MaxTokensAnswerFitsAndOneMoreDoesNot) {
+TEST(MlxcelSolver, MaxTokensAnswerFitsAndOneMoreDoesNot) {
   Result<Solution> s = solve(SolveFor::kMaxTokens, example(), {}, EstimateSettings{}, Platform{}, k16GiB);
   ASSERT_TRUE(s.ok());
   ASSERT_TRUE(s->value.has_value());
@@ -56,7 +56,7 @@ TEST(Solver, MaxTokensAnswerFitsAndOneMoreDoesNot) {
   EXPECT_FALSE(at(35585, 1).fits);
 }
 
-TEST(Solver, Int8DoublesTheContext) {
+TEST(MlxcelSolver, Int8DoublesTheContext) {
   EstimateInputs in;
   in.kv_element = KvElement::kInt8;
   Result<Solution> s = solve(SolveFor::kMaxTokens, example(), in, EstimateSettings{}, Platform{}, k16GiB);
@@ -64,7 +64,7 @@ TEST(Solver, Int8DoublesTheContext) {
   EXPECT_FALSE(at(71425, 1, KvElement::kInt8).fits);
 }
 
-TEST(Solver, BatchAtAFixedContext) {
+TEST(MlxcelSolver, BatchAtAFixedContext) {
   // At 8192 tokens a sequence costs 1.2 x 1,342,177,280 = 1,610,612,736 of KV and
   // overhead plus 2 x 2048 x 22528 x 2 + 151936 x 2 = 184,853,248 of activation:
   // 9,969,340,416 + 1,795,465,984 x B <= 17,179,869,184 -> B <= 4.01 -> 4.
@@ -74,7 +74,7 @@ TEST(Solver, BatchAtAFixedContext) {
   EXPECT_FALSE(at(8192, 5).fits);
 }
 
-TEST(Solver, NothingFitsAndCappedAnswers) {
+TEST(MlxcelSolver, NothingFitsAndCappedAnswers) {
   MemoryBudget tiny{1ull << 30, 1ull << 30, BudgetSource::kExplicit};  // less than the weights
   Result<Solution> none = solve(SolveFor::kMaxTokens, example(), {}, EstimateSettings{}, Platform{}, tiny);
   EXPECT_FALSE(none->value.has_value());
@@ -88,7 +88,7 @@ TEST(Solver, NothingFitsAndCappedAnswers) {
   EXPECT_TRUE(ssm->capped);
 }
 
-TEST(Solver, SlotsSplitTheTotalContext) {
+TEST(MlxcelSolver, SlotsSplitTheTotalContext) {
   // ctx 65536 split into S slots of 65536 / S tokens at batch S: the KV total stays
   // 65536 x 163,840 = 10,737,418,240 while activation grows with S; 1.2 x (W + KV) =
   // 22,854,242,304 > 16 GiB: no slot count fits 16 GiB; at 32 GiB they do.

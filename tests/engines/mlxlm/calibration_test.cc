@@ -1,6 +1,6 @@
 // The mlx-lm validation table (docs/validation-engines.md) recomputed from
 // tests/data/calibration/mlxlm-published-runs.tsv: memfit's mlx-lm figure
-// and the seed profile's (mlxcel, SPEC section 2) for every published run.
+// and the mlxcel profile's (docs/engine-mlxcel.md) for every published run.
 // A rule that moves either figure fails here; the doc's table is then
 // reprinted from the file (the test prints each row as the doc has it).
 #include <gtest/gtest.h>
@@ -23,7 +23,7 @@ struct Row {
   uint64_t weights, prompt, generated, batch, step, fused;
   std::string platform;
   uint64_t buffer_ops, buffer_mega_elements;
-  uint64_t printed, mlxlm, seed;
+  uint64_t printed, mlxlm, mlxcel;
   std::string source;
 };
 
@@ -63,26 +63,26 @@ TEST(MlxLmCalibration, EveryPublishedRowRecomputes) {
     s.buffers = MlxBufferLimits{r.buffer_ops, r.buffer_mega_elements, r.platform == "metal"};
     Result<MlxLmEstimate> e = estimate_mlxlm(m, s, budget);
     ASSERT_TRUE(e.ok()) << e.error().message();
-    // The seed profile for the same run: the cache holds prompt + generated.
+    // The mlxcel profile for the same run: the cache holds prompt + generated.
     EstimateInputs inputs;
     inputs.max_tokens = r.prompt + r.generated;
     inputs.batch = r.batch;
     Platform platform;
     if (r.platform == "metal") platform = Platform{HostOs::kMacos, Backend::kMetal, 0};
     else platform = Platform{HostOs::kLinux, Backend::kCuda, 0};
-    Result<Estimate> seed = estimate(m, inputs, EstimateSettings{}, platform, budget);
-    ASSERT_TRUE(seed.ok()) << seed.error().message();
+    Result<Estimate> mlxcel = estimate(m, inputs, EstimateSettings{}, platform, budget);
+    ASSERT_TRUE(mlxcel.ok()) << mlxcel.error().message();
     const std::string row = fmt::format(
         "| {} | {} + {} tokens, batch {}, step {} | {:.3f} GB | {:.3f} GB | {:.3f} | {:.3f} GB | {:.3f} | {} |",
         r.config, r.prompt, r.generated, r.batch, r.step, r.printed / 1e9, e->total_bytes / 1e9,
-        double(e->total_bytes) / r.printed, seed->total_bytes / 1e9,
-        double(seed->total_bytes) / r.printed, to_string(e->peak_phase));
+        double(e->total_bytes) / r.printed, mlxcel->total_bytes / 1e9,
+        double(mlxcel->total_bytes) / r.printed, to_string(e->peak_phase));
     std::cout << row << "\n";
     EXPECT_EQ(e->total_bytes, r.mlxlm) << row;
     // Issue 15's target: within [1.00, 1.10] of the printed peak, never under.
     EXPECT_GE(e->total_bytes, r.printed) << row;
     EXPECT_LE(double(e->total_bytes), 1.10 * double(r.printed)) << row;
-    EXPECT_EQ(seed->total_bytes, r.seed) << row;
+    EXPECT_EQ(mlxcel->total_bytes, r.mlxcel) << row;
   }
 }
 

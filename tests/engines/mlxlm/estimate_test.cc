@@ -217,17 +217,22 @@ TEST(MlxLmEstimate, SlidingWindowGemma3TwoChunksWorkedByHand) {
   EXPECT_EQ(e.total_bytes, 1000u + 74426368u + e.last_chunk.transient_bytes);
 }
 
-TEST(MlxLmEstimate, HybridQwen35MoeHasRecurrentStateAndTwoChunks) {
-  // Qwen3.5-35B-A3B: 40 layers, one in 4 full attention (10) with 2 KV
-  // heads x 256 (2 x 2 x 256 x 2 B = 2,048 B per token and layer); 30 gated
-  // delta-net layers, each an ArraysCache of the conv state (kernel 4 - 1 =
-  // 3) x conv channels (2 x 16 key heads x 128 + 32 value heads x 128 =
-  // 8,192) at 4 B (the upper bound; mlx-lm keeps it at 2) = 98,304 and the
-  // SSM state 32 value heads x 128 x 128 x 4 B = 2,097,152: 2,195,456 B;
-  // 8 of 256 experts of 512 and a shared expert of 512, hidden 2048, 16
-  // query heads x 256, vocabulary 248,320. Batch 2.
+// Qwen3.5-35B-A3B: 40 layers, one in 4 full attention (10) with 2 KV
+// heads x 256 (2 x 2 x 256 x 2 B = 2,048 B per token and layer); 30 gated
+// delta-net layers, each an ArraysCache of the conv state (kernel 4 - 1 =
+// 3) x conv channels (2 x 16 key heads x 128 + 32 value heads x 128 =
+// 8,192) at 4 B (the upper bound; mlx-lm keeps it at 2) = 98,304 and the
+// SSM state 32 value heads x 128 x 128 x 4 B = 2,097,152: 2,195,456 B;
+// 8 of 256 experts of 512 and a shared expert of 512, hidden 2048, 16
+// query heads x 256, vocabulary 248,320. 4096 + 128 tokens, batch 2.
+MlxLmSettings qwen35_workload() {
   MlxLmSettings s = workload(4096, 128);
   s.batch = 2;
+  return s;
+}
+
+TEST(MlxLmEstimate, HybridQwen35MoeHasRecurrentStateAndTwoChunks) {
+  const MlxLmSettings s = qwen35_workload();
   MlxLmEstimate e = run("qwen3_5/Qwen3.5-35B-A3B", s);
   EXPECT_EQ(e.recurrent_layers, 30u);
   EXPECT_EQ(e.recurrent_bytes, 2ull * 30 * 2195456);  // 131,727,360
@@ -259,7 +264,9 @@ TEST(MlxLmEstimate, HybridQwen35MoeHasRecurrentStateAndTwoChunks) {
   EXPECT_EQ(e.decode.mlp_bytes, 2 * (8ull * 512 * 2 * 3 + 8ull * 2048 * 2));  // 114,688
   EXPECT_EQ(e.decode.logits_bytes, 2ull * 248320 * 2);                 // 993,280
   EXPECT_EQ(e.kv_capacity_tokens, 4352u);
+}
 
+TEST(MlxLmEstimate, HybridQwen35MoeReplayWorkedByHand) {
   // The replay's inputs, by hand: one buffer that never commits sums every
   // op's output. Per token (t = chunk x batch), in bytes: the norm h 2 x
   // 2,048, q 2 x 4,096, k and v 2 x 512 each: 14,336. A full-attention
@@ -274,7 +281,7 @@ TEST(MlxLmEstimate, HybridQwen35MoeHasRecurrentStateAndTwoChunks) {
   // 32,768; the sum over k 4,096; the shared expert's gate and up 2 x 512
   // x 2 and down 4,096 = 6,144: 127,088. So a delta-net layer is 166,000 t
   // and a full one 167,024 t plus its attention terms.
-  MlxLmEstimate sum = run("qwen3_5/Qwen3.5-35B-A3B", never_commits(s));
+  MlxLmEstimate sum = run("qwen3_5/Qwen3.5-35B-A3B", never_commits(qwen35_workload()));
   // Last chunk, t = 4,096: 30 x 166,000 x 4,096 = 20,398,080,000; 10 x
   // (167,024 x 4,096 = 684,130,304 + old 8,388,608 + scores 536,870,912 +
   // output 67,108,864) = 12,964,986,880; the final norm 4,096 x 2,048 x 2
@@ -289,11 +296,13 @@ TEST(MlxLmEstimate, HybridQwen35MoeHasRecurrentStateAndTwoChunks) {
   // 6,024,000; full 10 x (101,424 x 2 + the fused output 32,768 + the old
   // buffer 16,777,216) = 170,128,320; the norm 8,192; the logits 993,280.
   EXPECT_EQ(sum.decode.transient_bytes, 177153792u);
+}
 
+TEST(MlxLmEstimate, HybridQwen35MoeQuantizedCache) {
   // --kv-bits 4: 1,024 elements a token and layer pack to 512 B, plus 16
   // groups of 64 x (scale + bias) x 2 B = 64: 576 B; the same 4,352 slots
   // at the end. The recurrent state is not quantized.
-  MlxLmSettings q = s;
+  MlxLmSettings q = qwen35_workload();
   q.kv_bits = 4;
   MlxLmEstimate quant = run("qwen3_5/Qwen3.5-35B-A3B", q);
   EXPECT_EQ(quant.decode.kv_bytes, 2ull * 10 * 4352 * 576);

@@ -1,5 +1,5 @@
-// Tests of the folder and single-file weights rules (SPEC section 1,
-// "Sharded checkpoints") and of the index parser.
+// Tests of the folder and single-file weights rules (docs/weights.md,
+// include/memfit/weights.h) and of the index parser.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

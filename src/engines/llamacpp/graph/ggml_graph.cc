@@ -242,13 +242,9 @@ bool same_layout(const Tensor& a, const Tensor& b) {
   return a.type == b.type && a.ne == b.ne && a.nb == b.nb;
 }
 
-}  // namespace
-
-Result<uint64_t> replay_allocation(const Graph& graph, uint64_t alignment,
-                                   std::vector<AllocEvent>* trace) {
+// Every placed tensor's bytes, checked before anything is placed.
+Status check_replay_size(const Graph& graph, uint64_t alignment) {
   constexpr uint64_t kLargest = uint64_t{1} << 62;
-  const size_t n = graph.nodes().size() + graph.leaves().size();
-  // Every placed tensor's bytes, checked before anything is placed.
   CheckedBytes sum = 0;
   for (const std::vector<int>* list : {&graph.leaves(), &graph.nodes()}) {
     for (int t : *list) {
@@ -260,81 +256,126 @@ Result<uint64_t> replay_allocation(const Graph& graph, uint64_t alignment,
   if (!sum.value() || *sum.value() >= kLargest) {
     return Error::overflow("llama.cpp compute graph is too large to replay: the request or the config is absurd");
   }
-  (void)n;
+  return Status::Ok();
+}
 
-  std::vector<State> st;
-  auto state = [&](int t) -> State& {
-    if (static_cast<size_t>(t) >= st.size()) st.resize(static_cast<size_t>(t) + 1);
-    return st[static_cast<size_t>(t)];
-  };
-  DynamicAllocator alloc(alignment);
-  auto record = [&](AllocEvent::Kind kind, int t, int parent, uint64_t offset, uint64_t size) {
-    if (trace) trace->push_back({kind, t, parent, offset, alloc.align(size)});
-  };
-  auto is_view = [&](int t) { return graph.at(t).view_src >= 0; };
+// ggml_gallocr's passes over one graph: count each tensor's users, then
+// place the nodes in order and free each source after its last user.
+class Replay {
+ public:
+  Replay(const Graph& graph, uint64_t alignment, std::vector<AllocEvent>* trace)
+      : graph_(graph), alloc_(alignment), trace_(trace) {}
 
-  auto allocate_node = [&](int t) {
-    if (graph.is_external(t) || is_view(t) || state(t).allocated) return;
-    const Tensor& node = graph.at(t);
-    State& hn = state(t);
-    hn.allocated = true;
-    if (can_inplace(node.op)) {
-      for (int p : node.src) {
-        if (graph.is_external(p) || is_view(p) || !state(p).allocated) continue;
-        const Tensor& parent = graph.at(p);
-        if (parent.output || !same_layout(node, parent)) continue;
-        State& ph = state(p);
-        if (ph.children == 1 && ph.views == 0) {
-          hn.offset = ph.offset;
-          ph.allocated = false;
-          record(AllocEvent::Kind::kInplace, t, p, hn.offset, graph.bytes(t));
-          const uint64_t parent_size = alloc.align(graph.bytes(p));
-          const uint64_t node_size = alloc.align(graph.bytes(t));
-          if (parent_size > node_size) alloc.free(ph.offset + node_size, parent_size - node_size);
-          return;
-        }
+  // The leaves first, then the inputs, as their users are counted.
+  void count_users() {
+    for (int leaf : graph_.leaves()) allocate_node(leaf);
+    for (int t : graph_.nodes()) {
+      const Tensor& node = graph_.at(t);
+      if (is_view(t)) state(node.view_src).views += 1;
+      if (node.input) allocate_node(t);
+      for (int s : node.src) {
+        state(s).children += 1;
+        if (graph_.at(s).input) allocate_node(s);
       }
     }
-    hn.offset = alloc.allocate(graph.bytes(t));
-    record(AllocEvent::Kind::kAlloc, t, -1, hn.offset, graph.bytes(t));
-  };
-  auto free_node = [&](int t) {
-    if (graph.at(t).output) return;
-    State& hn = state(t);
-    record(AllocEvent::Kind::kFree, t, -1, hn.offset, graph.bytes(t));
-    alloc.free(hn.offset, graph.bytes(t));
-    hn.allocated = false;
-  };
+  }
 
-  for (int leaf : graph.leaves()) allocate_node(leaf);
-  for (int t : graph.nodes()) {
-    const Tensor& node = graph.at(t);
-    if (is_view(t)) state(node.view_src).views += 1;
-    if (node.input) allocate_node(t);
-    for (int s : node.src) {
-      state(s).children += 1;
-      if (graph.at(s).input) allocate_node(s);
+  // Each node after its sources; a source is freed after its last user (a
+  // view's bytes after the last user of the last view).
+  void place_nodes() {
+    for (int t : graph_.nodes()) {
+      const Tensor& node = graph_.at(t);
+      for (int s : node.src) allocate_node(s);
+      allocate_node(t);
+      for (int p : node.src) release_source(p);
     }
   }
-  for (int t : graph.nodes()) {
-    const Tensor& node = graph.at(t);
-    for (int s : node.src) allocate_node(s);
-    allocate_node(t);
+
+  uint64_t high_water_mark() const { return alloc_.max_size(); }
+
+ private:
+  State& state(int t) {
+    if (static_cast<size_t>(t) >= st_.size()) st_.resize(static_cast<size_t>(t) + 1);
+    return st_[static_cast<size_t>(t)];
+  }
+
+  bool is_view(int t) const { return graph_.at(t).view_src >= 0; }
+
+  void record(AllocEvent::Kind kind, int t, int parent, uint64_t offset, uint64_t size) {
+    if (trace_) trace_->push_back({kind, t, parent, offset, alloc_.align(size)});
+  }
+
+  // Takes over the bytes of the first source the node may run in place
+  // on; false when there is none.
+  bool reuse_parent(int t) {
+    const Tensor& node = graph_.at(t);
+    State& hn = state(t);
     for (int p : node.src) {
+      if (graph_.is_external(p) || is_view(p) || !state(p).allocated) continue;
+      const Tensor& parent = graph_.at(p);
+      if (parent.output || !same_layout(node, parent)) continue;
       State& ph = state(p);
-      ph.children -= 1;
-      if (ph.children != 0 || ph.views != 0) continue;
-      if (is_view(p)) {
-        const int root = graph.at(p).view_src;
-        State& rh = state(root);
-        rh.views -= 1;
-        if (rh.views == 0 && rh.children == 0 && rh.allocated) free_node(root);
-      } else if (ph.allocated) {
-        free_node(p);
+      if (ph.children == 1 && ph.views == 0) {
+        hn.offset = ph.offset;
+        ph.allocated = false;
+        record(AllocEvent::Kind::kInplace, t, p, hn.offset, graph_.bytes(t));
+        const uint64_t parent_size = alloc_.align(graph_.bytes(p));
+        const uint64_t node_size = alloc_.align(graph_.bytes(t));
+        if (parent_size > node_size) alloc_.free(ph.offset + node_size, parent_size - node_size);
+        return true;
       }
     }
+    return false;
   }
-  return alloc.max_size();
+
+  void allocate_node(int t) {
+    if (graph_.is_external(t) || is_view(t) || state(t).allocated) return;
+    state(t).allocated = true;
+    if (can_inplace(graph_.at(t).op) && reuse_parent(t)) return;
+    State& hn = state(t);
+    hn.offset = alloc_.allocate(graph_.bytes(t));
+    record(AllocEvent::Kind::kAlloc, t, -1, hn.offset, graph_.bytes(t));
+  }
+
+  void free_node(int t) {
+    if (graph_.at(t).output) return;
+    State& hn = state(t);
+    record(AllocEvent::Kind::kFree, t, -1, hn.offset, graph_.bytes(t));
+    alloc_.free(hn.offset, graph_.bytes(t));
+    hn.allocated = false;
+  }
+
+  // One use of source p is done: free it (or its view's root) when it
+  // was the last.
+  void release_source(int p) {
+    State& ph = state(p);
+    ph.children -= 1;
+    if (ph.children != 0 || ph.views != 0) return;
+    if (is_view(p)) {
+      const int root = graph_.at(p).view_src;
+      State& rh = state(root);
+      rh.views -= 1;
+      if (rh.views == 0 && rh.children == 0 && rh.allocated) free_node(root);
+    } else if (ph.allocated) {
+      free_node(p);
+    }
+  }
+
+  const Graph& graph_;
+  DynamicAllocator alloc_;
+  std::vector<AllocEvent>* trace_;
+  std::vector<State> st_;
+};
+
+}  // namespace
+
+Result<uint64_t> replay_allocation(const Graph& graph, uint64_t alignment,
+                                   std::vector<AllocEvent>* trace) {
+  if (Status too_large = check_replay_size(graph, alignment); !too_large) return too_large.error();
+  Replay replay(graph, alignment, trace);
+  replay.count_users();
+  replay.place_nodes();
+  return replay.high_water_mark();
 }
 
 }  // namespace memfit::ggml_graph

@@ -1,3 +1,5 @@
+// The memory plot's axes (engines/shared/plot/axes.h): the log2 context
+// axis, the byte axis, their ticks and labels.
 #include "engines/shared/plot/axes.h"
 
 #include <algorithm>

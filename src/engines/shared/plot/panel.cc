@@ -148,7 +148,7 @@ class PanelWriter {
                         left_ + 6, label_below ? y + 16 : y - 6, format_bytes(data_.budget_bytes));
   }
 
-  // The crossing sits on the budget line at solve()'s answer; its label
+  // The crossing sits on the budget line at the solver's answer; its label
   // goes below the line, on the side of the marker with more room.
   void write_crossing(const PlotPanel& p, const ContextAxis& xa, const ByteAxis& ya,
                       double verdict_dy) {

@@ -10,22 +10,8 @@
 // total. The scale reaches 1.25 x the budget at least (room for the budget
 // label) and is cut at 2 x the budget: past that the picture says only
 // "does not fit", and a model ten times too big would squash every other
-// panel flat. The cut is said in the subtitle.
-//
-// Machine-readable parts, for tests and for anyone checking a figure:
-//   <g class="panel" data-weights-mode data-kv-cache-mode (the panel's
-//      PlotPanel::kv_cache_mode) data-weights-bytes
-//      data-max-tokens-that-fit ("none" when nothing fits) data-capped>
-//   <line class="budget" data-budget-bytes>
-//   <g class="crossing" data-tokens>           the marked largest context
-//   <text class="verdict">                      when there is no crossing
-//      (two <tspan> lines when the panel is too narrow for one)
-//   <polygon class="layer" data-component>      one per drawn component
-//   <rect class="sample" data-tokens data-<attribute>-bytes (one per
-//      component the data names, drawn or not) data-total-bytes>
-//      <title>...</title></rect>
-//   mlxcel's attributes: weights, kv, allocator-overhead, activation,
-//   backend-inflight; llama.cpp's: model, kv, recurrent, output, compute.
+// panel flat. The cut is said in the subtitle. The elements and data-*
+// attributes a reader may rely on: docs/plot.md, "Reading the numbers back".
 #include <algorithm>
 
 #include <fmt/format.h>

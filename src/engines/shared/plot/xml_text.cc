@@ -1,3 +1,4 @@
+// xml_escape (engines/shared/plot/xml_text.h).
 #include "engines/shared/plot/xml_text.h"
 
 namespace memfit {
