@@ -1,34 +1,56 @@
 #!/usr/bin/env bash
 # Fresh Debian 12, as root: install what is missing, then build and run
-# every test: the release suite (which replays every committed fuzz input
-# and crash reproducer, ctest -R FuzzReplay), the calculator page in
-# headless Chromium (screenshot: build/release/e2e/calculator.png), the
-# same suite under AddressSanitizer and UndefinedBehaviorSanitizer, the
+# every test. The GoogleTest suite is compiled once, in the sanitizer build
+# (ASan + UBSan), which runs it and every committed fuzz input and crash
+# reproducer (ctest -R FuzzReplay); the release build makes the programs
+# and runs what tests them as shipped: the golden outputs, the C API, the
+# Python module, the installed package and the calculator page in headless
+# Chromium (screenshot: build/release/e2e/calculator.png). Then the
 # deterministic fuzz smoke run (fixed seed and run count:
-# scripts/fuzz-smoke.sh, also runnable alone), and the Windows build of
-# `memfit host` under wine. Nothing random decides whether it passes.
-# .ci/run calls this script.
+# scripts/fuzz-smoke.sh, also runnable alone), the Windows build of
+# `memfit host` under wine and the macOS one linked. Each step prints its
+# time (docs/reliability.md, "CI time"). Nothing random decides whether it
+# passes. .ci/run calls this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+started=$SECONDS
+step_name=""
+step_at=$SECONDS
+# Ends the step under way (its time) and starts the one named, if any.
+step() {
+  if [[ -n $step_name ]]; then echo "== $step_name: $((SECONDS - step_at)) s"; fi
+  step_name=${1:-}
+  step_at=$SECONDS
+  if [[ -n $step_name ]]; then echo "== $step_name"; fi
+}
+
+step "install what is missing"
 bash scripts/install-deps.sh --tests
 
-echo "== release build and tests"
-cmake --preset release >/dev/null
+step "release build and the shipped programs' tests (golden outputs, C API, Python, package)"
+cmake --preset release -DMEMFIT_BUILD_UNIT_TESTS=OFF >/dev/null
 cmake --build --preset release
 ctest --preset release -j2
 
-echo "== calculator page in headless Chromium (tests/e2e)"
+step "calculator page in headless Chromium (tests/e2e)"
 bash tests/e2e/run.sh build/release
 
-echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+step "AddressSanitizer + UndefinedBehaviorSanitizer build and the whole suite"
 cmake --preset asan >/dev/null
 cmake --build --preset asan
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -j2
+# The golden outputs and the package ran against the release build.
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --preset asan -j2 --label-exclude 'golden|package'
 
-echo "== fuzz smoke: each libFuzzer target over its committed inputs, fixed seed and run count"
+step "fuzz smoke: each libFuzzer target over its committed inputs, fixed seed and run count"
 bash scripts/fuzz-smoke.sh
 
-echo "== Windows cross-build (mingw-w64): memfit host --json under wine"
+step "Windows cross-build (mingw-w64): memfit host --json under wine"
 bash tests/host/windows_cross_test.sh
-echo "== macOS cross-build (zig, aarch64-macos): memfit host links"
+
+step "macOS cross-build (zig, aarch64-macos): memfit host links"
 bash tests/host/macos_cross_test.sh
+
+step
+echo "== total: $((SECONDS - started)) s"

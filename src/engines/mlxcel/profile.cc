@@ -1,6 +1,6 @@
 // The mlxcel profile (engine.h): the MLX runtime's own estimator, with its
-// allocator headroom (docs/weights.md, docs/cache-layouts.md); the default
-// for models that are not GGUF.
+// allocator headroom (docs/engine-mlxcel.md); the default for models that
+// are not GGUF.
 #include <algorithm>
 #include <tuple>
 
@@ -65,7 +65,9 @@ class MlxcelProfile final : public EngineProfile {
   std::string_view summary() const override {
     return "the MLX runtime's own estimator: weights, KV cache and its allocator headroom";
   }
-  std::string_view release() const override { return "memfit's MLX runtime rules (docs/weights.md)"; }
+  std::string_view release() const override {
+    return "the MLX runtime's own estimator (docs/engine-mlxcel.md)";
+  }
   bool is_default_for(const Model& model) const override {
     return model.weights.source != WeightsSource::kGgufHeader;
   }
