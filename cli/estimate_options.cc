@@ -30,15 +30,15 @@ constexpr std::string_view kRequestFields[] = {"max_tokens", "batch"};
 constexpr std::string_view kParallelFields[] = {"tensor_parallel", "pipeline_parallel",
                                                 "parallel_engine"};
 
-// --engine's help, from the registry: every engine it holds, by name.
-std::string engine_option_help() {
-  std::string names = "auto (the model's default)";
+// --engine's help: the row's, then every engine the registry holds.
+std::string engine_option_help(std::string_view row_help) {
+  std::string help = std::string(row_help) + ": ";
   const std::vector<const EngineProfile*> engines = EngineRegistry::instance().all();
   for (size_t i = 0; i < engines.size(); ++i) {
-    names += i + 1 == engines.size() ? " or " : ", ";
-    names += engines[i]->name();
+    if (i > 0) help += i + 1 == engines.size() ? " or " : ", ";
+    help += engines[i]->name();
   }
-  return "allocation rules: " + names + " (docs/engines.md)";
+  return help;
 }
 
 // "--cache-type-k" for the request field "cache_type_k".
@@ -191,7 +191,8 @@ void add_model_options(CLI::App& command, EstimateOptions& o) {
       add_field_option(command, o, *f);
     }
   }
-  command.get_option("--engine")->description(engine_option_help());
+  CLI::Option* engine = command.get_option("--engine");
+  engine->description(engine_option_help(engine->get_description()));
   command.add_flag("--json", o.json, "print one JSON object on stdout");
   command.add_option("--revision", o.revision,
                      "Hugging Face name: the branch, tag or commit (default main, or the name's @)");
