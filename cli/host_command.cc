@@ -1,4 +1,4 @@
-// memfit host: the memory this machine has and can give now (SPEC section 4).
+// memfit host: the memory this machine has and can give now (docs/host.md).
 //
 //   memfit host [--json] [--device auto|cpu|cuda:N|rocm:N] [--memory-limit SIZE]
 //

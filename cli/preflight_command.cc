@@ -5,7 +5,7 @@
 // preflight serve reads one set of server flags for both engines:
 // -c/--ctx-size is the total context the slots share and --n-parallel
 // (also spelled --parallel and -np, llama-server's names) the slots.
-// Under mlxcel that is the seeds' slot plan (serve_plan.h); under
+// Under mlxcel that is the MLX server's slot plan (serve_plan.h); under
 // llamacpp it is llama-server's own arithmetic (llama_server.h), and the
 // flags only mlxcel's server reads (--max-batch-size, --no-batch,
 // --kv-cache-budget, --kv-block-size) are usage errors.
@@ -169,7 +169,7 @@ void run_llamacpp_serve(const ServeCommandOptions& o, const EstimateRequest& req
   exit_code = verdict(*run, o.force);
 }
 
-// The seeds' server: slots from --n-parallel / --max-batch-size /
+// The MLX runtime's server: slots from --n-parallel / --max-batch-size /
 // --no-batch, each estimated at its share of the context.
 void run_mlxcel_serve(ServeCommandOptions o, EstimateRequest request, PreparedRequest prepared,
                       int& exit_code) {

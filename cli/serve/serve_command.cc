@@ -1,5 +1,5 @@
-// memfit serve: the estimator and the admission guard over HTTP (SPEC
-// section 3; docs/service.md has the endpoints).
+// memfit serve: the estimator and the admission guard over HTTP
+// (docs/service.md has the endpoints).
 //
 //   memfit serve [--listen 127.0.0.1:8765] [--model-root DIR ...]
 //                [--memory-limit SIZE] [--device D] [--threads N]

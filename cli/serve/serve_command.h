@@ -1,4 +1,4 @@
-// The `serve` subcommand of memfit-serve: the HTTP service (SPEC section 3).
+// The `serve` subcommand of memfit-serve: the HTTP service (docs/service.md).
 // Kept out of the memfit program, which reaches it through
 // add_serve_launcher (commands.h).
 #ifndef MEMFIT_CLI_SERVE_SERVE_COMMAND_H_
