@@ -45,10 +45,6 @@ class AvailabilityGate {
   // above the reserve; false otherwise (nothing is counted). Thread-safe.
   bool may_grow(uint64_t bytes);
 
-  // What a growth may still take: ram_available - reserve - granted, from
-  // the current (possibly reused) query. Thread-safe.
-  uint64_t growth_headroom_bytes();
-
  private:
   // Re-queries when the cached status is older than kReuseMs. Holds mu_.
   void refresh_locked();
@@ -90,8 +86,6 @@ class StoreGrowthPolicy {
   //                                       and that growth must pass may_grow()
   //                                       (else kSkip)
   StoreDecision decide(uint64_t resident_bytes, uint64_t entry_bytes);
-
-  uint64_t budget_bytes() const { return budget_bytes_; }
 
  private:
   uint64_t budget_bytes_;

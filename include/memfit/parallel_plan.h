@@ -88,7 +88,6 @@ enum class TensorRole {
   kReplicated,      // norms, routers, MLA down-projections, scalars, anything unknown
   kTower,           // vision/audio tower or projector of a multimodal checkpoint
 };
-std::string_view to_string(TensorRole role);
 
 struct TensorPlacement {
   TensorRole role = TensorRole::kReplicated;

@@ -20,8 +20,6 @@ enum class WarningKind {
   kAvailableNow,  // the guardrail (seed 001): the load exceeds what the host can give
                   // now; the text starts "WARNING: memory available now"
 };
-// "settings", "model", "request", "host", "available_now".
-std::string_view to_string(WarningKind kind);
 
 struct Warning {
   WarningKind kind = WarningKind::kModel;

@@ -140,12 +140,8 @@ Result<SafetensorsSummary> SafetensorsJsonParser::parse_buffer(
     size_t json_bytes, uint64_t data_region_bytes, std::vector<SafetensorsTensor>* tensors) {
   ranges_.clear();
   names_.clear();
-  last_parse_was_canonical_ = false;
   if (canonical_scan_ == CanonicalScan::kOn) {
-    if (auto summary = parse_canonical(json_bytes, data_region_bytes, tensors)) {
-      last_parse_was_canonical_ = true;
-      return *summary;
-    }
+    if (auto summary = parse_canonical(json_bytes, data_region_bytes, tensors)) return *summary;
   }
 
   od::document doc;
