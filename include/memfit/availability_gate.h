@@ -22,6 +22,9 @@
 #include <optional>
 
 #include "memfit/host_memory.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -93,5 +96,7 @@ class StoreGrowthPolicy {
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_AVAILABILITY_GATE_H_

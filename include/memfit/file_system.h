@@ -18,6 +18,9 @@
 #include <vector>
 
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -125,5 +128,7 @@ std::unique_ptr<FileSystem> make_real_file_system();
 std::string join_path(const std::string& dir, const std::string& name);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_FILE_SYSTEM_H_

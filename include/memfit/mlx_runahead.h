@@ -22,6 +22,10 @@
 #include <initializer_list>
 #include <vector>
 
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
+
 namespace memfit {
 
 struct MlxBufferLimits {
@@ -59,5 +63,7 @@ class MlxRunAhead {
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_MLX_RUNAHEAD_H_

@@ -31,6 +31,9 @@
 #include "memfit/model.h"
 #include "memfit/result.h"
 #include "memfit/safetensors.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -161,5 +164,7 @@ Result<ParallelPlan> plan_parallel(const Model& model, std::span<const Safetenso
                                    const ParallelConfig& config);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_PARALLEL_PLAN_H_

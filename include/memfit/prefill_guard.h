@@ -28,6 +28,9 @@
 
 #include "memfit/kv_cache.h"
 #include "memfit/model_spec.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -103,5 +106,7 @@ struct AdmissionDecision {
                                               const PrefillRequest& request);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_PREFILL_GUARD_H_

@@ -36,8 +36,11 @@
 #include "memfit/parallel_plan.h"
 #include "memfit/result.h"
 #include "memfit/settings.h"
+#include "memfit/visibility.h"
 #include "memfit/vllm.h"
 #include "memfit/warning.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -323,5 +326,7 @@ Error vllm_not_supported(std::string_view command);
 bool wants_parallel_plan(const ParallelConfig& config);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_REQUEST_H_

@@ -7,7 +7,10 @@
 #define MEMFIT_WARNING_H_
 
 #include <string>
-#include <string_view>
+
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -28,5 +31,7 @@ struct Warning {
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_WARNING_H_

@@ -18,6 +18,9 @@
 #include <string>
 
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -87,5 +90,7 @@ WiringReport wire_region(std::span<std::byte> region, const WiringLimits& limits
 void unwire_region(std::span<std::byte> region, const WiringReport& report, MemoryLocker& locker);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_WEIGHT_WIRING_H_
