@@ -22,6 +22,9 @@
 #include <optional>
 
 #include "memfit/host_memory.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -44,10 +47,6 @@ class AvailabilityGate {
   // true, and the bytes are counted as granted, when `bytes` more fits
   // above the reserve; false otherwise (nothing is counted). Thread-safe.
   bool may_grow(uint64_t bytes);
-
-  // What a growth may still take: ram_available - reserve - granted, from
-  // the current (possibly reused) query. Thread-safe.
-  uint64_t growth_headroom_bytes();
 
  private:
   // Re-queries when the cached status is older than kReuseMs. Holds mu_.
@@ -91,13 +90,13 @@ class StoreGrowthPolicy {
   //                                       (else kSkip)
   StoreDecision decide(uint64_t resident_bytes, uint64_t entry_bytes);
 
-  uint64_t budget_bytes() const { return budget_bytes_; }
-
  private:
   uint64_t budget_bytes_;
   AvailabilityGate& gate_;
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_AVAILABILITY_GATE_H_

@@ -11,6 +11,10 @@
 #include <cstdint>
 #include <optional>
 
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
+
 namespace memfit {
 
 class CheckedBytes {
@@ -66,5 +70,7 @@ constexpr CheckedBytes round_up(CheckedBytes tokens, uint64_t block) {
 }
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_CHECKED_MATH_H_

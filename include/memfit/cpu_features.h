@@ -7,6 +7,10 @@
 
 #include <string_view>
 
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
+
 namespace memfit {
 
 struct CpuFeatures {
@@ -28,5 +32,7 @@ struct CpuFeatures {
 CpuFeatures parse_cpuinfo(std::string_view text);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_CPU_FEATURES_H_

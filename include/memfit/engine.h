@@ -13,7 +13,9 @@
 
 #include "memfit/request_field.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
 
+MEMFIT_PUBLIC_BEGIN
 namespace memfit {
 
 struct EstimateRequest;
@@ -121,5 +123,6 @@ class EngineRegistry {
 };
 
 }  // namespace memfit
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_ENGINE_H_

@@ -9,6 +9,10 @@
 #include <optional>
 #include <string>
 
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
+
 namespace memfit {
 
 class Environment {
@@ -38,5 +42,7 @@ class MapEnvironment : public Environment {
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_ENVIRONMENT_H_

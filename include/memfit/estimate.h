@@ -19,6 +19,9 @@
 #include "memfit/model.h"
 #include "memfit/result.h"
 #include "memfit/settings.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -40,7 +43,6 @@ struct EstimateInputs {
   KvElement kv_element = KvElement::kFp16;
   std::string quant;  // label only ("" when not given); header bytes are the truth
 };
-
 
 struct Estimate {
   EstimateInputs inputs;
@@ -75,5 +77,7 @@ std::optional<uint64_t> per_slot_decode_workspace_bytes(const ModelSpec& spec, u
                                                         const Platform& platform);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_ESTIMATE_H_

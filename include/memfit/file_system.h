@@ -18,24 +18,27 @@
 #include <vector>
 
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
 enum class FileKind { kMissing, kRegular, kDirectory, kOther };
 
 // A file's first bytes held in memory, followed by padding: readable bytes
-// past the end for parsers that read ahead (simdjson). Either a buffer or a
-// read-only mapping of the file, released when the last copy is destroyed.
+// past the end for parsers that read ahead (simdjson). A copy in a buffer
+// of its own, never a mapping of the file (which another process could
+// truncate under it), released when the last copy is destroyed.
 class FileBytes {
  public:
   FileBytes() = default;
   // `data` holds `size_bytes` bytes then the padding; `owner` keeps them
-  // alive (a buffer, or a mapping that its deleter unmaps).
+  // alive.
   FileBytes(const char* data, uint64_t size_bytes, std::shared_ptr<const void> owner)
       : data_(data), size_bytes_(size_bytes), owner_(std::move(owner)) {}
 
   std::string_view view() const { return {data_, static_cast<size_t>(size_bytes_)}; }
-  uint64_t size_bytes() const { return size_bytes_; }
 
  private:
   const char* data_ = nullptr;
@@ -85,13 +88,13 @@ class FileSystem {
 
   // Bytes [0, length_bytes) of a file, followed by `padding_bytes` readable
   // bytes (zero), for a document parsed whole where it lies. Fails as
-  // read_range does: when the file is shorter. Callers bound `length_bytes`.
-  // The default reads into a buffer through read_range_into. The real POSIX
-  // file system maps the file instead: no copy, and no fresh memory to
-  // fault in, page by page. The cost of a mapping: if another process
-  // truncates the file while the bytes are held, touching a page past its
-  // new end raises SIGBUS; and bytes appended meanwhile may show through
-  // the last page's padding.
+  // read_range does: when the file is shorter, or becomes shorter during
+  // the read. Callers bound `length_bytes`: it is allocated. The bytes are
+  // read into a buffer, never mapped: if another process truncated a
+  // mapped file, touching a page past its new end would raise SIGBUS and
+  // end the process memfit runs in. The default reads through
+  // read_range_into; the real POSIX file system opens the file once and
+  // checks its size before allocating.
   virtual Result<FileBytes> read_file_padded(const std::string& path, uint64_t length_bytes,
                                              size_t padding_bytes);
 
@@ -125,5 +128,7 @@ std::unique_ptr<FileSystem> make_real_file_system();
 std::string join_path(const std::string& dir, const std::string& name);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_FILE_SYSTEM_H_

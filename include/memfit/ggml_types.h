@@ -20,6 +20,9 @@
 #include <string_view>
 
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -90,5 +93,7 @@ std::string_view retired_ggml_type_name(uint32_t id);
 Result<uint64_t> ggml_tensor_bytes(GgmlType type, std::span<const uint64_t> dims);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_GGML_TYPES_H_

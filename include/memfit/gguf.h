@@ -36,6 +36,9 @@
 #include "memfit/file_system.h"
 #include "memfit/ggml_types.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -178,5 +181,7 @@ Result<GgufHeader> read_gguf_header(FileSystem& fs, const std::string& path,
                                     uint64_t initial_window_bytes = kGgufInitialWindowBytes);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_GGUF_H_

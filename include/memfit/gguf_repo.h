@@ -19,7 +19,10 @@
 #include "memfit/model_by_name.h"
 #include "memfit/request.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
 #include "memfit/warning.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -81,5 +84,7 @@ Result<std::optional<GgufRepoFolder>> find_gguf_repo_folder(std::shared_ptr<File
                                                             const ModelNameOptions& options);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_GGUF_REPO_H_

@@ -19,6 +19,9 @@
 #include "memfit/file_system.h"
 #include "memfit/gguf.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -80,5 +83,7 @@ Result<GgufModelFiles> read_gguf_model_files(FileSystem& fs, const std::string& 
                                              const GgufReadOptions& options = {});
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_GGUF_SPLIT_H_

@@ -45,6 +45,9 @@
 
 #include "memfit/environment.h"
 #include "memfit/header_store.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -95,5 +98,7 @@ std::optional<std::string> decode_cached_revision(std::string_view file_bytes,
                                                   std::string_view revision);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_HEADER_CACHE_H_

@@ -22,6 +22,10 @@
 #include <string>
 #include <vector>
 
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
+
 namespace memfit {
 
 // The first bytes of a file of the repo at a commit.
@@ -62,5 +66,7 @@ class HeaderStore {
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_HEADER_STORE_H_

@@ -21,6 +21,9 @@
 #include "memfit/file_system.h"
 #include "memfit/hub_name.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -65,5 +68,7 @@ Result<HfCacheLookup> find_in_hf_cache(FileSystem& fs, const std::string& hub_ca
                                        const HubModelRef& ref);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_HF_CACHE_H_

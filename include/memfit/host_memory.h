@@ -27,6 +27,9 @@
 #include "memfit/environment.h"
 #include "memfit/memory_budget.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -137,5 +140,7 @@ std::optional<std::string> available_now_warning(const HostMemoryStatus& status,
                                                  uint64_t load_bytes);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_HOST_MEMORY_H_

@@ -18,6 +18,9 @@
 #include <string_view>
 
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -66,5 +69,7 @@ Status check_hub_file(std::string_view file);
 bool is_hub_commit(std::string_view revision);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_HUB_NAME_H_

@@ -7,6 +7,9 @@
 #include <string>
 
 #include "memfit/environment.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -33,5 +36,7 @@ struct HubOptions {
 HubOptions hub_options_from_environment(const Environment& env);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_HUB_OPTIONS_H_

@@ -17,6 +17,9 @@
 
 #include "memfit/model_spec.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -65,5 +68,7 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, uint64_t tokens
                                           uint64_t batch, KvElement element);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_KV_CACHE_H_

@@ -12,6 +12,9 @@
 #include "memfit/llamacpp.h"
 #include "memfit/model_spec.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -44,5 +47,7 @@ Status apply_llama_server_rules(const ModelSpec& spec, bool parallel_given, Llam
 std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCppSettings& settings);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_LLAMA_SERVER_H_

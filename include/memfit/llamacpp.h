@@ -29,6 +29,9 @@
 #include "memfit/memory_budget.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -159,5 +162,7 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
                                            const MemoryBudget& budget);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_LLAMACPP_H_

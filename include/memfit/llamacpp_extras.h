@@ -36,6 +36,9 @@
 #include "memfit/gguf.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -133,5 +136,7 @@ struct LlamaCppExtraLine {
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_LLAMACPP_EXTRAS_H_

@@ -27,6 +27,9 @@
 #include "memfit/llamacpp_solver.h"
 #include "memfit/request.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -62,5 +65,7 @@ nlohmann::ordered_json llamacpp_fit_to_json(const PreparedRequest& prepared, con
 std::string render_llamacpp_fit_text(const PreparedRequest& prepared, const LlamaCppFit& fit);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_LLAMACPP_FIT_H_

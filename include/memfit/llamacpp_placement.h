@@ -18,6 +18,9 @@
 #include <vector>
 
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -149,5 +152,7 @@ struct LlamaCppPlacement {
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_LLAMACPP_PLACEMENT_H_

@@ -19,7 +19,10 @@
 #include "memfit/llamacpp.h"
 #include "memfit/memory_budget.h"
 #include "memfit/model.h"
+#include "memfit/visibility.h"
 #include "memfit/warning.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -31,5 +34,7 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
                                  const MemoryBudget& budget);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_LLAMACPP_REPORT_H_

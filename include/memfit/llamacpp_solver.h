@@ -15,6 +15,9 @@
 #include "memfit/memory_budget.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -76,5 +79,7 @@ Result<std::vector<LlamaCppSolution>> solve_llamacpp_each_cache_type(LlamaCppSol
                                                                      const MemoryBudget& budget);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_LLAMACPP_SOLVER_H_

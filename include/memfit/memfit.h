@@ -20,6 +20,10 @@
 
 #include <stdint.h>
 
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -134,5 +138,7 @@ void memfit_gate_free(memfit_gate* gate);
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif
+
+MEMFIT_PUBLIC_END
 
 #endif  /* MEMFIT_MEMFIT_H_ */

@@ -7,6 +7,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
+
 namespace memfit {
 
 // Where a budget came from. The JSON reports spell it with to_string().
@@ -34,5 +38,7 @@ struct MemoryBudget {
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_MEMORY_BUDGET_H_

@@ -12,6 +12,9 @@
 #include <string_view>
 
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -26,5 +29,7 @@ Result<std::optional<uint64_t>> parse_memory_size(std::string_view text);
 std::string format_bytes(uint64_t bytes);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_MEMORY_SIZE_H_

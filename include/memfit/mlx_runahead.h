@@ -22,6 +22,10 @@
 #include <initializer_list>
 #include <vector>
 
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
+
 namespace memfit {
 
 struct MlxBufferLimits {
@@ -47,7 +51,6 @@ class MlxRunAhead {
   void op(std::initializer_list<MlxInput> inputs, uint64_t held_bytes);
 
   uint64_t peak_bytes() const { return peak_; }
-  uint64_t committed_buffers() const { return committed_; }
 
  private:
   MlxBufferLimits limits_;
@@ -57,9 +60,10 @@ class MlxRunAhead {
   std::vector<uint64_t> seen_;  // ids counted in the open buffer
   uint64_t open_held_ = 0, open_ops_ = 0, open_elements_ = 0;
   uint64_t peak_ = 0;
-  uint64_t committed_ = 0;
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_MLX_RUNAHEAD_H_

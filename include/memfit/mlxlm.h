@@ -32,6 +32,9 @@
 #include "memfit/mlx_runahead.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -121,5 +124,7 @@ Result<MlxLmEstimate> estimate_mlxlm(const Model& model, const MlxLmSettings& se
                                      const MemoryBudget& budget);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_MLXLM_H_

@@ -20,7 +20,10 @@
 #include "memfit/memory_budget.h"
 #include "memfit/mlxlm.h"
 #include "memfit/model.h"
+#include "memfit/visibility.h"
 #include "memfit/warning.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -32,5 +35,7 @@ std::string render_mlxlm_text(const Model& model, const MlxLmEstimate& e,
                               const MemoryBudget& budget);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_MLXLM_REPORT_H_

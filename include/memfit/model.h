@@ -10,7 +10,10 @@
 #include "memfit/model_spec.h"
 #include "memfit/result.h"
 #include "memfit/safetensors.h"
+#include "memfit/visibility.h"
 #include "memfit/weights.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -57,5 +60,7 @@ Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenMode
 inline constexpr uint64_t kMaxConfigBytes = 16ull << 20;
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_MODEL_H_

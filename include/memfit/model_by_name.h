@@ -29,6 +29,9 @@
 #include "memfit/hub_options.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -82,5 +85,7 @@ Result<Model> open_model_by_name(FileSystem& fs, const std::string& name,
                                  const OpenModelOptions& open_options);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_MODEL_BY_NAME_H_

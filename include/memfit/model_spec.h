@@ -15,6 +15,9 @@
 #include <vector>
 
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -218,5 +221,7 @@ struct GgufHeader;  // memfit/gguf.h
 Result<ModelSpec> model_spec_from_gguf(const GgufHeader& header);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_MODEL_SPEC_H_

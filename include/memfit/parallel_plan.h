@@ -31,6 +31,9 @@
 #include "memfit/model.h"
 #include "memfit/result.h"
 #include "memfit/safetensors.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -88,7 +91,6 @@ enum class TensorRole {
   kReplicated,      // norms, routers, MLA down-projections, scalars, anything unknown
   kTower,           // vision/audio tower or projector of a multimodal checkpoint
 };
-std::string_view to_string(TensorRole role);
 
 struct TensorPlacement {
   TensorRole role = TensorRole::kReplicated;
@@ -162,5 +164,7 @@ Result<ParallelPlan> plan_parallel(const Model& model, std::span<const Safetenso
                                    const ParallelConfig& config);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_PARALLEL_PLAN_H_

@@ -17,6 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "memfit/parallel_plan.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -28,5 +31,7 @@ nlohmann::ordered_json parallel_plan_to_json(const ParallelPlan& plan);
 std::string render_parallel_plan_text(const ParallelPlan& plan);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_PARALLEL_REPORT_H_

@@ -32,6 +32,9 @@
 #include "memfit/model.h"
 #include "memfit/result.h"
 #include "memfit/settings.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -183,5 +186,7 @@ Result<PlotData> compute_llamacpp_plot(const Model& model, const MemoryBudget& b
 std::string render_plot_svg(const PlotData& data);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_PLOT_H_

@@ -29,6 +29,9 @@
 
 #include "memfit/kv_cache.h"
 #include "memfit/model_spec.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -76,12 +79,6 @@ uint64_t prefill_peak_bytes(const AttentionGeometry& g, const SdpaKernels& kerne
                             uint64_t prompt_tokens, uint64_t cached_tokens,
                             uint64_t prefill_chunk);
 
-// Bytes of one KV block of `block_tokens` tokens, and how many blocks must
-// be evicted to free `bytes` (rounded up; at least 1 when bytes > 0; 0 when
-// a block's size is unknown).
-uint64_t kv_block_bytes(const AttentionGeometry& g, uint64_t block_tokens);
-uint64_t kv_blocks_to_free(const AttentionGeometry& g, uint64_t bytes, uint64_t block_tokens);
-
 struct PrefillRequest {
   std::string request_id;  // generated when empty
   uint64_t prompt_tokens = 0;
@@ -110,5 +107,7 @@ struct AdmissionDecision {
                                               const PrefillRequest& request);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_PREFILL_GUARD_H_

@@ -17,6 +17,10 @@
 #include <optional>
 #include <string>
 
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
+
 namespace memfit {
 
 struct ProcessGauges {
@@ -31,5 +35,7 @@ struct ProcessGauges {
 ProcessGauges read_process_gauges(const std::string& sysroot = "/");
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_PROCESS_GAUGES_H_

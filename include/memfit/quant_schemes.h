@@ -26,6 +26,9 @@
 #include "memfit/model_spec.h"
 #include "memfit/result.h"
 #include "memfit/safetensors.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -61,5 +64,7 @@ Result<uint64_t> candidate_weights_bytes(const QuantScheme& scheme, const Model&
 bool shrinks_checkpoint(const QuantScheme& scheme, const ModelSpec& spec);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_QUANT_SCHEMES_H_

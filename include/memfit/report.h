@@ -24,7 +24,10 @@
 #include "memfit/memory_size.h"
 #include "memfit/model.h"
 #include "memfit/serve_plan.h"
+#include "memfit/visibility.h"
 #include "memfit/warning.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -47,7 +50,8 @@ std::string render_estimate_text(const Model& model, const Estimate& estimate,
 nlohmann::ordered_json serve_plan_to_json(const ServePlan& plan);
 std::string render_serve_plan_text(const ServePlan& plan);
 
-
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_REPORT_H_

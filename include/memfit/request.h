@@ -38,8 +38,11 @@
 #include "memfit/parallel_plan.h"
 #include "memfit/result.h"
 #include "memfit/settings.h"
+#include "memfit/visibility.h"
 #include "memfit/vllm.h"
 #include "memfit/warning.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -314,5 +317,7 @@ void warn_if_not_available_now(EstimateRun& run, uint64_t load_bytes);
 bool wants_parallel_plan(const ParallelConfig& config);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_REQUEST_H_

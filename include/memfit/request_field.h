@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "memfit/result.h"
+#include "memfit/visibility.h"
 
+MEMFIT_PUBLIC_BEGIN
 namespace memfit {
 
 struct EstimateRequest;
@@ -96,5 +98,6 @@ bool is_runtime_short_flag(std::string_view spelling);
 std::string field_flag(const RequestField& field);
 
 }  // namespace memfit
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_REQUEST_FIELD_H_

@@ -26,6 +26,9 @@
 
 #include "memfit/request.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -39,5 +42,7 @@ Result<EstimateRequest> parse_estimate_request_json(std::string_view body);
 nlohmann::ordered_json error_to_json(const Error& error);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_REQUEST_JSON_H_

@@ -16,6 +16,10 @@
 #include <utility>
 #include <variant>
 
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
+
 namespace memfit {
 
 // What kind of failure an Error is. Front ends map the kind, never the
@@ -133,5 +137,7 @@ class [[nodiscard]] Status {
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_RESULT_H_

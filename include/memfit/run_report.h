@@ -9,6 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "memfit/request.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -20,5 +23,7 @@ nlohmann::ordered_json run_to_json(const EstimateRun& run);
 std::string render_run_text(const EstimateRun& run);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_RUN_REPORT_H_

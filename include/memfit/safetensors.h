@@ -19,6 +19,9 @@
 
 #include "memfit/file_system.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -96,5 +99,7 @@ class SafetensorsHeaderReader {
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_SAFETENSORS_H_

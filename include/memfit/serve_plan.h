@@ -17,6 +17,9 @@
 #include "memfit/estimate.h"
 #include "memfit/result.h"
 #include "memfit/settings.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -58,5 +61,7 @@ ServePlan plan_serve(const ServeOptions& options, const ServeSlots& slots, const
                      const Estimate& estimate, const EstimateSettings& settings);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_SERVE_PLAN_H_

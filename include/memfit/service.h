@@ -43,6 +43,9 @@
 #include "memfit/process_gauges.h"
 #include "memfit/result.h"
 #include "memfit/settings.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -219,5 +222,7 @@ class HttpServer {
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_SERVICE_H_

@@ -22,6 +22,9 @@
 
 #include "memfit/environment.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -45,5 +48,7 @@ EstimateSettings settings_from_environment(const Environment& env,
 Result<uint64_t> parse_multiplier_micros(std::string_view text);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_SETTINGS_H_

@@ -13,6 +13,9 @@
 #include "memfit/estimate.h"
 #include "memfit/result.h"
 #include "memfit/serve_plan.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -53,5 +56,7 @@ Result<std::vector<Solution>> solve_each_kv_width(SolveFor what, const Model& mo
                                                   const ServeOptions& serve = {});
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_SOLVER_H_

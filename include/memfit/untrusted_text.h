@@ -17,6 +17,10 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
+
 namespace memfit {
 
 // Longest piece of untrusted text kept in a message, in bytes (before
@@ -44,5 +48,7 @@ std::string escape_untrusted(std::string_view text, size_t max_bytes = kMaxQuote
 std::string show_untrusted_json(const nlohmann::json& value, size_t max_bytes = kMaxQuotedBytes);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_UNTRUSTED_TEXT_H_

@@ -40,6 +40,9 @@
 #include "memfit/model.h"
 #include "memfit/result.h"
 #include "memfit/safetensors.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -224,5 +227,7 @@ void vllm_request_blocks(VllmKvLayout& layout, const VllmSettings& settings, uin
 VllmCapacity vllm_capacity(const VllmKvLayout& layout, uint64_t kv_bytes, uint64_t max_model_len);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_VLLM_H_

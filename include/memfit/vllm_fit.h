@@ -25,7 +25,10 @@
 
 #include "memfit/request.h"
 #include "memfit/result.h"
+#include "memfit/visibility.h"
 #include "memfit/vllm_solver.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -57,5 +60,7 @@ nlohmann::ordered_json vllm_fit_to_json(const PreparedRequest& prepared, const V
 std::string render_vllm_fit_text(const PreparedRequest& prepared, const VllmFit& fit);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_VLLM_FIT_H_

@@ -28,8 +28,11 @@
 
 #include "memfit/memory_budget.h"
 #include "memfit/model.h"
+#include "memfit/visibility.h"
 #include "memfit/vllm.h"
 #include "memfit/warning.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -53,5 +56,7 @@ nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstim
 std::string render_vllm_text(const Model& model, const VllmEstimate& e, const MemoryBudget& budget);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_VLLM_REPORT_H_

@@ -23,7 +23,10 @@
 #include "memfit/model.h"
 #include "memfit/result.h"
 #include "memfit/safetensors.h"
+#include "memfit/visibility.h"
 #include "memfit/vllm.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -60,5 +63,7 @@ Result<VllmSolution> solve_vllm(VllmSolveFor what, const Model& model,
                                 const MemoryBudget& budget);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_VLLM_SOLVER_H_

@@ -8,7 +8,10 @@
 #include <optional>
 
 #include "memfit/model_spec.h"
+#include "memfit/visibility.h"
 #include "memfit/vllm.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -44,5 +47,7 @@ std::optional<VllmSparseMla> vllm_sparse_mla(const ModelSpec& spec, const VllmSe
 uint64_t vllm_mla_block_size(const VllmSettings& settings);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_VLLM_SPARSE_MLA_H_

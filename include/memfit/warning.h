@@ -7,7 +7,10 @@
 #define MEMFIT_WARNING_H_
 
 #include <string>
-#include <string_view>
+
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -20,8 +23,6 @@ enum class WarningKind {
   kAvailableNow,  // the guardrail (seed 001): the load exceeds what the host can give
                   // now; the text starts "WARNING: memory available now"
 };
-// "settings", "model", "request", "host", "available_now".
-std::string_view to_string(WarningKind kind);
 
 struct Warning {
   WarningKind kind = WarningKind::kModel;
@@ -30,5 +31,7 @@ struct Warning {
 };
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_WARNING_H_

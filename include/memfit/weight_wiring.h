@@ -18,6 +18,9 @@
 #include <string>
 
 #include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -36,11 +39,6 @@ class MemoryLocker {
 };
 
 std::unique_ptr<MemoryLocker> make_real_memory_locker();
-
-// The machine's wired total: Linux /proc/meminfo Mlocked (read under
-// `sysroot`), macOS wired pages x page size. An Error on Windows and other
-// systems, which do not report one.
-Result<uint64_t> read_system_wired_bytes(const std::string& sysroot = "/");
 
 inline constexpr uint64_t kWireChunkBytes = 1ull << 30;
 
@@ -81,13 +79,18 @@ using SystemWiredBytes = std::function<Result<uint64_t>()>;
 
 // Wires `region` as described above. The region must stay mapped while any
 // of it is wired; unwire_region() undoes the report. The locker and the
-// reading function are used from the calling thread only.
+// reading function are used from the calling thread only. Without a
+// reading function, the OS's own total is read: Linux /proc/meminfo
+// Mlocked, macOS wired pages x page size; Windows and other systems report
+// none, so wiring stops there before the first chunk (kWiredTotalUnknown).
 WiringReport wire_region(std::span<std::byte> region, const WiringLimits& limits,
-                         MemoryLocker& locker, const SystemWiredBytes& system_wired_bytes);
+                         MemoryLocker& locker, const SystemWiredBytes& system_wired_bytes = {});
 
 // Unlocks the wired prefix a report describes.
 void unwire_region(std::span<std::byte> region, const WiringReport& report, MemoryLocker& locker);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_WEIGHT_WIRING_H_

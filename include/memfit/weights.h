@@ -16,6 +16,9 @@
 #include "memfit/file_system.h"
 #include "memfit/result.h"
 #include "memfit/safetensors.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -135,5 +138,7 @@ struct SafetensorsIndex {
 Result<SafetensorsIndex> parse_safetensors_index(std::string_view json);
 
 }  // namespace memfit
+
+MEMFIT_PUBLIC_END
 
 #endif  // MEMFIT_WEIGHTS_H_

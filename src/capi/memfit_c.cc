@@ -1,5 +1,6 @@
-// The C API over the C++ library. Every entry point catches everything:
-// no exception crosses into C.
+// The C API over the C++ library. Every entry point catches everything,
+// std::exception or not, and its handlers allocate nothing that may throw:
+// no exception crosses into C, and nothing calls std::terminate.
 #include "memfit/memfit.h"
 
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "memfit/availability_gate.h"
 #include "memfit/environment.h"
@@ -29,15 +31,52 @@ struct memfit_gate {
 
 namespace {
 
-char* copy_string(const std::string& s) {
-  char* out = static_cast<char*>(std::malloc(s.size() + 1));
-  if (out != nullptr) std::memcpy(out, s.c_str(), s.size() + 1);
+// A malloc'd copy of `size` bytes and a NUL (what memfit_string_free
+// frees), or NULL when memory is short. Throws nothing.
+char* copy_chars(const char* data, size_t size) noexcept {
+  char* out = static_cast<char*>(std::malloc(size + 1));
+  if (out != nullptr) {
+    std::memcpy(out, data, size);
+    out[size] = '\0';
+  }
   return out;
 }
 
-memfit_status fail(char** error_message, memfit_status status, const std::string& message) {
-  if (error_message != nullptr) *error_message = copy_string(message);
+char* copy_string(const std::string& s) noexcept { return copy_chars(s.data(), s.size()); }
+
+memfit_status fail(char** error_message, memfit_status status, std::string_view message) noexcept {
+  if (error_message != nullptr) *error_message = copy_chars(message.data(), message.size());
   return status;
+}
+
+constexpr char kInternalErrorText[] = "internal error: ";
+constexpr char kNotStdException[] = "an exception that is not a std::exception";
+
+// MEMFIT_ERROR with "internal error: <what>", built with malloc alone: it
+// runs in a catch handler, perhaps after an allocation failed.
+memfit_status fail_internal(char** error_message, const char* what) noexcept {
+  if (error_message == nullptr) return MEMFIT_ERROR;
+  const size_t prefix = sizeof kInternalErrorText - 1;
+  const size_t length = std::strlen(what);
+  char* out = static_cast<char*>(std::malloc(prefix + length + 1));
+  if (out != nullptr) {
+    std::memcpy(out, kInternalErrorText, prefix);
+    std::memcpy(out + prefix, what, length + 1);
+  }
+  *error_message = out;
+  return MEMFIT_ERROR;
+}
+
+// Runs the body of an entry point; whatever it throws is MEMFIT_ERROR.
+template <typename Body>
+memfit_status guarded(char** error_message, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return fail_internal(error_message, e.what());
+  } catch (...) {
+    return fail_internal(error_message, kNotStdException);
+  }
 }
 
 void clear_error(char** error_message) {
@@ -95,10 +134,7 @@ memfit::Result<memfit::EstimateRun> run_struct_request(const memfit_model* model
 
 extern "C" {
 
-const char* memfit_version(void) {
-  static const std::string version(memfit::memfit_version());
-  return version.c_str();
-}
+const char* memfit_version(void) { return MEMFIT_VERSION; }
 
 void memfit_string_free(char* s) { std::free(s); }
 
@@ -107,7 +143,7 @@ memfit_status memfit_model_open(const char* path, memfit_model** out, char** err
   if (out == nullptr) return fail(error_message, MEMFIT_INVALID_ARGUMENT, "out is NULL");
   *out = nullptr;
   if (path == nullptr) return fail(error_message, MEMFIT_INVALID_ARGUMENT, "path is NULL");
-  try {
+  return guarded(error_message, [&] {
     // The CLI's resolution: a local path, else the Hugging Face cache.
     memfit::LocalRequestContext context(*memfit::make_process_environment());
     memfit::Result<std::shared_ptr<const memfit::Model>> model =
@@ -115,9 +151,7 @@ memfit_status memfit_model_open(const char* path, memfit_model** out, char** err
     if (!model) return fail(error_message, status_of(model.error()), model.error().message());
     *out = new memfit_model{std::move(*model)};
     return MEMFIT_OK;
-  } catch (const std::exception& e) {
-    return fail(error_message, MEMFIT_ERROR, std::string("internal error: ") + e.what());
-  }
+  });
 }
 
 void memfit_model_free(memfit_model* model) { delete model; }
@@ -128,7 +162,7 @@ memfit_status memfit_estimate(const memfit_model* model, const memfit_estimate_r
   if (model == nullptr || request == nullptr || out == nullptr) {
     return fail(error_message, MEMFIT_INVALID_ARGUMENT, "model, request and out must be non-NULL");
   }
-  try {
+  return guarded(error_message, [&] {
     memfit::Result<memfit::EstimateRun> run = run_struct_request(model, request);
     if (!run) return fail(error_message, status_of(run.error()), run.error().message());
     const memfit::Estimate& e = run->estimate;
@@ -144,9 +178,7 @@ memfit_status memfit_estimate(const memfit_model* model, const memfit_estimate_r
     out->budget_bytes = e.budget_bytes;
     out->fits = e.fits ? 1 : 0;
     return MEMFIT_OK;
-  } catch (const std::exception& e) {
-    return fail(error_message, MEMFIT_ERROR, std::string("internal error: ") + e.what());
-  }
+  });
 }
 
 memfit_status memfit_estimate_json(const memfit_model* model,
@@ -157,14 +189,12 @@ memfit_status memfit_estimate_json(const memfit_model* model,
     return fail(error_message, MEMFIT_INVALID_ARGUMENT, "model, request and json_out must be non-NULL");
   }
   *json_out = nullptr;
-  try {
+  return guarded(error_message, [&] {
     memfit::Result<memfit::EstimateRun> run = run_struct_request(model, request);
     if (!run) return fail(error_message, status_of(run.error()), run.error().message());
     *json_out = copy_string(dump(memfit::run_to_json(*run)));
     return *json_out != nullptr ? MEMFIT_OK : fail(error_message, MEMFIT_ERROR, "out of memory");
-  } catch (const std::exception& e) {
-    return fail(error_message, MEMFIT_ERROR, std::string("internal error: ") + e.what());
-  }
+  });
 }
 
 memfit_status memfit_estimate_request_json(const char* request_json, char** response_json) {
@@ -177,8 +207,22 @@ memfit_status memfit_estimate_request_json(const char* request_json, char** resp
   const auto failure = [&](const memfit::Error& error) {
     return answer(status_of(error), nlohmann::ordered_json{{"error", memfit::error_to_json(error)}});
   };
-  if (request_json == nullptr) return failure(memfit::Error::usage("request_json is NULL"));
+  // "internal error: <what>" as the error's JSON; a fixed JSON when even
+  // that cannot be built (memory is short). Throws nothing.
+  const auto internal = [&](const char* what) noexcept {
+    try {
+      return failure(memfit::Error(std::string(kInternalErrorText) + what,
+                                   memfit::ErrorKind::kInternal));
+    } catch (...) {
+      static constexpr char kFixed[] =
+          R"({"error":{"kind":"internal","message":"internal error: out of memory"}})";
+      std::free(*response_json);
+      *response_json = copy_chars(kFixed, sizeof kFixed - 1);
+      return MEMFIT_ERROR;
+    }
+  };
   try {
+    if (request_json == nullptr) return failure(memfit::Error::usage("request_json is NULL"));
     memfit::Result<memfit::EstimateRequest> request =
         memfit::parse_estimate_request_json(request_json);
     if (!request) return failure(request.error());
@@ -187,15 +231,16 @@ memfit_status memfit_estimate_request_json(const char* request_json, char** resp
     if (!run) return failure(run.error());
     return answer(MEMFIT_OK, memfit::run_to_json(*run));
   } catch (const std::exception& e) {
-    return failure(memfit::Error(std::string("internal error: ") + e.what(),
-                                 memfit::ErrorKind::kInternal));
+    return internal(e.what());
+  } catch (...) {
+    return internal(kNotStdException);
   }
 }
 
 memfit_status memfit_check_prefill(const memfit_model* model,
                                    const memfit_prefill_request* request, memfit_admission* out) {
   if (model == nullptr || request == nullptr || out == nullptr) return MEMFIT_INVALID_ARGUMENT;
-  try {
+  return guarded(nullptr, [&] {
     memfit::PrefillRequest r;
     if (request->request_id != nullptr) r.request_id = request->request_id;
     r.prompt_tokens = request->prompt_tokens;
@@ -214,9 +259,7 @@ memfit_status memfit_check_prefill(const memfit_model* model,
     std::strncpy(out->request_id, d.request_id.c_str(), sizeof(out->request_id) - 1);
     out->message = d.admitted ? nullptr : copy_string(d.message);
     return MEMFIT_OK;
-  } catch (const std::exception&) {
-    return MEMFIT_ERROR;
-  }
+  });
 }
 
 void memfit_admission_clear(memfit_admission* admission) {
@@ -228,22 +271,20 @@ void memfit_admission_clear(memfit_admission* admission) {
 memfit_status memfit_gate_new(memfit_gate** out) {
   if (out == nullptr) return MEMFIT_INVALID_ARGUMENT;
   *out = nullptr;
-  try {
+  return guarded(nullptr, [&] {
     std::unique_ptr<memfit::Environment> env = memfit::make_process_environment();
     memfit::HostQueryOptions options = memfit::host_query_options_from_environment(*env);
     *out = new memfit_gate{std::make_unique<memfit::AvailabilityGate>(options)};
     return MEMFIT_OK;
-  } catch (const std::exception&) {
-    return MEMFIT_ERROR;
-  }
+  });
 }
 
 int memfit_gate_may_grow(memfit_gate* gate, uint64_t bytes) {
   if (gate == nullptr) return 0;
   try {
     return gate->gate->may_grow(bytes) ? 1 : 0;
-  } catch (const std::exception&) {
-    return 0;
+  } catch (...) {
+    return 0;  // a failure refuses the growth
   }
 }
 

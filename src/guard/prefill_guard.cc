@@ -82,16 +82,6 @@ uint64_t prefill_peak_bytes(const AttentionGeometry& g, const SdpaKernels& kerne
   return (attention + kv).saturated();
 }
 
-uint64_t kv_block_bytes(const AttentionGeometry& g, uint64_t block_tokens) {
-  return (CheckedBytes(block_tokens) * g.every_layer_kv_bytes_per_token).saturated();
-}
-
-uint64_t kv_blocks_to_free(const AttentionGeometry& g, uint64_t bytes, uint64_t block_tokens) {
-  uint64_t block = kv_block_bytes(g, block_tokens);
-  if (block == 0 || bytes == 0) return 0;
-  return std::max<uint64_t>(1, CheckedBytes::ceil_div(bytes, block).saturated());
-}
-
 AdmissionDecision check_prefill(const AttentionGeometry& g, const SdpaKernels& kernels,
                                 const PrefillRequest& request) {
   AdmissionDecision d;

@@ -44,12 +44,6 @@ bool AvailabilityGate::may_grow(uint64_t bytes) {
   return true;
 }
 
-uint64_t AvailabilityGate::growth_headroom_bytes() {
-  std::lock_guard<std::mutex> lock(mu_);
-  refresh_locked();
-  return usable_bytes_ > granted_bytes_ ? usable_bytes_ - granted_bytes_ : 0;
-}
-
 StoreDecision StoreGrowthPolicy::decide(uint64_t resident_bytes, uint64_t entry_bytes) {
   if (entry_bytes > budget_bytes_) return {StoreAction::kSkip, 0};
   // entry <= budget, so resident + entry cannot overflow unless resident is

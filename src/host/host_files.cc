@@ -17,7 +17,6 @@ SysrootFiles::SysrootFiles(std::string sysroot) : sysroot_(std::move(sysroot)) {
 }
 
 Result<std::optional<std::string>> SysrootFiles::read(const std::string& path) {
-  paths_read_.push_back(path);
   const std::string full = sysroot_ + path;
   std::error_code ec;
   const auto status = std::filesystem::status(full, ec);

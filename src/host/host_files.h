@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "memfit/result.h"
 
@@ -27,17 +26,14 @@ class HostFiles {
 };
 
 // Reads `sysroot + path` from the real file system ("/" reads the host
-// itself). Records every path asked for, for tests.
+// itself).
 class SysrootFiles : public HostFiles {
  public:
   explicit SysrootFiles(std::string sysroot);
   Result<std::optional<std::string>> read(const std::string& path) override;
 
-  const std::vector<std::string>& paths_read() const { return paths_read_; }
-
  private:
   std::string sysroot_;
-  std::vector<std::string> paths_read_;
 };
 
 }  // namespace memfit::host

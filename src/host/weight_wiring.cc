@@ -47,10 +47,6 @@ std::vector<Chunk> split_chunks(std::span<std::byte> region, uint64_t chunk_byte
 
 }  // namespace
 
-Result<uint64_t> read_system_wired_bytes(const std::string& sysroot) {
-  return host::read_os_wired_bytes(sysroot);
-}
-
 WiringLimits default_wiring_limits(uint64_t ram_total_bytes) {
   WiringLimits limits;
   limits.ram_total_bytes = ram_total_bytes;
@@ -87,8 +83,11 @@ WiringReport wire_region(std::span<std::byte> region, const WiringLimits& limits
   };
   // nullopt while wiring may go on; else why it must stop, with
   // report.stop set.
+  const auto read_wired_total = [&]() -> Result<uint64_t> {
+    return system_wired_bytes ? system_wired_bytes() : host::read_os_wired_bytes("/");
+  };
   const auto check_wired_total = [&]() -> std::optional<std::string> {
-    Result<uint64_t> wired = system_wired_bytes();
+    Result<uint64_t> wired = read_wired_total();
     if (!wired.ok()) {
       report.stop = WiringStop::kWiredTotalUnknown;
       return "the system's wired total is unknown: " + wired.error().message();

@@ -53,9 +53,6 @@ class HubReader {
   Result<std::string> read_range(const std::string& commit, const std::string& path,
                                  uint64_t file_size_bytes, uint64_t first, uint64_t last);
 
-  // The origin the token goes to, for messages: "https://huggingface.co".
-  const std::string& origin() const { return origin_; }
-
  private:
   // GET `url`, following redirects; a response that is not a redirect.
   Result<HttpGetResponse> get(std::string url, std::optional<std::pair<uint64_t, uint64_t>> range,
@@ -64,7 +61,7 @@ class HubReader {
 
   HttpClient& http_;
   HubOptions options_;
-  std::string origin_;
+  std::string origin_;  // the one the token goes to: "https://huggingface.co"
   std::string repo_id_;
   std::string label_;
 };

@@ -3,6 +3,7 @@
 #include "hub/remote_file_system.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <set>
 #include <thread>
@@ -133,10 +134,8 @@ Status RemoteFileSystem::fill(File& file, uint64_t end) {
   uint64_t want =
       std::max(end, have == 0 ? remote_first_block_bytes(file.path, file.size_bytes) : 0);
   want = std::min({want, file.size_bytes, budget});
-  ++requests_;
   Result<std::string> bytes = reader_->read_range(commit_, file.path, file.size_bytes, have, want - 1);
   if (!bytes) return bytes.error();
-  bytes_fetched_ += bytes->size();
   file.prefix += *bytes;
   if (store_) store_->store_prefix(repo_id_, commit_, file.path, {file.size_bytes, file.prefix});
   return {};

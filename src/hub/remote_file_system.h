@@ -18,7 +18,6 @@
 #ifndef MEMFIT_HUB_REMOTE_FILE_SYSTEM_H_
 #define MEMFIT_HUB_REMOTE_FILE_SYSTEM_H_
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -70,10 +69,6 @@ class RemoteFileSystem final : public FileSystem {
 
   const std::string& root() const { return root_; }
 
-  // Requests made and bytes received, for tests and the benchmark.
-  uint64_t requests() const { return requests_; }
-  uint64_t bytes_fetched() const { return bytes_fetched_; }
-
  private:
   struct File {
     std::string path;  // inside the repo
@@ -95,8 +90,6 @@ class RemoteFileSystem final : public FileSystem {
   std::string commit_;
   std::string root_;
   std::map<std::string, std::unique_ptr<File>, std::less<>> files_;  // by path in the repo
-  std::atomic<uint64_t> requests_{0};
-  std::atomic<uint64_t> bytes_fetched_{0};
 };
 
 }  // namespace memfit

@@ -1,5 +1,5 @@
-// POSIX implementation of FileSystem: stat(2), open(2), pread(2), mmap(2),
-// opendir(3), realpath(3).
+// POSIX implementation of FileSystem: stat(2), open(2), pread(2),
+// opendir(3), realpath(3). No file is mapped (read_file_padded says why).
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -85,29 +86,27 @@ class PosixOpenFile : public OpenFile {
   FileStat stat_;
 };
 
-// Mappings of at least this many bytes start on a multiple of it, as the
-// kernel places a file mapping of its own accord: a page cache holding
-// 2 MiB folios (Linux 6 on ext4, xfs, tmpfs, for files written in large
-// chunks) can then map each with one entry, ~10 faults for a 13.5 MB index
-// instead of ~200 (0.4 ms instead of 0.9 ms here).
-constexpr size_t kLargeMappingAlignBytes = size_t{2} << 20;
+// A buffer of at least this many bytes is advised to use huge pages where
+// the kernel offers them (Linux transparent huge pages): a fresh 13.5 MB
+// buffer then cost ~225 page faults here instead of ~3,300, which in a
+// short-lived process cost more than the read itself (docs/performance.md).
+// A buffer the allocator reuses costs none.
+constexpr size_t kLargeBufferBytes = size_t{2} << 20;
 
-// An anonymous, readable, zero-filled range of `range_bytes` (a multiple of
-// the page size) that starts on a multiple of `align_bytes` (a power of two,
-// at least a page); nullptr with errno set on failure.
-char* reserve_aligned(size_t range_bytes, size_t align_bytes, size_t page_bytes) {
-  const size_t slack_bytes = align_bytes - page_bytes;
-  void* raw =
-      ::mmap(nullptr, range_bytes + slack_bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  const uintptr_t raw_start = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t raw_end = raw_start + range_bytes + slack_bytes;
-  const uintptr_t start = (raw_start + align_bytes - 1) & ~(uintptr_t{align_bytes} - 1);
-  if (start > raw_start) ::munmap(raw, start - raw_start);
-  if (raw_end > start + range_bytes) {
-    ::munmap(reinterpret_cast<void*>(start + range_bytes), raw_end - (start + range_bytes));
+// `bytes` writable bytes (not zeroed); nullptr when memory is short.
+std::unique_ptr<char[]> allocate_buffer(size_t bytes) {
+  std::unique_ptr<char[]> buffer(new (std::nothrow) char[bytes]);
+#ifdef MADV_HUGEPAGE
+  if (buffer != nullptr && bytes >= kLargeBufferBytes) {
+    // The whole pages inside the buffer; advice: a failure changes nothing.
+    const uintptr_t page_bytes = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const uintptr_t start = reinterpret_cast<uintptr_t>(buffer.get());
+    const uintptr_t first = (start + page_bytes - 1) / page_bytes * page_bytes;
+    const uintptr_t end = (start + bytes) / page_bytes * page_bytes;
+    if (end > first) (void)::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
   }
-  return reinterpret_cast<char*>(start);
+#endif
+  return buffer;
 }
 
 class PosixFileSystem : public FileSystem {
@@ -166,25 +165,19 @@ class PosixFileSystem : public FileSystem {
     return std::unique_ptr<OpenFile>(std::make_unique<PosixOpenFile>(fd, path, stat));
   }
 
-  // Layout of the address range returned, in pages:
-  //   [file pages: the text, then zeros to the page's end][anonymous zero pages]
-  // The text's pages are the page cache's own (mapped read-only, private),
-  // so nothing is copied or allocated for them. An anonymous reservation
-  // of text + padding is made first (2 MiB-aligned for a large file) and
-  // the file is mapped over its start, so the padding is readable even
-  // when the text ends at a page boundary.
-  // What cannot be mapped that way (an empty file, a prefix, a file that is
-  // not regular, a file system without mmap) is read into a buffer instead.
+  // Read, never mapped: a mapped page past the end of a file that another
+  // process truncates raises SIGBUS when touched, which would kill the
+  // process memfit runs in. One open(2): fstat(2) checks the size before
+  // anything is allocated (a file shorter than asked fails there), then
+  // pread(2) fills a buffer of exactly length + padding bytes, so a file
+  // that shrinks during the read fails as read_range does.
   Result<FileBytes> read_file_padded(const std::string& path, uint64_t length_bytes,
                                      size_t padding_bytes) override {
-    if (length_bytes == 0) return FileSystem::read_file_padded(path, length_bytes, padding_bytes);
-    const size_t page_bytes = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    if (length_bytes > std::numeric_limits<size_t>::max() - padding_bytes - page_bytes -
-                           kLargeMappingAlignBytes) {
+    if (length_bytes > std::numeric_limits<size_t>::max() - padding_bytes) {
       return Error(quote_untrusted(path) + ": " + std::to_string(length_bytes) +
                    " bytes do not fit in memory");
     }
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) return posix_error(path, errno);
     struct ::stat st {};
     if (::fstat(fd, &st) != 0) {
@@ -192,42 +185,25 @@ class PosixFileSystem : public FileSystem {
       ::close(fd);
       return posix_error(path, err);
     }
-    if (!S_ISREG(st.st_mode)) {
-      ::close(fd);
-      return FileSystem::read_file_padded(path, length_bytes, padding_bytes);
-    }
-    if (static_cast<uint64_t>(st.st_size) < length_bytes) {
+    if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) < length_bytes) {
       ::close(fd);
       return Error(quote_untrusted(path) + ": file ends at byte " + std::to_string(st.st_size) +
                    ", expected " + std::to_string(length_bytes));
     }
-    if (static_cast<uint64_t>(st.st_size) > length_bytes) {
-      // A prefix: the rest of its last page would show the file's next
-      // bytes, not the zeros promised.
-      ::close(fd);
-      return FileSystem::read_file_padded(path, length_bytes, padding_bytes);
-    }
     const size_t text_bytes = static_cast<size_t>(length_bytes);
-    const size_t range_bytes =
-        (text_bytes + padding_bytes + page_bytes - 1) / page_bytes * page_bytes;
-    const size_t align_bytes =
-        text_bytes >= kLargeMappingAlignBytes ? kLargeMappingAlignBytes : page_bytes;
-    char* range = reserve_aligned(range_bytes, std::max(align_bytes, page_bytes), page_bytes);
-    if (range == nullptr) {
-      int err = errno;
+    // Not zero-filled: the read overwrites the text, the padding is set below.
+    std::unique_ptr<char[]> buffer = allocate_buffer(text_bytes + padding_bytes);
+    if (buffer == nullptr) {
       ::close(fd);
-      return posix_error(path, err);
+      return Error(quote_untrusted(path) + ": " + std::to_string(length_bytes) +
+                   " bytes do not fit in memory");
     }
-    void* text = ::mmap(range, text_bytes, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
-    ::close(fd);  // the mapping keeps the file open
-    if (text == MAP_FAILED) {
-      ::munmap(range, range_bytes);
-      return FileSystem::read_file_padded(path, length_bytes, padding_bytes);
-    }
-    std::shared_ptr<const void> owner(range, [range_bytes](const void* start) {
-      ::munmap(const_cast<void*>(start), range_bytes);
-    });
-    return FileBytes(static_cast<const char*>(range), length_bytes, std::move(owner));
+    Status read = pread_exactly(fd, path, 0, length_bytes, buffer.get());
+    ::close(fd);
+    if (!read.ok()) return read.error();
+    std::memset(buffer.get() + text_bytes, 0, padding_bytes);
+    const char* data = buffer.get();
+    return FileBytes(data, length_bytes, std::shared_ptr<const char[]>(std::move(buffer)));
   }
 
   Result<std::vector<std::string>> list_dir(const std::string& path) override {

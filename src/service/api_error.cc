@@ -2,10 +2,6 @@
 
 namespace memfit::service {
 
-ApiError bad_request(std::string message) {
-  return ApiError{400, "bad_request", std::move(message), Json::object()};
-}
-
 HttpResponse json_response(int status, const Json& body) {
   HttpResponse response;
   response.status = status;

@@ -38,8 +38,6 @@ struct ApiError {
   Json extra = Json::object();  // more fields of the error object
 };
 
-ApiError bad_request(std::string message);
-
 // Result<T> carries a message only; a request's failure also carries its
 // HTTP status and machine-readable code, hence this second result type,
 // used only inside the service.

@@ -32,19 +32,15 @@ class ConnectionLimits {
   // released.
   void release(std::string_view address);
 
-  size_t open_total() const { return open_total_; }
+  // Connections open from `address`.
   size_t open_from(std::string_view address) const;
-  // Addresses with a connection open: the map never outgrows the total cap.
-  size_t addresses() const { return open_by_address_.size(); }
-
-  size_t max_total() const { return max_total_; }
-  size_t max_per_address() const { return max_per_address_; }
 
  private:
   size_t max_total_;
   size_t max_per_address_;
   size_t open_total_ = 0;
-  // Only addresses with an open connection have an entry.
+  // Only addresses with an open connection have an entry: the map never
+  // outgrows the total cap.
   std::unordered_map<std::string, size_t> open_by_address_;
 };
 

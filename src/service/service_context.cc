@@ -45,9 +45,9 @@ Result<std::shared_ptr<const Model>> ServiceContext::open_model(const std::strin
     return Error(cached.error().message,
                  cached.error().status == 400 ? ErrorKind::kUsage : ErrorKind::kInput);
   }
-  cached_ = *cached;
+  const std::shared_ptr<const CachedModel>& entry = *cached;
   // Shares ownership of the cache entry, points at its model.
-  return std::shared_ptr<const Model>(cached_, &cached_->model);
+  return std::shared_ptr<const Model>(entry, &entry->model);
 }
 
 Result<GgufHeader> ServiceContext::read_gguf_header(std::string_view field, const std::string& path) {

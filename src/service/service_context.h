@@ -34,14 +34,9 @@ class ServiceContext final : public RequestContext {
   // kUsage error naming `field`.
   Result<GgufHeader> read_gguf_header(std::string_view field, const std::string& path) override;
 
-  // The cached entry open_model() returned last (nullptr before), for the
-  // metrics' label.
-  const CachedModel* cached() const { return cached_.get(); }
-
  private:
   ServiceState& state_;
   ResolvedModel resolved_;
-  std::shared_ptr<const CachedModel> cached_;
 };
 
 // The model a request names: a path under the roots (ModelRoots::resolve),

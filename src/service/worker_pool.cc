@@ -35,11 +35,6 @@ bool WorkerPool::try_submit(std::function<void()> job) {
   return true;
 }
 
-size_t WorkerPool::admitted() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return admitted_;
-}
-
 void WorkerPool::run() {
   for (;;) {
     std::function<void()> job;

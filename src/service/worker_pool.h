@@ -30,14 +30,11 @@ class WorkerPool {
   // A job must not throw. Thread-safe.
   bool try_submit(std::function<void()> job);
 
-  // Jobs admitted and not yet finished. Thread-safe.
-  size_t admitted() const;
-
  private:
   void run();
 
   const size_t capacity_;  // threads + max_queued
-  mutable std::mutex mu_;
+  std::mutex mu_;
   std::condition_variable ready_;
   std::deque<std::function<void()>> queue_;  // guarded by mu_
   size_t admitted_ = 0;                      // guarded by mu_: queued + running

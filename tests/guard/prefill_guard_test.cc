@@ -133,17 +133,6 @@ TEST(PrefillPeak, NothingNewOrUnknownGeometryIsZero) {
   EXPECT_EQ(prefill_peak_bytes(AttentionGeometry{}, kNoTiled, 100, 0, 2048), 0u);
 }
 
-TEST(Blocks, BlockBytesAndBlocksToFree) {
-  // 64 tokens x 147,456 = 9,437,184 bytes per block.
-  EXPECT_EQ(kv_block_bytes(geometry_a(), 64), 9437184u);
-  // ceil(10,000,000 / 9,437,184) = 2; anything positive frees at least one.
-  EXPECT_EQ(kv_blocks_to_free(geometry_a(), 10000000, 64), 2u);
-  EXPECT_EQ(kv_blocks_to_free(geometry_a(), 1, 64), 1u);
-  EXPECT_EQ(kv_blocks_to_free(geometry_a(), 9437184, 64), 1u);
-  EXPECT_EQ(kv_blocks_to_free(geometry_a(), 0, 64), 0u);
-  EXPECT_EQ(kv_blocks_to_free(AttentionGeometry{}, 100, 64), 0u);
-}
-
 PrefillRequest request(uint64_t limit) {
   PrefillRequest r;
   r.request_id = "req-1";

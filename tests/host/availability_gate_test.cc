@@ -41,8 +41,7 @@ TEST(HostAvailabilityGate, GrowthStopsAtTheReserve) {
   EXPECT_TRUE(gate.may_grow(2 * kGiB));   // 2 of 3
   EXPECT_FALSE(gate.may_grow(2 * kGiB));  // 4 > 3: refused, not counted
   EXPECT_TRUE(gate.may_grow(1 * kGiB));   // exactly 3 of 3
-  EXPECT_FALSE(gate.may_grow(1));
-  EXPECT_EQ(gate.growth_headroom_bytes(), 0u);
+  EXPECT_FALSE(gate.may_grow(1));         // nothing left
   EXPECT_EQ(host.queries, 1);
 }
 
@@ -57,7 +56,7 @@ TEST(HostAvailabilityGate, OneQueryIsReusedFor250Ms) {
   // At 250 ms the host is asked again; say the growth shows in it now.
   host.ram_available_bytes = 7 * kGiB + 512;
   clock.now_ms += 1;
-  EXPECT_EQ(gate.growth_headroom_bytes(), 512u);
+  EXPECT_FALSE(gate.may_grow(513));  // 512 left: refused, not counted
   EXPECT_EQ(host.queries, 2);
   EXPECT_TRUE(gate.may_grow(512));
   EXPECT_FALSE(gate.may_grow(1));
@@ -81,7 +80,6 @@ TEST(HostAvailabilityGate, ReserveAboveAvailableRefusesAnyGrowth) {
   AvailabilityGate gate(host.query(), clock.clock());
   EXPECT_FALSE(gate.may_grow(1));
   EXPECT_TRUE(gate.may_grow(0));
-  EXPECT_EQ(gate.growth_headroom_bytes(), 0u);
 }
 
 TEST(HostAvailabilityGate, ClockGoingBackwardsQueriesAgain) {
@@ -118,7 +116,9 @@ TEST(HostStoreGrowthPolicy, UnderBudgetInsertsWhenTheHostAffordsIt) {
   EXPECT_EQ(first.action, StoreAction::kInsert);
   StoreDecision fill = store.policy.decide(40, 60);  // 40 + 60 = 100: exactly the budget
   EXPECT_EQ(fill.action, StoreAction::kInsert);
-  EXPECT_EQ(store.gate.growth_headroom_bytes(), 900u);  // 1000 - 40 - 60 granted
+  // 1000 - 40 - 60 = 900 left to the gate.
+  EXPECT_FALSE(store.gate.may_grow(901));
+  EXPECT_TRUE(store.gate.may_grow(900));
 }
 
 TEST(HostStoreGrowthPolicy, UnderBudgetSkipsWhatTheHostCannotAfford) {
@@ -142,7 +142,7 @@ TEST(HostStoreGrowthPolicy, CrossingTheBudgetAsksOnlyForTheGrowth) {
   StoreDecision decision = store.policy.decide(90, 30);
   EXPECT_EQ(decision.action, StoreAction::kReplace);
   EXPECT_EQ(decision.evict_bytes, 20u);
-  EXPECT_EQ(store.gate.growth_headroom_bytes(), 0u);  // the 10 bytes were granted
+  EXPECT_FALSE(store.gate.may_grow(1));  // the 10 bytes were granted
 
   StoreFixture poor(9);  // cannot afford those 10 bytes
   EXPECT_EQ(poor.policy.decide(90, 30).action, StoreAction::kSkip);

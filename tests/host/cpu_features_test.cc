@@ -12,6 +12,7 @@ namespace memfit::host {
 namespace {
 
 using memfit::testing::FakeSysroot;
+using memfit::testing::RecordingHostFiles;
 
 // An AMD EPYC (Zen 4), trimmed: two processors, AVX2 and AVX-512, no AMX.
 constexpr std::string_view kZen4 =
@@ -88,7 +89,8 @@ TEST(CpuFeatures, NoFlagLineIsUnknown) {
 TEST(CpuFeatures, ReadsProcCpuinfoUnderTheSysroot) {
   FakeSysroot root;
   root.write("/proc/cpuinfo", kGraviton3);
-  SysrootFiles files(root.path());
+  SysrootFiles sysroot(root.path());
+  RecordingHostFiles files(sysroot);
   CpuFeatures cpu = read_cpu_features(files);
   EXPECT_EQ(cpu.arch, CpuFeatures::Arch::kArm);
   EXPECT_TRUE(cpu.i8mm);

@@ -11,6 +11,7 @@ namespace memfit::host {
 namespace {
 
 using testing::FakeSysroot;
+using testing::RecordingHostFiles;
 
 // The machine of every test below: 16 GiB of RAM (16777216 kB), 12 GiB
 // available (12582912 kB = 12884901888 bytes).
@@ -253,7 +254,8 @@ TEST(HostLinuxMemory, ReadsOnlyTheFilesOfThePathToTheRoot) {
   root.meminfo(kTotalKib, kAvailableKib);
   root.self_cgroup_v2("/a/b");
   root.cgroup_v2_level("/a/b", "max", kGiB, 0);
-  SysrootFiles files(root.path());
+  SysrootFiles sysroot(root.path());
+  RecordingHostFiles files(sysroot);
   (void)read_linux_ram(files);
   // Levels without a limit are not asked for usage; the root has no files.
   const std::vector<std::string> expected = {

@@ -170,6 +170,27 @@ TEST(HostWeightWiring, UnknownWiredTotalUndoesTheLastChunk) {
             "unknown: /proc/meminfo: no Mlocked line; that chunk was unlocked");
 }
 
+// Without a reading function the OS's own total is read. A limit of
+// UINT64_MAX - 0 is above any real total, so on Linux (/proc/meminfo
+// Mlocked) and macOS all five chunks wire: 5 x 8192 = 40960 bytes. Other
+// systems report no total: nothing is wired.
+TEST(HostWeightWiring, WithoutAReadingTheSystemsTotalIsRead) {
+  Region region;
+  FakeLocker locker(region.memory);
+  WiringLimits limits = small_limits();
+  limits.ram_total_bytes = UINT64_MAX;
+  limits.reserve_bytes = 0;
+  WiringReport report = wire_region(region.all(), limits, locker);
+#if defined(__linux__) || defined(__APPLE__)
+  EXPECT_EQ(report.stop, WiringStop::kComplete) << report.detail;
+  EXPECT_EQ(report.wired_bytes, 40960u);
+  EXPECT_EQ(report.chunks_wired, 5u);
+#else
+  EXPECT_EQ(report.stop, WiringStop::kWiredTotalUnknown);
+  EXPECT_EQ(report.wired_bytes, 0u);
+#endif
+}
+
 TEST(HostWeightWiring, ChunkBoundariesSitOnPages) {
   Region region;
   FakeLocker locker(region.memory);

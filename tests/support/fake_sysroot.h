@@ -1,6 +1,6 @@
 // FakeSysroot: a Linux /proc and /sys tree in a temporary directory, for
 // tests that point the host query (MEMFIT_SYSROOT) at a machine of their
-// own making.
+// own making; RecordingHostFiles: the paths a probe asks a HostFiles for.
 #ifndef MEMFIT_TESTS_SUPPORT_FAKE_SYSROOT_H_
 #define MEMFIT_TESTS_SUPPORT_FAKE_SYSROOT_H_
 
@@ -8,7 +8,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "host/host_files.h"
 #include "support/temp_dir.h"
 
 namespace memfit::testing {
@@ -42,6 +44,21 @@ class FakeSysroot {
 
  private:
   TempDir dir_;
+};
+
+// Reads through `files` and records every path asked for, in order.
+class RecordingHostFiles : public host::HostFiles {
+ public:
+  explicit RecordingHostFiles(host::HostFiles& files) : files_(files) {}
+  Result<std::optional<std::string>> read(const std::string& path) override {
+    paths_read_.push_back(path);
+    return files_.read(path);
+  }
+  const std::vector<std::string>& paths_read() const { return paths_read_; }
+
+ private:
+  host::HostFiles& files_;
+  std::vector<std::string> paths_read_;
 };
 
 }  // namespace memfit::testing

@@ -131,11 +131,4 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   return ComputePhases{*output.value(), *attn->value(), *ffn.value(), *input.value()};
 }
 
-Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& c,
-                               const LlamaCppSettings& s) {
-  Result<ComputePhases> p = compute_phases(spec, c, s);
-  if (!p) return p.error();
-  return std::max({p->output, p->attention, p->ffn});
-}
-
 }  // namespace memfit::llamacpp

@@ -67,11 +67,6 @@ struct ComputePhases {
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
                                      const LlamaCppSettings& settings);
 
-// The modelled compute buffer of a run on one device: the largest of
-// output, attention and FFN. kOverflow on absurd sizes.
-Result<uint64_t> compute_bytes(const ModelSpec& spec, const LlamaCppContext& context,
-                               const LlamaCppSettings& settings);
-
 // The compute buffer of a run on the host alone, replayed: the pinned
 // llama.cpp's graph for this model built tensor by tensor and its
 // allocator replayed over it (llamacpp/graph/*.cc, llamacpp/graph/ggml_graph.h): exact

@@ -35,7 +35,6 @@ void MlxRunAhead::op(std::initializer_list<MlxInput> inputs, uint64_t held_bytes
   // Commit when the op count or the inputs pass the limits (MLX checks
   // after each op: `ops > max_ops || (elements >> 20) > max_mb`).
   if (open_ops_ > limits_.max_ops || (open_elements_ >> 20) > limits_.max_mega_elements) {
-    ++committed_;
     if (!ring_.empty()) {
       // The oldest of max_active + 1 buffers completes before the next op.
       in_flight_ = (CheckedBytes(in_flight_ - ring_[ring_next_]) + open_held_).saturated();

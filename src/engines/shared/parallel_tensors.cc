@@ -140,25 +140,6 @@ Result<ParallelEngine> parse_parallel_engine(std::string_view text) {
   return Error::usage(fmt::format("{}: expected vllm or mlx", quote_untrusted(text)));
 }
 
-std::string_view to_string(TensorRole role) {
-  switch (role) {
-    case TensorRole::kColumnParallel: return "column_parallel";
-    case TensorRole::kRowParallel: return "row_parallel";
-    case TensorRole::kRowParallelBias: return "row_parallel_bias";
-    case TensorRole::kKvProjection: return "kv_projection";
-    case TensorRole::kLinearAttention: return "linear_attention";
-    case TensorRole::kSsmInProjection: return "ssm_in_projection";
-    case TensorRole::kSsmConv: return "ssm_conv";
-    case TensorRole::kSsmHeads: return "ssm_heads";
-    case TensorRole::kEmbedding: return "embedding";
-    case TensorRole::kLmHead: return "lm_head";
-    case TensorRole::kFinalNorm: return "final_norm";
-    case TensorRole::kReplicated: return "replicated";
-    case TensorRole::kTower: return "tower";
-  }
-  return "replicated";
-}
-
 TensorPlacement place_tensor(std::string_view name) {
   TensorPlacement p;
   if (classify_tensor(name) != WeightComponent::kLanguageModel) {

@@ -1,9 +1,9 @@
 // The index parser on text that is already padded, where it lies.
 //
-// The index of a checkpoint with a tensor per expert matrix is ~13 MB; on a
-// fresh process every page of a buffer that size is a page fault, so
-// load_index has the file system map it (FileSystem::read_file_padded) and
-// parses it there, with no copy. parse_safetensors_index
+// The index of a checkpoint with a tensor per expert matrix is ~13 MB, so
+// load_index has the file system read it straight into a padded buffer
+// (FileSystem::read_file_padded) and parses it there, with no second copy.
+// parse_safetensors_index
 // (include/memfit/weights.h) copies its argument into a padded buffer and
 // calls this.
 #ifndef MEMFIT_MODEL_SAFETENSORS_INDEX_H_

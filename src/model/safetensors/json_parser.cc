@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <limits>
 
 #include "model/error_text.h"
 
@@ -122,9 +123,15 @@ Result<SafetensorsSummary> SafetensorsJsonParser::parse(std::string_view json,
 // allocate (and fault in fresh pages) again and again. At most 2x the
 // largest header, itself at most 256 MiB.
 char* SafetensorsJsonParser::buffer_for(size_t json_bytes) {
-  const size_t needed = json_bytes + simdjson::SIMDJSON_PADDING;
+  // Saturated: a length that cannot be padded fails to allocate (an
+  // internal error at the boundary) rather than wrapping around.
+  constexpr size_t kMost = std::numeric_limits<size_t>::max();
+  const size_t needed = json_bytes > kMost - simdjson::SIMDJSON_PADDING
+                            ? kMost
+                            : json_bytes + simdjson::SIMDJSON_PADDING;
   if (needed > buffer_capacity_) {
-    buffer_capacity_ = std::bit_ceil(needed);
+    // No power of two is above 2^63: such a size gets itself (and fails).
+    buffer_capacity_ = needed > kMost / 2 ? needed : std::bit_ceil(needed);
     buffer_ = std::make_unique_for_overwrite<char[]>(buffer_capacity_);
   }
   // simdjson may read up to SIMDJSON_PADDING bytes past the text; they are
@@ -137,12 +144,8 @@ Result<SafetensorsSummary> SafetensorsJsonParser::parse_buffer(
     size_t json_bytes, uint64_t data_region_bytes, std::vector<SafetensorsTensor>* tensors) {
   ranges_.clear();
   names_.clear();
-  last_parse_was_canonical_ = false;
   if (canonical_scan_ == CanonicalScan::kOn) {
-    if (auto summary = parse_canonical(json_bytes, data_region_bytes, tensors)) {
-      last_parse_was_canonical_ = true;
-      return *summary;
-    }
+    if (auto summary = parse_canonical(json_bytes, data_region_bytes, tensors)) return *summary;
   }
 
   od::document doc;

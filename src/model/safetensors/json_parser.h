@@ -50,9 +50,6 @@ class SafetensorsJsonParser {
   Result<SafetensorsSummary> parse_buffer(size_t json_bytes, uint64_t data_region_bytes,
                                           std::vector<SafetensorsTensor>* tensors);
 
-  // Whether the last parse was settled by the canonical scan (for tests).
-  bool last_parse_was_canonical() const { return last_parse_was_canonical_; }
-
  private:
   // One tensor's bytes [begin_byte, end_byte) of the data region. Kept
   // small: sorting these is a tenth of a parse when a writer lists tensors
@@ -87,7 +84,6 @@ class SafetensorsJsonParser {
                                                     std::vector<SafetensorsTensor>* tensors);
 
   CanonicalScan canonical_scan_;
-  bool last_parse_was_canonical_ = false;
   simdjson::ondemand::parser parser_;
   // The header text, then SIMDJSON_PADDING zero bytes; buffer_capacity_
   // bytes, left uninitialized where the text goes.

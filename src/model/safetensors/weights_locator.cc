@@ -82,8 +82,9 @@ Result<IndexLoad> load_index(FileSystem& fs, const std::string& index_path, cons
                                  "limit",
                                  stat.size_bytes, kMaxSafetensorsIndexBytes)};
   }
-  // Parsed where it lies: mapped by the real file system, so a ~13 MB
-  // index is neither copied nor faulted into fresh memory page by page.
+  // Read once into a padded buffer and parsed there: no second copy. Not
+  // mapped: another process truncating a mapped index would kill ours
+  // (SIGBUS).
   Result<FileBytes> json =
       fs.read_file_padded(index_path, stat.size_bytes, kSafetensorsIndexPaddingBytes);
   if (!json.ok()) return json.error();

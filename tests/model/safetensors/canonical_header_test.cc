@@ -63,9 +63,6 @@ TEST(SafetensorsCanonicalHeader, ReferenceSpellingParsesAsTheGeneralParserParses
             "ok 36 3; model.embed.weight BF16 [2,3,] 12; model.norm.weight F32 [4,] 16; "
             "lm_head.weight F8_E4M3 [8,] 8");
   expect_same_outcome(kCanonical);
-  SafetensorsJsonParser parser;
-  ASSERT_TRUE(parser.parse(kCanonical, kDataRegionBytes, nullptr).ok());
-  EXPECT_TRUE(parser.last_parse_was_canonical());
   expect_same_outcome("{}");
   expect_same_outcome("{}        ");
   expect_same_outcome(R"({"__metadata__":{}})");
@@ -94,9 +91,6 @@ TEST(SafetensorsCanonicalHeader, OtherSpellingsParseAsTheGeneralParserParsesThem
            R"({"a":{"dtype":"U8","shape":[18446744073709551615],"data_offsets":[0,1]}})",
        }) {
     expect_same_outcome(json);
-    SafetensorsJsonParser parser;
-    (void)parser.parse(json, kDataRegionBytes, nullptr);
-    EXPECT_FALSE(parser.last_parse_was_canonical()) << json;
   }
 }
 

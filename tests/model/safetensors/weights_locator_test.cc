@@ -449,9 +449,10 @@ TEST_F(WeightsLocatorTest, ValidatedIndexIsTrustedWithoutReadingHeaders) {
   EXPECT_EQ(fs_.reads(), (std::vector<FileRead>{{index_path, 0, index.size()}}));
 }
 
-// The real file system maps the index (FileSystem::read_file_padded); an
-// index filling its last page exactly has its padding in the next page.
-TEST_F(WeightsLocatorTest, IndexMappedByTheRealFileSystemIsParsedWhereItLies) {
+// The real file system reads the index into a padded buffer
+// (FileSystem::read_file_padded), whatever its length against the page size:
+// here it fills its page exactly.
+TEST_F(WeightsLocatorTest, IndexFillingItsLastPageIsParsedFromThePaddedBuffer) {
   write_shard(shard_name(1, 2), {kMatrix});
   write_shard(shard_name(2, 2), {kNorm});
   std::string index = index_json({{"layers.0.mlp.up_proj.weight", shard_name(1, 2)},
