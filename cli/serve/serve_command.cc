@@ -62,49 +62,36 @@ bool is_loopback(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
-int run_serve(const ServeOptions& o) {
-  std::unique_ptr<Environment> env = make_process_environment();
-  std::vector<std::string> warnings;
+// The service's options from the environment and the flags; a usage
+// error names the flag.
+Result<ServiceOptions> service_options_of(const ServeOptions& o, const Environment& env,
+                                          std::vector<std::string>& warnings) {
   ServiceOptions service_options;
   service_options.model_roots = o.model_roots;
   service_options.allow_hub = o.allow_hub;
-  service_options.hf_cache = hf_cache_options_from_environment(*env);
+  service_options.hf_cache = hf_cache_options_from_environment(env);
   if (o.allow_hub) {
-    service_options.hub = hub_options_from_environment(*env);
-    service_options.header_store = make_header_cache_from_environment(*env);
+    service_options.hub = hub_options_from_environment(env);
+    service_options.header_store = make_header_cache_from_environment(env);
   }
-  service_options.settings = settings_from_environment(*env, warnings);
-  service_options.host = host_query_options_from_environment(*env);
+  service_options.settings = settings_from_environment(env, warnings);
+  service_options.host = host_query_options_from_environment(env);
   service_options.host.explicit_limit_bytes = service_options.settings.memory_limit_bytes;
   if (!o.memory_limit.empty()) {
     Result<std::optional<uint64_t>> limit = parse_memory_size(o.memory_limit);
-    if (!limit.ok()) {
-      print_line("serve: --memory-limit: " + limit.error().message());
-      return kExitUsage;
-    }
+    if (!limit.ok()) return Error::usage("--memory-limit", limit.error().message());
     service_options.host.explicit_limit_bytes = *limit;
     service_options.settings.memory_limit_bytes = *limit;
   }
   Result<DeviceSelector> device = parse_device_selector(o.device);
-  if (!device.ok()) {
-    print_line("serve: --device: " + device.error().message());
-    return kExitUsage;
-  }
+  if (!device.ok()) return Error::usage("--device", device.error().message());
   service_options.host.device = *device;
-  Result<ListenAddress> address = parse_listen_address(o.listen);
-  if (!address.ok()) {
-    print_line("serve: --listen: " + address.error().message());
-    return kExitUsage;
-  }
-  for (const std::string& w : warnings) print_line("warning: " + w);
-  service_options.settings_warnings = std::move(warnings);  // and in every estimate
+  return service_options;
+}
 
-  const std::string hub_cache_dir = service_options.hf_cache.hub_cache_dir;
-  Result<std::unique_ptr<Service>> service = Service::create(std::move(service_options));
-  if (!service.ok()) {
-    print_line("serve: " + service.error().message());
-    return service.error().kind() == ErrorKind::kUsage ? kExitUsage : kExitError;
-  }
+// The server's options, --max-connections lowered (with a warning) to what
+// the open-file limit allows.
+HttpServerOptions server_options_of(const ServeOptions& o) {
   HttpServerOptions server_options = o.server;
   if (std::optional<OpenFilesLimit> files =
           fit_open_files_limit(server_options.max_connections, server_options.worker_threads)) {
@@ -116,13 +103,31 @@ int run_serve(const ServeOptions& o) {
       server_options.max_connections = files->connections_allowed;
     }
   }
-  HttpServer server(**service, server_options);
-  Result<int> port = server.bind(*address);
-  if (!port.ok()) {
-    print_line("serve: " + port.error().message());
-    return kExitError;
-  }
+  return server_options;
+}
 
+// Where it serves, what it reads, and the warnings about either.
+void print_banner(const ServeOptions& o, const ListenAddress& address, int port,
+                  const std::vector<std::string>& roots, const std::string& hub_cache_dir) {
+  const std::string host =
+      address.host.find(':') != std::string::npos ? "[" + address.host + "]" : address.host;
+  print_line(fmt::format("serving on http://{}:{} (model roots: {})", host, port,
+                         roots.empty() ? "none" : fmt::format("{}", fmt::join(roots, ", "))));
+  if (o.allow_hub) {
+    print_line("Hugging Face names allowed (--allow-hub): read from the cache at " +
+               hub_cache_dir);
+  } else if (roots.empty()) {
+    print_line("warning: no --model-root: every model request will be refused");
+  }
+  if (!is_loopback(address.host)) {
+    print_line("warning: listening beyond loopback: anyone who reaches " + address.host +
+               " can query the models under the roots" +
+               (o.allow_hub ? std::string(" and in the Hugging Face cache") : std::string()));
+  }
+}
+
+// Serves until SIGINT or SIGTERM; the exit status.
+int serve_until_stopped(HttpServer& server) {
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
 #ifdef SIGPIPE
@@ -135,24 +140,6 @@ int run_serve(const ServeOptions& o) {
     }
     server.stop();
   });
-
-  const std::vector<std::string>& roots = (*service)->model_roots();
-  const std::string host =
-      address->host.find(':') != std::string::npos ? "[" + address->host + "]" : address->host;
-  print_line(fmt::format("serving on http://{}:{} (model roots: {})", host, *port,
-                         roots.empty() ? "none" : fmt::format("{}", fmt::join(roots, ", "))));
-  if (o.allow_hub) {
-    print_line("Hugging Face names allowed (--allow-hub): read from the cache at " +
-               hub_cache_dir);
-  } else if (roots.empty()) {
-    print_line("warning: no --model-root: every model request will be refused");
-  }
-  if (!is_loopback(address->host)) {
-    print_line("warning: listening beyond loopback: anyone who reaches " + address->host +
-               " can query the models under the roots" +
-               (o.allow_hub ? std::string(" and in the Hugging Face cache") : std::string()));
-  }
-
   Status status = server.serve();
   served.store(true);
   watcher.join();
@@ -162,6 +149,38 @@ int run_serve(const ServeOptions& o) {
   }
   print_line("stopped");
   return kExitOk;
+}
+
+int run_serve(const ServeOptions& o) {
+  std::unique_ptr<Environment> env = make_process_environment();
+  std::vector<std::string> warnings;
+  Result<ServiceOptions> service_options = service_options_of(o, *env, warnings);
+  if (!service_options.ok()) {
+    print_line("serve: " + service_options.error().message());
+    return kExitUsage;
+  }
+  Result<ListenAddress> address = parse_listen_address(o.listen);
+  if (!address.ok()) {
+    print_line("serve: --listen: " + address.error().message());
+    return kExitUsage;
+  }
+  for (const std::string& w : warnings) print_line("warning: " + w);
+  service_options->settings_warnings = std::move(warnings);  // and in every estimate
+
+  const std::string hub_cache_dir = service_options->hf_cache.hub_cache_dir;
+  Result<std::unique_ptr<Service>> service = Service::create(std::move(*service_options));
+  if (!service.ok()) {
+    print_line("serve: " + service.error().message());
+    return service.error().kind() == ErrorKind::kUsage ? kExitUsage : kExitError;
+  }
+  HttpServer server(**service, server_options_of(o));
+  Result<int> port = server.bind(*address);
+  if (!port.ok()) {
+    print_line("serve: " + port.error().message());
+    return kExitError;
+  }
+  print_banner(o, *address, *port, (*service)->model_roots(), hub_cache_dir);
+  return serve_until_stopped(server);
 }
 
 }  // namespace

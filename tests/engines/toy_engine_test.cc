@@ -13,6 +13,7 @@
 #include "memfit/request.h"
 #include "memfit/request_json.h"
 #include "memfit/run_report.h"
+#include "request/field_table.h"
 
 namespace memfit {
 namespace {
@@ -159,6 +160,16 @@ TEST_F(ToyEngineTest, CommandsItDoesNotAnswerAreRefusedWithTheRegistrysLine) {
             "engine: toy is not priced by fit; fit takes mlxcel, llamacpp or vllm");
   EXPECT_EQ(registry.unsupported(*registry.find("vllm"), EngineCommand::kPlot).message(),
             "engine: vllm is not priced by plot; plot takes mlxcel, llamacpp or toy");
+}
+
+TEST_F(ToyEngineTest, GetV1EnginesListsIt) {
+  // GET /v1/engines' body: the built-in four, then the toy with its facts.
+  const nlohmann::ordered_json engines = request::engines_to_json()["engines"];
+  ASSERT_EQ(engines.size(), 5u);
+  EXPECT_EQ(engines[4]["name"], "toy");
+  EXPECT_EQ(engines[4]["summary"], "twice the weights");
+  EXPECT_EQ(engines[4]["release"], "toy 1.0");
+  EXPECT_EQ(engines[4]["fields"], nlohmann::ordered_json::array());
 }
 
 TEST_F(ToyEngineTest, TheClisHelpNamesIt) {
