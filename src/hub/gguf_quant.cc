@@ -47,16 +47,23 @@ Result<std::vector<std::string>> list_repo_gguf_models(FileSystem& fs, const std
   return models;
 }
 
-bool gguf_model_has_quant(std::string_view entry, std::string_view tag) {
+namespace {
+
+// A model entry's file name without its folder, its split numbering and
+// ".gguf": "q/Model-Q4_K_M-00001-of-00002.gguf" -> "Model-Q4_K_M".
+std::string model_stem(std::string_view entry) {
   const size_t slash = entry.rfind('/');
   std::string_view stem = slash == std::string_view::npos ? entry : entry.substr(slash + 1);
-  std::string prefix;
-  if (std::optional<GgufSplitName> split = parse_gguf_split_name(stem)) {
-    prefix = split->prefix;
-    stem = prefix;
-  } else if (stem.ends_with(kGgufSuffix)) {
-    stem.remove_suffix(kGgufSuffix.size());
-  }
+  if (std::optional<GgufSplitName> split = parse_gguf_split_name(stem)) return split->prefix;
+  if (stem.ends_with(kGgufSuffix)) stem.remove_suffix(kGgufSuffix.size());
+  return std::string(stem);
+}
+
+}  // namespace
+
+bool gguf_model_has_quant(std::string_view entry, std::string_view tag) {
+  const std::string name = model_stem(entry);
+  const std::string_view stem = name;
   if (tag.empty() || stem.size() < tag.size()) return false;
   if (!equal_without_case(stem.substr(stem.size() - tag.size()), tag)) return false;
   if (stem.size() == tag.size()) return true;
@@ -65,15 +72,8 @@ bool gguf_model_has_quant(std::string_view entry, std::string_view tag) {
 }
 
 std::string gguf_model_quant_tag(std::string_view entry) {
-  const size_t slash = entry.rfind('/');
-  std::string_view stem = slash == std::string_view::npos ? entry : entry.substr(slash + 1);
-  std::string prefix;
-  if (std::optional<GgufSplitName> split = parse_gguf_split_name(stem)) {
-    prefix = split->prefix;
-    stem = prefix;
-  } else if (stem.ends_with(kGgufSuffix)) {
-    stem.remove_suffix(kGgufSuffix.size());
-  }
+  const std::string name = model_stem(entry);
+  const std::string_view stem = name;
   const size_t cut = stem.find_last_of("-.");
   if (cut == std::string_view::npos) return "";
   const std::string_view tag = stem.substr(cut + 1);
