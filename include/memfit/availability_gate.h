@@ -1,5 +1,5 @@
 // AvailabilityGate: the check a store that grows with requests makes before
-// each growth step (seed 001 "growing stores", SPEC section 4).
+// each growth step (docs/host.md).
 //
 // A growth of N bytes is allowed while N, plus what the gate has already
 // granted since its last host query, fits in

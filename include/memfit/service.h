@@ -1,4 +1,4 @@
-// The memfit HTTP service (SPEC section 3, `memfit serve`): the estimator
+// The memfit HTTP service (`memfit serve`, docs/service.md): the estimator
 // and the prefill admission guard over JSON, and Prometheus gauges.
 //
 //   GET  /              the calculator page (web/, embedded at build time),

@@ -20,7 +20,7 @@ enum class WarningKind {
   kRequest,       // the request: K and V cache types that differ, ...
   kHost,          // the host probe: a GPU library that would not load, a missing device
                   // under an explicit limit
-  kAvailableNow,  // the guardrail (seed 001): the load exceeds what the host can give
+  kAvailableNow,  // the guardrail (docs/host.md): the load exceeds what the host can give
                   // now; the text starts "WARNING: memory available now"
 };
 

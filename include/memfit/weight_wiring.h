@@ -1,4 +1,4 @@
-// Weight wiring (opt-in, seed 001 "switches"): lock evaluated weights into
+// Weight wiring (opt-in, docs/host.md): lock evaluated weights into
 // RAM so the OS cannot compress or swap them while the server idles.
 //
 // wire_region() locks a region chunk by chunk (1 GiB by default). Before

@@ -1,5 +1,5 @@
 // Apple unified memory: what macOS can give now, and what memfit leaves it
-// (seed 001, SPEC section 4). Pure functions; the syscalls that feed them
+// (docs/host.md). Pure functions; the syscalls that feed them
 // are in host_os_macos.cc.
 #ifndef MEMFIT_SRC_HOST_UNIFIED_MEMORY_H_
 #define MEMFIT_SRC_HOST_UNIFIED_MEMORY_H_
