@@ -88,10 +88,9 @@ memfit_status memfit_estimate_json(const memfit_model* model,
                                    char** error_message);
 
 /* Runs one request given as a JSON object: the body POST /v1/estimate
- * takes (docs/c-api.md lists the fields: model, max_tokens, batch,
- * kv_cache_mode, cache_type_k, cache_type_v, quant, backend, device,
- * memory_limit, tensor_parallel, pipeline_parallel, parallel_engine,
- * engine). New request fields reach C callers without a new ABI.
+ * takes (schema/estimate-request.schema.json; the request field table,
+ * listed by memfit_engines_json and tabulated in docs/service.md and
+ * docs/engine-*.md). New request fields reach C callers without a new ABI.
  * *response_json receives, in both cases, a JSON object the caller
  * releases with memfit_string_free:
  *   success  MEMFIT_OK and the report `memfit inspect --json` prints
@@ -100,6 +99,34 @@ memfit_status memfit_estimate_json(const memfit_model* model,
  * (*response_json is NULL only when response_json is NULL or memory ran
  * out). */
 memfit_status memfit_estimate_request_json(const char* request_json, char** response_json);
+
+/* The options of memfit_run_request_json, or'd together. */
+typedef enum memfit_request_option {
+  /* Every value is a text as the CLI's flag for that field takes it
+   * ("32k" tokens, "48GiB", "true", "q8_0"), read by the CLI's parsers; a
+   * repeatable field's value is an array of texts. Without it, values are
+   * typed JSON as for memfit_estimate_request_json (8192, never "8192"). */
+  MEMFIT_REQUEST_FLAG_TEXTS = 1,
+  /* On success the report gains "text": the table `memfit inspect`
+   * prints without --json. */
+  MEMFIT_REQUEST_WITH_TEXT = 2
+} memfit_request_option;
+
+/* memfit_estimate_request_json with `options` (memfit_request_option
+ * bits; 0 is memfit_estimate_request_json itself). An unknown bit is a
+ * usage error naming "options". What front ends that take flags (python3
+ * -m memfit inspect) call with their flags' texts. */
+memfit_status memfit_run_request_json(const char* request_json, unsigned int options,
+                                      char** response_json);
+
+/* The engines and every request field, as GET /v1/engines answers
+ * (docs/service.md): {"engines": [{"name", "summary", "release",
+ * "default_for", "fields": [...]}], "common_fields": [...]}, each field
+ * {"name", "flags", "help", "unit", "type", "choices", "default", "min",
+ * "max", "example", "required"} (schema/engines.schema.json): what a
+ * front end builds its options from. *json_out is released with memfit_string_free; MEMFIT_ERROR when
+ * memory ran out, MEMFIT_INVALID_ARGUMENT when json_out is NULL. */
+memfit_status memfit_engines_json(char** json_out);
 
 typedef struct memfit_prefill_request {
   const char* request_id;       /* NULL or "": one is generated */

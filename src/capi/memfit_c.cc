@@ -3,12 +3,14 @@
 // no exception crosses into C, and nothing calls std::terminate.
 #include "memfit/memfit.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "memfit/availability_gate.h"
 #include "memfit/environment.h"
@@ -20,6 +22,8 @@
 #include "memfit/request_json.h"
 #include "memfit/report.h"
 #include "memfit/run_report.h"
+#include "request/field_table.h"
+#include "request/json_fields.h"
 
 struct memfit_model {
   std::shared_ptr<const memfit::Model> model;
@@ -130,6 +134,45 @@ memfit::Result<memfit::EstimateRun> run_struct_request(const memfit_model* model
   return memfit::run(request_of(model, r), context);
 }
 
+constexpr unsigned int kKnownRequestOptions = MEMFIT_REQUEST_FLAG_TEXTS | MEMFIT_REQUEST_WITH_TEXT;
+
+// A request whose values are the CLI's flag texts (MEMFIT_REQUEST_FLAG_TEXTS):
+// each field's texts applied by its row in table order (the engine before
+// the cache types read for it), as the CLI's to_request applies its flags;
+// a required field absent and a field no row names are refused as in the
+// typed JSON request.
+memfit::Result<memfit::EstimateRequest> parse_flag_texts(std::string_view body) {
+  memfit::Result<memfit::request::Json> json = memfit::request::parse_object(body);
+  if (!json) return json.error();
+  memfit::request::Fields fields(*json);
+  memfit::EstimateRequest request;
+  for (const memfit::RequestField* f : memfit::request_fields()) {
+    const memfit::request::Json* value = fields.find(f->name);
+    if (value == nullptr) {
+      if (f->required) return memfit::Error::usage(f->name, "required");
+      continue;
+    }
+    const bool list = f->type == memfit::FieldType::kList;
+    std::vector<std::string> texts;
+    if (value->is_string()) {
+      texts.push_back(value->get<std::string>());
+    } else if (list && value->is_array() &&
+               std::all_of(value->begin(), value->end(), [](const auto& v) { return v.is_string(); })) {
+      for (const auto& v : *value) texts.push_back(v.get<std::string>());
+    } else {
+      return memfit::request::expected(f->name, list ? "a flag's text or an array of them" : "a flag's text",
+                                       *value);
+    }
+    for (const std::string& text : texts) {
+      if (memfit::Status applied = memfit::apply_request_field(*f, request, text); !applied) {
+        return applied.error();
+      }
+    }
+  }
+  if (memfit::Status rest = fields.no_others(); !rest) return rest.error();
+  return request;
+}
+
 }  // namespace
 
 extern "C" {
@@ -198,6 +241,11 @@ memfit_status memfit_estimate_json(const memfit_model* model,
 }
 
 memfit_status memfit_estimate_request_json(const char* request_json, char** response_json) {
+  return memfit_run_request_json(request_json, 0, response_json);
+}
+
+memfit_status memfit_run_request_json(const char* request_json, unsigned int options,
+                                      char** response_json) {
   if (response_json == nullptr) return MEMFIT_INVALID_ARGUMENT;
   *response_json = nullptr;
   const auto answer = [&](memfit_status status, const nlohmann::ordered_json& j) {
@@ -222,19 +270,37 @@ memfit_status memfit_estimate_request_json(const char* request_json, char** resp
     }
   };
   try {
+    if ((options & ~kKnownRequestOptions) != 0) {
+      return failure(memfit::Error::usage(
+          "options", "unknown bits " + std::to_string(options & ~kKnownRequestOptions)));
+    }
     if (request_json == nullptr) return failure(memfit::Error::usage("request_json is NULL"));
     memfit::Result<memfit::EstimateRequest> request =
-        memfit::parse_estimate_request_json(request_json);
+        (options & MEMFIT_REQUEST_FLAG_TEXTS) != 0 ? parse_flag_texts(request_json)
+                                                   : memfit::parse_estimate_request_json(request_json);
     if (!request) return failure(request.error());
     memfit::LocalRequestContext context(*memfit::make_process_environment());
     memfit::Result<memfit::EstimateRun> run = memfit::run(*request, context);
     if (!run) return failure(run.error());
-    return answer(MEMFIT_OK, memfit::run_to_json(*run));
+    nlohmann::ordered_json report = memfit::run_to_json(*run);
+    if ((options & MEMFIT_REQUEST_WITH_TEXT) != 0) report["text"] = memfit::render_run_text(*run);
+    return answer(MEMFIT_OK, report);
   } catch (const std::exception& e) {
     return internal(e.what());
   } catch (...) {
     return internal(kNotStdException);
   }
+}
+
+memfit_status memfit_engines_json(char** json_out) {
+  if (json_out == nullptr) return MEMFIT_INVALID_ARGUMENT;
+  *json_out = nullptr;
+  try {
+    *json_out = copy_string(dump(memfit::request::engines_to_json()));
+  } catch (...) {
+    return MEMFIT_ERROR;  // only memory can run out here
+  }
+  return *json_out != nullptr ? MEMFIT_OK : MEMFIT_ERROR;
 }
 
 memfit_status memfit_check_prefill(const memfit_model* model,

@@ -1,5 +1,5 @@
 /* The C API from plain C: open the bundled example, estimate, check a
- * prefill, ask the gate, and free everything. Exits non-zero on the first
+ * prefill, ask the gate, list the request fields, and free everything. Exits non-zero on the first
  * wrong figure. Expected values are the hand-computed ones of
  * tests/engines/mlxcel/estimate_test.cc and tests/guard/prefill_guard_test.cc.
  * Usage: capi_test EXAMPLE_DIR QWEN3_8B_DIR */
@@ -76,6 +76,61 @@ int main(int argc, char** argv) {
   CHECK_EQ(memfit_estimate_request_json(NULL, &response), MEMFIT_INVALID_ARGUMENT);
   memfit_string_free(response);
   CHECK_EQ(memfit_estimate_request_json("{}", NULL), MEMFIT_INVALID_ARGUMENT);
+
+  /* The same request as the CLI's flag texts ("32k" tokens, as --max-tokens
+   * takes it), with the text report: int8 KV at 32,768 tokens is
+   * 40 layers x 2 x 8 KV heads x 128 x 1 B x 32,768 = 2,684,354,560; headroom
+   * 0.20 x (8,307,783,680 + 2,684,354,560) + 184,853,248 activation =
+   * 2,383,280,896; total 13,375,419,136 (12.46 GiB). */
+  snprintf(request_json, sizeof(request_json),
+           "{\"model\": \"%s\", \"max_tokens\": \"32k\", \"kv_cache_mode\": \"int8\", "
+           "\"memory_limit\": \"64GiB\"}",
+           argv[1]);
+  CHECK_EQ(memfit_run_request_json(request_json, MEMFIT_REQUEST_FLAG_TEXTS | MEMFIT_REQUEST_WITH_TEXT,
+                                   &response),
+           MEMFIT_OK);
+  CHECK_EQ(response != NULL && strstr(response, "\"kv_bytes_total\":2684354560") != NULL, 1);
+  CHECK_EQ(response != NULL && strstr(response, "\"total_bytes\":13375419136") != NULL, 1);
+  CHECK_EQ(response != NULL && strstr(response, "\"text\":\"memfit ") != NULL, 1);
+  CHECK_EQ(response != NULL && strstr(response, "FITS: 12.46 GiB of 64.00 GiB (51.54 GiB to spare)") != NULL, 1);
+  memfit_string_free(response);
+  /* Without the option no "text"; options 0 is memfit_estimate_request_json. */
+  snprintf(request_json, sizeof(request_json),
+           "{\"model\": \"%s\", \"max_tokens\": 8192, \"memory_limit\": \"64GiB\"}", argv[1]);
+  CHECK_EQ(memfit_run_request_json(request_json, 0, &response), MEMFIT_OK);
+  CHECK_EQ(response != NULL && strstr(response, "\"total_bytes\":11764806400") != NULL, 1);
+  CHECK_EQ(response != NULL && strstr(response, "\"text\":") == NULL, 1);
+  memfit_string_free(response);
+  /* Flag texts are texts: a typed count is refused by name; an unknown bit too. */
+  CHECK_EQ(memfit_run_request_json("{\"model\": \"m\", \"max_tokens\": 8192}",
+                                   MEMFIT_REQUEST_FLAG_TEXTS, &response),
+           MEMFIT_INVALID_ARGUMENT);
+  CHECK_EQ(response != NULL &&
+               strcmp(response, "{\"error\":{\"kind\":\"usage\",\"message\":\"max_tokens: expected a "
+                                "flag's text, got 8192\",\"field\":\"max_tokens\"}}") == 0,
+           1);
+  memfit_string_free(response);
+  CHECK_EQ(memfit_run_request_json("{\"model\": \"m\", \"batch\": \"0\"}", MEMFIT_REQUEST_FLAG_TEXTS,
+                                   &response),
+           MEMFIT_INVALID_ARGUMENT);
+  CHECK_EQ(response != NULL && strstr(response, "\"message\":\"batch: expected a positive integer, got 0\"") != NULL,
+           1);
+  memfit_string_free(response);
+  CHECK_EQ(memfit_run_request_json("{\"model\": \"m\"}", 4, &response), MEMFIT_INVALID_ARGUMENT);
+  CHECK_EQ(response != NULL && strstr(response, "\"field\":\"options\"") != NULL, 1);
+  memfit_string_free(response);
+  CHECK_EQ(memfit_run_request_json("{}", 0, NULL), MEMFIT_INVALID_ARGUMENT);
+
+  /* The engines and every request field, as GET /v1/engines lists them. */
+  char* engines = NULL;
+  CHECK_EQ(memfit_engines_json(&engines), MEMFIT_OK);
+  CHECK_EQ(engines != NULL && strstr(engines, "{\"engines\":[{\"name\":\"mlxcel\",") == engines, 1);
+  CHECK_EQ(engines != NULL &&
+               strstr(engines, "{\"name\":\"ctx_size\",\"flags\":[\"-c\",\"--ctx-size\"]") != NULL,
+           1);
+  CHECK_EQ(engines != NULL && strstr(engines, "\"common_fields\":[{\"name\":\"model\"") != NULL, 1);
+  memfit_string_free(engines);
+  CHECK_EQ(memfit_engines_json(NULL), MEMFIT_INVALID_ARGUMENT);
 
   memfit_estimate_request zero = {0, 1, 0, 0};
   CHECK_EQ(memfit_estimate(model, &zero, &result, &error), MEMFIT_INVALID_ARGUMENT);
