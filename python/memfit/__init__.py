@@ -27,6 +27,152 @@ memfit, <prefix>/lib/python3.11/site-packages/memfit, ...: where `cmake
 library search. Standard library only.
 
 Request fields (generated from the request field table: scripts/gen-field-docs.py):
+
+Read by every engine:
+  model (str, required; -m, --model)
+      model folder, .safetensors or .gguf file, or a Hugging Face name
+      org/name[@revision][:QUANT]: the local HF cache (HF_HUB_CACHE), else the
+      Hub
+  engine (str: auto, mlxcel, llamacpp, mlx-lm or vllm, default auto; --engine)
+      allocation rules: auto (the model's default) or an engine's name
+      (docs/engines.md)
+  kv_cache_mode (str: fp16 or int8, default fp16; --kv-cache-mode)
+      KV cache element type: fp16 or int8
+  cache_type_k (str: fp16, int8, f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1
+    or iq4_nl, default f16; -ctk, --cache-type-k)
+      K cache type: fp16 or int8; with --engine llamacpp f32, f16, bf16, q8_0,
+      q4_0, q4_1, q5_0, q5_1 or iq4_nl, -ctk
+  cache_type_v (str: fp16, int8, f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1
+    or iq4_nl, default f16; -ctv, --cache-type-v)
+      V cache type, as --cache-type-k, -ctv
+  quant (str: fp16, int8 or int4; --quant)
+      intended weight mode label: fp16, int8 or int4
+  backend (str: auto, rocm, metal, cuda or cpu, default auto; --backend)
+      auto, rocm, metal, cuda or cpu
+  memory_limit (int bytes or str such as '48GiB'; --memory-limit)
+      memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT
+  device (str, default auto; --device)
+      budget device: auto, cpu, cuda:N or rocm:N
+  max_tokens (int >= 1, tokens, default 8192; --max-tokens)
+      context length in tokens (default 8192; with llamacpp, --ctx-size)
+  batch (int >= 1, default 1; --batch)
+      sequences decoded together (default 1)
+  tensor_parallel (int >= 1, default 1; --tensor-parallel,
+    --tensor-parallel-size)
+      tensor-parallel ranks (default 1); ranks > 1 add a per-device plan
+  pipeline_parallel (int >= 1, default 1; --pipeline-parallel)
+      pipeline-parallel stages (default 1)
+  parallel_engine (str: vllm or mlx, default vllm; --parallel-engine)
+      whose sharding rules the plan follows: vllm (default) or mlx
+llamacpp's own, refused under another engine:
+  ctx_size (int >= 0, tokens, default 0; -c, --ctx-size)
+      context in tokens, 0 = the model's training context (default 0)
+  parallel (int >= 1, default 1; -np, --parallel)
+      sequences, -np (default 1)
+  batch_size (int >= 1, tokens, default 2048; -b, --batch-size)
+      logical batch (default 2048)
+  ubatch_size (int >= 1, tokens, default 512; -ub, --ubatch-size)
+      physical batch, -ub (default 512)
+  flash_attn (str: on, off or auto, default auto; -fa, --flash-attn)
+      on, off or auto (default), -fa
+  swa_full (bool, default false; --swa-full)
+      full-size sliding-window caches
+  kv_unified (bool, default false; --kv-unified)
+      one KV stream for all sequences
+  repack (str: auto, none, x86-avx2, x86-avx512 or arm, default auto; --repack)
+      whose CPU repack kernels copy weights: auto (this host, default), none
+      (--no-repack or GPU), x86-avx2, x86-avx512 or arm
+  n_gpu_layers (str, int or bool, default all; -ngl, --n-gpu-layers,
+    --gpu-layers)
+      layers on the GPUs, -ngl: auto, all or N (blocks + 1 for the output
+      layer; default all)
+  n_cpu_moe (str, int or bool, default 0; -ncmoe, --n-cpu-moe)
+      keep the first N blocks' experts on the host, -ncmoe
+  override_tensor (str or list of str; -ot, --override-tensor)
+      PATTERN=DEVICE (exps=CPU, CUDA0), -ot; repeatable
+  split_mode (str, int or bool, default layer; -sm, --split-mode)
+      none, layer (default) or row, -sm
+  tensor_split (str, int or bool; -ts, --tensor-split)
+      proportions per GPU, -ts 24,12 (default: free memory)
+  main_gpu (str, int or bool, default 0; -mg, --main-gpu)
+      -mg (default 0)
+  no_mmap (str, int or bool, default false; --no-mmap)
+      host weights resident, not page cache
+  mlock (str, int or bool, default false; --mlock)
+      host weights locked: resident
+  no_kv_offload (str, int or bool, default false; -nkvo, --no-kv-offload)
+      every KV cache on the host, -nkvo
+  gpu_memory (str, int or bool; --gpu-memory)
+      the GPUs' free memory, 0=24GiB,1=12GiB (default: this machine's)
+  gpu_margin (str, int or bool, default 1GiB; --gpu-margin)
+      left free on every GPU (default 1GiB)
+  mmproj (str; --mmproj)
+      a multimodal projector GGUF: its weights and image-encoding buffer
+  no_mmproj_offload (bool, default false; --no-mmproj-offload)
+      the projector on the host
+  lora (str or list of str; --lora)
+      a LoRA adapter GGUF (repeatable): its tensors next to the model's
+  cache_ram (int, MiB; --cache-ram)
+      llama-server's host prompt cache in MiB (-1 no limit, 0 off; the server's
+      default 8192)
+  ctx_checkpoints (int >= 0; --ctx-checkpoints)
+      llama-server's context checkpoints per slot (0 off; the server's default
+      32)
+  model_draft (str; -md, --model-draft)
+      a speculative-decoding draft GGUF: its weights, KV and compute, -md
+  n_gpu_layers_draft (str, int or bool, default all; -ngld, --gpu-layers-draft,
+    --n-gpu-layers-draft)
+      the draft's layers on the GPUs, auto, all or N, -ngld (default all)
+  cache_type_k_draft (str: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1 or
+    iq4_nl, default f16; -ctkd, --cache-type-k-draft)
+      the draft's K cache type, -ctkd (f16)
+  cache_type_v_draft (str: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1 or
+    iq4_nl, default f16; -ctvd, --cache-type-v-draft)
+      the draft's V cache type, -ctvd (f16)
+mlx-lm's own, refused under another engine:
+  prompt_tokens (int >= 1, tokens, default 512; --prompt-tokens)
+      prompt length (default 512)
+  prefill_step_size (int >= 1, tokens, default 2048; --prefill-step-size)
+      prompt tokens per prefill chunk (default 2048)
+  kv_bits (int >= 1, bits; --kv-bits)
+      quantized KV cache bits (default none)
+  kv_group_size (int >= 1, default 64; --kv-group-size)
+      quantized KV cache group size (default 64)
+  max_kv_size (int >= 1, tokens; --max-kv-size)
+      rotating KV cache of this many tokens (default unbounded)
+vllm's own, refused under another engine:
+  gpu_memory_utilization (float, default 0.9; --gpu-memory-utilization)
+      fraction of the GPU's total memory vLLM may use (default 0.9)
+  gpu_memory_total (int bytes or str such as '48GiB'; --gpu-memory-total)
+      the GPU's total memory, e.g. 80GiB (default: the GPU found)
+  gpu_name (str; --gpu-name)
+      the GPU's name as nvidia-smi prints it, e.g. "NVIDIA H100 80GB HBM3", for
+      another machine's GPU (default: the GPU found); picks the batch defaults
+      and the MLA block size
+  kv_cache_memory (int bytes or str such as '48GiB'; --kv-cache-memory,
+    --kv-cache-memory-bytes)
+      KV cache size per GPU (bytes or e.g. 16GiB); skips the profile
+  block_size (int >= 1, tokens, default 16; --block-size)
+      tokens per KV block (default 16)
+  kv_cache_dtype (str: auto, fp8, fp8_e4m3 or fp8_e5m2, default auto;
+    --kv-cache-dtype)
+      auto (default) or fp8
+  max_model_len (int >= 1, tokens; --max-model-len)
+      context per request (default: the config's)
+  max_num_seqs (int >= 1; --max-num-seqs)
+      sequences per step (default: 1024 on a GPU of 70 GiB or more that is not
+      an A100, else 256)
+  max_num_batched_tokens (int >= 1, tokens; --max-num-batched-tokens)
+      tokens per step, the profiled batch (default: 8192 on a GPU of 70 GiB or
+      more that is not an A100, else 2048)
+  num_speculative_tokens (int >= 0, tokens, default 0;
+    --num-speculative-tokens)
+      speculative tokens per step (MTP / draft; default 0)
+  enforce_eager (bool, default false; --enforce-eager)
+      no CUDA graphs
+  vllm_version (str; --vllm-version)
+      the release whose KV accounting to price, X.Y[.Z]: 0.7 (the V1 engine) or
+      0.11 to 0.20 (default: the current line)
 (end of the generated field list)
 """
 

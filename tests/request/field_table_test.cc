@@ -1,7 +1,8 @@
 // The request field table (request_field.h) against everything made from
 // it: every row the same in `memfit inspect --help`, the JSON request
-// parser, the engine checks, the schema, the docs tables and GET
-// /v1/engines. MEMFIT_UPDATE_FIELD_DOCS=1 rewrites the docs and the schema.
+// parser, the engine checks, the schema, the docs tables, the Python
+// module's docstring and GET /v1/engines. MEMFIT_UPDATE_FIELD_DOCS=1
+// rewrites the docs, the schema and the docstring.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -252,6 +253,25 @@ TEST(FieldTable, DocsTablesAgree) {
     EXPECT_EQ(testing::docs_block_text(updating() ? *updated : document, block.engine), table)
         << "run scripts/gen-field-docs.py";
   }
+}
+
+// The Python module's docstring lists every field, with its Python value
+// and flags (python/memfit/__init__.py; tests/python checks that help()
+// shows it).
+TEST(FieldTable, PythonDocstringAgrees) {
+  const std::string path = kSource + "/" + std::string(testing::kPythonModule);
+  const std::string module = slurp(path);
+  const std::string list = testing::render_python_field_list(request_fields());
+  for (const RequestField* f : request_fields()) {
+    EXPECT_NE(list.find("\n  " + std::string(f->name) + " ("), std::string::npos) << f->name;
+  }
+  // The docstring is r"""...""": only a triple quote would end it.
+  EXPECT_EQ(list.find("\"\"\""), std::string::npos);
+  std::optional<std::string> updated = testing::with_python_list(module, list);
+  ASSERT_TRUE(updated.has_value()) << path << " has no generated field list";
+  if (updating()) write(path, *updated);
+  EXPECT_EQ(testing::python_list_text(updating() ? *updated : module), list)
+      << "run scripts/gen-field-docs.py";
 }
 
 TEST(FieldTable, RequestSchemaAgrees) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <optional>
 
 namespace memfit::testing {
 namespace {
@@ -117,6 +118,91 @@ nlohmann::ordered_json property(const RequestField& f) {
   return p;
 }
 
+// The text between the line `open` and the line `close` after it.
+std::optional<std::string> text_between(std::string_view document, std::string_view open,
+                                        std::string_view close) {
+  const size_t begin = document.find(open);
+  if (begin == std::string_view::npos) return std::nullopt;
+  const size_t end = document.find(close, begin + open.size());
+  if (end == std::string_view::npos) return std::nullopt;
+  return std::string(document.substr(begin + open.size(), end - begin - open.size()));
+}
+
+std::optional<std::string> with_text_between(std::string_view document, std::string_view open,
+                                             std::string_view close, std::string_view text) {
+  const size_t begin = document.find(open);
+  if (begin == std::string_view::npos) return std::nullopt;
+  const size_t end = document.find(close, begin + open.size());
+  if (end == std::string_view::npos) return std::nullopt;
+  return std::string(document.substr(0, begin + open.size())) + std::string(text) +
+         std::string(document.substr(end));
+}
+
+// `text` cut into lines of at most 79 columns at spaces, the first indented
+// by `first`, the others by `rest`.
+std::string wrapped(const std::string& text, size_t first, size_t rest) {
+  constexpr size_t kWidth = 79;
+  std::string out;
+  std::string line(first, ' ');
+  size_t indent = first;
+  for (std::string_view word : split(text, ' ')) {
+    if (line.size() > indent && line.size() + 1 + word.size() > kWidth) {
+      out += line + "\n";
+      indent = rest;
+      line = std::string(rest, ' ');
+    }
+    if (line.size() > indent) line += ' ';
+    line += word;
+  }
+  return out + line + "\n";
+}
+
+// What Python passes for the field (estimate()'s keyword), its range, unit
+// and default: "int >= 1, tokens, default 8192".
+std::string python_value_text(const RequestField& f) {
+  std::string text;
+  if (f.json == JsonForm::kScalar) {
+    text = "str, int or bool";
+  } else if (f.json == JsonForm::kInteger) {
+    text = "int";
+  } else {
+    switch (f.type) {
+      case FieldType::kCount:
+        text = f.max != std::numeric_limits<uint64_t>::max() ? fmt::format("int {} to {}", f.min, f.max)
+                                                             : fmt::format("int >= {}", f.min);
+        break;
+      case FieldType::kSize:
+        text = "int bytes or str such as '48GiB'";
+        break;
+      case FieldType::kRatio:
+        text = "float";
+        break;
+      case FieldType::kFlag:
+        text = "bool";
+        break;
+      case FieldType::kChoice: {
+        const std::vector<std::string_view> choices = split(f.choices, '|');
+        text = "str: ";
+        for (size_t i = 0; i < choices.size(); ++i) {
+          if (i > 0) text += i + 1 == choices.size() ? " or " : ", ";
+          text += choices[i];
+        }
+        break;
+      }
+      case FieldType::kText:
+        text = "str";
+        break;
+      case FieldType::kList:
+        text = "str or list of str";
+        break;
+    }
+  }
+  if (!f.unit.empty() && f.type != FieldType::kSize) text += fmt::format(", {}", f.unit);
+  if (f.required) text += ", required";
+  if (!f.default_text.empty()) text += fmt::format(", default {}", f.default_text);
+  return text;
+}
+
 }  // namespace
 
 std::vector<FieldDocsBlock> field_docs_blocks() {
@@ -138,23 +224,38 @@ std::string render_field_table(const std::vector<const RequestField*>& rows) {
 }
 
 std::optional<std::string> docs_block_text(std::string_view document, std::string_view engine) {
-  const std::string open = open_marker(engine);
-  const size_t begin = document.find(open);
-  if (begin == std::string_view::npos) return std::nullopt;
-  const size_t end = document.find(close_marker(engine), begin);
-  if (end == std::string_view::npos) return std::nullopt;
-  return std::string(document.substr(begin + open.size(), end - begin - open.size()));
+  return text_between(document, open_marker(engine), close_marker(engine));
 }
 
 std::optional<std::string> with_docs_block(std::string_view document, std::string_view engine,
                                            std::string_view table) {
-  const std::string open = open_marker(engine);
-  const size_t begin = document.find(open);
-  if (begin == std::string_view::npos) return std::nullopt;
-  const size_t end = document.find(close_marker(engine), begin);
-  if (end == std::string_view::npos) return std::nullopt;
-  return std::string(document.substr(0, begin + open.size())) + std::string(table) +
-         std::string(document.substr(end));
+  return with_text_between(document, open_marker(engine), close_marker(engine), table);
+}
+
+std::string render_python_field_list(const std::vector<const RequestField*>& rows) {
+  std::string out = "\n";
+  std::optional<std::string_view> engine;
+  for (const RequestField* f : rows) {
+    if (engine != f->engine) {
+      engine = f->engine;
+      out += f->engine.empty() ? std::string("Read by every engine:\n")
+                               : fmt::format("{}'s own, refused under another engine:\n", f->engine);
+    }
+    std::vector<std::string_view> flags = split(f->flags, ',');
+    std::string flag_list;
+    for (std::string_view flag : flags) flag_list += (flag_list.empty() ? "" : ", ") + std::string(flag);
+    out += wrapped(fmt::format("{} ({}; {})", f->name, python_value_text(*f), flag_list), 2, 4);
+    out += wrapped(std::string(f->help), 6, 6);
+  }
+  return out;
+}
+
+std::optional<std::string> python_list_text(std::string_view document) {
+  return text_between(document, kPythonListOpen, kPythonListClose);
+}
+
+std::optional<std::string> with_python_list(std::string_view document, std::string_view list) {
+  return with_text_between(document, kPythonListOpen, kPythonListClose, list);
 }
 
 nlohmann::ordered_json render_request_schema() {

@@ -38,6 +38,20 @@ std::optional<std::string> docs_block_text(std::string_view document, std::strin
 std::optional<std::string> with_docs_block(std::string_view document, std::string_view engine,
                                            std::string_view table);
 
+// The Python module's docstring (python/memfit/__init__.py): every field,
+// its Python value (what estimate() takes as a keyword), range, default and
+// `python3 -m memfit inspect` flags, and its help, grouped by engine,
+// between the lines kPythonListOpen and kPythonListClose.
+inline constexpr std::string_view kPythonModule = "python/memfit/__init__.py";
+inline constexpr std::string_view kPythonListOpen =
+    "Request fields (generated from the request field table: scripts/gen-field-docs.py):\n";
+inline constexpr std::string_view kPythonListClose = "(end of the generated field list)\n";
+std::string render_python_field_list(const std::vector<const RequestField*>& rows);
+// The text between the two lines in `document`, and `document` with it
+// replaced; nullopt when the lines are not there.
+std::optional<std::string> python_list_text(std::string_view document);
+std::optional<std::string> with_python_list(std::string_view document, std::string_view list);
+
 // schema/estimate-request.schema.json as the table makes it.
 nlohmann::ordered_json render_request_schema();
 
