@@ -12,7 +12,8 @@ packages=(
 )
 # --tests (scripts/test.sh) adds what the tests, benchmarks and fuzzing
 # take: GoogleTest, Google Benchmark, clang's libFuzzer, python3 for the
-# schema, C API and module tests, and the calculator page's browser test
+# schema, C API and module tests (pip, setuptools, wheel and venv for the
+# offline `pip install ./python` test), and the calculator page's browser test
 # (tests/e2e/run.sh): Debian's chromium, node and npm. A node installed some
 # other way is kept (NodeSource's nodejs carries its own npm and conflicts
 # with Debian's).
@@ -20,7 +21,7 @@ if [[ "${1:-}" == "--tests" ]]; then
   packages+=(
     libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
     clang libclang-rt-14-dev
-    python3 python3-jsonschema
+    python3 python3-jsonschema python3-pip python3-setuptools python3-wheel python3-venv
     chromium
   )
   command -v node >/dev/null 2>&1 || packages+=(nodejs)

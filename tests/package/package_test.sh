@@ -9,7 +9,8 @@
 #   3. consumer_cxx/main.cc through pkg-config: c++ -std=c++20 main.cc
 #      $(pkg-config --cflags --libs memfit);
 #   4. the Python module, imported from the prefix with no hint where the C
-#      library is (it loads the one installed beside it);
+#      library is (it loads the one installed beside it), and python3 -m
+#      memfit inspect from there;
 # then runs each on the bundled example and checks its figures and what it
 # links. Prints "package test passed" at the end; exits non-zero on the
 # first failure.
@@ -113,6 +114,12 @@ if [ -z "$flags" ] && command -v python3 >/dev/null 2>&1; then
     python3 -c 'import memfit, sys; r = memfit.estimate(sys.argv[1], memory_limit="64GiB"); print(r["total_bytes"], r["fits"])' \
     "$MEMFIT_EXAMPLE")" || fail "the installed Python module failed"
   [ "$out" = "11764806400 True" ] || fail "the installed Python module printed '$out'"
+  # python3 -m memfit inspect from the prefix: the CLI's FITS line.
+  out="$(env -u MEMFIT_LIBRARY -u LD_LIBRARY_PATH PYTHONPATH="$prefix/lib/python3/dist-packages" \
+    python3 -m memfit inspect -m "$MEMFIT_EXAMPLE" --memory-limit 64GiB 2>/dev/null | tail -n 1)" ||
+    fail "python3 -m memfit inspect from the prefix failed"
+  [ "$out" = "FITS: 10.96 GiB of 64.00 GiB (53.04 GiB to spare)" ] ||
+    fail "python3 -m memfit inspect from the prefix printed '$out'"
 fi
 
 echo "package test passed"
