@@ -1,7 +1,7 @@
-// One table of requests through the three front ends of the request layer
-// (the memfit command, the C API's JSON call and the service's POST
-// /v1/estimate): the same figures, the same warnings and the same kind of
-// error for each. All three run on this machine, with this process's
+// One table of requests through the front ends of the request layer (the
+// memfit command, the C API's JSON call, the same with the CLI's flag texts
+// as python3 -m memfit sends them, and the service's POST /v1/estimate): the
+// same figures, the same warnings and the same kind of error for each. All three run on this machine, with this process's
 // environment, against the same three models.
 #include <gtest/gtest.h>
 
@@ -152,6 +152,23 @@ class FrontEnds : public ::testing::Test {
     if (!a.ok) {
       EXPECT_EQ(status, a.kind == "usage" ? MEMFIT_INVALID_ARGUMENT : MEMFIT_ERROR) << a.message;
     }
+    return a;
+  }
+
+  // memfit_run_request_json with MEMFIT_REQUEST_FLAG_TEXTS (python3 -m
+  // memfit): each value as the text its flag takes (a switch "true").
+  Answer via_c_api_flag_texts(json request) const {
+    request["model"] = path_of(request["model"]);
+    json texts = json::object();
+    for (const auto& [key, value] : request.items()) {
+      texts[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    }
+    char* response = nullptr;
+    const memfit_status status =
+        memfit_run_request_json(texts.dump().c_str(), MEMFIT_REQUEST_FLAG_TEXTS, &response);
+    EXPECT_NE(response, nullptr);
+    const Answer a = json_answer(status == MEMFIT_OK, json::parse(response));
+    memfit_string_free(response);
     return a;
   }
 
@@ -329,15 +346,22 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
     const Answer c = via_c_api(row.request);
     const Answer s = via_service(row.request);
     const Answer cli = via_cli(row.request);
+    const Answer texts = via_c_api_flag_texts(row.request);
     const bool ok = std::string(row.kind).empty();
     ASSERT_EQ(c.ok, ok) << c.message;
     ASSERT_EQ(s.ok, ok) << s.message;
     ASSERT_EQ(cli.ok, ok) << cli.message;
+    ASSERT_EQ(texts.ok, ok) << texts.message;
     if (ok) {
       EXPECT_EQ(comparable(c.report), comparable(s.report));
       EXPECT_EQ(comparable(c.report), comparable(cli.report));
+      EXPECT_EQ(comparable(c.report), comparable(texts.report));
       continue;
     }
+    // The flag texts are read by the CLI's parsers: the C API's words.
+    EXPECT_EQ(texts.kind, c.kind);
+    EXPECT_EQ(texts.message, c.message);
+    EXPECT_EQ(texts.field, c.field);
     EXPECT_EQ(c.kind, row.kind) << c.message;
     EXPECT_EQ(s.kind, row.kind) << s.message;
     EXPECT_EQ(cli.kind, c.kind == "usage" ? "usage" : "other");
