@@ -124,8 +124,9 @@ memfit_status memfit_run_request_json(const char* request_json, unsigned int opt
  * "default_for", "fields": [...]}], "common_fields": [...]}, each field
  * {"name", "flags", "help", "unit", "type", "choices", "default", "min",
  * "max", "example", "required"} (schema/engines.schema.json): what a
- * front end builds its options from. *json_out is released with memfit_string_free; MEMFIT_ERROR when
- * memory ran out, MEMFIT_INVALID_ARGUMENT when json_out is NULL. */
+ * front end builds its options from. *json_out is released with
+ * memfit_string_free; MEMFIT_ERROR when memory ran out,
+ * MEMFIT_INVALID_ARGUMENT when json_out is NULL. */
 memfit_status memfit_engines_json(char** json_out);
 
 typedef struct memfit_prefill_request {
