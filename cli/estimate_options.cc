@@ -5,10 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <span>
-#include <system_error>
 
 #ifdef _WIN32
 #include <io.h>
@@ -19,6 +17,7 @@
 #include "commands.h"
 #include "memfit/engine.h"
 #include "memfit/memory_size.h"
+#include "memfit/number_text.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit::cli {
@@ -246,9 +245,7 @@ Result<EstimateRequest> to_request(const EstimateOptions& o) {
   r.mlxlm.prompt_tokens = o.prompt_tokens;
   for (const auto& [file, scale] : o.lora_scaled) {
     // llama-server reads the scale with std::stof: a number it must be.
-    double value = 0;
-    const auto [end, ec] = std::from_chars(scale.data(), scale.data() + scale.size(), value);
-    if (scale.empty() || ec != std::errc() || end != scale.data() + scale.size()) {
+    if (!parse_double(scale)) {
       return Error::usage("lora_scaled", fmt::format("takes FILE SCALE, a number; got {}", quote_untrusted(scale)));
     }
     r.llamacpp.lora.push_back(file);

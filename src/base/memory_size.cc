@@ -6,12 +6,11 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <locale>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include "memfit/memory_size.h"
+#include "memfit/number_text.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit {
@@ -37,28 +36,6 @@ int unit_shift(std::string_view unit) {
     if (rest.empty() || rest == "b" || rest == "ib") return shift;
   }
   return -1;
-}
-
-// `number` (digits and dots only) as a double, nullopt unless all of it is
-// one number in range. std::from_chars where the library has it for double;
-// libc++ (Apple's, zig's) does not, so there the classic locale's stream
-// parses it, also correctly rounded. Both reject what overflows or
-// underflows to 0; the stream may reject subnormals (below 2.2e-308) too.
-std::optional<double> parse_decimal(std::string_view number) {
-  double value = 0;
-#ifdef __cpp_lib_to_chars  // why: libc++ has no std::from_chars for double
-  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-  if (ec != std::errc() || end != number.data() + number.size()) return std::nullopt;
-#else
-  std::istringstream in{std::string(number)};
-  in.imbue(std::locale::classic());
-  in >> std::noskipws >> value;
-  if (in.fail() || in.peek() != std::istringstream::traits_type::eof()) return std::nullopt;
-  if (value == 0 && number.find_first_of("123456789") != std::string_view::npos) {
-    return std::nullopt;
-  }
-#endif
-  return value;
 }
 
 }  // namespace
@@ -90,7 +67,7 @@ Result<std::optional<uint64_t>> parse_memory_size(std::string_view text) {
     if (value == 0) return std::optional<uint64_t>();
     return std::optional<uint64_t>(value << shift);
   }
-  const std::optional<double> value = parse_decimal(number);
+  const std::optional<double> value = parse_double(number);
   if (!value) {
     return Error::usage(fmt::format("memory size {} is not a number", quote_untrusted(text)));
   }

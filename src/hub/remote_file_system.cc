@@ -6,10 +6,10 @@
 #include <atomic>
 #include <cstring>
 #include <set>
-#include <thread>
 
 #include <fmt/format.h>
 
+#include "base/worker_threads.h"
 #include "memfit/checked_math.h"
 #include "memfit/gguf.h"
 #include "memfit/safetensors.h"
@@ -205,14 +205,7 @@ Status RemoteFileSystem::prefetch(const std::vector<std::string>& paths, unsigne
   };
   const unsigned threads =
       static_cast<unsigned>(std::min<size_t>(std::max(1u, concurrency), paths.size()));
-  std::vector<std::thread> workers;
-  try {
-    for (unsigned t = 1; t < threads; ++t) workers.emplace_back(work);
-  } catch (const std::system_error&) {
-    // Fewer threads than asked: those started and this one do the work.
-  }
-  work();
-  for (std::thread& worker : workers) worker.join();
+  run_on_threads(threads, work);
   for (Status& status : results) {
     if (!status) return status;
   }

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <system_error>
 
+#include "memfit/number_text.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit::request {
@@ -66,15 +67,12 @@ Result<bool> parse_switch(std::string_view text) {
 
 Result<double> parse_ratio(std::string_view text, double low, double high) {
   const std::string what = fmt::format("a number in ({}, {}]", low, high);
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
-    return Error::usage(fmt::format("{}: expected {}", quote_untrusted(text), what));
-  }
+  const std::optional<double> value = parse_double(text);
+  if (!value) return Error::usage(fmt::format("{}: expected {}", quote_untrusted(text), what));
   // The text is a number: shown as written (a JSON request's number as
   // the JSON wrote it).
-  if (!(value > low && value <= high)) return Error::usage(fmt::format("expected {}, got {}", what, text));
-  return value;
+  if (!(*value > low && *value <= high)) return Error::usage(fmt::format("expected {}, got {}", what, text));
+  return *value;
 }
 
 }  // namespace memfit::request

@@ -5,7 +5,6 @@
 #define MEMFIT_REQUEST_FIELD_TEXT_H_
 
 #include <cstdint>
-#include <optional>
 #include <string_view>
 
 #include "memfit/request_field.h"
@@ -26,14 +25,6 @@ Result<uint64_t> parse_decimal(std::string_view text);
 Result<bool> parse_switch(std::string_view text);
 // A real number in (low, high]: "expected a number in (0, 1], got 1.5".
 Result<double> parse_ratio(std::string_view text, double low, double high);
-
-// `value` into `slot`, or its error.
-template <typename T>
-Status store(std::optional<T>& slot, Result<T> value) {
-  if (!value) return value.error();
-  slot = std::move(*value);
-  return Status::Ok();
-}
 
 }  // namespace memfit::request
 

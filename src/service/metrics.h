@@ -51,6 +51,11 @@ class ServiceMetrics {
     bool fits = false;
   };
 
+  // The request and admission counters, and the per-model families;
+  // the caller holds mu_.
+  void render_counts(std::string& out) const;
+  void render_models(std::string& out) const;
+
   mutable std::mutex mu_;
   std::map<std::pair<std::string, int>, uint64_t> requests_;  // (endpoint, status); guarded
   std::map<std::string, ModelFigures> models_;                // by label; guarded

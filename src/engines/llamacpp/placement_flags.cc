@@ -10,6 +10,7 @@
 #include <string>
 
 #include "memfit/llamacpp_placement.h"
+#include "memfit/number_text.h"
 #include "memfit/memory_size.h"
 #include "memfit/untrusted_text.h"
 
@@ -157,15 +158,13 @@ Result<std::vector<double>> parse_tensor_split(std::string_view text) {
   std::vector<double> out;
   double sum = 0;
   for (std::string_view part : split_list(text, ",/")) {
-    double v = 0;
-    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (part.empty() || ec != std::errc() || end != part.data() + part.size() || !(v >= 0) ||
-        v > 1e12) {
+    const std::optional<double> v = parse_double(part);
+    if (!v || *v < 0 || *v > 1e12) {
       return Error::usage("tensor_split",
                           fmt::format("{}: expected proportions such as 24,12", quote_untrusted(text)));
     }
-    out.push_back(v);
-    sum += v;
+    out.push_back(*v);
+    sum += *v;
   }
   if (out.size() > kMaxGpus) return Error::usage("tensor_split", fmt::format("at most {} GPUs", kMaxGpus));
   if (sum <= 0) return Error::usage("tensor_split", "the proportions are all 0");

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "memfit/memory_size.h"
+#include "memfit/number_text.h"
 #include "memfit/settings.h"
 #include "memfit/untrusted_text.h"
 
@@ -89,11 +90,9 @@ EstimateSettings settings_from_environment(const Environment& env,
 
 Result<uint64_t> parse_multiplier_micros(std::string_view text) {
   const std::string_view s = trimmed(text);
-  double value = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) {
-    return Error(fmt::format("{} is not a number", quote_untrusted(text)));
-  }
+  const std::optional<double> number = parse_double(s);
+  if (!number) return Error(fmt::format("{} is not a number", quote_untrusted(text)));
+  const double value = *number;
   if (value <= 0) return Error(fmt::format("{} is not positive", quote_untrusted(text)));
   if (value > 1e6) return Error(fmt::format("{} is implausibly large", quote_untrusted(text)));
   // Round to the nearest millionth first so 1.2 (binary 1.19999...) is

@@ -3,17 +3,18 @@
 #include "engines/mlxlm/fields.h"
 
 #include "memfit/request.h"
+#include "request/field_rows.h"
 #include "request/field_text.h"
 
 namespace memfit {
 namespace {
 
 using R = EstimateRequest;
-using Text = std::string_view;
 using request::parse_decimal;
-using request::store;
+using request::parsed_field;
 
 constexpr RequestField kMlxLmFields[] = {
+    parsed_field<parse_decimal, &R::mlxlm, &MlxLmRequest::prompt_tokens>(
     {.name = "prompt_tokens",
      .flags = "--prompt-tokens",
      .engine = "mlx-lm",
@@ -22,10 +23,9 @@ constexpr RequestField kMlxLmFields[] = {
      .type = FieldType::kCount,
      .default_text = "512",
      .min = 1,
-     .apply = [](R& r, Text t) { return store(r.mlxlm.prompt_tokens, parse_decimal(t)); },
-     .given = [](const R& r) { return r.mlxlm.prompt_tokens.has_value(); },
      .doc = "the prompt's tokens: `mlx_lm.benchmark -p`; `preflight generate` reads its own "
-            "`--prompt-tokens`"},
+            "`--prompt-tokens`"}),
+    parsed_field<parse_decimal, &R::mlxlm, &MlxLmRequest::prefill_step_size>(
     {.name = "prefill_step_size",
      .flags = "--prefill-step-size",
      .engine = "mlx-lm",
@@ -34,9 +34,8 @@ constexpr RequestField kMlxLmFields[] = {
      .type = FieldType::kCount,
      .default_text = "2048",
      .min = 1,
-     .apply = [](R& r, Text t) { return store(r.mlxlm.prefill_step_size, parse_decimal(t)); },
-     .given = [](const R& r) { return r.mlxlm.prefill_step_size.has_value(); },
-     .doc = "prompt tokens per prefill chunk: mlx-lm's `--prefill-step-size`"},
+     .doc = "prompt tokens per prefill chunk: mlx-lm's `--prefill-step-size`"}),
+    parsed_field<parse_decimal, &R::mlxlm, &MlxLmRequest::kv_bits>(
     {.name = "kv_bits",
      .flags = "--kv-bits",
      .engine = "mlx-lm",
@@ -44,11 +43,10 @@ constexpr RequestField kMlxLmFields[] = {
      .unit = "bits",
      .type = FieldType::kCount,
      .min = 1,
-     .apply = [](R& r, Text t) { return store(r.mlxlm.kv_bits, parse_decimal(t)); },
-     .given = [](const R& r) { return r.mlxlm.kv_bits.has_value(); },
      .example = "8",
      .doc = "quantized KV cache bits: mlx-lm's `--kv-bits` (2, 3, 4, 5, 6, 8); default none "
-            "(16-bit)"},
+            "(16-bit)"}),
+    parsed_field<parse_decimal, &R::mlxlm, &MlxLmRequest::kv_group_size>(
     {.name = "kv_group_size",
      .flags = "--kv-group-size",
      .engine = "mlx-lm",
@@ -56,9 +54,8 @@ constexpr RequestField kMlxLmFields[] = {
      .type = FieldType::kCount,
      .default_text = "64",
      .min = 1,
-     .apply = [](R& r, Text t) { return store(r.mlxlm.kv_group_size, parse_decimal(t)); },
-     .given = [](const R& r) { return r.mlxlm.kv_group_size.has_value(); },
-     .doc = "quantized KV cache group size: mlx-lm's `--kv-group-size` (32, 64, 128)"},
+     .doc = "quantized KV cache group size: mlx-lm's `--kv-group-size` (32, 64, 128)"}),
+    parsed_field<parse_decimal, &R::mlxlm, &MlxLmRequest::max_kv_size>(
     {.name = "max_kv_size",
      .flags = "--max-kv-size",
      .engine = "mlx-lm",
@@ -66,11 +63,9 @@ constexpr RequestField kMlxLmFields[] = {
      .unit = "tokens",
      .type = FieldType::kCount,
      .min = 1,
-     .apply = [](R& r, Text t) { return store(r.mlxlm.max_kv_size, parse_decimal(t)); },
-     .given = [](const R& r) { return r.mlxlm.max_kv_size.has_value(); },
      .example = "4096",
      .doc = "a rotating KV cache of this many tokens: mlx-lm's `--max-kv-size`; default "
-            "unbounded"},
+            "unbounded"}),
 };
 
 }  // namespace

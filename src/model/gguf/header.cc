@@ -12,6 +12,7 @@
 #include "memfit/gguf.h"
 #include "memfit/untrusted_text.h"
 #include "model/gguf/parser.h"
+#include "model/regular_file.h"
 
 namespace memfit {
 
@@ -34,13 +35,10 @@ Result<GgufHeader> read_gguf_header(FileSystem& fs, const std::string& path,
                                     uint64_t initial_window_bytes) {
   return without_exceptions("read_gguf_header", [&]() -> Result<GgufHeader> {
     const std::string context = fmt::format("reading {}", quote_untrusted(path));
-    Result<std::unique_ptr<OpenFile>> opened = fs.open_file(path);
+    Result<std::unique_ptr<OpenFile>> opened = open_regular_file(fs, path, context);
     if (!opened.ok()) return opened.error();
     OpenFile& file = **opened;
-    const FileStat stat = file.stat();
-    if (stat.kind == FileKind::kMissing) return Error(context + ": no such file");
-    if (stat.kind != FileKind::kRegular) return Error(context + ": not a regular file");
-    const uint64_t file_bytes = stat.size_bytes;
+    const uint64_t file_bytes = file.stat().size_bytes;
 
     const uint64_t most_bytes = std::min(file_bytes, kMaxGgufHeaderBytes);
     uint64_t window_bytes = std::min(std::max<uint64_t>(initial_window_bytes, 1), most_bytes);

@@ -8,6 +8,7 @@
 #include "base/exception_boundary.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/safetensors.h"
+#include "model/regular_file.h"
 #include "model/safetensors/json_parser.h"
 
 namespace memfit {
@@ -22,13 +23,10 @@ Result<SafetensorsSummary> read_header(SafetensorsJsonParser& parser, FileSystem
                                        std::vector<SafetensorsTensor>* tensors) {
   const std::string context = fmt::format("reading {}", quote_untrusted(path));
   // One open for the stat and both reads (FileSystem::open_file).
-  Result<std::unique_ptr<OpenFile>> opened = fs.open_file(path);
+  Result<std::unique_ptr<OpenFile>> opened = open_regular_file(fs, path, context);
   if (!opened.ok()) return opened.error();
   OpenFile& file = **opened;
-  const FileStat stat = file.stat();
-  if (stat.kind == FileKind::kMissing) return Error(context + ": no such file");
-  if (stat.kind != FileKind::kRegular) return Error(context + ": not a regular file");
-  const uint64_t file_bytes = stat.size_bytes;
+  const uint64_t file_bytes = file.stat().size_bytes;
 
   char prefix[kLengthPrefixBytes];
   size_t prefix_bytes = 0;

@@ -14,9 +14,9 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
-#include <system_error>
 #include <thread>
 
+#include "base/worker_threads.h"
 #include "memfit/checked_math.h"
 #include "memfit/safetensors.h"
 
@@ -118,14 +118,7 @@ Result<SafetensorsHeaderTotals> sum_safetensors_headers(FileSystem& fs,
         if (!results[i]->status.ok()) failed = true;
       }
     };
-    std::vector<std::thread> workers;
-    try {
-      for (unsigned t = 1; t < threads; ++t) workers.emplace_back(work);
-    } catch (const std::system_error&) {
-      // No more threads to be had: the ones started and this one will do.
-    }
-    work();
-    for (std::thread& worker : workers) worker.join();
+    run_on_threads(threads, work);
   }
 
   SafetensorsHeaderTotals totals;

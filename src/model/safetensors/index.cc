@@ -24,24 +24,17 @@
 #include "memfit/untrusted_text.h"
 #include "memfit/weights.h"
 #include "model/safetensors/index.h"
+#include "model/safetensors/json_errors.h"
 
 namespace memfit {
 namespace {
 
 namespace od = simdjson::ondemand;
 
-Error index_error(std::string_view detail) {
-  return Error(fmt::format("safetensors index: {}", detail));
-}
+constexpr std::string_view kDocument = "safetensors index";
 
-Error json_error(simdjson::error_code code) {
-  return index_error(fmt::format("invalid JSON: {}", simdjson::error_message(code)));
-}
-
-bool is_type_error(simdjson::error_code code) {
-  return code == simdjson::INCORRECT_TYPE || code == simdjson::NUMBER_ERROR ||
-         code == simdjson::NUMBER_OUT_OF_RANGE;
-}
+Error index_error(std::string_view detail) { return json_document_error(kDocument, detail); }
+Error json_error(simdjson::error_code code) { return invalid_json_error(kDocument, code); }
 
 // metadata.total_size as bytes: a JSON integer in [0, 2^64), or a float
 // with such an integral value; an error for anything else.

@@ -23,26 +23,17 @@
 #include <limits>
 
 #include "model/error_text.h"
+#include "model/safetensors/json_errors.h"
 
 namespace memfit {
 namespace {
 
 namespace od = simdjson::ondemand;
 
-Error header_error(std::string_view detail) {
-  return Error(fmt::format("safetensors header: {}", detail));
-}
+constexpr std::string_view kDocument = "safetensors header";
 
-Error json_error(simdjson::error_code code) {
-  return header_error(fmt::format("invalid JSON: {}", simdjson::error_message(code)));
-}
-
-// Codes that mean "this value has the wrong type or range", as opposed to
-// "this is not JSON".
-bool is_type_error(simdjson::error_code code) {
-  return code == simdjson::INCORRECT_TYPE || code == simdjson::NUMBER_ERROR ||
-         code == simdjson::NUMBER_OUT_OF_RANGE;
-}
+Error header_error(std::string_view detail) { return json_document_error(kDocument, detail); }
+Error json_error(simdjson::error_code code) { return invalid_json_error(kDocument, code); }
 
 std::string_view json_type_name(od::json_type type) {
   switch (type) {

@@ -46,6 +46,30 @@ int token_embeddings(Graph& g, int weight, uint64_t hidden, uint64_t n_tok);
 // `vocab`, both graph outputs (never freed), expanded last.
 void logits_output(Graph& g, int weight, int inp, uint64_t vocab);
 
+// The last layer keeps the output rows only: `cur` and `residual`
+// [hidden, n_tok] gathered by inp_out_ids (`out_ids`) to [hidden, n_out],
+// cur first. Returns n_out, the rows the rest of the layer has.
+uint64_t keep_output_rows(Graph& g, int out_ids, uint64_t hidden, uint64_t n_out, int& cur, int& residual);
+// build_ffn, SiLU-gated in parallel (up, gate, swiglu, down), `width`
+// wide: [hidden, n] -> [hidden, n].
+int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden);
+
+// build_moe_ffn as a builder calls it (no expert groups, SwiGLU experts).
+struct MoeShape {
+  uint64_t hidden = 0;
+  uint64_t experts = 0;
+  uint64_t used = 0;        // experts per token
+  uint64_t expert_ffn = 0;  // one expert's width
+  bool sigmoid = false;     // gating: sigmoid, else softmax
+  bool selection_bias = false;
+  bool weights_norm = false;
+  bool weights_scaled = false;
+};
+// The gate, the `used` experts chosen per token and their weights, then
+// the routed experts weighted and summed: [hidden, n] -> [hidden, n]
+// (llamacpp/graph/ffn.cc).
+int moe_ffn(Graph& g, const MoeShape& s, int weight, int cur, uint64_t n);
+
 // One attention layer's KV cache and inputs as build_attn sees them.
 struct AttentionShape {
   uint64_t hidden = 0;    // wo's outputs
@@ -100,6 +124,9 @@ Result<uint64_t> reserve_bytes(const LlamaCppContext& context, const GraphOf& gr
 // sequences its ubatch splits into) and the token graph skipped when the
 // sequences are not a multiple of the streams.
 Result<uint64_t> reserve_bytes(const LlamaCppContext& context, uint64_t seqs, const GraphOf& graph_of);
+// A builder's answer from reserve_bytes: the bytes (never nullopt), or the
+// error as it is.
+Result<std::optional<uint64_t>> replayed(Result<uint64_t> bytes);
 
 // The builders, each nullopt for a model or setting it does not cover.
 // llamacpp/graph/decoder.cc: llama, Mistral, Mixtral, qwen3, qwen3moe.

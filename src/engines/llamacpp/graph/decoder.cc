@@ -8,7 +8,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "engines/llamacpp/graph/builders.h"
 
@@ -16,7 +15,6 @@ namespace memfit::llamacpp::graph {
 
 namespace {
 
-using ggml_graph::Dims;
 using ggml_graph::Op;
 using ggml_graph::Type;
 
@@ -42,51 +40,9 @@ struct Inputs {
 // build_moe_ffn with softmax gating and normalized weights (llama's and
 // qwen3moe's): [hidden, n] -> [hidden, n].
 int moe(Graph& g, const DecoderShape& s, const Inputs& in, int cur, uint64_t n) {
-  const uint64_t hidden = s.attn.hidden;
-  const int logits = mul_mat(g, in.weight, cur, s.experts);
-  const int probs = g.op(Op::kSoftMax, Type::kF32, {s.experts, n, 1, 1}, {logits}, "ffn_moe_probs");
-  const int argsort = g.op(Op::kOther, Type::kI32, {s.experts, n, 1, 1}, {probs}, "ffn_moe_argsort");
-  const Dims sorted_nb = g.at(argsort).nb;
-  const int selected = g.view(argsort, {s.used, n, 1, 1}, sorted_nb, 0);
-  const int probs3 = g.reshape(probs, {1, s.experts, n, 1});
-  int weights = g.op(Op::kOther, Type::kF32, {1, s.used, n, 1}, {probs3, selected}, "ffn_moe_weights");
-  weights = g.reshape(weights, {s.used, n, 1, 1});
-  int sum = g.op(Op::kOther, Type::kF32, {1, n, 1, 1}, {weights}, "ffn_moe_weights_sum");
-  sum = g.op(Op::kClamp, Type::kF32, {1, n, 1, 1}, {sum});
-  weights = g.op(Op::kDiv, Type::kF32, {s.used, n, 1, 1}, {weights, sum}, "ffn_moe_weights_norm");
-  weights = g.reshape(weights, {1, s.used, n, 1});
-  g.expand(weights);
-
-  const int x = g.reshape(cur, {hidden, 1, n, 1});
-  const Dims wide = {s.expert_ffn, s.used, n, 1};
-  const int up = g.op(Op::kOther, Type::kF32, wide, {in.weight, x, selected}, "ffn_moe_up");
-  const int gate = g.op(Op::kOther, Type::kF32, wide, {in.weight, x, selected}, "ffn_moe_gate");
-  const int glu = g.op(Op::kOther, Type::kF32, wide, {gate, up}, "ffn_moe_swiglu");
-  int experts = g.op(Op::kOther, Type::kF32, {hidden, s.used, n, 1}, {in.weight, glu, selected}, "ffn_moe_down");
-  experts = g.op(Op::kMul, Type::kF32, {hidden, s.used, n, 1}, {experts, weights}, "ffn_moe_weighted");
-  g.expand(experts);
-  // One strided view per used expert, summed.
-  const Dims et = g.at(experts).nb;
-  std::vector<int> views;
-  for (uint64_t i = 0; i < s.used; ++i) {
-    views.push_back(g.view(experts, {hidden, n, 1, 1}, {et[0], et[2], et[2] * n, et[2] * n}, i * et[1]));
-    g.expand(views.back());
-  }
-  int out = views[0];
-  for (size_t i = 1; i < views.size(); ++i) {
-    out = g.op(Op::kAdd, Type::kF32, {hidden, n, 1, 1}, {out, views[i]}, "ffn_moe_out");
-    g.expand(out);
-  }
-  if (views.size() == 1) out = g.op(Op::kOther, Type::kF32, {hidden, n, 1, 1}, {out}, "cont");
-  return out;
-}
-
-// build_ffn, SiLU-gated in parallel: [hidden, n] -> [hidden, n].
-int dense_ffn(Graph& g, const DecoderShape& s, const Inputs& in, int cur) {
-  const int up = mul_mat(g, in.weight, cur, s.ffn);
-  const int gate = mul_mat(g, in.weight, cur, s.ffn);
-  const int glu = g.op(Op::kOther, Type::kF32, g.at(gate).ne, {gate, up}, "ffn_swiglu");
-  return mul_mat(g, in.weight, glu, s.attn.hidden);
+  const MoeShape moe{.hidden = s.attn.hidden, .experts = s.experts, .used = s.used, .expert_ffn = s.expert_ffn,
+                     .weights_norm = true};
+  return moe_ffn(g, moe, in.weight, cur, n);
 }
 
 // More than the tensors build() makes: about 45 a layer, 30 more with
@@ -120,14 +76,10 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
     k = g.op(Op::kRope, Type::kF32, g.at(k).ne, {k, in.pos}, "Kcur");
     int cur = attention(g, a, attn_in, q, k, v, n_tok);
     uint64_t rows = n_tok;
-    if (il + 1 == s.layers) {  // the last layer keeps the output rows only
-      cur = g.op(Op::kOther, Type::kF32, {a.hidden, n_out, 1, 1}, {cur, in.out_ids}, "get_rows");
-      residual = g.op(Op::kOther, Type::kF32, {a.hidden, n_out, 1, 1}, {residual, in.out_ids}, "get_rows");
-      rows = n_out;
-    }
+    if (il + 1 == s.layers) rows = keep_output_rows(g, in.out_ids, a.hidden, n_out, cur, residual);
     const int ffn_inp = g.op(Op::kAdd, Type::kF32, {a.hidden, rows, 1, 1}, {cur, residual}, "ffn_inp");
     const int y = rms_norm_mul(g, ffn_inp, in.weight);
-    const int ffn_out = s.experts > 0 ? moe(g, s, in, y, rows) : dense_ffn(g, s, in, y);
+    const int ffn_out = s.experts > 0 ? moe(g, s, in, y, rows) : swiglu_ffn(g, in.weight, y, s.ffn, a.hidden);
     inp = g.op(Op::kAdd, Type::kF32, {a.hidden, rows, 1, 1}, {ffn_out, ffn_inp}, "l_out");
   }
   logits_output(g, in.weight, inp, s.vocab);
@@ -188,9 +140,7 @@ Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const Llam
     return none;
   }
   if (tensor_bound(s) > kMaxTensors) return none;
-  Result<uint64_t> bytes = reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(s, n_tok, n_out); });
-  if (!bytes) return bytes.error();
-  return std::optional<uint64_t>(*bytes);
+  return replayed(reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(s, n_tok, n_out); }));
 }
 
 }  // namespace memfit::llamacpp::graph

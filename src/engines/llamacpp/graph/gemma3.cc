@@ -63,11 +63,7 @@ Graph build(const Gemma3Shape& s, uint64_t n_tok, uint64_t n_out) {
     q = g.op(Op::kScale, Type::kF32, g.at(q).ne, {q}, "Qcur_scaled");
     int cur = attention(g, a, in, q, k, v, n_tok);
     uint64_t rows = n_tok;
-    if (il + 1 == s.windowed.size()) {  // the last layer keeps the output rows only
-      cur = g.op(Op::kOther, Type::kF32, {hidden, n_out, 1, 1}, {cur, out_ids}, "get_rows");
-      inp = g.op(Op::kOther, Type::kF32, {hidden, n_out, 1, 1}, {inp, out_ids}, "get_rows");
-      rows = n_out;
-    }
+    if (il + 1 == s.windowed.size()) rows = keep_output_rows(g, out_ids, hidden, n_out, cur, inp);
     cur = rms_norm_mul(g, cur, weight);  // attn_post_norm
     const int sa_out = g.op(Op::kAdd, Type::kF32, {hidden, rows, 1, 1}, {cur, inp}, "sa_out");
     const int y = rms_norm_mul(g, sa_out, weight);
@@ -114,9 +110,7 @@ Result<std::optional<uint64_t>> replay_gemma3(const ModelSpec& spec, const Llama
       s.vocab >= kMaxVocab || spec.moe.experts > 0) {
     return none;
   }
-  Result<uint64_t> bytes = reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(s, n_tok, n_out); });
-  if (!bytes) return bytes.error();
-  return std::optional<uint64_t>(*bytes);
+  return replayed(reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(s, n_tok, n_out); }));
 }
 
 }  // namespace memfit::llamacpp::graph

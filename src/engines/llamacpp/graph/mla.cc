@@ -10,7 +10,6 @@
 // each step: docs/llamacpp-rules.md, "Compute buffers (replayed)".
 #include <algorithm>
 #include <optional>
-#include <vector>
 
 #include "engines/llamacpp/graph/builders.h"
 
@@ -109,63 +108,19 @@ int mla_attention(Graph& g, const MlaShape& s, const Inputs& in, int q, int k, i
   return mul_mat(g, in.weight, cur, s.hidden);
 }
 
-// build_ffn, SiLU-gated in parallel: [hidden, n] -> [hidden, n].
-int gated_ffn(Graph& g, const MlaShape& s, const Inputs& in, int cur, uint64_t width) {
-  const int up = mul_mat(g, in.weight, cur, width);
-  const int gate = mul_mat(g, in.weight, cur, width);
-  const int glu = g.op(Op::kOther, Type::kF32, g.at(gate).ne, {gate, up}, "ffn_swiglu");
-  return mul_mat(g, in.weight, glu, s.hidden);
-}
-
 // build_moe_ffn as deepseek2 calls it (no expert groups): softmax or
 // sigmoid gating, the optional selection bias, weight normalization and
 // scaling, then the routed experts summed: [hidden, n] -> [hidden, n].
 int moe(Graph& g, const MlaShape& s, const Inputs& in, int cur, uint64_t n) {
-  const int logits = mul_mat(g, in.weight, cur, s.experts);
-  const int probs = g.op(s.sigmoid ? Op::kUnary : Op::kSoftMax, Type::kF32, {s.experts, n, 1, 1}, {logits},
-                         "ffn_moe_probs");
-  int selection = probs;
-  if (s.selection_bias) {
-    selection = g.op(Op::kAdd, Type::kF32, {s.experts, n, 1, 1}, {probs, in.weight}, "ffn_moe_probs_biased");
-  }
-  const int argsort = g.op(Op::kOther, Type::kI32, {s.experts, n, 1, 1}, {selection}, "ffn_moe_argsort");
-  const int selected = g.view(argsort, {s.used, n, 1, 1}, g.at(argsort).nb, 0);
-  const int probs3 = g.reshape(probs, {1, s.experts, n, 1});
-  int weights = g.op(Op::kOther, Type::kF32, {1, s.used, n, 1}, {probs3, selected}, "ffn_moe_weights");
-  if (s.weights_norm) {
-    weights = g.reshape(weights, {s.used, n, 1, 1});
-    int sum = g.op(Op::kOther, Type::kF32, {1, n, 1, 1}, {weights}, "ffn_moe_weights_sum");
-    sum = g.op(Op::kClamp, Type::kF32, {1, n, 1, 1}, {sum});
-    weights = g.op(Op::kDiv, Type::kF32, {s.used, n, 1, 1}, {weights, sum}, "ffn_moe_weights_norm");
-    weights = g.reshape(weights, {1, s.used, n, 1});
-  }
-  if (s.weights_scaled) {
-    weights = g.op(Op::kScale, Type::kF32, {1, s.used, n, 1}, {weights}, "ffn_moe_weights_scaled");
-  }
-  g.expand(weights);
-
-  const int x = g.reshape(cur, {s.hidden, 1, n, 1});
-  const Dims wide = {s.expert_ffn, s.used, n, 1};
-  const int up = g.op(Op::kOther, Type::kF32, wide, {in.weight, x, selected}, "ffn_moe_up");
-  const int gate = g.op(Op::kOther, Type::kF32, wide, {in.weight, x, selected}, "ffn_moe_gate");
-  const int glu = g.op(Op::kOther, Type::kF32, wide, {gate, up}, "ffn_moe_swiglu");
-  int experts = g.op(Op::kOther, Type::kF32, {s.hidden, s.used, n, 1}, {in.weight, glu, selected}, "ffn_moe_down");
-  experts = g.op(Op::kMul, Type::kF32, {s.hidden, s.used, n, 1}, {experts, weights}, "ffn_moe_weighted");
-  g.expand(experts);
-  // One strided view per used expert, summed.
-  const Dims et = g.at(experts).nb;
-  std::vector<int> views;
-  for (uint64_t i = 0; i < s.used; ++i) {
-    views.push_back(g.view(experts, {s.hidden, n, 1, 1}, {et[0], et[2], et[2] * n, et[2] * n}, i * et[1]));
-    g.expand(views.back());
-  }
-  int out = views[0];
-  for (size_t i = 1; i < views.size(); ++i) {
-    out = g.op(Op::kAdd, Type::kF32, {s.hidden, n, 1, 1}, {out, views[i]}, "ffn_moe_out");
-    g.expand(out);
-  }
-  if (views.size() == 1) out = g.op(Op::kOther, Type::kF32, {s.hidden, n, 1, 1}, {out}, "cont");
-  return out;
+  const MoeShape moe{.hidden = s.hidden,
+                     .experts = s.experts,
+                     .used = s.used,
+                     .expert_ffn = s.expert_ffn,
+                     .sigmoid = s.sigmoid,
+                     .selection_bias = s.selection_bias,
+                     .weights_norm = s.weights_norm,
+                     .weights_scaled = s.weights_scaled};
+  return moe_ffn(g, moe, in.weight, cur, n);
 }
 
 // More than the tensors build() makes: about 60 a layer and 2 per expert
@@ -224,19 +179,15 @@ Graph build(const MlaShape& s, uint64_t n_tok, uint64_t n_out) {
     const int kcur = g.op(Op::kOther, Type::kF32, {row, 1, n_tok, 1}, {vcur, k_pe}, "Kcur");
     int cur = mla_attention(g, s, in, qcur, kcur, vcur, n_tok);
     uint64_t rows = n_tok;
-    if (il + 1 == s.layers) {  // the last layer keeps the output rows only
-      cur = g.op(Op::kOther, Type::kF32, {s.hidden, n_out, 1, 1}, {cur, in.out_ids}, "get_rows");
-      residual = g.op(Op::kOther, Type::kF32, {s.hidden, n_out, 1, 1}, {residual, in.out_ids}, "get_rows");
-      rows = n_out;
-    }
+    if (il + 1 == s.layers) rows = keep_output_rows(g, in.out_ids, s.hidden, n_out, cur, residual);
     const int ffn_inp = g.op(Op::kAdd, Type::kF32, {s.hidden, rows, 1, 1}, {cur, residual}, "ffn_inp");
     const int y = rms_norm_mul(g, ffn_inp, in.weight);
     int ffn_out = -1;
     if (il < s.dense_layers) {
-      ffn_out = gated_ffn(g, s, in, y, s.ffn);
+      ffn_out = swiglu_ffn(g, in.weight, y, s.ffn, s.hidden);
     } else {
       const int routed = moe(g, s, in, y, rows);
-      const int shared = gated_ffn(g, s, in, y, s.shared_ffn);
+      const int shared = swiglu_ffn(g, in.weight, y, s.shared_ffn, s.hidden);
       ffn_out = g.op(Op::kAdd, Type::kF32, {s.hidden, rows, 1, 1}, {routed, shared}, "ffn_out");
     }
     inp = g.op(Op::kAdd, Type::kF32, {s.hidden, rows, 1, 1}, {ffn_out, ffn_inp}, "l_out");
@@ -309,9 +260,7 @@ Result<std::optional<uint64_t>> replay_mla(const ModelSpec& spec, const LlamaCpp
     }
   }
   if (tensor_bound(s) > kMaxTensors) return none;
-  Result<uint64_t> bytes = reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(s, n_tok, n_out); });
-  if (!bytes) return bytes.error();
-  return std::optional<uint64_t>(*bytes);
+  return replayed(reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(s, n_tok, n_out); }));
 }
 
 }  // namespace memfit::llamacpp::graph

@@ -177,11 +177,7 @@ Graph build(const RecurrentShape& s, uint64_t n_tok, uint64_t n_out) {
     const int x = rms_norm_mul(g, inp, in.weight);
     int cur = s.attention[il] ? attention_layer(g, s, attn_in, pos, x, n_tok) : mamba2_layer(g, s, in, x, n_tok);
     uint64_t rows = n_tok;
-    if (il + 1 == s.layers()) {  // the last layer keeps the output rows only
-      cur = g.op(Op::kOther, Type::kF32, {s.hidden, n_out, 1, 1}, {cur, out_ids}, "get_rows");
-      residual = g.op(Op::kOther, Type::kF32, {s.hidden, n_out, 1, 1}, {residual, out_ids}, "get_rows");
-      rows = n_out;
-    }
+    if (il + 1 == s.layers()) rows = keep_output_rows(g, out_ids, s.hidden, n_out, cur, residual);
     cur = g.op(Op::kAdd, Type::kF32, {s.hidden, rows, 1, 1}, {cur, residual}, hybrid ? "ffn_inp" : "l_out");
     if (hybrid) {  // build_ffn, SiLU-gated in parallel
       const int y = rms_norm_mul(g, cur, in.weight);
@@ -255,10 +251,7 @@ Result<std::optional<uint64_t>> replay_recurrent(const ModelSpec& spec, const Ll
       s.vocab >= kMaxVocab || tensor_bound(s) > kMaxTensors) {
     return none;
   }
-  Result<uint64_t> bytes =
-      reserve_bytes(c, s.seqs, [&](uint64_t n_tok, uint64_t n_out) { return build(s, n_tok, n_out); });
-  if (!bytes) return bytes.error();
-  return std::optional<uint64_t>(*bytes);
+  return replayed(reserve_bytes(c, s.seqs, [&](uint64_t n_tok, uint64_t n_out) { return build(s, n_tok, n_out); }));
 }
 
 }  // namespace memfit::llamacpp::graph

@@ -32,6 +32,11 @@ Result<uint64_t> reserve_bytes(const LlamaCppContext& c, uint64_t seqs, const Gr
   return best;
 }
 
+Result<std::optional<uint64_t>> replayed(Result<uint64_t> bytes) {
+  if (!bytes) return bytes.error();
+  return std::optional<uint64_t>(*bytes);
+}
+
 }  // namespace graph
 
 Result<std::optional<uint64_t>> replayed_compute_bytes(const ModelSpec& spec, const LlamaCppContext& c,
