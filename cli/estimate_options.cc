@@ -170,6 +170,8 @@ void add_mlxlm_options(CLI::App& command, EstimateOptions& o, bool with_prompt_t
   }
 }
 
+void add_mlxlm_options(CLI::App& command, EstimateOptions& o) { add_mlxlm_options(command, o, false); }
+
 void add_vllm_options(CLI::App& command, EstimateOptions& o) { add_engine_options(command, o, "vllm"); }
 
 void add_request_options(CLI::App& command, EstimateOptions& o) {
@@ -203,6 +205,15 @@ void add_model_options(CLI::App& command, EstimateOptions& o) {
       ->check(CLI::Range(uint64_t{1}, uint64_t{86400}));
   command.add_flag("--offline", o.offline,
                    "read only local paths and caches, never the Hub (as HF_HUB_OFFLINE=1)");
+}
+
+CLI::App* add_estimating_command(CLI::App& parent, const std::string& name,
+                                 const std::string& description, EstimateOptions& o,
+                                 std::initializer_list<OptionGroup> groups) {
+  CLI::App* command = parent.add_subcommand(name, description);
+  add_model_options(*command, o);
+  for (OptionGroup add : groups) add(*command, o);
+  return command;
 }
 
 LocalRequestContext request_context(const EstimateOptions& o) {
@@ -270,12 +281,6 @@ Result<EstimateRun> run_estimate(const EstimateOptions& o) {
   if (!request) return request.error();
   LocalRequestContext context = request_context(o);
   return run(*request, context);
-}
-
-Warning no_headers_warning() {
-  return Warning{WarningKind::kModel,
-                 "no *.safetensors headers to read: quantized sizes are estimated from the "
-                 "config's parameter count"};
 }
 
 int report_error(const Error& error, std::string_view command) {

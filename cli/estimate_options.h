@@ -83,12 +83,22 @@ void add_llamacpp_options(CLI::App& command, EstimateOptions& options);
 void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& options);
 // mlx-lm's flags for --engine mlx-lm, and --prompt-tokens for a command
 // that has none of its own (inspect; preflight generate reads its own).
-void add_mlxlm_options(CLI::App& command, EstimateOptions& options, bool with_prompt_tokens = false);
+void add_mlxlm_options(CLI::App& command, EstimateOptions& options, bool with_prompt_tokens);
+void add_mlxlm_options(CLI::App& command, EstimateOptions& options);  // without --prompt-tokens
 // vLLM's flags for --engine vllm.
 void add_vllm_options(CLI::App& command, EstimateOptions& options);
 // --tensor-parallel N (--tensor-parallel-size), --pipeline-parallel M and
 // --parallel-engine vllm|mlx.
 void add_parallel_options(CLI::App& command, EstimateOptions& options);
+
+// One of the flag groups above (add_request_options, ...).
+using OptionGroup = void (*)(CLI::App& command, EstimateOptions& options);
+
+// A subcommand `name` of `parent`: add_model_options' flags, then each of
+// `groups`' in the order given (the order --help lists them in).
+CLI::App* add_estimating_command(CLI::App& parent, const std::string& name,
+                                 const std::string& description, EstimateOptions& options,
+                                 std::initializer_list<OptionGroup> groups);
 
 // The request the options ask for. Usage errors name the request field
 // (report_error prints it as the flag).
@@ -104,10 +114,6 @@ Result<PreparedRequest> prepare_estimate(const EstimateOptions& options,
                                          const PrepareOptions& prepare_options = {});
 // to_request, then run() on the real machine.
 Result<EstimateRun> run_estimate(const EstimateOptions& options);
-
-// What recommend-quant and plot --quants say when the model has no weight
-// headers to price tensor by tensor.
-Warning no_headers_warning();
 
 // Prints an error as one stderr line, "memfit: [<command>: ]<message>" (for
 // a usage error about one field the message is "--flag: detail", the

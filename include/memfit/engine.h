@@ -3,6 +3,8 @@
 #ifndef MEMFIT_ENGINE_H_
 #define MEMFIT_ENGINE_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -14,6 +16,7 @@
 #include "memfit/request_field.h"
 #include "memfit/result.h"
 #include "memfit/visibility.h"
+#include "memfit/warning.h"
 
 MEMFIT_PUBLIC_BEGIN
 namespace memfit {
@@ -29,6 +32,45 @@ class RequestContext;
 enum class EngineCommand { kFit, kPlot, kRecommendQuant, kPreflightServe };
 // "fit", "plot", "recommend-quant", "preflight serve"
 std::string_view to_string(EngineCommand command);
+
+// The largest context any engine's fit searches: an answer at it is
+// reported as capped (a cache that stops growing fits any context), and
+// /v1/fit's curve_tokens stop there too.
+inline constexpr uint64_t kMaxSolvedTokens = 1ull << 30;
+// At most this many contexts in one fit's curve_tokens.
+inline constexpr size_t kMaxCurvePoints = 256;
+
+// Who asks an engine for a command: the memfit command or the HTTP
+// service. Their answers differ only where docs/engines.md ("Commands")
+// says (mlxcel's /v1/fit answers the calculator page's curve).
+enum class CommandFront { kCli, kService };
+
+// What a command asks of an engine besides the request it prepared.
+struct CommandQuery {
+  CommandFront front = CommandFront::kCli;
+  // The request as given; prepare() made the PreparedRequest the hook
+  // takes from it.
+  const EstimateRequest& request;
+  // The command's own options, one JSON object, as POST /v1/fit takes
+  // them ({"solve": "ctx-size", "curve_tokens": [8192]}); the CLI turns
+  // its flags into the same object. Each command's keys: docs/engines.md.
+  nlohmann::json options = nlohmann::json::object();
+};
+
+// An engine's answer to a command.
+struct CommandAnswer {
+  // `--json`'s object; the service's body ("model" put in front).
+  nlohmann::ordered_json json;
+  // What the command prints without --json.
+  std::string text;
+  // What the command writes to its output file (plot: the SVG); "" none.
+  std::string file;
+  // Printed on stderr before the answer; json lists them already.
+  std::vector<Warning> warnings;
+  // Whether the request fits (preflight serve's verdict); true for the
+  // commands that give none.
+  bool fits = true;
+};
 
 // One runtime's rules. An implementation is stateless (its methods are
 // const and may run on several threads at once); what a request resolves
@@ -58,7 +100,8 @@ class EngineProfile {
   virtual bool is_default_for(const Model&) const { return false; }
   // The models is_default_for takes, in words ("GGUF models"); "" none.
   virtual std::string_view default_for_text() const { return ""; }
-  // Whether this engine answers `command`.
+  // Whether this engine answers `command`: true exactly for the command
+  // hooks below it overrides (tests/engines/engine_commands_test.cc).
   virtual bool supports(EngineCommand) const { return false; }
   // The first of this engine's own fields (fields()) that `request` gives,
   // as the JSON request names it; "" when none.
@@ -86,6 +129,21 @@ class EngineProfile {
   // `memfit inspect --json`'s object and `memfit inspect`'s table.
   virtual nlohmann::ordered_json report_json(const EstimateRun& run) const = 0;
   virtual std::string report_text(const EstimateRun& run) const = 0;
+
+  // The commands besides inspect and preflight generate, one hook each:
+  // the answer to `query` for `prepared` (what prepare() made of
+  // query.request). Not overridden, the registry's refusal
+  // (EngineRegistry::unsupported). Errors as run()'s: usage errors name
+  // their field (or option), others the model.
+  virtual Result<CommandAnswer> fit(const CommandQuery& query, PreparedRequest prepared) const;
+  virtual Result<CommandAnswer> plot(const CommandQuery& query, PreparedRequest prepared) const;
+  virtual Result<CommandAnswer> recommend_quant(const CommandQuery& query,
+                                                PreparedRequest prepared) const;
+  virtual Result<CommandAnswer> preflight_serve(const CommandQuery& query,
+                                                PreparedRequest prepared) const;
+  // The hook of `command`.
+  Result<CommandAnswer> answer(EngineCommand command, const CommandQuery& query,
+                               PreparedRequest prepared) const;
 };
 
 // The engines a request may name. The built-in ones are there from the

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "memfit/engine.h"
 #include "memfit/estimate.h"
 #include "memfit/result.h"
 #include "memfit/serve_plan.h"
@@ -20,8 +21,8 @@ MEMFIT_PUBLIC_BEGIN
 namespace memfit {
 
 // Search ceilings: an answer equal to its ceiling is reported as capped
-// (a model whose cache stops growing, such as a pure SSM, fits any context).
-inline constexpr uint64_t kMaxSolvedTokens = 1ull << 30;
+// (a model whose cache stops growing, such as a pure SSM, fits any
+// context). The context's, kMaxSolvedTokens, is every engine's (engine.h).
 inline constexpr uint64_t kMaxSolvedBatch = 1ull << 20;
 
 // The largest v in [lo, hi] with fits(v), assuming fits is monotone

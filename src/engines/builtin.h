@@ -1,5 +1,6 @@
-// The engines the library registers from the start (engine.h), one factory
-// each, defined in the engine's own folder.
+// The factories of the engines the library registers from the start
+// (engine.h), declared from the one list builtin_engines.inc; each is
+// defined in its engine's own folder (src/engines/<name>/profile.cc).
 #ifndef MEMFIT_ENGINES_BUILTIN_H_
 #define MEMFIT_ENGINES_BUILTIN_H_
 
@@ -9,10 +10,9 @@
 
 namespace memfit::engines {
 
-std::unique_ptr<EngineProfile> make_mlxcel_profile();    // mlxcel/profile.cc
-std::unique_ptr<EngineProfile> make_llamacpp_profile();  // llamacpp/profile.cc
-std::unique_ptr<EngineProfile> make_mlxlm_profile();     // mlxlm/profile.cc
-std::unique_ptr<EngineProfile> make_vllm_profile();      // vllm/profile.cc
+#define MEMFIT_ENGINE(name) std::unique_ptr<EngineProfile> make_##name##_profile();
+#include "engines/builtin_engines.inc"
+#undef MEMFIT_ENGINE
 
 }  // namespace memfit::engines
 

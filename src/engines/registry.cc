@@ -1,5 +1,5 @@
-// EngineRegistry (engine.h): the built-in engines, one line each, and the
-// ones embedders and tests add.
+// EngineRegistry (engine.h): the built-in engines (builtin_engines.inc,
+// one line each) and the ones embedders and tests add.
 #include <algorithm>
 #include <cctype>
 
@@ -60,10 +60,9 @@ std::string_view to_string(EngineCommand command) {
 }
 
 EngineRegistry::EngineRegistry() {
-  engines_.push_back(engines::make_mlxcel_profile());  // first: the fallback default
-  engines_.push_back(engines::make_llamacpp_profile());
-  engines_.push_back(engines::make_mlxlm_profile());
-  engines_.push_back(engines::make_vllm_profile());
+#define MEMFIT_ENGINE(name) engines_.push_back(engines::make_##name##_profile());
+#include "engines/builtin_engines.inc"
+#undef MEMFIT_ENGINE
   built_in_ = engines_.size();
 }
 

@@ -62,6 +62,14 @@ std::optional<std::string> scalar_text(const RequestField& f, const Json& v) {
   return std::nullopt;
 }
 
+// A JSON integer >= 0 (parsed text holds one as unsigned; a caller's own
+// object may hold it signed); nullopt for anything else.
+std::optional<uint64_t> non_negative(const Json& v) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_number_integer() && v.get<int64_t>() >= 0) return static_cast<uint64_t>(v.get<int64_t>());
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<Json> parse_object(std::string_view body) {
@@ -129,10 +137,25 @@ Result<std::optional<uint64_t>> Fields::count(std::string_view key, uint64_t min
   const Json* v = find(key);
   if (v == nullptr) return std::optional<uint64_t>();
   const char* what = min == 0 ? "a non-negative integer" : "a positive integer";
-  if (!v->is_number_unsigned()) return expected(key, what, *v);
-  const uint64_t n = v->get<uint64_t>();
-  if (n < min) return expected(key, what, *v);
-  return std::optional<uint64_t>(n);
+  const std::optional<uint64_t> n = non_negative(*v);
+  if (!n || *n < min) return expected(key, what, *v);
+  return n;
+}
+
+Result<std::optional<std::vector<uint64_t>>> Fields::counts(std::string_view key, uint64_t min,
+                                                            uint64_t max, size_t max_items) {
+  const Json* v = find(key);
+  if (v == nullptr) return std::optional<std::vector<uint64_t>>();
+  const std::string what =
+      fmt::format("an array of at most {} integers from {} to {}", max_items, min, max);
+  if (!v->is_array() || v->size() > max_items) return expected(key, what, *v);
+  std::vector<uint64_t> out;
+  for (const Json& element : *v) {
+    const std::optional<uint64_t> n = non_negative(element);
+    if (!n || *n < min || *n > max) return expected(key, what, element);
+    out.push_back(*n);
+  }
+  return std::optional<std::vector<uint64_t>>(std::move(out));
 }
 
 Result<std::optional<bool>> Fields::boolean(std::string_view key) {

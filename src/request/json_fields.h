@@ -12,6 +12,7 @@
 #ifndef MEMFIT_REQUEST_JSON_FIELDS_H_
 #define MEMFIT_REQUEST_JSON_FIELDS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -60,6 +61,9 @@ class Fields {
   Result<std::optional<std::string>> string(std::string_view key);
   // An integer >= `min`.
   Result<std::optional<uint64_t>> count(std::string_view key, uint64_t min);
+  // An array of at most `max_items` integers, each from `min` to `max`.
+  Result<std::optional<std::vector<uint64_t>>> counts(std::string_view key, uint64_t min,
+                                                      uint64_t max, size_t max_items);
   // true or false.
   Result<std::optional<bool>> boolean(std::string_view key);
   // Fails naming the first field that was never read (quoted).

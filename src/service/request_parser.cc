@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "memfit/solver.h"
 #include "memfit/untrusted_text.h"
 #include "request/request_fields.h"
 
@@ -49,29 +48,14 @@ Result<FitRequest> parse_fit_request(std::string_view body) {
   if (Status read = request::read_table_fields(fields, request.request, fit_reads); !read.ok()) {
     return read.error();
   }
-  // Under vllm, tensor_parallel is vLLM's own setting: the fit is per rank.
-  if (request.request.engine != "vllm" && wants_parallel_plan(request.request.parallel)) {
-    return Error::usage("/v1/fit solves for one device; a per-rank plan is /v1/estimate's");
-  }
+  // The fit's own options, checked here and read by the engine's hook.
   Result<std::optional<std::string>> solve = fields.string("solve");
   if (!solve.ok()) return solve.error();
-  request.solve = *solve;
-
-  if (const Json* curve = fields.find("curve_tokens")) {
-    request.curve_given = true;
-    const std::string what = fmt::format("an array of at most {} integers from 1 to {}",
-                                         kMaxCurvePoints, kMaxSolvedTokens);
-    if (!curve->is_array() || curve->size() > kMaxCurvePoints) {
-      return expected("curve_tokens", what, *curve);
-    }
-    for (const Json& tokens : *curve) {
-      if (!tokens.is_number_unsigned() || tokens.get<uint64_t>() < 1 ||
-          tokens.get<uint64_t>() > kMaxSolvedTokens) {
-        return expected("curve_tokens", what, tokens);
-      }
-      request.curve_tokens.push_back(tokens.get<uint64_t>());
-    }
-  }
+  if (*solve) request.options["solve"] = **solve;
+  Result<std::optional<std::vector<uint64_t>>> curve =
+      fields.counts("curve_tokens", 1, kMaxSolvedTokens, kMaxCurvePoints);
+  if (!curve.ok()) return curve.error();
+  if (*curve) request.options["curve_tokens"] = **curve;
 
   if (Status rest = fields.no_others(); !rest.ok()) return rest.error();
   return request;

@@ -20,30 +20,22 @@
 
 namespace memfit::service {
 
-// At most this many curve points in one /v1/fit request.
-inline constexpr size_t kMaxCurvePoints = 256;
-
 //   every field of an estimate request (request_json.h) but max_tokens and
-//   kv_cache_mode, which /v1/fit varies (refused as unknown fields), with
-//   one rank only (the solver answers for one device; under engine vllm
-//   tensor_parallel is vLLM's and the fit is per rank), the vLLM fields,
-//   and
-//   solve         "max-tokens" (mlxcel, the default); "ctx-size" (the
-//                 llamacpp default, also "max-tokens") or "parallel" (also
-//                 "slots") under llamacpp (llamacpp_fit.h); "max-model-len"
-//                 (the vllm default) or "max-num-seqs" under vllm
-//                 (vllm_fit.h)
+//   kv_cache_mode, which /v1/fit varies (refused as unknown fields), and
+//   the fields of the engines whose fit hook answers (engine.h), and
+//   solve         a string: what the engine solves for, its names and
+//                 default the engine's (docs/service.md, "POST /v1/fit")
 //   curve_tokens  up to kMaxCurvePoints integers 1..kMaxSolvedTokens (any
-//                 order, repeats allowed), default none: the contexts
-//                 (llamacpp: ctx_size values) at which to report the total
-//                 for each KV mode or cache type
-// The llama.cpp fields and cache_type_k / cache_type_v are read for a
-// llamacpp request; the handler refuses them under mlxcel.
+//                 order, repeats allowed; engine.h), default none: the
+//                 contexts (llamacpp: ctx_size values) at which to report
+//                 the total for each KV mode or cache type
+// Those two, as given, are the options of the engine's fit hook
+// (CommandQuery::options), which reads them and refuses what its engine
+// does not take (docs/engines.md, "Commands"): more than one rank under
+// mlxcel, cache types under mlxcel, curve_tokens under vllm.
 struct FitRequest {
   EstimateRequest request;
-  std::optional<std::string> solve;
-  bool curve_given = false;  // curve_tokens was in the body (it may be [])
-  std::vector<uint64_t> curve_tokens;
+  nlohmann::json options = nlohmann::json::object();
 };
 
 //   model                string, required

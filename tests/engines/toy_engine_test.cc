@@ -1,11 +1,14 @@
 // An engine added by this test alone (docs/engines.md, "How to add an
-// engine"): the registry, the request path, the JSON request and the
-// reports reach it with no other file knowing it.
+// engine"): the registry, the request path, the JSON request, the reports
+// and the commands' hooks (memfit fit, POST /v1/fit) reach it with no
+// other file knowing it.
 #include <gtest/gtest.h>
 
 #include <any>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "memfit/engine.h"
@@ -14,6 +17,9 @@
 #include "memfit/request_json.h"
 #include "memfit/run_report.h"
 #include "request/field_table.h"
+#include "run_app.h"
+#include "service/service_fixture.h"
+#include "support/temp_dir.h"
 
 namespace memfit {
 namespace {
@@ -24,13 +30,14 @@ struct ToyEstimate {
   bool fits = false;
 };
 
-class ToyProfile final : public EngineProfile {
+// It overrides no command hook: it answers no command but inspect and
+// preflight generate.
+class ToyProfile : public EngineProfile {
  public:
   std::string_view name() const override { return "toy"; }
   std::vector<std::string_view> aliases() const override { return {"toy-engine"}; }
   std::string_view summary() const override { return "twice the weights"; }
   std::string_view release() const override { return "toy 1.0"; }
-  bool supports(EngineCommand command) const override { return command == EngineCommand::kPlot; }
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
     if (r.batch != 1) return Error::usage("batch", "the toy decodes one sequence");
@@ -57,12 +64,74 @@ class ToyProfile final : public EngineProfile {
   }
 };
 
+// The toy with a fit hook: the most copies of the weights that fit the
+// budget, floor(budget / weights); the solve option echoed ("copies" when
+// not given).
+class FitToyProfile final : public ToyProfile {
+ public:
+  std::string_view name() const override { return "fit-toy"; }
+  std::vector<std::string_view> aliases() const override { return {}; }
+  bool supports(EngineCommand command) const override { return command == EngineCommand::kFit; }
+  Result<CommandAnswer> fit(const CommandQuery& query, PreparedRequest p) const override {
+    const uint64_t copies = p.budget.budget_bytes / p.model->weights.bytes;
+    CommandAnswer answer;
+    answer.json = {{"engine", "fit-toy"},
+                   {"solve", query.options.value("solve", "copies")},
+                   {"copies", copies}};
+    answer.text = "fit-toy: " + std::to_string(copies) + " copies of the weights fit\n";
+    return answer;
+  }
+};
+
 // Registers the toy for one test and removes it after.
 class ToyEngineTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(EngineRegistry::instance().add(std::make_unique<ToyProfile>()).ok()); }
   void TearDown() override { EngineRegistry::instance().remove("toy"); }
 };
+
+// The same with the toy that has a fit hook beside it.
+class FitToyTest : public ToyEngineTest {
+ protected:
+  void SetUp() override {
+    ToyEngineTest::SetUp();
+    ASSERT_TRUE(EngineRegistry::instance().add(std::make_unique<FitToyProfile>()).ok());
+  }
+  void TearDown() override {
+    EngineRegistry::instance().remove("fit-toy");
+    ToyEngineTest::TearDown();
+  }
+};
+
+const std::string kExample = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
+
+struct CliRun {
+  int exit_code = 0;
+  std::string out;
+  std::string err;
+};
+
+// The memfit command built and run in-process, as main() runs it.
+CliRun run_memfit_in_process(std::vector<std::string> args) {
+  CLI::App app;
+  int exit_code = 0;
+  cli::add_memfit_commands(app, exit_code);
+  args.insert(args.begin(), "memfit");
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  CliRun run;
+  run.exit_code = cli::run_app(app, static_cast<int>(argv.size()), argv.data(), exit_code);
+  run.out = ::testing::internal::GetCapturedStdout();
+  run.err = ::testing::internal::GetCapturedStderr();
+  return run;
+}
+
+HttpResponse post_fit(const nlohmann::json& body) {
+  auto service = testing::make_service({testing::kExamplesRoot}, 16ull << 30);
+  return service->handle("POST", "/v1/fit", body.dump());
+}
 
 // A model of 1 GiB of weights, opened by name whatever the name.
 class OneModelContext : public RequestContext {
@@ -152,14 +221,68 @@ TEST_F(ToyEngineTest, OtherEnginesFieldsAreRefusedNamingTheirEngine) {
             "block_size: is a vLLM setting: give engine vllm");
 }
 
-TEST_F(ToyEngineTest, CommandsItDoesNotAnswerAreRefusedWithTheRegistrysLine) {
+TEST_F(FitToyTest, CommandsItDoesNotAnswerAreRefusedWithTheRegistrysLine) {
   const EngineRegistry& registry = EngineRegistry::instance();
   const EngineProfile& toy = *registry.find("toy");
-  // fit is answered by mlxcel, llamacpp and vllm; plot by the toy too.
+  // fit is answered by mlxcel, llamacpp, vllm and the toy with the hook.
   EXPECT_EQ(registry.unsupported(toy, EngineCommand::kFit).message(),
-            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp or vllm");
+            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp, vllm or fit-toy");
   EXPECT_EQ(registry.unsupported(*registry.find("vllm"), EngineCommand::kPlot).message(),
-            "engine: vllm is not priced by plot; plot takes mlxcel, llamacpp or toy");
+            "engine: vllm is not priced by plot; plot takes mlxcel or llamacpp");
+  // A hook not overridden answers with the same line.
+  EstimateRequest r;
+  const CommandQuery query{.front = CommandFront::kCli, .request = r, .options = {}};
+  EXPECT_EQ(toy.plot(query, PreparedRequest{}).error().message(),
+            "engine: toy is not priced by plot; plot takes mlxcel or llamacpp");
+}
+
+TEST_F(ToyEngineTest, TheCliRefusesItsFitAndPlotWithTheRegistrysLine) {
+  CliRun fit = run_memfit_in_process(
+      {"fit", "-m", kExample, "--engine", "toy", "--solve", "max-tokens", "--memory-limit", "16GiB"});
+  EXPECT_EQ(fit.exit_code, 2);
+  EXPECT_EQ(fit.out, "");
+  EXPECT_EQ(fit.err, "memfit: --engine: toy is not priced by fit; fit takes mlxcel, llamacpp or vllm\n");
+  TempDir dir;
+  const std::string svg = dir.file_path("toy.svg");
+  CliRun plot = run_memfit_in_process(
+      {"plot", "-m", kExample, "--engine", "toy", "--memory-limit", "16GiB", "--out", svg});
+  EXPECT_EQ(plot.exit_code, 2);
+  EXPECT_EQ(plot.out, "");
+  EXPECT_EQ(plot.err, "memfit: --engine: toy is not priced by plot; plot takes mlxcel or llamacpp\n");
+  EXPECT_FALSE(std::filesystem::exists(svg));
+}
+
+TEST_F(ToyEngineTest, TheServiceRefusesItsFitWithTheRegistrysLine) {
+  HttpResponse r = post_fit({{"model", testing::kExampleModel}, {"engine", "toy"}});
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_EQ(testing::error_message(r),
+            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp or vllm");
+}
+
+// The example's weights are 8,307,783,680 B (its index's total_size);
+// a 16 GiB budget, 17,179,869,184 B, holds floor(17,179,869,184 /
+// 8,307,783,680) = 2 copies (3 would take 24,923,351,040 B).
+TEST_F(FitToyTest, ItsFitHookAnswersMemfitFit) {
+  CliRun text = run_memfit_in_process({"fit", "-m", kExample, "--engine", "fit-toy", "--solve",
+                                       "max-tokens", "--memory-limit", "16GiB"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out, "fit-toy: 2 copies of the weights fit\n");
+  CliRun json = run_memfit_in_process({"fit", "-m", kExample, "--engine", "fit-toy", "--solve",
+                                       "batch", "--memory-limit", "16GiB", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out, "{\n  \"engine\": \"fit-toy\",\n  \"solve\": \"batch\",\n  \"copies\": 2\n}\n");
+}
+
+TEST_F(FitToyTest, ItsFitHookAnswersPostV1Fit) {
+  HttpResponse r = post_fit({{"model", testing::kExampleModel}, {"engine", "fit-toy"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  // "model" in front of the hook's object; no solve given.
+  EXPECT_EQ(r.body, nlohmann::ordered_json({{"model", testing::kExampleModel},
+                                            {"engine", "fit-toy"},
+                                            {"solve", "copies"},
+                                            {"copies", 2}})
+                        .dump() +
+                    "\n");
 }
 
 TEST_F(ToyEngineTest, GetV1EnginesListsIt) {

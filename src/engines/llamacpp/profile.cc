@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/llamacpp/commands.h"
 #include "engines/llamacpp/fields.h"
 #include "memfit/llamacpp_report.h"
 #include "memfit/memory_size.h"
@@ -106,7 +107,7 @@ Status open_draft(const EstimateRequest& r, RequestContext& context, LlamaCppSet
   return Status::Ok();
 }
 
-class LlamaCppProfile final : public EngineProfile {
+class LlamaCppProfile final : public LlamaCppCommands {
  public:
   std::string_view name() const override { return "llamacpp"; }
   std::vector<std::string_view> aliases() const override {
@@ -122,9 +123,6 @@ class LlamaCppProfile final : public EngineProfile {
     return model.weights.source == WeightsSource::kGgufHeader;
   }
   std::string_view default_for_text() const override { return "GGUF models"; }
-  bool supports(EngineCommand command) const override {
-    return command != EngineCommand::kRecommendQuant;
-  }
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
     const std::string_view mlxcel_only = r.kv_cache_mode               ? "kv_cache_mode"

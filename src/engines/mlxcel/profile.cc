@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/mlxcel/commands.h"
 #include "memfit/checked_math.h"
 #include "memfit/parallel_report.h"
 #include "memfit/report.h"
@@ -59,7 +60,7 @@ Status resolve_kv_width(const EstimateRequest& r, PreparedRequest& p) {
   return Status::Ok();
 }
 
-class MlxcelProfile final : public EngineProfile {
+class MlxcelProfile final : public MlxcelCommands {
  public:
   std::string_view name() const override { return "mlxcel"; }
   std::string_view summary() const override {
@@ -72,7 +73,6 @@ class MlxcelProfile final : public EngineProfile {
     return model.weights.source != WeightsSource::kGgufHeader;
   }
   std::string_view default_for_text() const override { return "models that are not GGUF"; }
-  bool supports(EngineCommand) const override { return true; }
   bool needs_tensors(const EstimateRequest& r) const override {
     return wants_parallel_plan(r.parallel);
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/vllm/commands.h"
 #include "engines/vllm/fields.h"
 #include "memfit/memory_size.h"
 #include "memfit/request.h"
@@ -102,7 +103,7 @@ void resolve_gpu_total(const EstimateRequest& r, PreparedRequest& p) {
   }
 }
 
-class VllmProfile final : public EngineProfile {
+class VllmProfile final : public VllmCommands {
  public:
   std::string_view name() const override { return "vllm"; }
   std::string_view title() const override { return "vLLM"; }
@@ -111,7 +112,6 @@ class VllmProfile final : public EngineProfile {
     return "one rank of vllm serve: its weights, KV cache capacity and startup peak";
   }
   std::string_view release() const override { return "vLLM v0.11 line (docs/engine-vllm.md)"; }
-  bool supports(EngineCommand command) const override { return command == EngineCommand::kFit; }
   bool needs_tensors(const EstimateRequest&) const override { return true; }
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {

@@ -1,0 +1,37 @@
+// The llamacpp profile's command hooks (engine.h), each in a file of its
+// own; their options are in docs/engines.md ("Commands"). Private to the
+// library.
+#ifndef MEMFIT_ENGINES_LLAMACPP_COMMANDS_H_
+#define MEMFIT_ENGINES_LLAMACPP_COMMANDS_H_
+
+#include <string_view>
+
+#include "memfit/engine.h"
+#include "memfit/request.h"
+#include "memfit/result.h"
+
+namespace memfit::engines {
+
+// The base of the llamacpp profile (profile.cc). recommend-quant prices
+// a folder of GGUF files with this profile before any engine is asked
+// (cli/recommend_gguf_repo.h): no hook.
+class LlamaCppCommands : public EngineProfile {
+ public:
+  bool supports(EngineCommand command) const override {
+    return command != EngineCommand::kRecommendQuant;
+  }
+  // fit_command.cc, plot_command.cc, serve_command.cc
+  Result<CommandAnswer> fit(const CommandQuery& query, PreparedRequest prepared) const override;
+  Result<CommandAnswer> plot(const CommandQuery& query, PreparedRequest prepared) const override;
+  Result<CommandAnswer> preflight_serve(const CommandQuery& query,
+                                        PreparedRequest prepared) const override;
+};
+
+// The first of the mlxcel server's options that `options` gives
+// (max_batch_size, no_batch, kv_cache_budget, kv_block_size): llama-server
+// has none of them; "" when none.
+std::string_view first_mlxcel_server_option(const nlohmann::json& options);
+
+}  // namespace memfit::engines
+
+#endif  // MEMFIT_ENGINES_LLAMACPP_COMMANDS_H_

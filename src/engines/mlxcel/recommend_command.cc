@@ -1,0 +1,141 @@
+// The mlxcel profile's recommend-quant hook (engine.h): the same estimate
+// for each candidate weight mode (the checkpoint as it is, then MLX
+// affine int<bits>), the largest context each allows, and the most
+// precise mode that fits and shrinks the checkpoint.
+//   options: group_size  the MLX quantization group (default 64)
+//            bits        the candidate bit widths, 1 to 16 (default [8, 4])
+#include <fmt/format.h>
+
+#include "engines/mlxcel/commands.h"
+#include "engines/shared/report_head.h"
+#include "memfit/memory_size.h"
+#include "memfit/quant_schemes.h"
+#include "memfit/untrusted_text.h"
+#include "request/json_fields.h"
+
+namespace memfit::engines {
+namespace {
+
+constexpr size_t kMaxBitWidths = 64;
+
+struct Candidate {
+  QuantScheme scheme;
+  uint64_t weights_bytes = 0;
+  Estimate estimate;
+  std::optional<uint64_t> max_tokens;
+  bool smaller_than_source = true;  // false: re-quantizing would not shrink the checkpoint
+};
+
+// The candidate modes the options ask for: as-is first.
+Result<std::vector<QuantScheme>> read_schemes(const nlohmann::json& json) {
+  request::Fields options(json);
+  Result<std::optional<uint64_t>> group = options.count("group_size", 1);
+  if (!group) return group.error();
+  Result<std::optional<std::vector<uint64_t>>> bits = options.counts("bits", 1, 16, kMaxBitWidths);
+  if (!bits) return bits.error();
+  const uint64_t group_size = group->value_or(64);
+  std::vector<QuantScheme> schemes = {QuantScheme{"as-is", true, 0, group_size}};
+  for (uint64_t b : bits->value_or(std::vector<uint64_t>{8, 4})) {
+    schemes.push_back(QuantScheme{fmt::format("int{}", b), false, b, group_size});
+  }
+  return schemes;
+}
+
+// One weight mode priced: its weights, the estimate with them and the
+// largest context that fits.
+Result<Candidate> price_candidate(const QuantScheme& scheme, const PreparedRequest& c) {
+  Candidate cand;
+  cand.scheme = scheme;
+  Result<uint64_t> weights = candidate_weights_bytes(scheme, *c.model, c.model->tensors);
+  if (!weights) return weights.error();
+  cand.weights_bytes = *weights;
+  cand.smaller_than_source = shrinks_checkpoint(scheme, c.model->spec);
+  Model variant = *c.model;
+  variant.weights.bytes = cand.weights_bytes;
+  Result<Estimate> e = estimate(variant, c.inputs, c.settings, c.platform, c.budget);
+  if (!e) return e.error();
+  cand.estimate = std::move(*e);
+  Result<Solution> s = solve(SolveFor::kMaxTokens, variant, c.inputs, c.settings, c.platform, c.budget);
+  if (!s) return s.error();
+  cand.max_tokens = s->value;
+  return cand;
+}
+
+// The most precise candidate that fits and shrinks the checkpoint; null
+// when none does.
+const Candidate* recommended_of(const std::vector<Candidate>& candidates) {
+  for (const Candidate& cand : candidates) {
+    if (cand.estimate.fits && cand.smaller_than_source) return &cand;
+  }
+  return nullptr;
+}
+
+nlohmann::ordered_json recommend_json(uint64_t group_size, const PreparedRequest& c,
+                                      const std::vector<Candidate>& candidates,
+                                      const Candidate* recommended) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const Candidate& cand : candidates) {
+    list.push_back({{"mode", cand.scheme.name},
+                    {"weights_bytes", cand.weights_bytes},
+                    {"total_bytes", cand.estimate.total_bytes},
+                    {"fits", cand.estimate.fits},
+                    {"max_tokens_that_fit", cand.max_tokens ? nlohmann::ordered_json(*cand.max_tokens)
+                                                            : nlohmann::ordered_json(nullptr)}});
+  }
+  return {{"recommended", recommended ? nlohmann::ordered_json(recommended->scheme.name)
+                                      : nlohmann::ordered_json(nullptr)},
+          {"candidates", list},
+          {"max_tokens", c.inputs.max_tokens},
+          {"batch", c.inputs.batch},
+          {"kv_cache_mode", to_string(c.inputs.kv_element)},
+          {"group_size", group_size},
+          {"budget_bytes", c.budget.budget_bytes},
+          {"warnings", warning_texts(c.warnings)}};
+}
+
+std::string recommend_text(const std::string& model, const PreparedRequest& c,
+                           const std::vector<Candidate>& candidates, const Candidate* recommended) {
+  std::string out = fmt::format("{} at {} tokens, batch {}, {} KV; budget {} ({})\n\n", model,
+                                c.inputs.max_tokens, c.inputs.batch, to_string(c.inputs.kv_element),
+                                format_bytes(c.budget.budget_bytes), to_string(c.budget.source));
+  out += fmt::format("  {:<8}{:>12}{:>12}  {:<13}{}\n", "mode", "weights", "total", "verdict",
+                     "largest context that fits");
+  for (const Candidate& cand : candidates) {
+    out += fmt::format("  {:<8}{:>12}{:>12}  {:<13}{}\n", cand.scheme.name,
+                       format_bytes(cand.weights_bytes), format_bytes(cand.estimate.total_bytes),
+                       cand.estimate.fits ? "FITS" : "DOES NOT FIT",
+                       cand.max_tokens ? fmt::format("{} tokens", *cand.max_tokens) : "none");
+  }
+  out += recommended ? fmt::format("\nRecommended: {}\n", recommended->scheme.name)
+                     : "\nRecommended: none of these fits\n";
+  return out;
+}
+
+}  // namespace
+
+Warning no_headers_warning() {
+  return Warning{WarningKind::kModel,
+                 "no *.safetensors headers to read: quantized sizes are estimated from the "
+                 "config's parameter count"};
+}
+
+Result<CommandAnswer> MlxcelCommands::recommend_quant(const CommandQuery& query,
+                                                      PreparedRequest c) const {
+  Result<std::vector<QuantScheme>> schemes = read_schemes(query.options);
+  if (!schemes) return schemes.error();
+  if (c.model->tensors.empty()) c.warnings.push_back(no_headers_warning());
+  std::vector<Candidate> candidates;
+  for (const QuantScheme& scheme : *schemes) {
+    Result<Candidate> cand = price_candidate(scheme, c);
+    if (!cand) return cand.error().within(quote_untrusted(query.request.model));
+    candidates.push_back(std::move(*cand));
+  }
+  const Candidate* recommended = recommended_of(candidates);
+  CommandAnswer answer;
+  answer.json = recommend_json(schemes->front().group_size, c, candidates, recommended);
+  answer.text = recommend_text(query.request.model, c, candidates, recommended);
+  answer.warnings = std::move(c.warnings);
+  return answer;
+}
+
+}  // namespace memfit::engines

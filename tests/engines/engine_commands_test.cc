@@ -1,0 +1,72 @@
+// Each built-in engine's supports() agrees with the command hooks it
+// overrides (engine.h): a command it says it answers is answered by its
+// hook on a model it prices, and one it says it does not is refused with
+// the registry's one line.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "memfit/engine.h"
+#include "memfit/request.h"
+#include "support/command_hooks.h"
+
+namespace memfit {
+namespace {
+
+const std::string kExample = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
+const std::string kDenseGguf = std::string(MEMFIT_SOURCE_DIR) + "/tests/golden/models/llama-dense.gguf";
+const std::string kLlama8B = std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/llama3/Meta-Llama-3.1-8B";
+
+constexpr EngineCommand kCommands[] = {EngineCommand::kFit, EngineCommand::kPlot,
+                                       EngineCommand::kRecommendQuant,
+                                       EngineCommand::kPreflightServe};
+
+// A request each engine prices, on a model of its kind.
+EstimateRequest request_for(std::string_view engine) {
+  EstimateRequest r;
+  r.engine = std::string(engine);
+  r.model = engine == "llamacpp" ? kDenseGguf : engine == "vllm" ? kLlama8B : kExample;
+  r.memory_limit_bytes = 64ull << 30;
+  if (engine == "vllm") r.vllm.gpu_memory_total = 80ull << 30;
+  return r;
+}
+
+// The least options each command needs.
+nlohmann::json options_for(EngineCommand command) {
+  if (command == EngineCommand::kPlot) return {{"out", "unused.svg"}};
+  if (command == EngineCommand::kPreflightServe) return {{"ctx_size", 8192}};
+  return nlohmann::json::object();
+}
+
+TEST(EngineCommands, SupportsAgreesWithTheHooksOfEveryBuiltInEngine) {
+  const EngineRegistry& registry = EngineRegistry::instance();
+  for (const EngineProfile* engine : registry.all()) {
+    const EstimateRequest r = request_for(engine->name());
+    for (EngineCommand command : kCommands) {
+      SCOPED_TRACE(std::string(engine->name()) + " " + std::string(to_string(command)));
+      Result<CommandAnswer> answer = testing::ask_hook(r, command, options_for(command));
+      if (engine->supports(command)) {
+        EXPECT_TRUE(answer.ok()) << answer.error().message();
+      } else {
+        ASSERT_FALSE(answer.ok());
+        EXPECT_EQ(answer.error().message(), registry.unsupported(*engine, command).message());
+      }
+    }
+  }
+}
+
+// The table of docs/engines.md.
+TEST(EngineCommands, WhichEngineAnswersWhich) {
+  std::vector<std::string> rows;
+  for (const EngineProfile* engine : EngineRegistry::instance().all()) {
+    std::string row(engine->name());
+    for (EngineCommand command : kCommands) row += engine->supports(command) ? " yes" : " -";
+    rows.push_back(row);
+  }
+  EXPECT_EQ(rows, (std::vector<std::string>{"mlxcel yes yes yes yes", "llamacpp yes yes - yes",
+                                            "mlx-lm - - - -", "vllm yes - - -"}));
+}
+
+}  // namespace
+}  // namespace memfit
