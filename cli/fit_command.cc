@@ -1,14 +1,19 @@
-// memfit fit --solve ...: the largest value that fits the budget, for
-// each KV width (mlxcel: max-tokens, batch or slots) or cache type
-// (llamacpp: ctx-size, parallel, gpu-layers or n-cpu-moe), or the largest
-// --max-model-len or --max-num-seqs vLLM starts with (vllm), with the full
-// report at the answer: the engine's fit hook (engine_command.h), its
-// options {"solve", "ctx_size"} (docs/engines.md, "Commands").
+// memfit fit --solve ...: the largest value that fits the budget, with the
+// full report at the answer: the engine's fit hook (engine_command.h), its
+// options {"solve", "ctx_size"}; the --solve names each engine takes come
+// from the engines (EngineProfile::solve_names, docs/engines.md "Commands").
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "commands.h"
 #include "engine_command.h"
 #include "estimate_options.h"
+#include "memfit/engine.h"
 
 namespace memfit::cli {
 namespace {
@@ -35,6 +40,28 @@ void run_fit(const FitOptions& o, int& exit_code) {
   exit_code = run_engine_command(o.estimate, std::move(*call));
 }
 
+// "<engine>: <its solve help>; ..." over the engines that answer fit.
+std::string solve_help() {
+  std::vector<std::string> parts;
+  for (const EngineProfile* engine : EngineRegistry::instance().all()) {
+    if (!engine->solve_help().empty()) {
+      parts.push_back(fmt::format("{}: {}", engine->name(), engine->solve_help()));
+    }
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+// Every engine's --solve names, each once, in the engines' order.
+std::vector<std::string> solve_names() {
+  std::vector<std::string> names;
+  for (const EngineProfile* engine : EngineRegistry::instance().all()) {
+    for (std::string_view name : engine->solve_names()) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.emplace_back(name);
+    }
+  }
+  return names;
+}
+
 }  // namespace
 
 void add_fit_command(CLI::App& app, int& exit_code) {
@@ -44,13 +71,9 @@ void add_fit_command(CLI::App& app, int& exit_code) {
                   "--max-model-len or --max-num-seqs it starts with)",
       options->estimate, {add_request_options, add_llamacpp_options, add_parallel_options,
                           add_vllm_options});
-  fit->add_option("--solve", options->solve,
-                  "mlxcel: max-tokens, batch or slots; llamacpp: ctx-size (max-tokens), "
-                  "parallel (slots), gpu-layers or n-cpu-moe; vllm: max-model-len (max-tokens) "
-                  "or max-num-seqs (batch)")
+  fit->add_option("--solve", options->solve, solve_help())
       ->required()
-      ->check(CLI::IsMember({"max-tokens", "batch", "slots", "ctx-size", "parallel", "gpu-layers",
-                             "n-cpu-moe", "max-model-len", "max-num-seqs"}));
+      ->check(CLI::IsMember(solve_names()));
   fit->get_option("--ctx-size")
       ->description("total context: split among the slots (mlxcel --solve slots, 0 = 8192 per "
                     "slot) or llama.cpp's (llamacpp --solve parallel, 0 = the training context)");

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "engine_command.h"
 #include "estimate_options.h"
+#include "memfit/engine.h"
 #include "memfit/memory_size.h"
 #include "memfit/checked_math.h"
 #include "memfit/report.h"
@@ -95,16 +96,14 @@ void run_generate(const GenerateOptions& o, int& exit_code) {
         Error::usage("max_tokens", "prompt plus new tokens must be between 1 and 2^64"));
     return;
   }
-  // mlx-lm takes the prompt and the generated tokens as they are. Other
-  // engines: the context is prompt + new tokens, unless llama.cpp's -c is
-  // given (the engine follows from the model, so max_tokens carries it).
-  if (Result<std::string> engine = parse_engine(estimate.engine); engine && *engine == "mlx-lm") {
-    estimate.prompt_tokens = prompt;
-    estimate.max_tokens = o.new_tokens;
-    estimate.max_tokens_given = true;
-  } else if (!estimate.ctx_size) {
-    estimate.max_tokens = *kv_tokens.value();
-    estimate.max_tokens_given = true;
+  // The engine decides what prompt and new tokens mean (mlx-lm takes them
+  // as they are; the others price their sum as the context). A request
+  // naming no engine gets the default's reading.
+  const EngineProfile* engine = EngineRegistry::instance().find(estimate.engine);
+  if (engine) {
+    engine->set_generation(estimate, prompt, o.new_tokens);
+  } else {
+    EngineRegistry::instance().all().front()->set_generation(estimate, prompt, o.new_tokens);
   }
   Result<EstimateRun> run = run_estimate(estimate);
   if (!run) {

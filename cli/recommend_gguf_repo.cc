@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "memfit/engine.h"
 #include "memfit/environment.h"
 #include "memfit/gguf_repo.h"
 #include "memfit/hf_cache.h"
@@ -68,8 +69,10 @@ std::string text_answer(const std::string& name, const GgufRepoPricing& p) {
 }  // namespace
 
 bool run_recommend_gguf_repo(const EstimateOptions& o, int& exit_code) {
-  // --engine mlxcel asks for MLX re-pricing of one model's shapes, as before.
-  if (o.engine == "mlxcel") return false;
+  // An engine named that answers recommend-quant itself (mlxcel: MLX
+  // re-pricing of one model's shapes) takes the request, not the folder.
+  const EngineProfile* engine = EngineRegistry::instance().find(o.engine);
+  if (engine && engine->supports(EngineCommand::kRecommendQuant)) return false;
   // The names as inspect reads them: the caches, the Hub, --revision,
   // --token, --timeout, --offline and the header cache.
   LocalRequestContext context = request_context(o);

@@ -106,6 +106,15 @@ class EngineProfile {
   // The first of this engine's own fields (fields()) that `request` gives,
   // as the JSON request names it; "" when none.
   virtual std::string_view first_field_given(const EstimateRequest& request) const;
+  // fit's --solve values this engine takes, in the order its help names
+  // them, and that help ("max-tokens, batch or slots"): the CLI's --solve
+  // list and help are built from every engine's. Empty without fit.
+  virtual std::vector<std::string_view> solve_names() const { return {}; }
+  virtual std::string_view solve_help() const { return ""; }
+  // preflight generate's run: `prompt` tokens read, then `generated` new
+  // ones (prompt + generated fits uint64_t, the caller checks). By default
+  // the context is their sum, unless the request gives ctx_size.
+  virtual void set_generation(EstimateRequest& request, uint64_t prompt, uint64_t generated) const;
   // Whether prepare() opens the model with its tensor list.
   virtual bool needs_tensors(const EstimateRequest&) const { return false; }
 

@@ -38,3 +38,14 @@ Result<CommandAnswer> EngineProfile::answer(EngineCommand command, const Command
 }
 
 }  // namespace memfit
+
+namespace memfit {
+
+void EngineProfile::set_generation(EstimateRequest& request, uint64_t prompt,
+                                   uint64_t generated) const {
+  if (request.ctx_size) return;  // the runtime's own context wins
+  request.max_tokens = prompt + generated;
+  request.max_tokens_given = true;
+}
+
+}  // namespace memfit

@@ -20,6 +20,12 @@ class LlamaCppCommands : public EngineProfile {
   bool supports(EngineCommand command) const override {
     return command != EngineCommand::kRecommendQuant;
   }
+  std::vector<std::string_view> solve_names() const override {
+    return {"ctx-size", "max-tokens", "parallel", "slots", "gpu-layers", "n-cpu-moe"};
+  }
+  std::string_view solve_help() const override {
+    return "ctx-size (max-tokens), parallel (slots), gpu-layers or n-cpu-moe";
+  }
   // fit_command.cc, plot_command.cc, serve_command.cc
   Result<CommandAnswer> fit(const CommandQuery& query, PreparedRequest prepared) const override;
   Result<CommandAnswer> plot(const CommandQuery& query, PreparedRequest prepared) const override;

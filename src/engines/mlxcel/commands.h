@@ -20,6 +20,10 @@ namespace memfit::engines {
 class MlxcelCommands : public EngineProfile {
  public:
   bool supports(EngineCommand) const override { return true; }
+  std::vector<std::string_view> solve_names() const override {
+    return {"max-tokens", "batch", "slots"};
+  }
+  std::string_view solve_help() const override { return "max-tokens, batch or slots"; }
   // fit_command.cc: memfit fit's solve; POST /v1/fit's curve is
   // mlxcel_fit_curve's.
   Result<CommandAnswer> fit(const CommandQuery& query, PreparedRequest prepared) const override;

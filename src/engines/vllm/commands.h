@@ -13,6 +13,12 @@ namespace memfit::engines {
 class VllmCommands : public EngineProfile {
  public:
   bool supports(EngineCommand command) const override { return command == EngineCommand::kFit; }
+  std::vector<std::string_view> solve_names() const override {
+    return {"max-model-len", "max-tokens", "max-num-seqs", "batch"};
+  }
+  std::string_view solve_help() const override {
+    return "max-model-len (max-tokens) or max-num-seqs (batch)";
+  }
   // fit_command.cc
   Result<CommandAnswer> fit(const CommandQuery& query, PreparedRequest prepared) const override;
 };
