@@ -68,5 +68,38 @@ TEST(EngineCommands, WhichEngineAnswersWhich) {
                                             "mlx-lm - - - -", "vllm yes - - -"}));
 }
 
+// fit's --solve names: an engine names them exactly when it answers fit;
+// mlx-lm, which prices no fit, names none.
+TEST(EngineCommands, SolveNamesGoWithTheFitHook) {
+  for (const EngineProfile* engine : EngineRegistry::instance().all()) {
+    SCOPED_TRACE(std::string(engine->name()));
+    EXPECT_EQ(engine->supports(EngineCommand::kFit), !engine->solve_names().empty());
+    EXPECT_EQ(engine->solve_names().empty(), engine->solve_help().empty());
+  }
+  const std::vector<std::string_view> vllm = {"max-model-len", "max-tokens", "max-num-seqs",
+                                              "batch"};
+  EXPECT_EQ(EngineRegistry::instance().find("vllm")->solve_names(), vllm);
+}
+
+// preflight generate: 1000 prompt tokens and 200 new ones are a context of
+// 1000 + 200 = 1200 for llama.cpp; mlx-lm reads 1000 and generates 200;
+// llama.cpp's own -c wins over the sum.
+TEST(EngineCommands, SetGenerationIsTheEnginesReadingOfPromptAndNewTokens) {
+  const EngineRegistry& registry = EngineRegistry::instance();
+  EstimateRequest llama;
+  registry.find("llamacpp")->set_generation(llama, 1000, 200);
+  EXPECT_EQ(llama.max_tokens, 1200u);
+  EXPECT_FALSE(llama.prompt_tokens.has_value());
+  EstimateRequest mlxlm;
+  registry.find("mlx-lm")->set_generation(mlxlm, 1000, 200);
+  EXPECT_EQ(mlxlm.prompt_tokens, 1000u);
+  EXPECT_EQ(mlxlm.max_tokens, 200u);
+  EstimateRequest with_ctx;
+  with_ctx.ctx_size = 4096;
+  with_ctx.max_tokens = 7;
+  registry.find("llamacpp")->set_generation(with_ctx, 1000, 200);
+  EXPECT_EQ(with_ctx.max_tokens, 7u);
+}
+
 }  // namespace
 }  // namespace memfit
