@@ -104,14 +104,37 @@ HttpResponse handle_admit(ServiceState& state, std::string_view body) {
                                       {"request_id", decision.request_id}}});
 }
 
+// Each model the roots list, opened through the cache (config and weight
+// headers, once per model for the service's life) for its weights' size, so
+// a client can order models by it; one that does not open says why. The
+// entries left out say why too.
 HttpResponse handle_models(ServiceState& state) {
+  const ModelListing listing = state.roots.list_models();
   Json models = Json::array();
-  for (const ListedModel& m : state.roots.list_models()) {
-    models.push_back({{"name", m.name}, {"root", m.root}, {"format", m.format}});
+  for (const ListedModel& m : listing.models) {
+    Json weights = nullptr;
+    Json error = nullptr;
+    ApiResult<std::shared_ptr<const CachedModel>> cached = model_named(state, m.name);
+    if (cached.ok()) {
+      weights = (*cached)->model.weights.bytes;
+    } else {
+      error = cached.error().message;
+    }
+    models.push_back({{"name", m.name},
+                      {"root", m.root},
+                      {"format", m.format},
+                      {"weights_bytes", std::move(weights)},
+                      {"error", std::move(error)}});
+  }
+  Json left_out = Json::array();
+  for (const LeftOutModel& m : listing.left_out) {
+    left_out.push_back({{"name", m.name}, {"root", m.root}, {"reason", m.reason}});
   }
   // allow_hub: whether a request's model may also be a Hugging Face name
   // (--allow-hub); the calculator page offers a name field when it is.
-  return json_response(200, Json{{"models", std::move(models)}, {"allow_hub", state.options.allow_hub}});
+  return json_response(200, Json{{"models", std::move(models)},
+                                 {"left_out", std::move(left_out)},
+                                 {"allow_hub", state.options.allow_hub}});
 }
 
 HttpResponse handle_metrics(ServiceState& state) {
