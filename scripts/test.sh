@@ -5,7 +5,7 @@
 # reproducer (ctest -R FuzzReplay); the release build makes the programs
 # and runs what tests them as shipped: the golden outputs, the C API, the
 # Python module, the installed package and the calculator page in headless
-# Chromium (screenshot: build/release/e2e/calculator.png). Then the
+# Chromium (screenshots: build/release/e2e/calculator-{1280,390}.png). Then the
 # deterministic fuzz smoke run (fixed seed and run count:
 # scripts/fuzz-smoke.sh, also runnable alone), the Windows build of
 # `memfit host` under wine and the macOS one linked. Each step prints its

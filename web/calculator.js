@@ -1,7 +1,9 @@
 // The memfit calculator page: a form over the service's JSON API.
 //
-//   GET  /v1/models    fills the model list; allow_hub shows the Hugging
-//                      Face name field (the service runs with --allow-hub)
+//   GET  /v1/models    fills the model list (with each model's weights;
+//                      the entries the server leaves out, and why, listed
+//                      apart); allow_hub shows the Hugging Face name field
+//                      (the service runs with --allow-hub)
 //   GET  /v1/engines   the engines and their request fields: the engine
 //                      list, the inputs' labels (each field's flag, its
 //                      help as the hint), the KV choices, and a form of
@@ -24,7 +26,12 @@
 // elements a test reads carry ids and data-testid; #figures says
 // data-state="ready" once the figures match the inputs it also records
 // (data-engine, data-model, data-max-tokens, data-batch, data-kv-mode,
-// data-memory-limit).
+// data-memory-limit, and data-fields: the engine's own fields sent, as
+// JSON).
+// The page opens on the model the URL fragment names, else the one last
+// used (localStorage), else the smallest. The charts are drawn at the
+// width they are shown at, so their text keeps its size on a phone, and
+// every label is kept inside its chart.
 // The page loads nothing from anywhere but its own server.
 'use strict';
 
@@ -36,6 +43,7 @@ const BISECT_CEILING = 1 << 20;  // tokens: past this, "any context" for a bisec
 const ESTIMATE_CONCURRENCY = 6;  // the requests in flight at once
 const KV_BLOCK_TOKENS = 256;  // the estimator's allocation block: the x axis steps in these
 const DEBOUNCE_MS = 200;
+const LAST_MODEL_KEY = 'memfit.calculator.model';  // localStorage: the model last priced
 
 const $ = (id) => document.getElementById(id);
 
@@ -82,7 +90,9 @@ async function api(method, path, body) {
 const sum = (...values) => values.reduce((a, b) => a + (b || 0), 0);
 
 // Per engine: the request fields the context, batch and KV inputs become
-// (their labels are the fields' flags, their hints the fields' help), the
+// (their labels are the fields' flags, their hints the fields' help), its
+// GPU fields (shown beside the budget, built from /v1/engines as the rest
+// of its own fields are), the
 // words before the flags, the KV choices the curve draws (of the field's
 // choices; mlx-lm's are its kv_bits widths), the request body the form's
 // values become, the three figures before the total, and the bar's
@@ -91,6 +101,7 @@ const sum = (...values) => values.reduce((a, b) => a + (b || 0), 0);
 const ENGINES = {
   mlxcel: {
     fields: { context: 'max_tokens', batch: 'batch', kv: 'kv_cache_mode' },
+    gpu: [],  // unified memory or the host's: the budget is all there is
     words: { context: 'Context', batch: 'Batch' },
     axisLabel: (batch) => `context (tokens), batch ${batch}`,
     body: (inputs, tokens, kv) => ({ max_tokens: tokens, batch: inputs.batch, kv_cache_mode: kv }),
@@ -112,6 +123,7 @@ const ENGINES = {
   },
   llamacpp: {
     fields: { context: 'ctx_size', batch: 'parallel', kv: 'cache_type_k' },
+    gpu: ['gpu_memory', 'n_gpu_layers', 'n_cpu_moe'],  // offload: a GPU's memory, -ngl, --n-cpu-moe
     words: { context: 'Context', batch: 'Slots' },
     axisLabel: (batch) => `--ctx-size (tokens, all slots), --parallel ${batch}`,
     kvDrawn: ['f16', 'q8_0', 'q4_0'],
@@ -132,6 +144,7 @@ const ENGINES = {
   },
   'mlx-lm': {
     fields: { context: 'prompt_tokens', batch: 'batch', kv: 'kv_bits', generate: 'max_tokens' },
+    gpu: [],
     words: { context: 'Prompt', batch: 'Batch' },
     axisLabel: (batch) => `prompt (tokens), batch ${batch}`,
     kvModes: [['fp16', 'fp16'], ['8', '8-bit'], ['4', '4-bit']],
@@ -154,6 +167,7 @@ const ENGINES = {
   },
   vllm: {
     fields: { context: 'max_model_len', batch: 'max_num_seqs', kv: 'kv_cache_dtype' },
+    gpu: ['gpu_memory_total', 'gpu_name', 'gpu_memory_utilization'],
     words: { context: 'Context', batch: 'Sequences' },
     axisLabel: (batch) => `--max-model-len (tokens), --max-num-seqs ${batch}`,
     kvDrawn: ['auto', 'fp8'],
@@ -239,8 +253,9 @@ function fieldInput(field) {
   return label;
 }
 
-// The KV choices, the inputs' labels and the form of the engine's own
-// fields for `name`, keeping the KV choice when the new engine has it.
+// The KV choices, the inputs' labels, the GPU fields and the form of the
+// engine's other own fields for `name`, keeping the KV choice when the new
+// engine has it.
 function applyEngine(name) {
   const engine = ENGINES[name];
   const select = $('kv-mode');
@@ -256,19 +271,27 @@ function applyEngine(name) {
   if (kvModes.some(([value]) => value === keep)) select.value = keep;
   labelInput('max-tokens-label', engine.words.context, fieldOf(name, engine.fields.context));
   labelInput('batch-label', engine.words.batch, fieldOf(name, engine.fields.batch));
+  labelInput('memory-limit-label', 'Budget', fieldOf(name, 'memory_limit'));
   $('gen-tokens-field').hidden = name !== 'mlx-lm';
+  const ownFields = CATALOG.get(name)?.own ?? [];
+  const gpu = engine.gpu.map((n) => ownFields.find((f) => f.name === n)).filter(Boolean);
+  const gpuList = $('gpu-fields-list');
+  clear(gpuList);
+  for (const field of gpu) gpuList.appendChild(fieldInput(field));
+  $('gpu-fields').hidden = gpu.length === 0;
   const list = $('engine-fields-list');
   clear(list);
-  const drawn = Object.values(engine.fields);
-  const own = (CATALOG.get(name)?.own ?? []).filter((f) => !drawn.includes(f.name));
+  const drawn = [...Object.values(engine.fields), ...engine.gpu];
+  const own = ownFields.filter((f) => !drawn.includes(f.name));
   for (const field of own) list.appendChild(fieldInput(field));
   $('engine-fields').hidden = own.length === 0;
 }
 
-// The engine's own fields the form sets, as the request sends them.
+// The engine's own fields the form sets (its GPU fields and the others),
+// as the request sends them.
 function engineFieldValues() {
   const values = {};
-  for (const input of $('engine-fields-list').querySelectorAll('[data-field]')) {
+  for (const input of $('controls').querySelectorAll('.field-list [data-field]')) {
     const type = input.dataset.type;
     if (type === 'flag') {
       if (input.checked) values[input.dataset.field] = true;
@@ -279,6 +302,22 @@ function engineFieldValues() {
     values[input.dataset.field] = type === 'count' || type === 'ratio' ? Number(text) : text;
   }
   return values;
+}
+
+// The hardware picker's place (calculator.html, #hardware-slot): `--gpu
+// NAME` and `--mac NAME` fill a machine's memory and overheads for every
+// engine. Not built yet: it waits for the hardware table, whose rows these
+// will be; when GET /v1/engines lists them among the common fields, each is
+// shown there as the engines' own fields are, and sent with every request.
+const HARDWARE_FIELDS = ['gpu', 'mac'];
+
+function applyHardware(commonFields) {
+  const slot = $('hardware-slot');
+  clear(slot);
+  for (const field of commonFields.filter((f) => HARDWARE_FIELDS.includes(f.name))) {
+    slot.appendChild(fieldInput(field));
+  }
+  slot.hidden = slot.childElementCount === 0;
 }
 
 // Reads GET /v1/engines: the engine list (the engines this page draws),
@@ -295,6 +334,7 @@ function applyCatalog(answer) {
     option.title = engine.summary;
     select.appendChild(option);
   }
+  applyHardware(answer.common_fields);
   const mlxcel = CATALOG.get('mlxcel');
   if (mlxcel) {
     $('max-tokens').value = fieldOf('mlxcel', 'max_tokens')?.default ?? $('max-tokens').value;
@@ -357,8 +397,9 @@ function applyFragment() {
     applyEngine($('engine').value);
   }
   const model = params.get('model');
-  if (model && [...$('model').options].some((o) => o.value === model)) {
+  if (model && [...$('model').options].some((o) => !o.disabled && o.value === model)) {
     $('model').value = model;
+    $('hub-model').value = '';
   } else if (model && !$('hub-model-field').hidden) {
     $('hub-model').value = model;
   }
@@ -408,14 +449,62 @@ function showFigures(report) {
   fits.textContent = report.fits ? 'FITS' : 'DOES NOT FIT';
   fits.dataset.fits = String(report.fits);
   fits.parentElement.dataset.fits = String(report.fits);
+  // Within the budget yet not fitting: a device is short (llama.cpp's GPU),
+  // or the engine refuses for a reason of its own (the warnings say).
   const margin = report.budget_bytes - report.total_bytes;
-  $('fig-fits-margin').textContent =
-    margin >= 0 ? `${formatGiB(margin)} to spare` : `${formatGiB(-margin)} over`;
+  const short = gpuDevices(report).filter((d) => !d.fits);
+  $('fig-fits-margin').textContent = report.fits || margin < 0
+    ? (margin >= 0 ? `${formatGiB(margin)} to spare` : `${formatGiB(-margin)} over`)
+    : short.length > 0 ? short.map((d) => `${d.device} short by ${formatGiB(d.short_bytes)}`).join(', ')
+    : `within the budget; refused by ${report.engine}`;
 
-  const detail = [`${report.model_type || 'unknown type'} (${report.family || 'unknown family'})`,
-    report.kv_detail];
-  for (const warning of report.warnings || []) detail.push(`warning: ${warning}`);
-  $('detail').textContent = detail.filter(Boolean).join(' · ');
+  $('detail-model').textContent = [`${report.model_type || 'unknown type'} (${report.family || 'unknown family'})`,
+    report.kv_detail].filter(Boolean).join(' · ');
+  // The warnings under their own heading (the list's ::before): a warning
+  // that shouts its own "WARNING:" says it once.
+  const warnings = $('warnings');
+  clear(warnings);
+  for (const warning of report.warnings || []) {
+    const item = document.createElement('li');
+    item.textContent = warning.replace(/^warning:\s*/i, '');
+    warnings.appendChild(item);
+  }
+  showDevices(report);
+}
+
+// llama.cpp's devices when one is a GPU (GPU memory given, or this
+// machine's GPUs): every device, the host included; else none.
+function gpuDevices(report) {
+  const devices = report.engine === 'llamacpp' ? report.llamacpp.devices : [];
+  return devices.some((d) => d.device !== 'cpu') ? devices : [];
+}
+
+// What each device holds against what it can give (-ngl's layers placed).
+function showDevices(report) {
+  const devices = gpuDevices(report);
+  const list = $('devices-list');
+  clear(list);
+  $('devices').hidden = devices.length === 0;
+  if (devices.length === 0) return;
+  const blocks = devices.reduce((n, d) => n + d.blocks, 0);
+  const onGpus = devices.filter((d) => d.device !== 'cpu')
+    .reduce((n, d) => n + d.blocks + (d.output_layer ? 1 : 0), 0);
+  $('devices-caption').textContent = `-ngl ${onGpus} of ${blocks + 1} (blocks + the output layer)`;
+  for (const d of devices) {
+    const item = document.createElement('li');
+    Object.assign(item.dataset, { testid: `device-${d.device}`, device: d.device, totalBytes: String(d.total_bytes),
+      usableBytes: String(d.usable_bytes), fits: String(d.fits), blocks: String(d.blocks) });
+    const name = document.createElement('strong');
+    name.textContent = d.name ? `${d.device} ${d.name}` : d.device;
+    const verdict = document.createElement('span');
+    verdict.className = 'verdict';
+    verdict.textContent = d.fits ? 'fits' : `short by ${formatGiB(d.short_bytes)}`;
+    item.append(name, ` ${d.blocks} blocks${d.output_layer ? ' + output' : ''} · ` +
+      `${formatGiB(d.total_bytes)} of ${formatGiB(d.usable_bytes)} usable · `, verdict);
+    item.title = `model ${formatGiB(d.model_bytes)} + context ${formatGiB(d.context_bytes)} + ` +
+      `compute ${formatGiB(d.compute_bytes)}` + (d.extras_bytes > 0 ? ` + extras ${formatGiB(d.extras_bytes)}` : '');
+    list.appendChild(item);
+  }
 }
 
 // ---- SVG helpers ----------------------------------------------------------
@@ -429,6 +518,23 @@ function svg(name, attributes = {}, text) {
 
 function clear(element) {
   while (element.firstChild) element.removeChild(element.firstChild);
+}
+
+// The width a chart is shown at, in CSS pixels: it is drawn in those
+// units, so its text is the page's size at any width.
+function chartWidth(chart) {
+  return Math.max(300, Math.round(chart.getBoundingClientRect().width) || 1200);
+}
+
+// Moves each text of `chart` that reaches past its edges back inside.
+function keepInside(chart, width) {
+  for (const text of chart.querySelectorAll('text')) {
+    const box = text.getBBox();
+    let dx = 0;
+    if (box.x < 2) dx = 2 - box.x;
+    else if (box.x + box.width > width - 2) dx = width - 2 - box.x - box.width;
+    if (dx !== 0) text.setAttribute('x', String(Number(text.getAttribute('x')) + dx));
+  }
 }
 
 // A round step for about `ticks` divisions of [0, max]: 1, 2 or 5 times a
@@ -445,15 +551,16 @@ function niceGiBStep(maxBytes, ticks) {
 function drawBar(report) {
   const bar = $('bar');
   clear(bar);
+  const W = chartWidth(bar);
   const left = 10;
-  const width = 1180;
+  const width = W - 20;
   const top = 26;
   const height = 42;
   const scale = Math.max(report.total_bytes, report.budget_bytes) * 1.04 || 1;
   const x = (bytes) => left + (width * bytes) / scale;
 
   let at = 0;
-  let legendX = left;
+  const legend = [];
   for (const segment of ENGINES[report.engine].segments(report)) {
     const bytes = segment.bytes || 0;
     if (bytes > 0) {
@@ -467,24 +574,43 @@ function drawBar(report) {
       if (x(at + bytes) - x(at) > text.length * 7 + 12) {
         bar.appendChild(svg('text', { class: 'segment-label', x: x(at) + 8, y: top + height / 2 + 4 }, text));
       }
-      // The legend names every segment present, wide or narrow.
-      bar.appendChild(svg('rect', { class: segment.key, x: legendX, y: 96, width: 12, height: 12, rx: 2 }));
-      const legend = svg('text', { x: legendX + 17, y: 106 }, text);
-      bar.appendChild(legend);
-      legendX += 17 + text.length * 7 + 24;
+      legend.push({ key: segment.key, text });
     }
     at += bytes;
   }
 
-  const total = svg('text', { x: Math.min(x(report.total_bytes), left + width) - 4, y: top - 8, 'text-anchor': 'end' },
-    `total ${formatGiB(report.total_bytes)}`);
-  bar.appendChild(total);
+  bar.appendChild(svg('text', { x: Math.min(x(report.total_bytes), left + width) - 4, y: top - 8, 'text-anchor': 'end' },
+    `total ${formatGiB(report.total_bytes)}`));
 
   const bx = x(report.budget_bytes);
   bar.appendChild(svg('line', { class: 'budget-line', x1: bx, x2: bx, y1: top - 6, y2: top + height + 8,
     'data-testid': 'bar-budget', 'data-bytes': report.budget_bytes }));
-  bar.appendChild(svg('text', { class: 'budget-label', x: bx, y: top + height + 20, 'text-anchor': bx > 1000 ? 'end' : 'middle' },
-    `budget ${formatGiB(report.budget_bytes)}`));
+  // Centred under its line, kept inside the chart (keepInside) when the
+  // line is near an edge: a budget far below the total sits at the left.
+  bar.appendChild(svg('text', { class: 'budget-label', x: bx, y: top + height + 20, 'text-anchor': 'middle',
+    'data-testid': 'bar-budget-label' }, `budget ${formatGiB(report.budget_bytes)}`));
+
+  // The legend names every segment present, wide or narrow, in as many
+  // rows as the width needs.
+  let lx = left;
+  let ly = 106;
+  for (const item of legend) {
+    const swatch = svg('rect', { class: item.key, x: lx, y: ly - 10, width: 12, height: 12, rx: 2 });
+    const label = svg('text', { x: lx + 17, y: ly }, item.text);
+    bar.append(swatch, label);
+    const itemWidth = 17 + label.getComputedTextLength();
+    if (lx > left && lx + itemWidth > left + width) {
+      lx = left;
+      ly += 20;
+      swatch.setAttribute('x', lx);
+      swatch.setAttribute('y', ly - 10);
+      label.setAttribute('x', lx + 17);
+      label.setAttribute('y', ly);
+    }
+    lx += itemWidth + 24;
+  }
+  bar.setAttribute('viewBox', `0 0 ${W} ${ly + 8}`);
+  keepInside(bar, W);
 }
 
 // ---- the context curve ----------------------------------------------------
@@ -550,7 +676,9 @@ function fitCaption(fit, engine) {
 function drawCurve(fit, report, inputs, axis) {
   const chart = $('curve');
   clear(chart);
-  const box = { left: 78, right: 1180, top: 22, bottom: 340 };
+  const W = chartWidth(chart);
+  chart.setAttribute('viewBox', `0 0 ${W} 380`);
+  const box = { left: 78, right: W - 20, top: 22, bottom: 340 };
   const curveMax = Math.max(...fit.by_kv_mode.flatMap((m) => m.curve.map((p) => p.total_bytes)));
   const yStep = niceGiBStep(Math.max(curveMax, fit.budget_bytes) * 1.05, 6);
   const yMax = Math.ceil((Math.max(curveMax, fit.budget_bytes) * 1.05) / yStep) * yStep;
@@ -595,17 +723,21 @@ function drawCurve(fit, report, inputs, axis) {
       'data-testid': `fit-marker-${mode.kv_cache_mode}`, 'data-kv-mode': mode.kv_cache_mode,
       'data-max-tokens': mode.max_tokens === null ? '' : mode.max_tokens,
       'data-capped': mode.capped, 'data-total-bytes': mode.total_bytes === null ? '' : mode.total_bytes });
+    chart.appendChild(marker);  // in the page first: its label is measured
     if (mode.max_tokens !== null && !mode.capped && mode.max_tokens <= axis.max) {
       const mx = x(mode.max_tokens);
       const my = y(mode.total_bytes);
       marker.appendChild(svg('line', { x1: mx, x2: mx, y1: box.bottom, y2: my }));
       marker.appendChild(svg('circle', { cx: mx, cy: my, r: 4.5 }));
-      const label = `${kvLabel(inputs.engine, mode.kv_cache_mode)} fits up to ${formatTokens(mode.max_tokens)}`;
-      const right = mx + 8 + label.length * 7 < box.right;
-      marker.appendChild(svg('text', { x: right ? mx + 8 : mx - 8, y: box.bottom - 12 - 18 * i,
-        'text-anchor': right ? 'start' : 'end' }, label));
+      const label = svg('text', { x: mx + 8, y: box.bottom - 12 - 18 * i },
+        `${kvLabel(inputs.engine, mode.kv_cache_mode)} fits up to ${formatTokens(mode.max_tokens)}`);
+      marker.appendChild(label);
+      // Right of its line when there is room, else left of it.
+      if (mx + 8 + label.getComputedTextLength() > box.right) {
+        label.setAttribute('x', mx - 8);
+        label.setAttribute('text-anchor', 'end');
+      }
     }
-    chart.appendChild(marker);
   });
 
   // The context asked, on its own mode's series.
@@ -614,18 +746,23 @@ function drawCurve(fit, report, inputs, axis) {
   const cx = x(inputs.max_tokens);
   current.appendChild(svg('line', { x1: cx, x2: cx, y1: y(report.total_bytes) + 6, y2: box.bottom }));
   current.appendChild(svg('circle', { cx, cy: y(report.total_bytes), r: 4 }));
-  current.appendChild(svg('text', { x: cx - 6, y: box.bottom - 48, 'text-anchor': 'end' },
+  // Above and left of its point, clear of the fit markers' labels along
+  // the bottom.
+  current.appendChild(svg('text', { x: cx - 6, y: y(report.total_bytes) - 10, 'text-anchor': 'end' },
     `asked ${formatTokens(inputs.max_tokens)}`));
   current.appendChild(svg('title', {}, `${formatTokens(inputs.max_tokens)} tokens, ` +
     `${kvLabel(inputs.engine, inputs.kv_cache_mode)}: ${formatGiB(report.total_bytes)}`));
   chart.appendChild(current);
 
-  // Legend, top left.
+  // Legend, top left, each entry after the last.
+  let lx = box.left + 16;
   fit.by_kv_mode.forEach((mode, i) => {
-    const lx = box.left + 16 + i * 110;
     chart.appendChild(svg('rect', { class: `legend-swatch s${i}`, x: lx, y: box.top + 2, width: 18, height: 4 }));
-    chart.appendChild(svg('text', { x: lx + 24, y: box.top + 8 }, `${kvLabel(inputs.engine, mode.kv_cache_mode)} KV`));
+    const label = svg('text', { x: lx + 24, y: box.top + 8 }, `${kvLabel(inputs.engine, mode.kv_cache_mode)} KV`);
+    chart.appendChild(label);
+    lx += 24 + label.getComputedTextLength() + 20;
   });
+  keepInside(chart, W);
 }
 
 // ---- updating -------------------------------------------------------------
@@ -697,6 +834,32 @@ async function estimatedFit(inputs, base, report) {
 }
 
 let generation = 0;  // the newest update; an older answer is dropped
+let drawn = null;  // what the charts show, redrawn at a new width
+
+function drawCharts() {
+  if (drawn === null) return;
+  drawBar(drawn.report);
+  drawCurve(drawn.fit, drawn.report, drawn.inputs, drawn.axis);
+}
+
+// The model priced last, to open on next time (nothing when the browser
+// keeps no storage for the page).
+function rememberModel(inputs) {
+  try {
+    localStorage.setItem(LAST_MODEL_KEY, JSON.stringify({ model: inputs.model, hub: $('hub-model').value.trim() !== '' }));
+  } catch {
+    // storage refused: the page opens on the smallest model next time
+  }
+}
+
+function lastModel() {
+  try {
+    const last = JSON.parse(localStorage.getItem(LAST_MODEL_KEY) || 'null');
+    return last && typeof last.model === 'string' ? last : null;
+  } catch {
+    return null;
+  }
+}
 
 async function update() {
   const inputs = readInputs();
@@ -726,9 +889,10 @@ async function update() {
     if (mine !== generation) return;
     hideMessage();
     showFigures(report);
-    drawBar(report);
     fitCaption(fit, inputs.engine);
-    drawCurve(fit, report, inputs, axis);
+    drawn = { fit, report, inputs, axis };
+    drawCharts();
+    rememberModel(inputs);
     Object.assign(figures.dataset, {
       engine: inputs.engine,
       model: inputs.model,
@@ -736,6 +900,7 @@ async function update() {
       batch: String(inputs.batch),
       kvMode: inputs.kv_cache_mode,
       memoryLimit: inputs.memory_limit,
+      fields: JSON.stringify(inputs.fields),
       state: 'ready',
     });
   } catch (error) {
@@ -770,12 +935,14 @@ async function start() {
     applyEngine($('engine').value);
   });
   let models;
+  let leftOut;
   let allowHub = false;
   try {
     applyCatalog(await api('GET', '/v1/engines'));
     applyEngine($('engine').value);
     const answer = await api('GET', '/v1/models');
     models = answer.models;
+    leftOut = answer.left_out ?? [];
     allowHub = answer.allow_hub === true;
   } catch (error) {
     showMessage(error.message);
@@ -785,10 +952,40 @@ async function start() {
   for (const model of models) {
     const option = document.createElement('option');
     option.value = model.name;
-    option.textContent = model.name;
-    option.title = `${model.root}/${model.name}`;
+    option.textContent = model.weights_bytes === null ? `${model.name} (does not open)`
+      : `${model.name} · ${formatGiB(model.weights_bytes)}`;
+    option.title = model.error ?? `${formatExact(model.weights_bytes)} of weights (model root ${model.root})`;
     option.dataset.format = model.format;
+    option.dataset.weightsBytes = model.weights_bytes === null ? '' : String(model.weights_bytes);
     select.appendChild(option);
+  }
+  // What the roots hold that the server will not read, and why: shown,
+  // not offered.
+  if (leftOut.length > 0) {
+    const group = document.createElement('optgroup');
+    group.label = 'Left out by the server';
+    group.dataset.testid = 'left-out';
+    for (const entry of leftOut) {
+      const option = document.createElement('option');
+      option.disabled = true;
+      option.value = '';
+      option.textContent = `${entry.name}: ${entry.reason}`;
+      group.appendChild(option);
+    }
+    select.appendChild(group);
+  }
+  // The model to open on (the fragment, applied below, wins): the last
+  // one priced, else the smallest, whose answer is quickest to read and
+  // most likely to fit.
+  const last = lastModel();
+  if (last && !last.hub && models.some((m) => m.name === last.model)) {
+    select.value = last.model;
+  } else if (last && last.hub && allowHub) {
+    $('hub-model').value = last.model;
+  } else if (models.length > 0) {
+    const sized = models.filter((m) => m.weights_bytes !== null);
+    const smallest = sized.reduce((a, b) => (b.weights_bytes < a.weights_bytes ? b : a), sized[0] ?? models[0]);
+    select.value = smallest.name;
   }
   $('hub-model-field').hidden = !allowHub;
   if (models.length === 0 && allowHub) {
@@ -810,6 +1007,11 @@ async function start() {
   applyEngine($('engine').value);
   applyFragment();
   update();
+  let resized = null;
+  window.addEventListener('resize', () => {
+    clearTimeout(resized);
+    resized = setTimeout(drawCharts, 100);
+  });
 }
 
 start();

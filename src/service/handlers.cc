@@ -3,6 +3,8 @@
 // (request.h) with the service's context, as `memfit inspect` and the C API
 // do; /v1/admit calls the runtime guard (check_prefill). The numbers cannot
 // disagree.
+#include <fmt/format.h>
+
 #include "memfit/request_json.h"
 #include "memfit/run_report.h"
 #include "service/request_parser.h"
@@ -43,7 +45,9 @@ HttpResponse handle_estimate(ServiceState& state, std::string_view body) {
 HttpResponse handle_admit(ServiceState& state, std::string_view body) {
   Result<AdmitRequest> request = parse_admit_request(body);
   if (!request.ok()) return error_response(api_error_of(request.error()));
-  ApiResult<std::shared_ptr<const CachedModel>> cached = model_named(state, request->model);
+  ApiResult<ResolvedModel> resolved = resolve_request_model(state, request->model);
+  if (!resolved.ok()) return error_response(resolved.error());
+  ApiResult<std::shared_ptr<const CachedModel>> cached = state.cache.get(*resolved);
   if (!cached.ok()) return error_response(cached.error());
 
   PrefillRequest prefill;
@@ -54,10 +58,27 @@ HttpResponse handle_admit(ServiceState& state, std::string_view body) {
   prefill.prompt_tokens = request->prompt_tokens;
   prefill.cached_tokens = request->cached_tokens;
   prefill.current_usage_bytes = request->current_usage_bytes;
-  // No hard limit in the request: the service's explicit limit, if it has
+  prefill.hard_limit_bytes = request->hard_limit_bytes;
+  if (!prefill.hard_limit_bytes &&
+      (request->memory_limit_bytes || request->device.kind != DeviceSelector::Kind::kAuto)) {
+    // The budget fields: the budget an estimate with the same fields is
+    // compared with, found the same way (RequestContext::host_memory).
+    ServiceContext context(state, *resolved);
+    const HostMemoryStatus host = context.host_memory(request->device, request->memory_limit_bytes);
+    if (host.device_error) {
+      return error_response(api_error_of(Error(*host.device_error, ErrorKind::kHost)));
+    }
+    if (host.budget_source == BudgetSource::kUnavailable) {
+      return error_response(api_error_of(Error(
+          fmt::format("device {}: its memory could not be read; give memory_limit",
+                      device_selector_name(request->device)),
+          ErrorKind::kHost)));
+    }
+    prefill.hard_limit_bytes = host.budget_bytes;
+  }
+  // No limit in the request: the service's explicit limit, if it has
   // one. Not the host's available memory: that already excludes what the
   // caller uses, which current_usage_bytes would count a second time.
-  prefill.hard_limit_bytes = request->hard_limit_bytes;
   if (!prefill.hard_limit_bytes) prefill.hard_limit_bytes = state.options.host.explicit_limit_bytes;
   prefill.prefill_chunk =
       request->prefill_chunk.value_or(state.options.settings.prefill_chunk_tokens);
@@ -83,14 +104,37 @@ HttpResponse handle_admit(ServiceState& state, std::string_view body) {
                                       {"request_id", decision.request_id}}});
 }
 
+// Each model the roots list, opened through the cache (config and weight
+// headers, once per model for the service's life) for its weights' size, so
+// a client can order models by it; one that does not open says why. The
+// entries left out say why too.
 HttpResponse handle_models(ServiceState& state) {
+  const ModelListing listing = state.roots.list_models();
   Json models = Json::array();
-  for (const ListedModel& m : state.roots.list_models()) {
-    models.push_back({{"name", m.name}, {"root", m.root}, {"format", m.format}});
+  for (const ListedModel& m : listing.models) {
+    Json weights = nullptr;
+    Json error = nullptr;
+    ApiResult<std::shared_ptr<const CachedModel>> cached = model_named(state, m.name);
+    if (cached.ok()) {
+      weights = (*cached)->model.weights.bytes;
+    } else {
+      error = cached.error().message;
+    }
+    models.push_back({{"name", m.name},
+                      {"root", m.root},
+                      {"format", m.format},
+                      {"weights_bytes", std::move(weights)},
+                      {"error", std::move(error)}});
+  }
+  Json left_out = Json::array();
+  for (const LeftOutModel& m : listing.left_out) {
+    left_out.push_back({{"name", m.name}, {"root", m.root}, {"reason", m.reason}});
   }
   // allow_hub: whether a request's model may also be a Hugging Face name
   // (--allow-hub); the calculator page offers a name field when it is.
-  return json_response(200, Json{{"models", std::move(models)}, {"allow_hub", state.options.allow_hub}});
+  return json_response(200, Json{{"models", std::move(models)},
+                                 {"left_out", std::move(left_out)},
+                                 {"allow_hub", state.options.allow_hub}});
 }
 
 HttpResponse handle_metrics(ServiceState& state) {

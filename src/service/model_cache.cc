@@ -23,7 +23,7 @@ ApiResult<std::shared_ptr<const CachedModel>> ModelCache::get(const ResolvedMode
     model = open_model_by_name(*fs, resolved.real_path, hub_names_, options);
   } else {
     std::unique_ptr<FileSystem> fs = make_confined_file_system(roots_, make_real_file_system());
-    model = open_model(*fs, resolved.real_path, options);
+    model = open_model(*fs, resolved.open_path, options);
   }
   if (!model.ok()) {
     // A name the caller must make precise (a folder of several GGUF

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <set>
+#include <map>
 #include <system_error>
+#include <utility>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -114,47 +116,92 @@ bool ModelRoots::contains(std::string_view real_path) const {
                      [&](const Root& root) { return is_within(real_path, root.real); });
 }
 
+namespace {
+
+// Why a name under one root is not a model there.
+struct Refusal {
+  int status = 404;
+  std::string_view code = "model_not_found";
+  std::string detail;
+  bool absent = false;  // nothing by that name: the next root may have it
+};
+
+constexpr std::string_view kNotFound = "not found under the model roots";
+constexpr std::string_view kLeadsOutside =
+    "leads outside the model roots through a symbolic link; a link is followed only when its "
+    "target lies inside a root";
+
+// `relative` (lexically normal, no "..") under `root_real`: the model, or
+// why not.
+std::variant<ResolvedModel, Refusal> resolve_under(const fs::path& root_real,
+                                                   const fs::path& relative,
+                                                   const ModelRoots& roots) {
+  const fs::path lexical = (root_real / relative).lexically_normal();
+  const std::string open_path = normal_string(lexical);
+  std::error_code ec;
+  const fs::path real_path = fs::canonical(lexical, ec);
+  if (ec) {
+    if (!is_absent(ec)) return Refusal{404, "model_not_found", ec.message()};
+    std::error_code link_error;
+    if (fs::is_symlink(fs::symlink_status(lexical, link_error))) {
+      return Refusal{404, "model_not_found", "a symbolic link to nothing", true};
+    }
+    return Refusal{404, "model_not_found", std::string(kNotFound), true};
+  }
+  const std::string real = normal_string(real_path);
+  if (!roots.contains(real)) return Refusal{403, "model_outside_roots", std::string(kLeadsOutside)};
+  std::string label = open_path == normal_string(fs::path(root_real))
+                          ? fs::path(open_path).filename().string()
+                          : fs::path(open_path).lexically_relative(root_real).string();
+  return ResolvedModel{real, open_path, std::move(label)};
+}
+
+}  // namespace
+
 ApiResult<ResolvedModel> ModelRoots::resolve(std::string_view name) const {
   if (std::optional<ApiError> bad = check_name_text(name)) return *bad;
 
-  std::vector<fs::path> candidates;
+  // Each root's real path and the name relative to it.
+  std::vector<std::pair<const Root*, fs::path>> candidates;
   if (name.front() == '/') {
     const std::string lexical = normal_string(fs::path(name));
-    const bool inside = std::any_of(roots_.begin(), roots_.end(), [&](const Root& root) {
-      return is_within(lexical, root.absolute) || is_within(lexical, root.real);
-    });
-    if (!inside) {
+    for (const Root& root : roots_) {
+      for (const std::string* folder : {&root.absolute, &root.real}) {
+        if (is_within(lexical, *folder)) {
+          candidates.emplace_back(&root, fs::path(lexical).lexically_relative(*folder));
+          break;
+        }
+      }
+      if (!candidates.empty()) break;
+    }
+    if (candidates.empty()) {
       return model_error(403, "model_outside_roots", name, "not inside a model root");
     }
-    candidates.emplace_back(lexical);
   } else {
-    for (const Root& root : roots_) candidates.push_back(fs::path(root.real) / fs::path(name));
+    for (const Root& root : roots_) candidates.emplace_back(&root, fs::path(name).lexically_normal());
   }
 
-  for (const fs::path& candidate : candidates) {
-    std::error_code ec;
-    const fs::path real_path = fs::canonical(candidate, ec);
-    if (ec) {
-      if (is_absent(ec)) continue;
-      return model_error(404, "model_not_found", name, ec.message());
+  std::optional<Refusal> dangling;
+  for (const auto& [root, relative] : candidates) {
+    std::variant<ResolvedModel, Refusal> found = resolve_under(root->real, relative, *this);
+    if (auto* model = std::get_if<ResolvedModel>(&found)) {
+      model->name = std::string(name);
+      return std::move(*model);
     }
-    const std::string real = normal_string(real_path);
-    auto root = std::find_if(roots_.begin(), roots_.end(),
-                             [&](const Root& r) { return is_within(real, r.real); });
-    if (root == roots_.end()) {
-      return model_error(403, "model_outside_roots", name, "resolves outside the model roots");
-    }
-    std::string label = real == root->real ? fs::path(real).filename().string()
-                                           : fs::path(real).lexically_relative(root->real).string();
-    return ResolvedModel{real, std::move(label)};
+    Refusal& refusal = std::get<Refusal>(found);
+    if (!refusal.absent) return model_error(refusal.status, refusal.code, name, refusal.detail);
+    // A link to nothing is named, unless another root has the model.
+    if (!dangling && refusal.detail != kNotFound) dangling = refusal;
   }
-  return model_error(404, "model_not_found", name, "not found under the model roots");
+  if (dangling) return model_error(dangling->status, dangling->code, name, dangling->detail);
+  return model_error(404, "model_not_found", name, kNotFound);
 }
 
-std::vector<ListedModel> ModelRoots::list_models() const {
-  std::vector<ListedModel> listed;
-  std::set<std::string> seen;
-  for (const Root& root : roots_) {
+ModelListing ModelRoots::list_models() const {
+  ModelListing listing;
+  std::map<std::string, size_t> listed_in;  // name -> the root that lists it
+  for (size_t index = 0; index < roots_.size(); ++index) {
+    const Root& root = roots_[index];
     std::vector<std::string> names;
     std::error_code ec;
     for (fs::directory_iterator it(root.real, ec), end; !ec && it != end; it.increment(ec)) {
@@ -162,32 +209,65 @@ std::vector<ListedModel> ModelRoots::list_models() const {
     }
     std::sort(names.begin(), names.end());
     for (const std::string& name : names) {
-      if (seen.count(name) != 0) continue;
-      ApiResult<ResolvedModel> model = resolve(name);
-      if (!model.ok()) continue;
-      std::string format = model_format(model->real_path);
-      if (format.empty()) continue;
-      seen.insert(name);
-      listed.push_back(ListedModel{name, root.real, std::move(format)});
+      auto left_out = [&](std::string reason) {
+        listing.left_out.push_back(LeftOutModel{name, index, std::move(reason)});
+      };
+      std::variant<ResolvedModel, Refusal> found = resolve_under(root.real, fs::path(name), *this);
+      if (const auto* refusal = std::get_if<Refusal>(&found)) {
+        if (refusal->status == 403) {
+          left_out("a symbolic link leading outside the model roots");
+        } else {
+          left_out(refusal->detail);  // a link to nothing, an unreadable entry
+        }
+        continue;
+      }
+      const ResolvedModel& model = std::get<ResolvedModel>(found);
+      std::string outside;
+      std::string format = model_format(model.open_path, model.real_path, outside);
+      if (!outside.empty()) {
+        left_out(fmt::format("its {} is a symbolic link leading outside the model roots",
+                             quote_untrusted(outside)));
+        continue;
+      }
+      if (format.empty()) continue;  // no model: not one left out either
+      if (auto first = listed_in.find(name); first != listed_in.end()) {
+        left_out(fmt::format("root {} lists a model of this name first, and requests get that one",
+                             first->second));
+        continue;
+      }
+      listed_in.emplace(name, index);
+      listing.models.push_back(ListedModel{name, index, std::move(format)});
     }
   }
-  return listed;
+  return listing;
 }
 
-std::string ModelRoots::model_format(const std::string& real_path) const {
+std::string ModelRoots::model_format(const std::string& path, const std::string& real_path,
+                                     std::string& outside) const {
   std::error_code ec;
   if (fs::is_regular_file(real_path, ec)) {
-    return is_gguf_model_file_name(fs::path(real_path).filename().string()) ? "gguf" : "";
+    // The entry's own name: a link to a content-addressed blob is a GGUF
+    // by the name it is linked as.
+    return is_gguf_model_file_name(fs::path(path).filename().string()) ? "gguf" : "";
   }
   if (!fs::is_directory(real_path, ec)) return "";
-  auto confined_file = [&](const fs::path& path) {
+  // A file of the folder: inside the roots and regular, else its name in
+  // `outside` when it leads out.
+  auto confined_file = [&](const fs::path& file) {
     std::error_code e;
-    const fs::path real = fs::canonical(path, e);
-    return !e && contains(normal_string(real)) && fs::is_regular_file(real, e);
+    const fs::path real = fs::canonical(file, e);
+    if (e) return false;
+    if (!contains(normal_string(real))) {
+      if (outside.empty()) outside = file.filename().string();
+      return false;
+    }
+    return fs::is_regular_file(real, e);
   };
   if (confined_file(fs::path(real_path) / "config.json")) return "config";
+  if (!outside.empty()) return "";
   for (fs::directory_iterator it(real_path, ec), end; !ec && it != end; it.increment(ec)) {
     if (is_gguf_model_file_name(it->path().filename().string()) && confined_file(it->path())) {
+      outside.clear();
       return "gguf";
     }
   }
@@ -197,6 +277,15 @@ std::string ModelRoots::model_format(const std::string& real_path) const {
 std::vector<std::string> ModelRoots::real_paths() const {
   std::vector<std::string> paths;
   for (const Root& root : roots_) paths.push_back(root.real);
+  return paths;
+}
+
+std::vector<std::string> ModelRoots::all_paths() const {
+  std::vector<std::string> paths;
+  for (const Root& root : roots_) {
+    paths.push_back(root.absolute);
+    if (root.real != root.absolute) paths.push_back(root.real);
+  }
   return paths;
 }
 

@@ -30,8 +30,11 @@ bool fit_reads(const RequestField& f) {
   return owner == nullptr || owner->supports(EngineCommand::kFit);
 }
 
+// The KV fields, and the budget fields an estimate reads (the hardware
+// table's gpu / mac rows belong here when they land).
 bool admit_reads(const RequestField& f) {
-  return f.name == "kv_cache_mode" || f.name == "cache_type_k" || f.name == "cache_type_v";
+  return f.name == "kv_cache_mode" || f.name == "cache_type_k" || f.name == "cache_type_v" ||
+         f.name == "memory_limit" || f.name == "device";
 }
 
 }  // namespace
@@ -108,6 +111,12 @@ Result<AdmitRequest> parse_admit_request(std::string_view body) {
   if (Status kv_fields = request::read_table_fields(fields, kv, admit_reads); !kv_fields.ok()) {
     return kv_fields.error();
   }
+  if (kv.memory_limit_bytes && request.hard_limit_bytes) {
+    return Error::usage("memory_limit",
+                        "and hard_limit_bytes both set the limit: give one of them");
+  }
+  request.memory_limit_bytes = kv.memory_limit_bytes;
+  request.device = kv.device;
   std::vector<Warning> warnings;  // K and V disagreeing: admission sizes at fp16
   Result<KvElement> element = request::resolve_kv_element(kv, warnings);
   if (!element.ok()) return element.error();

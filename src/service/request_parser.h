@@ -42,7 +42,12 @@ struct FitRequest {
 //   prompt_tokens        integer >= 0, required
 //   cached_tokens        integer 0..prompt_tokens, default 0
 //   current_usage_bytes  integer >= 0, default 0
-//   hard_limit_bytes     integer >= 1; default: the service's budget
+//   hard_limit_bytes     integer >= 1; default: the budget fields', else the
+//                        service's explicit limit, else none
+//   memory_limit, device the budget, read as an estimate reads them
+//                        (request_field.h's rows); the limit when
+//                        hard_limit_bytes is not given (giving both is an
+//                        error)
 //   prefill_chunk        integer >= 0 (0: no chunking); default MEMFIT_PREFILL_CHUNK
 //   request_id           1-128 of [A-Za-z0-9._:/+=-]; generated when absent
 //   kv_cache_mode, cache_type_k, cache_type_v   as for an estimate
@@ -52,6 +57,8 @@ struct AdmitRequest {
   uint64_t cached_tokens = 0;
   uint64_t current_usage_bytes = 0;
   std::optional<uint64_t> hard_limit_bytes;
+  std::optional<uint64_t> memory_limit_bytes;  // the memory_limit field
+  DeviceSelector device;                       // the device field (kAuto: not given)
   std::optional<uint64_t> prefill_chunk;
   std::string request_id;
   KvElement kv_element = KvElement::kFp16;

@@ -6,6 +6,8 @@
 
 #include <array>
 #include <exception>
+#include <filesystem>
+#include <system_error>
 
 #include "memfit/environment.h"
 #include "memfit/untrusted_text.h"
@@ -35,7 +37,25 @@ ServiceState::ServiceState(ServiceOptions o, service::ModelRoots r)
                                     .hub = options.hub,
                                     .header_store = options.header_store.get(),
                                     .local_paths = false}),
-      host(options.query_host, options.host_reuse_ms) {}
+      host(options.query_host, options.host_reuse_ms) {
+  for (const std::string& root : roots.all_paths()) server_paths.add(root, "<model root>", "");
+  // The cache as configured and as its real path (the Hub reader resolves
+  // snapshot links).
+  if (const std::string& hub = options.hf_cache.hub_cache_dir; !hub.empty()) {
+    std::error_code ec;
+    for (const std::filesystem::path& form :
+         {std::filesystem::path(hub), std::filesystem::absolute(hub, ec),
+          std::filesystem::weakly_canonical(hub, ec)}) {
+      if (!form.empty()) server_paths.add(form.string(), "$HF_HUB_CACHE", "$HF_HUB_CACHE/");
+    }
+  }
+  if (options.host.sysroot != "/") {
+    server_paths.add(options.host.sysroot, "$MEMFIT_SYSROOT", "$MEMFIT_SYSROOT/");
+  }
+  server_paths.add(options.host.nvml_library, "$MEMFIT_NVML_LIBRARY", "$MEMFIT_NVML_LIBRARY/");
+  server_paths.add(options.host.rocm_smi_library, "$MEMFIT_ROCM_SMI_LIBRARY",
+                   "$MEMFIT_ROCM_SMI_LIBRARY/");
+}
 
 namespace {
 
@@ -169,6 +189,13 @@ HttpResponse Service::handle(std::string_view method, std::string_view path,
     response = internal_error(e.what());
   } catch (...) {
     response = internal_error("unknown exception");
+  }
+  // No answer names a folder of this server (server_paths.h), an internal
+  // error's exception text included.
+  try {
+    if (response.content_type == "application/json") state_->server_paths.redact(response.body);
+  } catch (...) {
+    response = internal_error("the answer could not be checked for server paths");
   }
   try {
     state_->metrics.count_request(endpoint_label, response.status);

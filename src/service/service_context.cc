@@ -32,15 +32,26 @@ ApiResult<ResolvedModel> resolve_request_model(const ServiceState& state, std::s
                                 quote_untrusted(name)),
                     Json::object()};
   }
-  return ResolvedModel{std::string(name), std::string(name), true};
+  return ResolvedModel{std::string(name), std::string(name), std::string(name), true,
+                       std::string(name)};
 }
 
 ServiceContext::ServiceContext(ServiceState& state, ResolvedModel resolved)
     : state_(state), resolved_(std::move(resolved)) {}
 
-Result<std::shared_ptr<const Model>> ServiceContext::open_model(const std::string&,
+Result<std::shared_ptr<const Model>> ServiceContext::open_model(const std::string& name,
                                                                 const OpenModelOptions& options) {
-  ApiResult<std::shared_ptr<const CachedModel>> cached = state_.cache.get(resolved_, options);
+  // Another model the request names (llama.cpp's draft, model_draft) is
+  // found as the request's own is, confined to the roots; a name that does
+  // not lead to one is the request's error.
+  ResolvedModel other;
+  if (name != resolved_.name) {
+    ApiResult<ResolvedModel> found = resolve_request_model(state_, name);
+    if (!found.ok()) return Error(found.error().message, ErrorKind::kUsage);
+    other = std::move(*found);
+  }
+  ApiResult<std::shared_ptr<const CachedModel>> cached =
+      state_.cache.get(name != resolved_.name ? other : resolved_, options);
   if (!cached.ok()) {
     return Error(cached.error().message,
                  cached.error().status == 400 ? ErrorKind::kUsage : ErrorKind::kInput);
@@ -54,7 +65,7 @@ Result<GgufHeader> ServiceContext::read_gguf_header(std::string_view field, cons
   ApiResult<ResolvedModel> resolved = state_.roots.resolve(path);
   if (!resolved.ok()) return Error::usage(field, resolved.error().message);
   std::unique_ptr<FileSystem> fs = make_confined_file_system(state_.roots, make_real_file_system());
-  return memfit::read_gguf_header(*fs, resolved->real_path);
+  return memfit::read_gguf_header(*fs, resolved->open_path);
 }
 
 const EstimateSettings& ServiceContext::settings() const { return state_.options.settings; }

@@ -20,9 +20,11 @@ class ServiceContext final : public RequestContext {
   // `state` must outlive the context; `resolved` is the request's model.
   ServiceContext(ServiceState& state, ResolvedModel resolved);
 
-  // The cached model (a second entry, with its tensor list, when asked);
-  // the cache's 422 model_unreadable becomes a kInput Error with its text,
-  // its 400 bad_request a kUsage one.
+  // The cached model (a second entry, with its tensor list, when asked):
+  // the request's own, or another `name` the request gives (a draft),
+  // resolved through the roots as the request's is (one that does not
+  // resolve is a kUsage Error); the cache's 422 model_unreadable becomes a
+  // kInput Error with its text, its 400 bad_request a kUsage one.
   Result<std::shared_ptr<const Model>> open_model(const std::string& name,
                                                   const OpenModelOptions& options) override;
   const EstimateSettings& settings() const override;

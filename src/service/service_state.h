@@ -15,6 +15,7 @@
 #include "service/metrics.h"
 #include "service/model_cache.h"
 #include "service/model_roots.h"
+#include "service/server_paths.h"
 
 namespace memfit {
 
@@ -48,6 +49,9 @@ struct ServiceState {
   service::ModelCache cache;  // refers to `roots`: declared after it
   service::HostSnapshot host;
   service::ServiceMetrics metrics;
+  // The roots, the Hugging Face cache, the system root and the GPU
+  // libraries: taken out of every JSON answer (Service::handle).
+  service::ServerPaths server_paths;
 };
 
 namespace service {

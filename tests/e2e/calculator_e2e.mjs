@@ -1,7 +1,7 @@
 // End-to-end test of the calculator page of `memfit serve`, in headless
 // Chromium (Debian's /usr/bin/chromium) driven by playwright-core.
 //
-//   node calculator_e2e.mjs BUILD_DIR [SCREENSHOT.png]
+//   node calculator_e2e.mjs BUILD_DIR [SCREENSHOT_DIR]
 //
 // Starts BUILD_DIR/memfit serve on a free loopback port over the bundled
 // examples with a 16 GiB budget, opens /, and for a few settings (model,
@@ -15,12 +15,25 @@
 // violation is one). The Hugging Face name field is hidden there; a second
 // service, started with --allow-hub over a generated Hugging Face cache
 // (offline: nothing beyond loopback), shows it, and a name typed in it is
-// priced as the API prices that name. Saves a screenshot (default BUILD_DIR/e2e/calculator.png,
-// or $MEMFIT_E2E_SCREENSHOT). Exits 0 when every check passed, 1 otherwise.
+// priced as the API prices that name.
+//
+// A third service, over a root whose alphabetically first model is a
+// 627 GiB DeepSeek-V3 (and a link leading out of the roots) and a fake
+// /proc (12 GiB available), checks at 1280 and 390 px wide: that the page
+// opens on the smallest model, then on the last one used; that the llama.cpp
+// GPU fields (GPU memory, -ngl) are on the form and priced as the API
+// prices them, devices included; that the footer's warnings are the
+// API's, each saying "warning" once; and, for every engine and a model far
+// over the budget, that nothing clips or scrolls sideways: the page is no
+// wider than the window, every element lies inside its card, no text is
+// cut, and every chart label lies inside its chart. It saves
+// calculator-1280.png and calculator-390.png (default BUILD_DIR/e2e/, or
+// $MEMFIT_E2E_SCREENSHOTS; docs/images/ holds the committed ones). Exits 0
+// when every check passed, 1 otherwise.
 //
 // Environment: CHROMIUM (default /usr/bin/chromium).
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,13 +45,13 @@ const MODEL = 'Qwen3-14B-MLX-4bit';
 const BUDGET = '16GiB';
 // Hand-worked in tests/service/service_fit_test.cc: at 16 GiB and batch 1.
 const KNOWN_FIT_BATCH1 = { fp16: 35584, int8: 71424 };
-const TIMEOUT_MS = 120000;
+const TIMEOUT_MS = 300000;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
 const buildDir = path.resolve(process.argv[2] || process.env.MEMFIT_BUILD_DIR || path.join(repo, 'build', 'release'));
-const screenshot = path.resolve(process.argv[3] || process.env.MEMFIT_E2E_SCREENSHOT ||
-  path.join(buildDir, 'e2e', 'calculator.png'));
+const screenshots = path.resolve(process.argv[3] || process.env.MEMFIT_E2E_SCREENSHOTS ||
+  path.join(buildDir, 'e2e'));
 const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 
 const failures = [];
@@ -60,9 +73,9 @@ const formatGiB = (bytes) => `${(bytes / GIB).toFixed(2)} GiB`;
 
 // ---- the service ----------------------------------------------------------
 
-function startService(extraArgs = [], env = process.env) {
+function startService(extraArgs = [], env = process.env, roots = [path.join(repo, 'examples')]) {
   const memfit = path.join(buildDir, 'memfit');
-  const args = ['serve', '--listen', '127.0.0.1:0', '--model-root', path.join(repo, 'examples'),
+  const args = ['serve', '--listen', '127.0.0.1:0', ...roots.flatMap((root) => ['--model-root', root]),
     '--memory-limit', BUDGET, '--threads', '4', ...extraArgs];
   const child = spawn(memfit, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
   let stderr = '';
@@ -128,10 +141,16 @@ async function setInputs(page, inputs) {
   await page.fill('#batch', String(inputs.batch));
   if (inputs.gen_tokens) await page.fill('#gen-tokens', String(inputs.gen_tokens));
   await page.selectOption('#kv-mode', inputs.kv_cache_mode);
-  const ready = `#figures[data-state="ready"][data-engine="${engine}"][data-model="${inputs.model}"]` +
-    `[data-max-tokens="${inputs.max_tokens}"][data-batch="${inputs.batch}"]` +
-    `[data-kv-mode="${inputs.kv_cache_mode}"]`;
-  await page.waitForSelector(ready, { state: 'attached', timeout: 20000 });
+  // The engine's own fields, typed where the form shows them.
+  for (const [field, value] of Object.entries(inputs.fields || {})) {
+    await page.fill(`[data-testid="field-${field}"]`, String(value));
+  }
+  const expected = { engine, model: inputs.model, maxTokens: String(inputs.max_tokens), batch: String(inputs.batch),
+    kvMode: inputs.kv_cache_mode, fields: JSON.stringify(inputs.fields || {}) };
+  await page.waitForFunction((expected) => {
+    const figures = document.getElementById('figures').dataset;
+    return figures.state === 'ready' && Object.entries(expected).every(([key, value]) => figures[key] === value);
+  }, expected, { timeout: 20000 });
 }
 
 // What the page shows, read from the DOM.
@@ -154,6 +173,7 @@ async function shown(page, kvModes = ['fp16', 'int8']) {
       total: figure('fig-total'),
       budget: figure('fig-budget'),
       fits: { text: document.getElementById('fig-fits').textContent, value: document.getElementById('fig-fits').dataset.fits },
+      fitsNote: document.getElementById('fig-fits-margin').textContent,
       barSegments: bar,
       barBudget: data('[data-testid="bar-budget"]'),
       curveBudget: data('[data-testid="curve-budget"]'),
@@ -161,6 +181,7 @@ async function shown(page, kvModes = ['fp16', 'int8']) {
       captions: Object.fromEntries(kvModes.map((kv) => [kv, data(`[data-testid="fit-${kv}"]`)])),
       series: Object.fromEntries(kvModes.map((kv) => [kv, data(`[data-testid="curve-${kv}"]`)])),
       current: data('[data-testid="curve-current"]'),
+      devices: [...document.querySelectorAll('#devices-list li')].map((li) => ({ ...li.dataset })),
       message: document.getElementById('message').hidden ? '' : document.getElementById('message').textContent,
     };
   }, kvModes);
@@ -215,17 +236,19 @@ async function checkScenario(page, base, inputs) {
 
 // The request the page sends for an engine's inputs, written out here
 // independently of the page: llama.cpp's names, or mlx-lm's.
+// The engine's own fields typed in the form (inputs.fields) go with it.
 function engineBody(inputs, tokens, kv) {
+  const fields = inputs.fields || {};
   if (inputs.engine === 'llamacpp') {
     return { model: inputs.model, engine: 'llamacpp', ctx_size: tokens, parallel: inputs.batch,
-      cache_type_k: kv, cache_type_v: kv };
+      cache_type_k: kv, cache_type_v: kv, ...fields };
   }
   if (inputs.engine === 'vllm') {
     return { model: inputs.model, engine: 'vllm', max_model_len: tokens, max_num_seqs: inputs.batch,
-      kv_cache_dtype: kv };
+      kv_cache_dtype: kv, ...fields };
   }
   return { model: inputs.model, engine: 'mlx-lm', prompt_tokens: tokens, max_tokens: inputs.gen_tokens,
-    batch: inputs.batch, ...(kv === 'fp16' ? {} : { kv_bits: Number(kv) }) };
+    batch: inputs.batch, ...(kv === 'fp16' ? {} : { kv_bits: Number(kv) }), ...fields };
 }
 
 // The three figures before the total, per engine, from the answer's own
@@ -263,6 +286,24 @@ async function checkEngineScenario(page, base, inputs, kvModes) {
   equal(view.fits.value, String(report.fits), `${label}: fits`);
   equal(view.barSegments.reduce((a, b) => a + b, 0), report.total_bytes, `${label}: bar segments sum`);
   equal(Number(view.current['data-total-bytes']), report.total_bytes, `${label}: curve's current point`);
+  // llama.cpp's devices when one is a GPU (GPU memory, -ngl): each one's
+  // total and what it can give, as the answer has them; a GPU that is
+  // short is what the verdict's note names.
+  const all = report.engine === 'llamacpp' ? report.llamacpp.devices : [];
+  const devices = all.some((d) => d.device !== 'cpu') ? all : [];
+  equal(view.devices.length, devices.length, `${label}: devices listed`);
+  const short = devices.filter((d) => !d.fits);
+  if (!report.fits && report.total_bytes <= report.budget_bytes && short.length > 0) {
+    equal(view.fitsNote, short.map((d) => `${d.device} short by ${formatGiB(d.short_bytes)}`).join(', '),
+      `${label}: why it does not fit`);
+  }
+  for (const d of devices) {
+    const shownDevice = view.devices.find((v) => v.device === d.device);
+    equal(shownDevice?.totalBytes, String(d.total_bytes), `${label}: ${d.device} total`);
+    equal(shownDevice?.usableBytes, String(d.usable_bytes), `${label}: ${d.device} usable`);
+    equal(shownDevice?.fits, String(d.fits), `${label}: ${d.device} fits`);
+    equal(shownDevice?.blocks, String(d.blocks), `${label}: ${d.device} blocks`);
+  }
   for (const kv of kvModes) {
     const marker = view.markers[kv];
     check(marker !== null, `${label}: a ${kv} marker`);
@@ -336,6 +377,194 @@ async function checkHubName(browser, offsite) {
   }
 }
 
+// ---- layouts, the model the page opens on, GPU fields, the footer --------
+
+// Config-only models from the test corpus: the alphabetically first is the
+// largest (DeepSeek-V3, 671B parameters in FP8), the smallest is Qwen3-0.6B.
+const LAYOUT_MODELS = [['deepseek_v3/DeepSeek-V3', 'DeepSeek-V3'], ['qwen3/Qwen3-0.6B', 'Qwen3-0.6B']];
+const SMALLEST = 'Qwen3-0.6B';
+const WIDTHS = [{ width: 1280, height: 900 }, { width: 390, height: 844 }];
+
+// A root of LAYOUT_MODELS and a link out of the roots; a /proc whose
+// 12 GiB available make the 15.46 GiB example warn that it is more than
+// is available now (a warning that begins "WARNING:").
+function makeLayoutFolders() {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'memfit-e2e-models-'));
+  for (const [from, name] of LAYOUT_MODELS) {
+    mkdirSync(path.join(root, name));
+    copyFileSync(path.join(repo, 'tests', 'data', 'corpus', from, 'config.json'), path.join(root, name, 'config.json'));
+  }
+  const sysroot = mkdtempSync(path.join(os.tmpdir(), 'memfit-e2e-sysroot-'));
+  mkdirSync(path.join(sysroot, 'proc'));
+  writeFileSync(path.join(sysroot, 'proc', 'meminfo'), 'MemTotal: 67108864 kB\nMemAvailable: 12582912 kB\n');
+  symlinkSync(sysroot, path.join(root, 'Elsewhere'));
+  return { root, sysroot };
+}
+
+// What does not lay out: the page wider than the window, an element
+// reaching past its card, text cut by its box, a chart label outside its
+// chart. An empty list when all is well.
+async function layoutProblems(page) {
+  return page.evaluate(() => {
+    const problems = [];
+    const name = (e) => (e.id ? `#${e.id}` : e.dataset?.testid ? `[${e.dataset.testid}]`
+      : `${e.tagName.toLowerCase()}${typeof e.className === 'string' && e.className ? `.${e.className.split(' ')[0]}` : ''}`);
+    const shown = (e) => e.getClientRects().length > 0;
+    const scroller = document.scrollingElement;
+    if (scroller.scrollWidth > window.innerWidth) {
+      problems.push(`the page scrolls sideways: ${scroller.scrollWidth} px in a ${window.innerWidth} px window`);
+    }
+    for (const card of document.querySelectorAll('header, #controls, .figure, .panel, #detail')) {
+      if (!shown(card)) continue;
+      const c = card.getBoundingClientRect();
+      if (c.left < 0 || c.right > window.innerWidth) problems.push(`${name(card)} reaches past the window`);
+      for (const e of card.querySelectorAll('*')) {
+        if (!shown(e) || (e.closest('svg') && e.tagName.toLowerCase() !== 'svg')) continue;
+        const r = e.getBoundingClientRect();
+        if (r.width === 0 && r.height === 0) continue;
+        if (r.left < c.left - 0.5 || r.right > c.right + 0.5) {
+          problems.push(`${name(e)} reaches past ${name(card)}: ${r.left.toFixed(1)}-${r.right.toFixed(1)} in ${c.left.toFixed(1)}-${c.right.toFixed(1)}`);
+        }
+        const tag = e.tagName.toLowerCase();
+        if (!['input', 'select', 'textarea', 'option', 'svg'].includes(tag) && e.scrollWidth > e.clientWidth + 1 &&
+            getComputedStyle(e).overflowX !== 'visible') {
+          problems.push(`${name(e)} cuts its text "${e.textContent.slice(0, 40)}": ${e.scrollWidth} px in ${e.clientWidth}`);
+        }
+      }
+    }
+    for (const chart of document.querySelectorAll('svg.chart')) {
+      const [, , w, h] = chart.getAttribute('viewBox').split(/[\s,]+/).map(Number);
+      for (const text of chart.querySelectorAll('text')) {
+        const b = text.getBBox();
+        if (b.x < 0 || b.y < 0 || b.x + b.width > w || b.y + b.height > h) {
+          problems.push(`${chart.id}: "${text.textContent}" outside the chart: x ${b.x.toFixed(1)}-${(b.x + b.width).toFixed(1)} of ${w}`);
+        }
+      }
+    }
+    return problems;
+  });
+}
+
+async function checkLayout(page, what) {
+  const problems = await layoutProblems(page);
+  check(problems.length === 0, `${what}: lays out without clipping:\n  ${problems.join('\n  ')}`);
+}
+
+// The footer: the model's line and each warning of the answer, said once
+// ("WARNING: memory available now ..." is not "warning: WARNING: ...").
+async function checkFooter(page, base, inputs, label) {
+  const footer = await page.evaluate(() => ({
+    text: document.getElementById('detail').innerText,
+    warnings: [...document.querySelectorAll('#warnings li')].map((li) => li.textContent),
+  }));
+  const report = await api(base, 'POST', '/v1/estimate',
+    { model: inputs.model, max_tokens: inputs.max_tokens, batch: inputs.batch, kv_cache_mode: inputs.kv_cache_mode });
+  check(report.warnings.some((w) => w.startsWith('WARNING: ')), `${label}: the answer has a warning that begins "WARNING:"`);
+  equal(JSON.stringify(footer.warnings), JSON.stringify(report.warnings.map((w) => w.replace(/^warning:\s*/i, ''))),
+    `${label}: the footer's warnings`);
+  check(!/warning:\s*warning/i.test(footer.text), `${label}: the footer says "warning" once: ${footer.text}`);
+}
+
+async function checkLayoutsAt(browser, offsite, base, port, viewport) {
+  const at = `${viewport.width} px`;
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+  await onlyTheService(context, port, offsite);
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console error: ${message.text()}`);
+  });
+  try {
+    // A first visit opens on the smallest model, not the alphabetically
+    // first; the model list shows what the server left out, and why.
+    await page.goto(`${base}/`, { waitUntil: 'load' });
+    await page.waitForSelector('#figures[data-state="ready"]', { state: 'attached', timeout: 20000 });
+    const models = await api(base, 'GET', '/v1/models');
+    const sizes = models.models.map((m) => [m.weights_bytes, m.name]).sort((a, b) => a[0] - b[0]);
+    equal(sizes[0][1], SMALLEST, `${at}: /v1/models' smallest model`);
+    equal(models.models[0].name, 'DeepSeek-V3', `${at}: /v1/models' first model`);
+    const opened = await page.evaluate(() => ({ select: document.getElementById('model').value,
+      priced: document.getElementById('figures').dataset.model,
+      leftOut: [...document.querySelectorAll('#model optgroup option')].map((o) => [o.textContent, o.disabled]) }));
+    equal(opened.select, SMALLEST, `${at}: the model the page opens on`);
+    equal(opened.priced, SMALLEST, `${at}: the model first priced`);
+    equal(JSON.stringify(opened.leftOut),
+      JSON.stringify(models.left_out.map((m) => [`${m.name}: ${m.reason}`, true])), `${at}: the models left out`);
+    equal(models.left_out[0]?.name, 'Elsewhere', `${at}: /v1/models leaves out the link out of the roots`);
+    await checkLayout(page, `${at}, ${SMALLEST} on opening`);
+
+    // The last model used is the one the page opens on next time.
+    await setInputs(page, { model: MODEL, max_tokens: 32768, batch: 1, kv_cache_mode: 'fp16' });
+    await page.goto(`${base}/`, { waitUntil: 'load' });
+    await page.waitForSelector('#figures[data-state="ready"]', { state: 'attached', timeout: 20000 });
+    equal(await page.evaluate(() => document.getElementById('figures').dataset.model), MODEL,
+      `${at}: the model the page opens on after ${MODEL} was used`);
+
+    // The footer, and each engine laid out; a model far over the budget
+    // puts the bar's budget line at its left edge.
+    const mlxcel = { model: MODEL, max_tokens: 32768, batch: 1, kv_cache_mode: 'fp16' };
+    await checkScenario(page, base, mlxcel);
+    await checkFooter(page, base, mlxcel, `${at}, ${MODEL}`);
+    await checkLayout(page, `${at}, mlxcel ${MODEL}`);
+    await setInputs(page, { model: 'DeepSeek-V3', max_tokens: 8192, batch: 1, kv_cache_mode: 'fp16' });
+    await checkLayout(page, `${at}, mlxcel DeepSeek-V3 (does not fit)`);
+    await checkEngineScenario(page, base,
+      { engine: 'vllm', model: MODEL, max_tokens: 8192, batch: 4, kv_cache_mode: 'fp8' }, ['auto', 'fp8']);
+    await checkLayout(page, `${at}, vllm ${MODEL}`);
+    await checkEngineScenario(page, base,
+      { engine: 'mlx-lm', model: MODEL, max_tokens: 8192, batch: 1, gen_tokens: 256, kv_cache_mode: '8' }, ['fp16', '8', '4']);
+    await checkLayout(page, `${at}, mlx-lm ${MODEL}`);
+
+    // Each engine's GPU fields are on the form beside the budget (not
+    // folded away with the engine's other settings): vLLM's GPU, and for
+    // the first journey llama.cpp's offload, an 8 GiB GPU and -ngl.
+    const gpuFieldsOf = async (engine) => {
+      await page.selectOption('#engine', engine);
+      return JSON.stringify(await page.evaluate(() => [...document.querySelectorAll('#gpu-fields [data-field]')]
+        .filter((e) => e.getClientRects().length > 0).map((e) => e.dataset.field)));
+    };
+    equal(await gpuFieldsOf('vllm'), JSON.stringify(['gpu_memory_total', 'gpu_name', 'gpu_memory_utilization']),
+      `${at}: vLLM's GPU fields shown`);
+    equal(await gpuFieldsOf('mlxcel'), '[]', `${at}: mlxcel's GPU fields (none: one memory)`);
+    equal(await gpuFieldsOf('llamacpp'), JSON.stringify(['gpu_memory', 'n_gpu_layers', 'n_cpu_moe']),
+      `${at}: llama.cpp's GPU fields shown`);
+    await checkEngineScenario(page, base, { engine: 'llamacpp', model: MODEL, max_tokens: 32768, batch: 1,
+      kv_cache_mode: 'f16', fields: { gpu_memory: '8GiB', n_gpu_layers: '30' } }, ['f16', 'q8_0', 'q4_0']);
+    const journey = await shown(page);
+    check(journey.devices.length === 2, `${at}: the GPU and the host listed as devices`);
+    check(journey.fitsNote.startsWith('gpu:0 short by '), `${at}: the verdict names the short GPU: ${journey.fitsNote}`);
+
+    // No focus ring in the picture. Leaving an edited field fires its
+    // change event, so the page updates again: wait for it to settle.
+    await page.evaluate(() => document.activeElement?.blur());
+    await page.waitForSelector('#figures[data-state="ready"]', { state: 'attached', timeout: 20000 });
+    await checkLayout(page, `${at}, the screenshot's view`);
+    mkdirSync(screenshots, { recursive: true });
+    const file = path.join(screenshots, `calculator-${viewport.width}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    console.log(`screenshot: ${file}`);
+    check(errors.length === 0, `browser errors at ${at}:\n  ${errors.join('\n  ')}`);
+  } finally {
+    await context.close();
+  }
+}
+
+async function checkLayouts(browser, offsite) {
+  const { root, sysroot } = makeLayoutFolders();
+  const service = startService([], { ...process.env, MEMFIT_SYSROOT: sysroot }, [root, path.join(repo, 'examples')]);
+  try {
+    const port = await service.port;
+    const base = `http://127.0.0.1:${port}`;
+    for (const viewport of WIDTHS) await checkLayoutsAt(browser, offsite, base, port, viewport);
+  } finally {
+    const code = await stopService(service.child);
+    check(code === 0, `memfit serve (layouts) exited with ${code} on SIGTERM`);
+    rmSync(root, { recursive: true, force: true });
+    rmSync(sysroot, { recursive: true, force: true });
+  }
+}
+
 // ---- main -----------------------------------------------------------------
 
 async function main() {
@@ -388,15 +617,8 @@ async function main() {
       { engine: 'vllm', model: MODEL, max_tokens: 8192, batch: 4, kv_cache_mode: 'fp8' }, ['auto', 'fp8']);
     await checkScenario(page, base, { model: MODEL, max_tokens: 32768, batch: 1, kv_cache_mode: 'fp16' });
 
-    // No focus ring in the picture. Leaving an edited field fires its
-    // change event, so the page updates again: wait for it to settle.
-    await page.evaluate(() => document.activeElement?.blur());
-    await page.waitForSelector('#figures[data-state="ready"]', { state: 'attached', timeout: 20000 });
-    mkdirSync(path.dirname(screenshot), { recursive: true });
-    await page.screenshot({ path: screenshot });
-    console.log(`screenshot: ${screenshot}`);
-
     await checkHubName(browser, offsite);
+    await checkLayouts(browser, offsite);
 
     check(offsite.length === 0, `requests beyond the service: ${offsite.join(', ')}`);
     check(errors.length === 0, `browser errors:\n  ${errors.join('\n  ')}`);

@@ -3,25 +3,28 @@
 # package-lock.json) when node_modules is not current, then drives the page
 # of BUILD_DIR/memfit serve in headless Chromium.
 #
-#   tests/e2e/run.sh BUILD_DIR [SCREENSHOT.png]
+#   tests/e2e/run.sh BUILD_DIR [SCREENSHOT_DIR]
 #
 # Needs node (18 or later), npm and Debian's chromium (scripts/install-deps.sh
 # installs them). When one is missing it fails, unless MEMFIT_E2E_ALLOW_SKIP=1,
 # when it exits 77 (skipped): CI never sets it, so CI always runs the test.
-# CHROMIUM names another browser binary; MEMFIT_E2E_SCREENSHOT the screenshot.
+# CHROMIUM names another browser binary; MEMFIT_E2E_SCREENSHOTS the folder the
+# screenshots calculator-1280.png and calculator-390.png are saved in (default
+# BUILD_DIR/e2e; `tests/e2e/run.sh build/release docs/images` refreshes the
+# committed ones).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ $# -lt 1 || $# -gt 2 ]]; then
-  echo "usage: tests/e2e/run.sh BUILD_DIR [SCREENSHOT.png]" >&2
+  echo "usage: tests/e2e/run.sh BUILD_DIR [SCREENSHOT_DIR]" >&2
   exit 2
 fi
 build=$(cd "$1" && pwd)
 # Paths made absolute: the test runs from tests/e2e.
-screenshot=${2:+$(realpath -m "$2")}
-if [[ -n ${MEMFIT_E2E_SCREENSHOT:-} ]]; then
-  MEMFIT_E2E_SCREENSHOT=$(realpath -m "$MEMFIT_E2E_SCREENSHOT")
-  export MEMFIT_E2E_SCREENSHOT
+screenshots=${2:+$(realpath -m "$2")}
+if [[ -n ${MEMFIT_E2E_SCREENSHOTS:-} ]]; then
+  MEMFIT_E2E_SCREENSHOTS=$(realpath -m "$MEMFIT_E2E_SCREENSHOTS")
+  export MEMFIT_E2E_SCREENSHOTS
 fi
 chromium=${CHROMIUM:-/usr/bin/chromium}
 
@@ -61,5 +64,5 @@ fi
 
 echo "calculator e2e: $(node --version), $("$chromium" --version 2>/dev/null | head -1)"
 args=("$build")
-[[ -n $screenshot ]] && args+=("$screenshot")
+[[ -n $screenshots ]] && args+=("$screenshots")
 exec node calculator_e2e.mjs "${args[@]}"

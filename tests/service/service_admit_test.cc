@@ -9,6 +9,7 @@
 
 #include "memfit/prefill_guard.h"
 #include "service/service_fixture.h"
+#include "support/fake_sysroot.h"
 
 namespace memfit {
 namespace {
@@ -146,6 +147,71 @@ TEST(ServiceAdmit, BadFieldsAreBadRequests) {
     EXPECT_EQ(error_code(r), "bad_request") << body;
     EXPECT_EQ(error_message(r), message) << body;
   }
+}
+
+// The budget fields of /v1/estimate, read by the same rows of the request
+// field table: memory_limit, a size or bytes, is the hard limit.
+TEST(ServiceAdmit, MemoryLimitIsTheHardLimitReadAsAnEstimateReadsIt) {
+  auto service = make_service({kQwen3Root});
+  for (const json& limit : {json("11GiB"), json(11811160064u), json("11811160064")}) {
+    json body = request(std::nullopt);
+    body["memory_limit"] = limit;
+    HttpResponse r = admit(*service, body);
+    ASSERT_EQ(r.status, 400) << limit << r.body;
+    EXPECT_EQ(body_json(r)["error"]["code"], "prefill_memory_exceeded");
+    EXPECT_EQ(body_json(r)["error"]["limit_bytes"], 11811160064u);  // 11 GiB
+  }
+  json body = request(std::nullopt);
+  body["memory_limit"] = "12GiB";
+  HttpResponse r = admit(*service, body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(body_json(r)["limit_bytes"], 12884901888u);
+  // A value the estimate refuses is refused in the same words.
+  body["memory_limit"] = "12 parsecs";
+  r = admit(*service, body);
+  HttpResponse estimate = service->handle(
+      "POST", "/v1/estimate", json{{"model", "Qwen3-8B"}, {"memory_limit", "12 parsecs"}}.dump());
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(error_code(r), "bad_request");
+  EXPECT_EQ(body_json(r)["error"]["field"], "memory_limit");
+  EXPECT_EQ(error_message(r), error_message(estimate));
+}
+
+TEST(ServiceAdmit, MemoryLimitAndHardLimitTogetherAreRefused) {
+  auto service = make_service({kQwen3Root});
+  json body = request(12ull << 30);
+  body["memory_limit"] = "12GiB";
+  HttpResponse r = admit(*service, body);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(error_message(r), "memory_limit: and hard_limit_bytes both set the limit: give one of them");
+}
+
+// device: the budget an estimate with the same device is compared with;
+// one this machine lacks is the estimate's host error.
+TEST(ServiceAdmit, DeviceBudgetIsTheEstimatesBudget) {
+  testing::FakeSysroot sysroot;
+  sysroot.meminfo(64ull << 20, 12ull << 20);  // KiB: 64 GiB, 12 GiB available
+  ServiceOptions options = testing::fake_options({kQwen3Root});
+  options.host.sysroot = sysroot.path();
+  options.host.probe_gpus = false;
+  auto service = make_service(std::move(options));
+  json body = request(std::nullopt);
+  body["device"] = "cpu";
+  HttpResponse r = admit(*service, body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  json estimate = body_json(service->handle(
+      "POST", "/v1/estimate", json{{"model", "Qwen3-8B"}, {"device", "cpu"}}.dump()));
+  EXPECT_EQ(estimate["budget_bytes"], 12884901888u) << estimate;
+  EXPECT_EQ(body_json(r)["limit_bytes"], estimate["budget_bytes"]);
+
+  body["device"] = "cuda:3";
+  r = admit(*service, body);
+  HttpResponse refused = service->handle(
+      "POST", "/v1/estimate", json{{"model", "Qwen3-8B"}, {"device", "cuda:3"}}.dump());
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_EQ(error_code(r), "host_error");
+  EXPECT_EQ(error_code(refused), "host_error");
+  EXPECT_EQ(error_message(r), error_message(refused));
 }
 
 TEST(ServiceAdmit, UnknownModelIsNotFound) {

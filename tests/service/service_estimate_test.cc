@@ -213,10 +213,15 @@ TEST(ServiceEstimate, OneCacheEntryPerRealPath) {
       << metrics;
 }
 
+// The name as given, but a path under a root relative to it: no answer
+// names a folder of the server (docs/service.md, "No server paths in
+// answers"), not even one the client sent.
 TEST(ServiceEstimate, EchoesTheModelNameAsGiven) {
   auto service = make_service({kExamplesRoot});
+  EXPECT_EQ(body_json(estimate(*service, {{"model", "./" + std::string(kExampleModel)}}))["model"],
+            "./" + std::string(kExampleModel));
   const std::string absolute = kExamplesRoot + "/" + kExampleModel;
-  EXPECT_EQ(body_json(estimate(*service, {{"model", absolute}}))["model"], absolute);
+  EXPECT_EQ(body_json(estimate(*service, {{"model", absolute}}))["model"], kExampleModel);
 }
 
 struct BadBody {
