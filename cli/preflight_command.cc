@@ -99,11 +99,13 @@ void run_generate(const GenerateOptions& o, int& exit_code) {
   // The engine decides what prompt and new tokens mean (mlx-lm takes them
   // as they are; the others price their sum as the context). A request
   // naming no engine gets the default's reading.
-  const EngineProfile* engine = EngineRegistry::instance().find(estimate.engine);
-  if (engine) {
-    engine->set_generation(estimate, prompt, o.new_tokens);
-  } else {
-    EngineRegistry::instance().all().front()->set_generation(estimate, prompt, o.new_tokens);
+  const EngineProfile* named = EngineRegistry::instance().find(estimate.engine);
+  const EngineProfile& engine = named ? *named : *EngineRegistry::instance().all().front();
+  if (std::optional<GenerationTokens> tokens =
+          engine.generation_tokens(prompt, o.new_tokens, estimate.ctx_size.has_value())) {
+    estimate.max_tokens = tokens->max_tokens;
+    estimate.max_tokens_given = true;
+    if (tokens->prompt_tokens) estimate.prompt_tokens = tokens->prompt_tokens;
   }
   Result<EstimateRun> run = run_estimate(estimate);
   if (!run) {

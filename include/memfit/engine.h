@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -72,6 +73,13 @@ struct CommandAnswer {
   bool fits = true;
 };
 
+// What preflight generate's prompt and new tokens are for an engine
+// (EngineProfile::generation_tokens).
+struct GenerationTokens {
+  uint64_t max_tokens = 0;
+  std::optional<uint64_t> prompt_tokens;
+};
+
 // One runtime's rules. An implementation is stateless (its methods are
 // const and may run on several threads at once); what a request resolves
 // to lives in PreparedRequest and EstimateRun (request.h).
@@ -111,10 +119,12 @@ class EngineProfile {
   // list and help are built from every engine's. Empty without fit.
   virtual std::vector<std::string_view> solve_names() const { return {}; }
   virtual std::string_view solve_help() const { return ""; }
-  // preflight generate's run: `prompt` tokens read, then `generated` new
-  // ones (prompt + generated fits uint64_t, the caller checks). By default
-  // the context is their sum, unless the request gives ctx_size.
-  virtual void set_generation(EstimateRequest& request, uint64_t prompt, uint64_t generated) const;
+  // preflight generate's run, `prompt` tokens read then `generated` new
+  // ones (their sum fits uint64_t, the caller checks), as this engine's
+  // max_tokens and prompt_tokens; nullopt leaves the request as given. By
+  // default the context is the sum, unless the request gives ctx_size.
+  virtual std::optional<GenerationTokens> generation_tokens(uint64_t prompt, uint64_t generated,
+                                                            bool ctx_size_given) const;
   // Whether prepare() opens the model with its tensor list.
   virtual bool needs_tensors(const EstimateRequest&) const { return false; }
 

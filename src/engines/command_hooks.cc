@@ -41,11 +41,11 @@ Result<CommandAnswer> EngineProfile::answer(EngineCommand command, const Command
 
 namespace memfit {
 
-void EngineProfile::set_generation(EstimateRequest& request, uint64_t prompt,
-                                   uint64_t generated) const {
-  if (request.ctx_size) return;  // the runtime's own context wins
-  request.max_tokens = prompt + generated;
-  request.max_tokens_given = true;
+std::optional<GenerationTokens> EngineProfile::generation_tokens(uint64_t prompt,
+                                                                uint64_t generated,
+                                                                bool ctx_size_given) const {
+  if (ctx_size_given) return std::nullopt;  // the runtime's own context wins
+  return GenerationTokens{.max_tokens = prompt + generated};
 }
 
 }  // namespace memfit

@@ -84,21 +84,18 @@ TEST(EngineCommands, SolveNamesGoWithTheFitHook) {
 // preflight generate: 1000 prompt tokens and 200 new ones are a context of
 // 1000 + 200 = 1200 for llama.cpp; mlx-lm reads 1000 and generates 200;
 // llama.cpp's own -c wins over the sum.
-TEST(EngineCommands, SetGenerationIsTheEnginesReadingOfPromptAndNewTokens) {
+TEST(EngineCommands, GenerationTokensAreTheEnginesReadingOfPromptAndNewTokens) {
   const EngineRegistry& registry = EngineRegistry::instance();
-  EstimateRequest llama;
-  registry.find("llamacpp")->set_generation(llama, 1000, 200);
-  EXPECT_EQ(llama.max_tokens, 1200u);
-  EXPECT_FALSE(llama.prompt_tokens.has_value());
-  EstimateRequest mlxlm;
-  registry.find("mlx-lm")->set_generation(mlxlm, 1000, 200);
-  EXPECT_EQ(mlxlm.prompt_tokens, 1000u);
-  EXPECT_EQ(mlxlm.max_tokens, 200u);
-  EstimateRequest with_ctx;
-  with_ctx.ctx_size = 4096;
-  with_ctx.max_tokens = 7;
-  registry.find("llamacpp")->set_generation(with_ctx, 1000, 200);
-  EXPECT_EQ(with_ctx.max_tokens, 7u);
+  std::optional<GenerationTokens> llama =
+      registry.find("llamacpp")->generation_tokens(1000, 200, false);
+  ASSERT_TRUE(llama.has_value());
+  EXPECT_EQ(llama->max_tokens, 1200u);
+  EXPECT_FALSE(llama->prompt_tokens.has_value());
+  std::optional<GenerationTokens> mlxlm = registry.find("mlx-lm")->generation_tokens(1000, 200, false);
+  ASSERT_TRUE(mlxlm.has_value());
+  EXPECT_EQ(mlxlm->max_tokens, 200u);
+  EXPECT_EQ(mlxlm->prompt_tokens, std::optional<uint64_t>(1000));
+  EXPECT_FALSE(registry.find("llamacpp")->generation_tokens(1000, 200, true).has_value());
 }
 
 }  // namespace

@@ -19,10 +19,9 @@ class MlxLmProfile final : public EngineProfile {
   std::string_view release() const override { return "mlx-lm main of late 2025 on MLX v0.24.0 to v0.32.1 (docs/engine-mlxlm.md)"; }
 
   // mlx_lm.generate takes the prompt and the tokens to generate as they are.
-  void set_generation(EstimateRequest& r, uint64_t prompt, uint64_t generated) const override {
-    r.prompt_tokens = prompt;
-    r.max_tokens = generated;
-    r.max_tokens_given = true;
+  std::optional<GenerationTokens> generation_tokens(uint64_t prompt, uint64_t generated,
+                                                    bool) const override {
+    return GenerationTokens{.max_tokens = generated, .prompt_tokens = prompt};
   }
 
   // max_tokens is the tokens generated and batch the sequences.
