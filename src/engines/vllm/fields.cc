@@ -16,9 +16,10 @@ using request::parse_decimal;
 using request::parse_switch;
 using request::store;
 
-// A size: bytes or "80GiB"; 0 or "none" is given as 0.
-Status set_size(std::optional<uint64_t>& slot, Text text) {
-  Result<std::optional<uint64_t>> size = parse_memory_size(text);
+// A size ("80GiB", "80GB"); 0 or "none" is given as 0. A bare number is
+// bytes only where vLLM's own flag counts bytes (--kv-cache-memory-bytes).
+Status set_size(std::optional<uint64_t>& slot, Text text, BareNumber bare = BareNumber::kRefused) {
+  Result<std::optional<uint64_t>> size = parse_memory_size(text, bare);
   if (!size) return size.error();
   slot = size->value_or(0);
   return Status::Ok();
@@ -41,14 +42,16 @@ constexpr RequestField kVllmFields[] = {
     {.name = "gpu_memory_total",
      .flags = "--gpu-memory-total",
      .engine = "vllm",
-     .help = "the GPU's total memory, e.g. 80GiB (default: the GPU found)",
+     .help = "the GPU's total memory, e.g. 81559MiB (default: the GPU found; --gpu NAME gives it "
+             "from the hardware table)",
      .unit = "bytes",
      .type = FieldType::kSize,
      .apply = [](R& r, Text t) { return set_size(r.vllm.gpu_memory_total, t); },
      .given = [](const R& r) { return r.vllm.gpu_memory_total.has_value(); },
-     .json_expects = "a size such as \"80GiB\" or bytes",
-     .example = "80GiB",
-     .doc = "the GPU's total memory; default: the GPU found (`--device cuda:N` selects), else "
+     .json_expects = "a size such as \"81559MiB\" or bytes",
+     .example = "81559MiB",
+     .doc = "the GPU's total memory, with its unit (`80GB` is 80 x 10^9 bytes, `80GiB` 80 x 2^30; "
+            "an H100 80GB's driver reports 81559 MiB); default: the GPU found (`--device cuda:N` selects), else "
             "`--memory-limit` with a warning; when given, it is also the budget the rank's peak "
             "is checked against (`budget_source` `gpu_total_given`) unless `--memory-limit` is "
             "given"},
@@ -72,10 +75,10 @@ constexpr RequestField kVllmFields[] = {
     {.name = "kv_cache_memory",
      .flags = "--kv-cache-memory,--kv-cache-memory-bytes",
      .engine = "vllm",
-     .help = "KV cache size per GPU (bytes or e.g. 16GiB); skips the profile",
+     .help = "KV cache size per GPU (bytes, as vLLM's flag, or e.g. 16GiB); skips the profile",
      .unit = "bytes",
      .type = FieldType::kSize,
-     .apply = [](R& r, Text t) { return set_size(r.vllm.kv_cache_memory, t); },
+     .apply = [](R& r, Text t) { return set_size(r.vllm.kv_cache_memory, t, BareNumber::kBytes); },
      .given = [](const R& r) { return r.vllm.kv_cache_memory.has_value(); },
      .json_expects = "a size such as \"80GiB\" or bytes",
      .example = "16GiB",
