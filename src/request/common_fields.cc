@@ -106,7 +106,8 @@ constexpr RequestField kCommonFields[] = {
      .doc = "whose kernels' rules price the headroom; `auto`: this build's platform"},
     {.name = "memory_limit",
      .flags = "--memory-limit",
-     .help = "memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT",
+     .help = "memory budget, e.g. 48GiB (2^30 bytes) or 80GB (10^9 bytes); overrides "
+             "MEMFIT_MEMORY_LIMIT",
      .unit = "bytes",
      .type = FieldType::kSize,
      .apply = [](R& r, Text t) {
@@ -116,10 +117,12 @@ constexpr RequestField kCommonFields[] = {
        return Status::Ok();
      },
      .given = [](const R& r) { return r.memory_limit_bytes.has_value(); },
-     .json_expects = "a size such as \"48GB\" or bytes",
+     .json_expects = "a size such as \"48GiB\" or bytes",
      .example = "48GiB",
-     .doc = "the budget, `\"48GB\"` (binary units) or bytes; `0` or `\"none\"`: unset. Default: "
-            "`MEMFIT_MEMORY_LIMIT`, else the host's (the service's: its `--memory-limit`)"},
+     .doc = "the budget, with its unit (`\"48GiB\"` = 48 x 2^30 bytes, `\"48GB\"` = 48 x 10^9; a "
+            "JSON integer is bytes); `0` or `\"none\"`: unset. Default: `MEMFIT_MEMORY_LIMIT`, "
+            "else the machine's (`--gpu`, `--mac`, or this host: the service's `--memory-limit`). "
+            "A limit prices that budget, not this host: no warning about this host's free memory"},
     {.name = "device",
      .flags = "--device",
      .help = "budget device: auto, cpu, cuda:N or rocm:N",
