@@ -131,7 +131,8 @@ void add_host_command(CLI::App& app, int& exit_code) {
   command->add_flag("--json", options->json, "print one JSON object on stdout");
   command->add_option("--device", options->device, "budget device: auto, cpu, cuda:N or rocm:N");
   command->add_option("--memory-limit", options->memory_limit,
-                      "memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT");
+                      "memory budget, e.g. 48GiB (2^30 bytes) or 80GB (10^9 bytes); overrides "
+                      "MEMFIT_MEMORY_LIMIT");
   command->callback([options, &exit_code] { exit_code = run_host(*options); });
 }
 

@@ -88,6 +88,11 @@ struct HostMemoryStatus {
   uint64_t metal_working_set_bytes = 0;     // macOS only; 0 elsewhere or unknown
   CpuFeatures cpu;                          // Arch::kUnknown where not read
   std::vector<std::string> warnings;
+  // "" when this is this machine as it stands; else the request field that
+  // describes the machine priced ("gpu", "mac", "memory_limit"), whose
+  // free memory now is not this machine's: available_now_warning is then
+  // silent (docs/hardware.md).
+  std::string described_by;
 };
 
 struct HostQueryOptions {
@@ -135,7 +140,8 @@ nlohmann::json host_status_to_json(const HostMemoryStatus& status);
 // Returns a line starting "WARNING: memory available now" when load_bytes
 // exceeds ram_available_bytes - reserve_bytes, else nullopt. It never
 // changes whether a model fits. nullopt when the budget is a GPU's memory
-// (the load is not in host RAM) or when nothing could be read.
+// (the load is not in host RAM), when nothing could be read, or when the
+// status describes another machine (described_by).
 std::optional<std::string> available_now_warning(const HostMemoryStatus& status,
                                                  uint64_t load_bytes);
 

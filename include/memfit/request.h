@@ -139,6 +139,20 @@ struct VllmRequest {
   std::string_view first_given() const;
 };
 
+// The machine a request prices when it is not this one (docs/hardware.md):
+// GPUs or a Mac from the hardware table (hardware.h), by the names given.
+// Neither: this machine, as the host reads it (host_memory.h).
+struct MachineRequest {
+  // --gpu: one name per device, in the order given (NVIDIA's devices are
+  // numbered first, then AMD's, as the host lists them): each device's
+  // total memory as its driver reports it, its name and its vendor.
+  std::vector<std::string> gpu;
+  // --mac: unified memory, macOS's reserve and the default GPU wired limit.
+  std::optional<std::string> mac;
+
+  bool given() const { return !gpu.empty() || mac.has_value(); }
+};
+
 struct EstimateRequest {
   // A model folder, .safetensors or .gguf file, or a Hugging Face name
   // "org/name[@revision][:QUANT]" (model_by_name.h), as given.
@@ -158,6 +172,7 @@ struct EstimateRequest {
   std::optional<Backend> backend;       // nullopt: the context's platform
   DeviceSelector device;                // whose memory is the budget
   std::optional<uint64_t> memory_limit_bytes;  // wins over the context's limit and the host
+  MachineRequest machine;  // the machine priced; none given: this one
   // tensor_parallel x pipeline_parallel > 1 adds a per-rank plan.
   ParallelConfig parallel;
   // The engine's name (engine.h: EngineRegistry); "": the model's default
@@ -204,6 +219,10 @@ class RequestContext {
   // limit) is status.device_error, not a failure.
   virtual HostMemoryStatus host_memory(const DeviceSelector& device,
                                        std::optional<uint64_t> explicit_limit_bytes) = 0;
+  // This host's RAM alone, no GPU probed, `explicit_limit_bytes` applied as
+  // by host_memory(): the host side of a machine whose GPUs the request
+  // describes (--gpu). The default asks host_memory() for the CPU.
+  virtual HostMemoryStatus host_ram(std::optional<uint64_t> explicit_limit_bytes);
   // The GGUF header of a file a request names besides its model (--mmproj),
   // by path. The default reads none (kUsage naming `field`); the local
   // context reads the file system, the service only under its model roots.
@@ -229,6 +248,7 @@ class LocalRequestContext : public RequestContext {
   Platform platform() const override { return build_platform(); }
   HostMemoryStatus host_memory(const DeviceSelector& device,
                                std::optional<uint64_t> explicit_limit_bytes) override;
+  HostMemoryStatus host_ram(std::optional<uint64_t> explicit_limit_bytes) override;
   Result<GgufHeader> read_gguf_header(std::string_view field, const std::string& path) override;
 
   // How names are resolved, read from the environment: a front end's
@@ -266,13 +286,16 @@ struct PrepareOptions {
   bool keep_tensors = false;  // open the model with its tensor list
 };
 
-// Checks the request's own fields (kUsage: max_tokens or batch of 0)
-// before anything is opened, then opens the model (kInput errors as the
+// Checks the request's own fields (kUsage: max_tokens or batch of 0, a
+// --gpu or --mac name the hardware table does not know) before anything
+// is opened, then opens the model (kInput errors as the
 // loader gives them), resolves the engine (EngineRegistry::default_for: llamacpp for a
 // GGUF model) and checks the fields against it (kUsage: the other
 // engine's field, K without V or a mode against K/V under mlxcel, a
 // llama.cpp type under mlxcel), and reads the host (kHost when the
-// selected device does not exist and no limit is given). Errors
+// selected device does not exist and no limit is given), or builds the
+// machine the request describes (request.machine) from the hardware
+// table, with the platform its engines' rules follow. Errors
 // are not prefixed with the model's name.
 Result<PreparedRequest> prepare(const EstimateRequest& request, RequestContext& context,
                                 const PrepareOptions& options = {});

@@ -1,16 +1,14 @@
-// Memory sizes as people write them: "48GB", "48G", "48GiB", "512mb",
-// "1.5G", "4096". Units are binary (a "48 GB" Mac has 48 x 2^30 bytes).
+// Memory sizes as people write them: "48GiB", "48G", "80GB", "512MiB",
+// "1.5GB" (memory_size.h has the units: GB decimal, GiB and G binary).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cmath>
 #include <optional>
 #include <string>
 
 #include "memfit/memory_size.h"
-#include "memfit/number_text.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit {
@@ -26,21 +24,66 @@ std::string lower_trimmed(std::string_view text) {
   return out;
 }
 
-// Shift for a unit suffix; -1 when the suffix is not a unit.
-int unit_shift(std::string_view unit) {
-  if (unit.empty() || unit == "b") return 0;
-  static constexpr std::pair<char, int> kPrefixes[] = {{'k', 10}, {'m', 20}, {'g', 30}, {'t', 40}};
-  for (auto [prefix, shift] : kPrefixes) {
-    if (unit[0] != prefix) continue;
+// A unit suffix's multiplier: a binary one as a shift (B 0, K/KiB 10,
+// M/MiB 20, G/GiB 30, T/TiB 40), a decimal one as a power of ten (KB 3 ...
+// TB 12). Neither for a text that is no unit; an empty unit is neither
+// too (the caller decides what a bare number is).
+struct UnitScale {
+  int shift = -1;     // x 2^shift
+  int exponent = -1;  // x 10^exponent
+};
+
+UnitScale unit_scale(std::string_view unit) {
+  if (unit == "b") return {.shift = 0};
+  static constexpr std::pair<char, int> kPrefixes[] = {{'k', 1}, {'m', 2}, {'g', 3}, {'t', 4}};
+  for (auto [prefix, power] : kPrefixes) {
+    if (unit.empty() || unit[0] != prefix) continue;
     std::string_view rest = unit.substr(1);
-    if (rest.empty() || rest == "b" || rest == "ib") return shift;
+    if (rest.empty() || rest == "ib") return {.shift = 10 * power};
+    if (rest == "b") return {.exponent = 3 * power};
   }
-  return -1;
+  return {};
+}
+
+uint64_t power_of_ten(int exponent) {
+  uint64_t value = 1;
+  for (int i = 0; i < exponent; ++i) value *= 10;
+  return value;
+}
+
+// `digits` (nothing else) as a whole number; nullopt past 2^64 - 1.
+std::optional<uint64_t> whole_number(std::string_view digits) {
+  uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+// `number` (digits with one '.') x `factor`, exactly, rounded up to a
+// byte; nullopt unless it is one number of at most 9 decimals under 2^64.
+// The fraction f of d digits adds ceil(f x factor / 10^d), taken as
+// f x (factor / 10^d) + ceil(f x (factor % 10^d) / 10^d) so that no product
+// passes 2^63 (f < 10^9, factor % 10^d < 10^9).
+std::optional<uint64_t> scaled_decimal(std::string_view number, uint64_t factor) {
+  const size_t point = number.find('.');
+  const std::string_view fraction_text = number.substr(point + 1);
+  const std::optional<uint64_t> whole = whole_number(number.substr(0, point));
+  const std::optional<uint64_t> fraction = whole_number(fraction_text);
+  if (!whole || !fraction || fraction_text.size() > 9 || *whole > UINT64_MAX / factor) {
+    return std::nullopt;
+  }
+  const uint64_t ten_d = power_of_ten(static_cast<int>(fraction_text.size()));
+  const uint64_t part =
+      *fraction * (factor / ten_d) + (*fraction * (factor % ten_d) + ten_d - 1) / ten_d;
+  if (*whole * factor > UINT64_MAX - part) return std::nullopt;
+  return *whole * factor + part;
 }
 
 }  // namespace
 
-Result<std::optional<uint64_t>> parse_memory_size(std::string_view text) {
+Result<std::optional<uint64_t>> parse_memory_size(std::string_view text, BareNumber bare) {
   std::string s = lower_trimmed(text);
   if (s.empty() || s == "0" || s == "none") return std::optional<uint64_t>();
   size_t number_end = 0;
@@ -51,32 +94,37 @@ Result<std::optional<uint64_t>> parse_memory_size(std::string_view text) {
   std::string_view number(s.data(), number_end);
   std::string_view unit = std::string_view(s).substr(number_end);
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
-  int shift = unit_shift(unit);
-  if (number.empty() || shift < 0) {
+  UnitScale scale = unit_scale(unit);
+  if (unit.empty() && !number.empty() && bare == BareNumber::kBytes) scale.shift = 0;
+  if (unit.empty() && !number.empty() && scale.shift < 0) {
     return Error::usage(fmt::format(
-        "memory size {}: expected bytes or a number with K, M, G or T (binary units)",
+        "{}: a size needs its unit: {}GiB ({} x 2^30 bytes), {}GB ({} x 10^9) or {}B",
+        quote_untrusted(text), number, number, number, number, number));
+  }
+  if (number.empty() || (scale.shift < 0 && scale.exponent < 0)) {
+    return Error::usage(fmt::format(
+        "memory size {}: expected a number and its unit: B, KB, MB, GB, TB (10^3 ...), KiB, MiB, "
+        "GiB, TiB (2^10 ...)",
         quote_untrusted(text)));
   }
+  const uint64_t factor =
+      scale.shift >= 0 ? uint64_t{1} << scale.shift : power_of_ten(scale.exponent);
   if (number.find('.') == std::string_view::npos) {
-    uint64_t value = 0;
-    auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-    if (ec != std::errc() || end != number.data() + number.size() ||
-        (shift > 0 && value > (UINT64_MAX >> shift))) {
+    const std::optional<uint64_t> value = whole_number(number);
+    if (!value || *value > UINT64_MAX / factor) {
       return Error::usage(fmt::format("memory size {} is out of range", quote_untrusted(text)));
     }
-    if (value == 0) return std::optional<uint64_t>();
-    return std::optional<uint64_t>(value << shift);
+    if (*value == 0) return std::optional<uint64_t>();
+    return std::optional<uint64_t>(*value * factor);
   }
-  const std::optional<double> value = parse_double(number);
-  if (!value) {
-    return Error::usage(fmt::format("memory size {} is not a number", quote_untrusted(text)));
+  const std::optional<uint64_t> bytes = scaled_decimal(number, factor);
+  if (!bytes) {
+    return Error::usage(fmt::format(
+        "memory size {} is not a number of at most 9 decimals under 2^64 bytes",
+        quote_untrusted(text)));
   }
-  double bytes = std::ceil(std::ldexp(*value, shift));
-  if (!(bytes < 1.8e19)) {
-    return Error::usage(fmt::format("memory size {} is out of range", quote_untrusted(text)));
-  }
-  if (bytes == 0) return std::optional<uint64_t>();
-  return std::optional<uint64_t>(static_cast<uint64_t>(bytes));
+  if (*bytes == 0) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(*bytes);
 }
 
 std::string format_bytes(uint64_t bytes) {

@@ -120,7 +120,7 @@ MemoryBudget to_memory_budget(const HostMemoryStatus& status) {
 
 std::optional<std::string> available_now_warning(const HostMemoryStatus& status,
                                                  uint64_t load_bytes) {
-  if (status.budget_source == BudgetSource::kGpu ||
+  if (!status.described_by.empty() || status.budget_source == BudgetSource::kGpu ||
       status.budget_source == BudgetSource::kDeviceMissing ||
       status.budget_source == BudgetSource::kUnavailable) {
     return std::nullopt;

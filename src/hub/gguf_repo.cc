@@ -49,12 +49,17 @@ class GgufRepoContext final : public RequestContext {
     if (!host_) host_ = base_.host_memory(device, explicit_limit_bytes);
     return *host_;
   }
+  HostMemoryStatus host_ram(std::optional<uint64_t> explicit_limit_bytes) override {
+    if (!ram_) ram_ = base_.host_ram(explicit_limit_bytes);
+    return *ram_;
+  }
 
  private:
   FileSystem& fs_;
   const std::string root_;
   RequestContext& base_;
   std::optional<HostMemoryStatus> host_;
+  std::optional<HostMemoryStatus> ram_;  // --gpu's host side
 };
 
 // The ggml type holding most of the tensors' bytes ("" with no tensors),

@@ -16,6 +16,11 @@ using Text = std::string_view;
 
 Result<DeviceSelector> parse_device(Text text) { return parse_device_selector(std::string(text)); }
 
+// A size with its unit ("48GiB", "48GB"); a bare number is refused.
+Result<std::optional<uint64_t>> parse_size_with_unit(std::string_view text) {
+  return parse_memory_size(text);
+}
+
 constexpr RequestField kCommonFields[] = {
     parsed_field<text_as_is, &R::model>(
     {.name = "model",
@@ -84,16 +89,19 @@ constexpr RequestField kCommonFields[] = {
      .choices = "auto|rocm|metal|cuda|cpu",
      .default_text = "auto",
      .doc = "whose kernels' rules price the headroom; `auto`: this build's platform"}),
-    parsed_field<parse_memory_size, &R::memory_limit_bytes>(
+    parsed_field<parse_size_with_unit, &R::memory_limit_bytes>(
     {.name = "memory_limit",
      .flags = "--memory-limit",
-     .help = "memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT",
+     .help = "memory budget, e.g. 48GiB (2^30 bytes) or 80GB (10^9 bytes); overrides "
+             "MEMFIT_MEMORY_LIMIT",
      .unit = "bytes",
      .type = FieldType::kSize,
-     .json_expects = "a size such as \"48GB\" or bytes",
+     .json_expects = "a size such as \"48GiB\" or bytes",
      .example = "48GiB",
-     .doc = "the budget, `\"48GB\"` (binary units) or bytes; `0` or `\"none\"`: unset. Default: "
-            "`MEMFIT_MEMORY_LIMIT`, else the host's (the service's: its `--memory-limit`)"}),
+     .doc = "the budget, with its unit (`\"48GiB\"` = 48 x 2^30 bytes, `\"48GB\"` = 48 x 10^9; a "
+            "JSON integer is bytes); `0` or `\"none\"`: unset. Default: `MEMFIT_MEMORY_LIMIT`, "
+            "else the machine's (`--gpu`, `--mac`, or this host: the service's `--memory-limit`). "
+            "A limit prices that budget, not this host: no warning about this host's free memory"}),
     parsed_field<parse_device, &R::device>(
     {.name = "device",
      .flags = "--device",

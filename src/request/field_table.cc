@@ -85,6 +85,7 @@ nlohmann::ordered_json engines_to_json() {
   }
   nlohmann::ordered_json common = nlohmann::ordered_json::array();
   for (const RequestField& f : common_fields()) common.push_back(field_to_json(f));
+  for (const RequestField& f : machine_fields()) common.push_back(field_to_json(f));
   return {{"engines", std::move(engines)}, {"common_fields", std::move(common)}};
 }
 
@@ -93,6 +94,7 @@ nlohmann::ordered_json engines_to_json() {
 std::vector<const RequestField*> request_fields() {
   std::vector<const RequestField*> rows;
   for (const RequestField& f : request::common_fields()) rows.push_back(&f);
+  for (const RequestField& f : request::machine_fields()) rows.push_back(&f);
   for (const EngineProfile* engine : EngineRegistry::instance().all()) {
     for (const RequestField& f : engine->fields()) rows.push_back(&f);
   }

@@ -16,6 +16,9 @@ namespace memfit::request {
 
 // The fields every engine reads (common_fields.cc), in table order.
 std::span<const RequestField> common_fields();
+// The fields that describe the machine priced (machine_fields.cc: gpu,
+// mac), every engine's too; they follow the common ones in the table.
+std::span<const RequestField> machine_fields();
 
 // `text` cut at each `separator`: "on|off" is {"on", "off"}.
 std::vector<std::string_view> split_text(std::string_view text, char separator);

@@ -53,7 +53,11 @@ std::optional<std::string> scalar_text(const RequestField& f, const Json& v) {
   const bool takes_count = scalar || integer ||
                            (typed && (f.type == FieldType::kCount || f.type == FieldType::kSize));
   if (v.is_string() && takes_string) return v.get<std::string>();
-  if (v.is_number_unsigned() && takes_count) return std::to_string(v.get<uint64_t>());
+  // A size's integer is bytes: its text says so, since a size's text
+  // needs its unit (memory_size.h).
+  if (v.is_number_unsigned() && takes_count) {
+    return std::to_string(v.get<uint64_t>()) + (f.type == FieldType::kSize ? "B" : "");
+  }
   if (v.is_number_integer() && integer) return std::to_string(v.get<int64_t>());
   if (v.is_boolean() && (scalar || (typed && f.type == FieldType::kFlag))) {
     return v.get<bool>() ? "true" : "false";

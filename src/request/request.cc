@@ -11,6 +11,7 @@
 #include "memfit/memory_size.h"
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
+#include "request/machine.h"
 #include "request/request_fields.h"
 
 namespace memfit {
@@ -97,12 +98,15 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   PreparedRequest p;
   add_warnings(p.warnings, WarningKind::kSettings, context.settings_warnings());
   if (Status fields = check_request_fields(r); !fields) return fields.error();
+  Result<request::DescribedMachine> machine = request::describe_machine(r.machine);
+  if (!machine) return machine.error();
 
   p.settings = context.settings();
   p.inputs.max_tokens = r.max_tokens.value_or(p.inputs.max_tokens);
   p.inputs.batch = r.batch;
   p.inputs.quant = r.quant;
   p.platform = context.platform();
+  request::apply_machine_platform(*machine, p.platform);
   if (r.backend) p.platform.backend = *r.backend;
 
   OpenModelOptions open;
@@ -115,7 +119,9 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   add_warnings(p.warnings, WarningKind::kModel, p.model->warnings);
   if (Status engine = resolve_engine(r, *p.model, p); !engine) return engine.error();
 
-  p.host = context.host_memory(r.device, r.memory_limit_bytes);
+  Result<HostMemoryStatus> host = request::host_for_request(r, *machine, context, p.warnings);
+  if (!host) return host.error();
+  p.host = std::move(*host);
   if (p.host.device_error) return Error(*p.host.device_error, ErrorKind::kHost);
   add_warnings(p.warnings, WarningKind::kHost, p.host.warnings);
   p.budget = to_memory_budget(p.host);
@@ -156,6 +162,10 @@ Result<std::shared_ptr<const Model>> LocalRequestContext::open_model(
   return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
 }
 
+HostMemoryStatus RequestContext::host_ram(std::optional<uint64_t> explicit_limit_bytes) {
+  return host_memory(DeviceSelector{.kind = DeviceSelector::Kind::kCpu}, explicit_limit_bytes);
+}
+
 Result<GgufHeader> RequestContext::read_gguf_header(std::string_view field, const std::string&) {
   return Error::usage(field, "this front end reads no files besides the model");
 }
@@ -173,6 +183,14 @@ HostMemoryStatus LocalRequestContext::host_memory(const DeviceSelector& device,
   const bool names_a_gpu = device.kind == DeviceSelector::Kind::kCuda ||
                            device.kind == DeviceSelector::Kind::kRocm;
   if (options.explicit_limit_bytes && !names_a_gpu) options.probe_gpus = false;
+  return query_host_memory(options);
+}
+
+HostMemoryStatus LocalRequestContext::host_ram(std::optional<uint64_t> explicit_limit_bytes) {
+  HostQueryOptions options = host_options_;
+  options.device = DeviceSelector{.kind = DeviceSelector::Kind::kCpu};
+  if (explicit_limit_bytes) options.explicit_limit_bytes = explicit_limit_bytes;
+  options.probe_gpus = false;
   return query_host_memory(options);
 }
 

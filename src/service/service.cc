@@ -59,7 +59,9 @@ ServiceState::ServiceState(ServiceOptions o, service::ModelRoots r)
 
 namespace {
 
-enum class Endpoint { kHealth, kModels, kEngines, kEstimate, kFit, kAdmit, kMetrics, kWebAsset };
+enum class Endpoint {
+  kHealth, kModels, kEngines, kHardware, kEstimate, kFit, kAdmit, kMetrics, kWebAsset
+};
 
 struct Route {
   std::string_view path;
@@ -67,10 +69,11 @@ struct Route {
   Endpoint endpoint;
 };
 
-constexpr std::array<Route, 7> kRoutes = {{
+constexpr std::array<Route, 8> kRoutes = {{
     {"/healthz", "GET", Endpoint::kHealth},
     {"/v1/models", "GET", Endpoint::kModels},
     {"/v1/engines", "GET", Endpoint::kEngines},
+    {"/v1/hardware", "GET", Endpoint::kHardware},
     {"/v1/estimate", "POST", Endpoint::kEstimate},
     {"/v1/fit", "POST", Endpoint::kFit},
     {"/v1/admit", "POST", Endpoint::kAdmit},
@@ -85,6 +88,8 @@ HttpResponse dispatch(ServiceState& state, const Route& route, std::string_view 
       return service::handle_models(state);
     case Endpoint::kEngines:
       return service::handle_engines();
+    case Endpoint::kHardware:
+      return service::handle_hardware();
     case Endpoint::kEstimate:
       return service::handle_estimate(state, body);
     case Endpoint::kFit:

@@ -71,6 +71,8 @@ HttpResponse handle_admit(ServiceState& state, std::string_view body);
 HttpResponse handle_models(ServiceState& state);
 // GET /v1/engines: the engines and their request fields (engines_handler.cc).
 HttpResponse handle_engines();
+// GET /v1/hardware: the hardware table (memfit/hardware.h: hardware_to_json).
+HttpResponse handle_hardware();
 HttpResponse handle_metrics(ServiceState& state);
 HttpResponse handle_health();
 

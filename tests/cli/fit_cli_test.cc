@@ -39,7 +39,7 @@ class LlamaCppFit : public ::testing::Test {
   bool fits_at(std::vector<std::string> args, uint64_t budget) const { return total_at(args) <= budget; }
 
   testing::CommandResult fit(std::vector<std::string> args, uint64_t budget) const {
-    std::vector<std::string> all = {"fit", "-m", gguf_, "--memory-limit", std::to_string(budget)};
+    std::vector<std::string> all = {"fit", "-m", gguf_, "--memory-limit", std::to_string(budget) + "B"};
     all.insert(all.end(), args.begin(), args.end());
     return run_memfit(all);
   }

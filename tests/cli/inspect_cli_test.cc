@@ -131,7 +131,7 @@ TEST(InspectCli, MemoryLimitFlagBeatsTheEnvironment) {
   auto r = run_memfit({"inspect", "-m", kExample, "--json", "--memory-limit", "48GB"},
                       {{"MEMFIT_MEMORY_LIMIT", "4G"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(nlohmann::json::parse(r.out)["budget_bytes"], 51539607552u);  // 48 x 2^30
+  EXPECT_EQ(nlohmann::json::parse(r.out)["budget_bytes"], 48'000'000'000u);  // 48 x 10^9
 }
 
 TEST(InspectCli, MissingModelIsOneLineAndExitOne) {

@@ -61,7 +61,7 @@ TEST_F(PlotLlamaCppCli, AGgufModelDrawsOnePanelPerCacheType) {
   // the same on any host (auto reads this one's).
   const uint64_t budget = inspect_total(16384, {"--repack", "x86-avx2"});
   const std::string out = dir_.file_path("out.svg");
-  auto r = run_memfit({"plot", "-m", gguf_, "--memory-limit", std::to_string(budget), "-o", out,
+  auto r = run_memfit({"plot", "-m", gguf_, "--memory-limit", std::to_string(budget) + "B", "-o", out,
                        "--repack", "x86-avx2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // f16 takes the budget exactly at 16,384 cells; q8_0 and q4_0 are the

@@ -301,11 +301,12 @@ TEST_F(LlamaServerPreflight, ContextZeroIsTheTrainingContextForEachStream) {
 TEST_F(LlamaServerPreflight, VerdictsAndForce) {
   const uint64_t total =
       inspect_total({"-c", "16384", "-np", "2", "--cache-ram", "8192", "--memory-limit", "16GiB"});
-  EXPECT_EQ(serve({"-c", "16384", "-np", "2"}, std::to_string(total)).exit_code, 0);
-  auto over = serve({"-c", "16384", "-np", "2"}, std::to_string(total - 1));
+  EXPECT_EQ(serve({"-c", "16384", "-np", "2"}, std::to_string(total) + "B").exit_code, 0);
+  auto over = serve({"-c", "16384", "-np", "2"}, std::to_string(total - 1) + "B");
   EXPECT_EQ(over.exit_code, 3);
   EXPECT_NE(over.out.find("DOES NOT FIT"), std::string::npos) << over.out;
-  auto forced = serve({"-c", "16384", "-np", "2", "--force", "--json"}, std::to_string(total - 1));
+  auto forced =
+      serve({"-c", "16384", "-np", "2", "--force", "--json"}, std::to_string(total - 1) + "B");
   EXPECT_EQ(forced.exit_code, 0);
   const nlohmann::json j = nlohmann::json::parse(forced.out);
   EXPECT_EQ(j["preflight"]["fits"], false);

@@ -85,7 +85,7 @@ TEST_F(RecommendGgufRepoCli, EachRowIsInspectsAnswerAndTheLargestFittingIsRecomm
   EXPECT_EQ(j["recommended"], "Qwen3-8B-Q8_0.gguf");
 
   // A budget between the two totals: only Q4_K_M fits.
-  j = recommend(folder_, std::to_string((q4_total + q8_total) / 2));
+  j = recommend(folder_, std::to_string((q4_total + q8_total) / 2) + "B");
   EXPECT_EQ(j["models"][0]["fits"], true);
   EXPECT_EQ(j["models"][1]["fits"], false);
   EXPECT_EQ(j["recommended"], "Qwen3-8B-Q4_K_M.gguf");

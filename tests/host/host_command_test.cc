@@ -104,7 +104,7 @@ TEST_F(HostCommand, BadDeviceIsAUsageError) {
 
 TEST_F(HostCommand, MemoryLimitOptionWinsOverTheEnvironment) {
   testing::CommandResult run =
-      run_memfit({"host", "--json", "--memory-limit", "8GB"}, env({{"MEMFIT_MEMORY_LIMIT", "4G"}}));
+      run_memfit({"host", "--json", "--memory-limit", "8GiB"}, env({{"MEMFIT_MEMORY_LIMIT", "4G"}}));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   nlohmann::json json = nlohmann::json::parse(run.out);
   EXPECT_EQ(json["budget_bytes"], 8589934592u);  // 8 x 2^30
@@ -117,7 +117,7 @@ TEST_F(HostCommand, MemoryLimitFromTheEnvironmentAndItsAlias) {
   ASSERT_EQ(memfit.exit_code, 0) << memfit.err;
   EXPECT_EQ(nlohmann::json::parse(memfit.out)["budget_bytes"], 4294967296u);
 
-  std::map<std::string, std::string> alias_only = env({{"MLXCEL_MEMORY_LIMIT", "512MB"}});
+  std::map<std::string, std::string> alias_only = env({{"MLXCEL_MEMORY_LIMIT", "512MiB"}});
   alias_only.erase("MEMFIT_MEMORY_LIMIT");
   // run_command adds to this process's environment; make sure
   // MEMFIT_MEMORY_LIMIT is not inherited either.
@@ -134,8 +134,8 @@ TEST_F(HostCommand, InvalidEnvironmentLimitIsAWarning) {
       run_memfit({"host", "--json", "--device", "cpu"}, env({{"MEMFIT_MEMORY_LIMIT", "lots"}}));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.err,
-            "memfit: warning: MEMFIT_MEMORY_LIMIT: memory size 'lots': expected bytes or a number "
-            "with K, M, G or T (binary units); ignored\n");
+            "memfit: warning: MEMFIT_MEMORY_LIMIT: memory size 'lots': expected a number and its "
+            "unit: B, KB, MB, GB, TB (10^3 ...), KiB, MiB, GiB, TiB (2^10 ...); ignored\n");
   EXPECT_EQ(nlohmann::json::parse(run.out)["budget_source"], "cgroup");
 }
 
@@ -144,8 +144,8 @@ TEST_F(HostCommand, BadMemoryLimitOptionIsAUsageError) {
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.out, "");
   EXPECT_EQ(run.err,
-            "memfit: host: --memory-limit: memory size 'lots': expected bytes or a number with K, "
-            "M, G or T (binary units)\n");
+            "memfit: host: --memory-limit: memory size 'lots': expected a number and its unit: B, "
+            "KB, MB, GB, TB (10^3 ...), KiB, MiB, GiB, TiB (2^10 ...)\n");
 }
 
 TEST_F(HostCommand, TextIsATableInGib) {

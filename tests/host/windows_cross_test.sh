@@ -64,7 +64,7 @@ run plain -- host --json
 run fake_nvml "MEMFIT_NVML_LIBRARY=$fake_nvml" -- host --json
 run cuda1 "MEMFIT_NVML_LIBRARY=$fake_nvml" -- host --json --device cuda:1
 run missing_gpu "MEMFIT_NVML_LIBRARY=$fake_nvml" -- host --json --device cuda:5
-run limit MEMFIT_MEMORY_LIMIT=8GB -- host --json --device cpu
+run limit MEMFIT_MEMORY_LIMIT=8GiB -- host --json --device cpu
 run bad_device -- host --device gpu0
 run missing_library 'MEMFIT_NVML_LIBRARY=C:\nonexistent\nvml.dll' -- host --json
 run text -- host
@@ -134,7 +134,7 @@ check("missing_gpu: one error line",
       repr(read("missing_gpu", "err")))
 
 limit = host_json("limit")
-check("limit: 8GB is 8 x 2^30, explicit",
+check("limit: 8GiB is 8 x 2^30, explicit",
       (limit.get("budget_bytes"), limit.get("budget_source")) == (8589934592, "explicit"))
 
 check("bad_device: exit 2", read("bad_device", "rc").strip() == "2")

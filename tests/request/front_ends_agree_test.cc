@@ -15,6 +15,7 @@
 
 #include "memfit/environment.h"
 #include "memfit/memfit.h"
+#include "memfit/request_field.h"
 #include "memfit/service.h"
 #include "memfit/settings.h"
 #include "support/run_command.h"
@@ -199,7 +200,11 @@ class FrontEnds : public ::testing::Test {
       for (char& c : flag) c = c == '_' ? '-' : c;
       args.push_back(flag);
       if (value.is_boolean()) continue;  // a flag (--swa-full); the table only sets true
-      args.push_back(value.is_string() ? value.get<std::string>() : value.dump());
+      // A size's JSON integer is bytes; its flag says so ("17179869184B").
+      const RequestField* field = find_request_field(key);
+      const bool size = field != nullptr && field->type == FieldType::kSize;
+      args.push_back(value.is_string() ? value.get<std::string>()
+                                       : value.dump() + (size && value.is_number() ? "B" : ""));
     }
     testing::CommandResult r = testing::run_memfit(args);
     Answer a;

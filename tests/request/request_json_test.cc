@@ -84,7 +84,7 @@ TEST(RequestJson, ErrorsNameTheFieldOnOneLine) {
   e = refused(R"({"model": "m", "parallel_engine": "deepspeed"})");
   EXPECT_EQ(e.message(), "parallel_engine: 'deepspeed': expected vllm or mlx");
   e = refused(R"({"model": "m", "memory_limit": true})");
-  EXPECT_EQ(e.message(), "memory_limit: expected a size such as \"48GB\" or bytes, got true");
+  EXPECT_EQ(e.message(), "memory_limit: expected a size such as \"48GiB\" or bytes, got true");
   e = refused(R"({"max_tokens": 5})");
   EXPECT_EQ(e.message(), "model: required");
   e = refused(R"([1, 2])");
@@ -103,8 +103,8 @@ TEST(RequestJson, UntrustedTextIsEscaped) {
   EXPECT_EQ(e.message(), "max_tokens: expected a positive integer, got \"\\u007f\\n\"");
   e = refused("{\"model\":\"a\",\"memory_limit\":\"5\\nGB\"}");
   EXPECT_EQ(e.message(),
-            "memory_limit: memory size '5\\nGB': expected bytes or a number with K, M, G or T "
-            "(binary units)");
+            "memory_limit: memory size '5\\nGB': expected a number and its unit: B, KB, MB, GB, "
+            "TB (10^3 ...), KiB, MiB, GiB, TiB (2^10 ...)");
 }
 
 TEST(RequestJson, ErrorToJson) {

@@ -226,8 +226,11 @@ TEST(Request, RunEstimatesWithThePreparedInputs) {
 TEST(Request, TheAvailableNowWarningHasItsOwnKindAndNeverChangesFits) {
   FakeContext context;
   context.host_.ram_available_bytes = 1ull << 30;  // 1 GiB free now, 16 GiB of weights
+  // This host's own limit (MEMFIT_MEMORY_LIMIT): this host is priced. (A
+  // request's limit describes a budget, not this host: no warning, see
+  // tests/request/machine_test.cc.)
+  context.settings_.memory_limit_bytes = 64ull << 30;
   EstimateRequest r = request_for();
-  r.memory_limit_bytes = 64ull << 30;
   Result<EstimateRun> run = memfit::run(r, context);
   ASSERT_TRUE(run.ok());
   ASSERT_FALSE(run->warnings.empty());

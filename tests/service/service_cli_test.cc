@@ -119,7 +119,7 @@ TEST(ServiceCli, ServesUntilSignalled) {
     EXPECT_EQ(r->status, 200);
     nlohmann::json j = nlohmann::json::parse(r->body);
     EXPECT_EQ(j["total_bytes"], 11764806400u);
-    EXPECT_EQ(j["budget_bytes"], 48ull << 30);
+    EXPECT_EQ(j["budget_bytes"], 48'000'000'000u);  // 48GB: 48 x 10^9
 
     EXPECT_EQ(serve.stop_with(signal), 0) << serve.err();
     EXPECT_NE(serve.err().find("memfit: stopped\n"), std::string::npos) << serve.err();

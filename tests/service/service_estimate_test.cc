@@ -55,7 +55,7 @@ TEST(ServiceEstimate, RequestFieldsReachTheEstimate) {
                                        {"batch", 2},
                                        {"kv_cache_mode", "int8"},
                                        {"quant", "int4"},
-                                       {"memory_limit", "8GB"}});
+                                       {"memory_limit", "8GiB"}});
   ASSERT_EQ(r.status, 200) << r.body;
   json j = body_json(r);
   EXPECT_EQ(j["inputs"]["max_tokens"], 32768);
@@ -258,7 +258,7 @@ TEST(ServiceEstimate, MalformedBodiesAndWrongTypesAreBadRequests) {
       {"{" + m + ",\"backend\":\"tpu\"}",
        "backend: 'tpu': expected auto, rocm, metal, cuda or cpu"},
       {"{" + m + ",\"memory_limit\":[1]}",
-       "memory_limit: expected a size such as \"48GB\" or bytes, got [1]"},
+       "memory_limit: expected a size such as \"48GiB\" or bytes, got [1]"},
       {"{" + m + ",\"max_token\":5}", "unknown field 'max_token'"},
       {"{" + m + ",\"model_path\":\"x\"}", "unknown field 'model_path'"},
   };

@@ -55,8 +55,8 @@ TEST(ServiceUntrustedText, ValuesAreShownAsEscapedJson) {
                     std::string(R"({"model":"m","quant":"a\u007fb"})")),
             "quant: 'a\\x7fb': expected fp16, int8 or int4");
   EXPECT_EQ(refused(*service, "/v1/estimate", R"({"model":"m","memory_limit":"4\u0001GB"})"),
-            "memory_limit: memory size '4\\x01GB': expected bytes or a number with K, M, G or T "
-            "(binary units)");
+            "memory_limit: memory size '4\\x01GB': expected a number and its unit: B, KB, MB, GB, "
+            "TB (10^3 ...), KiB, MiB, GiB, TiB (2^10 ...)");
 }
 
 TEST(ServiceUntrustedText, ParseErrorQuotingTheBodyIsEscaped) {

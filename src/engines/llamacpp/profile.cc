@@ -55,7 +55,10 @@ void resolve_gpus(const EstimateRequest& r, PreparedRequest& p) {
           fmt::format("{}:{}", g.vendor == GpuVendor::kNvidia ? "cuda" : "rocm", g.index), g.name,
           g.free_bytes});
     }
-    if (s.placement.gpus.empty() && p.budget.source == BudgetSource::kUnifiedMemory) {
+    // A Mac (Metal's working set known) keeps its one GPU under a limit too.
+    const bool unified =
+        p.budget.source == BudgetSource::kUnifiedMemory || p.host.metal_working_set_bytes > 0;
+    if (s.placement.gpus.empty() && unified) {
       s.placement.gpus.push_back(LlamaCppGpu{"metal:0", "Apple GPU", p.budget.budget_bytes});
       s.placement.unified = true;
     }
@@ -64,7 +67,7 @@ void resolve_gpus(const EstimateRequest& r, PreparedRequest& p) {
     p.warnings.push_back(Warning{
         WarningKind::kRequest,
         fmt::format("{} places layers on GPUs, and none was found: priced as a CPU run (give "
-                    "--gpu-memory 0=24GiB,... to plan for another machine's)",
+                    "--gpu NAME to plan for another machine's)",
                     r.llamacpp.placement.first_given())});
   }
 }
@@ -132,6 +135,10 @@ class LlamaCppProfile final : public LlamaCppCommands {
     if (!mlxcel_only.empty()) {
       return Error::usage(mlxcel_only, "is an mlxcel setting; llamacpp takes cache_type_k, "
                                        "cache_type_v and its own " + field_names_text("llamacpp"));
+    }
+    if (r.llamacpp.placement.gpu_memory && r.machine.given()) {
+      return Error::usage("gpu_memory", "and the machine's gpu or mac both give the GPUs' memory: "
+                                        "give one");
     }
     return resolve_settings(r, p.llamacpp_settings);
   }

@@ -177,8 +177,8 @@ Status check_settings(VllmSettings& s, const ModelSpec& spec) {
     return Error::usage("max_model_len", "the config declares no context: give max_model_len");
   }
   if (!s.kv_cache_memory && s.gpu_memory_total == 0) {
-    return Error::usage("gpu_memory_total", "no GPU was found: give the GPU's total memory "
-                                            "(gpu_memory_total) or kv_cache_memory");
+    return Error::usage("gpu_memory_total", "no GPU was found: give the GPU (gpu, e.g. h100-80gb), "
+                                            "its total memory (gpu_memory_total) or kv_cache_memory");
   }
   return Status::Ok();
 }

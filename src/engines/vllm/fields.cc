@@ -19,9 +19,17 @@ using request::parsed_field;
 // A fraction in (0, 1]: "0.9".
 Result<double> parse_utilization(std::string_view text) { return request::parse_ratio(text, 0.0, 1.0); }
 
-// A size: bytes or "80GiB"; 0 or "none" is given as 0.
+// A size with its unit ("80GiB", "80GB"); 0 or "none" is given as 0.
 Result<uint64_t> parse_size_or_zero(std::string_view text) {
   Result<std::optional<uint64_t>> size = parse_memory_size(text);
+  if (!size) return size.error();
+  return size->value_or(0);
+}
+
+// A size; a bare number is bytes, as vLLM's --kv-cache-memory-bytes counts
+// them. 0 or "none" is given as 0.
+Result<uint64_t> parse_bytes_or_zero(std::string_view text) {
+  Result<std::optional<uint64_t>> size = parse_memory_size(text, BareNumber::kBytes);
   if (!size) return size.error();
   return size->value_or(0);
 }
@@ -41,12 +49,14 @@ constexpr RequestField kVllmFields[] = {
     {.name = "gpu_memory_total",
      .flags = "--gpu-memory-total",
      .engine = "vllm",
-     .help = "the GPU's total memory, e.g. 80GiB (default: the GPU found)",
+     .help = "the GPU's total memory, e.g. 81559MiB (default: the GPU found; --gpu NAME gives it "
+             "from the hardware table)",
      .unit = "bytes",
      .type = FieldType::kSize,
-     .json_expects = "a size such as \"80GiB\" or bytes",
-     .example = "80GiB",
-     .doc = "the GPU's total memory; default: the GPU found (`--device cuda:N` selects), else "
+     .json_expects = "a size such as \"81559MiB\" or bytes",
+     .example = "81559MiB",
+     .doc = "the GPU's total memory, with its unit (`80GB` is 80 x 10^9 bytes, `80GiB` 80 x 2^30; "
+            "an H100 80GB's driver reports 81559 MiB); default: the GPU found (`--device cuda:N` selects), else "
             "`--memory-limit` with a warning; when given, it is also the budget the rank's peak "
             "is checked against (`budget_source` `gpu_total_given`) unless `--memory-limit` is "
             "given"}),
@@ -66,11 +76,11 @@ constexpr RequestField kVllmFields[] = {
             "name: ROCm's load figure, \"ROCm\"). 1 to 128 printable ASCII characters, not all "
             "spaces; anything else is refused with one line. Given without `--gpu-memory-total` "
             "on a host whose GPU is another, the total stays this host's GPU's, with a warning"}),
-    parsed_field<parse_size_or_zero, &R::vllm, &VllmRequest::kv_cache_memory>(
+    parsed_field<parse_bytes_or_zero, &R::vllm, &VllmRequest::kv_cache_memory>(
     {.name = "kv_cache_memory",
      .flags = "--kv-cache-memory,--kv-cache-memory-bytes",
      .engine = "vllm",
-     .help = "KV cache size per GPU (bytes or e.g. 16GiB); skips the profile",
+     .help = "KV cache size per GPU (bytes, as vLLM's flag, or e.g. 16GiB); skips the profile",
      .unit = "bytes",
      .type = FieldType::kSize,
      .json_expects = "a size such as \"80GiB\" or bytes",

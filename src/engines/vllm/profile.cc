@@ -5,6 +5,7 @@
 #include "engines/builtin.h"
 #include "engines/vllm/commands.h"
 #include "engines/vllm/fields.h"
+#include "memfit/hardware.h"
 #include "memfit/memory_size.h"
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
@@ -33,6 +34,11 @@ Status check_vllm_fields(const EstimateRequest& r) {
   if (r.batch != 1 && r.vllm.max_num_seqs) {
     return Error::usage("batch", "and max_num_seqs are both the sequences: give one "
                                  "(max_num_seqs is vLLM's name)");
+  }
+  if (r.machine.given() && (r.vllm.gpu_memory_total || r.vllm.gpu_name)) {
+    return Error::usage(r.vllm.gpu_name ? "gpu_name" : "gpu_memory_total",
+                        "and gpu describe the same GPU: give gpu alone (the hardware table has "
+                        "its name and total)");
   }
   return Status::Ok();
 }
@@ -86,6 +92,8 @@ void resolve_gpu_total(const EstimateRequest& r, PreparedRequest& p) {
     if (!s.gpu_name_given) {
       s.gpu_name = gpu->name;
       s.rocm = gpu->vendor == GpuVendor::kAmd;
+      // --gpu named it (the hardware table's name): given, not probed.
+      s.gpu_name_given = p.host.described_by == "gpu";
     } else if (s.gpu_name != gpu->name) {
       // A name given without a total prices this host's GPU's memory
       // under another GPU's name: say so, the user may have meant both.
@@ -101,6 +109,15 @@ void resolve_gpu_total(const EstimateRequest& r, PreparedRequest& p) {
                                  "no GPU found: the memory limit is taken as the GPU's total "
                                  "(give gpu_memory_total for another machine's)"});
   }
+}
+
+// The total the hardware table gives a GPU of that name; 0 when it has
+// none (an unknown name prices as before: the limit, or a refusal).
+uint64_t table_total_bytes(const std::string& name) {
+  Result<const HardwareTable*> table = hardware_table();
+  if (!table) return 0;
+  Result<const GpuSpec*> gpu = find_gpu(**table, name);
+  return gpu ? (*gpu)->memory_bytes() : 0;
 }
 
 class VllmProfile final : public VllmCommands {
@@ -119,7 +136,14 @@ class VllmProfile final : public VllmCommands {
     return resolve_settings(r, p.vllm_settings);
   }
 
-  Status resolve_host(const EstimateRequest& r, RequestContext&, PreparedRequest& p) const override {
+  Status resolve_host(const EstimateRequest& r, RequestContext&,
+                      PreparedRequest& p) const override {
+    // A name alone, of no GPU here: the hardware table's total for it, as
+    // --gpu would give (docs/hardware.md).
+    VllmSettings& s = p.vllm_settings;
+    if (s.gpu_name_given && s.gpu_memory_total == 0 && selected_gpu(r, p.host) == nullptr) {
+      s.gpu_memory_total = table_total_bytes(s.gpu_name);
+    }
     if (p.vllm_settings.gpu_memory_total != 0 && p.budget.source != BudgetSource::kExplicit) {
       // A GPU total given prices that GPU (often another machine's): its
       // memory, not this host's RAM or GPU, is what the rank's peak must fit.

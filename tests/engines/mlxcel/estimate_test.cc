@@ -174,8 +174,8 @@ TEST(MlxcelEstimate, MemoryLimitFromEnvironment) {
   std::vector<std::string> warnings;
   EstimateSettings s =
       settings_from_environment(MapEnvironment(Vars{{"MEMFIT_MEMORY_LIMIT", "48GB"}}), warnings);
-  EXPECT_EQ(s.memory_limit_bytes, 51539607552u);  // 48 x 2^30
-  s = settings_from_environment(MapEnvironment(Vars{{"MLXCEL_MEMORY_LIMIT", "512MB"}}), warnings);
+  EXPECT_EQ(s.memory_limit_bytes, 48'000'000'000u);  // 48 x 10^9
+  s = settings_from_environment(MapEnvironment(Vars{{"MLXCEL_MEMORY_LIMIT", "512MiB"}}), warnings);
   EXPECT_EQ(s.memory_limit_bytes, 536870912u);
   s = settings_from_environment(MapEnvironment(Vars{{"MEMFIT_MEMORY_LIMIT", "none"}}), warnings);
   EXPECT_FALSE(s.memory_limit_bytes.has_value());
@@ -184,8 +184,8 @@ TEST(MlxcelEstimate, MemoryLimitFromEnvironment) {
   EXPECT_FALSE(s.memory_limit_bytes.has_value());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0],
-            "MEMFIT_MEMORY_LIMIT: memory size 'lots': expected bytes or a number with K, M, G or T "
-            "(binary units); ignored");
+            "MEMFIT_MEMORY_LIMIT: memory size 'lots': expected a number and its unit: B, KB, MB, "
+            "GB, TB (10^3 ...), KiB, MiB, GiB, TiB (2^10 ...); ignored");
 }
 
 TEST(MlxcelEstimate, RocmReservesTheInFlightBudget) {

@@ -1,0 +1,272 @@
+// The hardware table's loader (memfit/hardware.h): data/hardware/*.tsv as
+// the build embedded them, parsed once.
+//
+// Format: UTF-8 text, one row a line ('\n', a '\r' before it ignored), the
+// fields separated by tabs, no quoting (a field holds no tab). The first
+// line names the columns; the loader finds its columns by name, so a
+// column may move or be added without a code change, and every line has
+// as many fields as the header. An empty line ends nothing and is skipped.
+// Numbers are decimal, digits with at most one '.', no sign, no exponent.
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+
+#include "hardware/embedded_tables.h"
+#include "host/unified_memory.h"
+#include "memfit/hardware.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit {
+namespace {
+
+constexpr uint64_t kGiB = 1ull << 30;
+
+// One table: its columns by name and its rows' fields.
+struct Tsv {
+  std::string file;
+  std::map<std::string, size_t, std::less<>> columns;
+  std::vector<std::vector<std::string_view>> rows;
+  std::vector<size_t> lines;  // each row's line number (1-based)
+};
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  for (;;) {
+    const size_t at = text.find(separator);
+    parts.push_back(text.substr(0, at));
+    if (at == std::string_view::npos) return parts;
+    text.remove_prefix(at + 1);
+  }
+}
+
+Result<Tsv> read_tsv(std::string file, std::string_view text) {
+  Tsv tsv;
+  tsv.file = std::move(file);
+  size_t line_number = 0;
+  size_t width = 0;
+  for (std::string_view line : split(text, '\n')) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    std::vector<std::string_view> fields = split(line, '\t');
+    if (width == 0) {
+      width = fields.size();
+      for (size_t i = 0; i < fields.size(); ++i) tsv.columns.emplace(std::string(fields[i]), i);
+      continue;
+    }
+    if (fields.size() != width) {
+      return Error(fmt::format("{}: line {}: {} fields, the header has {}", tsv.file, line_number,
+                               fields.size(), width));
+    }
+    tsv.rows.push_back(std::move(fields));
+    tsv.lines.push_back(line_number);
+  }
+  if (width == 0) return Error(tsv.file + ": no header line");
+  return tsv;
+}
+
+// Reads one row's fields by column name; the first failure is kept.
+class RowReader {
+ public:
+  RowReader(const Tsv& tsv, size_t row) : tsv_(tsv), row_(row) {}
+
+  std::string_view text(std::string_view column) {
+    auto it = tsv_.columns.find(column);
+    if (it == tsv_.columns.end()) {
+      fail(fmt::format("{}: no column {}", tsv_.file, column));
+      return {};
+    }
+    return tsv_.rows[row_][it->second];
+  }
+  // A decimal with up to six decimals, in millionths; empty is 0.
+  uint64_t millionths(std::string_view column) {
+    const std::string_view t = text(column);
+    uint64_t whole = 0, fraction = 0, digits = 0;
+    bool point = false, ok = true;
+    for (char c : t) {
+      if (c == '.' && !point) {
+        point = true;
+      } else if (c >= '0' && c <= '9' && !point &&
+                 whole < 1'000'000'000'000ull) {  // < 10^12: no overflow
+        whole = whole * 10 + static_cast<uint64_t>(c - '0');
+      } else if (c >= '0' && c <= '9' && point && digits < 6) {
+        fraction = fraction * 10 + static_cast<uint64_t>(c - '0');
+        ++digits;
+      } else {
+        ok = false;
+      }
+    }
+    if (!ok || (point && digits == 0)) bad(column, t, "a decimal number");
+    for (; digits < 6; ++digits) fraction *= 10;
+    return whole * 1'000'000 + fraction;
+  }
+  uint64_t whole(std::string_view column) {
+    const uint64_t m = millionths(column);
+    if (m % 1'000'000 != 0) bad(column, text(column), "a whole number");
+    return m / 1'000'000;
+  }
+  double number(std::string_view column) { return static_cast<double>(millionths(column)) / 1e6; }
+
+  void bad(std::string_view column, std::string_view value, std::string_view expected) {
+    fail(fmt::format("{}: line {}: {}: {} is not {}", tsv_.file, tsv_.lines[row_], column,
+                     quote_untrusted(value), expected));
+  }
+  const std::optional<Error>& error() const { return error_; }
+
+ private:
+  void fail(std::string message) {
+    if (!error_) error_ = Error(std::move(message));
+  }
+  const Tsv& tsv_;
+  size_t row_;
+  std::optional<Error> error_;
+};
+
+std::optional<HardwareVendor> parse_vendor(std::string_view text) {
+  if (text == "nvidia") return HardwareVendor::kNvidia;
+  if (text == "amd") return HardwareVendor::kAmd;
+  if (text == "intel") return HardwareVendor::kIntel;
+  return std::nullopt;
+}
+
+bool is_derived(std::string_view basis) { return basis.starts_with("derived: "); }
+
+Result<GpuSpec> read_gpu(const Tsv& tsv, size_t row) {
+  RowReader r(tsv, row);
+  GpuSpec g;
+  g.id = std::string(r.text("id"));
+  if (std::optional<HardwareVendor> vendor = parse_vendor(r.text("vendor"))) {
+    g.vendor = *vendor;
+  } else {
+    r.bad("vendor", r.text("vendor"), "nvidia, amd or intel");
+  }
+  g.name = std::string(r.text("name"));
+  for (std::string_view alias : split(r.text("aliases"), ',')) {
+    if (!alias.empty()) g.aliases.emplace_back(alias);
+  }
+  g.memory_mib = r.whole("memory_mib");
+  g.memory_basis = std::string(r.text("memory_basis"));
+  // A figure and its basis go together: printed or derived, or none.
+  const bool none = g.memory_basis.starts_with("none: ");
+  if (!(g.memory_basis == "printed" || is_derived(g.memory_basis) || none) ||
+      (g.memory_mib == 0) != none) {
+    r.bad("memory_basis", g.memory_basis, "printed or derived with a figure, or none without");
+  }
+  g.memory_source = std::string(r.text("memory_source"));
+  g.memory_marketing = std::string(r.text("memory_marketing"));
+  g.bandwidth_gb_s = r.number("bandwidth_gb_s");
+  g.fp16_dense_tflops = r.number("fp16_dense_tflops");
+  g.int8_dense_tops = r.number("int8_dense_tops");
+  g.fp8_dense_tflops = r.number("fp8_dense_tflops");
+  g.arch = std::string(r.text("arch"));
+  g.spec_source = std::string(r.text("spec_source"));
+  g.notes = std::string(r.text("notes"));
+  if (g.id.empty() || g.name.empty()) r.bad("id", g.id, "an id with a name");
+  if (r.error()) return *r.error();
+  return g;
+}
+
+Result<MacSpec> read_mac(const Tsv& tsv, size_t row) {
+  RowReader r(tsv, row);
+  MacSpec m;
+  m.id = std::string(r.text("id"));
+  m.chip = std::string(r.text("chip"));
+  m.tier = std::string(r.text("tier"));
+  m.gpu_cores = r.whole("gpu_cores");
+  m.unified_memory_gb = r.whole("unified_memory_gb");
+  m.bandwidth_gb_s = r.number("bandwidth_gb_s");
+  m.fp16_tflops = r.number("fp16_tflops");
+  const std::string_view macos = r.text("macos");
+  if (macos != "26" && macos != "before 26") r.bad("macos", macos, "26 or before 26");
+  m.macos_26 = macos == "26";
+  m.wired_limit_basis = std::string(r.text("wired_limit_basis"));
+  // Printed: as printed, decimal MB (10^6 bytes) to at most 6 decimals,
+  // so its millionths of a MB are bytes. Derived: the rule.
+  const uint64_t printed_bytes = r.millionths("wired_limit_mb");
+  if (m.wired_limit_basis == "printed" && printed_bytes != 0) {
+    m.wired_limit_bytes = printed_bytes;
+  } else if (is_derived(m.wired_limit_basis) && printed_bytes == 0) {
+    m.wired_limit_bytes = mac_default_wired_limit_bytes(m.ram_bytes(), m.macos_26);
+  } else {
+    r.bad("wired_limit_basis", m.wired_limit_basis, "printed with a figure or derived without");
+  }
+  m.wired_limit_source = std::string(r.text("wired_limit_source"));
+  m.spec_source = std::string(r.text("spec_source"));
+  m.notes = std::string(r.text("notes"));
+  if (m.id.empty() || m.chip.empty() || m.unified_memory_gb == 0) {
+    r.bad("id", m.id, "an id with a chip and its memory");
+  }
+  if (r.error()) return *r.error();
+  return m;
+}
+
+// Every id once, across both tables (a --gpu id is never a --mac one).
+Status check_ids(const HardwareTable& table) {
+  std::map<std::string, int, std::less<>> seen;
+  for (const GpuSpec& g : table.gpus) ++seen[g.id];
+  for (const MacSpec& m : table.macs) ++seen[m.id];
+  for (const auto& [id, count] : seen) {
+    if (count > 1) return Error(fmt::format("hardware table: id {} is used {} times", id, count));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string_view to_string(HardwareVendor vendor) {
+  switch (vendor) {
+    case HardwareVendor::kNvidia:
+      return "nvidia";
+    case HardwareVendor::kAmd:
+      return "amd";
+    case HardwareVendor::kIntel:
+      return "intel";
+  }
+  return "nvidia";
+}
+
+std::string MacSpec::title() const { return fmt::format("{} {}GB", chip, unified_memory_gb); }
+
+uint64_t mac_default_wired_limit_bytes(uint64_t ram_bytes, bool macos_26) {
+  // Each fraction n/d as ram / d * n + ram % d * n / d: exact, no overflow.
+  auto fraction = [ram_bytes](uint64_t n, uint64_t d) {
+    return ram_bytes / d * n + ram_bytes % d * n / d;
+  };
+  if (macos_26) return fraction(78, 100);
+  return ram_bytes <= 32 * kGiB ? fraction(2, 3) : fraction(3, 4);
+}
+
+uint64_t mac_reserve_bytes(uint64_t ram_bytes) {
+  return host::unified_memory_reserve_bytes(ram_bytes);
+}
+
+Result<HardwareTable> parse_hardware_tables(std::string_view gpus_tsv, std::string_view apple_tsv) {
+  Result<Tsv> gpus = read_tsv("data/hardware/gpus.tsv", gpus_tsv);
+  if (!gpus) return gpus.error();
+  Result<Tsv> macs = read_tsv("data/hardware/apple.tsv", apple_tsv);
+  if (!macs) return macs.error();
+  HardwareTable table;
+  for (size_t i = 0; i < gpus->rows.size(); ++i) {
+    Result<GpuSpec> gpu = read_gpu(*gpus, i);
+    if (!gpu) return gpu.error();
+    table.gpus.push_back(std::move(*gpu));
+  }
+  for (size_t i = 0; i < macs->rows.size(); ++i) {
+    Result<MacSpec> mac = read_mac(*macs, i);
+    if (!mac) return mac.error();
+    table.macs.push_back(std::move(*mac));
+  }
+  if (Status ids = check_ids(table); !ids) return ids.error();
+  return table;
+}
+
+Result<const HardwareTable*> hardware_table() {
+  static const Result<HardwareTable> table =
+      parse_hardware_tables(hardware::embedded_gpus_tsv(), hardware::embedded_apple_tsv());
+  if (!table)
+    return Error("the embedded hardware table: " + table.error().message(), ErrorKind::kInternal);
+  return &*table;
+}
+
+}  // namespace memfit

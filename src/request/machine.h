@@ -1,0 +1,51 @@
+// The machine a request prices (request.h: MachineRequest): this one as
+// the host reads it, or GPUs or a Mac from the hardware table
+// (hardware.h), with the platform its engines' rules follow
+// (docs/hardware.md). Private to the library.
+#ifndef MEMFIT_SRC_REQUEST_MACHINE_H_
+#define MEMFIT_SRC_REQUEST_MACHINE_H_
+
+#include <vector>
+
+#include "memfit/estimate.h"
+#include "memfit/hardware.h"
+#include "memfit/host_memory.h"
+#include "memfit/request.h"
+#include "memfit/warning.h"
+
+namespace memfit::request {
+
+// The rows a request's names find; both empty when it describes none.
+struct DescribedMachine {
+  std::vector<const GpuSpec*> gpus;  // NVIDIA's first, then AMD's, each in the order given
+  const MacSpec* mac = nullptr;
+};
+
+// Looks the request's names up in the hardware table, before anything is
+// opened. kUsage naming the field: a name the table does not know (with
+// the nearest), --gpu with --mac, an Intel GPU (no engine prices one).
+Result<DescribedMachine> describe_machine(const MachineRequest& request);
+
+// The platform `machine` runs: a Mac is macOS with Metal and its GPU
+// cores; GPUs take their vendor's backend (CUDA, ROCm); none leaves
+// `platform` as it is. The request's own backend field is applied after.
+void apply_machine_platform(const DescribedMachine& machine, Platform& platform);
+
+// The host a request prices:
+//   none   context.host_memory(device, memory_limit); a limit given by the
+//          request describes the budget, not this host (described_by
+//          "memory_limit")
+//   --gpu  this host's RAM (context.host_ram: the host side of a split),
+//          the GPUs from the table (free = total), the budget chosen as
+//          the host chooses it (compose_host_status); described_by "gpu"
+//   --mac  nothing of this host: the Mac's RAM, reserve and default wired
+//          limit (the budget, unified_memory), or the request's limit held
+//          to RAM - reserve with a kRequest warning; described_by "mac"
+// kUsage naming device: a --device the described machine has not.
+Result<HostMemoryStatus> host_for_request(const EstimateRequest& request,
+                                          const DescribedMachine& machine, RequestContext& context,
+                                          std::vector<Warning>& warnings);
+
+}  // namespace memfit::request
+
+#endif  // MEMFIT_SRC_REQUEST_MACHINE_H_
