@@ -108,6 +108,8 @@ def _load():
         lib.memfit_string_free.argtypes = [ctypes.c_void_p]
         lib.memfit_estimate_request_json.restype = ctypes.c_int
         lib.memfit_estimate_request_json.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+        lib.memfit_check_log_json.restype = ctypes.c_int
+        lib.memfit_check_log_json.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
         return lib
     raise ImportError("memfit: cannot load libmemfit_c.so (set MEMFIT_LIBRARY): " + "; ".join(problems))
 
@@ -130,10 +132,25 @@ def version():
 def request(fields):
     """Runs one request given as a dict of JSON request fields ("model" is
     required) and returns the report as a dict; raises MemfitError."""
+    return _call(_library().memfit_estimate_request_json, fields)
+
+
+def check_log(log, **options):
+    """Reads a runtime's log (its text) and prices it, as `memfit check-log
+    --json` does (docs/check-log.md); options: model, config (a dict or the
+    config.json's text), gpu_memory_total, gpu_name; None values are left
+    out. Returns the check as a dict; raises MemfitError."""
+    body = {"log": log}
+    body.update({key: value for key, value in options.items() if value is not None})
+    return _call(_library().memfit_check_log_json, body)
+
+
+def _call(function, fields):
+    """One JSON call of the C library: `fields` in, the answer out."""
     lib = _library()
     body = json.dumps(fields).encode()
     response = ctypes.c_void_p()
-    status = lib.memfit_estimate_request_json(body, ctypes.byref(response))
+    status = function(body, ctypes.byref(response))
     if not response.value:
         raise MemoryError("memfit: no response (out of memory)")
     try:

@@ -39,7 +39,7 @@ ServiceState::ServiceState(ServiceOptions o, service::ModelRoots r)
 
 namespace {
 
-enum class Endpoint { kHealth, kModels, kEngines, kEstimate, kFit, kAdmit, kMetrics, kWebAsset };
+enum class Endpoint { kHealth, kModels, kEngines, kEstimate, kFit, kAdmit, kCheckLog, kMetrics, kWebAsset };
 
 struct Route {
   std::string_view path;
@@ -47,13 +47,14 @@ struct Route {
   Endpoint endpoint;
 };
 
-constexpr std::array<Route, 7> kRoutes = {{
+constexpr std::array<Route, 8> kRoutes = {{
     {"/healthz", "GET", Endpoint::kHealth},
     {"/v1/models", "GET", Endpoint::kModels},
     {"/v1/engines", "GET", Endpoint::kEngines},
     {"/v1/estimate", "POST", Endpoint::kEstimate},
     {"/v1/fit", "POST", Endpoint::kFit},
     {"/v1/admit", "POST", Endpoint::kAdmit},
+    {"/v1/check-log", "POST", Endpoint::kCheckLog},
     {"/metrics", "GET", Endpoint::kMetrics},
 }};
 
@@ -71,6 +72,8 @@ HttpResponse dispatch(ServiceState& state, const Route& route, std::string_view 
       return service::handle_fit(state, body);
     case Endpoint::kAdmit:
       return service::handle_admit(state, body);
+    case Endpoint::kCheckLog:
+      return service::handle_check_log(state, body);
     case Endpoint::kMetrics:
       return service::handle_metrics(state);
     case Endpoint::kWebAsset:
