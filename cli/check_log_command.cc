@@ -2,7 +2,7 @@
 // (docs/check-log.md).
 //
 //   memfit check-log FILE|- [--json] [-m MODEL] [--config FILE]
-//                    [--gpu-memory-total SIZE] [--gpu-name NAME]
+//                    [--gpu-memory-total SIZE] [--gpu-name NAME] [--runtime-version V]
 //
 // Exit 0 with the table (or JSON) on stdout, priced or not; 1 when the
 // log, the model or the config cannot be read; 2 for a bad option value.
@@ -31,6 +31,7 @@ struct CheckLogOptions {
   std::string config_path;
   std::string gpu_memory_total;
   std::string gpu_name;
+  std::string version;
   bool json = false;
 };
 
@@ -66,6 +67,7 @@ Result<LogCheckOptions> check_options(const CheckLogOptions& o) {
   LogCheckOptions options;
   options.model = o.model;
   options.gpu_name = o.gpu_name;
+  options.version = o.version;
   if (!o.config_path.empty()) {
     Result<std::string> config = read_whole(o.config_path, kMaxConfigBytes);
     if (!config) return config.error();
@@ -111,6 +113,9 @@ void add_check_log_command(CLI::App& app, int& exit_code) {
   command->add_option("--gpu-memory-total", o->gpu_memory_total,
                       "the GPU's total memory, when the log does not print it (vLLM)");
   command->add_option("--gpu-name", o->gpu_name, "the GPU's name, when the log does not print it");
+  command->add_option("--runtime-version", o->version,
+                      "the runtime's version, when the log does not print it (vLLM: whose "
+                      "accounting prices it)");
   command->callback([o, &exit_code] { exit_code = run_check_log(*o); });
 }
 

@@ -41,6 +41,10 @@ struct LogCheckOptions {
   // prices its KV cache from the total). nullopt / "": from the log.
   std::optional<uint64_t> gpu_memory_total;
   std::string gpu_name;
+  // The runtime's version when the log prints none ("0.7.3", "b5361"):
+  // whose rules price the run (vLLM's accounting). Ignored when the log
+  // prints one.
+  std::string version;
 };
 
 enum class ModelSource { kNone, kLog, kModel, kConfig };
@@ -101,7 +105,7 @@ std::string render_log_check_text(const LogCheck& check);
 
 // The JSON request of POST /v1/check-log and memfit_check_log_json:
 //   {"log": "<the log's text>", "model": "...", "config": {...} | "<text>",
-//    "gpu_memory_total": "80GiB" | <bytes>, "gpu_name": "..."}
+//    "gpu_memory_total": "80GiB" | <bytes>, "gpu_name": "...", "version": "..."}
 // "log" is required; an unknown field is refused by name (kUsage naming it).
 struct LogCheckRequest {
   std::string log;

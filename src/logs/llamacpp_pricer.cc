@@ -217,6 +217,11 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const EstimateRun& run,
       continue;
     }
     price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, c);
+    const auto& buffers = c.printed.buffers;
+    if (c.printed.figure == LogFigure::kModel && run.model->tensors.empty() &&
+        std::find(buffers.begin(), buffers.end(), "CPU_REPACK") != buffers.end()) {
+      c.note = "CPU_REPACK's copies need the tensor list (give -m): memfit's is the mapped weights";
+    }
   }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
 }

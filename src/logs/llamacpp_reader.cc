@@ -129,6 +129,22 @@ void read_system_info(std::string_view text, LogBuilder& out) {
   out.setting("repack_cpu", repack);
 }
 
+// The CPU variant ggml loaded ("load_backend: loaded CPU backend from
+// .../libggml-cpu-zen4.so"), as its repack kernels: the x86 variants are
+// named for the microarchitecture their flags target (ggml's
+// GGML_CPU_ALL_VARIANTS).
+void read_cpu_variant(std::string_view rest, LogBuilder& out) {
+  const std::string_view variant = rest.substr(0, rest.find('.'));
+  for (std::string_view avx512 : {"skylakex", "cannonlake", "cascadelake", "icelake", "cooperlake",
+                                  "zen4", "sapphirerapids"}) {
+    if (variant == avx512) return out.setting("repack_cpu", "x86-avx512");
+  }
+  for (std::string_view avx2 : {"haswell", "alderlake"}) {
+    if (variant == avx2) return out.setting("repack_cpu", "x86-avx2");
+  }
+  if (variant == "x64" || variant == "sse42" || variant == "sandybridge") out.setting("repack_cpu", "none");
+}
+
 // "offloaded 33/33 layers to GPU".
 void read_offload(std::string_view rest, LogBuilder& out) {
   const std::optional<uint64_t> offloaded = leading_count(rest);
@@ -166,6 +182,8 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
     read_using_device(*rest, out);
   } else if (auto offload = after(text, "offloaded "); offload && contains(text, "layers to GPU")) {
     read_offload(*offload, out);
+  } else if (auto variant = after(text, "libggml-cpu-")) {
+    read_cpu_variant(*variant, out);
   } else if (contains(text, "system_info:")) {
     read_system_info(text, out);
   } else if (auto ctx = after(text, "llama_context: ")) {
@@ -182,17 +200,6 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
   return true;
 }
 
-// The backend from the GPUs' names: CUDA0, ROCm0, Vulkan0, Metal, SYCL0.
-void settle_devices(LogBuilder& out) {
-  for (const LogDevice& d : out.peek().devices) {
-    for (std::string_view backend : {"CUDA", "ROCm", "Vulkan", "Metal", "MTL", "SYCL", "MUSA"}) {
-      if (d.id.starts_with(backend)) out.set_backend(backend == "MTL" ? "Metal" : backend);
-    }
-  }
-  out.set_backend("CPU");
-  out.order_devices();  // GPUs first by backend and index, as llama.cpp orders them
-}
-
 class LlamaCppReader final : public LogReader {
  public:
   std::string_view runtime() const override { return "llamacpp"; }
@@ -207,6 +214,7 @@ class LlamaCppReader final : public LogReader {
   }
   void read(std::span<const LogLine> lines, LogBuilder& out) const override {
     read_llamacpp_lines(lines, out);
+    out.set_backend("CPU");  // no GPU named: a CPU build
   }
 };
 
@@ -220,7 +228,7 @@ void read_llamacpp_lines(std::span<const LogLine> lines, LogBuilder& out) {
   }
   fill_cut_arrays(state, out);
   add_kv_total(state, out);
-  settle_devices(out);
+  out.settle_gpu_devices();
 }
 
 const LogReader& llamacpp_log_reader() {

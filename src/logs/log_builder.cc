@@ -29,6 +29,15 @@ LogDevice* LogBuilder::device(std::string_view id) {
   return &log_.devices.back();
 }
 
+void LogBuilder::settle_gpu_devices() {
+  for (const LogDevice& d : log_.devices) {
+    for (std::string_view backend : {"CUDA", "ROCm", "Vulkan", "Metal", "MTL", "SYCL", "MUSA"}) {
+      if (d.id.starts_with(backend)) set_backend(backend == "MTL" ? "Metal" : backend);
+    }
+  }
+  order_devices();
+}
+
 void LogBuilder::order_devices() {
   // "CUDA12" -> ("CUDA", 12); the host after every GPU.
   const auto key = [](const LogDevice& d) {

@@ -112,6 +112,10 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
   if (!log) return log.error();
   LogCheck check;
   check.log = std::move(*log);
+  if (check.log.version.empty() && !options.version.empty()) {
+    check.log.version = options.version;
+    check.log.notes.push_back("the version is the one given: the log prints none");
+  }
   for (const PrintedFigure& f : check.log.figures) {
     FigureCheck c;
     c.printed = f;

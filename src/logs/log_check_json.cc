@@ -103,6 +103,9 @@ Result<LogCheckRequest> parse_log_check_request_json(std::string_view body) {
   Result<std::optional<std::string>> name = fields.string("gpu_name");
   if (!name) return name.error();
   r.options.gpu_name = name->value_or("");
+  Result<std::optional<std::string>> version = fields.string("version");
+  if (!version) return version.error();
+  r.options.version = version->value_or("");
   if (Status rest = fields.no_others(); !rest) return rest.error();
   return r;
 }

@@ -23,7 +23,9 @@ std::string_view unit_word(const PrintedFigure& p) {
 std::string shown(const PrintedFigure& p, uint64_t value) {
   if (p.unit != LogUnit::kBytes || p.unit_scale <= 1) return fmt::format("{}", value);
   const double in_unit = static_cast<double>(value) / static_cast<double>(p.unit_scale);
-  return fmt::format("{:.{}f} {}", in_unit, std::max<uint32_t>(p.decimals, 2), escape_untrusted(unit_word(p)));
+  const std::string_view unit = unit_word(p);
+  return fmt::format("{:.{}f}{}{}", in_unit, std::max<uint32_t>(p.decimals, 2), unit.empty() ? "" : " ",
+                     escape_untrusted(unit));
 }
 
 std::string printed_cell(const PrintedFigure& p) {

@@ -24,6 +24,7 @@ class MlxLmPricer final : public LogPricer {
     r.mlxlm.kv_bits = count_setting(log, "kv_bits");
     r.mlxlm.max_kv_size = count_setting(log, "max_kv_size");
     r.mlxlm.prefill_step_size = count_setting(log, "prefill_step_size");
+    if (std::optional<uint64_t> batch = count_setting(log, "batch")) r.batch = *batch;
     return r;
   }
 

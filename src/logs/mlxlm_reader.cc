@@ -22,7 +22,10 @@ std::span<const UnitMeaning> mlxlm_units() {
 void read_command(std::string_view text, LogBuilder& out) {
   for (auto [flag, name] : {std::pair{"--model ", "model"}, {"--max-tokens ", "max_tokens"},
                             {"--kv-bits ", "kv_bits"}, {"--max-kv-size ", "max_kv_size"},
-                            {"--prefill-step-size ", "prefill_step_size"}}) {
+                            {"--prefill-step-size ", "prefill_step_size"},
+                            {" -p ", "prompt_tokens"}, {"--prompt-tokens ", "prompt_tokens"},
+                            {" -g ", "generation_tokens"}, {"--generation-tokens ", "generation_tokens"},
+                            {" -b ", "batch"}, {"--batch-size ", "batch"}}) {
     if (std::optional<std::string_view> value = after(text, flag)) {
       out.setting(name, value->substr(0, value->find(' ')));
     }
@@ -32,6 +35,13 @@ void read_command(std::string_view text, LogBuilder& out) {
 void read_line(const LogLine& line, bool& peak_seen, LogBuilder& out) {
   const std::string_view text = line.text;
   if (contains(text, "mlx_lm")) read_command(text, out);
+  // mlx_lm.benchmark: "Timing with prompt_tokens=2048 and generation_tokens=128."
+  if (auto prompt = after(text, "Timing with prompt_tokens=")) {
+    if (auto n = leading_count(*prompt)) out.setting("prompt_tokens", std::to_string(*n));
+  }
+  if (auto generation = after(text, " generation_tokens=")) {
+    if (auto n = leading_count(*generation)) out.setting("generation_tokens", std::to_string(*n));
+  }
   if (auto prompt = after(text, "Prompt: ")) {
     if (auto n = leading_count(*prompt)) out.setting("prompt_tokens", std::to_string(*n));
   }
@@ -44,7 +54,8 @@ void read_line(const LogLine& line, bool& peak_seen, LogBuilder& out) {
   if (!peak && (peak = after(text, "peak_memory="))) {
     if (auto number = leading_decimal(*peak)) {
       Result<ScaledValue> scaled = scale_printed(number->first, 1'000'000'000ull);
-      if (scaled) q = PrintedQuantity{number->first, 1'000'000'000ull, *scaled, trim(*peak)};
+      const std::string_view digits = peak->substr(0, peak->size() - number->second.size());
+      if (scaled) q = PrintedQuantity{number->first, 1'000'000'000ull, *scaled, digits};
     }
   }
   if (!q) return;

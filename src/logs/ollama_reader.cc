@@ -8,6 +8,7 @@
 //   msg="kv cache" device=CUDA0 size="512.0 MiB"
 //   msg="compute graph" device=CUDA0 size="300.8 MiB"
 // (format.HumanBytes2: binary units, one decimal).
+#include "logs/llamacpp_lines.h"
 #include "logs/log_reader.h"
 
 namespace memfit::logs {
@@ -36,13 +37,22 @@ std::optional<std::string> slog_field(std::string_view line, std::string_view ke
 
 // The runner's command line (msg="starting llama server" cmd="..."): the
 // flags that decide placement, which llama.cpp's own lines do not print.
+// Ollama's own engine (--ollama-engine) prints no llama_context line: the
+// command is then the only place its context is said. Read after
+// llama.cpp's lines, so llama.cpp's own values (after its padding) win.
 void read_runner_command(std::string_view cmd, LogBuilder& out) {
-  if (std::optional<std::string_view> split = after(cmd, "--tensor-split ")) {
-    out.setting("tensor_split", split->substr(0, split->find(' ')));
+  for (auto [flag, name] : {std::pair{"--tensor-split ", "tensor_split"}, {"--model ", "model"},
+                            {"--ctx-size ", "n_ctx"}, {"--batch-size ", "n_batch"},
+                            {"--n-gpu-layers ", "n_gpu_layers"}, {"--parallel ", "n_seq_max"},
+                            {"--kv-cache-type ", "cache_type_k"}}) {
+    if (std::optional<std::string_view> value = after(cmd, flag)) {
+      out.setting(name, value->substr(0, value->find(' ')));
+    }
   }
-  if (std::optional<std::string_view> model = after(cmd, "--model ")) {
-    out.setting("model", model->substr(0, model->find(' ')));
+  if (std::optional<std::string_view> type = after(cmd, "--kv-cache-type ")) {
+    out.setting("cache_type_v", type->substr(0, type->find(' ')));
   }
+  if (contains(cmd, "--flash-attn")) out.setting("flash_attn", "enabled");
   if (contains(cmd, "--no-mmap")) out.setting("no_mmap", "true");
 }
 
@@ -51,20 +61,22 @@ void read_buffer_record(std::string_view line, const std::string& msg, const Log
   const LogFigure figure = msg == "model weights" ? LogFigure::kModel
                            : msg == "kv cache"    ? LogFigure::kKvCache
                                                   : LogFigure::kCompute;
-  const std::optional<std::string> device = slog_field(line, "device");
+  // The device: device=CUDA0 (recent), else the buffer type
+  // (buffer=CUDA0, buffer_type=CUDA_Host) as llama.cpp names it.
+  std::optional<std::string> where = slog_field(line, "device");
+  if (!where) where = slog_field(line, "buffer");
+  if (!where) where = slog_field(line, "buffer_type");
   const std::optional<std::string> size = slog_field(line, "size");
-  if (!device || !size || out.has(*device, figure)) return;
+  if (!where || !size) return;
+  const std::string device = device_of_buffer(*where);
   if (std::optional<PrintedQuantity> q = leading_quantity(*size, binary_units())) {
-    out.bytes(*device, figure, *q, at.number, Merge::kFirst);
+    out.bytes(device, figure, *q, at.number, Merge::kSum, *where);
   }
 }
 
 void read_record(const LogLine& line, LogBuilder& out) {
   const std::optional<std::string> msg = slog_field(line.text, "msg");
   if (!msg) return;
-  if (std::optional<std::string_view> version = after(*msg, "(version ")) {
-    out.set_version(version->substr(0, version->find(')')));
-  }
   if (std::optional<std::string> library = slog_field(line.text, "library")) {
     if (*library == "cuda") out.set_backend("CUDA");
     if (*library == "rocm") out.set_backend("ROCm");
@@ -93,9 +105,20 @@ class OllamaReader final : public LogReader {
   }
   void read(std::span<const LogLine> lines, LogBuilder& out) const override {
     for (const LogLine& line : lines) {
-      if (contains(line.text, " level=") && contains(line.text, " msg=")) read_record(line, out);
+      if (std::optional<std::string_view> version = after(line.text, "(version ")) {
+        out.set_version(version->substr(0, version->find(')')));
+      }
     }
     read_llamacpp_lines(lines, out);
+    for (const LogLine& line : lines) {
+      if (contains(line.text, " level=") && contains(line.text, " msg=")) read_record(line, out);
+    }
+    out.settle_gpu_devices();
+    out.set_backend("CPU");
+    if (any_line_contains(lines, "memory.required.full")) {
+      out.note("Ollama's own plan (msg=offload memory.required...) is an estimate, not an "
+               "allocation: not read");
+    }
   }
 };
 

@@ -99,6 +99,7 @@ class SglangReader final : public LogReader {
     for (const LogLine& line : lines) read_line(line, out);
     out.set_backend("CUDA");
     if (const LogSetting* model = out.find_setting("model")) out.model().name = model->value;
+    out.order_devices();
   }
 };
 

@@ -25,17 +25,47 @@ std::span<const UnitMeaning> vllm_units() {
   return kUnits;
 }
 
-// The rank a worker's record names; 0 for the engine's own records.
-std::string rank_of(std::string_view line) {
-  std::optional<uint64_t> rank;
-  if (std::optional<std::string_view> r = after(line, " rank=")) rank = leading_count(*r);
-  if (!rank) {
-    if (std::optional<std::string_view> tp = after(line, "_TP")) rank = leading_count(*tp);
+// The rank a record belongs to: "(VllmWorker rank=1 pid=7)" names it;
+// a worker that gives only its pid ("(VllmWorkerProcess pid=6494)", V0)
+// is the next rank in order of appearance; the engine's own records (no
+// worker prefix, or "(EngineCore_0 pid=...)") are rank 0.
+class RankMap {
+ public:
+  std::string rank_of(std::string_view line) {
+    if (std::optional<std::string_view> r = after(line, " rank=")) {
+      if (std::optional<uint64_t> rank = leading_count(*r)) return fmt::format("rank{}", *rank);
+    }
+    for (std::string_view tp : {"_TP", "Worker TP"}) {
+      std::optional<std::string_view> r = after(line, tp);
+      if (!r) continue;
+      if (std::optional<uint64_t> rank = leading_count(*r)) return fmt::format("rank{}", *rank);
+    }
+    const size_t worker = line.find("Worker");
+    if (worker == std::string_view::npos) return "rank0";
+    std::optional<std::string_view> pid = after(line.substr(worker), "pid=");
+    std::optional<uint64_t> id = pid ? leading_count(*pid) : std::nullopt;
+    if (!id) return "rank0";
+    for (size_t i = 0; i < pids_.size(); ++i) {
+      if (pids_[i] == *id) return fmt::format("rank{}", i + 1);
+    }
+    if (pids_.size() < kMaxLogDevices) pids_.push_back(*id);
+    return fmt::format("rank{}", pids_.size());
   }
-  if (!rank) {
-    if (std::optional<std::string_view> tp = after(line, "Worker TP")) rank = leading_count(*tp);
+
+ private:
+  std::vector<uint64_t> pids_;
+};
+
+// The size or number after `marker`, past " =(" and tabs: "total_gpu_memory
+// (79.10GiB)", "total_gpu_memory=47.54GiB", "total_gpu_memory     79.22GiB".
+std::optional<std::string_view> value_after(std::string_view line, std::string_view marker) {
+  std::optional<std::string_view> rest = after(line, marker);
+  if (!rest) return std::nullopt;
+  while (!rest->empty() && (rest->front() == ' ' || rest->front() == '=' || rest->front() == '(' ||
+                            rest->front() == '\t' || rest->front() == ':')) {
+    rest->remove_prefix(1);
   }
-  return fmt::format("rank{}", rank.value_or(0));
+  return rest;
 }
 
 // The engine's settings from its config line ("with config: model='...',
@@ -56,29 +86,47 @@ void read_settings(std::span<const std::pair<std::string, std::string>> pairs, L
   }
 }
 
-void read_sizes(const LogLine& line, LogBuilder& out) {
-  const std::string rank = rank_of(line.text);
-  const auto size_after = [&](std::string_view marker, LogFigure figure) {
-    std::optional<std::string_view> rest = after(line.text, marker);
-    if (!rest) return false;
+// The sizes vLLM prints, each with its figure: the load, the profile's
+// breakdown (V0's three forms: "Memory profiling results: ... kv_cache_size=",
+// the tabular "available_kv_cache_memory  53.29GiB", the sentence "the
+// rest of the memory reserved for KV Cache is"), V1's available KV memory.
+struct SizeMarker {
+  std::string_view marker;
+  LogFigure figure;
+};
+constexpr SizeMarker kSizes[] = {
+    {"Model loading took ", LogFigure::kWeights},
+    {"Loading model weights took ", LogFigure::kWeights},
+    {"model weights take ", LogFigure::kWeights},
+    {"Available KV cache memory: ", LogFigure::kKvCacheAvailable},
+    {"reserved for KV Cache is ", LogFigure::kKvCacheAvailable},
+    {"available_kv_cache_memory", LogFigure::kKvCacheAvailable},
+    {"kv_cache_size=", LogFigure::kKvCacheAvailable},
+};
+
+void read_sizes(const LogLine& line, const std::string& rank, LogBuilder& out) {
+  for (const SizeMarker& m : kSizes) {
+    std::optional<std::string_view> rest = value_after(line.text, m.marker);
+    if (!rest) continue;
     if (std::optional<PrintedQuantity> q = leading_quantity(*rest, vllm_units())) {
-      out.bytes(rank, figure, *q, line.number, Merge::kFirst);
+      out.bytes(rank, m.figure, *q, line.number, Merge::kFirst);
     }
-    return true;
-  };
-  if (size_after("Model loading took ", LogFigure::kWeights) ||
-      size_after("Loading model weights took ", LogFigure::kWeights) ||
-      size_after("Available KV cache memory: ", LogFigure::kKvCacheAvailable) ||
-      size_after("reserved for KV Cache is ", LogFigure::kKvCacheAvailable)) {
-    return;
   }
-  if (contains(line.text, "Graph capturing finished")) size_after(", took ", LogFigure::kCudaGraph);
-  if (std::optional<std::string_view> total = after(line.text, "total_gpu_memory (")) {
+  if (contains(line.text, "Graph capturing finished")) {
+    if (std::optional<std::string_view> rest = after(line.text, ", took ")) {
+      if (std::optional<PrintedQuantity> q = leading_quantity(*rest, vllm_units())) {
+        out.bytes(rank, LogFigure::kCudaGraph, *q, line.number, Merge::kFirst);
+      }
+    }
+  }
+  if (std::optional<std::string_view> total = value_after(line.text, "total_gpu_memory")) {
     if (std::optional<PrintedQuantity> q = leading_quantity(*total, vllm_units())) {
       if (LogDevice* d = out.device(rank); d != nullptr && !d->total_bytes) d->total_bytes = q->scaled.value;
     }
-    if (std::optional<std::string_view> u = after(*total, "gpu_memory_utilization (")) {
-      out.setting("gpu_memory_utilization", u->substr(0, u->find(')')));
+  }
+  if (std::optional<std::string_view> u = value_after(line.text, "gpu_memory_utilization")) {
+    if (auto number = leading_decimal(*u)) {
+      out.setting("gpu_memory_utilization", u->substr(0, u->size() - number->second.size()));
     }
   }
 }
@@ -109,7 +157,7 @@ void read_capacity(const LogLine& line, LogBuilder& out) {
   }
 }
 
-void read_line(const LogLine& line, LogBuilder& out) {
+void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
   const std::string_view text = line.text;
   if (auto v = after(text, "vLLM API server version ")) out.set_version(v->substr(0, v->find(' ')));
   if (auto v = after(text, " LLM engine (v")) out.set_version(v->substr(0, v->find(')')));
@@ -120,7 +168,7 @@ void read_line(const LogLine& line, LogBuilder& out) {
   if (auto config = after(text, " with config: ")) read_settings(python_keyword_pairs(*config), out);
   if (auto args = after(text, "non-default args: ")) read_settings(python_dict_pairs(*args), out);
   if (auto len = after(text, "Using max model len ")) out.setting("max_model_len", trim(*len));
-  read_sizes(line, out);
+  read_sizes(line, ranks.rank_of(text), out);
   read_capacity(line, out);
 }
 
@@ -128,16 +176,19 @@ class VllmReader final : public LogReader {
  public:
   std::string_view runtime() const override { return "vllm"; }
   bool recognises(std::span<const LogLine> lines) const override {
-    for (std::string_view marker : {"vLLM API server version", "LLM engine (v", "Model loading took",
-                                    "Loading model weights took", "GPU KV cache size:",
-                                    "# GPU blocks:", "# CUDA blocks:"}) {
+    for (std::string_view marker :
+         {"vLLM API server version", "LLM engine (v", "Model loading took", "Loading model weights took",
+          "GPU KV cache size:", "# GPU blocks:", "# CUDA blocks:", "Memory profiling results",
+          "Available KV cache memory:", "reserved for KV Cache is", "available_kv_cache_memory"}) {
       if (any_line_contains(lines, marker)) return true;
     }
     return false;
   }
   void read(std::span<const LogLine> lines, LogBuilder& out) const override {
-    for (const LogLine& line : lines) read_line(line, out);
+    RankMap ranks;
+    for (const LogLine& line : lines) read_line(line, ranks, out);
     if (const LogSetting* model = out.find_setting("model")) out.model().name = model->value;
+    out.order_devices();
   }
 };
 
