@@ -144,7 +144,7 @@ class LlamaCppPricer final : public LogPricer {
     return r;
   }
 
-  void compare(const RuntimeLog& log, const EstimateRun& run,
+  void compare(const RuntimeLog& log, const LogCheckOptions&, const EstimateRun& run,
                std::vector<FigureCheck>& figures) const override;
 };
 
@@ -197,7 +197,7 @@ void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d
   }
 }
 
-void LlamaCppPricer::compare(const RuntimeLog& log, const EstimateRun& run,
+void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions&, const EstimateRun& run,
                              std::vector<FigureCheck>& figures) const {
   const LlamaCppEstimate& e = *run.llamacpp;
   // Weights per device are exact only from a tensor list on one device

@@ -143,6 +143,7 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
     mark_unpriced(check);
     return check;
   }
+  if (*model) check.model_detail = model_detail(check, **model);
   request->model = check.model_source == ModelSource::kModel ? options.model : std::string(kLogModelName);
   logs::LogRequestContext context(models, *model, check.log);
   Result<EstimateRun> run = memfit::run(*request, context);
@@ -158,7 +159,7 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
   check.profile = std::string(pricer->profile());
   check.model_detail = model_detail(check, *run->model);
   check.warnings = run->warnings;
-  pricer->compare(check.log, *run, check.figures);
+  pricer->compare(check.log, options, *run, check.figures);
   settle(check.figures);
   return check;
 }

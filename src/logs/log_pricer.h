@@ -29,8 +29,8 @@ class LogPricer {
                                           std::vector<std::string>& notes) const = 0;
   // memfit's figure (and its basis) for each printed figure it prices; a
   // note on those it does not.
-  virtual void compare(const RuntimeLog& log, const EstimateRun& run,
-                       std::vector<FigureCheck>& figures) const = 0;
+  virtual void compare(const RuntimeLog& log, const LogCheckOptions& options,
+                       const EstimateRun& run, std::vector<FigureCheck>& figures) const = 0;
 };
 
 // The pricer of `runtime` (RuntimeLog::runtime); null when no profile

@@ -28,7 +28,7 @@ class MlxLmPricer final : public LogPricer {
     return r;
   }
 
-  void compare(const RuntimeLog&, const EstimateRun& run,
+  void compare(const RuntimeLog&, const LogCheckOptions&, const EstimateRun& run,
                std::vector<FigureCheck>& figures) const override {
     for (FigureCheck& c : figures) {
       if (c.printed.figure != LogFigure::kPeak) continue;

@@ -22,6 +22,13 @@ const PrintedFigure* rank0_figure(const RuntimeLog& log, LogFigure figure) {
   return nullptr;
 }
 
+// The ranks whose figures the log prints.
+uint64_t rank_count(const RuntimeLog& log) {
+  uint64_t ranks = 0;
+  for (const LogDevice& d : log.devices) ranks += d.id.starts_with("rank") ? 1 : 0;
+  return ranks;
+}
+
 // The release as X.Y.Z ("0.10.1.1" -> 0.10.1), when memfit models its
 // accounting; nullopt (the current line) with a note otherwise.
 std::optional<VllmRelease> release_of(const RuntimeLog& log, std::vector<std::string>& notes) {
@@ -50,7 +57,11 @@ std::optional<VllmRelease> release_of(const RuntimeLog& log, std::vector<std::st
 
 Status apply_settings(const RuntimeLog& log, EstimateRequest& r) {
   VllmRequest& q = r.vllm;
-  if (auto tp = count_setting(log, "tensor_parallel")) r.parallel.tensor_parallel = *tp;
+  if (auto tp = count_setting(log, "tensor_parallel")) {
+    r.parallel.tensor_parallel = *tp;
+  } else if (uint64_t ranks = rank_count(log); ranks > 1) {
+    r.parallel.tensor_parallel = ranks;  // the config line is cut: one rank per worker
+  }
   if (auto pp = count_setting(log, "pipeline_parallel")) r.parallel.pipeline_parallel = *pp;
   q.max_model_len = count_setting(log, "max_model_len");
   q.max_num_seqs = count_setting(log, "max_num_seqs");
@@ -70,6 +81,20 @@ Status apply_settings(const RuntimeLog& log, EstimateRequest& r) {
   return Status::Ok();
 }
 
+// The GPU's total: the caller's, else the profiling line's (V0).
+std::optional<uint64_t> gpu_total(const RuntimeLog& log, const LogCheckOptions& options) {
+  if (options.gpu_memory_total) return options.gpu_memory_total;
+  for (const LogDevice& d : log.devices) {
+    if (d.id == "rank0" && d.total_bytes) return d.total_bytes;
+  }
+  return std::nullopt;
+}
+
+// A GPU total that stands in when neither the total nor the KV memory is
+// known: the weights do not depend on it; the KV figures are then left
+// unpriced (compare).
+constexpr uint64_t kStandInGpuBytes = 80ull << 30;
+
 class VllmPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "vllm"; }
@@ -80,29 +105,31 @@ class VllmPricer final : public LogPricer {
     r.engine = "vllm";
     if (Status s = apply_settings(log, r); !s) return s.error();
     r.vllm.vllm_version = release_of(log, notes);
-    const LogDevice* rank0 = nullptr;
-    for (const LogDevice& d : log.devices) rank0 = d.id == "rank0" ? &d : rank0;
-    r.vllm.gpu_memory_total = options.gpu_memory_total;
-    if (!r.vllm.gpu_memory_total && rank0 != nullptr) r.vllm.gpu_memory_total = rank0->total_bytes;
+    r.vllm.gpu_memory_total = gpu_total(log, options);
     if (!options.gpu_name.empty()) r.vllm.gpu_name = options.gpu_name;
-    if (!r.vllm.gpu_memory_total) {
-      const PrintedFigure* kv = rank0_figure(log, LogFigure::kKvCacheAvailable);
-      if (kv == nullptr) {
-        return Error::usage("gpu_memory_total", "the GPU's total memory is not in the log, nor "
-                                                "the KV cache memory: give --gpu-memory-total");
-      }
+    if (r.vllm.gpu_memory_total) return r;
+    if (const PrintedFigure* kv = rank0_figure(log, LogFigure::kKvCacheAvailable)) {
       r.vllm.kv_cache_memory = kv->value;
       notes.push_back("the GPU's total memory is not in the log: the KV capacity is priced from "
                       "the printed available KV memory (give --gpu-memory-total to price that too)");
+    } else {
+      r.vllm.gpu_memory_total = kStandInGpuBytes;
+      notes.push_back("neither the GPU's total memory nor the KV memory is in the log: the weights "
+                      "are priced, the KV capacity is not (give --gpu-memory-total)");
     }
     return r;
   }
 
-  void compare(const RuntimeLog&, const EstimateRun& run,
+  void compare(const RuntimeLog& log, const LogCheckOptions& options, const EstimateRun& run,
                std::vector<FigureCheck>& figures) const override {
     const VllmEstimate& e = *run.vllm;
+    const bool capacity_known = e.kv_given || gpu_total(log, options).has_value();
     const FigureBasis capacity = e.kv_given ? FigureBasis::kExact : FigureBasis::kModelled;
     for (FigureCheck& c : figures) {
+      if (!capacity_known && c.printed.figure != LogFigure::kWeights) {
+        c.note = "the GPU's total memory is not known: give --gpu-memory-total";
+        continue;
+      }
       switch (c.printed.figure) {
         case LogFigure::kWeights:
           c.memfit = e.weights.bytes;
