@@ -3,6 +3,7 @@
 //
 //   memfit check-log FILE|- [--json] [-m MODEL] [--config FILE]
 //                    [--gpu-memory-total SIZE] [--gpu-name NAME] [--runtime-version V]
+//                    [--command "vllm serve ..."]
 //
 // Exit 0 with the table (or JSON) on stdout, priced or not; 1 when the
 // log, the model or the config cannot be read; 2 for a bad option value.
@@ -32,6 +33,7 @@ struct CheckLogOptions {
   std::string gpu_memory_total;
   std::string gpu_name;
   std::string version;
+  std::string command;
   bool json = false;
 };
 
@@ -68,6 +70,7 @@ Result<LogCheckOptions> check_options(const CheckLogOptions& o) {
   options.model = o.model;
   options.gpu_name = o.gpu_name;
   options.version = o.version;
+  options.command = o.command;
   if (!o.config_path.empty()) {
     Result<std::string> config = read_whole(o.config_path, kMaxConfigBytes);
     if (!config) return config.error();
@@ -116,6 +119,9 @@ void add_check_log_command(CLI::App& app, int& exit_code) {
   command->add_option("--runtime-version", o->version,
                       "the runtime's version, when the log does not print it (vLLM: whose "
                       "accounting prices it)");
+  command->add_option("--command", o->command,
+                      "the command line that started the run, when the log does not show it "
+                      "(what the log printed wins)");
   command->callback([o, &exit_code] { exit_code = run_check_log(*o); });
 }
 

@@ -41,6 +41,11 @@ struct LogCheckOptions {
   // prices its KV cache from the total). nullopt / "": from the log.
   std::optional<uint64_t> gpu_memory_total;
   std::string gpu_name;
+  // The command line that started the run, as the user gives it ("vllm
+  // serve M --tensor-parallel-size 2", "llama-server -m M -ngl 99 -ts 3,1"):
+  // read as the log's last line, so what the log printed wins and the
+  // command fills in what it did not (the tensor split, the parallelism).
+  std::string command;
   // The runtime's version when the log prints none ("0.7.3", "b5361"):
   // whose rules price the run (vLLM's accounting). Ignored when the log
   // prints one.
@@ -105,7 +110,8 @@ std::string render_log_check_text(const LogCheck& check);
 
 // The JSON request of POST /v1/check-log and memfit_check_log_json:
 //   {"log": "<the log's text>", "model": "...", "config": {...} | "<text>",
-//    "gpu_memory_total": "80GiB" | <bytes>, "gpu_name": "...", "version": "..."}
+//    "gpu_memory_total": "80GiB" | <bytes>, "gpu_name": "...", "version": "...",
+//    "command": "..."}
 // "log" is required; an unknown field is refused by name (kUsage naming it).
 struct LogCheckRequest {
   std::string log;

@@ -32,8 +32,8 @@ std::optional<FlashAttn> flash_attn_of(const RuntimeLog& log) {
   const LogSetting* s = log.setting("flash_attn_resolved");
   if (s == nullptr) s = log.setting("flash_attn");
   if (s == nullptr) return std::nullopt;
-  if (s->value == "1" || s->value == "enabled" || s->value == "true") return FlashAttn::kOn;
-  if (s->value == "0" || s->value == "disabled" || s->value == "false") return FlashAttn::kOff;
+  if (s->value == "1" || s->value == "enabled" || s->value == "true" || s->value == "on") return FlashAttn::kOn;
+  if (s->value == "0" || s->value == "disabled" || s->value == "false" || s->value == "off") return FlashAttn::kOff;
   return FlashAttn::kAuto;
 }
 
@@ -77,7 +77,9 @@ Status apply_placement(const RuntimeLog& log, LlamaCppPlacementRequest& p,
     Result<std::vector<double>> split = parse_tensor_split(s->value);
     if (split) p.tensor_split = *split;
   }
-  if (log.setting("split_mode") != nullptr) p.split_mode = SplitMode::kRow;
+  if (const LogSetting* mode = log.setting("split_mode")) {
+    if (Result<SplitMode> split = parse_split_mode(mode->value)) p.split_mode = *split;
+  }
   if (const LogSetting* s = log.setting("kv_offload"); s != nullptr && s->value == "false") p.no_kv_offload = true;
   if (log.setting("no_mmap") != nullptr) p.no_mmap = true;
   return Status::Ok();

@@ -5,6 +5,7 @@
 // lines"), wherever a line's prefix (timestamps, levels) puts it.
 #include <fmt/format.h>
 
+#include "logs/command_line.h"
 #include "logs/llamacpp_lines.h"
 #include "logs/log_reader.h"
 
@@ -68,6 +69,9 @@ bool read_device_listing(std::string_view text, LlamaCppReadState& state, LogBui
     return true;
   }
   std::optional<std::string_view> rest = after(text, "Device ");
+  // An excerpt may start below "found N CUDA devices": "compute
+  // capability" is CUDA's wording.
+  if (rest && state.gpu_kind.empty() && contains(text, "compute capability")) state.gpu_kind = "CUDA";
   if (rest && !state.gpu_kind.empty() &&
       (contains(text, "compute capability") || contains(text, "VMM:"))) {
     const std::optional<uint64_t> index = leading_count(*rest);
@@ -156,6 +160,35 @@ void read_offload(std::string_view rest, LogBuilder& out) {
   }
 }
 
+// llama-server's (llama-cli's, ...) command line, when the log (or the
+// caller: LogCheckOptions::command) shows it: what llama.cpp does not
+// print (the tensor split, the split mode), read after the printed
+// settings so theirs win.
+void read_command(std::string_view text, LogBuilder& out) {
+  read_flags(text,
+             {{{"-ngl", "--n-gpu-layers", "--gpu-layers"}, "n_gpu_layers"},
+              {{"-ts", "--tensor-split"}, "tensor_split"},
+              {{"-sm", "--split-mode"}, "split_mode"},
+              {{"-c", "--ctx-size"}, "n_ctx"},
+              {{"-np", "--parallel"}, "n_seq_max"},
+              {{"-b", "--batch-size"}, "n_batch"},
+              {{"-ub", "--ubatch-size"}, "n_ubatch"},
+              {{"-ctk", "--cache-type-k"}, "cache_type_k"},
+              {{"-ctv", "--cache-type-v"}, "cache_type_v"},
+              {{"-fa", "--flash-attn"}, "flash_attn"}},
+             out);
+  if (flag_given(text, {"-fa", "--flash-attn"})) out.setting("flash_attn", "enabled");
+  if (flag_given(text, {"-nkvo", "--no-kv-offload"})) out.setting("kv_offload", "false");
+  if (flag_given(text, {"--no-mmap"})) out.setting("no_mmap", "true");
+}
+
+bool is_command_line(std::string_view text) {
+  for (std::string_view tool : {"llama-server ", "llama-cli ", "llama-bench ", "llama-mtmd-cli ", "./main "}) {
+    if (contains(text, tool) && contains(text, " -")) return true;
+  }
+  return false;
+}
+
 // One line; false once the log loads a second model after the first's
 // buffers (a draft, a reload): what follows is not read.
 bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
@@ -178,7 +211,9 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
       read_device_listing(text, state, out)) {
     return true;
   }
-  if (auto rest = after(text, "using device ")) {
+  if (is_command_line(text)) {
+    read_command(text, out);
+  } else if (auto rest = after(text, "using device ")) {
     read_using_device(*rest, out);
   } else if (auto offload = after(text, "offloaded "); offload && contains(text, "layers to GPU")) {
     read_offload(*offload, out);

@@ -108,7 +108,10 @@ std::string_view to_string(FigureBasis basis) {
 
 Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options,
                            RequestContext* models) {
-  Result<RuntimeLog> log = read_runtime_log(text);
+  // A command given beside the log is read as its last line.
+  Result<RuntimeLog> log = options.command.empty()
+                               ? read_runtime_log(text)
+                               : read_runtime_log(std::string(text) + "\n" + options.command + "\n");
   if (!log) return log.error();
   LogCheck check;
   check.log = std::move(*log);

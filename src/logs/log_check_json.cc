@@ -106,6 +106,9 @@ Result<LogCheckRequest> parse_log_check_request_json(std::string_view body) {
   Result<std::optional<std::string>> version = fields.string("version");
   if (!version) return version.error();
   r.options.version = version->value_or("");
+  Result<std::optional<std::string>> command = fields.string("command");
+  if (!command) return command.error();
+  r.options.command = command->value_or("");
   if (Status rest = fields.no_others(); !rest) return rest.error();
   return r;
 }

@@ -14,6 +14,7 @@
 //   Graph capturing finished in 15 secs, took 0.61 GiB      cuda_graph
 #include <fmt/format.h>
 
+#include "logs/command_line.h"
 #include "logs/log_reader.h"
 #include "logs/python_literals.h"
 
@@ -102,6 +103,10 @@ constexpr SizeMarker kSizes[] = {
     {"reserved for KV Cache is ", LogFigure::kKvCacheAvailable},
     {"available_kv_cache_memory", LogFigure::kKvCacheAvailable},
     {"kv_cache_size=", LogFigure::kKvCacheAvailable},
+    // Since about v0.10: "Current kv cache memory in use is 12.26 GiB.",
+    // "CUDA graph pool memory: 0.09 GiB (actual), 0.13 GiB (estimated)".
+    {"Current kv cache memory in use is ", LogFigure::kKvCacheAvailable},
+    {"CUDA graph pool memory: ", LogFigure::kCudaGraph},
 };
 
 void read_sizes(const LogLine& line, const std::string& rank, LogBuilder& out) {
@@ -118,6 +123,17 @@ void read_sizes(const LogLine& line, const std::string& rank, LogBuilder& out) {
         out.bytes(rank, LogFigure::kCudaGraph, *q, line.number, Merge::kFirst);
       }
     }
+  }
+  // "Free memory on device (30.27/31.4 GiB) on startup. Desired GPU memory
+  // utilization is (0.92, 28.88 GiB)."
+  if (std::optional<std::string_view> device = after(line.text, "Free memory on device (")) {
+    const size_t slash = device->find('/');
+    std::optional<PrintedQuantity> q;
+    if (slash != std::string_view::npos) q = leading_quantity(device->substr(slash + 1), vllm_units());
+    if (LogDevice* d = out.device(rank); q && d != nullptr && !d->total_bytes) d->total_bytes = q->scaled.value;
+  }
+  if (std::optional<std::string_view> u = after(line.text, "Desired GPU memory utilization is (")) {
+    out.setting("gpu_memory_utilization", u->substr(0, u->find(',')));
   }
   if (std::optional<std::string_view> total = value_after(line.text, "total_gpu_memory")) {
     if (std::optional<PrintedQuantity> q = leading_quantity(*total, vllm_units())) {
@@ -138,7 +154,7 @@ void read_capacity(const LogLine& line, LogBuilder& out) {
       out.count("total", LogFigure::kKvTokens, *n, trim(*tokens), line.number);
     }
   }
-  for (std::string_view marker : {"# GPU blocks: ", "# CUDA blocks: ", "num_gpu_blocks is: "}) {
+  for (std::string_view marker : {"GPU blocks: ", "CUDA blocks: ", "num_gpu_blocks is: "}) {
     std::optional<std::string_view> blocks = after(text, marker);
     if (!blocks) continue;
     if (std::optional<uint64_t> n = leading_count(*blocks)) {
@@ -157,6 +173,27 @@ void read_capacity(const LogLine& line, LogBuilder& out) {
   }
 }
 
+// `vllm serve MODEL --tensor-parallel-size 2 ...`, when the log (or the
+// caller: LogCheckOptions::command) shows it.
+void read_command(std::string_view text, LogBuilder& out) {
+  read_flags(text,
+             {{{"--tensor-parallel-size", "-tp", "--tensor_parallel_size"}, "tensor_parallel"},
+              {{"--pipeline-parallel-size", "-pp", "--pipeline_parallel_size"}, "pipeline_parallel"},
+              {{"--max-model-len", "--max_model_len"}, "max_model_len"},
+              {{"--gpu-memory-utilization", "--gpu_memory_utilization"}, "gpu_memory_utilization"},
+              {{"--max-num-seqs", "--max_num_seqs"}, "max_num_seqs"},
+              {{"--max-num-batched-tokens", "--max_num_batched_tokens"}, "max_num_batched_tokens"},
+              {{"--kv-cache-dtype", "--kv_cache_dtype"}, "kv_cache_dtype"},
+              {{"--block-size", "--block_size"}, "block_size"},
+              {{"--model"}, "model"}},
+             out);
+  if (flag_given(text, {"--enforce-eager", "--enforce_eager"})) out.setting("enforce_eager", "True");
+  if (std::optional<std::string_view> model = after(text, "vllm serve ")) {
+    const std::string_view word = trim(*model).substr(0, trim(*model).find(' '));
+    if (!word.empty() && !word.starts_with('-')) out.setting("model", word);
+  }
+}
+
 void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
   const std::string_view text = line.text;
   if (auto v = after(text, "vLLM API server version ")) out.set_version(v->substr(0, v->find(' ')));
@@ -168,6 +205,10 @@ void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
   if (auto config = after(text, " with config: ")) read_settings(python_keyword_pairs(*config), out);
   if (auto args = after(text, "non-default args: ")) read_settings(python_dict_pairs(*args), out);
   if (auto len = after(text, "Using max model len ")) out.setting("max_model_len", trim(*len));
+  if (contains(text, "vllm serve") || contains(text, "vllm.entrypoints") ||
+      contains(text, "--tensor-parallel-size")) {
+    read_command(text, out);
+  }
   read_sizes(line, ranks.rank_of(text), out);
   read_capacity(line, out);
 }
@@ -179,7 +220,8 @@ class VllmReader final : public LogReader {
     for (std::string_view marker :
          {"vLLM API server version", "LLM engine (v", "Model loading took", "Loading model weights took",
           "GPU KV cache size:", "# GPU blocks:", "# CUDA blocks:", "Memory profiling results",
-          "Available KV cache memory:", "reserved for KV Cache is", "available_kv_cache_memory"}) {
+          "Available KV cache memory:", "reserved for KV Cache is", "available_kv_cache_memory",
+          "Current kv cache memory in use", "CUDA graph pool memory:"}) {
       if (any_line_contains(lines, marker)) return true;
     }
     return false;
