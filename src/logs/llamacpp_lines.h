@@ -36,7 +36,11 @@ struct LlamaCppReadState {
 // "llama_model_loader: - kv N: key type = value", "- type t: N tensors",
 // "loaded meta data with N key-value pairs and M tensors from PATH".
 bool read_metadata_line(const LogLine& line, LogBuilder& out);
-// print_info's (llm_load_print_meta's) lines: the file size, and the pairs
+// A GGUF number or bool's bytes as a file stores it, little-endian at its
+// type's width, appended to `bytes` (a kept array's number_bytes).
+void append_gguf_number(const GgufValue& v, std::string& bytes);
+
+// print_info's (llm_load_print_meta's) lines (llamacpp_print_info.cc): the file size, and the pairs
 // kept in `state`.
 bool read_print_info_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out);
 // After the last line: a cut per-layer array filled from print_info's list

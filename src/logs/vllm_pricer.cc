@@ -55,12 +55,14 @@ std::optional<VllmRelease> release_of(const RuntimeLog& log, std::vector<std::st
   return std::nullopt;
 }
 
-Status apply_settings(const RuntimeLog& log, EstimateRequest& r) {
+Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   VllmRequest& q = r.vllm;
   if (auto tp = count_setting(log, "tensor_parallel")) {
     r.parallel.tensor_parallel = *tp;
   } else if (uint64_t ranks = rank_count(log); ranks > 1) {
     r.parallel.tensor_parallel = ranks;  // the config line is cut: one rank per worker
+    notes.push_back(fmt::format("tensor parallel {}: the ranks the log shows (give --command with "
+                                "--tensor-parallel-size when it shows part of them)", ranks));
   }
   if (auto pp = count_setting(log, "pipeline_parallel")) r.parallel.pipeline_parallel = *pp;
   q.max_model_len = count_setting(log, "max_model_len");
@@ -103,7 +105,7 @@ class VllmPricer final : public LogPricer {
                                   std::vector<std::string>& notes) const override {
     EstimateRequest r;
     r.engine = "vllm";
-    if (Status s = apply_settings(log, r); !s) return s.error();
+    if (Status s = apply_settings(log, r, notes); !s) return s.error();
     r.vllm.vllm_version = release_of(log, notes);
     r.vllm.gpu_memory_total = gpu_total(log, options);
     if (!options.gpu_name.empty()) r.vllm.gpu_name = options.gpu_name;
