@@ -11,7 +11,7 @@ namespace {
 
 // The unit word of a printed quantity ("MiB" of "4403.49 MiB").
 std::string_view unit_word(const PrintedFigure& p) {
-  std::string_view text = p.text.substr(0, p.text.find(" + "));
+  std::string_view text = std::string_view(p.text).substr(0, p.text.find(" + "));
   const size_t space = text.rfind(' ');
   if (space != std::string_view::npos) return text.substr(space + 1);
   size_t n = text.size();
