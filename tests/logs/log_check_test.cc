@@ -119,6 +119,34 @@ TEST(CheckLog, AModelByNameNeedsAContextToOpenIt) {
                            "model by name");
 }
 
+TEST(ModelFromLog, ACutDumpSaysWhatIsMissing) {
+  // The pinned log's first 15 lines: the loader announces 20 entries and
+  // the excerpt holds 9 of them.
+  const std::string whole = read_test_log("llamacpp", "llamacpp-pinned-llama-dense-ctx4096.log");
+  size_t end = 0;
+  for (int line = 0; line < 15; ++line) end = whole.find('\n', end) + 1;
+  Result<RuntimeLog> log = read_runtime_log(whole.substr(0, end));
+  ASSERT_TRUE(log.ok());
+  Result<Model> model = model_from_log(log->model);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.error().message(), "the metadata dump is cut: 9 of the 20 entries the loader announced");
+}
+
+TEST(ModelFromLog, WholeDumpGivesTheGgufSpecAndThePrintedWeights) {
+  Result<RuntimeLog> log = read_runtime_log(read_test_log("llamacpp", "llamacpp-pinned-llama-dense-ctx4096.log"));
+  ASSERT_TRUE(log.ok());
+  Result<Model> model = model_from_log(log->model);
+  ASSERT_TRUE(model.ok()) << model.error().message();
+  // llama: 4 layers of 2 KV heads x 64: 2 x 2 x 64 = 256 elements a token.
+  EXPECT_EQ(model->spec.model_type, "llama");
+  ASSERT_EQ(model->spec.layers.size(), 4u);
+  EXPECT_EQ(model->spec.layers[0].elems_per_token, 256u);
+  EXPECT_EQ(model->spec.geometry.vocab, 32000u);  // llama.vocab_size
+  EXPECT_EQ(model->weights.bytes, 53'005'517u);   // "50.55 MiB"
+  EXPECT_EQ(model->weights.source, WeightsSource::kGgufHeader);
+  EXPECT_FALSE(model->weights.verified);
+}
+
 TEST(CheckLogRequest, ReadsTheBodyAndRefusesStrangers) {
   Result<LogCheckRequest> r = parse_log_check_request_json(
       R"({"log": "x", "model": "m", "config": {"model_type": "llama"}, "gpu_memory_total": "80GiB",
