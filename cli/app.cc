@@ -17,6 +17,7 @@ void add_memfit_commands(CLI::App& app, int& exit_code) {
   add_fit_command(app, exit_code);
   add_recommend_command(app, exit_code);
   add_plot_command(app, exit_code);
+  add_check_log_command(app, exit_code);
   add_serve_launcher(app, exit_code);
 }
 

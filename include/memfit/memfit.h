@@ -129,6 +129,15 @@ memfit_status memfit_run_request_json(const char* request_json, unsigned int opt
  * MEMFIT_INVALID_ARGUMENT when json_out is NULL. */
 memfit_status memfit_engines_json(char** json_out);
 
+/* Reads a runtime's log and prices it, as `memfit check-log --json` does
+ * (docs/check-log.md): the body POST /v1/check-log takes,
+ *   {"log": "<the log's text>", "model": "...", "config": {...},
+ *    "gpu_memory_total": "80GiB", "gpu_name": "..."}
+ * ("log" required). *response_json as memfit_estimate_request_json's: the
+ * check's JSON (schema/check-log.schema.json) with MEMFIT_OK, or
+ * {"error": {...}} with the failure's status. */
+memfit_status memfit_check_log_json(const char* request_json, char** response_json);
+
 typedef struct memfit_prefill_request {
   const char* request_id;       /* NULL or "": one is generated */
   uint64_t prompt_tokens;

@@ -187,6 +187,7 @@ __version__ = "0.1.0"  # the project's (CMakeLists.txt), as pyproject.toml; test
 __all__ = [
     "estimate",
     "request",
+    "check_log",
     "engines",
     "version",
     "MemfitError",
@@ -270,6 +271,8 @@ def _declare(lib):
     lib.memfit_run_request_json.argtypes = [ctypes.c_char_p, ctypes.c_uint, ctypes.POINTER(ctypes.c_void_p)]
     lib.memfit_engines_json.restype = ctypes.c_int
     lib.memfit_engines_json.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    lib.memfit_check_log_json.restype = ctypes.c_int
+    lib.memfit_check_log_json.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
 
 
 def _load():
@@ -320,6 +323,11 @@ def _run(fields, options):
     body = json.dumps(fields).encode()
     response = ctypes.c_void_p()
     status = lib.memfit_run_request_json(body, options, ctypes.byref(response))
+    return _answer(lib, status, response)
+
+
+def _answer(lib, status, response):
+    """A JSON call's answer as a dict, or its error raised as MemfitError."""
     answer = _taken(lib, response)
     if status == _MEMFIT_OK:
         return answer
@@ -333,6 +341,19 @@ def request(fields):
     required; the module's docstring lists them) and returns the report as
     a dict; raises MemfitError."""
     return _run(fields, 0)
+
+
+def check_log(log, **options):
+    """Reads a runtime's log (its text) and prices it, as `memfit check-log
+    --json` does (docs/check-log.md); options: model, config (a dict or the
+    config.json's text), gpu_memory_total, gpu_name; None values are left
+    out. Returns the check as a dict; raises MemfitError."""
+    body = {"log": log}
+    body.update({key: value for key, value in options.items() if value is not None})
+    lib = _library()
+    response = ctypes.c_void_p()
+    status = lib.memfit_check_log_json(json.dumps(body).encode(), ctypes.byref(response))
+    return _answer(lib, status, response)
 
 
 def engines():

@@ -16,6 +16,7 @@
 #include "memfit/environment.h"
 #include "memfit/estimate.h"
 #include "memfit/host_memory.h"
+#include "memfit/log_check.h"
 #include "memfit/model.h"
 #include "memfit/prefill_guard.h"
 #include "memfit/request.h"
@@ -355,5 +356,45 @@ int memfit_gate_may_grow(memfit_gate* gate, uint64_t bytes) {
 }
 
 void memfit_gate_free(memfit_gate* gate) { delete gate; }
+
+memfit_status memfit_check_log_json(const char* request_json, char** response_json) {
+  if (response_json == nullptr) return MEMFIT_INVALID_ARGUMENT;
+  *response_json = nullptr;
+  // As memfit_estimate_request_json: every failure is a JSON object, one
+  // built with malloc alone when memory is short; nothing throws.
+  const auto answer = [&](memfit_status status, const nlohmann::ordered_json& j) noexcept {
+    try {
+      *response_json = copy_string(dump(j));
+    } catch (...) {
+      static constexpr char kFixed[] =
+          R"({"error":{"kind":"internal","message":"internal error: out of memory"}})";
+      *response_json = copy_chars(kFixed, sizeof kFixed - 1);
+      return MEMFIT_ERROR;
+    }
+    return *response_json != nullptr ? status : MEMFIT_ERROR;
+  };
+  const auto failure = [&](const memfit::Error& error) noexcept {
+    try {
+      return answer(status_of(error), nlohmann::ordered_json{{"error", memfit::error_to_json(error)}});
+    } catch (...) {
+      return answer(MEMFIT_ERROR, nullptr);
+    }
+  };
+  try {
+    if (request_json == nullptr) return failure(memfit::Error::usage("request_json is NULL"));
+    memfit::Result<memfit::LogCheckRequest> request =
+        memfit::parse_log_check_request_json(request_json);
+    if (!request) return failure(request.error());
+    memfit::LocalRequestContext context(*memfit::make_process_environment());
+    memfit::Result<memfit::LogCheck> check = memfit::check_log(request->log, request->options, &context);
+    if (!check) return failure(check.error());
+    return answer(MEMFIT_OK, memfit::log_check_to_json(*check));
+  } catch (const std::exception& e) {
+    return failure(memfit::Error(std::string(kInternalErrorText) + e.what(), memfit::ErrorKind::kInternal));
+  } catch (...) {
+    return failure(memfit::Error(std::string(kInternalErrorText) + kNotStdException,
+                                 memfit::ErrorKind::kInternal));
+  }
+}
 
 }  // extern "C"

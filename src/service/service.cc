@@ -60,7 +60,7 @@ ServiceState::ServiceState(ServiceOptions o, service::ModelRoots r)
 namespace {
 
 enum class Endpoint {
-  kHealth, kModels, kEngines, kHardware, kEstimate, kFit, kAdmit, kMetrics, kWebAsset
+  kHealth, kModels, kEngines, kHardware, kEstimate, kFit, kAdmit, kCheckLog, kMetrics, kWebAsset
 };
 
 struct Route {
@@ -77,6 +77,7 @@ constexpr std::array<Route, 8> kRoutes = {{
     {"/v1/estimate", "POST", Endpoint::kEstimate},
     {"/v1/fit", "POST", Endpoint::kFit},
     {"/v1/admit", "POST", Endpoint::kAdmit},
+    {"/v1/check-log", "POST", Endpoint::kCheckLog},
     {"/metrics", "GET", Endpoint::kMetrics},
 }};
 
@@ -96,6 +97,8 @@ HttpResponse dispatch(ServiceState& state, const Route& route, std::string_view 
       return service::handle_fit(state, body);
     case Endpoint::kAdmit:
       return service::handle_admit(state, body);
+    case Endpoint::kCheckLog:
+      return service::handle_check_log(state, body);
     case Endpoint::kMetrics:
       return service::handle_metrics(state);
     case Endpoint::kWebAsset:

@@ -68,6 +68,7 @@ ApiResult<std::shared_ptr<const CachedModel>> model_named(ServiceState& state,
 HttpResponse handle_estimate(ServiceState& state, std::string_view body);
 HttpResponse handle_fit(ServiceState& state, std::string_view body);
 HttpResponse handle_admit(ServiceState& state, std::string_view body);
+HttpResponse handle_check_log(ServiceState& state, std::string_view body);  // check_log_handler.cc
 HttpResponse handle_models(ServiceState& state);
 // GET /v1/engines: the engines and their request fields (engines_handler.cc).
 HttpResponse handle_engines();

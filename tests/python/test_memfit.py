@@ -181,5 +181,25 @@ class MainTest(unittest.TestCase):
         self.assertEqual((status, out), (0, f"memfit {VERSION} (library {VERSION})\n"))
 
 
+class CheckLogTest(unittest.TestCase):
+    LOG = os.path.join(os.path.dirname(__file__), "..", "data", "logs", "llamacpp",
+                       "llamacpp-pinned-llama-dense-ctx4096.log")
+
+    def test_a_log_priced_as_check_log_prices_it(self):
+        with open(self.LOG) as f:
+            check = memfit.check_log(f.read())
+        self.assertEqual(check["engine"], "llamacpp")
+        self.assertEqual(check["model_source"], "log")
+        # tests/logs/log_check_test.cc: KV 4 layers x 4096 cells x 256 x 2 B = 8,388,608.
+        kv = [f for f in check["figures"] if f["figure"] == "kv_cache"][0]
+        self.assertEqual(kv["memfit"], 8388608)
+        self.assertEqual(kv["basis"], "exact")
+
+    def test_a_body_without_a_log_is_a_usage_error(self):
+        with self.assertRaises(memfit.UsageError) as raised:
+            memfit.check_log(None)
+        self.assertEqual(raised.exception.field, "log")
+
+
 if __name__ == "__main__":
     unittest.main()

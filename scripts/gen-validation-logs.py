@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Regenerates docs/validation-logs.md (and, with --update-expected,
+tests/data/logs/expected.tsv) from the log corpus under tests/data/logs/.
+
+Every <engine>/<slug>.log is checked with `memfit check-log --json`, with
+what its sidecar <slug>.json gives that the log may not print (the same
+options tests/logs/log_replay_test.cc passes, see replay_options below):
+  --config <slug>.config.json   when the sidecar names one
+  --runtime-version V           the sidecar's version, when it reads as one
+  --command CMD                 the sidecar's command line
+  --gpu-name NAME               vLLM logs: the sidecar's first device
+
+Usage: scripts/gen-validation-logs.py [--memfit build/release/memfit]
+                                      [--update-expected] [--check]
+  --check   exit 1 when docs/validation-logs.md would change (CI)
+Python 3 standard library only.
+"""
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = ROOT / "tests" / "data" / "logs"
+DOC = ROOT / "docs" / "validation-logs.md"
+EXPECTED = LOGS / "expected.tsv"
+ENGINES = ["llamacpp", "ollama", "vllm", "sglang", "mlx-lm"]
+TOLERANCE = "0.001"  # each row's ratio may move this much before the replay fails
+VERSION = re.compile(r"^v?\d+\.\d+(\.\d+)*$|^b\d+$")
+
+
+def replay_options(engine, slug, sidecar):
+    """The check-log flags the sidecar adds (log_replay_test.cc: the same)."""
+    args = []
+    config = LOGS / engine / f"{slug}.config.json"
+    if config.exists():
+        args += ["--config", str(config)]
+    version = sidecar.get("version")
+    if isinstance(version, str) and VERSION.match(version):
+        args += ["--runtime-version", version]
+    command = sidecar.get("command")
+    if isinstance(command, str) and command:
+        args += ["--command", command]
+    devices = sidecar.get("devices") or []
+    if engine == "vllm" and devices and isinstance(devices[0], str):
+        args += ["--gpu-name", devices[0]]
+    return args
+
+
+def check(memfit, engine, log):
+    slug = log.stem
+    sidecar_path = log.with_suffix(".json")
+    sidecar = json.loads(sidecar_path.read_text()) if sidecar_path.exists() else {}
+    cmd = [memfit, "check-log", str(log), "--json"] + replay_options(engine, slug, sidecar)
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        return sidecar, None, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"
+    return sidecar, json.loads(out.stdout), None
+
+
+def fmt_ratio(r):
+    return "-" if r is None else f"{r:.4f}"
+
+
+def error_of(ratio):
+    return abs(ratio - 1.0)
+
+
+def collect(memfit):
+    rows, logs = [], []
+    for engine in ENGINES:
+        for log in sorted((LOGS / engine).glob("*.log")):
+            sidecar, report, failure = check(memfit, engine, log)
+            backend = sidecar.get("backend") or (report or {}).get("backend") or "?"
+            entry = {"engine": engine, "slug": log.stem, "source": sidecar.get("source") or "?",
+                     "backend": backend, "failure": failure, "report": report}
+            logs.append(entry)
+            if report is None:
+                continue
+            for f in report["figures"]:
+                rows.append({**entry, "figure": f})
+    return rows, logs
+
+
+def summary_table(rows):
+    groups = {}
+    for r in rows:
+        f = r["figure"]
+        if f["ratio"] is None:
+            continue
+        key = (r["engine"], r["backend"], f["figure"], f["basis"])
+        groups.setdefault(key, []).append((f["ratio"], f["within_print"]))
+    lines = ["| engine | backend | figure | basis | rows | within the print | median error | worst error | worst ratio |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for (engine, backend, figure, basis), entries in sorted(groups.items()):
+        ratios = [ratio for ratio, _ in entries]
+        within = sum(1 for _, inside in entries if inside)
+        errors = [error_of(x) for x in ratios]
+        worst = max(ratios, key=error_of)
+        lines.append(f"| {engine} | {backend} | {figure} | {basis} | {len(ratios)} | {within} | "
+                     f"{statistics.median(errors) * 100:.2f} % | {max(errors) * 100:.2f} % | {worst:.4f} |")
+    return lines
+
+
+def row_table(rows):
+    lines = ["| log | device | figure | printed | memfit | ratio | basis | source |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        f = r["figure"]
+        memfit = "-" if f["memfit"] is None else f["memfit"]
+        note = f" ({f['note']})" if f["note"] and f["memfit"] is None else ""
+        lines.append(f"| {r['engine']}/{r['slug']} | {f['device']} | {f['figure']} | {f['printed_text']} "
+                     f"| {memfit} | {fmt_ratio(f['ratio'])} | {f['basis'] or '-'}{note} | {r['source']} |")
+    return lines
+
+
+def not_priced_table(logs):
+    lines = ["| log | why |", "|---|---|"]
+    for entry in logs:
+        why = entry["failure"] or (entry["report"] or {}).get("not_priced")
+        if why:
+            lines.append(f"| {entry['engine']}/{entry['slug']} | {why} |")
+    return lines
+
+
+def render(rows, logs):
+    counts = {e: sum(1 for l in logs if l["engine"] == e) for e in ENGINES}
+    priced = sum(1 for r in rows if r["figure"]["ratio"] is not None)
+    out = ["# Validation against real runtime logs",
+           "",
+           "Generated by `scripts/gen-validation-logs.py` from the corpus under",
+           "`tests/data/logs/` (each log's sidecar names its source); do not edit by hand.",
+           "`memfit check-log` reads every log (docs/check-log.md) and prices what it can;",
+           "`tests/logs/log_replay_test.cc` replays them against `tests/data/logs/expected.tsv`,",
+           "so a rule that makes a priced figure worse fails ctest. Error is |memfit / printed - 1|;",
+           "\"within the print\" counts the rows whose memfit figure lies inside the print's rounding",
+           "(a 0.12 MiB print is 0.115 to 0.125 MiB: an exact 128,000 B reads as 1.73 % off).",
+           "",
+           "Logs: " + ", ".join(f"{e} {counts[e]}" for e in ENGINES) +
+           f"; {len(rows)} printed figures, {priced} priced.",
+           "",
+           "## By engine, backend and figure", ""]
+    out += summary_table(rows)
+    out += ["", "## Logs not priced", ""]
+    out += not_priced_table(logs)
+    out += ["", "## Every figure", ""]
+    out += row_table(rows)
+    return "\n".join(out) + "\n"
+
+
+def expected_tsv(rows):
+    lines = ["# The replay's expectations (tests/logs/log_replay_test.cc), written by",
+             "# scripts/gen-validation-logs.py --update-expected: one row per priced figure.",
+             "# A figure's |ratio - 1| may not grow past the row's by more than its tolerance.",
+             "# Columns: slug, device, figure, printed, memfit, ratio, tolerance"]
+    for r in rows:
+        f = r["figure"]
+        if f["ratio"] is None:
+            continue
+        lines.append("\t".join([r["slug"], f["device"], f["figure"], str(f["printed"]),
+                                str(f["memfit"]), f"{f['ratio']:.6f}", TOLERANCE]))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memfit", default=str(ROOT / "build" / "release" / "memfit"))
+    parser.add_argument("--update-expected", action="store_true")
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    rows, logs = collect(args.memfit)
+    doc = render(rows, logs)
+    if args.check:
+        if DOC.read_text() != doc:
+            print("gen-validation-logs: docs/validation-logs.md is stale", file=sys.stderr)
+            return 1
+        return 0
+    DOC.write_text(doc)
+    if args.update_expected:
+        EXPECTED.write_text(expected_tsv(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

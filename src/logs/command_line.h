@@ -1,0 +1,34 @@
+// A runtime's command line as a log (or the caller, LogCheckOptions::
+// command) shows it: "vllm serve M --tensor-parallel-size 2", "llama-server
+// -m M -c 32768 -ngl 99 -fa". Private to src/logs.
+#ifndef MEMFIT_LOGS_COMMAND_LINE_H_
+#define MEMFIT_LOGS_COMMAND_LINE_H_
+
+#include <initializer_list>
+#include <optional>
+#include <string_view>
+
+#include "logs/log_builder.h"
+
+namespace memfit::logs {
+
+// The value of the first of `names` given in `command`, as "--name value"
+// or "--name=value" (quotes around the value dropped); nullopt when none
+// is given or it has no value.
+std::optional<std::string_view> flag_value(std::string_view command,
+                                           std::initializer_list<std::string_view> names);
+// Whether any of `names` is given as a word of `command`.
+bool flag_given(std::string_view command, std::initializer_list<std::string_view> names);
+
+// One setting per flag the table names: {flags..., setting}. A setting the
+// log printed is kept (LogBuilder::setting: the first value wins), so a
+// command is read after the log's lines.
+struct FlagSetting {
+  std::initializer_list<std::string_view> flags;
+  std::string_view setting;
+};
+void read_flags(std::string_view command, std::initializer_list<FlagSetting> table, LogBuilder& out);
+
+}  // namespace memfit::logs
+
+#endif  // MEMFIT_LOGS_COMMAND_LINE_H_

@@ -1,0 +1,138 @@
+// llama.cpp's buffer lines: one per buffer type and category, the size as
+// bytes / 2^20 with two decimals (docs/llamacpp-rules.md, "Log lines"):
+//   load_tensors:        CUDA0 model buffer size =  4403.49 MiB
+//   llama_kv_cache:      CUDA0 KV buffer size =   512.00 MiB
+//   llama_memory_recurrent:  CPU RS buffer size =  0.38 MiB
+//   llama_context:  CUDA_Host  output buffer size =     0.49 MiB
+//   sched_reserve:      CUDA0 compute buffer size =   560.00 MiB
+// and, before the categories were named (to about b4400),
+//   llm_load_tensors:      CUDA0 buffer size =  4403.49 MiB
+// The cache's summary lines carry the K and V types:
+//   llama_kv_cache: size = 512.00 MiB (4096 cells, 32 layers, 1/1 seqs), K (f16): 256.00 MiB, V (f16): 256.00 MiB
+//   llama_new_context_with_model: KV self size  = 512.00 MiB, K (f16): 256.00 MiB, V (f16): 256.00 MiB
+//   llama_kv_cache_init: kv_size = 4096, offload = 1, type_k = 'f16', type_v = 'f16', n_layer = 32
+#include <vector>
+
+#include "logs/llamacpp_lines.h"
+
+namespace memfit::logs {
+namespace {
+
+std::vector<std::string_view> words(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!(text = trim(text)).empty()) {
+    const size_t end = text.find(' ');
+    out.push_back(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end);
+  }
+  return out;
+}
+
+struct BufferKind {
+  std::string_view word;
+  LogFigure figure;
+  bool context;  // printed by a llama_context: read for the first context only
+};
+constexpr BufferKind kKinds[] = {{"model", LogFigure::kModel, false},
+                                 {"KV", LogFigure::kKvCache, true},
+                                 {"RS", LogFigure::kRecurrent, true},
+                                 {"output", LogFigure::kOutput, true},
+                                 {"compute", LogFigure::kCompute, true}};
+
+// The type after "<letter> (" in "K (f16): 256.00 MiB".
+std::optional<std::string_view> cache_type(std::string_view line, std::string_view marker) {
+  std::optional<std::string_view> rest = after(line, marker);
+  if (!rest) return std::nullopt;
+  const size_t close = rest->find(')');
+  if (close == std::string_view::npos) return std::nullopt;
+  return rest->substr(0, close);
+}
+
+// The value of "name = 'value'" (quotes dropped) in an old kv_size line.
+std::optional<std::string_view> quoted_field(std::string_view line, std::string_view name) {
+  std::optional<std::string_view> rest = after(line, name);
+  if (!rest) return std::nullopt;
+  std::string_view value = rest->substr(0, rest->find(','));
+  value = trim(value);
+  if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {
+    value = value.substr(1, value.size() - 2);
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string device_of_buffer(std::string_view buffer) {
+  if (buffer.starts_with("CPU") || buffer.ends_with("_Host") || buffer == "AMX") return "CPU";
+  if (buffer.ends_with("_Mapped")) buffer.remove_suffix(7);
+  if (buffer.ends_with("_Split")) {
+    // "CUDA0_Split": CUDA0's share of the row-split matrices; "CUDA_Split"
+    // (older builds) names no device and stays as it is.
+    const std::string_view device = buffer.substr(0, buffer.size() - 6);
+    if (!device.empty() && device.back() >= '0' && device.back() <= '9') buffer = device;
+  }
+  return std::string(buffer);
+}
+
+bool read_buffer_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
+  const size_t at = line.text.find(" buffer size =");
+  if (at == std::string_view::npos) return false;
+  const std::vector<std::string_view> before = words(line.text.substr(0, at));
+  if (before.size() < 2) return true;
+  const BufferKind* kind = nullptr;
+  for (const BufferKind& k : kKinds) {
+    if (before.back() == k.word) kind = &k;
+  }
+  const bool old_model_line = kind == nullptr && contains(line.text, "load_tensors:");
+  if (kind == nullptr && !old_model_line) return true;  // "input buffer", ...
+  const std::string_view buffer = old_model_line ? before.back() : before[before.size() - 2];
+  if (buffer.ends_with(':')) return true;  // no buffer named
+  if (kind != nullptr && kind->context && state.contexts > 1) return true;
+  std::optional<PrintedQuantity> q =
+      leading_quantity(line.text.substr(at + 14), binary_units());
+  if (!q) return true;
+  const LogFigure figure = kind != nullptr ? kind->figure : LogFigure::kModel;
+  if (figure == LogFigure::kKvCache) state.kv_buffer_lines = true;
+  if (buffer.ends_with("_Split")) out.setting("split_mode", "row");
+  out.bytes(device_of_buffer(buffer), figure, *q, line.number, Merge::kSum, buffer);
+  return true;
+}
+
+bool read_cache_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
+  const std::string_view text = line.text;
+  if (contains(text, "using full-size SWA cache")) {
+    out.setting("swa_full", "true");
+    return true;
+  }
+  const bool summary = contains(text, "KV self size") ||
+                       (contains(text, "llama_kv_cache") && contains(text, ": size = "));
+  const bool old_init = contains(text, "kv_size = ") && contains(text, "type_k");
+  if (!summary && !old_init) return false;
+  if (state.contexts > 1) return true;
+  if (old_init) {
+    if (auto k = quoted_field(text, "type_k =")) out.setting("cache_type_k", *k);
+    if (auto v = quoted_field(text, "type_v =")) out.setting("cache_type_v", *v);
+    if (auto offload = quoted_field(text, "offload =")) {
+      out.setting("kv_offload", *offload == "0" ? "false" : "true");
+    }
+    return true;
+  }
+  if (auto k = cache_type(text, " K (")) out.setting("cache_type_k", *k);
+  if (auto v = cache_type(text, " V (")) out.setting("cache_type_v", *v);
+  if (std::optional<std::string_view> size = after(text, "size =")) {
+    if (std::optional<PrintedQuantity> q = leading_quantity(*size, binary_units())) {
+      state.kv_summaries.emplace_back(*q, line.number);
+    }
+  }
+  return true;
+}
+
+void add_kv_total(const LlamaCppReadState& state, LogBuilder& out) {
+  if (state.kv_buffer_lines) return;
+  for (const auto& [q, number] : state.kv_summaries) {
+    out.bytes("total", LogFigure::kKvCache, q, number, Merge::kSum);
+  }
+}
+
+}  // namespace memfit::logs

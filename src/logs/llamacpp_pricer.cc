@@ -1,0 +1,238 @@
+// A llama.cpp (or Ollama runner) log priced by the llamacpp profile: the
+// context the log printed (n_ctx, n_seq_max, n_batch, n_ubatch, the cache
+// types, flash attention as resolved), the GPUs it used with their free
+// memory (llama.cpp's default split), the layers it offloaded; then per
+// device, llama.cpp's buffers beside memfit's placement
+// (llamacpp_placement.h): model, KV (the device's context less the host's
+// output buffer), recurrent state, output and compute.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "logs/log_pricer.h"
+#include "logs/log_text.h"
+#include "memfit/checked_math.h"
+#include "memfit/llamacpp.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit::logs {
+namespace {
+
+// The log's GPUs, in its order: every device but the host, the whole-run
+// "total" and the row-split buffer.
+std::vector<const LogDevice*> log_gpus(const RuntimeLog& log) {
+  std::vector<const LogDevice*> gpus;
+  for (const LogDevice& d : log.devices) {
+    if (d.id != "CPU" && d.id != "total" && d.id != "CUDA_Split") gpus.push_back(&d);
+  }
+  return gpus;
+}
+
+std::optional<FlashAttn> flash_attn_of(const RuntimeLog& log) {
+  const LogSetting* s = log.setting("flash_attn_resolved");
+  if (s == nullptr) s = log.setting("flash_attn");
+  if (s == nullptr) return std::nullopt;
+  if (s->value == "1" || s->value == "enabled" || s->value == "true" || s->value == "on") return FlashAttn::kOn;
+  if (s->value == "0" || s->value == "disabled" || s->value == "false" || s->value == "off") return FlashAttn::kOff;
+  return FlashAttn::kAuto;
+}
+
+Status apply_context(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std::string>& notes) {
+  q.ctx_size = count_setting(log, "n_ctx");
+  if (!q.ctx_size) notes.push_back("n_ctx is not in the log: the model's training context is assumed");
+  q.parallel = count_setting(log, "n_seq_max");
+  q.batch_size = count_setting(log, "n_batch");
+  q.ubatch_size = count_setting(log, "n_ubatch");
+  q.flash_attn = flash_attn_of(log);
+  for (auto [name, field] : {std::pair{"cache_type_k", &q.cache_type_k}, {"cache_type_v", &q.cache_type_v}}) {
+    const LogSetting* s = log.setting(name);
+    if (s == nullptr) continue;
+    Result<GgmlType> type = parse_llamacpp_cache_type(s->value);
+    if (!type) return Error::usage(name, type.error().message());
+    *field = *type;
+  }
+  if (const LogSetting* s = log.setting("kv_unified")) q.kv_unified = s->value == "true";
+  if (const LogSetting* s = log.setting("swa_full")) q.swa_full = s->value == "true";
+  return Status::Ok();
+}
+
+Status apply_placement(const RuntimeLog& log, LlamaCppPlacementRequest& p,
+                       std::vector<std::string>& notes) {
+  const std::vector<const LogDevice*> gpus = log_gpus(log);
+  if (gpus.empty()) return Status::Ok();
+  std::vector<LlamaCppGpu> listed;
+  bool free_known = true;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    free_known = free_known && gpus[i]->free_bytes.has_value();
+    listed.push_back(LlamaCppGpu{fmt::format("gpu:{}", i), gpus[i]->name, gpus[i]->free_bytes.value_or(1)});
+  }
+  if (!free_known && gpus.size() > 1) {
+    for (LlamaCppGpu& g : listed) g.free_bytes = 1;  // an even split
+    notes.push_back("the GPUs' free memory is not in the log: layers split evenly");
+  }
+  p.gpu_memory = std::move(listed);
+  p.gpu_margin = 0;
+  if (std::optional<uint64_t> ngl = count_setting(log, "n_gpu_layers")) p.n_gpu_layers = *ngl;
+  if (const LogSetting* s = log.setting("tensor_split")) {
+    Result<std::vector<double>> split = parse_tensor_split(s->value);
+    if (split) p.tensor_split = *split;
+  }
+  if (const LogSetting* mode = log.setting("split_mode")) {
+    if (Result<SplitMode> split = parse_split_mode(mode->value)) p.split_mode = *split;
+  }
+  if (const LogSetting* s = log.setting("kv_offload"); s != nullptr && s->value == "false") p.no_kv_offload = true;
+  if (log.setting("no_mmap") != nullptr) p.no_mmap = true;
+  return Status::Ok();
+}
+
+// The repack kernels of a CPU run: those system_info's features pick, else
+// AVX2's when the log shows a CPU_REPACK buffer; none on a GPU run.
+RepackCpu repack_of(const RuntimeLog& log, std::vector<std::string>& notes) {
+  if (!log_gpus(log).empty()) return RepackCpu::kNone;
+  if (const LogSetting* cpu = log.setting("repack_cpu")) {
+    if (Result<RepackCpu> repack = parse_repack_cpu(cpu->value)) return *repack;
+  }
+  for (const PrintedFigure& f : log.figures) {
+    if (std::find(f.buffers.begin(), f.buffers.end(), "CPU_REPACK") != f.buffers.end()) {
+      notes.push_back("the CPU's features are not in the log: its CPU_REPACK buffer is priced "
+                      "with AVX2's kernels");
+      return RepackCpu::kX86Avx2;
+    }
+  }
+  return RepackCpu::kNone;
+}
+
+// Hybrid models: memfit places a device's KV and recurrent state together,
+// so they are compared as totals over the devices, summed from the log's
+// per-device figures (values and bands).
+void add_context_totals(const LlamaCppEstimate& e, std::vector<FigureCheck>& figures) {
+  for (auto [figure, bytes] : {std::pair{LogFigure::kKvCache, e.kv_bytes},
+                               {LogFigure::kRecurrent, e.recurrent_bytes}}) {
+    FigureCheck total;
+    total.printed.device = "total";
+    total.printed.figure = figure;
+    bool any = false;
+    for (const FigureCheck& c : figures) {
+      if (c.printed.figure != figure || c.printed.device == "total") continue;
+      if (any) total.printed.text += " + ";
+      total.printed.text += c.printed.text;
+      total.printed.value = (CheckedBytes(total.printed.value) + c.printed.value).saturated();
+      total.printed.band = (CheckedBytes(total.printed.band) + c.printed.band).saturated();
+      total.printed.unit_scale = c.printed.unit_scale;
+      total.printed.decimals = c.printed.decimals;
+      total.printed.line = any ? total.printed.line : c.printed.line;
+      any = true;
+    }
+    if (!any) continue;
+    total.memfit = bytes;
+    total.basis = FigureBasis::kExact;
+    total.note = "the sum of the devices' buffers";
+    figures.push_back(std::move(total));
+  }
+}
+
+class LlamaCppPricer final : public LogPricer {
+ public:
+  std::string_view profile() const override { return "llamacpp"; }
+  bool rebuilds_model() const override { return true; }
+
+  Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions&,
+                                  std::vector<std::string>& notes) const override {
+    EstimateRequest r;
+    r.engine = "llamacpp";
+    if (Status s = apply_context(log, r.llamacpp, notes); !s) return s.error();
+    if (Status s = apply_placement(log, r.llamacpp.placement, notes); !s) return s.error();
+    r.llamacpp.repack = repack_of(log, notes);
+    return r;
+  }
+
+  void compare(const RuntimeLog& log, const LogCheckOptions&, const EstimateRun& run,
+               std::vector<FigureCheck>& figures) const override;
+};
+
+// memfit's device for a log device: GPU i of the log is placement device
+// i, the host the last; null when memfit has none.
+const LlamaCppDeviceUsage* device_for(const RuntimeLog& log, const LlamaCppEstimate& e,
+                                      std::string_view id) {
+  const std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
+  if (devices.empty()) return nullptr;
+  if (id == "CPU") return &devices.back();
+  const std::vector<const LogDevice*> gpus = log_gpus(log);
+  for (size_t i = 0; i < gpus.size() && i + 1 < devices.size(); ++i) {
+    if (gpus[i]->id == id) return &devices[i];
+  }
+  return nullptr;
+}
+
+void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d, bool host,
+                         bool exact_weights, FigureCheck& c) {
+  const uint64_t output = host ? e.output_bytes : 0;
+  const uint64_t context = d.context_bytes >= output ? d.context_bytes - output : 0;
+  switch (c.printed.figure) {
+    case LogFigure::kModel:
+      c.memfit = d.model_bytes;
+      c.basis = exact_weights ? FigureBasis::kExact : FigureBasis::kModelled;
+      break;
+    case LogFigure::kKvCache:
+    case LogFigure::kRecurrent:
+      if (e.kv_bytes > 0 && e.recurrent_bytes > 0) {
+        c.note = "KV and recurrent state share a device's context in memfit's placement: see the total";
+        return;
+      }
+      c.memfit = context;
+      c.basis = FigureBasis::kExact;
+      break;
+    case LogFigure::kContext:  // the breakdown's: KV and state, no output buffer
+      c.memfit = context;
+      c.basis = FigureBasis::kExact;
+      break;
+    case LogFigure::kOutput:
+      c.memfit = output;
+      c.basis = FigureBasis::kExact;
+      break;
+    case LogFigure::kCompute:
+      c.memfit = d.compute_bytes;
+      c.basis = e.compute_replayed ? FigureBasis::kExact : FigureBasis::kModelled;
+      break;
+    default:
+      break;
+  }
+}
+
+void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions&, const EstimateRun& run,
+                             std::vector<FigureCheck>& figures) const {
+  const LlamaCppEstimate& e = *run.llamacpp;
+  // Weights per device are exact only from a tensor list on one device
+  // (the mapped file range on the host; CUDA pads quantized rows).
+  const bool exact_weights = !run.model->tensors.empty() && e.settings.placement.gpus.empty() &&
+                             run.model->weights.verified;
+  for (FigureCheck& c : figures) {
+    if (c.printed.device == "total") {
+      if (c.printed.figure == LogFigure::kKvCache) c.memfit = e.kv_bytes;
+      if (c.printed.figure == LogFigure::kRecurrent) c.memfit = e.recurrent_bytes;
+      if (c.memfit) c.basis = FigureBasis::kExact;
+      continue;
+    }
+    const LlamaCppDeviceUsage* d = device_for(log, e, c.printed.device);
+    if (d == nullptr) {
+      c.note = fmt::format("memfit's placement has no device {}", escape_untrusted(c.printed.device));
+      continue;
+    }
+    price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, c);
+    const auto& buffers = c.printed.buffers;
+    if (c.printed.figure == LogFigure::kModel && run.model->tensors.empty() &&
+        std::find(buffers.begin(), buffers.end(), "CPU_REPACK") != buffers.end()) {
+      c.note = "CPU_REPACK's copies need the tensor list (give -m): memfit's is the mapped weights";
+    }
+  }
+  if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
+}
+
+}  // namespace
+
+const LogPricer& llamacpp_log_pricer() {
+  static const LlamaCppPricer pricer;
+  return pricer;
+}
+
+}  // namespace memfit::logs

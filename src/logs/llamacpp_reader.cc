@@ -1,0 +1,274 @@
+// The llama.cpp reader (docs/check-log.md, "llama.cpp"): the build, the
+// devices, the context's settings, the metadata dump and the buffers of
+// the first model load and the first context. The lines are matched by
+// the function name that starts them (docs/llamacpp-rules.md, "Log
+// lines"), wherever a line's prefix (timestamps, levels) puts it.
+#include <fmt/format.h>
+
+#include "logs/command_line.h"
+#include "logs/llamacpp_lines.h"
+#include "logs/log_reader.h"
+
+namespace memfit::logs {
+namespace {
+
+// "build: 5361 (cf0a43bb) with cc ..." (tools, server), "main: build =
+// 3600 (2fb92678)" (older tools), "version: 5361 (cf0a43bb)" (--version).
+void read_build(std::string_view text, LogBuilder& out) {
+  for (std::string_view marker : {"build: ", "build = ", "version: ", "print_info: build "}) {
+    std::optional<std::string_view> rest = after(text, marker);
+    if (!rest) continue;
+    const std::optional<uint64_t> number = leading_count(*rest);
+    if (number && contains(*rest, " (")) out.set_version(fmt::format("b{}", *number));
+    return;
+  }
+}
+
+// The text inside the parentheses that open `text` ("(NVIDIA ...) - 23008
+// MiB free"), nested ones kept; "" when it does not open with one.
+std::string_view parenthesised(std::string_view text, std::string_view& rest) {
+  if (!text.starts_with('(')) return {};
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+    if (depth == 0) {
+      rest = text.substr(i + 1);
+      return text.substr(1, i - 1);
+    }
+  }
+  return {};
+}
+
+// "using device CUDA0 (NVIDIA GeForce RTX 4090) (0000:01:00.0) - 23008
+// MiB free", llama_model_load_from_file_impl's (llama_prepare_model_devices').
+void read_using_device(std::string_view rest, LogBuilder& out) {
+  const size_t space = rest.find(' ');
+  if (space == std::string_view::npos) return;
+  const std::string_view id = rest.substr(0, space);
+  std::string_view tail;
+  const std::string_view name = parenthesised(trim(rest.substr(space)), tail);
+  LogDevice* device = out.device(id);
+  if (device == nullptr) return;
+  if (device->name.empty()) device->name = std::string(name);
+  if (std::optional<std::string_view> free = after(tail, " - ")) {
+    if (std::optional<PrintedQuantity> q = leading_quantity(*free, binary_units())) {
+      if (!device->free_bytes) device->free_bytes = q->scaled.value;
+    }
+  }
+}
+
+// ggml's device listings: "ggml_cuda_init: found 2 ROCm devices:" then
+// "  Device 0: AMD Radeon RX 7900 XTX, gfx1100 ..."; "ggml_vulkan: 0 =
+// NVIDIA GeForce RTX 3090 (NVIDIA) | uma: 0 | ..."; Metal's "GPU name:".
+bool read_device_listing(std::string_view text, LlamaCppReadState& state, LogBuilder& out) {
+  if (std::optional<std::string_view> rest = after(text, "ggml_cuda_init: found ")) {
+    const std::vector<std::string_view> kinds = {"CUDA", "ROCm", "MUSA"};
+    for (std::string_view kind : kinds) {
+      if (contains(*rest, std::string(" ") + std::string(kind) + " device")) state.gpu_kind = kind;
+    }
+    return true;
+  }
+  std::optional<std::string_view> rest = after(text, "Device ");
+  // An excerpt may start below "found N CUDA devices": "compute
+  // capability" is CUDA's wording.
+  if (rest && state.gpu_kind.empty() && contains(text, "compute capability")) state.gpu_kind = "CUDA";
+  if (rest && !state.gpu_kind.empty() &&
+      (contains(text, "compute capability") || contains(text, "VMM:"))) {
+    const std::optional<uint64_t> index = leading_count(*rest);
+    const size_t colon = rest->find(": ");
+    if (!index || colon == std::string_view::npos) return true;
+    const std::string_view name = rest->substr(colon + 2, rest->find(',') - colon - 2);
+    if (LogDevice* d = out.device(fmt::format("{}{}", state.gpu_kind, *index))) {
+      if (d->name.empty()) d->name = std::string(trim(name));
+    }
+    return true;
+  }
+  if ((rest = after(text, "ggml_vulkan: ")) && contains(*rest, " | ")) {
+    const std::optional<uint64_t> index = leading_count(*rest);
+    std::optional<std::string_view> name = after(*rest, " = ");
+    if (!index || !name) return true;
+    if (LogDevice* d = out.device(fmt::format("Vulkan{}", *index))) {
+      if (d->name.empty()) d->name = std::string(trim(name->substr(0, name->find(" | "))));
+    }
+    return true;
+  }
+  if ((rest = after(text, "GPU name:")) && contains(text, "metal")) {
+    if (LogDevice* d = out.device("Metal")) d->name = std::string(trim(*rest));
+    return true;
+  }
+  return false;
+}
+
+// llama_context's (llama_new_context_with_model's) "name = value" lines.
+void read_context_setting(std::string_view rest, LlamaCppReadState& state, LogBuilder& out) {
+  const size_t eq = rest.find('=');
+  if (eq == std::string_view::npos) {
+    if (contains(rest, "Flash Attention was auto, set to ")) {
+      out.setting("flash_attn_resolved", trim(*after(rest, "set to ")));
+    }
+    return;
+  }
+  std::string_view name = trim(rest.substr(0, eq));
+  const std::string_view value = trim(rest.substr(eq + 1));
+  if (name == "n_ctx") ++state.contexts;
+  if (state.contexts > 1) {
+    if (!state.context_noted) out.note("the log creates more than one context: the first is read");
+    state.context_noted = true;
+    return;
+  }
+  if (name == "n_ctx_per_seq") name = "n_ctx_seq";
+  for (std::string_view known : {"n_seq_max", "n_ctx", "n_ctx_seq", "n_batch", "n_ubatch",
+                                 "flash_attn", "kv_unified", "causal_attn"}) {
+    if (name == known) out.setting(name, value);
+  }
+}
+
+// The CPU features system_info prints, as the repack kernels llama.cpp
+// picks from them (llamacpp.h: RepackCpu).
+void read_system_info(std::string_view text, LogBuilder& out) {
+  const char* repack = contains(text, "AVX512 = 1") || contains(text, "AMX_INT8 = 1") ? "x86-avx512"
+                       : contains(text, "AVX2 = 1")                                  ? "x86-avx2"
+                       : contains(text, "DOTPROD = 1")                               ? "arm"
+                                                                                     : "none";
+  out.setting("repack_cpu", repack);
+}
+
+// The CPU variant ggml loaded ("load_backend: loaded CPU backend from
+// .../libggml-cpu-zen4.so"), as its repack kernels: the x86 variants are
+// named for the microarchitecture their flags target (ggml's
+// GGML_CPU_ALL_VARIANTS).
+void read_cpu_variant(std::string_view rest, LogBuilder& out) {
+  const std::string_view variant = rest.substr(0, rest.find('.'));
+  for (std::string_view avx512 : {"skylakex", "cannonlake", "cascadelake", "icelake", "cooperlake",
+                                  "zen4", "sapphirerapids"}) {
+    if (variant == avx512) return out.setting("repack_cpu", "x86-avx512");
+  }
+  for (std::string_view avx2 : {"haswell", "alderlake"}) {
+    if (variant == avx2) return out.setting("repack_cpu", "x86-avx2");
+  }
+  if (variant == "x64" || variant == "sse42" || variant == "sandybridge") out.setting("repack_cpu", "none");
+}
+
+// "offloaded 33/33 layers to GPU".
+void read_offload(std::string_view rest, LogBuilder& out) {
+  const std::optional<uint64_t> offloaded = leading_count(rest);
+  const size_t slash = rest.find('/');
+  if (!offloaded || slash == std::string_view::npos) return;
+  out.setting("n_gpu_layers", std::to_string(*offloaded));
+  if (std::optional<uint64_t> layers = leading_count(rest.substr(slash + 1))) {
+    out.setting("n_layers_offloadable", std::to_string(*layers));
+  }
+}
+
+// llama-server's (llama-cli's, ...) command line, when the log (or the
+// caller: LogCheckOptions::command) shows it: what llama.cpp does not
+// print (the tensor split, the split mode), read after the printed
+// settings so theirs win.
+void read_command(std::string_view text, LogBuilder& out) {
+  read_flags(text,
+             {{{"-ngl", "--n-gpu-layers", "--gpu-layers"}, "n_gpu_layers"},
+              {{"-ts", "--tensor-split"}, "tensor_split"},
+              {{"-sm", "--split-mode"}, "split_mode"},
+              {{"-c", "--ctx-size"}, "n_ctx"},
+              {{"-np", "--parallel"}, "n_seq_max"},
+              {{"-b", "--batch-size"}, "n_batch"},
+              {{"-ub", "--ubatch-size"}, "n_ubatch"},
+              {{"-ctk", "--cache-type-k"}, "cache_type_k"},
+              {{"-ctv", "--cache-type-v"}, "cache_type_v"},
+              {{"-fa", "--flash-attn"}, "flash_attn"}},
+             out);
+  if (flag_given(text, {"-fa", "--flash-attn"})) out.setting("flash_attn", "enabled");
+  if (flag_given(text, {"-nkvo", "--no-kv-offload"})) out.setting("kv_offload", "false");
+  if (flag_given(text, {"--no-mmap"})) out.setting("no_mmap", "true");
+}
+
+bool is_command_line(std::string_view text) {
+  for (std::string_view tool : {"llama-server ", "llama-cli ", "llama-bench ", "llama-mtmd-cli ", "./main "}) {
+    if (contains(text, tool) && contains(text, " -")) return true;
+  }
+  return false;
+}
+
+// One line; false once the log loads a second model after the first's
+// buffers (a draft, a reload): what follows is not read.
+bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
+  const std::string_view text = line.text;
+  if (contains(text, "loaded meta data with ") && out.model().metadata_count) {
+    if (!out.peek().figures.empty()) {
+      out.note(fmt::format("the log loads a second model at line {}: only the first is read", line.number));
+      return false;
+    }
+    out.model() = LogModel{};  // a vocabulary-only load (Ollama's) came first
+  }
+  read_build(text, out);
+  if (contains(text, "memory_breakdown") || contains(text, "memory breakdown")) {
+    if (!state.fit_trials) return read_breakdown_line(line, out);
+    out.note("the memory breakdowns are --fit's trial allocations: not read");
+    return true;
+  }
+  if (read_metadata_line(line, out) || read_print_info_line(line, state, out) ||
+      read_buffer_line(line, state, out) || read_cache_line(line, state, out) ||
+      read_device_listing(text, state, out)) {
+    return true;
+  }
+  if (is_command_line(text)) {
+    read_command(text, out);
+  } else if (auto rest = after(text, "using device ")) {
+    read_using_device(*rest, out);
+  } else if (auto offload = after(text, "offloaded "); offload && contains(text, "layers to GPU")) {
+    read_offload(*offload, out);
+  } else if (auto variant = after(text, "libggml-cpu-")) {
+    read_cpu_variant(*variant, out);
+  } else if (contains(text, "system_info:")) {
+    read_system_info(text, out);
+  } else if (auto ctx = after(text, "llama_context: ")) {
+    read_context_setting(*ctx, state, out);
+  } else if (auto old = after(text, "llama_new_context_with_model: ")) {
+    read_context_setting(*old, state, out);
+  } else if (auto init = after(text, "llama_init_from_model: ")) {
+    read_context_setting(*init, state, out);
+  } else if (contains(text, "Flash Attention enabled")) {
+    out.setting("flash_attn_resolved", "enabled");
+  } else if (contains(text, "Flash Attention not supported")) {
+    out.setting("flash_attn_resolved", "disabled");
+  }
+  return true;
+}
+
+class LlamaCppReader final : public LogReader {
+ public:
+  std::string_view runtime() const override { return "llamacpp"; }
+  bool recognises(std::span<const LogLine> lines) const override {
+    for (std::string_view marker :
+         {"llama_model_loader:", "load_tensors:", "llama_context:", "llama_new_context_with_model:",
+          "llama_init_from_model:", "llama_kv_cache", "llama_memory_recurrent", "memory_breakdown",
+          "ggml_cuda_init:", "ggml_vulkan:", "ggml_metal_init:"}) {
+      if (any_line_contains(lines, marker)) return true;
+    }
+    return false;
+  }
+  void read(std::span<const LogLine> lines, LogBuilder& out) const override {
+    read_llamacpp_lines(lines, out);
+    out.set_backend("CPU");  // no GPU named: a CPU build
+  }
+};
+
+}  // namespace
+
+void read_llamacpp_lines(std::span<const LogLine> lines, LogBuilder& out) {
+  LlamaCppReadState state;
+  state.fit_trials = any_line_contains(lines, "params_fit");
+  for (const LogLine& line : lines) {
+    if (!read_line(line, state, out)) break;
+  }
+  fill_cut_arrays(state, out);
+  add_kv_total(state, out);
+  out.settle_gpu_devices();
+}
+
+const LogReader& llamacpp_log_reader() {
+  static const LlamaCppReader reader;
+  return reader;
+}
+
+}  // namespace memfit::logs

@@ -1,0 +1,170 @@
+// check_log (log_check.h): read the log, find its model, build the
+// request its pricer makes of it, run it through run() as every front end
+// does, and set memfit's figures beside the printed ones.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "logs/log_context.h"
+#include "logs/log_model.h"
+#include "logs/log_pricer.h"
+#include "memfit/memory_size.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit {
+namespace {
+
+// The name a request gives a model that comes with the log (rebuilt, or a
+// config): LogRequestContext opens it for any name.
+constexpr std::string_view kLogModelName = "<the log's model>";
+
+// The model that comes with the log, or null when it is named
+// (options.model) or there is none; `check` says which and why.
+Result<std::shared_ptr<const Model>> log_model(const LogCheckOptions& options,
+                                               const logs::LogPricer& pricer, LogCheck& check) {
+  if (!options.model.empty()) {
+    check.model_source = ModelSource::kModel;
+    return std::shared_ptr<const Model>();
+  }
+  if (!options.config_json.empty()) {
+    Result<Model> model = logs::model_from_config(options.config_json);
+    if (!model) return model.error();
+    check.model_source = ModelSource::kConfig;
+    return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
+  }
+  if (!pricer.rebuilds_model()) {
+    check.not_priced = fmt::format("no model: a {} log does not describe the model's geometry; "
+                                   "give -m MODEL or --config config.json",
+                                   runtime_title(check.log.runtime));
+    return std::shared_ptr<const Model>();
+  }
+  Result<Model> model = model_from_log(check.log.model);
+  if (!model) {
+    check.not_priced = fmt::format("no model: {}; give -m MODEL (the GGUF file)",
+                                   model.error().message());
+    return std::shared_ptr<const Model>();
+  }
+  check.model_source = ModelSource::kLog;
+  return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
+}
+
+std::string model_detail(const LogCheck& check, const Model& model) {
+  const std::string weights = fmt::format("weights {} ({})", format_bytes(model.weights.bytes),
+                                          to_string(model.weights.source));
+  const std::string what = fmt::format("{}, {} layers", escape_untrusted(model.spec.model_type),
+                                       model.spec.layers.size());
+  switch (check.model_source) {
+    case ModelSource::kLog:
+      return fmt::format("rebuilt from the log's metadata dump ({} entries): {}; {} as printed",
+                         check.log.model.metadata.size(), what, weights);
+    case ModelSource::kConfig:
+      return fmt::format("from the config.json given beside the log: {}; {}", what, weights);
+    case ModelSource::kModel:
+      return fmt::format("{}: {}; {}", quote_untrusted(model.path), what, weights);
+    case ModelSource::kNone:
+      break;
+  }
+  return "";
+}
+
+// The ratio and the rounding check of each priced figure; a note on each
+// figure left unpriced without one.
+void settle(std::vector<FigureCheck>& figures) {
+  for (FigureCheck& c : figures) {
+    const PrintedFigure& p = c.printed;
+    if (c.memfit_ratio && p.ratio > 0) {
+      c.ratio = *c.memfit_ratio / p.ratio;
+      c.within_print = std::fabs(*c.memfit_ratio - p.ratio) <= 0.5 * std::pow(10.0, -double(p.decimals));
+    } else if (c.memfit && p.value > 0) {
+      c.ratio = static_cast<double>(*c.memfit) / static_cast<double>(p.value);
+      const uint64_t diff = *c.memfit > p.value ? *c.memfit - p.value : p.value - *c.memfit;
+      c.within_print = diff <= p.band;
+    }
+    if (!c.memfit && !c.memfit_ratio && c.note.empty()) c.note = "memfit has no figure for it";
+  }
+}
+
+void mark_unpriced(LogCheck& check) {
+  for (FigureCheck& c : check.figures) {
+    if (c.note.empty()) c.note = "not priced";
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(ModelSource source) {
+  switch (source) {
+    case ModelSource::kNone: return "none";
+    case ModelSource::kLog: return "log";
+    case ModelSource::kModel: return "model";
+    case ModelSource::kConfig: return "config";
+  }
+  return "none";
+}
+
+std::string_view to_string(FigureBasis basis) {
+  return basis == FigureBasis::kExact ? "exact" : "modelled";
+}
+
+Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options,
+                           RequestContext* models) {
+  // A command given beside the log is read as its last line.
+  Result<RuntimeLog> log = options.command.empty()
+                               ? read_runtime_log(text)
+                               : read_runtime_log(std::string(text) + "\n" + options.command + "\n");
+  if (!log) return log.error();
+  LogCheck check;
+  check.log = std::move(*log);
+  if (check.log.version.empty() && !options.version.empty()) {
+    check.log.version = options.version;
+    check.log.notes.push_back("the version is the one given: the log prints none");
+  }
+  for (const PrintedFigure& f : check.log.figures) {
+    FigureCheck c;
+    c.printed = f;
+    check.figures.push_back(std::move(c));
+  }
+
+  const logs::LogPricer* pricer = logs::log_pricer(check.log.runtime);
+  if (pricer == nullptr) {
+    check.not_priced = fmt::format("{} has no memfit engine profile yet: its figures are read, "
+                                   "not priced", runtime_title(check.log.runtime));
+    mark_unpriced(check);
+    return check;
+  }
+  Result<std::shared_ptr<const Model>> model = log_model(options, *pricer, check);
+  if (!model) return model.error();
+  if (!check.not_priced.empty()) {
+    mark_unpriced(check);
+    return check;
+  }
+  std::vector<std::string> notes;
+  Result<EstimateRequest> request = pricer->request(check.log, options, notes);
+  for (std::string& note : notes) check.log.notes.push_back(std::move(note));
+  if (!request) {
+    check.not_priced = "the log's settings: " + request.error().message();
+    mark_unpriced(check);
+    return check;
+  }
+  if (*model) check.model_detail = model_detail(check, **model);
+  request->model = check.model_source == ModelSource::kModel ? options.model : std::string(kLogModelName);
+  logs::LogRequestContext context(models, *model, check.log);
+  Result<EstimateRun> run = memfit::run(*request, context);
+  if (!run) {
+    if (run.error().kind() == ErrorKind::kInput && check.model_source == ModelSource::kModel) {
+      return run.error();  // the named model: the loader's error as it is
+    }
+    check.not_priced = fmt::format("the {} profile refused the run: {}", pricer->profile(),
+                                   run.error().message());
+    mark_unpriced(check);
+    return check;
+  }
+  check.profile = std::string(pricer->profile());
+  check.model_detail = model_detail(check, *run->model);
+  check.warnings = run->warnings;
+  pricer->compare(check.log, options, *run, check.figures);
+  settle(check.figures);
+  return check;
+}
+
+}  // namespace memfit

@@ -1,0 +1,49 @@
+// LogPricer: how a runtime's logged run is priced by one engine profile,
+// and the one list of them (log_pricers.cc). Each pricer turns the log's
+// settings into an EstimateRequest (llamacpp_pricer.cc, vllm_pricer.cc,
+// mlxlm_pricer.cc) and sets memfit's figure beside each printed one after
+// run(). Private to src/logs.
+#ifndef MEMFIT_LOGS_LOG_PRICER_H_
+#define MEMFIT_LOGS_LOG_PRICER_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memfit/log_check.h"
+
+namespace memfit::logs {
+
+class LogPricer {
+ public:
+  virtual ~LogPricer() = default;
+  // The engine profile's name ("llamacpp").
+  virtual std::string_view profile() const = 0;
+  // Whether the runtime's logs can describe the model whole (llama.cpp's
+  // metadata dump: model_from_log).
+  virtual bool rebuilds_model() const { return false; }
+  // The request for the logged run, its model left for the caller.
+  // `notes` gets what the request assumes that the log did not say.
+  // kUsage when the log lacks what the profile cannot do without.
+  virtual Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions& options,
+                                          std::vector<std::string>& notes) const = 0;
+  // memfit's figure (and its basis) for each printed figure it prices; a
+  // note on those it does not.
+  virtual void compare(const RuntimeLog& log, const LogCheckOptions& options,
+                       const EstimateRun& run, std::vector<FigureCheck>& figures) const = 0;
+};
+
+// The pricer of `runtime` (RuntimeLog::runtime); null when no profile
+// prices its runs.
+const LogPricer* log_pricer(std::string_view runtime);
+
+const LogPricer& llamacpp_log_pricer();
+const LogPricer& vllm_log_pricer();
+const LogPricer& mlxlm_log_pricer();
+
+// A setting's value as a count; nullopt when absent or not a count.
+std::optional<uint64_t> count_setting(const RuntimeLog& log, std::string_view name);
+
+}  // namespace memfit::logs
+
+#endif  // MEMFIT_LOGS_LOG_PRICER_H_

@@ -1,0 +1,48 @@
+// An mlx-lm log priced by the mlx-lm profile (docs/engine-mlxlm.md): the
+// prompt and generation the summary printed, and the flags of the command
+// line when the log shows it; the peak beside memfit's.
+#include "logs/log_pricer.h"
+#include "memfit/mlxlm.h"
+
+namespace memfit::logs {
+namespace {
+
+class MlxLmPricer final : public LogPricer {
+ public:
+  std::string_view profile() const override { return "mlx-lm"; }
+
+  Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions&,
+                                  std::vector<std::string>&) const override {
+    EstimateRequest r;
+    r.engine = "mlx-lm";
+    r.mlxlm.prompt_tokens = count_setting(log, "prompt_tokens");
+    if (!r.mlxlm.prompt_tokens) {
+      return Error::usage("prompt_tokens", "the log prints no \"Prompt: N tokens\" line");
+    }
+    r.max_tokens = count_setting(log, "generation_tokens");
+    if (!r.max_tokens) r.max_tokens = count_setting(log, "max_tokens");
+    r.mlxlm.kv_bits = count_setting(log, "kv_bits");
+    r.mlxlm.max_kv_size = count_setting(log, "max_kv_size");
+    r.mlxlm.prefill_step_size = count_setting(log, "prefill_step_size");
+    if (std::optional<uint64_t> batch = count_setting(log, "batch")) r.batch = *batch;
+    return r;
+  }
+
+  void compare(const RuntimeLog&, const LogCheckOptions&, const EstimateRun& run,
+               std::vector<FigureCheck>& figures) const override {
+    for (FigureCheck& c : figures) {
+      if (c.printed.figure != LogFigure::kPeak) continue;
+      c.memfit = run.mlxlm->total_bytes;
+      c.basis = FigureBasis::kModelled;
+    }
+  }
+};
+
+}  // namespace
+
+const LogPricer& mlxlm_log_pricer() {
+  static const MlxLmPricer pricer;
+  return pricer;
+}
+
+}  // namespace memfit::logs

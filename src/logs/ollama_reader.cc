@@ -1,0 +1,132 @@
+// The Ollama reader (docs/check-log.md, "Ollama"): the server's own lines
+// are Go slog records,
+//   time=2025-07-12T10:03:10.516+08:00 level=INFO source=server.go:632 msg="..." key=value ...
+// around the llama.cpp runner's lines, printed as llama.cpp prints them
+// (read by the llama.cpp reader). Ollama's own engine prints its buffers
+// as records of its own:
+//   msg="model weights" device=CUDA0 size="4.3 GiB"
+//   msg="kv cache" device=CUDA0 size="512.0 MiB"
+//   msg="compute graph" device=CUDA0 size="300.8 MiB"
+// (format.HumanBytes2: binary units, one decimal).
+#include "logs/llamacpp_lines.h"
+#include "logs/log_reader.h"
+
+namespace memfit::logs {
+namespace {
+
+// The value of `key=` in a slog record: quoted ("...", '\"' escaped) or up
+// to the next space. nullopt when absent.
+std::optional<std::string> slog_field(std::string_view line, std::string_view key) {
+  const std::string marker = " " + std::string(key) + "=";
+  std::optional<std::string_view> rest = after(line, marker);
+  if (!rest) return std::nullopt;
+  if (!rest->starts_with('"')) return std::string(rest->substr(0, rest->find(' ')));
+  std::string out;
+  for (size_t i = 1; i < rest->size(); ++i) {
+    const char c = (*rest)[i];
+    if (c == '\\' && i + 1 < rest->size()) {
+      out.push_back((*rest)[++i]);
+    } else if (c == '"') {
+      return out;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// The runner's command line (msg="starting llama server" cmd="..."): the
+// flags that decide placement, which llama.cpp's own lines do not print.
+// Ollama's own engine (--ollama-engine) prints no llama_context line: the
+// command is then the only place its context is said. Read after
+// llama.cpp's lines, so llama.cpp's own values (after its padding) win.
+void read_runner_command(std::string_view cmd, LogBuilder& out) {
+  for (auto [flag, name] : {std::pair{"--tensor-split ", "tensor_split"}, {"--model ", "model"},
+                            {"--ctx-size ", "n_ctx"}, {"--batch-size ", "n_batch"},
+                            {"--n-gpu-layers ", "n_gpu_layers"}, {"--parallel ", "n_seq_max"},
+                            {"--kv-cache-type ", "cache_type_k"}}) {
+    if (std::optional<std::string_view> value = after(cmd, flag)) {
+      out.setting(name, value->substr(0, value->find(' ')));
+    }
+  }
+  if (std::optional<std::string_view> type = after(cmd, "--kv-cache-type ")) {
+    out.setting("cache_type_v", type->substr(0, type->find(' ')));
+  }
+  if (contains(cmd, "--flash-attn")) out.setting("flash_attn", "enabled");
+  if (contains(cmd, "--no-mmap")) out.setting("no_mmap", "true");
+}
+
+void read_buffer_record(std::string_view line, const std::string& msg, const LogLine& at,
+                        LogBuilder& out) {
+  const LogFigure figure = msg == "model weights" ? LogFigure::kModel
+                           : msg == "kv cache"    ? LogFigure::kKvCache
+                                                  : LogFigure::kCompute;
+  // The device: device=CUDA0 (recent), else the buffer type
+  // (buffer=CUDA0, buffer_type=CUDA_Host) as llama.cpp names it.
+  std::optional<std::string> where = slog_field(line, "device");
+  if (!where) where = slog_field(line, "buffer");
+  if (!where) where = slog_field(line, "buffer_type");
+  const std::optional<std::string> size = slog_field(line, "size");
+  if (!where || !size) return;
+  const std::string device = device_of_buffer(*where);
+  if (std::optional<PrintedQuantity> q = leading_quantity(*size, binary_units())) {
+    out.bytes(device, figure, *q, at.number, Merge::kSum, *where);
+  }
+}
+
+void read_record(const LogLine& line, LogBuilder& out) {
+  const std::optional<std::string> msg = slog_field(line.text, "msg");
+  if (!msg) return;
+  if (std::optional<std::string> library = slog_field(line.text, "library")) {
+    if (*library == "cuda") out.set_backend("CUDA");
+    if (*library == "rocm") out.set_backend("ROCm");
+    if (*library == "metal") out.set_backend("Metal");
+    if (*library == "vulkan") out.set_backend("Vulkan");
+  }
+  if (*msg == "starting llama server" || *msg == "starting runner") {
+    if (std::optional<std::string> cmd = slog_field(line.text, "cmd")) read_runner_command(*cmd, out);
+  }
+  if (*msg == "model weights" || *msg == "kv cache" || *msg == "compute graph") {
+    read_buffer_record(line.text, *msg, line, out);
+  }
+}
+
+class OllamaReader final : public LogReader {
+ public:
+  std::string_view runtime() const override { return "ollama"; }
+  bool recognises(std::span<const LogLine> lines) const override {
+    for (const LogLine& line : lines) {
+      if (contains(line.text, " level=") && contains(line.text, " source=") &&
+          contains(line.text, " msg=")) {
+        return true;
+      }
+    }
+    return false;
+  }
+  void read(std::span<const LogLine> lines, LogBuilder& out) const override {
+    for (const LogLine& line : lines) {
+      if (std::optional<std::string_view> version = after(line.text, "(version ")) {
+        out.set_version(version->substr(0, version->find(')')));
+      }
+    }
+    read_llamacpp_lines(lines, out);
+    for (const LogLine& line : lines) {
+      if (contains(line.text, " level=") && contains(line.text, " msg=")) read_record(line, out);
+    }
+    out.settle_gpu_devices();
+    out.set_backend("CPU");
+    if (any_line_contains(lines, "memory.required.full")) {
+      out.note("Ollama's own plan (msg=offload memory.required...) is an estimate, not an "
+               "allocation: not read");
+    }
+  }
+};
+
+}  // namespace
+
+const LogReader& ollama_log_reader() {
+  static const OllamaReader reader;
+  return reader;
+}
+
+}  // namespace memfit::logs

@@ -1,0 +1,113 @@
+// The SGLang reader (docs/check-log.md, "SGLang"). Records are
+// "[2025-05-01 10:00:00 TP0] ...", a rank's tagged "TP<n>". Sizes are
+// bytes / 2^30 though the unit reads "GB" (python/sglang/srt: GB = 1024 *
+// 1024 * 1024 in the memory pool; get_available_gpu_memory divides by
+// 1 << 30). The figures:
+//   Load weight end. type=..., avail mem=62.82 GB, mem usage=15.28 GB.     weights
+//   KV Cache is allocated. #tokens: 407983, K size: 28.02 GB, V size: 28.02 GB
+//                                                       token_pool, kv_cache (K + V)
+//   KV Cache is allocated. #tokens: 383872, KV size: 19.36 GB       (MLA)
+//   Capture cuda graph end. Time elapsed: 8.04 s. mem usage=0.80 GB.   cuda_graph
+#include <fmt/format.h>
+
+#include "logs/log_reader.h"
+#include "logs/python_literals.h"
+
+namespace memfit::logs {
+namespace {
+
+std::span<const UnitMeaning> sglang_units() {
+  static constexpr UnitMeaning kUnits[] = {{"GB", kGiB}, {"MB", kMiB}};
+  return kUnits;
+}
+
+std::string rank_of(std::string_view line) {
+  std::optional<uint64_t> rank;
+  if (std::optional<std::string_view> tp = after(line, " TP")) rank = leading_count(*tp);
+  return fmt::format("rank{}", rank.value_or(0));
+}
+
+void read_settings(std::string_view args, LogBuilder& out) {
+  for (const auto& [key, value] : python_keyword_pairs(args)) {
+    const std::string name = key == "model_path" ? "model"
+                             : key == "tp_size"  ? "tensor_parallel"
+                             : key == "context_length" ? "max_model_len"
+                                                        : key;
+    for (std::string_view known : {"model", "tensor_parallel", "max_model_len", "dtype",
+                                   "kv_cache_dtype", "quantization", "mem_fraction_static",
+                                   "chunked_prefill_size", "max_running_requests", "page_size"}) {
+      if (name == known) out.setting(name, value);
+    }
+  }
+}
+
+// "#tokens: N, K size: a GB, V size: b GB" or "#tokens: N, KV size: c GB".
+void read_kv_allocation(std::string_view rest, const std::string& rank, uint64_t line,
+                        LogBuilder& out) {
+  if (std::optional<uint64_t> tokens = leading_count(rest)) {
+    out.count(rank, LogFigure::kTokenPool, *tokens, rest.substr(0, rest.find(',')), line);
+  }
+  for (std::string_view marker : {"K size: ", "V size: "}) {
+    std::optional<std::string_view> size = after(rest, marker);
+    if (!size || contains(rest, "KV size: ")) continue;
+    if (std::optional<PrintedQuantity> q = leading_quantity(*size, sglang_units())) {
+      out.bytes(rank, LogFigure::kKvCache, *q, line, Merge::kSum);
+    }
+  }
+  if (std::optional<std::string_view> size = after(rest, "KV size: ")) {
+    if (std::optional<PrintedQuantity> q = leading_quantity(*size, sglang_units())) {
+      out.bytes(rank, LogFigure::kKvCache, *q, line, Merge::kFirst);
+    }
+  }
+}
+
+void read_line(const LogLine& line, LogBuilder& out) {
+  const std::string_view text = line.text;
+  const std::string rank = rank_of(text);
+  const auto mem_usage = [&](LogFigure figure) {
+    if (std::optional<std::string_view> usage = after(text, "mem usage=")) {
+      if (std::optional<PrintedQuantity> q = leading_quantity(*usage, sglang_units())) {
+        out.bytes(rank, figure, *q, line.number, Merge::kFirst);
+      }
+    }
+  };
+  if (contains(text, "Load weight end.")) mem_usage(LogFigure::kWeights);
+  if (contains(text, "Capture cuda graph end.")) mem_usage(LogFigure::kCudaGraph);
+  if (auto kv = after(text, "KV Cache is allocated.")) {
+    if (auto rest = after(*kv, "#tokens: ")) read_kv_allocation(*rest, rank, line.number, out);
+  }
+  if (auto args = after(text, "server_args=ServerArgs(")) read_settings(*args, out);
+  if (auto total = after(text, "max_total_num_tokens=")) {
+    if (std::optional<uint64_t> n = leading_count(*total)) {
+      out.setting("max_total_num_tokens", std::to_string(*n));
+    }
+  }
+  if (auto version = after(text, "sglang==")) out.set_version(version->substr(0, version->find(' ')));
+}
+
+class SglangReader final : public LogReader {
+ public:
+  std::string_view runtime() const override { return "sglang"; }
+  bool recognises(std::span<const LogLine> lines) const override {
+    for (std::string_view marker : {"Load weight end.", "KV Cache is allocated.",
+                                    "max_total_num_tokens=", "server_args=ServerArgs("}) {
+      if (any_line_contains(lines, marker)) return true;
+    }
+    return false;
+  }
+  void read(std::span<const LogLine> lines, LogBuilder& out) const override {
+    for (const LogLine& line : lines) read_line(line, out);
+    out.set_backend("CUDA");
+    if (const LogSetting* model = out.find_setting("model")) out.model().name = model->value;
+    out.order_devices();
+  }
+};
+
+}  // namespace
+
+const LogReader& sglang_log_reader() {
+  static const SglangReader reader;
+  return reader;
+}
+
+}  // namespace memfit::logs

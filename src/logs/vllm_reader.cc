@@ -1,0 +1,244 @@
+// The vLLM reader (docs/check-log.md, "vLLM"). Lines are Python logging
+// records, "INFO 08-05 10:13:06 [gpu_model_runner.py:1892] ...", a
+// worker's prefixed with "(VllmWorker rank=1 pid=7)" or "(Worker_TP1
+// pid=7)". Sizes are bytes / 2^30 whether the unit reads "GiB" or, before
+// about v0.7, "GB": "Loading model weights took %.4f GB" divided by
+// float(2**30) (vllm/worker/model_runner.py). The figures:
+//   Model loading took 15.2683 GiB and 5.04 seconds        weights, per rank
+//   Loading model weights took 14.9888 GB                   weights (V0)
+//   Available KV cache memory: 53.05 GiB                    kv_cache_available
+//   the rest of the memory reserved for KV Cache is 54.73GiB   (V0)
+//   GPU KV cache size: 386,320 tokens                       kv_tokens
+//   # GPU blocks: 27423, # CPU blocks: 2048                 kv_blocks (V0)
+//   Maximum concurrency for 8,192 tokens per request: 47.16x   concurrency
+//   Graph capturing finished in 15 secs, took 0.61 GiB      cuda_graph
+#include <fmt/format.h>
+
+#include "logs/command_line.h"
+#include "logs/log_reader.h"
+#include "logs/python_literals.h"
+
+namespace memfit::logs {
+namespace {
+
+std::span<const UnitMeaning> vllm_units() {
+  static constexpr UnitMeaning kUnits[] = {{"GiB", kGiB}, {"GB", kGiB}, {"MiB", kMiB}};
+  return kUnits;
+}
+
+// The rank a record belongs to: "(VllmWorker rank=1 pid=7)" names it;
+// a worker that gives only its pid ("(VllmWorkerProcess pid=6494)", V0)
+// is the next rank in order of appearance; the engine's own records (no
+// worker prefix, or "(EngineCore_0 pid=...)") are rank 0.
+class RankMap {
+ public:
+  std::string rank_of(std::string_view line) {
+    if (std::optional<std::string_view> r = after(line, " rank=")) {
+      if (std::optional<uint64_t> rank = leading_count(*r)) return fmt::format("rank{}", *rank);
+    }
+    for (std::string_view tp : {"_TP", "Worker TP"}) {
+      std::optional<std::string_view> r = after(line, tp);
+      if (!r) continue;
+      if (std::optional<uint64_t> rank = leading_count(*r)) return fmt::format("rank{}", *rank);
+    }
+    const size_t worker = line.find("Worker");
+    if (worker == std::string_view::npos) return "rank0";
+    std::optional<std::string_view> pid = after(line.substr(worker), "pid=");
+    std::optional<uint64_t> id = pid ? leading_count(*pid) : std::nullopt;
+    if (!id) return "rank0";
+    for (size_t i = 0; i < pids_.size(); ++i) {
+      if (pids_[i] == *id) return fmt::format("rank{}", i + 1);
+    }
+    if (pids_.size() < kMaxLogDevices) pids_.push_back(*id);
+    return fmt::format("rank{}", pids_.size());
+  }
+
+ private:
+  std::vector<uint64_t> pids_;
+};
+
+// The size or number after `marker`, past " =(" and tabs: "total_gpu_memory
+// (79.10GiB)", "total_gpu_memory=47.54GiB", "total_gpu_memory     79.22GiB".
+std::optional<std::string_view> value_after(std::string_view line, std::string_view marker) {
+  std::optional<std::string_view> rest = after(line, marker);
+  if (!rest) return std::nullopt;
+  while (!rest->empty() && (rest->front() == ' ' || rest->front() == '=' || rest->front() == '(' ||
+                            rest->front() == '\t' || rest->front() == ':')) {
+    rest->remove_prefix(1);
+  }
+  return rest;
+}
+
+// The engine's settings from its config line ("with config: model='...',
+// dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, ...")
+// and the "non-default args: {...}" dict, by vLLM's names.
+void read_settings(std::span<const std::pair<std::string, std::string>> pairs, LogBuilder& out) {
+  for (const auto& [key, value] : pairs) {
+    const std::string name = key == "max_seq_len" ? "max_model_len"
+                             : key == "tensor_parallel_size" ? "tensor_parallel"
+                             : key == "pipeline_parallel_size" ? "pipeline_parallel"
+                                                               : key;
+    for (std::string_view known : {"model", "dtype", "max_model_len", "tensor_parallel",
+                                   "pipeline_parallel", "quantization", "enforce_eager",
+                                   "kv_cache_dtype", "gpu_memory_utilization", "block_size",
+                                   "max_num_seqs", "max_num_batched_tokens"}) {
+      if (name == known) out.setting(name, value);
+    }
+  }
+}
+
+// The sizes vLLM prints, each with its figure: the load, the profile's
+// breakdown (V0's three forms: "Memory profiling results: ... kv_cache_size=",
+// the tabular "available_kv_cache_memory  53.29GiB", the sentence "the
+// rest of the memory reserved for KV Cache is"), V1's available KV memory.
+struct SizeMarker {
+  std::string_view marker;
+  LogFigure figure;
+};
+constexpr SizeMarker kSizes[] = {
+    {"Model loading took ", LogFigure::kWeights},
+    {"Loading model weights took ", LogFigure::kWeights},
+    {"model weights take ", LogFigure::kWeights},
+    {"Available KV cache memory: ", LogFigure::kKvCacheAvailable},
+    {"reserved for KV Cache is ", LogFigure::kKvCacheAvailable},
+    {"available_kv_cache_memory", LogFigure::kKvCacheAvailable},
+    {"kv_cache_size=", LogFigure::kKvCacheAvailable},
+    // Since about v0.10: "Current kv cache memory in use is 12.26 GiB.",
+    // "CUDA graph pool memory: 0.09 GiB (actual), 0.13 GiB (estimated)".
+    {"Current kv cache memory in use is ", LogFigure::kKvCacheAvailable},
+    {"CUDA graph pool memory: ", LogFigure::kCudaGraph},
+};
+
+void read_sizes(const LogLine& line, const std::string& rank, LogBuilder& out) {
+  for (const SizeMarker& m : kSizes) {
+    std::optional<std::string_view> rest = value_after(line.text, m.marker);
+    if (!rest) continue;
+    if (std::optional<PrintedQuantity> q = leading_quantity(*rest, vllm_units())) {
+      out.bytes(rank, m.figure, *q, line.number, Merge::kFirst);
+    }
+  }
+  if (contains(line.text, "Graph capturing finished")) {
+    if (std::optional<std::string_view> rest = after(line.text, ", took ")) {
+      if (std::optional<PrintedQuantity> q = leading_quantity(*rest, vllm_units())) {
+        out.bytes(rank, LogFigure::kCudaGraph, *q, line.number, Merge::kFirst);
+      }
+    }
+  }
+  // "Free memory on device (30.27/31.4 GiB) on startup. Desired GPU memory
+  // utilization is (0.92, 28.88 GiB)."
+  if (std::optional<std::string_view> device = after(line.text, "Free memory on device (")) {
+    const size_t slash = device->find('/');
+    std::optional<PrintedQuantity> q;
+    if (slash != std::string_view::npos) q = leading_quantity(device->substr(slash + 1), vllm_units());
+    if (LogDevice* d = out.device(rank); q && d != nullptr && !d->total_bytes) d->total_bytes = q->scaled.value;
+  }
+  if (std::optional<std::string_view> u = after(line.text, "Desired GPU memory utilization is (")) {
+    out.setting("gpu_memory_utilization", u->substr(0, u->find(',')));
+  }
+  if (std::optional<std::string_view> total = value_after(line.text, "total_gpu_memory")) {
+    if (std::optional<PrintedQuantity> q = leading_quantity(*total, vllm_units())) {
+      if (LogDevice* d = out.device(rank); d != nullptr && !d->total_bytes) d->total_bytes = q->scaled.value;
+    }
+  }
+  if (std::optional<std::string_view> u = value_after(line.text, "gpu_memory_utilization")) {
+    if (auto number = leading_decimal(*u)) {
+      out.setting("gpu_memory_utilization", u->substr(0, u->size() - number->second.size()));
+    }
+  }
+}
+
+void read_capacity(const LogLine& line, LogBuilder& out) {
+  const std::string_view text = line.text;
+  if (std::optional<std::string_view> tokens = after(text, "GPU KV cache size: ")) {
+    if (std::optional<uint64_t> n = leading_count(*tokens)) {
+      out.count("total", LogFigure::kKvTokens, *n, trim(*tokens), line.number);
+    }
+  }
+  for (std::string_view marker : {"GPU blocks: ", "CUDA blocks: ", "num_gpu_blocks is: "}) {
+    std::optional<std::string_view> blocks = after(text, marker);
+    if (!blocks) continue;
+    if (std::optional<uint64_t> n = leading_count(*blocks)) {
+      out.count("total", LogFigure::kKvBlocks, *n, blocks->substr(0, blocks->find(',')), line.number);
+    }
+  }
+  std::optional<std::string_view> concurrency = after(text, "Maximum concurrency for ");
+  if (!concurrency) return;
+  if (std::optional<uint64_t> len = leading_count(*concurrency)) {
+    out.setting("max_model_len", std::to_string(*len));
+  }
+  std::optional<std::string_view> value = after(*concurrency, "per request: ");
+  if (!value) return;
+  if (auto number = leading_decimal(*value)) {
+    out.ratio("total", LogFigure::kConcurrency, number->first, trim(*value), line.number);
+  }
+}
+
+// `vllm serve MODEL --tensor-parallel-size 2 ...`, when the log (or the
+// caller: LogCheckOptions::command) shows it.
+void read_command(std::string_view text, LogBuilder& out) {
+  read_flags(text,
+             {{{"--tensor-parallel-size", "-tp", "--tensor_parallel_size"}, "tensor_parallel"},
+              {{"--pipeline-parallel-size", "-pp", "--pipeline_parallel_size"}, "pipeline_parallel"},
+              {{"--max-model-len", "--max_model_len"}, "max_model_len"},
+              {{"--gpu-memory-utilization", "--gpu_memory_utilization"}, "gpu_memory_utilization"},
+              {{"--max-num-seqs", "--max_num_seqs"}, "max_num_seqs"},
+              {{"--max-num-batched-tokens", "--max_num_batched_tokens"}, "max_num_batched_tokens"},
+              {{"--kv-cache-dtype", "--kv_cache_dtype"}, "kv_cache_dtype"},
+              {{"--block-size", "--block_size"}, "block_size"},
+              {{"--model"}, "model"}},
+             out);
+  if (flag_given(text, {"--enforce-eager", "--enforce_eager"})) out.setting("enforce_eager", "True");
+  if (std::optional<std::string_view> model = after(text, "vllm serve ")) {
+    const std::string_view word = trim(*model).substr(0, trim(*model).find(' '));
+    if (!word.empty() && !word.starts_with('-')) out.setting("model", word);
+  }
+}
+
+void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
+  const std::string_view text = line.text;
+  if (auto v = after(text, "vLLM API server version ")) out.set_version(v->substr(0, v->find(' ')));
+  if (auto v = after(text, " LLM engine (v")) out.set_version(v->substr(0, v->find(')')));
+  if (auto platform = after(text, "Automatically detected platform ")) {
+    const std::string_view name = trim(platform->substr(0, platform->find('.')));
+    out.set_backend(name == "cuda" ? "CUDA" : name == "rocm" ? "ROCm" : name);
+  }
+  if (auto config = after(text, " with config: ")) read_settings(python_keyword_pairs(*config), out);
+  if (auto args = after(text, "non-default args: ")) read_settings(python_dict_pairs(*args), out);
+  if (auto len = after(text, "Using max model len ")) out.setting("max_model_len", trim(*len));
+  if (contains(text, "vllm serve") || contains(text, "vllm.entrypoints") ||
+      contains(text, "--tensor-parallel-size")) {
+    read_command(text, out);
+  }
+  read_sizes(line, ranks.rank_of(text), out);
+  read_capacity(line, out);
+}
+
+class VllmReader final : public LogReader {
+ public:
+  std::string_view runtime() const override { return "vllm"; }
+  bool recognises(std::span<const LogLine> lines) const override {
+    for (std::string_view marker :
+         {"vLLM API server version", "LLM engine (v", "Model loading took", "Loading model weights took",
+          "GPU KV cache size:", "# GPU blocks:", "# CUDA blocks:", "Memory profiling results",
+          "Available KV cache memory:", "reserved for KV Cache is", "available_kv_cache_memory",
+          "Current kv cache memory in use", "CUDA graph pool memory:"}) {
+      if (any_line_contains(lines, marker)) return true;
+    }
+    return false;
+  }
+  void read(std::span<const LogLine> lines, LogBuilder& out) const override {
+    RankMap ranks;
+    for (const LogLine& line : lines) read_line(line, ranks, out);
+    if (const LogSetting* model = out.find_setting("model")) out.model().name = model->value;
+    out.order_devices();
+  }
+};
+
+}  // namespace
+
+const LogReader& vllm_log_reader() {
+  static const VllmReader reader;
+  return reader;
+}
+
+}  // namespace memfit::logs

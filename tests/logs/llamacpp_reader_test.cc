@@ -1,0 +1,208 @@
+// llama.cpp's logs read back (runtime_log.h), from real logs under
+// tests/data/logs/llamacpp/ (their sidecars name the threads): devices,
+// settings, the metadata dump and every buffer in bytes, worked by hand
+// (x MiB = x x 2^20 bytes, rounded once; a band of 2^20 / 200 = 5,243 B a
+// line).
+#include <gtest/gtest.h>
+
+#include "logs/log_test_data.h"
+#include "memfit/runtime_log.h"
+
+namespace memfit {
+namespace {
+
+using testing::find_figure;
+using testing::read_test_log;
+using testing::setting_of;
+
+constexpr uint64_t kMiBBand = 5'243;  // 2^20 / 200 = 5,242.88, up
+
+RuntimeLog read(const std::string& file) {
+  Result<RuntimeLog> log = read_runtime_log(read_test_log("llamacpp", file));
+  EXPECT_TRUE(log.ok()) << (log.ok() ? "" : log.error().message());
+  return log.ok() ? std::move(*log) : RuntimeLog{};
+}
+
+TEST(LlamaCppLog, PinnedRunReadsEveryBufferAndTheContext) {
+  const RuntimeLog log = read("llamacpp-pinned-llama-dense-ctx4096.log");
+  EXPECT_EQ(log.runtime, "llamacpp");
+  EXPECT_EQ(log.backend, "CPU");
+  ASSERT_EQ(log.devices.size(), 1u);
+  EXPECT_EQ(log.devices[0].id, "CPU");
+  // libggml-cpu-zen4.so: AVX-512's repack kernels.
+  EXPECT_EQ(setting_of(log, "repack_cpu"), "x86-avx512");
+  EXPECT_EQ(setting_of(log, "n_ctx"), "4096");
+  EXPECT_EQ(setting_of(log, "n_seq_max"), "1");
+  EXPECT_EQ(setting_of(log, "n_batch"), "512");
+  EXPECT_EQ(setting_of(log, "flash_attn"), "auto");
+  EXPECT_EQ(setting_of(log, "flash_attn_resolved"), "enabled");  // resolve_fused_ops
+  EXPECT_EQ(setting_of(log, "cache_type_k"), "f16");
+  // CPU_Mapped 50.55 MiB + CPU_REPACK 6.47 MiB on the host:
+  // 53,005,516.8 -> 53,005,517 and 6,784,286.72 -> 6,784,287; 59,789,804.
+  const PrintedFigure* model = find_figure(log, "CPU", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->value, 59'789'804u);
+  EXPECT_EQ(model->band, 2 * kMiBBand);
+  EXPECT_EQ(model->buffers, (std::vector<std::string>{"CPU_Mapped", "CPU_REPACK"}));
+  EXPECT_EQ(model->text, "50.55 MiB + 6.47 MiB");
+  // 8.00 MiB = 8,388,608; 0.12 MiB = 125,829.12 -> 125,829; 64.50 MiB = 67,633,152.
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kKvCache)->value, 8'388'608u);
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kOutput)->value, 125'829u);
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kCompute)->value, 67'633'152u);
+  EXPECT_EQ(log.figures.size(), 4u);
+}
+
+TEST(LlamaCppLog, MetadataDumpReadsBackAsGgufKeyValues) {
+  const RuntimeLog log = read("llamacpp-pinned-llama-dense-ctx4096.log");
+  const LogModel& m = log.model;
+  EXPECT_EQ(m.name, "/tmp/vmodels/llama-dense.gguf");
+  EXPECT_EQ(m.metadata_count, 20u);
+  EXPECT_EQ(m.tensor_count, 39u);
+  ASSERT_EQ(m.metadata.size(), 20u);
+  EXPECT_TRUE(m.metadata_complete());
+  // 9 f32 + 1 f16 + 16 q4_0 + 12 q4_K + 1 q6_K = 39 tensors.
+  EXPECT_EQ(m.tensor_types.size(), 5u);
+  EXPECT_EQ(m.tensor_types[2], (std::pair<std::string, uint64_t>{"q4_0", 16}));
+  // "file size   = 50.55 MiB (9.46 BPW)": 53,005,517 B.
+  ASSERT_TRUE(m.file_bytes.has_value());
+  EXPECT_EQ(m.file_bytes->value, 53'005'517u);
+  EXPECT_EQ(m.file_size_text, "50.55 MiB");
+  // Typed as the dump types them: u32 block_count 4, f32 rope.freq_base
+  // 10000.000000, str architecture; the vocabulary cut short ("...") keeps
+  // its element type and count.
+  EXPECT_EQ(m.metadata[0].key, "general.architecture");
+  EXPECT_EQ(std::get<std::string>(m.metadata[0].value.data), "llama");
+  EXPECT_EQ(m.metadata[5].key, "llama.block_count");
+  EXPECT_EQ(m.metadata[5].value.type, GgufValueType::kUint32);
+  EXPECT_EQ(std::get<uint64_t>(m.metadata[5].value.data), 4u);
+  EXPECT_EQ(std::get<double>(m.metadata[19].value.data), 10000.0);
+  const auto& tokens = std::get<GgufArray>(m.metadata[9].value.data);
+  EXPECT_EQ(tokens.element_type, GgufValueType::kString);
+  EXPECT_EQ(tokens.count, 32000u);
+  EXPECT_FALSE(tokens.kept);
+  EXPECT_EQ(m.cut_keys, (std::vector<std::string>{"tokenizer.ggml.tokens", "tokenizer.ggml.scores",
+                                                  "tokenizer.ggml.token_type"}));
+}
+
+TEST(LlamaCppLog, OldFormatTwoGpusSplitPerDevice) {
+  // ggml-org/llama.cpp#6122 (llm_load_tensors' "buffer size", before the
+  // categories were named): the host's weights and two CUDA devices.
+  const RuntimeLog log = read("llamacpp-6122-40layer-4070ti-3090ti.log");
+  EXPECT_EQ(log.backend, "CUDA");
+  ASSERT_EQ(log.devices.size(), 3u);
+  EXPECT_EQ(log.devices[0].id, "CUDA0");
+  EXPECT_EQ(log.devices[0].name, "NVIDIA GeForce RTX 4070 Ti");
+  EXPECT_EQ(log.devices[1].name, "NVIDIA GeForce RTX 3090 Ti");
+  EXPECT_EQ(log.devices[2].id, "CPU");
+  EXPECT_EQ(setting_of(log, "n_gpu_layers"), "41");
+  // 1640.62 MiB = 1,720,314,757.12; 5434.38 MiB = 5,698,360,442.88;
+  // 13989.53 MiB = 14,669,085,409.28.
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kModel)->value, 1'720'314'757u);
+  EXPECT_EQ(find_figure(log, "CUDA0", LogFigure::kModel)->value, 5'698'360'443u);
+  EXPECT_EQ(find_figure(log, "CUDA1", LogFigure::kModel)->value, 14'669'085'409u);
+  // KV 1536.00 and 3584.00 MiB per device; the "KV self size" summary is
+  // not a third figure. Output 1.95 MiB = 2,044,723.2 on CUDA_Host (the host).
+  EXPECT_EQ(find_figure(log, "CUDA0", LogFigure::kKvCache)->value, 1'610'612'736u);
+  EXPECT_EQ(find_figure(log, "CUDA1", LogFigure::kKvCache)->value, 3'758'096'384u);
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kOutput)->value, 2'044'723u);
+  EXPECT_EQ(find_figure(log, "CUDA0", LogFigure::kCompute)->value, 704'653'558u);  // 672.01 MiB
+  EXPECT_EQ(setting_of(log, "cache_type_k"), "f16");
+  EXPECT_EQ(log.figures.size(), 7u);
+}
+
+TEST(LlamaCppLog, RowSplitBuffersJoinTheirDevice) {
+  // ggml-org/llama.cpp#13661: "CUDA0_Split" is CUDA0's share of the
+  // row-split matrices: 248.62 + 7969.22 MiB on CUDA0.
+  const RuntimeLog log = read("llamacpp-13661-qwen3-30b-a3b-rowsplit-4x-k80.log");
+  EXPECT_EQ(log.version, "b5261");  // "version: 5261 (cb06a3c3)"
+  EXPECT_EQ(setting_of(log, "split_mode"), "row");
+  const PrintedFigure* cuda0 = find_figure(log, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(cuda0, nullptr);
+  EXPECT_EQ(cuda0->buffers, (std::vector<std::string>{"CUDA0_Split", "CUDA0"}));
+  // Each line rounded once, then summed: 248.62 MiB = 260,696,965.12 ->
+  // 260,696,965; 7969.22 MiB = 8,356,332,830.72 -> 8,356,332,831;
+  // 8,617,029,796 in all.
+  EXPECT_EQ(cuda0->value, 8'617'029'796u);
+  EXPECT_EQ(log.devices.size(), 4u);  // CUDA0..3, names from ggml_cuda_init
+  EXPECT_EQ(log.devices[3].name, "Tesla K80");
+}
+
+TEST(LlamaCppLog, HybridModelsPrintKvAndRecurrentStateApart) {
+  // ggml-org/llama.cpp#23269: timestamps and levels before each function
+  // name; Vulkan; a 41-layer hybrid with 10 attention layers.
+  const RuntimeLog log = read("llamacpp-23269-hybrid-41layer-vulkan-mtp.log");
+  EXPECT_EQ(log.backend, "Vulkan");
+  EXPECT_EQ(setting_of(log, "n_ubatch"), "1088");
+  EXPECT_EQ(setting_of(log, "kv_unified"), "true");
+  EXPECT_EQ(find_figure(log, "Vulkan0", LogFigure::kKvCache)->value, 1'342'177'280u);  // 1280.00 MiB
+  // 188.44 MiB = 197,593,661.44 -> 197,593,661.
+  EXPECT_EQ(find_figure(log, "Vulkan0", LogFigure::kRecurrent)->value, 197'593'661u);
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kOutput)->value, 996'147u);  // 0.95 MiB = 996,147.2
+}
+
+TEST(LlamaCppLog, MemoryBreakdownRowsAreWholeMib) {
+  // ggml-org/llama.cpp#15860: the breakdown alone, three RTX 4090s and the
+  // host: "- CUDA0 (RTX 4090): 24080 = 9436 + (14193 = 13169 + 38 + 985) + 451".
+  const RuntimeLog log = read("llamacpp-15860-memory-breakdown-3x4090.log");
+  EXPECT_EQ(log.devices[0].name, "RTX 4090");
+  EXPECT_EQ(log.devices[0].free_bytes, 9436ull << 20);
+  EXPECT_EQ(find_figure(log, "CUDA0", LogFigure::kModel)->value, 13169ull << 20);
+  EXPECT_EQ(find_figure(log, "CUDA0", LogFigure::kContext)->value, 38ull << 20);
+  EXPECT_EQ(find_figure(log, "CUDA0", LogFigure::kCompute)->value, 985ull << 20);
+  EXPECT_EQ(find_figure(log, "CUDA1", LogFigure::kCompute)->value, 548ull << 20);
+  // The host: "72 = 0 + 57 + 15".
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kContext)->value, 57ull << 20);
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kModel)->band, 1u << 19);  // half a MiB
+}
+
+TEST(LlamaCppLog, FitTrialBreakdownsAreNotTheRun) {
+  // ggml-org/llama.cpp#22673: --fit prints a breakdown per trial.
+  const RuntimeLog log = read("llamacpp-22673-mtp-fit-rtx4090.log");
+  EXPECT_TRUE(log.figures.empty());
+  EXPECT_EQ(log.notes, (std::vector<std::string>{
+                           "the memory breakdowns are --fit's trial allocations: not read"}));
+}
+
+TEST(LlamaCppLog, MetalRunNamesItsGpu) {
+  // ggml-org/llama.cpp#11083: the old kv_size line carries the cache types.
+  const RuntimeLog log = read("llamacpp-11083-mac-m4-metal-28layer.log");
+  EXPECT_EQ(log.backend, "Metal");
+  EXPECT_EQ(log.devices[0].id, "Metal");
+  EXPECT_EQ(log.devices[0].name, "Apple M4");
+  EXPECT_EQ(setting_of(log, "kv_offload"), "true");
+  EXPECT_EQ(find_figure(log, "Metal", LogFigure::kKvCache)->value, 117'440'512u);  // 112.00 MiB
+  EXPECT_EQ(find_figure(log, "Metal", LogFigure::kCompute)->value, 314'310'656u);  // 299.75 MiB
+}
+
+TEST(LlamaCppLog, DevicesAreOrderedByBackendAndIndex) {
+  // ggml-org/llama.cpp#9390 prints CUDA2's buffer first.
+  const RuntimeLog log = read("llamacpp-9390-deepseek-8gpu-layer-split.log");
+  std::vector<std::string> ids;
+  for (const LogDevice& d : log.devices) ids.push_back(d.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"CUDA0", "CUDA1", "CUDA2", "CUDA3", "CUDA4", "CUDA5",
+                                           "CUDA6", "CUDA7"}));
+  EXPECT_EQ(setting_of(log, "cache_type_k"), "q4_0");
+  EXPECT_EQ(setting_of(log, "n_seq_max"), "8");
+}
+
+TEST(LlamaCppLog, TextOfNoRuntimeIsRefused) {
+  Result<RuntimeLog> log = read_runtime_log("hello\nworld\n");
+  ASSERT_FALSE(log.ok());
+  EXPECT_EQ(log.error().message(),
+            "runtime log: not a log memfit reads: no line of llama.cpp, Ollama, vLLM, SGLang or "
+            "mlx-lm");
+}
+
+TEST(LlamaCppLog, ASecondModelLoadIsNotRead) {
+  const std::string one =
+      "llama_model_loader: loaded meta data with 1 key-value pairs and 1 tensors from a.gguf\n"
+      "load_tensors:        CUDA0 model buffer size =   100.00 MiB\n";
+  Result<RuntimeLog> log = read_runtime_log(one + one);
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ(find_figure(*log, "CUDA0", LogFigure::kModel)->value, 100ull << 20);
+  EXPECT_EQ(log->notes, (std::vector<std::string>{
+                            "the log loads a second model at line 3: only the first is read"}));
+}
+
+}  // namespace
+}  // namespace memfit

@@ -1,0 +1,90 @@
+// SGLang's, mlx-lm's and Ollama's logs read back, from real logs under
+// tests/data/logs/: each runtime's "GB" as it means it (SGLang 2^30,
+// mlx-lm 10^9), Ollama's own records beside llama.cpp's lines.
+#include <gtest/gtest.h>
+
+#include "logs/log_test_data.h"
+#include "memfit/runtime_log.h"
+
+namespace memfit {
+namespace {
+
+using testing::find_figure;
+using testing::read_test_log;
+using testing::setting_of;
+
+RuntimeLog read(const std::string& engine, const std::string& file) {
+  Result<RuntimeLog> log = read_runtime_log(read_test_log(engine, file));
+  EXPECT_TRUE(log.ok()) << (log.ok() ? "" : log.error().message());
+  return log.ok() ? std::move(*log) : RuntimeLog{};
+}
+
+TEST(SglangLog, WeightsPoolAndTokensPerRank) {
+  // sgl-project/sglang#4826: Gemma 3 on an H200.
+  const RuntimeLog log = read("sglang", "sglang-4826-gemma3-h200.log");
+  EXPECT_EQ(log.runtime, "sglang");
+  // "mem usage=8.13 GB" = 813 x 2^30 / 100 = 8,729,521,029.12.
+  EXPECT_EQ(find_figure(log, "rank0", LogFigure::kWeights)->value, 8'729'521'029u);
+  // "#tokens: 834615, K size: 54.12 GB, V size: 54.12 GB": 2 x
+  // 58,110,907,514.88 -> 58,110,907,515 each, summed.
+  EXPECT_EQ(find_figure(log, "rank0", LogFigure::kTokenPool)->value, 834'615u);
+  const PrintedFigure* kv = find_figure(log, "rank0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->value, 2 * 58'110'907'515ull);
+  EXPECT_EQ(kv->text, "54.12 GB + 54.12 GB");
+}
+
+TEST(SglangLog, TensorParallelRanksFromTheirTags) {
+  // sgl-project/sglang#15909: "[2025-12-28 10:40:09 TP2] ...".
+  const RuntimeLog log = read("sglang", "sglang-15909-qwen3-omni-30b-a3b-tp4.log");
+  EXPECT_EQ(find_figure(log, "rank2", LogFigure::kTokenPool)->value, 2'090'351u);
+  EXPECT_EQ(find_figure(log, "rank1", LogFigure::kTokenPool)->value, 2'090'351u);
+}
+
+TEST(MlxLmLog, GenerateSummaryAndCommandLine) {
+  // ml-explore/mlx-examples#1029: "Peak memory: 13.523 GB" is 10^9 bytes.
+  const RuntimeLog log = read("mlx-lm", "mlxlm-examples1029-llama31-8b-4bit-32k-m4pro.log");
+  EXPECT_EQ(log.runtime, "mlx-lm");
+  EXPECT_EQ(setting_of(log, "model"), "mlx-community/Meta-Llama-3.1-8B-Instruct-4bit");
+  EXPECT_EQ(setting_of(log, "max_kv_size"), "33000");
+  EXPECT_EQ(setting_of(log, "prompt_tokens"), "32159");
+  EXPECT_EQ(setting_of(log, "generation_tokens"), "1000");
+  const PrintedFigure* peak = find_figure(log, "total", LogFigure::kPeak);
+  ASSERT_NE(peak, nullptr);
+  EXPECT_EQ(peak->value, 13'523'000'000u);
+  EXPECT_EQ(peak->band, 500'000u);  // 10^9 / 2,000
+}
+
+TEST(MlxLmLog, BenchmarkAveragesFirstTrial) {
+  // ml-explore/mlx-lm#396: mlx_lm.benchmark, five trials; the first is read.
+  const RuntimeLog log = read("mlx-lm", "mlxlm-396-benchmark-default-llama32-3b-4bit.log");
+  EXPECT_EQ(setting_of(log, "prompt_tokens"), "2048");
+  EXPECT_EQ(setting_of(log, "generation_tokens"), "128");
+  EXPECT_EQ(find_figure(log, "total", LogFigure::kPeak)->value, 3'285'000'000u);  // 3.285 GB
+}
+
+TEST(OllamaLog, LlamaCppRunnerLinesInsideOllama) {
+  // ollama/ollama#9352: the runner's llama.cpp lines, then Ollama's record.
+  const RuntimeLog log = read("ollama", "ollama-9352-llama-8b-class-parallel10-cuda.log");
+  EXPECT_EQ(log.runtime, "ollama");
+  EXPECT_EQ(log.backend, "CUDA");
+  EXPECT_EQ(setting_of(log, "n_ctx"), "81920");
+  EXPECT_EQ(setting_of(log, "n_ctx_seq"), "8192");  // printed n_ctx_per_seq
+  EXPECT_EQ(find_figure(log, "CUDA0", LogFigure::kKvCache)->value, 10240ull << 20);
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kCompute)->value, 176'171'254u);  // 168.01 MiB = 176,171,253.76
+}
+
+TEST(OllamaLog, OwnEngineRecordsNameTheirBuffer) {
+  // ollama/ollama#11090: msg="model weights" buffer=CUDA0 size="11.5 GiB".
+  const RuntimeLog log = read("ollama", "ollama-11090-mistral3-q8-2gpu-newengine.log");
+  EXPECT_EQ(log.backend, "CUDA");
+  // 11.5 GiB = 115 x 2^30 / 10 = 12,348,030,976; +- 2^30 / 20 = 53,687,091.2 -> 53,687,092.
+  const PrintedFigure* w = find_figure(log, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->value, 12'348'030'976u);
+  EXPECT_EQ(w->band, 53'687'092u);
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kModel)->value, 680ull << 20);  // "680.0 MiB"
+}
+
+}  // namespace
+}  // namespace memfit

@@ -1,0 +1,91 @@
+// vLLM's logs read back, from real logs under tests/data/logs/vllm/: sizes
+// are bytes / 2^30 whether printed "GiB" or, in V0, "GB" (vLLM divides by
+// float(2**30): docs/check-log.md); each worker's figures on its rank.
+#include <gtest/gtest.h>
+
+#include "logs/log_test_data.h"
+#include "memfit/runtime_log.h"
+
+namespace memfit {
+namespace {
+
+using testing::find_figure;
+using testing::read_test_log;
+using testing::setting_of;
+
+RuntimeLog read(const std::string& file) {
+  Result<RuntimeLog> log = read_runtime_log(read_test_log("vllm", file));
+  EXPECT_TRUE(log.ok()) << (log.ok() ? "" : log.error().message());
+  return log.ok() ? std::move(*log) : RuntimeLog{};
+}
+
+TEST(VllmLog, V0WorkersAreRanksInOrderOfAppearance) {
+  // vllm-project/vllm#15815: TP 2, the driver's lines bare, the worker's
+  // "(VllmWorkerProcess pid=3280379)".
+  const RuntimeLog log = read("vllm-15815-qwen25-32b-tp2-l40s.log");
+  EXPECT_EQ(log.runtime, "vllm");
+  // "30.7098 GB" = 307098 x 2^30 / 10^4 = 32,974,396,667.0, +- 2^30 / 20,000 = 53,687.09 -> 53,688.
+  const PrintedFigure* w0 = find_figure(log, "rank0", LogFigure::kWeights);
+  ASSERT_NE(w0, nullptr);
+  EXPECT_EQ(w0->value, 32'974'396'667u);
+  EXPECT_EQ(w0->band, 53'688u);
+  EXPECT_EQ(find_figure(log, "rank1", LogFigure::kWeights)->value, 32'974'396'667u);
+  // "reserved for KV Cache is 7.71GiB": 771 x 2^30 / 100 = 8,278,549,463.04.
+  EXPECT_EQ(find_figure(log, "rank0", LogFigure::kKvCacheAvailable)->value, 8'278'549'463u);
+  EXPECT_EQ(find_figure(log, "total", LogFigure::kKvBlocks)->value, 3947u);  // "# CUDA blocks: 3947"
+  // "total_gpu_memory (44.42GiB)" = 47,695,611,822.08; "gpu_memory_utilization (0.90)".
+  ASSERT_EQ(log.devices.size(), 2u);
+  EXPECT_EQ(log.devices[0].id, "rank0");
+  EXPECT_EQ(log.devices[0].total_bytes, 47'695'611'822u);
+  EXPECT_EQ(setting_of(log, "gpu_memory_utilization"), "0.90");
+}
+
+TEST(VllmLog, TabularProfileOfV065) {
+  // vllm-project/vllm#10511: "total_gpu_memory     79.22GiB", ...
+  const RuntimeLog log = read("vllm-10511-llama3-8b-tp1-80gb.log");
+  EXPECT_EQ(log.devices[0].total_bytes, 85'061'827'297u);  // 79.22 GiB = 85,061,827,297.28
+  EXPECT_EQ(find_figure(log, "rank0", LogFigure::kWeights)->value, 16'063'177'687u);  // 14.96 GiB
+  EXPECT_EQ(find_figure(log, "rank0", LogFigure::kKvCacheAvailable)->value, 57'219'701'801u);  // 53.29
+}
+
+TEST(VllmLog, V1CapacityLines) {
+  // vllm-project/vllm#17122: "GPU KV cache size: 158,656 tokens",
+  // "Maximum concurrency for 32,768 tokens per request: 4.84x".
+  const RuntimeLog log = read("vllm-17122-llama31-8b-l40s-v1.log");
+  EXPECT_EQ(find_figure(log, "rank0", LogFigure::kWeights)->value, 16'094'208'826u);  // 14.9889 GiB
+  const PrintedFigure* tokens = find_figure(log, "total", LogFigure::kKvTokens);
+  ASSERT_NE(tokens, nullptr);
+  EXPECT_EQ(tokens->unit, LogUnit::kTokens);
+  EXPECT_EQ(tokens->value, 158'656u);
+  const PrintedFigure* concurrency = find_figure(log, "total", LogFigure::kConcurrency);
+  ASSERT_NE(concurrency, nullptr);
+  EXPECT_EQ(concurrency->unit, LogUnit::kRatio);
+  EXPECT_DOUBLE_EQ(concurrency->ratio, 4.84);
+  EXPECT_EQ(concurrency->decimals, 2u);
+  EXPECT_EQ(setting_of(log, "max_model_len"), "32768");
+}
+
+TEST(VllmLog, EngineConfigLineGivesTheSettings) {
+  const std::string text =
+      "INFO 08-05 10:12:36 [api_server.py:1805] vLLM API server version 0.10.1.1\n"
+      "INFO 08-05 10:12:36 [utils.py:326] non-default args: {'model': 'Qwen/Qwen3-8B', "
+      "'max_model_len': 8192, 'gpu_memory_utilization': 0.95}\n"
+      "INFO 08-05 10:12:47 [core.py:71] Initializing a V1 LLM engine (v0.10.1.1) with config: "
+      "model='Qwen/Qwen3-8B', speculative_config=None, dtype=torch.bfloat16, max_seq_len=8192, "
+      "tensor_parallel_size=2, pipeline_parallel_size=1, quantization=None, enforce_eager=False, "
+      "kv_cache_dtype=auto, compilation_config={\"level\":3,\"splitting_ops\":[\"a\", \"b\"]}, "
+      "use_cached_outputs=True\n";
+  Result<RuntimeLog> log = read_runtime_log(text);
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ(log->version, "0.10.1.1");
+  EXPECT_EQ(log->model.name, "Qwen/Qwen3-8B");
+  EXPECT_EQ(setting_of(*log, "max_model_len"), "8192");
+  EXPECT_EQ(setting_of(*log, "gpu_memory_utilization"), "0.95");
+  EXPECT_EQ(setting_of(*log, "tensor_parallel"), "2");
+  EXPECT_EQ(setting_of(*log, "dtype"), "torch.bfloat16");
+  EXPECT_EQ(setting_of(*log, "kv_cache_dtype"), "auto");
+  EXPECT_EQ(setting_of(*log, "enforce_eager"), "False");
+}
+
+}  // namespace
+}  // namespace memfit
