@@ -73,8 +73,10 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
 // for the architectures a builder knows (llama, Mistral, Mixtral, qwen3,
 // qwen3moe with one full-attention cache; Gemma 3 over its iSWA cache;
 // deepseek2 GGUFs with MLA); nullopt for any other model or setting, which
-// keeps the phases' model. kOverflow on absurd sizes.
-Result<std::optional<uint64_t>> replayed_compute_bytes(const ModelSpec& spec,
+// keeps the phases' model. The MLA and recurrent graphs read the GGUF
+// file's own facts too (Model::gguf, llamacpp/graph/file_facts.h).
+// kOverflow on absurd sizes.
+Result<std::optional<uint64_t>> replayed_compute_bytes(const Model& model,
                                                        const LlamaCppContext& context,
                                                        const LlamaCppSettings& settings);
 
