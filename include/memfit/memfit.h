@@ -90,8 +90,8 @@ memfit_status memfit_estimate_json(const memfit_model* model,
 /* Runs one request given as a JSON object: the body POST /v1/estimate
  * takes (docs/c-api.md lists the fields: model, max_tokens, batch,
  * kv_cache_mode, cache_type_k, cache_type_v, quant, backend, device,
- * memory_limit, tensor_parallel, pipeline_parallel, parallel_engine,
- * engine). New request fields reach C callers without a new ABI.
+ * memory_limit, tensor_parallel, pipeline_parallel, parallel_engine (the
+ * engine whose sharding rules the plan follows: vllm or mlx-lm), engine). New request fields reach C callers without a new ABI.
  * *response_json receives, in both cases, a JSON object the caller
  * releases with memfit_string_free:
  *   success  MEMFIT_OK and the report `memfit inspect --json` prints

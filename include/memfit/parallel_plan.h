@@ -37,19 +37,23 @@ MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
-// Whose sharding rules a plan follows. vLLM is the default: it is the
-// engine most multi-GPU deployments use, and mlx-lm's distributed mode
-// replicates more (embeddings, LM head, norms on every rank).
-enum class ParallelEngine { kVllm, kMlx };
-std::string_view to_string(ParallelEngine engine);  // "vllm", "mlx"
-// "vllm" or "mlx"; anything else fails naming the text.
-Result<ParallelEngine> parse_parallel_engine(std::string_view text);
+// Whose sharding rules a plan follows, by the engine that shards so. vLLM
+// is the default: it is the engine most multi-GPU deployments use, and
+// mlx-lm's distributed mode replicates more (embeddings, LM head, norms on
+// every rank).
+enum class ShardingRules { kVllm, kMlxLm };
+// The engine's name, as the registry (engine.h) has it: "vllm", "mlx-lm".
+std::string_view to_string(ShardingRules rules);
+// An engine's name or alias as the registry matches it ("vllm",
+// "mlx-lm", "mlx_lm", ...), or "mlx", the old spelling of mlx-lm; anything
+// else fails naming the text ("expected vllm or mlx-lm").
+Result<ShardingRules> parse_sharding_rules(std::string_view text);
 
 // Ranks = tensor_parallel x pipeline_parallel, at most kMaxParallelRanks.
 struct ParallelConfig {
   uint64_t tensor_parallel = 1;
   uint64_t pipeline_parallel = 1;
-  ParallelEngine engine = ParallelEngine::kVllm;
+  ShardingRules sharding = ShardingRules::kVllm;
 };
 inline constexpr uint64_t kMaxParallelRanks = 4096;
 
@@ -68,7 +72,7 @@ struct LayerRange {
 //  mlx-lm (PipelineMixin.pipeline): layers / stages each; its pipeline
 //    ranks 0 .. r-1 get one more, and rank 0 holds the last layers, so
 //    the last r stages in layer order are the larger ones.
-Result<std::vector<LayerRange>> pipeline_layer_ranges(ParallelEngine engine, uint64_t layers,
+Result<std::vector<LayerRange>> pipeline_layer_ranges(ShardingRules rules, uint64_t layers,
                                                       uint64_t stages);
 
 // How an engine treats one checkpoint tensor, from its name.
@@ -102,7 +106,7 @@ TensorPlacement place_tensor(std::string_view name);
 
 // What one TP rank of a layer's tensors depends on.
 struct TensorSplit {
-  ParallelEngine engine = ParallelEngine::kVllm;
+  ShardingRules sharding = ShardingRules::kVllm;
   uint64_t tensor_parallel = 1;
   uint64_t kv_heads = 0;  // the model's KV heads; 0 = unknown (k/v split as column-parallel)
   // The model's Mamba-2 mixer widths (ModelSpec::mamba2); zero for Mamba-1

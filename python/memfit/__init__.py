@@ -10,7 +10,8 @@ to the C library (memfit_estimate_request_json in include/memfit/memfit.h),
 so every field the library takes is available here without a new module:
 max_tokens, batch, kv_cache_mode, cache_type_k, cache_type_v, quant,
 backend, device, memory_limit, tensor_parallel, pipeline_parallel,
-parallel_engine, engine. The answer is the report `memfit inspect --json`
+parallel_engine (whose sharding rules: "vllm" or "mlx-lm", engine names as
+engine takes them), engine. The answer is the report `memfit inspect --json`
 prints, as a dict. Failures raise a MemfitError subclass chosen by the
 error's kind.
 

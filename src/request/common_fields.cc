@@ -191,17 +191,19 @@ constexpr RequestField kCommonFields[] = {
      .doc = "pipeline-parallel stages of the per-rank plan (docs/parallel.md)"},
     {.name = "parallel_engine",
      .flags = "--parallel-engine",
-     .help = "whose sharding rules the plan follows: vllm (default) or mlx",
+     .help = "whose sharding rules the plan follows: vllm (default) or mlx-lm",
      .type = FieldType::kChoice,
-     .choices = "vllm|mlx",
+     .choices = "vllm|mlx-lm",
      .default_text = "vllm",
      .apply = [](R& r, Text t) {
-       Result<ParallelEngine> engine = parse_parallel_engine(t);
-       if (!engine) return Status(engine.error());
-       r.parallel.engine = *engine;
+       Result<ShardingRules> rules = parse_sharding_rules(t);
+       if (!rules) return Status(rules.error());
+       r.parallel.sharding = *rules;
        return Status::Ok();
      },
-     .given = [](const R& r) { return r.parallel.engine != ParallelEngine::kVllm; }},
+     .given = [](const R& r) { return r.parallel.sharding != ShardingRules::kVllm; },
+     .doc = "whose sharding rules the per-rank plan follows, by the engine's name as `engine` "
+            "takes it (docs/parallel.md); `mlx`, the old spelling, is `mlx-lm`"},
 };
 
 }  // namespace

@@ -267,7 +267,7 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
   w.rope_cache_bytes = rope_cache_bytes(spec);
   CheckedBytes rank = 0;
   if (!tensors.empty()) {
-    const TensorSplit split{ParallelEngine::kVllm, tp, spec.geometry.kv_heads, spec.mamba2};
+    const TensorSplit split{ShardingRules::kVllm, tp, spec.geometry.kv_heads, spec.mamba2};
     for (const SafetensorsTensor& t : tensors) {
       Result<uint64_t> b = tp_rank_tensor_bytes(t, place_tensor(t.name).role, split);
       if (!b) return b.error();
