@@ -14,6 +14,7 @@
 #include "engines/shared/fixed_point.h"
 #include "memfit/memory_size.h"
 #include "memfit/checked_math.h"
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 
 namespace memfit {

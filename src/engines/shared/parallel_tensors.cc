@@ -1,5 +1,5 @@
 // Which tensors a tensor-parallel rank holds, and how much of each
-// (memfit/parallel_plan.h). Tensors are classified by the module segment of
+// (shared/parallel_tensors.h). Tensors are classified by the module segment of
 // their name, the last segment that names a known module
 // ("model.layers.3.mlp.experts.7.down_proj.weight" -> down_proj,
 // row-parallel; "....q_proj.weight.absmax" -> q_proj). The split of each
@@ -14,6 +14,7 @@
 #include "engines/shared/fixed_point.h"
 #include "memfit/checked_math.h"
 #include "memfit/engine.h"
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/untrusted_text.h"
 #include "model/weight_components.h"

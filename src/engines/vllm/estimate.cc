@@ -12,8 +12,10 @@
 #include "engines/shared/gpu_class.h"
 #include "engines/vllm/rocm.h"
 #include "memfit/checked_math.h"
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
+#include "engines/vllm/parts.h"
 
 namespace memfit {
 namespace {

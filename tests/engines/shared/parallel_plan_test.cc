@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 #include "support/corpus.h"
 

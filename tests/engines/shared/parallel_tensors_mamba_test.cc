@@ -6,8 +6,10 @@
 // Mamba-2.8B (Mamba-1).
 #include <gtest/gtest.h>
 
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
+#include "engines/vllm/parts.h"
 #include "support/corpus.h"
 
 namespace memfit {

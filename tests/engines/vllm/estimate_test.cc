@@ -5,8 +5,10 @@
 // MLA model (DeepSeek-V3).
 #include <gtest/gtest.h>
 
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
+#include "engines/vllm/parts.h"
 #include "support/corpus.h"
 
 namespace memfit {
