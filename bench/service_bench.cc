@@ -1,7 +1,8 @@
-// Requests per second of the HTTP service on a cached model (SPEC section
-// 3, issue 5): Service::handle alone (routing, JSON parsing, the estimate
-// and the report), and the same request over loopback HTTP with a
-// keep-alive client. items_per_second is the request rate.
+// Requests per second of the HTTP service on a cached model
+// (docs/service.md, "Speed"; issue 5): Service::handle alone (routing, JSON
+// parsing, the estimate and the report), and the same request over
+// loopback HTTP with a keep-alive client. items_per_second is the request
+// rate.
 //
 //   build/<dir>/bench/service_bench [--benchmark_filter=...]
 //

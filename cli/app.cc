@@ -2,7 +2,7 @@
 #include <string>
 
 #include "commands.h"
-#include "memfit/report.h"
+#include "memfit/version.h"
 
 namespace memfit::cli {
 

@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
-#include "memfit/report.h"
+#include "memfit/version.h"
 #include "run_app.h"
 #include "serve/serve_command.h"
 

@@ -136,7 +136,8 @@ MemoryBudget to_memory_budget(const HostMemoryStatus& status);
 // nlohmann::json::error_handler_t::replace in case they are not UTF-8.
 nlohmann::json host_status_to_json(const HostMemoryStatus& status);
 
-// The seed's guardrail line. `load_bytes` is weights + KV + activation.
+// The available-now warning (docs/host.md, "The available-now warning").
+// `load_bytes` is weights + KV + activation.
 // Returns a line starting "WARNING: memory available now" when load_bytes
 // exceeds ram_available_bytes - reserve_bytes, else nullopt. It never
 // changes whether a model fits. nullopt when the budget is a GPU's memory

@@ -137,27 +137,12 @@ struct LlamaCppEstimate {
   LlamaCppPlacement placement;
 };
 
-// Resolves the context (cells, streams, batch, flash attention) the way
-// llama_context's constructor does. Fails (kUsage, naming the field) on a
-// parallel of 0 or past 256, a batch or ubatch of 0, a quantized V cache with
-// flash attention off, and a context of 0 when the model declares none.
-Result<LlamaCppContext> resolve_llamacpp_context(const ModelSpec& spec,
-                                                 const LlamaCppSettings& settings);
-
-// The CPU_REPACK buffer for `cpu` (kAuto is taken as kX86Avx2, kNone is
-// 0): over `tensors` (a GGUF model's, ggml type names as dtypes, shapes
-// outermost first), pad32(bytes) of each 2-D weight and each 3-D expert
-// weight ("_exps") whose type and row count (ne[1]) the CPU's kernels take,
-// except the token-lookup tables and the NextN blocks (index >=
-// `decoder_blocks`, not loaded); plus token_embd's bytes once more when the
-// output is tied (no output.weight) and token_embd qualifies. kOverflow on
-// absurd sizes.
-Result<uint64_t> llamacpp_repack_bytes(const std::vector<SafetensorsTensor>& tensors,
-                                       uint64_t decoder_blocks, RepackCpu cpu);
-
-// The estimate. Fails as resolve_llamacpp_context does, with kUsage when
-// an MLA model's K and V types differ or a cache row is not a whole number
-// of the type's blocks, and with kOverflow on absurd sizes.
+// The estimate, over the context llama_context's constructor resolves.
+// Fails with kUsage, naming the field, on a parallel of 0 or past 256, a
+// batch or ubatch of 0, a quantized V cache with flash attention off, a
+// context of 0 when the model declares none, an MLA model whose K and V
+// types differ or a cache row that is not a whole number of the type's
+// blocks; with kOverflow on absurd sizes.
 Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSettings& settings,
                                            const MemoryBudget& budget);
 

@@ -11,8 +11,9 @@
 //               kv_bits                                             (exact)
 //   recurrent   ArraysCache: conv + SSM state per sequence    (upper bound)
 //   transient   what MLX's command buffers in flight hold at once during
-//               the phase's forward pass (mlx_runahead.h): the outputs of
-//               the ops in the open buffer and the last 10 committed ones
+//               the phase's forward pass (docs/engine-mlxlm.md,
+//               "Run-ahead"): the outputs of the ops in the open buffer
+//               and the last 10 committed ones
 //               (a prefill chunk's attention (the guard's SDPA rules), MLP,
 //               the last chunk's logits over the vocabulary, a regrown
 //               cache's old buffer), replayed op by op       (modelled)
@@ -29,7 +30,6 @@
 #include <string_view>
 
 #include "memfit/memory_budget.h"
-#include "memfit/mlx_runahead.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
 #include "memfit/visibility.h"
@@ -37,6 +37,17 @@
 MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
+
+// MLX's command-buffer limits: a buffer is committed once its op count
+// passes max_ops or its inputs pass max_mega_elements x 2^20 elements, and
+// the evaluator waits while more than max_active buffers are in flight
+// (docs/engine-mlxlm.md, "Run-ahead").
+struct MlxBufferLimits {
+  uint64_t max_ops = 50;            // MLX_MAX_OPS_PER_BUFFER
+  uint64_t max_mega_elements = 50;  // MLX_MAX_MB_PER_BUFFER (2^20 elements, despite the name)
+  bool distinct_inputs = true;      // Metal: true; CUDA graphs: false
+  uint64_t max_active = 10;         // MAX_ACTIVE_TASKS in mlx/transforms.cpp
+};
 
 // mlx-lm's flags, with mlx_lm.benchmark's defaults for the workload.
 struct MlxLmSettings {
@@ -73,7 +84,7 @@ struct MlxLmPhaseBytes {
   uint64_t mlp_bytes = 0;        // MLP / experts intermediates (x batch)
   uint64_t logits_bytes = 0;     // the LM head's output (x batch)
   uint64_t regrow_bytes = 0;     // the largest layer's old buffer when it is regrown
-  uint64_t transient_bytes = 0;  // what the buffers in flight hold at once (mlx_runahead.h)
+  uint64_t transient_bytes = 0;  // what the buffers in flight hold at once (MlxBufferLimits)
   uint64_t total_bytes = 0;      // weights + kv + recurrent + transient
 };
 
@@ -103,16 +114,6 @@ struct MlxLmEstimate {
   // mx.set_wired_limit(bytes) and `sudo sysctl iogpu.wired_limit_mb=N`.
   uint64_t wired_limit_mb = 0;
 };
-
-// Model types whose mlx-lm make_cache puts sliding-window layers on a
-// RotatingKVCache of the window (others keep a full KVCache there).
-bool mlxlm_rotates_sliding_layers(std::string_view model_type);
-
-// A KVCache's allocated tokens after `tokens` arrive in chunks of `chunk`
-// (the last one shorter), then one at a time up to `tokens + decode`:
-// each update that overflows trims to the offset (when it is not a
-// multiple of 256) and appends ceil(n / 256) x 256.
-uint64_t mlxlm_kv_capacity(uint64_t tokens, uint64_t chunk, uint64_t decode);
 
 // The estimate. kUsage (naming the field) for a prompt_tokens, max_tokens,
 // batch or prefill_step_size of 0 or past kMlxLmMaxTokens, kv_bits not in

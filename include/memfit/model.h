@@ -3,6 +3,7 @@
 #ifndef MEMFIT_MODEL_H_
 #define MEMFIT_MODEL_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
+struct GgufHeader;  // memfit/gguf.h
+
 struct Model {
   std::string path;            // the path as resolved
   bool has_config = false;     // false: no usable config.json; KV is unknown
@@ -28,6 +31,10 @@ struct Model {
   // order. Empty when no header was read (an index alone, weights from the
   // config, the fallback) or when not asked for.
   std::vector<SafetensorsTensor> tensors;
+  // A GGUF model's first file's header as read (its metadata and that
+  // file's tensor infos): what an engine reads beyond the spec (llama.cpp's
+  // graph of the file, docs/llamacpp-rules.md). Null for other formats.
+  std::shared_ptr<const GgufHeader> gguf;
 };
 
 struct OpenModelOptions {
@@ -50,7 +57,7 @@ struct OpenModelOptions {
 // one model: the spec from its metadata (model_spec_from_gguf), has_config
 // true, the weights the exact sum of its tensors' bytes (kGgufHeader,
 // verified), the tensors (with keep_tensors) named as in the file with the
-// ggml type name as dtype. A folder with no config.json and no safetensors
+// ggml type name as dtype, the first file's header in `gguf`. A folder with no config.json and no safetensors
 // weights that holds one GGUF model (projector files, "mmproj*", aside) is
 // that model; one that holds several is a kUsage error naming them.
 Result<Model> open_model(FileSystem& fs, const std::string& path);

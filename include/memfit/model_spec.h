@@ -133,25 +133,6 @@ struct Mamba2Geometry {
   bool operator==(const Mamba2Geometry&) const = default;
 };
 
-// GGUF deepseek2 with MLA only: what llama.cpp's graph of the model reads
-// beyond the geometry (the compute replay, llamacpp/graph/mla.cc), from
-// the file's keys and tensor shapes. `latent` is 0 for every other model.
-struct MlaGraphInfo {
-  uint64_t q_lora_rank = 0;     // attn_q_a's outputs; 0: one Q projection
-  uint64_t latent = 0;          // kv_lora_rank
-  uint64_t rope = 0;            // rope.dimension_count
-  uint64_t nope = 0;            // key_length_mla - rope
-  uint64_t value = 0;           // value_length_mla
-  uint64_t dense_layers = 0;    // leading_dense_block_count
-  uint64_t expert_groups = 0;   // expert_group_count (0 or 1: none)
-  uint64_t groups_used = 0;     // expert_group_used_count
-  uint64_t gating = 0;          // as llama.cpp resolves it: 1 softmax, 2 sigmoid, else other
-  bool weights_norm = false;    // expert_weights_norm
-  bool weights_scaled = false;  // expert_weights_scale neither 0 nor 1
-  bool selection_bias = false;  // exp_probs_b tensors
-  bool other_graph = false;     // anything else that changes the graph (fused experts, clamps, ...)
-};
-
 struct ModelSpec {
   // config.json's model_type, verbatim ("" when absent); for a GGUF model,
   // its general.architecture, verbatim ("qwen3", "gpt-oss").
@@ -189,11 +170,6 @@ struct ModelSpec {
   // blocks after the decoder layers; they are not in `layers`. llama.cpp's
   // KV cache still holds them for most architectures (docs/llamacpp-rules.md).
   uint64_t nextn_layers = 0;
-  MlaGraphInfo mla_graph;
-  // GGUF granitehybrid only: llama.cpp's switch for RoPE on the attention
-  // layers, <arch>.rope.scaling.finetuned (true when absent; Granite 4.0 H
-  // files are converted with false). The compute replay's graph differs.
-  bool attention_rope = true;
 };
 
 // Parses config.json text. Fails on text that is not a JSON object, on

@@ -37,19 +37,23 @@ MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
-// Whose sharding rules a plan follows. vLLM is the default: it is the
-// engine most multi-GPU deployments use, and mlx-lm's distributed mode
-// replicates more (embeddings, LM head, norms on every rank).
-enum class ParallelEngine { kVllm, kMlx };
-std::string_view to_string(ParallelEngine engine);  // "vllm", "mlx"
-// "vllm" or "mlx"; anything else fails naming the text.
-Result<ParallelEngine> parse_parallel_engine(std::string_view text);
+// Whose sharding rules a plan follows, by the engine that shards so. vLLM
+// is the default: it is the engine most multi-GPU deployments use, and
+// mlx-lm's distributed mode replicates more (embeddings, LM head, norms on
+// every rank).
+enum class ShardingRules { kVllm, kMlxLm };
+// The engine's name, as the registry (engine.h) has it: "vllm", "mlx-lm".
+std::string_view to_string(ShardingRules rules);
+// An engine's name or alias as the registry matches it ("vllm",
+// "mlx-lm", "mlx_lm", ...), or "mlx", the old spelling of mlx-lm; anything
+// else fails naming the text ("expected vllm or mlx-lm").
+Result<ShardingRules> parse_sharding_rules(std::string_view text);
 
 // Ranks = tensor_parallel x pipeline_parallel, at most kMaxParallelRanks.
 struct ParallelConfig {
   uint64_t tensor_parallel = 1;
   uint64_t pipeline_parallel = 1;
-  ParallelEngine engine = ParallelEngine::kVllm;
+  ShardingRules sharding = ShardingRules::kVllm;
 };
 inline constexpr uint64_t kMaxParallelRanks = 4096;
 
@@ -68,62 +72,8 @@ struct LayerRange {
 //  mlx-lm (PipelineMixin.pipeline): layers / stages each; its pipeline
 //    ranks 0 .. r-1 get one more, and rank 0 holds the last layers, so
 //    the last r stages in layer order are the larger ones.
-Result<std::vector<LayerRange>> pipeline_layer_ranges(ParallelEngine engine, uint64_t layers,
+Result<std::vector<LayerRange>> pipeline_layer_ranges(ShardingRules rules, uint64_t layers,
                                                       uint64_t stages);
-
-// How an engine treats one checkpoint tensor, from its name.
-enum class TensorRole {
-  kColumnParallel,  // output features split by TP: q, gate/up (dense and experts), MLA q_b/kv_b
-  kRowParallel,     // input features split by TP: o, down (dense and experts)
-  kRowParallelBias, // bias of a row-parallel matrix: whole on every rank
-  kKvProjection,    // k_proj / v_proj: split by KV heads, replicated past them
-  kLinearAttention, // gated-delta-net (linear_attn.) projections, conv1d, A_log, dt_bias:
-                    // split by TP in vLLM, whole in mlx-lm
-  kSsmInProjection, // a Mamba mixer's in_proj (under "mixer." or "mamba."): vLLM splits
-                    // z/x/dt by heads and B/C by groups, replicating one group on every
-                    // rank (Mamba-2, n_groups 1); whole in mlx-lm
-  kSsmConv,         // a Mamba mixer's conv1d over [x, B, C]: split as in_proj (vLLM)
-  kSsmHeads,        // a Mamba mixer's A_log, D, dt_bias, gated norm, and Mamba-1's x_proj
-                    // and dt_proj: split along the heads / inner channels (vLLM)
-  kEmbedding,       // token embedding
-  kLmHead,          // output projection
-  kFinalNorm,       // a norm outside the decoder layers
-  kReplicated,      // norms, routers, MLA down-projections, scalars, anything unknown
-  kTower,           // vision/audio tower or projector of a multimodal checkpoint
-};
-
-struct TensorPlacement {
-  TensorRole role = TensorRole::kReplicated;
-  // The decoder layer from "...layers.N." ("h.N.", "blocks.N."); nullopt
-  // outside the decoder layers and for tower tensors.
-  std::optional<uint64_t> layer;
-};
-TensorPlacement place_tensor(std::string_view name);
-
-// What one TP rank of a layer's tensors depends on.
-struct TensorSplit {
-  ParallelEngine engine = ParallelEngine::kVllm;
-  uint64_t tensor_parallel = 1;
-  uint64_t kv_heads = 0;  // the model's KV heads; 0 = unknown (k/v split as column-parallel)
-  // The model's Mamba-2 mixer widths (ModelSpec::mamba2); zero for Mamba-1
-  // or unknown (in_proj / conv1d then split evenly).
-  Mamba2Geometry mamba2 = {};
-};
-
-// Bytes of `tensor` one TP rank holds: ceil(bytes / N) for column- and
-// row-parallel matrices and (vLLM) gated-delta-net and Mamba mixer tensors;
-// bytes x max(1, kv/N) / kv for k/v projections (vLLM); a Mamba-2 in_proj /
-// conv1d with one B/C group: bytes x rank rows / rows, the rank's rows
-// (2 x inner + heads) / N + 2 x state for in_proj and inner / N + 2 x state
-// for conv1d (vLLM); vocabulary rows padded to 64 then ceil(rows / N) for
-// vLLM embeddings and LM heads; the whole tensor for everything else and
-// for 0- or 1-element tensors. Fails on overflow only.
-Result<uint64_t> tp_rank_tensor_bytes(const SafetensorsTensor& tensor, TensorRole role,
-                                      const TensorSplit& split);
-
-// KV heads one TP rank caches per attention layer: kv / N, or 1 when
-// there are fewer KV heads than ranks (each rank keeps a replica).
-uint64_t kv_heads_per_rank(uint64_t kv_heads, uint64_t tensor_parallel);
 
 struct RankEstimate {
   uint64_t rank = 0;      // pp_stage x tensor_parallel + tp_rank (vLLM's global rank order)

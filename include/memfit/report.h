@@ -24,15 +24,13 @@
 #include "memfit/memory_size.h"
 #include "memfit/model.h"
 #include "memfit/serve_plan.h"
+#include "memfit/version.h"
 #include "memfit/visibility.h"
 #include "memfit/warning.h"
 
 MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
-
-// The version string this library was built as ("0.1.0").
-std::string_view memfit_version();
 
 // `warnings` become the report's "warnings" (their texts, in order).
 nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& estimate,

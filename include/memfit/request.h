@@ -57,8 +57,8 @@ namespace memfit {
 //   kv dtype    vLLM's --kv-cache-dtype: auto -> false; fp8, fp8_e4m3,
 //               fp8_e5m2 -> true (one byte per element)
 //   quant       fp16, int8, int4: the weight mode label
-// Devices parse with parse_device_selector (host_memory.h) and parallel
-// engines with parse_parallel_engine (parallel_plan.h).
+// Devices parse with parse_device_selector (host_memory.h) and the
+// parallel plan's sharding rules with parse_sharding_rules (parallel_plan.h).
 Result<KvElement> parse_kv_element(std::string_view text);
 Result<std::optional<Backend>> parse_backend(std::string_view text);
 Result<std::string> parse_engine(std::string_view text);

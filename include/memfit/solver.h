@@ -25,12 +25,6 @@ namespace memfit {
 // context). The context's, kMaxSolvedTokens, is every engine's (engine.h).
 inline constexpr uint64_t kMaxSolvedBatch = 1ull << 20;
 
-// The largest v in [lo, hi] with fits(v), assuming fits is monotone
-// (true up to some point, false after). nullopt when fits(lo) is false. An
-// error from fits() is returned as is.
-Result<std::optional<uint64_t>> largest_fitting(uint64_t lo, uint64_t hi,
-                                                const std::function<Result<bool>(uint64_t)>& fits);
-
 enum class SolveFor { kMaxTokens, kBatch, kSlots };
 
 struct Solution {

@@ -146,11 +146,6 @@ struct VllmWeights {
   bool exact = false;            // the tensor list was read from the headers
 };
 
-// The weights one rank holds. `tensors` is the checkpoint's tensor list
-// (empty: split the model's total by its geometry). Fails on overflow.
-Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
-                                      uint64_t tensor_parallel);
-
 // One KV cache group: layers of one spec sharing a block table.
 enum class VllmSpecKind { kFullAttention, kSlidingWindow, kChunkedLocal, kMla, kMamba };
 std::string_view to_string(VllmSpecKind kind);
@@ -174,10 +169,6 @@ struct VllmKvLayout {
   uint64_t blocks_per_request = 0;  // sum over the groups
   bool hybrid_mamba = false;      // Mamba groups present
 };
-
-// The layout of `model`'s KV cache per rank under `settings`. Fails
-// (kUsage) on a layout vLLM refuses (page sizes it cannot unify).
-Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& settings);
 
 struct VllmEstimate {
   VllmSettings settings;          // as resolved (max_model_len filled in)
@@ -212,19 +203,6 @@ struct VllmEstimate {
 // modelled; kOverflow on absurd sizes.
 Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const SafetensorsTensor> tensors,
                                    const VllmSettings& settings, const MemoryBudget& budget);
-
-// The blocks vLLM makes of `kv_bytes` with `layout`; the tokens it prints
-// and the concurrency for max_model_len (exact rules, kv_cache_utils.py).
-struct VllmCapacity {
-  uint64_t num_blocks = 0;
-  uint64_t kv_tokens = 0;
-  double max_concurrency = 0;
-};
-// Fills each group's blocks_per_request and the layout's sum for a
-// request of `max_model_len` tokens.
-void vllm_request_blocks(VllmKvLayout& layout, const VllmSettings& settings, uint64_t max_model_len);
-
-VllmCapacity vllm_capacity(const VllmKvLayout& layout, uint64_t kv_bytes, uint64_t max_model_len);
 
 }  // namespace memfit
 

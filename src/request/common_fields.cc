@@ -150,14 +150,16 @@ constexpr RequestField kCommonFields[] = {
      .min = 1,
      .given = [](const R& r) { return r.parallel.pipeline_parallel != 1; },
      .doc = "pipeline-parallel stages of the per-rank plan (docs/parallel.md)"}),
-    parsed_field<parse_parallel_engine, &R::parallel, &ParallelConfig::engine>(
+    parsed_field<parse_sharding_rules, &R::parallel, &ParallelConfig::sharding>(
     {.name = "parallel_engine",
      .flags = "--parallel-engine",
-     .help = "whose sharding rules the plan follows: vllm (default) or mlx",
+     .help = "whose sharding rules the plan follows: vllm (default) or mlx-lm",
      .type = FieldType::kChoice,
-     .choices = "vllm|mlx",
+     .choices = "vllm|mlx-lm",
      .default_text = "vllm",
-     .given = [](const R& r) { return r.parallel.engine != ParallelEngine::kVllm; }}),
+     .given = [](const R& r) { return r.parallel.sharding != ShardingRules::kVllm; },
+     .doc = "whose sharding rules the per-rank plan follows, by the engine's name as `engine` "
+            "takes it (docs/parallel.md); `mlx`, the old spelling, is `mlx-lm`"}),
 };
 
 }  // namespace

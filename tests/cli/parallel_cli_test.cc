@@ -164,7 +164,7 @@ TEST(ParallelCli, ReportsMatchTheShippedSchema) {
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{
            {"inspect", "-m", model.path(), "--json", "--tensor-parallel", "4",
-            "--pipeline-parallel", "2", "--parallel-engine", "mlx"},
+            "--pipeline-parallel", "2", "--parallel-engine", "mlx-lm"},
            {"inspect", "-m", example, "--json", "--tensor-parallel", "8"}}) {
     auto r = run_memfit(args);
     ASSERT_EQ(r.exit_code, 0) << r.err;

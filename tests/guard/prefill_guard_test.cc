@@ -1,7 +1,7 @@
-// The prefill guard, case by case as the seed runtime's memory monitor
-// defines them (SPEC section 5). Geometry A is Qwen3-8B: 32 query heads,
-// 8 kv heads, head_dim 128, 36 layers x 2 x 8 x 128 x 2 B = 147,456 B of
-// KV per token.
+// The prefill guard, case by case as docs/service.md ("POST /v1/admit")
+// and memfit/prefill_guard.h define them. Geometry A is Qwen3-8B: 32
+// query heads, 8 kv heads, head_dim 128, 36 layers x 2 x 8 x 128 x 2 B =
+// 147,456 B of KV per token.
 #include <gtest/gtest.h>
 
 #include "memfit/prefill_guard.h"

@@ -1,4 +1,5 @@
-// The macOS formulas of seed 001, away from the syscalls that feed them.
+// The macOS formulas (docs/host.md, "macOS": available now, the reserve),
+// away from the syscalls that feed them.
 #include "host/unified_memory.h"
 
 #include <gtest/gtest.h>
@@ -6,7 +7,7 @@
 namespace memfit::host {
 namespace {
 
-TEST(HostUnifiedMemory, AvailableNowFollowsTheSeedFormula) {
+TEST(HostUnifiedMemory, AvailableNowFollowsTheMacosFormula) {
   VmPageCounts pages;
   pages.free = 100000;
   pages.speculative = 20000;

@@ -33,7 +33,7 @@ TEST(RequestJson, DefaultsWhenOnlyTheModelIsGiven) {
   EXPECT_FALSE(r.memory_limit_bytes.has_value());
   EXPECT_EQ(r.parallel.tensor_parallel, 1u);
   EXPECT_EQ(r.parallel.pipeline_parallel, 1u);
-  EXPECT_EQ(r.parallel.engine, ParallelEngine::kVllm);
+  EXPECT_EQ(r.parallel.sharding, ShardingRules::kVllm);
   EXPECT_EQ(r.engine, "");
 }
 
@@ -42,7 +42,7 @@ TEST(RequestJson, EveryField) {
     "model": "m", "max_tokens": 32768, "batch": 4, "kv_cache_mode": "q8_0",
     "cache_type_k": "i8", "cache_type_v": "int8", "quant": "int4", "backend": "rocm",
     "device": "cuda:1", "memory_limit": "1.5G", "tensor_parallel": 2,
-    "pipeline_parallel": 3, "parallel_engine": "mlx", "engine": "mlxcel"})");
+    "pipeline_parallel": 3, "parallel_engine": "mlx-lm", "engine": "mlxcel"})");
   EXPECT_EQ(r.max_tokens, 32768u);
   EXPECT_EQ(r.batch, 4u);
   EXPECT_EQ(r.kv_cache_mode, KvElement::kInt8);
@@ -56,8 +56,26 @@ TEST(RequestJson, EveryField) {
   EXPECT_EQ(r.memory_limit_bytes, 1'610'612'736u);
   EXPECT_EQ(r.parallel.tensor_parallel, 2u);
   EXPECT_EQ(r.parallel.pipeline_parallel, 3u);
-  EXPECT_EQ(r.parallel.engine, ParallelEngine::kMlx);
+  EXPECT_EQ(r.parallel.sharding, ShardingRules::kMlxLm);
   EXPECT_EQ(r.engine, "mlxcel");
+}
+
+TEST(RequestJson, ParallelEngineTakesTheEnginesNamesAndTheOldMlx) {
+  // The registry's names and aliases (ignoring case), and "mlx", the
+  // spelling before the field took the engines' names.
+  for (const char* text : {"mlx-lm", "mlxlm", "mlx_lm", "MLX-LM", "mlx"}) {
+    EXPECT_EQ(parsed(std::string(R"({"model": "m", "parallel_engine": ")") + text + R"("})")
+                  .parallel.sharding,
+              ShardingRules::kMlxLm)
+        << text;
+  }
+  EXPECT_EQ(parsed(R"({"model": "m", "parallel_engine": "vLLM"})").parallel.sharding,
+            ShardingRules::kVllm);
+  EXPECT_EQ(to_string(ShardingRules::kMlxLm), "mlx-lm");
+  EXPECT_EQ(to_string(ShardingRules::kVllm), "vllm");
+  // An engine with no sharding rules of its own is refused like any text.
+  EXPECT_EQ(refused(R"({"model": "m", "parallel_engine": "llamacpp"})").message(),
+            "parallel_engine: 'llamacpp': expected vllm or mlx-lm");
 }
 
 TEST(RequestJson, NullIsAbsentAndAZeroLimitIsUnset) {
@@ -82,7 +100,7 @@ TEST(RequestJson, ErrorsNameTheFieldOnOneLine) {
   e = refused(R"({"model": "m", "device": "gpu0"})");
   EXPECT_EQ(e.message(), "device: 'gpu0': expected auto, cpu, cuda[:N] or rocm[:N]");
   e = refused(R"({"model": "m", "parallel_engine": "deepspeed"})");
-  EXPECT_EQ(e.message(), "parallel_engine: 'deepspeed': expected vllm or mlx");
+  EXPECT_EQ(e.message(), "parallel_engine: 'deepspeed': expected vllm or mlx-lm");
   e = refused(R"({"model": "m", "memory_limit": true})");
   EXPECT_EQ(e.message(), "memory_limit: expected a size such as \"48GiB\" or bytes, got true");
   e = refused(R"({"max_tokens": 5})");

@@ -68,7 +68,7 @@ TEST(RunReport, MlxcelRunIsTheEstimateReportWithEveryWarning) {
 TEST(RunReport, APerRankPlanFollowsTheWholeModel) {
   EstimateRun r = mlxcel_run();
   ParallelPlan plan;
-  plan.config = ParallelConfig{2, 1, ParallelEngine::kVllm};
+  plan.config = ParallelConfig{2, 1, ShardingRules::kVllm};
   for (uint64_t i = 0; i < 2; ++i) {
     RankEstimate rank;
     rank.rank = rank.tp_rank = i;

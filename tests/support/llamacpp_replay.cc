@@ -6,16 +6,20 @@
 
 namespace memfit {
 
-LlamaCppEstimate run_llamacpp(ModelSpec spec, const LlamaCppSettings& settings) {
+LlamaCppEstimate run_llamacpp(Model model, const LlamaCppSettings& settings) {
   const MemoryBudget budget{64ull << 30, 64ull << 30, BudgetSource::kExplicit};
-  Model m;
-  m.has_config = true;
-  m.spec = std::move(spec);
-  m.weights.bytes = 1000;
-  m.weights.source = WeightsSource::kSafetensorsHeader;
-  Result<LlamaCppEstimate> e = estimate_llamacpp(m, settings, budget);
+  model.has_config = true;
+  model.weights.bytes = 1000;
+  model.weights.source = WeightsSource::kSafetensorsHeader;
+  Result<LlamaCppEstimate> e = estimate_llamacpp(model, settings, budget);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
   return e.ok() ? *e : LlamaCppEstimate{};
+}
+
+LlamaCppEstimate run_llamacpp(ModelSpec spec, const LlamaCppSettings& settings) {
+  Model m;
+  m.spec = std::move(spec);
+  return run_llamacpp(std::move(m), settings);
 }
 
 LlamaCppSettings llamacpp_settings(uint64_t ctx, uint64_t parallel, uint64_t ubatch, FlashAttn fa,

@@ -1,6 +1,6 @@
 // What the compute-replay tests (tests/engines/llamacpp/graph/*_test.cc)
-// run: llama.cpp's estimate of a spec under settings, against a 64 GiB
-// explicit budget.
+// run: llama.cpp's estimate of a model or a spec under settings, against a
+// 64 GiB explicit budget.
 #ifndef MEMFIT_TESTS_SUPPORT_LLAMACPP_REPLAY_H_
 #define MEMFIT_TESTS_SUPPORT_LLAMACPP_REPLAY_H_
 
@@ -8,12 +8,16 @@
 #include <optional>
 
 #include "memfit/llamacpp.h"
+#include "memfit/model.h"
 #include "memfit/model_spec.h"
 
 namespace memfit {
 
-// estimate_llamacpp over `spec` with 1,000 bytes of header-read weights; a
-// failure fails the test and returns an empty estimate.
+// estimate_llamacpp over `model` (its spec and GGUF header) with 1,000
+// bytes of header-read weights; a failure fails the test and returns an
+// empty estimate.
+LlamaCppEstimate run_llamacpp(Model model, const LlamaCppSettings& settings);
+// The same over a model of `spec` alone, with no GGUF header (a config.json's).
 LlamaCppEstimate run_llamacpp(ModelSpec spec, const LlamaCppSettings& settings);
 
 // --ctx-size ctx --parallel parallel --batch-size and --ubatch-size ubatch

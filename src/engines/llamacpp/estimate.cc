@@ -20,7 +20,7 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   uint64_t compute = std::max({phases->output, phases->attention, phases->ffn});
   bool replayed_compute = false;
   if (settings.placement.gpus.empty()) {
-    Result<std::optional<uint64_t>> replayed = llamacpp::replayed_compute_bytes(model.spec, *context, settings);
+    Result<std::optional<uint64_t>> replayed = llamacpp::replayed_compute_bytes(model, *context, settings);
     if (!replayed) return replayed.error();
     if (*replayed) {
       compute = **replayed;

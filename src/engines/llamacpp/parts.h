@@ -1,7 +1,8 @@
 // The parts of the llama.cpp estimate (llamacpp.h), one file each:
-// llamacpp/context.cc (cells, streams, batch), llamacpp/memory.cc (KV,
-// recurrent state, output buffer: exact) and llamacpp/compute.cc (the
-// compute buffer: modelled). Private to the library.
+// llamacpp/context.cc (cells, streams, batch), llamacpp/repack.cc (the
+// CPU's repacked weights), llamacpp/memory.cc (KV, recurrent state, output
+// buffer: exact) and llamacpp/compute.cc (the compute buffer: modelled).
+// Private to the library.
 #ifndef MEMFIT_ENGINES_LLAMACPP_PARTS_H_
 #define MEMFIT_ENGINES_LLAMACPP_PARTS_H_
 
@@ -14,6 +15,29 @@
 #include "memfit/model.h"
 #include "memfit/model_spec.h"
 #include "memfit/result.h"
+#include "memfit/safetensors.h"
+
+namespace memfit {
+
+// Resolves the context (cells, streams, batch, flash attention) the way
+// llama_context's constructor does. Fails (kUsage, naming the field) on a
+// parallel of 0 or past 256, a batch or ubatch of 0, a quantized V cache with
+// flash attention off, and a context of 0 when the model declares none.
+Result<LlamaCppContext> resolve_llamacpp_context(const ModelSpec& spec,
+                                                 const LlamaCppSettings& settings);
+
+// The CPU_REPACK buffer for `cpu` (kAuto is taken as kX86Avx2, kNone is
+// 0): over `tensors` (a GGUF model's, ggml type names as dtypes, shapes
+// outermost first), pad32(bytes) of each 2-D weight and each 3-D expert
+// weight ("_exps") whose type and row count (ne[1]) the CPU's kernels take,
+// except the token-lookup tables and the NextN blocks (index >=
+// `decoder_blocks`, not loaded); plus token_embd's bytes once more when the
+// output is tied (no output.weight) and token_embd qualifies. kOverflow on
+// absurd sizes.
+Result<uint64_t> llamacpp_repack_bytes(const std::vector<SafetensorsTensor>& tensors,
+                                       uint64_t decoder_blocks, RepackCpu cpu);
+
+}  // namespace memfit
 
 namespace memfit::llamacpp {
 
@@ -73,8 +97,10 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
 // for the architectures a builder knows (llama, Mistral, Mixtral, qwen3,
 // qwen3moe with one full-attention cache; Gemma 3 over its iSWA cache;
 // deepseek2 GGUFs with MLA); nullopt for any other model or setting, which
-// keeps the phases' model. kOverflow on absurd sizes.
-Result<std::optional<uint64_t>> replayed_compute_bytes(const ModelSpec& spec,
+// keeps the phases' model. The MLA and recurrent graphs read the GGUF
+// file's own facts too (Model::gguf, llamacpp/graph/file_facts.h).
+// kOverflow on absurd sizes.
+Result<std::optional<uint64_t>> replayed_compute_bytes(const Model& model,
                                                        const LlamaCppContext& context,
                                                        const LlamaCppSettings& settings);
 

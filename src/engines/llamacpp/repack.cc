@@ -9,6 +9,7 @@
 #include <optional>
 #include <string_view>
 
+#include "engines/llamacpp/parts.h"
 #include "memfit/checked_math.h"
 #include "memfit/llamacpp.h"
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "engines/shared/largest_fitting.h"
 #include "memfit/solver.h"
 
 namespace memfit {

@@ -2,8 +2,8 @@
 //   2 x (ceil(2 x target_ctas / kv_heads) + batch) x (kv_heads x 16) x (head_dim + 1) x 4 bytes
 // target_ctas = 512, or 8 x GPU cores on Metal. At 8 KV heads x head_dim
 // 128, batch 1: 2 x 129 x 128 x 129 x 4 = 17,040,384 bytes (~16 MiB).
+#include "engines/mlxcel/decode_workspace.h"
 #include "memfit/checked_math.h"
-#include "memfit/estimate.h"
 #include "model/config/family.h"
 
 namespace memfit {

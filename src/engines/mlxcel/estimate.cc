@@ -8,6 +8,7 @@
 
 #include "engines/shared/fixed_point.h"
 #include "memfit/checked_math.h"
+#include "engines/mlxcel/decode_workspace.h"
 #include "memfit/estimate.h"
 
 namespace memfit {

@@ -7,8 +7,6 @@
 
 namespace memfit {
 
-std::string_view memfit_version() { return MEMFIT_VERSION; }
-
 namespace {
 
 using Json = nlohmann::ordered_json;

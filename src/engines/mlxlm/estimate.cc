@@ -12,6 +12,7 @@
 #include "memfit/mlxlm.h"
 #include "memfit/prefill_guard.h"
 #include "engines/mlxlm/forward.h"
+#include "engines/mlxlm/kv_cache.h"
 
 namespace memfit {
 namespace {

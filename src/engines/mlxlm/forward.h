@@ -1,5 +1,5 @@
 // One forward pass of an mlx-lm model as MLX encodes it, op by op, replayed
-// against MLX's command-buffer rules (memfit/mlx_runahead.h) to find what
+// against MLX's command-buffer rules (mlxlm/mlx_runahead.h) to find what
 // the buffers in flight hold at once. The op list is a model of mlx-lm's
 // decoder layer (modelled, not read from a trace); docs/engine-mlxlm.md,
 // "Run-ahead", lists the ops and the mlx-lm sources they follow.
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "memfit/mlx_runahead.h"
+#include "engines/mlxlm/mlx_runahead.h"
 #include "memfit/model_spec.h"
 
 namespace memfit {

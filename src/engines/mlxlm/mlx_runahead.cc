@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "memfit/checked_math.h"
-#include "memfit/mlx_runahead.h"
+#include "engines/mlxlm/mlx_runahead.h"
 
 namespace memfit {
 

@@ -14,6 +14,7 @@
 #include "engines/shared/fixed_point.h"
 #include "memfit/memory_size.h"
 #include "memfit/checked_math.h"
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 
 namespace memfit {
@@ -45,12 +46,12 @@ Status check_heads(const ModelSpec& spec, const ParallelConfig& c) {
   if (g.heads > 0 && g.heads % tp != 0) {
     return Error::usage(fmt::format(
         "tensor parallel size {} does not divide the model's {} attention heads ({})", tp, g.heads,
-        c.engine == ParallelEngine::kVllm
+        c.sharding == ShardingRules::kVllm
             ? "vLLM requires num_attention_heads % tensor_parallel_size == 0"
             : "mlx-lm's shard() splits the heads evenly"));
   }
   const Mamba2Geometry& m = spec.mamba2;
-  if (c.engine == ParallelEngine::kVllm && m.heads != 0) {
+  if (c.sharding == ShardingRules::kVllm && m.heads != 0) {
     // MambaMixer2's assertions (vLLM model_executor/layers/mamba/mamba_mixer2.py).
     if (m.heads % tp != 0) {
       return Error::usage(fmt::format(
@@ -67,7 +68,7 @@ Status check_heads(const ModelSpec& spec, const ParallelConfig& c) {
                                [](const LayerCache& l) { return is_attention(l.kind); });
   uint64_t kv = g.kv_heads;
   if (!attention || kv == 0) return Status::Ok();
-  if (c.engine == ParallelEngine::kMlx) {
+  if (c.sharding == ShardingRules::kMlxLm) {
     if (kv % tp != 0) {
       return Error::usage(fmt::format(
           "tensor parallel size {} does not divide the model's {} KV heads (mlx-lm's shard() "
@@ -160,7 +161,7 @@ Result<StageWeights> split_tensor_list(std::span<const SafetensorsTensor> tensor
     if (placed.back().layer) any_layer = true;
   }
   if (!any_layer) return StageWeights{};  // no name carries a layer: caller falls back
-  const bool vllm = split.engine == ParallelEngine::kVllm;
+  const bool vllm = split.sharding == ShardingRules::kVllm;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const SafetensorsTensor& t = tensors[i];
     const TensorPlacement& p = placed[i];
@@ -215,7 +216,7 @@ Result<StageWeights> split_proportionally(const Model& model,
   }
   const uint64_t body = w - 2 * matrix;  // 2 x matrix <= w / 2
   const uint64_t tp = c.tensor_parallel;
-  const bool vllm = c.engine == ParallelEngine::kVllm;
+  const bool vllm = c.sharding == ShardingRules::kVllm;
   uint64_t matrix_rank = vllm ? *CheckedBytes::ceil_div(matrix, tp).value() : matrix;
   StageWeights out;
   for (size_t s = 0; s < ranges.size(); ++s) {
@@ -252,7 +253,7 @@ ModelSpec rank_spec(const ModelSpec& spec, const LayerRange& range, const Parall
     if (tp > 1 && is_attention(l.kind) && kv > 0) {
       l.elems_per_token = mul_div_ceil(l.elems_per_token, kv_rank, kv).value_or(l.elems_per_token);
     }
-    if (tp > 1 && is_recurrent(l.kind) && c.engine == ParallelEngine::kVllm) {
+    if (tp > 1 && is_recurrent(l.kind) && c.sharding == ShardingRules::kVllm) {
       l.state_bytes = *CheckedBytes::ceil_div(l.state_bytes, tp).value();
     }
     out.layers.push_back(l);
@@ -269,7 +270,7 @@ ModelSpec rank_spec(const ModelSpec& spec, const LayerRange& range, const Parall
 void add_rule_assumptions(const Model& model, const ParallelConfig& c, uint64_t layers,
                           std::vector<std::string>& a) {
   const uint64_t tp = c.tensor_parallel, pp = c.pipeline_parallel;
-  if (c.engine == ParallelEngine::kVllm) {
+  if (c.sharding == ShardingRules::kVllm) {
     a.push_back("vllm: embedding on the first stage, final norm and LM head on the last, split by "
                 "vocabulary padded to 64 rows; attention and MLP matrices split by tensor "
                 "parallelism, norms and routers whole");
@@ -301,7 +302,7 @@ void add_rule_assumptions(const Model& model, const ParallelConfig& c, uint64_t 
                 "whole latent of every token");
   }
   if (recurrent) {
-    a.push_back(c.engine == ParallelEngine::kVllm
+    a.push_back(c.sharding == ShardingRules::kVllm
                     ? "recurrent state split by tensor parallelism (vLLM shards its heads)"
                     : "recurrent state counted whole on every rank");
   }
@@ -314,7 +315,7 @@ void add_rule_assumptions(const Model& model, const ParallelConfig& c, uint64_t 
 
 }  // namespace
 
-Result<std::vector<LayerRange>> pipeline_layer_ranges(ParallelEngine engine, uint64_t layers,
+Result<std::vector<LayerRange>> pipeline_layer_ranges(ShardingRules rules, uint64_t layers,
                                                       uint64_t stages) {
   if (stages == 0) return Error::usage("pipeline parallel size must be at least 1");
   if (stages > layers) {
@@ -325,7 +326,7 @@ Result<std::vector<LayerRange>> pipeline_layer_ranges(ParallelEngine engine, uin
   for (uint64_t i = 0; i < extra; ++i) {
     // vLLM: stages P-2, P-3, ... (the last stage carries the norm and head).
     // mlx-lm: pipeline ranks 0 .. extra-1, which hold the last layers.
-    uint64_t stage = engine == ParallelEngine::kVllm ? stages - 2 - i : stages - 1 - i;
+    uint64_t stage = rules == ShardingRules::kVllm ? stages - 2 - i : stages - 1 - i;
     counts[stage] += 1;
   }
   std::vector<LayerRange> ranges;
@@ -364,7 +365,7 @@ Result<ParallelPlan> plan_parallel(const Model& model, std::span<const Safetenso
   const uint64_t layers = layer_count(model.spec);
   std::vector<LayerRange> ranges = {LayerRange{0, layers}};
   if (layers > 0) {
-    Result<std::vector<LayerRange>> r = pipeline_layer_ranges(c.engine, layers, c.pipeline_parallel);
+    Result<std::vector<LayerRange>> r = pipeline_layer_ranges(c.sharding, layers, c.pipeline_parallel);
     if (!r) return r.error();
     ranges = std::move(*r);
   }
@@ -374,7 +375,7 @@ Result<ParallelPlan> plan_parallel(const Model& model, std::span<const Safetenso
   add_rule_assumptions(model, c, layers, plan.assumptions);
   const uint64_t kv = model.spec.geometry.kv_heads;
   const uint64_t kv_rank = kv_heads_per_rank(kv, c.tensor_parallel);
-  TensorSplit split{c.engine, c.tensor_parallel, kv, model.spec.mamba2};
+  TensorSplit split{c.sharding, c.tensor_parallel, kv, model.spec.mamba2};
 
   StageWeights weights;
   // Without a layer count no tensor can be placed in a stage.

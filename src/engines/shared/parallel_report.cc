@@ -33,7 +33,7 @@ nlohmann::ordered_json parallel_plan_to_json(const ParallelPlan& plan) {
   }
   return {{"tensor_parallel", plan.config.tensor_parallel},
           {"pipeline_parallel", plan.config.pipeline_parallel},
-          {"engine", to_string(plan.config.engine)},
+          {"engine", to_string(plan.config.sharding)},
           {"weights_split", plan.from_tensor_list ? "tensor_list" : "proportional"},
           {"fits", plan.fits},
           {"assumptions", plan.assumptions},
@@ -44,7 +44,7 @@ std::string render_parallel_plan_text(const ParallelPlan& plan) {
   const ParallelConfig& c = plan.config;
   std::string out = fmt::format(
       "\nParallel plan: {}, tensor parallel {} x pipeline parallel {} = {} ranks, weights split {}\n",
-      to_string(c.engine), c.tensor_parallel, c.pipeline_parallel, plan.ranks.size(),
+      to_string(c.sharding), c.tensor_parallel, c.pipeline_parallel, plan.ranks.size(),
       plan.from_tensor_list ? "by tensor" : "proportionally");
   out += fmt::format("  {:>4}  {:>5}  {:<9}{:>11}{:>11}{:>11}{:>11}{:>11}  {}\n", "rank", "stage",
                      "layers", "weights", "KV", "headroom", "total", "budget", "fits");

@@ -1,5 +1,5 @@
 // Which tensors a tensor-parallel rank holds, and how much of each
-// (memfit/parallel_plan.h). Tensors are classified by the module segment of
+// (shared/parallel_tensors.h). Tensors are classified by the module segment of
 // their name, the last segment that names a known module
 // ("model.layers.3.mlp.experts.7.down_proj.weight" -> down_proj,
 // row-parallel; "....q_proj.weight.absmax" -> q_proj). The split of each
@@ -13,6 +13,8 @@
 #include "memfit/untrusted_text.h"
 #include "engines/shared/fixed_point.h"
 #include "memfit/checked_math.h"
+#include "memfit/engine.h"
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/untrusted_text.h"
 #include "model/weight_components.h"
@@ -130,14 +132,19 @@ std::optional<MambaRows> mamba2_rows(const Mamba2Geometry& m, TensorRole role, u
 
 }  // namespace
 
-std::string_view to_string(ParallelEngine engine) {
-  return engine == ParallelEngine::kMlx ? "mlx" : "vllm";
+std::string_view to_string(ShardingRules rules) {
+  return rules == ShardingRules::kMlxLm ? "mlx-lm" : "vllm";
 }
 
-Result<ParallelEngine> parse_parallel_engine(std::string_view text) {
-  if (text == "vllm") return ParallelEngine::kVllm;
-  if (text == "mlx") return ParallelEngine::kMlx;
-  return Error::usage(fmt::format("{}: expected vllm or mlx", quote_untrusted(text)));
+Result<ShardingRules> parse_sharding_rules(std::string_view text) {
+  // The spelling before the field took the engines' names.
+  if (text == "mlx") return ShardingRules::kMlxLm;
+  if (const EngineProfile* engine = EngineRegistry::instance().find(text)) {
+    for (ShardingRules rules : {ShardingRules::kVllm, ShardingRules::kMlxLm}) {
+      if (engine->name() == to_string(rules)) return rules;
+    }
+  }
+  return Error::usage(fmt::format("{}: expected vllm or mlx-lm", quote_untrusted(text)));
 }
 
 TensorPlacement place_tensor(std::string_view name) {
@@ -217,7 +224,7 @@ Result<uint64_t> tp_rank_tensor_bytes(const SafetensorsTensor& tensor, TensorRol
   switch (role) {
     case TensorRole::kSsmInProjection:
     case TensorRole::kSsmConv:
-      if (split.engine == ParallelEngine::kMlx) return bytes;
+      if (split.sharding == ShardingRules::kMlxLm) return bytes;
       if (std::optional<MambaRows> rows = mamba2_rows(split.mamba2, role, n)) {
         share = mul_div_ceil(bytes, rows->rank, rows->whole);
         break;
@@ -229,14 +236,14 @@ Result<uint64_t> tp_rank_tensor_bytes(const SafetensorsTensor& tensor, TensorRol
       // vLLM splits rows (output features, conv channels, heads) by N;
       // Qwen3-Next's interleaved qkvz keeps whole key-head groups, so a
       // rank's share is still bytes / N when N divides the heads.
-      if (split.engine == ParallelEngine::kMlx) return bytes;
+      if (split.sharding == ShardingRules::kMlxLm) return bytes;
       [[fallthrough]];
     case TensorRole::kColumnParallel:
     case TensorRole::kRowParallel:
       share = CheckedBytes::ceil_div(bytes, n).value();
       break;
     case TensorRole::kKvProjection:
-      if (split.engine == ParallelEngine::kVllm && split.kv_heads > 0) {
+      if (split.sharding == ShardingRules::kVllm && split.kv_heads > 0) {
         share = mul_div_ceil(bytes, kv_heads_per_rank(split.kv_heads, n), split.kv_heads);
       } else {
         share = CheckedBytes::ceil_div(bytes, n).value();
@@ -244,7 +251,7 @@ Result<uint64_t> tp_rank_tensor_bytes(const SafetensorsTensor& tensor, TensorRol
       break;
     case TensorRole::kEmbedding:
     case TensorRole::kLmHead: {
-      if (split.engine == ParallelEngine::kMlx) return bytes;
+      if (split.sharding == ShardingRules::kMlxLm) return bytes;
       uint64_t rows = tensor.shape[0];
       if (rows == 0) return bytes;
       std::optional<uint64_t> padded = round_up(rows, kVocabPaddingRows).value();

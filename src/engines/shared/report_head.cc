@@ -7,6 +7,7 @@
 #include "memfit/memory_size.h"
 #include "memfit/report.h"
 #include "memfit/untrusted_text.h"
+#include "memfit/version.h"
 
 namespace memfit {
 

@@ -12,8 +12,10 @@
 #include "engines/shared/gpu_class.h"
 #include "engines/vllm/rocm.h"
 #include "memfit/checked_math.h"
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
+#include "engines/vllm/parts.h"
 
 namespace memfit {
 namespace {
@@ -267,7 +269,7 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
   w.rope_cache_bytes = rope_cache_bytes(spec);
   CheckedBytes rank = 0;
   if (!tensors.empty()) {
-    const TensorSplit split{ParallelEngine::kVllm, tp, spec.geometry.kv_heads, spec.mamba2};
+    const TensorSplit split{ShardingRules::kVllm, tp, spec.geometry.kv_heads, spec.mamba2};
     for (const SafetensorsTensor& t : tensors) {
       Result<uint64_t> b = tp_rank_tensor_bytes(t, place_tensor(t.name).role, split);
       if (!b) return b.error();

@@ -9,9 +9,11 @@
 #include <fmt/format.h>
 
 #include "memfit/checked_math.h"
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
-#include "memfit/vllm_sparse_mla.h"
+#include "engines/vllm/parts.h"
+#include "engines/vllm/sparse_mla.h"
 
 namespace memfit {
 namespace {

@@ -24,7 +24,7 @@
 #include "memfit/untrusted_text.h"
 #include "memfit/vllm_report.h"
 
-#include "memfit/vllm_sparse_mla.h"
+#include "engines/vllm/sparse_mla.h"
 #include "engines/shared/report_head.h"
 
 namespace memfit {

@@ -5,6 +5,7 @@
 #include "engines/vllm/rocm.h"
 
 #include "memfit/checked_math.h"
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
 

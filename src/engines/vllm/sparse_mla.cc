@@ -1,7 +1,7 @@
-// DeepSeek-V3.2's two caches under vLLM (vllm_sparse_mla.h): the latent and
+// DeepSeek-V3.2's two caches under vLLM (vllm/sparse_mla.h): the latent and
 // the indexer keys, on 64-token blocks. The rules and the vLLM sources
 // behind them: docs/engine-vllm.md, "DeepSeek-V3.2 (sparse attention)".
-#include "memfit/vllm_sparse_mla.h"
+#include "engines/vllm/sparse_mla.h"
 
 #include "engines/shared/gpu_class.h"
 #include "memfit/checked_math.h"

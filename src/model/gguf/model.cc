@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "memfit/gguf.h"
 #include "memfit/gguf_split.h"
@@ -42,6 +43,7 @@ Result<Model> open_gguf_model(FileSystem& fs, const std::string& path,
   Result<ModelSpec> spec = model_spec_from_gguf(files->first);
   if (!spec.ok()) return spec.error().within(quote_untrusted(files->files.front().path));
   model.spec = std::move(*spec);
+  model.gguf = std::make_shared<const GgufHeader>(std::move(files->first));
   model.has_config = true;  // the metadata gives the geometry a config would
   if (!is_known_gguf_architecture(model.spec.model_type)) {
     model.warnings.push_back(fmt::format(

@@ -16,10 +16,11 @@ namespace memfit {
 
 // The model `path` names (a file, or any split of a set): the spec from the
 // first file's metadata (model_spec_from_gguf), the weights the exact sum
-// of every file's tensor bytes (kGgufHeader, verified), and with
-// options.keep_tensors every tensor as a SafetensorsTensor (dtype the ggml
-// type name, "q4_K"; shape outermost first, ne[3] .. ne[0], as safetensors
-// writes it). Only headers are read. Errors name the file.
+// of every file's tensor bytes (kGgufHeader, verified), the first file's
+// header as Model::gguf, and with options.keep_tensors every tensor as a
+// SafetensorsTensor (dtype the ggml type name, "q4_K"; shape outermost
+// first, ne[3] .. ne[0], as safetensors writes it). Only headers are read.
+// Errors name the file.
 Result<Model> open_gguf_model(FileSystem& fs, const std::string& path,
                               const OpenModelOptions& options);
 

@@ -9,7 +9,6 @@
 #include "model/config/config_document.h"
 #include "model/config/config_spec.h"
 #include "model/gguf/config.h"
-#include "model/gguf/mla_graph.h"
 
 namespace memfit {
 
@@ -29,11 +28,6 @@ Result<ModelSpec> model_spec_from_gguf(const GgufHeader& header) {
     }
     spec->model_type = std::move(translated->architecture);
     spec->nextn_layers = translated->nextn_layers;
-    spec->mla_graph = gguf_mla_graph_info(header, spec->layers.size());
-    if (spec->model_type == "granitehybrid") {
-      Result<bool> rope = header.get_bool("granitehybrid.rope.scaling.finetuned");
-      spec->attention_rope = !rope.ok() || *rope;
-    }
     spec->assumptions.insert(spec->assumptions.begin(), translated->assumptions.begin(),
                              translated->assumptions.end());
     return spec;

@@ -5,6 +5,7 @@
 // weight's row count ne[1] is shape[0].
 #include <gtest/gtest.h>
 
+#include "engines/llamacpp/parts.h"
 #include "memfit/llamacpp.h"
 
 namespace memfit {

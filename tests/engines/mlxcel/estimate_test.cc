@@ -12,6 +12,7 @@
 //   total      8,307,783,680 + 1,342,177,280 + 2,114,845,440 = 11,764,806,400
 #include <gtest/gtest.h>
 
+#include "engines/mlxcel/decode_workspace.h"
 #include "memfit/environment.h"
 #include "memfit/estimate.h"
 #include "support/corpus.h"

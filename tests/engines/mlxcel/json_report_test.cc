@@ -114,7 +114,8 @@ TEST(MlxcelJsonReport, ExactFiguresOfTheHandBuiltEstimate) {
   EXPECT_TRUE(j["moe"].is_null());
   EXPECT_EQ(j["assumptions"].dump(), R"j(["rope_theta 10000 (default)"])j");
   EXPECT_EQ(j["warnings"].dump(), "[]");
-  // SPEC's invariant, on the report's own numbers.
+  // The profile's invariant (docs/engine-mlxcel.md, "The terms"), on the
+  // report's own numbers.
   EXPECT_EQ(j["weights_bytes"].get<uint64_t>() + j["kv_bytes_total"].get<uint64_t>() +
                 j["headroom_bytes"].get<uint64_t>(),
             j["total_bytes"].get<uint64_t>());

@@ -10,6 +10,7 @@
 // int8 halves the rate: 98,304 x R <= 7,025,675,520, R <= 71,468.4 -> 71,424.
 #include <gtest/gtest.h>
 
+#include "engines/shared/largest_fitting.h"
 #include "memfit/solver.h"
 #include "support/corpus.h"
 

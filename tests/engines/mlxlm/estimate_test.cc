@@ -3,6 +3,7 @@
 // every total is the sum of the terms checked above it.
 #include <gtest/gtest.h>
 
+#include "engines/mlxlm/kv_cache.h"
 #include "memfit/mlxlm.h"
 #include "support/corpus.h"
 

@@ -3,7 +3,7 @@
 // (Mi = 2^20).
 #include <gtest/gtest.h>
 
-#include "memfit/mlx_runahead.h"
+#include "engines/mlxlm/mlx_runahead.h"
 
 namespace memfit {
 namespace {

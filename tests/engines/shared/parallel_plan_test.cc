@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 #include "support/corpus.h"
 
@@ -84,27 +85,27 @@ Model model_of(const std::string& corpus, const std::vector<SafetensorsTensor>& 
 }
 
 ParallelPlan plan(const Model& m, const std::vector<SafetensorsTensor>& tensors, uint64_t tp,
-                  uint64_t pp, ParallelEngine engine = ParallelEngine::kVllm,
+                  uint64_t pp, ShardingRules rules = ShardingRules::kVllm,
                   uint64_t budget = 80ull << 30) {
   Result<ParallelPlan> p = plan_parallel(m, tensors, EstimateInputs{}, EstimateSettings{},
                                          Platform{}, MemoryBudget{budget, budget, BudgetSource::kExplicit},
-                                         ParallelConfig{tp, pp, engine});
+                                         ParallelConfig{tp, pp, rules});
   EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message());
   return p.ok() ? *p : ParallelPlan{};
 }
 
 std::string plan_error(const Model& m, uint64_t tp, uint64_t pp,
-                       ParallelEngine engine = ParallelEngine::kVllm) {
+                       ShardingRules rules = ShardingRules::kVllm) {
   Result<ParallelPlan> p = plan_parallel(m, {}, EstimateInputs{}, EstimateSettings{}, Platform{},
                                          MemoryBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit},
-                                         ParallelConfig{tp, pp, engine});
+                                         ParallelConfig{tp, pp, rules});
   EXPECT_FALSE(p.ok());
   return p.ok() ? "" : p.error().message();
 }
 
 uint64_t share(const SafetensorsTensor& t, uint64_t tp, uint64_t kv_heads,
-               ParallelEngine engine = ParallelEngine::kVllm) {
-  Result<uint64_t> b = tp_rank_tensor_bytes(t, place_tensor(t.name).role, {engine, tp, kv_heads});
+               ShardingRules rules = ShardingRules::kVllm) {
+  Result<uint64_t> b = tp_rank_tensor_bytes(t, place_tensor(t.name).role, {rules, tp, kv_heads});
   EXPECT_TRUE(b.ok());
   return b.ok() ? *b : 0;
 }
@@ -114,11 +115,11 @@ uint64_t share(const SafetensorsTensor& t, uint64_t tp, uint64_t kv_heads,
 TEST(ParallelStages, VllmGivesTheRemainderToTheStagesBeforeTheLast) {
   // Llama 3.1 70B, 80 layers over 3 stages: 26 each, remainder 2 to
   // stages P-2 and P-3 (vLLM get_pp_indices) -> 27, 27, 26.
-  Result<std::vector<LayerRange>> r = pipeline_layer_ranges(ParallelEngine::kVllm, 80, 3);
+  Result<std::vector<LayerRange>> r = pipeline_layer_ranges(ShardingRules::kVllm, 80, 3);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, (std::vector<LayerRange>{{0, 27}, {27, 54}, {54, 80}}));
   // DeepSeek-V3, 61 layers over 4 stages: 15 each, remainder 1 to stage 2.
-  r = pipeline_layer_ranges(ParallelEngine::kVllm, 61, 4);
+  r = pipeline_layer_ranges(ShardingRules::kVllm, 61, 4);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, (std::vector<LayerRange>{{0, 15}, {15, 30}, {30, 46}, {46, 61}}));
 }
@@ -126,15 +127,15 @@ TEST(ParallelStages, VllmGivesTheRemainderToTheStagesBeforeTheLast) {
 TEST(ParallelStages, MlxGivesTheRemainderToTheLastStages) {
   // mlx-lm pipeline ranks 0 and 1 take one more layer and rank 0 holds the
   // last layers: in layer order 26, 27, 27.
-  Result<std::vector<LayerRange>> r = pipeline_layer_ranges(ParallelEngine::kMlx, 80, 3);
+  Result<std::vector<LayerRange>> r = pipeline_layer_ranges(ShardingRules::kMlxLm, 80, 3);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, (std::vector<LayerRange>{{0, 26}, {26, 53}, {53, 80}}));
 }
 
 TEST(ParallelStages, EvenSplitAndEveryLayerHeldOnce) {
-  for (ParallelEngine engine : {ParallelEngine::kVllm, ParallelEngine::kMlx}) {
+  for (ShardingRules rules : {ShardingRules::kVllm, ShardingRules::kMlxLm}) {
     for (uint64_t pp = 1; pp <= 61; ++pp) {
-      Result<std::vector<LayerRange>> r = pipeline_layer_ranges(engine, 61, pp);
+      Result<std::vector<LayerRange>> r = pipeline_layer_ranges(rules, 61, pp);
       ASSERT_TRUE(r.ok());
       ASSERT_EQ(r->size(), pp);
       uint64_t next = 0;
@@ -147,7 +148,7 @@ TEST(ParallelStages, EvenSplitAndEveryLayerHeldOnce) {
       EXPECT_EQ(next, 61u);
     }
   }
-  Result<std::vector<LayerRange>> even = pipeline_layer_ranges(ParallelEngine::kVllm, 32, 4);
+  Result<std::vector<LayerRange>> even = pipeline_layer_ranges(ShardingRules::kVllm, 32, 4);
   ASSERT_TRUE(even.ok());
   EXPECT_EQ(*even, (std::vector<LayerRange>{{0, 8}, {8, 16}, {16, 24}, {24, 32}}));
 }
@@ -249,7 +250,7 @@ TEST(ParallelTensors, LlamaGqaSplitsAtTp2And4AndReplicatesKvAt16) {
   EXPECT_EQ(share(embed, 4, 8), 262'668'288u);  // 32064 rows x 8192 B
   EXPECT_EQ(share(norm, 16, 8), 8192u);         // whole
   // mlx-lm replicates the embedding.
-  EXPECT_EQ(share(embed, 4, 8, ParallelEngine::kMlx), 1'050'673'152u);
+  EXPECT_EQ(share(embed, 4, 8, ShardingRules::kMlxLm), 1'050'673'152u);
 }
 
 TEST(ParallelTensors, SplitTensorsSumToTheWholeOverTpRanks) {
@@ -330,7 +331,7 @@ TEST(ParallelPlan, EachRankIsCheckedAgainstOneDeviceBudget) {
   std::vector<SafetensorsTensor> t =
       dense_checkpoint(testing::corpus_spec("llama3/Meta-Llama-3.1-8B"), false);
   Model m = model_of("llama3/Meta-Llama-3.1-8B", t);
-  ParallelPlan p4 = plan(m, t, 4, 1, ParallelEngine::kVllm, 8ull << 30);
+  ParallelPlan p4 = plan(m, t, 4, 1, ShardingRules::kVllm, 8ull << 30);
   const Estimate& e = p4.ranks[2].estimate;
   EXPECT_EQ(e.headroom_bytes, 856'793'088u + 151'251'456u);
   EXPECT_EQ(e.total_bytes, 5'292'009'984u);
@@ -339,7 +340,7 @@ TEST(ParallelPlan, EachRankIsCheckedAgainstOneDeviceBudget) {
   EXPECT_TRUE(p4.fits);
   // At tp 2 a rank needs 8,030,527,488 of weights alone plus 512 MiB of KV
   // and 20 % overhead: more than 8 GiB.
-  ParallelPlan p2 = plan(m, t, 2, 1, ParallelEngine::kVllm, 8ull << 30);
+  ParallelPlan p2 = plan(m, t, 2, 1, ShardingRules::kVllm, 8ull << 30);
   EXPECT_FALSE(p2.ranks[0].estimate.fits);
   EXPECT_FALSE(p2.fits);
 }
@@ -363,7 +364,7 @@ TEST(ParallelPlan, PipelineStagesHoldTheirLayersAndTheEngineEnds) {
   EXPECT_EQ(v.ranks[0].estimate.weights_bytes, 4'015'259'648u);
   EXPECT_EQ(v.ranks[3].estimate.weights_bytes, 4'015'267'840u);
   EXPECT_EQ(v.ranks[3].estimate.kv.total_bytes, 268'435'456u);
-  ParallelPlan x = plan(m, t, 2, 2, ParallelEngine::kMlx);
+  ParallelPlan x = plan(m, t, 2, 2, ShardingRules::kMlxLm);
   EXPECT_EQ(x.ranks[0].estimate.weights_bytes, 5'591'277'568u);
   EXPECT_EQ(x.ranks[3].estimate.weights_bytes, 5'591'277'568u);
 }
@@ -418,11 +419,11 @@ TEST(ParallelPlan, MlaLatentCacheIsNotSplitByTp) {
   m.weights.bytes = 688'000'000'000;  // index-only: the proportional split
   KvCacheEstimate whole = testing::corpus_kv("deepseek_v3/DeepSeek-V3", 8192);
   ASSERT_EQ(whole.total_bytes, 575'668'224u);
-  ParallelPlan p = plan(m, {}, 8, 1, ParallelEngine::kVllm, 1ull << 40);
+  ParallelPlan p = plan(m, {}, 8, 1, ShardingRules::kVllm, 1ull << 40);
   ASSERT_EQ(p.ranks.size(), 8u);
   EXPECT_EQ(p.ranks[5].estimate.kv.total_bytes, 575'668'224u);
   EXPECT_FALSE(p.from_tensor_list);
-  ParallelPlan pp = plan(m, {}, 8, 4, ParallelEngine::kVllm, 1ull << 40);
+  ParallelPlan pp = plan(m, {}, 8, 4, ShardingRules::kVllm, 1ull << 40);
   ASSERT_EQ(pp.ranks.size(), 32u);
   EXPECT_EQ(pp.ranks[16].layers, (LayerRange{30, 46}));
   EXPECT_EQ(pp.ranks[16].estimate.kv.total_bytes, 150'994'944u);
@@ -438,7 +439,7 @@ TEST(ParallelPlan, LayersPastTheDecoderAreNotLoaded) {
                        {7168, 16384}, 1));
   }
   m.weights.bytes = 3 * 117'440'512ull;
-  ParallelPlan p = plan(m, t, 1, 2, ParallelEngine::kVllm, 1ull << 40);
+  ParallelPlan p = plan(m, t, 1, 2, ShardingRules::kVllm, 1ull << 40);
   // 61 layers, pp 2: 31 + 30 (vLLM gives the remainder to stage 0 here).
   EXPECT_EQ(p.ranks[0].layers, (LayerRange{0, 31}));
   EXPECT_EQ(p.ranks[0].estimate.weights_bytes, 117'440'512u);
@@ -463,11 +464,11 @@ TEST(ParallelPlan, MoeExpertsSplitByTpRouterWhole) {
   std::vector<SafetensorsTensor> t = qwen3_moe_checkpoint(spec);
   Model m = model_of("qwen3_moe/Qwen3-30B-A3B", t);
   EXPECT_EQ(m.weights.bytes, 61'064'245'248u);
-  ParallelPlan p4 = plan(m, t, 4, 1, ParallelEngine::kVllm, 1ull << 40);
+  ParallelPlan p4 = plan(m, t, 4, 1, ShardingRules::kVllm, 1ull << 40);
   EXPECT_EQ(p4.ranks[0].estimate.weights_bytes, 15'285'252'096u);
   // KV: 48 layers x 8192 x (2 x 1 x 128 x 2 B) = 201,326,592 at tp 4 and 8.
   EXPECT_EQ(p4.ranks[0].estimate.kv.total_bytes, 201'326'592u);
-  ParallelPlan p8 = plan(m, t, 8, 1, ParallelEngine::kVllm, 1ull << 40);
+  ParallelPlan p8 = plan(m, t, 8, 1, ShardingRules::kVllm, 1ull << 40);
   EXPECT_EQ(p8.ranks[7].estimate.kv.total_bytes, 201'326'592u);
   EXPECT_EQ(share(tensor("model.layers.0.self_attn.k_proj.weight", {512, 2048}), 8, 4), 524'288u);
   EXPECT_EQ(share(tensor("model.layers.0.mlp.gate.weight", {128, 2048}), 8, 4), 524'288u);
@@ -490,7 +491,7 @@ TEST(ParallelPlan, EngineRefusalsAreErrors) {
             "KV heads only when tensor_parallel_size % num_key_value_heads == 0)");
   // mlx-lm cannot replicate KV heads: Qwen3-30B-A3B has 4.
   Model qwen = model_of("qwen3_moe/Qwen3-30B-A3B", {});
-  EXPECT_EQ(plan_error(qwen, 8, 1, ParallelEngine::kMlx),
+  EXPECT_EQ(plan_error(qwen, 8, 1, ShardingRules::kMlxLm),
             "tensor parallel size 8 does not divide the model's 4 KV heads (mlx-lm's shard() "
             "splits k_proj and v_proj evenly and cannot replicate KV heads)");
 }

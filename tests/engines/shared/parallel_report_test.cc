@@ -37,7 +37,7 @@ RankEstimate rank(uint64_t index, uint64_t tp, uint64_t stage, LayerRange layers
 // 8 GiB, 10 GiB in all; every rank against 24 GiB.
 ParallelPlan tp2_pp2(uint64_t budget = 24 * kGiB) {
   ParallelPlan p;
-  p.config = ParallelConfig{2, 2, ParallelEngine::kVllm};
+  p.config = ParallelConfig{2, 2, ShardingRules::kVllm};
   p.from_tensor_list = true;
   p.ranks = {rank(0, 0, 0, {0, 16}, 7 * kGiB, budget), rank(1, 1, 0, {0, 16}, 7 * kGiB, budget),
              rank(2, 0, 1, {16, 32}, 8 * kGiB, budget), rank(3, 1, 1, {16, 32}, 8 * kGiB, budget)};
@@ -71,12 +71,12 @@ TEST(ParallelTextReport, RanksThatDoNotFitAreListed) {
 
 TEST(ParallelTextReport, ProportionalSplitAssumptionsAndEmptyStages) {
   ParallelPlan p = tp2_pp2();
-  p.config.engine = ParallelEngine::kMlx;
+  p.config.sharding = ShardingRules::kMlxLm;
   p.from_tensor_list = false;
   p.assumptions = {"weights split in proportion to parameters (no tensor list)"};
   p.ranks[3].layers = {32, 32};  // a stage with no layers
   const std::string text = render_parallel_plan_text(p);
-  EXPECT_THAT(text, HasSubstr("\nParallel plan: mlx, tensor parallel 2 x pipeline parallel 2 = 4 ranks, "
+  EXPECT_THAT(text, HasSubstr("\nParallel plan: mlx-lm, tensor parallel 2 x pipeline parallel 2 = 4 ranks, "
                               "weights split proportionally\n"));
   EXPECT_THAT(text, HasSubstr("\n     3      1  -           8.00 GiB"));
   EXPECT_THAT(text, HasSubstr("  yes\n  parallel: weights split in proportion to parameters (no tensor list)\n"
@@ -135,7 +135,7 @@ TEST(ParallelTextReport, PlannedForQwen3_14BOverTwoStages) {
   Model m = testing::corpus_model("mlx/Qwen3-14B-MLX-4bit", 8307783680ull);
   const MemoryBudget budget{24 * kGiB, 24 * kGiB, BudgetSource::kExplicit};
   Result<ParallelPlan> plan = plan_parallel(m, {}, EstimateInputs{}, EstimateSettings{}, Platform{}, budget,
-                                            ParallelConfig{1, 2, ParallelEngine::kVllm});
+                                            ParallelConfig{1, 2, ShardingRules::kVllm});
   ASSERT_TRUE(plan.ok()) << plan.error().message();
   const std::string text = render_parallel_plan_text(*plan);
   EXPECT_THAT(text, HasSubstr("\nParallel plan: vllm, tensor parallel 1 x pipeline parallel 2 = 2 ranks, "

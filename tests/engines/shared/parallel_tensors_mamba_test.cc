@@ -6,8 +6,10 @@
 // Mamba-2.8B (Mamba-1).
 #include <gtest/gtest.h>
 
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
+#include "engines/vllm/parts.h"
 #include "support/corpus.h"
 
 namespace memfit {
@@ -24,8 +26,8 @@ SafetensorsTensor tensor(const std::string& name, std::string dtype, std::vector
 
 // Each tensor's bytes on one rank of `n`, in order.
 std::vector<uint64_t> shares(const std::vector<SafetensorsTensor>& tensors, const ModelSpec& spec,
-                             uint64_t n, ParallelEngine engine = ParallelEngine::kVllm) {
-  const TensorSplit split{engine, n, spec.geometry.kv_heads, spec.mamba2};
+                             uint64_t n, ShardingRules rules = ShardingRules::kVllm) {
+  const TensorSplit split{rules, n, spec.geometry.kv_heads, spec.mamba2};
   std::vector<uint64_t> out;
   for (const SafetensorsTensor& t : tensors) {
     Result<uint64_t> b = tp_rank_tensor_bytes(t, place_tensor(t.name).role, split);
@@ -94,7 +96,7 @@ TEST(VllmMambaSplit, NemotronHEightGroupsSplitEveryPartEvenly) {
   ASSERT_TRUE(w.ok());
   EXPECT_EQ(w->bytes - w->rope_cache_bytes, 19'371'136u);
   // mlx-lm keeps the mixer whole; out_proj is still sharded-to-all.
-  EXPECT_EQ(sum(shares(t, spec, 2, ParallelEngine::kMlx)), 77'484'544u - 11'010'048u);
+  EXPECT_EQ(sum(shares(t, spec, 2, ShardingRules::kMlxLm)), 77'484'544u - 11'010'048u);
 }
 
 TEST(VllmMambaSplit, MambaCodestralSplitsByQuartersAndRefusesSixteenRanks) {
@@ -113,7 +115,7 @@ TEST(VllmMambaSplit, MambaCodestralSplitsByQuartersAndRefusesSixteenRanks) {
   Model m = model_of(spec, 14'000'000'000);
   Result<ParallelPlan> p = plan_parallel(m, {}, EstimateInputs{}, EstimateSettings{}, Platform{},
                                          MemoryBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit},
-                                         ParallelConfig{16, 1, ParallelEngine::kVllm});
+                                         ParallelConfig{16, 1, ShardingRules::kVllm});
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().message(),
             "tensor parallel size 16 does not divide the model's 8 Mamba groups (vLLM requires "

@@ -5,8 +5,10 @@
 // MLA model (DeepSeek-V3).
 #include <gtest/gtest.h>
 
+#include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
+#include "engines/vllm/parts.h"
 #include "support/corpus.h"
 
 namespace memfit {
@@ -344,7 +346,7 @@ TEST(VllmWeights, GatedDeltaNetTensorsSplitByTensorParallel) {
   EXPECT_EQ(two->bytes, 33718624ull + 134217728ull);
   // Each tensor at TP 2, in the order above.
   const uint64_t halves[] = {25165824, 131072, 32768, 64, 32, 256, 8388608};
-  const TensorSplit vllm2{ParallelEngine::kVllm, 2, 2};
+  const TensorSplit vllm2{ShardingRules::kVllm, 2, 2};
   for (size_t i = 0; i < tensors.size(); ++i) {
     Result<uint64_t> b = tp_rank_tensor_bytes(tensors[i], place_tensor(tensors[i].name).role, vllm2);
     ASSERT_TRUE(b.ok());
@@ -358,7 +360,7 @@ TEST(VllmWeights, GatedDeltaNetTensorsSplitByTensorParallel) {
   EXPECT_EQ(place_tensor(qkv.name).role, TensorRole::kLinearAttention);
   EXPECT_EQ(place_tensor(a + "in_proj_b.weight").role, TensorRole::kLinearAttention);
   Result<uint64_t> mlx = tp_rank_tensor_bytes(
-      qkv, TensorRole::kLinearAttention, TensorSplit{ParallelEngine::kMlx, 2, 2});
+      qkv, TensorRole::kLinearAttention, TensorSplit{ShardingRules::kMlxLm, 2, 2});
   ASSERT_TRUE(mlx.ok());
   EXPECT_EQ(*mlx, 8192ull * 2048 * 2);
   EXPECT_EQ(place_tensor("model.layers.0.mixer.conv1d.weight").role, TensorRole::kSsmConv);

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "memfit/vllm.h"
-#include "memfit/vllm_sparse_mla.h"
+#include "engines/vllm/sparse_mla.h"
 #include "support/corpus.h"
 
 namespace memfit {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "memfit/gguf.h"
 #include "memfit/model.h"
 #include "support/gguf_writer.h"
 #include "support/small_ggufs.h"
@@ -51,11 +52,17 @@ TEST(OpenGgufModel, WeightsAreTheTensorsExactBytesAndTheSpecIsTheMetadatas) {
   EXPECT_EQ(m->tensors[1].dtype, "q4_K");
   EXPECT_EQ(m->tensors[1].shape, (std::vector<uint64_t>{64, 256}));
   EXPECT_EQ(m->tensors[1].data_bytes, 9216u);
-  // Without keep_tensors, totals only.
+  // The file's own header, for what an engine reads beyond the spec.
+  ASSERT_NE(m->gguf, nullptr);
+  EXPECT_EQ(m->gguf->tensors.size(), 3u);
+  EXPECT_NE(m->gguf->find("qwen3.block_count"), nullptr);
+  // Without keep_tensors, totals only (and the header still).
   Result<Model> lean = open_model(fs, "m/qwen3-small.gguf");
   ASSERT_TRUE(lean.ok());
   EXPECT_TRUE(lean->tensors.empty());
   EXPECT_EQ(lean->weights.bytes, 22272u);
+  ASSERT_NE(lean->gguf, nullptr);
+  EXPECT_EQ(lean->gguf->tensors.size(), 3u);
 }
 
 TEST(OpenGgufModel, ASplitSetFromAnyOfItsFiles) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 
+#include "engines/llamacpp/graph/file_facts.h"
 #include "engines/llamacpp/graph/ggml_graph.h"
 #include "memfit/ggml_types.h"
 #include "memfit/llamacpp.h"
@@ -137,12 +138,15 @@ Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const Llam
 Result<std::optional<uint64_t>> replay_gemma3(const ModelSpec& spec, const LlamaCppContext& context,
                                               const LlamaCppSettings& settings);
 // llamacpp/graph/mla.cc: deepseek2 files run with MLA (DeepSeek V2/V3,
-// Kimi K2 as llama.cpp converts them).
-Result<std::optional<uint64_t>> replay_mla(const ModelSpec& spec, const LlamaCppContext& context,
+// Kimi K2 as llama.cpp converts them), as `facts` (the file's) describe.
+Result<std::optional<uint64_t>> replay_mla(const ModelSpec& spec, const FileFacts& facts,
+                                           const LlamaCppContext& context,
                                            const LlamaCppSettings& settings);
 // llamacpp/graph/recurrent.cc: Mamba-2 (mamba2) and Granite 4.0 H
-// (granitehybrid with a dense FFN) over the recurrent state.
-Result<std::optional<uint64_t>> replay_recurrent(const ModelSpec& spec, const LlamaCppContext& context,
+// (granitehybrid with a dense FFN) over the recurrent state; `facts` say
+// whether the attention layers rope.
+Result<std::optional<uint64_t>> replay_recurrent(const ModelSpec& spec, const FileFacts& facts,
+                                                 const LlamaCppContext& context,
                                                  const LlamaCppSettings& settings);
 
 }  // namespace memfit::llamacpp::graph

@@ -198,10 +198,10 @@ Graph build(const MlaShape& s, uint64_t n_tok, uint64_t n_out) {
 
 }  // namespace
 
-Result<std::optional<uint64_t>> replay_mla(const ModelSpec& spec, const LlamaCppContext& c,
-                                           const LlamaCppSettings& settings) {
+Result<std::optional<uint64_t>> replay_mla(const ModelSpec& spec, const FileFacts& facts,
+                                           const LlamaCppContext& c, const LlamaCppSettings& settings) {
   const std::optional<uint64_t> none;
-  const MlaGraphInfo& m = spec.mla_graph;
+  const MlaGraph& m = facts.mla;
   if (spec.model_type != "deepseek2" || m.latent == 0 || m.other_graph) return none;
   if (spec.layers.empty() || spec.layers.size() > kMaxLayers) return none;
   for (const LayerCache& l : spec.layers) {

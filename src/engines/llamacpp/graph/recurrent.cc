@@ -194,7 +194,8 @@ Graph build(const RecurrentShape& s, uint64_t n_tok, uint64_t n_out) {
 
 }  // namespace
 
-Result<std::optional<uint64_t>> replay_recurrent(const ModelSpec& spec, const LlamaCppContext& c,
+Result<std::optional<uint64_t>> replay_recurrent(const ModelSpec& spec, const FileFacts& facts,
+                                                 const LlamaCppContext& c,
                                                  const LlamaCppSettings& settings) {
   const std::optional<uint64_t> none;
   // GGUF general.architecture (mamba2 is config.json's model_type too;
@@ -215,7 +216,7 @@ Result<std::optional<uint64_t>> replay_recurrent(const ModelSpec& spec, const Ll
   s.groups = m.groups;
   s.heads = m.heads;
   s.kernel = m.kernel;
-  s.rope = spec.attention_rope;
+  s.rope = facts.attention_rope;
   for (const LayerCache& l : spec.layers) {
     if (l.kind == LayerKind::kFullAttention && hybrid) {
       s.attention.push_back(true);

@@ -39,13 +39,23 @@ Result<std::optional<uint64_t>> replayed(Result<uint64_t> bytes) {
 
 }  // namespace graph
 
-Result<std::optional<uint64_t>> replayed_compute_bytes(const ModelSpec& spec, const LlamaCppContext& c,
+Result<std::optional<uint64_t>> replayed_compute_bytes(const Model& model, const LlamaCppContext& c,
                                                        const LlamaCppSettings& settings) {
+  const ModelSpec& spec = model.spec;
   using Builder = Result<std::optional<uint64_t>> (*)(const ModelSpec&, const LlamaCppContext&,
                                                       const LlamaCppSettings&);
-  for (Builder builder : {&graph::replay_decoder, &graph::replay_gemma3, &graph::replay_mla,
-                           &graph::replay_recurrent}) {
+  for (Builder builder : {&graph::replay_decoder, &graph::replay_gemma3}) {
     Result<std::optional<uint64_t>> bytes = builder(spec, c, settings);
+    if (!bytes || bytes->has_value()) return bytes;
+  }
+  // The builders that read the file's own facts; a model from a config.json
+  // has the defaults (no MLA graph: the phase model prices it).
+  const graph::FileFacts facts =
+      model.gguf ? graph::file_facts(*model.gguf, spec.layers.size()) : graph::FileFacts{};
+  using FactsBuilder = Result<std::optional<uint64_t>> (*)(
+      const ModelSpec&, const graph::FileFacts&, const LlamaCppContext&, const LlamaCppSettings&);
+  for (FactsBuilder builder : {&graph::replay_mla, &graph::replay_recurrent}) {
+    Result<std::optional<uint64_t>> bytes = builder(spec, facts, c, settings);
     if (!bytes || bytes->has_value()) return bytes;
   }
   return std::optional<uint64_t>();

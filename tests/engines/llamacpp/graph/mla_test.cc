@@ -1,6 +1,7 @@
 // The replayed compute buffer of deepseek2 MLA models
 // (src/engines/llamacpp/graph/mla.cc) on docs/validation-llamacpp.md's
-// deepseek2-mla, and the file facts it reads (src/model/gguf/mla_graph.cc).
+// deepseek2-mla, and the file facts it reads
+// (src/engines/llamacpp/graph/file_facts.cc).
 // Every expected figure is the high-water mark the pinned library's own
 // allocator reached for the same model and settings (its ggml-alloc.c,
 // rebuilt with a print of every placement, under
@@ -8,42 +9,74 @@
 // written out by hand beside each).
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
+#include "engines/llamacpp/graph/file_facts.h"
 #include "memfit/gguf.h"
 #include "memfit/llamacpp.h"
-#include "model/gguf/mla_graph.h"
-
+#include "memfit/model.h"
 #include "support/llamacpp_replay.h"
 
 namespace memfit {
 namespace {
 
+using llamacpp::graph::file_facts;
+using llamacpp::graph::MlaGraph;
+
+GgufKeyValue kv(std::string key, uint64_t v) {
+  return {std::move(key), GgufValue{GgufValueType::kUint32, v}};
+}
+
+GgufTensorInfo tensor(std::string name, uint64_t ne0, uint64_t ne1) {
+  GgufTensorInfo t;
+  t.name = std::move(name);
+  t.n_dims = 2;
+  t.dims = {ne0, ne1, 1, 1};
+  return t;
+}
+
 // `deepseek2-mla`: 3 decoder blocks (the first dense, FFN 1536; then 16
 // routed experts of 256, 4 per token, one shared) and a NextN block;
 // hidden 512, 8 heads, Q through a rank-256 LoRA pair, a latent of 256 +
 // 64 rope, heads of 128 + 64 (K) and 128 (V), sigmoid routing with a
-// selection bias, normalized and scaled weights, vocabulary 32000.
-ModelSpec validation_mla() {
-  ModelSpec s;
+// selection bias, normalized and scaled weights, vocabulary 32000. The
+// header holds the keys and tensors the replay's file facts come from.
+Model validation_mla() {
+  Model m;
+  ModelSpec& s = m.spec;
   s.model_type = "deepseek2";
   s.geometry = {3, 512, 8, 8, 64, 1536, 32000};
   s.max_position_tokens = 8192;
   s.layers.assign(3, LayerCache{LayerKind::kMlaLatent, 320, 0, 0});
   s.nextn_layers = 1;
   s.moe = MoeInfo{16, 4, 1, 256};
-  MlaGraphInfo& m = s.mla_graph;
-  m.q_lora_rank = 256;
-  m.latent = 256;
-  m.rope = 64;
-  m.nope = 128;
-  m.value = 128;
-  m.dense_layers = 1;
-  m.gating = 2;
-  m.weights_norm = true;
-  m.weights_scaled = true;
-  m.selection_bias = true;
-  return s;
+  GgufHeader h;
+  h.metadata = {{"general.architecture", GgufValue{GgufValueType::kString, std::string("deepseek2")}},
+                kv("deepseek2.attention.key_length_mla", 192),
+                kv("deepseek2.attention.value_length_mla", 128),
+                kv("deepseek2.attention.kv_lora_rank", 256),
+                kv("deepseek2.rope.dimension_count", 64),
+                kv("deepseek2.leading_dense_block_count", 1),
+                kv("deepseek2.expert_gating_func", 2),
+                {"deepseek2.expert_weights_norm", GgufValue{GgufValueType::kBool, true}},
+                {"deepseek2.expert_weights_scale", GgufValue{GgufValueType::kFloat32, 2.5}}};
+  for (int il = 0; il < 3; ++il) {
+    h.tensors.push_back(tensor("blk." + std::to_string(il) + ".attn_q_a.weight", 512, 256));
+    if (il > 0) h.tensors.push_back(tensor("blk." + std::to_string(il) + ".exp_probs_b.bias", 16, 1));
+  }
+  m.gguf = std::make_shared<const GgufHeader>(std::move(h));
+  return m;
+}
+
+// validation_mla() with `change` made to its header.
+template <typename Change>
+Model with_header(Change change) {
+  Model m = validation_mla();
+  GgufHeader h = *m.gguf;
+  change(h);
+  m.gguf = std::make_shared<const GgufHeader>(std::move(h));
+  return m;
 }
 
 // The prompt graph's peak at the logits for n tokens (n outputs): from 0,
@@ -102,28 +135,19 @@ TEST(LlamaCppGraphMla, WithoutFlashAttentionTheLastScoresPeak) {
 
 TEST(LlamaCppGraphMla, WhatTheReplayDoesNotBuildKeepsThePhaseModel) {
   const LlamaCppSettings s = llamacpp_settings(4096, 1, 512, FlashAttn::kOn);
-  ModelSpec groups = validation_mla();
-  groups.mla_graph.expert_groups = 8;  // DeepSeek V3's group-limited routing
-  groups.mla_graph.groups_used = 4;
+  const Model groups = with_header([](GgufHeader& h) {
+    // DeepSeek V3's group-limited routing
+    h.metadata.push_back(kv("deepseek2.expert_group_count", 8));
+    h.metadata.push_back(kv("deepseek2.expert_group_used_count", 4));
+  });
   EXPECT_FALSE(run_llamacpp(groups, s).compute_replayed);
-  ModelSpec other = validation_mla();
-  other.mla_graph.other_graph = true;
-  EXPECT_FALSE(run_llamacpp(other, s).compute_replayed);
-  ModelSpec unknown = validation_mla();
-  unknown.mla_graph = MlaGraphInfo{};  // a config.json's spec carries none
+  const Model fused = with_header([](GgufHeader& h) {
+    h.tensors.push_back(tensor("blk.1.ffn_gate_up_exps.weight", 512, 512));
+  });
+  EXPECT_FALSE(run_llamacpp(fused, s).compute_replayed);
+  Model unknown = validation_mla();
+  unknown.gguf = nullptr;  // a config.json's model has no file facts
   EXPECT_FALSE(run_llamacpp(unknown, s).compute_replayed);
-}
-
-GgufKeyValue kv(std::string key, uint64_t v) {
-  return {std::move(key), GgufValue{GgufValueType::kUint32, v}};
-}
-
-GgufTensorInfo tensor(std::string name, uint64_t ne0, uint64_t ne1) {
-  GgufTensorInfo t;
-  t.name = std::move(name);
-  t.n_dims = 2;
-  t.dims = {ne0, ne1, 1, 1};
-  return t;
 }
 
 TEST(LlamaCppGraphMla, TheFileFactsComeFromKeysAndTensorShapes) {
@@ -141,7 +165,7 @@ TEST(LlamaCppGraphMla, TheFileFactsComeFromKeysAndTensorShapes) {
     h.tensors.push_back(tensor("blk." + std::to_string(il) + ".attn_q_a.weight", 512, 256));
   }
   h.tensors.push_back(tensor("blk.1.exp_probs_b.bias", 16, 1));
-  MlaGraphInfo m = gguf_mla_graph_info(h, 2);
+  MlaGraph m = file_facts(h, 2).mla;
   EXPECT_EQ(m.q_lora_rank, 256u);
   EXPECT_EQ(m.latent, 256u);
   EXPECT_EQ(m.rope, 64u);
@@ -156,13 +180,13 @@ TEST(LlamaCppGraphMla, TheFileFactsComeFromKeysAndTensorShapes) {
   // A lite file's one Q projection; fused gate/up experts are another graph.
   h.tensors[0] = tensor("blk.0.attn_q.weight", 512, 1536);
   h.tensors[1] = tensor("blk.1.attn_q.weight", 512, 1536);
-  EXPECT_EQ(gguf_mla_graph_info(h, 2).q_lora_rank, 0u);
-  EXPECT_FALSE(gguf_mla_graph_info(h, 2).other_graph);
+  EXPECT_EQ(file_facts(h, 2).mla.q_lora_rank, 0u);
+  EXPECT_FALSE(file_facts(h, 2).mla.other_graph);
   h.tensors.push_back(tensor("blk.1.ffn_gate_up_exps.weight", 512, 512));
-  EXPECT_TRUE(gguf_mla_graph_info(h, 2).other_graph);
+  EXPECT_TRUE(file_facts(h, 2).mla.other_graph);
   // Files without the MLA keys (decompressed attention) carry nothing.
   h.metadata.erase(h.metadata.begin() + 1);
-  EXPECT_EQ(gguf_mla_graph_info(h, 2).latent, 0u);
+  EXPECT_EQ(file_facts(h, 2).mla.latent, 0u);
 }
 
 }  // namespace

@@ -13,27 +13,19 @@
 // rule and keeps the largest such sum.
 //
 // Units: input sizes in elements (MLX counts elements, not bytes: an array's
-// data_size()); held sizes in bytes, saturating.
-#ifndef MEMFIT_MLX_RUNAHEAD_H_
-#define MEMFIT_MLX_RUNAHEAD_H_
+// data_size()); held sizes in bytes, saturating. The limits are
+// MlxBufferLimits (memfit/mlxlm.h). Private to the library.
+#ifndef MEMFIT_ENGINES_MLXLM_MLX_RUNAHEAD_H_
+#define MEMFIT_ENGINES_MLXLM_MLX_RUNAHEAD_H_
 
 #include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
 
-#include "memfit/visibility.h"
-
-MEMFIT_PUBLIC_BEGIN
+#include "memfit/mlxlm.h"
 
 namespace memfit {
-
-struct MlxBufferLimits {
-  uint64_t max_ops = 50;            // MLX_MAX_OPS_PER_BUFFER
-  uint64_t max_mega_elements = 50;  // MLX_MAX_MB_PER_BUFFER (2^20 elements, despite the name)
-  bool distinct_inputs = true;      // Metal: true; CUDA graphs: false
-  uint64_t max_active = 10;         // MAX_ACTIVE_TASKS in mlx/transforms.cpp
-};
 
 // One input of an op: `id` names the array (0: none) so that Metal's
 // distinct count sees a second use in the same buffer as free.
@@ -64,6 +56,4 @@ class MlxRunAhead {
 
 }  // namespace memfit
 
-MEMFIT_PUBLIC_END
-
-#endif  // MEMFIT_MLX_RUNAHEAD_H_
+#endif  // MEMFIT_ENGINES_MLXLM_MLX_RUNAHEAD_H_

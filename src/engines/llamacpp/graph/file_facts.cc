@@ -1,14 +1,14 @@
-// gguf_mla_graph_info (model/gguf/mla_graph.h): deepseek2's keys as
-// llama.cpp's load_arch_hparams reads them, and the tensors its graph
-// builder branches on (attn_q for the lite models, exp_probs_b, fused
-// gate_up experts).
-#include "model/gguf/mla_graph.h"
+// file_facts (llamacpp/graph/file_facts.h): deepseek2's keys as
+// llama.cpp's load_arch_hparams reads them, the tensors its graph builder
+// branches on (attn_q for the lite models, exp_probs_b, fused gate_up
+// experts), and granitehybrid's RoPE switch.
+#include "engines/llamacpp/graph/file_facts.h"
 
 #include <string>
 #include <string_view>
 #include <unordered_set>
 
-namespace memfit {
+namespace memfit::llamacpp::graph {
 
 namespace {
 
@@ -59,10 +59,9 @@ std::string blk(uint64_t il, std::string_view what) {
   return "blk." + std::to_string(il) + "." + std::string(what);
 }
 
-}  // namespace
-
-MlaGraphInfo gguf_mla_graph_info(const GgufHeader& header, uint64_t layers) {
-  MlaGraphInfo info;
+// FileFacts::mla: zero unless the file is a deepseek2 one with MLA.
+MlaGraph mla_graph(const GgufHeader& header, uint64_t layers) {
+  MlaGraph info;
   Result<std::string_view> arch = header.get_string("general.architecture");
   if (!arch.ok() || *arch != "deepseek2") return info;
   Reader r(header);
@@ -117,4 +116,17 @@ MlaGraphInfo gguf_mla_graph_info(const GgufHeader& header, uint64_t layers) {
   return info;
 }
 
-}  // namespace memfit
+}  // namespace
+
+FileFacts file_facts(const GgufHeader& header, uint64_t layers) {
+  FileFacts facts;
+  facts.mla = mla_graph(header, layers);
+  Result<std::string_view> arch = header.get_string("general.architecture");
+  if (arch.ok() && *arch == "granitehybrid") {
+    Result<bool> rope = header.get_bool("granitehybrid.rope.scaling.finetuned");
+    facts.attention_rope = !rope.ok() || *rope;
+  }
+  return facts;
+}
+
+}  // namespace memfit::llamacpp::graph

@@ -1,17 +1,15 @@
 // vLLM's KV cache rates for DeepSeek-V3.2's sparse attention
 // (docs/engine-vllm.md, "DeepSeek-V3.2"): the MLA latent and the lightning
-// indexer's keys, two caches on every layer of one block table.
-#ifndef MEMFIT_VLLM_SPARSE_MLA_H_
-#define MEMFIT_VLLM_SPARSE_MLA_H_
+// indexer's keys, two caches on every layer of one block table. Private to
+// the library.
+#ifndef MEMFIT_ENGINES_VLLM_SPARSE_MLA_H_
+#define MEMFIT_ENGINES_VLLM_SPARSE_MLA_H_
 
 #include <cstdint>
 #include <optional>
 
 #include "memfit/model_spec.h"
-#include "memfit/visibility.h"
 #include "memfit/vllm.h"
-
-MEMFIT_PUBLIC_BEGIN
 
 namespace memfit {
 
@@ -48,6 +46,4 @@ uint64_t vllm_mla_block_size(const VllmSettings& settings);
 
 }  // namespace memfit
 
-MEMFIT_PUBLIC_END
-
-#endif  // MEMFIT_VLLM_SPARSE_MLA_H_
+#endif  // MEMFIT_ENGINES_VLLM_SPARSE_MLA_H_

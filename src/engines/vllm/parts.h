@@ -1,0 +1,43 @@
+// The parts of the vLLM estimate (memfit/vllm.h) its files share: one
+// rank's weights (vllm/estimate.cc), the KV cache layout and the blocks it
+// makes (vllm/kv.cc). docs/engine-vllm.md has every rule. Private to the
+// library.
+#ifndef MEMFIT_ENGINES_VLLM_PARTS_H_
+#define MEMFIT_ENGINES_VLLM_PARTS_H_
+
+#include <cstdint>
+#include <span>
+
+#include "memfit/model.h"
+#include "memfit/model_spec.h"
+#include "memfit/result.h"
+#include "memfit/safetensors.h"
+#include "memfit/vllm.h"
+
+namespace memfit {
+
+// The weights one rank holds. `tensors` is the checkpoint's tensor list
+// (empty: split the model's total by its geometry). Fails on overflow.
+Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
+                                      uint64_t tensor_parallel);
+
+// The layout of `model`'s KV cache per rank under `settings`. Fails
+// (kUsage) on a layout vLLM refuses (page sizes it cannot unify).
+Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& settings);
+
+// The blocks vLLM makes of `kv_bytes` with `layout`; the tokens it prints
+// and the concurrency for max_model_len (exact rules, kv_cache_utils.py).
+struct VllmCapacity {
+  uint64_t num_blocks = 0;
+  uint64_t kv_tokens = 0;
+  double max_concurrency = 0;
+};
+// Fills each group's blocks_per_request and the layout's sum for a
+// request of `max_model_len` tokens.
+void vllm_request_blocks(VllmKvLayout& layout, const VllmSettings& settings, uint64_t max_model_len);
+
+VllmCapacity vllm_capacity(const VllmKvLayout& layout, uint64_t kv_bytes, uint64_t max_model_len);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_ENGINES_VLLM_PARTS_H_
