@@ -17,7 +17,7 @@
 #include "memfit/memory_size.h"
 #include "memfit/environment.h"
 #include "memfit/host_memory.h"
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 
 namespace memfit::cli {
 namespace {
@@ -34,7 +34,7 @@ std::string gib(uint64_t bytes) {
   return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1ull << 30));
 }
 
-// MEMFIT_MEMORY_LIMIT, else MLXCEL_MEMORY_LIMIT, as settings_from_environment
+// MEMFIT_MEMORY_LIMIT, else MLXCEL_MEMORY_LIMIT, as mlxcel_settings_from_environment
 // reads it; an invalid value is a warning and leaves the limit unset.
 std::optional<uint64_t> limit_from_environment(const Environment& env,
                                                std::vector<std::string>& warnings) {

@@ -22,7 +22,7 @@
 #include "memfit/engine.h"
 #include "memfit/memory_size.h"
 #include "memfit/checked_math.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "memfit/run_report.h"
 #include "memfit/untrusted_text.h"
 

@@ -13,7 +13,7 @@
 #include "memfit/gguf_repo.h"
 #include "memfit/hf_cache.h"
 #include "memfit/memory_size.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit::cli {

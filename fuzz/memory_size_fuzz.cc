@@ -9,7 +9,7 @@
 
 #include "fuzz_checks.h"
 #include "memfit/memory_size.h"
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -32,7 +32,7 @@
 #include "memfit/hub_options.h"
 #include "memfit/host_memory.h"
 #include "memfit/service.h"
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 
 namespace memfit::cli {
 namespace {
@@ -74,7 +74,7 @@ Result<ServiceOptions> service_options_of(const ServeOptions& o, const Environme
     service_options.hub = hub_options_from_environment(env);
     service_options.header_store = make_header_cache_from_environment(env);
   }
-  service_options.settings = settings_from_environment(env, warnings);
+  service_options.settings = mlxcel_settings_from_environment(env, warnings);
   service_options.host = host_query_options_from_environment(env);
   service_options.host.explicit_limit_bytes = service_options.settings.memory_limit_bytes;
   if (!o.memory_limit.empty()) {

@@ -109,7 +109,7 @@ struct HostQueryOptions {
 
 // The options the environment sets: MEMFIT_SYSROOT (unset or empty: "/"),
 // MEMFIT_NVML_LIBRARY, MEMFIT_ROCM_SMI_LIBRARY. The explicit limit
-// (MEMFIT_MEMORY_LIMIT, read by settings_from_environment) and the device
+// (MEMFIT_MEMORY_LIMIT, read by mlxcel_settings_from_environment) and the device
 // are left for the caller to set.
 HostQueryOptions host_query_options_from_environment(const Environment& env);
 

@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
 #include "memfit/safetensors.h"
@@ -84,7 +84,7 @@ struct RankEstimate {
   // This rank's weights, KV cache, headroom and total, and fits against
   // the per-device budget. The activation reserve is the whole model's on
   // every rank (hidden states are not split by TP; conservative).
-  Estimate estimate;
+  MlxcelEstimate estimate;
 };
 
 struct ParallelPlan {
@@ -109,7 +109,7 @@ Status check_parallel_config(const ModelSpec& spec, const ParallelConfig& config
 // `per_device` is one device's budget; every rank is checked against it.
 // Fails on what check_parallel_config refuses and on overflow.
 Result<ParallelPlan> plan_parallel(const Model& model, std::span<const SafetensorsTensor> tensors,
-                                   const EstimateInputs& inputs, const EstimateSettings& settings,
+                                   const MlxcelInputs& inputs, const MlxcelSettings& settings,
                                    const Platform& platform, const MemoryBudget& per_device,
                                    const ParallelConfig& config);
 

@@ -1,11 +1,11 @@
 // Memory against context, drawn: `memfit plot`.
 //
-// compute_plot() evaluates the one estimator (estimate.h) at a set of
+// compute_plot() evaluates the one estimator (mlxcel.h) at a set of
 // context lengths for each weight mode (the checkpoint as it is, or each
 // quantization candidate of quant_schemes.h) and each KV width, keeping the
-// components apart so they can be stacked, and asks the solver (solver.h)
+// components apart so they can be stacked, and asks the solver (mlxcel_solver.h)
 // for the largest context that fits: the crossing with the budget is
-// solve()'s exact answer, never read off the drawn curve.
+// solve_mlxcel()'s exact answer, never read off the drawn curve.
 // compute_llamacpp_plot() does the same for the llama.cpp profile
 // (llamacpp.h): --ctx-size on the x axis, one panel per cache type, and the
 // crossing from solve_llamacpp() (llamacpp_solver.h).
@@ -26,12 +26,12 @@
 #include <string>
 #include <vector>
 
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "memfit/kv_cache.h"
 #include "memfit/llamacpp.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 #include "memfit/visibility.h"
 
 MEMFIT_PUBLIC_BEGIN
@@ -53,7 +53,7 @@ struct PlotComponent {
   bool named_when_zero = true;  // false: left out of a sample's title at 0 B
 };
 
-// mlxcel's five components (estimate.h), bottom to top, and their indices
+// mlxcel's five components (mlxcel.h), bottom to top, and their indices
 // in PlotSample::bytes.
 const std::vector<PlotComponent>& mlxcel_plot_components();
 namespace plot_mlxcel {
@@ -143,13 +143,13 @@ uint64_t plot_min_tokens(uint64_t max_tokens);
 
 // Evaluates every panel: `inputs` fixes the batch (its max_tokens and
 // kv_element are replaced per sample and per panel), each weight mode
-// replaces model.weights.bytes. The crossing of each panel is solve()'s,
+// replaces model.weights.bytes. The crossing of each panel is solve_mlxcel()'s,
 // and it is also sampled when it falls inside the range, so the drawn
 // stack touches the budget exactly there.
 // Fails on a request with no weight modes or KV widths, max_tokens < 2, and
 // on arithmetic overflow in the estimator; the error names the panel.
-Result<PlotData> compute_plot(const Model& model, const EstimateInputs& inputs,
-                              const EstimateSettings& settings, const Platform& platform,
+Result<PlotData> compute_plot(const Model& model, const MlxcelInputs& inputs,
+                              const MlxcelSettings& settings, const Platform& platform,
                               const MemoryBudget& budget, const PlotRequest& request);
 
 // The llama.cpp figure: --ctx-size from plot_min_tokens(max_tokens) to

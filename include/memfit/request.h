@@ -29,7 +29,7 @@
 
 #include "memfit/engine.h"
 #include "memfit/environment.h"
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "memfit/host_memory.h"
 #include "memfit/llamacpp.h"
 #include "memfit/mlxlm.h"
@@ -37,7 +37,7 @@
 #include "memfit/model_by_name.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/result.h"
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 #include "memfit/visibility.h"
 #include "memfit/vllm.h"
 #include "memfit/warning.h"
@@ -208,7 +208,7 @@ class RequestContext {
                                                           const OpenModelOptions& options) = 0;
   // The estimator's settings; settings().memory_limit_bytes is the budget
   // for requests that give no limit of their own.
-  virtual const EstimateSettings& settings() const = 0;
+  virtual const MlxcelSettings& settings() const = 0;
   // What reading the settings warned about; repeated in every answer.
   virtual const std::vector<std::string>& settings_warnings() const = 0;
   // The platform a request's estimate is for, before its backend field.
@@ -243,7 +243,7 @@ class LocalRequestContext : public RequestContext {
 
   Result<std::shared_ptr<const Model>> open_model(const std::string& name,
                                                   const OpenModelOptions& options) override;
-  const EstimateSettings& settings() const override { return settings_; }
+  const MlxcelSettings& settings() const override { return settings_; }
   const std::vector<std::string>& settings_warnings() const override { return settings_warnings_; }
   Platform platform() const override { return build_platform(); }
   HostMemoryStatus host_memory(const DeviceSelector& device,
@@ -257,7 +257,7 @@ class LocalRequestContext : public RequestContext {
 
  private:
   std::vector<std::string> settings_warnings_;
-  EstimateSettings settings_;
+  MlxcelSettings settings_;
   HostQueryOptions host_options_;
   // Headers read from the Hub, kept between runs (header_cache.h; null
   // when the environment names no cache folder). model_names_ points at it.
@@ -265,7 +265,7 @@ class LocalRequestContext : public RequestContext {
   ModelNameOptions model_names_;  // the Hugging Face cache and the Hub, from the environment
 };
 
-// A request checked and resolved: what estimate(), solve() and the plot
+// A request checked and resolved: what estimate_mlxcel(), solve_mlxcel() and the plot
 // take, and every warning so far (settings, request, model, host).
 struct PreparedRequest {
   std::shared_ptr<const Model> model;
@@ -274,8 +274,8 @@ struct PreparedRequest {
   MlxLmSettings mlxlm_settings;        // the mlx-lm fields with their defaults
   VllmSettings vllm_settings;          // the vLLM fields with their defaults (GPU total resolved)
   std::any engine_settings;            // an engine's own, for engines registered outside the library
-  EstimateInputs inputs;
-  EstimateSettings settings;
+  MlxcelInputs inputs;
+  MlxcelSettings settings;
   Platform platform;
   MemoryBudget budget;
   HostMemoryStatus host;
@@ -302,7 +302,7 @@ Result<PreparedRequest> prepare(const EstimateRequest& request, RequestContext& 
 
 // Everything a front end prints from.
 struct EstimateRun : PreparedRequest {
-  Estimate estimate;  // the mlxcel estimate; unset (default) for llamacpp
+  MlxcelEstimate estimate;  // the mlxcel estimate; unset (default) for llamacpp
   std::optional<LlamaCppEstimate> llamacpp;  // set when engine is llamacpp
   std::optional<MlxLmEstimate> mlxlm;        // set when engine is mlx-lm
   std::optional<VllmEstimate> vllm;          // set when engine is vllm

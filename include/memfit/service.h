@@ -34,7 +34,7 @@
 #include <utility>
 #include <vector>
 
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "memfit/header_store.h"
 #include "memfit/hf_cache.h"
 #include "memfit/hub_options.h"
@@ -42,7 +42,7 @@
 #include "memfit/prefill_guard.h"
 #include "memfit/process_gauges.h"
 #include "memfit/result.h"
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 #include "memfit/visibility.h"
 
 MEMFIT_PUBLIC_BEGIN
@@ -80,7 +80,7 @@ struct ServiceOptions {
   HubOptions hub;
   std::shared_ptr<HeaderStore> header_store;
 
-  EstimateSettings settings;  // as settings_from_environment reads them
+  MlxcelSettings settings;  // as mlxcel_settings_from_environment reads them
   // What reading the settings warned about: in every estimate's warnings,
   // as the CLI and the C API give them.
   std::vector<std::string> settings_warnings;

@@ -14,14 +14,14 @@
 
 #include "memfit/availability_gate.h"
 #include "memfit/environment.h"
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "memfit/host_memory.h"
 #include "memfit/log_check.h"
 #include "memfit/model.h"
 #include "memfit/prefill_guard.h"
 #include "memfit/request.h"
 #include "memfit/request_json.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "memfit/run_report.h"
 #include "request/field_table.h"
 #include "request/json_fields.h"
@@ -209,7 +209,7 @@ memfit_status memfit_estimate(const memfit_model* model, const memfit_estimate_r
   return guarded(error_message, [&] {
     memfit::Result<memfit::EstimateRun> run = run_struct_request(model, request);
     if (!run) return fail(error_message, status_of(run.error()), run.error().message());
-    const memfit::Estimate& e = run->estimate;
+    const memfit::MlxcelEstimate& e = run->estimate;
     *out = memfit_estimate_result{};
     out->weights_bytes = e.weights_bytes;
     out->kv_bytes = e.kv.total_bytes;

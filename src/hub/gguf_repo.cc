@@ -37,7 +37,7 @@ class GgufRepoContext final : public RequestContext {
     if (!model) return model.error();
     return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
   }
-  const EstimateSettings& settings() const override { return base_.settings(); }
+  const MlxcelSettings& settings() const override { return base_.settings(); }
   const std::vector<std::string>& settings_warnings() const override {
     return base_.settings_warnings();
   }

@@ -29,7 +29,7 @@ Result<std::shared_ptr<const Model>> LogRequestContext::open_model(const std::st
   return models_->open_model(name, options);
 }
 
-const EstimateSettings& LogRequestContext::settings() const {
+const MlxcelSettings& LogRequestContext::settings() const {
   return models_ != nullptr ? models_->settings() : defaults_;
 }
 

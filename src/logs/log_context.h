@@ -27,7 +27,7 @@ class LogRequestContext final : public RequestContext {
 
   Result<std::shared_ptr<const Model>> open_model(const std::string& name,
                                                   const OpenModelOptions& options) override;
-  const EstimateSettings& settings() const override;
+  const MlxcelSettings& settings() const override;
   const std::vector<std::string>& settings_warnings() const override;
   Platform platform() const override { return platform_; }
   HostMemoryStatus host_memory(const DeviceSelector& device,
@@ -37,7 +37,7 @@ class LogRequestContext final : public RequestContext {
   RequestContext* models_;
   std::shared_ptr<const Model> model_;
   Platform platform_;
-  EstimateSettings defaults_;
+  MlxcelSettings defaults_;
   std::vector<std::string> no_warnings_;
 };
 

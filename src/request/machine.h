@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "memfit/hardware.h"
 #include "memfit/host_memory.h"
 #include "memfit/request.h"

@@ -145,7 +145,7 @@ Result<EstimateRun> run_prepared(const EstimateRequest& r, PreparedRequest prepa
 }
 
 LocalRequestContext::LocalRequestContext(const Environment& env)
-    : settings_(settings_from_environment(env, settings_warnings_)),
+    : settings_(mlxcel_settings_from_environment(env, settings_warnings_)),
       host_options_(host_query_options_from_environment(env)) {
   host_options_.explicit_limit_bytes = settings_.memory_limit_bytes;
   model_names_.hf_cache = hf_cache_options_from_environment(env);

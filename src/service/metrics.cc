@@ -87,7 +87,7 @@ void ServiceMetrics::count_request(std::string_view endpoint, int status) {
   ++requests_[{std::string(endpoint), status}];
 }
 
-void ServiceMetrics::record_estimate(const std::string& model_label, const Estimate& e) {
+void ServiceMetrics::record_estimate(const std::string& model_label, const MlxcelEstimate& e) {
   std::lock_guard<std::mutex> lock(mu_);
   ModelFigures& m = models_[model_label];
   ++m.estimates;

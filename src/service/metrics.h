@@ -16,7 +16,7 @@
 #include <string_view>
 #include <utility>
 
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "memfit/host_memory.h"
 #include "memfit/process_gauges.h"
 
@@ -35,7 +35,7 @@ class ServiceMetrics {
   // `endpoint` is one of the service's paths, or "other" for the rest, so
   // an unknown path cannot grow the set of series. Thread-safe.
   void count_request(std::string_view endpoint, int status);
-  void record_estimate(const std::string& model_label, const Estimate& estimate);
+  void record_estimate(const std::string& model_label, const MlxcelEstimate& estimate);
   void count_admission(bool admitted);
 
   // The exposition text. Thread-safe.

@@ -68,7 +68,7 @@ Result<GgufHeader> ServiceContext::read_gguf_header(std::string_view field, cons
   return memfit::read_gguf_header(*fs, resolved->open_path);
 }
 
-const EstimateSettings& ServiceContext::settings() const { return state_.options.settings; }
+const MlxcelSettings& ServiceContext::settings() const { return state_.options.settings; }
 
 const std::vector<std::string>& ServiceContext::settings_warnings() const {
   return state_.options.settings_warnings;

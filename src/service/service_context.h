@@ -27,7 +27,7 @@ class ServiceContext final : public RequestContext {
   // kInput Error with its text, its 400 bad_request a kUsage one.
   Result<std::shared_ptr<const Model>> open_model(const std::string& name,
                                                   const OpenModelOptions& options) override;
-  const EstimateSettings& settings() const override;
+  const MlxcelSettings& settings() const override;
   const std::vector<std::string>& settings_warnings() const override;
   Platform platform() const override;
   HostMemoryStatus host_memory(const DeviceSelector& device,

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "memfit/memory_size.h"
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 
 namespace memfit {
 namespace {

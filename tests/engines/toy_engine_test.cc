@@ -151,7 +151,7 @@ class OneModelContext : public RequestContext {
   Result<std::shared_ptr<const Model>> open_model(const std::string&, const OpenModelOptions&) override {
     return std::shared_ptr<const Model>(std::make_shared<Model>(model_));
   }
-  const EstimateSettings& settings() const override { return settings_; }
+  const MlxcelSettings& settings() const override { return settings_; }
   const std::vector<std::string>& settings_warnings() const override { return warnings_; }
   Platform platform() const override { return Platform{}; }
   HostMemoryStatus host_memory(const DeviceSelector&, std::optional<uint64_t> limit) override {
@@ -164,7 +164,7 @@ class OneModelContext : public RequestContext {
 
  private:
   Model model_;
-  EstimateSettings settings_;
+  MlxcelSettings settings_;
   std::vector<std::string> warnings_;
 };
 

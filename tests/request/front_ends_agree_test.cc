@@ -17,7 +17,7 @@
 #include "memfit/memfit.h"
 #include "memfit/request_field.h"
 #include "memfit/service.h"
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 #include "support/run_command.h"
 #include "support/small_checkpoints.h"
 #include "support/small_ggufs.h"
@@ -83,7 +83,7 @@ class FrontEnds : public ::testing::Test {
     std::unique_ptr<Environment> env = make_process_environment();
     ServiceOptions options;
     options.model_roots = {root_.path()};
-    options.settings = settings_from_environment(*env, options.settings_warnings);
+    options.settings = mlxcel_settings_from_environment(*env, options.settings_warnings);
     options.host = host_query_options_from_environment(*env);
     Result<std::unique_ptr<Service>> service = Service::create(std::move(options));
     ASSERT_TRUE(service.ok()) << service.error().message();

@@ -31,7 +31,7 @@ class ThisHost : public RequestContext {
                                                   const OpenModelOptions&) override {
     return std::shared_ptr<const Model>(std::make_shared<Model>(model_));
   }
-  const EstimateSettings& settings() const override { return settings_; }
+  const MlxcelSettings& settings() const override { return settings_; }
   const std::vector<std::string>& settings_warnings() const override { return no_warnings_; }
   Platform platform() const override { return Platform{}; }
   HostMemoryStatus host_memory(const DeviceSelector&, std::optional<uint64_t> limit) override {
@@ -46,7 +46,7 @@ class ThisHost : public RequestContext {
 
   Model model_;
   HostMemoryStatus host_;
-  EstimateSettings settings_;
+  MlxcelSettings settings_;
   std::vector<std::string> no_warnings_;
   int host_reads = 0;
 };

@@ -48,7 +48,7 @@ class FakeContext : public RequestContext {
     if (!open_error.empty()) return Error(open_error);
     return std::shared_ptr<const Model>(std::make_shared<Model>(model_));
   }
-  const EstimateSettings& settings() const override { return settings_; }
+  const MlxcelSettings& settings() const override { return settings_; }
   const std::vector<std::string>& settings_warnings() const override { return settings_warnings_; }
   Platform platform() const override { return Platform{}; }
   HostMemoryStatus host_memory(const DeviceSelector& device,
@@ -69,7 +69,7 @@ class FakeContext : public RequestContext {
 
   Model model_;
   HostMemoryStatus host_;
-  EstimateSettings settings_;
+  MlxcelSettings settings_;
   std::vector<std::string> settings_warnings_;
   std::string open_error;
   int opens = 0;

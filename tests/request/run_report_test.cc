@@ -9,7 +9,7 @@
 #include "memfit/llamacpp_report.h"
 #include "memfit/mlxlm_report.h"
 #include "memfit/parallel_report.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "memfit/run_report.h"
 #include "memfit/vllm_report.h"
 
@@ -38,7 +38,7 @@ EstimateRun mlxcel_run() {
   r.budget = MemoryBudget{8 * kGiB, 8 * kGiB, BudgetSource::kExplicit};
   r.warnings = {{WarningKind::kSettings, "MEMFIT_PREFILL_CHUNK 'x' ignored"},
                 {WarningKind::kAvailableNow, "WARNING: memory available now is 4.00 GiB"}};
-  Estimate& e = r.estimate;
+  MlxcelEstimate& e = r.estimate;
   e.inputs.max_tokens = 4096;
   e.weights_bytes = 3 * kGiB + 512 * kMiB;
   e.kv.available = true;
@@ -56,12 +56,12 @@ EstimateRun mlxcel_run() {
 TEST(RunReport, MlxcelRunIsTheEstimateReportWithEveryWarning) {
   const EstimateRun r = mlxcel_run();
   nlohmann::ordered_json j = run_to_json(r);
-  EXPECT_EQ(j, estimate_to_json(*r.model, r.estimate, r.budget, r.warnings));
+  EXPECT_EQ(j, mlxcel_estimate_to_json(*r.model, r.estimate, r.budget, r.warnings));
   EXPECT_EQ(j["warnings"].dump(),
             R"(["MEMFIT_PREFILL_CHUNK 'x' ignored","WARNING: memory available now is 4.00 GiB"])");
   EXPECT_EQ(j["total_bytes"], 5637144576u);  // 5.25 x 2^30
   EXPECT_FALSE(j.contains("parallel"));
-  EXPECT_EQ(render_run_text(r), render_estimate_text(*r.model, r.estimate, r.budget));
+  EXPECT_EQ(render_run_text(r), render_mlxcel_text(*r.model, r.estimate, r.budget));
   EXPECT_THAT(render_run_text(r), EndsWith("\nFITS: 5.25 GiB of 8.00 GiB (2.75 GiB to spare)\n"));
 }
 
@@ -85,7 +85,7 @@ TEST(RunReport, APerRankPlanFollowsTheWholeModel) {
   // "parallel" is the last key, after the warnings.
   EXPECT_EQ(std::prev(j.end()).key(), "parallel");
   const std::string text = render_run_text(r);
-  EXPECT_EQ(text, render_estimate_text(*r.model, r.estimate, r.budget) + render_parallel_plan_text(plan));
+  EXPECT_EQ(text, render_mlxcel_text(*r.model, r.estimate, r.budget) + render_parallel_plan_text(plan));
   EXPECT_THAT(text, EndsWith("\nRANKS THAT DO NOT FIT: 0, 1\n"));
   // The run fits only when every rank does.
   EXPECT_FALSE(r.fits());

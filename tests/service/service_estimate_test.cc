@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "memfit/environment.h"
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 #include "service/service_fixture.h"
 #include "support/run_command.h"
 
@@ -166,7 +166,7 @@ TEST(ServiceEstimate, MatchesInspectJson) {
   options.model_roots = {kExamplesRoot};
   std::vector<std::string> warnings;
   options.settings =
-      settings_from_environment(MapEnvironment{{"MEMFIT_MEMORY_LIMIT", "48GB"}}, warnings);
+      mlxcel_settings_from_environment(MapEnvironment{{"MEMFIT_MEMORY_LIMIT", "48GB"}}, warnings);
   auto service = make_service(std::move(options));  // the real host, as the CLI sees it
 
   for (const auto& [args, body] : std::vector<std::pair<std::vector<std::string>, json>>{

@@ -12,7 +12,7 @@
 #include "memfit/llamacpp_fit.h"
 #include "memfit/llamacpp_report.h"
 #include "memfit/memory_size.h"
-#include "memfit/solver.h"
+#include "memfit/mlxcel_solver.h"
 #include "engines/shared/report_head.h"
 
 namespace memfit {

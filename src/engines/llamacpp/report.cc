@@ -25,7 +25,7 @@
 
 #include "memfit/llamacpp_report.h"
 #include "memfit/memory_size.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "memfit/untrusted_text.h"
 #include "engines/shared/report_head.h"
 

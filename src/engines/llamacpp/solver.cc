@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "engines/shared/largest_fitting.h"
-#include "memfit/solver.h"
+#include "memfit/mlxcel_solver.h"
 
 namespace memfit {
 namespace {

@@ -11,8 +11,8 @@
 #include "memfit/engine.h"
 #include "memfit/request.h"
 #include "memfit/result.h"
-#include "memfit/serve_plan.h"
-#include "memfit/solver.h"
+#include "memfit/mlxcel_serve_plan.h"
+#include "memfit/mlxcel_solver.h"
 
 namespace memfit::engines {
 
@@ -42,13 +42,13 @@ Result<CommandAnswer> mlxcel_fit_curve(const CommandQuery& query, const Prepared
 
 // memfit fit's solve under mlxcel: max-tokens, batch or slots; another
 // engine's solve is a kUsage error about "solve" naming that engine.
-Result<SolveFor> parse_mlxcel_solve(std::string_view text);
+Result<MlxcelSolveFor> parse_mlxcel_solve(std::string_view text);
 
 // preflight serve's options as the MLX server reads them: ctx_size,
 // n_parallel, max_batch_size, no_batch, kv_block_size, and
 // kv_cache_budget ("auto", "none" or a size such as "8GiB"); each not
-// given keeps ServeOptions' default.
-Result<ServeOptions> mlxcel_serve_options(const nlohmann::json& options);
+// given keeps MlxcelServeOptions' default.
+Result<MlxcelServeOptions> mlxcel_serve_options(const nlohmann::json& options);
 
 // What recommend-quant and plot's quants say when the model has no weight
 // headers to price tensor by tensor.

@@ -1,5 +1,5 @@
 // The paged-decode workspace the mlxcel profile's estimate
-// (memfit/estimate.h, Estimate::per_slot_overhead_bytes) counts per slot
+// (memfit/mlxcel.h, MlxcelEstimate::per_slot_overhead_bytes) counts per slot
 // (docs/engine-mlxcel.md). Private to the library.
 #ifndef MEMFIT_ENGINES_MLXCEL_DECODE_WORKSPACE_H_
 #define MEMFIT_ENGINES_MLXCEL_DECODE_WORKSPACE_H_
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "memfit/model_spec.h"
 
 namespace memfit {

@@ -1,4 +1,4 @@
-// estimate(): the mlxcel profile, term by term (docs/engine-mlxcel.md). All
+// estimate_mlxcel(): the mlxcel profile, term by term (docs/engine-mlxcel.md). All
 // byte figures are uint64_t; multipliers are fixed-point millionths and
 // products with them are taken in 128 bits and rounded up, so a fractional
 // byte is never dropped.
@@ -9,7 +9,7 @@
 #include "engines/shared/fixed_point.h"
 #include "memfit/checked_math.h"
 #include "engines/mlxcel/decode_workspace.h"
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 
 namespace memfit {
 namespace {
@@ -35,12 +35,12 @@ Platform build_platform() {
   return p;
 }
 
-Result<Estimate> estimate(const Model& model, const EstimateInputs& inputs,
-                          const EstimateSettings& settings, const Platform& platform,
-                          const MemoryBudget& budget) {
+Result<MlxcelEstimate> estimate_mlxcel(const Model& model, const MlxcelInputs& inputs,
+                                       const MlxcelSettings& settings, const Platform& platform,
+                                       const MemoryBudget& budget) {
   if (inputs.max_tokens == 0) return Error::usage("max_tokens", "must be at least 1");
   if (inputs.batch == 0) return Error::usage("batch", "must be at least 1");
-  Estimate e;
+  MlxcelEstimate e;
   e.inputs = inputs;
   e.weights_bytes = model.weights.bytes;
 

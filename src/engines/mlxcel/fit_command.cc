@@ -1,6 +1,6 @@
 // The mlxcel profile's fit hook (engine.h) for memfit fit: the largest
 // max-tokens, batch or slot count that fits for each KV width
-// (solve_each_kv_width, solver.h), with the full report at the request's
+// (solve_mlxcel_each_kv_width, mlxcel_solver.h), with the full report at the request's
 // own width. POST /v1/fit is answered by fit_curve.cc.
 //   options: solve     max-tokens (the default), batch or slots
 //            ctx_size  the total context --solve slots splits (0: 8192
@@ -10,31 +10,31 @@
 #include "engines/mlxcel/commands.h"
 #include "engines/shared/report_head.h"
 #include "memfit/memory_size.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "memfit/untrusted_text.h"
 #include "request/json_fields.h"
 
 namespace memfit::engines {
 namespace {
 
-std::string value_text(const Solution& s) {
+std::string value_text(const MlxcelSolution& s) {
   if (!s.value) return "nothing fits";
   return fmt::format("{}{}", *s.value, s.capped ? " (the search ceiling: it fits any value)" : "");
 }
 
-nlohmann::ordered_json value_json(const Solution& s) {
+nlohmann::ordered_json value_json(const MlxcelSolution& s) {
   return s.value ? nlohmann::ordered_json(*s.value) : nlohmann::ordered_json(nullptr);
 }
 
 // The answer at each KV width; the request's own is `asked`.
 CommandAnswer fit_answer(std::string_view solve, const PreparedRequest& c,
-                         const std::vector<Solution>& solutions) {
+                         const std::vector<MlxcelSolution>& solutions) {
   nlohmann::ordered_json by_mode = nlohmann::ordered_json::array();
   std::string lines;
-  const Solution* asked = &solutions.front();
+  const MlxcelSolution* asked = &solutions.front();
   for (size_t i = 0; i < kAllKvElements.size(); ++i) {
     const KvElement element = kAllKvElements[i];
-    const Solution& s = solutions[i];
+    const MlxcelSolution& s = solutions[i];
     by_mode.push_back(
         {{"kv_cache_mode", to_string(element)}, {"value", value_json(s)}, {"capped", s.capped}});
     lines += fmt::format("  {:<6} {}\n", to_string(element), value_text(s));
@@ -49,21 +49,21 @@ CommandAnswer fit_answer(std::string_view solve, const PreparedRequest& c,
                  {"by_kv_mode", by_mode},
                  {"warnings", warning_texts(c.warnings)}};
   answer.json["report"] = asked->estimate
-                              ? estimate_to_json(*c.model, *asked->estimate, c.budget, c.warnings)
+                              ? mlxcel_estimate_to_json(*c.model, *asked->estimate, c.budget, c.warnings)
                               : nlohmann::ordered_json(nullptr);
   answer.text = fmt::format("Largest {} that fits {} ({}):\n{}", solve,
                             format_bytes(c.budget.budget_bytes), to_string(c.budget.source), lines);
-  if (asked->estimate) answer.text += "\n" + render_estimate_text(*c.model, *asked->estimate, c.budget);
+  if (asked->estimate) answer.text += "\n" + render_mlxcel_text(*c.model, *asked->estimate, c.budget);
   answer.warnings = c.warnings;
   return answer;
 }
 
 }  // namespace
 
-Result<SolveFor> parse_mlxcel_solve(std::string_view text) {
-  if (text == "max-tokens") return SolveFor::kMaxTokens;
-  if (text == "batch") return SolveFor::kBatch;
-  if (text == "slots") return SolveFor::kSlots;
+Result<MlxcelSolveFor> parse_mlxcel_solve(std::string_view text) {
+  if (text == "max-tokens") return MlxcelSolveFor::kMaxTokens;
+  if (text == "batch") return MlxcelSolveFor::kBatch;
+  if (text == "slots") return MlxcelSolveFor::kSlots;
   const std::string_view what = "mlxcel solves max-tokens, batch or slots";
   if (text == "max-model-len" || text == "max-num-seqs") {
     return Error::usage("solve", fmt::format("{} is a vllm solve; {}", text, what));
@@ -86,14 +86,14 @@ Result<CommandAnswer> MlxcelCommands::fit(const CommandQuery& query, PreparedReq
   Result<std::optional<std::string>> solve = options.string("solve");
   if (!solve) return solve.error();
   const std::string name = solve->value_or("max-tokens");
-  Result<SolveFor> what = parse_mlxcel_solve(name);
+  Result<MlxcelSolveFor> what = parse_mlxcel_solve(name);
   if (!what) return what.error();
   Result<std::optional<uint64_t>> ctx_size = options.count("ctx_size", 0);
   if (!ctx_size) return ctx_size.error();
-  ServeOptions serve;
+  MlxcelServeOptions serve;
   serve.ctx_size = ctx_size->value_or(0);
-  Result<std::vector<Solution>> solutions =
-      solve_each_kv_width(*what, *c.model, c.inputs, c.settings, c.platform, c.budget, serve);
+  Result<std::vector<MlxcelSolution>> solutions =
+      solve_mlxcel_each_kv_width(*what, *c.model, c.inputs, c.settings, c.platform, c.budget, serve);
   if (!solutions) return solutions.error().within(quote_untrusted(query.request.model));
   return fit_answer(name, c, *solutions);
 }

@@ -48,12 +48,12 @@ Status check_options(const CommandQuery& query, const std::optional<std::string>
 }
 
 // The total at each of `tokens`, at `inputs`' KV mode.
-Result<Json> curve_at(const std::vector<uint64_t>& tokens, EstimateInputs inputs,
+Result<Json> curve_at(const std::vector<uint64_t>& tokens, MlxcelInputs inputs,
                       const PreparedRequest& p, const std::string& name) {
   Json curve = Json::array();
   for (uint64_t t : tokens) {
     inputs.max_tokens = t;
-    Result<Estimate> point = estimate(*p.model, inputs, p.settings, p.platform, p.budget);
+    Result<MlxcelEstimate> point = estimate_mlxcel(*p.model, inputs, p.settings, p.platform, p.budget);
     if (!point) return point.error().within(quote_untrusted(name));
     curve.push_back({{"max_tokens", t}, {"total_bytes", point->total_bytes}, {"fits", point->fits}});
   }
@@ -71,13 +71,13 @@ Result<CommandAnswer> mlxcel_fit_curve(const CommandQuery& query, const Prepared
       options.counts("curve_tokens", 1, kMaxSolvedTokens, kMaxCurvePoints);
   if (!tokens) return tokens.error();
   const std::string& name = query.request.model;
-  Result<std::vector<Solution>> solutions = solve_each_kv_width(
-      SolveFor::kMaxTokens, *p.model, p.inputs, p.settings, p.platform, p.budget);
+  Result<std::vector<MlxcelSolution>> solutions = solve_mlxcel_each_kv_width(
+      MlxcelSolveFor::kMaxTokens, *p.model, p.inputs, p.settings, p.platform, p.budget);
   if (!solutions) return solutions.error().within(quote_untrusted(name));
   Json by_mode = Json::array();
   for (size_t i = 0; i < kAllKvElements.size(); ++i) {
-    const Solution& solution = (*solutions)[i];
-    EstimateInputs inputs = p.inputs;
+    const MlxcelSolution& solution = (*solutions)[i];
+    MlxcelInputs inputs = p.inputs;
     inputs.kv_element = kAllKvElements[i];
     Result<Json> curve = curve_at(tokens->value_or(std::vector<uint64_t>{}), inputs, p, name);
     if (!curve) return curve.error();

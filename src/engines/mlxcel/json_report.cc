@@ -1,8 +1,8 @@
-// The mlxcel profile's report as JSON (estimate_to_json, memfit/report.h):
-// the fields every report starts with, then each term of estimate().
+// The mlxcel profile's report as JSON (mlxcel_estimate_to_json, memfit/mlxcel_report.h):
+// the fields every report starts with, then each term of estimate_mlxcel().
 #include <fmt/format.h>
 
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "engines/shared/report_head.h"
 
 namespace memfit {
@@ -19,9 +19,9 @@ std::string micros_text(uint64_t micros) {
 
 }  // namespace
 
-nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& e,
-                                        const MemoryBudget& budget,
-                                        std::span<const Warning> warnings) {
+nlohmann::ordered_json mlxcel_estimate_to_json(const Model& model, const MlxcelEstimate& e,
+                                               const MemoryBudget& budget,
+                                               std::span<const Warning> warnings) {
   Json j = report_head(model, "mlxcel");  // the MLX runtime's own estimator
   j["inputs"] = {{"max_tokens", e.inputs.max_tokens},
                  {"batch", e.inputs.batch},

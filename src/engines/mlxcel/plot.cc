@@ -1,5 +1,5 @@
-// The data behind `memfit plot` for mlxcel: estimate() at each sampled
-// context for each weight mode and KV width, and solve()'s largest context
+// The data behind `memfit plot` for mlxcel: estimate_mlxcel() at each sampled
+// context for each weight mode and KV width, and solve_mlxcel()'s largest context
 // that fits.
 //
 // Samples are spaced evenly on a log2 axis (context lengths people choose
@@ -13,7 +13,7 @@
 
 #include "memfit/memory_size.h"
 #include "memfit/plot.h"
-#include "memfit/solver.h"
+#include "memfit/mlxcel_solver.h"
 #include "engines/shared/plot/series.h"
 
 namespace memfit {
@@ -32,7 +32,7 @@ constexpr std::array<Step, 4> kOctaveSteps = {{{1, 1}, {19, 16}, {181, 128}, {21
 constexpr uint64_t kMaxPowerOfTwo = 1ull << 55;
 
 // In plot_mlxcel's order.
-PlotSample mlxcel_sample(const Estimate& e) {
+PlotSample mlxcel_sample(const MlxcelEstimate& e) {
   PlotSample s;
   s.tokens = e.inputs.max_tokens;
   s.bytes = {e.weights_bytes, e.kv.total_bytes, e.allocator_overhead_bytes, e.activation_bytes,
@@ -41,13 +41,13 @@ PlotSample mlxcel_sample(const Estimate& e) {
   return s;
 }
 
-Result<PlotPanel> mlxcel_panel(const Model& model, const EstimateInputs& inputs,
-                                const EstimateSettings& settings, const Platform& platform,
+Result<PlotPanel> mlxcel_panel(const Model& model, const MlxcelInputs& inputs,
+                                const MlxcelSettings& settings, const Platform& platform,
                                 const MemoryBudget& budget, const PlotWeightMode& mode,
                                 KvElement element, std::vector<uint64_t> tokens) {
   Model variant = model;
   variant.weights.bytes = mode.weights_bytes;
-  EstimateInputs in = inputs;
+  MlxcelInputs in = inputs;
   in.kv_element = element;
 
   PlotPanel panel;
@@ -57,13 +57,13 @@ Result<PlotPanel> mlxcel_panel(const Model& model, const EstimateInputs& inputs,
   panel.weights_bytes = mode.weights_bytes;
   panel.title = fmt::format("{} weights ({}) · {} KV cache", mode.name,
                             format_bytes(mode.weights_bytes), to_string(element));
-  Result<Solution> solution = solve(SolveFor::kMaxTokens, variant, in, settings, platform, budget);
+  Result<MlxcelSolution> solution = solve_mlxcel(MlxcelSolveFor::kMaxTokens, variant, in, settings, platform, budget);
   if (!solution) return solution.error().within("largest context that fits");
   panel.max_tokens_that_fit = solution->value;
   panel.capped = solution->capped;
   for (uint64_t t : with_crossing(std::move(tokens), panel.max_tokens_that_fit)) {
     in.max_tokens = t;
-    Result<Estimate> e = estimate(variant, in, settings, platform, budget);
+    Result<MlxcelEstimate> e = estimate_mlxcel(variant, in, settings, platform, budget);
     if (!e) return e.error().within(fmt::format("at {} tokens", t));
     panel.samples.push_back(mlxcel_sample(*e));
   }
@@ -100,8 +100,8 @@ std::vector<uint64_t> plot_context_samples(uint64_t min_tokens, uint64_t max_tok
   return out;
 }
 
-Result<PlotData> compute_plot(const Model& model, const EstimateInputs& inputs,
-                              const EstimateSettings& settings, const Platform& platform,
+Result<PlotData> compute_plot(const Model& model, const MlxcelInputs& inputs,
+                              const MlxcelSettings& settings, const Platform& platform,
                               const MemoryBudget& budget, const PlotRequest& request) {
   if (request.weight_modes.empty()) return Error("plot: no weight mode to draw");
   if (request.kv_elements.empty()) return Error("plot: no KV cache width to draw");

@@ -10,7 +10,7 @@
 #include "engines/mlxcel/commands.h"
 #include "memfit/checked_math.h"
 #include "memfit/parallel_report.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
 #include "request/request_fields.h"
@@ -83,8 +83,8 @@ class MlxcelProfile final : public MlxcelCommands {
   }
 
   Status estimate(const EstimateRequest& r, EstimateRun& run) const override {
-    Result<Estimate> estimate =
-        memfit::estimate(*run.model, run.inputs, run.settings, run.platform, run.budget);
+    Result<MlxcelEstimate> estimate =
+        memfit::estimate_mlxcel(*run.model, run.inputs, run.settings, run.platform, run.budget);
     if (!estimate) return estimate.error().within(quote_untrusted(r.model));
     run.estimate = std::move(*estimate);
     // The load the host must hold now: weights + KV + activation.
@@ -107,13 +107,13 @@ class MlxcelProfile final : public MlxcelCommands {
   }
 
   nlohmann::ordered_json report_json(const EstimateRun& run) const override {
-    nlohmann::ordered_json j = estimate_to_json(*run.model, run.estimate, run.budget, run.warnings);
+    nlohmann::ordered_json j = mlxcel_estimate_to_json(*run.model, run.estimate, run.budget, run.warnings);
     if (run.parallel) j["parallel"] = parallel_plan_to_json(*run.parallel);
     return j;
   }
 
   std::string report_text(const EstimateRun& run) const override {
-    std::string out = render_estimate_text(*run.model, run.estimate, run.budget);
+    std::string out = render_mlxcel_text(*run.model, run.estimate, run.budget);
     if (run.parallel) out += render_parallel_plan_text(*run.parallel);
     return out;
   }

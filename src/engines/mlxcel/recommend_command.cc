@@ -21,7 +21,7 @@ constexpr size_t kMaxBitWidths = 64;
 struct Candidate {
   QuantScheme scheme;
   uint64_t weights_bytes = 0;
-  Estimate estimate;
+  MlxcelEstimate estimate;
   std::optional<uint64_t> max_tokens;
   bool smaller_than_source = true;  // false: re-quantizing would not shrink the checkpoint
 };
@@ -52,10 +52,10 @@ Result<Candidate> price_candidate(const QuantScheme& scheme, const PreparedReque
   cand.smaller_than_source = shrinks_checkpoint(scheme, c.model->spec);
   Model variant = *c.model;
   variant.weights.bytes = cand.weights_bytes;
-  Result<Estimate> e = estimate(variant, c.inputs, c.settings, c.platform, c.budget);
+  Result<MlxcelEstimate> e = estimate_mlxcel(variant, c.inputs, c.settings, c.platform, c.budget);
   if (!e) return e.error();
   cand.estimate = std::move(*e);
-  Result<Solution> s = solve(SolveFor::kMaxTokens, variant, c.inputs, c.settings, c.platform, c.budget);
+  Result<MlxcelSolution> s = solve_mlxcel(MlxcelSolveFor::kMaxTokens, variant, c.inputs, c.settings, c.platform, c.budget);
   if (!s) return s.error();
   cand.max_tokens = s->value;
   return cand;

@@ -1,12 +1,12 @@
 // The mlxcel profile's preflight serve hook (engine.h): the MLX server's
 // slots from n_parallel / max_batch_size / no_batch, each estimated at its
-// share of the context, and the paged KV plan (serve_plan.h).
+// share of the context, and the paged KV plan (mlxcel_serve_plan.h).
 //   options: ctx_size, n_parallel, max_batch_size, no_batch,
 //            kv_cache_budget, kv_block_size (mlxcel_serve_options), force
 #include "engines/mlxcel/commands.h"
 #include "engines/shared/command_answer.h"
 #include "memfit/memory_size.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "memfit/untrusted_text.h"
 #include "request/json_fields.h"
 
@@ -14,20 +14,20 @@ namespace memfit::engines {
 namespace {
 
 // kv_cache_budget: "auto", "none" or a size.
-Status read_kv_budget(request::Fields& options, ServeOptions& serve) {
+Status read_kv_budget(request::Fields& options, MlxcelServeOptions& serve) {
   Result<std::optional<std::string>> text = options.string("kv_cache_budget");
   if (!text) return text.error();
   if (!*text || **text == "auto") {
-    serve.kv_budget = ServeOptions::KvBudget::kAuto;
+    serve.kv_budget = MlxcelServeOptions::KvBudget::kAuto;
   } else if (**text == "none") {
-    serve.kv_budget = ServeOptions::KvBudget::kNone;
+    serve.kv_budget = MlxcelServeOptions::KvBudget::kNone;
   } else {
     Result<std::optional<uint64_t>> bytes = parse_memory_size(**text);
     if (!bytes || !bytes->has_value()) {
       return Error::usage("kv_cache_budget", quote_untrusted(**text) +
                                                  ": expected auto, none or a size such as 8GiB");
     }
-    serve.kv_budget = ServeOptions::KvBudget::kBytes;
+    serve.kv_budget = MlxcelServeOptions::KvBudget::kBytes;
     serve.kv_budget_bytes = **bytes;
   }
   return Status::Ok();
@@ -35,9 +35,9 @@ Status read_kv_budget(request::Fields& options, ServeOptions& serve) {
 
 }  // namespace
 
-Result<ServeOptions> mlxcel_serve_options(const nlohmann::json& json) {
+Result<MlxcelServeOptions> mlxcel_serve_options(const nlohmann::json& json) {
   request::Fields options(json);
-  ServeOptions serve;
+  MlxcelServeOptions serve;
   for (auto [key, value] : {std::pair{"ctx_size", &serve.ctx_size},
                             std::pair{"n_parallel", &serve.n_parallel},
                             std::pair{"kv_block_size", &serve.kv_block_size}}) {
@@ -57,11 +57,11 @@ Result<ServeOptions> mlxcel_serve_options(const nlohmann::json& json) {
 
 Result<CommandAnswer> MlxcelCommands::preflight_serve(const CommandQuery& query,
                                                       PreparedRequest prepared) const {
-  Result<ServeOptions> serve = mlxcel_serve_options(query.options);
+  Result<MlxcelServeOptions> serve = mlxcel_serve_options(query.options);
   if (!serve) return serve.error();
   Result<bool> force = forced(query);
   if (!force) return force.error();
-  Result<ServeSlots> slots = serve_slots(*serve);
+  Result<MlxcelServeSlots> slots = mlxcel_serve_slots(*serve);
   if (!slots) return slots.error();
   // The context and batch the request would have carried: prepare() only
   // copies them into the inputs.
@@ -70,9 +70,9 @@ Result<CommandAnswer> MlxcelCommands::preflight_serve(const CommandQuery& query,
   request.batch = prepared.inputs.batch = slots->active_slots;
   Result<EstimateRun> run = run_prepared(request, std::move(prepared));
   if (!run) return run.error();
-  ServePlan plan = plan_serve(*serve, *slots, *run->model, run->estimate, run->settings);
-  return preflight_serve_answer(*run, *force, serve_plan_to_json(plan),
-                                render_serve_plan_text(plan));
+  MlxcelServePlan plan = plan_mlxcel_serve(*serve, *slots, *run->model, run->estimate, run->settings);
+  return preflight_serve_answer(*run, *force, mlxcel_serve_plan_to_json(plan),
+                                render_mlxcel_serve_plan_text(plan));
 }
 
 }  // namespace memfit::engines

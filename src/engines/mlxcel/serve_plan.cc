@@ -1,4 +1,4 @@
-#include "memfit/serve_plan.h"
+#include "memfit/mlxcel_serve_plan.h"
 
 #include <fmt/format.h>
 
@@ -10,8 +10,8 @@
 
 namespace memfit {
 
-Result<ServeSlots> serve_slots(const ServeOptions& o) {
-  ServeSlots s;
+Result<MlxcelServeSlots> mlxcel_serve_slots(const MlxcelServeOptions& o) {
+  MlxcelServeSlots s;
   s.active_slots = o.no_batch ? 1 : o.max_batch_size.value_or(o.n_parallel);
   if (s.active_slots == 0) return Error::usage("slots", "the server needs at least one slot");
   if (o.kv_block_size == 0) return Error::usage("kv_block_size", "must be at least 1");
@@ -30,16 +30,16 @@ Result<ServeSlots> serve_slots(const ServeOptions& o) {
   return s;
 }
 
-ServePlan plan_serve(const ServeOptions& o, const ServeSlots& slots, const Model& model,
-                     const Estimate& e, const EstimateSettings& settings) {
-  ServePlan plan;
+MlxcelServePlan plan_mlxcel_serve(const MlxcelServeOptions& o, const MlxcelServeSlots& slots, const Model& model,
+                                  const MlxcelEstimate& e, const MlxcelSettings& settings) {
+  MlxcelServePlan plan;
   plan.slots = slots;
   plan.kv_block_size = o.kv_block_size;
   plan.per_slot_overhead_bytes = e.per_slot_overhead_bytes;
 
-  if (o.kv_budget == ServeOptions::KvBudget::kBytes) {
+  if (o.kv_budget == MlxcelServeOptions::KvBudget::kBytes) {
     plan.kv_cache_budget_bytes = o.kv_budget_bytes;
-  } else if (o.kv_budget == ServeOptions::KvBudget::kAuto) {
+  } else if (o.kv_budget == MlxcelServeOptions::KvBudget::kAuto) {
     CheckedBytes spendable = CheckedBytes(e.budget_bytes) - e.activation_bytes - e.backend_inflight_bytes;
     uint64_t factor = std::max(settings.headroom_factor_micros, kMicrosPerUnit);
     uint64_t budget = 0;

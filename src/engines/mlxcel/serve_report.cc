@@ -1,9 +1,9 @@
 // The mlxcel profile's `preflight serve` plan as JSON and text
-// (serve_plan_to_json, render_serve_plan_text; memfit/report.h).
+// (mlxcel_serve_plan_to_json, render_mlxcel_serve_plan_text; memfit/mlxcel_report.h).
 #include <fmt/format.h>
 
 #include "memfit/memory_size.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 
 namespace memfit {
 namespace {
@@ -14,7 +14,7 @@ Json optional_number(const std::optional<uint64_t>& v) { return v ? Json(*v) : J
 
 }  // namespace
 
-nlohmann::ordered_json serve_plan_to_json(const ServePlan& plan) {
+nlohmann::ordered_json mlxcel_serve_plan_to_json(const MlxcelServePlan& plan) {
   return Json{{"active_slots", plan.slots.active_slots},
               {"effective_context", plan.slots.effective_context},
               {"kv_cache_budget_bytes", optional_number(plan.kv_cache_budget_bytes)},
@@ -24,7 +24,7 @@ nlohmann::ordered_json serve_plan_to_json(const ServePlan& plan) {
               {"prompt_cache_capacity_bytes", plan.prompt_cache_capacity_bytes}};
 }
 
-std::string render_serve_plan_text(const ServePlan& plan) {
+std::string render_mlxcel_serve_plan_text(const MlxcelServePlan& plan) {
   std::string out = fmt::format("\nServe: {} active slots x {} tokens per slot\n",
                                 plan.slots.active_slots, plan.slots.effective_context);
   if (plan.kv_cache_budget_bytes) {

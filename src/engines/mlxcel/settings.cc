@@ -5,7 +5,7 @@
 
 #include "memfit/memory_size.h"
 #include "memfit/number_text.h"
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit {
@@ -37,9 +37,9 @@ std::optional<uint64_t> parse_count(std::string_view text) {
 
 }  // namespace
 
-EstimateSettings settings_from_environment(const Environment& env,
-                                           std::vector<std::string>& warnings) {
-  EstimateSettings s;
+MlxcelSettings mlxcel_settings_from_environment(const Environment& env,
+                                                std::vector<std::string>& warnings) {
+  MlxcelSettings s;
   if (auto v = lookup(env, "MEMORY_LIMIT")) {
     Result<std::optional<uint64_t>> limit = parse_memory_size(v->second);
     if (limit) {

@@ -13,7 +13,7 @@
 
 #include "memfit/memory_size.h"
 #include "memfit/untrusted_text.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "engines/shared/report_head.h"
 
 namespace memfit {
@@ -33,7 +33,7 @@ std::string micros_text(uint64_t micros) {
 
 }  // namespace
 
-std::string render_estimate_text(const Model& model, const Estimate& e, const MemoryBudget& budget) {
+std::string render_mlxcel_text(const Model& model, const MlxcelEstimate& e, const MemoryBudget& budget) {
   std::string out;
   const ModelSpec& spec = model.spec;
   out += report_text_head(model, "");

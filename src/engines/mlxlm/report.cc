@@ -20,7 +20,7 @@
 
 #include "memfit/memory_size.h"
 #include "memfit/mlxlm_report.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "memfit/untrusted_text.h"
 #include "engines/shared/report_head.h"
 

@@ -2,7 +2,7 @@
 // bits, rounded the way each name says.
 #include "engines/shared/fixed_point.h"
 
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 
 namespace memfit {
 namespace {

@@ -1,5 +1,5 @@
 // Byte counts scaled by ratios: fixed-point multipliers (millionths, as
-// EstimateSettings holds them) and shares (a rank's part of a tensor).
+// MlxcelSettings holds them) and shares (a rank's part of a tensor).
 // Products are taken in 128 bits, so no intermediate overflows; the
 // rounding direction is part of each name, chosen so that memory is never
 // under-counted.

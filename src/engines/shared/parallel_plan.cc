@@ -3,7 +3,7 @@
 // stage holds the same bytes, so the plan is computed per stage: the
 // stage's weights for one TP rank, the model's per-layer cache description
 // cut to the stage's layers and to one rank's share of KV heads, then the
-// mlxcel profile's estimate() of that "rank model" against one device's
+// mlxcel profile's estimate_mlxcel() of that "rank model" against one device's
 // budget, so headroom, fit and the report follow the single-device rules.
 // Weights come from the tensor list when there is one
 // (shared/parallel_tensors.cc), else from a proportional split.
@@ -358,7 +358,7 @@ Status check_parallel_config(const ModelSpec& spec, const ParallelConfig& c) {
 }
 
 Result<ParallelPlan> plan_parallel(const Model& model, std::span<const SafetensorsTensor> tensors,
-                                   const EstimateInputs& inputs, const EstimateSettings& settings,
+                                   const MlxcelInputs& inputs, const MlxcelSettings& settings,
                                    const Platform& platform, const MemoryBudget& per_device,
                                    const ParallelConfig& c) {
   if (Status refused = check_parallel_config(model.spec, c); !refused) return refused.error();
@@ -401,7 +401,7 @@ Result<ParallelPlan> plan_parallel(const Model& model, std::span<const Safetenso
     Model rank_model = model;
     rank_model.weights.bytes = weights.bytes[s];
     rank_model.spec = rank_spec(model.spec, ranges[s], c, kv_rank);
-    Result<Estimate> e = estimate(rank_model, inputs, settings, platform, per_device);
+    Result<MlxcelEstimate> e = estimate_mlxcel(rank_model, inputs, settings, platform, per_device);
     if (!e) return e.error().within(fmt::format("pipeline stage {}", s));
     plan.fits = plan.fits && e->fits;
     for (uint64_t t = 0; t < c.tensor_parallel; ++t) {

@@ -10,14 +10,14 @@
 
 #include <fmt/format.h>
 
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 
 namespace memfit {
 
 nlohmann::ordered_json parallel_plan_to_json(const ParallelPlan& plan) {
   nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
   for (const RankEstimate& r : plan.ranks) {
-    const Estimate& e = r.estimate;
+    const MlxcelEstimate& e = r.estimate;
     ranks.push_back({{"rank", r.rank},
                      {"tp_rank", r.tp_rank},
                      {"pp_stage", r.pp_stage},
@@ -50,7 +50,7 @@ std::string render_parallel_plan_text(const ParallelPlan& plan) {
                      "layers", "weights", "KV", "headroom", "total", "budget", "fits");
   std::vector<uint64_t> short_ranks;
   for (const RankEstimate& r : plan.ranks) {
-    const Estimate& e = r.estimate;
+    const MlxcelEstimate& e = r.estimate;
     std::string layers = r.layers.count() == 0
                              ? std::string("-")
                              : fmt::format("{}-{}", r.layers.begin, r.layers.end - 1);

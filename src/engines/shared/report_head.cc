@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "memfit/memory_size.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/version.h"
 

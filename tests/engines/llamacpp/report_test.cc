@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "memfit/llamacpp_report.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 
 namespace memfit {
 namespace {

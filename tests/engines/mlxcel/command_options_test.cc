@@ -21,9 +21,9 @@ using nlohmann::json;
 const std::string kExample = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
 
 TEST(MlxcelSolve, ItsNamesAndTheOtherEnginesSolves) {
-  EXPECT_EQ(*parse_mlxcel_solve("max-tokens"), SolveFor::kMaxTokens);
-  EXPECT_EQ(*parse_mlxcel_solve("batch"), SolveFor::kBatch);
-  EXPECT_EQ(*parse_mlxcel_solve("slots"), SolveFor::kSlots);
+  EXPECT_EQ(*parse_mlxcel_solve("max-tokens"), MlxcelSolveFor::kMaxTokens);
+  EXPECT_EQ(*parse_mlxcel_solve("batch"), MlxcelSolveFor::kBatch);
+  EXPECT_EQ(*parse_mlxcel_solve("slots"), MlxcelSolveFor::kSlots);
   EXPECT_EQ(parse_mlxcel_solve("max-num-seqs").error().message(),
             "solve: max-num-seqs is a vllm solve; mlxcel solves max-tokens, batch or slots");
   EXPECT_EQ(parse_mlxcel_solve("n-cpu-moe").error().message(),
@@ -33,37 +33,37 @@ TEST(MlxcelSolve, ItsNamesAndTheOtherEnginesSolves) {
 }
 
 TEST(MlxcelServeOptions, NoneGivenAreTheServersDefaults) {
-  Result<ServeOptions> o = mlxcel_serve_options(json::object());
+  Result<MlxcelServeOptions> o = mlxcel_serve_options(json::object());
   ASSERT_TRUE(o.ok()) << o.error().message();
   EXPECT_EQ(o->ctx_size, 0u);
   EXPECT_EQ(o->n_parallel, 4u);
   EXPECT_FALSE(o->max_batch_size);
   EXPECT_FALSE(o->no_batch);
-  EXPECT_EQ(o->kv_budget, ServeOptions::KvBudget::kAuto);
+  EXPECT_EQ(o->kv_budget, MlxcelServeOptions::KvBudget::kAuto);
   EXPECT_EQ(o->kv_block_size, 32u);
   // Context 0: 8,192 tokens for each of the 4 slots.
-  Result<ServeSlots> slots = serve_slots(*o);
+  Result<MlxcelServeSlots> slots = mlxcel_serve_slots(*o);
   EXPECT_EQ(slots->active_slots, 4u);
   EXPECT_EQ(slots->effective_context, 8192u);
 }
 
 TEST(MlxcelServeOptions, TheFlagsGiven) {
-  Result<ServeOptions> o = mlxcel_serve_options(
+  Result<MlxcelServeOptions> o = mlxcel_serve_options(
       {{"ctx_size", 32768}, {"max_batch_size", 2}, {"kv_cache_budget", "4GiB"}, {"kv_block_size", 64}});
   ASSERT_TRUE(o.ok()) << o.error().message();
-  EXPECT_EQ(o->kv_budget, ServeOptions::KvBudget::kBytes);
+  EXPECT_EQ(o->kv_budget, MlxcelServeOptions::KvBudget::kBytes);
   EXPECT_EQ(o->kv_budget_bytes, 4294967296u);  // 4 x 1,073,741,824
   EXPECT_EQ(o->kv_block_size, 64u);
   // max_batch_size 2 wins over the 4 slots: 32,768 / 2 = 16,384 each.
-  Result<ServeSlots> slots = serve_slots(*o);
+  Result<MlxcelServeSlots> slots = mlxcel_serve_slots(*o);
   EXPECT_EQ(slots->active_slots, 2u);
   EXPECT_EQ(slots->effective_context, 16384u);
   // no_batch: one slot holding the whole 32,768.
-  slots = serve_slots(*mlxcel_serve_options({{"ctx_size", 32768}, {"n_parallel", 8}, {"no_batch", true}}));
+  slots = mlxcel_serve_slots(*mlxcel_serve_options({{"ctx_size", 32768}, {"n_parallel", 8}, {"no_batch", true}}));
   EXPECT_EQ(slots->active_slots, 1u);
   EXPECT_EQ(slots->effective_context, 32768u);
   EXPECT_EQ(mlxcel_serve_options({{"kv_cache_budget", "none"}})->kv_budget,
-            ServeOptions::KvBudget::kNone);
+            MlxcelServeOptions::KvBudget::kNone);
 }
 
 TEST(MlxcelServeOptions, Refused) {

@@ -1,4 +1,4 @@
-// estimate(): every term of the mlxcel profile (docs/engine-mlxcel.md) on
+// estimate_mlxcel(): every term of the mlxcel profile (docs/engine-mlxcel.md) on
 // Qwen3-14B-MLX-4bit, the README's example (40 layers, 8 kv heads x 128,
 // hidden 5120, intermediate 17408, vocab 151936, weights 8,307,783,680 B
 // from its index).
@@ -14,7 +14,7 @@
 
 #include "engines/mlxcel/decode_workspace.h"
 #include "memfit/environment.h"
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "support/corpus.h"
 
 namespace memfit {
@@ -36,16 +36,16 @@ Model qwen3_14b() {
 }
 
 struct Outcome {
-  Estimate e;
+  MlxcelEstimate e;
   std::vector<std::string> warnings;
 };
 
-Outcome run(std::map<std::string, std::string> env, EstimateInputs inputs = {},
+Outcome run(std::map<std::string, std::string> env, MlxcelInputs inputs = {},
         Platform platform = {HostOs::kLinux, Backend::kDefault, 0},
         MemoryBudget budget = {64ull << 30, 64ull << 30, BudgetSource::kExplicit}) {
   Outcome r;
-  EstimateSettings settings = settings_from_environment(MapEnvironment(std::move(env)), r.warnings);
-  Result<Estimate> e = estimate(qwen3_14b(), inputs, settings, platform, budget);
+  MlxcelSettings settings = mlxcel_settings_from_environment(MapEnvironment(std::move(env)), r.warnings);
+  Result<MlxcelEstimate> e = estimate_mlxcel(qwen3_14b(), inputs, settings, platform, budget);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
   if (e.ok()) r.e = *e;
   return r;
@@ -135,7 +135,7 @@ TEST(MlxcelEstimate, EnvironmentTextInAWarningIsEscaped) {
 TEST(MlxcelEstimate, ActivationUsesTheRequestedContextNotTheRoundedOne) {
   // No chunking, 1000 tokens: 2 x 1000 x 22528 x 2 = 90,112,000 + 303,872 = 90,415,872
   // (the KV cache rounds to 1024; the activation does not).
-  EstimateInputs in;
+  MlxcelInputs in;
   in.max_tokens = 1000;
   Outcome r = run({{"MEMFIT_PREFILL_CHUNK", "0"}}, in);
   EXPECT_EQ(r.e.activation_bytes, 90415872u);
@@ -146,7 +146,7 @@ TEST(MlxcelEstimate, BatchScalesKvActivationAndLogits) {
   // batch 4: kv 1,342,177,280 x 4 = 5,368,709,120;
   // activation 2 x 4 x 2048 x 22528 x 2 = 738,197,504 + logits 4 x 151936 x 2 = 1,215,488
   // = 739,412,992.
-  EstimateInputs in;
+  MlxcelInputs in;
   in.batch = 4;
   Outcome r = run({}, in);
   EXPECT_EQ(r.e.kv.total_bytes, 5368709120u);
@@ -154,7 +154,7 @@ TEST(MlxcelEstimate, BatchScalesKvActivationAndLogits) {
 }
 
 TEST(MlxcelEstimate, Int8KvHalvesTheCache) {
-  EstimateInputs in;
+  MlxcelInputs in;
   in.kv_element = KvElement::kInt8;
   Outcome r = run({}, in);
   EXPECT_EQ(r.e.kv.total_bytes, 671088640u);  // 1,342,177,280 / 2
@@ -173,15 +173,15 @@ TEST(MlxcelEstimate, MlxcelAliasesAreAcceptedAndMemfitNamesWin) {
 
 TEST(MlxcelEstimate, MemoryLimitFromEnvironment) {
   std::vector<std::string> warnings;
-  EstimateSettings s =
-      settings_from_environment(MapEnvironment(Vars{{"MEMFIT_MEMORY_LIMIT", "48GB"}}), warnings);
+  MlxcelSettings s =
+      mlxcel_settings_from_environment(MapEnvironment(Vars{{"MEMFIT_MEMORY_LIMIT", "48GB"}}), warnings);
   EXPECT_EQ(s.memory_limit_bytes, 48'000'000'000u);  // 48 x 10^9
-  s = settings_from_environment(MapEnvironment(Vars{{"MLXCEL_MEMORY_LIMIT", "512MiB"}}), warnings);
+  s = mlxcel_settings_from_environment(MapEnvironment(Vars{{"MLXCEL_MEMORY_LIMIT", "512MiB"}}), warnings);
   EXPECT_EQ(s.memory_limit_bytes, 536870912u);
-  s = settings_from_environment(MapEnvironment(Vars{{"MEMFIT_MEMORY_LIMIT", "none"}}), warnings);
+  s = mlxcel_settings_from_environment(MapEnvironment(Vars{{"MEMFIT_MEMORY_LIMIT", "none"}}), warnings);
   EXPECT_FALSE(s.memory_limit_bytes.has_value());
   EXPECT_TRUE(warnings.empty());
-  s = settings_from_environment(MapEnvironment(Vars{{"MEMFIT_MEMORY_LIMIT", "lots"}}), warnings);
+  s = mlxcel_settings_from_environment(MapEnvironment(Vars{{"MEMFIT_MEMORY_LIMIT", "lots"}}), warnings);
   EXPECT_FALSE(s.memory_limit_bytes.has_value());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0],
@@ -221,14 +221,14 @@ TEST(MlxcelEstimate, HostShadowOnlyOnWindowsRocm) {
 
 TEST(MlxcelEstimate, AbsurdRequestsAreErrorsNotWraparound) {
   std::vector<std::string> w;
-  EstimateSettings s = settings_from_environment(MapEnvironment({}), w);
-  EstimateInputs in;
+  MlxcelSettings s = mlxcel_settings_from_environment(MapEnvironment({}), w);
+  MlxcelInputs in;
   in.batch = 1ull << 62;
-  Result<Estimate> e = estimate(qwen3_14b(), in, s, {}, {});
+  Result<MlxcelEstimate> e = estimate_mlxcel(qwen3_14b(), in, s, {}, {});
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error().message(), "KV cache size overflows 64 bits");
   in.batch = 0;
-  EXPECT_FALSE(estimate(qwen3_14b(), in, s, {}, {}).ok());
+  EXPECT_FALSE(estimate_mlxcel(qwen3_14b(), in, s, {}, {}).ok());
 }
 
 TEST(DecodeWorkspace, OnlyPagedFamiliesWithGeometry) {

@@ -1,4 +1,4 @@
-// estimate_to_json() (mlxcel's `inspect --json`) on an Estimate filled by hand: keys
+// mlxcel_estimate_to_json() (mlxcel's `inspect --json`) on an MlxcelEstimate filled by hand: keys
 // in order, exact byte counts, nulls, warnings, and what one changed input changes.
 //
 // The hand-built estimate (as text_report_test.cc): 32 full-attention
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 
 namespace memfit {
 namespace {
@@ -37,8 +37,8 @@ Model tiny_model() {
   return m;
 }
 
-Estimate tiny_estimate() {
-  Estimate e;
+MlxcelEstimate tiny_estimate() {
+  MlxcelEstimate e;
   e.inputs.max_tokens = 4096;
   e.inputs.batch = 1;
   e.weights_bytes = 3 * kGiB + 512 * kMiB;
@@ -69,7 +69,7 @@ std::vector<std::string> keys_of(const Json& j) {
 }
 
 TEST(MlxcelJsonReport, KeysInTheirDocumentedOrder) {
-  Json j = estimate_to_json(tiny_model(), tiny_estimate(), kBudget, {});
+  Json j = mlxcel_estimate_to_json(tiny_model(), tiny_estimate(), kBudget, {});
   EXPECT_THAT(keys_of(j),
               ElementsAre("memfit_version", "model", "model_type", "family", "layout", "engine",
                           "inputs", "weights_bytes", "weights_source", "weights_verified",
@@ -82,7 +82,7 @@ TEST(MlxcelJsonReport, KeysInTheirDocumentedOrder) {
 }
 
 TEST(MlxcelJsonReport, ExactFiguresOfTheHandBuiltEstimate) {
-  Json j = estimate_to_json(tiny_model(), tiny_estimate(), kBudget, {});
+  Json j = mlxcel_estimate_to_json(tiny_model(), tiny_estimate(), kBudget, {});
   EXPECT_EQ(j["engine"], "mlxcel");
   EXPECT_EQ(j["model"], "models/tiny");
   EXPECT_EQ(j["inputs"].dump(), R"({"max_tokens":4096,"batch":1,"kv_cache_mode":"fp16","quant":null})");
@@ -122,10 +122,10 @@ TEST(MlxcelJsonReport, ExactFiguresOfTheHandBuiltEstimate) {
 }
 
 TEST(MlxcelJsonReport, DoesNotFitAndZeroBudget) {
-  Estimate e = tiny_estimate();
+  MlxcelEstimate e = tiny_estimate();
   e.budget_bytes = 0;
   e.fits = false;
-  Json j = estimate_to_json(tiny_model(), e, MemoryBudget{0, 0, BudgetSource::kUnavailable}, {});
+  Json j = mlxcel_estimate_to_json(tiny_model(), e, MemoryBudget{0, 0, BudgetSource::kUnavailable}, {});
   EXPECT_EQ(j["budget_bytes"], 0u);
   EXPECT_EQ(j["budget_source"], "unavailable");
   EXPECT_EQ(j["total_bytes"], 5637144576u);
@@ -136,28 +136,28 @@ TEST(MlxcelJsonReport, WarningsAreTheirTextsInOrder) {
   std::vector<Warning> warnings = {
       {WarningKind::kSettings, "MEMFIT_HEADROOM_FACTOR 'x' is not a number; using 1.20"},
       {WarningKind::kAvailableNow, "WARNING: memory available now is 2.00 GiB"}};
-  Json j = estimate_to_json(tiny_model(), tiny_estimate(), kBudget, warnings);
+  Json j = mlxcel_estimate_to_json(tiny_model(), tiny_estimate(), kBudget, warnings);
   EXPECT_EQ(j["warnings"].dump(),
             R"(["MEMFIT_HEADROOM_FACTOR 'x' is not a number; using 1.20",)"
             R"("WARNING: memory available now is 2.00 GiB"])");
 }
 
 TEST(MlxcelJsonReport, HeadroomFactorIsExactToTheMillionth) {
-  Estimate e = tiny_estimate();
+  MlxcelEstimate e = tiny_estimate();
   e.headroom_factor_micros = 1'234'567;
-  EXPECT_EQ(estimate_to_json(tiny_model(), e, kBudget, {})["headroom_factor"].dump(), "1.234567");
+  EXPECT_EQ(mlxcel_estimate_to_json(tiny_model(), e, kBudget, {})["headroom_factor"].dump(), "1.234567");
   e.headroom_factor_micros = 2'000'000;
-  EXPECT_EQ(estimate_to_json(tiny_model(), e, kBudget, {})["headroom_factor"].dump(), "2.0");
+  EXPECT_EQ(mlxcel_estimate_to_json(tiny_model(), e, kBudget, {})["headroom_factor"].dump(), "2.0");
 }
 
 TEST(MlxcelJsonReport, WindowsFixedStateAndDecodeWorkspace) {
-  Estimate e = tiny_estimate();
+  MlxcelEstimate e = tiny_estimate();
   e.inputs.kv_element = KvElement::kInt8;
   e.inputs.quant = "int4";
   e.per_slot_overhead_bytes = 17040384;  // 2 x 129 x 128 x 129 x 4
   e.kv.groups = {KvGroup{LayerKind::kSlidingWindow, 24, 1024, 49152, 0, 50331648},  // x 1024
                  KvGroup{LayerKind::kSsm, 8, std::nullopt, 0, 8 * kMiB, 8 * kMiB}};
-  Json j = estimate_to_json(tiny_model(), e, kBudget, {});
+  Json j = mlxcel_estimate_to_json(tiny_model(), e, kBudget, {});
   EXPECT_EQ(j["inputs"]["kv_cache_mode"], "int8");
   EXPECT_EQ(j["inputs"]["quant"], "int4");
   EXPECT_EQ(j["per_slot_overhead_bytes"], 17040384u);
@@ -169,10 +169,10 @@ TEST(MlxcelJsonReport, WindowsFixedStateAndDecodeWorkspace) {
 }
 
 TEST(MlxcelJsonReport, UnavailableKvHasNullRates) {
-  Estimate e = tiny_estimate();
+  MlxcelEstimate e = tiny_estimate();
   e.kv = KvCacheEstimate{};
   e.kv.detail = "unavailable: no model geometry";
-  Json j = estimate_to_json(tiny_model(), e, kBudget, {});
+  Json j = mlxcel_estimate_to_json(tiny_model(), e, kBudget, {});
   EXPECT_EQ(j["kv_bytes_per_token"].dump(), R"({"fp16":null,"int8":null,"turbo4":null})");
   EXPECT_EQ(j["kv_bytes_total"], 0u);
   EXPECT_EQ(j["kv_layout"].dump(), "[]");
@@ -190,7 +190,7 @@ TEST(MlxcelJsonReport, ComponentsQuantizationAndMoe) {
   m.spec.moe = MoeInfo{};
   m.spec.moe.experts = 128;
   m.spec.moe.experts_per_token = 8;
-  Json j = estimate_to_json(m, tiny_estimate(), kBudget, {});
+  Json j = mlxcel_estimate_to_json(m, tiny_estimate(), kBudget, {});
   EXPECT_EQ(j["weights_source"], "safetensors_index");
   EXPECT_EQ(j["weights_verified"], false);
   // Every component named, the empty ones 0: 3 x 2^30 and 2^29.
@@ -203,17 +203,17 @@ TEST(MlxcelJsonReport, ComponentsQuantizationAndMoe) {
   m.spec.quantization = QuantizationInfo{};
   m.spec.quantization.method = "fp8";
   m.spec.quantization.block_size = {128, 128};
-  EXPECT_EQ(estimate_to_json(m, tiny_estimate(), kBudget, {})["quantization"].dump(),
+  EXPECT_EQ(mlxcel_estimate_to_json(m, tiny_estimate(), kBudget, {})["quantization"].dump(),
             R"({"method":"fp8","bits":null,"group_size":null,"block_size":[128,128]})");
 }
 
 TEST(MlxcelJsonReport, HostShadowFields) {
-  Estimate e = tiny_estimate();
+  MlxcelEstimate e = tiny_estimate();
   e.host_shadow_bytes = 6 * kGiB;
   e.ram_available_bytes = 4 * kGiB;
   e.host_shadow_fits = false;
   e.fits = false;
-  Json j = estimate_to_json(tiny_model(), e, kBudget, {});
+  Json j = mlxcel_estimate_to_json(tiny_model(), e, kBudget, {});
   EXPECT_EQ(j["host_shadow_bytes"], 6442450944u);    // 6 x 2^30
   EXPECT_EQ(j["ram_available_bytes"], 4294967296u);  // 4 x 2^30
   EXPECT_EQ(j["host_shadow_fits"], false);

@@ -1,4 +1,4 @@
-// The mlxcel plot's data equals estimate()'s and solve()'s, and its SVG is
+// The mlxcel plot's data equals estimate_mlxcel()'s and solve_mlxcel()'s, and its SVG is
 // well-formed, self-contained and says what the data says.
 //
 // Figures are for the bundled example, Qwen3-14B-MLX-4bit (40 layers, 8 KV
@@ -15,7 +15,7 @@
 #include "memfit/model.h"
 #include "memfit/plot.h"
 #include "memfit/quant_schemes.h"
-#include "memfit/solver.h"
+#include "memfit/mlxcel_solver.h"
 #include "support/svg_summary.h"
 
 namespace memfit {
@@ -43,7 +43,7 @@ PlotRequest as_is_request(const Model& model, uint64_t max_tokens) {
 
 PlotData plot_at(uint64_t budget_bytes, uint64_t max_tokens) {
   Model model = example_model();
-  Result<PlotData> data = compute_plot(model, EstimateInputs{}, EstimateSettings{}, Platform{},
+  Result<PlotData> data = compute_plot(model, MlxcelInputs{}, MlxcelSettings{}, Platform{},
                                        budget_of(budget_bytes), as_is_request(model, max_tokens));
   EXPECT_TRUE(data.ok()) << data.error().message();
   return data.ok() ? *data : PlotData{};
@@ -100,10 +100,10 @@ TEST(ComputePlot, CrossingsAreTheSolversAnswers) {
   EXPECT_EQ(data.panels[1].max_tokens_that_fit, std::optional<uint64_t>(71424));
   Model model = example_model();
   for (const PlotPanel& p : data.panels) {
-    EstimateInputs in;
+    MlxcelInputs in;
     in.kv_element = p.kv_element;
-    Result<Solution> s = solve(SolveFor::kMaxTokens, model, in, EstimateSettings{}, Platform{},
-                               budget_of(16 * kGiB));
+    Result<MlxcelSolution> s = solve_mlxcel(MlxcelSolveFor::kMaxTokens, model, in, MlxcelSettings{}, Platform{},
+                                            budget_of(16 * kGiB));
     ASSERT_TRUE(s.ok());
     EXPECT_EQ(p.max_tokens_that_fit, s->value) << to_string(p.kv_element);
     EXPECT_FALSE(p.capped);
@@ -139,10 +139,10 @@ TEST(ComputePlot, StackedComponentsAreTheEstimatesComponents) {
   Model model = example_model();
   for (const PlotPanel& p : data.panels) {
     for (const PlotSample& x : p.samples) {
-      EstimateInputs in;
+      MlxcelInputs in;
       in.max_tokens = x.tokens;
       in.kv_element = p.kv_element;
-      Result<Estimate> e = estimate(model, in, EstimateSettings{}, Platform{}, budget_of(16 * kGiB));
+      Result<MlxcelEstimate> e = estimate_mlxcel(model, in, MlxcelSettings{}, Platform{}, budget_of(16 * kGiB));
       ASSERT_TRUE(e.ok());
       ASSERT_EQ(x.bytes.size(), 5u);
       EXPECT_EQ(x.bytes[plot_mlxcel::kKv], e->kv.total_bytes) << x.tokens;
@@ -166,7 +166,7 @@ TEST(ComputePlot, QuantRowsUseEachCandidatesWeights) {
     ASSERT_TRUE(bytes.ok()) << bytes.error().message();
     request.weight_modes.push_back({scheme.name, *bytes});
   }
-  Result<PlotData> data = compute_plot(model, EstimateInputs{}, EstimateSettings{}, Platform{},
+  Result<PlotData> data = compute_plot(model, MlxcelInputs{}, MlxcelSettings{}, Platform{},
                                        budget_of(16 * kGiB), request);
   ASSERT_TRUE(data.ok()) << data.error().message();
   ASSERT_EQ(data->panels.size(), 6u);  // as-is, int8, int4 x fp16, int8
@@ -180,10 +180,10 @@ TEST(ComputePlot, QuantRowsUseEachCandidatesWeights) {
               request.weight_modes[i / 2].weights_bytes);
     Model variant = model;
     variant.weights.bytes = p.weights_bytes;
-    EstimateInputs in;
+    MlxcelInputs in;
     in.kv_element = p.kv_element;
-    Result<Solution> s = solve(SolveFor::kMaxTokens, variant, in, EstimateSettings{}, Platform{},
-                               budget_of(16 * kGiB));
+    Result<MlxcelSolution> s = solve_mlxcel(MlxcelSolveFor::kMaxTokens, variant, in, MlxcelSettings{}, Platform{},
+                                            budget_of(16 * kGiB));
     ASSERT_TRUE(s.ok());
     EXPECT_EQ(p.max_tokens_that_fit, s->value) << p.weights_mode << " " << to_string(p.kv_element);
   }

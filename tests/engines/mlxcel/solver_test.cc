@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "engines/shared/largest_fitting.h"
-#include "memfit/solver.h"
+#include "memfit/mlxcel_solver.h"
 #include "support/corpus.h"
 
 namespace memfit {
@@ -26,13 +26,13 @@ Model example() {
 
 const MemoryBudget k16GiB{16ull << 30, 16ull << 30, BudgetSource::kExplicit};
 
-Estimate at(uint64_t tokens, uint64_t batch, KvElement element = KvElement::kFp16,
-            const MemoryBudget& budget = k16GiB) {
-  EstimateInputs in;
+MlxcelEstimate at(uint64_t tokens, uint64_t batch, KvElement element = KvElement::kFp16,
+                  const MemoryBudget& budget = k16GiB) {
+  MlxcelInputs in;
   in.max_tokens = tokens;
   in.batch = batch;
   in.kv_element = element;
-  Result<Estimate> e = estimate(example(), in, EstimateSettings{}, Platform{}, budget);
+  Result<MlxcelEstimate> e = estimate_mlxcel(example(), in, MlxcelSettings{}, Platform{}, budget);
   EXPECT_TRUE(e.ok());
   return *e;
 }
@@ -47,7 +47,7 @@ TEST(MlxcelSolver, LargestFittingBisects) {
 }
 
 TEST(MlxcelSolver, MaxTokensAnswerFitsAndOneMoreDoesNot) {
-  Result<Solution> s = solve(SolveFor::kMaxTokens, example(), {}, EstimateSettings{}, Platform{}, k16GiB);
+  Result<MlxcelSolution> s = solve_mlxcel(MlxcelSolveFor::kMaxTokens, example(), {}, MlxcelSettings{}, Platform{}, k16GiB);
   ASSERT_TRUE(s.ok());
   ASSERT_TRUE(s->value.has_value());
   EXPECT_EQ(*s->value, 35584u);
@@ -58,9 +58,9 @@ TEST(MlxcelSolver, MaxTokensAnswerFitsAndOneMoreDoesNot) {
 }
 
 TEST(MlxcelSolver, Int8DoublesTheContext) {
-  EstimateInputs in;
+  MlxcelInputs in;
   in.kv_element = KvElement::kInt8;
-  Result<Solution> s = solve(SolveFor::kMaxTokens, example(), in, EstimateSettings{}, Platform{}, k16GiB);
+  Result<MlxcelSolution> s = solve_mlxcel(MlxcelSolveFor::kMaxTokens, example(), in, MlxcelSettings{}, Platform{}, k16GiB);
   EXPECT_EQ(*s->value, 71424u);
   EXPECT_FALSE(at(71425, 1, KvElement::kInt8).fits);
 }
@@ -69,7 +69,7 @@ TEST(MlxcelSolver, BatchAtAFixedContext) {
   // At 8192 tokens a sequence costs 1.2 x 1,342,177,280 = 1,610,612,736 of KV and
   // overhead plus 2 x 2048 x 22528 x 2 + 151936 x 2 = 184,853,248 of activation:
   // 9,969,340,416 + 1,795,465,984 x B <= 17,179,869,184 -> B <= 4.01 -> 4.
-  Result<Solution> s = solve(SolveFor::kBatch, example(), {}, EstimateSettings{}, Platform{}, k16GiB);
+  Result<MlxcelSolution> s = solve_mlxcel(MlxcelSolveFor::kBatch, example(), {}, MlxcelSettings{}, Platform{}, k16GiB);
   EXPECT_EQ(*s->value, 4u);
   EXPECT_TRUE(at(8192, 4).fits);
   EXPECT_FALSE(at(8192, 5).fits);
@@ -77,14 +77,14 @@ TEST(MlxcelSolver, BatchAtAFixedContext) {
 
 TEST(MlxcelSolver, NothingFitsAndCappedAnswers) {
   MemoryBudget tiny{1ull << 30, 1ull << 30, BudgetSource::kExplicit};  // less than the weights
-  Result<Solution> none = solve(SolveFor::kMaxTokens, example(), {}, EstimateSettings{}, Platform{}, tiny);
+  Result<MlxcelSolution> none = solve_mlxcel(MlxcelSolveFor::kMaxTokens, example(), {}, MlxcelSettings{}, Platform{}, tiny);
   EXPECT_FALSE(none->value.has_value());
   // A pure SSM model's cache stops growing: every context fits a large budget.
   Model mamba;
   mamba.spec = testing::corpus_spec("mamba/mamba-2.8b-hf-finetune");
   mamba.weights.bytes = 5ull << 30;
-  Result<Solution> ssm = solve(SolveFor::kMaxTokens, mamba, {}, EstimateSettings{}, Platform{},
-                               MemoryBudget{64ull << 30, 64ull << 30, BudgetSource::kExplicit});
+  Result<MlxcelSolution> ssm = solve_mlxcel(MlxcelSolveFor::kMaxTokens, mamba, {}, MlxcelSettings{}, Platform{},
+                                            MemoryBudget{64ull << 30, 64ull << 30, BudgetSource::kExplicit});
   EXPECT_EQ(*ssm->value, kMaxSolvedTokens);
   EXPECT_TRUE(ssm->capped);
 }
@@ -93,12 +93,12 @@ TEST(MlxcelSolver, SlotsSplitTheTotalContext) {
   // ctx 65536 split into S slots of 65536 / S tokens at batch S: the KV total stays
   // 65536 x 163,840 = 10,737,418,240 while activation grows with S; 1.2 x (W + KV) =
   // 22,854,242,304 > 16 GiB: no slot count fits 16 GiB; at 32 GiB they do.
-  ServeOptions serve;
+  MlxcelServeOptions serve;
   serve.ctx_size = 65536;
-  Result<Solution> s16 = solve(SolveFor::kSlots, example(), {}, EstimateSettings{}, Platform{}, k16GiB, serve);
+  Result<MlxcelSolution> s16 = solve_mlxcel(MlxcelSolveFor::kSlots, example(), {}, MlxcelSettings{}, Platform{}, k16GiB, serve);
   EXPECT_FALSE(s16->value.has_value());
   MemoryBudget k32{32ull << 30, 32ull << 30, BudgetSource::kExplicit};
-  Result<Solution> s32 = solve(SolveFor::kSlots, example(), {}, EstimateSettings{}, Platform{}, k32, serve);
+  Result<MlxcelSolution> s32 = solve_mlxcel(MlxcelSolveFor::kSlots, example(), {}, MlxcelSettings{}, Platform{}, k32, serve);
   ASSERT_TRUE(s32->value.has_value());
   // W = 8,307,783,680; KV stays 65536 x 163,840 = 10,737,418,240 for any S that
   // divides 65536; 1.2 x (W + KV) = 22,854,242,304. Activation at S slots of

@@ -1,5 +1,5 @@
-// render_estimate_text() (mlxcel's text table) on an Estimate filled by hand, one
-// input changed per variant, and on estimate()'s answer for Qwen3-14B-MLX-4bit.
+// render_mlxcel_text() (mlxcel's text table) on an MlxcelEstimate filled by hand, one
+// input changed per variant, and on estimate_mlxcel()'s answer for Qwen3-14B-MLX-4bit.
 //
 // The hand-built estimate: 32 full-attention layers, 8 KV heads x 128, fp16:
 //   KV per token  32 x 2 x 8 x 128 x 2 B = 131,072 B; x 4096 tokens = 512 MiB
@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "support/corpus.h"
 
 namespace memfit {
@@ -37,8 +37,8 @@ Model tiny_model() {
   return m;
 }
 
-Estimate tiny_estimate() {
-  Estimate e;
+MlxcelEstimate tiny_estimate() {
+  MlxcelEstimate e;
   e.inputs.max_tokens = 4096;
   e.inputs.batch = 1;
   e.inputs.kv_element = KvElement::kFp16;
@@ -65,7 +65,7 @@ Estimate tiny_estimate() {
 const MemoryBudget kBudget{8 * kGiB, 8 * kGiB, BudgetSource::kExplicit};
 
 TEST(MlxcelTextReport, TheWholeTableOfAnEstimateThatFits) {
-  const std::string text = render_estimate_text(tiny_model(), tiny_estimate(), kBudget);
+  const std::string text = render_mlxcel_text(tiny_model(), tiny_estimate(), kBudget);
   EXPECT_EQ(text, fmt::format("memfit {} — models/tiny\n"
                               "model_type llama, family llama, layout standard\n"
                               "inputs: max_tokens 4096, batch 1, kv cache fp16\n"
@@ -90,22 +90,22 @@ TEST(MlxcelTextReport, TheWholeTableOfAnEstimateThatFits) {
 
 TEST(MlxcelTextReport, OverTheBudgetDoesNotFit) {
   // Budget 4 GiB: 5.25 - 4 = 1.25 GiB short.
-  Estimate e = tiny_estimate();
+  MlxcelEstimate e = tiny_estimate();
   e.budget_bytes = 4 * kGiB;
   e.fits = false;
   const MemoryBudget budget{4 * kGiB, 8 * kGiB, BudgetSource::kCgroup};
-  const std::string text = render_estimate_text(tiny_model(), e, budget);
+  const std::string text = render_mlxcel_text(tiny_model(), e, budget);
   EXPECT_THAT(text, HasSubstr("\n  Budget                    4.00 GiB   cgroup\n"));
   EXPECT_THAT(text, HasSubstr("\nDOES NOT FIT: 5.25 GiB needed, 4.00 GiB available (1.25 GiB short)\n"));
   EXPECT_THAT(text, Not(HasSubstr("FITS:")));
 }
 
 TEST(MlxcelTextReport, ZeroBudgetIsAllShort) {
-  Estimate e = tiny_estimate();
+  MlxcelEstimate e = tiny_estimate();
   e.budget_bytes = 0;
   e.fits = false;
   const MemoryBudget budget{0, 0, BudgetSource::kUnavailable};
-  const std::string text = render_estimate_text(tiny_model(), e, budget);
+  const std::string text = render_mlxcel_text(tiny_model(), e, budget);
   EXPECT_THAT(text, HasSubstr("\n  Budget                         0 B   unavailable\n"));
   EXPECT_THAT(text, HasSubstr("\nDOES NOT FIT: 5.25 GiB needed, 0 B available (5.25 GiB short)\n"));
 }
@@ -113,29 +113,29 @@ TEST(MlxcelTextReport, ZeroBudgetIsAllShort) {
 TEST(MlxcelTextReport, HostShadowOverRamIsItsOwnVerdict) {
   // Windows + ROCm: the total fits the 8 GiB budget, but 6 GiB of host
   // shadow is more than 4 GiB of RAM.
-  Estimate e = tiny_estimate();
+  MlxcelEstimate e = tiny_estimate();
   e.host_shadow_bytes = 6 * kGiB;
   e.ram_available_bytes = 4 * kGiB;
   e.host_shadow_fits = false;
   e.fits = false;
-  const std::string text = render_estimate_text(tiny_model(), e, kBudget);
+  const std::string text = render_mlxcel_text(tiny_model(), e, kBudget);
   EXPECT_THAT(text, HasSubstr("\n  Host shadow (RAM)         6.00 GiB   vs 4.00 GiB host RAM\n"));
   EXPECT_THAT(text, HasSubstr("\nDOES NOT FIT: host shadow 6.00 GiB exceeds 4.00 GiB host RAM\n"));
   // A host shadow that fits is a row, and the verdict is the budget's.
   e.ram_available_bytes = 16 * kGiB;
   e.host_shadow_fits = true;
   e.fits = true;
-  const std::string fits = render_estimate_text(tiny_model(), e, kBudget);
+  const std::string fits = render_mlxcel_text(tiny_model(), e, kBudget);
   EXPECT_THAT(fits, HasSubstr("\n  Host shadow (RAM)         6.00 GiB   vs 16.00 GiB host RAM\n"));
   EXPECT_THAT(fits, HasSubstr("\nFITS: 5.25 GiB of 8.00 GiB (2.75 GiB to spare)\n"));
 }
 
 TEST(MlxcelTextReport, InputsLineCarriesBatchWidthAndQuantLabel) {
-  Estimate e = tiny_estimate();
+  MlxcelEstimate e = tiny_estimate();
   e.inputs.batch = 4;
   e.inputs.kv_element = KvElement::kInt8;
   e.inputs.quant = "int4";
-  const std::string text = render_estimate_text(tiny_model(), e, kBudget);
+  const std::string text = render_mlxcel_text(tiny_model(), e, kBudget);
   EXPECT_THAT(text, HasSubstr("\ninputs: max_tokens 4096, batch 4, kv cache int8, quant int4\n\n"));
 }
 
@@ -143,23 +143,23 @@ TEST(MlxcelTextReport, WindowedAndFixedGroupsSayWhatTheyHold) {
   // 24 sliding layers of 1024 tokens at 98,304 B/token: 96 MiB; 8 linear
   // attention layers of 1 MiB state each: 8 MiB fixed; a hybrid group with
   // both a per-token rate and a fixed state.
-  Estimate e = tiny_estimate();
+  MlxcelEstimate e = tiny_estimate();
   e.kv.groups = {
       KvGroup{LayerKind::kSlidingWindow, 24, 1024, 98304, 0, 96 * kMiB},
       KvGroup{LayerKind::kLinearAttention, 8, std::nullopt, 0, 8 * kMiB, 8 * kMiB},
       KvGroup{LayerKind::kSsm, 2, std::nullopt, 4096, 2 * kMiB, 18 * kMiB},
   };
-  const std::string text = render_estimate_text(tiny_model(), e, kBudget);
+  const std::string text = render_mlxcel_text(tiny_model(), e, kBudget);
   EXPECT_THAT(text, HasSubstr("\n    sliding_window x24      96.0 MiB   window 1024 tokens; 98304 B/token\n"));
   EXPECT_THAT(text, HasSubstr("\n    linear_attention x8      8.0 MiB   8.0 MiB fixed per sequence\n"));
   EXPECT_THAT(text, HasSubstr("\n    ssm_state x2            18.0 MiB   4096 B/token; 2.0 MiB fixed per sequence\n"));
 }
 
 TEST(MlxcelTextReport, UnknownGeometryMarksTheKvUnavailable) {
-  Estimate e = tiny_estimate();
+  MlxcelEstimate e = tiny_estimate();
   e.kv = KvCacheEstimate{};
   e.kv.detail = "unavailable: no model geometry";
-  const std::string text = render_estimate_text(tiny_model(), e, kBudget);
+  const std::string text = render_mlxcel_text(tiny_model(), e, kBudget);
   EXPECT_THAT(text, HasSubstr("\n  KV cache                       0 B   unavailable\n"));
   EXPECT_THAT(text, HasSubstr("\nKV detail: unavailable: no model geometry\n"));
   EXPECT_THAT(text, Not(HasSubstr("KV per token")));
@@ -173,7 +173,7 @@ TEST(MlxcelTextReport, UnverifiedWeightsAndTheirComponents) {
   // the empty audio tower and projector are left out.
   m.weights.component_bytes[static_cast<int>(WeightComponent::kLanguageModel)] = 3 * kGiB;
   m.weights.component_bytes[static_cast<int>(WeightComponent::kVisionTower)] = 512 * kMiB;
-  const std::string text = render_estimate_text(m, tiny_estimate(), kBudget);
+  const std::string text = render_mlxcel_text(m, tiny_estimate(), kBudget);
   EXPECT_THAT(text, HasSubstr("\n  Weights                   3.50 GiB   safetensors_index (not verified)\n"
                               "    language_model          3.00 GiB\n"
                               "    vision_tower           512.0 MiB\n"
@@ -184,22 +184,22 @@ TEST(MlxcelTextReport, UnverifiedWeightsAndTheirComponents) {
   Model whole = tiny_model();
   whole.weights.component_bytes[static_cast<int>(WeightComponent::kLanguageModel)] =
       3 * kGiB + 512 * kMiB;
-  EXPECT_THAT(render_estimate_text(whole, tiny_estimate(), kBudget), Not(HasSubstr("language_model")));
+  EXPECT_THAT(render_mlxcel_text(whole, tiny_estimate(), kBudget), Not(HasSubstr("language_model")));
 }
 
 TEST(MlxcelTextReport, FactorIsShownToTwoDecimals) {
-  Estimate e = tiny_estimate();
+  MlxcelEstimate e = tiny_estimate();
   e.headroom_factor_micros = 1'200'000;
-  EXPECT_THAT(render_estimate_text(tiny_model(), e, kBudget), HasSubstr("   factor 1.20\n"));
+  EXPECT_THAT(render_mlxcel_text(tiny_model(), e, kBudget), HasSubstr("   factor 1.20\n"));
   e.headroom_factor_micros = 1'000'000;  // overhead off
-  EXPECT_THAT(render_estimate_text(tiny_model(), e, kBudget), HasSubstr("   factor 1.00\n"));
+  EXPECT_THAT(render_mlxcel_text(tiny_model(), e, kBudget), HasSubstr("   factor 1.00\n"));
 }
 
 TEST(MlxcelTextReport, DecodeWorkspaceRowWhenTheFamilyIsPaged) {
   // 2 x 129 x 128 x 129 x 4 = 17,040,384 B = 16.25 MiB, shown 16.3 MiB.
-  Estimate e = tiny_estimate();
+  MlxcelEstimate e = tiny_estimate();
   e.per_slot_overhead_bytes = 17040384;
-  EXPECT_THAT(render_estimate_text(tiny_model(), e, kBudget),
+  EXPECT_THAT(render_mlxcel_text(tiny_model(), e, kBudget),
               HasSubstr("\n  Decode workspace/slot     16.3 MiB   paged KV budget only\n"
                         "  ----------------------------------\n"));
 }
@@ -213,7 +213,7 @@ TEST(MlxcelTextReport, QuantizationMoeAndAssumptionLines) {
   m.spec.moe.experts_per_token = 8;
   m.spec.moe.shared_experts = 1;
   m.spec.assumptions = {"rope_theta 10000 (default)", "head_dim 128 (hidden / heads)"};
-  const std::string text = render_estimate_text(m, tiny_estimate(), kBudget);
+  const std::string text = render_mlxcel_text(m, tiny_estimate(), kBudget);
   EXPECT_THAT(text, HasSubstr("\nQuantization: mlx_affine, 4 bits, group 64 (header bytes are the truth)\n"
                               "MoE: 128 experts, 8 per token, 1 shared (all experts are resident)\n"
                               "assumed: rope_theta 10000 (default)\n"
@@ -223,12 +223,12 @@ TEST(MlxcelTextReport, QuantizationMoeAndAssumptionLines) {
   m.spec.quantization = QuantizationInfo{};
   m.spec.quantization.method = "fp8";
   m.spec.quantization.block_size = {128, 128};
-  EXPECT_THAT(render_estimate_text(m, tiny_estimate(), kBudget),
+  EXPECT_THAT(render_mlxcel_text(m, tiny_estimate(), kBudget),
               HasSubstr("\nQuantization: fp8, block 128x128 (header bytes are the truth)\n"));
   // No method, no line; no experts, no line.
-  EXPECT_THAT(render_estimate_text(tiny_model(), tiny_estimate(), kBudget),
+  EXPECT_THAT(render_mlxcel_text(tiny_model(), tiny_estimate(), kBudget),
               Not(HasSubstr("Quantization:")));
-  EXPECT_THAT(render_estimate_text(tiny_model(), tiny_estimate(), kBudget), Not(HasSubstr("MoE:")));
+  EXPECT_THAT(render_mlxcel_text(tiny_model(), tiny_estimate(), kBudget), Not(HasSubstr("MoE:")));
 }
 
 TEST(MlxcelTextReport, EstimatorsOwnAnswerForQwen3_14B) {
@@ -243,9 +243,9 @@ TEST(MlxcelTextReport, EstimatorsOwnAnswerForQwen3_14B) {
   //   decode workspace (qwen3 is paged) 17,040,384 -> 16.3 MiB
   Model m = testing::corpus_model("mlx/Qwen3-14B-MLX-4bit", 8307783680ull);
   const MemoryBudget budget{16 * kGiB, 16 * kGiB, BudgetSource::kExplicit};
-  Result<Estimate> e = estimate(m, EstimateInputs{}, EstimateSettings{}, Platform{}, budget);
+  Result<MlxcelEstimate> e = estimate_mlxcel(m, MlxcelInputs{}, MlxcelSettings{}, Platform{}, budget);
   ASSERT_TRUE(e.ok()) << e.error().message();
-  const std::string text = render_estimate_text(m, *e, budget);
+  const std::string text = render_mlxcel_text(m, *e, budget);
   EXPECT_THAT(text, HasSubstr("\n  Weights                   7.74 GiB   safetensors_index\n"));
   EXPECT_THAT(text, HasSubstr("\n  KV cache                  1.25 GiB\n"));
   EXPECT_THAT(text, HasSubstr("\n  Allocator overhead        1.80 GiB   factor 1.20\n"));
@@ -257,9 +257,9 @@ TEST(MlxcelTextReport, EstimatorsOwnAnswerForQwen3_14B) {
   EXPECT_THAT(text, HasSubstr("\nFITS: 10.96 GiB of 16.00 GiB (5.04 GiB to spare)\n"));
   // 10 GiB = 10,737,418,240 B: 1,027,388,160 B = 979.79 MiB -> 979.8 MiB short.
   const MemoryBudget small{10 * kGiB, 10 * kGiB, BudgetSource::kExplicit};
-  Result<Estimate> over = estimate(m, EstimateInputs{}, EstimateSettings{}, Platform{}, small);
+  Result<MlxcelEstimate> over = estimate_mlxcel(m, MlxcelInputs{}, MlxcelSettings{}, Platform{}, small);
   ASSERT_TRUE(over.ok());
-  EXPECT_THAT(render_estimate_text(m, *over, small),
+  EXPECT_THAT(render_mlxcel_text(m, *over, small),
               HasSubstr("\nDOES NOT FIT: 10.96 GiB needed, 10.00 GiB available (979.8 MiB short)\n"));
 }
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "memfit/mlxlm.h"
 #include "support/corpus.h"
 #include "support/tsv.h"
@@ -64,13 +64,13 @@ TEST(MlxLmCalibration, EveryPublishedRowRecomputes) {
     Result<MlxLmEstimate> e = estimate_mlxlm(m, s, budget);
     ASSERT_TRUE(e.ok()) << e.error().message();
     // The mlxcel profile for the same run: the cache holds prompt + generated.
-    EstimateInputs inputs;
+    MlxcelInputs inputs;
     inputs.max_tokens = r.prompt + r.generated;
     inputs.batch = r.batch;
     Platform platform;
     if (r.platform == "metal") platform = Platform{HostOs::kMacos, Backend::kMetal, 0};
     else platform = Platform{HostOs::kLinux, Backend::kCuda, 0};
-    Result<Estimate> mlxcel = estimate(m, inputs, EstimateSettings{}, platform, budget);
+    Result<MlxcelEstimate> mlxcel = estimate_mlxcel(m, inputs, MlxcelSettings{}, platform, budget);
     ASSERT_TRUE(mlxcel.ok()) << mlxcel.error().message();
     const std::string row = fmt::format(
         "| {} | {} + {} tokens, batch {}, step {} | {:.3f} GB | {:.3f} GB | {:.3f} | {:.3f} GB | {:.3f} | {} |",

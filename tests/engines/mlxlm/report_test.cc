@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "memfit/mlxlm_report.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "support/corpus.h"
 
 namespace memfit {

@@ -87,7 +87,7 @@ Model model_of(const std::string& corpus, const std::vector<SafetensorsTensor>& 
 ParallelPlan plan(const Model& m, const std::vector<SafetensorsTensor>& tensors, uint64_t tp,
                   uint64_t pp, ShardingRules rules = ShardingRules::kVllm,
                   uint64_t budget = 80ull << 30) {
-  Result<ParallelPlan> p = plan_parallel(m, tensors, EstimateInputs{}, EstimateSettings{},
+  Result<ParallelPlan> p = plan_parallel(m, tensors, MlxcelInputs{}, MlxcelSettings{},
                                          Platform{}, MemoryBudget{budget, budget, BudgetSource::kExplicit},
                                          ParallelConfig{tp, pp, rules});
   EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message());
@@ -96,7 +96,7 @@ ParallelPlan plan(const Model& m, const std::vector<SafetensorsTensor>& tensors,
 
 std::string plan_error(const Model& m, uint64_t tp, uint64_t pp,
                        ShardingRules rules = ShardingRules::kVllm) {
-  Result<ParallelPlan> p = plan_parallel(m, {}, EstimateInputs{}, EstimateSettings{}, Platform{},
+  Result<ParallelPlan> p = plan_parallel(m, {}, MlxcelInputs{}, MlxcelSettings{}, Platform{},
                                          MemoryBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit},
                                          ParallelConfig{tp, pp, rules});
   EXPECT_FALSE(p.ok());
@@ -332,7 +332,7 @@ TEST(ParallelPlan, EachRankIsCheckedAgainstOneDeviceBudget) {
       dense_checkpoint(testing::corpus_spec("llama3/Meta-Llama-3.1-8B"), false);
   Model m = model_of("llama3/Meta-Llama-3.1-8B", t);
   ParallelPlan p4 = plan(m, t, 4, 1, ShardingRules::kVllm, 8ull << 30);
-  const Estimate& e = p4.ranks[2].estimate;
+  const MlxcelEstimate& e = p4.ranks[2].estimate;
   EXPECT_EQ(e.headroom_bytes, 856'793'088u + 151'251'456u);
   EXPECT_EQ(e.total_bytes, 5'292'009'984u);
   EXPECT_EQ(e.weights_bytes + e.kv.total_bytes + e.headroom_bytes, e.total_bytes);

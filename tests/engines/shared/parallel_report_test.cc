@@ -23,7 +23,7 @@ RankEstimate rank(uint64_t index, uint64_t tp, uint64_t stage, LayerRange layers
   r.pp_stage = stage;
   r.layers = layers;
   r.kv_heads = 4;
-  Estimate& e = r.estimate;
+  MlxcelEstimate& e = r.estimate;
   e.weights_bytes = weights;
   e.kv.total_bytes = 512 * kMiB;
   e.headroom_bytes = kGiB + 512 * kMiB;
@@ -134,7 +134,7 @@ TEST(ParallelTextReport, PlannedForQwen3_14BOverTwoStages) {
   // B (640.0 MiB) of KV.
   Model m = testing::corpus_model("mlx/Qwen3-14B-MLX-4bit", 8307783680ull);
   const MemoryBudget budget{24 * kGiB, 24 * kGiB, BudgetSource::kExplicit};
-  Result<ParallelPlan> plan = plan_parallel(m, {}, EstimateInputs{}, EstimateSettings{}, Platform{}, budget,
+  Result<ParallelPlan> plan = plan_parallel(m, {}, MlxcelInputs{}, MlxcelSettings{}, Platform{}, budget,
                                             ParallelConfig{1, 2, ShardingRules::kVllm});
   ASSERT_TRUE(plan.ok()) << plan.error().message();
   const std::string text = render_parallel_plan_text(*plan);

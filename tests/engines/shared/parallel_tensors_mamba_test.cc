@@ -113,7 +113,7 @@ TEST(VllmMambaSplit, MambaCodestralSplitsByQuartersAndRefusesSixteenRanks) {
   // 8 groups over 16 ranks: MambaMixer2 asserts n_groups % tp == 0 or
   // n_groups == 1, so vLLM refuses; memfit's plan says so.
   Model m = model_of(spec, 14'000'000'000);
-  Result<ParallelPlan> p = plan_parallel(m, {}, EstimateInputs{}, EstimateSettings{}, Platform{},
+  Result<ParallelPlan> p = plan_parallel(m, {}, MlxcelInputs{}, MlxcelSettings{}, Platform{},
                                          MemoryBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit},
                                          ParallelConfig{16, 1, ShardingRules::kVllm});
   ASSERT_FALSE(p.ok());

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engines/shared/report_head.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 
 namespace memfit {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "memfit/vllm.h"
 #include "support/corpus.h"
 #include "support/tsv.h"
@@ -152,8 +152,8 @@ TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
     double mlxcel_ratio = 0;
     if (r.figure == "weights") {
       // The mlxcel profile's weights term: the whole checkpoint, evenly per rank.
-      Result<Estimate> whole = estimate(m, EstimateInputs{}, EstimateSettings{},
-                                        Platform{HostOs::kLinux, Backend::kCuda, 0}, budget);
+      Result<MlxcelEstimate> whole = estimate_mlxcel(m, MlxcelInputs{}, MlxcelSettings{},
+                                                     Platform{HostOs::kLinux, Backend::kCuda, 0}, budget);
       ASSERT_TRUE(whole.ok());
       const double per_rank = double(whole->weights_bytes) / double(s->tensor_parallel);
       mlxcel = fmt::format("{:.4f}", per_rank / kGiB);

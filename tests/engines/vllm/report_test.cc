@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "memfit/vllm_report.h"
 #include "support/corpus.h"
 

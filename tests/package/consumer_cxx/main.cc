@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <memory>
 
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "memfit/file_system.h"
 #include "memfit/model.h"
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -30,9 +30,9 @@ int main(int argc, char** argv) {
   budget.source = memfit::BudgetSource::kExplicit;
   // Default settings, not the environment's: the figures must not depend on
   // MEMFIT_* variables where the test runs.
-  memfit::Result<memfit::Estimate> estimate =
-      memfit::estimate(*model, memfit::EstimateInputs{}, memfit::EstimateSettings{},
-                       memfit::build_platform(), budget);
+  memfit::Result<memfit::MlxcelEstimate> estimate =
+      memfit::estimate_mlxcel(*model, memfit::MlxcelInputs{}, memfit::MlxcelSettings{},
+                              memfit::build_platform(), budget);
   if (!estimate) {
     std::fprintf(stderr, "consumer: %s\n", estimate.error().message().c_str());
     return 1;

@@ -10,7 +10,7 @@
 
 #include "memfit/memory_size.h"
 #include "memfit/checked_math.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "engines/shared/plot/xml_text.h"
 
 namespace memfit {

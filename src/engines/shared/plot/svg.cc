@@ -19,7 +19,7 @@
 #include "memfit/memory_size.h"
 #include "memfit/checked_math.h"
 #include "memfit/plot.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "engines/shared/plot/axes.h"
 #include "engines/shared/plot/panel.h"
 #include "engines/shared/plot/xml_text.h"

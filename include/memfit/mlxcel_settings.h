@@ -1,4 +1,4 @@
-// EstimateSettings: the mlxcel profile's tunables, from MEMFIT_* variables
+// MlxcelSettings: the mlxcel profile's tunables, from MEMFIT_* variables
 // (the MLX runtime's own MLXCEL_* names are accepted as aliases; MEMFIT_
 // wins; docs/engine-mlxcel.md).
 //
@@ -11,8 +11,8 @@
 //   MLX_ROCM_MAX_INFLIGHT_MB 1024    ROCm in-flight reserve in MiB; 0 = none
 //
 // Invalid values never fail: each one adds a warning and keeps the default.
-#ifndef MEMFIT_SETTINGS_H_
-#define MEMFIT_SETTINGS_H_
+#ifndef MEMFIT_MLXCEL_SETTINGS_H_
+#define MEMFIT_MLXCEL_SETTINGS_H_
 
 #include <cstdint>
 #include <optional>
@@ -31,7 +31,7 @@ namespace memfit {
 // Fixed-point multipliers are kept in millionths so that 1.20 is exact.
 inline constexpr uint64_t kMicrosPerUnit = 1'000'000;
 
-struct EstimateSettings {
+struct MlxcelSettings {
   std::optional<uint64_t> memory_limit_bytes;
   uint64_t headroom_factor_micros = 1'200'000;  // 1.20
   uint64_t activation_mult_micros = 2'000'000;  // 2.0
@@ -40,8 +40,8 @@ struct EstimateSettings {
 };
 
 // Reads the variables above. Warnings for invalid values go to `warnings`.
-EstimateSettings settings_from_environment(const Environment& env,
-                                           std::vector<std::string>& warnings);
+MlxcelSettings mlxcel_settings_from_environment(const Environment& env,
+                                                std::vector<std::string>& warnings);
 
 // Parses a positive decimal ("1.2", "2", "1.5e0") into millionths,
 // rounding up. Fails on non-numbers, non-positive and absurd (> 1e6) values.
@@ -51,4 +51,4 @@ Result<uint64_t> parse_multiplier_micros(std::string_view text);
 
 MEMFIT_PUBLIC_END
 
-#endif  // MEMFIT_SETTINGS_H_
+#endif  // MEMFIT_MLXCEL_SETTINGS_H_

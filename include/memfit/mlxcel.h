@@ -3,11 +3,11 @@
 //   total = weights + kv_cache + runtime_headroom
 //   runtime_headroom = allocator_overhead + activation_reserve + backend_inflight
 //
-// estimate() is a pure function of the model, the request, the settings,
+// estimate_mlxcel() is a pure function of the model, the request, the settings,
 // the platform and the memory budget: the CLI, the C API and the service
 // all call it, so they never disagree.
-#ifndef MEMFIT_ESTIMATE_H_
-#define MEMFIT_ESTIMATE_H_
+#ifndef MEMFIT_MLXCEL_H_
+#define MEMFIT_MLXCEL_H_
 
 #include <cstdint>
 #include <optional>
@@ -18,7 +18,7 @@
 #include "memfit/memory_budget.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 #include "memfit/visibility.h"
 
 MEMFIT_PUBLIC_BEGIN
@@ -37,15 +37,15 @@ struct Platform {
 // The platform this binary was built for, with the default backend.
 Platform build_platform();
 
-struct EstimateInputs {
+struct MlxcelInputs {
   uint64_t max_tokens = 8192;
   uint64_t batch = 1;
   KvElement kv_element = KvElement::kFp16;
   std::string quant;  // label only ("" when not given); header bytes are the truth
 };
 
-struct Estimate {
-  EstimateInputs inputs;
+struct MlxcelEstimate {
+  MlxcelInputs inputs;
   uint64_t weights_bytes = 0;
   KvCacheEstimate kv;
   std::optional<uint64_t> per_slot_overhead_bytes;
@@ -64,12 +64,12 @@ struct Estimate {
 
 // Fails only on arithmetic overflow (absurd configs or requests) and on
 // max_tokens == 0 or batch == 0.
-Result<Estimate> estimate(const Model& model, const EstimateInputs& inputs,
-                          const EstimateSettings& settings, const Platform& platform,
-                          const MemoryBudget& budget);
+Result<MlxcelEstimate> estimate_mlxcel(const Model& model, const MlxcelInputs& inputs,
+                                       const MlxcelSettings& settings, const Platform& platform,
+                                       const MemoryBudget& budget);
 
 }  // namespace memfit
 
 MEMFIT_PUBLIC_END
 
-#endif  // MEMFIT_ESTIMATE_H_
+#endif  // MEMFIT_MLXCEL_H_

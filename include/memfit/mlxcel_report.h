@@ -10,8 +10,8 @@
 // host_shadow_bytes, ram_available_bytes, host_shadow_fits, budget_bytes,
 // budget_source, total_bytes, fits, assumptions, warnings.
 // Invariant: weights_bytes + kv_bytes_total + headroom_bytes == total_bytes.
-#ifndef MEMFIT_REPORT_H_
-#define MEMFIT_REPORT_H_
+#ifndef MEMFIT_MLXCEL_REPORT_H_
+#define MEMFIT_MLXCEL_REPORT_H_
 
 #include <cstdint>
 #include <span>
@@ -20,10 +20,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "memfit/memory_size.h"
 #include "memfit/model.h"
-#include "memfit/serve_plan.h"
+#include "memfit/mlxcel_serve_plan.h"
 #include "memfit/version.h"
 #include "memfit/visibility.h"
 #include "memfit/warning.h"
@@ -33,23 +33,23 @@ MEMFIT_PUBLIC_BEGIN
 namespace memfit {
 
 // `warnings` become the report's "warnings" (their texts, in order).
-nlohmann::ordered_json estimate_to_json(const Model& model, const Estimate& estimate,
-                                        const MemoryBudget& budget,
-                                        std::span<const Warning> warnings);
+nlohmann::ordered_json mlxcel_estimate_to_json(const Model& model, const MlxcelEstimate& estimate,
+                                               const MemoryBudget& budget,
+                                               std::span<const Warning> warnings);
 
 // A table of the breakdown with byte figures in GiB / MiB, the KV groups,
 // the detail string and the verdict line "FITS" / "DOES NOT FIT".
-std::string render_estimate_text(const Model& model, const Estimate& estimate,
-                                 const MemoryBudget& budget);
+std::string render_mlxcel_text(const Model& model, const MlxcelEstimate& estimate,
+                               const MemoryBudget& budget);
 
 // The serve preflight's plan: {active_slots, effective_context,
 // kv_cache_budget_bytes, kv_block_size, kv_blocks, per_slot_overhead_bytes,
 // prompt_cache_capacity_bytes}, and its lines for the text report.
-nlohmann::ordered_json serve_plan_to_json(const ServePlan& plan);
-std::string render_serve_plan_text(const ServePlan& plan);
+nlohmann::ordered_json mlxcel_serve_plan_to_json(const MlxcelServePlan& plan);
+std::string render_mlxcel_serve_plan_text(const MlxcelServePlan& plan);
 
 }  // namespace memfit
 
 MEMFIT_PUBLIC_END
 
-#endif  // MEMFIT_REPORT_H_
+#endif  // MEMFIT_MLXCEL_REPORT_H_

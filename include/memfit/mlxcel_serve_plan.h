@@ -8,15 +8,15 @@
 //                       block bytes = kv_block_size x KV bytes per token (all KV layers)
 //   prompt cache      = min(budget - total, the KV cache of every slot's full context),
 //                       0 when the estimate does not fit
-#ifndef MEMFIT_SERVE_PLAN_H_
-#define MEMFIT_SERVE_PLAN_H_
+#ifndef MEMFIT_MLXCEL_SERVE_PLAN_H_
+#define MEMFIT_MLXCEL_SERVE_PLAN_H_
 
 #include <cstdint>
 #include <optional>
 
-#include "memfit/estimate.h"
+#include "memfit/mlxcel.h"
 #include "memfit/result.h"
-#include "memfit/settings.h"
+#include "memfit/mlxcel_settings.h"
 #include "memfit/visibility.h"
 
 MEMFIT_PUBLIC_BEGIN
@@ -28,7 +28,7 @@ namespace memfit {
 inline constexpr uint64_t kMinSlotContextTokens = 512;
 inline constexpr uint64_t kDefaultSlotContextTokens = 8192;
 
-struct ServeOptions {
+struct MlxcelServeOptions {
   uint64_t ctx_size = 0;
   uint64_t n_parallel = 4;
   std::optional<uint64_t> max_batch_size;
@@ -39,16 +39,16 @@ struct ServeOptions {
   uint64_t kv_block_size = 32;   // tokens per paged block
 };
 
-struct ServeSlots {
+struct MlxcelServeSlots {
   uint64_t active_slots = 1;
   uint64_t effective_context = kDefaultSlotContextTokens;
 };
 
 // Fails on zero slots, a zero block size, or a slot under kMinSlotContextTokens.
-Result<ServeSlots> serve_slots(const ServeOptions& options);
+Result<MlxcelServeSlots> mlxcel_serve_slots(const MlxcelServeOptions& options);
 
-struct ServePlan {
-  ServeSlots slots;
+struct MlxcelServePlan {
+  MlxcelServeSlots slots;
   std::optional<uint64_t> kv_cache_budget_bytes;  // nullopt with --kv-cache-budget none
   uint64_t kv_block_size = 32;
   std::optional<uint64_t> kv_blocks;              // nullopt when no budget or no per-token KV
@@ -57,11 +57,11 @@ struct ServePlan {
 };
 
 // `estimate` is the estimate at slots.effective_context x slots.active_slots.
-ServePlan plan_serve(const ServeOptions& options, const ServeSlots& slots, const Model& model,
-                     const Estimate& estimate, const EstimateSettings& settings);
+MlxcelServePlan plan_mlxcel_serve(const MlxcelServeOptions& options, const MlxcelServeSlots& slots, const Model& model,
+                                  const MlxcelEstimate& estimate, const MlxcelSettings& settings);
 
 }  // namespace memfit
 
 MEMFIT_PUBLIC_END
 
-#endif  // MEMFIT_SERVE_PLAN_H_
+#endif  // MEMFIT_MLXCEL_SERVE_PLAN_H_
