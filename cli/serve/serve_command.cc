@@ -196,7 +196,8 @@ void add_serve_command(CLI::App& app, int& exit_code) {
                    "folder whose models may be named (repeatable)")
       ->check(CLI::ExistingDirectory);
   command->add_option("--memory-limit", options->memory_limit,
-                      "memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT");
+                      "memory budget, e.g. 48GiB (2^30 bytes) or 48GB (10^9 bytes); overrides "
+                      "MEMFIT_MEMORY_LIMIT");
   command->add_option("--device", options->device, "budget device: auto, cpu, cuda:N or rocm:N");
   command->add_flag("--allow-hub", options->allow_hub,
                     "let requests name Hugging Face models (org/name[@rev][:QUANT]), read from "
