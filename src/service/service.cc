@@ -69,7 +69,7 @@ struct Route {
   Endpoint endpoint;
 };
 
-constexpr std::array<Route, 8> kRoutes = {{
+constexpr std::array<Route, 9> kRoutes = {{
     {"/healthz", "GET", Endpoint::kHealth},
     {"/v1/models", "GET", Endpoint::kModels},
     {"/v1/engines", "GET", Endpoint::kEngines},
