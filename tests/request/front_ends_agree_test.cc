@@ -169,7 +169,11 @@ class FrontEnds : public ::testing::Test {
     request["model"] = path_of(request["model"]);
     json texts = json::object();
     for (const auto& [key, value] : request.items()) {
-      texts[key] = value.is_string() ? value.get<std::string>() : value.dump();
+      // A size's JSON integer is bytes; its flag's text says so ("17179869184B").
+      const RequestField* field = find_request_field(key);
+      const bool size = field != nullptr && field->type == FieldType::kSize;
+      texts[key] = value.is_string() ? value.get<std::string>()
+                                     : value.dump() + (size && value.is_number() ? "B" : "");
     }
     char* response = nullptr;
     const memfit_status status =

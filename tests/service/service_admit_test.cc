@@ -153,7 +153,9 @@ TEST(ServiceAdmit, BadFieldsAreBadRequests) {
 // field table: memory_limit, a size or bytes, is the hard limit.
 TEST(ServiceAdmit, MemoryLimitIsTheHardLimitReadAsAnEstimateReadsIt) {
   auto service = make_service({kQwen3Root});
-  for (const json& limit : {json("11GiB"), json(11811160064u), json("11811160064")}) {
+  // A JSON integer is bytes; a text needs its unit ("11811160064" alone is
+  // refused, as the estimate refuses it).
+  for (const json& limit : {json("11GiB"), json(11811160064u), json("11811160064B")}) {
     json body = request(std::nullopt);
     body["memory_limit"] = limit;
     HttpResponse r = admit(*service, body);
