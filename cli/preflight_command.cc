@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "count_flags.h"
 #include "engine_command.h"
 #include "estimate_options.h"
 #include "memfit/engine.h"
@@ -156,13 +157,16 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
       *preflight, "generate", "KV for prompt + new tokens; exit 3 when it does not fit",
       gen->estimate,
       {add_parallel_options, add_llamacpp_options, add_mlxlm_options, add_vllm_options});
-  auto* tokens = generate->add_option("--prompt-tokens", gen->prompt_tokens, "prompt length in tokens");
+  auto* tokens = generate->add_option("--prompt-tokens", gen->prompt_tokens, "prompt length in tokens")
+                     ->transform(count_validator(0, true));
   auto* file = generate->add_option("--prompt-file", gen->prompt_file,
                                     "prompt text; its UTF-8 bytes bound its tokens");
   tokens->excludes(file);
-  generate->add_option("--max-tokens", gen->new_tokens, "tokens to generate (mlx-lm: its --max-tokens)")->required();
+  generate->add_option("--max-tokens", gen->new_tokens, "tokens to generate (mlx-lm: its --max-tokens)")
+      ->transform(count_validator(1, true))
+      ->required();
   generate->add_option("--batch", gen->estimate.batch, "sequences (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->transform(count_validator(1, false));
   generate->add_flag("--force,--no-memory-check", gen->force, "report, and exit 0 even if it does not fit");
   generate->callback([gen, &exit_code, tokens, file] {
     if (tokens->count() == 0 && file->count() == 0) {
