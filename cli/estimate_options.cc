@@ -15,6 +15,7 @@
 #endif
 
 #include "commands.h"
+#include "flag_text.h"
 #include "memfit/engine.h"
 #include "memfit/memory_size.h"
 #include "memfit/number_text.h"
@@ -289,7 +290,9 @@ int report_error(const Error& error, std::string_view command) {
   if (error.kind() == ErrorKind::kUsage && !error.field().empty()) {
     const RequestField* field = find_request_field(error.field());
     line += (field != nullptr ? field_flag(*field) : flag_name(error.field())) + ": " +
-            std::string(error.detail());
+            with_flag_names(error.detail());
+  } else if (error.kind() == ErrorKind::kUsage) {
+    line += with_flag_names(error.message());
   } else {
     line += error.message();
   }

@@ -1,6 +1,7 @@
 // memfit preflight generate|serve: the inspect breakdown for a generation
 // or a server configuration, and a verdict a script can act on: exit 0
-// when it fits (or with --force), 3 when it does not.
+// when it fits (or with --force), 3 when it does not or when the weights
+// are the fallback (no config, no weights) unless --allow-fallback.
 //
 // preflight serve reads one set of server flags for every engine, the
 // options of the engine's preflight serve hook (engine_command.h):
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "count_flags.h"
 #include "engine_command.h"
 #include "estimate_options.h"
 #include "memfit/engine.h"
@@ -35,6 +37,7 @@ struct GenerateOptions {
   std::string prompt_file;
   uint64_t new_tokens = 0;
   bool force = false;
+  bool allow_fallback = false;
 };
 
 // The server flags as given; the mlxcel ones go to the engine only when
@@ -56,12 +59,30 @@ std::string dump(const nlohmann::ordered_json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-int verdict(const EstimateRun& run, bool force) {
-  return run.fits() || force ? kExitOk : kExitDoesNotFit;
+// Why the gate refuses a run whatever its figures say; empty when it
+// does not. Fallback weights (no config.json and no weight files: the
+// loader's 7B x 2 bytes, weights.h) price no real model, so they pass only
+// with --allow-fallback.
+std::string gate_refusal(const EstimateRun& run, bool allow_fallback) {
+  if (allow_fallback || run.model->weights.source != WeightsSource::kFallback) return {};
+  return "fallback weights: no config.json and no weight files, so the figures are an assumed "
+         "7B at 2 bytes per parameter (--allow-fallback to accept them)";
 }
 
-nlohmann::ordered_json preflight_json(std::string_view mode, const EstimateRun& run, bool force) {
-  return {{"mode", mode}, {"fits", run.fits()}, {"forced", force}};
+bool gate_fits(const EstimateRun& run, bool allow_fallback) {
+  return run.fits() && gate_refusal(run, allow_fallback).empty();
+}
+
+int verdict(const EstimateRun& run, bool force, bool allow_fallback) {
+  return gate_fits(run, allow_fallback) || force ? kExitOk : kExitDoesNotFit;
+}
+
+nlohmann::ordered_json preflight_json(std::string_view mode, const EstimateRun& run, bool force,
+                                      bool allow_fallback) {
+  nlohmann::ordered_json j = {
+      {"mode", mode}, {"fits", gate_fits(run, allow_fallback)}, {"forced", force}};
+  if (std::string why = gate_refusal(run, allow_fallback); !why.empty()) j["refused"] = why;
+  return j;
 }
 
 // Prompt tokens of a text file without a tokenizer: its UTF-8 bytes, an
@@ -116,15 +137,18 @@ void run_generate(const GenerateOptions& o, int& exit_code) {
   print_warnings(run->warnings);
   if (o.estimate.json) {
     nlohmann::ordered_json j = run_to_json(*run);
-    j["preflight"] = preflight_json("generate", *run, o.force);
+    j["preflight"] = preflight_json("generate", *run, o.force, o.allow_fallback);
     j["preflight"]["prompt_tokens"] = prompt;
     j["preflight"]["max_new_tokens"] = o.new_tokens;
     print(dump(j));
   } else {
     print(render_run_text(*run));
     print(fmt::format("preflight generate: {} prompt + {} new tokens\n", prompt, o.new_tokens));
+    if (std::string why = gate_refusal(*run, o.allow_fallback); !why.empty()) {
+      print(fmt::format("DOES NOT FIT: {}\n", why));
+    }
   }
-  exit_code = verdict(*run, o.force);
+  exit_code = verdict(*run, o.force, o.allow_fallback);
 }
 
 // The engine's preflight serve hook with the server flags as its options
@@ -156,14 +180,19 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
       *preflight, "generate", "KV for prompt + new tokens; exit 3 when it does not fit",
       gen->estimate,
       {add_parallel_options, add_llamacpp_options, add_mlxlm_options, add_vllm_options});
-  auto* tokens = generate->add_option("--prompt-tokens", gen->prompt_tokens, "prompt length in tokens");
+  auto* tokens = generate->add_option("--prompt-tokens", gen->prompt_tokens, "prompt length in tokens")
+                     ->transform(count_validator(0, true));
   auto* file = generate->add_option("--prompt-file", gen->prompt_file,
                                     "prompt text; its UTF-8 bytes bound its tokens");
   tokens->excludes(file);
-  generate->add_option("--max-tokens", gen->new_tokens, "tokens to generate (mlx-lm: its --max-tokens)")->required();
+  generate->add_option("--max-tokens", gen->new_tokens, "tokens to generate (mlx-lm: its --max-tokens)")
+      ->transform(count_validator(1, true))
+      ->required();
   generate->add_option("--batch", gen->estimate.batch, "sequences (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->transform(count_validator(1, false));
   generate->add_flag("--force,--no-memory-check", gen->force, "report, and exit 0 even if it does not fit");
+  generate->add_flag("--allow-fallback", gen->allow_fallback,
+                     "let fallback weights (no config.json, no weight files) pass the gate");
   generate->callback([gen, &exit_code, tokens, file] {
     if (tokens->count() == 0 && file->count() == 0) {
       exit_code = report_error(Error::usage("give --prompt-tokens or --prompt-file"));

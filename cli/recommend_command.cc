@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "count_flags.h"
 #include "engine_command.h"
 #include "estimate_options.h"
 #include "recommend_gguf_repo.h"
@@ -49,7 +50,7 @@ void add_recommend_command(CLI::App& app, int& exit_code) {
                                          "the most precise weight mode that fits", options->estimate,
                                          {add_request_options, add_llamacpp_options});
   cmd->add_option("--group-size", options->group_size, "MLX quantization group (default 64)")
-      ->check(CLI::PositiveNumber);
+      ->transform(count_validator(1, false));
   cmd->add_option("--bits", options->bits, "candidate bit widths (default 8 4)")
       ->check(CLI::Range(1, 16));
   cmd->callback([options, &exit_code] { run_recommend(*options, exit_code); });

@@ -7,8 +7,11 @@
 
 #include <cstdio>
 #include <exception>
+#include <optional>
+#include <string>
 
 #include "commands.h"
+#include "nearest_name.h"
 
 namespace memfit::cli {
 
@@ -17,6 +20,15 @@ inline int run_app(CLI::App& app, int argc, char** argv, const int& exit_code) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // An argument nothing took is named, with its nearest match, whatever
+    // CLI11 noticed first ("A subcommand is required").
+    if (e.get_exit_code() != 0) {
+      if (std::optional<std::string> message = unknown_argument_message(app)) {
+        std::fprintf(stderr, "memfit: %s\nRun with --help for more information.\n",
+                     message->c_str());
+        return kExitUsage;
+      }
+    }
     int status = app.exit(e);
     return status == 0 ? kExitOk : kExitUsage;
   } catch (const std::exception& e) {

@@ -45,6 +45,23 @@ Result<std::string> target_in_snapshot(FileSystem& fs, const HubModelRef& ref,
   return path;
 }
 
+// Whether `name` ("models/nope") starts with a folder that is here: then
+// it is most likely a path, whatever the Hub says of it.
+bool names_a_local_folder(FileSystem& fs, const std::string& name, const ModelNameOptions& options) {
+  const size_t slash = name.find('/');
+  if (!options.local_paths || slash == std::string::npos) return false;
+  Result<FileStat> parent = fs.stat(name.substr(0, slash));
+  return parent && parent->kind == FileKind::kDirectory;
+}
+
+// A name that is a missing path here and that the Hub could not give:
+// the missing path first, what the Hub said after it.
+Error missing_here(const std::string& name, const Error& hub) {
+  return Error(fmt::format("{}: no such file or folder (and not from the Hugging Face Hub: {})",
+                           quote_untrusted(name), hub.message()),
+               hub.kind());
+}
+
 }  // namespace
 
 Result<Model> open_model_by_name(FileSystem& fs, const std::string& name,
@@ -82,7 +99,9 @@ Result<Model> open_model_by_name(FileSystem& fs, const std::string& name,
     if (options.hf_cache.offline && !options.header_store) {
       return not_in_cache(name, options.hf_cache, lookup->missing);
     }
-    return open_model_from_hub(fs, name, *ref, options, open_options);
+    Result<Model> hub = open_model_from_hub(fs, name, *ref, options, open_options);
+    if (!hub && names_a_local_folder(fs, name, options)) return missing_here(name, hub.error());
+    return hub;
   }
   Result<std::string> target = target_in_snapshot(repo_fs, *ref, *lookup->snapshot);
   if (!target) return target.error();

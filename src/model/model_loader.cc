@@ -96,7 +96,7 @@ Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenMode
   Result<FileStat> st = fs.stat(path);
   if (!st) return st.error();
   if (st->kind == FileKind::kMissing) {
-    return Error(quote_untrusted(path) + ": no such file or directory");
+    return Error(quote_untrusted(path) + ": no such file or folder");
   }
 
   std::string dir = path;

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "base/json_nesting.h"
+#include "base/json_parse_error.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit::request {
@@ -84,13 +85,7 @@ Result<Json> parse_object(std::string_view body) {
   try {
     json = Json::parse(body.begin(), body.end());
   } catch (const Json::exception& e) {
-    // what() is "[json.exception.parse_error.101] parse error at ...", or
-    // out_of_range.406 for a number past a double ("1e999"). The part after
-    // "last read:" quotes the body: escaped like any untrusted text
-    // (nlohmann leaves 0x7f and invalid UTF-8 as they are).
-    std::string_view what = e.what();
-    if (size_t end = what.find("] "); end != std::string_view::npos) what.remove_prefix(end + 2);
-    return Error::usage("request body is not valid JSON: " + escape_untrusted(what));
+    return Error::usage("request body is not valid JSON: " + json_parse_error_text(e));
   }
   if (!json.is_object()) return Error::usage("request body must be a JSON object");
   return json;

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   /* A missing path: an error status, a message, no handle. */
   CHECK_EQ(memfit_model_open("/nonexistent/model", &model, &error), MEMFIT_ERROR);
   CHECK_EQ(model == NULL, 1);
-  CHECK_EQ(error != NULL && strstr(error, "no such file or directory") != NULL, 1);
+  CHECK_EQ(error != NULL && strstr(error, "no such file or folder") != NULL, 1);
   memfit_string_free(error);
 
   CHECK_EQ(memfit_model_open(argv[1], &model, &error), MEMFIT_OK);

@@ -201,7 +201,7 @@ TEST_F(LlamaCppFit, UsageErrorsSayWhatEachEngineSolves) {
   r = fit({"--solve", "parallel", "--max-tokens", "4096", "-c", "4096"}, 16ull << 30);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
-            "memfit: --max-tokens: and ctx_size are both the context: give one (ctx_size is "
+            "memfit: --max-tokens: and --ctx-size are both the context: give one (--ctx-size is "
             "llama.cpp's name)\n");
 
   // mlxcel names its own solves.

@@ -138,7 +138,7 @@ TEST(InspectCli, MissingModelIsOneLineAndExitOne) {
   auto r = run_memfit({"inspect", "-m", "/nonexistent/model", "--json"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "memfit: '/nonexistent/model': no such file or directory\n");
+  EXPECT_EQ(r.err, "memfit: '/nonexistent/model': no such file or folder\n");
 }
 
 TEST(InspectCli, ConfigThatIsNotJsonNamesTheFile) {
@@ -147,7 +147,10 @@ TEST(InspectCli, ConfigThatIsNotJsonNamesTheFile) {
   auto r = run_memfit({"inspect", "-m", dir.path(), "--json"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "memfit: '" + config + "': not valid JSON\n");
+  // 25 characters, then the end: line 1, column 26.
+  EXPECT_EQ(r.err, "memfit: '" + config + "': not valid JSON: parse error at line 1, column 26: "
+                   "syntax error while parsing object key - unexpected end of input; expected "
+                   "string literal\n");
 }
 
 TEST(InspectCli, MissingGeometryNamesTheFileAndTheField) {

@@ -55,6 +55,35 @@ TEST(PreflightGenerate, DoesNotFitExitsThreeAfterTheBreakdown) {
             0);
 }
 
+TEST(PreflightGenerate, FallbackWeightsDoNotPassTheGate) {
+  // An empty folder: no config.json, no weights, so the loader prices the
+  // fallback 7B x 2 bytes = 14,000,000,000 B, well inside 64 GiB.
+  TempDir empty;
+  auto r = run_memfit({"preflight", "generate", "-m", empty.path(), "--prompt-tokens", "5",
+                       "--max-tokens", "5"},
+                      k64GiB);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.out.find("DOES NOT FIT: fallback weights: no config.json and no weight files"),
+            std::string::npos)
+      << r.out;
+  auto json = run_memfit({"preflight", "generate", "-m", empty.path(), "--prompt-tokens", "5",
+                          "--max-tokens", "5", "--json"},
+                         k64GiB);
+  EXPECT_EQ(json.exit_code, 3);
+  nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["preflight"]["fits"], false);
+  EXPECT_NE(j["preflight"]["refused"].get<std::string>().find("--allow-fallback"),
+            std::string::npos);
+  // --allow-fallback: the seed's behaviour, the figures decide.
+  auto allowed = run_memfit({"preflight", "generate", "-m", empty.path(), "--prompt-tokens", "5",
+                             "--max-tokens", "5", "--allow-fallback", "--json"},
+                            k64GiB);
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  nlohmann::json a = nlohmann::json::parse(allowed.out);
+  EXPECT_EQ(a["preflight"]["fits"], true);
+  EXPECT_FALSE(a["preflight"].contains("refused"));
+}
+
 TEST(PreflightGenerate, PromptFileCountsItsBytes) {
   std::string path = (std::filesystem::temp_directory_path() / "memfit-prompt.txt").string();
   std::ofstream(path) << std::string(1000, 'x');

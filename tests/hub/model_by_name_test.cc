@@ -362,7 +362,7 @@ TEST_F(ModelByName, ALocalFolderOfTheSameNameWins) {
 TEST_F(ModelByName, ANameThatIsNoRepoIdKeepsTheLocalError) {
   Result<Model> m = open(dir_.path() + "/nothing");
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.error().message(), "'" + dir_.path() + "/nothing': no such file or directory");
+  EXPECT_EQ(m.error().message(), "'" + dir_.path() + "/nothing': no such file or folder");
   // A repo id with a bad revision was meant as a Hub name: its error says why.
   Result<Model> bad = open("org/llama@../x");
   ASSERT_FALSE(bad.ok());

@@ -46,7 +46,7 @@ TEST(UntrustedModelText, MissingPathIsQuotedAndEscaped) {
   Result<Model> model = open_model(*fs, path);
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.error().message(),
-            "'" + dir.path() + "/evil\\nname': no such file or directory");
+            "'" + dir.path() + "/evil\\nname': no such file or folder");
 }
 
 TEST(UntrustedModelText, ConfigErrorNamesTheFolderEscaped) {
@@ -55,7 +55,9 @@ TEST(UntrustedModelText, ConfigErrorNamesTheFolderEscaped) {
   std::unique_ptr<FileSystem> fs = make_real_file_system();
   Result<Model> model = open_model(*fs, dir.file_path("a\tb"));
   ASSERT_FALSE(model.ok());
-  EXPECT_EQ(model.error().message(), "'" + dir.path() + "/a\\tb/config.json': not valid JSON");
+  EXPECT_EQ(model.error().message(), "'" + dir.path() + "/a\\tb/config.json': not valid JSON: "
+            "parse error at line 1, column 3: syntax error while parsing object key - invalid "
+            "literal; last read: '{no'; expected string literal");
 }
 
 TEST(UntrustedModelText, UnknownModelTypeWarningIsEscaped) {

@@ -59,7 +59,7 @@ class EstimateTest(unittest.TestCase):
             memfit.estimate("/nonexistent/model")
         self.assertEqual(raised.exception.kind, "input")
         self.assertIsNone(raised.exception.field)
-        self.assertIn("no such file or directory", raised.exception.message)
+        self.assertIn("no such file or folder", raised.exception.message)
 
     def test_overflow_errors(self):
         with self.assertRaises(memfit.SizeOverflowError) as raised:
@@ -169,7 +169,7 @@ class MainTest(unittest.TestCase):
             (("inspct",), 2, "memfit: argument COMMAND: invalid choice: 'inspct' (choose from 'inspect')\n"),
             (("inspect", "-m", EXAMPLE, "--max-tok", "1"), 2, "memfit: unrecognized arguments: --max-tok 1\n"),
             # other errors: 1
-            (("inspect", "-m", "/nonexistent/model"), 1, "memfit: '/nonexistent/model': no such file or directory\n"),
+            (("inspect", "-m", "/nonexistent/model"), 1, "memfit: '/nonexistent/model': no such file or folder\n"),
         ]
         for argv, expected_status, expected_err in cases:
             with self.subTest(argv=argv):

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/shared/trained_context.h"
 #include "engines/llamacpp/commands.h"
 #include "engines/llamacpp/fields.h"
 #include "memfit/llamacpp_report.h"
@@ -140,7 +141,11 @@ class LlamaCppProfile final : public LlamaCppCommands {
       return Error::usage("gpu_memory", "and the machine's gpu or mac both give the GPUs' memory: "
                                         "give one");
     }
-    return resolve_settings(r, p.llamacpp_settings);
+    if (Status settings = resolve_settings(r, p.llamacpp_settings); !settings) return settings;
+    // 0 is the training context itself (llama-server's default).
+    warn_past_trained_context(p.model->spec, p.llamacpp_settings.ctx_size,
+                              r.llamacpp.ctx_size ? "--ctx-size" : "--max-tokens", p.warnings);
+    return Status::Ok();
   }
 
   Status resolve_host(const EstimateRequest& r, RequestContext& context,

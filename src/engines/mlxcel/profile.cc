@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/shared/trained_context.h"
 #include "engines/mlxcel/commands.h"
 #include "memfit/checked_math.h"
 #include "memfit/parallel_report.h"
@@ -79,6 +80,9 @@ class MlxcelProfile final : public MlxcelCommands {
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
     if (Status types = check_cache_types(r); !types) return types;
+    warn_past_trained_context(p.model->spec, p.inputs.max_tokens,
+                              r.max_tokens ? "--max-tokens" : "the default --max-tokens",
+                              p.warnings);
     return resolve_kv_width(r, p);
   }
 

@@ -1,7 +1,9 @@
 // The mlx-lm profile (engine.h): the peak mx.get_peak_memory() reports for
 // mlx_lm.generate (docs/engine-mlxlm.md).
 #include "engines/builtin.h"
+#include "engines/shared/trained_context.h"
 #include "engines/mlxlm/fields.h"
+#include "memfit/checked_math.h"
 #include "memfit/mlxlm_report.h"
 #include "memfit/request.h"
 
@@ -44,6 +46,10 @@ class MlxLmProfile final : public EngineProfile {
     s.kv_bits = q.kv_bits.value_or(s.kv_bits);
     s.kv_group_size = q.kv_group_size.value_or(s.kv_group_size);
     s.max_kv_size = q.max_kv_size.value_or(s.max_kv_size);
+    // The cache holds the prompt and every generated token.
+    warn_past_trained_context(p.model->spec,
+                              (CheckedBytes(s.prompt_tokens) + s.max_tokens).saturated(),
+                              "--prompt-tokens + --max-tokens =", p.warnings);
     return Status::Ok();
   }
 

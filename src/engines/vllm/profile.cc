@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/shared/trained_context.h"
 #include "engines/vllm/commands.h"
 #include "engines/vllm/fields.h"
 #include "memfit/hardware.h"
@@ -70,6 +71,21 @@ Status resolve_settings(const EstimateRequest& r, VllmSettings& s) {
   return Status::Ok();
 }
 
+// vLLM's own refusal (its ModelConfig check): a max_model_len past the
+// length it derives from the config (trained_context.h) does not start
+// unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set on the server. 0 is the
+// default, the config's own context.
+Status check_derived_max_model_len(const ModelSpec& spec, const VllmSettings& s) {
+  const uint64_t derived = trained_context_tokens(spec);
+  if (derived == 0 || s.max_model_len <= derived) return Status::Ok();
+  return Error::usage(
+      "max_model_len",
+      fmt::format("{}: vLLM refuses to start: \"User-specified max_model_len ({}) is greater than "
+                  "the derived max_model_len ({}: the config's context)\"; give at most {}, or "
+                  "set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 on the server",
+                  s.max_model_len, s.max_model_len, derived, derived));
+}
+
 // The GPU the request selects, else the first found; null when none.
 const GpuMemory* selected_gpu(const EstimateRequest& r, const HostMemoryStatus& host) {
   const GpuMemory* gpu = nullptr;
@@ -133,7 +149,8 @@ class VllmProfile final : public VllmCommands {
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
     if (Status fields = check_vllm_fields(r); !fields) return fields;
-    return resolve_settings(r, p.vllm_settings);
+    if (Status settings = resolve_settings(r, p.vllm_settings); !settings) return settings;
+    return check_derived_max_model_len(p.model->spec, p.vllm_settings);
   }
 
   Status resolve_host(const EstimateRequest& r, RequestContext&,

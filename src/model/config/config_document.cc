@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "base/json_nesting.h"
+#include "base/json_parse_error.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit {
@@ -82,9 +83,13 @@ Result<ConfigDocument> ConfigDocument::parse(std::string_view text) {
     return Error(fmt::format("config nests deeper than {} levels", kMaxConfigNesting));
   }
   ConfigDocument doc;
-  doc.top_ = nlohmann::json::parse(replace_non_json_literals(text), nullptr,
-                                   /*allow_exceptions=*/false);
-  if (doc.top_.is_discarded()) return Error("not valid JSON");
+  // Lines are as written; a column after a replaced literal on its line
+  // is off by the literal's length less 4.
+  try {
+    doc.top_ = nlohmann::json::parse(replace_non_json_literals(text));
+  } catch (const nlohmann::json::exception& e) {
+    return Error("not valid JSON: " + json_parse_error_text(e));
+  }
   if (!doc.top_.is_object()) return Error("expected a JSON object at the top level");
   for (const char* key : {"text_config", "language_config", "llm_config"}) {
     auto it = doc.top_.find(key);

@@ -57,7 +57,9 @@ TEST(HostileConfig, SpecificMessages) {
   // A UTF-8 byte-order mark is skipped; the config itself lacks a hidden size.
   EXPECT_EQ(error("bom.json"),
             "missing geometry: no hidden size (hidden_size, d_model, dim, model_dim or n_embd)");
-  EXPECT_EQ(error("truncated.json"), "not valid JSON");
+  EXPECT_EQ(error("truncated.json"),
+            "not valid JSON: parse error at line 1, column 6: syntax error while parsing value - "
+            "unexpected end of input; expected '[', '{', or a literal");
   // 100,000 '[': refused before nlohmann builds a container per level.
   EXPECT_EQ(error("deep_nesting.json"), "config nests deeper than 64 levels");
   // expand x hidden = 2^58 x 64 = 2^64 once wrapped to 0: a Mamba with no

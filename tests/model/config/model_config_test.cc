@@ -1,5 +1,6 @@
 // parse_model_config: alias chains, nested text configs, family defaults
 // and every way a config can be wrong. Error texts are asserted exactly.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "memfit/model_spec.h"
@@ -96,9 +97,20 @@ TEST(ModelConfig, PythonLiteralsInfinityAndNanAreRead) {
 }
 
 TEST(ModelConfig, NotJsonIsAnError) {
-  EXPECT_EQ(parse_error("{"), "not valid JSON");
-  EXPECT_EQ(parse_error(""), "not valid JSON");
-  EXPECT_EQ(parse_error("\x89PNG\r\n"), "not valid JSON");
+  // nlohmann's own words, with the line and column (json_parse_error.h).
+  EXPECT_EQ(parse_error("{"),
+            "not valid JSON: parse error at line 1, column 2: syntax error while parsing object "
+            "key - unexpected end of input; expected string literal");
+  EXPECT_EQ(parse_error(""),
+            "not valid JSON: parse error at line 1, column 1: syntax error while parsing value - "
+            "unexpected end of input; expected '[', '{', or a literal");
+  EXPECT_THAT(parse_error("\x89PNG\r\n"),
+              ::testing::StartsWith("not valid JSON: parse error at line 1, column 1: syntax error "
+                                    "while parsing value - invalid literal; last read: '"));
+  // The third line, third column: where "oops" stands for a key.
+  EXPECT_EQ(parse_error("{\n  \"a\": 1,\n  oops\n}"),
+            "not valid JSON: parse error at line 3, column 3: syntax error while parsing object "
+            "key - invalid literal; last read: '1,<U+000A>  o'; expected string literal");
   EXPECT_EQ(parse_error("[1, 2]"), "expected a JSON object at the top level");
   EXPECT_EQ(parse_error("42"), "expected a JSON object at the top level");
 }
