@@ -46,11 +46,12 @@ Read by every engine:
     or iq4_nl, default f16; -ctv, --cache-type-v)
       V cache type, as --cache-type-k, -ctv
   quant (str: fp16, int8 or int4; --quant)
-      intended weight mode label: fp16, int8 or int4
+      weight mode to price: fp16, int8 or int4 (MLX affine, group 64)
   backend (str: auto, rocm, metal, cuda or cpu, default auto; --backend)
       auto, rocm, metal, cuda or cpu
   memory_limit (int bytes or str such as '48GiB'; --memory-limit)
-      memory budget, e.g. 48GB (binary units); overrides MEMFIT_MEMORY_LIMIT
+      memory budget, e.g. 48GiB (2^30 bytes) or 80GB (10^9 bytes); overrides
+      MEMFIT_MEMORY_LIMIT
   device (str, default auto; --device)
       budget device: auto, cpu, cuda:N or rocm:N
   max_tokens (int >= 1, tokens, default 8192; --max-tokens)
@@ -64,6 +65,13 @@ Read by every engine:
       pipeline-parallel stages (default 1)
   parallel_engine (str: vllm or mlx, default vllm; --parallel-engine)
       whose sharding rules the plan follows: vllm (default) or mlx
+  gpu (str or list of str; --gpu)
+      a GPU of the machine priced, one per device, from memfit hardware: an id,
+      an alias (rtx4090, h100-80gb, mi300x) or the name as nvidia-smi /
+      rocm-smi prints it
+  mac (str; --mac)
+      the Mac priced, from memfit hardware: its id (m4-max-128gb) or chip and
+      memory ("M3 Pro 18GB")
 llamacpp's own, refused under another engine:
   ctx_size (int >= 0, tokens, default 0; -c, --ctx-size)
       context in tokens, 0 = the model's training context (default 0)
@@ -144,14 +152,16 @@ vllm's own, refused under another engine:
   gpu_memory_utilization (float, default 0.9; --gpu-memory-utilization)
       fraction of the GPU's total memory vLLM may use (default 0.9)
   gpu_memory_total (int bytes or str such as '48GiB'; --gpu-memory-total)
-      the GPU's total memory, e.g. 80GiB (default: the GPU found)
+      the GPU's total memory, e.g. 81559MiB (default: the GPU found; --gpu NAME
+      gives it from the hardware table)
   gpu_name (str; --gpu-name)
       the GPU's name as nvidia-smi prints it, e.g. "NVIDIA H100 80GB HBM3", for
       another machine's GPU (default: the GPU found); picks the batch defaults
       and the MLA block size
   kv_cache_memory (int bytes or str such as '48GiB'; --kv-cache-memory,
     --kv-cache-memory-bytes)
-      KV cache size per GPU (bytes or e.g. 16GiB); skips the profile
+      KV cache size per GPU (bytes, as vLLM's flag, or e.g. 16GiB); skips the
+      profile
   block_size (int >= 1, tokens, default 16; --block-size)
       tokens per KV block (default 16)
   kv_cache_dtype (str: auto, fp8, fp8_e4m3 or fp8_e5m2, default auto;

@@ -8,6 +8,7 @@
 
 #include "engines/builtin.h"
 #include "engines/mlxcel/commands.h"
+#include "engines/shared/weight_mode.h"
 #include "memfit/checked_math.h"
 #include "memfit/parallel_report.h"
 #include "memfit/report.h"
@@ -79,6 +80,7 @@ class MlxcelProfile final : public MlxcelCommands {
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
     if (Status types = check_cache_types(r); !types) return types;
+    if (Status mode = apply_mlx_weight_mode(r, p); !mode) return mode;
     return resolve_kv_width(r, p);
   }
 

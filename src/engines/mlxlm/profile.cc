@@ -2,6 +2,7 @@
 // mlx_lm.generate (docs/engine-mlxlm.md).
 #include "engines/builtin.h"
 #include "engines/mlxlm/fields.h"
+#include "engines/shared/weight_mode.h"
 #include "memfit/mlxlm_report.h"
 #include "memfit/request.h"
 
@@ -44,7 +45,7 @@ class MlxLmProfile final : public EngineProfile {
     s.kv_bits = q.kv_bits.value_or(s.kv_bits);
     s.kv_group_size = q.kv_group_size.value_or(s.kv_group_size);
     s.max_kv_size = q.max_kv_size.value_or(s.max_kv_size);
-    return Status::Ok();
+    return apply_mlx_weight_mode(r, p);
   }
 
   Status estimate(const EstimateRequest& r, EstimateRun& run) const override {
