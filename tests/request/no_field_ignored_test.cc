@@ -110,9 +110,12 @@ std::string other_value(const RequestField& f) {
   }
 }
 
+// Drops the echo of the inputs and what this host has free now (it moves
+// between two runs: not an answer to the field).
 void drop_inputs(json& j) {
   if (!j.is_object()) return;
   j.erase("inputs");
+  j.erase("ram_available_bytes");
   for (auto& [key, value] : j.items()) drop_inputs(value);
 }
 
