@@ -44,13 +44,30 @@ nlohmann::ordered_json json_answer(const GgufRepoPricing& p) {
           {"warnings", warnings_json(p.prepared.warnings)}};
 }
 
+// The budget the verdicts were judged against: with GPUs to place on,
+// each GPU's free memory less the margin (the verdict is the placement's:
+// every device fits), else the one budget.
+std::string budget_text(const GgufRepoPricing& p) {
+  const LlamaCppPlacementSettings& placement = p.models.front().estimate.settings.placement;
+  if (placement.gpus.empty()) {
+    return fmt::format("budget {} ({})", format_bytes(p.prepared.budget.budget_bytes),
+                       to_string(p.prepared.budget.source));
+  }
+  std::string gpus;
+  for (const LlamaCppGpu& g : placement.gpus) {
+    gpus += fmt::format("{}{} {}", gpus.empty() ? "" : ", ", g.device, format_bytes(g.free_bytes));
+  }
+  return fmt::format("judged on every device: GPUs {} (each less a {} margin), host {} ({})", gpus,
+                     format_bytes(placement.gpu_margin_bytes),
+                     format_bytes(p.prepared.budget.budget_bytes), to_string(p.prepared.budget.source));
+}
+
 std::string text_answer(const std::string& name, const GgufRepoPricing& p) {
   const LlamaCppContext& ctx = p.models.front().estimate.context;
   std::string out = fmt::format(
-      "{}: {} GGUF model{}, llama.cpp at {} tokens of context, {} sequence{}; budget {} ({})\n\n",
-      name, p.models.size(), p.models.size() == 1 ? "" : "s", ctx.n_ctx, ctx.n_seq,
-      ctx.n_seq == 1 ? "" : "s", format_bytes(p.prepared.budget.budget_bytes),
-      to_string(p.prepared.budget.source));
+      "{}: {} GGUF model{}, llama.cpp at {} tokens of context, {} sequence{}; {}\n\n", name,
+      p.models.size(), p.models.size() == 1 ? "" : "s", ctx.n_ctx, ctx.n_seq,
+      ctx.n_seq == 1 ? "" : "s", budget_text(p));
   size_t width = 4;
   for (const GgufRepoModel& m : p.models) width = std::max(width, m.path.size());
   out += fmt::format("  {:<{}}  {:<10}{:<9}{:>12}{:>12}  {}\n", "file", width, "quant", "type",

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "memfit/llamacpp.h"
@@ -45,6 +46,14 @@ Status apply_llama_server_rules(const ModelSpec& spec, bool parallel_given, Llam
 // adapter (a --lora-scaled one too: its scale changes no memory), --cache-ram N and
 // --ctx-checkpoints N (when set and not the server's default).
 std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCppSettings& settings);
+
+// The whole command line a user pastes: "llama-server -m FILE" (`model_path`
+// single-quoted for a POSIX shell when it holds anything but letters,
+// digits and ._/+-,=:), then llama_server_flags(), then -fa, -ctk and -ctv
+// even at their defaults, so that the line says which attention and KV
+// cache types the figures assume.
+std::string llama_server_command(std::string_view model_path, const ModelSpec& spec,
+                                 const LlamaCppSettings& settings);
 
 }  // namespace memfit
 

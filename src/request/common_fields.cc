@@ -77,10 +77,14 @@ constexpr RequestField kCommonFields[] = {
     parsed_field<parse_quant_label, &R::quant>(
     {.name = "quant",
      .flags = "--quant",
-     .help = "intended weight mode label: fp16, int8 or int4",
+     .help = "weight mode to price: fp16, int8 or int4 (MLX affine, group 64)",
      .type = FieldType::kChoice,
      .choices = "fp16|int8|int4",
-     .doc = "a label only: header bytes are the truth"}),
+     .example = "int4",
+     .doc = "mlxcel and mlx-lm price the weights quantized to that mode (MLX affine, group "
+            "size 64) from the headers' shapes, else the config's parameter count; a mode wider "
+            "than the checkpoint is refused. llamacpp and vllm refuse it: their weights are the "
+            "file's own (a GGUF file type; a quantized checkpoint)"}),
     parsed_field<parse_backend, &R::backend>(
     {.name = "backend",
      .flags = "--backend",

@@ -95,8 +95,10 @@ TEST_F(LlamaCppFit, MaxTokensIsCtxSizeAndTheTextNamesTheFlags) {
   testing::CommandResult r = fit({"--solve", "max-tokens"}, budget);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("Largest ctx-size that fits ", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("\n  f16    16384\n  q8_0   "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\nllama-server flags: -c 16384 -np 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  KV cache f16:   16384\n    llama-server -m "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" -c 16384 -np 1 -fa auto -ctk f16 -ctv f16\n  KV cache q8_0:  "),
+            std::string::npos)
+      << r.out;
   // Then the llama.cpp report at the answer.
   EXPECT_NE(r.out.find("(engine llamacpp)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("n_ctx 16384 (1 x 16384 cells)"), std::string::npos) << r.out;
@@ -153,7 +155,7 @@ TEST_F(LlamaCppFit, LargestParallelAtAContext) {
   r = fit({"--solve", "slots", "-c", "16384"}, budget);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("Largest parallel at ctx-size 16384 that fits ", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("\nllama-server flags: -c 16384 -np " + np + "\n"), std::string::npos)
+  EXPECT_NE(r.out.find(" -c 16384 -np " + np + " -fa auto -ctk f16 -ctv f16\n"), std::string::npos)
       << r.out;
 }
 
@@ -167,8 +169,11 @@ TEST_F(LlamaCppFit, NothingFitsIsNull) {
   EXPECT_TRUE(j["report"].is_null());
   for (const json& row : j["by_cache_type"]) EXPECT_TRUE(row["value"].is_null()) << row;
   r = fit({"--solve", "ctx-size"}, 100ull << 20);
-  EXPECT_NE(r.out.find("  f16    nothing fits\n"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("llama-server flags"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  KV cache f16:   nothing fits: even the smallest context is over the "
+                       "budget\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("llama-server -m"), std::string::npos) << r.out;
 }
 
 TEST_F(LlamaCppFit, EnoughForTheTrainingContextIsCapped) {
@@ -178,7 +183,7 @@ TEST_F(LlamaCppFit, EnoughForTheTrainingContextIsCapped) {
   EXPECT_EQ(j["value"], 40960);
   EXPECT_EQ(j["capped"], true);
   r = fit({"--solve", "ctx-size"}, 64ull << 30);
-  EXPECT_NE(r.out.find("  f16    40960 (the training context)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  KV cache f16:   40960 (the training context)\n"), std::string::npos) << r.out;
 }
 
 TEST_F(LlamaCppFit, UsageErrorsSayWhatEachEngineSolves) {

@@ -37,9 +37,13 @@ TEST(VllmCli, InspectPrintsTheKvCapacityAndTheStartCommand) {
                                   uint64_t(v["cuda_graph_bytes"]) + 7240417280ull);
   EXPECT_EQ(j["fits"], false);  // 140 GB of bf16 weights on one 80 GiB GPU
   const std::string command = v["command_kv_cache_memory"];
-  // 256 requests x 128 blocks + the null block, 5,242,880 B each.
-  EXPECT_NE(command.find("--kv-cache-memory-bytes 171803934720"), std::string::npos) << command;
-  EXPECT_NE(command.find("--max-model-len 2048 --max-num-seqs 256"), std::string::npos) << command;
+  // 256 requests x 128 blocks + the null block, 5,242,880 B each, is
+  // 171,803,934,720 B, more than the 7,240,417,280 B given: the command
+  // pins the 10 that fit (1,381 blocks / 128): (10 x 128 + 1) x 5,242,880
+  // = 6,716,129,280 B.
+  EXPECT_EQ(v["kv_cache_memory_for_max_num_seqs"], 171803934720u);
+  EXPECT_NE(command.find("--kv-cache-memory-bytes 6716129280"), std::string::npos) << command;
+  EXPECT_NE(command.find("--max-model-len 2048 --max-num-seqs 10 "), std::string::npos) << command;
   TempDir dir;
   auto check = testing::check_report_schema(dir.write_file("report.json", r.out));
   EXPECT_EQ(check.exit_code, 0) << check.err;

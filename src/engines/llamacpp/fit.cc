@@ -38,6 +38,21 @@ std::string_view to_string(LlamaCppSolveFor what) {
   return "ctx-size";
 }
 
+namespace {
+
+// Why solving n-cpu-moe cannot move any expert of `model`, or Ok.
+Status check_experts_movable(const Model& model) {
+  // A dense model is refused by the solver itself, with its own text.
+  if (model.spec.moe.experts != 0 && model.tensors.empty()) {
+    return Error::usage("solve", "n-cpu-moe moves experts by their GGUF tensor names, and this "
+                                 "model has no GGUF tensor list (a config or safetensors "
+                                 "folder): solve it on the GGUF file");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<LlamaCppFit> fit_llamacpp(LlamaCppSolveFor what, const EstimateRequest& r,
                                  const PreparedRequest& p) {
   if (p.engine->name() != "llamacpp") return Error::usage("engine", "is not llamacpp");
@@ -58,6 +73,9 @@ Result<LlamaCppFit> fit_llamacpp(LlamaCppSolveFor what, const EstimateRequest& r
   }
   if (what == LlamaCppSolveFor::kNCpuMoe && r.llamacpp.placement.n_cpu_moe) {
     return Error::usage("n_cpu_moe", "is what solving n-cpu-moe finds: leave it out");
+  }
+  if (what == LlamaCppSolveFor::kNCpuMoe) {
+    if (Status movable = check_experts_movable(*p.model); !movable) return movable.error();
   }
   auto within_model = [&r](const Error& e) {
     return e.kind() == ErrorKind::kUsage ? e : e.within(quote_untrusted(r.model));

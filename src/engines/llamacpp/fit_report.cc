@@ -1,14 +1,19 @@
 // The llama.cpp fit's answer as JSON and text (llamacpp_fit.h). Text:
 //
 //   Largest ctx-size that fits 16.00 GiB (explicit):
-//     f16    16384
-//     q8_0   30720
-//     q4_0   40960 (the training context)
-//   llama-server flags: -c 16384 -np 1
+//     KV cache f16:   16384
+//       llama-server -m FILE -c 16384 -np 1 -fa auto -ctk f16 -ctv f16
+//     KV cache q8_0:  30720
+//       llama-server -m FILE -c 30720 -np 1 -ctk q8_0 -ctv q8_0 -fa auto
+//     KV cache q4_0:  40960 (the training context)
+//       ...
+//
+// (each row that fits followed by its own complete launch command)
 //
 //   <render_llamacpp_text at the answer>
 #include <fmt/format.h>
 
+#include "memfit/llama_server.h"
 #include "memfit/llamacpp_fit.h"
 #include "memfit/llamacpp_report.h"
 #include "memfit/memory_size.h"
@@ -36,16 +41,25 @@ std::string_view ceiling_note(LlamaCppSolveFor what, const ModelSpec& spec, uint
                                         : "one 256-cell block per sequence";
 }
 
-std::string value_text(LlamaCppSolveFor what, const ModelSpec& spec, const LlamaCppSolution& s) {
-  if (!s.value) return "nothing fits";
-  if (!s.capped) return std::to_string(*s.value);
-  return fmt::format("{} ({})", *s.value, ceiling_note(what, spec, *s.value));
+// Why no value fits: even the search's most lenient end is over budget.
+std::string_view nothing_fits_text(LlamaCppSolveFor what) {
+  switch (what) {
+    case LlamaCppSolveFor::kGpuLayers:
+      return "nothing fits: even -ngl 0 (no layer on a GPU) is over the budget";
+    case LlamaCppSolveFor::kNCpuMoe:
+      return "nothing fits: even every expert on the host leaves too much on a GPU";
+    case LlamaCppSolveFor::kCtxSize:
+      return "nothing fits: even the smallest context is over the budget";
+    case LlamaCppSolveFor::kParallel:
+      return "nothing fits: even one sequence is over the budget";
+  }
+  return "nothing fits";
 }
 
-std::string joined(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
-  return out;
+std::string value_text(LlamaCppSolveFor what, const ModelSpec& spec, const LlamaCppSolution& s) {
+  if (!s.value) return std::string(nothing_fits_text(what));
+  if (!s.capped) return std::to_string(*s.value);
+  return fmt::format("{} ({})", *s.value, ceiling_note(what, spec, *s.value));
 }
 
 }  // namespace
@@ -86,17 +100,24 @@ std::string render_llamacpp_fit_text(const PreparedRequest& p, const LlamaCppFit
                             to_string(fit.what), at, format_bytes(s.placement.gpu_margin_bytes))
               : fmt::format("Largest {}{} that fits {} ({}):\n", to_string(fit.what), at,
                             format_bytes(p.budget.budget_bytes), to_string(p.budget.source));
+  auto command = [&p](const LlamaCppSolution& row) {
+    return row.estimate ? fmt::format("    {}\n", llama_server_command(p.model->path, p.model->spec,
+                                                                    row.estimate->settings))
+                        : std::string();
+  };
   bool answer_listed = false;
   for (const LlamaCppSolution& row : fit.by_cache_type) {
-    out += fmt::format("  {:<6} {}\n", type_name(row.cache_type), value_text(fit.what, spec, row));
+    out += fmt::format("  {:<15} {}\n", fmt::format("KV cache {}:", type_name(row.cache_type)),
+                       value_text(fit.what, spec, row));
+    out += command(row);
     answer_listed |= s.cache_type_k == s.cache_type_v && row.cache_type == s.cache_type_k;
   }
   if (!answer_listed) {
-    out += fmt::format("  K {}, V {} (asked): {}\n", type_name(s.cache_type_k),
+    out += fmt::format("  KV cache K {}, V {} (asked): {}\n", type_name(s.cache_type_k),
                        type_name(s.cache_type_v), value_text(fit.what, spec, fit.answer));
+    out += command(fit.answer);
   }
   if (fit.answer.estimate) {
-    out += fmt::format("llama-server flags: {}\n", joined(fit.flags));
     out += "\n" + render_llamacpp_text(*p.model, *fit.answer.estimate, p.budget);
   }
   return out;

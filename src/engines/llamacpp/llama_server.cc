@@ -97,4 +97,34 @@ std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCp
   return flags;
 }
 
+namespace {
+
+std::string shell_word(std::string_view word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '.' || c == '_' || c == '/' || c == '+' || c == '-' || c == ',' || c == '=' ||
+           c == ':';
+  });
+  if (plain) return std::string(word);
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::string llama_server_command(std::string_view model_path, const ModelSpec& spec,
+                                 const LlamaCppSettings& s) {
+  std::vector<std::string> flags = llama_server_flags(spec, s);
+  auto has = [&flags](std::string_view flag) {
+    return std::find(flags.begin(), flags.end(), flag) != flags.end();
+  };
+  if (!has("-fa")) flags.insert(flags.end(), {"-fa", std::string(to_string(s.flash_attn))});
+  if (!has("-ctk")) flags.insert(flags.end(), {"-ctk", std::string(ggml_type_traits(s.cache_type_k).name)});
+  if (!has("-ctv")) flags.insert(flags.end(), {"-ctv", std::string(ggml_type_traits(s.cache_type_v).name)});
+  std::string out = "llama-server -m " + shell_word(model_path);
+  for (const std::string& f : flags) out += " " + shell_word(f);
+  return out;
+}
+
 }  // namespace memfit

@@ -373,6 +373,15 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   for (uint64_t i = 0; i < lay->blocks; ++i) ++d[lay->block(i)].blocks;
   d[lay->output()].output = true;
 
+  if (model.tensors.empty() && (s.n_cpu_moe > 0 || !s.overrides.empty())) {
+    // Both move tensors by the names a GGUF gives them; a config or
+    // safetensors folder has no such list, and spreading its bytes by
+    // layer would leave the experts on the GPU without a word.
+    return Error::usage(s.n_cpu_moe > 0 ? "n_cpu_moe" : "override_tensor",
+                        "moves tensors by their GGUF names, and this model has no GGUF tensor "
+                        "list (a config or safetensors folder): price the GGUF file to place "
+                        "its experts");
+  }
   Result<std::vector<std::regex>> rules = override_rules(s);
   if (!rules) return rules.error();
   if (!model.tensors.empty()) {

@@ -213,9 +213,13 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
         if (!d.fits && &d != worst) out += fmt::format(", {} {} short", d.device, format_bytes(d.short_bytes));
       }
       out += "\n";
+      // Experts move by GGUF tensor name (n-cpu-moe), else whole layers.
+      const bool experts = spec.moe.experts != 0 && !model.tensors.empty();
+      out += fit_pointer_line(model.path, "llamacpp", experts ? "n-cpu-moe" : "gpu-layers");
     }
   } else {
     out += report_verdict(e.fits, e.total_bytes, e.budget_bytes);
+    if (!e.fits) out += fit_pointer_line(model.path, "llamacpp", "ctx-size");
   }
   return out;
 }

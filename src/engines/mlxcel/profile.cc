@@ -9,6 +9,7 @@
 #include "engines/builtin.h"
 #include "engines/shared/trained_context.h"
 #include "engines/mlxcel/commands.h"
+#include "engines/shared/weight_mode.h"
 #include "memfit/checked_math.h"
 #include "memfit/parallel_report.h"
 #include "memfit/mlxcel_report.h"
@@ -83,6 +84,7 @@ class MlxcelProfile final : public MlxcelCommands {
     warn_past_trained_context(p.model->spec, p.inputs.max_tokens,
                               r.max_tokens ? "--max-tokens" : "the default --max-tokens",
                               p.warnings);
+    if (Status mode = apply_mlx_weight_mode(r, p); !mode) return mode;
     return resolve_kv_width(r, p);
   }
 

@@ -4,6 +4,7 @@
 #include "engines/shared/trained_context.h"
 #include "engines/mlxlm/fields.h"
 #include "memfit/checked_math.h"
+#include "engines/shared/weight_mode.h"
 #include "memfit/mlxlm_report.h"
 #include "memfit/request.h"
 
@@ -50,7 +51,7 @@ class MlxLmProfile final : public EngineProfile {
     warn_past_trained_context(p.model->spec,
                               (CheckedBytes(s.prompt_tokens) + s.max_tokens).saturated(),
                               "--prompt-tokens + --max-tokens =", p.warnings);
-    return Status::Ok();
+    return apply_mlx_weight_mode(r, p);
   }
 
   Status estimate(const EstimateRequest& r, EstimateRun& run) const override {

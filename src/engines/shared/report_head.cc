@@ -66,6 +66,13 @@ void report_row(std::string& out, std::string_view label, uint64_t bytes, std::s
   out += '\n';
 }
 
+std::string fit_pointer_line(std::string_view model_path, std::string_view engine,
+                             std::string_view solve) {
+  return fmt::format("find what fits: memfit fit -m {} --engine {} --solve {} (with this "
+                     "command's other flags)\n",
+                     escape_untrusted(model_path, model_path.size()), engine, solve);
+}
+
 std::string report_verdict(bool fits, uint64_t total_bytes, uint64_t budget_bytes) {
   if (fits) {
     return fmt::format("\nFITS: {} of {} ({} to spare)\n", format_bytes(total_bytes),

@@ -56,6 +56,12 @@ void report_row(std::string& out, std::string_view label, uint64_t bytes,
 // short)\n" (total > budget then).
 std::string report_verdict(bool fits, uint64_t total_bytes, uint64_t budget_bytes);
 
+// The line a DOES NOT FIT verdict ends with: the command that finds what
+// fits, "find what fits: memfit fit -m MODEL --engine ENGINE --solve SOLVE
+// (with this command's other flags)\n"; each engine names its own solve.
+std::string fit_pointer_line(std::string_view model_path, std::string_view engine,
+                             std::string_view solve);
+
 }  // namespace memfit
 
 #endif  // MEMFIT_ENGINES_SHARED_REPORT_HEAD_H_

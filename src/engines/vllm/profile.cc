@@ -149,6 +149,13 @@ class VllmProfile final : public VllmCommands {
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
     if (Status fields = check_vllm_fields(r); !fields) return fields;
+    if (!r.quant.empty()) {
+      // vLLM serves the checkpoint's own quantization (its config's
+      // quantization_config), which the headers price.
+      return Error::usage("quant", "is not a vLLM setting: vLLM serves the checkpoint's own "
+                                   "weights; price a checkpoint quantized to that mode (AWQ, "
+                                   "GPTQ, FP8, ...)");
+    }
     if (Status settings = resolve_settings(r, p.vllm_settings); !settings) return settings;
     return check_derived_max_model_len(p.model->spec, p.vllm_settings);
   }

@@ -19,6 +19,7 @@
 //   FITS: ... of ... (... to spare)
 #include <fmt/format.h>
 
+#include "memfit/checked_math.h"
 #include "memfit/memory_size.h"
 #include "memfit/mlxcel_report.h"
 #include "memfit/untrusted_text.h"
@@ -29,6 +30,27 @@
 
 namespace memfit {
 namespace {
+
+// Whether pinning the KV cache for max_num_seqs requests asks for more
+// than the KV cache this GPU leaves, or than the one given (kv_cache_bytes).
+bool pinned_past_gpu(const VllmEstimate& e) {
+  return e.kv_cache_memory_for_seqs > e.kv_cache_bytes;
+}
+
+// `vllm serve` with --kv-cache-memory-bytes for max_num_seqs requests of
+// max_model_len; past the GPU (pinned_past_gpu), for the most that fit
+// instead, --max-num-seqs lowered to match: (blocks per request x
+// max_num_seqs_fit + 1 null block) x block bytes. "" when not one fits.
+std::string pinned_command(const std::string& model, const VllmEstimate& e) {
+  if (!pinned_past_gpu(e)) return vllm_serve_command(model, e, e.kv_cache_memory_for_seqs);
+  if (e.max_num_seqs_fit == 0) return "";
+  VllmEstimate fewer = e;
+  fewer.settings.max_num_seqs = e.max_num_seqs_fit;
+  const uint64_t kv_bytes = ((CheckedBytes(e.layout.blocks_per_request) * e.max_num_seqs_fit + 1) *
+                             e.layout.bytes_per_block)
+                                .saturated();
+  return vllm_serve_command(model, fewer, kv_bytes);
+}
 
 using Json = nlohmann::ordered_json;
 
@@ -126,7 +148,7 @@ Json vllm_json(const Model& model, const VllmEstimate& e) {
               {"kv_cache_bytes", e.kv_given ? "exact" : "modelled"},
               {"num_gpu_blocks", e.kv_given ? "exact" : "modelled"}}},
             {"command", vllm_serve_command(name, e)},
-            {"command_kv_cache_memory", vllm_serve_command(name, e, e.kv_cache_memory_for_seqs)}};
+            {"command_kv_cache_memory", pinned_command(name, e)}};
   if (const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(model.spec, s)) {
     v["sparse_mla"] = {{"block_size", sparse->block_size},
                        {"mla_token_bytes", sparse->mla_token_bytes},
@@ -214,16 +236,26 @@ void text_kv(std::string& out, const ModelSpec& spec, const VllmEstimate& e) {
 }
 
 // The commands to start vLLM with, as estimated and pinned to the KV
-// cache max_num_seqs requests need.
+// cache max_num_seqs requests need, or, when that is more than the GPU
+// leaves, the most requests that fit (no size past the device is ever
+// suggested).
 void text_commands(std::string& out, const Model& model, const VllmEstimate& e) {
   const VllmSettings& s = e.settings;
   out += fmt::format("start: {}\n", vllm_serve_command(model.path, e));
-  out += fmt::format("or, for {} requests of {} tokens: {}\n", s.max_num_seqs, s.max_model_len,
-                     vllm_serve_command(model.path, e, e.kv_cache_memory_for_seqs));
-  if (!e.kv_given && e.kv_cache_memory_for_seqs > e.kv_cache_bytes) {
-    out += fmt::format("  (that KV cache is more than the {} left on this GPU: at most {} such "
-                       "requests fit)\n",
-                       format_bytes(e.kv_cache_bytes), e.max_num_seqs_fit);
+  if (!pinned_past_gpu(e)) {
+    out += fmt::format("or, for {} requests of {} tokens: {}\n", s.max_num_seqs, s.max_model_len,
+                       pinned_command(model.path, e));
+    return;
+  }
+  out += fmt::format("({} requests of {} tokens need {} of KV cache, more than the {} {}: at most "
+                     "{} such requests fit)\n",
+                     s.max_num_seqs, s.max_model_len, format_bytes(e.kv_cache_memory_for_seqs),
+                     format_bytes(e.kv_cache_bytes),
+                     e.kv_given ? "given (--kv-cache-memory-bytes)" : "left on this GPU",
+                     e.max_num_seqs_fit);
+  if (e.max_num_seqs_fit != 0) {
+    out += fmt::format("or, for {} requests of {} tokens: {}\n", e.max_num_seqs_fit,
+                       s.max_model_len, pinned_command(model.path, e));
   }
 }
 
@@ -287,6 +319,7 @@ std::string render_vllm_text(const Model& model, const VllmEstimate& e, const Me
   } else {
     out += report_verdict(e.fits, e.total_bytes, e.budget_bytes);
   }
+  if (!e.starts || !e.fits) out += fit_pointer_line(model.path, "vllm", "max-model-len");
   return out;
 }
 

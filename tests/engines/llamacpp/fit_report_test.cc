@@ -66,7 +66,10 @@ LlamaCppSolution solution(GgmlType type, std::optional<uint64_t> value, bool cap
   s.cache_type = type;
   s.value = value;
   s.capped = capped;
-  if (value) s.estimate = at_answer(*value);
+  if (value) {
+    s.estimate = at_answer(*value);
+    s.estimate->settings.cache_type_k = s.estimate->settings.cache_type_v = type;
+  }
   return s;
 }
 
@@ -82,15 +85,19 @@ LlamaCppFit ctx_fit() {
   return f;
 }
 
-TEST(LlamaCppFitTextReport, CtxSizePerCacheTypeThenTheFlagsAndTheReport) {
+TEST(LlamaCppFitTextReport, EachKvCacheTypeRowThenItsLaunchCommandThenTheReport) {
   const PreparedRequest p = prepared();
   const LlamaCppFit f = ctx_fit();
+  // Each command whole: the file, the context it found, and -fa, -ctk and
+  // -ctv even at their defaults.
   EXPECT_EQ(render_llamacpp_fit_text(p, f),
             "Largest ctx-size that fits 8.00 GiB (explicit):\n"
-            "  f16    16384\n"
-            "  q8_0   30720\n"
-            "  q4_0   40960 (the training context)\n"
-            "llama-server flags: -c 16384 -np 1\n"
+            "  KV cache f16:   16384\n"
+            "    llama-server -m models/qwen3-8b.gguf -c 16384 -np 1 -fa auto -ctk f16 -ctv f16\n"
+            "  KV cache q8_0:  30720\n"
+            "    llama-server -m models/qwen3-8b.gguf -c 30720 -np 1 -ctk q8_0 -ctv q8_0 -fa auto\n"
+            "  KV cache q4_0:  40960 (the training context)\n"
+            "    llama-server -m models/qwen3-8b.gguf -c 40960 -np 1 -ctk q4_0 -ctv q4_0 -fa auto\n"
             "\n" +
                 render_llamacpp_text(*p.model, *f.answer.estimate, p.budget));
   // The report at the answer is the one render_llamacpp_text gives.
@@ -105,9 +112,9 @@ TEST(LlamaCppFitTextReport, AskedTypesThatDifferGetTheirOwnRow) {
   LlamaCppFit f = ctx_fit();
   f.answer = solution(GgmlType::kQ8_0, 20480);
   EXPECT_THAT(render_llamacpp_fit_text(p, f),
-              HasSubstr("  q4_0   40960 (the training context)\n"
-                        "  K q8_0, V f16 (asked): 20480\n"
-                        "llama-server flags: "));
+              HasSubstr("  KV cache K q8_0, V f16 (asked): 20480\n"
+                        "    llama-server -m models/qwen3-8b.gguf -c 20480 -np 1 -ctk q8_0 -ctv q8_0 "
+                        "-fa auto\n"));
   // K and V both q8_0: that row is the answer's; no extra row.
   p.llamacpp_settings.cache_type_v = GgmlType::kQ8_0;
   EXPECT_THAT(render_llamacpp_fit_text(p, f), Not(HasSubstr("(asked)")));
@@ -117,7 +124,7 @@ TEST(LlamaCppFitTextReport, CeilingNotesOfEachSolve) {
   PreparedRequest p = prepared(0);  // no training context
   LlamaCppFit f = ctx_fit();
   EXPECT_THAT(render_llamacpp_fit_text(p, f),
-              HasSubstr("  q4_0   40960 (the search ceiling: it fits any value)\n"));
+              HasSubstr("  KV cache q4_0:  40960 (the search ceiling: it fits any value)\n"));
 
   // --solve parallel at the request's ctx-size, or the training context.
   p = prepared();
@@ -126,8 +133,8 @@ TEST(LlamaCppFitTextReport, CeilingNotesOfEachSolve) {
   f.answer = f.by_cache_type[0];
   std::string text = render_llamacpp_fit_text(p, f);
   EXPECT_THAT(text, StartsWith("Largest parallel at ctx-size 40960 that fits 8.00 GiB (explicit):\n"));
-  EXPECT_THAT(text, HasSubstr("  f16    256 (llama.cpp's most sequences)\n"
-                              "  q8_0   64 (one 256-cell block per sequence)\n"));
+  EXPECT_THAT(text, HasSubstr("  KV cache f16:   256 (llama.cpp's most sequences)\n"));
+  EXPECT_THAT(text, HasSubstr("  KV cache q8_0:  64 (one 256-cell block per sequence)\n"));
   p.llamacpp_settings.ctx_size = 16384;
   EXPECT_THAT(render_llamacpp_fit_text(p, f),
               StartsWith("Largest parallel at ctx-size 16384 that fits 8.00 GiB (explicit):\n"));
@@ -143,17 +150,16 @@ TEST(LlamaCppFitTextReport, GpuSolvesSayTheMargin) {
   f.flags = {"-ngl", "37"};
   std::string text = render_llamacpp_fit_text(p, f);
   EXPECT_THAT(text, StartsWith("Largest gpu-layers that fits every device (GPUs less a 1.00 GiB margin):\n"
-                               "  f16    37 (every layer)\n"
-                               "  q8_0   20\n"
-                               "llama-server flags: -ngl 37\n"));
+                               "  KV cache f16:   37 (every layer)\n"));
+  EXPECT_THAT(text, HasSubstr("\n  KV cache q8_0:  20\n"));
   f.what = LlamaCppSolveFor::kNCpuMoe;
   p.llamacpp_settings.placement.gpu_margin_bytes = 512 * kMiB;
   f.by_cache_type = {solution(GgmlType::kF16, 0, true), solution(GgmlType::kQ8_0, 12)};
   f.answer = f.by_cache_type[0];
   text = render_llamacpp_fit_text(p, f);
   EXPECT_THAT(text, StartsWith("Fewest n-cpu-moe that fits every device (GPUs less a 512.0 MiB margin):\n"
-                               "  f16    0 (no expert on the host)\n"
-                               "  q8_0   12\n"));
+                               "  KV cache f16:   0 (no expert on the host)\n"));
+  EXPECT_THAT(text, HasSubstr("\n  KV cache q8_0:  12\n"));
 }
 
 TEST(LlamaCppFitTextReport, NothingFitsHasNoFlagsAndNoReport) {
@@ -164,13 +170,14 @@ TEST(LlamaCppFitTextReport, NothingFitsHasNoFlagsAndNoReport) {
   f.by_cache_type = {solution(GgmlType::kF16, std::nullopt), solution(GgmlType::kQ8_0, std::nullopt)};
   EXPECT_EQ(render_llamacpp_fit_text(p, f),
             "Largest ctx-size that fits 8.00 GiB (explicit):\n"
-            "  f16    nothing fits\n"
-            "  q8_0   nothing fits\n");
+            "  KV cache f16:   nothing fits: even the smallest context is over the budget\n"
+            "  KV cache q8_0:  nothing fits: even the smallest context is over the budget\n");
   // The answer row alone, when no cache type was solved: the asked one.
   f.by_cache_type.clear();
   EXPECT_EQ(render_llamacpp_fit_text(p, f),
             "Largest ctx-size that fits 8.00 GiB (explicit):\n"
-            "  K f16, V f16 (asked): nothing fits\n");
+            "  KV cache K f16, V f16 (asked): nothing fits: even the smallest context is over "
+            "the budget\n");
 }
 
 TEST(LlamaCppFitTextReport, ZeroBudget) {

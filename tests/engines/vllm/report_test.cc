@@ -160,9 +160,10 @@ TEST(VllmTextReport, TheWholeReportOfAnEstimateThatFits) {
           "450560 tokens\n"
           "start: vllm serve models/llama-8b --max-model-len 8192 --max-num-seqs 256 "
           "--max-num-batched-tokens 8192 --gpu-memory-utilization 0.9\n"
-          "or, for 256 requests of 8192 tokens: vllm serve models/llama-8b --max-model-len 8192 "
-          "--max-num-seqs 256 --max-num-batched-tokens 8192 --kv-cache-memory-bytes 274877906944\n"
-          "  (that KV cache is more than the 55.00 GiB left on this GPU: at most 55 such requests fit)\n"
+          "(256 requests of 8192 tokens need 256.00 GiB of KV cache, more than the 55.00 GiB left "
+          "on this GPU: at most 55 such requests fit)\n"
+          "or, for 55 requests of 8192 tokens: vllm serve models/llama-8b --max-model-len 8192 "
+          "--max-num-seqs 55 --max-num-batched-tokens 8192 --kv-cache-memory-bytes 59057897472\n"
           "\n"
           "FITS: 73.00 GiB of 80.00 GiB (7.00 GiB to spare)\n",
           memfit_version()));
@@ -361,9 +362,12 @@ TEST(VllmJsonReport, KeysInputsAndExactFigures) {
             R"("cuda_context_bytes":"modelled","cuda_graph_bytes":"modelled","kv_cache_bytes":"modelled",)"
             R"("num_gpu_blocks":"modelled"})");
   EXPECT_EQ(v["command"], vllm_serve_command("models/llama-8b", h100()));
+  // 256 requests need 256 GiB, past the 55 GiB left: the command pins the
+  // 55 that fit, (512 blocks x 55 + the null block) x 2 MiB = 28,161 x
+  // 2,097,152 = 59,057,897,472 B.
   EXPECT_EQ(v["command_kv_cache_memory"],
-            "vllm serve models/llama-8b --max-model-len 8192 --max-num-seqs 256 "
-            "--max-num-batched-tokens 8192 --kv-cache-memory-bytes 274877906944");
+            "vllm serve models/llama-8b --max-model-len 8192 --max-num-seqs 55 "
+            "--max-num-batched-tokens 8192 --kv-cache-memory-bytes 59057897472");
   EXPECT_EQ(j["budget_bytes"], 85899345920u);
   EXPECT_EQ(j["budget_source"], "gpu");
   EXPECT_EQ(j["total_bytes"], 78383153152u);  // 73 x 2^30

@@ -1,0 +1,174 @@
+// Issue 29's first-thirty-minutes findings as whole commands: no request
+// field accepted and ignored (--quant, --n-cpu-moe and -ot on a model with
+// no GGUF tensor list), and answers a user can act on (each solver row
+// with its own launch command, DOES NOT FIT pointing to the solver, no
+// suggested size past the device).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.h"
+
+namespace memfit {
+namespace {
+
+using testing::run_memfit;
+
+const std::string kCorpus = std::string(MEMFIT_SOURCE_DIR) + "/tests/data/corpus/";
+const std::string kLlama8B = kCorpus + "llama3/Meta-Llama-3.1-8B";
+const std::string kLlama70B = kCorpus + "llama3/Meta-Llama-3.1-70B";
+const std::string kQwen3Moe = kCorpus + "qwen3_moe/Qwen3-30B-A3B";
+
+uint64_t weights_bytes(const std::vector<std::string>& args) {
+  testing::CommandResult r = run_memfit(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (r.exit_code != 0) return 0;
+  return nlohmann::json::parse(r.out)["weights_bytes"].get<uint64_t>();
+}
+
+TEST(QuantField, PricesTheWeightsInThatModeUnderMlxEngines) {
+  // Llama-3.1-8B's config: 8,030,261,248 parameters, bf16: x 2 =
+  // 16,060,522,496 B (14.96 GiB), what fp16 keeps.
+  // int8 (MLX affine, group 64): 8,030,261,248 + ceil(8,030,261,248 / 64)
+  //   x 4 = 8,030,261,248 + 125,472,832 x 4 = 8,532,152,576 B.
+  // int4: ceil(8,030,261,248 x 4 / 8) + 501,891,328 = 4,015,130,624 +
+  //   501,891,328 = 4,517,021,952 B.
+  for (const char* engine : {"mlxcel", "mlxlm"}) {
+    SCOPED_TRACE(engine);
+    std::vector<std::string> args = {"inspect", "-m", kLlama8B, "--engine", engine,
+                                     "--memory-limit", "64GiB", "--json"};
+    EXPECT_EQ(weights_bytes(args), 16060522496u);
+    args.insert(args.end(), {"--quant", "fp16"});
+    EXPECT_EQ(weights_bytes(args), 16060522496u);
+    args.back() = "int8";
+    EXPECT_EQ(weights_bytes(args), 8532152576u);
+    args.back() = "int4";
+    EXPECT_EQ(weights_bytes(args), 4517021952u);
+  }
+}
+
+TEST(QuantField, IsRefusedWithItsReasonWhereTheFileIsTheMode) {
+  testing::CommandResult r = run_memfit({"inspect", "-m", kLlama8B, "--engine", "llamacpp",
+                                         "--quant", "int4", "--memory-limit", "64GiB"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "memfit: --quant: is not a llama.cpp setting: the weights are the GGUF's own "
+                   "file type; price a GGUF of the type you want (Q4_K_M, Q8_0, ...) or "
+                   "quantize with llama-quantize first\n");
+  r = run_memfit({"inspect", "-m", kLlama8B, "--engine", "vllm", "--quant", "int8",
+                  "--gpu", "h100-80gb"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--quant: is not a vLLM setting"), std::string::npos) << r.err;
+}
+
+TEST(QuantField, WideningAQuantizedCheckpointIsRefused) {
+  const std::string mlx4 = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
+  testing::CommandResult r =
+      run_memfit({"inspect", "-m", mlx4, "--quant", "int8", "--memory-limit", "64GiB"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "memfit: --quant: int8 would widen this 4-bit checkpoint; memfit prices "
+                   "quantizing down, not dequantizing\n");
+}
+
+TEST(ExpertOffload, WithoutAGgufTensorListIsRefusedNotIgnored) {
+  const std::vector<std::string> base = {"inspect", "-m", kQwen3Moe, "--engine", "llamacpp",
+                                         "-c", "16384", "--gpu-memory", "0=24GiB",
+                                         "--memory-limit", "96GiB"};
+  const std::string why = ": moves tensors by their GGUF names, and this model has no GGUF "
+                          "tensor list (a config or safetensors folder): price the GGUF file "
+                          "to place its experts\n";
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--n-cpu-moe", "48"});
+  testing::CommandResult r = run_memfit(args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(r.err.find("memfit: ")), "memfit: --n-cpu-moe" + why);
+  args = base;
+  args.insert(args.end(), {"-ot", "exps=CPU"});
+  r = run_memfit(args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(r.err.find("memfit: ")), "memfit: --override-tensor" + why);
+}
+
+TEST(ExpertOffload, SolvingNCpuMoeWithoutATensorListSaysWhy) {
+  testing::CommandResult r =
+      run_memfit({"fit", "-m", kQwen3Moe, "--engine", "llamacpp", "--solve", "n-cpu-moe",
+                  "--gpu-memory", "0=24GiB", "-c", "16384", "--memory-limit", "96GiB"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("memfit: --solve: n-cpu-moe moves experts by their GGUF tensor names, "
+                       "and this model has no GGUF tensor list (a config or safetensors "
+                       "folder): solve it on the GGUF file\n"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(SolverRows, EachKvCacheTypeRowHasItsOwnLaunchCommand) {
+  testing::CommandResult r =
+      run_memfit({"fit", "-m", kLlama70B, "--engine", "llamacpp", "--solve", "gpu-layers",
+                  "--gpu-memory", "0=24GiB,1=24GiB", "-c", "8192", "--memory-limit", "128GiB"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The golden llamacpp-fit-gpu-layers has 26, 28 and 28 layers.
+  const std::string m = "llama-server -m " + kLlama70B + " -c 8192 -np 1";
+  EXPECT_NE(r.out.find("  KV cache f16:   26\n    " + m + " -ngl 26 -ts 24,24 -fa auto -ctk f16 "
+                       "-ctv f16\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  KV cache q8_0:  28\n    " + m + " -ctk q8_0 -ctv q8_0"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  KV cache q4_0:  28\n    " + m + " -ctk q4_0 -ctv q4_0"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(DoesNotFit, EndsWithTheCommandThatFindsWhatFits) {
+  testing::CommandResult r =
+      run_memfit({"inspect", "-m", kLlama70B, "--engine", "llamacpp", "--gpu-memory",
+                  "0=24GiB", "-c", "8192", "--memory-limit", "128GiB"});
+  EXPECT_NE(r.out.find("DOES NOT FIT: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nfind what fits: memfit fit -m " + kLlama70B +
+                       " --engine llamacpp --solve gpu-layers (with this command's other "
+                       "flags)\n"),
+            std::string::npos)
+      << r.out;
+  r = run_memfit({"inspect", "-m", kLlama70B, "--memory-limit", "16GiB"});
+  EXPECT_NE(r.out.find("\nfind what fits: memfit fit -m " + kLlama70B +
+                       " --engine mlxcel --solve max-tokens (with this command's other flags)\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(VllmPinnedCommand, NeverSuggestsAKvCachePastTheGpu) {
+  testing::CommandResult r = run_memfit({"inspect", "-m", kLlama8B, "--engine", "vllm", "--gpu",
+                                         "h100-80gb", "--max-model-len", "16384", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json v = nlohmann::json::parse(r.out)["vllm"];
+  // 1,024 requests of 16,384 tokens need (1,024 blocks x 1,024 + 1) x 2
+  // MiB = 2,199,025,352,704 B (2 TiB), past the 51.72 GiB left; 25 fit:
+  // (1,024 x 25 + 1) x 2,097,152 = 53,689,188,352 B.
+  EXPECT_EQ(v["kv_cache_memory_for_max_num_seqs"], 2199025352704u);
+  EXPECT_EQ(v["max_num_seqs_fit"], 25u);
+  const std::string pinned = v["command_kv_cache_memory"];
+  EXPECT_NE(pinned.find("--max-num-seqs 25 "), std::string::npos) << pinned;
+  EXPECT_NE(pinned.find("--kv-cache-memory-bytes 53689188352"), std::string::npos) << pinned;
+  EXPECT_EQ(pinned.find("2199025352704"), std::string::npos) << pinned;
+}
+
+TEST(RecommendQuant, HeadsTheTableWithTheBudgetItJudgesAgainst) {
+  // With a GPU to place on, each verdict is the placement's (every device
+  // fits): a 5.0 MiB total does not fit a 2 MiB GPU though the host's 64
+  // MiB would hold it, so the heading names the GPU, not only the host.
+  testing::CommandResult r =
+      run_memfit({"recommend-quant", "-m", std::string(MEMFIT_SOURCE_DIR) + "/tests/golden/models/quants",
+                  "-c", "2048", "--gpu-memory", "0=2MiB", "--gpu-margin", "0", "--memory-limit",
+                  "64MiB"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("; judged on every device: GPUs gpu:0 2.0 MiB (each less a 0 B margin), "
+                       "host 64.0 MiB (explicit)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("5.0 MiB  DOES NOT FIT"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace memfit
