@@ -1,6 +1,7 @@
 // The mlx-lm profile (engine.h): the peak mx.get_peak_memory() reports for
 // mlx_lm.generate (docs/engine-mlxlm.md).
 #include "engines/builtin.h"
+#include "engines/mlxlm/commands.h"
 #include "engines/mlxlm/fields.h"
 #include "memfit/mlxlm_report.h"
 #include "memfit/request.h"
@@ -8,7 +9,7 @@
 namespace memfit::engines {
 namespace {
 
-class MlxLmProfile final : public EngineProfile {
+class MlxLmProfile final : public MlxLmCommands {
  public:
   std::string_view name() const override { return "mlx-lm"; }
   std::vector<std::string_view> aliases() const override { return {"mlxlm", "mlx_lm"}; }
