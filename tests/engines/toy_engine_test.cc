@@ -196,7 +196,8 @@ TEST_F(ToyEngineTest, RunPricesWithItAndTheReportsAreItsOwn) {
   // 2 x 1 GiB = 2 GiB = 2,147,483,648 B within a 3 GiB limit.
   EXPECT_TRUE(run->fits());
   EXPECT_EQ(run_to_json(*run)["total_bytes"], 2147483648u);
-  EXPECT_EQ(render_run_text(*run), "toy: 2147483648 B\n");
+  // The engine's text, with the line saying which engine priced it second.
+  EXPECT_EQ(render_run_text(*run), "toy: 2147483648 B\npriced by toy: named by --engine\n");
   // 2 GiB past a 1.5 GiB limit.
   r.memory_limit_bytes = 3ull << 29;
   EXPECT_FALSE(memfit::run(r, context)->fits());
