@@ -172,6 +172,7 @@ void add_mlxlm_options(CLI::App& command, EstimateOptions& o, bool with_prompt_t
 }
 
 void add_mlxlm_options(CLI::App& command, EstimateOptions& o) { add_mlxlm_options(command, o, false); }
+void add_mlxlm_run_options(CLI::App& command, EstimateOptions& o) { add_mlxlm_options(command, o, true); }
 
 void add_vllm_options(CLI::App& command, EstimateOptions& o) { add_engine_options(command, o, "vllm"); }
 

@@ -85,6 +85,7 @@ void add_llamacpp_batch_options(CLI::App& command, EstimateOptions& options);
 // that has none of its own (inspect; preflight generate reads its own).
 void add_mlxlm_options(CLI::App& command, EstimateOptions& options, bool with_prompt_tokens);
 void add_mlxlm_options(CLI::App& command, EstimateOptions& options);  // without --prompt-tokens
+void add_mlxlm_run_options(CLI::App& command, EstimateOptions& options);  // with --prompt-tokens
 // vLLM's flags for --engine vllm.
 void add_vllm_options(CLI::App& command, EstimateOptions& options);
 // --tensor-parallel N (--tensor-parallel-size), --pipeline-parallel M and

@@ -54,8 +54,9 @@ void add_plot_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<PlotOptions>();
   CLI::App* cmd = add_estimating_command(
       app, "plot", "draw memory against context per KV width (and weight mode) as an SVG file; "
-                   "for llamacpp, against --ctx-size per cache type",
-      options->estimate, {add_request_options, add_llamacpp_options});
+                   "for llamacpp, against --ctx-size per cache type; for mlx-lm, against "
+                   "--prompt-tokens",
+      options->estimate, {add_request_options, add_llamacpp_options, add_mlxlm_options});
   cmd->add_option("-o,--out", options->out_path, "the SVG file to write")->required();
   cmd->add_flag("--quants", options->quants, "one row per weight mode: as-is, int8, int4 (MLX affine)");
   cmd->callback([options, cmd, &exit_code] {

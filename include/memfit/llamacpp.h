@@ -111,6 +111,9 @@ struct LlamaCppEstimate {
   uint64_t v_bytes = 0;        // every layer's V tensors (0 for MLA)
   uint64_t kv_bytes = 0;       // k + v
   uint64_t kv_layers = 0;      // layers that hold KV
+  // One token's K + V in one stream, over the layers that grow with the
+  // context (SWA-windowed ones stop at their window), at the cache types.
+  uint64_t kv_bytes_per_token = 0;
   uint64_t recurrent_bytes = 0;
   uint64_t recurrent_layers = 0;
   uint64_t output_bytes = 0;   // 4 x n_seq x n_vocab

@@ -93,6 +93,9 @@ struct MlxLmEstimate {
   uint64_t full_chunks = 0;      // prefill chunks of prefill_step_size before the last
   uint64_t last_chunk_tokens = 0;  // the last chunk: 1 .. prefill_step_size
   uint64_t kv_capacity_tokens = 0;  // a full-attention layer's KVCache at the end (0: none)
+  // What one more token adds to the caches without a window (KVCache
+  // layers), one sequence, as stored (kv_bits packing included); 0: none.
+  uint64_t kv_bytes_per_token = 0;
   uint64_t rotating_layers = 0;  // layers on a RotatingKVCache
   uint64_t kv_layers = 0;        // layers holding K/V (or an MLA latent)
   uint64_t recurrent_layers = 0;

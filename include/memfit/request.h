@@ -270,6 +270,7 @@ class LocalRequestContext : public RequestContext {
 struct PreparedRequest {
   std::shared_ptr<const Model> model;
   const EngineProfile* engine = nullptr;  // as resolved; set by prepare()
+  bool engine_named = false;  // the request named it; false: the model's default
   LlamaCppSettings llamacpp_settings;  // the llama.cpp fields with their defaults
   MlxLmSettings mlxlm_settings;        // the mlx-lm fields with their defaults
   VllmSettings vllm_settings;          // the vLLM fields with their defaults (GPU total resolved)

@@ -16,11 +16,18 @@ MEMFIT_PUBLIC_BEGIN
 namespace memfit {
 
 // The run's engine's JSON report (EngineProfile::report_json), with every
-// warning of the run.
+// warning of the run, and "engine_reason" (engine_reason()) after "engine".
 nlohmann::ordered_json run_to_json(const EstimateRun& run);
 
-// The run's engine's text report (EngineProfile::report_text).
+// The run's engine's text report (EngineProfile::report_text), its
+// heading's first line followed by "priced by <engine>: <engine_reason()>".
 std::string render_run_text(const EstimateRun& run);
+
+// Why `prepared`'s engine priced it, in words: "named by --engine", or
+// "the default for MLX models; --engine names another (llamacpp, mlx-lm,
+// vllm)" (EngineProfile::default_for_text; "the default" when the engine
+// claims no models and is the registry's fallback).
+std::string engine_reason(const PreparedRequest& prepared);
 
 }  // namespace memfit
 

@@ -34,6 +34,7 @@ Status check_request_fields(const EstimateRequest& r) {
 // so they count as given when they differ from their defaults.
 Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequest& p) {
   const EngineRegistry& registry = EngineRegistry::instance();
+  p.engine_named = !r.engine.empty();
   if (r.engine.empty()) {
     p.engine = &registry.default_for(model);
   } else if (Result<const EngineProfile*> named = registry.parse(r.engine); named) {

@@ -5,8 +5,10 @@
 // disagree.
 #include <fmt/format.h>
 
+#include "memfit/engine_compare.h"
 #include "memfit/request_json.h"
 #include "memfit/run_report.h"
+#include "request/json_fields.h"
 #include "service/request_parser.h"
 #include "service/service_context.h"
 #include "service/service_state.h"
@@ -18,6 +20,28 @@ constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; 
 
 Json optional_bytes(const std::optional<uint64_t>& v) { return v ? Json(*v) : Json(nullptr); }
 
+// /v1/estimate's own option "compare" (a boolean), taken out of `body` so
+// the rest is read as a request; a body that is not a JSON object is left
+// for the request's parser to refuse.
+Result<bool> take_compare(std::string& body) {
+  Result<request::Json> json = request::parse_object(body);
+  if (!json.ok() || !json->contains("compare")) return false;
+  const request::Json& compare = (*json)["compare"];
+  if (!compare.is_boolean()) return Error::usage("compare", "must be true or false");
+  const bool wanted = compare.get<bool>();
+  json->erase("compare");
+  body = json->dump();
+  return wanted;
+}
+
+// {"model", "compare": [...]}: every engine's price (engine_compare.h).
+HttpResponse compare_response(const EstimateRequest& request, RequestContext& context) {
+  Result<std::vector<EngineComparison>> rows = compare_engines(request, context);
+  if (!rows.ok()) return error_response(api_error_of(rows.error()));
+  Json out = {{"model", request.model}, {"compare", comparison_to_json(*rows)}};
+  return json_response(200, out);
+}
+
 }  // namespace
 
 ApiResult<std::shared_ptr<const CachedModel>> model_named(ServiceState& state,
@@ -27,12 +51,16 @@ ApiResult<std::shared_ptr<const CachedModel>> model_named(ServiceState& state,
   return state.cache.get(*resolved);
 }
 
-HttpResponse handle_estimate(ServiceState& state, std::string_view body) {
+HttpResponse handle_estimate(ServiceState& state, std::string_view body_text) {
+  std::string body(body_text);
+  Result<bool> compare = take_compare(body);
+  if (!compare.ok()) return error_response(api_error_of(compare.error()));
   Result<EstimateRequest> request = parse_estimate_request_json(body);
   if (!request.ok()) return error_response(api_error_of(request.error()));
   ApiResult<ResolvedModel> resolved = resolve_request_model(state, request->model);
   if (!resolved.ok()) return error_response(resolved.error());
   ServiceContext context(state, *resolved);
+  if (*compare) return compare_response(*request, context);
   Result<EstimateRun> run = memfit::run(*request, context);
   if (!run.ok()) return error_response(api_error_of(run.error()));
   state.metrics.record_estimate(resolved->label, run->estimate);

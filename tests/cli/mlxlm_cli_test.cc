@@ -84,17 +84,26 @@ TEST(MlxLmCli, InspectTakesTheSameFlags) {
   EXPECT_EQ(a["mlxlm"]["kv_bytes"], 40ull * 2048 * 2176);
 }
 
-TEST(MlxLmCli, FitPlotAndServeRefuseItWithOneLine) {
-  // The registry's one refusal, naming the engines that answer each command.
+// fit and plot answer under mlx-lm (src/engines/mlxlm/solver.h,
+// plot_command.cc): the largest --max-tokens, or --batch-size, in 64 GiB;
+// the peak against --prompt-tokens.
+TEST(MlxLmCli, FitSolvesMaxTokensAndBatch) {
   auto fit = run_memfit({"fit", "-m", kExample, "--engine", "mlx-lm", "--solve", "max-tokens"}, k64GiB);
-  EXPECT_EQ(fit.exit_code, 2);
-  EXPECT_EQ(fit.err,
-            "memfit: --engine: mlx-lm is not priced by fit; fit takes mlxcel, llamacpp or vllm\n");
+  EXPECT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_EQ(fit.out.rfind("Largest max-tokens that fits 64.00 GiB (explicit): ", 0), 0u) << fit.out;
+  auto batch = run_memfit({"fit", "-m", kExample, "--engine", "mlx-lm", "--solve", "batch", "--json"},
+                          k64GiB);
+  EXPECT_EQ(batch.exit_code, 0) << batch.err;
+  const nlohmann::json j = nlohmann::json::parse(batch.out);
+  EXPECT_EQ(j["solve"], "batch");
+  EXPECT_TRUE(j["value"].is_number()) << batch.out;
   auto plot = run_memfit({"plot", "-m", kExample, "--engine", "mlx-lm", "--out", "/dev/null"}, k64GiB);
-  EXPECT_EQ(plot.exit_code, 2);
-  EXPECT_NE(plot.err.find("mlx-lm is not priced by plot; plot takes mlxcel or llamacpp"),
-            std::string::npos)
-      << plot.err;
+  EXPECT_EQ(plot.exit_code, 0) << plot.err;
+  EXPECT_EQ(plot.out.rfind("wrote /dev/null: --prompt-tokens 256 to ", 0), 0u) << plot.out;
+}
+
+TEST(MlxLmCli, ServeRefusesItWithOneLine) {
+  // The registry's one refusal, naming the engines that answer each command.
   auto serve = run_memfit({"preflight", "serve", "-m", kExample, "--engine", "mlx-lm", "-c", "8192"},
                           k64GiB);
   EXPECT_EQ(serve.exit_code, 2);
@@ -118,6 +127,39 @@ TEST(MlxLmCli, KvBitsOnARotatingCacheIsAUsageError) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "memfit: --kv-bits: mlx-lm cannot quantize a rotating cache (RotatingKVCache), "
                    "which --max-kv-size puts every layer on\n");
+}
+
+}  // namespace
+}  // namespace memfit
+
+namespace memfit {
+namespace {
+
+// The report's second line names the engine and why; --compare prices
+// every engine, one line each, the default (mlxcel for safetensors) marked.
+TEST(MlxLmCli, InspectSaysWhichEngineAndComparesThemAll) {
+  auto chosen = run_memfit({"inspect", "-m", kExample}, k64GiB);
+  ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
+  const size_t second = chosen.out.find('\n') + 1;
+  EXPECT_EQ(chosen.out.substr(second, chosen.out.find('\n', second) - second),
+            "priced by mlxcel: the default for models that are not GGUF; --engine names another "
+            "(llamacpp, mlx-lm, vllm)");
+  auto named = run_memfit({"inspect", "-m", kExample, "--engine", "mlx-lm"}, k64GiB);
+  EXPECT_NE(named.out.find("\npriced by mlx-lm: named by --engine\n"), std::string::npos) << named.out;
+  auto compare = run_memfit({"inspect", "-m", kExample, "--compare"}, k64GiB);
+  ASSERT_EQ(compare.exit_code, 0) << compare.err;
+  EXPECT_EQ(compare.out.rfind("Each engine's price of this request (* the engine inspect uses):\n* mlxcel ", 0),
+            0u)
+      << compare.out;
+  EXPECT_NE(compare.out.find("\n  mlx-lm "), std::string::npos) << compare.out;
+  auto json = run_memfit({"inspect", "-m", kExample, "--compare", "--json"}, k64GiB);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["compare"].size(), 4u);
+  EXPECT_EQ(j["compare"][0]["engine"], "mlxcel");
+  EXPECT_EQ(j["compare"][0]["chosen"], true);
+  EXPECT_EQ(j["compare"][2]["engine"], "mlx-lm");
+  EXPECT_EQ(j["compare"][2]["priced"], true);
 }
 
 }  // namespace

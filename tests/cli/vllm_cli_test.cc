@@ -115,7 +115,7 @@ TEST(VllmCli, PlotRefusesItWithOneLine) {
   // The registry's one refusal: the engines answering plot are listed.
   auto plot = run_memfit({"plot", "-m", k70B, "--engine", "vllm", "--out", "/dev/null"}, k80GiB);
   EXPECT_EQ(plot.exit_code, 2);
-  EXPECT_NE(plot.err.find("vllm is not priced by plot; plot takes mlxcel or llamacpp"),
+  EXPECT_NE(plot.err.find("vllm is not priced by plot; plot takes mlxcel, llamacpp or mlx-lm"),
             std::string::npos)
       << plot.err;
   auto bad = run_memfit({"inspect", "-m", k70B, "--engine", "vllm", "--kv-cache-dtype", "int4"}, k80GiB);

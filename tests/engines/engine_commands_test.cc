@@ -65,11 +65,10 @@ TEST(EngineCommands, WhichEngineAnswersWhich) {
     rows.push_back(row);
   }
   EXPECT_EQ(rows, (std::vector<std::string>{"mlxcel yes yes yes yes", "llamacpp yes yes - yes",
-                                            "mlx-lm - - - -", "vllm yes - - -"}));
+                                            "mlx-lm yes yes - -", "vllm yes - - -"}));
 }
 
-// fit's --solve names: an engine names them exactly when it answers fit;
-// mlx-lm, which prices no fit, names none.
+// fit's --solve names: an engine names them exactly when it answers fit.
 TEST(EngineCommands, SolveNamesGoWithTheFitHook) {
   for (const EngineProfile* engine : EngineRegistry::instance().all()) {
     SCOPED_TRACE(std::string(engine->name()));

@@ -196,7 +196,8 @@ TEST_F(ToyEngineTest, RunPricesWithItAndTheReportsAreItsOwn) {
   // 2 x 1 GiB = 2 GiB = 2,147,483,648 B within a 3 GiB limit.
   EXPECT_TRUE(run->fits());
   EXPECT_EQ(run_to_json(*run)["total_bytes"], 2147483648u);
-  EXPECT_EQ(render_run_text(*run), "toy: 2147483648 B\n");
+  // The engine's text, with the line saying which engine priced it second.
+  EXPECT_EQ(render_run_text(*run), "toy: 2147483648 B\npriced by toy: named by --engine\n");
   // 2 GiB past a 1.5 GiB limit.
   r.memory_limit_bytes = 3ull << 29;
   EXPECT_FALSE(memfit::run(r, context)->fits());
@@ -226,14 +227,14 @@ TEST_F(FitToyTest, CommandsItDoesNotAnswerAreRefusedWithTheRegistrysLine) {
   const EngineProfile& toy = *registry.find("toy");
   // fit is answered by mlxcel, llamacpp, vllm and the toy with the hook.
   EXPECT_EQ(registry.unsupported(toy, EngineCommand::kFit).message(),
-            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp, vllm or fit-toy");
+            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm, vllm or fit-toy");
   EXPECT_EQ(registry.unsupported(*registry.find("vllm"), EngineCommand::kPlot).message(),
-            "engine: vllm is not priced by plot; plot takes mlxcel or llamacpp");
+            "engine: vllm is not priced by plot; plot takes mlxcel, llamacpp or mlx-lm");
   // A hook not overridden answers with the same line.
   EstimateRequest r;
   const CommandQuery query{.front = CommandFront::kCli, .request = r, .options = {}};
   EXPECT_EQ(toy.plot(query, PreparedRequest{}).error().message(),
-            "engine: toy is not priced by plot; plot takes mlxcel or llamacpp");
+            "engine: toy is not priced by plot; plot takes mlxcel, llamacpp or mlx-lm");
 }
 
 TEST_F(ToyEngineTest, TheCliRefusesItsFitAndPlotWithTheRegistrysLine) {
@@ -241,14 +242,14 @@ TEST_F(ToyEngineTest, TheCliRefusesItsFitAndPlotWithTheRegistrysLine) {
       {"fit", "-m", kExample, "--engine", "toy", "--solve", "max-tokens", "--memory-limit", "16GiB"});
   EXPECT_EQ(fit.exit_code, 2);
   EXPECT_EQ(fit.out, "");
-  EXPECT_EQ(fit.err, "memfit: --engine: toy is not priced by fit; fit takes mlxcel, llamacpp or vllm\n");
+  EXPECT_EQ(fit.err, "memfit: --engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm or vllm\n");
   TempDir dir;
   const std::string svg = dir.file_path("toy.svg");
   CliRun plot = run_memfit_in_process(
       {"plot", "-m", kExample, "--engine", "toy", "--memory-limit", "16GiB", "--out", svg});
   EXPECT_EQ(plot.exit_code, 2);
   EXPECT_EQ(plot.out, "");
-  EXPECT_EQ(plot.err, "memfit: --engine: toy is not priced by plot; plot takes mlxcel or llamacpp\n");
+  EXPECT_EQ(plot.err, "memfit: --engine: toy is not priced by plot; plot takes mlxcel, llamacpp or mlx-lm\n");
   EXPECT_FALSE(std::filesystem::exists(svg));
 }
 
@@ -256,7 +257,7 @@ TEST_F(ToyEngineTest, TheServiceRefusesItsFitWithTheRegistrysLine) {
   HttpResponse r = post_fit({{"model", testing::kExampleModel}, {"engine", "toy"}});
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_EQ(testing::error_message(r),
-            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp or vllm");
+            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm or vllm");
 }
 
 // The example's weights are 8,307,783,680 B (its index's total_size);

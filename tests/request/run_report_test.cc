@@ -21,6 +21,23 @@ using ::testing::EndsWith;
 constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kGiB = 1ull << 30;
 
+// What run_report.h adds to the engine's own report: "engine_reason" after
+// "engine", and the line "priced by <engine>: <reason>" second.
+nlohmann::ordered_json with_reason(const nlohmann::ordered_json& report, const std::string& reason) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : report.items()) {
+    out[key] = value;
+    if (key == "engine") out["engine_reason"] = reason;
+  }
+  return out;
+}
+std::string with_reason_line(std::string text, const std::string& line) {
+  return text.insert(text.find('\n') + 1, line + "\n");
+}
+
+const std::string kMlxcelDefault =
+    "the default for models that are not GGUF; --engine names another (llamacpp, mlx-lm, vllm)";
+
 // An mlxcel run: 3.5 GiB of weights, 512 MiB of KV, 1.25 GiB of headroom:
 // 5.25 GiB of an 8 GiB budget.
 EstimateRun mlxcel_run() {
@@ -56,12 +73,14 @@ EstimateRun mlxcel_run() {
 TEST(RunReport, MlxcelRunIsTheEstimateReportWithEveryWarning) {
   const EstimateRun r = mlxcel_run();
   nlohmann::ordered_json j = run_to_json(r);
-  EXPECT_EQ(j, mlxcel_estimate_to_json(*r.model, r.estimate, r.budget, r.warnings));
+  EXPECT_EQ(j, with_reason(estimate_to_json(*r.model, r.estimate, r.budget, r.warnings),
+                           kMlxcelDefault));
   EXPECT_EQ(j["warnings"].dump(),
             R"(["MEMFIT_PREFILL_CHUNK 'x' ignored","WARNING: memory available now is 4.00 GiB"])");
   EXPECT_EQ(j["total_bytes"], 5637144576u);  // 5.25 x 2^30
   EXPECT_FALSE(j.contains("parallel"));
-  EXPECT_EQ(render_run_text(r), render_mlxcel_text(*r.model, r.estimate, r.budget));
+  EXPECT_EQ(render_run_text(r), with_reason_line(render_estimate_text(*r.model, r.estimate, r.budget),
+                                                 "priced by mlxcel: " + kMlxcelDefault));
   EXPECT_THAT(render_run_text(r), EndsWith("\nFITS: 5.25 GiB of 8.00 GiB (2.75 GiB to spare)\n"));
 }
 
@@ -85,7 +104,9 @@ TEST(RunReport, APerRankPlanFollowsTheWholeModel) {
   // "parallel" is the last key, after the warnings.
   EXPECT_EQ(std::prev(j.end()).key(), "parallel");
   const std::string text = render_run_text(r);
-  EXPECT_EQ(text, render_mlxcel_text(*r.model, r.estimate, r.budget) + render_parallel_plan_text(plan));
+  EXPECT_EQ(text, with_reason_line(render_estimate_text(*r.model, r.estimate, r.budget),
+                                   "priced by mlxcel: " + kMlxcelDefault) +
+                      render_parallel_plan_text(plan));
   EXPECT_THAT(text, EndsWith("\nRANKS THAT DO NOT FIT: 0, 1\n"));
   // The run fits only when every rank does.
   EXPECT_FALSE(r.fits());
@@ -100,10 +121,12 @@ TEST(RunReport, EngineRunsGoToTheirOwnRenderer) {
   l.fits = true;
   r.llamacpp = l;
   r.engine = EngineRegistry::instance().find("llamacpp");
-  EXPECT_EQ(run_to_json(r), llamacpp_estimate_to_json(*r.model, l, r.budget, r.warnings));
+  r.engine_named = true;
+  const std::string named = "named by --engine";
+  EXPECT_EQ(run_to_json(r), with_reason(llamacpp_estimate_to_json(*r.model, l, r.budget, r.warnings), named));
   EXPECT_EQ(run_to_json(r)["engine"], "llamacpp");
   EXPECT_THAT(render_run_text(r), EndsWith("\nFITS: 3.00 GiB of 8.00 GiB (5.00 GiB to spare)\n"));
-  EXPECT_EQ(render_run_text(r), render_llamacpp_text(*r.model, l, r.budget));
+  EXPECT_EQ(render_run_text(r), with_reason_line(render_llamacpp_text(*r.model, l, r.budget), "priced by llamacpp: " + named));
 
   r.llamacpp.reset();
   MlxLmEstimate x;
@@ -112,9 +135,9 @@ TEST(RunReport, EngineRunsGoToTheirOwnRenderer) {
   x.wired_limit_mb = 9216;  // 9 x 1024
   r.mlxlm = x;
   r.engine = EngineRegistry::instance().find("mlx-lm");
-  EXPECT_EQ(run_to_json(r), mlxlm_estimate_to_json(*r.model, x, r.budget, r.warnings));
+  EXPECT_EQ(run_to_json(r), with_reason(mlxlm_estimate_to_json(*r.model, x, r.budget, r.warnings), named));
   EXPECT_EQ(run_to_json(r)["engine"], "mlx-lm");
-  EXPECT_EQ(render_run_text(r), render_mlxlm_text(*r.model, x, r.budget));
+  EXPECT_EQ(render_run_text(r), with_reason_line(render_mlxlm_text(*r.model, x, r.budget), "priced by mlx-lm: " + named));
   EXPECT_THAT(render_run_text(r),
               EndsWith("\nDOES NOT FIT: 9.00 GiB needed, 8.00 GiB available (1.00 GiB short)\n"));
 
@@ -126,9 +149,9 @@ TEST(RunReport, EngineRunsGoToTheirOwnRenderer) {
   v.starts = v.fits = true;
   r.vllm = v;
   r.engine = EngineRegistry::instance().find("vllm");
-  EXPECT_EQ(run_to_json(r), vllm_estimate_to_json(*r.model, v, r.budget, r.warnings));
+  EXPECT_EQ(run_to_json(r), with_reason(vllm_estimate_to_json(*r.model, v, r.budget, r.warnings), named));
   EXPECT_EQ(run_to_json(r)["engine"], "vllm");
-  EXPECT_EQ(render_run_text(r), render_vllm_text(*r.model, v, r.budget));
+  EXPECT_EQ(render_run_text(r), with_reason_line(render_vllm_text(*r.model, v, r.budget), "priced by vllm: " + named));
   EXPECT_THAT(render_run_text(r), EndsWith("\nFITS: 7.00 GiB of 8.00 GiB (1.00 GiB to spare)\n"));
 }
 

@@ -82,11 +82,32 @@ TEST(ServiceEstimate, MlxLmEngineAndItsFields) {
   EXPECT_EQ(j["engine"], "mlx-lm");
   EXPECT_EQ(j["mlxlm"]["kv_bytes"], 335544320u);
   EXPECT_EQ(j["total_bytes"], 8307783680u + 335544320u + 1423441920u);
-  HttpResponse refused = service->handle(
+  HttpResponse fit = service->handle(
       "POST", "/v1/fit", json{{"model", kExampleModel}, {"engine", "mlx-lm"}}.dump());
-  EXPECT_EQ(refused.status, 400) << refused.body;
-  EXPECT_EQ(error_message(refused),
-            "engine: mlx-lm is not priced by fit; fit takes mlxcel, llamacpp or vllm");
+  EXPECT_EQ(fit.status, 200) << fit.body;
+  EXPECT_EQ(body_json(fit)["solve"], "max-tokens");
+}
+
+// "compare": true prices the request under every engine, one row each;
+// mlx-lm's own fields make the others refuse it, and mlx-lm's row is the
+// total above: 8,307,783,680 + 335,544,320 + 1,423,441,920.
+TEST(ServiceEstimate, CompareListsEveryEngine) {
+  auto service = make_service({kExamplesRoot});
+  HttpResponse r = estimate(*service, {{"model", kExampleModel}, {"engine", "mlx-lm"},
+                                       {"prompt_tokens", 2048}, {"max_tokens", 128},
+                                       {"compare", true}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json rows = body_json(r)["compare"];
+  ASSERT_EQ(rows.size(), 4u) << r.body;
+  EXPECT_EQ(rows[0]["engine"], "mlxcel");
+  EXPECT_EQ(rows[0]["priced"], false);
+  EXPECT_EQ(rows[0]["refusal"], "prompt_tokens: is an mlx-lm setting: give engine mlx-lm");
+  EXPECT_EQ(rows[2]["engine"], "mlx-lm");
+  EXPECT_EQ(rows[2]["chosen"], true);
+  EXPECT_EQ(rows[2]["total_bytes"], 8307783680u + 335544320u + 1423441920u);
+  HttpResponse bad = estimate(*service, {{"model", kExampleModel}, {"compare", "yes"}});
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  EXPECT_EQ(error_message(bad), "compare: must be true or false");
 }
 
 TEST(ServiceEstimate, VllmEngineAndItsFields) {

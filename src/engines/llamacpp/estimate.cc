@@ -51,6 +51,7 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   e.v_bytes = parts->v_bytes;
   e.kv_bytes = (CheckedBytes(parts->k_bytes) + parts->v_bytes).saturated();
   e.kv_layers = parts->kv_layers;
+  e.kv_bytes_per_token = parts->kv_bytes_per_token;
   e.recurrent_bytes = parts->recurrent_bytes;
   e.recurrent_layers = parts->recurrent_layers;
   e.output_bytes = parts->output_bytes;

@@ -77,13 +77,18 @@ class KvTotals {
     if (!k_row) return k_row.error();
     k_total_ += slots * *k_row;
     CheckedBytes one = CheckedBytes(cells) * c_.streams * *k_row;
+    CheckedBytes row = *k_row;
     if (l.kind != LayerKind::kMlaLatent) {
       const uint64_t v_width = s_.flash_attn == FlashAttn::kOff ? widest_v_ : l.elems_per_token / 2;
       Result<uint64_t> v_row = row_bytes(s_.cache_type_v, v_width, "cache_type_v");
       if (!v_row) return v_row.error();
       v_total_ += slots * *v_row;
       one += CheckedBytes(cells) * c_.streams * *v_row;
+      row += *v_row;
     }
+    // A windowed layer's cells stop at its window: only the others grow
+    // with the context.
+    if (!is_windowed(l) || s_.swa_full) per_token_ += row * count;
     each = one.saturated();  // the totals above fail on overflow
     parts.kv_layers = (CheckedBytes(parts.kv_layers) + count).saturated();
     return Status::Ok();
@@ -91,6 +96,7 @@ class KvTotals {
 
   const CheckedBytes& k_total() const { return k_total_; }
   const CheckedBytes& v_total() const { return v_total_; }
+  const CheckedBytes& per_token() const { return per_token_; }
 
  private:
   const LlamaCppContext& c_;
@@ -98,6 +104,7 @@ class KvTotals {
   uint64_t widest_v_;
   CheckedBytes k_total_ = 0;
   CheckedBytes v_total_ = 0;
+  CheckedBytes per_token_ = 0;  // K + V rows of the layers that grow with the context
 };
 
 // What one sequence of a windowed layer keeps in the SWA cache, at most:
@@ -169,6 +176,7 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
   if (!output.value()) return overflow("output buffer");
   parts.k_bytes = *kv.k_total().value();
   parts.v_bytes = *kv.v_total().value();
+  parts.kv_bytes_per_token = kv.per_token().saturated();  // at most k + v, checked above
   parts.recurrent_bytes = *recurrent_total.value();
   parts.output_bytes = *output.value();
   if (!seq_partial.value()) return overflow("checkpoint state");

@@ -54,6 +54,9 @@ struct MemoryParts {
   uint64_t k_bytes = 0;
   uint64_t v_bytes = 0;
   uint64_t kv_layers = 0;
+  // One cell's K + V rows over the layers whose cells grow with the
+  // context (not the SWA-windowed ones, unless swa_full), at the cache types.
+  uint64_t kv_bytes_per_token = 0;
   uint64_t recurrent_bytes = 0;
   uint64_t recurrent_layers = 0;
   uint64_t output_bytes = 0;

@@ -129,6 +129,7 @@ nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const Llama
   j["weights_bytes"] = e.mapped_bytes;
   j["weights_source"] = std::string(to_string(model.weights.source));
   j["weights_verified"] = model.weights.verified;
+  j["kv_bytes_per_token"] = e.kv_bytes_per_token;
   j["llamacpp"] = {{"model_bytes", e.model_bytes},
                    {"mapped_bytes", e.mapped_bytes},
                    {"repack_bytes", e.repack_modelled ? Json(e.repack_bytes) : Json(nullptr)},
@@ -139,6 +140,7 @@ nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const Llama
                      {"k_bytes", e.k_bytes},
                      {"v_bytes", e.v_bytes},
                      {"kv_layers", e.kv_layers},
+                     {"kv_bytes_per_token", e.kv_bytes_per_token},
                      {"recurrent_bytes", e.recurrent_bytes},
                      {"recurrent_layers", e.recurrent_layers},
                      {"output_bytes", e.output_bytes}}},
@@ -198,6 +200,11 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
   }
   report_row(out, "Total", e.total_bytes);
   report_row(out, "Budget", e.budget_bytes, to_string(budget.source));
+  if (e.kv_bytes_per_token != 0) {
+    out += fmt::format("KV per token: {} B (K {} + V {}, the layers that grow with the context)\n",
+                       e.kv_bytes_per_token, ggml_type_traits(s.cache_type_k).name,
+                       ggml_type_traits(s.cache_type_v).name);
+  }
   devices_text(out, e);
   for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
   if (!e.settings.placement.gpus.empty()) {

@@ -234,6 +234,9 @@ std::vector<LayerPlan> plan_caches(const ModelSpec& spec, const MlxLmSettings& s
       p.window = s.max_kv_size;
     }
     if (p.window != 0) ++e.rotating_layers;
+    if (p.window == 0) {
+      e.kv_bytes_per_token = (CheckedBytes(e.kv_bytes_per_token) + p.bytes_per_token).saturated();
+    }
     ++e.kv_layers;
     layers.push_back(p);
   }

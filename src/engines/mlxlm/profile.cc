@@ -2,6 +2,7 @@
 // mlx_lm.generate (docs/engine-mlxlm.md).
 #include "engines/builtin.h"
 #include "engines/shared/trained_context.h"
+#include "engines/mlxlm/commands.h"
 #include "engines/mlxlm/fields.h"
 #include "memfit/checked_math.h"
 #include "engines/shared/weight_mode.h"
@@ -11,7 +12,7 @@
 namespace memfit::engines {
 namespace {
 
-class MlxLmProfile final : public EngineProfile {
+class MlxLmProfile final : public MlxLmCommands {
  public:
   std::string_view name() const override { return "mlx-lm"; }
   std::vector<std::string_view> aliases() const override { return {"mlxlm", "mlx_lm"}; }

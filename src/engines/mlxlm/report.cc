@@ -59,6 +59,19 @@ std::string sysctl(const MlxLmEstimate& e) {
   return fmt::format("sudo sysctl iogpu.wired_limit_mb={}", e.wired_limit_mb);
 }
 
+// "KV per token: 4096 B ..., one sequence; the cache grows in 256-token
+// steps: 2304 slots for 2176 tokens" (docs/engine-mlxlm.md, "KV cache").
+std::string kv_per_token_line(const MlxLmEstimate& e) {
+  const MlxLmSettings& s = e.settings;
+  std::string line = fmt::format("KV per token: {} B, one sequence ({} layers without a window)",
+                                 e.kv_bytes_per_token, e.kv_layers - e.rotating_layers);
+  if (e.kv_capacity_tokens != 0) {
+    line += fmt::format("; KVCache grows in {}-token steps: {} slots for {} tokens",
+                        kMlxLmCacheStep, e.kv_capacity_tokens, s.prompt_tokens + s.max_tokens);
+  }
+  return line + "\n";
+}
+
 }  // namespace
 
 nlohmann::ordered_json mlxlm_estimate_to_json(const Model& model, const MlxLmEstimate& e,
@@ -78,12 +91,14 @@ nlohmann::ordered_json mlxlm_estimate_to_json(const Model& model, const MlxLmEst
   j["weights_bytes"] = e.weights_bytes;
   j["weights_source"] = std::string(to_string(model.weights.source));
   j["weights_verified"] = model.weights.verified;
+  j["kv_bytes_per_token"] = e.kv_bytes_per_token;
   j["mlxlm"] = {{"peak_phase", std::string(to_string(e.peak_phase))},
                 {"weights_bytes", e.weights_bytes},
                 {"kv_bytes", e.kv_bytes},
                 {"kv_layers", e.kv_layers},
                 {"rotating_layers", e.rotating_layers},
                 {"kv_capacity_tokens", e.kv_capacity_tokens},
+                {"kv_bytes_per_token", e.kv_bytes_per_token},
                 {"recurrent_bytes", e.recurrent_bytes},
                 {"recurrent_layers", e.recurrent_layers},
                 {"transient_bytes", e.transient_bytes},
@@ -145,6 +160,7 @@ std::string render_mlxlm_text(const Model& model, const MlxLmEstimate& e,
   report_row(out, "  Cache regrow", p.regrow_bytes, "the largest layer's old buffer");
   report_row(out, "Peak", e.total_bytes, "mx.get_peak_memory()");
   report_row(out, "Budget", e.budget_bytes, to_string(budget.source));
+  if (e.kv_bytes_per_token != 0) out += kv_per_token_line(e);
   for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
   out += fmt::format("wired: {}; macOS: {}{}\n", set_wired_limit(e), sysctl(e),
                      e.fits ? "" : " (over the budget: no wired limit makes it fit)");

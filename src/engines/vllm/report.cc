@@ -213,6 +213,14 @@ void text_rows(std::string& out, const Model& model, const VllmEstimate& e,
   report_row(out, "Budget", e.budget_bytes, to_string(budget.source));
 }
 
+// One token's share of a block across all layers, per rank: a block's
+// bytes over its tokens, rounded up; 0 for an attention-free model.
+uint64_t kv_bytes_per_token(const VllmEstimate& e) {
+  if (e.layout.attention_block_size == 0) return 0;
+  const uint64_t size = e.layout.attention_block_size;
+  return e.layout.bytes_per_block / size + (e.layout.bytes_per_block % size != 0 ? 1 : 0);
+}
+
 // The KV lines: blocks, pages and tokens, the block size's reason, and the
 // concurrency. Nothing for an attention-free model.
 void text_kv(std::string& out, const ModelSpec& spec, const VllmEstimate& e) {
@@ -233,6 +241,11 @@ void text_kv(std::string& out, const ModelSpec& spec, const VllmEstimate& e) {
   out += fmt::format("    maximum concurrency for {} tokens per request: {:.2f}x; longest request "
                      "that fits: {} tokens\n",
                      s.max_model_len, e.max_concurrency, e.max_model_len_fit);
+  if (kv_bytes_per_token(e) != 0) {
+    out += fmt::format("KV per token: {} B per rank (a {}-token block is {} across all layers)\n",
+                       kv_bytes_per_token(e), e.layout.attention_block_size,
+                       format_bytes(e.layout.bytes_per_block));
+  }
 }
 
 // The commands to start vLLM with, as estimated and pinned to the KV
@@ -299,6 +312,7 @@ nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstim
   j["weights_bytes"] = e.weights.bytes;
   j["weights_source"] = std::string(to_string(model.weights.source));
   j["weights_verified"] = model.weights.verified;
+  j["kv_bytes_per_token"] = kv_bytes_per_token(e);
   j["vllm"] = vllm_json(model, e);
   add_report_tail(j, model, budget, e.budget_bytes, e.total_bytes, e.fits, warnings);
   return j;

@@ -60,6 +60,7 @@ TEST(LlamaCppEstimate, SyntheticLlamaMatchesTheMeasuredLogLines) {
   EXPECT_EQ(e.context.n_batch, 1000u);
   EXPECT_EQ(e.context.n_ubatch, 512u);
   EXPECT_EQ(e.kv_bytes, 1 * kMiB);
+  EXPECT_EQ(e.kv_bytes_per_token, 1024u);  // the report's KV per token: 4 x 64 x 2 B x 2
   EXPECT_EQ(e.output_bytes, 128000u);
 
   // Measured: n_ctx 12288, 3 sequences -> 4096 cells x 3 streams = 12.00 MiB,
@@ -70,6 +71,7 @@ TEST(LlamaCppEstimate, SyntheticLlamaMatchesTheMeasuredLogLines) {
   EXPECT_EQ(e.context.n_ctx_seq, 4096u);
   EXPECT_EQ(e.context.streams, 3u);
   EXPECT_EQ(e.kv_bytes, 12 * kMiB);
+  EXPECT_EQ(e.kv_bytes_per_token, 1024u);  // one stream's token: 3 streams do not change it
   EXPECT_EQ(e.output_bytes, 384000u);
 
   // Measured: 4096 cells, q8_0 K and V, FA on: row(q8_0, 64) = 68 B;
@@ -79,6 +81,7 @@ TEST(LlamaCppEstimate, SyntheticLlamaMatchesTheMeasuredLogLines) {
   q.cache_type_k = q.cache_type_v = GgmlType::kQ8_0;
   q.flash_attn = FlashAttn::kOn;
   EXPECT_EQ(run(synthetic_llama(), q).kv_bytes, 2228224u);
+  EXPECT_EQ(run(synthetic_llama(), q).kv_bytes_per_token, 544u);  // 4 x 68 x 2
 }
 
 TEST(LlamaCppEstimate, ComputeBufferModelAgainstTheCalibrationPoints) {
@@ -192,6 +195,7 @@ TEST(LlamaCppEstimate, NextNBlocksKeepAKvCacheUnlessTheArchitectureFiltersThem) 
   LlamaCppEstimate e = run(validation_mla("deepseek2"), s);
   EXPECT_EQ(e.kv_layers, 4u);
   EXPECT_EQ(e.kv_bytes, 10485760u);
+  EXPECT_EQ(e.kv_bytes_per_token, 2560u);  // 4 x 320 x 2 B, K only
   EXPECT_EQ(e.v_bytes, 0u);
   // deepseek32 filters the NextN block: 3 x 320 x 2 x 4096 = 7,864,320.
   e = run(validation_mla("deepseek32"), s);

@@ -68,6 +68,7 @@ LlamaCppEstimate cpu_run() {
   e.v_bytes = 288 * kMiB;
   e.kv_bytes = 576 * kMiB;
   e.kv_layers = 36;
+  e.kv_bytes_per_token = 147456;  // 36 x (1024 + 1024) x 2 B
   e.output_bytes = 607744;
   e.context_bytes = 604587520;
   e.compute_bytes = 300 * kMiB;
@@ -114,6 +115,7 @@ TEST(LlamaCppTextReport, TheWholeReportOfACpuRunThatFits) {
                         "  Compute                  300.0 MiB   modelled\n"
                         "  Total                     5.86 GiB\n"
                         "  Budget                    8.00 GiB   explicit\n"
+                        "KV per token: 147456 B (K f16 + V f16, the layers that grow with the context)\n"
                         "\n"
                         "FITS: 5.86 GiB of 8.00 GiB (2.14 GiB to spare)\n",
                         memfit_version()));
@@ -209,6 +211,7 @@ TEST(LlamaCppTextReport, AssumptionsComeBeforeTheVerdict) {
   m.spec.assumptions = {"rope.freq_base 1000000 (default)"};
   EXPECT_THAT(render_llamacpp_text(m, cpu_run(), kBudget),
               HasSubstr("\n  Budget                    8.00 GiB   explicit\n"
+                        "KV per token: 147456 B (K f16 + V f16, the layers that grow with the context)\n"
                         "assumed: rope.freq_base 1000000 (default)\n"
                         "\nFITS: "));
 }
@@ -357,7 +360,7 @@ TEST(LlamaCppJsonReport, KeysAndInputsInOrder) {
   Json j = llamacpp_estimate_to_json(qwen3_gguf(), cpu_run(), kBudget, {});
   EXPECT_THAT(keys_of(j), ElementsAre("memfit_version", "model", "model_type", "family", "layout",
                                       "engine", "inputs", "weights_bytes", "weights_source",
-                                      "weights_verified", "llamacpp", "budget_bytes", "budget_source",
+                                      "weights_verified", "kv_bytes_per_token", "llamacpp", "budget_bytes", "budget_source",
                                       "total_bytes", "fits", "assumptions", "warnings"));
   EXPECT_EQ(j["engine"], "llamacpp");
   EXPECT_EQ(j["inputs"].dump(),
@@ -384,7 +387,7 @@ TEST(LlamaCppJsonReport, ExactFiguresOfTheCpuRun) {
   EXPECT_EQ(l["compute_bytes"], 314572800u);  // 300 MiB
   EXPECT_EQ(l["context"].dump(),
             R"({"kv_bytes":603979776,"k_bytes":301989888,"v_bytes":301989888,"kv_layers":36,)"
-            R"("recurrent_bytes":0,"recurrent_layers":0,"output_bytes":607744})");
+            R"("kv_bytes_per_token":147456,"recurrent_bytes":0,"recurrent_layers":0,"output_bytes":607744})");
   EXPECT_EQ(l["extras_bytes"], 0u);
   EXPECT_EQ(l["extras"].dump(), "[]");
   EXPECT_EQ(l["devices"].dump(),

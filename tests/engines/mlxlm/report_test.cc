@@ -61,6 +61,7 @@ MlxLmEstimate one_chunk() {
   e.last_chunk_tokens = 2048;
   e.kv_capacity_tokens = 2304;
   e.kv_layers = 28;
+  e.kv_bytes_per_token = 114688;
   e.fused_attention = true;
   e.weights_bytes = 1536 * kMiB;
   e.weights_exact = true;
@@ -104,6 +105,8 @@ TEST(MlxLmTextReport, TheWholeReportOfAOneChunkPromptThatFits) {
                         "    Cache regrow                 0 B   the largest layer's old buffer\n"
                         "  Peak                      2.75 GiB   mx.get_peak_memory()\n"
                         "  Budget                    4.00 GiB   unified_memory\n"
+                        "KV per token: 114688 B, one sequence (28 layers without a window); "
+                        "KVCache grows in 256-token steps: 2304 slots for 2176 tokens\n"
                         "wired: mx.set_wired_limit(2948595712); macOS: sudo sysctl iogpu.wired_limit_mb=2812\n"
                         "\n"
                         "FITS: 2.75 GiB of 4.00 GiB (1.25 GiB to spare)\n",
@@ -188,7 +191,7 @@ TEST(MlxLmJsonReport, KeysAndExactFigures) {
   Json j = mlxlm_estimate_to_json(llama_3b(), one_chunk(), kBudget, warnings);
   EXPECT_THAT(keys_of(j), ElementsAre("memfit_version", "model", "model_type", "family", "layout",
                                       "engine", "inputs", "weights_bytes", "weights_source",
-                                      "weights_verified", "mlxlm", "budget_bytes", "budget_source",
+                                      "weights_verified", "kv_bytes_per_token", "mlxlm", "budget_bytes", "budget_source",
                                       "total_bytes", "fits", "assumptions", "warnings"));
   EXPECT_EQ(j["engine"], "mlx-lm");
   EXPECT_EQ(j["inputs"].dump(),

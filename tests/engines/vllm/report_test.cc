@@ -158,6 +158,7 @@ TEST(VllmTextReport, TheWholeReportOfAnEstimateThatFits) {
           "KV: 28160 GPU blocks, page 64.0 KiB x 32 layers per block (1 groups); 450560 tokens\n"
           "    maximum concurrency for 8192 tokens per request: 55.00x; longest request that fits: "
           "450560 tokens\n"
+          "KV per token: 131072 B per rank (a 16-token block is 2.0 MiB across all layers)\n"
           "start: vllm serve models/llama-8b --max-model-len 8192 --max-num-seqs 256 "
           "--max-num-batched-tokens 8192 --gpu-memory-utilization 0.9\n"
           "(256 requests of 8192 tokens need 256.00 GiB of KV cache, more than the 55.00 GiB left "
@@ -321,7 +322,8 @@ TEST(VllmJsonReport, KeysInputsAndExactFigures) {
   Json j = vllm_estimate_to_json(llama_8b(), h100(), kBudget, warnings);
   EXPECT_THAT(keys_of(j), ElementsAre("memfit_version", "model", "model_type", "family", "layout",
                                       "engine", "inputs", "weights_bytes", "weights_source",
-                                      "weights_verified", "vllm", "budget_bytes", "budget_source",
+                                      "weights_verified", "kv_bytes_per_token", "vllm", "budget_bytes",
+                                      "budget_source",
                                       "total_bytes", "fits", "assumptions", "warnings"));
   EXPECT_EQ(j["engine"], "vllm");
   EXPECT_EQ(j["inputs"].dump(),
@@ -427,6 +429,9 @@ TEST(VllmTextReport, EstimatorsOwnAnswerForLlama70BWithItsKvGiven) {
   EXPECT_THAT(text, HasSubstr("\nKV: 1381 GPU blocks, page 64.0 KiB x 80 layers per block ("));
   EXPECT_THAT(text, HasSubstr("); 22096 tokens\n"
                               "    maximum concurrency for 2048 tokens per request: 10.79x; "));
+  // 5,242,880 B a 16-token block: 327,680 B a token (80 layers x 4,096 B).
+  EXPECT_THAT(text, HasSubstr("\nKV per token: 327680 B per rank (a 16-token block is 5.0 MiB across "
+                              "all layers)\n"));
   EXPECT_THAT(text, HasSubstr(" --kv-cache-memory-bytes 7240417280\n"));
   Json j = vllm_estimate_to_json(m, *e, budget, {});
   EXPECT_EQ(j["vllm"]["num_gpu_blocks"], 1381u);
