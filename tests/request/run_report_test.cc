@@ -73,13 +73,13 @@ EstimateRun mlxcel_run() {
 TEST(RunReport, MlxcelRunIsTheEstimateReportWithEveryWarning) {
   const EstimateRun r = mlxcel_run();
   nlohmann::ordered_json j = run_to_json(r);
-  EXPECT_EQ(j, with_reason(estimate_to_json(*r.model, r.estimate, r.budget, r.warnings),
+  EXPECT_EQ(j, with_reason(mlxcel_estimate_to_json(*r.model, r.estimate, r.budget, r.warnings),
                            kMlxcelDefault));
   EXPECT_EQ(j["warnings"].dump(),
             R"(["MEMFIT_PREFILL_CHUNK 'x' ignored","WARNING: memory available now is 4.00 GiB"])");
   EXPECT_EQ(j["total_bytes"], 5637144576u);  // 5.25 x 2^30
   EXPECT_FALSE(j.contains("parallel"));
-  EXPECT_EQ(render_run_text(r), with_reason_line(render_estimate_text(*r.model, r.estimate, r.budget),
+  EXPECT_EQ(render_run_text(r), with_reason_line(render_mlxcel_text(*r.model, r.estimate, r.budget),
                                                  "priced by mlxcel: " + kMlxcelDefault));
   EXPECT_THAT(render_run_text(r), EndsWith("\nFITS: 5.25 GiB of 8.00 GiB (2.75 GiB to spare)\n"));
 }
@@ -104,7 +104,7 @@ TEST(RunReport, APerRankPlanFollowsTheWholeModel) {
   // "parallel" is the last key, after the warnings.
   EXPECT_EQ(std::prev(j.end()).key(), "parallel");
   const std::string text = render_run_text(r);
-  EXPECT_EQ(text, with_reason_line(render_estimate_text(*r.model, r.estimate, r.budget),
+  EXPECT_EQ(text, with_reason_line(render_mlxcel_text(*r.model, r.estimate, r.budget),
                                    "priced by mlxcel: " + kMlxcelDefault) +
                       render_parallel_plan_text(plan));
   EXPECT_THAT(text, EndsWith("\nRANKS THAT DO NOT FIT: 0, 1\n"));

@@ -1,5 +1,5 @@
 // The mlx-lm profile's command hooks (engine.h): fit, solving max-tokens,
-// prompt-tokens or batch (solver.h), and plot; their options are in
+// prompt-tokens or batch (mlxcel_solver.h), and plot; their options are in
 // docs/engines.md ("Commands").
 // Private to the library.
 #ifndef MEMFIT_ENGINES_MLXLM_COMMANDS_H_

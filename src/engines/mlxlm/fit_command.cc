@@ -1,5 +1,5 @@
 // The mlx-lm profile's fit hook (engine.h): memfit fit and POST /v1/fit
-// under mlx-lm, over solve_mlxlm() (solver.h).
+// under mlx-lm, over solve_mlxlm() (mlxcel_solver.h).
 //   options: solve         max-tokens (the default), prompt-tokens or batch
 //            ctx_size      refused: llama.cpp's setting
 //            curve_tokens  refused: mlx-lm's fit draws no curve
@@ -12,7 +12,7 @@
 #include "engines/shared/report_head.h"
 #include "memfit/memory_size.h"
 #include "memfit/mlxlm_report.h"
-#include "memfit/report.h"
+#include "memfit/mlxcel_report.h"
 #include "memfit/untrusted_text.h"
 #include "request/json_fields.h"
 

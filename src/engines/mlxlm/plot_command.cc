@@ -3,7 +3,7 @@
 // the request gives them, one panel at the request's KV cache (fp16, or
 // --kv-bits), stacked as weights, KV cache, recurrent state and transient
 // (estimate_mlxlm(), mlxlm.h). The crossing is solve_mlxlm()'s largest
-// prompt that fits (solver.h), sampled when it falls inside the range.
+// prompt that fits (mlxcel_solver.h), sampled when it falls inside the range.
 // Options as plot_query.h reads them, without quants.
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// solve_mlxlm(): a binary search over estimate_mlxlm() (solver.h).
+// solve_mlxlm(): a binary search over estimate_mlxlm() (mlxcel_solver.h).
 #include "engines/mlxlm/solver.h"
 
 #include <fmt/format.h>
