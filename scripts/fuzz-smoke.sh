@@ -6,20 +6,22 @@
 # temporary copy of its committed folder tests/data/hostile/<name>/: every
 # committed input once, then a fixed number of mutations from a fixed seed.
 # Any crash, leak, timeout or out-of-memory fails the step (non-zero exit);
-# its reproducer is kept in build/fuzz/artifacts/<name>/. The committed
+# its reproducer is kept in build/<preset>/artifacts/<name>/. The committed
 # folders are never written to; scripts/fuzz-campaign.sh grows them.
 #
-# Usage: scripts/fuzz-smoke.sh [--no-build] [NAME...]
+# Usage: scripts/fuzz-smoke.sh [--preset asan|fuzz] [--no-build] [NAME...]
+#   --preset: the build whose targets run [fuzz]; CI passes asan.
 #   NAME: a target without _fuzz (config, safetensors, ...); default: every
 #   fuzz/*_fuzz.cc.
 # Environment (defaults in brackets):
-#   FUZZ_SMOKE_RUNS   executions per target, committed inputs included [100000]
+#   FUZZ_SMOKE_RUNS   executions per target, committed inputs included, for
+#                     every target [each target's line in fuzz/smoke-runs.tsv]
 #   FUZZ_SMOKE_SEED   libFuzzer's -seed [1]
 #   FUZZ_SMOKE_JOBS   targets run side by side [2]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-runs="${FUZZ_SMOKE_RUNS:-100000}"
+runs_override="${FUZZ_SMOKE_RUNS:-}"
 seed="${FUZZ_SMOKE_SEED:-1}"
 jobs="${FUZZ_SMOKE_JOBS:-2}"
 # Seconds one input may take before it counts as a hang: far above any
@@ -27,14 +29,34 @@ jobs="${FUZZ_SMOKE_JOBS:-2}"
 timeout_s=120
 
 build=1
+preset=fuzz
 names=()
-for arg in "$@"; do
-  case "$arg" in
-    --no-build) build=0 ;;
-    -*) echo "fuzz-smoke: unknown option $arg" >&2; exit 2 ;;
-    *) names+=("$arg") ;;
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --no-build) build=0; shift ;;
+    --preset) preset="${2:-}"; shift 2 ;;
+    -*) echo "fuzz-smoke: unknown option $1" >&2; exit 2 ;;
+    *) names+=("$1"); shift ;;
   esac
 done
+case "$preset" in
+  asan|fuzz) ;;
+  *) echo "fuzz-smoke: --preset takes asan or fuzz, not '$preset'" >&2; exit 2 ;;
+esac
+
+# runs_for NAME: the target's executions: FUZZ_SMOKE_RUNS when set, else its
+# line in fuzz/smoke-runs.tsv (a missing line is an error: every target
+# states its budget).
+runs_for() {
+  if [[ -n "$runs_override" ]]; then echo "$runs_override"; return; fi
+  local found
+  found="$(awk -v n="$1" '$1 == n { print $2 }' fuzz/smoke-runs.tsv)"
+  if [[ -z "$found" ]]; then
+    echo "fuzz-smoke: $1 has no line in fuzz/smoke-runs.tsv" >&2
+    return 1
+  fi
+  echo "$found"
+}
 if [[ ${#names[@]} -eq 0 ]]; then
   for source in fuzz/*_fuzz.cc; do
     names+=("$(basename "$source" _fuzz.cc)")
@@ -42,12 +64,12 @@ if [[ ${#names[@]} -eq 0 ]]; then
 fi
 
 if [[ $build -eq 1 ]]; then
-  cmake --preset fuzz >/dev/null
-  cmake --build --preset fuzz --target deliberate_crash_selftest "${names[@]/%/_fuzz}"
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset" --target deliberate_crash_selftest "${names[@]/%/_fuzz}"
 fi
 
-bin=build/fuzz/fuzz
-artifacts=build/fuzz/artifacts
+bin="build/$preset/fuzz"
+artifacts="build/$preset/artifacts"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
@@ -68,12 +90,12 @@ fi
 # service's hashing); the target rebuilds it.
 # UBSan stops at the first report (a report is a crash, not a log line).
 clean_env=(env -i "PATH=$PATH" "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
-  "MEMFIT_FUZZ_MODEL_ROOT=$PWD/build/fuzz/service_request_models")
+  "MEMFIT_FUZZ_MODEL_ROOT=$PWD/build/$preset/service_request_models")
 
 # run_libfuzzer BINARY CORPUS_SOURCE ARTIFACT_DIR LOG: runs BINARY over a
 # copy of CORPUS_SOURCE; returns libFuzzer's exit status.
 run_libfuzzer() {
-  local binary="$1" source="$2" artifact_dir="$3" log="$4"
+  local binary="$1" source="$2" artifact_dir="$3" log="$4" runs="$5"
   local corpus
   corpus="$(mktemp -d "$scratch/corpus.XXXXXX")"
   cp -R "$source"/. "$corpus"/
@@ -95,7 +117,7 @@ run_libfuzzer() {
 for kind in trap throw; do
   log="$scratch/selftest-$kind.log"
   if run_libfuzzer "$bin/deliberate_crash_selftest" "tests/data/fuzz_selftest/$kind" \
-    "$scratch/selftest-artifacts-$kind" "$log"; then
+    "$scratch/selftest-artifacts-$kind" "$log" 1000; then
     tail -n 20 "$log"
     echo "fuzz-smoke: a committed '$kind' reproducer did not fail the run" >&2
     exit 1
@@ -118,6 +140,7 @@ for name in "${names[@]}"; do
     echo "fuzz-smoke: ${name}_fuzz has no committed folder tests/data/hostile/$name/" >&2
     exit 1
   fi
+  runs_for "$name" >/dev/null
 done
 pids=()
 for name in "${names[@]}"; do
@@ -125,7 +148,7 @@ for name in "${names[@]}"; do
   (
     status=0
     run_libfuzzer "$bin/${name}_fuzz" "tests/data/hostile/$name" "$artifacts/$name" \
-      "$scratch/$name.log" || status=$?
+      "$scratch/$name.log" "$(runs_for "$name")" || status=$?
     echo "$status" >"$scratch/$name.status"
   ) &
   pids+=($!)
@@ -140,6 +163,7 @@ for name in "${names[@]}"; do
   # end the script (set -e) before the failure is reported below.
   summary="$( (grep -E '^#[0-9]+[[:space:]]+DONE|^Done [0-9]+ runs' "$scratch/$name.log" || true) |
     tr '\n' ' ')"
+  runs="$(runs_for "$name")"
   if [[ "$status" -eq 0 ]]; then
     echo "-- ${name}_fuzz: seed $seed, $runs runs: ok. ${summary}"
   else
@@ -147,7 +171,7 @@ for name in "${names[@]}"; do
     echo "-- ${name}_fuzz: seed $seed, $runs runs: FAILED (exit $status)"
     tail -n 60 "$scratch/$name.log"
     echo "   reproducer(s) in $artifacts/$name/: rerun with"
-    echo "   build/fuzz/fuzz/${name}_fuzz $artifacts/$name/<file>"
+    echo "   $bin/${name}_fuzz $artifacts/$name/<file>"
   fi
 done
 exit "$failed"
