@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/flag_text.h"
 #include "memfit/environment.h"
 #include "memfit/memfit.h"
 #include "memfit/request_field.h"
@@ -383,7 +384,8 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
     EXPECT_EQ(cli.kind, c.kind == "usage" ? "usage" : "other");
     // The same words: the service names the model as the request does (the
     // loader's own messages name its real path), the others by its path;
-    // the CLI spells a field as its flag.
+    // the CLI spells a field as its flag, the one in front and those in the
+    // words (cli/flag_text.h).
     EXPECT_EQ(without_root(s.message), without_root(c.message));
     EXPECT_EQ(s.field, c.field);
     std::string cli_text = c.message;
@@ -392,7 +394,7 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
       for (char& ch : flag) ch = ch == '_' ? '-' : ch;
       cli_text = flag + c.message.substr(c.field.size());
     }
-    EXPECT_EQ(cli.message, "memfit: " + cli_text + "\n");
+    EXPECT_EQ(cli.message, "memfit: " + cli::with_flag_names(cli_text) + "\n");
   }
 }
 

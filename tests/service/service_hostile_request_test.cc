@@ -57,8 +57,10 @@ const std::map<std::string, Expected>& expected_errors() {
        {"request body is not valid JSON: parse error at line 1, column 1",
         "request body is not valid JSON: parse error at line 1, column 1",
         "request body is not valid JSON: parse error at line 1, column 1"}},
-      {"long_request_id",  // prompt_tokens is mlx-lm's estimate field; fit does not take it
-       {"unknown field 'request_id'", "unknown field 'prompt_tokens'",
+      // prompt_tokens is mlx-lm's field, which fit also takes (its prompt
+      // when solving max_tokens or batch); request_id is admit's alone.
+      {"long_request_id",
+       {"unknown field 'request_id'", "unknown field 'request_id'",
         "request_id: expected 1-128 characters of [A-Za-z0-9._:/+=-], got \"xxxxxxxx"}},
       {"negative_batch",
        {"batch: expected a positive integer, got -1", "batch: expected a positive integer, got -1",
