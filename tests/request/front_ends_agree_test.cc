@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/flag_text.h"
+#include "flag_text.h"
 #include "memfit/environment.h"
 #include "memfit/memfit.h"
 #include "memfit/request_field.h"
