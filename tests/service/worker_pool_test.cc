@@ -68,8 +68,10 @@ TEST(WorkerPool, ZeroQueueAdmitsOneJobPerThread) {
 }
 
 TEST(WorkerPool, RoomReturnsWhenAJobEnds) {
-  WorkerPool pool(1, 0);
+  // Declared before the pool, so it outlives the pool's destructor, which
+  // runs the second job (clang's ASan saw it written after its scope).
   std::atomic<int> ran{0};
+  WorkerPool pool(1, 0);
   EXPECT_TRUE(pool.try_submit([&] { ++ran; }));
   // The one place is taken until the job is done; then a second job is
   // admitted. Bounded wait: 1000 tries, 10 ms apart.
