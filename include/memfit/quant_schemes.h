@@ -3,8 +3,9 @@
 // shapes (never from a parameter count).
 //
 // MLX affine quantization stores each quantizable matrix as `bits` per
-// weight plus a 16-bit scale and a 16-bit bias per group of `group_size`
-// weights along the last dimension:
+// weight plus a scale and a bias per group of `group_size` weights along
+// the last dimension, both in the matrix's float dtype (2 bytes; 4 for an
+// F32 tensor in the headers):
 //   bytes = ceil(elements x bits / 8) + ceil(elements / group_size) x 4
 // (the arithmetic config-only weights of an MLX checkpoint use too).
 // A matrix is quantizable when it is 2-D, named *.weight (embeddings
@@ -19,7 +20,9 @@
 #define MEMFIT_QUANT_SCHEMES_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "memfit/model.h"
@@ -37,6 +40,10 @@ struct QuantScheme {
   bool as_is = false;       // the checkpoint's own bytes
   uint64_t bits = 16;       // per quantized weight
   uint64_t group_size = 64;
+  // A mixed recipe's bits for one quantizable tensor, given its name
+  // ("model.layers.3.mlp.down_proj.weight"); empty: `bits` for every one.
+  // Only the headers' path reads it (candidate_weights_bytes).
+  std::function<uint64_t(std::string_view tensor_name)> bits_of = {};
 };
 
 // as-is, int8 and int4 MLX affine schemes at `group_size`.

@@ -1,6 +1,7 @@
 // POST /v1/fit: the engine's fit hook (engine.h) for the body's request,
-// with the body's solve and curve_tokens as the hook's options; the answer
-// is the hook's object with "model" in front. What each engine answers
+// with the body's solve and curve_tokens as the hook's options, or with
+// "command": "recommend-quant" its recommend_quant hook (options bits and
+// group_size); the answer is the hook's object with "model" in front. What each engine answers
 // (docs/service.md, docs/engines.md "Commands"): mlxcel the largest
 // context per KV mode and a context curve (the calculator page's);
 // llamacpp and vllm `memfit fit --json`'s object, llamacpp's with a
@@ -28,13 +29,15 @@ HttpResponse handle_fit(ServiceState& state, std::string_view body) {
   ApiResult<ResolvedModel> resolved = resolve_request_model(state, request->request.model);
   if (!resolved.ok()) return error_response(resolved.error());
   ServiceContext context(state, *resolved);
-  Result<PreparedRequest> p = prepare(request->request, context);
+  // recommend-quant prices each mode from the headers' tensor list.
+  const PrepareOptions options{.keep_tensors = request->command == EngineCommand::kRecommendQuant};
+  Result<PreparedRequest> p = prepare(request->request, context, options);
   if (!p.ok()) return error_response(api_error_of(p.error()));
   const EngineProfile& engine = *p->engine;
   const CommandQuery query{.front = CommandFront::kService,
                            .request = request->request,
                            .options = std::move(request->options)};
-  Result<CommandAnswer> answer = engine.fit(query, std::move(*p));
+  Result<CommandAnswer> answer = engine.answer(request->command, query, std::move(*p));
   if (!answer.ok()) return error_response(api_error_of(answer.error()));
   return json_response(200, with_model_first(request->request.model, std::move(answer->json)));
 }

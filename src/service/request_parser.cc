@@ -30,6 +30,34 @@ bool fit_reads(const RequestField& f) {
   return owner == nullptr || owner->supports(EngineCommand::kFit);
 }
 
+// recommend-quant varies the weights only: every field of the engines
+// that answer it.
+bool recommend_reads(const RequestField& f) {
+  const EngineProfile* owner = f.engine.empty() ? nullptr : EngineRegistry::instance().find(f.engine);
+  return owner == nullptr || owner->supports(EngineCommand::kRecommendQuant);
+}
+
+// "command": fit (the default) or recommend-quant.
+Result<EngineCommand> read_command(Fields& fields) {
+  Result<std::optional<std::string>> command = fields.string("command");
+  if (!command.ok()) return command.error();
+  if (!*command || **command == "fit") return EngineCommand::kFit;
+  if (**command == "recommend-quant") return EngineCommand::kRecommendQuant;
+  return Error::usage("command", fmt::format("expected fit or recommend-quant, got {}",
+                                             quote_untrusted(**command)));
+}
+
+// recommend-quant's options, as the CLI's --bits and --group-size give them.
+Status read_recommend_options(Fields& fields, nlohmann::json& options) {
+  Result<std::optional<std::vector<uint64_t>>> bits = fields.counts("bits", 1, 16, 64);
+  if (!bits.ok()) return bits.error();
+  if (*bits) options["bits"] = **bits;
+  Result<std::optional<uint64_t>> group = fields.count("group_size", 1);
+  if (!group.ok()) return group.error();
+  if (*group) options["group_size"] = **group;
+  return Status::Ok();
+}
+
 // The KV fields, and the budget fields an estimate reads (the hardware
 // table's gpu / mac rows belong here when they land).
 bool admit_reads(const RequestField& f) {
@@ -44,10 +72,21 @@ Result<FitRequest> parse_fit_request(std::string_view body) {
   if (!json.ok()) return json.error();
   Fields fields(*json);
   FitRequest request;
+  Result<EngineCommand> command = read_command(fields);
+  if (!command.ok()) return command.error();
+  request.command = *command;
+  if (request.command == EngineCommand::kRecommendQuant) {
+    if (Status read = request::read_table_fields(fields, request.request, recommend_reads);
+        !read.ok()) {
+      return read.error();
+    }
+    if (Status read = read_recommend_options(fields, request.options); !read.ok()) return read.error();
+    if (Status rest = fields.no_others(); !rest.ok()) return rest.error();
+    return request;
+  }
 
   // Every request field but the two the fit varies, and none of the
-  // engines /v1/fit does not answer (the registry's engines whose
-  // supports(EngineCommand::kFit) is false: mlx-lm).
+  // engines whose fit hook does not answer (supports(EngineCommand::kFit)).
   if (Status read = request::read_table_fields(fields, request.request, fit_reads); !read.ok()) {
     return read.error();
   }

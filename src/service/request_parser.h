@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "memfit/engine.h"
 #include "memfit/request.h"
 #include "memfit/result.h"
 
@@ -33,7 +34,15 @@ namespace memfit::service {
 // (CommandQuery::options), which reads them and refuses what its engine
 // does not take (docs/engines.md, "Commands"): more than one rank under
 // mlxcel, cache types under mlxcel, curve_tokens under vllm.
+//
+// With "command": "recommend-quant" (default "fit") the body is instead
+// every field of an estimate request (max_tokens and kv_cache_mode
+// included) and the engine's recommend-quant options
+//   bits          up to 64 integers 1..16 (the CLI's --bits)
+//   group_size    an integer >= 1 (the CLI's --group-size)
+// each only when given; the engine's recommend_quant hook answers.
 struct FitRequest {
+  EngineCommand command = EngineCommand::kFit;
   EstimateRequest request;
   nlohmann::json options = nlohmann::json::object();
 };

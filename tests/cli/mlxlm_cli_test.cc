@@ -162,5 +162,50 @@ TEST(MlxLmCli, InspectSaysWhichEngineAndComparesThemAll) {
   EXPECT_EQ(j["compare"][2]["priced"], true);
 }
 
+// recommend-quant under mlx-lm on a 24 GB M4 Pro (Qwen3-8B's config): the
+// as-is row is inspect's figure at the same flags, the recommendation the
+// first row that fits and shrinks the checkpoint, each row with the
+// commands that make and run it, and the heading says how rows are ranked.
+TEST(MlxLmCli, RecommendQuantOnA24GbMac) {
+  const std::string qwen = std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/qwen3/Qwen3-8B";
+  const std::vector<std::string> flags = {"-m", qwen, "--engine", "mlx-lm", "--mac",
+                                          "m4-pro-24gb", "--prompt-tokens", "4096",
+                                          "--max-tokens", "512"};
+  std::vector<std::string> args = {"recommend-quant"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  auto text = run_memfit(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Rows best quality first: more bits first (a mixed recipe by the mean "
+                          "bits of its quantized weights), then smaller groups first.\n"
+                          "Recommended: the best-quality mode that fits.\n"),
+            std::string::npos)
+      << text.out;
+  args.push_back("--json");
+  auto rec = run_memfit(args);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::vector<std::string> inspect_args = {"inspect"};
+  inspect_args.insert(inspect_args.end(), flags.begin(), flags.end());
+  inspect_args.push_back("--json");
+  auto ins = run_memfit(inspect_args);
+  ASSERT_EQ(ins.exit_code, 0) << ins.err;
+  nlohmann::json r = nlohmann::json::parse(rec.out), i = nlohmann::json::parse(ins.out);
+  const nlohmann::json& rows = r["candidates"];
+  ASSERT_EQ(rows.size(), 23u);  // as-is, 6 widths x 3 groups, 4 recipes
+  EXPECT_EQ(rows[0]["mode"], "as-is");
+  EXPECT_EQ(rows[0]["total_bytes"], i["total_bytes"]);
+  EXPECT_EQ(rows[0]["fits"], i["fits"]);
+  std::string first_fit;
+  for (const auto& row : rows) {
+    if (row["fits"] && row["smaller_than_source"]) {
+      first_fit = row["mode"];
+      break;
+    }
+  }
+  EXPECT_EQ(r["recommended"], first_fit);
+  EXPECT_EQ(rows[1]["mode"], "8-bit g32");
+  EXPECT_EQ(rows[1]["generate_command"],
+            "mlx_lm.generate --model Qwen3-8B-8bit-g32 --max-tokens 512 --prompt -");
+}
+
 }  // namespace
 }  // namespace memfit

@@ -122,7 +122,7 @@ TEST(RecommendQuantCli, RefusesTheLlamaCppProfile) {
   EXPECT_EQ(named.exit_code, 2);
   EXPECT_EQ(named.out, "");
   EXPECT_EQ(named.err, "memfit: --engine: llamacpp is not priced by recommend-quant; "
-                       "recommend-quant takes mlxcel\n");
+                       "recommend-quant takes mlxcel or mlx-lm\n");
 }
 
 }  // namespace

@@ -327,5 +327,39 @@ TEST(ServiceFit, LlamaCppFieldsAreRefusedUnderMlxcel) {
             fit(*service, {{"model", kExampleModel}}).body);
 }
 
+// "command": "recommend-quant": the engine's recommend_quant hook, as
+// memfit recommend-quant --json answers it. Under mlx-lm on the 4-bit
+// example: 4-bit is not smaller than the checkpoint, the as-is row is
+// /v1/estimate's peak for the same request.
+TEST(ServiceFit, RecommendQuantUnderMlxLm) {
+  auto service = make_service({kExamplesRoot}, k16GiB);
+  const json request = {{"model", kExampleModel}, {"engine", "mlx-lm"},
+                        {"prompt_tokens", 2048}, {"max_tokens", 128}};
+  json body = request;
+  body["command"] = "recommend-quant";
+  body["bits"] = {4, 3};
+  body["group_size"] = 64;
+  HttpResponse r = fit(*service, body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = body_json(r);
+  EXPECT_EQ(j["model"], kExampleModel);
+  EXPECT_EQ(j["engine"], "mlx-lm");
+  ASSERT_EQ(j["candidates"].size(), 3u);
+  EXPECT_EQ(j["candidates"][1]["mode"], "4-bit g64");
+  EXPECT_EQ(j["candidates"][1]["smaller_than_source"], false);
+  EXPECT_EQ(j["candidates"][2]["mode"], "3-bit g64");
+  EXPECT_EQ(j["candidates"][2]["smaller_than_source"], true);
+  EXPECT_EQ(j["recommended"], "as-is");
+  HttpResponse e = service->handle("POST", "/v1/estimate", request.dump());
+  ASSERT_EQ(e.status, 200) << e.body;
+  EXPECT_EQ(j["candidates"][0]["total_bytes"], body_json(e)["total_bytes"]);
+
+  json plot = {{"model", kExampleModel}, {"command", "plot"}};
+  HttpResponse bad = fit(*service, plot);
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(error_message(bad).rfind("command: expected fit or recommend-quant, got ", 0), 0u)
+      << error_message(bad);
+}
+
 }  // namespace
 }  // namespace memfit

@@ -10,6 +10,7 @@
 
 #include <optional>
 
+#include "engines/shared/shell_word.h"
 #include "memfit/checked_math.h"
 
 namespace memfit {
@@ -96,22 +97,6 @@ std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCp
   if (!p.kv_offload) flags.emplace_back("-nkvo");
   return flags;
 }
-
-namespace {
-
-std::string shell_word(std::string_view word) {
-  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '.' || c == '_' || c == '/' || c == '+' || c == '-' || c == ',' || c == '=' ||
-           c == ':';
-  });
-  if (plain) return std::string(word);
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-}  // namespace
 
 std::string llama_server_command(std::string_view model_path, const ModelSpec& spec,
                                  const LlamaCppSettings& s) {

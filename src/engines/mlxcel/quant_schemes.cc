@@ -77,7 +77,10 @@ Result<uint64_t> quantized_weights_bytes(const std::vector<SafetensorsTensor>& t
       total += t.data_bytes;
       continue;
     }
-    total += mlx_affine_bytes(CheckedBytes(shape[0]) * shape[1], scheme.bits, scheme.group_size);
+    const uint64_t bits = scheme.bits_of ? scheme.bits_of(name) : scheme.bits;
+    const uint64_t scale_bytes = t.dtype == "F32" ? 4 : 2;  // the matrix's own float width
+    total += mlx_affine_bytes(CheckedBytes(shape[0]) * shape[1], bits, scheme.group_size,
+                              scale_bytes);
   }
   if (!total.value()) return Error::overflow("weights overflow 64 bits");
   return *total.value();

@@ -1,6 +1,6 @@
 // The mlx-lm profile's command hooks (engine.h): fit, solving max-tokens,
-// prompt-tokens or batch (mlxcel_solver.h), and plot; their options are in
-// docs/engines.md ("Commands").
+// prompt-tokens or batch (mlxcel_solver.h), plot and recommend-quant; their
+// options are in docs/engines.md ("Commands").
 // Private to the library.
 #ifndef MEMFIT_ENGINES_MLXLM_COMMANDS_H_
 #define MEMFIT_ENGINES_MLXLM_COMMANDS_H_
@@ -15,7 +15,8 @@ namespace memfit::engines {
 class MlxLmCommands : public EngineProfile {
  public:
   bool supports(EngineCommand command) const override {
-    return command == EngineCommand::kFit || command == EngineCommand::kPlot;
+    return command == EngineCommand::kFit || command == EngineCommand::kPlot ||
+           command == EngineCommand::kRecommendQuant;
   }
   std::vector<std::string_view> solve_names() const override {
     return {"max-tokens", "prompt-tokens", "batch"};
@@ -25,6 +26,9 @@ class MlxLmCommands : public EngineProfile {
   Result<CommandAnswer> fit(const CommandQuery& query, PreparedRequest prepared) const override;
   // plot_command.cc: the peak against --prompt-tokens.
   Result<CommandAnswer> plot(const CommandQuery& query, PreparedRequest prepared) const override;
+  // recommend_command.cc: every MLX weight mode (engines/mlxlm/recommend.h).
+  Result<CommandAnswer> recommend_quant(const CommandQuery& query,
+                                        PreparedRequest prepared) const override;
 };
 
 }  // namespace memfit::engines

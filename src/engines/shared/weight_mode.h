@@ -13,6 +13,11 @@
 #ifndef MEMFIT_ENGINES_SHARED_WEIGHT_MODE_H_
 #define MEMFIT_ENGINES_SHARED_WEIGHT_MODE_H_
 
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "memfit/quant_schemes.h"
 #include "memfit/request.h"
 #include "memfit/result.h"
 
@@ -20,6 +25,41 @@ namespace memfit {
 
 [[nodiscard]] Status apply_mlx_weight_mode(const EstimateRequest& request,
                                            PreparedRequest& prepared);
+
+// One of mlx_lm.convert's mixed recipes (`--quant-predicate NAME`): every
+// quantizable matrix at low_bits but v_proj and down_proj in the "more
+// bits" layers and lm_head, at high_bits (docs/engine-mlxlm.md, "Mixed
+// recipes", has the rule and its source).
+struct MlxRecipe {
+  std::string_view name;  // "mixed_3_6"
+  uint64_t low_bits = 0;
+  uint64_t high_bits = 0;
+};
+
+// mixed_2_6, mixed_3_4, mixed_3_6, mixed_4_6, in mlx-lm's order.
+std::span<const MlxRecipe> mlx_recipes();
+
+// Whether layer `index` of `layers` gets the recipe's high bits:
+// index < layers / 8, index >= 7 x layers / 8, or (index - layers / 8) mod 3
+// == 2 (integer divisions).
+bool mlx_recipe_more_bits(uint64_t index, uint64_t layers);
+
+// An MLX weight mode priced: its weights' bytes and the mean bits of its
+// quantized weights (a uniform mode's own bits; a recipe's, weighted by
+// elements).
+struct MlxModeBytes {
+  uint64_t bytes = 0;
+  double mean_bits = 0;
+};
+
+// `recipe` at `group_size` on `model`: from the headers' tensors when read
+// (each tensor's bits by its name, as the recipe chooses), else from the
+// config's geometry (a dense model only: all parameters at low bits, then
+// the high-bit layers' v_proj and down_proj and an untied lm_head
+// re-priced at high bits). Fails, as mlx-lm does, when no tensor is a
+// down_proj; and for a config-only mixture of experts.
+Result<MlxModeBytes> mlx_recipe_weights(const MlxRecipe& recipe, uint64_t group_size,
+                                        const Model& model);
 
 }  // namespace memfit
 

@@ -21,9 +21,10 @@ CheckedBytes packed_words(CheckedBytes values, uint64_t bits) {
 
 }  // namespace
 
-CheckedBytes mlx_affine_bytes(CheckedBytes elements, uint64_t bits, uint64_t group_size) {
+CheckedBytes mlx_affine_bytes(CheckedBytes elements, uint64_t bits, uint64_t group_size,
+                              uint64_t scale_bytes) {
   return CheckedBytes::ceil_div(elements * bits, 8) +
-         CheckedBytes::ceil_div(elements, group_size) * (2 * kFp16Bytes);
+         CheckedBytes::ceil_div(elements, group_size) * 2 * scale_bytes;
 }
 
 CheckedBytes gptq_matrix_bytes(uint64_t rows, uint64_t cols, uint64_t bits, uint64_t group_size) {

@@ -13,10 +13,12 @@
 namespace memfit {
 
 // MLX affine (mlx.core.quantize): `bits` per weight packed in uint32, plus a
-// 16-bit scale and a 16-bit bias per group of `group_size` weights along a
-// row: ceil(elements x bits / 8) + ceil(elements / group_size) x 4.
-// group_size > 0.
-CheckedBytes mlx_affine_bytes(CheckedBytes elements, uint64_t bits, uint64_t group_size);
+// scale and a bias per group of `group_size` weights along a row, each in
+// the weight's float dtype (`scale_bytes`: 2 for float16 / bfloat16, 4 for
+// float32): ceil(elements x bits / 8) + ceil(elements / group_size) x 2 x
+// scale_bytes. group_size > 0.
+CheckedBytes mlx_affine_bytes(CheckedBytes elements, uint64_t bits, uint64_t group_size,
+                              uint64_t scale_bytes = 2);
 
 // GPTQ (AutoGPTQ / GPTQModel), groups = ceil(cols / group_size), or one
 // per row when group_size is 0 (per channel, -1 in the config):

@@ -1,0 +1,131 @@
+// The mlx-lm profile's recommend-quant hook (engine.h): every MLX weight
+// mode ranked (engines/mlxlm/recommend.h), each with the peak at the
+// request's settings, its verdict and the commands that make and run it;
+// the recommendation is the best-quality mode that fits.
+#include <cmath>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "engines/mlxlm/commands.h"
+#include "engines/mlxlm/recommend.h"
+#include "engines/shared/report_head.h"
+#include "engines/shared/shell_word.h"
+#include "memfit/memory_size.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit::engines {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::string_view kOrder =
+    "best quality first: more bits first (a mixed recipe by the mean bits of its quantized "
+    "weights), then smaller groups first";
+
+// The folder mlx_lm.convert writes: the model folder's name, then the mode.
+std::string output_folder(const std::string& model_path, const MlxLmMode& m) {
+  std::string_view path = model_path;
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  const size_t slash = path.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (m.recipe) return fmt::format("{}-{}-g{}", name, m.recipe->name, m.group_size);
+  return fmt::format("{}-{}bit-g{}", name, m.bits, m.group_size);
+}
+
+Json row_json(const MlxLmQuantRow& r, const std::string& model_path, const MlxLmSettings& s) {
+  const MlxLmMode& m = r.mode;
+  return {{"mode", mode_name(m)},
+          {"bits", m.as_is || m.recipe ? Json(nullptr) : Json(m.bits)},
+          {"group_size", m.as_is ? Json(nullptr) : Json(m.group_size)},
+          {"recipe", m.recipe ? Json(m.recipe->name) : Json(nullptr)},
+          {"mean_bits", std::round(r.mean_bits * 1000) / 1000},  // 3 decimals
+          {"weights_bytes", r.weights_bytes},
+          {"total_bytes", r.estimate.total_bytes},
+          {"fits", r.estimate.fits},
+          {"smaller_than_source", r.shrinks},
+          {"convert_command", m.as_is ? Json(nullptr) : Json(convert_command(model_path, m))},
+          {"generate_command", generate_command(model_path, m, s)}};
+}
+
+std::string row_text(const MlxLmQuantRow& r, const std::string& model_path,
+                     const MlxLmSettings& s) {
+  const std::string verdict = !r.shrinks ? "not smaller"
+                              : r.estimate.fits ? "FITS"
+                                                : "DOES NOT FIT";
+  std::string out = fmt::format("  {:<11}{:>6.2f}{:>12}{:>12}  {}\n", mode_name(r.mode),
+                                r.mean_bits, format_bytes(r.weights_bytes),
+                                format_bytes(r.estimate.total_bytes), verdict);
+  if (!r.mode.as_is) out += "      " + convert_command(model_path, r.mode) + "\n";
+  out += "      " + generate_command(model_path, r.mode, s) + "\n";
+  return out;
+}
+
+std::string recommend_text(const std::string& model, const PreparedRequest& p,
+                           const std::vector<MlxLmQuantRow>& rows, const MlxLmQuantRow* best) {
+  const MlxLmSettings& s = p.mlxlm_settings;
+  std::string out = fmt::format(
+      "{} under mlx-lm: --prompt-tokens {}, --max-tokens {}, batch {}; budget {} ({})\n"
+      "Rows {}.\nRecommended: the best-quality mode that fits.\n\n",
+      quote_untrusted(model), s.prompt_tokens, s.max_tokens, s.batch,
+      format_bytes(p.budget.budget_bytes), to_string(p.budget.source), kOrder);
+  out += fmt::format("  {:<11}{:>6}{:>12}{:>12}  {}\n", "mode", "bits", "weights", "peak", "verdict");
+  for (const MlxLmQuantRow& r : rows) out += row_text(r, model, s);
+  out += best ? fmt::format("\nRecommended: {}\n", mode_name(best->mode))
+              : "\nRecommended: none of these fits\n";
+  return out;
+}
+
+}  // namespace
+
+std::string convert_command(const std::string& model_path, const MlxLmMode& m) {
+  if (m.as_is) return "";
+  std::string out = fmt::format("mlx_lm.convert --hf-path {} --mlx-path {} -q ",
+                                shell_word(model_path), shell_word(output_folder(model_path, m)));
+  if (m.recipe) return out + fmt::format("--quant-predicate {} --q-group-size {}", m.recipe->name, m.group_size);
+  return out + fmt::format("--q-bits {} --q-group-size {}", m.bits, m.group_size);
+}
+
+std::string generate_command(const std::string& model_path, const MlxLmMode& m,
+                             const MlxLmSettings& s) {
+  const std::string model = shell_word(m.as_is ? model_path : output_folder(model_path, m));
+  // mlx_lm.generate runs one sequence; mlx_lm.benchmark takes a batch.
+  std::string out = s.batch > 1
+                        ? fmt::format("mlx_lm.benchmark --model {} -p {} -g {} -b {}", model,
+                                      s.prompt_tokens, s.max_tokens, s.batch)
+                        : fmt::format("mlx_lm.generate --model {} --max-tokens {} --prompt -",
+                                      model, s.max_tokens);
+  if (s.kv_bits > 0) out += fmt::format(" --kv-bits {} --kv-group-size {}", s.kv_bits, s.kv_group_size);
+  if (s.max_kv_size > 0) out += fmt::format(" --max-kv-size {}", s.max_kv_size);
+  return out;
+}
+
+Result<CommandAnswer> MlxLmCommands::recommend_quant(const CommandQuery& query,
+                                                     PreparedRequest p) const {
+  const std::string& model = query.request.model;
+  Result<std::vector<MlxLmQuantRow>> rows = rank_mlxlm_modes(query.options, p, p.warnings);
+  if (!rows) {
+    if (rows.error().kind() == ErrorKind::kUsage) return rows.error();
+    return rows.error().within(quote_untrusted(model));
+  }
+  const MlxLmQuantRow* best = recommended_mode(*rows);
+  const MlxLmSettings& s = p.mlxlm_settings;
+  Json list = Json::array();
+  for (const MlxLmQuantRow& r : *rows) list.push_back(row_json(r, model, s));
+  CommandAnswer answer;
+  answer.json = {{"engine", "mlx-lm"},
+                 {"order", kOrder},
+                 {"recommended", best ? Json(mode_name(best->mode)) : Json(nullptr)},
+                 {"candidates", std::move(list)},
+                 {"prompt_tokens", s.prompt_tokens},
+                 {"max_tokens", s.max_tokens},
+                 {"batch", s.batch},
+                 {"budget_bytes", p.budget.budget_bytes},
+                 {"budget_source", to_string(p.budget.source)},
+                 {"warnings", warning_texts(p.warnings)}};
+  answer.text = recommend_text(model, p, *rows, best);
+  answer.warnings = std::move(p.warnings);
+  return answer;
+}
+
+}  // namespace memfit::engines
