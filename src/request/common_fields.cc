@@ -77,14 +77,18 @@ constexpr RequestField kCommonFields[] = {
     parsed_field<parse_quant_label, &R::quant>(
     {.name = "quant",
      .flags = "--quant",
-     .help = "weight mode to price: fp16, int8 or int4 (MLX affine, group 64)",
+     .help = "weight mode to price: fp16, int8 or int4 (MLX affine, group 64), or a GGUF file "
+             "type (Q4_K_M, Q8_0, ...) under llamacpp",
      .type = FieldType::kChoice,
-     .choices = "fp16|int8|int4",
+     .choices = "fp16|int8|int4|F32|F16|BF16|Q8_0|Q6_K|Q5_1|Q5_K_M|Q5_0|Q5_K_S|Q4_1|Q4_K_M|Q4_0|"
+                "Q4_K_S|IQ4_NL|IQ4_XS|MXFP4_MOE|Q3_K_L|Q3_K_M|IQ3_M|IQ3_S|Q3_K_S|Q2_K",
      .example = "int4",
      .doc = "mlxcel and mlx-lm price the weights quantized to that mode (MLX affine, group "
             "size 64) from the headers' shapes, else the config's parameter count; a mode wider "
-            "than the checkpoint is refused. llamacpp and vllm refuse it: their weights are the "
-            "file's own (a GGUF file type; a quantized checkpoint)"}),
+            "than the checkpoint is refused. llamacpp takes a GGUF file type (case-insensitive; "
+            "Q3_K, Q4_K, Q5_K are the _M types) on a safetensors or config-only model and prices "
+            "the GGUF llama-quantize would write for it (docs/engine-llamacpp.md); a GGUF model's "
+            "weights are its own file type. vllm refuses it: its weights are the checkpoint's own"}),
     parsed_field<parse_backend, &R::backend>(
     {.name = "backend",
      .flags = "--backend",

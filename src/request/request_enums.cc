@@ -3,6 +3,7 @@
 // the C API.
 #include <fmt/format.h>
 
+#include "engines/llamacpp/quantize_plan.h"
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
 
@@ -122,7 +123,12 @@ Result<std::string> parse_engine(std::string_view text) {
 
 Result<std::string> parse_quant_label(std::string_view text) {
   if (text == "fp16" || text == "int8" || text == "int4") return std::string(text);
-  return expected(text, "fp16, int8 or int4");
+  // A GGUF file type (llamacpp), by its canonical name.
+  if (const llamacpp::GgufFileType* type = llamacpp::find_gguf_file_type(text)) {
+    return std::string(type->name);
+  }
+  return expected(text, "fp16, int8, int4 or a GGUF file type (" +
+                            llamacpp::gguf_file_type_names() + ")");
 }
 
 }  // namespace memfit

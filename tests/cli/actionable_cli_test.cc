@@ -50,12 +50,21 @@ TEST(QuantField, PricesTheWeightsInThatModeUnderMlxEngines) {
 }
 
 TEST(QuantField, IsRefusedWithItsReasonWhereTheFileIsTheMode) {
+  // Under llamacpp the mode is a GGUF file type (quantize_plan_test.cc);
+  // an MLX mode is refused, listing them.
   testing::CommandResult r = run_memfit({"inspect", "-m", kLlama8B, "--engine", "llamacpp",
                                          "--quant", "int4", "--memory-limit", "64GiB"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "memfit: --quant: is not a llama.cpp setting: the weights are the GGUF's own "
-                   "file type; price a GGUF of the type you want (Q4_K_M, Q8_0, ...) or "
-                   "quantize with llama-quantize first\n");
+  EXPECT_EQ(r.err.substr(0, r.err.find(";")),
+            "memfit: --quant: 'int4' is not a GGUF file type memfit prices under llamacpp")
+      << r.err;
+  EXPECT_NE(r.err.find("one of: F32, F16, BF16, Q8_0, Q6_K"), std::string::npos) << r.err;
+  // A GGUF file type under an MLX engine.
+  r = run_memfit({"inspect", "-m", kLlama8B, "--engine", "mlxcel", "--quant", "q4_k_m",
+                  "--memory-limit", "64GiB"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--quant: Q4_K_M is a GGUF file type: llama.cpp's"), std::string::npos)
+      << r.err;
   r = run_memfit({"inspect", "-m", kLlama8B, "--engine", "vllm", "--quant", "int8",
                   "--gpu", "h100-80gb"});
   EXPECT_EQ(r.exit_code, 2);
@@ -77,7 +86,7 @@ TEST(ExpertOffload, WithoutAGgufTensorListIsRefusedNotIgnored) {
                                          "--memory-limit", "96GiB"};
   const std::string why = ": moves tensors by their GGUF names, and this model has no GGUF "
                           "tensor list (a config or safetensors folder): price the GGUF file "
-                          "to place its experts\n";
+                          "to place its experts, or give --quant a GGUF file type (Q4_K_M, ...)\n";
   std::vector<std::string> args = base;
   args.insert(args.end(), {"--n-cpu-moe", "48"});
   testing::CommandResult r = run_memfit(args);
@@ -97,7 +106,8 @@ TEST(ExpertOffload, SolvingNCpuMoeWithoutATensorListSaysWhy) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("memfit: --solve: n-cpu-moe moves experts by their GGUF tensor names, "
                        "and this model has no GGUF tensor list (a config or safetensors "
-                       "folder): solve it on the GGUF file\n"),
+                       "folder): solve it on the GGUF file, or give --quant a GGUF file type "
+                       "(Q4_K_M, ...)\n"),
             std::string::npos)
       << r.err;
 }

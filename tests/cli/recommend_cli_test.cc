@@ -103,9 +103,8 @@ TEST(RecommendQuantCli, PicksTheMostPreciseModeThatFits) {
 // It prices MLX quantizations of a safetensors checkpoint: a GGUF file
 // (llamacpp by default) is refused, saying what to do instead (name the
 // folder: recommend_gguf_repo_cli_test.cc); --engine llamacpp on a
-// safetensors checkpoint gets the registry's line for engines that do not
-// answer the command.
-TEST(RecommendQuantCli, RefusesTheLlamaCppProfile) {
+// safetensors checkpoint ranks GGUF file types.
+TEST(RecommendQuantCli, RefusesAGgufFileAndRanksGgufTypesOfACheckpointUnderLlamaCpp) {
   TempDir dir;
   const std::string gguf = dir.file_path("qwen3-8b.gguf");
   qwen3_8b_gguf().write(gguf);
@@ -117,12 +116,15 @@ TEST(RecommendQuantCli, RefusesTheLlamaCppProfile) {
             "mlxcel), or each GGUF file of a folder of them: for a GGUF model, name its folder or "
             "its Hugging Face repo\n")
       << file.err;
-  auto named = run_memfit({"recommend-quant", "-m", kExample, "--engine", "llamacpp"},
+  // Named, llamacpp ranks the GGUF file types llama-quantize would write
+  // (recommend_gguf_types_cli_test.cc has the figures).
+  auto named = run_memfit({"recommend-quant", "-m", kExample, "--engine", "llamacpp", "--json"},
                           {{"MEMFIT_MEMORY_LIMIT", "16GiB"}});
-  EXPECT_EQ(named.exit_code, 2);
-  EXPECT_EQ(named.out, "");
-  EXPECT_EQ(named.err, "memfit: --engine: llamacpp is not priced by recommend-quant; "
-                       "recommend-quant takes mlxcel or mlx-lm\n");
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  nlohmann::json j = nlohmann::json::parse(named.out);
+  EXPECT_EQ(j["engine"], "llamacpp");
+  ASSERT_EQ(j["candidates"].size(), 12u);
+  EXPECT_EQ(j["candidates"][0]["file_type"], "F16");
 }
 
 }  // namespace

@@ -22,11 +22,13 @@ constexpr EngineCommand kCommands[] = {EngineCommand::kFit, EngineCommand::kPlot
                                        EngineCommand::kRecommendQuant,
                                        EngineCommand::kPreflightServe};
 
-// A request each engine prices, on a model of its kind.
-EstimateRequest request_for(std::string_view engine) {
+// A request each engine prices, on a model of its kind (llamacpp's
+// recommend-quant ranks the GGUF file types of a config-only model).
+EstimateRequest request_for(std::string_view engine, EngineCommand command) {
   EstimateRequest r;
   r.engine = std::string(engine);
-  r.model = engine == "llamacpp" ? kDenseGguf : engine == "vllm" ? kLlama8B : kExample;
+  const bool gguf = engine == "llamacpp" && command != EngineCommand::kRecommendQuant;
+  r.model = gguf ? kDenseGguf : engine == "vllm" || engine == "llamacpp" ? kLlama8B : kExample;
   r.memory_limit_bytes = 64ull << 30;
   if (engine == "vllm") r.vllm.gpu_memory_total = 80ull << 30;
   return r;
@@ -42,8 +44,8 @@ nlohmann::json options_for(EngineCommand command) {
 TEST(EngineCommands, SupportsAgreesWithTheHooksOfEveryBuiltInEngine) {
   const EngineRegistry& registry = EngineRegistry::instance();
   for (const EngineProfile* engine : registry.all()) {
-    const EstimateRequest r = request_for(engine->name());
     for (EngineCommand command : kCommands) {
+      const EstimateRequest r = request_for(engine->name(), command);
       SCOPED_TRACE(std::string(engine->name()) + " " + std::string(to_string(command)));
       Result<CommandAnswer> answer = testing::ask_hook(r, command, options_for(command));
       if (engine->supports(command)) {
@@ -64,7 +66,7 @@ TEST(EngineCommands, WhichEngineAnswersWhich) {
     for (EngineCommand command : kCommands) row += engine->supports(command) ? " yes" : " -";
     rows.push_back(row);
   }
-  EXPECT_EQ(rows, (std::vector<std::string>{"mlxcel yes yes yes yes", "llamacpp yes yes - yes",
+  EXPECT_EQ(rows, (std::vector<std::string>{"mlxcel yes yes yes yes", "llamacpp yes yes yes yes",
                                             "mlx-lm yes yes yes -", "vllm yes - - -"}));
 }
 

@@ -14,6 +14,11 @@
 namespace memfit {
 namespace {
 
+// The file types --quant names under llamacpp (quantize_plan.h).
+const std::string kGgufTypes =
+    "F32, F16, BF16, Q8_0, Q6_K, Q5_1, Q5_K_M, Q5_0, Q5_K_S, Q4_1, Q4_K_M, Q4_0, Q4_K_S, "
+    "IQ4_NL, IQ4_XS, MXFP4_MOE, Q3_K_L, Q3_K_M, IQ3_M, IQ3_S, Q3_K_S, Q2_K";
+
 using nlohmann::json;
 using testing::body_json;
 using testing::error_code;
@@ -275,7 +280,8 @@ TEST(ServiceEstimate, MalformedBodiesAndWrongTypesAreBadRequests) {
       {"{" + m + ",\"cache_type_k\":\"q8_0\"}", "the K and V cache types go together: give both or neither"},
       {"{" + m + ",\"kv_cache_mode\":\"fp16\",\"cache_type_k\":\"q8_0\",\"cache_type_v\":\"q8_0\"}",
        "the KV cache mode disagrees with the K and V cache types"},
-      {"{" + m + ",\"quant\":\"int3\"}", "quant: 'int3': expected fp16, int8 or int4"},
+      {"{" + m + ",\"quant\":\"int3\"}",
+       "quant: 'int3': expected fp16, int8, int4 or a GGUF file type (" + kGgufTypes + ")"},
       {"{" + m + ",\"backend\":\"tpu\"}",
        "backend: 'tpu': expected auto, rocm, metal, cuda or cpu"},
       {"{" + m + ",\"memory_limit\":[1]}",

@@ -12,21 +12,22 @@
 
 namespace memfit::engines {
 
-// The base of the llamacpp profile (profile.cc). recommend-quant prices
-// a folder of GGUF files with this profile before any engine is asked
-// (cli/recommend_gguf_repo.h): no hook.
+// The base of the llamacpp profile (profile.cc). recommend-quant ranks
+// the GGUF file types of a safetensors or config-only model
+// (recommend_command.cc); a folder of GGUF files is priced file by file
+// with this profile before any engine is asked (cli/recommend_gguf_repo.h).
 class LlamaCppCommands : public EngineProfile {
  public:
-  bool supports(EngineCommand command) const override {
-    return command != EngineCommand::kRecommendQuant;
-  }
+  bool supports(EngineCommand) const override { return true; }
   std::vector<std::string_view> solve_names() const override {
     return {"ctx-size", "max-tokens", "parallel", "slots", "gpu-layers", "n-cpu-moe"};
   }
   std::string_view solve_help() const override {
     return "ctx-size (max-tokens), parallel (slots), gpu-layers or n-cpu-moe";
   }
-  // fit_command.cc, plot_command.cc, serve_command.cc
+  // fit_command.cc, plot_command.cc, serve_command.cc, recommend_command.cc
+  Result<CommandAnswer> recommend_quant(const CommandQuery& query,
+                                        PreparedRequest prepared) const override;
   Result<CommandAnswer> fit(const CommandQuery& query, PreparedRequest prepared) const override;
   Result<CommandAnswer> plot(const CommandQuery& query, PreparedRequest prepared) const override;
   Result<CommandAnswer> preflight_serve(const CommandQuery& query,

@@ -46,7 +46,8 @@ Status check_experts_movable(const Model& model) {
   if (model.spec.moe.experts != 0 && model.tensors.empty()) {
     return Error::usage("solve", "n-cpu-moe moves experts by their GGUF tensor names, and this "
                                  "model has no GGUF tensor list (a config or safetensors "
-                                 "folder): solve it on the GGUF file");
+                                 "folder): solve it on the GGUF file, or give --quant a "
+                                 "GGUF file type (Q4_K_M, ...)");
   }
   return Status::Ok();
 }

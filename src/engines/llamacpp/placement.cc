@@ -380,7 +380,7 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
     return Error::usage(s.n_cpu_moe > 0 ? "n_cpu_moe" : "override_tensor",
                         "moves tensors by their GGUF names, and this model has no GGUF tensor "
                         "list (a config or safetensors folder): price the GGUF file to place "
-                        "its experts");
+                        "its experts, or give --quant a GGUF file type (Q4_K_M, ...)");
   }
   Result<std::vector<std::regex>> rules = override_rules(s);
   if (!rules) return rules.error();

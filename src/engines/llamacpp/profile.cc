@@ -7,6 +7,7 @@
 #include "engines/shared/trained_context.h"
 #include "engines/llamacpp/commands.h"
 #include "engines/llamacpp/fields.h"
+#include "engines/llamacpp/quantize_plan.h"
 #include "memfit/llamacpp_report.h"
 #include "memfit/memory_size.h"
 #include "memfit/request.h"
@@ -137,13 +138,8 @@ class LlamaCppProfile final : public LlamaCppCommands {
       return Error::usage(mlxcel_only, "is an mlxcel setting; llamacpp takes cache_type_k, "
                                        "cache_type_v and its own " + field_names_text("llamacpp"));
     }
-    if (!r.quant.empty()) {
-      // llama.cpp loads a GGUF's own tensor types: the weight mode is the
-      // file type chosen with llama-quantize, not a load-time setting.
-      return Error::usage("quant", "is not a llama.cpp setting: the weights are the GGUF's own "
-                                   "file type; price a GGUF of the type you want (Q4_K_M, Q8_0, "
-                                   "...) or quantize with llama-quantize first");
-    }
+    // A GGUF file type: the model as llama-quantize would write it.
+    if (Status quant = llamacpp::apply_gguf_file_type(r, p); !quant) return quant;
     if (r.llamacpp.placement.gpu_memory && r.machine.given()) {
       return Error::usage("gpu_memory", "and the machine's gpu or mac both give the GPUs' memory: "
                                         "give one");

@@ -169,8 +169,13 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
                      to_string(s.flash_attn), on_off(c.flash_attn), on_off(s.swa_full),
                      on_off(s.kv_unified));
   out += fmt::format("        repack {}\n\n", to_string(e.repack));
-  std::string model_note = fmt::format("{} ({})", e.model_bytes_exact ? "exact" : "estimated",
-                                       to_string(model.weights.source));
+  // A GGUF header's bytes not read but worked out: --quant's file type.
+  const bool quantized_here =
+      model.weights.source == WeightsSource::kGgufHeader && !model.weights.verified;
+  std::string model_note =
+      quantized_here ? "as the file llama-quantize would write for --quant"
+                     : fmt::format("{} ({})", e.model_bytes_exact ? "exact" : "estimated",
+                                   to_string(model.weights.source));
   report_row(out, "Model", e.model_bytes, model_note);
   report_row(out, "  Mapped weights", e.mapped_bytes,
       e.settings.placement.gpus.empty() ? "CPU_Mapped, the file's tensor range"

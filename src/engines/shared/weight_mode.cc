@@ -22,6 +22,11 @@ uint64_t checkpoint_bits(const Model& model) {
 
 Status apply_mlx_weight_mode(const EstimateRequest& r, PreparedRequest& p) {
   if (r.quant.empty()) return Status::Ok();
+  if (r.quant != "fp16" && r.quant != "int8" && r.quant != "int4") {
+    return Error::usage("quant", fmt::format("{} is a GGUF file type: llama.cpp's (--engine "
+                                             "llamacpp); MLX weight modes are fp16, int8 and int4",
+                                             r.quant));
+  }
   const uint64_t bits = r.quant == "int8" ? 8 : r.quant == "int4" ? 4 : 16;
   const uint64_t own_bits = checkpoint_bits(*p.model);
   if (bits > own_bits) {

@@ -1,0 +1,119 @@
+// The tensor list llama.cpp's converter (convert_hf_to_gguf.py, with the
+// names of gguf-py/gguf/tensor_mapping.py) writes for a standard decoder,
+// dense or MoE, built from the config (engines/llamacpp/quantize_plan.h;
+// docs/engine-llamacpp.md, "GGUF file types for a safetensors or
+// config-only model").
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+
+#include "engines/llamacpp/quantize_plan.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit::llamacpp {
+namespace {
+
+// The architectures whose converted tensors are the standard decoder's
+// (attn_q/k/v/output, ffn_gate/up/down or their _exps, two norms a block);
+// qwen2 adds Q/K/V biases, qwen3 per-head Q/K norms.
+constexpr std::array<std::string_view, 8> kStandardDecoders = {
+    "llama", "mistral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "mixtral", "smollm3"};
+
+bool converted(const ModelSpec& spec) {
+  const bool attention_only = std::all_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
+    return l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow;
+  });
+  return attention_only && !spec.multimodal && spec.nextn_layers == 0 &&
+         std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
+             kStandardDecoders.end();
+}
+
+using Tensors = std::vector<ConvertedTensor>;
+
+void add(Tensors& out, std::string name, std::vector<uint64_t> ne) {
+  const GgmlType type = ne.size() < 2 ? GgmlType::kF32 : GgmlType::kF16;
+  out.push_back(ConvertedTensor{std::move(name), std::move(ne), type});
+}
+
+// One block's feed-forward: dense, or routed experts (3-D, one slice per
+// expert) with their F32 router and any shared expert.
+void add_ffn(const ModelSpec& spec, const std::string& blk, Tensors& out) {
+  const uint64_t hidden = spec.geometry.hidden;
+  const MoeInfo& moe = spec.moe;
+  if (moe.experts == 0) {
+    add(out, blk + "ffn_down.weight", {spec.geometry.intermediate, hidden});
+    add(out, blk + "ffn_gate.weight", {hidden, spec.geometry.intermediate});
+    add(out, blk + "ffn_up.weight", {hidden, spec.geometry.intermediate});
+    return;
+  }
+  // Mixtral's experts are intermediate_size wide (no moe_intermediate_size).
+  const uint64_t inter = moe.expert_intermediate != 0 ? moe.expert_intermediate
+                                                      : spec.geometry.intermediate;
+  add(out, blk + "ffn_down_exps.weight", {inter, hidden, moe.experts});
+  add(out, blk + "ffn_gate_exps.weight", {hidden, inter, moe.experts});
+  add(out, blk + "ffn_gate_inp.weight", {hidden, moe.experts});
+  out.back().type = GgmlType::kF32;  // the router: the converter keeps it F32
+  add(out, blk + "ffn_up_exps.weight", {hidden, inter, moe.experts});
+  if (moe.shared_experts > 0) {
+    const uint64_t shared = moe.shared_experts * inter;
+    add(out, blk + "ffn_down_shexp.weight", {shared, hidden});
+    add(out, blk + "ffn_gate_shexp.weight", {hidden, shared});
+    add(out, blk + "ffn_up_shexp.weight", {hidden, shared});
+  }
+}
+
+// One block's tensors, by name (the loader's order within a block).
+void add_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = g.head_dim != 0 ? g.head_dim : g.hidden / std::max<uint64_t>(g.heads, 1);
+  const uint64_t q = g.heads * head_dim;
+  const uint64_t kv = g.kv_heads * head_dim;
+  const std::string blk = fmt::format("blk.{}.", i);
+  const bool qwen2 = spec.model_type.starts_with("qwen2");
+  const bool qwen3 = spec.model_type.starts_with("qwen3");
+  Tensors block;
+  if (qwen2) {
+    add(block, blk + "attn_q.bias", {q});
+    add(block, blk + "attn_k.bias", {kv});
+    add(block, blk + "attn_v.bias", {kv});
+  }
+  if (qwen3) {
+    add(block, blk + "attn_q_norm.weight", {head_dim});
+    add(block, blk + "attn_k_norm.weight", {head_dim});
+  }
+  add(block, blk + "attn_norm.weight", {g.hidden});
+  add(block, blk + "attn_q.weight", {g.hidden, q});
+  add(block, blk + "attn_k.weight", {g.hidden, kv});
+  add(block, blk + "attn_v.weight", {g.hidden, kv});
+  add(block, blk + "attn_output.weight", {q, g.hidden});
+  add(block, blk + "ffn_norm.weight", {g.hidden});
+  add_ffn(spec, blk, block);
+  std::sort(block.begin(), block.end(),
+            [](const ConvertedTensor& a, const ConvertedTensor& b) { return a.name < b.name; });
+  std::move(block.begin(), block.end(), std::back_inserter(out));
+}
+
+}  // namespace
+
+Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec) {
+  const ModelGeometry& g = spec.geometry;
+  if (!converted(spec) || g.hidden == 0 || g.heads == 0 || g.kv_heads == 0 || g.vocab == 0 ||
+      spec.layers.empty() || (g.intermediate == 0 && spec.moe.expert_intermediate == 0)) {
+    return Error::usage("quant", fmt::format(
+        "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
+        "writes, which memfit builds for text decoders of model_type {} only; this model is "
+        "{} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
+        quote_untrusted(spec.model_type), spec.layout));
+  }
+  Tensors out;
+  // Outside the blocks, by name: output, output_norm, token_embd.
+  if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
+  add(out, "output_norm.weight", {g.hidden});
+  add(out, "token_embd.weight", {g.hidden, g.vocab});
+  for (uint64_t i = 0; i < spec.layers.size(); ++i) add_block(spec, i, out);
+  return out;
+}
+
+}  // namespace memfit::llamacpp

@@ -1,0 +1,71 @@
+// A model priced as the GGUF llama-quantize would write for a file type
+// (engines/llamacpp/quantize_plan.h).
+#include "engines/llamacpp/quantize_plan.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "memfit/checked_math.h"
+#include "memfit/memory_size.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit::llamacpp {
+
+Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_type) {
+  Result<std::vector<ConvertedTensor>> tensors = converted_tensors(model.spec);
+  if (!tensors) return tensors.error();
+  Result<std::vector<GgmlType>> types = quantized_types(model.spec, *tensors, file_type);
+  if (!types) return types.error();
+  Model out = model;
+  out.tensors.clear();
+  out.tensors.reserve(tensors->size());
+  CheckedBytes total = 0;
+  for (size_t i = 0; i < tensors->size(); ++i) {
+    const ConvertedTensor& t = (*tensors)[i];
+    Result<uint64_t> bytes = ggml_tensor_bytes((*types)[i], t.ne);
+    if (!bytes) return Error::usage("quant", fmt::format("{}: {}", t.name, bytes.error().message()));
+    total = total + *bytes;
+    // As a GGUF model carries it: shape outermost first.
+    out.tensors.push_back(SafetensorsTensor{t.name, std::string(ggml_type_traits((*types)[i]).name),
+                                            std::vector<uint64_t>(t.ne.rbegin(), t.ne.rend()), *bytes});
+  }
+  if (!total.value()) return Error::overflow("the quantized GGUF's bytes overflow 64 bits");
+  out.weights = WeightsInfo{};
+  out.weights.bytes = *total.value();
+  out.weights.source = WeightsSource::kGgufHeader;
+  out.weights.file_count = 1;
+  out.weights.tensor_count = out.tensors.size();
+  out.weights.verified = false;  // computed, not read: the file would be written
+  out.weights.component_bytes[static_cast<int>(WeightComponent::kLanguageModel)] = out.weights.bytes;
+  out.gguf = nullptr;
+  return out;
+}
+
+Status apply_gguf_file_type(const EstimateRequest& r, PreparedRequest& p) {
+  if (r.quant.empty()) return Status::Ok();
+  if (p.model->weights.source == WeightsSource::kGgufHeader) {
+    // llama.cpp loads a GGUF's own tensor types.
+    return Error::usage("quant", "is this GGUF's own file type: llama.cpp loads its tensors as "
+                                 "they are; price a GGUF of the type you want, or the "
+                                 "safetensors or config-only model with --quant");
+  }
+  const GgufFileType* type = find_gguf_file_type(r.quant);
+  if (type == nullptr) {
+    return Error::usage("quant", fmt::format("{} is not a GGUF file type memfit prices under "
+                                             "llamacpp; one of: {}",
+                                             quote_untrusted(r.quant), gguf_file_type_names()));
+  }
+  Result<Model> model = quantized_gguf_model(*p.model, *type);
+  if (!model) return model.error();
+  p.warnings.push_back(Warning{
+      WarningKind::kModel,
+      fmt::format("weights priced as the {} GGUF llama-quantize would write from this model "
+                  "(llama.cpp's tensor types for that file type, over the tensors its converter "
+                  "writes; no importance matrix): {} tensors, {}",
+                  type->name, model->tensors.size(), format_bytes(model->weights.bytes))});
+  p.model = std::make_shared<const Model>(std::move(*model));
+  return Status::Ok();
+}
+
+}  // namespace memfit::llamacpp

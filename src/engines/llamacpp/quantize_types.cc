@@ -1,0 +1,183 @@
+// The type llama-quantize gives each tensor for a file type: llama.cpp's
+// llama_tensor_get_type() and its helpers (src/llama-quant.cpp), for the
+// file types memfit prices and no importance matrix
+// (engines/llamacpp/quantize_plan.h; docs/engine-llamacpp.md, "GGUF file
+// types for a safetensors or config-only model").
+#include <fmt/format.h>
+
+#include "engines/llamacpp/quantize_plan.h"
+
+namespace memfit::llamacpp {
+namespace {
+
+using enum GgmlType;
+
+enum class Category { kTokenEmbd, kOutput, kAttnV, kAttnK, kAttnOutput, kFfnDown, kOther };
+
+Category category_of(std::string_view name) {
+  if (name == "output.weight") return Category::kOutput;
+  if (name == "token_embd.weight") return Category::kTokenEmbd;
+  // attn_qkv and attn_kv_b are attn_v-like too.
+  for (std::string_view v : {"attn_qkv.weight", "attn_kv_b.weight", "attn_v.weight"}) {
+    if (name.find(v) != std::string_view::npos) return Category::kAttnV;
+  }
+  if (name.find("attn_k.weight") != std::string_view::npos) return Category::kAttnK;
+  if (name.find("attn_output.weight") != std::string_view::npos) return Category::kAttnOutput;
+  if (name.find("ffn_down") != std::string_view::npos) return Category::kFfnDown;
+  return Category::kOther;
+}
+
+// tensor_allows_quantization(), for the names the converter writes here:
+// matrices whose name ends in "weight", not a norm, not a router.
+bool quantizable(const ConvertedTensor& t) {
+  return t.ne.size() >= 2 && t.name.ends_with("weight") &&
+         t.name.find("_norm.weight") == std::string::npos &&
+         t.name.find("ffn_gate_inp.weight") == std::string::npos;
+}
+
+bool is_quantized(GgmlType t) { return t != kF32 && t != kF16 && t != kBF16; }
+
+// The layers that get more bits: the first and last eighth, and every
+// third between.
+bool use_more_bits(uint64_t i, uint64_t n) {
+  return i < n / 8 || i >= 7 * n / 8 || (i >= n / 8 && (i - n / 8) % 3 == 2);
+}
+
+struct Mix {
+  std::string_view ftype;  // the file type's name
+  uint64_t layers = 0;     // n_layer
+  uint64_t gqa = 0;        // heads / kv_heads
+  uint64_t experts = 0;    // routed experts (0: dense)
+  bool llama_70b = false;  // llama.cpp's LLM_TYPE_70B (llama, 80 blocks, GQA)
+  bool tied = true;        // no output.weight: token_embd is the output
+  uint64_t wv_seen = 0;    // attn_v-like tensors typed so far
+  uint64_t wv_count = 0;   // attn_v-like tensors in the model
+  bool is(std::string_view name) const { return ftype == name; }
+};
+
+GgmlType output_type(const Mix& m, GgmlType t, uint64_t row) {
+  if (m.is("MXFP4_MOE")) return kQ8_0;
+  if (row % ggml_type_traits(t).block_elements != 0) return kQ8_0;
+  return t != kQ8_0 ? kQ6_K : t;
+}
+
+GgmlType attn_v_type(Mix& m, GgmlType t) {
+  const uint64_t i = m.wv_seen++;
+  if (m.is("Q2_K")) t = m.gqa >= 4 ? kQ4_K : kQ3_K;
+  else if (m.is("IQ3_S") && m.gqa >= 4) t = kQ4_K;
+  else if (m.is("IQ3_M")) t = kQ4_K;
+  else if (m.is("Q3_K_M")) t = i < 2 ? kQ5_K : kQ4_K;
+  else if (m.is("Q3_K_L")) t = kQ5_K;
+  else if ((m.is("IQ4_NL") || m.is("IQ4_XS")) && m.gqa >= 4) t = kQ5_K;
+  else if ((m.is("Q4_K_M") || m.is("Q5_K_M")) && use_more_bits(i, m.wv_count)) t = kQ6_K;
+  else if (m.is("Q4_K_S") && i < 4) t = kQ5_K;
+  if (m.llama_70b && (t == kQ3_K || t == kQ4_K)) t = kQ5_K;
+  if (m.experts == 8) t = kQ8_0;
+  return t;
+}
+
+GgmlType ffn_down_type(const Mix& m, GgmlType t, uint64_t i) {
+  const uint64_t n = m.layers;
+  if (m.is("Q2_K")) return kQ3_K;
+  if (m.is("Q3_K_M")) return i < n / 16 ? kQ5_K : kQ4_K;
+  if (m.is("IQ3_M") && (i < n / 8 || (m.experts == 8 && use_more_bits(i, n)))) return kQ4_K;
+  if (m.is("Q3_K_L")) return kQ5_K;
+  if (m.is("Q4_K_M")) return use_more_bits(i, n) ? kQ6_K : t;
+  if (i < n / 8 && (m.is("IQ4_NL") || m.is("IQ4_XS"))) return kQ5_K;
+  if (m.is("Q5_K_M") && use_more_bits(i, n)) return kQ6_K;
+  if (m.is("Q4_K_S") && i < n / 8) return kQ5_K;
+  return t;
+}
+
+GgmlType attn_output_type(const Mix& m, GgmlType t) {
+  if (m.experts == 8) {
+    for (std::string_view f : {"Q2_K", "Q3_K_S", "Q3_K_M", "IQ4_NL", "Q4_K_S", "Q4_K_M", "IQ3_S",
+                               "IQ3_M", "IQ4_XS"}) {
+      if (m.is(f)) return kQ5_K;
+    }
+    return t;
+  }
+  if (m.is("Q2_K")) return kQ3_K;
+  if (m.is("Q3_K_M") || m.is("IQ3_M")) return kQ4_K;
+  if (m.is("Q3_K_L")) return kQ5_K;
+  return t;
+}
+
+// The block index of "blk.N.": ffn_down's layer.
+uint64_t block_of(std::string_view name) {
+  uint64_t i = 0;
+  for (size_t k = 4; k < name.size() && name[k] >= '0' && name[k] <= '9'; ++k) i = i * 10 + (name[k] - '0');
+  return i;
+}
+
+// llama_tensor_get_type_impl() for one tensor of a quantized file type.
+GgmlType mixed_type(Mix& m, const ConvertedTensor& t, GgmlType base) {
+  const Category c = category_of(t.name);
+  if (c == Category::kOutput || (m.tied && c == Category::kTokenEmbd)) return output_type(m, base, t.ne[0]);
+  if (m.is("MXFP4_MOE")) return t.ne.size() > 2 && t.ne[2] > 1 ? kMXFP4 : kQ8_0;
+  switch (c) {
+    case Category::kAttnV: return attn_v_type(m, base);
+    case Category::kAttnK: return m.experts == 8 ? kQ8_0 : base;
+    case Category::kFfnDown: return ffn_down_type(m, base, block_of(t.name));
+    case Category::kAttnOutput: return attn_output_type(m, base);
+    default: return base;
+  }
+}
+
+// tensor_type_fallback(): a row that is not a whole number of the type's
+// blocks takes a type with smaller blocks, else F16.
+Result<GgmlType> fallback(const ConvertedTensor& t, GgmlType type) {
+  const uint64_t row = t.ne[0];
+  if (row % ggml_type_traits(type).block_elements == 0) return type;
+  GgmlType other = kF16;
+  switch (type) {
+    case kIQ3_S: case kIQ4_XS: other = kIQ4_NL; break;
+    case kQ2_K: case kQ3_K: other = kQ4_0; break;
+    case kQ4_K: other = kQ5_0; break;
+    case kQ5_K: other = kQ5_1; break;
+    case kQ6_K: other = kQ8_0; break;
+    default:
+      return Error::usage("quant", fmt::format("{}: {} elements per row fit no {} block, and "
+                                               "llama-quantize has no fallback for it",
+                                               t.name, row, ggml_type_traits(type).name));
+  }
+  return row % ggml_type_traits(other).block_elements == 0 ? other : kF16;
+}
+
+Mix mix_for(const ModelSpec& spec, std::span<const ConvertedTensor> tensors, const GgufFileType& f) {
+  Mix m;
+  m.ftype = f.name;
+  m.layers = spec.layers.size();
+  m.gqa = spec.geometry.kv_heads != 0 ? spec.geometry.heads / spec.geometry.kv_heads : 0;
+  m.experts = spec.moe.experts;
+  m.llama_70b = spec.model_type == "llama" && m.layers == 80 && m.gqa > 1;
+  for (const ConvertedTensor& t : tensors) {
+    if (t.name == "output.weight") m.tied = false;
+    if (category_of(t.name) == Category::kAttnV) ++m.wv_count;
+  }
+  return m;
+}
+
+}  // namespace
+
+Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
+                                              std::span<const ConvertedTensor> tensors,
+                                              const GgufFileType& file_type) {
+  Mix m = mix_for(spec, tensors, file_type);
+  std::vector<GgmlType> out;
+  out.reserve(tensors.size());
+  for (const ConvertedTensor& t : tensors) {
+    if (!quantizable(t)) {
+      out.push_back(t.type);
+    } else if (!is_quantized(file_type.default_type)) {
+      out.push_back(file_type.default_type);
+    } else {
+      Result<GgmlType> type = fallback(t, mixed_type(m, t, file_type.default_type));
+      if (!type) return type.error();
+      out.push_back(*type);
+    }
+  }
+  return out;
+}
+
+}  // namespace memfit::llamacpp

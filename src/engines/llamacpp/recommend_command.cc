@@ -1,0 +1,195 @@
+// The llamacpp profile's recommend-quant hook (engine.h): a safetensors or
+// config-only model priced as the GGUF llama-quantize would write for each
+// file type (engines/llamacpp/quantize_plan.h), largest first, each with
+// the placement that fits the request's GPUs (the most layers, or for a
+// MoE model the fewest blocks' experts on the host) and its llama-server
+// command. A GGUF model is refused: its file type is its own (a folder of
+// them is ranked file by file, cli/recommend_gguf_repo.h). The MLX options (group_size, bits) are
+// not read.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+
+#include "engines/llamacpp/commands.h"
+#include "engines/llamacpp/quantize_plan.h"
+#include "engines/shared/report_head.h"
+#include "memfit/llama_server.h"
+#include "memfit/llamacpp_fit.h"
+#include "memfit/llamacpp_solver.h"
+#include "memfit/memory_size.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit::engines {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The file types ranked: the 16-bit file, then the K-quant mixes and
+// IQ4_XS users choose between (the legacy Q4_0 .. Q5_1, F32 and the
+// 3-bit IQ mixes are priced by --quant, not ranked).
+constexpr std::array<std::string_view, 12> kRanked = {
+    "F16", "Q8_0", "Q6_K", "Q5_K_M", "Q5_K_S", "Q4_K_M", "Q4_K_S", "IQ4_XS",
+    "Q3_K_L", "Q3_K_M", "Q3_K_S", "Q2_K"};
+
+struct Row {
+  std::string_view file_type;
+  std::string file;  // the GGUF's name in the command
+  uint64_t weights_bytes = 0;
+  LlamaCppSolveFor solved = LlamaCppSolveFor::kGpuLayers;
+  LlamaCppSolution solution;  // value and estimate; no value: nothing fits
+  bool on_gpus = false;       // placed on GPUs (false: a CPU run, solution.estimate as asked)
+};
+
+std::string gguf_file_name(const Model& model, std::string_view file_type) {
+  std::string base = std::filesystem::path(model.path).filename().string();
+  if (base.empty()) base = std::filesystem::path(model.path).parent_path().filename().string();
+  return fmt::format("{}-{}.gguf", base.empty() ? "model" : base, file_type);
+}
+
+// The placement that fits: -ngl for a dense model, --n-cpu-moe (then -ngl
+// when even every block's experts on the host is too much) for MoE.
+Result<LlamaCppSolution> place(const Model& model, const PreparedRequest& p, LlamaCppSolveFor& what) {
+  what = model.spec.moe.experts != 0 ? LlamaCppSolveFor::kNCpuMoe : LlamaCppSolveFor::kGpuLayers;
+  Result<LlamaCppSolution> s = solve_llamacpp(what, model, p.llamacpp_settings, p.budget);
+  if (!s || s->value || what == LlamaCppSolveFor::kGpuLayers) return s;
+  what = LlamaCppSolveFor::kGpuLayers;
+  return solve_llamacpp(what, model, p.llamacpp_settings, p.budget);
+}
+
+Result<Row> price(const PreparedRequest& p, const llamacpp::GgufFileType& type) {
+  Result<Model> model = llamacpp::quantized_gguf_model(*p.model, type);
+  if (!model) return model.error();
+  Row row;
+  row.file_type = type.name;
+  row.file = gguf_file_name(*p.model, type.name);
+  row.weights_bytes = model->weights.bytes;
+  row.on_gpus = !p.llamacpp_settings.placement.gpus.empty();
+  if (row.on_gpus) {
+    Result<LlamaCppSolution> s = place(*model, p, row.solved);
+    if (!s) return s.error();
+    row.solution = std::move(*s);
+    return row;
+  }
+  Result<LlamaCppEstimate> e = estimate_llamacpp(*model, p.llamacpp_settings, p.budget);
+  if (!e) return e.error();
+  if (e->fits) row.solution.value = 0;
+  row.solution.estimate = std::move(*e);
+  return row;
+}
+
+bool fits(const Row& r) { return r.solution.value.has_value() && r.solution.estimate.has_value(); }
+
+// The most precise row that fits with nothing left on the host (every
+// layer, no expert), else the most precise that fits at all; null: none.
+const Row* recommended_of(const std::vector<Row>& rows) {
+  for (const Row& r : rows) {
+    if (fits(r) && (!r.on_gpus || r.solution.capped)) return &r;
+  }
+  for (const Row& r : rows) {
+    if (fits(r)) return &r;
+  }
+  return nullptr;
+}
+
+std::string placement_text(const Row& r, const ModelSpec& spec) {
+  if (!fits(r)) return "nothing fits";
+  if (!r.on_gpus) return "CPU";
+  const uint64_t v = *r.solution.value;
+  if (r.solved == LlamaCppSolveFor::kNCpuMoe) {
+    return v == 0 ? "all experts on GPU" : fmt::format("--n-cpu-moe {}", v);
+  }
+  return fmt::format("-ngl {}{}", v, v == spec.layers.size() + 1 ? " (all)" : "");
+}
+
+std::string command_of(const Row& r, const ModelSpec& spec) {
+  return fits(r) ? llama_server_command(r.file, spec, r.solution.estimate->settings) : "";
+}
+
+Json rows_json(const std::vector<Row>& rows, const ModelSpec& spec) {
+  Json list = Json::array();
+  for (const Row& r : rows) {
+    const bool ok = fits(r);
+    list.push_back(
+        {{"file_type", std::string(r.file_type)},
+         {"weights_bytes", r.weights_bytes},
+         {"total_bytes", r.solution.estimate ? Json(r.solution.estimate->total_bytes) : Json(nullptr)},
+         {"fits", ok},
+         {"solve", r.on_gpus ? Json(std::string(to_string(r.solved))) : Json(nullptr)},
+         {"value", r.on_gpus && ok ? Json(*r.solution.value) : Json(nullptr)},
+         {"all_on_gpu", r.on_gpus && ok && r.solution.capped},
+         {"command", ok ? Json(command_of(r, spec)) : Json(nullptr)}});
+  }
+  return list;
+}
+
+std::string head_text(const std::string& model, const PreparedRequest& p) {
+  const LlamaCppSettings& s = p.llamacpp_settings;
+  std::string out = fmt::format(
+      "{} as the GGUF llama-quantize would write for each file type (no importance matrix), "
+      "under llama.cpp at ctx-size {}:\n", model, s.ctx_size != 0 ? s.ctx_size : p.model->spec.max_position_tokens);
+  if (s.placement.gpus.empty()) {
+    return out + fmt::format("budget {} ({}), no GPU\n\n", format_bytes(p.budget.budget_bytes),
+                             to_string(p.budget.source));
+  }
+  for (const LlamaCppGpu& g : s.placement.gpus) {
+    out += fmt::format("  {} {} ({} free)\n", g.device, g.name, format_bytes(g.free_bytes));
+  }
+  return out + fmt::format("each GPU less a {} margin\n\n", format_bytes(s.placement.gpu_margin_bytes));
+}
+
+std::string rows_text(const std::vector<Row>& rows, const ModelSpec& spec) {
+  std::string out = fmt::format("  {:<8}{:>12}{:>12}  {:<13}{}\n", "type", "weights", "total",
+                                "verdict", "placement");
+  for (const Row& r : rows) {
+    out += fmt::format("  {:<8}{:>12}{:>12}  {:<13}{}\n", r.file_type, format_bytes(r.weights_bytes),
+                       r.solution.estimate ? format_bytes(r.solution.estimate->total_bytes) : "-",
+                       fits(r) ? "FITS" : "DOES NOT FIT", placement_text(r, spec));
+    if (fits(r)) out += fmt::format("    {}\n", command_of(r, spec));
+  }
+  return out;
+}
+
+Status check_query(const CommandQuery& query, const PreparedRequest& p) {
+  if (p.model->weights.source == WeightsSource::kGgufHeader) {
+    return Error::usage("recommend-quant under llamacpp ranks the GGUF file types of a safetensors "
+                        "or config-only model; a GGUF file is its own type: name the folder or "
+                        "Hugging Face repo of its quants");
+  }
+  if (!query.request.quant.empty()) {
+    return Error::usage("quant", "is what recommend-quant ranks: leave it out");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<CommandAnswer> LlamaCppCommands::recommend_quant(const CommandQuery& query,
+                                                        PreparedRequest p) const {
+  if (Status ok = check_query(query, p); !ok) return ok.error();
+  std::vector<Row> rows;
+  for (std::string_view name : kRanked) {
+    Result<Row> row = price(p, *llamacpp::find_gguf_file_type(name));
+    if (!row) return row.error().within(quote_untrusted(query.request.model));
+    rows.push_back(std::move(*row));
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.weights_bytes > b.weights_bytes; });
+  const Row* best = recommended_of(rows);
+  const ModelSpec& spec = p.model->spec;
+  CommandAnswer answer;
+  answer.json = {{"engine", "llamacpp"},
+                 {"recommended", best ? Json(std::string(best->file_type)) : Json(nullptr)},
+                 {"candidates", rows_json(rows, spec)},
+                 {"ctx_size", p.llamacpp_settings.ctx_size},
+                 {"budget_bytes", p.budget.budget_bytes},
+                 {"warnings", warning_texts(p.warnings)}};
+  answer.text = head_text(query.request.model, p) + rows_text(rows, spec) +
+                (best ? fmt::format("\nRecommended: {}\n", best->file_type)
+                      : "\nRecommended: none of these fits\n");
+  answer.warnings = std::move(p.warnings);
+  return answer;
+}
+
+}  // namespace memfit::engines

@@ -1,0 +1,204 @@
+// A safetensors or config-only model priced as the GGUF llama-quantize
+// would write (engines/llamacpp/quantize_plan.h): the converter's tensor
+// list and llama.cpp's per-tensor type choice, checked tensor by tensor.
+// Block sizes (ggml): Q8_0 32 elements in 34 B, Q4_K 256 in 144 B, Q6_K
+// 256 in 210 B.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "engines/llamacpp/quantize_plan.h"
+#include "support/corpus.h"
+
+namespace memfit::llamacpp {
+namespace {
+
+Model config_only(const std::string& relative) {
+  return testing::corpus_model(relative, 1, WeightsSource::kAnalyticalConfig);
+}
+
+Model quantized(const std::string& relative, std::string_view file_type) {
+  Result<Model> m = quantized_gguf_model(config_only(relative), *find_gguf_file_type(file_type));
+  EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().message());
+  return m.ok() ? *m : Model{};
+}
+
+std::string dtype_of(const Model& m, std::string_view name) {
+  for (const SafetensorsTensor& t : m.tensors) {
+    if (t.name == name) return t.dtype;
+  }
+  return "(none)";
+}
+
+std::map<std::string, int> type_counts(const Model& m) {
+  std::map<std::string, int> counts;
+  for (const SafetensorsTensor& t : m.tensors) ++counts[t.dtype];
+  return counts;
+}
+
+TEST(GgufFileTypes, NamesAreReadAsLlamaQuantizeReadsThem) {
+  ASSERT_NE(find_gguf_file_type("q4_k_m"), nullptr);
+  EXPECT_EQ(find_gguf_file_type("q4_k_m")->name, "Q4_K_M");
+  EXPECT_EQ(find_gguf_file_type("Q4_K")->name, "Q4_K_M");  // llama-quantize's alias
+  EXPECT_EQ(find_gguf_file_type("Q3_K")->name, "Q3_K_M");
+  EXPECT_EQ(find_gguf_file_type("iq4_xs")->default_type, GgmlType::kIQ4_XS);
+  EXPECT_EQ(find_gguf_file_type("int4"), nullptr);
+  EXPECT_EQ(find_gguf_file_type("IQ2_XXS"), nullptr);  // needs an importance matrix
+}
+
+// Qwen3-0.6B (config only): hidden 1024, 16 heads and 8 KV heads of 128,
+// intermediate 3072, vocabulary 151,936, 28 blocks, tied embeddings.
+// Matrices per block (elements): q 1024 x 2048 = 2,097,152, k and v
+// 1,048,576 each, output 2,097,152, gate/up/down 3,145,728 each: 15,728,640;
+// x 28 = 440,401,920; token_embd 155,582,464; all 595,984,384.
+// F32: output_norm 1024 x 4 = 4,096 B; per block attn_norm and ffn_norm
+// 2 x 4,096 + q_norm and k_norm 2 x 512 = 9,216 B, x 28 = 258,048; 262,144 B.
+TEST(QuantizePlan, Qwen3SmallQ8_0IsEveryMatrixAtQ8_0) {
+  const Model m = quantized("qwen3/Qwen3-0.6B", "Q8_0");
+  // 595,984,384 / 32 x 34 = 633,233,408 B + 262,144 B of F32.
+  EXPECT_EQ(m.weights.bytes, 633495552u);
+  EXPECT_EQ(m.weights.source, WeightsSource::kGgufHeader);
+  EXPECT_FALSE(m.weights.verified);
+  // 1 token_embd + 7 matrices x 28 = 197 q8_0; 1 + 4 x 28 = 113 f32.
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 113}, {"q8_0", 197}}));
+  // As a GGUF model carries it: shape outermost first.
+  EXPECT_EQ(m.tensors.front().name, "output_norm.weight");
+  EXPECT_EQ(dtype_of(m, "token_embd.weight"), "q8_0");  // tied: output's rule, already Q8_0
+}
+
+TEST(QuantizePlan, Qwen3SmallQ4_K_MGivesMoreBitsToAnEighthAndEveryThirdBlock) {
+  const Model m = quantized("qwen3/Qwen3-0.6B", "Q4_K_M");
+  // use_more_bits(i, 28): i < 3, i >= 24, or (i - 3) % 3 == 2 (5, 8, ..., 23):
+  // 3 + 4 + 7 = 14 blocks whose attn_v and ffn_down are Q6_K, 14 at Q4_K.
+  //   token_embd (tied, the output's rule): Q6_K, 607,744 blocks x 210 = 127,626,240
+  //   q, k, output, gate, up: 6,488,064 B a block at Q4_K, x 28 = 181,665,792
+  //   attn_v (4,096 blocks): 14 x 860,160 + 14 x 589,824 = 20,299,776
+  //   ffn_down (12,288 blocks): 14 x 2,580,480 + 14 x 1,769,472 = 60,899,328
+  // 390,491,136 B + 262,144 B of F32 = 390,753,280 B.
+  EXPECT_EQ(m.weights.bytes, 390753280u);
+  EXPECT_EQ(dtype_of(m, "token_embd.weight"), "q6_K");
+  EXPECT_EQ(dtype_of(m, "blk.2.attn_v.weight"), "q6_K");
+  EXPECT_EQ(dtype_of(m, "blk.3.attn_v.weight"), "q4_K");
+  EXPECT_EQ(dtype_of(m, "blk.5.ffn_down.weight"), "q6_K");
+  EXPECT_EQ(dtype_of(m, "blk.6.ffn_down.weight"), "q4_K");
+  EXPECT_EQ(dtype_of(m, "blk.24.ffn_down.weight"), "q6_K");
+  EXPECT_EQ(dtype_of(m, "blk.0.attn_q.weight"), "q4_K");
+  EXPECT_EQ(dtype_of(m, "blk.0.attn_q_norm.weight"), "f32");
+  // 1 + 14 + 14 = 29 q6_K; 5 x 28 + 14 + 14 = 168 q4_K.
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 113}, {"q4_K", 168}, {"q6_K", 29}}));
+}
+
+// A published Q4_K_M of the Llama 3.1 8B architecture, as llama.cpp
+// loaded it: two public Ollama server logs of deepseek-r1:8b
+// (DeepSeek-R1-Distill-Llama-8B, Q4_K_M; found by a code search for
+// "file size   = 4.58 GiB (4.89 BPW)") print "type f32: 66 tensors, type
+// q4_K: 193 tensors, type q6_K: 33 tensors", "CUDA0 model buffer size =
+// 4403.49 MiB" and "CPU_Mapped model buffer size = 281.81 MiB" (-ngl 33:
+// every block and the output on the GPU, token_embd on the host).
+TEST(QuantizePlan, Llama31_8BQ4_K_MMatchesAPublishedFileToTheMiB) {
+  const Model m = quantized("llama3/Meta-Llama-3.1-8B", "Q4_K_M");
+  // The log's 66th F32 tensor is rope_freqs (64 floats, 256 B), which the
+  // converter writes from llama3 rope scaling; memfit's list has 65.
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 65}, {"q4_K", 193}, {"q6_K", 33}}));
+  // token_embd: 128,256 x 4,096 at Q4_K = 2,052,096 blocks x 144 =
+  // 295,501,824 B = 281.81 MiB, the log's CPU_Mapped buffer exactly.
+  uint64_t embd = 0;
+  for (const SafetensorsTensor& t : m.tensors) {
+    if (t.name == "token_embd.weight") embd = t.data_bytes;
+  }
+  EXPECT_EQ(embd, 295501824u);
+  // Everything else: 4,912,898,048 - 295,501,824 = 4,617,396,224 B =
+  // 4,403.488 MiB (4,403.488 with rope_freqs' 256 B too): the log's 4403.49.
+  EXPECT_EQ(m.weights.bytes, 4912898048u);
+  const double gpu_mib = static_cast<double>(m.weights.bytes - embd) / (1 << 20);
+  EXPECT_NEAR(gpu_mib, 4403.49, 0.005);
+  // Q8_0: 8,029,995,008 matrix elements / 32 x 34 = 8,531,869,696 B + F32
+  // norms 32 x 2 x 16,384 + 16,384 = 1,064,960 B.
+  EXPECT_EQ(quantized("llama3/Meta-Llama-3.1-8B", "Q8_0").weights.bytes, 8532934656u);
+}
+
+TEST(QuantizePlan, ARowThatIsNotWholeBlocksFallsBackAsLlamaQuantizeDoes) {
+  Model m = config_only("qwen3/Qwen3-0.6B");
+  m.spec.geometry.hidden = 896;  // 896 = 3.5 x 256 = 28 x 32
+  Result<Model> q = quantized_gguf_model(m, *find_gguf_file_type("Q4_K_M"));
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  // Rows of 896: Q4_K -> Q5_0, Q6_K -> Q8_0; the tied output rule sees the
+  // row first and takes Q8_0.
+  EXPECT_EQ(dtype_of(*q, "blk.3.attn_k.weight"), "q5_0");
+  EXPECT_EQ(dtype_of(*q, "blk.0.attn_v.weight"), "q8_0");
+  EXPECT_EQ(dtype_of(*q, "token_embd.weight"), "q8_0");
+  // attn_output and ffn_down rows are 2,048 and 3,072: whole K blocks.
+  EXPECT_EQ(dtype_of(*q, "blk.3.attn_output.weight"), "q4_K");
+  EXPECT_EQ(dtype_of(*q, "blk.0.ffn_down.weight"), "q6_K");
+  // Q8_0 has no fallback: a row of 100 is an error, as in llama-quantize.
+  m.spec.geometry.hidden = 100;
+  q = quantized_gguf_model(m, *find_gguf_file_type("Q8_0"));
+  ASSERT_FALSE(q.ok());
+  EXPECT_NE(q.error().message().find("llama-quantize has no fallback"), std::string::npos);
+}
+
+TEST(QuantizePlan, ExpertsAreThreeDimensionalAndTheRouterStaysF32) {
+  // Qwen3-30B-A3B: 48 blocks of 128 experts of 768, hidden 2048.
+  const Model m = quantized("qwen3_moe/Qwen3-30B-A3B", "Q4_K_M");
+  for (const SafetensorsTensor& t : m.tensors) {
+    if (t.name == "blk.0.ffn_down_exps.weight") {
+      EXPECT_EQ(t.shape, (std::vector<uint64_t>{128, 2048, 768}));
+      // use_more_bits(0, 48): Q6_K; 128 x 2048 x 768 / 256 x 210 B.
+      EXPECT_EQ(t.dtype, "q6_K");
+      EXPECT_EQ(t.data_bytes, 128ull * 2048 * 768 / 256 * 210);
+    }
+  }
+  EXPECT_EQ(dtype_of(m, "blk.0.ffn_gate_inp.weight"), "f32");
+  EXPECT_EQ(dtype_of(m, "blk.7.ffn_down_exps.weight"), "q4_K");  // (7 - 6) % 3 != 2
+  EXPECT_EQ(dtype_of(m, "blk.8.ffn_down_exps.weight"), "q6_K");  // (8 - 6) % 3 == 2
+  // MXFP4_MOE: the 3-D experts MXFP4, every other matrix Q8_0.
+  const Model mx = quantized("qwen3_moe/Qwen3-30B-A3B", "MXFP4_MOE");
+  EXPECT_EQ(dtype_of(mx, "blk.0.ffn_up_exps.weight"), "mxfp4");
+  EXPECT_EQ(dtype_of(mx, "blk.0.attn_q.weight"), "q8_0");
+  EXPECT_EQ(dtype_of(mx, "output.weight"), "q8_0");
+}
+
+TEST(QuantizePlan, EightExpertsGetLlamaCppsMixtralExceptions) {
+  const Model m = quantized("mixtral/Mixtral-8x7B-v0.1", "Q4_K_M");
+  EXPECT_EQ(dtype_of(m, "blk.10.attn_v.weight"), "q8_0");
+  EXPECT_EQ(dtype_of(m, "blk.10.attn_k.weight"), "q8_0");
+  EXPECT_EQ(dtype_of(m, "blk.10.attn_output.weight"), "q5_K");
+  EXPECT_EQ(dtype_of(m, "blk.10.attn_q.weight"), "q4_K");
+}
+
+TEST(QuantizePlan, OtherArchitecturesAreRefusedNamingTheOnesBuilt) {
+  Result<Model> q = quantized_gguf_model(config_only("deepseek_v3/DeepSeek-V3"),
+                                         *find_gguf_file_type("Q4_K_M"));
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.error().kind(), ErrorKind::kUsage);
+  EXPECT_NE(q.error().message().find("model_type llama, mistral, qwen2"), std::string::npos)
+      << q.error().message();
+}
+
+TEST(QuantizePlan, AGgufModelKeepsItsOwnFileType) {
+  EstimateRequest r;
+  r.quant = "Q4_K_M";
+  PreparedRequest p;
+  p.model = std::make_shared<const Model>(
+      testing::corpus_model("qwen3/Qwen3-0.6B", 1, WeightsSource::kGgufHeader));
+  Status s = apply_gguf_file_type(r, p);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("is this GGUF's own file type"), std::string::npos);
+  r.quant = "int4";
+  p.model = std::make_shared<const Model>(config_only("qwen3/Qwen3-0.6B"));
+  s = apply_gguf_file_type(r, p);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("is not a GGUF file type memfit prices under llamacpp; one "
+                                     "of: F32, F16, BF16, Q8_0"),
+            std::string::npos)
+      << s.error().message();
+  r.quant = "Q8_0";
+  ASSERT_TRUE(apply_gguf_file_type(r, p).ok());
+  EXPECT_EQ(p.model->weights.bytes, 633495552u);  // as above
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].text.find("weights priced as the Q8_0 GGUF llama-quantize would write"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace memfit::llamacpp
