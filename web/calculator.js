@@ -8,8 +8,12 @@
 //                      list, the inputs' labels (each field's flag, its
 //                      help as the hint), the KV choices, and a form of
 //                      each engine's own fields with their defaults
+//   GET  /v1/hardware  the hardware picker: GPUs (one or more) or a Mac,
+//                      sent as the request's gpu or mac field
 //   POST /v1/estimate  the breakdown at the chosen engine, context, batch
-//                      and KV mode
+//                      and KV mode, and the model's own context under that
+//                      engine (context_limit_tokens), where the curve's
+//                      "fits up to" stops
 //   POST /v1/fit       mlxcel: the largest context that fits per KV mode,
 //                      and the totals along the context axis (curve_tokens)
 //
@@ -26,8 +30,8 @@
 // elements a test reads carry ids and data-testid; #figures says
 // data-state="ready" once the figures match the inputs it also records
 // (data-engine, data-model, data-max-tokens, data-batch, data-kv-mode,
-// data-memory-limit, and data-fields: the engine's own fields sent, as
-// JSON).
+// data-memory-limit, data-fields: the engine's own fields sent, as JSON,
+// and data-machine: the gpu or mac fields sent, as JSON).
 // The page opens on the model the URL fragment names, else the one last
 // used (localStorage), else the smallest. The charts are drawn at the
 // width they are shown at, so their text keeps its size on a phone, and
@@ -92,8 +96,8 @@ const sum = (...values) => values.reduce((a, b) => a + (b || 0), 0);
 // Per engine: the request fields the context, batch and KV inputs become
 // (their labels are the fields' flags, their hints the fields' help), its
 // GPU fields (shown beside the budget, built from /v1/engines as the rest
-// of its own fields are), the
-// words before the flags, the KV choices the curve draws (of the field's
+// of its own fields are; named here, as the field table does not mark
+// them), the words before the flags, the KV choices the curve draws (of the field's
 // choices; mlx-lm's are its kv_bits widths), the request body the form's
 // values become, the three figures before the total, and the bar's
 // segments (which add up to the total: the last one takes what the named
@@ -123,7 +127,8 @@ const ENGINES = {
   },
   llamacpp: {
     fields: { context: 'ctx_size', batch: 'parallel', kv: 'cache_type_k' },
-    gpu: ['gpu_memory', 'n_gpu_layers', 'n_cpu_moe'],  // offload: a GPU's memory, -ngl, --n-cpu-moe
+    // Offload and split: a GPU's memory, -ngl, --n-cpu-moe, -ot, -ts, -sm, -mg.
+    gpu: ['gpu_memory', 'n_gpu_layers', 'n_cpu_moe', 'override_tensor', 'tensor_split', 'split_mode', 'main_gpu'],
     words: { context: 'Context', batch: 'Slots' },
     axisLabel: (batch) => `--ctx-size (tokens, all slots), --parallel ${batch}`,
     kvDrawn: ['f16', 'q8_0', 'q4_0'],
@@ -146,6 +151,8 @@ const ENGINES = {
     fields: { context: 'prompt_tokens', batch: 'batch', kv: 'kv_bits', generate: 'max_tokens' },
     gpu: [],
     words: { context: 'Prompt', batch: 'Batch' },
+    // The model's context holds the prompt and every generated token.
+    contextCeiling: (limit, inputs) => Math.max(1, limit - inputs.gen_tokens),
     axisLabel: (batch) => `prompt (tokens), batch ${batch}`,
     kvModes: [['fp16', 'fp16'], ['8', '8-bit'], ['4', '4-bit']],
     body: (inputs, tokens, kv) => ({ engine: 'mlx-lm', prompt_tokens: tokens, max_tokens: inputs.gen_tokens,
@@ -167,7 +174,7 @@ const ENGINES = {
   },
   vllm: {
     fields: { context: 'max_model_len', batch: 'max_num_seqs', kv: 'kv_cache_dtype' },
-    gpu: ['gpu_memory_total', 'gpu_name', 'gpu_memory_utilization'],
+    gpu: ['gpu_memory_total', 'gpu_name', 'gpu_memory_utilization', 'kv_cache_memory'],
     words: { context: 'Context', batch: 'Sequences' },
     axisLabel: (batch) => `--max-model-len (tokens), --max-num-seqs ${batch}`,
     kvDrawn: ['auto', 'fp8'],
@@ -273,6 +280,7 @@ function applyEngine(name) {
   labelInput('batch-label', engine.words.batch, fieldOf(name, engine.fields.batch));
   labelInput('memory-limit-label', 'Budget', fieldOf(name, 'memory_limit'));
   $('gen-tokens-field').hidden = name !== 'mlx-lm';
+  // The engine's GPU settings beside the budget; the rest folded away.
   const ownFields = CATALOG.get(name)?.own ?? [];
   const gpu = engine.gpu.map((n) => ownFields.find((f) => f.name === n)).filter(Boolean);
   const gpuList = $('gpu-fields-list');
@@ -304,20 +312,89 @@ function engineFieldValues() {
   return values;
 }
 
-// The hardware picker's place (calculator.html, #hardware-slot): `--gpu
-// NAME` and `--mac NAME` fill a machine's memory and overheads for every
-// engine. Not built yet: it waits for the hardware table, whose rows these
-// will be; when GET /v1/engines lists them among the common fields, each is
-// shown there as the engines' own fields are, and sent with every request.
-const HARDWARE_FIELDS = ['gpu', 'mac'];
+// ---- the hardware picker --------------------------------------------------
 
-function applyHardware(commonFields) {
-  const slot = $('hardware-slot');
-  clear(slot);
-  for (const field of commonFields.filter((f) => HARDWARE_FIELDS.includes(f.name))) {
-    slot.appendChild(fieldInput(field));
+// GET /v1/hardware's rows by id: {gpus: Map, macs: Map}.
+const HARDWARE = { gpus: new Map(), macs: new Map() };
+const MAX_GPUS = 16;
+
+function option(value, text, title) {
+  const element = document.createElement('option');
+  element.value = value;
+  element.textContent = text;
+  if (title) element.title = title;
+  return element;
+}
+
+// Fills the picker from GET /v1/hardware: each GPU with the memory its
+// driver reports (a GPU whose memory the table does not give cannot be
+// priced and is left out), grouped by vendor; each Mac with its memory.
+// The field's help (GET /v1/engines, common fields gpu and mac) is the hint.
+function applyHardwareTable(table, commonFields) {
+  const gpus = $('hw-gpu');
+  const macs = $('hw-mac');
+  clear(gpus);
+  clear(macs);
+  const groups = new Map();
+  for (const gpu of table.gpus.filter((g) => g.memory_bytes !== null)) {
+    HARDWARE.gpus.set(gpu.id, gpu);
+    if (!groups.has(gpu.vendor)) {
+      const group = document.createElement('optgroup');
+      group.label = gpu.vendor.toUpperCase();
+      groups.set(gpu.vendor, group);
+      gpus.appendChild(group);
+    }
+    groups.get(gpu.vendor).appendChild(option(gpu.id, `${gpu.name} · ${formatGiB(gpu.memory_bytes)}`,
+      `${gpu.id}: ${formatExact(gpu.memory_bytes)} (${gpu.memory_basis})`));
   }
-  slot.hidden = slot.childElementCount === 0;
+  for (const mac of table.macs) {
+    HARDWARE.macs.set(mac.id, mac);
+    macs.appendChild(option(mac.id, mac.name, `${mac.id}: ${formatExact(mac.ram_bytes)} unified, ` +
+      `GPU wired limit ${formatGiB(mac.wired_limit_bytes)}`));
+  }
+  const help = (name) => commonFields.find((f) => f.name === name)?.help ?? '';
+  $('hw-gpu-field').title = help('gpu');
+  $('hw-mac-field').title = help('mac');
+  $('hardware').hidden = HARDWARE.gpus.size === 0 && HARDWARE.macs.size === 0;
+}
+
+// Shows the picker's inputs for the kind chosen.
+function showMachineKind() {
+  const kind = $('machine-kind').value;
+  $('hw-gpu-field').hidden = kind !== 'gpu';
+  $('hw-gpu-count-field').hidden = kind !== 'gpu';
+  $('hw-mac-field').hidden = kind !== 'mac';
+}
+
+// The machine fields the request sends: {gpu: [id, ...]} (one per device),
+// {mac: id}, or {} for the server's own machine; null (with a message)
+// when the GPU count is not 1 to MAX_GPUS.
+function readMachine() {
+  const kind = $('machine-kind').value;
+  if (kind === 'mac' && $('hw-mac').value) return { mac: $('hw-mac').value };
+  if (kind !== 'gpu' || !$('hw-gpu').value) return {};
+  const count = Number($('hw-gpu-count').value);
+  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_GPUS) {
+    showMessage(`GPUs: expected 1 to ${MAX_GPUS}, got "${$('hw-gpu-count').value}"`);
+    return null;
+  }
+  return { gpu: Array(count).fill($('hw-gpu').value) };
+}
+
+// What the machine chosen is, in words, under the picker.
+function describeMachine(machine) {
+  const note = $('hw-note');
+  if (machine.gpu) {
+    const gpu = HARDWARE.gpus.get(machine.gpu[0]);
+    note.textContent = `${machine.gpu.length} x ${gpu.name}, ${formatExact(gpu.memory_bytes)} each as the ` +
+      `driver reports it; request field gpu: ${JSON.stringify(machine.gpu)}`;
+  } else if (machine.mac) {
+    const mac = HARDWARE.macs.get(machine.mac);
+    note.textContent = `${mac.name}: ${formatGiB(mac.ram_bytes)} unified, macOS reserve ` +
+      `${formatGiB(mac.reserve_bytes)}, GPU wired limit ${formatGiB(mac.wired_limit_bytes)}; request field mac`;
+  } else {
+    note.textContent = '';
+  }
 }
 
 // Reads GET /v1/engines: the engine list (the engines this page draws),
@@ -334,7 +411,7 @@ function applyCatalog(answer) {
     option.title = engine.summary;
     select.appendChild(option);
   }
-  applyHardware(answer.common_fields);
+  CATALOG.set('', { own: [], fields: answer.common_fields });
   const mlxcel = CATALOG.get('mlxcel');
   if (mlxcel) {
     $('max-tokens').value = fieldOf('mlxcel', 'max_tokens')?.default ?? $('max-tokens').value;
@@ -363,6 +440,11 @@ function readInputs() {
   const batch = count('batch', 'batch');
   const genTokens = engine === 'mlx-lm' ? count('gen-tokens', 'generate') : 128;
   if (maxTokens === null || batch === null || genTokens === null) return null;
+  const machine = readMachine();
+  if (machine === null) {
+    $('figures').dataset.state = 'error';
+    return null;
+  }
   return {
     engine,
     model,
@@ -372,6 +454,7 @@ function readInputs() {
     kv_cache_mode: $('kv-mode').value,
     memory_limit: $('memory-limit').value.trim(),
     fields: engineFieldValues(),
+    machine,
   };
 }
 
@@ -387,6 +470,8 @@ function writeFragment(inputs) {
   });
   if (inputs.engine === 'mlx-lm') params.set('gen', String(inputs.gen_tokens));
   if (inputs.memory_limit) params.set('budget', inputs.memory_limit);
+  if (inputs.machine.gpu) params.set('gpu', `${inputs.machine.gpu[0]}*${inputs.machine.gpu.length}`);
+  if (inputs.machine.mac) params.set('mac', inputs.machine.mac);
   history.replaceState(null, '', `#${params}`);
 }
 
@@ -408,6 +493,17 @@ function applyFragment() {
   if ([...$('kv-mode').options].some((o) => o.value === params.get('kv'))) $('kv-mode').value = params.get('kv');
   if (params.get('gen')) $('gen-tokens').value = params.get('gen');
   if (params.get('budget')) $('memory-limit').value = params.get('budget');
+  // gpu=h100-80gb-sxm*2, mac=m4-max-128gb
+  const [gpu, count] = (params.get('gpu') || '').split('*');
+  if (HARDWARE.gpus.has(gpu)) {
+    $('machine-kind').value = 'gpu';
+    $('hw-gpu').value = gpu;
+    $('hw-gpu-count').value = count || '1';
+  } else if (HARDWARE.macs.has(params.get('mac'))) {
+    $('machine-kind').value = 'mac';
+    $('hw-mac').value = params.get('mac');
+  }
+  showMachineKind();
 }
 
 // ---- figures --------------------------------------------------------------
@@ -635,13 +731,14 @@ function curveTokens(axisMax, maxTokens, fit, points) {
       tokens.add(mode.max_tokens);
       tokens.add(mode.max_tokens + 1);
     }
+    if (mode.limited) tokens.add(mode.max_tokens);  // the model's limit: drawn, not passed
   }
   return [...tokens].filter((t) => t >= 1 && t <= axisMax).sort((a, b) => a - b);
 }
 
 function axisFor(inputs, fit) {
   const reachable = fit.by_kv_mode
-    .filter((m) => m.max_tokens !== null && !m.capped)
+    .filter((m) => m.max_tokens !== null && (!m.capped || m.limited))
     .map((m) => m.max_tokens);
   return niceTokenMax(Math.max(inputs.max_tokens, ...reachable));
 }
@@ -662,10 +759,13 @@ function fitCaption(fit, engine) {
     span.id = `fit-${mode.kv_cache_mode}`;
     span.dataset.testid = `fit-${mode.kv_cache_mode}`;
     span.dataset.maxTokens = mode.max_tokens === null ? '' : String(mode.max_tokens);
+    span.dataset.limited = String(mode.limited === true);
     const label = kvLabel(engine, mode.kv_cache_mode);
     if (mode.refused) span.title = mode.refused;
+    if (mode.limited) span.title = 'the model\'s own context (context_limit_tokens): more would fit the budget';
     span.textContent = mode.refused ? `${label} not run by this engine`
       : mode.max_tokens === null ? `${label} nothing fits`
+      : mode.limited ? `${label} ${formatTokens(mode.max_tokens)} tokens (the model's limit)`
       : mode.capped ? `${label} any context`
       : `${label} ${formatTokens(mode.max_tokens)} tokens`;
     caption.appendChild(span);
@@ -722,15 +822,18 @@ function drawCurve(fit, report, inputs, axis) {
     const marker = svg('g', { class: `fit-marker s${i}`,
       'data-testid': `fit-marker-${mode.kv_cache_mode}`, 'data-kv-mode': mode.kv_cache_mode,
       'data-max-tokens': mode.max_tokens === null ? '' : mode.max_tokens,
-      'data-capped': mode.capped, 'data-total-bytes': mode.total_bytes === null ? '' : mode.total_bytes });
+      'data-capped': mode.capped, 'data-limited': mode.limited === true,
+      'data-total-bytes': mode.total_bytes === null ? '' : mode.total_bytes });
     chart.appendChild(marker);  // in the page first: its label is measured
-    if (mode.max_tokens !== null && !mode.capped && mode.max_tokens <= axis.max) {
+    if (mode.max_tokens !== null && (!mode.capped || mode.limited) && mode.total_bytes !== null &&
+        mode.max_tokens <= axis.max) {
       const mx = x(mode.max_tokens);
       const my = y(mode.total_bytes);
       marker.appendChild(svg('line', { x1: mx, x2: mx, y1: box.bottom, y2: my }));
       marker.appendChild(svg('circle', { cx: mx, cy: my, r: 4.5 }));
       const label = svg('text', { x: mx + 8, y: box.bottom - 12 - 18 * i },
-        `${kvLabel(inputs.engine, mode.kv_cache_mode)} fits up to ${formatTokens(mode.max_tokens)}`);
+        `${kvLabel(inputs.engine, mode.kv_cache_mode)} fits up to ${formatTokens(mode.max_tokens)}` +
+        (mode.limited ? ' (the model\'s limit)' : ''));
       marker.appendChild(label);
       // Right of its line when there is room, else left of it.
       if (mx + 8 + label.getComputedTextLength() > box.right) {
@@ -782,12 +885,39 @@ async function inBatches(tasks, limit) {
   return answers;
 }
 
+// The largest context the curve's "fits up to" may reach: the model's own
+// context as the service states it under this engine
+// (context_limit_tokens; mlx-lm's prompt leaves room for the generated
+// tokens), else BISECT_CEILING. {tokens, limited}.
+function contextCeiling(inputs, report) {
+  const limit = report.context_limit_tokens;
+  if (!limit) return { tokens: BISECT_CEILING, limited: false };
+  const engine = ENGINES[inputs.engine];
+  const tokens = engine.contextCeiling ? engine.contextCeiling(limit, inputs) : limit;
+  return { tokens: Math.min(tokens, BISECT_CEILING), limited: true };
+}
+
+// /v1/fit's answer held to the model's own context: a KV mode that fits
+// past it (or any context) fits "up to the model's limit", drawn there,
+// its total the curve's point at it when the curve has one.
+function capAtModelLimit(fit, ceiling) {
+  if (!ceiling.limited) return fit;
+  for (const mode of fit.by_kv_mode) {
+    if (mode.max_tokens === null || (!mode.capped && mode.max_tokens <= ceiling.tokens)) continue;
+    const point = (mode.curve || []).find((p) => p.max_tokens === ceiling.tokens);
+    Object.assign(mode, { max_tokens: ceiling.tokens, capped: true, limited: true,
+      total_bytes: point ? point.total_bytes : null });
+  }
+  return fit;
+}
+
 // For an engine /v1/fit does not solve: /v1/fit's answer shape, from
 // estimates. Each KV choice's boundary is found by bisection over
-// [1, BISECT_CEILING] (the context below it fits, the one above does not),
-// then the totals at the curve's contexts.
+// [1, the context ceiling] (the context below it fits, the one above does
+// not), then the totals at the curve's contexts.
 async function estimatedFit(inputs, base, report) {
   const engine = ENGINES[inputs.engine];
+  const ceiling = contextCeiling(inputs, report);
   const at = (tokens, kv) => api('POST', '/v1/estimate', { ...base, ...engine.body(inputs, tokens, kv) });
   const bounds = await Promise.all(kvModesOf(inputs.engine).map(async ([kv]) => {
     // A KV choice the engine refuses for this model (mlx-lm cannot
@@ -800,11 +930,14 @@ async function estimatedFit(inputs, base, report) {
       return { kv_cache_mode: kv, max_tokens: null, capped: false, total_bytes: null, refused: error.message };
     }
     if (!first.fits) return { kv_cache_mode: kv, max_tokens: null, capped: false, total_bytes: null };
-    const top = await at(BISECT_CEILING, kv);
-    if (top.fits) return { kv_cache_mode: kv, max_tokens: BISECT_CEILING, capped: true, total_bytes: top.total_bytes };
+    const top = await at(ceiling.tokens, kv);
+    if (top.fits) {
+      return { kv_cache_mode: kv, max_tokens: ceiling.tokens, capped: true, limited: ceiling.limited,
+        total_bytes: top.total_bytes };
+    }
     let lo = 1;
     let loTotal = first.total_bytes;
-    let hi = BISECT_CEILING;
+    let hi = ceiling.tokens;
     while (hi - lo > 1) {
       const mid = Math.floor((lo + hi) / 2);
       const r = await at(mid, kv);
@@ -819,7 +952,9 @@ async function estimatedFit(inputs, base, report) {
   }));
   const fit = { batch: inputs.batch, budget_bytes: report.budget_bytes, by_kv_mode: bounds };
   const axis = axisFor(inputs, fit);
-  const tokens = curveTokens(axis.max, inputs.max_tokens, fit, ESTIMATED_CURVE_POINTS);
+  // Not past the model's limit: vLLM refuses a longer --max-model-len.
+  const tokens = curveTokens(axis.max, inputs.max_tokens, fit, ESTIMATED_CURVE_POINTS)
+    .filter((t) => t <= ceiling.tokens || t === inputs.max_tokens);
   const drawn = bounds.filter((mode) => !mode.refused);
   const tasks = drawn.flatMap((mode) => tokens.map((t) => () => at(t, mode.kv_cache_mode)));
   const totals = await inBatches(tasks, ESTIMATE_CONCURRENCY);
@@ -868,8 +1003,9 @@ async function update() {
   const figures = $('figures');
   figures.dataset.state = 'loading';
   writeFragment(inputs);
-  const base = { model: inputs.model, ...inputs.fields };
+  const base = { model: inputs.model, ...inputs.machine, ...inputs.fields };
   if (inputs.memory_limit) base.memory_limit = inputs.memory_limit;
+  describeMachine(inputs.machine);
   const engine = ENGINES[inputs.engine];
   try {
     const report = await api('POST', '/v1/estimate',
@@ -879,10 +1015,12 @@ async function update() {
     let axis;
     if (inputs.engine === 'mlxcel') {
       const solveBase = { ...base, batch: inputs.batch };
-      const limits = await api('POST', '/v1/fit', solveBase);
+      const ceiling = contextCeiling(inputs, report);
+      const limits = capAtModelLimit(await api('POST', '/v1/fit', solveBase), ceiling);
       if (mine !== generation) return;
       axis = axisFor(inputs, limits);
-      fit = await api('POST', '/v1/fit', { ...solveBase, curve_tokens: curveTokens(axis.max, inputs.max_tokens, limits, CURVE_POINTS) });
+      fit = capAtModelLimit(await api('POST', '/v1/fit',
+        { ...solveBase, curve_tokens: curveTokens(axis.max, inputs.max_tokens, limits, CURVE_POINTS) }), ceiling);
     } else {
       ({ fit, axis } = await estimatedFit(inputs, base, report));
     }
@@ -901,6 +1039,8 @@ async function update() {
       kvMode: inputs.kv_cache_mode,
       memoryLimit: inputs.memory_limit,
       fields: JSON.stringify(inputs.fields),
+      machine: JSON.stringify(inputs.machine),
+      contextLimit: String(report.context_limit_tokens ?? ''),
       state: 'ready',
     });
   } catch (error) {
@@ -929,6 +1069,7 @@ async function start() {
   // the API gives it by default (llama.cpp for GGUF, else mlxcel), which
   // the engine list can then change.
   $('engine').addEventListener('change', () => applyEngine($('engine').value));
+  $('machine-kind').addEventListener('change', showMachineKind);
   $('model').addEventListener('change', () => {
     const format = $('model').selectedOptions[0]?.dataset.format;
     $('engine').value = format === 'gguf' ? 'llamacpp' : 'mlxcel';
@@ -940,6 +1081,7 @@ async function start() {
   try {
     applyCatalog(await api('GET', '/v1/engines'));
     applyEngine($('engine').value);
+    applyHardwareTable(await api('GET', '/v1/hardware'), CATALOG.get('').fields);
     const answer = await api('GET', '/v1/models');
     models = answer.models;
     leftOut = answer.left_out ?? [];

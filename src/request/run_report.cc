@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "engines/shared/trained_context.h"
 #include "memfit/engine.h"
 
 namespace memfit {
@@ -27,7 +28,10 @@ nlohmann::ordered_json run_to_json(const EstimateRun& run) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (auto& [key, value] : report.items()) {
     out[key] = std::move(value);
-    if (key == "engine") out["engine_reason"] = engine_reason(run);
+    if (key != "engine") continue;
+    out["engine_reason"] = engine_reason(run);
+    const uint64_t limit = trained_context_tokens(run.model->spec);
+    out["context_limit_tokens"] = limit != 0 ? nlohmann::ordered_json(limit) : nullptr;
   }
   return out;
 }

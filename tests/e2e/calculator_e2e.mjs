@@ -20,9 +20,13 @@
 // A third service, over a root whose alphabetically first model is a
 // 627 GiB DeepSeek-V3 (and a link leading out of the roots) and a fake
 // /proc (12 GiB available), checks at 1280 and 390 px wide: that the page
-// opens on the smallest model, then on the last one used; that the llama.cpp
-// GPU fields (GPU memory, -ngl) are on the form and priced as the API
-// prices them, devices included; that the footer's warnings are the
+// opens on the smallest model, then on the last one used; that each
+// engine's GPU settings (llama.cpp's -ngl, --n-cpu-moe, -ot, -ts ...,
+// each a field of GET /v1/engines) are on the form and priced as the API prices
+// them, devices included; that the hardware picker's GPUs (two RTX 4090s)
+// and Mac are sent as the request's gpu and mac fields and priced as the
+// API prices them; that the curve's "fits up to" stops at the model's own
+// context (/v1/estimate's context_limit_tokens) under every engine; that the footer's warnings are the
 // API's, each saying "warning" once; and, for every engine and a model far
 // over the budget, that nothing clips or scrolls sideways: the page is no
 // wider than the window, every element lies inside its card, no text is
@@ -45,7 +49,7 @@ const MODEL = 'Qwen3-14B-MLX-4bit';
 const BUDGET = '16GiB';
 // Hand-worked in tests/service/service_fit_test.cc: at 16 GiB and batch 1.
 const KNOWN_FIT_BATCH1 = { fp16: 35584, int8: 71424 };
-const TIMEOUT_MS = 300000;
+const TIMEOUT_MS = 480000;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
@@ -141,12 +145,25 @@ async function setInputs(page, inputs) {
   await page.fill('#batch', String(inputs.batch));
   if (inputs.gen_tokens) await page.fill('#gen-tokens', String(inputs.gen_tokens));
   await page.selectOption('#kv-mode', inputs.kv_cache_mode);
-  // The engine's own fields, typed where the form shows them.
+  // The engine's own fields, typed where the form shows them; any other
+  // typed before is emptied.
+  for (const input of await page.$$('#controls .field-list input[type="text"][data-field]')) {
+    const field = await input.getAttribute('data-field');
+    if (!Object.hasOwn(inputs.fields || {}, field) && (await input.inputValue()) !== '') await input.fill('');
+  }
   for (const [field, value] of Object.entries(inputs.fields || {})) {
     await page.fill(`[data-testid="field-${field}"]`, String(value));
   }
+  // The machine, picked: GPUs (one id, a count) or a Mac; else the server's.
+  const machine = inputs.machine || {};
+  await page.selectOption('#machine-kind', machine.gpu ? 'gpu' : machine.mac ? 'mac' : '');
+  if (machine.gpu) {
+    await page.selectOption('#hw-gpu', machine.gpu[0]);
+    await page.fill('#hw-gpu-count', String(machine.gpu.length));
+  }
+  if (machine.mac) await page.selectOption('#hw-mac', machine.mac);
   const expected = { engine, model: inputs.model, maxTokens: String(inputs.max_tokens), batch: String(inputs.batch),
-    kvMode: inputs.kv_cache_mode, fields: JSON.stringify(inputs.fields || {}) };
+    kvMode: inputs.kv_cache_mode, fields: JSON.stringify(inputs.fields || {}), machine: JSON.stringify(machine) };
   await page.waitForFunction((expected) => {
     const figures = document.getElementById('figures').dataset;
     return figures.state === 'ready' && Object.entries(expected).every(([key, value]) => figures[key] === value);
@@ -210,13 +227,24 @@ async function checkScenario(page, base, inputs) {
   equal(Number(view.curveBudget['data-bytes']), fit.budget_bytes, `${label}: curve budget line`);
   equal(Number(view.current['data-total-bytes']), report.total_bytes, `${label}: curve's current point`);
 
+  // The page stops at the model's own context (40,960 for the example):
+  // a mode /v1/fit says fits more (int8's 71,424) is marked there, with
+  // the total /v1/estimate gives at it.
+  const limit = report.context_limit_tokens;
+  equal(fit.context_limit_tokens, limit, `${label}: /v1/fit's and /v1/estimate's context_limit_tokens`);
   for (const mode of fit.by_kv_mode) {
     const name = mode.kv_cache_mode;
-    const expected = mode.max_tokens === null ? '' : String(mode.max_tokens);
+    const limited = limit !== null && mode.max_tokens !== null && (mode.capped || mode.max_tokens > limit);
+    const marked = limited ? limit : mode.max_tokens;
+    const markedTotal = limited
+      ? (await api(base, 'POST', '/v1/estimate', { ...inputs, kv_cache_mode: name, max_tokens: limit })).total_bytes
+      : mode.total_bytes;
+    const expected = marked === null ? '' : String(marked);
     equal(view.markers[name]?.['data-max-tokens'], expected, `${label}: curve marker, largest ${name} context`);
-    equal(view.markers[name]?.['data-total-bytes'], mode.total_bytes === null ? '' : String(mode.total_bytes),
+    equal(view.markers[name]?.['data-total-bytes'], markedTotal === null ? '' : String(markedTotal),
       `${label}: curve marker, ${name} total`);
     equal(view.captions[name]?.['data-max-tokens'], expected, `${label}: caption, largest ${name} context`);
+    equal(view.captions[name]?.['data-limited'], String(limited), `${label}: caption, ${name} at the model's limit`);
     check(Number(view.series[name]?.['data-points']) > 10, `${label}: ${name} curve has points`);
     if (mode.max_tokens !== null && !mode.capped) {
       // The marked context fits and one token more does not.
@@ -238,7 +266,7 @@ async function checkScenario(page, base, inputs) {
 // independently of the page: llama.cpp's names, or mlx-lm's.
 // The engine's own fields typed in the form (inputs.fields) go with it.
 function engineBody(inputs, tokens, kv) {
-  const fields = inputs.fields || {};
+  const fields = { ...(inputs.machine || {}), ...(inputs.fields || {}) };
   if (inputs.engine === 'llamacpp') {
     return { model: inputs.model, engine: 'llamacpp', ctx_size: tokens, parallel: inputs.batch,
       cache_type_k: kv, cache_type_v: kv, ...fields };
@@ -465,6 +493,70 @@ async function checkFooter(page, base, inputs, label) {
   check(!/warning:\s*warning/i.test(footer.text), `${label}: the footer says "warning" once: ${footer.text}`);
 }
 
+// The hardware picker: two RTX 4090s under llama.cpp (the request's gpu
+// field, one id per device), then an M3 Pro 18GB under mlxcel (its mac
+// field), each priced as the API prices the same request.
+async function checkHardwarePicker(page, base, at) {
+  const table = await api(base, 'GET', '/v1/hardware');
+  const rtx4090 = table.gpus.find((g) => g.id === 'rtx4090');
+  // The driver's 24,564 MiB: 24,564 x 1,048,576 = 25,757,220,864 bytes.
+  equal(rtx4090?.memory_bytes, 25757220864, `${at}: /v1/hardware's RTX 4090`);
+  const gpus = { engine: 'llamacpp', model: MODEL, max_tokens: 32768, batch: 1, kv_cache_mode: 'f16',
+    machine: { gpu: ['rtx4090', 'rtx4090'] } };
+  await checkEngineScenario(page, base, gpus, ['f16', 'q8_0', 'q4_0']);
+  const view = await shown(page);
+  equal(JSON.stringify(view.devices.map((d) => d.device)), JSON.stringify(['cuda:0', 'cuda:1', 'cpu']),
+    `${at}: two picked GPUs and the host as devices`);
+  const note = await page.evaluate(() => document.getElementById('hw-note').textContent);
+  check(note.startsWith('2 x NVIDIA GeForce RTX 4090, 25,757,220,864 bytes each'), `${at}: the picker's note: ${note}`);
+  equal(await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('gpu')), 'rtx4090*2',
+    `${at}: the GPUs in the fragment`);
+
+  const mac = { model: MODEL, max_tokens: 8192, batch: 1, kv_cache_mode: 'fp16', machine: { mac: 'm3-pro-18gb' } };
+  await setInputs(page, mac);
+  const macView = await shown(page);
+  const report = await api(base, 'POST', '/v1/estimate',
+    { model: MODEL, max_tokens: 8192, batch: 1, kv_cache_mode: 'fp16', mac: 'm3-pro-18gb' });
+  equal(macView.budget.bytes, report.budget_bytes, `${at}: the Mac's budget`);
+  equal(macView.total.bytes, report.total_bytes, `${at}: the total on the Mac`);
+  equal(macView.fits.value, String(report.fits), `${at}: fits on the Mac`);
+  // The Mac's GPU wired limit, not the server's 16 GiB: macOS before 26
+  // gives 2/3 of RAM at 32 GB or less, 2/3 x 18 x 2^30 = 12,884,901,888 bytes.
+  equal(report.budget_bytes, 12884901888, `${at}: the M3 Pro 18GB's budget (hand-worked)`);
+  // Back to the server's machine for what follows.
+  await setInputs(page, { model: MODEL, max_tokens: 8192, batch: 1, kv_cache_mode: 'fp16' });
+}
+
+// The curve's "fits up to" stops at the model's own context: Qwen3-0.6B
+// declares 40,960 (max_position_embeddings, no rope_scaling) and at 16 GiB
+// would fit far more; each engine's marker and caption say 40,960, the
+// model's limit, as /v1/estimate's context_limit_tokens says.
+async function checkModelLimit(page, base) {
+  const limit = 40960;
+  const fit = await api(base, 'POST', '/v1/fit', { model: SMALLEST, batch: 1 });
+  check(fit.by_kv_mode[0].max_tokens > limit, `/v1/fit alone passes the model's context: ${fit.by_kv_mode[0].max_tokens}`);
+  equal(fit.context_limit_tokens, limit, `/v1/fit's context_limit_tokens for ${SMALLEST}`);
+  for (const [inputs, kv] of [
+    [{ model: SMALLEST, max_tokens: 8192, batch: 1, kv_cache_mode: 'fp16' }, 'fp16'],
+    [{ engine: 'llamacpp', model: SMALLEST, max_tokens: 8192, batch: 1, kv_cache_mode: 'f16' }, 'f16'],
+    [{ engine: 'vllm', model: SMALLEST, max_tokens: 8192, batch: 1, kv_cache_mode: 'auto' }, 'auto'],
+  ]) {
+    const label = `${inputs.engine || 'mlxcel'} ${SMALLEST}`;
+    await setInputs(page, inputs);
+    const body = inputs.engine ? engineBody(inputs, 8192, kv) : { model: SMALLEST, max_tokens: 8192 };
+    const report = await api(base, 'POST', '/v1/estimate', body);
+    equal(report.context_limit_tokens, limit, `${label}: /v1/estimate's context_limit_tokens`);
+    const view = await shown(page, [kv]);
+    equal(view.captions[kv]?.['data-max-tokens'], String(limit), `${label}: the caption stops at the model's context`);
+    equal(view.captions[kv]?.['data-limited'], 'true', `${label}: the caption says it is the model's limit`);
+    equal(view.markers[kv]?.['data-max-tokens'], String(limit), `${label}: the marker stops at the model's context`);
+    const caption = await page.evaluate(() => document.getElementById('curve-caption').textContent);
+    check(!/480,000|any context/.test(caption) && caption.includes("40,960 tokens (the model's limit)"),
+      `${label}: the caption: ${caption}`);
+  }
+  await setInputs(page, { model: MODEL, max_tokens: 8192, batch: 1, kv_cache_mode: 'fp16' });
+}
+
 async function checkLayoutsAt(browser, offsite, base, port, viewport) {
   const at = `${viewport.width} px`;
   const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
@@ -516,24 +608,51 @@ async function checkLayoutsAt(browser, offsite, base, port, viewport) {
       { engine: 'mlx-lm', model: MODEL, max_tokens: 8192, batch: 1, gen_tokens: 256, kv_cache_mode: '8' }, ['fp16', '8', '4']);
     await checkLayout(page, `${at}, mlx-lm ${MODEL}`);
 
+    // The model's own context caps the curve; the hardware picker.
+    if (viewport.width === 1280) await checkModelLimit(page, base);
+    await checkHardwarePicker(page, base, at);
+
     // Each engine's GPU fields are on the form beside the budget (not
     // folded away with the engine's other settings): vLLM's GPU, and for
-    // the first journey llama.cpp's offload, an 8 GiB GPU and -ngl.
+    // the first journey llama.cpp's offload: an 8 GB GPU picked (an RTX
+    // 4060, 8,188 MiB) and -ngl.
     const gpuFieldsOf = async (engine) => {
       await page.selectOption('#engine', engine);
       return JSON.stringify(await page.evaluate(() => [...document.querySelectorAll('#gpu-fields [data-field]')]
         .filter((e) => e.getClientRects().length > 0).map((e) => e.dataset.field)));
     };
-    equal(await gpuFieldsOf('vllm'), JSON.stringify(['gpu_memory_total', 'gpu_name', 'gpu_memory_utilization']),
-      `${at}: vLLM's GPU fields shown`);
-    equal(await gpuFieldsOf('mlxcel'), '[]', `${at}: mlxcel's GPU fields (none: one memory)`);
-    equal(await gpuFieldsOf('llamacpp'), JSON.stringify(['gpu_memory', 'n_gpu_layers', 'n_cpu_moe']),
-      `${at}: llama.cpp's GPU fields shown`);
+    // Each engine's GPU settings, every one a field GET /v1/engines lists
+    // for it; none of them among the folded settings.
+    const catalog = await api(base, 'GET', '/v1/engines');
+    const GPU_SETTINGS = {
+      mlxcel: [], 'mlx-lm': [],
+      llamacpp: ['gpu_memory', 'n_gpu_layers', 'n_cpu_moe', 'override_tensor', 'tensor_split', 'split_mode', 'main_gpu'],
+      vllm: ['gpu_memory_total', 'gpu_name', 'gpu_memory_utilization', 'kv_cache_memory'],
+    };
+    const gpuSettings = (name) => GPU_SETTINGS[name];
+    for (const name of ['mlxcel', 'llamacpp', 'mlx-lm', 'vllm']) {
+      const listed = catalog.engines.find((e) => e.name === name).fields.map((f) => f.name);
+      check(gpuSettings(name).every((f) => listed.includes(f)), `${at}: ${name}'s GPU fields are /v1/engines' fields`);
+      equal(await gpuFieldsOf(name), JSON.stringify(gpuSettings(name)), `${at}: ${name}'s GPU fields shown`);
+      const folded = await page.evaluate(() => [...document.querySelectorAll('#engine-fields [data-field]')]
+        .map((e) => e.dataset.field));
+      check(!folded.some((f) => gpuSettings(name).includes(f)), `${at}: ${name}'s GPU fields not folded away`);
+    }
+    for (const field of ['n_gpu_layers', 'n_cpu_moe', 'override_tensor', 'tensor_split']) {
+      check(gpuSettings('llamacpp').includes(field), `${at}: llama.cpp's ${field} is a GPU setting`);
+    }
+    for (const field of ['gpu_memory_utilization', 'gpu_memory_total']) {
+      check(gpuSettings('vllm').includes(field), `${at}: vLLM's ${field} is a GPU setting`);
+    }
+    equal(gpuSettings('mlxcel').length, 0, `${at}: mlxcel's GPU fields (none: one memory)`);
     await checkEngineScenario(page, base, { engine: 'llamacpp', model: MODEL, max_tokens: 32768, batch: 1,
-      kv_cache_mode: 'f16', fields: { gpu_memory: '8GiB', n_gpu_layers: '30' } }, ['f16', 'q8_0', 'q4_0']);
+      kv_cache_mode: 'f16', machine: { gpu: ['rtx4060'] }, fields: { n_gpu_layers: '30' } }, ['f16', 'q8_0', 'q4_0']);
     const journey = await shown(page);
     check(journey.devices.length === 2, `${at}: the GPU and the host listed as devices`);
-    check(journey.fitsNote.startsWith('gpu:0 short by '), `${at}: the verdict names the short GPU: ${journey.fitsNote}`);
+    // 13.23 GiB at 32K with -ngl 30 is over the RTX 4060's 8 GiB budget.
+    equal(journey.devices[0]?.device, 'cuda:0', `${at}: the picked RTX 4060 is the first device`);
+    check(journey.fits.value === 'false' && journey.fitsNote.endsWith(' over'),
+      `${at}: 32K with -ngl 30 does not fit the RTX 4060: ${journey.fitsNote}`);
 
     // No focus ring in the picture. Leaving an edited field fires its
     // change event, so the page updates again: wait for it to settle.

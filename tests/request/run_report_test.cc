@@ -21,13 +21,16 @@ using ::testing::EndsWith;
 constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kGiB = 1ull << 30;
 
-// What run_report.h adds to the engine's own report: "engine_reason" after
-// "engine", and the line "priced by <engine>: <reason>" second.
+// What run_report.h adds to the engine's own report: "engine_reason" and
+// "context_limit_tokens" after "engine" (null: these hand-filled models
+// declare no context), and the line "priced by <engine>: <reason>" second.
 nlohmann::ordered_json with_reason(const nlohmann::ordered_json& report, const std::string& reason) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (const auto& [key, value] : report.items()) {
     out[key] = value;
-    if (key == "engine") out["engine_reason"] = reason;
+    if (key != "engine") continue;
+    out["engine_reason"] = reason;
+    out["context_limit_tokens"] = nullptr;
   }
   return out;
 }
@@ -68,6 +71,21 @@ EstimateRun mlxcel_run() {
   e.total_bytes = 5 * kGiB + 256 * kMiB;
   e.fits = true;
   return r;
+}
+
+TEST(RunReport, SaysTheModelsOwnContext) {
+  // A config declaring 32,768 positions: the context the engines warn past
+  // (trained_context.h), said after engine_reason.
+  EstimateRun r = mlxcel_run();
+  auto m = std::make_shared<Model>(*r.model);
+  m->spec.max_position_tokens = 32768;
+  r.model = m;
+  const nlohmann::ordered_json j = run_to_json(r);
+  EXPECT_EQ(j["context_limit_tokens"], 32768u);
+  auto it = j.begin();
+  while (it.key() != "engine") ++it;
+  EXPECT_EQ((++it).key(), "engine_reason");
+  EXPECT_EQ((++it).key(), "context_limit_tokens");
 }
 
 TEST(RunReport, MlxcelRunIsTheEstimateReportWithEveryWarning) {

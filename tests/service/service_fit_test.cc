@@ -50,6 +50,9 @@ TEST(ServiceFit, LargestContextPerKvModeAtSixteenGiB) {
   EXPECT_EQ(j["budget_bytes"], k16GiB);
   EXPECT_EQ(j["budget_source"], "explicit");
   EXPECT_EQ(j["max_tokens_ceiling"], 1u << 30);
+  // The model's own context, for the page to cap at: max_position_embeddings
+  // 40,960 and no rope_scaling.
+  EXPECT_EQ(j["context_limit_tokens"], 40960);
   ASSERT_EQ(j["by_kv_mode"].size(), 2u);
 
   const json& fp16 = j["by_kv_mode"][0];

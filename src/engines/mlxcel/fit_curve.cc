@@ -7,7 +7,7 @@
 //
 // Answer (the service puts "model" in front):
 //   {"batch": 1, "budget_bytes": 17179869184, "budget_source": "explicit",
-//    "max_tokens_ceiling": 1073741824,
+//    "max_tokens_ceiling": 1073741824, "context_limit_tokens": 40960,
 //    "by_kv_mode": [
 //      {"kv_cache_mode": "fp16", "max_tokens": 35584, "capped": false,
 //       "total_bytes": <the estimate at max_tokens>,
@@ -16,9 +16,13 @@
 //    "warnings": [...]}
 // max_tokens (and total_bytes) is null when not even one token fits;
 // capped is true when max_tokens is the search ceiling (a cache that stops
-// growing fits any context). Curve points come in the order asked.
+// growing fits any context). context_limit_tokens is the model's own
+// context (trained_context.h; null when it declares none), which
+// max_tokens may pass: the budget alone decides it. Curve points come in
+// the order asked.
 #include "engines/mlxcel/commands.h"
 #include "engines/shared/report_head.h"
+#include "engines/shared/trained_context.h"
 #include "memfit/untrusted_text.h"
 #include "request/json_fields.h"
 
@@ -88,11 +92,15 @@ Result<CommandAnswer> mlxcel_fit_curve(const CommandQuery& query, const Prepared
          {"total_bytes", solution.estimate ? Json(solution.estimate->total_bytes) : Json(nullptr)},
          {"curve", std::move(*curve)}});
   }
+  // The model's own context (trained_context.h): the page caps what it
+  // draws there; the solver's answer is the budget's alone.
+  const uint64_t limit = trained_context_tokens(p.model->spec);
   CommandAnswer answer;
   answer.json = {{"batch", p.inputs.batch},
                  {"budget_bytes", p.budget.budget_bytes},
                  {"budget_source", std::string(to_string(p.budget.source))},
                  {"max_tokens_ceiling", kMaxSolvedTokens},
+                 {"context_limit_tokens", limit != 0 ? Json(limit) : Json(nullptr)},
                  {"by_kv_mode", std::move(by_mode)},
                  {"warnings", warning_texts(p.warnings)}};
   answer.warnings = p.warnings;
