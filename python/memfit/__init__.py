@@ -46,7 +46,7 @@ Read by every engine:
     or iq4_nl, default f16; -ctv, --cache-type-v)
       V cache type, as --cache-type-k, -ctv
   quant (str: fp16, int8 or int4; --quant)
-      intended weight mode label: fp16, int8 or int4
+      weight mode to price: fp16, int8 or int4 (MLX affine, group 64)
   backend (str: auto, rocm, metal, cuda or cpu, default auto; --backend)
       auto, rocm, metal, cuda or cpu
   memory_limit (int bytes or str such as '48GiB'; --memory-limit)
@@ -148,6 +148,14 @@ mlx-lm's own, refused under another engine:
       quantized KV cache group size (default 64)
   max_kv_size (int >= 1, tokens; --max-kv-size)
       rotating KV cache of this many tokens (default unbounded)
+  mlx_lm_version (str; --mlx-lm-version)
+      the mlx-lm release that runs, X.Y[.Z], 0.17.0 or later (default: any; the
+      last chunk's logits priced over every token)
+  mlx_version (str, default 0.32.1; --mlx-version)
+      the MLX release under mlx-lm, X.Y[.Z], 0.24.0 or later (default 0.32.1)
+  mlx_chip (str: base, pro, max or ultra, default max; --mlx-chip)
+      the Apple GPU's class: base, pro, max or ultra (default: the --mac's,
+      else max)
 vllm's own, refused under another engine:
   gpu_memory_utilization (float, default 0.9; --gpu-memory-utilization)
       fraction of the GPU's total memory vLLM may use (default 0.9)
