@@ -13,6 +13,7 @@ void add_memfit_commands(CLI::App& app, int& exit_code) {
   add_inspect_command(app, exit_code);
   add_host_command(app, exit_code);
   add_hardware_command(app, exit_code);
+  add_engines_command(app, exit_code);
   add_preflight_command(app, exit_code);
   add_fit_command(app, exit_code);
   add_recommend_command(app, exit_code);

@@ -23,6 +23,7 @@ void add_fit_command(CLI::App& app, int& exit_code);
 void add_recommend_command(CLI::App& app, int& exit_code);
 void add_plot_command(CLI::App& app, int& exit_code);
 void add_hardware_command(CLI::App& app, int& exit_code);
+void add_engines_command(CLI::App& app, int& exit_code);    // memfit engines
 void add_check_log_command(CLI::App& app, int& exit_code);  // memfit check-log
 // `memfit serve` runs the memfit-serve program installed beside memfit
 // (cli/serve/), so that only the service carries the HTTP server and every

@@ -80,6 +80,21 @@ struct GenerationTokens {
   std::optional<uint64_t> prompt_tokens;
 };
 
+// The runtime's releases as a request names them (EngineProfile::versions;
+// `memfit engines`, GET /v1/engines): the field that takes the release,
+// what it prices when not given, and each range of releases whose rules
+// differ, with what changes, one line each (docs/engine-<e>.md states
+// each with its source).
+struct ReleaseDifference {
+  std::string_view releases;  // "before 0.27.0"
+  std::string_view change;    // "the last chunk's logits over all its tokens"
+};
+struct EngineVersions {
+  std::string_view field;                         // "mlx_lm_version"; "" when none
+  std::string_view default_text;                  // what is priced when none is given
+  std::span<const ReleaseDifference> differences; // oldest first
+};
+
 // One runtime's rules. An implementation is stateless (its methods are
 // const and may run on several threads at once); what a request resolves
 // to lives in PreparedRequest and EstimateRun (request.h).
@@ -99,6 +114,9 @@ class EngineProfile {
   virtual std::string_view summary() const = 0;
   // The runtime release whose rules the profile follows.
   virtual std::string_view release() const = 0;
+  // The releases a request may name and where their rules differ; none
+  // (no field) by default.
+  virtual EngineVersions versions() const { return {}; }
   // The request fields this engine owns (request_field.h); given with
   // another engine, each is a usage error naming this engine.
   virtual std::span<const RequestField> fields() const { return {}; }

@@ -25,7 +25,9 @@
 #ifndef MEMFIT_MLXLM_H_
 #define MEMFIT_MLXLM_H_
 
+#include <compare>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -49,6 +51,44 @@ struct MlxBufferLimits {
   uint64_t max_active = 10;         // MAX_ACTIVE_TASKS in mlx/transforms.cpp
 };
 
+// An mlx-lm or MLX release, X.Y.Z ("0.27.0"; "0.27" is 0.27.0).
+struct MlxRelease {
+  uint64_t major = 0, minor = 0, patch = 0;
+  auto operator<=>(const MlxRelease&) const = default;
+};
+std::string to_string(const MlxRelease& release);  // "0.27.0"
+
+// The releases whose rules memfit knows (docs/engine-mlxlm.md, "Releases"):
+// mlx-lm from 0.17.0 (the prompt run in chunks of prefill_step_size,
+// mlx-examples #931), MLX from v0.24.0 (the bound on the buffers in
+// flight). Newer releases are priced by the newest rules.
+inline constexpr MlxRelease kMlxLmFirstKnown{0, 17, 0};
+inline constexpr MlxRelease kMlxFirstKnown{0, 24, 0};
+// mlx-lm #406 (first in 0.27.0): the prompt's last token alone goes
+// through the step that computes logits.
+inline constexpr MlxRelease kMlxLmLastTokenLogits{0, 27, 0};
+// The newest releases read (docs/engine-mlxlm.md); what a release that
+// is not given is priced as, but for the logits (mlx_lm_release below).
+inline constexpr MlxRelease kMlxLmNewestRead{0, 31, 3};
+inline constexpr MlxRelease kMlxNewestRead{0, 32, 1};
+
+// Parses X.Y or X.Y.Z (an optional leading "v", each part at most 4
+// digits) and refuses a release before the first known one; a kUsage
+// error (naming no field: the caller names it) with the range in words.
+Result<MlxRelease> parse_mlx_lm_version(std::string_view text);
+Result<MlxRelease> parse_mlx_version(std::string_view text);
+
+// The class of an Apple GPU, as MLX's Metal device reads it from the
+// architecture name's last letter (mlx/backend/metal/device.cpp): 'g'
+// base and Pro, 's' Max, 'd' Ultra.
+enum class MlxChip { kBase, kPro, kMax, kUltra };
+std::string_view to_string(MlxChip chip);  // "base", "pro", "max", "ultra"
+// "base", "pro", "max" or "ultra"; kUsage (naming no field) otherwise.
+Result<MlxChip> parse_mlx_chip(std::string_view text);
+// Metal's command-buffer limits on that chip: 40 ops / 40 x 2^20
+// elements on base and Pro, 50 / 50 on Max and Ultra.
+MlxBufferLimits mlx_metal_limits(MlxChip chip);
+
 // mlx-lm's flags, with mlx_lm.benchmark's defaults for the workload.
 struct MlxLmSettings {
   uint64_t prompt_tokens = 512;      // --prompt-tokens (-p)
@@ -66,9 +106,20 @@ struct MlxLmSettings {
   // chips (50 ops, 50 x 2^20 input elements), the largest Apple GPUs use:
   // a larger buffer holds more, so the figure is high on base and Pro
   // chips (40, 40). The CUDA backend's graphs: {ops, mega-elements, false}
-  // per GPU (H100: 100, 1000 since MLX #3077). Library-only.
+  // per GPU (H100: 100, 1000 since MLX #3077). The request's mlx_chip
+  // picks Metal's (mlx_metal_limits).
   MlxBufferLimits buffers{};
+  // The mlx-lm release whose prompt loop is priced; nullopt: not given,
+  // priced by the larger rule of the releases before 0.27.0 (the logits
+  // of the whole last chunk), which no release exceeds.
+  std::optional<MlxRelease> mlx_lm_release;
 };
+
+// How many rows of logits the prompt's last pass of `last_chunk_tokens`
+// computes under `release`: all of them before kMlxLmLastTokenLogits (or
+// with no release given), one since (docs/engine-mlxlm.md, "Releases").
+uint64_t mlxlm_last_chunk_logits_rows(const std::optional<MlxRelease>& release,
+                                      uint64_t last_chunk_tokens);
 
 inline constexpr uint64_t kMlxLmCacheStep = 256;  // KVCache.step
 inline constexpr uint64_t kMlxLmActivationBytes = 2;  // fp16 / bf16 activations

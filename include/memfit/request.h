@@ -110,6 +110,9 @@ struct MlxLmRequest {
   std::optional<uint64_t> kv_bits;            // --kv-bits
   std::optional<uint64_t> kv_group_size;      // --kv-group-size
   std::optional<uint64_t> max_kv_size;        // --max-kv-size
+  std::optional<MlxRelease> mlx_lm_version;   // --mlx-lm-version (mlxlm.h)
+  std::optional<MlxRelease> mlx_version;      // --mlx-version
+  std::optional<MlxChip> mlx_chip;            // --mlx-chip: Metal's command-buffer limits
 
   // The first field given, as the JSON request spells it; "" when none.
   std::string_view first_given() const;

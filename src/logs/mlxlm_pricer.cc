@@ -1,20 +1,37 @@
 // An mlx-lm log priced by the mlx-lm profile (docs/engine-mlxlm.md): the
 // prompt and generation the summary printed, and the flags of the command
 // line when the log shows it; the peak beside memfit's.
+#include <fmt/format.h>
+
 #include "logs/log_pricer.h"
 #include "memfit/mlxlm.h"
+#include "memfit/untrusted_text.h"
 
 namespace memfit::logs {
 namespace {
+
+// The release the log printed ("mlx-lm==0.28.3"), its rules priced; none
+// when the log names none or one memfit does not price (a note says so).
+std::optional<MlxRelease> release_of(const RuntimeLog& log, std::vector<std::string>& notes) {
+  if (log.version.empty()) return std::nullopt;
+  const std::string_view text = log.version;
+  const size_t end = text.find_first_not_of("0123456789.");
+  Result<MlxRelease> release = parse_mlx_lm_version(text.substr(0, end));
+  if (release) return *release;
+  notes.push_back(fmt::format("mlx-lm version {}: {}; priced as when no release is given",
+                              escape_untrusted(log.version), release.error().message()));
+  return std::nullopt;
+}
 
 class MlxLmPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "mlx-lm"; }
 
   Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions&,
-                                  std::vector<std::string>&) const override {
+                                  std::vector<std::string>& notes) const override {
     EstimateRequest r;
     r.engine = "mlx-lm";
+    r.mlxlm.mlx_lm_version = release_of(log, notes);
     r.mlxlm.prompt_tokens = count_setting(log, "prompt_tokens");
     if (!r.mlxlm.prompt_tokens) {
       return Error::usage("prompt_tokens", "the log prints no \"Prompt: N tokens\" line");

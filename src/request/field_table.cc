@@ -72,6 +72,16 @@ nlohmann::ordered_json field_to_json(const RequestField& f) {
           {"required", f.required}};
 }
 
+nlohmann::ordered_json versions_to_json(const EngineVersions& v) {
+  nlohmann::ordered_json differences = nlohmann::ordered_json::array();
+  for (const ReleaseDifference& d : v.differences) {
+    differences.push_back({{"releases", d.releases}, {"change", d.change}});
+  }
+  return {{"field", text_or_null(v.field)},
+          {"default", text_or_null(v.default_text)},
+          {"differences", std::move(differences)}};
+}
+
 nlohmann::ordered_json engines_to_json() {
   nlohmann::ordered_json engines = nlohmann::ordered_json::array();
   for (const EngineProfile* engine : EngineRegistry::instance().all()) {
@@ -81,6 +91,7 @@ nlohmann::ordered_json engines_to_json() {
                        {"summary", engine->summary()},
                        {"release", engine->release()},
                        {"default_for", text_or_null(engine->default_for_text())},
+                       {"versions", versions_to_json(engine->versions())},
                        {"fields", std::move(fields)}});
   }
   nlohmann::ordered_json common = nlohmann::ordered_json::array();

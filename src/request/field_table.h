@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memfit/engine.h"
 #include "memfit/request_field.h"
 
 namespace memfit::request {
@@ -30,8 +31,12 @@ std::string_view to_string(FieldType type);
 // "required"} ("unit", "default", "min", "max", "example" null when the
 // row has none; "choices" [] but for a choice).
 nlohmann::ordered_json field_to_json(const RequestField& field);
+// An engine's releases (EngineProfile::versions): {"field", "default",
+// "differences": [{"releases", "change"}]} ("field", "default" null when
+// the engine takes no release).
+nlohmann::ordered_json versions_to_json(const EngineVersions& versions);
 // GET /v1/engines: {"engines": [{"name", "summary", "release",
-// "default_for", "fields": [...]}], "common_fields": [...]}.
+// "default_for", "versions", "fields": [...]}], "common_fields": [...]}.
 nlohmann::ordered_json engines_to_json();
 
 }  // namespace memfit::request

@@ -65,6 +65,9 @@ std::string_view MlxLmRequest::first_given() const {
   if (kv_bits) return "kv_bits";
   if (kv_group_size) return "kv_group_size";
   if (max_kv_size) return "max_kv_size";
+  if (mlx_lm_version) return "mlx_lm_version";
+  if (mlx_version) return "mlx_version";
+  if (mlx_chip) return "mlx_chip";
   return "";
 }
 

@@ -63,6 +63,7 @@ const std::map<std::string_view, std::string_view> kExceptions = {
     {"vllm max_num_batched_tokens", "the example is the default the fixture resolves to"},
     {"vllm num_speculative_tokens", "GAP: accepted without a speculative method"},
     {"vllm vllm_version", "the example's release prices as the fixture's default"},
+    {"mlx-lm mlx_version", "every MLX release from 0.24.0 prices alike on Metal"},
 };
 
 // Each engine's fixture: a MoE GGUF for llama.cpp (its tensor names let

@@ -300,7 +300,8 @@ TEST(Request, MlxLmTakesItsFieldsAndRefusesTheOthers) {
   mode.kv_cache_mode = KvElement::kInt8;
   EXPECT_EQ(error_of(mode),
             "kv_cache_mode: is not an mlx-lm setting; mlx-lm takes prompt_tokens, max_tokens, "
-            "batch, prefill_step_size, kv_bits, kv_group_size and max_kv_size");
+            "batch, prefill_step_size, kv_bits, kv_group_size, max_kv_size, mlx_lm_version, "
+            "mlx_version and mlx_chip");
   EstimateRequest llama = r;
   llama.llamacpp.ubatch_size = 4;
   EXPECT_EQ(error_of(llama), "ubatch_size: is a llama.cpp setting: give engine llamacpp");

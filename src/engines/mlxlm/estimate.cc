@@ -396,14 +396,14 @@ class PassCosts {
     return (CheckedBytes(n) * spec_.geometry.vocab * kAct * s_.batch).saturated();
   }
 
-  // The phase's figures for a pass of n tokens over `keys`; `with_logits`
-  // when the pass computes them.
+  // The phase's figures for a pass of n tokens over `keys` whose LM head
+  // computes `logits_rows` rows (0: none).
   void price(MlxLmPhaseBytes& out, const Phase& ph, uint64_t n, uint64_t keys,
-             bool with_logits) const {
+             uint64_t logits_rows) const {
     out.kv_bytes = ph.kv_bytes;
     out.attention_bytes = attention(n, keys);
     out.mlp_bytes = mlp(n);
-    out.logits_bytes = with_logits ? logits(n) : 0;
+    out.logits_bytes = logits_rows != 0 ? logits(logits_rows) : 0;
     out.regrow_bytes = ph.regrow;
     out.transient_bytes = in_flight(ph, n, keys, out.attention_bytes, out.logits_bytes);
     out.total_bytes = (CheckedBytes(e_.weights_bytes) + ph.kv_bytes + e_.recurrent_bytes +
@@ -449,17 +449,21 @@ void price_phases(const ModelSpec& spec, const MlxLmSettings& s,
   for (uint64_t c = 0; c < e.full_chunks; ++c) {
     Phase ph = walk.step(S);
     if (c + 1 == e.full_chunks) {
-      costs.price(e.prefill_chunk, ph, S, costs.kv_len(cached, S), false);
+      costs.price(e.prefill_chunk, ph, S, costs.kv_len(cached, S), 0);
     }
     cached += S;
   }
   const uint64_t L = e.last_chunk_tokens;
   const uint64_t last_keys = costs.kv_len(cached, L);
   e.fused_attention = uses_fused_sdpa(costs.geometry(), L, last_keys) && s.fused_sdpa && !costs.mla();
-  costs.price(e.last_chunk, walk.step(L), L, last_keys, true);
+  // Since mlx-lm 0.27.0 the last chunk's first L - 1 tokens and its final
+  // token are two passes, the LM head on the final one only: priced as one
+  // pass of L tokens with one row of logits (docs/engine-mlxlm.md, "Releases").
+  costs.price(e.last_chunk, walk.step(L), L, last_keys,
+              mlxlm_last_chunk_logits_rows(s.mlx_lm_release, L));
   cached += L;
   costs.price(e.decode, walk.decode(s.max_tokens), 1, costs.kv_len(cached + s.max_tokens - 1, 1),
-              true);
+              1);
 }
 
 // The peak is the largest phase; it sets the report's KV, transient and

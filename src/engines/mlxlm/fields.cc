@@ -2,6 +2,7 @@
 // mlx_lm.benchmark's defaults (mlxlm.h: MlxLmSettings).
 #include "engines/mlxlm/fields.h"
 
+#include "memfit/mlxlm.h"
 #include "memfit/request.h"
 #include "request/field_rows.h"
 #include "request/field_text.h"
@@ -66,6 +67,41 @@ constexpr RequestField kMlxLmFields[] = {
      .example = "4096",
      .doc = "a rotating KV cache of this many tokens: mlx-lm's `--max-kv-size`; default "
             "unbounded"}),
+    parsed_field<parse_mlx_lm_version, &R::mlxlm, &MlxLmRequest::mlx_lm_version>(
+    {.name = "mlx_lm_version",
+     .flags = "--mlx-lm-version",
+     .engine = "mlx-lm",
+     .help = "the mlx-lm release that runs, X.Y[.Z], 0.17.0 or later (default: any; the last "
+             "chunk's logits priced over every token)",
+     .type = FieldType::kText,
+     .example = "0.27.0",
+     .doc = "the mlx-lm release that runs, `X.Y` or `X.Y.Z`, 0.17.0 or later (an older one is "
+            "refused); since 0.27.0 the prompt's last token alone gets logits (mlx-lm #406); "
+            "default: not given, the last chunk's logits over all its tokens, which no release "
+            "exceeds (docs/engine-mlxlm.md, \"Releases\")"}),
+    parsed_field<parse_mlx_version, &R::mlxlm, &MlxLmRequest::mlx_version>(
+    {.name = "mlx_version",
+     .flags = "--mlx-version",
+     .engine = "mlx-lm",
+     .help = "the MLX release under mlx-lm, X.Y[.Z], 0.24.0 or later (default 0.32.1)",
+     .type = FieldType::kText,
+     .default_text = "0.32.1",
+     .example = "0.24.0",
+     .doc = "the MLX release under mlx-lm, `X.Y` or `X.Y.Z`; from v0.24.0 (at most 10 command "
+            "buffers in flight) every release is priced alike on Metal; an older one is "
+            "refused (docs/engine-mlxlm.md, \"Releases\")"}),
+    parsed_field<parse_mlx_chip, &R::mlxlm, &MlxLmRequest::mlx_chip>(
+    {.name = "mlx_chip",
+     .flags = "--mlx-chip",
+     .engine = "mlx-lm",
+     .help = "the Apple GPU's class: base, pro, max or ultra (default: the --mac's, else max)",
+     .type = FieldType::kChoice,
+     .choices = "base|pro|max|ultra",
+     .default_text = "max",
+     .doc = "the Apple chip's class, which sets MLX's Metal command-buffer limits: 40 ops and "
+            "40 x 2^20 input elements on base and Pro chips, 50 and 50 on Max and Ultra "
+            "(`mlx/backend/metal/device.cpp`); default: the tier of the Mac `--mac` names, "
+            "else `max`"}),
 };
 
 }  // namespace

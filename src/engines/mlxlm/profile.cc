@@ -5,12 +5,37 @@
 #include "engines/mlxlm/commands.h"
 #include "engines/mlxlm/fields.h"
 #include "memfit/checked_math.h"
+#include "memfit/hardware.h"
 #include "engines/shared/weight_mode.h"
 #include "memfit/mlxlm_report.h"
 #include "memfit/request.h"
 
 namespace memfit::engines {
 namespace {
+
+// The Apple GPU's class: --mlx-chip, else the tier of the Mac --mac names
+// (data/hardware/apple.tsv), else none (Metal's Max limits).
+std::optional<MlxChip> chip_of(const EstimateRequest& r) {
+  if (r.mlxlm.mlx_chip) return r.mlxlm.mlx_chip;
+  if (!r.machine.mac) return std::nullopt;
+  Result<const HardwareTable*> table = hardware_table();
+  if (!table) return std::nullopt;
+  Result<const MacSpec*> mac = find_mac(**table, *r.machine.mac);
+  if (!mac) return std::nullopt;  // the machine's own check refuses the name
+  Result<MlxChip> chip = parse_mlx_chip((*mac)->tier);
+  return chip ? std::optional<MlxChip>(*chip) : std::nullopt;
+}
+
+// Where releases differ (docs/engine-mlxlm.md, "Releases"), oldest first.
+constexpr ReleaseDifference kMlxLmReleases[] = {
+    {"mlx-lm before 0.17.0", "refused: the prompt ran in one pass (prefill_step_size came with "
+                             "mlx-examples #931)"},
+    {"mlx-lm 0.17.0 to 0.26.x", "the last chunk's logits over all its tokens, as when none is "
+                                "given"},
+    {"mlx-lm 0.27.0 and later", "the last chunk's logits one row: the prompt's last token alone "
+                                "gets logits (mlx-lm #406)"},
+    {"MLX before 0.24.0", "refused (--mlx-version): no bound on the command buffers in flight"},
+};
 
 class MlxLmProfile final : public MlxLmCommands {
  public:
@@ -21,6 +46,12 @@ class MlxLmProfile final : public MlxLmCommands {
     return "the peak mx.get_peak_memory() reports for mlx_lm.generate";
   }
   std::string_view release() const override { return "mlx-lm main of late 2025 on MLX v0.24.0 to v0.32.1 (docs/engine-mlxlm.md)"; }
+  EngineVersions versions() const override {
+    return {.field = "mlx_lm_version",
+            .default_text = "any release: the last chunk's logits over all its tokens, which no "
+                            "release exceeds",
+            .differences = kMlxLmReleases};
+  }
 
   // mlx_lm.generate takes the prompt and the tokens to generate as they are.
   std::optional<GenerationTokens> generation_tokens(uint64_t prompt, uint64_t generated,
@@ -37,7 +68,8 @@ class MlxLmProfile final : public MlxLmCommands {
                                                                                  : "";
     if (!other.empty()) {
       return Error::usage(other, "is not an mlx-lm setting; mlx-lm takes prompt_tokens, max_tokens, "
-                                 "batch, prefill_step_size, kv_bits, kv_group_size and max_kv_size");
+                                 "batch, prefill_step_size, kv_bits, kv_group_size, max_kv_size, "
+                                 "mlx_lm_version, mlx_version and mlx_chip");
     }
     const MlxLmRequest& q = r.mlxlm;
     MlxLmSettings& s = p.mlxlm_settings;
@@ -48,6 +80,8 @@ class MlxLmProfile final : public MlxLmCommands {
     s.kv_bits = q.kv_bits.value_or(s.kv_bits);
     s.kv_group_size = q.kv_group_size.value_or(s.kv_group_size);
     s.max_kv_size = q.max_kv_size.value_or(s.max_kv_size);
+    s.mlx_lm_release = q.mlx_lm_version;
+    if (std::optional<MlxChip> chip = chip_of(r)) s.buffers = mlx_metal_limits(*chip);
     // The cache holds the prompt and every generated token.
     warn_past_trained_context(p.model->spec,
                               (CheckedBytes(s.prompt_tokens) + s.max_tokens).saturated(),

@@ -136,6 +136,15 @@ uint64_t table_total_bytes(const std::string& name) {
   return gpu ? (*gpu)->memory_bytes() : 0;
 }
 
+// Where releases differ (docs/engine-vllm.md, "Older releases").
+constexpr ReleaseDifference kVllmReleases[] = {
+    {"before 0.7, and 0.8 to 0.10", "refused: no V1 engine, or its accounting changing step by "
+                                    "step"},
+    {"0.7", "v0.7's V1 worker: the CUDA context counted as non-torch, logits over every batched "
+            "token, no sampler run, 256 sequences"},
+    {"after 0.20", "refused: the CUDA graphs profiled by default"},
+};
+
 class VllmProfile final : public VllmCommands {
  public:
   std::string_view name() const override { return "vllm"; }
@@ -145,6 +154,11 @@ class VllmProfile final : public VllmCommands {
     return "one rank of vllm serve: its weights, KV cache capacity and startup peak";
   }
   std::string_view release() const override { return "vLLM v0.11 line (docs/engine-vllm.md)"; }
+  EngineVersions versions() const override {
+    return {.field = "vllm_version",
+            .default_text = "the current line, 0.11 to 0.20 (rules read at v0.11)",
+            .differences = kVllmReleases};
+  }
   bool needs_tensors(const EstimateRequest&) const override { return true; }
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {

@@ -1,0 +1,104 @@
+// --mlx-lm-version, --mlx-version and --mlx-chip: which mlx-lm and MLX
+// releases, and which Apple GPU, price the estimate (mlxlm.h;
+// docs/engine-mlxlm.md, "Releases").
+#include <fmt/format.h>
+
+#include "memfit/mlxlm.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit {
+namespace {
+
+constexpr size_t kMaxDigits = 4;  // per part: "0.27.0"; nothing longer is a release
+
+Error bad_release(std::string_view text) {
+  return Error::usage(fmt::format("{}: expected a release X.Y or X.Y.Z, e.g. 0.27.0",
+                                  quote_untrusted(text)));
+}
+
+// X.Y or X.Y.Z, an optional leading "v"; the missing patch is 0.
+Result<MlxRelease> parse_release(std::string_view text) {
+  std::string_view rest = text;
+  if (!rest.empty() && (rest.front() == 'v' || rest.front() == 'V')) rest.remove_prefix(1);
+  uint64_t parts[3] = {0, 0, 0};
+  size_t count = 0;
+  while (true) {
+    size_t digits = 0;
+    uint64_t value = 0;
+    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') {
+      if (digits == kMaxDigits) return bad_release(text);
+      value = value * 10 + static_cast<uint64_t>(rest[digits] - '0');
+      ++digits;
+    }
+    if (digits == 0 || count == 3) return bad_release(text);
+    parts[count++] = value;
+    rest.remove_prefix(digits);
+    if (rest.empty()) break;
+    if (rest.front() != '.') return bad_release(text);
+    rest.remove_prefix(1);
+  }
+  if (count < 2) return bad_release(text);
+  return MlxRelease{parts[0], parts[1], parts[2]};
+}
+
+// `text` as a release no older than `first`; `what` names the runtime and
+// `why` says what the first known release brought.
+Result<MlxRelease> known_release(std::string_view text, MlxRelease first, std::string_view what,
+                                 std::string_view why) {
+  Result<MlxRelease> r = parse_release(text);
+  if (!r) return r;
+  if (*r < first) {
+    return Error::usage(fmt::format("{} {} predates what memfit prices: {} {} or later ({})",
+                                    what, to_string(*r), what, to_string(first), why));
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string to_string(const MlxRelease& r) {
+  return fmt::format("{}.{}.{}", r.major, r.minor, r.patch);
+}
+
+Result<MlxRelease> parse_mlx_lm_version(std::string_view text) {
+  return known_release(text, kMlxLmFirstKnown, "mlx-lm",
+                       "the prompt in chunks of prefill_step_size");
+}
+
+Result<MlxRelease> parse_mlx_version(std::string_view text) {
+  return known_release(text, kMlxFirstKnown, "MLX", "at most 10 command buffers in flight");
+}
+
+std::string_view to_string(MlxChip chip) {
+  switch (chip) {
+    case MlxChip::kBase: return "base";
+    case MlxChip::kPro: return "pro";
+    case MlxChip::kMax: return "max";
+    case MlxChip::kUltra: return "ultra";
+  }
+  return "max";
+}
+
+Result<MlxChip> parse_mlx_chip(std::string_view text) {
+  for (MlxChip c : {MlxChip::kBase, MlxChip::kPro, MlxChip::kMax, MlxChip::kUltra}) {
+    if (text == to_string(c)) return c;
+  }
+  return Error::usage(fmt::format("{}: expected base, pro, max or ultra", quote_untrusted(text)));
+}
+
+MlxBufferLimits mlx_metal_limits(MlxChip chip) {
+  const bool large = chip == MlxChip::kMax || chip == MlxChip::kUltra;
+  MlxBufferLimits limits;
+  limits.max_ops = large ? 50 : 40;
+  limits.max_mega_elements = large ? 50 : 40;
+  limits.distinct_inputs = true;
+  return limits;
+}
+
+uint64_t mlxlm_last_chunk_logits_rows(const std::optional<MlxRelease>& release,
+                                      uint64_t last_chunk_tokens) {
+  if (release && *release >= kMlxLmLastTokenLogits) return 1;
+  return last_chunk_tokens;
+}
+
+}  // namespace memfit

@@ -1,0 +1,49 @@
+// `memfit engines`: each engine's release, the field that names another,
+// what is priced when none is given and where releases differ, one line
+// each; --json is GET /v1/engines's object.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.h"
+
+namespace memfit {
+namespace {
+
+using testing::run_memfit;
+
+TEST(EnginesCli, ListsEachEnginesReleasesAndWhereTheyDiffer) {
+  auto r = run_memfit({"engines"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  --mlx-lm-version (JSON mlx_lm_version): default any release: the last "
+                       "chunk's logits over all its tokens, which no release exceeds\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    mlx-lm 0.27.0 and later: the last chunk's logits one row: the "
+                       "prompt's last token alone gets logits (mlx-lm #406)\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  --vllm-version (JSON vllm_version): default the current line, 0.11 to "
+                       "0.20 (rules read at v0.11)\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mlxcel: "), std::string::npos) << r.out;
+}
+
+TEST(EnginesCli, JsonHasEachEnginesVersions) {
+  auto r = run_memfit({"engines", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const nlohmann::json& e : j["engines"]) {
+    ASSERT_TRUE(e.contains("versions")) << e["name"];
+    if (e["name"] == "mlx-lm") {
+      EXPECT_EQ(e["versions"]["field"], "mlx_lm_version");
+      EXPECT_EQ(e["versions"]["differences"].size(), 4u);
+      EXPECT_EQ(e["versions"]["differences"][2]["releases"], "mlx-lm 0.27.0 and later");
+    }
+    if (e["name"] == "mlxcel") {
+      EXPECT_EQ(e["versions"]["field"], nullptr);
+      EXPECT_TRUE(e["versions"]["differences"].empty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace memfit

@@ -1,0 +1,135 @@
+// The mlx-lm and MLX releases a request names (--mlx-lm-version,
+// --mlx-version) and the Apple chip (--mlx-chip): docs/engine-mlxlm.md,
+// "Releases". The same run priced on both sides of mlx-lm #406, worked by
+// hand; the ranges refused with words.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "memfit/memfit.h"
+#include "memfit/mlxlm.h"
+#include "support/corpus.h"
+
+namespace memfit {
+namespace {
+
+const MemoryBudget kBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
+
+// Llama 3.2 3B, 2048 prompt tokens in one chunk, 128 generated, weights a
+// round 1000 bytes (as estimate_test.cc's DenseGqaLlama32_3B).
+MlxLmEstimate llama32_3b(std::optional<MlxRelease> release, bool never_commits) {
+  MlxLmSettings s;
+  s.prompt_tokens = 2048;
+  s.max_tokens = 128;
+  s.mlx_lm_release = release;
+  // One buffer that never commits: the transient is the sum of every op's
+  // output in the pass (estimate_test.cc, never_commits).
+  if (never_commits) s.buffers = MlxBufferLimits{100000, 1000000, true, 1};
+  const Model m = testing::corpus_model("llama3/Llama-3.2-3B-Instruct", 1000,
+                                        WeightsSource::kSafetensorsHeader);
+  Result<MlxLmEstimate> e = estimate_mlxlm(m, s, kBudget);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
+  return e.ok() ? *e : MlxLmEstimate{};
+}
+
+TEST(MlxLmReleases, LogitsOfTheLastChunkBeforeAndSince406) {
+  const MlxLmEstimate before = llama32_3b(MlxRelease{0, 26, 4}, false);
+  const MlxLmEstimate since = llama32_3b(MlxRelease{0, 27, 0}, false);
+  const MlxLmEstimate unsaid = llama32_3b(std::nullopt, false);
+  // Before 0.27.0 the last chunk's 2048 tokens all go through the LM
+  // head: 2048 x 128,256 vocab x 2 B = 525,336,576. Since, the final
+  // token alone: 128,256 x 2 = 256,512.
+  EXPECT_EQ(before.last_chunk.logits_bytes, 525'336'576u);
+  EXPECT_EQ(since.last_chunk.logits_bytes, 256'512u);
+  // No release given prices the larger rule.
+  EXPECT_EQ(unsaid.last_chunk.logits_bytes, 525'336'576u);
+  EXPECT_EQ(unsaid.total_bytes, before.total_bytes);
+  // The rest of the pass is the same L = 2048 tokens either way: the KV
+  // cache (28 x 2048 x 4096 = 234,881,024), attention and MLP.
+  EXPECT_EQ(since.last_chunk.kv_bytes, 234'881'024u);
+  EXPECT_EQ(since.last_chunk.mlp_bytes, before.last_chunk.mlp_bytes);
+  EXPECT_EQ(since.last_chunk.attention_bytes, before.last_chunk.attention_bytes);
+  // Decode computes one row under every release.
+  EXPECT_EQ(since.decode.logits_bytes, 256'512u);
+  EXPECT_EQ(since.decode.total_bytes, before.decode.total_bytes);
+  // Before: the peak is the last chunk, 1000 + 234,881,024 + 1,594,884,096
+  // = 1,829,766,120 (estimate_test.cc, DenseGqaLlama32_3B).
+  EXPECT_EQ(before.total_bytes, 1'829'766'120u);
+}
+
+TEST(MlxLmReleases, TheLogitsRowsAreAllTheTransientMovesWhenNothingCommits) {
+  const MlxLmEstimate before = llama32_3b(MlxRelease{0, 26, 4}, true);
+  const MlxLmEstimate since = llama32_3b(MlxRelease{0, 27, 0}, true);
+  // Every op's output stays: the last chunk's transient differs by the
+  // logits alone, 525,336,576 - 256,512 = 525,080,064.
+  EXPECT_EQ(before.last_chunk.transient_bytes - since.last_chunk.transient_bytes, 525'080'064u);
+}
+
+TEST(MlxLmReleases, LastChunkLogitsRows) {
+  EXPECT_EQ(mlxlm_last_chunk_logits_rows(std::nullopt, 300), 300u);
+  EXPECT_EQ(mlxlm_last_chunk_logits_rows(MlxRelease{0, 26, 4}, 300), 300u);
+  EXPECT_EQ(mlxlm_last_chunk_logits_rows(MlxRelease{0, 27, 0}, 300), 1u);
+  EXPECT_EQ(mlxlm_last_chunk_logits_rows(MlxRelease{1, 0, 0}, 300), 1u);
+}
+
+TEST(MlxLmReleases, ParsesAndRefusesWithTheRangeInWords) {
+  Result<MlxRelease> r = parse_mlx_lm_version("v0.27");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, (MlxRelease{0, 27, 0}));
+  EXPECT_EQ(to_string(*parse_mlx_lm_version("0.31.3")), "0.31.3");
+  EXPECT_EQ(parse_mlx_lm_version("0.16.2").error().message(),
+            "mlx-lm 0.16.2 predates what memfit prices: mlx-lm 0.17.0 or later (the prompt in "
+            "chunks of prefill_step_size)");
+  EXPECT_EQ(parse_mlx_version("0.23.1").error().message(),
+            "MLX 0.23.1 predates what memfit prices: MLX 0.24.0 or later (at most 10 command "
+            "buffers in flight)");
+  EXPECT_EQ(parse_mlx_lm_version("0.x").error().message(),
+            "'0.x': expected a release X.Y or X.Y.Z, e.g. 0.27.0");
+  EXPECT_FALSE(parse_mlx_version("1").ok());
+  EXPECT_FALSE(parse_mlx_version("0.24.0.1").ok());
+  EXPECT_TRUE(parse_mlx_version("0.24.0").ok());
+}
+
+TEST(MlxLmReleases, ChipClassSetsMetalsBufferLimits) {
+  EXPECT_EQ(mlx_metal_limits(MlxChip::kBase).max_ops, 40u);
+  EXPECT_EQ(mlx_metal_limits(MlxChip::kPro).max_mega_elements, 40u);
+  EXPECT_EQ(mlx_metal_limits(MlxChip::kMax).max_ops, 50u);
+  EXPECT_EQ(mlx_metal_limits(MlxChip::kUltra).max_mega_elements, 50u);
+  EXPECT_EQ(parse_mlx_chip("m3").error().message(), "'m3': expected base, pro, max or ultra");
+}
+
+// The request path: the fields reach the settings (JSON request, as the
+// service and the C API take it).
+nlohmann::json answer(const std::string& request) {
+  char* out = nullptr;
+  const memfit_status status = memfit_estimate_request_json(request.c_str(), &out);
+  nlohmann::json j = nlohmann::json::parse(out);
+  memfit_string_free(out);
+  EXPECT_EQ(status, MEMFIT_OK) << j.dump();
+  return j;
+}
+
+TEST(MlxLmReleases, RequestFieldsReachThePricing) {
+  const std::string model = std::string(MEMFIT_SOURCE_DIR) +
+                            "/tests/data/corpus/llama3/Llama-3.2-3B-Instruct";
+  const std::string head = R"({"engine": "mlx-lm", "memory_limit": "64GiB", "model": ")" + model +
+                           R"(", "prompt_tokens": 2048, )";
+  const nlohmann::json pro = answer(head + R"("mlx_chip": "pro"})");
+  EXPECT_EQ(pro["mlxlm"]["command_buffers"]["max_ops"], 40);
+  EXPECT_EQ(pro["mlxlm"]["command_buffers"]["max_mega_elements"], 40);
+  // The Mac --mac names gives its tier (an M4 is a base chip: 40 / 40);
+  // --mlx-chip wins over it.
+  const std::string on_mac = R"({"engine": "mlx-lm", "model": ")" + model +
+                             R"(", "prompt_tokens": 2048, "mac": "m4-24gb")";
+  const nlohmann::json m4 = answer(on_mac + "}");
+  EXPECT_EQ(m4["mlxlm"]["command_buffers"]["max_ops"], 40);
+  const nlohmann::json m4_max = answer(on_mac + R"(, "mlx_chip": "max"})");
+  EXPECT_EQ(m4_max["mlxlm"]["command_buffers"]["max_ops"], 50);
+  const nlohmann::json old = answer(head + R"("mlx_lm_version": "0.26.0"})");
+  const nlohmann::json now = answer(head + R"("mlx_lm_version": "0.27.0"})");
+  EXPECT_EQ(old["mlxlm"]["phases"]["last_chunk"]["logits_bytes"], 525'336'576u);
+  EXPECT_EQ(now["mlxlm"]["phases"]["last_chunk"]["logits_bytes"], 256'512u);
+}
+
+}  // namespace
+}  // namespace memfit

@@ -1,0 +1,71 @@
+// check-log prices an mlx-lm log by the release it ran (docs/check-log.md;
+// docs/engine-mlxlm.md, "Releases"): the corpus's mlx_lm.benchmark run of
+// mlx-lm PR #396 (Llama 3.2 3B, 2048 + 128 tokens, one prompt chunk),
+// priced from the model's config under a release on each side of #406.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "logs/log_test_data.h"
+#include "memfit/log_check.h"
+
+namespace memfit {
+namespace {
+
+using testing::read_test_log;
+
+const char* kLog = "mlxlm-396-benchmark-default-llama32-3b-4bit.log";
+
+std::string corpus_config() {
+  std::ifstream in(std::string(MEMFIT_TEST_DATA_DIR) +
+                   "/corpus/llama3/Llama-3.2-3B-Instruct/config.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+LogCheck check(const std::string& version) {
+  LogCheckOptions options;
+  options.config_json = corpus_config();
+  options.version = version;
+  Result<LogCheck> c = check_log(read_test_log("mlx-lm", kLog), options, nullptr);
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message());
+  return c.ok() ? std::move(*c) : LogCheck{};
+}
+
+uint64_t peak(const LogCheck& c) {
+  for (const FigureCheck& f : c.figures) {
+    if (f.printed.figure == LogFigure::kPeak) return f.memfit.value_or(0);
+  }
+  ADD_FAILURE() << "no peak priced: " << c.not_priced;
+  return 0;
+}
+
+bool has_note(const LogCheck& c, std::string_view text) {
+  for (const std::string& n : c.log.notes) {
+    if (n.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(CheckLogMlxLmRelease, TheLogsReleasePricesTheLastChunksLogits) {
+  const LogCheck before = check("0.26.4");
+  const LogCheck since = check("0.27.0");
+  EXPECT_EQ(before.log.version, "0.26.4");
+  EXPECT_EQ(since.log.version, "0.27.0");
+  // Under 0.27.0 the last chunk's logits are one row: 2048 x 128,256 x 2
+  // = 525,336,576 B become 256,512, so the peak falls by at most
+  // 525,080,064 (the rest of the pass is the same), and falls.
+  const uint64_t a = peak(before), b = peak(since);
+  ASSERT_GT(a, b);
+  EXPECT_LE(a - b, 525'080'064u);
+  // A release memfit does not price is priced as when none is given, with
+  // the reason as a note.
+  const LogCheck old = check("0.16.0");
+  EXPECT_EQ(peak(old), a);
+  EXPECT_TRUE(has_note(old, "mlx-lm 0.16.0 predates what memfit prices")) << old.log.notes.size();
+}
+
+}  // namespace
+}  // namespace memfit
