@@ -65,7 +65,7 @@ std::vector<std::string> with_llamacpp_short_flags(int argc, char** argv);
 
 // Registers the shared options on `command`: the request fields every
 // engine reads but the context, the batch and the parallel plan (the
-// model, engine, KV widths, quant label, backend, budget, device), then
+// model, engine, KV widths, weight mode, backend, budget, device), then
 // --json and the Hub's ...
 void add_model_options(CLI::App& command, EstimateOptions& options);
 // ... and the request's --max-tokens and --batch.

@@ -41,7 +41,9 @@ struct MlxcelInputs {
   uint64_t max_tokens = 8192;
   uint64_t batch = 1;
   KvElement kv_element = KvElement::kFp16;
-  std::string quant;  // label only ("" when not given); header bytes are the truth
+  // The weight mode priced ("" when not given: the checkpoint's own);
+  // weights_bytes is the model in that mode.
+  std::string quant;
 };
 
 struct MlxcelEstimate {

@@ -56,7 +56,7 @@ namespace memfit {
 //               model's default)
 //   kv dtype    vLLM's --kv-cache-dtype: auto -> false; fp8, fp8_e4m3,
 //               fp8_e5m2 -> true (one byte per element)
-//   quant       fp16, int8, int4: the weight mode label
+//   quant       fp16, int8, int4: the weight mode priced
 // Devices parse with parse_device_selector (host_memory.h) and the
 // parallel plan's sharding rules with parse_sharding_rules (parallel_plan.h).
 Result<KvElement> parse_kv_element(std::string_view text);
@@ -171,7 +171,10 @@ struct EstimateRequest {
   std::optional<KvElement> kv_cache_mode;
   std::optional<KvElement> cache_type_k;
   std::optional<KvElement> cache_type_v;
-  std::string quant;                    // "" or a parse_quant_label name: a label only
+  // "" or a parse_quant_label name: the weight mode mlxcel and mlx-lm
+  // price (MLX affine, group 64); llamacpp and vllm refuse it (their
+  // weights are the file's or checkpoint's own).
+  std::string quant;
   std::optional<Backend> backend;       // nullopt: the context's platform
   DeviceSelector device;                // whose memory is the budget
   std::optional<uint64_t> memory_limit_bytes;  // wins over the context's limit and the host

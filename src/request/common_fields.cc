@@ -96,7 +96,10 @@ constexpr RequestField kCommonFields[] = {
      .type = FieldType::kChoice,
      .choices = "auto|rocm|metal|cuda|cpu",
      .default_text = "auto",
-     .doc = "whose kernels' rules price the headroom; `auto`: this build's platform"}),
+     .doc = "whose kernels' rules price mlxcel's headroom; `auto`: this build's platform (or "
+            "the machine's, `gpu` or `mac`). The other engines refuse it: llamacpp prices each "
+            "device given or found, mlx-lm is priced on Metal, vllm's platform follows the "
+            "GPU's name"}),
     parsed_field<parse_size_with_unit, &R::memory_limit_bytes>(
     {.name = "memory_limit",
      .flags = "--memory-limit",
@@ -117,7 +120,7 @@ constexpr RequestField kCommonFields[] = {
      .type = FieldType::kText,
      .default_text = "auto",
      .given = [](const R& r) { return r.device.kind != DeviceSelector::Kind::kAuto; },
-     .example = "cuda:0",
+     .example = "cuda:1",
      .doc = "whose memory is the budget when no limit is given: `auto`, `cpu`, `cuda[:N]`, "
             "`rocm[:N]`"}),
     parsed_field<parse_decimal, &R::max_tokens>(
@@ -166,8 +169,10 @@ constexpr RequestField kCommonFields[] = {
      .choices = "vllm|mlx-lm",
      .default_text = "vllm",
      .given = [](const R& r) { return r.parallel.sharding != ShardingRules::kVllm; },
-     .doc = "whose sharding rules the per-rank plan follows, by the engine's name as `engine` "
-            "takes it (docs/parallel.md); `mlx`, the old spelling, is `mlx-lm`"}),
+     .doc = "whose sharding rules mlxcel's per-rank plan follows, by the engine's name as "
+            "`engine` takes it (docs/parallel.md); `mlx`, the old spelling, is `mlx-lm`. Refused "
+            "without `tensor_parallel` or `pipeline_parallel` above 1, and by the other engines "
+            "(vllm shards by its own rules)"}),
 };
 
 }  // namespace

@@ -58,7 +58,9 @@ namespace request {
 
 Result<KvElement> resolve_kv_element(const EstimateRequest& r, std::vector<Warning>& warnings) {
   if (r.cache_type_k.has_value() != r.cache_type_v.has_value()) {
-    return Error::usage("the K and V cache types go together: give both or neither");
+    // Named by the one given, so that the CLI names its flag.
+    return r.cache_type_k ? Error::usage("cache_type_k", "and cache_type_v go together: give both or neither")
+                          : Error::usage("cache_type_v", "and cache_type_k go together: give both or neither");
   }
   if (!r.cache_type_k) return r.kv_cache_mode.value_or(KvElement::kFp16);
   KvElement both = *r.cache_type_k;

@@ -220,7 +220,7 @@ TEST(InspectCli, UsageErrorsExitTwo) {
   EXPECT_EQ(mode.err, "memfit: --kv-cache-mode: 'fp8': expected fp16 or int8\n");
   auto half = run_memfit({"inspect", "-m", kExample, "--cache-type-k", "int8"});
   EXPECT_EQ(half.exit_code, 2);
-  EXPECT_EQ(half.err, "memfit: the K and V cache types go together: give both or neither\n");
+  EXPECT_EQ(half.err, "memfit: --cache-type-k: and --cache-type-v go together: give both or neither\n");
 }
 
 TEST(InspectCli, JsonReportMatchesTheShippedSchema) {

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "flag_text.h"
 #include "nearest_name.h"
@@ -74,6 +75,26 @@ TEST(ParseMessages, PreflightTokenCountsTakeK) {
                       {{"MEMFIT_MEMORY_LIMIT", "64GiB"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\"max_tokens\": 8192"), std::string::npos);
+}
+
+TEST(ParseMessages, InspectMaxTokensTakesK) {
+  // 32k = 32 x 1024 = 32768 tokens.
+  auto r = run_memfit({"inspect", "-m", kExample, "--max-tokens", "32k", "--json"},
+                      {{"MEMFIT_MEMORY_LIMIT", "64GiB"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"max_tokens\": 32768"), std::string::npos) << r.out;
+}
+
+TEST(ParseMessages, EngineNamesTakeTheirUsualSpellings) {
+  // The page's names, and Python's: each is the engine's own name.
+  for (const auto& [spelling, name] : {std::pair{"llama.cpp", "llamacpp"}, std::pair{"vLLM", "vllm"},
+                                       std::pair{"mlx_lm", "mlx-lm"}, std::pair{"MLX-LM", "mlx-lm"}}) {
+    auto r = run_memfit({"inspect", "-m", kExample, "--engine", spelling, "--gpu", "h100-80gb",
+                         "--json"});
+    ASSERT_EQ(r.exit_code, 0) << spelling << ": " << r.err;
+    EXPECT_NE(r.out.find(std::string("\"engine\": \"") + name + "\""), std::string::npos)
+        << spelling << ": " << r.out.substr(0, 400);
+  }
 }
 
 TEST(FlagText, FieldNamesBecomeFlagsOutsideQuotes) {

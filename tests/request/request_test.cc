@@ -106,8 +106,8 @@ TEST(Request, UsageErrorsComeBeforeTheModelIsOpened) {
   p = prepare(r, context);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().kind(), ErrorKind::kUsage);
-  EXPECT_EQ(p.error().field(), "");
-  EXPECT_EQ(p.error().message(), "the K and V cache types go together: give both or neither");
+  EXPECT_EQ(p.error().field(), "cache_type_k");
+  EXPECT_EQ(p.error().message(), "cache_type_k: and cache_type_v go together: give both or neither");
   EXPECT_EQ(context.opens, 1);
 }
 

@@ -277,7 +277,7 @@ TEST(ServiceEstimate, MalformedBodiesAndWrongTypesAreBadRequests) {
       {"{" + m + ",\"kv_cache_mode\":\"fp8\"}",
        "kv_cache_mode: 'fp8': expected fp16 or int8"},
       {"{" + m + ",\"kv_cache_mode\":8}", "kv_cache_mode: expected a string, got 8"},
-      {"{" + m + ",\"cache_type_k\":\"q8_0\"}", "the K and V cache types go together: give both or neither"},
+      {"{" + m + ",\"cache_type_k\":\"q8_0\"}", "cache_type_k: and cache_type_v go together: give both or neither"},
       {"{" + m + ",\"kv_cache_mode\":\"fp16\",\"cache_type_k\":\"q8_0\",\"cache_type_v\":\"q8_0\"}",
        "the KV cache mode disagrees with the K and V cache types"},
       {"{" + m + ",\"quant\":\"int3\"}",

@@ -169,7 +169,9 @@ constexpr RequestField kLlamaCppFields[] = {
      .type = FieldType::kText,
      .json = JsonForm::kScalar,
      .example = "24,12",
-     .doc = "proportions per GPU, `a,b,...`; default: each GPU's free memory"}),
+     .doc = "proportions per GPU, `a,b,...`; default: each GPU's free memory. llama.cpp reads "
+            "one per GPU and none with `split_mode` `none`: more proportions than GPUs, or a "
+            "split with `none`, is refused"}),
     placement_field<"main_gpu", &Placement::main_gpu>(
     {.flags = "-mg,--main-gpu",
      .engine = "llamacpp",
@@ -177,7 +179,7 @@ constexpr RequestField kLlamaCppFields[] = {
      .type = FieldType::kCount,
      .default_text = "0",
      .json = JsonForm::kScalar,
-     .doc = "the GPU of `-sm none`"}),
+     .doc = "the GPU of `-sm none`; refused with `-sm layer`, which reads none"}),
     placement_field<"no_mmap", &Placement::no_mmap>(
     {.flags = "--no-mmap",
      .engine = "llamacpp",
@@ -234,7 +236,7 @@ constexpr RequestField kLlamaCppFields[] = {
      .help = "the projector on the host",
      .type = FieldType::kFlag,
      .default_text = "false",
-     .doc = "the projector on the host rather than the first GPU"}),
+     .doc = "the projector on the host rather than the first GPU; refused without `mmproj`"}),
     parsed_field<text_as_is, &R::llamacpp, &LlamaCppRequest::lora>(
     {.name = "lora",
      .flags = "--lora",
@@ -289,7 +291,8 @@ constexpr RequestField kLlamaCppFields[] = {
      .default_text = "all",
      .json = JsonForm::kScalar,
      .example = "all",
-     .doc = "the draft's `-ngl`"}),
+     .doc = "the draft's `-ngl`; this and the draft's cache types are refused without "
+            "`model_draft`"}),
     parsed_field<parse_llamacpp_cache_type, &R::llamacpp, &LlamaCppRequest::cache_type_k_draft>(
     {.name = "cache_type_k_draft",
      .flags = "-ctkd,--cache-type-k-draft",

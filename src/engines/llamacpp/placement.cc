@@ -151,7 +151,9 @@ std::string there_are_gpus(uint64_t gpus) {
 
 // Which device holds each block and the output layer, from -ngl,
 // --tensor-split, --split-mode and --main-gpu. kUsage for --main-gpu or an
-// override that names a GPU past the GPUs.
+// override that names a GPU past the GPUs, for more split proportions
+// than GPUs, and for a setting the split mode does not read (a split with
+// none, a main GPU with layer).
 Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSettings& s) {
   Layout lay;
   lay.gpus = s.gpus.size();
@@ -164,6 +166,21 @@ Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSetting
   lay.main_gpu = s.main_gpu;
   if (s.main_gpu >= lay.gpus) {
     return Error::usage("main_gpu", fmt::format("is {}, but {}", s.main_gpu, there_are_gpus(lay.gpus)));
+  }
+  // llama.cpp copies one proportion per device and drops the rest; with
+  // --split-mode none the model is on the main GPU and the split unread.
+  if (s.tensor_split.size() > lay.gpus) {
+    return Error::usage("tensor_split", fmt::format("gives {} proportions, but {}: one per GPU",
+                                                    s.tensor_split.size(), there_are_gpus(lay.gpus)));
+  }
+  if (!s.tensor_split.empty() && s.split_mode == SplitMode::kNone) {
+    return Error::usage("tensor_split", "is not read with split_mode none: the model is on "
+                                        "main_gpu");
+  }
+  // -mg is the GPU of --split-mode none (and row's); layer reads none.
+  if (s.main_gpu != 0 && s.split_mode == SplitMode::kLayer) {
+    return Error::usage("main_gpu", "is not read with split_mode layer (the default): give "
+                                    "split_mode none to put the model on that GPU");
   }
   for (const LlamaCppTensorOverride& o : s.overrides) {
     if (o.gpu && *o.gpu >= lay.gpus) {

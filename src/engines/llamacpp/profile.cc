@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/shared/parallel_field.h"
 #include "engines/shared/trained_context.h"
 #include "engines/llamacpp/commands.h"
 #include "engines/llamacpp/fields.h"
@@ -16,9 +17,29 @@
 namespace memfit::engines {
 namespace {
 
+// The fields that set up a file the request does not give: the
+// projector's offload without --mmproj, the draft's layers and cache types
+// without --model-draft (llama-server reads them only with that file).
+Status check_extras_given(const LlamaCppRequest& q) {
+  if (q.no_mmproj_offload.value_or(false) && !q.mmproj) {
+    return Error::usage("no_mmproj_offload", "keeps the multimodal projector off the GPUs, and no "
+                                             "projector is given: give mmproj");
+  }
+  const std::string_view draft_only = q.n_gpu_layers_draft   ? "n_gpu_layers_draft"
+                                      : q.cache_type_k_draft ? "cache_type_k_draft"
+                                      : q.cache_type_v_draft ? "cache_type_v_draft"
+                                                             : "";
+  if (!draft_only.empty() && !q.model_draft) {
+    return Error::usage(draft_only, "sets up the speculative-decoding draft, and no draft is "
+                                    "given: give model_draft");
+  }
+  return Status::Ok();
+}
+
 // The request's fields read as llama.cpp's, over LlamaCppSettings' defaults.
 Status resolve_settings(const EstimateRequest& r, LlamaCppSettings& s) {
   const LlamaCppRequest& q = r.llamacpp;
+  if (Status extras = check_extras_given(q); !extras) return extras;
   if (r.max_tokens && q.ctx_size) {
     return Error::usage("max_tokens", "and ctx_size are both the context: give one (ctx_size is "
                                       "llama.cpp's name)");
@@ -132,11 +153,17 @@ class LlamaCppProfile final : public LlamaCppCommands {
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
     const std::string_view mlxcel_only = r.kv_cache_mode               ? "kv_cache_mode"
                                          : r.batch != 1                ? "batch"
-                                         : wants_parallel_plan(r.parallel) ? "tensor_parallel"
-                                                                           : "";
+                                         : wants_parallel_plan(r.parallel) ? parallel_field_given(r.parallel)
+                                         : r.parallel.sharding != ShardingRules::kVllm
+                                             ? "parallel_engine"
+                                             : "";
     if (!mlxcel_only.empty()) {
       return Error::usage(mlxcel_only, "is an mlxcel setting; llamacpp takes cache_type_k, "
                                        "cache_type_v and its own " + field_names_text("llamacpp"));
+    }
+    if (r.backend) {
+      return Error::usage("backend", "is an mlxcel setting: llama.cpp's buffers are priced per "
+                                     "device, for the GPUs given (gpu, gpu_memory) or found");
     }
     // A GGUF file type: the model as llama-quantize would write it.
     if (Status quant = llamacpp::apply_gguf_file_type(r, p); !quant) return quant;

@@ -81,6 +81,12 @@ class MlxcelProfile final : public MlxcelCommands {
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
     if (Status types = check_cache_types(r); !types) return types;
+    if (r.parallel.sharding != ShardingRules::kVllm && !wants_parallel_plan(r.parallel)) {
+      // The sharding rules are read by the per-rank plan only.
+      return Error::usage("parallel_engine", "chooses the sharding rules of the per-rank plan, "
+                                             "and there is none: give tensor_parallel or "
+                                             "pipeline_parallel above 1");
+    }
     warn_past_trained_context(p.model->spec, p.inputs.max_tokens,
                               r.max_tokens ? "--max-tokens" : "the default --max-tokens",
                               p.warnings);

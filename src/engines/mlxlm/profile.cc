@@ -1,6 +1,7 @@
 // The mlx-lm profile (engine.h): the peak mx.get_peak_memory() reports for
 // mlx_lm.generate (docs/engine-mlxlm.md).
 #include "engines/builtin.h"
+#include "engines/shared/parallel_field.h"
 #include "engines/shared/trained_context.h"
 #include "engines/mlxlm/commands.h"
 #include "engines/mlxlm/fields.h"
@@ -64,12 +65,17 @@ class MlxLmProfile final : public MlxLmCommands {
     const std::string_view other = r.kv_cache_mode                       ? "kv_cache_mode"
                                    : (r.cache_type_k || r.llamacpp.cache_type_k) ? "cache_type_k"
                                    : (r.cache_type_v || r.llamacpp.cache_type_v) ? "cache_type_v"
-                                   : wants_parallel_plan(r.parallel)             ? "tensor_parallel"
+                                   : wants_parallel_plan(r.parallel)             ? parallel_field_given(r.parallel)
+                                   : r.parallel.sharding != ShardingRules::kVllm ? "parallel_engine"
                                                                                  : "";
     if (!other.empty()) {
       return Error::usage(other, "is not an mlx-lm setting; mlx-lm takes prompt_tokens, max_tokens, "
                                  "batch, prefill_step_size, kv_bits, kv_group_size, max_kv_size, "
                                  "mlx_lm_version, mlx_version and mlx_chip");
+    }
+    if (r.backend) {
+      return Error::usage("backend", "is an mlxcel setting: mlx-lm is priced as MLX runs it on "
+                                     "Metal (docs/engine-mlxlm.md)");
     }
     const MlxLmRequest& q = r.mlxlm;
     MlxLmSettings& s = p.mlxlm_settings;

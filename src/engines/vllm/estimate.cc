@@ -312,6 +312,13 @@ Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const Safetenso
   Result<VllmKvLayout> layout = vllm_kv_layout(model.spec, s);
   if (!layout) return layout.error();
   e.layout = std::move(*layout);
+  if (s.num_speculative_tokens > 0 && e.layout.mamba_state_bytes == 0) {
+    // Read only as a Mamba group's blocks per request (docs/engine-vllm.md).
+    return Error::usage("num_speculative_tokens",
+                        "is priced only as the extra state blocks of a Mamba layer, and this "
+                        "model has none; the draft or MTP module's weights and cache are not "
+                        "priced");
+  }
   vllm_request_blocks(e.layout, s, s.max_model_len);
 
   // What the profile subtracts from the utilization; the CUDA graphs are

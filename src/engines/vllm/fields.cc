@@ -150,7 +150,9 @@ constexpr RequestField kVllmFields[] = {
      .unit = "tokens",
      .type = FieldType::kCount,
      .default_text = "0",
-     .doc = "`--speculative-config`'s `num_speculative_tokens` (MTP or a draft)"}),
+     .doc = "`--speculative-config`'s `num_speculative_tokens` (MTP or a draft), priced as "
+            "the extra state blocks a Mamba layer keeps per request; refused on a model without "
+            "one (the draft's or MTP module's own weights and cache are not priced)"}),
     parsed_field<parse_switch, &R::vllm, &VllmRequest::enforce_eager>(
     {.name = "enforce_eager",
      .flags = "--enforce-eager",

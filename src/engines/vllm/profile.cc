@@ -24,6 +24,14 @@ Status check_vllm_fields(const EstimateRequest& r) {
     return Error::usage(other, "is not a vLLM setting; vLLM's KV cache type is kv_cache_dtype "
                                "(auto or fp8)");
   }
+  if (r.backend) {
+    return Error::usage("backend", "is an mlxcel setting: vLLM's platform, CUDA or ROCm, follows "
+                                   "the GPU's name (gpu, gpu_name)");
+  }
+  if (r.parallel.sharding != ShardingRules::kVllm) {
+    return Error::usage("parallel_engine", "is an mlxcel setting: vLLM shards by its own rules "
+                                           "(tensor_parallel)");
+  }
   if (r.parallel.pipeline_parallel != 1) {
     return Error::usage("pipeline_parallel", "the vLLM profile prices tensor parallelism only "
                                              "(pipeline parallelism: not yet)");

@@ -109,6 +109,7 @@ LlamaCppSettings two_gpus() {
 TEST(LlamaCppExtras, TheProjectorGoesOnTheFirstGpu) {
   const Model m = llama_8b();
   LlamaCppSettings s = two_gpus();
+  s.placement.split_mode = SplitMode::kNone;  // the model on -mg's GPU
   s.placement.main_gpu = 1;
   Result<LlamaCppEstimate> base = estimate_llamacpp(m, s, kHost);
   ASSERT_TRUE(base.ok()) << base.error().message();

@@ -176,6 +176,7 @@ TEST(LlamaCppPlacement, TensorSplitNoneAndNoKvOffload) {
   EXPECT_EQ(e.placement.devices[0].blocks, 5u);
   EXPECT_EQ(e.placement.devices[1].blocks, 3u);
   s.placement.split_mode = SplitMode::kNone;
+  s.placement.tensor_split.clear();  // none reads no split
   s.placement.main_gpu = 1;
   s.placement.kv_offload = false;
   e = run(m, s);

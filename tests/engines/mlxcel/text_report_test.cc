@@ -130,7 +130,7 @@ TEST(MlxcelTextReport, HostShadowOverRamIsItsOwnVerdict) {
   EXPECT_THAT(fits, HasSubstr("\nFITS: 5.25 GiB of 8.00 GiB (2.75 GiB to spare)\n"));
 }
 
-TEST(MlxcelTextReport, InputsLineCarriesBatchWidthAndQuantLabel) {
+TEST(MlxcelTextReport, InputsLineCarriesBatchWidthAndWeightMode) {
   MlxcelEstimate e = tiny_estimate();
   e.inputs.batch = 4;
   e.inputs.kv_element = KvElement::kInt8;
