@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "memfit/memory_budget.h"
+#include "memfit/error_band.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
 #include "memfit/visibility.h"
@@ -68,6 +69,9 @@ struct MlxLmSettings {
   // chips (40, 40). The CUDA backend's graphs: {ops, mega-elements, false}
   // per GPU (H100: 100, 1000 since MLX #3077). Library-only.
   MlxBufferLimits buffers{};
+  // --confidence: 90, 95 or 99, the corpus margin added to the peak
+  // (memfit/error_band.h); 0: none.
+  uint64_t confidence = 0;
 };
 
 inline constexpr uint64_t kMlxLmCacheStep = 256;  // KVCache.step
@@ -110,7 +114,11 @@ struct MlxLmEstimate {
   MlxLmPhase peak_phase = MlxLmPhase::kLastChunk;
   uint64_t kv_bytes = 0;         // the KV cache at the peak
   uint64_t transient_bytes = 0;  // the transient at the peak
-  uint64_t total_bytes = 0;      // the peak mx.get_peak_memory() reports
+  uint64_t peak_bytes = 0;       // the peak mx.get_peak_memory() reports
+  // The corpus's band of the peak (figure "peak", backend "Metal" or
+  // "MLX-CUDA"); under settings.confidence its margin is in total_bytes.
+  ReportBands bands;
+  uint64_t total_bytes = 0;      // peak_bytes + bands.margin_bytes: what the budget must hold
   uint64_t budget_bytes = 0;
   bool fits = false;
   // Wired memory: the peak rounded up to whole MiB, for

@@ -65,6 +65,9 @@ Read by every engine:
       pipeline-parallel stages (default 1)
   parallel_engine (str: vllm or mlx-lm, default vllm; --parallel-engine)
       whose sharding rules the plan follows: vllm (default) or mlx-lm
+  confidence (str: 90, 95 or 99; --confidence)
+      add the margin that covers 90, 95 or 99 % of the log corpus's runs to
+      each modelled figure with a band, in the verdict and in what fit solves
   gpu (str or list of str; --gpu)
       a GPU of the machine priced, one per device, from memfit hardware: an id,
       an alias (rtx4090, h100-80gb, mi300x) or the name as nvidia-smi /

@@ -81,6 +81,12 @@ class MlxcelProfile final : public MlxcelCommands {
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
     if (Status types = check_cache_types(r); !types) return types;
+    if (r.confidence) {
+      // The corpus holds runs of the engines that print their memory
+      // (docs/validation-logs.md), none of this runtime's: no margin.
+      return Error::usage("confidence", "has no band to add under mlxcel: the log corpus holds no "
+                                        "mlxcel runs; give engine llamacpp, mlx-lm or vllm");
+    }
     warn_past_trained_context(p.model->spec, p.inputs.max_tokens,
                               r.max_tokens ? "--max-tokens" : "the default --max-tokens",
                               p.warnings);

@@ -48,6 +48,7 @@ class MlxLmProfile final : public MlxLmCommands {
     s.kv_bits = q.kv_bits.value_or(s.kv_bits);
     s.kv_group_size = q.kv_group_size.value_or(s.kv_group_size);
     s.max_kv_size = q.max_kv_size.value_or(s.max_kv_size);
+    s.confidence = r.confidence.value_or(0);
     // The cache holds the prompt and every generated token.
     warn_past_trained_context(p.model->spec,
                               (CheckedBytes(s.prompt_tokens) + s.max_tokens).saturated(),
