@@ -140,8 +140,10 @@ Every report prints, beside each figure memfit models (not beside an exact one),
 the band the corpus measured for it: the least and greatest memfit / printed ratio
 over the logs that engine profile priced on that backend with the figure modelled
 (Ollama's logs count under llamacpp, the profile that prices them), e.g.
-`modelled, -14 % to +2 % over 14 CPU logs` (text) and a `band` object
-`{"figure", "backend", "logs", "low", "high", "basis"}` (JSON). Low and high are the
+`modelled, -14.0 % to +2.0 % over 14 CPU logs` (text; one decimal, rounded
+outward) and, in JSON, one object per modelled figure in `bands`: `figure`,
+`backend`, `logs`, `low`, `high`, `basis`, `margin`, `margin_bytes`
+(schema/inspect-report.schema.json). Low and high are the
 minimum and maximum, not percentiles: over a few dozen logs a percentile would
 hide the worst run. A figure with fewer than 5 logs behind it gets no band: the
 report says `fewer than 5 CPU logs (2)` and `basis` is `"fewer than 5 logs"`.
