@@ -46,7 +46,7 @@ Read by every engine:
     or iq4_nl, default f16; -ctv, --cache-type-v)
       V cache type, as --cache-type-k, -ctv
   quant (str: fp16, int8 or int4; --quant)
-      intended weight mode label: fp16, int8 or int4
+      weight mode to price: fp16, int8 or int4 (MLX affine, group 64)
   backend (str: auto, rocm, metal, cuda or cpu, default auto; --backend)
       auto, rocm, metal, cuda or cpu
   memory_limit (int bytes or str such as '48GiB'; --memory-limit)
