@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Regenerates docs/validation-logs.md (and, with --update-expected,
-tests/data/logs/expected.tsv) from the log corpus under tests/data/logs/.
+"""Regenerates docs/validation-logs.md and data/bands/bands.tsv (and, with
+--update-expected, tests/data/logs/expected.tsv) from the log corpus under
+tests/data/logs/.
 
 Every <engine>/<slug>.log is checked with `memfit check-log --json`, with
 what its sidecar <slug>.json gives that the log may not print (the same
@@ -12,11 +13,16 @@ options tests/logs/log_replay_test.cc passes, see replay_options below):
 
 Usage: scripts/gen-validation-logs.py [--memfit build/release/memfit]
                                       [--update-expected] [--check]
-  --check   exit 1 when docs/validation-logs.md would change (CI)
+  --check   exit 1 when docs/validation-logs.md or data/bands/bands.tsv would
+            change (ctest: Logs.BandsAndDocCurrent)
+The band table (the library embeds it: src/bands/error_bands.h) has one row
+per engine profile, backend and figure over the modelled figures priced;
+docs/validation-logs.md, "Error bands", says how a row is made and read.
 Python 3 standard library only.
 """
 import argparse
 import json
+import math
 import re
 import statistics
 import subprocess
@@ -27,6 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "tests" / "data" / "logs"
 DOC = ROOT / "docs" / "validation-logs.md"
 EXPECTED = LOGS / "expected.tsv"
+BANDS = ROOT / "data" / "bands" / "bands.tsv"
+LEVELS = (90, 95, 99)  # the --confidence levels (src/request/common_fields.cc)
 ENGINES = ["llamacpp", "ollama", "vllm", "sglang", "mlx-lm"]
 TOLERANCE = "0.001"  # each row's ratio may move this much before the replay fails
 VERSION = re.compile(r"^v?\d+\.\d+(\.\d+)*$|^b\d+$")
@@ -126,6 +134,46 @@ def not_priced_table(logs):
     return lines
 
 
+BANDS_TEXT = """## Error bands
+
+Every report prints, beside each figure memfit models (not beside an exact one),
+the band the corpus measured for it: the least and greatest memfit / printed ratio
+over the logs that engine profile priced on that backend with the figure modelled
+(Ollama's logs count under llamacpp, the profile that prices them), e.g.
+`modelled, -14.0 % to +2.0 % over 14 CPU logs` (text; one decimal, rounded
+outward) and, in JSON, one object per modelled figure in `bands`: `figure`,
+`backend`, `logs`, `low`, `high`, `basis`, `margin`, `margin_bytes`
+(schema/inspect-report.schema.json). Low and high are the
+minimum and maximum, not percentiles: over a few dozen logs a percentile would
+hide the worst run. A figure with fewer than 5 logs behind it gets no band: the
+report says `fewer than 5 CPU logs (2)` and `basis` is `"fewer than 5 logs"`.
+
+A ratio under 1 means memfit's figure was below the print. `--confidence P`
+(90, 95 or 99) adds to the total compared against the budget, for each modelled
+figure with a band, memfit's figure times margin_P: the least fraction that, added
+to memfit's figure, reaches the printed figure in P % of those logs (nearest rank
+over the sorted margins max(0, printed / memfit - 1), rounded up to 4 decimals);
+`fit` solves against the same total. A figure without a band adds nothing, and
+the report says so.
+
+The table is `data/bands/bands.tsv`, written with this page by
+`scripts/gen-validation-logs.py` and embedded in the library at build time
+(cmake/embed_band_table.cmake), so no file is read at run time; ctest's
+`Logs.BandsAndDocCurrent` runs the script with `--check`, so a rule that moves a
+ratio fails until both are regenerated.
+"""
+
+
+def bands_section(rows):
+    lines = BANDS_TEXT.splitlines()
+    lines += ["", "| engine | backend | figure | logs | low | high | margin 90 % | margin 95 % | margin 99 % |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for row in bands_tsv(rows).splitlines():
+        if not row.startswith("#"):
+            lines.append("| " + " | ".join(row.split("\t")) + " |")
+    return lines
+
+
 def render(rows, logs):
     counts = {e: sum(1 for l in logs if l["engine"] == e) for e in ENGINES}
     priced = sum(1 for r in rows if r["figure"]["ratio"] is not None)
@@ -144,6 +192,7 @@ def render(rows, logs):
            "",
            "## By engine, backend and figure", ""]
     out += summary_table(rows)
+    out += [""] + bands_section(rows)
     out += ["", "## Logs not priced", ""]
     out += not_priced_table(logs)
     out += ["", "## Every figure", ""]
@@ -165,6 +214,55 @@ def expected_tsv(rows):
     return "\n".join(lines) + "\n"
 
 
+def band_groups(rows):
+    """(profile, backend, figure) -> the ratios of its modelled, priced figures."""
+    groups = {}
+    for r in rows:
+        f, report = r["figure"], r["report"]
+        if f["ratio"] is None or f["basis"] != "modelled" or not report.get("profile"):
+            continue
+        groups.setdefault((report["profile"], r["backend"], f["figure"]), []).append(f["ratio"])
+    return groups
+
+
+def margin_needed(ratio):
+    """The fraction of memfit's figure that, added to it, reaches the print."""
+    return max(0.0, 1.0 / ratio - 1.0)
+
+
+def nearest_rank(values, level):
+    """The smallest value at or above `level` % of `values` (sorted)."""
+    return values[(level * len(values) + 99) // 100 - 1]
+
+
+def up4(x):
+    """x rounded up to 4 decimals, as text: a margin still covers its runs."""
+    return f"{math.ceil(round(x * 10000, 6)) / 10000:.4f}"
+
+
+def bands_tsv(rows):
+    lines = ["# The corpus's error bands (docs/validation-logs.md, \"Error bands\"), written by",
+             "# scripts/gen-validation-logs.py from the replay of tests/data/logs/: do not edit.",
+             "# One row per engine profile, backend and figure, over the figures memfit",
+             "# modelled and priced. ratio = memfit / printed; low, high: the least and",
+             "# greatest ratio; margin_P: the least fraction of memfit's figure that, added",
+             "# to it, reaches the printed figure in P % of the logs (nearest rank).",
+             "# Columns: engine, backend, figure, logs, low, high, margin_90, margin_95, margin_99"]
+    for (engine, backend, figure), ratios in sorted(band_groups(rows).items()):
+        needed = sorted(margin_needed(x) for x in ratios)
+        margins = [up4(nearest_rank(needed, level)) for level in LEVELS]
+        lines.append("\t".join([engine, backend, figure, str(len(ratios)), f"{min(ratios):.4f}",
+                                 f"{max(ratios):.4f}"] + margins))
+    return "\n".join(lines) + "\n"
+
+
+def stale(path, text):
+    if path.read_text() == text:
+        return False
+    print(f"gen-validation-logs: {path.relative_to(ROOT)} is stale", file=sys.stderr)
+    return True
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memfit", default=str(ROOT / "build" / "release" / "memfit"))
@@ -172,13 +270,12 @@ def main():
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     rows, logs = collect(args.memfit)
-    doc = render(rows, logs)
+    doc, bands = render(rows, logs), bands_tsv(rows)
     if args.check:
-        if DOC.read_text() != doc:
-            print("gen-validation-logs: docs/validation-logs.md is stale", file=sys.stderr)
-            return 1
-        return 0
+        return 1 if stale(DOC, doc) | stale(BANDS, bands) else 0
     DOC.write_text(doc)
+    BANDS.parent.mkdir(parents=True, exist_ok=True)
+    BANDS.write_text(bands)
     if args.update_expected:
         EXPECTED.write_text(expected_tsv(rows))
     return 0

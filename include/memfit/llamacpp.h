@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "memfit/cpu_features.h"
+#include "memfit/error_band.h"
 #include "memfit/ggml_types.h"
 #include "memfit/llamacpp_extras.h"
 #include "memfit/llamacpp_placement.h"
@@ -81,6 +82,9 @@ struct LlamaCppSettings {
   LlamaCppPlacementSettings placement;
   // What else llama-server holds (--mmproj, ...): llamacpp_extras.h.
   LlamaCppExtrasSettings extras;
+  // --confidence: 90, 95 or 99, the corpus margin added to the modelled
+  // figures (memfit/error_band.h); 0: none.
+  uint64_t confidence = 0;
 };
 
 inline constexpr uint64_t kLlamaCppMaxSequences = 256;  // LLAMA_MAX_SEQ
@@ -128,7 +132,7 @@ struct LlamaCppEstimate {
   // builds graphs of (docs/llamacpp-rules.md, "Compute buffers
   // (replayed)"); false: the phases' model.
   bool compute_replayed = false;
-  uint64_t total_bytes = 0;    // model + context + compute + extras
+  uint64_t total_bytes = 0;    // model + context + compute + extras + bands.margin_bytes
   // The server extras (llamacpp_extras.h), each on its device; not in
   // model, context or compute (llama.cpp's own breakdown leaves them out).
   std::vector<LlamaCppExtraLine> extras;
@@ -138,6 +142,10 @@ struct LlamaCppEstimate {
   bool fits = false;
   // Per device; model, context, compute and total above are its sums.
   LlamaCppPlacement placement;
+  // The corpus's bands of the modelled figures (model when not exact,
+  // compute when not replayed); under settings.confidence their margin is
+  // in total_bytes and in the devices' totals (confidence_bytes).
+  ReportBands bands;
 };
 
 // The estimate, over the context llama_context's constructor resolves.

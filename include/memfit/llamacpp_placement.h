@@ -120,7 +120,8 @@ struct LlamaCppDeviceUsage {
   uint64_t context_bytes = 0;  // KV + recurrent state of its layers (+ output buffer on the host)
   uint64_t compute_bytes = 0;  // its compute buffer (modelled)
   uint64_t extras_bytes = 0;   // the server extras on it (llamacpp_extras.h)
-  uint64_t total_bytes = 0;    // model + context + compute + extras
+  uint64_t confidence_bytes = 0;  // its share of the --confidence margin (llamacpp.h: bands)
+  uint64_t total_bytes = 0;    // model + context + compute + extras + confidence
   uint64_t free_bytes = 0;     // the GPU's free memory; the host: the budget
   uint64_t usable_bytes = 0;   // free - margin on a GPU; the host: the budget
   bool fits = false;           // total <= usable

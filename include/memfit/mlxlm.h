@@ -32,6 +32,7 @@
 #include <string_view>
 
 #include "memfit/memory_budget.h"
+#include "memfit/error_band.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
 #include "memfit/visibility.h"
@@ -113,6 +114,9 @@ struct MlxLmSettings {
   // priced by the larger rule of the releases before 0.27.0 (the logits
   // of the whole last chunk), which no release exceeds.
   std::optional<MlxRelease> mlx_lm_release;
+  // --confidence: 90, 95 or 99, the corpus margin added to the peak
+  // (memfit/error_band.h); 0: none.
+  uint64_t confidence = 0;
 };
 
 // How many rows of logits the prompt's last pass of `last_chunk_tokens`
@@ -161,7 +165,11 @@ struct MlxLmEstimate {
   MlxLmPhase peak_phase = MlxLmPhase::kLastChunk;
   uint64_t kv_bytes = 0;         // the KV cache at the peak
   uint64_t transient_bytes = 0;  // the transient at the peak
-  uint64_t total_bytes = 0;      // the peak mx.get_peak_memory() reports
+  uint64_t peak_bytes = 0;       // the peak mx.get_peak_memory() reports
+  // The corpus's band of the peak (figure "peak", backend "Metal" or
+  // "MLX-CUDA"); under settings.confidence its margin is in total_bytes.
+  ReportBands bands;
+  uint64_t total_bytes = 0;      // peak_bytes + bands.margin_bytes: what the budget must hold
   uint64_t budget_bytes = 0;
   bool fits = false;
   // Wired memory: the peak rounded up to whole MiB, for

@@ -181,6 +181,9 @@ struct EstimateRequest {
   MachineRequest machine;  // the machine priced; none given: this one
   // tensor_parallel x pipeline_parallel > 1 adds a per-rank plan.
   ParallelConfig parallel;
+  // --confidence: 90, 95 or 99, the corpus margin added to each modelled
+  // figure with a band (memfit/error_band.h); nullopt: none.
+  std::optional<uint64_t> confidence;
   // The engine's name (engine.h: EngineRegistry); "": the model's default
   // (EngineRegistry::default_for).
   std::string engine;

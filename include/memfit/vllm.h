@@ -36,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "memfit/error_band.h"
 #include "memfit/memory_budget.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
@@ -95,6 +96,9 @@ struct VllmSettings {
   uint64_t num_speculative_tokens = 0;     // --speculative-config num_speculative_tokens
   bool enforce_eager = false;              // --enforce-eager: no CUDA graphs
   std::optional<VllmRelease> release;      // --vllm-version; nullopt: the current line
+  // --confidence: 90, 95 or 99, the corpus margin added to the modelled
+  // weights and CUDA graphs (memfit/error_band.h); 0: none.
+  uint64_t confidence = 0;
 };
 
 inline constexpr uint64_t kVllmMaxTokens = 1ull << 28;  // counts past this: usage error
@@ -191,6 +195,10 @@ struct VllmEstimate {
   // requests of max_model_len, with these KV blocks.
   uint64_t max_model_len_fit = 0;
   uint64_t max_num_seqs_fit = 0;
+  // The corpus's bands of the modelled weights (not exact, or ROCm's load
+  // terms) and CUDA graphs; under settings.confidence the weights' margin
+  // is held before the KV cache is sized (less KV) and the graphs' after.
+  ReportBands bands;
   uint64_t total_bytes = 0;       // vLLM's peak per rank
   uint64_t budget_bytes = 0;
   bool starts = false;            // at least one block past the null block and one request fits

@@ -49,7 +49,7 @@ class MlxLmPricer final : public LogPricer {
                std::vector<FigureCheck>& figures) const override {
     for (FigureCheck& c : figures) {
       if (c.printed.figure != LogFigure::kPeak) continue;
-      c.memfit = run.mlxlm->total_bytes;
+      c.memfit = run.mlxlm->peak_bytes;
       c.basis = FigureBasis::kModelled;
     }
   }

@@ -1,5 +1,8 @@
 // The request fields every engine reads (request_field.h): the model, the
 // engine, the KV widths, the budget and the parallel plan, declared once.
+#include <fmt/format.h>
+
+#include "bands/error_bands.h"
 #include "memfit/host_memory.h"
 #include "memfit/memory_size.h"
 #include "memfit/parallel_plan.h"
@@ -15,6 +18,16 @@ using R = EstimateRequest;
 using Text = std::string_view;
 
 Result<DeviceSelector> parse_device(Text text) { return parse_device_selector(std::string(text)); }
+
+// --confidence: one of the levels the band table carries a margin for
+// (bands/error_bands.h), refused otherwise with them in words.
+Result<uint64_t> parse_confidence(Text text) {
+  for (uint64_t level : kConfidenceLevels) {
+    if (text == std::to_string(level)) return level;
+  }
+  return Error::usage(fmt::format("'{}': expected 90, 95 or 99 (per cent of the corpus's runs the "
+                                  "margin covers)", text));
+}
 
 // A size with its unit ("48GiB", "48GB"); a bare number is refused.
 Result<std::optional<uint64_t>> parse_size_with_unit(std::string_view text) {
@@ -173,6 +186,19 @@ constexpr RequestField kCommonFields[] = {
             "`engine` takes it (docs/parallel.md); `mlx`, the old spelling, is `mlx-lm`. Refused "
             "without `tensor_parallel` or `pipeline_parallel` above 1, and by the other engines "
             "(vllm shards by its own rules)"}),
+    parsed_field<parse_confidence, &R::confidence>(
+    {.name = "confidence",
+     .flags = "--confidence",
+     .help = "add the margin that covers 90, 95 or 99 % of the log corpus's runs to each "
+             "modelled figure with a band, in the verdict and in what fit solves",
+     .type = FieldType::kChoice,
+     .choices = "90|95|99",
+     .example = "95",
+     .doc = "per cent of the corpus's runs the margin covers: each modelled figure with a band "
+            "(5 logs or more of its engine, backend and figure) adds memfit's figure times the "
+            "band's margin at that level to the total compared against the budget, and fit "
+            "solves against that total (docs/validation-logs.md, \"Error bands\"); llamacpp, "
+            "mlx-lm and vllm. Default: none"}),
 };
 
 }  // namespace

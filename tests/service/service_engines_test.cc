@@ -32,7 +32,7 @@ TEST(ServiceEngines, ListsTheFourEnginesAndTheirFields) {
   EXPECT_EQ(answer["engines"][2]["fields"].size(), 8u);
   EXPECT_EQ(answer["engines"][2]["versions"]["field"], "mlx_lm_version");
   EXPECT_EQ(answer["engines"][3]["fields"].size(), 12u);
-  EXPECT_EQ(answer["common_fields"].size(), 16u);  // gpu and mac among them
+  EXPECT_EQ(answer["common_fields"].size(), 17u);  // gpu, mac and confidence among them
   EXPECT_EQ(answer["engines"][0]["default_for"], "models that are not GGUF");
   EXPECT_EQ(answer["engines"][2]["default_for"], nullptr);
   // vLLM's utilization: a ratio with its default, no range in counts.

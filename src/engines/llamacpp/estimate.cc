@@ -70,6 +70,7 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   e.fits = e.total_bytes <= e.budget_bytes;
   if (Status placed = llamacpp::place(model, *parts, *phases, budget, e); !placed) return placed.error();
   if (Status extras = llamacpp::add_extras(model, e, budget); !extras) return extras.error();
+  if (Status bands = llamacpp::add_bands(e); !bands) return bands.error();
   return e;
 }
 

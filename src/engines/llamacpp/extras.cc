@@ -260,8 +260,8 @@ Status add_lines_to_totals(LlamaCppEstimate& e) {
   return Status::Ok();
 }
 
-// Every device's fit again, by place()'s rules: without GPUs the host
-// against the budget; unified memory one pool.
+}  // namespace
+
 void refit_devices(LlamaCppEstimate& e) {
   const LlamaCppPlacementSettings& s = e.settings.placement;
   uint64_t pooled = 0;
@@ -276,8 +276,6 @@ void refit_devices(LlamaCppEstimate& e) {
   }
   e.fits = e.placement.fits;
 }
-
-}  // namespace
 
 Status add_extras(const Model& model, LlamaCppEstimate& e, const MemoryBudget& budget) {
   const LlamaCppExtrasSettings& x = e.settings.extras;

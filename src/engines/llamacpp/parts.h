@@ -128,6 +128,17 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
 // e.placement.tensors put their base tensors.
 Status add_extras(const Model& model, LlamaCppEstimate& e, const MemoryBudget& budget);
 
+// Every device's fit again, by place()'s rules: without GPUs the host
+// against the budget; unified memory one pool. Sets e.placement.fits and
+// e.fits.
+void refit_devices(LlamaCppEstimate& e);
+
+// The corpus's bands of the modelled figures (llamacpp/bands.cc): e.bands,
+// and under settings.confidence each device's share of the margin added to
+// its confidence_bytes and total, the estimate's total, and every device's
+// fit again. kInternal when the embedded band table does not parse.
+Status add_bands(LlamaCppEstimate& e);
+
 }  // namespace memfit::llamacpp
 
 #endif  // MEMFIT_ENGINES_LLAMACPP_PARTS_H_

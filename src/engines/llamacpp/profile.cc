@@ -48,6 +48,7 @@ Status resolve_settings(const EstimateRequest& r, LlamaCppSettings& s) {
   s.parallel = q.parallel.value_or(s.parallel);
   s.batch_size = q.batch_size.value_or(s.batch_size);
   s.ubatch_size = q.ubatch_size.value_or(s.ubatch_size);
+  s.confidence = r.confidence.value_or(0);
   // Read with the mlxcel names (engine auto): fp16 is f16, int8 is q8_0.
   auto ggml = [](KvElement e) { return e == KvElement::kInt8 ? GgmlType::kQ8_0 : GgmlType::kF16; };
   if (r.cache_type_k) s.cache_type_k = ggml(*r.cache_type_k);

@@ -13,10 +13,12 @@
 //     KV cache             576.00 MiB   36 layers
 //     Recurrent state           0 B
 //     Output buffer        593.50 KiB
-//   Compute                308.75 MiB   modelled
+//   Compute                308.75 MiB   modelled, fewer than 5 CPU logs (2)
+//                                       (the corpus's band: bands/error_bands.h)
 //   Server extras          ...          (only with --mmproj, ...)
 //     mmproj weights       ...          exact, on cuda:0, mmproj.gguf
 //     LoRA adapter         ...          exact, on cuda:0, adapter.gguf
+//   Confidence 95 %         ...         (only with --confidence)
 //   Total                   ...
 //   Budget                  ...         explicit
 //
@@ -27,6 +29,7 @@
 #include "memfit/memory_size.h"
 #include "memfit/mlxcel_report.h"
 #include "memfit/untrusted_text.h"
+#include "bands/error_bands.h"
 #include "engines/shared/report_head.h"
 
 namespace memfit {
@@ -57,6 +60,7 @@ Json devices_json(const LlamaCppEstimate& e) {
                    {"context_bytes", d.context_bytes},
                    {"compute_bytes", d.compute_bytes},
                    {"extras_bytes", d.extras_bytes},
+                   {"confidence_bytes", d.confidence_bytes},
                    {"total_bytes", d.total_bytes},
                    {"free_bytes", d.free_bytes},
                    {"usable_bytes", d.usable_bytes},
@@ -92,6 +96,12 @@ void devices_text(std::string& out, const LlamaCppEstimate& e) {
   for (const LlamaCppDeviceUsage& d : e.placement.devices) {
     if (d.extras_bytes > 0) {
       out += fmt::format("  {}'s total includes {} of server extras\n", d.device, format_bytes(d.extras_bytes));
+    }
+  }
+  for (const LlamaCppDeviceUsage& d : e.placement.devices) {
+    if (d.confidence_bytes > 0) {
+      out += fmt::format("  {}'s total includes {} of the {} % confidence margin\n", d.device,
+                         format_bytes(d.confidence_bytes), e.bands.confidence);
     }
   }
   for (const LlamaCppDeviceUsage& d : e.placement.devices) {
@@ -151,6 +161,7 @@ nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const Llama
                     {{"model_bytes", e.model_bytes_exact ? "exact" : "estimated"},
                      {"context_bytes", "exact"},
                      {"compute_bytes", e.compute_replayed ? "replayed" : "modelled"}}}};
+  add_report_bands(j, e.bands);
   add_report_tail(j, model, budget, e.budget_bytes, e.total_bytes, e.fits, warnings);
   return j;
 }
@@ -172,10 +183,11 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
   // A GGUF header's bytes not read but worked out: --quant's file type.
   const bool quantized_here =
       model.weights.source == WeightsSource::kGgufHeader && !model.weights.verified;
-  std::string model_note =
-      quantized_here ? "as the file llama-quantize would write for --quant"
+  std::string model_note = with_band(
+      quantized_here ? std::string("as the file llama-quantize would write for --quant")
                      : fmt::format("{} ({})", e.model_bytes_exact ? "exact" : "estimated",
-                                   to_string(model.weights.source));
+                                   to_string(model.weights.source)),
+      e.bands, "model");
   report_row(out, "Model", e.model_bytes, model_note);
   report_row(out, "  Mapped weights", e.mapped_bytes,
       e.settings.placement.gpus.empty() ? "CPU_Mapped, the file's tensor range"
@@ -194,7 +206,8 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
   report_row(out, "  Output buffer", e.output_bytes,
       fmt::format("logits for {} sequence{}", c.n_seq, c.n_seq == 1 ? "" : "s"));
   report_row(out, "Compute", e.compute_bytes,
-             e.compute_replayed ? "replayed: llama.cpp's allocator over its graph" : "modelled");
+             e.compute_replayed ? "replayed: llama.cpp's allocator over its graph"
+                                : with_band("modelled", e.bands, "compute"));
   if (!e.extras.empty()) {
     report_row(out, "Server extras", e.extras_bytes);
     for (const LlamaCppExtraLine& x : e.extras) {
@@ -202,6 +215,10 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
       if (!x.file.empty()) note += ", " + escape_untrusted(x.file, x.file.size());
       report_row(out, "  " + x.name, x.bytes, note);
     }
+  }
+  if (e.bands.confidence != 0) {
+    report_row(out, fmt::format("Confidence {} %", e.bands.confidence), e.bands.margin_bytes,
+               confidence_note(e.bands));
   }
   report_row(out, "Total", e.total_bytes);
   report_row(out, "Budget", e.budget_bytes, to_string(budget.source));

@@ -81,6 +81,12 @@ class MlxcelProfile final : public MlxcelCommands {
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
     if (Status types = check_cache_types(r); !types) return types;
+    if (r.confidence) {
+      // The corpus holds runs of the engines that print their memory
+      // (docs/validation-logs.md), none of this runtime's: no margin.
+      return Error::usage("confidence", "has no band to add under mlxcel: the log corpus holds no "
+                                        "mlxcel runs; give engine llamacpp, mlx-lm or vllm");
+    }
     if (r.parallel.sharding != ShardingRules::kVllm && !wants_parallel_plan(r.parallel)) {
       // The sharding rules are read by the per-rank plan only.
       return Error::usage("parallel_engine", "chooses the sharding rules of the per-rank plan, "

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "bands/error_bands.h"
 #include "memfit/checked_math.h"
 #include "memfit/mlxlm.h"
 #include "memfit/prefill_guard.h"
@@ -481,10 +482,20 @@ Result<MlxLmEstimate> settle_at_peak(MlxLmEstimate e, const MemoryBudget& budget
   }
   e.kv_bytes = peak->kv_bytes;
   e.transient_bytes = peak->transient_bytes;
-  e.total_bytes = peak->total_bytes;
-  if (e.total_bytes == UINT64_MAX) {
+  e.peak_bytes = peak->total_bytes;
+  if (e.peak_bytes == UINT64_MAX) {
     return Error::overflow("mlx-lm peak: the sizes overflow 64 bits");
   }
+  // The peak is modelled (the transient): its band, and under --confidence
+  // its margin in the total (docs/validation-logs.md, "Error bands").
+  Result<ReportBands> bands =
+      report_bands("mlx-lm", e.settings.buffers.distinct_inputs ? "Metal" : "MLX-CUDA",
+                   {{"peak", e.peak_bytes}}, e.settings.confidence);
+  if (!bands) return bands.error();
+  e.bands = std::move(*bands);
+  const CheckedBytes total = CheckedBytes(e.peak_bytes) + e.bands.margin_bytes;
+  if (!total.value()) return Error::overflow("mlx-lm peak: the sizes overflow 64 bits");
+  e.total_bytes = *total.value();
   e.budget_bytes = budget.budget_bytes;
   e.fits = e.total_bytes <= e.budget_bytes;
   e.wired_limit_mb = CheckedBytes::ceil_div(e.total_bytes, 1ull << 20).saturated();

@@ -88,6 +88,7 @@ class MlxLmProfile final : public MlxLmCommands {
     s.max_kv_size = q.max_kv_size.value_or(s.max_kv_size);
     s.mlx_lm_release = q.mlx_lm_version;
     if (std::optional<MlxChip> chip = chip_of(r)) s.buffers = mlx_metal_limits(*chip);
+    s.confidence = r.confidence.value_or(0);
     // The cache holds the prompt and every generated token.
     warn_past_trained_context(p.model->spec,
                               (CheckedBytes(s.prompt_tokens) + s.max_tokens).saturated(),

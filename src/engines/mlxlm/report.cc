@@ -22,6 +22,7 @@
 #include "memfit/mlxlm_report.h"
 #include "memfit/mlxcel_report.h"
 #include "memfit/untrusted_text.h"
+#include "bands/error_bands.h"
 #include "engines/shared/report_head.h"
 
 namespace memfit {
@@ -122,6 +123,8 @@ nlohmann::ordered_json mlxlm_estimate_to_json(const Model& model, const MlxLmEst
                   {"limit_mb", e.wired_limit_mb},
                   {"set_wired_limit", set_wired_limit(e)},
                   {"sysctl", sysctl(e)}}}};
+  j["mlxlm"]["peak_bytes"] = e.peak_bytes;
+  add_report_bands(j, e.bands);
   add_report_tail(j, model, budget, e.budget_bytes, e.total_bytes, e.fits, warnings);
   return j;
 }
@@ -158,7 +161,12 @@ std::string render_mlxlm_text(const Model& model, const MlxLmEstimate& e,
   report_row(out, "  MLP", p.mlp_bytes);
   report_row(out, "  Logits", p.logits_bytes);
   report_row(out, "  Cache regrow", p.regrow_bytes, "the largest layer's old buffer");
-  report_row(out, "Peak", e.total_bytes, "mx.get_peak_memory()");
+  report_row(out, "Peak", e.peak_bytes, with_band("mx.get_peak_memory(), modelled", e.bands, "peak"));
+  if (e.bands.confidence != 0) {
+    report_row(out, fmt::format("Confidence {} %", e.bands.confidence), e.bands.margin_bytes,
+               confidence_note(e.bands));
+    report_row(out, "Total", e.total_bytes);
+  }
   report_row(out, "Budget", e.budget_bytes, to_string(budget.source));
   if (e.kv_bytes_per_token != 0) out += kv_per_token_line(e);
   for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);

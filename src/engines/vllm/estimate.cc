@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "bands/error_bands.h"
 #include "engines/shared/gpu_class.h"
 #include "engines/vllm/rocm.h"
 #include "memfit/checked_math.h"
@@ -290,6 +291,31 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
   return w;
 }
 
+namespace {
+
+// The corpus's bands of the modelled terms that have a check-log figure
+// (docs/validation-logs.md, "Error bands"): the weights when not exact or
+// carrying ROCm's load terms, the CUDA graphs when captured, the KV cache
+// the profile leaves (no margin of its own).
+Result<ReportBands> vllm_bands(const VllmSettings& s, const VllmEstimate& e) {
+  std::vector<ModelledFigure> figures;
+  if (!e.weights.exact || e.weights.rocm_runtime_bytes != 0) figures.push_back({"weights", e.weights.bytes});
+  if (e.cuda_graph_bytes != 0) figures.push_back({"cuda_graph", e.cuda_graph_bytes});
+  // The KV cache is what the profile leaves: its band is shown, the
+  // others' margins shrink it.
+  if (!s.kv_cache_memory) figures.push_back({"kv_cache_available", 0, false});
+  return report_bands("vllm", s.rocm ? "ROCm" : "CUDA", figures, s.confidence);
+}
+
+uint64_t margin_of(const ReportBands& bands, std::string_view figure) {
+  for (const FigureBand& b : bands.figures) {
+    if (b.figure == figure) return b.margin_bytes;
+  }
+  return 0;
+}
+
+}  // namespace
+
 Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const SafetensorsTensor> tensors,
                                    const VllmSettings& in, const MemoryBudget& budget) {
   VllmSettings s = in;
@@ -321,10 +347,13 @@ Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const Safetenso
   }
   vllm_request_blocks(e.layout, s, s.max_model_len);
 
+  Result<ReportBands> bands = vllm_bands(s, e);
+  if (!bands) return bands.error();
+  e.bands = std::move(*bands);
   // What the profile subtracts from the utilization; the CUDA graphs are
   // captured after the KV cache is allocated.
-  const CheckedBytes non_kv =
-      CheckedBytes(e.weights.bytes) + e.activation_bytes + e.non_torch_bytes + e.cuda_context_bytes;
+  const CheckedBytes non_kv = CheckedBytes(e.weights.bytes) + e.activation_bytes + e.non_torch_bytes +
+                              e.cuda_context_bytes + margin_of(e.bands, "weights");
   size_kv_cache(s, non_kv, model.spec.max_position_tokens, e);
   const bool attention_free = e.layout.groups.empty();
   e.starts = attention_free || (e.num_blocks > 1 && e.layout.blocks_per_request <= e.num_blocks);
@@ -332,7 +361,7 @@ Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const Safetenso
   const CheckedBytes held = s.kv_cache_memory || s.gpu_memory_total == 0
                                 ? non_kv + e.kv_cache_bytes
                                 : CheckedBytes(std::max(e.requested_bytes, non_kv.saturated()));
-  e.total_bytes = (held + e.cuda_graph_bytes).saturated();
+  e.total_bytes = (held + e.cuda_graph_bytes + margin_of(e.bands, "cuda_graph")).saturated();
   if (e.total_bytes == UINT64_MAX) return Error::overflow("vLLM peak: the sizes overflow 64 bits");
   e.settings = s;
   e.budget_bytes = budget.budget_bytes;

@@ -179,6 +179,7 @@ class VllmProfile final : public VllmCommands {
                                    "GPTQ, FP8, ...)");
     }
     if (Status settings = resolve_settings(r, p.vllm_settings); !settings) return settings;
+    p.vllm_settings.confidence = r.confidence.value_or(0);
     return check_derived_max_model_len(p.model->spec, p.vllm_settings);
   }
 

@@ -26,6 +26,7 @@
 #include "memfit/vllm_report.h"
 
 #include "engines/vllm/sparse_mla.h"
+#include "bands/error_bands.h"
 #include "engines/shared/report_head.h"
 
 namespace memfit {
@@ -186,7 +187,7 @@ std::string text_inputs(const VllmSettings& s, const VllmEstimate& e) {
 void text_rows(std::string& out, const Model& model, const VllmEstimate& e,
                const MemoryBudget& budget) {
   const VllmSettings& s = e.settings;
-  report_row(out, "Weights per rank", e.weights.bytes, weights_note(model, e));
+  report_row(out, "Weights per rank", e.weights.bytes, with_band(weights_note(model, e), e.bands, "weights"));
   if (e.accounting == VllmAccounting::kV07) {
     report_row(out, "Activation peak", e.activation_bytes,
         fmt::format("modelled, v0.7: logits of all {} batched tokens, input buffers",
@@ -204,11 +205,18 @@ void text_rows(std::string& out, const Model& model, const VllmEstimate& e,
     report_row(out, "KV cache", e.kv_cache_bytes, "given (--kv-cache-memory-bytes): blocks exact");
   } else {
     report_row(out, "KV cache", e.kv_cache_bytes,
-        fmt::format("{} x {} GPU total, less the above (modelled)", s.gpu_memory_utilization,
-                    format_bytes(s.gpu_memory_total)));
+        with_band(fmt::format("{} x {} GPU total, less the above (modelled)",
+                              s.gpu_memory_utilization, format_bytes(s.gpu_memory_total)),
+                  e.bands, "kv_cache_available"));
   }
   report_row(out, "CUDA graphs", e.cuda_graph_bytes,
-             s.enforce_eager ? "none (--enforce-eager)" : "modelled, captured past the utilization");
+             s.enforce_eager ? "none (--enforce-eager)"
+                             : with_band("modelled, captured past the utilization", e.bands, "cuda_graph"));
+  if (e.bands.confidence != 0) {
+    report_row(out, fmt::format("Confidence {} %", e.bands.confidence), e.bands.margin_bytes,
+               confidence_note(e.bands) +
+                   (e.bands.margin_bytes != 0 ? "; the weights' margin is held before the KV cache" : ""));
+  }
   report_row(out, "Peak per rank", e.total_bytes, "vLLM's own");
   report_row(out, "Budget", e.budget_bytes, to_string(budget.source));
 }
@@ -314,6 +322,7 @@ nlohmann::ordered_json vllm_estimate_to_json(const Model& model, const VllmEstim
   j["weights_verified"] = model.weights.verified;
   j["kv_bytes_per_token"] = kv_bytes_per_token(e);
   j["vllm"] = vllm_json(model, e);
+  add_report_bands(j, e.bands);
   add_report_tail(j, model, budget, e.budget_bytes, e.total_bytes, e.fits, warnings);
   return j;
 }

@@ -360,7 +360,7 @@ TEST(LlamaCppJsonReport, KeysAndInputsInOrder) {
   Json j = llamacpp_estimate_to_json(qwen3_gguf(), cpu_run(), kBudget, {});
   EXPECT_THAT(keys_of(j), ElementsAre("memfit_version", "model", "model_type", "family", "layout",
                                       "engine", "inputs", "weights_bytes", "weights_source",
-                                      "weights_verified", "kv_bytes_per_token", "llamacpp", "budget_bytes", "budget_source",
+                                      "weights_verified", "kv_bytes_per_token", "llamacpp", "bands", "confidence", "budget_bytes", "budget_source",
                                       "total_bytes", "fits", "assumptions", "warnings"));
   EXPECT_EQ(j["engine"], "llamacpp");
   EXPECT_EQ(j["inputs"].dump(),
@@ -392,7 +392,7 @@ TEST(LlamaCppJsonReport, ExactFiguresOfTheCpuRun) {
   EXPECT_EQ(l["extras"].dump(), "[]");
   EXPECT_EQ(l["devices"].dump(),
             R"([{"device":"cpu","name":"","model_bytes":5368709120,"context_bytes":604587520,)"
-            R"("compute_bytes":314572800,"extras_bytes":0,"total_bytes":6287869440,)"
+            R"("compute_bytes":314572800,"extras_bytes":0,"confidence_bytes":0,"total_bytes":6287869440,)"
             R"("free_bytes":8589934592,"usable_bytes":8589934592,"fits":true,"short_bytes":0,)"
             R"("blocks":36,"output_layer":true,"page_cache_bytes":4831838208}])");
   EXPECT_EQ(l["figures"].dump(),

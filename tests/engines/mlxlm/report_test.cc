@@ -73,7 +73,7 @@ MlxLmEstimate one_chunk() {
   e.peak_phase = MlxLmPhase::kLastChunk;
   e.kv_bytes = 252 * kMiB;
   e.transient_bytes = kGiB;
-  e.total_bytes = 2948595712;
+  e.peak_bytes = e.total_bytes = 2948595712;  // no --confidence: the total is the peak
   e.budget_bytes = 4 * kGiB;
   e.fits = true;
   e.wired_limit_mb = 2812;
@@ -103,7 +103,7 @@ TEST(MlxLmTextReport, TheWholeReportOfAOneChunkPromptThatFits) {
                         "    MLP                     96.0 MiB\n"
                         "    Logits                 500.0 MiB\n"
                         "    Cache regrow                 0 B   the largest layer's old buffer\n"
-                        "  Peak                      2.75 GiB   mx.get_peak_memory()\n"
+                        "  Peak                      2.75 GiB   mx.get_peak_memory(), modelled\n"
                         "  Budget                    4.00 GiB   unified_memory\n"
                         "KV per token: 114688 B, one sequence (28 layers without a window); "
                         "KVCache grows in 256-token steps: 2304 slots for 2176 tokens\n"
@@ -191,7 +191,7 @@ TEST(MlxLmJsonReport, KeysAndExactFigures) {
   Json j = mlxlm_estimate_to_json(llama_3b(), one_chunk(), kBudget, warnings);
   EXPECT_THAT(keys_of(j), ElementsAre("memfit_version", "model", "model_type", "family", "layout",
                                       "engine", "inputs", "weights_bytes", "weights_source",
-                                      "weights_verified", "kv_bytes_per_token", "mlxlm", "budget_bytes", "budget_source",
+                                      "weights_verified", "kv_bytes_per_token", "mlxlm", "bands", "confidence", "budget_bytes", "budget_source",
                                       "total_bytes", "fits", "assumptions", "warnings"));
   EXPECT_EQ(j["engine"], "mlx-lm");
   EXPECT_EQ(j["inputs"].dump(),

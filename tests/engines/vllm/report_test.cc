@@ -322,7 +322,7 @@ TEST(VllmJsonReport, KeysInputsAndExactFigures) {
   Json j = vllm_estimate_to_json(llama_8b(), h100(), kBudget, warnings);
   EXPECT_THAT(keys_of(j), ElementsAre("memfit_version", "model", "model_type", "family", "layout",
                                       "engine", "inputs", "weights_bytes", "weights_source",
-                                      "weights_verified", "kv_bytes_per_token", "vllm", "budget_bytes",
+                                      "weights_verified", "kv_bytes_per_token", "vllm", "bands", "confidence", "budget_bytes",
                                       "budget_source",
                                       "total_bytes", "fits", "assumptions", "warnings"));
   EXPECT_EQ(j["engine"], "vllm");
