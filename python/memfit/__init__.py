@@ -45,8 +45,11 @@ Read by every engine:
   cache_type_v (str: fp16, int8, f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1
     or iq4_nl, default f16; -ctv, --cache-type-v)
       V cache type, as --cache-type-k, -ctv
-  quant (str: fp16, int8 or int4; --quant)
-      weight mode to price: fp16, int8 or int4 (MLX affine, group 64)
+  quant (str: fp16, int8, int4, F32, F16, BF16, Q8_0, Q6_K, Q5_1, Q5_K_M, Q5_0,
+    Q5_K_S, Q4_1, Q4_K_M, Q4_0, Q4_K_S, IQ4_NL, IQ4_XS, MXFP4_MOE, Q3_K_L,
+    Q3_K_M, IQ3_M, IQ3_S, Q3_K_S or Q2_K; --quant)
+      weight mode to price: fp16, int8 or int4 (MLX affine, group 64), or a
+      GGUF file type (Q4_K_M, Q8_0, ...) under llamacpp
   backend (str: auto, rocm, metal, cuda or cpu, default auto; --backend)
       auto, rocm, metal, cuda or cpu
   memory_limit (int bytes or str such as '48GiB'; --memory-limit)
@@ -151,6 +154,14 @@ mlx-lm's own, refused under another engine:
       quantized KV cache group size (default 64)
   max_kv_size (int >= 1, tokens; --max-kv-size)
       rotating KV cache of this many tokens (default unbounded)
+  mlx_lm_version (str; --mlx-lm-version)
+      the mlx-lm release that runs, X.Y[.Z], 0.17.0 or later (default: any; the
+      last chunk's logits priced over every token)
+  mlx_version (str, default 0.32.1; --mlx-version)
+      the MLX release under mlx-lm, X.Y[.Z], 0.24.0 or later (default 0.32.1)
+  mlx_chip (str: base, pro, max or ultra, default max; --mlx-chip)
+      the Apple GPU's class: base, pro, max or ultra (default: the --mac's,
+      else max)
 vllm's own, refused under another engine:
   gpu_memory_utilization (float, default 0.9; --gpu-memory-utilization)
       fraction of the GPU's total memory vLLM may use (default 0.9)
