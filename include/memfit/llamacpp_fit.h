@@ -47,6 +47,9 @@ struct LlamaCppFit {
   std::vector<LlamaCppSolution> by_cache_type;
   // llama_server_flags() at the answer; empty when nothing fits.
   std::vector<std::string> flags;
+  // The GGUF the launch commands load: the model's path, or under --quant
+  // the file llama-quantize would write for that type ("Qwen3-8B-Q4_K_M.gguf").
+  std::string model_file;
 };
 
 // Solves `prepared` (an llamacpp request; `request` is what it was

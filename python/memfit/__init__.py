@@ -45,11 +45,10 @@ Read by every engine:
   cache_type_v (str: fp16, int8, f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1
     or iq4_nl, default f16; -ctv, --cache-type-v)
       V cache type, as --cache-type-k, -ctv
-  quant (str: fp16, int8, int4, F32, F16, BF16, Q8_0, Q6_K, Q5_1, Q5_K_M, Q5_0,
-    Q5_K_S, Q4_1, Q4_K_M, Q4_0, Q4_K_S, IQ4_NL, IQ4_XS, MXFP4_MOE, Q3_K_L,
-    Q3_K_M, IQ3_M, IQ3_S, Q3_K_S or Q2_K; --quant)
-      weight mode to price: fp16, int8 or int4 (MLX affine, group 64), or a
-      GGUF file type (Q4_K_M, Q8_0, ...) under llamacpp
+  quant (str; --quant)
+      weight mode to price: an MLX mode under mlxcel and mlx-lm (fp16, int8,
+      int4, 3bit, 6bit-g32, mixed_3_6, ...), a GGUF file type under llamacpp
+      (Q4_K_M, Q8_0, ...)
   backend (str: auto, rocm, metal, cuda or cpu, default auto; --backend)
       auto, rocm, metal, cuda or cpu
   memory_limit (int bytes or str such as '48GiB'; --memory-limit)

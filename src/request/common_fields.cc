@@ -90,18 +90,22 @@ constexpr RequestField kCommonFields[] = {
     parsed_field<parse_quant_label, &R::quant>(
     {.name = "quant",
      .flags = "--quant",
-     .help = "weight mode to price: fp16, int8 or int4 (MLX affine, group 64), or a GGUF file "
-             "type (Q4_K_M, Q8_0, ...) under llamacpp",
-     .type = FieldType::kChoice,
-     .choices = "fp16|int8|int4|F32|F16|BF16|Q8_0|Q6_K|Q5_1|Q5_K_M|Q5_0|Q5_K_S|Q4_1|Q4_K_M|Q4_0|"
-                "Q4_K_S|IQ4_NL|IQ4_XS|MXFP4_MOE|Q3_K_L|Q3_K_M|IQ3_M|IQ3_S|Q3_K_S|Q2_K",
+     .help = "weight mode to price: an MLX mode under mlxcel and mlx-lm (fp16, int8, int4, "
+             "3bit, 6bit-g32, mixed_3_6, ...), a GGUF file type under llamacpp (Q4_K_M, Q8_0, ...)",
+     .type = FieldType::kText,
      .example = "int4",
-     .doc = "mlxcel and mlx-lm price the weights quantized to that mode (MLX affine, group "
-            "size 64) from the headers' shapes, else the config's parameter count; a mode wider "
-            "than the checkpoint is refused. llamacpp takes a GGUF file type (case-insensitive; "
-            "Q3_K, Q4_K, Q5_K are the _M types) on a safetensors or config-only model and prices "
-            "the GGUF llama-quantize would write for it (docs/engine-llamacpp.md); a GGUF model's "
-            "weights are its own file type. vllm refuses it: its weights are the checkpoint's own"}),
+     .doc = "mlxcel and mlx-lm price the weights quantized to that MLX mode from the headers' "
+            "shapes, else the config's parameter count: `fp16`; `int8` and `int4` (8 and 4 "
+            "bits, group size 64); `<b>bit` or `<b>bit-g<g>` with b of 2, 3, 4, 5, 6, 8 and g "
+            "of 32, 64, 128 (default 64); a mixed recipe of mlx_lm.convert (`mixed_2_6`, "
+            "`mixed_3_4`, `mixed_3_6`, `mixed_4_6`, optionally `-g<g>`; docs/engine-mlxlm.md). "
+            "A mode wider than the checkpoint is refused. llamacpp takes a GGUF file type "
+            "(F32, F16, BF16, Q8_0, Q6_K, Q5_1, Q5_K_M, Q5_0, Q5_K_S, Q4_1, Q4_K_M, Q4_0, "
+            "Q4_K_S, IQ4_NL, IQ4_XS, MXFP4_MOE, Q3_K_L, Q3_K_M, IQ3_M, IQ3_S, Q3_K_S, Q2_K; "
+            "case-insensitive; Q3_K, Q4_K, Q5_K are the _M types) on a safetensors or "
+            "config-only model and prices the GGUF llama-quantize would write for it "
+            "(docs/engine-llamacpp.md); a GGUF model's weights are its own file type. vllm "
+            "refuses it: its weights are the checkpoint's own"}),
     parsed_field<parse_backend, &R::backend>(
     {.name = "backend",
      .flags = "--backend",

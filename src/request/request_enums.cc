@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engines/llamacpp/quantize_plan.h"
+#include "engines/shared/weight_mode.h"
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
 
@@ -125,12 +126,13 @@ Result<std::string> parse_engine(std::string_view text) {
 }
 
 Result<std::string> parse_quant_label(std::string_view text) {
-  if (text == "fp16" || text == "int8" || text == "int4") return std::string(text);
+  // An MLX weight mode (mlxcel, mlx-lm), by its canonical name.
+  if (std::optional<MlxWeightMode> mode = parse_mlx_weight_mode(text)) return mode->name;
   // A GGUF file type (llamacpp), by its canonical name.
   if (const llamacpp::GgufFileType* type = llamacpp::find_gguf_file_type(text)) {
     return std::string(type->name);
   }
-  return expected(text, "fp16, int8, int4 or a GGUF file type (" +
+  return expected(text, std::string(kMlxWeightModesText) + ", or a GGUF file type (" +
                             llamacpp::gguf_file_type_names() + ")");
 }
 

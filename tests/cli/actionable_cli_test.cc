@@ -49,6 +49,60 @@ TEST(QuantField, PricesTheWeightsInThatModeUnderMlxEngines) {
   }
 }
 
+TEST(QuantField, TakesEveryMlxWidthGroupAndRecipe) {
+  // Llama-3.1-8B's config: 8,030,261,248 parameters (as above).
+  // 3bit-g32: ceil(8,030,261,248 x 3 / 8) = 3,011,347,968 B of weights +
+  //   8,030,261,248 / 32 = 250,945,664 groups x 4 B (a 16-bit scale and
+  //   bias) = 1,003,782,656 -> 4,015,130,624 B.
+  // 6bit-g128: 6,022,695,936 + 62,736,416 x 4 = 250,945,664 -> 6,273,641,600 B.
+  // 4BIT: int4's 4,517,021,952 B (group 64, case ignored).
+  for (const char* engine : {"mlxcel", "mlx-lm"}) {
+    SCOPED_TRACE(engine);
+    std::vector<std::string> args = {"inspect", "-m", kLlama8B, "--engine", engine,
+                                     "--memory-limit", "64GiB", "--json", "--quant", "3bit-g32"};
+    EXPECT_EQ(weights_bytes(args), 4015130624u);
+    args.back() = "6bit-g128";
+    EXPECT_EQ(weights_bytes(args), 6273641600u);
+    args.back() = "4BIT";
+    EXPECT_EQ(weights_bytes(args), 4517021952u);
+  }
+  // A mixed recipe: the bytes recommend-quant ranks for it.
+  testing::CommandResult ranked =
+      run_memfit({"recommend-quant", "-m", kLlama8B, "--engine", "mlx-lm", "--memory-limit",
+                  "64GiB", "--json"});
+  ASSERT_EQ(ranked.exit_code, 0) << ranked.err;
+  uint64_t recipe_bytes = 0;
+  const nlohmann::json candidates = nlohmann::json::parse(ranked.out)["candidates"];
+  for (const auto& row : candidates) {
+    if (row["recipe"] == "mixed_3_6") recipe_bytes = row["weights_bytes"].get<uint64_t>();
+  }
+  ASSERT_NE(recipe_bytes, 0u);
+  EXPECT_EQ(weights_bytes({"inspect", "-m", kLlama8B, "--engine", "mlx-lm", "--memory-limit",
+                           "64GiB", "--json", "--quant", "mixed_3_6"}),
+            recipe_bytes);
+  // Neither a width MLX lacks nor a group it lacks.
+  for (const char* bad : {"7bit", "4bit-g48"}) {
+    testing::CommandResult r = run_memfit({"inspect", "-m", kLlama8B, "--quant", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_EQ(r.err.rfind("memfit: --quant: '" + std::string(bad) +
+                              "': expected fp16, int8, int4, <b>bit[-g<g>]", 0),
+              0u)
+        << r.err;
+  }
+}
+
+TEST(QuantField, LaunchCommandsLoadTheFileLlamaQuantizeWouldWrite) {
+  // Qwen3-8B's config under --quant q4_k_m: the rows' llama-server commands
+  // name "<folder>-<file type>.gguf", the type as llama-quantize spells it.
+  testing::CommandResult r =
+      run_memfit({"fit", "-m", kCorpus + "qwen3/Qwen3-8B", "--engine", "llamacpp", "--quant",
+                  "q4_k_m", "--gpu", "rtx4060", "-c", "32768", "--solve", "gpu-layers"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n    llama-server -m Qwen3-8B-Q4_K_M.gguf -c 32768 "), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("llama-server -m " + kCorpus), std::string::npos) << r.out;
+}
+
 TEST(QuantField, IsRefusedWithItsReasonWhereTheFileIsTheMode) {
   // Under llamacpp the mode is a GGUF file type (quantize_plan_test.cc);
   // an MLX mode is refused, listing them.

@@ -156,7 +156,7 @@ TEST(VllmCli, FitAnswersTheLargestMaxModelLen) {
                          k80GiB);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_EQ(text.out.rfind("Largest max-model-len vLLM starts with in 80.00 GiB (explicit): 16384\n"
-                           "vllm serve flags: --max-model-len 16384 --max-num-seqs 256 "
+                           "start: vllm serve " + k8B + " --max-model-len 16384 --max-num-seqs 256 "
                            "--max-num-batched-tokens 2048 --kv-cache-memory-bytes 2147483648\n",
                            0),
             0u)

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engines/shared/weight_mode.h"
 #include "memfit/environment.h"
 #include "memfit/mlxcel_settings.h"
 #include "service/service_fixture.h"
@@ -281,7 +282,8 @@ TEST(ServiceEstimate, MalformedBodiesAndWrongTypesAreBadRequests) {
       {"{" + m + ",\"kv_cache_mode\":\"fp16\",\"cache_type_k\":\"q8_0\",\"cache_type_v\":\"q8_0\"}",
        "the KV cache mode disagrees with the K and V cache types"},
       {"{" + m + ",\"quant\":\"int3\"}",
-       "quant: 'int3': expected fp16, int8, int4 or a GGUF file type (" + kGgufTypes + ")"},
+       "quant: 'int3': expected " + std::string(kMlxWeightModesText) + ", or a GGUF file type (" +
+           kGgufTypes + ")"},
       {"{" + m + ",\"backend\":\"tpu\"}",
        "backend: 'tpu': expected auto, rocm, metal, cuda or cpu"},
       {"{" + m + ",\"memory_limit\":[1]}",

@@ -53,7 +53,9 @@ TEST(ServiceUntrustedText, ValuesAreShownAsEscapedJson) {
   auto service = make_service({kExamplesRoot});
   EXPECT_EQ(refused(*service, "/v1/estimate",
                     std::string(R"({"model":"m","quant":"a\u007fb"})")),
-            "quant: 'a\\x7fb': expected fp16, int8, int4 or a GGUF file type (F32, F16, BF16, "
+            "quant: 'a\\x7fb': expected fp16, int8, int4, <b>bit[-g<g>] (b: 2, 3, 4, 5, 6, 8; "
+            "g: 32, 64, 128) or a mixed recipe (mixed_2_6, mixed_3_4, mixed_3_6, mixed_4_6)[-g<g>], "
+            "or a GGUF file type (F32, F16, BF16, "
             "Q8_0, Q6_K, Q5_1, Q5_K_M, Q5_0, Q5_K_S, Q4_1, Q4_K_M, Q4_0, Q4_K_S, IQ4_NL, IQ4_XS, "
             "MXFP4_MOE, Q3_K_L, Q3_K_M, IQ3_M, IQ3_S, Q3_K_S, Q2_K)");
   EXPECT_EQ(refused(*service, "/v1/estimate", R"({"model":"m","memory_limit":"4\u0001GB"})"),

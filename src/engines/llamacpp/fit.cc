@@ -5,6 +5,7 @@
 #include "memfit/llama_server.h"
 #include "memfit/llamacpp_fit.h"
 #include "memfit/untrusted_text.h"
+#include "engines/llamacpp/quantize_plan.h"
 
 namespace memfit {
 
@@ -84,6 +85,7 @@ Result<LlamaCppFit> fit_llamacpp(LlamaCppSolveFor what, const EstimateRequest& r
   const LlamaCppSettings& s = p.llamacpp_settings;
   LlamaCppFit fit;
   fit.what = what;
+  fit.model_file = llamacpp::launch_model_file(r, p.model->path);
   Result<std::vector<LlamaCppSolution>> all =
       solve_llamacpp_each_cache_type(what, *p.model, s, p.budget);
   if (!all) return within_model(all.error());

@@ -100,8 +100,9 @@ std::string render_llamacpp_fit_text(const PreparedRequest& p, const LlamaCppFit
                             to_string(fit.what), at, format_bytes(s.placement.gpu_margin_bytes))
               : fmt::format("Largest {}{} that fits {} ({}):\n", to_string(fit.what), at,
                             format_bytes(p.budget.budget_bytes), to_string(p.budget.source));
-  auto command = [&p](const LlamaCppSolution& row) {
-    return row.estimate ? fmt::format("    {}\n", llama_server_command(p.model->path, p.model->spec,
+  const std::string& file = fit.model_file.empty() ? p.model->path : fit.model_file;
+  auto command = [&p, &file](const LlamaCppSolution& row) {
+    return row.estimate ? fmt::format("    {}\n", llama_server_command(file, p.model->spec,
                                                                     row.estimate->settings))
                         : std::string();
   };

@@ -2,6 +2,8 @@
 // (engines/llamacpp/quantize_plan.h).
 #include "engines/llamacpp/quantize_plan.h"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include <memory>
@@ -40,6 +42,17 @@ Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_
   out.weights.component_bytes[static_cast<int>(WeightComponent::kLanguageModel)] = out.weights.bytes;
   out.gguf = nullptr;
   return out;
+}
+
+std::string quantized_gguf_file_name(const std::string& model_path, std::string_view file_type) {
+  std::string base = std::filesystem::path(model_path).filename().string();
+  if (base.empty()) base = std::filesystem::path(model_path).parent_path().filename().string();
+  return fmt::format("{}-{}.gguf", base.empty() ? "model" : base, file_type);
+}
+
+std::string launch_model_file(const EstimateRequest& r, const std::string& model_path) {
+  const GgufFileType* type = r.quant.empty() ? nullptr : find_gguf_file_type(r.quant);
+  return type == nullptr ? model_path : quantized_gguf_file_name(model_path, type->name);
 }
 
 Status apply_gguf_file_type(const EstimateRequest& r, PreparedRequest& p) {

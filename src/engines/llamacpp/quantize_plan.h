@@ -36,6 +36,15 @@ std::span<const GgufFileType> gguf_file_types();
 // llama-quantize's aliases of the _M types. nullptr for any other name.
 const GgufFileType* find_gguf_file_type(std::string_view name);
 
+// The file llama-quantize would write for `file_type` from the model at
+// `model_path`: its folder's name, "-", the type's name, ".gguf"
+// ("Qwen3-8B-Q4_K_M.gguf"; "model-..." when the path names no folder).
+std::string quantized_gguf_file_name(const std::string& model_path, std::string_view file_type);
+
+// The GGUF a launch command for `r` loads: `model_path` itself, or under a
+// --quant GGUF file type the file llama-quantize would write.
+std::string launch_model_file(const EstimateRequest& r, const std::string& model_path);
+
 // "F32, F16, BF16, Q8_0, ...": every name gguf_file_types() holds.
 std::string gguf_file_type_names();
 

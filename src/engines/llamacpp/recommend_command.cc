@@ -42,12 +42,6 @@ struct Row {
   bool on_gpus = false;       // placed on GPUs (false: a CPU run, solution.estimate as asked)
 };
 
-std::string gguf_file_name(const Model& model, std::string_view file_type) {
-  std::string base = std::filesystem::path(model.path).filename().string();
-  if (base.empty()) base = std::filesystem::path(model.path).parent_path().filename().string();
-  return fmt::format("{}-{}.gguf", base.empty() ? "model" : base, file_type);
-}
-
 // The placement that fits: -ngl for a dense model, --n-cpu-moe (then -ngl
 // when even every block's experts on the host is too much) for MoE.
 Result<LlamaCppSolution> place(const Model& model, const PreparedRequest& p, LlamaCppSolveFor& what) {
@@ -63,7 +57,7 @@ Result<Row> price(const PreparedRequest& p, const llamacpp::GgufFileType& type) 
   if (!model) return model.error();
   Row row;
   row.file_type = type.name;
-  row.file = gguf_file_name(*p.model, type.name);
+  row.file = llamacpp::quantized_gguf_file_name(p.model->path, type.name);
   row.weights_bytes = model->weights.bytes;
   row.on_gpus = !p.llamacpp_settings.placement.gpus.empty();
   if (row.on_gpus) {

@@ -1,11 +1,12 @@
-// The request's weight mode (`quant`: fp16, int8, int4) applied to the
-// model an MLX engine prices (docs/request-fields.md, `quant`).
+// The request's weight mode (`quant`: an MLX mode, parse_mlx_weight_mode)
+// applied to the model an MLX engine prices (docs/request-fields.md,
+// `quant`).
 //
-// fp16 keeps a 16-bit checkpoint as it is; int8 and int4 are MLX affine
-// quantization at group size 64 (memfit/quant_schemes.h has the bytes:
-// ceil(elements x bits / 8) + ceil(elements / 64) x 4 per quantizable
+// fp16 keeps a 16-bit checkpoint as it is; the others are MLX affine
+// quantization (memfit/quant_schemes.h has the bytes: ceil(elements x bits
+// / 8) + ceil(elements / group) x 2 x the scale's bytes per quantizable
 // matrix), from the headers' tensors when read, else from the config's
-// parameter count. On success `prepared.model` is a copy whose
+// parameter count; a mixed recipe as mlx_recipe_weights prices it. On success `prepared.model` is a copy whose
 // weights.bytes are that mode's (the WeightsInfo's other fields unchanged);
 // no quant leaves it untouched. Fails (a usage error on `quant`) when the
 // mode would widen the checkpoint (fp16 of a quantized one: memfit does
@@ -14,6 +15,8 @@
 #define MEMFIT_ENGINES_SHARED_WEIGHT_MODE_H_
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <span>
 #include <string_view>
 
@@ -43,6 +46,25 @@ std::span<const MlxRecipe> mlx_recipes();
 // index < layers / 8, index >= 7 x layers / 8, or (index - layers / 8) mod 3
 // == 2 (integer divisions).
 bool mlx_recipe_more_bits(uint64_t index, uint64_t layers);
+
+// An MLX weight mode as `quant` names it (docs/request-fields.md, `quant`).
+struct MlxWeightMode {
+  std::string name;             // canonical: "fp16", "int8", "3bit-g32", "mixed_3_6-g64"
+  uint64_t bits = 16;           // per weight; a recipe's widest (its high bits)
+  uint64_t group_size = 64;     // elements per scale and bias
+  const MlxRecipe* recipe = nullptr;  // a mixed recipe, else uniform
+};
+
+// `text` as an MLX weight mode: fp16 (the checkpoint's 16-bit weights);
+// int8 and int4 (8 and 4 bits at group 64); "<b>bit" or "<b>bit-g<g>" with
+// b one of 2, 3, 4, 5, 6, 8 and g one of 32, 64, 128 (default 64); a mixed
+// recipe "mixed_3_6" or "mixed_3_6-g<g>". Case-insensitive. nullopt: not
+// an MLX mode (kMlxWeightModesText says which are).
+std::optional<MlxWeightMode> parse_mlx_weight_mode(std::string_view text);
+
+// "fp16, int8, int4, <b>bit[-g<g>] (b: 2, 3, 4, 5, 6, 8; g: 32, 64, 128) or
+// a mixed recipe (mixed_2_6, ...)[-g<g>]", for messages.
+extern const std::string_view kMlxWeightModesText;
 
 // An MLX weight mode priced: its weights' bytes and the mean bits of its
 // quantized weights (a uniform mode's own bits; a recipe's, weighted by

@@ -2,15 +2,17 @@
 //
 //   Largest max-model-len vLLM starts with in 80.00 GiB (explicit): 131072
 //     (the config's context: vLLM refuses a longer --max-model-len)
-//   vllm serve flags: --max-model-len 131072 --max-num-seqs 256 ...
+//   start: vllm serve MODEL --max-model-len 131072 --max-num-seqs 256 ...
 //
 //   <render_vllm_text at the answer>
 #include <fmt/format.h>
 
 #include "memfit/memory_size.h"
+#include "memfit/untrusted_text.h"
 #include "memfit/vllm_fit.h"
 #include "memfit/vllm_report.h"
 #include "engines/shared/report_head.h"
+#include "engines/shared/shell_word.h"
 
 namespace memfit {
 namespace {
@@ -64,7 +66,10 @@ std::string render_vllm_fit_text(const PreparedRequest& p, const VllmFit& fit) {
   if (!s.value) return out + fmt::format("nothing fits: {}\n", s.why_none);
   out += std::to_string(*s.value);
   if (s.capped) out += fmt::format(" ({})", s.ceiling_reason);
-  out += fmt::format("\nvllm serve flags: {}\n", joined(fit.flags));
+  // The whole launch command, as the report's own start: line.
+  out += fmt::format("\nstart: vllm serve {} {}\n",
+                     shell_word(escape_untrusted(p.model->path, p.model->path.size())),
+                     joined(fit.flags));
   out += "\n" + render_vllm_text(*p.model, *s.estimate, p.budget);
   return out;
 }

@@ -28,6 +28,7 @@
 #include "engines/vllm/sparse_mla.h"
 #include "bands/error_bands.h"
 #include "engines/shared/report_head.h"
+#include "engines/shared/shell_word.h"
 
 namespace memfit {
 namespace {
@@ -307,7 +308,10 @@ std::vector<std::string> vllm_serve_flags(const VllmEstimate& e, uint64_t kv_mem
 }
 
 std::string vllm_serve_command(const std::string& model, const VllmEstimate& e, uint64_t kv_memory) {
-  std::string line = fmt::format("vllm serve {}", escape_untrusted(model, model.size()));
+  // Pasteable: a control byte shown escaped, then quoted for the shell
+  // when it holds a space or another special character.
+  std::string line =
+      fmt::format("vllm serve {}", shell_word(escape_untrusted(model, model.size())));
   for (const std::string& flag : vllm_serve_flags(e, kv_memory)) line += " " + flag;
   return line;
 }

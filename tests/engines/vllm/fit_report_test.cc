@@ -81,7 +81,7 @@ TEST(VllmFitTextReport, CappedMaxModelLenThenFlagsAndTheReport) {
   EXPECT_EQ(render_vllm_fit_text(p, f),
             "Largest max-model-len vLLM starts with in 80.00 GiB (gpu): 131072 (the config's context: "
             "vLLM refuses a longer --max-model-len)\n"
-            "vllm serve flags: --max-model-len 131072 --max-num-seqs 256 --max-num-batched-tokens 8192 "
+            "start: vllm serve models/llama-8b --max-model-len 131072 --max-num-seqs 256 --max-num-batched-tokens 8192 "
             "--gpu-memory-utilization 0.9\n"
             "\n" +
                 render_vllm_text(*p.model, *f.answer.estimate, p.budget));
@@ -96,7 +96,7 @@ TEST(VllmFitTextReport, UncappedHasNoReason) {
   f.flags = vllm_serve_flags(*f.answer.estimate);
   EXPECT_THAT(render_vllm_fit_text(prepared(), f),
               StartsWith("Largest max-model-len vLLM starts with in 80.00 GiB (gpu): 65536\n"
-                         "vllm serve flags: --max-model-len 65536 "));
+                         "start: vllm serve models/llama-8b --max-model-len 65536 "));
 }
 
 TEST(VllmFitTextReport, MaxNumSeqsNamesTheContextOfItsRequests) {
@@ -109,7 +109,7 @@ TEST(VllmFitTextReport, MaxNumSeqsNamesTheContextOfItsRequests) {
   EXPECT_THAT(render_vllm_fit_text(prepared(), f),
               StartsWith("Largest max-num-seqs whose requests of 8192 tokens all fit vLLM's KV cache in "
                          "80.00 GiB (gpu): 55\n"
-                         "vllm serve flags: --max-model-len 8192 --max-num-seqs 55 "));
+                         "start: vllm serve models/llama-8b --max-model-len 8192 --max-num-seqs 55 "));
 }
 
 TEST(VllmFitTextReport, NothingFitsIsOneLine) {

@@ -123,17 +123,16 @@ TEST(VllmServeFlags, CommandIsTheModelThenTheFlags) {
   EXPECT_EQ(vllm_serve_command("models/llama-8b", h100()),
             "vllm serve models/llama-8b --max-model-len 8192 --max-num-seqs 256 "
             "--max-num-batched-tokens 8192 --gpu-memory-utilization 0.9");
-  // A control character in the name is escaped, never printed.
+  // A control character in the name is escaped, never printed (and the
+  // escape's backslash quoted for the shell).
   EXPECT_EQ(vllm_serve_command("a\nb", h100(), 2 * kMiB),
-            "vllm serve a\\nb --max-model-len 8192 --max-num-seqs 256 "
+            "vllm serve 'a\\nb' --max-model-len 8192 --max-num-seqs 256 "
             "--max-num-batched-tokens 8192 --kv-cache-memory-bytes 2097152");
 }
 
-// The start line is printed for a user to paste into a shell, but the model
-// path goes in unquoted: a folder with a space ("models/my llama") becomes
-// two arguments, and `vllm serve` would be handed "models/my" as the model.
-// Any shell quoting would do; this expects single quotes.
-TEST(VllmServeFlags, DISABLED_APathWithASpaceIsQuotedForTheShell) {
+// The start line is printed for a user to paste into a shell: a folder
+// with a space ("models/my llama") is one argument, single-quoted.
+TEST(VllmServeFlags, APathWithASpaceIsQuotedForTheShell) {
   EXPECT_THAT(vllm_serve_command("models/my llama", h100()),
               ::testing::StartsWith("vllm serve 'models/my llama' --max-model-len"));
 }
