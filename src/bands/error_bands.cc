@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 
+#include "base/split_fields.h"
 #include "bands/embedded_bands.h"
 #include "memfit/checked_math.h"
 #include "memfit/memory_size.h"
@@ -19,16 +20,6 @@ namespace memfit {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  for (;;) {
-    const size_t at = text.find(separator);
-    parts.push_back(text.substr(0, at));
-    if (at == std::string_view::npos) return parts;
-    text.remove_prefix(at + 1);
-  }
-}
 
 Result<ErrorBandRow> parse_row(const std::vector<std::string_view>& f, size_t line) {
   auto bad = [line](std::string_view what) {
@@ -74,11 +65,11 @@ uint64_t margin_bytes_of(uint64_t bytes, double margin) {
 Result<ErrorBandTable> parse_error_bands(std::string_view tsv) {
   ErrorBandTable table;
   size_t line_number = 0;
-  for (std::string_view line : split(tsv, '\n')) {
+  for (std::string_view line : split_fields(tsv, '\n')) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || line.front() == '#') continue;
-    Result<ErrorBandRow> row = parse_row(split(line, '\t'), line_number);
+    Result<ErrorBandRow> row = parse_row(split_fields(line, '\t'), line_number);
     if (!row) return row.error();
     table.push_back(std::move(*row));
   }

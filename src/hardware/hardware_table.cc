@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 
+#include "base/split_fields.h"
 #include "hardware/embedded_tables.h"
 #include "host/unified_memory.h"
 #include "memfit/hardware.h"
@@ -30,26 +31,16 @@ struct Tsv {
   std::vector<size_t> lines;  // each row's line number (1-based)
 };
 
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  for (;;) {
-    const size_t at = text.find(separator);
-    parts.push_back(text.substr(0, at));
-    if (at == std::string_view::npos) return parts;
-    text.remove_prefix(at + 1);
-  }
-}
-
 Result<Tsv> read_tsv(std::string file, std::string_view text) {
   Tsv tsv;
   tsv.file = std::move(file);
   size_t line_number = 0;
   size_t width = 0;
-  for (std::string_view line : split(text, '\n')) {
+  for (std::string_view line : split_fields(text, '\n')) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
-    std::vector<std::string_view> fields = split(line, '\t');
+    std::vector<std::string_view> fields = split_fields(line, '\t');
     if (width == 0) {
       width = fields.size();
       for (size_t i = 0; i < fields.size(); ++i) tsv.columns.emplace(std::string(fields[i]), i);
@@ -142,7 +133,7 @@ Result<GpuSpec> read_gpu(const Tsv& tsv, size_t row) {
     r.bad("vendor", r.text("vendor"), "nvidia, amd or intel");
   }
   g.name = std::string(r.text("name"));
-  for (std::string_view alias : split(r.text("aliases"), ',')) {
+  for (std::string_view alias : split_fields(r.text("aliases"), ',')) {
     if (!alias.empty()) g.aliases.emplace_back(alias);
   }
   g.memory_mib = r.whole("memory_mib");

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "memfit/untrusted_text.h"
+#include "base/split_fields.h"
 #include "host/proc_fields.h"
 
 namespace memfit::host {
@@ -18,16 +19,6 @@ namespace {
 
 // Nesting deeper than this is not a real hierarchy (systemd uses ~5).
 constexpr size_t kMaxCgroupDepth = 256;
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  while (true) {
-    const size_t at = text.find(separator);
-    parts.push_back(text.substr(0, at));
-    if (at == std::string_view::npos) return parts;
-    text.remove_prefix(at + 1);
-  }
-}
 
 // mountinfo writes ' ', '\t', '\n' and '\\' in paths as "\ooo" octal.
 std::string unescape_mount_path(std::string_view text) {
@@ -53,7 +44,7 @@ std::string unescape_mount_path(std::string_view text) {
 std::optional<std::vector<std::string>> path_components(std::string_view path) {
   if (path.empty() || path.front() != '/') return std::nullopt;
   std::vector<std::string> components;
-  for (std::string_view part : split(path.substr(1), '/')) {
+  for (std::string_view part : split_fields(path.substr(1), '/')) {
     if (part.empty()) continue;
     if (part == "." || part == "..") return std::nullopt;
     components.emplace_back(part);
@@ -124,7 +115,7 @@ uint64_t read_inactive_file(HostFiles& files, const std::string& dir, const Limi
 
 std::optional<CgroupMembership> parse_proc_self_cgroup(std::string_view text) {
   std::optional<CgroupMembership> unified;
-  for (std::string_view line : split(text, '\n')) {
+  for (std::string_view line : split_fields(text, '\n')) {
     // The path may itself contain ':', so split at the first two only.
     const size_t first = line.find(':');
     if (first == std::string_view::npos) continue;
@@ -138,7 +129,7 @@ std::optional<CgroupMembership> parse_proc_self_cgroup(std::string_view text) {
       unified = CgroupMembership{2, std::string(path)};
       continue;
     }
-    for (std::string_view controller : split(controllers, ',')) {
+    for (std::string_view controller : split_fields(controllers, ',')) {
       if (controller == "memory") return CgroupMembership{1, std::string(path)};
     }
   }
@@ -146,9 +137,9 @@ std::optional<CgroupMembership> parse_proc_self_cgroup(std::string_view text) {
 }
 
 std::optional<CgroupMount> find_cgroup_mount(std::string_view mountinfo, int version) {
-  for (std::string_view line : split(mountinfo, '\n')) {
+  for (std::string_view line : split_fields(mountinfo, '\n')) {
     std::vector<std::string_view> fields;
-    for (std::string_view field : split(line, ' ')) {
+    for (std::string_view field : split_fields(line, ' ')) {
       if (!field.empty()) fields.push_back(field);
     }
     const auto dash = std::find(fields.begin(), fields.end(), std::string_view("-"));
@@ -161,7 +152,7 @@ std::optional<CgroupMount> find_cgroup_mount(std::string_view mountinfo, int ver
     if (version == 2) {
       match = fstype == "cgroup2";
     } else if (fstype == "cgroup") {
-      for (std::string_view option : split(super_options, ',')) {
+      for (std::string_view option : split_fields(super_options, ',')) {
         if (option == "memory") match = true;
       }
     }

@@ -3,42 +3,23 @@
 // docs/engine-mlxlm.md, "Releases").
 #include <fmt/format.h>
 
+#include "engines/shared/release_number.h"
 #include "memfit/mlxlm.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit {
 namespace {
 
-constexpr size_t kMaxDigits = 4;  // per part: "0.27.0"; nothing longer is a release
-
 Error bad_release(std::string_view text) {
   return Error::usage(fmt::format("{}: expected a release X.Y or X.Y.Z, e.g. 0.27.0",
                                   quote_untrusted(text)));
 }
 
-// X.Y or X.Y.Z, an optional leading "v"; the missing patch is 0.
+// X.Y or X.Y.Z (engines/shared/release_number.h); the missing patch is 0.
 Result<MlxRelease> parse_release(std::string_view text) {
-  std::string_view rest = text;
-  if (!rest.empty() && (rest.front() == 'v' || rest.front() == 'V')) rest.remove_prefix(1);
-  uint64_t parts[3] = {0, 0, 0};
-  size_t count = 0;
-  while (true) {
-    size_t digits = 0;
-    uint64_t value = 0;
-    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') {
-      if (digits == kMaxDigits) return bad_release(text);
-      value = value * 10 + static_cast<uint64_t>(rest[digits] - '0');
-      ++digits;
-    }
-    if (digits == 0 || count == 3) return bad_release(text);
-    parts[count++] = value;
-    rest.remove_prefix(digits);
-    if (rest.empty()) break;
-    if (rest.front() != '.') return bad_release(text);
-    rest.remove_prefix(1);
-  }
-  if (count < 2) return bad_release(text);
-  return MlxRelease{parts[0], parts[1], parts[2]};
+  const std::optional<ReleaseNumber> n = parse_release_number(text);
+  if (!n) return bad_release(text);
+  return MlxRelease{n->major, n->minor, n->patch};
 }
 
 // `text` as a release no older than `first`; `what` names the runtime and

@@ -2,13 +2,12 @@
 // (vllm.h; docs/engine-vllm.md, "Older releases").
 #include <fmt/format.h>
 
+#include "engines/shared/release_number.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/vllm.h"
 
 namespace memfit {
 namespace {
-
-constexpr size_t kMaxDigits = 4;  // per part: "0.7.3", "0.11.0"; nothing longer is a release
 
 Error bad_version(std::string_view text) {
   return Error::usage(fmt::format("{}: expected a release X.Y or X.Y.Z, e.g. 0.7 or 0.11.0",
@@ -18,27 +17,9 @@ Error bad_version(std::string_view text) {
 }  // namespace
 
 Result<VllmRelease> parse_vllm_version(std::string_view text) {
-  std::string_view rest = text;
-  if (!rest.empty() && (rest.front() == 'v' || rest.front() == 'V')) rest.remove_prefix(1);
-  uint64_t parts[3] = {0, 0, 0};
-  size_t count = 0;
-  while (true) {
-    size_t digits = 0;
-    uint64_t value = 0;
-    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') {
-      if (digits == kMaxDigits) return bad_version(text);
-      value = value * 10 + static_cast<uint64_t>(rest[digits] - '0');
-      ++digits;
-    }
-    if (digits == 0 || count == 3) return bad_version(text);
-    parts[count++] = value;
-    rest.remove_prefix(digits);
-    if (rest.empty()) break;
-    if (rest.front() != '.') return bad_version(text);
-    rest.remove_prefix(1);
-  }
-  if (count < 2) return bad_version(text);
-  return VllmRelease{parts[0], parts[1], parts[2], count == 3};
+  const std::optional<ReleaseNumber> n = parse_release_number(text);
+  if (!n) return bad_version(text);
+  return VllmRelease{n->major, n->minor, n->patch, n->has_patch};
 }
 
 std::string to_string(const VllmRelease& r) {
