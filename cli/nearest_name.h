@@ -14,10 +14,6 @@
 
 namespace memfit::cli {
 
-// Levenshtein distance: the fewest single-character insertions,
-// deletions and substitutions that turn `a` into `b`.
-size_t edit_distance(std::string_view a, std::string_view b);
-
 // The candidate nearest `word`, when it is within a third of the word's
 // length in edits (at least 2); the first of equals wins; nullopt when
 // none is that near.

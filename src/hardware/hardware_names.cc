@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "memfit/edit_distance.h"
 #include "memfit/hardware.h"
 #include "memfit/untrusted_text.h"
 
@@ -20,22 +21,6 @@ namespace {
 
 constexpr size_t kNearest = 3;
 constexpr std::array<std::string_view, 3> kVendorPrefixes = {"nvidia", "amd", "intel"};
-
-// The edit distance between two keys (insert, delete, replace: 1 each).
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 std::string_view without_prefix(std::string_view key, std::span<const std::string_view> prefixes) {
   for (std::string_view p : prefixes) {

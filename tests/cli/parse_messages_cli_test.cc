@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "flag_text.h"
+#include "memfit/edit_distance.h"
 #include "nearest_name.h"
 #include "support/run_command.h"
 #include "support/small_ggufs.h"
@@ -21,10 +22,10 @@ using testing::run_memfit;
 const std::string kExample = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
 
 TEST(EditDistance, CountsInsertionsDeletionsAndSubstitutions) {
-  EXPECT_EQ(cli::edit_distance("inspct", "inspect"), 1u);   // insert 'e'
-  EXPECT_EQ(cli::edit_distance("kitten", "sitting"), 3u);   // k->s, e->i, insert g
-  EXPECT_EQ(cli::edit_distance("", "abc"), 3u);
-  EXPECT_EQ(cli::edit_distance("plot", "plot"), 0u);
+  EXPECT_EQ(edit_distance("inspct", "inspect"), 1u);   // insert 'e'
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);   // k->s, e->i, insert g
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+  EXPECT_EQ(edit_distance("plot", "plot"), 0u);
 }
 
 TEST(NearestName, WithinAThirdOfTheWordOrTwo) {
