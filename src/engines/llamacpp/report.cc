@@ -23,6 +23,8 @@
 //   Budget                  ...         explicit
 //
 //   FITS: ... of ... (... to spare)
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "memfit/llamacpp_report.h"
@@ -82,11 +84,17 @@ void devices_text(std::string& out, const LlamaCppEstimate& e) {
   out += fmt::format("\nDevices: -ngl {} of {} (blocks + the output layer), split {}, GPU margin {}{}\n",
                      e.placement.n_gpu_layers, blocks + 1, to_string(p.split_mode),
                      format_bytes(p.gpu_margin_bytes), p.unified ? ", unified memory: one pool" : "");
-  out += fmt::format("  {:<8} {:<20} {:>6} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "device", "name",
-                     "blocks", "model", "context", "compute", "total", "usable");
+  // The name column is as wide as the longest name (at least 20), so a
+  // name as nvidia-smi prints it ("NVIDIA GeForce RTX 4090") is never cut.
+  size_t name_width = 20;
   for (const LlamaCppDeviceUsage& d : e.placement.devices) {
-    out += fmt::format("  {:<8} {:<20} {:>6} {:>11} {:>11} {:>11} {:>11} {:>11}  {}\n", d.device,
-                       escape_untrusted(d.name, 20),
+    name_width = std::max(name_width, escape_untrusted(d.name, d.name.size()).size());
+  }
+  out += fmt::format("  {:<8} {:<{}} {:>6} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "device", "name",
+                     name_width, "blocks", "model", "context", "compute", "total", "usable");
+  for (const LlamaCppDeviceUsage& d : e.placement.devices) {
+    out += fmt::format("  {:<8} {:<{}} {:>6} {:>11} {:>11} {:>11} {:>11} {:>11}  {}\n", d.device,
+                       escape_untrusted(d.name, d.name.size()), name_width,
                        fmt::format("{}{}", d.blocks, d.output_layer ? "+o" : ""),
                        format_bytes(d.model_bytes), format_bytes(d.context_bytes),
                        format_bytes(d.compute_bytes), format_bytes(d.total_bytes),

@@ -55,8 +55,8 @@ std::string report_text_head(const Model& model, std::string_view engine) {
                                 escape_untrusted(model.path, model.path.size()));
   if (!engine.empty()) out += fmt::format(" (engine {})", engine);
   out += fmt::format("\nmodel_type {}, family {}, layout {}\n",
-                     spec.model_type.empty() ? "(none)" : escape_untrusted(spec.model_type),
-                     escape_untrusted(spec.family), spec.layout.empty() ? "(unknown)" : spec.layout);
+                     spec.model_type.empty() ? "(none)" : escape_untrusted(spec.model_type, spec.model_type.size()),
+                     escape_untrusted(spec.family, spec.family.size()), spec.layout.empty() ? "(unknown)" : spec.layout);
   return out;
 }
 

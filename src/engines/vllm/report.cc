@@ -235,9 +235,9 @@ uint64_t kv_bytes_per_token(const VllmEstimate& e) {
 void text_kv(std::string& out, const ModelSpec& spec, const VllmEstimate& e) {
   const VllmSettings& s = e.settings;
   if (e.layout.groups.empty()) return;
-  out += fmt::format("KV: {} GPU blocks, page {} x {} layers per block ({} groups); {} tokens\n",
+  out += fmt::format("KV: {} GPU blocks, page {} x {} layers per block ({} group{}); {} tokens\n",
                      e.num_blocks, format_bytes(e.layout.page_size_bytes), e.layout.group_size,
-                     e.layout.groups.size(), e.kv_tokens);
+                     e.layout.groups.size(), e.layout.groups.size() == 1 ? "" : "s", e.kv_tokens);
   if (const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(spec, s)) {
     out += fmt::format("    sparse MLA: {}-token blocks; a token costs {} B of MLA cache{} and {} B "
                        "of indexer keys on each layer\n",

@@ -345,15 +345,16 @@ TEST(LlamaCppTextReport, DeviceRowsAlignWithTheHeader) {
   EXPECT_TRUE(usable_column_aligned(render_llamacpp_text(qwen3_gguf(), e, kBudget), "cuda:0"));
 }
 
-// A device name longer than its 20-column cell is cut to 20 bytes and then
-// "..." is added (escape_untrusted's cut), so the cell is 23 wide and
-// every figure after it on that row sits 3 columns right of the header.
-// "NVIDIA GeForce RTX 4090" is 23 bytes, as nvidia-smi names the card
-// (the row reads "NVIDIA GeForce RTX 4...").
-TEST(LlamaCppTextReport, DISABLED_LongDeviceNameKeepsTheTableAligned) {
+// A name longer than 20 bytes widens the column for every row ("NVIDIA
+// GeForce RTX 4090" is 23 bytes, as nvidia-smi names the card), so the
+// figures stay under their headers and the name is never cut.
+TEST(LlamaCppTextReport, LongDeviceNameKeepsTheTableAligned) {
   LlamaCppEstimate e = two_gpus();
   e.placement.devices[0].name = "NVIDIA GeForce RTX 4090";
-  EXPECT_TRUE(usable_column_aligned(render_llamacpp_text(qwen3_gguf(), e, kBudget), "cuda:0"));
+  const std::string text = render_llamacpp_text(qwen3_gguf(), e, kBudget);
+  EXPECT_TRUE(usable_column_aligned(text, "cuda:0"));
+  EXPECT_TRUE(usable_column_aligned(text, "cuda:1"));
+  EXPECT_NE(text.find("NVIDIA GeForce RTX 4090 "), std::string::npos);
 }
 
 TEST(LlamaCppJsonReport, KeysAndInputsInOrder) {

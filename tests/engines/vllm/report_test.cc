@@ -154,7 +154,7 @@ TEST(VllmTextReport, TheWholeReportOfAnEstimateThatFits) {
           "  CUDA graphs               1.00 GiB   modelled, captured past the utilization\n"
           "  Peak per rank            73.00 GiB   vLLM's own\n"
           "  Budget                   80.00 GiB   gpu\n"
-          "KV: 28160 GPU blocks, page 64.0 KiB x 32 layers per block (1 groups); 450560 tokens\n"
+          "KV: 28160 GPU blocks, page 64.0 KiB x 32 layers per block (1 group); 450560 tokens\n"
           "    maximum concurrency for 8192 tokens per request: 55.00x; longest request that fits: "
           "450560 tokens\n"
           "KV per token: 131072 B per rank (a 16-token block is 2.0 MiB across all layers)\n"
@@ -169,9 +169,8 @@ TEST(VllmTextReport, TheWholeReportOfAnEstimateThatFits) {
           memfit_version()));
 }
 
-// One KV cache group is reported as "(1 groups)" (the whole-report test
-// above pins today's wording; change both when this is fixed).
-TEST(VllmTextReport, DISABLED_OneGroupIsSingular) {
+// One KV cache group is "(1 group)", two or more "(N groups)".
+TEST(VllmTextReport, OneGroupIsSingular) {
   EXPECT_THAT(render_vllm_text(llama_8b(), h100(), kBudget), HasSubstr(" per block (1 group); "));
 }
 
