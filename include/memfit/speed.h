@@ -8,9 +8,10 @@
 // them; the parts are read one after the other (a layer split), so their
 // times add. Prefill is bound by compute: 2 FLOPs per active parameter per
 // token plus the attention's 4 x layers x context x attention width. What
-// a runtime reaches is a fraction of each bound, fitted per backend and
-// quantization family on published runs (data/speed/published-runs.tsv,
-// memfit/published_runs.h) and carried as a band (median, low, high).
+// a runtime reaches is modelled per backend and quantization family from
+// published runs (data/speed/published-runs.tsv, memfit/published_runs.h):
+// the fraction of the bound's rate it moves at, a fixed cost per layer,
+// and the spread of the runs around that, carried as a band.
 //
 // Everything here is arithmetic on values the caller gives: no I/O, no
 // state, thread-safe.
@@ -91,36 +92,49 @@ std::string quant_family(std::string_view quant);
 enum class SpeedPhase { kDecode, kPrefill };
 std::string_view to_string(SpeedPhase phase);  // "decode", "prefill"
 
-// One published run's reached fraction of its bound (measured / bound).
+// One published run against its bound.
 struct EfficiencySample {
   std::string backend;  // "cuda", "metal", "rocm", "vulkan", "mlx", "cpu"
   std::string family;   // quant_family()
-  double fraction = 0;
+  double bound_seconds = 0;     // seconds a token at the bound: 1 / bound tokens a second
+  uint64_t n_layers = 0;
+  double measured_seconds = 0;  // seconds a token as published: 1 / its tokens a second
 };
 
-// A band of fractions of the bound: the median and the 10th and 90th
-// percentiles (linear between the sorted samples) of `runs` samples.
+// How a group of runs relates to its bound (docs/speed.md, "Efficiency"):
+// seconds a token = bound_seconds / efficiency + n_layers x
+// layer_overhead_s, the first term the bytes (decode) or FLOPs (prefill)
+// moving at a fraction of the peak, the second what each layer costs
+// whatever its size (kernel launches, synchronisation), which is why a
+// small model reaches a smaller fraction of its bound than a large one.
+// The two are fitted by least squares on the relative error, with
+// efficiency at most 1 and the overhead at least 0. The band is the
+// spread of the group's published speeds over that model's: their
+// median and their 10th and 90th percentiles (linear between the sorted
+// ratios).
 struct EfficiencyBand {
-  std::string backend;
-  std::string family;  // "" for a band over all of the backend's families
-  double median = 0;
+  std::string backend;  // "" for the band over all backends
+  std::string family;   // "" for a band over all of the backend's families
+  double efficiency = 0;
+  double layer_overhead_s = 0;
+  double median = 0;  // published / modelled speed
   double low = 0;
   double high = 0;
   uint64_t runs = 0;
   // Which samples made it: "backend and family", "backend, all families"
-  // or "all backends" (docs/speed.md, "Efficiency").
+  // or "all backends".
   std::string basis;
 };
 
 // A band is fitted over at least this many runs; a group with fewer falls
 // back to its backend's band, then to the band over every run.
-inline constexpr uint64_t kMinEfficiencyRuns = 3;
+inline constexpr uint64_t kMinEfficiencyRuns = 4;
 
 // The bands of one phase, fitted from samples.
 class EfficiencyTable {
  public:
   // Groups the samples by backend and family and by backend, and keeps one
-  // band over all; a sample with a fraction not above 0 is left out.
+  // band over all; a sample whose times are not above 0 is left out.
   static EfficiencyTable fit(std::span<const EfficiencySample> samples);
 
   // The band for (backend, family): the group's own when it has at least
@@ -134,15 +148,19 @@ class EfficiencyTable {
   std::vector<EfficiencyBand> bands_;  // per group, then per backend, then "all"
 };
 
-// A predicted speed: the bound and the band applied to it, tokens a second.
+// A predicted speed, tokens a second: the bound, the band's model of it
+// (1 / (1 / bound / efficiency + n_layers x layer_overhead_s)) and that
+// times the band's median, low and high.
 struct SpeedRange {
   double bound = 0;
+  double modelled = 0;
   double median = 0;
   double low = 0;
   double high = 0;
   EfficiencyBand efficiency;
 };
-SpeedRange apply_efficiency(double bound, const EfficiencyBand& band);
+SpeedRange apply_efficiency(double bound_tokens_per_second, uint64_t n_layers,
+                            const EfficiencyBand& band);
 
 // Seconds to the first token of a `prompt_tokens` prompt at
 // `prefill_tokens_per_second`: prompt_tokens / rate. kUsage when the rate

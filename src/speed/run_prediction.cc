@@ -1,6 +1,6 @@
 // The published runs predicted (memfit/published_runs.h): each run's
-// bounds from its device and model, its reached fraction, the bands fitted
-// on all runs and, held out, on the other half (docs/validation-speed.md).
+// bounds from its device and model, the bands fitted on all runs and, held
+// out, on the other half (docs/validation-speed.md).
 #include <fmt/format.h>
 
 #include "memfit/published_runs.h"
@@ -77,17 +77,19 @@ std::vector<EfficiencySample> samples_of(const PublishedRuns& runs,
     const std::optional<double> bound = bounds[i].of(phase);
     const std::optional<double> figure = measured(runs.runs[i], phase);
     if (!keep(i) || !bound || !figure) continue;
-    samples.push_back({runs.runs[i].backend, quant_family(runs.runs[i].quant), *figure / *bound});
+    const PublishedModel* model = runs.find_model(runs.runs[i].model);  // parse checked it
+    samples.push_back({runs.runs[i].backend, quant_family(runs.runs[i].quant), 1 / *bound,
+                       model->n_layers, 1 / *figure});
   }
   return samples;
 }
 
 std::optional<SpeedRange> predict(const EfficiencyTable& table, const PublishedRun& run,
-                                  std::optional<double> bound) {
+                                  uint64_t n_layers, std::optional<double> bound) {
   if (!bound) return std::nullopt;
   std::optional<EfficiencyBand> band = table.find(run.backend, quant_family(run.quant));
   if (!band) return std::nullopt;
-  return apply_efficiency(*bound, *band);
+  return apply_efficiency(*bound, n_layers, *band);
 }
 
 }  // namespace
@@ -136,15 +138,16 @@ Result<std::vector<RunPrediction>> predict_published_runs(const PublishedRuns& r
     const PublishedRun& run = runs.runs[i];
     const RunBounds& b = (*bounds)[i];
     const bool is_even = i % 2 == 0;
+    const uint64_t layers = runs.find_model(run.model)->n_layers;
     RunPrediction p;
     p.run = &run;
     p.family = quant_family(run.quant);
     p.decode_bound = b.decode;
     p.prefill_bound = b.prefill;
-    p.decode_fitted = predict(decode_all, run, b.decode);
-    p.decode_held_out = predict(is_even ? decode_odd : decode_even, run, b.decode);
-    p.prefill_fitted = predict(prefill_all, run, b.prefill);
-    p.prefill_held_out = predict(is_even ? prefill_odd : prefill_even, run, b.prefill);
+    p.decode_fitted = predict(decode_all, run, layers, b.decode);
+    p.decode_held_out = predict(is_even ? decode_odd : decode_even, run, layers, b.decode);
+    p.prefill_fitted = predict(prefill_all, run, layers, b.prefill);
+    p.prefill_held_out = predict(is_even ? prefill_odd : prefill_even, run, layers, b.prefill);
     out.push_back(std::move(p));
   }
   return out;

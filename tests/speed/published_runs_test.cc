@@ -91,10 +91,13 @@ TEST(PublishedRuns, PredictionsComeFromTheBoundAndTheOtherHalfsBand) {
   // Four CUDA runs of the shape above on an RTX 4090 (1008 GB/s): 900
   // bytes of weights plus 64 tokens x (2 x 2 layers x 16 x 2 bytes = 128)
   // = 8,192 bytes of cache: 9,092 bytes a token, a bound of 1008e9 / 9092.
-  // Reached fractions 0.1, 0.2, 0.3, 0.4 (figures bound x fraction). Held
-  // out, run 0 is predicted by runs 1 and 3 (0.2, 0.4): under three runs
-  // for the group and the backend, so the band over all of them, median
-  // 0.3, applies.
+  // Reached fractions 0.1, 0.2, 0.3, 0.4 (figures bound x fraction). One
+  // shape, so the layer term cannot be told from the bandwidth term and
+  // the fit keeps none: seconds = a x bound seconds, a = sum(f) /
+  // sum(f^2), and the band's median is a x the median fraction.
+  // Held out, run 0 is predicted by runs 1 and 3 (0.2, 0.4): a = 0.6 / 0.2
+  // = 3, median a x 0.3 = 0.9: bound / 3 x 0.9 = 0.3 x bound. Two runs are
+  // under four for the group and the backend: the band over all of them.
   const double bound = 1008e9 / 9092.0;
   std::string rows;
   for (double fraction : {0.1, 0.2, 0.3, 0.4}) {
@@ -113,9 +116,11 @@ TEST(PublishedRuns, PredictionsComeFromTheBoundAndTheOtherHalfsBand) {
   ASSERT_TRUE((*p)[0].decode_held_out.has_value());
   EXPECT_NEAR((*p)[0].decode_held_out->median, bound * 0.3, 1e-3);
   EXPECT_EQ((*p)[0].decode_held_out->efficiency.basis, "all backends");
-  // In-sample, all four: the CUDA group has 4 runs, median 0.25.
+  // In-sample, all four: a = 1.0 / 0.3, the median fraction (0.2 + 0.3) /
+  // 2 = 0.25, so bound x 0.3 / 1.0 x 0.25 / 0.3 = 0.25 x bound.
   ASSERT_TRUE((*p)[0].decode_fitted.has_value());
   EXPECT_NEAR((*p)[0].decode_fitted->median, bound * 0.25, 1e-3);
+  EXPECT_EQ((*p)[0].decode_fitted->efficiency.basis, "backend and family");
   EXPECT_FALSE((*p)[0].prefill_bound.has_value());
 }
 

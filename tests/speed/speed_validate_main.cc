@@ -5,10 +5,11 @@
 //   {"runs": [{"line", "source", "engine", "backend", "device", "model",
 //              "quant", "family", "size_bytes", "prefill_test",
 //              "decode_test", "decode": {"published", "bound", "fitted":
-//              {"median", "low", "high", "basis"}, "held_out": {...}},
-//              "prefill": {...}}],
-//    "bands": {"decode": [{"backend", "family", "median", "low", "high",
-//              "runs", "basis"}], "prefill": [...]}}
+//              {"modelled", "median", "low", "high", "basis"}, "held_out":
+//              {...}}, "prefill": {...}}],
+//    "bands": {"decode": [{"backend", "family", "efficiency",
+//              "layer_overhead_s", "median", "low", "high", "runs",
+//              "basis"}], "prefill": [...]}}
 // An unknown figure is null. Exit 1 with the error on stderr when the
 // tables do not load.
 #include <iostream>
@@ -26,7 +27,8 @@ Json number_or_null(std::optional<double> value) { return value ? Json(*value) :
 
 Json range_json(const std::optional<SpeedRange>& range) {
   if (!range) return Json();
-  return {{"median", range->median},
+  return {{"modelled", range->modelled},
+          {"median", range->median},
           {"low", range->low},
           {"high", range->high},
           {"basis", range->efficiency.basis}};
@@ -46,6 +48,8 @@ Json bands_json(const EfficiencyTable& table) {
   for (const EfficiencyBand& b : table.bands()) {
     out.push_back({{"backend", b.backend},
                    {"family", b.family},
+                   {"efficiency", b.efficiency},
+                   {"layer_overhead_s", b.layer_overhead_s},
                    {"median", b.median},
                    {"low", b.low},
                    {"high", b.high},
