@@ -1,18 +1,11 @@
 // The hardware table's loader (memfit/hardware.h): data/hardware/*.tsv as
-// the build embedded them, parsed once.
-//
-// Format: UTF-8 text, one row a line ('\n', a '\r' before it ignored), the
-// fields separated by tabs, no quoting (a field holds no tab). The first
-// line names the columns; the loader finds its columns by name, so a
-// column may move or be added without a code change, and every line has
-// as many fields as the header. An empty line ends nothing and is skipped.
-// Numbers are decimal, digits with at most one '.', no sign, no exponent.
+// the build embedded them, parsed once. The format is base/tsv_table.h's.
 #include <fmt/format.h>
 
-#include <map>
 #include <optional>
 
 #include "base/split_fields.h"
+#include "base/tsv_table.h"
 #include "hardware/embedded_tables.h"
 #include "host/unified_memory.h"
 #include "memfit/hardware.h"
@@ -23,97 +16,6 @@ namespace {
 
 constexpr uint64_t kGiB = 1ull << 30;
 
-// One table: its columns by name and its rows' fields.
-struct Tsv {
-  std::string file;
-  std::map<std::string, size_t, std::less<>> columns;
-  std::vector<std::vector<std::string_view>> rows;
-  std::vector<size_t> lines;  // each row's line number (1-based)
-};
-
-Result<Tsv> read_tsv(std::string file, std::string_view text) {
-  Tsv tsv;
-  tsv.file = std::move(file);
-  size_t line_number = 0;
-  size_t width = 0;
-  for (std::string_view line : split_fields(text, '\n')) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) continue;
-    std::vector<std::string_view> fields = split_fields(line, '\t');
-    if (width == 0) {
-      width = fields.size();
-      for (size_t i = 0; i < fields.size(); ++i) tsv.columns.emplace(std::string(fields[i]), i);
-      continue;
-    }
-    if (fields.size() != width) {
-      return Error(fmt::format("{}: line {}: {} fields, the header has {}", tsv.file, line_number,
-                               fields.size(), width));
-    }
-    tsv.rows.push_back(std::move(fields));
-    tsv.lines.push_back(line_number);
-  }
-  if (width == 0) return Error(tsv.file + ": no header line");
-  return tsv;
-}
-
-// Reads one row's fields by column name; the first failure is kept.
-class RowReader {
- public:
-  RowReader(const Tsv& tsv, size_t row) : tsv_(tsv), row_(row) {}
-
-  std::string_view text(std::string_view column) {
-    auto it = tsv_.columns.find(column);
-    if (it == tsv_.columns.end()) {
-      fail(fmt::format("{}: no column {}", tsv_.file, column));
-      return {};
-    }
-    return tsv_.rows[row_][it->second];
-  }
-  // A decimal with up to six decimals, in millionths; empty is 0.
-  uint64_t millionths(std::string_view column) {
-    const std::string_view t = text(column);
-    uint64_t whole = 0, fraction = 0, digits = 0;
-    bool point = false, ok = true;
-    for (char c : t) {
-      if (c == '.' && !point) {
-        point = true;
-      } else if (c >= '0' && c <= '9' && !point &&
-                 whole < 1'000'000'000'000ull) {  // < 10^12: no overflow
-        whole = whole * 10 + static_cast<uint64_t>(c - '0');
-      } else if (c >= '0' && c <= '9' && point && digits < 6) {
-        fraction = fraction * 10 + static_cast<uint64_t>(c - '0');
-        ++digits;
-      } else {
-        ok = false;
-      }
-    }
-    if (!ok || (point && digits == 0)) bad(column, t, "a decimal number");
-    for (; digits < 6; ++digits) fraction *= 10;
-    return whole * 1'000'000 + fraction;
-  }
-  uint64_t whole(std::string_view column) {
-    const uint64_t m = millionths(column);
-    if (m % 1'000'000 != 0) bad(column, text(column), "a whole number");
-    return m / 1'000'000;
-  }
-  double number(std::string_view column) { return static_cast<double>(millionths(column)) / 1e6; }
-
-  void bad(std::string_view column, std::string_view value, std::string_view expected) {
-    fail(fmt::format("{}: line {}: {}: {} is not {}", tsv_.file, tsv_.lines[row_], column,
-                     quote_untrusted(value), expected));
-  }
-  const std::optional<Error>& error() const { return error_; }
-
- private:
-  void fail(std::string message) {
-    if (!error_) error_ = Error(std::move(message));
-  }
-  const Tsv& tsv_;
-  size_t row_;
-  std::optional<Error> error_;
-};
-
 std::optional<HardwareVendor> parse_vendor(std::string_view text) {
   if (text == "nvidia") return HardwareVendor::kNvidia;
   if (text == "amd") return HardwareVendor::kAmd;
@@ -123,8 +25,8 @@ std::optional<HardwareVendor> parse_vendor(std::string_view text) {
 
 bool is_derived(std::string_view basis) { return basis.starts_with("derived: "); }
 
-Result<GpuSpec> read_gpu(const Tsv& tsv, size_t row) {
-  RowReader r(tsv, row);
+Result<GpuSpec> read_gpu(const TsvTable& tsv, size_t row) {
+  TsvRowReader r(tsv, row);
   GpuSpec g;
   g.id = std::string(r.text("id"));
   if (std::optional<HardwareVendor> vendor = parse_vendor(r.text("vendor"))) {
@@ -158,8 +60,8 @@ Result<GpuSpec> read_gpu(const Tsv& tsv, size_t row) {
   return g;
 }
 
-Result<MacSpec> read_mac(const Tsv& tsv, size_t row) {
-  RowReader r(tsv, row);
+Result<MacSpec> read_mac(const TsvTable& tsv, size_t row) {
+  TsvRowReader r(tsv, row);
   MacSpec m;
   m.id = std::string(r.text("id"));
   m.chip = std::string(r.text("chip"));
@@ -233,9 +135,9 @@ uint64_t mac_reserve_bytes(uint64_t ram_bytes) {
 }
 
 Result<HardwareTable> parse_hardware_tables(std::string_view gpus_tsv, std::string_view apple_tsv) {
-  Result<Tsv> gpus = read_tsv("data/hardware/gpus.tsv", gpus_tsv);
+  Result<TsvTable> gpus = read_tsv("data/hardware/gpus.tsv", gpus_tsv);
   if (!gpus) return gpus.error();
-  Result<Tsv> macs = read_tsv("data/hardware/apple.tsv", apple_tsv);
+  Result<TsvTable> macs = read_tsv("data/hardware/apple.tsv", apple_tsv);
   if (!macs) return macs.error();
   HardwareTable table;
   for (size_t i = 0; i < gpus->rows.size(); ++i) {

@@ -44,6 +44,13 @@ std::string gpu_error(std::string_view name) {
   return g.error().message();
 }
 
+const MacSpec& mac(std::string_view name) {
+  Result<const MacSpec*> m = find_mac(table(), name);
+  EXPECT_TRUE(m.ok()) << name << ": " << (m.ok() ? "" : m.error().message());
+  static const MacSpec kNone;
+  return m.ok() ? **m : kNone;
+}
+
 std::string mac_id(std::string_view name) {
   Result<const MacSpec*> m = find_mac(table(), name);
   return m.ok() ? (*m)->id : m.error().message();
@@ -87,6 +94,26 @@ TEST(HardwareTable, EveryFigureSaysWhereItComesFrom) {
     EXPECT_TRUE(m.wired_limit_basis == "printed" || m.wired_limit_basis.starts_with("derived: "))
         << m.id;
   }
+}
+
+TEST(HardwareTable, SpeedFiguresHaveSourcesAndAppleFp16FollowsItsRule) {
+  for (const GpuSpec& g : table().gpus) {
+    if (g.bandwidth_gb_s > 0 || g.fp16_dense_tflops > 0) EXPECT_FALSE(g.spec_source.empty()) << g.id;
+  }
+  for (const MacSpec& m : table().macs) {
+    if (m.bandwidth_gb_s > 0) EXPECT_FALSE(m.spec_source.empty()) << m.id;
+    // M1 to M4 all have an FP16 figure, and the notes say where it is from.
+    if (!m.chip.starts_with("M5")) {
+      EXPECT_GT(m.fp16_tflops, 0) << m.id;
+      EXPECT_NE(m.notes.find("TFLOPS"), std::string::npos) << m.id;
+    }
+  }
+  // Stated by Apple: the 76-core M2 Ultra's 27.2 TFLOPS.
+  EXPECT_DOUBLE_EQ(mac("m2-ultra-192gb").fp16_tflops, 27.2);
+  // Derived: 40 cores x 128 ALUs x 2 FLOPs x 1.398 GHz = 14.31552, 14.32
+  // as the row rounds it; the 30-core bin 30 x 128 x 2 x 1.398 = 10.73664.
+  EXPECT_DOUBLE_EQ(mac("m3-max-64gb").fp16_tflops, 14.32);
+  EXPECT_DOUBLE_EQ(mac("m3-max-36gb").fp16_tflops, 10.74);
 }
 
 TEST(HardwareTable, DerivationRulesGiveThePrintedFiguresTheyRestOn) {

@@ -1,0 +1,116 @@
+// The published runs the speed estimate is fitted and checked on
+// (data/speed/published-runs.tsv, one run a row with its source) and the
+// model shapes they name (data/speed/models.tsv), embedded into the library
+// at build time as the hardware table is (cmake/embed_speed_tables.cmake).
+// docs/speed.md describes the columns; docs/validation-speed.md is the
+// check, written by scripts/gen-validation-speed.py.
+#ifndef MEMFIT_PUBLISHED_RUNS_H_
+#define MEMFIT_PUBLISHED_RUNS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memfit/hardware.h"
+#include "memfit/result.h"
+#include "memfit/speed.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
+
+namespace memfit {
+
+// One model of models.tsv: the shape of memfit/speed.h less the weight
+// bytes, which each run gives.
+struct PublishedModel {
+  std::string id;  // "llama-3-8b"
+  uint64_t params = 0;
+  uint64_t active_params = 0;
+  uint64_t n_layers = 0;
+  uint64_t attention_width = 0;
+  uint64_t kv_width = 0;
+  std::string source;  // the config.json the shape was read from
+};
+
+// One benchmark (llama-bench, mlx_lm.benchmark, ...) as published.
+struct PublishedRun {
+  size_t line = 0;      // its line in published-runs.tsv
+  std::string source;   // URL
+  std::string engine;   // "llamacpp", "mlx-lm"
+  std::string backend;  // "cuda", "metal", "rocm", "vulkan", "mlx"
+  std::string device;   // a hardware table id: a GPU's or a Mac's
+  std::string model;    // a models.tsv id
+  std::string quant;    // as printed: "Q4_K_M", "F16", "4bit"
+  uint64_t size_bytes = 0;
+  std::string size_basis;  // "printed" or "derived: <rule>"
+  // The test as the source names it and the figure it printed; a test is
+  // "pp<N>" (a prompt of N tokens), "tg<N>" (N tokens generated from an
+  // empty cache); no figure: the source printed none.
+  std::string prefill_test;
+  std::optional<double> prefill_tokens_per_second;
+  std::string decode_test;
+  std::optional<double> decode_tokens_per_second;
+  std::string notes;
+};
+
+struct PublishedRuns {
+  std::vector<PublishedModel> models;
+  std::vector<PublishedRun> runs;
+
+  const PublishedModel* find_model(std::string_view id) const;
+};
+
+// Parses the two tables (the format of the hardware table: tab-separated,
+// a header naming the columns). kInput naming the file, the line and the
+// column on a missing column, a number that does not parse, a test that
+// is not pp<N> / tg<N>, or a run naming a model the models table lacks.
+Result<PublishedRuns> parse_published_runs(std::string_view models_tsv, std::string_view runs_tsv);
+
+// The embedded tables, parsed once (thread-safe); kInternal when they do
+// not parse (a test keeps that from shipping).
+Result<const PublishedRuns*> published_runs();
+
+// The tokens a test's figure is averaged over, as the mean context it ran
+// at: "pp512" is 256 (each prompt token attends to those before it: half
+// the prompt on average), "tg128" is 64 (128 tokens generated from an empty
+// cache). nullopt when the text is not pp<N> or tg<N>.
+std::optional<uint64_t> test_mean_context_tokens(std::string_view test);
+
+// A run's device as the speed estimate reads it: the table's GPU or Mac of
+// that id (bandwidth, dense FP16). nullopt when the table has no such id.
+std::optional<DeviceThroughput> device_throughput(const HardwareTable& table,
+                                                  std::string_view id);
+
+// One run, predicted. The bounds are unset when the device lacks the
+// figure; each prediction is unset when its bound or the published figure
+// is.
+struct RunPrediction {
+  const PublishedRun* run = nullptr;  // into the PublishedRuns given
+  std::string family;                 // quant_family(run->quant)
+  std::optional<double> decode_bound;
+  std::optional<double> prefill_bound;
+  // Fitted on every run (in-sample) and, held out, on the other half of
+  // the runs only: a run's fold is its index's parity, so each run is
+  // predicted once by bands that never saw it.
+  std::optional<SpeedRange> decode_fitted;
+  std::optional<SpeedRange> decode_held_out;
+  std::optional<SpeedRange> prefill_fitted;
+  std::optional<SpeedRange> prefill_held_out;
+};
+
+// Every run's bounds and predictions. kInput naming the run's line when a
+// run names a device the hardware table lacks.
+Result<std::vector<RunPrediction>> predict_published_runs(const PublishedRuns& runs,
+                                                          const HardwareTable& table);
+
+// The bands fitted on every run with a figure and a bound, per phase.
+Result<EfficiencyTable> fit_published_efficiency(const PublishedRuns& runs,
+                                                 const HardwareTable& table, SpeedPhase phase);
+
+}  // namespace memfit
+
+MEMFIT_PUBLIC_END
+
+#endif  // MEMFIT_PUBLISHED_RUNS_H_

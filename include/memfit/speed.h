@@ -1,0 +1,174 @@
+// How fast a run goes: decode and prefill tokens per second from what a
+// token must read and compute, and the fraction of that bound real engines
+// reach (docs/speed.md).
+//
+// Decode is bound by memory bandwidth: each generated token reads the
+// active weights (for a mixture of experts, only the experts used) and the
+// KV cache up to the current context, on every device that holds a part of
+// them; the parts are read one after the other (a layer split), so their
+// times add. Prefill is bound by compute: 2 FLOPs per active parameter per
+// token plus the attention's 4 x layers x context x attention width. What
+// a runtime reaches is modelled per backend and quantization family from
+// published runs (data/speed/published-runs.tsv, memfit/published_runs.h):
+// the fraction of the bound's rate it moves at, a fixed cost per layer,
+// and the spread of the runs around that, carried as a band.
+//
+// Everything here is arithmetic on values the caller gives: no I/O, no
+// state, thread-safe.
+#ifndef MEMFIT_SPEED_H_
+#define MEMFIT_SPEED_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memfit/result.h"
+#include "memfit/visibility.h"
+
+MEMFIT_PUBLIC_BEGIN
+
+namespace memfit {
+
+// What one device offers, as the hardware table (memfit/hardware.h) or a
+// measurement gives it. 0: unknown.
+struct DeviceThroughput {
+  std::string name;           // "rtx4090", "m3-max-64gb", "host"
+  double bandwidth_gb_s = 0;  // peak memory bandwidth, 10^9 bytes a second
+  double fp16_tflops = 0;     // dense FP16/BF16 peak, 10^12 FLOPs a second
+};
+
+// The bytes one decoded token reads on one device.
+struct DeviceTokenBytes {
+  DeviceThroughput device;
+  uint64_t weight_bytes = 0;  // the active weights held there
+  uint64_t kv_bytes = 0;      // the KV cache held there, read to the current context
+};
+
+// Tokens a second if every device read at its peak bandwidth: 1 / sum over
+// the parts of (weight_bytes + kv_bytes) / bandwidth. kUsage naming the
+// device when a part has bytes but no bandwidth, or when no part has bytes.
+Result<double> decode_bound_tokens_per_second(std::span<const DeviceTokenBytes> parts);
+
+// What the speed estimate reads of a model.
+struct SpeedModelShape {
+  uint64_t weight_bytes = 0;     // every weight, as stored (quantized)
+  uint64_t params = 0;           // parameters in all
+  uint64_t active_params = 0;    // used for one token: params for a dense model
+  uint64_t n_layers = 0;
+  uint64_t attention_width = 0;  // query heads x head dim
+  uint64_t kv_width = 0;         // KV heads x head dim (one of K and V)
+  uint64_t kv_bytes_per_element = 2;  // an F16 cache
+
+  // weight_bytes x active_params / params, rounded down: the bytes a token
+  // reads when every tensor has the same width (the experts' share for a
+  // mixture of experts). weight_bytes when params is 0 or not above
+  // active_params.
+  uint64_t active_weight_bytes() const;
+  // K and V of one token: 2 x n_layers x kv_width x kv_bytes_per_element.
+  uint64_t kv_bytes_per_token() const;
+};
+
+// FLOPs to process one prompt token at `context_tokens` (the tokens before
+// it, averaged over the prompt: half its length): 2 x active_params + 4 x
+// n_layers x context_tokens x attention_width (QK^T and AV, 2 FLOPs a
+// multiply-add).
+double prefill_flops_per_token(const SpeedModelShape& shape, uint64_t context_tokens);
+
+// Tokens a second at the device's dense FP16 peak. kUsage when the device
+// has no FP16 figure.
+Result<double> prefill_bound_tokens_per_second(const SpeedModelShape& shape,
+                                               uint64_t context_tokens,
+                                               const DeviceThroughput& device);
+
+// The quantization families efficiencies are fitted per: "16-bit"
+// (F16, BF16), "8-bit" (Q8_0, MLX 8bit, FP8) and "under 8-bit" (every
+// narrower format: Q4_0, Q4_K_M, MXFP4, MLX 4bit and 6bit). Matched on the
+// name's leading characters, case ignored.
+std::string quant_family(std::string_view quant);
+
+enum class SpeedPhase { kDecode, kPrefill };
+std::string_view to_string(SpeedPhase phase);  // "decode", "prefill"
+
+// One published run against its bound.
+struct EfficiencySample {
+  std::string backend;  // "cuda", "metal", "rocm", "vulkan", "mlx", "cpu"
+  std::string family;   // quant_family()
+  double bound_seconds = 0;     // seconds a token at the bound: 1 / bound tokens a second
+  uint64_t n_layers = 0;
+  double measured_seconds = 0;  // seconds a token as published: 1 / its tokens a second
+};
+
+// How a group of runs relates to its bound (docs/speed.md, "Efficiency"):
+// seconds a token = bound_seconds / efficiency + n_layers x
+// layer_overhead_s, the first term the bytes (decode) or FLOPs (prefill)
+// moving at a fraction of the peak, the second what each layer costs
+// whatever its size (kernel launches, synchronisation), which is why a
+// small model reaches a smaller fraction of its bound than a large one.
+// The two are fitted by least squares on the relative error, with
+// efficiency at most 1 and the overhead at least 0. The band is the
+// spread of the group's published speeds over that model's: their
+// median and their 10th and 90th percentiles (linear between the sorted
+// ratios).
+struct EfficiencyBand {
+  std::string backend;  // "" for the band over all backends
+  std::string family;   // "" for a band over all of the backend's families
+  double efficiency = 0;
+  double layer_overhead_s = 0;
+  double median = 0;  // published / modelled speed
+  double low = 0;
+  double high = 0;
+  uint64_t runs = 0;
+  // Which samples made it: "backend and family", "backend, all families"
+  // or "all backends".
+  std::string basis;
+};
+
+// A band is fitted over at least this many runs; a group with fewer falls
+// back to its backend's band, then to the band over every run.
+inline constexpr uint64_t kMinEfficiencyRuns = 4;
+
+// The bands of one phase, fitted from samples.
+class EfficiencyTable {
+ public:
+  // Groups the samples by backend and family and by backend, and keeps one
+  // band over all; a sample whose times are not above 0 is left out.
+  static EfficiencyTable fit(std::span<const EfficiencySample> samples);
+
+  // The band for (backend, family): the group's own when it has at least
+  // kMinEfficiencyRuns samples, else the backend's, else the band over all
+  // samples; nullopt when the table was fitted on none.
+  std::optional<EfficiencyBand> find(std::string_view backend, std::string_view family) const;
+
+  const std::vector<EfficiencyBand>& bands() const { return bands_; }
+
+ private:
+  std::vector<EfficiencyBand> bands_;  // per group, then per backend, then "all"
+};
+
+// A predicted speed, tokens a second: the bound, the band's model of it
+// (1 / (1 / bound / efficiency + n_layers x layer_overhead_s)) and that
+// times the band's median, low and high.
+struct SpeedRange {
+  double bound = 0;
+  double modelled = 0;
+  double median = 0;
+  double low = 0;
+  double high = 0;
+  EfficiencyBand efficiency;
+};
+SpeedRange apply_efficiency(double bound_tokens_per_second, uint64_t n_layers,
+                            const EfficiencyBand& band);
+
+// Seconds to the first token of a `prompt_tokens` prompt at
+// `prefill_tokens_per_second`: prompt_tokens / rate. kUsage when the rate
+// is not above 0.
+Result<double> time_to_first_token_s(uint64_t prompt_tokens, double prefill_tokens_per_second);
+
+}  // namespace memfit
+
+MEMFIT_PUBLIC_END
+
+#endif  // MEMFIT_SPEED_H_

@@ -1,0 +1,124 @@
+// The published runs' loader (memfit/published_runs.h): data/speed/*.tsv
+// as the build embedded them, parsed once. The format is
+// base/tsv_table.h's; docs/speed.md lists the columns.
+#include "memfit/published_runs.h"
+
+#include <charconv>
+
+#include "base/tsv_table.h"
+#include "memfit/untrusted_text.h"
+#include "speed/embedded_speed_tables.h"
+
+namespace memfit {
+namespace {
+
+constexpr std::string_view kModelsFile = "data/speed/models.tsv";
+constexpr std::string_view kRunsFile = "data/speed/published-runs.tsv";
+
+Result<PublishedModel> read_model(const TsvTable& tsv, size_t row) {
+  TsvRowReader r(tsv, row);
+  PublishedModel m;
+  m.id = std::string(r.text("model"));
+  m.params = r.whole("params");
+  m.active_params = r.whole("active_params");
+  m.n_layers = r.whole("n_layers");
+  m.attention_width = r.whole("attention_width");
+  m.kv_width = r.whole("kv_width");
+  m.source = std::string(r.text("source"));
+  if (!r.error() && (m.active_params == 0 || m.active_params > m.params)) {
+    r.bad("active_params", r.text("active_params"), "between 1 and params");
+  }
+  if (r.error()) return *r.error();
+  return m;
+}
+
+// A figure column: empty is none.
+std::optional<double> optional_number(TsvRowReader& r, std::string_view column) {
+  if (r.text(column).empty()) return std::nullopt;
+  return r.number(column);
+}
+
+Result<PublishedRun> read_run(const TsvTable& tsv, size_t row, const PublishedRuns& so_far) {
+  TsvRowReader r(tsv, row);
+  PublishedRun run;
+  run.line = tsv.lines[row];
+  run.source = std::string(r.text("source"));
+  run.engine = std::string(r.text("engine"));
+  run.backend = std::string(r.text("backend"));
+  run.device = std::string(r.text("device"));
+  run.model = std::string(r.text("model"));
+  run.quant = std::string(r.text("quant"));
+  run.size_bytes = r.whole("size_bytes");
+  run.size_basis = std::string(r.text("size_basis"));
+  run.prefill_test = std::string(r.text("prefill_test"));
+  run.prefill_tokens_per_second = optional_number(r, "prefill_tokens_per_second");
+  run.decode_test = std::string(r.text("decode_test"));
+  run.decode_tokens_per_second = optional_number(r, "decode_tokens_per_second");
+  run.notes = std::string(r.text("notes"));
+  if (r.error()) return *r.error();
+  const auto check_test = [&r](std::string_view column, const std::string& test) {
+    if (!test.empty() && !test_mean_context_tokens(test)) r.bad(column, test, "pp<N> or tg<N>");
+  };
+  check_test("prefill_test", run.prefill_test);
+  check_test("decode_test", run.decode_test);
+  if (run.prefill_tokens_per_second && !run.prefill_test.starts_with("pp")) {
+    r.bad("prefill_test", run.prefill_test, "a pp<N> test for its figure");
+  }
+  if (run.decode_tokens_per_second && !run.decode_test.starts_with("tg")) {
+    r.bad("decode_test", run.decode_test, "a tg<N> test for its figure");
+  }
+  if (!so_far.find_model(run.model)) r.bad("model", run.model, "a model of models.tsv");
+  if (run.size_bytes == 0) r.bad("size_bytes", r.text("size_bytes"), "a size");
+  if (r.error()) return *r.error();
+  return run;
+}
+
+}  // namespace
+
+const PublishedModel* PublishedRuns::find_model(std::string_view id) const {
+  for (const PublishedModel& m : models) {
+    if (m.id == id) return &m;
+  }
+  return nullptr;
+}
+
+std::optional<uint64_t> test_mean_context_tokens(std::string_view test) {
+  if (test.size() < 3 || !(test.starts_with("pp") || test.starts_with("tg"))) return std::nullopt;
+  uint64_t tokens = 0;
+  const char* first = test.data() + 2;
+  const char* last = test.data() + test.size();
+  const auto [end, error] = std::from_chars(first, last, tokens);
+  if (error != std::errc() || end != last || tokens == 0) return std::nullopt;
+  return tokens / 2;
+}
+
+Result<PublishedRuns> parse_published_runs(std::string_view models_tsv,
+                                           std::string_view runs_tsv) {
+  Result<TsvTable> models = read_tsv(std::string(kModelsFile), models_tsv);
+  if (!models) return models.error();
+  Result<TsvTable> runs = read_tsv(std::string(kRunsFile), runs_tsv);
+  if (!runs) return runs.error();
+  PublishedRuns out;
+  for (size_t i = 0; i < models->rows.size(); ++i) {
+    Result<PublishedModel> model = read_model(*models, i);
+    if (!model) return model.error();
+    out.models.push_back(std::move(*model));
+  }
+  for (size_t i = 0; i < runs->rows.size(); ++i) {
+    Result<PublishedRun> run = read_run(*runs, i, out);
+    if (!run) return run.error();
+    out.runs.push_back(std::move(*run));
+  }
+  return out;
+}
+
+Result<const PublishedRuns*> published_runs() {
+  static const Result<PublishedRuns> runs =
+      parse_published_runs(speed::embedded_models_tsv(), speed::embedded_runs_tsv());
+  if (!runs) {
+    return Error("the embedded published runs: " + runs.error().message(), ErrorKind::kInternal);
+  }
+  return &*runs;
+}
+
+}  // namespace memfit

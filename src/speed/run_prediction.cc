@@ -1,0 +1,156 @@
+// The published runs predicted (memfit/published_runs.h): each run's
+// bounds from its device and model, the bands fitted on all runs and, held
+// out, on the other half (docs/validation-speed.md).
+#include <fmt/format.h>
+
+#include "memfit/published_runs.h"
+
+namespace memfit {
+namespace {
+
+SpeedModelShape shape_of(const PublishedRun& run, const PublishedModel& model) {
+  SpeedModelShape shape;
+  shape.weight_bytes = run.size_bytes;
+  shape.params = model.params;
+  shape.active_params = model.active_params;
+  shape.n_layers = model.n_layers;
+  shape.attention_width = model.attention_width;
+  shape.kv_width = model.kv_width;
+  return shape;
+}
+
+// A run's bound for one phase; nullopt when the run has no such test or
+// its device lacks the figure.
+std::optional<double> bound_of(const PublishedRun& run, const PublishedModel& model,
+                               const DeviceThroughput& device, SpeedPhase phase) {
+  const SpeedModelShape shape = shape_of(run, model);
+  if (phase == SpeedPhase::kDecode) {
+    std::optional<uint64_t> context = test_mean_context_tokens(run.decode_test);
+    if (!context) return std::nullopt;
+    const DeviceTokenBytes part{device, shape.active_weight_bytes(),
+                                shape.kv_bytes_per_token() * *context};
+    Result<double> bound = decode_bound_tokens_per_second({&part, 1});
+    return bound ? std::optional<double>(*bound) : std::nullopt;
+  }
+  std::optional<uint64_t> context = test_mean_context_tokens(run.prefill_test);
+  if (!context) return std::nullopt;
+  Result<double> bound = prefill_bound_tokens_per_second(shape, *context, device);
+  return bound ? std::optional<double>(*bound) : std::nullopt;
+}
+
+std::optional<double> measured(const PublishedRun& run, SpeedPhase phase) {
+  return phase == SpeedPhase::kDecode ? run.decode_tokens_per_second
+                                      : run.prefill_tokens_per_second;
+}
+
+struct RunBounds {
+  std::optional<double> decode;
+  std::optional<double> prefill;
+  std::optional<double> of(SpeedPhase phase) const {
+    return phase == SpeedPhase::kDecode ? decode : prefill;
+  }
+};
+
+Result<std::vector<RunBounds>> bounds_of(const PublishedRuns& runs, const HardwareTable& table) {
+  std::vector<RunBounds> out;
+  for (const PublishedRun& run : runs.runs) {
+    std::optional<DeviceThroughput> device = device_throughput(table, run.device);
+    if (!device) {
+      return Error(fmt::format("data/speed/published-runs.tsv: line {}: device {} is not in the "
+                               "hardware table",
+                               run.line, run.device));
+    }
+    const PublishedModel* model = runs.find_model(run.model);  // parse checked it
+    out.push_back({bound_of(run, *model, *device, SpeedPhase::kDecode),
+                   bound_of(run, *model, *device, SpeedPhase::kPrefill)});
+  }
+  return out;
+}
+
+// The samples of the runs `keep` accepts (by index).
+template <typename Keep>
+std::vector<EfficiencySample> samples_of(const PublishedRuns& runs,
+                                         const std::vector<RunBounds>& bounds, SpeedPhase phase,
+                                         Keep keep) {
+  std::vector<EfficiencySample> samples;
+  for (size_t i = 0; i < runs.runs.size(); ++i) {
+    const std::optional<double> bound = bounds[i].of(phase);
+    const std::optional<double> figure = measured(runs.runs[i], phase);
+    if (!keep(i) || !bound || !figure) continue;
+    const PublishedModel* model = runs.find_model(runs.runs[i].model);  // parse checked it
+    samples.push_back({runs.runs[i].backend, quant_family(runs.runs[i].quant), 1 / *bound,
+                       model->n_layers, 1 / *figure});
+  }
+  return samples;
+}
+
+std::optional<SpeedRange> predict(const EfficiencyTable& table, const PublishedRun& run,
+                                  uint64_t n_layers, std::optional<double> bound) {
+  if (!bound) return std::nullopt;
+  std::optional<EfficiencyBand> band = table.find(run.backend, quant_family(run.quant));
+  if (!band) return std::nullopt;
+  return apply_efficiency(*bound, n_layers, *band);
+}
+
+}  // namespace
+
+std::optional<DeviceThroughput> device_throughput(const HardwareTable& table,
+                                                  std::string_view id) {
+  for (const GpuSpec& g : table.gpus) {
+    if (g.id == id) return DeviceThroughput{g.id, g.bandwidth_gb_s, g.fp16_dense_tflops};
+  }
+  for (const MacSpec& m : table.macs) {
+    if (m.id == id) return DeviceThroughput{m.id, m.bandwidth_gb_s, m.fp16_tflops};
+  }
+  return std::nullopt;
+}
+
+Result<EfficiencyTable> fit_published_efficiency(const PublishedRuns& runs,
+                                                 const HardwareTable& table, SpeedPhase phase) {
+  Result<std::vector<RunBounds>> bounds = bounds_of(runs, table);
+  if (!bounds) return bounds.error();
+  const std::vector<EfficiencySample> samples =
+      samples_of(runs, *bounds, phase, [](size_t) { return true; });
+  return EfficiencyTable::fit(samples);
+}
+
+Result<std::vector<RunPrediction>> predict_published_runs(const PublishedRuns& runs,
+                                                          const HardwareTable& table) {
+  Result<std::vector<RunBounds>> bounds = bounds_of(runs, table);
+  if (!bounds) return bounds.error();
+  const auto fit = [&](SpeedPhase phase, auto keep) {
+    return EfficiencyTable::fit(samples_of(runs, *bounds, phase, keep));
+  };
+  const auto all = [](size_t) { return true; };
+  const auto even = [](size_t i) { return i % 2 == 0; };
+  const auto odd = [](size_t i) { return i % 2 == 1; };
+  const EfficiencyTable decode_all = fit(SpeedPhase::kDecode, all);
+  const EfficiencyTable prefill_all = fit(SpeedPhase::kPrefill, all);
+  // Held out: the even runs are predicted by the bands of the odd ones and
+  // the odd runs by the even ones'.
+  const EfficiencyTable decode_odd = fit(SpeedPhase::kDecode, odd);
+  const EfficiencyTable decode_even = fit(SpeedPhase::kDecode, even);
+  const EfficiencyTable prefill_odd = fit(SpeedPhase::kPrefill, odd);
+  const EfficiencyTable prefill_even = fit(SpeedPhase::kPrefill, even);
+
+  std::vector<RunPrediction> out;
+  for (size_t i = 0; i < runs.runs.size(); ++i) {
+    const PublishedRun& run = runs.runs[i];
+    const RunBounds& b = (*bounds)[i];
+    const bool is_even = i % 2 == 0;
+    const uint64_t layers = runs.find_model(run.model)->n_layers;
+    RunPrediction p;
+    p.run = &run;
+    p.family = quant_family(run.quant);
+    p.decode_bound = b.decode;
+    p.prefill_bound = b.prefill;
+    p.decode_fitted = predict(decode_all, run, layers, b.decode);
+    p.decode_held_out = predict(is_even ? decode_odd : decode_even, run, layers, b.decode);
+    p.prefill_fitted = predict(prefill_all, run, layers, b.prefill);
+    p.prefill_held_out = predict(is_even ? prefill_odd : prefill_even, run, layers, b.prefill);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace memfit

@@ -1,0 +1,72 @@
+// The decode and prefill bounds (memfit/speed.h): bytes over bandwidth,
+// FLOPs over peak compute.
+#include <fmt/format.h>
+
+#include "memfit/checked_math.h"
+#include "memfit/speed.h"
+
+namespace memfit {
+namespace {
+
+// GCC's and Clang's 128-bit integer (__extension__: no -Wpedantic warning).
+__extension__ typedef unsigned __int128 Uint128;
+
+}  // namespace
+
+uint64_t SpeedModelShape::active_weight_bytes() const {
+  if (params == 0 || active_params >= params) return weight_bytes;
+  // 128-bit product: weight_bytes x active_params reaches 10^22 for a
+  // 100 GB model of 10^11 parameters.
+  const Uint128 product = static_cast<Uint128>(weight_bytes) * static_cast<Uint128>(active_params);
+  return static_cast<uint64_t>(product / params);  // < weight_bytes: fits
+}
+
+uint64_t SpeedModelShape::kv_bytes_per_token() const {
+  return (CheckedBytes(2) * n_layers * kv_width * kv_bytes_per_element).saturated();
+}
+
+Result<double> decode_bound_tokens_per_second(std::span<const DeviceTokenBytes> parts) {
+  double seconds = 0;
+  bool any_bytes = false;
+  for (const DeviceTokenBytes& part : parts) {
+    const double bytes = static_cast<double>(part.weight_bytes) + static_cast<double>(part.kv_bytes);
+    if (bytes == 0) continue;
+    if (!(part.device.bandwidth_gb_s > 0)) {
+      return Error::usage(
+          fmt::format("decode speed: device {} has no memory bandwidth figure", part.device.name));
+    }
+    seconds += bytes / (part.device.bandwidth_gb_s * 1e9);
+    any_bytes = true;
+  }
+  if (!any_bytes) return Error::usage("decode speed: no bytes read per token");
+  return 1.0 / seconds;
+}
+
+double prefill_flops_per_token(const SpeedModelShape& shape, uint64_t context_tokens) {
+  const double dense = 2.0 * static_cast<double>(shape.active_params);
+  const double attention = 4.0 * static_cast<double>(shape.n_layers) *
+                           static_cast<double>(context_tokens) *
+                           static_cast<double>(shape.attention_width);
+  return dense + attention;
+}
+
+Result<double> prefill_bound_tokens_per_second(const SpeedModelShape& shape,
+                                               uint64_t context_tokens,
+                                               const DeviceThroughput& device) {
+  if (!(device.fp16_tflops > 0)) {
+    return Error::usage(
+        fmt::format("prefill speed: device {} has no FP16 throughput figure", device.name));
+  }
+  const double flops = prefill_flops_per_token(shape, context_tokens);
+  if (!(flops > 0)) return Error::usage("prefill speed: the model has no parameters");
+  return device.fp16_tflops * 1e12 / flops;
+}
+
+Result<double> time_to_first_token_s(uint64_t prompt_tokens, double prefill_tokens_per_second) {
+  if (!(prefill_tokens_per_second > 0)) {
+    return Error::usage("time to first token: no prefill speed");
+  }
+  return static_cast<double>(prompt_tokens) / prefill_tokens_per_second;
+}
+
+}  // namespace memfit

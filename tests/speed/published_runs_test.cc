@@ -1,0 +1,128 @@
+// The published runs (memfit/published_runs.h): the embedded copy against
+// the committed files, every row's source and device, the loader's
+// refusals, and the test names.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "memfit/published_runs.h"
+
+namespace memfit {
+namespace {
+
+std::string slurp(const std::string& relative) {
+  std::ifstream in(std::string(MEMFIT_SOURCE_DIR) + "/" + relative, std::ios::binary);
+  std::stringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+constexpr std::string_view kModels =
+    "model\tparams\tactive_params\tn_layers\tattention_width\tkv_width\tparams_basis\tsource\n"
+    "m\t1000\t1000\t2\t64\t16\tderived\thttps://example.org/config.json\n";
+constexpr std::string_view kRunsHeader =
+    "source\tengine\tbackend\tdevice\tmodel\tquant\tsize\tsize_bytes\tsize_basis\tprefill_test\t"
+    "prefill_tokens_per_second\tdecode_test\tdecode_tokens_per_second\tnotes\n";
+
+std::string runs_error(std::string_view row) {
+  Result<PublishedRuns> r = parse_published_runs(kModels, std::string(kRunsHeader) + std::string(row));
+  return r.ok() ? "" : r.error().message();
+}
+
+TEST(PublishedRuns, EmbeddedCopyIsTheCommittedFiles) {
+  Result<PublishedRuns> files = parse_published_runs(slurp("data/speed/models.tsv"),
+                                                     slurp("data/speed/published-runs.tsv"));
+  ASSERT_TRUE(files.ok()) << files.error().message();
+  Result<const PublishedRuns*> embedded = published_runs();
+  ASSERT_TRUE(embedded.ok()) << embedded.error().message();
+  ASSERT_EQ((*embedded)->runs.size(), files->runs.size());
+  for (size_t i = 0; i < files->runs.size(); ++i) {
+    EXPECT_EQ((*embedded)->runs[i].source, files->runs[i].source);
+    EXPECT_EQ((*embedded)->runs[i].decode_tokens_per_second,
+              files->runs[i].decode_tokens_per_second);
+  }
+}
+
+TEST(PublishedRuns, SixtyRunsEachWithASourceAndAKnownDevice) {
+  Result<const PublishedRuns*> runs = published_runs();
+  ASSERT_TRUE(runs.ok());
+  Result<const HardwareTable*> table = hardware_table();
+  ASSERT_TRUE(table.ok());
+  EXPECT_GE((*runs)->runs.size(), 60u);
+  std::set<std::string> backends;
+  for (const PublishedRun& run : (*runs)->runs) {
+    EXPECT_TRUE(run.source.starts_with("https://")) << "line " << run.line;
+    EXPECT_TRUE(device_throughput(**table, run.device).has_value()) << run.device;
+    EXPECT_TRUE(run.decode_tokens_per_second || run.prefill_tokens_per_second) << run.line;
+    backends.insert(run.backend);
+  }
+  // Apple (Metal, MLX), NVIDIA (CUDA) and AMD (ROCm, Vulkan) are all in.
+  EXPECT_EQ(backends, (std::set<std::string>{"cuda", "metal", "mlx", "rocm", "vulkan"}));
+}
+
+TEST(PublishedRuns, TestNamesGiveTheMeanContext) {
+  EXPECT_EQ(test_mean_context_tokens("pp512"), 256u);
+  EXPECT_EQ(test_mean_context_tokens("tg128"), 64u);
+  EXPECT_EQ(test_mean_context_tokens("tg"), std::nullopt);
+  EXPECT_EQ(test_mean_context_tokens("pp0"), std::nullopt);
+  EXPECT_EQ(test_mean_context_tokens("pp512+tg128"), std::nullopt);
+  EXPECT_EQ(test_mean_context_tokens("512"), std::nullopt);
+}
+
+TEST(PublishedRuns, LoaderRefusesBadRows) {
+  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t10\ttg128\t5\t\n"),
+            "");
+  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tx\tQ4_0\t\t900\tprinted\tpp512\t10\ttg128\t5\t\n"),
+            "data/speed/published-runs.tsv: line 2: model: 'x' is not a model of models.tsv");
+  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t10\tgen\t5\t\n"),
+            "data/speed/published-runs.tsv: line 2: decode_test: 'gen' is not pp<N> or tg<N>");
+  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\tfast\ttg128\t5\t\n"),
+            "data/speed/published-runs.tsv: line 2: prefill_tokens_per_second: 'fast' is not a "
+            "decimal number");
+  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t0\tprinted\tpp512\t10\ttg128\t5\t\n"),
+            "data/speed/published-runs.tsv: line 2: size_bytes: '0' is not a size");
+  EXPECT_EQ(runs_error("u\tllamacpp\n"),
+            "data/speed/published-runs.tsv: line 2: 2 fields, the header has 14");
+}
+
+TEST(PublishedRuns, PredictionsComeFromTheBoundAndTheOtherHalfsBand) {
+  // Four CUDA runs of the shape above on an RTX 4090 (1008 GB/s): 900
+  // bytes of weights plus 64 tokens x (2 x 2 layers x 16 x 2 bytes = 128)
+  // = 8,192 bytes of cache: 9,092 bytes a token, a bound of 1008e9 / 9092.
+  // Reached fractions 0.1, 0.2, 0.3, 0.4 (figures bound x fraction). One
+  // shape, so the layer term cannot be told from the bandwidth term and
+  // the fit keeps none: seconds = a x bound seconds, a = sum(f) /
+  // sum(f^2), and the band's median is a x the median fraction.
+  // Held out, run 0 is predicted by runs 1 and 3 (0.2, 0.4): a = 0.6 / 0.2
+  // = 3, median a x 0.3 = 0.9: bound / 3 x 0.9 = 0.3 x bound. Two runs are
+  // under four for the group and the backend: the band over all of them.
+  const double bound = 1008e9 / 9092.0;
+  std::string rows;
+  for (double fraction : {0.1, 0.2, 0.3, 0.4}) {
+    rows += "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
+            std::to_string(bound * fraction) + "\t\n";
+  }
+  Result<PublishedRuns> runs = parse_published_runs(kModels, std::string(kRunsHeader) + rows);
+  ASSERT_TRUE(runs.ok()) << runs.error().message();
+  Result<const HardwareTable*> table = hardware_table();
+  ASSERT_TRUE(table.ok());
+  Result<std::vector<RunPrediction>> p = predict_published_runs(*runs, **table);
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  ASSERT_EQ(p->size(), 4u);
+  ASSERT_TRUE((*p)[0].decode_bound.has_value());
+  EXPECT_NEAR(*(*p)[0].decode_bound, bound, 1e-6);
+  ASSERT_TRUE((*p)[0].decode_held_out.has_value());
+  EXPECT_NEAR((*p)[0].decode_held_out->median, bound * 0.3, 1e-3);
+  EXPECT_EQ((*p)[0].decode_held_out->efficiency.basis, "all backends");
+  // In-sample, all four: a = 1.0 / 0.3, the median fraction (0.2 + 0.3) /
+  // 2 = 0.25, so bound x 0.3 / 1.0 x 0.25 / 0.3 = 0.25 x bound.
+  ASSERT_TRUE((*p)[0].decode_fitted.has_value());
+  EXPECT_NEAR((*p)[0].decode_fitted->median, bound * 0.25, 1e-3);
+  EXPECT_EQ((*p)[0].decode_fitted->efficiency.basis, "backend and family");
+  EXPECT_FALSE((*p)[0].prefill_bound.has_value());
+}
+
+}  // namespace
+}  // namespace memfit

@@ -1,0 +1,92 @@
+// The speed bounds (memfit/speed.h) worked by hand.
+#include <gtest/gtest.h>
+
+#include "memfit/speed.h"
+
+namespace memfit {
+namespace {
+
+// Llama 3 8B as data/speed/models.tsv has it: 8,029,995,008 parameters, 32
+// layers, 32 x 128 query width, 8 x 128 KV width.
+SpeedModelShape llama3_8b(uint64_t weight_bytes) {
+  SpeedModelShape s;
+  s.weight_bytes = weight_bytes;
+  s.params = 8'029'995'008;
+  s.active_params = 8'029'995'008;
+  s.n_layers = 32;
+  s.attention_width = 4096;
+  s.kv_width = 1024;
+  return s;
+}
+
+TEST(SpeedBounds, KvBytesPerTokenIsKAndVOfEveryLayer) {
+  // 2 (K and V) x 32 layers x 1024 x 2 bytes (F16) = 131,072 bytes.
+  EXPECT_EQ(llama3_8b(0).kv_bytes_per_token(), 131'072u);
+}
+
+TEST(SpeedBounds, DecodeReadsWeightsAndCacheAtBandwidth) {
+  // An RTX 4090 (1008 GB/s) reading Q4_K_M's 4.58 GiB = 4,917,737,553
+  // bytes (458 x 2^30 / 100, rounded down) plus 64 tokens of cache (64 x
+  // 131,072 = 8,388,608): 4,926,126,161 bytes; 1008e9 / 4,926,126,161 =
+  // 204.623 tokens a second.
+  const DeviceTokenBytes part{{"rtx4090", 1008, 165.2}, 4'917'737'553, 131'072u * 64};
+  Result<double> bound = decode_bound_tokens_per_second({&part, 1});
+  ASSERT_TRUE(bound.ok());
+  EXPECT_NEAR(*bound, 1008e9 / 4'926'126'161.0, 1e-9);
+  EXPECT_NEAR(*bound, 204.623, 0.001);
+}
+
+TEST(SpeedBounds, OffloadedLayersAddTheHostsTime) {
+  // 10 GB on a 1000 GB/s GPU (10 ms) and 2 GB on 50 GB/s host memory (40
+  // ms): 50 ms a token, 20 tokens a second; all 12 GB on the GPU would be
+  // 83.3.
+  const DeviceTokenBytes parts[] = {{{"gpu", 1000, 100}, 10'000'000'000, 0},
+                                    {{"host", 50, 0}, 2'000'000'000, 0}};
+  Result<double> bound = decode_bound_tokens_per_second(parts);
+  ASSERT_TRUE(bound.ok());
+  EXPECT_NEAR(*bound, 20.0, 1e-9);
+}
+
+TEST(SpeedBounds, DecodeRefusesAPartWithoutBandwidth) {
+  const DeviceTokenBytes part{{"arc-a770", 0, 0}, 1000, 0};
+  Result<double> bound = decode_bound_tokens_per_second({&part, 1});
+  ASSERT_FALSE(bound.ok());
+  EXPECT_EQ(bound.error().message(), "decode speed: device arc-a770 has no memory bandwidth figure");
+  EXPECT_FALSE(decode_bound_tokens_per_second({}).ok());
+}
+
+TEST(SpeedBounds, MixtureOfExpertsReadsOnlyTheActiveShare) {
+  // Qwen3-30B-A3B: 3,352,821,760 of 30,531,911,680 parameters a token; of
+  // 17.28 GiB = 18,554,258,718 bytes that is 18,554,258,718 x 3,352,821,760
+  // / 30,531,911,680 = 2,037,511,539 bytes (rounded down).
+  SpeedModelShape s;
+  s.weight_bytes = 18'554'258'718;
+  s.params = 30'531'911'680;
+  s.active_params = 3'352'821'760;
+  EXPECT_EQ(s.active_weight_bytes(), 2'037'511'539u);
+  s.active_params = s.params;
+  EXPECT_EQ(s.active_weight_bytes(), 18'554'258'718u);
+}
+
+TEST(SpeedBounds, PrefillIsTwoFlopsAParameterPlusAttention) {
+  // pp512 averages a context of 256: 2 x 8,029,995,008 = 16,059,990,016
+  // plus 4 x 32 x 256 x 4096 = 134,217,728: 16,194,207,744 FLOPs a token.
+  const SpeedModelShape s = llama3_8b(0);
+  EXPECT_DOUBLE_EQ(prefill_flops_per_token(s, 256), 16'194'207'744.0);
+  // At an RTX 4090's 165.2 TFLOPS: 165.2e12 / 16,194,207,744 = 10,201.2.
+  Result<double> bound = prefill_bound_tokens_per_second(s, 256, {"rtx4090", 1008, 165.2});
+  ASSERT_TRUE(bound.ok());
+  EXPECT_NEAR(*bound, 10'201.2, 0.1);
+  EXPECT_FALSE(prefill_bound_tokens_per_second(s, 256, {"m5-16gb", 153, 0}).ok());
+}
+
+TEST(SpeedBounds, TimeToFirstTokenIsThePromptOverThePrefillRate) {
+  // 4,096 tokens at 2,048 a second: 2 s.
+  Result<double> ttft = time_to_first_token_s(4096, 2048);
+  ASSERT_TRUE(ttft.ok());
+  EXPECT_DOUBLE_EQ(*ttft, 2.0);
+  EXPECT_FALSE(time_to_first_token_s(4096, 0).ok());
+}
+
+}  // namespace
+}  // namespace memfit
