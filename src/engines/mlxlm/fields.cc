@@ -75,7 +75,7 @@ constexpr RequestField kMlxLmFields[] = {
              "current release)",
      .type = FieldType::kText,
      .default_text = "0.31.3",
-     .example = "0.27.0",
+     .example = "0.26.4",
      .doc = "the mlx-lm release that runs, `X.Y` or `X.Y.Z`, 0.17.0 or later (an older one is "
             "refused); since 0.27.0 the prompt's last token alone gets logits (mlx-lm #406), "
             "before it the last chunk's logits cover all its tokens; default 0.31.3, the "
