@@ -68,8 +68,8 @@ inline constexpr MlxRelease kMlxFirstKnown{0, 24, 0};
 // mlx-lm #406 (first in 0.27.0): the prompt's last token alone goes
 // through the step that computes logits.
 inline constexpr MlxRelease kMlxLmLastTokenLogits{0, 27, 0};
-// The newest releases read (docs/engine-mlxlm.md); what a release that
-// is not given is priced as, but for the logits (mlx_lm_release below).
+// The newest releases read (docs/engine-mlxlm.md): mlx-lm's is the
+// current release (tag v0.31.3), what a release not given is priced as.
 inline constexpr MlxRelease kMlxLmNewestRead{0, 31, 3};
 inline constexpr MlxRelease kMlxNewestRead{0, 32, 1};
 
@@ -111,8 +111,8 @@ struct MlxLmSettings {
   // picks Metal's (mlx_metal_limits).
   MlxBufferLimits buffers{};
   // The mlx-lm release whose prompt loop is priced; nullopt: not given,
-  // priced by the larger rule of the releases before 0.27.0 (the logits
-  // of the whole last chunk), which no release exceeds.
+  // priced as the current release, kMlxLmNewestRead (the logits of the
+  // last chunk's final token alone); older releases by their own rules.
   std::optional<MlxRelease> mlx_lm_release;
   // --confidence: 90, 95 or 99, the corpus margin added to the peak
   // (memfit/error_band.h); 0: none.
@@ -120,8 +120,8 @@ struct MlxLmSettings {
 };
 
 // How many rows of logits the prompt's last pass of `last_chunk_tokens`
-// computes under `release`: all of them before kMlxLmLastTokenLogits (or
-// with no release given), one since (docs/engine-mlxlm.md, "Releases").
+// computes under `release`: all of them before kMlxLmLastTokenLogits, one
+// since and with no release given (docs/engine-mlxlm.md, "Releases").
 uint64_t mlxlm_last_chunk_logits_rows(const std::optional<MlxRelease>& release,
                                       uint64_t last_chunk_tokens);
 

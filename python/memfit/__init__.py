@@ -153,9 +153,9 @@ mlx-lm's own, refused under another engine:
       quantized KV cache group size (default 64)
   max_kv_size (int >= 1, tokens; --max-kv-size)
       rotating KV cache of this many tokens (default unbounded)
-  mlx_lm_version (str; --mlx-lm-version)
-      the mlx-lm release that runs, X.Y[.Z], 0.17.0 or later (default: any; the
-      last chunk's logits priced over every token)
+  mlx_lm_version (str, default 0.31.3; --mlx-lm-version)
+      the mlx-lm release that runs, X.Y[.Z], 0.17.0 or later (default 0.31.3,
+      the current release)
   mlx_version (str, default 0.32.1; --mlx-version)
       the MLX release under mlx-lm, X.Y[.Z], 0.24.0 or later (default 0.32.1)
   mlx_chip (str: base, pro, max or ultra, default max; --mlx-chip)

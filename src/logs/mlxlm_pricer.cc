@@ -11,14 +11,19 @@ namespace memfit::logs {
 namespace {
 
 // The release the log printed ("mlx-lm==0.28.3"), its rules priced; none
-// when the log names none or one memfit does not price (a note says so).
+// (the profile's default, the current release) when the log names none or
+// one memfit does not price (a note says so).
 std::optional<MlxRelease> release_of(const RuntimeLog& log, std::vector<std::string>& notes) {
-  if (log.version.empty()) return std::nullopt;
+  if (log.version.empty()) {
+    notes.push_back(fmt::format("mlx-lm's version is not in the log: the current release's rules "
+                                "({}) price it", to_string(kMlxLmNewestRead)));
+    return std::nullopt;
+  }
   const std::string_view text = log.version;
   const size_t end = text.find_first_not_of("0123456789.");
   Result<MlxRelease> release = parse_mlx_lm_version(text.substr(0, end));
   if (release) return *release;
-  notes.push_back(fmt::format("mlx-lm version {}: {}; priced as when no release is given",
+  notes.push_back(fmt::format("mlx-lm version {}: {}; the current release's rules price it",
                               escape_untrusted(log.version), release.error().message()));
   return std::nullopt;
 }

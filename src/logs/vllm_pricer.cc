@@ -5,21 +5,66 @@
 // is the profiling line's (V0) or the caller's; without it the KV cache
 // capacity is priced from the printed available KV memory, which then is
 // an input and not compared.
+#include <algorithm>
+#include <cctype>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
+#include "memfit/model_spec.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/vllm.h"
 
 namespace memfit::logs {
 namespace {
 
-const PrintedFigure* rank0_figure(const RuntimeLog& log, LogFigure figure) {
-  for (const PrintedFigure& f : log.figures) {
-    if (f.figure == figure && f.device == "rank0") return &f;
+// The figure of the first rank that prints it: rank 0's, else (a log cut
+// before the engine's own lines, whose workers are rank1, rank2, ...) the
+// first worker's. Every rank of one run profiles the same GPU model.
+const PrintedFigure* first_rank_figure(const RuntimeLog& log, LogFigure figure) {
+  for (const LogDevice& d : log.devices) {
+    if (!d.id.starts_with("rank")) continue;
+    for (const PrintedFigure& f : log.figures) {
+      if (f.figure == figure && f.device == d.id) return &f;
+    }
   }
   return nullptr;
+}
+
+// The weight quantization a vLLM log names as its family: the method less
+// the kernel it runs on ("awq_marlin" -> "awq", "gptq_marlin" -> "gptq");
+// "" when the log names none ("None"). moe_wna16 serves AWQ or GPTQ MoE
+// checkpoints (vllm/model_executor/layers/quantization/moe_wna16.py).
+std::string served_quantization(const RuntimeLog& log) {
+  const LogSetting* q = log.setting("quantization");
+  if (q == nullptr) return "";
+  std::string method = q->value;
+  std::erase(method, '\'');
+  for (char& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (method.empty() || method == "none") return "";
+  if (method.ends_with("_marlin")) method.resize(method.size() - 7);
+  if (method == "compressed_tensors") method = "compressed-tensors";
+  return method;
+}
+
+// Why the config given beside the log prices another checkpoint than the
+// one the log served: the log names a weight quantization the config does
+// not declare (a base model's config given for an AWQ, GPTQ or
+// compressed-tensors repo, or vLLM's online --quantization fp8 of a 16-bit
+// checkpoint, which memfit does not model). "" when they agree or the log
+// names none. A method vLLM names by its variant agrees with the config's
+// family ("modelopt_fp4" serves quant_method "modelopt").
+std::string quantization_mismatch(const RuntimeLog& log, const QuantizationInfo& declared) {
+  const std::string served = served_quantization(log);
+  if (served.empty() || served == declared.method) return "";
+  if (!declared.method.empty() && served.starts_with(declared.method + "_")) return "";
+  if (served == "moe_wna16" && (declared.method == "awq" || declared.method == "gptq")) return "";
+  return fmt::format("the log serves {} weights and the model priced declares {}: memfit would "
+                     "price another checkpoint; give the served checkpoint's config.json or -m",
+                     escape_untrusted(served),
+                     declared.method.empty() ? "no quantization" : escape_untrusted(declared.method));
 }
 
 // The ranks whose figures the log prints.
@@ -55,6 +100,27 @@ std::optional<VllmRelease> release_of(const RuntimeLog& log, std::vector<std::st
   return std::nullopt;
 }
 
+// vLLM's V0 engine (a log whose lines are its own: vllm_reader.cc)
+// profiled max_num_batched_tokens tokens in one forward pass, and without
+// chunked prefill that is max(max_model_len, 2048)
+// (SchedulerConfig.__post_init__, vllm/config.py, v0.6.x); V0 turned
+// chunked prefill on by default only past 32,768 tokens (EngineArgs,
+// vllm/engine/arg_utils.py: use_long_context = max_model_len > 32768).
+// The current line's defaults (2048 or 8192) would profile a smaller pass.
+constexpr uint64_t kV0LongContextTokens = 32768, kV0MinBatchedTokens = 2048;
+void apply_v0_batch_default(const RuntimeLog& log, VllmRequest& q, std::vector<std::string>& notes) {
+  const LogSetting* engine = log.setting("engine");
+  if (engine == nullptr || engine->value != "V0" || q.max_num_batched_tokens || !q.max_model_len ||
+      *q.max_model_len > kV0LongContextTokens) {
+    return;
+  }
+  q.max_num_batched_tokens = std::max(*q.max_model_len, kV0MinBatchedTokens);
+  notes.push_back(fmt::format("vLLM's V0 engine (its lines show it): max_num_batched_tokens {} = "
+                              "max(max_model_len, 2048), its default without chunked prefill, "
+                              "which it turned on by default only past 32,768 tokens",
+                              *q.max_num_batched_tokens));
+}
+
 Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   VllmRequest& q = r.vllm;
   if (auto tp = count_setting(log, "tensor_parallel")) {
@@ -69,6 +135,7 @@ Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std
   q.max_num_seqs = count_setting(log, "max_num_seqs");
   q.max_num_batched_tokens = count_setting(log, "max_num_batched_tokens");
   q.block_size = count_setting(log, "block_size");
+  apply_v0_batch_default(log, q, notes);
   if (const LogSetting* u = log.setting("gpu_memory_utilization")) {
     Result<PrintedDecimal> number = parse_printed_decimal(u->value);
     if (!number) return Error::usage("gpu_memory_utilization", number.error().message());
@@ -83,11 +150,12 @@ Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std
   return Status::Ok();
 }
 
-// The GPU's total: the caller's, else the profiling line's (V0).
+// The GPU's total: the caller's, else the first rank's profiling line's
+// (V0; a log cut before rank 0's lines has its workers').
 std::optional<uint64_t> gpu_total(const RuntimeLog& log, const LogCheckOptions& options) {
   if (options.gpu_memory_total) return options.gpu_memory_total;
   for (const LogDevice& d : log.devices) {
-    if (d.id == "rank0" && d.total_bytes) return d.total_bytes;
+    if (d.id.starts_with("rank") && d.total_bytes) return d.total_bytes;
   }
   return std::nullopt;
 }
@@ -110,7 +178,7 @@ class VllmPricer final : public LogPricer {
     r.vllm.gpu_memory_total = gpu_total(log, options);
     if (!options.gpu_name.empty()) r.vllm.gpu_name = options.gpu_name;
     if (r.vllm.gpu_memory_total) return r;
-    if (const PrintedFigure* kv = rank0_figure(log, LogFigure::kKvCacheAvailable)) {
+    if (const PrintedFigure* kv = first_rank_figure(log, LogFigure::kKvCacheAvailable)) {
       r.vllm.kv_cache_memory = kv->value;
       notes.push_back("the GPU's total memory is not in the log: the KV capacity is priced from "
                       "the printed available KV memory (give --gpu-memory-total to price that too)");
@@ -125,6 +193,10 @@ class VllmPricer final : public LogPricer {
   void compare(const RuntimeLog& log, const LogCheckOptions& options, const EstimateRun& run,
                std::vector<FigureCheck>& figures) const override {
     const VllmEstimate& e = *run.vllm;
+    if (std::string why = quantization_mismatch(log, run.model->spec.quantization); !why.empty()) {
+      for (FigureCheck& c : figures) c.note = why;
+      return;
+    }
     const bool capacity_known = e.kv_given || gpu_total(log, options).has_value();
     const FigureBasis capacity = e.kv_given ? FigureBasis::kExact : FigureBasis::kModelled;
     for (FigureCheck& c : figures) {

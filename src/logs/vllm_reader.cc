@@ -185,6 +185,7 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"--max-num-batched-tokens", "--max_num_batched_tokens"}, "max_num_batched_tokens"},
               {{"--kv-cache-dtype", "--kv_cache_dtype"}, "kv_cache_dtype"},
               {{"--block-size", "--block_size"}, "block_size"},
+              {{"--quantization", "-q"}, "quantization"},
               {{"--model"}, "model"}},
              out);
   if (flag_given(text, {"--enforce-eager", "--enforce_eager"})) out.setting("enforce_eager", "True");
@@ -194,8 +195,22 @@ void read_command(std::string_view text, LogBuilder& out) {
   }
 }
 
+// Lines only vLLM's V0 engine prints: its engine line, its executor's
+// block count (V1 prints "GPU KV cache size: N tokens"), its worker's
+// profiling summary (vllm/worker/worker.py). V0's defaults differ from
+// V1's (vllm_pricer.cc), so the reader records the engine as a setting.
+bool v0_engine_line(std::string_view text) {
+  for (std::string_view marker : {"Initializing a V0 LLM engine", ", # CPU blocks:",
+                                  "Memory profiling results:", "reserved for KV Cache is",
+                                  "the current vLLM instance can use total_gpu_memory"}) {
+    if (contains(text, marker)) return true;
+  }
+  return false;
+}
+
 void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
   const std::string_view text = line.text;
+  if (v0_engine_line(text)) out.setting("engine", "V0");
   if (auto v = after(text, "vLLM API server version ")) out.set_version(v->substr(0, v->find(' ')));
   if (auto v = after(text, " LLM engine (v")) out.set_version(v->substr(0, v->find(')')));
   if (auto platform = after(text, "Automatically detected platform ")) {

@@ -30,8 +30,11 @@ Model llama32_3b() {
   return testing::corpus_model("llama3/Llama-3.2-3B-Instruct", 1000, WeightsSource::kSafetensorsHeader);
 }
 
+// Under mlx-lm 0.26.4's rule (the last chunk's logits over all its tokens),
+// as estimate_test.cc's DenseGqaLlama32_3B works it.
 MlxLmSettings mlxlm_workload(uint64_t confidence) {
   MlxLmSettings s;
+  s.mlx_lm_release = MlxRelease{0, 26, 4};
   s.prompt_tokens = 2048;
   s.max_tokens = 128;
   s.confidence = confidence;

@@ -15,11 +15,12 @@ using testing::run_memfit;
 TEST(EnginesCli, ListsEachEnginesReleasesAndWhereTheyDiffer) {
   auto r = run_memfit({"engines"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("  --mlx-lm-version (JSON mlx_lm_version): default any release: the last "
-                       "chunk's logits over all its tokens, which no release exceeds\n"),
+  EXPECT_NE(r.out.find("  --mlx-lm-version (JSON mlx_lm_version): default 0.31.3, the current "
+                       "release\n"),
             std::string::npos) << r.out;
   EXPECT_NE(r.out.find("    mlx-lm 0.27.0 and later: the last chunk's logits one row: the "
-                       "prompt's last token alone gets logits (mlx-lm #406)\n"),
+                       "prompt's last token alone gets logits (mlx-lm #406), as when none is "
+                       "given\n"),
             std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  --vllm-version (JSON vllm_version): default the current line, 0.11 to "
                        "0.20 (rules read at v0.11)\n"),

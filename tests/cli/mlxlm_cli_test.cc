@@ -31,17 +31,19 @@ TEST(MlxLmCli, PreflightGeneratePrintsThePeakAsTotalBytes) {
   const nlohmann::json& m = j["mlxlm"];
   EXPECT_EQ(m["peak_phase"], "last_chunk");
   // Qwen3-14B: 40 layers x 2 x 8 x 128 x 2 B = 163,840 B per token; the
-  // prompt's 2048 slots: 335,544,320 B. Logits 2048 x 151,936 x 2 B =
-  // 622,329,856 B, over the MLP's 2048 x 17,408 x 2 x 3 = 213,909,504. The
-  // transient is the run-ahead replay (tests/engines/mlxlm/estimate_test.cc
-  // works one by hand): the logits and 801,112,064 B that the buffers in
-  // flight before the LM head hold.
+  // prompt's 2048 slots: 335,544,320 B. No --mlx-lm-version: the current
+  // release (0.31.3) computes the logits of the prompt's final token only,
+  // 151,936 x 2 B = 303,872 B (before 0.27.0 the whole chunk's, 2048 x
+  // 151,936 x 2 = 622,329,856: tests/engines/mlxlm/releases_test.cc); the
+  // MLP's 2048 x 17,408 x 2 x 3 = 213,909,504. The transient is the
+  // run-ahead replay (tests/engines/mlxlm/estimate_test.cc works one by
+  // hand), pinned.
   EXPECT_EQ(m["kv_bytes"], 335544320u);
-  EXPECT_EQ(m["phases"]["last_chunk"]["logits_bytes"], 622329856u);
+  EXPECT_EQ(m["phases"]["last_chunk"]["logits_bytes"], 303872u);
   EXPECT_EQ(m["phases"]["last_chunk"]["mlp_bytes"], 213909504u);
-  EXPECT_EQ(m["transient_bytes"], 1423441920u);  // the run-ahead replay (engine test)
+  EXPECT_EQ(m["transient_bytes"], 1010827264u);  // the run-ahead replay (engine test)
   const uint64_t weights = j["weights_bytes"];
-  EXPECT_EQ(j["total_bytes"], weights + 335544320u + 1423441920u);
+  EXPECT_EQ(j["total_bytes"], weights + 335544320u + 1010827264u);
   EXPECT_EQ(m["figures"]["kv_bytes"], "exact");
   EXPECT_EQ(m["figures"]["transient_bytes"], "modelled");
   EXPECT_EQ(m["kv_capacity_tokens"], 2304);  // 2176 tokens, in steps of 256

@@ -94,6 +94,73 @@ TEST(CheckLog, VllmWeightsFromTheConfigBesideTheLog) {
   EXPECT_EQ(figure(c, "total", LogFigure::kKvBlocks)->printed.value, 1952u);
 }
 
+LogCheckOptions vllm_10517_29k() {
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-10517-llama31-8b-rtx3090-29k.config.json");
+  options.gpu_name = "NVIDIA GeForce RTX 3090";
+  return options;
+}
+
+TEST(CheckLog, AV0LogProfilesMaxModelLenTokensAtOnce) {
+  // vllm-project/vllm#10517, V0 (its "# GPU blocks: 1478, # CPU blocks:
+  // 2048" line), max_model_len 29,000 (< 32,768: chunked prefill off), so
+  // V0 batched max(29,000, 2,048) = 29,000 tokens in its profile, where the
+  // current line's default on a 24 GiB GPU is 2,048.
+  const LogCheck c = check("vllm", "vllm-10517-llama31-8b-rtx3090-29k.log", vllm_10517_29k());
+  bool noted = false;
+  for (const std::string& n : c.log.notes) noted |= n.starts_with("vLLM's V0 engine (its lines show it): max_num_batched_tokens 29000");
+  EXPECT_TRUE(noted);
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 3'097'141'117u);  // pinned: 0.9981 of the printed 2.89 GiB
+  EXPECT_EQ(figure(c, "total", LogFigure::kKvBlocks)->memfit, 1476u);  // printed 1478
+  // The same run with the current line's 2,048 tokens leaves more for KV:
+  // the activation of 26,952 more batched tokens.
+  LogCheckOptions small = vllm_10517_29k();
+  small.command = "vllm serve m --max-num-batched-tokens 2048";
+  const LogCheck v1_default = check("vllm", "vllm-10517-llama31-8b-rtx3090-29k.log", small);
+  EXPECT_GT(*figure(v1_default, "rank0", LogFigure::kKvCacheAvailable)->memfit, *kv->memfit);
+}
+
+TEST(CheckLog, AConfigOfAnotherQuantizationIsNotPriced) {
+  // vllm-project/vllm#23066 served GPTQ weights (quantization=gptq_marlin);
+  // the base Mixtral config beside it declares none: memfit would price a
+  // 16-bit checkpoint, so no figure is priced, and each says why.
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-23066-mixtral-8x7b-gptq-tp2.config.json");
+  options.command = "vllm serve m --tensor-parallel-size 2 --quantization gptq_marlin";
+  const LogCheck c = check("vllm", "vllm-23066-mixtral-8x7b-gptq-tp2.log", options);
+  const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
+  ASSERT_NE(weights, nullptr);
+  EXPECT_FALSE(weights->memfit.has_value());
+  EXPECT_EQ(weights->note, "the log serves gptq weights and the model priced declares no "
+                           "quantization: memfit would price another checkpoint; give the served "
+                           "checkpoint's config.json or -m");
+  // Without the method named, the same config prices the weights.
+  options.command = "vllm serve m --tensor-parallel-size 2";
+  EXPECT_TRUE(figure(check("vllm", "vllm-23066-mixtral-8x7b-gptq-tp2.log", options), "rank0",
+                     LogFigure::kWeights)->memfit.has_value());
+  // A method the config declares agrees: DeepSeek-V3's fp8 served as fp8.
+  LogCheckOptions fp8;
+  fp8.config_json = read_test_log("vllm", "vllm-14447-deepseek-r1-awq-tp16-rtx3090.config.json");
+  fp8.command = "vllm serve m --tensor-parallel-size 16 --quantization fp8";
+  EXPECT_TRUE(figure(check("vllm", "vllm-14447-deepseek-r1-awq-tp16-rtx3090.log", fp8), "rank1",
+                     LogFigure::kWeights)->memfit.has_value());
+}
+
+TEST(CheckLog, TheGpuTotalOfALogCutBeforeRankZero) {
+  // vllm-project/pull/14447's chunk holds three workers (rank1 to rank3)
+  // and no rank 0; each prints total_gpu_memory (23.58GiB), which sizes
+  // the KV capacity.
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-14447-deepseek-r1-awq-tp16-rtx3090.config.json");
+  const LogCheck c = check("vllm", "vllm-14447-deepseek-r1-awq-tp16-rtx3090.log", options);
+  const FigureCheck* kv = figure(c, "rank1", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->note, "");
+  EXPECT_EQ(kv->basis, FigureBasis::kModelled);
+}
+
 TEST(CheckLog, LogsThatCannotBePricedSayWhyInOneLine) {
   const LogCheck sglang = check("sglang", "sglang-4826-gemma3-h200.log");
   EXPECT_EQ(sglang.not_priced, "SGLang has no memfit engine profile yet: its figures are read, not priced");

@@ -85,6 +85,22 @@ TEST(VllmLog, EngineConfigLineGivesTheSettings) {
   EXPECT_EQ(setting_of(*log, "dtype"), "torch.bfloat16");
   EXPECT_EQ(setting_of(*log, "kv_cache_dtype"), "auto");
   EXPECT_EQ(setting_of(*log, "enforce_eager"), "False");
+  EXPECT_EQ(setting_of(*log, "quantization"), "None");
+  EXPECT_EQ(setting_of(*log, "engine"), "<none>");  // a V1 log
+}
+
+// V0's own lines mark the log as V0's (its defaults differ: vllm_pricer.cc);
+// a command line's --quantization is read as the engine line's.
+TEST(VllmLog, V0LinesAndTheQuantizationFlag) {
+  const RuntimeLog v0 = read("vllm-10517-llama31-8b-rtx3090-29k.log");  // "# GPU blocks: 1478, # CPU blocks: 2048"
+  EXPECT_EQ(setting_of(v0, "engine"), "V0");
+  Result<RuntimeLog> command = read_runtime_log(
+      "INFO 08-17 22:48:22 [gpu_model_runner.py:2005] Model loading took 11.0802 GiB and 3.1 seconds\n"
+      "vllm serve /m --tensor-parallel-size 2 --quantization gptq_marlin --max-model-len 1024\n");
+  ASSERT_TRUE(command.ok());
+  EXPECT_EQ(setting_of(*command, "quantization"), "gptq_marlin");
+  EXPECT_EQ(setting_of(*command, "tensor_parallel"), "2");
+  EXPECT_EQ(setting_of(*command, "engine"), "<none>");
 }
 
 }  // namespace

@@ -71,14 +71,15 @@ constexpr RequestField kMlxLmFields[] = {
     {.name = "mlx_lm_version",
      .flags = "--mlx-lm-version",
      .engine = "mlx-lm",
-     .help = "the mlx-lm release that runs, X.Y[.Z], 0.17.0 or later (default: any; the last "
-             "chunk's logits priced over every token)",
+     .help = "the mlx-lm release that runs, X.Y[.Z], 0.17.0 or later (default 0.31.3, the "
+             "current release)",
      .type = FieldType::kText,
-     .example = "0.27.0",
+     .default_text = "0.31.3",
+     .example = "0.26.4",
      .doc = "the mlx-lm release that runs, `X.Y` or `X.Y.Z`, 0.17.0 or later (an older one is "
-            "refused); since 0.27.0 the prompt's last token alone gets logits (mlx-lm #406); "
-            "default: not given, the last chunk's logits over all its tokens, which no release "
-            "exceeds (docs/engine-mlxlm.md, \"Releases\")"}),
+            "refused); since 0.27.0 the prompt's last token alone gets logits (mlx-lm #406), "
+            "before it the last chunk's logits cover all its tokens; default 0.31.3, the "
+            "current release (docs/engine-mlxlm.md, \"Releases\")"}),
     parsed_field<parse_mlx_version, &R::mlxlm, &MlxLmRequest::mlx_version>(
     {.name = "mlx_version",
      .flags = "--mlx-version",

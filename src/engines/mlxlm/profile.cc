@@ -31,10 +31,9 @@ std::optional<MlxChip> chip_of(const EstimateRequest& r) {
 constexpr ReleaseDifference kMlxLmReleases[] = {
     {"mlx-lm before 0.17.0", "refused: the prompt ran in one pass (prefill_step_size came with "
                              "mlx-examples #931)"},
-    {"mlx-lm 0.17.0 to 0.26.x", "the last chunk's logits over all its tokens, as when none is "
-                                "given"},
+    {"mlx-lm 0.17.0 to 0.26.x", "the last chunk's logits over all its tokens"},
     {"mlx-lm 0.27.0 and later", "the last chunk's logits one row: the prompt's last token alone "
-                                "gets logits (mlx-lm #406)"},
+                                "gets logits (mlx-lm #406), as when none is given"},
     {"MLX before 0.24.0", "refused (--mlx-version): no bound on the command buffers in flight"},
 };
 
@@ -49,8 +48,7 @@ class MlxLmProfile final : public MlxLmCommands {
   std::string_view release() const override { return "mlx-lm main of late 2025 on MLX v0.24.0 to v0.32.1 (docs/engine-mlxlm.md)"; }
   EngineVersions versions() const override {
     return {.field = "mlx_lm_version",
-            .default_text = "any release: the last chunk's logits over all its tokens, which no "
-                            "release exceeds",
+            .default_text = "0.31.3, the current release",
             .differences = kMlxLmReleases};
   }
 
@@ -86,7 +84,7 @@ class MlxLmProfile final : public MlxLmCommands {
     s.kv_bits = q.kv_bits.value_or(s.kv_bits);
     s.kv_group_size = q.kv_group_size.value_or(s.kv_group_size);
     s.max_kv_size = q.max_kv_size.value_or(s.max_kv_size);
-    s.mlx_lm_release = q.mlx_lm_version;
+    s.mlx_lm_release = q.mlx_lm_version.value_or(kMlxLmNewestRead);
     if (std::optional<MlxChip> chip = chip_of(r)) s.buffers = mlx_metal_limits(*chip);
     s.confidence = r.confidence.value_or(0);
     // The cache holds the prompt and every generated token.

@@ -78,7 +78,7 @@ MlxBufferLimits mlx_metal_limits(MlxChip chip) {
 
 uint64_t mlxlm_last_chunk_logits_rows(const std::optional<MlxRelease>& release,
                                       uint64_t last_chunk_tokens) {
-  if (release && *release >= kMlxLmLastTokenLogits) return 1;
+  if (release.value_or(kMlxLmNewestRead) >= kMlxLmLastTokenLogits) return 1;
   return last_chunk_tokens;
 }
 

@@ -24,16 +24,17 @@ struct Row {
   std::string platform;
   uint64_t buffer_ops, buffer_mega_elements;
   uint64_t printed, mlxlm, mlxcel;
+  std::string release;  // "0.26.4", or "-": the default (the current release)
   std::string source;
 };
 
 std::vector<Row> read_rows() {
   std::vector<Row> rows;
   for (const std::vector<std::string>& f :
-       testing::read_tsv("calibration/mlxlm-published-runs.tsv", 14)) {
+       testing::read_tsv("calibration/mlxlm-published-runs.tsv", 15)) {
     auto n = [&f](std::size_t i) { return static_cast<uint64_t>(std::stoull(f[i])); };
     rows.push_back(Row{f[0], n(1), n(2), n(3), n(4), n(5), n(6), f[7], n(8), n(9), n(10), n(11),
-                       n(12), f[13]});
+                       n(12), f[13], f[14]});
   }
   return rows;
 }
@@ -59,6 +60,13 @@ TEST(MlxLmCalibration, EveryPublishedRowRecomputes) {
     s.batch = r.batch;
     s.prefill_step_size = r.step;
     s.fused_sdpa = r.fused != 0;
+    // The run's own rules: before mlx-lm #406 (0.27.0) the logits of the
+    // whole last chunk, since then of its final token (the default).
+    if (r.release != "-") {
+      Result<MlxRelease> release = parse_mlx_lm_version(r.release);
+      ASSERT_TRUE(release.ok()) << r.release;
+      s.mlx_lm_release = *release;
+    }
     // CUDA graphs count every input; Metal's buffers each distinct one once.
     s.buffers = MlxBufferLimits{r.buffer_ops, r.buffer_mega_elements, r.platform == "metal"};
     Result<MlxLmEstimate> e = estimate_mlxlm(m, s, budget);

@@ -41,9 +41,9 @@ TEST(MlxLmReleases, LogitsOfTheLastChunkBeforeAndSince406) {
   // token alone: 128,256 x 2 = 256,512.
   EXPECT_EQ(before.last_chunk.logits_bytes, 525'336'576u);
   EXPECT_EQ(since.last_chunk.logits_bytes, 256'512u);
-  // No release given prices the larger rule.
-  EXPECT_EQ(unsaid.last_chunk.logits_bytes, 525'336'576u);
-  EXPECT_EQ(unsaid.total_bytes, before.total_bytes);
+  // No release given prices the current release, 0.31.3: one row.
+  EXPECT_EQ(unsaid.last_chunk.logits_bytes, 256'512u);
+  EXPECT_EQ(unsaid.total_bytes, since.total_bytes);
   // The rest of the pass is the same L = 2048 tokens either way: the KV
   // cache (28 x 2048 x 4096 = 234,881,024), attention and MLP.
   EXPECT_EQ(since.last_chunk.kv_bytes, 234'881'024u);
@@ -66,7 +66,7 @@ TEST(MlxLmReleases, TheLogitsRowsAreAllTheTransientMovesWhenNothingCommits) {
 }
 
 TEST(MlxLmReleases, LastChunkLogitsRows) {
-  EXPECT_EQ(mlxlm_last_chunk_logits_rows(std::nullopt, 300), 300u);
+  EXPECT_EQ(mlxlm_last_chunk_logits_rows(std::nullopt, 300), 1u);  // the current release's
   EXPECT_EQ(mlxlm_last_chunk_logits_rows(MlxRelease{0, 26, 4}, 300), 300u);
   EXPECT_EQ(mlxlm_last_chunk_logits_rows(MlxRelease{0, 27, 0}, 300), 1u);
   EXPECT_EQ(mlxlm_last_chunk_logits_rows(MlxRelease{1, 0, 0}, 300), 1u);
