@@ -227,8 +227,14 @@ void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d
     case LogFigure::kKvCache:
     case LogFigure::kRecurrent:
       if (e.kv_bytes > 0 && e.recurrent_bytes > 0) {
-        c.note = "KV and recurrent state share a device's context in memfit's placement: see the total";
-        return;
+        // A device holding the whole context holds all of each part.
+        if ((CheckedBytes(e.kv_bytes) + e.recurrent_bytes).value() != context) {
+          c.note = "KV and recurrent state share a device's context in memfit's placement: see the total";
+          return;
+        }
+        c.memfit = c.printed.figure == LogFigure::kKvCache ? e.kv_bytes : e.recurrent_bytes;
+        c.basis = FigureBasis::kExact;
+        break;
       }
       c.memfit = context;
       c.basis = FigureBasis::kExact;

@@ -71,8 +71,13 @@ TEST(CheckLog, ThreeSequencesKeepTheirStreams) {
 }
 
 TEST(CheckLog, HybridModelComparesKvAndStateAsTotals) {
+  // A CPU run: the host holds the whole context, so its KV and state are
+  // compared on it too (memfit places a device's KV and state together).
   const LogCheck c = check("llamacpp", "llamacpp-pinned-granite-hybrid-ctx4096.log");
-  EXPECT_FALSE(figure(c, "CPU", LogFigure::kKvCache)->memfit.has_value());
+  const FigureCheck* cpu_kv = figure(c, "CPU", LogFigure::kKvCache);
+  ASSERT_NE(cpu_kv, nullptr);
+  EXPECT_EQ(cpu_kv->memfit, cpu_kv->printed.value);  // 4.00 MiB, exactly
+  EXPECT_TRUE(figure(c, "CPU", LogFigure::kRecurrent)->within_print);
   const FigureCheck* kv = figure(c, "total", LogFigure::kKvCache);
   ASSERT_NE(kv, nullptr);
   EXPECT_EQ(kv->note, "the sum of the devices' buffers");
@@ -144,6 +149,9 @@ TEST(CheckLog, NemotronHConfigCountsItsLayersFromTheirTypes) {
   EXPECT_EQ(kv->memfit, 198'180'864u);
   EXPECT_EQ(state->memfit, 1'653'080'064u);
   EXPECT_TRUE(kv->within_print && state->within_print);
+  // One GPU holds the whole context: its own KV and RS rows are the same.
+  EXPECT_EQ(figure(c, "CUDA0", LogFigure::kKvCache)->memfit, 198'180'864u);
+  EXPECT_EQ(figure(c, "CUDA0", LogFigure::kRecurrent)->memfit, 1'653'080'064u);
 }
 
 TEST(CheckLog, CellsPaddedLessThanMemfitsAreSaid) {
