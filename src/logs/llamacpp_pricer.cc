@@ -305,6 +305,26 @@ std::string cells_note(const RuntimeLog& log) {
                      *cells, round_up(*cells, kLlamaCppCellPad).saturated(), kLlamaCppCellPad);
 }
 
+// A partial offload whose release placed the blocks by another rule: the
+// log's "offloading N repeating layers" against the pinned release's
+// count for the same -ngl. The pinned release starts the GPUs at block
+// n_layer + 1 - ngl and gives the output layer one of the ngl slots
+// (llama-model.cpp load_tensors, i_gpu_start; docs/llamacpp-rules.md,
+// "Memory per device"); releases before it started at n_layer - ngl,
+// ngl blocks and the output layer on the host. "" when they agree.
+std::string offload_note(const RuntimeLog& log, uint64_t blocks) {
+  const std::optional<uint64_t> ngl = count_setting(log, "n_gpu_layers");
+  const std::optional<uint64_t> printed = count_setting(log, "repeating_layers_offloaded");
+  if (!ngl || !printed || *ngl == 0 || blocks == 0) return "";
+  const uint64_t slots = std::min(*ngl, blocks + 1);
+  const uint64_t pinned = slots - 1;  // the output layer takes the last slot
+  if (*printed == pinned) return "";
+  return fmt::format("the log's release offloaded {} blocks for {} GPU layers and kept the output "
+                     "layer on the host (i_gpu_start = n_layer - n_gpu_layers); memfit's pinned "
+                     "release offloads {} and the output layer (n_layer + 1 - n_gpu_layers)",
+                     *printed, *ngl, pinned);
+}
+
 void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& options,
                              const EstimateRun& run, std::vector<FigureCheck>& figures) const {
   const LlamaCppEstimate& e = *run.llamacpp;
@@ -341,6 +361,12 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     }
   }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
+  const std::string offload = offload_note(log, run.model->spec.layers.size());
+  for (FigureCheck& c : figures) {
+    const LogFigure f = c.printed.figure;
+    if (offload.empty() || !c.memfit || (f != LogFigure::kModel && f != LogFigure::kKvCache)) continue;
+    c.note = c.note.empty() ? offload : offload + "; " + c.note;
+  }
 }
 
 }  // namespace

@@ -225,6 +225,9 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
     read_using_device(*rest, out);
   } else if (auto offload = after(text, "offloaded "); offload && contains(text, "layers to GPU")) {
     read_offload(*offload, out);
+  } else if (auto repeating = after(text, "offloading "); repeating && contains(text, "repeating layers to GPU")) {
+    // "offloading 30 repeating layers to GPU": the blocks on the GPUs.
+    if (std::optional<uint64_t> n = leading_count(*repeating)) out.setting("repeating_layers_offloaded", std::to_string(*n));
   } else if (auto variant = after(text, "libggml-cpu-")) {
     read_cpu_variant(*variant, out);
   } else if (contains(text, "system_info:")) {

@@ -141,6 +141,15 @@ TEST(LlamaCppLog, CacheSummaryGivesTheCellsAndSequences) {
   EXPECT_EQ(setting_of(strix, "kv_cells"), "70016");
 }
 
+TEST(LlamaCppLog, RepeatingLayersOffloadedAreRead) {
+  // ggml-org/llama.cpp#13729: "offloading 30 repeating layers to GPU",
+  // "offloaded 30/49 layers to GPU".
+  const RuntimeLog log = read("llamacpp-13729-qwen3-30b-a3b-partial-offload-cuda.log");
+  EXPECT_EQ(setting_of(log, "repeating_layers_offloaded"), "30");
+  EXPECT_EQ(setting_of(log, "n_gpu_layers"), "30");
+  EXPECT_EQ(setting_of(log, "n_layers_offloadable"), "49");
+}
+
 TEST(LlamaCppLog, FileTypeLineIsRead) {
   // ggml-org/llama.cpp#8615: "llm_load_print_meta: model ftype      = Q2_K - Medium".
   const RuntimeLog log = read("llamacpp-8615-405b-merge-metal.log");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "logs/log_pricer.h"
 #include "logs/log_test_data.h"
@@ -192,6 +193,28 @@ TEST(CheckLog, ModelBuffersFromTheConfigAtTheRunsFileType) {
   const LogCheck iq = check("llamacpp", slug + ".log", with_config(slug, "IQ2_XXS"));
   EXPECT_EQ(figure(iq, "CUDA1", LogFigure::kModel)->note,
             "the file type 'IQ2_XXS' is not one memfit prices as llama-quantize writes it");
+}
+
+TEST(CheckLog, AnOlderOffloadRuleIsSaidOnTheRow) {
+  // ggml-org/llama.cpp#13729 (b5466), Qwen3-30B-A3B Q4_K_M, -ngl 30 of 48
+  // blocks: "offloading 30 repeating layers", blocks 18..47 on CUDA0 and
+  // the output layer on the host. memfit's pinned release puts blocks
+  // 19..47 and the output layer there. Block 18 (not a more-bits block:
+  // (18 - 6) % 3 = 0) in Q4_K (144 B a 256-element block): q and o 2 x
+  // 4,718,592, k and v 2 x 589,824, three expert tensors 3 x 113,246,208,
+  // router 2,048 x 128 x 4 B = 1,048,576, norms 17,408: 351,421,440 B;
+  // output Q6_K 151,936 x 2,048 x 210 / 256 = 255,252,480 B; block 18 less
+  // the output: 96,168,960 B, the whole of the gap (the printed total is
+  // memfit's), to within the rows' padding CUDA adds (< 2 x 5,243 B).
+  const std::string slug = "llamacpp-13729-qwen3-30b-a3b-partial-offload-cuda";
+  const LogCheck c = check("llamacpp", slug + ".log", with_config(slug, "Q4_K_M"));
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_TRUE(gpu->memfit.has_value());
+  const int64_t gap = int64_t(gpu->printed.value) - int64_t(*gpu->memfit);
+  EXPECT_LT(std::abs(gap - 96'168'960), 2 * 5'243) << gap;
+  EXPECT_TRUE(gpu->note.starts_with("the log's release offloaded 30 blocks for 30 GPU layers"))
+      << gpu->note;
 }
 
 TEST(GgufFileTypeName, LlamaCppsPrintedNamesAreLlamaQuantizesNames) {
