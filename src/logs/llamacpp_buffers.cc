@@ -89,6 +89,16 @@ void read_cache_shape(std::string_view text, LogBuilder& out) {
   }
 }
 
+// What follows "size =" in a summary, the "=" after any spaces ("KV self
+// size  = 3937.50 MiB" prints two); nullopt when no "size" is followed by one.
+std::optional<std::string_view> after_size_equals(std::string_view text) {
+  for (size_t at = text.find("size"); at != std::string_view::npos; at = text.find("size", at + 4)) {
+    const std::string_view rest = trim(text.substr(at + 4));
+    if (rest.starts_with('=')) return rest.substr(1);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string device_of_buffer(std::string_view buffer) {
@@ -149,7 +159,7 @@ bool read_cache_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& 
   if (auto k = cache_type(text, " K (")) out.setting("cache_type_k", *k);
   if (auto v = cache_type(text, " V (")) out.setting("cache_type_v", *v);
   read_cache_shape(text, out);
-  if (std::optional<std::string_view> size = after(text, "size =")) {
+  if (std::optional<std::string_view> size = after_size_equals(text)) {
     if (std::optional<PrintedQuantity> q = leading_quantity(*size, binary_units())) {
       state.kv_summaries.emplace_back(*q, line.number);
     }

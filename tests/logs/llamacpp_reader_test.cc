@@ -150,6 +150,17 @@ TEST(LlamaCppLog, RepeatingLayersOffloadedAreRead) {
   EXPECT_EQ(setting_of(log, "n_layers_offloadable"), "49");
 }
 
+TEST(LlamaCppLog, KvSelfSizeSummaryIsTheTotalWhenNoBufferLineIs) {
+  // ggml-org/llama.cpp#11598: the excerpt's one cache line, "KV self size
+  // = 3937.50 MiB" (two spaces before "="), cut after V's size: the
+  // total, 3937.50 x 2^20 = 4,128,768,000 B.
+  const RuntimeLog log = read("llamacpp-11598-qwen25-7b-1m-vulkan-mi60.log");
+  const PrintedFigure* kv = find_figure(log, "total", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->value, 4'128'768'000u);
+  EXPECT_EQ(log.figures.size(), 1u);
+}
+
 TEST(LlamaCppLog, FileTypeLineIsRead) {
   // ggml-org/llama.cpp#8615: "llm_load_print_meta: model ftype      = Q2_K - Medium".
   const RuntimeLog log = read("llamacpp-8615-405b-merge-metal.log");
