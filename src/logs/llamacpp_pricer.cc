@@ -311,11 +311,15 @@ std::string cells_note(const RuntimeLog& log) {
 // n_layer + 1 - ngl and gives the output layer one of the ngl slots
 // (llama-model.cpp load_tensors, i_gpu_start; docs/llamacpp-rules.md,
 // "Memory per device"); releases before it started at n_layer - ngl,
-// ngl blocks and the output layer on the host. "" when they agree.
+// ngl blocks and the output layer on the host. "" when they agree or
+// every block is offloaded.
 std::string offload_note(const RuntimeLog& log, uint64_t blocks) {
   const std::optional<uint64_t> ngl = count_setting(log, "n_gpu_layers");
   const std::optional<uint64_t> printed = count_setting(log, "repeating_layers_offloaded");
-  if (!ngl || !printed || *ngl == 0 || blocks == 0) return "";
+  // A full offload places every block and the output layer under either
+  // rule (the pinned release then prints one block fewer than it
+  // offloads: n_repeating = min(ngl, n_layer) - 1).
+  if (!ngl || !printed || *ngl == 0 || blocks == 0 || *ngl > blocks) return "";
   const uint64_t slots = std::min(*ngl, blocks + 1);
   const uint64_t pinned = slots - 1;  // the output layer takes the last slot
   if (*printed == pinned) return "";

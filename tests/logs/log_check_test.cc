@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include "logs/log_pricer.h"
 #include "logs/log_test_data.h"
@@ -215,6 +216,19 @@ TEST(CheckLog, AnOlderOffloadRuleIsSaidOnTheRow) {
   EXPECT_LT(std::abs(gap - 96'168'960), 2 * 5'243) << gap;
   EXPECT_TRUE(gpu->note.starts_with("the log's release offloaded 30 blocks for 30 GPU layers"))
       << gpu->note;
+
+  // Every block offloaded: both rules place the same; the pinned release
+  // prints one block fewer than it offloads (min(ngl, n_layer) - 1).
+  std::string full = read_test_log("llamacpp", slug + ".log");
+  for (auto [from, to] : {std::pair<std::string, std::string>{"offloading 30 repeating", "offloading 47 repeating"},
+                          {"offloaded 30/49", "offloaded 49/49"}}) {
+    full.replace(full.find(from), from.size(), to);
+  }
+  Result<LogCheck> all = check_log(full, with_config(slug, "Q4_K_M"), nullptr);
+  ASSERT_TRUE(all.ok());
+  const FigureCheck* all_gpu = figure(*all, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(all_gpu, nullptr);
+  EXPECT_EQ(all_gpu->note.find("release offloaded"), std::string::npos) << all_gpu->note;
 }
 
 TEST(GgufFileTypeName, LlamaCppsPrintedNamesAreLlamaQuantizesNames) {
