@@ -3,7 +3,7 @@
 //
 //   memfit check-log FILE|- [--json] [-m MODEL] [--config FILE]
 //                    [--gpu-memory-total SIZE] [--gpu-name NAME] [--runtime-version V]
-//                    [--command "vllm serve ..."]
+//                    [--command "vllm serve ..."] [--file-type Q4_K_M]
 //
 // Exit 0 with the table (or JSON) on stdout, priced or not; 1 when the
 // log, the model or the config cannot be read; 2 for a bad option value.
@@ -34,6 +34,7 @@ struct CheckLogOptions {
   std::string gpu_name;
   std::string version;
   std::string command;
+  std::string file_type;
   bool json = false;
 };
 
@@ -71,6 +72,7 @@ Result<LogCheckOptions> check_options(const CheckLogOptions& o) {
   options.gpu_name = o.gpu_name;
   options.version = o.version;
   options.command = o.command;
+  options.file_type = o.file_type;
   if (!o.config_path.empty()) {
     Result<std::string> config = read_whole(o.config_path, kMaxConfigBytes);
     if (!config) return config.error();
@@ -122,6 +124,9 @@ void add_check_log_command(CLI::App& app, int& exit_code) {
   command->add_option("--command", o->command,
                       "the command line that started the run, when the log does not show it "
                       "(what the log printed wins)");
+  command->add_option("--file-type", o->file_type,
+                      "the GGUF file type the run loaded (Q4_K_M), with --config, when the "
+                      "log does not print it (llama.cpp)");
   command->callback([o, &exit_code] { exit_code = run_check_log(*o); });
 }
 

@@ -10,6 +10,8 @@ options tests/logs/log_replay_test.cc passes, see replay_options below):
   --runtime-version V           the sidecar's version, when it reads as one
   --command CMD                 the sidecar's command line
   --gpu-name NAME               vLLM logs: the sidecar's first device
+  --file-type TYPE              the sidecar's gguf_file_type (a llama.cpp
+                                log priced from its config)
 
 Usage: scripts/gen-validation-logs.py [--memfit build/release/memfit]
                                       [--update-expected] [--check]
@@ -52,6 +54,9 @@ def replay_options(engine, slug, sidecar):
     command = sidecar.get("command")
     if isinstance(command, str) and command:
         args += ["--command", command]
+    file_type = sidecar.get("gguf_file_type")
+    if isinstance(file_type, str) and file_type:
+        args += ["--file-type", file_type]
     devices = sidecar.get("devices") or []
     if engine == "vllm" and devices and isinstance(devices[0], str):
         args += ["--gpu-name", devices[0]]
@@ -119,7 +124,7 @@ def row_table(rows):
     for r in rows:
         f = r["figure"]
         memfit = "-" if f["memfit"] is None else f["memfit"]
-        note = f" ({f['note']})" if f["note"] and f["memfit"] is None else ""
+        note = f" ({f['note']})" if f["note"] else ""
         lines.append(f"| {r['engine']}/{r['slug']} | {f['device']} | {f['figure']} | {f['printed_text']} "
                      f"| {memfit} | {fmt_ratio(f['ratio'])} | {f['basis'] or '-'}{note} | {r['source']} |")
     return lines

@@ -50,6 +50,11 @@ struct LogCheckOptions {
   // whose rules price the run (vLLM's accounting). Ignored when the log
   // prints one.
   std::string version;
+  // The GGUF file type the run loaded ("Q4_K_M", as llama-quantize names
+  // it), when a config is given beside a llama.cpp log: the weights are
+  // priced as the GGUF llama-quantize writes for it. The log's own
+  // `file type` line wins. "": the log's, else none.
+  std::string file_type;
 };
 
 enum class ModelSource { kNone, kLog, kModel, kConfig };
@@ -111,7 +116,7 @@ std::string render_log_check_text(const LogCheck& check);
 // The JSON request of POST /v1/check-log and memfit_check_log_json:
 //   {"log": "<the log's text>", "model": "...", "config": {...} | "<text>",
 //    "gpu_memory_total": "80GiB" | <bytes>, "gpu_name": "...", "version": "...",
-//    "command": "..."}
+//    "command": "...", "file_type": "Q4_K_M"}
 // "log" is required; an unknown field is refused by name (kUsage naming it).
 struct LogCheckRequest {
   std::string log;

@@ -369,8 +369,9 @@ def request(fields):
 def check_log(log, **options):
     """Reads a runtime's log (its text) and prices it, as `memfit check-log
     --json` does (docs/check-log.md); options: model, config (a dict or the
-    config.json's text), gpu_memory_total, gpu_name; None values are left
-    out. Returns the check as a dict; raises MemfitError."""
+    config.json's text), gpu_memory_total, gpu_name, version, command,
+    file_type (a GGUF file type, "Q4_K_M", beside a config); None values are
+    left out. Returns the check as a dict; raises MemfitError."""
     body = {"log": log}
     body.update({key: value for key, value in options.items() if value is not None})
     lib = _library()

@@ -61,6 +61,44 @@ std::optional<std::string_view> quoted_field(std::string_view line, std::string_
   return value;
 }
 
+// The cache's shape in its summary, "(4096 cells, 32 layers, 1/1 seqs)":
+// the cells (kv_cells) and the sequences (kv_seqs) of the first cache, the
+// context the pricer takes when the excerpt holds no n_ctx line, and
+// whether the cache is unified (kv_unified; llama_context's line wins).
+void read_cache_shape(std::string_view text, LogBuilder& out) {
+  const size_t open = text.find('(');
+  const size_t close = text.find(')', open == std::string_view::npos ? 0 : open);
+  if (open == std::string_view::npos || close == std::string_view::npos) return;
+  const std::vector<std::string_view> parts = words(text.substr(open + 1, close - open - 1));
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    const std::string_view what = parts[i + 1];
+    if ((what == "cells," || what == "cells") && parse_count(parts[i])) {
+      out.setting("kv_cells", parts[i]);
+    } else if (what == "seqs," || what == "seqs") {
+      // "4/1 seqs": n_seq_max / the cache's streams; one stream for more
+      // than one sequence is the unified cache.
+      const size_t slash = parts[i].find('/');
+      const std::string_view seqs = parts[i].substr(0, slash);
+      const std::optional<uint64_t> n_seq = parse_count(seqs);
+      if (n_seq) out.setting("kv_seqs", seqs);
+      if (n_seq && *n_seq > 1 && slash != std::string_view::npos &&
+          parse_count(parts[i].substr(slash + 1)) == 1u) {
+        out.setting("kv_unified", "true");
+      }
+    }
+  }
+}
+
+// What follows "size =" in a summary, the "=" after any spaces ("KV self
+// size  = 3937.50 MiB" prints two); nullopt when no "size" is followed by one.
+std::optional<std::string_view> after_size_equals(std::string_view text) {
+  for (size_t at = text.find("size"); at != std::string_view::npos; at = text.find("size", at + 4)) {
+    const std::string_view rest = trim(text.substr(at + 4));
+    if (rest.starts_with('=')) return rest.substr(1);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string device_of_buffer(std::string_view buffer) {
@@ -120,7 +158,8 @@ bool read_cache_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& 
   }
   if (auto k = cache_type(text, " K (")) out.setting("cache_type_k", *k);
   if (auto v = cache_type(text, " V (")) out.setting("cache_type_v", *v);
-  if (std::optional<std::string_view> size = after(text, "size =")) {
+  read_cache_shape(text, out);
+  if (std::optional<std::string_view> size = after_size_equals(text)) {
     if (std::optional<PrintedQuantity> q = leading_quantity(*size, binary_units())) {
       state.kv_summaries.emplace_back(*q, line.number);
     }

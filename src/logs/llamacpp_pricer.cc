@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "engines/llamacpp/quantize_plan.h"
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
 #include "memfit/checked_math.h"
@@ -37,10 +38,31 @@ std::optional<FlashAttn> flash_attn_of(const RuntimeLog& log) {
   return FlashAttn::kAuto;
 }
 
+// The context of an excerpt with no n_ctx line: the KV cache's cells as
+// its summary printed them, else the context per sequence times the
+// sequences; nullopt when neither is printed.
+std::optional<uint64_t> context_without_n_ctx(const RuntimeLog& log, uint64_t n_seq,
+                                              std::vector<std::string>& notes) {
+  if (std::optional<uint64_t> cells = count_setting(log, "kv_cells")) {
+    notes.push_back(fmt::format("n_ctx is not in the log: the KV cache's {} cells are the context", *cells));
+    return cells;
+  }
+  std::optional<uint64_t> per_seq = count_setting(log, "n_ctx_seq");
+  if (!per_seq) return std::nullopt;
+  const std::optional<uint64_t> total = (CheckedBytes(*per_seq) * n_seq).value();
+  if (total) {
+    notes.push_back(fmt::format("n_ctx is not in the log: n_ctx_seq {} x {} sequences is the context",
+                                *per_seq, n_seq));
+  }
+  return total;
+}
+
 Status apply_context(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std::string>& notes) {
-  q.ctx_size = count_setting(log, "n_ctx");
-  if (!q.ctx_size) notes.push_back("n_ctx is not in the log: the model's training context is assumed");
   q.parallel = count_setting(log, "n_seq_max");
+  if (!q.parallel) q.parallel = count_setting(log, "kv_seqs");
+  q.ctx_size = count_setting(log, "n_ctx");
+  if (!q.ctx_size) q.ctx_size = context_without_n_ctx(log, q.parallel.value_or(1), notes);
+  if (!q.ctx_size) notes.push_back("n_ctx is not in the log: the model's training context is assumed");
   q.batch_size = count_setting(log, "n_batch");
   q.ubatch_size = count_setting(log, "n_ubatch");
   q.flash_attn = flash_attn_of(log);
@@ -83,6 +105,29 @@ Status apply_placement(const RuntimeLog& log, LlamaCppPlacementRequest& p,
   if (const LogSetting* s = log.setting("kv_offload"); s != nullptr && s->value == "false") p.no_kv_offload = true;
   if (log.setting("no_mmap") != nullptr) p.no_mmap = true;
   return Status::Ok();
+}
+
+// The GGUF file type of a run priced from a config given beside the log,
+// by llama-quantize's name: the log's `file type` line, else the one given
+// (LogCheckOptions::file_type); "" when neither is known or memfit does not
+// price that type as llama-quantize writes it (`why` says which).
+std::string config_file_type(const RuntimeLog& log, const LogCheckOptions& options, std::string& why) {
+  const LogSetting* printed = log.setting("file_type");
+  const std::string type = printed != nullptr ? gguf_file_type_of_printed(printed->value) : options.file_type;
+  if (type.empty()) {
+    why = "the GGUF file type is neither in the log nor given (--file-type)";
+    return "";
+  }
+  if (llamacpp::find_gguf_file_type(type) == nullptr) {
+    why = fmt::format("the file type {} is not one memfit prices as llama-quantize writes it",
+                      quote_untrusted(type));
+    return "";
+  }
+  return type;
+}
+
+bool priced_from_config(const LogCheckOptions& options) {
+  return options.model.empty() && !options.config_json.empty();
 }
 
 // The repack kernels of a CPU run: those system_info's features pick, else
@@ -136,10 +181,16 @@ class LlamaCppPricer final : public LogPricer {
   std::string_view profile() const override { return "llamacpp"; }
   bool rebuilds_model() const override { return true; }
 
-  Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions&,
+  Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions& options,
                                   std::vector<std::string>& notes) const override {
     EstimateRequest r;
     r.engine = "llamacpp";
+    if (priced_from_config(options)) {
+      // The weights as the GGUF llama-quantize writes from the config.
+      std::string why;
+      r.quant = config_file_type(log, options, why);
+      if (r.quant.empty()) notes.push_back(why + ": the model buffers are not priced");
+    }
     if (Status s = apply_context(log, r.llamacpp, notes); !s) return s.error();
     if (Status s = apply_placement(log, r.llamacpp.placement, notes); !s) return s.error();
     r.llamacpp.repack = repack_of(log, notes);
@@ -176,8 +227,14 @@ void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d
     case LogFigure::kKvCache:
     case LogFigure::kRecurrent:
       if (e.kv_bytes > 0 && e.recurrent_bytes > 0) {
-        c.note = "KV and recurrent state share a device's context in memfit's placement: see the total";
-        return;
+        // A device holding the whole context holds all of each part.
+        if ((CheckedBytes(e.kv_bytes) + e.recurrent_bytes).value() != context) {
+          c.note = "KV and recurrent state share a device's context in memfit's placement: see the total";
+          return;
+        }
+        c.memfit = c.printed.figure == LogFigure::kKvCache ? e.kv_bytes : e.recurrent_bytes;
+        c.basis = FigureBasis::kExact;
+        break;
       }
       c.memfit = context;
       c.basis = FigureBasis::kExact;
@@ -199,8 +256,81 @@ void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d
   }
 }
 
-void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions&, const EstimateRun& run,
-                             std::vector<FigureCheck>& figures) const {
+// The model buffers of a run priced from a config: as the GGUF
+// llama-quantize writes for the run's file type; none without one.
+void price_config_model(const RuntimeLog& log, const LogCheckOptions& options, const Model& model,
+                        FigureCheck& c) {
+  std::string why;
+  const std::string type = config_file_type(log, options, why);
+  if (!type.empty() && model.weights.source != WeightsSource::kGgufHeader) {
+    why = fmt::format("memfit builds no {} GGUF for this model (see the notes)", type);
+  }
+  if (!why.empty()) {
+    c.memfit.reset();
+    c.basis.reset();
+    c.note = why;
+    return;
+  }
+  c.basis = FigureBasis::kModelled;
+  c.note = fmt::format("the {} GGUF llama-quantize writes from the config (no importance matrix): "
+                       "a file quantized otherwise (an imatrix, a community mix) differs", type);
+}
+
+// Under a row split each GPU prints its share of the split matrices
+// ("CUDA3_Split") and its own buffer ("CUDA3"). A GPU's model figure made
+// of the share alone, while another GPU prints both, is cut (an excerpt
+// dropped the other line): not the device's model buffers.
+bool split_share_only(const PrintedFigure& p, const std::vector<FigureCheck>& figures) {
+  const auto is_share = [](const std::string& b) { return b.ends_with("_Split"); };
+  if (p.figure != LogFigure::kModel || p.buffers.empty() ||
+      !std::all_of(p.buffers.begin(), p.buffers.end(), is_share)) {
+    return false;
+  }
+  return std::any_of(figures.begin(), figures.end(), [&](const FigureCheck& c) {
+    const auto& b = c.printed.buffers;
+    return c.printed.figure == LogFigure::kModel && c.printed.device != "CPU" &&
+           std::any_of(b.begin(), b.end(), is_share) && !std::all_of(b.begin(), b.end(), is_share);
+  });
+}
+
+// The cache's cells as the log printed them, when memfit's context holds
+// more: memfit pads the context to kLlamaCppCellPad cells (the pinned
+// release's rule, docs/llamacpp-rules.md); a release that padded less
+// printed fewer. "" when they agree or the log prints no cells.
+std::string cells_note(const RuntimeLog& log) {
+  const std::optional<uint64_t> cells = count_setting(log, "kv_cells");
+  if (!cells || *cells % kLlamaCppCellPad == 0) return "";
+  return fmt::format("the log's cache holds {} cells, memfit's {} (the context padded to {} cells, "
+                     "as the pinned release pads it): the release that printed it padded less",
+                     *cells, round_up(*cells, kLlamaCppCellPad).saturated(), kLlamaCppCellPad);
+}
+
+// A partial offload whose release placed the blocks by another rule: the
+// log's "offloading N repeating layers" against the pinned release's
+// count for the same -ngl. The pinned release starts the GPUs at block
+// n_layer + 1 - ngl and gives the output layer one of the ngl slots
+// (llama-model.cpp load_tensors, i_gpu_start; docs/llamacpp-rules.md,
+// "Memory per device"); releases before it started at n_layer - ngl,
+// ngl blocks and the output layer on the host. "" when they agree or
+// every block is offloaded.
+std::string offload_note(const RuntimeLog& log, uint64_t blocks) {
+  const std::optional<uint64_t> ngl = count_setting(log, "n_gpu_layers");
+  const std::optional<uint64_t> printed = count_setting(log, "repeating_layers_offloaded");
+  // A full offload places every block and the output layer under either
+  // rule (the pinned release then prints one block fewer than it
+  // offloads: n_repeating = min(ngl, n_layer) - 1).
+  if (!ngl || !printed || *ngl == 0 || blocks == 0 || *ngl > blocks) return "";
+  const uint64_t slots = std::min(*ngl, blocks + 1);
+  const uint64_t pinned = slots - 1;  // the output layer takes the last slot
+  if (*printed == pinned) return "";
+  return fmt::format("the log's release offloaded {} blocks for {} GPU layers and kept the output "
+                     "layer on the host (i_gpu_start = n_layer - n_gpu_layers); memfit's pinned "
+                     "release offloads {} and the output layer (n_layer + 1 - n_gpu_layers)",
+                     *printed, *ngl, pinned);
+}
+
+void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& options,
+                             const EstimateRun& run, std::vector<FigureCheck>& figures) const {
   const LlamaCppEstimate& e = *run.llamacpp;
   // Weights per device are exact only from a tensor list on one device
   // (the mapped file range on the host; CUDA pads quantized rows).
@@ -218,7 +348,16 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions&, cons
       c.note = fmt::format("memfit's placement has no device {}", escape_untrusted(c.printed.device));
       continue;
     }
+    if (split_share_only(c.printed, figures)) {
+      c.note = "only this GPU's share of the row-split matrices is in the log (its own model "
+               "buffer's line is not): not compared";
+      continue;
+    }
     price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, c);
+    if (c.printed.figure == LogFigure::kKvCache && c.memfit && c.note.empty()) c.note = cells_note(log);
+    if (c.printed.figure == LogFigure::kModel && priced_from_config(options)) {
+      price_config_model(log, options, *run.model, c);
+    }
     const auto& buffers = c.printed.buffers;
     if (c.printed.figure == LogFigure::kModel && run.model->tensors.empty() &&
         std::find(buffers.begin(), buffers.end(), "CPU_REPACK") != buffers.end()) {
@@ -226,6 +365,12 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions&, cons
     }
   }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
+  const std::string offload = offload_note(log, run.model->spec.layers.size());
+  for (FigureCheck& c : figures) {
+    const LogFigure f = c.printed.figure;
+    if (offload.empty() || !c.memfit || (f != LogFigure::kModel && f != LogFigure::kKvCache)) continue;
+    c.note = c.note.empty() ? offload : offload + "; " + c.note;
+  }
 }
 
 }  // namespace

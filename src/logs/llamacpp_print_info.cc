@@ -1,5 +1,5 @@
 // llama.cpp's print_info (llm_load_print_meta before it) lines: the file
-// size (the sum of the tensors' bytes, ml.n_bytes), and the per-layer
+// size (the sum of the tensors' bytes, ml.n_bytes), the file type, and the per-layer
 // hyperparameters it prints whole, one value when every layer has it,
 // else "[a, b, ...]" with every layer's: what fills a per-layer array the
 // metadata dump cut short (llamacpp_metadata.cc).
@@ -61,6 +61,10 @@ bool read_print_info_line(const LogLine& line, LlamaCppReadState& state, LogBuil
         model.file_size_text = std::string(q->text);
       }
     }
+  } else if (name == "file type" || name == "model ftype") {
+    // llama_model_ftype_name's text ("Q4_K - Medium"): the pricer names
+    // the file type from it (gguf_file_type_of_printed).
+    out.setting("file_type", value);
   } else if (name == "n_head" || name == "n_head_kv" || name == "n_ff") {
     state.print_info.emplace_back(std::string(name), std::string(value));
   }

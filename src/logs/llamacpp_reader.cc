@@ -106,6 +106,14 @@ void read_context_setting(std::string_view rest, LlamaCppReadState& state, LogBu
     if (contains(rest, "Flash Attention was auto, set to ")) {
       out.setting("flash_attn_resolved", trim(*after(rest, "set to ")));
     }
+    // "n_ctx_per_seq (70000) < n_ctx_train (262144) -- the full capacity
+    // ...": the context per sequence, when the excerpt holds no n_ctx line.
+    for (std::string_view name : {"n_ctx_per_seq (", "n_ctx_seq ("}) {
+      if (!rest.starts_with(name)) continue;
+      const std::string_view inner = rest.substr(name.size());
+      const std::string_view number = inner.substr(0, inner.find(')'));
+      if (parse_count(number)) out.setting("n_ctx_seq", number);
+    }
     return;
   }
   std::string_view name = trim(rest.substr(0, eq));
@@ -217,6 +225,9 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
     read_using_device(*rest, out);
   } else if (auto offload = after(text, "offloaded "); offload && contains(text, "layers to GPU")) {
     read_offload(*offload, out);
+  } else if (auto repeating = after(text, "offloading "); repeating && contains(text, "repeating layers to GPU")) {
+    // "offloading 30 repeating layers to GPU": the blocks on the GPUs.
+    if (std::optional<uint64_t> n = leading_count(*repeating)) out.setting("repeating_layers_offloaded", std::to_string(*n));
   } else if (auto variant = after(text, "libggml-cpu-")) {
     read_cpu_variant(*variant, out);
   } else if (contains(text, "system_info:")) {

@@ -150,6 +150,13 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
   request->model = check.model_source == ModelSource::kModel ? options.model : std::string(kLogModelName);
   logs::LogRequestContext context(models, *model, check.log);
   Result<EstimateRun> run = memfit::run(*request, context);
+  if (!run && !request->quant.empty() && run.error().field() == "quant") {
+    // No GGUF of that file type for this model (its converter's tensors
+    // are not built): the context and compute are priced without it.
+    check.log.notes.push_back("the model buffers are not priced: " + run.error().message());
+    request->quant.clear();
+    run = memfit::run(*request, context);
+  }
   if (!run) {
     if (run.error().kind() == ErrorKind::kInput && check.model_source == ModelSource::kModel) {
       return run.error();  // the named model: the loader's error as it is

@@ -109,6 +109,9 @@ Result<LogCheckRequest> parse_log_check_request_json(std::string_view body) {
   Result<std::optional<std::string>> command = fields.string("command");
   if (!command) return command.error();
   r.options.command = command->value_or("");
+  Result<std::optional<std::string>> file_type = fields.string("file_type");
+  if (!file_type) return file_type.error();
+  r.options.file_type = file_type->value_or("");
   if (Status rest = fields.no_others(); !rest) return rest.error();
   return r;
 }

@@ -44,6 +44,11 @@ const LogPricer& mlxlm_log_pricer();
 // A setting's value as a count; nullopt when absent or not a count.
 std::optional<uint64_t> count_setting(const RuntimeLog& log, std::string_view name);
 
+// The file type llama-quantize names ("Q4_K_M") for the text a llama.cpp
+// log printed in its `file type` line ("Q4_K - Medium"); the text's first
+// word when it names no size ("Q8_0", "IQ4_XS - 4.25 bpw" is "IQ4_XS").
+std::string gguf_file_type_of_printed(std::string_view printed);
+
 }  // namespace memfit::logs
 
 #endif  // MEMFIT_LOGS_LOG_PRICER_H_

@@ -127,6 +127,46 @@ TEST(LlamaCppLog, RowSplitBuffersJoinTheirDevice) {
   EXPECT_EQ(log.devices[3].name, "Tesla K80");
 }
 
+TEST(LlamaCppLog, CacheSummaryGivesTheCellsAndSequences) {
+  // ROCm/TheRock#2595: "size = 7032.00 MiB (300032 cells,  12 layers,
+  // 1/1 seqs)", the excerpt's only context line.
+  const RuntimeLog next = read("llamacpp-2595-therock-qwen3-next-80b-gfx1151.log");
+  EXPECT_EQ(setting_of(next, "kv_cells"), "300032");
+  EXPECT_EQ(setting_of(next, "kv_seqs"), "1");
+  EXPECT_EQ(setting_of(next, "n_ctx"), "<none>");
+  // ggml-org/llama.cpp#15009: "n_ctx_per_seq (70000) < n_ctx_train
+  // (262144)" is the context per sequence; the cache holds 70016 cells.
+  const RuntimeLog strix = read("llamacpp-15009-qwen3-30b-a3b-strix-halo-vulkan.log");
+  EXPECT_EQ(setting_of(strix, "n_ctx_seq"), "70000");
+  EXPECT_EQ(setting_of(strix, "kv_cells"), "70016");
+}
+
+TEST(LlamaCppLog, RepeatingLayersOffloadedAreRead) {
+  // ggml-org/llama.cpp#13729: "offloading 30 repeating layers to GPU",
+  // "offloaded 30/49 layers to GPU".
+  const RuntimeLog log = read("llamacpp-13729-qwen3-30b-a3b-partial-offload-cuda.log");
+  EXPECT_EQ(setting_of(log, "repeating_layers_offloaded"), "30");
+  EXPECT_EQ(setting_of(log, "n_gpu_layers"), "30");
+  EXPECT_EQ(setting_of(log, "n_layers_offloadable"), "49");
+}
+
+TEST(LlamaCppLog, KvSelfSizeSummaryIsTheTotalWhenNoBufferLineIs) {
+  // ggml-org/llama.cpp#11598: the excerpt's one cache line, "KV self size
+  // = 3937.50 MiB" (two spaces before "="), cut after V's size: the
+  // total, 3937.50 x 2^20 = 4,128,768,000 B.
+  const RuntimeLog log = read("llamacpp-11598-qwen25-7b-1m-vulkan-mi60.log");
+  const PrintedFigure* kv = find_figure(log, "total", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->value, 4'128'768'000u);
+  EXPECT_EQ(log.figures.size(), 1u);
+}
+
+TEST(LlamaCppLog, FileTypeLineIsRead) {
+  // ggml-org/llama.cpp#8615: "llm_load_print_meta: model ftype      = Q2_K - Medium".
+  const RuntimeLog log = read("llamacpp-8615-405b-merge-metal.log");
+  EXPECT_EQ(setting_of(log, "file_type"), "Q2_K - Medium");
+}
+
 TEST(LlamaCppLog, HybridModelsPrintKvAndRecurrentStateApart) {
   // ggml-org/llama.cpp#23269: timestamps and levels before each function
   // name; Vulkan; a 41-layer hybrid with 10 attention layers.

@@ -4,6 +4,11 @@
 // (tests/data/logs/llamacpp/llamacpp-pinned-*.json say how they were made).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <utility>
+
+#include "logs/log_pricer.h"
 #include "logs/log_test_data.h"
 #include "memfit/log_check.h"
 
@@ -68,8 +73,13 @@ TEST(CheckLog, ThreeSequencesKeepTheirStreams) {
 }
 
 TEST(CheckLog, HybridModelComparesKvAndStateAsTotals) {
+  // A CPU run: the host holds the whole context, so its KV and state are
+  // compared on it too (memfit places a device's KV and state together).
   const LogCheck c = check("llamacpp", "llamacpp-pinned-granite-hybrid-ctx4096.log");
-  EXPECT_FALSE(figure(c, "CPU", LogFigure::kKvCache)->memfit.has_value());
+  const FigureCheck* cpu_kv = figure(c, "CPU", LogFigure::kKvCache);
+  ASSERT_NE(cpu_kv, nullptr);
+  EXPECT_EQ(cpu_kv->memfit, cpu_kv->printed.value);  // 4.00 MiB, exactly
+  EXPECT_TRUE(figure(c, "CPU", LogFigure::kRecurrent)->within_print);
   const FigureCheck* kv = figure(c, "total", LogFigure::kKvCache);
   ASSERT_NE(kv, nullptr);
   EXPECT_EQ(kv->note, "the sum of the devices' buffers");
@@ -161,6 +171,147 @@ TEST(CheckLog, TheGpuTotalOfALogCutBeforeRankZero) {
   EXPECT_EQ(kv->basis, FigureBasis::kModelled);
 }
 
+// A llama.cpp log with the config beside it (its sidecar's "config").
+LogCheckOptions with_config(const std::string& slug, const std::string& file_type = "") {
+  LogCheckOptions options;
+  options.config_json = read_test_log("llamacpp", slug + ".config.json");
+  options.file_type = file_type;
+  return options;
+}
+
+TEST(CheckLog, GpuLogKvFromTheConfigBesideIt) {
+  // ROCm/TheRock#2595, Qwen3-Next-80B-A3B on gfx1151: the excerpt prints no
+  // n_ctx; the cache's 300032 cells are the context. 12 attention layers
+  // of 2 KV heads x 256, K and V in f16: 2 x 2 x 256 x 2 B = 2,048 B a
+  // cell and layer; 300,032 x 12 x 2,048 = 7,373,586,432 B = 7032.00 MiB.
+  // Its file, Q4_K_M, is no GGUF memfit builds for qwen3_next: the KV is
+  // priced without it, and the notes say why.
+  const std::string slug = "llamacpp-2595-therock-qwen3-next-80b-gfx1151";
+  const LogCheck c = check("llamacpp", slug + ".log", with_config(slug, "Q4_K_M"));
+  EXPECT_EQ(c.model_source, ModelSource::kConfig);
+  ASSERT_FALSE(c.log.notes.empty());
+  EXPECT_TRUE(std::any_of(c.log.notes.begin(), c.log.notes.end(), [](const std::string& n) {
+    return n.starts_with("the model buffers are not priced: quant:");
+  }));
+  const FigureCheck* kv = figure(c, "total", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 7'373'586'432u);
+  EXPECT_TRUE(kv->within_print);
+  EXPECT_EQ(kv->basis, FigureBasis::kExact);
+}
+
+TEST(CheckLog, NemotronHConfigCountsItsLayersFromTheirTypes) {
+  // ggml-org/llama.cpp#24175, Nemotron 3 Ultra: its config lists 108
+  // layers_block_type entries and no num_hidden_layers. "4/1 seqs": four
+  // sequences in one stream (the unified cache) of 16128 cells.
+  // KV: 12 attention layers x 16,128 cells x (2 KV heads x 128 x 2 x 2 B =
+  // 1,024 B) = 198,180,864 B = 189.00 MiB.
+  // State, per Mamba layer and sequence: conv 3 x (16,384 + 2 x 8 x 128) x
+  // 4 B = 221,184 B, SSM 128 x 16,384 x 4 B = 8,388,608 B; x 48 layers x 4
+  // sequences = 1,653,080,064 B = 1576.50 MiB.
+  const std::string slug = "llamacpp-24175-nemotron-ultra-rtx5090";
+  const LogCheck c = check("llamacpp", slug + ".log", with_config(slug));
+  const FigureCheck* kv = figure(c, "total", LogFigure::kKvCache);
+  const FigureCheck* state = figure(c, "total", LogFigure::kRecurrent);
+  ASSERT_NE(kv, nullptr);
+  ASSERT_NE(state, nullptr);
+  EXPECT_EQ(kv->memfit, 198'180'864u);
+  EXPECT_EQ(state->memfit, 1'653'080'064u);
+  EXPECT_TRUE(kv->within_print && state->within_print);
+  // One GPU holds the whole context: its own KV and RS rows are the same.
+  EXPECT_EQ(figure(c, "CUDA0", LogFigure::kKvCache)->memfit, 198'180'864u);
+  EXPECT_EQ(figure(c, "CUDA0", LogFigure::kRecurrent)->memfit, 1'653'080'064u);
+}
+
+TEST(CheckLog, CellsPaddedLessThanMemfitsAreSaid) {
+  // ggml-org/llama.cpp#15009, Qwen3-30B-A3B on Vulkan: 70016 cells
+  // printed; memfit pads to 256: 70,144 cells x 48 layers x (2 x 4 x 128
+  // x 2 B = 2,048 B) = 6,895,435,776 B = 6576.00 MiB against 6564.00.
+  const std::string slug = "llamacpp-15009-qwen3-30b-a3b-strix-halo-vulkan";
+  const LogCheck c = check("llamacpp", slug + ".log", with_config(slug));
+  const FigureCheck* kv = figure(c, "Vulkan0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 6'895'435'776u);
+  EXPECT_FALSE(kv->within_print);
+  EXPECT_NE(kv->note.find("holds 70016 cells, memfit's 70144"), std::string::npos) << kv->note;
+}
+
+TEST(CheckLog, ModelBuffersFromTheConfigAtTheRunsFileType) {
+  // ggml-org/llama.cpp#13661, Qwen3-30B-A3B Q8_0 row-split over 4 GPUs.
+  const std::string slug = "llamacpp-13661-qwen3-30b-a3b-rowsplit-4x-k80";
+  const LogCheck none = check("llamacpp", slug + ".log", with_config(slug));
+  const FigureCheck* unknown = figure(none, "CUDA1", LogFigure::kModel);
+  ASSERT_NE(unknown, nullptr);
+  EXPECT_FALSE(unknown->memfit.has_value());
+  EXPECT_EQ(unknown->note, "the GGUF file type is neither in the log nor given (--file-type)");
+
+  const LogCheck q8 = check("llamacpp", slug + ".log", with_config(slug, "Q8_0"));
+  // CUDA1: 241.50 + 7344.20 MiB, memfit's 12 blocks to the MiB printed.
+  const FigureCheck* cuda1 = figure(q8, "CUDA1", LogFigure::kModel);
+  ASSERT_NE(cuda1, nullptr);
+  EXPECT_TRUE(cuda1->within_print);
+  EXPECT_EQ(cuda1->basis, FigureBasis::kModelled);
+  // CUDA3's own buffer line is cut from the excerpt: its share alone is
+  // not its model buffers.
+  const FigureCheck* cuda3 = figure(q8, "CUDA3", LogFigure::kModel);
+  ASSERT_NE(cuda3, nullptr);
+  EXPECT_FALSE(cuda3->memfit.has_value());
+  EXPECT_NE(cuda3->note.find("row-split"), std::string::npos) << cuda3->note;
+
+  const LogCheck iq = check("llamacpp", slug + ".log", with_config(slug, "IQ2_XXS"));
+  EXPECT_EQ(figure(iq, "CUDA1", LogFigure::kModel)->note,
+            "the file type 'IQ2_XXS' is not one memfit prices as llama-quantize writes it");
+}
+
+TEST(CheckLog, AnOlderOffloadRuleIsSaidOnTheRow) {
+  // ggml-org/llama.cpp#13729 (b5466), Qwen3-30B-A3B Q4_K_M, -ngl 30 of 48
+  // blocks: "offloading 30 repeating layers", blocks 18..47 on CUDA0 and
+  // the output layer on the host. memfit's pinned release puts blocks
+  // 19..47 and the output layer there. Block 18 (not a more-bits block:
+  // (18 - 6) % 3 = 0) in Q4_K (144 B a 256-element block): q and o 2 x
+  // 4,718,592, k and v 2 x 589,824, three expert tensors 3 x 113,246,208,
+  // router 2,048 x 128 x 4 B = 1,048,576, norms 17,408: 351,421,440 B;
+  // output Q6_K 151,936 x 2,048 x 210 / 256 = 255,252,480 B; block 18 less
+  // the output: 96,168,960 B, the whole of the gap (the printed total is
+  // memfit's), to within the rows' padding CUDA adds (< 2 x 5,243 B).
+  const std::string slug = "llamacpp-13729-qwen3-30b-a3b-partial-offload-cuda";
+  const LogCheck c = check("llamacpp", slug + ".log", with_config(slug, "Q4_K_M"));
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_TRUE(gpu->memfit.has_value());
+  const int64_t gap = int64_t(gpu->printed.value) - int64_t(*gpu->memfit);
+  EXPECT_LT(std::abs(gap - 96'168'960), 2 * 5'243) << gap;
+  EXPECT_TRUE(gpu->note.starts_with("the log's release offloaded 30 blocks for 30 GPU layers"))
+      << gpu->note;
+
+  // Every block offloaded: both rules place the same; the pinned release
+  // prints one block fewer than it offloads (min(ngl, n_layer) - 1).
+  std::string full = read_test_log("llamacpp", slug + ".log");
+  for (auto [from, to] : {std::pair<std::string, std::string>{"offloading 30 repeating", "offloading 47 repeating"},
+                          {"offloaded 30/49", "offloaded 49/49"}}) {
+    full.replace(full.find(from), from.size(), to);
+  }
+  Result<LogCheck> all = check_log(full, with_config(slug, "Q4_K_M"), nullptr);
+  ASSERT_TRUE(all.ok());
+  const FigureCheck* all_gpu = figure(*all, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(all_gpu, nullptr);
+  EXPECT_EQ(all_gpu->note.find("release offloaded"), std::string::npos) << all_gpu->note;
+}
+
+TEST(GgufFileTypeName, LlamaCppsPrintedNamesAreLlamaQuantizesNames) {
+  // llama_model_ftype_name's texts (src/llama-model-loader.cpp).
+  EXPECT_EQ(logs::gguf_file_type_of_printed("Q4_K - Medium"), "Q4_K_M");
+  EXPECT_EQ(logs::gguf_file_type_of_printed("Q3_K - Large"), "Q3_K_L");
+  EXPECT_EQ(logs::gguf_file_type_of_printed("Q5_K - Small"), "Q5_K_S");
+  EXPECT_EQ(logs::gguf_file_type_of_printed("Q2_K - Medium"), "Q2_K");
+  EXPECT_EQ(logs::gguf_file_type_of_printed("Q2_K - Small"), "Q2_K_S");
+  EXPECT_EQ(logs::gguf_file_type_of_printed("Q8_0"), "Q8_0");
+  EXPECT_EQ(logs::gguf_file_type_of_printed("IQ4_XS - 4.25 bpw"), "IQ4_XS");
+  EXPECT_EQ(logs::gguf_file_type_of_printed("all F32"), "F32");
+  EXPECT_EQ(logs::gguf_file_type_of_printed("MXFP4 MoE"), "MXFP4_MOE");
+  EXPECT_EQ(logs::gguf_file_type_of_printed("Q6_K (guessed)"), "Q6_K");
+}
+
 TEST(CheckLog, LogsThatCannotBePricedSayWhyInOneLine) {
   const LogCheck sglang = check("sglang", "sglang-4826-gemma3-h200.log");
   EXPECT_EQ(sglang.not_priced, "SGLang has no memfit engine profile yet: its figures are read, not priced");
@@ -217,13 +368,14 @@ TEST(ModelFromLog, WholeDumpGivesTheGgufSpecAndThePrintedWeights) {
 TEST(CheckLogRequest, ReadsTheBodyAndRefusesStrangers) {
   Result<LogCheckRequest> r = parse_log_check_request_json(
       R"({"log": "x", "model": "m", "config": {"model_type": "llama"}, "gpu_memory_total": "80GiB",
-          "gpu_name": "NVIDIA H100 80GB HBM3", "version": "0.7.3"})");
+          "gpu_name": "NVIDIA H100 80GB HBM3", "version": "0.7.3", "file_type": "Q4_K_M"})");
   ASSERT_TRUE(r.ok()) << r.error().message();
   EXPECT_EQ(r->log, "x");
   EXPECT_EQ(r->options.model, "m");
   EXPECT_EQ(r->options.config_json, R"({"model_type":"llama"})");
   EXPECT_EQ(r->options.gpu_memory_total, 80ull << 30);
   EXPECT_EQ(r->options.version, "0.7.3");
+  EXPECT_EQ(r->options.file_type, "Q4_K_M");
   Result<LogCheckRequest> missing = parse_log_check_request_json(R"({"model": "m"})");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().message(), "log: required");

@@ -32,10 +32,24 @@ bool is_pure_ssm_type(const std::string& type) {
          type.rfind("rwkv", 0) == 0;
 }
 
+// Nemotron-H configs that list layers_block_type and no layer count:
+// NemotronHConfig derives num_hidden_layers as len(layers_block_type)
+// (transformers, models/nemotron_h/configuration_nemotron_h.py; the
+// parameter is deprecated there). nullopt for other configs.
+std::optional<uint64_t> layers_from_block_types(FieldReader& reader) {
+  if (reader.model_type() != "nemotron_h") return std::nullopt;
+  const nlohmann::json* list = reader.doc().find("layers_block_type");
+  if (list == nullptr || !list->is_array() || list->empty()) return std::nullopt;
+  reader.assume(fmt::format("num_hidden_layers = {}, the length of layers_block_type (NemotronHConfig)",
+                            list->size()));
+  return list->size();
+}
+
 Result<ModelGeometry> read_geometry(FieldReader& reader) {
   ModelGeometry g;
   Result<std::optional<uint64_t>> layers = reader.u64(kLayerAliases);
   if (!layers) return layers.error();
+  if (!layers->has_value()) layers = layers_from_block_types(reader);
   if (!layers->has_value()) {
     return Error("missing geometry: no layer count (num_hidden_layers, n_layers, num_layers or n_layer)");
   }

@@ -125,6 +125,21 @@ TEST(ModelConfig, MissingGeometryIsAnError) {
             "hidden_size and num_attention_heads)");
 }
 
+TEST(ModelConfig, NemotronHCountsItsLayersFromLayersBlockType) {
+  // NemotronHConfig derives num_hidden_layers from layers_block_type
+  // (Nemotron 3 configs give no num_hidden_layers): 4 layers, one of them
+  // attention; another model type with the same list still needs a count.
+  const ModelSpec s = parse_ok(
+      R"({"model_type":"nemotron_h","hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,
+          "head_dim":16,"mamba_num_heads":4,"mamba_head_dim":32,"ssm_state_size":16,"n_groups":2,
+          "conv_kernel":4,"layers_block_type":["mamba","moe","attention","moe"]})");
+  EXPECT_EQ(s.geometry.layers, 4u);
+  EXPECT_THAT(s.assumptions, ::testing::Contains(
+      "num_hidden_layers = 4, the length of layers_block_type (NemotronHConfig)"));
+  EXPECT_EQ(parse_error(R"({"model_type":"llama","hidden_size":64,"layers_block_type":["attention"]})"),
+            "missing geometry: no layer count (num_hidden_layers, n_layers, num_layers or n_layer)");
+}
+
 TEST(ModelConfig, WrongTypesAndNonsenseValuesAreErrors) {
   EXPECT_EQ(parse_error(R"({"num_hidden_layers":"32","hidden_size":4096,"num_attention_heads":32})"),
             "num_hidden_layers: expected a non-negative integer, got \"32\"");
