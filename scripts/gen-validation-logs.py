@@ -220,13 +220,15 @@ def expected_tsv(rows):
 
 
 def band_groups(rows):
-    """(profile, backend, figure) -> the ratios of its modelled, priced figures."""
+    """(profile, backend, figure) -> (slug, ratio) of its modelled, priced figures
+    (a multi-device log gives one ratio per device, all from one log)."""
     groups = {}
     for r in rows:
         f, report = r["figure"], r["report"]
         if f["ratio"] is None or f["basis"] != "modelled" or not report.get("profile"):
             continue
-        groups.setdefault((report["profile"], r["backend"], f["figure"]), []).append(f["ratio"])
+        groups.setdefault((report["profile"], r["backend"], f["figure"]), []).append(
+            (r["slug"], f["ratio"]))
     return groups
 
 
@@ -251,12 +253,15 @@ def bands_tsv(rows):
              "# One row per engine profile, backend and figure, over the figures memfit",
              "# modelled and priced. ratio = memfit / printed; low, high: the least and",
              "# greatest ratio; margin_P: the least fraction of memfit's figure that, added",
-             "# to it, reaches the printed figure in P % of the logs (nearest rank).",
+             "# to it, reaches the printed figure in P % of the figures (nearest rank);",
+             "# logs: the distinct logs behind the row (a band needs 5).",
              "# Columns: engine, backend, figure, logs, low, high, margin_90, margin_95, margin_99"]
-    for (engine, backend, figure), ratios in sorted(band_groups(rows).items()):
+    for (engine, backend, figure), priced in sorted(band_groups(rows).items()):
+        ratios = [ratio for _, ratio in priced]
+        logs = len({slug for slug, _ in priced})
         needed = sorted(margin_needed(x) for x in ratios)
         margins = [up4(nearest_rank(needed, level)) for level in LEVELS]
-        lines.append("\t".join([engine, backend, figure, str(len(ratios)), f"{min(ratios):.4f}",
+        lines.append("\t".join([engine, backend, figure, str(logs), f"{min(ratios):.4f}",
                                  f"{max(ratios):.4f}"] + margins))
     return "\n".join(lines) + "\n"
 
