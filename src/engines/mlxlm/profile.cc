@@ -45,7 +45,7 @@ class MlxLmProfile final : public MlxLmCommands {
   std::string_view summary() const override {
     return "the peak mx.get_peak_memory() reports for mlx_lm.generate";
   }
-  std::string_view release() const override { return "mlx-lm main of late 2025 on MLX v0.24.0 to v0.32.1 (docs/engine-mlxlm.md)"; }
+  std::string_view release() const override { return "mlx-lm v0.31.3 (older releases by their rules) on MLX v0.24.0 to v0.32.1 (docs/engine-mlxlm.md)"; }
   EngineVersions versions() const override {
     return {.field = "mlx_lm_version",
             .default_text = "0.31.3, the current release",
