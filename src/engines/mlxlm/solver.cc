@@ -68,10 +68,22 @@ Result<MlxLmSolveFor> parse_mlxlm_solve(std::string_view text) {
 Result<MlxLmSolution> solve_mlxlm(MlxLmSolveFor what, const Model& model,
                                   const MlxLmSettings& settings, const MemoryBudget& budget) {
   MlxLmSolution solution;
-  Result<std::optional<MlxLmEstimate>> low = try_value(what, model, settings, budget, 1);
-  if (!low) return low.error();
-  solution.estimate = *low;
-  if (!*low || !(*low)->fits) return solution;
+  // The largest value priced one by one: 1 for the token counts, up to
+  // kMlxLmBatchScanned for the batch (solver.h says why).
+  const uint64_t scanned = what == MlxLmSolveFor::kBatch ? kMlxLmBatchScanned : 1;
+  uint64_t fit = 0;
+  for (uint64_t value = 1; value <= scanned; ++value) {
+    Result<std::optional<MlxLmEstimate>> e = try_value(what, model, settings, budget, value);
+    if (!e) return e.error();
+    if (value == 1) solution.estimate = *e;  // why nothing fits, if nothing does
+    if (*e && (*e)->fits) {
+      fit = value;
+      solution.estimate = *e;
+    }
+  }
+  if (fit == 0) return solution;
+  solution.value = fit;
+  if (fit < scanned) return solution;
   Result<std::optional<MlxLmEstimate>> top =
       try_value(what, model, settings, budget, kMlxLmMaxTokens);
   if (!top) return top.error();
@@ -82,7 +94,7 @@ Result<MlxLmSolution> solve_mlxlm(MlxLmSolveFor what, const Model& model,
     return solution;
   }
   // Invariant: `fit` fits, `over` does not.
-  uint64_t fit = 1, over = kMlxLmMaxTokens;
+  uint64_t over = kMlxLmMaxTokens;
   while (over - fit > 1) {
     const uint64_t mid = fit + (over - fit) / 2;
     Result<std::optional<MlxLmEstimate>> e = try_value(what, model, settings, budget, mid);

@@ -3,9 +3,13 @@
 // (estimate_mlxlm(), mlxlm.h) fits the budget, the other settings as
 // given. Private to the library.
 //
-// The peak never falls as either grows (more cache slots, more sequences
-// per op), so a binary search over 1 .. kMlxLmMaxTokens finds it; a value
-// at the ceiling is reported as capped. Because the cache grows in steps
+// The peak never falls as the token counts grow (more cache slots), so a
+// binary search over 1 .. kMlxLmMaxTokens finds them; a value at the
+// ceiling is reported as capped. In the batch the peak is not monotonic at
+// small batches (the run-ahead transient commits larger rows sooner, and
+// the current release's one row of logits can put batch 1 above batch 2),
+// so batches 1 .. kMlxLmBatchScanned are each priced and the search runs
+// above them only when the last of them fits. Because the cache grows in steps
 // of 256 tokens (docs/engine-mlxlm.md), the answer for max-tokens ends a
 // step: prompt + max_tokens is the cache's capacity unless the transient
 // rather than the cache is what stops it.
@@ -24,6 +28,7 @@
 namespace memfit {
 
 enum class MlxLmSolveFor { kMaxTokens, kPromptTokens, kBatch };
+inline constexpr uint64_t kMlxLmBatchScanned = 16;
 // "max-tokens", "prompt-tokens", "batch"
 std::string_view to_string(MlxLmSolveFor what);
 

@@ -68,12 +68,7 @@ TEST(MlxLmSolver, MaxTokensEndsTheCachesLastStep) {
 }
 
 // The budget of 3 sequences: 3 fit, 4 need more. Priced under mlx-lm
-// 0.26.4's rule (the whole last chunk's logits, which grow with the
-// batch): the run-ahead transient alone is not monotonic in the batch
-// (larger rows commit buffers sooner), and under the current release's one
-// row of logits the peak at batch 1 (1,309,672,424 B) is above batch 2's
-// (1,252,000,744) and 3's (1,264,583,656), so no budget between them has a
-// largest batch to find.
+// 0.26.4's rule (the whole last chunk's logits, which grow with the batch).
 TEST(MlxLmSolver, BatchIsTheLargestThatFits) {
   MlxLmSettings q = workload(512, 1024);
   q.mlx_lm_release = MlxRelease{0, 26, 4};
@@ -83,6 +78,25 @@ TEST(MlxLmSolver, BatchIsTheLargestThatFits) {
   Result<MlxLmSolution> s = solve_mlxlm(MlxLmSolveFor::kBatch, llama(), q, budget(at_3));
   ASSERT_TRUE(s.ok()) << s.error().message();
   EXPECT_EQ(s->value, std::optional<uint64_t>(3));
+}
+
+// Under the current release's one row of logits the peak is not monotonic
+// in the batch: for this workload batch 1 peaks at 1,309,672,424 B, above
+// batch 2's 1,252,000,744 and batch 3's 1,264,583,656. With batch 3's peak
+// as the budget, batch 1 does not fit and batches 2 and 3 do: the answer
+// is 3, not "nothing fits" (a search from batch 1 would stop there).
+TEST(MlxLmSolver, BatchFitsWhereBatchOneDoesNot) {
+  const MlxLmSettings q = workload(512, 1024);
+  MlxLmSettings one = q, two = q, three = q;
+  two.batch = 2;
+  three.batch = 3;
+  ASSERT_GT(peak(one), peak(three));
+  ASSERT_GT(peak(three), peak(two));
+  Result<MlxLmSolution> s = solve_mlxlm(MlxLmSolveFor::kBatch, llama(), q, budget(peak(three)));
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  EXPECT_EQ(s->value, std::optional<uint64_t>(3));
+  ASSERT_TRUE(s->estimate.has_value());
+  EXPECT_EQ(s->estimate->settings.batch, 3u);
 }
 
 // 1000 bytes of weights in a 999-byte budget: not even one token fits.
