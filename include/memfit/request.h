@@ -78,6 +78,7 @@ struct LlamaCppRequest {
   std::optional<FlashAttn> flash_attn;  // --flash-attn on|off|auto
   std::optional<bool> swa_full;
   std::optional<bool> kv_unified;
+  std::optional<uint64_t> llamacpp_version;  // --llamacpp-version: a build number (b6500)
   std::optional<RepackCpu> repack;      // --repack auto|none|x86-avx2|x86-avx512|arm
   LlamaCppPlacementRequest placement;   // -ngl, --n-cpu-moe, -ot, -sm, -ts, ... (llamacpp_placement.h)
   // The server extras (llamacpp_extras.h): the projector file, as given

@@ -25,6 +25,7 @@ std::string_view LlamaCppRequest::first_given() const {
   if (flash_attn) return "flash_attn";
   if (swa_full) return "swa_full";
   if (kv_unified) return "kv_unified";
+  if (llamacpp_version) return "llamacpp_version";
   if (repack) return "repack";
   if (mmproj) return "mmproj";
   if (no_mmproj_offload) return "no_mmproj_offload";

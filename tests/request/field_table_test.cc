@@ -101,13 +101,13 @@ TEST(FieldTable, NamesAndSpellingsAreOnceEach) {
     EXPECT_TRUE(f->engine.empty() || EngineRegistry::instance().find(f->engine) != nullptr) << f->name;
     EXPECT_EQ(find_request_field(f->name), f);
   }
-  // 17 common fields (the machine's gpu and mac among them), 28 llama.cpp's,
+  // 17 common fields (the machine's gpu and mac among them), 29 llama.cpp's,
   // 8 mlx-lm's, 12 vLLM's.
   EXPECT_EQ(engine_request_fields("").size(), 17u);
-  EXPECT_EQ(engine_request_fields("llamacpp").size(), 28u);
+  EXPECT_EQ(engine_request_fields("llamacpp").size(), 29u);
   EXPECT_EQ(engine_request_fields("mlx-lm").size(), 8u);
   EXPECT_EQ(engine_request_fields("vllm").size(), 12u);
-  EXPECT_EQ(request_fields().size(), 65u);
+  EXPECT_EQ(request_fields().size(), 66u);
   EXPECT_EQ(find_request_field("max_token"), nullptr);
 }
 
