@@ -70,6 +70,8 @@ std::string_view MlxLmRequest::first_given() const {
   if (mlx_lm_version) return "mlx_lm_version";
   if (mlx_version) return "mlx_version";
   if (mlx_chip) return "mlx_chip";
+  if (mlx_max_ops_per_buffer) return "mlx_max_ops_per_buffer";
+  if (mlx_max_mb_per_buffer) return "mlx_max_mb_per_buffer";
   return "";
 }
 

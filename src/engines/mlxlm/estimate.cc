@@ -155,8 +155,9 @@ Status check_settings(const MlxLmSettings& s) {
     return Error::usage("kv_group_size", "must be 32, 64 or 128");
   }
   const MlxBufferLimits& lim = s.buffers;
-  if (lim.max_ops == 0 || lim.max_ops > 100000 || lim.max_mega_elements == 0 ||
-      lim.max_mega_elements > 1000000 || lim.max_active == 0 || lim.max_active > 64) {
+  if (lim.max_ops == 0 || lim.max_ops > kMlxMaxOpsPerBuffer || lim.max_mega_elements == 0 ||
+      lim.max_mega_elements > kMlxMaxMegaElementsPerBuffer || lim.max_active == 0 ||
+      lim.max_active > 64) {
     return Error::usage("buffers", "MLX's command-buffer limits must be 1..100000 ops, "
                                    "1..1000000 mega-elements and 1..64 buffers in flight");
   }
