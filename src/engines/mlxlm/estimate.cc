@@ -365,9 +365,15 @@ class PassCosts {
     if (!g_.known()) return 0;
     CheckedBytes a;
     if (mla_) {
-      // MLA in mlx-lm: the rope scores (heads x n x keys) are formed
-      // explicitly, and K and V are expanded per head from the latent.
-      a = CheckedBytes(g_.q_heads) * n * keys * kAct +
+      // MLA in mlx-lm (deepseek_v3.py): the rope scores (heads x n x keys)
+      // are formed explicitly and, for a prompt (n > 1), masked by
+      // mx.where into a second array of the same size while the first is
+      // its input, beside the boolean mask (n x keys, 1 B); K and V are
+      // expanded per head from the latent over every key
+      // (docs/engine-mlxlm.md, "MLA prefill").
+      const uint64_t score_copies = n > 1 ? 2 : 1;
+      a = CheckedBytes(g_.q_heads) * n * keys * kAct * score_copies +
+          CheckedBytes(n > 1 ? n : 0) * keys +
           CheckedBytes(g_.q_heads) * keys * kMlaExpandedHeadDim * kAct * 2;
     } else if (s_.fused_sdpa) {
       a = sdpa_transient_bytes(g_, SdpaKernels{}, n, keys);
