@@ -18,6 +18,7 @@
 #define MEMFIT_LLAMACPP_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,6 +78,10 @@ struct LlamaCppSettings {
   FlashAttn flash_attn = FlashAttn::kAuto;
   bool swa_full = false;
   bool kv_unified = false;
+  // --llamacpp-version: the build (bNNNN) whose cache rules price the
+  // estimate (docs/engine-llamacpp.md, "Releases"); nullopt: the pinned
+  // release's.
+  std::optional<uint64_t> build;
   RepackCpu repack = RepackCpu::kAuto;  // resolve before estimate_llamacpp
   // Devices and placement flags (-ngl, -ot, -ts, ...); no GPUs: a CPU run.
   LlamaCppPlacementSettings placement;
@@ -89,6 +94,20 @@ struct LlamaCppSettings {
 
 inline constexpr uint64_t kLlamaCppMaxSequences = 256;  // LLAMA_MAX_SEQ
 inline constexpr uint64_t kLlamaCppCellPad = 256;       // n_ctx and SWA cells
+
+// The first builds whose cache rules differ from the build before
+// (docs/engine-llamacpp.md, "Releases", gives each one's source and how
+// sure its number is).
+inline constexpr uint64_t kLlamaCppSwaWindowBuild = 5424;  // #13194: SWA cache of the window
+inline constexpr uint64_t kLlamaCppSwaUbatchBuild = 5554;  // #13833: window + n_ubatch
+inline constexpr uint64_t kLlamaCppStreamsBuild = 5913;    // #14363: a stream per sequence
+// The last build known to pad the cells to 32 rather than 256 with flash
+// attention off (#7257's rule, removed by #16812).
+inline constexpr uint64_t kLlamaCppLastPad32Build = 6845;
+
+// --llamacpp-version's text: a build number, "b6500" or "6500". kUsage
+// (naming llamacpp_version) on anything else.
+Result<uint64_t> parse_llamacpp_build(std::string_view text);
 
 // The context as llama_context's log lines print it, after clamping.
 struct LlamaCppContext {

@@ -89,6 +89,15 @@ Result<MlxChip> parse_mlx_chip(std::string_view text);
 // Metal's command-buffer limits on that chip: 40 ops / 40 x 2^20
 // elements on base and Pro, 50 / 50 on Max and Ultra.
 MlxBufferLimits mlx_metal_limits(MlxChip chip);
+// The CUDA backend's graph limits (the request's backend cuda): every
+// input counted, 100 ops / 1000 x 2^20 elements, the H100's since mlx
+// #3077, the one GPU whose limits were read (docs/engine-mlxlm.md,
+// "Run-ahead"); another GPU's are given as the request's limits.
+MlxBufferLimits mlx_cuda_limits();
+// The largest limits the estimate takes (it refuses more, naming the
+// field): they bound the replay's buffers.
+inline constexpr uint64_t kMlxMaxOpsPerBuffer = 100000;
+inline constexpr uint64_t kMlxMaxMegaElementsPerBuffer = 1000000;
 
 // mlx-lm's flags, with mlx_lm.benchmark's defaults for the workload.
 struct MlxLmSettings {

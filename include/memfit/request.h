@@ -78,6 +78,7 @@ struct LlamaCppRequest {
   std::optional<FlashAttn> flash_attn;  // --flash-attn on|off|auto
   std::optional<bool> swa_full;
   std::optional<bool> kv_unified;
+  std::optional<uint64_t> llamacpp_version;  // --llamacpp-version: a build number (b6500)
   std::optional<RepackCpu> repack;      // --repack auto|none|x86-avx2|x86-avx512|arm
   LlamaCppPlacementRequest placement;   // -ngl, --n-cpu-moe, -ot, -sm, -ts, ... (llamacpp_placement.h)
   // The server extras (llamacpp_extras.h): the projector file, as given
@@ -113,6 +114,11 @@ struct MlxLmRequest {
   std::optional<MlxRelease> mlx_lm_version;   // --mlx-lm-version (mlxlm.h)
   std::optional<MlxRelease> mlx_version;      // --mlx-version
   std::optional<MlxChip> mlx_chip;            // --mlx-chip: Metal's command-buffer limits
+  // MLX's command-buffer limits as its environment sets them
+  // (MLX_MAX_OPS_PER_BUFFER, MLX_MAX_MB_PER_BUFFER): over the chip's or the
+  // CUDA GPU's (backend cuda) defaults.
+  std::optional<uint64_t> mlx_max_ops_per_buffer;  // --mlx-max-ops-per-buffer
+  std::optional<uint64_t> mlx_max_mb_per_buffer;   // --mlx-max-mb-per-buffer (2^20 elements)
 
   // The first field given, as the JSON request spells it; "" when none.
   std::string_view first_given() const;

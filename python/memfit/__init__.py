@@ -92,6 +92,8 @@ llamacpp's own, refused under another engine:
       full-size sliding-window caches
   kv_unified (bool, default false; --kv-unified)
       one KV stream for all sequences
+  llamacpp_version (str; --llamacpp-version)
+      the llama.cpp build priced, b6500 (default: the pinned release)
   repack (str: auto, none, x86-avx2, x86-avx512 or arm, default auto; --repack)
       whose CPU repack kernels copy weights: auto (this host, default), none
       (--no-repack or GPU), x86-avx2, x86-avx512 or arm
@@ -161,6 +163,13 @@ mlx-lm's own, refused under another engine:
   mlx_chip (str: base, pro, max or ultra, default max; --mlx-chip)
       the Apple GPU's class: base, pro, max or ultra (default: the --mac's,
       else max)
+  mlx_max_ops_per_buffer (int 1 to 100000; --mlx-max-ops-per-buffer)
+      MLX_MAX_OPS_PER_BUFFER: ops a command buffer or CUDA graph holds
+      (default: the chip's, or the CUDA GPU's)
+  mlx_max_mb_per_buffer (int 1 to 1000000, 2^20 elements;
+    --mlx-max-mb-per-buffer)
+      MLX_MAX_MB_PER_BUFFER: a buffer's inputs, in 2^20 elements (default: the
+      chip's, or the CUDA GPU's)
 vllm's own, refused under another engine:
   gpu_memory_utilization (float, default 0.9; --gpu-memory-utilization)
       fraction of the GPU's total memory vLLM may use (default 0.9)

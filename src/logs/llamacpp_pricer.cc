@@ -176,6 +176,15 @@ void add_context_totals(const LlamaCppEstimate& e, std::vector<FigureCheck>& fig
   }
 }
 
+// The build a llama.cpp log printed ("b5361"), its cache rules priced
+// (docs/engine-llamacpp.md, "Releases"); none for Ollama, whose version is
+// its own and not the build of the llama.cpp it carries.
+std::optional<uint64_t> build_of(const RuntimeLog& log) {
+  if (log.runtime != "llamacpp" || log.version.empty()) return std::nullopt;
+  Result<uint64_t> build = parse_llamacpp_build(log.version);
+  return build ? std::optional<uint64_t>(*build) : std::nullopt;
+}
+
 class LlamaCppPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "llamacpp"; }
@@ -194,6 +203,7 @@ class LlamaCppPricer final : public LogPricer {
     if (Status s = apply_context(log, r.llamacpp, notes); !s) return s.error();
     if (Status s = apply_placement(log, r.llamacpp.placement, notes); !s) return s.error();
     r.llamacpp.repack = repack_of(log, notes);
+    r.llamacpp.llamacpp_version = build_of(log);
     return r;
   }
 

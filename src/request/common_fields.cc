@@ -114,9 +114,10 @@ constexpr RequestField kCommonFields[] = {
      .choices = "auto|rocm|metal|cuda|cpu",
      .default_text = "auto",
      .doc = "whose kernels' rules price mlxcel's headroom; `auto`: this build's platform (or "
-            "the machine's, `gpu` or `mac`). The other engines refuse it: llamacpp prices each "
-            "device given or found, mlx-lm is priced on Metal, vllm's platform follows the "
-            "GPU's name"}),
+            "the machine's, `gpu` or `mac`). mlx-lm takes `metal` (the default) or `cuda`, MLX's "
+            "CUDA backend, whose graphs count every input (docs/engine-mlxlm.md, \"Run-ahead\"). "
+            "The other engines refuse it: llamacpp prices each device given or found, vllm's "
+            "platform follows the GPU's name"}),
     parsed_field<parse_size_with_unit, &R::memory_limit_bytes>(
     {.name = "memory_limit",
      .flags = "--memory-limit",

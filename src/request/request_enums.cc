@@ -25,6 +25,7 @@ std::string_view LlamaCppRequest::first_given() const {
   if (flash_attn) return "flash_attn";
   if (swa_full) return "swa_full";
   if (kv_unified) return "kv_unified";
+  if (llamacpp_version) return "llamacpp_version";
   if (repack) return "repack";
   if (mmproj) return "mmproj";
   if (no_mmproj_offload) return "no_mmproj_offload";
@@ -69,6 +70,8 @@ std::string_view MlxLmRequest::first_given() const {
   if (mlx_lm_version) return "mlx_lm_version";
   if (mlx_version) return "mlx_version";
   if (mlx_chip) return "mlx_chip";
+  if (mlx_max_ops_per_buffer) return "mlx_max_ops_per_buffer";
+  if (mlx_max_mb_per_buffer) return "mlx_max_mb_per_buffer";
   return "";
 }
 

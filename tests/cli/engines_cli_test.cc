@@ -25,6 +25,9 @@ TEST(EnginesCli, ListsEachEnginesReleasesAndWhereTheyDiffer) {
   EXPECT_NE(r.out.find("  --vllm-version (JSON vllm_version): default the current line, 0.11 to "
                        "0.20 (rules read at v0.11)\n"),
             std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    before b5913: one KV stream for every sequence, as --kv-unified "
+                       "(#14363 gave each sequence its own)\n"),
+            std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mlxcel: "), std::string::npos) << r.out;
 }
 
@@ -38,6 +41,11 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       EXPECT_EQ(e["versions"]["field"], "mlx_lm_version");
       EXPECT_EQ(e["versions"]["differences"].size(), 4u);
       EXPECT_EQ(e["versions"]["differences"][2]["releases"], "mlx-lm 0.27.0 and later");
+    }
+    if (e["name"] == "llamacpp") {
+      EXPECT_EQ(e["versions"]["field"], "llamacpp_version");
+      EXPECT_EQ(e["versions"]["differences"].size(), 4u);
+      EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b5424");
     }
     if (e["name"] == "mlxcel") {
       EXPECT_EQ(e["versions"]["field"], nullptr);

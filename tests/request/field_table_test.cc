@@ -101,20 +101,21 @@ TEST(FieldTable, NamesAndSpellingsAreOnceEach) {
     EXPECT_TRUE(f->engine.empty() || EngineRegistry::instance().find(f->engine) != nullptr) << f->name;
     EXPECT_EQ(find_request_field(f->name), f);
   }
-  // 17 common fields (the machine's gpu and mac among them), 28 llama.cpp's,
-  // 8 mlx-lm's, 12 vLLM's.
+  // 17 common fields (the machine's gpu and mac among them), 29 llama.cpp's,
+  // 10 mlx-lm's, 12 vLLM's.
   EXPECT_EQ(engine_request_fields("").size(), 17u);
-  EXPECT_EQ(engine_request_fields("llamacpp").size(), 28u);
-  EXPECT_EQ(engine_request_fields("mlx-lm").size(), 8u);
+  EXPECT_EQ(engine_request_fields("llamacpp").size(), 29u);
+  EXPECT_EQ(engine_request_fields("mlx-lm").size(), 10u);
   EXPECT_EQ(engine_request_fields("vllm").size(), 12u);
-  EXPECT_EQ(request_fields().size(), 65u);
+  EXPECT_EQ(request_fields().size(), 68u);
   EXPECT_EQ(find_request_field("max_token"), nullptr);
 }
 
 TEST(FieldTable, DerivedTexts) {
   EXPECT_EQ(field_names_text("mlx-lm"),
             "prompt_tokens, prefill_step_size, kv_bits, kv_group_size, max_kv_size, "
-            "mlx_lm_version, mlx_version and mlx_chip");
+            "mlx_lm_version, mlx_version, mlx_chip, mlx_max_ops_per_buffer and "
+            "mlx_max_mb_per_buffer");
   EXPECT_EQ(field_of_other_engine(*find_request_field("ctx_size")).message(),
             "ctx_size: is a llama.cpp setting: give engine llamacpp");
   EXPECT_EQ(field_of_other_engine(*find_request_field("kv_bits")).message(),

@@ -301,7 +301,7 @@ TEST(Request, MlxLmTakesItsFieldsAndRefusesTheOthers) {
   EXPECT_EQ(error_of(mode),
             "kv_cache_mode: is not an mlx-lm setting; mlx-lm takes prompt_tokens, max_tokens, "
             "batch, prefill_step_size, kv_bits, kv_group_size, max_kv_size, mlx_lm_version, "
-            "mlx_version and mlx_chip");
+            "mlx_version, mlx_chip, mlx_max_ops_per_buffer, mlx_max_mb_per_buffer and backend");
   EstimateRequest llama = r;
   llama.llamacpp.ubatch_size = 4;
   EXPECT_EQ(error_of(llama), "ubatch_size: is a llama.cpp setting: give engine llamacpp");
@@ -311,6 +311,61 @@ TEST(Request, MlxLmTakesItsFieldsAndRefusesTheOthers) {
   EstimateRequest bits = r;
   bits.mlxlm.kv_bits = 7;
   EXPECT_EQ(error_of(bits), "kv_bits: must be 2, 3, 4, 5, 6 or 8 (mx.quantize's widths)");
+}
+
+TEST(Request, MlxLmCommandBufferLimitsAreFields) {
+  // docs/engine-mlxlm.md, "Run-ahead": Metal's Max limits by default (50
+  // ops, 50 x 2^20 distinct input elements); backend cuda the H100's CUDA
+  // graphs since mlx #3077 (100, 1000, every input counted); the
+  // MLX_MAX_*_PER_BUFFER fields over either, as MLX's environment.
+  FakeContext context;
+  EstimateRequest r = request_for();
+  r.engine = "mlx-lm";
+  r.mlxlm.prompt_tokens = 2048;
+  auto limits_of = [&](const EstimateRequest& q) {
+    Result<EstimateRun> run = memfit::run(q, context);
+    EXPECT_TRUE(run.ok()) << run.error().message();
+    return run.ok() ? run->mlxlm_settings.buffers : MlxBufferLimits{};
+  };
+  MlxBufferLimits metal = limits_of(r);
+  EXPECT_EQ(metal.max_ops, 50u);
+  EXPECT_EQ(metal.max_mega_elements, 50u);
+  EXPECT_TRUE(metal.distinct_inputs);
+  EstimateRequest cuda = r;
+  cuda.backend = Backend::kCuda;
+  MlxBufferLimits graphs = limits_of(cuda);
+  EXPECT_EQ(graphs.max_ops, 100u);
+  EXPECT_EQ(graphs.max_mega_elements, 1000u);
+  EXPECT_FALSE(graphs.distinct_inputs);
+  // The H100 before mlx #3077: 30 ops, 400 x 2^20 elements.
+  cuda.mlxlm.mlx_max_ops_per_buffer = 30;
+  cuda.mlxlm.mlx_max_mb_per_buffer = 400;
+  graphs = limits_of(cuda);
+  EXPECT_EQ(graphs.max_ops, 30u);
+  EXPECT_EQ(graphs.max_mega_elements, 400u);
+  EXPECT_FALSE(graphs.distinct_inputs);
+  // On Metal they override the chip's: a base chip's 40 ops, 64 given.
+  EstimateRequest base = r;
+  base.mlxlm.mlx_chip = MlxChip::kBase;
+  base.mlxlm.mlx_max_mb_per_buffer = 64;
+  metal = limits_of(base);
+  EXPECT_EQ(metal.max_ops, 40u);
+  EXPECT_EQ(metal.max_mega_elements, 64u);
+
+  auto error_of = [&](EstimateRequest q) {
+    Result<EstimateRun> x = memfit::run(q, context);
+    return x.ok() ? std::string("ok") : x.error().message();
+  };
+  EstimateRequest rocm = r;
+  rocm.backend = Backend::kRocm;
+  EXPECT_EQ(error_of(rocm), "backend: mlx-lm runs on MLX's Metal or CUDA backend: give metal or "
+                            "cuda (docs/engine-mlxlm.md)");
+  EstimateRequest chip = r;
+  chip.backend = Backend::kCuda;
+  chip.mlxlm.mlx_chip = MlxChip::kMax;
+  EXPECT_EQ(error_of(chip), "mlx_chip: is an Apple GPU's class, and backend cuda runs MLX on an "
+                            "NVIDIA GPU: give mlx_max_ops_per_buffer and mlx_max_mb_per_buffer "
+                            "for its limits");
 }
 
 TEST(Request, VllmPricesTheGpuWhoseTotalItIsGiven) {

@@ -1,7 +1,8 @@
 // llama_context's constructor (src/llama-context.cpp at v0.4.0), in order:
 // n_seq, n_ctx (0 = training context), n_batch from the unpadded n_ctx,
 // n_ubatch, n_ctx padded to 256, then cells per stream. See
-// docs/llamacpp-rules.md, "Context sizing".
+// docs/llamacpp-rules.md, "Context sizing"; an older build's differences
+// (--llamacpp-version) come from releases.cc.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,13 +19,14 @@ bool is_windowed(const LayerCache& layer) {
 }
 
 uint64_t swa_cells(const LlamaCppContext& c, const LlamaCppSettings& s, uint64_t window_tokens) {
-  if (s.swa_full) return c.n_ctx_seq;
+  if (full_swa_cache(s)) return c.n_ctx_seq;
   // window x n_seq <= 2^64 / 256 for any window a config can hold is not
   // guaranteed: saturate, then min() with n_ctx_seq keeps it bounded.
   const uint64_t per_stream_window =
-      (CheckedBytes(window_tokens) * (s.kv_unified ? c.n_seq : 1) + c.n_ubatch).saturated();
+      (CheckedBytes(window_tokens) * (one_stream(s) ? c.n_seq : 1) + swa_batch_tokens(c, s))
+          .saturated();
   const uint64_t cells = std::min(c.n_ctx_seq, per_stream_window);
-  return round_up(cells, kLlamaCppCellPad).saturated();
+  return round_up(cells, cell_pad(s)).saturated();
 }
 
 }  // namespace llamacpp
@@ -49,17 +51,23 @@ Result<LlamaCppContext> resolve_llamacpp_context(const ModelSpec& spec, const Ll
   }
   c.n_batch = std::min(n_ctx, s.batch_size);
   c.n_ubatch = std::min(c.n_batch, s.ubatch_size);
-  CheckedBytes padded = round_up(n_ctx, kLlamaCppCellPad);
+  const uint64_t pad = llamacpp::cell_pad(s);
+  CheckedBytes padded = round_up(n_ctx, pad);
   if (!padded.value()) return Error::overflow(fmt::format("a context of {} tokens overflows", n_ctx));
   n_ctx = *padded.value();
-  if (s.kv_unified) {
+  if (llamacpp::one_stream(s)) {
     c.streams = 1;
     c.n_ctx_seq = n_ctx;
     c.n_ctx = n_ctx;
   } else {
-    // floor(n_ctx / n_seq) >= 1: n_ctx >= 256 >= n_seq.
+    // floor(n_ctx / n_seq) >= 1 when padded to 256 (n_ctx >= 256 >= n_seq);
+    // an older build's pad of 32 can leave a sequence no cell.
     c.streams = c.n_seq;
-    c.n_ctx_seq = round_up(n_ctx / c.n_seq, kLlamaCppCellPad).saturated();
+    if (n_ctx < c.n_seq) {
+      return Error::usage("ctx_size", fmt::format("{} cells over {} sequences leave none to each",
+                                                  n_ctx, c.n_seq));
+    }
+    c.n_ctx_seq = round_up(n_ctx / c.n_seq, pad).saturated();
     CheckedBytes total = CheckedBytes(c.n_ctx_seq) * c.n_seq;
     if (!total.value()) return Error::overflow(fmt::format("a context of {} tokens overflows", n_ctx));
     c.n_ctx = *total.value();

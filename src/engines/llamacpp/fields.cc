@@ -116,6 +116,16 @@ constexpr RequestField kLlamaCppFields[] = {
      .type = FieldType::kFlag,
      .default_text = "false",
      .doc = "one KV stream shared by all sequences"}),
+    parsed_field<parse_llamacpp_build, &R::llamacpp, &LlamaCppRequest::llamacpp_version>(
+    {.name = "llamacpp_version",
+     .flags = "--llamacpp-version",
+     .engine = "llamacpp",
+     .help = "the llama.cpp build priced, b6500 (default: the pinned release)",
+     .type = FieldType::kText,
+     .example = "b5000",
+     .doc = "the build number (`b6500` or `6500`) whose cache rules price the estimate: older "
+            "builds' sliding-window caches, streams and padding (docs/engine-llamacpp.md, "
+            "\"Releases\"); default: the pinned release's rules"}),
     parsed_field<parse_repack_cpu, &R::llamacpp, &LlamaCppRequest::repack>(
     {.name = "repack",
      .flags = "--repack",

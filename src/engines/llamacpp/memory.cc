@@ -88,7 +88,7 @@ class KvTotals {
     }
     // A windowed layer's cells stop at its window: only the others grow
     // with the context.
-    if (!is_windowed(l) || s_.swa_full) per_token_ += row * count;
+    if (!is_windowed(l) || full_swa_cache(s_)) per_token_ += row * count;
     each = one.saturated();  // the totals above fail on overflow
     parts.kv_layers = (CheckedBytes(parts.kv_layers) + count).saturated();
     return Status::Ok();
@@ -154,7 +154,7 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
   for (size_t i = 0; i < spec.layers.size(); ++i) {
     const LayerCache& l = spec.layers[i];
     if (is_recurrent(l.kind)) seq_partial += l.state_bytes;
-    if (is_windowed(l) && !s.swa_full) {
+    if (is_windowed(l) && !full_swa_cache(s)) {
       Result<CheckedBytes> kept = windowed_seq_bytes(l, c, s);
       if (!kept) return kept.error();
       seq_partial += *kept;

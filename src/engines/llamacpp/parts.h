@@ -41,9 +41,20 @@ Result<uint64_t> llamacpp_repack_bytes(const std::vector<SafetensorsTensor>& ten
 
 namespace memfit::llamacpp {
 
+// The build's rules (releases.cc; docs/engine-llamacpp.md, "Releases"):
+// whether windowed layers cache the full context (--swa-full, or a build
+// before #13194), whether every sequence shares one stream (--kv-unified, or
+// a build before #14363), the batch an SWA cache has room for (n_ubatch; a
+// build before #13833: n_batch) and the cell padding (256; 32 with flash
+// attention off up to the last build known to pad so).
+bool full_swa_cache(const LlamaCppSettings& settings);
+bool one_stream(const LlamaCppSettings& settings);
+uint64_t swa_batch_tokens(const LlamaCppContext& context, const LlamaCppSettings& settings);
+uint64_t cell_pad(const LlamaCppSettings& settings);
+
 // Cells per stream of a sliding-window or chunked layer of `window_tokens`
-// (llama_kv_cache_iswa): n_ctx_seq with --swa-full, else
-//   pad256(min(n_ctx_seq, window x (unified ? n_seq : 1) + n_ubatch)).
+// (llama_kv_cache_iswa): n_ctx_seq with a full SWA cache, else
+//   pad(min(n_ctx_seq, window x (one stream ? n_seq : 1) + swa_batch_tokens)).
 uint64_t swa_cells(const LlamaCppContext& context, const LlamaCppSettings& settings,
                    uint64_t window_tokens);
 

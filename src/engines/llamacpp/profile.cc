@@ -58,6 +58,7 @@ Status resolve_settings(const EstimateRequest& r, LlamaCppSettings& s) {
   s.flash_attn = q.flash_attn.value_or(s.flash_attn);
   s.swa_full = q.swa_full.value_or(s.swa_full);
   s.kv_unified = q.kv_unified.value_or(s.kv_unified);
+  s.build = q.llamacpp_version;
   s.repack = q.repack.value_or(s.repack);
   s.placement = q.placement.applied(s.placement);
   s.extras.mmproj_offload = !q.no_mmproj_offload.value_or(false);
@@ -134,6 +135,18 @@ Status open_draft(const EstimateRequest& r, RequestContext& context, LlamaCppSet
   return Status::Ok();
 }
 
+// Where builds differ (docs/engine-llamacpp.md, "Releases"), oldest first.
+constexpr ReleaseDifference kLlamaCppReleases[] = {
+    {"before b5424", "a sliding-window layer caches the full context, as --swa-full does "
+                     "(#13194 gave it a cache of its window)"},
+    {"b5424 to b5553", "an SWA cache of the window and a logical batch: pad(min(n_ctx, n_swa x "
+                       "n_seq + n_batch)) (#13194)"},
+    {"before b5913", "one KV stream for every sequence, as --kv-unified (#14363 gave each "
+                     "sequence its own)"},
+    {"b6845 and before", "with flash attention off, cells padded to 32 rather than 256 (#16812 "
+                         "removed the padding, #17046 made it 256)"},
+};
+
 class LlamaCppProfile final : public LlamaCppCommands {
  public:
   std::string_view name() const override { return "llamacpp"; }
@@ -146,6 +159,12 @@ class LlamaCppProfile final : public LlamaCppCommands {
     return "what llama.cpp allocates: its model, context and compute buffers, per device";
   }
   std::string_view release() const override { return "llama.cpp v0.4.0 (node-llama-cpp 3.21.1)"; }
+  EngineVersions versions() const override {
+    return {.field = "llamacpp_version",
+            .default_text = "the pinned release v0.4.0: an SWA cache of the window and one "
+                            "ubatch, a stream per sequence, cells padded to 256",
+            .differences = kLlamaCppReleases};
+  }
   bool is_default_for(const Model& model) const override {
     return model.weights.source == WeightsSource::kGgufHeader;
   }

@@ -155,8 +155,9 @@ Status check_settings(const MlxLmSettings& s) {
     return Error::usage("kv_group_size", "must be 32, 64 or 128");
   }
   const MlxBufferLimits& lim = s.buffers;
-  if (lim.max_ops == 0 || lim.max_ops > 100000 || lim.max_mega_elements == 0 ||
-      lim.max_mega_elements > 1000000 || lim.max_active == 0 || lim.max_active > 64) {
+  if (lim.max_ops == 0 || lim.max_ops > kMlxMaxOpsPerBuffer || lim.max_mega_elements == 0 ||
+      lim.max_mega_elements > kMlxMaxMegaElementsPerBuffer || lim.max_active == 0 ||
+      lim.max_active > 64) {
     return Error::usage("buffers", "MLX's command-buffer limits must be 1..100000 ops, "
                                    "1..1000000 mega-elements and 1..64 buffers in flight");
   }
@@ -364,9 +365,15 @@ class PassCosts {
     if (!g_.known()) return 0;
     CheckedBytes a;
     if (mla_) {
-      // MLA in mlx-lm: the rope scores (heads x n x keys) are formed
-      // explicitly, and K and V are expanded per head from the latent.
-      a = CheckedBytes(g_.q_heads) * n * keys * kAct +
+      // MLA in mlx-lm (deepseek_v3.py): the rope scores (heads x n x keys)
+      // are formed explicitly and, for a prompt (n > 1), masked by
+      // mx.where into a second array of the same size while the first is
+      // its input, beside the boolean mask (n x keys, 1 B); K and V are
+      // expanded per head from the latent over every key
+      // (docs/engine-mlxlm.md, "MLA prefill").
+      const uint64_t score_copies = n > 1 ? 2 : 1;
+      a = CheckedBytes(g_.q_heads) * n * keys * kAct * score_copies +
+          CheckedBytes(n > 1 ? n : 0) * keys +
           CheckedBytes(g_.q_heads) * keys * kMlaExpandedHeadDim * kAct * 2;
     } else if (s_.fused_sdpa) {
       a = sdpa_transient_bytes(g_, SdpaKernels{}, n, keys);

@@ -103,6 +103,33 @@ constexpr RequestField kMlxLmFields[] = {
             "40 x 2^20 input elements on base and Pro chips, 50 and 50 on Max and Ultra "
             "(`mlx/backend/metal/device.cpp`); default: the tier of the Mac `--mac` names, "
             "else `max`"}),
+    parsed_field<parse_decimal, &R::mlxlm, &MlxLmRequest::mlx_max_ops_per_buffer>(
+    {.name = "mlx_max_ops_per_buffer",
+     .flags = "--mlx-max-ops-per-buffer",
+     .engine = "mlx-lm",
+     .help = "MLX_MAX_OPS_PER_BUFFER: ops a command buffer or CUDA graph holds (default: the "
+             "chip's, or the CUDA GPU's)",
+     .type = FieldType::kCount,
+     .min = 1,
+     .max = kMlxMaxOpsPerBuffer,
+     .example = "30",
+     .doc = "MLX's `MLX_MAX_OPS_PER_BUFFER`: the ops a command buffer (Metal) or graph (CUDA) "
+            "holds before it is committed; default: the chip's on Metal (`mlx_chip`), the "
+            "H100's 100 on CUDA (`backend` `cuda`; docs/engine-mlxlm.md, \"Run-ahead\")"}),
+    parsed_field<parse_decimal, &R::mlxlm, &MlxLmRequest::mlx_max_mb_per_buffer>(
+    {.name = "mlx_max_mb_per_buffer",
+     .flags = "--mlx-max-mb-per-buffer",
+     .engine = "mlx-lm",
+     .help = "MLX_MAX_MB_PER_BUFFER: a buffer's inputs, in 2^20 elements (default: the chip's, "
+             "or the CUDA GPU's)",
+     .unit = "2^20 elements",
+     .type = FieldType::kCount,
+     .min = 1,
+     .max = kMlxMaxMegaElementsPerBuffer,
+     .example = "400",
+     .doc = "MLX's `MLX_MAX_MB_PER_BUFFER`: a buffer is committed once its inputs pass this many "
+            "2^20 elements (elements, not bytes, despite the name); default: the chip's on "
+            "Metal, the H100's 1000 on CUDA (docs/engine-mlxlm.md, \"Run-ahead\")"}),
 };
 
 }  // namespace

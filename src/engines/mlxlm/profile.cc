@@ -27,6 +27,30 @@ std::optional<MlxChip> chip_of(const EstimateRequest& r) {
   return chip ? std::optional<MlxChip>(*chip) : std::nullopt;
 }
 
+// MLX's command-buffer limits (docs/engine-mlxlm.md, "Run-ahead"): Metal's
+// for the chip (Max when none is named), or with backend cuda the CUDA
+// graphs'; then the limits the request gives, as MLX's environment
+// variables override either. Another backend is refused by name.
+Result<MlxBufferLimits> buffer_limits(const EstimateRequest& r) {
+  MlxBufferLimits limits;
+  if (r.backend && *r.backend == Backend::kCuda) {
+    if (r.mlxlm.mlx_chip) {
+      return Error::usage("mlx_chip", "is an Apple GPU's class, and backend cuda runs MLX on an "
+                                      "NVIDIA GPU: give mlx_max_ops_per_buffer and "
+                                      "mlx_max_mb_per_buffer for its limits");
+    }
+    limits = mlx_cuda_limits();
+  } else if (r.backend && *r.backend != Backend::kMetal) {
+    return Error::usage("backend", "mlx-lm runs on MLX's Metal or CUDA backend: give metal or "
+                                   "cuda (docs/engine-mlxlm.md)");
+  } else if (std::optional<MlxChip> chip = chip_of(r)) {
+    limits = mlx_metal_limits(*chip);
+  }
+  limits.max_ops = r.mlxlm.mlx_max_ops_per_buffer.value_or(limits.max_ops);
+  limits.max_mega_elements = r.mlxlm.mlx_max_mb_per_buffer.value_or(limits.max_mega_elements);
+  return limits;
+}
+
 // Where releases differ (docs/engine-mlxlm.md, "Releases"), oldest first.
 constexpr ReleaseDifference kMlxLmReleases[] = {
     {"mlx-lm before 0.17.0", "refused: the prompt ran in one pass (prefill_step_size came with "
@@ -69,12 +93,11 @@ class MlxLmProfile final : public MlxLmCommands {
     if (!other.empty()) {
       return Error::usage(other, "is not an mlx-lm setting; mlx-lm takes prompt_tokens, max_tokens, "
                                  "batch, prefill_step_size, kv_bits, kv_group_size, max_kv_size, "
-                                 "mlx_lm_version, mlx_version and mlx_chip");
+                                 "mlx_lm_version, mlx_version, mlx_chip, mlx_max_ops_per_buffer, "
+                                 "mlx_max_mb_per_buffer and backend");
     }
-    if (r.backend) {
-      return Error::usage("backend", "is an mlxcel setting: mlx-lm is priced as MLX runs it on "
-                                     "Metal (docs/engine-mlxlm.md)");
-    }
+    Result<MlxBufferLimits> buffers = buffer_limits(r);
+    if (!buffers) return buffers.error();
     const MlxLmRequest& q = r.mlxlm;
     MlxLmSettings& s = p.mlxlm_settings;
     s.prompt_tokens = q.prompt_tokens.value_or(s.prompt_tokens);
@@ -85,7 +108,7 @@ class MlxLmProfile final : public MlxLmCommands {
     s.kv_group_size = q.kv_group_size.value_or(s.kv_group_size);
     s.max_kv_size = q.max_kv_size.value_or(s.max_kv_size);
     s.mlx_lm_release = q.mlx_lm_version.value_or(kMlxLmNewestRead);
-    if (std::optional<MlxChip> chip = chip_of(r)) s.buffers = mlx_metal_limits(*chip);
+    s.buffers = *buffers;
     s.confidence = r.confidence.value_or(0);
     // The cache holds the prompt and every generated token.
     warn_past_trained_context(p.model->spec,

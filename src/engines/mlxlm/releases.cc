@@ -76,6 +76,14 @@ MlxBufferLimits mlx_metal_limits(MlxChip chip) {
   return limits;
 }
 
+MlxBufferLimits mlx_cuda_limits() {
+  MlxBufferLimits limits;
+  limits.max_ops = 100;
+  limits.max_mega_elements = 1000;
+  limits.distinct_inputs = false;
+  return limits;
+}
+
 uint64_t mlxlm_last_chunk_logits_rows(const std::optional<MlxRelease>& release,
                                       uint64_t last_chunk_tokens) {
   if (release.value_or(kMlxLmNewestRead) >= kMlxLmLastTokenLogits) return 1;

@@ -119,6 +119,103 @@ void add_mlp(FieldReader& reader, const ModelGeometry& g, uint64_t layer, BlockL
   out.add(ParamRole::kRouter, "mlp.gate", layer, experts, h);
 }
 
+// LFM2's short-convolution block (transformers' Lfm2ShortConv): in_proj
+// [3 x hidden, hidden] (B, C and x), a depthwise Conv1d of conv_L_cache
+// taps per channel [hidden, 1, L], out_proj [hidden, hidden]; biases of
+// 3 x hidden, hidden and hidden when conv_bias.
+void add_short_conv(FieldReader& reader, const ModelGeometry& g, uint64_t layer,
+                    BlockList& out) {
+  const uint64_t h = g.hidden;
+  Result<uint64_t> taps = reader.u64_or({"conv_L_cache"}, 3, "Lfm2Config's default");
+  out.add(ParamRole::kMixer, "conv.in_proj", layer, CheckedBytes(3) * h, h);
+  out.add(ParamRole::kMixer, "conv.conv", layer, h, taps ? *taps : 3);
+  out.add(ParamRole::kMixer, "conv.out_proj", layer, h, h);
+  Result<std::optional<bool>> bias = reader.doc().boolean("conv_bias");
+  if (bias && bias->value_or(false)) {
+    out.add(ParamRole::kNorm, "conv.in_proj.bias", layer, 1, CheckedBytes(3) * h);
+    out.add(ParamRole::kNorm, "conv.conv.bias", layer, 1, h);
+    out.add(ParamRole::kNorm, "conv.out_proj.bias", layer, 1, h);
+  }
+}
+
+// The norms a layer keeps besides input_layernorm and
+// post_attention_layernorm: Gemma 2 and 3 norm the MLP's input and output
+// too (pre_ and post_feedforward_layernorm, [hidden] each), and Gemma 3 and
+// LFM2 norm each head's query and key ([head_dim] each) on attention
+// layers (transformers' modeling_gemma3.py, modeling_lfm2.py).
+void add_family_norms(std::string_view model_type, const ModelGeometry& g, bool attention,
+                      uint64_t layer, BlockList& out) {
+  const bool gemma3 = model_type == "gemma3" || model_type == "gemma3_text";
+  if (gemma3 || model_type == "gemma2") {
+    out.add(ParamRole::kNorm, "pre_feedforward_layernorm", layer, 1, g.hidden);
+    out.add(ParamRole::kNorm, "post_feedforward_layernorm", layer, 1, g.hidden);
+  }
+  if (attention && (gemma3 || model_type == "lfm2")) {
+    out.add(ParamRole::kNorm, "self_attn.q_norm", layer, 1, g.head_dim);
+    out.add(ParamRole::kNorm, "self_attn.k_norm", layer, 1, g.head_dim);
+  }
+}
+
+uint64_t json_u64(const nlohmann::json& object, std::string_view key, uint64_t fallback) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_number_unsigned() ? it->get<uint64_t>() : fallback;
+}
+
+// A string field of `object`; `fallback` when absent, null or not a string.
+std::string_view json_text(const nlohmann::json& object, std::string_view key,
+                           std::string_view fallback) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
+                                               : fallback;
+}
+
+// A Gemma 3 config's vision tower, a SigLIP encoder without its head
+// (transformers' SiglipVisionTransformer, vision_use_head false), and the
+// projector into the text model (Gemma3MultiModalProjector). With v the
+// vision width, f its MLP width, p the patch and n = (image / p)^2 patches:
+//   patch_embedding  [v, channels x p x p] + bias v
+//   position_embedding [n, v]
+//   per layer        q, k, v, out [v, v] + bias v each; fc1 [f, v] + f;
+//                    fc2 [v, f] + v; layer_norm1 and 2, weight and bias
+//   post_layernorm   weight and bias
+//   projector        mm_input_projection [v, text hidden]; mm_soft_emb_norm v
+// Nothing for another model or a vision_config this does not describe.
+void add_gemma3_vision(const ConfigDocument& doc, const ModelGeometry& g, BlockList& out) {
+  if (json_text(doc.top(), "model_type", "") != "gemma3") return;
+  auto it = doc.top().find("vision_config");
+  if (it == doc.top().end() || !it->is_object()) return;
+  const nlohmann::json& vision = *it;
+  if (json_text(vision, "model_type", "siglip_vision_model") != "siglip_vision_model") return;
+  const uint64_t v = json_u64(vision, "hidden_size", 0);
+  const uint64_t f = json_u64(vision, "intermediate_size", 0);
+  const uint64_t layers = json_u64(vision, "num_hidden_layers", 0);
+  const uint64_t patch = json_u64(vision, "patch_size", 0);
+  const uint64_t image = json_u64(vision, "image_size", 0);
+  const uint64_t channels = json_u64(vision, "num_channels", 3);
+  if (v == 0 || patch == 0) return;
+  const uint64_t side = image / patch;
+  out.add(ParamRole::kVision, "vision_tower.embeddings.patch_embedding", std::nullopt, v,
+          CheckedBytes(channels) * patch * patch);
+  out.add(ParamRole::kVision, "vision_tower.embeddings.patch_embedding.bias", std::nullopt, 1, v);
+  out.add(ParamRole::kVision, "vision_tower.embeddings.position_embedding", std::nullopt,
+          CheckedBytes(side) * side, v);
+  // Each encoder layer's blocks, `layers` copies of each.
+  for (std::string_view proj : {"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
+                                "self_attn.out_proj"}) {
+    out.add(ParamRole::kVision, proj, std::nullopt, v, v, layers);
+    out.add(ParamRole::kVision, proj, std::nullopt, 1, v, layers);  // its bias
+  }
+  out.add(ParamRole::kVision, "mlp.fc1", std::nullopt, f, v, layers);
+  out.add(ParamRole::kVision, "mlp.fc1.bias", std::nullopt, 1, f, layers);
+  out.add(ParamRole::kVision, "mlp.fc2", std::nullopt, v, f, layers);
+  out.add(ParamRole::kVision, "mlp.fc2.bias", std::nullopt, 1, v, layers);
+  out.add(ParamRole::kVision, "layer_norm", std::nullopt, 4, v, layers);  // two, weight and bias
+  out.add(ParamRole::kVision, "vision_tower.post_layernorm", std::nullopt, 2, v);
+  out.add(ParamRole::kVision, "multi_modal_projector.mm_input_projection_weight", std::nullopt, v,
+          g.hidden);
+  out.add(ParamRole::kVision, "multi_modal_projector.mm_soft_emb_norm", std::nullopt, 1, v);
+}
+
 }  // namespace
 
 std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const ModelSpec& spec) {
@@ -127,10 +224,11 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
   const uint64_t h = g.hidden;
   BlockList out;
   for (uint64_t i = 0; i < spec.layers.size(); ++i) {
-    switch (spec.layers[i].kind) {
+    const LayerKind kind = spec.layers[i].kind;
+    switch (kind) {
+      case LayerKind::kConv: add_short_conv(reader, g, i, out); break;
       case LayerKind::kSsm:
-      case LayerKind::kLinearAttention:
-      case LayerKind::kConv: {
+      case LayerKind::kLinearAttention: {
         const CheckedBytes d =
             g.intermediate > 0 ? CheckedBytes(g.intermediate) : CheckedBytes(2) * h;
         out.add(ParamRole::kMixer, "mixer.in_proj", i, CheckedBytes(2) * d, h);
@@ -142,7 +240,11 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
     if (spec.layout != "ssm") add_mlp(reader, g, i, out);  // a Mamba / RWKV block is its mixer
     out.add(ParamRole::kNorm, "input_layernorm", i, 1, h);
     out.add(ParamRole::kNorm, "post_attention_layernorm", i, 1, h);
+    const bool attention = kind != LayerKind::kConv && kind != LayerKind::kSsm &&
+                           kind != LayerKind::kLinearAttention;
+    add_family_norms(reader.model_type(), g, attention, i, out);
   }
+  add_gemma3_vision(reader.doc(), g, out);
   out.add(ParamRole::kEmbedding, "embed_tokens", std::nullopt, g.vocab, h);
   Result<std::optional<bool>> tied = reader.doc().boolean("tie_word_embeddings");
   if (tied && tied->has_value() && !**tied) {

@@ -27,6 +27,7 @@ enum class ParamRole {
   kRouter,         // the MoE gate that scores experts
   kMixer,          // SSM / linear-attention / conv in and out projections
   kNorm,           // norm weights (vectors)
+  kVision,         // a multimodal config's vision tower and projector (kept unquantized)
 };
 
 // `copies` matrices of rows x cols, as a Linear or Embedding layer stores
@@ -58,9 +59,13 @@ struct ParamBlock {
 //              mlp_only_layers)
 //   SSM        in [2 x d_inner, hidden] and out [hidden, d_inner]
 //              projections (a Mamba-style estimate)
-//   norms      2 x [hidden]
-// plus embeddings [vocab, hidden], an untied LM head of the same shape and
-// a final norm.
+//   short conv LFM2's in [3 x hidden, hidden], depthwise conv [hidden,
+//              conv_L_cache], out [hidden, hidden]
+//   norms      2 x [hidden]; Gemma 2 and 3 two more around the MLP; Gemma 3
+//              and LFM2 a query and a key norm [head_dim] on attention layers
+// plus embeddings [vocab, hidden], an untied LM head of the same shape, a
+// final norm and, for a Gemma 3 config with a vision_config, its SigLIP
+// vision tower and projector.
 std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const ModelSpec& spec);
 
 // Parameters in `blocks`; saturates on overflow.

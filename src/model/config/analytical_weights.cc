@@ -205,7 +205,8 @@ std::string describe(const Scheme& s, uint64_t overridden) {
 
 bool quantizes_role(const Scheme& s, ParamRole role) {
   switch (role) {
-    case ParamRole::kNorm: return false;
+    case ParamRole::kNorm:
+    case ParamRole::kVision: return false;
     case ParamRole::kEmbedding: return s.kind == Kind::kMlx;
     case ParamRole::kLmHead:
       return s.kind == Kind::kMlx || (s.kind == Kind::kGptq && s.lm_head);

@@ -45,6 +45,24 @@ std::optional<uint64_t> layers_from_block_types(FieldReader& reader) {
   return list->size();
 }
 
+// LFM2's MLP width (transformers' Lfm2MLP): with block_auto_adjust_ff_dim
+// the configured width w (block_ff_dim) becomes floor(2w / 3), and with a
+// block_ffn_dim_multiplier m, floor(m x that) rounded up to a multiple of
+// block_multiple_of. LFM2-700M: 10240 -> 6826 -> 6912. Other configs: `width`.
+uint64_t adjusted_ff_dim(const ConfigDocument& doc, uint64_t width) {
+  Result<std::optional<bool>> adjust = doc.boolean("block_auto_adjust_ff_dim");
+  if (!adjust || !adjust->value_or(false) || width > (1ull << 32)) return width;
+  uint64_t ff = 2 * width / 3;
+  const nlohmann::json* multiplier = doc.find("block_ffn_dim_multiplier");
+  if (multiplier == nullptr || !multiplier->is_number()) return ff;
+  const double m = multiplier->get<double>();
+  if (!(m > 0.0 && m <= 64.0)) return ff;
+  ff = static_cast<uint64_t>(m * static_cast<double>(ff));
+  Result<std::optional<uint64_t>> multiple = doc.u64({"block_multiple_of"});
+  const uint64_t step = multiple && multiple->value_or(0) > 0 ? **multiple : 1;
+  return round_up(ff, step).saturated();
+}
+
 Result<ModelGeometry> read_geometry(FieldReader& reader) {
   ModelGeometry g;
   Result<std::optional<uint64_t>> layers = reader.u64(kLayerAliases);
@@ -90,9 +108,10 @@ Result<ModelGeometry> read_geometry(FieldReader& reader) {
   }
 
   Result<std::optional<uint64_t>> inter =
-      reader.u64({"intermediate_size", "ffn_dim", "ffn_hidden_size"});
+      reader.u64({"intermediate_size", "ffn_dim", "ffn_hidden_size", "block_ff_dim"});
   if (!inter) return inter.error();
   g.intermediate = inter->value_or(0) > 0 ? **inter : 4 * g.hidden;
+  g.intermediate = adjusted_ff_dim(reader.doc(), g.intermediate);
 
   Result<std::optional<uint64_t>> vocab = reader.doc().u64_or_top({"vocab_size", "padded_vocab_size"});
   if (!vocab) return vocab.error();

@@ -322,9 +322,11 @@ TEST(MlxLmEstimate, MlaDeepSeekV3CachesTheLatent) {
   // 18,432 are narrower per token), hidden 7168. P = 512: one chunk.
   MlxLmEstimate e = run("deepseek_v3/DeepSeek-V3", workload(512, 128));
   EXPECT_EQ(e.last_chunk.kv_bytes, 61ull * 512 * 1152);  // 35,979,264
-  // Rope scores 128 x 512 x 512 x 2, and K and V expanded: 128 x 512 x 128 x 2 x 2.
+  // Rope scores 128 x 512 x 512 x 2 and their masked copy (mx.where), the
+  // boolean mask 512 x 512, and K and V expanded: 128 x 512 x 128 x 2 x 2.
   EXPECT_FALSE(e.fused_attention);
-  EXPECT_EQ(e.last_chunk.attention_bytes, 128ull * 512 * 512 * 2 + 128ull * 512 * 128 * 2 * 2);
+  EXPECT_EQ(e.last_chunk.attention_bytes,
+            2 * 128ull * 512 * 512 * 2 + 512ull * 512 + 128ull * 512 * 128 * 2 * 2);
   EXPECT_EQ(e.last_chunk.mlp_bytes, 512ull * 8 * 2048 * 2 * 3 + 512ull * 8 * 7168 * 2);
   EXPECT_EQ(e.last_chunk.logits_bytes, 512ull * 129280 * 2);  // 132,382,720
   EXPECT_GT(e.last_chunk.transient_bytes, 132382720ull);  // the logits and more in flight
@@ -333,9 +335,11 @@ TEST(MlxLmEstimate, MlaDeepSeekV3CachesTheLatent) {
   EXPECT_EQ(e.rotating_layers, 0u);
   EXPECT_EQ(e.recurrent_bytes, 0u);
   // Pinned: the replay under MLX's Max/Ultra limits (inputs by hand below):
-  // 1,602,782,184 - 1,000 - 35,979,264.
-  EXPECT_EQ(e.last_chunk.transient_bytes, 1566801920u);
-  EXPECT_EQ(e.total_bytes, 1602782184u);
+  // 1,872,266,216 - 1,000 - 35,979,264. The masked copy of the rope scores
+  // and the mask (67,371,008 B a layer) added 269,484,032: four layers'
+  // attention in the buffers in flight at the peak.
+  EXPECT_EQ(e.last_chunk.transient_bytes, 1836285952u);
+  EXPECT_EQ(e.total_bytes, 1872266216u);
   // Decode to 640 tokens: the latent KVCache grows by 256 from 512 to 768;
   // the old buffer is one layer's 512 x 1,152 B.
   EXPECT_EQ(e.decode.kv_bytes, 61ull * 768 * 1152);  // 53,968,896
@@ -361,10 +365,10 @@ TEST(MlxLmEstimate, MlaDeepSeekV3CachesTheLatent) {
   // expert 2 x 2,048 x 2 + 14,336 = 22,528: 448,624. A layer: 577,648 t
   // plus the MLA attention (and the cache writes' old buffer).
   MlxLmEstimate sum = run("deepseek_v3/DeepSeek-V3", never_commits(workload(512, 128)));
-  // t = 512: 61 x (577,648 x 512 = 295,755,776 + 100,663,296) =
-  // 24,181,563,392; the final norm 512 x 7,168 x 2 = 7,340,032; the
+  // t = 512: 61 x (577,648 x 512 = 295,755,776 + 168,034,304) =
+  // 28,291,194,880; the final norm 512 x 7,168 x 2 = 7,340,032; the
   // logits 132,382,720.
-  EXPECT_EQ(sum.last_chunk.transient_bytes, 24321286144ull);
+  EXPECT_EQ(sum.last_chunk.transient_bytes, 28430917632ull);
   // Decode, t = 1: 8 rows are not sorted (448,624 - 64 - 2 x 114,688 =
   // 219,184): 61 x (129,024 + 219,184 + 42,106,880 + the old 589,824) =
   // 2,625,739,632; the norm 14,336; the logits 258,560.
@@ -377,18 +381,20 @@ TEST(MlxLmEstimate, MlaDeepSeekV3CachesTheLatent) {
   EXPECT_EQ(two.prefill_chunk.kv_bytes, 61ull * 2048 * 1152);  // 143,917,056
   EXPECT_EQ(two.last_chunk.kv_bytes, 61ull * 4096 * 1152);     // 287,834,112
   EXPECT_EQ(two.last_chunk.regrow_bytes, 2048ull * 1152);      // 2,359,296
-  // 128 x 2,048 x 2,048 x 2 + 128 x 2,048 x 128 x 2 x 2 = 1,207,959,552.
-  EXPECT_EQ(two.prefill_chunk.attention_bytes, 1207959552u);
-  // 128 x 2,048 x 4,096 x 2 + 128 x 4,096 x 128 x 2 x 2 = 2,415,919,104.
-  EXPECT_EQ(two.last_chunk.attention_bytes, 2415919104u);
+  // 2 x 128 x 2,048 x 2,048 x 2 + 2,048 x 2,048 + 128 x 2,048 x 128 x 2 x 2
+  // = 2,285,895,680.
+  EXPECT_EQ(two.prefill_chunk.attention_bytes, 2285895680u);
+  // 2 x 128 x 2,048 x 4,096 x 2 + 2,048 x 4,096 + 128 x 4,096 x 128 x 2 x 2
+  // = 4,571,791,360: the context doubled, the attention term doubled.
+  EXPECT_EQ(two.last_chunk.attention_bytes, 4571791360u);
   EXPECT_EQ(two.last_chunk.logits_bytes, 2048ull * 129280 * 2);  // 529,530,880
   EXPECT_EQ(two.decode.kv_bytes, 61ull * 4352 * 1152);          // 4,224 -> 4,352 slots
   MlxLmEstimate two_sum = run("deepseek_v3/DeepSeek-V3", never_commits(workload(4096, 128)));
-  // 61 x (577,648 x 2,048 + 1,207,959,552) = 145,849,942,016.
-  EXPECT_EQ(two_sum.prefill_chunk.transient_bytes, 145849942016ull);
-  // 61 x (577,648 x 2,048 + 2,415,919,104 + 2,359,296) + 2,048 x 7,168 x 2
-  // + 529,530,880 = 220,238,282,752.
-  EXPECT_EQ(two_sum.last_chunk.transient_bytes, 220238282752ull);
+  // 61 x (577,648 x 2,048 + 2,285,895,680) = 211,604,045,824.
+  EXPECT_EQ(two_sum.prefill_chunk.transient_bytes, 211604045824ull);
+  // 61 x (577,648 x 2,048 + 4,571,791,360 + 2,359,296) + 2,048 x 7,168 x 2
+  // + 529,530,880 = 351,746,490,368.
+  EXPECT_EQ(two_sum.last_chunk.transient_bytes, 351746490368ull);
 }
 
 TEST(MlxLmEstimate, UsageErrorsNameTheirField) {

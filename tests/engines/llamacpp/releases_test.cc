@@ -1,0 +1,109 @@
+// --llamacpp-version: an older build's cache rules (docs/engine-llamacpp.md,
+// "Releases"), worked by hand on gemma-2-2b: 13 sliding-window layers
+// (window 4096) and 13 full ones, 4 KV heads x 256, so 4096 B per layer per
+// cell at f16 (K + V).
+#include <gtest/gtest.h>
+
+#include "memfit/llamacpp.h"
+#include "support/corpus.h"
+
+namespace memfit {
+namespace {
+
+const MemoryBudget kBudget{64ull << 30, 64ull << 30, BudgetSource::kExplicit};
+
+LlamaCppEstimate run(LlamaCppSettings s) {
+  Model m;
+  m.has_config = true;
+  m.spec = testing::corpus_spec("gemma2/gemma-2-2b-it");
+  m.weights.bytes = 1000;
+  m.weights.source = WeightsSource::kSafetensorsHeader;
+  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudget);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
+  return e.ok() ? *e : LlamaCppEstimate{};
+}
+
+LlamaCppSettings at(uint64_t ctx, std::optional<uint64_t> build) {
+  LlamaCppSettings s;
+  s.ctx_size = ctx;
+  s.build = build;
+  return s;
+}
+
+// The full layers at 32768 cells: 13 x 4096 x 32768.
+constexpr uint64_t kFullLayers32k = 1'744'830'464;
+
+TEST(LlamaCppReleases, SlidingWindowCacheBeforeAndAfter13194) {
+  // The pinned release: SWA pad256(min(32768, 4096 + 512)) = 4608 cells,
+  // 13 x 4096 x 4608 = 245,366,784.
+  LlamaCppEstimate now = run(at(32768, std::nullopt));
+  EXPECT_EQ(now.context.swa_cells, 4608u);
+  EXPECT_EQ(now.kv_bytes, kFullLayers32k + 245'366'784u);
+  // b5423, before #13194: every layer caches the context, as --swa-full:
+  // 26 x 4096 x 32768 = 3,489,660,928, 1.75x the window's figure.
+  LlamaCppEstimate old = run(at(32768, 5423));
+  EXPECT_EQ(old.context.swa_cells, 32768u);
+  EXPECT_EQ(old.kv_bytes, 2 * kFullLayers32k);
+  // The windowed layers no longer stop growing: every layer's row counts
+  // per token, 26 x 4096 = 106,496 B (the pinned release: 13 x 4096).
+  EXPECT_EQ(old.kv_bytes_per_token, 106'496u);
+  EXPECT_EQ(now.kv_bytes_per_token, 53'248u);
+  // b5424 to b5553: the window plus the logical batch, pad256(4096 + 2048)
+  // = 6144 cells: 13 x 4096 x 6144 = 327,155,712.
+  LlamaCppEstimate batch = run(at(32768, 5553));
+  EXPECT_EQ(batch.context.swa_cells, 6144u);
+  EXPECT_EQ(batch.kv_bytes, kFullLayers32k + 327'155'712u);
+  // b5554 (#13833): the ubatch, as the pinned release.
+  EXPECT_EQ(run(at(32768, 5554)).kv_bytes, now.kv_bytes);
+}
+
+TEST(LlamaCppReleases, OneStreamForEverySequenceBefore14363) {
+  // -np 4 on the pinned release: a stream per sequence, 8192 base cells and
+  // 4608 SWA cells in each: 13 x 4096 x 4608 x 4 = 981,467,136.
+  LlamaCppSettings s = at(32768, std::nullopt);
+  s.parallel = 4;
+  EXPECT_EQ(run(s).kv_bytes, kFullLayers32k + 981'467'136u);
+  // b5912: one stream, as --kv-unified: SWA pad256(4096 x 4 + 512) = 16896
+  // cells, 13 x 4096 x 16896 = 899,678,208.
+  s.build = 5912;
+  LlamaCppEstimate old = run(s);
+  EXPECT_EQ(old.context.streams, 1u);
+  EXPECT_EQ(old.context.swa_cells, 16896u);
+  EXPECT_EQ(old.kv_bytes, kFullLayers32k + 899'678'208u);
+  s.build = 5913;
+  EXPECT_EQ(run(s).context.streams, 4u);
+}
+
+TEST(LlamaCppReleases, FlashAttentionOffPadsTo32UpToB6845) {
+  // ctx 4000, flash attention off. The pinned release pads to 256: 4096
+  // cells, SWA min(4096, 4608) = 4096: 26 x 4096 x 4096 = 436,207,616.
+  LlamaCppSettings s = at(4000, std::nullopt);
+  s.flash_attn = FlashAttn::kOff;
+  EXPECT_EQ(run(s).kv_bytes, 436'207'616u);
+  // b6845 pads to 32: 4000 cells (125 x 32), SWA min(4000, 4608) = 4000:
+  // 26 x 4096 x 4000 = 425,984,000.
+  s.build = 6845;
+  LlamaCppEstimate old = run(s);
+  EXPECT_EQ(old.context.n_ctx, 4000u);
+  EXPECT_EQ(old.kv_bytes, 425'984'000u);
+  // With flash attention on that build pads to 256, as the pinned release.
+  s.flash_attn = FlashAttn::kOn;
+  EXPECT_EQ(run(s).context.n_ctx, 4096u);
+  s.flash_attn = FlashAttn::kOff;
+  s.build = 6846;
+  EXPECT_EQ(run(s).context.n_ctx, 4096u);
+}
+
+TEST(LlamaCppReleases, ParsesBuildNumbers) {
+  EXPECT_EQ(parse_llamacpp_build("b6500").value(), 6500u);
+  EXPECT_EQ(parse_llamacpp_build("6500").value(), 6500u);
+  EXPECT_EQ(parse_llamacpp_build("v0.4.0").error().message(),
+            "llamacpp_version: 'v0.4.0': expected a build number, e.g. b6500");
+  EXPECT_FALSE(parse_llamacpp_build("b").ok());
+  EXPECT_FALSE(parse_llamacpp_build("b0").ok());
+  EXPECT_FALSE(parse_llamacpp_build("b65000000").ok());
+  EXPECT_FALSE(parse_llamacpp_build("b65 ").ok());
+}
+
+}  // namespace
+}  // namespace memfit

@@ -1,0 +1,99 @@
+// Config-only parameter counts (model/config/analytical_params.h) per layer
+// type, worked by hand from transformers' modules and checked against the
+// real checkpoints' totals.
+#include "model/config/analytical_params.h"
+
+#include <gtest/gtest.h>
+
+#include "memfit/model.h"
+#include "support/corpus.h"
+
+namespace memfit {
+namespace {
+
+ModelSpec parse_ok(std::string_view json) {
+  Result<ModelSpec> spec = parse_model_config(json);
+  EXPECT_TRUE(spec.ok()) << spec.error().message();
+  return spec.ok() ? *spec : ModelSpec{};
+}
+
+TEST(AnalyticalParams, Lfm2ShortConvolutionBlocksAreNotMlps) {
+  // LFM2-700M (transformers' modeling_lfm2.py), hidden h = 1536, 16 layers,
+  // attention on layers 2, 5, 8, 10, 12 and 14, short convolutions on the
+  // other 10:
+  //   conv block (Lfm2ShortConv): in_proj 3h x h + depthwise conv h x 3 +
+  //     out_proj h x h = 7,077,888 + 4,608 + 2,359,296 = 9,441,792
+  //   attention: q 1536 x 1536, k and v 512 x 1536, out 1536 x 1536
+  //     = 6,291,456, + q and k norms 2 x 64 = 6,291,584
+  //   MLP (Lfm2MLP): block_ff_dim 10240 -> 2 x 10240 / 3 = 6826 -> x 1.0,
+  //     up to a multiple of 256 = 6912; w1, w3, w2 = 3 x 1536 x 6912
+  //     = 31,850,496 (the GGUF conversion's feed_forward_length is 6912)
+  //   norms 2 x 1536 a layer; embeddings 65,536 x 1536 = 100,663,296, tied;
+  //     the final norm 1536
+  // 10 x 9,441,792 + 6 x 6,291,584 + 16 x (31,850,496 + 3,072)
+  //   + 100,663,296 + 1,536 = 742,489,344: the model card's "742M"; before,
+  //   the conv blocks were priced as 2 x 6144 x 1536 + 1536 x 6144 and the MLPs
+  //   at 4h = 6144: 874,563,072, 18 % high.
+  const ModelSpec spec = testing::corpus_spec("lfm2/LFM2-700M");
+  EXPECT_EQ(spec.geometry.intermediate, 6912u);
+  EXPECT_EQ(spec.analytical_params, 742'489'344u);
+  EXPECT_EQ(spec.analytical_weights.bytes, 2 * 742'489'344u);  // bf16
+}
+
+TEST(AnalyticalParams, Gemma3TextLayersKeepFourNormsAndQueryKeyNorms) {
+  // gemma-3-1b-it: h 1152, 26 layers, 4 heads and 1 KV head of 256, MLP
+  // 6912, vocabulary 262,144, tied. A layer: q 1024 x 1152 + k, v 256 x 1152
+  // + o 1152 x 1024 = 2,949,120; q_norm, k_norm 2 x 256; MLP 3 x 1152 x
+  // 6912 = 23,887,872; input, post-attention, pre- and post-feedforward norms
+  // 4 x 1152: 26,842,112. 26 x that + 262,144 x 1152 + 1152 = 999,885,952,
+  // transformers' Gemma3ForCausalLM for this config.
+  EXPECT_EQ(testing::corpus_spec("gemma3/gemma-3-1b-it").analytical_params, 999'885'952u);
+}
+
+TEST(AnalyticalParams, Gemma3MultimodalConfigCountsItsVisionTower) {
+  // google/gemma-3-4b-it's config (the fields that shape weights).
+  const ModelSpec spec = parse_ok(R"({
+    "architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3",
+    "mm_tokens_per_image": 256, "torch_dtype": "bfloat16",
+    "text_config": {"model_type": "gemma3_text", "hidden_size": 2560,
+      "intermediate_size": 10240, "num_attention_heads": 8, "num_key_value_heads": 4,
+      "num_hidden_layers": 34, "head_dim": 256, "vocab_size": 262208,
+      "sliding_window": 1024, "query_pre_attn_scalar": 256},
+    "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152,
+      "intermediate_size": 4304, "num_attention_heads": 16, "num_hidden_layers": 27,
+      "image_size": 896, "patch_size": 14, "vision_use_head": false}})");
+  // Text: a layer is q 2048 x 2560 + k, v 1024 x 2560 + o 2560 x 2048
+  // = 15,728,640, q/k norms 512, MLP 3 x 2560 x 10240 = 78,643,200, four
+  // norms 10,240: 94,382,592; x 34 = 3,209,008,128; + embeddings 262,208 x
+  // 2560 = 671,252,480 + the final norm 2560 = 3,880,263,168.
+  // Vision (SigLIP, v 1152, f 4304, 27 layers, 64 x 64 patches of 14):
+  //   patch embedding 1152 x 3 x 14 x 14 + 1152 = 678,528
+  //   positions 4096 x 1152 = 4,718,592
+  //   a layer: q, k, v, out 4 x (1152 x 1152 + 1152) = 5,313,024; fc1 4304 x
+  //     1152 + 4304 = 4,962,512; fc2 1152 x 4304 + 1152 = 4,959,360; two
+  //     layer norms with biases 4,608: 15,239,504; x 27 = 411,466,608
+  //   post layernorm 2304
+  //   projector 1152 x 2560 + the soft-embedding norm 1152 = 2,950,272
+  //   -> 419,816,304
+  // 3,880,263,168 + 419,816,304 = 4,300,079,472 parameters, x 2 bytes =
+  // 8,600,158,944: the checkpoint index's metadata.total_size. Before, with
+  // neither the tower nor the extra norms, 3,880,071,680 x 2: 10 % low.
+  EXPECT_EQ(spec.analytical_params, 4'300'079'472u);
+  EXPECT_EQ(spec.analytical_weights.bytes, 8'600'158'944u);
+}
+
+TEST(AnalyticalParams, AVisionConfigGemma3DoesNotDescribeIsLeftOut) {
+  // Only a SigLIP tower is counted: another vision model_type adds nothing.
+  const ModelSpec spec = parse_ok(R"({"model_type": "gemma3",
+    "text_config": {"model_type": "gemma3_text", "hidden_size": 64, "intermediate_size": 128,
+      "num_attention_heads": 2, "num_key_value_heads": 1, "num_hidden_layers": 1,
+      "head_dim": 32, "vocab_size": 100},
+    "vision_config": {"model_type": "other_vision", "hidden_size": 64, "patch_size": 2,
+      "image_size": 8, "num_hidden_layers": 1, "intermediate_size": 128}})");
+  // A layer: q 64 x 64 + k, v 32 x 64 + o 64 x 64 = 12,288; q/k norms 64;
+  // MLP 3 x 64 x 128 = 24,576; 4 norms 256: 37,184; + 100 x 64 + 64 = 43,648.
+  EXPECT_EQ(spec.analytical_params, 43'648u);
+}
+
+}  // namespace
+}  // namespace memfit
