@@ -115,6 +115,17 @@ struct MoeInfo {
   // routed expert's FFN width; 0 when the config gives none (then the
   // experts are intermediate_size wide, as in Mixtral).
   uint64_t expert_intermediate = 0;
+  // shared_expert_intermediate_size (Qwen2-MoE; GGUF:
+  // <arch>.expert_shared_feed_forward_length): the shared expert's FFN
+  // width; 0 when the config gives none (then each shared expert is
+  // expert_intermediate wide).
+  uint64_t shared_expert_intermediate = 0;
+  // Which decoder layers are MoE (Qwen2-MoE, Qwen3-MoE): layer i is when
+  // it is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0,
+  // as transformers' decoder layer picks; the others are a dense MLP of
+  // intermediate_size. 1 and none when the config gives neither.
+  uint64_t decoder_sparse_step = 1;
+  std::vector<uint64_t> mlp_only_layers;
 };
 
 // A Mamba-2 mixer's widths (MambaMixer2 in vLLM): in_proj's output rows
