@@ -7,7 +7,8 @@
 //   GET  /v1/engines   the engines and their request fields: the engine
 //                      list, the inputs' labels (each field's flag, its
 //                      help as the hint), the KV choices, and a form of
-//                      each engine's own fields with their defaults
+//                      each engine's own fields with their defaults (the
+//                      ones marked gpu_setting beside the budget)
 //   GET  /v1/hardware  the hardware picker: GPUs (one or more) or a Mac,
 //                      sent as the request's gpu or mac field
 //   POST /v1/estimate  the breakdown at the chosen engine, context, batch
@@ -94,10 +95,8 @@ async function api(method, path, body) {
 const sum = (...values) => values.reduce((a, b) => a + (b || 0), 0);
 
 // Per engine: the request fields the context, batch and KV inputs become
-// (their labels are the fields' flags, their hints the fields' help), its
-// GPU fields (shown beside the budget, built from /v1/engines as the rest
-// of its own fields are; named here, as the field table does not mark
-// them), the words before the flags, the KV choices the curve draws (of the field's
+// (their labels are the fields' flags, their hints the fields' help), the
+// words before the flags, the KV choices the curve draws (of the field's
 // choices; mlx-lm's are its kv_bits widths), the request body the form's
 // values become, the three figures before the total, and the bar's
 // segments (which add up to the total: the last one takes what the named
@@ -105,7 +104,6 @@ const sum = (...values) => values.reduce((a, b) => a + (b || 0), 0);
 const ENGINES = {
   mlxcel: {
     fields: { context: 'max_tokens', batch: 'batch', kv: 'kv_cache_mode' },
-    gpu: [],  // unified memory or the host's: the budget is all there is
     words: { context: 'Context', batch: 'Batch' },
     axisLabel: (batch) => `context (tokens), batch ${batch}`,
     body: (inputs, tokens, kv) => ({ max_tokens: tokens, batch: inputs.batch, kv_cache_mode: kv }),
@@ -127,8 +125,6 @@ const ENGINES = {
   },
   llamacpp: {
     fields: { context: 'ctx_size', batch: 'parallel', kv: 'cache_type_k' },
-    // Offload and split: a GPU's memory, -ngl, --n-cpu-moe, -ot, -ts, -sm, -mg.
-    gpu: ['gpu_memory', 'n_gpu_layers', 'n_cpu_moe', 'override_tensor', 'tensor_split', 'split_mode', 'main_gpu'],
     words: { context: 'Context', batch: 'Slots' },
     axisLabel: (batch) => `--ctx-size (tokens, all slots), --parallel ${batch}`,
     kvDrawn: ['f16', 'q8_0', 'q4_0'],
@@ -149,7 +145,6 @@ const ENGINES = {
   },
   'mlx-lm': {
     fields: { context: 'prompt_tokens', batch: 'batch', kv: 'kv_bits', generate: 'max_tokens' },
-    gpu: [],
     words: { context: 'Prompt', batch: 'Batch' },
     // The model's context holds the prompt and every generated token.
     contextCeiling: (limit, inputs) => Math.max(1, limit - inputs.gen_tokens),
@@ -174,7 +169,6 @@ const ENGINES = {
   },
   vllm: {
     fields: { context: 'max_model_len', batch: 'max_num_seqs', kv: 'kv_cache_dtype' },
-    gpu: ['gpu_memory_total', 'gpu_name', 'gpu_memory_utilization', 'kv_cache_memory'],
     words: { context: 'Context', batch: 'Sequences' },
     axisLabel: (batch) => `--max-model-len (tokens), --max-num-seqs ${batch}`,
     kvDrawn: ['auto', 'fp8'],
@@ -280,17 +274,18 @@ function applyEngine(name) {
   labelInput('batch-label', engine.words.batch, fieldOf(name, engine.fields.batch));
   labelInput('memory-limit-label', 'Budget', fieldOf(name, 'memory_limit'));
   $('gen-tokens-field').hidden = name !== 'mlx-lm';
-  // The engine's GPU settings beside the budget; the rest folded away.
+  // The engine's GPU settings (GET /v1/engines marks them gpu_setting:
+  // offload, split, GPU memory) beside the budget; the rest folded away.
   const ownFields = CATALOG.get(name)?.own ?? [];
-  const gpu = engine.gpu.map((n) => ownFields.find((f) => f.name === n)).filter(Boolean);
+  const gpu = ownFields.filter((f) => f.gpu_setting);
   const gpuList = $('gpu-fields-list');
   clear(gpuList);
   for (const field of gpu) gpuList.appendChild(fieldInput(field));
   $('gpu-fields').hidden = gpu.length === 0;
   const list = $('engine-fields-list');
   clear(list);
-  const drawn = [...Object.values(engine.fields), ...engine.gpu];
-  const own = ownFields.filter((f) => !drawn.includes(f.name));
+  const drawn = Object.values(engine.fields);
+  const own = ownFields.filter((f) => !f.gpu_setting && !drawn.includes(f.name));
   for (const field of own) list.appendChild(fieldInput(field));
   $('engine-fields').hidden = own.length === 0;
 }

@@ -145,6 +145,11 @@ class EngineProfile {
                                                             bool ctx_size_given) const;
   // Whether prepare() opens the model with its tensor list.
   virtual bool needs_tensors(const EstimateRequest&) const { return false; }
+  // The model's own context limit under this engine's rule, in tokens of
+  // one sequence; 0 when the model declares none (docs/engines.md "The
+  // model's own context"). By default vLLM's derived max_model_len, rope
+  // scaling considered; llama.cpp's is the GGUF's context_length.
+  virtual uint64_t context_limit_tokens(const Model& model) const;
 
   // Checks the request's fields against this engine and fills its
   // settings in `prepared`, before the host is read. kUsage naming the

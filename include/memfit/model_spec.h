@@ -115,6 +115,17 @@ struct MoeInfo {
   // routed expert's FFN width; 0 when the config gives none (then the
   // experts are intermediate_size wide, as in Mixtral).
   uint64_t expert_intermediate = 0;
+  // shared_expert_intermediate_size (Qwen2-MoE; GGUF:
+  // <arch>.expert_shared_feed_forward_length): the shared expert's FFN
+  // width; 0 when the config gives none (then each shared expert is
+  // expert_intermediate wide).
+  uint64_t shared_expert_intermediate = 0;
+  // Which decoder layers are MoE (Qwen2-MoE, Qwen3-MoE): layer i is when
+  // it is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0,
+  // as transformers' decoder layer picks; the others are a dense MLP of
+  // intermediate_size. 1 and none when the config gives neither.
+  uint64_t decoder_sparse_step = 1;
+  std::vector<uint64_t> mlp_only_layers;
 };
 
 // A Mamba-2 mixer's widths (MambaMixer2 in vLLM): in_proj's output rows
@@ -166,6 +177,19 @@ struct ModelSpec {
   // max_sequence_length | seq_length | n_positions | n_ctx), in tokens; 0
   // when it says none. Informational: a plot's default x range.
   uint64_t max_position_tokens = 0;
+  // The model's RoPE scaling, read for the context the engines derive from
+  // it (engines/shared/trained_context.h, docs/engines.md "The model's own
+  // context"): a config's rope_scaling (rope_parameters in transformers 5;
+  // model/config/rope_scaling.h), a GGUF's <arch>.rope.scaling.* keys
+  // (model/gguf/config.cc). type "" when it has none.
+  struct RopeScaling {
+    std::string type;                      // "yarn", "linear", "dynamic", "llama3", ...
+    double factor = 1.0;                   // "factor"; 1 when absent
+    uint64_t original_max_positions = 0;   // its original_max_position_embeddings; 0: absent
+    // The config's own original_max_position_embeddings, outside the rope
+    // object (Phi-3's longrope); 0 when absent.
+    uint64_t config_original_max_positions = 0;
+  } rope_scaling;
   // GGUF only: <arch>.nextn_predict_layers, the multi-token-prediction
   // blocks after the decoder layers; they are not in `layers`. llama.cpp's
   // KV cache still holds them for most architectures (docs/llamacpp-rules.md).

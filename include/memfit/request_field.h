@@ -64,6 +64,10 @@ struct RequestField {
   bool required = false;     // a request must give it (model)
   std::string_view example;  // a value it takes, as text ("exps=CPU"): the docs, the tests, forms
   std::string_view doc;      // the docs' meaning when the help's one line is not all of it; "": help
+  // A setting of the engine's GPUs (offload, split, memory): the calculator
+  // page shows it beside the budget rather than among the other settings
+  // (GET /v1/engines' "gpu_setting").
+  bool gpu_setting = false;
 };
 
 // The table (src/request/field_table.cc): the fields every engine reads,

@@ -17,9 +17,8 @@ namespace memfit {
 
 // The run's engine's JSON report (EngineProfile::report_json), with every
 // warning of the run, and after "engine": "engine_reason" (engine_reason())
-// and "context_limit_tokens", the model's own context, tokens of one
-// sequence (engines/shared/trained_context.h: the config's or GGUF's; null
-// when it declares none).
+// and "context_limit_tokens", the model's own context under the engine's
+// rule (EngineProfile::context_limit_tokens; null when it declares none).
 nlohmann::ordered_json run_to_json(const EstimateRun& run);
 
 // The run's engine's text report (EngineProfile::report_text), its

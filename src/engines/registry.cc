@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/shared/trained_context.h"
 #include "memfit/engine.h"
+#include "memfit/model.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit {
@@ -37,6 +39,10 @@ std::string names_in_words(const std::vector<std::string_view>& names) {
 }
 
 }  // namespace
+
+uint64_t EngineProfile::context_limit_tokens(const Model& model) const {
+  return rope_scaled_context(model.spec).tokens;
+}
 
 std::string_view EngineProfile::first_field_given(const EstimateRequest& request) const {
   for (const RequestField& field : fields()) {

@@ -69,7 +69,8 @@ nlohmann::ordered_json field_to_json(const RequestField& f) {
           {"min", counted ? nlohmann::ordered_json(f.min) : nlohmann::ordered_json(nullptr)},
           {"max", counted && bounded ? nlohmann::ordered_json(f.max) : nlohmann::ordered_json(nullptr)},
           {"example", text_or_null(f.example)},
-          {"required", f.required}};
+          {"required", f.required},
+          {"gpu_setting", f.gpu_setting}};
 }
 
 nlohmann::ordered_json versions_to_json(const EngineVersions& v) {

@@ -30,7 +30,7 @@ nlohmann::ordered_json run_to_json(const EstimateRun& run) {
     out[key] = std::move(value);
     if (key != "engine") continue;
     out["engine_reason"] = engine_reason(run);
-    const uint64_t limit = trained_context_tokens(run.model->spec);
+    const uint64_t limit = run.engine->context_limit_tokens(*run.model);
     out["context_limit_tokens"] = limit != 0 ? nlohmann::ordered_json(limit) : nullptr;
   }
   return out;

@@ -65,12 +65,31 @@ TEST(RecommendGgufTypes, ConfigOnlyModelRanksFileTypesWithACommandEach) {
     }
   }
   EXPECT_EQ(a["candidates"][0]["file_type"], "F16");
-  EXPECT_EQ(row(a, "Q4_K_M")["weights_bytes"], 4912898048u);
-  EXPECT_EQ(row(a, "Q8_0")["weights_bytes"], 8532934656u);
+  EXPECT_EQ(row(a, "Q4_K_M")["weights_bytes"], 4912898304u);
+  EXPECT_EQ(row(a, "Q8_0")["weights_bytes"], 8532934912u);
   // Every block and the output (-ngl 33) fit 24 GB at 32k for Q8_0.
   EXPECT_EQ(row(a, "Q8_0")["solve"], "gpu-layers");
   EXPECT_EQ(row(a, "Q8_0")["value"], 33);
   EXPECT_TRUE(row(a, "Q8_0")["all_on_gpu"]);
+}
+
+TEST(RecommendGgufTypes, QuantPricesNoTwoBytesPerParameter) {
+  // A config-only model says its weights are estimated at 2 bytes a
+  // parameter; under --quant Q4_K_M the GGUF replaces them, and only its
+  // own warning is left (292 tensors, quantize_plan_test's 4,912,898,304 B).
+  const std::vector<std::string> args = {"inspect", "-m", kLlama8B, "--engine", "llamacpp",
+                                         "--memory-limit", "24GiB"};
+  testing::CommandResult plain = run_memfit(args);
+  EXPECT_NE(plain.err.find("parameters x 2 bytes"), std::string::npos) << plain.err;
+  std::vector<std::string> quant = args;
+  quant.insert(quant.end(), {"--quant", "Q4_K_M"});
+  testing::CommandResult r = run_memfit(quant);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("x 2 bytes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("weights priced as the Q4_K_M GGUF llama-quantize would write"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("292 tensors"), std::string::npos) << r.err;
 }
 
 TEST(RecommendGgufTypes, TextHasALaunchCommandUnderEveryRowThatFits) {

@@ -6,6 +6,9 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "support/corpus.h"
 #include "support/run_command.h"
 #include "support/small_ggufs.h"
 #include "support/temp_dir.h"
@@ -67,6 +70,55 @@ TEST(TrainedContext, PastTheDerivedMaxModelLenIsVllmsRefusal) {
                        k1TiB)
                 .exit_code,
             0);
+}
+
+// Qwen2.5-3B-Instruct's config with the rope_scaling its model card adds
+// for long context (yarn, factor 4, original 32768), in `dir`.
+std::string qwen25_yarn(const TempDir& dir) {
+  nlohmann::json config = nlohmann::json::parse(
+      testing::read_test_data("corpus/qwen2_5/Qwen2.5-3B-Instruct/config.json"));
+  config["rope_scaling"] = {
+      {"factor", 4.0}, {"original_max_position_embeddings", 32768}, {"type", "yarn"}};
+  dir.write_file("Qwen2.5-3B-yarn/config.json", config.dump());
+  return dir.file_path("Qwen2.5-3B-yarn");
+}
+
+TEST(TrainedContext, VllmDerivesTheLengthFromRopeScaling) {
+  // vLLM's derived max_model_len: original 32,768 x yarn factor 4 =
+  // 131,072; 131,072 starts, 131,073 is refused.
+  TempDir dir;
+  const std::string model = qwen25_yarn(dir);
+  auto at = run_memfit({"inspect", "-m", model, "--engine", "vllm", "--max-model-len", "131072"},
+                       k1TiB);
+  EXPECT_EQ(at.exit_code, 0) << at.err;
+  EXPECT_EQ(at.err.find("trained for"), std::string::npos) << at.err;
+  auto past = run_memfit(
+      {"inspect", "-m", model, "--engine", "vllm", "--max-model-len", "131073"}, k1TiB);
+  EXPECT_EQ(past.exit_code, 2) << past.err;
+  EXPECT_NE(past.err.find("greater than the derived max_model_len (131072: its config's rope "
+                          "scaling: original 32768 x yarn factor 4)\"; give at most 131072"),
+            std::string::npos)
+      << past.err;
+}
+
+TEST(TrainedContext, LlamaCppTakesTheDeclaredContextWhateverTheScaling) {
+  // llama.cpp's n_ctx_train is the context_length convert_hf_to_gguf writes
+  // (max_position_embeddings, 32,768): -c 65536 warns though yarn reaches
+  // 131,072; mlxcel takes the scaled 131,072 and says nothing at 65,536.
+  TempDir dir;
+  const std::string model = qwen25_yarn(dir);
+  auto llamacpp =
+      run_memfit({"inspect", "-m", model, "--engine", "llamacpp", "-c", "65536"}, k1TiB);
+  EXPECT_EQ(llamacpp.exit_code, 0) << llamacpp.err;
+  EXPECT_NE(llamacpp.err.find("--ctx-size 65536 is past the 32768 tokens this model was trained "
+                              "for (its config's context)"),
+            std::string::npos)
+      << llamacpp.err;
+  auto mlxcel = run_memfit({"inspect", "-m", model, "--max-tokens", "65536"}, k1TiB);
+  EXPECT_EQ(mlxcel.exit_code, 0) << mlxcel.err;
+  EXPECT_EQ(mlxcel.err.find("trained for"), std::string::npos) << mlxcel.err;
+  auto json = run_memfit({"inspect", "-m", model, "--max-tokens", "65536", "--json"}, k1TiB);
+  EXPECT_NE(json.out.find("\"context_limit_tokens\": 131072"), std::string::npos) << json.out;
 }
 
 }  // namespace

@@ -7,9 +7,11 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "memfit/engine.h"
 #include "memfit/request.h"
@@ -240,7 +242,24 @@ TEST(FieldTable, GetEnginesListsEveryField) {
             json::parse(R"j({"name": "ctx_size", "flags": ["-c", "--ctx-size"],
               "help": "context in tokens, 0 = the model's training context (default 0)",
               "unit": "tokens", "type": "count", "choices": [], "default": "0", "min": 0,
-              "max": null, "example": null, "required": false})j"));
+              "max": null, "example": null, "required": false, "gpu_setting": false})j"));
+  // The GPU settings the page shows beside the budget: llama.cpp's offload
+  // and split, vLLM's GPU memory; nothing of mlxcel's or mlx-lm's.
+  std::map<std::string, std::vector<std::string>> gpu;
+  for (const json& engine : answer["engines"]) {
+    std::vector<std::string>& names = gpu[engine["name"].get<std::string>()];
+    for (const json& field : engine["fields"]) {
+      if (field["gpu_setting"] == true) names.push_back(field["name"].get<std::string>());
+    }
+  }
+  EXPECT_EQ(gpu["llamacpp"],
+            (std::vector<std::string>{"n_gpu_layers", "n_cpu_moe", "override_tensor", "split_mode",
+                                      "tensor_split", "main_gpu", "no_kv_offload", "gpu_memory"}));
+  EXPECT_EQ(gpu["vllm"], (std::vector<std::string>{"gpu_memory_utilization", "gpu_memory_total",
+                                                   "gpu_name", "kv_cache_memory"}));
+  EXPECT_TRUE(gpu["mlxcel"].empty());
+  EXPECT_TRUE(gpu["mlx-lm"].empty());
+  for (const json& field : answer["common_fields"]) EXPECT_EQ(field["gpu_setting"], false);
 }
 
 TEST(FieldTable, DocsTablesAgree) {

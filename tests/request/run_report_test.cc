@@ -73,15 +73,16 @@ EstimateRun mlxcel_run() {
   return r;
 }
 
-TEST(RunReport, SaysTheModelsOwnContext) {
-  // A config declaring 32,768 positions: the context the engines warn past
-  // (trained_context.h), said after engine_reason.
+TEST(RunReport, SaysTheModelsOwnContextUnderItsEngine) {
+  // 32,768 declared, yarn x 4 over an original 32,768: mlxcel takes vLLM's
+  // derived 131,072 (trained_context.h).
   EstimateRun r = mlxcel_run();
   auto m = std::make_shared<Model>(*r.model);
   m->spec.max_position_tokens = 32768;
+  m->spec.rope_scaling = {"yarn", 4.0, 32768};
   r.model = m;
   const nlohmann::ordered_json j = run_to_json(r);
-  EXPECT_EQ(j["context_limit_tokens"], 32768u);
+  EXPECT_EQ(j["context_limit_tokens"], 131072u);
   auto it = j.begin();
   while (it.key() != "engine") ++it;
   EXPECT_EQ((++it).key(), "engine_reason");

@@ -46,6 +46,16 @@ TEST(ServiceEngines, ListsTheFourEnginesAndTheirFields) {
   EXPECT_EQ(engine["name"], "engine");
   EXPECT_EQ(engine["choices"], json({"auto", "mlxcel", "llamacpp", "mlx-lm", "vllm"}));
   EXPECT_EQ(answer["common_fields"][0]["required"], true);
+  // Each field says whether it is a GPU setting, the page's GPU section:
+  // vLLM's utilization is; llama.cpp's -ngl is, its --ctx-size is not; no
+  // common field and none of mlx-lm's is.
+  EXPECT_EQ(utilization["gpu_setting"], true);
+  for (const json& field : answer["engines"][1]["fields"]) {
+    if (field["name"] == "n_gpu_layers") EXPECT_EQ(field["gpu_setting"], true);
+    if (field["name"] == "ctx_size") EXPECT_EQ(field["gpu_setting"], false);
+  }
+  for (const json& field : answer["engines"][2]["fields"]) EXPECT_EQ(field["gpu_setting"], false);
+  for (const json& field : answer["common_fields"]) EXPECT_EQ(field["gpu_setting"], false);
 }
 
 TEST(ServiceEngines, AnswerMatchesItsSchema) {

@@ -37,12 +37,22 @@ void add(Tensors& out, std::string name, std::vector<uint64_t> ne) {
   out.push_back(ConvertedTensor{std::move(name), std::move(ne), type});
 }
 
+// Whether block `i` holds routed experts: transformers' Qwen2-MoE and
+// Qwen3-MoE decoder layer is a dense MLP when listed in mlp_only_layers
+// or when (i + 1) is not a multiple of decoder_sparse_step; the converter
+// writes the checkpoint's tensors as they are.
+bool moe_block(const MoeInfo& moe, uint64_t i) {
+  if (moe.experts == 0 || (i + 1) % moe.decoder_sparse_step != 0) return false;
+  return std::find(moe.mlp_only_layers.begin(), moe.mlp_only_layers.end(), i) ==
+         moe.mlp_only_layers.end();
+}
+
 // One block's feed-forward: dense, or routed experts (3-D, one slice per
 // expert) with their F32 router and any shared expert.
-void add_ffn(const ModelSpec& spec, const std::string& blk, Tensors& out) {
+void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors& out) {
   const uint64_t hidden = spec.geometry.hidden;
   const MoeInfo& moe = spec.moe;
-  if (moe.experts == 0) {
+  if (!moe_block(moe, i)) {
     add(out, blk + "ffn_down.weight", {spec.geometry.intermediate, hidden});
     add(out, blk + "ffn_gate.weight", {hidden, spec.geometry.intermediate});
     add(out, blk + "ffn_up.weight", {hidden, spec.geometry.intermediate});
@@ -57,17 +67,37 @@ void add_ffn(const ModelSpec& spec, const std::string& blk, Tensors& out) {
   out.back().type = GgmlType::kF32;  // the router: the converter keeps it F32
   add(out, blk + "ffn_up_exps.weight", {hidden, inter, moe.experts});
   if (moe.shared_experts > 0) {
-    const uint64_t shared = moe.shared_experts * inter;
+    // Qwen2-MoE's one shared expert is shared_expert_intermediate_size
+    // wide, behind a sigmoid gate (shared_expert_gate: one output, written
+    // as ffn_gate_inp_shexp, F32 as the router is); DeepSeek-style shared
+    // experts are n_shared_experts x the routed width.
+    const bool own_width = moe.shared_expert_intermediate != 0;
+    const uint64_t shared = own_width ? moe.shared_expert_intermediate : moe.shared_experts * inter;
     add(out, blk + "ffn_down_shexp.weight", {shared, hidden});
     add(out, blk + "ffn_gate_shexp.weight", {hidden, shared});
+    if (own_width) add(out, blk + "ffn_gate_inp_shexp.weight", {hidden});
     add(out, blk + "ffn_up_shexp.weight", {hidden, shared});
   }
+}
+
+uint64_t head_dim_of(const ModelGeometry& g) {
+  return g.head_dim != 0 ? g.head_dim : g.hidden / std::max<uint64_t>(g.heads, 1);
+}
+
+// The converter's LlamaModel (llama, mistral, mixtral and SmolLM3, which
+// derives from it) writes llama3 RoPE's per-frequency factors as a tensor
+// of its own: rope_freqs.weight, head_dim / 2 F32 values, which
+// llama-quantize leaves F32 (one dimension).
+bool writes_rope_freqs(const ModelSpec& spec) {
+  const std::string_view type = spec.model_type;
+  return spec.rope_scaling.type == "llama3" &&
+         (type == "llama" || type == "mistral" || type == "mixtral" || type == "smollm3");
 }
 
 // One block's tensors, by name (the loader's order within a block).
 void add_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
-  const uint64_t head_dim = g.head_dim != 0 ? g.head_dim : g.hidden / std::max<uint64_t>(g.heads, 1);
+  const uint64_t head_dim = head_dim_of(g);
   const uint64_t q = g.heads * head_dim;
   const uint64_t kv = g.kv_heads * head_dim;
   const std::string blk = fmt::format("blk.{}.", i);
@@ -89,7 +119,7 @@ void add_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   add(block, blk + "attn_v.weight", {g.hidden, kv});
   add(block, blk + "attn_output.weight", {q, g.hidden});
   add(block, blk + "ffn_norm.weight", {g.hidden});
-  add_ffn(spec, blk, block);
+  add_ffn(spec, i, blk, block);
   std::sort(block.begin(), block.end(),
             [](const ConvertedTensor& a, const ConvertedTensor& b) { return a.name < b.name; });
   std::move(block.begin(), block.end(), std::back_inserter(out));
@@ -108,9 +138,11 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec) {
         quote_untrusted(spec.model_type), spec.layout));
   }
   Tensors out;
-  // Outside the blocks, by name: output, output_norm, token_embd.
+  // Outside the blocks, by name: output, output_norm, rope_freqs,
+  // token_embd.
   if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
   add(out, "output_norm.weight", {g.hidden});
+  if (writes_rope_freqs(spec)) add(out, "rope_freqs.weight", {head_dim_of(g) / 2});
   add(out, "token_embd.weight", {g.hidden, g.vocab});
   for (uint64_t i = 0; i < spec.layers.size(); ++i) add_block(spec, i, out);
   return out;

@@ -145,7 +145,8 @@ constexpr RequestField kLlamaCppFields[] = {
      .json = JsonForm::kScalar,
      .example = "41",
      .doc = "`auto`, `all` or N: blocks on the GPUs + 1 for the output layer "
-            "(docs/llamacpp-rules.md, \"Memory per device\")"}),
+            "(docs/llamacpp-rules.md, \"Memory per device\")",
+     .gpu_setting = true}),
     placement_field<"n_cpu_moe", &Placement::n_cpu_moe>(
     {.flags = "-ncmoe,--n-cpu-moe",
      .engine = "llamacpp",
@@ -153,7 +154,8 @@ constexpr RequestField kLlamaCppFields[] = {
      .type = FieldType::kCount,
      .default_text = "0",
      .json = JsonForm::kScalar,
-     .doc = "the first N blocks' routed experts stay on the host"}),
+     .doc = "the first N blocks' routed experts stay on the host",
+     .gpu_setting = true}),
     placement_field<"override_tensor", &Placement::override_tensor>(
     {.flags = "-ot,--override-tensor",
      .engine = "llamacpp",
@@ -162,7 +164,8 @@ constexpr RequestField kLlamaCppFields[] = {
      .json_expects = "a rule PATTERN=DEVICE or an array of them",
      .example = "exps=CPU",
      .doc = "`PATTERN=DEVICE`: a regex over tensor names to `CPU` or a GPU (`CUDA0`); "
-            "comma-separated or repeated; first match wins"}),
+            "comma-separated or repeated; first match wins",
+     .gpu_setting = true}),
     placement_field<"split_mode", &Placement::split_mode>(
     {.flags = "-sm,--split-mode",
      .engine = "llamacpp",
@@ -171,7 +174,8 @@ constexpr RequestField kLlamaCppFields[] = {
      .choices = "none|layer|row",
      .default_text = "layer",
      .json = JsonForm::kScalar,
-     .doc = "how blocks spread over the GPUs"}),
+     .doc = "how blocks spread over the GPUs",
+     .gpu_setting = true}),
     placement_field<"tensor_split", &Placement::tensor_split>(
     {.flags = "-ts,--tensor-split",
      .engine = "llamacpp",
@@ -181,7 +185,8 @@ constexpr RequestField kLlamaCppFields[] = {
      .example = "24,12",
      .doc = "proportions per GPU, `a,b,...`; default: each GPU's free memory. llama.cpp reads "
             "one per GPU and none with `split_mode` `none`: more proportions than GPUs, or a "
-            "split with `none`, is refused"}),
+            "split with `none`, is refused",
+     .gpu_setting = true}),
     placement_field<"main_gpu", &Placement::main_gpu>(
     {.flags = "-mg,--main-gpu",
      .engine = "llamacpp",
@@ -189,7 +194,8 @@ constexpr RequestField kLlamaCppFields[] = {
      .type = FieldType::kCount,
      .default_text = "0",
      .json = JsonForm::kScalar,
-     .doc = "the GPU of `-sm none`; refused with `-sm layer`, which reads none"}),
+     .doc = "the GPU of `-sm none`; refused with `-sm layer`, which reads none",
+     .gpu_setting = true}),
     placement_field<"no_mmap", &Placement::no_mmap>(
     {.flags = "--no-mmap",
      .engine = "llamacpp",
@@ -211,7 +217,8 @@ constexpr RequestField kLlamaCppFields[] = {
      .help = "every KV cache on the host, -nkvo",
      .type = FieldType::kFlag,
      .default_text = "false",
-     .json = JsonForm::kScalar}),
+     .json = JsonForm::kScalar,
+     .gpu_setting = true}),
     placement_field<"gpu_memory", &Placement::gpu_memory>(
     {.flags = "--gpu-memory",
      .engine = "llamacpp",
@@ -220,7 +227,8 @@ constexpr RequestField kLlamaCppFields[] = {
      .json = JsonForm::kScalar,
      .example = "0=24GiB,1=12GiB",
      .doc = "the GPUs' free memory, `0=24GiB,1=12GiB` or `24GiB,12GiB`: a machine that is not "
-            "this one; default: this machine's"}),
+            "this one; default: this machine's",
+     .gpu_setting = true}),
     placement_field<"gpu_margin", &Placement::gpu_margin>(
     {.flags = "--gpu-margin",
      .engine = "llamacpp",

@@ -169,6 +169,10 @@ class LlamaCppProfile final : public LlamaCppCommands {
     return model.weights.source == WeightsSource::kGgufHeader;
   }
   std::string_view default_for_text() const override { return "GGUF models"; }
+  // n_ctx_train: the GGUF's context_length, rope scaling not considered.
+  uint64_t context_limit_tokens(const Model& model) const override {
+    return declared_context(model.spec).tokens;
+  }
 
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
     const std::string_view mlxcel_only = r.kv_cache_mode               ? "kv_cache_mode"
@@ -193,7 +197,7 @@ class LlamaCppProfile final : public LlamaCppCommands {
     }
     if (Status settings = resolve_settings(r, p.llamacpp_settings); !settings) return settings;
     // 0 is the training context itself (llama-server's default).
-    warn_past_trained_context(p.model->spec, p.llamacpp_settings.ctx_size,
+    warn_past_trained_context(declared_context(p.model->spec), p.llamacpp_settings.ctx_size,
                               r.llamacpp.ctx_size ? "--ctx-size" : "--max-tokens", p.warnings);
     return Status::Ok();
   }

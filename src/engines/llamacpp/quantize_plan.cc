@@ -71,6 +71,17 @@ Status apply_gguf_file_type(const EstimateRequest& r, PreparedRequest& p) {
   }
   Result<Model> model = quantized_gguf_model(*p.model, *type);
   if (!model) return model.error();
+  if (p.model->weights.source == WeightsSource::kAnalyticalConfig) {
+    // The loader's "weights estimated from config.json as N parameters x
+    // 2 bytes" prices weights this request does not: the GGUF replaces
+    // them, and the warning below says so.
+    const std::string& detail = p.model->spec.analytical_weights.detail;
+    std::erase_if(p.warnings, [&](const Warning& w) {
+      return w.kind == WarningKind::kModel &&
+             w.text.find("weights estimated from config.json") != std::string::npos &&
+             w.text.ends_with(detail);
+    });
+  }
   p.warnings.push_back(Warning{
       WarningKind::kModel,
       fmt::format("weights priced as the {} GGUF llama-quantize would write from this model "

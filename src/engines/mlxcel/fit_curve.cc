@@ -17,7 +17,7 @@
 // max_tokens (and total_bytes) is null when not even one token fits;
 // capped is true when max_tokens is the search ceiling (a cache that stops
 // growing fits any context). context_limit_tokens is the model's own
-// context (trained_context.h; null when it declares none), which
+// context (rope scaling considered; null when it declares none), which
 // max_tokens may pass: the budget alone decides it. Curve points come in
 // the order asked.
 #include "engines/mlxcel/commands.h"
@@ -94,7 +94,7 @@ Result<CommandAnswer> mlxcel_fit_curve(const CommandQuery& query, const Prepared
   }
   // The model's own context (trained_context.h): the page caps what it
   // draws there; the solver's answer is the budget's alone.
-  const uint64_t limit = trained_context_tokens(p.model->spec);
+  const uint64_t limit = rope_scaled_context(p.model->spec).tokens;
   CommandAnswer answer;
   answer.json = {{"batch", p.inputs.batch},
                  {"budget_bytes", p.budget.budget_bytes},

@@ -93,7 +93,7 @@ class MlxcelProfile final : public MlxcelCommands {
                                              "and there is none: give tensor_parallel or "
                                              "pipeline_parallel above 1");
     }
-    warn_past_trained_context(p.model->spec, p.inputs.max_tokens,
+    warn_past_trained_context(rope_scaled_context(p.model->spec), p.inputs.max_tokens,
                               r.max_tokens ? "--max-tokens" : "the default --max-tokens",
                               p.warnings);
     if (Status mode = apply_mlx_weight_mode(r, p); !mode) return mode;

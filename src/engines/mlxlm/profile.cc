@@ -111,7 +111,7 @@ class MlxLmProfile final : public MlxLmCommands {
     s.buffers = *buffers;
     s.confidence = r.confidence.value_or(0);
     // The cache holds the prompt and every generated token.
-    warn_past_trained_context(p.model->spec,
+    warn_past_trained_context(rope_scaled_context(p.model->spec),
                               (CheckedBytes(s.prompt_tokens) + s.max_tokens).saturated(),
                               "--prompt-tokens + --max-tokens =", p.warnings);
     return apply_mlx_weight_mode(r, p);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "bands/error_bands.h"
+#include "engines/shared/trained_context.h"
 #include "engines/shared/gpu_class.h"
 #include "engines/vllm/rocm.h"
 #include "memfit/checked_math.h"
@@ -175,7 +176,13 @@ Status check_settings(VllmSettings& s, const ModelSpec& spec) {
     return Error::usage(s.max_model_len > kVllmMaxTokens ? "max_model_len" : "num_speculative_tokens",
                         "is too large");
   }
-  if (s.max_model_len == 0) s.max_model_len = spec.max_position_tokens;
+  // vLLM's default: the length it derives, rope scaling considered
+  // (longrope: the config's original length; trained_context.h).
+  // A scaled default past memfit's ceiling (a factor of millions) is
+  // capped there: no real run reaches it.
+  if (s.max_model_len == 0) {
+    s.max_model_len = std::min(vllm_default_max_model_len(spec), kVllmMaxTokens);
+  }
   if (s.max_model_len == 0) {
     return Error::usage("max_model_len", "the config declares no context: give max_model_len");
   }

@@ -44,7 +44,8 @@ constexpr RequestField kVllmFields[] = {
      .default_text = "0.9",
      .json_expects = "a number in (0, 1]",
      .doc = "vLLM's `--gpu-memory-utilization`: the fraction of the GPU's total memory it may "
-            "use, in (0, 1]"}),
+            "use, in (0, 1]",
+     .gpu_setting = true}),
     parsed_field<parse_size_or_zero, &R::vllm, &VllmRequest::gpu_memory_total>(
     {.name = "gpu_memory_total",
      .flags = "--gpu-memory-total",
@@ -59,7 +60,8 @@ constexpr RequestField kVllmFields[] = {
             "an H100 80GB's driver reports 81559 MiB); default: the GPU found (`--device cuda:N` selects), else "
             "`--memory-limit` with a warning; when given, it is also the budget the rank's peak "
             "is checked against (`budget_source` `gpu_total_given`) unless `--memory-limit` is "
-            "given"}),
+            "given",
+     .gpu_setting = true}),
     parsed_field<parse_gpu_name, &R::vllm, &VllmRequest::gpu_name>(
     {.name = "gpu_name",
      .flags = "--gpu-name",
@@ -75,7 +77,8 @@ constexpr RequestField kVllmFields[] = {
             "H100, H200), the MLA block size (\"MLA block size\") and the platform (an AMD GPU's "
             "name: ROCm's load figure, \"ROCm\"). 1 to 128 printable ASCII characters, not all "
             "spaces; anything else is refused with one line. Given without `--gpu-memory-total` "
-            "on a host whose GPU is another, the total stays this host's GPU's, with a warning"}),
+            "on a host whose GPU is another, the total stays this host's GPU's, with a warning",
+     .gpu_setting = true}),
     parsed_field<parse_bytes_or_zero, &R::vllm, &VllmRequest::kv_cache_memory>(
     {.name = "kv_cache_memory",
      .flags = "--kv-cache-memory,--kv-cache-memory-bytes",
@@ -86,7 +89,8 @@ constexpr RequestField kVllmFields[] = {
      .json_expects = "a size such as \"80GiB\" or bytes",
      .example = "16GiB",
      .doc = "vLLM's `--kv-cache-memory-bytes`: the KV cache per GPU as given (vLLM then skips the "
-            "profile and ignores the utilization); default none, sized by the utilization"}),
+            "profile and ignores the utilization); default none, sized by the utilization",
+     .gpu_setting = true}),
     parsed_field<parse_decimal, &R::vllm, &VllmRequest::block_size>(
     {.name = "block_size",
      .flags = "--block-size",

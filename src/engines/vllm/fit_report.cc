@@ -13,6 +13,7 @@
 #include "memfit/vllm_report.h"
 #include "engines/shared/report_head.h"
 #include "engines/shared/shell_word.h"
+#include "engines/shared/trained_context.h"
 
 namespace memfit {
 namespace {
@@ -30,7 +31,7 @@ std::string joined(const std::vector<std::string>& words) {
 uint64_t context_of(const PreparedRequest& p, const VllmSolution& s) {
   if (s.estimate) return s.estimate->settings.max_model_len;
   return p.vllm_settings.max_model_len != 0 ? p.vllm_settings.max_model_len
-                                            : p.model->spec.max_position_tokens;
+                                            : vllm_default_max_model_len(p.model->spec);
 }
 
 }  // namespace

@@ -80,18 +80,20 @@ Status resolve_settings(const EstimateRequest& r, VllmSettings& s) {
 }
 
 // vLLM's own refusal (its ModelConfig check): a max_model_len past the
-// length it derives from the config (trained_context.h) does not start
-// unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set on the server. 0 is the
-// default, the config's own context.
+// length it derives from the config, rope scaling considered
+// (trained_context.h), does not start unless
+// VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set on the server. 0 is the default,
+// the derived length itself.
 Status check_derived_max_model_len(const ModelSpec& spec, const VllmSettings& s) {
-  const uint64_t derived = trained_context_tokens(spec);
-  if (derived == 0 || s.max_model_len <= derived) return Status::Ok();
+  const TrainedContext derived = rope_scaled_context(spec);
+  if (derived.tokens == 0 || s.max_model_len <= derived.tokens) return Status::Ok();
   return Error::usage(
       "max_model_len",
       fmt::format("{}: vLLM refuses to start: \"User-specified max_model_len ({}) is greater than "
-                  "the derived max_model_len ({}: the config's context)\"; give at most {}, or "
-                  "set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 on the server",
-                  s.max_model_len, s.max_model_len, derived, derived));
+                  "the derived max_model_len ({}: {})\"; give at most {}, or set "
+                  "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 on the server",
+                  s.max_model_len, s.max_model_len, derived.tokens, derived.basis,
+                  derived.tokens));
 }
 
 // The GPU the request selects, else the first found; null when none.

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "engines/shared/trained_context.h"
 #include "memfit/checked_math.h"
 #include "memfit/memory_size.h"
 #include "memfit/vllm_solver.h"
@@ -73,7 +74,7 @@ Result<VllmSolution> solve_vllm(VllmSolveFor what, const Model& model,
   VllmSettings settings = given;
   vllm_resolve_defaults(settings);
   if (what == VllmSolveFor::kMaxModelLen) {
-    const uint64_t context = model.spec.max_position_tokens;
+    const uint64_t context = rope_scaled_context(model.spec).tokens;
     out.ceiling = context != 0 ? std::min(context, kVllmMaxTokens) : kVllmMaxTokens;
     out.ceiling_reason = context != 0 ? "the config's context: vLLM refuses a longer --max-model-len"
                                       : "the search ceiling: the config declares no context";

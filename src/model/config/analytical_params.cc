@@ -2,10 +2,24 @@
 // (model/config/analytical_params.h).
 #include "model/config/analytical_params.h"
 
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
 #include "memfit/checked_math.h"
 
 namespace memfit {
 namespace {
+
+// The model types whose transformers config class defaults
+// tie_word_embeddings to False (LlamaConfig and the configs written after
+// it); PretrainedConfig's own default, and SmolLM3's, is True.
+bool unties_by_default(std::string_view model_type) {
+  constexpr std::array<std::string_view, 7> kUntied = {
+      "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe"};
+  return std::find(kUntied.begin(), kUntied.end(), model_type) != kUntied.end();
+}
 
 uint64_t field(FieldReader& reader, std::initializer_list<std::string_view> aliases) {
   Result<std::optional<uint64_t>> v = reader.doc().u64(aliases);
@@ -247,6 +261,14 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
   add_gemma3_vision(reader.doc(), g, out);
   out.add(ParamRole::kEmbedding, "embed_tokens", std::nullopt, g.vocab, h);
   Result<std::optional<bool>> tied = reader.doc().boolean("tie_word_embeddings");
+  if (tied && !tied->has_value() && reader.doc().takes_family_defaults() &&
+      unties_by_default(reader.model_type())) {
+    // transformers' LlamaConfig (and Mistral's, Mixtral's, the Qwen2/3
+    // and their MoE configs) default tie_word_embeddings to False, unlike
+    // PretrainedConfig's True: a config that leaves it out has an lm_head.
+    reader.assume(fmt::format("tie_word_embeddings = false ({} default)", reader.model_type()));
+    *tied = false;
+  }
   if (tied && tied->has_value() && !**tied) {
     out.add(ParamRole::kLmHead, "lm_head", std::nullopt, g.vocab, h);
   }

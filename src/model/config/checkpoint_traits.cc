@@ -2,6 +2,8 @@
 // (model/config/checkpoint_traits.h).
 #include "model/config/checkpoint_traits.h"
 
+#include <algorithm>
+
 namespace memfit {
 namespace {
 
@@ -128,8 +130,18 @@ MoeInfo read_moe(const ConfigDocument& doc) {
       first({"num_experts_per_tok", "num_experts_per_token", "moe_topk", "top_k", "moe_k"});
   moe.shared_experts = first({"n_shared_experts", "num_shared_experts"});
   moe.expert_intermediate = first({"moe_intermediate_size"});
-  if (moe.shared_experts == 0 && first({"shared_expert_intermediate_size"}) > 0) {
-    moe.shared_experts = 1;
+  moe.shared_expert_intermediate = first({"shared_expert_intermediate_size"});
+  if (moe.shared_experts == 0 && moe.shared_expert_intermediate > 0) moe.shared_experts = 1;
+  // transformers divides by the step: 0 would not load; read as 1.
+  moe.decoder_sparse_step = std::max<uint64_t>(1, first({"decoder_sparse_step"}));
+  if (const nlohmann::json* dense = doc.find("mlp_only_layers"); dense && dense->is_array()) {
+    // Layer indices; one past kMaxLayers or not an index names no layer.
+    for (const nlohmann::json& layer : *dense) {
+      if (layer.is_number_unsigned() && layer.get<uint64_t>() < kMaxLayers &&
+          moe.mlp_only_layers.size() < kMaxLayers) {
+        moe.mlp_only_layers.push_back(layer.get<uint64_t>());
+      }
+    }
   }
   return moe;
 }

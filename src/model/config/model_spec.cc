@@ -23,6 +23,7 @@
 #include "model/config/family.h"
 #include "model/config/field_reader.h"
 #include "model/config/layer_plan.h"
+#include "model/config/rope_scaling.h"
 
 namespace memfit {
 namespace {
@@ -199,6 +200,7 @@ Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
   Result<std::optional<uint64_t>> positions = doc.u64_or_top(
       {"max_position_embeddings", "max_sequence_length", "seq_length", "n_positions", "n_ctx"});
   if (positions.ok()) spec.max_position_tokens = positions->value_or(0);
+  spec.rope_scaling = read_rope_scaling(doc);
   return spec;
 }
 

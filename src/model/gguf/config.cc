@@ -40,6 +40,7 @@ class Translation {
   Result<GgufConfig> run() {
     if (Status ok = read_layers(); !ok.ok()) return ok.error();
     if (Status ok = write_vocab_and_context(); !ok.ok()) return ok.error();
+    if (Status ok = write_rope_scaling(); !ok.ok()) return ok.error();
     if (Status ok = write_moe(); !ok.ok()) return ok.error();
     if (Status ok = write_attention(); !ok.ok()) return ok.error();
     Result<GgufArchOutcome> outcome =
@@ -133,6 +134,38 @@ class Translation {
     Result<std::optional<uint64_t>> context = keys_.count("context_length");
     if (!context.ok()) return context.error();
     if (context->has_value()) out_.config["max_position_embeddings"] = **context;
+    return Status::Ok();
+  }
+
+  // The rope scaling llama.cpp's load_hparams reads, as the config's
+  // rope_scaling (model/config/rope_scaling.h) for the engines that derive
+  // a context from it: rope.scaling.type ("none", "linear", "yarn",
+  // "longrope"; "linear" when absent), rope.scaling.factor (the old
+  // rope.scale_linear when absent; 0 is none) and
+  // rope.scaling.original_context_length. Nothing when the file states no
+  // factor and no type, or the type is "none". llama.cpp's own limit stays
+  // context_length (n_ctx_train; docs/engines.md "The model's own context").
+  Status write_rope_scaling() {
+    std::string type;
+    if (keys_.has("rope.scaling.type")) {
+      Result<std::string_view> text = keys_.header().get_string(keys_.key("rope.scaling.type"));
+      if (!text.ok()) return text.error();
+      type = std::string(*text);
+    }
+    double factor = 0;
+    for (const char* name : {"rope.scaling.factor", "rope.scale_linear"}) {
+      if (factor != 0 || !keys_.has(name)) continue;
+      Result<double> value = keys_.header().get_float(keys_.key(name));
+      if (!value.ok()) return value.error();
+      factor = *value;
+    }
+    if (type == "none" || (type.empty() && factor == 0)) return Status::Ok();
+    nlohmann::json rope = {{"rope_type", type.empty() ? "linear" : type}};
+    if (factor != 0) rope["factor"] = factor;
+    Result<std::optional<uint64_t>> original = keys_.count("rope.scaling.original_context_length");
+    if (!original.ok()) return original.error();
+    if (original->has_value()) rope["original_max_position_embeddings"] = **original;
+    out_.config["rope_scaling"] = std::move(rope);
     return Status::Ok();
   }
 

@@ -7,6 +7,8 @@
 
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "engines/llamacpp/quantize_plan.h"
 #include "support/corpus.h"
 
@@ -97,24 +99,140 @@ TEST(QuantizePlan, Qwen3SmallQ4_K_MGivesMoreBitsToAnEighthAndEveryThirdBlock) {
 // every block and the output on the GPU, token_embd on the host).
 TEST(QuantizePlan, Llama31_8BQ4_K_MMatchesAPublishedFileToTheMiB) {
   const Model m = quantized("llama3/Meta-Llama-3.1-8B", "Q4_K_M");
-  // The log's 66th F32 tensor is rope_freqs (64 floats, 256 B), which the
-  // converter writes from llama3 rope scaling; memfit's list has 65.
-  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 65}, {"q4_K", 193}, {"q6_K", 33}}));
+  // The log's 66 F32 tensors: 65 norms and rope_freqs, which the converter
+  // writes from llama3 rope scaling (head_dim 128 / 2 = 64 floats, 256 B);
+  // 66 + 193 + 33 = 292 tensors, the published file's count.
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 66}, {"q4_K", 193}, {"q6_K", 33}}));
+  EXPECT_EQ(m.tensors.size(), 292u);
   // token_embd: 128,256 x 4,096 at Q4_K = 2,052,096 blocks x 144 =
   // 295,501,824 B = 281.81 MiB, the log's CPU_Mapped buffer exactly.
   uint64_t embd = 0;
   for (const SafetensorsTensor& t : m.tensors) {
     if (t.name == "token_embd.weight") embd = t.data_bytes;
+    if (t.name == "rope_freqs.weight") {
+      EXPECT_EQ(t.dtype, "f32");
+      EXPECT_EQ(t.shape, (std::vector<uint64_t>{64}));
+      EXPECT_EQ(t.data_bytes, 256u);
+    }
   }
   EXPECT_EQ(embd, 295501824u);
-  // Everything else: 4,912,898,048 - 295,501,824 = 4,617,396,224 B =
-  // 4,403.488 MiB (4,403.488 with rope_freqs' 256 B too): the log's 4403.49.
-  EXPECT_EQ(m.weights.bytes, 4912898048u);
+  // Everything else: 4,912,898,304 - 295,501,824 = 4,617,396,480 B =
+  // 4,403.488 MiB: the log's 4403.49.
+  EXPECT_EQ(m.weights.bytes, 4912898304u);
   const double gpu_mib = static_cast<double>(m.weights.bytes - embd) / (1 << 20);
   EXPECT_NEAR(gpu_mib, 4403.49, 0.005);
   // Q8_0: 8,029,995,008 matrix elements / 32 x 34 = 8,531,869,696 B + F32
-  // norms 32 x 2 x 16,384 + 16,384 = 1,064,960 B.
-  EXPECT_EQ(quantized("llama3/Meta-Llama-3.1-8B", "Q8_0").weights.bytes, 8532934656u);
+  // norms 32 x 2 x 16,384 + 16,384 = 1,064,960 B + rope_freqs 256 B.
+  EXPECT_EQ(quantized("llama3/Meta-Llama-3.1-8B", "Q8_0").weights.bytes, 8532934912u);
+}
+
+// A config-only model of the corpus config at `relative` with `edit`
+// applied to its config.json.
+Model edited(const std::string& relative, void (*edit)(nlohmann::json&)) {
+  nlohmann::json config =
+      nlohmann::json::parse(testing::read_test_data("corpus/" + relative + "/config.json"));
+  edit(config);
+  Result<ModelSpec> spec = parse_model_config(config.dump());
+  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().message());
+  Model m = config_only(relative);
+  if (spec.ok()) m.spec = *spec;
+  return m;
+}
+
+uint64_t bytes_as(const Model& m, std::string_view file_type) {
+  Result<Model> q = quantized_gguf_model(m, *find_gguf_file_type(file_type));
+  EXPECT_TRUE(q.ok()) << (q.ok() ? "" : q.error().message());
+  return q.ok() ? q->weights.bytes : 0;
+}
+
+TEST(QuantizePlan, RopeFreqsOnlyForLlama3RopeScaling) {
+  // Qwen3-8B has no rope_scaling: no rope_freqs. Llama 3.1 without its
+  // rope_scaling: 256 B less, 291 tensors.
+  EXPECT_EQ(dtype_of(quantized("qwen3/Qwen3-8B", "Q8_0"), "rope_freqs.weight"), "(none)");
+  const Model plain =
+      edited("llama3/Meta-Llama-3.1-8B", [](nlohmann::json& c) { c.erase("rope_scaling"); });
+  EXPECT_EQ(bytes_as(plain, "Q8_0"), 8532934912u - 256);
+}
+
+TEST(QuantizePlan, Qwen2MoeSharedExpertIsItsOwnWidthBehindAnF32Gate) {
+  // Qwen1.5-MoE-A2.7B: shared_expert_intermediate_size 5,632 (not the
+  // routed 1,408), hidden 2,048; its shared_expert_gate is
+  // ffn_gate_inp_shexp, 2,048 F32 (8,192 B).
+  const Model m = quantized("qwen2_moe/Qwen1.5-MoE-A2.7B", "Q8_0");
+  for (const SafetensorsTensor& t : m.tensors) {
+    if (t.name == "blk.0.ffn_down_shexp.weight") {
+      EXPECT_EQ(t.shape, (std::vector<uint64_t>{2048, 5632}));
+      // 5,632 x 2,048 = 11,534,336 elements / 32 x 34 B.
+      EXPECT_EQ(t.data_bytes, 12255232u);
+    }
+    if (t.name == "blk.0.ffn_up_shexp.weight") {
+      EXPECT_EQ(t.shape, (std::vector<uint64_t>{5632, 2048}));
+    }
+    if (t.name == "blk.0.ffn_gate_inp_shexp.weight") {
+      EXPECT_EQ(t.dtype, "f32");
+      EXPECT_EQ(t.data_bytes, 8192u);
+    }
+  }
+  EXPECT_EQ(dtype_of(m, "blk.23.ffn_gate_inp_shexp.weight"), "f32");
+  // 24 blocks of 17 (3 Q/K/V biases, 2 norms, Q/K/V/output, 4 routed,
+  // 4 shared) + output, output_norm, token_embd = 411.
+  EXPECT_EQ(m.tensors.size(), 411u);
+}
+
+TEST(QuantizePlan, Qwen3MoeDenseLayersAreWrittenAsADenseMlp) {
+  // Qwen3-30B-A3B with mlp_only_layers [0, 47]: those two blocks are a
+  // dense MLP of intermediate_size 6,144 (ffn_gate/up/down), the other 46
+  // routed. Per block F16: the dense MLP 3 x 2,048 x 6,144 x 2 B =
+  // 75,497,472; the experts 3 x 128 x 768 x 2,048 x 2 B = 1,207,959,552
+  // plus the F32 router 2,048 x 128 x 4 B = 1,048,576. Two blocks change by
+  // 2 x (1,209,008,128 - 75,497,472) = 2,267,021,312 B.
+  const Model all = config_only("qwen3_moe/Qwen3-30B-A3B");
+  const Model two_dense = edited("qwen3_moe/Qwen3-30B-A3B", [](nlohmann::json& c) {
+    c["mlp_only_layers"] = {0, 47};
+  });
+  EXPECT_EQ(bytes_as(all, "F16") - bytes_as(two_dense, "F16"), 2267021312u);
+  Result<Model> q = quantized_gguf_model(two_dense, *find_gguf_file_type("F16"));
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(dtype_of(*q, "blk.0.ffn_down.weight"), "f16");
+  EXPECT_EQ(dtype_of(*q, "blk.0.ffn_down_exps.weight"), "(none)");
+  EXPECT_EQ(dtype_of(*q, "blk.47.ffn_gate_inp.weight"), "(none)");
+  EXPECT_EQ(dtype_of(*q, "blk.1.ffn_down_exps.weight"), "f16");
+  // 48 blocks of 12 (4 norms, Q/K/V/output, 4 routed) + 3 = 579; two
+  // dense blocks of 11: 577.
+  EXPECT_EQ(quantized("qwen3_moe/Qwen3-30B-A3B", "F16").tensors.size(), 579u);
+  EXPECT_EQ(q->tensors.size(), 577u);
+  // decoder_sparse_step 2: blocks 1, 3, ..., 47 routed ((i + 1) % 2 == 0),
+  // the 24 others dense: 24 x 12 + 24 x 11 + 3 = 555 tensors.
+  const Model every_other = edited("qwen3_moe/Qwen3-30B-A3B", [](nlohmann::json& c) {
+    c["decoder_sparse_step"] = 2;
+  });
+  Result<Model> step = quantized_gguf_model(every_other, *find_gguf_file_type("F16"));
+  ASSERT_TRUE(step.ok());
+  EXPECT_EQ(step->tensors.size(), 555u);
+  EXPECT_EQ(dtype_of(*step, "blk.0.ffn_down.weight"), "f16");
+  EXPECT_EQ(dtype_of(*step, "blk.1.ffn_down_exps.weight"), "f16");
+}
+
+TEST(QuantizePlan, ALlamaFamilyConfigWithoutTieWordEmbeddingsHasAnOutput) {
+  // transformers' Qwen3Config defaults tie_word_embeddings to False:
+  // Qwen3-0.6B's config without the key has an output.weight, 1,024 x
+  // 151,936 at Q8_0 = 4,861,952 blocks x 34 B = 165,306,368 B more than
+  // the tied file.
+  const Model tied = config_only("qwen3/Qwen3-0.6B");
+  const Model unstated =
+      edited("qwen3/Qwen3-0.6B", [](nlohmann::json& c) { c.erase("tie_word_embeddings"); });
+  EXPECT_FALSE(unstated.spec.tied_embeddings);
+  EXPECT_EQ(bytes_as(unstated, "Q8_0") - bytes_as(tied, "Q8_0"), 165306368u);
+  bool assumed = false;
+  for (const std::string& a : unstated.spec.assumptions) {
+    assumed = assumed || a == "tie_word_embeddings = false (qwen3 default)";
+  }
+  EXPECT_TRUE(assumed);
+  // Llama 3.1 states false; without the key it is still untied (292).
+  const Model llama = edited("llama3/Meta-Llama-3.1-8B",
+                             [](nlohmann::json& c) { c.erase("tie_word_embeddings"); });
+  EXPECT_FALSE(llama.spec.tied_embeddings);
+  EXPECT_EQ(bytes_as(llama, "Q8_0"), 8532934912u);
 }
 
 TEST(QuantizePlan, ARowThatIsNotWholeBlocksFallsBackAsLlamaQuantizeDoes) {
