@@ -111,16 +111,18 @@ TEST(RecommendGgufTypes, SafetensorsFolderIsRankedFromItsConfig) {
   ASSERT_TRUE(a.contains("candidates"));
   // 8 blocks of hidden 4096 (q and output 4096 x 4096, k and v 4096 x
   // 1024, gate/up/down 4096 x 4096), vocabulary 32000; the config has no
-  // tie_word_embeddings and memfit reads it as tied (no output.weight):
-  // Q8_0: (8 x 92,274,688 + 131,072,000) / 32 x 34 = 923,598,848
-  //   + F32 norms 8 x 2 x 16,384 + 16,384 = 278,528 -> 923,877,376 B.
-  // Q4_K_M: token_embd (tied: the output's rule) Q6_K 131,072,000 / 256 x
-  //   210 = 107,520,000; q, k, output, gate, up at Q4_K 8 x 40,108,032 =
-  //   320,864,256; use_more_bits(i, 8) holds for blocks 0, 3, 6, 7: attn_v
-  //   4 x 3,440,640 + 4 x 2,359,296 = 23,199,744 and ffn_down 4 x
-  //   13,762,560 + 4 x 9,437,184 = 92,798,976; + 278,528 F32 = 544,661,504 B.
-  EXPECT_EQ(row(a, "Q8_0")["weights_bytes"], 923877376u);
-  EXPECT_EQ(row(a, "Q4_K_M")["weights_bytes"], 544661504u);
+  // tie_word_embeddings and LlamaConfig's default is untied, so the file
+  // has an output.weight beside token_embd:
+  // Q8_0: (8 x 92,274,688 + 2 x 131,072,000) / 32 x 34 = 1,062,862,848
+  //   + F32 norms 8 x 2 x 16,384 + 16,384 = 278,528 -> 1,063,141,376 B.
+  // Q4_K_M: output Q6_K 131,072,000 / 256 x 210 = 107,520,000; token_embd
+  //   Q4_K 131,072,000 / 256 x 144 = 73,728,000; q, k, output, gate, up at
+  //   Q4_K 8 x 40,108,032 = 320,864,256; use_more_bits(i, 8) holds for
+  //   blocks 0, 3, 6, 7: attn_v 4 x 3,440,640 + 4 x 2,359,296 = 23,199,744
+  //   and ffn_down 4 x 13,762,560 + 4 x 9,437,184 = 92,798,976; + 278,528
+  //   F32 = 618,389,504 B.
+  EXPECT_EQ(row(a, "Q8_0")["weights_bytes"], 1063141376u);
+  EXPECT_EQ(row(a, "Q4_K_M")["weights_bytes"], 618389504u);
   EXPECT_NE(row(a, "Q4_K_M")["command"].get<std::string>().find(
                 "llama-server -m " + std::filesystem::path(dir.path()).filename().string() +
                 "-Q4_K_M.gguf -c 32768"),
