@@ -2,6 +2,7 @@
 #include <string>
 
 #include "commands.h"
+#include "ls_command.h"
 #include "memfit/version.h"
 
 namespace memfit::cli {
@@ -19,6 +20,7 @@ void add_memfit_commands(CLI::App& app, int& exit_code) {
   add_recommend_command(app, exit_code);
   add_plot_command(app, exit_code);
   add_check_log_command(app, exit_code);
+  add_ls_command(app, exit_code);
   add_serve_launcher(app, exit_code);
 }
 

@@ -9,6 +9,7 @@
 #include "memfit/checked_math.h"
 #include "memfit/header_cache.h"
 #include "memfit/memory_size.h"
+#include "memfit/model_stores.h"
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
 #include "request/machine.h"
@@ -50,6 +51,32 @@ Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequ
     }
   }
   return p.engine->resolve(r, p);
+}
+
+// The request with what the model's store sets where the request gives
+// nothing: Ollama's num_ctx as the context (docs/stores.md), with a
+// warning that says so. Only for a store's name whose store gave the
+// model opened (its path is the store's weights: a folder under a
+// service's root that happens to be called "ollama:x" is not); the store
+// is this process's (process_model_store_options), as
+// LocalRequestContext::open_model reads it.
+EstimateRequest with_store_defaults(const EstimateRequest& r, const Model& model,
+                                    std::vector<Warning>& warnings) {
+  EstimateRequest out = r;
+  if (!is_store_model_name(r.model) || r.max_tokens || r.llamacpp.ctx_size || r.vllm.max_model_len) {
+    return out;
+  }
+  std::unique_ptr<FileSystem> fs = make_real_file_system();
+  Result<StoreDefaults> defaults = read_store_defaults(*fs, r.model, process_model_store_options());
+  if (!defaults || defaults->model_path != model.path) return out;
+  if (const std::optional<uint64_t>& context = defaults->context_tokens) {
+    out.max_tokens = *context;
+    warnings.push_back(Warning{WarningKind::kModel,
+                               fmt::format("the context is {} tokens, the num_ctx of the model's "
+                                           "Ollama Modelfile (--max-tokens gives another)",
+                                           *context)});
+  }
+  return out;
 }
 
 }  // namespace
@@ -120,16 +147,18 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   if (!model) return model.error();
   p.model = std::move(*model);
   add_warnings(p.warnings, WarningKind::kModel, p.model->warnings);
-  if (Status engine = resolve_engine(r, *p.model, p); !engine) return engine.error();
+  const EstimateRequest stored = with_store_defaults(r, *p.model, p.warnings);
+  if (stored.max_tokens) p.inputs.max_tokens = *stored.max_tokens;
+  if (Status engine = resolve_engine(stored, *p.model, p); !engine) return engine.error();
 
-  Result<HostMemoryStatus> host = request::host_for_request(r, *machine, context, p.warnings);
+  Result<HostMemoryStatus> host = request::host_for_request(stored, *machine, context, p.warnings);
   if (!host) return host.error();
   p.host = std::move(*host);
   if (p.host.device_error) return Error(*p.host.device_error, ErrorKind::kHost);
   add_warnings(p.warnings, WarningKind::kHost, p.host.warnings);
   p.budget = to_memory_budget(p.host);
 
-  if (Status host = p.engine->resolve_host(r, context, p); !host) return host.error();
+  if (Status host = p.engine->resolve_host(stored, context, p); !host) return host.error();
   return p;
 }
 
@@ -160,6 +189,18 @@ LocalRequestContext::LocalRequestContext(const Environment& env)
 Result<std::shared_ptr<const Model>> LocalRequestContext::open_model(
     const std::string& name, const OpenModelOptions& options) {
   std::unique_ptr<FileSystem> fs = make_real_file_system();
+  // A store's name (model_stores.h) when no local path has it. The stores
+  // are read from the process's environment when asked for: LocalRequestContext
+  // keeps no store folders of its own yet.
+  if (is_store_model_name(name)) {
+    Result<FileStat> local = fs->stat(name);
+    if (!local) return local.error();
+    if (local->kind == FileKind::kMissing) {
+      Result<Model> stored = open_store_model(*fs, name, process_model_store_options(), options);
+      if (!stored) return stored.error();
+      return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*stored)));
+    }
+  }
   Result<Model> model = open_model_by_name(*fs, name, model_names_, options);
   if (!model) return model.error();
   return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));

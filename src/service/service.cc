@@ -12,6 +12,7 @@
 #include "memfit/environment.h"
 #include "memfit/untrusted_text.h"
 #include "service/api_error.h"
+#include "service/local_models_handler.h"
 #include "service/service_state.h"
 #include "service/web_assets.h"
 
@@ -60,7 +61,7 @@ ServiceState::ServiceState(ServiceOptions o, service::ModelRoots r)
 namespace {
 
 enum class Endpoint {
-  kHealth, kModels, kEngines, kHardware, kEstimate, kFit, kAdmit, kCheckLog, kMetrics, kWebAsset
+  kHealth, kModels, kLocalModels, kEngines, kHardware, kEstimate, kFit, kAdmit, kCheckLog, kMetrics, kWebAsset
 };
 
 struct Route {
@@ -69,9 +70,10 @@ struct Route {
   Endpoint endpoint;
 };
 
-constexpr std::array<Route, 9> kRoutes = {{
+constexpr std::array<Route, 10> kRoutes = {{
     {"/healthz", "GET", Endpoint::kHealth},
     {"/v1/models", "GET", Endpoint::kModels},
+    {"/v1/local-models", "GET", Endpoint::kLocalModels},
     {"/v1/engines", "GET", Endpoint::kEngines},
     {"/v1/hardware", "GET", Endpoint::kHardware},
     {"/v1/estimate", "POST", Endpoint::kEstimate},
@@ -81,12 +83,15 @@ constexpr std::array<Route, 9> kRoutes = {{
     {"/metrics", "GET", Endpoint::kMetrics},
 }};
 
-HttpResponse dispatch(ServiceState& state, const Route& route, std::string_view body) {
+HttpResponse dispatch(ServiceState& state, const Route& route, std::string_view body,
+                      std::string_view query) {
   switch (route.endpoint) {
     case Endpoint::kHealth:
       return service::handle_health();
     case Endpoint::kModels:
       return service::handle_models(state);
+    case Endpoint::kLocalModels:
+      return service::handle_local_models(state, query);
     case Endpoint::kEngines:
       return service::handle_engines();
     case Endpoint::kHardware:
@@ -164,8 +169,11 @@ HttpResponse Service::handle(std::string_view method, std::string_view path,
   std::string_view endpoint_label = "other";
   HttpResponse response;
   try {
-    if (size_t query = path.find('?'); query != std::string_view::npos)
-      path = path.substr(0, query);
+    std::string_view query;
+    if (size_t at = path.find('?'); at != std::string_view::npos) {
+      query = path.substr(at + 1);
+      path = path.substr(0, at);
+    }
     if (method == "HEAD") method = "GET";
     const Route* route = nullptr;
     for (const Route& r : kRoutes) {
@@ -190,7 +198,7 @@ HttpResponse Service::handle(std::string_view method, std::string_view path,
       } else if (body.size() > state_->options.max_body_bytes) {
         response = payload_too_large();
       } else {
-        response = dispatch(*state_, *route, body);
+        response = dispatch(*state_, *route, body, query);
       }
     }
   } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -558,6 +559,51 @@ TEST_F(FrontEnds, AGgufModelDefaultsToTheLlamaCppProfile) {
   EXPECT_EQ(a.report["kv_bytes_per_token"]["fp16"], 147456u);
   EXPECT_EQ(a.report["kv_bytes_total"], 1207959552u);
   EXPECT_EQ(a.report["warnings"], json::array());
+}
+
+// `memfit ls --json --model-root ROOT` and GET /v1/local-models list the
+// root's models alike (local_models.h): the same rows in the same order,
+// the same figures and the same error words, the CLI's names under the
+// root as the service words them. The CLI's own stores are empty here.
+TEST_F(FrontEnds, LsAgreesWithLocalModels) {
+  TempDir empty;
+  const std::map<std::string, std::string> env = {{"HOME", empty.path()},
+                                                  {"OLLAMA_MODELS", empty.path()},
+                                                  {"HF_HUB_CACHE", empty.path()}};
+  testing::CommandResult cli =
+      testing::run_memfit({"ls", "--json", "--memory-limit", "16GiB", "--model-root", root_.path()}, env);
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  HttpResponse response = service_->handle("GET", "/v1/local-models?memory_limit=16GiB", "");
+  ASSERT_EQ(response.status, 200) << response.body;
+  const json service = json::parse(response.body);
+  const json listed = as_the_service_words_it(json::parse(cli.out));
+  EXPECT_EQ(listed, service);
+  // What the rows say: the root's six models, the folder of two GGUF
+  // models and the broken config refused as a request for them is.
+  ASSERT_EQ(service["models"].size(), 6u) << service.dump(1);
+  // qwen3_8b_gguf (small_ggufs.h): 689,799,168 B of weights; llama.cpp's
+  // default context is its training context, 40,960, which fits 16 GiB
+  // and is the ceiling of the largest.
+  bool found = false;
+  for (const json& row : service["models"]) {
+    if (row["name"] != "qwen3-8b.gguf") continue;
+    found = true;
+    EXPECT_EQ(row["weights_bytes"], 689799168u);
+    EXPECT_EQ(row["engine"], "llamacpp");
+    EXPECT_EQ(row["default_context"], 40960u);
+    EXPECT_EQ(row["largest_context"], 40960u);
+    EXPECT_EQ(row["largest_capped"], true);
+  }
+  EXPECT_TRUE(found);
+  for (const json& row : service["models"]) {
+    if (row["name"] == "two-ggufs" || row["name"] == "broken") {
+      EXPECT_EQ(row["fit"], "error") << row.dump();
+    } else {
+      EXPECT_NE(row["fit"], "error") << row.dump();
+    }
+  }
+  // A query field that is no machine field is the request's error.
+  EXPECT_EQ(service_->handle("GET", "/v1/local-models?model=x", "").status, 400);
 }
 
 }  // namespace

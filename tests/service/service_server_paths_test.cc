@@ -92,6 +92,7 @@ TEST_F(ServiceServerPaths, NoAnswerNamesAFolderOfTheServer) {
     json body;
   };
   std::vector<Asked> asked = {{"GET", "/v1/models", nullptr},
+                              {"GET", "/v1/local-models", nullptr},
                               {"GET", "/v1/engines", nullptr},
                               {"GET", "/healthz", nullptr},
                               {"GET", "/metrics", nullptr},
