@@ -53,7 +53,7 @@ def replay_options(engine, slug, sidecar):
     if isinstance(command, str) and command:
         args += ["--command", command]
     devices = sidecar.get("devices") or []
-    if engine == "vllm" and devices and isinstance(devices[0], str):
+    if engine in ("vllm", "sglang") and devices and isinstance(devices[0], str):
         args += ["--gpu-name", devices[0]]
     return args
 

@@ -64,7 +64,7 @@ LogCheckOptions replay_options(const std::string& engine, const fs::path& log) {
   if (sidecar.contains("command") && sidecar["command"].is_string()) {
     options.command = sidecar["command"];
   }
-  if (engine == "vllm" && sidecar.contains("devices") && sidecar["devices"].is_array() &&
+  if ((engine == "vllm" || engine == "sglang") && sidecar.contains("devices") && sidecar["devices"].is_array() &&
       !sidecar["devices"].empty() && sidecar["devices"][0].is_string()) {
     options.gpu_name = sidecar["devices"][0];
   }
