@@ -176,6 +176,16 @@ void add_mlxlm_run_options(CLI::App& command, EstimateOptions& o) { add_mlxlm_op
 
 void add_vllm_options(CLI::App& command, EstimateOptions& o) { add_engine_options(command, o, "vllm"); }
 
+void add_other_engine_options(CLI::App& command, EstimateOptions& o) {
+  // The engines above pick their flags per command; every other one's
+  // flags go on each command that adds this group.
+  for (const EngineProfile* engine : EngineRegistry::instance().all()) {
+    const std::string_view name = engine->name();
+    if (name == "llamacpp" || name == "mlx-lm" || name == "vllm") continue;
+    add_engine_options(command, o, name);
+  }
+}
+
 void add_request_options(CLI::App& command, EstimateOptions& o) {
   for (const RequestField* f : engine_request_fields("")) {
     if (listed(kRequestFields, f->name)) add_field_option(command, o, *f);

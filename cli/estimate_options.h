@@ -88,6 +88,9 @@ void add_mlxlm_options(CLI::App& command, EstimateOptions& options);  // without
 void add_mlxlm_run_options(CLI::App& command, EstimateOptions& options);  // with --prompt-tokens
 // vLLM's flags for --engine vllm.
 void add_vllm_options(CLI::App& command, EstimateOptions& options);
+// The flags of every other registered engine (sglang, ...): those whose
+// commands take all of their fields, so no group of their own is needed.
+void add_other_engine_options(CLI::App& command, EstimateOptions& options);
 // --tensor-parallel N (--tensor-parallel-size), --pipeline-parallel M and
 // --parallel-engine vllm|mlx.
 void add_parallel_options(CLI::App& command, EstimateOptions& options);

@@ -68,10 +68,12 @@ void add_fit_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<FitOptions>();
   CLI::App* fit = add_estimating_command(
       app, "fit", "solve for the largest context, batch or slot count that fits (vllm: the largest "
-                  "--max-model-len or --max-num-seqs it starts with; mlx-lm: the largest "
+                  "--max-model-len or --max-num-seqs it starts with; sglang: the largest "
+                  "--context-length, --max-running-requests or --mem-fraction-static; mlx-lm: "
+                  "the largest "
                   "--max-tokens, --prompt-tokens or --batch-size)",
       options->estimate, {add_request_options, add_llamacpp_options, add_parallel_options,
-                          add_mlxlm_run_options, add_vllm_options});
+                          add_mlxlm_run_options, add_vllm_options, add_other_engine_options});
   fit->add_option("--solve", options->solve, solve_help())
       ->required()
       ->check(CLI::IsMember(solve_names()));

@@ -58,7 +58,7 @@ def replay_options(engine, slug, sidecar):
     if isinstance(file_type, str) and file_type:
         args += ["--file-type", file_type]
     devices = sidecar.get("devices") or []
-    if engine == "vllm" and devices and isinstance(devices[0], str):
+    if engine in ("vllm", "sglang") and devices and isinstance(devices[0], str):
         args += ["--gpu-name", devices[0]]
     return args
 

@@ -21,6 +21,8 @@
 
 #include <any>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -200,6 +202,11 @@ struct EstimateRequest {
   LlamaCppRequest llamacpp;
   MlxLmRequest mlxlm;  // mlx-lm's fields
   VllmRequest vllm;    // vLLM's fields
+  // The fields of engines that keep their request in their own folder
+  // (docs/engines.md, "How to add an engine"): each field's text as its
+  // row's parser accepted it, by the JSON request's name; the engine
+  // reads them again in resolve(). Absent: not given.
+  std::map<std::string, std::string, std::less<>> engine_fields;
 };
 
 // The cache_type_k or cache_type_v field (`field`) of `request` from its

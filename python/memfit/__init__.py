@@ -33,7 +33,8 @@ Read by every engine:
       model folder, .safetensors or .gguf file, or a Hugging Face name
       org/name[@revision][:QUANT]: the local HF cache (HF_HUB_CACHE), else the
       Hub
-  engine (str: auto, mlxcel, llamacpp, mlx-lm or vllm, default auto; --engine)
+  engine (str: auto, mlxcel, llamacpp, mlx-lm, vllm or sglang, default auto;
+    --engine)
       allocation rules: auto (the model's default) or an engine's name
       (docs/engines.md)
   kv_cache_mode (str: fp16 or int8, default fp16; --kv-cache-mode)
@@ -205,6 +206,35 @@ vllm's own, refused under another engine:
   vllm_version (str; --vllm-version)
       the release whose KV accounting to price, X.Y[.Z]: 0.7 (the V1 engine) or
       0.11 to 0.20 (default: the current line)
+sglang's own, refused under another engine:
+  mem_fraction_static (float; --mem-fraction-static)
+      fraction of the GPU's memory for weights and the KV pool (default:
+      computed from the GPU's memory, chunked prefill, CUDA graphs and TP)
+  context_length (int 1 to 4294967296, tokens; --context-length)
+      context per request (default: the config's)
+  max_running_requests (int 1 to 4294967296; --max-running-requests)
+      requests run at once (default: the pool's tokens / context x 512, within
+      2048 and 4096)
+  page_size (int 1 to 4294967296, tokens, default 1; --page-size)
+      tokens per KV page (default 1)
+  sglang_kv_cache_dtype (str: auto, fp8_e4m3, fp8_e5m2 or bf16, default auto;
+    --sglang-kv-cache-dtype)
+      SGLang's --kv-cache-dtype: auto (default), fp8_e4m3, fp8_e5m2 or bf16
+  chunked_prefill_size (int 1 to 4294967296, tokens; --chunked-prefill-size)
+      tokens per prefill chunk (default by the GPU's memory: 2048, 4096, 8192
+      or 16384)
+  cuda_graph_max_bs (int 1 to 4294967296; --cuda-graph-max-bs)
+      largest batch captured in a CUDA graph (default by the GPU's memory and
+      TP)
+  disable_cuda_graph (bool, default false; --disable-cuda-graph)
+      no CUDA graphs
+  dp_size (int 1 to 4294967296, default 1; --dp-size, --dp)
+      data-parallel replicas (default 1); GPUs = TP x DP
+  enable_dp_attention (bool, default false; --enable-dp-attention)
+      data-parallel attention inside the TP group (needs --dp > 1)
+  sglang_version (str, default 0.5.6; --sglang-version)
+      the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned
+      0.5.6)
 (end of the generated field list)
 """
 

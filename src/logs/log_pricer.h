@@ -1,7 +1,7 @@
 // LogPricer: how a runtime's logged run is priced by one engine profile,
 // and the one list of them (log_pricers.cc). Each pricer turns the log's
 // settings into an EstimateRequest (llamacpp_pricer.cc, vllm_pricer.cc,
-// mlxlm_pricer.cc) and sets memfit's figure beside each printed one after
+// mlxlm_pricer.cc, sglang_pricer.cc) and sets memfit's figure beside each printed one after
 // run(). Private to src/logs.
 #ifndef MEMFIT_LOGS_LOG_PRICER_H_
 #define MEMFIT_LOGS_LOG_PRICER_H_
@@ -40,6 +40,7 @@ const LogPricer* log_pricer(std::string_view runtime);
 const LogPricer& llamacpp_log_pricer();
 const LogPricer& vllm_log_pricer();
 const LogPricer& mlxlm_log_pricer();
+const LogPricer& sglang_log_pricer();
 
 // A setting's value as a count; nullopt when absent or not a count.
 std::optional<uint64_t> count_setting(const RuntimeLog& log, std::string_view name);

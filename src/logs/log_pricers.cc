@@ -1,6 +1,5 @@
 // The one list of log pricers (log_pricer.h): which engine profile prices
-// each runtime's logs. Ollama's llama.cpp runner is llama.cpp's; SGLang
-// has no profile yet.
+// each runtime's logs. Ollama's llama.cpp runner is llama.cpp's.
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
 
@@ -10,6 +9,7 @@ const LogPricer* log_pricer(std::string_view runtime) {
   if (runtime == "llamacpp" || runtime == "ollama") return &llamacpp_log_pricer();
   if (runtime == "vllm") return &vllm_log_pricer();
   if (runtime == "mlx-lm") return &mlxlm_log_pricer();
+  if (runtime == "sglang") return &sglang_log_pricer();
   return nullptr;
 }
 

@@ -8,8 +8,13 @@
 //                                                       token_pool, kv_cache (K + V)
 //   KV Cache is allocated. #tokens: 383872, KV size: 19.36 GB       (MLA)
 //   Capture cuda graph end. Time elapsed: 8.04 s. mem usage=0.80 GB.   cuda_graph
+// The load line's "avail mem" is the rank's free memory after the
+// weights (LogDevice::free_bytes): with "mem usage" it is what SGLang's
+// profile read before them. A `python -m sglang.launch_server` command
+// (the log's or the caller's) gives the settings the log did not print.
 #include <fmt/format.h>
 
+#include "logs/command_line.h"
 #include "logs/log_reader.h"
 #include "logs/python_literals.h"
 
@@ -35,7 +40,8 @@ void read_settings(std::string_view args, LogBuilder& out) {
                                                         : key;
     for (std::string_view known : {"model", "tensor_parallel", "max_model_len", "dtype",
                                    "kv_cache_dtype", "quantization", "mem_fraction_static",
-                                   "chunked_prefill_size", "max_running_requests", "page_size"}) {
+                                   "chunked_prefill_size", "max_running_requests", "page_size",
+                                   "dp_size"}) {
       if (name == known) out.setting(name, value);
     }
   }
@@ -61,6 +67,34 @@ void read_kv_allocation(std::string_view rest, const std::string& rank, uint64_t
   }
 }
 
+// "python -m sglang.launch_server --model-path M --tp 4 ...": its flags
+// under the names the server_args line gives them.
+void read_command(std::string_view text, LogBuilder& out) {
+  read_flags(text,
+             {{{"--model-path", "--model"}, "model"},
+              {{"--tp", "--tp-size", "--tensor-parallel-size"}, "tensor_parallel"},
+              {{"--dp", "--dp-size", "--data-parallel-size"}, "dp_size"},
+              {{"--context-length"}, "max_model_len"},
+              {{"--mem-fraction-static"}, "mem_fraction_static"},
+              {{"--kv-cache-dtype"}, "kv_cache_dtype"},
+              {{"--chunked-prefill-size"}, "chunked_prefill_size"},
+              {{"--max-running-requests"}, "max_running_requests"},
+              {{"--page-size"}, "page_size"}},
+             out);
+}
+
+// "Load weight end. ... avail mem=62.82 GB": the rank's free memory after
+// its weights.
+void read_free_after_load(std::string_view text, const std::string& rank, LogBuilder& out) {
+  std::optional<std::string_view> avail = after(text, "avail mem=");
+  if (!avail) return;
+  std::optional<PrintedQuantity> q = leading_quantity(*avail, sglang_units());
+  if (!q) return;
+  if (LogDevice* device = out.device(rank); device != nullptr && !device->free_bytes) {
+    device->free_bytes = q->scaled.value;
+  }
+}
+
 void read_line(const LogLine& line, LogBuilder& out) {
   const std::string_view text = line.text;
   const std::string rank = rank_of(text);
@@ -71,7 +105,11 @@ void read_line(const LogLine& line, LogBuilder& out) {
       }
     }
   };
-  if (contains(text, "Load weight end.")) mem_usage(LogFigure::kWeights);
+  if (contains(text, "Load weight end.")) {
+    mem_usage(LogFigure::kWeights);
+    read_free_after_load(text, rank, out);
+  }
+  if (contains(text, "sglang.launch_server")) read_command(text, out);
   if (contains(text, "Capture cuda graph end.")) mem_usage(LogFigure::kCudaGraph);
   if (auto kv = after(text, "KV Cache is allocated.")) {
     if (auto rest = after(*kv, "#tokens: ")) read_kv_allocation(*rest, rank, line.number, out);

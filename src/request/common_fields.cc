@@ -52,7 +52,7 @@ constexpr RequestField kCommonFields[] = {
      // The CLI's help and GET /v1/engines list the registry's engines.
      .help = "allocation rules: auto (the model's default) or an engine's name (docs/engines.md)",
      .type = FieldType::kChoice,
-     .choices = "auto|mlxcel|llamacpp|mlx-lm|vllm",
+     .choices = "auto|mlxcel|llamacpp|mlx-lm|vllm|sglang",
      .default_text = "auto",
      .doc = "whose allocation rules price the request: `auto` is llamacpp for a GGUF model, "
             "mlxcel otherwise (docs/engines.md); `mlxlm` is `mlx-lm` too"}),

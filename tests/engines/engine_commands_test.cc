@@ -31,6 +31,7 @@ EstimateRequest request_for(std::string_view engine, EngineCommand command) {
   r.model = gguf ? kDenseGguf : engine == "vllm" || engine == "llamacpp" ? kLlama8B : kExample;
   r.memory_limit_bytes = 64ull << 30;
   if (engine == "vllm") r.vllm.gpu_memory_total = 80ull << 30;
+  if (engine == "sglang") r.model = kLlama8B;
   return r;
 }
 
@@ -67,7 +68,8 @@ TEST(EngineCommands, WhichEngineAnswersWhich) {
     rows.push_back(row);
   }
   EXPECT_EQ(rows, (std::vector<std::string>{"mlxcel yes yes yes yes", "llamacpp yes yes yes yes",
-                                            "mlx-lm yes yes yes -", "vllm yes - - -"}));
+                                            "mlx-lm yes yes yes -", "vllm yes - - -",
+                                            "sglang yes - - -"}));
 }
 
 // fit's --solve names: an engine names them exactly when it answers fit.

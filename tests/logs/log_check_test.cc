@@ -314,7 +314,10 @@ TEST(GgufFileTypeName, LlamaCppsPrintedNamesAreLlamaQuantizesNames) {
 
 TEST(CheckLog, LogsThatCannotBePricedSayWhyInOneLine) {
   const LogCheck sglang = check("sglang", "sglang-4826-gemma3-h200.log");
-  EXPECT_EQ(sglang.not_priced, "SGLang has no memfit engine profile yet: its figures are read, not priced");
+  // SGLang's logs print no geometry: without -m or --config, no model.
+  EXPECT_EQ(sglang.not_priced,
+            "no model: a SGLang log does not describe the model's geometry; give -m MODEL or --config "
+            "config.json");
   EXPECT_EQ(sglang.figures.size(), 3u);
   for (const FigureCheck& f : sglang.figures) EXPECT_EQ(f.note, "not priced");
 

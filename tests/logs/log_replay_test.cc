@@ -67,7 +67,7 @@ LogCheckOptions replay_options(const std::string& engine, const fs::path& log) {
   if (sidecar.contains("gguf_file_type") && sidecar["gguf_file_type"].is_string()) {
     options.file_type = sidecar["gguf_file_type"];
   }
-  if (engine == "vllm" && sidecar.contains("devices") && sidecar["devices"].is_array() &&
+  if ((engine == "vllm" || engine == "sglang") && sidecar.contains("devices") && sidecar["devices"].is_array() &&
       !sidecar["devices"].empty() && sidecar["devices"][0].is_string()) {
     options.gpu_name = sidecar["devices"][0];
   }

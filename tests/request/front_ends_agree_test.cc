@@ -299,6 +299,19 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
       {"vllm GPU name not printable",
        {{"model", "qwen3-14b"}, {"engine", "vllm"}, {"gpu_memory_total", "80GiB"}, {"gpu_name", "H100\t"}},
        "usage"},
+      {"sglang on a GPU of the hardware table",
+       {{"model", "qwen3-14b"}, {"engine", "sglang"}, {"gpu", "h100"}, {"context_length", 32768}}, ""},
+      {"sglang with its fraction, page and fp8 KV",
+       {{"model", "qwen3-14b"}, {"engine", "sglang"}, {"memory_limit", "24GiB"},
+        {"mem_fraction_static", 0.85}, {"page_size", 16}, {"sglang_kv_cache_dtype", "fp8_e4m3"}},
+       ""},
+      {"sglang release not priced",
+       {{"model", "qwen3-14b"}, {"engine", "sglang"}, {"memory_limit", "24GiB"}, {"sglang_version", "0.4.6"}},
+       "usage"},
+      {"sglang DP attention without DP",
+       {{"model", "qwen3-14b"}, {"engine", "sglang"}, {"memory_limit", "24GiB"}, {"enable_dp_attention", true}},
+       "usage"},
+      {"sglang field with mlxcel", {{"model", "qwen3-14b"}, {"mem_fraction_static", 0.8}}, "usage"},
       {"heads not divisible", {{"model", "qwen3-14b"}, {"tensor_parallel", 3}}, "usage"},
       {"overflow",
        {{"model", "qwen3-14b"}, {"max_tokens", 1ull << 62}, {"batch", 1ull << 20},
@@ -511,6 +524,27 @@ TEST_F(FrontEnds, FitAgreesForVllmRequests) {
       {"a llamacpp solve", with({{"solve", "ctx-size"}}), "usage"},
   };
   expect_fit_agrees(table, "vllm", "max-model-len");
+}
+
+// The same for an sglang request: the largest --context-length,
+// --max-running-requests or --mem-fraction-static that starts.
+TEST_F(FrontEnds, FitAgreesForSglangRequests) {
+  const json gpu = {{"model", "qwen3-14b"}, {"engine", "sglang"}, {"memory_limit", "48GiB"}};
+  auto with = [&gpu](json more) {
+    json r = gpu;
+    for (auto& [key, value] : more.items()) r[key] = value;
+    return r;
+  };
+  const std::vector<Row> table = {
+      {"context-length", gpu, ""},
+      {"max-running-requests at a context",
+       with({{"solve", "max-running-requests"}, {"context_length", 32768}}), ""},
+      {"mem-fraction-static", with({{"solve", "mem-fraction-static"}}), ""},
+      {"nothing fits", with({{"memory_limit", "8GiB"}}), ""},
+      {"the solved value given", with({{"context_length", 4096}}), "usage"},
+      {"a vllm solve", with({{"solve", "max-model-len"}}), "usage"},
+  };
+  expect_fit_agrees(table, "sglang", "context-length");
 }
 
 TEST_F(FrontEnds, AGgufModelDefaultsToTheLlamaCppProfile) {

@@ -22,16 +22,19 @@ TEST(ServiceEngines, ListsTheFourEnginesAndTheirFields) {
   ASSERT_EQ(r.status, 200);
   EXPECT_EQ(r.content_type, "application/json");
   const json answer = body_json(r);
-  ASSERT_EQ(answer["engines"].size(), 4u);
+  ASSERT_EQ(answer["engines"].size(), 5u);
   std::vector<std::string> names;
   for (const json& engine : answer["engines"]) names.push_back(engine["name"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"mlxcel", "llamacpp", "mlx-lm", "vllm"}));
-  // mlxcel owns no field; 29 llama.cpp's, 10 mlx-lm's, 12 vLLM's; 17 common.
+  EXPECT_EQ(names, (std::vector<std::string>{"mlxcel", "llamacpp", "mlx-lm", "vllm", "sglang"}));
+  // mlxcel owns no field; 29 llama.cpp's, 10 mlx-lm's, 12 vLLM's, 11
+  // SGLang's; 17 common.
   EXPECT_EQ(answer["engines"][0]["fields"].size(), 0u);
   EXPECT_EQ(answer["engines"][1]["fields"].size(), 29u);  // llamacpp_version among them
   EXPECT_EQ(answer["engines"][2]["fields"].size(), 10u);  // the MLX buffer limits among them
   EXPECT_EQ(answer["engines"][2]["versions"]["field"], "mlx_lm_version");
   EXPECT_EQ(answer["engines"][3]["fields"].size(), 12u);
+  EXPECT_EQ(answer["engines"][4]["fields"].size(), 11u);
+  EXPECT_EQ(answer["engines"][4]["versions"]["field"], "sglang_version");
   EXPECT_EQ(answer["common_fields"].size(), 17u);  // gpu, mac and confidence among them
   EXPECT_EQ(answer["engines"][0]["default_for"], "models that are not GGUF");
   EXPECT_EQ(answer["engines"][2]["default_for"], nullptr);
@@ -44,7 +47,7 @@ TEST(ServiceEngines, ListsTheFourEnginesAndTheirFields) {
   // The engine field's choices are the names a request may give.
   const json& engine = answer["common_fields"][1];
   EXPECT_EQ(engine["name"], "engine");
-  EXPECT_EQ(engine["choices"], json({"auto", "mlxcel", "llamacpp", "mlx-lm", "vllm"}));
+  EXPECT_EQ(engine["choices"], json({"auto", "mlxcel", "llamacpp", "mlx-lm", "vllm", "sglang"}));
   EXPECT_EQ(answer["common_fields"][0]["required"], true);
   // Each field says whether it is a GPU setting, the page's GPU section:
   // vLLM's utilization is; llama.cpp's -ngl is, its --ctx-size is not; no

@@ -1,0 +1,237 @@
+// SGLang's request fields, declared once, with launch_server's flags and
+// defaults (docs/engine-sglang.md, "Fields"). Each row keeps the text its
+// parser accepted in EstimateRequest::engine_fields under the row's name;
+// read_settings() parses it again into Settings.
+#include "engines/sglang/fields.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "engines/shared/release_number.h"
+#include "request/field_text.h"
+
+namespace memfit::sglang {
+namespace {
+
+using R = EstimateRequest;
+
+// A field's JSON name as a template argument ("page_size").
+template <size_t N>
+struct FieldName {
+  constexpr FieldName(const char (&name)[N]) { std::copy_n(name, N, text); }
+  constexpr std::string_view view() const { return {text, N - 1}; }
+  char text[N] = {};
+};
+
+// A row named `Name` whose text `Parse` (Result<T>(std::string_view))
+// accepts is kept as given; given when engine_fields holds it.
+template <FieldName Name, auto Parse>
+constexpr RequestField text_field(RequestField row) {
+  row.name = Name.view();
+  row.engine = "sglang";
+  row.apply = [](R& r, std::string_view text) -> Status {
+    auto value = Parse(text);
+    if (!value) return value.error();
+    r.engine_fields.insert_or_assign(std::string(Name.view()), std::string(text));
+    return Status::Ok();
+  };
+  row.given = [](const R& r) { return r.engine_fields.contains(Name.view()); };
+  return row;
+}
+
+// --mem-fraction-static: a fraction in (0, 1].
+Result<double> parse_fraction(std::string_view text) { return request::parse_ratio(text, 0.0, 1.0); }
+
+// A count within [1, kMaxCount]; the table's rows check their own range
+// first, this catches a C++ caller's text.
+Result<uint64_t> parse_count(std::string_view text) {
+  Result<uint64_t> n = request::parse_decimal(text);
+  if (!n) return n.error();
+  if (*n == 0 || *n > kMaxCount) {
+    return Error::usage(fmt::format("expected an integer from 1 to {}, got {}", kMaxCount, *n));
+  }
+  return n;
+}
+
+// --kv-cache-dtype: bytes per element, 0 for auto (the model's 16-bit).
+Result<uint64_t> parse_kv_dtype(std::string_view text) {
+  if (text == "auto") return uint64_t{0};
+  if (text == "bf16" || text == "bfloat16") return uint64_t{2};
+  if (text == "fp8_e4m3" || text == "fp8_e5m2") return uint64_t{1};
+  return Error::usage(fmt::format("'{}': expected auto, fp8_e4m3, fp8_e5m2 or bf16", text));
+}
+
+// --sglang-version: X.Y.Z of the 0.5 line from 0.5.3 on (the computed
+// --mem-fraction-static of sgl-project/sglang PR #10975); older or
+// newer lines are refused with the range.
+Result<std::string> parse_release(std::string_view text) {
+  const std::optional<ReleaseNumber> release = parse_release_number(text);
+  const bool in_line = release && release->has_patch && release->major == 0 && release->minor == 5 &&
+                       release->patch >= 3;
+  if (!in_line) {
+    return Error::usage(fmt::format("'{}': expected X.Y.Z, SGLang 0.5.3 or a later 0.5 release "
+                                    "(rules read at {})",
+                                    text, kPinnedRelease));
+  }
+  return std::string(text.starts_with('v') ? text.substr(1) : text);
+}
+
+Result<bool> parse_flag(std::string_view text) { return request::parse_switch(text); }
+
+constexpr RequestField kFields[] = {
+    text_field<"mem_fraction_static", parse_fraction>(
+        {.flags = "--mem-fraction-static",
+         .help = "fraction of the GPU's memory for weights and the KV pool (default: computed from "
+                 "the GPU's memory, chunked prefill, CUDA graphs and TP)",
+         .type = FieldType::kRatio,
+         .json_expects = "a number in (0, 1]",
+         .example = "0.8",
+         .doc = "SGLang's `--mem-fraction-static`; default computed as (GPU MiB - reserved) / GPU "
+                "MiB, not the 0.9 SGLang's docs once said (\"The computed --mem-fraction-static\")"}),
+    text_field<"context_length", parse_count>(
+        {.flags = "--context-length",
+         .help = "context per request (default: the config's)",
+         .unit = "tokens",
+         .type = FieldType::kCount,
+         .min = 1,
+         .max = kMaxCount,
+         .example = "32768",
+         .doc = "context per request (or `--max-tokens`); default: the config's "
+                "`max_position_embeddings`; it sizes the request-to-token table"}),
+    text_field<"max_running_requests", parse_count>(
+        {.flags = "--max-running-requests",
+         .help = "requests run at once (default: the pool's tokens / context x 512, within 2048 "
+                 "and 4096)",
+         .type = FieldType::kCount,
+         .min = 1,
+         .max = kMaxCount,
+         .example = "64",
+         .doc = "requests run at once (or `--batch` other than 1); the request-to-token table's "
+                "rows; default min(max(tokens / context x 512, 2048), 4096)"}),
+    text_field<"page_size", parse_count>(
+        {.flags = "--page-size",
+         .help = "tokens per KV page (default 1)",
+         .unit = "tokens",
+         .type = FieldType::kCount,
+         .default_text = "1",
+         .min = 1,
+         .max = kMaxCount,
+         .example = "64",
+         .doc = "tokens per KV page; the pool's tokens are rounded down to whole pages"}),
+    text_field<"sglang_kv_cache_dtype", parse_kv_dtype>(
+        {.flags = "--sglang-kv-cache-dtype",
+         .help = "SGLang's --kv-cache-dtype: auto (default), fp8_e4m3, fp8_e5m2 or bf16",
+         .type = FieldType::kChoice,
+         .choices = "auto|fp8_e4m3|fp8_e5m2|bf16",
+         .default_text = "auto",
+         .doc = "SGLang's `--kv-cache-dtype` (memfit's `--kv-cache-dtype` is vLLM's): `auto` (the "
+                "model's 16-bit dtype), `fp8_e4m3` or `fp8_e5m2` (one byte), `bf16`"}),
+    text_field<"chunked_prefill_size", parse_count>(
+        {.flags = "--chunked-prefill-size",
+         .help = "tokens per prefill chunk (default by the GPU's memory: 2048, 4096, 8192 or 16384)",
+         .unit = "tokens",
+         .type = FieldType::kCount,
+         .min = 1,
+         .max = kMaxCount,
+         .example = "4096",
+         .doc = "tokens per prefill chunk; default by the GPU's memory (under 35 GiB 2048, under 60 "
+                "GiB 4096, under 160 GiB 8192, else 16384); it enters the computed fraction"}),
+    text_field<"cuda_graph_max_bs", parse_count>(
+        {.flags = "--cuda-graph-max-bs",
+         .help = "largest batch captured in a CUDA graph (default by the GPU's memory and TP)",
+         .type = FieldType::kCount,
+         .min = 1,
+         .max = kMaxCount,
+         .example = "128",
+         .doc = "largest batch captured in a CUDA graph; default by the GPU's memory and TP (8; 24 "
+                "or 80; 32 or 160; 256 or 512; 512); it enters the computed fraction"}),
+    text_field<"disable_cuda_graph", parse_flag>(
+        {.flags = "--disable-cuda-graph",
+         .help = "no CUDA graphs",
+         .type = FieldType::kFlag,
+         .default_text = "false",
+         .doc = "SGLang's `--disable-cuda-graph`: no graphs captured (the computed fraction still "
+                "reserves for them, as SGLang's does)"}),
+    text_field<"dp_size", parse_count>(
+        {.flags = "--dp-size,--dp",
+         .help = "data-parallel replicas (default 1); GPUs = TP x DP",
+         .type = FieldType::kCount,
+         .default_text = "1",
+         .min = 1,
+         .max = kMaxCount,
+         .example = "2",
+         .doc = "data-parallel replicas, each of `--tp` GPUs; with `--enable-dp-attention` the "
+                "attention's KV heads split by TP / DP"}),
+    text_field<"enable_dp_attention", parse_flag>(
+        {.flags = "--enable-dp-attention",
+         .help = "data-parallel attention inside the TP group (needs --dp > 1)",
+         .type = FieldType::kFlag,
+         .default_text = "false",
+         .doc = "SGLang's `--enable-dp-attention`: attention split by TP / DP, more CUDA-graph "
+                "reserve in the computed fraction; needs `--dp` > 1 dividing `--tp`"}),
+    text_field<"sglang_version", parse_release>(
+        {.flags = "--sglang-version",
+         .help = "the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned 0.5.6)",
+         .type = FieldType::kText,
+         .default_text = kPinnedRelease,
+         .example = "0.5.4",
+         .doc = "the release that runs, `X.Y.Z`; default the pinned 0.5.6; 0.5.3 and later 0.5 "
+                "releases share the rules priced (\"Releases\"), any other is refused"}),
+};
+
+template <typename T, typename Parse>
+Status read_field(const R& r, std::string_view name, Parse parse, T& out) {
+  const auto it = r.engine_fields.find(name);
+  if (it == r.engine_fields.end()) return Status::Ok();
+  auto value = parse(it->second);
+  if (!value) return Error::usage(name, value.error().message());
+  out = std::move(*value);
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::span<const RequestField> fields() { return kFields; }
+
+Result<Settings> read_settings(const EstimateRequest& r) {
+  Settings s;
+  s.tensor_parallel = r.parallel.tensor_parallel;
+  std::optional<uint64_t> context, requests, kv, page, dp, chunked, graphs;
+  std::optional<double> fraction;
+  std::optional<bool> no_graphs, dp_attention;
+  std::optional<std::string> release;
+  Status read[] = {
+      read_field(r, "mem_fraction_static", parse_fraction, fraction),
+      read_field(r, "context_length", parse_count, context),
+      read_field(r, "max_running_requests", parse_count, requests),
+      read_field(r, "page_size", parse_count, page),
+      read_field(r, "sglang_kv_cache_dtype", parse_kv_dtype, kv),
+      read_field(r, "chunked_prefill_size", parse_count, chunked),
+      read_field(r, "cuda_graph_max_bs", parse_count, graphs),
+      read_field(r, "disable_cuda_graph", parse_flag, no_graphs),
+      read_field(r, "dp_size", parse_count, dp),
+      read_field(r, "enable_dp_attention", parse_flag, dp_attention),
+      read_field(r, "sglang_version", parse_release, release),
+  };
+  for (Status& status : read) {
+    if (!status) return status.error();
+  }
+  s.mem_fraction_static = fraction;
+  s.context_length = context.value_or(r.max_tokens.value_or(0));
+  s.max_running_requests = requests ? requests : (r.batch != 1 ? std::optional<uint64_t>(r.batch) : std::nullopt);
+  s.page_size = page.value_or(1);
+  s.kv_bytes_per_element = kv.value_or(0);
+  if (kv) s.kv_cache_dtype = r.engine_fields.find("sglang_kv_cache_dtype")->second;
+  s.chunked_prefill_size = chunked;
+  s.cuda_graph_max_bs = graphs;
+  s.disable_cuda_graph = no_graphs.value_or(false);
+  s.dp_size = dp.value_or(1);
+  s.dp_attention = dp_attention.value_or(false);
+  if (release) s.release = *release;
+  return s;
+}
+
+}  // namespace memfit::sglang

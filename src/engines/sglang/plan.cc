@@ -1,0 +1,200 @@
+// plan_sglang(): one rank's memory plan under SGLang's rules
+// (docs/engine-sglang.md, "Rules"): the GPU-size defaults and the computed
+// --mem-fraction-static of server_args.py's _handle_gpu_memory_settings,
+// then model_runner.py's profile_max_num_token and init_memory_pool.
+#include "engines/sglang/plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "engines/shared/parallel_tensors.h"
+#include "engines/vllm/parts.h"
+#include "memfit/checked_math.h"
+
+namespace memfit::sglang {
+namespace {
+
+// SGLang reads the GPU's memory as nvidia-smi's total in MiB.
+constexpr uint64_t mib(uint64_t gib) { return gib * 1024; }
+
+// The request-to-token table's row: context_len + 4 int32 slots
+// (ReqToTokenPool, max_context_len = context_len + 4).
+constexpr uint64_t kReqToTokenExtra = 4, kReqToTokenSlotBytes = 4;
+
+// max_num_reqs when --max-running-requests is not given: the pool's tokens
+// over the context, x 512, within [2048, 4096] (init_memory_pool).
+uint64_t default_requests(uint64_t tokens, uint64_t context) {
+  const long double per_context = static_cast<long double>(tokens) / static_cast<long double>(context);
+  const uint64_t scaled = static_cast<uint64_t>(per_context * 512);
+  return std::min<uint64_t>(std::max<uint64_t>(scaled, 2048), 4096);
+}
+
+// The attention-TP size KV heads are split by: TP, or TP / DP under DP
+// attention (get_attention_tp_size).
+uint64_t attention_tp(const Settings& s) {
+  if (!s.dp_attention || s.dp_size <= 1) return s.tensor_parallel;
+  return std::max<uint64_t>(1, s.tensor_parallel / s.dp_size);
+}
+
+// Splits a hybrid SWA pool (set_num_token_hybrid): the tokens of every
+// layer, shared so that the window layers hold `ratio` of the full
+// layers' tokens.
+void split_swa(Plan& p) {
+  const KvCell& c = p.cell;
+  const long double total = static_cast<long double>(p.max_total_num_tokens) * (c.full_layers + c.swa_layers);
+  const long double denominator = kSwaFullTokensRatio * c.swa_layers + c.full_layers;
+  p.max_total_num_tokens = static_cast<uint64_t>(total / denominator);
+  p.swa_tokens = static_cast<uint64_t>(p.max_total_num_tokens * kSwaFullTokensRatio);
+}
+
+// A prefill chunk's forward pass on one rank (modelled): T tokens' hidden
+// states (residual, hidden, normed, one temporary) and the larger MLP's
+// gate, up and down intermediates (an MoE: each token's experts), 16-bit.
+uint64_t activation_bytes(const ModelSpec& spec, const Settings& s) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t tokens = std::max<uint64_t>(*s.chunked_prefill_size, 2048);
+  uint64_t width = CheckedBytes::ceil_div(g.intermediate, s.tensor_parallel).saturated();
+  if (spec.moe.experts != 0) {
+    const uint64_t expert = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
+    width = (CheckedBytes::ceil_div(expert, s.tensor_parallel) * std::max<uint64_t>(1, spec.moe.experts_per_token))
+                .saturated();
+  }
+  return (CheckedBytes(tokens) * (CheckedBytes(g.hidden) * 4 + CheckedBytes(width) * 3) * 2).saturated();
+}
+
+}  // namespace
+
+GpuDefaults gpu_defaults(uint64_t gpu_mem_mib, uint64_t tp) {
+  if (gpu_mem_mib < mib(20)) return {2048, 8};                      // T4, 4080
+  if (gpu_mem_mib < mib(35)) return {2048, tp < 4 ? 24u : 80u};     // A10, 4090, 5090
+  if (gpu_mem_mib < mib(60)) return {4096, tp < 4 ? 32u : 160u};    // A100 40GB, L40
+  if (gpu_mem_mib < mib(160)) return {8192, tp < 4 ? 256u : 512u};  // H100, H200, H20
+  return {16384, 512};                                              // B200, MI300
+}
+
+double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Settings& s) {
+  const uint64_t chunked = s.chunked_prefill_size.value_or(d.chunked_prefill_size);
+  const uint64_t graphs = s.cuda_graph_max_bs.value_or(d.cuda_graph_max_bs);
+  double reserved = 512;
+  reserved += static_cast<double>(std::max<uint64_t>(chunked, 2048)) * 1.5;
+  reserved += static_cast<double>(graphs) * 2;
+  reserved += static_cast<double>(s.tensor_parallel) / 8 * 1024;
+  if (s.dp_attention) {
+    reserved += static_cast<double>(graphs * s.dp_size) * 3;
+    if (graphs > 300) reserved += static_cast<double>(graphs * s.dp_size) * 1.5;
+  }
+  if (gpu_mem_mib > mib(60)) reserved = std::max<double>(reserved, mib(10));
+  const double fraction = (static_cast<double>(gpu_mem_mib) - reserved) / static_cast<double>(gpu_mem_mib);
+  // Python's round(x, 3): to nearest, ties to even (the default mode).
+  return std::nearbyint(fraction * 1000) / 1000;
+}
+
+KvCell kv_cell(const ModelSpec& spec, const Settings& s) {
+  KvCell c;
+  const uint64_t dtype = s.kv_bytes_per_element != 0 ? s.kv_bytes_per_element : 2;
+  const uint64_t head_dim = spec.geometry.head_dim;
+  const uint64_t tp = attention_tp(s);
+  for (const LayerCache& l : spec.layers) {
+    uint64_t bytes = 0;
+    switch (l.kind) {
+      case LayerKind::kMlaLatent: {
+        // kv_lora_rank + qk_rope_head_dim, not split by TP. memfit's
+        // DeepSeek-V2 layers carry the decompressed rate; every V2 config
+        // has 512 + 64.
+        const uint64_t elems = spec.model_type == "deepseek_v2" ? 512 + 64 : l.elems_per_token;
+        bytes = elems * dtype;
+        c.mla = true;
+        break;
+      }
+      case LayerKind::kFullAttention:
+      case LayerKind::kSlidingWindow:
+      case LayerKind::kChunked: {
+        uint64_t heads = spec.geometry.kv_heads;
+        if (head_dim != 0 && l.elems_per_token % (2 * head_dim) == 0) heads = l.elems_per_token / (2 * head_dim);
+        bytes = heads == 0 || head_dim == 0
+                    ? (CheckedBytes::ceil_div(l.elems_per_token, tp) * dtype).saturated()
+                    : (CheckedBytes(2) * kv_heads_per_rank(heads, tp) * head_dim * dtype).saturated();
+        break;
+      }
+      case LayerKind::kLinearAttention:
+      case LayerKind::kSsm:
+      case LayerKind::kConv:
+        c.has_state_layers = true;
+        continue;
+      case LayerKind::kSharedKv:
+      case LayerKind::kNone:
+        continue;
+    }
+    const bool windowed = l.kind != LayerKind::kFullAttention && l.kind != LayerKind::kMlaLatent && l.window_tokens != 0;
+    (windowed ? c.swa_layers : c.full_layers) += 1;
+    c.layer_bytes = std::max(c.layer_bytes, bytes);
+    c.bytes = (CheckedBytes(c.bytes) + bytes).saturated();
+  }
+  return c;
+}
+
+Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> tensors, const Settings& settings) {
+  if (settings.gpu_total_bytes == 0) {
+    return Error::usage("gpu", "SGLang sizes its KV pool from the GPU's memory: give --gpu NAME "
+                               "(the hardware table) or --memory-limit for the GPU's total");
+  }
+  Plan p;
+  p.settings = settings;
+  Settings& s = p.settings;
+  const ModelSpec& spec = model.spec;
+  if (s.context_length == 0) s.context_length = spec.max_position_tokens;
+  if (s.context_length == 0) {
+    return Error::usage("context_length", "the config gives no context (max_position_embeddings): "
+                                          "give --context-length");
+  }
+  p.gpu_mem_mib = s.gpu_total_bytes / kMiB;
+  const GpuDefaults d = gpu_defaults(p.gpu_mem_mib, s.tensor_parallel);
+  p.mem_fraction_computed = !s.mem_fraction_static.has_value();
+  p.mem_fraction_static = s.mem_fraction_static.value_or(default_mem_fraction(p.gpu_mem_mib, d, s));
+  s.chunked_prefill_size = s.chunked_prefill_size.value_or(d.chunked_prefill_size);
+  s.cuda_graph_max_bs = s.cuda_graph_max_bs.value_or(d.cuda_graph_max_bs);
+
+  Result<VllmWeights> weights = vllm_rank_weights(model, tensors, s.tensor_parallel);
+  if (!weights) return weights.error();
+  p.weights_bytes = weights->bytes;
+  p.weights_exact = weights->exact;
+
+  // profile_max_num_token: rest = free after the load - free before it x
+  // (1 - fraction); tokens = rest // cell; then down to whole pages.
+  p.startup_bytes = std::min(kStartupBytes, s.gpu_total_bytes);
+  p.free_before_load_bytes = s.gpu_total_bytes - p.startup_bytes;
+  p.free_after_load_bytes = p.free_before_load_bytes - std::min(p.free_before_load_bytes, p.weights_bytes);
+  p.reserved_bytes = static_cast<uint64_t>(static_cast<long double>(p.free_before_load_bytes) *
+                                           (1.0L - static_cast<long double>(p.mem_fraction_static)));
+  p.cell = kv_cell(spec, s);
+  if (p.cell.bytes == 0) {
+    return Error("the model's config has no attention layer SGLang's KV pool could size");
+  }
+  const uint64_t rest = p.free_after_load_bytes - std::min(p.free_after_load_bytes, p.reserved_bytes);
+  const uint64_t page = std::max<uint64_t>(1, s.page_size);
+  p.max_total_num_tokens = rest / p.cell.bytes / page * page;
+  const uint64_t full_layers = p.cell.full_layers, swa_layers = p.cell.swa_layers;
+  if (swa_layers != 0 && full_layers != 0) split_swa(p);
+  p.kv_pool_bytes = p.cell.swa_layers != 0 && p.cell.full_layers != 0
+                        ? (CheckedBytes(p.max_total_num_tokens) * full_layers * p.cell.layer_bytes +
+                           CheckedBytes(p.swa_tokens) * swa_layers * p.cell.layer_bytes)
+                              .saturated()
+                        : (CheckedBytes(p.max_total_num_tokens) * p.cell.bytes).saturated();
+  p.starts = p.max_total_num_tokens > 0 && p.weights_bytes < p.free_before_load_bytes;
+  p.holds_context = p.max_total_num_tokens >= s.context_length;
+
+  p.max_running_requests = s.max_running_requests.value_or(default_requests(p.max_total_num_tokens, s.context_length));
+  p.req_to_token_bytes =
+      (CheckedBytes(p.max_running_requests) * (CheckedBytes(s.context_length) + kReqToTokenExtra) * kReqToTokenSlotBytes)
+          .saturated();
+  p.cuda_graph_bytes = s.disable_cuda_graph ? 0 : (CheckedBytes(*s.cuda_graph_max_bs) * 2 * kMiB).saturated();
+  p.activation_bytes = activation_bytes(spec, s);
+  p.peak_bytes = (CheckedBytes(p.startup_bytes) + p.weights_bytes + p.kv_pool_bytes + p.req_to_token_bytes +
+                  p.cuda_graph_bytes + p.activation_bytes)
+                     .saturated();
+  return p;
+}
+
+}  // namespace memfit::sglang

@@ -1,0 +1,129 @@
+// SGLang's memory plan for one rank of `python -m sglang.launch_server`
+// (docs/engine-sglang.md has every rule, its source and release):
+//
+//   weights       per rank as loaded ("Load weight end ... mem usage"):
+//                 the checkpoint's tensors split by tensor parallelism
+//                 (the same column/row split as vLLM's; exact from the
+//                 headers' tensor list, modelled from the config)
+//   startup       the CUDA context and communicators' buffers held before
+//                 the weights load                              (modelled)
+//   KV pool       SGLang's profile: the memory free after the weights less
+//                 (1 - mem_fraction_static) x the memory free before them,
+//                 cut into tokens of `cell_bytes` (exact rule)
+//   req_to_token  the request-to-token table: its slots x (context + 4)
+//                 x 4 bytes                                  (exact rule)
+//   CUDA graphs   cuda_graph_max_bs x 2 MiB: SGLang's own reserve
+//                 coefficient                                   (modelled)
+//   activations   one prefill chunk's forward pass: its hidden states and
+//                 MLP intermediates                             (modelled)
+//
+// plan_sglang() is pure; every byte count is uint64_t, overflow-checked.
+// Private to the library.
+#ifndef MEMFIT_ENGINES_SGLANG_PLAN_H_
+#define MEMFIT_ENGINES_SGLANG_PLAN_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "memfit/model.h"
+#include "memfit/result.h"
+#include "memfit/safetensors.h"
+
+namespace memfit::sglang {
+
+// The release whose rules are priced when --sglang-version is not given.
+inline constexpr std::string_view kPinnedRelease = "0.5.6";
+
+inline constexpr uint64_t kMiB = 1ull << 20;
+inline constexpr uint64_t kGiB = 1ull << 30;
+// Modelled (docs/engine-sglang.md, "Startup"): what a rank holds before
+// its weights load, read from the published logs' "avail mem" before and
+// after the load against the GPU's total (1.15 to 1.19 GiB).
+inline constexpr uint64_t kStartupBytes = 1200 * kMiB;
+// SGLang's default --swa-full-tokens-ratio (server_args.py).
+inline constexpr double kSwaFullTokensRatio = 0.8;
+// Counts past this are refused: no request, pool or batch is this large.
+inline constexpr uint64_t kMaxCount = 1ull << 32;
+
+// launch_server's flags as memfit resolved them (fields.cc reads the
+// request's); 0 or nullopt: SGLang's default, computed in plan_sglang.
+struct Settings {
+  uint64_t tensor_parallel = 1;                // --tp
+  uint64_t dp_size = 1;                        // --dp
+  bool dp_attention = false;                   // --enable-dp-attention
+  std::optional<double> mem_fraction_static;   // --mem-fraction-static
+  uint64_t context_length = 0;                 // --context-length; 0: the config's
+  std::optional<uint64_t> max_running_requests;  // --max-running-requests
+  uint64_t page_size = 1;                      // --page-size
+  uint64_t kv_bytes_per_element = 0;           // --kv-cache-dtype: 0 auto (2), 1 fp8
+  std::string kv_cache_dtype = "auto";         // as given
+  std::optional<uint64_t> chunked_prefill_size;  // --chunked-prefill-size
+  std::optional<uint64_t> cuda_graph_max_bs;   // --cuda-graph-max-bs
+  bool disable_cuda_graph = false;             // --disable-cuda-graph
+  std::string release = std::string(kPinnedRelease);  // --sglang-version
+  uint64_t gpu_total_bytes = 0;                // the GPU's total (0: unknown)
+};
+
+// The GPU-size defaults of _handle_gpu_memory_settings: chunked prefill
+// and the largest CUDA-graph batch, by the GPU's memory in MiB and TP.
+struct GpuDefaults {
+  uint64_t chunked_prefill_size = 0;
+  uint64_t cuda_graph_max_bs = 0;
+};
+GpuDefaults gpu_defaults(uint64_t gpu_mem_mib, uint64_t tensor_parallel);
+
+// The computed --mem-fraction-static: (gpu_mem - reserved) / gpu_mem,
+// rounded to 3 decimals, reserved in MiB as _handle_gpu_memory_settings
+// sums it (constant 512, 1.5 per prefill token, 2 per graph batch, 128
+// per TP rank; with DP attention 3 (and 1.5 past 300) per graph batch and
+// DP rank; at least 10 GiB on a GPU over 60 GiB).
+double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Settings& s);
+
+// Bytes one token takes in one rank's KV pool: MLA (kv_lora_rank +
+// qk_rope_head_dim) x layers x dtype, else KV heads per attention-TP rank
+// x head_dim x layers x 2 x dtype (profile_max_num_token).
+struct KvCell {
+  uint64_t bytes = 0;          // over every attention layer
+  uint64_t full_layers = 0;    // layers holding every token
+  uint64_t swa_layers = 0;     // sliding-window layers (hybrid SWA pool)
+  uint64_t layer_bytes = 0;    // one layer's bytes per token
+  bool mla = false;
+  bool has_state_layers = false;  // Mamba / linear attention: not priced
+};
+KvCell kv_cell(const ModelSpec& spec, const Settings& s);
+
+struct Plan {
+  Settings settings;                // as resolved: every default filled in
+  double mem_fraction_static = 0;   // as used (given or computed)
+  bool mem_fraction_computed = false;
+  uint64_t gpu_mem_mib = 0;         // SGLang's gpu_mem
+  uint64_t weights_bytes = 0;
+  bool weights_exact = false;       // split from the headers' tensor list
+  uint64_t startup_bytes = 0;
+  uint64_t free_before_load_bytes = 0;  // total - startup
+  uint64_t free_after_load_bytes = 0;   // less the weights
+  uint64_t reserved_bytes = 0;      // free before load x (1 - fraction)
+  KvCell cell;
+  uint64_t kv_pool_bytes = 0;       // tokens x cell
+  uint64_t max_total_num_tokens = 0;  // what SGLang prints (full layers' tokens)
+  uint64_t swa_tokens = 0;          // hybrid SWA pool: the window layers' tokens; else 0
+  uint64_t max_running_requests = 0;
+  uint64_t req_to_token_bytes = 0;
+  uint64_t cuda_graph_bytes = 0;
+  uint64_t activation_bytes = 0;
+  uint64_t peak_bytes = 0;          // every term above, per rank
+  bool starts = false;              // a positive pool: SGLang raises otherwise
+  bool holds_context = false;       // the pool holds one request of context_length
+};
+
+// The plan of one rank. `tensors` is the checkpoint's tensor list (empty:
+// the config's geometry). kUsage when the GPU's total is unknown.
+Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> tensors,
+                         const Settings& settings);
+
+}  // namespace memfit::sglang
+
+#endif  // MEMFIT_ENGINES_SGLANG_PLAN_H_

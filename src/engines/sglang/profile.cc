@@ -1,0 +1,175 @@
+// The sglang profile: the request checked against SGLang's flags, the GPU
+// it runs on, the plan and its report (docs/engine-sglang.md).
+#include "engines/sglang/profile.h"
+
+#include <fmt/format.h>
+
+#include "engines/builtin.h"
+#include "engines/sglang/fields.h"
+#include "engines/sglang/report.h"
+#include "engines/shared/trained_context.h"
+#include "memfit/memory_size.h"
+
+namespace memfit::sglang {
+namespace {
+
+// The fields of the request SGLang has no use for, refused by name.
+Status check_common_fields(const EstimateRequest& r) {
+  const std::string_view cache = r.kv_cache_mode                                ? "kv_cache_mode"
+                                 : (r.cache_type_k || r.llamacpp.cache_type_k) ? "cache_type_k"
+                                 : (r.cache_type_v || r.llamacpp.cache_type_v) ? "cache_type_v"
+                                                                               : "";
+  if (!cache.empty()) {
+    return Error::usage(cache, "is not an SGLang setting; SGLang's KV cache type is "
+                               "sglang_kv_cache_dtype (--sglang-kv-cache-dtype)");
+  }
+  if (!r.quant.empty()) {
+    return Error::usage("quant", "is not an SGLang setting: SGLang serves the checkpoint's own "
+                                 "weights; price a checkpoint quantized to that mode");
+  }
+  if (r.backend) return Error::usage("backend", "is an mlxcel setting: SGLang runs on the GPU's platform");
+  if (r.parallel.sharding != ShardingRules::kVllm) {
+    return Error::usage("parallel_engine", "is an mlxcel setting: SGLang shards by its own rules");
+  }
+  if (r.parallel.pipeline_parallel != 1) {
+    return Error::usage("pipeline_parallel", "the SGLang profile prices tensor and data "
+                                             "parallelism only (pipeline parallelism: not yet)");
+  }
+  if (r.machine.mac) return Error::usage("mac", "SGLang serves on CUDA and ROCm GPUs: give --gpu");
+  if (r.confidence) {
+    return Error::usage("confidence", "the SGLang profile has no corpus band yet "
+                                      "(docs/engine-sglang.md, \"Validation\")");
+  }
+  if (r.max_tokens && r.engine_fields.contains("context_length")) {
+    return Error::usage("max_tokens", "and context_length are both the context: give one "
+                                      "(context_length is SGLang's name)");
+  }
+  if (r.batch != 1 && r.engine_fields.contains("max_running_requests")) {
+    return Error::usage("batch", "and max_running_requests are both the requests: give one "
+                                 "(max_running_requests is SGLang's name)");
+  }
+  return Status::Ok();
+}
+
+Status check_parallel(const Settings& s) {
+  if (!s.dp_attention) return Status::Ok();
+  if (s.dp_size < 2 || s.tensor_parallel % s.dp_size != 0) {
+    return Error::usage("enable_dp_attention", fmt::format("needs dp_size > 1 dividing "
+                                                           "tensor_parallel (got TP {}, DP {})",
+                                                           s.tensor_parallel, s.dp_size));
+  }
+  return Status::Ok();
+}
+
+// SGLang's refusal: a --context-length past the config's does not start
+// unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 is set
+// (configs/model_config.py).
+Status check_context(const ModelSpec& spec, const Settings& s) {
+  const uint64_t derived = trained_context_tokens(spec);
+  if (derived == 0 || s.context_length <= derived) return Status::Ok();
+  return Error::usage("context_length",
+                      fmt::format("{}: SGLang refuses a context past the config's ({}); give at "
+                                  "most {}, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 on "
+                                  "the server",
+                                  s.context_length, derived, derived));
+}
+
+// The GPU the request selects, else the first found; null when none.
+const GpuMemory* selected_gpu(const EstimateRequest& r, const HostMemoryStatus& host) {
+  const GpuMemory* gpu = nullptr;
+  for (const GpuMemory& g : host.gpus) {
+    const bool selected =
+        (r.device.kind == DeviceSelector::Kind::kCuda && g.vendor == GpuVendor::kNvidia) ||
+        (r.device.kind == DeviceSelector::Kind::kRocm && g.vendor != GpuVendor::kNvidia);
+    if (selected && g.index == r.device.index) gpu = &g;
+    if (gpu == nullptr && r.device.kind == DeviceSelector::Kind::kAuto) gpu = &g;
+  }
+  return gpu;
+}
+
+constexpr ReleaseDifference kReleases[] = {
+    {"before 0.5.3", "refused: a fixed or hand-tuned --mem-fraction-static default, before the "
+                     "computed one (sgl-project/sglang PR #10975)"},
+    {"0.6 and later", "refused: not read yet"},
+};
+
+}  // namespace
+
+const Settings& prepared_settings(const PreparedRequest& p) { return std::any_cast<const Settings&>(p.engine_settings); }
+const Plan& run_plan(const EstimateRun& run) { return std::any_cast<const Plan&>(run.engine_estimate); }
+
+EngineVersions SglangProfile::versions() const {
+  return {.field = "sglang_version",
+          .default_text = "the pinned 0.5.6 (rules read from the 0.5 line, 0.5.3 on)",
+          .differences = kReleases};
+}
+
+std::span<const RequestField> SglangProfile::fields() const { return sglang::fields(); }
+
+Status SglangProfile::resolve(const EstimateRequest& r, PreparedRequest& p) const {
+  if (Status common = check_common_fields(r); !common) return common;
+  Result<Settings> settings = read_settings(r);
+  if (!settings) return settings.error();
+  if (Status parallel = check_parallel(*settings); !parallel) return parallel;
+  if (Status context = check_context(p.model->spec, *settings); !context) return context;
+  p.engine_settings = std::move(*settings);
+  return Status::Ok();
+}
+
+Status SglangProfile::resolve_host(const EstimateRequest& r, RequestContext&, PreparedRequest& p) const {
+  Settings& s = std::any_cast<Settings&>(p.engine_settings);
+  if (const GpuMemory* gpu = selected_gpu(r, p.host)) {
+    s.gpu_total_bytes = gpu->total_bytes;
+  } else if (r.memory_limit_bytes || p.budget.source == BudgetSource::kExplicit) {
+    // The request's own limit first: a context may apply a limit of its
+    // own to the budget (check-log's replay has no machine).
+    s.gpu_total_bytes = r.memory_limit_bytes.value_or(p.budget.budget_bytes);
+    p.warnings.push_back(Warning{WarningKind::kRequest,
+                                 "no GPU found: the memory limit is taken as the GPU's total (give "
+                                 "--gpu NAME for another machine's)"});
+  }
+  return Status::Ok();
+}
+
+Status SglangProfile::estimate(const EstimateRequest& r, EstimateRun& run) const {
+  Result<Plan> plan = plan_sglang(*run.model, run.model->tensors, prepared_settings(run));
+  if (!plan) return estimate_error(r, plan.error());
+  if (!plan->starts) {
+    run.warnings.push_back(Warning{
+        WarningKind::kRequest,
+        fmt::format("SGLang would refuse to start: \"Not enough memory. Please try to increase "
+                    "--mem-fraction-static.\" (the weights, {}, leave no KV pool at {:.3f})",
+                    format_bytes(plan->weights_bytes), plan->mem_fraction_static)});
+  } else if (!plan->holds_context) {
+    run.warnings.push_back(Warning{
+        WarningKind::kRequest,
+        fmt::format("the KV pool holds {} tokens, less than one request of context_length {}",
+                    plan->max_total_num_tokens, plan->settings.context_length)});
+  }
+  if (plan->cell.has_state_layers) {
+    run.warnings.push_back(Warning{WarningKind::kModel,
+                                   "the model's Mamba / linear-attention state pool is not priced "
+                                   "by the SGLang profile yet: the KV pool counts its attention "
+                                   "layers only"});
+  }
+  run.engine_estimate = std::move(*plan);
+  return Status::Ok();
+}
+
+bool SglangProfile::fits(const EstimateRun& run) const { return plan_fits(run_plan(run), run.budget); }
+
+nlohmann::ordered_json SglangProfile::report_json(const EstimateRun& run) const {
+  return plan_to_json(*run.model, run_plan(run), run.budget, run.warnings);
+}
+
+std::string SglangProfile::report_text(const EstimateRun& run) const {
+  return render_plan_text(*run.model, run_plan(run), run.budget);
+}
+
+}  // namespace memfit::sglang
+
+namespace memfit::engines {
+
+std::unique_ptr<EngineProfile> make_sglang_profile() { return std::make_unique<sglang::SglangProfile>(); }
+
+}  // namespace memfit::engines

@@ -1,0 +1,173 @@
+// An SGLang log priced by the sglang profile (docs/engine-sglang.md,
+// "Validation"): the settings the server_args line or the launch command
+// gives (TP, DP, context length, --mem-fraction-static, the KV dtype,
+// chunked prefill, running requests, page size) become the request's
+// fields. SGLang's profile reads the rank's free memory before the
+// weights load; a log that prints "Load weight end ... avail mem=A, mem
+// usage=W" gives it (A + W), and the GPU's total is then taken as that
+// plus memfit's startup term, so the profile starts from the log's own
+// figure. Else the caller's total, else the GPU the caller names (the
+// hardware table's total), else none: the weights and the bytes per token
+// are priced, the pool is not. The figures are read from the profile's
+// JSON report, so nothing here knows the engine's internals.
+#include <fmt/format.h>
+
+#include "logs/log_pricer.h"
+#include "logs/log_text.h"
+#include "memfit/request.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit::logs {
+namespace {
+
+// memfit's startup term (src/engines/sglang/plan.h, kStartupBytes): what a
+// rank holds before its weights, added back to the printed free memory.
+constexpr uint64_t kStartupBytes = 1200ull << 20;
+// The total that stands in when no figure gives it: the weights and the
+// bytes per token do not depend on it; the pool is then not compared.
+constexpr uint64_t kStandInGpuBytes = 80ull << 30;
+
+const PrintedFigure* rank0_figure(const RuntimeLog& log, LogFigure figure) {
+  for (const PrintedFigure& f : log.figures) {
+    if (f.figure == figure && f.device == "rank0") return &f;
+  }
+  return nullptr;
+}
+
+uint64_t rank_count(const RuntimeLog& log) {
+  uint64_t ranks = 0;
+  for (const LogDevice& d : log.devices) ranks += d.id.starts_with("rank") ? 1 : 0;
+  return ranks;
+}
+
+// The rank's free memory before its weights: "avail mem" + "mem usage".
+std::optional<uint64_t> free_before_load(const RuntimeLog& log) {
+  const PrintedFigure* weights = rank0_figure(log, LogFigure::kWeights);
+  for (const LogDevice& d : log.devices) {
+    if (d.id == "rank0" && d.free_bytes && weights != nullptr) return *d.free_bytes + weights->value;
+  }
+  return std::nullopt;
+}
+
+// Each printed setting into the sglang field of that meaning; one the
+// field refuses is left out with a note.
+void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
+  if (auto tp = count_setting(log, "tensor_parallel")) {
+    r.parallel.tensor_parallel = *tp;
+  } else if (uint64_t ranks = rank_count(log); ranks > 1) {
+    r.parallel.tensor_parallel = ranks;
+    notes.push_back(fmt::format("tensor parallel {}: the ranks the log shows (give --command with "
+                                "--tp when it shows part of them)", ranks));
+  }
+  constexpr std::pair<std::string_view, std::string_view> kFields[] = {
+      {"max_model_len", "context_length"},
+      {"mem_fraction_static", "mem_fraction_static"},
+      {"kv_cache_dtype", "sglang_kv_cache_dtype"},
+      {"chunked_prefill_size", "chunked_prefill_size"},
+      {"max_running_requests", "max_running_requests"},
+      {"page_size", "page_size"},
+      {"dp_size", "dp_size"},
+  };
+  for (const auto& [setting, field_name] : kFields) {
+    const LogSetting* s = log.setting(setting);
+    const RequestField* field = find_request_field(field_name);
+    if (s == nullptr || field == nullptr || s->value == "None") continue;
+    if (Status applied = apply_request_field(*field, r, s->value); !applied) {
+      notes.push_back(fmt::format("{} {}: not priced ({})", setting, escape_untrusted(s->value),
+                                  applied.error().message()));
+    }
+  }
+}
+
+uint64_t json_count(const nlohmann::ordered_json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
+}
+
+class SglangPricer final : public LogPricer {
+ public:
+  std::string_view profile() const override { return "sglang"; }
+
+  Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions& options,
+                                  std::vector<std::string>& notes) const override {
+    EstimateRequest r;
+    r.engine = "sglang";
+    apply_settings(log, r, notes);
+    if (!log.version.empty()) {
+      notes.push_back(fmt::format("SGLang {}: priced by the rules of the 0.5 line memfit reads "
+                                  "(docs/engine-sglang.md)", escape_untrusted(log.version)));
+    }
+    if (options.gpu_memory_total) {
+      r.memory_limit_bytes = options.gpu_memory_total;
+    } else if (std::optional<uint64_t> before = free_before_load(log)) {
+      r.memory_limit_bytes = *before + kStartupBytes;
+      notes.push_back("the GPU's total is the printed free memory before the weights (avail mem + "
+                      "mem usage) plus memfit's 1,200 MiB startup");
+    } else if (!options.gpu_name.empty()) {
+      r.machine.gpu = {options.gpu_name};
+    } else {
+      r.memory_limit_bytes = kStandInGpuBytes;
+      notes.push_back("neither the GPU nor its free memory is in the log: the weights and the bytes "
+                      "per token are priced, the pool is not (give --gpu-memory-total)");
+    }
+    return r;
+  }
+
+  void compare(const RuntimeLog& log, const LogCheckOptions& options, const EstimateRun& run,
+               std::vector<FigureCheck>& figures) const override {
+    const nlohmann::ordered_json j = run.engine->report_json(run);
+    const bool capacity_known =
+        options.gpu_memory_total || free_before_load(log) || !options.gpu_name.empty();
+    const PrintedFigure* tokens = rank0_figure(log, LogFigure::kTokenPool);
+    // A rank that loaded under half its share of the checkpoint holds the
+    // rest elsewhere (ktransformers' CPU experts): its pool is SGLang's
+    // rule on weights memfit does not price, so it is not compared.
+    const PrintedFigure* loaded = rank0_figure(log, LogFigure::kWeights);
+    const bool offloaded = loaded != nullptr && loaded->value * 2 < json_count(j, "weights_bytes");
+    const uint64_t per_token = json_count(j, "kv_bytes_per_token");
+    for (FigureCheck& c : figures) {
+      switch (c.printed.figure) {
+        case LogFigure::kWeights:
+          c.memfit = json_count(j, "weights_bytes");
+          c.basis = j.value("weights_exact", false) ? FigureBasis::kExact : FigureBasis::kModelled;
+          break;
+        case LogFigure::kTokenPool:
+          if (!capacity_known) {
+            c.note = "the GPU's memory is not known: give --gpu-memory-total";
+            break;
+          }
+          if (offloaded) {
+            c.note = "the rank loaded under half its share of the checkpoint (weights held "
+                     "elsewhere, such as CPU experts): the pool is not compared";
+            break;
+          }
+          c.memfit = json_count(j, "max_total_num_tokens"), c.basis = FigureBasis::kModelled;
+          break;
+        case LogFigure::kKvCache:
+          // The printed pool's tokens at memfit's bytes per token: the
+          // per-token rule checked whatever the GPU.
+          if (tokens != nullptr && j.value("swa_tokens", uint64_t{0}) == 0) {
+            c.memfit = tokens->value * per_token, c.basis = FigureBasis::kExact;
+            c.note = "the printed #tokens x memfit's bytes per token";
+          } else if (capacity_known) {
+            c.memfit = json_count(j, "kv_pool_bytes"), c.basis = FigureBasis::kModelled;
+          }
+          break;
+        case LogFigure::kCudaGraph:
+          c.memfit = json_count(j, "cuda_graph_bytes"), c.basis = FigureBasis::kModelled;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+const LogPricer& sglang_log_pricer() {
+  static const SglangPricer pricer;
+  return pricer;
+}
+
+}  // namespace memfit::logs

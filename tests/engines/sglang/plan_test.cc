@@ -1,0 +1,134 @@
+// SGLang's memory plan (src/engines/sglang/plan.h) worked by hand: the
+// computed --mem-fraction-static for several GPU sizes and TP, the bytes
+// per token of a GQA and an MLA pool, and the token pool of Llama-3.1-8B on
+// an H100 (docs/engine-sglang.md, "Rules").
+#include <gtest/gtest.h>
+
+#include "engines/sglang/plan.h"
+#include "support/corpus.h"
+
+namespace memfit::sglang {
+namespace {
+
+constexpr uint64_t kH100Mib = 81559;  // nvidia-smi's total of an H100 80GB HBM3
+constexpr uint64_t kLlama8bBytes = 16060522496ull;  // the 8B's safetensors index total_size
+
+double fraction(uint64_t gpu_mib, uint64_t tp, bool dp_attention = false, uint64_t dp = 1) {
+  Settings s;
+  s.tensor_parallel = tp;
+  s.dp_size = dp;
+  s.dp_attention = dp_attention;
+  return default_mem_fraction(gpu_mib, gpu_defaults(gpu_mib, tp), s);
+}
+
+TEST(SglangDefaults, GpuTiersPickChunkedPrefillAndGraphBatch) {
+  // 24,564 MiB (an RTX 4090): under 35 GiB, 2048 and 24 at TP < 4, 80 from TP 4.
+  EXPECT_EQ(gpu_defaults(24564, 1).chunked_prefill_size, 2048u);
+  EXPECT_EQ(gpu_defaults(24564, 1).cuda_graph_max_bs, 24u);
+  EXPECT_EQ(gpu_defaults(24564, 4).cuda_graph_max_bs, 80u);
+  // An H100: under 90 GiB, 8192 and 256, 512 from TP 4; a B200 (183 GiB): 16384 and 512.
+  EXPECT_EQ(gpu_defaults(kH100Mib, 1).chunked_prefill_size, 8192u);
+  EXPECT_EQ(gpu_defaults(kH100Mib, 8).cuda_graph_max_bs, 512u);
+  EXPECT_EQ(gpu_defaults(187392, 1).chunked_prefill_size, 16384u);
+}
+
+TEST(SglangDefaults, MemFractionIsComputedFromTheGpuNotTheDocumented09) {
+  // H100, TP 1: reserved 512 + 8192 x 1.5 + 256 x 2 + 1 / 8 x 1024
+  // = 13,440 MiB (over the 10 GiB floor); (81,559 - 13,440) / 81,559
+  // = 0.83521 -> 0.835.
+  EXPECT_DOUBLE_EQ(fraction(kH100Mib, 1), 0.835);
+  // TP 8: 512 + 12,288 + 512 x 2 + 8 / 8 x 1024 = 14,848; 66,711 / 81,559
+  // = 0.81795 -> 0.818.
+  EXPECT_DOUBLE_EQ(fraction(kH100Mib, 8), 0.818);
+  // RTX 4090, 24,564 MiB, TP 1: 512 + 2048 x 1.5 + 24 x 2 + 128 = 3,760
+  // (no floor under 60 GiB); 20,804 / 24,564 = 0.84693 -> 0.847.
+  EXPECT_DOUBLE_EQ(fraction(24564, 1), 0.847);
+  // A100 40GB, 40,960 MiB, TP 2: 512 + 4096 x 1.5 + 32 x 2 + 256 = 6,976;
+  // 33,984 / 40,960 = 0.82969 -> 0.830.
+  EXPECT_DOUBLE_EQ(fraction(40960, 2), 0.83);
+  // H100, TP 8, DP attention over DP 8: + 512 x 8 x 3 + 512 x 8 x 1.5
+  // (graph batch over 300) = 14,848 + 12,288 + 6,144 = 33,280;
+  // 48,279 / 81,559 = 0.59195 -> 0.592.
+  EXPECT_DOUBLE_EQ(fraction(kH100Mib, 8, true, 8), 0.592);
+}
+
+TEST(SglangKvCell, GqaSplitsKvHeadsByTpAndReplicatesPastThem) {
+  // Llama-3.1-8B: 8 KV heads x 128 x 32 layers x 2 (K, V) x 2 B = 131,072 B
+  // a token at TP 1; 4 heads at TP 2 = 65,536; at TP 16 each rank keeps one
+  // head: 16,384. fp8: one byte, 65,536 at TP 1.
+  const ModelSpec spec = testing::corpus_spec("llama3/Meta-Llama-3.1-8B");
+  Settings s;
+  EXPECT_EQ(kv_cell(spec, s).bytes, 131072u);
+  s.tensor_parallel = 2;
+  EXPECT_EQ(kv_cell(spec, s).bytes, 65536u);
+  s.tensor_parallel = 16;
+  EXPECT_EQ(kv_cell(spec, s).bytes, 16384u);
+  Settings fp8;
+  fp8.kv_bytes_per_element = 1;
+  EXPECT_EQ(kv_cell(spec, fp8).bytes, 65536u);
+}
+
+TEST(SglangKvCell, MlaKeepsOneLatentPerTokenOnEveryRank) {
+  // DeepSeek-V3: (kv_lora_rank 512 + qk_rope_head_dim 64) x 61 layers x 2 B
+  // = 70,272 B, the same at TP 8 (the latent is not split).
+  const ModelSpec spec = testing::corpus_spec("deepseek_v3/DeepSeek-V3");
+  Settings s;
+  EXPECT_EQ(kv_cell(spec, s).bytes, 70272u);
+  EXPECT_TRUE(kv_cell(spec, s).mla);
+  s.tensor_parallel = 8;
+  EXPECT_EQ(kv_cell(spec, s).bytes, 70272u);
+}
+
+TEST(SglangPlan, TokenPoolIsWhatTheFractionLeavesAfterTheWeights) {
+  // Llama-3.1-8B on an H100 (81,559 MiB = 85,520,809,984 B), the computed
+  // 0.835. Free before the load: 85,520,809,984 - 1,200 MiB (startup,
+  // 1,258,291,200) = 84,262,518,784. Weights: 16,060,522,496 + the rope
+  // cache 131,072 x 128 x 2 = 33,554,432 -> 16,094,076,928; free after
+  // 68,168,441,856. Reserved: floor(84,262,518,784 x 0.165) =
+  // 13,903,315,599. Rest 54,265,126,257 / 131,072 = 414,010 tokens (page 1),
+  // a pool of 54,265,118,720 B. Requests: 414,010 / 131,072 x 512 = 1,617,
+  // raised to 2,048; their table 2,048 x (131,072 + 4) x 4 = 1,073,774,592.
+  const Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", kLlama8bBytes);
+  Settings s;
+  s.gpu_total_bytes = kH100Mib << 20;
+  Result<Plan> p = plan_sglang(m, {}, s);
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  EXPECT_DOUBLE_EQ(p->mem_fraction_static, 0.835);
+  EXPECT_EQ(p->weights_bytes, 16094076928ull);
+  EXPECT_EQ(p->free_before_load_bytes, 84262518784ull);
+  EXPECT_EQ(p->reserved_bytes, 13903315599ull);
+  EXPECT_EQ(p->max_total_num_tokens, 414010u);
+  EXPECT_EQ(p->kv_pool_bytes, 54265118720ull);
+  EXPECT_EQ(p->max_running_requests, 2048u);
+  EXPECT_EQ(p->req_to_token_bytes, 1073774592ull);
+  EXPECT_TRUE(p->starts);
+  EXPECT_TRUE(p->holds_context);
+  // Page 64: 414,010 rounds down to 6,468 pages, 413,952 tokens.
+  s.page_size = 64;
+  Result<Plan> paged = plan_sglang(m, {}, s);
+  ASSERT_TRUE(paged.ok());
+  EXPECT_EQ(paged->max_total_num_tokens, 413952u);
+}
+
+TEST(SglangPlan, WeightsPastTheFractionLeaveNoPool) {
+  // A 24 GiB GPU at 0.5: 12 GiB less 1,200 MiB startup x 0.5 cannot hold
+  // 16 GB of weights: no pool, SGLang refuses to start.
+  const Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", kLlama8bBytes);
+  Settings s;
+  s.gpu_total_bytes = 24ull << 30;
+  s.mem_fraction_static = 0.5;
+  Result<Plan> p = plan_sglang(m, {}, s);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->max_total_num_tokens, 0u);
+  EXPECT_FALSE(p->starts);
+}
+
+TEST(SglangPlan, UnknownGpuIsRefusedNamingGpu) {
+  const Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", kLlama8bBytes);
+  Result<Plan> p = plan_sglang(m, {}, Settings{});
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().field(), "gpu");
+}
+
+}  // namespace
+}  // namespace memfit::sglang
