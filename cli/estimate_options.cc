@@ -176,6 +176,8 @@ void add_mlxlm_run_options(CLI::App& command, EstimateOptions& o) { add_mlxlm_op
 
 void add_vllm_options(CLI::App& command, EstimateOptions& o) { add_engine_options(command, o, "vllm"); }
 
+void add_ollama_options(CLI::App& command, EstimateOptions& o) { add_engine_options(command, o, "ollama"); }
+
 void add_request_options(CLI::App& command, EstimateOptions& o) {
   for (const RequestField* f : engine_request_fields("")) {
     if (listed(kRequestFields, f->name)) add_field_option(command, o, *f);

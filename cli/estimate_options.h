@@ -88,6 +88,8 @@ void add_mlxlm_options(CLI::App& command, EstimateOptions& options);  // without
 void add_mlxlm_run_options(CLI::App& command, EstimateOptions& options);  // with --prompt-tokens
 // vLLM's flags for --engine vllm.
 void add_vllm_options(CLI::App& command, EstimateOptions& options);
+// Ollama's fields (num_ctx, OLLAMA_* ...) for --engine ollama.
+void add_ollama_options(CLI::App& command, EstimateOptions& options);
 // --tensor-parallel N (--tensor-parallel-size), --pipeline-parallel M and
 // --parallel-engine vllm|mlx.
 void add_parallel_options(CLI::App& command, EstimateOptions& options);

@@ -71,7 +71,7 @@ void add_fit_command(CLI::App& app, int& exit_code) {
                   "--max-model-len or --max-num-seqs it starts with; mlx-lm: the largest "
                   "--max-tokens, --prompt-tokens or --batch-size)",
       options->estimate, {add_request_options, add_llamacpp_options, add_parallel_options,
-                          add_mlxlm_run_options, add_vllm_options});
+                          add_mlxlm_run_options, add_vllm_options, add_ollama_options});
   fit->add_option("--solve", options->solve, solve_help())
       ->required()
       ->check(CLI::IsMember(solve_names()));

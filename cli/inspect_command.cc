@@ -43,6 +43,7 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
   add_llamacpp_options(*command, *options);
   add_mlxlm_options(*command, *options, /*with_prompt_tokens=*/true);
   add_vllm_options(*command, *options);
+  add_ollama_options(*command, *options);
   auto compare = std::make_shared<bool>(false);
   command->add_flag("--compare", *compare,
                     "price the request under every engine, one line each (engine, total, budget, "

@@ -179,7 +179,8 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
   CLI::App* generate = add_estimating_command(
       *preflight, "generate", "KV for prompt + new tokens; exit 3 when it does not fit",
       gen->estimate,
-      {add_parallel_options, add_llamacpp_options, add_mlxlm_options, add_vllm_options});
+      {add_parallel_options, add_llamacpp_options, add_mlxlm_options, add_vllm_options,
+       add_ollama_options});
   auto* tokens = generate->add_option("--prompt-tokens", gen->prompt_tokens, "prompt length in tokens")
                      ->transform(count_validator(0, true));
   auto* file = generate->add_option("--prompt-file", gen->prompt_file,

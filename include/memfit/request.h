@@ -21,6 +21,8 @@
 
 #include <any>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -194,6 +196,11 @@ struct EstimateRequest {
   LlamaCppRequest llamacpp;
   MlxLmRequest mlxlm;  // mlx-lm's fields
   VllmRequest vllm;    // vLLM's fields
+  // The fields of an engine that keeps them as text (docs/engines.md, "How
+  // to add an engine"): the JSON request's name to the text given, as its
+  // row's apply() checked it (a count in decimal). The engine parses them
+  // again in its resolve(); absent: not given.
+  std::map<std::string, std::string, std::less<>> engine_fields;
 };
 
 // The cache_type_k or cache_type_v field (`field`) of `request` from its

@@ -67,7 +67,8 @@ TEST(EngineCommands, WhichEngineAnswersWhich) {
     rows.push_back(row);
   }
   EXPECT_EQ(rows, (std::vector<std::string>{"mlxcel yes yes yes yes", "llamacpp yes yes yes yes",
-                                            "mlx-lm yes yes yes -", "vllm yes - - -"}));
+                                            "mlx-lm yes yes yes -", "vllm yes - - -",
+                                            "ollama yes - - -"}));
 }
 
 // fit's --solve names: an engine names them exactly when it answers fit.

@@ -176,9 +176,9 @@ TEST_F(ToyEngineTest, TheRegistryFindsItByNameAndAliasIgnoringCase) {
   // The built-in four come first, in their order, then the toy.
   std::vector<std::string_view> names;
   for (const EngineProfile* e : registry.all()) names.push_back(e->name());
-  EXPECT_EQ(names, (std::vector<std::string_view>{"mlxcel", "llamacpp", "mlx-lm", "vllm", "toy"}));
+  EXPECT_EQ(names, (std::vector<std::string_view>{"mlxcel", "llamacpp", "mlx-lm", "vllm", "ollama", "toy"}));
   EXPECT_EQ(parse_engine("sglang").error().message(),
-            "'sglang': expected auto, mlxcel, llamacpp, mlx-lm, vllm or toy");
+            "'sglang': expected auto, mlxcel, llamacpp, mlx-lm, vllm, ollama or toy");
   // A second engine of the same name (or alias) is refused.
   Status again = EngineRegistry::instance().add(std::make_unique<ToyProfile>());
   EXPECT_EQ(again.error().message(), "engine: 'toy-engine' is already an engine's name");
@@ -225,9 +225,9 @@ TEST_F(ToyEngineTest, OtherEnginesFieldsAreRefusedNamingTheirEngine) {
 TEST_F(FitToyTest, CommandsItDoesNotAnswerAreRefusedWithTheRegistrysLine) {
   const EngineRegistry& registry = EngineRegistry::instance();
   const EngineProfile& toy = *registry.find("toy");
-  // fit is answered by mlxcel, llamacpp, vllm and the toy with the hook.
+  // fit is answered by mlxcel, llamacpp, vllm, ollama and the toy with the hook.
   EXPECT_EQ(registry.unsupported(toy, EngineCommand::kFit).message(),
-            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm, vllm or fit-toy");
+            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm, vllm, ollama or fit-toy");
   EXPECT_EQ(registry.unsupported(*registry.find("vllm"), EngineCommand::kPlot).message(),
             "engine: vllm is not priced by plot; plot takes mlxcel, llamacpp or mlx-lm");
   // A hook not overridden answers with the same line.
@@ -242,7 +242,7 @@ TEST_F(ToyEngineTest, TheCliRefusesItsFitAndPlotWithTheRegistrysLine) {
       {"fit", "-m", kExample, "--engine", "toy", "--solve", "max-tokens", "--memory-limit", "16GiB"});
   EXPECT_EQ(fit.exit_code, 2);
   EXPECT_EQ(fit.out, "");
-  EXPECT_EQ(fit.err, "memfit: --engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm or vllm\n");
+  EXPECT_EQ(fit.err, "memfit: --engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm, vllm or ollama\n");
   TempDir dir;
   const std::string svg = dir.file_path("toy.svg");
   CliRun plot = run_memfit_in_process(
@@ -257,7 +257,7 @@ TEST_F(ToyEngineTest, TheServiceRefusesItsFitWithTheRegistrysLine) {
   HttpResponse r = post_fit({{"model", testing::kExampleModel}, {"engine", "toy"}});
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_EQ(testing::error_message(r),
-            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm or vllm");
+            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm, vllm or ollama");
 }
 
 // The example's weights are 8,307,783,680 B (its index's total_size);
@@ -287,13 +287,13 @@ TEST_F(FitToyTest, ItsFitHookAnswersPostV1Fit) {
 }
 
 TEST_F(ToyEngineTest, GetV1EnginesListsIt) {
-  // GET /v1/engines' body: the built-in four, then the toy with its facts.
+  // GET /v1/engines' body: the built-in five, then the toy with its facts.
   const nlohmann::ordered_json engines = request::engines_to_json()["engines"];
-  ASSERT_EQ(engines.size(), 5u);
-  EXPECT_EQ(engines[4]["name"], "toy");
-  EXPECT_EQ(engines[4]["summary"], "twice the weights");
-  EXPECT_EQ(engines[4]["release"], "toy 1.0");
-  EXPECT_EQ(engines[4]["fields"], nlohmann::ordered_json::array());
+  ASSERT_EQ(engines.size(), 6u);
+  EXPECT_EQ(engines[5]["name"], "toy");
+  EXPECT_EQ(engines[5]["summary"], "twice the weights");
+  EXPECT_EQ(engines[5]["release"], "toy 1.0");
+  EXPECT_EQ(engines[5]["fields"], nlohmann::ordered_json::array());
 }
 
 TEST_F(ToyEngineTest, TheClisHelpNamesIt) {
@@ -302,7 +302,7 @@ TEST_F(ToyEngineTest, TheClisHelpNamesIt) {
   int exit_code = 0;
   cli::add_memfit_commands(app, exit_code);
   const std::string help = app.get_subcommand("inspect")->help();
-  EXPECT_NE(help.find("(docs/engines.md): mlxcel, llamacpp, mlx-lm, vllm or toy"),
+  EXPECT_NE(help.find("(docs/engines.md): mlxcel, llamacpp, mlx-lm, vllm, ollama or toy"),
             std::string::npos)
       << help;
 }

@@ -102,12 +102,13 @@ TEST(FieldTable, NamesAndSpellingsAreOnceEach) {
     EXPECT_EQ(find_request_field(f->name), f);
   }
   // 17 common fields (the machine's gpu and mac among them), 28 llama.cpp's,
-  // 8 mlx-lm's, 12 vLLM's.
+  // 8 mlx-lm's, 12 vLLM's, 10 Ollama's.
   EXPECT_EQ(engine_request_fields("").size(), 17u);
   EXPECT_EQ(engine_request_fields("llamacpp").size(), 28u);
   EXPECT_EQ(engine_request_fields("mlx-lm").size(), 8u);
   EXPECT_EQ(engine_request_fields("vllm").size(), 12u);
-  EXPECT_EQ(request_fields().size(), 65u);
+  EXPECT_EQ(engine_request_fields("ollama").size(), 10u);
+  EXPECT_EQ(request_fields().size(), 75u);
   EXPECT_EQ(find_request_field("max_token"), nullptr);
 }
 
