@@ -209,7 +209,8 @@ std::vector<FieldDocsBlock> field_docs_blocks() {
   return {{"docs/service.md", "common"},
           {"docs/engine-llamacpp.md", "llamacpp"},
           {"docs/engine-mlxlm.md", "mlx-lm"},
-          {"docs/engine-vllm.md", "vllm"}};
+          {"docs/engine-vllm.md", "vllm"},
+          {"docs/engine-ollama.md", "ollama"}};
 }
 
 std::string render_field_table(const std::vector<const RequestField*>& rows) {
