@@ -40,6 +40,7 @@ const LogPricer* log_pricer(std::string_view runtime);
 const LogPricer& llamacpp_log_pricer();
 const LogPricer& vllm_log_pricer();
 const LogPricer& mlxlm_log_pricer();
+const LogPricer& ollama_log_pricer();
 
 // A setting's value as a count; nullopt when absent or not a count.
 std::optional<uint64_t> count_setting(const RuntimeLog& log, std::string_view name);
