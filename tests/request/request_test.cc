@@ -507,7 +507,7 @@ TEST(RequestParsers, NamesAndAliases) {
   EXPECT_EQ(*parse_engine("vLLM"), "vllm");
   EXPECT_EQ(parse_engine("sglang").error().kind(), ErrorKind::kUsage);
   EXPECT_EQ(parse_engine("sglang").error().message(),
-            "'sglang': expected auto, mlxcel, llamacpp, mlx-lm or vllm");
+            "'sglang': expected auto, mlxcel, llamacpp, mlx-lm, vllm or ollama");
   EXPECT_EQ(*parse_vllm_kv_cache_dtype("fp8_e4m3"), true);
   EXPECT_EQ(*parse_vllm_kv_cache_dtype("auto"), false);
   EXPECT_FALSE(parse_vllm_kv_cache_dtype("int8").ok());
