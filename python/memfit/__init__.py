@@ -235,6 +235,39 @@ sglang's own, refused under another engine:
   sglang_version (str, default 0.5.6; --sglang-version)
       the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned
       0.5.6)
+ollama's own, refused under another engine:
+  num_ctx (int >= 1, tokens; --num-ctx)
+      Modelfile/API num_ctx: context per sequence (default:
+      OLLAMA_CONTEXT_LENGTH, else 4096, 32768 or 262144 by the GPUs' total
+      memory)
+  num_gpu (int >= 0, layers, default auto; --num-gpu)
+      Modelfile/API num_gpu: layers on the GPUs, the output layer counted
+      (default: as many as Ollama's scheduler fits)
+  num_batch (int >= 1, tokens, default 512; --num-batch)
+      Modelfile/API num_batch: tokens per prompt step (default 512)
+  ollama_num_parallel (int 1 to 256, sequences, default 1;
+    --ollama-num-parallel)
+      OLLAMA_NUM_PARALLEL: sequences served at once; the cache holds num_ctx x
+      this (default 1)
+  ollama_context_length (int >= 1, tokens; --ollama-context-length)
+      OLLAMA_CONTEXT_LENGTH: the server's default num_ctx (default: by the
+      GPUs' total memory)
+  ollama_flash_attention (bool; --ollama-flash-attention)
+      OLLAMA_FLASH_ATTENTION: true or false (default: the model's own choice)
+  ollama_kv_cache_type (str: f16, q8_0 or q4_0, default f16;
+    --ollama-kv-cache-type)
+      OLLAMA_KV_CACHE_TYPE: f16 (default), q8_0 or q4_0; quantized only with
+      flash attention on
+  ollama_gpu_overhead (int bytes or str such as '48GiB', default 0;
+    --ollama-gpu-overhead)
+      OLLAMA_GPU_OVERHEAD: memory kept free on every GPU (bytes, or e.g.
+      512MiB; default 0)
+  ollama_sched_spread (bool, default false; --ollama-sched-spread)
+      OLLAMA_SCHED_SPREAD: spread the layers over every GPU (default false: as
+      few GPUs as hold them)
+  ollama_gpus_free (str; --ollama-gpus-free)
+      each GPU's free memory as Ollama finds it, e.g. 0=22GiB,1=10GiB (default:
+      the GPUs of --gpu, else this machine's)
 (end of the generated field list)
 """
 

@@ -41,6 +41,7 @@ const LogPricer& llamacpp_log_pricer();
 const LogPricer& vllm_log_pricer();
 const LogPricer& mlxlm_log_pricer();
 const LogPricer& sglang_log_pricer();
+const LogPricer& ollama_log_pricer();
 
 // A setting's value as a count; nullopt when absent or not a count.
 std::optional<uint64_t> count_setting(const RuntimeLog& log, std::string_view name);

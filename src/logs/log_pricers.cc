@@ -1,12 +1,14 @@
 // The one list of log pricers (log_pricer.h): which engine profile prices
-// each runtime's logs. Ollama's llama.cpp runner is llama.cpp's.
+// each runtime's logs. Ollama's are the ollama profile's (its settings
+// priced by llama.cpp's rules).
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
 
 namespace memfit::logs {
 
 const LogPricer* log_pricer(std::string_view runtime) {
-  if (runtime == "llamacpp" || runtime == "ollama") return &llamacpp_log_pricer();
+  if (runtime == "llamacpp") return &llamacpp_log_pricer();
+  if (runtime == "ollama") return &ollama_log_pricer();
   if (runtime == "vllm") return &vllm_log_pricer();
   if (runtime == "mlx-lm") return &mlxlm_log_pricer();
   if (runtime == "sglang") return &sglang_log_pricer();

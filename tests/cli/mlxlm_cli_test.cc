@@ -145,7 +145,7 @@ TEST(MlxLmCli, InspectSaysWhichEngineAndComparesThemAll) {
   const size_t second = chosen.out.find('\n') + 1;
   EXPECT_EQ(chosen.out.substr(second, chosen.out.find('\n', second) - second),
             "priced by mlxcel: the default for models that are not GGUF; --engine names another "
-            "(llamacpp, mlx-lm, vllm, sglang)");
+            "(llamacpp, mlx-lm, vllm, sglang, ollama)");
   auto named = run_memfit({"inspect", "-m", kExample, "--engine", "mlx-lm"}, k64GiB);
   EXPECT_NE(named.out.find("\npriced by mlx-lm: named by --engine\n"), std::string::npos) << named.out;
   auto compare = run_memfit({"inspect", "-m", kExample, "--compare"}, k64GiB);
@@ -157,7 +157,7 @@ TEST(MlxLmCli, InspectSaysWhichEngineAndComparesThemAll) {
   auto json = run_memfit({"inspect", "-m", kExample, "--compare", "--json"}, k64GiB);
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json j = nlohmann::json::parse(json.out);
-  ASSERT_EQ(j["compare"].size(), 5u);
+  ASSERT_EQ(j["compare"].size(), 6u);
   EXPECT_EQ(j["compare"][0]["engine"], "mlxcel");
   EXPECT_EQ(j["compare"][0]["chosen"], true);
   EXPECT_EQ(j["compare"][2]["engine"], "mlx-lm");

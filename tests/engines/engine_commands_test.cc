@@ -69,7 +69,7 @@ TEST(EngineCommands, WhichEngineAnswersWhich) {
   }
   EXPECT_EQ(rows, (std::vector<std::string>{"mlxcel yes yes yes yes", "llamacpp yes yes yes yes",
                                             "mlx-lm yes yes yes -", "vllm yes - - -",
-                                            "sglang yes - - -"}));
+                                            "sglang yes - - -", "ollama yes - - -"}));
 }
 
 // fit's --solve names: an engine names them exactly when it answers fit.

@@ -176,9 +176,9 @@ TEST_F(ToyEngineTest, TheRegistryFindsItByNameAndAliasIgnoringCase) {
   // The built-in five come first, in their order, then the toy.
   std::vector<std::string_view> names;
   for (const EngineProfile* e : registry.all()) names.push_back(e->name());
-  EXPECT_EQ(names, (std::vector<std::string_view>{"mlxcel", "llamacpp", "mlx-lm", "vllm", "sglang", "toy"}));
+  EXPECT_EQ(names, (std::vector<std::string_view>{"mlxcel", "llamacpp", "mlx-lm", "vllm", "sglang", "ollama", "toy"}));
   EXPECT_EQ(parse_engine("trtllm").error().message(),
-            "'trtllm': expected auto, mlxcel, llamacpp, mlx-lm, vllm, sglang or toy");
+            "'trtllm': expected auto, mlxcel, llamacpp, mlx-lm, vllm, sglang, ollama or toy");
   // A second engine of the same name (or alias) is refused.
   Status again = EngineRegistry::instance().add(std::make_unique<ToyProfile>());
   EXPECT_EQ(again.error().message(), "engine: 'toy-engine' is already an engine's name");
@@ -225,9 +225,9 @@ TEST_F(ToyEngineTest, OtherEnginesFieldsAreRefusedNamingTheirEngine) {
 TEST_F(FitToyTest, CommandsItDoesNotAnswerAreRefusedWithTheRegistrysLine) {
   const EngineRegistry& registry = EngineRegistry::instance();
   const EngineProfile& toy = *registry.find("toy");
-  // fit is answered by mlxcel, llamacpp, vllm and the toy with the hook.
+  // fit is answered by mlxcel, llamacpp, vllm, ollama and the toy with the hook.
   EXPECT_EQ(registry.unsupported(toy, EngineCommand::kFit).message(),
-            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm, vllm, sglang or fit-toy");
+            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm, vllm, sglang, ollama or fit-toy");
   EXPECT_EQ(registry.unsupported(*registry.find("vllm"), EngineCommand::kPlot).message(),
             "engine: vllm is not priced by plot; plot takes mlxcel, llamacpp or mlx-lm");
   // A hook not overridden answers with the same line.
@@ -243,7 +243,7 @@ TEST_F(ToyEngineTest, TheCliRefusesItsFitAndPlotWithTheRegistrysLine) {
   EXPECT_EQ(fit.exit_code, 2);
   EXPECT_EQ(fit.out, "");
   EXPECT_EQ(fit.err,
-            "memfit: --engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm, vllm or sglang\n");
+            "memfit: --engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm, vllm, sglang or ollama\n");
   TempDir dir;
   const std::string svg = dir.file_path("toy.svg");
   CliRun plot = run_memfit_in_process(
@@ -258,7 +258,7 @@ TEST_F(ToyEngineTest, TheServiceRefusesItsFitWithTheRegistrysLine) {
   HttpResponse r = post_fit({{"model", testing::kExampleModel}, {"engine", "toy"}});
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_EQ(testing::error_message(r),
-            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm, vllm or sglang");
+            "engine: toy is not priced by fit; fit takes mlxcel, llamacpp, mlx-lm, vllm, sglang or ollama");
 }
 
 // The example's weights are 8,307,783,680 B (its index's total_size);
@@ -288,13 +288,13 @@ TEST_F(FitToyTest, ItsFitHookAnswersPostV1Fit) {
 }
 
 TEST_F(ToyEngineTest, GetV1EnginesListsIt) {
-  // GET /v1/engines' body: the built-in five, then the toy with its facts.
+  // GET /v1/engines' body: the built-in six, then the toy with its facts.
   const nlohmann::ordered_json engines = request::engines_to_json()["engines"];
-  ASSERT_EQ(engines.size(), 6u);
-  EXPECT_EQ(engines[5]["name"], "toy");
-  EXPECT_EQ(engines[5]["summary"], "twice the weights");
-  EXPECT_EQ(engines[5]["release"], "toy 1.0");
-  EXPECT_EQ(engines[5]["fields"], nlohmann::ordered_json::array());
+  ASSERT_EQ(engines.size(), 7u);
+  EXPECT_EQ(engines[6]["name"], "toy");
+  EXPECT_EQ(engines[6]["summary"], "twice the weights");
+  EXPECT_EQ(engines[6]["release"], "toy 1.0");
+  EXPECT_EQ(engines[6]["fields"], nlohmann::ordered_json::array());
 }
 
 TEST_F(ToyEngineTest, TheClisHelpNamesIt) {
@@ -303,7 +303,7 @@ TEST_F(ToyEngineTest, TheClisHelpNamesIt) {
   int exit_code = 0;
   cli::add_memfit_commands(app, exit_code);
   const std::string help = app.get_subcommand("inspect")->help();
-  EXPECT_NE(help.find("(docs/engines.md): mlxcel, llamacpp, mlx-lm, vllm, sglang or toy"),
+  EXPECT_NE(help.find("(docs/engines.md): mlxcel, llamacpp, mlx-lm, vllm, sglang, ollama or toy"),
             std::string::npos)
       << help;
 }

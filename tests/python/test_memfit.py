@@ -87,7 +87,7 @@ def every_field():
 class FieldsTest(unittest.TestCase):
     def test_engines_as_get_v1_engines(self):
         table = memfit.engines()
-        self.assertEqual([e["name"] for e in table["engines"]], ["mlxcel", "llamacpp", "mlx-lm", "vllm"])
+        self.assertEqual([e["name"] for e in table["engines"]], ["mlxcel", "llamacpp", "mlx-lm", "vllm", "sglang", "ollama"])
         self.assertEqual(table["common_fields"][0]["name"], "model")
         self.assertTrue(table["common_fields"][0]["required"])
         ctx_size = table["engines"][1]["fields"][0]

@@ -65,7 +65,7 @@ const SameRulesField* same_rules(std::string_view engine, std::string_view field
 // GPU given: nothing is probed), whose weights the CPU repacks. vLLM: a
 // config-only 8B on an A100 (whose batch defaults are the small pair), on
 // a machine of an H100 and an A100 (the large pair), and on an A100 under
-// v0.7's accounting. The others: the config-only 8B.
+// v0.7's accounting. Ollama: below. The others: the config-only 8B.
 std::vector<json> fixtures(std::string_view engine) {
   const std::string llama8b = kSource + "/tests/data/corpus/llama3/Meta-Llama-3.1-8B";
   const std::string models = kSource + "/tests/golden/models/";
@@ -78,6 +78,17 @@ std::vector<json> fixtures(std::string_view engine) {
                 {"flash_attn", "off"}, {"gpu_margin", "512MiB"}});
     dense.update({{"model", models + "llama-dense.gguf"}, {"ctx_size", "4096"}});
     return {moe, swa, dense};
+  }
+  if (engine == "ollama") {
+    // Ollama on an 8 GB GPU (the 4096-token tier): a llama GGUF (llama.cpp's
+    // runner, flash attention auto) alone and on two such GPUs (which
+    // OLLAMA_SCHED_SPREAD spreads it over); a qwen3moe GGUF (Ollama's own
+    // engine, flash attention on, trained for 8192 tokens).
+    json one = limit, two = limit, moe = limit;
+    one.update({{"model", models + "llama-dense.gguf"}, {"gpu", "rtx4060"}});
+    two.update({{"model", models + "llama-dense.gguf"}, {"gpu", {"rtx4060", "rtx4060"}}});
+    moe.update({{"model", models + "qwen3moe.gguf"}, {"gpu", "rtx4060"}});
+    return {one, two, moe};
   }
   json base = limit;
   base["model"] = llama8b;

@@ -563,7 +563,8 @@ TEST(RequestParsers, NamesAndAliases) {
   EXPECT_EQ(*parse_engine("SGLang"), "sglang");
   EXPECT_EQ(parse_engine("trtllm").error().kind(), ErrorKind::kUsage);
   EXPECT_EQ(parse_engine("trtllm").error().message(),
-            "'trtllm': expected auto, mlxcel, llamacpp, mlx-lm, vllm or sglang");
+            "'trtllm': expected auto, mlxcel, llamacpp, mlx-lm, vllm, sglang or ollama");
+  EXPECT_EQ(*parse_engine("Ollama"), "ollama");
   EXPECT_EQ(*parse_vllm_kv_cache_dtype("fp8_e4m3"), true);
   EXPECT_EQ(*parse_vllm_kv_cache_dtype("auto"), false);
   EXPECT_FALSE(parse_vllm_kv_cache_dtype("int8").ok());

@@ -39,7 +39,7 @@ std::string with_reason_line(std::string text, const std::string& line) {
 }
 
 const std::string kMlxcelDefault =
-    "the default for models that are not GGUF; --engine names another (llamacpp, mlx-lm, vllm, sglang)";
+    "the default for models that are not GGUF; --engine names another (llamacpp, mlx-lm, vllm, sglang, ollama)";
 
 // An mlxcel run: 3.5 GiB of weights, 512 MiB of KV, 1.25 GiB of headroom:
 // 5.25 GiB of an 8 GiB budget.

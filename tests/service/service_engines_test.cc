@@ -15,19 +15,19 @@ using nlohmann::json;
 using testing::body_json;
 using testing::make_service;
 
-TEST(ServiceEngines, ListsTheFourEnginesAndTheirFields) {
+TEST(ServiceEngines, ListsTheSixEnginesAndTheirFields) {
   auto service = make_service(std::vector<std::string>{});
   ASSERT_NE(service, nullptr);
   HttpResponse r = service->handle("GET", "/v1/engines", "");
   ASSERT_EQ(r.status, 200);
   EXPECT_EQ(r.content_type, "application/json");
   const json answer = body_json(r);
-  ASSERT_EQ(answer["engines"].size(), 5u);
+  ASSERT_EQ(answer["engines"].size(), 6u);
   std::vector<std::string> names;
   for (const json& engine : answer["engines"]) names.push_back(engine["name"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"mlxcel", "llamacpp", "mlx-lm", "vllm", "sglang"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"mlxcel", "llamacpp", "mlx-lm", "vllm", "sglang", "ollama"}));
   // mlxcel owns no field; 29 llama.cpp's, 10 mlx-lm's, 12 vLLM's, 11
-  // SGLang's; 17 common.
+  // SGLang's, 10 Ollama's; 17 common.
   EXPECT_EQ(answer["engines"][0]["fields"].size(), 0u);
   EXPECT_EQ(answer["engines"][1]["fields"].size(), 29u);  // llamacpp_version among them
   EXPECT_EQ(answer["engines"][2]["fields"].size(), 10u);  // the MLX buffer limits among them
@@ -35,6 +35,7 @@ TEST(ServiceEngines, ListsTheFourEnginesAndTheirFields) {
   EXPECT_EQ(answer["engines"][3]["fields"].size(), 12u);
   EXPECT_EQ(answer["engines"][4]["fields"].size(), 11u);
   EXPECT_EQ(answer["engines"][4]["versions"]["field"], "sglang_version");
+  EXPECT_EQ(answer["engines"][5]["fields"].size(), 10u);
   EXPECT_EQ(answer["common_fields"].size(), 17u);  // gpu, mac and confidence among them
   EXPECT_EQ(answer["engines"][0]["default_for"], "models that are not GGUF");
   EXPECT_EQ(answer["engines"][2]["default_for"], nullptr);

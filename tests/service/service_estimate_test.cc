@@ -104,7 +104,7 @@ TEST(ServiceEstimate, CompareListsEveryEngine) {
                                        {"compare", true}});
   ASSERT_EQ(r.status, 200) << r.body;
   const json rows = body_json(r)["compare"];
-  ASSERT_EQ(rows.size(), 5u) << r.body;
+  ASSERT_EQ(rows.size(), 6u) << r.body;
   EXPECT_EQ(rows[0]["engine"], "mlxcel");
   EXPECT_EQ(rows[0]["priced"], false);
   EXPECT_EQ(rows[0]["refusal"], "prompt_tokens: is an mlx-lm setting: give engine mlx-lm");

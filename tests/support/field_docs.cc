@@ -210,7 +210,8 @@ std::vector<FieldDocsBlock> field_docs_blocks() {
           {"docs/engine-llamacpp.md", "llamacpp"},
           {"docs/engine-mlxlm.md", "mlx-lm"},
           {"docs/engine-vllm.md", "vllm"},
-          {"docs/engine-sglang.md", "sglang"}};
+          {"docs/engine-sglang.md", "sglang"},
+          {"docs/engine-ollama.md", "ollama"}};
 }
 
 std::string render_field_table(const std::vector<const RequestField*>& rows) {

@@ -73,7 +73,7 @@ Result<Answer> solve(SolveFor what, const PreparedRequest& p) {
   uint64_t hi = kMaxCount;
   Answer a;
   if (what == SolveFor::kContextLength) {
-    hi = trained_context_tokens(model.spec);
+    hi = rope_scaled_context(model.spec).tokens;
     a.ceiling_reason = "the config's context: SGLang refuses a longer --context-length";
     if (hi == 0) {
       hi = kMaxSolvedTokens;

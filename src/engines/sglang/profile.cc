@@ -65,7 +65,7 @@ Status check_parallel(const Settings& s) {
 // unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 is set
 // (configs/model_config.py).
 Status check_context(const ModelSpec& spec, const Settings& s) {
-  const uint64_t derived = trained_context_tokens(spec);
+  const uint64_t derived = rope_scaled_context(spec).tokens;
   if (derived == 0 || s.context_length <= derived) return Status::Ok();
   return Error::usage("context_length",
                       fmt::format("{}: SGLang refuses a context past the config's ({}); give at "

@@ -1,0 +1,146 @@
+// Ollama's defaults for one load, as the pinned v0.24.0 decides them
+// before its scheduler places the layers (docs/engine-ollama.md,
+// "Defaults", names each source file).
+#include <algorithm>
+#include <array>
+#include <fmt/format.h>
+
+#include "engines/ollama/settings.h"
+#include "engines/shared/trained_context.h"
+#include "memfit/checked_math.h"
+#include "memfit/gguf.h"
+
+namespace memfit::ollama {
+namespace {
+
+// fs/ggml KV.OllamaEngineRequired: the architectures Ollama's own engine loads.
+constexpr std::array<std::string_view, 29> kOllamaEngineArchitectures = {
+    "bert", "deepseek2", "deepseekocr", "gemma3", "gemma3n", "gemma4", "gptoss", "gpt-oss",
+    "laguna", "llama4", "mistral3", "mllama", "nemotron_h", "nemotron_h_moe", "nemotron_h_omni",
+    "nomic-bert", "olmo3", "qwen25vl", "qwen3", "qwen3moe", "qwen35", "qwen35moe", "qwen3next",
+    "qwen3vl", "qwen3vlmoe", "glm4moelite", "glmocr", "lfm2", "lfm2moe"};
+
+// fs/ggml GGML.FlashAttention: the architectures whose flash attention is
+// on when OLLAMA_FLASH_ATTENTION is unset.
+constexpr std::array<std::string_view, 21> kFlashAttentionByDefault = {
+    "bert", "gemma3", "gemma4", "glm4moelite", "glmocr", "gptoss", "gpt-oss", "lfm2", "lfm2moe",
+    "mistral3", "nemotron_h", "nemotron_h_moe", "nemotron_h_omni", "olmo3", "qwen3", "qwen3moe",
+    "qwen35", "qwen35moe", "qwen3next", "qwen3vl", "qwen3vlmoe"};
+
+// server/sched.go, load: the families served one sequence at a time.
+constexpr std::array<std::string_view, 11> kOneSequenceFamilies = {
+    "mllama", "qwen3vl", "qwen3vlmoe", "qwen35", "qwen35moe", "qwen3next", "lfm2", "lfm2moe",
+    "nemotron_h", "nemotron_h_moe", "nemotron_h_omni"};
+
+template <size_t N>
+bool listed(const std::array<std::string_view, N>& list, std::string_view name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+// A GGUF whose metadata has "<arch>.pooling_type": an embedding model.
+bool is_embedding(const Model& model) {
+  return model.gguf && model.gguf->find(model.spec.model_type + ".pooling_type") != nullptr;
+}
+
+// fs/ggml GGML.SupportsFlashAttention: not for embedding models, gemma2 or
+// grok; otherwise when K and V heads have one width (every attention
+// layer's elements split evenly is what memfit's spec keeps).
+bool supports_flash_attention(const Model& model) {
+  const std::string& arch = model.spec.model_type;
+  if (is_embedding(model)) return false;
+  if (arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next") return true;
+  if (arch == "gemma2" || arch == "grok") return false;
+  if (!model.gguf) return true;
+  const GgufValue* k = model.gguf->find(arch + ".attention.key_length");
+  const GgufValue* v = model.gguf->find(arch + ".attention.value_length");
+  if (k == nullptr || v == nullptr) return true;  // both default to the head width
+  Result<uint64_t> kw = model.gguf->get_uint64(arch + ".attention.key_length");
+  Result<uint64_t> vw = model.gguf->get_uint64(arch + ".attention.value_length");
+  return kw && vw && *kw != 0 && *kw == *vw;
+}
+
+// The flash attention and KV type llm/server.go NewLlamaServer passes.
+void decide_attention(const Model& model, const std::vector<SchedulerGpu>& gpus, OllamaDecisions& d) {
+  const std::string& arch = model.spec.model_type;
+  bool fa = d.given.flash_attention.value_or(listed(kFlashAttentionByDefault, arch));
+  if (fa && !supports_flash_attention(model)) fa = false;
+  (void)gpus;  // every CUDA, ROCm and Metal GPU memfit prices supports it
+  const GgmlType asked = d.given.kv_cache_type.value_or(GgmlType::kF16);
+  const bool quantized = asked != GgmlType::kF16;
+  if (d.runner == OllamaRunner::kLlama) {
+    // llamarunner: unset is llama.cpp's auto; a quantized cache needs it on.
+    d.flash_attn = !d.given.flash_attention ? FlashAttn::kAuto : fa ? FlashAttn::kOn : FlashAttn::kOff;
+    if (quantized && d.flash_attn != FlashAttn::kOn) {
+      d.kv_type_note = "OLLAMA_FLASH_ATTENTION must be enabled to use a quantized OLLAMA_KV_CACHE_TYPE";
+      return;
+    }
+  } else {
+    d.flash_attn = fa ? FlashAttn::kOn : FlashAttn::kOff;
+    if (quantized && !fa) {
+      d.kv_type_note = "quantized kv cache requested but flash attention disabled";
+      return;
+    }
+  }
+  d.kv_type = asked;
+}
+
+}  // namespace
+
+std::string_view to_string(OllamaRunner runner) {
+  return runner == OllamaRunner::kLlama ? "llama.cpp" : "ollama";
+}
+
+OllamaRunner runner_for(std::string_view architecture) {
+  return listed(kOllamaEngineArchitectures, architecture) ? OllamaRunner::kOllama : OllamaRunner::kLlama;
+}
+
+ContextChoice choose_context(const OllamaRequest& given, const std::vector<SchedulerGpu>& gpus,
+                             uint64_t trained_tokens) {
+  ContextChoice c;
+  for (const SchedulerGpu& g : gpus) {
+    // Go's unsigned subtraction wraps; an overhead past a GPU's total
+    // counts that GPU as nothing here.
+    c.total_vram_bytes = (CheckedBytes(c.total_vram_bytes) +
+                          (g.total_bytes > given.gpu_overhead_bytes ? g.total_bytes - given.gpu_overhead_bytes : 0))
+                             .saturated();
+  }
+  if (given.num_ctx) {
+    c.num_ctx = *given.num_ctx;
+    c.source = "num_ctx";
+  } else if (given.context_length) {
+    c.num_ctx = *given.context_length;
+    c.source = "OLLAMA_CONTEXT_LENGTH";
+  } else {
+    c.num_ctx = c.total_vram_bytes >= kLargeTierBytes    ? 262144
+                : c.total_vram_bytes >= kMiddleTierBytes ? 32768
+                                                         : 4096;
+    c.source = "the VRAM tier";
+  }
+  c.num_ctx = std::max(c.num_ctx, kMinNumCtx);
+  if (trained_tokens > 0 && c.num_ctx > trained_tokens) {
+    c.num_ctx = trained_tokens;
+    c.trained_tokens = trained_tokens;
+  }
+  return c;
+}
+
+OllamaDecisions decide_defaults(const OllamaRequest& given, const Model& model,
+                                const std::vector<SchedulerGpu>& gpus) {
+  OllamaDecisions d;
+  d.given = given;
+  d.runner = runner_for(model.spec.model_type);
+  d.context = choose_context(given, gpus, declared_context(model.spec).tokens);
+  d.parallel = std::max<uint64_t>(given.num_parallel.value_or(1), 1);
+  if (d.parallel > 1 && (is_embedding(model) || listed(kOneSequenceFamilies, model.spec.model_type))) {
+    d.parallel = 1;
+    d.parallel_forced_one = true;
+  }
+  d.num_batch = std::min(given.num_batch.value_or(kDefaultNumBatch), d.context.num_ctx);
+  decide_attention(model, gpus, d);
+  // llamaServer.Load: no GPU, no mmap (the weights are read into memory).
+  d.mmap = !gpus.empty();
+  d.total_layers = model.spec.layers.size() + 1;
+  return d;
+}
+
+}  // namespace memfit::ollama

@@ -1,0 +1,153 @@
+// Ollama's decisions applied to the llama.cpp settings (docs/engine-ollama.md):
+// the runner gets n_ctx = num_ctx x parallel, n_seq_max = parallel,
+// n_batch = num_batch x parallel, n_ubatch = num_batch (llama/llama.go,
+// NewContextParams), the KV type and flash attention decided, and the
+// scheduler's layers per GPU as -ngl and the split.
+#include "engines/ollama/plan.h"
+
+#include <fmt/format.h>
+
+#include "engines/llamacpp/parts.h"
+#include "memfit/checked_math.h"
+
+namespace memfit::ollama {
+namespace {
+
+// Ollama's own engine measures its buffers at load; memfit prices them
+// with llama.cpp's rules: each layer's weights (Ollama's grouping) and
+// cache (llama.cpp's, windows kept), the graph its compute buffer.
+Result<LayerSizes> ollama_runner_sizes(const Model& model, const OllamaDecisions& d,
+                                       const LlamaCppSettings& settings) {
+  Result<LayerSizes> sizes = llama_runner_sizes(model, d);
+  if (!sizes) return sizes.error();
+  Result<LlamaCppContext> context = resolve_llamacpp_context(model.spec, settings);
+  if (!context) return context.error();
+  Result<llamacpp::MemoryParts> parts = llamacpp::memory_parts(model.spec, *context, settings);
+  if (!parts) return parts.error();
+  Result<llamacpp::ComputePhases> phases = llamacpp::compute_phases(model.spec, *context, settings);
+  if (!phases) return phases.error();
+  for (size_t i = 0; i < parts->layer_bytes.size() && i + 1 < sizes->layer_bytes.size(); ++i) {
+    sizes->layer_bytes[i] = (CheckedBytes(sizes->weights_bytes[i]) + parts->layer_bytes[i]).saturated();
+  }
+  sizes->first_layer_buffer_bytes = 0;
+  sizes->graph_full_bytes = sizes->graph_partial_bytes =
+      std::max({phases->output, phases->attention, phases->ffn});
+  return sizes;
+}
+
+void apply_context(const OllamaDecisions& d, LlamaCppSettings& s) {
+  s.ctx_size = (CheckedBytes(d.context.num_ctx) * d.parallel).saturated();
+  s.parallel = d.parallel;
+  s.batch_size = (CheckedBytes(d.num_batch) * d.parallel).saturated();
+  s.ubatch_size = d.num_batch;
+  s.cache_type_k = s.cache_type_v = d.kv_type;
+  s.flash_attn = d.flash_attn;
+  s.placement.mmap = d.mmap;
+  s.placement.gpu_margin_bytes = (CheckedBytes(kMinimumMemoryBytes) + d.given.gpu_overhead_bytes).saturated();
+  if (s.placement.unified) {
+    s.placement.gpu_margin_bytes = (CheckedBytes(kMetalMinimumMemoryBytes) + d.given.gpu_overhead_bytes).saturated();
+  }
+}
+
+}  // namespace
+
+std::vector<SchedulerGpu> scheduler_gpus(const PreparedRequest& p) {
+  std::vector<SchedulerGpu> gpus;
+  const LlamaCppPlacementSettings& placement = p.llamacpp_settings.placement;
+  for (size_t i = 0; i < placement.gpus.size(); ++i) {
+    const LlamaCppGpu& g = placement.gpus[i];
+    SchedulerGpu s{g.device, g.free_bytes, g.free_bytes, placement.unified};
+    if (placement.unified) s.total_bytes = p.budget.budget_bytes;
+    for (const GpuMemory& h : p.host.gpus) {
+      const std::string device =
+          fmt::format("{}:{}", h.vendor == GpuVendor::kNvidia ? "cuda" : "rocm", h.index);
+      if (device == g.device) s.total_bytes = h.total_bytes;
+    }
+    gpus.push_back(std::move(s));
+  }
+  return gpus;
+}
+
+Result<OllamaDecisions> plan_load(const OllamaRequest& given, PreparedRequest& p) {
+  const std::vector<SchedulerGpu> gpus = scheduler_gpus(p);
+  OllamaDecisions d = decide_defaults(given, *p.model, gpus);
+  LlamaCppSettings& s = p.llamacpp_settings;
+  apply_context(d, s);
+  s.placement.n_gpu_layers = std::nullopt;
+  s.placement.tensor_split.clear();
+  if (gpus.empty()) return d;
+  Result<LayerSizes> sizes =
+      d.runner == OllamaRunner::kLlama ? llama_runner_sizes(*p.model, d) : ollama_runner_sizes(*p.model, d, s);
+  if (!sizes) return sizes.error();
+  // "On Metal there's no partial offload overhead" (llamaServer.Load).
+  if (gpus.front().metal) sizes->graph_partial_bytes = sizes->graph_full_bytes;
+  place_layers(*sizes, gpus, d);
+  s.placement.n_gpu_layers = d.gpu_layers;
+  if (gpus.size() > 1 && d.gpu_layers > 0) {
+    for (uint64_t n : d.layers_per_gpu) s.placement.tensor_split.push_back(static_cast<double>(n));
+  }
+  return d;
+}
+
+std::string launch_command(const OllamaDecisions& d, std::string_view model_path) {
+  std::string env;
+  const OllamaRequest& g = d.given;
+  if (g.num_parallel) env += fmt::format("OLLAMA_NUM_PARALLEL={} ", *g.num_parallel);
+  if (g.flash_attention) env += fmt::format("OLLAMA_FLASH_ATTENTION={} ", *g.flash_attention ? 1 : 0);
+  if (g.kv_cache_type) env += fmt::format("OLLAMA_KV_CACHE_TYPE={} ", ggml_type_traits(*g.kv_cache_type).name);
+  if (g.gpu_overhead_bytes) env += fmt::format("OLLAMA_GPU_OVERHEAD={} ", g.gpu_overhead_bytes);
+  if (g.context_length) env += fmt::format("OLLAMA_CONTEXT_LENGTH={} ", *g.context_length);
+  if (g.sched_spread) env += "OLLAMA_SCHED_SPREAD=1 ";
+  std::string text = env + "ollama serve\n";
+  text += fmt::format("Modelfile: FROM {}\n", model_path);
+  if (g.num_ctx) text += fmt::format("PARAMETER num_ctx {}\n", *g.num_ctx);
+  if (g.num_gpu) text += fmt::format("PARAMETER num_gpu {}\n", *g.num_gpu);
+  if (g.num_batch) text += fmt::format("PARAMETER num_batch {}\n", *g.num_batch);
+  text += "ollama create NAME -f Modelfile && ollama run NAME\n";
+  return text;
+}
+
+nlohmann::ordered_json decisions_to_json(const OllamaDecisions& d, const std::vector<SchedulerGpu>& gpus) {
+  nlohmann::ordered_json per_gpu = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < gpus.size() && i < d.layers_per_gpu.size(); ++i) {
+    per_gpu.push_back({{"device", gpus[i].device},
+                       {"layers", d.layers_per_gpu[i]},
+                       {"weights_bytes", d.estimate_weights_bytes[i]},
+                       {"cache_bytes", d.estimate_cache_bytes[i]},
+                       {"graph_bytes", d.estimate_graph_bytes[i]}});
+  }
+  return {{"runner", to_string(d.runner)},
+          {"num_ctx", d.context.num_ctx},
+          {"num_ctx_source", d.context.source},
+          {"total_vram_bytes", d.context.total_vram_bytes},
+          {"parallel", d.parallel},
+          {"kv_cells", d.context.num_ctx * d.parallel},
+          {"num_batch", d.num_batch},
+          {"flash_attention", to_string(d.flash_attn)},
+          {"kv_cache_type", ggml_type_traits(d.kv_type).name},
+          {"gpu_layers", d.gpu_layers},
+          {"total_layers", d.total_layers},
+          {"graph_partial_bytes", d.graph_partial_bytes},
+          {"graph_full_bytes", d.graph_full_bytes},
+          {"scheduler", std::move(per_gpu)}};
+}
+
+std::string render_decisions_text(const OllamaDecisions& d, const std::vector<SchedulerGpu>& gpus) {
+  std::string text = fmt::format(
+      "Ollama v0.24.0: runner {}, num_ctx {} ({}), parallel {} (KV cells {}), num_batch {}, flash "
+      "attention {}, KV {}\n",
+      to_string(d.runner), d.context.num_ctx, d.context.source, d.parallel, d.context.num_ctx * d.parallel,
+      d.num_batch, to_string(d.flash_attn), ggml_type_traits(d.kv_type).name);
+  if (!gpus.empty()) {
+    text += fmt::format("scheduler: {}/{} layers on the GPUs", d.gpu_layers, d.total_layers);
+    for (size_t i = 0; i < gpus.size() && i < d.layers_per_gpu.size(); ++i) {
+      text += fmt::format("; {} {} (Ollama's estimate: weights {:.2f} GiB, cache {:.2f} GiB, graph {:.2f} GiB)",
+                          gpus[i].device, d.layers_per_gpu[i], d.estimate_weights_bytes[i] / 1073741824.0,
+                          d.estimate_cache_bytes[i] / 1073741824.0, d.estimate_graph_bytes[i] / 1073741824.0);
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+}  // namespace memfit::ollama

@@ -1,0 +1,144 @@
+// The ollama profile (engine.h): what the pinned Ollama (v0.24.0) decides
+// for a GGUF model, its defaults and its scheduler's layers per GPU
+// (defaults.cc, scheduler.cc), priced by the llamacpp profile's rules
+// (docs/engine-ollama.md). Its settings are the llamacpp profile's
+// (PreparedRequest::llamacpp_settings, EstimateRun::llamacpp); Ollama's
+// decisions are in engine_settings and engine_estimate (OllamaDecisions).
+#include <fmt/format.h>
+
+#include "engines/builtin.h"
+#include "engines/ollama/fields.h"
+#include "engines/ollama/fit.h"
+#include "engines/ollama/plan.h"
+#include "engines/shared/trained_context.h"
+#include "memfit/llamacpp_report.h"
+#include "memfit/request.h"
+
+namespace memfit::engines {
+namespace {
+
+using ollama::OllamaDecisions;
+using ollama::OllamaRequest;
+
+const EngineProfile& llamacpp_profile() { return *EngineRegistry::instance().find("llamacpp"); }
+
+// The common fields Ollama names otherwise.
+Status refuse_common(const EstimateRequest& r) {
+  if (r.cache_type_k || r.cache_type_v || r.llamacpp.cache_type_k || r.llamacpp.cache_type_v) {
+    return Error::usage(r.cache_type_k || r.llamacpp.cache_type_k ? "cache_type_k" : "cache_type_v",
+                        "is OLLAMA_KV_CACHE_TYPE under ollama: give ollama_kv_cache_type");
+  }
+  if (r.max_tokens && r.engine_fields.contains("num_ctx")) {
+    return Error::usage("max_tokens", "and num_ctx are both the context: give one (num_ctx is "
+                                      "Ollama's name)");
+  }
+  return Status::Ok();
+}
+
+class OllamaProfile final : public ollama::OllamaCommands {
+ public:
+  std::string_view name() const override { return "ollama"; }
+  std::string_view title() const override { return "Ollama"; }
+  std::span<const RequestField> fields() const override { return ollama::fields(); }
+  std::string_view summary() const override {
+    return "what Ollama decides for a GGUF model (its context, sequences and layers per GPU), "
+           "priced by llama.cpp's buffers";
+  }
+  std::string_view release() const override { return "Ollama v0.24.0"; }
+  // Its llama.cpp runner's n_ctx_train: the GGUF's context_length, rope
+  // scaling not considered (Ollama clamps num_ctx to it).
+  uint64_t context_limit_tokens(const Model& model) const override {
+    return declared_context(model.spec).tokens;
+  }
+
+  Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
+    if (Status refused = refuse_common(r); !refused) return refused;
+    Result<OllamaRequest> given = ollama::read_ollama_request(r);
+    if (!given) return given.error();
+    if (given->gpus_free && r.machine.given()) {
+      return Error::usage("ollama_gpus_free", "and the machine's gpu or mac both give the GPUs' "
+                                              "memory: give one");
+    }
+    // max_tokens is num_ctx under ollama; Ollama clamps it to the trained
+    // context, so llama.cpp's warning past it is not asked for.
+    if (r.max_tokens) given->num_ctx = *r.max_tokens;
+    EstimateRequest as_llamacpp = r;
+    as_llamacpp.max_tokens.reset();
+    if (Status s = llamacpp_profile().resolve(as_llamacpp, p); !s) return s;
+    p.engine_settings = *given;
+    return Status::Ok();
+  }
+
+  Status resolve_host(const EstimateRequest& r, RequestContext& context, PreparedRequest& p) const override {
+    // The GPUs and the tensor list as llama.cpp's profile reads them; a
+    // model with GPUs is reopened with its tensors there.
+    if (Status s = llamacpp_profile().resolve_host(r, context, p); !s) return s;
+    const OllamaRequest given = std::any_cast<OllamaRequest>(p.engine_settings);
+    if (given.gpus_free) {
+      p.llamacpp_settings.placement.gpus = *given.gpus_free;
+      p.llamacpp_settings.placement.unified = false;
+    }
+    if (p.model->tensors.empty() && p.model->weights.source == WeightsSource::kGgufHeader) {
+      Result<std::shared_ptr<const Model>> model = context.open_model(r.model, {.keep_tensors = true});
+      if (!model) return model.error();
+      p.model = std::move(*model);
+    }
+    Result<OllamaDecisions> d = ollama::plan_load(given, p);
+    if (!d) return d.error();
+    add_warnings(*d, p.warnings);
+    p.engine_settings = std::move(*d);
+    return Status::Ok();
+  }
+
+  Status estimate(const EstimateRequest& r, EstimateRun& run) const override {
+    if (Status s = llamacpp_profile().estimate(r, run); !s) return s;
+    run.engine_estimate = run.engine_settings;
+    return Status::Ok();
+  }
+
+  bool fits(const EstimateRun& run) const override { return run.llamacpp->fits; }
+
+  nlohmann::ordered_json report_json(const EstimateRun& run) const override {
+    const auto& d = std::any_cast<const OllamaDecisions&>(run.engine_estimate);
+    nlohmann::ordered_json j = llamacpp_estimate_to_json(*run.model, *run.llamacpp, run.budget, run.warnings);
+    j["engine"] = "ollama";
+    j["ollama"] = ollama::decisions_to_json(d, ollama::scheduler_gpus(run));
+    j["ollama"]["start"] = ollama::launch_command(d, run.model->path);
+    return j;
+  }
+
+  std::string report_text(const EstimateRun& run) const override {
+    const auto& d = std::any_cast<const OllamaDecisions&>(run.engine_estimate);
+    std::string text = render_llamacpp_text(*run.model, *run.llamacpp, run.budget);
+    // The head names the engine whose rules price the buffers: say whose run it is.
+    constexpr std::string_view kHead = " (engine llamacpp)";
+    if (const size_t at = text.find(kHead); at != std::string::npos && at < text.find('\n')) {
+      text.replace(at, kHead.size(), " (engine ollama, buffers by llama.cpp's rules)");
+    }
+    return text + ollama::render_decisions_text(d, ollama::scheduler_gpus(run)) + "start: " +
+           ollama::launch_command(d, run.model->path);
+  }
+
+ private:
+  static void add_warnings(const OllamaDecisions& d, std::vector<Warning>& warnings) {
+    if (d.context.trained_tokens > 0) {
+      warnings.push_back(Warning{WarningKind::kRequest,
+                                 fmt::format("num_ctx is past the model's trained context: Ollama "
+                                             "lowers it to {}",
+                                             d.context.trained_tokens)});
+    }
+    if (d.parallel_forced_one) {
+      warnings.push_back(Warning{WarningKind::kRequest,
+                                 "OLLAMA_NUM_PARALLEL: Ollama serves this model one sequence at a time"});
+    }
+    if (!d.kv_type_note.empty()) {
+      warnings.push_back(Warning{WarningKind::kRequest, "OLLAMA_KV_CACHE_TYPE ignored: " + d.kv_type_note});
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<EngineProfile> make_ollama_profile() { return std::make_unique<OllamaProfile>(); }
+
+}  // namespace memfit::engines

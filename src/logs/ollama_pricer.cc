@@ -1,0 +1,123 @@
+// An Ollama log priced by the ollama profile (docs/engine-ollama.md): the
+// settings its runner printed, read as the llama.cpp pricer reads them
+// (llamacpp_pricer.cc), turned into Ollama's own fields: num_ctx is the
+// runner's context over its sequences (n_ctx / n_seq_max, Ollama's
+// num_ctx x OLLAMA_NUM_PARALLEL), num_batch its ubatch, the cache type and
+// flash attention as Ollama's variables, the GPUs' free memory as
+// ollama_gpus_free and the layers it offloaded as num_gpu, so that the
+// runner's buffers are compared for the layers it got. The buffers are
+// compared as the llama.cpp pricer compares them.
+#include <fmt/format.h>
+
+#include "logs/log_pricer.h"
+#include "memfit/request_field.h"
+
+namespace memfit::logs {
+namespace {
+
+// A GPU's free memory when the log prints none: 1 TiB, more than any
+// layer set of the corpus.
+constexpr uint64_t kStandInFreeBytes = 1ull << 40;
+
+// `text` into the Ollama field `name` of `r`, as a front end applies it.
+Status set_field(EstimateRequest& r, std::string_view name, const std::string& text) {
+  const RequestField* field = find_request_field(name);
+  if (field == nullptr) return Error(fmt::format("no request field {}", name), ErrorKind::kInternal);
+  return apply_request_field(*field, r, text);
+}
+
+// "0=1234B,1=5678B": the GPUs' free bytes, as ollama_gpus_free takes them.
+std::string gpus_text(const std::vector<LlamaCppGpu>& gpus) {
+  std::string text;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    text += fmt::format("{}{}={}B", i == 0 ? "" : ",", i, gpus[i].free_bytes);
+  }
+  return text;
+}
+
+// The runner's sequences: n_seq_max, else n_ctx over n_ctx_per_seq (the
+// releases that print no n_seq_max), else 1.
+uint64_t sequences_of(const RuntimeLog& log, const LlamaCppRequest& q) {
+  if (q.parallel) return *q.parallel;
+  std::optional<uint64_t> per_seq = count_setting(log, "n_ctx_seq");
+  if (!per_seq) per_seq = count_setting(log, "n_ctx_per_seq");
+  if (q.ctx_size && per_seq && *per_seq > 0 && *q.ctx_size % *per_seq == 0) return *q.ctx_size / *per_seq;
+  return 1;
+}
+
+Status as_ollama(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
+  const LlamaCppRequest q = std::move(r.llamacpp);
+  r.llamacpp = {};
+  r.engine = "ollama";
+  const uint64_t sequences = sequences_of(log, q);
+  if (q.ctx_size && *q.ctx_size >= sequences) {
+    if (Status s = set_field(r, "num_ctx", std::to_string(*q.ctx_size / sequences)); !s) return s;
+  }
+  if (sequences > 1) {
+    if (Status s = set_field(r, "ollama_num_parallel", std::to_string(sequences)); !s) return s;
+  }
+  if (q.ubatch_size) {
+    if (Status s = set_field(r, "num_batch", std::to_string(*q.ubatch_size)); !s) return s;
+  }
+  if (q.flash_attn && *q.flash_attn != FlashAttn::kAuto) {
+    const std::string on = *q.flash_attn == FlashAttn::kOn ? "true" : "false";
+    if (Status s = set_field(r, "ollama_flash_attention", on); !s) return s;
+  }
+  if (q.cache_type_k && (*q.cache_type_k == GgmlType::kQ8_0 || *q.cache_type_k == GgmlType::kQ4_0)) {
+    const std::string type = *q.cache_type_k == GgmlType::kQ8_0 ? "q8_0" : "q4_0";
+    if (Status s = set_field(r, "ollama_kv_cache_type", type); !s) return s;
+    if (Status s = set_field(r, "ollama_flash_attention", "true"); !s) return s;
+  }
+  if (q.placement.gpu_memory && !q.placement.gpu_memory->empty()) {
+    std::vector<LlamaCppGpu> gpus = *q.placement.gpu_memory;
+    // The llama.cpp pricer's stand-in for a free memory the log does not
+    // print is 1 byte (its split needs only the ratios); the scheduler
+    // needs room: each such GPU is taken to hold every layer.
+    bool stand_in = false;
+    for (LlamaCppGpu& g : gpus) {
+      if (g.free_bytes <= 1) {
+        g.free_bytes = kStandInFreeBytes;
+        stand_in = true;
+      }
+    }
+    if (stand_in) {
+      notes.push_back("a GPU's free memory is not in the log: it is taken to hold every layer the "
+                      "runner offloaded");
+    }
+    if (Status s = set_field(r, "ollama_gpus_free", gpus_text(gpus)); !s) return s;
+  }
+  if (q.placement.n_gpu_layers && *q.placement.n_gpu_layers) {
+    if (Status s = set_field(r, "num_gpu", std::to_string(**q.placement.n_gpu_layers)); !s) return s;
+    notes.push_back("the layers the log's runner offloaded are given as num_gpu: its buffers are "
+                    "compared for the same layers, not Ollama's scheduler's choice");
+  }
+  return Status::Ok();
+}
+
+class OllamaPricer final : public LogPricer {
+ public:
+  std::string_view profile() const override { return "ollama"; }
+  bool rebuilds_model() const override { return true; }
+
+  Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions& options,
+                                  std::vector<std::string>& notes) const override {
+    Result<EstimateRequest> r = llamacpp_log_pricer().request(log, options, notes);
+    if (!r) return r.error();
+    if (Status s = as_ollama(log, *r, notes); !s) return s.error();
+    return r;
+  }
+
+  void compare(const RuntimeLog& log, const LogCheckOptions& options, const EstimateRun& run,
+               std::vector<FigureCheck>& figures) const override {
+    llamacpp_log_pricer().compare(log, options, run, figures);
+  }
+};
+
+}  // namespace
+
+const LogPricer& ollama_log_pricer() {
+  static const OllamaPricer pricer;
+  return pricer;
+}
+
+}  // namespace memfit::logs
