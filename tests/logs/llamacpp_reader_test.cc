@@ -161,6 +161,50 @@ TEST(LlamaCppLog, KvSelfSizeSummaryIsTheTotalWhenNoBufferLineIs) {
   EXPECT_EQ(log.figures.size(), 1u);
 }
 
+TEST(LlamaCppLog, CiCaptureReadsTheEchoedCommandAndTimestampedLines) {
+  // llama.cpp's own CI (ggml-org/ci, Vulkan on a Tesla T4, b4438): the
+  // shell echoes the command ("+ ./bin/llama-cli ... -ngl 99 -c 0"), every
+  // line after it carries a timestamp and a level ("0.00.015.229 I "), and
+  // the f16 file has no general.file_type entry (22 of them), so
+  // print_info guesses "all F32".
+  const RuntimeLog log = read("llamacpp-ci4438-pythia28-f16-t4-vulkan.log");
+  EXPECT_EQ(log.backend, "Vulkan");
+  EXPECT_EQ(log.version, "b4438");
+  ASSERT_EQ(log.devices.size(), 2u);
+  EXPECT_EQ(log.devices[0].id, "Vulkan0");
+  EXPECT_EQ(log.devices[0].name, "Tesla T4 (NVIDIA)");
+  // "using device Vulkan0 (Tesla T4) - 16384 MiB free": 16384 x 2^20.
+  ASSERT_TRUE(log.devices[0].free_bytes.has_value());
+  EXPECT_EQ(*log.devices[0].free_bytes, 17'179'869'184u);
+  EXPECT_EQ(setting_of(log, "n_gpu_layers"), "99");  // the echoed -ngl 99
+  EXPECT_EQ(setting_of(log, "n_ctx"), "0");          // the echoed -c 0
+  EXPECT_EQ(setting_of(log, "n_ctx_seq"), "2048");   // the training context it resolved to
+  EXPECT_EQ(setting_of(log, "n_ubatch"), "512");
+  EXPECT_EQ(setting_of(log, "file_type"), "all F32 (guessed)");
+  const LogModel& m = log.model;
+  EXPECT_EQ(m.metadata_count, 22u);
+  EXPECT_EQ(m.tensor_count, 388u);
+  EXPECT_TRUE(m.metadata_complete());  // 258 f32 + 130 f16 = 388 tensors
+  // "file size   = 5.17 GiB": 5.17 x 2^30 = 5,551,245,230.08.
+  ASSERT_TRUE(m.file_bytes.has_value());
+  EXPECT_EQ(m.file_bytes->value, 5'551'245'230u);
+  // 162.00 MiB = 169,869,312; the host's 9.01 MiB = 9,447,669.76.
+  EXPECT_EQ(find_figure(log, "Vulkan0", LogFigure::kCompute)->value, 169'869'312u);
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kCompute)->value, 9'447'670u);
+  EXPECT_EQ(log.figures.size(), 6u);
+}
+
+TEST(LlamaCppLog, OldModelSizeLineIsTheFileSize) {
+  // ggml-org/ci, CUDA on a V100, b4343: before print_info, the file's size
+  // was "llm_load_print_meta: model size       = 1.49 GiB (4.61 BPW)":
+  // 1.49 x 2^30 = 1,599,875,317.76.
+  const RuntimeLog log = read("llamacpp-ci4343-pythia28-q4_0-v100-cuda.log");
+  EXPECT_EQ(log.devices[0].name, "Tesla V100-PCIE-16GB");
+  ASSERT_TRUE(log.model.file_bytes.has_value());
+  EXPECT_EQ(log.model.file_bytes->value, 1'599'875'318u);
+  EXPECT_TRUE(log.model.metadata_complete());
+}
+
 TEST(LlamaCppLog, FileTypeLineIsRead) {
   // ggml-org/llama.cpp#8615: "llm_load_print_meta: model ftype      = Q2_K - Medium".
   const RuntimeLog log = read("llamacpp-8615-405b-merge-metal.log");

@@ -50,6 +50,11 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c) {
   return sh;
 }
 
+// The input rows: inp_embd, the f32 get_rows of the token embeddings.
+CheckedBytes input_rows(const ModelGeometry& g, const GraphShape& sh) {
+  return CheckedBytes(4) * sh.n_tok * g.hidden;
+}
+
 // Output: logits over the last layer's tail, both n_out rows.
 CheckedBytes output_phase(const ModelGeometry& g, const GraphShape& sh) {
   // Saturated values: an overflow saturates the max and fails below.
@@ -61,8 +66,7 @@ CheckedBytes output_phase(const ModelGeometry& g, const GraphShape& sh) {
           : three_hidden;
   // The bottom of the tail, inp_embd, has n_tok rows; the rest of it and
   // the logits n_out rows. tail >= hidden by construction.
-  return CheckedBytes(4) * sh.n_out * (CheckedBytes(g.vocab) + tail - g.hidden) +
-         CheckedBytes(4) * sh.n_tok * g.hidden;
+  return CheckedBytes(4) * sh.n_out * (CheckedBytes(g.vocab) + tail - g.hidden) + input_rows(g, sh);
 }
 
 // Attention: activations, the mask, and without flash attention the scores
@@ -106,11 +110,17 @@ CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaC
   return ffn;
 }
 
-// The input rows (get_rows of the embeddings) and their copy to the
-// first layer's device, with the mask: a host that runs no layer.
+// A host that runs no layer: the scheduler keeps every graph input on the
+// host (token ids, positions, output ids: i32; the mask) with the input
+// rows the host gathers from the token embeddings; the copies of the rows
+// and the mask that the first layer's device reads live in that device's
+// buffer. docs/llamacpp-rules.md, "Compute buffers on a GPU".
 CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh, const LlamaCppContext& c) {
-  CheckedBytes input = CheckedBytes(8) * sh.n_tok * g.hidden;
-  if (sh.attention) input += CheckedBytes(c.flash_attn ? 2 : 4) * sh.n_kv * sh.n_tok;
+  const uint64_t align = kCpuTensorAlignment;
+  CheckedBytes input = round_up(input_rows(g, sh), align);
+  input += CheckedBytes(2) * round_up(CheckedBytes(4) * sh.n_tok, align);  // token ids, positions
+  input += round_up(CheckedBytes(4) * sh.n_out, align);                    // output ids
+  if (sh.attention) input += round_up(CheckedBytes(c.flash_attn ? 2 : 4) * sh.n_kv * sh.n_tok, align);
   return input;
 }
 
@@ -125,10 +135,13 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   if (!attn) return attn.error();
   const CheckedBytes ffn = ffn_phase(spec, sh, c);
   const CheckedBytes input = input_phase(g, sh, c);
-  if (output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed()) {
+  const CheckedBytes output_offloaded = CheckedBytes(*output.value()) - input_rows(g, sh);
+  if (output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
+      output_offloaded.overflowed()) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");
   }
-  return ComputePhases{*output.value(), *attn->value(), *ffn.value(), *input.value()};
+  return ComputePhases{*output.value(), *attn->value(), *ffn.value(), *input.value(),
+                       *output_offloaded.value()};
 }
 
 }  // namespace memfit::llamacpp

@@ -294,7 +294,7 @@ void place_compute(const ComputePhases& phases, const Layout& lay, std::vector<D
     DeviceSums& x = d[w];
     uint64_t c = 0;
     if (x.blocks > 0) c = body;
-    if (x.output) c = std::max(c, phases.output);
+    if (x.output) c = std::max(c, w == lay.host() ? phases.output : phases.output_offloaded);
     if (w == lay.host()) {
       c = std::max(c, phases.input);
       if (x.runs_weights) c = std::max(c, phases.ffn);
