@@ -54,6 +54,17 @@ const $ = (id) => document.getElementById(id);
 
 // ---- formatting -----------------------------------------------------------
 
+// The report's speed as one line (docs/speed.md, "In the report"): the
+// decode band at the start of the context, or why there is none.
+function speedLine(speed) {
+  if (!speed) return '';
+  if (!speed.decode_tokens_per_second) return `speed unknown: ${speed.unknown || ''}`;
+  const d = speed.decode_tokens_per_second.start;
+  const p = speed.prefill_tokens_per_second;
+  return `decode ${d.median.toFixed(0)} tok/s (${d.low.toFixed(0)}-${d.high.toFixed(0)}), ` +
+    `prefill ${p.median.toFixed(0)} tok/s`;
+}
+
 function formatGiB(bytes) {
   return `${(bytes / GIB).toFixed(2)} GiB`;
 }
@@ -548,6 +559,8 @@ function showFigures(report) {
     ? (margin >= 0 ? `${formatGiB(margin)} to spare` : `${formatGiB(-margin)} over`)
     : short.length > 0 ? short.map((d) => `${d.device} short by ${formatGiB(d.short_bytes)}`).join(', ')
     : `within the budget; refused by ${report.engine}`;
+
+  $('fig-speed').textContent = speedLine(report.speed);
 
   $('detail-model').textContent = [`${report.model_type || 'unknown type'} (${report.family || 'unknown family'})`,
     report.kv_detail].filter(Boolean).join(' · ');

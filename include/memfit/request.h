@@ -39,6 +39,7 @@
 #include "memfit/model_by_name.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/result.h"
+#include "memfit/speed.h"
 #include "memfit/mlxcel_settings.h"
 #include "memfit/visibility.h"
 #include "memfit/vllm.h"
@@ -302,6 +303,7 @@ struct PreparedRequest {
   Platform platform;
   MemoryBudget budget;
   HostMemoryStatus host;
+  SpeedMachine speed_machine;  // the devices' bandwidth and compute (docs/speed.md)
   std::vector<Warning> warnings;
 };
 

@@ -40,6 +40,16 @@ struct DeviceThroughput {
   double fp16_tflops = 0;     // dense FP16/BF16 peak, 10^12 FLOPs a second
 };
 
+// The devices of the machine a request prices, as the speed estimate
+// reads them (set by prepare(), memfit/request.h). A bandwidth of 0 is
+// unknown: a GPU the hardware table lacks, or the host CPU, which nothing
+// in a request measures yet (`memfit hardware --measure` prints it).
+struct SpeedMachine {
+  std::vector<DeviceThroughput> gpus;       // the host's GPUs in its order (cuda:N, then rocm:N)
+  std::optional<DeviceThroughput> unified;  // a Mac (--mac): GPU and CPU read one memory
+  DeviceThroughput host{"cpu", 0, 0};       // the host CPU
+};
+
 // The bytes one decoded token reads on one device.
 struct DeviceTokenBytes {
   DeviceThroughput device;

@@ -175,4 +175,24 @@ Result<HostMemoryStatus> host_for_request(const EstimateRequest& r, const Descri
   return status;
 }
 
+SpeedMachine speed_machine(const DescribedMachine& machine, const HostMemoryStatus& host) {
+  SpeedMachine out;
+  if (machine.mac != nullptr) {
+    out.unified = DeviceThroughput{machine.mac->id, machine.mac->bandwidth_gb_s,
+                                   machine.mac->fp16_tflops};
+    return out;
+  }
+  Result<const HardwareTable*> table = hardware_table();
+  for (const GpuMemory& g : host.gpus) {
+    DeviceThroughput device{g.name, 0, 0};
+    if (table) {
+      if (Result<const GpuSpec*> spec = find_gpu(**table, g.name)) {
+        device = DeviceThroughput{(*spec)->id, (*spec)->bandwidth_gb_s, (*spec)->fp16_dense_tflops};
+      }
+    }
+    out.gpus.push_back(std::move(device));
+  }
+  return out;
+}
+
 }  // namespace memfit::request

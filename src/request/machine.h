@@ -46,6 +46,11 @@ Result<HostMemoryStatus> host_for_request(const EstimateRequest& request,
                                           const DescribedMachine& machine, RequestContext& context,
                                           std::vector<Warning>& warnings);
 
+// The devices' throughput for the speed estimate: a described Mac's
+// unified memory, else each of `host`'s GPUs as the hardware table knows
+// it by name (0: unknown). The host CPU's bandwidth is unknown.
+SpeedMachine speed_machine(const DescribedMachine& machine, const HostMemoryStatus& host);
+
 }  // namespace memfit::request
 
 #endif  // MEMFIT_SRC_REQUEST_MACHINE_H_

@@ -157,6 +157,7 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   if (p.host.device_error) return Error(*p.host.device_error, ErrorKind::kHost);
   add_warnings(p.warnings, WarningKind::kHost, p.host.warnings);
   p.budget = to_memory_budget(p.host);
+  p.speed_machine = request::speed_machine(*machine, p.host);
 
   if (Status host = p.engine->resolve_host(stored, context, p); !host) return host.error();
   return p;

@@ -144,7 +144,9 @@ class MainTest(unittest.TestCase):
         self.assertEqual(status, 0)
         self.assertTrue(out.startswith(f"memfit {VERSION} — {EXAMPLE}\n"), out)
         self.assertIn("  Total                    10.96 GiB\n", out)
-        self.assertTrue(out.endswith("FITS: 10.96 GiB of 64.00 GiB (53.04 GiB to spare)\n"), out)
+        # The speed line follows the verdict; no machine is named (docs/speed.md).
+        self.assertTrue(out.endswith("FITS: 10.96 GiB of 64.00 GiB (53.04 GiB to spare)\n\n"
+                                     "speed: unknown: give --gpu or --mac\n"), out)
         # inspect exits 0 whether or not the model fits.
         status, out, _ = run_main("inspect", "-m", EXAMPLE, "--memory-limit", "8GiB")
         self.assertEqual(status, 0)

@@ -38,6 +38,17 @@ std::string with_reason_line(std::string text, const std::string& line) {
   return text.insert(text.find('\n') + 1, line + "\n");
 }
 
+// The speed every engine's profile adds after its report (docs/speed.md):
+// these runs name no machine, so there is no figure.
+const std::string kNoSpeedLine = "\nspeed: unknown: give --gpu or --mac\n";
+nlohmann::ordered_json with_no_speed(nlohmann::ordered_json report) {
+  report["speed"] = {{"decode_tokens_per_second", nullptr},
+                     {"prefill_tokens_per_second", nullptr},
+                     {"time_to_first_token_s", nullptr},
+                     {"unknown", "give --gpu or --mac"}};
+  return report;
+}
+
 const std::string kMlxcelDefault =
     "the default for models that are not GGUF; --engine names another (llamacpp, mlx-lm, vllm, sglang, ollama)";
 
@@ -92,15 +103,17 @@ TEST(RunReport, SaysTheModelsOwnContextUnderItsEngine) {
 TEST(RunReport, MlxcelRunIsTheEstimateReportWithEveryWarning) {
   const EstimateRun r = mlxcel_run();
   nlohmann::ordered_json j = run_to_json(r);
-  EXPECT_EQ(j, with_reason(mlxcel_estimate_to_json(*r.model, r.estimate, r.budget, r.warnings),
-                           kMlxcelDefault));
+  EXPECT_EQ(j, with_no_speed(with_reason(
+                   mlxcel_estimate_to_json(*r.model, r.estimate, r.budget, r.warnings), kMlxcelDefault)));
   EXPECT_EQ(j["warnings"].dump(),
             R"(["MEMFIT_PREFILL_CHUNK 'x' ignored","WARNING: memory available now is 4.00 GiB"])");
   EXPECT_EQ(j["total_bytes"], 5637144576u);  // 5.25 x 2^30
   EXPECT_FALSE(j.contains("parallel"));
   EXPECT_EQ(render_run_text(r), with_reason_line(render_mlxcel_text(*r.model, r.estimate, r.budget),
-                                                 "priced by mlxcel: " + kMlxcelDefault));
-  EXPECT_THAT(render_run_text(r), EndsWith("\nFITS: 5.25 GiB of 8.00 GiB (2.75 GiB to spare)\n"));
+                                                 "priced by mlxcel: " + kMlxcelDefault) +
+                                    kNoSpeedLine);
+  EXPECT_THAT(render_run_text(r),
+              EndsWith("\nFITS: 5.25 GiB of 8.00 GiB (2.75 GiB to spare)\n" + kNoSpeedLine));
 }
 
 TEST(RunReport, APerRankPlanFollowsTheWholeModel) {
@@ -120,13 +133,14 @@ TEST(RunReport, APerRankPlanFollowsTheWholeModel) {
   nlohmann::ordered_json j = run_to_json(r);
   EXPECT_EQ(j["parallel"], parallel_plan_to_json(plan));
   EXPECT_EQ(j["parallel"]["fits"], false);
-  // "parallel" is the last key, after the warnings.
-  EXPECT_EQ(std::prev(j.end()).key(), "parallel");
+  // "parallel" follows the warnings; the speed is last.
+  EXPECT_EQ(std::prev(j.end()).key(), "speed");
+  EXPECT_EQ(std::prev(j.end(), 2).key(), "parallel");
   const std::string text = render_run_text(r);
   EXPECT_EQ(text, with_reason_line(render_mlxcel_text(*r.model, r.estimate, r.budget),
                                    "priced by mlxcel: " + kMlxcelDefault) +
-                      render_parallel_plan_text(plan));
-  EXPECT_THAT(text, EndsWith("\nRANKS THAT DO NOT FIT: 0, 1\n"));
+                      render_parallel_plan_text(plan) + kNoSpeedLine);
+  EXPECT_THAT(text, EndsWith("\nRANKS THAT DO NOT FIT: 0, 1\n" + kNoSpeedLine));
   // The run fits only when every rank does.
   EXPECT_FALSE(r.fits());
 }
@@ -142,10 +156,13 @@ TEST(RunReport, EngineRunsGoToTheirOwnRenderer) {
   r.engine = EngineRegistry::instance().find("llamacpp");
   r.engine_named = true;
   const std::string named = "named by --engine";
-  EXPECT_EQ(run_to_json(r), with_reason(llamacpp_estimate_to_json(*r.model, l, r.budget, r.warnings), named));
+  EXPECT_EQ(run_to_json(r),
+            with_no_speed(with_reason(llamacpp_estimate_to_json(*r.model, l, r.budget, r.warnings), named)));
   EXPECT_EQ(run_to_json(r)["engine"], "llamacpp");
-  EXPECT_THAT(render_run_text(r), EndsWith("\nFITS: 3.00 GiB of 8.00 GiB (5.00 GiB to spare)\n"));
-  EXPECT_EQ(render_run_text(r), with_reason_line(render_llamacpp_text(*r.model, l, r.budget), "priced by llamacpp: " + named));
+  EXPECT_THAT(render_run_text(r), EndsWith("\nFITS: 3.00 GiB of 8.00 GiB (5.00 GiB to spare)\n" + kNoSpeedLine));
+  EXPECT_EQ(render_run_text(r), with_reason_line(render_llamacpp_text(*r.model, l, r.budget),
+                                                 "priced by llamacpp: " + named) +
+                                    kNoSpeedLine);
 
   r.llamacpp.reset();
   MlxLmEstimate x;
@@ -154,11 +171,15 @@ TEST(RunReport, EngineRunsGoToTheirOwnRenderer) {
   x.wired_limit_mb = 9216;  // 9 x 1024
   r.mlxlm = x;
   r.engine = EngineRegistry::instance().find("mlx-lm");
-  EXPECT_EQ(run_to_json(r), with_reason(mlxlm_estimate_to_json(*r.model, x, r.budget, r.warnings), named));
+  EXPECT_EQ(run_to_json(r),
+            with_no_speed(with_reason(mlxlm_estimate_to_json(*r.model, x, r.budget, r.warnings), named)));
   EXPECT_EQ(run_to_json(r)["engine"], "mlx-lm");
-  EXPECT_EQ(render_run_text(r), with_reason_line(render_mlxlm_text(*r.model, x, r.budget), "priced by mlx-lm: " + named));
+  EXPECT_EQ(render_run_text(r), with_reason_line(render_mlxlm_text(*r.model, x, r.budget),
+                                                 "priced by mlx-lm: " + named) +
+                                    kNoSpeedLine);
   EXPECT_THAT(render_run_text(r),
-              EndsWith("\nDOES NOT FIT: 9.00 GiB needed, 8.00 GiB available (1.00 GiB short)\n"));
+              EndsWith("\nDOES NOT FIT: 9.00 GiB needed, 8.00 GiB available (1.00 GiB short)\n" +
+                       kNoSpeedLine));
 
   r.mlxlm.reset();
   VllmEstimate v;
@@ -168,10 +189,13 @@ TEST(RunReport, EngineRunsGoToTheirOwnRenderer) {
   v.starts = v.fits = true;
   r.vllm = v;
   r.engine = EngineRegistry::instance().find("vllm");
-  EXPECT_EQ(run_to_json(r), with_reason(vllm_estimate_to_json(*r.model, v, r.budget, r.warnings), named));
+  EXPECT_EQ(run_to_json(r),
+            with_no_speed(with_reason(vllm_estimate_to_json(*r.model, v, r.budget, r.warnings), named)));
   EXPECT_EQ(run_to_json(r)["engine"], "vllm");
-  EXPECT_EQ(render_run_text(r), with_reason_line(render_vllm_text(*r.model, v, r.budget), "priced by vllm: " + named));
-  EXPECT_THAT(render_run_text(r), EndsWith("\nFITS: 7.00 GiB of 8.00 GiB (1.00 GiB to spare)\n"));
+  EXPECT_EQ(render_run_text(r), with_reason_line(render_vllm_text(*r.model, v, r.budget),
+                                                 "priced by vllm: " + named) +
+                                    kNoSpeedLine);
+  EXPECT_THAT(render_run_text(r), EndsWith("\nFITS: 7.00 GiB of 8.00 GiB (1.00 GiB to spare)\n" + kNoSpeedLine));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "engines/llamacpp/commands.h"
 #include "engines/llamacpp/fields.h"
 #include "engines/llamacpp/quantize_plan.h"
+#include "engines/llamacpp/speed_plan.h"
 #include "memfit/llamacpp_report.h"
 #include "memfit/memory_size.h"
 #include "memfit/request.h"
@@ -239,10 +240,14 @@ class LlamaCppProfile final : public LlamaCppCommands {
 
   bool fits(const EstimateRun& run) const override { return run.llamacpp->fits; }
   nlohmann::ordered_json report_json(const EstimateRun& run) const override {
-    return llamacpp_estimate_to_json(*run.model, *run.llamacpp, run.budget, run.warnings);
+    nlohmann::ordered_json j =
+        llamacpp_estimate_to_json(*run.model, *run.llamacpp, run.budget, run.warnings);
+    j["speed"] = speed_json(estimate_plan_speed(llamacpp_speed_plan(run, *run.llamacpp)));
+    return j;
   }
   std::string report_text(const EstimateRun& run) const override {
-    return render_llamacpp_text(*run.model, *run.llamacpp, run.budget);
+    return render_llamacpp_text(*run.model, *run.llamacpp, run.budget) + "\n" +
+           speed_text(estimate_plan_speed(llamacpp_speed_plan(run, *run.llamacpp)));
   }
 };
 

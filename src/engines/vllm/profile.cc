@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/shared/speed_report.h"
 #include "engines/shared/trained_context.h"
 #include "engines/vllm/commands.h"
 #include "engines/vllm/fields.h"
+#include "memfit/checked_math.h"
 #include "memfit/hardware.h"
 #include "memfit/memory_size.h"
 #include "memfit/request.h"
@@ -226,10 +228,25 @@ class VllmProfile final : public VllmCommands {
 
   bool fits(const EstimateRun& run) const override { return run.vllm->fits; }
   nlohmann::ordered_json report_json(const EstimateRun& run) const override {
-    return vllm_estimate_to_json(*run.model, *run.vllm, run.budget, run.warnings);
+    nlohmann::ordered_json j = vllm_estimate_to_json(*run.model, *run.vllm, run.budget, run.warnings);
+    j["speed"] = speed_json(estimate_plan_speed(speed_plan(run)));
+    return j;
   }
   std::string report_text(const EstimateRun& run) const override {
-    return render_vllm_text(*run.model, *run.vllm, run.budget);
+    return render_vllm_text(*run.model, *run.vllm, run.budget) + "\n" +
+           speed_text(estimate_plan_speed(speed_plan(run)));
+  }
+
+ private:
+  // One request of max_model_len, its prompt the whole of it; a rank's
+  // weights and blocks (tensor parallel ranks read theirs at once).
+  static SpeedPlan speed_plan(const EstimateRun& run) {
+    const VllmEstimate& e = *run.vllm;
+    const uint64_t kv =
+        (CheckedBytes(e.layout.blocks_per_request) * e.layout.bytes_per_block).saturated();
+    return single_device_speed_plan(run, run.platform.backend == Backend::kRocm ? "rocm" : "cuda",
+                                    e.weights.bytes, kv, e.settings.max_model_len,
+                                    e.settings.max_model_len);
   }
 };
 

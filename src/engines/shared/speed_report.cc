@@ -1,0 +1,229 @@
+// The report's speed (speed_report.h). Decode: each part's active bytes
+// (its weights x active / all parameters) and its KV cache read at its
+// device's bandwidth, the parts one after the other; the KV cache is none
+// at the start of the context and all of it at the end. Prefill: the
+// prompt's FLOPs at the compute device's FP16 peak. The bands are those of
+// the plan's backend and its weights' family (docs/speed.md).
+#include "engines/shared/speed_report.h"
+
+#include <fmt/format.h>
+
+#include "memfit/checked_math.h"
+#include "memfit/hardware.h"
+#include "memfit/memory_size.h"
+#include "memfit/published_runs.h"
+
+namespace memfit {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The family of the plan's weights from their width: bits a parameter of
+// 14 and more (F16, BF16 with a few F32 norms) is 16-bit, of 7.5 and more
+// (Q8_0's 8.5, MLX 8bit's 8.5) 8-bit, narrower "under 8-bit".
+std::string weight_family(const SpeedModelShape& shape) {
+  if (shape.params == 0) return "under 8-bit";
+  const double bits = 8.0 * static_cast<double>(shape.weight_bytes) / static_cast<double>(shape.params);
+  if (bits >= 14) return "16-bit";
+  if (bits >= 7.5) return "8-bit";
+  return "under 8-bit";
+}
+
+struct FittedBands {
+  EfficiencyTable decode;
+  EfficiencyTable prefill;
+  std::string error;
+};
+
+const FittedBands& published_bands() {
+  static const FittedBands bands = [] {
+    FittedBands out;
+    Result<const PublishedRuns*> runs = published_runs();
+    Result<const HardwareTable*> table = hardware_table();
+    if (!runs || !table) {
+      out.error = "the published runs do not load";
+      return out;
+    }
+    Result<EfficiencyTable> decode = fit_published_efficiency(**runs, **table, SpeedPhase::kDecode);
+    Result<EfficiencyTable> prefill = fit_published_efficiency(**runs, **table, SpeedPhase::kPrefill);
+    if (!decode || !prefill) {
+      out.error = "the published runs do not fit";
+      return out;
+    }
+    out.decode = std::move(*decode);
+    out.prefill = std::move(*prefill);
+    return out;
+  }();
+  return bands;
+}
+
+PlanSpeed unknown(std::string reason) {
+  PlanSpeed out;
+  out.unknown = std::move(reason);
+  return out;
+}
+
+// Why the plan's bytes cannot be timed; "" when they can.
+std::string missing_bandwidth(const SpeedPlan& plan) {
+  bool any_known = false;
+  for (const SpeedPlanPart& p : plan.parts) any_known = any_known || p.throughput.bandwidth_gb_s > 0;
+  if (!any_known) return "give --gpu or --mac";
+  for (const SpeedPlanPart& p : plan.parts) {
+    if (p.throughput.bandwidth_gb_s > 0 || p.weight_bytes + p.kv_bytes == 0) continue;
+    return fmt::format("the memory bandwidth of {} ({}) is not known, and it holds {} of the plan",
+                       p.device, p.throughput.name, format_bytes(p.weight_bytes + p.kv_bytes));
+  }
+  return "";
+}
+
+Json range_json(const SpeedRange& r) {
+  return {{"bound", r.bound}, {"median", r.median}, {"low", r.low}, {"high", r.high}};
+}
+
+// "120" above 10, "8.4" below: tokens a second as a reader compares them.
+std::string rate(double tokens_per_second) {
+  return tokens_per_second >= 10 ? fmt::format("{:.0f}", tokens_per_second)
+                                 : fmt::format("{:.1f}", tokens_per_second);
+}
+
+std::string range_text(const SpeedRange& r) {
+  return fmt::format("{} tok/s ({}-{})", rate(r.median), rate(r.low), rate(r.high));
+}
+
+}  // namespace
+
+SpeedModelShape speed_shape(const Model& model, uint64_t weight_bytes) {
+  const ModelSpec& spec = model.spec;
+  const ModelGeometry& g = spec.geometry;
+  SpeedModelShape shape;
+  shape.weight_bytes = weight_bytes;
+  shape.params = spec.analytical_params;
+  shape.active_params = spec.analytical_params;
+  if (spec.moe.experts > 0 && spec.moe.experts_per_token < spec.moe.experts) {
+    // A routed expert is gate, up and down: 3 x hidden x its width.
+    const uint64_t width = spec.moe.expert_intermediate > 0 ? spec.moe.expert_intermediate : g.intermediate;
+    // The config's fields are untrusted: an overflow leaves every
+    // parameter counted as active (the slower, safer figure).
+    const CheckedBytes unused = CheckedBytes(g.layers) * 3 * g.hidden * width *
+                                (spec.moe.experts - spec.moe.experts_per_token);
+    if (unused.value() && *unused.value() < shape.params) shape.active_params = shape.params - *unused.value();
+  }
+  shape.n_layers = g.layers;
+  shape.attention_width = g.heads * g.head_dim;
+  shape.kv_width = g.kv_heads * g.head_dim;
+  return shape;
+}
+
+SpeedPlan single_device_speed_plan(const PreparedRequest& run, std::string backend,
+                                   uint64_t weight_bytes, uint64_t kv_bytes,
+                                   uint64_t context_tokens, uint64_t prompt_tokens) {
+  const SpeedMachine& m = run.speed_machine;
+  SpeedPlan plan;
+  plan.shape = speed_shape(*run.model, weight_bytes);
+  plan.backend = std::move(backend);
+  plan.context_tokens = context_tokens;
+  plan.prompt_tokens = prompt_tokens;
+  plan.compute = m.unified ? *m.unified : (m.gpus.empty() ? m.host : m.gpus.front());
+  plan.parts.push_back({m.unified ? "gpu" : (m.gpus.empty() ? "cpu" : "gpu:0"), plan.compute,
+                        weight_bytes, kv_bytes});
+  return plan;
+}
+
+PlanSpeed estimate_plan_speed(const SpeedPlan& plan) {
+  const FittedBands& bands = published_bands();
+  if (!bands.error.empty()) return unknown(bands.error);
+  return estimate_plan_speed(plan, bands.decode, bands.prefill);
+}
+
+PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& decode,
+                              const EfficiencyTable& prefill) {
+  if (std::string why = missing_bandwidth(plan); !why.empty()) return unknown(std::move(why));
+  if (plan.compute.fp16_tflops <= 0) {
+    return unknown(fmt::format("the FP16 peak of {} is not known", plan.compute.name));
+  }
+  const std::string family = weight_family(plan.shape);
+  std::optional<EfficiencyBand> decode_band = decode.find(plan.backend, family);
+  std::optional<EfficiencyBand> prefill_band = prefill.find(plan.backend, family);
+  if (!decode_band || !prefill_band) return unknown("no published run to fit a band on");
+
+  PlanSpeed out;
+  out.context_tokens = plan.context_tokens;
+  out.prompt_tokens = plan.prompt_tokens;
+  double start_s = 0;
+  double end_s = 0;
+  for (const SpeedPlanPart& p : plan.parts) {
+    SpeedModelShape part_shape = plan.shape;
+    part_shape.weight_bytes = p.weight_bytes;
+    PartSpeed ps{p, part_shape.active_weight_bytes(), 0, 0};
+    if (p.throughput.bandwidth_gb_s > 0) {
+      const double bytes_per_s = p.throughput.bandwidth_gb_s * 1e9;
+      ps.bound_start_s = static_cast<double>(ps.active_weight_bytes) / bytes_per_s;
+      ps.bound_end_s = static_cast<double>(ps.active_weight_bytes + p.kv_bytes) / bytes_per_s;
+    }
+    start_s += ps.bound_start_s;
+    end_s += ps.bound_end_s;
+    out.parts.push_back(std::move(ps));
+  }
+  if (start_s <= 0) return unknown("the plan reads no bytes a token");
+  out.decode_start = apply_efficiency(1 / start_s, plan.shape.n_layers, *decode_band);
+  out.decode_end = apply_efficiency(1 / end_s, plan.shape.n_layers, *decode_band);
+  Result<double> prefill_bound =
+      prefill_bound_tokens_per_second(plan.shape, plan.prompt_tokens / 2, plan.compute);
+  if (!prefill_bound) return unknown(prefill_bound.error().message());
+  out.prefill = apply_efficiency(*prefill_bound, plan.shape.n_layers, *prefill_band);
+  const double prompt = static_cast<double>(plan.prompt_tokens);
+  out.ttft_s = prompt / out.prefill.median;
+  out.ttft_low_s = prompt / out.prefill.high;
+  out.ttft_high_s = prompt / out.prefill.low;
+  return out;
+}
+
+Json speed_json(const PlanSpeed& s) {
+  if (!s.unknown.empty()) {
+    return {{"decode_tokens_per_second", nullptr},
+            {"prefill_tokens_per_second", nullptr},
+            {"time_to_first_token_s", nullptr},
+            {"unknown", s.unknown}};
+  }
+  Json devices = Json::array();
+  for (const PartSpeed& p : s.parts) {
+    devices.push_back({{"device", p.part.device},
+                       {"name", p.part.throughput.name},
+                       {"bandwidth_gb_s", p.part.throughput.bandwidth_gb_s},
+                       {"weight_bytes", p.part.weight_bytes},
+                       {"active_weight_bytes", p.active_weight_bytes},
+                       {"kv_bytes", p.part.kv_bytes},
+                       {"bound_seconds_per_token_start", p.bound_start_s},
+                       {"bound_seconds_per_token_end", p.bound_end_s}});
+  }
+  return {{"decode_tokens_per_second",
+           {{"start", range_json(s.decode_start)},
+            {"end", range_json(s.decode_end)},
+            {"context_tokens", s.context_tokens},
+            {"basis", s.decode_start.efficiency.basis},
+            {"runs", s.decode_start.efficiency.runs}}},
+          {"prefill_tokens_per_second",
+           {{"bound", s.prefill.bound},
+            {"median", s.prefill.median},
+            {"low", s.prefill.low},
+            {"high", s.prefill.high},
+            {"prompt_tokens", s.prompt_tokens},
+            {"basis", s.prefill.efficiency.basis},
+            {"runs", s.prefill.efficiency.runs}}},
+          {"time_to_first_token_s",
+           {{"median", s.ttft_s}, {"low", s.ttft_low_s}, {"high", s.ttft_high_s},
+            {"prompt_tokens", s.prompt_tokens}}},
+          {"devices", devices}};
+}
+
+std::string speed_text(const PlanSpeed& s) {
+  if (!s.unknown.empty()) return fmt::format("speed: unknown: {}\n", s.unknown);
+  return fmt::format(
+      "speed: decode {} at the start, {} at {} tokens; prefill {}; first token {:.2g} s "
+      "({:.2g}-{:.2g}) for {} tokens ({}, {} runs)\n",
+      range_text(s.decode_start), range_text(s.decode_end), s.context_tokens, range_text(s.prefill),
+      s.ttft_s, s.ttft_low_s, s.ttft_high_s, s.prompt_tokens, s.decode_start.efficiency.basis,
+      s.decode_start.efficiency.runs);
+}
+
+}  // namespace memfit

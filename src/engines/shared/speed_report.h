@@ -1,0 +1,94 @@
+// A plan's speed as every engine's report gives it (docs/speed.md, "In the
+// report"): decode tokens a second at the start and at the end of the
+// context asked, prefill tokens a second and the time to the first token
+// of the prompt asked, each with its band and basis, and per device the
+// bytes a token reads there. An engine lists the parts of its plan
+// (SpeedPlan) and adds speed_json() / speed_text() to its report.
+#ifndef MEMFIT_ENGINES_SHARED_SPEED_REPORT_H_
+#define MEMFIT_ENGINES_SHARED_SPEED_REPORT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "memfit/model.h"
+#include "memfit/request.h"
+#include "memfit/speed.h"
+
+namespace memfit {
+
+// One device's part of a plan.
+struct SpeedPlanPart {
+  std::string device;           // "cuda:0", "cpu", "gpu"
+  DeviceThroughput throughput;  // bandwidth 0: unknown
+  uint64_t weight_bytes = 0;    // the weights held there, as stored
+  uint64_t kv_bytes = 0;        // its KV cache at the end of the context asked
+};
+
+struct SpeedPlan {
+  SpeedModelShape shape;  // weight_bytes: every weight of the plan
+  std::vector<SpeedPlanPart> parts;
+  DeviceThroughput compute;  // where the prompt's matrix products run
+  std::string backend;       // an efficiency group: "cuda", "metal", "rocm", "mlx"
+  uint64_t context_tokens = 0;
+  uint64_t prompt_tokens = 0;
+};
+
+// One part as decoded: its active bytes a token and the seconds a token at
+// the bound, at the start (no cache) and at the end of the context.
+struct PartSpeed {
+  SpeedPlanPart part;
+  uint64_t active_weight_bytes = 0;
+  double bound_start_s = 0;
+  double bound_end_s = 0;
+};
+
+struct PlanSpeed {
+  std::string unknown;  // non-empty: why there is no figure; the rest unset
+  SpeedRange decode_start;
+  SpeedRange decode_end;
+  SpeedRange prefill;
+  uint64_t context_tokens = 0;
+  uint64_t prompt_tokens = 0;
+  double ttft_s = 0;  // prompt_tokens / prefill.median; low and high from its band
+  double ttft_low_s = 0;
+  double ttft_high_s = 0;
+  std::vector<PartSpeed> parts;
+};
+
+// The plan's speed with the bands fitted on the published runs
+// (memfit/published_runs.h, fitted once). unknown is "give --gpu or --mac"
+// when no part's device has a known bandwidth, names the device when a
+// part holding bytes has none, and says why when the bands or the compute
+// figure are missing.
+PlanSpeed estimate_plan_speed(const SpeedPlan& plan);
+// The same with the bands given (tests).
+PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& decode,
+                              const EfficiencyTable& prefill);
+
+// The shape the speed estimate reads of a model whose plan holds
+// `weight_bytes`: parameters from the config, active ones the experts a
+// token uses (memfit/speed.h: SpeedModelShape).
+SpeedModelShape speed_shape(const Model& model, uint64_t weight_bytes);
+
+// A plan on one device: a Mac's unified memory (--mac), else the first
+// GPU, else the host; all of `weight_bytes` and `kv_bytes` (at the end of
+// `context_tokens`) there, the prompt's products on it too. For the
+// engines without a layer split (mlx-lm, vLLM on one GPU, mlxcel).
+SpeedPlan single_device_speed_plan(const PreparedRequest& run, std::string backend,
+                                   uint64_t weight_bytes, uint64_t kv_bytes,
+                                   uint64_t context_tokens, uint64_t prompt_tokens);
+
+// {"decode_tokens_per_second": {"start", "end", "context_tokens", "basis",
+// "runs"}, "prefill_tokens_per_second": {...}, "time_to_first_token_s":
+// {...}, "devices": [...]}; unknown: the three figures null and "unknown".
+nlohmann::ordered_json speed_json(const PlanSpeed& speed);
+
+// One line ending in a newline: "speed: decode ..." or "speed: unknown: ...".
+std::string speed_text(const PlanSpeed& speed);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_ENGINES_SHARED_SPEED_REPORT_H_

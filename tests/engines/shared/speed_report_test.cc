@@ -1,0 +1,207 @@
+// The report's speed (engines/shared/speed_report.h), worked by hand.
+#include <gtest/gtest.h>
+
+#include "engines/shared/speed_report.h"
+#include "memfit/hardware.h"
+#include "memfit/published_runs.h"
+
+namespace memfit {
+namespace {
+
+// An 8B dense model: 8,030,000,000 parameters, 32 layers, 32 x 128 query
+// width, 8 x 128 KV width: K and V of a token are 2 x 32 x 1024 x 2 =
+// 131,072 bytes.
+SpeedModelShape dense_8b(uint64_t weight_bytes) {
+  SpeedModelShape s;
+  s.weight_bytes = weight_bytes;
+  s.params = 8'030'000'000;
+  s.active_params = 8'030'000'000;
+  s.n_layers = 32;
+  s.attention_width = 4096;
+  s.kv_width = 1024;
+  return s;
+}
+
+const DeviceThroughput kRtx4090{"rtx4090", 1008, 165.2};    // data/hardware/gpus.tsv
+const DeviceThroughput kM3Max40{"m3-max-64gb", 400, 14.32};  // data/hardware/apple.tsv
+
+// The bands the report reads: fitted on the committed published runs.
+struct Bands {
+  EfficiencyTable decode;
+  EfficiencyTable prefill;
+};
+const Bands& bands() {
+  static const Bands b = [] {
+    const PublishedRuns* runs = *published_runs();
+    const HardwareTable* table = *hardware_table();
+    return Bands{*fit_published_efficiency(*runs, *table, SpeedPhase::kDecode),
+                 *fit_published_efficiency(*runs, *table, SpeedPhase::kPrefill)};
+  }();
+  return b;
+}
+
+void expect_range(const SpeedRange& r, double bound, uint64_t layers, const EfficiencyBand& band) {
+  const SpeedRange want = apply_efficiency(bound, layers, band);
+  EXPECT_NEAR(r.bound, bound, bound * 1e-12);
+  EXPECT_DOUBLE_EQ(r.median, want.median);
+  EXPECT_DOUBLE_EQ(r.low, want.low);
+  EXPECT_DOUBLE_EQ(r.high, want.high);
+  EXPECT_EQ(r.efficiency.basis, band.basis);
+}
+
+TEST(SpeedReport, LlamaCppPlanOnAnRtx4090) {
+  // Q4_K_M's 4.92 GB (4.9 bits a parameter: "under 8-bit"), all of it on
+  // the GPU, n_ctx 4096: the cache at the end is 4096 x 131,072 =
+  // 536,870,912 bytes.
+  SpeedPlan plan;
+  plan.shape = dense_8b(4'920'000'000);
+  plan.parts = {{"cuda:0", kRtx4090, 4'920'000'000, 536'870'912}};
+  plan.compute = kRtx4090;
+  plan.backend = "cuda";
+  plan.context_tokens = 4096;
+  plan.prompt_tokens = 4096;
+  const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
+  ASSERT_EQ(s.unknown, "");
+  // Decode: 1008e9 / 4.92e9 = 204.878 at the start; 1008e9 /
+  // (4.92e9 + 536,870,912) = 1008e9 / 5,456,870,912 = 184.721 at the end.
+  const EfficiencyBand decode = *bands().decode.find("cuda", "under 8-bit");
+  expect_range(s.decode_start, 1008e9 / 4.92e9, 32, decode);
+  expect_range(s.decode_end, 1008e9 / 5'456'870'912.0, 32, decode);
+  EXPECT_NEAR(s.decode_start.bound, 204.878, 0.001);
+  EXPECT_NEAR(s.decode_end.bound, 184.721, 0.001);
+  // Prefill at the mean context 2048: 2 x 8.03e9 + 4 x 32 x 2048 x 4096 =
+  // 17,133,741,824 FLOPs a token; 165.2e12 / that = 9641.79 tokens a second.
+  const EfficiencyBand prefill = *bands().prefill.find("cuda", "under 8-bit");
+  expect_range(s.prefill, 165.2e12 / 17'133'741'824.0, 32, prefill);
+  EXPECT_NEAR(s.prefill.bound, 9641.79, 0.01);
+  // The first token: the 4096-token prompt at the modelled rate; its band
+  // the other way round (the fastest prefill is the shortest wait).
+  EXPECT_DOUBLE_EQ(s.ttft_s, 4096 / s.prefill.median);
+  EXPECT_DOUBLE_EQ(s.ttft_low_s, 4096 / s.prefill.high);
+  EXPECT_DOUBLE_EQ(s.ttft_high_s, 4096 / s.prefill.low);
+  ASSERT_EQ(s.parts.size(), 1u);
+  EXPECT_EQ(s.parts[0].active_weight_bytes, 4'920'000'000u);
+  EXPECT_NEAR(s.parts[0].bound_start_s, 4.92e9 / 1008e9, 1e-15);
+}
+
+TEST(SpeedReport, MlxLmPlanOnAnM3Max) {
+  // MLX 4bit's 4.5 GB on an M3 Max (40 cores, 400 GB/s, 14.32 TFLOPS), a
+  // 512-token prompt then 1024 generated: the cache ends at 1536 x 131,072
+  // = 201,326,592 bytes.
+  SpeedPlan plan;
+  plan.shape = dense_8b(4'500'000'000);
+  plan.parts = {{"gpu", kM3Max40, 4'500'000'000, 201'326'592}};
+  plan.compute = kM3Max40;
+  plan.backend = "mlx";
+  plan.context_tokens = 1536;
+  plan.prompt_tokens = 512;
+  const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
+  ASSERT_EQ(s.unknown, "");
+  // 400e9 / 4.5e9 = 88.889; 400e9 / 4,701,326,592 = 85.082.
+  const EfficiencyBand decode = *bands().decode.find("mlx", "under 8-bit");
+  expect_range(s.decode_start, 400e9 / 4.5e9, 32, decode);
+  expect_range(s.decode_end, 400e9 / 4'701'326'592.0, 32, decode);
+  EXPECT_NEAR(s.decode_end.bound, 85.082, 0.001);
+  // Mean context 256: 2 x 8.03e9 + 4 x 32 x 256 x 4096 = 16,194,217,728
+  // FLOPs; 14.32e12 / that = 884.266.
+  const EfficiencyBand prefill = *bands().prefill.find("mlx", "under 8-bit");
+  expect_range(s.prefill, 14.32e12 / 16'194'217'728.0, 32, prefill);
+  EXPECT_NEAR(s.prefill.bound, 884.266, 0.001);
+  EXPECT_DOUBLE_EQ(s.ttft_s, 512 / s.prefill.median);
+}
+
+TEST(SpeedReport, OffloadedLayersAreReadAtTheHostsBandwidth) {
+  // -ngl leaving 1.92 GB of weights and 136,870,912 bytes of cache on a
+  // host read at 80 GB/s; 3 GB and 400,000,000 on the RTX 4090. At the
+  // start: 1 / (3e9 / 1008e9 + 1.92e9 / 80e9) = 1 / (0.0029762 + 0.024) =
+  // 37.0697; at the end: 1 / (3.4e9 / 1008e9 + 2,056,870,912 / 80e9) =
+  // 34.3833.
+  SpeedPlan plan;
+  plan.shape = dense_8b(4'920'000'000);
+  plan.parts = {{"cuda:0", kRtx4090, 3'000'000'000, 400'000'000},
+                {"cpu", {"cpu", 80, 0}, 1'920'000'000, 136'870'912}};
+  plan.compute = kRtx4090;
+  plan.backend = "cuda";
+  plan.context_tokens = 4096;
+  plan.prompt_tokens = 4096;
+  const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
+  ASSERT_EQ(s.unknown, "");
+  EXPECT_NEAR(s.decode_start.bound, 1 / (3e9 / 1008e9 + 1.92e9 / 80e9), 1e-9);
+  EXPECT_NEAR(s.decode_start.bound, 37.0697, 0.0001);
+  EXPECT_NEAR(s.decode_end.bound, 34.3833, 0.0001);
+  ASSERT_EQ(s.parts.size(), 2u);
+  EXPECT_NEAR(s.parts[1].bound_start_s, 0.024, 1e-12);
+  // Prefill runs on the GPU whatever the split: the same bound as above.
+  EXPECT_NEAR(s.prefill.bound, 9641.79, 0.01);
+}
+
+TEST(SpeedReport, MixtureOfExpertsReadsItsActiveShareOnEachDevice) {
+  // 20 GB of weights for 20e9 parameters of which 5e9 are active: each
+  // part reads a quarter of what it holds: 10 GB on the GPU reads 2.5 GB,
+  // 10 GB on the host (100 GB/s) 2.5 GB: 1 / (2.5e9 / 1008e9 + 2.5e9 /
+  // 100e9) = 1 / (0.00248016 + 0.025) = 36.3898.
+  SpeedPlan plan;
+  plan.shape = dense_8b(20'000'000'000);
+  plan.shape.params = 20'000'000'000;
+  plan.shape.active_params = 5'000'000'000;
+  plan.parts = {{"cuda:0", kRtx4090, 10'000'000'000, 0}, {"cpu", {"cpu", 100, 0}, 10'000'000'000, 0}};
+  plan.compute = kRtx4090;
+  plan.backend = "cuda";
+  plan.context_tokens = 4096;
+  plan.prompt_tokens = 512;
+  const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
+  ASSERT_EQ(s.unknown, "");
+  EXPECT_EQ(s.parts[0].active_weight_bytes, 2'500'000'000u);
+  EXPECT_NEAR(s.decode_start.bound, 36.3898, 0.0001);
+}
+
+TEST(SpeedReport, NoKnownDeviceAsksForTheMachine) {
+  SpeedPlan plan;
+  plan.shape = dense_8b(4'920'000'000);
+  plan.parts = {{"cpu", {"cpu", 0, 0}, 4'920'000'000, 536'870'912}};
+  plan.compute = {"cpu", 0, 0};
+  plan.backend = "cpu";
+  const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
+  EXPECT_EQ(s.unknown, "give --gpu or --mac");
+  EXPECT_EQ(speed_text(s), "speed: unknown: give --gpu or --mac\n");
+  const nlohmann::ordered_json j = speed_json(s);
+  EXPECT_TRUE(j["decode_tokens_per_second"].is_null());
+  EXPECT_TRUE(j["prefill_tokens_per_second"].is_null());
+  EXPECT_TRUE(j["time_to_first_token_s"].is_null());
+  EXPECT_EQ(j["unknown"], "give --gpu or --mac");
+}
+
+TEST(SpeedReport, HostLayersWithoutAHostBandwidthAreUnknownNotGuessed) {
+  SpeedPlan plan;
+  plan.shape = dense_8b(4'920'000'000);
+  plan.parts = {{"cuda:0", kRtx4090, 3'000'000'000, 0}, {"cpu", {"cpu", 0, 0}, 1'920'000'000, 0}};
+  plan.compute = kRtx4090;
+  plan.backend = "cuda";
+  const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
+  EXPECT_EQ(s.unknown,
+            "the memory bandwidth of cpu (cpu) is not known, and it holds 1.79 GiB of the plan");
+}
+
+TEST(SpeedReport, TextLineGivesTheBandsAndTheBasis) {
+  SpeedPlan plan;
+  plan.shape = dense_8b(4'920'000'000);
+  plan.parts = {{"cuda:0", kRtx4090, 4'920'000'000, 536'870'912}};
+  plan.compute = kRtx4090;
+  plan.backend = "cuda";
+  plan.context_tokens = 4096;
+  plan.prompt_tokens = 4096;
+  const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
+  const std::string line = speed_text(s);
+  EXPECT_TRUE(line.starts_with("speed: decode ")) << line;
+  EXPECT_NE(line.find(" at 4096 tokens; prefill "), std::string::npos) << line;
+  EXPECT_NE(line.find("for 4096 tokens (" + s.decode_start.efficiency.basis), std::string::npos) << line;
+  const nlohmann::ordered_json j = speed_json(s);
+  EXPECT_DOUBLE_EQ(j["decode_tokens_per_second"]["start"]["median"].get<double>(), s.decode_start.median);
+  EXPECT_EQ(j["decode_tokens_per_second"]["context_tokens"], 4096);
+  EXPECT_EQ(j["prefill_tokens_per_second"]["prompt_tokens"], 4096);
+  EXPECT_EQ(j["devices"][0]["device"], "cuda:0");
+  EXPECT_EQ(j["devices"][0]["kv_bytes"], 536'870'912);
+}
+
+}  // namespace
+}  // namespace memfit
