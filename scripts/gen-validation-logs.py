@@ -144,7 +144,7 @@ BANDS_TEXT = """## Error bands
 Every report prints, beside each figure memfit models (not beside an exact one),
 the band the corpus measured for it: the least and greatest memfit / printed ratio
 over the logs that engine profile priced on that backend with the figure modelled
-(Ollama's logs count under llamacpp, the profile that prices them), e.g.
+(each runtime's logs count under the profile that prices them: Ollama's under ollama), e.g.
 `modelled, -14.0 % to +2.0 % over 14 CPU logs` (text; one decimal, rounded
 outward) and, in JSON, one object per modelled figure in `bands`: `figure`,
 `backend`, `logs`, `low`, `high`, `basis`, `margin`, `margin_bytes`
