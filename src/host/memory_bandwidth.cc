@@ -3,8 +3,10 @@
 // dropping the reads, and their total is the measurement's checksum.
 #include "memfit/memory_bandwidth.h"
 
+#include <algorithm>
 #include <chrono>
 #include <new>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -31,19 +33,29 @@ Result<BandwidthMeasurement> measure_read_bandwidth(std::span<const uint64_t> bu
     return Error::usage("memory bandwidth: an empty buffer, no pass or no thread");
   }
   if (threads > buffer.size()) threads = buffer.size();
-  const size_t slice = (buffer.size() + threads - 1) / threads;
-  std::vector<uint64_t> sums(threads, 0);
+  const size_t slices = static_cast<size_t>(threads);
+  const size_t slice = (buffer.size() + slices - 1) / slices;
+  std::vector<uint64_t> sums(slices, 0);
   const double start = clock.now_seconds();
   for (uint64_t pass = 0; pass < passes; ++pass) {
-    std::vector<std::jthread> workers;
-    for (uint64_t t = 0; t < threads; ++t) {
+    // std::thread joined by hand: the macOS libc++ memfit builds with has
+    // no std::jthread.
+    std::vector<std::thread> workers;
+    workers.reserve(slices);
+    bool started = true;
+    for (size_t t = 0; t < slices && started; ++t) {
       const size_t first = std::min(buffer.size(), t * slice);
-      const size_t count = std::min(slice, buffer.size() - first);
-      workers.emplace_back([&sums, t, words = buffer.subspan(first, count)] {
-        sums[t] += sum_words(words);
-      });
+      const std::span<const uint64_t> words =
+          buffer.subspan(first, std::min(slice, buffer.size() - first));
+      try {
+        workers.emplace_back([&sums, t, words] { sums[t] += sum_words(words); });
+      } catch (const std::system_error&) {
+        started = false;  // the threads already started are joined below
+      }
     }
-  }  // each pass's workers join at the end of its scope
+    for (std::thread& worker : workers) worker.join();
+    if (!started) return Error("memory bandwidth: cannot start a thread", ErrorKind::kInternal);
+  }
   const double seconds = clock.now_seconds() - start;
   if (!(seconds > 0)) return Error::usage("memory bandwidth: the clock did not advance");
   BandwidthMeasurement m;
