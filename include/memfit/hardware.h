@@ -4,7 +4,7 @@
 // hardware` lists it.
 //
 // The rows are data/hardware/gpus.tsv and data/hardware/apple.tsv, embedded
-// into the library at build time (cmake/embed_hardware_tables.cmake), so an
+// into the library at build time (cmake/embed_text_files.cmake), so an
 // installed binary needs no file. Each row keeps its sources; a figure no
 // driver was seen to print is derived by a rule the row states.
 #ifndef MEMFIT_HARDWARE_H_

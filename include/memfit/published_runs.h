@@ -1,7 +1,7 @@
 // The published runs the speed estimate is fitted and checked on
 // (data/speed/published-runs.tsv, one run a row with its source) and the
 // model shapes they name (data/speed/models.tsv), embedded into the library
-// at build time as the hardware table is (cmake/embed_speed_tables.cmake).
+// at build time as the hardware table is (cmake/embed_text_files.cmake).
 // docs/speed.md describes the columns; docs/validation-speed.md is the
 // check, written by scripts/gen-validation-speed.py.
 #ifndef MEMFIT_PUBLISHED_RUNS_H_

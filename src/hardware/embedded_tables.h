@@ -1,5 +1,5 @@
 // The hardware table's files as the build embedded them
-// (cmake/embed_hardware_tables.cmake): the bytes of data/hardware/gpus.tsv
+// (cmake/embed_text_files.cmake): the bytes of data/hardware/gpus.tsv
 // and data/hardware/apple.tsv, unchanged, static for the program's life.
 // Private to the library; hardware_table() (memfit/hardware.h) parses them.
 #ifndef MEMFIT_SRC_HARDWARE_EMBEDDED_TABLES_H_

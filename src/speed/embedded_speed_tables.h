@@ -1,5 +1,5 @@
 // The speed tables' files as the build embedded them
-// (cmake/embed_speed_tables.cmake): the bytes of data/speed/models.tsv and
+// (cmake/embed_text_files.cmake): the bytes of data/speed/models.tsv and
 // data/speed/published-runs.tsv, unchanged, static for the program's life.
 // Private to the library; published_runs() (memfit/published_runs.h)
 // parses them.
