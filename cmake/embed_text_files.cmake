@@ -1,7 +1,7 @@
 # Turns text files into one C++ source, so that the library carries them and
 # an installed memfit reads no file at run time (the hardware table,
-# data/hardware/; the speed estimate's published runs, data/speed/). Run as
-# a script at build time:
+# data/hardware/; the speed estimate's published runs, data/speed/; the
+# corpus's error bands, data/bands/). Run as a script at build time:
 #
 #   cmake -DFILES=<a.tsv>|<b.tsv> -DFUNCTIONS=<name_a>|<name_b>
 #         -DNAMESPACE=<memfit::area> -DHEADER=<area/header.h> -DFROM=<data/area/>

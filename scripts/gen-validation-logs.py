@@ -163,7 +163,7 @@ the report says so.
 
 The table is `data/bands/bands.tsv`, written with this page by
 `scripts/gen-validation-logs.py` and embedded in the library at build time
-(cmake/embed_band_table.cmake), so no file is read at run time; ctest's
+(cmake/embed_text_files.cmake), so no file is read at run time; ctest's
 `Logs.BandsAndDocCurrent` runs the script with `--check`, so a rule that moves a
 ratio fails until both are regenerated.
 """
