@@ -94,7 +94,8 @@ llamacpp's own, refused under another engine:
   kv_unified (bool, default false; --kv-unified)
       one KV stream for all sequences
   llamacpp_version (str; --llamacpp-version)
-      the llama.cpp build priced, b6500 (default: the pinned release)
+      the llama.cpp build priced, b6500, or release tag, v0.4.0 (default: the
+      pinned release)
   repack (str: auto, none, x86-avx2, x86-avx512 or arm, default auto; --repack)
       whose CPU repack kernels copy weights: auto (this host, default), none
       (--no-repack or GPU), x86-avx2, x86-avx512 or arm

@@ -120,10 +120,12 @@ constexpr RequestField kLlamaCppFields[] = {
     {.name = "llamacpp_version",
      .flags = "--llamacpp-version",
      .engine = "llamacpp",
-     .help = "the llama.cpp build priced, b6500 (default: the pinned release)",
+     .help = "the llama.cpp build priced, b6500, or release tag, v0.4.0 (default: the pinned "
+             "release)",
      .type = FieldType::kText,
      .example = "b5000",
-     .doc = "the build number (`b6500` or `6500`) whose cache rules price the estimate: older "
+     .doc = "the build number (`b6500` or `6500`) or release tag (`v0.1.0` to `v0.4.0`, read "
+            "as build 10335, the first tagged) whose cache rules price the estimate: older "
             "builds' sliding-window caches, streams and padding (docs/engine-llamacpp.md, "
             "\"Releases\"); default: the pinned release's rules"}),
     parsed_field<parse_repack_cpu, &R::llamacpp, &LlamaCppRequest::repack>(

@@ -2,9 +2,14 @@
 // estimate, and those rules where builds differ (docs/engine-llamacpp.md,
 // "Releases"). A build is llama.cpp's release tag bNNNN: the count of
 // commits on master (LLAMA_BUILD_NUMBER), printed as "build: 5361 (...)".
+// Since August 2026 stable releases are also tagged vX.Y.Z (the first,
+// 0.1.0, at build 10335: llama.cpp PR #26839); a tag up to the pinned
+// v0.4.0 reads as that first build, after every rule below.
 #include <fmt/format.h>
 
 #include <charconv>
+#include <compare>
+#include <optional>
 
 #include "engines/llamacpp/parts.h"
 #include "memfit/llamacpp.h"
@@ -14,6 +19,33 @@ namespace memfit {
 namespace {
 
 constexpr size_t kMaxBuildDigits = 7;  // b12059 has 5; nothing near 10^7 is a build
+constexpr uint64_t kFirstSemverBuild = 10335;  // 0.1.0-dev-b10335 (llama.cpp PR #26839)
+
+struct Semver {
+  uint64_t major = 0, minor = 0, patch = 0;
+  auto operator<=>(const Semver&) const = default;
+};
+constexpr Semver kPinnedTag{0, 4, 0};  // the release node-llama-cpp 3.21.1 ships
+
+// "v0.4.0" or "0.4.0": three numbers and two dots, nothing else.
+std::optional<Semver> parse_semver(std::string_view text) {
+  if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) text.remove_prefix(1);
+  Semver v;
+  uint64_t* parts[] = {&v.major, &v.minor, &v.patch};
+  const char* at = text.data();
+  const char* end = text.data() + text.size();
+  for (size_t i = 0; i < 3; ++i) {
+    if (i > 0) {
+      if (at == end || *at != '.') return std::nullopt;
+      ++at;
+    }
+    const auto [next, ec] = std::from_chars(at, end, *parts[i]);
+    if (ec != std::errc() || next == at || next - at > 4) return std::nullopt;
+    at = next;
+  }
+  if (at != end) return std::nullopt;
+  return v;
+}
 
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
@@ -22,6 +54,15 @@ bool before(const LlamaCppSettings& s, uint64_t first_build) {
 }  // namespace
 
 Result<uint64_t> parse_llamacpp_build(std::string_view text) {
+  if (const std::optional<Semver> tag = parse_semver(text)) {
+    if (*tag > kPinnedTag || (tag->major == 0 && tag->minor == 0)) {
+      return Error::usage("llamacpp_version",
+                          fmt::format("{}: tagged releases v0.1.0 to v0.4.0 are read (the "
+                                      "pinned v0.4.0); not given, the pinned release",
+                                      quote_untrusted(text)));
+    }
+    return kFirstSemverBuild;
+  }
   std::string_view digits = text;
   if (!digits.empty() && (digits.front() == 'b' || digits.front() == 'B')) digits.remove_prefix(1);
   uint64_t build = 0;
@@ -30,7 +71,7 @@ Result<uint64_t> parse_llamacpp_build(std::string_view text) {
   if (digits.empty() || digits.size() > kMaxBuildDigits || ec != std::errc() || at != end ||
       build == 0) {
     return Error::usage("llamacpp_version",
-                        fmt::format("{}: expected a build number, e.g. b6500",
+                        fmt::format("{}: expected a build number, e.g. b6500, or a tag, v0.4.0",
                                     quote_untrusted(text)));
   }
   return build;

@@ -97,12 +97,27 @@ TEST(LlamaCppReleases, FlashAttentionOffPadsTo32UpToB6845) {
 TEST(LlamaCppReleases, ParsesBuildNumbers) {
   EXPECT_EQ(parse_llamacpp_build("b6500").value(), 6500u);
   EXPECT_EQ(parse_llamacpp_build("6500").value(), 6500u);
-  EXPECT_EQ(parse_llamacpp_build("v0.4.0").error().message(),
-            "llamacpp_version: 'v0.4.0': expected a build number, e.g. b6500");
+  EXPECT_EQ(parse_llamacpp_build("v1.4").error().message(),
+            "llamacpp_version: 'v1.4': expected a build number, e.g. b6500, or a tag, v0.4.0");
   EXPECT_FALSE(parse_llamacpp_build("b").ok());
   EXPECT_FALSE(parse_llamacpp_build("b0").ok());
   EXPECT_FALSE(parse_llamacpp_build("b65000000").ok());
   EXPECT_FALSE(parse_llamacpp_build("b65 ").ok());
+}
+
+// Semver tags began at 0.1.0-dev-b10335 (llama.cpp PR #26839): every tag up
+// to the pinned v0.4.0 reads as build 10335, after every rule's first build
+// (the latest, b6846's 256-cell padding), so it prices the pinned rules.
+TEST(LlamaCppReleases, ParsesReleaseTagsUpToThePinnedOne) {
+  EXPECT_EQ(parse_llamacpp_build("v0.4.0").value(), 10335u);
+  EXPECT_EQ(parse_llamacpp_build("0.1.0").value(), 10335u);
+  EXPECT_EQ(parse_llamacpp_build("v0.4.0-rc1").error().message(),
+            "llamacpp_version: 'v0.4.0-rc1': expected a build number, e.g. b6500, or a tag, "
+            "v0.4.0");
+  EXPECT_EQ(parse_llamacpp_build("v0.5.0").error().message(),
+            "llamacpp_version: 'v0.5.0': tagged releases v0.1.0 to v0.4.0 are read (the pinned "
+            "v0.4.0); not given, the pinned release");
+  EXPECT_FALSE(parse_llamacpp_build("v0.0.9").ok());
 }
 
 }  // namespace
