@@ -189,8 +189,9 @@ class EngineProfile {
 };
 
 // The engines a request may name. The built-in ones are there from the
-// start, in this order: mlxcel, llamacpp, mlx-lm, vllm. add() and remove()
-// are for embedders and tests; call them before, not while, requests run.
+// start, in this order: mlxcel, llamacpp, mlx-lm, vllm, sglang, ollama
+// (src/engines/builtin_engines.inc). add() and remove() are for embedders
+// and tests; call them before, not while, requests run.
 class EngineRegistry {
  public:
   static EngineRegistry& instance();
@@ -205,8 +206,8 @@ class EngineRegistry {
   const EngineProfile* find(std::string_view name) const;
   // The engine a request naming none gets for `model`.
   const EngineProfile& default_for(const Model& model) const;
-  // "'<text>': expected mlxcel, llamacpp, mlx-lm or vllm" (kUsage, no
-  // field) when no engine has that name.
+  // "'<text>': expected mlxcel, llamacpp, mlx-lm, vllm, sglang or ollama"
+  // (every registered name, kUsage, no field) when no engine has that name.
   Result<const EngineProfile*> parse(std::string_view text) const;
   // The one refusal of a field that belongs to another engine (kUsage,
   // naming the field): "<field> is a <title> setting: give engine <name>".
