@@ -10,6 +10,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
@@ -150,6 +151,31 @@ Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std
   return Status::Ok();
 }
 
+// Why a pipeline-parallel run is not priced, in one line. The vllm
+// profile prices tensor parallelism only; under pipeline parallelism each
+// stage loads its own run of layers (vLLM's get_pp_indices,
+// vllm/distributed/utils.py: num_hidden_layers / pp each, one more to each
+// of the remainder's stages counting back from the one before the last;
+// DeepSeek-V3's 61 layers at PP 2 are [31, 30]), so a rank's weights and
+// KV depend on its stage (and a Ray worker, named by its pid, does not
+// say which stage it is).
+std::string pipeline_refusal(const RuntimeLog& log, uint64_t pp, uint64_t tp) {
+  std::vector<std::string> weights;
+  for (const PrintedFigure& f : log.figures) {
+    if (f.figure != LogFigure::kWeights) continue;
+    std::string text = escape_untrusted(f.text);
+    if (std::find(weights.begin(), weights.end(), text) == weights.end()) weights.push_back(text);
+  }
+  std::string seen;
+  if (weights.size() > 1) {
+    seen = fmt::format(" (its ranks print {} weights: {}, one per stage)", weights.size(),
+                       fmt::join(weights, " and "));
+  }
+  return fmt::format("pipeline parallel {} x tensor parallel {}: the vllm profile prices tensor "
+                     "parallelism only, and each pipeline stage loads its own layers{}",
+                     pp, tp, seen);
+}
+
 // The GPU's total: the caller's, else the first rank's profiling line's
 // (V0; a log cut before rank 0's lines has its workers').
 std::optional<uint64_t> gpu_total(const RuntimeLog& log, const LogCheckOptions& options) {
@@ -174,6 +200,10 @@ class VllmPricer final : public LogPricer {
     EstimateRequest r;
     r.engine = "vllm";
     if (Status s = apply_settings(log, r, notes); !s) return s.error();
+    if (r.parallel.pipeline_parallel > 1) {
+      return Error::usage(
+          pipeline_refusal(log, r.parallel.pipeline_parallel, r.parallel.tensor_parallel));
+    }
     r.vllm.vllm_version = release_of(log, notes);
     r.vllm.gpu_memory_total = gpu_total(log, options);
     if (!options.gpu_name.empty()) r.vllm.gpu_name = options.gpu_name;
