@@ -122,6 +122,19 @@ void apply_v0_batch_default(const RuntimeLog& log, VllmRequest& q, std::vector<s
                               *q.max_num_batched_tokens));
 }
 
+// V0's own default of max_num_seqs was 256 (EngineArgs, vllm/engine/
+// arg_utils.py, v0.6.x: `max_num_seqs: int = 256`), and its profile run
+// sampled that many rows; the current line's default is larger (1024 on a
+// large GPU). vllm#10511's V0 log prints the activation peak this gives,
+// 1.26 GiB for Llama-3-8B at 8,192 batched tokens.
+constexpr uint64_t kV0DefaultMaxNumSeqs = 256;
+void apply_v0_seqs_default(const RuntimeLog& log, VllmRequest& q, std::vector<std::string>& notes) {
+  const LogSetting* engine = log.setting("engine");
+  if (engine == nullptr || engine->value != "V0" || q.max_num_seqs) return;
+  q.max_num_seqs = kV0DefaultMaxNumSeqs;
+  notes.push_back("vLLM's V0 engine (its lines show it): max_num_seqs 256, its default");
+}
+
 Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   VllmRequest& q = r.vllm;
   if (auto tp = count_setting(log, "tensor_parallel")) {
@@ -137,6 +150,7 @@ Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std
   q.max_num_batched_tokens = count_setting(log, "max_num_batched_tokens");
   q.block_size = count_setting(log, "block_size");
   apply_v0_batch_default(log, q, notes);
+  apply_v0_seqs_default(log, q, notes);
   if (const LogSetting* u = log.setting("gpu_memory_utilization")) {
     Result<PrintedDecimal> number = parse_printed_decimal(u->value);
     if (!number) return Error::usage("gpu_memory_utilization", number.error().message());

@@ -132,6 +132,29 @@ TEST(CheckLog, AV0LogProfilesMaxModelLenTokensAtOnce) {
   EXPECT_GT(*figure(v1_default, "rank0", LogFigure::kKvCacheAvailable)->memfit, *kv->memfit);
 }
 
+TEST(CheckLog, AV0LogSamplesItsDefault256Sequences) {
+  // vllm-project/vllm#10511: V0's profiling summary (Llama-3-8B, 80 GB
+  // GPU, no max_num_seqs given) prints an activation peak of 1.26 GiB,
+  // which V0's default of 256 sequences gives (1024, the current line's,
+  // gives 4.83 GiB): its KV memory is 1.031 of the printed 53.29 GiB, the
+  // rest being the non-torch memory it prints (1.79 GiB, memfit 144 MiB).
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-10511-llama3-8b-tp1-80gb.config.json");
+  const LogCheck c = check("vllm", "vllm-10511-llama3-8b-tp1-80gb.log", options);
+  bool noted = false;
+  for (const std::string& n : c.log.notes) {
+    noted |= n == "vLLM's V0 engine (its lines show it): max_num_seqs 256, its default";
+  }
+  EXPECT_TRUE(noted);
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 58'994'413'207u);  // pinned: 1.031 of the printed 53.29 GiB
+  // 1024 sampled rows take 3.57 GiB more activation from the KV memory.
+  options.command = "vllm serve m --max-num-seqs 1024";
+  const LogCheck more = check("vllm", "vllm-10511-llama3-8b-tp1-80gb.log", options);
+  EXPECT_LT(*figure(more, "rank0", LogFigure::kKvCacheAvailable)->memfit, *kv->memfit);
+}
+
 TEST(CheckLog, AConfigOfAnotherQuantizationIsNotPriced) {
   // vllm-project/vllm#23066 served GPTQ weights (quantization=gptq_marlin);
   // the base Mixtral config beside it declares none: memfit would price a
