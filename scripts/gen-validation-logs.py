@@ -89,7 +89,8 @@ def collect(memfit):
             sidecar, report, failure = check(memfit, engine, log)
             backend = sidecar.get("backend") or (report or {}).get("backend") or "?"
             entry = {"engine": engine, "slug": log.stem, "source": sidecar.get("source") or "?",
-                     "backend": backend, "failure": failure, "report": report}
+                     "backend": backend, "failure": failure, "report": report,
+                     "config_missing": sidecar.get("config_missing")}
             logs.append(entry)
             if report is None:
                 continue
@@ -131,9 +132,14 @@ def row_table(rows):
 
 
 def not_priced_table(logs):
+    """One row per log not priced. A log priced from no model whose sidecar
+    says which config is missing (its "config_missing") says that instead of
+    memfit's generic "give -m MODEL or --config config.json"."""
     lines = ["| log | why |", "|---|---|"]
     for entry in logs:
         why = entry["failure"] or (entry["report"] or {}).get("not_priced")
+        if why and why.startswith("no model:") and entry["config_missing"]:
+            why = f"no model: {entry['config_missing']}"
         if why:
             lines.append(f"| {entry['engine']}/{entry['slug']} | {why} |")
     return lines

@@ -84,6 +84,28 @@ uint64_t json_count(const nlohmann::ordered_json& j, const char* key) {
   return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
 }
 
+// Why the weights and the pool of a run that keeps weights off the GPU
+// are not priced; "" for a run that holds its checkpoint on the GPUs. The
+// sglang profile prices the whole checkpoint on the GPUs; under
+// ktransformers (kt-kernel) the routed experts run on the CPU and the
+// GPUs hold the rest (docs/engine-sglang.md, "Validation"). Such a run
+// names its kt flags, or shows it: a rank that loaded under half its
+// share of the checkpoint holds the rest elsewhere. Its KV per token is
+// SGLang's own and is still compared.
+std::string weights_offloaded(const RuntimeLog& log, uint64_t share_bytes) {
+  if (const LogSetting* kt = log.setting("kt_method")) {
+    return fmt::format("the run keeps its routed experts on the CPU under ktransformers "
+                       "(--kt-method {}): the sglang profile prices a checkpoint held on the "
+                       "GPUs, so this figure is not priced", escape_untrusted(kt->value));
+  }
+  const PrintedFigure* loaded = rank0_figure(log, LogFigure::kWeights);
+  if (loaded == nullptr || loaded->value * 2 >= share_bytes) return "";
+  return fmt::format("the rank loaded {}, under half of its share of the checkpoint (weights held "
+                     "elsewhere, such as ktransformers' CPU experts): the sglang profile prices a "
+                     "checkpoint held on the GPUs, so this figure is not priced",
+                     escape_untrusted(loaded->text));
+}
+
 class SglangPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "sglang"; }
@@ -119,15 +141,15 @@ class SglangPricer final : public LogPricer {
     const bool capacity_known =
         options.gpu_memory_total || free_before_load(log) || !options.gpu_name.empty();
     const PrintedFigure* tokens = rank0_figure(log, LogFigure::kTokenPool);
-    // A rank that loaded under half its share of the checkpoint holds the
-    // rest elsewhere (ktransformers' CPU experts): its pool is SGLang's
-    // rule on weights memfit does not price, so it is not compared.
-    const PrintedFigure* loaded = rank0_figure(log, LogFigure::kWeights);
-    const bool offloaded = loaded != nullptr && loaded->value * 2 < json_count(j, "weights_bytes");
+    const std::string offloaded = weights_offloaded(log, json_count(j, "weights_bytes"));
     const uint64_t per_token = json_count(j, "kv_bytes_per_token");
     for (FigureCheck& c : figures) {
       switch (c.printed.figure) {
         case LogFigure::kWeights:
+          if (!offloaded.empty()) {
+            c.note = offloaded;
+            break;
+          }
           c.memfit = json_count(j, "weights_bytes");
           c.basis = j.value("weights_exact", false) ? FigureBasis::kExact : FigureBasis::kModelled;
           break;
@@ -136,12 +158,18 @@ class SglangPricer final : public LogPricer {
             c.note = "the GPU's memory is not known: give --gpu-memory-total";
             break;
           }
-          if (offloaded) {
-            c.note = "the rank loaded under half its share of the checkpoint (weights held "
-                     "elsewhere, such as CPU experts): the pool is not compared";
+          if (!offloaded.empty()) {
+            c.note = offloaded;
             break;
           }
           c.memfit = json_count(j, "max_total_num_tokens"), c.basis = FigureBasis::kModelled;
+          if (!options.gpu_memory_total && !free_before_load(log)) {
+            // SGLang sizes the pool from the free memory it measured
+            // before the weights; without the load line the pool rests on
+            // the hardware table's total less memfit's startup term.
+            c.note = "the log prints no free memory before the weights (Load weight end ... avail "
+                     "mem): the pool rests on the GPU's total less memfit's 1,200 MiB startup";
+          }
           break;
         case LogFigure::kKvCache:
           // The printed pool's tokens at memfit's bytes per token: the

@@ -79,7 +79,11 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"--kv-cache-dtype"}, "kv_cache_dtype"},
               {{"--chunked-prefill-size"}, "chunked_prefill_size"},
               {{"--max-running-requests"}, "max_running_requests"},
-              {{"--page-size"}, "page_size"}},
+              {{"--page-size"}, "page_size"},
+              // ktransformers' kt-kernel flags: the routed experts run on
+              // the CPU, only --kt-num-gpu-experts of them on the GPU.
+              {{"--kt-method"}, "kt_method"},
+              {{"--kt-num-gpu-experts"}, "kt_num_gpu_experts"}},
              out);
 }
 

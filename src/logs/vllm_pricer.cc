@@ -10,6 +10,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
@@ -121,6 +122,19 @@ void apply_v0_batch_default(const RuntimeLog& log, VllmRequest& q, std::vector<s
                               *q.max_num_batched_tokens));
 }
 
+// V0's own default of max_num_seqs was 256 (EngineArgs, vllm/engine/
+// arg_utils.py, v0.6.x: `max_num_seqs: int = 256`), and its profile run
+// sampled that many rows; the current line's default is larger (1024 on a
+// large GPU). vllm#10511's V0 log prints the activation peak this gives,
+// 1.26 GiB for Llama-3-8B at 8,192 batched tokens.
+constexpr uint64_t kV0DefaultMaxNumSeqs = 256;
+void apply_v0_seqs_default(const RuntimeLog& log, VllmRequest& q, std::vector<std::string>& notes) {
+  const LogSetting* engine = log.setting("engine");
+  if (engine == nullptr || engine->value != "V0" || q.max_num_seqs) return;
+  q.max_num_seqs = kV0DefaultMaxNumSeqs;
+  notes.push_back("vLLM's V0 engine (its lines show it): max_num_seqs 256, its default");
+}
+
 Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   VllmRequest& q = r.vllm;
   if (auto tp = count_setting(log, "tensor_parallel")) {
@@ -136,6 +150,7 @@ Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std
   q.max_num_batched_tokens = count_setting(log, "max_num_batched_tokens");
   q.block_size = count_setting(log, "block_size");
   apply_v0_batch_default(log, q, notes);
+  apply_v0_seqs_default(log, q, notes);
   if (const LogSetting* u = log.setting("gpu_memory_utilization")) {
     Result<PrintedDecimal> number = parse_printed_decimal(u->value);
     if (!number) return Error::usage("gpu_memory_utilization", number.error().message());
@@ -148,6 +163,31 @@ Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std
   }
   if (const LogSetting* eager = log.setting("enforce_eager")) q.enforce_eager = eager->value == "True";
   return Status::Ok();
+}
+
+// Why a pipeline-parallel run is not priced, in one line. The vllm
+// profile prices tensor parallelism only; under pipeline parallelism each
+// stage loads its own run of layers (vLLM's get_pp_indices,
+// vllm/distributed/utils.py: num_hidden_layers / pp each, one more to each
+// of the remainder's stages counting back from the one before the last;
+// DeepSeek-V3's 61 layers at PP 2 are [31, 30]), so a rank's weights and
+// KV depend on its stage (and a Ray worker, named by its pid, does not
+// say which stage it is).
+std::string pipeline_refusal(const RuntimeLog& log, uint64_t pp, uint64_t tp) {
+  std::vector<std::string> weights;
+  for (const PrintedFigure& f : log.figures) {
+    if (f.figure != LogFigure::kWeights) continue;
+    std::string text = escape_untrusted(f.text);
+    if (std::find(weights.begin(), weights.end(), text) == weights.end()) weights.push_back(text);
+  }
+  std::string seen;
+  if (weights.size() > 1) {
+    seen = fmt::format(" (its ranks print {} weights: {}, one per stage)", weights.size(),
+                       fmt::join(weights, " and "));
+  }
+  return fmt::format("pipeline parallel {} x tensor parallel {}: the vllm profile prices tensor "
+                     "parallelism only, and each pipeline stage loads its own layers{}",
+                     pp, tp, seen);
 }
 
 // The GPU's total: the caller's, else the first rank's profiling line's
@@ -174,6 +214,10 @@ class VllmPricer final : public LogPricer {
     EstimateRequest r;
     r.engine = "vllm";
     if (Status s = apply_settings(log, r, notes); !s) return s.error();
+    if (r.parallel.pipeline_parallel > 1) {
+      return Error::usage(
+          pipeline_refusal(log, r.parallel.pipeline_parallel, r.parallel.tensor_parallel));
+    }
     r.vllm.vllm_version = release_of(log, notes);
     r.vllm.gpu_memory_total = gpu_total(log, options);
     if (!options.gpu_name.empty()) r.vllm.gpu_name = options.gpu_name;

@@ -132,6 +132,29 @@ TEST(CheckLog, AV0LogProfilesMaxModelLenTokensAtOnce) {
   EXPECT_GT(*figure(v1_default, "rank0", LogFigure::kKvCacheAvailable)->memfit, *kv->memfit);
 }
 
+TEST(CheckLog, AV0LogSamplesItsDefault256Sequences) {
+  // vllm-project/vllm#10511: V0's profiling summary (Llama-3-8B, 80 GB
+  // GPU, no max_num_seqs given) prints an activation peak of 1.26 GiB,
+  // which V0's default of 256 sequences gives (1024, the current line's,
+  // gives 4.83 GiB): its KV memory is 1.031 of the printed 53.29 GiB, the
+  // rest being the non-torch memory it prints (1.79 GiB, memfit 144 MiB).
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-10511-llama3-8b-tp1-80gb.config.json");
+  const LogCheck c = check("vllm", "vllm-10511-llama3-8b-tp1-80gb.log", options);
+  bool noted = false;
+  for (const std::string& n : c.log.notes) {
+    noted |= n == "vLLM's V0 engine (its lines show it): max_num_seqs 256, its default";
+  }
+  EXPECT_TRUE(noted);
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 58'994'413'207u);  // pinned: 1.031 of the printed 53.29 GiB
+  // 1024 sampled rows take 3.57 GiB more activation from the KV memory.
+  options.command = "vllm serve m --max-num-seqs 1024";
+  const LogCheck more = check("vllm", "vllm-10511-llama3-8b-tp1-80gb.log", options);
+  EXPECT_LT(*figure(more, "rank0", LogFigure::kKvCacheAvailable)->memfit, *kv->memfit);
+}
+
 TEST(CheckLog, AConfigOfAnotherQuantizationIsNotPriced) {
   // vllm-project/vllm#23066 served GPTQ weights (quantization=gptq_marlin);
   // the base Mixtral config beside it declares none: memfit would price a
@@ -156,6 +179,61 @@ TEST(CheckLog, AConfigOfAnotherQuantizationIsNotPriced) {
   fp8.command = "vllm serve m --tensor-parallel-size 16 --quantization fp8";
   EXPECT_TRUE(figure(check("vllm", "vllm-14447-deepseek-r1-awq-tp16-rtx3090.log", fp8), "rank1",
                      LogFigure::kWeights)->memfit.has_value());
+}
+
+TEST(CheckLog, APipelineParallelRunSaysWhyItIsNotPriced) {
+  // vllm-project/vllm#12258: DeepSeek-V3 at TP 16 x PP 2 under Ray; the
+  // two stages print two weights, and the workers are named by pid only.
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-12258-deepseek-v3-fp8-tp16-pp2-l20.config.json");
+  options.command = "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 16 "
+                    "--pipeline-parallel-size 2";
+  const LogCheck c = check("vllm", "vllm-12258-deepseek-v3-fp8-tp16-pp2-l20.log", options);
+  EXPECT_EQ(c.not_priced,
+            "the log's settings: pipeline parallel 2 x tensor parallel 16: the vllm profile prices "
+            "tensor parallelism only, and each pipeline stage loads its own layers (its ranks print "
+            "2 weights: 18.9152 GB and 21.4118 GB, one per stage)");
+  for (const FigureCheck& f : c.figures) EXPECT_FALSE(f.memfit.has_value());
+}
+
+TEST(CheckLog, KtransformersRunsLeaveTheirWeightsAndPoolUnpriced) {
+  // kvcache-ai/ktransformers#1804: DeepSeek-V3 under SGLang with the
+  // routed experts on the CPU (--kt-method AMXINT8): rank 0 loaded 13.06
+  // GB of a 671B checkpoint. The weights and the pool are not priced; the
+  // KV per token still is: MLA caches kv_lora_rank 512 + rope 64 = 576
+  // values x 2 bytes x 61 layers = 70,272 B a token, x 10,000 tokens =
+  // 702,720,000 B (printed 0.65 GB = 0.65 x 2^30 = 697,932,186 B).
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-kt1804-deepseek-v3-kt-tp2.config.json");
+  options.command = "python -m sglang.launch_server --model /m --kt-method AMXINT8 "
+                    "--kt-num-gpu-experts 2 --tensor-parallel-size 2";
+  const LogCheck c = check("sglang", "sglang-kt1804-deepseek-v3-kt-tp2.log", options);
+  const std::string why = "the run keeps its routed experts on the CPU under ktransformers "
+                          "(--kt-method AMXINT8): the sglang profile prices a checkpoint held on "
+                          "the GPUs, so this figure is not priced";
+  for (LogFigure f : {LogFigure::kWeights, LogFigure::kTokenPool}) {
+    const FigureCheck* row = figure(c, "rank0", f);
+    ASSERT_NE(row, nullptr);
+    EXPECT_FALSE(row->memfit.has_value());
+    EXPECT_EQ(row->note, why);
+  }
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 702720000u);
+  EXPECT_EQ(kv->basis, FigureBasis::kExact);
+
+  // ktransformers#1971 names no kt flag; its rank loaded 2.91 GB of
+  // Qwen3-30B-A3B's 57 GiB, under half its share: the same verdict.
+  LogCheckOptions qwen;
+  qwen.config_json = read_test_log("sglang", "sglang-kt1971-qwen3-30b-a3b-kt-rtx3090.config.json");
+  const LogCheck offloaded = check("sglang", "sglang-kt1971-qwen3-30b-a3b-kt-rtx3090.log", qwen);
+  const FigureCheck* weights = figure(offloaded, "rank0", LogFigure::kWeights);
+  ASSERT_NE(weights, nullptr);
+  EXPECT_FALSE(weights->memfit.has_value());
+  EXPECT_EQ(weights->note, "the rank loaded 2.91 GB, under half of its share of the checkpoint "
+                           "(weights held elsewhere, such as ktransformers' CPU experts): the "
+                           "sglang profile prices a checkpoint held on the GPUs, so this figure is "
+                           "not priced");
 }
 
 TEST(CheckLog, TheGpuTotalOfALogCutBeforeRankZero) {
