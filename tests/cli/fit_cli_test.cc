@@ -70,7 +70,13 @@ TEST_F(LlamaCppFit, LargestContextPerCacheTypeAndTheServerFlags) {
   EXPECT_EQ(j["report"]["inputs"]["ctx_size"], 16384);
 
   ASSERT_EQ(j["by_cache_type"].size(), 3u);
-  EXPECT_EQ(j["by_cache_type"][0], (json{{"cache_type", "f16"}, {"value", 16384}, {"capped", false}}));
+  // No --gpu or --mac: each row's speed says so.
+  const json unknown_speed = {{"decode_tokens_per_second", nullptr},
+                              {"prefill_tokens_per_second", nullptr},
+                              {"time_to_first_token_s", nullptr},
+                              {"unknown", "give --gpu or --mac"}};
+  EXPECT_EQ(j["by_cache_type"][0],
+            (json{{"cache_type", "f16"}, {"value", 16384}, {"capped", false}, {"speed", unknown_speed}}));
   // q8_0 rows are 1,088 B (1,024 / 32 x 34) for f16's 2,048: the same KV
   // bytes hold about 16,384 x 2,048 / 1,088 = 30,840 cells; the answer is
   // a multiple of 256 at or below that which fits where one more does not.
@@ -87,7 +93,9 @@ TEST_F(LlamaCppFit, LargestContextPerCacheTypeAndTheServerFlags) {
   // q4_0 rows are 576 B: the training context, 40,960 cells, takes
   // 36 x 40,960 x 2 x 576 B = 1,698,693,120 B of KV, less than f16's
   // 2,415,919,104 at 16,384: capped.
-  EXPECT_EQ(j["by_cache_type"][2], (json{{"cache_type", "q4_0"}, {"value", 40960}, {"capped", true}}));
+  EXPECT_EQ(j["by_cache_type"][2],
+            (json{{"cache_type", "q4_0"}, {"value", 40960}, {"capped", true}, {"speed", unknown_speed}}));
+  EXPECT_TRUE(j["plans_by_speed"].is_null());
 }
 
 TEST_F(LlamaCppFit, MaxTokensIsCtxSizeAndTheTextNamesTheFlags) {
