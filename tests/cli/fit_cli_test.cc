@@ -239,6 +239,47 @@ TEST(LlamaCppFitSafetensors, EngineLlamaCppOnTheExample) {
   EXPECT_EQ(j["capped"], true);
 }
 
+// --solve gpu-layers on a mixture of experts that does not fit an 8 GB GPU
+// (Qwen3-30B-A3B at Q4_K_M, 48 blocks): the plans are ranked by speed,
+// the plan asked (-ngl 49, every layer) first; keeping some blocks'
+// experts on the host with every layer on the GPU reads fewer bytes a
+// token there (only the 8 of 128 experts a token uses) than leaving whole
+// blocks there, so such a plan ranks first among those that fit, and it
+// is what inspect gives at its flags.
+TEST(LlamaCppFitSpeed, AMixtureOfExpertsRanksExpertOffloadFirst) {
+  const std::string moe = std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/qwen3_moe/Qwen3-30B-A3B";
+  const std::vector<std::string> common = {"-m", moe, "--engine", "llamacpp", "--quant", "Q4_K_M",
+                                           "--gpu", "rtx4060", "-c", "16384", "--json"};
+  std::vector<std::string> args = {"fit", "--solve", "gpu-layers"};
+  args.insert(args.end(), common.begin(), common.end());
+  testing::CommandResult r = run_memfit(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json plans = json::parse(r.out)["plans_by_speed"];
+  ASSERT_GE(plans.size(), 3u);
+  EXPECT_EQ(plans[0]["asked"], true);
+  EXPECT_EQ(plans[0]["n_gpu_layers"], 49);
+  EXPECT_EQ(plans[0]["n_cpu_moe"], 0);
+  EXPECT_EQ(plans[0]["fits"], false);
+  EXPECT_EQ(plans[0]["not_counted"]["bytes_per_token"], 0);
+  for (size_t i = 2; i < plans.size(); ++i) {
+    EXPECT_LE(plans[i - 1]["not_counted"]["bytes_per_token"].get<uint64_t>(),
+              plans[i]["not_counted"]["bytes_per_token"].get<uint64_t>());
+  }
+  const json& best = plans[1];
+  EXPECT_EQ(best["fits"], true);
+  EXPECT_EQ(best["n_gpu_layers"], 49);
+  ASSERT_GT(best["n_cpu_moe"].get<uint64_t>(), 0u);
+  EXPECT_EQ(best["not_counted"]["devices"], json::array({"cpu"}));
+  std::vector<std::string> at = {"inspect", "--n-cpu-moe", std::to_string(best["n_cpu_moe"].get<uint64_t>()),
+                                 "-ctk", best["cache_type_k"], "-ctv", best["cache_type_v"]};
+  at.insert(at.end(), common.begin(), common.end());
+  testing::CommandResult ins = run_memfit(at);
+  ASSERT_EQ(ins.exit_code, 0) << ins.err;
+  const json i = json::parse(ins.out);
+  EXPECT_EQ(i["fits"], true);
+  EXPECT_EQ(i["speed"], best["speed"]);
+}
+
 // The -c flag is the slots' total context under mlxcel, as before.
 TEST(MlxcelFit, CtxSizeIsTheSlotsTotal) {
   testing::CommandResult r = run_memfit(
