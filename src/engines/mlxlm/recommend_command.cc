@@ -37,7 +37,7 @@ std::string output_folder(const std::string& model_path, const MlxLmMode& m) {
 
 Json row_json(const MlxLmQuantRow& r, const std::string& model_path, const MlxLmSettings& s) {
   const MlxLmMode& m = r.mode;
-  return {{"mode", mode_name(m)},
+  Json row = {{"mode", mode_name(m)},
           {"bits", m.as_is || m.recipe ? Json(nullptr) : Json(m.bits)},
           {"group_size", m.as_is ? Json(nullptr) : Json(m.group_size)},
           {"recipe", m.recipe ? Json(m.recipe->name) : Json(nullptr)},
@@ -47,10 +47,10 @@ Json row_json(const MlxLmQuantRow& r, const std::string& model_path, const MlxLm
           {"fits", r.estimate.fits},
           {"smaller_than_source", r.shrinks},
           {"convert_command", m.as_is ? Json(nullptr) : Json(convert_command(model_path, m))},
-          {"generate_command", generate_command(model_path, m, s)},
-          {"decode_tokens_per_second", decode_rank_json(r.rank)["decode_tokens_per_second"]},
-          {"not_counted", decode_rank_json(r.rank)["not_counted"]},
-          {"speed", speed_json(r.rank.speed)}};
+          {"generate_command", generate_command(model_path, m, s)}};
+  row.update(decode_rank_json(r.rank));  // decode_tokens_per_second, not_counted
+  row["speed"] = speed_json(r.rank.speed);
+  return row;
 }
 
 bool any_speed(const std::vector<MlxLmQuantRow>& rows) {
