@@ -70,7 +70,13 @@ TEST_F(LlamaCppFit, LargestContextPerCacheTypeAndTheServerFlags) {
   EXPECT_EQ(j["report"]["inputs"]["ctx_size"], 16384);
 
   ASSERT_EQ(j["by_cache_type"].size(), 3u);
-  EXPECT_EQ(j["by_cache_type"][0], (json{{"cache_type", "f16"}, {"value", 16384}, {"capped", false}}));
+  // No --gpu or --mac: each row's speed says so.
+  const json unknown_speed = {{"decode_tokens_per_second", nullptr},
+                              {"prefill_tokens_per_second", nullptr},
+                              {"time_to_first_token_s", nullptr},
+                              {"unknown", "give --gpu or --mac"}};
+  EXPECT_EQ(j["by_cache_type"][0],
+            (json{{"cache_type", "f16"}, {"value", 16384}, {"capped", false}, {"speed", unknown_speed}}));
   // q8_0 rows are 1,088 B (1,024 / 32 x 34) for f16's 2,048: the same KV
   // bytes hold about 16,384 x 2,048 / 1,088 = 30,840 cells; the answer is
   // a multiple of 256 at or below that which fits where one more does not.
@@ -87,7 +93,9 @@ TEST_F(LlamaCppFit, LargestContextPerCacheTypeAndTheServerFlags) {
   // q4_0 rows are 576 B: the training context, 40,960 cells, takes
   // 36 x 40,960 x 2 x 576 B = 1,698,693,120 B of KV, less than f16's
   // 2,415,919,104 at 16,384: capped.
-  EXPECT_EQ(j["by_cache_type"][2], (json{{"cache_type", "q4_0"}, {"value", 40960}, {"capped", true}}));
+  EXPECT_EQ(j["by_cache_type"][2],
+            (json{{"cache_type", "q4_0"}, {"value", 40960}, {"capped", true}, {"speed", unknown_speed}}));
+  EXPECT_TRUE(j["plans_by_speed"].is_null());
 }
 
 TEST_F(LlamaCppFit, MaxTokensIsCtxSizeAndTheTextNamesTheFlags) {
@@ -229,6 +237,47 @@ TEST(LlamaCppFitSafetensors, EngineLlamaCppOnTheExample) {
   // The example declares 40,960 tokens of training context; 64 GiB holds it.
   EXPECT_EQ(j["value"], 40960);
   EXPECT_EQ(j["capped"], true);
+}
+
+// --solve gpu-layers on a mixture of experts that does not fit an 8 GB GPU
+// (Qwen3-30B-A3B at Q4_K_M, 48 blocks): the plans are ranked by speed,
+// the plan asked (-ngl 49, every layer) first; keeping some blocks'
+// experts on the host with every layer on the GPU reads fewer bytes a
+// token there (only the 8 of 128 experts a token uses) than leaving whole
+// blocks there, so such a plan ranks first among those that fit, and it
+// is what inspect gives at its flags.
+TEST(LlamaCppFitSpeed, AMixtureOfExpertsRanksExpertOffloadFirst) {
+  const std::string moe = std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/qwen3_moe/Qwen3-30B-A3B";
+  const std::vector<std::string> common = {"-m", moe, "--engine", "llamacpp", "--quant", "Q4_K_M",
+                                           "--gpu", "rtx4060", "-c", "16384", "--json"};
+  std::vector<std::string> args = {"fit", "--solve", "gpu-layers"};
+  args.insert(args.end(), common.begin(), common.end());
+  testing::CommandResult r = run_memfit(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json plans = json::parse(r.out)["plans_by_speed"];
+  ASSERT_GE(plans.size(), 3u);
+  EXPECT_EQ(plans[0]["asked"], true);
+  EXPECT_EQ(plans[0]["n_gpu_layers"], 49);
+  EXPECT_EQ(plans[0]["n_cpu_moe"], 0);
+  EXPECT_EQ(plans[0]["fits"], false);
+  EXPECT_EQ(plans[0]["not_counted"]["bytes_per_token"], 0);
+  for (size_t i = 2; i < plans.size(); ++i) {
+    EXPECT_LE(plans[i - 1]["not_counted"]["bytes_per_token"].get<uint64_t>(),
+              plans[i]["not_counted"]["bytes_per_token"].get<uint64_t>());
+  }
+  const json& best = plans[1];
+  EXPECT_EQ(best["fits"], true);
+  EXPECT_EQ(best["n_gpu_layers"], 49);
+  ASSERT_GT(best["n_cpu_moe"].get<uint64_t>(), 0u);
+  EXPECT_EQ(best["not_counted"]["devices"], json::array({"cpu"}));
+  std::vector<std::string> at = {"inspect", "--n-cpu-moe", std::to_string(best["n_cpu_moe"].get<uint64_t>()),
+                                 "-ctk", best["cache_type_k"], "-ctv", best["cache_type_v"]};
+  at.insert(at.end(), common.begin(), common.end());
+  testing::CommandResult ins = run_memfit(at);
+  ASSERT_EQ(ins.exit_code, 0) << ins.err;
+  const json i = json::parse(ins.out);
+  EXPECT_EQ(i["fits"], true);
+  EXPECT_EQ(i["speed"], best["speed"]);
 }
 
 // The -c flag is the slots' total context under mlxcel, as before.

@@ -178,8 +178,10 @@ TEST(MlxLmCli, RecommendQuantOnA24GbMac) {
   auto text = run_memfit(args);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("Rows best quality first: more bits first (a mixed recipe by the mean "
-                          "bits of its quantized weights), then smaller groups first.\n"
-                          "Recommended: the best-quality mode that fits.\n"),
+                          "bits of its quantized weights), then smaller groups first, then the "
+                          "faster decode.\n"
+                          "Recommended: the best-quality mode that fits; decode at the end of the "
+                          "context (4608 tokens).\n"),
             std::string::npos)
       << text.out;
   args.push_back("--json");
@@ -196,6 +198,20 @@ TEST(MlxLmCli, RecommendQuantOnA24GbMac) {
   EXPECT_EQ(rows[0]["mode"], "as-is");
   EXPECT_EQ(rows[0]["total_bytes"], i["total_bytes"]);
   EXPECT_EQ(rows[0]["fits"], i["fits"]);
+  // The as-is row's speed is inspect's at the same settings.
+  EXPECT_EQ(rows[0]["speed"], i["speed"]);
+  // The fastest row that fits and shrinks the checkpoint: no other such
+  // row decodes faster.
+  double fastest = 0;
+  std::string fastest_mode;
+  for (const auto& row : rows) {
+    if (!row["fits"] || !row["smaller_than_source"]) continue;
+    if (row["decode_tokens_per_second"].get<double>() > fastest) {
+      fastest = row["decode_tokens_per_second"];
+      fastest_mode = row["mode"];
+    }
+  }
+  EXPECT_EQ(r["fastest"], fastest_mode);
   std::string first_fit;
   for (const auto& row : rows) {
     if (row["fits"] && row["smaller_than_source"]) {

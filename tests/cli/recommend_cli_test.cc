@@ -129,3 +129,50 @@ TEST(RecommendQuantCli, RefusesAGgufFileAndRanksGgufTypesOfACheckpointUnderLlama
 
 }  // namespace
 }  // namespace memfit
+
+namespace memfit {
+namespace {
+
+// Each GGUF file type's row under llama.cpp carries the speed inspect
+// gives at its placement, and "fastest" is the row that fits and ranks
+// first by speed: fewest bytes at an unknown bandwidth (the host's), then
+// the fastest decode at the end of the context.
+TEST(RecommendQuantCli, LlamaCppRowsCarryTheirSpeedAndTheFastestRanksFirst) {
+  const std::string qwen = std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/qwen3/Qwen3-8B";
+  auto rec = run_memfit({"recommend-quant", "-m", qwen, "--engine", "llamacpp", "--gpu", "rtx4060",
+                         "-c", "8192", "--json"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const nlohmann::json r = nlohmann::json::parse(rec.out);
+  const nlohmann::json* fastest = nullptr;
+  for (const nlohmann::json& row : r["candidates"]) {
+    if (!row["fits"]) continue;
+    ASSERT_TRUE(row["decode_tokens_per_second"].is_number()) << row.dump();
+    // Every layer on the GPU: nothing at an unknown bandwidth, and the
+    // ranked figure is the report's decode at the end of the context.
+    if (row["all_on_gpu"]) {
+      EXPECT_EQ(row["not_counted"]["bytes_per_token"], 0);
+      EXPECT_EQ(row["decode_tokens_per_second"], row["speed"]["decode_tokens_per_second"]["end"]["median"]);
+    }
+    auto faster = [](const nlohmann::json& a, const nlohmann::json& b) {
+      const uint64_t ua = a["not_counted"]["bytes_per_token"], ub = b["not_counted"]["bytes_per_token"];
+      if (ua != ub) return ua < ub;
+      return a["decode_tokens_per_second"].get<double>() > b["decode_tokens_per_second"].get<double>();
+    };
+    if (fastest == nullptr || faster(row, *fastest)) fastest = &row;
+  }
+  ASSERT_NE(fastest, nullptr);
+  EXPECT_EQ(r["fastest"], (*fastest)["file_type"]);
+  // The recommendation is still the best quality that fits on the GPU.
+  EXPECT_EQ(r["recommended"], "Q5_K_M");
+  // The Q4_K_M row's speed is inspect's for that file at -ngl all.
+  auto ins = run_memfit({"inspect", "-m", qwen, "--engine", "llamacpp", "--quant", "Q4_K_M", "--gpu",
+                         "rtx4060", "-c", "8192", "--json"});
+  ASSERT_EQ(ins.exit_code, 0) << ins.err;
+  const nlohmann::json i = nlohmann::json::parse(ins.out);
+  for (const nlohmann::json& row : r["candidates"]) {
+    if (row["file_type"] == "Q4_K_M") EXPECT_EQ(row["speed"], i["speed"]);
+  }
+}
+
+}  // namespace
+}  // namespace memfit

@@ -10,14 +10,22 @@
 //
 // (each row that fits followed by its own complete launch command)
 //
-//   <render_llamacpp_text at the answer>
+//   Plans by decode speed at 8192 tokens (docs/speed.md):        gpu-layers, n-cpu-moe
+//     -ngl 81, KV cache f16 (asked): does not fit, decode 38 tok/s
+//     -ngl 81 -> 28, KV cache f16 -> q4_0: fits, decode 38 -> 31 tok/s
+//     -ngl 28, KV cache q4_0 -> q8_0: fits, decode 31 -> 30 tok/s
+//
+//   <render_llamacpp_text at the answer, and its speed line>
 #include <fmt/format.h>
+
 
 #include "memfit/llama_server.h"
 #include "memfit/llamacpp_fit.h"
 #include "memfit/llamacpp_report.h"
 #include "memfit/memory_size.h"
 #include "memfit/mlxcel_solver.h"
+#include "engines/llamacpp/fit_plans.h"
+#include "engines/llamacpp/speed_plan.h"
 #include "engines/shared/report_head.h"
 
 namespace memfit {
@@ -62,13 +70,23 @@ std::string value_text(LlamaCppSolveFor what, const ModelSpec& spec, const Llama
   return fmt::format("{} ({})", *s.value, ceiling_note(what, spec, *s.value));
 }
 
+PlanSpeed speed_at(const PreparedRequest& p, const LlamaCppEstimate& e) {
+  return estimate_plan_speed(llamacpp_speed_plan(p, e));
+}
+
+Json speed_json_at(const PreparedRequest& p, const LlamaCppSolution& s) {
+  return s.estimate ? speed_json(speed_at(p, *s.estimate)) : Json(nullptr);
+}
+
 }  // namespace
 
 nlohmann::ordered_json llamacpp_fit_to_json(const PreparedRequest& p, const LlamaCppFit& fit) {
   Json by_type = Json::array();
   for (const LlamaCppSolution& s : fit.by_cache_type) {
-    by_type.push_back(
-        {{"cache_type", type_name(s.cache_type)}, {"value", value_json(s)}, {"capped", s.capped}});
+    by_type.push_back({{"cache_type", type_name(s.cache_type)},
+                       {"value", value_json(s)},
+                       {"capped", s.capped},
+                       {"speed", speed_json_at(p, s)}});
   }
   Json j = {{"solve", std::string(to_string(fit.what))},
             {"engine", "llamacpp"},
@@ -79,10 +97,14 @@ nlohmann::ordered_json llamacpp_fit_to_json(const PreparedRequest& p, const Llam
             {"budget_source", std::string(to_string(p.budget.source))},
             {"by_cache_type", std::move(by_type)},
             {"flags", fit.answer.estimate ? Json(fit.flags) : Json(nullptr)},
+            {"plans_by_speed", llamacpp_plans_json(fit.what, llamacpp_plans_by_speed(p, fit))},
             {"warnings", warning_texts(p.warnings)}};
-  j["report"] = fit.answer.estimate
-                    ? llamacpp_estimate_to_json(*p.model, *fit.answer.estimate, p.budget, p.warnings)
-                    : Json(nullptr);
+  if (fit.answer.estimate) {
+    j["report"] = llamacpp_estimate_to_json(*p.model, *fit.answer.estimate, p.budget, p.warnings);
+    j["report"]["speed"] = speed_json(speed_at(p, *fit.answer.estimate));
+  } else {
+    j["report"] = nullptr;
+  }
   return j;
 }
 
@@ -118,8 +140,10 @@ std::string render_llamacpp_fit_text(const PreparedRequest& p, const LlamaCppFit
                        type_name(s.cache_type_v), value_text(fit.what, spec, fit.answer));
     out += command(fit.answer);
   }
+  out += llamacpp_plans_text(llamacpp_plans_by_speed(p, fit));
   if (fit.answer.estimate) {
-    out += "\n" + render_llamacpp_text(*p.model, *fit.answer.estimate, p.budget);
+    out += "\n" + render_llamacpp_text(*p.model, *fit.answer.estimate, p.budget) + "\n" +
+           speed_text(speed_at(p, *fit.answer.estimate));
   }
   return out;
 }

@@ -3,7 +3,9 @@
 // file type (engines/llamacpp/quantize_plan.h), largest first, each with
 // the placement that fits the request's GPUs (the most layers, or for a
 // MoE model the fewest blocks' experts on the host) and its llama-server
-// command. A GGUF model is refused: its file type is its own (a folder of
+// command, and its decode speed (docs/speed.md, "Plans chosen for speed").
+// The recommendation is the best quality that fits (below); the fastest
+// row that fits is named beside it. A GGUF model is refused: its file type is its own (a folder of
 // them is ranked file by file, cli/recommend_gguf_repo.h). The MLX options (group_size, bits) are
 // not read.
 #include <fmt/format.h>
@@ -14,7 +16,9 @@
 
 #include "engines/llamacpp/commands.h"
 #include "engines/llamacpp/quantize_plan.h"
+#include "engines/llamacpp/speed_plan.h"
 #include "engines/shared/report_head.h"
+#include "engines/shared/speed_rank.h"
 #include "memfit/llama_server.h"
 #include "memfit/llamacpp_fit.h"
 #include "memfit/llamacpp_solver.h"
@@ -40,6 +44,7 @@ struct Row {
   LlamaCppSolveFor solved = LlamaCppSolveFor::kGpuLayers;
   LlamaCppSolution solution;  // value and estimate; no value: nothing fits
   bool on_gpus = false;       // placed on GPUs (false: a CPU run, solution.estimate as asked)
+  DecodeRank rank;            // at solution.estimate; unset without one
 };
 
 // The placement that fits: -ngl for a dense model, --n-cpu-moe (then -ngl
@@ -64,12 +69,13 @@ Result<Row> price(const PreparedRequest& p, const llamacpp::GgufFileType& type) 
     Result<LlamaCppSolution> s = place(*model, p, row.solved);
     if (!s) return s.error();
     row.solution = std::move(*s);
-    return row;
+  } else {
+    Result<LlamaCppEstimate> e = estimate_llamacpp(*model, p.llamacpp_settings, p.budget);
+    if (!e) return e.error();
+    if (e->fits) row.solution.value = 0;
+    row.solution.estimate = std::move(*e);
   }
-  Result<LlamaCppEstimate> e = estimate_llamacpp(*model, p.llamacpp_settings, p.budget);
-  if (!e) return e.error();
-  if (e->fits) row.solution.value = 0;
-  row.solution.estimate = std::move(*e);
+  if (row.solution.estimate) row.rank = rank_decode(llamacpp_speed_plan(p, *model, *row.solution.estimate));
   return row;
 }
 
@@ -85,6 +91,18 @@ const Row* recommended_of(const std::vector<Row>& rows) {
     if (fits(r)) return &r;
   }
   return nullptr;
+}
+
+// The row that fits and decodes fastest (speed_rank.h); on a tie the
+// better quality (the earlier row). Null when none fits or no row's
+// speed is known at all.
+const Row* fastest_of(const std::vector<Row>& rows) {
+  const Row* fastest = nullptr;
+  for (const Row& r : rows) {
+    if (!fits(r) || !r.rank.decode_tokens_per_second()) continue;
+    if (fastest == nullptr || decodes_faster(r.rank, fastest->rank)) fastest = &r;
+  }
+  return fastest;
 }
 
 std::string placement_text(const Row& r, const ModelSpec& spec) {
@@ -114,6 +132,12 @@ Json rows_json(const std::vector<Row>& rows, const ModelSpec& spec) {
          {"value", r.on_gpus && ok ? Json(*r.solution.value) : Json(nullptr)},
          {"all_on_gpu", r.on_gpus && ok && r.solution.capped},
          {"command", ok ? Json(command_of(r, spec)) : Json(nullptr)}});
+    if (r.solution.estimate) {
+      list.back().update(decode_rank_json(r.rank));
+      list.back()["speed"] = speed_json(r.rank.speed);
+    } else {
+      list.back().update({{"decode_tokens_per_second", nullptr}, {"not_counted", nullptr}, {"speed", nullptr}});
+    }
   }
   return list;
 }
@@ -133,13 +157,25 @@ std::string head_text(const std::string& model, const PreparedRequest& p) {
   return out + fmt::format("each GPU less a {} margin\n\n", format_bytes(s.placement.gpu_margin_bytes));
 }
 
+bool any_speed(const std::vector<Row>& rows) {
+  return std::any_of(rows.begin(), rows.end(),
+                     [](const Row& r) { return r.rank.decode_tokens_per_second().has_value(); });
+}
+
+// ", decode 31 tok/s" (at the end of the context) for a row that fits,
+// when any row's speed is known; "" otherwise.
+std::string decode_text(const Row& r, bool known) {
+  return known && fits(r) ? ", decode " + decode_rank_text(r.rank) : "";
+}
+
 std::string rows_text(const std::vector<Row>& rows, const ModelSpec& spec) {
+  const bool known = any_speed(rows);
   std::string out = fmt::format("  {:<8}{:>12}{:>12}  {:<13}{}\n", "type", "weights", "total",
-                                "verdict", "placement");
+                                "verdict", known ? "placement, decode at the end of the context" : "placement");
   for (const Row& r : rows) {
-    out += fmt::format("  {:<8}{:>12}{:>12}  {:<13}{}\n", r.file_type, format_bytes(r.weights_bytes),
+    out += fmt::format("  {:<8}{:>12}{:>12}  {:<13}{}{}\n", r.file_type, format_bytes(r.weights_bytes),
                        r.solution.estimate ? format_bytes(r.solution.estimate->total_bytes) : "-",
-                       fits(r) ? "FITS" : "DOES NOT FIT", placement_text(r, spec));
+                       fits(r) ? "FITS" : "DOES NOT FIT", placement_text(r, spec), decode_text(r, known));
     if (fits(r)) out += fmt::format("    {}\n", command_of(r, spec));
   }
   return out;
@@ -168,20 +204,28 @@ Result<CommandAnswer> LlamaCppCommands::recommend_quant(const CommandQuery& quer
     if (!row) return row.error().within(quote_untrusted(query.request.model));
     rows.push_back(std::move(*row));
   }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const Row& a, const Row& b) { return a.weights_bytes > b.weights_bytes; });
+  // Quality is the file's size, larger first; rows of equal size decode
+  // faster first (docs/speed.md, "Plans chosen for speed").
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if (a.weights_bytes != b.weights_bytes) return a.weights_bytes > b.weights_bytes;
+    return decodes_faster(a.rank, b.rank);
+  });
   const Row* best = recommended_of(rows);
+  const Row* fastest = fastest_of(rows);
   const ModelSpec& spec = p.model->spec;
   CommandAnswer answer;
   answer.json = {{"engine", "llamacpp"},
                  {"recommended", best ? Json(std::string(best->file_type)) : Json(nullptr)},
+                 {"fastest", fastest ? Json(std::string(fastest->file_type)) : Json(nullptr)},
                  {"candidates", rows_json(rows, spec)},
                  {"ctx_size", p.llamacpp_settings.ctx_size},
                  {"budget_bytes", p.budget.budget_bytes},
                  {"warnings", warning_texts(p.warnings)}};
   answer.text = head_text(query.request.model, p) + rows_text(rows, spec) +
-                (best ? fmt::format("\nRecommended: {}\n", best->file_type)
+                (best ? fmt::format("\nRecommended: {}{}\n", best->file_type,
+                                    decode_text(*best, fastest != nullptr))
                       : "\nRecommended: none of these fits\n");
+  if (fastest) answer.text += fmt::format("Fastest: {}{}\n", fastest->file_type, decode_text(*fastest, true));
   answer.warnings = std::move(p.warnings);
   return answer;
 }

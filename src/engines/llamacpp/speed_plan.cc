@@ -40,9 +40,13 @@ bool tied_output(const Model& model) {
 }  // namespace
 
 SpeedPlan llamacpp_speed_plan(const PreparedRequest& run, const LlamaCppEstimate& e) {
+  return llamacpp_speed_plan(run, *run.model, e);
+}
+
+SpeedPlan llamacpp_speed_plan(const PreparedRequest& run, const Model& model, const LlamaCppEstimate& e) {
   const SpeedMachine& m = run.speed_machine;
   SpeedPlan plan;
-  plan.shape = speed_shape(*run.model, e.mapped_bytes);
+  plan.shape = speed_shape(model, e.mapped_bytes);
   plan.backend = backend_name(run);
   plan.context_tokens = e.context.n_ctx_seq;
   plan.prompt_tokens = e.context.n_ctx_seq;
@@ -54,7 +58,7 @@ SpeedPlan llamacpp_speed_plan(const PreparedRequest& run, const LlamaCppEstimate
   }
   uint64_t blocks = 0;
   for (const LlamaCppDeviceUsage& d : e.placement.devices) blocks += d.blocks;
-  const uint64_t embedding = input_table_bytes(*run.model);
+  const uint64_t embedding = input_table_bytes(model);
   size_t gpu = 0;
   for (const LlamaCppDeviceUsage& d : e.placement.devices) {
     DeviceThroughput device = host;
@@ -62,7 +66,7 @@ SpeedPlan llamacpp_speed_plan(const PreparedRequest& run, const LlamaCppEstimate
     if (d.device != "cpu") {
       device = m.unified ? *m.unified : (gpu < m.gpus.size() ? m.gpus[gpu] : DeviceThroughput{d.name, 0, 0});
       ++gpu;
-    } else if (!(d.output_layer && tied_output(*run.model))) {
+    } else if (!(d.output_layer && tied_output(model))) {
       // The input table stays on the host, and a token reads one row of it.
       weights -= std::min(weights, embedding);
     }

@@ -16,6 +16,10 @@ namespace memfit {
 // matrix products on the first GPU (llama.cpp runs a batch's products of
 // host layers there too: op offload); a Mac's GPU; else the host.
 SpeedPlan llamacpp_speed_plan(const PreparedRequest& run, const LlamaCppEstimate& e);
+// The same for `model` in place of the request's own (recommend-quant's
+// GGUF file types: the model llama-quantize would write); it must outlive
+// nothing, the plan holds no pointer into it.
+SpeedPlan llamacpp_speed_plan(const PreparedRequest& run, const Model& model, const LlamaCppEstimate& e);
 
 }  // namespace memfit
 

@@ -1,13 +1,17 @@
 // The mlxcel profile's fit hook (engine.h) for memfit fit: the largest
 // max-tokens, batch or slot count that fits for each KV width
 // (solve_mlxcel_each_kv_width, mlxcel_solver.h), with the full report at the request's
-// own width. POST /v1/fit is answered by fit_curve.cc.
+// own width; each width's row with its decode speed at the end of its
+// context, the report with its speed line (docs/speed.md). POST /v1/fit is
+// answered by fit_curve.cc.
 //   options: solve     max-tokens (the default), batch or slots
 //            ctx_size  the total context --solve slots splits (0: 8192
 //                      per slot)
 #include <fmt/format.h>
 
 #include "engines/mlxcel/commands.h"
+#include "engines/mlxcel/speed_plan.h"
+#include "engines/shared/speed_rank.h"
 #include "engines/shared/report_head.h"
 #include "memfit/memory_size.h"
 #include "memfit/mlxcel_report.h"
@@ -26,6 +30,14 @@ nlohmann::ordered_json value_json(const MlxcelSolution& s) {
   return s.value ? nlohmann::ordered_json(*s.value) : nlohmann::ordered_json(nullptr);
 }
 
+// ", decode 31 tok/s at 8192 tokens" when the row fits and its speed is
+// known; "" otherwise.
+std::string decode_text(const std::optional<DecodeRank>& rank) {
+  if (!rank || !rank->decode_tokens_per_second()) return "";
+  return fmt::format(", decode {} at {} tokens", decode_rank_text(*rank),
+                     rank->known_speed.context_tokens);
+}
+
 // The answer at each KV width; the request's own is `asked`.
 CommandAnswer fit_answer(std::string_view solve, const PreparedRequest& c,
                          const std::vector<MlxcelSolution>& solutions) {
@@ -35,9 +47,13 @@ CommandAnswer fit_answer(std::string_view solve, const PreparedRequest& c,
   for (size_t i = 0; i < kAllKvElements.size(); ++i) {
     const KvElement element = kAllKvElements[i];
     const MlxcelSolution& s = solutions[i];
-    by_mode.push_back(
-        {{"kv_cache_mode", to_string(element)}, {"value", value_json(s)}, {"capped", s.capped}});
-    lines += fmt::format("  {:<6} {}\n", to_string(element), value_text(s));
+    std::optional<DecodeRank> rank;
+    if (s.value && s.estimate) rank = rank_decode(mlxcel_speed_plan(c, *s.estimate));
+    by_mode.push_back({{"kv_cache_mode", to_string(element)},
+                       {"value", value_json(s)},
+                       {"capped", s.capped},
+                       {"speed", rank ? speed_json(rank->speed) : nlohmann::ordered_json(nullptr)}});
+    lines += fmt::format("  {:<6} {}{}\n", to_string(element), value_text(s), decode_text(rank));
     if (element == c.inputs.kv_element) asked = &s;
   }
   CommandAnswer answer;
@@ -51,9 +67,15 @@ CommandAnswer fit_answer(std::string_view solve, const PreparedRequest& c,
   answer.json["report"] = asked->estimate
                               ? mlxcel_estimate_to_json(*c.model, *asked->estimate, c.budget, c.warnings)
                               : nlohmann::ordered_json(nullptr);
+  if (asked->estimate) {
+    answer.json["report"]["speed"] = speed_json(estimate_plan_speed(mlxcel_speed_plan(c, *asked->estimate)));
+  }
   answer.text = fmt::format("Largest {} that fits {} ({}):\n{}", solve,
                             format_bytes(c.budget.budget_bytes), to_string(c.budget.source), lines);
-  if (asked->estimate) answer.text += "\n" + render_mlxcel_text(*c.model, *asked->estimate, c.budget);
+  if (asked->estimate) {
+    answer.text += "\n" + render_mlxcel_text(*c.model, *asked->estimate, c.budget) + "\n" +
+                   speed_text(estimate_plan_speed(mlxcel_speed_plan(c, *asked->estimate)));
+  }
   answer.warnings = c.warnings;
   return answer;
 }

@@ -11,6 +11,7 @@
 //    "by_kv_mode": [
 //      {"kv_cache_mode": "fp16", "max_tokens": 35584, "capped": false,
 //       "total_bytes": <the estimate at max_tokens>,
+//       "speed": <the report's speed object at max_tokens; null when nothing fits>,
 //       "curve": [{"max_tokens": 8192, "total_bytes": 11764806400, "fits": true}, ...]},
 //      {"kv_cache_mode": "int8", ...}],
 //    "warnings": [...]}
@@ -21,6 +22,7 @@
 // max_tokens may pass: the budget alone decides it. Curve points come in
 // the order asked.
 #include "engines/mlxcel/commands.h"
+#include "engines/mlxcel/speed_plan.h"
 #include "engines/shared/report_head.h"
 #include "engines/shared/trained_context.h"
 #include "memfit/untrusted_text.h"
@@ -90,6 +92,9 @@ Result<CommandAnswer> mlxcel_fit_curve(const CommandQuery& query, const Prepared
          {"max_tokens", solution.value ? Json(*solution.value) : Json(nullptr)},
          {"capped", solution.capped},
          {"total_bytes", solution.estimate ? Json(solution.estimate->total_bytes) : Json(nullptr)},
+         {"speed", solution.value && solution.estimate
+                       ? speed_json(estimate_plan_speed(mlxcel_speed_plan(p, *solution.estimate)))
+                       : Json(nullptr)},
          {"curve", std::move(*curve)}});
   }
   // The model's own context (trained_context.h): the page caps what it

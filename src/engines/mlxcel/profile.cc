@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/mlxcel/speed_plan.h"
 #include "engines/shared/speed_report.h"
 #include "engines/shared/trained_context.h"
 #include "engines/mlxcel/commands.h"
@@ -128,22 +129,14 @@ class MlxcelProfile final : public MlxcelCommands {
   nlohmann::ordered_json report_json(const EstimateRun& run) const override {
     nlohmann::ordered_json j = mlxcel_estimate_to_json(*run.model, run.estimate, run.budget, run.warnings);
     if (run.parallel) j["parallel"] = parallel_plan_to_json(*run.parallel);
-    j["speed"] = speed_json(estimate_plan_speed(speed_plan(run)));
+    j["speed"] = speed_json(estimate_plan_speed(mlxcel_speed_plan(run, run.estimate)));
     return j;
   }
 
   std::string report_text(const EstimateRun& run) const override {
     std::string out = render_mlxcel_text(*run.model, run.estimate, run.budget);
     if (run.parallel) out += render_parallel_plan_text(*run.parallel);
-    return out + "\n" + speed_text(estimate_plan_speed(speed_plan(run)));
-  }
-
- private:
-  // max_tokens for every sequence, the prompt the whole of it.
-  static SpeedPlan speed_plan(const EstimateRun& run) {
-    const MlxcelEstimate& e = run.estimate;
-    return single_device_speed_plan(run, "mlx", e.weights_bytes, e.kv.total_bytes,
-                                    e.inputs.max_tokens, e.inputs.max_tokens);
+    return out + "\n" + speed_text(estimate_plan_speed(mlxcel_speed_plan(run, run.estimate)));
   }
 };
 

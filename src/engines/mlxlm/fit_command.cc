@@ -4,11 +4,13 @@
 //            ctx_size      refused: llama.cpp's setting
 //            curve_tokens  refused: mlx-lm's fit draws no curve
 // Text: "Largest max-tokens that fits <budget> (<source>): <value>", then
-// the report at that value (at 1 when nothing fits).
+// the report at that value (at 1 when nothing fits) with its speed line;
+// the JSON's report has its "speed" (docs/speed.md).
 #include <fmt/format.h>
 
 #include "engines/mlxlm/commands.h"
 #include "engines/mlxlm/solver.h"
+#include "engines/mlxlm/speed_plan.h"
 #include "engines/shared/report_head.h"
 #include "memfit/memory_size.h"
 #include "memfit/mlxlm_report.h"
@@ -71,10 +73,14 @@ Result<CommandAnswer> MlxLmCommands::fit(const CommandQuery& query, PreparedRequ
   answer.json["report"] = s->estimate ? mlxlm_estimate_to_json(*p.model, *s->estimate, p.budget,
                                                                p.warnings)
                                       : Json(nullptr);
+  if (s->estimate) answer.json["report"]["speed"] = speed_json(estimate_plan_speed(mlxlm_speed_plan(p, *s->estimate)));
   answer.text = fmt::format("Largest {} that fits {} ({}): {}\n", to_string(*what),
                             format_bytes(p.budget.budget_bytes), to_string(p.budget.source),
                             value_text(*s));
-  if (s->estimate) answer.text += "\n" + render_mlxlm_text(*p.model, *s->estimate, p.budget);
+  if (s->estimate) {
+    answer.text += "\n" + render_mlxlm_text(*p.model, *s->estimate, p.budget) + "\n" +
+                   speed_text(estimate_plan_speed(mlxlm_speed_plan(p, *s->estimate)));
+  }
   answer.warnings = std::move(p.warnings);
   return answer;
 }

@@ -7,6 +7,7 @@
 #include "engines/mlxlm/fields.h"
 #include "memfit/checked_math.h"
 #include "memfit/hardware.h"
+#include "engines/mlxlm/speed_plan.h"
 #include "engines/shared/speed_report.h"
 #include "engines/shared/weight_mode.h"
 #include "memfit/mlxlm_report.h"
@@ -134,22 +135,12 @@ class MlxLmProfile final : public MlxLmCommands {
   bool fits(const EstimateRun& run) const override { return run.mlxlm->fits; }
   nlohmann::ordered_json report_json(const EstimateRun& run) const override {
     nlohmann::ordered_json j = mlxlm_estimate_to_json(*run.model, *run.mlxlm, run.budget, run.warnings);
-    j["speed"] = speed_json(estimate_plan_speed(speed_plan(run)));
+    j["speed"] = speed_json(estimate_plan_speed(mlxlm_speed_plan(run, *run.mlxlm)));
     return j;
   }
   std::string report_text(const EstimateRun& run) const override {
     return render_mlxlm_text(*run.model, *run.mlxlm, run.budget) + "\n" +
-           speed_text(estimate_plan_speed(speed_plan(run)));
-  }
-
- private:
-  // The prompt asked (--prompt-tokens) then --max-tokens generated: the
-  // cache ends holding both.
-  static SpeedPlan speed_plan(const EstimateRun& run) {
-    const MlxLmEstimate& e = *run.mlxlm;
-    const uint64_t context = e.settings.prompt_tokens + e.settings.max_tokens;
-    const uint64_t kv = (CheckedBytes(e.kv_bytes_per_token) * context).saturated();
-    return single_device_speed_plan(run, "mlx", e.weights_bytes, kv, context, e.settings.prompt_tokens);
+           speed_text(estimate_plan_speed(mlxlm_speed_plan(run, *run.mlxlm)));
   }
 };
 

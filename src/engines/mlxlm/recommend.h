@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engines/shared/speed_rank.h"
 #include "engines/shared/weight_mode.h"
 #include "memfit/mlxlm.h"
 #include "memfit/request.h"
@@ -40,10 +41,12 @@ struct MlxLmQuantRow {
   double mean_bits = 0;  // of the quantized weights (as-is: the checkpoint's bits)
   MlxLmEstimate estimate;
   bool shrinks = true;   // false: not below the checkpoint's own bits
+  DecodeRank rank;       // its decode speed (docs/speed.md, "Plans chosen for speed")
 };
 
 // The modes `options` ask for, priced on `prepared`, best quality first:
-// as-is, then more (mean) bits, then the smaller group. kUsage naming the
+// as-is, then more (mean) bits, then the smaller group, then (equal
+// quality) the faster decode. kUsage naming the
 // option for a width or group MLX does not have. A recipe that cannot be
 // priced (mlx-lm refuses it, or a config-only mixture of experts) is left
 // out with a warning in `warnings`.
@@ -53,6 +56,10 @@ Result<std::vector<MlxLmQuantRow>> rank_mlxlm_modes(const nlohmann::json& option
 
 // The first row that fits and shrinks the checkpoint; null when none.
 const MlxLmQuantRow* recommended_mode(const std::vector<MlxLmQuantRow>& rows);
+// The row that fits, shrinks the checkpoint and decodes fastest
+// (speed_rank.h), the better quality on a tie; null when none does or no
+// row's speed is known.
+const MlxLmQuantRow* fastest_mode(const std::vector<MlxLmQuantRow>& rows);
 
 // The commands that make and run a row's checkpoint from `model_path`:
 //   mlx_lm.convert --hf-path M --mlx-path OUT -q --q-bits B --q-group-size G

@@ -1,7 +1,9 @@
 // The mlx-lm profile's recommend-quant hook (engine.h): every MLX weight
 // mode ranked (engines/mlxlm/recommend.h), each with the peak at the
 // request's settings, its verdict and the commands that make and run it;
-// the recommendation is the best-quality mode that fits.
+// the recommendation is the best-quality mode that fits, the fastest one
+// that fits named beside it (docs/speed.md, "Plans chosen for speed").
+#include <algorithm>
 #include <cmath>
 #include <string_view>
 
@@ -21,7 +23,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::string_view kOrder =
     "best quality first: more bits first (a mixed recipe by the mean bits of its quantized "
-    "weights), then smaller groups first";
+    "weights), then smaller groups first, then the faster decode";
 
 // The folder mlx_lm.convert writes: the model folder's name, then the mode.
 std::string output_folder(const std::string& model_path, const MlxLmMode& m) {
@@ -35,7 +37,7 @@ std::string output_folder(const std::string& model_path, const MlxLmMode& m) {
 
 Json row_json(const MlxLmQuantRow& r, const std::string& model_path, const MlxLmSettings& s) {
   const MlxLmMode& m = r.mode;
-  return {{"mode", mode_name(m)},
+  Json row = {{"mode", mode_name(m)},
           {"bits", m.as_is || m.recipe ? Json(nullptr) : Json(m.bits)},
           {"group_size", m.as_is ? Json(nullptr) : Json(m.group_size)},
           {"recipe", m.recipe ? Json(m.recipe->name) : Json(nullptr)},
@@ -46,33 +48,53 @@ Json row_json(const MlxLmQuantRow& r, const std::string& model_path, const MlxLm
           {"smaller_than_source", r.shrinks},
           {"convert_command", m.as_is ? Json(nullptr) : Json(convert_command(model_path, m))},
           {"generate_command", generate_command(model_path, m, s)}};
+  row.update(decode_rank_json(r.rank));  // decode_tokens_per_second, not_counted
+  row["speed"] = speed_json(r.rank.speed);
+  return row;
+}
+
+bool any_speed(const std::vector<MlxLmQuantRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const MlxLmQuantRow& r) {
+    return r.rank.decode_tokens_per_second().has_value();
+  });
+}
+
+// ", decode 31 tok/s" (at the end of the context) for a row that fits,
+// when any row's speed is known; "" otherwise.
+std::string decode_text(const MlxLmQuantRow& r, bool known) {
+  return known && r.shrinks && r.estimate.fits ? ", decode " + decode_rank_text(r.rank) : "";
 }
 
 std::string row_text(const MlxLmQuantRow& r, const std::string& model_path,
-                     const MlxLmSettings& s) {
+                     const MlxLmSettings& s, bool known) {
   const std::string verdict = !r.shrinks ? "not smaller"
                               : r.estimate.fits ? "FITS"
                                                 : "DOES NOT FIT";
-  std::string out = fmt::format("  {:<11}{:>6.2f}{:>12}{:>12}  {}\n", mode_name(r.mode),
+  std::string out = fmt::format("  {:<11}{:>6.2f}{:>12}{:>12}  {}{}\n", mode_name(r.mode),
                                 r.mean_bits, format_bytes(r.weights_bytes),
-                                format_bytes(r.estimate.total_bytes), verdict);
+                                format_bytes(r.estimate.total_bytes), verdict, decode_text(r, known));
   if (!r.mode.as_is) out += "      " + convert_command(model_path, r.mode) + "\n";
   out += "      " + generate_command(model_path, r.mode, s) + "\n";
   return out;
 }
 
 std::string recommend_text(const std::string& model, const PreparedRequest& p,
-                           const std::vector<MlxLmQuantRow>& rows, const MlxLmQuantRow* best) {
+                           const std::vector<MlxLmQuantRow>& rows, const MlxLmQuantRow* best,
+                           const MlxLmQuantRow* fastest) {
+  const bool known = any_speed(rows);
   const MlxLmSettings& s = p.mlxlm_settings;
   std::string out = fmt::format(
       "{} under mlx-lm: --prompt-tokens {}, --max-tokens {}, batch {}; budget {} ({})\n"
-      "Rows {}.\nRecommended: the best-quality mode that fits.\n\n",
+      "Rows {}.\nRecommended: the best-quality mode that fits{}.\n\n",
       quote_untrusted(model), s.prompt_tokens, s.max_tokens, s.batch,
-      format_bytes(p.budget.budget_bytes), to_string(p.budget.source), kOrder);
+      format_bytes(p.budget.budget_bytes), to_string(p.budget.source), kOrder,
+      known ? fmt::format("; decode at the end of the context ({} tokens)", s.prompt_tokens + s.max_tokens)
+            : "");
   out += fmt::format("  {:<11}{:>6}{:>12}{:>12}  {}\n", "mode", "bits", "weights", "peak", "verdict");
-  for (const MlxLmQuantRow& r : rows) out += row_text(r, model, s);
-  out += best ? fmt::format("\nRecommended: {}\n", mode_name(best->mode))
+  for (const MlxLmQuantRow& r : rows) out += row_text(r, model, s, known);
+  out += best ? fmt::format("\nRecommended: {}{}\n", mode_name(best->mode), decode_text(*best, known))
               : "\nRecommended: none of these fits\n";
+  if (fastest) out += fmt::format("Fastest: {}{}\n", mode_name(fastest->mode), decode_text(*fastest, known));
   return out;
 }
 
@@ -109,6 +131,7 @@ Result<CommandAnswer> MlxLmCommands::recommend_quant(const CommandQuery& query,
     return rows.error().within(quote_untrusted(model));
   }
   const MlxLmQuantRow* best = recommended_mode(*rows);
+  const MlxLmQuantRow* fastest = fastest_mode(*rows);
   const MlxLmSettings& s = p.mlxlm_settings;
   Json list = Json::array();
   for (const MlxLmQuantRow& r : *rows) list.push_back(row_json(r, model, s));
@@ -116,6 +139,7 @@ Result<CommandAnswer> MlxLmCommands::recommend_quant(const CommandQuery& query,
   answer.json = {{"engine", "mlx-lm"},
                  {"order", kOrder},
                  {"recommended", best ? Json(mode_name(best->mode)) : Json(nullptr)},
+                 {"fastest", fastest ? Json(mode_name(fastest->mode)) : Json(nullptr)},
                  {"candidates", std::move(list)},
                  {"prompt_tokens", s.prompt_tokens},
                  {"max_tokens", s.max_tokens},
@@ -123,7 +147,7 @@ Result<CommandAnswer> MlxLmCommands::recommend_quant(const CommandQuery& query,
                  {"budget_bytes", p.budget.budget_bytes},
                  {"budget_source", to_string(p.budget.source)},
                  {"warnings", warning_texts(p.warnings)}};
-  answer.text = recommend_text(model, p, *rows, best);
+  answer.text = recommend_text(model, p, *rows, best, fastest);
   answer.warnings = std::move(p.warnings);
   return answer;
 }

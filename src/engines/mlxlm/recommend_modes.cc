@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "engines/mlxlm/recommend.h"
+#include "engines/mlxlm/speed_plan.h"
 #include "memfit/quant_schemes.h"
 #include "request/json_fields.h"
 
@@ -82,11 +83,13 @@ Result<MlxLmQuantRow> price(const MlxLmMode& m, const PreparedRequest& p) {
   variant.weights.bytes = w->bytes;
   Result<MlxLmEstimate> e = estimate_mlxlm(variant, p.mlxlm_settings, p.budget);
   if (!e) return e.error();
+  DecodeRank rank = rank_decode(mlxlm_speed_plan(p, *e));
   return MlxLmQuantRow{.mode = m,
                        .weights_bytes = w->bytes,
                        .mean_bits = w->mean_bits,
                        .estimate = std::move(*e),
-                       .shrinks = m.as_is || w->mean_bits < checkpoint_bits(*p.model)};
+                       .shrinks = m.as_is || w->mean_bits < checkpoint_bits(*p.model),
+                       .rank = std::move(rank)};
 }
 
 }  // namespace
@@ -115,7 +118,8 @@ Result<std::vector<MlxLmQuantRow>> rank_mlxlm_modes(const nlohmann::json& option
   std::stable_sort(rows.begin(), rows.end(), [](const MlxLmQuantRow& a, const MlxLmQuantRow& b) {
     if (a.mode.as_is != b.mode.as_is) return a.mode.as_is;
     if (a.mean_bits != b.mean_bits) return a.mean_bits > b.mean_bits;
-    return a.mode.group_size < b.mode.group_size;
+    if (a.mode.group_size != b.mode.group_size) return a.mode.group_size < b.mode.group_size;
+    return decodes_faster(a.rank, b.rank);
   });
   return rows;
 }
@@ -125,6 +129,15 @@ const MlxLmQuantRow* recommended_mode(const std::vector<MlxLmQuantRow>& rows) {
     if (r.estimate.fits && r.shrinks) return &r;
   }
   return nullptr;
+}
+
+const MlxLmQuantRow* fastest_mode(const std::vector<MlxLmQuantRow>& rows) {
+  const MlxLmQuantRow* fastest = nullptr;
+  for (const MlxLmQuantRow& r : rows) {
+    if (!r.estimate.fits || !r.shrinks || !r.rank.decode_tokens_per_second()) continue;
+    if (fastest == nullptr || decodes_faster(r.rank, fastest->rank)) fastest = &r;
+  }
+  return fastest;
 }
 
 }  // namespace memfit::engines

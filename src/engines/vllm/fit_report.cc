@@ -4,7 +4,7 @@
 //     (the config's context: vLLM refuses a longer --max-model-len)
 //   start: vllm serve MODEL --max-model-len 131072 --max-num-seqs 256 ...
 //
-//   <render_vllm_text at the answer>
+//   <render_vllm_text at the answer, and its speed line (docs/speed.md)>
 #include <fmt/format.h>
 
 #include "memfit/memory_size.h"
@@ -14,6 +14,7 @@
 #include "engines/shared/report_head.h"
 #include "engines/shared/shell_word.h"
 #include "engines/shared/trained_context.h"
+#include "engines/vllm/speed_plan.h"
 
 namespace memfit {
 namespace {
@@ -51,6 +52,7 @@ nlohmann::ordered_json vllm_fit_to_json(const PreparedRequest& p, const VllmFit&
             {"warnings", warning_texts(p.warnings)}};
   j["report"] = s.estimate ? vllm_estimate_to_json(*p.model, *s.estimate, p.budget, p.warnings)
                            : Json(nullptr);
+  if (s.estimate) j["report"]["speed"] = speed_json(estimate_plan_speed(vllm_speed_plan(p, *s.estimate)));
   return j;
 }
 
@@ -71,7 +73,8 @@ std::string render_vllm_fit_text(const PreparedRequest& p, const VllmFit& fit) {
   out += fmt::format("\nstart: vllm serve {} {}\n",
                      shell_word(escape_untrusted(p.model->path, p.model->path.size())),
                      joined(fit.flags));
-  out += "\n" + render_vllm_text(*p.model, *s.estimate, p.budget);
+  out += "\n" + render_vllm_text(*p.model, *s.estimate, p.budget) + "\n" +
+         speed_text(estimate_plan_speed(vllm_speed_plan(p, *s.estimate)));
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/vllm/speed_plan.h"
 #include "engines/shared/speed_report.h"
 #include "engines/shared/trained_context.h"
 #include "engines/vllm/commands.h"
@@ -229,24 +230,12 @@ class VllmProfile final : public VllmCommands {
   bool fits(const EstimateRun& run) const override { return run.vllm->fits; }
   nlohmann::ordered_json report_json(const EstimateRun& run) const override {
     nlohmann::ordered_json j = vllm_estimate_to_json(*run.model, *run.vllm, run.budget, run.warnings);
-    j["speed"] = speed_json(estimate_plan_speed(speed_plan(run)));
+    j["speed"] = speed_json(estimate_plan_speed(vllm_speed_plan(run, *run.vllm)));
     return j;
   }
   std::string report_text(const EstimateRun& run) const override {
     return render_vllm_text(*run.model, *run.vllm, run.budget) + "\n" +
-           speed_text(estimate_plan_speed(speed_plan(run)));
-  }
-
- private:
-  // One request of max_model_len, its prompt the whole of it; a rank's
-  // weights and blocks (tensor parallel ranks read theirs at once).
-  static SpeedPlan speed_plan(const EstimateRun& run) {
-    const VllmEstimate& e = *run.vllm;
-    const uint64_t kv =
-        (CheckedBytes(e.layout.blocks_per_request) * e.layout.bytes_per_block).saturated();
-    return single_device_speed_plan(run, run.platform.backend == Backend::kRocm ? "rocm" : "cuda",
-                                    e.weights.bytes, kv, e.settings.max_model_len,
-                                    e.settings.max_model_len);
+           speed_text(estimate_plan_speed(vllm_speed_plan(run, *run.vllm)));
   }
 };
 

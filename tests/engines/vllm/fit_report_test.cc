@@ -84,7 +84,9 @@ TEST(VllmFitTextReport, CappedMaxModelLenThenFlagsAndTheReport) {
             "start: vllm serve models/llama-8b --max-model-len 131072 --max-num-seqs 256 --max-num-batched-tokens 8192 "
             "--gpu-memory-utilization 0.9\n"
             "\n" +
-                render_vllm_text(*p.model, *f.answer.estimate, p.budget));
+                render_vllm_text(*p.model, *f.answer.estimate, p.budget) +
+                // The report's speed line: no machine here, so unknown.
+                "\nspeed: unknown: give --gpu or --mac\n");
   EXPECT_THAT(render_vllm_fit_text(p, f), HasSubstr("\nFITS: 73.00 GiB of 80.00 GiB (7.00 GiB to spare)\n"));
 }
 
@@ -146,7 +148,13 @@ TEST(VllmFitJsonReport, TheAnswerFlagsAndReport) {
             R"("reason":null,"budget_bytes":85899345920,"budget_source":"gpu",)"
             R"("flags":["--max-model-len","131072","--max-num-seqs","256","--max-num-batched-tokens",)"
             R"("8192","--gpu-memory-utilization","0.9"],"warnings":["probed GPU 0"]})");
-  EXPECT_EQ(report, vllm_estimate_to_json(*p.model, *f.answer.estimate, p.budget, p.warnings));
+  // The report as inspect gives it, with its speed (unknown: no machine).
+  nlohmann::ordered_json want = vllm_estimate_to_json(*p.model, *f.answer.estimate, p.budget, p.warnings);
+  want["speed"] = {{"decode_tokens_per_second", nullptr},
+                   {"prefill_tokens_per_second", nullptr},
+                   {"time_to_first_token_s", nullptr},
+                   {"unknown", "give --gpu or --mac"}};
+  EXPECT_EQ(report, want);
   EXPECT_EQ(report["total_bytes"], 78383153152u);  // 73 x 2^30
   EXPECT_EQ(report["inputs"]["max_model_len"], 131072u);
 }
