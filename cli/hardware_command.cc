@@ -39,8 +39,8 @@ int run_measure(bool json) {
   } else {
     out = fmt::format(
         "host memory read bandwidth: {:.1f} GB/s ({} MiB read {} times by {} threads in {:.3f} "
-        "s)\n",
-        m->gb_per_s, m->buffer_bytes >> 20, m->passes, m->threads, m->seconds);
+        "s)\nprice this host's CPU layers with it: --host-bandwidth {:.1f}\n",
+        m->gb_per_s, m->buffer_bytes >> 20, m->passes, m->threads, m->seconds, m->gb_per_s);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;

@@ -61,8 +61,10 @@ function speedLine(speed) {
   if (!speed.decode_tokens_per_second) return `speed unknown: ${speed.unknown || ''}`;
   const d = speed.decode_tokens_per_second.start;
   const p = speed.prefill_tokens_per_second;
-  return `decode ${d.median.toFixed(0)} tok/s (${d.low.toFixed(0)}-${d.high.toFixed(0)}), ` +
-    `prefill ${p.median.toFixed(0)} tok/s`;
+  // Prefill is null where its compute device has no FP16 figure (a CPU).
+  const prefill = p ? `prefill ${p.median.toFixed(0)} tok/s` : `prefill unknown: ${speed.prefill_unknown || ''}`;
+  const engine = speed.engine_basis ? ` (${speed.engine_basis})` : '';
+  return `decode ${d.median.toFixed(0)} tok/s (${d.low.toFixed(0)}-${d.high.toFixed(0)}), ${prefill}${engine}`;
 }
 
 function formatGiB(bytes) {

@@ -78,6 +78,10 @@ Read by every engine:
   mac (str; --mac)
       the Mac priced, from memfit hardware: its id (m4-max-128gb) or chip and
       memory ("M3 Pro 18GB")
+  host_bandwidth_gb_s (float, GB/s; --host-bandwidth)
+      the host CPU's memory read bandwidth in GB/s, for the speed of the layers
+      and experts left on the CPU (memfit hardware --measure prints this
+      host's)
 llamacpp's own, refused under another engine:
   ctx_size (int >= 0, tokens, default 0; -c, --ctx-size)
       context in tokens, 0 = the model's training context (default 0)

@@ -175,8 +175,10 @@ Result<HostMemoryStatus> host_for_request(const EstimateRequest& r, const Descri
   return status;
 }
 
-SpeedMachine speed_machine(const DescribedMachine& machine, const HostMemoryStatus& host) {
+SpeedMachine speed_machine(const DescribedMachine& machine, const HostMemoryStatus& host,
+                           std::optional<double> host_bandwidth_gb_s) {
   SpeedMachine out;
+  out.host.bandwidth_gb_s = host_bandwidth_gb_s.value_or(0);
   if (machine.mac != nullptr) {
     out.unified = DeviceThroughput{machine.mac->id, machine.mac->bandwidth_gb_s,
                                    machine.mac->fp16_tflops};

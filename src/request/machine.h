@@ -5,6 +5,8 @@
 #ifndef MEMFIT_SRC_REQUEST_MACHINE_H_
 #define MEMFIT_SRC_REQUEST_MACHINE_H_
 
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "memfit/mlxcel.h"
@@ -46,10 +48,23 @@ Result<HostMemoryStatus> host_for_request(const EstimateRequest& request,
                                           const DescribedMachine& machine, RequestContext& context,
                                           std::vector<Warning>& warnings);
 
+// The request field host_bandwidth_gb_s (machine_fields.cc): the host
+// CPU's memory read bandwidth, GB/s. Its row keeps the text it accepted in
+// EstimateRequest::engine_fields under this name (the request struct is
+// the public API's; the field is read here only).
+inline constexpr std::string_view kHostBandwidthField = "host_bandwidth_gb_s";
+// Its value, parsed again (a C++ caller may fill engine_fields itself);
+// nullopt when not given; kUsage naming the field when it does not parse
+// or is outside (0, 10000].
+Result<std::optional<double>> host_bandwidth_gb_s(const EstimateRequest& request);
+
 // The devices' throughput for the speed estimate: a described Mac's
 // unified memory, else each of `host`'s GPUs as the hardware table knows
-// it by name (0: unknown). The host CPU's bandwidth is unknown.
-SpeedMachine speed_machine(const DescribedMachine& machine, const HostMemoryStatus& host);
+// it by name (0: unknown), and the host CPU at `host_bandwidth_gb_s` (the
+// request's host_bandwidth_gb_s; nullopt: unknown, 0). The host's FP16
+// peak is unknown: no table lists CPUs (docs/speed.md).
+SpeedMachine speed_machine(const DescribedMachine& machine, const HostMemoryStatus& host,
+                           std::optional<double> host_bandwidth_gb_s);
 
 }  // namespace memfit::request
 

@@ -130,6 +130,13 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   if (Status fields = check_request_fields(r); !fields) return fields.error();
   Result<request::DescribedMachine> machine = request::describe_machine(r.machine);
   if (!machine) return machine.error();
+  Result<std::optional<double>> host_bandwidth = request::host_bandwidth_gb_s(r);
+  if (!host_bandwidth) return host_bandwidth.error();
+  if (machine->mac != nullptr && *host_bandwidth) {
+    return Error::usage(request::kHostBandwidthField,
+                        "a Mac's CPU reads its unified memory, whose bandwidth is the hardware "
+                        "table's (give one of mac and host_bandwidth_gb_s)");
+  }
 
   p.settings = context.settings();
   p.inputs.max_tokens = r.max_tokens.value_or(p.inputs.max_tokens);
@@ -157,7 +164,7 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   if (p.host.device_error) return Error(*p.host.device_error, ErrorKind::kHost);
   add_warnings(p.warnings, WarningKind::kHost, p.host.warnings);
   p.budget = to_memory_budget(p.host);
-  p.speed_machine = request::speed_machine(*machine, p.host);
+  p.speed_machine = request::speed_machine(*machine, p.host, *host_bandwidth);
 
   if (Status host = p.engine->resolve_host(stored, context, p); !host) return host.error();
   return p;

@@ -36,7 +36,7 @@ TEST(ServiceEngines, ListsTheSixEnginesAndTheirFields) {
   EXPECT_EQ(answer["engines"][4]["fields"].size(), 11u);
   EXPECT_EQ(answer["engines"][4]["versions"]["field"], "sglang_version");
   EXPECT_EQ(answer["engines"][5]["fields"].size(), 10u);
-  EXPECT_EQ(answer["common_fields"].size(), 17u);  // gpu, mac and confidence among them
+  EXPECT_EQ(answer["common_fields"].size(), 18u);  // gpu, mac, host_bandwidth_gb_s and confidence among them
   EXPECT_EQ(answer["engines"][0]["default_for"], "models that are not GGUF");
   EXPECT_EQ(answer["engines"][2]["default_for"], nullptr);
   // vLLM's utilization: a ratio with its default, no range in counts.

@@ -48,6 +48,7 @@ SpeedPlan llamacpp_speed_plan(const PreparedRequest& run, const Model& model, co
   SpeedPlan plan;
   plan.shape = speed_shape(model, e.mapped_bytes);
   plan.backend = backend_name(run);
+  plan.engine = "llamacpp";  // Ollama's runner too: llama.cpp's published runs are its
   plan.context_tokens = e.context.n_ctx_seq;
   plan.prompt_tokens = e.context.n_ctx_seq;
   const DeviceThroughput host = m.unified ? *m.unified : m.host;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/llamacpp/speed_plan.h"
 #include "engines/ollama/fields.h"
 #include "engines/ollama/fit.h"
 #include "engines/ollama/plan.h"
@@ -104,6 +105,8 @@ class OllamaProfile final : public ollama::OllamaCommands {
     j["engine"] = "ollama";
     j["ollama"] = ollama::decisions_to_json(d, ollama::scheduler_gpus(run));
     j["ollama"]["start"] = ollama::launch_command(d, run.model->path);
+    // Ollama's runner is llama.cpp's: its layers and experts placed as above.
+    j["speed"] = speed_json(estimate_plan_speed(llamacpp_speed_plan(run, *run.llamacpp)));
     return j;
   }
 
@@ -116,7 +119,8 @@ class OllamaProfile final : public ollama::OllamaCommands {
       text.replace(at, kHead.size(), " (engine ollama, buffers by llama.cpp's rules)");
     }
     return text + ollama::render_decisions_text(d, ollama::scheduler_gpus(run)) + "start: " +
-           ollama::launch_command(d, run.model->path);
+           ollama::launch_command(d, run.model->path) + "\n" +
+           speed_text(estimate_plan_speed(llamacpp_speed_plan(run, *run.llamacpp)));
   }
 
  private:

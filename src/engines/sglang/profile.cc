@@ -7,8 +7,10 @@
 #include "engines/builtin.h"
 #include "engines/sglang/fields.h"
 #include "engines/sglang/report.h"
+#include "engines/sglang/speed_plan.h"
 #include "engines/shared/trained_context.h"
 #include "memfit/memory_size.h"
+#include "request/machine.h"
 
 namespace memfit::sglang {
 namespace {
@@ -36,6 +38,11 @@ Status check_common_fields(const EstimateRequest& r) {
                                              "parallelism only (pipeline parallelism: not yet)");
   }
   if (r.machine.mac) return Error::usage("mac", "SGLang serves on CUDA and ROCm GPUs: give --gpu");
+  if (r.engine_fields.contains(request::kHostBandwidthField)) {
+    return Error::usage(request::kHostBandwidthField,
+                        "SGLang holds its weights and KV cache on its GPUs: no part of its plan "
+                        "is read from host memory");
+  }
   if (r.confidence) {
     return Error::usage("confidence", "the SGLang profile has no corpus band yet "
                                       "(docs/engine-sglang.md, \"Validation\")");
@@ -159,11 +166,14 @@ Status SglangProfile::estimate(const EstimateRequest& r, EstimateRun& run) const
 bool SglangProfile::fits(const EstimateRun& run) const { return plan_fits(run_plan(run), run.budget); }
 
 nlohmann::ordered_json SglangProfile::report_json(const EstimateRun& run) const {
-  return plan_to_json(*run.model, run_plan(run), run.budget, run.warnings);
+  nlohmann::ordered_json j = plan_to_json(*run.model, run_plan(run), run.budget, run.warnings);
+  j["speed"] = speed_json(estimate_plan_speed(sglang_speed_plan(run, run_plan(run))));
+  return j;
 }
 
 std::string SglangProfile::report_text(const EstimateRun& run) const {
-  return render_plan_text(*run.model, run_plan(run), run.budget);
+  return render_plan_text(*run.model, run_plan(run), run.budget) + "\n" +
+         speed_text(estimate_plan_speed(sglang_speed_plan(run, run_plan(run))));
 }
 
 }  // namespace memfit::sglang

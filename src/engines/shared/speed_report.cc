@@ -6,6 +6,9 @@
 // the plan's backend and its weights' family (docs/speed.md).
 #include "engines/shared/speed_report.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "memfit/checked_math.h"
@@ -32,6 +35,7 @@ std::string weight_family(const SpeedModelShape& shape) {
 struct FittedBands {
   EfficiencyTable decode;
   EfficiencyTable prefill;
+  std::vector<std::string> engines;  // those with a published run
   std::string error;
 };
 
@@ -52,6 +56,11 @@ const FittedBands& published_bands() {
     }
     out.decode = std::move(*decode);
     out.prefill = std::move(*prefill);
+    for (const PublishedRun& run : (*runs)->runs) {
+      if (std::find(out.engines.begin(), out.engines.end(), run.engine) == out.engines.end()) {
+        out.engines.push_back(run.engine);
+      }
+    }
     return out;
   }();
   return bands;
@@ -70,9 +79,32 @@ std::string missing_bandwidth(const SpeedPlan& plan) {
   if (!any_known) return "give --gpu or --mac";
   for (const SpeedPlanPart& p : plan.parts) {
     if (p.throughput.bandwidth_gb_s > 0 || p.weight_bytes + p.kv_bytes == 0) continue;
-    return fmt::format("the memory bandwidth of {} ({}) is not known, and it holds {} of the plan",
-                       p.device, p.throughput.name, format_bytes(p.weight_bytes + p.kv_bytes));
+    // The host's is the request's host_bandwidth_gb_s (the part every
+    // plan names "cpu"): say so.
+    const std::string_view ask =
+        p.device == "cpu" ? ": give --host-bandwidth (memfit hardware --measure prints this host's)" : "";
+    return fmt::format("the memory bandwidth of {} ({}) is not known, and it holds {} of the plan{}",
+                       p.device, p.throughput.name, format_bytes(p.weight_bytes + p.kv_bytes), ask);
   }
+  return "";
+}
+
+// Sets out's prefill and first token from the compute device's FP16 peak;
+// returns why they have no figure ("" when they have one).
+std::string add_prefill(const SpeedPlan& plan, const EfficiencyTable& prefill,
+                        const std::string& family, PlanSpeed& out) {
+  if (plan.compute.fp16_tflops <= 0) {
+    return fmt::format("the FP16 peak of {} is not known", plan.compute.name);
+  }
+  std::optional<EfficiencyBand> band = prefill.find(plan.backend, family);
+  if (!band) return "no published run to fit a band on";
+  Result<double> bound = prefill_bound_tokens_per_second(plan.shape, plan.prompt_tokens / 2, plan.compute);
+  if (!bound) return bound.error().message();
+  out.prefill = apply_efficiency(*bound, plan.shape.n_layers, *band);
+  const double prompt = static_cast<double>(plan.prompt_tokens);
+  out.ttft_s = prompt / out.prefill.median;
+  out.ttft_low_s = prompt / out.prefill.high;
+  out.ttft_high_s = prompt / out.prefill.low;
   return "";
 }
 
@@ -121,6 +153,7 @@ SpeedPlan single_device_speed_plan(const PreparedRequest& run, std::string backe
   SpeedPlan plan;
   plan.shape = speed_shape(*run.model, weight_bytes);
   plan.backend = std::move(backend);
+  plan.engine = std::string(run.engine->name());
   plan.context_tokens = context_tokens;
   plan.prompt_tokens = prompt_tokens;
   plan.compute = m.unified ? *m.unified : (m.gpus.empty() ? m.host : m.gpus.front());
@@ -132,23 +165,25 @@ SpeedPlan single_device_speed_plan(const PreparedRequest& run, std::string backe
 PlanSpeed estimate_plan_speed(const SpeedPlan& plan) {
   const FittedBands& bands = published_bands();
   if (!bands.error.empty()) return unknown(bands.error);
-  return estimate_plan_speed(plan, bands.decode, bands.prefill);
+  return estimate_plan_speed(plan, bands.decode, bands.prefill, bands.engines);
 }
 
 PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& decode,
-                              const EfficiencyTable& prefill) {
+                              const EfficiencyTable& prefill,
+                              std::span<const std::string> engines_with_runs) {
   if (std::string why = missing_bandwidth(plan); !why.empty()) return unknown(std::move(why));
-  if (plan.compute.fp16_tflops <= 0) {
-    return unknown(fmt::format("the FP16 peak of {} is not known", plan.compute.name));
-  }
   const std::string family = weight_family(plan.shape);
   std::optional<EfficiencyBand> decode_band = decode.find(plan.backend, family);
-  std::optional<EfficiencyBand> prefill_band = prefill.find(plan.backend, family);
-  if (!decode_band || !prefill_band) return unknown("no published run to fit a band on");
+  if (!decode_band) return unknown("no published run to fit a band on");
 
   PlanSpeed out;
   out.context_tokens = plan.context_tokens;
   out.prompt_tokens = plan.prompt_tokens;
+  if (!plan.engine.empty() && std::find(engines_with_runs.begin(), engines_with_runs.end(),
+                                        plan.engine) == engines_with_runs.end()) {
+    out.engine_basis =
+        fmt::format("no published {} run: the band is fitted on other engines' runs", plan.engine);
+  }
   double start_s = 0;
   double end_s = 0;
   for (const SpeedPlanPart& p : plan.parts) {
@@ -160,6 +195,7 @@ PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& deco
       ps.bound_start_s = static_cast<double>(ps.active_weight_bytes) / bytes_per_s;
       ps.bound_end_s = static_cast<double>(ps.active_weight_bytes + p.kv_bytes) / bytes_per_s;
     }
+    // The parts are layers in sequence: a token waits for each in turn.
     start_s += ps.bound_start_s;
     end_s += ps.bound_end_s;
     out.parts.push_back(std::move(ps));
@@ -167,14 +203,7 @@ PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& deco
   if (start_s <= 0) return unknown("the plan reads no bytes a token");
   out.decode_start = apply_efficiency(1 / start_s, plan.shape.n_layers, *decode_band);
   out.decode_end = apply_efficiency(1 / end_s, plan.shape.n_layers, *decode_band);
-  Result<double> prefill_bound =
-      prefill_bound_tokens_per_second(plan.shape, plan.prompt_tokens / 2, plan.compute);
-  if (!prefill_bound) return unknown(prefill_bound.error().message());
-  out.prefill = apply_efficiency(*prefill_bound, plan.shape.n_layers, *prefill_band);
-  const double prompt = static_cast<double>(plan.prompt_tokens);
-  out.ttft_s = prompt / out.prefill.median;
-  out.ttft_low_s = prompt / out.prefill.high;
-  out.ttft_high_s = prompt / out.prefill.low;
+  out.prefill_unknown = add_prefill(plan, prefill, family, out);
   return out;
 }
 
@@ -196,34 +225,45 @@ Json speed_json(const PlanSpeed& s) {
                        {"bound_seconds_per_token_start", p.bound_start_s},
                        {"bound_seconds_per_token_end", p.bound_end_s}});
   }
-  return {{"decode_tokens_per_second",
-           {{"start", range_json(s.decode_start)},
-            {"end", range_json(s.decode_end)},
-            {"context_tokens", s.context_tokens},
-            {"basis", s.decode_start.efficiency.basis},
-            {"runs", s.decode_start.efficiency.runs}}},
-          {"prefill_tokens_per_second",
-           {{"bound", s.prefill.bound},
-            {"median", s.prefill.median},
-            {"low", s.prefill.low},
-            {"high", s.prefill.high},
-            {"prompt_tokens", s.prompt_tokens},
-            {"basis", s.prefill.efficiency.basis},
-            {"runs", s.prefill.efficiency.runs}}},
-          {"time_to_first_token_s",
-           {{"median", s.ttft_s}, {"low", s.ttft_low_s}, {"high", s.ttft_high_s},
-            {"prompt_tokens", s.prompt_tokens}}},
-          {"devices", devices}};
+  Json out = {{"decode_tokens_per_second",
+               {{"start", range_json(s.decode_start)},
+                {"end", range_json(s.decode_end)},
+                {"context_tokens", s.context_tokens},
+                {"basis", s.decode_start.efficiency.basis},
+                {"runs", s.decode_start.efficiency.runs}}},
+              {"prefill_tokens_per_second", nullptr},
+              {"time_to_first_token_s", nullptr}};
+  if (s.prefill_unknown.empty()) {
+    out["prefill_tokens_per_second"] = {{"bound", s.prefill.bound},
+                                        {"median", s.prefill.median},
+                                        {"low", s.prefill.low},
+                                        {"high", s.prefill.high},
+                                        {"prompt_tokens", s.prompt_tokens},
+                                        {"basis", s.prefill.efficiency.basis},
+                                        {"runs", s.prefill.efficiency.runs}};
+    out["time_to_first_token_s"] = {{"median", s.ttft_s},
+                                    {"low", s.ttft_low_s},
+                                    {"high", s.ttft_high_s},
+                                    {"prompt_tokens", s.prompt_tokens}};
+  } else {
+    out["prefill_unknown"] = s.prefill_unknown;
+  }
+  if (!s.engine_basis.empty()) out["engine_basis"] = s.engine_basis;
+  out["devices"] = devices;
+  return out;
 }
 
 std::string speed_text(const PlanSpeed& s) {
   if (!s.unknown.empty()) return fmt::format("speed: unknown: {}\n", s.unknown);
-  return fmt::format(
-      "speed: decode {} at the start, {} at {} tokens; prefill {}; first token {:.2g} s "
-      "({:.2g}-{:.2g}) for {} tokens ({}, {} runs)\n",
-      range_text(s.decode_start), range_text(s.decode_end), s.context_tokens, range_text(s.prefill),
-      s.ttft_s, s.ttft_low_s, s.ttft_high_s, s.prompt_tokens, s.decode_start.efficiency.basis,
-      s.decode_start.efficiency.runs);
+  const std::string prefill =
+      s.prefill_unknown.empty()
+          ? fmt::format("prefill {}; first token {:.2g} s ({:.2g}-{:.2g}) for {} tokens",
+                        range_text(s.prefill), s.ttft_s, s.ttft_low_s, s.ttft_high_s, s.prompt_tokens)
+          : fmt::format("prefill unknown: {}", s.prefill_unknown);
+  const std::string engine = s.engine_basis.empty() ? "" : "; " + s.engine_basis;
+  return fmt::format("speed: decode {} at the start, {} at {} tokens; {} ({}, {} runs{})\n",
+                     range_text(s.decode_start), range_text(s.decode_end), s.context_tokens, prefill,
+                     s.decode_start.efficiency.basis, s.decode_start.efficiency.runs, engine);
 }
 
 }  // namespace memfit

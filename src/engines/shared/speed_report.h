@@ -8,6 +8,7 @@
 #define MEMFIT_ENGINES_SHARED_SPEED_REPORT_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct SpeedPlan {
   std::vector<SpeedPlanPart> parts;
   DeviceThroughput compute;  // where the prompt's matrix products run
   std::string backend;       // an efficiency group: "cuda", "metal", "rocm", "mlx"
+  // The runtime whose runs published-runs.tsv would hold ("llamacpp" for
+  // Ollama too: it runs llama.cpp's runner); "": not checked.
+  std::string engine;
   uint64_t context_tokens = 0;
   uint64_t prompt_tokens = 0;
 };
@@ -47,6 +51,12 @@ struct PartSpeed {
 
 struct PlanSpeed {
   std::string unknown;  // non-empty: why there is no figure; the rest unset
+  // Non-empty: why prefill and the first token have no figure (the
+  // compute device's FP16 peak is unknown: a host CPU); decode has one.
+  std::string prefill_unknown;
+  // Non-empty when published-runs.tsv has no run of the plan's engine:
+  // "no published sglang run: the band is fitted on other engines' runs".
+  std::string engine_basis;
   SpeedRange decode_start;
   SpeedRange decode_end;
   SpeedRange prefill;
@@ -64,9 +74,11 @@ struct PlanSpeed {
 // part holding bytes has none, and says why when the bands or the compute
 // figure are missing.
 PlanSpeed estimate_plan_speed(const SpeedPlan& plan);
-// The same with the bands given (tests).
+// The same with the bands given (tests), and the engines that have
+// published runs (engine_basis is set when plan.engine is not among them).
 PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& decode,
-                              const EfficiencyTable& prefill);
+                              const EfficiencyTable& prefill,
+                              std::span<const std::string> engines_with_runs = {});
 
 // The shape the speed estimate reads of a model whose plan holds
 // `weight_bytes`: parameters from the config, active ones the experts a
@@ -83,7 +95,9 @@ SpeedPlan single_device_speed_plan(const PreparedRequest& run, std::string backe
 
 // {"decode_tokens_per_second": {"start", "end", "context_tokens", "basis",
 // "runs"}, "prefill_tokens_per_second": {...}, "time_to_first_token_s":
-// {...}, "devices": [...]}; unknown: the three figures null and "unknown".
+// {...}, "devices": [...]}, with "engine_basis" when the engine has no
+// published run; unknown: the three figures null and "unknown"; prefill
+// unknown: its two figures null and "prefill_unknown".
 nlohmann::ordered_json speed_json(const PlanSpeed& speed);
 
 // One line ending in a newline: "speed: decode ..." or "speed: unknown: ...".

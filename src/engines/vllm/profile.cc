@@ -14,6 +14,7 @@
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/vllm_report.h"
+#include "request/machine.h"
 
 namespace memfit::engines {
 namespace {
@@ -51,6 +52,11 @@ Status check_vllm_fields(const EstimateRequest& r) {
     return Error::usage(r.vllm.gpu_name ? "gpu_name" : "gpu_memory_total",
                         "and gpu describe the same GPU: give gpu alone (the hardware table has "
                         "its name and total)");
+  }
+  if (r.engine_fields.contains(request::kHostBandwidthField)) {
+    return Error::usage(request::kHostBandwidthField,
+                        "vLLM holds its weights and KV cache on its GPUs: no part of its plan "
+                        "is read from host memory");
   }
   return Status::Ok();
 }

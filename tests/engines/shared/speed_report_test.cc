@@ -179,7 +179,87 @@ TEST(SpeedReport, HostLayersWithoutAHostBandwidthAreUnknownNotGuessed) {
   plan.backend = "cuda";
   const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
   EXPECT_EQ(s.unknown,
-            "the memory bandwidth of cpu (cpu) is not known, and it holds 1.79 GiB of the plan");
+            "the memory bandwidth of cpu (cpu) is not known, and it holds 1.79 GiB of the plan: "
+            "give --host-bandwidth (memfit hardware --measure prints this host's)");
+}
+
+TEST(SpeedReport, HostLayersAtTheRequestsBandwidthAddTheirTime) {
+  // docs/speed.md, "The host CPU": 3 GB on the RTX 4090 (1008 GB/s) and
+  // 1.92 GB left on a host given as 60 GB/s, no cache: 3e9 / 1008e9 =
+  // 0.00297619 s and 1.92e9 / 60e9 = 0.032 s a token, one after the
+  // other: 1 / 0.03497619 = 28.5909 tokens a second at the bound.
+  SpeedPlan plan;
+  plan.shape = dense_8b(4'920'000'000);
+  plan.parts = {{"cuda:0", kRtx4090, 3'000'000'000, 0}, {"cpu", {"cpu", 60, 0}, 1'920'000'000, 0}};
+  plan.compute = kRtx4090;
+  plan.backend = "cuda";
+  plan.context_tokens = 4096;
+  plan.prompt_tokens = 4096;
+  const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
+  ASSERT_EQ(s.unknown, "");
+  EXPECT_NEAR(s.decode_start.bound, 28.5909, 0.0001);
+  EXPECT_NEAR(s.parts[1].bound_start_s, 0.032, 1e-12);
+  // The whole plan is slower than its GPU part alone (336 tokens a
+  // second): the host's 0.032 s is 91.5 % of the token's time.
+  EXPECT_LT(s.decode_start.bound, 1008e9 / 3e9);
+  const nlohmann::ordered_json j = speed_json(s);
+  EXPECT_EQ(j["devices"][1]["device"], "cpu");
+  EXPECT_EQ(j["devices"][1]["bandwidth_gb_s"], 60.0);
+}
+
+TEST(SpeedReport, HostAloneHasDecodeButNoPrefillWithoutAnFp16Peak) {
+  // The whole 4.92 GB and 536,870,912 bytes of cache on a 60 GB/s host,
+  // its prompt on the CPU too: decode 60e9 / 4.92e9 = 12.1951 at the
+  // start, 60e9 / 5,456,870,912 = 10.9953 at the end; no CPU has an FP16
+  // figure, so prefill has none.
+  SpeedPlan plan;
+  plan.shape = dense_8b(4'920'000'000);
+  plan.parts = {{"cpu", {"cpu", 60, 0}, 4'920'000'000, 536'870'912}};
+  plan.compute = {"cpu", 60, 0};
+  plan.backend = "cpu";
+  plan.context_tokens = 4096;
+  plan.prompt_tokens = 4096;
+  const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
+  ASSERT_EQ(s.unknown, "");
+  EXPECT_NEAR(s.decode_start.bound, 12.1951, 0.0001);
+  EXPECT_NEAR(s.decode_end.bound, 10.9953, 0.0001);
+  // No run is a CPU's: the band over every backend.
+  EXPECT_EQ(s.decode_start.efficiency.basis, "all backends");
+  EXPECT_EQ(s.prefill_unknown, "the FP16 peak of cpu is not known");
+  const nlohmann::ordered_json j = speed_json(s);
+  EXPECT_FALSE(j["decode_tokens_per_second"].is_null());
+  EXPECT_TRUE(j["prefill_tokens_per_second"].is_null());
+  EXPECT_TRUE(j["time_to_first_token_s"].is_null());
+  EXPECT_EQ(j["prefill_unknown"], "the FP16 peak of cpu is not known");
+  EXPECT_FALSE(j.contains("unknown"));
+  const std::string line = speed_text(s);
+  EXPECT_NE(line.find(" at 4096 tokens; prefill unknown: the FP16 peak of cpu is not known (all backends, "),
+            std::string::npos)
+      << line;
+}
+
+TEST(SpeedReport, AnEngineWithoutPublishedRunsSaysItsBandIsTheBackends) {
+  SpeedPlan plan;
+  plan.shape = dense_8b(4'920'000'000);
+  plan.parts = {{"gpu:0", kRtx4090, 4'920'000'000, 536'870'912}};
+  plan.compute = kRtx4090;
+  plan.backend = "cuda";
+  plan.context_tokens = 4096;
+  plan.prompt_tokens = 4096;
+  const std::string with_runs[] = {"llamacpp", "mlx-lm"};
+  plan.engine = "sglang";
+  const PlanSpeed sglang = estimate_plan_speed(plan, bands().decode, bands().prefill, with_runs);
+  EXPECT_EQ(sglang.engine_basis, "no published sglang run: the band is fitted on other engines' runs");
+  // The band is the backend's all the same: llama.cpp's CUDA runs.
+  EXPECT_EQ(sglang.decode_start.efficiency.basis, bands().decode.find("cuda", "under 8-bit")->basis);
+  EXPECT_EQ(speed_json(sglang)["engine_basis"], sglang.engine_basis);
+  EXPECT_TRUE(speed_text(sglang).ends_with(" runs; no published sglang run: the band is fitted on "
+                                           "other engines' runs)\n"))
+      << speed_text(sglang);
+  plan.engine = "llamacpp";
+  const PlanSpeed llamacpp = estimate_plan_speed(plan, bands().decode, bands().prefill, with_runs);
+  EXPECT_EQ(llamacpp.engine_basis, "");
+  EXPECT_FALSE(speed_json(llamacpp).contains("engine_basis"));
 }
 
 TEST(SpeedReport, TextLineGivesTheBandsAndTheBasis) {

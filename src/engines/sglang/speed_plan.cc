@@ -1,0 +1,32 @@
+// SGLang's plan for the speed estimate (speed_plan.h).
+#include "engines/sglang/speed_plan.h"
+
+#include <algorithm>
+
+#include "memfit/checked_math.h"
+
+namespace memfit::sglang {
+
+uint64_t request_kv_bytes(const ModelSpec& spec, const Plan& plan) {
+  const uint64_t context = plan.settings.context_length;
+  if (plan.cell.swa_layers == 0) return (CheckedBytes(plan.cell.bytes) * context).saturated();
+  uint64_t window = 0;
+  for (const LayerCache& l : spec.layers) {
+    if (l.kind == LayerKind::kSlidingWindow || l.kind == LayerKind::kChunked) {
+      window = std::max(window, l.window_tokens);
+    }
+  }
+  // The hybrid pool's cell is its widest layer's (plan.cc: layer_bytes).
+  return (CheckedBytes(plan.cell.full_layers) * plan.cell.layer_bytes * context +
+          CheckedBytes(plan.cell.swa_layers) * plan.cell.layer_bytes * std::min(window, context))
+      .saturated();
+}
+
+SpeedPlan sglang_speed_plan(const PreparedRequest& run, const Plan& plan) {
+  const uint64_t context = plan.settings.context_length;
+  return single_device_speed_plan(run, run.platform.backend == Backend::kRocm ? "rocm" : "cuda",
+                                  plan.weights_bytes, request_kv_bytes(run.model->spec, plan),
+                                  context, context);
+}
+
+}  // namespace memfit::sglang
