@@ -154,6 +154,10 @@ bool read_cache_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& 
     if (auto offload = quoted_field(text, "offload =")) {
       out.setting("kv_offload", *offload == "0" ? "false" : "true");
     }
+    // The cells of the one cache those releases kept for every sequence.
+    if (auto cells = quoted_field(text, "kv_size ="); cells && parse_count(*cells)) {
+      out.setting("kv_size", *cells);
+    }
     return true;
   }
   if (auto k = cache_type(text, " K (")) out.setting("cache_type_k", *k);

@@ -45,7 +45,15 @@ Result<std::shared_ptr<const Model>> log_model(const LogCheckOptions& options,
     return std::shared_ptr<const Model>();
   }
   check.model_source = ModelSource::kLog;
-  return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
+  const LogSetting* file_type = check.log.setting("file_type");
+  Result<Model> listed = logs::model_with_dump_tensors(
+      *model, check.log.model, file_type == nullptr ? "" : logs::gguf_file_type_of_printed(file_type->value));
+  if (!listed) {
+    check.log.notes.push_back("the weights per device are modelled (spread by blocks), not rebuilt "
+                              "tensor by tensor: " + listed.error().message());
+    return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
+  }
+  return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*listed)));
 }
 
 std::string model_detail(const LogCheck& check, const Model& model) {

@@ -110,6 +110,14 @@ class OllamaPricer final : public LogPricer {
   void compare(const RuntimeLog& log, const LogCheckOptions& options, const EstimateRun& run,
                std::vector<FigureCheck>& figures) const override {
     llamacpp_log_pricer().compare(log, options, run, figures);
+    if (!one_cache_for_all(log)) return;
+    // Ollama's fields carry no stream rule: the pinned runner's is priced.
+    for (FigureCheck& c : figures) {
+      if (c.printed.figure != LogFigure::kCompute || !c.memfit) continue;
+      c.note = "the log's runner kept one cache for every sequence (llama_kv_cache_init: kv_size = "
+               "n_ctx), so its attention spans all n_ctx cells; memfit prices the pinned Ollama "
+               "runner's cache, a stream per sequence";
+    }
   }
 };
 
