@@ -187,6 +187,16 @@ bool priced_from_config(const LogCheckOptions& options) {
 // AVX2's when the log shows a CPU_REPACK buffer; none on a GPU run.
 RepackCpu repack_of(const RuntimeLog& log, std::vector<std::string>& notes) {
   if (!log_gpus(log).empty()) return RepackCpu::kNone;
+  // The host's model buffers printed without a CPU_REPACK one: nothing was
+  // repacked (Ollama's runner, a build without the kernels, --no-repack).
+  bool host_model = false;
+  bool repacked = false;
+  for (const PrintedFigure& f : log.figures) {
+    if (f.figure != LogFigure::kModel || f.device != "CPU") continue;
+    host_model = true;
+    repacked = repacked || std::find(f.buffers.begin(), f.buffers.end(), "CPU_REPACK") != f.buffers.end();
+  }
+  if (host_model && !repacked) return RepackCpu::kNone;
   if (const LogSetting* cpu = log.setting("repack_cpu")) {
     if (Result<RepackCpu> repack = parse_repack_cpu(cpu->value)) return *repack;
   }
@@ -377,6 +387,14 @@ std::string offload_note(const RuntimeLog& log, uint64_t blocks) {
   const uint64_t slots = std::min(*ngl, blocks + 1);
   const uint64_t pinned = slots - 1;  // the output layer takes the last slot
   if (*printed == pinned) return "";
+  if (log.runtime == "ollama") {
+    // Ollama's runner places the layers by its own list (GPULayers: the
+    // last N blocks), the output layer on the host.
+    return fmt::format("Ollama's runner put {} blocks on the GPUs for {} layers and kept the output "
+                       "layer on the host (its own layer list); memfit's llama.cpp rule offloads {} "
+                       "and the output layer (n_layer + 1 - n_gpu_layers)",
+                       *printed, *ngl, pinned);
+  }
   return fmt::format("the log's release offloaded {} blocks for {} GPU layers and kept the output "
                      "layer on the host (i_gpu_start = n_layer - n_gpu_layers); memfit's pinned "
                      "release offloads {} and the output layer (n_layer + 1 - n_gpu_layers)",

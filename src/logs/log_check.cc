@@ -40,8 +40,16 @@ Result<std::shared_ptr<const Model>> log_model(const LogCheckOptions& options,
   }
   Result<Model> model = model_from_log(check.log.model);
   if (!model) {
-    check.not_priced = fmt::format("no model: {}; give -m MODEL (the GGUF file)",
-                                   model.error().message());
+    // What would price it: the file, or the config of the model the log
+    // names (a public config.json of the same geometry, with the file type).
+    const std::string& name = check.log.model.name;
+    const std::string which =
+        name.empty() ? "the log names no model: give -m MODEL (the GGUF file), or --config with "
+                       "that model's config.json and --file-type"
+                     : fmt::format("give -m MODEL (the GGUF file), or --config with the config.json "
+                                   "of the model the log loads ({}) and --file-type",
+                                   quote_untrusted(name));
+    check.not_priced = fmt::format("no model: {}; {}", model.error().message(), which);
     return std::shared_ptr<const Model>();
   }
   check.model_source = ModelSource::kLog;

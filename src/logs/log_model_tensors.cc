@@ -13,6 +13,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 
 #include "engines/llamacpp/quantize_plan.h"
 #include "logs/log_model.h"
@@ -67,13 +68,17 @@ Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump
   TypeCounts printed;
   for (const auto& [name, n] : dump.tensor_types) printed[name] += n;
 
-  // Whether the output layer is its own tensor is not in the dump: the
-  // tensor count decides (tied: one tensor fewer).
+  // Two tensors the dump does not announce: the output layer's own matrix
+  // (absent when tied to token_embd) and the converter's rope_freqs (a
+  // llama3-scaled rope bakes its factors into that F32 tensor, and the
+  // GGUF keeps no key of the scaling): the counts decide.
   std::string why;
-  for (const bool tied : {false, true}) {
+  for (const auto [tied, llama3_rope] : {std::pair{false, false}, {true, false}, {false, true},
+                                         {true, true}}) {
     Model candidate = rebuilt;
     candidate.spec.model_type = *model_type;
     candidate.spec.tied_embeddings = tied;
+    if (llama3_rope) candidate.spec.rope_scaling.type = "llama3";
     Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, *type);
     if (!quantized) return Error(std::string(quantized.error().detail()));
     const TypeCounts built = counts_of(*quantized);
@@ -94,7 +99,8 @@ Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump
                                dump.file_bytes->band));
     }
     Model out = std::move(*quantized);
-    out.spec.model_type = rebuilt.spec.model_type;  // the GGUF architecture, as rebuilt
+    out.spec = rebuilt.spec;  // the GGUF architecture and its geometry, as rebuilt
+    out.spec.tied_embeddings = tied;
     out.path = rebuilt.path;
     out.has_config = rebuilt.has_config;
     // Checked against the log: every type's count and the file size.

@@ -110,6 +110,16 @@ class OllamaPricer final : public LogPricer {
   void compare(const RuntimeLog& log, const LogCheckOptions& options, const EstimateRun& run,
                std::vector<FigureCheck>& figures) const override {
     llamacpp_log_pricer().compare(log, options, run, figures);
+    for (FigureCheck& c : figures) {
+      if (c.printed.figure != LogFigure::kOutput || !c.memfit) continue;
+      // Every runner context asks for embeddings (llama/llama.go,
+      // NewContextParams: embeddings = true), so llama_output_reserve
+      // keeps n_embd floats beside each row's logits: in every Ollama log
+      // of the corpus, 4 x n_seq x (n_vocab + n_embd) B.
+      c.basis = FigureBasis::kModelled;
+      c.note = "Ollama's runner keeps each output's embedding too (NewContextParams: embeddings = "
+               "true): n_embd floats a row more than memfit's llama.cpp logits";
+    }
     if (!one_cache_for_all(log)) return;
     // Ollama's fields carry no stream rule: the pinned runner's is priced.
     for (FigureCheck& c : figures) {

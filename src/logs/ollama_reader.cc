@@ -109,7 +109,10 @@ class OllamaReader final : public LogReader {
   }
   void read(std::span<const LogLine> lines, LogBuilder& out) const override {
     for (const LogLine& line : lines) {
-      if (std::optional<std::string_view> version = after(line.text, "(version ")) {
+      // "Listening on 127.0.0.1:11434 (version 0.9.6)"; the loader's
+      // "(version GGUF V3 (latest))" is the file's.
+      std::optional<std::string_view> version = after(line.text, "(version ");
+      if (version && !version->starts_with("GGUF")) {
         out.set_version(version->substr(0, version->find(')')));
       }
     }

@@ -136,6 +136,45 @@ TEST(CheckLog, AnOldRunnersOneCacheForEverySequenceIsSaidOnCompute) {
             c.log.notes.end());
 }
 
+TEST(CheckLog, AnOllamaCpuRunRebuiltFromItsDumpIsExact) {
+  // A committed Ollama 0.18.2 log (blue-terminal/ChaosGPT): Llama 3.2 1B
+  // Q8_0 on the CPU. The Q8_0 GGUF llama-quantize writes: token_embd
+  // (tied, no output.weight) 128,256 x 2,048 / 32 x 34 B = 279,085,056;
+  // 16 blocks of q, o 2,048 x 2,048, k, v 2,048 x 512, gate, up, down
+  // 2,048 x 8,192 at 34 B a 32-block and two 2,048-float norms: 64,634,880
+  // each; output_norm 8,192 B and the llama3 rope's rope_freqs 32 x 4 B:
+  // 1,313,251,456 B, and the dump counts f32 34, q8_0 113. "1252.41 MiB"
+  // = 1,313,247,068 +- 5,243.
+  const LogCheck c = check("ollama", "ollama-chaosgpt-llama32-1b-q8_0-cpu.log");
+  EXPECT_EQ(c.profile, "ollama");
+  const FigureCheck* model = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->memfit, 1'313'251'456u);
+  EXPECT_EQ(model->basis, FigureBasis::kExact);
+  EXPECT_TRUE(model->within_print);
+  // The output buffer keeps embeddings too: 4 x (128,256 + 2,048) =
+  // 521,216 B is in "0.50 MiB"; memfit's llama.cpp logits, 513,024, not.
+  const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
+  EXPECT_EQ(output->memfit, 513'024u);
+  EXPECT_EQ(output->basis, FigureBasis::kModelled);
+  EXPECT_FALSE(output->within_print);
+  EXPECT_TRUE(output->note.starts_with("Ollama's runner keeps each output's embedding too")) << output->note;
+}
+
+TEST(CheckLog, OllamasRunnerRepacksNoWeights) {
+  // Sriyush/CortexCLI, Ollama 0.15.6 on an AVX-512 host: Qwen2.5 1.5B
+  // Q4_K_M's "CPU model buffer size = 934.69 MiB" is the file alone (no
+  // CPU_REPACK line though q4_K repacks on AVX-512): 980,097,536 B
+  // against 980,093,501 +- 5,243.
+  LogCheckOptions options;
+  options.version = "0.15.6";
+  const LogCheck c = check("ollama", "ollama-cortexcli-qwen25-15b-q4km-cpu.log", options);
+  const FigureCheck* model = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->memfit, 980'097'536u);
+  EXPECT_TRUE(model->within_print);
+}
+
 TEST(CheckLog, ThreeSequencesKeepTheirStreams) {
   // n_ctx 3000 over 3 sequences: 1,000 a stream, padded to 1,024 cells (256),
   // 3 streams: 4 x 3,072 x 256 x 2 B = 6,291,456 = "6.00 MiB"; output 3 x
@@ -399,7 +438,19 @@ TEST(CheckLog, LogsThatCannotBePricedSayWhyInOneLine) {
 
   const LogCheck cut = check("llamacpp", "llamacpp-6122-40layer-4070ti-3090ti.log");
   EXPECT_EQ(cut.not_priced, "no model: the log holds no metadata dump (llama_model_loader: - kv "
-                            "lines); give -m MODEL (the GGUF file)");
+                            "lines); the log names no model: give -m MODEL (the GGUF file), or "
+                            "--config with that model's config.json and --file-type");
+  // One that names its file says which model's config would price it:
+  // the pinned log cut after its first 15 lines (9 of its 20 entries).
+  const std::string whole = read_test_log("llamacpp", "llamacpp-pinned-llama-dense-ctx4096.log");
+  size_t end = 0;
+  for (int line = 0; line < 15; ++line) end = whole.find('\n', end) + 1;
+  Result<LogCheck> named = check_log(whole.substr(0, end), {}, nullptr);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(named->not_priced,
+            "no model: the metadata dump is cut: 9 of the 20 entries the loader announced; give -m "
+            "MODEL (the GGUF file), or --config with the config.json of the model the log loads "
+            "('/tmp/vmodels/llama-dense.gguf') and --file-type");
 
   const LogCheck mlx = check("mlx-lm", "mlxlm-examples1122-llama31-8b-4bit-2k.log");
   EXPECT_EQ(mlx.not_priced, "no model: a mlx-lm log does not describe the model's geometry; give "
