@@ -448,6 +448,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     const LogFigure f = c.printed.figure;
     if (offload.empty() || !c.memfit || (f != LogFigure::kModel && f != LogFigure::kKvCache)) continue;
     c.note = c.note.empty() ? offload : offload + "; " + c.note;
+    c.basis = FigureBasis::kModelled;  // memfit's blocks are not the log's on this device
   }
 }
 

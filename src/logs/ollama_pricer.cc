@@ -27,10 +27,16 @@ Status set_field(EstimateRequest& r, std::string_view name, const std::string& t
 }
 
 // "0=1234B,1=5678B": the GPUs' free bytes, as ollama_gpus_free takes them.
+// "CUDA0=...B,1=...B": each GPU's free memory, a CUDA or ROCm device named
+// as llama.cpp names it (the llama.cpp pricer's "cuda:0", "rocm:0"), so its
+// quantized rows are padded as ggml-cuda pads them.
 std::string gpus_text(const std::vector<LlamaCppGpu>& gpus) {
   std::string text;
   for (size_t i = 0; i < gpus.size(); ++i) {
-    text += fmt::format("{}{}={}B", i == 0 ? "" : ",", i, gpus[i].free_bytes);
+    const std::string_view backend = gpus[i].device.starts_with("cuda")   ? "CUDA"
+                                     : gpus[i].device.starts_with("rocm") ? "ROCm"
+                                                                          : "";
+    text += fmt::format("{}{}{}={}B", i == 0 ? "" : ",", backend, i, gpus[i].free_bytes);
   }
   return text;
 }

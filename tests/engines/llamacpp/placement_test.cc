@@ -417,6 +417,16 @@ TEST(LlamaCppPlacementFlags, ParseWhatUsersPass) {
   EXPECT_EQ((*gpus)[1].device, "gpu:1");
   EXPECT_FALSE(parse_gpu_memory("0=24GiB,0=12GiB").ok());
   EXPECT_FALSE(parse_gpu_memory("1=24GiB").ok());
+  // A key named as llama.cpp names the device gives its backend (CUDA's
+  // and ROCm's buffers pad quantized rows); a bare index none.
+  Result<std::vector<LlamaCppGpu>> named = parse_gpu_memory("CUDA0=24GiB,ROCm1=12GiB,2=8GiB");
+  ASSERT_TRUE(named.ok()) << named.error().message();
+  ASSERT_EQ(named->size(), 3u);
+  EXPECT_EQ((*named)[0].device, "cuda:0");
+  EXPECT_EQ((*named)[1].device, "rocm:1");
+  EXPECT_EQ((*named)[2].device, "gpu:2");
+  EXPECT_EQ((*named)[1].free_bytes, 12 * kGiB);
+  EXPECT_FALSE(parse_gpu_memory("Vulkan0=8GiB").ok());
   LlamaCppPlacementRequest r;
   ASSERT_TRUE(set_placement_field(r, "override_tensor", "exps=CPU,attn=CUDA0").ok());
   EXPECT_EQ(r.override_tensor.size(), 2u);
