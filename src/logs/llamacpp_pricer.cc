@@ -442,6 +442,13 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
       c.note = "CPU_REPACK's copies need the tensor list (give -m): memfit's is the mapped weights";
     }
   }
+  if (log.setting("input_buffer") != nullptr) {
+    for (FigureCheck& c : figures) {
+      if (c.printed.figure != LogFigure::kCompute || c.printed.device != "CPU" || !c.memfit) continue;
+      c.note = "this release kept the graph's inputs in a buffer of their own (input buffer size), "
+               "which memfit counts in the host's compute buffer";
+    }
+  }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
   const std::string offload = offload_note(log, run.model->spec.layers.size());
   for (FigureCheck& c : figures) {
