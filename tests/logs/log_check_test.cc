@@ -175,6 +175,23 @@ TEST(CheckLog, OllamasRunnerRepacksNoWeights) {
   EXPECT_TRUE(model->within_print);
 }
 
+TEST(CheckLog, TheHostOfAFullOffloadHoldsTheInputsAndAnF32Mask) {
+  // bercaakbayir/MacCare, Ollama 0.21.0 on an M2: Llama 3.2 3B, every
+  // layer on Metal, 4096 cells, n_ubatch 512, flash attention on. The
+  // host's compute buffer is the graph's inputs: the input rows 3,072 x
+  // 512 x 4 = 6,291,456, the mask F32 (llama-graph.cpp casts it to F16 on
+  // the GPU) 4,096 x 512 x 4 = 8,388,608, token ids and positions 2 x 512
+  // x 4 = 4,096, output ids 512 x 4 = 2,048: 14,686,208 B in "14.01 MiB"
+  // (14,690,550 +- 5,243); an F16 mask would be 4 MiB short.
+  LogCheckOptions options;
+  options.version = "0.21.0";
+  const LogCheck c = check("ollama", "ollama-maccare-llama32-3b-q4km-m2-metal.log", options);
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 14'686'208u);
+  EXPECT_TRUE(host->within_print);
+}
+
 TEST(CheckLog, ThreeSequencesKeepTheirStreams) {
   // n_ctx 3000 over 3 sequences: 1,000 a stream, padded to 1,024 cells (256),
   // 3 streams: 4 x 3,072 x 256 x 2 B = 6,291,456 = "6.00 MiB"; output 3 x
