@@ -114,6 +114,13 @@ std::string device_of_buffer(std::string_view buffer) {
 }
 
 bool read_buffer_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
+  // "CUDA_Host input buffer size   =    13.02 MiB": releases of early 2024
+  // kept the graph's inputs in a buffer of their own, out of the compute
+  // buffers; not a figure memfit prices, but it changes what they hold.
+  if (contains(line.text, " input buffer size")) {
+    out.setting("input_buffer", "separate");
+    return true;
+  }
   const size_t at = line.text.find(" buffer size =");
   if (at == std::string_view::npos) return false;
   const std::vector<std::string_view> before = words(line.text.substr(0, at));
@@ -153,6 +160,10 @@ bool read_cache_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& 
     if (auto v = quoted_field(text, "type_v =")) out.setting("cache_type_v", *v);
     if (auto offload = quoted_field(text, "offload =")) {
       out.setting("kv_offload", *offload == "0" ? "false" : "true");
+    }
+    // The cells of the one cache those releases kept for every sequence.
+    if (auto cells = quoted_field(text, "kv_size ="); cells && parse_count(*cells)) {
+      out.setting("kv_size", *cells);
     }
     return true;
   }

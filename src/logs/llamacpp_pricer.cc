@@ -29,6 +29,13 @@ std::vector<const LogDevice*> log_gpus(const RuntimeLog& log) {
   return gpus;
 }
 
+// The first build known to resolve an unset --flash-attn as auto (on
+// where the backend can): llama.cpp #15434 made "auto" the default
+// (2025-08); mybigday/llama.node #102 syncs b6327 with it (2025-08-31).
+// Builds before it defaulted to off (#5021 added the flag, off). A build
+// between the merge and b6327 is priced off, low there.
+constexpr uint64_t kFlashAttnAutoBuild = 6327;
+
 std::optional<FlashAttn> flash_attn_of(const RuntimeLog& log) {
   const LogSetting* s = log.setting("flash_attn_resolved");
   if (s == nullptr) s = log.setting("flash_attn");
@@ -57,15 +64,46 @@ std::optional<uint64_t> context_without_n_ctx(const RuntimeLog& log, uint64_t n_
   return total;
 }
 
+// The build a llama.cpp log printed ("b5361"), its cache rules priced
+// (docs/engine-llamacpp.md, "Releases"); none for Ollama, whose version is
+// its own and not the build of the llama.cpp it carries.
+std::optional<uint64_t> build_of(const RuntimeLog& log) {
+  if (log.runtime != "llamacpp" || log.version.empty()) return std::nullopt;
+  Result<uint64_t> build = parse_llamacpp_build(log.version);
+  return build ? std::optional<uint64_t>(*build) : std::nullopt;
+}
+
+// The sequences of a release that prints no n_seq_max: n_ctx over the
+// context per sequence it prints (n_ctx_per_seq), when that divides it
+// into more than one; nullopt otherwise.
+std::optional<uint64_t> sequences_from_context(const RuntimeLog& log, std::optional<uint64_t> n_ctx,
+                                               std::vector<std::string>& notes) {
+  const std::optional<uint64_t> per_seq = count_setting(log, "n_ctx_seq");
+  if (!n_ctx || !per_seq || *per_seq == 0 || *n_ctx % *per_seq != 0 || *n_ctx / *per_seq < 2) {
+    return std::nullopt;
+  }
+  notes.push_back(fmt::format("n_seq_max is not in the log: n_ctx {} over n_ctx_per_seq {} is {} "
+                              "sequences", *n_ctx, *per_seq, *n_ctx / *per_seq));
+  return *n_ctx / *per_seq;
+}
+
 Status apply_context(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std::string>& notes) {
   q.parallel = count_setting(log, "n_seq_max");
   if (!q.parallel) q.parallel = count_setting(log, "kv_seqs");
   q.ctx_size = count_setting(log, "n_ctx");
+  if (!q.parallel) q.parallel = sequences_from_context(log, q.ctx_size, notes);
   if (!q.ctx_size) q.ctx_size = context_without_n_ctx(log, q.parallel.value_or(1), notes);
   if (!q.ctx_size) notes.push_back("n_ctx is not in the log: the model's training context is assumed");
   q.batch_size = count_setting(log, "n_batch");
   q.ubatch_size = count_setting(log, "n_ubatch");
   q.flash_attn = flash_attn_of(log);
+  if (const std::optional<uint64_t> build = build_of(log);
+      !q.flash_attn && build && *build < kFlashAttnAutoBuild) {
+    q.flash_attn = FlashAttn::kOff;
+    notes.push_back(fmt::format("the log prints no flash attention setting: build {} ran without it "
+                                "unless asked (its default was off before b{})",
+                                *build, kFlashAttnAutoBuild));
+  }
   for (auto [name, field] : {std::pair{"cache_type_k", &q.cache_type_k}, {"cache_type_v", &q.cache_type_v}}) {
     const LogSetting* s = log.setting(name);
     if (s == nullptr) continue;
@@ -74,8 +112,23 @@ Status apply_context(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std:
     *field = *type;
   }
   if (const LogSetting* s = log.setting("kv_unified")) q.kv_unified = s->value == "true";
+  if (one_cache_for_all(log)) {
+    q.kv_unified = true;
+    notes.push_back(fmt::format("the log's release kept one cache of {} cells for its {} sequences "
+                                "(llama_kv_cache_init: kv_size): priced as one stream",
+                                *q.ctx_size, *q.parallel));
+  }
   if (const LogSetting* s = log.setting("swa_full")) q.swa_full = s->value == "true";
   return Status::Ok();
+}
+
+// The placement's device for GPU `i` of the log: "cuda:i" for llama.cpp's
+// CUDA devices, "rocm:i" for its ROCm ones (ggml-cuda's buffers, which
+// pad quantized rows), "gpu:i" for any other backend.
+std::string device_of(const LogDevice& gpu, size_t i) {
+  if (gpu.id.starts_with("CUDA")) return fmt::format("cuda:{}", i);
+  if (gpu.id.starts_with("ROCm")) return fmt::format("rocm:{}", i);
+  return fmt::format("gpu:{}", i);
 }
 
 Status apply_placement(const RuntimeLog& log, LlamaCppPlacementRequest& p,
@@ -86,7 +139,7 @@ Status apply_placement(const RuntimeLog& log, LlamaCppPlacementRequest& p,
   bool free_known = true;
   for (size_t i = 0; i < gpus.size(); ++i) {
     free_known = free_known && gpus[i]->free_bytes.has_value();
-    listed.push_back(LlamaCppGpu{fmt::format("gpu:{}", i), gpus[i]->name, gpus[i]->free_bytes.value_or(1)});
+    listed.push_back(LlamaCppGpu{device_of(*gpus[i], i), gpus[i]->name, gpus[i]->free_bytes.value_or(1)});
   }
   if (!free_known && gpus.size() > 1) {
     for (LlamaCppGpu& g : listed) g.free_bytes = 1;  // an even split
@@ -134,6 +187,16 @@ bool priced_from_config(const LogCheckOptions& options) {
 // AVX2's when the log shows a CPU_REPACK buffer; none on a GPU run.
 RepackCpu repack_of(const RuntimeLog& log, std::vector<std::string>& notes) {
   if (!log_gpus(log).empty()) return RepackCpu::kNone;
+  // The host's model buffers printed without a CPU_REPACK one: nothing was
+  // repacked (Ollama's runner, a build without the kernels, --no-repack).
+  bool host_model = false;
+  bool repacked = false;
+  for (const PrintedFigure& f : log.figures) {
+    if (f.figure != LogFigure::kModel || f.device != "CPU") continue;
+    host_model = true;
+    repacked = repacked || std::find(f.buffers.begin(), f.buffers.end(), "CPU_REPACK") != f.buffers.end();
+  }
+  if (host_model && !repacked) return RepackCpu::kNone;
   if (const LogSetting* cpu = log.setting("repack_cpu")) {
     if (Result<RepackCpu> repack = parse_repack_cpu(cpu->value)) return *repack;
   }
@@ -174,15 +237,6 @@ void add_context_totals(const LlamaCppEstimate& e, std::vector<FigureCheck>& fig
     total.note = "the sum of the devices' buffers";
     figures.push_back(std::move(total));
   }
-}
-
-// The build a llama.cpp log printed ("b5361"), its cache rules priced
-// (docs/engine-llamacpp.md, "Releases"); none for Ollama, whose version is
-// its own and not the build of the llama.cpp it carries.
-std::optional<uint64_t> build_of(const RuntimeLog& log) {
-  if (log.runtime != "llamacpp" || log.version.empty()) return std::nullopt;
-  Result<uint64_t> build = parse_llamacpp_build(log.version);
-  return build ? std::optional<uint64_t>(*build) : std::nullopt;
 }
 
 class LlamaCppPricer final : public LogPricer {
@@ -333,6 +387,14 @@ std::string offload_note(const RuntimeLog& log, uint64_t blocks) {
   const uint64_t slots = std::min(*ngl, blocks + 1);
   const uint64_t pinned = slots - 1;  // the output layer takes the last slot
   if (*printed == pinned) return "";
+  if (log.runtime == "ollama") {
+    // Ollama's runner places the layers by its own list (GPULayers: the
+    // last N blocks), the output layer on the host.
+    return fmt::format("Ollama's runner put {} blocks on the GPUs for {} layers and kept the output "
+                       "layer on the host (its own layer list); memfit's llama.cpp rule offloads {} "
+                       "and the output layer (n_layer + 1 - n_gpu_layers)",
+                       *printed, *ngl, pinned);
+  }
   return fmt::format("the log's release offloaded {} blocks for {} GPU layers and kept the output "
                      "layer on the host (i_gpu_start = n_layer - n_gpu_layers); memfit's pinned "
                      "release offloads {} and the output layer (n_layer + 1 - n_gpu_layers)",
@@ -342,10 +404,16 @@ std::string offload_note(const RuntimeLog& log, uint64_t blocks) {
 void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& options,
                              const EstimateRun& run, std::vector<FigureCheck>& figures) const {
   const LlamaCppEstimate& e = *run.llamacpp;
-  // Weights per device are exact only from a tensor list on one device
-  // (the mapped file range on the host; CUDA pads quantized rows).
-  const bool exact_weights = !run.model->tensors.empty() && e.settings.placement.gpus.empty() &&
-                             run.model->weights.verified;
+  // Weights per device are exact from a verified tensor list (a GGUF's
+  // header, or a dump's list checked against its counts and size) on the
+  // host and on ggml-cuda's devices, whose padding memfit prices (CUDA,
+  // ROCm); other GPU backends' buffer alignments are not read.
+  const auto cuda_like = [](const LlamaCppGpu& g) {
+    return g.device.starts_with("cuda") || g.device.starts_with("rocm");
+  };
+  const std::vector<LlamaCppGpu>& gpus = e.settings.placement.gpus;
+  const bool exact_weights = !run.model->tensors.empty() && run.model->weights.verified &&
+                             std::all_of(gpus.begin(), gpus.end(), cuda_like);
   for (FigureCheck& c : figures) {
     if (c.printed.device == "total") {
       if (c.printed.figure == LogFigure::kKvCache) c.memfit = e.kv_bytes;
@@ -374,16 +442,40 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
       c.note = "CPU_REPACK's copies need the tensor list (give -m): memfit's is the mapped weights";
     }
   }
+  if (log.setting("input_buffer") != nullptr) {
+    for (FigureCheck& c : figures) {
+      if (c.printed.figure != LogFigure::kCompute || c.printed.device != "CPU" || !c.memfit) continue;
+      c.note = "this release kept the graph's inputs in a buffer of their own (input buffer size), "
+               "which memfit counts in the host's compute buffer";
+    }
+  }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
   const std::string offload = offload_note(log, run.model->spec.layers.size());
   for (FigureCheck& c : figures) {
     const LogFigure f = c.printed.figure;
     if (offload.empty() || !c.memfit || (f != LogFigure::kModel && f != LogFigure::kKvCache)) continue;
     c.note = c.note.empty() ? offload : offload + "; " + c.note;
+    c.basis = FigureBasis::kModelled;  // memfit's blocks are not the log's on this device
   }
 }
 
 }  // namespace
+
+// Releases that printed "llama_kv_cache_init: kv_size = N" kept one cache
+// of n_ctx cells shared by every sequence (a stream per sequence came with
+// #14363, long after llama_kv_cache_init was gone): the line for n_ctx
+// cells and more than one sequence is a run with one stream, whatever the
+// log's build (Ollama's runner prints none).
+bool one_cache_for_all(const RuntimeLog& log) {
+  const std::optional<uint64_t> cells = count_setting(log, "kv_size");
+  const std::optional<uint64_t> n_ctx = count_setting(log, "n_ctx");
+  std::optional<uint64_t> sequences = count_setting(log, "n_seq_max");
+  if (!sequences) sequences = count_setting(log, "kv_seqs");
+  std::vector<std::string> unused;
+  if (!sequences) sequences = sequences_from_context(log, n_ctx, unused);
+  return cells && n_ctx && *cells == *n_ctx && sequences && *sequences > 1 &&
+         log.setting("kv_unified") == nullptr;
+}
 
 const LogPricer& llamacpp_log_pricer() {
   static const LlamaCppPricer pricer;

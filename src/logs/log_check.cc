@@ -40,12 +40,28 @@ Result<std::shared_ptr<const Model>> log_model(const LogCheckOptions& options,
   }
   Result<Model> model = model_from_log(check.log.model);
   if (!model) {
-    check.not_priced = fmt::format("no model: {}; give -m MODEL (the GGUF file)",
-                                   model.error().message());
+    // What would price it: the file, or the config of the model the log
+    // names (a public config.json of the same geometry, with the file type).
+    const std::string& name = check.log.model.name;
+    const std::string which =
+        name.empty() ? "the log names no model: give -m MODEL (the GGUF file), or --config with "
+                       "that model's config.json and --file-type"
+                     : fmt::format("give -m MODEL (the GGUF file), or --config with the config.json "
+                                   "of the model the log loads ({}) and --file-type",
+                                   quote_untrusted(name));
+    check.not_priced = fmt::format("no model: {}; {}", model.error().message(), which);
     return std::shared_ptr<const Model>();
   }
   check.model_source = ModelSource::kLog;
-  return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
+  const LogSetting* file_type = check.log.setting("file_type");
+  Result<Model> listed = logs::model_with_dump_tensors(
+      *model, check.log.model, file_type == nullptr ? "" : logs::gguf_file_type_of_printed(file_type->value));
+  if (!listed) {
+    check.log.notes.push_back("the weights per device are modelled (spread by blocks), not rebuilt "
+                              "tensor by tensor: " + listed.error().message());
+    return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
+  }
+  return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*listed)));
 }
 
 std::string model_detail(const LogCheck& check, const Model& model) {

@@ -91,9 +91,9 @@ Result<Model> model_from_log(const LogModel& m) {
   model.weights.file_count = 1;
   model.weights.tensor_count = m.tensor_count.value_or(0);
   model.warnings.push_back(fmt::format(
-      "weights: the log's printed file size, {} (+- {} bytes as printed), with no tensor list: "
+      "{} {} (+- {} bytes as printed), with no tensor list: "
       "the weights per device are spread by blocks (modelled)",
-      escape_untrusted(m.file_size_text), m.file_bytes->band));
+      logs::kSpreadWarning, escape_untrusted(m.file_size_text), m.file_bytes->band));
   return model;
 }
 

@@ -16,6 +16,22 @@ namespace memfit::logs {
 // kMaxConfigBytes.
 Result<Model> model_from_config(std::string_view config_json);
 
+// How model_from_log's warning on block-spread weights begins.
+inline constexpr std::string_view kSpreadWarning = "weights: the log's printed file size,";
+
+// `rebuilt` (model_from_log of `dump`) with the tensor list of the GGUF
+// llama-quantize writes for `file_type` ("Q4_K_M", as its command line
+// names it) from the dump's hyperparameters, when that list holds as many
+// tensors of each type as the dump's "- type q4_K: N tensors" lines and
+// its bytes lie within the printed file size's rounding (the output
+// layer tied or not, as the counts say): weights.verified true, the
+// block-spread warning replaced by one naming the check. An error saying
+// why not otherwise: no or an unpriced file type, an architecture whose
+// converter memfit does not rebuild, counts or a size that differ (a file
+// quantized otherwise: an importance matrix, a community mix).
+Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump,
+                                      std::string_view file_type);
+
 }  // namespace memfit::logs
 
 #endif  // MEMFIT_LOGS_LOG_MODEL_H_

@@ -43,6 +43,11 @@ const LogPricer& mlxlm_log_pricer();
 const LogPricer& sglang_log_pricer();
 const LogPricer& ollama_log_pricer();
 
+// Whether the log's llama.cpp release kept one KV cache of n_ctx cells for
+// more than one sequence ("llama_kv_cache_init: kv_size = n_ctx", a release
+// before a stream per sequence): llamacpp_pricer.cc.
+bool one_cache_for_all(const RuntimeLog& log);
+
 // A setting's value as a count; nullopt when absent or not a count.
 std::optional<uint64_t> count_setting(const RuntimeLog& log, std::string_view name);
 

@@ -27,10 +27,16 @@ Status set_field(EstimateRequest& r, std::string_view name, const std::string& t
 }
 
 // "0=1234B,1=5678B": the GPUs' free bytes, as ollama_gpus_free takes them.
+// "CUDA0=...B,1=...B": each GPU's free memory, a CUDA or ROCm device named
+// as llama.cpp names it (the llama.cpp pricer's "cuda:0", "rocm:0"), so its
+// quantized rows are padded as ggml-cuda pads them.
 std::string gpus_text(const std::vector<LlamaCppGpu>& gpus) {
   std::string text;
   for (size_t i = 0; i < gpus.size(); ++i) {
-    text += fmt::format("{}{}={}B", i == 0 ? "" : ",", i, gpus[i].free_bytes);
+    const std::string_view backend = gpus[i].device.starts_with("cuda")   ? "CUDA"
+                                     : gpus[i].device.starts_with("rocm") ? "ROCm"
+                                                                          : "";
+    text += fmt::format("{}{}{}={}B", i == 0 ? "" : ",", backend, i, gpus[i].free_bytes);
   }
   return text;
 }
@@ -110,6 +116,24 @@ class OllamaPricer final : public LogPricer {
   void compare(const RuntimeLog& log, const LogCheckOptions& options, const EstimateRun& run,
                std::vector<FigureCheck>& figures) const override {
     llamacpp_log_pricer().compare(log, options, run, figures);
+    for (FigureCheck& c : figures) {
+      if (c.printed.figure != LogFigure::kOutput || !c.memfit) continue;
+      // Every runner context asks for embeddings (llama/llama.go,
+      // NewContextParams: embeddings = true), so llama_output_reserve
+      // keeps n_embd floats beside each row's logits: in every Ollama log
+      // of the corpus, 4 x n_seq x (n_vocab + n_embd) B.
+      c.basis = FigureBasis::kModelled;
+      c.note = "Ollama's runner keeps each output's embedding too (NewContextParams: embeddings = "
+               "true): n_embd floats a row more than memfit's llama.cpp logits";
+    }
+    if (!one_cache_for_all(log)) return;
+    // Ollama's fields carry no stream rule: the pinned runner's is priced.
+    for (FigureCheck& c : figures) {
+      if (c.printed.figure != LogFigure::kCompute || !c.memfit) continue;
+      c.note = "the log's runner kept one cache for every sequence (llama_kv_cache_init: kv_size = "
+               "n_ctx), so its attention spans all n_ctx cells; memfit prices the pinned Ollama "
+               "runner's cache, a stream per sequence";
+    }
   }
 };
 

@@ -74,7 +74,11 @@ void read_buffer_record(std::string_view line, const std::string& msg, const Log
   }
 }
 
-void read_record(const LogLine& line, LogBuilder& out) {
+// `runner_buffers`: the log prints the llama.cpp runner's own buffer
+// lines, which Ollama's layout records (device.go's "model weights", "kv
+// cache", "compute graph" for the llama runner) restate from its plan: only
+// Ollama's own engine has no other lines for its buffers.
+void read_record(const LogLine& line, bool runner_buffers, LogBuilder& out) {
   const std::optional<std::string> msg = slog_field(line.text, "msg");
   if (!msg) return;
   if (std::optional<std::string> library = slog_field(line.text, "library")) {
@@ -86,7 +90,7 @@ void read_record(const LogLine& line, LogBuilder& out) {
   if (*msg == "starting llama server" || *msg == "starting runner") {
     if (std::optional<std::string> cmd = slog_field(line.text, "cmd")) read_runner_command(*cmd, out);
   }
-  if (*msg == "model weights" || *msg == "kv cache" || *msg == "compute graph") {
+  if (!runner_buffers && (*msg == "model weights" || *msg == "kv cache" || *msg == "compute graph")) {
     read_buffer_record(line.text, *msg, line, out);
   }
 }
@@ -105,13 +109,23 @@ class OllamaReader final : public LogReader {
   }
   void read(std::span<const LogLine> lines, LogBuilder& out) const override {
     for (const LogLine& line : lines) {
-      if (std::optional<std::string_view> version = after(line.text, "(version ")) {
+      // "Listening on 127.0.0.1:11434 (version 0.9.6)"; the loader's
+      // "(version GGUF V3 (latest))" is the file's.
+      std::optional<std::string_view> version = after(line.text, "(version ");
+      if (version && !version->starts_with("GGUF")) {
         out.set_version(version->substr(0, version->find(')')));
       }
     }
     read_llamacpp_lines(lines, out);
+    const bool runner_buffers = any_line_contains(lines, " buffer size = ");
     for (const LogLine& line : lines) {
-      if (contains(line.text, " level=") && contains(line.text, " msg=")) read_record(line, out);
+      if (contains(line.text, " level=") && contains(line.text, " msg=")) {
+        read_record(line, runner_buffers, out);
+      }
+    }
+    if (runner_buffers && any_line_contains(lines, "msg=\"model weights\"")) {
+      out.note("Ollama's layout records (msg=\"model weights\", \"kv cache\", \"compute graph\") "
+               "restate the llama.cpp runner's buffers: the runner's own lines are read, not them");
     }
     out.settle_gpu_devices();
     out.set_backend("CPU");

@@ -220,8 +220,10 @@ TEST(VllmPinnedCommand, NeverSuggestsAKvCachePastTheGpu) {
 
 TEST(RecommendQuant, HeadsTheTableWithTheBudgetItJudgesAgainst) {
   // With a GPU to place on, each verdict is the placement's (every device
-  // fits): a 5.0 MiB total does not fit a 2 MiB GPU though the host's 64
-  // MiB would hold it, so the heading names the GPU, not only the host.
+  // fits): a 7.0 MiB total (the host's inputs with the F32 mask, 2,048
+  // cells x 512 x 4 B = 4 MiB of it) does not fit a 2 MiB GPU though the
+  // host's 64 MiB would hold it, so the heading names the GPU, not only
+  // the host.
   testing::CommandResult r =
       run_memfit({"recommend-quant", "-m", std::string(MEMFIT_SOURCE_DIR) + "/tests/golden/models/quants",
                   "-c", "2048", "--gpu-memory", "0=2MiB", "--gpu-margin", "0", "--memory-limit",
@@ -231,7 +233,7 @@ TEST(RecommendQuant, HeadsTheTableWithTheBudgetItJudgesAgainst) {
                        "host 64.0 MiB (explicit)\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("5.0 MiB  DOES NOT FIT"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("7.0 MiB  DOES NOT FIT"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -44,8 +44,10 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
     }
     if (e["name"] == "llamacpp") {
       EXPECT_EQ(e["versions"]["field"], "llamacpp_version");
-      EXPECT_EQ(e["versions"]["differences"].size(), 4u);
-      EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b5424");
+      // Oldest first: #6122's output rows, then the cache rules.
+      EXPECT_EQ(e["versions"]["differences"].size(), 5u);
+      EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b2537");
+      EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before b5424");
     }
     if (e["name"] == "mlxcel") {
       EXPECT_EQ(e["versions"]["field"], nullptr);

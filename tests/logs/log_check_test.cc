@@ -62,6 +62,136 @@ TEST(CheckLog, PinnedLlamaRunRebuiltFromItsDumpIsExact) {
   EXPECT_EQ(model->note, "CPU_REPACK's copies need the tensor list (give -m): memfit's is the mapped weights");
 }
 
+TEST(CheckLog, ADumpOfLlamaQuantizesTypesGivesItsTensorsExactlyOnCuda) {
+  // ggml-org/ci, b2459: open-llama 7B v2 Q4_0, -ngl 999 on a V100. The
+  // Q4_0 GGUF llama-quantize writes from the dump's hparams holds 65 f32
+  // norms, 225 q4_0 matrices (7 a block x 32 + token_embd) and the q6_K
+  // output: the log's counts. token_embd stays on the host (an input
+  // layer): 32,000 x 4,096 / 32 x 18 B = 73,728,000 B against "70.31 MiB"
+  // = 73,725,379 +- 5,243. CUDA0 holds the rest: the file's 3,825,065,984
+  // B less token_embd is 3,751,337,984 B, every tensor a multiple of 128 B
+  // but each ffn_down, whose 11,008-wide rows ggml-cuda pads once to
+  // 11,264 (MATRIX_ROW_PADDING 512: 256 q4_0 elements = 8 x 18 = 144 B),
+  // 25,362,432 + 144 rounded up to 128 B: 256 B more, x 32 blocks = 8,192.
+  const LogCheck c = check("llamacpp", "llamacpp-ci2459-openllama7b-q4_0-v100-cuda.log");
+  EXPECT_EQ(c.model_source, ModelSource::kLog);
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 73'728'000u);
+  EXPECT_EQ(host->basis, FigureBasis::kExact);
+  EXPECT_TRUE(host->within_print);
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 3'751'346'176u);
+  EXPECT_EQ(gpu->basis, FigureBasis::kExact);
+  EXPECT_TRUE(gpu->within_print);  // "3577.56 MiB" = 3,751,343,555 +- 5,243
+  ASSERT_FALSE(c.warnings.empty());
+  EXPECT_TRUE(c.warnings[0].text.starts_with(
+      "weights: the Q4_0 GGUF llama-quantize writes from the dump's hyperparameters, 291 tensors "
+      "(f32 65, q4_0 225, q6_K 1)"))
+      << c.warnings[0].text;
+}
+
+TEST(CheckLog, AnOutputBufferBefore6122HoldsEveryBatchRow) {
+  // b2459 < b2537: the output buffer holds n_batch rows of logits,
+  // 4 B x 512 x 32,000 = 65,536,000 B = "62.50 MiB" exactly.
+  const LogCheck c = check("llamacpp", "llamacpp-ci2459-openllama7b-q4_0-v100-cuda.log");
+  const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
+  ASSERT_NE(output, nullptr);
+  EXPECT_EQ(output->memfit, 65'536'000u);
+  EXPECT_EQ(output->printed.value, 65'536'000u);
+  // Its build prints no flash attention line and predates "auto": off.
+  EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
+                      "the log prints no flash attention setting: build 2459 ran without it unless "
+                      "asked (its default was off before b6327)"),
+            c.log.notes.end());
+}
+
+TEST(CheckLog, ADumpQuantizedOtherwiseKeepsTheSpreadAndSaysWhy) {
+  // The pinned dense model says F16 but mixes q4_0, q4_K and q6_K.
+  const LogCheck c = check("llamacpp", "llamacpp-pinned-llama-dense-ctx4096.log");
+  EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
+                      "the weights per device are modelled (spread by blocks), not rebuilt tensor by "
+                      "tensor: the F16 GGUF memfit rebuilds holds f16 30, f32 9; the log's file f16 "
+                      "1, f32 9, q4_0 16, q4_K 12, q6_K 1"),
+            c.log.notes.end());
+  EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->basis, FigureBasis::kModelled);
+}
+
+TEST(CheckLog, AnOldRunnersOneCacheForEverySequenceIsSaidOnCompute) {
+  // ollama#9352: n_ctx 81,920 = 10 x 8,192, "llama_kv_cache_init: kv_size
+  // = 81920": one cache for all 10 sequences. KV 32 layers x 81,920 x
+  // 2 x 1,024 x 2 B = 10,737,418,240 B either way.
+  const std::string slug = "ollama-9352-llama-8b-class-parallel10-cuda";
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", slug + ".config.json");
+  const LogCheck c = check("ollama", slug + ".log", options);
+  EXPECT_EQ(figure(c, "CUDA0", LogFigure::kKvCache)->memfit, 10'737'418'240u);
+  const FigureCheck* compute = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_TRUE(compute->note.starts_with("the log's runner kept one cache for every sequence"))
+      << compute->note;
+  EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
+                      "n_seq_max is not in the log: n_ctx 81920 over n_ctx_per_seq 8192 is 10 sequences"),
+            c.log.notes.end());
+}
+
+TEST(CheckLog, AnOllamaCpuRunRebuiltFromItsDumpIsExact) {
+  // A committed Ollama 0.18.2 log (blue-terminal/ChaosGPT): Llama 3.2 1B
+  // Q8_0 on the CPU. The Q8_0 GGUF llama-quantize writes: token_embd
+  // (tied, no output.weight) 128,256 x 2,048 / 32 x 34 B = 279,085,056;
+  // 16 blocks of q, o 2,048 x 2,048, k, v 2,048 x 512, gate, up, down
+  // 2,048 x 8,192 at 34 B a 32-block and two 2,048-float norms: 64,634,880
+  // each; output_norm 8,192 B and the llama3 rope's rope_freqs 32 x 4 B:
+  // 1,313,251,456 B, and the dump counts f32 34, q8_0 113. "1252.41 MiB"
+  // = 1,313,247,068 +- 5,243.
+  const LogCheck c = check("ollama", "ollama-chaosgpt-llama32-1b-q8_0-cpu.log");
+  EXPECT_EQ(c.profile, "ollama");
+  const FigureCheck* model = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->memfit, 1'313'251'456u);
+  EXPECT_EQ(model->basis, FigureBasis::kExact);
+  EXPECT_TRUE(model->within_print);
+  // The output buffer keeps embeddings too: 4 x (128,256 + 2,048) =
+  // 521,216 B is in "0.50 MiB"; memfit's llama.cpp logits, 513,024, not.
+  const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
+  EXPECT_EQ(output->memfit, 513'024u);
+  EXPECT_EQ(output->basis, FigureBasis::kModelled);
+  EXPECT_FALSE(output->within_print);
+  EXPECT_TRUE(output->note.starts_with("Ollama's runner keeps each output's embedding too")) << output->note;
+}
+
+TEST(CheckLog, OllamasRunnerRepacksNoWeights) {
+  // Sriyush/CortexCLI, Ollama 0.15.6 on an AVX-512 host: Qwen2.5 1.5B
+  // Q4_K_M's "CPU model buffer size = 934.69 MiB" is the file alone (no
+  // CPU_REPACK line though q4_K repacks on AVX-512): 980,097,536 B
+  // against 980,093,501 +- 5,243.
+  LogCheckOptions options;
+  options.version = "0.15.6";
+  const LogCheck c = check("ollama", "ollama-cortexcli-qwen25-15b-q4km-cpu.log", options);
+  const FigureCheck* model = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->memfit, 980'097'536u);
+  EXPECT_TRUE(model->within_print);
+}
+
+TEST(CheckLog, TheHostOfAFullOffloadHoldsTheInputsAndAnF32Mask) {
+  // bercaakbayir/MacCare, Ollama 0.21.0 on an M2: Llama 3.2 3B, every
+  // layer on Metal, 4096 cells, n_ubatch 512, flash attention on. The
+  // host's compute buffer is the graph's inputs: the input rows 3,072 x
+  // 512 x 4 = 6,291,456, the mask F32 (llama-graph.cpp casts it to F16 on
+  // the GPU) 4,096 x 512 x 4 = 8,388,608, token ids and positions 2 x 512
+  // x 4 = 4,096, output ids 512 x 4 = 2,048: 14,686,208 B in "14.01 MiB"
+  // (14,690,550 +- 5,243); an F16 mask would be 4 MiB short.
+  LogCheckOptions options;
+  options.version = "0.21.0";
+  const LogCheck c = check("ollama", "ollama-maccare-llama32-3b-q4km-m2-metal.log", options);
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 14'686'208u);
+  EXPECT_TRUE(host->within_print);
+}
+
 TEST(CheckLog, ThreeSequencesKeepTheirStreams) {
   // n_ctx 3000 over 3 sequences: 1,000 a stream, padded to 1,024 cells (256),
   // 3 streams: 4 x 3,072 x 256 x 2 B = 6,291,456 = "6.00 MiB"; output 3 x
@@ -351,14 +481,16 @@ TEST(CheckLog, AnOlderOffloadRuleIsSaidOnTheRow) {
   // router 2,048 x 128 x 4 B = 1,048,576, norms 17,408: 351,421,440 B;
   // output Q6_K 151,936 x 2,048 x 210 / 256 = 255,252,480 B; block 18 less
   // the output: 96,168,960 B, the whole of the gap (the printed total is
-  // memfit's), to within the rows' padding CUDA adds (< 2 x 5,243 B).
+  // memfit's), to within the two prints' rounding (2 x 5,243 B) and the
+  // row padding memfit gives its 29 blocks' ffn_down_exps on CUDA (768-
+  // element rows padded to 1,024: 29 x 256 B = 7,424 B).
   const std::string slug = "llamacpp-13729-qwen3-30b-a3b-partial-offload-cuda";
   const LogCheck c = check("llamacpp", slug + ".log", with_config(slug, "Q4_K_M"));
   const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kModel);
   ASSERT_NE(gpu, nullptr);
   ASSERT_TRUE(gpu->memfit.has_value());
   const int64_t gap = int64_t(gpu->printed.value) - int64_t(*gpu->memfit);
-  EXPECT_LT(std::abs(gap - 96'168'960), 2 * 5'243) << gap;
+  EXPECT_LT(std::abs(gap - 96'168'960), 2 * 5'243 + 7'424) << gap;
   EXPECT_TRUE(gpu->note.starts_with("the log's release offloaded 30 blocks for 30 GPU layers"))
       << gpu->note;
 
@@ -401,7 +533,19 @@ TEST(CheckLog, LogsThatCannotBePricedSayWhyInOneLine) {
 
   const LogCheck cut = check("llamacpp", "llamacpp-6122-40layer-4070ti-3090ti.log");
   EXPECT_EQ(cut.not_priced, "no model: the log holds no metadata dump (llama_model_loader: - kv "
-                            "lines); give -m MODEL (the GGUF file)");
+                            "lines); the log names no model: give -m MODEL (the GGUF file), or "
+                            "--config with that model's config.json and --file-type");
+  // One that names its file says which model's config would price it:
+  // the pinned log cut after its first 15 lines (9 of its 20 entries).
+  const std::string whole = read_test_log("llamacpp", "llamacpp-pinned-llama-dense-ctx4096.log");
+  size_t end = 0;
+  for (int line = 0; line < 15; ++line) end = whole.find('\n', end) + 1;
+  Result<LogCheck> named = check_log(whole.substr(0, end), {}, nullptr);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(named->not_priced,
+            "no model: the metadata dump is cut: 9 of the 20 entries the loader announced; give -m "
+            "MODEL (the GGUF file), or --config with the config.json of the model the log loads "
+            "('/tmp/vmodels/llama-dense.gguf') and --file-type");
 
   const LogCheck mlx = check("mlx-lm", "mlxlm-examples1122-llama31-8b-4bit-2k.log");
   EXPECT_EQ(mlx.not_priced, "no model: a mlx-lm log does not describe the model's geometry; give "

@@ -86,5 +86,25 @@ TEST(OllamaLog, OwnEngineRecordsNameTheirBuffer) {
   EXPECT_EQ(find_figure(log, "CPU", LogFigure::kModel)->value, 680ull << 20);  // "680.0 MiB"
 }
 
+TEST(OllamaLog, LayoutRecordsBesideTheRunnersBuffersAreNotAdded) {
+  // A committed Ollama 0.15.5 log (MarvellianRohit/Nexus-AI): device.go's
+  // msg="model weights" device=Metal size="36.7 GiB" restates the runner's
+  // "Metal_Mapped model buffer size = 37546.98 MiB"; only the latter is the
+  // figure (37,546.98 x 2^20 = 39,370,862,100.48 B).
+  const RuntimeLog log = read("ollama", "ollama-nexus-llama3-70b-q4_0-m3max-metal.log");
+  EXPECT_EQ(log.version, "0.15.5");
+  const PrintedFigure* metal = find_figure(log, "Metal", LogFigure::kModel);
+  ASSERT_NE(metal, nullptr);
+  EXPECT_EQ(metal->value, 39'370'862'100u);
+  EXPECT_EQ(find_figure(log, "Metal", LogFigure::kKvCache)->value, 2560ull << 20);
+}
+
+TEST(OllamaLog, TheGgufVersionIsNotOllamas) {
+  // An excerpt that starts after the server's "(version 0.1.28)" line: the
+  // loader's "(version GGUF V3 (latest))" is the file's, not Ollama's.
+  const RuntimeLog log = read("ollama", "ollama-neosophia-mixtral-q4_0-partial-a4000.log");
+  EXPECT_EQ(log.version, "");
+}
+
 }  // namespace
 }  // namespace memfit

@@ -111,7 +111,7 @@ CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaC
 }
 
 // A host that runs no layer: the scheduler keeps every graph input on the
-// host (token ids, positions, output ids: i32; the mask) with the input
+// host (token ids, positions, output ids: i32; the F32 mask) with the input
 // rows the host gathers from the token embeddings; the copies of the rows
 // and the mask that the first layer's device reads live in that device's
 // buffer. docs/llamacpp-rules.md, "Compute buffers on a GPU".
@@ -120,7 +120,10 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh, const Lla
   CheckedBytes input = round_up(input_rows(g, sh), align);
   input += CheckedBytes(2) * round_up(CheckedBytes(4) * sh.n_tok, align);  // token ids, positions
   input += round_up(CheckedBytes(4) * sh.n_out, align);                    // output ids
-  if (sh.attention) input += round_up(CheckedBytes(c.flash_attn ? 2 : 4) * sh.n_kv * sh.n_tok, align);
+  // The mask input is F32 whatever flash attention is: llama-graph.cpp
+  // creates self_kq_mask F32 and casts it to F16 in the graph, on the
+  // device that reads it (the copy ffn_phase and attention_phase count).
+  if (sh.attention) input += round_up(CheckedBytes(4) * sh.n_kv * sh.n_tok, align);
   return input;
 }
 

@@ -228,7 +228,8 @@ constexpr RequestField kLlamaCppFields[] = {
      .type = FieldType::kText,
      .json = JsonForm::kScalar,
      .example = "0=24GiB,1=12GiB",
-     .doc = "the GPUs' free memory, `0=24GiB,1=12GiB` or `24GiB,12GiB`: a machine that is not "
+     .doc = "the GPUs' free memory, `0=24GiB,1=12GiB` or `24GiB,12GiB` (`CUDA0=24GiB`, `ROCm1=...`: "
+            "a CUDA or ROCm device, whose quantized rows llama.cpp pads): a machine that is not "
             "this one; default: this machine's",
      .gpu_setting = true}),
     placement_field<"gpu_margin", &Placement::gpu_margin>(

@@ -170,7 +170,7 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
     if (Status added = kv.add(l, 1, parts.layer_bytes[i], parts); !added.ok()) return added.error();
   }
   if (Status added = add_nextn_kv(spec, kv, parts); !added.ok()) return added.error();
-  CheckedBytes output = CheckedBytes(4) * c.n_seq * spec.geometry.vocab;
+  CheckedBytes output = CheckedBytes(4) * output_rows(c, s) * spec.geometry.vocab;
   if (!kv.k_total().value() || !kv.v_total().value()) return overflow("KV cache");
   if (!recurrent_total.value()) return overflow("recurrent state");
   if (!output.value()) return overflow("output buffer");

@@ -64,6 +64,7 @@ struct Layout {
   std::vector<double> cumulative;  // inclusive prefix sums of the split, ending at 1
   SplitMode mode = SplitMode::kLayer;
   uint64_t main_gpu = 0;
+  std::vector<bool> pads_rows;  // per GPU: a CUDA or ROCm device (ggml-cuda's buffers)
 
   Where host() const { return gpus; }
   Where slot_device(uint64_t slot) const {
@@ -164,6 +165,9 @@ Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSetting
   lay.cumulative = split_fractions(s);
   lay.mode = s.split_mode;
   lay.main_gpu = s.main_gpu;
+  for (const LlamaCppGpu& g : s.gpus) {
+    lay.pads_rows.push_back(g.device.starts_with("cuda") || g.device.starts_with("rocm"));
+  }
   if (s.main_gpu >= lay.gpus) {
     return Error::usage("main_gpu", fmt::format("is {}, but {}", s.main_gpu, there_are_gpus(lay.gpus)));
   }
@@ -210,6 +214,25 @@ Result<std::vector<std::regex>> override_rules(const LlamaCppPlacementSettings& 
 // A weight's bytes on device w: padded to the GPU alignment on a GPU.
 void add_weight(std::vector<DeviceSums>& d, const Layout& lay, Where w, uint64_t bytes) {
   d[w].model += w == lay.host() ? CheckedBytes(bytes) : round_up(bytes, kGpuTensorAlignment);
+}
+
+// ggml-cuda (CUDA and HIP) allocates a quantized matrix whose rows are no
+// multiple of MATRIX_ROW_PADDING (512) elements with room for one row's
+// padding to it: ggml_backend_cuda_buffer_type_get_alloc_size adds
+// ggml_row_size(type, 512 - ne0 % 512) (ggml/src/ggml-cuda/ggml-cuda.cu).
+// 0 for a float tensor, a whole row, or a type memfit does not name.
+uint64_t cuda_row_padding_bytes(const SafetensorsTensor& t) {
+  constexpr uint64_t kMatrixRowPadding = 512;
+  if (t.shape.empty()) return 0;
+  const uint64_t ne0 = t.shape.back();  // shape is outermost first
+  for (const GgmlTypeTraits& type : ggml_type_table()) {
+    if (type.name != t.dtype) continue;
+    const bool quantized = type.block_elements > 1;
+    if (!quantized || ne0 % kMatrixRowPadding == 0) return 0;
+    const uint64_t pad = kMatrixRowPadding - ne0 % kMatrixRowPadding;
+    return pad / type.block_elements * type.block_bytes;
+  }
+  return 0;
 }
 
 // The device of a loaded tensor: its block's (or the output layer's, or
@@ -260,7 +283,8 @@ void place_listed_weights(const Model& model, const Layout& lay,
       }
       continue;
     }
-    add_weight(d, lay, w, t.data_bytes);
+    const bool padded = w != lay.host() && lay.pads_rows[w];
+    add_weight(d, lay, w, padded ? t.data_bytes + cuda_row_padding_bytes(t) : t.data_bytes);
   }
   // The tied output: its own copy on the output layer's GPU.
   if (tied && lay.output() != lay.host()) add_weight(d, lay, lay.output(), token_embd_bytes);

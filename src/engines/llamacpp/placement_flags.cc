@@ -171,15 +171,37 @@ Result<std::vector<double>> parse_tensor_split(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// The backend a GPU key names, as llama.cpp prints its devices: "CUDA0"
+// is cuda (ggml-cuda's buffers, which pad quantized rows), "ROCm1" rocm;
+// a bare index names none ("gpu"). `key` keeps the index.
+std::string_view gpu_backend(std::string_view& key) {
+  for (auto [prefix, backend] : {std::pair<std::string_view, std::string_view>{"CUDA", "cuda"},
+                                 {"ROCm", "rocm"}}) {
+    if (key.starts_with(prefix)) {
+      key.remove_prefix(prefix.size());
+      return backend;
+    }
+  }
+  return "gpu";
+}
+
+}  // namespace
+
 Result<std::vector<LlamaCppGpu>> parse_gpu_memory(std::string_view text) {
   std::vector<std::optional<uint64_t>> sizes;
+  std::vector<std::string_view> backends;
   const std::vector<std::string_view> parts = split_list(text, ",");
   if (parts.size() > kMaxGpus) return Error::usage("gpu_memory", fmt::format("at most {} GPUs", kMaxGpus));
   for (size_t i = 0; i < parts.size(); ++i) {
     std::string_view part = parts[i];
     uint64_t index = i;
+    std::string_view backend = "gpu";
     if (const size_t eq = part.find('='); eq != std::string_view::npos) {
-      std::optional<uint64_t> n = count_of(trim(part.substr(0, eq)));
+      std::string_view key = trim(part.substr(0, eq));
+      backend = gpu_backend(key);
+      std::optional<uint64_t> n = count_of(key);
       if (!n || *n >= kMaxGpus) {
         return Error::usage("gpu_memory", fmt::format("{}: expected INDEX=SIZE, e.g. 0=24GiB",
                                                       quote_untrusted(part)));
@@ -192,14 +214,18 @@ Result<std::vector<LlamaCppGpu>> parse_gpu_memory(std::string_view text) {
       return Error::usage("gpu_memory",
                           fmt::format("{}: expected a size such as 24GiB", quote_untrusted(part)));
     }
-    if (sizes.size() <= index) sizes.resize(index + 1);
+    if (sizes.size() <= index) {
+      sizes.resize(index + 1);
+      backends.resize(index + 1, "gpu");
+    }
     if (sizes[index]) return Error::usage("gpu_memory", fmt::format("GPU {} is given twice", index));
     sizes[index] = **bytes;
+    backends[index] = backend;
   }
   std::vector<LlamaCppGpu> out;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (!sizes[i]) return Error::usage("gpu_memory", fmt::format("GPU {} is missing", i));
-    out.push_back(LlamaCppGpu{fmt::format("gpu:{}", i), "", *sizes[i]});
+    out.push_back(LlamaCppGpu{fmt::format("{}:{}", backends[i], i), "", *sizes[i]});
   }
   return out;
 }

@@ -138,6 +138,8 @@ Status open_draft(const EstimateRequest& r, RequestContext& context, LlamaCppSet
 
 // Where builds differ (docs/engine-llamacpp.md, "Releases"), oldest first.
 constexpr ReleaseDifference kLlamaCppReleases[] = {
+    {"before b2537", "the output buffer holds n_batch rows of logits, not one a sequence "
+                     "(#6122)"},
     {"before b5424", "a sliding-window layer caches the full context, as --swa-full does "
                      "(#13194 gave it a cache of its window)"},
     {"b5424 to b5553", "an SWA cache of the window and a logical batch: pad(min(n_ctx, n_swa x "

@@ -47,6 +47,12 @@ std::optional<Semver> parse_semver(std::string_view text) {
   return v;
 }
 
+// #6122: the output buffer holds n_seq_max rows of logits, not n_batch.
+// Its thread dates it: "it works until build b2536" (2024-03-28, posted
+// on b2554), and b2459's logs print n_batch rows (62.50 MiB for 32,000
+// tokens x 512 x 4 B).
+constexpr uint64_t kOutputPerSeqBuild = 2537;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -94,6 +100,10 @@ uint64_t swa_batch_tokens(const LlamaCppContext& c, const LlamaCppSettings& s) {
 uint64_t cell_pad(const LlamaCppSettings& s) {
   const bool pad32 = s.build && *s.build <= kLlamaCppLastPad32Build;
   return pad32 && s.flash_attn == FlashAttn::kOff ? 32 : kLlamaCppCellPad;
+}
+
+uint64_t output_rows(const LlamaCppContext& c, const LlamaCppSettings& s) {
+  return before(s, kOutputPerSeqBuild) ? c.n_batch : c.n_seq;
 }
 
 }  // namespace llamacpp

@@ -187,8 +187,9 @@ constexpr RequestField kOllamaFields[] = {
          .type = FieldType::kText,
          .example = "0=8GiB,1=6GiB",
          .doc = "each GPU's free memory when Ollama loads the model (its log's `gpu memory ... "
-                "free` lines), `0=22GiB,1=10GiB` or `22GiB,10GiB`: the scheduler's input, and "
-                "the total of the VRAM tier; not with `--gpu` or `--mac`"}),
+                "free` lines), `0=22GiB,1=10GiB` or `22GiB,10GiB` (`CUDA0=22GiB`: a CUDA or ROCm "
+                "device, whose quantized rows the runner's llama.cpp pads): the scheduler's input, "
+                "and the total of the VRAM tier; not with `--gpu` or `--mac`"}),
 };
 
 // The text of `name` in `r`, parsed by `parse`; nullopt when not given.

@@ -71,6 +71,10 @@ class OllamaProfile final : public ollama::OllamaCommands {
   }
 
   Status resolve_host(const EstimateRequest& r, RequestContext& context, PreparedRequest& p) const override {
+    // Ollama's llama runner repacks no weights: its logs print the host's
+    // model buffer with no CPU_REPACK one, for Q4_0 and Q4_K files on AVX2
+    // and AVX-512 hosts (docs/engine-ollama.md, "Validation").
+    p.llamacpp_settings.repack = RepackCpu::kNone;
     // The GPUs and the tensor list as llama.cpp's profile reads them; a
     // model with GPUs is reopened with its tensors there.
     if (Status s = llamacpp_profile().resolve_host(r, context, p); !s) return s;

@@ -143,6 +143,27 @@ TEST(LlamaCppPlacement, Dense70BOn24And12GiBSplitsBlocksByFreeMemory) {
   EXPECT_TRUE(e.fits);
 }
 
+TEST(LlamaCppPlacement, CudaPadsQuantizedRowsToFiveHundredTwelve) {
+  // Qwen3-30B-A3B with its norms f32, as a GGUF holds them: of its
+  // matrices only ffn_down_exps has rows no multiple of 512 elements
+  // (768). ggml-cuda gives each such tensor one row's padding, 256 q4_0
+  // elements = 8 x 18 = 144 B, so 113,246,208 + 144 B rounds up to the
+  // next 128 B: 256 B more a block, 48 x 256 = 12,288 B on a CUDA or ROCm
+  // device; none on another backend's.
+  Model m = qwen3_30b_a3b();
+  for (SafetensorsTensor& t : m.tensors) {
+    if (t.shape.size() == 1 || t.name.ends_with("ffn_gate_inp.weight")) t.dtype = "f32";
+  }
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.placement.gpus = {gpu(0, 64 * kGiB)};
+  const uint64_t plain = run(m, s).placement.devices[0].model_bytes;
+  for (const char* device : {"cuda:0", "rocm:0"}) {
+    s.placement.gpus = {LlamaCppGpu{device, "", 64 * kGiB}};
+    EXPECT_EQ(run(m, s).placement.devices[0].model_bytes, plain + 12'288u) << device;
+  }
+}
+
 TEST(LlamaCppPlacement, EveryLayerOnTwoGpusLeavesTheSmallerShort) {
   const Model m = llama_70b();
   LlamaCppSettings s;
@@ -396,6 +417,16 @@ TEST(LlamaCppPlacementFlags, ParseWhatUsersPass) {
   EXPECT_EQ((*gpus)[1].device, "gpu:1");
   EXPECT_FALSE(parse_gpu_memory("0=24GiB,0=12GiB").ok());
   EXPECT_FALSE(parse_gpu_memory("1=24GiB").ok());
+  // A key named as llama.cpp names the device gives its backend (CUDA's
+  // and ROCm's buffers pad quantized rows); a bare index none.
+  Result<std::vector<LlamaCppGpu>> named = parse_gpu_memory("CUDA0=24GiB,ROCm1=12GiB,2=8GiB");
+  ASSERT_TRUE(named.ok()) << named.error().message();
+  ASSERT_EQ(named->size(), 3u);
+  EXPECT_EQ((*named)[0].device, "cuda:0");
+  EXPECT_EQ((*named)[1].device, "rocm:1");
+  EXPECT_EQ((*named)[2].device, "gpu:2");
+  EXPECT_EQ((*named)[1].free_bytes, 12 * kGiB);
+  EXPECT_FALSE(parse_gpu_memory("Vulkan0=8GiB").ok());
   LlamaCppPlacementRequest r;
   ASSERT_TRUE(set_placement_field(r, "override_tensor", "exps=CPU,attn=CUDA0").ok());
   EXPECT_EQ(r.override_tensor.size(), 2u);

@@ -94,6 +94,16 @@ TEST(LlamaCppReleases, FlashAttentionOffPadsTo32UpToB6845) {
   EXPECT_EQ(run(s).context.n_ctx, 4096u);
 }
 
+TEST(LlamaCppReleases, OutputBufferHeldEveryBatchRowBefore6122) {
+  // gemma-2-2b's 256,000-token vocabulary, ctx 4096, n_batch 2048. Since
+  // #6122 (b2537) one row of logits a sequence: 4 x 1 x 256,000 =
+  // 1,024,000 B; b2536 kept a row per batch token: 4 x 2,048 x 256,000 =
+  // 2,097,152,000 B.
+  EXPECT_EQ(run(at(4096, std::nullopt)).output_bytes, 1'024'000u);
+  EXPECT_EQ(run(at(4096, 2537)).output_bytes, 1'024'000u);
+  EXPECT_EQ(run(at(4096, 2536)).output_bytes, 2'097'152'000u);
+}
+
 TEST(LlamaCppReleases, ParsesBuildNumbers) {
   EXPECT_EQ(parse_llamacpp_build("b6500").value(), 6500u);
   EXPECT_EQ(parse_llamacpp_build("6500").value(), 6500u);

@@ -1,0 +1,118 @@
+// The tensor list of a model rebuilt from a llama.cpp log's metadata dump
+// (model_with_dump_tensors, log_model.h). The dump prints every hparam
+// and how many tensors the file holds of each type, never the tensors
+// themselves; the list is rebuilt as the GGUF llama-quantize writes for
+// the printed file type from those hparams (engines/llamacpp/
+// quantize_plan.h: the converter's tensors, each at llama-quantize's
+// type), and kept only when it agrees with what the log printed: as many
+// tensors of each type, and their bytes within the printed file size's
+// rounding. A file quantized otherwise (an importance matrix, a community
+// mix, a synthetic model) disagrees and keeps the block-spread weights.
+// docs/check-log.md, "Rebuilt from llama.cpp's dump".
+#include <fmt/format.h>
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include "engines/llamacpp/quantize_plan.h"
+#include "logs/log_model.h"
+#include "memfit/checked_math.h"
+#include "memfit/untrusted_text.h"
+#include "model/gguf/config.h"
+
+namespace memfit::logs {
+namespace {
+
+using TypeCounts = std::map<std::string, uint64_t>;
+
+// "q4_K 193, q6_K 1": a count per type, by name.
+std::string describe(const TypeCounts& counts) {
+  std::string out;
+  for (const auto& [type, n] : counts) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} {}", type, n);
+  }
+  return out;
+}
+
+TypeCounts counts_of(const Model& model) {
+  TypeCounts counts;
+  for (const SafetensorsTensor& t : model.tensors) ++counts[t.dtype];
+  return counts;
+}
+
+// The Hugging Face model_type the dump's architecture converts from
+// ("qwen3moe" -> "qwen3_moe"): the converter's tensors are built by it.
+Result<std::string> hf_model_type(const LogModel& dump) {
+  GgufHeader header;
+  header.metadata = dump.metadata;
+  Result<GgufConfig> config = gguf_config(header);
+  if (!config) return config.error();
+  return config->config.value("model_type", config->architecture);
+}
+
+}  // namespace
+
+Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump,
+                                      std::string_view file_type) {
+  if (file_type.empty()) return Error("the log prints no file type (print_info: file type)");
+  const llamacpp::GgufFileType* type = llamacpp::find_gguf_file_type(file_type);
+  if (type == nullptr) {
+    return Error(fmt::format("the file type {} is not one memfit rebuilds as llama-quantize writes it",
+                             quote_untrusted(file_type)));
+  }
+  if (!dump.file_bytes) return Error("the log prints no file size");
+  Result<std::string> model_type = hf_model_type(dump);
+  if (!model_type) return model_type.error();
+  TypeCounts printed;
+  for (const auto& [name, n] : dump.tensor_types) printed[name] += n;
+
+  // Two tensors the dump does not announce: the output layer's own matrix
+  // (absent when tied to token_embd) and the converter's rope_freqs (a
+  // llama3-scaled rope bakes its factors into that F32 tensor, and the
+  // GGUF keeps no key of the scaling): the counts decide.
+  std::string why;
+  for (const auto [tied, llama3_rope] : {std::pair{false, false}, {true, false}, {false, true},
+                                         {true, true}}) {
+    Model candidate = rebuilt;
+    candidate.spec.model_type = *model_type;
+    candidate.spec.tied_embeddings = tied;
+    if (llama3_rope) candidate.spec.rope_scaling.type = "llama3";
+    Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, *type);
+    if (!quantized) return Error(std::string(quantized.error().detail()));
+    const TypeCounts built = counts_of(*quantized);
+    if (built != printed) {
+      if (why.empty()) {
+        why = fmt::format("the {} GGUF memfit rebuilds holds {}; the log's file {}", type->name,
+                          describe(built), describe(printed));
+      }
+      continue;
+    }
+    const uint64_t sum = quantized->weights.bytes;
+    const uint64_t size = dump.file_bytes->value;
+    const uint64_t off = sum > size ? sum - size : size - sum;
+    if (off > dump.file_bytes->band) {
+      return Error(fmt::format("the {} GGUF memfit rebuilds holds the log's tensor types but {} "
+                               "bytes, outside the printed file size {} (+- {} bytes)",
+                               type->name, sum, escape_untrusted(dump.file_size_text),
+                               dump.file_bytes->band));
+    }
+    Model out = std::move(*quantized);
+    out.spec = rebuilt.spec;  // the GGUF architecture and its geometry, as rebuilt
+    out.spec.tied_embeddings = tied;
+    out.path = rebuilt.path;
+    out.has_config = rebuilt.has_config;
+    // Checked against the log: every type's count and the file size.
+    out.weights.verified = true;
+    std::erase_if(out.warnings, [](const std::string& w) { return w.starts_with(kSpreadWarning); });
+    out.warnings.push_back(fmt::format(
+        "weights: the {} GGUF llama-quantize writes from the dump's hyperparameters, {} tensors "
+        "({}), {} bytes: the log's tensor counts by type and its file size, {}, agree",
+        type->name, out.tensors.size(), describe(built), sum, escape_untrusted(dump.file_size_text)));
+    return out;
+  }
+  return Error(why);
+}
+
+}  // namespace memfit::logs
