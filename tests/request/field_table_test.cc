@@ -103,15 +103,16 @@ TEST(FieldTable, NamesAndSpellingsAreOnceEach) {
     EXPECT_TRUE(f->engine.empty() || EngineRegistry::instance().find(f->engine) != nullptr) << f->name;
     EXPECT_EQ(find_request_field(f->name), f);
   }
-  // 17 common fields (the machine's gpu and mac among them), 29 llama.cpp's,
-  // 10 mlx-lm's, 12 vLLM's, 11 SGLang's, 10 Ollama's.
+  // 17 common fields (the machine's gpu and mac among them), 32 llama.cpp's
+  // (embedding, pooling and reranking among them), 10 mlx-lm's, 13 vLLM's
+  // (runner among them), 11 SGLang's, 10 Ollama's: 93.
   EXPECT_EQ(engine_request_fields("").size(), 17u);
-  EXPECT_EQ(engine_request_fields("llamacpp").size(), 29u);
+  EXPECT_EQ(engine_request_fields("llamacpp").size(), 32u);
   EXPECT_EQ(engine_request_fields("mlx-lm").size(), 10u);
-  EXPECT_EQ(engine_request_fields("vllm").size(), 12u);
+  EXPECT_EQ(engine_request_fields("vllm").size(), 13u);
   EXPECT_EQ(engine_request_fields("sglang").size(), 11u);
   EXPECT_EQ(engine_request_fields("ollama").size(), 10u);
-  EXPECT_EQ(request_fields().size(), 89u);
+  EXPECT_EQ(request_fields().size(), 93u);
   EXPECT_EQ(find_request_field("max_token"), nullptr);
 }
 
