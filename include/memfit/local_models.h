@@ -59,9 +59,10 @@ LocalMachine local_machine(const EstimateRequest& base, RequestContext& context)
 
 // The engine a listed model is priced under, "" for the default rules
 // (EngineRegistry::default_for): llamacpp for every GGUF file, whichever
-// store holds it; vllm for the other formats on a machine with NVIDIA or
-// AMD GPUs (what such a machine serves safetensors with); the default
-// (mlxcel, the MLX runtime) on a Mac and a CPU machine. docs/stores.md,
+// store holds it; vllm for safetensors and config-only folders on a
+// machine with NVIDIA or AMD GPUs (what such a machine serves them with);
+// the default (mlxcel, the MLX runtime) for MLX checkpoints, and for every
+// other format on a Mac and a CPU machine. docs/stores.md,
 // "Which engine". The one place to name a store's own engine.
 std::string usual_engine(const LocalModelEntry& entry, LocalMachine machine);
 

@@ -107,7 +107,8 @@ std::string usual_engine(const LocalModelEntry& entry, LocalMachine machine) {
   // An Ollama engine, when there is one, is one line here:
   //   if (entry.store == "ollama") return "ollama";
   if (entry.format == "gguf") return "llamacpp";
-  if (machine == LocalMachine::kGpu) return "vllm";
+  // MLX checkpoints run on Apple silicon only: the default (MLX) rules.
+  if (machine == LocalMachine::kGpu && entry.format != "mlx") return "vllm";
   return "";
 }
 

@@ -192,7 +192,7 @@ TEST(UsualEngine, GgufIsLlamaCppAndTheRestFollowTheMachine) {
   EXPECT_EQ(usual_engine(folder, LocalMachine::kGpu), "vllm");
   EXPECT_EQ(usual_engine(folder, LocalMachine::kMac), "");  // the default, mlxcel
   EXPECT_EQ(usual_engine(folder, LocalMachine::kCpu), "");
-  EXPECT_EQ(usual_engine(mlx, LocalMachine::kGpu), "vllm");
+  EXPECT_EQ(usual_engine(mlx, LocalMachine::kGpu), "");  // MLX runs on Apple silicon only
 }
 
 TEST(UsualEngine, TheMachineIsTheOneNamedElseThisHost) {
