@@ -182,7 +182,7 @@ constexpr RequestField kVllmFields[] = {
      .choices = "auto|generate|pooling",
      .default_text = "auto",
      .example = "pooling",
-     .doc = "vLLM's `--runner` (it replaced `--task embed` in v0.10): `pooling` serves "
+     .doc = "vLLM's `--runner` (it replaced `--task embed` in v0.10.1): `pooling` serves "
             "embeddings and scores, with no sampler and, for an encoder (BERT, XLM-R), no KV "
             "cache; `auto` picks it for a pooling architecture (docs/embedding-models.md)"}),
     parsed_field<parse_vllm_version, &R::vllm, &VllmRequest::vllm_version>(
