@@ -272,6 +272,7 @@ void text_kv(std::string& out, const ModelSpec& spec, const VllmEstimate& e) {
 void text_commands(std::string& out, const Model& model, const VllmEstimate& e) {
   const VllmSettings& s = e.settings;
   out += fmt::format("start: {}\n", vllm_serve_command(model.path, e));
+  if (e.layout.groups.empty()) return;  // no KV cache to pin (an encoder)
   if (!pinned_past_gpu(e)) {
     out += fmt::format("or, for {} requests of {} tokens: {}\n", s.max_num_seqs, s.max_model_len,
                        pinned_command(model.path, e));
