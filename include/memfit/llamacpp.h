@@ -78,6 +78,11 @@ struct LlamaCppSettings {
   FlashAttn flash_attn = FlashAttn::kAuto;
   bool swa_full = false;
   bool kv_unified = false;
+  // --embedding (or --reranking): llama-server computes embeddings; every
+  // token of a batch is an output (docs/embedding-models.md).
+  bool embedding = false;
+  // --pooling, or rank with --reranking; "" the model's own.
+  std::string pooling;
   // --llamacpp-version: the build (bNNNN) whose cache rules price the
   // estimate (docs/engine-llamacpp.md, "Releases"); nullopt: the pinned
   // release's.

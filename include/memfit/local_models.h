@@ -44,10 +44,27 @@ struct LocalModelRow {
   std::string error;                     // kError: why, one line
 };
 
+// The kind of machine a listing prices for.
+enum class LocalMachine {
+  kCpu,  // no GPU found or named
+  kGpu,  // NVIDIA or AMD GPUs: --gpu, --device cuda/rocm, or found on this host
+  kMac,  // Apple silicon: --mac, or this host's Metal working set
+};
+
+// The machine `base` prices: --mac's Mac, --gpu's GPUs, a --device of a
+// GPU, else this host as context.host_memory() reads it (its GPUs, else
+// its Metal working set). With an explicit limit and no device the local
+// context loads no GPU library, so such a listing prices a CPU machine.
+LocalMachine local_machine(const EstimateRequest& base, RequestContext& context);
+
 // The engine a listed model is priced under, "" for the default rules
 // (EngineRegistry::default_for): llamacpp for every GGUF file, whichever
-// store holds it. The one place to name a store's own engine.
-std::string usual_engine(const LocalModelEntry& entry);
+// store holds it; vllm for safetensors and config-only folders on a
+// machine with NVIDIA or AMD GPUs (what such a machine serves them with);
+// the default (mlxcel, the MLX runtime) for MLX checkpoints, and for every
+// other format on a Mac and a CPU machine. docs/stores.md,
+// "Which engine". The one place to name a store's own engine.
+std::string usual_engine(const LocalModelEntry& entry, LocalMachine machine);
 
 // The context a request is priced against, for one entry (the caller owns
 // it); an error becomes the entry's row.

@@ -21,7 +21,11 @@ namespace memfit {
 struct GgufHeader;  // memfit/gguf.h
 
 struct Model {
-  std::string path;            // the path as resolved
+  std::string path;            // the path as resolved: the file the engine loads
+  // The name a store opened it by, when that is not its path
+  // ("ollama:qwen3:8b", whose path is a blob): what reports name the model
+  // by; "" for a model opened by its path.
+  std::string name;
   bool has_config = false;     // false: no usable config.json; KV is unknown
   ModelSpec spec;
   WeightsInfo weights;

@@ -144,12 +144,37 @@ struct Mamba2Geometry {
   bool operator==(const Mamba2Geometry&) const = default;
 };
 
+// What makes a model an embedding or reranking model, and how it is run
+// (docs/embedding-models.md): read from its config's architecture, a
+// sentence-transformers folder (modules.json, 1_Pooling/config.json) or a
+// GGUF's architecture and <arch>.pooling_type.
+struct EmbeddingInfo {
+  // The config's architecture is a pooling class (BertModel,
+  // XLMRobertaModel, a decoder's bare *Model, *ForSequenceClassification),
+  // or the GGUF declares a pooling type: what vLLM's `--runner auto` reads.
+  bool by_architecture = false;
+  // A sentence-transformers folder: modules.json names a Pooling module.
+  bool by_folder = false;
+  // Attention over the whole input both ways (an encoder: BERT, XLM-R):
+  // no KV cache under any engine, every layer LayerKind::kNone.
+  bool bidirectional = false;
+  // A cross-encoder that scores pairs (a classification head, llama.cpp's
+  // rank pooling).
+  bool reranker = false;
+  // "mean", "cls", "last", "rank" or "none" as the model states it; ""
+  // when it states none.
+  std::string pooling;
+
+  bool any() const { return by_architecture || by_folder; }
+  bool operator==(const EmbeddingInfo&) const = default;
+};
+
 struct ModelSpec {
   // config.json's model_type, verbatim ("" when absent); for a GGUF model,
   // its general.architecture, verbatim ("qwen3", "gpt-oss").
   std::string model_type;
   std::string family;      // memfit's slug for the layout it chose
-  std::string layout;      // "standard", "sliding_window", "chunked", "mla", "hybrid", "ssm"
+  std::string layout;      // "standard", "sliding_window", "chunked", "mla", "hybrid", "ssm", "encoder"
   std::string cache_detail;  // geometry behind the layout ("8 kv heads x 128 head_dim")
   ModelGeometry geometry;
   std::vector<LayerCache> layers;  // one entry per layer, in order
@@ -190,6 +215,8 @@ struct ModelSpec {
     // object (Phi-3's longrope); 0 when absent.
     uint64_t config_original_max_positions = 0;
   } rope_scaling;
+  // An embedding or reranking model's traits; all false for a text generator.
+  EmbeddingInfo embedding;
   // GGUF only: <arch>.nextn_predict_layers, the multi-token-prediction
   // blocks after the decoder layers; they are not in `layers`. llama.cpp's
   // KV cache still holds them for most architectures (docs/llamacpp-rules.md).

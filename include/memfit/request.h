@@ -84,6 +84,12 @@ struct LlamaCppRequest {
   std::optional<uint64_t> llamacpp_version;  // --llamacpp-version: a build number (b6500)
   std::optional<RepackCpu> repack;      // --repack auto|none|x86-avx2|x86-avx512|arm
   LlamaCppPlacementRequest placement;   // -ngl, --n-cpu-moe, -ot, -sm, -ts, ... (llamacpp_placement.h)
+  // llama-server's embedding endpoints (docs/embedding-models.md):
+  // --embedding, --pooling none|mean|cls|last|rank (the model's own when
+  // absent), --reranking (--embedding with rank pooling).
+  std::optional<bool> embedding;
+  std::optional<std::string> pooling;
+  std::optional<bool> reranking;
   // The server extras (llamacpp_extras.h): the projector file, as given
   // (read through RequestContext::read_gguf_header), and its switch.
   std::optional<std::string> mmproj;         // --mmproj FILE
@@ -145,6 +151,7 @@ struct VllmRequest {
   std::optional<uint64_t> max_num_batched_tokens;  // --max-num-batched-tokens
   std::optional<uint64_t> num_speculative_tokens;  // --speculative-config's num_speculative_tokens
   std::optional<bool> enforce_eager;               // --enforce-eager
+  std::optional<VllmRunner> runner;                // --runner auto|generate|pooling
   std::optional<VllmRelease> vllm_version;         // whose KV accounting (vllm.h); nullopt: the current line
 
   // The first field given, as the JSON request spells it; "" when none.

@@ -78,6 +78,11 @@ std::string_view to_string(VllmAccounting accounting);  // "current" / "v0.7"
 Result<VllmAccounting> vllm_accounting(const std::optional<VllmRelease>& release);
 
 // vLLM's flags with their defaults (vllm serve, V1 engine).
+// vLLM's --runner (docs/embedding-models.md): auto picks pooling for a
+// model whose architecture is a pooling one (EmbeddingInfo::by_architecture),
+// generate otherwise.
+enum class VllmRunner { kAuto, kGenerate, kPooling };
+
 struct VllmSettings {
   uint64_t tensor_parallel = 1;            // --tensor-parallel-size
   double gpu_memory_utilization = 0.9;     // --gpu-memory-utilization, in (0, 1]
@@ -95,6 +100,7 @@ struct VllmSettings {
   uint64_t max_num_batched_tokens = 0;     // --max-num-batched-tokens; 0: vLLM's default
   uint64_t num_speculative_tokens = 0;     // --speculative-config num_speculative_tokens
   bool enforce_eager = false;              // --enforce-eager: no CUDA graphs
+  VllmRunner runner = VllmRunner::kAuto;   // --runner; estimate_vllm resolves auto
   std::optional<VllmRelease> release;      // --vllm-version; nullopt: the current line
   // --confidence: 90, 95 or 99, the corpus margin added to the modelled
   // weights and CUDA graphs (memfit/error_band.h); 0: none.

@@ -97,6 +97,13 @@ llamacpp's own, refused under another engine:
       full-size sliding-window caches
   kv_unified (bool, default false; --kv-unified)
       one KV stream for all sequences
+  embedding (bool, default false; --embedding, --embeddings)
+      serve embeddings: no logits sampled, every batch token an output
+  pooling (str: none, mean, cls, last or rank; --pooling)
+      none, mean, cls, last or rank (default: the model's own); needs
+      --embedding
+  reranking (bool, default false; --reranking, --rerank)
+      serve the reranking endpoint: --embedding with rank pooling
   llamacpp_version (str; --llamacpp-version)
       the llama.cpp build priced, b6500, or release tag, v0.4.0 (default: the
       pinned release)
@@ -208,6 +215,8 @@ vllm's own, refused under another engine:
       speculative tokens per step (MTP / draft; default 0)
   enforce_eager (bool, default false; --enforce-eager)
       no CUDA graphs
+  runner (str: auto, generate or pooling, default auto; --runner)
+      auto (default), generate or pooling: the embedding and scoring runner
   vllm_version (str; --vllm-version)
       the release whose KV accounting to price, X.Y[.Z]: 0.7 (the V1 engine) or
       0.11 to 0.20 (default: the current line)

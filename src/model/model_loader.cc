@@ -8,6 +8,7 @@
 #include "memfit/model.h"
 #include "model/config/family.h"
 #include "model/gguf/model.h"
+#include "model/sentence_transformers.h"
 #include "model/weight_components.h"
 
 namespace memfit {
@@ -84,6 +85,18 @@ void take_weights(WeightsLookup lookup, const OpenModelOptions& options, Model& 
   if (options.keep_tensors) model.tensors = std::move(lookup.tensors);
 }
 
+// A sentence-transformers folder (modules.json with a Pooling module) is
+// an embedding model whatever its config's architecture says; its pooling
+// config says how it pools.
+Status note_sentence_transformers(FileSystem& fs, const std::string& dir, Model& model) {
+  Result<std::optional<std::string>> pooling = read_sentence_transformers_pooling(fs, dir);
+  if (!pooling) return pooling.error();
+  if (!pooling->has_value()) return Status::Ok();
+  model.spec.embedding.by_folder = true;
+  if (!(*pooling)->empty()) model.spec.embedding.pooling = **pooling;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<Model> open_model(FileSystem& fs, const std::string& path) {
@@ -122,6 +135,7 @@ Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenMode
   if (config->found) {
     model.spec = std::move(config->spec);
     note_spec(model);
+    if (Status read = note_sentence_transformers(fs, dir, model); !read.ok()) return read.error();
   } else {
     model.warnings.push_back(fmt::format(
         "{}: no config.json: the model's geometry is unknown, so the KV cache, activation and "

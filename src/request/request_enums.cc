@@ -25,6 +25,9 @@ std::string_view LlamaCppRequest::first_given() const {
   if (flash_attn) return "flash_attn";
   if (swa_full) return "swa_full";
   if (kv_unified) return "kv_unified";
+  if (embedding) return "embedding";
+  if (pooling) return "pooling";
+  if (reranking) return "reranking";
   if (llamacpp_version) return "llamacpp_version";
   if (repack) return "repack";
   if (mmproj) return "mmproj";
@@ -52,6 +55,7 @@ std::string_view VllmRequest::first_given() const {
   if (num_speculative_tokens) return "num_speculative_tokens";
   if (enforce_eager) return "enforce_eager";
   if (vllm_version) return "vllm_version";
+  if (runner) return "runner";
   return "";
 }
 

@@ -51,7 +51,7 @@ LocalModelRow price_one(const LocalModelEntry& entry, const EstimateRequest& bas
   if (!context) return error_row(std::move(row), context.error().message());
   EstimateRequest request = base;
   request.model = entry.name;
-  request.engine = usual_engine(entry);
+  request.engine = usual_engine(entry, local_machine(base, **context));
   Result<PreparedRequest> prepared = prepare(request, **context);
   if (!prepared) return error_row(std::move(row), prepared.error().message());
   row.engine = std::string(prepared->engine->name());
@@ -91,10 +91,24 @@ std::string_view to_string(LocalFit fit) {
   return "error";
 }
 
-std::string usual_engine(const LocalModelEntry& entry) {
+LocalMachine local_machine(const EstimateRequest& base, RequestContext& context) {
+  if (base.machine.mac) return LocalMachine::kMac;
+  if (!base.machine.gpu.empty()) return LocalMachine::kGpu;
+  using Kind = DeviceSelector::Kind;
+  if (base.device.kind == Kind::kCuda || base.device.kind == Kind::kRocm) return LocalMachine::kGpu;
+  if (base.device.kind == Kind::kCpu) return LocalMachine::kCpu;
+  const HostMemoryStatus host = context.host_memory(base.device, base.memory_limit_bytes);
+  if (!host.gpus.empty()) return LocalMachine::kGpu;
+  if (host.metal_working_set_bytes > 0) return LocalMachine::kMac;
+  return LocalMachine::kCpu;
+}
+
+std::string usual_engine(const LocalModelEntry& entry, LocalMachine machine) {
   // An Ollama engine, when there is one, is one line here:
   //   if (entry.store == "ollama") return "ollama";
   if (entry.format == "gguf") return "llamacpp";
+  // MLX checkpoints run on Apple silicon only: the default (MLX) rules.
+  if (machine == LocalMachine::kGpu && entry.format != "mlx") return "vllm";
   return "";
 }
 

@@ -167,6 +167,9 @@ Result<Model> open_ollama_model(FileSystem& fs, const std::string& name,
   Result<Model> model = open_gguf_model(fs, defaults->model_path, open_options);
   if (!model) return model.error().within(quote_untrusted(std::string(kOllamaPrefix) + name));
   for (std::string& warning : defaults->warnings) model->warnings.push_back(std::move(warning));
+  // Reports name it as -m and `memfit ls` do, the blob path beside it.
+  Result<OllamaName> parsed = parse_ollama_name(name);
+  model->name = std::string(kOllamaPrefix) + (parsed ? parsed->display() : name);
   return model;
 }
 

@@ -104,14 +104,15 @@ TEST(FieldTable, NamesAndSpellingsAreOnceEach) {
     EXPECT_EQ(find_request_field(f->name), f);
   }
   // 18 common fields (the machine's gpu, mac and host_bandwidth_gb_s among
-  // them), 29 llama.cpp's, 10 mlx-lm's, 12 vLLM's, 11 SGLang's, 10 Ollama's.
+  // them), 32 llama.cpp's (embedding, pooling and reranking among them), 10
+  // mlx-lm's, 13 vLLM's (runner among them), 11 SGLang's, 10 Ollama's: 94.
   EXPECT_EQ(engine_request_fields("").size(), 18u);
-  EXPECT_EQ(engine_request_fields("llamacpp").size(), 29u);
+  EXPECT_EQ(engine_request_fields("llamacpp").size(), 32u);
   EXPECT_EQ(engine_request_fields("mlx-lm").size(), 10u);
-  EXPECT_EQ(engine_request_fields("vllm").size(), 12u);
+  EXPECT_EQ(engine_request_fields("vllm").size(), 13u);
   EXPECT_EQ(engine_request_fields("sglang").size(), 11u);
   EXPECT_EQ(engine_request_fields("ollama").size(), 10u);
-  EXPECT_EQ(request_fields().size(), 90u);
+  EXPECT_EQ(request_fields().size(), 94u);
   EXPECT_EQ(find_request_field("max_token"), nullptr);
 }
 

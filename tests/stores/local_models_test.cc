@@ -11,6 +11,7 @@
 #include "memfit/environment.h"
 #include "memfit/local_models.h"
 #include "memfit/memfit.h"
+#include "memfit/run_report.h"
 #include "support/ollama_store_writer.h"
 #include "support/temp_dir.h"
 
@@ -158,6 +159,55 @@ TEST_F(LocalModels, ABudgetBelowTheWeightsFitsNothing) {
   EXPECT_EQ(j["models"][0]["fit"], "does-not-fit");
   EXPECT_TRUE(j["models"][0]["largest_context"].is_null());
   EXPECT_TRUE(j["models"][2]["weights_bytes"].is_null());
+}
+
+TEST_F(LocalModels, AStoreModelIsNamedByItsNameAndItsBlobApart) {
+  EstimateRequest request;
+  request.model = "ollama:tiny";
+  request.memory_limit_bytes = 1ull << 30;
+  LocalRequestContext context(MapEnvironment{});
+  Result<EstimateRun> run = memfit::run(request, context);
+  ASSERT_TRUE(run.ok()) << run.error().message();
+  EXPECT_EQ(run->model->name, "ollama:tiny:latest");
+  const nlohmann::ordered_json j = run_to_json(*run);
+  EXPECT_EQ(j["model"], "ollama:tiny:latest");
+  // The file llama-server loads: the manifest's model blob.
+  EXPECT_EQ(j["model_file"], run->model->path);
+  EXPECT_TRUE(run->model->path.starts_with(ollama_.dir())) << run->model->path;
+  EXPECT_NE(run->model->path.find("/blobs/sha256-"), std::string::npos) << run->model->path;
+  const std::string text = render_run_text(*run);
+  // The first line names the model; the file has a line of its own (after
+  // the line that says which engine priced it).
+  EXPECT_NE(text.find(" — ollama:tiny:latest (engine llamacpp)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nfile " + run->model->path + "\nmodel_type qwen3,"), std::string::npos) << text;
+}
+
+TEST(UsualEngine, GgufIsLlamaCppAndTheRestFollowTheMachine) {
+  const LocalModelEntry gguf{"ollama:tiny:latest", "ollama", "gguf", ""};
+  const LocalModelEntry folder{"org/name", "hf-cache", "safetensors", ""};
+  const LocalModelEntry mlx{"org/name-4bit", "hf-cache", "mlx", ""};
+  for (LocalMachine m : {LocalMachine::kCpu, LocalMachine::kGpu, LocalMachine::kMac}) {
+    EXPECT_EQ(usual_engine(gguf, m), "llamacpp");
+  }
+  EXPECT_EQ(usual_engine(folder, LocalMachine::kGpu), "vllm");
+  EXPECT_EQ(usual_engine(folder, LocalMachine::kMac), "");  // the default, mlxcel
+  EXPECT_EQ(usual_engine(folder, LocalMachine::kCpu), "");
+  EXPECT_EQ(usual_engine(mlx, LocalMachine::kGpu), "");  // MLX runs on Apple silicon only
+}
+
+TEST(UsualEngine, TheMachineIsTheOneNamedElseThisHost) {
+  LocalRequestContext context(MapEnvironment{});
+  EstimateRequest base;
+  base.machine.gpu = {"rtx4090"};
+  EXPECT_EQ(local_machine(base, context), LocalMachine::kGpu);
+  base.machine.gpu.clear();
+  base.machine.mac = "m4-max-128gb";
+  EXPECT_EQ(local_machine(base, context), LocalMachine::kMac);
+  base.machine.mac.reset();
+  base.device = DeviceSelector{DeviceSelector::Kind::kCuda, 0};
+  EXPECT_EQ(local_machine(base, context), LocalMachine::kGpu);
+  base.device = DeviceSelector{DeviceSelector::Kind::kCpu, 0};
+  EXPECT_EQ(local_machine(base, context), LocalMachine::kCpu);
 }
 
 }  // namespace

@@ -25,14 +25,28 @@ struct GraphShape {
   uint64_t n_kv = 0;      // the largest cells per stream of any attention layer
   CheckedBytes heads_q;   // heads x the query width (MLA: the latent)
   CheckedBytes heads_d;   // heads x head_dim
+  // The graph ends in the vocabulary's logits; an encoder's (BERT) has no
+  // output head and ends in its hidden states.
+  bool logits = true;
+  // Mean pooling's input matrix (llama-graph.cpp's build_inp_mean): f32,
+  // n_tokens x the batch's sequences, at most n_seq in the reserved graph.
+  CheckedBytes pooling_bytes;
   bool mla() const { return latent > 0; }
 };
 
-GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c) {
+GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const LlamaCppSettings& s) {
   const ModelGeometry& g = spec.geometry;
   GraphShape sh;
   sh.n_out = std::min(c.n_ctx, c.n_ubatch);
   sh.n_tok = round_up(sh.n_out, c.n_seq);
+  if (spec.embedding.bidirectional) {
+    // Every token attends to every token of its batch, and there is no
+    // cache: the scores span the batch itself.
+    sh.attention = true;
+    sh.n_kv = sh.n_out;
+    sh.logits = false;
+  }
+  if (pooling_of(spec, s) == "mean") sh.pooling_bytes = CheckedBytes(4) * sh.n_tok * c.n_seq;
   for (const LayerCache& l : spec.layers) {
     if (l.kind == LayerKind::kMlaLatent) sh.latent = std::max(sh.latent, l.elems_per_token);
     if (is_windowed(l)) {
@@ -66,7 +80,9 @@ CheckedBytes output_phase(const ModelGeometry& g, const GraphShape& sh) {
           : three_hidden;
   // The bottom of the tail, inp_embd, has n_tok rows; the rest of it and
   // the logits n_out rows. tail >= hidden by construction.
-  return CheckedBytes(4) * sh.n_out * (CheckedBytes(g.vocab) + tail - g.hidden) + input_rows(g, sh);
+  const uint64_t vocab = sh.logits ? g.vocab : 0;
+  return CheckedBytes(4) * sh.n_out * (CheckedBytes(vocab) + tail - g.hidden) + input_rows(g, sh) +
+         sh.pooling_bytes;
 }
 
 // Attention: activations, the mask, and without flash attention the scores
@@ -132,7 +148,7 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh, const Lla
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& c,
                                      const LlamaCppSettings& s) {
   const ModelGeometry& g = spec.geometry;
-  const GraphShape sh = graph_shape(spec, c);
+  const GraphShape sh = graph_shape(spec, c, s);
   const CheckedBytes output = output_phase(g, sh);
   Result<CheckedBytes> attn = attention_phase(g, sh, c, s);
   if (!attn) return attn.error();

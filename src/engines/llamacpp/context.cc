@@ -29,6 +29,11 @@ uint64_t swa_cells(const LlamaCppContext& c, const LlamaCppSettings& s, uint64_t
   return round_up(cells, cell_pad(s)).saturated();
 }
 
+std::string_view pooling_of(const ModelSpec& spec, const LlamaCppSettings& s) {
+  if (!s.embedding) return "";
+  return s.pooling.empty() ? std::string_view(spec.embedding.pooling) : std::string_view(s.pooling);
+}
+
 }  // namespace llamacpp
 
 Result<LlamaCppContext> resolve_llamacpp_context(const ModelSpec& spec, const LlamaCppSettings& s) {
@@ -49,7 +54,9 @@ Result<LlamaCppContext> resolve_llamacpp_context(const ModelSpec& spec, const Ll
   if (n_ctx == 0) {
     return Error::usage("ctx_size", "the model declares no training context: give one");
   }
-  c.n_batch = std::min(n_ctx, s.batch_size);
+  // With causal attention llama_context caps the batch at the context; an
+  // encoder's batch is not capped (src/llama-context.cpp).
+  c.n_batch = spec.embedding.bidirectional ? s.batch_size : std::min(n_ctx, s.batch_size);
   c.n_ubatch = std::min(c.n_batch, s.ubatch_size);
   const uint64_t pad = llamacpp::cell_pad(s);
   CheckedBytes padded = round_up(n_ctx, pad);

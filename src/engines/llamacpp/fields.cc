@@ -52,6 +52,14 @@ Result<std::optional<uint64_t>> parse_draft_layers(std::string_view text) {
   return n;
 }
 
+// --pooling's text: one of llama-server's pooling types (common/arg.cpp).
+Result<std::string> parse_pooling(std::string_view text) {
+  for (std::string_view name : {"none", "mean", "cls", "last", "rank"}) {
+    if (text == name) return std::string(name);
+  }
+  return Error::usage("pooling", "expected none, mean, cls, last or rank");
+}
+
 constexpr std::string_view kCacheTypes = "f32|f16|bf16|q8_0|q4_0|q4_1|q5_0|q5_1|iq4_nl";
 
 constexpr RequestField kLlamaCppFields[] = {
@@ -116,6 +124,33 @@ constexpr RequestField kLlamaCppFields[] = {
      .type = FieldType::kFlag,
      .default_text = "false",
      .doc = "one KV stream shared by all sequences"}),
+    parsed_field<parse_switch, &R::llamacpp, &LlamaCppRequest::embedding>(
+    {.name = "embedding",
+     .flags = "--embedding,--embeddings",
+     .engine = "llamacpp",
+     .help = "serve embeddings: no logits sampled, every batch token an output",
+     .type = FieldType::kFlag,
+     .default_text = "false",
+     .doc = "llama-server's `--embedding`: every token of a batch is an output, so the output "
+            "buffer holds `--batch-size` rows of logits and embeddings; an encoder (BERT) keeps "
+            "no KV cache with or without it (docs/embedding-models.md)"}),
+    parsed_field<parse_pooling, &R::llamacpp, &LlamaCppRequest::pooling>(
+    {.name = "pooling",
+     .flags = "--pooling",
+     .engine = "llamacpp",
+     .help = "none, mean, cls, last or rank (default: the model's own); needs --embedding",
+     .type = FieldType::kChoice,
+     .choices = "none|mean|cls|last|rank",
+     .example = "mean",
+     .doc = "how token states become one vector; mean pooling adds its n_ubatch x n_ubatch "
+            "matrix to the compute buffer; refused without `embedding`"}),
+    parsed_field<parse_switch, &R::llamacpp, &LlamaCppRequest::reranking>(
+    {.name = "reranking",
+     .flags = "--reranking,--rerank",
+     .engine = "llamacpp",
+     .help = "serve the reranking endpoint: --embedding with rank pooling",
+     .type = FieldType::kFlag,
+     .default_text = "false"}),
     parsed_field<parse_llamacpp_build, &R::llamacpp, &LlamaCppRequest::llamacpp_version>(
     {.name = "llamacpp_version",
      .flags = "--llamacpp-version",

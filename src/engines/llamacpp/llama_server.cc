@@ -49,6 +49,8 @@ std::vector<std::string> llama_server_flags(const ModelSpec& spec, const LlamaCp
   if (s.flash_attn != defaults.flash_attn) add("-fa", std::string(to_string(s.flash_attn)));
   if (s.swa_full) flags.emplace_back("--swa-full");
   if (s.kv_unified) flags.emplace_back("--kv-unified");
+  if (s.embedding) flags.emplace_back("--embedding");
+  if (s.embedding && !s.pooling.empty()) add("--pooling", s.pooling);
   if (s.extras.mmproj) add("--mmproj", s.extras.mmproj->path);
   if (s.extras.mmproj && !s.extras.mmproj_offload) flags.emplace_back("--no-mmproj-offload");
   for (const LlamaCppLora& lora : s.extras.loras) add("--lora", lora.path);

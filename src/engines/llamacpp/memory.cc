@@ -170,7 +170,14 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
     if (Status added = kv.add(l, 1, parts.layer_bytes[i], parts); !added.ok()) return added.error();
   }
   if (Status added = add_nextn_kv(spec, kv, parts); !added.ok()) return added.error();
-  CheckedBytes output = CheckedBytes(4) * output_rows(c, s) * spec.geometry.vocab;
+  // output_reserve: n_vocab logits a row always, n_embd embeddings too
+  // with --embedding; n_seq rows at start-up, and with --embedding every
+  // token of a batch is an output, so the first full batch reserves
+  // n_batch rows (docs/engine-llamacpp.md, "Releases": before b2537 n_batch
+  // rows without it too).
+  const uint64_t rows = s.embedding ? std::max(c.n_batch, c.n_seq) : output_rows(c, s);
+  const CheckedBytes width = CheckedBytes(spec.geometry.vocab) + (s.embedding ? spec.geometry.hidden : 0);
+  CheckedBytes output = CheckedBytes(4) * rows * width;
   if (!kv.k_total().value() || !kv.v_total().value()) return overflow("KV cache");
   if (!recurrent_total.value()) return overflow("recurrent state");
   if (!output.value()) return overflow("output buffer");

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "memfit/llamacpp.h"
@@ -61,6 +62,11 @@ uint64_t output_rows(const LlamaCppContext& context, const LlamaCppSettings& set
 uint64_t swa_cells(const LlamaCppContext& context, const LlamaCppSettings& settings,
                    uint64_t window_tokens);
 
+// The pooling llama-server runs: "" without --embedding; --pooling (or
+// --reranking's rank) when given; else the model's own
+// (EmbeddingInfo::pooling, "" when it states none).
+std::string_view pooling_of(const ModelSpec& spec, const LlamaCppSettings& settings);
+
 // True for a layer llama.cpp gives an SWA cache (a bounded window).
 bool is_windowed(const LayerCache& layer);
 
@@ -90,8 +96,9 @@ struct MemoryParts {
 
 // KV (K and V rows at the cache types, cells x streams per layer),
 // recurrent state (state_bytes x n_seq per layer) and the output buffer
-// (4 x n_seq x vocab). kUsage when a row is not a whole number of blocks or
-// an MLA model's K and V types differ; kOverflow on absurd sizes.
+// (4 x n_seq x vocab; with --embedding 4 x n_batch x (vocab + hidden)).
+// kUsage when a row is not a whole number of blocks or an MLA model's K
+// and V types differ; kOverflow on absurd sizes.
 Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& context,
                                  const LlamaCppSettings& settings);
 

@@ -5,6 +5,7 @@
 
 #include "engines/builtin.h"
 #include "engines/shared/parallel_field.h"
+#include "engines/shared/report_head.h"
 #include "engines/shared/trained_context.h"
 #include "engines/llamacpp/commands.h"
 #include "engines/llamacpp/fields.h"
@@ -59,6 +60,18 @@ Status resolve_settings(const EstimateRequest& r, LlamaCppSettings& s) {
   s.flash_attn = q.flash_attn.value_or(s.flash_attn);
   s.swa_full = q.swa_full.value_or(s.swa_full);
   s.kv_unified = q.kv_unified.value_or(s.kv_unified);
+  s.embedding = q.embedding.value_or(false) || q.reranking.value_or(false);
+  if (q.reranking.value_or(false)) s.pooling = "rank";
+  if (q.pooling) {
+    if (!s.embedding) {
+      return Error::usage("pooling", "is how llama-server pools embeddings, and they are off: "
+                                     "give embedding");
+    }
+    if (q.reranking.value_or(false) && *q.pooling != "rank") {
+      return Error::usage("pooling", "reranking pools by rank: give one of them");
+    }
+    s.pooling = *q.pooling;
+  }
   s.build = q.llamacpp_version;
   s.repack = q.repack.value_or(s.repack);
   s.placement = q.placement.applied(s.placement);
@@ -230,6 +243,13 @@ class LlamaCppProfile final : public LlamaCppCommands {
     Result<LlamaCppEstimate> estimate = estimate_llamacpp(*run.model, run.llamacpp_settings, run.budget);
     if (!estimate) return estimate_error(r, estimate.error());
     run.llamacpp = std::move(*estimate);
+    if (run.model->spec.embedding.any() && !run.llamacpp->settings.embedding) {
+      run.warnings.push_back(Warning{
+          WarningKind::kRequest,
+          fmt::format("an {}: llama-server computes its embeddings only with --embedding "
+                      "(embedding), priced without it",
+                      embedding_kind(run.model->spec.embedding))});
+    }
     // What the host must hold now: its own device's total (discrete GPUs
     // hold the rest); without GPUs, or with unified memory, everything.
     const LlamaCppEstimate& e = *run.llamacpp;

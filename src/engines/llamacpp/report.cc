@@ -32,6 +32,7 @@
 #include "memfit/mlxcel_report.h"
 #include "memfit/untrusted_text.h"
 #include "bands/error_bands.h"
+#include "engines/llamacpp/parts.h"
 #include "engines/shared/report_head.h"
 
 namespace memfit {
@@ -144,6 +145,11 @@ nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const Llama
                  {"swa_full", s.swa_full},
                  {"kv_unified", s.kv_unified},
                  {"repack", std::string(to_string(e.repack))}};
+  if (s.embedding) {  // only then: a generation report's inputs are as they were
+    const std::string_view pooling = llamacpp::pooling_of(model.spec, s);
+    j["inputs"]["embedding"] = true;
+    j["inputs"]["pooling"] = pooling.empty() ? Json(nullptr) : Json(std::string(pooling));
+  }
   j["weights_bytes"] = e.mapped_bytes;
   j["weights_source"] = std::string(to_string(model.weights.source));
   j["weights_verified"] = model.weights.verified;
@@ -211,8 +217,13 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
   report_row(out, "  KV cache", e.kv_bytes, kv_note);
   report_row(out, "  Recurrent state", e.recurrent_bytes,
       e.recurrent_layers ? fmt::format("{} layers", e.recurrent_layers) : "");
-  report_row(out, "  Output buffer", e.output_bytes,
-      fmt::format("logits for {} sequence{}", c.n_seq, c.n_seq == 1 ? "" : "s"));
+  if (s.embedding) {
+    report_row(out, "  Output buffer", e.output_bytes,
+        fmt::format("logits and embeddings for {} batch tokens", std::max(c.n_batch, c.n_seq)));
+  } else {
+    report_row(out, "  Output buffer", e.output_bytes,
+        fmt::format("logits for {} sequence{}", c.n_seq, c.n_seq == 1 ? "" : "s"));
+  }
   report_row(out, "Compute", e.compute_bytes,
              e.compute_replayed ? "replayed: llama.cpp's allocator over its graph"
                                 : with_band("modelled", e.bands, "compute"));
@@ -252,11 +263,11 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
       out += "\n";
       // Experts move by GGUF tensor name (n-cpu-moe), else whole layers.
       const bool experts = spec.moe.experts != 0 && !model.tensors.empty();
-      out += fit_pointer_line(model.path, "llamacpp", experts ? "n-cpu-moe" : "gpu-layers");
+      out += fit_pointer_line(shown_model_name(model), "llamacpp", experts ? "n-cpu-moe" : "gpu-layers");
     }
   } else {
     out += report_verdict(e.fits, e.total_bytes, e.budget_bytes);
-    if (!e.fits) out += fit_pointer_line(model.path, "llamacpp", "ctx-size");
+    if (!e.fits) out += fit_pointer_line(shown_model_name(model), "llamacpp", "ctx-size");
   }
   return out;
 }

@@ -95,7 +95,7 @@ std::string render_mlxcel_text(const Model& model, const MlxcelEstimate& e, cons
   for (const std::string& a : spec.assumptions) out += fmt::format("assumed: {}\n", a);
   if (e.fits || e.total_bytes > e.budget_bytes) {
     out += report_verdict(e.fits, e.total_bytes, e.budget_bytes);
-    if (!e.fits) out += fit_pointer_line(model.path, "mlxcel", "max-tokens");
+    if (!e.fits) out += fit_pointer_line(shown_model_name(model), "mlxcel", "max-tokens");
   } else {
     out += fmt::format("\nDOES NOT FIT: host shadow {} exceeds {} host RAM\n",
                        format_bytes(e.host_shadow_bytes), format_bytes(e.ram_available_bytes));

@@ -129,7 +129,7 @@ std::string render_plan_text(const Model& model, const Plan& p, const MemoryBudg
                     : "\nDOES NOT FIT: SGLang refuses to start: the weights leave no KV pool at this "
                       "mem-fraction-static\n";
   }
-  if (!fits) out += fit_pointer_line(model.path, "sglang", "context-length");
+  if (!fits) out += fit_pointer_line(shown_model_name(model), "sglang", "context-length");
   return out;
 }
 

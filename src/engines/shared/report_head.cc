@@ -11,14 +11,33 @@
 
 namespace memfit {
 
+const std::string& shown_model_name(const Model& model) {
+  return model.name.empty() ? model.path : model.name;
+}
+
+std::string_view embedding_kind(const EmbeddingInfo& embedding) {
+  return embedding.reranker ? "reranking model" : "embedding model";
+}
+
 nlohmann::ordered_json report_head(const Model& model, std::string_view engine) {
   nlohmann::ordered_json j;
   j["memfit_version"] = std::string(memfit_version());
-  j["model"] = model.path;
+  // A store's model is named as it was asked for; its file is said apart.
+  j["model"] = shown_model_name(model);
+  if (!model.name.empty()) j["model_file"] = model.path;
   j["model_type"] = model.spec.model_type;
   j["family"] = model.spec.family;
   j["layout"] = model.spec.layout;
   j["engine"] = std::string(engine);
+  // Only on embedding and reranking models: a text generator's report has
+  // no "embedding" key.
+  if (const EmbeddingInfo& e = model.spec.embedding; e.any()) {
+    j["embedding"] = {{"kind", embedding_kind(e)},
+                      {"pooling", e.pooling.empty() ? nlohmann::ordered_json(nullptr)
+                                                    : nlohmann::ordered_json(e.pooling)},
+                      {"bidirectional", e.bidirectional},
+                      {"sentence_transformers", e.by_folder}};
+  }
   return j;
 }
 
@@ -51,12 +70,21 @@ void add_report_tail(nlohmann::ordered_json& j, const Model& model, const Memory
 
 std::string report_text_head(const Model& model, std::string_view engine) {
   const ModelSpec& spec = model.spec;
-  std::string out = fmt::format("memfit {} — {}", memfit_version(),
-                                escape_untrusted(model.path, model.path.size()));
+  const std::string& shown = shown_model_name(model);
+  std::string out = fmt::format("memfit {} — {}", memfit_version(), escape_untrusted(shown, shown.size()));
   if (!engine.empty()) out += fmt::format(" (engine {})", engine);
+  if (!model.name.empty()) out += fmt::format("\nfile {}", escape_untrusted(model.path, model.path.size()));
   out += fmt::format("\nmodel_type {}, family {}, layout {}\n",
                      spec.model_type.empty() ? "(none)" : escape_untrusted(spec.model_type, spec.model_type.size()),
                      escape_untrusted(spec.family, spec.family.size()), spec.layout.empty() ? "(unknown)" : spec.layout);
+  if (spec.embedding.any()) {
+    out.pop_back();  // the line goes on
+    out += fmt::format("; {}", embedding_kind(spec.embedding));
+    if (!spec.embedding.pooling.empty()) {
+      out += fmt::format(" (pooling {})", escape_untrusted(spec.embedding.pooling, 32));
+    }
+    out += '\n';
+  }
   return out;
 }
 

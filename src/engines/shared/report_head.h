@@ -1,7 +1,8 @@
 // What every engine's report shares, JSON and text alike.
 //
 // JSON: report_head() gives the fields every report starts with, in this
-// order: memfit_version, model, model_type, family, layout, engine;
+// order: memfit_version, model (a store's model: its name, then
+// model_file, its path), model_type, family, layout, engine;
 // add_report_tail() the ones it ends with: assumptions, warnings, after
 // budget_bytes, budget_source, total_bytes, fits (add_report_budget()) in
 // the engine reports that end with their verdict.
@@ -22,6 +23,17 @@
 
 namespace memfit {
 
+// What reports call the model: a store's name (Model::name) when it has
+// one, else its path.
+const std::string& shown_model_name(const Model& model);
+
+// "embedding model", or "reranking model" for a reranker: the words every
+// report uses for a model with EmbeddingInfo::any().
+std::string_view embedding_kind(const EmbeddingInfo& embedding);
+
+// With an "embedding" object after "engine" on an embedding or reranking
+// model only: {"kind", "pooling" (null when unstated), "bidirectional",
+// "sentence_transformers"}.
 nlohmann::ordered_json report_head(const Model& model, std::string_view engine);
 
 // The warnings' texts, as every JSON answer lists them.
@@ -42,8 +54,10 @@ void add_report_tail(nlohmann::ordered_json& j, const Model& model, const Memory
                      uint64_t budget_bytes, uint64_t total_bytes, bool fits,
                      std::span<const Warning> warnings);
 
-// "memfit V — PATH (engine E)" ("" engine: no parenthesis) and
-// "model_type T, family F, layout L", each ending in a newline. The path
+// "memfit V — PATH (engine E)" ("" engine: no parenthesis; a store's model
+// shows its name, Model::name, and then "file PATH" on a line of its own) and
+// "model_type T, family F, layout L" (then "; embedding model (pooling
+// P)" on such a model), each ending in a newline. The path
 // and the config's names are untrusted: escaped, not cut.
 std::string report_text_head(const Model& model, std::string_view engine);
 

@@ -72,6 +72,9 @@ uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAcco
   }
   const uint64_t layer = std::max(attention.saturated(), mlp.saturated());
   const CheckedBytes forward = hidden * 4 + layer;
+  // The pooling runner computes no logits and samples nothing: its dummy
+  // run pools the forward's hidden states (docs/embedding-models.md).
+  if (s.runner == VllmRunner::kPooling) return forward.saturated();
   if (accounting == VllmAccounting::kV07) {
     // v0.7's profile_run: compute_logits over every one of the T rows (16-bit,
     // the vocabulary padded to 64 and gathered whole; under TP the rank's
@@ -183,6 +186,11 @@ Status check_settings(VllmSettings& s, const ModelSpec& spec) {
   if (s.max_model_len == 0) {
     s.max_model_len = std::min(vllm_default_max_model_len(spec), kVllmMaxTokens);
   }
+  // --runner auto: pooling for a pooling architecture (ModelConfig's
+  // runner resolution), generate otherwise.
+  if (s.runner == VllmRunner::kAuto) {
+    s.runner = spec.embedding.by_architecture ? VllmRunner::kPooling : VllmRunner::kGenerate;
+  }
   if (s.max_model_len == 0) {
     return Error::usage("max_model_len", "the config declares no context: give max_model_len");
   }
@@ -233,7 +241,12 @@ void size_kv_cache(const VllmSettings& s, const CheckedBytes& non_kv, uint64_t m
     e.requested_bytes = static_cast<uint64_t>(
         std::floor(static_cast<long double>(s.gpu_memory_total) * s.gpu_memory_utilization));
   }
-  if (s.kv_cache_memory) {
+  if (e.layout.groups.empty()) {
+    // No layer keeps a KV cache (an encoder under the pooling runner):
+    // EngineCore._initialize_kv_caches skips the profile and gives the
+    // cache no memory (vllm/v1/engine/core.py).
+    e.kv_cache_bytes = 0;
+  } else if (s.kv_cache_memory) {
     e.kv_given = true;
     e.kv_cache_bytes = *s.kv_cache_memory;
   } else {
@@ -365,7 +378,7 @@ Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const Safetenso
   const bool attention_free = e.layout.groups.empty();
   e.starts = attention_free || (e.num_blocks > 1 && e.layout.blocks_per_request <= e.num_blocks);
   // What vLLM holds once the KV cache is allocated, then the CUDA graphs.
-  const CheckedBytes held = s.kv_cache_memory || s.gpu_memory_total == 0
+  const CheckedBytes held = s.kv_cache_memory || s.gpu_memory_total == 0 || attention_free
                                 ? non_kv + e.kv_cache_bytes
                                 : CheckedBytes(std::max(e.requested_bytes, non_kv.saturated()));
   e.total_bytes = (held + e.cuda_graph_bytes + margin_of(e.bands, "cuda_graph")).saturated();

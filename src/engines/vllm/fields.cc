@@ -34,6 +34,14 @@ Result<uint64_t> parse_bytes_or_zero(std::string_view text) {
   return size->value_or(0);
 }
 
+// --runner's text.
+Result<VllmRunner> parse_runner(std::string_view text) {
+  if (text == "auto") return VllmRunner::kAuto;
+  if (text == "generate") return VllmRunner::kGenerate;
+  if (text == "pooling") return VllmRunner::kPooling;
+  return Error::usage("runner", "expected auto, generate or pooling");
+}
+
 constexpr RequestField kVllmFields[] = {
     parsed_field<parse_utilization, &R::vllm, &VllmRequest::gpu_memory_utilization>(
     {.name = "gpu_memory_utilization",
@@ -165,6 +173,18 @@ constexpr RequestField kVllmFields[] = {
      .type = FieldType::kFlag,
      .default_text = "false",
      .doc = "vLLM's `--enforce-eager`: no CUDA graphs"}),
+    parsed_field<parse_runner, &R::vllm, &VllmRequest::runner>(
+    {.name = "runner",
+     .flags = "--runner",
+     .engine = "vllm",
+     .help = "auto (default), generate or pooling: the embedding and scoring runner",
+     .type = FieldType::kChoice,
+     .choices = "auto|generate|pooling",
+     .default_text = "auto",
+     .example = "pooling",
+     .doc = "vLLM's `--runner` (it replaced `--task embed` in v0.10.1): `pooling` serves "
+            "embeddings and scores, with no sampler and, for an encoder (BERT, XLM-R), no KV "
+            "cache; `auto` picks it for a pooling architecture (docs/embedding-models.md)"}),
     parsed_field<parse_vllm_version, &R::vllm, &VllmRequest::vllm_version>(
     {.name = "vllm_version",
      .flags = "--vllm-version",

@@ -76,6 +76,7 @@ Status resolve_settings(const EstimateRequest& r, VllmSettings& s) {
   s.max_num_batched_tokens = q.max_num_batched_tokens.value_or(s.max_num_batched_tokens);
   s.num_speculative_tokens = q.num_speculative_tokens.value_or(s.num_speculative_tokens);
   s.enforce_eager = q.enforce_eager.value_or(s.enforce_eager);
+  s.runner = q.runner.value_or(s.runner);
   s.release = q.vllm_version;
   if (q.gpu_memory_total) s.gpu_memory_total = *q.gpu_memory_total;
   if (q.gpu_name) {
@@ -217,6 +218,13 @@ class VllmProfile final : public VllmCommands {
         estimate_vllm(*run.model, run.model->tensors, run.vllm_settings, run.budget);
     if (!estimate) return estimate_error(r, estimate.error());
     run.vllm = std::move(*estimate);
+    const EmbeddingInfo& embedding = run.model->spec.embedding;
+    if (embedding.by_folder && run.vllm->settings.runner == VllmRunner::kGenerate) {
+      run.warnings.push_back(Warning{
+          WarningKind::kRequest,
+          "a sentence-transformers embedding model, priced as a text generator: vLLM serves it "
+          "for embeddings with --runner pooling (runner: pooling)"});
+    }
     if (!run.vllm->starts) {
       run.warnings.push_back(Warning{
           WarningKind::kRequest,

@@ -81,20 +81,23 @@ nlohmann::ordered_json gpu_name_source(const VllmSettings& s) {
 
 // The settings the estimate used, as the report's "inputs".
 Json inputs_json(const VllmSettings& s) {
-  return {{"tensor_parallel", s.tensor_parallel},
-          {"gpu_memory_utilization", s.gpu_memory_utilization},
-          {"gpu_memory_total", s.gpu_memory_total == 0 ? Json(nullptr) : Json(s.gpu_memory_total)},
-          {"gpu_name", s.gpu_name.empty() ? Json(nullptr) : Json(s.gpu_name)},
-          {"gpu_name_source", gpu_name_source(s)},
-          {"kv_cache_memory", s.kv_cache_memory ? Json(*s.kv_cache_memory) : Json(nullptr)},
-          {"block_size", s.block_size},
-          {"kv_cache_dtype", s.kv_cache_fp8 ? "fp8" : "auto"},
-          {"max_model_len", s.max_model_len},
-          {"max_num_seqs", s.max_num_seqs},
-          {"max_num_batched_tokens", s.max_num_batched_tokens},
-          {"num_speculative_tokens", s.num_speculative_tokens},
-          {"enforce_eager", s.enforce_eager},
-          {"vllm_version", s.release ? Json(to_string(*s.release)) : Json(nullptr)}};
+  Json j = {{"tensor_parallel", s.tensor_parallel},
+            {"gpu_memory_utilization", s.gpu_memory_utilization},
+            {"gpu_memory_total", s.gpu_memory_total == 0 ? Json(nullptr) : Json(s.gpu_memory_total)},
+            {"gpu_name", s.gpu_name.empty() ? Json(nullptr) : Json(s.gpu_name)},
+            {"gpu_name_source", gpu_name_source(s)},
+            {"kv_cache_memory", s.kv_cache_memory ? Json(*s.kv_cache_memory) : Json(nullptr)},
+            {"block_size", s.block_size},
+            {"kv_cache_dtype", s.kv_cache_fp8 ? "fp8" : "auto"},
+            {"max_model_len", s.max_model_len},
+            {"max_num_seqs", s.max_num_seqs},
+            {"max_num_batched_tokens", s.max_num_batched_tokens},
+            {"num_speculative_tokens", s.num_speculative_tokens},
+            {"enforce_eager", s.enforce_eager},
+            {"vllm_version", s.release ? Json(to_string(*s.release)) : Json(nullptr)}};
+  // Only under the pooling runner: a generation report's inputs are as they were.
+  if (s.runner == VllmRunner::kPooling) j["runner"] = "pooling";
+  return j;
 }
 
 Json groups_json(const VllmKvLayout& layout) {
@@ -193,6 +196,9 @@ void text_rows(std::string& out, const Model& model, const VllmEstimate& e,
     report_row(out, "Activation peak", e.activation_bytes,
         fmt::format("modelled, v0.7: logits of all {} batched tokens, input buffers",
                     s.max_num_batched_tokens));
+  } else if (s.runner == VllmRunner::kPooling) {
+    report_row(out, "Activation peak", e.activation_bytes,
+        fmt::format("modelled, {} batched tokens, pooled: no sampler", s.max_num_batched_tokens));
   } else {
     report_row(out, "Activation peak", e.activation_bytes,
         fmt::format("modelled, {} batched tokens, {} sampled rows", s.max_num_batched_tokens,
@@ -202,7 +208,9 @@ void text_rows(std::string& out, const Model& model, const VllmEstimate& e,
   if (e.accounting == VllmAccounting::kV07) {
     report_row(out, "CUDA context", e.cuda_context_bytes, "modelled, v0.7 counts it as non-torch");
   }
-  if (e.kv_given) {
+  if (e.layout.groups.empty() && model.spec.embedding.bidirectional) {
+    report_row(out, "KV cache", 0, "none: an encoder (embedding model) keeps no KV cache");
+  } else if (e.kv_given) {
     report_row(out, "KV cache", e.kv_cache_bytes, "given (--kv-cache-memory-bytes): blocks exact");
   } else {
     report_row(out, "KV cache", e.kv_cache_bytes,
@@ -264,6 +272,7 @@ void text_kv(std::string& out, const ModelSpec& spec, const VllmEstimate& e) {
 void text_commands(std::string& out, const Model& model, const VllmEstimate& e) {
   const VllmSettings& s = e.settings;
   out += fmt::format("start: {}\n", vllm_serve_command(model.path, e));
+  if (e.layout.groups.empty()) return;  // no KV cache to pin (an encoder)
   if (!pinned_past_gpu(e)) {
     out += fmt::format("or, for {} requests of {} tokens: {}\n", s.max_num_seqs, s.max_model_len,
                        pinned_command(model.path, e));
@@ -297,6 +306,7 @@ std::vector<std::string> vllm_serve_flags(const VllmEstimate& e, uint64_t kv_mem
   if (s.block_size != 16) add("--block-size", std::to_string(s.block_size));
   if (s.kv_cache_fp8) add("--kv-cache-dtype", "fp8");
   if (s.enforce_eager) add("--enforce-eager");
+  if (s.runner == VllmRunner::kPooling) add("--runner", "pooling");
   if (kv_memory != 0) {
     add("--kv-cache-memory-bytes", std::to_string(kv_memory));
   } else if (s.kv_cache_memory) {
@@ -346,7 +356,7 @@ std::string render_vllm_text(const Model& model, const VllmEstimate& e, const Me
   } else {
     out += report_verdict(e.fits, e.total_bytes, e.budget_bytes);
   }
-  if (!e.starts || !e.fits) out += fit_pointer_line(model.path, "vllm", "max-model-len");
+  if (!e.starts || !e.fits) out += fit_pointer_line(shown_model_name(model), "vllm", "max-model-len");
   return out;
 }
 

@@ -20,6 +20,7 @@
 #include "model/config/checkpoint_traits.h"
 #include "model/config/config_document.h"
 #include "model/config/config_spec.h"
+#include "model/config/embedding_traits.h"
 #include "model/config/family.h"
 #include "model/config/field_reader.h"
 #include "model/config/layer_plan.h"
@@ -168,6 +169,14 @@ Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
   spec.cache_detail = std::move(plan->detail);
   spec.conv_state_bytes = plan->conv_state_bytes;
   spec.mamba2 = plan->mamba2;
+  spec.embedding = embedding_traits_of_config(doc, text_type);
+  if (spec.embedding.bidirectional) {
+    // An encoder attends over its whole input at once and caches nothing
+    // (docs/embedding-models.md).
+    spec.layers.assign(spec.geometry.layers, LayerCache{LayerKind::kNone});
+    spec.layout = "encoder";
+    spec.cache_detail = "bidirectional encoder: no KV cache";
+  }
   if (is_pure_ssm_type(text_type)) {
     // Attention fields of an SSM config (mamba2's head_dim) describe the
     // SSM, not a KV cache.

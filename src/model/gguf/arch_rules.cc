@@ -68,7 +68,8 @@ constexpr std::string_view kRuledArchs[] = {
     "llama",   "llama4",     "gemma2",         "gemma3",        "gemma3n",   "cohere2",
     "gpt-oss", "olmo2",      "exaone4",        "deepseek2",     "deepseek32", "mamba",     "mamba2",
     "jamba",   "nemotron_h", "nemotron_h_moe", "granitehybrid", "falcon-h1", "lfm2",
-    "lfm2moe", "rwkv6",      "rwkv7",          "qwen3next",     "qwen35",    "qwen35moe"};
+    "lfm2moe", "rwkv6",      "rwkv7",          "qwen3next",     "qwen35",    "qwen35moe",
+    "bert",    "nomic-bert"};
 
 // "1, 3, 5, ... (one in 2)": the global layers of pattern p.
 std::string global_layers(uint64_t p) {
@@ -112,6 +113,8 @@ class Rules {
       done = rwkv();
     } else if (a == "qwen3next" || a == "qwen35" || a == "qwen35moe") {
       done = gated_delta_net();
+    } else if (a == "bert" || a == "nomic-bert") {
+      encoder();
     } else {
       model_type(a);
     }
@@ -446,6 +449,15 @@ class Rules {
     config_["head_size"] = *head;
     every_layer_is(kGgufMamba);
     return Status::Ok();
+  }
+
+  // BERT and nomic-bert: bidirectional encoders, for which
+  // llama_model::create_memory makes no memory at all (no KV cache).
+  void encoder() {
+    model_type(keys_.arch() == "bert" ? "bert" : "nomic_bert");
+    every_layer_is(kGgufNoCache);
+    assume(fmt::format("{}: a bidirectional encoder; llama.cpp keeps no KV cache for it",
+                       keys_.arch()));
   }
 
   // Qwen3-Next and Qwen3.5: gated delta net layers, every

@@ -42,6 +42,9 @@ Result<std::optional<uint64_t>> replayed(Result<uint64_t> bytes) {
 Result<std::optional<uint64_t>> replayed_compute_bytes(const Model& model, const LlamaCppContext& c,
                                                        const LlamaCppSettings& settings) {
   const ModelSpec& spec = model.spec;
+  // The builders replay the generation graph; an encoder's graph or one
+  // that pools embeddings is priced by the phases (docs/embedding-models.md).
+  if (settings.embedding || spec.embedding.bidirectional) return std::optional<uint64_t>();
   using Builder = Result<std::optional<uint64_t>> (*)(const ModelSpec&, const LlamaCppContext&,
                                                       const LlamaCppSettings&);
   for (Builder builder : {&graph::replay_decoder, &graph::replay_gemma3}) {

@@ -1,0 +1,121 @@
+// llama.cpp serving embeddings (docs/embedding-models.md): an encoder keeps
+// no KV cache and its batch is not capped at the context; --embedding
+// makes every batch token an output row of logits and embeddings; mean
+// pooling adds its matrix to the compute graph. Figures by hand on the
+// synthetic shapes of estimate_test.cc: 4 blocks, hidden 256, 8 heads of
+// 32, n_ff 512, vocab 32000.
+#include <gtest/gtest.h>
+
+#include "engines/llamacpp/parts.h"
+#include "memfit/llamacpp.h"
+
+namespace memfit {
+namespace {
+
+const MemoryBudget kBudget{64ull << 30, 64ull << 30, BudgetSource::kExplicit};
+
+Model model_of(ModelSpec spec) {
+  Model m;
+  m.has_config = true;
+  m.spec = std::move(spec);
+  m.weights.bytes = 1000;
+  m.weights.source = WeightsSource::kSafetensorsHeader;
+  return m;
+}
+
+// A BERT-shaped encoder: no layer caches anything, trained for 512 tokens.
+ModelSpec synthetic_encoder() {
+  ModelSpec s;
+  s.geometry = {4, 256, 8, 8, 32, 512, 32000};
+  s.max_position_tokens = 512;
+  s.layers.assign(4, LayerCache{LayerKind::kNone});
+  s.layout = "encoder";
+  s.embedding.bidirectional = true;
+  s.embedding.by_architecture = true;
+  s.embedding.pooling = "cls";
+  return s;
+}
+
+// The synthetic llama of estimate_test.cc: 4 full-attention layers.
+ModelSpec synthetic_llama() {
+  ModelSpec s;
+  s.geometry = {4, 256, 8, 2, 32, 512, 32000};
+  s.max_position_tokens = 4096;
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  return s;
+}
+
+LlamaCppEstimate run(const ModelSpec& spec, const LlamaCppSettings& s) {
+  Result<LlamaCppEstimate> e = estimate_llamacpp(model_of(spec), s, kBudget);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
+  return e.ok() ? *e : LlamaCppEstimate{};
+}
+
+TEST(LlamaCppEmbedding, AnEncoderKeepsNoCacheAndItsBatchIsNotCapped) {
+  LlamaCppSettings s;
+  s.embedding = true;
+  const LlamaCppEstimate e = run(synthetic_encoder(), s);
+  // The training context, 512 tokens; n_batch stays 2048: only causal
+  // attention caps it at the context.
+  EXPECT_EQ(e.context.n_batch, 2048u);
+  EXPECT_EQ(e.context.n_ubatch, 512u);
+  EXPECT_EQ(e.kv_bytes, 0u);
+  EXPECT_EQ(e.kv_bytes_per_token, 0u);
+  // Every token of a full batch is an output: 2048 rows of 32000 logits
+  // and 256 embeddings, f32: 4 x 2048 x 32256 = 264,241,152 B.
+  EXPECT_EQ(e.output_bytes, 264241152u);
+  EXPECT_EQ(e.context_bytes, 264241152u);
+}
+
+TEST(LlamaCppEmbedding, WithoutEmbeddingTheOutputIsOneRowOfLogitsASequence) {
+  LlamaCppSettings s;
+  const LlamaCppEstimate e = run(synthetic_encoder(), s);
+  EXPECT_EQ(e.context.n_batch, 2048u);  // the encoder's rule holds regardless
+  EXPECT_EQ(e.output_bytes, 128000u);   // 4 x 1 x 32000
+}
+
+TEST(LlamaCppEmbedding, ACausalEmbedderKeepsItsCacheAndOutputsEveryToken) {
+  // The synthetic llama with --embedding, n_ctx 1000: n_batch is capped
+  // at 1000, the KV cache is the measured 1 MiB, and the output buffer
+  // 4 x 1000 x (32000 + 256) = 129,024,000 B.
+  LlamaCppSettings s;
+  s.ctx_size = 1000;
+  s.embedding = true;
+  const LlamaCppEstimate e = run(synthetic_llama(), s);
+  EXPECT_EQ(e.context.n_batch, 1000u);
+  EXPECT_EQ(e.kv_bytes, 1u << 20);
+  EXPECT_EQ(e.output_bytes, 129024000u);
+}
+
+TEST(LlamaCppEmbedding, TheEncodersGraphAttendsOverItsBatchWithNoLogits) {
+  LlamaCppSettings s;
+  s.embedding = true;
+  Result<LlamaCppContext> c = resolve_llamacpp_context(synthetic_encoder(), s);
+  ASSERT_TRUE(c.ok());
+  Result<llamacpp::ComputePhases> phases = llamacpp::compute_phases(synthetic_encoder(), *c, s);
+  ASSERT_TRUE(phases.ok());
+  // n_out = n_tok = min(n_ctx 512, n_ubatch 512) = 512, n_kv = 512 (the
+  // batch itself), flash attention on. Attention: 4 x 512 x (2 x 256 +
+  // 256 + 2 x 8 x 32 + 2 x 256) + 2 x 512 x 512 = 3,670,016 + 524,288.
+  EXPECT_EQ(phases->attention, 4194304u);
+  // Output, no vocabulary: 4 x 512 x (768 - 256) + the input rows
+  // 4 x 512 x 256 = 1,048,576 + 524,288.
+  EXPECT_EQ(phases->output, 1572864u);
+  // Mean pooling adds its f32 matrix, 512 tokens x 1 sequence: 2,048 B.
+  s.pooling = "mean";
+  Result<llamacpp::ComputePhases> mean = llamacpp::compute_phases(synthetic_encoder(), *c, s);
+  ASSERT_TRUE(mean.ok());
+  EXPECT_EQ(mean->output, 1572864u + 2048u);
+}
+
+TEST(LlamaCppEmbedding, PoolingIsTheModelsOwnUnlessGivenAndNoneWithoutEmbedding) {
+  LlamaCppSettings s;
+  EXPECT_EQ(llamacpp::pooling_of(synthetic_encoder(), s), "");
+  s.embedding = true;
+  EXPECT_EQ(llamacpp::pooling_of(synthetic_encoder(), s), "cls");
+  s.pooling = "mean";
+  EXPECT_EQ(llamacpp::pooling_of(synthetic_encoder(), s), "mean");
+}
+
+}  // namespace
+}  // namespace memfit

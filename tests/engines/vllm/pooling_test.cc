@@ -1,0 +1,86 @@
+// vLLM's pooling runner (docs/embedding-models.md): no sampler in the
+// profile, and for an encoder no KV cache at all, so the utilization is not
+// taken; --runner auto picks it for a pooling architecture. Figures by hand.
+#include <gtest/gtest.h>
+
+#include "memfit/model_spec.h"
+#include "memfit/vllm.h"
+#include "support/corpus.h"
+
+namespace memfit {
+namespace {
+
+constexpr uint64_t kGiB = 1ull << 30;
+const MemoryBudget kBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
+
+// all-MiniLM-L6-v2's geometry: BertModel, hidden 384, 6 layers of 12 heads
+// of 32, intermediate 1536, vocab 30522, 512 positions.
+Model minilm() {
+  Result<ModelSpec> spec = parse_model_config(R"({"architectures": ["BertModel"],
+      "model_type": "bert", "hidden_size": 384, "num_hidden_layers": 6,
+      "num_attention_heads": 12, "intermediate_size": 1536, "vocab_size": 30522,
+      "max_position_embeddings": 512})");
+  EXPECT_TRUE(spec.ok());
+  Model m;
+  m.has_config = true;
+  m.spec = spec.ok() ? *spec : ModelSpec{};
+  m.weights.bytes = m.spec.analytical_weights.bytes;
+  m.weights.source = WeightsSource::kAnalyticalConfig;
+  return m;
+}
+
+VllmSettings on_80gib() {
+  VllmSettings s;
+  s.gpu_memory_total = 80 * kGiB;  // no name, >= 70 GiB: 8192 batched tokens, 1024 sequences
+  return s;
+}
+
+VllmEstimate run(const Model& m, const VllmSettings& s) {
+  Result<VllmEstimate> e = estimate_vllm(m, {}, s, kBudget);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
+  return e.ok() ? *e : VllmEstimate{};
+}
+
+TEST(VllmPooling, AnEncoderUnderAutoPoolsAndHoldsNoKvCache) {
+  const VllmEstimate e = run(minilm(), on_80gib());
+  EXPECT_EQ(e.settings.runner, VllmRunner::kPooling);
+  // Forward of T = 8192 tokens: hidden states 4 x 8192 x 384 x 2 B =
+  // 25,165,824; the MLP's 8192 x 3 x 1536 x 2 B = 75,497,472 (more than
+  // attention's 8192 x (2 x 12 + 2 x 12) x 32 x 2 B = 25,165,824).
+  EXPECT_EQ(e.activation_bytes, 25165824u + 75497472u);
+  EXPECT_TRUE(e.layout.groups.empty());
+  EXPECT_EQ(e.kv_cache_bytes, 0u);
+  EXPECT_TRUE(e.starts);
+  // No KV cache, so no share of the 80 GiB is taken: weights, activation,
+  // non-torch (144 MiB) and the CUDA graphs (1 GiB).
+  EXPECT_EQ(e.total_bytes, e.weights.bytes + 100663296u + (144ull << 20) + kGiB);
+}
+
+TEST(VllmPooling, TheGenerateRunnerSamplesOverTheVocabulary) {
+  VllmSettings s = on_80gib();
+  s.runner = VllmRunner::kGenerate;
+  const VllmEstimate e = run(minilm(), s);
+  // The dummy sampler run: T hidden states 8192 x 384 x 2 B = 6,291,456
+  // plus 1024 rows x 30522 x 39 B = 1,218,926,592.
+  EXPECT_EQ(e.activation_bytes, 6291456u + 1218926592u);
+}
+
+TEST(VllmPooling, PoolingADecoderDropsTheSamplerAndKeepsItsKvCache) {
+  Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", 16060522496ull);
+  VllmSettings s = on_80gib();
+  const VllmEstimate generate = run(m, s);
+  EXPECT_EQ(generate.settings.runner, VllmRunner::kGenerate);  // LlamaForCausalLM
+  s.runner = VllmRunner::kPooling;
+  const VllmEstimate pooled = run(m, s);
+  // Forward of 8192 tokens: 4 x 8192 x 4096 x 2 B = 268,435,456 and the
+  // MLP's 8192 x 3 x 14336 x 2 B = 704,643,072.
+  EXPECT_EQ(pooled.activation_bytes, 268435456u + 704643072u);
+  EXPECT_LT(pooled.activation_bytes, generate.activation_bytes);
+  EXPECT_FALSE(pooled.layout.groups.empty());
+  // What the sampler no longer holds is left to the KV cache.
+  EXPECT_EQ(pooled.kv_cache_bytes - generate.kv_cache_bytes,
+            generate.activation_bytes - pooled.activation_bytes);
+}
+
+}  // namespace
+}  // namespace memfit
