@@ -178,16 +178,18 @@ Result<HostMemoryStatus> host_for_request(const EstimateRequest& r, const Descri
 SpeedMachine speed_machine(const DescribedMachine& machine, const HostMemoryStatus& host) {
   SpeedMachine out;
   if (machine.mac != nullptr) {
+    // A Mac's GPU has no INT8 tensor figure: 0.
     out.unified = DeviceThroughput{machine.mac->id, machine.mac->bandwidth_gb_s,
-                                   machine.mac->fp16_tflops};
+                                   machine.mac->fp16_tflops, 0};
     return out;
   }
   Result<const HardwareTable*> table = hardware_table();
   for (const GpuMemory& g : host.gpus) {
-    DeviceThroughput device{g.name, 0, 0};
+    DeviceThroughput device{g.name, 0, 0, 0};
     if (table) {
       if (Result<const GpuSpec*> spec = find_gpu(**table, g.name)) {
-        device = DeviceThroughput{(*spec)->id, (*spec)->bandwidth_gb_s, (*spec)->fp16_dense_tflops};
+        device = DeviceThroughput{(*spec)->id, (*spec)->bandwidth_gb_s,
+                                  (*spec)->fp16_dense_tflops, (*spec)->int8_dense_tops};
       }
     }
     out.gpus.push_back(std::move(device));

@@ -2,7 +2,8 @@
 // (its weights x active / all parameters) and its KV cache read at its
 // device's bandwidth, the parts one after the other; the KV cache is none
 // at the start of the context and all of it at the end. Prefill: the
-// prompt's FLOPs at the compute device's FP16 peak. The bands are those of
+// prompt's FLOPs at the compute device's peak that the backend's bands are
+// fitted against (INT8 on CUDA and ROCm, else FP16). The bands are those of
 // the plan's backend and its weights' family (docs/speed.md).
 #include "engines/shared/speed_report.h"
 
@@ -138,7 +139,9 @@ PlanSpeed estimate_plan_speed(const SpeedPlan& plan) {
 PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& decode,
                               const EfficiencyTable& prefill) {
   if (std::string why = missing_bandwidth(plan); !why.empty()) return unknown(std::move(why));
-  if (plan.compute.fp16_tflops <= 0) {
+  // The peak the backend's prefill bands were fitted against.
+  const ComputePeak peak = prefill_compute_peak(plan.backend);
+  if (peak_tera_per_second(plan.compute, peak) <= 0) {
     return unknown(fmt::format("the FP16 peak of {} is not known", plan.compute.name));
   }
   const std::string family = weight_family(plan.shape);
@@ -168,9 +171,10 @@ PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& deco
   out.decode_start = apply_efficiency(1 / start_s, plan.shape.n_layers, *decode_band);
   out.decode_end = apply_efficiency(1 / end_s, plan.shape.n_layers, *decode_band);
   Result<double> prefill_bound =
-      prefill_bound_tokens_per_second(plan.shape, plan.prompt_tokens / 2, plan.compute);
+      prefill_bound_tokens_per_second(plan.shape, plan.prompt_tokens / 2, plan.compute, peak);
   if (!prefill_bound) return unknown(prefill_bound.error().message());
   out.prefill = apply_efficiency(*prefill_bound, plan.shape.n_layers, *prefill_band);
+  out.prefill_peak = peak;
   const double prompt = static_cast<double>(plan.prompt_tokens);
   out.ttft_s = prompt / out.prefill.median;
   out.ttft_low_s = prompt / out.prefill.high;
@@ -204,6 +208,7 @@ Json speed_json(const PlanSpeed& s) {
             {"runs", s.decode_start.efficiency.runs}}},
           {"prefill_tokens_per_second",
            {{"bound", s.prefill.bound},
+            {"peak", to_string(s.prefill_peak)},
             {"median", s.prefill.median},
             {"low", s.prefill.low},
             {"high", s.prefill.high},
