@@ -79,7 +79,8 @@ Result<const PublishedRuns*> published_runs();
 std::optional<uint64_t> test_mean_context_tokens(std::string_view test);
 
 // A run's device as the speed estimate reads it: the table's GPU or Mac of
-// that id (bandwidth, dense FP16). nullopt when the table has no such id.
+// that id (bandwidth, dense FP16, dense INT8). nullopt when the table has
+// no such id.
 std::optional<DeviceThroughput> device_throughput(const HardwareTable& table,
                                                   std::string_view id);
 
@@ -91,13 +92,15 @@ struct RunPrediction {
   std::string family;                 // quant_family(run->quant)
   std::optional<double> decode_bound;
   std::optional<double> prefill_bound;
-  // Fitted on every run (in-sample) and, held out, on the other half of
-  // the runs only: a run's fold is its index's parity, so each run is
-  // predicted once by bands that never saw it.
+  // Fitted on every run (in-sample); held out, on the other half of the
+  // runs only (a run's fold is its index's parity); left out, on every run
+  // but this one. The last two never saw the run they predict.
   std::optional<SpeedRange> decode_fitted;
   std::optional<SpeedRange> decode_held_out;
+  std::optional<SpeedRange> decode_left_out;
   std::optional<SpeedRange> prefill_fitted;
   std::optional<SpeedRange> prefill_held_out;
+  std::optional<SpeedRange> prefill_left_out;
 };
 
 // Every run's bounds and predictions. kInput naming the run's line when a

@@ -7,7 +7,8 @@
 // KV cache up to the current context, on every device that holds a part of
 // them; the parts are read one after the other (a layer split), so their
 // times add. Prefill is bound by compute: 2 FLOPs per active parameter per
-// token plus the attention's 4 x layers x context x attention width. What
+// token plus the attention's 4 x layers x context x attention width, at
+// the peak of the unit the engine's matrix products run on (ComputePeak). What
 // a runtime reaches is modelled per backend and quantization family from
 // published runs (data/speed/published-runs.tsv, memfit/published_runs.h):
 // the fraction of the bound's rate it moves at, a fixed cost per layer,
@@ -38,6 +39,7 @@ struct DeviceThroughput {
   std::string name;           // "rtx4090", "m3-max-64gb", "host"
   double bandwidth_gb_s = 0;  // peak memory bandwidth, 10^9 bytes a second
   double fp16_tflops = 0;     // dense FP16/BF16 peak, 10^12 FLOPs a second
+  double int8_tops = 0;       // dense INT8 tensor peak, 10^12 operations a second
 };
 
 // The devices of the machine a request prices, as the speed estimate
@@ -47,7 +49,7 @@ struct DeviceThroughput {
 struct SpeedMachine {
   std::vector<DeviceThroughput> gpus;       // the host's GPUs in its order (cuda:N, then rocm:N)
   std::optional<DeviceThroughput> unified;  // a Mac (--mac): GPU and CPU read one memory
-  DeviceThroughput host{"cpu", 0, 0};       // the host CPU
+  DeviceThroughput host{"cpu", 0, 0, 0};    // the host CPU
 };
 
 // The bytes one decoded token reads on one device.
@@ -87,11 +89,30 @@ struct SpeedModelShape {
 // multiply-add).
 double prefill_flops_per_token(const SpeedModelShape& shape, uint64_t context_tokens);
 
-// Tokens a second at the device's dense FP16 peak. kUsage when the device
-// has no FP16 figure.
+// Which of a device's peaks the prefill bound of an efficiency backend
+// reads (docs/speed.md, "Which peak"). kInt8 for "cuda" and "rocm": their
+// published runs are llama.cpp's, whose prompt matrix products run on the
+// tensor cores at full rate (quantized weights through MMQ's INT8 MMA, F16
+// weights through cuBLAS with FP16 accumulation), which the INT8 figure
+// ranks devices by. kFp16 for every other backend ("metal", "mlx", ...).
+// A band is a fraction of its bound, so whoever reads a backend's band
+// (vLLM, which has no published runs, reads llama.cpp's CUDA band) reads
+// the same peak.
+enum class ComputePeak { kFp16, kInt8 };
+std::string_view to_string(ComputePeak peak);  // "fp16", "int8"
+ComputePeak prefill_compute_peak(std::string_view backend);
+
+// The device's figure for `peak`, 10^12 a second: int8_tops for kInt8
+// when the device has one (a GPU without INT8 tensor cores, or a Mac,
+// falls back to its FP16 figure), else fp16_tflops. 0: unknown.
+double peak_tera_per_second(const DeviceThroughput& device, ComputePeak peak);
+
+// Tokens a second at the device's dense peak for `peak`. kUsage naming the
+// device when it has no such figure.
 Result<double> prefill_bound_tokens_per_second(const SpeedModelShape& shape,
                                                uint64_t context_tokens,
-                                               const DeviceThroughput& device);
+                                               const DeviceThroughput& device,
+                                               ComputePeak peak);
 
 // The quantization families efficiencies are fitted per: "16-bit"
 // (F16, BF16), "8-bit" (Q8_0, MLX 8bit, FP8) and "under 8-bit" (every

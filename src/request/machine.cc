@@ -180,16 +180,18 @@ SpeedMachine speed_machine(const DescribedMachine& machine, const HostMemoryStat
   SpeedMachine out;
   out.host.bandwidth_gb_s = host_bandwidth_gb_s.value_or(0);
   if (machine.mac != nullptr) {
+    // A Mac's GPU has no INT8 tensor figure: 0.
     out.unified = DeviceThroughput{machine.mac->id, machine.mac->bandwidth_gb_s,
-                                   machine.mac->fp16_tflops};
+                                   machine.mac->fp16_tflops, 0};
     return out;
   }
   Result<const HardwareTable*> table = hardware_table();
   for (const GpuMemory& g : host.gpus) {
-    DeviceThroughput device{g.name, 0, 0};
+    DeviceThroughput device{g.name, 0, 0, 0};
     if (table) {
       if (Result<const GpuSpec*> spec = find_gpu(**table, g.name)) {
-        device = DeviceThroughput{(*spec)->id, (*spec)->bandwidth_gb_s, (*spec)->fp16_dense_tflops};
+        device = DeviceThroughput{(*spec)->id, (*spec)->bandwidth_gb_s,
+                                  (*spec)->fp16_dense_tflops, (*spec)->int8_dense_tops};
       }
     }
     out.gpus.push_back(std::move(device));

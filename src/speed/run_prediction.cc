@@ -34,7 +34,8 @@ std::optional<double> bound_of(const PublishedRun& run, const PublishedModel& mo
   }
   std::optional<uint64_t> context = test_mean_context_tokens(run.prefill_test);
   if (!context) return std::nullopt;
-  Result<double> bound = prefill_bound_tokens_per_second(shape, *context, device);
+  Result<double> bound = prefill_bound_tokens_per_second(
+      shape, *context, device, prefill_compute_peak(run.backend));
   return bound ? std::optional<double>(*bound) : std::nullopt;
 }
 
@@ -97,10 +98,12 @@ std::optional<SpeedRange> predict(const EfficiencyTable& table, const PublishedR
 std::optional<DeviceThroughput> device_throughput(const HardwareTable& table,
                                                   std::string_view id) {
   for (const GpuSpec& g : table.gpus) {
-    if (g.id == id) return DeviceThroughput{g.id, g.bandwidth_gb_s, g.fp16_dense_tflops};
+    if (g.id == id) {
+      return DeviceThroughput{g.id, g.bandwidth_gb_s, g.fp16_dense_tflops, g.int8_dense_tops};
+    }
   }
   for (const MacSpec& m : table.macs) {
-    if (m.id == id) return DeviceThroughput{m.id, m.bandwidth_gb_s, m.fp16_tflops};
+    if (m.id == id) return DeviceThroughput{m.id, m.bandwidth_gb_s, m.fp16_tflops, 0};
   }
   return std::nullopt;
 }
@@ -134,6 +137,13 @@ Result<std::vector<RunPrediction>> predict_published_runs(const PublishedRuns& r
   const EfficiencyTable prefill_even = fit(SpeedPhase::kPrefill, even);
 
   std::vector<RunPrediction> out;
+  // Left out: run i by the bands of every other run (one fit a run and a
+  // phase; the fits are a few sums over at most a few hundred runs).
+  const auto left_out = [&](SpeedPhase phase, size_t i, uint64_t layers,
+                            std::optional<double> bound) -> std::optional<SpeedRange> {
+    if (!bound) return std::nullopt;
+    return predict(fit(phase, [i](size_t j) { return j != i; }), runs.runs[i], layers, bound);
+  };
   for (size_t i = 0; i < runs.runs.size(); ++i) {
     const PublishedRun& run = runs.runs[i];
     const RunBounds& b = (*bounds)[i];
@@ -148,6 +158,8 @@ Result<std::vector<RunPrediction>> predict_published_runs(const PublishedRuns& r
     p.decode_held_out = predict(is_even ? decode_odd : decode_even, run, layers, b.decode);
     p.prefill_fitted = predict(prefill_all, run, layers, b.prefill);
     p.prefill_held_out = predict(is_even ? prefill_odd : prefill_even, run, layers, b.prefill);
+    p.decode_left_out = left_out(SpeedPhase::kDecode, i, layers, b.decode);
+    p.prefill_left_out = left_out(SpeedPhase::kPrefill, i, layers, b.prefill);
     out.push_back(std::move(p));
   }
   return out;

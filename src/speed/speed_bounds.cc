@@ -1,5 +1,5 @@
 // The decode and prefill bounds (memfit/speed.h): bytes over bandwidth,
-// FLOPs over peak compute.
+// FLOPs over the peak of the unit the engine's matrix products run on.
 #include <fmt/format.h>
 
 #include "memfit/checked_math.h"
@@ -50,16 +50,41 @@ double prefill_flops_per_token(const SpeedModelShape& shape, uint64_t context_to
   return dense + attention;
 }
 
+std::string_view to_string(ComputePeak peak) {
+  return peak == ComputePeak::kInt8 ? "int8" : "fp16";
+}
+
+ComputePeak prefill_compute_peak(std::string_view backend) {
+  // llama.cpp (ggml/src/ggml-cuda): ggml_cuda_should_use_mmq takes every
+  // quantized type to the INT8 MMA kernels on Turing and newer (since
+  // June 2024, ggml-org/llama.cpp#7676); before, and for F16 weights,
+  // ggml_cuda_mul_mat_cublas runs cuBLAS with CUBLAS_COMPUTE_16F. Neither
+  // pays GeForce's halved FP32-accumulate rate that fp16_tflops states,
+  // and on the tensor-core generations in the table INT8 is twice the
+  // FP16-accumulate rate (equal to it on RDNA 3 and CDNA 2), so int8_tops
+  // ranks the devices as both paths do.
+  // The HIP build (rocm) compiles the same code.
+  if (backend == "cuda" || backend == "rocm") return ComputePeak::kInt8;
+  return ComputePeak::kFp16;
+}
+
+double peak_tera_per_second(const DeviceThroughput& device, ComputePeak peak) {
+  if (peak == ComputePeak::kInt8 && device.int8_tops > 0) return device.int8_tops;
+  return device.fp16_tflops > 0 ? device.fp16_tflops : 0;
+}
+
 Result<double> prefill_bound_tokens_per_second(const SpeedModelShape& shape,
                                                uint64_t context_tokens,
-                                               const DeviceThroughput& device) {
-  if (!(device.fp16_tflops > 0)) {
-    return Error::usage(
-        fmt::format("prefill speed: device {} has no FP16 throughput figure", device.name));
+                                               const DeviceThroughput& device,
+                                               ComputePeak peak) {
+  const double tera = peak_tera_per_second(device, peak);
+  if (!(tera > 0)) {
+    return Error::usage(fmt::format("prefill speed: device {} has no {} throughput figure",
+                                    device.name, peak == ComputePeak::kInt8 ? "INT8 or FP16" : "FP16"));
   }
   const double flops = prefill_flops_per_token(shape, context_tokens);
   if (!(flops > 0)) return Error::usage("prefill speed: the model has no parameters");
-  return device.fp16_tflops * 1e12 / flops;
+  return tera * 1e12 / flops;
 }
 
 Result<double> time_to_first_token_s(uint64_t prompt_tokens, double prefill_tokens_per_second) {

@@ -122,6 +122,38 @@ TEST(PublishedRuns, PredictionsComeFromTheBoundAndTheOtherHalfsBand) {
   EXPECT_NEAR((*p)[0].decode_fitted->median, bound * 0.25, 1e-3);
   EXPECT_EQ((*p)[0].decode_fitted->efficiency.basis, "backend and family");
   EXPECT_FALSE((*p)[0].prefill_bound.has_value());
+  // Left out, run 1 (0.2) is predicted by runs 0, 2 and 3 (0.1, 0.3, 0.4):
+  // the median fraction 0.3, so 0.3 x bound; held out, by runs 0 and 2
+  // only (0.1, 0.3): their median 0.2, so 0.2 x bound. Three runs are under
+  // four: the band over all of them.
+  ASSERT_TRUE((*p)[1].decode_left_out.has_value());
+  EXPECT_NEAR((*p)[1].decode_left_out->median, bound * 0.3, 1e-3);
+  EXPECT_EQ((*p)[1].decode_left_out->efficiency.basis, "all backends");
+  ASSERT_TRUE((*p)[1].decode_held_out.has_value());
+  EXPECT_NEAR((*p)[1].decode_held_out->median, bound * 0.2, 1e-3);
+  EXPECT_FALSE((*p)[1].prefill_left_out.has_value());
+}
+
+TEST(PublishedRuns, CudaPrefillIsBoundAtTheInt8PeakAndMetalAtFp16) {
+  // pp512 of the shape above: a mean context of 256, 2 x 1000 + 4 x 2 x 256
+  // x 64 = 133,072 FLOPs a token. On an RTX 4090 (cuda) at its 660.6 dense
+  // INT8 TOPS: 660.6e12 / 133,072 = 4,964,229,891 tokens a second; on an M3
+  // Max 40-core (metal) at its 14.32 FP16 TFLOPS: 14.32e12 / 133,072 =
+  // 107,610,917.
+  const std::string rows =
+      "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t1000\t\t\t\n"
+      "u\tllamacpp\tmetal\tm3-max-64gb\tm\tQ4_0\t\t900\tprinted\tpp512\t1000\t\t\t\n";
+  Result<PublishedRuns> runs = parse_published_runs(kModels, std::string(kRunsHeader) + rows);
+  ASSERT_TRUE(runs.ok()) << runs.error().message();
+  Result<const HardwareTable*> table = hardware_table();
+  ASSERT_TRUE(table.ok());
+  Result<std::vector<RunPrediction>> p = predict_published_runs(*runs, **table);
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  ASSERT_EQ(p->size(), 2u);
+  ASSERT_TRUE((*p)[0].prefill_bound.has_value());
+  EXPECT_NEAR(*(*p)[0].prefill_bound, 4'964'229'891.0, 1.0);
+  ASSERT_TRUE((*p)[1].prefill_bound.has_value());
+  EXPECT_NEAR(*(*p)[1].prefill_bound, 107'610'917.0, 1.0);
 }
 
 }  // namespace

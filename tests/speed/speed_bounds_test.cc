@@ -74,10 +74,45 @@ TEST(SpeedBounds, PrefillIsTwoFlopsAParameterPlusAttention) {
   const SpeedModelShape s = llama3_8b(0);
   EXPECT_DOUBLE_EQ(prefill_flops_per_token(s, 256), 16'194'207'744.0);
   // At an RTX 4090's 165.2 TFLOPS: 165.2e12 / 16,194,207,744 = 10,201.2.
-  Result<double> bound = prefill_bound_tokens_per_second(s, 256, {"rtx4090", 1008, 165.2});
+  const DeviceThroughput rtx4090{"rtx4090", 1008, 165.2, 660.6};
+  Result<double> bound = prefill_bound_tokens_per_second(s, 256, rtx4090, ComputePeak::kFp16);
   ASSERT_TRUE(bound.ok());
   EXPECT_NEAR(*bound, 10'201.2, 0.1);
-  EXPECT_FALSE(prefill_bound_tokens_per_second(s, 256, {"m5-16gb", 153, 0}).ok());
+  EXPECT_FALSE(
+      prefill_bound_tokens_per_second(s, 256, {"m5-16gb", 153, 0, 0}, ComputePeak::kFp16).ok());
+}
+
+TEST(SpeedBounds, Int8PeakBoundsLlamaCppTensorCoreProducts) {
+  // The same 16,194,207,744 FLOPs a token at the RTX 4090's dense INT8
+  // 660.6 TOPS: 660.6e12 / 16,194,207,744 = 40,792.36 tokens a second,
+  // 4 x the FP16 (FP32-accumulate) bound of 10,201.2 above.
+  const SpeedModelShape s = llama3_8b(0);
+  const DeviceThroughput rtx4090{"rtx4090", 1008, 165.2, 660.6};
+  Result<double> bound = prefill_bound_tokens_per_second(s, 256, rtx4090, ComputePeak::kInt8);
+  ASSERT_TRUE(bound.ok());
+  EXPECT_NEAR(*bound, 40'792.36, 0.01);
+  // A device without an INT8 figure (a Mac, a GPU without INT8 tensor
+  // cores) is bound at its FP16 peak: 14.32e12 / 16,194,207,744 = 884.27.
+  Result<double> mac = prefill_bound_tokens_per_second(s, 256, {"m3-max-64gb", 400, 14.32, 0},
+                                                       ComputePeak::kInt8);
+  ASSERT_TRUE(mac.ok());
+  EXPECT_NEAR(*mac, 884.27, 0.01);
+  Result<double> none =
+      prefill_bound_tokens_per_second(s, 256, {"m5-16gb", 153, 0, 0}, ComputePeak::kInt8);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message(),
+            "prefill speed: device m5-16gb has no INT8 or FP16 throughput figure");
+}
+
+TEST(SpeedBounds, CudaAndRocmBandsAreFittedAtTheInt8Peak) {
+  EXPECT_EQ(prefill_compute_peak("cuda"), ComputePeak::kInt8);
+  EXPECT_EQ(prefill_compute_peak("rocm"), ComputePeak::kInt8);
+  EXPECT_EQ(prefill_compute_peak("metal"), ComputePeak::kFp16);
+  EXPECT_EQ(prefill_compute_peak("vulkan"), ComputePeak::kFp16);
+  EXPECT_EQ(prefill_compute_peak("mlx"), ComputePeak::kFp16);
+  EXPECT_EQ(prefill_compute_peak("cpu"), ComputePeak::kFp16);
+  EXPECT_EQ(to_string(ComputePeak::kInt8), "int8");
+  EXPECT_EQ(to_string(ComputePeak::kFp16), "fp16");
 }
 
 TEST(SpeedBounds, TimeToFirstTokenIsThePromptOverThePrefillRate) {

@@ -6,7 +6,7 @@
 //              "quant", "family", "size_bytes", "prefill_test",
 //              "decode_test", "decode": {"published", "bound", "fitted":
 //              {"modelled", "median", "low", "high", "basis"}, "held_out":
-//              {...}}, "prefill": {...}}],
+//              {...}, "left_out": {...}}, "prefill": {...}}],
 //    "bands": {"decode": [{"backend", "family", "efficiency",
 //              "layer_overhead_s", "median", "low", "high", "runs",
 //              "basis"}], "prefill": [...]}}
@@ -35,12 +35,13 @@ Json range_json(const std::optional<SpeedRange>& range) {
 }
 
 Json phase_json(std::optional<double> published, std::optional<double> bound,
-                const std::optional<SpeedRange>& fitted,
-                const std::optional<SpeedRange>& held_out) {
+                const std::optional<SpeedRange>& fitted, const std::optional<SpeedRange>& held_out,
+                const std::optional<SpeedRange>& left_out) {
   return {{"published", number_or_null(published)},
           {"bound", number_or_null(bound)},
           {"fitted", range_json(fitted)},
-          {"held_out", range_json(held_out)}};
+          {"held_out", range_json(held_out)},
+          {"left_out", range_json(left_out)}};
 }
 
 Json bands_json(const EfficiencyTable& table) {
@@ -93,9 +94,9 @@ int run() {
          {"decode_test", r.decode_test},
          {"decode",
           phase_json(r.decode_tokens_per_second, p.decode_bound, p.decode_fitted,
-                     p.decode_held_out)},
+                     p.decode_held_out, p.decode_left_out)},
          {"prefill", phase_json(r.prefill_tokens_per_second, p.prefill_bound, p.prefill_fitted,
-                                p.prefill_held_out)}});
+                                p.prefill_held_out, p.prefill_left_out)}});
   }
   const Json out = {{"runs", std::move(rows)},
                     {"bands", {{"decode", bands_json(*decode)}, {"prefill", bands_json(*prefill)}}}};

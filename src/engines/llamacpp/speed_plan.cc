@@ -65,7 +65,7 @@ SpeedPlan llamacpp_speed_plan(const PreparedRequest& run, const Model& model, co
     DeviceThroughput device = host;
     uint64_t weights = d.model_bytes;
     if (d.device != "cpu") {
-      device = m.unified ? *m.unified : (gpu < m.gpus.size() ? m.gpus[gpu] : DeviceThroughput{d.name, 0, 0});
+      device = m.unified ? *m.unified : (gpu < m.gpus.size() ? m.gpus[gpu] : DeviceThroughput{d.name, 0, 0, 0});
       ++gpu;
     } else if (!(d.output_layer && tied_output(model))) {
       // The input table stays on the host, and a token reads one row of it.

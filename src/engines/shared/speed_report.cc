@@ -2,7 +2,8 @@
 // (its weights x active / all parameters) and its KV cache read at its
 // device's bandwidth, the parts one after the other; the KV cache is none
 // at the start of the context and all of it at the end. Prefill: the
-// prompt's FLOPs at the compute device's FP16 peak. The bands are those of
+// prompt's FLOPs at the compute device's peak that the backend's bands are
+// fitted against (INT8 on CUDA and ROCm, else FP16). The bands are those of
 // the plan's backend and its weights' family (docs/speed.md).
 #include "engines/shared/speed_report.h"
 
@@ -93,14 +94,18 @@ std::string missing_bandwidth(const SpeedPlan& plan) {
 // returns why they have no figure ("" when they have one).
 std::string add_prefill(const SpeedPlan& plan, const EfficiencyTable& prefill,
                         const std::string& family, PlanSpeed& out) {
-  if (plan.compute.fp16_tflops <= 0) {
+  // The peak the backend's prefill bands were fitted against.
+  const ComputePeak peak = prefill_compute_peak(plan.backend);
+  if (peak_tera_per_second(plan.compute, peak) <= 0) {
     return fmt::format("the FP16 peak of {} is not known", plan.compute.name);
   }
   std::optional<EfficiencyBand> band = prefill.find(plan.backend, family);
   if (!band) return "no published run to fit a band on";
-  Result<double> bound = prefill_bound_tokens_per_second(plan.shape, plan.prompt_tokens / 2, plan.compute);
+  Result<double> bound =
+      prefill_bound_tokens_per_second(plan.shape, plan.prompt_tokens / 2, plan.compute, peak);
   if (!bound) return bound.error().message();
   out.prefill = apply_efficiency(*bound, plan.shape.n_layers, *band);
+  out.prefill_peak = peak;
   const double prompt = static_cast<double>(plan.prompt_tokens);
   out.ttft_s = prompt / out.prefill.median;
   out.ttft_low_s = prompt / out.prefill.high;
@@ -235,6 +240,7 @@ Json speed_json(const PlanSpeed& s) {
               {"time_to_first_token_s", nullptr}};
   if (s.prefill_unknown.empty()) {
     out["prefill_tokens_per_second"] = {{"bound", s.prefill.bound},
+                                        {"peak", to_string(s.prefill_peak)},
                                         {"median", s.prefill.median},
                                         {"low", s.prefill.low},
                                         {"high", s.prefill.high},

@@ -60,6 +60,7 @@ struct PlanSpeed {
   SpeedRange decode_start;
   SpeedRange decode_end;
   SpeedRange prefill;
+  ComputePeak prefill_peak = ComputePeak::kFp16;  // the peak prefill.bound is at
   uint64_t context_tokens = 0;
   uint64_t prompt_tokens = 0;
   double ttft_s = 0;  // prompt_tokens / prefill.median; low and high from its band

@@ -22,8 +22,8 @@ SpeedModelShape dense_8b(uint64_t weight_bytes) {
   return s;
 }
 
-const DeviceThroughput kRtx4090{"rtx4090", 1008, 165.2};    // data/hardware/gpus.tsv
-const DeviceThroughput kM3Max40{"m3-max-64gb", 400, 14.32};  // data/hardware/apple.tsv
+const DeviceThroughput kRtx4090{"rtx4090", 1008, 165.2, 660.6};  // data/hardware/gpus.tsv
+const DeviceThroughput kM3Max40{"m3-max-64gb", 400, 14.32, 0};    // data/hardware/apple.tsv
 
 // The bands the report reads: fitted on the committed published runs.
 struct Bands {
@@ -70,10 +70,12 @@ TEST(SpeedReport, LlamaCppPlanOnAnRtx4090) {
   EXPECT_NEAR(s.decode_start.bound, 204.878, 0.001);
   EXPECT_NEAR(s.decode_end.bound, 184.721, 0.001);
   // Prefill at the mean context 2048: 2 x 8.03e9 + 4 x 32 x 2048 x 4096 =
-  // 17,133,741,824 FLOPs a token; 165.2e12 / that = 9641.79 tokens a second.
+  // 17,133,741,824 FLOPs a token; at the INT8 peak the CUDA bands are
+  // fitted against, 660.6e12 / that = 38,555.50 tokens a second.
   const EfficiencyBand prefill = *bands().prefill.find("cuda", "under 8-bit");
-  expect_range(s.prefill, 165.2e12 / 17'133'741'824.0, 32, prefill);
-  EXPECT_NEAR(s.prefill.bound, 9641.79, 0.01);
+  expect_range(s.prefill, 660.6e12 / 17'133'741'824.0, 32, prefill);
+  EXPECT_NEAR(s.prefill.bound, 38'555.50, 0.01);
+  EXPECT_EQ(s.prefill_peak, ComputePeak::kInt8);
   // The first token: the 4096-token prompt at the modelled rate; its band
   // the other way round (the fastest prefill is the shortest wait).
   EXPECT_DOUBLE_EQ(s.ttft_s, 4096 / s.prefill.median);
@@ -107,6 +109,7 @@ TEST(SpeedReport, MlxLmPlanOnAnM3Max) {
   const EfficiencyBand prefill = *bands().prefill.find("mlx", "under 8-bit");
   expect_range(s.prefill, 14.32e12 / 16'194'217'728.0, 32, prefill);
   EXPECT_NEAR(s.prefill.bound, 884.266, 0.001);
+  EXPECT_EQ(s.prefill_peak, ComputePeak::kFp16);
   EXPECT_DOUBLE_EQ(s.ttft_s, 512 / s.prefill.median);
 }
 
@@ -119,7 +122,7 @@ TEST(SpeedReport, OffloadedLayersAreReadAtTheHostsBandwidth) {
   SpeedPlan plan;
   plan.shape = dense_8b(4'920'000'000);
   plan.parts = {{"cuda:0", kRtx4090, 3'000'000'000, 400'000'000},
-                {"cpu", {"cpu", 80, 0}, 1'920'000'000, 136'870'912}};
+                {"cpu", {"cpu", 80, 0, 0}, 1'920'000'000, 136'870'912}};
   plan.compute = kRtx4090;
   plan.backend = "cuda";
   plan.context_tokens = 4096;
@@ -132,7 +135,7 @@ TEST(SpeedReport, OffloadedLayersAreReadAtTheHostsBandwidth) {
   ASSERT_EQ(s.parts.size(), 2u);
   EXPECT_NEAR(s.parts[1].bound_start_s, 0.024, 1e-12);
   // Prefill runs on the GPU whatever the split: the same bound as above.
-  EXPECT_NEAR(s.prefill.bound, 9641.79, 0.01);
+  EXPECT_NEAR(s.prefill.bound, 38'555.50, 0.01);
 }
 
 TEST(SpeedReport, MixtureOfExpertsReadsItsActiveShareOnEachDevice) {
@@ -144,7 +147,7 @@ TEST(SpeedReport, MixtureOfExpertsReadsItsActiveShareOnEachDevice) {
   plan.shape = dense_8b(20'000'000'000);
   plan.shape.params = 20'000'000'000;
   plan.shape.active_params = 5'000'000'000;
-  plan.parts = {{"cuda:0", kRtx4090, 10'000'000'000, 0}, {"cpu", {"cpu", 100, 0}, 10'000'000'000, 0}};
+  plan.parts = {{"cuda:0", kRtx4090, 10'000'000'000, 0}, {"cpu", {"cpu", 100, 0, 0}, 10'000'000'000, 0}};
   plan.compute = kRtx4090;
   plan.backend = "cuda";
   plan.context_tokens = 4096;
@@ -158,8 +161,8 @@ TEST(SpeedReport, MixtureOfExpertsReadsItsActiveShareOnEachDevice) {
 TEST(SpeedReport, NoKnownDeviceAsksForTheMachine) {
   SpeedPlan plan;
   plan.shape = dense_8b(4'920'000'000);
-  plan.parts = {{"cpu", {"cpu", 0, 0}, 4'920'000'000, 536'870'912}};
-  plan.compute = {"cpu", 0, 0};
+  plan.parts = {{"cpu", {"cpu", 0, 0, 0}, 4'920'000'000, 536'870'912}};
+  plan.compute = {"cpu", 0, 0, 0};
   plan.backend = "cpu";
   const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
   EXPECT_EQ(s.unknown, "give --gpu or --mac");
@@ -174,7 +177,7 @@ TEST(SpeedReport, NoKnownDeviceAsksForTheMachine) {
 TEST(SpeedReport, HostLayersWithoutAHostBandwidthAreUnknownNotGuessed) {
   SpeedPlan plan;
   plan.shape = dense_8b(4'920'000'000);
-  plan.parts = {{"cuda:0", kRtx4090, 3'000'000'000, 0}, {"cpu", {"cpu", 0, 0}, 1'920'000'000, 0}};
+  plan.parts = {{"cuda:0", kRtx4090, 3'000'000'000, 0}, {"cpu", {"cpu", 0, 0, 0}, 1'920'000'000, 0}};
   plan.compute = kRtx4090;
   plan.backend = "cuda";
   const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
