@@ -246,6 +246,17 @@ sglang's own, refused under another engine:
       data-parallel replicas (default 1); GPUs = TP x DP
   enable_dp_attention (bool, default false; --enable-dp-attention)
       data-parallel attention inside the TP group (needs --dp > 1)
+  max_mamba_cache_size (int 1 to 4294967296; --max-mamba-cache-size)
+      hybrid models: state slots of the Mamba / linear-attention pool (default:
+      --mamba-full-memory-ratio's share)
+  mamba_full_memory_ratio (float, default 0.9; --mamba-full-memory-ratio)
+      hybrid models: the state pool's memory over the KV pool's (default 0.9)
+  mamba_ssm_dtype (str: float32 or bfloat16, default float32;
+    --mamba-ssm-dtype)
+      hybrid models: the temporal (SSM) state's dtype, float32 (default) or
+      bfloat16
+  disable_radix_cache (bool, default false; --disable-radix-cache)
+      hybrid models: no prefix cache, one state slot per request
   sglang_version (str, default 0.5.6; --sglang-version)
       the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned
       0.5.6)

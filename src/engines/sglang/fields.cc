@@ -81,6 +81,17 @@ Result<std::string> parse_release(std::string_view text) {
 
 Result<bool> parse_flag(std::string_view text) { return request::parse_switch(text); }
 
+// --mamba-full-memory-ratio: the state pool's memory over the KV pool's,
+// a positive number (SGLang takes any float; past 1000 is a typo).
+Result<double> parse_state_ratio(std::string_view text) { return request::parse_ratio(text, 0.0, 1000.0); }
+
+// --mamba-ssm-dtype: the temporal state's bytes per element.
+Result<uint64_t> parse_ssm_dtype(std::string_view text) {
+  if (text == "float32") return uint64_t{4};
+  if (text == "bfloat16") return uint64_t{2};
+  return Error::usage(fmt::format("'{}': expected float32 or bfloat16", text));
+}
+
 constexpr RequestField kFields[] = {
     text_field<"mem_fraction_static", parse_fraction>(
         {.flags = "--mem-fraction-static",
@@ -172,6 +183,41 @@ constexpr RequestField kFields[] = {
          .default_text = "false",
          .doc = "SGLang's `--enable-dp-attention`: attention split by TP / DP, more CUDA-graph "
                 "reserve in the computed fraction; needs `--dp` > 1 dividing `--tp`"}),
+    text_field<"max_mamba_cache_size", parse_count>(
+        {.flags = "--max-mamba-cache-size",
+         .help = "hybrid models: state slots of the Mamba / linear-attention pool (default: "
+                 "--mamba-full-memory-ratio's share)",
+         .type = FieldType::kCount,
+         .min = 1,
+         .max = kMaxCount,
+         .example = "64",
+         .doc = "hybrid models: the Mamba / linear-attention state pool's slots; default the share "
+                "`--mamba-full-memory-ratio` gives it (radix cache off: `--max-running-requests`, "
+                "else 512); requests are capped at slots / 3 (radix cache off: / 1)"}),
+    text_field<"mamba_full_memory_ratio", parse_state_ratio>(
+        {.flags = "--mamba-full-memory-ratio",
+         .help = "hybrid models: the state pool's memory over the KV pool's (default 0.9)",
+         .type = FieldType::kRatio,
+         .default_text = "0.9",
+         .json_expects = "a number in (0, 1000]",
+         .example = "0.5",
+         .doc = "hybrid models: the state pool's memory over the full-attention KV pool's; the rest "
+                "the fraction leaves splits r / (1 + r) to the states"}),
+    text_field<"mamba_ssm_dtype", parse_ssm_dtype>(
+        {.flags = "--mamba-ssm-dtype",
+         .help = "hybrid models: the temporal (SSM) state's dtype, float32 (default) or bfloat16",
+         .type = FieldType::kChoice,
+         .choices = "float32|bfloat16",
+         .default_text = "float32",
+         .doc = "hybrid models: the temporal (SSM) state's dtype, 4 or 2 bytes an element; the conv "
+                "state is always 16-bit"}),
+    text_field<"disable_radix_cache", parse_flag>(
+        {.flags = "--disable-radix-cache",
+         .help = "hybrid models: no prefix cache, one state slot per request",
+         .type = FieldType::kFlag,
+         .default_text = "false",
+         .doc = "SGLang's `--disable-radix-cache`; it changes the memory of hybrid models only: "
+                "their state slots are `--max-running-requests` (else 512) and each request takes one"}),
     text_field<"sglang_version", parse_release>(
         {.flags = "--sglang-version",
          .help = "the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned 0.5.6)",
@@ -201,7 +247,9 @@ Result<Settings> read_settings(const EstimateRequest& r) {
   s.tensor_parallel = r.parallel.tensor_parallel;
   std::optional<uint64_t> context, requests, kv, page, dp, chunked, graphs;
   std::optional<double> fraction;
-  std::optional<bool> no_graphs, dp_attention;
+  std::optional<uint64_t> mamba_slots, ssm_bytes;
+  std::optional<double> mamba_ratio;
+  std::optional<bool> no_graphs, dp_attention, no_radix;
   std::optional<std::string> release;
   Status read[] = {
       read_field(r, "mem_fraction_static", parse_fraction, fraction),
@@ -215,6 +263,10 @@ Result<Settings> read_settings(const EstimateRequest& r) {
       read_field(r, "dp_size", parse_count, dp),
       read_field(r, "enable_dp_attention", parse_flag, dp_attention),
       read_field(r, "sglang_version", parse_release, release),
+      read_field(r, "max_mamba_cache_size", parse_count, mamba_slots),
+      read_field(r, "mamba_full_memory_ratio", parse_state_ratio, mamba_ratio),
+      read_field(r, "mamba_ssm_dtype", parse_ssm_dtype, ssm_bytes),
+      read_field(r, "disable_radix_cache", parse_flag, no_radix),
   };
   for (Status& status : read) {
     if (!status) return status.error();
@@ -231,6 +283,11 @@ Result<Settings> read_settings(const EstimateRequest& r) {
   s.dp_size = dp.value_or(1);
   s.dp_attention = dp_attention.value_or(false);
   if (release) s.release = *release;
+  s.state.max_mamba_cache_size = mamba_slots;
+  s.state.mamba_full_memory_ratio = mamba_ratio.value_or(kMambaFullMemoryRatio);
+  s.state.ssm_bytes = ssm_bytes.value_or(4);
+  if (ssm_bytes) s.state.mamba_ssm_dtype = r.engine_fields.find("mamba_ssm_dtype")->second;
+  s.state.disable_radix_cache = no_radix.value_or(false);
   return s;
 }
 

@@ -14,7 +14,7 @@
 
 namespace memfit::sglang {
 
-// --mem-fraction-static ... --sglang-version.
+// --mem-fraction-static ... --disable-radix-cache, --sglang-version.
 std::span<const RequestField> fields();
 
 // The request's SGLang settings (the GPU's total left for resolve_host):

@@ -6,8 +6,8 @@
 // found by bisection (largest_fitting.h) over plans made again per value.
 // context-length stops at the config's context (SGLang refuses longer);
 // max-running-requests also asks that that many requests of the context
-// fit the pool at once; mem-fraction-static searches thousandths, as
-// SGLang rounds its own.
+// fit the pool at once (and, hybrid, that the state slots admit them);
+// mem-fraction-static searches thousandths, as SGLang rounds its own.
 #include <fmt/format.h>
 
 #include "engines/sglang/profile.h"
@@ -91,7 +91,9 @@ Result<Answer> solve(SolveFor what, const PreparedRequest& p) {
     if (what == SolveFor::kMemFraction) return plan->peak_bytes <= budget_limit(*plan, p.budget);
     bool ok = plan_fits(*plan, p.budget);
     if (what == SolveFor::kMaxRunningRequests) {
-      ok = ok && plan->max_total_num_tokens / plan->settings.context_length >= v;
+      // A hybrid model's state slots cap the requests too (the plan's
+      // max_running_requests is v, or less by that cap).
+      ok = ok && plan->max_total_num_tokens / plan->settings.context_length >= v && plan->max_running_requests >= v;
     }
     return ok;
   };

@@ -121,8 +121,7 @@ KvCell kv_cell(const ModelSpec& spec, const Settings& s) {
       case LayerKind::kLinearAttention:
       case LayerKind::kSsm:
       case LayerKind::kConv:
-        c.has_state_layers = true;
-        continue;
+        continue;  // the state pool's (state_pool.h)
       case LayerKind::kSharedKv:
       case LayerKind::kNone:
         continue;
@@ -172,7 +171,15 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   if (p.cell.bytes == 0) {
     return Error("the model's config has no attention layer SGLang's KV pool could size");
   }
-  const uint64_t rest = p.free_after_load_bytes - std::min(p.free_after_load_bytes, p.reserved_bytes);
+  uint64_t rest = p.free_after_load_bytes - std::min(p.free_after_load_bytes, p.reserved_bytes);
+  // handle_max_mamba_cache: the state pool comes out of the rest first.
+  Result<StateCell> state = state_cell(spec, attention_tp(s), s.state.ssm_bytes);
+  if (!state) return state.error();
+  p.state = *state;
+  const uint64_t dp_attention = s.dp_attention ? s.dp_size : 1;
+  p.state_pool = size_state_pool(rest, p.state, s.state, s.max_running_requests, dp_attention);
+  const bool state_fits = p.state_pool.bytes <= rest;
+  rest = state_fits ? rest - p.state_pool.bytes : 0;
   const uint64_t page = std::max<uint64_t>(1, s.page_size);
   p.max_total_num_tokens = rest / p.cell.bytes / page * page;
   const uint64_t full_layers = p.cell.full_layers, swa_layers = p.cell.swa_layers;
@@ -182,17 +189,22 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
                            CheckedBytes(p.swa_tokens) * swa_layers * p.cell.layer_bytes)
                               .saturated()
                         : (CheckedBytes(p.max_total_num_tokens) * p.cell.bytes).saturated();
-  p.starts = p.max_total_num_tokens > 0 && p.weights_bytes < p.free_before_load_bytes;
-  p.holds_context = p.max_total_num_tokens >= s.context_length;
+  p.starts = state_fits && p.max_total_num_tokens > 0 && p.weights_bytes < p.free_before_load_bytes;
 
   p.max_running_requests = s.max_running_requests.value_or(default_requests(p.max_total_num_tokens, s.context_length));
+  if (p.state.bytes != 0) {
+    // init_memory_pool: at most one request per slots_per_request slots.
+    p.max_running_requests = std::min(p.max_running_requests, p.state_pool.slots / p.state_pool.slots_per_request);
+  }
+  p.holds_context = p.max_total_num_tokens >= s.context_length;
+  p.serves_request = p.max_running_requests > 0;
   p.req_to_token_bytes =
       (CheckedBytes(p.max_running_requests) * (CheckedBytes(s.context_length) + kReqToTokenExtra) * kReqToTokenSlotBytes)
           .saturated();
   p.cuda_graph_bytes = s.disable_cuda_graph ? 0 : (CheckedBytes(*s.cuda_graph_max_bs) * 2 * kMiB).saturated();
   p.activation_bytes = activation_bytes(spec, s);
-  p.peak_bytes = (CheckedBytes(p.startup_bytes) + p.weights_bytes + p.kv_pool_bytes + p.req_to_token_bytes +
-                  p.cuda_graph_bytes + p.activation_bytes)
+  p.peak_bytes = (CheckedBytes(p.startup_bytes) + p.weights_bytes + p.state_pool.bytes + p.kv_pool_bytes +
+                  p.req_to_token_bytes + p.cuda_graph_bytes + p.activation_bytes)
                      .saturated();
   return p;
 }

@@ -7,9 +7,13 @@
 //                 headers' tensor list, modelled from the config)
 //   startup       the CUDA context and communicators' buffers held before
 //                 the weights load                              (modelled)
+//   state pool    hybrid models: a fixed Mamba / linear-attention state
+//                 per request slot, taken out of the same rest first
+//                 (state_pool.h)                              (exact rule)
 //   KV pool       SGLang's profile: the memory free after the weights less
-//                 (1 - mem_fraction_static) x the memory free before them,
-//                 cut into tokens of `cell_bytes` (exact rule)
+//                 (1 - mem_fraction_static) x the memory free before them
+//                 (less the state pool), cut into tokens of `cell_bytes`
+//                 over the full-attention layers              (exact rule)
 //   req_to_token  the request-to-token table: its slots x (context + 4)
 //                 x 4 bytes                                  (exact rule)
 //   CUDA graphs   cuda_graph_max_bs x 2 MiB: SGLang's own reserve
@@ -28,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/sglang/state_pool.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
 #include "memfit/safetensors.h"
@@ -65,6 +70,7 @@ struct Settings {
   bool disable_cuda_graph = false;             // --disable-cuda-graph
   std::string release = std::string(kPinnedRelease);  // --sglang-version
   uint64_t gpu_total_bytes = 0;                // the GPU's total (0: unknown)
+  StateSettings state;                         // --max-mamba-cache-size ... --disable-radix-cache
 };
 
 // The GPU-size defaults of _handle_gpu_memory_settings: chunked prefill
@@ -91,7 +97,6 @@ struct KvCell {
   uint64_t swa_layers = 0;     // sliding-window layers (hybrid SWA pool)
   uint64_t layer_bytes = 0;    // one layer's bytes per token
   bool mla = false;
-  bool has_state_layers = false;  // Mamba / linear attention: not priced
 };
 KvCell kv_cell(const ModelSpec& spec, const Settings& s);
 
@@ -107,16 +112,20 @@ struct Plan {
   uint64_t free_after_load_bytes = 0;   // less the weights
   uint64_t reserved_bytes = 0;      // free before load x (1 - fraction)
   KvCell cell;
+  StateCell state;                  // one request's Mamba / linear-attention state
+  StatePool state_pool;             // its slots; empty without state layers
   uint64_t kv_pool_bytes = 0;       // tokens x cell
   uint64_t max_total_num_tokens = 0;  // what SGLang prints (full layers' tokens)
   uint64_t swa_tokens = 0;          // hybrid SWA pool: the window layers' tokens; else 0
-  uint64_t max_running_requests = 0;
+  uint64_t max_running_requests = 0;  // capped by the state slots for a hybrid model
   uint64_t req_to_token_bytes = 0;
   uint64_t cuda_graph_bytes = 0;
   uint64_t activation_bytes = 0;
   uint64_t peak_bytes = 0;          // every term above, per rank
   bool starts = false;              // a positive pool: SGLang raises otherwise
   bool holds_context = false;       // the pool holds one request of context_length
+  bool serves_request = false;      // at least one request runs (hybrid: the state
+                                    // slots allow one; SGLang would serve none)
 };
 
 // The plan of one rank. `tensors` is the checkpoint's tensor list (empty:

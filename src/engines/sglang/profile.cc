@@ -68,6 +68,20 @@ Status check_parallel(const Settings& s) {
   return Status::Ok();
 }
 
+// The state pool's fields change only a hybrid model's plan: on any other
+// they are refused by name rather than ignored.
+Status check_state_fields(const EstimateRequest& r, const ModelSpec& spec) {
+  if (prices_state(spec)) return Status::Ok();
+  for (std::string_view field : {"max_mamba_cache_size", "mamba_full_memory_ratio", "mamba_ssm_dtype",
+                                 "disable_radix_cache"}) {
+    if (!r.engine_fields.contains(field)) continue;
+    return Error::usage(field, "sizes the state pool of a hybrid (Mamba-2 or gated delta-net) "
+                               "model; this model has none SGLang's pool prices "
+                               "(docs/engine-sglang.md, \"Hybrid models\")");
+  }
+  return Status::Ok();
+}
+
 // SGLang's refusal: a --context-length past the config's does not start
 // unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 is set
 // (configs/model_config.py).
@@ -119,6 +133,7 @@ Status SglangProfile::resolve(const EstimateRequest& r, PreparedRequest& p) cons
   if (!settings) return settings.error();
   if (Status parallel = check_parallel(*settings); !parallel) return parallel;
   if (Status context = check_context(p.model->spec, *settings); !context) return context;
+  if (Status state = check_state_fields(r, p.model->spec); !state) return state;
   p.engine_settings = std::move(*settings);
   return Status::Ok();
 }
@@ -152,12 +167,19 @@ Status SglangProfile::estimate(const EstimateRequest& r, EstimateRun& run) const
         WarningKind::kRequest,
         fmt::format("the KV pool holds {} tokens, less than one request of context_length {}",
                     plan->max_total_num_tokens, plan->settings.context_length)});
+  } else if (!plan->serves_request) {
+    run.warnings.push_back(Warning{
+        WarningKind::kRequest,
+        fmt::format("the state pool's {} slots serve no request ({} slots a request): raise "
+                    "--max-mamba-cache-size or --mamba-full-memory-ratio",
+                    plan->state_pool.slots, plan->state_pool.slots_per_request)});
   }
-  if (plan->cell.has_state_layers) {
+  if (plan->state.unpriced) {
     run.warnings.push_back(Warning{WarningKind::kModel,
-                                   "the model's Mamba / linear-attention state pool is not priced "
-                                   "by the SGLang profile yet: the KV pool counts its attention "
-                                   "layers only"});
+                                   "the model's recurrent state (Mamba-1, lightning, short-conv or "
+                                   "KDA layers) is not priced by the SGLang profile: SGLang's rule "
+                                   "for it was not read; the KV pool counts the attention layers "
+                                   "only"});
   }
   run.engine_estimate = std::move(*plan);
   return Status::Ok();

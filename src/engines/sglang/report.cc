@@ -34,7 +34,7 @@ uint64_t budget_limit(const Plan& plan, const MemoryBudget& budget) {
 }
 
 bool plan_fits(const Plan& plan, const MemoryBudget& budget) {
-  return plan.starts && plan.holds_context && plan.peak_bytes <= budget_limit(plan, budget);
+  return plan.starts && plan.holds_context && plan.serves_request && plan.peak_bytes <= budget_limit(plan, budget);
 }
 
 std::string launch_command(const Model& model, const Plan& plan) {
@@ -49,6 +49,14 @@ std::string launch_command(const Model& model, const Plan& plan) {
   if (s.max_running_requests) out += fmt::format(" --max-running-requests {}", *s.max_running_requests);
   if (s.page_size != 1) out += fmt::format(" --page-size {}", s.page_size);
   if (s.kv_cache_dtype != "auto") out += " --kv-cache-dtype " + s.kv_cache_dtype;
+  if (plan.state.bytes != 0) {
+    if (s.state.max_mamba_cache_size) out += fmt::format(" --max-mamba-cache-size {}", *s.state.max_mamba_cache_size);
+    if (s.state.mamba_full_memory_ratio != kMambaFullMemoryRatio) {
+      out += fmt::format(" --mamba-full-memory-ratio {}", s.state.mamba_full_memory_ratio);
+    }
+    if (s.state.mamba_ssm_dtype != "float32") out += " --mamba-ssm-dtype " + s.state.mamba_ssm_dtype;
+    if (s.state.disable_radix_cache) out += " --disable-radix-cache";
+  }
   out += fmt::format(" --chunked-prefill-size {}", s.chunked_prefill_size.value_or(0));
   if (s.disable_cuda_graph) {
     out += " --disable-cuda-graph";
@@ -82,6 +90,16 @@ Json plan_to_json(const Model& model, const Plan& p, const MemoryBudget& budget,
   j["free_before_load_bytes"] = p.free_before_load_bytes;
   j["kv_bytes_per_token"] = p.cell.bytes;
   j["kv_layout"] = p.cell.mla ? "mla" : (p.cell.swa_layers != 0 && p.cell.full_layers != 0 ? "swa_hybrid" : "mha");
+  j["mamba_state_bytes_per_request"] = p.state.bytes;
+  j["mamba_conv_state_bytes_per_request"] = p.state.conv_bytes;
+  j["mamba_ssm_state_bytes_per_request"] = p.state.temporal_bytes;
+  j["mamba_state_layers"] = p.state.layers;
+  j["max_mamba_cache_size"] = p.state_pool.slots;
+  j["mamba_pool_bytes"] = p.state_pool.bytes;
+  j["mamba_pool_sized_by_ratio"] = p.state_pool.from_ratio;
+  j["mamba_full_memory_ratio"] = s.state.mamba_full_memory_ratio;
+  j["mamba_ssm_dtype"] = s.state.mamba_ssm_dtype;
+  j["disable_radix_cache"] = s.state.disable_radix_cache;
   j["max_total_num_tokens"] = p.max_total_num_tokens;
   j["swa_tokens"] = p.swa_tokens;
   j["kv_pool_bytes"] = p.kv_pool_bytes;
@@ -91,6 +109,7 @@ Json plan_to_json(const Model& model, const Plan& p, const MemoryBudget& budget,
   j["activation_bytes"] = p.activation_bytes;
   j["starts"] = p.starts;
   j["holds_context"] = p.holds_context;
+  j["serves_request"] = p.serves_request;
   j["launch_command"] = launch_command(model, p);
   add_report_tail(j, model, budget, budget_limit(p, budget), p.peak_bytes, plan_fits(p, budget), warnings);
   return j;
@@ -106,6 +125,13 @@ std::string render_plan_text(const Model& model, const Plan& p, const MemoryBudg
                      p.mem_fraction_computed ? "computed by SGLang's rule for this GPU" : "given");
   report_row(out, "weights", p.weights_bytes, p.weights_exact ? "per rank, from the headers" : "per rank, modelled");
   report_row(out, "startup", p.startup_bytes, "CUDA context and buffers (modelled)");
+  if (p.state.bytes != 0) {
+    report_row(out, "state pool", p.state_pool.bytes,
+               fmt::format("{} slots x {} B ({})", p.state_pool.slots, p.state.bytes,
+                           p.state_pool.from_ratio
+                               ? fmt::format("mamba-full-memory-ratio {}", s.state.mamba_full_memory_ratio)
+                               : std::string("given")));
+  }
   report_row(out, "KV pool", p.kv_pool_bytes,
              fmt::format("{} tokens x {} B", p.max_total_num_tokens, p.cell.bytes));
   report_row(out, "req_to_token", p.req_to_token_bytes,
@@ -116,6 +142,15 @@ std::string render_plan_text(const Model& model, const Plan& p, const MemoryBudg
   if (p.swa_tokens != 0) out += fmt::format(" (sliding-window layers: {})", p.swa_tokens);
   out += fmt::format(", max_running_requests {}\n", p.max_running_requests);
   out += fmt::format("KV per token: {} B per rank\n", p.cell.bytes);
+  if (p.state.bytes != 0) {
+    // As SGLang's MambaPool logs it ("Mamba Cache is allocated."), GB = 2^30 B.
+    const double gb = static_cast<double>(kGiB);
+    out += fmt::format("Mamba Cache: max_mamba_cache_size: {}, conv_state size: {:.2f}GB, ssm_state "
+                       "size: {:.2f}GB ({} state layers, {} requests at most)\n",
+                       p.state_pool.slots, static_cast<double>(p.state_pool.slots) * p.state.conv_bytes / gb,
+                       static_cast<double>(p.state_pool.slots) * p.state.temporal_bytes / gb, p.state.layers,
+                       p.state_pool.slots / p.state_pool.slots_per_request);
+  }
   out += "start: " + launch_command(model, p) + "\n";
   const bool fits = plan_fits(p, budget);
   const uint64_t limit = budget_limit(p, budget);
@@ -123,11 +158,16 @@ std::string render_plan_text(const Model& model, const Plan& p, const MemoryBudg
     out += report_verdict(fits, p.peak_bytes, limit);
   } else {
     // Within the budget but SGLang would not serve the context: say why.
-    out += p.starts ? fmt::format("\nDOES NOT FIT: the KV pool holds {} tokens, less than one request "
-                                  "of {}\n",
-                                  p.max_total_num_tokens, s.context_length)
-                    : "\nDOES NOT FIT: SGLang refuses to start: the weights leave no KV pool at this "
-                      "mem-fraction-static\n";
+    if (!p.starts) {
+      out += "\nDOES NOT FIT: SGLang refuses to start: the weights leave no KV pool at this "
+             "mem-fraction-static\n";
+    } else if (!p.holds_context) {
+      out += fmt::format("\nDOES NOT FIT: the KV pool holds {} tokens, less than one request of {}\n",
+                         p.max_total_num_tokens, s.context_length);
+    } else {
+      out += fmt::format("\nDOES NOT FIT: the state pool's {} slots serve no request ({} a request)\n",
+                         p.state_pool.slots, p.state_pool.slots_per_request);
+    }
   }
   if (!fits) out += fit_pointer_line(shown_model_name(model), "sglang", "context-length");
   return out;
