@@ -195,6 +195,17 @@ class MainTest(unittest.TestCase):
                 status, out, err = run_main(*argv)
                 self.assertEqual((status, out, err), (expected_status, "", expected_err))
 
+    def test_one_model_and_each_field_once(self):
+        for argv, line in (
+                (["inspect", "-m", EXAMPLE, "-m", EXAMPLE],
+                 "memfit: -m: python3 -m memfit inspect prices one model; several: memfit inspect -m A -m B, "
+                 "or memfit.estimate_together()\n"),
+                (["inspect", "-m", EXAMPLE, "--batch", "1", "--batch", "2"], "memfit: --batch: is given twice\n")):
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                self.assertEqual(memfit.__main__.main(argv), 2)
+            self.assertEqual(err.getvalue(), line)
+
     def test_version_flag(self):
         status, out, _ = run_main("--version")
         self.assertEqual((status, out), (0, f"memfit {VERSION} (library {VERSION})\n"))
