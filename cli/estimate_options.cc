@@ -251,6 +251,85 @@ LocalRequestContext request_context(const EstimateOptions& o) {
   return context;
 }
 
+void keep_command_line_order(CLI::App& command) {
+  for (CLI::Option* option : command.get_options()) {
+    // --lora-scaled FILE SCALE stores into a vector each occurrence would
+    // replace; several models refuse it (options_per_model).
+    if (option->get_type_size_max() > 1) continue;
+    option->trigger_on_parse();
+  }
+}
+
+namespace {
+
+using GivenField = std::pair<const RequestField*, std::string>;
+
+// The texts of one place (before the first -m, or after one -m): kUsage
+// naming a field that is no list given twice.
+Status given_once(std::span<const GivenField> texts) {
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const RequestField* f = texts[i].first;
+    if (f->type == FieldType::kList) continue;
+    for (size_t j = 0; j < i; ++j) {
+      if (texts[j].first == f) return Error::usage(f->name, "is given twice");
+    }
+  }
+  return Status::Ok();
+}
+
+// One model's options: `all`'s options that are no field, then the shared
+// texts its own do not replace, then its own, each kept as its option does.
+EstimateOptions one_model(const EstimateOptions& all, std::span<const GivenField> shared,
+                          std::span<const GivenField> own) {
+  EstimateOptions o;
+  o.json = all.json;
+  o.token = all.token;
+  o.revision = all.revision;
+  o.file = all.file;
+  o.timeout_seconds = all.timeout_seconds;
+  o.offline = all.offline;
+  o.ctx_size_draft = all.ctx_size_draft;
+  auto keep = [&o](const GivenField& g) {
+    o.given.push_back(g);
+    keep_in_step(o, *g.first, g.second);
+  };
+  for (const GivenField& g : shared) {
+    const bool replaced = std::any_of(own.begin(), own.end(),
+                                      [&g](const GivenField& mine) { return mine.first == g.first; });
+    if (!replaced) keep(g);
+  }
+  for (const GivenField& g : own) keep(g);
+  return o;
+}
+
+}  // namespace
+
+Result<std::vector<EstimateOptions>> options_per_model(const EstimateOptions& all) {
+  // Where each model's texts begin: at its -m.
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < all.given.size(); ++i) {
+    if (all.given[i].first->name == "model") starts.push_back(i);
+  }
+  if (starts.size() <= 1) {
+    if (Status once = given_once(all.given); !once) return once.error();
+    return std::vector<EstimateOptions>{all};
+  }
+  if (!all.lora_scaled.empty()) {
+    return Error::usage("lora_scaled", "takes one model; with several give each its --lora after its -m");
+  }
+  const std::span<const GivenField> given(all.given);
+  const std::span<const GivenField> shared = given.first(starts.front());
+  if (Status once = given_once(shared); !once) return once.error();
+  std::vector<EstimateOptions> models;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const size_t end = k + 1 < starts.size() ? starts[k + 1] : given.size();
+    const std::span<const GivenField> own = given.subspan(starts[k], end - starts[k]);
+    if (Status once = given_once(own); !once) return once.error();
+    models.push_back(one_model(all, shared, own));
+  }
+  return models;
+}
+
 Result<EstimateRequest> to_request(const EstimateOptions& o) {
   EstimateRequest r;
   // Table order: the engine before the cache types read for it.

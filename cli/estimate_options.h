@@ -104,6 +104,21 @@ CLI::App* add_estimating_command(CLI::App& parent, const std::string& name,
                                  const std::string& description, EstimateOptions& options,
                                  std::initializer_list<OptionGroup> groups);
 
+// Several models on one machine (docs/multi-model.md): makes each option
+// of `command` run its callback as it is parsed, so that `given` keeps the
+// command line's order and a field given twice in one place is seen (the
+// command then reads them with options_per_model).
+void keep_command_line_order(CLI::App& command);
+
+// The options of each model a command line names (options after which
+// keep_command_line_order ran): the fields given before the first -m apply
+// to every model, those after each -m to that model alone, replacing a
+// shared field of the same name; the options that are no field (--json,
+// the Hub's) are every model's. One model: the options as they are.
+// kUsage naming the field given twice in one place (a list field, --lora,
+// may repeat), or lora_scaled with several models (give --lora).
+Result<std::vector<EstimateOptions>> options_per_model(const EstimateOptions& options);
+
 // The request the options ask for. Usage errors name the request field
 // (report_error prints it as the flag).
 Result<EstimateRequest> to_request(const EstimateOptions& options);

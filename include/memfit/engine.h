@@ -95,6 +95,22 @@ struct EngineVersions {
   std::span<const ReleaseDifference> differences; // oldest first
 };
 
+// What one model's run takes of one device when several models share the
+// machine (docs/multi-model.md): the bytes it holds there and the budget
+// its own estimate used for that device.
+struct DeviceClaim {
+  std::string device;         // "cpu" (host RAM or unified memory), "cuda:N", "rocm:N"
+  uint64_t bytes = 0;         // what the run holds on the device
+  uint64_t budget_bytes = 0;  // the device's budget as the run's estimate took it
+  // The share of the device's total memory the runtime reserves for
+  // itself, when it sizes its cache from a fraction of the total rather
+  // than from what is free (vLLM's --gpu-memory-utilization); nullopt
+  // when it does not. Fractions of several models on one device must add
+  // to at most 1.
+  std::optional<double> reserved_fraction;
+  std::string_view fraction_field;  // the request field giving it ("gpu_memory_utilization")
+};
+
 // One runtime's rules. An implementation is stateless (its methods are
 // const and may run on several threads at once); what a request resolves
 // to lives in PreparedRequest and EstimateRun (request.h).
@@ -171,6 +187,10 @@ class EngineProfile {
   // `memfit inspect --json`'s object and `memfit inspect`'s table.
   virtual nlohmann::ordered_json report_json(const EstimateRun& run) const = 0;
   virtual std::string report_text(const EstimateRun& run) const = 0;
+  // Where `run` (this engine's) lies, per device, for several models
+  // priced together (multi_model.h). By default one claim: the report's
+  // total_bytes and budget_bytes on the budget's device (run.host.device).
+  virtual std::vector<DeviceClaim> device_claims(const EstimateRun& run) const;
 
   // The commands besides inspect and preflight generate, one hook each:
   // the answer to `query` for `prepared` (what prepare() made of

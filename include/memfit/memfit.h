@@ -97,7 +97,10 @@ memfit_status memfit_estimate_json(const memfit_model* model,
  *   failure  the status of the failure's kind and
  *            {"error": {"kind": "usage", "message": "...", "field": "..."}}
  * (*response_json is NULL only when response_json is NULL or memory ran
- * out). */
+ * out). A body with "models", an array of 2 to 16 request objects beside
+ * the fields every model shares, prices the models together on one
+ * machine: the answer is schema/multi-model-report.schema.json's
+ * (docs/multi-model.md). */
 memfit_status memfit_estimate_request_json(const char* request_json, char** response_json);
 
 /* The options of memfit_run_request_json, or'd together. */

@@ -18,7 +18,8 @@ are ints: 32768, not "32k"; python3 -m memfit takes the CLI's texts) and
 the flags of python3 -m memfit inspect. The answer is the report `memfit
 inspect --json` prints, as a dict. Failures raise a MemfitError subclass
 chosen by the error's kind. engines() lists the engines and fields as the
-library has them (GET /v1/engines).
+library has them (GET /v1/engines). estimate_together() prices several
+models on one machine, each with its own fields (docs/multi-model.md).
 
 The C library is found, in order, at $MEMFIT_LIBRARY, beside the installed
 package (<prefix>/lib/libmemfit_c.so for <prefix>/lib/python3/dist-packages/
@@ -498,4 +499,19 @@ def estimate(model, **fields):
     of `memfit inspect --json` as a dict; raises MemfitError."""
     body = {"model": os.fspath(model)}
     body.update({key: value for key, value in fields.items() if value is not None})
+    return request(body)
+
+
+def estimate_together(models, **fields):
+    """Several models on one machine (docs/multi-model.md): `models` is a
+    list of dicts, each one model's request fields ("model" in each), and
+    `fields` are every model's (a model's own replace them); None values are
+    left out. Returns {"models": [each model's report], "devices": [what
+    each device holds of each model, summed against its budget], "fits",
+    "warnings"} as a dict; raises MemfitError."""
+    def given(d):
+        return {key: os.fspath(value) if key == "model" else value
+                for key, value in d.items() if value is not None}
+    body = given(fields)
+    body["models"] = [given(m) for m in models]
     return request(body)

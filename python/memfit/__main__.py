@@ -35,6 +35,20 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
+class _Once(argparse.Action):
+    """A field that takes one value, given once, as `memfit inspect` takes
+    it: a second -m is several models, which this command does not price
+    (memfit inspect and memfit.estimate_together() do: docs/multi-model.md)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest) is not None:
+            if self.dest == "model":
+                parser.error(f"{option_string}: python3 -m memfit inspect prices one model; several: "
+                             "memfit inspect -m A -m B, or memfit.estimate_together()")
+            parser.error(f"{option_string}: is given twice")
+        setattr(namespace, self.dest, values)
+
+
 _METAVARS = {"count": "N", "size": "SIZE", "ratio": "FLOAT", "choice": "NAME", "text": "TEXT", "list": "TEXT"}
 
 
@@ -82,7 +96,7 @@ def build_parser(table):
         elif field["type"] == "list":
             option.update(action="append", metavar=_METAVARS["list"])
         else:
-            option.update(metavar=_METAVARS.get(field["type"], "TEXT"))
+            option.update(action=_Once, metavar=_METAVARS.get(field["type"], "TEXT"))
         groups[engine].add_argument(*field["flags"], **option)
     inspect.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     return parser

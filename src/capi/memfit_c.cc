@@ -20,6 +20,7 @@
 #include "memfit/model.h"
 #include "memfit/prefill_guard.h"
 #include "memfit/request.h"
+#include "memfit/multi_model.h"
 #include "memfit/request_json.h"
 #include "memfit/mlxcel_report.h"
 #include "memfit/run_report.h"
@@ -276,11 +277,32 @@ memfit_status memfit_run_request_json(const char* request_json, unsigned int opt
           "options", "unknown bits " + std::to_string(options & ~kKnownRequestOptions)));
     }
     if (request_json == nullptr) return failure(memfit::Error::usage("request_json is NULL"));
-    memfit::Result<memfit::EstimateRequest> request =
-        (options & MEMFIT_REQUEST_FLAG_TEXTS) != 0 ? parse_flag_texts(request_json)
-                                                   : memfit::parse_estimate_request_json(request_json);
-    if (!request) return failure(request.error());
+    const auto parse = [options](std::string_view body) {
+      return (options & MEMFIT_REQUEST_FLAG_TEXTS) != 0 ? parse_flag_texts(body)
+                                                        : memfit::parse_estimate_request_json(body);
+    };
+    memfit::Result<std::optional<std::vector<memfit::ModelBody>>> models =
+        memfit::split_model_bodies(request_json);
+    if (!models) return failure(models.error());
     memfit::LocalRequestContext context(*memfit::make_process_environment());
+    if (*models) {
+      std::vector<memfit::EstimateRequest> requests;
+      for (size_t i = 0; i < (*models)->size(); ++i) {
+        const memfit::ModelBody& model = (**models)[i];
+        memfit::Result<memfit::EstimateRequest> request = parse(model.body);
+        if (!request) return failure(memfit::error_of_model(i, model.model, request.error()));
+        requests.push_back(std::move(*request));
+      }
+      memfit::Result<memfit::MultiModelRun> together = memfit::run_models(requests, context);
+      if (!together) return failure(together.error());
+      nlohmann::ordered_json report = memfit::multi_run_to_json(*together);
+      if ((options & MEMFIT_REQUEST_WITH_TEXT) != 0) {
+        report["text"] = memfit::render_multi_run_text(*together);
+      }
+      return answer(MEMFIT_OK, report);
+    }
+    memfit::Result<memfit::EstimateRequest> request = parse(request_json);
+    if (!request) return failure(request.error());
     memfit::Result<memfit::EstimateRun> run = memfit::run(*request, context);
     if (!run) return failure(run.error());
     nlohmann::ordered_json report = memfit::run_to_json(*run);

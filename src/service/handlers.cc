@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "memfit/engine_compare.h"
+#include "memfit/multi_model.h"
 #include "memfit/request_json.h"
 #include "memfit/run_report.h"
 #include "request/json_fields.h"
@@ -42,6 +43,29 @@ HttpResponse compare_response(const EstimateRequest& request, RequestContext& co
   return json_response(200, out);
 }
 
+// {"models": [...], "devices": [...], "fits", "warnings"}: several models
+// priced together (multi_model.h), each resolved through the roots as a
+// one-model request's is.
+HttpResponse models_response(ServiceState& state, const std::vector<ModelBody>& bodies) {
+  std::vector<EstimateRequest> requests;
+  std::vector<std::unique_ptr<ServiceContext>> contexts;
+  std::vector<RequestContext*> context_of;
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    Result<EstimateRequest> request = parse_estimate_request_json(bodies[i].body);
+    if (!request.ok()) {
+      return error_response(api_error_of(error_of_model(i, bodies[i].model, request.error())));
+    }
+    ApiResult<ResolvedModel> resolved = resolve_request_model(state, request->model);
+    if (!resolved.ok()) return error_response(resolved.error());
+    contexts.push_back(std::make_unique<ServiceContext>(state, *resolved));
+    context_of.push_back(contexts.back().get());
+    requests.push_back(std::move(*request));
+  }
+  Result<MultiModelRun> together = run_models(requests, context_of);
+  if (!together.ok()) return error_response(api_error_of(together.error()));
+  return json_response(200, multi_run_to_json(*together));
+}
+
 }  // namespace
 
 ApiResult<std::shared_ptr<const CachedModel>> model_named(ServiceState& state,
@@ -55,6 +79,12 @@ HttpResponse handle_estimate(ServiceState& state, std::string_view body_text) {
   std::string body(body_text);
   Result<bool> compare = take_compare(body);
   if (!compare.ok()) return error_response(api_error_of(compare.error()));
+  Result<std::optional<std::vector<ModelBody>>> models = split_model_bodies(body);
+  if (!models.ok()) return error_response(api_error_of(models.error()));
+  if (*models && *compare) {
+    return error_response(api_error_of(Error::usage("compare", "takes one model, not models")));
+  }
+  if (*models) return models_response(state, **models);
   Result<EstimateRequest> request = parse_estimate_request_json(body);
   if (!request.ok()) return error_response(api_error_of(request.error()));
   ApiResult<ResolvedModel> resolved = resolve_request_model(state, request->model);

@@ -66,6 +66,23 @@ class EstimateTest(unittest.TestCase):
             memfit.estimate(EXAMPLE, max_tokens=1 << 62, batch=1 << 20, memory_limit="1GiB")
         self.assertEqual(raised.exception.kind, "overflow")
 
+    def test_two_models_together(self):
+        # The example twice at 8192 tokens: 11,764,806,400 B each (above),
+        # 23,529,612,800 B on the one device; a 24 GiB (25,769,803,776 B)
+        # budget holds both, 20 GiB (21,474,836,480 B) does not.
+        together = memfit.estimate_together([{"model": EXAMPLE}, {"model": EXAMPLE}],
+                                            memory_limit="24GiB")
+        self.assertEqual([m["total_bytes"] for m in together["models"]], [11764806400, 11764806400])
+        self.assertEqual(len(together["devices"]), 1)
+        self.assertEqual(together["devices"][0]["used_bytes"], 23529612800)
+        self.assertEqual(together["devices"][0]["budget_bytes"], 25769803776)
+        self.assertTrue(together["fits"])
+        short = memfit.estimate_together([{"model": EXAMPLE}, {"model": EXAMPLE, "memory_limit": "20GiB"}],
+                                         memory_limit="24GiB")
+        self.assertEqual(short["devices"][0]["budget_bytes"], 21474836480)
+        self.assertTrue(short["models"][1]["fits"])
+        self.assertFalse(short["fits"])
+
     def test_version_is_the_projects(self):
         # One version: CMakeLists.txt's project(VERSION), in the library, the
         # module and pyproject.toml (pip_install_test.py: in what pip installs).
@@ -177,6 +194,17 @@ class MainTest(unittest.TestCase):
             with self.subTest(argv=argv):
                 status, out, err = run_main(*argv)
                 self.assertEqual((status, out, err), (expected_status, "", expected_err))
+
+    def test_one_model_and_each_field_once(self):
+        for argv, line in (
+                (["inspect", "-m", EXAMPLE, "-m", EXAMPLE],
+                 "memfit: -m: python3 -m memfit inspect prices one model; several: memfit inspect -m A -m B, "
+                 "or memfit.estimate_together()\n"),
+                (["inspect", "-m", EXAMPLE, "--batch", "1", "--batch", "2"], "memfit: --batch: is given twice\n")):
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                self.assertEqual(memfit.__main__.main(argv), 2)
+            self.assertEqual(err.getvalue(), line)
 
     def test_version_flag(self):
         status, out, _ = run_main("--version")

@@ -420,6 +420,113 @@ TEST_F(FrontEnds, SameFiguresWarningsAndErrorKinds) {
   }
 }
 
+// Several models together (docs/multi-model.md): {"models": [...]} with
+// the shared fields beside it, through the C API (typed and as flag
+// texts), the service and `memfit inspect` with the shared flags before
+// the first -m and each model's after its own: the same answer, or the
+// same kind of error.
+TEST_F(FrontEnds, SeveralModelsAgree) {
+  const json vllm_half = {{"model", "qwen3-14b"}, {"engine", "vllm"}, {"gpu_memory_total", "24GiB"},
+                          {"gpu_memory_utilization", 0.5}, {"max_model_len", 4096}};
+  json vllm_more = vllm_half;
+  vllm_more["model"] = "llama-bf16";
+  vllm_more["gpu_memory_utilization"] = 0.6;
+  const std::vector<Row> table = {
+      {"a GGUF model beside an MLX one",
+       {{"memory_limit", "16GiB"},
+        {"models", json::array({{{"model", "qwen3-8b.gguf"}, {"ctx_size", 4096}},
+                                {{"model", "qwen3-14b"}, {"max_tokens", 2048}}})}},
+       ""},
+      {"two vLLM servers reserving 1.1 of the GPU",
+       {{"memory_limit", "24GiB"}, {"models", json::array({vllm_half, vllm_more})}}, ""},
+      {"a field of another engine in one model",
+       {{"memory_limit", "16GiB"},
+        {"models", json::array({{{"model", "qwen3-14b"}, {"ctx_size", 4096}}, {{"model", "qwen3-8b.gguf"}}})}},
+       "usage"},
+      {"a model that does not open",
+       {{"models", json::array({{{"model", "qwen3-8b.gguf"}}, {{"model", "broken"}}})}}, "input"},
+  };
+  // The request with each model's name a path, for the C API and the CLI.
+  auto by_path = [this](json request) {
+    for (json& m : request["models"]) m["model"] = path_of(m["model"]);
+    return request;
+  };
+  auto flag_texts = [](json request) {
+    auto texts_of = [](json& object) {
+      for (auto& [key, value] : object.items()) {
+        if (key == "models") continue;
+        const RequestField* field = find_request_field(key);
+        const bool size = field != nullptr && field->type == FieldType::kSize;
+        if (!value.is_string()) value = value.dump() + (size && value.is_number() ? "B" : "");
+      }
+    };
+    texts_of(request);
+    for (json& m : request["models"]) texts_of(m);
+    return request;
+  };
+  auto flags_of = [](const json& object, std::vector<std::string>& args) {
+    for (const auto& [key, value] : object.items()) {
+      if (key == "models" || key == "model") continue;
+      std::string flag = "--" + key;
+      for (char& c : flag) c = c == '_' ? '-' : c;
+      args.push_back(flag);
+      const RequestField* field = find_request_field(key);
+      const bool size = field != nullptr && field->type == FieldType::kSize;
+      args.push_back(value.is_string() ? value.get<std::string>()
+                                       : value.dump() + (size && value.is_number() ? "B" : ""));
+    }
+  };
+  // What two answers may differ in: the models' names (paths or names
+  // under the root) and what the host has free right now.
+  auto comparable_together = [](json answer) {
+    for (json& m : answer["models"]) m = comparable(m);
+    for (json& d : answer["devices"]) {
+      for (json& m : d["models"]) m.erase("model");
+    }
+    return answer;
+  };
+  auto run_c = [](const json& request, unsigned int options) {
+    char* response = nullptr;
+    const memfit_status status = memfit_run_request_json(request.dump().c_str(), options, &response);
+    EXPECT_NE(response, nullptr);
+    const Answer a = json_answer(status == MEMFIT_OK, json::parse(response));
+    memfit_string_free(response);
+    return a;
+  };
+  for (const Row& row : table) {
+    SCOPED_TRACE(row.name);
+    const Answer c = run_c(by_path(row.request), 0);
+    const Answer texts = run_c(flag_texts(by_path(row.request)), MEMFIT_REQUEST_FLAG_TEXTS);
+    const Answer s = via_service(row.request);
+    std::vector<std::string> args = {"inspect", "--json"};
+    flags_of(row.request, args);
+    for (const json& m : row.request["models"]) {
+      args.push_back("-m");
+      args.push_back(path_of(m["model"]));
+      flags_of(m, args);
+    }
+    testing::CommandResult cli = testing::run_memfit(args);
+    const bool ok = std::string(row.kind).empty();
+    ASSERT_EQ(c.ok, ok) << c.message;
+    ASSERT_EQ(texts.ok, ok) << texts.message;
+    ASSERT_EQ(s.ok, ok) << s.message;
+    ASSERT_EQ(cli.exit_code == 0, ok) << cli.err;
+    if (!ok) {
+      EXPECT_EQ(c.kind, row.kind) << c.message;
+      EXPECT_EQ(s.kind, row.kind) << s.message;
+      EXPECT_EQ(texts.message, c.message);
+      EXPECT_EQ(without_root(s.message), without_root(c.message));
+      EXPECT_EQ(cli.exit_code, c.kind == "usage" ? 2 : 1);
+      continue;
+    }
+    const json cli_report = json::parse(cli.out);
+    EXPECT_EQ(as_the_service_words_it(comparable_together(c.report)), comparable_together(s.report));
+    EXPECT_EQ(comparable_together(c.report), comparable_together(cli_report));
+    EXPECT_EQ(comparable_together(c.report), comparable_together(texts.report));
+    EXPECT_EQ(s.report["models"][0]["model"], row.request["models"][0]["model"]);
+  }
+}
+
 // A LoRA adapter (the "lora" field, --lora): the C API and the CLI read
 // it by its path, the service by its name under the root; the same lines,
 // and the same error for one that does not fit the model. Rank 8 in f16

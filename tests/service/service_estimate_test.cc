@@ -116,6 +116,35 @@ TEST(ServiceEstimate, CompareListsEveryEngine) {
   EXPECT_EQ(error_message(bad), "compare: must be true or false");
 }
 
+// Several models (docs/multi-model.md): the example twice on the fake
+// host's 32 GiB (34,359,738,368 B): 2 x 11,764,806,400 = 23,529,612,800 B.
+TEST(ServiceEstimate, ModelsTogetherOnTheHostsBudget) {
+  auto service = make_service({kExamplesRoot});
+  const json two = json::array({{{"model", kExampleModel}}, {{"model", kExampleModel}}});
+  HttpResponse r = estimate(*service, {{"models", two}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = body_json(r);
+  EXPECT_EQ(j["models"][1]["model"], kExampleModel);
+  EXPECT_EQ(j["models"][1]["total_bytes"], 11764806400u);
+  EXPECT_EQ(j["devices"][0]["used_bytes"], 23529612800u);
+  EXPECT_EQ(j["devices"][0]["budget_bytes"], 32ull << 30);
+  EXPECT_EQ(j["fits"], true);
+
+  HttpResponse compare = estimate(*service, {{"models", two}, {"compare", true}});
+  EXPECT_EQ(compare.status, 400) << compare.body;
+  EXPECT_EQ(error_message(compare), "compare: takes one model, not models");
+  // A model the roots do not hold is refused as alone.
+  HttpResponse missing =
+      estimate(*service, {{"models", json::array({{{"model", kExampleModel}}, {{"model", "nope"}}})}});
+  EXPECT_EQ(missing.status, estimate(*service, {{"model", "nope"}}).status) << missing.body;
+  // A model's own field error says which model.
+  HttpResponse bad = estimate(
+      *service, {{"models", json::array({{{"model", kExampleModel}}, {{"model", kExampleModel}, {"batch", 0}}})}});
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  EXPECT_EQ(error_message(bad),
+            std::string("batch: model 2 ('") + kExampleModel + "'): expected a positive integer, got 0");
+}
+
 TEST(ServiceEstimate, VllmEngineAndItsFields) {
   // Qwen3-14B with 1 GiB of KV given: a block is 40 layers x 2 x 16 x 8 x
   // 128 x 2 B = 2,621,440 B; 1,073,741,824 / 2,621,440 = 409 blocks, 6,544

@@ -261,6 +261,21 @@ class LlamaCppProfile final : public LlamaCppCommands {
   }
 
   bool fits(const EstimateRun& run) const override { return run.llamacpp->fits; }
+  // With GPUs, each device's buffers against its usable memory (the
+  // per-device table); a CPU run is one figure on the host.
+  std::vector<DeviceClaim> device_claims(const EstimateRun& run) const override {
+    const std::vector<LlamaCppDeviceUsage>& devices = run.llamacpp->placement.devices;
+    if (devices.empty()) return EngineProfile::device_claims(run);
+    std::vector<DeviceClaim> claims;
+    for (const LlamaCppDeviceUsage& d : devices) {
+      DeviceClaim claim;
+      claim.device = d.device;
+      claim.bytes = d.total_bytes;
+      claim.budget_bytes = d.usable_bytes;
+      claims.push_back(std::move(claim));
+    }
+    return claims;
+  }
   nlohmann::ordered_json report_json(const EstimateRun& run) const override {
     nlohmann::ordered_json j =
         llamacpp_estimate_to_json(*run.model, *run.llamacpp, run.budget, run.warnings);

@@ -242,6 +242,17 @@ class VllmProfile final : public VllmCommands {
   }
 
   bool fits(const EstimateRun& run) const override { return run.vllm->fits; }
+  // One rank's peak on the budget's device; sized from the utilization
+  // (no --kv-cache-memory-bytes), vLLM reserves that fraction of the GPU's
+  // total for itself (docs/multi-model.md).
+  std::vector<DeviceClaim> device_claims(const EstimateRun& run) const override {
+    std::vector<DeviceClaim> claims = EngineProfile::device_claims(run);
+    if (!run.vllm->kv_given) {
+      claims.front().reserved_fraction = run.vllm_settings.gpu_memory_utilization;
+      claims.front().fraction_field = "gpu_memory_utilization";
+    }
+    return claims;
+  }
   nlohmann::ordered_json report_json(const EstimateRun& run) const override {
     nlohmann::ordered_json j = vllm_estimate_to_json(*run.model, *run.vllm, run.budget, run.warnings);
     j["speed"] = speed_json(estimate_plan_speed(vllm_speed_plan(run, *run.vllm)));
