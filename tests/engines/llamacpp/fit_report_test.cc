@@ -308,7 +308,8 @@ TEST(LlamaCppFitSpeed, PlansWithLessOnAnUnknownHostRankFirstWithEachStep) {
   EXPECT_GT(second["decode_tokens_per_second"].get<double>(), 0);
   // The whole plan's speed is not guessed.
   EXPECT_EQ(j["by_cache_type"][0]["speed"]["unknown"],
-            "the memory bandwidth of cpu (cpu) is not known, and it holds 2.25 GiB of the plan");
+            "the memory bandwidth of cpu (cpu) is not known, and it holds 2.25 GiB of the plan: give "
+            "--host-bandwidth (memfit hardware --measure prints this host's)");
 }
 
 TEST(LlamaCppFitSpeed, ContextSolvesRankNothing) {

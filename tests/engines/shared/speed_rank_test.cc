@@ -96,7 +96,8 @@ TEST(SpeedRank, FewerBytesOnAnUnknownHostRankFirst) {
   EXPECT_FALSE(decodes_faster(a, b));
   // The whole plan's speed is not guessed: the report's reason stays.
   EXPECT_EQ(a.speed.unknown,
-            "the memory bandwidth of cpu (cpu) is not known, and it holds 1.00 GiB of the plan");
+            "the memory bandwidth of cpu (cpu) is not known, and it holds 1.00 GiB of the plan: give "
+            "--host-bandwidth (memfit hardware --measure prints this host's)");
   EXPECT_EQ(decode_rank_text(a),
             "at most 333 tok/s (cpu's 1.00 GiB a token at an unknown bandwidth not counted)");
   EXPECT_EQ(decode_step_text(a, b),
