@@ -27,11 +27,16 @@ constexpr uint64_t kStartupBytes = 1200ull << 20;
 // bytes per token do not depend on it; the pool is then not compared.
 constexpr uint64_t kStandInGpuBytes = 80ull << 30;
 
-const PrintedFigure* rank0_figure(const RuntimeLog& log, LogFigure figure) {
+// The figure `device` printed; null when it printed none.
+const PrintedFigure* figure_of(const RuntimeLog& log, LogFigure figure, std::string_view device) {
   for (const PrintedFigure& f : log.figures) {
-    if (f.figure == figure && f.device == "rank0") return &f;
+    if (f.figure == figure && f.device == device) return &f;
   }
   return nullptr;
+}
+
+const PrintedFigure* rank0_figure(const RuntimeLog& log, LogFigure figure) {
+  return figure_of(log, figure, "rank0");
 }
 
 uint64_t rank_count(const RuntimeLog& log) {
@@ -140,7 +145,6 @@ class SglangPricer final : public LogPricer {
     const nlohmann::ordered_json j = run.engine->report_json(run);
     const bool capacity_known =
         options.gpu_memory_total || free_before_load(log) || !options.gpu_name.empty();
-    const PrintedFigure* tokens = rank0_figure(log, LogFigure::kTokenPool);
     const std::string offloaded = weights_offloaded(log, json_count(j, "weights_bytes"));
     const uint64_t per_token = json_count(j, "kv_bytes_per_token");
     for (FigureCheck& c : figures) {
@@ -172,9 +176,10 @@ class SglangPricer final : public LogPricer {
           }
           break;
         case LogFigure::kKvCache:
-          // The printed pool's tokens at memfit's bytes per token: the
-          // per-token rule checked whatever the GPU.
-          if (tokens != nullptr && j.value("swa_tokens", uint64_t{0}) == 0) {
+          // The pool's tokens the same rank printed at memfit's bytes per
+          // token: the per-token rule checked whatever the GPU.
+          if (const PrintedFigure* tokens = figure_of(log, LogFigure::kTokenPool, c.printed.device);
+              tokens != nullptr && j.value("swa_tokens", uint64_t{0}) == 0) {
             c.memfit = tokens->value * per_token, c.basis = FigureBasis::kExact;
             c.note = "the printed #tokens x memfit's bytes per token";
           } else if (capacity_known) {

@@ -366,6 +366,26 @@ TEST(CheckLog, KtransformersRunsLeaveTheirWeightsAndPoolUnpriced) {
                            "not priced");
 }
 
+TEST(CheckLog, EachSglangRankChecksItsOwnPrintedTokens) {
+  // sgl-project/sglang#11716: Llama-3.3-70B at TP 8; the excerpt holds the
+  // "KV Cache is allocated" lines of ranks 1, 3, 5 and 6, not rank 0's.
+  // Each rank's KV row is its own #tokens at memfit's bytes per token: 8
+  // KV heads / TP 8 = 1 a rank, x head dim 128 x (K + V) 2 x 80 layers x
+  // 2 bytes = 40,960 B; x 2,795,207 tokens = 114,491,678,720 B (printed
+  // K 53.31 + V 53.31 GB, SGLang's GB being 2^30 B: 114,482,353,274 B).
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-11716-llama33-70b-tp8-h200.config.json");
+  options.command = "python3 -m sglang.launch_server --model meta-llama/Llama-3.3-70B-Instruct --tp 8";
+  options.gpu_name = "NVIDIA H200";
+  const LogCheck c = check("sglang", "sglang-11716-llama33-70b-tp8-h200.log", options);
+  for (const char* rank : {"rank1", "rank3", "rank5", "rank6"}) {
+    const FigureCheck* kv = figure(c, rank, LogFigure::kKvCache);
+    ASSERT_NE(kv, nullptr) << rank;
+    EXPECT_EQ(kv->memfit, 114491678720u) << rank;
+    EXPECT_EQ(kv->basis, FigureBasis::kExact) << rank;
+  }
+}
+
 TEST(CheckLog, TheGpuTotalOfALogCutBeforeRankZero) {
   // vllm-project/pull/14447's chunk holds three workers (rank1 to rank3)
   // and no rank 0; each prints total_gpu_memory (23.58GiB), which sizes
