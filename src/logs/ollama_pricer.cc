@@ -42,12 +42,15 @@ std::string gpus_text(const std::vector<LlamaCppGpu>& gpus) {
 }
 
 // The runner's sequences: n_seq_max, else n_ctx over n_ctx_per_seq (the
-// releases that print no n_seq_max), else 1.
+// releases that print no n_seq_max), else 1. At least 1 whatever the log
+// prints (a printed 0 is untrusted text, not a divisor).
 uint64_t sequences_of(const RuntimeLog& log, const LlamaCppRequest& q) {
-  if (q.parallel) return *q.parallel;
+  if (q.parallel && *q.parallel > 0) return *q.parallel;
   std::optional<uint64_t> per_seq = count_setting(log, "n_ctx_seq");
   if (!per_seq) per_seq = count_setting(log, "n_ctx_per_seq");
-  if (q.ctx_size && per_seq && *per_seq > 0 && *q.ctx_size % *per_seq == 0) return *q.ctx_size / *per_seq;
+  if (q.ctx_size && *q.ctx_size > 0 && per_seq && *per_seq > 0 && *q.ctx_size % *per_seq == 0) {
+    return *q.ctx_size / *per_seq;
+  }
   return 1;
 }
 

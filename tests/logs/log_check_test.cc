@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <cstdlib>
 #include <utility>
 
@@ -384,6 +386,24 @@ TEST(CheckLog, EachSglangRankChecksItsOwnPrintedTokens) {
     EXPECT_EQ(kv->memfit, 114491678720u) << rank;
     EXPECT_EQ(kv->basis, FigureBasis::kExact) << rank;
   }
+}
+
+TEST(CheckLog, AnOllamaLogPrintingZeroSequencesIsPricedAsOne) {
+  // A fuzzing find (tests/data/hostile/runtime_log/ollama_zero_sequences):
+  // an Ollama runner's lines with "n_seq_max = 0" divided num_ctx by 0.
+  // The printed 0 is read as one sequence: n_ctx 4096 is num_ctx 4096,
+  // and the dump's 4 layers x 4096 cells x 128 (n_embd_k_gqa) x K and V x
+  // 2 bytes = 8,388,608 B of KV.
+  std::ifstream in(std::string(MEMFIT_TEST_DATA_DIR) + "/hostile/runtime_log/ollama_zero_sequences",
+                   std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  Result<LogCheck> c = check_log(text.str(), {}, nullptr);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->profile, "ollama");
+  const FigureCheck* kv = figure(*c, "CUDA1", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 8388608u);
 }
 
 TEST(CheckLog, TheGpuTotalOfALogCutBeforeRankZero) {
