@@ -26,12 +26,13 @@ namespace {
 
 using TypeCounts = std::map<std::string, uint64_t>;
 
-// "q4_K 193, q6_K 1": a count per type, by name.
+// "q4_K 193, q6_K 1": a count per type, by name; a name the log printed
+// is untrusted text, escaped.
 std::string describe(const TypeCounts& counts) {
   std::string out;
   for (const auto& [type, n] : counts) {
     if (!out.empty()) out += ", ";
-    out += fmt::format("{} {}", type, n);
+    out += fmt::format("{} {}", escape_untrusted(type), n);
   }
   return out;
 }

@@ -406,6 +406,25 @@ TEST(CheckLog, AnOllamaLogPrintingZeroSequencesIsPricedAsOne) {
   EXPECT_EQ(kv->memfit, 8388608u);
 }
 
+TEST(CheckLog, ATensorTypeNameTheLogPrintedIsEscapedInTheNote) {
+  // A fuzzing find (tests/data/hostile/runtime_log/
+  // llamacpp_type_name_control_bytes): a "- type <name>: N tensors" line
+  // whose name holds control bytes reached the note on the rebuilt tensor
+  // list raw; it is escaped ("8\x02\x00..."), as all untrusted text.
+  std::ifstream in(std::string(MEMFIT_TEST_DATA_DIR) +
+                       "/hostile/runtime_log/llamacpp_type_name_control_bytes",
+                   std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  Result<LogCheck> c = check_log(text.str(), {}, nullptr);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  const std::string table = render_log_check_text(*c);
+  EXPECT_NE(table.find("the log's file 8\\x02\\x00"), std::string::npos) << table;
+  EXPECT_EQ(std::count_if(table.begin(), table.end(),
+                          [](char ch) { return (ch >= 0 && ch < 0x20 && ch != '\n') || ch == 0x7f; }),
+            0);
+}
+
 TEST(CheckLog, TheGpuTotalOfALogCutBeforeRankZero) {
   // vllm-project/pull/14447's chunk holds three workers (rank1 to rank3)
   // and no rank 0; each prints total_gpu_memory (23.58GiB), which sizes
