@@ -169,7 +169,11 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
                                            (1.0L - static_cast<long double>(p.mem_fraction_static)));
   p.cell = kv_cell(spec, s);
   if (p.cell.bytes == 0) {
-    return Error("the model's config has no attention layer SGLang's KV pool could size");
+    // A refusal of the engine for this model (kUsage, as a field another
+    // engine answers): `inspect --compare` prints it on sglang's own row.
+    return Error::usage("engine", "sglang: the model has no attention layer whose KV pool SGLang "
+                                  "sizes (an encoder, or state layers only): price it with another "
+                                  "engine (vllm, llamacpp)");
   }
   uint64_t rest = p.free_after_load_bytes - std::min(p.free_after_load_bytes, p.reserved_bytes);
   // handle_max_mamba_cache: the state pool comes out of the rest first.
