@@ -2,6 +2,7 @@
 // mlx_lm.generate (docs/engine-mlxlm.md).
 #include "engines/builtin.h"
 #include "engines/shared/parallel_field.h"
+#include "engines/shared/cache_type_field.h"
 #include "engines/shared/trained_context.h"
 #include "engines/mlxlm/commands.h"
 #include "engines/mlxlm/fields.h"
@@ -86,12 +87,12 @@ class MlxLmProfile final : public MlxLmCommands {
 
   // max_tokens is the tokens generated and batch the sequences.
   Status resolve(const EstimateRequest& r, PreparedRequest& p) const override {
-    const std::string_view other = r.kv_cache_mode                       ? "kv_cache_mode"
-                                   : (r.cache_type_k || r.llamacpp.cache_type_k) ? "cache_type_k"
-                                   : (r.cache_type_v || r.llamacpp.cache_type_v) ? "cache_type_v"
-                                   : wants_parallel_plan(r.parallel)             ? parallel_field_given(r.parallel)
-                                   : r.parallel.sharding != ShardingRules::kVllm ? "parallel_engine"
-                                                                                 : "";
+    std::string_view other = other_cache_type_field(r);
+    if (other.empty()) {
+      other = wants_parallel_plan(r.parallel)               ? parallel_field_given(r.parallel)
+              : r.parallel.sharding != ShardingRules::kVllm ? "parallel_engine"
+                                                            : "";
+    }
     if (!other.empty()) {
       return Error::usage(other, "is not an mlx-lm setting; mlx-lm takes prompt_tokens, max_tokens, "
                                  "batch, prefill_step_size, kv_bits, kv_group_size, max_kv_size, "

@@ -8,6 +8,7 @@
 #include "engines/sglang/fields.h"
 #include "engines/sglang/report.h"
 #include "engines/sglang/speed_plan.h"
+#include "engines/shared/cache_type_field.h"
 #include "engines/shared/trained_context.h"
 #include "memfit/memory_size.h"
 #include "request/machine.h"
@@ -17,10 +18,7 @@ namespace {
 
 // The fields of the request SGLang has no use for, refused by name.
 Status check_common_fields(const EstimateRequest& r) {
-  const std::string_view cache = r.kv_cache_mode                                ? "kv_cache_mode"
-                                 : (r.cache_type_k || r.llamacpp.cache_type_k) ? "cache_type_k"
-                                 : (r.cache_type_v || r.llamacpp.cache_type_v) ? "cache_type_v"
-                                                                               : "";
+  const std::string_view cache = other_cache_type_field(r);
   if (!cache.empty()) {
     return Error::usage(cache, "is not an SGLang setting; SGLang's KV cache type is "
                                "sglang_kv_cache_dtype (--sglang-kv-cache-dtype)");

@@ -8,6 +8,7 @@
 #include "engines/shared/trained_context.h"
 #include "engines/vllm/commands.h"
 #include "engines/vllm/fields.h"
+#include "engines/shared/cache_type_field.h"
 #include "memfit/checked_math.h"
 #include "memfit/hardware.h"
 #include "memfit/memory_size.h"
@@ -20,10 +21,7 @@ namespace memfit::engines {
 namespace {
 
 Status check_vllm_fields(const EstimateRequest& r) {
-  const std::string_view other = r.kv_cache_mode                                ? "kv_cache_mode"
-                                 : (r.cache_type_k || r.llamacpp.cache_type_k) ? "cache_type_k"
-                                 : (r.cache_type_v || r.llamacpp.cache_type_v) ? "cache_type_v"
-                                                                               : "";
+  const std::string_view other = other_cache_type_field(r);
   if (!other.empty()) {
     return Error::usage(other, "is not a vLLM setting; vLLM's KV cache type is kv_cache_dtype "
                                "(auto or fp8)");
