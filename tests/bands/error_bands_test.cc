@@ -9,6 +9,7 @@
 
 #include "bands/embedded_bands.h"
 #include "bands/error_bands.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

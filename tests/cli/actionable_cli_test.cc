@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/paths.h"
 #include "support/run_command.h"
 
 namespace memfit {

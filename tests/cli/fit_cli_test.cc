@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/paths.h"
 #include "support/run_command.h"
 #include "support/small_ggufs.h"
 #include "support/temp_dir.h"

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/ollama_store_writer.h"
+#include "support/paths.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/paths.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/paths.h"
 #include "support/run_command.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"

@@ -10,6 +10,7 @@
 #include "flag_text.h"
 #include "memfit/edit_distance.h"
 #include "nearest_name.h"
+#include "support/paths.h"
 #include "support/run_command.h"
 #include "support/small_ggufs.h"
 #include "support/temp_dir.h"

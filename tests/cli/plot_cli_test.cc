@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/paths.h"
 #include "support/run_command.h"
 #include "support/small_checkpoints.h"
 #include "support/svg_summary.h"

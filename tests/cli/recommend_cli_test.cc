@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "support/paths.h"
 #include "support/run_command.h"
 #include "support/small_checkpoints.h"
 #include "support/small_ggufs.h"

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "support/paths.h"
 #include "support/run_command.h"
 #include "support/small_checkpoints.h"
 #include "support/temp_dir.h"

@@ -10,6 +10,7 @@
 #include "memfit/engine.h"
 #include "memfit/request.h"
 #include "support/command_hooks.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

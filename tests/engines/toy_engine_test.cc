@@ -19,6 +19,7 @@
 #include "request/field_table.h"
 #include "run_app.h"
 #include "service/service_fixture.h"
+#include "support/paths.h"
 #include "support/temp_dir.h"
 
 namespace memfit {

@@ -10,6 +10,7 @@
 
 #include "memfit/host_memory.h"
 #include "support/fake_sysroot.h"
+#include "support/paths.h"
 
 namespace memfit::host {
 namespace {

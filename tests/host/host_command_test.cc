@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/fake_sysroot.h"
+#include "support/paths.h"
 #include "support/run_command.h"
 
 namespace memfit {

@@ -13,6 +13,7 @@
 #include "logs/log_pricer.h"
 #include "logs/log_test_data.h"
 #include "memfit/log_check.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "memfit/runtime_log.h"
+#include "support/paths.h"
 
 namespace memfit::testing {
 

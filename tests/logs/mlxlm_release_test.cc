@@ -9,6 +9,7 @@
 
 #include "logs/log_test_data.h"
 #include "memfit/log_check.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

@@ -8,6 +8,7 @@
 
 #include "memfit/kv_cache.h"
 #include "memfit/model.h"
+#include "support/paths.h"
 #include "support/recording_file_system.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"

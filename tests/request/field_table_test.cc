@@ -21,6 +21,7 @@
 #include "request/field_table.h"
 #include "service/service_fixture.h"
 #include "support/field_docs.h"
+#include "support/paths.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 

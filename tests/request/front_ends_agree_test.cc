@@ -20,6 +20,7 @@
 #include "memfit/request_field.h"
 #include "memfit/service.h"
 #include "memfit/mlxcel_settings.h"
+#include "support/paths.h"
 #include "support/run_command.h"
 #include "support/small_checkpoints.h"
 #include "support/small_ggufs.h"

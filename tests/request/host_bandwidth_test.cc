@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "memfit/memfit.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

@@ -6,6 +6,7 @@
 #include "memfit/environment.h"
 #include "memfit/request.h"
 #include "support/fake_sysroot.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

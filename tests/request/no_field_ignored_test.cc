@@ -19,6 +19,7 @@
 #include "memfit/engine.h"
 #include "memfit/memfit.h"
 #include "memfit/request_field.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "service/service_fixture.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

@@ -16,6 +16,7 @@
 
 #include "service/service_fixture.h"
 #include "support/http_test_client.h"
+#include "support/paths.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "service/service_fixture.h"
+#include "support/paths.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "memfit/service.h"
+#include "support/paths.h"
 
 namespace memfit::testing {
 

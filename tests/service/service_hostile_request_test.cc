@@ -14,6 +14,7 @@
 
 #include "memfit/request_json.h"
 #include "service/request_parser.h"
+#include "support/paths.h"
 
 namespace memfit::service {
 namespace {

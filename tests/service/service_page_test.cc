@@ -13,6 +13,7 @@
 
 #include "service/service_fixture.h"
 #include "service/web_assets.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "memfit/published_runs.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

@@ -1,4 +1,5 @@
 #include "support/corpus.h"
+#include "support/paths.h"
 
 #include <gtest/gtest.h>
 

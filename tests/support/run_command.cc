@@ -1,3 +1,4 @@
+#include "support/paths.h"
 #include "support/run_command.h"
 
 #include <fcntl.h>

@@ -7,6 +7,7 @@
 
 #include "engines/llamacpp/commands.h"
 #include "support/command_hooks.h"
+#include "support/paths.h"
 
 namespace memfit::engines {
 namespace {

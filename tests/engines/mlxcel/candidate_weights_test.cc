@@ -7,6 +7,7 @@
 #include "memfit/file_system.h"
 #include "memfit/model.h"
 #include "memfit/quant_schemes.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

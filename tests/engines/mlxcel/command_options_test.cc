@@ -12,6 +12,7 @@
 
 #include "engines/mlxcel/commands.h"
 #include "support/command_hooks.h"
+#include "support/paths.h"
 
 namespace memfit::engines {
 namespace {

@@ -16,6 +16,7 @@
 #include "memfit/plot.h"
 #include "memfit/quant_schemes.h"
 #include "memfit/mlxcel_solver.h"
+#include "support/paths.h"
 #include "support/svg_summary.h"
 
 namespace memfit {

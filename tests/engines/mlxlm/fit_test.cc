@@ -12,6 +12,7 @@
 #include "memfit/mlxlm.h"
 #include "support/command_hooks.h"
 #include "support/corpus.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

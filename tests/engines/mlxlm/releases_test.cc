@@ -9,6 +9,7 @@
 #include "memfit/memfit.h"
 #include "memfit/mlxlm.h"
 #include "support/corpus.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

@@ -11,6 +11,7 @@
 #include "memfit/memfit.h"
 #include "memfit/request_field.h"
 #include "support/command_hooks.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

@@ -9,6 +9,7 @@
 
 #include "engines/sglang/speed_plan.h"
 #include "memfit/memfit.h"
+#include "support/paths.h"
 
 namespace memfit::sglang {
 namespace {

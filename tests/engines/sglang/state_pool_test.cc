@@ -13,6 +13,7 @@
 #include "engines/sglang/state_pool.h"
 #include "memfit/memfit.h"
 #include "support/corpus.h"
+#include "support/paths.h"
 
 namespace memfit::sglang {
 namespace {

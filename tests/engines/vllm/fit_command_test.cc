@@ -6,6 +6,7 @@
 #include <string>
 
 #include "support/command_hooks.h"
+#include "support/paths.h"
 
 namespace memfit::engines {
 namespace {

@@ -9,6 +9,7 @@
 #include "memfit/kv_cache.h"
 #include "memfit/model_spec.h"
 #include "support/corpus.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

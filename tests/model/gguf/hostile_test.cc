@@ -10,6 +10,7 @@
 
 #include "memfit/gguf.h"
 #include "memfit/model_spec.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "memfit/weights.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {

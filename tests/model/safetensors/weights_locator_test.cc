@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "memfit/weights.h"
+#include "support/paths.h"
 #include "support/recording_file_system.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"
