@@ -738,13 +738,25 @@ function keepInside(chart, width) {
   }
 }
 
+const MIB = 2 ** 20;
+
 // A round step for about `ticks` divisions of [0, max]: 1, 2 or 5 times a
-// power of ten, in GiB.
-function niceGiBStep(maxBytes, ticks) {
-  const raw = maxBytes / GIB / ticks;
+// power of ten, in GiB; in MiB when a step of GiB would be under 0.1 (a
+// model of a few MiB, as the test GGUFs are). {step: bytes, unit, name}.
+function niceBytesStep(maxBytes, ticks) {
+  const [unit, name] = maxBytes / GIB / ticks >= 0.1 ? [GIB, 'GiB'] : [MIB, 'MiB'];
+  const raw = maxBytes / unit / ticks;
   const power = 10 ** Math.floor(Math.log10(raw));
-  for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power * GIB;
-  return 10 * power * GIB;
+  const m = [1, 2, 5, 10].find((k) => k * power >= raw) ?? 10;
+  return { step: m * power * unit, unit, name };
+}
+
+// A y-axis tick of `bytes` on an axis of niceBytesStep's `scale`: whole
+// units bare, else as many decimals as the step has.
+function axisBytes(bytes, scale) {
+  const value = bytes / scale.unit;
+  const decimals = Math.max(1, -Math.floor(Math.log10(scale.step / scale.unit) + 1e-9));
+  return `${Number.isInteger(value) ? value : value.toFixed(decimals)} ${scale.name}`;
 }
 
 // ---- the stacked bar ------------------------------------------------------
@@ -885,7 +897,8 @@ function drawCurve(fit, report, inputs, axis) {
   chart.setAttribute('viewBox', `0 0 ${W} 380`);
   const box = { left: 78, right: W - 20, top: 22, bottom: 340 };
   const curveMax = Math.max(...fit.by_kv_mode.flatMap((m) => m.curve.map((p) => p.total_bytes)));
-  const yStep = niceGiBStep(Math.max(curveMax, fit.budget_bytes) * 1.05, 6);
+  const yScale = niceBytesStep(Math.max(curveMax, fit.budget_bytes) * 1.05, 6);
+  const yStep = yScale.step;
   const yMax = Math.ceil((Math.max(curveMax, fit.budget_bytes) * 1.05) / yStep) * yStep;
   const x = (tokens) => box.left + ((box.right - box.left) * tokens) / axis.max;
   const y = (bytes) => box.bottom - ((box.bottom - box.top) * bytes) / yMax;
@@ -893,9 +906,8 @@ function drawCurve(fit, report, inputs, axis) {
   // Grid and axes.
   for (let v = 0; v <= yMax + 1; v += yStep) {
     chart.appendChild(svg('line', { class: 'grid', x1: box.left, x2: box.right, y1: y(v), y2: y(v) }));
-    const gib = v / GIB;
     chart.appendChild(svg('text', { class: 'muted', x: box.left - 8, y: y(v) + 4, 'text-anchor': 'end' },
-      `${Number.isInteger(gib) ? gib : gib.toFixed(1)} GiB`));
+      axisBytes(v, yScale)));
   }
   for (let t = 0; t <= axis.max; t += axis.step) {
     chart.appendChild(svg('line', { class: 'axis', x1: x(t), x2: x(t), y1: box.bottom, y2: box.bottom + 5 }));

@@ -782,6 +782,8 @@ async function checkLayoutsAt(browser, offsite, base, port, viewport) {
     await checkLayout(page, `${at}, mlx-lm ${MODEL}`);
     await checkSglang(page, base, at);
     await checkLayout(page, `${at}, sglang ${MODEL}`);
+    await page.evaluate(() => document.activeElement?.blur());  // no focus ring in the picture
+    await page.waitForSelector('#figures[data-state="ready"]', { state: 'attached', timeout: 20000 });
     mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: path.join(screenshots, `calculator-sglang-${viewport.width}.png`), fullPage: true });
 
@@ -844,6 +846,8 @@ async function checkLayoutsAt(browser, offsite, base, port, viewport) {
 // Ollama's view (the last checkOllama priced) at each width: laid out,
 // and saved as calculator-ollama-<width>.png; back to 1280 px.
 async function checkOllamaLayouts(page) {
+  await page.evaluate(() => document.activeElement?.blur());  // no focus ring in the picture
+  await page.waitForSelector('#figures[data-state="ready"]', { state: 'attached', timeout: 20000 });
   for (const viewport of WIDTHS) {
     await page.setViewportSize(viewport);
     // The charts are redrawn at the width they are shown at, after the resize.
