@@ -4,12 +4,17 @@
 //   node calculator_e2e.mjs BUILD_DIR [SCREENSHOT_DIR]
 //
 // Starts BUILD_DIR/memfit serve on a free loopback port over the bundled
-// examples with a 16 GiB budget, opens /, and for a few settings (model,
-// context, batch, KV mode) checks that every figure the page shows equals
-// what the service's API answers for the same request, exact bytes and the
-// GiB text, and that the largest context marked on the curve is /v1/fit's;
-// under the llama.cpp, mlx-lm and vLLM engines, that the three parts are the
-// answer's own terms and each marked context fits while one more does not.
+// examples and a root holding one test GGUF with a 16 GiB budget, opens /,
+// and for a few settings (model, context, batch, KV mode) checks that every
+// figure the page shows equals what the service's API answers for the same
+// request, exact bytes and the GiB text, and that the largest context
+// marked on the curve is /v1/fit's; under the llama.cpp, mlx-lm, vLLM,
+// SGLang and Ollama engines, that the three parts are the answer's own
+// terms, the speed line is the answer's, and each marked context fits
+// while one more does not (or is the model's own context). SGLang and
+// Ollama are checked against hand-worked KV bytes too (checkSglang,
+// checkOllama), and the engine list offers each only for the model format
+// it prices (checkEngineOffer).
 // Any request the page makes to anything but the service is refused and
 // fails the test, as does a script error or a console error (a CSP
 // violation is one). The Hugging Face name field is hidden there; a second
@@ -32,7 +37,8 @@
 // wider than the window, every element lies inside its card, no text is
 // cut, and every chart label lies inside its chart. It saves
 // calculator-1280.png and calculator-390.png (default BUILD_DIR/e2e/, or
-// $MEMFIT_E2E_SCREENSHOTS; docs/images/ holds the committed ones). Exits 0
+// $MEMFIT_E2E_SCREENSHOTS; docs/images/ holds the committed ones), and
+// calculator-sglang-<width>.png and calculator-ollama-<width>.png. Exits 0
 // when every check passed, 1 otherwise.
 //
 // Environment: CHROMIUM (default /usr/bin/chromium).
