@@ -230,7 +230,8 @@ def never_seen_section(runs):
            "(*never seen*): no figure of its batch is in the band that predicts it.", "",
            "With the model committed before them:", ""]
     out += NEVER_SEEN_BEFORE
-    out += ["", "With this model (the build era below, fitted on batch 0 only):", ""]
+    out += ["", "With this model (the build era of docs/speed.md, the 24-core M1 Max; fitted on",
+            "batch 0 only):", ""]
     for phase_name in ("decode", "prefill"):
         out.append(share_line(later, phase_name, "never_seen", "never seen"))
     out += ["",
