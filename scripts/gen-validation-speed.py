@@ -153,6 +153,12 @@ REASONS = {
     ("decode", 69): "the M1 Max reaches a smaller share of its 400 GB/s than the other Apple "
                     "chips here",
     ("prefill", 69): "a 70B model on the M1 Max, the edge of the Metal group",
+    ("decode", 31): "LLaMA 65B Q4_0 on the A100 and H100 PCIe (December 2023): the data "
+                    "centre cards reach a smaller share of their HBM bandwidth than the "
+                    "GeForce cards the CUDA group rests on, most of all on the largest model",
+    ("decode", 38): "LLaMA 65B Q4_0 on the A100 and H100 PCIe (December 2023): the data "
+                    "centre cards reach a smaller share of their HBM bandwidth than the "
+                    "GeForce cards the CUDA group rests on, most of all on the largest model",
     ("prefill", 86): "Qwen3 0.6B, the smallest model of the MLX group: its fixed costs "
                      "outweigh its FLOPs",
     ("decode", 82): "gpt-oss-20b's active bytes are taken as its share of parameters although "
@@ -182,7 +188,7 @@ def misses(runs, phase_name, key):
         held = "inside its band" if in_band(run[phase_name], key) else "outside its band"
         why = REASONS.get((phase_name, run["line"]), "no reason found yet")
         out.append(f"- line {run['line']} ({run['device']}, {run['model']} {run['quant']}, "
-                   f"{run['fit_group']}): {pct(e)}, {held}: {why}.")
+                   f"{run[phase_name]['fit_group']}): {pct(e)}, {held}: {why}.")
     return out
 
 

@@ -116,13 +116,14 @@ struct RunPrediction {
 };
 
 // The group a run's efficiency is fitted in, in place of its backend: the
-// backend, or for a llama.cpp run on CUDA or ROCm whose build is from
-// before kCudaBuildEra the backend and " builds before 2024-01" (builds
-// before the ggml-backend integration, ggml-org/llama.cpp#4766, ran
-// prefill at half the speed on the same cards; docs/speed.md, "Build
-// era"). A prediction for the current release names the plain backend.
+// backend, or for the prefill of a llama.cpp run on CUDA or ROCm whose
+// build is from before kCudaBuildEra the backend and " builds before
+// 2024-01": builds before the ggml-backend integration
+// (ggml-org/llama.cpp#4766) ran prefill at half the speed on the same
+// cards, decode at the same (docs/speed.md, "Build era"). A prediction for
+// the current release names the plain backend.
 inline constexpr std::string_view kCudaBuildEra = "2024-01";
-std::string fit_group(const PublishedRun& run);
+std::string fit_group(const PublishedRun& run, SpeedPhase phase);
 
 // Every run's bounds and predictions. kInput naming the run's line when a
 // run names a device the hardware table lacks.

@@ -4,8 +4,8 @@
 //
 //   {"runs": [{"line", "source", "engine", "backend", "device", "model",
 //              "quant", "family", "size_bytes", "prefill_test",
-//              "decode_test", "build_date", "batch", "fit_group", "decode":
-//              {"published", "bound", "fitted": {"modelled", "median",
+//              "decode_test", "build_date", "batch", "decode": {"fit_group",
+//              "published", "bound", "fitted": {"modelled", "median",
 //              "low", "high", "basis"}, "held_out": {...}, "left_out":
 //              {...}, "never_seen": {...}}, "prefill": {...}}],
 //    "bands": {"decode": [{"backend", "family", "efficiency",
@@ -35,11 +35,13 @@ Json range_json(const std::optional<SpeedRange>& range) {
           {"basis", range->efficiency.basis}};
 }
 
-Json phase_json(std::optional<double> published, std::optional<double> bound,
+Json phase_json(const std::string& group, std::optional<double> published,
+                std::optional<double> bound,
                 const std::optional<SpeedRange>& fitted, const std::optional<SpeedRange>& held_out,
                 const std::optional<SpeedRange>& left_out,
                 const std::optional<SpeedRange>& never_seen) {
-  return {{"published", number_or_null(published)},
+  return {{"fit_group", group},
+          {"published", number_or_null(published)},
           {"bound", number_or_null(bound)},
           {"fitted", range_json(fitted)},
           {"held_out", range_json(held_out)},
@@ -97,12 +99,14 @@ int run() {
          {"decode_test", r.decode_test},
          {"build_date", r.build_date},
          {"batch", r.batch},
-         {"fit_group", fit_group(r)},
          {"decode",
-          phase_json(r.decode_tokens_per_second, p.decode_bound, p.decode_fitted,
-                     p.decode_held_out, p.decode_left_out, p.decode_never_seen)},
-         {"prefill", phase_json(r.prefill_tokens_per_second, p.prefill_bound, p.prefill_fitted,
-                                p.prefill_held_out, p.prefill_left_out, p.prefill_never_seen)}});
+          phase_json(fit_group(r, SpeedPhase::kDecode), r.decode_tokens_per_second,
+                     p.decode_bound, p.decode_fitted, p.decode_held_out, p.decode_left_out,
+                     p.decode_never_seen)},
+         {"prefill",
+          phase_json(fit_group(r, SpeedPhase::kPrefill), r.prefill_tokens_per_second,
+                     p.prefill_bound, p.prefill_fitted, p.prefill_held_out, p.prefill_left_out,
+                     p.prefill_never_seen)}});
   }
   const Json out = {{"runs", std::move(rows)},
                     {"bands", {{"decode", bands_json(*decode)}, {"prefill", bands_json(*prefill)}}}};
