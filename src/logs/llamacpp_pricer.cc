@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "engines/llamacpp/quantize_plan.h"
+#include "logs/log_model.h"
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
 #include "memfit/checked_math.h"
@@ -439,7 +440,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     const auto& buffers = c.printed.buffers;
     if (c.printed.figure == LogFigure::kModel && run.model->tensors.empty() &&
         std::find(buffers.begin(), buffers.end(), "CPU_REPACK") != buffers.end()) {
-      c.note = "CPU_REPACK's copies need the tensor list (give -m): memfit's is the mapped weights";
+      c.note = std::string(kRepackNeedsTensors) + " (give -m): memfit's is the mapped weights";
     }
   }
   if (log.setting("input_buffer") != nullptr) {

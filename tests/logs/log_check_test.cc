@@ -58,11 +58,13 @@ TEST(CheckLog, PinnedLlamaRunRebuiltFromItsDumpIsExact) {
   EXPECT_EQ(compute->basis, FigureBasis::kExact);
   EXPECT_TRUE(compute->within_print);
   // Model: the printed file size (53,005,517 B) without the repacked
-  // copies, which need the tensor list.
+  // copies, which need the tensor list: the row says why there is none.
   const FigureCheck* model = figure(c, "CPU", LogFigure::kModel);
   EXPECT_EQ(model->memfit, 53'005'517u);
   EXPECT_EQ(model->basis, FigureBasis::kModelled);
-  EXPECT_EQ(model->note, "CPU_REPACK's copies need the tensor list (give -m): memfit's is the mapped weights");
+  EXPECT_EQ(model->note, "CPU_REPACK's copies need the tensor list, not rebuilt from the dump (the "
+                         "F16 GGUF memfit rebuilds holds f16 30, f32 9; the log's file f16 1, f32 "
+                         "9, q4_0 16, q4_K 12, q6_K 1): memfit's is the mapped weights; give -m");
 }
 
 TEST(CheckLog, ADumpOfLlamaQuantizesTypesGivesItsTensorsExactlyOnCuda) {
@@ -93,6 +95,66 @@ TEST(CheckLog, ADumpOfLlamaQuantizesTypesGivesItsTensorsExactlyOnCuda) {
       "weights: the Q4_0 GGUF llama-quantize writes from the dump's hyperparameters, 291 tensors "
       "(f32 65, q4_0 225, q6_K 1)"))
       << c.warnings[0].text;
+}
+
+TEST(CheckLog, AGptNeoxDumpRebuildsPythiasTensorsExactlyOnCuda) {
+  // ggml-org/ci, b4343: Pythia 2.8B Q4_0, -ngl 99 on a V100; hidden 2,560,
+  // MLP 10,240, vocabulary 50,304, 32 blocks. The Q4_0 GGUF llama-quantize
+  // writes: output Q6_K, every other matrix (token_embd untied, attn_qkv,
+  // attn_output, ffn_up, ffn_down) Q4_0, the norms and biases F32: f32 2 +
+  // 32 x 8 = 258, q4_0 1 + 32 x 4 = 129, q6_K 1, the log's counts.
+  // token_embd, on the host: 2,560 x 50,304 / 32 x 18 = 72,437,760 B =
+  // "69.08 MiB". CUDA0: output 128,778,240 / 256 x 210 = 105,638,400, a
+  // block's matrices (19,660,800 + 6,553,600 + 2 x 26,214,400 elements) /
+  // 32 x 18 = 44,236,800 and its F32 33,280 x 4 = 133,120, x 32 =
+  // 1,419,837,440, the output norm 20,480: 1,525,496,320 B, no row padded
+  // (2,560 and 10,240 are multiples of 512), every tensor a multiple of
+  // 128 B: "1454.83 MiB" = 1,525,499,822 +- 5,243.
+  const LogCheck c = check("llamacpp", "llamacpp-ci4343-pythia28-q4_0-v100-cuda.log");
+  EXPECT_EQ(c.model_source, ModelSource::kLog);
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 72'437'760u);
+  EXPECT_EQ(host->basis, FigureBasis::kExact);
+  EXPECT_TRUE(host->within_print);
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 1'525'496'320u);
+  EXPECT_EQ(gpu->basis, FigureBasis::kExact);
+  EXPECT_TRUE(gpu->within_print);
+  ASSERT_FALSE(c.warnings.empty());
+  EXPECT_TRUE(c.warnings[0].text.starts_with(
+      "weights: the Q4_0 GGUF llama-quantize writes from the dump's hyperparameters, 388 tensors "
+      "(f32 258, q4_0 129, q6_K 1), 1597934080 bytes"))
+      << c.warnings[0].text;
+}
+
+TEST(CheckLog, AGuessedFileTypeIsTheOneWhoseGgufHoldsTheCounts) {
+  // ggml-org/ci, b4438: Pythia 2.8B F16 with no general.file_type: llama.cpp
+  // prints "all F32 (guessed)" (the 258 F32 norms and biases outnumber the
+  // 130 F16 matrices). Of the file types memfit rebuilds only F16 holds
+  // f32 258, f16 130; token_embd on the host: 2,560 x 50,304 x 2 B =
+  // 257,556,480 B = "245.62 MiB". Vulkan's alignments are not read: the
+  // rows are modelled.
+  const LogCheck c = check("llamacpp", "llamacpp-ci4438-pythia28-f16-t4-vulkan.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 257'556'480u);
+  EXPECT_EQ(host->basis, FigureBasis::kModelled);
+  EXPECT_TRUE(host->within_print);
+  ASSERT_FALSE(c.warnings.empty());
+  EXPECT_TRUE(c.warnings[0].text.starts_with(
+      "weights: the F16 GGUF llama-quantize writes from the dump's hyperparameters, 388 tensors "
+      "(f16 130, f32 258)"))
+      << c.warnings[0].text;
+}
+
+TEST(CheckLog, AnArchitectureWithoutAConverterSaysSoOnItsModelRow) {
+  const LogCheck c = check("llamacpp", "llamacpp-pinned-gemma3-swa-ctx4096.log");
+  EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->note,
+            "CPU_REPACK's copies need the tensor list, not rebuilt from the dump (memfit does not "
+            "build the tensors llama.cpp's converter writes for 'gemma3_text' (sliding_window "
+            "layout)): memfit's is the mapped weights; give -m");
 }
 
 TEST(CheckLog, AnOutputBufferBefore6122HoldsEveryBatchRow) {
