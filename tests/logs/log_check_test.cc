@@ -149,6 +149,29 @@ TEST(CheckLog, AGuessedFileTypeIsTheOneWhoseGgufHoldsTheCounts) {
       << c.warnings[0].text;
 }
 
+TEST(CheckLog, MetalMapsTheFileRangeFromItsFirstTensorToItsLast) {
+  // ggml-org/ci, b4464: Pythia 1.4B Q4_0 on an M4, every layer on Metal;
+  // hidden 2,048, MLP 8,192, vocabulary 50,304, 24 blocks. llama-quantize's
+  // file order: output, output_norm, token_embd, then the blocks, so the
+  // Metal range from output to the last block holds the host's token_embd,
+  // 2,048 x 50,304 / 32 x 18 = 57,950,208 B ("CPU_Mapped 55.27 MiB"). The
+  // whole file's tensors: token_embd + output 103,022,592 / 256 x 210 =
+  // 84,510,720 + 24 blocks x (50,331,648 elements of matrices / 32 x 18 =
+  // 28,311,552 + 26,624 F32 x 4 = 106,496) = 682,033,152 + output_norm
+  // 16,384 = 824,510,464 B against "786.33 MiB" = 824,526,766 +- 5,243:
+  // 16,302 B short, Metal's page rounding, which memfit does not price.
+  const LogCheck c = check("llamacpp", "llamacpp-ci4464-pythia14-q4_0-m4-metal.log");
+  const FigureCheck* metal = figure(c, "Metal", LogFigure::kModel);
+  ASSERT_NE(metal, nullptr);
+  EXPECT_EQ(metal->memfit, 824'510'464u);
+  EXPECT_EQ(metal->basis, FigureBasis::kModelled);
+  EXPECT_FALSE(metal->within_print);
+  EXPECT_EQ(metal->note, "Metal maps the file's range from this device's first tensor to its last, "
+                         "which holds 57950208 bytes of the host's tensors between them; the page "
+                         "rounding is not priced");
+  EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->memfit, 57'950'208u);
+}
+
 TEST(CheckLog, AnArchitectureWithoutAConverterSaysSoOnItsModelRow) {
   const LogCheck c = check("llamacpp", "llamacpp-pinned-gemma3-swa-ctx4096.log");
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->note,
