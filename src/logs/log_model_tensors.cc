@@ -64,14 +64,16 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
   // Two tensors the dump does not announce: the output layer's own matrix
   // (absent when tied to token_embd) and the converter's rope_freqs (a
   // llama3-scaled rope bakes its factors into that F32 tensor, and the
-  // GGUF keeps no key of the scaling): the counts decide.
+  // GGUF keeps no key of the scaling; Phi-3's longrope, two): the counts
+  // decide.
   std::string why;
   for (const auto [tied, llama3_rope] : {std::pair{false, false}, {true, false}, {false, true},
                                          {true, true}}) {
     Model candidate = rebuilt;
     candidate.spec.model_type = model_type;
     candidate.spec.tied_embeddings = tied;
-    if (llama3_rope) candidate.spec.rope_scaling.type = "llama3";
+    // Phi-3's long-context factors are its rope_factors_long/_short.
+    if (llama3_rope) candidate.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
     Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type);
     if (!quantized) return Error(std::string(quantized.error().detail()));
     const TypeCounts built = counts_of(*quantized);

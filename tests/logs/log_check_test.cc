@@ -172,6 +172,36 @@ TEST(CheckLog, MetalMapsTheFileRangeFromItsFirstTensorToItsLast) {
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->memfit, 57'950'208u);
 }
 
+TEST(CheckLog, APhi3DumpRebuildsItsFusedMatricesAndLongRopeFactors) {
+  // An Ollama run of Phi-3 mini 128k Q4_0 on an M3 Max, every layer on
+  // Metal; hidden 3,072 (32 heads of 96), MLP 8,192, vocabulary 32,064, 32
+  // blocks. The Q4_0 GGUF llama-quantize writes: f32 32 x 2 norms +
+  // output_norm + rope_factors_long/_short = 67, q4_0 token_embd + 32 x 4
+  // (attn_qkv, attn_output, ffn_up of gate and up, ffn_down) = 129, the
+  // output q6_K: the log's counts. Bytes: token_embd 98,500,608 / 32 x 18
+  // = 55,406,592 ("52.84 MiB" on the host); output 98,500,608 / 256 x 210 =
+  // 80,801,280; a block's matrices (28,311,552 + 9,437,184 + 50,331,648 +
+  // 25,165,824 elements) / 32 x 18 = 63,700,992 and its norms 24,576, x 32
+  // = 2,039,218,176; output_norm 12,288, the factors 2 x 48 x 4 = 384:
+  // 2,175,438,720 B ("2.03 GiB"). Metal holds all but token_embd (the
+  // factors with block 0, as llama.cpp creates them): 2,120,032,128 B, and
+  // memfit's 128-B GPU tensor alignment rounds each 192-B factor tensor up
+  // to 256: 2,120,032,256 B against "2021.82 MiB" = 2,120,031,928 +-
+  // 5,243 (Ollama's files are not in llama-quantize's order: no mapped
+  // range is priced; modelled).
+  const LogCheck c = check("ollama", "ollama-nexus-phi3-mini-128k-q4_0-m3max-metal.log");
+  EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->memfit, 55'406'592u);
+  const FigureCheck* metal = figure(c, "Metal", LogFigure::kModel);
+  ASSERT_NE(metal, nullptr);
+  EXPECT_EQ(metal->memfit, 2'120'032'256u);
+  EXPECT_TRUE(metal->within_print);
+  ASSERT_FALSE(c.warnings.empty());
+  EXPECT_TRUE(c.warnings[0].text.starts_with(
+      "weights: the Q4_0 GGUF llama-quantize writes from the dump's hyperparameters, 197 tensors "
+      "(f32 67, q4_0 129, q6_K 1), 2175438720 bytes"))
+      << c.warnings[0].text;
+}
+
 TEST(CheckLog, AnArchitectureWithoutAConverterSaysSoOnItsModelRow) {
   const LogCheck c = check("llamacpp", "llamacpp-pinned-gemma3-swa-ctx4096.log");
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->note,
