@@ -67,7 +67,7 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
   // GGUF keeps no key of the scaling; Phi-3's longrope, two): the counts
   // decide.
   std::string why;
-  for (const auto [tied, llama3_rope] : {std::pair{false, false}, {true, false}, {false, true},
+  for (const auto& [tied, llama3_rope] : {std::pair{false, false}, {true, false}, {false, true},
                                          {true, true}}) {
     Model candidate = rebuilt;
     candidate.spec.model_type = model_type;
