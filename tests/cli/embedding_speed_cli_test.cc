@@ -100,6 +100,17 @@ TEST(EmbeddingSpeedCli, LlamaCppEmbeddingHasNoDecodeAndGenerationKeepsIt) {
   EXPECT_FALSE(generate.contains("no_decode"));
 }
 
+// A solver's ranking by decode speed has nothing to rank: it says why.
+TEST(EmbeddingSpeedCli, LlamaCppFitUnderEmbeddingRanksNoPlanByDecode) {
+  testing::CommandResult r = run_memfit({"fit", "-m", kDenseGguf, "--engine", "llamacpp", "--gpu", "rtx4090",
+                                         "--embedding", "--solve", "gpu-layers"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nPlans by decode speed: none (llama-server --embedding returns vectors and scores, "
+                       "not tokens)\n"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(EmbeddingSpeedCli, SglangOnAPoolingArchitectureHasNoDecode) {
   TempDir dir;
   dir.write_file("embed/config.json", qwen3_config("Qwen3Model"));
