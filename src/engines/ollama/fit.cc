@@ -58,7 +58,8 @@ Result<CommandAnswer> OllamaCommands::fit(const CommandQuery& query, PreparedReq
   }
   Result<std::optional<std::string>> solve = options.string("solve");
   if (!solve) return solve.error();
-  const std::string what = solve->value_or("num-ctx");
+  // max-tokens, the name every engine's fit takes for its context, is num-ctx.
+  const std::string what = solve->value_or("num-ctx") == "max-tokens" ? "num-ctx" : solve->value_or("num-ctx");
   if (what != "num-ctx" && what != "num-gpu") {
     return Error::usage("solve", fmt::format("'{}': ollama solves num-ctx or num-gpu", what));
   }
@@ -84,6 +85,10 @@ Result<CommandAnswer> OllamaCommands::fit(const CommandQuery& query, PreparedReq
     const Priced& b = **best;
     const uint64_t value = by_ctx ? *b.decisions.given.num_ctx : *b.decisions.given.num_gpu;
     answer.json[key] = value;
+    // The solved figure under the name every engine's fit answer uses, and
+    // whether the model's trained context capped it.
+    answer.json["value"] = value;
+    if (by_ctx) answer.json["capped"] = value == hi;
     answer.json["total_bytes"] = b.estimate.total_bytes;
     answer.json["start"] = launch_command(b.decisions, p.model->path);
     answer.text = fmt::format("{} {}: the largest that {}\nstart: {}", key, value,
