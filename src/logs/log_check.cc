@@ -27,7 +27,12 @@ Result<std::shared_ptr<const Model>> log_model(const LogCheckOptions& options,
     return std::shared_ptr<const Model>();
   }
   if (!options.config_json.empty()) {
-    Result<Model> model = logs::model_from_config(options.config_json);
+    Result<std::string> config = pricer.run_config(options, check.log.notes);
+    if (!config) {
+      check.not_priced = "no model: the config given beside the log: " + config.error().message();
+      return std::shared_ptr<const Model>();
+    }
+    Result<Model> model = logs::model_from_config(*config);
     if (!model) return model.error();
     check.model_source = ModelSource::kConfig;
     return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));

@@ -3,8 +3,11 @@
 // line when the log shows it; the peak beside memfit's.
 #include <fmt/format.h>
 
+#include "engines/mlxlm/convert_config.h"
+#include "engines/shared/weight_mode.h"
 #include "logs/log_pricer.h"
 #include "memfit/mlxlm.h"
+#include "model/config/config_document.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit::logs {
@@ -28,9 +31,52 @@ std::optional<MlxRelease> release_of(const RuntimeLog& log, std::vector<std::str
   return std::nullopt;
 }
 
+// The conversion LogCheckOptions::file_type names for an mlx-lm log ("4bit",
+// "4bit-g64": an MLX weight mode, parse_mlx_weight_mode); nullopt for "" and
+// fp16 (the checkpoint as its config is). kUsage on file_type for a text
+// that is no uniform MLX mode (a mixed recipe writes per-layer bits memfit
+// does not build into a config).
+Result<std::optional<MlxConversion>> conversion_of(const LogCheckOptions& options) {
+  if (options.file_type.empty()) return std::optional<MlxConversion>();
+  const std::optional<MlxWeightMode> mode = parse_mlx_weight_mode(options.file_type);
+  if (!mode || mode->recipe != nullptr) {
+    return Error::usage("file_type",
+                        fmt::format("{} is not a uniform MLX quantization an mlx-lm checkpoint "
+                                    "is converted with (4bit, 4bit-g64, 8bit-g32, ...)",
+                                    quote_untrusted(options.file_type)));
+  }
+  if (mode->bits >= 16) return std::optional<MlxConversion>();
+  return std::optional<MlxConversion>(MlxConversion{mode->bits, mode->group_size});
+}
+
+// The row's words for the conversion: "4 bits, group 64 (its defaults)".
+std::string conversion_text(const MlxConversion& c) {
+  const MlxConversion defaults;
+  const bool are_defaults = c.bits == defaults.bits && c.group_size == defaults.group_size;
+  return fmt::format("{} bits, group {}{}", c.bits, c.group_size,
+                     are_defaults ? " (its defaults)" : "");
+}
+
 class MlxLmPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "mlx-lm"; }
+
+  // A base model's config with a conversion (file_type) is the checkpoint
+  // mlx_lm.convert -q writes from it (engines/mlxlm/convert_config.h).
+  Result<std::string> run_config(const LogCheckOptions& options,
+                                 std::vector<std::string>& notes) const override {
+    Result<std::optional<MlxConversion>> conversion = conversion_of(options);
+    if (!conversion) return conversion.error();
+    if (!*conversion) return options.config_json;
+    Result<ConfigDocument> base = ConfigDocument::parse(options.config_json);
+    if (!base) return base.error();
+    Result<nlohmann::json> converted = mlx_converted_config(base->top(), **conversion);
+    if (!converted) return converted.error();
+    notes.push_back(fmt::format("the model is the config given beside the log as mlx_lm.convert "
+                                "-q writes it: {}",
+                                conversion_text(**conversion)));
+    return converted->dump();
+  }
 
   Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions&,
                                   std::vector<std::string>& notes) const override {
@@ -50,12 +96,19 @@ class MlxLmPricer final : public LogPricer {
     return r;
   }
 
-  void compare(const RuntimeLog&, const LogCheckOptions&, const EstimateRun& run,
+  void compare(const RuntimeLog&, const LogCheckOptions& options, const EstimateRun& run,
                std::vector<FigureCheck>& figures) const override {
+    Result<std::optional<MlxConversion>> conversion = conversion_of(options);
+    const bool converted = options.model.empty() && !options.config_json.empty() && conversion &&
+                           conversion->has_value();
     for (FigureCheck& c : figures) {
       if (c.printed.figure != LogFigure::kPeak) continue;
       c.memfit = run.mlxlm->peak_bytes;
       c.basis = FigureBasis::kModelled;
+      if (converted) {
+        c.note = fmt::format("the model: the base config converted by mlx_lm.convert -q, {}",
+                             conversion_text(**conversion));
+      }
     }
   }
 };
