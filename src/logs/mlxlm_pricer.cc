@@ -2,8 +2,10 @@
 // prompt and generation the summary printed, and the flags of the command
 // line when the log shows it; the peak beside memfit's.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engines/mlxlm/convert_config.h"
+#include "engines/mlxlm/release_defaults.h"
 #include "engines/shared/weight_mode.h"
 #include "logs/log_pricer.h"
 #include "memfit/mlxlm.h"
@@ -29,6 +31,40 @@ std::optional<MlxRelease> release_of(const RuntimeLog& log, std::vector<std::str
   notes.push_back(fmt::format("mlx-lm version {}: {}; the current release's rules price it",
                               escape_untrusted(log.version), release.error().message()));
   return std::nullopt;
+}
+
+// The release the log (or the version given beside it) names, quietly:
+// request() says what it assumed.
+std::optional<MlxRelease> named_release(const RuntimeLog& log) {
+  const std::string_view text = log.version;
+  Result<MlxRelease> release = parse_mlx_lm_version(text.substr(0, text.find_first_not_of("0123456789.")));
+  return release ? std::optional<MlxRelease>(*release) : std::nullopt;
+}
+
+// A peak printed in "GB" by a release that divided by 2**30
+// (mlxlm_printed_gb_bytes): the same digits re-read at 2^30 bytes. False
+// when the print is not such a figure (the reader's 10^9 is kept).
+bool reread_as_gib(PrintedFigure& p, uint64_t gb_bytes) {
+  if (gb_bytes == p.unit_scale || p.unit_scale != 1'000'000'000ull) return false;
+  const std::string_view text = p.text;
+  Result<PrintedDecimal> number = parse_printed_decimal(text.substr(0, text.find(' ')));
+  if (!number) return false;
+  Result<ScaledValue> bytes = scale_printed(*number, gb_bytes);
+  if (!bytes) return false;
+  p.value = bytes->value;
+  p.band = bytes->band;
+  p.unit_scale = gb_bytes;
+  return true;
+}
+
+// What a release published before MLX v0.24.0 ran on that memfit does not
+// price (release_defaults.h); "" for a later release or none.
+std::string older_mlx_text(const std::optional<MlxRelease>& release) {
+  if (!release || *release >= kMlxLmAfterMlxBufferCap) return "";
+  return fmt::format("mlx-lm {} predates MLX v0.24.0: the MLX of its time had no cap on the "
+                     "command buffers in flight, which memfit does not price (its peak can be "
+                     "higher)",
+                     to_string(*release));
 }
 
 // The conversion LogCheckOptions::file_type names for an mlx-lm log ("4bit",
@@ -96,8 +132,10 @@ class MlxLmPricer final : public LogPricer {
     return r;
   }
 
-  void compare(const RuntimeLog&, const LogCheckOptions& options, const EstimateRun& run,
+  void compare(const RuntimeLog& log, const LogCheckOptions& options, const EstimateRun& run,
                std::vector<FigureCheck>& figures) const override {
+    const std::optional<MlxRelease> release = named_release(log);
+    const uint64_t gb_bytes = mlxlm_printed_gb_bytes(release);
     Result<std::optional<MlxConversion>> conversion = conversion_of(options);
     const bool converted = options.model.empty() && !options.config_json.empty() && conversion &&
                            conversion->has_value();
@@ -105,10 +143,18 @@ class MlxLmPricer final : public LogPricer {
       if (c.printed.figure != LogFigure::kPeak) continue;
       c.memfit = run.mlxlm->peak_bytes;
       c.basis = FigureBasis::kModelled;
-      if (converted) {
-        c.note = fmt::format("the model: the base config converted by mlx_lm.convert -q, {}",
-                             conversion_text(**conversion));
+      std::vector<std::string> said;
+      if (reread_as_gib(c.printed, gb_bytes)) {
+        said.push_back(fmt::format("\"GB\" read as 2^30 bytes: mlx-lm before {} printed "
+                                   "get_peak_memory() / 2**30",
+                                   to_string(kMlxLmDecimalGb)));
       }
+      if (const std::string era = older_mlx_text(release); !era.empty()) said.push_back(era);
+      if (converted) {
+        said.push_back(fmt::format("the model: the base config converted by mlx_lm.convert -q, {}",
+                                   conversion_text(**conversion)));
+      }
+      c.note = fmt::format("{}", fmt::join(said, "; "));
     }
   }
 };
