@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string>
 
 #include "logs/log_context.h"
 #include "logs/log_model.h"
@@ -138,6 +139,11 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
   check.log = std::move(*log);
   if (check.log.version.empty() && !options.version.empty()) {
     check.log.version = options.version;
+    // The reader's notes that the log names no version (and what it assumed
+    // for want of one) no longer hold.
+    std::erase_if(check.log.notes, [](const std::string& note) {
+      return note.find("version is not in the log") != std::string::npos;
+    });
     check.log.notes.push_back("the version is the one given: the log prints none");
   }
   for (const PrintedFigure& f : check.log.figures) {
