@@ -9,8 +9,8 @@
 #include "engines/shared/weight_mode.h"
 #include "logs/log_pricer.h"
 #include "memfit/mlxlm.h"
-#include "model/config/config_document.h"
 #include "memfit/untrusted_text.h"
+#include "model/config/config_document.h"
 
 namespace memfit::logs {
 namespace {

@@ -7,10 +7,8 @@
 #include "engines/mlxlm/convert_config.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <array>
-#include <span>
-#include <vector>
+#include <cstdint>
 
 #include <fmt/format.h>
 
