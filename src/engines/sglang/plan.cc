@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "engines/shared/parallel_tensors.h"
-#include "engines/vllm/parts.h"
+#include "engines/shared/tp_rank_weights.h"
 #include "memfit/checked_math.h"
 
 namespace memfit::sglang {
@@ -155,7 +155,7 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   s.chunked_prefill_size = s.chunked_prefill_size.value_or(d.chunked_prefill_size);
   s.cuda_graph_max_bs = s.cuda_graph_max_bs.value_or(d.cuda_graph_max_bs);
 
-  Result<VllmWeights> weights = vllm_rank_weights(model, tensors, s.tensor_parallel);
+  Result<TpRankWeights> weights = tp_rank_weights(model, tensors, s.tensor_parallel);
   if (!weights) return weights.error();
   p.weights_bytes = weights->bytes;
   p.weights_exact = weights->exact;
