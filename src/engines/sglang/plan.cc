@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "engines/sglang/allocator_rounding.h"
 #include "engines/shared/parallel_tensors.h"
 #include "engines/shared/tp_rank_weights.h"
 #include "memfit/checked_math.h"
@@ -157,7 +158,10 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
 
   Result<TpRankWeights> weights = tp_rank_weights(model, tensors, s.tensor_parallel);
   if (!weights) return weights.error();
-  p.weights_bytes = weights->bytes;
+  // The allocator's rounding of each parameter's segment: SGLang's "mem
+  // usage" counts it (allocator_rounding.h).
+  p.allocator_rounding_bytes = allocator_rounding_bytes(spec, s.tensor_parallel);
+  p.weights_bytes = (CheckedBytes(weights->bytes) + p.allocator_rounding_bytes).saturated();
   p.weights_exact = weights->exact;
 
   // profile_max_num_token: rest = free after the load - free before it x
