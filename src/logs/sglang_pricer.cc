@@ -45,12 +45,15 @@ uint64_t rank_count(const RuntimeLog& log) {
   return ranks;
 }
 
-// The rank's free memory before its weights: "avail mem" + "mem usage".
+// The rank's free memory before its weights: the load line's "avail mem"
+// + "mem usage", else what "Load weight begin. avail mem" printed (the
+// setting free_before_load; 0.4.x's load line has no "mem usage").
 std::optional<uint64_t> free_before_load(const RuntimeLog& log) {
   const PrintedFigure* weights = rank0_figure(log, LogFigure::kWeights);
   for (const LogDevice& d : log.devices) {
     if (d.id == "rank0" && d.free_bytes && weights != nullptr) return *d.free_bytes + weights->value;
   }
+  if (const LogSetting* before = log.setting("free_before_load")) return parse_count(before->value);
   return std::nullopt;
 }
 
@@ -128,8 +131,9 @@ class SglangPricer final : public LogPricer {
       r.memory_limit_bytes = options.gpu_memory_total;
     } else if (std::optional<uint64_t> before = free_before_load(log)) {
       r.memory_limit_bytes = *before + kStartupBytes;
-      notes.push_back("the GPU's total is the printed free memory before the weights (avail mem + "
-                      "mem usage) plus memfit's 1,200 MiB startup");
+      notes.push_back("the GPU's total is the printed free memory before the weights (Load weight "
+                      "begin's avail mem, or the load line's avail mem + mem usage) plus memfit's "
+                      "1,200 MiB startup");
     } else if (!options.gpu_name.empty()) {
       r.machine.gpu = {options.gpu_name};
     } else {
@@ -147,6 +151,7 @@ class SglangPricer final : public LogPricer {
         options.gpu_memory_total || free_before_load(log) || !options.gpu_name.empty();
     const std::string offloaded = weights_offloaded(log, json_count(j, "weights_bytes"));
     const uint64_t per_token = json_count(j, "kv_bytes_per_token");
+    const uint64_t state_per_slot = json_count(j, "mamba_state_bytes_per_request");
     for (FigureCheck& c : figures) {
       switch (c.printed.figure) {
         case LogFigure::kWeights:
@@ -184,6 +189,20 @@ class SglangPricer final : public LogPricer {
             c.note = "the printed #tokens x memfit's bytes per token";
           } else if (capacity_known) {
             c.memfit = json_count(j, "kv_pool_bytes"), c.basis = FigureBasis::kModelled;
+          }
+          break;
+        case LogFigure::kRecurrent:
+          // A hybrid model's state pool: SGLang's MambaPool allocates its
+          // conv and ssm tensors (layers, max_mamba_cache_size + 1, ...),
+          // slot 0 the padded requests' (mem_cache/memory_pool.py). The
+          // printed slots + 1 at memfit's state a slot checks the per-slot
+          // rule whatever the GPU; else the pool memfit sizes.
+          if (std::optional<uint64_t> slots = count_setting(log, "mamba_cache_slots");
+              slots && state_per_slot != 0) {
+            c.memfit = (*slots + 1) * state_per_slot, c.basis = FigureBasis::kExact;
+            c.note = "the printed max_mamba_cache_size + 1 slots x memfit's state a slot";
+          } else if (capacity_known) {
+            c.memfit = json_count(j, "mamba_pool_bytes"), c.basis = FigureBasis::kModelled;
           }
           break;
         case LogFigure::kCudaGraph:

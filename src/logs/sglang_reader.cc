@@ -7,11 +7,20 @@
 //   KV Cache is allocated. #tokens: 407983, K size: 28.02 GB, V size: 28.02 GB
 //                                                       token_pool, kv_cache (K + V)
 //   KV Cache is allocated. #tokens: 383872, KV size: 19.36 GB       (MLA)
+//   KV Cache is allocated. K size: 27.13 GB, V size: 27.13 GB.   (0.4.x: kv_cache;
+//   max_total_num_tokens=444500, ...                   its token_pool is this line)
 //   Capture cuda graph end. Time elapsed: 8.04 s. mem usage=0.80 GB.   cuda_graph
+//   Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB,
+//     ssm_state size: 7.29GB                  recurrent (conv + ssm); the slots a
+//                                             setting, mamba_cache_slots
 // The load line's "avail mem" is the rank's free memory after the
 // weights (LogDevice::free_bytes): with "mem usage" it is what SGLang's
-// profile read before them. A `python -m sglang.launch_server` command
-// (the log's or the caller's) gives the settings the log did not print.
+// profile read before them. "Load weight begin. avail mem=78.81 GB" prints
+// that figure itself (model_runner.py's load_model logs
+// get_available_gpu_memory before it loads): rank 0's is the setting
+// free_before_load, in bytes, for a log whose load line has no "mem
+// usage" (0.4.x). A `python -m sglang.launch_server` command (the log's or
+// the caller's) gives the settings the log did not print.
 #include <fmt/format.h>
 
 #include "logs/command_line.h"
@@ -47,11 +56,14 @@ void read_settings(std::string_view args, LogBuilder& out) {
   }
 }
 
-// "#tokens: N, K size: a GB, V size: b GB" or "#tokens: N, KV size: c GB".
+// "#tokens: N, K size: a GB, V size: b GB" or "#tokens: N, KV size: c GB";
+// 0.4.x printed the sizes alone ("K size: a GB, V size: b GB.").
 void read_kv_allocation(std::string_view rest, const std::string& rank, uint64_t line,
                         LogBuilder& out) {
-  if (std::optional<uint64_t> tokens = leading_count(rest)) {
-    out.count(rank, LogFigure::kTokenPool, *tokens, rest.substr(0, rest.find(',')), line);
+  if (std::optional<std::string_view> count = after(rest, "#tokens: ")) {
+    if (std::optional<uint64_t> tokens = leading_count(*count)) {
+      out.count(rank, LogFigure::kTokenPool, *tokens, count->substr(0, count->find(',')), line);
+    }
   }
   for (std::string_view marker : {"K size: ", "V size: "}) {
     std::optional<std::string_view> size = after(rest, marker);
@@ -99,6 +111,48 @@ void read_free_after_load(std::string_view text, const std::string& rank, LogBui
   }
 }
 
+// "Load weight begin. avail mem=78.81 GB": rank 0's free memory before its
+// weights, in bytes (the setting free_before_load).
+void read_free_before_load(std::string_view text, const std::string& rank, LogBuilder& out) {
+  std::optional<std::string_view> avail = after(text, "avail mem=");
+  if (!avail || rank != "rank0") return;
+  if (std::optional<PrintedQuantity> q = leading_quantity(*avail, sglang_units())) {
+    out.setting("free_before_load", std::to_string(q->scaled.value));
+  }
+}
+
+// "max_mamba_cache_size: 82, conv_state size: 0.13GB, ssm_state size:
+// 7.29GB": the hybrid model's state pool (recurrent, conv + ssm) and its
+// slots (mamba_cache_slots). A speculative run's intermediate caches,
+// printed after them, are not read.
+void read_mamba_allocation(std::string_view rest, const std::string& rank, uint64_t line,
+                           LogBuilder& out) {
+  if (std::optional<std::string_view> slots = after(rest, "max_mamba_cache_size: ")) {
+    if (std::optional<uint64_t> n = leading_count(*slots); n && rank == "rank0") {
+      out.setting("mamba_cache_slots", std::to_string(*n));
+    }
+  }
+  for (std::string_view marker : {"conv_state size: ", "ssm_state size: "}) {
+    std::optional<std::string_view> size = after(rest, marker);
+    if (!size) continue;
+    if (std::optional<PrintedQuantity> q = leading_quantity(*size, sglang_units())) {
+      out.bytes(rank, LogFigure::kRecurrent, *q, line, Merge::kSum);
+    }
+  }
+}
+
+// "max_total_num_tokens=N": the setting, and the rank's token pool when
+// its KV line printed no "#tokens" (0.4.x).
+void read_total_tokens(std::string_view total, const std::string& rank, uint64_t line,
+                       LogBuilder& out) {
+  std::optional<uint64_t> n = leading_count(total);
+  if (!n) return;
+  out.setting("max_total_num_tokens", std::to_string(*n));
+  if (!out.has(rank, LogFigure::kTokenPool)) {
+    out.count(rank, LogFigure::kTokenPool, *n, total.substr(0, total.find(',')), line);
+  }
+}
+
 void read_line(const LogLine& line, LogBuilder& out) {
   const std::string_view text = line.text;
   const std::string rank = rank_of(text);
@@ -109,6 +163,7 @@ void read_line(const LogLine& line, LogBuilder& out) {
       }
     }
   };
+  if (contains(text, "Load weight begin.")) read_free_before_load(text, rank, out);
   if (contains(text, "Load weight end.")) {
     mem_usage(LogFigure::kWeights);
     read_free_after_load(text, rank, out);
@@ -116,14 +171,13 @@ void read_line(const LogLine& line, LogBuilder& out) {
   if (contains(text, "sglang.launch_server")) read_command(text, out);
   if (contains(text, "Capture cuda graph end.")) mem_usage(LogFigure::kCudaGraph);
   if (auto kv = after(text, "KV Cache is allocated.")) {
-    if (auto rest = after(*kv, "#tokens: ")) read_kv_allocation(*rest, rank, line.number, out);
+    read_kv_allocation(*kv, rank, line.number, out);
+  }
+  if (auto mamba = after(text, "Mamba Cache is allocated.")) {
+    read_mamba_allocation(*mamba, rank, line.number, out);
   }
   if (auto args = after(text, "server_args=ServerArgs(")) read_settings(*args, out);
-  if (auto total = after(text, "max_total_num_tokens=")) {
-    if (std::optional<uint64_t> n = leading_count(*total)) {
-      out.setting("max_total_num_tokens", std::to_string(*n));
-    }
-  }
+  if (auto total = after(text, "max_total_num_tokens=")) read_total_tokens(*total, rank, line.number, out);
   if (auto version = after(text, "sglang==")) out.set_version(version->substr(0, version->find(' ')));
 }
 

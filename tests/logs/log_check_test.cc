@@ -504,6 +504,49 @@ TEST(CheckLog, EachSglangRankChecksItsOwnPrintedTokens) {
   }
 }
 
+TEST(CheckLog, AnSglangPoolStartsFromTheLoadWeightBeginFreeMemory) {
+  // SGLang's docs run (0.4.x): no "mem usage" on the load line, so the
+  // free memory before the weights is "Load weight begin. avail
+  // mem=78.81 GB" = 84,621,593,149 B. memfit's weights (config only):
+  // 8,030,261,248 params x 2 B + the rotary cache 131,072 x 128 x 2 B =
+  // 16,094,076,928 B; free after = 68,527,516,221 B; reserved =
+  // 84,621,593,149 x (1 - 0.88) = 10,154,591,177 B; rest =
+  // 58,372,925,044 B / 131,072 B a token (32 layers x 8 KV heads x 128 x
+  // 2 x 2 B) = 445,350 tokens (printed max_total_num_tokens=444500).
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-docs-llama31-8b-h100.config.json");
+  options.gpu_name = "NVIDIA H100 80GB HBM3";
+  const LogCheck c = check("sglang", "sglang-docs-llama31-8b-h100.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->memfit, 445'350u);
+  EXPECT_EQ(pool->note, "");  // not the "rests on the GPU's total" note
+  // The KV line's K + V against the pool line's 444,500 x 131,072 B.
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 58'261'504'000u);
+  EXPECT_EQ(kv->basis, FigureBasis::kExact);
+}
+
+TEST(CheckLog, AnSglangStatePoolIsItsSlotsPlusThePaddedOne) {
+  // kvcache-ai/ktransformers#1870 with Qwen3.5-397B-A17B's config at TP 2:
+  // a slot holds, in each of the 45 linear-attention layers, the conv
+  // state (12,288 channels / 2 x kernel 4 - 1 x 2 B = 36,864 B) and the
+  // ssm state (64 value heads / 2 x 128 x 128 x 4 B = 2,097,152 B):
+  // 96,030,720 B. MambaPool allocates max_mamba_cache_size 82 + 1 slots:
+  // 7,970,549,760 B (printed 0.13 + 7.29 GB = 7,967,164,334 B).
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-kt1870-qwen35-moe-kt-tp2-rtx4090.config.json");
+  options.gpu_name = "NVIDIA GeForce RTX 4090";
+  const LogCheck c = check("sglang", "sglang-kt1870-qwen35-moe-kt-tp2-rtx4090.log", options);
+  for (const char* rank : {"rank0", "rank1"}) {
+    const FigureCheck* state = figure(c, rank, LogFigure::kRecurrent);
+    ASSERT_NE(state, nullptr) << rank;
+    EXPECT_EQ(state->memfit, 7'970'549'760u) << rank;
+    EXPECT_EQ(state->basis, FigureBasis::kExact) << rank;
+  }
+}
+
 TEST(CheckLog, AnOllamaLogPrintingZeroSequencesIsPricedAsOne) {
   // A fuzzing find (tests/data/hostile/runtime_log/ollama_zero_sequences):
   // an Ollama runner's lines with "n_seq_max = 0" divided num_ctx by 0.

@@ -41,6 +41,64 @@ TEST(SglangLog, TensorParallelRanksFromTheirTags) {
   EXPECT_EQ(find_figure(log, "rank1", LogFigure::kTokenPool)->value, 2'090'351u);
 }
 
+TEST(SglangLog, ZeroFourLinesGiveThePoolAndTheFreeMemoryBeforeTheWeights) {
+  // SGLang's docs, 2025-01-23 (0.4.x): the load line has no "mem usage",
+  // the KV line no "#tokens"; max_total_num_tokens is the pool.
+  const RuntimeLog log = read("sglang", "sglang-docs-llama31-8b-h100.log");
+  for (const PrintedFigure& f : log.figures) EXPECT_NE(f.figure, LogFigure::kWeights);
+  // "Load weight begin. avail mem=78.81 GB": 7881 x 2^30 / 100 =
+  // 84,621,593,149.44.
+  EXPECT_EQ(setting_of(log, "free_before_load"), "84621593149");
+  // "max_total_num_tokens=444500, ..." on TP0.
+  const PrintedFigure* pool = find_figure(log, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->value, 444'500u);
+  // "K size: 27.13 GB, V size: 27.13 GB.": 2713 x 2^30 / 100 =
+  // 29,130,615,685.12 -> 29,130,615,685 each, summed.
+  const PrintedFigure* kv = find_figure(log, "rank0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->value, 2 * 29'130'615'685ull);
+  EXPECT_EQ(kv->text, "27.13 GB + 27.13 GB");
+}
+
+TEST(SglangLog, TotalTokensLineLeavesThePrintedPoolAlone) {
+  // A QwQ-32B TP 4 start (2025-03-08): "#tokens: 46611" on every rank's KV
+  // line, then max_total_num_tokens=46611 again; the pool is read once a
+  // rank, and only rank 0's "Load weight begin" is kept (21.63 GB = 2163 x
+  // 2^30 / 100 = 23,225,035,653.12).
+  const RuntimeLog log = read("sglang", "sglang-aws-qwq-32b-tp4-l4.log");
+  // The KV lines are the log's lines 54 to 57 (TP0 to TP3); the
+  // max_total_num_tokens lines 71 to 74.
+  uint64_t kv_line = 54;
+  for (const char* rank : {"rank0", "rank1", "rank2", "rank3"}) {
+    const PrintedFigure* pool = find_figure(log, rank, LogFigure::kTokenPool);
+    ASSERT_NE(pool, nullptr) << rank;
+    EXPECT_EQ(pool->value, 46'611u);
+    EXPECT_EQ(pool->line, kv_line++);
+  }
+  EXPECT_EQ(setting_of(log, "free_before_load"), "23225035653");
+  EXPECT_EQ(setting_of(log, "tensor_parallel"), "4");
+  EXPECT_EQ(setting_of(log, "mem_fraction_static"), "0.85");
+}
+
+TEST(SglangLog, HybridModelStatePoolPerRank) {
+  // kvcache-ai/ktransformers#1870 (Qwen3.5 MoE, TP 2): "Mamba Cache is
+  // allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB,
+  // ssm_state size: 7.29GB" on each rank.
+  const RuntimeLog log = read("sglang", "sglang-kt1870-qwen35-moe-kt-tp2-rtx4090.log");
+  EXPECT_EQ(setting_of(log, "mamba_cache_slots"), "82");
+  // 13 x 2^30 / 100 = 139,586,437.12 and 729 x 2^30 / 100 =
+  // 7,827,577,896.96: 139,586,437 + 7,827,577,897.
+  for (const char* rank : {"rank0", "rank1"}) {
+    const PrintedFigure* state = find_figure(log, rank, LogFigure::kRecurrent);
+    ASSERT_NE(state, nullptr) << rank;
+    EXPECT_EQ(state->value, 7'967'164'334u);
+    EXPECT_EQ(state->text, "0.13GB + 7.29GB");
+  }
+  // The KV pool beside it is read as before.
+  EXPECT_EQ(find_figure(log, "rank0", LogFigure::kTokenPool)->value, 580'364u);
+}
+
 TEST(MlxLmLog, GenerateSummaryAndCommandLine) {
   // ml-explore/mlx-examples#1029: "Peak memory: 13.523 GB" is 10^9 bytes.
   const RuntimeLog log = read("mlx-lm", "mlxlm-examples1029-llama31-8b-4bit-32k-m4pro.log");

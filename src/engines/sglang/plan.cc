@@ -9,8 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "engines/sglang/allocator_rounding.h"
 #include "engines/shared/parallel_tensors.h"
-#include "engines/vllm/parts.h"
+#include "engines/shared/tp_rank_weights.h"
 #include "memfit/checked_math.h"
 
 namespace memfit::sglang {
@@ -155,9 +156,12 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   s.chunked_prefill_size = s.chunked_prefill_size.value_or(d.chunked_prefill_size);
   s.cuda_graph_max_bs = s.cuda_graph_max_bs.value_or(d.cuda_graph_max_bs);
 
-  Result<VllmWeights> weights = vllm_rank_weights(model, tensors, s.tensor_parallel);
+  Result<TpRankWeights> weights = tp_rank_weights(model, tensors, s.tensor_parallel);
   if (!weights) return weights.error();
-  p.weights_bytes = weights->bytes;
+  // The allocator's rounding of each parameter's segment: SGLang's "mem
+  // usage" counts it (allocator_rounding.h).
+  p.allocator_rounding_bytes = allocator_rounding_bytes(spec, s.tensor_parallel);
+  p.weights_bytes = (CheckedBytes(weights->bytes) + p.allocator_rounding_bytes).saturated();
   p.weights_exact = weights->exact;
 
   // profile_max_num_token: rest = free after the load - free before it x

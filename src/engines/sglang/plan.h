@@ -4,7 +4,9 @@
 //   weights       per rank as loaded ("Load weight end ... mem usage"):
 //                 the checkpoint's tensors split by tensor parallelism
 //                 (the same column/row split as vLLM's; exact from the
-//                 headers' tensor list, modelled from the config)
+//                 headers' tensor list, modelled from the config), plus
+//                 the allocator's 2 MiB rounding of each parameter
+//                 (allocator_rounding.h)
 //   startup       the CUDA context and communicators' buffers held before
 //                 the weights load                              (modelled)
 //   state pool    hybrid models: a fixed Mamba / linear-attention state
@@ -105,7 +107,8 @@ struct Plan {
   double mem_fraction_static = 0;   // as used (given or computed)
   bool mem_fraction_computed = false;
   uint64_t gpu_mem_mib = 0;         // SGLang's gpu_mem
-  uint64_t weights_bytes = 0;
+  uint64_t weights_bytes = 0;        // the tensors + the allocator's rounding
+  uint64_t allocator_rounding_bytes = 0;  // of those, held past the tensors (allocator_rounding.h)
   bool weights_exact = false;       // split from the headers' tensor list
   uint64_t startup_bytes = 0;
   uint64_t free_before_load_bytes = 0;  // total - startup

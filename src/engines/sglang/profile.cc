@@ -9,6 +9,7 @@
 #include "engines/sglang/report.h"
 #include "engines/sglang/speed_plan.h"
 #include "engines/shared/cache_type_field.h"
+#include "engines/shared/selected_gpu.h"
 #include "engines/shared/trained_context.h"
 #include "memfit/memory_size.h"
 #include "request/machine.h"
@@ -91,19 +92,6 @@ Status check_context(const ModelSpec& spec, const Settings& s) {
                                   "most {}, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 on "
                                   "the server",
                                   s.context_length, derived, derived));
-}
-
-// The GPU the request selects, else the first found; null when none.
-const GpuMemory* selected_gpu(const EstimateRequest& r, const HostMemoryStatus& host) {
-  const GpuMemory* gpu = nullptr;
-  for (const GpuMemory& g : host.gpus) {
-    const bool selected =
-        (r.device.kind == DeviceSelector::Kind::kCuda && g.vendor == GpuVendor::kNvidia) ||
-        (r.device.kind == DeviceSelector::Kind::kRocm && g.vendor != GpuVendor::kNvidia);
-    if (selected && g.index == r.device.index) gpu = &g;
-    if (gpu == nullptr && r.device.kind == DeviceSelector::Kind::kAuto) gpu = &g;
-  }
-  return gpu;
 }
 
 constexpr ReleaseDifference kReleases[] = {

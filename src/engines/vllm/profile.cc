@@ -9,6 +9,7 @@
 #include "engines/vllm/commands.h"
 #include "engines/vllm/fields.h"
 #include "engines/shared/cache_type_field.h"
+#include "engines/shared/selected_gpu.h"
 #include "memfit/checked_math.h"
 #include "memfit/hardware.h"
 #include "memfit/memory_size.h"
@@ -102,19 +103,6 @@ Status check_derived_max_model_len(const ModelSpec& spec, const VllmSettings& s)
                   "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 on the server",
                   s.max_model_len, s.max_model_len, derived.tokens, derived.basis,
                   derived.tokens));
-}
-
-// The GPU the request selects, else the first found; null when none.
-const GpuMemory* selected_gpu(const EstimateRequest& r, const HostMemoryStatus& host) {
-  const GpuMemory* gpu = nullptr;
-  for (const GpuMemory& g : host.gpus) {
-    const bool selected =
-        (r.device.kind == DeviceSelector::Kind::kCuda && g.vendor == GpuVendor::kNvidia) ||
-        (r.device.kind == DeviceSelector::Kind::kRocm && g.vendor != GpuVendor::kNvidia);
-    if (selected && g.index == r.device.index) gpu = &g;
-    if (gpu == nullptr && r.device.kind == DeviceSelector::Kind::kAuto) gpu = &g;
-  }
-  return gpu;
 }
 
 // The GPU's total: the selected GPU's, else the first found; with none,

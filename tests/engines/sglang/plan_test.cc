@@ -4,6 +4,7 @@
 // an H100 (docs/engine-sglang.md, "Rules").
 #include <gtest/gtest.h>
 
+#include "engines/sglang/allocator_rounding.h"
 #include "engines/sglang/plan.h"
 #include "support/corpus.h"
 
@@ -128,6 +129,33 @@ TEST(SglangPlan, UnknownGpuIsRefusedNamingGpu) {
   Result<Plan> p = plan_sglang(m, {}, Settings{});
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().field(), "gpu");
+}
+
+TEST(SglangAllocatorRounding, EachLargeParameterHoldsItsSegmentRoundedTo2MiB) {
+  // QwQ-32B (the Qwen2 geometry of sglang-aws-qwq, docs/engine-sglang.md,
+  // "Validation") at TP 4: 10 query heads, 2 KV heads of 128, hidden 5120,
+  // 27,648 / 4 = 6,912 wide MLP, vocabulary 152,064 / 4 = 38,016 rows.
+  // qkv (10 + 4) x 128 x 5120 x 2 B = 17.5 MiB -> 18 (+0.5); o 12.5 MiB ->
+  // 14 (+1.5); gate_up 135 MiB -> 136 (+1); down 67.5 MiB -> 68 (+0.5):
+  // 3.5 MiB a layer x 64 = 224 MiB; each vocabulary shard 371.25 MiB ->
+  // 372 (+0.75), untied: 1.5 MiB. 225.5 MiB = 236,453,888 B.
+  ModelSpec qwq;
+  qwq.layout = "standard";
+  qwq.geometry = {.layers = 64, .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128,
+                  .intermediate = 27648, .vocab = 152064};
+  qwq.tied_embeddings = false;
+  EXPECT_EQ(allocator_rounding_bytes(qwq, 4), 236'453'888u);
+  // Llama-3.1-8B at TP 1: every parameter is a whole number of 2 MiB
+  // (qkv 48, o 32, gate_up 224, down 112, each vocabulary table 1,002 MiB).
+  const ModelSpec llama = testing::corpus_spec("llama3/Meta-Llama-3.1-8B");
+  EXPECT_EQ(allocator_rounding_bytes(llama, 1), 0u);
+  // At TP 2 the vocabulary shards are 64,128 x 4096 x 2 B = 501 MiB -> 502
+  // each, the layers' still whole (24, 16, 112, 56 MiB): 2 MiB.
+  EXPECT_EQ(allocator_rounding_bytes(llama, 2), 2'097'152u);
+  // A quantized checkpoint's parameters are not 2-byte tensors: not priced.
+  ModelSpec fp8 = qwq;
+  fp8.quantization.method = "fp8";
+  EXPECT_EQ(allocator_rounding_bytes(fp8, 4), 0u);
 }
 
 }  // namespace

@@ -1,0 +1,36 @@
+// One tensor-parallel rank's weights as loaded by the engines whose
+// linear layers split a checkpoint the same way (vLLM and SGLang, whose
+// layers follow vLLM's): tensor by tensor from the checkpoint's list, or
+// from the config's geometry without one; plus the rotary cos/sin cache and
+// the MXFP4 experts' kernel padding. The rules: docs/engine-vllm.md,
+// "Terms, per rank" (SGLang prices its weights by them,
+// docs/engine-sglang.md). Private to the library.
+#ifndef MEMFIT_ENGINES_SHARED_TP_RANK_WEIGHTS_H_
+#define MEMFIT_ENGINES_SHARED_TP_RANK_WEIGHTS_H_
+
+#include <cstdint>
+#include <span>
+
+#include "memfit/model.h"
+#include "memfit/result.h"
+#include "memfit/safetensors.h"
+
+namespace memfit {
+
+struct TpRankWeights {
+  uint64_t bytes = 0;             // tensors per rank + rope cache + padding
+  uint64_t rope_cache_bytes = 0;  // cos/sin cache: max positions x head dim x 2 bytes (modelled)
+  uint64_t padding_bytes = 0;     // MXFP4 experts padded for the MoE kernels (modelled)
+  bool from_tensor_list = false;  // split tensor by tensor (else from the config's geometry)
+  bool exact = false;             // the tensor list was read from the headers
+};
+
+// The weights one rank of `tensor_parallel` holds. `tensors` is the
+// checkpoint's tensor list (empty: split the model's total by its
+// geometry). Fails on overflow.
+Result<TpRankWeights> tp_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
+                                      uint64_t tensor_parallel);
+
+}  // namespace memfit
+
+#endif  // MEMFIT_ENGINES_SHARED_TP_RANK_WEIGHTS_H_
