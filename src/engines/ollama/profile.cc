@@ -11,6 +11,7 @@
 #include "engines/ollama/fields.h"
 #include "engines/ollama/fit.h"
 #include "engines/ollama/plan.h"
+#include "engines/ollama/releases.h"
 #include "engines/shared/trained_context.h"
 #include "memfit/llamacpp_report.h"
 #include "memfit/request.h"
@@ -46,6 +47,13 @@ class OllamaProfile final : public ollama::OllamaCommands {
            "priced by llama.cpp's buffers";
   }
   std::string_view release() const override { return "Ollama v0.24.0"; }
+  EngineVersions versions() const override {
+    return {.field = "ollama_version",
+            .default_text = "the pinned release v0.24.0: the VRAM tier's num_ctx, one sequence, "
+                            "llama.cpp's runner with a stream per sequence and flash attention "
+                            "auto, Ollama's own engine for the architectures it lists",
+            .differences = ollama::release_differences()};
+  }
   // Its llama.cpp runner's n_ctx_train: the GGUF's context_length, rope
   // scaling not considered (Ollama clamps num_ctx to it).
   uint64_t context_limit_tokens(const Model& model) const override {
