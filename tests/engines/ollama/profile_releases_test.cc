@@ -101,6 +101,18 @@ TEST(OllamaProfileReleases, CellsPaddedTo32WithoutFlashAttentionBeforeV0132) {
   EXPECT_EQ(run_json(on_rtx4060("llama-dense.gguf", fields))["llamacpp"]["context"]["kv_bytes"], 655360);
 }
 
+TEST(OllamaProfileReleases, LogitsForEveryBatchRowBeforeV0132) {
+  // v0.1.31's llama.cpp (b2527, before #6122) keeps a row of logits per
+  // batch token: n_batch 512 x 256 tokens x 4 B = 524,288 B; v0.1.32's a
+  // row per sequence: 1 x 256 x 4 B = 1,024 B.
+  const json fields = {{"num_ctx", "1024"}, {"ollama_num_parallel", "1"}};
+  json at = fields;
+  at["ollama_version"] = "0.1.31";
+  EXPECT_EQ(run_json(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["output_bytes"], 524288);
+  at["ollama_version"] = "0.1.32";
+  EXPECT_EQ(run_json(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["output_bytes"], 1024);
+}
+
 TEST(OllamaProfileReleases, RunnerByRelease) {
   // qwen3moe: llama.cpp's runner until Ollama's engine took it in v0.12.2.
   const json fields = {{"num_ctx", "1024"}};
