@@ -93,8 +93,8 @@ constexpr ReleaseDifference kDifferences[] = {
     {"v0.12.4 to v0.13.4", "OLLAMA_FLASH_ATTENTION unset: on for the architectures of "
                            "GGML.FlashAttention, off otherwise (llama.cpp's runner too)"},
     {"v0.6.7 to v0.15.4", "num_ctx 4096 unless given (the VRAM tier from v0.15.5)"},
-    {"v0.6.0 to v0.23.4", "Ollama's own engine for the architectures listed by then (gemma3 "
-                          "from v0.6.0, qwen3 from v0.12.0, ...: KV.OllamaEngineRequired)"},
+    {"v0.6.0 to v0.23.4", "Ollama's own engine for fewer architectures, those its tag lists "
+                          "(gemma3 from v0.6.0, qwen3 from v0.12.0, ...: KV.OllamaEngineRequired)"},
 };
 
 }  // namespace
