@@ -143,6 +143,15 @@ class OllamaProfile final : public ollama::OllamaCommands {
                                              "lowers it to {}",
                                              d.context.trained_tokens)});
     }
+    if (!d.given.num_parallel && d.parallel > 1) {
+      // server/sched.go (v0.2.0 to v0.9.6): the default is tried first and
+      // 1 when it does not fit the GPUs whole; memfit prices the default.
+      warnings.push_back(Warning{
+          WarningKind::kRequest,
+          fmt::format("OLLAMA_NUM_PARALLEL unset: Ollama {} loads {} sequences when they fit on the "
+                      "GPUs whole, else 1; priced at {} (give ollama_num_parallel to choose)",
+                      ollama::to_string(d.release), d.parallel, d.parallel)});
+    }
     if (d.parallel_forced_one) {
       warnings.push_back(Warning{WarningKind::kRequest,
                                  "OLLAMA_NUM_PARALLEL: Ollama serves this model one sequence at a time"});

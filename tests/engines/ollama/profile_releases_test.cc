@@ -78,6 +78,9 @@ TEST(OllamaProfileReleases, OlderDefaultsContextAndSequences) {
   EXPECT_EQ(old["ollama"]["num_ctx"], 2048);
   EXPECT_EQ(old["ollama"]["num_ctx_source"], "the release's default");
   EXPECT_EQ(old["ollama"]["parallel"], 4);
+  EXPECT_NE(old.dump().find("OLLAMA_NUM_PARALLEL unset: Ollama v0.5.7 loads 4 sequences when they "
+                            "fit on the GPUs whole, else 1"),
+            std::string::npos);
   EXPECT_EQ(old["llamacpp"]["context"]["kv_bytes"], 4194304);
   EXPECT_EQ(old["inputs"]["n_batch"], 2048);
   EXPECT_EQ(old["inputs"]["n_ubatch"], 512);
