@@ -123,6 +123,10 @@ OllamaDecisions decide_defaults(const OllamaRequest& given, const Model& model,
   d.runner = runner_for(model.spec.model_type, d.release);
   d.context = choose_context(given, gpus, declared_context(model.spec).tokens);
   d.parallel = std::max<uint64_t>(given.num_parallel.value_or(default_parallel(d.release)), 1);
+  if (d.parallel > 1 && !reads_num_parallel(d.release)) {
+    d.parallel = 1;
+    d.parallel_unread = true;
+  }
   if (d.parallel > 1 && (is_embedding(model) || listed(kOneSequenceFamilies, model.spec.model_type))) {
     d.parallel = 1;
     d.parallel_forced_one = true;

@@ -152,6 +152,12 @@ class OllamaProfile final : public ollama::OllamaCommands {
                       "GPUs whole, else 1; priced at {} (give ollama_num_parallel to choose)",
                       ollama::to_string(d.release), d.parallel, d.parallel)});
     }
+    if (d.parallel_unread) {
+      warnings.push_back(Warning{WarningKind::kRequest,
+                                 fmt::format("OLLAMA_NUM_PARALLEL: Ollama {} serves one sequence (the "
+                                             "variable is read from v0.1.33)",
+                                             ollama::to_string(d.release))});
+    }
     if (d.parallel_forced_one) {
       warnings.push_back(Warning{WarningKind::kRequest,
                                  "OLLAMA_NUM_PARALLEL: Ollama serves this model one sequence at a time"});

@@ -77,7 +77,7 @@ constexpr uint64_t kPad32StreamsBuild = 6840;
 // Oldest first, by the last release each covers.
 constexpr ReleaseDifference kDifferences[] = {
     {"before v0.1.32", "its llama.cpp (b2527 and older) keeps n_batch rows of logits"},
-    {"before v0.2.0", "one sequence unless OLLAMA_NUM_PARALLEL is set"},
+    {"before v0.1.33", "one sequence: OLLAMA_NUM_PARALLEL is not read (v0.1.33 read it first)"},
     {"before v0.4.0", "the C++ server's batch: n_batch = num_batch, ubatch at most 512"},
     {"before v0.6.0", "llama.cpp's runner for every architecture"},
     {"before v0.6.7", "num_ctx 2048 unless given"},
@@ -156,6 +156,8 @@ std::optional<uint64_t> default_context(const OllamaRelease& release) {
   if (release < v(0, 15, 5)) return 4096;
   return std::nullopt;
 }
+
+bool reads_num_parallel(const OllamaRelease& release) { return release >= v(0, 1, 33); }
 
 uint64_t default_parallel(const OllamaRelease& release) {
   if (release < v(0, 2, 0)) return 1;

@@ -56,6 +56,10 @@ bool llama_runner_flash_attention_auto(const OllamaRelease& release);
 // ContextLength); nullopt from v0.15.5, the VRAM tier (server/routes.go).
 std::optional<uint64_t> default_context(const OllamaRelease& release);
 
+// OLLAMA_NUM_PARALLEL is read (server/sched.go, llm/server.go): from
+// v0.1.33; before, one sequence whatever it says.
+bool reads_num_parallel(const OllamaRelease& release);
+
 // OLLAMA_NUM_PARALLEL unset: 1 before v0.2.0, 4 to v0.6.8, 2 to v0.9.6,
 // 1 from v0.10.0 (server/sched.go defaultParallel, envconfig).
 uint64_t default_parallel(const OllamaRelease& release);

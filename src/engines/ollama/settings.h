@@ -79,6 +79,7 @@ struct OllamaDecisions {
   ContextChoice context;
   uint64_t parallel = 1;
   bool parallel_forced_one = false;  // an architecture that takes one sequence
+  bool parallel_unread = false;      // a release before OLLAMA_NUM_PARALLEL (v0.1.33)
   uint64_t num_batch = kDefaultNumBatch;
   FlashAttn flash_attn = FlashAttn::kAuto;
   GgmlType kv_type = GgmlType::kF16;

@@ -93,6 +93,20 @@ TEST(OllamaProfileReleases, OlderDefaultsContextAndSequences) {
   EXPECT_EQ(now["ollama"]["flash_attention"], "auto");
 }
 
+TEST(OllamaProfileReleases, NoSequencesBeforeV0133) {
+  // v0.1.28 reads no OLLAMA_NUM_PARALLEL: one sequence of num_ctx 1024,
+  // 1024 x 512 B = 512 KiB, where v0.1.33 gives 4 x 1024 cells, 2 MiB.
+  const json fields = {{"num_ctx", "1024"}, {"ollama_num_parallel", "4"}};
+  json at = fields;
+  at["ollama_version"] = "0.1.28";
+  const json old = run_json(on_rtx4060("llama-dense.gguf", at));
+  EXPECT_EQ(old["ollama"]["parallel"], 1);
+  EXPECT_EQ(old["llamacpp"]["context"]["kv_bytes"], 524288);
+  EXPECT_NE(old.dump().find("OLLAMA_NUM_PARALLEL: Ollama v0.1.28 serves one sequence"), std::string::npos);
+  at["ollama_version"] = "0.1.33";
+  EXPECT_EQ(run_json(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["kv_bytes"], 2097152);
+}
+
 TEST(OllamaProfileReleases, CellsPaddedTo32WithoutFlashAttentionBeforeV0132) {
   // num_ctx 1100, one sequence, flash attention off. v0.12.0's llama.cpp
   // pads to 32: 1120 cells x 512 B = 573,440 B; v0.24.0's to 256: 1280
