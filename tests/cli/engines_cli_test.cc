@@ -59,7 +59,7 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
     if (e["name"] == "ollama") {
       EXPECT_EQ(e["versions"]["field"], "ollama_version");
       // Oldest first, by the last release each covers.
-      EXPECT_EQ(e["versions"]["differences"].size(), 14u);
+      EXPECT_EQ(e["versions"]["differences"].size(), 15u);
       EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before v0.1.32");
       EXPECT_EQ(e["versions"]["differences"][7]["releases"], "before v0.11.5");
     }

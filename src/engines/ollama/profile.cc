@@ -152,6 +152,14 @@ class OllamaProfile final : public ollama::OllamaCommands {
                       "GPUs whole, else 1; priced at {} (give ollama_num_parallel to choose)",
                       ollama::to_string(d.release), d.parallel, d.parallel)});
     }
+    if (d.runner == ollama::OllamaRunner::kLlama && d.gpu_layers < d.total_layers && !d.given.num_gpu &&
+        ollama::memory_go_places_layers(d.release)) {
+      warnings.push_back(Warning{
+          WarningKind::kRequest,
+          fmt::format("Ollama {} placed the llama.cpp runner's layers by llm/memory.go's estimate: "
+                      "memfit's are v0.24.0's scheduler's (give num_gpu for the layers a log printed)",
+                      ollama::to_string(d.release))});
+    }
     if (d.parallel_unread) {
       warnings.push_back(Warning{WarningKind::kRequest,
                                  fmt::format("OLLAMA_NUM_PARALLEL: Ollama {} serves one sequence (the "

@@ -89,6 +89,8 @@ constexpr ReleaseDifference kDifferences[] = {
     {"before v0.12.4", "flash attention off unless OLLAMA_FLASH_ATTENTION is set"},
     {"before v0.13.2", "without flash attention its llama.cpp (b6840 and older) pads the "
                        "cells to 32"},
+    {"before v0.12.11", "llama.cpp's runner gets the layers llm/memory.go's estimate places "
+                        "(not replayed: memfit places them by v0.24.0's scheduler; give num_gpu)"},
     {"v0.4.0 to v0.13.2", "n_batch = num_batch x parallel, llama.cpp's ubatch 512"},
     {"v0.12.4 to v0.13.4", "OLLAMA_FLASH_ATTENTION unset: on for the architectures of "
                            "GGML.FlashAttention, off otherwise (llama.cpp's runner too)"},
@@ -156,6 +158,8 @@ std::optional<uint64_t> default_context(const OllamaRelease& release) {
   if (release < v(0, 15, 5)) return 4096;
   return std::nullopt;
 }
+
+bool memory_go_places_layers(const OllamaRelease& release) { return release < v(0, 12, 11); }
 
 bool reads_num_parallel(const OllamaRelease& release) { return release >= v(0, 1, 33); }
 

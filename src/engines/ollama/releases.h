@@ -56,6 +56,11 @@ bool llama_runner_flash_attention_auto(const OllamaRelease& release);
 // ContextLength); nullopt from v0.15.5, the VRAM tier (server/routes.go).
 std::optional<uint64_t> default_context(const OllamaRelease& release);
 
+// llama.cpp's runner got its layers from llm/memory.go's
+// EstimateGPULayers (before v0.12.11), not the scheduler memfit replays
+// (llm/server.go createLayout, v0.24.0's).
+bool memory_go_places_layers(const OllamaRelease& release);
+
 // OLLAMA_NUM_PARALLEL is read (server/sched.go, llm/server.go): from
 // v0.1.33; before, one sequence whatever it says.
 bool reads_num_parallel(const OllamaRelease& release);

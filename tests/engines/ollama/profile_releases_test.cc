@@ -141,6 +141,21 @@ TEST(OllamaProfileReleases, RunnerByRelease) {
   EXPECT_EQ(run_json(on_rtx4060("qwen3moe.gguf", fields))["ollama"]["runner"], "ollama");
 }
 
+TEST(OllamaProfileReleases, OlderLayerPlacementIsNamed) {
+  // A GPU with 460 MiB free keeps 457 MiB (MinimumMemory) and has no room
+  // for the graph: no layer on it. Before v0.12.11 the llama.cpp runner's
+  // layers were llm/memory.go's, which memfit does not replay: it says so.
+  json r = {{"model", kModels + "llama-dense.gguf"}, {"engine", "ollama"}, {"memory_limit", "64GiB"},
+            {"ollama_gpus_free", "CUDA0=460MiB"}, {"num_ctx", "1024"}, {"ollama_version", "0.12.10"}};
+  const json old = run_json(r);
+  EXPECT_EQ(old["ollama"]["gpu_layers"], 0);
+  EXPECT_NE(old.dump().find("Ollama v0.12.10 placed the llama.cpp runner's layers by llm/memory.go's "
+                            "estimate"),
+            std::string::npos);
+  r["ollama_version"] = "0.12.11";
+  EXPECT_EQ(run_json(r).dump().find("llm/memory.go"), std::string::npos);
+}
+
 TEST(OllamaProfileReleases, LaterReleasesAreRefused) {
   char* response = nullptr;
   const json r = on_rtx4060("llama-dense.gguf", {{"ollama_version", "0.30.0"}});

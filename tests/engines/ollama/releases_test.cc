@@ -86,6 +86,8 @@ TEST(OllamaReleases, DefaultContextAndSequences) {
   EXPECT_EQ(default_context(tag("0.6.7")), 4096u);
   EXPECT_EQ(default_context(tag("0.15.4")), 4096u);
   EXPECT_FALSE(default_context(tag("0.15.5")).has_value());  // the VRAM tier
+  EXPECT_TRUE(memory_go_places_layers(tag("0.12.10")));
+  EXPECT_FALSE(memory_go_places_layers(tag("0.12.11")));
   EXPECT_FALSE(reads_num_parallel(tag("0.1.32")));
   EXPECT_TRUE(reads_num_parallel(tag("0.1.33")));
   EXPECT_EQ(default_parallel(tag("0.1.48")), 1u);
