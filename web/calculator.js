@@ -18,13 +18,17 @@
 //   POST /v1/fit       mlxcel: the largest context that fits per KV mode,
 //                      and the totals along the context axis (curve_tokens)
 //
-// The other engines (llama.cpp, mlx-lm, vLLM) are drawn from /v1/estimate alone:
+// The other engines (llama.cpp, mlx-lm, vLLM, SGLang, Ollama) are drawn from
+// /v1/estimate alone:
 // each cache type's largest fitting context by bisection (every term grows
 // with the context, so "fits" is monotone), and the curve from estimates
 // at evenly spaced contexts. ENGINES says, per engine the page can draw,
-// which request fields the form's three inputs become and which parts of
-// the answer are drawn; everything else about a field comes from
-// /v1/engines.
+// which request fields the form's three inputs become, which parts of
+// the answer are drawn and, for an engine that prices one model format
+// only, which (SGLang: a config's safetensors; Ollama: a GGUF): the
+// engine list offers it only for such a model. Everything else about a
+// field comes from /v1/engines. Every engine's answer carries its speed
+// (decode band, prefill), shown as one line under the verdict.
 //
 // Every figure shown is a number from those answers, formatted: bytes as
 // GiB with 2 decimals in the text, exact in data-bytes and the title. The
@@ -113,7 +117,8 @@ const sum = (...values) => values.reduce((a, b) => a + (b || 0), 0);
 // choices; mlx-lm's are its kv_bits widths), the request body the form's
 // values become, the three figures before the total, and the bar's
 // segments (which add up to the total: the last one takes what the named
-// terms leave).
+// terms leave). `formats`, when given: the /v1/models formats ("config",
+// "gguf") the engine prices; without it, every model.
 const ENGINES = {
   mlxcel: {
     fields: { context: 'max_tokens', batch: 'batch', kv: 'kv_cache_mode' },
@@ -202,7 +207,95 @@ const ENGINES = {
       { key: 'compute', label: 'Other', bytes: r.total_bytes - r.vllm.weights_bytes - r.vllm.kv_cache_bytes },
     ],
   },
+  // SGLang's report is flat: its pools are top-level fields
+  // (docs/engine-sglang.md). The total is startup + weights + state pool +
+  // KV pool + req_to_token + CUDA graphs + activation.
+  sglang: {
+    formats: ['config'],
+    fields: { context: 'context_length', batch: 'max_running_requests', kv: 'sglang_kv_cache_dtype' },
+    words: { context: 'Context', batch: 'Requests' },
+    axisLabel: (batch) => `--context-length (tokens), ${batch} requests`,
+    kvDrawn: ['auto', 'fp8_e4m3'],  // fp8_e5m2 is fp8_e4m3's size, bf16 auto's for a 16-bit model
+    body: (inputs, tokens, kv) => ({ engine: 'sglang', context_length: tokens, max_running_requests: inputs.batch,
+      sglang_kv_cache_dtype: kv }),
+    figures: (r) => [
+      { label: 'Weights', bytes: r.weights_bytes,
+        note: `per rank of TP ${r.tensor_parallel}, ${r.weights_exact ? 'from the headers' : 'modelled'}` },
+      { label: 'KV pool', bytes: r.kv_pool_bytes + r.mamba_pool_bytes,
+        note: `${formatTokens(r.max_total_num_tokens)} tokens x ${formatTokens(r.kv_bytes_per_token)} B, ` +
+          `--mem-fraction-static ${r.mem_fraction_static.toFixed(3)}` +
+          (r.mamba_pool_bytes > 0 ? `, state ${formatGiB(r.mamba_pool_bytes)}` : '') },
+      { label: 'Other', bytes: r.total_bytes - r.weights_bytes - r.kv_pool_bytes - r.mamba_pool_bytes,
+        note: `startup ${formatGiB(r.startup_bytes)} + req_to_token ${formatGiB(r.req_to_token_bytes)}` +
+          ` + graphs ${formatGiB(r.cuda_graph_bytes)} + activation ${formatGiB(r.activation_bytes)} (modelled)` },
+    ],
+    segments: (r) => [
+      { key: 'weights', label: 'Weights', bytes: r.weights_bytes },
+      { key: 'kv', label: 'KV pool', bytes: r.kv_pool_bytes },
+      { key: 'recurrent', label: 'State pool', bytes: r.mamba_pool_bytes },
+      { key: 'compute', label: 'Other', bytes: r.total_bytes - sum(r.weights_bytes, r.kv_pool_bytes, r.mamba_pool_bytes) },
+    ],
+  },
+  // Ollama runs llama.cpp: its answer is llama.cpp's (the llamacpp object,
+  // devices included) at the context, sequences and cache type Ollama
+  // decides, and those decisions (the ollama object). num_ctx is per
+  // sequence: the cache holds num_ctx x OLLAMA_NUM_PARALLEL cells.
+  ollama: {
+    formats: ['gguf'],
+    fields: { context: 'num_ctx', batch: 'ollama_num_parallel', kv: 'ollama_kv_cache_type' },
+    words: { context: 'Context', batch: 'Parallel' },
+    axisLabel: (batch) => `num_ctx (tokens), OLLAMA_NUM_PARALLEL ${batch}`,
+    body: (inputs, tokens, kv) => ({ engine: 'ollama', num_ctx: tokens, ollama_num_parallel: inputs.batch,
+      ollama_kv_cache_type: kv }),
+    figures: (r) => [
+      { label: 'Model', bytes: r.llamacpp.model_bytes,
+        note: `${r.ollama.gpu_layers} of ${r.ollama.total_layers} layers on the GPUs, runner ${r.ollama.runner}; ${r.weights_source}` },
+      { label: 'Context', bytes: r.llamacpp.context_bytes,
+        note: `${formatTokens(r.ollama.kv_cells)} cells of ${r.ollama.kv_cache_type} (flash attention ${r.ollama.flash_attention}): ` +
+          `KV ${formatGiB(r.llamacpp.context.kv_bytes)} + state ${formatGiB(r.llamacpp.context.recurrent_bytes)} + output ${formatGiB(r.llamacpp.context.output_bytes)}` },
+      { label: 'Compute', bytes: r.total_bytes - r.llamacpp.model_bytes - r.llamacpp.context_bytes,
+        note: `compute buffers (${r.llamacpp.figures.compute_bytes}), num_batch ${r.ollama.num_batch}` },
+    ],
+    segments: (r) => [
+      { key: 'weights', label: 'Model', bytes: r.llamacpp.model_bytes },
+      { key: 'kv', label: 'Context', bytes: r.llamacpp.context_bytes },
+      { key: 'compute', label: 'Compute', bytes: r.total_bytes - r.llamacpp.model_bytes - r.llamacpp.context_bytes },
+    ],
+  },
 };
+
+// Whether `name` prices a model of `format` (/v1/models' "config" or
+// "gguf"; undefined for a typed Hugging Face name, which any engine may
+// be asked for: the answer says when it cannot).
+function engineTakes(name, format) {
+  const formats = ENGINES[name].formats;
+  return !formats || format === undefined || formats.includes(format);
+}
+
+// The format of the model the form prices: the list's model's, or
+// undefined when a Hugging Face name is typed.
+function pickedFormat() {
+  if ($('hub-model').value.trim() !== '') return undefined;
+  return $('model').selectedOptions[0]?.dataset.format;
+}
+
+// Offers each engine only for a model it prices (the others are listed,
+// disabled, with why); an engine chosen that does not price the model
+// gives way to the one the API would give it (llama.cpp for a GGUF
+// model, else mlxcel).
+function offerEngines() {
+  const format = pickedFormat();
+  for (const option of $('engine').options) {
+    const takes = engineTakes(option.value, format);
+    option.disabled = !takes;
+    option.title = takes ? option.dataset.summary : `${option.value} prices ${ENGINES[option.value].formats
+      .map((f) => (f === 'gguf' ? 'GGUF models' : 'safetensors models (a config.json)')).join(' or ')} only`;
+  }
+  if (!engineTakes($('engine').value, format)) {
+    $('engine').value = format === 'gguf' ? 'llamacpp' : 'mlxcel';
+    applyEngine($('engine').value);
+  }
+}
 
 // What GET /v1/engines answered: per engine name, its own fields and the
 // common ones, each {name, flags, help, unit, type, choices, default, ...}.
@@ -417,6 +510,7 @@ function applyCatalog(answer) {
     option.value = engine.name;
     option.textContent = engine.name;
     option.title = engine.summary;
+    option.dataset.summary = engine.summary;
     select.appendChild(option);
   }
   CATALOG.set('', { own: [], fields: answer.common_fields });
@@ -578,10 +672,11 @@ function showFigures(report) {
   showDevices(report);
 }
 
-// llama.cpp's devices when one is a GPU (GPU memory given, or this
-// machine's GPUs): every device, the host included; else none.
+// llama.cpp's devices (Ollama's runner's too) when one is a GPU (GPU
+// memory given, or this machine's GPUs): every device, the host included;
+// else none.
 function gpuDevices(report) {
-  const devices = report.engine === 'llamacpp' ? report.llamacpp.devices : [];
+  const devices = report.engine === 'llamacpp' || report.engine === 'ollama' ? report.llamacpp.devices : [];
   return devices.some((d) => d.device !== 'cpu') ? devices : [];
 }
 
@@ -643,13 +738,25 @@ function keepInside(chart, width) {
   }
 }
 
+const MIB = 2 ** 20;
+
 // A round step for about `ticks` divisions of [0, max]: 1, 2 or 5 times a
-// power of ten, in GiB.
-function niceGiBStep(maxBytes, ticks) {
-  const raw = maxBytes / GIB / ticks;
+// power of ten, in GiB; in MiB when a step of GiB would be under 0.1 (a
+// model of a few MiB, as the test GGUFs are). {step: bytes, unit, name}.
+function niceBytesStep(maxBytes, ticks) {
+  const [unit, name] = maxBytes / GIB / ticks >= 0.1 ? [GIB, 'GiB'] : [MIB, 'MiB'];
+  const raw = maxBytes / unit / ticks;
   const power = 10 ** Math.floor(Math.log10(raw));
-  for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power * GIB;
-  return 10 * power * GIB;
+  const m = [1, 2, 5, 10].find((k) => k * power >= raw) ?? 10;
+  return { step: m * power * unit, unit, name };
+}
+
+// A y-axis tick of `bytes` on an axis of niceBytesStep's `scale`: whole
+// units bare, else as many decimals as the step has.
+function axisBytes(bytes, scale) {
+  const value = bytes / scale.unit;
+  const decimals = Math.max(1, -Math.floor(Math.log10(scale.step / scale.unit) + 1e-9));
+  return `${Number.isInteger(value) ? value : value.toFixed(decimals)} ${scale.name}`;
 }
 
 // ---- the stacked bar ------------------------------------------------------
@@ -790,7 +897,8 @@ function drawCurve(fit, report, inputs, axis) {
   chart.setAttribute('viewBox', `0 0 ${W} 380`);
   const box = { left: 78, right: W - 20, top: 22, bottom: 340 };
   const curveMax = Math.max(...fit.by_kv_mode.flatMap((m) => m.curve.map((p) => p.total_bytes)));
-  const yStep = niceGiBStep(Math.max(curveMax, fit.budget_bytes) * 1.05, 6);
+  const yScale = niceBytesStep(Math.max(curveMax, fit.budget_bytes) * 1.05, 6);
+  const yStep = yScale.step;
   const yMax = Math.ceil((Math.max(curveMax, fit.budget_bytes) * 1.05) / yStep) * yStep;
   const x = (tokens) => box.left + ((box.right - box.left) * tokens) / axis.max;
   const y = (bytes) => box.bottom - ((box.bottom - box.top) * bytes) / yMax;
@@ -798,9 +906,8 @@ function drawCurve(fit, report, inputs, axis) {
   // Grid and axes.
   for (let v = 0; v <= yMax + 1; v += yStep) {
     chart.appendChild(svg('line', { class: 'grid', x1: box.left, x2: box.right, y1: y(v), y2: y(v) }));
-    const gib = v / GIB;
     chart.appendChild(svg('text', { class: 'muted', x: box.left - 8, y: y(v) + 4, 'text-anchor': 'end' },
-      `${Number.isInteger(gib) ? gib : gib.toFixed(1)} GiB`));
+      axisBytes(v, yScale)));
   }
   for (let t = 0; t <= axis.max; t += axis.step) {
     chart.appendChild(svg('line', { class: 'axis', x1: x(t), x2: x(t), y1: box.bottom, y2: box.bottom + 5 }));
@@ -1084,7 +1191,11 @@ async function start() {
     const format = $('model').selectedOptions[0]?.dataset.format;
     $('engine').value = format === 'gguf' ? 'llamacpp' : 'mlxcel';
     applyEngine($('engine').value);
+    offerEngines();
   });
+  // A Hugging Face name typed (or emptied) offers every engine (or the
+  // list's model's).
+  $('hub-model').addEventListener('input', offerEngines);
   let models;
   let leftOut;
   let allowHub = false;
@@ -1158,6 +1269,7 @@ async function start() {
   if (select.selectedOptions[0]?.dataset.format === 'gguf') $('engine').value = 'llamacpp';
   applyEngine($('engine').value);
   applyFragment();
+  offerEngines();
   update();
   let resized = null;
   window.addEventListener('resize', () => {

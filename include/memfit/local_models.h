@@ -58,8 +58,8 @@ enum class LocalMachine {
 LocalMachine local_machine(const EstimateRequest& base, RequestContext& context);
 
 // The engine a listed model is priced under, "" for the default rules
-// (EngineRegistry::default_for): llamacpp for every GGUF file, whichever
-// store holds it; vllm for safetensors and config-only folders on a
+// (EngineRegistry::default_for): ollama for a model of Ollama's store,
+// llamacpp for every other GGUF file; vllm for safetensors and config-only folders on a
 // machine with NVIDIA or AMD GPUs (what such a machine serves them with);
 // the default (mlxcel, the MLX runtime) for MLX checkpoints, and for every
 // other format on a Mac and a CPU machine. docs/stores.md,

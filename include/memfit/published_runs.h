@@ -53,6 +53,14 @@ struct PublishedRun {
   std::string decode_test;
   std::optional<double> decode_tokens_per_second;
   std::string notes;
+  // The month ("YYYY-MM") the engine's build is from: its build's date or,
+  // where the source prints none, the source's; empty when unknown (read
+  // as the current release). fit_group() reads it.
+  std::string build_date;
+  // The collection the row came in: 0 for the first table, 1 for the runs
+  // added after it, and so on. A run of batch k is also predicted by the
+  // bands of the runs of batches before k only (RunPrediction::never_seen).
+  uint64_t batch = 0;
 };
 
 struct PublishedRuns {
@@ -101,7 +109,21 @@ struct RunPrediction {
   std::optional<SpeedRange> prefill_fitted;
   std::optional<SpeedRange> prefill_held_out;
   std::optional<SpeedRange> prefill_left_out;
+  // Batch k > 0 only: fitted on the runs of batches before k, the table as
+  // it stood when the run was collected (unset for batch 0).
+  std::optional<SpeedRange> decode_never_seen;
+  std::optional<SpeedRange> prefill_never_seen;
 };
+
+// The group a run's efficiency is fitted in, in place of its backend: the
+// backend, or for the prefill of a llama.cpp run on CUDA or ROCm whose
+// build is from before kCudaBuildEra the backend and " builds before
+// 2024-01": builds before the ggml-backend integration
+// (ggml-org/llama.cpp#4766) ran prefill at half the speed on the same
+// cards, decode at the same (docs/speed.md, "Build era"). A prediction for
+// the current release names the plain backend.
+inline constexpr std::string_view kCudaBuildEra = "2024-01";
+std::string fit_group(const PublishedRun& run, SpeedPhase phase);
 
 // Every run's bounds and predictions. kInput naming the run's line when a
 // run names a device the hardware table lacks.

@@ -8,8 +8,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "engines/llamacpp/quantize_plan.h"
+#include "logs/log_model.h"
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
 #include "memfit/checked_math.h"
@@ -401,6 +403,74 @@ std::string offload_note(const RuntimeLog& log, uint64_t blocks) {
                      *printed, *ngl, pinned);
 }
 
+// A Metal_Mapped model buffer: with mmap, llama.cpp hands Metal the file's
+// range from the device's first tensor to its last (llama_model_loader's
+// get_mapping_range, ggml_backend_dev_buffer_from_host_ptr), so it also
+// spans the host's tensors that lie between them in the file (a quantized
+// file's order is the tensor list's: outside the blocks by name, which puts
+// token_embd after output, then block by block). The range's tensor bytes,
+// and how many of them are the host's; nullopt without a list.
+struct MappedRange {
+  uint64_t bytes = 0;
+  uint64_t others = 0;  // of tensors placed on another device
+};
+
+std::optional<MappedRange> mapped_range(const Model& model, const LlamaCppPlacement& placement,
+                                        uint32_t device) {
+  const std::vector<LlamaCppTensorPlace>& places = placement.tensors;
+  if (places.size() != model.tensors.size() || places.empty()) return std::nullopt;
+  size_t first = places.size();
+  size_t last = 0;
+  for (size_t i = 0; i < places.size(); ++i) {
+    if (!places[i].loaded || places[i].device != device) continue;
+    first = std::min(first, i);
+    last = i;
+  }
+  if (first == places.size()) return std::nullopt;
+  CheckedBytes bytes = 0;
+  CheckedBytes others = 0;
+  for (size_t i = first; i <= last; ++i) {
+    bytes += model.tensors[i].data_bytes;
+    if (places[i].device != device) others += model.tensors[i].data_bytes;
+  }
+  if (!bytes.value() || !others.value()) return std::nullopt;
+  return MappedRange{*bytes.value(), *others.value()};
+}
+
+// Whether the model's tensor list is in its file's order: a GGUF's own
+// header, or a list rebuilt from a llama.cpp log's dump of a file only
+// llama-quantize writes (a type the converter does not write: it writes
+// F32, F16, BF16 and Q8_0, in the checkpoint's order). Ollama's library
+// files are written by Ollama's own tools, in their own order.
+bool in_file_order(const RuntimeLog& log, const Model& model) {
+  if (model.gguf != nullptr) return true;
+  if (log.runtime == "ollama") return false;
+  return std::any_of(model.tensors.begin(), model.tensors.end(), [](const SafetensorsTensor& t) {
+    return t.dtype != "f32" && t.dtype != "f16" && t.dtype != "bf16" && t.dtype != "q8_0";
+  });
+}
+
+// The Metal_Mapped row priced as that range (modelled: the range is
+// widened to Metal's pages from where the file's data begins, which the
+// log does not print).
+void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                        const LlamaCppDeviceUsage& d, FigureCheck& c) {
+  const auto& buffers = c.printed.buffers;
+  if (c.printed.figure != LogFigure::kModel || !in_file_order(log, model) ||
+      std::find(buffers.begin(), buffers.end(), "Metal_Mapped") == buffers.end()) {
+    return;
+  }
+  const auto device = static_cast<uint32_t>(&d - e.placement.devices.data());
+  const std::optional<MappedRange> range = mapped_range(model, e.placement, device);
+  if (!range || range->others == 0) return;
+  c.memfit = range->bytes;
+  c.basis = FigureBasis::kModelled;
+  c.note = fmt::format("Metal maps the file's range from this device's first tensor to its last, "
+                       "which holds {} bytes of the host's tensors between them; the page rounding "
+                       "is not priced",
+                       range->others);
+}
+
 void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& options,
                              const EstimateRun& run, std::vector<FigureCheck>& figures) const {
   const LlamaCppEstimate& e = *run.llamacpp;
@@ -432,6 +502,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
       continue;
     }
     price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, c);
+    if (c.printed.device != "CPU") price_metal_mapped(log, *run.model, e, *d, c);
     if (c.printed.figure == LogFigure::kKvCache && c.memfit && c.note.empty()) c.note = cells_note(log);
     if (c.printed.figure == LogFigure::kModel && priced_from_config(options)) {
       price_config_model(log, options, *run.model, c);
@@ -439,7 +510,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     const auto& buffers = c.printed.buffers;
     if (c.printed.figure == LogFigure::kModel && run.model->tensors.empty() &&
         std::find(buffers.begin(), buffers.end(), "CPU_REPACK") != buffers.end()) {
-      c.note = "CPU_REPACK's copies need the tensor list (give -m): memfit's is the mapped weights";
+      c.note = std::string(kRepackNeedsTensors) + " (give -m): memfit's is the mapped weights";
     }
   }
   if (log.setting("input_buffer") != nullptr) {

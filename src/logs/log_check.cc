@@ -20,8 +20,11 @@ constexpr std::string_view kLogModelName = "<the log's model>";
 
 // The model that comes with the log, or null when it is named
 // (options.model) or there is none; `check` says which and why.
+// `unlisted`: why the model rebuilt from the dump has no tensor list
+// ("" when it has one, or comes from elsewhere).
 Result<std::shared_ptr<const Model>> log_model(const LogCheckOptions& options,
-                                               const logs::LogPricer& pricer, LogCheck& check) {
+                                               const logs::LogPricer& pricer, LogCheck& check,
+                                               std::string& unlisted) {
   if (!options.model.empty()) {
     check.model_source = ModelSource::kModel;
     return std::shared_ptr<const Model>();
@@ -55,8 +58,10 @@ Result<std::shared_ptr<const Model>> log_model(const LogCheckOptions& options,
   check.model_source = ModelSource::kLog;
   const LogSetting* file_type = check.log.setting("file_type");
   Result<Model> listed = logs::model_with_dump_tensors(
-      *model, check.log.model, file_type == nullptr ? "" : logs::gguf_file_type_of_printed(file_type->value));
+      *model, check.log.model, file_type == nullptr ? "" : logs::gguf_file_type_of_printed(file_type->value),
+      file_type != nullptr && file_type->value.find("(guessed)") != std::string::npos);
   if (!listed) {
+    unlisted = listed.error().message();
     check.log.notes.push_back("the weights per device are modelled (spread by blocks), not rebuilt "
                               "tensor by tensor: " + listed.error().message());
     return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
@@ -97,6 +102,25 @@ void settle(std::vector<FigureCheck>& figures) {
       c.within_print = diff <= p.band;
     }
     if (!c.memfit && !c.memfit_ratio && c.note.empty()) c.note = "memfit has no figure for it";
+  }
+}
+
+// The model rows of a model rebuilt from the dump without its tensor
+// list say why, as its rows are spread by blocks (and CPU_REPACK's copies
+// unpriced) for that reason.
+void say_why_unlisted(const std::string& unlisted, std::vector<FigureCheck>& figures) {
+  if (unlisted.empty()) return;
+  for (FigureCheck& c : figures) {
+    if (c.printed.figure != LogFigure::kModel || !c.memfit) continue;
+    if (c.note.starts_with(logs::kRepackNeedsTensors)) {
+      c.note = fmt::format("CPU_REPACK's copies need the tensor list, not rebuilt from the dump "
+                           "({}): memfit's is the mapped weights; give -m", unlisted);
+    } else {
+      const std::string why = fmt::format(
+          "the weights are spread by blocks: the tensor list is not rebuilt from the dump ({})",
+          unlisted);
+      c.note = c.note.empty() ? why : c.note + "; " + why;
+    }
   }
 }
 
@@ -148,7 +172,8 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
     mark_unpriced(check);
     return check;
   }
-  Result<std::shared_ptr<const Model>> model = log_model(options, *pricer, check);
+  std::string unlisted;
+  Result<std::shared_ptr<const Model>> model = log_model(options, *pricer, check, unlisted);
   if (!model) return model.error();
   if (!check.not_priced.empty()) {
     mark_unpriced(check);
@@ -186,6 +211,7 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
   check.model_detail = model_detail(check, *run->model);
   check.warnings = run->warnings;
   pricer->compare(check.log, options, *run, check.figures);
+  say_why_unlisted(unlisted, check.figures);
   settle(check.figures);
   return check;
 }

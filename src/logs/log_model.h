@@ -16,6 +16,10 @@ namespace memfit::logs {
 // kMaxConfigBytes.
 Result<Model> model_from_config(std::string_view config_json);
 
+// How a host model row's note begins when the CPU_REPACK buffer's copies
+// are not priced for want of a tensor list.
+inline constexpr std::string_view kRepackNeedsTensors = "CPU_REPACK's copies need the tensor list";
+
 // How model_from_log's warning on block-spread weights begins.
 inline constexpr std::string_view kSpreadWarning = "weights: the log's printed file size,";
 
@@ -28,9 +32,13 @@ inline constexpr std::string_view kSpreadWarning = "weights: the log's printed f
 // block-spread warning replaced by one naming the check. An error saying
 // why not otherwise: no or an unpriced file type, an architecture whose
 // converter memfit does not rebuild, counts or a size that differ (a file
-// quantized otherwise: an importance matrix, a community mix).
+// quantized otherwise: an importance matrix, a community mix). `guessed`:
+// the log printed the file type "(guessed)" (the file has no
+// general.file_type, and llama.cpp names the type most tensors have):
+// every file type memfit rebuilds is tried instead, and the one whose
+// GGUF agrees is kept when no other agreeing one types a tensor otherwise.
 Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump,
-                                      std::string_view file_type);
+                                      std::string_view file_type, bool guessed);
 
 }  // namespace memfit::logs
 

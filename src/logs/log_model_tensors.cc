@@ -11,7 +11,9 @@
 // docs/check-log.md, "Rebuilt from llama.cpp's dump".
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -53,39 +55,31 @@ Result<std::string> hf_model_type(const LogModel& dump) {
   return config->config.value("model_type", config->architecture);
 }
 
-}  // namespace
-
-Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump,
-                                      std::string_view file_type) {
-  if (file_type.empty()) return Error("the log prints no file type (print_info: file type)");
-  const llamacpp::GgufFileType* type = llamacpp::find_gguf_file_type(file_type);
-  if (type == nullptr) {
-    return Error(fmt::format("the file type {} is not one memfit rebuilds as llama-quantize writes it",
-                             quote_untrusted(file_type)));
-  }
-  if (!dump.file_bytes) return Error("the log prints no file size");
-  Result<std::string> model_type = hf_model_type(dump);
-  if (!model_type) return model_type.error();
-  TypeCounts printed;
-  for (const auto& [name, n] : dump.tensor_types) printed[name] += n;
-
+// The rebuilt GGUF of `type` when it holds the log's counts by type and
+// its bytes lie within the printed size's rounding; an error saying which
+// differ otherwise.
+Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
+                              const std::string& model_type, const llamacpp::GgufFileType& type,
+                              const TypeCounts& printed) {
   // Two tensors the dump does not announce: the output layer's own matrix
   // (absent when tied to token_embd) and the converter's rope_freqs (a
   // llama3-scaled rope bakes its factors into that F32 tensor, and the
-  // GGUF keeps no key of the scaling): the counts decide.
+  // GGUF keeps no key of the scaling; Phi-3's longrope, two): the counts
+  // decide.
   std::string why;
-  for (const auto [tied, llama3_rope] : {std::pair{false, false}, {true, false}, {false, true},
+  for (const auto& [tied, llama3_rope] : {std::pair{false, false}, {true, false}, {false, true},
                                          {true, true}}) {
     Model candidate = rebuilt;
-    candidate.spec.model_type = *model_type;
+    candidate.spec.model_type = model_type;
     candidate.spec.tied_embeddings = tied;
-    if (llama3_rope) candidate.spec.rope_scaling.type = "llama3";
-    Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, *type);
+    // Phi-3's long-context factors are its rope_factors_long/_short.
+    if (llama3_rope) candidate.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
+    Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type);
     if (!quantized) return Error(std::string(quantized.error().detail()));
     const TypeCounts built = counts_of(*quantized);
     if (built != printed) {
       if (why.empty()) {
-        why = fmt::format("the {} GGUF memfit rebuilds holds {}; the log's file {}", type->name,
+        why = fmt::format("the {} GGUF memfit rebuilds holds {}; the log's file {}", type.name,
                           describe(built), describe(printed));
       }
       continue;
@@ -96,7 +90,7 @@ Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump
     if (off > dump.file_bytes->band) {
       return Error(fmt::format("the {} GGUF memfit rebuilds holds the log's tensor types but {} "
                                "bytes, outside the printed file size {} (+- {} bytes)",
-                               type->name, sum, escape_untrusted(dump.file_size_text),
+                               type.name, sum, escape_untrusted(dump.file_size_text),
                                dump.file_bytes->band));
     }
     Model out = std::move(*quantized);
@@ -110,10 +104,70 @@ Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump
     out.warnings.push_back(fmt::format(
         "weights: the {} GGUF llama-quantize writes from the dump's hyperparameters, {} tensors "
         "({}), {} bytes: the log's tensor counts by type and its file size, {}, agree",
-        type->name, out.tensors.size(), describe(built), sum, escape_untrusted(dump.file_size_text)));
+        type.name, out.tensors.size(), describe(built), sum, escape_untrusted(dump.file_size_text)));
     return out;
   }
   return Error(why);
+}
+
+// Whether two rebuilt lists give every tensor the same type.
+bool same_types(const Model& a, const Model& b) {
+  return std::equal(a.tensors.begin(), a.tensors.end(), b.tensors.begin(), b.tensors.end(),
+                    [](const SafetensorsTensor& x, const SafetensorsTensor& y) {
+                      return x.name == y.name && x.dtype == y.dtype;
+                    });
+}
+
+// A file with no general.file_type: llama.cpp prints the type most of its
+// tensors have, "(guessed)" (often "all F32", the norms outnumbering the
+// matrices). Every file type memfit rebuilds is tried; the one whose GGUF
+// holds the log's counts and size is kept when no other that does types
+// a tensor otherwise.
+Result<Model> rebuilt_of_guessed_type(const Model& rebuilt, const LogModel& dump,
+                                      const std::string& model_type, const TypeCounts& printed) {
+  std::optional<Model> found;
+  for (const llamacpp::GgufFileType& type : llamacpp::gguf_file_types()) {
+    Result<Model> m = rebuilt_of_type(rebuilt, dump, model_type, type, printed);
+    if (!m) continue;
+    if (found && !same_types(*found, *m)) {
+      return Error("the log's file type is guessed and more than one file type llama-quantize "
+                   "writes holds its tensor counts and size");
+    }
+    if (!found) found = std::move(*m);
+  }
+  if (!found) {
+    return Error(fmt::format("the log's file type is guessed (the file has no general.file_type) "
+                             "and no file type memfit rebuilds holds the log's file, {}",
+                             describe(printed)));
+  }
+  return std::move(*found);
+}
+
+}  // namespace
+
+Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump,
+                                      std::string_view file_type, bool guessed) {
+  if (file_type.empty()) return Error("the log prints no file type (print_info: file type)");
+  const llamacpp::GgufFileType* type =
+      guessed ? nullptr : llamacpp::find_gguf_file_type(file_type);
+  if (!guessed && type == nullptr) {
+    return Error(fmt::format("the file type {} is not one memfit rebuilds as llama-quantize writes it",
+                             quote_untrusted(file_type)));
+  }
+  if (!dump.file_bytes) return Error("the log prints no file size");
+  Result<std::string> model_type = hf_model_type(dump);
+  if (!model_type) return model_type.error();
+  TypeCounts printed;
+  for (const auto& [name, n] : dump.tensor_types) printed[name] += n;
+  Model converted = rebuilt;
+  converted.spec.model_type = *model_type;
+  if (!llamacpp::converted_tensors(converted.spec)) {
+    return Error(fmt::format("memfit does not build the tensors llama.cpp's converter writes for "
+                             "{} ({} layout)",
+                             quote_untrusted(*model_type), rebuilt.spec.layout));
+  }
+  if (guessed) return rebuilt_of_guessed_type(rebuilt, dump, *model_type, printed);
+  return rebuilt_of_type(rebuilt, dump, *model_type, *type, printed);
 }
 
 }  // namespace memfit::logs

@@ -175,6 +175,31 @@ Result<HostMemoryStatus> host_for_request(const EstimateRequest& r, const Descri
   return status;
 }
 
+namespace {
+
+// The table's row for a GPU as the host or the described machine reports
+// it: by its printed name, and where cards sold with two memory sizes print
+// one name (an RTX 4060 Ti of 8 or 16 GB: find_gpu asks which), the row of
+// that name whose memory is nearest the device's total. nullptr: none.
+const GpuSpec* spec_for_device(const HardwareTable& table, const GpuMemory& gpu) {
+  if (Result<const GpuSpec*> spec = find_gpu(table, gpu.name)) return *spec;
+  const std::string key = hardware_key(gpu.name);
+  const GpuSpec* nearest = nullptr;
+  uint64_t nearest_gap = 0;
+  for (const GpuSpec& row : table.gpus) {
+    if (row.memory_mib == 0 || hardware_key(row.name) != key) continue;
+    const uint64_t bytes = row.memory_bytes();
+    const uint64_t gap = bytes > gpu.total_bytes ? bytes - gpu.total_bytes : gpu.total_bytes - bytes;
+    if (nearest == nullptr || gap < nearest_gap) {
+      nearest = &row;
+      nearest_gap = gap;
+    }
+  }
+  return nearest;
+}
+
+}  // namespace
+
 SpeedMachine speed_machine(const DescribedMachine& machine, const HostMemoryStatus& host,
                            std::optional<double> host_bandwidth_gb_s) {
   SpeedMachine out;
@@ -189,9 +214,9 @@ SpeedMachine speed_machine(const DescribedMachine& machine, const HostMemoryStat
   for (const GpuMemory& g : host.gpus) {
     DeviceThroughput device{g.name, 0, 0, 0};
     if (table) {
-      if (Result<const GpuSpec*> spec = find_gpu(**table, g.name)) {
-        device = DeviceThroughput{(*spec)->id, (*spec)->bandwidth_gb_s,
-                                  (*spec)->fp16_dense_tflops, (*spec)->int8_dense_tops};
+      if (const GpuSpec* spec = spec_for_device(**table, g)) {
+        device = DeviceThroughput{spec->id, spec->bandwidth_gb_s, spec->fp16_dense_tflops,
+                                  spec->int8_dense_tops};
       }
     }
     out.gpus.push_back(std::move(device));

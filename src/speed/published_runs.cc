@@ -32,6 +32,17 @@ Result<PublishedModel> read_model(const TsvTable& tsv, size_t row) {
   return m;
 }
 
+// "YYYY-MM": four digits, a dash, a month 01 to 12.
+bool is_year_month(std::string_view text) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (text.size() != 7 || text[4] != '-') return false;
+  for (size_t i : {0, 1, 2, 3, 5, 6}) {
+    if (!digit(text[i])) return false;
+  }
+  const int month = (text[5] - '0') * 10 + (text[6] - '0');
+  return month >= 1 && month <= 12;
+}
+
 // A figure column: empty is none.
 std::optional<double> optional_number(TsvRowReader& r, std::string_view column) {
   if (r.text(column).empty()) return std::nullopt;
@@ -55,7 +66,12 @@ Result<PublishedRun> read_run(const TsvTable& tsv, size_t row, const PublishedRu
   run.decode_test = std::string(r.text("decode_test"));
   run.decode_tokens_per_second = optional_number(r, "decode_tokens_per_second");
   run.notes = std::string(r.text("notes"));
+  run.build_date = std::string(r.text("build_date"));
+  run.batch = r.whole("batch");
   if (r.error()) return *r.error();
+  if (!run.build_date.empty() && !is_year_month(run.build_date)) {
+    r.bad("build_date", run.build_date, "YYYY-MM");
+  }
   const auto check_test = [&r](std::string_view column, const std::string& test) {
     if (!test.empty() && !test_mean_context_tokens(test)) r.bad(column, test, "pp<N> or tg<N>");
   };

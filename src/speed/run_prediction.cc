@@ -1,6 +1,8 @@
 // The published runs predicted (memfit/published_runs.h): each run's
 // bounds from its device and model, the bands fitted on all runs and, held
 // out, on the other half (docs/validation-speed.md).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "memfit/published_runs.h"
@@ -79,21 +81,41 @@ std::vector<EfficiencySample> samples_of(const PublishedRuns& runs,
     const std::optional<double> figure = measured(runs.runs[i], phase);
     if (!keep(i) || !bound || !figure) continue;
     const PublishedModel* model = runs.find_model(runs.runs[i].model);  // parse checked it
-    samples.push_back({runs.runs[i].backend, quant_family(runs.runs[i].quant), 1 / *bound,
+    samples.push_back({fit_group(runs.runs[i], phase), quant_family(runs.runs[i].quant), 1 / *bound,
                        model->n_layers, 1 / *figure});
   }
   return samples;
 }
 
 std::optional<SpeedRange> predict(const EfficiencyTable& table, const PublishedRun& run,
-                                  uint64_t n_layers, std::optional<double> bound) {
+                                  SpeedPhase phase, uint64_t n_layers,
+                                  std::optional<double> bound) {
   if (!bound) return std::nullopt;
-  std::optional<EfficiencyBand> band = table.find(run.backend, quant_family(run.quant));
+  std::optional<EfficiencyBand> band = table.find(fit_group(run, phase), quant_family(run.quant));
   if (!band) return std::nullopt;
   return apply_efficiency(*bound, n_layers, *band);
 }
 
+// The latest batch of the table: the runs of every batch before it are
+// what predicts its runs never seen.
+uint64_t last_batch(const PublishedRuns& runs) {
+  uint64_t last = 0;
+  for (const PublishedRun& run : runs.runs) last = std::max(last, run.batch);
+  return last;
+}
+
 }  // namespace
+
+std::string fit_group(const PublishedRun& run, SpeedPhase phase) {
+  const bool cuda_code = run.backend == "cuda" || run.backend == "rocm";
+  // "YYYY-MM" strings order as their months do.
+  if (phase == SpeedPhase::kPrefill && run.engine == "llamacpp" && cuda_code &&
+      !run.build_date.empty() &&
+      run.build_date < kCudaBuildEra) {
+    return run.backend + " builds before " + std::string(kCudaBuildEra);
+  }
+  return run.backend;
+}
 
 std::optional<DeviceThroughput> device_throughput(const HardwareTable& table,
                                                   std::string_view id) {
@@ -142,8 +164,17 @@ Result<std::vector<RunPrediction>> predict_published_runs(const PublishedRuns& r
   const auto left_out = [&](SpeedPhase phase, size_t i, uint64_t layers,
                             std::optional<double> bound) -> std::optional<SpeedRange> {
     if (!bound) return std::nullopt;
-    return predict(fit(phase, [i](size_t j) { return j != i; }), runs.runs[i], layers, bound);
+    return predict(fit(phase, [i](size_t j) { return j != i; }), runs.runs[i], phase, layers,
+                   bound);
   };
+  // Never seen: batch k by the runs of batches before k (one fit a batch
+  // and a phase).
+  std::vector<EfficiencyTable> decode_before, prefill_before;
+  for (uint64_t k = 0; k <= last_batch(runs); ++k) {
+    const auto earlier = [&runs, k](size_t j) { return runs.runs[j].batch < k; };
+    decode_before.push_back(fit(SpeedPhase::kDecode, earlier));
+    prefill_before.push_back(fit(SpeedPhase::kPrefill, earlier));
+  }
   for (size_t i = 0; i < runs.runs.size(); ++i) {
     const PublishedRun& run = runs.runs[i];
     const RunBounds& b = (*bounds)[i];
@@ -154,12 +185,20 @@ Result<std::vector<RunPrediction>> predict_published_runs(const PublishedRuns& r
     p.family = quant_family(run.quant);
     p.decode_bound = b.decode;
     p.prefill_bound = b.prefill;
-    p.decode_fitted = predict(decode_all, run, layers, b.decode);
-    p.decode_held_out = predict(is_even ? decode_odd : decode_even, run, layers, b.decode);
-    p.prefill_fitted = predict(prefill_all, run, layers, b.prefill);
-    p.prefill_held_out = predict(is_even ? prefill_odd : prefill_even, run, layers, b.prefill);
+    p.decode_fitted = predict(decode_all, run, SpeedPhase::kDecode, layers, b.decode);
+    p.decode_held_out = predict(is_even ? decode_odd : decode_even, run, SpeedPhase::kDecode, layers,
+                                b.decode);
+    p.prefill_fitted = predict(prefill_all, run, SpeedPhase::kPrefill, layers, b.prefill);
+    p.prefill_held_out = predict(is_even ? prefill_odd : prefill_even, run, SpeedPhase::kPrefill,
+                                 layers, b.prefill);
     p.decode_left_out = left_out(SpeedPhase::kDecode, i, layers, b.decode);
     p.prefill_left_out = left_out(SpeedPhase::kPrefill, i, layers, b.prefill);
+    if (run.batch > 0) {
+      p.decode_never_seen = predict(decode_before[run.batch], run, SpeedPhase::kDecode, layers,
+                                    b.decode);
+      p.prefill_never_seen = predict(prefill_before[run.batch], run, SpeedPhase::kPrefill, layers,
+                                     b.prefill);
+    }
     out.push_back(std::move(p));
   }
   return out;

@@ -12,18 +12,30 @@
 namespace memfit {
 namespace {
 
-// The context the engine resolved for the run: llama.cpp's cells, vLLM's
+// The context the engine resolved for the run: Ollama's num_ctx (a
+// sequence's, from its report), llama.cpp's cells, vLLM's
 // --max-model-len, mlx-lm's and mlxcel's max tokens.
-uint64_t run_context_tokens(const EstimateRun& run) {
+uint64_t run_context_tokens(const EstimateRun& run, const nlohmann::ordered_json& report) {
+  const auto ollama = report.find("ollama");
+  if (ollama != report.end() && ollama->contains("num_ctx")) return ollama->value("num_ctx", uint64_t{0});
   if (run.llamacpp) return run.llamacpp->context.n_ctx;
   if (run.vllm) return run.vllm->settings.max_model_len;
   if (run.mlxlm) return run.mlxlm_settings.max_tokens;
   return run.inputs.max_tokens;
 }
 
-// The fit answer's flags as one line; an engine whose answer has none is
-// started with its max-tokens.
-std::string settings_text(const nlohmann::ordered_json& answer, uint64_t tokens) {
+// The fit answer's flags as one line; an Ollama store's model is started
+// by its name with num_ctx set for the session (a Modelfile's num_ctx
+// outranks OLLAMA_CONTEXT_LENGTH, so the server's variable would not do);
+// an engine whose answer has none is started with its max-tokens.
+std::string settings_text(const LocalModelEntry& entry, const nlohmann::ordered_json& answer,
+                          uint64_t tokens) {
+  if (answer.value("engine", "") == "ollama") {
+    constexpr std::string_view kPrefix = "ollama:";
+    std::string_view name = entry.name;
+    if (name.starts_with(kPrefix)) name.remove_prefix(kPrefix.size());
+    return "ollama run " + std::string(name) + ", then /set parameter num_ctx " + std::to_string(tokens);
+  }
   auto flags = answer.find("flags");
   if (flags != answer.end() && flags->is_array() && !flags->empty()) {
     std::string out;
@@ -60,7 +72,7 @@ LocalModelRow price_one(const LocalModelEntry& entry, const EstimateRequest& bas
   Result<EstimateRun> run = run_prepared(request, *prepared);
   if (!run) return error_row(std::move(row), run.error().message());
   const nlohmann::ordered_json report = run_to_json(*run);
-  row.default_context_tokens = run_context_tokens(*run);
+  row.default_context_tokens = run_context_tokens(*run, report);
   row.total_bytes = report.value("total_bytes", uint64_t{0});
   row.budget_bytes = report.value("budget_bytes", uint64_t{0});
   const bool fits = run->fits();
@@ -72,7 +84,7 @@ LocalModelRow price_one(const LocalModelEntry& entry, const EstimateRequest& bas
   if (value != answer->json.end() && value->is_number_unsigned()) {
     row.largest_context_tokens = value->get<uint64_t>();
     row.largest_capped = answer->json.value("capped", false);
-    row.settings = settings_text(answer->json, *row.largest_context_tokens);
+    row.settings = settings_text(entry, answer->json, *row.largest_context_tokens);
   }
   row.fit = fits ? LocalFit::kFits
                : (row.largest_context_tokens ? LocalFit::kSmallerFits : LocalFit::kNothingFits);
@@ -104,8 +116,7 @@ LocalMachine local_machine(const EstimateRequest& base, RequestContext& context)
 }
 
 std::string usual_engine(const LocalModelEntry& entry, LocalMachine machine) {
-  // An Ollama engine, when there is one, is one line here:
-  //   if (entry.store == "ollama") return "ollama";
+  if (entry.store == "ollama") return "ollama";
   if (entry.format == "gguf") return "llamacpp";
   // MLX checkpoints run on Apple silicon only: the default (MLX) rules.
   if (machine == LocalMachine::kGpu && entry.format != "mlx") return "vllm";

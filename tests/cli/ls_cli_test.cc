@@ -72,9 +72,15 @@ TEST_F(LsCli, JsonListsEveryStoreWhatFitsFirstAndMatchesItsSchema) {
 TEST_F(LsCli, TextIsOneLineAModel) {
   auto r = testing::run_memfit({"ls", "--memory-limit", "1GiB"}, env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // 29,184 B = 28.5 KiB; llama-server's flags at the largest context.
-  EXPECT_NE(r.out.find("\n  ollama:tiny:latest  gguf  28.5 KiB  llamacpp: fits at 2048 tokens; up to 4096 "
-                       "tokens (its own ceiling): -c 4096 -np 1\n"),
+  // 29,184 B = 28.5 KiB; Ollama's model at its Modelfile's num_ctx 2048,
+  // started at the largest num_ctx by its name; LM Studio's copy with
+  // llama-server's flags at the largest context.
+  EXPECT_NE(r.out.find("\n  ollama:tiny:latest  gguf  28.5 KiB  ollama: fits at 2048 tokens; up to 4096 "
+                       "tokens (its own ceiling): ollama run tiny:latest, then /set parameter num_ctx 4096\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n  lmstudio:pub/Tiny-GGUF/Tiny-F16.gguf  gguf  28.5 KiB  llamacpp: fits at 4096 tokens; "
+                       "up to 4096 tokens (its own ceiling): -c 4096 -np 1\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("  ollama:broken:latest  gguf  error: manifest: not JSON: "), std::string::npos) << r.out;

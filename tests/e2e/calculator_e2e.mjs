@@ -4,12 +4,17 @@
 //   node calculator_e2e.mjs BUILD_DIR [SCREENSHOT_DIR]
 //
 // Starts BUILD_DIR/memfit serve on a free loopback port over the bundled
-// examples with a 16 GiB budget, opens /, and for a few settings (model,
-// context, batch, KV mode) checks that every figure the page shows equals
-// what the service's API answers for the same request, exact bytes and the
-// GiB text, and that the largest context marked on the curve is /v1/fit's;
-// under the llama.cpp, mlx-lm and vLLM engines, that the three parts are the
-// answer's own terms and each marked context fits while one more does not.
+// examples and a root holding one test GGUF with a 16 GiB budget, opens /,
+// and for a few settings (model, context, batch, KV mode) checks that every
+// figure the page shows equals what the service's API answers for the same
+// request, exact bytes and the GiB text, and that the largest context
+// marked on the curve is /v1/fit's; under the llama.cpp, mlx-lm, vLLM,
+// SGLang and Ollama engines, that the three parts are the answer's own
+// terms, the speed line is the answer's, and each marked context fits
+// while one more does not (or is the model's own context). SGLang and
+// Ollama are checked against hand-worked KV bytes too (checkSglang,
+// checkOllama), and the engine list offers each only for the model format
+// it prices (checkEngineOffer).
 // Any request the page makes to anything but the service is refused and
 // fails the test, as does a script error or a console error (a CSP
 // violation is one). The Hugging Face name field is hidden there; a second
@@ -32,7 +37,8 @@
 // wider than the window, every element lies inside its card, no text is
 // cut, and every chart label lies inside its chart. It saves
 // calculator-1280.png and calculator-390.png (default BUILD_DIR/e2e/, or
-// $MEMFIT_E2E_SCREENSHOTS; docs/images/ holds the committed ones). Exits 0
+// $MEMFIT_E2E_SCREENSHOTS; docs/images/ holds the committed ones), and
+// calculator-sglang-<width>.png and calculator-ollama-<width>.png. Exits 0
 // when every check passed, 1 otherwise.
 //
 // Environment: CHROMIUM (default /usr/bin/chromium).
@@ -145,14 +151,25 @@ async function setInputs(page, inputs) {
   await page.fill('#batch', String(inputs.batch));
   if (inputs.gen_tokens) await page.fill('#gen-tokens', String(inputs.gen_tokens));
   await page.selectOption('#kv-mode', inputs.kv_cache_mode);
-  // The engine's own fields, typed where the form shows them; any other
-  // typed before is emptied.
+  await page.fill('#memory-limit', inputs.memory_limit || '');
+  // The engine's own fields, typed (or ticked) where the form shows them,
+  // the folded ones unfolded first; any other typed (or ticked) before is
+  // emptied.
   for (const input of await page.$$('#controls .field-list input[type="text"][data-field]')) {
     const field = await input.getAttribute('data-field');
     if (!Object.hasOwn(inputs.fields || {}, field) && (await input.inputValue()) !== '') await input.fill('');
   }
+  for (const input of await page.$$('#controls .field-list input[type="checkbox"][data-field]')) {
+    const field = await input.getAttribute('data-field');
+    if (!Object.hasOwn(inputs.fields || {}, field) && (await input.isChecked())) await input.setChecked(false);
+  }
+  if (Object.keys(inputs.fields || {}).length > 0) {
+    await page.evaluate(() => { document.getElementById('engine-fields').open = true; });
+  }
   for (const [field, value] of Object.entries(inputs.fields || {})) {
-    await page.fill(`[data-testid="field-${field}"]`, String(value));
+    const selector = `[data-testid="field-${field}"]`;
+    if (typeof value === 'boolean') await page.setChecked(selector, value);
+    else await page.fill(selector, String(value));
   }
   // The machine, picked: GPUs (one id, a count) or a Mac; else the server's.
   const machine = inputs.machine || {};
@@ -163,7 +180,8 @@ async function setInputs(page, inputs) {
   }
   if (machine.mac) await page.selectOption('#hw-mac', machine.mac);
   const expected = { engine, model: inputs.model, maxTokens: String(inputs.max_tokens), batch: String(inputs.batch),
-    kvMode: inputs.kv_cache_mode, fields: JSON.stringify(inputs.fields || {}), machine: JSON.stringify(machine) };
+    kvMode: inputs.kv_cache_mode, fields: JSON.stringify(inputs.fields || {}), machine: JSON.stringify(machine),
+    memoryLimit: inputs.memory_limit || '' };
   await page.waitForFunction((expected) => {
     const figures = document.getElementById('figures').dataset;
     return figures.state === 'ready' && Object.entries(expected).every(([key, value]) => figures[key] === value);
@@ -191,6 +209,9 @@ async function shown(page, kvModes = ['fp16', 'int8']) {
       budget: figure('fig-budget'),
       fits: { text: document.getElementById('fig-fits').textContent, value: document.getElementById('fig-fits').dataset.fits },
       fitsNote: document.getElementById('fig-fits-margin').textContent,
+      speed: document.getElementById('fig-speed').textContent,
+      labels: ['fig-weights-label', 'fig-kv-label', 'fig-headroom-label'].map((id) => document.getElementById(id).textContent),
+      notes: ['fig-weights-source', 'fig-kv-rate', 'fig-headroom-parts'].map((id) => document.getElementById(id).textContent),
       barSegments: bar,
       barBudget: data('[data-testid="bar-budget"]'),
       curveBudget: data('[data-testid="curve-budget"]'),
@@ -266,7 +287,8 @@ async function checkScenario(page, base, inputs) {
 // independently of the page: llama.cpp's names, or mlx-lm's.
 // The engine's own fields typed in the form (inputs.fields) go with it.
 function engineBody(inputs, tokens, kv) {
-  const fields = { ...(inputs.machine || {}), ...(inputs.fields || {}) };
+  const fields = { ...(inputs.machine || {}), ...(inputs.fields || {}),
+    ...(inputs.memory_limit ? { memory_limit: inputs.memory_limit } : {}) };
   if (inputs.engine === 'llamacpp') {
     return { model: inputs.model, engine: 'llamacpp', ctx_size: tokens, parallel: inputs.batch,
       cache_type_k: kv, cache_type_v: kv, ...fields };
@@ -275,6 +297,14 @@ function engineBody(inputs, tokens, kv) {
     return { model: inputs.model, engine: 'vllm', max_model_len: tokens, max_num_seqs: inputs.batch,
       kv_cache_dtype: kv, ...fields };
   }
+  if (inputs.engine === 'sglang') {
+    return { model: inputs.model, engine: 'sglang', context_length: tokens, max_running_requests: inputs.batch,
+      sglang_kv_cache_dtype: kv, ...fields };
+  }
+  if (inputs.engine === 'ollama') {
+    return { model: inputs.model, engine: 'ollama', num_ctx: tokens, ollama_num_parallel: inputs.batch,
+      ollama_kv_cache_type: kv, ...fields };
+  }
   return { model: inputs.model, engine: 'mlx-lm', prompt_tokens: tokens, max_tokens: inputs.gen_tokens,
     batch: inputs.batch, ...(kv === 'fp16' ? {} : { kv_bits: Number(kv) }), ...fields };
 }
@@ -282,7 +312,7 @@ function engineBody(inputs, tokens, kv) {
 // The three figures before the total, per engine, from the answer's own
 // fields; each engine's parts must add up to its total.
 function engineParts(report) {
-  if (report.engine === 'llamacpp') {
+  if (report.engine === 'llamacpp' || report.engine === 'ollama') {
     const l = report.llamacpp;
     return [l.model_bytes, l.context_bytes, l.compute_bytes + (l.repack_bytes || 0)];
   }
@@ -291,8 +321,27 @@ function engineParts(report) {
     return [v.weights_bytes, v.kv_cache_bytes,
       v.activation_bytes + v.non_torch_bytes + v.cuda_graph_bytes];  // weights_bytes holds the rope cache
   }
+  if (report.engine === 'sglang') {
+    // SGLang's answer is flat: the KV and state pools, and what its plan
+    // adds besides (docs/engine-sglang.md).
+    return [report.weights_bytes, report.kv_pool_bytes + report.mamba_pool_bytes,
+      report.startup_bytes + report.req_to_token_bytes + report.cuda_graph_bytes + report.activation_bytes];
+  }
   const m = report.mlxlm;
   return [m.weights_bytes, m.kv_bytes + m.recurrent_bytes, m.transient_bytes];
+}
+
+// The report's speed as the page words it (docs/speed.md, "In the
+// report"), written out here from the answer: the decode band at the
+// start of the context, the prefill median, the engine's basis.
+function speedText(speed) {
+  if (!speed) return '';
+  if (!speed.decode_tokens_per_second) return `speed unknown: ${speed.unknown || ''}`;
+  const d = speed.decode_tokens_per_second.start;
+  const p = speed.prefill_tokens_per_second;
+  return `decode ${d.median.toFixed(0)} tok/s (${d.low.toFixed(0)}-${d.high.toFixed(0)}), ` +
+    (p ? `prefill ${p.median.toFixed(0)} tok/s` : `prefill unknown: ${speed.prefill_unknown || ''}`) +
+    (speed.engine_basis ? ` (${speed.engine_basis})` : '');
 }
 
 async function checkEngineScenario(page, base, inputs, kvModes) {
@@ -314,10 +363,11 @@ async function checkEngineScenario(page, base, inputs, kvModes) {
   equal(view.fits.value, String(report.fits), `${label}: fits`);
   equal(view.barSegments.reduce((a, b) => a + b, 0), report.total_bytes, `${label}: bar segments sum`);
   equal(Number(view.current['data-total-bytes']), report.total_bytes, `${label}: curve's current point`);
+  equal(view.speed, speedText(report.speed), `${label}: speed line`);
   // llama.cpp's devices when one is a GPU (GPU memory, -ngl): each one's
   // total and what it can give, as the answer has them; a GPU that is
   // short is what the verdict's note names.
-  const all = report.engine === 'llamacpp' ? report.llamacpp.devices : [];
+  const all = report.engine === 'llamacpp' || report.engine === 'ollama' ? report.llamacpp.devices : [];
   const devices = all.some((d) => d.device !== 'cpu') ? all : [];
   equal(view.devices.length, devices.length, `${label}: devices listed`);
   const short = devices.filter((d) => !d.fits);
@@ -328,7 +378,11 @@ async function checkEngineScenario(page, base, inputs, kvModes) {
   for (const d of devices) {
     const shownDevice = view.devices.find((v) => v.device === d.device);
     equal(shownDevice?.totalBytes, String(d.total_bytes), `${label}: ${d.device} total`);
-    equal(shownDevice?.usableBytes, String(d.usable_bytes), `${label}: ${d.device} usable`);
+    // Ollama's scheduler reads the host's free memory as it is now: two
+    // answers a moment apart may differ there.
+    if (report.engine !== 'ollama' || d.device !== 'cpu') {
+      equal(shownDevice?.usableBytes, String(d.usable_bytes), `${label}: ${d.device} usable`);
+    }
     equal(shownDevice?.fits, String(d.fits), `${label}: ${d.device} fits`);
     equal(shownDevice?.blocks, String(d.blocks), `${label}: ${d.device} blocks`);
   }
@@ -343,9 +397,134 @@ async function checkEngineScenario(page, base, inputs, kvModes) {
     check(at.fits && !past.fits, `${label}: ${kv} fits at ${max} and not at ${max + 1}`);
     equal(marker['data-total-bytes'], String(at.total_bytes), `${label}: ${kv} marker total`);
   }
+  await checkLimitedMarkers(view, base, inputs, kvModes, report, label);
   console.log(`ok: ${label}: total ${formatGiB(report.total_bytes)} of ${formatGiB(report.budget_bytes)}, ` +
     `${report.fits ? 'fits' : 'does not fit'}; fits up to ` +
     kvModes.map((kv) => `${kv} ${view.markers[kv]?.['data-max-tokens']}`).join(', '));
+  return { view, report };
+}
+
+// A KV choice that fits past the model's own context is marked at that
+// context, "the model's limit", with the total /v1/estimate gives there.
+async function checkLimitedMarkers(view, base, inputs, kvModes, report, label) {
+  // mlx-lm's prompt leaves room for the tokens it generates.
+  const limit = report.context_limit_tokens - (inputs.engine === 'mlx-lm' ? inputs.gen_tokens : 0);
+  for (const kv of kvModes) {
+    const marker = view.markers[kv];
+    if (!marker || marker['data-limited'] !== 'true') continue;
+    equal(marker['data-max-tokens'], String(limit), `${label}: ${kv} marked at the model's context`);
+    const at = await api(base, 'POST', '/v1/estimate', engineBody(inputs, limit, kv));
+    check(at.fits, `${label}: ${kv} fits at the model's context ${limit}`);
+    equal(marker['data-total-bytes'], String(at.total_bytes), `${label}: ${kv} total at the model's context`);
+  }
+}
+
+// ---- SGLang and Ollama ----------------------------------------------------
+
+// The GGUF the first service also serves (a root of its own): a 4-layer
+// llama of the golden tests, 120,064 bytes of weights, context_length 4096.
+const GGUF = 'llama-dense.gguf';
+
+// A speed line with a decode band: low < median < high, as the page shows it.
+function checkSpeedBand(report, view, label) {
+  const d = report.speed?.decode_tokens_per_second?.start;
+  check(d && d.low < d.median && d.median < d.high, `${label}: the answer has a decode band`);
+  if (d) check(view.speed.startsWith(`decode ${d.median.toFixed(0)} tok/s (${d.low.toFixed(0)}-${d.high.toFixed(0)})`),
+    `${label}: the speed line shows the band: ${view.speed}`);
+}
+
+// SGLang on a 16 GB GPU (the picker's RTX 4080): its pool is
+// --mem-fraction-static of the GPU less the rest, so the total hardly
+// moves with the context; a context fits while one request holds it.
+async function checkSglang(page, base, at = '1280 px') {
+  const inputs = { engine: 'sglang', model: MODEL, max_tokens: 8192, batch: 4, kv_cache_mode: 'auto',
+    machine: { gpu: ['rtx4080'] } };
+  const label = `${at}: sglang ${MODEL}`;
+  const { view, report } = await checkEngineScenario(page, base, inputs, ['auto', 'fp8_e4m3']);
+  equal(JSON.stringify(view.labels), JSON.stringify(['Weights', 'KV pool', 'Other']), `${label}: the parts' names`);
+  // Qwen3-14B: 40 layers x 8 KV heads x 128 dims x 2 (K and V) x 2 bytes
+  // (bfloat16) = 163,840 bytes a token; the pool is its tokens x that.
+  equal(report.kv_bytes_per_token, 163840, `${label}: KV bytes a token (hand-worked)`);
+  equal(view.kv.bytes, report.max_total_num_tokens * 163840, `${label}: the KV pool is its tokens x 163,840 B`);
+  check(view.notes[1].startsWith(`${report.max_total_num_tokens.toLocaleString('en-US')} tokens x 163,840 B, ` +
+    `--mem-fraction-static ${report.mem_fraction_static.toFixed(3)}`), `${label}: the KV pool's note: ${view.notes[1]}`);
+  // auto: a context fits while the pool holds one request of it, so the
+  // mark is the pool's tokens (the pool does not depend on the context);
+  // fp8 halves the bytes a token, and the pool then holds more than the
+  // model's 40,960 tokens: marked at the model's limit.
+  equal(view.markers.auto?.['data-max-tokens'], String(report.max_total_num_tokens),
+    `${label}: auto fits up to the pool's tokens`);
+  equal(view.markers.fp8_e4m3?.['data-max-tokens'], '40960', `${label}: fp8_e4m3 up to the model's context`);
+  equal(view.markers.fp8_e4m3?.['data-limited'], 'true', `${label}: fp8_e4m3 at the model's limit`);
+  checkSpeedBand(report, view, label);
+  const axis = await page.evaluate(() => [...document.querySelectorAll('#curve text')].map((t) => t.textContent));
+  check(axis.includes('--context-length (tokens), 4 requests'), `${label}: the curve's axis names SGLang's flag`);
+  const labels = await page.evaluate(() => [document.getElementById('max-tokens-label').textContent,
+    document.getElementById('batch-label').textContent]);
+  equal(JSON.stringify(labels), JSON.stringify(['Context (--context-length)', 'Requests (--max-running-requests)']),
+    `${label}: the inputs' labels are SGLang's flags`);
+}
+
+// Ollama over the GGUF: on a picked RTX 4060 (its runner's devices and a
+// speed band), then with no GPU, flash attention on and a 7 MiB budget,
+// where each cache type stops at its own num_ctx.
+async function checkOllama(page, base) {
+  const label = `ollama ${GGUF}`;
+  const gpu = { engine: 'ollama', model: GGUF, max_tokens: 2048, batch: 2, kv_cache_mode: 'f16', machine: { gpu: ['rtx4060'] } };
+  const first = await checkEngineScenario(page, base, gpu, ['f16', 'q8_0', 'q4_0']);
+  equal(JSON.stringify(first.view.labels), JSON.stringify(['Model', 'Context', 'Compute']), `${label}: the parts' names`);
+  equal(JSON.stringify(first.view.devices.map((d) => d.device)), JSON.stringify(['cuda:0', 'cpu']),
+    `${label}: the RTX 4060 and the host as devices`);
+  checkSpeedBand(first.report, first.view, `${label} on an RTX 4060`);
+  // 5 MiB fit an 8 GB GPU at any num_ctx: each type up to the GGUF's 4096.
+  for (const kv of ['f16', 'q8_0', 'q4_0']) {
+    equal(first.view.markers[kv]?.['data-max-tokens'], '4096', `${label}: ${kv} up to the model's context`);
+  }
+  const labels = await page.evaluate(() => [document.getElementById('max-tokens-label').textContent,
+    document.getElementById('batch-label').textContent]);
+  equal(JSON.stringify(labels), JSON.stringify(['Context (--num-ctx)', 'Parallel (--ollama-num-parallel)']),
+    `${label}: the inputs' labels are Ollama's fields`);
+
+  const small = { engine: 'ollama', model: GGUF, max_tokens: 2048, batch: 2, kv_cache_mode: 'q8_0',
+    memory_limit: '7MiB', fields: { ollama_flash_attention: true } };
+  const { view, report } = await checkEngineScenario(page, base, small, ['f16', 'q8_0', 'q4_0']);
+  // num_ctx 2048 x OLLAMA_NUM_PARALLEL 2 = 4,096 cells; f16 K and V are
+  // 512 B a cell (4 layers x 64 elements x 2 B), q8_0 34 B per 32
+  // elements: 256 / 32 x 34 = 272 B; 4,096 x 272 = 1,114,112 B, plus the
+  // output buffer.
+  equal(report.ollama.kv_cells, 4096, `${label}: KV cells (hand-worked)`);
+  equal(report.llamacpp.context.kv_bytes, 1114112, `${label}: q8_0 KV bytes (hand-worked)`);
+  equal(view.kv.bytes, 1114112 + report.llamacpp.context.output_bytes, `${label}: the context figure`);
+  equal(report.ollama.flash_attention, 'on', `${label}: flash attention on`);
+  check(view.notes[1].startsWith('4,096 cells of q8_0 (flash attention on)'), `${label}: the context's note: ${view.notes[1]}`);
+  equal(view.speed, 'speed unknown: give --gpu or --mac', `${label}: no GPU, no speed`);
+  // 7 MiB stops f16 and q8_0 short of 4096; q4_0 (4096 cells: 6.38 MiB
+  // in all) fits up to the model's context.
+  const marks = ['f16', 'q8_0', 'q4_0'].map((kv) => Number(view.markers[kv]?.['data-max-tokens']));
+  check(marks[0] < marks[1] && marks[1] < 4096 && marks[2] === 4096, `${label}: f16 < q8_0 < q4_0 = 4096: ${marks}`);
+}
+
+// Each engine is offered only for a model it prices: SGLang for a
+// config's safetensors, Ollama for a GGUF; a fragment naming one for
+// another model gives way to the API's default engine.
+async function checkEngineOffer(page, base) {
+  const offered = () => page.evaluate(() => Object.fromEntries([...document.getElementById('engine').options]
+    .map((o) => [o.value, !o.disabled])));
+  await setInputs(page, { model: GGUF, engine: 'llamacpp', max_tokens: 2048, batch: 1, kv_cache_mode: 'f16' });
+  let engines = await offered();
+  check(engines.ollama === true && engines.sglang === false && engines.llamacpp === true,
+    `a GGUF: ollama offered, sglang not: ${JSON.stringify(engines)}`);
+  await setInputs(page, { model: MODEL, engine: 'vllm', max_tokens: 8192, batch: 1, kv_cache_mode: 'auto' });
+  engines = await offered();
+  check(engines.sglang === true && engines.ollama === false && engines.vllm === true,
+    `safetensors: sglang offered, ollama not: ${JSON.stringify(engines)}`);
+  // The fragment alone changes nothing: the page reads it when it loads.
+  await page.goto(`${base}/#engine=sglang&model=${GGUF}&max_tokens=2048&batch=1&kv=auto`, { waitUntil: 'load' });
+  await page.reload({ waitUntil: 'load' });
+  await page.waitForFunction((model) => document.getElementById('figures').dataset.state === 'ready' &&
+    document.getElementById('figures').dataset.model === model, GGUF, { timeout: 20000 });
+  equal(await page.evaluate(() => document.getElementById('figures').dataset.engine), 'llamacpp',
+    `#engine=sglang with ${GGUF}: priced under llama.cpp`);
 }
 
 // ---- Hugging Face names (--allow-hub) -----------------------------------------
@@ -607,6 +786,12 @@ async function checkLayoutsAt(browser, offsite, base, port, viewport) {
     await checkEngineScenario(page, base,
       { engine: 'mlx-lm', model: MODEL, max_tokens: 8192, batch: 1, gen_tokens: 256, kv_cache_mode: '8' }, ['fp16', '8', '4']);
     await checkLayout(page, `${at}, mlx-lm ${MODEL}`);
+    await checkSglang(page, base, at);
+    await checkLayout(page, `${at}, sglang ${MODEL}`);
+    await page.evaluate(() => document.activeElement?.blur());  // no focus ring in the picture
+    await page.waitForSelector('#figures[data-state="ready"]', { state: 'attached', timeout: 20000 });
+    mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: path.join(screenshots, `calculator-sglang-${viewport.width}.png`), fullPage: true });
 
     // The model's own context caps the curve; the hardware picker.
     if (viewport.width === 1280) await checkModelLimit(page, base);
@@ -664,6 +849,26 @@ async function checkLayoutsAt(browser, offsite, base, port, viewport) {
   }
 }
 
+// Ollama's view (the last checkOllama priced) at each width: laid out,
+// and saved as calculator-ollama-<width>.png; back to 1280 px.
+async function checkOllamaLayouts(page) {
+  await page.evaluate(() => document.activeElement?.blur());  // no focus ring in the picture
+  await page.waitForSelector('#figures[data-state="ready"]', { state: 'attached', timeout: 20000 });
+  for (const viewport of WIDTHS) {
+    await page.setViewportSize(viewport);
+    // The charts are redrawn at the width they are shown at, after the resize.
+    await page.waitForFunction(() => ['bar', 'curve'].every((id) => {
+      const chart = document.getElementById(id);
+      const width = Math.max(300, Math.round(chart.getBoundingClientRect().width));
+      return chart.getAttribute('viewBox').split(/[\s,]+/)[2] === String(width);
+    }), null, { timeout: 20000 });
+    await checkLayout(page, `${viewport.width} px, ollama ${GGUF}`);
+    mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: path.join(screenshots, `calculator-ollama-${viewport.width}.png`), fullPage: true });
+  }
+  await page.setViewportSize(WIDTHS[0]);
+}
+
 async function checkLayouts(browser, offsite) {
   const { root, sysroot } = makeLayoutFolders();
   const service = startService([], { ...process.env, MEMFIT_SYSROOT: sysroot }, [root, path.join(repo, 'examples')]);
@@ -682,7 +887,9 @@ async function checkLayouts(browser, offsite) {
 // ---- main -----------------------------------------------------------------
 
 async function main() {
-  const service = startService();
+  const ggufRoot = mkdtempSync(path.join(os.tmpdir(), 'memfit-e2e-gguf-'));
+  copyFileSync(path.join(repo, 'tests', 'golden', 'models', GGUF), path.join(ggufRoot, GGUF));
+  const service = startService([], process.env, [path.join(repo, 'examples'), ggufRoot]);
   let browser;
   try {
     const port = await service.port;
@@ -729,6 +936,10 @@ async function main() {
       { engine: 'mlx-lm', model: MODEL, max_tokens: 8192, batch: 1, gen_tokens: 256, kv_cache_mode: '8' }, ['fp16', '8', '4']);
     await checkEngineScenario(page, base,
       { engine: 'vllm', model: MODEL, max_tokens: 8192, batch: 4, kv_cache_mode: 'fp8' }, ['auto', 'fp8']);
+    await checkSglang(page, base);
+    await checkOllama(page, base);
+    await checkOllamaLayouts(page);
+    await checkEngineOffer(page, base);
     await checkScenario(page, base, { model: MODEL, max_tokens: 32768, batch: 1, kv_cache_mode: 'fp16' });
 
     await checkHubName(browser, offsite);
@@ -740,6 +951,7 @@ async function main() {
     if (browser) await browser.close();
     const code = await stopService(service.child);
     check(code === 0, `memfit serve exited with ${code} on SIGTERM`);
+    rmSync(ggufRoot, { recursive: true, force: true });
   }
 }
 

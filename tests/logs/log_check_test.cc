@@ -58,11 +58,13 @@ TEST(CheckLog, PinnedLlamaRunRebuiltFromItsDumpIsExact) {
   EXPECT_EQ(compute->basis, FigureBasis::kExact);
   EXPECT_TRUE(compute->within_print);
   // Model: the printed file size (53,005,517 B) without the repacked
-  // copies, which need the tensor list.
+  // copies, which need the tensor list: the row says why there is none.
   const FigureCheck* model = figure(c, "CPU", LogFigure::kModel);
   EXPECT_EQ(model->memfit, 53'005'517u);
   EXPECT_EQ(model->basis, FigureBasis::kModelled);
-  EXPECT_EQ(model->note, "CPU_REPACK's copies need the tensor list (give -m): memfit's is the mapped weights");
+  EXPECT_EQ(model->note, "CPU_REPACK's copies need the tensor list, not rebuilt from the dump (the "
+                         "F16 GGUF memfit rebuilds holds f16 30, f32 9; the log's file f16 1, f32 "
+                         "9, q4_0 16, q4_K 12, q6_K 1): memfit's is the mapped weights; give -m");
 }
 
 TEST(CheckLog, ADumpOfLlamaQuantizesTypesGivesItsTensorsExactlyOnCuda) {
@@ -93,6 +95,119 @@ TEST(CheckLog, ADumpOfLlamaQuantizesTypesGivesItsTensorsExactlyOnCuda) {
       "weights: the Q4_0 GGUF llama-quantize writes from the dump's hyperparameters, 291 tensors "
       "(f32 65, q4_0 225, q6_K 1)"))
       << c.warnings[0].text;
+}
+
+TEST(CheckLog, AGptNeoxDumpRebuildsPythiasTensorsExactlyOnCuda) {
+  // ggml-org/ci, b4343: Pythia 2.8B Q4_0, -ngl 99 on a V100; hidden 2,560,
+  // MLP 10,240, vocabulary 50,304, 32 blocks. The Q4_0 GGUF llama-quantize
+  // writes: output Q6_K, every other matrix (token_embd untied, attn_qkv,
+  // attn_output, ffn_up, ffn_down) Q4_0, the norms and biases F32: f32 2 +
+  // 32 x 8 = 258, q4_0 1 + 32 x 4 = 129, q6_K 1, the log's counts.
+  // token_embd, on the host: 2,560 x 50,304 / 32 x 18 = 72,437,760 B =
+  // "69.08 MiB". CUDA0: output 128,778,240 / 256 x 210 = 105,638,400, a
+  // block's matrices (19,660,800 + 6,553,600 + 2 x 26,214,400 elements) /
+  // 32 x 18 = 44,236,800 and its F32 33,280 x 4 = 133,120, x 32 =
+  // 1,419,837,440, the output norm 20,480: 1,525,496,320 B, no row padded
+  // (2,560 and 10,240 are multiples of 512), every tensor a multiple of
+  // 128 B: "1454.83 MiB" = 1,525,499,822 +- 5,243.
+  const LogCheck c = check("llamacpp", "llamacpp-ci4343-pythia28-q4_0-v100-cuda.log");
+  EXPECT_EQ(c.model_source, ModelSource::kLog);
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 72'437'760u);
+  EXPECT_EQ(host->basis, FigureBasis::kExact);
+  EXPECT_TRUE(host->within_print);
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 1'525'496'320u);
+  EXPECT_EQ(gpu->basis, FigureBasis::kExact);
+  EXPECT_TRUE(gpu->within_print);
+  ASSERT_FALSE(c.warnings.empty());
+  EXPECT_TRUE(c.warnings[0].text.starts_with(
+      "weights: the Q4_0 GGUF llama-quantize writes from the dump's hyperparameters, 388 tensors "
+      "(f32 258, q4_0 129, q6_K 1), 1597934080 bytes"))
+      << c.warnings[0].text;
+}
+
+TEST(CheckLog, AGuessedFileTypeIsTheOneWhoseGgufHoldsTheCounts) {
+  // ggml-org/ci, b4438: Pythia 2.8B F16 with no general.file_type: llama.cpp
+  // prints "all F32 (guessed)" (the 258 F32 norms and biases outnumber the
+  // 130 F16 matrices). Of the file types memfit rebuilds only F16 holds
+  // f32 258, f16 130; token_embd on the host: 2,560 x 50,304 x 2 B =
+  // 257,556,480 B = "245.62 MiB". Vulkan's alignments are not read: the
+  // rows are modelled.
+  const LogCheck c = check("llamacpp", "llamacpp-ci4438-pythia28-f16-t4-vulkan.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 257'556'480u);
+  EXPECT_EQ(host->basis, FigureBasis::kModelled);
+  EXPECT_TRUE(host->within_print);
+  ASSERT_FALSE(c.warnings.empty());
+  EXPECT_TRUE(c.warnings[0].text.starts_with(
+      "weights: the F16 GGUF llama-quantize writes from the dump's hyperparameters, 388 tensors "
+      "(f16 130, f32 258)"))
+      << c.warnings[0].text;
+}
+
+TEST(CheckLog, MetalMapsTheFileRangeFromItsFirstTensorToItsLast) {
+  // ggml-org/ci, b4464: Pythia 1.4B Q4_0 on an M4, every layer on Metal;
+  // hidden 2,048, MLP 8,192, vocabulary 50,304, 24 blocks. llama-quantize's
+  // file order: output, output_norm, token_embd, then the blocks, so the
+  // Metal range from output to the last block holds the host's token_embd,
+  // 2,048 x 50,304 / 32 x 18 = 57,950,208 B ("CPU_Mapped 55.27 MiB"). The
+  // whole file's tensors: token_embd + output 103,022,592 / 256 x 210 =
+  // 84,510,720 + 24 blocks x (50,331,648 elements of matrices / 32 x 18 =
+  // 28,311,552 + 26,624 F32 x 4 = 106,496) = 682,033,152 + output_norm
+  // 16,384 = 824,510,464 B against "786.33 MiB" = 824,526,766 +- 5,243:
+  // 16,302 B short, Metal's page rounding, which memfit does not price.
+  const LogCheck c = check("llamacpp", "llamacpp-ci4464-pythia14-q4_0-m4-metal.log");
+  const FigureCheck* metal = figure(c, "Metal", LogFigure::kModel);
+  ASSERT_NE(metal, nullptr);
+  EXPECT_EQ(metal->memfit, 824'510'464u);
+  EXPECT_EQ(metal->basis, FigureBasis::kModelled);
+  EXPECT_FALSE(metal->within_print);
+  EXPECT_EQ(metal->note, "Metal maps the file's range from this device's first tensor to its last, "
+                         "which holds 57950208 bytes of the host's tensors between them; the page "
+                         "rounding is not priced");
+  EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->memfit, 57'950'208u);
+}
+
+TEST(CheckLog, APhi3DumpRebuildsItsFusedMatricesAndLongRopeFactors) {
+  // An Ollama run of Phi-3 mini 128k Q4_0 on an M3 Max, every layer on
+  // Metal; hidden 3,072 (32 heads of 96), MLP 8,192, vocabulary 32,064, 32
+  // blocks. The Q4_0 GGUF llama-quantize writes: f32 32 x 2 norms +
+  // output_norm + rope_factors_long/_short = 67, q4_0 token_embd + 32 x 4
+  // (attn_qkv, attn_output, ffn_up of gate and up, ffn_down) = 129, the
+  // output q6_K: the log's counts. Bytes: token_embd 98,500,608 / 32 x 18
+  // = 55,406,592 ("52.84 MiB" on the host); output 98,500,608 / 256 x 210 =
+  // 80,801,280; a block's matrices (28,311,552 + 9,437,184 + 50,331,648 +
+  // 25,165,824 elements) / 32 x 18 = 63,700,992 and its norms 24,576, x 32
+  // = 2,039,218,176; output_norm 12,288, the factors 2 x 48 x 4 = 384:
+  // 2,175,438,720 B ("2.03 GiB"). Metal holds all but token_embd (the
+  // factors with block 0, as llama.cpp creates them): 2,120,032,128 B, and
+  // memfit's 128-B GPU tensor alignment rounds each 192-B factor tensor up
+  // to 256: 2,120,032,256 B against "2021.82 MiB" = 2,120,031,928 +-
+  // 5,243 (Ollama's files are not in llama-quantize's order: no mapped
+  // range is priced; modelled).
+  const LogCheck c = check("ollama", "ollama-nexus-phi3-mini-128k-q4_0-m3max-metal.log");
+  EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->memfit, 55'406'592u);
+  const FigureCheck* metal = figure(c, "Metal", LogFigure::kModel);
+  ASSERT_NE(metal, nullptr);
+  EXPECT_EQ(metal->memfit, 2'120'032'256u);
+  EXPECT_TRUE(metal->within_print);
+  ASSERT_FALSE(c.warnings.empty());
+  EXPECT_TRUE(c.warnings[0].text.starts_with(
+      "weights: the Q4_0 GGUF llama-quantize writes from the dump's hyperparameters, 197 tensors "
+      "(f32 67, q4_0 129, q6_K 1), 2175438720 bytes"))
+      << c.warnings[0].text;
+}
+
+TEST(CheckLog, AnArchitectureWithoutAConverterSaysSoOnItsModelRow) {
+  const LogCheck c = check("llamacpp", "llamacpp-pinned-gemma3-swa-ctx4096.log");
+  EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->note,
+            "CPU_REPACK's copies need the tensor list, not rebuilt from the dump (memfit does not "
+            "build the tensors llama.cpp's converter writes for 'gemma3_text' (sliding_window "
+            "layout)): memfit's is the mapped weights; give -m");
 }
 
 TEST(CheckLog, AnOutputBufferBefore6122HoldsEveryBatchRow) {

@@ -249,7 +249,8 @@ TEST(FieldTable, GetEnginesListsEveryField) {
               "unit": "tokens", "type": "count", "choices": [], "default": "0", "min": 0,
               "max": null, "example": null, "required": false, "gpu_setting": false})j"));
   // The GPU settings the page shows beside the budget: llama.cpp's offload
-  // and split, vLLM's GPU memory; nothing of mlxcel's or mlx-lm's.
+  // and split, vLLM's and SGLang's GPU memory, Ollama's offload and what its
+  // scheduler is told of the GPUs; nothing of mlxcel's or mlx-lm's.
   std::map<std::string, std::vector<std::string>> gpu;
   for (const json& engine : answer["engines"]) {
     std::vector<std::string>& names = gpu[engine["name"].get<std::string>()];
@@ -262,6 +263,9 @@ TEST(FieldTable, GetEnginesListsEveryField) {
                                       "tensor_split", "main_gpu", "no_kv_offload", "gpu_memory"}));
   EXPECT_EQ(gpu["vllm"], (std::vector<std::string>{"gpu_memory_utilization", "gpu_memory_total",
                                                    "gpu_name", "kv_cache_memory"}));
+  EXPECT_EQ(gpu["sglang"], (std::vector<std::string>{"mem_fraction_static"}));
+  EXPECT_EQ(gpu["ollama"], (std::vector<std::string>{"num_gpu", "ollama_gpu_overhead",
+                                                     "ollama_sched_spread", "ollama_gpus_free"}));
   EXPECT_TRUE(gpu["mlxcel"].empty());
   EXPECT_TRUE(gpu["mlx-lm"].empty());
   for (const json& field : answer["common_fields"]) EXPECT_EQ(field["gpu_setting"], false);

@@ -111,6 +111,22 @@ TEST(Machine, VllmOnAnH100FromTheTable) {
   EXPECT_FALSE(has_warning(run->warnings, WarningKind::kAvailableNow));
 }
 
+TEST(Machine, ACardSoldWithTwoMemorySizesGetsItsOwnRowsThroughput) {
+  // Both RTX 4060 Ti rows print "NVIDIA GeForce RTX 4060 Ti" (the name a
+  // device carries): the speed estimate takes the row whose memory is the
+  // device's, 16,376 or 8,188 MiB, both 288 GB/s (data/hardware/gpus.tsv).
+  for (const char* id : {"rtx4060ti-16gb", "rtx4060ti-8gb"}) {
+    ThisHost context;
+    EstimateRequest r = request("vllm");
+    r.machine.gpu = {id};
+    Result<EstimateRun> run = memfit::run(r, context);
+    ASSERT_TRUE(run.ok()) << run.error().message();
+    ASSERT_EQ(run->speed_machine.gpus.size(), 1u);
+    EXPECT_EQ(run->speed_machine.gpus[0].name, id);
+    EXPECT_DOUBLE_EQ(run->speed_machine.gpus[0].bandwidth_gb_s, 288);
+  }
+}
+
 TEST(Machine, VllmGpuNameAloneTakesTheTablesTotal) {
   // Before: "gpu_memory_total: no GPU was found". Now the name the table
   // knows gives its total, 81,559 MiB, and that GPU is the budget.

@@ -25,7 +25,7 @@ constexpr std::string_view kModels =
     "m\t1000\t1000\t2\t64\t16\tderived\thttps://example.org/config.json\n";
 constexpr std::string_view kRunsHeader =
     "source\tengine\tbackend\tdevice\tmodel\tquant\tsize\tsize_bytes\tsize_basis\tprefill_test\t"
-    "prefill_tokens_per_second\tdecode_test\tdecode_tokens_per_second\tnotes\n";
+    "prefill_tokens_per_second\tdecode_test\tdecode_tokens_per_second\tnotes\tbuild_date\tbatch\n";
 
 std::string runs_error(std::string_view row) {
   Result<PublishedRuns> r = parse_published_runs(kModels, std::string(kRunsHeader) + std::string(row));
@@ -73,19 +73,25 @@ TEST(PublishedRuns, TestNamesGiveTheMeanContext) {
 }
 
 TEST(PublishedRuns, LoaderRefusesBadRows) {
-  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t10\ttg128\t5\t\n"),
+  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t10\ttg128\t5\t\t\t0\n"),
             "");
-  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tx\tQ4_0\t\t900\tprinted\tpp512\t10\ttg128\t5\t\n"),
+  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tx\tQ4_0\t\t900\tprinted\tpp512\t10\ttg128\t5\t\t\t0\n"),
             "data/speed/published-runs.tsv: line 2: model: 'x' is not a model of models.tsv");
-  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t10\tgen\t5\t\n"),
+  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t10\tgen\t5\t\t\t0\n"),
             "data/speed/published-runs.tsv: line 2: decode_test: 'gen' is not pp<N> or tg<N>");
-  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\tfast\ttg128\t5\t\n"),
+  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\tfast\ttg128\t5\t\t\t0\n"),
             "data/speed/published-runs.tsv: line 2: prefill_tokens_per_second: 'fast' is not a "
             "decimal number");
-  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t0\tprinted\tpp512\t10\ttg128\t5\t\n"),
+  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t0\tprinted\tpp512\t10\ttg128\t5\t\t\t0\n"),
             "data/speed/published-runs.tsv: line 2: size_bytes: '0' is not a size");
+  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t10\ttg128\t5\t\t2024-13\t0\n"),
+            "data/speed/published-runs.tsv: line 2: build_date: '2024-13' is not YYYY-MM");
+  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t10\ttg128\t5\t\t2024-1\t0\n"),
+            "data/speed/published-runs.tsv: line 2: build_date: '2024-1' is not YYYY-MM");
+  EXPECT_EQ(runs_error("u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t10\ttg128\t5\t\t2024-06\tone\n"),
+            "data/speed/published-runs.tsv: line 2: batch: 'one' is not a decimal number");
   EXPECT_EQ(runs_error("u\tllamacpp\n"),
-            "data/speed/published-runs.tsv: line 2: 2 fields, the header has 14");
+            "data/speed/published-runs.tsv: line 2: 2 fields, the header has 16");
 }
 
 TEST(PublishedRuns, PredictionsComeFromTheBoundAndTheOtherHalfsBand) {
@@ -103,7 +109,7 @@ TEST(PublishedRuns, PredictionsComeFromTheBoundAndTheOtherHalfsBand) {
   std::string rows;
   for (double fraction : {0.1, 0.2, 0.3, 0.4}) {
     rows += "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
-            std::to_string(bound * fraction) + "\t\n";
+            std::to_string(bound * fraction) + "\t\t\t0\n";
   }
   Result<PublishedRuns> runs = parse_published_runs(kModels, std::string(kRunsHeader) + rows);
   ASSERT_TRUE(runs.ok()) << runs.error().message();
@@ -135,6 +141,65 @@ TEST(PublishedRuns, PredictionsComeFromTheBoundAndTheOtherHalfsBand) {
   EXPECT_FALSE((*p)[1].prefill_left_out.has_value());
 }
 
+TEST(PublishedRuns, OldCudaBuildsAreFittedInTheirOwnGroup) {
+  // The prefill of llama.cpp on CUDA or ROCm from before 2024-01 (the
+  // ggml-backend integration) is its own group; a later or unknown build,
+  // another backend or another engine keeps the backend.
+  PublishedRun run;
+  run.engine = "llamacpp";
+  run.backend = "cuda";
+  run.build_date = "2023-12";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "cuda builds before 2024-01");
+  // Decode ran at the same speed on either side (an RTX 4090's LLaMA 7B F16
+  // tg128: 60.9 tok/s in December 2023, 61.03 in January 2024): one group.
+  EXPECT_EQ(fit_group(run, SpeedPhase::kDecode), "cuda");
+  run.backend = "rocm";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "rocm builds before 2024-01");
+  run.build_date = "2024-01";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "rocm");
+  run.build_date = "";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "rocm");
+  run.backend = "metal";
+  run.build_date = "2023-12";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "metal");
+  run.engine = "mlx-lm";
+  run.backend = "cuda";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "cuda");
+}
+
+TEST(PublishedRuns, ALaterBatchIsPredictedByTheEarlierOnesOnly) {
+  // The four decode runs of PredictionsComeFromTheBoundAndTheOtherHalfsBand
+  // (fractions 0.1 to 0.4 of the bound) as batch 0, and a fifth at 0.9 as
+  // batch 1. Never seen, the fifth is predicted by the first four: a =
+  // 1.0 / 0.3 and the median fraction 0.25, so 0.25 x bound, as their own
+  // in-sample prediction was. In-sample over all five, a = sum f / sum f^2
+  // = 1.9 / 1.11 and the band's median a x 0.3 (the middle fraction), so
+  // bound / a x a x 0.3 = 0.3 x bound.
+  const double bound = 1008e9 / 9092.0;
+  std::string rows;
+  for (double fraction : {0.1, 0.2, 0.3, 0.4}) {
+    rows += "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
+            std::to_string(bound * fraction) + "\t\t\t0\n";
+  }
+  rows += "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
+          std::to_string(bound * 0.9) + "\t\t2025-12\t1\n";
+  Result<PublishedRuns> runs = parse_published_runs(kModels, std::string(kRunsHeader) + rows);
+  ASSERT_TRUE(runs.ok()) << runs.error().message();
+  Result<const HardwareTable*> table = hardware_table();
+  ASSERT_TRUE(table.ok());
+  Result<std::vector<RunPrediction>> p = predict_published_runs(*runs, **table);
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  ASSERT_EQ(p->size(), 5u);
+  EXPECT_EQ((*runs).runs[4].batch, 1u);
+  EXPECT_EQ((*runs).runs[4].build_date, "2025-12");
+  EXPECT_FALSE((*p)[0].decode_never_seen.has_value());
+  ASSERT_TRUE((*p)[4].decode_never_seen.has_value());
+  EXPECT_NEAR((*p)[4].decode_never_seen->median, bound * 0.25, 1e-3);
+  EXPECT_EQ((*p)[4].decode_never_seen->efficiency.basis, "backend and family");
+  ASSERT_TRUE((*p)[4].decode_fitted.has_value());
+  EXPECT_NEAR((*p)[4].decode_fitted->median, bound * 0.3, 1e-3);
+}
+
 TEST(PublishedRuns, CudaPrefillIsBoundAtTheInt8PeakAndMetalAtFp16) {
   // pp512 of the shape above: a mean context of 256, 2 x 1000 + 4 x 2 x 256
   // x 64 = 133,072 FLOPs a token. On an RTX 4090 (cuda) at its 660.6 dense
@@ -142,8 +207,8 @@ TEST(PublishedRuns, CudaPrefillIsBoundAtTheInt8PeakAndMetalAtFp16) {
   // Max 40-core (metal) at its 14.32 FP16 TFLOPS: 14.32e12 / 133,072 =
   // 107,610,917.
   const std::string rows =
-      "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t1000\t\t\t\n"
-      "u\tllamacpp\tmetal\tm3-max-64gb\tm\tQ4_0\t\t900\tprinted\tpp512\t1000\t\t\t\n";
+      "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t1000\t\t\t\t\t0\n"
+      "u\tllamacpp\tmetal\tm3-max-64gb\tm\tQ4_0\t\t900\tprinted\tpp512\t1000\t\t\t\t\t0\n";
   Result<PublishedRuns> runs = parse_published_runs(kModels, std::string(kRunsHeader) + rows);
   ASSERT_TRUE(runs.ok()) << runs.error().message();
   Result<const HardwareTable*> table = hardware_table();

@@ -4,9 +4,10 @@
 //
 //   {"runs": [{"line", "source", "engine", "backend", "device", "model",
 //              "quant", "family", "size_bytes", "prefill_test",
-//              "decode_test", "decode": {"published", "bound", "fitted":
-//              {"modelled", "median", "low", "high", "basis"}, "held_out":
-//              {...}, "left_out": {...}}, "prefill": {...}}],
+//              "decode_test", "build_date", "batch", "decode": {"fit_group",
+//              "published", "bound", "fitted": {"modelled", "median",
+//              "low", "high", "basis"}, "held_out": {...}, "left_out":
+//              {...}, "never_seen": {...}}, "prefill": {...}}],
 //    "bands": {"decode": [{"backend", "family", "efficiency",
 //              "layer_overhead_s", "median", "low", "high", "runs",
 //              "basis"}], "prefill": [...]}}
@@ -34,14 +35,18 @@ Json range_json(const std::optional<SpeedRange>& range) {
           {"basis", range->efficiency.basis}};
 }
 
-Json phase_json(std::optional<double> published, std::optional<double> bound,
+Json phase_json(const std::string& group, std::optional<double> published,
+                std::optional<double> bound,
                 const std::optional<SpeedRange>& fitted, const std::optional<SpeedRange>& held_out,
-                const std::optional<SpeedRange>& left_out) {
-  return {{"published", number_or_null(published)},
+                const std::optional<SpeedRange>& left_out,
+                const std::optional<SpeedRange>& never_seen) {
+  return {{"fit_group", group},
+          {"published", number_or_null(published)},
           {"bound", number_or_null(bound)},
           {"fitted", range_json(fitted)},
           {"held_out", range_json(held_out)},
-          {"left_out", range_json(left_out)}};
+          {"left_out", range_json(left_out)},
+          {"never_seen", range_json(never_seen)}};
 }
 
 Json bands_json(const EfficiencyTable& table) {
@@ -92,11 +97,16 @@ int run() {
          {"size_bytes", r.size_bytes},
          {"prefill_test", r.prefill_test},
          {"decode_test", r.decode_test},
+         {"build_date", r.build_date},
+         {"batch", r.batch},
          {"decode",
-          phase_json(r.decode_tokens_per_second, p.decode_bound, p.decode_fitted,
-                     p.decode_held_out, p.decode_left_out)},
-         {"prefill", phase_json(r.prefill_tokens_per_second, p.prefill_bound, p.prefill_fitted,
-                                p.prefill_held_out, p.prefill_left_out)}});
+          phase_json(fit_group(r, SpeedPhase::kDecode), r.decode_tokens_per_second,
+                     p.decode_bound, p.decode_fitted, p.decode_held_out, p.decode_left_out,
+                     p.decode_never_seen)},
+         {"prefill",
+          phase_json(fit_group(r, SpeedPhase::kPrefill), r.prefill_tokens_per_second,
+                     p.prefill_bound, p.prefill_fitted, p.prefill_held_out, p.prefill_left_out,
+                     p.prefill_never_seen)}});
   }
   const Json out = {{"runs", std::move(rows)},
                     {"bands", {{"decode", bands_json(*decode)}, {"prefill", bands_json(*prefill)}}}};

@@ -79,9 +79,13 @@ TEST_F(LocalModels, WhatFitsComesFirstAndABrokenManifestIsOneRow) {
   // training context, 4,096 (capped), so the name decides the order.
   EXPECT_EQ(r[0].entry.name, "lmstudio:pub/Tiny-GGUF/Tiny-F16.gguf");
   EXPECT_EQ(r[1].entry.name, "ollama:tiny:latest");
+  // LM Studio's copy is priced by llama.cpp's rules, Ollama's by Ollama's.
+  EXPECT_EQ(r[0].engine, "llamacpp");
+  EXPECT_EQ(r[1].engine, "ollama");
+  EXPECT_EQ(r[0].settings, "-c 4096 -np 1");
+  EXPECT_EQ(r[1].settings, "ollama run tiny:latest, then /set parameter num_ctx 4096");
   for (const LocalModelRow* row : {&r[0], &r[1]}) {
     EXPECT_EQ(row->fit, LocalFit::kFits) << row->error;
-    EXPECT_EQ(row->engine, "llamacpp");
     EXPECT_EQ(row->weights_bytes, 29184u);  // 12,800 + 2 x 8,192
     EXPECT_EQ(row->largest_context_tokens, 4096u);
     EXPECT_TRUE(row->largest_capped);
@@ -182,11 +186,13 @@ TEST_F(LocalModels, AStoreModelIsNamedByItsNameAndItsBlobApart) {
   EXPECT_NE(text.find("\nfile " + run->model->path + "\nmodel_type qwen3,"), std::string::npos) << text;
 }
 
-TEST(UsualEngine, GgufIsLlamaCppAndTheRestFollowTheMachine) {
-  const LocalModelEntry gguf{"ollama:tiny:latest", "ollama", "gguf", ""};
+TEST(UsualEngine, OllamasStoreIsOllamaAnotherGgufLlamaCppAndTheRestFollowTheMachine) {
+  const LocalModelEntry ollama{"ollama:tiny:latest", "ollama", "gguf", ""};
+  const LocalModelEntry gguf{"lmstudio:pub/Tiny-GGUF/Tiny-F16.gguf", "lmstudio", "gguf", ""};
   const LocalModelEntry folder{"org/name", "hf-cache", "safetensors", ""};
   const LocalModelEntry mlx{"org/name-4bit", "hf-cache", "mlx", ""};
   for (LocalMachine m : {LocalMachine::kCpu, LocalMachine::kGpu, LocalMachine::kMac}) {
+    EXPECT_EQ(usual_engine(ollama, m), "ollama");
     EXPECT_EQ(usual_engine(gguf, m), "llamacpp");
   }
   EXPECT_EQ(usual_engine(folder, LocalMachine::kGpu), "vllm");

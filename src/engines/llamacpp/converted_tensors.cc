@@ -21,13 +21,21 @@ namespace {
 constexpr std::array<std::string_view, 8> kStandardDecoders = {
     "llama", "mistral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "mixtral", "smollm3"};
 
+// GPT-NeoX (Pythia): one fused QKV matrix, biases on every linear layer
+// and LayerNorm (weight and bias) norms; its own block builder.
+bool gpt_neox(const ModelSpec& spec) { return spec.model_type == "gpt_neox"; }
+
+// Phi-3: fused QKV and a fused gate-and-up matrix, RMS norms (weights
+// only), no biases; its long-context RoPE keeps two factor tensors.
+bool phi3(const ModelSpec& spec) { return spec.model_type == "phi3"; }
+
 bool converted(const ModelSpec& spec) {
   const bool attention_only = std::all_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
     return l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow;
   });
   return attention_only && !spec.multimodal && spec.nextn_layers == 0 &&
-         std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
-             kStandardDecoders.end();
+         (gpt_neox(spec) || phi3(spec) || std::find(kStandardDecoders.begin(), kStandardDecoders.end(),
+                                      spec.model_type) != kStandardDecoders.end());
 }
 
 using Tensors = std::vector<ConvertedTensor>;
@@ -125,6 +133,51 @@ void add_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   std::move(block.begin(), block.end(), std::back_inserter(out));
 }
 
+// One GPT-NeoX block, by name: LayerNorms before attention and the MLP
+// (weight and bias each), the fused query-key-value matrix (hidden ->
+// q + 2 kv) and the attention output, the MLP's up and down matrices
+// (GELU, no gate); every linear layer with its bias, every bias F32.
+void add_gpt_neox_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t qkv = (g.heads + 2 * g.kv_heads) * head_dim;
+  const std::string blk = fmt::format("blk.{}.", i);
+  add(out, blk + "attn_norm.bias", {g.hidden});
+  add(out, blk + "attn_norm.weight", {g.hidden});
+  add(out, blk + "attn_output.bias", {g.hidden});
+  add(out, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
+  add(out, blk + "attn_qkv.bias", {qkv});
+  add(out, blk + "attn_qkv.weight", {g.hidden, qkv});
+  add(out, blk + "ffn_down.bias", {g.hidden});
+  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add(out, blk + "ffn_norm.bias", {g.hidden});
+  add(out, blk + "ffn_norm.weight", {g.hidden});
+  add(out, blk + "ffn_up.bias", {g.intermediate});
+  add(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+}
+
+// One Phi-3 block, by name: the fused query-key-value matrix, the
+// attention output, ffn_up holding the gate and up halves (hidden -> 2 x
+// intermediate), ffn_down and the two RMS norms.
+void add_phi3_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const std::string blk = fmt::format("blk.{}.", i);
+  add(out, blk + "attn_norm.weight", {g.hidden});
+  add(out, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
+  add(out, blk + "attn_qkv.weight", {g.hidden, (g.heads + 2 * g.kv_heads) * head_dim});
+  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add(out, blk + "ffn_norm.weight", {g.hidden});
+  add(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
+}
+
+// The converter's Phi3MiniModel writes a long-context ("longrope", "su"
+// in older configs) model's per-frequency factors as rope_factors_long and
+// rope_factors_short, head_dim / 2 F32 values each.
+bool writes_rope_factors(const ModelSpec& spec) {
+  return phi3(spec) && (spec.rope_scaling.type == "longrope" || spec.rope_scaling.type == "su");
+}
+
 }  // namespace
 
 Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec) {
@@ -133,18 +186,28 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec) {
       spec.layers.empty() || (g.intermediate == 0 && spec.moe.expert_intermediate == 0)) {
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
-        "writes, which memfit builds for text decoders of model_type {} only; this model is "
-        "{} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
+        "writes, which memfit builds for text decoders of model_type {}, gpt_neox and phi3 only; "
+        "this "
+        "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }
   Tensors out;
-  // Outside the blocks, by name: output, output_norm, rope_freqs,
-  // token_embd.
+  // Outside the blocks, by name: output, output_norm (GPT-NeoX's with its
+  // bias), rope_freqs, token_embd.
   if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
+  if (gpt_neox(spec)) add(out, "output_norm.bias", {g.hidden});
   add(out, "output_norm.weight", {g.hidden});
   if (writes_rope_freqs(spec)) add(out, "rope_freqs.weight", {head_dim_of(g) / 2});
+  if (writes_rope_factors(spec)) {
+    add(out, "rope_factors_long.weight", {head_dim_of(g) / 2});
+    add(out, "rope_factors_short.weight", {head_dim_of(g) / 2});
+  }
   add(out, "token_embd.weight", {g.hidden, g.vocab});
-  for (uint64_t i = 0; i < spec.layers.size(); ++i) add_block(spec, i, out);
+  for (uint64_t i = 0; i < spec.layers.size(); ++i) {
+    if (gpt_neox(spec)) add_gpt_neox_block(spec, i, out);
+    else if (phi3(spec)) add_phi3_block(spec, i, out);
+    else add_block(spec, i, out);
+  }
   return out;
 }
 

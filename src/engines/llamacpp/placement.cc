@@ -46,6 +46,15 @@ bool is_output_layer(std::string_view name) {
          name.starts_with("lm_head.") || name == "model.norm.weight";
 }
 
+// The RoPE factor tensors (llama3's rope_freqs, longrope's
+// rope_factors_long/_short): llama.cpp creates them with block 0's
+// tensors (its layer i = 0; the other blocks use them as duplicates), so
+// they live on block 0's device (src/llama-model.cpp, load_tensors).
+bool is_rope_factors(std::string_view name) {
+  return name == "rope_freqs.weight" || name == "rope_factors_long.weight" ||
+         name == "rope_factors_short.weight";
+}
+
 // --n-cpu-moe N's rule for block b < N: the routed experts'
 // up/down/gate/gate_up tensors, "_exps" or "_chexps" (common/arg.cpp).
 bool is_routed_expert(std::string_view name) {
@@ -241,6 +250,7 @@ uint64_t cuda_row_padding_bytes(const SafetensorsTensor& t) {
 Where tensor_device(std::string_view name, std::optional<uint64_t> block, const Layout& lay,
                     const std::vector<std::regex>& rules, const LlamaCppPlacementSettings& s) {
   Where w = block ? lay.block(*block) : is_output_layer(name) ? lay.output() : lay.host();
+  if (is_rope_factors(name)) w = lay.block(0);
   for (size_t r = 0; r < rules.size(); ++r) {
     if (std::regex_search(name.begin(), name.end(), rules[r])) {
       return s.overrides[r].gpu ? *s.overrides[r].gpu : lay.host();

@@ -12,13 +12,15 @@ namespace {
 
 using enum GgmlType;
 
-enum class Category { kTokenEmbd, kOutput, kAttnV, kAttnK, kAttnOutput, kFfnDown, kOther };
+enum class Category { kTokenEmbd, kOutput, kAttnQkv, kAttnV, kAttnK, kAttnOutput, kFfnDown, kOther };
 
 Category category_of(std::string_view name) {
   if (name == "output.weight") return Category::kOutput;
   if (name == "token_embd.weight") return Category::kTokenEmbd;
-  // attn_qkv and attn_kv_b are attn_v-like too.
-  for (std::string_view v : {"attn_qkv.weight", "attn_kv_b.weight", "attn_v.weight"}) {
+  // A fused attn_qkv has its own rule (it is counted among the attn_v-like
+  // tensors, but does not advance their index); attn_kv_b is attn_v-like.
+  if (name.find("attn_qkv.weight") != std::string_view::npos) return Category::kAttnQkv;
+  for (std::string_view v : {"attn_kv_b.weight", "attn_v.weight"}) {
     if (name.find(v) != std::string_view::npos) return Category::kAttnV;
   }
   if (name.find("attn_k.weight") != std::string_view::npos) return Category::kAttnK;
@@ -76,6 +78,13 @@ GgmlType attn_v_type(Mix& m, GgmlType t) {
   return t;
 }
 
+GgmlType attn_qkv_type(const Mix& m, GgmlType t) {
+  if (m.is("Q3_K_M") || m.is("Q3_K_L") || m.is("IQ3_M")) return kQ4_K;
+  if (m.is("Q4_K_M")) return kQ5_K;
+  if (m.is("Q5_K_M")) return kQ6_K;
+  return t;
+}
+
 GgmlType ffn_down_type(const Mix& m, GgmlType t, uint64_t i) {
   const uint64_t n = m.layers;
   if (m.is("Q2_K")) return kQ3_K;
@@ -116,6 +125,7 @@ GgmlType mixed_type(Mix& m, const ConvertedTensor& t, GgmlType base) {
   if (c == Category::kOutput || (m.tied && c == Category::kTokenEmbd)) return output_type(m, base, t.ne[0]);
   if (m.is("MXFP4_MOE")) return t.ne.size() > 2 && t.ne[2] > 1 ? kMXFP4 : kQ8_0;
   switch (c) {
+    case Category::kAttnQkv: return attn_qkv_type(m, base);
     case Category::kAttnV: return attn_v_type(m, base);
     case Category::kAttnK: return m.experts == 8 ? kQ8_0 : base;
     case Category::kFfnDown: return ffn_down_type(m, base, block_of(t.name));
@@ -153,7 +163,8 @@ Mix mix_for(const ModelSpec& spec, std::span<const ConvertedTensor> tensors, con
   m.llama_70b = spec.model_type == "llama" && m.layers == 80 && m.gqa > 1;
   for (const ConvertedTensor& t : tensors) {
     if (t.name == "output.weight") m.tied = false;
-    if (category_of(t.name) == Category::kAttnV) ++m.wv_count;
+    const Category c = category_of(t.name);
+    if (c == Category::kAttnV || c == Category::kAttnQkv) ++m.wv_count;
   }
   return m;
 }

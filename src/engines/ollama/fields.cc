@@ -96,7 +96,8 @@ constexpr RequestField kOllamaFields[] = {
          .example = "2",
          .doc = "the Modelfile's `PARAMETER num_gpu N`: the layers offloaded (the blocks and "
                 "the output layer); Ollama's scheduler still spreads them over the GPUs. "
-                "Default -1: as many as fit"}),
+                "Default -1: as many as fit",
+         .gpu_setting = true}),
     text_field<checked<parse_decimal>, &kNumBatch>(
         {.name = kNumBatch,
          .flags = "--num-batch",
@@ -169,7 +170,8 @@ constexpr RequestField kOllamaFields[] = {
          .json_expects = "a size such as \"512MiB\" or bytes",
          .example = "2GiB",
          .doc = "the server's `OLLAMA_GPU_OVERHEAD`: bytes the scheduler leaves free on each "
-                "GPU besides its 457 MiB minimum; also taken off the total of the VRAM tier"}),
+                "GPU besides its 457 MiB minimum; also taken off the total of the VRAM tier",
+         .gpu_setting = true}),
     text_field<checked<parse_switch>, &kSchedSpread>(
         {.name = kSchedSpread,
          .flags = "--ollama-sched-spread",
@@ -179,7 +181,8 @@ constexpr RequestField kOllamaFields[] = {
          .type = FieldType::kFlag,
          .default_text = "false",
          .doc = "the server's `OLLAMA_SCHED_SPREAD`: the scheduler balances the layers over "
-                "all GPUs instead of packing them onto the fewest"}),
+                "all GPUs instead of packing them onto the fewest",
+         .gpu_setting = true}),
     text_field<checked<parse_gpu_memory>, &kGpusFree>(
         {.name = kGpusFree,
          .flags = "--ollama-gpus-free",
@@ -191,7 +194,8 @@ constexpr RequestField kOllamaFields[] = {
          .doc = "each GPU's free memory when Ollama loads the model (its log's `gpu memory ... "
                 "free` lines), `0=22GiB,1=10GiB` or `22GiB,10GiB` (`CUDA0=22GiB`: a CUDA or ROCm "
                 "device, whose quantized rows the runner's llama.cpp pads): the scheduler's input, "
-                "and the total of the VRAM tier; not with `--gpu` or `--mac`"}),
+                "and the total of the VRAM tier; not with `--gpu` or `--mac`",
+         .gpu_setting = true}),
     text_field<checked<parse_ollama_release>, &kVersion>(
         {.name = kVersion,
          .flags = "--ollama-version",

@@ -47,7 +47,8 @@ Result<CommandAnswer> OllamaCommands::fit(const CommandQuery& query, PreparedReq
   }
   Result<std::optional<std::string>> solve = options.string("solve");
   if (!solve) return solve.error();
-  const std::string what = solve->value_or("num-ctx");
+  // max-tokens, the name every engine's fit takes for its context, is num-ctx.
+  const std::string what = solve->value_or("num-ctx") == "max-tokens" ? "num-ctx" : solve->value_or("num-ctx");
   if (what != "num-ctx" && what != "num-gpu") {
     return Error::usage("solve", fmt::format("'{}': ollama solves num-ctx or num-gpu", what));
   }
@@ -75,6 +76,10 @@ Result<CommandAnswer> OllamaCommands::fit(const CommandQuery& query, PreparedReq
   answer.json = {{"engine", "ollama"}, {"solve", what}, {key, nullptr}, {"fits", solved->has_value()}};
   if (*solved && best) {
     answer.json[key] = **solved;
+    // The solved figure under the name every engine's fit answer uses, and
+    // whether the model's trained context capped it.
+    answer.json["value"] = **solved;
+    if (by_ctx) answer.json["capped"] = **solved == hi;
     answer.json["total_bytes"] = best->estimate.total_bytes;
     answer.json["start"] = launch_command(best->decisions, p.model->path);
     answer.text = fmt::format("{} {}: the largest that {}\nstart: {}", key, **solved,

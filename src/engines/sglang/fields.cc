@@ -101,7 +101,8 @@ constexpr RequestField kFields[] = {
          .json_expects = "a number in (0, 1]",
          .example = "0.8",
          .doc = "SGLang's `--mem-fraction-static`; default computed as (GPU MiB - reserved) / GPU "
-                "MiB, not the 0.9 SGLang's docs once said (\"The computed --mem-fraction-static\")"}),
+                "MiB, not the 0.9 SGLang's docs once said (\"The computed --mem-fraction-static\")",
+         .gpu_setting = true}),
     text_field<"context_length", parse_count>(
         {.flags = "--context-length",
          .help = "context per request (default: the config's)",

@@ -284,6 +284,70 @@ TEST(QuantizePlan, EightExpertsGetLlamaCppsMixtralExceptions) {
   EXPECT_EQ(dtype_of(m, "blk.10.attn_q.weight"), "q4_K");
 }
 
+// A tiny GPT-NeoX (Pythia's layout): hidden 256, 4 heads of 64, MLP 1024,
+// vocabulary 512, 2 blocks, an output matrix of its own.
+Model tiny_gpt_neox() {
+  Model m;
+  m.spec.model_type = "gpt_neox";
+  m.spec.geometry.hidden = 256;
+  m.spec.geometry.heads = 4;
+  m.spec.geometry.kv_heads = 4;
+  m.spec.geometry.head_dim = 64;
+  m.spec.geometry.intermediate = 1024;
+  m.spec.geometry.vocab = 512;
+  m.spec.layers.assign(2, LayerCache{LayerKind::kFullAttention, 2 * 4 * 64});
+  m.spec.tied_embeddings = false;
+  return m;
+}
+
+TEST(QuantizePlan, GptNeoxFusesQkvAndBiasesEveryLinearLayer) {
+  Result<Model> q = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q4_0"));
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  // Outside the blocks: output, output_norm.bias/.weight, token_embd; per
+  // block 12: norms (weight, bias) x 2, attn_qkv, attn_output, ffn_up,
+  // ffn_down each with its bias. 4 + 2 x 12 = 28 tensors.
+  ASSERT_EQ(q->tensors.size(), 28u);
+  EXPECT_EQ(q->tensors[0].name, "output.weight");
+  EXPECT_EQ(q->tensors[3].name, "token_embd.weight");
+  EXPECT_EQ(q->tensors[4].name, "blk.0.attn_norm.bias");
+  // attn_qkv: 256 -> 3 x 256 (shape outermost first).
+  for (const SafetensorsTensor& t : q->tensors) {
+    if (t.name == "blk.1.attn_qkv.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{768, 256}));
+    if (t.name == "blk.1.attn_qkv.bias") EXPECT_EQ(t.shape, (std::vector<uint64_t>{768}));
+  }
+  // Q4_0: the output Q6_K, every other matrix (token_embd untied) Q4_0.
+  EXPECT_EQ(dtype_of(*q, "output.weight"), "q6_K");
+  EXPECT_EQ(dtype_of(*q, "token_embd.weight"), "q4_0");
+  EXPECT_EQ(dtype_of(*q, "blk.0.attn_qkv.weight"), "q4_0");
+  // F32: 2 output_norm + 8 a block (4 norm, 4 bias) = 18; Q4_0: token_embd
+  // + 4 a block = 9.
+  EXPECT_EQ(type_counts(*q), (std::map<std::string, int>{{"f32", 18}, {"q4_0", 9}, {"q6_K", 1}}));
+  // Bytes. output 256 x 512 = 131,072 elements / 256 x 210 = 107,520;
+  // token_embd 131,072 / 32 x 18 = 73,728. A block's matrices: qkv
+  // 196,608 + attn_output 65,536 + up 262,144 + down 262,144 = 786,432
+  // elements / 32 x 18 = 442,368 B; its F32: norms 4 x 256, biases 768 +
+  // 256 + 1,024 + 256 = 3,328 floats = 13,312 B. 107,520 + 2 x 1,024 (the
+  // output norm) + 73,728 + 2 x (442,368 + 13,312) = 1,094,656 B.
+  EXPECT_EQ(q->weights.bytes, 1'094'656u);
+}
+
+TEST(QuantizePlan, AFusedQkvTakesItsOwnRuleUnderQ4_K_M) {
+  Result<Model> q = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q4_K_M"));
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  // llama-quant.cpp's attn_qkv rule: Q5_K under Q4_K_M, in every block
+  // (not attn_v's use_more_bits); ffn_down Q6_K where use_more_bits(i, 2):
+  // i < 2 / 8 = 0 (none), i >= 7 x 2 / 8 = 1, or (i - 0) % 3 == 2: block 1
+  // only, block 0 keeps Q4_K.
+  EXPECT_EQ(dtype_of(*q, "blk.0.attn_qkv.weight"), "q5_K");
+  EXPECT_EQ(dtype_of(*q, "blk.1.attn_qkv.weight"), "q5_K");
+  EXPECT_EQ(dtype_of(*q, "blk.0.ffn_down.weight"), "q4_K");
+  EXPECT_EQ(dtype_of(*q, "blk.1.ffn_down.weight"), "q6_K");
+  EXPECT_EQ(dtype_of(*q, "blk.0.attn_output.weight"), "q4_K");
+  Result<Model> q3 = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q3_K_M"));
+  ASSERT_TRUE(q3.ok()) << q3.error().message();
+  EXPECT_EQ(dtype_of(*q3, "blk.1.attn_qkv.weight"), "q4_K");
+}
+
 TEST(QuantizePlan, OtherArchitecturesAreRefusedNamingTheOnesBuilt) {
   Result<Model> q = quantized_gguf_model(config_only("deepseek_v3/DeepSeek-V3"),
                                          *find_gguf_file_type("Q4_K_M"));
