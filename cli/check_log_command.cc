@@ -126,7 +126,8 @@ void add_check_log_command(CLI::App& app, int& exit_code) {
                       "(what the log printed wins)");
   command->add_option("--file-type", o->file_type,
                       "the GGUF file type the run loaded (Q4_K_M), with --config, when the "
-                      "log does not print it (llama.cpp)");
+                      "log does not print it (llama.cpp); for mlx-lm, the quantization "
+                      "mlx_lm.convert gave the config's model (4bit, 4bit-g64)");
   command->callback([o, &exit_code] { exit_code = run_check_log(*o); });
 }
 

@@ -32,12 +32,25 @@ nlohmann::ordered_json json_answer(const GgufRepoPricing& p) {
                       {"compute_bytes", m.estimate.compute_bytes},
                       {"total_bytes", m.estimate.total_bytes},
                       {"fits", m.estimate.fits}});
+    models.back().update(m.decode_json);  // decode_tokens_per_second, not_counted
+    models.back()["speed"] = m.speed;
   }
+  nlohmann::ordered_json plans = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < p.plans_by_speed.size(); ++i) {
+    const GgufRepoModel& m = p.models[p.plans_by_speed[i].model];
+    plans.push_back({{"file", m.path}, {"quant", m.quant}});
+    plans.back().update(m.decode_json);
+    plans.back()["step"] = i > 0 ? nlohmann::ordered_json(p.plans_by_speed[i].step) : nlohmann::ordered_json(nullptr);
+  }
+  auto path_of = [&p](const std::optional<size_t>& i) {
+    return i ? nlohmann::ordered_json(p.models[*i].path) : nlohmann::ordered_json(nullptr);
+  };
   const LlamaCppContext& ctx = p.models.front().estimate.context;
   return {{"engine", "llamacpp"},
-          {"recommended", p.recommended ? nlohmann::ordered_json(p.models[*p.recommended].path)
-                                        : nlohmann::ordered_json(nullptr)},
+          {"recommended", path_of(p.recommended)},
+          {"fastest", path_of(p.fastest)},
           {"models", models},
+          {"plans_by_speed", plans},
           {"ctx_size", ctx.n_ctx},
           {"parallel", ctx.n_seq},
           {"budget_bytes", p.prepared.budget.budget_bytes},
@@ -62,6 +75,22 @@ std::string budget_text(const GgufRepoPricing& p) {
                      format_bytes(p.prepared.budget.budget_bytes), to_string(p.prepared.budget.source));
 }
 
+// ", decode 31 tok/s" (at the end of the context) for a model that fits,
+// when any model's speed is known; "" otherwise.
+std::string decode_text(const GgufRepoModel& m, bool known) {
+  return known && m.estimate.fits ? ", decode " + m.decode_text : "";
+}
+
+// "\nBy decode speed at N tokens (docs/speed.md):\n" and a line a model
+// that fits, each step's cost from the one before; "" when no speed is known.
+std::string plans_text(const GgufRepoPricing& p, bool known) {
+  if (!known || p.plans_by_speed.empty()) return "";
+  std::string out = fmt::format("\nBy decode speed at {} tokens (docs/speed.md):\n",
+                                p.models.front().estimate.context.n_ctx_seq);
+  for (const GgufRepoRankedPlan& r : p.plans_by_speed) out += fmt::format("  {}\n", r.step);
+  return out;
+}
+
 std::string text_answer(const std::string& name, const GgufRepoPricing& p) {
   const LlamaCppContext& ctx = p.models.front().estimate.context;
   std::string out = fmt::format(
@@ -72,14 +101,22 @@ std::string text_answer(const std::string& name, const GgufRepoPricing& p) {
   for (const GgufRepoModel& m : p.models) width = std::max(width, m.path.size());
   out += fmt::format("  {:<{}}  {:<10}{:<9}{:>12}{:>12}  {}\n", "file", width, "quant", "type",
                      "size", "total", "verdict");
+  const bool known = std::any_of(p.models.begin(), p.models.end(), [](const GgufRepoModel& m) {
+    return m.decode_tokens_per_second.has_value();
+  });
   for (const GgufRepoModel& m : p.models) {
-    out += fmt::format("  {:<{}}  {:<10}{:<9}{:>12}{:>12}  {}\n", m.path, width,
+    out += fmt::format("  {:<{}}  {:<10}{:<9}{:>12}{:>12}  {}{}\n", m.path, width,
                        m.quant.empty() ? "-" : m.quant, m.main_type.empty() ? "-" : m.main_type,
                        format_bytes(m.size_bytes), format_bytes(m.estimate.total_bytes),
-                       m.estimate.fits ? "FITS" : "DOES NOT FIT");
+                       m.estimate.fits ? "FITS" : "DOES NOT FIT", decode_text(m, known));
   }
-  out += p.recommended ? fmt::format("\nRecommended: {}\n", p.models[*p.recommended].path)
+  out += plans_text(p, known);
+  out += p.recommended ? fmt::format("\nRecommended: {}{}\n", p.models[*p.recommended].path,
+                                     decode_text(p.models[*p.recommended], known))
                        : "\nRecommended: none of these fits\n";
+  if (p.fastest) {
+    out += fmt::format("Fastest: {}{}\n", p.models[*p.fastest].path, decode_text(p.models[*p.fastest], true));
+  }
   return out;
 }
 

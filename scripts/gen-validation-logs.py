@@ -11,7 +11,10 @@ options tests/logs/log_replay_test.cc passes, see replay_options below):
   --command CMD                 the sidecar's command line
   --gpu-name NAME               vLLM logs: the sidecar's first device
   --file-type TYPE              the sidecar's gguf_file_type (a llama.cpp
-                                log priced from its config)
+                                log priced from its config), or
+                                <bits>bit-g<group> from its mlx_convert
+                                (an mlx-lm log: the base config converted
+                                as mlx_lm.convert -q does)
 
 Usage: scripts/gen-validation-logs.py [--memfit build/release/memfit]
                                       [--update-expected] [--check]
@@ -57,6 +60,12 @@ def replay_options(engine, slug, sidecar):
     file_type = sidecar.get("gguf_file_type")
     if isinstance(file_type, str) and file_type:
         args += ["--file-type", file_type]
+    # An MLX checkpoint rebuilt from its base config: mlx_lm.convert's bits
+    # and group size, as the MLX weight mode "<bits>bit-g<group>".
+    convert = sidecar.get("mlx_convert")
+    if isinstance(convert, dict) and isinstance(convert.get("bits"), int) \
+            and isinstance(convert.get("group_size"), int):
+        args += ["--file-type", f"{convert['bits']}bit-g{convert['group_size']}"]
     devices = sidecar.get("devices") or []
     if engine in ("vllm", "sglang") and devices and isinstance(devices[0], str):
         args += ["--gpu-name", devices[0]]

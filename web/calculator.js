@@ -59,14 +59,16 @@ const $ = (id) => document.getElementById(id);
 // ---- formatting -----------------------------------------------------------
 
 // The report's speed as one line (docs/speed.md, "In the report"): the
-// decode band at the start of the context, or why there is none.
+// decode band at the start of the context, or why there is none; a model
+// that decodes nothing (an embedding model) has its prefill alone.
 function speedLine(speed) {
   if (!speed) return '';
-  if (!speed.decode_tokens_per_second) return `speed unknown: ${speed.unknown || ''}`;
-  const d = speed.decode_tokens_per_second.start;
   const p = speed.prefill_tokens_per_second;
   // Prefill is null where its compute device has no FP16 figure (a CPU).
   const prefill = p ? `prefill ${p.median.toFixed(0)} tok/s` : `prefill unknown: ${speed.prefill_unknown || ''}`;
+  if (speed.no_decode) return `no decode (${speed.no_decode}), ${prefill}`;
+  if (!speed.decode_tokens_per_second) return `speed unknown: ${speed.unknown || ''}`;
+  const d = speed.decode_tokens_per_second.start;
   const engine = speed.engine_basis ? ` (${speed.engine_basis})` : '';
   return `decode ${d.median.toFixed(0)} tok/s (${d.low.toFixed(0)}-${d.high.toFixed(0)}), ${prefill}${engine}`;
 }

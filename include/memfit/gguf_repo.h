@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "memfit/file_system.h"
 #include "memfit/llamacpp.h"
 #include "memfit/model_by_name.h"
@@ -34,6 +36,24 @@ struct GgufRepoModel {
   uint64_t file_count = 0;  // 1, or the splits of a set
   uint64_t size_bytes = 0;  // exact: the files' sizes, summed (what a download takes)
   LlamaCppEstimate estimate;  // at the request's settings; estimate.fits against the budget
+  // Its decode at the end of the context (docs/speed.md, "Plans chosen for
+  // speed"): the figure ranked (nullopt: unknown, or nothing decoded); as
+  // the text says it ("31 tok/s", "at most ...", "unknown: give --gpu or
+  // --mac"); as JSON ({"decode_tokens_per_second", "not_counted"}); and
+  // the report's whole speed object.
+  std::optional<double> decode_tokens_per_second;
+  std::string decode_text;
+  nlohmann::ordered_json decode_json;
+  nlohmann::ordered_json speed;
+};
+
+// One model of the ranking by decode speed.
+struct GgufRepoRankedPlan {
+  size_t model = 0;  // its index in GgufRepoPricing::models
+  // From the plan before it: "Q4_K_M -> Q8_0 (4.68 -> 8.11 GiB): decode
+  // 60 -> 38 tok/s"; the first plan's own line ("Q4_K_M (4.68 GiB):
+  // decode 60 tok/s"). A model without a quant tag is named by its path.
+  std::string step;
 };
 
 struct GgufRepoPricing {
@@ -42,6 +62,13 @@ struct GgufRepoPricing {
   // that fit; on equal sizes, the main type with more bits per weight, then
   // the first path. nullopt when none fits.
   std::optional<size_t> recommended;
+  // The model that fits and decodes fastest (speed_rank's order: the fewer
+  // bytes a token reads at an unknown bandwidth, then the faster known
+  // decode); nullopt when none fits or no model's speed is known.
+  std::optional<size_t> fastest;
+  // The models that fit, fastest first (on a tie the earlier path), each
+  // with the step from the one before.
+  std::vector<GgufRepoRankedPlan> plans_by_speed;
   // The first model's prepared request: the budget, the resolved llama.cpp
   // settings and the warnings the request and the host gave (each model's
   // own warnings are folded in, each line once).

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "engines/llamacpp/speed_plan.h"
+#include "engines/shared/speed_rank.h"
 #include "hub/confined_file_system.h"
 #include "hub/gguf_quant.h"
 #include "hub/hub_model.h"
@@ -19,6 +21,7 @@
 #include "memfit/gguf_split.h"
 #include "memfit/hf_cache.h"
 #include "memfit/hub_name.h"
+#include "memfit/memory_size.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/weights.h"
 
@@ -125,6 +128,35 @@ bool more_precise(const GgufRepoModel& a, double a_bits, const GgufRepoModel& b,
   return a_bits > b_bits;  // on a tie the earlier path stays
 }
 
+// "Q4_K_M": the quant tag, else the path (escaped: a file name is
+// untrusted).
+std::string plan_name(const GgufRepoModel& m) { return escape_untrusted(m.quant.empty() ? m.path : m.quant); }
+
+// The models that fit, fastest first, each with the step from the one
+// before: "Q4_K_M -> Q8_0 (4.68 -> 8.11 GiB): decode 60 -> 38 tok/s".
+void rank_by_speed(const std::vector<DecodeRank>& ranks, GgufRepoPricing& pricing) {
+  std::vector<size_t> fitting;
+  for (size_t i = 0; i < pricing.models.size(); ++i) {
+    if (pricing.models[i].estimate.fits) fitting.push_back(i);
+  }
+  std::stable_sort(fitting.begin(), fitting.end(),
+                   [&](size_t a, size_t b) { return decodes_faster(ranks[a], ranks[b]); });
+  for (size_t k = 0; k < fitting.size(); ++k) {
+    const GgufRepoModel& to = pricing.models[fitting[k]];
+    std::string step;
+    if (k == 0) {
+      step = fmt::format("{} ({}): decode {}", plan_name(to), format_bytes(to.size_bytes),
+                         decode_rank_text(ranks[fitting[k]]));
+    } else {
+      const GgufRepoModel& from = pricing.models[fitting[k - 1]];
+      step = fmt::format("{} -> {} ({} -> {}): {}", plan_name(from), plan_name(to), format_bytes(from.size_bytes),
+                         format_bytes(to.size_bytes), decode_step_text(ranks[fitting[k - 1]], ranks[fitting[k]]));
+    }
+    pricing.plans_by_speed.push_back({fitting[k], std::move(step)});
+  }
+  if (!fitting.empty() && ranks[fitting.front()].decode_tokens_per_second()) pricing.fastest = fitting.front();
+}
+
 }  // namespace
 
 Result<GgufRepoPricing> price_gguf_repo(FileSystem& fs, const std::string& root,
@@ -140,6 +172,7 @@ Result<GgufRepoPricing> price_gguf_repo(FileSystem& fs, const std::string& root,
   GgufRepoContext repo_context(fs, root, context);
   GgufRepoPricing pricing;
   std::vector<double> bits;
+  std::vector<DecodeRank> ranks;
   std::vector<std::vector<Warning>> available_now;
   for (const std::string& entry : *entries) {
     EstimateRequest r = request;
@@ -162,6 +195,12 @@ Result<GgufRepoPricing> price_gguf_repo(FileSystem& fs, const std::string& root,
     if (!size) return size.error();
     model.size_bytes = *size;
     model.estimate = std::move(*run->llamacpp);
+    DecodeRank rank = rank_decode(llamacpp_speed_plan(*run, model.estimate));
+    model.decode_tokens_per_second = rank.decode_tokens_per_second();
+    model.decode_text = decode_rank_text(rank);
+    model.decode_json = decode_rank_json(rank);
+    model.speed = speed_json(rank.speed);
+    ranks.push_back(std::move(rank));
     add_once(pricing.prepared.warnings, run->warnings);
     std::vector<Warning> now;
     for (const Warning& w : run->warnings) {
@@ -180,6 +219,7 @@ Result<GgufRepoPricing> price_gguf_repo(FileSystem& fs, const std::string& root,
       pricing.recommended = i;
     }
   }
+  rank_by_speed(ranks, pricing);
   if (pricing.recommended) {
     const std::vector<Warning>& now = available_now[*pricing.recommended];
     pricing.prepared.warnings.insert(pricing.prepared.warnings.end(), now.begin(), now.end());

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string>
 
 #include "logs/log_context.h"
 #include "logs/log_model.h"
@@ -30,7 +31,12 @@ Result<std::shared_ptr<const Model>> log_model(const LogCheckOptions& options,
     return std::shared_ptr<const Model>();
   }
   if (!options.config_json.empty()) {
-    Result<Model> model = logs::model_from_config(options.config_json);
+    Result<std::string> config = pricer.run_config(options, check.log.notes);
+    if (!config) {
+      check.not_priced = "no model: the config given beside the log: " + config.error().message();
+      return std::shared_ptr<const Model>();
+    }
+    Result<Model> model = logs::model_from_config(*config);
     if (!model) return model.error();
     check.model_source = ModelSource::kConfig;
     return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
@@ -157,6 +163,11 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
   check.log = std::move(*log);
   if (check.log.version.empty() && !options.version.empty()) {
     check.log.version = options.version;
+    // The reader's notes that the log names no version (and what it assumed
+    // for want of one) no longer hold.
+    std::erase_if(check.log.notes, [](const std::string& note) {
+      return note.find("version is not in the log") != std::string::npos;
+    });
     check.log.notes.push_back("the version is the one given: the log prints none");
   }
   for (const PrintedFigure& f : check.log.figures) {

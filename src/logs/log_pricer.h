@@ -22,6 +22,16 @@ class LogPricer {
   // Whether the runtime's logs can describe the model whole (llama.cpp's
   // metadata dump: model_from_log).
   virtual bool rebuilds_model() const { return false; }
+  // The config.json of the run's model, from the one given beside the log
+  // (options.config_json, not empty): as given, unless the pricer rebuilds
+  // the checkpoint the run loaded from it (mlx-lm: the base config as
+  // mlx_lm.convert quantizes it by options.file_type, mlxlm_pricer.cc).
+  // `notes` gets what it assumed; an error says why it cannot.
+  virtual Result<std::string> run_config(const LogCheckOptions& options,
+                                         std::vector<std::string>& notes) const {
+    (void)notes;
+    return options.config_json;
+  }
   // The request for the logged run, its model left for the caller.
   // `notes` gets what the request assumes that the log did not say.
   // kUsage when the log lacks what the profile cannot do without.

@@ -2,10 +2,15 @@
 // prompt and generation the summary printed, and the flags of the command
 // line when the log shows it; the peak beside memfit's.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "engines/mlxlm/convert_config.h"
+#include "engines/mlxlm/release_defaults.h"
+#include "engines/shared/weight_mode.h"
 #include "logs/log_pricer.h"
 #include "memfit/mlxlm.h"
 #include "memfit/untrusted_text.h"
+#include "model/config/config_document.h"
 
 namespace memfit::logs {
 namespace {
@@ -28,9 +33,86 @@ std::optional<MlxRelease> release_of(const RuntimeLog& log, std::vector<std::str
   return std::nullopt;
 }
 
+// The release the log (or the version given beside it) names, quietly:
+// request() says what it assumed.
+std::optional<MlxRelease> named_release(const RuntimeLog& log) {
+  const std::string_view text = log.version;
+  Result<MlxRelease> release = parse_mlx_lm_version(text.substr(0, text.find_first_not_of("0123456789.")));
+  return release ? std::optional<MlxRelease>(*release) : std::nullopt;
+}
+
+// A peak printed in "GB" by a release that divided by 2**30
+// (mlxlm_printed_gb_bytes): the same digits re-read at 2^30 bytes. False
+// when the print is not such a figure (the reader's 10^9 is kept).
+bool reread_as_gib(PrintedFigure& p, uint64_t gb_bytes) {
+  if (gb_bytes == p.unit_scale || p.unit_scale != 1'000'000'000ull) return false;
+  const std::string_view text = p.text;
+  Result<PrintedDecimal> number = parse_printed_decimal(text.substr(0, text.find(' ')));
+  if (!number) return false;
+  Result<ScaledValue> bytes = scale_printed(*number, gb_bytes);
+  if (!bytes) return false;
+  p.value = bytes->value;
+  p.band = bytes->band;
+  p.unit_scale = gb_bytes;
+  return true;
+}
+
+// What a release published before MLX v0.24.0 ran on that memfit does not
+// price (release_defaults.h); "" for a later release or none.
+std::string older_mlx_text(const std::optional<MlxRelease>& release) {
+  if (!release || *release >= kMlxLmAfterMlxBufferCap) return "";
+  return fmt::format("mlx-lm {} predates MLX v0.24.0: the MLX of its time had no cap on the "
+                     "command buffers in flight, which memfit does not price (its peak can be "
+                     "higher)",
+                     to_string(*release));
+}
+
+// The conversion LogCheckOptions::file_type names for an mlx-lm log ("4bit",
+// "4bit-g64": an MLX weight mode, parse_mlx_weight_mode); nullopt for "" and
+// fp16 (the checkpoint as its config is). kUsage on file_type for a text
+// that is no uniform MLX mode (a mixed recipe writes per-layer bits memfit
+// does not build into a config).
+Result<std::optional<MlxConversion>> conversion_of(const LogCheckOptions& options) {
+  if (options.file_type.empty()) return std::optional<MlxConversion>();
+  const std::optional<MlxWeightMode> mode = parse_mlx_weight_mode(options.file_type);
+  if (!mode || mode->recipe != nullptr) {
+    return Error::usage("file_type",
+                        fmt::format("{} is not a uniform MLX quantization an mlx-lm checkpoint "
+                                    "is converted with (4bit, 4bit-g64, 8bit-g32, ...)",
+                                    quote_untrusted(options.file_type)));
+  }
+  if (mode->bits >= 16) return std::optional<MlxConversion>();
+  return std::optional<MlxConversion>(MlxConversion{mode->bits, mode->group_size});
+}
+
+// The row's words for the conversion: "4 bits, group 64 (its defaults)".
+std::string conversion_text(const MlxConversion& c) {
+  const MlxConversion defaults;
+  const bool are_defaults = c.bits == defaults.bits && c.group_size == defaults.group_size;
+  return fmt::format("{} bits, group {}{}", c.bits, c.group_size,
+                     are_defaults ? " (its defaults)" : "");
+}
+
 class MlxLmPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "mlx-lm"; }
+
+  // A base model's config with a conversion (file_type) is the checkpoint
+  // mlx_lm.convert -q writes from it (engines/mlxlm/convert_config.h).
+  Result<std::string> run_config(const LogCheckOptions& options,
+                                 std::vector<std::string>& notes) const override {
+    Result<std::optional<MlxConversion>> conversion = conversion_of(options);
+    if (!conversion) return conversion.error();
+    if (!*conversion) return options.config_json;
+    Result<ConfigDocument> base = ConfigDocument::parse(options.config_json);
+    if (!base) return base.error();
+    Result<nlohmann::json> converted = mlx_converted_config(base->top(), **conversion);
+    if (!converted) return converted.error();
+    notes.push_back(fmt::format("the model is the config given beside the log as mlx_lm.convert "
+                                "-q writes it: {}",
+                                conversion_text(**conversion)));
+    return converted->dump();
+  }
 
   Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions&,
                                   std::vector<std::string>& notes) const override {
@@ -50,12 +132,29 @@ class MlxLmPricer final : public LogPricer {
     return r;
   }
 
-  void compare(const RuntimeLog&, const LogCheckOptions&, const EstimateRun& run,
+  void compare(const RuntimeLog& log, const LogCheckOptions& options, const EstimateRun& run,
                std::vector<FigureCheck>& figures) const override {
+    const std::optional<MlxRelease> release = named_release(log);
+    const uint64_t gb_bytes = mlxlm_printed_gb_bytes(release);
+    Result<std::optional<MlxConversion>> conversion = conversion_of(options);
+    const bool converted = options.model.empty() && !options.config_json.empty() && conversion &&
+                           conversion->has_value();
     for (FigureCheck& c : figures) {
       if (c.printed.figure != LogFigure::kPeak) continue;
       c.memfit = run.mlxlm->peak_bytes;
       c.basis = FigureBasis::kModelled;
+      std::vector<std::string> said;
+      if (reread_as_gib(c.printed, gb_bytes)) {
+        said.push_back(fmt::format("\"GB\" read as 2^30 bytes: mlx-lm before {} printed "
+                                   "get_peak_memory() / 2**30",
+                                   to_string(kMlxLmDecimalGb)));
+      }
+      if (const std::string era = older_mlx_text(release); !era.empty()) said.push_back(era);
+      if (converted) {
+        said.push_back(fmt::format("the model: the base config converted by mlx_lm.convert -q, {}",
+                                   conversion_text(**conversion)));
+      }
+      c.note = fmt::format("{}", fmt::join(said, "; "));
     }
   }
 };

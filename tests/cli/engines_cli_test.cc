@@ -46,8 +46,11 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
     ASSERT_TRUE(e.contains("versions")) << e["name"];
     if (e["name"] == "mlx-lm") {
       EXPECT_EQ(e["versions"]["field"], "mlx_lm_version");
-      EXPECT_EQ(e["versions"]["differences"].size(), 4u);
-      EXPECT_EQ(e["versions"]["differences"][2]["releases"], "mlx-lm 0.27.0 and later");
+      // Oldest first: before 0.17.0, the unfused prompt attention to 0.19.x,
+      // chunks of 512 to 0.22.1, full logits to 0.26.x, then 0.27.0, MLX.
+      EXPECT_EQ(e["versions"]["differences"].size(), 6u);
+      EXPECT_EQ(e["versions"]["differences"][2]["releases"], "mlx-lm 0.17.0 to 0.22.1");
+      EXPECT_EQ(e["versions"]["differences"][4]["releases"], "mlx-lm 0.27.0 and later");
     }
     if (e["name"] == "llamacpp") {
       EXPECT_EQ(e["versions"]["field"], "llamacpp_version");

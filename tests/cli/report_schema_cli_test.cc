@@ -31,6 +31,8 @@ TEST(ReportSchema, EveryEnginesJsonReportValidates) {
       {"vllm", {"-m", kLlama8B, "--engine", "vllm", "--gpu", "h100", "--max-model-len", "8192"}},
       {"sglang", {"-m", kLlama8B, "--engine", "sglang", "--gpu", "h100", "--context-length", "8192"}},
       {"ollama", {"-m", kDenseGguf, "--engine", "ollama", "--gpu", "rtx4090"}},
+      // An embedding run: its speed has no decode figure, and no_decode.
+      {"llamacpp", {"-m", kDenseGguf, "--engine", "llamacpp", "--gpu", "rtx4090", "--embedding"}},
   };
   for (const EngineReport& report : reports) {
     std::vector<std::string> args = {"inspect"};

@@ -67,6 +67,16 @@ LogCheckOptions replay_options(const std::string& engine, const fs::path& log) {
   if (sidecar.contains("gguf_file_type") && sidecar["gguf_file_type"].is_string()) {
     options.file_type = sidecar["gguf_file_type"];
   }
+  // An MLX checkpoint rebuilt from its base config: mlx_lm.convert's bits
+  // and group size, as the MLX weight mode "<bits>bit-g<group>".
+  if (sidecar.contains("mlx_convert") && sidecar["mlx_convert"].is_object()) {
+    const nlohmann::json& c = sidecar["mlx_convert"];
+    if (c.contains("bits") && c["bits"].is_number_unsigned() && c.contains("group_size") &&
+        c["group_size"].is_number_unsigned()) {
+      options.file_type = std::to_string(c["bits"].get<uint64_t>()) + "bit-g" +
+                          std::to_string(c["group_size"].get<uint64_t>());
+    }
+  }
   if ((engine == "vllm" || engine == "sglang") && sidecar.contains("devices") && sidecar["devices"].is_array() &&
       !sidecar["devices"].empty() && sidecar["devices"][0].is_string()) {
     options.gpu_name = sidecar["devices"][0];

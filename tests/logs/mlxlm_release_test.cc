@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "logs/log_test_data.h"
 #include "memfit/log_check.h"
@@ -67,6 +68,31 @@ TEST(CheckLogMlxLmRelease, TheLogsReleasePricesTheLastChunksLogits) {
   EXPECT_EQ(peak(old), b);
   EXPECT_EQ(peak(check("")), b);
   EXPECT_TRUE(has_note(old, "mlx-lm 0.16.0 predates what memfit prices")) << old.log.notes.size();
+}
+
+// mlx-examples #1081 printed "Peak memory: 11.496 GB" on mlx-lm 0.19.3,
+// before #1094 (0.20.0) divided by 1e9: the digits are 2^30 bytes each,
+// 11,496 x 2^30 / 1000 = 12,343,736,008.7, so 12,343,736,009 B, +- 2^30 /
+// 2000 = 536,870.9, rounded up to 536,871; under 0.20.0, 11,496,000,000 B.
+TEST(CheckLogMlxLmRelease, GigabytesBefore020Are2To30Bytes) {
+  for (const auto& [version, bytes, band] :
+       {std::tuple{"0.19.3", 12'343'736'009ull, 536'871ull},
+        std::tuple{"0.20.0", 11'496'000'000ull, 500'000ull}}) {
+    LogCheckOptions options;
+    options.config_json = corpus_config();
+    options.version = version;
+    Result<LogCheck> c = check_log(
+        read_test_log("mlx-lm", "mlxlm-examples1081-llama31-8b-4bit-32k-m2ultra.log"), options,
+        nullptr);
+    ASSERT_TRUE(c.ok());
+    ASSERT_EQ(c->figures.size(), 1u);
+    EXPECT_EQ(c->figures[0].printed.value, bytes) << version;
+    EXPECT_EQ(c->figures[0].printed.band, band) << version;
+    EXPECT_EQ(c->figures[0].note.find("\"GB\" read as 2^30 bytes") != std::string::npos,
+              std::string(version) == "0.19.3")
+        << c->figures[0].note;
+    EXPECT_NE(c->figures[0].note.find("predates MLX v0.24.0"), std::string::npos);
+  }
 }
 
 }  // namespace

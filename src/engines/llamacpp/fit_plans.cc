@@ -169,7 +169,7 @@ std::string llamacpp_plans_text(const std::vector<LlamaCppRankedPlan>& plans) {
     return r.rank.decode_tokens_per_second().has_value();
   });
   if (!any_known) {
-    return fmt::format("\nPlans by decode speed: unknown: {}\n", plans.front().rank.known_speed.unknown);
+    return fmt::format("\nPlans by decode speed: {}\n", decode_rank_text(plans.front().rank));
   }
   std::string out = fmt::format("\nPlans by decode speed at {} tokens (docs/speed.md):\n",
                                 plans.front().estimate.context.n_ctx_seq);

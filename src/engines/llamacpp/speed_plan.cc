@@ -51,6 +51,9 @@ SpeedPlan llamacpp_speed_plan(const PreparedRequest& run, const Model& model, co
   plan.engine = "llamacpp";  // Ollama's runner too: llama.cpp's published runs are its
   plan.context_tokens = e.context.n_ctx_seq;
   plan.prompt_tokens = e.context.n_ctx_seq;
+  if (e.settings.embedding) {
+    plan.no_decode = "llama-server --embedding returns vectors and scores, not tokens";
+  }
   const DeviceThroughput host = m.unified ? *m.unified : m.host;
   plan.compute = m.unified ? *m.unified : (m.gpus.empty() ? m.host : m.gpus.front());
   if (e.placement.devices.empty()) {

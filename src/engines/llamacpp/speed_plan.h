@@ -14,7 +14,8 @@ namespace memfit {
 // the host, one row read a token) left out unless it is also the output. No GPU: the whole model on the host, or on
 // a Mac's unified memory. The prompt is the whole context (n_ctx_seq), its
 // matrix products on the first GPU (llama.cpp runs a batch's products of
-// host layers there too: op offload); a Mac's GPU; else the host.
+// host layers there too: op offload); a Mac's GPU; else the host. Under
+// --embedding (or --reranking) nothing is decoded: SpeedPlan::no_decode.
 SpeedPlan llamacpp_speed_plan(const PreparedRequest& run, const LlamaCppEstimate& e);
 // The same for `model` in place of the request's own (recommend-quant's
 // GGUF file types: the model llama-quantize would write); it must outlive

@@ -6,6 +6,7 @@
 #include "engines/shared/trained_context.h"
 #include "engines/mlxlm/commands.h"
 #include "engines/mlxlm/fields.h"
+#include "engines/mlxlm/release_defaults.h"
 #include "memfit/checked_math.h"
 #include "memfit/hardware.h"
 #include "engines/mlxlm/speed_plan.h"
@@ -58,6 +59,9 @@ Result<MlxBufferLimits> buffer_limits(const EstimateRequest& r) {
 constexpr ReleaseDifference kMlxLmReleases[] = {
     {"mlx-lm before 0.17.0", "refused: the prompt ran in one pass (prefill_step_size came with "
                              "mlx-examples #931)"},
+    {"mlx-lm 0.17.0 to 0.19.x", "the prompt's attention unfused (the score matrix): the MLX of "
+                                "their time had no fused prompt kernel (MLX v0.21.0)"},
+    {"mlx-lm 0.17.0 to 0.22.1", "prompt chunks of 512 tokens by default (2048 since mlx-lm #40)"},
     {"mlx-lm 0.17.0 to 0.26.x", "the last chunk's logits over all its tokens"},
     {"mlx-lm 0.27.0 and later", "the last chunk's logits one row: the prompt's last token alone "
                                 "gets logits (mlx-lm #406), as when none is given"},
@@ -106,11 +110,14 @@ class MlxLmProfile final : public MlxLmCommands {
     s.prompt_tokens = q.prompt_tokens.value_or(s.prompt_tokens);
     s.max_tokens = r.max_tokens.value_or(s.max_tokens);
     s.batch = r.batch;
-    s.prefill_step_size = q.prefill_step_size.value_or(s.prefill_step_size);
+    s.mlx_lm_release = q.mlx_lm_version.value_or(kMlxLmNewestRead);
+    s.prefill_step_size =
+        q.prefill_step_size.value_or(mlxlm_default_prefill_step_size(s.mlx_lm_release));
+    // A release older than MLX's fused prompt kernel ran on an MLX without it.
+    if (s.mlx_lm_release < kMlxLmAfterMlxFusedPrompt) s.fused_sdpa = false;
     s.kv_bits = q.kv_bits.value_or(s.kv_bits);
     s.kv_group_size = q.kv_group_size.value_or(s.kv_group_size);
     s.max_kv_size = q.max_kv_size.value_or(s.max_kv_size);
-    s.mlx_lm_release = q.mlx_lm_version.value_or(kMlxLmNewestRead);
     s.buffers = *buffers;
     s.confidence = r.confidence.value_or(0);
     // The cache holds the prompt and every generated token.

@@ -3,6 +3,7 @@
 // docs/engine-mlxlm.md, "Releases").
 #include <fmt/format.h>
 
+#include "engines/mlxlm/release_defaults.h"
 #include "engines/shared/release_number.h"
 #include "memfit/mlxlm.h"
 #include "memfit/untrusted_text.h"
@@ -88,6 +89,14 @@ uint64_t mlxlm_last_chunk_logits_rows(const std::optional<MlxRelease>& release,
                                       uint64_t last_chunk_tokens) {
   if (release.value_or(kMlxLmNewestRead) >= kMlxLmLastTokenLogits) return 1;
   return last_chunk_tokens;
+}
+
+uint64_t mlxlm_default_prefill_step_size(const std::optional<MlxRelease>& release) {
+  return release.value_or(kMlxLmNewestRead) >= kMlxLmPrefill2048 ? 2048 : 512;
+}
+
+uint64_t mlxlm_printed_gb_bytes(const std::optional<MlxRelease>& release) {
+  return release.value_or(kMlxLmNewestRead) >= kMlxLmDecimalGb ? 1'000'000'000ull : 1ull << 30;
 }
 
 }  // namespace memfit

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "engines/llamacpp/parts.h"
+#include "engines/llamacpp/speed_plan.h"
 #include "memfit/checked_math.h"
 
 namespace memfit::ollama {
@@ -93,6 +94,15 @@ Result<OllamaDecisions> plan_load(const OllamaRequest& given, PreparedRequest& p
     for (uint64_t n : d.layers_per_gpu) s.placement.tensor_split.push_back(static_cast<double>(n));
   }
   return d;
+}
+
+SpeedPlan ollama_speed_plan(const PreparedRequest& p, const LlamaCppEstimate& e) {
+  SpeedPlan plan = llamacpp_speed_plan(p, e);
+  // A GGUF's pooling type sets by_architecture (model_spec.h).
+  if (p.model->spec.embedding.by_architecture) {
+    plan.no_decode = "an embedding model: Ollama returns vectors (/api/embed), not tokens";
+  }
+  return plan;
 }
 
 std::string launch_command(const OllamaDecisions& d, std::string_view model_path) {

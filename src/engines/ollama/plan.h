@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engines/ollama/settings.h"
+#include "engines/shared/speed_report.h"
 #include "memfit/request.h"
 
 namespace memfit::ollama {
@@ -22,6 +23,11 @@ std::vector<SchedulerGpu> scheduler_gpus(const PreparedRequest& p);
 // split). Returns the decisions; errors are the llama.cpp rules' (a
 // context they refuse).
 Result<OllamaDecisions> plan_load(const OllamaRequest& given, PreparedRequest& p);
+
+// llama.cpp's speed plan at `e` (Ollama's runner is llama.cpp's); a model
+// whose GGUF declares a pooling type is served for its vectors
+// (/api/embed): nothing decoded, SpeedPlan::no_decode.
+SpeedPlan ollama_speed_plan(const PreparedRequest& p, const LlamaCppEstimate& e);
 
 // The report's section and the launch command.
 nlohmann::ordered_json decisions_to_json(const OllamaDecisions& d, const std::vector<SchedulerGpu>& gpus);

@@ -118,7 +118,7 @@ class OllamaProfile final : public ollama::OllamaCommands {
     j["ollama"] = ollama::decisions_to_json(d, ollama::scheduler_gpus(run));
     j["ollama"]["start"] = ollama::launch_command(d, run.model->path);
     // Ollama's runner is llama.cpp's: its layers and experts placed as above.
-    j["speed"] = speed_json(estimate_plan_speed(llamacpp_speed_plan(run, *run.llamacpp)));
+    j["speed"] = speed_json(estimate_plan_speed(ollama::ollama_speed_plan(run, *run.llamacpp)));
     return j;
   }
 
@@ -132,7 +132,7 @@ class OllamaProfile final : public ollama::OllamaCommands {
     }
     return text + ollama::render_decisions_text(d, ollama::scheduler_gpus(run)) + "start: " +
            ollama::launch_command(d, run.model->path) + "\n" +
-           speed_text(estimate_plan_speed(llamacpp_speed_plan(run, *run.llamacpp)));
+           speed_text(estimate_plan_speed(ollama::ollama_speed_plan(run, *run.llamacpp)));
   }
 
  private:

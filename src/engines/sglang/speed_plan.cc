@@ -24,9 +24,16 @@ uint64_t request_kv_bytes(const ModelSpec& spec, const Plan& plan) {
 
 SpeedPlan sglang_speed_plan(const PreparedRequest& run, const Plan& plan) {
   const uint64_t context = plan.settings.context_length;
-  return single_device_speed_plan(run, run.platform.backend == Backend::kRocm ? "rocm" : "cuda",
-                                  plan.weights_bytes, request_kv_bytes(run.model->spec, plan),
-                                  context, context);
+  SpeedPlan speed = single_device_speed_plan(run, run.platform.backend == Backend::kRocm ? "rocm" : "cuda",
+                                             plan.weights_bytes, request_kv_bytes(run.model->spec, plan),
+                                             context, context);
+  // A pooling architecture (what vLLM's --runner auto reads too): SGLang
+  // serves it as an embedding model (is_generation false); an encoder
+  // never gets here (plan.cc refuses it).
+  if (run.model->spec.embedding.by_architecture) {
+    speed.no_decode = "an embedding or reranking model: SGLang returns vectors and scores, not tokens";
+  }
+  return speed;
 }
 
 }  // namespace memfit::sglang

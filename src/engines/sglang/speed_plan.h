@@ -20,7 +20,9 @@ uint64_t request_kv_bytes(const ModelSpec& spec, const Plan& plan);
 // One request of context_length, its prompt the whole of it (as vLLM's):
 // one rank's weights and the request's KV bytes on its GPU, the ranks of
 // tensor parallelism reading theirs at once, so one rank's time is the
-// token's (docs/speed.md, "In the report").
+// token's (docs/speed.md, "In the report"). A pooling architecture
+// (ModelSpec::embedding.by_architecture) decodes nothing:
+// SpeedPlan::no_decode.
 SpeedPlan sglang_speed_plan(const PreparedRequest& run, const Plan& plan);
 
 }  // namespace memfit::sglang

@@ -65,7 +65,7 @@ bool fully_known(const DecodeRank& rank) {
 }  // namespace
 
 std::optional<double> DecodeRank::decode_tokens_per_second() const {
-  if (!known_speed.unknown.empty()) return std::nullopt;
+  if (!known_speed.unknown.empty() || !known_speed.no_decode.empty()) return std::nullopt;
   return known_speed.decode_end.median;
 }
 
@@ -88,6 +88,7 @@ bool decodes_faster(const DecodeRank& a, const DecodeRank& b) {
 
 std::string decode_rank_text(const DecodeRank& rank) {
   const std::optional<double> rate = rank.decode_tokens_per_second();
+  if (!rank.known_speed.no_decode.empty()) return fmt::format("none ({})", rank.known_speed.no_decode);
   if (!rate) return fmt::format("unknown: {}", rank.known_speed.unknown);
   if (rank.unknown_bytes == 0) return rate_text(*rate) + " tok/s";
   // The unknown parts' time would only add to the known parts': the rate

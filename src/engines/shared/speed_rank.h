@@ -33,7 +33,7 @@ struct DecodeRank {
   std::vector<std::string> unknown_devices;
 
   // known_speed's median decode at the end of the context; nullopt when
-  // no part is known.
+  // no part is known, or the plan decodes nothing (an embedding model).
   std::optional<double> decode_tokens_per_second() const;
 };
 
@@ -49,7 +49,8 @@ bool decodes_faster(const DecodeRank& a, const DecodeRank& b);
 
 // "31 tok/s"; "at most 45 tok/s (cpu's 3.20 GiB a token at an unknown
 // bandwidth not counted)" when a part is unknown (its time only adds);
-// "unknown: give --gpu or --mac" when every part is.
+// "unknown: give --gpu or --mac" when every part is; "none (why)" when
+// the plan decodes nothing.
 std::string decode_rank_text(const DecodeRank& rank);
 
 // One step from plan `from` down to plan `to`: "decode 38 -> 31 tok/s"

@@ -127,6 +127,51 @@ std::string range_text(const SpeedRange& r) {
   return fmt::format("{} tok/s ({}-{})", rate(r.median), rate(r.low), rate(r.high));
 }
 
+// Sets out's prefill and first-token figures, or "prefill_unknown".
+void add_prefill_json(const PlanSpeed& s, Json& out) {
+  if (!s.prefill_unknown.empty()) {
+    out["prefill_unknown"] = s.prefill_unknown;
+    return;
+  }
+  out["prefill_tokens_per_second"] = {{"bound", s.prefill.bound},
+                                      {"peak", to_string(s.prefill_peak)},
+                                      {"median", s.prefill.median},
+                                      {"low", s.prefill.low},
+                                      {"high", s.prefill.high},
+                                      {"prompt_tokens", s.prompt_tokens},
+                                      {"basis", s.prefill.efficiency.basis},
+                                      {"runs", s.prefill.efficiency.runs}};
+  out["time_to_first_token_s"] = {{"median", s.ttft_s},
+                                  {"low", s.ttft_low_s},
+                                  {"high", s.ttft_high_s},
+                                  {"prompt_tokens", s.prompt_tokens}};
+}
+
+// A plan that decodes nothing: decode null with the reason, the prompt's
+// prefill and time as usual.
+Json no_decode_json(const PlanSpeed& s) {
+  Json out = {{"decode_tokens_per_second", nullptr},
+              {"prefill_tokens_per_second", nullptr},
+              {"time_to_first_token_s", nullptr},
+              {"no_decode", s.no_decode}};
+  add_prefill_json(s, out);
+  if (!s.engine_basis.empty()) out["engine_basis"] = s.engine_basis;
+  return out;
+}
+
+// "speed: no decode (...); prefill 9000 tok/s (...); the prompt's 512
+// tokens in 0.057 s (...) (basis, N runs)".
+std::string no_decode_text(const PlanSpeed& s) {
+  if (!s.prefill_unknown.empty()) {
+    return fmt::format("speed: no decode ({}); prefill unknown: {}\n", s.no_decode, s.prefill_unknown);
+  }
+  const std::string engine = s.engine_basis.empty() ? "" : "; " + s.engine_basis;
+  return fmt::format("speed: no decode ({}); prefill {}; the prompt's {} tokens in {:.2g} s ({:.2g}-{:.2g}) "
+                     "({}, {} runs{})\n",
+                     s.no_decode, range_text(s.prefill), s.prompt_tokens, s.ttft_s, s.ttft_low_s,
+                     s.ttft_high_s, s.prefill.efficiency.basis, s.prefill.efficiency.runs, engine);
+}
+
 }  // namespace
 
 SpeedModelShape speed_shape(const Model& model, uint64_t weight_bytes) {
@@ -176,11 +221,7 @@ PlanSpeed estimate_plan_speed(const SpeedPlan& plan) {
 PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& decode,
                               const EfficiencyTable& prefill,
                               std::span<const std::string> engines_with_runs) {
-  if (std::string why = missing_bandwidth(plan); !why.empty()) return unknown(std::move(why));
   const std::string family = weight_family(plan.shape);
-  std::optional<EfficiencyBand> decode_band = decode.find(plan.backend, family);
-  if (!decode_band) return unknown("no published run to fit a band on");
-
   PlanSpeed out;
   out.context_tokens = plan.context_tokens;
   out.prompt_tokens = plan.prompt_tokens;
@@ -189,6 +230,16 @@ PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& deco
     out.engine_basis =
         fmt::format("no published {} run: the band is fitted on other engines' runs", plan.engine);
   }
+  if (!plan.no_decode.empty()) {
+    // Nothing is decoded: the prompt's prefill, compute-bound, is all the
+    // figure there is; no bandwidth is read.
+    out.no_decode = plan.no_decode;
+    out.prefill_unknown = add_prefill(plan, prefill, family, out);
+    return out;
+  }
+  if (std::string why = missing_bandwidth(plan); !why.empty()) return unknown(std::move(why));
+  std::optional<EfficiencyBand> decode_band = decode.find(plan.backend, family);
+  if (!decode_band) return unknown("no published run to fit a band on");
   double start_s = 0;
   double end_s = 0;
   for (const SpeedPlanPart& p : plan.parts) {
@@ -219,6 +270,7 @@ Json speed_json(const PlanSpeed& s) {
             {"time_to_first_token_s", nullptr},
             {"unknown", s.unknown}};
   }
+  if (!s.no_decode.empty()) return no_decode_json(s);
   Json devices = Json::array();
   for (const PartSpeed& p : s.parts) {
     devices.push_back({{"device", p.part.device},
@@ -238,22 +290,7 @@ Json speed_json(const PlanSpeed& s) {
                 {"runs", s.decode_start.efficiency.runs}}},
               {"prefill_tokens_per_second", nullptr},
               {"time_to_first_token_s", nullptr}};
-  if (s.prefill_unknown.empty()) {
-    out["prefill_tokens_per_second"] = {{"bound", s.prefill.bound},
-                                        {"peak", to_string(s.prefill_peak)},
-                                        {"median", s.prefill.median},
-                                        {"low", s.prefill.low},
-                                        {"high", s.prefill.high},
-                                        {"prompt_tokens", s.prompt_tokens},
-                                        {"basis", s.prefill.efficiency.basis},
-                                        {"runs", s.prefill.efficiency.runs}};
-    out["time_to_first_token_s"] = {{"median", s.ttft_s},
-                                    {"low", s.ttft_low_s},
-                                    {"high", s.ttft_high_s},
-                                    {"prompt_tokens", s.prompt_tokens}};
-  } else {
-    out["prefill_unknown"] = s.prefill_unknown;
-  }
+  add_prefill_json(s, out);
   if (!s.engine_basis.empty()) out["engine_basis"] = s.engine_basis;
   out["devices"] = devices;
   return out;
@@ -261,6 +298,7 @@ Json speed_json(const PlanSpeed& s) {
 
 std::string speed_text(const PlanSpeed& s) {
   if (!s.unknown.empty()) return fmt::format("speed: unknown: {}\n", s.unknown);
+  if (!s.no_decode.empty()) return no_decode_text(s);
   const std::string prefill =
       s.prefill_unknown.empty()
           ? fmt::format("prefill {}; first token {:.2g} s ({:.2g}-{:.2g}) for {} tokens",

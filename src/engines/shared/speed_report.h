@@ -38,6 +38,9 @@ struct SpeedPlan {
   std::string engine;
   uint64_t context_tokens = 0;
   uint64_t prompt_tokens = 0;
+  // Non-empty: the plan decodes no token (an embedding or reranking model
+  // served for its vectors or scores), and why; only prefill is timed.
+  std::string no_decode;
 };
 
 // One part as decoded: its active bytes a token and the seconds a token at
@@ -54,6 +57,9 @@ struct PlanSpeed {
   // Non-empty: why prefill and the first token have no figure (the
   // compute device's FP16 peak is unknown: a host CPU); decode has one.
   std::string prefill_unknown;
+  // Non-empty: the plan decodes no token (SpeedPlan::no_decode); decode
+  // is unset and the prompt's prefill is the whole figure.
+  std::string no_decode;
   // Non-empty when published-runs.tsv has no run of the plan's engine:
   // "no published sglang run: the band is fitted on other engines' runs".
   std::string engine_basis;
@@ -98,10 +104,12 @@ SpeedPlan single_device_speed_plan(const PreparedRequest& run, std::string backe
 // "runs"}, "prefill_tokens_per_second": {...}, "time_to_first_token_s":
 // {...}, "devices": [...]}, with "engine_basis" when the engine has no
 // published run; unknown: the three figures null and "unknown"; prefill
-// unknown: its two figures null and "prefill_unknown".
+// unknown: its two figures null and "prefill_unknown"; no decode: decode
+// null, "no_decode" its reason and no "devices".
 nlohmann::ordered_json speed_json(const PlanSpeed& speed);
 
-// One line ending in a newline: "speed: decode ..." or "speed: unknown: ...".
+// One line ending in a newline: "speed: decode ...", "speed: no decode
+// (...); prefill ..." or "speed: unknown: ...".
 std::string speed_text(const PlanSpeed& speed);
 
 }  // namespace memfit

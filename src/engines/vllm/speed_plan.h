@@ -11,7 +11,8 @@ namespace memfit {
 
 // One request of --max-model-len, its prompt the whole of it: a rank's
 // weights and that request's blocks (tensor-parallel ranks read theirs at
-// once) on its GPU.
+// once) on its GPU. Under --runner pooling nothing is decoded:
+// SpeedPlan::no_decode.
 SpeedPlan vllm_speed_plan(const PreparedRequest& run, const VllmEstimate& e);
 
 }  // namespace memfit

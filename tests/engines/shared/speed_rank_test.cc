@@ -143,5 +143,19 @@ TEST(SpeedRank, AMixtureReadsOnlyItsActiveShareOnTheHost) {
   EXPECT_NEAR(*r.decode_tokens_per_second(), 1000, 1e-9);
 }
 
+TEST(SpeedRank, APlanThatDecodesNothingHasNoDecodeFigure) {
+  // 4 GiB at 1,000 GiB/s would be 250 tokens a second; an embedding plan
+  // decodes none, and says why instead of a figure.
+  SpeedPlan plan = plan_of({{"cuda:0", kGpu, 4 * kGiB, 0}});
+  plan.no_decode = "llama-server --embedding returns vectors and scores, not tokens";
+  const EfficiencyTable table = unit_table();
+  const DecodeRank r = rank_decode(plan, table, table);
+  EXPECT_FALSE(r.decode_tokens_per_second().has_value());
+  EXPECT_EQ(decode_rank_text(r), "none (llama-server --embedding returns vectors and scores, not tokens)");
+  EXPECT_TRUE(decode_rank_json(r)["decode_tokens_per_second"].is_null());
+  // A plan with a figure ranks before it.
+  EXPECT_TRUE(decodes_faster(rank({{"cuda:0", kGpu, 4 * kGiB, 0}}), r));
+}
+
 }  // namespace
 }  // namespace memfit

@@ -158,6 +158,62 @@ TEST(SpeedReport, MixtureOfExpertsReadsItsActiveShareOnEachDevice) {
   EXPECT_NEAR(s.decode_start.bound, 36.3898, 0.0001);
 }
 
+TEST(SpeedReport, AnEmbeddingPlanTimesThePromptAndDecodesNothing) {
+  // The same 8B plan as on the RTX 4090 above, served for its vectors:
+  // no decode figure at all, and no bandwidth read (the host's part is
+  // of unknown bandwidth and still no "unknown"); prefill is the same
+  // 660.6e12 / 17,133,741,824 = 38,555.50 tokens a second bound.
+  SpeedPlan plan;
+  plan.shape = dense_8b(4'920'000'000);
+  plan.parts = {{"cuda:0", kRtx4090, 3'000'000'000, 0}, {"cpu", {"cpu", 0, 0, 0}, 1'920'000'000, 0}};
+  plan.compute = kRtx4090;
+  plan.backend = "cuda";
+  plan.context_tokens = 4096;
+  plan.prompt_tokens = 4096;
+  plan.no_decode = "--runner pooling returns vectors and scores, not tokens";
+  const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
+  EXPECT_EQ(s.unknown, "");
+  EXPECT_EQ(s.no_decode, plan.no_decode);
+  EXPECT_EQ(s.decode_end.median, 0);
+  const EfficiencyBand prefill = *bands().prefill.find("cuda", "under 8-bit");
+  expect_range(s.prefill, 660.6e12 / 17'133'741'824.0, 32, prefill);
+  EXPECT_DOUBLE_EQ(s.ttft_s, 4096 / s.prefill.median);
+
+  const nlohmann::ordered_json j = speed_json(s);
+  EXPECT_TRUE(j["decode_tokens_per_second"].is_null());
+  EXPECT_EQ(j["no_decode"], plan.no_decode);
+  EXPECT_FALSE(j.contains("devices"));
+  EXPECT_EQ(j["prefill_tokens_per_second"]["prompt_tokens"], 4096);
+  EXPECT_DOUBLE_EQ(j["time_to_first_token_s"]["median"].get<double>(), s.ttft_s);
+
+  const std::string line = speed_text(s);
+  EXPECT_EQ(line.rfind("speed: no decode (--runner pooling returns vectors and scores, not tokens); prefill ", 0),
+            0u) << line;
+  EXPECT_NE(line.find("; the prompt's 4096 tokens in "), std::string::npos) << line;
+  // "decode" once, in "no decode": no rate, no start or end of the context.
+  EXPECT_EQ(line.find("decode", line.find("no decode") + 9), std::string::npos) << line;
+  EXPECT_EQ(line.find(" at the start"), std::string::npos) << line;
+}
+
+TEST(SpeedReport, AnEmbeddingPlanWithoutAComputePeakSaysSo) {
+  // On the host alone: no FP16 peak, so not even prefill has a figure.
+  SpeedPlan plan;
+  plan.shape = dense_8b(4'920'000'000);
+  plan.parts = {{"cpu", {"cpu", 100, 0, 0}, 4'920'000'000, 0}};
+  plan.compute = {"cpu", 100, 0, 0};
+  plan.backend = "cpu";
+  plan.prompt_tokens = 512;
+  plan.no_decode = "llama-server --embedding returns vectors and scores, not tokens";
+  const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
+  EXPECT_EQ(speed_text(s),
+            "speed: no decode (llama-server --embedding returns vectors and scores, not tokens); "
+            "prefill unknown: the FP16 peak of cpu is not known\n");
+  const nlohmann::ordered_json j = speed_json(s);
+  EXPECT_TRUE(j["decode_tokens_per_second"].is_null());
+  EXPECT_TRUE(j["prefill_tokens_per_second"].is_null());
+  EXPECT_EQ(j["prefill_unknown"], "the FP16 peak of cpu is not known");
+}
+
 TEST(SpeedReport, NoKnownDeviceAsksForTheMachine) {
   SpeedPlan plan;
   plan.shape = dense_8b(4'920'000'000);

@@ -1,0 +1,111 @@
+// mlx_lm.convert's config for a base config (engines/mlxlm/convert_config.h;
+// docs/engine-mlxlm.md, "Converted checkpoints"): the quantization block,
+// the routers quant_predicate keeps at 8 bits, and the weights it prices,
+// worked by hand from the corpus configs.
+#include "engines/mlxlm/convert_config.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "memfit/model_spec.h"
+#include "support/corpus.h"
+
+namespace memfit {
+namespace {
+
+using Json = nlohmann::json;
+
+Json corpus_config(const std::string& relative) {
+  return Json::parse(testing::read_test_data("corpus/" + relative + "/config.json"));
+}
+
+Json converted(const Json& base, MlxConversion c = {}) {
+  Result<Json> out = mlx_converted_config(base, c);
+  EXPECT_TRUE(out.ok()) << (out.ok() ? "" : out.error().message());
+  return out.ok() ? *out : Json();
+}
+
+uint64_t weights_bytes(const Json& config) {
+  Result<ModelSpec> spec = parse_model_config(config.dump());
+  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().message());
+  return spec.ok() ? spec->analytical_weights.bytes : 0;
+}
+
+TEST(MlxConvertConfig, ADenseLlamaGetsOneBlockAtTheDefaults) {
+  const Json base = corpus_config("llama3/Meta-Llama-3.1-8B");
+  const Json c = converted(base);
+  const Json block = {{"group_size", 64}, {"bits", 4}};
+  EXPECT_EQ(c["quantization"], block);         // llama.py has no quant_predicate
+  EXPECT_EQ(c["quantization_config"], block);  // save_config's copy
+  EXPECT_EQ(c["hidden_size"], base["hidden_size"]);
+  // The weights at 4 bits, group 64: ceil(e x 4 / 8) + e / 64 x 2 x 2 =
+  // 0.5625 B per element on every Linear and the embedding; norms at 2 B.
+  //   embed_tokens, lm_head   128,256 x 4,096 = 525,336,576 each
+  //   per layer   q, o 16,777,216 each; k, v 4,194,304 each;
+  //               gate, up, down 58,720,256 each: 218,103,808; x 32 layers
+  //               = 6,979,321,856
+  //   quantized   (2 x 525,336,576 + 6,979,321,856) x 0.5625 = 4,516,872,192
+  //   norms       (2 x 4,096 x 32 + 4,096) x 2 = 532,480
+  EXPECT_EQ(weights_bytes(c), 4'517'404'672u);
+  // The base config itself: 8,030,261,248 parameters at 2 B.
+  EXPECT_EQ(weights_bytes(base), 16'060'522'496u);
+}
+
+TEST(MlxConvertConfig, QwenNextsRoutersStayAtEightBits) {
+  const Json base = Json::parse(testing::read_test_data(
+      "logs/mlx-lm/mlxlm-478-qwen3-next-80b-a3b-4bit-b1.config.json"));
+  const Json c = converted(base);
+  const Json router = {{"group_size", 64}, {"bits", 8}};
+  // 48 layers, every one MoE (mlp_only_layers [], decoder_sparse_step 1):
+  // mlp.gate and mlp.shared_expert_gate each, beside bits and group_size.
+  EXPECT_EQ(c["quantization"].size(), 2u + 2u * 48u);
+  EXPECT_EQ(c["quantization"]["model.layers.0.mlp.gate"], router);
+  EXPECT_EQ(c["quantization"]["model.layers.47.mlp.shared_expert_gate"], router);
+  EXPECT_EQ(c["quantization"]["bits"], 4);
+  // The router [512 experts, 2,048] = 1,048,576 elements: 4 bits take
+  // 524,288 + 16,384 x 4 = 589,824 B, 8 bits 1,048,576 + 65,536 =
+  // 1,114,112 B; 524,288 B more per layer, 25,165,824 over 48 (the
+  // shared-expert gate, [1, 2,048], is no block of memfit's geometry).
+  Json plain = base;
+  plain["quantization"] = {{"group_size", 64}, {"bits", 4}};
+  EXPECT_EQ(weights_bytes(c) - weights_bytes(plain), 25'165'824u);
+}
+
+TEST(MlxConvertConfig, OnlyMoeLayersHaveARouter) {
+  // qwen3_moe.py: layer i routes when i is not in mlp_only_layers and
+  // (i + 1) % decoder_sparse_step == 0: of 4 layers at step 2, 1 and 3;
+  // mlp_only_layers [1] leaves 3.
+  const Json base = {{"model_type", "qwen3_moe"}, {"num_hidden_layers", 4},
+                     {"hidden_size", 2048},       {"num_experts", 8},
+                     {"decoder_sparse_step", 2},  {"mlp_only_layers", Json::array({1})}};
+  const Json c = converted(base);
+  EXPECT_EQ(c["quantization"].size(), 3u);
+  EXPECT_TRUE(c["quantization"].contains("model.layers.3.mlp.gate"));
+  // A group that does not divide the router's input width: quantize_model
+  // never asks the predicate, so no entry (2,048 % 128 = 0; 2,112 % 128 = 64).
+  Json odd = base;
+  odd["hidden_size"] = 2112;
+  EXPECT_EQ(converted(odd, {4, 128})["quantization"].size(), 2u);
+  EXPECT_EQ(converted(base, {8, 128})["quantization"]["bits"], 8);
+}
+
+TEST(MlxConvertConfig, RefusesWhatItWouldConvertOtherwise) {
+  const Json quantized = corpus_config("mlx/Qwen3-14B-MLX-4bit");
+  Result<Json> r = mlx_converted_config(quantized, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("already declares a quantization"), std::string::npos);
+  r = mlx_converted_config(Json{{"model_type", "granitemoehybrid"}, {"num_hidden_layers", 40}}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("quant_predicate"), std::string::npos);
+  r = mlx_converted_config(Json{{"num_hidden_layers", 4}}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("no model_type"), std::string::npos);
+  r = mlx_converted_config(Json{{"model_type", "llama"}, {"num_hidden_layers", 4097}}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("4097 layers"), std::string::npos);
+  EXPECT_FALSE(mlx_converted_config(Json::array(), {}).ok());
+}
+
+}  // namespace
+}  // namespace memfit

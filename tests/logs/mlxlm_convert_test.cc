@@ -1,0 +1,79 @@
+// check-log prices an mlx-lm log's "-4bit" checkpoint from its base
+// model's config and the conversion (LogCheckOptions::file_type, the
+// sidecar's mlx_convert): docs/check-log.md, "mlx-lm: a converted
+// checkpoint". mlx-examples #1122's run of
+// mlx-community/Meta-Llama-3.1-8B-Instruct-4bit (1,929 + 256 tokens) with
+// Meta-Llama-3.1-8B's config.
+#include <gtest/gtest.h>
+
+#include "logs/log_test_data.h"
+#include "memfit/log_check.h"
+#include "support/corpus.h"
+
+namespace memfit {
+namespace {
+
+using testing::read_test_log;
+
+const char* kLog = "mlxlm-examples1122-llama31-8b-4bit-2k.log";
+
+Result<LogCheck> check(const std::string& file_type) {
+  LogCheckOptions options;
+  options.config_json = testing::read_test_data("corpus/llama3/Meta-Llama-3.1-8B/config.json");
+  options.file_type = file_type;
+  return check_log(read_test_log("mlx-lm", kLog), options, nullptr);
+}
+
+const FigureCheck* peak_of(const LogCheck& c) {
+  for (const FigureCheck& f : c.figures) {
+    if (f.printed.figure == LogFigure::kPeak) return &f;
+  }
+  ADD_FAILURE() << "no peak: " << c.not_priced;
+  return nullptr;
+}
+
+TEST(CheckLogMlxLmConvert, TheBaseConfigIsPricedAsTheConvertedCheckpoint) {
+  Result<LogCheck> bf16 = check("");
+  Result<LogCheck> q4 = check("4bit");
+  ASSERT_TRUE(bf16.ok() && q4.ok());
+  const FigureCheck* a = peak_of(*bf16);
+  const FigureCheck* b = peak_of(*q4);
+  ASSERT_TRUE(a != nullptr && b != nullptr && a->memfit && b->memfit);
+  // The weights: 16,060,522,496 B at bf16 (14.96 GiB) against
+  // 4,517,404,672 B at 4 bits, group 64 (4.21 GiB;
+  // tests/engines/mlxlm/convert_config_test.cc works both), 11,543,117,824
+  // B less. The peak falls by that less the run-ahead's change (a packed
+  // word counts as one element, so more ops share a buffer and more
+  // outputs stay live): 11,029,540,864 B here, more than 10 GB.
+  EXPECT_NE(bf16->model_detail.find("weights 14.96 GiB"), std::string::npos) << bf16->model_detail;
+  EXPECT_NE(q4->model_detail.find("weights 4.21 GiB"), std::string::npos) << q4->model_detail;
+  EXPECT_GT(*a->memfit, *b->memfit + 10'000'000'000u);
+  EXPECT_EQ(b->note, "the model: the base config converted by mlx_lm.convert -q, 4 bits, "
+                     "group 64 (its defaults)");
+  EXPECT_EQ(b->basis, FigureBasis::kModelled);
+  EXPECT_TRUE(a->note.empty());
+  // "4bit-g64" names the same conversion.
+  Result<LogCheck> named = check("4bit-g64");
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(peak_of(*named)->memfit, b->memfit);
+}
+
+TEST(CheckLogMlxLmConvert, OtherGroupsAndBitsAreSaid) {
+  Result<LogCheck> c = check("8bit-g32");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(peak_of(*c)->note,
+            "the model: the base config converted by mlx_lm.convert -q, 8 bits, group 32");
+}
+
+TEST(CheckLogMlxLmConvert, WhatIsNoUniformMlxQuantizationIsNotPriced) {
+  for (const char* type : {"Q4_K_M", "mixed_3_6"}) {
+    Result<LogCheck> c = check(type);
+    ASSERT_TRUE(c.ok()) << type;
+    EXPECT_NE(c->not_priced.find("is not a uniform MLX quantization"), std::string::npos)
+        << c->not_priced;
+    EXPECT_FALSE(peak_of(*c)->memfit);
+  }
+}
+
+}  // namespace
+}  // namespace memfit
