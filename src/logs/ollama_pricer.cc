@@ -4,13 +4,17 @@
 // runner's context over its sequences (n_ctx / n_seq_max, Ollama's
 // num_ctx x OLLAMA_NUM_PARALLEL), num_batch its ubatch, the cache type and
 // flash attention as Ollama's variables, the GPUs' free memory as
-// ollama_gpus_free and the layers it offloaded as num_gpu, so that the
-// runner's buffers are compared for the layers it got. The buffers are
+// ollama_gpus_free, the layers it offloaded as num_gpu, so that the
+// runner's buffers are compared for the layers it got, and the release the
+// log prints (or its sidecar names) as ollama_version, whose rules
+// (its vendored llama.cpp's cache among them) price it. The buffers are
 // compared as the llama.cpp pricer compares them.
 #include <fmt/format.h>
 
+#include "engines/ollama/releases.h"
 #include "logs/log_pricer.h"
 #include "memfit/request_field.h"
+#include "memfit/untrusted_text.h"
 
 namespace memfit::logs {
 namespace {
@@ -54,17 +58,38 @@ uint64_t sequences_of(const RuntimeLog& log, const LlamaCppRequest& q) {
   return 1;
 }
 
+// The log's release ("0.6.8"; a sidecar's "v0.5.12"), when memfit reads
+// it; nullopt otherwise (the pinned release prices the log).
+std::optional<ollama::OllamaRelease> release_of(const RuntimeLog& log) {
+  if (log.version.empty()) return std::nullopt;
+  Result<ollama::OllamaRelease> release = ollama::parse_ollama_release(log.version);
+  if (!release) return std::nullopt;
+  return *release;
+}
+
+Status apply_release(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
+  if (const std::optional<ollama::OllamaRelease> release = release_of(log)) {
+    return set_field(r, "ollama_version", ollama::to_string(*release));
+  }
+  notes.push_back(log.version.empty()
+                      ? "Ollama's version is not in the log: the pinned v0.24.0's rules price it"
+                      : fmt::format("Ollama {}: not a release memfit reads (v0.1.0 to v0.24.0); the "
+                                    "pinned v0.24.0's rules price it",
+                                    escape_untrusted(log.version)));
+  return Status::Ok();
+}
+
 Status as_ollama(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   const LlamaCppRequest q = std::move(r.llamacpp);
   r.llamacpp = {};
   r.engine = "ollama";
+  if (Status s = apply_release(log, r, notes); !s) return s;
   const uint64_t sequences = sequences_of(log, q);
   if (q.ctx_size && *q.ctx_size >= sequences) {
     if (Status s = set_field(r, "num_ctx", std::to_string(*q.ctx_size / sequences)); !s) return s;
   }
-  if (sequences > 1) {
-    if (Status s = set_field(r, "ollama_num_parallel", std::to_string(sequences)); !s) return s;
-  }
+  // Given even when 1: older releases' default is more (releases.h).
+  if (Status s = set_field(r, "ollama_num_parallel", std::to_string(sequences)); !s) return s;
   if (q.ubatch_size) {
     if (Status s = set_field(r, "num_batch", std::to_string(*q.ubatch_size)); !s) return s;
   }
@@ -129,13 +154,14 @@ class OllamaPricer final : public LogPricer {
       c.note = "Ollama's runner keeps each output's embedding too (NewContextParams: embeddings = "
                "true): n_embd floats a row more than memfit's llama.cpp logits";
     }
-    if (!one_cache_for_all(log)) return;
-    // Ollama's fields carry no stream rule: the pinned runner's is priced.
+    // A release before v0.11.5 is priced with its one cache; a log that
+    // names no release is priced with the pinned runner's streams.
+    if (!one_cache_for_all(log) || release_of(log)) return;
     for (FigureCheck& c : figures) {
       if (c.printed.figure != LogFigure::kCompute || !c.memfit) continue;
       c.note = "the log's runner kept one cache for every sequence (llama_kv_cache_init: kv_size = "
-               "n_ctx), so its attention spans all n_ctx cells; memfit prices the pinned Ollama "
-               "runner's cache, a stream per sequence";
+               "n_ctx), so its attention spans all n_ctx cells; the log names no release, and "
+               "memfit prices the pinned Ollama runner's cache, a stream per sequence";
     }
   }
 };

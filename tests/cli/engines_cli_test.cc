@@ -28,6 +28,13 @@ TEST(EnginesCli, ListsEachEnginesReleasesAndWhereTheyDiffer) {
   EXPECT_NE(r.out.find("    before b5913: one KV stream for every sequence, as --kv-unified "
                        "(#14363 gave each sequence its own)\n"),
             std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  --ollama-version (JSON ollama_version): default the pinned release "
+                       "v0.24.0: "),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    before v0.11.5: its llama.cpp (before b5424) keeps one KV cache for "
+                       "every sequence (kv_size = num_ctx x parallel, the attention over all of "
+                       "it) and a sliding-window layer's cache the whole context\n"),
+            std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mlxcel: "), std::string::npos) << r.out;
 }
 
@@ -51,6 +58,13 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       EXPECT_EQ(e["versions"]["differences"].size(), 5u);
       EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b2537");
       EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before b5424");
+    }
+    if (e["name"] == "ollama") {
+      EXPECT_EQ(e["versions"]["field"], "ollama_version");
+      // Oldest first, by the last release each covers.
+      EXPECT_EQ(e["versions"]["differences"].size(), 15u);
+      EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before v0.1.32");
+      EXPECT_EQ(e["versions"]["differences"][7]["releases"], "before v0.11.5");
     }
     if (e["name"] == "mlxcel") {
       EXPECT_EQ(e["versions"]["field"], nullptr);

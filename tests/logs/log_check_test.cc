@@ -565,6 +565,42 @@ TEST(CheckLog, AnOllamaLogPrintingZeroSequencesIsPricedAsOne) {
   EXPECT_EQ(kv->memfit, 8388608u);
 }
 
+TEST(CheckLog, AnOllamaLogIsPricedByTheReleaseItPrints) {
+  // Kcsciso/auto-doc-tool's Ollama 0.6.8 log ("Listening on ... (version
+  // 0.6.8)"): Qwen2.5 7B, 2 sequences of 4096 cells, one cache of 8192
+  // ("kv_size = 8192"), ubatch 512, flash attention off. 0.6.8's llama.cpp
+  // (before v0.11.5) attends over all 8192 cells: the host's F32 mask is
+  // 8192 x 512 x 4 B = 16 MiB, where the pinned runner's two streams of
+  // 4096 cells and 256 tokens hold 4096 x 256 x 2 x 4 B = 8 MiB: the
+  // host's compute is 8 MiB more, 15,734,784 + 8,388,608 = 24,123,392 B
+  // (printed 23.01 MiB).
+  const std::string text = read_test_log("ollama", "ollama-kcsciso-qwen25-7b-q4km-a100.log");
+  Result<LogCheck> at_release = check_log(text, {}, nullptr);
+  ASSERT_TRUE(at_release.ok()) << at_release.error().message();
+  const FigureCheck* host = figure(*at_release, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 24123392u);
+  EXPECT_EQ(host->note, "");
+  // The same log without its version line: the pinned v0.24.0's streams,
+  // with a note on each compute row and on the request.
+  std::string unversioned = text;
+  const size_t at = unversioned.find("(version 0.6.8)");
+  ASSERT_NE(at, std::string::npos);
+  unversioned.erase(at, std::string_view("(version 0.6.8)").size());
+  Result<LogCheck> pinned = check_log(unversioned, {}, nullptr);
+  ASSERT_TRUE(pinned.ok()) << pinned.error().message();
+  const FigureCheck* pinned_host = figure(*pinned, "CPU", LogFigure::kCompute);
+  ASSERT_NE(pinned_host, nullptr);
+  EXPECT_EQ(pinned_host->memfit, 15734784u);
+  EXPECT_NE(pinned_host->note.find("the log names no release"), std::string::npos) << pinned_host->note;
+  // A sidecar's version (options.version) stands for the printed one.
+  LogCheckOptions options;
+  options.version = "0.6.8";
+  Result<LogCheck> given = check_log(unversioned, options, nullptr);
+  ASSERT_TRUE(given.ok()) << given.error().message();
+  EXPECT_EQ(figure(*given, "CPU", LogFigure::kCompute)->memfit, 24123392u);
+}
+
 TEST(CheckLog, ATensorTypeNameTheLogPrintedIsEscapedInTheNote) {
   // A fuzzing find (tests/data/hostile/runtime_log/
   // llamacpp_type_name_control_bytes): a "- type <name>: N tensors" line

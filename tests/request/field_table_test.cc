@@ -113,8 +113,8 @@ TEST(FieldTable, NamesAndSpellingsAreOnceEach) {
   EXPECT_EQ(engine_request_fields("mlx-lm").size(), 10u);
   EXPECT_EQ(engine_request_fields("vllm").size(), 13u);
   EXPECT_EQ(engine_request_fields("sglang").size(), 15u);
-  EXPECT_EQ(engine_request_fields("ollama").size(), 10u);
-  EXPECT_EQ(request_fields().size(), 98u);
+  EXPECT_EQ(engine_request_fields("ollama").size(), 11u);
+  EXPECT_EQ(request_fields().size(), 99u);
   EXPECT_EQ(find_request_field("max_token"), nullptr);
 }
 

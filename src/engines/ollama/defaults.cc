@@ -1,6 +1,6 @@
-// Ollama's defaults for one load, as the pinned v0.24.0 decides them
-// before its scheduler places the layers (docs/engine-ollama.md,
-// "Defaults", names each source file).
+// Ollama's defaults for one load, as the pinned v0.24.0 (or the release
+// asked, releases.h) decides them before its scheduler places the layers
+// (docs/engine-ollama.md, "Defaults" and "Releases", name each source file).
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
@@ -12,20 +12,6 @@
 
 namespace memfit::ollama {
 namespace {
-
-// fs/ggml KV.OllamaEngineRequired: the architectures Ollama's own engine loads.
-constexpr std::array<std::string_view, 29> kOllamaEngineArchitectures = {
-    "bert", "deepseek2", "deepseekocr", "gemma3", "gemma3n", "gemma4", "gptoss", "gpt-oss",
-    "laguna", "llama4", "mistral3", "mllama", "nemotron_h", "nemotron_h_moe", "nemotron_h_omni",
-    "nomic-bert", "olmo3", "qwen25vl", "qwen3", "qwen3moe", "qwen35", "qwen35moe", "qwen3next",
-    "qwen3vl", "qwen3vlmoe", "glm4moelite", "glmocr", "lfm2", "lfm2moe"};
-
-// fs/ggml GGML.FlashAttention: the architectures whose flash attention is
-// on when OLLAMA_FLASH_ATTENTION is unset.
-constexpr std::array<std::string_view, 21> kFlashAttentionByDefault = {
-    "bert", "gemma3", "gemma4", "glm4moelite", "glmocr", "gptoss", "gpt-oss", "lfm2", "lfm2moe",
-    "mistral3", "nemotron_h", "nemotron_h_moe", "nemotron_h_omni", "olmo3", "qwen3", "qwen3moe",
-    "qwen35", "qwen35moe", "qwen3next", "qwen3vl", "qwen3vlmoe"};
 
 // server/sched.go, load: the families served one sequence at a time.
 constexpr std::array<std::string_view, 11> kOneSequenceFamilies = {
@@ -59,15 +45,17 @@ bool supports_flash_attention(const Model& model) {
   return kw && vw && *kw != 0 && *kw == *vw;
 }
 
-// The flash attention and KV type llm/server.go NewLlamaServer passes.
-void decide_attention(const Model& model, const std::vector<SchedulerGpu>& gpus, OllamaDecisions& d) {
+// The flash attention and KV type llm/server.go NewLlamaServer passes:
+// unset, the release's list decides (GGML.FlashAttention: none before
+// v0.12.4), and llama.cpp's runner from v0.13.5 leaves it to llama.cpp.
+void decide_attention(const Model& model, OllamaDecisions& d) {
   const std::string& arch = model.spec.model_type;
-  bool fa = d.given.flash_attention.value_or(listed(kFlashAttentionByDefault, arch));
+  bool fa = d.given.flash_attention.value_or(flash_attention_by_default(arch, d.release));
   if (fa && !supports_flash_attention(model)) fa = false;
-  (void)gpus;  // every CUDA, ROCm and Metal GPU memfit prices supports it
+  // every CUDA, ROCm and Metal GPU memfit prices supports it
   const GgmlType asked = d.given.kv_cache_type.value_or(GgmlType::kF16);
   const bool quantized = asked != GgmlType::kF16;
-  if (d.runner == OllamaRunner::kLlama) {
+  if (d.runner == OllamaRunner::kLlama && llama_runner_flash_attention_auto(d.release)) {
     // llamarunner: unset is llama.cpp's auto; a quantized cache needs it on.
     d.flash_attn = !d.given.flash_attention ? FlashAttn::kAuto : fa ? FlashAttn::kOn : FlashAttn::kOff;
     if (quantized && d.flash_attn != FlashAttn::kOn) {
@@ -90,8 +78,8 @@ std::string_view to_string(OllamaRunner runner) {
   return runner == OllamaRunner::kLlama ? "llama.cpp" : "ollama";
 }
 
-OllamaRunner runner_for(std::string_view architecture) {
-  return listed(kOllamaEngineArchitectures, architecture) ? OllamaRunner::kOllama : OllamaRunner::kLlama;
+OllamaRunner runner_for(std::string_view architecture, const OllamaRelease& release) {
+  return ollama_engine_required(architecture, release) ? OllamaRunner::kOllama : OllamaRunner::kLlama;
 }
 
 ContextChoice choose_context(const OllamaRequest& given, const std::vector<SchedulerGpu>& gpus,
@@ -110,6 +98,9 @@ ContextChoice choose_context(const OllamaRequest& given, const std::vector<Sched
   } else if (given.context_length) {
     c.num_ctx = *given.context_length;
     c.source = "OLLAMA_CONTEXT_LENGTH";
+  } else if (const std::optional<uint64_t> fixed = default_context(given.release.value_or(kPinnedRelease))) {
+    c.num_ctx = *fixed;
+    c.source = "the release's default";
   } else {
     c.num_ctx = c.total_vram_bytes >= kLargeTierBytes    ? 262144
                 : c.total_vram_bytes >= kMiddleTierBytes ? 32768
@@ -128,15 +119,20 @@ OllamaDecisions decide_defaults(const OllamaRequest& given, const Model& model,
                                 const std::vector<SchedulerGpu>& gpus) {
   OllamaDecisions d;
   d.given = given;
-  d.runner = runner_for(model.spec.model_type);
+  d.release = given.release.value_or(kPinnedRelease);
+  d.runner = runner_for(model.spec.model_type, d.release);
   d.context = choose_context(given, gpus, declared_context(model.spec).tokens);
-  d.parallel = std::max<uint64_t>(given.num_parallel.value_or(1), 1);
+  d.parallel = std::max<uint64_t>(given.num_parallel.value_or(default_parallel(d.release)), 1);
+  if (d.parallel > 1 && !reads_num_parallel(d.release)) {
+    d.parallel = 1;
+    d.parallel_unread = true;
+  }
   if (d.parallel > 1 && (is_embedding(model) || listed(kOneSequenceFamilies, model.spec.model_type))) {
     d.parallel = 1;
     d.parallel_forced_one = true;
   }
   d.num_batch = std::min(given.num_batch.value_or(kDefaultNumBatch), d.context.num_ctx);
-  decide_attention(model, gpus, d);
+  decide_attention(model, d);
   // llamaServer.Load: no GPU, no mmap (the weights are read into memory).
   d.mmap = !gpus.empty();
   d.total_layers = model.spec.layers.size() + 1;

@@ -4,6 +4,7 @@
 // ollama_num_parallel). Their values live as text in
 // EstimateRequest::engine_fields (docs/engine-ollama.md, "Fields").
 #include "engines/ollama/fields.h"
+#include "engines/ollama/releases.h"
 
 #include <fmt/format.h>
 
@@ -30,6 +31,7 @@ constexpr std::string_view kKvCacheType = "ollama_kv_cache_type";
 constexpr std::string_view kGpuOverhead = "ollama_gpu_overhead";
 constexpr std::string_view kSchedSpread = "ollama_sched_spread";
 constexpr std::string_view kGpusFree = "ollama_gpus_free";
+constexpr std::string_view kVersion = "ollama_version";
 
 // OLLAMA_KV_CACHE_TYPE's three types (llama.cpp's spellings).
 Result<GgmlType> parse_kv_cache_type(std::string_view text) {
@@ -194,6 +196,18 @@ constexpr RequestField kOllamaFields[] = {
                 "device, whose quantized rows the runner's llama.cpp pads): the scheduler's input, "
                 "and the total of the VRAM tier; not with `--gpu` or `--mac`",
          .gpu_setting = true}),
+    text_field<checked<parse_ollama_release>, &kVersion>(
+        {.name = kVersion,
+         .flags = "--ollama-version",
+         .engine = "ollama",
+         .help = "the Ollama release whose rules decide, v0.1.0 to v0.24.0 (default: the pinned "
+                 "v0.24.0)",
+         .type = FieldType::kText,
+         .default_text = "v0.24.0",
+         .example = "0.5.7",
+         .doc = "the release tag (`0.5.7`, `v0.24.0`) whose rules decide: its defaults, which "
+                "runner loads the architecture and its llama.cpp runner's vendored llama.cpp (one "
+                "KV cache for every sequence before v0.11.5); docs/engine-ollama.md, \"Releases\""}),
 };
 
 // The text of `name` in `r`, parsed by `parse`; nullopt when not given.
@@ -242,6 +256,9 @@ Result<OllamaRequest> read_ollama_request(const EstimateRequest& r) {
       read_one<std::vector<LlamaCppGpu>>(r, kGpusFree, parse_gpu_memory);
   if (!gpus) return gpus.error();
   q.gpus_free = std::move(*gpus);
+  Result<std::optional<OllamaRelease>> release = read_one<OllamaRelease>(r, kVersion, parse_ollama_release);
+  if (!release) return release.error();
+  q.release = *release;
   return q;
 }
 

@@ -1,7 +1,8 @@
 // Ollama's decisions applied to the llama.cpp settings (docs/engine-ollama.md):
 // the runner gets n_ctx = num_ctx x parallel, n_seq_max = parallel,
 // n_batch = num_batch x parallel, n_ubatch = num_batch (llama/llama.go,
-// NewContextParams), the KV type and flash attention decided, and the
+// NewContextParams; older releases' in releases.h), the llama.cpp build
+// its release vendors, the KV type and flash attention decided, and the
 // scheduler's layers per GPU as -ngl and the split.
 #include "engines/ollama/plan.h"
 
@@ -39,8 +40,13 @@ Result<LayerSizes> ollama_runner_sizes(const Model& model, const OllamaDecisions
 void apply_context(const OllamaDecisions& d, LlamaCppSettings& s) {
   s.ctx_size = (CheckedBytes(d.context.num_ctx) * d.parallel).saturated();
   s.parallel = d.parallel;
-  s.batch_size = (CheckedBytes(d.num_batch) * d.parallel).saturated();
-  s.ubatch_size = d.num_batch;
+  const RunnerBatch batch = runner_batch(d.release, d.num_batch, d.parallel);
+  s.batch_size = batch.n_batch;
+  s.ubatch_size = batch.n_ubatch;
+  // llama.cpp's runner prices its release's vendored llama.cpp (one cache
+  // for every sequence before v0.11.5, ...); Ollama's own engine keeps
+  // its own cache, priced by the pinned rules.
+  s.build = d.runner == OllamaRunner::kLlama ? vendored_llamacpp_build(d.release) : std::nullopt;
   s.cache_type_k = s.cache_type_v = d.kv_type;
   s.flash_attn = d.flash_attn;
   s.placement.mmap = d.mmap;
@@ -126,7 +132,8 @@ nlohmann::ordered_json decisions_to_json(const OllamaDecisions& d, const std::ve
                        {"cache_bytes", d.estimate_cache_bytes[i]},
                        {"graph_bytes", d.estimate_graph_bytes[i]}});
   }
-  return {{"runner", to_string(d.runner)},
+  return {{"release", to_string(d.release)},
+          {"runner", to_string(d.runner)},
           {"num_ctx", d.context.num_ctx},
           {"num_ctx_source", d.context.source},
           {"total_vram_bytes", d.context.total_vram_bytes},
@@ -144,9 +151,9 @@ nlohmann::ordered_json decisions_to_json(const OllamaDecisions& d, const std::ve
 
 std::string render_decisions_text(const OllamaDecisions& d, const std::vector<SchedulerGpu>& gpus) {
   std::string text = fmt::format(
-      "Ollama v0.24.0: runner {}, num_ctx {} ({}), parallel {} (KV cells {}), num_batch {}, flash "
+      "Ollama {}: runner {}, num_ctx {} ({}), parallel {} (KV cells {}), num_batch {}, flash "
       "attention {}, KV {}\n",
-      to_string(d.runner), d.context.num_ctx, d.context.source, d.parallel, d.context.num_ctx * d.parallel,
+      to_string(d.release), to_string(d.runner), d.context.num_ctx, d.context.source, d.parallel, d.context.num_ctx * d.parallel,
       d.num_batch, to_string(d.flash_attn), ggml_type_traits(d.kv_type).name);
   if (!gpus.empty()) {
     text += fmt::format("scheduler: {}/{} layers on the GPUs", d.gpu_layers, d.total_layers);

@@ -11,6 +11,7 @@
 #include "engines/ollama/fields.h"
 #include "engines/ollama/fit.h"
 #include "engines/ollama/plan.h"
+#include "engines/ollama/releases.h"
 #include "engines/shared/trained_context.h"
 #include "memfit/llamacpp_report.h"
 #include "memfit/request.h"
@@ -46,6 +47,13 @@ class OllamaProfile final : public ollama::OllamaCommands {
            "priced by llama.cpp's buffers";
   }
   std::string_view release() const override { return "Ollama v0.24.0"; }
+  EngineVersions versions() const override {
+    return {.field = "ollama_version",
+            .default_text = "the pinned release v0.24.0: the VRAM tier's num_ctx, one sequence, "
+                            "llama.cpp's runner with a stream per sequence and flash attention "
+                            "auto, Ollama's own engine for the architectures it lists",
+            .differences = ollama::release_differences()};
+  }
   // Its llama.cpp runner's n_ctx_train: the GGUF's context_length, rope
   // scaling not considered (Ollama clamps num_ctx to it).
   uint64_t context_limit_tokens(const Model& model) const override {
@@ -134,6 +142,29 @@ class OllamaProfile final : public ollama::OllamaCommands {
                                  fmt::format("num_ctx is past the model's trained context: Ollama "
                                              "lowers it to {}",
                                              d.context.trained_tokens)});
+    }
+    if (!d.given.num_parallel && d.parallel > 1) {
+      // server/sched.go (v0.2.0 to v0.9.6): the default is tried first and
+      // 1 when it does not fit the GPUs whole; memfit prices the default.
+      warnings.push_back(Warning{
+          WarningKind::kRequest,
+          fmt::format("OLLAMA_NUM_PARALLEL unset: Ollama {} loads {} sequences when they fit on the "
+                      "GPUs whole, else 1; priced at {} (give ollama_num_parallel to choose)",
+                      ollama::to_string(d.release), d.parallel, d.parallel)});
+    }
+    if (d.runner == ollama::OllamaRunner::kLlama && d.gpu_layers < d.total_layers && !d.given.num_gpu &&
+        ollama::memory_go_places_layers(d.release)) {
+      warnings.push_back(Warning{
+          WarningKind::kRequest,
+          fmt::format("Ollama {} placed the llama.cpp runner's layers by llm/memory.go's estimate: "
+                      "memfit's are v0.24.0's scheduler's (give num_gpu for the layers a log printed)",
+                      ollama::to_string(d.release))});
+    }
+    if (d.parallel_unread) {
+      warnings.push_back(Warning{WarningKind::kRequest,
+                                 fmt::format("OLLAMA_NUM_PARALLEL: Ollama {} serves one sequence (the "
+                                             "variable is read from v0.1.33)",
+                                             ollama::to_string(d.release))});
     }
     if (d.parallel_forced_one) {
       warnings.push_back(Warning{WarningKind::kRequest,

@@ -1,4 +1,4 @@
-// What the pinned Ollama (v0.24.0) decides for a model before llama.cpp's
+// What Ollama (the pinned v0.24.0, or the release asked: releases.h) decides for a model before llama.cpp's
 // rules price it: its defaults (defaults.cc) and its scheduler's layers
 // per GPU (scheduler.cc). Each rule's source is in docs/engine-ollama.md.
 // Private to the library.
@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engines/ollama/releases.h"
 #include "memfit/ggml_types.h"
 #include "memfit/llamacpp.h"
 #include "memfit/model.h"
@@ -32,6 +33,9 @@ struct OllamaRequest {
   // Each GPU's free memory as Ollama's discovery reads it (check-log's
   // GPUs, another machine's); nullopt: the machine's or this host's.
   std::optional<std::vector<LlamaCppGpu>> gpus_free;
+  // --ollama-version: the release whose rules decide (releases.h);
+  // nullopt: the pinned v0.24.0.
+  std::optional<OllamaRelease> release;
 };
 
 // The defaults of api.DefaultOptions() and envconfig.
@@ -62,7 +66,7 @@ struct SchedulerGpu {
 // The context Ollama picks (defaults.cc).
 struct ContextChoice {
   uint64_t num_ctx = 0;
-  std::string_view source;       // "num_ctx", "OLLAMA_CONTEXT_LENGTH", "the VRAM tier"
+  std::string_view source;  // "num_ctx", "OLLAMA_CONTEXT_LENGTH", "the release's default", "the VRAM tier"
   uint64_t total_vram_bytes = 0;  // sum over GPUs of total - overhead
   uint64_t trained_tokens = 0;    // the clamp, when it applied; else 0
 };
@@ -70,10 +74,12 @@ struct ContextChoice {
 // Everything Ollama decided for one load.
 struct OllamaDecisions {
   OllamaRequest given;
+  OllamaRelease release = kPinnedRelease;
   OllamaRunner runner = OllamaRunner::kLlama;
   ContextChoice context;
   uint64_t parallel = 1;
   bool parallel_forced_one = false;  // an architecture that takes one sequence
+  bool parallel_unread = false;      // a release before OLLAMA_NUM_PARALLEL (v0.1.33)
   uint64_t num_batch = kDefaultNumBatch;
   FlashAttn flash_attn = FlashAttn::kAuto;
   GgmlType kv_type = GgmlType::kF16;
@@ -92,11 +98,12 @@ struct OllamaDecisions {
   uint64_t graph_full_bytes = 0;
 };
 
-// The runner the pinned release loads `architecture` with
+// The runner `release` loads `architecture` with
 // (fs/ggml KV.OllamaEngineRequired).
-OllamaRunner runner_for(std::string_view architecture);
+OllamaRunner runner_for(std::string_view architecture, const OllamaRelease& release = kPinnedRelease);
 
-// The context: num_ctx, else OLLAMA_CONTEXT_LENGTH, else the VRAM tier of
+// The context: num_ctx, else OLLAMA_CONTEXT_LENGTH, else the release's
+// default (2048 or 4096 before v0.15.5), else the VRAM tier of
 // `gpus`' total memory less the overhead per GPU; at least 4; at most the
 // model's trained context (0: none declared).
 ContextChoice choose_context(const OllamaRequest& given, const std::vector<SchedulerGpu>& gpus,

@@ -1,0 +1,184 @@
+// Ollama's rules per release (releases.h), read in ollama/ollama's tags
+// (docs/engine-ollama.md, "Releases"). Facts only; no code of Ollama's.
+#include "engines/ollama/releases.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+
+#include "memfit/checked_math.h"
+#include "memfit/llamacpp.h"
+#include "memfit/untrusted_text.h"
+
+namespace memfit::ollama {
+namespace {
+
+constexpr OllamaRelease v(uint64_t major, uint64_t minor, uint64_t patch) { return {major, minor, patch}; }
+
+// An architecture listed from `since` until before `until` (0.0.0: still).
+struct ListedSince {
+  std::string_view architecture;
+  OllamaRelease since;
+  OllamaRelease until{};
+};
+
+template <size_t N>
+bool listed_in(const std::array<ListedSince, N>& list, std::string_view arch, const OllamaRelease& r) {
+  return std::any_of(list.begin(), list.end(), [&](const ListedSince& e) {
+    return e.architecture == arch && r >= e.since && (e.until == OllamaRelease{} || r < e.until);
+  });
+}
+
+// fs/ggml/ggml.go KV.OllamaEngineRequired, each name from the first tag
+// that lists it (qwen3 left the list in v0.12.5 and came back in v0.12.6).
+constexpr std::array<ListedSince, 30> kOllamaEngine = {{
+    {"gemma3", v(0, 6, 0)},        {"mistral3", v(0, 6, 5)},      {"llama4", v(0, 6, 7)},
+    {"mllama", v(0, 7, 0)},        {"qwen25vl", v(0, 7, 0)},      {"gemma3n", v(0, 9, 3)},
+    {"gptoss", v(0, 11, 0)},       {"gpt-oss", v(0, 11, 5)},      {"qwen3", v(0, 12, 0), v(0, 12, 5)},
+    {"qwen3", v(0, 12, 6)},        {"qwen3moe", v(0, 12, 2)},     {"qwen3vl", v(0, 12, 7)},
+    {"qwen3vlmoe", v(0, 12, 7)},   {"deepseekocr", v(0, 13, 0)},  {"deepseek2", v(0, 13, 0)},
+    {"nomic-bert", v(0, 13, 1)},   {"olmo3", v(0, 13, 4)},        {"bert", v(0, 13, 5)},
+    {"glm4moelite", v(0, 14, 3)},  {"lfm2", v(0, 14, 3)},         {"qwen3next", v(0, 15, 5)},
+    {"glmocr", v(0, 15, 5)},       {"nemotron_h", v(0, 17, 1)},   {"nemotron_h_moe", v(0, 17, 1)},
+    {"qwen35", v(0, 17, 1)},       {"qwen35moe", v(0, 17, 1)},    {"lfm2moe", v(0, 17, 1)},
+    {"gemma4", v(0, 20, 0)},       {"laguna", v(0, 22, 0)},       {"nemotron_h_omni", v(0, 22, 0)},
+}};
+
+// fs/ggml/ggml.go GGML.FlashAttention (from v0.12.4), each name from the
+// first tag that lists it.
+constexpr std::array<ListedSince, 21> kFlashAttention = {{
+    {"gptoss", v(0, 12, 4)},       {"gpt-oss", v(0, 12, 4)},       {"qwen3", v(0, 12, 4)},
+    {"qwen3moe", v(0, 12, 4)},     {"gemma3", v(0, 12, 6)},        {"qwen3vl", v(0, 12, 8)},
+    {"qwen3vlmoe", v(0, 12, 8)},   {"mistral3", v(0, 13, 2)},      {"olmo3", v(0, 13, 4)},
+    {"bert", v(0, 13, 5)},         {"glm4moelite", v(0, 14, 3)},   {"lfm2", v(0, 14, 3)},
+    {"glmocr", v(0, 15, 5)},       {"qwen3next", v(0, 15, 5)},     {"lfm2moe", v(0, 17, 1)},
+    {"nemotron_h", v(0, 17, 1)},   {"nemotron_h_moe", v(0, 17, 1)}, {"qwen35", v(0, 17, 1)},
+    {"qwen35moe", v(0, 17, 1)},    {"gemma4", v(0, 20, 4)},        {"nemotron_h_omni", v(0, 22, 0)},
+}};
+
+// The vendored llama.cpp (llm/llama.cpp's submodule to v0.3.14,
+// llama/vendoring's LLAMACPP_BASE_COMMIT to v0.5.12, Makefile.sync's
+// FETCH_HEAD after):
+// - v0.1.30 and v0.1.31: ad3a050, "Bump llama.cpp to b2527"; older
+//   releases vendor older builds: all before #6122 (b2537).
+// - v0.1.32 (7593639, April 2024) to v0.11.4 (de4c07f, May 2025): after
+//   b2537, before #13194 (b5424): llama.h has no swa_full, llama-context.cpp
+//   no kv_unified.
+// - v0.11.5 (e54d41b) to v0.13.1 (3cfa9c3, "ggml update to b6840"):
+//   kv_unified = false by default (a stream per sequence) and
+//   llama_kv_cache::get_padding 32 without flash attention.
+// - v0.13.2 ("ggml update to b7108") on: the pinned rules.
+constexpr uint64_t kBeforeOutputPerSeqBuild = 2527;
+constexpr uint64_t kBeforeSwaWindowBuild = kLlamaCppSwaWindowBuild - 1;
+constexpr uint64_t kPad32StreamsBuild = 6840;
+
+// Oldest first, by the last release each covers.
+constexpr ReleaseDifference kDifferences[] = {
+    {"before v0.1.32", "its llama.cpp (b2527 and older) keeps n_batch rows of logits"},
+    {"before v0.1.33", "one sequence: OLLAMA_NUM_PARALLEL is not read (v0.1.33 read it first)"},
+    {"before v0.4.0", "the C++ server's batch: n_batch = num_batch, ubatch at most 512"},
+    {"before v0.6.0", "llama.cpp's runner for every architecture"},
+    {"before v0.6.7", "num_ctx 2048 unless given"},
+    {"v0.2.0 to v0.6.8", "OLLAMA_NUM_PARALLEL unset is 4 sequences"},
+    {"v0.7.0 to v0.9.6", "OLLAMA_NUM_PARALLEL unset is 2 sequences"},
+    {"before v0.11.5", "its llama.cpp (before b5424) keeps one KV cache for every sequence "
+                       "(kv_size = num_ctx x parallel, the attention over all of it) and a "
+                       "sliding-window layer's cache the whole context"},
+    {"before v0.12.4", "flash attention off unless OLLAMA_FLASH_ATTENTION is set"},
+    {"before v0.13.2", "without flash attention its llama.cpp (b6840 and older) pads the "
+                       "cells to 32"},
+    {"before v0.12.11", "llama.cpp's runner gets the layers llm/memory.go's estimate places "
+                        "(not replayed: memfit places them by v0.24.0's scheduler; give num_gpu)"},
+    {"v0.4.0 to v0.13.2", "n_batch = num_batch x parallel, llama.cpp's ubatch 512"},
+    {"v0.12.4 to v0.13.4", "OLLAMA_FLASH_ATTENTION unset: on for the architectures of "
+                           "GGML.FlashAttention, off otherwise (llama.cpp's runner too)"},
+    {"v0.6.7 to v0.15.4", "num_ctx 4096 unless given (the VRAM tier from v0.15.5)"},
+    {"v0.6.0 to v0.23.4", "Ollama's own engine for fewer architectures, those its tag lists "
+                          "(gemma3 from v0.6.0, qwen3 from v0.12.0, ...: KV.OllamaEngineRequired)"},
+};
+
+}  // namespace
+
+Result<OllamaRelease> parse_ollama_release(std::string_view text) {
+  const std::string_view given = text;
+  auto refuse = [&](std::string_view why) -> Error {
+    return Error::usage("ollama_version", fmt::format("{}: {}", quote_untrusted(given), why));
+  };
+  if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) text.remove_prefix(1);
+  if (const size_t dash = text.find('-'); dash != std::string_view::npos) text = text.substr(0, dash);
+  OllamaRelease r;
+  uint64_t* parts[] = {&r.major, &r.minor, &r.patch};
+  const char* at = text.data();
+  const char* end = text.data() + text.size();
+  for (size_t i = 0; i < 3; ++i) {
+    if (i > 0) {
+      if (at == end || *at != '.') return refuse("expected a release tag, e.g. 0.5.7 or v0.24.0");
+      ++at;
+    }
+    const auto [next, ec] = std::from_chars(at, end, *parts[i]);
+    if (ec != std::errc() || next == at || next - at > 4) {
+      return refuse("expected a release tag, e.g. 0.5.7 or v0.24.0");
+    }
+    at = next;
+  }
+  if (at != end) return refuse("expected a release tag, e.g. 0.5.7 or v0.24.0");
+  if (r > kPinnedRelease) {
+    return refuse("from v0.30.0 Ollama starts llama-server itself: price that run with --engine "
+                  "llamacpp; releases v0.1.0 to v0.24.0 are read");
+  }
+  if (r < kOldestRelease) return refuse("releases v0.1.0 to v0.24.0 are read");
+  return r;
+}
+
+std::string to_string(const OllamaRelease& release) {
+  return fmt::format("v{}.{}.{}", release.major, release.minor, release.patch);
+}
+
+std::optional<uint64_t> vendored_llamacpp_build(const OllamaRelease& release) {
+  if (release < v(0, 1, 32)) return kBeforeOutputPerSeqBuild;
+  if (release < v(0, 11, 5)) return kBeforeSwaWindowBuild;
+  if (release < v(0, 13, 2)) return kPad32StreamsBuild;
+  return std::nullopt;
+}
+
+bool ollama_engine_required(std::string_view architecture, const OllamaRelease& release) {
+  return listed_in(kOllamaEngine, architecture, release);
+}
+
+bool flash_attention_by_default(std::string_view architecture, const OllamaRelease& release) {
+  return listed_in(kFlashAttention, architecture, release);
+}
+
+bool llama_runner_flash_attention_auto(const OllamaRelease& release) { return release >= v(0, 13, 5); }
+
+std::optional<uint64_t> default_context(const OllamaRelease& release) {
+  if (release < v(0, 6, 7)) return 2048;
+  if (release < v(0, 15, 5)) return 4096;
+  return std::nullopt;
+}
+
+bool memory_go_places_layers(const OllamaRelease& release) { return release < v(0, 12, 11); }
+
+bool reads_num_parallel(const OllamaRelease& release) { return release >= v(0, 1, 33); }
+
+uint64_t default_parallel(const OllamaRelease& release) {
+  if (release < v(0, 2, 0)) return 1;
+  if (release < v(0, 7, 0)) return 4;
+  if (release < v(0, 10, 0)) return 2;
+  return 1;
+}
+
+RunnerBatch runner_batch(const OllamaRelease& release, uint64_t num_batch, uint64_t parallel) {
+  constexpr uint64_t kLlamaCppDefaultUbatch = 512;  // llama_context_default_params
+  const uint64_t batch = std::max<uint64_t>(num_batch, 1);
+  const uint64_t per_step = (CheckedBytes(batch) * std::max<uint64_t>(parallel, 1)).saturated();
+  if (release >= v(0, 13, 3)) return {per_step, batch};
+  const uint64_t n_batch = release >= v(0, 4, 0) ? per_step : batch;
+  return {n_batch, std::min(n_batch, kLlamaCppDefaultUbatch)};
+}
+
+std::span<const ReleaseDifference> release_differences() { return kDifferences; }
+
+}  // namespace memfit::ollama

@@ -1,0 +1,87 @@
+// --ollama-version: which Ollama release's rules decide a load, and those
+// rules where releases differ (docs/engine-ollama.md, "Releases", names
+// the tag and file of each). Private to the library.
+#ifndef MEMFIT_ENGINES_OLLAMA_RELEASES_H_
+#define MEMFIT_ENGINES_OLLAMA_RELEASES_H_
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "memfit/engine.h"
+#include "memfit/result.h"
+
+namespace memfit::ollama {
+
+// A release tag vMAJOR.MINOR.PATCH.
+struct OllamaRelease {
+  uint64_t major = 0, minor = 0, patch = 0;
+  auto operator<=>(const OllamaRelease&) const = default;
+};
+
+// The pinned release: every rule without a release is v0.24.0's.
+inline constexpr OllamaRelease kPinnedRelease{0, 24, 0};
+// The oldest release read: v0.1.0 (the 0.0.x releases ran llama.cpp's
+// server binary with rules of their own).
+inline constexpr OllamaRelease kOldestRelease{0, 1, 0};
+
+// "0.5.7" or "v0.24.0" (a "-rc1" suffix read as its release): kUsage
+// naming ollama_version outside v0.1.0 to v0.24.0 or not a tag.
+Result<OllamaRelease> parse_ollama_release(std::string_view text);
+std::string to_string(const OllamaRelease& release);  // "v0.5.7"
+
+// The llama.cpp build whose cache rules price the llama.cpp runner of
+// `release` (its vendored llama.cpp): nullopt for the pinned rules
+// (v0.13.2 on). Each is a build on the same side of every rule of
+// --llamacpp-version as the vendored commit (releases.cc says which).
+std::optional<uint64_t> vendored_llamacpp_build(const OllamaRelease& release);
+
+// Ollama's own engine loads `architecture` in `release`
+// (fs/ggml KV.OllamaEngineRequired, from v0.6.0).
+bool ollama_engine_required(std::string_view architecture, const OllamaRelease& release);
+
+// OLLAMA_FLASH_ATTENTION's default for `architecture` in `release`
+// (fs/ggml GGML.FlashAttention, from v0.12.4; off before).
+bool flash_attention_by_default(std::string_view architecture, const OllamaRelease& release);
+
+// llama.cpp's runner decides flash attention itself (auto) when
+// OLLAMA_FLASH_ATTENTION is unset: from v0.13.5; before, on or off.
+bool llama_runner_flash_attention_auto(const OllamaRelease& release);
+
+// num_ctx when neither the request nor OLLAMA_CONTEXT_LENGTH gives one:
+// 2048 before v0.6.7, 4096 to v0.15.4 (api.DefaultOptions, envconfig
+// ContextLength); nullopt from v0.15.5, the VRAM tier (server/routes.go).
+std::optional<uint64_t> default_context(const OllamaRelease& release);
+
+// llama.cpp's runner got its layers from llm/memory.go's
+// EstimateGPULayers (before v0.12.11), not the scheduler memfit replays
+// (llm/server.go createLayout, v0.24.0's).
+bool memory_go_places_layers(const OllamaRelease& release);
+
+// OLLAMA_NUM_PARALLEL is read (server/sched.go, llm/server.go): from
+// v0.1.33; before, one sequence whatever it says.
+bool reads_num_parallel(const OllamaRelease& release);
+
+// OLLAMA_NUM_PARALLEL unset: 1 before v0.2.0, 4 to v0.6.8, 2 to v0.9.6,
+// 1 from v0.10.0 (server/sched.go defaultParallel, envconfig).
+uint64_t default_parallel(const OllamaRelease& release);
+
+// The runner's llama.cpp batch (llama/llama.go NewContextParams): from
+// v0.13.3 n_batch = num_batch x parallel and n_ubatch = num_batch; from
+// v0.4.0 n_batch = num_batch x parallel with llama.cpp's default ubatch
+// (512, at most n_batch); before, the C++ server's --batch-size num_batch.
+struct RunnerBatch {
+  uint64_t n_batch = 0;
+  uint64_t n_ubatch = 0;
+};
+RunnerBatch runner_batch(const OllamaRelease& release, uint64_t num_batch, uint64_t parallel);
+
+// `memfit engines`' lines: the ranges whose rules differ, oldest first.
+std::span<const ReleaseDifference> release_differences();
+
+}  // namespace memfit::ollama
+
+#endif  // MEMFIT_ENGINES_OLLAMA_RELEASES_H_
