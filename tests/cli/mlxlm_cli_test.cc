@@ -226,5 +226,63 @@ TEST(MlxLmCli, RecommendQuantOnA24GbMac) {
             "mlx_lm.generate --model Qwen3-8B-8bit-g32 --max-tokens 512 --prompt -");
 }
 
+// The modes that fit and shrink the checkpoint, fastest first with each
+// step's cost (docs/speed.md, "Plans chosen for speed"): on the 24 GB M4
+// Pro the rows' quality order puts every 3-bit mode before mixed_2_6
+// (3.00 > 2.78 mean bits), yet mixed_2_6 reads fewer bytes a token than
+// 3-bit g64 and ranks before it.
+TEST(MlxLmCli, RecommendQuantListsTheModesThatFitByDecodeSpeed) {
+  const std::string qwen = std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/qwen3/Qwen3-8B";
+  std::vector<std::string> args = {"recommend-quant", "-m", qwen, "--engine", "mlx-lm", "--mac", "m4-pro-24gb",
+                                   "--prompt-tokens", "4096", "--max-tokens", "512"};
+  auto text = run_memfit(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  args.push_back("--json");
+  auto rec = run_memfit(args);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const nlohmann::json r = nlohmann::json::parse(rec.out);
+  const nlohmann::json& plans = r["plans_by_speed"];
+  ASSERT_EQ(plans.size(), 22u);  // every row but as-is (16 GiB does not fit)
+  auto at = [&plans](std::string_view mode) {
+    for (size_t i = 0; i < plans.size(); ++i) {
+      if (plans[i]["mode"] == mode) return i;
+    }
+    ADD_FAILURE() << "no plan " << mode;
+    return plans.size();
+  };
+  EXPECT_LT(at("mixed_2_6"), at("3-bit g64"));
+  EXPECT_EQ(plans[0]["mode"], r["fastest"]);
+  EXPECT_TRUE(plans[0]["step"].is_null());
+  for (size_t i = 1; i < plans.size(); ++i) {
+    EXPECT_GE(plans[i - 1]["decode_tokens_per_second"].get<double>(),
+              plans[i]["decode_tokens_per_second"].get<double>())
+        << plans[i];
+  }
+  // The first step, 2-bit g128 -> 2-bit g64: a group carries a 2 B scale
+  // and a 2 B bias, so groups of 64 read 4/64 - 4/128 = 1/32 B a weight
+  // more; over the config's 8,190,726,144 parameters (all priced
+  // quantized without headers) 255,960,192 B a token more, the same cache
+  // at the end of 4,608 tokens; at the M4 Pro's 273 GB/s
+  // 255,960,192 / 273e9 = 0.000938 s a token more at the bound.
+  EXPECT_EQ(plans[0]["mode"], "2-bit g128");
+  EXPECT_EQ(plans[1]["mode"], "2-bit g64");
+  EXPECT_EQ(plans[1]["step"].get<std::string>().rfind("2-bit g128 -> 2-bit g64 (2.15 GiB -> 2.38 GiB): decode ", 0), 0u)
+      << plans[1]["step"];
+  const nlohmann::json* g128 = nullptr;
+  const nlohmann::json* g64 = nullptr;
+  for (const auto& row : r["candidates"]) {
+    if (row["mode"] == "2-bit g128") g128 = &row["speed"]["devices"][0];
+    if (row["mode"] == "2-bit g64") g64 = &row["speed"]["devices"][0];
+  }
+  ASSERT_TRUE(g128 != nullptr && g64 != nullptr);
+  EXPECT_EQ((*g64)["active_weight_bytes"].get<uint64_t>() - (*g128)["active_weight_bytes"].get<uint64_t>(), 255960192u);
+  EXPECT_EQ((*g64)["kv_bytes"], (*g128)["kv_bytes"]);
+  EXPECT_NEAR((*g64)["bound_seconds_per_token_end"].get<double>() - (*g128)["bound_seconds_per_token_end"].get<double>(),
+              255960192 / 273e9, 1e-12);
+  EXPECT_NE(text.out.find("\nBy decode speed at 4608 tokens (docs/speed.md):\n  2-bit g128 (2.15 GiB): decode "),
+            std::string::npos)
+      << text.out;
+}
+
 }  // namespace
 }  // namespace memfit

@@ -175,5 +175,62 @@ TEST(RecommendQuantCli, LlamaCppRowsCarryTheirSpeedAndTheFastestRanksFirst) {
   }
 }
 
+// mlxcel lists its modes as asked (as-is, then --bits 4 8) and the
+// recommendation is the most precise that fits (as-is on a 24 GB Mac);
+// plans_by_speed lists them fastest first, int4, int8, as-is, each step
+// with its cost.
+TEST(RecommendQuantCli, MlxcelModesThatFitAreListedByDecodeSpeed) {
+  const std::string qwen = std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/qwen3/Qwen3-1.7B-MLX-bf16";
+  std::vector<std::string> args = {"recommend-quant", "-m", qwen, "--mac", "m4-pro-24gb", "--bits", "4", "8",
+                                   "--max-tokens", "8192"};
+  auto text = run_memfit(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  args.push_back("--json");
+  auto rec = run_memfit(args);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const nlohmann::json r = nlohmann::json::parse(rec.out);
+  ASSERT_EQ(r["candidates"].size(), 3u);
+  EXPECT_EQ(r["candidates"][0]["mode"], "as-is");
+  EXPECT_EQ(r["candidates"][1]["mode"], "int4");
+  EXPECT_EQ(r["recommended"], "as-is");
+  EXPECT_EQ(r["fastest"], "int4");
+  const nlohmann::json& plans = r["plans_by_speed"];
+  ASSERT_EQ(plans.size(), 3u) << plans.dump(1);
+  EXPECT_EQ(plans[0]["mode"], "int4");
+  EXPECT_EQ(plans[1]["mode"], "int8");
+  EXPECT_EQ(plans[2]["mode"], "as-is");
+  EXPECT_TRUE(plans[0]["step"].is_null());
+  // int4 -> int8: without headers both are priced on the config's
+  // 1,720,567,808 parameters (the tied 151,936 x 2,048 embedding
+  // 311,164,928, 28 layers of 50,331,648 matrix weights and 4,096 norm
+  // weights, the final norm's 2,048), each group of 64 with a 2 B scale
+  // and a 2 B bias (26,883,872 groups: 107,535,488 B):
+  //   int4: 1,720,567,808 / 2 + 107,535,488 = 967,819,392 B
+  //   int8: 1,720,567,808     + 107,535,488 = 1,828,103,296 B
+  // 860,283,904 B a token more, the same cache at the end of 8,192 tokens
+  // (28 layers x K and V x 8 heads x 128 x 2 B = 114,688 B a token:
+  // 939,524,096 B); at the M4 Pro's 273 GB/s 860,283,904 / 273e9 =
+  // 0.003151 s a token more at the bound.
+  const nlohmann::json& int4 = r["candidates"][1];
+  const nlohmann::json& int8 = r["candidates"][2];
+  EXPECT_EQ(int4["weights_bytes"], 967819392u);
+  EXPECT_EQ(int8["weights_bytes"], 1828103296u);
+  const nlohmann::json& d4 = int4["speed"]["devices"][0];
+  const nlohmann::json& d8 = int8["speed"]["devices"][0];
+  EXPECT_EQ(d4["kv_bytes"], 939524096u);
+  EXPECT_EQ(d8["kv_bytes"], 939524096u);
+  EXPECT_NEAR(d8["bound_seconds_per_token_end"].get<double>() - d4["bound_seconds_per_token_end"].get<double>(),
+              860283904 / 273e9, 1e-12);
+  EXPECT_GT(plans[0]["decode_tokens_per_second"].get<double>(), plans[1]["decode_tokens_per_second"].get<double>());
+  EXPECT_GT(plans[1]["decode_tokens_per_second"].get<double>(), plans[2]["decode_tokens_per_second"].get<double>());
+  EXPECT_EQ(plans[1]["step"].get<std::string>().rfind("int4 -> int8 (923.0 MiB -> 1.70 GiB): decode ", 0), 0u)
+      << plans[1]["step"];
+  EXPECT_NE(text.out.find("\nBy decode speed at 8192 tokens (docs/speed.md):\n  int4 (923.0 MiB): decode "),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("\nRecommended: as-is, decode "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\nFastest: int4, decode "), std::string::npos) << text.out;
+}
+
 }  // namespace
 }  // namespace memfit

@@ -130,6 +130,62 @@ TEST(RecommendGgufTypes, SafetensorsFolderIsRankedFromItsConfig) {
             std::string::npos);
 }
 
+// The rows stay largest first (F16 .. Q2_K); plans_by_speed lists the
+// rows that fit fastest first, the reverse here (every row has all 9
+// layers on the RTX 4090, so the fewer bytes a token reads the faster),
+// each step with its cost in decode.
+TEST(RecommendGgufTypes, RowsThatFitAreListedByDecodeSpeedWithEachStepsCost) {
+  TempDir dir;
+  write_bf16_llama_checkpoint(dir);
+  const Json a = recommend(dir.path());
+  ASSERT_TRUE(a.contains("plans_by_speed"));
+  EXPECT_EQ(a["candidates"][0]["file_type"], "F16");
+  EXPECT_EQ(a["fastest"], "Q2_K");
+  const Json& plans = a["plans_by_speed"];
+  ASSERT_EQ(plans.size(), 12u) << plans.dump(1);
+  EXPECT_EQ(plans[0]["quant"], "Q2_K");
+  EXPECT_EQ(plans[0]["file"], std::filesystem::path(dir.path()).filename().string() + "-Q2_K.gguf");
+  EXPECT_TRUE(plans[0]["step"].is_null());
+  EXPECT_EQ(plans[10]["quant"], "Q8_0");
+  EXPECT_EQ(plans[11]["quant"], "F16");
+  for (size_t i = 1; i < plans.size(); ++i) {
+    EXPECT_GT(plans[i - 1]["decode_tokens_per_second"].get<double>(),
+              plans[i]["decode_tokens_per_second"].get<double>())
+        << plans[i];
+    EXPECT_EQ(plans[i]["not_counted"]["bytes_per_token"], 0u);
+  }
+  // The last step, Q8_0 -> F16. The token embedding is read a row a token
+  // on the host and not counted; on the GPU a token reads the blocks, the
+  // untied output and the F32 norms (278,528 B):
+  //   F16:  8 x 92,274,688 x 2 + 131,072,000 x 2 + 278,528 = 1,738,817,536 B
+  //   Q8_0: (8 x 92,274,688 + 131,072,000) / 32 x 34 + 278,528 = 923,877,376 B
+  // and both the same cache at the end of 32,768 tokens (8 layers x K and V
+  // x 1,024 x 2 B = 32,768 B a token: 1,073,741,824 B). The step costs
+  // 814,940,160 B a token more, at the RTX 4090's 1,008 GB/s
+  // 814,940,160 / 1008e9 = 0.000808 s a token at the bound.
+  const Json& f16 = row(a, "F16")["speed"]["devices"][0];
+  const Json& q8 = row(a, "Q8_0")["speed"]["devices"][0];
+  EXPECT_EQ(f16["active_weight_bytes"], 1738817536u);
+  EXPECT_EQ(q8["active_weight_bytes"], 923877376u);
+  EXPECT_EQ(q8["kv_bytes"], 1073741824u);
+  EXPECT_NEAR(f16["bound_seconds_per_token_end"].get<double>() - q8["bound_seconds_per_token_end"].get<double>(),
+              814940160 / 1008e9, 1e-12);
+  EXPECT_EQ(plans[11]["step"].get<std::string>().rfind("Q8_0 -> F16 (1013.9 MiB -> 1.86 GiB; -ngl 9 (all)): decode ", 0),
+            0u)
+      << plans[11]["step"];
+
+  testing::CommandResult text =
+      run_memfit({"recommend-quant", "-m", dir.path(), "--engine", "llamacpp", "--gpu", "rtx4090", "-c", "32768"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("\nBy decode speed at 32768 tokens (docs/speed.md):\n  Q2_K (408.3 MiB; -ngl 9 (all)): "
+                          "decode "),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("\n  Q8_0 -> F16 (1013.9 MiB -> 1.86 GiB; -ngl 9 (all)): decode "), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("\nFastest: Q2_K, decode "), std::string::npos) << text.out;
+}
+
 TEST(RecommendGgufTypes, MoeRowsPlaceExpertsWithNCpuMoe) {
   const Json a = recommend(kQwen3Moe);
   ASSERT_TRUE(a.contains("candidates"));

@@ -5,7 +5,8 @@
 // MoE model the fewest blocks' experts on the host) and its llama-server
 // command, and its decode speed (docs/speed.md, "Plans chosen for speed").
 // The recommendation is the best quality that fits (below); the fastest
-// row that fits is named beside it. A GGUF model is refused: its file type is its own (a folder of
+// row that fits is named beside it, and the rows that fit are listed
+// fastest first with each step's cost in decode. A GGUF model is refused: its file type is its own (a folder of
 // them is ranked file by file, cli/recommend_gguf_repo.h). The MLX options (group_size, bits) are
 // not read.
 #include <fmt/format.h>
@@ -119,6 +120,61 @@ std::string command_of(const Row& r, const ModelSpec& spec) {
   return fits(r) ? llama_server_command(r.file, spec, r.solution.estimate->settings) : "";
 }
 
+// The rows that fit, fastest first (speed_rank.h); on a tie the better
+// quality (the earlier row).
+std::vector<const Row*> by_speed(const std::vector<Row>& rows) {
+  std::vector<const Row*> fitting;
+  for (const Row& r : rows) {
+    if (fits(r)) fitting.push_back(&r);
+  }
+  std::stable_sort(fitting.begin(), fitting.end(),
+                   [](const Row* a, const Row* b) { return decodes_faster(a->rank, b->rank); });
+  return fitting;
+}
+
+// "-ngl 37 (all)", or "-ngl 37 (all) -> -ngl 35" when the placement changes.
+std::string placement_step(const Row& from, const Row& to, const ModelSpec& spec) {
+  const std::string a = placement_text(from, spec), b = placement_text(to, spec);
+  return a == b ? a : a + " -> " + b;
+}
+
+// The first row's own line, "Q2_K (3.05 GiB; -ngl 37 (all)): decode 48
+// tok/s"; then each step from the row before: "Q4_K_M -> Q6_K (4.68 ->
+// 6.26 GiB; -ngl 37 (all) -> -ngl 35): decode 38 -> at most 32 tok/s (...)".
+std::string step_text(const Row* from, const Row& to, const ModelSpec& spec) {
+  if (from == nullptr) {
+    return fmt::format("{} ({}; {}): decode {}", to.file_type, format_bytes(to.weights_bytes),
+                       placement_text(to, spec), decode_rank_text(to.rank));
+  }
+  return fmt::format("{} -> {} ({} -> {}; {}): {}", from->file_type, to.file_type,
+                     format_bytes(from->weights_bytes), format_bytes(to.weights_bytes),
+                     placement_step(*from, to, spec), decode_step_text(from->rank, to.rank));
+}
+
+// plans_by_speed: the GGUF folder's shape (cli/recommend_gguf_repo.cc):
+// file, quant, decode_tokens_per_second, not_counted, step (null first).
+Json plans_json(const std::vector<const Row*>& ranked, const ModelSpec& spec) {
+  Json list = Json::array();
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    list.push_back({{"file", ranked[i]->file}, {"quant", std::string(ranked[i]->file_type)}});
+    list.back().update(decode_rank_json(ranked[i]->rank));
+    list.back()["step"] = i > 0 ? Json(step_text(ranked[i - 1], *ranked[i], spec)) : Json(nullptr);
+  }
+  return list;
+}
+
+// "\nBy decode speed at N tokens (docs/speed.md):\n" and a line a row that
+// fits; "" when no row's speed is known (`known`) or none fits.
+std::string plans_text(const std::vector<const Row*>& ranked, const ModelSpec& spec, bool known) {
+  if (!known || ranked.empty()) return "";
+  std::string out = fmt::format("\nBy decode speed at {} tokens (docs/speed.md):\n",
+                                ranked.front()->solution.estimate->context.n_ctx_seq);
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    out += fmt::format("  {}\n", step_text(i > 0 ? ranked[i - 1] : nullptr, *ranked[i], spec));
+  }
+  return out;
+}
+
 Json rows_json(const std::vector<Row>& rows, const ModelSpec& spec) {
   Json list = Json::array();
   for (const Row& r : rows) {
@@ -212,16 +268,19 @@ Result<CommandAnswer> LlamaCppCommands::recommend_quant(const CommandQuery& quer
   });
   const Row* best = recommended_of(rows);
   const Row* fastest = fastest_of(rows);
+  const std::vector<const Row*> ranked = by_speed(rows);
   const ModelSpec& spec = p.model->spec;
   CommandAnswer answer;
   answer.json = {{"engine", "llamacpp"},
                  {"recommended", best ? Json(std::string(best->file_type)) : Json(nullptr)},
                  {"fastest", fastest ? Json(std::string(fastest->file_type)) : Json(nullptr)},
                  {"candidates", rows_json(rows, spec)},
+                 {"plans_by_speed", plans_json(ranked, spec)},
                  {"ctx_size", p.llamacpp_settings.ctx_size},
                  {"budget_bytes", p.budget.budget_bytes},
                  {"warnings", warning_texts(p.warnings)}};
   answer.text = head_text(query.request.model, p) + rows_text(rows, spec) +
+                plans_text(ranked, spec, any_speed(rows)) +
                 (best ? fmt::format("\nRecommended: {}{}\n", best->file_type,
                                     decode_text(*best, fastest != nullptr))
                       : "\nRecommended: none of these fits\n");

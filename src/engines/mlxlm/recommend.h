@@ -60,6 +60,9 @@ const MlxLmQuantRow* recommended_mode(const std::vector<MlxLmQuantRow>& rows);
 // (speed_rank.h), the better quality on a tie; null when none does or no
 // row's speed is known.
 const MlxLmQuantRow* fastest_mode(const std::vector<MlxLmQuantRow>& rows);
+// The rows that fit and shrink the checkpoint, fastest first (speed_rank.h),
+// the better quality (the earlier row) on a tie.
+std::vector<const MlxLmQuantRow*> modes_by_speed(const std::vector<MlxLmQuantRow>& rows);
 
 // The commands that make and run a row's checkpoint from `model_path`:
 //   mlx_lm.convert --hf-path M --mlx-path OUT -q --q-bits B --q-group-size G

@@ -2,7 +2,8 @@
 // mode ranked (engines/mlxlm/recommend.h), each with the peak at the
 // request's settings, its verdict and the commands that make and run it;
 // the recommendation is the best-quality mode that fits, the fastest one
-// that fits named beside it (docs/speed.md, "Plans chosen for speed").
+// that fits named beside it, and the modes that fit listed fastest first
+// with each step's cost in decode (docs/speed.md, "Plans chosen for speed").
 #include <algorithm>
 #include <cmath>
 #include <string_view>
@@ -78,6 +79,42 @@ std::string row_text(const MlxLmQuantRow& r, const std::string& model_path,
   return out;
 }
 
+// The first mode's own line, "2-bit g128 (2.15 GiB): decode 61 tok/s";
+// then each step from the mode before: "2-bit g128 -> 2-bit g64 (2.15 GiB
+// -> 2.38 GiB): decode 61 -> 56 tok/s".
+std::string step_text(const MlxLmQuantRow* from, const MlxLmQuantRow& to) {
+  if (from == nullptr) {
+    return fmt::format("{} ({}): decode {}", mode_name(to.mode), format_bytes(to.weights_bytes),
+                       decode_rank_text(to.rank));
+  }
+  return fmt::format("{} -> {} ({} -> {}): {}", mode_name(from->mode), mode_name(to.mode),
+                     format_bytes(from->weights_bytes), format_bytes(to.weights_bytes),
+                     decode_step_text(from->rank, to.rank));
+}
+
+// plans_by_speed: mode, decode_tokens_per_second, not_counted, step (null
+// for the first), as the GGUF folder's rows name a file and its quant.
+Json plans_json(const std::vector<const MlxLmQuantRow*>& ranked) {
+  Json list = Json::array();
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    list.push_back({{"mode", mode_name(ranked[i]->mode)}});
+    list.back().update(decode_rank_json(ranked[i]->rank));
+    list.back()["step"] = i > 0 ? Json(step_text(ranked[i - 1], *ranked[i])) : Json(nullptr);
+  }
+  return list;
+}
+
+// "\nBy decode speed at N tokens (docs/speed.md):\n" and a line a mode;
+// "" when no row's speed is known or none fits.
+std::string plans_text(const std::vector<const MlxLmQuantRow*>& ranked, const MlxLmSettings& s, bool known) {
+  if (!known || ranked.empty()) return "";
+  std::string out = fmt::format("\nBy decode speed at {} tokens (docs/speed.md):\n", s.prompt_tokens + s.max_tokens);
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    out += fmt::format("  {}\n", step_text(i > 0 ? ranked[i - 1] : nullptr, *ranked[i]));
+  }
+  return out;
+}
+
 std::string recommend_text(const std::string& model, const PreparedRequest& p,
                            const std::vector<MlxLmQuantRow>& rows, const MlxLmQuantRow* best,
                            const MlxLmQuantRow* fastest) {
@@ -92,6 +129,7 @@ std::string recommend_text(const std::string& model, const PreparedRequest& p,
             : "");
   out += fmt::format("  {:<11}{:>6}{:>12}{:>12}  {}\n", "mode", "bits", "weights", "peak", "verdict");
   for (const MlxLmQuantRow& r : rows) out += row_text(r, model, s, known);
+  out += plans_text(modes_by_speed(rows), s, known);
   out += best ? fmt::format("\nRecommended: {}{}\n", mode_name(best->mode), decode_text(*best, known))
               : "\nRecommended: none of these fits\n";
   if (fastest) out += fmt::format("Fastest: {}{}\n", mode_name(fastest->mode), decode_text(*fastest, known));
@@ -141,6 +179,7 @@ Result<CommandAnswer> MlxLmCommands::recommend_quant(const CommandQuery& query,
                  {"recommended", best ? Json(mode_name(best->mode)) : Json(nullptr)},
                  {"fastest", fastest ? Json(mode_name(fastest->mode)) : Json(nullptr)},
                  {"candidates", std::move(list)},
+                 {"plans_by_speed", plans_json(modes_by_speed(*rows))},
                  {"prompt_tokens", s.prompt_tokens},
                  {"max_tokens", s.max_tokens},
                  {"batch", s.batch},

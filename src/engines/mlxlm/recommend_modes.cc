@@ -140,4 +140,15 @@ const MlxLmQuantRow* fastest_mode(const std::vector<MlxLmQuantRow>& rows) {
   return fastest;
 }
 
+std::vector<const MlxLmQuantRow*> modes_by_speed(const std::vector<MlxLmQuantRow>& rows) {
+  std::vector<const MlxLmQuantRow*> fitting;
+  for (const MlxLmQuantRow& r : rows) {
+    if (r.estimate.fits && r.shrinks) fitting.push_back(&r);
+  }
+  std::stable_sort(fitting.begin(), fitting.end(), [](const MlxLmQuantRow* a, const MlxLmQuantRow* b) {
+    return decodes_faster(a->rank, b->rank);
+  });
+  return fitting;
+}
+
 }  // namespace memfit::engines
