@@ -171,7 +171,9 @@ TEST(RecommendQuantCli, LlamaCppRowsCarryTheirSpeedAndTheFastestRanksFirst) {
   ASSERT_EQ(ins.exit_code, 0) << ins.err;
   const nlohmann::json i = nlohmann::json::parse(ins.out);
   for (const nlohmann::json& row : r["candidates"]) {
-    if (row["file_type"] == "Q4_K_M") EXPECT_EQ(row["speed"], i["speed"]);
+    if (row["file_type"] == "Q4_K_M") {
+      EXPECT_EQ(row["speed"], i["speed"]);
+    }
   }
 }
 
