@@ -61,7 +61,8 @@ std::optional<LinearStorage> linear_storage(const QuantizationInfo& q) {
 uint64_t linear_rounding(const LinearStorage& s, uint64_t copies, CheckedBytes rows, uint64_t cols) {
   uint64_t bytes = rounding_of(CheckedBytes(copies) * rows * cols * s.element_bytes);
   if (s.block_rows != 0) {
-    const CheckedBytes grid = CheckedBytes::ceil_div(rows, s.block_rows) * CheckedBytes::ceil_div(cols, s.block_cols).saturated();
+    const CheckedBytes grid =
+        CheckedBytes::ceil_div(rows, s.block_rows) * CheckedBytes::ceil_div(cols, s.block_cols).saturated();
     bytes += rounding_of(CheckedBytes(copies) * grid * kScaleBytes);
   }
   return bytes;
