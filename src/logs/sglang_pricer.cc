@@ -1,15 +1,16 @@
 // An SGLang log priced by the sglang profile (docs/engine-sglang.md,
 // "Validation"): the settings the server_args line or the launch command
 // gives (TP, DP, context length, --mem-fraction-static, the KV dtype,
-// chunked prefill, running requests, page size) become the request's
-// fields. SGLang's profile reads the rank's free memory before the
-// weights load; a log that prints "Load weight end ... avail mem=A, mem
-// usage=W" gives it (A + W), and the GPU's total is then taken as that
-// plus memfit's startup term, so the profile starts from the log's own
-// figure. Else the caller's total, else the GPU the caller names (the
-// hardware table's total), else none: the weights and the bytes per token
-// are priced, the pool is not. The figures are read from the profile's
-// JSON report, so nothing here knows the engine's internals.
+// chunked prefill, running requests, page size, the largest CUDA-graph
+// batch) become the request's fields. SGLang's profile reads the rank's
+// free memory before the weights load; a log that prints "Load weight end
+// ... avail mem=A, mem usage=W" gives it (A + W), and the GPU's total is
+// then taken as that plus memfit's startup term, so the profile starts
+// from the log's own figure. Else the caller's total, else the GPU the
+// caller names (the hardware table's total), else none: the weights and
+// the bytes per token are priced, the pool is not. The figures are read
+// from the profile's JSON report, so nothing here knows the engine's
+// internals.
 #include <fmt/format.h>
 
 #include "logs/log_pricer.h"
@@ -75,6 +76,7 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
       {"max_running_requests", "max_running_requests"},
       {"page_size", "page_size"},
       {"dp_size", "dp_size"},
+      {"cuda_graph_max_bs", "cuda_graph_max_bs"},
   };
   for (const auto& [setting, field_name] : kFields) {
     const LogSetting* s = log.setting(setting);
@@ -178,6 +180,13 @@ class SglangPricer final : public LogPricer {
             // the hardware table's total less memfit's startup term.
             c.note = "the log prints no free memory before the weights (Load weight end ... avail "
                      "mem): the pool rests on the GPU's total less memfit's 1,200 MiB startup";
+            if (std::optional<uint64_t> tp = count_setting(log, "tensor_parallel"); tp && *tp > 2) {
+              // The startup term is measured on TP 1 and 2 runs; a wider
+              // rank's communicators hold more before its weights.
+              c.note += fmt::format(", measured at TP 1 and 2: what a TP {} rank's communicators "
+                                    "hold beyond it is not known (docs/engine-sglang.md, "
+                                    "'Validation')", *tp);
+            }
           }
           break;
         case LogFigure::kKvCache:
@@ -206,7 +215,16 @@ class SglangPricer final : public LogPricer {
           }
           break;
         case LogFigure::kCudaGraph:
+          // SGLang's printed "mem usage" spans the whole runner: its
+          // buffers, the attention backend's graph state, each captured
+          // size's retained output and NCCL's and CUDA's own graph memory;
+          // no source file fixes the last (docs/engine-sglang.md, "CUDA
+          // graphs").
           c.memfit = json_count(j, "cuda_graph_bytes"), c.basis = FigureBasis::kModelled;
+          c.note = fmt::format("memfit's reserve, 2 MiB a batch up to --cuda-graph-max-bs {} (the 0.5 "
+                               "line's coefficient), not what the capture holds: no rule in SGLang's "
+                               "source gives that (docs/engine-sglang.md, 'CUDA graphs')",
+                               json_count(j, "cuda_graph_max_bs"));
           break;
         default:
           break;

@@ -50,7 +50,7 @@ void read_settings(std::string_view args, LogBuilder& out) {
     for (std::string_view known : {"model", "tensor_parallel", "max_model_len", "dtype",
                                    "kv_cache_dtype", "quantization", "mem_fraction_static",
                                    "chunked_prefill_size", "max_running_requests", "page_size",
-                                   "dp_size"}) {
+                                   "dp_size", "cuda_graph_max_bs"}) {
       if (name == known) out.setting(name, value);
     }
   }
@@ -92,6 +92,7 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"--chunked-prefill-size"}, "chunked_prefill_size"},
               {{"--max-running-requests"}, "max_running_requests"},
               {{"--page-size"}, "page_size"},
+              {{"--cuda-graph-max-bs"}, "cuda_graph_max_bs"},
               // ktransformers' kt-kernel flags: the routed experts run on
               // the CPU, only --kt-num-gpu-experts of them on the GPU.
               {{"--kt-method"}, "kt_method"},

@@ -528,6 +528,54 @@ TEST(CheckLog, AnSglangPoolStartsFromTheLoadWeightBeginFreeMemory) {
   EXPECT_EQ(kv->basis, FigureBasis::kExact);
 }
 
+TEST(CheckLog, AnSglangCaptureIsPricedAtTheLargestBatchItsServerArgsPrint) {
+  // didier-durand/llms-in-clouds' QwQ-32B run on 4 x L4 prints
+  // cuda_graph_max_bs=80 in server_args, also memfit's default there (a
+  // GPU under 35 GiB at TP 4): 80 x 2 MiB = 167,772,160 B. Printed as 48
+  // instead, the row follows the print: 48 x 2 MiB = 100,663,296 B.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-aws-qwq-32b-tp4-l4.config.json");
+  std::string text = read_test_log("sglang", "sglang-aws-qwq-32b-tp4-l4.log");
+  Result<LogCheck> printed = check_log(text, options, nullptr);
+  ASSERT_TRUE(printed.ok()) << printed.error().message();
+  const FigureCheck* graphs = figure(*printed, "rank0", LogFigure::kCudaGraph);
+  ASSERT_NE(graphs, nullptr);
+  EXPECT_EQ(graphs->memfit, 167'772'160u);
+  EXPECT_EQ(graphs->basis, FigureBasis::kModelled);
+  EXPECT_NE(graphs->note.find("--cuda-graph-max-bs 80 (the 0.5 line's coefficient)"), std::string::npos)
+      << graphs->note;
+  const size_t at = text.find("cuda_graph_max_bs=80");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string_view("cuda_graph_max_bs=80").size(), "cuda_graph_max_bs=48");
+  Result<LogCheck> smaller = check_log(text, options, nullptr);
+  ASSERT_TRUE(smaller.ok()) << smaller.error().message();
+  graphs = figure(*smaller, "rank0", LogFigure::kCudaGraph);
+  ASSERT_NE(graphs, nullptr);
+  EXPECT_EQ(graphs->memfit, 100'663'296u);
+}
+
+TEST(CheckLog, AnSglangPoolWithoutFreeMemoryAtWideTpSaysTheStartupIsNotKnown) {
+  // vllm-project/vllm#21348 quotes SGLang's KV line alone (Qwen3-235B-A22B
+  // FP8, TP 4, H100): the pool rests on the GPU's total less the 1,200 MiB
+  // startup, measured at TP 1 and 2, and the row says a TP 4 rank's
+  // communicators are not in it.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-21348-qwen3-235b-a22b-fp8-tp4-h100.config.json");
+  options.command = "python3 -m sglang.launch_server --model /m --tp 4 --mem-fraction-static 0.93";
+  options.gpu_name = "H100";
+  const LogCheck c = check("sglang", "sglang-21348-qwen3-235b-a22b-fp8-tp4-h100.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_NE(pool->note.find("what a TP 4 rank's communicators hold beyond it is not known"), std::string::npos)
+      << pool->note;
+  // At TP 2 or less the startup term is the measured one: no such clause.
+  options.command = "python3 -m sglang.launch_server --model /m --tp 2 --mem-fraction-static 0.93";
+  const LogCheck narrow = check("sglang", "sglang-21348-qwen3-235b-a22b-fp8-tp4-h100.log", options);
+  pool = figure(narrow, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->note.find("communicators"), std::string::npos) << pool->note;
+}
+
 TEST(CheckLog, AnSglangStatePoolIsItsSlotsPlusThePaddedOne) {
   // kvcache-ai/ktransformers#1870 with Qwen3.5-397B-A17B's config at TP 2:
   // a slot holds, in each of the 45 linear-attention layers, the conv

@@ -14,12 +14,15 @@
 
 namespace memfit::sglang {
 
-// The rounding of one rank's parameters as SGLang allocates them, each one
-// tensor of 2-byte elements: per decoder layer the fused qkv_proj, o_proj
-// and either the fused gate_up_proj and down_proj or a MoE layer's w13 and
-// w2 of all its experts; the embedding's and the LM head's vocabulary
-// shards (one when tied). 0 for a model whose parameters this does not
-// describe (quantized, or a layout other than standard / sliding window).
+// The rounding of one rank's parameters as SGLang allocates them: per
+// decoder layer the fused qkv_proj, o_proj and either the fused
+// gate_up_proj and down_proj or a MoE layer's w13 and w2 of all its
+// experts, 2-byte elements, or for an FP8 checkpoint (Fp8Config) 1-byte
+// elements and, with weight_block_size, each one's fp32 block scale; the
+// embedding's and the LM head's 2-byte vocabulary shards (one when tied).
+// 0 for a model whose parameters this does not describe (another
+// quantization, an FP8 config that keeps projections unquantized, or a
+// layout other than standard / sliding window).
 uint64_t allocator_rounding_bytes(const ModelSpec& spec, uint64_t tensor_parallel);
 
 }  // namespace memfit::sglang

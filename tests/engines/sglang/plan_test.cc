@@ -152,10 +152,48 @@ TEST(SglangAllocatorRounding, EachLargeParameterHoldsItsSegmentRoundedTo2MiB) {
   // At TP 2 the vocabulary shards are 64,128 x 4096 x 2 B = 501 MiB -> 502
   // each, the layers' still whole (24, 16, 112, 56 MiB): 2 MiB.
   EXPECT_EQ(allocator_rounding_bytes(llama, 2), 2'097'152u);
-  // A quantized checkpoint's parameters are not 2-byte tensors: not priced.
+  // The same geometry as an FP8 block (128 x 128) checkpoint: 1-byte linear
+  // layers, fp32 block scales, 2-byte vocabulary shards. qkv 1,792 x 5120 x
+  // 1 B = 8.75 MiB and o 6.25 MiB sit in shared segments (under 10 MiB);
+  // gate_up 67.5 MiB -> 68 (+0.5); down 33.75 MiB -> 34 (+0.25); every
+  // scale is under 10 MiB (gate_up's 108 x 40 x 4 B = 17,280 B): 0.75 MiB
+  // a layer x 64 = 48 MiB; the shards as above, 1.5 MiB: 49.5 MiB =
+  // 51,904,512 B.
   ModelSpec fp8 = qwq;
   fp8.quantization.method = "fp8";
+  fp8.quantization.block_size = {128, 128};
+  EXPECT_EQ(allocator_rounding_bytes(fp8, 4), 51'904'512u);
+  // A config that keeps some projections unquantized mixes 1- and 2-byte
+  // layers: not described, not priced.
+  fp8.quantization.unquantized_modules = {"model.layers.0.self_attn.q_proj"};
   EXPECT_EQ(allocator_rounding_bytes(fp8, 4), 0u);
+  // Packed integer schemes are not described.
+  ModelSpec gptq = qwq;
+  gptq.quantization.method = "gptq";
+  EXPECT_EQ(allocator_rounding_bytes(gptq, 4), 0u);
+}
+
+TEST(SglangAllocatorRounding, Fp8MoeCheckpointRoundsOnlyItsVocabularyShards) {
+  // Qwen3-235B-A22B-FP8 (sglang-21348, docs/engine-sglang.md, "Validation")
+  // at TP 4: 16 query heads and 1 KV head of 128, hidden 4096, 128 experts
+  // of 1,536 / 4 = 384 a rank. qkv (16 + 2) x 128 x 4096 x 1 B = 9 MiB, o 8
+  // MiB: under 10 MiB; w13 128 x 768 x 4096 x 1 B = 384 MiB and w2 192 MiB:
+  // whole 2 MiB; the scales (w13 128 x 6 x 32 x 4 B = 96 KiB) under 10 MiB.
+  // The bf16 vocabulary shards 151,936 / 4 x 4096 x 2 B = 296.75 MiB -> 298
+  // (+1.25), untied: 2.5 MiB = 2,621,440 B.
+  ModelSpec qwen;
+  qwen.layout = "standard";
+  qwen.geometry = {.layers = 94, .hidden = 4096, .heads = 64, .kv_heads = 4, .head_dim = 128,
+                   .intermediate = 12288, .vocab = 151936};
+  qwen.tied_embeddings = false;
+  qwen.moe.experts = 128;
+  qwen.moe.experts_per_token = 8;
+  qwen.moe.expert_intermediate = 1536;
+  qwen.quantization.method = "fp8";
+  qwen.quantization.block_size = {128, 128};
+  qwen.quantization.unquantized_modules = {"lm_head", "model.layers.0.mlp.gate",
+                                           "model.layers.0.input_layernorm"};
+  EXPECT_EQ(allocator_rounding_bytes(qwen, 4), 2'621'440u);
 }
 
 }  // namespace
