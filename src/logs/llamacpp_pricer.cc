@@ -471,6 +471,38 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
                        range->others);
 }
 
+// #6122 (b2537, engines/llamacpp/releases.cc): before it a graph had no
+// output ids, and before #14158 (June 2025) build_ffn ran SiLU and the
+// gate's product as two ops ggml-alloc computes in place.
+constexpr uint64_t kOutputIdsBuild = 2537;
+
+// Why a GPU's compute buffer differs from memfit's where the log's release
+// or placement is one memfit's compute phases (the pinned release's, fully
+// offloaded) do not price; "" when none applies. docs/llamacpp-rules.md,
+// "Compute buffers on a GPU".
+std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const FigureCheck& c,
+                         uint64_t blocks, bool cuda_like) {
+  if (c.printed.figure != LogFigure::kCompute || !c.memfit) return "";
+  const bool host = c.printed.device == "CPU";
+  if (!host && e.settings.build && *e.settings.build < kOutputIdsBuild) {
+    return "this build's graph computed every row's logits (no output ids before #6122) and its FFN "
+           "ran SiLU and the gate's product in place (no fused GLU before #14158): memfit's compute "
+           "phases are the pinned release's";
+  }
+  const std::optional<uint64_t> offloaded = count_setting(log, "repeating_layers_offloaded");
+  if (!cuda_like || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
+  const uint64_t printed = c.printed.value;
+  if (!host && printed > *c.memfit) {
+    return "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on this GPU "
+           "(op offload), copying their weights into this buffer, which memfit does not price";
+  }
+  if (host && printed < *c.memfit) {
+    return "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on the GPU "
+           "(op offload), so this buffer holds less of their graph than memfit's";
+  }
+  return "";
+}
+
 void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& options,
                              const EstimateRun& run, std::vector<FigureCheck>& figures) const {
   const LlamaCppEstimate& e = *run.llamacpp;
@@ -519,6 +551,12 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
       c.note = "this release kept the graph's inputs in a buffer of their own (input buffer size), "
                "which memfit counts in the host's compute buffer";
     }
+  }
+  const uint64_t blocks = run.model->spec.layers.size();
+  const bool any_cuda = !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), cuda_like);
+  for (FigureCheck& c : figures) {
+    if (!c.note.empty()) continue;
+    c.note = compute_note(log, e, c, blocks, any_cuda);
   }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
   const std::string offload = offload_note(log, run.model->spec.layers.size());
