@@ -471,6 +471,60 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
                        range->others);
 }
 
+// #6122 (b2537, engines/llamacpp/releases.cc): before it a graph had no
+// output ids, and before #14158 (June 2025) build_ffn ran SiLU and the
+// gate's product as two ops ggml-alloc computes in place.
+constexpr uint64_t kOutputIdsBuild = 2537;
+
+// Metal with flash attention and every block offloaded: the GPU that runs
+// the first block reads the scheduler's copy of the host's F32 KQ mask and
+// casts it to F16 there (llama-graph.cpp's self_kq_mask_cnv), so both are
+// live at once, 4 + 2 B a cell and prompt token; memfit's phases count the
+// F16 mask alone. Said on a Metal row printed above memfit's that holds
+// the pair; nullopt otherwise.
+std::optional<std::string> metal_mask_note(const RuntimeLog& log, const FigureCheck& c, uint64_t blocks) {
+  if (!c.printed.device.starts_with("Metal") || flash_attn_of(log) != FlashAttn::kOn) return std::nullopt;
+  const std::optional<uint64_t> offloaded = count_setting(log, "repeating_layers_offloaded");
+  std::optional<uint64_t> cells = count_setting(log, "n_ctx_seq");
+  if (!cells) cells = count_setting(log, "n_ctx");
+  const std::optional<uint64_t> ubatch = count_setting(log, "n_ubatch");
+  if (!offloaded || *offloaded < blocks || !cells || !ubatch) return std::nullopt;
+  const CheckedBytes pair = CheckedBytes(4 + 2) * *cells * std::min(*cells, *ubatch);
+  if (!pair.value() || *pair.value() <= *c.memfit || *pair.value() > c.printed.value) return std::nullopt;
+  return fmt::format("with flash attention Metal holds the scheduler's copy of the host's F32 KQ mask and "
+                     "its F16 cast at once, (4 + 2) B x {} cells x {} tokens = {} bytes, which memfit's "
+                     "phases (the F16 mask alone) do not price",
+                     *cells, std::min(*cells, *ubatch), *pair.value());
+}
+
+// Why a GPU's compute buffer differs from memfit's where the log's release
+// or placement is one memfit's compute phases (the pinned release's, fully
+// offloaded) do not price; "" when none applies. docs/llamacpp-rules.md,
+// "Compute buffers on a GPU".
+std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const FigureCheck& c,
+                         uint64_t blocks, bool cuda_like) {
+  if (c.printed.figure != LogFigure::kCompute || !c.memfit) return "";
+  const bool host = c.printed.device == "CPU";
+  if (!host && e.settings.build && *e.settings.build < kOutputIdsBuild) {
+    return "this build's graph computed every row's logits (no output ids before #6122) and its FFN "
+           "ran SiLU and the gate's product in place (no fused GLU before #14158): memfit's compute "
+           "phases are the pinned release's";
+  }
+  if (std::optional<std::string> mask = metal_mask_note(log, c, blocks)) return *mask;
+  const std::optional<uint64_t> offloaded = count_setting(log, "repeating_layers_offloaded");
+  if (!cuda_like || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
+  const uint64_t printed = c.printed.value;
+  if (!host && printed > *c.memfit) {
+    return "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on this GPU "
+           "(op offload), copying their weights into this buffer, which memfit does not price";
+  }
+  if (host && printed < *c.memfit) {
+    return "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on the GPU "
+           "(op offload), so this buffer holds less of their graph than memfit's";
+  }
+  return "";
+}
+
 void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& options,
                              const EstimateRun& run, std::vector<FigureCheck>& figures) const {
   const LlamaCppEstimate& e = *run.llamacpp;
@@ -519,6 +573,12 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
       c.note = "this release kept the graph's inputs in a buffer of their own (input buffer size), "
                "which memfit counts in the host's compute buffer";
     }
+  }
+  const uint64_t blocks = run.model->spec.layers.size();
+  const bool any_cuda = !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), cuda_like);
+  for (FigureCheck& c : figures) {
+    if (!c.note.empty()) continue;
+    c.note = compute_note(log, e, c, blocks, any_cuda);
   }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
   const std::string offload = offload_note(log, run.model->spec.layers.size());

@@ -202,6 +202,30 @@ TEST(CheckLog, APhi3DumpRebuildsItsFusedMatricesAndLongRopeFactors) {
       << c.warnings[0].text;
 }
 
+TEST(CheckLog, AFlashAttentionGpuHoldsTheMasksCopyAndItsCastAtOnce) {
+  // Phi-3 mini 128k on Metal, 131,072 cells, U 512, flash attention: the
+  // host's 262.01 MiB is the F32 mask, 4 B x 131,072 x 512 = 268,435,456,
+  // and the input rows, 4 B x 512 x 3,072 = 6,291,456. The GPU that runs
+  // the first block reads a copy of that mask and casts it to F16 (2 B x
+  // 131,072 x 512 = 134,217,728), with the copy of the input rows live:
+  // 268,435,456 + 134,217,728 + 6,291,456 = 408,944,640 B = 390.00 MiB
+  // of the printed 396.01 MiB. memfit's phases (the F16 mask alone) give
+  // 200.00 MiB = 209,715,200 B; the row says why, with the pair's
+  // 402,653,184 B.
+  const LogCheck c = check("ollama", "ollama-nexus-phi3-mini-128k-q4_0-m3max-metal.log");
+  const FigureCheck* metal = figure(c, "Metal", LogFigure::kCompute);
+  ASSERT_NE(metal, nullptr);
+  EXPECT_EQ(metal->memfit, 209'715'200u);
+  EXPECT_EQ(metal->basis, FigureBasis::kModelled);
+  EXPECT_EQ(metal->note,
+            "with flash attention Metal holds the scheduler's copy of the host's F32 KQ mask and its "
+            "F16 cast at once, (4 + 2) B x 131072 cells x 512 tokens = 402653184 bytes, which "
+            "memfit's phases (the F16 mask alone) do not price");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_TRUE(host->within_print);  // 268,435,456 + 6,291,456 + the ids
+}
+
 TEST(CheckLog, AnArchitectureWithoutAConverterSaysSoOnItsModelRow) {
   const LogCheck c = check("llamacpp", "llamacpp-pinned-gemma3-swa-ctx4096.log");
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->note,
@@ -223,6 +247,50 @@ TEST(CheckLog, AnOutputBufferBefore6122HoldsEveryBatchRow) {
                       "the log prints no flash attention setting: build 2459 ran without it unless "
                       "asked (its default was off before b6327)"),
             c.log.notes.end());
+}
+
+TEST(CheckLog, ABuildBefore6122SaysWhyItsGpuComputeIsBelowThePhases) {
+  // b2459's graph keeps every row to the logits: the printed 70.50 MiB =
+  // 73,924,608 B is its output head exactly, the final norm 512 x 4,096 x
+  // 4 B = 8,388,608 and the logits 512 x 32,000 x 4 B = 65,536,000. memfit's
+  // pinned phases peak in the FFN, three 11,008-wide products (gate, up and
+  // the fused GLU, which ggml-alloc cannot compute in place) and four
+  // 4,096-wide rows, 4 B x 512 x (3 x 11,008 + 4 x 4,096) = 101,187,584,
+  // with the 512 x 512 F32 mask, 1,048,576: 102,236,160 B = 97.50 MiB.
+  const LogCheck c = check("llamacpp", "llamacpp-ci2459-openllama7b-q4_0-v100-cuda.log");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->printed.value, 73'924'608u);
+  EXPECT_EQ(gpu->memfit, 102'236'160u);
+  EXPECT_EQ(gpu->basis, FigureBasis::kModelled);
+  EXPECT_EQ(gpu->note,
+            "this build's graph computed every row's logits (no output ids before #6122) and its FFN "
+            "ran SiLU and the gate's product in place (no fused GLU before #14158): memfit's compute "
+            "phases are the pinned release's");
+  // The host's row keeps its own basis: no reason is added there.
+  EXPECT_EQ(figure(c, "CPU", LogFigure::kCompute)->note, "");
+}
+
+TEST(CheckLog, APartialOffloadSaysOpOffloadOnBothComputeRows) {
+  // Ollama 0.19.0, Qwen2.5 Coder 32B Q4_K_M, 49 of 64 blocks on a 3090 and
+  // the output layer on the host. The GPU's printed 916.08 MiB holds a copy
+  // of the host's output.weight for the logits product op offload runs
+  // there: Q6_K 152,064 x 5,120 / 256 x 210 B = 638,668,800 B = 609.08
+  // MiB, leaving 307.00 MiB against memfit's 317.00 (332,398,592 B). The
+  // host's 74.01 MiB is below memfit's 234.00 (245,366,784 B).
+  const LogCheck c = check("ollama", "ollama-nithin-qwen25-coder-32b-q4km-partial-3090.log");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 332'398'592u);
+  EXPECT_EQ(gpu->note,
+            "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on this "
+            "GPU (op offload), copying their weights into this buffer, which memfit does not price");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 245'366'784u);
+  EXPECT_EQ(host->note,
+            "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on the "
+            "GPU (op offload), so this buffer holds less of their graph than memfit's");
 }
 
 TEST(CheckLog, ADumpQuantizedOtherwiseKeepsTheSpreadAndSaysWhy) {
