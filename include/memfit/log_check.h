@@ -53,7 +53,10 @@ struct LogCheckOptions {
   // The GGUF file type the run loaded ("Q4_K_M", as llama-quantize names
   // it), when a config is given beside a llama.cpp log: the weights are
   // priced as the GGUF llama-quantize writes for it. The log's own
-  // `file type` line wins. "": the log's, else none.
+  // `file type` line wins. Beside an mlx-lm log, the MLX conversion of the
+  // base config ("4bit", "4bit-g64", "8bit-g32": bits and group size, as
+  // `mlx_lm.convert -q` writes it; docs/check-log.md). "": the log's, else
+  // none.
   std::string file_type;
 };
 
