@@ -44,8 +44,9 @@ struct DeviceThroughput {
 
 // The devices of the machine a request prices, as the speed estimate
 // reads them (set by prepare(), memfit/request.h). A bandwidth of 0 is
-// unknown: a GPU the hardware table lacks, or the host CPU, which nothing
-// in a request measures yet (`memfit hardware --measure` prints it).
+// unknown: a GPU the hardware table lacks, or the host CPU when the
+// request gives no host_bandwidth_gb_s (`--host-bandwidth`; `memfit
+// hardware --measure` prints this host's).
 struct SpeedMachine {
   std::vector<DeviceThroughput> gpus;       // the host's GPUs in its order (cuda:N, then rocm:N)
   std::optional<DeviceThroughput> unified;  // a Mac (--mac): GPU and CPU read one memory
