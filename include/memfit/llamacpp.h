@@ -106,6 +106,9 @@ inline constexpr uint64_t kLlamaCppCellPad = 256;       // n_ctx and SWA cells
 inline constexpr uint64_t kLlamaCppSwaWindowBuild = 5424;  // #13194: SWA cache of the window
 inline constexpr uint64_t kLlamaCppSwaUbatchBuild = 5554;  // #13833: window + n_ubatch
 inline constexpr uint64_t kLlamaCppStreamsBuild = 5913;    // #14363: a stream per sequence
+// #18148: -ngl offloads the output layer first (merged 2025-12-18); the
+// first build known to have it (the merge's own tag was not read).
+inline constexpr uint64_t kLlamaCppOutputFirstBuild = 7591;
 // The last build known to pad the cells to 32 rather than 256 with flash
 // attention off (#7257's rule, removed by #16812).
 inline constexpr uint64_t kLlamaCppLastPad32Build = 6845;

@@ -66,6 +66,14 @@ struct LlamaCppPlacementSettings {
   // Apple unified memory: the GPU and the host share one pool, the
   // budget; every device's total counts once against it.
   bool unified = false;
+  // Which of the n_layer + 1 slots -ngl offloads first (docs/engine-llamacpp.md,
+  // "Releases"). true, llama.cpp since #18148: the output layer, then the
+  // last N - 1 blocks (i_gpu_start = n_layer + 1 - N). false, the builds
+  // before it and every Ollama release's vendored llama.cpp: the last N
+  // blocks, the output layer only when N > n_layer (i_gpu_start = n_layer
+  // - N). A build before kLlamaCppOutputFirstBuild takes false whatever
+  // this says.
+  bool output_layer_first = true;
 };
 
 // The text flags, parsed. Each fails with kUsage naming its field:

@@ -371,36 +371,40 @@ std::string cells_note(const RuntimeLog& log) {
                      *cells, round_up(*cells, kLlamaCppCellPad).saturated(), kLlamaCppCellPad);
 }
 
-// A partial offload whose release placed the blocks by another rule: the
-// log's "offloading N repeating layers" against the pinned release's
-// count for the same -ngl. The pinned release starts the GPUs at block
-// n_layer + 1 - ngl and gives the output layer one of the ngl slots
-// (llama-model.cpp load_tensors, i_gpu_start; docs/llamacpp-rules.md,
-// "Memory per device"); releases before it started at n_layer - ngl,
-// ngl blocks and the output layer on the host. "" when they agree or
-// every block is offloaded.
-std::string offload_note(const RuntimeLog& log, uint64_t blocks) {
+// A partial offload whose release placed the blocks by another rule than
+// the one memfit priced: the log's "offloading N repeating layers" against
+// the blocks the estimate put on the GPUs for the same -ngl. llama.cpp
+// since #18148 starts the GPUs at block n_layer + 1 - ngl and gives the
+// output layer one of the ngl slots; builds before it, and every Ollama
+// release's vendored llama.cpp, start at n_layer - ngl, ngl blocks and the
+// output layer on the host (llama-model.cpp load_tensors, i_gpu_start;
+// docs/engine-llamacpp.md, "Releases"). memfit prices the rule of the
+// log's build (--llamacpp-version; Ollama's always the older one); "" when
+// the counts agree or every block is offloaded.
+std::string offload_note(const RuntimeLog& log, uint64_t blocks, const LlamaCppPlacement& placement) {
   const std::optional<uint64_t> ngl = count_setting(log, "n_gpu_layers");
   const std::optional<uint64_t> printed = count_setting(log, "repeating_layers_offloaded");
   // A full offload places every block and the output layer under either
-  // rule (the pinned release then prints one block fewer than it
-  // offloads: n_repeating = min(ngl, n_layer) - 1).
+  // rule (the newer rule then prints one block fewer than it offloads:
+  // n_repeating = min(ngl, n_layer) - 1).
   if (!ngl || !printed || *ngl == 0 || blocks == 0 || *ngl > blocks) return "";
-  const uint64_t slots = std::min(*ngl, blocks + 1);
-  const uint64_t pinned = slots - 1;  // the output layer takes the last slot
-  if (*printed == pinned) return "";
-  if (log.runtime == "ollama") {
-    // Ollama's runner places the layers by its own list (GPULayers: the
-    // last N blocks), the output layer on the host.
-    return fmt::format("Ollama's runner put {} blocks on the GPUs for {} layers and kept the output "
-                       "layer on the host (its own layer list); memfit's llama.cpp rule offloads {} "
-                       "and the output layer (n_layer + 1 - n_gpu_layers)",
-                       *printed, *ngl, pinned);
+  uint64_t priced = 0;
+  bool output_on_gpu = false;
+  for (const LlamaCppDeviceUsage& d : placement.devices) {
+    if (d.device == "cpu") continue;
+    priced += d.blocks;
+    output_on_gpu = output_on_gpu || d.output_layer;
   }
-  return fmt::format("the log's release offloaded {} blocks for {} GPU layers and kept the output "
-                     "layer on the host (i_gpu_start = n_layer - n_gpu_layers); memfit's pinned "
-                     "release offloads {} and the output layer (n_layer + 1 - n_gpu_layers)",
-                     *printed, *ngl, pinned);
+  if (*printed == priced) return "";
+  const std::string memfit_rule =
+      output_on_gpu ? fmt::format("memfit offloads {} and the output layer (n_layer + 1 - n_gpu_layers)", priced)
+                    : fmt::format("memfit offloads {} (n_layer - n_gpu_layers)", priced);
+  if (log.runtime == "ollama") {
+    return fmt::format("Ollama's runner put {} blocks on the GPUs for {} layers (its own layer list); {}",
+                       *printed, *ngl, memfit_rule);
+  }
+  return fmt::format("the log's release offloaded {} blocks for {} GPU layers; {}", *printed, *ngl,
+                     memfit_rule);
 }
 
 // A Metal_Mapped model buffer: with mmap, llama.cpp hands Metal the file's
@@ -525,6 +529,30 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   return "";
 }
 
+// A partial offload's CPU_Mapped row from a file whose tensor order is not
+// read (Ollama's own files): under mmap the host's buffer is the file's
+// range from its first tensor to its last (llama-model.cpp load_tensors,
+// get_mapping_range), which spans the GPUs' blocks between them where the
+// host holds blocks or the output layer too; memfit's figure is the host's
+// tensors alone.
+void note_unordered_host_range(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                               const LlamaCppDeviceUsage& d, FigureCheck& c) {
+  const auto& buffers = c.printed.buffers;
+  if (c.printed.figure != LogFigure::kModel || d.device != "cpu" || in_file_order(log, model) ||
+      !e.settings.placement.mmap || (d.blocks == 0 && !d.output_layer) ||
+      std::find(buffers.begin(), buffers.end(), "CPU_Mapped") == buffers.end()) {
+    return;
+  }
+  const bool gpu_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
+                                      [](const LlamaCppDeviceUsage& g) { return g.device != "cpu" && g.blocks > 0; });
+  if (!gpu_blocks) return;
+  c.basis = FigureBasis::kModelled;
+  const std::string note = "the host maps the file's range from its first tensor to its last, across "
+                           "the GPUs' blocks, and this file's tensor order is not read: memfit's is "
+                           "the host's tensors alone";
+  c.note = c.note.empty() ? note : note + "; " + c.note;
+}
+
 void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& options,
                              const EstimateRun& run, std::vector<FigureCheck>& figures) const {
   const LlamaCppEstimate& e = *run.llamacpp;
@@ -557,6 +585,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     }
     price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, c);
     if (c.printed.device != "CPU") price_metal_mapped(log, *run.model, e, *d, c);
+    note_unordered_host_range(log, *run.model, e, *d, c);
     if (c.printed.figure == LogFigure::kKvCache && c.memfit && c.note.empty()) c.note = cells_note(log);
     if (c.printed.figure == LogFigure::kModel && priced_from_config(options)) {
       price_config_model(log, options, *run.model, c);
@@ -581,7 +610,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     c.note = compute_note(log, e, c, blocks, any_cuda);
   }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
-  const std::string offload = offload_note(log, run.model->spec.layers.size());
+  const std::string offload = offload_note(log, run.model->spec.layers.size(), e.placement);
   for (FigureCheck& c : figures) {
     const LogFigure f = c.printed.figure;
     if (offload.empty() || !c.memfit || (f != LogFigure::kModel && f != LogFigure::kKvCache)) continue;

@@ -54,10 +54,11 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
     }
     if (e["name"] == "llamacpp") {
       EXPECT_EQ(e["versions"]["field"], "llamacpp_version");
-      // Oldest first: #6122's output rows, then the cache rules.
-      EXPECT_EQ(e["versions"]["differences"].size(), 5u);
+      // Oldest first: #6122's output rows, the cache rules, then #18148's -ngl.
+      EXPECT_EQ(e["versions"]["differences"].size(), 6u);
       EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b2537");
       EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before b5424");
+      EXPECT_EQ(e["versions"]["differences"][5]["releases"], "before b7591");
     }
     if (e["name"] == "ollama") {
       EXPECT_EQ(e["versions"]["field"], "ollama_version");

@@ -55,6 +55,9 @@ uint64_t cell_pad(const LlamaCppSettings& settings);
 // The rows of logits the output buffer holds: n_seq (llama_output_reserve
 // of n_seq_max); n_batch in a build before #6122.
 uint64_t output_rows(const LlamaCppContext& context, const LlamaCppSettings& settings);
+// Whether -ngl offloads the output layer first: placement.output_layer_first,
+// and false in a build before #18148 (i_gpu_start = n_layer - N).
+bool output_layer_first(const LlamaCppSettings& settings);
 
 // Cells per stream of a sliding-window or chunked layer of `window_tokens`
 // (llama_kv_cache_iswa): n_ctx_seq with a full SWA cache, else

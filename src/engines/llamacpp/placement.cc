@@ -84,8 +84,13 @@ struct Layout {
     }
     return gpus - 1;
   }
-  Where block(uint64_t i) const { return gpus > 0 && i >= start ? slot_device(i - start) : host(); }
-  Where output() const { return gpus > 0 && n_gpu >= 1 ? slot_device(n_gpu - 1) : host(); }
+  // Slot i - start of n_gpu, as get_layer_buft_list: block i and the
+  // output layer (index `blocks`) are on a GPU when start <= i < start + n_gpu.
+  Where layer(uint64_t i) const {
+    return gpus > 0 && i >= start && i - start < n_gpu ? slot_device(i - start) : host();
+  }
+  Where block(uint64_t i) const { return layer(i); }
+  Where output() const { return layer(blocks); }
 };
 
 std::vector<double> split_fractions(const LlamaCppPlacementSettings& s) {
@@ -164,13 +169,15 @@ std::string there_are_gpus(uint64_t gpus) {
 // override that names a GPU past the GPUs, for more split proportions
 // than GPUs, and for a setting the split mode does not read (a split with
 // none, a main GPU with layer).
-Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSettings& s) {
+Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSettings& s, bool output_first) {
   Layout lay;
   lay.gpus = s.gpus.size();
   lay.blocks = spec.layers.size() + spec.nextn_layers;
   if (lay.blocks > kMaxBlocks) return Error(fmt::format("{} blocks: too many", lay.blocks));
   lay.n_gpu = std::min(s.n_gpu_layers.value_or(lay.blocks + 1), lay.blocks + 1);
-  lay.start = lay.blocks + 1 - lay.n_gpu;
+  // The output layer first: i_gpu_start = L + 1 - N; else the last N blocks,
+  // i_gpu_start = max(L - N, 0) (llama-model.cpp before #18148).
+  lay.start = output_first ? lay.blocks + 1 - lay.n_gpu : lay.blocks - std::min(lay.n_gpu, lay.blocks);
   lay.cumulative = split_fractions(s);
   lay.mode = s.split_mode;
   lay.main_gpu = s.main_gpu;
@@ -417,7 +424,7 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
     return Status::Ok();
   }
 
-  Result<Layout> lay = plan_layout(model.spec, s);
+  Result<Layout> lay = plan_layout(model.spec, s, llamacpp::output_layer_first(e.settings));
   if (!lay) return lay.error();
   e.placement.n_gpu_layers = lay->n_gpu;
   std::vector<DeviceSums> d(lay->gpus + 1);

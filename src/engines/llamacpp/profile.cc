@@ -161,6 +161,8 @@ constexpr ReleaseDifference kLlamaCppReleases[] = {
                      "sequence its own)"},
     {"b6845 and before", "with flash attention off, cells padded to 32 rather than 256 (#16812 "
                          "removed the padding, #17046 made it 256)"},
+    {"before b7591", "-ngl N offloads the last N blocks, the output layer only past n_layer "
+                     "(#18148 offloads the output layer first)"},
 };
 
 class LlamaCppProfile final : public LlamaCppCommands {

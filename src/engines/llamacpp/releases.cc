@@ -106,5 +106,9 @@ uint64_t output_rows(const LlamaCppContext& c, const LlamaCppSettings& s) {
   return before(s, kOutputPerSeqBuild) ? c.n_batch : c.n_seq;
 }
 
+bool output_layer_first(const LlamaCppSettings& s) {
+  return s.placement.output_layer_first && !before(s, kLlamaCppOutputFirstBuild);
+}
+
 }  // namespace llamacpp
 }  // namespace memfit

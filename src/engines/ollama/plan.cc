@@ -50,6 +50,9 @@ void apply_context(const OllamaDecisions& d, LlamaCppSettings& s) {
   s.cache_type_k = s.cache_type_v = d.kv_type;
   s.flash_attn = d.flash_attn;
   s.placement.mmap = d.mmap;
+  // Every release's llama.cpp offloads the last N blocks, the output layer
+  // only past n_layer (docs/engine-ollama.md, "Ollama's layer list").
+  s.placement.output_layer_first = false;
   s.placement.gpu_margin_bytes = (CheckedBytes(kMinimumMemoryBytes) + d.given.gpu_overhead_bytes).saturated();
   if (s.placement.unified) {
     s.placement.gpu_margin_bytes = (CheckedBytes(kMetalMinimumMemoryBytes) + d.given.gpu_overhead_bytes).saturated();

@@ -187,6 +187,79 @@ TEST(LlamaCppPlacement, EveryLayerOnTwoGpusLeavesTheSmallerShort) {
   EXPECT_FALSE(e.fits);
 }
 
+// Before #18148 (and in every Ollama release's llama.cpp) -ngl N takes the
+// last N blocks, i_gpu_start = n_layer - N, and the output layer only past
+// n_layer: the same -ngl 41 as above moves one block onto GPU 1 and the
+// output layer onto the host.
+TEST(LlamaCppPlacement, OlderBuildsOffloadTheLastBlocksBeforeTheOutputLayer) {
+  const Model m = llama_70b();
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  s.placement.gpus = {gpu(0, 24 * kGiB), gpu(1, 12 * kGiB)};
+  s.placement.n_gpu_layers = 41;
+  s.build = kLlamaCppOutputFirstBuild - 1;  // b7590
+  const LlamaCppEstimate e = run(m, s);
+  ASSERT_EQ(e.placement.devices.size(), 3u);
+  const LlamaCppDeviceUsage& g0 = e.placement.devices[0];
+  const LlamaCppDeviceUsage& g1 = e.placement.devices[1];
+  const LlamaCppDeviceUsage& cpu = e.placement.devices[2];
+  // i_gpu_start = 80 - 41 = 39: blocks 39..79 are slots 0..40 of 41; slot
+  // j on GPU 0 while j / 41 < 2/3, j <= 27: blocks 39..66 (28), GPU 1
+  // blocks 67..79 (13); the output layer (index 80, slot 41) on the host.
+  EXPECT_EQ(e.placement.n_gpu_layers, 41u);
+  EXPECT_EQ(g0.blocks, 28u);
+  EXPECT_EQ(g1.blocks, 13u);
+  EXPECT_EQ(cpu.blocks, 39u);
+  EXPECT_FALSE(g1.output_layer);
+  EXPECT_TRUE(cpu.output_layer);
+  // Model: 28 x 481,361,920 = 13,478,133,760; 13 x 481,361,920 =
+  // 6,257,704,960; the host 39 x 481,361,920 + token_embd 591,003,648 +
+  // output 591,003,648 + output_norm 32,768 = 19,955,154,944 (the same
+  // 39,690,993,664 in all as the newer rule's).
+  EXPECT_EQ(g0.model_bytes, 13478133760u);
+  EXPECT_EQ(g1.model_bytes, 6257704960u);
+  EXPECT_EQ(cpu.model_bytes, 19955154944u);
+  // KV 33,554,432 B a block; the host's output buffer 513,024 B.
+  EXPECT_EQ(g1.context_bytes, 13ull * 33554432);
+  EXPECT_EQ(cpu.context_bytes, 39ull * 33554432 + 513024);
+
+  // The first build with #18148 prices the newer rule (the test above).
+  s.build = kLlamaCppOutputFirstBuild;
+  EXPECT_EQ(run(m, s).placement.devices[1].blocks, 12u);
+  EXPECT_TRUE(run(m, s).placement.devices[1].output_layer);
+  // The setting alone, on the pinned build, selects the older rule too.
+  s.build.reset();
+  s.placement.output_layer_first = false;
+  EXPECT_EQ(run(m, s).placement.devices[1].model_bytes, 6257704960u);
+}
+
+// -ngl 80 of 81 slots: every block and not the output layer under the older
+// rule (i_gpu_start = 0, slot 80 past the 80 offloaded); the output layer
+// and blocks 1..79 under the newer (i_gpu_start = 81 - 80 = 1). One GPU.
+TEST(LlamaCppPlacement, NglOfEveryBlockKeepsTheOutputLayerOnTheHostBeforeTheChange) {
+  const Model m = llama_70b();
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  s.placement.gpus = {gpu(0, 80 * kGiB)};
+  s.placement.n_gpu_layers = 80;
+  LlamaCppEstimate e = run(m, s);
+  EXPECT_EQ(e.placement.devices[0].blocks, 79u);
+  EXPECT_TRUE(e.placement.devices[0].output_layer);
+  // The host: block 0 + token_embd = 481,361,920 + 591,003,648.
+  EXPECT_EQ(e.placement.devices[1].model_bytes, 1072365568u);
+  s.placement.output_layer_first = false;
+  e = run(m, s);
+  EXPECT_EQ(e.placement.devices[0].blocks, 80u);
+  EXPECT_FALSE(e.placement.devices[0].output_layer);
+  // The host: token_embd + output + output_norm = 591,003,648 x 2 + 32,768.
+  EXPECT_EQ(e.placement.devices[1].model_bytes, 1182040064u);
+  // -ngl 0 offloads nothing under either rule.
+  s.placement.n_gpu_layers = 0;
+  e = run(m, s);
+  EXPECT_EQ(e.placement.devices[0].blocks, 0u);
+  EXPECT_FALSE(e.placement.devices[0].output_layer);
+}
+
 TEST(LlamaCppPlacement, TensorSplitNoneAndNoKvOffload) {
   const Model m = llama_70b();
   LlamaCppSettings s;
