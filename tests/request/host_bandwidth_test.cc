@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "memfit/memfit.h"
+#include "support/json_request.h"
 #include "support/paths.h"
 
 namespace memfit {
@@ -28,12 +29,8 @@ struct Answer {
 };
 
 Answer run_json(const json& request) {
-  char* response = nullptr;
-  const memfit_status status =
-      memfit_run_request_json(request.dump().c_str(), MEMFIT_REQUEST_FLAG_TEXTS, &response);
-  Answer a{status == MEMFIT_OK, json::parse(response)};
-  memfit_string_free(response);
-  return a;
+  testing::JsonAnswer answer = testing::run_request_texts(request);
+  return {answer.ok(), std::move(answer.body)};
 }
 
 // The GGUF's 4 blocks and its output layer with 2 blocks on the RTX 4090

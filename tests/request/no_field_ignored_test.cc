@@ -19,6 +19,7 @@
 #include "memfit/engine.h"
 #include "memfit/memfit.h"
 #include "memfit/request_field.h"
+#include "support/json_request.h"
 #include "support/paths.h"
 
 namespace memfit {
@@ -148,14 +149,10 @@ struct Answer {
 
 Answer answer(const json& request) {
   // Every value a text, or a list of texts (gpu).
-  char* response = nullptr;
-  const memfit_status status =
-      memfit_run_request_json(request.dump().c_str(), MEMFIT_REQUEST_FLAG_TEXTS, &response);
-  json body = json::parse(response);
-  memfit_string_free(response);
-  if (status != MEMFIT_OK) return {true, body};
-  drop_inputs(body);
-  return {false, body};
+  testing::JsonAnswer answer = testing::run_request_texts(request);
+  if (!answer.ok()) return {true, std::move(answer.body)};
+  drop_inputs(answer.body);
+  return {false, std::move(answer.body)};
 }
 
 // The "field" a refusal names; "" when none.

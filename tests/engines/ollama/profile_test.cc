@@ -11,6 +11,7 @@
 #include "memfit/memfit.h"
 #include "memfit/request_field.h"
 #include "support/command_hooks.h"
+#include "support/json_request.h"
 #include "support/paths.h"
 
 namespace memfit {
@@ -20,14 +21,10 @@ using json = nlohmann::json;
 
 const std::string kLlama = std::string(MEMFIT_SOURCE_DIR) + "/tests/golden/models/llama-dense.gguf";
 
-json run_json(json request) {
-  char* response = nullptr;
-  const memfit_status status =
-      memfit_run_request_json(request.dump().c_str(), MEMFIT_REQUEST_FLAG_TEXTS, &response);
-  json body = json::parse(response);
-  memfit_string_free(response);
-  EXPECT_EQ(status, MEMFIT_OK) << body.dump();
-  return body;
+json run_json(const json& request) {
+  testing::JsonAnswer answer = testing::run_request_texts(request);
+  EXPECT_TRUE(answer.ok()) << answer.body.dump();
+  return std::move(answer.body);
 }
 
 json on_rtx4060(json fields) {

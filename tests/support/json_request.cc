@@ -1,0 +1,14 @@
+#include "support/json_request.h"
+
+namespace memfit::testing {
+
+JsonAnswer run_request_texts(const nlohmann::json& request) {
+  char* response = nullptr;
+  const memfit_status status =
+      memfit_run_request_json(request.dump().c_str(), MEMFIT_REQUEST_FLAG_TEXTS, &response);
+  JsonAnswer answer{status, nlohmann::json::parse(response)};
+  memfit_string_free(response);
+  return answer;
+}
+
+}  // namespace memfit::testing
