@@ -58,8 +58,9 @@ Result<CommandAnswer> OllamaCommands::fit(const CommandQuery& query, PreparedReq
   }
   Result<std::optional<std::string>> solve = options.string("solve");
   if (!solve) return solve.error();
+  std::string what = solve->value_or("num-ctx");
   // max-tokens, the name every engine's fit takes for its context, is num-ctx.
-  const std::string what = solve->value_or("num-ctx") == "max-tokens" ? "num-ctx" : solve->value_or("num-ctx");
+  if (what == "max-tokens") what = "num-ctx";
   if (what != "num-ctx" && what != "num-gpu") {
     return Error::usage("solve", fmt::format("'{}': ollama solves num-ctx or num-gpu", what));
   }
