@@ -10,14 +10,13 @@
 #include <optional>
 
 #include "engines/llamacpp/speed_plan.h"
+#include "engines/shared/plan_list.h"
 #include "memfit/llamacpp_solver.h"
 
 namespace memfit {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string type_name(GgmlType type) { return std::string(ggml_type_traits(type).name); }
 
 bool ranks_plans(LlamaCppSolveFor what) {
   return what == LlamaCppSolveFor::kGpuLayers || what == LlamaCppSolveFor::kNCpuMoe;
@@ -28,42 +27,29 @@ uint64_t gpu_layers(const LlamaCppEstimate& e) {
   return e.settings.placement.n_gpu_layers.value_or(e.placement.n_gpu_layers);
 }
 
-uint64_t solved_value(LlamaCppSolveFor what, const LlamaCppEstimate& e) {
-  return what == LlamaCppSolveFor::kNCpuMoe ? e.settings.placement.n_cpu_moe : gpu_layers(e);
-}
-
-// "--n-cpu-moe 33" (n-cpu-moe), "-ngl 28" or "-ngl 49 --n-cpu-moe 33".
-std::string placement_label(LlamaCppSolveFor what, const LlamaCppEstimate& e) {
+// A plan named by what the solve moves: "--n-cpu-moe 33" (n-cpu-moe),
+// "-ngl 28" or "-ngl 49 --n-cpu-moe 33" (gpu-layers).
+PlanSettings settings_of(LlamaCppSolveFor what, const LlamaCppRankedPlan& r) {
+  const LlamaCppEstimate& e = r.estimate;
   const uint64_t n_cpu_moe = e.settings.placement.n_cpu_moe;
-  if (what == LlamaCppSolveFor::kNCpuMoe) return fmt::format("--n-cpu-moe {}", n_cpu_moe);
-  if (n_cpu_moe == 0) return fmt::format("-ngl {}", gpu_layers(e));
-  return fmt::format("-ngl {} --n-cpu-moe {}", gpu_layers(e), n_cpu_moe);
-}
-
-std::string cache_label(const LlamaCppSettings& s) {
-  if (s.cache_type_k == s.cache_type_v) return type_name(s.cache_type_k);
-  return fmt::format("K {} V {}", type_name(s.cache_type_k), type_name(s.cache_type_v));
-}
-
-// "-ngl 81 -> 28, KV cache f16 -> q4_0: fits, decode 38 -> 31 tok/s".
-std::string step_text(LlamaCppSolveFor what, const LlamaCppRankedPlan& from, const LlamaCppRankedPlan& to) {
-  const std::string p_from = placement_label(what, from.estimate);
-  const std::string p_to = placement_label(what, to.estimate);
-  const bool one_setting = from.estimate.settings.placement.n_cpu_moe == 0 &&
-                           to.estimate.settings.placement.n_cpu_moe == 0;
-  std::string placement = p_to;
-  if (p_from != p_to) {
-    // "-ngl 37 -> 36" when only the one number moves.
-    placement = what == LlamaCppSolveFor::kNCpuMoe || one_setting
-                    ? fmt::format("{} -> {}", p_from, solved_value(what, to.estimate))
-                    : fmt::format("{} -> {}", p_from, p_to);
+  PlanSettings s;
+  if (what == LlamaCppSolveFor::kNCpuMoe) {
+    s.placement = fmt::format("--n-cpu-moe {}", n_cpu_moe);
+    s.value = n_cpu_moe;
+    s.value_alone = true;
+  } else {
+    s.placement = n_cpu_moe == 0 ? fmt::format("-ngl {}", gpu_layers(e))
+                                 : fmt::format("-ngl {} --n-cpu-moe {}", gpu_layers(e), n_cpu_moe);
+    s.value = gpu_layers(e);
+    s.value_alone = n_cpu_moe == 0;
   }
-  const std::string c_from = cache_label(from.estimate.settings);
-  const std::string c_to = cache_label(to.estimate.settings);
-  const std::string cache =
-      c_from == c_to ? "KV cache " + c_to : fmt::format("KV cache {} -> {}", c_from, c_to);
-  return fmt::format("{}, {}: {}, {}", placement, cache, to.estimate.fits ? "fits" : "does not fit",
-                     decode_step_text(from.rank, to.rank));
+  s.n_gpu_layers = gpu_layers(e);
+  s.n_cpu_moe = n_cpu_moe;
+  s.cache_type_k = e.settings.cache_type_k;
+  s.cache_type_v = e.settings.cache_type_v;
+  s.asked = r.asked;
+  s.fits = e.fits;
+  return s;
 }
 
 // The estimate at the solve's most demanding value (every layer on the
@@ -128,18 +114,10 @@ std::vector<LlamaCppRankedPlan> llamacpp_plans_by_speed(const PreparedRequest& p
   }
   if (fit.answer.estimate) add(*fit.answer.estimate);
   for (const LlamaCppEstimate& e : expert_plans(p, fit)) add(e);
-  std::stable_sort(fitting.begin(), fitting.end(), [](const LlamaCppRankedPlan& a, const LlamaCppRankedPlan& b) {
-    return decodes_faster(a.rank, b.rank);
-  });
+  order_by_decode(fitting);
   if (asked) plans.push_back(plan_of(*asked, true));
   for (LlamaCppRankedPlan& r : fitting) plans.push_back(std::move(r));
-  for (size_t i = 0; i < plans.size(); ++i) {
-    LlamaCppRankedPlan& r = plans[i];
-    r.step = i > 0 ? step_text(fit.what, plans[i - 1], r)
-                   : fmt::format("{}, KV cache {}{}: {}, decode {}", placement_label(fit.what, r.estimate),
-                                 cache_label(r.estimate.settings), r.asked ? " (asked)" : "",
-                                 r.estimate.fits ? "fits" : "does not fit", decode_rank_text(r.rank));
-  }
+  write_steps(plans, [&](const LlamaCppRankedPlan& r) { return settings_of(fit.what, r); });
   return plans;
 }
 
@@ -147,34 +125,14 @@ Json llamacpp_plans_json(LlamaCppSolveFor what, const std::vector<LlamaCppRanked
   if (!ranks_plans(what)) return nullptr;
   Json list = Json::array();
   for (size_t i = 0; i < plans.size(); ++i) {
-    const LlamaCppRankedPlan& r = plans[i];
-    Json row = {{"value", solved_value(what, r.estimate)},
-                {"n_gpu_layers", gpu_layers(r.estimate)},
-                {"n_cpu_moe", r.estimate.settings.placement.n_cpu_moe},
-                {"cache_type_k", type_name(r.estimate.settings.cache_type_k)},
-                {"cache_type_v", type_name(r.estimate.settings.cache_type_v)},
-                {"asked", r.asked},
-                {"fits", r.estimate.fits}};
-    row.update(decode_rank_json(r.rank));
-    row["step"] = i > 0 ? Json(r.step) : Json(nullptr);
-    row["speed"] = speed_json(r.rank.speed);
-    list.push_back(std::move(row));
+    list.push_back(plan_row_json(settings_of(what, plans[i]), plans[i].rank, i == 0, plans[i].step));
   }
   return list;
 }
 
 std::string llamacpp_plans_text(const std::vector<LlamaCppRankedPlan>& plans) {
   if (plans.empty()) return "";
-  const bool any_known = std::any_of(plans.begin(), plans.end(), [](const LlamaCppRankedPlan& r) {
-    return r.rank.decode_tokens_per_second().has_value();
-  });
-  if (!any_known) {
-    return fmt::format("\nPlans by decode speed: {}\n", decode_rank_text(plans.front().rank));
-  }
-  std::string out = fmt::format("\nPlans by decode speed at {} tokens (docs/speed.md):\n",
-                                plans.front().estimate.context.n_ctx_seq);
-  for (const LlamaCppRankedPlan& r : plans) out += fmt::format("  {}\n", r.step);
-  return out;
+  return plans_text(plans, plans.front().estimate.context.n_ctx_seq);
 }
 
 }  // namespace memfit

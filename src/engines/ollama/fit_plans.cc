@@ -9,6 +9,7 @@
 #include <array>
 
 #include "engines/ollama/plan.h"
+#include "engines/shared/plan_list.h"
 
 namespace memfit::ollama {
 namespace {
@@ -18,8 +19,6 @@ using Json = nlohmann::ordered_json;
 // The KV types OLLAMA_KV_CACHE_TYPE takes (envconfig.KvCacheType).
 constexpr std::array<GgmlType, 3> kKvTypes = {GgmlType::kF16, GgmlType::kQ8_0, GgmlType::kQ4_0};
 
-std::string kv_name(const Priced& p) { return std::string(ggml_type_traits(p.decisions.kv_type).name); }
-
 uint64_t num_gpu(const Priced& p) { return p.decisions.given.num_gpu.value_or(p.decisions.gpu_layers); }
 
 // Two plans load alike: the same layers on the GPUs, the same KV type.
@@ -27,23 +26,17 @@ bool same_load(const Priced& a, const Priced& b) {
   return a.decisions.gpu_layers == b.decisions.gpu_layers && a.decisions.kv_type == b.decisions.kv_type;
 }
 
-// "num_gpu 33 -> 20, KV cache f16 -> q8_0: fits, decode 38 -> 31 tok/s".
-std::string step_text(const OllamaRankedPlan& from, const OllamaRankedPlan& to) {
-  const uint64_t n_from = num_gpu(from.priced);
-  const uint64_t n_to = num_gpu(to.priced);
-  const std::string layers =
-      n_from == n_to ? fmt::format("num_gpu {}", n_to) : fmt::format("num_gpu {} -> {}", n_from, n_to);
-  const std::string k_from = kv_name(from.priced);
-  const std::string k_to = kv_name(to.priced);
-  const std::string cache = k_from == k_to ? "KV cache " + k_to : fmt::format("KV cache {} -> {}", k_from, k_to);
-  return fmt::format("{}, {}: {}, {}", layers, cache, to.priced.estimate.fits ? "fits" : "does not fit",
-                     decode_step_text(from.rank, to.rank));
-}
-
-std::string first_text(const OllamaRankedPlan& r) {
-  return fmt::format("num_gpu {}, KV cache {}{}: {}, decode {}", num_gpu(r.priced), kv_name(r.priced),
-                     r.asked ? " (asked)" : "", r.priced.estimate.fits ? "fits" : "does not fit",
-                     decode_rank_text(r.rank));
+// A plan named by num_gpu and OLLAMA_KV_CACHE_TYPE (one type for K and V).
+PlanSettings settings_of(const OllamaRankedPlan& r) {
+  PlanSettings s;
+  s.value = num_gpu(r.priced);
+  s.placement = fmt::format("num_gpu {}", s.value);
+  s.value_alone = true;
+  s.n_gpu_layers = r.priced.decisions.gpu_layers;
+  s.cache_type_k = s.cache_type_v = r.priced.decisions.kv_type;
+  s.asked = r.asked;
+  s.fits = r.priced.estimate.fits;
+  return s;
 }
 
 }  // namespace
@@ -86,47 +79,23 @@ Result<std::vector<OllamaRankedPlan>> ollama_plans_by_speed(const PreparedReques
                                   [&](const OllamaRankedPlan& r) { return same_load(r.priced, s); });
     if (!seen) fitting.push_back(plan_of(std::move(**solved), false));
   }
-  std::stable_sort(fitting.begin(), fitting.end(), [](const OllamaRankedPlan& a, const OllamaRankedPlan& b) {
-    return decodes_faster(a.rank, b.rank);
-  });
+  order_by_decode(fitting);
   for (OllamaRankedPlan& r : fitting) plans.push_back(std::move(r));
-  for (size_t i = 0; i < plans.size(); ++i) {
-    plans[i].step = i > 0 ? step_text(plans[i - 1], plans[i]) : first_text(plans[i]);
-  }
+  write_steps(plans, settings_of);
   return plans;
 }
 
 Json ollama_plans_json(const std::vector<OllamaRankedPlan>& plans) {
   Json list = Json::array();
   for (size_t i = 0; i < plans.size(); ++i) {
-    const OllamaRankedPlan& r = plans[i];
-    Json row = {{"value", num_gpu(r.priced)},
-                {"n_gpu_layers", r.priced.decisions.gpu_layers},
-                {"n_cpu_moe", 0},
-                {"cache_type_k", kv_name(r.priced)},
-                {"cache_type_v", kv_name(r.priced)},
-                {"asked", r.asked},
-                {"fits", r.priced.estimate.fits}};
-    row.update(decode_rank_json(r.rank));
-    row["step"] = i > 0 ? Json(r.step) : Json(nullptr);
-    row["speed"] = speed_json(r.rank.speed);
-    list.push_back(std::move(row));
+    list.push_back(plan_row_json(settings_of(plans[i]), plans[i].rank, i == 0, plans[i].step));
   }
   return list;
 }
 
 std::string ollama_plans_text(const std::vector<OllamaRankedPlan>& plans) {
   if (plans.empty()) return "";
-  const bool any_known = std::any_of(plans.begin(), plans.end(), [](const OllamaRankedPlan& r) {
-    return r.rank.decode_tokens_per_second().has_value();
-  });
-  if (!any_known) {
-    return fmt::format("\nPlans by decode speed: {}\n", decode_rank_text(plans.front().rank));
-  }
-  std::string out = fmt::format("\nPlans by decode speed at {} tokens (docs/speed.md):\n",
-                                plans.front().priced.estimate.context.n_ctx_seq);
-  for (const OllamaRankedPlan& r : plans) out += fmt::format("  {}\n", r.step);
-  return out;
+  return plans_text(plans, plans.front().priced.estimate.context.n_ctx_seq);
 }
 
 }  // namespace memfit::ollama
