@@ -200,6 +200,39 @@ TEST(PublishedRuns, ALaterBatchIsPredictedByTheEarlierOnesOnly) {
   EXPECT_NEAR((*p)[4].decode_fitted->median, bound * 0.3, 1e-3);
 }
 
+TEST(PublishedRuns, ABatchTwoRunIsPredictedByBatchesZeroAndOne) {
+  // The five runs of ALaterBatchIsPredictedByTheEarlierOnesOnly (fractions
+  // 0.1 to 0.4 of the bound in batch 0, 0.9 in batch 1) and a sixth at 0.5
+  // in batch 2. Never seen, the sixth is predicted by the first five: a =
+  // sum f / sum f^2 = 1.9 / 1.11 and the band's median a x 0.3 (the middle
+  // of a x 0.1, 0.2, 0.3, 0.4, 0.9), so bound / a x a x 0.3 = 0.3 x bound;
+  // by batch 0 alone it would be 0.25 x bound, and the batch-1 run keeps
+  // its own 0.25 x bound.
+  const double bound = 1008e9 / 9092.0;
+  std::string rows;
+  for (double fraction : {0.1, 0.2, 0.3, 0.4}) {
+    rows += "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
+            std::to_string(bound * fraction) + "\t\t\t0\n";
+  }
+  rows += "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
+          std::to_string(bound * 0.9) + "\t\t2025-12\t1\n";
+  rows += "u\tmlx-lm\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
+          std::to_string(bound * 0.5) + "\t\t2026-03\t2\n";
+  Result<PublishedRuns> runs = parse_published_runs(kModels, std::string(kRunsHeader) + rows);
+  ASSERT_TRUE(runs.ok()) << runs.error().message();
+  Result<const HardwareTable*> table = hardware_table();
+  ASSERT_TRUE(table.ok());
+  Result<std::vector<RunPrediction>> p = predict_published_runs(*runs, **table);
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  ASSERT_EQ(p->size(), 6u);
+  EXPECT_EQ((*runs).runs[5].batch, 2u);
+  ASSERT_TRUE((*p)[4].decode_never_seen.has_value());
+  EXPECT_NEAR((*p)[4].decode_never_seen->median, bound * 0.25, 1e-3);
+  ASSERT_TRUE((*p)[5].decode_never_seen.has_value());
+  EXPECT_NEAR((*p)[5].decode_never_seen->median, bound * 0.3, 1e-3);
+  EXPECT_EQ((*p)[5].decode_never_seen->efficiency.runs, 5u);
+}
+
 TEST(PublishedRuns, CudaPrefillIsBoundAtTheInt8PeakAndMetalAtFp16) {
   // pp512 of the shape above: a mean context of 256, 2 x 1000 + 4 x 2 x 256
   // x 64 = 133,072 FLOPs a token. On an RTX 4090 (cuda) at its 660.6 dense
