@@ -133,6 +133,27 @@ Result<HostMemoryStatus> described_mac(const EstimateRequest& r, const MacSpec& 
   return status;
 }
 
+// The table's row for a GPU as the host or the described machine reports
+// it: by its printed name, and where cards sold with two memory sizes print
+// one name (an RTX 4060 Ti of 8 or 16 GB: find_gpu asks which), the row of
+// that name whose memory is nearest the device's total. nullptr: none.
+const GpuSpec* spec_for_device(const HardwareTable& table, const GpuMemory& gpu) {
+  if (Result<const GpuSpec*> spec = find_gpu(table, gpu.name)) return *spec;
+  const std::string key = hardware_key(gpu.name);
+  const GpuSpec* nearest = nullptr;
+  uint64_t nearest_gap = 0;
+  for (const GpuSpec& row : table.gpus) {
+    if (row.memory_mib == 0 || hardware_key(row.name) != key) continue;
+    const uint64_t bytes = row.memory_bytes();
+    const uint64_t gap = bytes > gpu.total_bytes ? bytes - gpu.total_bytes : gpu.total_bytes - bytes;
+    if (nearest == nullptr || gap < nearest_gap) {
+      nearest = &row;
+      nearest_gap = gap;
+    }
+  }
+  return nearest;
+}
+
 }  // namespace
 
 Result<DescribedMachine> describe_machine(const MachineRequest& request) {
@@ -174,31 +195,6 @@ Result<HostMemoryStatus> host_for_request(const EstimateRequest& r, const Descri
   if (r.memory_limit_bytes) status.described_by = "memory_limit";
   return status;
 }
-
-namespace {
-
-// The table's row for a GPU as the host or the described machine reports
-// it: by its printed name, and where cards sold with two memory sizes print
-// one name (an RTX 4060 Ti of 8 or 16 GB: find_gpu asks which), the row of
-// that name whose memory is nearest the device's total. nullptr: none.
-const GpuSpec* spec_for_device(const HardwareTable& table, const GpuMemory& gpu) {
-  if (Result<const GpuSpec*> spec = find_gpu(table, gpu.name)) return *spec;
-  const std::string key = hardware_key(gpu.name);
-  const GpuSpec* nearest = nullptr;
-  uint64_t nearest_gap = 0;
-  for (const GpuSpec& row : table.gpus) {
-    if (row.memory_mib == 0 || hardware_key(row.name) != key) continue;
-    const uint64_t bytes = row.memory_bytes();
-    const uint64_t gap = bytes > gpu.total_bytes ? bytes - gpu.total_bytes : gpu.total_bytes - bytes;
-    if (nearest == nullptr || gap < nearest_gap) {
-      nearest = &row;
-      nearest_gap = gap;
-    }
-  }
-  return nearest;
-}
-
-}  // namespace
 
 SpeedMachine speed_machine(const DescribedMachine& machine, const HostMemoryStatus& host,
                            std::optional<double> host_bandwidth_gb_s) {
