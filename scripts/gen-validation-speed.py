@@ -130,6 +130,15 @@ BEFORE = [
     "67 of 100 (67 %), left out 70 (70 %), fitted 73 (73 %); decode held out 82 of 92",
     "(89 %), left out 83 (90 %), fitted 85 (92 %). With the build era and the 24-core M1",
     "Max (docs/speed.md, \"Build era\"): the figures above and in the tables below.",
+    "",
+    "Vulkan (docs/speed.md, \"Vulkan\"), on its 23 prefill runs with batch 2's 17 Vulkan",
+    "runs in the table: with every Vulkan run at the matrix units' FP16 (FP32-accumulate)",
+    "figure, 12 had a bound and 4 were within 35 % (held out, left out and fitted alike;",
+    "on the whole table 88, 90 and 91 of the 107 predicted); with the matrix units' FP16-",
+    "accumulate peak where the driver exposes cooperative matrices and the shader FP16",
+    "peak where not, all 23 have one: held out 9, left out 7, fitted 9 within 35 %; with",
+    "the runs without matrix cores fitted in their own group too: held out 6, left out 11,",
+    "fitted 13 (the whole table: 88, 95 and 100 of 118).",
 ]
 
 # Why a run the left-out prediction misses is outside, by phase and line:
@@ -186,6 +195,16 @@ REASONS = {
     ("prefill", 122): "the Arc B580's first build with cooperative matrices on Xe2 (June "
                       "2025): 7 % of 116.5 TFLOPS, half its INT8 figure of 233 TOPS, itself "
                       "a marketing figure of low certainty",
+    ("prefill", 119): "the Radeon 8060S in December 2025, before ggml-org/llama.cpp#18749 "
+                      "retuned AMD's matrix tiles (+39 % on the same model and card, line 116)",
+    ("prefill", 126): "the RX 5700 XT (RDNA 1, no dual issue) reaches 33 % of its packed FP16 "
+                      "peak, twice the share of the RDNA 4 and Intel runs without matrix cores",
+    ("prefill", 127): "the Arc A770 on Mesa 24.0 (Ubuntu 24.04's, December 2024): a quarter "
+                      "of the prefill and decode shares the same card reaches on Intel's "
+                      "Windows driver (line 124)",
+    ("decode", 127): "the Arc A770 on Mesa 24.0 (Ubuntu 24.04's, December 2024): a quarter "
+                     "of the prefill and decode shares the same card reaches on Intel's "
+                     "Windows driver (line 124)",
     ("prefill", 120): "Q4_K_S on the Radeon 8060S in December 2025, before "
                       "ggml-org/llama.cpp#18749 retuned AMD's matrix tiles (+63 % on the same "
                       "model and card, line 117)",
@@ -303,17 +322,18 @@ def never_seen_section(runs):
 # this batch brought), one paragraph an area.
 BATCH2_BEFORE = {
     "Vulkan": [
-        "- Vulkan (15 runs: RTX 3090 with NV_coopmat2, KHR_coopmat and current master,",
-        "  Radeon 8060S (uma: 1) and RX 9070 XT with KHR_coopmat, RX 9070 XT on RADV and",
-        "  Arc A770 and B580 without matrix cores; ggml-org/llama.cpp#13506, #21024, #18749,",
-        "  #18280, #13326, #14001, geerlingguy/raspberry-pi-pcie-devices#766), the tree of",
-        "  commit 95654d58: decode 5 of 12 (42 %) within 25 %; outside: the RTX 3090's",
-        "  builds of May 2026 (-27, -37 %), the Radeon 8060S (-31, -34 %), the RX 9070 XT",
-        "  on Windows (-31 %) and on a Raspberry Pi 5 host (+119 %), the Arc A770 (+78 %).",
-        "  Prefill 2 of 15 (13 %) within 35 %: 8 had no prediction (the Radeon 8060S and",
-        "  the Arc cards had no FP16 figure in the hardware table), the RTX 3090 was",
-        "  -45 to -51 % (three of four), the RX 9070 XT +76 % (KHR_coopmat) and +713 %",
-        "  (RADV, matrix cores: none).",
+        "- Vulkan (17 runs: RTX 3090 with NV_coopmat2, KHR_coopmat and current master,",
+        "  Radeon 8060S (uma: 1) and RX 9070 XT with KHR_coopmat, RX 9070 XT on RADV, RX",
+        "  5700 XT, Arc A770 and B580 without matrix cores; ggml-org/llama.cpp#13506,",
+        "  #21024, #18749, #18280, #13326, #14001, #13324, #10597,",
+        "  geerlingguy/raspberry-pi-pcie-devices#766), the tree of commit 95654d58: decode",
+        "  6 of 14 (43 %) within 25 %; outside: the RTX 3090's builds of May 2026 (-27,",
+        "  -37 %), the Radeon 8060S (-31, -34 %), the RX 9070 XT on Windows (-31 %) and on",
+        "  a Raspberry Pi 5 host (+119 %), the Arc A770 on Windows (+78 %) and on Mesa 24.0",
+        "  (+147 %). Prefill 2 of 17 (12 %) within 35 %: 10 had no prediction (the Radeon",
+        "  8060S and the Arc cards had no FP16 figure in the hardware table, the RX 5700 XT",
+        "  no row), the RTX 3090 was -45 to -51 % (three of four), the RX 9070 XT +76 %",
+        "  (KHR_coopmat) and +713 % (RADV, matrix cores: none).",
     ],
 }
 

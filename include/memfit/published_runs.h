@@ -128,6 +128,11 @@ struct RunPrediction {
 // cards, decode at the same (docs/speed.md, "Build era"). A prediction for
 // the current release names the plain backend.
 inline constexpr std::string_view kCudaBuildEra = "2024-01";
+// The prefill of a Vulkan run whose device line says "matrix cores: none"
+// is fitted in its own group: its products run on the shader ALUs, other
+// kernels at another share of another peak (docs/speed.md, "Vulkan"). A
+// run whose line is unknown stays in "vulkan".
+inline constexpr std::string_view kVulkanWithoutMatrixCores = "vulkan without matrix cores";
 std::string fit_group(const PublishedRun& run, SpeedPhase phase);
 
 // Whether llama.cpp's Vulkan backend runs a prompt's matrix products on

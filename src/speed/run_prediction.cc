@@ -134,6 +134,9 @@ std::string fit_group(const PublishedRun& run, SpeedPhase phase) {
       run.build_date < kCudaBuildEra) {
     return run.backend + " builds before " + std::string(kCudaBuildEra);
   }
+  if (phase == SpeedPhase::kPrefill && run.backend == "vulkan" && run.matrix_cores == "none") {
+    return std::string(kVulkanWithoutMatrixCores);
+  }
   return run.backend;
 }
 

@@ -256,6 +256,25 @@ TEST(PublishedRuns, VulkanPromptsReadTheMatrixUnitsOnlyWhenTheDriverExposesThem)
   EXPECT_DOUBLE_EQ(vulkan_prefill_tflops(gpu("ryzen-ai-max-395"), "KHR_coopmat"), 59.4);
 }
 
+TEST(PublishedRuns, VulkanPromptsWithoutMatrixCoresAreFittedInTheirOwnGroup) {
+  // Only the prefill of a Vulkan run whose device line says "none"; an
+  // unknown line, a cooperative-matrix run, its decode and another backend
+  // keep the backend.
+  PublishedRun run;
+  run.engine = "llamacpp";
+  run.backend = "vulkan";
+  run.matrix_cores = "none";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "vulkan without matrix cores");
+  EXPECT_EQ(fit_group(run, SpeedPhase::kDecode), "vulkan");
+  run.matrix_cores = "";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "vulkan");
+  run.matrix_cores = "KHR_coopmat";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "vulkan");
+  run.backend = "cuda";
+  run.matrix_cores = "none";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "cuda");
+}
+
 TEST(PublishedRuns, MatrixCoresIsAnOptionalColumnOfTheDeviceLinesWords) {
   const std::string header = std::string(kRunsHeader).substr(0, std::string(kRunsHeader).size() - 1) +
                              "\tmatrix_cores\n";
