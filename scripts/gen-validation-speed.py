@@ -332,8 +332,8 @@ BATCH2_BEFORE = {
         "  a Raspberry Pi 5 host (+119 %), the Arc A770 on Windows (+78 %) and on Mesa 24.0",
         "  (+147 %). Prefill 2 of 17 (12 %) within 35 %: 10 had no prediction (the Radeon",
         "  8060S and the Arc cards had no FP16 figure in the hardware table, the RX 5700 XT",
-        "  no row), the RTX 3090 was -45 to -51 % (three of four), the RX 9070 XT +76 %",
-        "  (KHR_coopmat) and +713 % (RADV, matrix cores: none).",
+        "  no row), the RTX 3090 -45 to -51 % (three of its five; the other two -26 and",
+        "  -3 %), the RX 9070 XT +76 % (KHR_coopmat) and +713 % (RADV, matrix cores: none).",
     ],
 }
 
