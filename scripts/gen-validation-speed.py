@@ -130,6 +130,15 @@ BEFORE = [
     "67 of 100 (67 %), left out 70 (70 %), fitted 73 (73 %); decode held out 82 of 92",
     "(89 %), left out 83 (90 %), fitted 85 (92 %). With the build era and the 24-core M1",
     "Max (docs/speed.md, \"Build era\"): the figures above and in the tables below.",
+    "",
+    "Vulkan (docs/speed.md, \"Vulkan\"), on its 23 prefill runs with batch 2's 17 Vulkan",
+    "runs in the table: with every Vulkan run at the matrix units' FP16 (FP32-accumulate)",
+    "figure, 12 had a bound and 4 were within 35 % (held out, left out and fitted alike;",
+    "on the whole table 88, 90 and 91 of the 107 predicted); with the matrix units' FP16-",
+    "accumulate peak where the driver exposes cooperative matrices and the shader FP16",
+    "peak where not, all 23 have one: held out 9, left out 7, fitted 9 within 35 %; with",
+    "the runs without matrix cores fitted in their own group too: held out 6, left out 11,",
+    "fitted 13 (the whole table: 88, 95 and 100 of 118).",
 ]
 
 # Why a run the left-out prediction misses is outside, by phase and line:
@@ -162,19 +171,71 @@ REASONS = {
     ("decode", 38): "LLaMA 65B Q4_0 on the A100 and H100 PCIe (December 2023): the data "
                     "centre cards reach a smaller share of their HBM bandwidth than the "
                     "GeForce cards the CUDA group rests on, most of all on the largest model",
+    ("prefill", 85): "the MLX group has too few prefill runs for a band of its own and takes the band over "
+                     "all backends, which the Vulkan runs of batch 2 (shares of 7-54 % of their peaks) "
+                     "move",
+    ("prefill", 88): "the MLX group has too few prefill runs for a band of its own and takes the band over "
+                     "all backends, which the Vulkan runs of batch 2 (shares of 7-54 % of their peaks) "
+                     "move",
+    ("prefill", 86): "Qwen3 0.6B, the smallest model of the MLX group: its fixed costs "
+                     "outweigh its FLOPs",
     ("decode", 82): "gpt-oss-20b's active bytes are taken as its share of parameters although "
                     "its attention and embeddings are stored wider than its experts",
-    ("prefill", 100): "the RTX 4090 on Vulkan reaches four times the share of its peak the "
-                      "group's other runs do: the group mixes drivers with and without access "
-                      "to the matrix units (line 104), which the bound does not tell apart",
-    ("prefill", 101): "the Vulkan group mixes 1.1B and 3B models on drivers with and without "
-                      "matrix-unit access; its band is wide for that reason",
-    ("prefill", 104): "the RX 9070 XT's driver (RADV, 'matrix cores: none' in its log) ran "
-                      "the prompt on the shader ALUs, not the 194.7 TFLOPS matrix units the "
-                      "bound reads",
+    ("prefill", 100): "NVIDIA's Vulkan runs reach 36-54 % of the FP16-accumulate tensor peak, the AMD ones 24-30 % and Intel's 7-15 %: the group's one band spans the three vendors; the RTX 4090's device line is not in the copy read "
+                      "(priced at its matrix units by the table's figures)",
+    ("prefill", 101): "TinyLlama 1.1B, the smallest model of the Vulkan group, whose prefill "
+                      "fit has no cost a layer (0 us)",
+    ("prefill", 104): "no matrix cores (the device line's 'matrix cores: none'): priced at the shader FP16 peak, 9-15 % of it; the four such runs (lines 104, 123-125) are too few for a band of their own when one of them is left out",
+    ("prefill", 123): "no matrix cores (the device line's 'matrix cores: none'): priced at the shader FP16 peak, 9-15 % of it; the four such runs (lines 104, 123-125) are too few for a band of their own when one of them is left out",
+    ("prefill", 124): "no matrix cores (the device line's 'matrix cores: none'): priced at the shader FP16 peak, 9-15 % of it; the four such runs (lines 104, 123-125) are too few for a band of their own when one of them is left out",
+    ("prefill", 125): "no matrix cores (the device line's 'matrix cores: none'): priced at the shader FP16 peak, 9-15 % of it; the four such runs (lines 104, 123-125) are too few for a band of their own when one of them is left out",
+    ("prefill", 111): "NVIDIA's Vulkan runs reach 36-54 % of the FP16-accumulate tensor peak, the AMD ones 24-30 % and Intel's 7-15 %: the group's one band spans the three vendors",
+    ("prefill", 112): "NVIDIA's Vulkan runs reach 36-54 % of the FP16-accumulate tensor peak, the AMD ones 24-30 % and Intel's 7-15 %: the group's one band spans the three vendors",
+    ("prefill", 113): "NVIDIA's Vulkan runs reach 36-54 % of the FP16-accumulate tensor peak, the AMD ones 24-30 % and Intel's 7-15 %: the group's one band spans the three vendors",
+    ("prefill", 114): "NVIDIA's Vulkan runs reach 36-54 % of the FP16-accumulate tensor peak, the AMD ones 24-30 % and Intel's 7-15 %: the group's one band spans the three vendors",
+    ("prefill", 121): "NVIDIA's Vulkan runs reach 36-54 % of the FP16-accumulate tensor peak, the AMD ones 24-30 % and Intel's 7-15 %: the group's one band spans the three vendors; the RX 9070 XT on AMD's own driver reaches 30 %, the top of "
+                      "the AMD runs",
+    ("prefill", 122): "the Arc B580's first build with cooperative matrices on Xe2 (June "
+                      "2025): 7 % of 116.5 TFLOPS, half its INT8 figure of 233 TOPS, itself "
+                      "a marketing figure of low certainty",
+    ("prefill", 119): "the Radeon 8060S in December 2025, before ggml-org/llama.cpp#18749 "
+                      "retuned AMD's matrix tiles (+39 % on the same model and card, line 116)",
+    ("prefill", 126): "the RX 5700 XT (RDNA 1, no dual issue) reaches 33 % of its packed FP16 "
+                      "peak, twice the share of the RDNA 4 and Intel runs without matrix cores",
+    ("prefill", 127): "the Arc A770 on Mesa 24.0 (Ubuntu 24.04's, December 2024): a quarter "
+                      "of the prefill and decode shares the same card reaches on Intel's "
+                      "Windows driver (line 124)",
+    ("decode", 127): "the Arc A770 on Mesa 24.0 (Ubuntu 24.04's, December 2024): a quarter "
+                     "of the prefill and decode shares the same card reaches on Intel's "
+                     "Windows driver (line 124)",
+    ("prefill", 120): "Q4_K_S on the Radeon 8060S in December 2025, before "
+                      "ggml-org/llama.cpp#18749 retuned AMD's matrix tiles (+63 % on the same "
+                      "model and card, line 117)",
+    ("prefill", 82): "gpt-oss-20b, a mixture of experts, on the Radeon 8060S in August "
+                     "2025: its expert products reach a third of the share the dense models "
+                     "do, and its device line is not in the copy read",
+    ("decode", 99): "TinyLlama 1.1B on the RTX 4090, the fastest card and smallest model of "
+                    "the Vulkan decode group, whose fit has a cost a layer of 29 us fitted "
+                    "on slower cards",
+    ("decode", 113): "the RTX 3090 on master of May 2026 decodes 40 % faster than the same "
+                     "card and model a year before (lines 111-112: 103 tok/s); the band has "
+                     "no build era for Vulkan",
+    ("decode", 114): "the RTX 3090 on master of May 2026 decodes 40 % faster than the same "
+                     "card and model a year before (lines 111-112: 103 tok/s); the band has "
+                     "no build era for Vulkan",
+    ("decode", 119): "the Radeon 8060S (uma: 1) reads its 256 GB/s unified memory at a "
+                     "larger share than the discrete cards the group rests on",
+    ("decode", 120): "the Radeon 8060S (uma: 1) reads its 256 GB/s unified memory at a "
+                     "larger share than the discrete cards the group rests on",
+    ("decode", 121): "the RX 9070 XT on AMD's own Windows driver with a 14B model reaches a "
+                     "larger share of its bandwidth than the group's 1-8B runs",
+    ("decode", 124): "the Arc A770 on Windows reads 30 % of its 560 GB/s, half the share of "
+                     "the group's other cards",
+    ("decode", 125): "the RX 9070 XT on a Raspberry Pi 5 host: a 3B model's per-token "
+                     "launches over the Pi's PCIe link cost more than its bytes",
     ("decode", 107): "Vulkan on the RX 7900 XTX, a figure read as the middle of a range "
                      "(167-177 tok/s) from builds of March 2026",
-    ("prefill", 119): MLX_COLD_CALL, ("prefill", 122): MLX_COLD_CALL,
+    ("prefill", 136): MLX_COLD_CALL, ("prefill", 139): MLX_COLD_CALL,
 }
 
 
@@ -253,6 +314,26 @@ LATER_AREAS = [
          "left out 90 (91 %), fitted 92 (93 %); prefill held out 100 of 114 (88 %), left out 101",
          "(89 %), fitted 102 (89 %). The MLX rows alone: decode 9 of 9 held out, left out and",
          "fitted (2 of 2 before); prefill 16 of 18 each (3 of 4 held out and left out before)."]},
+    {"batch": 2, "area": "Vulkan", "select": lambda r: r["backend"] == "vulkan",
+     "about": [
+         "llama.cpp on Vulkan, from llama.cpp pull requests and issues of 2024-2026, each with",
+         "the device line's `matrix cores` where the copy read prints it (the `matrix_cores`",
+         "column): NVIDIA, AMD (RDNA 1, 3.5 and 4, discrete and integrated) and Intel Arc, on",
+         "drivers with and without cooperative matrices."],
+     "before": [
+        "- Vulkan (17 runs: RTX 3090 with NV_coopmat2, KHR_coopmat and current master,",
+        "  Radeon 8060S (uma: 1) and RX 9070 XT with KHR_coopmat, RX 9070 XT on RADV, RX",
+        "  5700 XT, Arc A770 and B580 without matrix cores; ggml-org/llama.cpp#13506,",
+        "  #21024, #18749, #18280, #13326, #14001, #13324, #10597,",
+        "  geerlingguy/raspberry-pi-pcie-devices#766), the tree of commit 95654d58: decode",
+        "  6 of 14 (43 %) within 25 %; outside: the RTX 3090's builds of May 2026 (-27,",
+        "  -37 %), the Radeon 8060S (-31, -34 %), the RX 9070 XT on Windows (-31 %) and on",
+        "  a Raspberry Pi 5 host (+119 %), the Arc A770 on Windows (+78 %) and on Mesa 24.0",
+        "  (+147 %). Prefill 2 of 17 (12 %) within 35 %: 10 had no prediction (the Radeon",
+        "  8060S and the Arc cards had no FP16 figure in the hardware table, the RX 5700 XT",
+        "  no row), the RTX 3090 -45 to -51 % (three of its five; the other two -26 and",
+        "  -3 %), the RX 9070 XT +76 % (KHR_coopmat) and +713 % (RADV, matrix cores: none).",
+     ]},
 ]
 
 
@@ -314,8 +395,24 @@ def never_seen_section(runs):
     for phase_name in ("decode", "prefill"):
         out.append(share_line(later, phase_name, "never_seen", "never seen"))
     out += [""] + never_seen_table(later)
-    for entry in LATER_AREAS:
-        out += later_area_section(runs, entry)
+    for batch in sorted({r["batch"] for r in runs if r["batch"] > 1}):
+        out += batch_total(runs, batch)
+        for entry in LATER_AREAS:
+            if entry["batch"] == batch:
+                out += later_area_section(runs, entry)
+    return out
+
+
+def batch_total(runs, batch):
+    """Every area of a later batch at once, each run predicted by the bands
+    fitted on the batches before its own."""
+    mine = [r for r in runs if r["batch"] == batch]
+    areas = ", ".join(e["area"] for e in LATER_AREAS if e["batch"] == batch)
+    out = ["", f"### Batch {batch}, every area", "",
+           f"The {len(mine)} runs of batch {batch} ({areas}), collected after batch {batch - 1} "
+           f"joined the fit, each predicted by the bands fitted on batches 0 to {batch - 1} only:", ""]
+    for phase_name in ("decode", "prefill"):
+        out.append(share_line(mine, phase_name, "never_seen", "never seen"))
     return out
 
 

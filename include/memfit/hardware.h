@@ -45,6 +45,11 @@ struct GpuSpec {
   double fp16_dense_tflops = 0;  // FP16/BF16 tensor, FP32 accumulate
   double int8_dense_tops = 0;
   double fp8_dense_tflops = 0;
+  // FP16 on the shader ALUs, no matrix units (packed where the ALUs pack
+  // two); what llama.cpp's Vulkan prompt products run at on a driver that
+  // exposes no cooperative matrices (docs/speed.md, "Vulkan"). 0 unknown.
+  double fp16_vector_tflops = 0;
+  std::string vector_source;     // URL, or "derived: <rule> <URL>"
   std::string arch;              // CUDA compute capability "9.0", or "gfx942"; "" unknown
   std::string spec_source;       // URL of the speed figures
   std::string notes;

@@ -61,6 +61,11 @@ struct PublishedRun {
   // added after it, and so on. A run of batch k is also predicted by the
   // bands of the runs of batches before k only (RunPrediction::never_seen).
   uint64_t batch = 0;
+  // Vulkan only: what the device line of llama.cpp's log says of the
+  // matrix units ("matrix cores: NV_coopmat2", "KHR_coopmat" or "none");
+  // empty where the source printed none (the rule of
+  // vulkan_uses_matrix_cores decides). An optional column.
+  std::string matrix_cores;
 };
 
 struct PublishedRuns {
@@ -123,7 +128,29 @@ struct RunPrediction {
 // cards, decode at the same (docs/speed.md, "Build era"). A prediction for
 // the current release names the plain backend.
 inline constexpr std::string_view kCudaBuildEra = "2024-01";
+// The prefill of a Vulkan run whose device line says "matrix cores: none"
+// is fitted in its own group: its products run on the shader ALUs, other
+// kernels at another share of another peak (docs/speed.md, "Vulkan"). A
+// run whose line is unknown stays in "vulkan".
+inline constexpr std::string_view kVulkanWithoutMatrixCores = "vulkan without matrix cores";
 std::string fit_group(const PublishedRun& run, SpeedPhase phase);
+
+// Whether llama.cpp's Vulkan backend runs a prompt's matrix products on
+// the device's matrix units (docs/speed.md, "Vulkan"): as the run's
+// matrix_cores says ("NV_coopmat2" and "KHR_coopmat" yes, "none" no);
+// where it says nothing, when the hardware table gives the GPU a matrix
+// figure (fp16_dense_tflops or int8_dense_tops).
+bool vulkan_uses_matrix_cores(const GpuSpec& gpu, std::string_view matrix_cores);
+
+// The peak a Vulkan prompt runs at, TFLOPS: with matrix units, their
+// FP16-accumulate rate, the larger of fp16_dense_tflops and half of
+// int8_dense_tops (llama.cpp's Vulkan matrix shaders accumulate in FP16
+// where the device allows it, a rate NVIDIA's GeForce cards give at twice
+// their FP32-accumulate figure and their INT8 at twice that again);
+// without, or where the table has no matrix figure (an RDNA 3 part, whose
+// WMMA runs FP16 at its packed shader rate), fp16_vector_tflops. 0 when
+// the table lacks the figure.
+double vulkan_prefill_tflops(const GpuSpec& gpu, std::string_view matrix_cores);
 
 // Every run's bounds and predictions. kInput naming the run's line when a
 // run names a device the hardware table lacks.

@@ -52,6 +52,14 @@ Result<GpuSpec> read_gpu(const TsvTable& tsv, size_t row) {
   g.fp16_dense_tflops = r.number("fp16_dense_tflops");
   g.int8_dense_tops = r.number("int8_dense_tops");
   g.fp8_dense_tflops = r.number("fp8_dense_tflops");
+  // Optional columns (a table written before them reads 0: unknown).
+  if (tsv.columns.contains("fp16_vector_tflops")) {
+    g.fp16_vector_tflops = r.number("fp16_vector_tflops");
+    g.vector_source = std::string(r.text("vector_source"));
+    if (g.fp16_vector_tflops > 0 && g.vector_source.empty()) {
+      r.bad("vector_source", g.vector_source, "a source for fp16_vector_tflops");
+    }
+  }
   g.arch = std::string(r.text("arch"));
   g.spec_source = std::string(r.text("spec_source"));
   g.notes = std::string(r.text("notes"));

@@ -68,6 +68,7 @@ Result<PublishedRun> read_run(const TsvTable& tsv, size_t row, const PublishedRu
   run.notes = std::string(r.text("notes"));
   run.build_date = std::string(r.text("build_date"));
   run.batch = r.whole("batch");
+  if (tsv.columns.contains("matrix_cores")) run.matrix_cores = std::string(r.text("matrix_cores"));
   if (r.error()) return *r.error();
   if (!run.build_date.empty() && !is_year_month(run.build_date)) {
     r.bad("build_date", run.build_date, "YYYY-MM");
@@ -82,6 +83,10 @@ Result<PublishedRun> read_run(const TsvTable& tsv, size_t row, const PublishedRu
   }
   if (run.decode_tokens_per_second && !run.decode_test.starts_with("tg")) {
     r.bad("decode_test", run.decode_test, "a tg<N> test for its figure");
+  }
+  if (!(run.matrix_cores.empty() || run.matrix_cores == "none" ||
+        run.matrix_cores == "KHR_coopmat" || run.matrix_cores == "NV_coopmat2")) {
+    r.bad("matrix_cores", run.matrix_cores, "none, KHR_coopmat, NV_coopmat2 or empty");
   }
   if (!so_far.find_model(run.model)) r.bad("model", run.model, "a model of models.tsv");
   if (run.size_bytes == 0) r.bad("size_bytes", r.text("size_bytes"), "a size");

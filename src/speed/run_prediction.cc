@@ -46,6 +46,25 @@ std::optional<double> measured(const PublishedRun& run, SpeedPhase phase) {
                                       : run.prefill_tokens_per_second;
 }
 
+const GpuSpec* gpu_of(const HardwareTable& table, std::string_view id) {
+  for (const GpuSpec& g : table.gpus) {
+    if (g.id == id) return &g;
+  }
+  return nullptr;
+}
+
+// The device a run's prompt is priced on: the table's, except under
+// Vulkan, whose peak depends on whether the driver gave llama.cpp the
+// matrix units (vulkan_prefill_tflops; prefill_compute_peak("vulkan")
+// reads fp16_tflops).
+DeviceThroughput prefill_device(const HardwareTable& table, const PublishedRun& run,
+                                const DeviceThroughput& device) {
+  const GpuSpec* gpu = gpu_of(table, run.device);
+  if (run.backend != "vulkan" || gpu == nullptr) return device;
+  return DeviceThroughput{device.name, device.bandwidth_gb_s,
+                          vulkan_prefill_tflops(*gpu, run.matrix_cores), 0};
+}
+
 struct RunBounds {
   std::optional<double> decode;
   std::optional<double> prefill;
@@ -65,7 +84,8 @@ Result<std::vector<RunBounds>> bounds_of(const PublishedRuns& runs, const Hardwa
     }
     const PublishedModel* model = runs.find_model(run.model);  // parse checked it
     out.push_back({bound_of(run, *model, *device, SpeedPhase::kDecode),
-                   bound_of(run, *model, *device, SpeedPhase::kPrefill)});
+                   bound_of(run, *model, prefill_device(table, run, *device),
+                            SpeedPhase::kPrefill)});
   }
   return out;
 }
@@ -114,7 +134,22 @@ std::string fit_group(const PublishedRun& run, SpeedPhase phase) {
       run.build_date < kCudaBuildEra) {
     return run.backend + " builds before " + std::string(kCudaBuildEra);
   }
+  if (phase == SpeedPhase::kPrefill && run.backend == "vulkan" && run.matrix_cores == "none") {
+    return std::string(kVulkanWithoutMatrixCores);
+  }
   return run.backend;
+}
+
+bool vulkan_uses_matrix_cores(const GpuSpec& gpu, std::string_view matrix_cores) {
+  if (matrix_cores == "none") return false;
+  if (!matrix_cores.empty()) return true;  // "KHR_coopmat", "NV_coopmat2"
+  return gpu.fp16_dense_tflops > 0 || gpu.int8_dense_tops > 0;
+}
+
+double vulkan_prefill_tflops(const GpuSpec& gpu, std::string_view matrix_cores) {
+  if (!vulkan_uses_matrix_cores(gpu, matrix_cores)) return gpu.fp16_vector_tflops;
+  const double matrix = std::max(gpu.fp16_dense_tflops, gpu.int8_dense_tops / 2);
+  return matrix > 0 ? matrix : gpu.fp16_vector_tflops;
 }
 
 std::optional<DeviceThroughput> device_throughput(const HardwareTable& table,

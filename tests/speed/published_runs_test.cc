@@ -257,3 +257,70 @@ TEST(PublishedRuns, CudaPrefillIsBoundAtTheInt8PeakAndMetalAtFp16) {
 
 }  // namespace
 }  // namespace memfit
+
+namespace memfit {
+namespace {
+
+TEST(PublishedRuns, VulkanPromptsReadTheMatrixUnitsOnlyWhenTheDriverExposesThem) {
+  // The hardware table's RX 9070 XT: matrix FP16 194.7 TFLOPS, INT8 389.3
+  // TOPS, shader FP16 97.3 TFLOPS. With KHR_coopmat: max(194.7, 389.3 / 2
+  // = 194.65) = 194.7; with "none" (RADV in geerlingguy/ai-benchmarks#25)
+  // the shader's 97.3. The RTX 3090: FP16 (FP32 accumulate) 71, INT8 284:
+  // max(71, 142) = 142, its FP16-accumulate rate. The Arc A770 has no
+  // matrix figure: unknown matrix cores read as none, 34.4.
+  Result<const HardwareTable*> table = hardware_table();
+  ASSERT_TRUE(table.ok());
+  const auto gpu = [&](std::string_view id) {
+    GpuSpec found;  // empty: every figure 0, so a missing id fails below
+    for (const GpuSpec& g : (*table)->gpus) {
+      if (g.id == id) found = g;
+    }
+    return found;
+  };
+  EXPECT_DOUBLE_EQ(vulkan_prefill_tflops(gpu("rx9070xt"), "KHR_coopmat"), 194.7);
+  EXPECT_DOUBLE_EQ(vulkan_prefill_tflops(gpu("rx9070xt"), "none"), 97.3);
+  EXPECT_DOUBLE_EQ(vulkan_prefill_tflops(gpu("rtx3090"), "NV_coopmat2"), 142);
+  EXPECT_DOUBLE_EQ(vulkan_prefill_tflops(gpu("rtx3090"), ""), 142);
+  EXPECT_TRUE(vulkan_uses_matrix_cores(gpu("rtx3090"), ""));
+  EXPECT_FALSE(vulkan_uses_matrix_cores(gpu("arc-a770"), ""));
+  EXPECT_DOUBLE_EQ(vulkan_prefill_tflops(gpu("arc-a770"), ""), 34.4);
+  // The Radeon 8060S with KHR_coopmat: no matrix figure in the table, so
+  // its packed shader rate, which RDNA 3.5's WMMA runs FP16 at: 59.4.
+  EXPECT_DOUBLE_EQ(vulkan_prefill_tflops(gpu("ryzen-ai-max-395"), "KHR_coopmat"), 59.4);
+}
+
+TEST(PublishedRuns, VulkanPromptsWithoutMatrixCoresAreFittedInTheirOwnGroup) {
+  // Only the prefill of a Vulkan run whose device line says "none"; an
+  // unknown line, a cooperative-matrix run, its decode and another backend
+  // keep the backend.
+  PublishedRun run;
+  run.engine = "llamacpp";
+  run.backend = "vulkan";
+  run.matrix_cores = "none";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "vulkan without matrix cores");
+  EXPECT_EQ(fit_group(run, SpeedPhase::kDecode), "vulkan");
+  run.matrix_cores = "";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "vulkan");
+  run.matrix_cores = "KHR_coopmat";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "vulkan");
+  run.backend = "cuda";
+  run.matrix_cores = "none";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "cuda");
+}
+
+TEST(PublishedRuns, MatrixCoresIsAnOptionalColumnOfTheDeviceLinesWords) {
+  const std::string header = std::string(kRunsHeader).substr(0, std::string(kRunsHeader).size() - 1) +
+                             "\tmatrix_cores\n";
+  const std::string row = "u\tllamacpp\tvulkan\trx9070xt\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t50\t\t\t2\t";
+  Result<PublishedRuns> runs = parse_published_runs(kModels, header + row + "none\n");
+  ASSERT_TRUE(runs.ok()) << runs.error().message();
+  EXPECT_EQ(runs->runs[0].matrix_cores, "none");
+  Result<PublishedRuns> bad = parse_published_runs(kModels, header + row + "coopmat\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message(),
+            "data/speed/published-runs.tsv: line 2: matrix_cores: 'coopmat' is not none, "
+            "KHR_coopmat, NV_coopmat2 or empty");
+}
+
+}  // namespace
+}  // namespace memfit
