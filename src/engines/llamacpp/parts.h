@@ -114,9 +114,9 @@ struct ComputePhases {
   uint64_t attention = 0;
   uint64_t ffn = 0;
   uint64_t input = 0;
-  // The output phase on a GPU: without the input rows (inp_embd), which
-  // the host's buffer holds; the GPU's copy of them is freed after the
-  // first layer reads it. docs/llamacpp-rules.md, "Compute buffers on a GPU".
+  // The output phase on a GPU: the logits and result_norm alone (the
+  // input rows stay on the host, the GPU's copy of them is freed after the
+  // first layer reads it). docs/llamacpp-rules.md, "Compute buffers on a GPU".
   uint64_t output_offloaded = 0;
 };
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
