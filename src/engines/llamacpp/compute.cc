@@ -31,6 +31,9 @@ struct GraphShape {
   // Mean pooling's input matrix (llama-graph.cpp's build_inp_mean): f32,
   // n_tokens x the batch's sequences, at most n_seq in the reserved graph.
   CheckedBytes pooling_bytes;
+  // The vector-input path's `inp_embd` is in the graph, never freed (the
+  // pinned build; a build before #18898 has the token path alone).
+  bool input_leaf = true;
   bool mla() const { return latent > 0; }
 };
 
@@ -39,6 +42,7 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
   GraphShape sh;
   sh.n_out = std::min(c.n_ctx, c.n_ubatch);
   sh.n_tok = round_up(sh.n_out, c.n_seq);
+  sh.input_leaf = vector_input_leaf(s);
   if (spec.embedding.bidirectional) {
     // Every token attends to every token of its batch, and there is no
     // cache: the scores span the batch itself.
@@ -69,8 +73,9 @@ CheckedBytes input_rows(const ModelGeometry& g, const GraphShape& sh) {
   return CheckedBytes(4) * sh.n_tok * g.hidden;
 }
 
-// Output: logits over the last layer's tail, both n_out rows.
-CheckedBytes output_phase(const ModelGeometry& g, const GraphShape& sh) {
+// Output: logits over the last layer's tail, both n_out rows, without the
+// vector input's rows (output_phase adds them where the graph holds them).
+CheckedBytes output_tail_phase(const ModelGeometry& g, const GraphShape& sh) {
   // Saturated values: an overflow saturates the max and fails below.
   const uint64_t three_hidden = (CheckedBytes(3) * g.hidden).saturated();
   const uint64_t tail =
@@ -78,11 +83,21 @@ CheckedBytes output_phase(const ModelGeometry& g, const GraphShape& sh) {
       : sh.attention
           ? std::max(three_hidden, (CheckedBytes(g.hidden) + sh.heads_q + sh.heads_d).saturated())
           : three_hidden;
-  // The bottom of the tail, inp_embd, has n_tok rows; the rest of it and
-  // the logits n_out rows. tail >= hidden by construction.
+  // The bottom of the tail, inp_embd, has n_tok rows (counted by
+  // output_phase); the rest of it and the logits n_out rows. tail >= hidden
+  // by construction.
   const uint64_t vocab = sh.logits ? g.vocab : 0;
-  return CheckedBytes(4) * sh.n_out * (CheckedBytes(vocab) + tail - g.hidden) + input_rows(g, sh) +
-         sh.pooling_bytes;
+  return CheckedBytes(4) * sh.n_out * (CheckedBytes(vocab) + tail - g.hidden) + sh.pooling_bytes;
+}
+
+// The output phase on the host: the tail, with the vector input's rows
+// where the build's graph holds them. Measured on Ollama's CPU logs (its
+// runner vendors llama.cpp from before #18898 at every release memfit
+// reads): Qwen2.5 1.5B 302.75 MiB and Llama 3.2 1B 258.50 MiB are the
+// logits and two n_embd rows exactly, the input's third row absent.
+CheckedBytes output_phase(const ModelGeometry& g, const GraphShape& sh) {
+  const CheckedBytes tail = output_tail_phase(g, sh);
+  return sh.input_leaf ? tail + input_rows(g, sh) : tail;
 }
 
 // The output phase on a GPU: the logits and `result_norm`, the two graph
@@ -96,9 +111,8 @@ CheckedBytes output_phase(const ModelGeometry& g, const GraphShape& sh) {
 // an encoder's graph (no logits) keep the host's tail less the input rows
 // (no GPU log of either to measure).
 // docs/llamacpp-rules.md, "Compute buffers on a GPU".
-CheckedBytes offloaded_output_phase(const ModelGeometry& g, const GraphShape& sh, const CheckedBytes& output,
-                                    const CheckedBytes& input) {
-  if (sh.mla() || !sh.logits) return output - input;
+CheckedBytes offloaded_output_phase(const ModelGeometry& g, const GraphShape& sh) {
+  if (sh.mla() || !sh.logits) return output_tail_phase(g, sh);
   return CheckedBytes(4) * sh.n_out * (CheckedBytes(g.vocab) + g.hidden);
 }
 
@@ -171,7 +185,7 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   if (!attn) return attn.error();
   const CheckedBytes ffn = ffn_phase(spec, sh, c);
   const CheckedBytes input = input_phase(g, sh, c);
-  const CheckedBytes output_offloaded = offloaded_output_phase(g, sh, output, input_rows(g, sh));
+  const CheckedBytes output_offloaded = offloaded_output_phase(g, sh);
   if (output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
       output_offloaded.overflowed()) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");
