@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string_view>
 
 #include "engines/llamacpp/parts.h"
 #include "memfit/checked_math.h"
@@ -34,8 +35,26 @@ struct GraphShape {
   // The vector-input path's `inp_embd` is in the graph, never freed (the
   // pinned build; a build before #18898 has the token path alone).
   bool input_leaf = true;
+  // The final norm is a LayerNorm that takes a block of its own below the
+  // logits (a build before #18898, an architecture measured so).
+  bool fresh_final_norm = false;
   bool mla() const { return latent > 0; }
 };
+
+// The architectures whose graph ends in a LayerNorm (build_norm with
+// LLM_NORM: ggml_norm, which ggml-alloc does not run in place, then the
+// weight and bias in place), measured on the llama.cpp Ollama vendors
+// (ec98e2002, before #18898) rebuilt from its sources, CPU, flash
+// attention: the norm takes a block of its own at the bottom of the
+// buffer, which the freed inputs left, and the logits go right above it,
+// so the output phase is the logits and result_norm alone. Phi-2 104.00
+// MiB at 2048 and 4096 cells (the corpus log's figure), 103.25 MiB at
+// hidden 2560, 51.62 MiB at U 256; GPT-NeoX (hidden 2048, vocabulary
+// 50,304) 102.25 MiB. The other LLM_NORM graphs (gpt2, starcoder, falcon,
+// bloom, mpt, stablelm, ...) were not measured and keep the tail.
+bool layer_norm_output(std::string_view model_type) {
+  return model_type == "phi2" || model_type == "gptneox";
+}
 
 GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const LlamaCppSettings& s) {
   const ModelGeometry& g = spec.geometry;
@@ -62,6 +81,7 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
       sh.n_kv = std::max(sh.n_kv, c.n_ctx_seq);
     }
   }
+  sh.fresh_final_norm = !sh.input_leaf && layer_norm_output(spec.model_type);
   const CheckedBytes q_width = sh.mla() ? sh.latent : g.head_dim;
   sh.heads_q = CheckedBytes(g.heads) * q_width;
   sh.heads_d = CheckedBytes(g.heads) * g.head_dim;
@@ -79,7 +99,8 @@ CheckedBytes output_tail_phase(const ModelGeometry& g, const GraphShape& sh) {
   // Saturated values: an overflow saturates the max and fails below.
   const uint64_t three_hidden = (CheckedBytes(3) * g.hidden).saturated();
   const uint64_t tail =
-      sh.mla() ? (CheckedBytes(2) * g.hidden + sh.heads_q + sh.heads_d).saturated()
+      sh.mla()               ? (CheckedBytes(2) * g.hidden + sh.heads_q + sh.heads_d).saturated()
+      : sh.fresh_final_norm  ? (CheckedBytes(2) * g.hidden).saturated()
       : sh.attention
           ? std::max(three_hidden, (CheckedBytes(g.hidden) + sh.heads_q + sh.heads_d).saturated())
           : three_hidden;
