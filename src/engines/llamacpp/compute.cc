@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string_view>
 
 #include "engines/llamacpp/parts.h"
 #include "memfit/checked_math.h"
@@ -31,14 +32,36 @@ struct GraphShape {
   // Mean pooling's input matrix (llama-graph.cpp's build_inp_mean): f32,
   // n_tokens x the batch's sequences, at most n_seq in the reserved graph.
   CheckedBytes pooling_bytes;
+  // The vector-input path's `inp_embd` is in the graph, never freed (the
+  // pinned build; a build before #18898 has the token path alone).
+  bool input_leaf = true;
+  // The final norm is a LayerNorm that takes a block of its own below the
+  // logits (a build before #18898, an architecture measured so).
+  bool fresh_final_norm = false;
   bool mla() const { return latent > 0; }
 };
+
+// The architectures whose graph ends in a LayerNorm (build_norm with
+// LLM_NORM: ggml_norm, which ggml-alloc does not run in place, then the
+// weight and bias in place), measured on the llama.cpp Ollama vendors
+// (ec98e2002, before #18898) rebuilt from its sources, CPU, flash
+// attention: the norm takes a block of its own at the bottom of the
+// buffer, which the freed inputs left, and the logits go right above it,
+// so the output phase is the logits and result_norm alone. Phi-2 104.00
+// MiB at 2048 and 4096 cells (the corpus log's figure), 103.25 MiB at
+// hidden 2560, 51.62 MiB at U 256; GPT-NeoX (hidden 2048, vocabulary
+// 50,304) 102.25 MiB. The other LLM_NORM graphs (gpt2, starcoder, falcon,
+// bloom, mpt, stablelm, ...) were not measured and keep the tail.
+bool layer_norm_output(std::string_view model_type) {
+  return model_type == "phi2" || model_type == "gptneox";
+}
 
 GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const LlamaCppSettings& s) {
   const ModelGeometry& g = spec.geometry;
   GraphShape sh;
   sh.n_out = std::min(c.n_ctx, c.n_ubatch);
   sh.n_tok = round_up(sh.n_out, c.n_seq);
+  sh.input_leaf = vector_input_leaf(s);
   if (spec.embedding.bidirectional) {
     // Every token attends to every token of its batch, and there is no
     // cache: the scores span the batch itself.
@@ -58,6 +81,7 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
       sh.n_kv = std::max(sh.n_kv, c.n_ctx_seq);
     }
   }
+  sh.fresh_final_norm = !sh.input_leaf && layer_norm_output(spec.model_type);
   const CheckedBytes q_width = sh.mla() ? sh.latent : g.head_dim;
   sh.heads_q = CheckedBytes(g.heads) * q_width;
   sh.heads_d = CheckedBytes(g.heads) * g.head_dim;
@@ -69,20 +93,48 @@ CheckedBytes input_rows(const ModelGeometry& g, const GraphShape& sh) {
   return CheckedBytes(4) * sh.n_tok * g.hidden;
 }
 
-// Output: logits over the last layer's tail, both n_out rows.
-CheckedBytes output_phase(const ModelGeometry& g, const GraphShape& sh) {
+// Output: logits over the last layer's tail, both n_out rows, without the
+// vector input's rows (output_phase adds them where the graph holds them).
+CheckedBytes output_tail_phase(const ModelGeometry& g, const GraphShape& sh) {
   // Saturated values: an overflow saturates the max and fails below.
   const uint64_t three_hidden = (CheckedBytes(3) * g.hidden).saturated();
   const uint64_t tail =
-      sh.mla() ? (CheckedBytes(2) * g.hidden + sh.heads_q + sh.heads_d).saturated()
+      sh.mla()               ? (CheckedBytes(2) * g.hidden + sh.heads_q + sh.heads_d).saturated()
+      : sh.fresh_final_norm  ? (CheckedBytes(2) * g.hidden).saturated()
       : sh.attention
           ? std::max(three_hidden, (CheckedBytes(g.hidden) + sh.heads_q + sh.heads_d).saturated())
           : three_hidden;
-  // The bottom of the tail, inp_embd, has n_tok rows; the rest of it and
-  // the logits n_out rows. tail >= hidden by construction.
+  // The bottom of the tail, inp_embd, has n_tok rows (counted by
+  // output_phase); the rest of it and the logits n_out rows. tail >= hidden
+  // by construction.
   const uint64_t vocab = sh.logits ? g.vocab : 0;
-  return CheckedBytes(4) * sh.n_out * (CheckedBytes(vocab) + tail - g.hidden) + input_rows(g, sh) +
-         sh.pooling_bytes;
+  return CheckedBytes(4) * sh.n_out * (CheckedBytes(vocab) + tail - g.hidden) + sh.pooling_bytes;
+}
+
+// The output phase on the host: the tail, with the vector input's rows
+// where the build's graph holds them. Measured on Ollama's CPU logs (its
+// runner vendors llama.cpp from before #18898 at every release memfit
+// reads): Qwen2.5 1.5B 302.75 MiB and Llama 3.2 1B 258.50 MiB are the
+// logits and two n_embd rows exactly, the input's third row absent.
+CheckedBytes output_phase(const ModelGeometry& g, const GraphShape& sh) {
+  const CheckedBytes tail = output_tail_phase(g, sh);
+  return sh.input_leaf ? tail + input_rows(g, sh) : tail;
+}
+
+// The output phase on a GPU: the logits and `result_norm`, the two graph
+// outputs (never freed), n_out rows each, and nothing else: the input rows
+// stay on the host, the GPU's copy of them is freed after the first layer,
+// and the last layer's residual and norm input are freed (or run in place)
+// before the logits are placed. Measured to the printed 0.01 MiB on every
+// Metal log of the corpus (llama.cpp b4464's pythia 1.4B; Ollama 0.15.4 to
+// 0.21.0: Qwen2.5 7B, Llama 3.2 3B, Llama 3 70B), where the host's tail
+// (output_phase less the input rows) was one n_embd row too many. MLA and
+// an encoder's graph (no logits) keep the host's tail less the input rows
+// (no GPU log of either to measure).
+// docs/llamacpp-rules.md, "Compute buffers on a GPU".
+CheckedBytes offloaded_output_phase(const ModelGeometry& g, const GraphShape& sh) {
+  if (sh.mla() || !sh.logits) return output_tail_phase(g, sh);
+  return CheckedBytes(4) * sh.n_out * (CheckedBytes(g.vocab) + g.hidden);
 }
 
 // Attention: activations, the mask, and without flash attention the scores
@@ -154,7 +206,7 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   if (!attn) return attn.error();
   const CheckedBytes ffn = ffn_phase(spec, sh, c);
   const CheckedBytes input = input_phase(g, sh, c);
-  const CheckedBytes output_offloaded = CheckedBytes(*output.value()) - input_rows(g, sh);
+  const CheckedBytes output_offloaded = offloaded_output_phase(g, sh);
   if (output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
       output_offloaded.overflowed()) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");

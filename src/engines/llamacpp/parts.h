@@ -55,6 +55,11 @@ uint64_t cell_pad(const LlamaCppSettings& settings);
 // The rows of logits the output buffer holds: n_seq (llama_output_reserve
 // of n_seq_max); n_batch in a build before #6122.
 uint64_t output_rows(const LlamaCppContext& context, const LlamaCppSettings& settings);
+// Whether the reserved graph holds the vector-input path's `inp_embd`
+// (f32 n_embd x n_tok, never freed): builds from #18898 and the pinned
+// one; before it the token path alone (docs/llamacpp-rules.md, "Compute
+// buffers (modelled)").
+bool vector_input_leaf(const LlamaCppSettings& settings);
 // Whether -ngl offloads the output layer first: placement.output_layer_first,
 // and false in a build before #18148 (i_gpu_start = n_layer - N).
 bool output_layer_first(const LlamaCppSettings& settings);
@@ -114,9 +119,9 @@ struct ComputePhases {
   uint64_t attention = 0;
   uint64_t ffn = 0;
   uint64_t input = 0;
-  // The output phase on a GPU: without the input rows (inp_embd), which
-  // the host's buffer holds; the GPU's copy of them is freed after the
-  // first layer reads it. docs/llamacpp-rules.md, "Compute buffers on a GPU".
+  // The output phase on a GPU: the logits and result_norm alone (the
+  // input rows stay on the host, the GPU's copy of them is freed after the
+  // first layer reads it). docs/llamacpp-rules.md, "Compute buffers on a GPU".
   uint64_t output_offloaded = 0;
 };
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,

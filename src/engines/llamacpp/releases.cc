@@ -53,6 +53,15 @@ std::optional<Semver> parse_semver(std::string_view text) {
 // tokens x 512 x 4 B).
 constexpr uint64_t kOutputPerSeqBuild = 2537;
 
+// #18898 (committed 2026-01-23): build_inp_embd makes the vector-input
+// path's `inp_embd` (f32 n_embd x n_tok) beside the token path and selects
+// one with ggml_build_forward_select, so the reserved graph holds it, never
+// read and so never freed; before it the vector input was made only for a
+// batch of embeddings, which the reserved ubatch is not. The PR targets
+// #18550 (b7774); the first build after it stands for its own tag, which
+// was not read (a build between them is priced with the input: the larger).
+constexpr uint64_t kVectorInputLeafBuild = 7775;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -105,6 +114,8 @@ uint64_t cell_pad(const LlamaCppSettings& s) {
 uint64_t output_rows(const LlamaCppContext& c, const LlamaCppSettings& s) {
   return before(s, kOutputPerSeqBuild) ? c.n_batch : c.n_seq;
 }
+
+bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInputLeafBuild); }
 
 bool output_layer_first(const LlamaCppSettings& s) {
   return s.placement.output_layer_first && !before(s, kLlamaCppOutputFirstBuild);

@@ -69,10 +69,17 @@ constexpr std::array<ListedSince, 21> kFlashAttention = {{
 // - v0.11.5 (e54d41b) to v0.13.1 (3cfa9c3, "ggml update to b6840"):
 //   kv_unified = false by default (a stream per sequence) and
 //   llama_kv_cache::get_padding 32 without flash attention.
-// - v0.13.2 ("ggml update to b7108") on: the pinned rules.
+// - v0.13.2 ("ggml update to b7108", 7f8ef50), v0.13.3 and v0.13.4
+//   (17f7f4b), v0.13.5 to v0.24.0 (ec98e2002, Ollama #13451, 2025-12-17):
+//   the pinned cache rules, but before #18898 (b7775 on): the reserved
+//   graph has no vector-input `inp_embd` (llama-graph.cpp's build_inp_embd
+//   makes it only for a batch of embeddings). b7108 stands for them all:
+//   no rule of --llamacpp-version falls between it and ec98e2002 that an
+//   Ollama run reads (#18148's output-first offload is not Ollama's).
 constexpr uint64_t kBeforeOutputPerSeqBuild = 2527;
 constexpr uint64_t kBeforeSwaWindowBuild = kLlamaCppSwaWindowBuild - 1;
 constexpr uint64_t kPad32StreamsBuild = 6840;
+constexpr uint64_t kBeforeVectorInputBuild = 7108;
 
 // Oldest first, by the last release each covers.
 constexpr ReleaseDifference kDifferences[] = {
@@ -140,7 +147,7 @@ std::optional<uint64_t> vendored_llamacpp_build(const OllamaRelease& release) {
   if (release < v(0, 1, 32)) return kBeforeOutputPerSeqBuild;
   if (release < v(0, 11, 5)) return kBeforeSwaWindowBuild;
   if (release < v(0, 13, 2)) return kPad32StreamsBuild;
-  return std::nullopt;
+  return kBeforeVectorInputBuild;
 }
 
 bool ollama_engine_required(std::string_view architecture, const OllamaRelease& release) {

@@ -33,10 +33,12 @@ inline constexpr OllamaRelease kOldestRelease{0, 1, 0};
 Result<OllamaRelease> parse_ollama_release(std::string_view text);
 std::string to_string(const OllamaRelease& release);  // "v0.5.7"
 
-// The llama.cpp build whose cache rules price the llama.cpp runner of
-// `release` (its vendored llama.cpp): nullopt for the pinned rules
-// (v0.13.2 on). Each is a build on the same side of every rule of
-// --llamacpp-version as the vendored commit (releases.cc says which).
+// The llama.cpp build whose rules price the llama.cpp runner of `release`
+// (its vendored llama.cpp): every release memfit reads vendors a build
+// before #18898 (b7108 stands for v0.13.2 on). Each is a build on the same
+// side of every rule of --llamacpp-version as the vendored commit
+// (releases.cc says which). Optional for callers that price the pinned
+// rules.
 std::optional<uint64_t> vendored_llamacpp_build(const OllamaRelease& release);
 
 // Ollama's own engine loads `architecture` in `release`

@@ -125,14 +125,14 @@ TEST(LlamaCppPlacement, Dense70BOn24And12GiBSplitsBlocksByFreeMemory) {
   // Compute, n_tok 512, flash attention: the FFN phase 4 x 512 x (3 x
   // 28,672 + 4 x 8,192) + the f16 mask 2 x 8,192 x 512 = 251,658,240 B
   // on every device with blocks; the output phase on GPU 1, which holds
-  // the output: 4 x 512 x (128,256 + 24,576 - 8,192) for the logits over
-  // the tail, without the input rows the host keeps = 296,222,720 B.
+  // the output: the logits and result_norm alone, 4 x 512 x (128,256 +
+  // 8,192) = 279,445,504 B.
   EXPECT_EQ(g0.compute_bytes, 251658240u);
-  EXPECT_EQ(g1.compute_bytes, 296222720u);
+  EXPECT_EQ(g1.compute_bytes, 279445504u);
   EXPECT_EQ(cpu.compute_bytes, 251658240u);
   // Margin 1 GiB: 23 and 11 GiB usable; both fit.
   EXPECT_EQ(g0.usable_bytes, 23 * kGiB);
-  EXPECT_EQ(g1.total_bytes, 6367379456u + 402653184u + 296222720u);
+  EXPECT_EQ(g1.total_bytes, 6367379456u + 402653184u + 279445504u);
   EXPECT_TRUE(g0.fits && g1.fits && cpu.fits);
   // The host's weights are mapped: page cache.
   EXPECT_EQ(cpu.page_cache_bytes, cpu.model_bytes);
@@ -179,9 +179,9 @@ TEST(LlamaCppPlacement, EveryLayerOnTwoGpusLeavesTheSmallerShort) {
   EXPECT_FALSE(e.placement.devices[0].fits);
   EXPECT_FALSE(e.placement.devices[1].fits);
   // GPU 1: 13,106,446,336 + 26 x 33,554,432 + the output phase on a GPU
-  // 4 x 512 x (128,256 + 24,576 - 8,192) = 296,222,720 - 11 GiB.
+  // 4 x 512 x (128,256 + 8,192) = 279,445,504 - 11 GiB.
   EXPECT_EQ(e.placement.devices[1].short_bytes,
-            13106446336u + 26ull * 33554432 + 296222720 - 11 * kGiB);
+            13106446336u + 26ull * 33554432 + 279445504 - 11 * kGiB);
   EXPECT_TRUE(e.placement.devices[2].fits);
   EXPECT_EQ(e.placement.devices[2].model_bytes, 591003648u);  // token_embd only
   EXPECT_FALSE(e.fits);
@@ -304,11 +304,11 @@ TEST(LlamaCppPlacement, Qwen3MoeKeepsTheFirstBlocksExpertsOnTheHost) {
   // KV stays with the layers: 48 x 4,096 cells x (512 + 512) x 2 B.
   EXPECT_EQ(g.context_bytes, 48ull * 8388608);
   EXPECT_EQ(cpu.context_bytes, 4ull * 151936);
-  // Compute: the output phase on the GPU, 4 x 512 x (151,936 + 10,240 -
-  // 2,048) (the logits over the tail, without the host's input rows);
+  // Compute: the output phase on the GPU, 4 x 512 x (151,936 + 2,048)
+  // (the logits and result_norm);
   // the host runs the experts: FFN 4 x 512 x (3 x (8 x 768 + 128) + 4 x
   // 2,048) + mask 2 x 4,096 x 512.
-  EXPECT_EQ(g.compute_bytes, 327942144u);
+  EXPECT_EQ(g.compute_bytes, 315359232u);
   EXPECT_EQ(cpu.compute_bytes, 59506688u);
 
   // -ot exps=CPU is --n-cpu-moe 48 (every block's experts on the host).
@@ -428,10 +428,10 @@ TEST(LlamaCppPlacementSolver, MostGpuLayersOf70BOn24And12GiB) {
 TEST(LlamaCppPlacementSolver, FewestCpuMoeBlocksOfQwen3On8GiB) {
   // Every layer on the GPU (7 GiB usable = 7,516,192,768 B): the
   // non-expert weights 48 x 11,682,816 + the output 175,038,464, KV
-  // 402,653,184 and compute 327,942,144 (the output phase on a GPU, 4 x
-  // 512 x (151,936 + 10,240 - 2,048)) are 1,466,408,960 B; each block's
-  // experts 339,738,624 B more: at most 17 blocks' experts, so
-  // --n-cpu-moe 31 (7,241,965,568 B) and not 30 (7,581,704,192 B).
+  // 402,653,184 and compute 315,359,232 (the output phase on a GPU, 4 x
+  // 512 x (151,936 + 2,048)) are 1,453,826,048 B; each block's experts
+  // 339,738,624 B more: at most 17 blocks' experts, so --n-cpu-moe 31
+  // (7,229,382,656 B) and not 30 (7,569,121,280 B).
   const Model m = qwen3_30b_a3b();
   LlamaCppSettings s;
   s.ctx_size = 4096;
@@ -440,9 +440,9 @@ TEST(LlamaCppPlacementSolver, FewestCpuMoeBlocksOfQwen3On8GiB) {
   ASSERT_TRUE(answer.ok()) << answer.error().message();
   ASSERT_TRUE(answer->value.has_value());
   EXPECT_EQ(*answer->value, 31u);
-  EXPECT_EQ(answer->estimate->placement.devices[0].total_bytes, 7241965568u);
+  EXPECT_EQ(answer->estimate->placement.devices[0].total_bytes, 7229382656u);
   s.placement.n_cpu_moe = 30;
-  EXPECT_EQ(run(m, s).placement.devices[0].total_bytes, 7581704192u);
+  EXPECT_EQ(run(m, s).placement.devices[0].total_bytes, 7569121280u);
   EXPECT_FALSE(run(m, s).fits);
   // A dense model has no experts to keep on the host.
   EXPECT_FALSE(solve_llamacpp(LlamaCppSolveFor::kNCpuMoe, llama_70b(), s, kHost).ok());

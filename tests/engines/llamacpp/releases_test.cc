@@ -4,6 +4,7 @@
 // cell at f16 (K + V).
 #include <gtest/gtest.h>
 
+#include "engines/llamacpp/parts.h"
 #include "memfit/llamacpp.h"
 #include "support/corpus.h"
 
@@ -128,6 +129,44 @@ TEST(LlamaCppReleases, ParsesReleaseTagsUpToThePinnedOne) {
             "llamacpp_version: 'v0.5.0': tagged releases v0.1.0 to v0.4.0 are read (the pinned "
             "v0.4.0); not given, the pinned release");
   EXPECT_FALSE(parse_llamacpp_build("v0.0.9").ok());
+}
+
+// The output phase by build (docs/llamacpp-rules.md, "Compute buffers
+// (modelled)"), on a synthetic llama: hidden 256, 8 heads (2 KV) of 32,
+// vocabulary 32,000, 4,096 cells, U 512, so n_out = n_tok = 512 and the
+// tail max(3 x 256, 256 + 2 x 8 x 32) = 768 floats a row.
+llamacpp::ComputePhases phases_at(std::optional<uint64_t> build, std::string model_type) {
+  ModelSpec spec;
+  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
+  spec.max_position_tokens = 4096;
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  spec.model_type = std::move(model_type);
+  LlamaCppSettings s = at(4096, build);
+  Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);
+  EXPECT_TRUE(c.ok());
+  if (!c.ok()) return {};
+  Result<llamacpp::ComputePhases> p = llamacpp::compute_phases(spec, *c, s);
+  EXPECT_TRUE(p.ok());
+  return p.ok() ? *p : llamacpp::ComputePhases{};
+}
+
+TEST(LlamaCppReleases, TheVectorInputsRowsFrom18898AndALayerNormsOwnBlockBefore) {
+  // Pinned: the logits over the tail, 4 x 512 x (32,000 + 768 - 256) =
+  // 66,584,576, + the never-freed inp_embd 4 x 512 x 256 = 524,288.
+  EXPECT_EQ(phases_at(std::nullopt, "llama").output, 67108864u);
+  // b7108 (Ollama's runner from v0.13.2): no vector input in the graph.
+  EXPECT_EQ(phases_at(7108, "llama").output, 66584576u);
+  // b7775 on (#18898): the input again.
+  EXPECT_EQ(phases_at(7775, "llama").output, 67108864u);
+  // Phi-2 before #18898: its LayerNorm takes its own block under the
+  // logits, 4 x 512 x (32,000 + 256) = 66,060,288; the pinned build keeps
+  // the tail and the input (not measured there).
+  EXPECT_EQ(phases_at(7108, "phi2").output, 66060288u);
+  EXPECT_EQ(phases_at(std::nullopt, "phi2").output, 67108864u);
+  // On a GPU the logits and result_norm alone, whatever the build:
+  // 66,060,288.
+  EXPECT_EQ(phases_at(std::nullopt, "llama").output_offloaded, 66060288u);
+  EXPECT_EQ(phases_at(7108, "llama").output_offloaded, 66060288u);
 }
 
 }  // namespace

@@ -45,9 +45,13 @@ TEST(OllamaReleases, VendoredLlamaCppBuildsSitOnTheRulesSides) {
     EXPECT_GE(build, kLlamaCppStreamsBuild) << t;
     EXPECT_LE(build, kLlamaCppLastPad32Build) << t;
   }
-  // v0.13.2 (b7108) on: the pinned rules.
-  EXPECT_FALSE(vendored_llamacpp_build(tag("0.13.2")).has_value());
-  EXPECT_FALSE(vendored_llamacpp_build(kPinnedRelease).has_value());
+  // v0.13.2 (b7108) to v0.24.0 (ec98e2002): the pinned cache rules (no
+  // 32-cell padding), but before #18898's vector input (b7775 on).
+  for (OllamaRelease r : {tag("0.13.2"), tag("0.15.6"), kPinnedRelease}) {
+    const uint64_t build = *vendored_llamacpp_build(r);
+    EXPECT_GT(build, kLlamaCppLastPad32Build) << to_string(r);
+    EXPECT_LT(build, 7775u) << to_string(r);
+  }
 }
 
 TEST(OllamaReleases, RunnerByReleaseList) {

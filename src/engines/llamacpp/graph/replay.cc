@@ -45,6 +45,10 @@ Result<std::optional<uint64_t>> replayed_compute_bytes(const Model& model, const
   // The builders replay the generation graph; an encoder's graph or one
   // that pools embeddings is priced by the phases (docs/embedding-models.md).
   if (settings.embedding || spec.embedding.bidirectional) return std::optional<uint64_t>();
+  // The builders mirror the pinned graph: its vector-input `inp_embd` and
+  // its F16 mask input. A build before #18898 has neither (token path
+  // alone; an F32 mask cast in the graph): the phases price it.
+  if (!vector_input_leaf(settings)) return std::optional<uint64_t>();
   using Builder = Result<std::optional<uint64_t>> (*)(const ModelSpec&, const LlamaCppContext&,
                                                       const LlamaCppSettings&);
   for (Builder builder : {&graph::replay_decoder, &graph::replay_gemma3}) {
