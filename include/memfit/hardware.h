@@ -67,6 +67,12 @@ struct MacSpec {
   uint64_t unified_memory_gb = 0;  // Apple's "GB" is GiB: 18 GB is 18 x 2^30 bytes
   double bandwidth_gb_s = 0;       // 0 when unknown
   double fp16_tflops = 0;
+  // The GPU's attainable read bandwidth where a public measurement shows it
+  // short of the spec (GB/s; 0: none known, the spec holds), and that
+  // measurement's source. The speed bound reads decode_bandwidth_gb_s()
+  // (docs/speed.md, "Attainable bandwidth").
+  double gpu_read_bandwidth_gb_s = 0;
+  std::string gpu_read_bandwidth_source;
   bool macos_26 = false;           // the wired limit below is macOS 26's, else an older macOS's
   // Metal's default recommendedMaxWorkingSetSize (the GPU wired limit),
   // bytes: the printed value when the basis is "printed" (decimal MB as
@@ -78,6 +84,11 @@ struct MacSpec {
   std::string notes;
 
   uint64_t ram_bytes() const { return unified_memory_gb << 30; }
+  // The bandwidth a token's bytes are read at: the measured figure where
+  // the table has one, else the spec.
+  double decode_bandwidth_gb_s() const {
+    return gpu_read_bandwidth_gb_s > 0 ? gpu_read_bandwidth_gb_s : bandwidth_gb_s;
+  }
   // "M3 Pro 18GB": how the name reads.
   std::string title() const;
 };
@@ -128,7 +139,8 @@ uint64_t mac_reserve_bytes(uint64_t ram_bytes);
 // "fp16_dense_tflops", "int8_dense_tops", "fp8_dense_tflops", "arch",
 // "spec_source", "notes"}], "macs": [{"id", "name", "chip", "tier",
 // "gpu_cores", "unified_memory_gb", "ram_bytes", "bandwidth_gb_s",
-// "fp16_tflops", "macos", "wired_limit_bytes", "wired_limit_basis",
+// "fp16_tflops", "gpu_read_bandwidth_gb_s", "gpu_read_bandwidth_source",
+// "macos", "wired_limit_bytes", "wired_limit_basis",
 // "wired_limit_source", "reserve_bytes", "spec_source", "notes"}]}; an
 // unknown figure is null.
 nlohmann::ordered_json hardware_to_json(const HardwareTable& table);

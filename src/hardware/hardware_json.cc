@@ -43,6 +43,8 @@ Json mac_json(const MacSpec& m) {
           {"ram_bytes", m.ram_bytes()},
           {"bandwidth_gb_s", number_or_null(m.bandwidth_gb_s)},
           {"fp16_tflops", number_or_null(m.fp16_tflops)},
+          {"gpu_read_bandwidth_gb_s", number_or_null(m.gpu_read_bandwidth_gb_s)},
+          {"gpu_read_bandwidth_source", text_or_null(m.gpu_read_bandwidth_source)},
           {"macos", m.macos_26 ? "26" : "before 26"},
           {"wired_limit_bytes", m.wired_limit_bytes},
           {"wired_limit_basis", m.wired_limit_basis},

@@ -78,6 +78,15 @@ Result<MacSpec> read_mac(const TsvTable& tsv, size_t row) {
   m.unified_memory_gb = r.whole("unified_memory_gb");
   m.bandwidth_gb_s = r.number("bandwidth_gb_s");
   m.fp16_tflops = r.number("fp16_tflops");
+  m.gpu_read_bandwidth_gb_s = r.number("gpu_read_bandwidth_gb_s");
+  m.gpu_read_bandwidth_source = std::string(r.text("gpu_read_bandwidth_source"));
+  // A measured figure comes with its source and is below the spec (it is
+  // what the chip reaches of it): docs/hardware.md.
+  if (m.gpu_read_bandwidth_gb_s > 0 &&
+      (m.gpu_read_bandwidth_source.empty() || m.gpu_read_bandwidth_gb_s > m.bandwidth_gb_s)) {
+    r.bad("gpu_read_bandwidth_gb_s", r.text("gpu_read_bandwidth_gb_s"),
+          "a figure at most bandwidth_gb_s with its gpu_read_bandwidth_source");
+  }
   const std::string_view macos = r.text("macos");
   if (macos != "26" && macos != "before 26") r.bad("macos", macos, "26 or before 26");
   m.macos_26 = macos == "26";

@@ -202,7 +202,7 @@ SpeedMachine speed_machine(const DescribedMachine& machine, const HostMemoryStat
   out.host.bandwidth_gb_s = host_bandwidth_gb_s.value_or(0);
   if (machine.mac != nullptr) {
     // A Mac's GPU has no INT8 tensor figure: 0.
-    out.unified = DeviceThroughput{machine.mac->id, machine.mac->bandwidth_gb_s,
+    out.unified = DeviceThroughput{machine.mac->id, machine.mac->decode_bandwidth_gb_s(),
                                    machine.mac->fp16_tflops, 0};
     return out;
   }

@@ -160,7 +160,7 @@ std::optional<DeviceThroughput> device_throughput(const HardwareTable& table,
     }
   }
   for (const MacSpec& m : table.macs) {
-    if (m.id == id) return DeviceThroughput{m.id, m.bandwidth_gb_s, m.fp16_tflops, 0};
+    if (m.id == id) return DeviceThroughput{m.id, m.decode_bandwidth_gb_s(), m.fp16_tflops, 0};
   }
   return std::nullopt;
 }

@@ -62,10 +62,11 @@ const std::string kGpuHeader =
     "bandwidth_gb_s\tfp16_dense_tflops\tint8_dense_tops\tfp8_dense_tflops\tarch\tspec_source\tnotes\n";
 const std::string kAppleHeader =
     "id\tchip\ttier\tgpu_cores\tunified_memory_gb\tbandwidth_gb_s\tfp16_tflops\tmacos\twired_limit_mb\t"
-    "wired_limit_basis\twired_limit_source\tspec_source\tnotes\n";
+    "wired_limit_basis\twired_limit_source\tspec_source\tnotes\tgpu_read_bandwidth_gb_s\t"
+    "gpu_read_bandwidth_source\n";
 const std::string kGpuRow =
     "x1\tnvidia\tX One\tx-one\t1024\tprinted\thttps://a\t1 GB\t100\t1.5\t3\t\t8.9\t\t\n";
-const std::string kMacRow = "m9-8gb\tM9\tbase\t8\t8\t100\t2.6\tbefore 26\t\tderived: 2/3\t\t\t\n";
+const std::string kMacRow = "m9-8gb\tM9\tbase\t8\t8\t100\t2.6\tbefore 26\t\tderived: 2/3\t\t\t\t\t\n";
 
 TEST(HardwareTable, TheEmbeddedTableIsTheCommittedFiles) {
   Result<HardwareTable> files =
@@ -220,8 +221,34 @@ TEST(HardwareTable, LoaderRefusesWhatItCannotRead) {
   std::string header = kGpuHeader;
   header.replace(header.find("arch"), 4, "cc");
   EXPECT_EQ(error(header + kGpuRow, apple), "data/hardware/gpus.tsv: no column arch");
-  EXPECT_EQ(error(kGpuHeader, kAppleHeader + "m9\tM9\tbase\t8\t8\t\t\t25\t\tprinted\t\t\t\n"),
+  EXPECT_EQ(error(kGpuHeader, kAppleHeader + "m9\tM9\tbase\t8\t8\t\t\t25\t\tprinted\t\t\t\t\t\n"),
             "data/hardware/apple.tsv: line 2: macos: '25' is not 26 or before 26");
+  // A measured GPU read bandwidth needs its source and is at most the
+  // spec (100 GB/s in kMacRow).
+  const std::string measured = "m9-8gb\tM9\tbase\t8\t8\t100\t2.6\tbefore 26\t\tderived: 2/3\t\t\t\t";
+  EXPECT_EQ(error(kGpuHeader, kAppleHeader + measured + "80\t\n"),
+            "data/hardware/apple.tsv: line 2: gpu_read_bandwidth_gb_s: '80' is not a figure at "
+            "most bandwidth_gb_s with its gpu_read_bandwidth_source");
+  EXPECT_EQ(error(kGpuHeader, kAppleHeader + measured + "120\thttps://example.org/m9\n"),
+            "data/hardware/apple.tsv: line 2: gpu_read_bandwidth_gb_s: '120' is not a figure at "
+            "most bandwidth_gb_s with its gpu_read_bandwidth_source");
+  EXPECT_EQ(error(kGpuHeader, kAppleHeader + measured + "80\thttps://example.org/m9\n"), "ok");
+}
+
+// The M1 Max's GPU reads 317.6 GB/s of its 400 (ggml-org/llama.cpp#1642):
+// both GPU bins decode at it; a chip with no measurement decodes at its
+// spec (docs/hardware.md, "A Mac's GPU read bandwidth").
+TEST(HardwareTable, MeasuredGpuReadBandwidthStandsInForTheSpecInDecode) {
+  for (std::string_view id : {"m1-max-32gb", "m1-max-64gb", "m1-max-24c-32gb"}) {
+    const MacSpec& m = mac(id);
+    EXPECT_DOUBLE_EQ(m.bandwidth_gb_s, 400) << id;
+    EXPECT_DOUBLE_EQ(m.gpu_read_bandwidth_gb_s, 317.6) << id;
+    EXPECT_DOUBLE_EQ(m.decode_bandwidth_gb_s(), 317.6) << id;
+    EXPECT_EQ(m.gpu_read_bandwidth_source, "https://github.com/ggml-org/llama.cpp/pull/1642") << id;
+  }
+  const MacSpec& m3 = mac("m3-max-64gb");
+  EXPECT_DOUBLE_EQ(m3.gpu_read_bandwidth_gb_s, 0);
+  EXPECT_DOUBLE_EQ(m3.decode_bandwidth_gb_s(), 400);
 }
 
 TEST(HardwareNames, IdsAliasesAndPrintedNamesIgnoringCaseSpacesAndDashes) {

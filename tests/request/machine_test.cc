@@ -5,6 +5,8 @@
 // arithmetic by hand.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "memfit/hardware.h"
 #include "memfit/request.h"
 #include "support/corpus.h"
@@ -124,6 +126,22 @@ TEST(Machine, ACardSoldWithTwoMemorySizesGetsItsOwnRowsThroughput) {
     ASSERT_EQ(run->speed_machine.gpus.size(), 1u);
     EXPECT_EQ(run->speed_machine.gpus[0].name, id);
     EXPECT_DOUBLE_EQ(run->speed_machine.gpus[0].bandwidth_gb_s, 288);
+  }
+}
+
+TEST(Machine, AnM1MaxDecodesAtItsMeasuredGpuReadBandwidth) {
+  // The M1 Max's GPU was measured reading 317.6 GB/s of its 400
+  // (ggml-org/llama.cpp#1642, data/hardware/apple.tsv): the unified
+  // device's bandwidth is the measured figure; the M3 Max, with no
+  // measurement, keeps its spec's 400 (docs/speed.md, "Attainable bandwidth").
+  for (const auto& [mac, gb_s] : {std::pair{"M1 Max 64GB", 317.6}, {"M3 Max 64GB", 400.0}}) {
+    ThisHost context;
+    EstimateRequest r = request("llamacpp");
+    r.machine.mac = mac;
+    Result<EstimateRun> run = memfit::run(r, context);
+    ASSERT_TRUE(run.ok()) << run.error().message();
+    ASSERT_TRUE(run->speed_machine.unified.has_value()) << mac;
+    EXPECT_DOUBLE_EQ(run->speed_machine.unified->bandwidth_gb_s, gb_s) << mac;
   }
 }
 
