@@ -213,7 +213,9 @@ bool v0_engine_line(std::string_view text) {
 // "Using Triton backend", "Using FlashInfer MXFP4 ... backend"), or the
 // warning Marlin's FP4 preparation prints (marlin_utils_fp4.py).
 void read_mxfp4_kernel(std::string_view text, LogBuilder& out) {
-  if (contains(text, "leveraging the Marlin kernel")) out.setting("mxfp4_backend", "marlin");
+  if (contains(text, "FP4 compression will be used leveraging the Marlin kernel")) {
+    out.setting("mxfp4_backend", "marlin");
+  }
   if (!contains(text, "mxfp4")) return;
   if (contains(text, "Using Marlin backend")) out.setting("mxfp4_backend", "marlin");
   if (contains(text, "Using Triton backend")) out.setting("mxfp4_backend", "triton");
