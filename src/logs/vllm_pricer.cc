@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "logs/log_pricer.h"
+#include "engines/vllm/parts.h"
 #include "logs/log_text.h"
 #include "memfit/model_spec.h"
 #include "memfit/untrusted_text.h"
@@ -219,6 +220,11 @@ class VllmPricer final : public LogPricer {
           pipeline_refusal(log, r.parallel.pipeline_parallel, r.parallel.tensor_parallel));
     }
     r.vllm.vllm_version = release_of(log, notes);
+    // The MXFP4 kernel the log names (vllm_reader.cc: mxfp4_backend) lays
+    // out the experts (engines/vllm/parts.h).
+    if (const LogSetting* kernel = log.setting("mxfp4_backend")) {
+      r.engine_fields.insert_or_assign(std::string(kVllmLogMxfp4Kernel), kernel->value);
+    }
     r.vllm.gpu_memory_total = gpu_total(log, options);
     if (!options.gpu_name.empty()) r.vllm.gpu_name = options.gpu_name;
     if (r.vllm.gpu_memory_total) return r;

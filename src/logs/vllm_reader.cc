@@ -208,6 +208,20 @@ bool v0_engine_line(std::string_view text) {
   return false;
 }
 
+// The kernel vLLM runs MXFP4 experts on, which lays them out
+// (quantization/mxfp4.py): its backend line ("Using Marlin backend",
+// "Using Triton backend", "Using FlashInfer MXFP4 ... backend"), or the
+// warning Marlin's FP4 preparation prints (marlin_utils_fp4.py).
+void read_mxfp4_kernel(std::string_view text, LogBuilder& out) {
+  if (contains(text, "FP4 compression will be used leveraging the Marlin kernel")) {
+    out.setting("mxfp4_backend", "marlin");
+  }
+  if (!contains(text, "mxfp4")) return;
+  if (contains(text, "Using Marlin backend")) out.setting("mxfp4_backend", "marlin");
+  if (contains(text, "Using Triton backend")) out.setting("mxfp4_backend", "triton");
+  if (contains(text, "Using FlashInfer MXFP4")) out.setting("mxfp4_backend", "flashinfer");
+}
+
 void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
   const std::string_view text = line.text;
   if (v0_engine_line(text)) out.setting("engine", "V0");
@@ -220,6 +234,7 @@ void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
   if (auto config = after(text, " with config: ")) read_settings(python_keyword_pairs(*config), out);
   if (auto args = after(text, "non-default args: ")) read_settings(python_dict_pairs(*args), out);
   if (auto len = after(text, "Using max model len ")) out.setting("max_model_len", trim(*len));
+  read_mxfp4_kernel(text, out);
   if (contains(text, "vllm serve") || contains(text, "vllm.entrypoints") ||
       contains(text, "--tensor-parallel-size")) {
     read_command(text, out);

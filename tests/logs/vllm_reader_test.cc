@@ -40,6 +40,17 @@ TEST(VllmLog, V0WorkersAreRanksInOrderOfAppearance) {
   EXPECT_EQ(setting_of(log, "gpu_memory_utilization"), "0.90");
 }
 
+TEST(VllmLog, TheMxfp4KernelFromMarlinsWarningOrTheBackendLine) {
+  // vllm-project/vllm#23278 (v0.10.1, H100): "[marlin_utils_fp4.py:196]
+  // ... leveraging the Marlin kernel"; #33155 (v0.14.1): "[mxfp4.py:165]
+  // Using Triton backend". A log with neither names none.
+  const RuntimeLog marlin = read("vllm-23278-gpt-oss-120b-h100.log");
+  EXPECT_EQ(marlin.version, "0.10.1");
+  EXPECT_EQ(setting_of(marlin, "mxfp4_backend"), "marlin");
+  EXPECT_EQ(setting_of(read("vllm-33155-gpt-oss-120b-h100-v0141.log"), "mxfp4_backend"), "triton");
+  EXPECT_EQ(read("vllm-17122-llama31-8b-l40s-v1.log").setting("mxfp4_backend"), nullptr);
+}
+
 TEST(VllmLog, TabularProfileOfV065) {
   // vllm-project/vllm#10511: "total_gpu_memory     79.22GiB", ...
   const RuntimeLog log = read("vllm-10511-llama3-8b-tp1-80gb.log");

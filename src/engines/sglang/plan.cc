@@ -156,7 +156,9 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   s.chunked_prefill_size = s.chunked_prefill_size.value_or(d.chunked_prefill_size);
   s.cuda_graph_max_bs = s.cuda_graph_max_bs.value_or(d.cuda_graph_max_bs);
 
-  Result<TpRankWeights> weights = tp_rank_weights(model, tensors, s.tensor_parallel);
+  // SGLang's MXFP4 MoE layout is not read: vLLM's Triton one stands in.
+  Result<TpRankWeights> weights =
+      tp_rank_weights(model, tensors, s.tensor_parallel, Mxfp4Kernel::kTriton);
   if (!weights) return weights.error();
   // The allocator's rounding of each parameter's segment: SGLang's "mem
   // usage" counts it (allocator_rounding.h).

@@ -14,28 +14,95 @@ namespace {
 
 constexpr uint64_t kAct = 2;  // bf16 / fp16 rotary cache and vocabulary tables
 
-// MXFP4 experts as vLLM's MoE kernels lay them out: the hidden dimension
-// rounded up to 256 and each rank's expert width to 64, 4.25 bits an
-// element (4-bit values, an 8-bit scale per 32) in gate_up and down. The
-// bytes past the checkpoint's (modelled: read from the published H100 run
-// of gpt-oss-20b; docs/engine-vllm.md).
-constexpr uint64_t kMxfp4HiddenAlign = 256, kMxfp4WidthAlign = 64;
-uint64_t mxfp4_padding_bytes(const ModelSpec& spec, uint64_t tp) {
+// MXFP4 experts (gpt-oss) as vLLM's MoE kernel holds them, per rank
+// (quantization/mxfp4.py: create_weights pads, process_weights_after_loading
+// re-lays; docs/engine-vllm.md, "MXFP4 experts"). Each expert is gate_up
+// [2n, h] and down [h, n] of 4-bit values (2 a byte) with an 8-bit scale
+// per 32 inputs, and its biases gate_up [2n] and down [h].
+constexpr uint64_t kMxfp4Block = 32;
+
+struct ExpertDims {
+  uint64_t width = 0;   // n: the rank's expert width, padded
+  uint64_t hidden = 0;  // h, padded
+};
+
+CheckedBytes value_bytes(const ExpertDims& d) {
+  return CheckedBytes::ceil_div(CheckedBytes(3) * d.width * d.hidden, 2);
+}
+
+// gate_up's scales [2n, h / 32] and down's [h, n / 32], a byte each.
+CheckedBytes scale_bytes(const ExpertDims& d) {
+  return CheckedBytes(2) * d.width * CheckedBytes::ceil_div(d.hidden, kMxfp4Block) +
+         CheckedBytes(d.hidden) * CheckedBytes::ceil_div(d.width, kMxfp4Block);
+}
+
+CheckedBytes bias_bytes(const ExpertDims& d, uint64_t element_bytes) {
+  return (CheckedBytes(2) * d.width + d.hidden) * element_bytes;
+}
+
+// The scales triton_kernels' HopperMXScaleLayout swizzles into a second
+// copy (mxfp4_utils.py, _swizzle_mxfp4, with 8 warps): each matrix's scales
+// with its output rows padded to 2 x 8 x 2 x 8 = 256 and its scale columns
+// to 2. vLLM keeps the loaded scales as well (only the weights are deleted).
+CheckedBytes swizzled_scale_bytes(const ExpertDims& d) {
+  constexpr uint64_t kRows = 256, kCols = 2;
+  return round_up(CheckedBytes(2) * d.width, kRows) *
+             round_up(CheckedBytes::ceil_div(d.hidden, kMxfp4Block), kCols) +
+         round_up(CheckedBytes(d.hidden), kRows) *
+             round_up(CheckedBytes::ceil_div(d.width, kMxfp4Block), kCols);
+}
+
+// One expert's bytes on a rank of width `width` (already split), as
+// `kernel` holds it:
+//   Marlin      n to a multiple of 128, h of 256 (its kernel's n % 256 and
+//               k % 128), repacked in place of the loaded weights, scales a
+//               byte (e8m0), biases bf16
+//   Triton      n to a multiple of 64, h as is; values swizzled in place,
+//               scales twice (above), biases converted to fp32
+//   FlashInfer  n and h to multiples of 256, shuffled in place, biases
+//               fp32, and gemm1's alpha, beta and clamp limit (fp32 each)
+CheckedBytes held_expert_bytes(uint64_t width, uint64_t hidden, Mxfp4Kernel kernel) {
+  switch (kernel) {
+    case Mxfp4Kernel::kMarlin: {
+      const ExpertDims d{round_up(CheckedBytes(width), 128).saturated(),
+                         round_up(CheckedBytes(hidden), 256).saturated()};
+      return value_bytes(d) + scale_bytes(d) + bias_bytes(d, 2);
+    }
+    case Mxfp4Kernel::kTriton: {
+      const ExpertDims d{round_up(CheckedBytes(width), 64).saturated(), hidden};
+      return value_bytes(d) + scale_bytes(d) + swizzled_scale_bytes(d) + bias_bytes(d, 4);
+    }
+    case Mxfp4Kernel::kFlashInfer: {
+      const ExpertDims d{round_up(CheckedBytes(width), 256).saturated(),
+                         round_up(CheckedBytes(hidden), 256).saturated()};
+      return value_bytes(d) + scale_bytes(d) + bias_bytes(d, 4) + 3 * 4;
+    }
+  }
+  return 0;
+}
+
+// The bytes the kernel holds past the checkpoint's experts as the rank's
+// split counted them (stored: values, scales, bf16 biases, 1/TP of each).
+uint64_t mxfp4_layout_bytes(const ModelSpec& spec, uint64_t tp, Mxfp4Kernel kernel) {
   const ModelGeometry& g = spec.geometry;
   if (spec.quantization.method != "mxfp4" || spec.moe.experts == 0) return 0;
   const uint64_t width = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
-  const CheckedBytes rank_width = CheckedBytes::ceil_div(width, tp);
-  const CheckedBytes padded_width = round_up(rank_width, kMxfp4WidthAlign);
-  const CheckedBytes padded_hidden = round_up(g.hidden, kMxfp4HiddenAlign);
-  const CheckedBytes experts = CheckedBytes(g.layers) * spec.moe.experts * 3;
-  const CheckedBytes padded = CheckedBytes::ceil_div(experts * padded_width * padded_hidden * 17, 32);
-  const CheckedBytes stored = CheckedBytes::ceil_div(experts * rank_width * g.hidden * 17, 32);
-  return (padded - stored).value().value_or(0);
+  const CheckedBytes experts = CheckedBytes(g.layers) * spec.moe.experts;
+  const ExpertDims stored{width, g.hidden};
+  const CheckedBytes stored_rank = CheckedBytes::ceil_div(
+      experts * (value_bytes(stored) + scale_bytes(stored) + bias_bytes(stored, 2)), tp);
+  const uint64_t rank_width = CheckedBytes::ceil_div(width, tp).saturated();
+  const CheckedBytes held = experts * held_expert_bytes(rank_width, g.hidden, kernel);
+  return (held - stored_rank).value().value_or(0);
 }
 
+// The rotary cos/sin cache, one per model: max positions x head dim in the
+// model's 16-bit dtype; gpt-oss builds its YaRN rotary embedding in float32
+// (model_executor/models/gpt_oss.py: get_rope(..., dtype=torch.float32)).
 uint64_t rope_cache_bytes(const ModelSpec& spec) {
   if (spec.geometry.head_dim == 0) return 0;
-  return (CheckedBytes(spec.max_position_tokens) * spec.geometry.head_dim * kAct).saturated();
+  const uint64_t element = spec.model_type == "gpt_oss" ? 4 : kAct;
+  return (CheckedBytes(spec.max_position_tokens) * spec.geometry.head_dim * element).saturated();
 }
 
 // Bytes of a parameter count at the checkpoint's average bytes per
@@ -107,8 +174,24 @@ CheckedBytes rank_weights_by_geometry(const Model& model, uint64_t tp) {
 
 }  // namespace
 
+std::string_view to_string(Mxfp4Kernel kernel) {
+  switch (kernel) {
+    case Mxfp4Kernel::kTriton: return "triton";
+    case Mxfp4Kernel::kMarlin: return "marlin";
+    case Mxfp4Kernel::kFlashInfer: return "flashinfer";
+  }
+  return "triton";
+}
+
+std::optional<Mxfp4Kernel> parse_mxfp4_kernel(std::string_view name) {
+  for (Mxfp4Kernel k : {Mxfp4Kernel::kTriton, Mxfp4Kernel::kMarlin, Mxfp4Kernel::kFlashInfer}) {
+    if (name == to_string(k)) return k;
+  }
+  return std::nullopt;
+}
+
 Result<TpRankWeights> tp_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
-                                      uint64_t tp) {
+                                      uint64_t tp, Mxfp4Kernel mxfp4_kernel) {
   tp = std::max<uint64_t>(1, tp);
   const ModelSpec& spec = model.spec;
   TpRankWeights w;
@@ -126,7 +209,7 @@ Result<TpRankWeights> tp_rank_weights(const Model& model, std::span<const Safete
   } else {
     rank = rank_weights_by_geometry(model, tp);
   }
-  w.padding_bytes = mxfp4_padding_bytes(spec, tp);
+  w.padding_bytes = mxfp4_layout_bytes(spec, tp, mxfp4_kernel);
   rank += w.rope_cache_bytes;
   rank += w.padding_bytes;
   if (!rank.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");

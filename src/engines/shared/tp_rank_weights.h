@@ -2,14 +2,16 @@
 // linear layers split a checkpoint the same way (vLLM and SGLang, whose
 // layers follow vLLM's): tensor by tensor from the checkpoint's list, or
 // from the config's geometry without one; plus the rotary cos/sin cache and
-// the MXFP4 experts' kernel padding. The rules: docs/engine-vllm.md,
+// the MXFP4 experts as their MoE kernel lays them out. The rules: docs/engine-vllm.md,
 // "Terms, per rank" (SGLang prices its weights by them,
 // docs/engine-sglang.md). Private to the library.
 #ifndef MEMFIT_ENGINES_SHARED_TP_RANK_WEIGHTS_H_
 #define MEMFIT_ENGINES_SHARED_TP_RANK_WEIGHTS_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string_view>
 
 #include "memfit/model.h"
 #include "memfit/result.h"
@@ -17,19 +19,32 @@
 
 namespace memfit {
 
+// The kernel vLLM runs an MXFP4 checkpoint's routed experts on (gpt-oss),
+// which lays their weights out (docs/engine-vllm.md, "MXFP4 experts"):
+//   kTriton      OpenAI's triton_kernels (matmul_ogs): Hopper, SM 10.x
+//                without FlashInfer, ROCm
+//   kMarlin      Marlin's weight-only FP4 MoE: the other CUDA GPUs, and
+//                Hopper where triton_kernels is not importable
+//   kFlashInfer  FlashInfer's MXFP4 MoE: datacenter Blackwell
+enum class Mxfp4Kernel { kTriton, kMarlin, kFlashInfer };
+std::string_view to_string(Mxfp4Kernel kernel);  // "triton" / "marlin" / "flashinfer"
+// The kernel a name says (those of to_string); nullopt for any other.
+std::optional<Mxfp4Kernel> parse_mxfp4_kernel(std::string_view name);
+
 struct TpRankWeights {
   uint64_t bytes = 0;             // tensors per rank + rope cache + padding
   uint64_t rope_cache_bytes = 0;  // cos/sin cache: max positions x head dim x 2 bytes (modelled)
-  uint64_t padding_bytes = 0;     // MXFP4 experts padded for the MoE kernels (modelled)
+  uint64_t padding_bytes = 0;     // MXFP4 experts as the MoE kernel holds them, past the checkpoint's
   bool from_tensor_list = false;  // split tensor by tensor (else from the config's geometry)
   bool exact = false;             // the tensor list was read from the headers
 };
 
 // The weights one rank of `tensor_parallel` holds. `tensors` is the
 // checkpoint's tensor list (empty: split the model's total by its
-// geometry). Fails on overflow.
+// geometry); `mxfp4_kernel` lays out an MXFP4 checkpoint's experts. Fails
+// on overflow.
 Result<TpRankWeights> tp_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
-                                      uint64_t tensor_parallel);
+                                      uint64_t tensor_parallel, Mxfp4Kernel mxfp4_kernel);
 
 }  // namespace memfit
 

@@ -192,9 +192,27 @@ void vllm_resolve_defaults(VllmSettings& s) {
   }
 }
 
+// get_mxfp4_backend (quantization/mxfp4.py, read in the newest source):
+// FlashInfer's MXFP4 BF16 MoE on SM 10.x when FlashInfer is installed (as
+// vLLM's wheels have it), triton_kernels on SM 9.0 to 10.x, Marlin on any
+// other CUDA GPU; ROCm runs triton_kernels. A GPU without a name is taken
+// for Hopper, where gpt-oss mostly runs.
+Mxfp4Kernel vllm_mxfp4_kernel(const VllmSettings& s) {
+  if (s.rocm) return Mxfp4Kernel::kTriton;
+  switch (classify_gpu(s.gpu_name)) {
+    case GpuClass::kBlackwellDatacenter: return Mxfp4Kernel::kFlashInfer;
+    case GpuClass::kHopperH100H200:
+    case GpuClass::kHopperOther:
+    case GpuClass::kUnknown: return Mxfp4Kernel::kTriton;
+    case GpuClass::kAmpereA100:
+    case GpuClass::kOther: return Mxfp4Kernel::kMarlin;
+  }
+  return Mxfp4Kernel::kTriton;
+}
+
 Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
-                                      uint64_t tp) {
-  Result<TpRankWeights> shared = tp_rank_weights(model, tensors, tp);
+                                      uint64_t tp, Mxfp4Kernel mxfp4_kernel) {
+  Result<TpRankWeights> shared = tp_rank_weights(model, tensors, tp, mxfp4_kernel);
   if (!shared) return shared.error();
   VllmWeights w;
   w.bytes = shared->bytes;
@@ -232,13 +250,21 @@ uint64_t margin_of(const ReportBands& bands, std::string_view figure) {
 
 Result<VllmEstimate> estimate_vllm(const Model& model, std::span<const SafetensorsTensor> tensors,
                                    const VllmSettings& in, const MemoryBudget& budget) {
+  return estimate_vllm_for_kernel(model, tensors, in, budget, std::nullopt);
+}
+
+Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,
+                                              std::span<const SafetensorsTensor> tensors,
+                                              const VllmSettings& in, const MemoryBudget& budget,
+                                              std::optional<Mxfp4Kernel> mxfp4_kernel) {
   VllmSettings s = in;
   Result<VllmAccounting> accounting = vllm_accounting(s.release);
   if (!accounting) return accounting.error();
   if (Status bad = check_settings(s, model.spec); !bad) return bad.error();
 
   VllmEstimate e;
-  Result<VllmWeights> weights = vllm_rank_weights(model, tensors, s.tensor_parallel);
+  Result<VllmWeights> weights =
+      vllm_rank_weights(model, tensors, s.tensor_parallel, mxfp4_kernel.value_or(vllm_mxfp4_kernel(s)));
   if (!weights) return weights.error();
   e.weights = *weights;
   e.accounting = *accounting;

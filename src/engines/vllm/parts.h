@@ -6,20 +6,44 @@
 #define MEMFIT_ENGINES_VLLM_PARTS_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string_view>
 
 #include "memfit/model.h"
 #include "memfit/model_spec.h"
 #include "memfit/result.h"
 #include "memfit/safetensors.h"
+#include "engines/shared/tp_rank_weights.h"
 #include "memfit/vllm.h"
 
 namespace memfit {
 
 // The weights one rank holds. `tensors` is the checkpoint's tensor list
-// (empty: split the model's total by its geometry). Fails on overflow.
+// (empty: split the model's total by its geometry); `mxfp4_kernel` lays
+// out an MXFP4 checkpoint's experts. Fails on overflow.
 Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
-                                      uint64_t tensor_parallel);
+                                      uint64_t tensor_parallel,
+                                      Mxfp4Kernel mxfp4_kernel = Mxfp4Kernel::kTriton);
+
+// The MXFP4 MoE kernel vLLM picks for the GPU of `settings`
+// (get_mxfp4_backend, quantization/mxfp4.py): FlashInfer on datacenter
+// Blackwell, Triton on Hopper, on ROCm and on a GPU without a name,
+// Marlin on any other.
+Mxfp4Kernel vllm_mxfp4_kernel(const VllmSettings& settings);
+
+// The request's engine_fields entry by which check-log passes the MXFP4
+// kernel a vLLM log names (its value a to_string(Mxfp4Kernel)); not a
+// field a request may give.
+inline constexpr std::string_view kVllmLogMxfp4Kernel = "vllm_log_mxfp4_kernel";
+
+// estimate_vllm with the experts of an MXFP4 checkpoint laid out for
+// `mxfp4_kernel` (nullopt: vllm_mxfp4_kernel's choice).
+Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,
+                                              std::span<const SafetensorsTensor> tensors,
+                                              const VllmSettings& settings,
+                                              const MemoryBudget& budget,
+                                              std::optional<Mxfp4Kernel> mxfp4_kernel);
 
 // The layout of `model`'s KV cache per rank under `settings`. Fails
 // (kUsage) on a layout vLLM refuses (page sizes it cannot unify).

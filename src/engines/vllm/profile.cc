@@ -8,6 +8,7 @@
 #include "engines/shared/trained_context.h"
 #include "engines/vllm/commands.h"
 #include "engines/vllm/fields.h"
+#include "engines/vllm/parts.h"
 #include "engines/shared/cache_type_field.h"
 #include "engines/shared/selected_gpu.h"
 #include "memfit/checked_math.h"
@@ -200,8 +201,13 @@ class VllmProfile final : public VllmCommands {
   }
 
   Status estimate(const EstimateRequest& r, EstimateRun& run) const override {
-    Result<VllmEstimate> estimate =
-        estimate_vllm(*run.model, run.model->tensors, run.vllm_settings, run.budget);
+    // check-log passes the MXFP4 kernel its log names (parts.h).
+    std::optional<Mxfp4Kernel> kernel;
+    if (auto named = r.engine_fields.find(kVllmLogMxfp4Kernel); named != r.engine_fields.end()) {
+      kernel = parse_mxfp4_kernel(named->second);
+    }
+    Result<VllmEstimate> estimate = estimate_vllm_for_kernel(
+        *run.model, run.model->tensors, run.vllm_settings, run.budget, kernel);
     if (!estimate) return estimate_error(r, estimate.error());
     run.vllm = std::move(*estimate);
     const EmbeddingInfo& embedding = run.model->spec.embedding;

@@ -62,6 +62,9 @@ std::string weights_note(const Model& model, const VllmEstimate& e) {
                                                  : "modelled split";
   std::string note = fmt::format("{} ({}), rope cache {}", how, to_string(model.weights.source),
                                  format_bytes(e.weights.rope_cache_bytes));
+  if (e.weights.padding_bytes != 0) {
+    note += fmt::format(", MXFP4 experts' kernel layout {}", format_bytes(e.weights.padding_bytes));
+  }
   if (e.settings.rocm && e.weights.rocm_runtime_bytes != 0) {
     note += fmt::format("; ROCm's load figure: + allocator {}", format_bytes(e.weights.rocm_allocator_bytes));
     if (e.weights.rocm_padding_bytes != 0) {

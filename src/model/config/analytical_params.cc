@@ -171,6 +171,34 @@ void add_family_norms(std::string_view model_type, const ModelGeometry& g, bool 
   }
 }
 
+// gpt-oss's vectors beside its matrices, 16-bit in the checkpoint
+// (transformers' GptOssAttention and GptOssMLP; vLLM's
+// model_executor/models/gpt_oss.py): the q/k/v/o biases when
+// attention_bias (GptOssConfig's default True), one attention sink per
+// head, the router's bias, and each routed expert's gate_up bias (2 x its
+// width) and down bias (hidden). Attention's vectors split with their
+// heads, the experts' with their width: roles that TP splits and MXFP4
+// leaves unquantized.
+void add_gpt_oss_vectors(FieldReader& reader, const ModelGeometry& g, uint64_t layer,
+                         BlockList& out) {
+  if (reader.model_type() != "gpt_oss") return;
+  const CheckedBytes q = CheckedBytes(g.heads) * g.head_dim;
+  const CheckedBytes kv = CheckedBytes(g.kv_heads) * g.head_dim;
+  Result<std::optional<bool>> bias = reader.doc().boolean("attention_bias");
+  if (!bias || bias->value_or(true)) {
+    out.add(ParamRole::kAttention, "self_attn.q_proj.bias", layer, 1, q);
+    out.add(ParamRole::kAttention, "self_attn.k_proj.bias", layer, 1, kv);
+    out.add(ParamRole::kAttention, "self_attn.v_proj.bias", layer, 1, kv);
+    out.add(ParamRole::kAttention, "self_attn.o_proj.bias", layer, 1, g.hidden);
+  }
+  out.add(ParamRole::kAttention, "self_attn.sinks", layer, 1, g.heads);
+  const uint64_t experts = field(reader, {"num_local_experts"});
+  out.add(ParamRole::kRouter, "mlp.router.bias", layer, 1, experts);
+  out.add(ParamRole::kMlp, "mlp.experts.gate_up_proj_bias", layer, 1,
+          CheckedBytes(2) * g.intermediate, experts);
+  out.add(ParamRole::kMlp, "mlp.experts.down_proj_bias", layer, 1, g.hidden, experts);
+}
+
 uint64_t json_u64(const nlohmann::json& object, std::string_view key, uint64_t fallback) {
   auto it = object.find(key);
   return it != object.end() && it->is_number_unsigned() ? it->get<uint64_t>() : fallback;
@@ -259,6 +287,7 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
     const bool attention = kind != LayerKind::kConv && kind != LayerKind::kSsm &&
                            kind != LayerKind::kLinearAttention;
     add_family_norms(reader.model_type(), g, attention, i, out);
+    add_gpt_oss_vectors(reader, g, i, out);
   }
   add_gemma3_vision(reader.doc(), g, out);
   out.add(ParamRole::kEmbedding, "embed_tokens", std::nullopt, g.vocab, h);

@@ -58,19 +58,21 @@ TEST(AnalyticalWeights, ConfigOnlyFolderSaysWhichQuantizationWasApplied) {
                          "remaining 414720");
 }
 
-TEST(AnalyticalWeights, GptOssMxfp4ConfigAloneComesWithinATenthOfAPercent) {
+TEST(AnalyticalWeights, GptOssMxfp4ConfigAloneIsItsCheckpointLessTheHeaders) {
   // Routed experts, 24 layers x 32 x 3 matrices of 2880 x 2880 =
   // 19,110,297,600 parameters, in MXFP4: each matrix 2880 rows x 90 blocks
   // x (16 + 1) bytes = 4,406,400, x 2,304 = 10,152,345,600. The remaining
-  // 1,797,629,760 (attention, routers, embeddings, lm_head, norms) x 2 =
-  // 3,595,259,520 -> 13,747,605,120. The checkpoint's three files hold
-  // 4,792,272,488 + 4,798,702,184 + 4,170,342,232 = 13,761,316,904 bytes
-  // (headers included): 13.7 MB more, the biases of the experts (24 x 32
-  // x 8640 x 2 = 13,271,040) and of attention, which the count leaves out.
+  // 16-bit parameters: attention, routers, embeddings, lm_head and norms,
+  // 1,797,629,760, and gpt-oss's vectors per layer: the q/k/v/o biases
+  // 4096 + 512 + 512 + 2880, 64 sinks, the router's 32 biases and the
+  // experts' 32 x (5760 + 2880) = 276,480, so 284,576 x 24 = 6,829,824;
+  // 1,804,459,584 x 2 = 3,608,919,168 -> 13,761,264,768. The checkpoint's
+  // three files hold 4,792,272,488 + 4,798,702,184 + 4,170,342,232 =
+  // 13,761,316,904 bytes: 52,136 more, their safetensors headers.
   const AnalyticalWeights w = testing::corpus_spec("gpt_oss/gpt-oss-20b").analytical_weights;
-  EXPECT_EQ(w.bytes, 13747605120u);
+  EXPECT_EQ(w.bytes, 13761264768u);
   EXPECT_EQ(w.quantized_params, 19110297600u);
-  EXPECT_EQ(w.unquantized_params, 1797629760u);
+  EXPECT_EQ(w.unquantized_params, 1804459584u);
   const nlohmann::json files =
       nlohmann::json::parse(testing::read_test_data("corpus/gpt_oss/gpt-oss-20b/model_files.json"));
   uint64_t files_bytes = 0;
@@ -78,10 +80,10 @@ TEST(AnalyticalWeights, GptOssMxfp4ConfigAloneComesWithinATenthOfAPercent) {
     files_bytes += file["size"].get<uint64_t>();
   }
   ASSERT_EQ(files_bytes, 13761316904u);
-  EXPECT_LT(files_bytes - w.bytes, files_bytes / 1000);
+  EXPECT_EQ(files_bytes - w.bytes, 52136u);
   EXPECT_EQ(w.detail,
             "MXFP4 (4-bit, an 8-bit scale per 32) on 19110297600 quantizable parameters, 16-bit "
-            "on the remaining 1797629760");
+            "on the remaining 1804459584");
 }
 
 TEST(AnalyticalWeights, DeepSeekV3Fp8ConfigAloneIsItsCheckpointLessTheMtpLayer) {
