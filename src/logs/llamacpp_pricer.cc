@@ -130,6 +130,9 @@ Status apply_context(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std:
 std::string device_of(const LogDevice& gpu, size_t i) {
   if (gpu.id.starts_with("CUDA")) return fmt::format("cuda:{}", i);
   if (gpu.id.starts_with("ROCm")) return fmt::format("rocm:{}", i);
+  // The backends whose op offload memfit prices (llamacpp/placement.cc).
+  if (gpu.id.starts_with("Vulkan")) return fmt::format("vulkan:{}", i);
+  if (gpu.id.starts_with("SYCL")) return fmt::format("sycl:{}", i);
   return fmt::format("gpu:{}", i);
 }
 
@@ -506,7 +509,7 @@ std::optional<std::string> metal_mask_note(const RuntimeLog& log, const FigureCh
 // offloaded) do not price; "" when none applies. docs/llamacpp-rules.md,
 // "Compute buffers on a GPU".
 std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const FigureCheck& c,
-                         uint64_t blocks, bool cuda_like) {
+                         uint64_t blocks, bool op_offload) {
   if (c.printed.figure != LogFigure::kCompute || !c.memfit) return "";
   const bool host = c.printed.device == "CPU";
   if (!host && e.settings.build && *e.settings.build < kOutputIdsBuild) {
@@ -516,7 +519,7 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   }
   if (std::optional<std::string> mask = metal_mask_note(log, c, blocks)) return *mask;
   const std::optional<uint64_t> offloaded = count_setting(log, "repeating_layers_offloaded");
-  if (!cuda_like || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
+  if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
   const uint64_t printed = c.printed.value;
   if (!host && printed > *c.memfit) {
     return "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on this GPU "
@@ -604,10 +607,15 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     }
   }
   const uint64_t blocks = run.model->spec.layers.size();
-  const bool any_cuda = !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), cuda_like);
+  // The GPU backends that run the host layers' ops (op offload,
+  // llamacpp/placement.cc's place_compute).
+  const auto offloads_ops = [&](const LlamaCppGpu& g) {
+    return cuda_like(g) || g.device.starts_with("vulkan") || g.device.starts_with("sycl");
+  };
+  const bool op_offload = !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), offloads_ops);
   for (FigureCheck& c : figures) {
     if (!c.note.empty()) continue;
-    c.note = compute_note(log, e, c, blocks, any_cuda);
+    c.note = compute_note(log, e, c, blocks, op_offload);
   }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
   const std::string offload = offload_note(log, run.model->spec.layers.size(), e.placement);

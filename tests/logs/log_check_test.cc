@@ -271,29 +271,30 @@ TEST(CheckLog, ABuildBefore6122SaysWhyItsGpuComputeIsBelowThePhases) {
   EXPECT_EQ(figure(c, "CPU", LogFigure::kCompute)->note, "");
 }
 
-TEST(CheckLog, APartialOffloadSaysOpOffloadOnBothComputeRows) {
+TEST(CheckLog, APartialOffloadPricesOpOffloadOnBothComputeRows) {
   // Ollama 0.19.0, Qwen2.5 Coder 32B Q4_K_M, 49 of 64 blocks on a 3090 and
-  // the output layer on the host. The GPU's printed 916.08 MiB holds a copy
-  // of the host's output.weight for the logits product op offload runs
-  // there: Q6_K 152,064 x 5,120 / 256 x 210 B = 638,668,800 B = 609.08
-  // MiB, leaving 307.00 MiB. memfit's 234.00 MiB (245,366,784 B) is the
-  // GPU's blocks' phases: Ollama's llama.cpp keeps the output layer on the
-  // host (i_gpu_start = n_layer - n_gpu_layers), so memfit prices the
-  // logits product there, 327.00 MiB (342,884,352 B) on the host, where the
-  // log's 74.01 MiB is the graph's inputs alone.
+  // the output layer on the host (Ollama's llama.cpp: i_gpu_start =
+  // n_layer - n_gpu_layers). Op offload runs the host's ops on the GPU, so
+  // the host keeps the graph's inputs alone (placement.cc, place_compute):
+  // the input rows 4 B x 512 x 5,120 = 10,485,760, token ids, positions and
+  // output ids 3 x 2,048, the F32 mask 4 B x 32,768 x 512 = 67,108,864:
+  // 77,600,768 B = 74.00 MiB, the log's 74.01 MiB.
+  // The GPU runs the logits product: memfit's output phase without the
+  // input rows, 342,884,352 - 10,485,760 = 332,398,592 B = 317.00 MiB. The
+  // printed 916.08 MiB also holds the copy of the host's output.weight that
+  // product reads, Q6_K 152,064 x 5,120 / 256 x 210 B = 638,668,800 B =
+  // 609.08 MiB (leaving 307.00 MiB), which memfit does not price: said.
   const LogCheck c = check("ollama", "ollama-nithin-qwen25-coder-32b-q4km-partial-3090.log");
   const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(gpu, nullptr);
-  EXPECT_EQ(gpu->memfit, 245'366'784u);
+  EXPECT_EQ(gpu->memfit, 332'398'592u);
   EXPECT_EQ(gpu->note,
             "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on this "
             "GPU (op offload), copying their weights into this buffer, which memfit does not price");
   const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
   ASSERT_NE(host, nullptr);
-  EXPECT_EQ(host->memfit, 342'884'352u);
-  EXPECT_EQ(host->note,
-            "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on the "
-            "GPU (op offload), so this buffer holds less of their graph than memfit's");
+  EXPECT_EQ(host->memfit, 77'600'768u);
+  EXPECT_EQ(host->note, "");
 }
 
 TEST(CheckLog, ADumpQuantizedOtherwiseKeepsTheSpreadAndSaysWhy) {

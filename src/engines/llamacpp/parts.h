@@ -55,6 +55,9 @@ uint64_t cell_pad(const LlamaCppSettings& settings);
 // The rows of logits the output buffer holds: n_seq (llama_output_reserve
 // of n_seq_max); n_batch in a build before #6122.
 uint64_t output_rows(const LlamaCppContext& context, const LlamaCppSettings& settings);
+// Whether a GPU backend runs the ops on host weights (op offload,
+// placement.cc's place_compute): false in a build before #6083.
+bool op_offload(const LlamaCppSettings& settings);
 // Whether -ngl offloads the output layer first: placement.output_layer_first,
 // and false in a build before #18148 (i_gpu_start = n_layer - N).
 bool output_layer_first(const LlamaCppSettings& settings);
@@ -118,6 +121,9 @@ struct ComputePhases {
   // the host's buffer holds; the GPU's copy of them is freed after the
   // first layer reads it. docs/llamacpp-rules.md, "Compute buffers on a GPU".
   uint64_t output_offloaded = 0;
+  // The prompt graph's token rows (n_tok): the batch a GPU backend's
+  // offload_op compares with its minimum (op offload, llamacpp/placement.cc).
+  uint64_t tokens = 0;
 };
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
                                      const LlamaCppSettings& settings);

@@ -53,6 +53,14 @@ std::optional<Semver> parse_semver(std::string_view text) {
 // tokens x 512 x 4 B).
 constexpr uint64_t kOutputPerSeqBuild = 2537;
 
+// #6083 ("backend : offload large batches to GPU", reviewed 2024-03-16):
+// the scheduler runs an op on host weights on a GPU backend that wants it.
+// b2459 is the first build seen with it: ggml-org/ci's b2459 bge-small run
+// with no layer offloaded splits its graph 196 times (CUDA0 compute 16.28
+// MiB). First build unconfirmed: a build between the merge and b2458 is
+// priced without it (its host's compute buffer high).
+constexpr uint64_t kOpOffloadBuild = 2459;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -105,6 +113,8 @@ uint64_t cell_pad(const LlamaCppSettings& s) {
 uint64_t output_rows(const LlamaCppContext& c, const LlamaCppSettings& s) {
   return before(s, kOutputPerSeqBuild) ? c.n_batch : c.n_seq;
 }
+
+bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 
 bool output_layer_first(const LlamaCppSettings& s) {
   return s.placement.output_layer_first && !before(s, kLlamaCppOutputFirstBuild);
