@@ -68,11 +68,26 @@ std::optional<uint64_t> context_without_n_ctx(const RuntimeLog& log, uint64_t n_
 
 // The build a llama.cpp log printed ("b5361"), its cache rules priced
 // (docs/engine-llamacpp.md, "Releases"); none for Ollama, whose version is
-// its own and not the build of the llama.cpp it carries.
-std::optional<uint64_t> build_of(const RuntimeLog& log) {
+// its own and not the build of the llama.cpp it carries. A log that prints
+// kv_unified (llama_context's line since #14363, b5913) is of b5913 or
+// later: a smaller number is a fork's own count (AMD's ROCm builds print
+// "build: 1239 (b8372ee)" from a b7146 tree), not llama.cpp's build, and
+// the pinned rules price the log, with a note. A version given beside the
+// log (--runtime-version) is taken as given.
+std::optional<uint64_t> build_of(const RuntimeLog& log, const LogCheckOptions& options,
+                                 std::vector<std::string>& notes) {
   if (log.runtime != "llamacpp" || log.version.empty()) return std::nullopt;
   Result<uint64_t> build = parse_llamacpp_build(log.version);
-  return build ? std::optional<uint64_t>(*build) : std::nullopt;
+  if (!build) return std::nullopt;
+  const bool printed = options.version.empty() || options.version != log.version;
+  if (printed && *build < kLlamaCppStreamsBuild && log.setting("kv_unified") != nullptr) {
+    notes.push_back(fmt::format("the log prints build {} but kv_unified, which llama.cpp prints from "
+                                "b{} on (#14363): not llama.cpp's build number (a fork's own), so the "
+                                "pinned release's rules price it",
+                                *build, kLlamaCppStreamsBuild));
+    return std::nullopt;
+  }
+  return *build;
 }
 
 // The sequences of a release that prints no n_seq_max: n_ctx over the
@@ -89,7 +104,8 @@ std::optional<uint64_t> sequences_from_context(const RuntimeLog& log, std::optio
   return *n_ctx / *per_seq;
 }
 
-Status apply_context(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std::string>& notes) {
+Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, LlamaCppRequest& q,
+                     std::vector<std::string>& notes) {
   q.parallel = count_setting(log, "n_seq_max");
   if (!q.parallel) q.parallel = count_setting(log, "kv_seqs");
   q.ctx_size = count_setting(log, "n_ctx");
@@ -99,8 +115,7 @@ Status apply_context(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std:
   q.batch_size = count_setting(log, "n_batch");
   q.ubatch_size = count_setting(log, "n_ubatch");
   q.flash_attn = flash_attn_of(log);
-  if (const std::optional<uint64_t> build = build_of(log);
-      !q.flash_attn && build && *build < kFlashAttnAutoBuild) {
+  if (!q.flash_attn && build && *build < kFlashAttnAutoBuild) {
     q.flash_attn = FlashAttn::kOff;
     notes.push_back(fmt::format("the log prints no flash attention setting: build {} ran without it "
                                 "unless asked (its default was off before b{})",
@@ -259,10 +274,11 @@ class LlamaCppPricer final : public LogPricer {
       r.quant = config_file_type(log, options, why);
       if (r.quant.empty()) notes.push_back(why + ": the model buffers are not priced");
     }
-    if (Status s = apply_context(log, r.llamacpp, notes); !s) return s.error();
+    const std::optional<uint64_t> build = build_of(log, options, notes);
+    if (Status s = apply_context(log, build, r.llamacpp, notes); !s) return s.error();
     if (Status s = apply_placement(log, r.llamacpp.placement, notes); !s) return s.error();
     r.llamacpp.repack = repack_of(log, notes);
-    r.llamacpp.llamacpp_version = build_of(log);
+    r.llamacpp.llamacpp_version = build;
     return r;
   }
 

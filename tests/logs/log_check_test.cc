@@ -297,6 +297,35 @@ TEST(CheckLog, APartialOffloadPricesOpOffloadOnBothComputeRows) {
   EXPECT_EQ(host->note, "");
 }
 
+TEST(CheckLog, AForksOwnBuildNumberUnderKvUnifiedIsSetAside) {
+  // ROCm/ROCm#5901: AMD's llama-b7146 ROCm build prints its own count,
+  // "build: 1239 (b8372ee)", and llama_context's kv_unified line, which
+  // llama.cpp prints from b5913 on: read as b1239, the output buffer would
+  // be pre-#6122's n_batch rows. Set aside, the pinned rules price it:
+  // llama-server's 4 slots, 4 B x 4 x 151,669 = 2,426,704 B (2.31 MiB).
+  const LogCheck c = check("llamacpp", "llamacpp-rocm5901-rx7900xtx-qwen3-14b-q6k-kvu.log");
+  const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
+  ASSERT_NE(output, nullptr);
+  EXPECT_EQ(output->memfit, 2'426'704u);
+  EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
+                      "the log prints build 1239 but kv_unified, which llama.cpp prints from b5913 on "
+                      "(#14363): not llama.cpp's build number (a fork's own), so the pinned release's "
+                      "rules price it"),
+            c.log.notes.end());
+}
+
+TEST(CheckLog, VulkansOpOffloadLeavesTheHostItsInputs) {
+  // b5398 on a Radeon 8060S (Vulkan), Qwen3 235B-A22B Q3_K_S with 93 of 94
+  // blocks (block 0 and the output layer on the host, the old -ngl rule):
+  // the host keeps the graph inputs, the input rows 4 B x 512 x 4,096 =
+  // 8,388,608, token ids, positions and output ids 3 x 2,048 and the F32
+  // mask 4 B x 4,096 x 512 = 8,388,608: 16,783,360 B, the log's 16.01 MiB.
+  const LogCheck c = check("llamacpp", "llamacpp-tosukui-vulkan-gfx1151-qwen3-235b-q3ks-ngl93.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 16'783'360u);
+}
+
 TEST(CheckLog, ADumpQuantizedOtherwiseKeepsTheSpreadAndSaysWhy) {
   // The pinned dense model says F16 but mixes q4_0, q4_K and q6_K.
   const LogCheck c = check("llamacpp", "llamacpp-pinned-llama-dense-ctx4096.log");
