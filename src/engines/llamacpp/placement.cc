@@ -128,6 +128,9 @@ struct DeviceSums {
   uint64_t blocks = 0;
   bool output = false;
   bool runs_weights = false;  // some weight of a block is here (an override)
+  // The matrix the logits product reads when the output layer is here
+  // (output.weight, or token_embd tied): its copy under op offload.
+  uint64_t output_matrix_bytes = 0;
 };
 
 // The host's memory: the budget, or the RAM behind a GPU budget.
@@ -295,6 +298,9 @@ void place_listed_weights(const Model& model, const Layout& lay,
     }
     const Where w = tensor_device(name, block, lay, rules, s);
     if (block && w == lay.host()) d[w].runs_weights = true;
+    if ((name == "output.weight" || name == "lm_head.weight") && w == lay.host()) {
+      d[w].output_matrix_bytes = t.data_bytes;
+    }
     const bool row_split = block && w != lay.host() && lay.mode == SplitMode::kRow && t.shape.size() == 2;
     out.tensors.push_back({static_cast<uint32_t>(w), true, row_split});
     // Row split: a GPU block's matrices spread over every GPU.
@@ -310,8 +316,10 @@ void place_listed_weights(const Model& model, const Layout& lay,
     const bool padded = w != lay.host() && lay.pads_rows[w];
     add_weight(d, lay, w, padded ? t.data_bytes + cuda_row_padding_bytes(t) : t.data_bytes);
   }
-  // The tied output: its own copy on the output layer's GPU.
+  // The tied output: its own copy on the output layer's GPU; on the host the
+  // logits product reads token_embd itself.
   if (tied && lay.output() != lay.host()) add_weight(d, lay, lay.output(), token_embd_bytes);
+  if (tied && lay.output() == lay.host()) d[lay.host()].output_matrix_bytes = token_embd_bytes;
 }
 
 // No tensor list (an index or the config only): the weights split evenly
@@ -349,6 +357,10 @@ constexpr uint64_t kOpOffloadMinBatch = 32;
 // the phases it would have run are that GPU's (the copies of the host
 // weights it reads are not priced). Metal offloads matrix products only:
 // its host keeps its phases. Not in a build before #6083 (releases.cc).
+// The GPU reads a copy of each host weight such an op multiplies by, in its
+// compute buffer while the op runs: the output matrix's beside the logits
+// is priced (the logits phase is the largest); the copies of the host
+// blocks' weights are not (unconfirmed).
 // docs/llamacpp-rules.md, "Compute buffers on a GPU".
 void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offload,
                    std::vector<DeviceSums>& d) {
@@ -363,7 +375,10 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
       if (c > 0 && op_offload && lay.op_offload_gpu < lay.gpus && phases.tokens >= kOpOffloadMinBatch) {
         // On the GPU the output phase is without the input rows.
         uint64_t moved = x.blocks > 0 || x.runs_weights ? std::max(phases.attention, phases.ffn) : 0;
-        if (x.output) moved = std::max(moved, phases.output_offloaded);
+        if (x.output) {
+          const CheckedBytes logits = CheckedBytes(phases.output_offloaded) + x.output_matrix_bytes;
+          moved = std::max(moved, logits.saturated());
+        }
         DeviceSums& gpu = d[lay.op_offload_gpu];
         gpu.compute = std::max(gpu.compute, moved);
         c = 0;

@@ -111,6 +111,14 @@ TEST(LlamaCppPlacement, OpOffloadLeavesTheHostItsInputsAndGivesItsPhasesToTheFir
   EXPECT_EQ(e.placement.devices[0].compute_bytes, 251658240u);
   EXPECT_EQ(e.placement.devices[1].compute_bytes, 296222720u);
   EXPECT_EQ(e.placement.devices[2].compute_bytes, 33560576u);
+  // The output layer on the host (Ollama's rule: -ngl 41 offloads blocks
+  // 39..79): the host keeps its inputs; CUDA0 runs the logits with the copy
+  // of the host's output.weight, 296,222,720 + 591,003,648 = 887,226,368 B.
+  s.placement.output_layer_first = false;
+  const LlamaCppEstimate last = run(m, s);
+  EXPECT_EQ(last.placement.devices[2].compute_bytes, 33560576u);
+  EXPECT_EQ(last.placement.devices[0].compute_bytes, 887226368u);
+  s.placement.output_layer_first = true;
   // A build before #6083 (b2459) had no op offload, and offloaded the last
   // 41 blocks with the output layer on the host (before #18148): the host
   // runs the logits, the output phase with its input rows, 296,222,720 +
