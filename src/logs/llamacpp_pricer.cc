@@ -68,11 +68,26 @@ std::optional<uint64_t> context_without_n_ctx(const RuntimeLog& log, uint64_t n_
 
 // The build a llama.cpp log printed ("b5361"), its cache rules priced
 // (docs/engine-llamacpp.md, "Releases"); none for Ollama, whose version is
-// its own and not the build of the llama.cpp it carries.
-std::optional<uint64_t> build_of(const RuntimeLog& log) {
+// its own and not the build of the llama.cpp it carries. A log that prints
+// kv_unified (llama_context's line since #14363, b5913) is of b5913 or
+// later: a smaller number is a fork's own count (AMD's ROCm builds print
+// "build: 1239 (b8372ee)" from a b7146 tree), not llama.cpp's build, and
+// the pinned rules price the log, with a note. A version given beside the
+// log (--runtime-version) is taken as given.
+std::optional<uint64_t> build_of(const RuntimeLog& log, const LogCheckOptions& options,
+                                 std::vector<std::string>& notes) {
   if (log.runtime != "llamacpp" || log.version.empty()) return std::nullopt;
   Result<uint64_t> build = parse_llamacpp_build(log.version);
-  return build ? std::optional<uint64_t>(*build) : std::nullopt;
+  if (!build) return std::nullopt;
+  const bool printed = options.version.empty() || options.version != log.version;
+  if (printed && *build < kLlamaCppStreamsBuild && log.setting("kv_unified") != nullptr) {
+    notes.push_back(fmt::format("the log prints build {} but kv_unified, which llama.cpp prints from "
+                                "b{} on (#14363): not llama.cpp's build number (a fork's own), so the "
+                                "pinned release's rules price it",
+                                *build, kLlamaCppStreamsBuild));
+    return std::nullopt;
+  }
+  return *build;
 }
 
 // The sequences of a release that prints no n_seq_max: n_ctx over the
@@ -89,7 +104,8 @@ std::optional<uint64_t> sequences_from_context(const RuntimeLog& log, std::optio
   return *n_ctx / *per_seq;
 }
 
-Status apply_context(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std::string>& notes) {
+Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, LlamaCppRequest& q,
+                     std::vector<std::string>& notes) {
   q.parallel = count_setting(log, "n_seq_max");
   if (!q.parallel) q.parallel = count_setting(log, "kv_seqs");
   q.ctx_size = count_setting(log, "n_ctx");
@@ -99,8 +115,7 @@ Status apply_context(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std:
   q.batch_size = count_setting(log, "n_batch");
   q.ubatch_size = count_setting(log, "n_ubatch");
   q.flash_attn = flash_attn_of(log);
-  if (const std::optional<uint64_t> build = build_of(log);
-      !q.flash_attn && build && *build < kFlashAttnAutoBuild) {
+  if (!q.flash_attn && build && *build < kFlashAttnAutoBuild) {
     q.flash_attn = FlashAttn::kOff;
     notes.push_back(fmt::format("the log prints no flash attention setting: build {} ran without it "
                                 "unless asked (its default was off before b{})",
@@ -130,6 +145,9 @@ Status apply_context(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std:
 std::string device_of(const LogDevice& gpu, size_t i) {
   if (gpu.id.starts_with("CUDA")) return fmt::format("cuda:{}", i);
   if (gpu.id.starts_with("ROCm")) return fmt::format("rocm:{}", i);
+  // The backends whose op offload memfit prices (llamacpp/placement.cc).
+  if (gpu.id.starts_with("Vulkan")) return fmt::format("vulkan:{}", i);
+  if (gpu.id.starts_with("SYCL")) return fmt::format("sycl:{}", i);
   return fmt::format("gpu:{}", i);
 }
 
@@ -256,10 +274,11 @@ class LlamaCppPricer final : public LogPricer {
       r.quant = config_file_type(log, options, why);
       if (r.quant.empty()) notes.push_back(why + ": the model buffers are not priced");
     }
-    if (Status s = apply_context(log, r.llamacpp, notes); !s) return s.error();
+    const std::optional<uint64_t> build = build_of(log, options, notes);
+    if (Status s = apply_context(log, build, r.llamacpp, notes); !s) return s.error();
     if (Status s = apply_placement(log, r.llamacpp.placement, notes); !s) return s.error();
     r.llamacpp.repack = repack_of(log, notes);
-    r.llamacpp.llamacpp_version = build_of(log);
+    r.llamacpp.llamacpp_version = build;
     return r;
   }
 
@@ -506,7 +525,7 @@ std::optional<std::string> metal_mask_note(const RuntimeLog& log, const FigureCh
 // offloaded) do not price; "" when none applies. docs/llamacpp-rules.md,
 // "Compute buffers on a GPU".
 std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const FigureCheck& c,
-                         uint64_t blocks, bool cuda_like) {
+                         uint64_t blocks, bool op_offload) {
   if (c.printed.figure != LogFigure::kCompute || !c.memfit) return "";
   const bool host = c.printed.device == "CPU";
   if (!host && e.settings.build && *e.settings.build < kOutputIdsBuild) {
@@ -516,7 +535,7 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   }
   if (std::optional<std::string> mask = metal_mask_note(log, c, blocks)) return *mask;
   const std::optional<uint64_t> offloaded = count_setting(log, "repeating_layers_offloaded");
-  if (!cuda_like || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
+  if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
   const uint64_t printed = c.printed.value;
   if (!host && printed > *c.memfit) {
     return "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on this GPU "
@@ -604,10 +623,15 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     }
   }
   const uint64_t blocks = run.model->spec.layers.size();
-  const bool any_cuda = !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), cuda_like);
+  // The GPU backends that run the host layers' ops (op offload,
+  // llamacpp/placement.cc's place_compute).
+  const auto offloads_ops = [&](const LlamaCppGpu& g) {
+    return cuda_like(g) || g.device.starts_with("vulkan") || g.device.starts_with("sycl");
+  };
+  const bool op_offload = !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), offloads_ops);
   for (FigureCheck& c : figures) {
     if (!c.note.empty()) continue;
-    c.note = compute_note(log, e, c, blocks, any_cuda);
+    c.note = compute_note(log, e, c, blocks, op_offload);
   }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
   const std::string offload = offload_note(log, run.model->spec.layers.size(), e.placement);

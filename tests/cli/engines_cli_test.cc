@@ -54,18 +54,21 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
     }
     if (e["name"] == "llamacpp") {
       EXPECT_EQ(e["versions"]["field"], "llamacpp_version");
-      // Oldest first: #6122's output rows, the cache rules, then #18148's -ngl.
-      EXPECT_EQ(e["versions"]["differences"].size(), 6u);
-      EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b2537");
-      EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before b5424");
-      EXPECT_EQ(e["versions"]["differences"][5]["releases"], "before b7591");
+      // Oldest first: #6083's op offload, #6122's output rows, the cache
+      // rules, then #18148's -ngl.
+      EXPECT_EQ(e["versions"]["differences"].size(), 7u);
+      EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b2459");
+      EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before b2537");
+      EXPECT_EQ(e["versions"]["differences"][2]["releases"], "before b5424");
+      EXPECT_EQ(e["versions"]["differences"][6]["releases"], "before b7591");
     }
     if (e["name"] == "ollama") {
       EXPECT_EQ(e["versions"]["field"], "ollama_version");
       // Oldest first, by the last release each covers.
-      EXPECT_EQ(e["versions"]["differences"].size(), 15u);
-      EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before v0.1.32");
-      EXPECT_EQ(e["versions"]["differences"][7]["releases"], "before v0.11.5");
+      EXPECT_EQ(e["versions"]["differences"].size(), 16u);
+      EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before v0.1.30");
+      EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before v0.1.32");
+      EXPECT_EQ(e["versions"]["differences"][8]["releases"], "before v0.11.5");
     }
     if (e["name"] == "mlxcel") {
       EXPECT_EQ(e["versions"]["field"], nullptr);

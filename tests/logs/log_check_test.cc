@@ -271,31 +271,64 @@ TEST(CheckLog, ABuildBefore6122SaysWhyItsGpuComputeIsBelowThePhases) {
   EXPECT_EQ(figure(c, "CPU", LogFigure::kCompute)->note, "");
 }
 
-TEST(CheckLog, APartialOffloadSaysOpOffloadOnBothComputeRows) {
+TEST(CheckLog, APartialOffloadPricesOpOffloadOnBothComputeRows) {
   // Ollama 0.19.0, Qwen2.5 Coder 32B Q4_K_M, 49 of 64 blocks on a 3090 and
-  // the output layer on the host. The GPU's printed 916.08 MiB holds a copy
-  // of the host's output.weight for the logits product op offload runs
-  // there: Q6_K 152,064 x 5,120 / 256 x 210 B = 638,668,800 B = 609.08
-  // MiB, leaving 307.00 MiB. memfit's 234.00 MiB (245,366,784 B) is the
-  // GPU's blocks' phases: Ollama's llama.cpp keeps the output layer on the
-  // host (i_gpu_start = n_layer - n_gpu_layers), so memfit prices the
-  // logits product there, 4 x 512 x (152,064 + 2 x 5,120) = 332,398,592 B
-  // (317.00 MiB: the logits and two n_embd rows; the vendored llama.cpp,
-  // before #18898, holds no vector input) on the host, where the log's
-  // 74.01 MiB is the graph's inputs alone.
+  // the output layer on the host (Ollama's llama.cpp: i_gpu_start =
+  // n_layer - n_gpu_layers). Op offload runs the host's ops on the GPU, so
+  // the host keeps the graph's inputs alone (placement.cc, place_compute):
+  // the input rows 4 B x 512 x 5,120 = 10,485,760, token ids, positions and
+  // output ids 3 x 2,048, the F32 mask 4 B x 32,768 x 512 = 67,108,864:
+  // 77,600,768 B = 74.00 MiB, the log's 74.01 MiB.
+  // The GPU runs the logits product: its output phase, the logits and
+  // result_norm, 4 B x 512 x (152,064 + 5,120) = 321,912,832 B, with the
+  // copy of the host's output.weight that product reads, Q6_K 152,064 x
+  // 5,120 / 256 x 210 B = 638,668,800 B: 960,581,632 B = 916.08 MiB, the
+  // log's figure.
   const LogCheck c = check("ollama", "ollama-nithin-qwen25-coder-32b-q4km-partial-3090.log");
   const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(gpu, nullptr);
-  EXPECT_EQ(gpu->memfit, 245'366'784u);
-  EXPECT_EQ(gpu->note,
-            "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on this "
-            "GPU (op offload), copying their weights into this buffer, which memfit does not price");
+  EXPECT_EQ(gpu->memfit, 960'581'632u);
+  EXPECT_EQ(gpu->note, "");
   const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
   ASSERT_NE(host, nullptr);
-  EXPECT_EQ(host->memfit, 332'398'592u);
-  EXPECT_EQ(host->note,
-            "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on the "
-            "GPU (op offload), so this buffer holds less of their graph than memfit's");
+  EXPECT_EQ(host->memfit, 77'600'768u);
+  EXPECT_EQ(host->note, "");
+}
+
+TEST(CheckLog, AForksOwnBuildNumberUnderKvUnifiedIsSetAside) {
+  // ROCm/ROCm#5901: AMD's llama-b7146 ROCm build prints its own count,
+  // "build: 1239 (b8372ee)", and llama_context's kv_unified line, which
+  // llama.cpp prints from b5913 on: read as b1239, the output buffer would
+  // be pre-#6122's n_batch rows. Set aside, the pinned rules price it:
+  // llama-server's 4 slots, 4 B x 4 x 151,669 = 2,426,704 B (2.31 MiB).
+  const LogCheck c = check("llamacpp", "llamacpp-rocm5901-rx7900xtx-qwen3-14b-q6k-kvu.log");
+  const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
+  ASSERT_NE(output, nullptr);
+  EXPECT_EQ(output->memfit, 2'426'704u);
+  EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
+                      "the log prints build 1239 but kv_unified, which llama.cpp prints from b5913 on "
+                      "(#14363): not llama.cpp's build number (a fork's own), so the pinned release's "
+                      "rules price it"),
+            c.log.notes.end());
+}
+
+TEST(CheckLog, VulkansOpOffloadLeavesTheHostItsInputs) {
+  // b5398 on a Radeon 8060S (Vulkan), Qwen3 235B-A22B Q3_K_S with 93 of 94
+  // blocks (block 0 and the output layer on the host, the old -ngl rule):
+  // the host keeps the graph inputs, the input rows 4 B x 512 x 4,096 =
+  // 8,388,608, token ids, positions and output ids 3 x 2,048 and the F32
+  // mask 4 B x 4,096 x 512 = 8,388,608: 16,783,360 B, the log's 16.01 MiB.
+  // The GPU runs the logits: the logits and result_norm, 4 B x 512 x
+  // (151,936 + 4,096) = 319,553,536, with the copy of the host's Q6_K
+  // output.weight, 151,936 x 4,096 / 256 x 210 B = 510,504,960: 830,058,496
+  // B = 791.61 MiB, the log's figure.
+  const LogCheck c = check("llamacpp", "llamacpp-tosukui-vulkan-gfx1151-qwen3-235b-q3ks-ngl93.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 16'783'360u);
+  const FigureCheck* gpu = figure(c, "Vulkan0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 830'058'496u);
 }
 
 TEST(CheckLog, ADumpQuantizedOtherwiseKeepsTheSpreadAndSaysWhy) {

@@ -208,11 +208,11 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   const CheckedBytes input = input_phase(g, sh, c);
   const CheckedBytes output_offloaded = offloaded_output_phase(g, sh);
   if (output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
-      output_offloaded.overflowed()) {
+      output_offloaded.overflowed() || sh.n_tok.overflowed()) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");
   }
   return ComputePhases{*output.value(), *attn->value(), *ffn.value(), *input.value(),
-                       *output_offloaded.value()};
+                       *output_offloaded.value(), *sh.n_tok.value()};
 }
 
 }  // namespace memfit::llamacpp

@@ -60,6 +60,9 @@ uint64_t output_rows(const LlamaCppContext& context, const LlamaCppSettings& set
 // one; before it the token path alone (docs/llamacpp-rules.md, "Compute
 // buffers (modelled)").
 bool vector_input_leaf(const LlamaCppSettings& settings);
+// Whether a GPU backend runs the ops on host weights (op offload,
+// placement.cc's place_compute): false in a build before #6083.
+bool op_offload(const LlamaCppSettings& settings);
 // Whether -ngl offloads the output layer first: placement.output_layer_first,
 // and false in a build before #18148 (i_gpu_start = n_layer - N).
 bool output_layer_first(const LlamaCppSettings& settings);
@@ -123,6 +126,9 @@ struct ComputePhases {
   // input rows stay on the host, the GPU's copy of them is freed after the
   // first layer reads it). docs/llamacpp-rules.md, "Compute buffers on a GPU".
   uint64_t output_offloaded = 0;
+  // The prompt graph's token rows (n_tok): the batch a GPU backend's
+  // offload_op compares with its minimum (op offload, llamacpp/placement.cc).
+  uint64_t tokens = 0;
 };
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
                                      const LlamaCppSettings& settings);

@@ -74,6 +74,9 @@ struct Layout {
   SplitMode mode = SplitMode::kLayer;
   uint64_t main_gpu = 0;
   std::vector<bool> pads_rows;  // per GPU: a CUDA or ROCm device (ggml-cuda's buffers)
+  // The first GPU whose backend offloads ops on host weights (CUDA, ROCm,
+  // Vulkan, SYCL: see place_compute); gpus when none does.
+  Where op_offload_gpu = 0;
 
   Where host() const { return gpus; }
   Where slot_device(uint64_t slot) const {
@@ -125,6 +128,9 @@ struct DeviceSums {
   uint64_t blocks = 0;
   bool output = false;
   bool runs_weights = false;  // some weight of a block is here (an override)
+  // The matrix the logits product reads when the output layer is here
+  // (output.weight, or token_embd tied): its copy under op offload.
+  uint64_t output_matrix_bytes = 0;
 };
 
 // The host's memory: the budget, or the RAM behind a GPU budget.
@@ -181,8 +187,12 @@ Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSetting
   lay.cumulative = split_fractions(s);
   lay.mode = s.split_mode;
   lay.main_gpu = s.main_gpu;
+  lay.op_offload_gpu = lay.gpus;
   for (const LlamaCppGpu& g : s.gpus) {
     lay.pads_rows.push_back(g.device.starts_with("cuda") || g.device.starts_with("rocm"));
+    const bool offloads = g.device.starts_with("cuda") || g.device.starts_with("rocm") ||
+                          g.device.starts_with("vulkan") || g.device.starts_with("sycl");
+    if (offloads && lay.op_offload_gpu == lay.gpus) lay.op_offload_gpu = lay.pads_rows.size() - 1;
   }
   if (s.main_gpu >= lay.gpus) {
     return Error::usage("main_gpu", fmt::format("is {}, but {}", s.main_gpu, there_are_gpus(lay.gpus)));
@@ -288,6 +298,9 @@ void place_listed_weights(const Model& model, const Layout& lay,
     }
     const Where w = tensor_device(name, block, lay, rules, s);
     if (block && w == lay.host()) d[w].runs_weights = true;
+    if ((name == "output.weight" || name == "lm_head.weight") && w == lay.host()) {
+      d[w].output_matrix_bytes = t.data_bytes;
+    }
     const bool row_split = block && w != lay.host() && lay.mode == SplitMode::kRow && t.shape.size() == 2;
     out.tensors.push_back({static_cast<uint32_t>(w), true, row_split});
     // Row split: a GPU block's matrices spread over every GPU.
@@ -303,8 +316,10 @@ void place_listed_weights(const Model& model, const Layout& lay,
     const bool padded = w != lay.host() && lay.pads_rows[w];
     add_weight(d, lay, w, padded ? t.data_bytes + cuda_row_padding_bytes(t) : t.data_bytes);
   }
-  // The tied output: its own copy on the output layer's GPU.
+  // The tied output: its own copy on the output layer's GPU; on the host the
+  // logits product reads token_embd itself.
   if (tied && lay.output() != lay.host()) add_weight(d, lay, lay.output(), token_embd_bytes);
+  if (tied && lay.output() == lay.host()) d[lay.host()].output_matrix_bytes = token_embd_bytes;
 }
 
 // No tensor list (an index or the config only): the weights split evenly
@@ -328,8 +343,27 @@ void place_context(const MemoryParts& parts, const Layout& lay, uint64_t decoder
   d[lay.host()].context += parts.output_bytes;
 }
 
-// Compute: the largest phase each device runs.
-void place_compute(const ComputePhases& phases, const Layout& lay, std::vector<DeviceSums>& d) {
+// The least batch a GPU backend offloads an op on host weights at
+// (min_batch_size, GGML_OP_OFFLOAD_MIN_BATCH's default).
+constexpr uint64_t kOpOffloadMinBatch = 32;
+
+// Compute: the largest phase each device runs. Op offload: the scheduler
+// runs an op whose weight is in a host buffer on the first GPU whose
+// backend wants it (ggml-backend.cpp, ggml_backend_sched_backend_id_from_cur,
+// op_offload on by default), and ggml-cuda (CUDA, ROCm), ggml-vulkan and
+// ggml-sycl want every op of 32 rows or more but get_rows; the ops between
+// them follow to that GPU. The host that holds blocks or the output layer
+// then keeps the graph inputs alone, as with every layer offloaded, and
+// the phases it would have run are that GPU's (the copies of the host
+// weights it reads are not priced). Metal offloads matrix products only:
+// its host keeps its phases. Not in a build before #6083 (releases.cc).
+// The GPU reads a copy of each host weight such an op multiplies by, in its
+// compute buffer while the op runs: the output matrix's beside the logits
+// is priced (the logits phase is the largest); the copies of the host
+// blocks' weights are not (unconfirmed).
+// docs/llamacpp-rules.md, "Compute buffers on a GPU".
+void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offload,
+                   std::vector<DeviceSums>& d) {
   const uint64_t body = std::max(phases.attention, phases.ffn);
   for (uint64_t w = 0; w <= lay.gpus; ++w) {
     DeviceSums& x = d[w];
@@ -337,10 +371,21 @@ void place_compute(const ComputePhases& phases, const Layout& lay, std::vector<D
     if (x.blocks > 0) c = body;
     if (x.output) c = std::max(c, w == lay.host() ? phases.output : phases.output_offloaded);
     if (w == lay.host()) {
-      c = std::max(c, phases.input);
       if (x.runs_weights) c = std::max(c, phases.ffn);
+      if (c > 0 && op_offload && lay.op_offload_gpu < lay.gpus && phases.tokens >= kOpOffloadMinBatch) {
+        // On the GPU the output phase is without the input rows.
+        uint64_t moved = x.blocks > 0 || x.runs_weights ? std::max(phases.attention, phases.ffn) : 0;
+        if (x.output) {
+          const CheckedBytes logits = CheckedBytes(phases.output_offloaded) + x.output_matrix_bytes;
+          moved = std::max(moved, logits.saturated());
+        }
+        DeviceSums& gpu = d[lay.op_offload_gpu];
+        gpu.compute = std::max(gpu.compute, moved);
+        c = 0;
+      }
+      c = std::max(c, phases.input);
     }
-    x.compute = c;
+    x.compute = std::max(x.compute, c);
   }
 }
 
@@ -448,7 +493,7 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
     spread_unlisted_weights(e.mapped_bytes, *lay, d);
   }
   place_context(parts, *lay, model.spec.layers.size(), s.kv_offload, d);
-  place_compute(phases, *lay, d);
+  place_compute(phases, *lay, llamacpp::op_offload(e.settings), d);
   return settle_devices(d, *lay, host_free, e);
 }
 

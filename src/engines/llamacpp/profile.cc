@@ -151,6 +151,8 @@ Status open_draft(const EstimateRequest& r, RequestContext& context, LlamaCppSet
 
 // Where builds differ (docs/engine-llamacpp.md, "Releases"), oldest first.
 constexpr ReleaseDifference kLlamaCppReleases[] = {
+    {"before b2459", "a host that holds layers runs their ops itself: no GPU backend takes the "
+                     "large-batch ops on host weights (#6083 added op offload)"},
     {"before b2537", "the output buffer holds n_batch rows of logits, not one a sequence "
                      "(#6122)"},
     {"before b5424", "a sliding-window layer caches the full context, as --swa-full does "

@@ -62,6 +62,14 @@ constexpr uint64_t kOutputPerSeqBuild = 2537;
 // was not read (a build between them is priced with the input: the larger).
 constexpr uint64_t kVectorInputLeafBuild = 7775;
 
+// #6083 ("backend : offload large batches to GPU", reviewed 2024-03-16):
+// the scheduler runs an op on host weights on a GPU backend that wants it.
+// b2459 is the first build seen with it: ggml-org/ci's b2459 bge-small run
+// with no layer offloaded splits its graph 196 times (CUDA0 compute 16.28
+// MiB). First build unconfirmed: a build between the merge and b2458 is
+// priced without it (its host's compute buffer high).
+constexpr uint64_t kOpOffloadBuild = 2459;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -116,6 +124,7 @@ uint64_t output_rows(const LlamaCppContext& c, const LlamaCppSettings& s) {
 }
 
 bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInputLeafBuild); }
+bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 
 bool output_layer_first(const LlamaCppSettings& s) {
   return s.placement.output_layer_first && !before(s, kLlamaCppOutputFirstBuild);

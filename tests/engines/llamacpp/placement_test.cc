@@ -93,6 +93,49 @@ LlamaCppEstimate run(const Model& m, const LlamaCppSettings& s, const MemoryBudg
   return e.ok() ? *e : LlamaCppEstimate{};
 }
 
+TEST(LlamaCppPlacement, OpOffloadLeavesTheHostItsInputsAndGivesItsPhasesToTheFirstGpu) {
+  // The 70B of the next test, -ngl 41 on a CUDA and a Vulkan GPU: their
+  // backends run every op of 32 rows or more on the host's weights
+  // (op offload, ggml-backend.cpp), so the host's compute buffer is the
+  // graph's inputs alone: the input rows 4 x 512 x 8,192 = 16,777,216, token
+  // ids, positions and output ids 4 x 512 = 2,048 each, the F32 mask
+  // 4 x 8,192 x 512 = 16,777,216: 33,560,576 B. Its 40 blocks' FFN phase,
+  // 251,658,240 B, is CUDA0's, which runs them and its own 28 blocks alike;
+  // the Vulkan GPU holds the output layer, whose phase on a GPU is the
+  // logits and result_norm, 4 x 512 x (128,256 + 8,192) = 279,445,504 B.
+  const Model m = llama_70b();
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  s.placement.gpus = {LlamaCppGpu{"cuda:0", "", 24 * kGiB}, LlamaCppGpu{"vulkan:1", "", 12 * kGiB}};
+  s.placement.n_gpu_layers = 41;
+  const LlamaCppEstimate e = run(m, s);
+  ASSERT_EQ(e.placement.devices.size(), 3u);
+  EXPECT_EQ(e.placement.devices[0].compute_bytes, 251658240u);
+  EXPECT_EQ(e.placement.devices[1].compute_bytes, 279445504u);
+  EXPECT_EQ(e.placement.devices[2].compute_bytes, 33560576u);
+  // The output layer on the host (Ollama's rule: -ngl 41 offloads blocks
+  // 39..79): the host keeps its inputs; CUDA0 runs the logits with the copy
+  // of the host's output.weight, 279,445,504 + 591,003,648 = 870,449,152 B.
+  s.placement.output_layer_first = false;
+  const LlamaCppEstimate last = run(m, s);
+  EXPECT_EQ(last.placement.devices[2].compute_bytes, 33560576u);
+  EXPECT_EQ(last.placement.devices[0].compute_bytes, 870449152u);
+  s.placement.output_layer_first = true;
+  // A build before #6083 (b2459) had no op offload, and offloaded the last
+  // 41 blocks with the output layer on the host (before #18148): the host
+  // runs the logits: the host's output phase, the logits, result_norm and
+  // the input rows, 4 x 512 x (128,256 + 2 x 8,192) = 296,222,720 B (a build
+  // before #18898 holds no vector-input leaf beside them).
+  s.build = 2458;
+  EXPECT_EQ(run(m, s).placement.devices[2].compute_bytes, 296222720u);
+  // A ubatch under 32 rows is not offloaded either: the host runs its
+  // blocks, the FFN phase at 16 tokens as CUDA0's.
+  s.build.reset();
+  s.ubatch_size = 16;
+  const LlamaCppEstimate small = run(m, s);
+  EXPECT_EQ(small.placement.devices[2].compute_bytes, small.placement.devices[0].compute_bytes);
+}
+
 TEST(LlamaCppPlacement, Dense70BOn24And12GiBSplitsBlocksByFreeMemory) {
   const Model m = llama_70b();
   LlamaCppSettings s;
