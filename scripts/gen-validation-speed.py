@@ -129,7 +129,11 @@ BEFORE = [
     "group, the four 24-core M1 Max runs at the 32-core chip's compute): prefill held out",
     "67 of 100 (67 %), left out 70 (70 %), fitted 73 (73 %); decode held out 82 of 92",
     "(89 %), left out 83 (90 %), fitted 85 (92 %). With the build era and the 24-core M1",
-    "Max (docs/speed.md, \"Build era\"): the figures above and in the tables below.",
+    "Max (docs/speed.md, \"Build era\"): prefill as above and in the tables below. With",
+    "the 7 CUDA and ROCm runs of batch 2 and one CUDA decode group: decode held out 83 of",
+    "98 (85 %), left out 82 (84 %), fitted 87 (89 %). With the CUDA graphs decode era",
+    "alone: held out 87, left out 89, fitted 93; with it and the MXFP4 experts' bytes",
+    "(docs/speed.md, \"The published runs\"): the figures above and below.",
 ]
 
 # Why a run the left-out prediction misses is outside, by phase and line:
@@ -138,6 +142,14 @@ OLD_Q4_0 = ("a build of December 2023 dequantized Q4_0 to F16 before every produ
             "cost of memory the compute bound does not see; the largest models of their group")
 M1_MAX_24 = ("the 24-core M1 Max of December 2023: even at its own 7.8 TFLOPS it reaches "
              "half the share of its peak the other Apple runs do")
+MOE_PREFILL = ("a mixture of experts' prompt: llama.cpp multiplies each expert by the tokens routed to "
+            "it, 512 x 8 / 128 = 32 a microbatch for Qwen3 30B-A3B at pp512, 128 x 4 / 32 = 16 for "
+            "gpt-oss-20b at pp128, where the dense runs of the CUDA group fill products of 512; the "
+            "microbatch sweeps of ggml-org/llama.cpp#7676 run MMQ at 16-32 tokens at a fifth to a "
+            "third of its rate at 512, and the bound, FLOPs over the peak, does not see it")
+TINY_VULKAN = ("TinyLlama 1.1B on Vulkan: its 22 small layers' fixed costs dominate, and the 5-run "
+            "Vulkan group fits one cost a layer from 1.1B to 20B models; it moved when "
+            "gpt-oss-20b's bytes (line 82) came to be priced from its tensors' types")
 REASONS = {
     ("prefill", 23): OLD_Q4_0, ("prefill", 24): OLD_Q4_0, ("prefill", 38): OLD_Q4_0,
     ("prefill", 39): M1_MAX_24, ("prefill", 40): M1_MAX_24, ("prefill", 41): M1_MAX_24,
@@ -173,6 +185,20 @@ REASONS = {
                       "bound reads",
     ("decode", 107): "Vulkan on the RX 7900 XTX, a figure read as the middle of a range "
                      "(167-177 tok/s) from builds of March 2026",
+    ("prefill", 111): MOE_PREFILL,
+    ("prefill", 114): MOE_PREFILL,
+    ("decode", 114): "gpt-oss-20b on the RTX PRO 6000 Blackwell (1792 GB/s), a build of November "
+                     "2025: its bytes take 1.8 ms of the 2.6 ms a token, and the CUDA group's cost a "
+                     "layer, fitted on builds of May 2024 to March 2026, is about twice what this "
+                     "build pays",
+    ("decode", 116): "Q2_K on the RX 7900 XTX: its matrix-vector kernel unpacks more a weight than "
+                     "its 2.6 bits save; in the same table Q4_K_M (4.9 GB) decodes at 106 tok/s and "
+                     "Q2_K_M (3.0 GB) at 131, where the bytes alone give 1.6 times",
+    ("prefill", 116): "Q2_K on the RX 7900 XTX: its MMQ tile unpacks more a weight; in the same "
+                      "table Q2_K_M's pp2048 is 2152 tok/s against Q4_K_M's 3227 for the same FLOPs",
+    ("decode", 99): TINY_VULKAN,
+    ("decode", 101): TINY_VULKAN,
+    ("decode", 103): TINY_VULKAN,
 }
 
 
