@@ -32,6 +32,9 @@ struct PublishedModel {
   uint64_t attention_width = 0;
   uint64_t kv_width = 0;
   std::string source;  // the config.json the shape was read from
+  // The routed experts' parameters, every expert of every layer
+  // (moe-experts.tsv); 0 for a dense model or one that table lacks.
+  uint64_t expert_params = 0;
 };
 
 // One benchmark (llama-bench, mlx_lm.benchmark, ...) as published.
@@ -75,11 +78,15 @@ struct PublishedRuns {
   const PublishedModel* find_model(std::string_view id) const;
 };
 
-// Parses the two tables (the format of the hardware table: tab-separated,
-// a header naming the columns). kInput naming the file, the line and the
-// column on a missing column, a number that does not parse, a test that
-// is not pp<N> / tg<N>, or a run naming a model the models table lacks.
-Result<PublishedRuns> parse_published_runs(std::string_view models_tsv, std::string_view runs_tsv);
+// Parses the tables (the format of the hardware table: tab-separated, a
+// header naming the columns); `experts_tsv` (moe-experts.tsv) may be empty.
+// kInput naming the file, the line and the column on a missing column, a
+// number that does not parse, a test that is not pp<N> / tg<N>, a run
+// naming a model the models table lacks, or an experts row naming an
+// unknown model or more expert parameters than its model's params less
+// its shared ones allow (params - expert_params <= active_params).
+Result<PublishedRuns> parse_published_runs(std::string_view models_tsv, std::string_view runs_tsv,
+                                           std::string_view experts_tsv = {});
 
 // The embedded tables, parsed once (thread-safe); kInternal when they do
 // not parse (a test keeps that from shipping).
@@ -125,9 +132,15 @@ struct RunPrediction {
 // build is from before kCudaBuildEra the backend and " builds before
 // 2024-01": builds before the ggml-backend integration
 // (ggml-org/llama.cpp#4766) ran prefill at half the speed on the same
-// cards, decode at the same (docs/speed.md, "Build era"). A prediction for
-// the current release names the plain backend.
+// cards. For the decode of a llama.cpp run on CUDA whose build is from
+// before kCudaGraphsEra, "cuda builds before 2024-05": builds before CUDA
+// graphs (ggml-org/llama.cpp#6766) launched every kernel of a token one by
+// one, a cost a layer the graph's single launch no longer pays (ROCm keeps
+// one group: its graphs were a build option, off by default). docs/speed.md,
+// "Build era". A prediction for the current release names the plain
+// backend.
 inline constexpr std::string_view kCudaBuildEra = "2024-01";
+inline constexpr std::string_view kCudaGraphsEra = "2024-05";
 // The prefill of a Vulkan run whose device line says "matrix cores: none"
 // is fitted in its own group: its products run on the shader ALUs, other
 // kernels at another share of another peak (docs/speed.md, "Vulkan"). A

@@ -74,11 +74,21 @@ struct SpeedModelShape {
   uint64_t attention_width = 0;  // query heads x head dim
   uint64_t kv_width = 0;         // KV heads x head dim (one of K and V)
   uint64_t kv_bytes_per_element = 2;  // an F16 cache
+  // A mixture of experts whose routed experts' storage is known: their
+  // parameters (every expert of every layer) and their bytes within
+  // weight_bytes. 0: not known (the share rule below).
+  uint64_t expert_params = 0;
+  uint64_t expert_weight_bytes = 0;
 
-  // weight_bytes x active_params / params, rounded down: the bytes a token
-  // reads when every tensor has the same width (the experts' share for a
-  // mixture of experts). weight_bytes when params is 0 or not above
-  // active_params.
+  // The bytes a token reads. With the experts known (both fields above
+  // set, expert_weight_bytes <= weight_bytes, expert_params <= params and
+  // the shared params - expert_params <= active_params): every byte that is
+  // not an expert's, plus expert_weight_bytes x the active experts'
+  // parameters (active_params - (params - expert_params)) / expert_params
+  // (docs/speed.md, "The published runs"). Otherwise weight_bytes x
+  // active_params / params, rounded down: the bytes a token reads when
+  // every tensor has the same width (the experts' share for a mixture of
+  // experts); weight_bytes when params is 0 or not above active_params.
   uint64_t active_weight_bytes() const;
   // K and V of one token: 2 x n_layers x kv_width x kv_bytes_per_element.
   uint64_t kv_bytes_per_token() const;

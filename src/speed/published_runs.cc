@@ -14,6 +14,7 @@ namespace {
 
 constexpr std::string_view kModelsFile = "data/speed/models.tsv";
 constexpr std::string_view kRunsFile = "data/speed/published-runs.tsv";
+constexpr std::string_view kExpertsFile = "data/speed/moe-experts.tsv";
 
 Result<PublishedModel> read_model(const TsvTable& tsv, size_t row) {
   TsvRowReader r(tsv, row);
@@ -94,6 +95,29 @@ Result<PublishedRun> read_run(const TsvTable& tsv, size_t row, const PublishedRu
   return run;
 }
 
+// One row of moe-experts.tsv onto its model: the routed experts' share of
+// the parameters, within what params and active_params leave them.
+std::optional<Error> read_experts(const TsvTable& tsv, size_t row, PublishedRuns& out) {
+  TsvRowReader r(tsv, row);
+  const std::string_view id = r.text("model");
+  const uint64_t experts = r.whole("expert_params");
+  if (r.error()) return r.error();
+  PublishedModel* model = nullptr;
+  for (PublishedModel& m : out.models) {
+    if (m.id == id) model = &m;
+  }
+  if (model == nullptr) {
+    r.bad("model", id, "a model of models.tsv");
+  } else if (experts == 0 || experts > model->params ||
+             model->params - experts > model->active_params) {
+    r.bad("expert_params", r.text("expert_params"),
+          "between params - active_params and params");
+  } else {
+    model->expert_params = experts;
+  }
+  return r.error();
+}
+
 }  // namespace
 
 const PublishedModel* PublishedRuns::find_model(std::string_view id) const {
@@ -114,7 +138,8 @@ std::optional<uint64_t> test_mean_context_tokens(std::string_view test) {
 }
 
 Result<PublishedRuns> parse_published_runs(std::string_view models_tsv,
-                                           std::string_view runs_tsv) {
+                                           std::string_view runs_tsv,
+                                           std::string_view experts_tsv) {
   Result<TsvTable> models = read_tsv(std::string(kModelsFile), models_tsv);
   if (!models) return models.error();
   Result<TsvTable> runs = read_tsv(std::string(kRunsFile), runs_tsv);
@@ -124,6 +149,13 @@ Result<PublishedRuns> parse_published_runs(std::string_view models_tsv,
     Result<PublishedModel> model = read_model(*models, i);
     if (!model) return model.error();
     out.models.push_back(std::move(*model));
+  }
+  if (!experts_tsv.empty()) {
+    Result<TsvTable> experts = read_tsv(std::string(kExpertsFile), experts_tsv);
+    if (!experts) return experts.error();
+    for (size_t i = 0; i < experts->rows.size(); ++i) {
+      if (std::optional<Error> bad = read_experts(*experts, i, out)) return *bad;
+    }
   }
   for (size_t i = 0; i < runs->rows.size(); ++i) {
     Result<PublishedRun> run = read_run(*runs, i, out);
@@ -135,7 +167,8 @@ Result<PublishedRuns> parse_published_runs(std::string_view models_tsv,
 
 Result<const PublishedRuns*> published_runs() {
   static const Result<PublishedRuns> runs =
-      parse_published_runs(speed::embedded_models_tsv(), speed::embedded_runs_tsv());
+      parse_published_runs(speed::embedded_models_tsv(), speed::embedded_runs_tsv(),
+                           speed::embedded_experts_tsv());
   if (!runs) {
     return Error("the embedded published runs: " + runs.error().message(), ErrorKind::kInternal);
   }

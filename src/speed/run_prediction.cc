@@ -10,8 +10,25 @@
 namespace memfit {
 namespace {
 
+// The bytes of a model's routed experts when the run's quant names their
+// storage, else 0 (the file's mean width is then the experts' too).
+// llama.cpp's MXFP4 MoE file type (llama-bench's "MXFP4 MoE"; gpt-oss as
+// ggml-org converts it, ggml-org/llama.cpp#15091) stores every routed
+// expert in MXFP4: 17 bytes a block of 32 weights, 4.25 bits (16 bytes of
+// 4-bit values and one E8M0 scale: block_mxfp4, ggml/src/ggml-common.h);
+// its other tensors are wider and read whole by every token.
+uint64_t declared_expert_bytes(const PublishedRun& run, const PublishedModel& model) {
+  if (model.expert_params == 0 || !run.quant.starts_with("MXFP4")) return 0;
+  constexpr uint64_t kBlock = 32;
+  constexpr uint64_t kBlockBytes = 17;
+  return model.expert_params / kBlock * kBlockBytes +
+         model.expert_params % kBlock * kBlockBytes / kBlock;
+}
+
 SpeedModelShape shape_of(const PublishedRun& run, const PublishedModel& model) {
   SpeedModelShape shape;
+  shape.expert_params = model.expert_params;
+  shape.expert_weight_bytes = declared_expert_bytes(run, model);
   shape.weight_bytes = run.size_bytes;
   shape.params = model.params;
   shape.active_params = model.active_params;
@@ -136,6 +153,10 @@ std::string fit_group(const PublishedRun& run, SpeedPhase phase) {
   }
   if (phase == SpeedPhase::kPrefill && run.backend == "vulkan" && run.matrix_cores == "none") {
     return std::string(kVulkanWithoutMatrixCores);
+  }
+  if (phase == SpeedPhase::kDecode && run.engine == "llamacpp" && run.backend == "cuda" &&
+      !run.build_date.empty() && run.build_date < kCudaGraphsEra) {
+    return run.backend + " builds before " + std::string(kCudaGraphsEra);
   }
   return run.backend;
 }

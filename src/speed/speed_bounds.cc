@@ -15,6 +15,16 @@ __extension__ typedef unsigned __int128 Uint128;
 
 uint64_t SpeedModelShape::active_weight_bytes() const {
   if (params == 0 || active_params >= params) return weight_bytes;
+  const bool experts_known = expert_params > 0 && expert_weight_bytes > 0 &&
+                             expert_weight_bytes <= weight_bytes && expert_params <= params &&
+                             params - expert_params <= active_params;
+  if (experts_known) {
+    const uint64_t active_experts = active_params - (params - expert_params);  // <= expert_params
+    const Uint128 product =
+        static_cast<Uint128>(expert_weight_bytes) * static_cast<Uint128>(active_experts);
+    // shared + a share of the experts' bytes: <= weight_bytes, fits.
+    return weight_bytes - expert_weight_bytes + static_cast<uint64_t>(product / expert_params);
+  }
   // 128-bit product: weight_bytes x active_params reaches 10^22 for a
   // 100 GB model of 10^11 parameters.
   const Uint128 product = static_cast<Uint128>(weight_bytes) * static_cast<Uint128>(active_params);

@@ -34,7 +34,8 @@ std::string runs_error(std::string_view row) {
 
 TEST(PublishedRuns, EmbeddedCopyIsTheCommittedFiles) {
   Result<PublishedRuns> files = parse_published_runs(slurp("data/speed/models.tsv"),
-                                                     slurp("data/speed/published-runs.tsv"));
+                                                     slurp("data/speed/published-runs.tsv"),
+                                                     slurp("data/speed/moe-experts.tsv"));
   ASSERT_TRUE(files.ok()) << files.error().message();
   Result<const PublishedRuns*> embedded = published_runs();
   ASSERT_TRUE(embedded.ok()) << embedded.error().message();
@@ -141,19 +142,86 @@ TEST(PublishedRuns, PredictionsComeFromTheBoundAndTheOtherHalfsBand) {
   EXPECT_FALSE((*p)[1].prefill_left_out.has_value());
 }
 
+TEST(PublishedRuns, TheExpertsTableSetsItsModelsExpertParameters) {
+  // Model m: 1000 parameters, 1000 active (dense); moe: 1000, 300 active.
+  const std::string models = std::string(kModels) +
+                             "moe\t1000\t300\t2\t64\t16\tderived\thttps://example.org/config.json\n";
+  constexpr std::string_view kHeader = "model\texpert_params\texpert_params_basis\tsource\n";
+  const auto parse = [&](std::string_view row) {
+    return parse_published_runs(models, std::string(kRunsHeader),
+                                std::string(kHeader) + std::string(row));
+  };
+  Result<PublishedRuns> ok = parse("moe\t800\tderived\thttps://example.org/config.json\n");
+  ASSERT_TRUE(ok.ok()) << ok.error().message();
+  EXPECT_EQ(ok->find_model("moe")->expert_params, 800u);
+  EXPECT_EQ(ok->find_model("m")->expert_params, 0u);
+  // 1000 - 700 = 300 shared <= 300 active: the least the split allows.
+  EXPECT_TRUE(parse("moe\t700\tderived\thttps://example.org/config.json\n").ok());
+  Result<PublishedRuns> few = parse("moe\t699\tderived\thttps://example.org/config.json\n");
+  ASSERT_FALSE(few.ok());
+  EXPECT_EQ(few.error().message(),
+            "data/speed/moe-experts.tsv: line 2: expert_params: '699' is not between params - "
+            "active_params and params");
+  EXPECT_FALSE(parse("moe\t1001\tderived\thttps://example.org/config.json\n").ok());
+  Result<PublishedRuns> unknown = parse("x\t800\tderived\thttps://example.org/config.json\n");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().message(),
+            "data/speed/moe-experts.tsv: line 2: model: 'x' is not a model of models.tsv");
+}
+
+TEST(PublishedRuns, AnMxfp4RunReadsItsExpertsAtFourAndAQuarterBits) {
+  // moe: 1024 parameters, 320 active, 896 in experts (128 shared, 192 of
+  // the experts a token). MXFP4 experts: 896 / 32 x 17 = 476 bytes of the
+  // file's 1000; a token reads 1000 - 476 = 524 shared + 476 x 192 / 896 =
+  // 102 bytes = 626. A Q4_0 run of the same file keeps the share rule:
+  // 1000 x 320 / 1024 = 312 bytes. At 1 GB/s (tg2: a context of 1 token,
+  // 2 x 2 x 16 x 2 = 128 bytes of cache): 1e9 / (626 + 128) and
+  // 1e9 / (312 + 128).
+  const std::string models = "model\tparams\tactive_params\tn_layers\tattention_width\tkv_width\t"
+                             "params_basis\tsource\n"
+                             "moe\t1024\t320\t2\t64\t16\tderived\thttps://example.org/c.json\n";
+  const std::string experts = "model\texpert_params\texpert_params_basis\tsource\n"
+                              "moe\t896\tderived\thttps://example.org/c.json\n";
+  const std::string rows = std::string(kRunsHeader) +
+      "https://example.org/a\tllamacpp\tcuda\ttoy\tmoe\tMXFP4\t\t1000\tprinted\t\t\ttg2\t1\t\t\t0\n"
+      "https://example.org/b\tllamacpp\tcuda\ttoy\tmoe\tQ4_0\t\t1000\tprinted\t\t\ttg2\t1\t\t\t0\n";
+  Result<PublishedRuns> runs = parse_published_runs(models, rows, experts);
+  ASSERT_TRUE(runs.ok()) << runs.error().message();
+  HardwareTable table;
+  GpuSpec toy;
+  toy.id = "toy";
+  toy.bandwidth_gb_s = 1;
+  table.gpus.push_back(toy);
+  Result<std::vector<RunPrediction>> p = predict_published_runs(*runs, table);
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  EXPECT_NEAR(*(*p)[0].decode_bound, 1e9 / 754.0, 1e-3);
+  EXPECT_NEAR(*(*p)[1].decode_bound, 1e9 / 440.0, 1e-3);
+}
+
 TEST(PublishedRuns, OldCudaBuildsAreFittedInTheirOwnGroup) {
   // The prefill of llama.cpp on CUDA or ROCm from before 2024-01 (the
-  // ggml-backend integration) is its own group; a later or unknown build,
-  // another backend or another engine keeps the backend.
+  // ggml-backend integration) is its own group, and the decode on CUDA from
+  // before 2024-05 (CUDA graphs); a later or unknown build, another backend
+  // or another engine keeps the backend.
   PublishedRun run;
   run.engine = "llamacpp";
   run.backend = "cuda";
   run.build_date = "2023-12";
   EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "cuda builds before 2024-01");
-  // Decode ran at the same speed on either side (an RTX 4090's LLaMA 7B F16
-  // tg128: 60.9 tok/s in December 2023, 61.03 in January 2024): one group.
+  // Decode's boundary is CUDA graphs (2024-05), not the integration: a
+  // build of 2024-04 decodes in the old group, one of 2024-05 in the
+  // backend's, ROCm always in the backend's.
+  EXPECT_EQ(fit_group(run, SpeedPhase::kDecode), "cuda builds before 2024-05");
+  run.build_date = "2024-04";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "cuda");
+  EXPECT_EQ(fit_group(run, SpeedPhase::kDecode), "cuda builds before 2024-05");
+  run.build_date = "2024-05";
   EXPECT_EQ(fit_group(run, SpeedPhase::kDecode), "cuda");
+  run.build_date = "";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kDecode), "cuda");
+  run.build_date = "2023-12";
   run.backend = "rocm";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kDecode), "rocm");
   EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "rocm builds before 2024-01");
   run.build_date = "2024-01";
   EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "rocm");

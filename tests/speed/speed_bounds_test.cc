@@ -68,6 +68,34 @@ TEST(SpeedBounds, MixtureOfExpertsReadsOnlyTheActiveShare) {
   EXPECT_EQ(s.active_weight_bytes(), 18'554'258'718u);
 }
 
+TEST(SpeedBounds, KnownExpertsAreReadAtTheirOwnWidth) {
+  // gpt-oss-20b in its 11.27 GiB file (12,101,070,356 bytes): 20,907,786,240
+  // parameters, 4,186,275,840 a token; its routed experts are 24 x 32 x 3 x
+  // 2880 x 2880 = 19,110,297,600 parameters in MXFP4, 17 bytes a block of
+  // 32: 19,110,297,600 / 32 x 17 = 10,152,345,600 bytes. Shared: 12,101,070,356
+  // - 10,152,345,600 = 1,948,724,756 bytes, read whole. Active experts:
+  // 4,186,275,840 - (20,907,786,240 - 19,110,297,600) = 2,388,787,200
+  // parameters, 10,152,345,600 x 2,388,787,200 / 19,110,297,600 =
+  // 1,269,043,200 bytes. A token: 1,948,724,756 + 1,269,043,200 =
+  // 3,217,767,956 bytes, where the share rule reads 12,101,070,356 x
+  // 4,186,275,840 / 20,907,786,240 = 2,422,945,111.
+  SpeedModelShape s;
+  s.weight_bytes = 12'101'070'356;
+  s.params = 20'907'786'240;
+  s.active_params = 4'186'275'840;
+  EXPECT_EQ(s.active_weight_bytes(), 2'422'945'111u);
+  s.expert_params = 19'110'297'600;
+  s.expert_weight_bytes = 10'152'345'600;
+  EXPECT_EQ(s.active_weight_bytes(), 3'217'767'956u);
+  // Expert bytes beyond the file, or shared parameters beyond the active
+  // ones, are not a consistent split: the share rule stands.
+  s.expert_weight_bytes = s.weight_bytes + 1;
+  EXPECT_EQ(s.active_weight_bytes(), 2'422'945'111u);
+  s.expert_weight_bytes = 10'152'345'600;
+  s.expert_params = 10'000'000'000;  // shared 10.9 B > 4.19 B active
+  EXPECT_EQ(s.active_weight_bytes(), 2'422'945'111u);
+}
+
 TEST(SpeedBounds, PrefillIsTwoFlopsAParameterPlusAttention) {
   // pp512 averages a context of 256: 2 x 8,029,995,008 = 16,059,990,016
   // plus 4 x 32 x 256 x 4096 = 134,217,728: 16,194,207,744 FLOPs a token.
