@@ -121,9 +121,27 @@ struct RunPrediction {
 // 2024-01": builds before the ggml-backend integration
 // (ggml-org/llama.cpp#4766) ran prefill at half the speed on the same
 // cards, decode at the same (docs/speed.md, "Build era"). A prediction for
-// the current release names the plain backend.
+// the current release names the plain backend. A vLLM or SGLang run's
+// group, both phases, is engine_fit_group()'s.
 inline constexpr std::string_view kCudaBuildEra = "2024-01";
 std::string fit_group(const PublishedRun& run, SpeedPhase phase);
+
+// vLLM and SGLang: PyTorch engines whose matrix products run cuBLAS (or
+// their own kernels) at BF16/FP16 with FP32 accumulation, attention in
+// FlashAttention/FlashInfer, decode steps replayed as CUDA graphs
+// (docs/speed.md, "vLLM and SGLang"). Their runs are fitted in a group
+// of their own per backend, engine_fit_group(): "cuda vllm/sglang",
+// "rocm vllm/sglang"; any other engine's group is its backend.
+bool torch_engine(std::string_view engine);
+std::string engine_fit_group(std::string_view engine, std::string_view backend);
+
+// The group whose band prices a plan of `group` (engine_fit_group()) on
+// `backend`: the group itself when `table` has a band over at least
+// kMinEfficiencyRuns of its runs, else the backend's (llama.cpp's runs on
+// that backend): a torch engine with too few runs of a phase is priced as
+// before it had any, at the backend's peak, and the report says so.
+std::string band_group(const EfficiencyTable& table, std::string_view group,
+                       std::string_view backend);
 
 // Every run's bounds and predictions. kInput naming the run's line when a
 // run names a device the hardware table lacks.
