@@ -138,7 +138,8 @@ struct RunPrediction {
 // one, a cost a layer the graph's single launch no longer pays (ROCm keeps
 // one group: its graphs were a build option, off by default). docs/speed.md,
 // "Build era". A prediction for the current release names the plain
-// backend.
+// backend. A vLLM or SGLang run's group, both phases, is
+// engine_fit_group()'s.
 inline constexpr std::string_view kCudaBuildEra = "2024-01";
 inline constexpr std::string_view kCudaGraphsEra = "2024-05";
 // The prefill of a Vulkan run whose device line says "matrix cores: none"
@@ -164,6 +165,23 @@ bool vulkan_uses_matrix_cores(const GpuSpec& gpu, std::string_view matrix_cores)
 // WMMA runs FP16 at its packed shader rate), fp16_vector_tflops. 0 when
 // the table lacks the figure.
 double vulkan_prefill_tflops(const GpuSpec& gpu, std::string_view matrix_cores);
+
+// vLLM and SGLang: PyTorch engines whose matrix products run cuBLAS (or
+// their own kernels) at BF16/FP16 with FP32 accumulation, attention in
+// FlashAttention/FlashInfer, decode steps replayed as CUDA graphs
+// (docs/speed.md, "vLLM and SGLang"). Their runs are fitted in a group
+// of their own per backend, engine_fit_group(): "cuda vllm/sglang",
+// "rocm vllm/sglang"; any other engine's group is its backend.
+bool torch_engine(std::string_view engine);
+std::string engine_fit_group(std::string_view engine, std::string_view backend);
+
+// The group whose band prices a plan of `group` (engine_fit_group()) on
+// `backend`: the group itself when `table` has a band over at least
+// kMinEfficiencyRuns of its runs, else the backend's (llama.cpp's runs on
+// that backend): a torch engine with too few runs of a phase is priced as
+// before it had any, at the backend's peak, and the report says so.
+std::string band_group(const EfficiencyTable& table, std::string_view group,
+                       std::string_view backend);
 
 // Every run's bounds and predictions. kInput naming the run's line when a
 // run names a device the hardware table lacks.

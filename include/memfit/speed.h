@@ -105,10 +105,11 @@ double prefill_flops_per_token(const SpeedModelShape& shape, uint64_t context_to
 // published runs are llama.cpp's, whose prompt matrix products run on the
 // tensor cores at full rate (quantized weights through MMQ's INT8 MMA, F16
 // weights through cuBLAS with FP16 accumulation), which the INT8 figure
-// ranks devices by. kFp16 for every other backend ("metal", "mlx", ...).
-// A band is a fraction of its bound, so whoever reads a backend's band
-// (vLLM, which has no published runs, reads llama.cpp's CUDA band) reads
-// the same peak.
+// ranks devices by. kFp16 for every other group: "metal", "mlx", and
+// vLLM's and SGLang's "cuda vllm/sglang" (BF16/FP16 products with FP32
+// accumulation, memfit/published_runs.h). A band is a fraction of its
+// bound, so whoever reads a group's band (a vLLM plan whose group has too
+// few prefill runs reads llama.cpp's CUDA band) reads the same peak.
 enum class ComputePeak { kFp16, kInt8 };
 std::string_view to_string(ComputePeak peak);  // "fp16", "int8"
 ComputePeak prefill_compute_peak(std::string_view backend);

@@ -39,9 +39,11 @@ SpeedModelShape shape_of(const PublishedRun& run, const PublishedModel& model) {
 }
 
 // A run's bound for one phase; nullopt when the run has no such test or
-// its device lacks the figure.
+// its device lacks the figure. `peak_group` names the group whose peak a
+// prefill bound reads (prefill_compute_peak()).
 std::optional<double> bound_of(const PublishedRun& run, const PublishedModel& model,
-                               const DeviceThroughput& device, SpeedPhase phase) {
+                               const DeviceThroughput& device, SpeedPhase phase,
+                               std::string_view peak_group) {
   const SpeedModelShape shape = shape_of(run, model);
   if (phase == SpeedPhase::kDecode) {
     std::optional<uint64_t> context = test_mean_context_tokens(run.decode_test);
@@ -54,7 +56,7 @@ std::optional<double> bound_of(const PublishedRun& run, const PublishedModel& mo
   std::optional<uint64_t> context = test_mean_context_tokens(run.prefill_test);
   if (!context) return std::nullopt;
   Result<double> bound = prefill_bound_tokens_per_second(
-      shape, *context, device, prefill_compute_peak(run.backend));
+      shape, *context, device, prefill_compute_peak(peak_group));
   return bound ? std::optional<double>(*bound) : std::nullopt;
 }
 
@@ -82,13 +84,24 @@ DeviceThroughput prefill_device(const HardwareTable& table, const PublishedRun& 
                           vulkan_prefill_tflops(*gpu, run.matrix_cores), 0};
 }
 
+// A run's bounds. The prefill bound reads the peak of the run's own group
+// (FP16 for vLLM and SGLang, the backend's for llama.cpp); a torch engine's
+// run priced by its backend's band (band_group()) reads the backend's, the
+// prefill_at_backend_peak bound.
 struct RunBounds {
   std::optional<double> decode;
   std::optional<double> prefill;
+  std::optional<double> prefill_at_backend_peak;
   std::optional<double> of(SpeedPhase phase) const {
     return phase == SpeedPhase::kDecode ? decode : prefill;
   }
 };
+
+// The group whose peak a run's prefill bound reads: the torch engines'
+// own group, else the backend (llama.cpp's build eras share its peak).
+std::string peak_group(const PublishedRun& run) {
+  return torch_engine(run.engine) ? engine_fit_group(run.engine, run.backend) : run.backend;
+}
 
 Result<std::vector<RunBounds>> bounds_of(const PublishedRuns& runs, const HardwareTable& table) {
   std::vector<RunBounds> out;
@@ -100,9 +113,10 @@ Result<std::vector<RunBounds>> bounds_of(const PublishedRuns& runs, const Hardwa
                                run.line, run.device));
     }
     const PublishedModel* model = runs.find_model(run.model);  // parse checked it
-    out.push_back({bound_of(run, *model, *device, SpeedPhase::kDecode),
-                   bound_of(run, *model, prefill_device(table, run, *device),
-                            SpeedPhase::kPrefill)});
+    const DeviceThroughput prompt_device = prefill_device(table, run, *device);
+    out.push_back({bound_of(run, *model, *device, SpeedPhase::kDecode, run.backend),
+                   bound_of(run, *model, prompt_device, SpeedPhase::kPrefill, peak_group(run)),
+                   bound_of(run, *model, prompt_device, SpeedPhase::kPrefill, run.backend)});
   }
   return out;
 }
@@ -124,11 +138,19 @@ std::vector<EfficiencySample> samples_of(const PublishedRuns& runs,
   return samples;
 }
 
+// A run priced as memfit prices a plan: by its group's band, or for a
+// torch engine whose group has too few runs in `table`, by its backend's
+// band at the backend's peak (band_group()).
 std::optional<SpeedRange> predict(const EfficiencyTable& table, const PublishedRun& run,
-                                  SpeedPhase phase, uint64_t n_layers,
-                                  std::optional<double> bound) {
+                                  SpeedPhase phase, uint64_t n_layers, const RunBounds& bounds) {
+  const std::string group = fit_group(run, phase);
+  const std::string used =
+      torch_engine(run.engine) ? band_group(table, group, run.backend) : group;
+  const std::optional<double> bound = phase == SpeedPhase::kPrefill && used != group
+                                          ? bounds.prefill_at_backend_peak
+                                          : bounds.of(phase);
   if (!bound) return std::nullopt;
-  std::optional<EfficiencyBand> band = table.find(fit_group(run, phase), quant_family(run.quant));
+  std::optional<EfficiencyBand> band = table.find(used, quant_family(run.quant));
   if (!band) return std::nullopt;
   return apply_efficiency(*bound, n_layers, *band);
 }
@@ -143,7 +165,25 @@ uint64_t last_batch(const PublishedRuns& runs) {
 
 }  // namespace
 
+bool torch_engine(std::string_view engine) { return engine == "vllm" || engine == "sglang"; }
+
+std::string engine_fit_group(std::string_view engine, std::string_view backend) {
+  if (torch_engine(engine)) return std::string(backend) + " vllm/sglang";
+  return std::string(backend);
+}
+
+std::string band_group(const EfficiencyTable& table, std::string_view group,
+                       std::string_view backend) {
+  for (const EfficiencyBand& band : table.bands()) {
+    if (band.backend == group && band.family.empty() && band.runs >= kMinEfficiencyRuns) {
+      return std::string(group);
+    }
+  }
+  return std::string(backend);
+}
+
 std::string fit_group(const PublishedRun& run, SpeedPhase phase) {
+  if (torch_engine(run.engine)) return engine_fit_group(run.engine, run.backend);
   const bool cuda_code = run.backend == "cuda" || run.backend == "rocm";
   // "YYYY-MM" strings order as their months do.
   if (phase == SpeedPhase::kPrefill && run.engine == "llamacpp" && cuda_code &&
@@ -218,10 +258,9 @@ Result<std::vector<RunPrediction>> predict_published_runs(const PublishedRuns& r
   // Left out: run i by the bands of every other run (one fit a run and a
   // phase; the fits are a few sums over at most a few hundred runs).
   const auto left_out = [&](SpeedPhase phase, size_t i, uint64_t layers,
-                            std::optional<double> bound) -> std::optional<SpeedRange> {
-    if (!bound) return std::nullopt;
-    return predict(fit(phase, [i](size_t j) { return j != i; }), runs.runs[i], phase, layers,
-                   bound);
+                            const RunBounds& b) -> std::optional<SpeedRange> {
+    if (!b.of(phase)) return std::nullopt;
+    return predict(fit(phase, [i](size_t j) { return j != i; }), runs.runs[i], phase, layers, b);
   };
   // Never seen: batch k by the runs of batches before k (one fit a batch
   // and a phase).
@@ -241,19 +280,19 @@ Result<std::vector<RunPrediction>> predict_published_runs(const PublishedRuns& r
     p.family = quant_family(run.quant);
     p.decode_bound = b.decode;
     p.prefill_bound = b.prefill;
-    p.decode_fitted = predict(decode_all, run, SpeedPhase::kDecode, layers, b.decode);
+    p.decode_fitted = predict(decode_all, run, SpeedPhase::kDecode, layers, b);
     p.decode_held_out = predict(is_even ? decode_odd : decode_even, run, SpeedPhase::kDecode, layers,
-                                b.decode);
-    p.prefill_fitted = predict(prefill_all, run, SpeedPhase::kPrefill, layers, b.prefill);
+                                b);
+    p.prefill_fitted = predict(prefill_all, run, SpeedPhase::kPrefill, layers, b);
     p.prefill_held_out = predict(is_even ? prefill_odd : prefill_even, run, SpeedPhase::kPrefill,
-                                 layers, b.prefill);
-    p.decode_left_out = left_out(SpeedPhase::kDecode, i, layers, b.decode);
-    p.prefill_left_out = left_out(SpeedPhase::kPrefill, i, layers, b.prefill);
+                                 layers, b);
+    p.decode_left_out = left_out(SpeedPhase::kDecode, i, layers, b);
+    p.prefill_left_out = left_out(SpeedPhase::kPrefill, i, layers, b);
     if (run.batch > 0) {
       p.decode_never_seen = predict(decode_before[run.batch], run, SpeedPhase::kDecode, layers,
-                                    b.decode);
+                                    b);
       p.prefill_never_seen = predict(prefill_before[run.batch], run, SpeedPhase::kPrefill, layers,
-                                     b.prefill);
+                                     b);
     }
     out.push_back(std::move(p));
   }

@@ -73,7 +73,9 @@ ComputePeak prefill_compute_peak(std::string_view backend) {
   // and on the tensor-core generations in the table INT8 is twice the
   // FP16-accumulate rate (equal to it on RDNA 3 and CDNA 2), so int8_tops
   // ranks the devices as both paths do.
-  // The HIP build (rocm) compiles the same code.
+  // The HIP build (rocm) compiles the same code. vLLM's and SGLang's
+  // groups ("cuda vllm/sglang") run BF16/FP16 products with FP32
+  // accumulation: the FP16 figure, as every other group.
   if (backend == "cuda" || backend == "rocm") return ComputePeak::kInt8;
   return ComputePeak::kFp16;
 }

@@ -235,6 +235,59 @@ TEST(PublishedRuns, OldCudaBuildsAreFittedInTheirOwnGroup) {
   EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "cuda");
 }
 
+TEST(PublishedRuns, VllmAndSglangAreFittedInTheirOwnGroup) {
+  // vLLM and SGLang (PyTorch, CUDA graphs) are fitted apart from llama.cpp
+  // on the same backend, both phases, whatever the build date; their
+  // group reads the FP16 peak, llama.cpp's CUDA and ROCm the INT8 one.
+  PublishedRun run;
+  run.engine = "vllm";
+  run.backend = "cuda";
+  run.build_date = "2023-11";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kDecode), "cuda vllm/sglang");
+  EXPECT_EQ(fit_group(run, SpeedPhase::kPrefill), "cuda vllm/sglang");
+  run.engine = "sglang";
+  run.backend = "rocm";
+  EXPECT_EQ(fit_group(run, SpeedPhase::kDecode), "rocm vllm/sglang");
+  EXPECT_TRUE(torch_engine("vllm"));
+  EXPECT_TRUE(torch_engine("sglang"));
+  EXPECT_FALSE(torch_engine("llamacpp"));
+  EXPECT_FALSE(torch_engine("ollama"));
+  EXPECT_EQ(engine_fit_group("vllm", "cuda"), "cuda vllm/sglang");
+  EXPECT_EQ(engine_fit_group("llamacpp", "cuda"), "cuda");
+  EXPECT_EQ(engine_fit_group("mlx-lm", "mlx"), "mlx");
+  EXPECT_EQ(prefill_compute_peak("cuda vllm/sglang"), ComputePeak::kFp16);
+  EXPECT_EQ(prefill_compute_peak("cuda"), ComputePeak::kInt8);
+}
+
+TEST(PublishedRuns, AGroupWithTooFewRunsTakesItsBackendsBand) {
+  // Three vLLM samples are under kMinEfficiencyRuns (4): the plan takes the
+  // backend's band; a fourth makes the group's own.
+  std::vector<EfficiencySample> samples;
+  for (int i = 0; i < 4; ++i) samples.push_back({"cuda", "16-bit", 0.01, 32, 0.02});
+  for (int i = 0; i < 3; ++i) samples.push_back({"cuda vllm/sglang", "16-bit", 0.01, 32, 0.015});
+  EXPECT_EQ(band_group(EfficiencyTable::fit(samples), "cuda vllm/sglang", "cuda"), "cuda");
+  samples.push_back({"cuda vllm/sglang", "16-bit", 0.01, 32, 0.015});
+  EXPECT_EQ(band_group(EfficiencyTable::fit(samples), "cuda vllm/sglang", "cuda"),
+            "cuda vllm/sglang");
+}
+
+TEST(PublishedRuns, AVllmRunsPrefillIsBoundAtTheFp16Peak) {
+  // The pp512 of CudaPrefillIsBoundAtTheInt8PeakAndMetalAtFp16 (133,072
+  // FLOPs a token) run by vLLM on the RTX 4090: at its 165.2 FP16 TFLOPS
+  // (FP32 accumulation), 165.2e12 / 133,072 = 1,241,433,209.1 tokens a
+  // second, a quarter of llama.cpp's INT8 bound.
+  const std::string rows =
+      "u\tvllm\tcuda\trtx4090\tm\tBF16\t\t2000\tprinted\tpp512\t1000\t\t\t\t\t2\n";
+  Result<PublishedRuns> runs = parse_published_runs(kModels, std::string(kRunsHeader) + rows);
+  ASSERT_TRUE(runs.ok()) << runs.error().message();
+  Result<const HardwareTable*> table = hardware_table();
+  ASSERT_TRUE(table.ok());
+  Result<std::vector<RunPrediction>> p = predict_published_runs(*runs, **table);
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  ASSERT_TRUE((*p)[0].prefill_bound.has_value());
+  EXPECT_NEAR(*(*p)[0].prefill_bound, 1'241'433'209.1, 1.0);
+}
+
 TEST(PublishedRuns, ALaterBatchIsPredictedByTheEarlierOnesOnly) {
   // The four decode runs of PredictionsComeFromTheBoundAndTheOtherHalfsBand
   // (fractions 0.1 to 0.4 of the bound) as batch 0, and a fifth at 0.9 as

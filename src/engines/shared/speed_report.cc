@@ -93,13 +93,13 @@ std::string missing_bandwidth(const SpeedPlan& plan) {
 // Sets out's prefill and first token from the compute device's FP16 peak;
 // returns why they have no figure ("" when they have one).
 std::string add_prefill(const SpeedPlan& plan, const EfficiencyTable& prefill,
-                        const std::string& family, PlanSpeed& out) {
-  // The peak the backend's prefill bands were fitted against.
-  const ComputePeak peak = prefill_compute_peak(plan.backend);
+                        const std::string& group, const std::string& family, PlanSpeed& out) {
+  // The peak the group's prefill bands were fitted against.
+  const ComputePeak peak = prefill_compute_peak(group);
   if (peak_tera_per_second(plan.compute, peak) <= 0) {
     return fmt::format("the FP16 peak of {} is not known", plan.compute.name);
   }
-  std::optional<EfficiencyBand> band = prefill.find(plan.backend, family);
+  std::optional<EfficiencyBand> band = prefill.find(group, family);
   if (!band) return "no published run to fit a band on";
   Result<double> bound =
       prefill_bound_tokens_per_second(plan.shape, plan.prompt_tokens / 2, plan.compute, peak);
@@ -225,20 +225,32 @@ PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& deco
   PlanSpeed out;
   out.context_tokens = plan.context_tokens;
   out.prompt_tokens = plan.prompt_tokens;
+  // vLLM and SGLang are priced by their own group's bands where it has
+  // enough runs of the phase, else by their backend's (band_group()).
+  const std::string group = engine_fit_group(plan.engine, plan.backend);
+  const std::string decode_group = band_group(decode, group, plan.backend);
+  const std::string prefill_group = band_group(prefill, group, plan.backend);
   if (!plan.engine.empty() && std::find(engines_with_runs.begin(), engines_with_runs.end(),
                                         plan.engine) == engines_with_runs.end()) {
     out.engine_basis =
         fmt::format("no published {} run: the band is fitted on other engines' runs", plan.engine);
+  } else if (group != plan.backend && (decode_group != group || prefill_group != group)) {
+    const std::string phases = decode_group != group && prefill_group != group ? "decode or prefill"
+                               : decode_group != group                        ? "decode"
+                                                                              : "prefill";
+    out.engine_basis = fmt::format(
+        "too few published vllm/sglang {} runs on {}: that band is fitted on other engines' runs",
+        phases, plan.backend);
   }
   if (!plan.no_decode.empty()) {
     // Nothing is decoded: the prompt's prefill, compute-bound, is all the
     // figure there is; no bandwidth is read.
     out.no_decode = plan.no_decode;
-    out.prefill_unknown = add_prefill(plan, prefill, family, out);
+    out.prefill_unknown = add_prefill(plan, prefill, prefill_group, family, out);
     return out;
   }
   if (std::string why = missing_bandwidth(plan); !why.empty()) return unknown(std::move(why));
-  std::optional<EfficiencyBand> decode_band = decode.find(plan.backend, family);
+  std::optional<EfficiencyBand> decode_band = decode.find(decode_group, family);
   if (!decode_band) return unknown("no published run to fit a band on");
   double start_s = 0;
   double end_s = 0;
@@ -259,7 +271,7 @@ PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& deco
   if (start_s <= 0) return unknown("the plan reads no bytes a token");
   out.decode_start = apply_efficiency(1 / start_s, plan.shape.n_layers, *decode_band);
   out.decode_end = apply_efficiency(1 / end_s, plan.shape.n_layers, *decode_band);
-  out.prefill_unknown = add_prefill(plan, prefill, family, out);
+  out.prefill_unknown = add_prefill(plan, prefill, prefill_group, family, out);
   return out;
 }
 

@@ -61,7 +61,11 @@ struct PlanSpeed {
   // is unset and the prompt's prefill is the whole figure.
   std::string no_decode;
   // Non-empty when published-runs.tsv has no run of the plan's engine:
-  // "no published sglang run: the band is fitted on other engines' runs".
+  // "no published mlxcel run: the band is fitted on other engines' runs",
+  // or when a vLLM or SGLang plan's own group (engine_fit_group()) has too
+  // few runs of a phase and that phase takes the backend's band: "too few
+  // published vllm/sglang prefill runs on cuda: that band is fitted on
+  // other engines' runs" (docs/speed.md, "vLLM and SGLang").
   std::string engine_basis;
   SpeedRange decode_start;
   SpeedRange decode_end;
@@ -82,7 +86,8 @@ struct PlanSpeed {
 // figure are missing.
 PlanSpeed estimate_plan_speed(const SpeedPlan& plan);
 // The same with the bands given (tests), and the engines that have
-// published runs (engine_basis is set when plan.engine is not among them).
+// published runs (engine_basis is set when plan.engine is not among them,
+// or when a phase of a vLLM or SGLang plan falls back to its backend's band).
 PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& decode,
                               const EfficiencyTable& prefill,
                               std::span<const std::string> engines_with_runs = {});
@@ -103,7 +108,7 @@ SpeedPlan single_device_speed_plan(const PreparedRequest& run, std::string backe
 // {"decode_tokens_per_second": {"start", "end", "context_tokens", "basis",
 // "runs"}, "prefill_tokens_per_second": {...}, "time_to_first_token_s":
 // {...}, "devices": [...]}, with "engine_basis" when the engine has no
-// published run; unknown: the three figures null and "unknown"; prefill
+// published run (or too few for a phase); unknown: the three figures null and "unknown"; prefill
 // unknown: its two figures null and "prefill_unknown"; no decode: decode
 // null, "no_decode" its reason and no "devices".
 nlohmann::ordered_json speed_json(const PlanSpeed& speed);

@@ -306,19 +306,53 @@ TEST(SpeedReport, AnEngineWithoutPublishedRunsSaysItsBandIsTheBackends) {
   plan.context_tokens = 4096;
   plan.prompt_tokens = 4096;
   const std::string with_runs[] = {"llamacpp", "mlx-lm"};
-  plan.engine = "sglang";
-  const PlanSpeed sglang = estimate_plan_speed(plan, bands().decode, bands().prefill, with_runs);
-  EXPECT_EQ(sglang.engine_basis, "no published sglang run: the band is fitted on other engines' runs");
+  plan.engine = "mlxcel";
+  const PlanSpeed mlxcel = estimate_plan_speed(plan, bands().decode, bands().prefill, with_runs);
+  EXPECT_EQ(mlxcel.engine_basis, "no published mlxcel run: the band is fitted on other engines' runs");
   // The band is the backend's all the same: llama.cpp's CUDA runs.
-  EXPECT_EQ(sglang.decode_start.efficiency.basis, bands().decode.find("cuda", "under 8-bit")->basis);
-  EXPECT_EQ(speed_json(sglang)["engine_basis"], sglang.engine_basis);
-  EXPECT_TRUE(speed_text(sglang).ends_with(" runs; no published sglang run: the band is fitted on "
+  EXPECT_EQ(mlxcel.decode_start.efficiency.basis, bands().decode.find("cuda", "under 8-bit")->basis);
+  EXPECT_EQ(speed_json(mlxcel)["engine_basis"], mlxcel.engine_basis);
+  EXPECT_TRUE(speed_text(mlxcel).ends_with(" runs; no published mlxcel run: the band is fitted on "
                                            "other engines' runs)\n"))
-      << speed_text(sglang);
+      << speed_text(mlxcel);
   plan.engine = "llamacpp";
   const PlanSpeed llamacpp = estimate_plan_speed(plan, bands().decode, bands().prefill, with_runs);
   EXPECT_EQ(llamacpp.engine_basis, "");
   EXPECT_FALSE(speed_json(llamacpp).contains("engine_basis"));
+}
+
+TEST(SpeedReport, AVllmPlanTakesItsGroupsDecodeBandAndTheBackendsPrefill) {
+  // Llama 3 8B in BF16 (16.06 GB, 16 bits a parameter: "16-bit") under
+  // vLLM on an RTX 4090. Decode: the published vLLM/SGLang CUDA runs make
+  // a group of their own, 1008e9 / 16.06e9 = 62.765 tokens a second at
+  // the start. Prefill: the group has no published prefill run, so the
+  // plan takes llama.cpp's CUDA band at the INT8 peak it is fitted
+  // against, 660.6e12 / 17,133,741,824 = 38,555.50, and says so.
+  SpeedPlan plan;
+  plan.shape = dense_8b(16'060'000'000);
+  plan.parts = {{"gpu:0", kRtx4090, 16'060'000'000, 536'870'912}};
+  plan.compute = kRtx4090;
+  plan.backend = "cuda";
+  plan.engine = "vllm";
+  plan.context_tokens = 4096;
+  plan.prompt_tokens = 4096;
+  const std::string with_runs[] = {"llamacpp", "mlx-lm", "vllm", "sglang"};
+  ASSERT_EQ(band_group(bands().decode, "cuda vllm/sglang", "cuda"), "cuda vllm/sglang");
+  ASSERT_EQ(band_group(bands().prefill, "cuda vllm/sglang", "cuda"), "cuda");
+  const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill, with_runs);
+  ASSERT_EQ(s.unknown, "");
+  expect_range(s.decode_start, 1008e9 / 16.06e9, 32, *bands().decode.find("cuda vllm/sglang", "16-bit"));
+  EXPECT_NEAR(s.decode_start.bound, 62.765, 0.001);
+  expect_range(s.prefill, 660.6e12 / 17'133'741'824.0, 32, *bands().prefill.find("cuda", "16-bit"));
+  EXPECT_EQ(s.prefill_peak, ComputePeak::kInt8);
+  EXPECT_EQ(s.engine_basis,
+            "too few published vllm/sglang prefill runs on cuda: that band is fitted on other "
+            "engines' runs");
+  // llama.cpp on the same plan keeps its own CUDA bands and says nothing.
+  plan.engine = "llamacpp";
+  const PlanSpeed llamacpp = estimate_plan_speed(plan, bands().decode, bands().prefill, with_runs);
+  expect_range(llamacpp.decode_start, 1008e9 / 16.06e9, 32, *bands().decode.find("cuda", "16-bit"));
+  EXPECT_EQ(llamacpp.engine_basis, "");
 }
 
 TEST(SpeedReport, TextLineGivesTheBandsAndTheBasis) {
