@@ -518,6 +518,25 @@ def never_seen_section(runs):
     return out
 
 
+# Vulkan is in the table and its fit, but no request is priced on it: a
+# request's backend is CUDA, ROCm, Metal, MLX or the CPU (docs/speed.md,
+# "Vulkan"). The shares are given again without it and for it alone.
+def priced_apart(runs, *keys):
+    priced = [r for r in runs if r["backend"] != "vulkan"]
+    vulkan = [r for r in runs if r["backend"] == "vulkan"]
+    out = ["The rows above count Vulkan's runs, which no request is priced on (a request's",
+           "backend is CUDA, ROCm, Metal, MLX or the CPU: docs/speed.md, \"Vulkan\"). Over the",
+           f"backends a request is priced on ({len(priced)} runs):", ""]
+    for phase_name in ("decode", "prefill"):
+        for key, label in keys:
+            out.append(share_line(priced, phase_name, key, label))
+    out += ["", f"Vulkan alone ({len(vulkan)} runs):", ""]
+    for phase_name in ("decode", "prefill"):
+        for key, label in keys:
+            out.append(share_line(vulkan, phase_name, key, label))
+    return out
+
+
 def batch_total(runs, batch):
     """Every area of a later batch at once, each run predicted by the bands
     fitted on the batches before its own."""
@@ -528,7 +547,7 @@ def batch_total(runs, batch):
            f"joined the fit, each predicted by the bands fitted on batches 0 to {batch - 1} only:", ""]
     for phase_name in ("decode", "prefill"):
         out.append(share_line(mine, phase_name, "never_seen", "never seen"))
-    return out
+    return out + [""] + priced_apart(mine, ("never_seen", "never seen"))
 
 
 def bands_table(bands):
@@ -623,6 +642,7 @@ def render(data):
     for phase_name in ("decode", "prefill"):
         lines.append(share_line(runs, phase_name, "held_out", "held out"))
         lines.append(share_line(runs, phase_name, "left_out", "left out"))
+    lines += [""] + priced_apart(runs, ("held_out", "held out"), ("left_out", "left out"))
     lines += [""] + BEFORE + [""] + where_misses(runs) + never_seen_section(runs) + [
         "",
         "## Decode",
