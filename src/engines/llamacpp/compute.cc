@@ -183,7 +183,7 @@ CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaC
 // rows the host gathers from the token embeddings; the copies of the rows
 // and the mask that the first layer's device reads live in that device's
 // buffer. docs/llamacpp-rules.md, "Compute buffers on a GPU".
-CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh, const LlamaCppContext& c) {
+CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
   const uint64_t align = kCpuTensorAlignment;
   CheckedBytes input = round_up(input_rows(g, sh), align);
   input += CheckedBytes(2) * round_up(CheckedBytes(4) * sh.n_tok, align);  // token ids, positions
@@ -205,7 +205,7 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   Result<CheckedBytes> attn = attention_phase(g, sh, c, s);
   if (!attn) return attn.error();
   const CheckedBytes ffn = ffn_phase(spec, sh, c);
-  const CheckedBytes input = input_phase(g, sh, c);
+  const CheckedBytes input = input_phase(g, sh);
   const CheckedBytes output_offloaded = offloaded_output_phase(g, sh);
   if (output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
       output_offloaded.overflowed() || sh.n_tok.overflowed()) {
