@@ -104,6 +104,25 @@ std::optional<uint64_t> sequences_from_context(const RuntimeLog& log, std::optio
   return *n_ctx / *per_seq;
 }
 
+// llama-server's --embedding and --pooling, read from the log's command
+// line: they size the output buffer and add the pooling phase
+// (docs/embedding-models.md). A pooling name memfit does not know is
+// left to the model's own, with a note.
+void apply_embedding(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std::string>& notes) {
+  if (log.setting("embedding") == nullptr) return;
+  q.embedding = true;
+  const LogSetting* pooling = log.setting("pooling");
+  if (pooling == nullptr) return;
+  for (std::string_view known : {"none", "mean", "cls", "last", "rank"}) {
+    if (pooling->value == known) {
+      q.pooling = std::string(known);
+      return;
+    }
+  }
+  notes.push_back(fmt::format("the command line's pooling {} is not one memfit knows: the model's own "
+                              "is priced", quote_untrusted(pooling->value)));
+}
+
 Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, LlamaCppRequest& q,
                      std::vector<std::string>& notes) {
   q.parallel = count_setting(log, "n_seq_max");
@@ -136,6 +155,7 @@ Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, Llama
                                 *q.ctx_size, *q.parallel));
   }
   if (const LogSetting* s = log.setting("swa_full")) q.swa_full = s->value == "true";
+  apply_embedding(log, q, notes);
   return Status::Ok();
 }
 

@@ -183,8 +183,16 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"-ub", "--ubatch-size"}, "n_ubatch"},
               {{"-ctk", "--cache-type-k"}, "cache_type_k"},
               {{"-ctv", "--cache-type-v"}, "cache_type_v"},
-              {{"-fa", "--flash-attn"}, "flash_attn"}},
+              {{"-fa", "--flash-attn"}, "flash_attn"},
+              {{"--pooling"}, "pooling"}},
              out);
+  // --embedding(s) and --reranking (rank pooling) change the output buffer
+  // and the graph (docs/embedding-models.md).
+  if (flag_given(text, {"--embedding", "--embeddings"})) out.setting("embedding", "true");
+  if (flag_given(text, {"--reranking", "--rerank"})) {
+    out.setting("embedding", "true");
+    out.setting("pooling", "rank");
+  }
   if (flag_given(text, {"-fa", "--flash-attn"})) out.setting("flash_attn", "enabled");
   if (flag_given(text, {"-nkvo", "--no-kv-offload"})) out.setting("kv_offload", "false");
   if (flag_given(text, {"--no-mmap"})) out.setting("no_mmap", "true");
