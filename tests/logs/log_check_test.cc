@@ -312,6 +312,30 @@ TEST(CheckLog, AForksOwnBuildNumberUnderKvUnifiedIsSetAside) {
             c.log.notes.end());
 }
 
+TEST(CheckLog, TheCommandLinesEmbeddingsAndPoolingPriceTheOutputBuffer) {
+  // ggml-org/ci's b4897 Pythia-2.8B run (n_embd 2560, n_ctx = n_batch =
+  // 2048, one sequence) checked as if llama-server had been given
+  // --embeddings: b4897 precedes #14208, so the output buffer keeps no
+  // logits. With --pooling mean it keeps nothing (0 B: ROCm/ROCm#4903's
+  // "0.00 MiB" at b5618); with --pooling none every batch token's
+  // embedding, 4 B x 2048 x 2560 = 20,971,520 B.
+  const std::string log = "llamacpp-ci4897-pythia28-q8_0-v100-cuda.log";
+  LogCheckOptions mean;
+  mean.command = "llama-server -m m.gguf --embeddings --pooling mean";
+  const FigureCheck* pooled = figure(check("llamacpp", log, mean), "CPU", LogFigure::kOutput);
+  ASSERT_NE(pooled, nullptr);
+  EXPECT_EQ(pooled->memfit, 0u);
+  LogCheckOptions none;
+  none.command = "llama-server -m m.gguf --embedding --pooling=none";
+  const FigureCheck* tokens = figure(check("llamacpp", log, none), "CPU", LogFigure::kOutput);
+  ASSERT_NE(tokens, nullptr);
+  EXPECT_EQ(tokens->memfit, 20'971'520u);
+  // Without the flags the run's own logits: 4 B x 1 x 50,304 = 201,216 B.
+  const FigureCheck* logits = figure(check("llamacpp", log), "CPU", LogFigure::kOutput);
+  ASSERT_NE(logits, nullptr);
+  EXPECT_EQ(logits->memfit, 201'216u);
+}
+
 TEST(CheckLog, VulkansOpOffloadLeavesTheHostItsInputs) {
   // b5398 on a Radeon 8060S (Vulkan), Qwen3 235B-A22B Q3_K_S with 93 of 94
   // blocks (block 0 and the output layer on the host, the old -ngl rule):
