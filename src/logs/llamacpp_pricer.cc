@@ -320,6 +320,21 @@ const LlamaCppDeviceUsage* device_for(const RuntimeLog& log, const LlamaCppEstim
   return nullptr;
 }
 
+// The output buffer as the log prints it: llama_context's constructor
+// reserves n_seq_max rows (output_reserve(n_seq_max)); with --embedding
+// every token of a batch is an output, so the first full batch grows it
+// to memfit's max(n_batch, n_seq) rows (docs/embedding-models.md).
+// `output` is 4 x rows x width, so the start-up figure is output / rows x
+// n_seq exactly.
+uint64_t startup_output(const LlamaCppEstimate& e, uint64_t output, FigureCheck& c) {
+  const uint64_t rows = std::max(e.context.n_batch, e.context.n_seq);
+  if (!e.settings.embedding || rows <= e.context.n_seq || output == 0) return output;
+  c.note = fmt::format("the start-up buffer, {} rows (one a sequence); with --embedding the first full "
+                       "batch grows it to {} rows, {} B, memfit's estimate",
+                       e.context.n_seq, rows, output);
+  return output / rows * e.context.n_seq;
+}
+
 void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d, bool host,
                          bool exact_weights, FigureCheck& c) {
   const uint64_t output = host ? e.output_bytes : 0;
@@ -349,7 +364,7 @@ void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d
       c.basis = FigureBasis::kExact;
       break;
     case LogFigure::kOutput:
-      c.memfit = output;
+      c.memfit = startup_output(e, output, c);
       c.basis = FigureBasis::kExact;
       break;
     case LogFigure::kCompute:
