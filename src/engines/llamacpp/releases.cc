@@ -77,7 +77,7 @@ constexpr uint64_t kOpOffloadBuild = 2459;
 // `--embeddings --pooling mean`, output buffer 0.00 MiB) precedes it.
 // First build unconfirmed: the merge date's build, about b5670 (xllamacpp
 // moved to b5671 on that day and to b5704, "fix embedding", on 06-19); a
-// build between b5618 and it is priced with the reworked rule.
+// build from the merge to b5669 is priced with the old rule.
 constexpr uint64_t kEmbeddingsReworkBuild = 5670;
 
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
