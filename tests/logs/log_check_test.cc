@@ -333,6 +333,12 @@ TEST(CheckLog, TheCommandLinesEmbeddingsAndPoolingPriceTheOutputBuffer) {
   ASSERT_NE(tokens, nullptr);
   EXPECT_EQ(tokens->memfit, 10'240u);
   EXPECT_NE(tokens->note.find("grows it to 2048 rows, 20971520 B"), std::string::npos) << tokens->note;
+  // --reranking is --embedding with rank pooling: pooled, so nothing.
+  LogCheckOptions rerank;
+  rerank.command = "llama-server -m m.gguf --reranking";
+  const FigureCheck* ranked = figure(check("llamacpp", log, rerank), "CPU", LogFigure::kOutput);
+  ASSERT_NE(ranked, nullptr);
+  EXPECT_EQ(ranked->memfit, 0u);
   // Without the flags the run's own logits: 4 B x 1 x 50,304 = 201,216 B.
   const FigureCheck* logits = figure(check("llamacpp", log), "CPU", LogFigure::kOutput);
   ASSERT_NE(logits, nullptr);
