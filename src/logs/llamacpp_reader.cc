@@ -199,7 +199,9 @@ void read_command(std::string_view text, LogBuilder& out) {
 }
 
 bool is_command_line(std::string_view text) {
-  for (std::string_view tool : {"llama-server ", "llama-cli ", "llama-bench ", "llama-mtmd-cli ", "./main "}) {
+  // Windows builds name their tools with .exe (llama-server.exe).
+  for (std::string_view tool : {"llama-server ", "llama-cli ", "llama-bench ", "llama-mtmd-cli ", "./main ",
+                                "llama-server.exe ", "llama-cli.exe ", "llama-bench.exe "}) {
     if (contains(text, tool) && contains(text, " -")) return true;
   }
   return false;

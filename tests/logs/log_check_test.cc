@@ -345,6 +345,25 @@ TEST(CheckLog, TheCommandLinesEmbeddingsAndPoolingPriceTheOutputBuffer) {
   EXPECT_EQ(logits->memfit, 201'216u);
 }
 
+TEST(CheckLog, APooledEmbeddingRunBeforeTheReworkPrintsAnEmptyOutputBuffer) {
+  // ROCm/ROCm#4903: llama-server.exe b5618 serving Qwen3-Embedding-8B
+  // Q8_0 with --embeddings --pooling mean, its command line in the log.
+  // b5618 precedes #14208: no logits with --embeddings, no embeddings
+  // under pooling, so "output buffer size = 0.00 MiB" is memfit's 0 B
+  // (it priced 4 x 1 x 151,665 = 606,660 B before reading the flags).
+  const LogCheck c = check("llamacpp", "llamacpp-rocm4903-rx7900xt-qwen3-embedding-8b-q8_0.log");
+  const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
+  ASSERT_NE(output, nullptr);
+  EXPECT_EQ(output->printed.value, 0u);
+  EXPECT_EQ(output->memfit, 0u);
+  // The cache is a generation model's: 40,960 cells x 36 layers x (K +
+  // V) 2 x 1,024 x 2 B (f16) = 6,039,797,760 B = "5760.00 MiB".
+  const FigureCheck* kv = figure(c, "ROCm0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 6'039'797'760u);
+  EXPECT_EQ(kv->printed.value, 6'039'797'760u);
+}
+
 TEST(CheckLog, VulkansOpOffloadLeavesTheHostItsInputs) {
   // b5398 on a Radeon 8060S (Vulkan), Qwen3 235B-A22B Q3_K_S with 93 of 94
   // blocks (block 0 and the output layer on the host, the old -ngl rule):
