@@ -362,6 +362,16 @@ TEST(CheckLog, APooledEmbeddingRunBeforeTheReworkPrintsAnEmptyOutputBuffer) {
   ASSERT_NE(kv, nullptr);
   EXPECT_EQ(kv->memfit, 6'039'797'760u);
   EXPECT_EQ(kv->printed.value, 6'039'797'760u);
+  // The host keeps the graph inputs (n_tok 2048, n_kv 40,960): the input
+  // rows 4 x 2048 x 4096 = 33,554,432, token ids and positions 2 x 8,192,
+  // output ids 8,192, the f32 mask 4 x 40,960 x 2048 = 335,544,320 and
+  // mean pooling's matrix, n_tok x n_tok before the rework: 4 x 2048 x
+  // 2048 = 16,777,216; 385,900,544 B in "368.02 MiB" (385,896,940 +-
+  // 5,243).
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 385'900'544u);
+  EXPECT_TRUE(host->within_print);
 }
 
 TEST(CheckLog, VulkansOpOffloadLeavesTheHostItsInputs) {
