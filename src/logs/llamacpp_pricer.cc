@@ -569,6 +569,11 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
            "phases are the pinned release's";
   }
   if (std::optional<std::string> mask = metal_mask_note(log, c, blocks)) return *mask;
+  if (!host && e.settings.embedding) {
+    return "with --embedding every token is an output: memfit's GPU output phase is their logits "
+           "and result_norm; the GPU's copies of the graph inputs (the f32 mask, a pooling matrix), "
+           "which the printed buffer may hold through it, are not priced (docs/embedding-models.md)";
+  }
   const std::optional<uint64_t> offloaded = count_setting(log, "repeating_layers_offloaded");
   if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
   const uint64_t printed = c.printed.value;
