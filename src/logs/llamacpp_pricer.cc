@@ -104,6 +104,25 @@ std::optional<uint64_t> sequences_from_context(const RuntimeLog& log, std::optio
   return *n_ctx / *per_seq;
 }
 
+// llama-server's --embedding and --pooling, read from the log's command
+// line: they size the output buffer and add the pooling phase
+// (docs/embedding-models.md). A pooling name memfit does not know is
+// left to the model's own, with a note.
+void apply_embedding(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std::string>& notes) {
+  if (log.setting("embedding") == nullptr) return;
+  q.embedding = true;
+  const LogSetting* pooling = log.setting("pooling");
+  if (pooling == nullptr) return;
+  for (std::string_view known : {"none", "mean", "cls", "last", "rank"}) {
+    if (pooling->value == known) {
+      q.pooling = std::string(known);
+      return;
+    }
+  }
+  notes.push_back(fmt::format("the command line's pooling {} is not one memfit knows: the model's own "
+                              "is priced", quote_untrusted(pooling->value)));
+}
+
 Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, LlamaCppRequest& q,
                      std::vector<std::string>& notes) {
   q.parallel = count_setting(log, "n_seq_max");
@@ -136,6 +155,7 @@ Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, Llama
                                 *q.ctx_size, *q.parallel));
   }
   if (const LogSetting* s = log.setting("swa_full")) q.swa_full = s->value == "true";
+  apply_embedding(log, q, notes);
   return Status::Ok();
 }
 
@@ -300,6 +320,21 @@ const LlamaCppDeviceUsage* device_for(const RuntimeLog& log, const LlamaCppEstim
   return nullptr;
 }
 
+// The output buffer as the log prints it: llama_context's constructor
+// reserves n_seq_max rows (output_reserve(n_seq_max)); with --embedding
+// every token of a batch is an output, so the first full batch grows it
+// to memfit's max(n_batch, n_seq) rows (docs/embedding-models.md).
+// `output` is 4 x rows x width, so the start-up figure is output / rows x
+// n_seq exactly.
+uint64_t startup_output(const LlamaCppEstimate& e, uint64_t output, FigureCheck& c) {
+  const uint64_t rows = std::max(e.context.n_batch, e.context.n_seq);
+  if (!e.settings.embedding || rows <= e.context.n_seq || output == 0) return output;
+  c.note = fmt::format("the start-up buffer, {} rows (one a sequence); with --embedding the first full "
+                       "batch grows it to {} rows, {} B, memfit's estimate",
+                       e.context.n_seq, rows, output);
+  return output / rows * e.context.n_seq;
+}
+
 void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d, bool host,
                          bool exact_weights, FigureCheck& c) {
   const uint64_t output = host ? e.output_bytes : 0;
@@ -329,7 +364,7 @@ void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d
       c.basis = FigureBasis::kExact;
       break;
     case LogFigure::kOutput:
-      c.memfit = output;
+      c.memfit = startup_output(e, output, c);
       c.basis = FigureBasis::kExact;
       break;
     case LogFigure::kCompute:
@@ -534,6 +569,11 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
            "phases are the pinned release's";
   }
   if (std::optional<std::string> mask = metal_mask_note(log, c, blocks)) return *mask;
+  if (!host && e.settings.embedding) {
+    return "with --embedding every token is an output: memfit's GPU output phase is their logits "
+           "and result_norm; the GPU's copies of the graph inputs (the f32 mask, a pooling matrix), "
+           "which the printed buffer may hold through it, are not priced (docs/embedding-models.md)";
+  }
   const std::optional<uint64_t> offloaded = count_setting(log, "repeating_layers_offloaded");
   if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
   const uint64_t printed = c.printed.value;

@@ -183,15 +183,25 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"-ub", "--ubatch-size"}, "n_ubatch"},
               {{"-ctk", "--cache-type-k"}, "cache_type_k"},
               {{"-ctv", "--cache-type-v"}, "cache_type_v"},
-              {{"-fa", "--flash-attn"}, "flash_attn"}},
+              {{"-fa", "--flash-attn"}, "flash_attn"},
+              {{"--pooling"}, "pooling"}},
              out);
+  // --embedding(s) and --reranking (rank pooling) change the output buffer
+  // and the graph (docs/embedding-models.md).
+  if (flag_given(text, {"--embedding", "--embeddings"})) out.setting("embedding", "true");
+  if (flag_given(text, {"--reranking", "--rerank"})) {
+    out.setting("embedding", "true");
+    out.setting("pooling", "rank");
+  }
   if (flag_given(text, {"-fa", "--flash-attn"})) out.setting("flash_attn", "enabled");
   if (flag_given(text, {"-nkvo", "--no-kv-offload"})) out.setting("kv_offload", "false");
   if (flag_given(text, {"--no-mmap"})) out.setting("no_mmap", "true");
 }
 
 bool is_command_line(std::string_view text) {
-  for (std::string_view tool : {"llama-server ", "llama-cli ", "llama-bench ", "llama-mtmd-cli ", "./main "}) {
+  // Windows builds name their tools with .exe (llama-server.exe).
+  for (std::string_view tool : {"llama-server ", "llama-cli ", "llama-bench ", "llama-mtmd-cli ", "./main ",
+                                "llama-server.exe ", "llama-cli.exe ", "llama-bench.exe "}) {
     if (contains(text, tool) && contains(text, " -")) return true;
   }
   return false;

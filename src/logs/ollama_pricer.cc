@@ -13,6 +13,9 @@
 
 #include "engines/ollama/releases.h"
 #include "logs/log_pricer.h"
+#include "memfit/checked_math.h"
+#include "memfit/llamacpp.h"
+#include "memfit/request.h"
 #include "memfit/request_field.h"
 #include "memfit/untrusted_text.h"
 
@@ -144,15 +147,30 @@ class OllamaPricer final : public LogPricer {
   void compare(const RuntimeLog& log, const LogCheckOptions& options, const EstimateRun& run,
                std::vector<FigureCheck>& figures) const override {
     llamacpp_log_pricer().compare(log, options, run, figures);
+    const LlamaCppEstimate& e = *run.llamacpp;
+    const std::string& pooling = run.model->spec.embedding.pooling;
+    const bool unpooled = pooling.empty() || pooling == "none";
     for (FigureCheck& c : figures) {
       if (c.printed.figure != LogFigure::kOutput || !c.memfit) continue;
       // Every runner context asks for embeddings (llama/llama.go,
       // NewContextParams: embeddings = true), so llama_output_reserve
-      // keeps n_embd floats beside each row's logits: in every Ollama log
-      // of the corpus, 4 x n_seq x (n_vocab + n_embd) B.
+      // keeps n_embd floats beside each row's logits: llama.cpp's own
+      // rule after #14208 (has_embd = cparams.embeddings), and Ollama's
+      // 0003-embeddings.patch before it (has_logits = causal_attn,
+      // has_embd = embeddings && pooling == NONE). A model without a
+      // pooling type (every generation model): 4 x n_seq x (n_vocab +
+      // n_embd) B, the rows of llama.cpp's logits and n_embd more.
+      if (unpooled) {
+        c.memfit = (CheckedBytes(*c.memfit) + CheckedBytes(4) * e.context.n_seq * run.model->spec.geometry.hidden)
+                       .saturated();
+        c.note = "Ollama's runner keeps each output's embedding too (NewContextParams: embeddings = "
+                 "true): n_embd floats a row beside the logits";
+        continue;
+      }
       c.basis = FigureBasis::kModelled;
       c.note = "Ollama's runner keeps each output's embedding too (NewContextParams: embeddings = "
-               "true): n_embd floats a row more than memfit's llama.cpp logits";
+               "true), unless the model pools and the vendored llama.cpp predates #14208: "
+               "memfit prices the logits alone";
     }
     // A release before v0.11.5 is priced with its one cache; a log that
     // names no release is priced with the pinned runner's streams.

@@ -312,6 +312,68 @@ TEST(CheckLog, AForksOwnBuildNumberUnderKvUnifiedIsSetAside) {
             c.log.notes.end());
 }
 
+TEST(CheckLog, TheCommandLinesEmbeddingsAndPoolingPriceTheOutputBuffer) {
+  // ggml-org/ci's b4897 Pythia-2.8B run (n_embd 2560, n_ctx = n_batch =
+  // 2048, one sequence) checked as if llama-server had been given
+  // --embeddings: b4897 precedes #14208, so the output buffer keeps no
+  // logits. With --pooling mean it keeps nothing (0 B: ROCm/ROCm#4903's
+  // "0.00 MiB" at b5618); with --pooling none one embedding a sequence
+  // at start-up, 4 B x 1 x 2560 = 10,240 B, which the first full batch
+  // grows to every token's, 4 B x 2048 x 2560 = 20,971,520 B (memfit's
+  // estimate, said in the note).
+  const std::string log = "llamacpp-ci4897-pythia28-q8_0-v100-cuda.log";
+  LogCheckOptions mean;
+  mean.command = "llama-server -m m.gguf --embeddings --pooling mean";
+  const FigureCheck* pooled = figure(check("llamacpp", log, mean), "CPU", LogFigure::kOutput);
+  ASSERT_NE(pooled, nullptr);
+  EXPECT_EQ(pooled->memfit, 0u);
+  LogCheckOptions none;
+  none.command = "llama-server -m m.gguf --embedding --pooling=none";
+  const FigureCheck* tokens = figure(check("llamacpp", log, none), "CPU", LogFigure::kOutput);
+  ASSERT_NE(tokens, nullptr);
+  EXPECT_EQ(tokens->memfit, 10'240u);
+  EXPECT_NE(tokens->note.find("grows it to 2048 rows, 20971520 B"), std::string::npos) << tokens->note;
+  // --reranking is --embedding with rank pooling: pooled, so nothing.
+  LogCheckOptions rerank;
+  rerank.command = "llama-server -m m.gguf --reranking";
+  const FigureCheck* ranked = figure(check("llamacpp", log, rerank), "CPU", LogFigure::kOutput);
+  ASSERT_NE(ranked, nullptr);
+  EXPECT_EQ(ranked->memfit, 0u);
+  // Without the flags the run's own logits: 4 B x 1 x 50,304 = 201,216 B.
+  const FigureCheck* logits = figure(check("llamacpp", log), "CPU", LogFigure::kOutput);
+  ASSERT_NE(logits, nullptr);
+  EXPECT_EQ(logits->memfit, 201'216u);
+}
+
+TEST(CheckLog, APooledEmbeddingRunBeforeTheReworkPrintsAnEmptyOutputBuffer) {
+  // ROCm/ROCm#4903: llama-server.exe b5618 serving Qwen3-Embedding-8B
+  // Q8_0 with --embeddings --pooling mean, its command line in the log.
+  // b5618 precedes #14208: no logits with --embeddings, no embeddings
+  // under pooling, so "output buffer size = 0.00 MiB" is memfit's 0 B
+  // (it priced 4 x 1 x 151,665 = 606,660 B before reading the flags).
+  const LogCheck c = check("llamacpp", "llamacpp-rocm4903-rx7900xt-qwen3-embedding-8b-q8_0.log");
+  const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
+  ASSERT_NE(output, nullptr);
+  EXPECT_EQ(output->printed.value, 0u);
+  EXPECT_EQ(output->memfit, 0u);
+  // The cache is a generation model's: 40,960 cells x 36 layers x (K +
+  // V) 2 x 1,024 x 2 B (f16) = 6,039,797,760 B = "5760.00 MiB".
+  const FigureCheck* kv = figure(c, "ROCm0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 6'039'797'760u);
+  EXPECT_EQ(kv->printed.value, 6'039'797'760u);
+  // The host keeps the graph inputs (n_tok 2048, n_kv 40,960): the input
+  // rows 4 x 2048 x 4096 = 33,554,432, token ids and positions 2 x 8,192,
+  // output ids 8,192, the f32 mask 4 x 40,960 x 2048 = 335,544,320 and
+  // mean pooling's matrix, n_tok x n_tok before the rework: 4 x 2048 x
+  // 2048 = 16,777,216; 385,900,544 B in "368.02 MiB" (385,896,940 +-
+  // 5,243).
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 385'900'544u);
+  EXPECT_TRUE(host->within_print);
+}
+
 TEST(CheckLog, VulkansOpOffloadLeavesTheHostItsInputs) {
   // b5398 on a Radeon 8060S (Vulkan), Qwen3 235B-A22B Q3_K_S with 93 of 94
   // blocks (block 0 and the output layer on the host, the old -ngl rule):
@@ -376,12 +438,13 @@ TEST(CheckLog, AnOllamaCpuRunRebuiltFromItsDumpIsExact) {
   EXPECT_EQ(model->memfit, 1'313'251'456u);
   EXPECT_EQ(model->basis, FigureBasis::kExact);
   EXPECT_TRUE(model->within_print);
-  // The output buffer keeps embeddings too: 4 x (128,256 + 2,048) =
-  // 521,216 B is in "0.50 MiB"; memfit's llama.cpp logits, 513,024, not.
+  // The output buffer keeps embeddings too (the runner's embeddings =
+  // true, the model pools nothing): 4 x 1 x (128,256 + 2,048) = 521,216 B,
+  // in "0.50 MiB" (524,288 +- 5,243); the logits alone, 513,024, are not.
   const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
-  EXPECT_EQ(output->memfit, 513'024u);
-  EXPECT_EQ(output->basis, FigureBasis::kModelled);
-  EXPECT_FALSE(output->within_print);
+  EXPECT_EQ(output->memfit, 521'216u);
+  EXPECT_EQ(output->basis, FigureBasis::kExact);
+  EXPECT_TRUE(output->within_print);
   EXPECT_TRUE(output->note.starts_with("Ollama's runner keeps each output's embedding too")) << output->note;
 }
 

@@ -69,7 +69,11 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
     sh.n_kv = sh.n_out;
     sh.logits = false;
   }
-  if (pooling_of(spec, s) == "mean") sh.pooling_bytes = CheckedBytes(4) * sh.n_tok * c.n_seq;
+  // build_inp_mean: f32 n_tok x n_seqs_unq; n_tok x n_tok in the builds
+  // before the embeddings rework (square_mean_matrix).
+  if (pooling_of(spec, s) == "mean") {
+    sh.pooling_bytes = CheckedBytes(4) * sh.n_tok * (square_mean_matrix(s) ? sh.n_tok : c.n_seq);
+  }
   for (const LayerCache& l : spec.layers) {
     if (l.kind == LayerKind::kMlaLatent) sh.latent = std::max(sh.latent, l.elems_per_token);
     if (is_windowed(l)) {
@@ -192,6 +196,7 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
   // creates self_kq_mask F32 and casts it to F16 in the graph, on the
   // device that reads it (the copy ffn_phase and attention_phase count).
   if (sh.attention) input += round_up(CheckedBytes(4) * sh.n_kv * sh.n_tok, align);
+  input += round_up(sh.pooling_bytes, align);  // inp_mean, an input too
   return input;
 }
 

@@ -132,8 +132,9 @@ constexpr RequestField kLlamaCppFields[] = {
      .type = FieldType::kFlag,
      .default_text = "false",
      .doc = "llama-server's `--embedding`: every token of a batch is an output, so the output "
-            "buffer holds `--batch-size` rows of logits and embeddings; an encoder (BERT) keeps "
-            "no KV cache with or without it (docs/embedding-models.md)"}),
+            "buffer holds `--batch-size` rows of logits and embeddings (before b5670 no logits, "
+            "and no embeddings under pooling); an encoder (BERT) keeps no KV cache with or "
+            "without it (docs/embedding-models.md)"}),
     parsed_field<parse_pooling, &R::llamacpp, &LlamaCppRequest::pooling>(
     {.name = "pooling",
      .flags = "--pooling",

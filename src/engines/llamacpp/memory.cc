@@ -175,8 +175,16 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
   // token of a batch is an output, so the first full batch reserves
   // n_batch rows (docs/engine-llamacpp.md, "Releases": before b2537 n_batch
   // rows without it too).
+  // Before #14208 (logits_beside_embeddings) --embedding kept no logits,
+  // and its n_embd floats only without pooling (a pooled run's vectors
+  // live in embd_seq, not in this buffer).
   const uint64_t rows = s.embedding ? std::max(c.n_batch, c.n_seq) : output_rows(c, s);
-  const CheckedBytes width = CheckedBytes(spec.geometry.vocab) + (s.embedding ? spec.geometry.hidden : 0);
+  const bool reworked = logits_beside_embeddings(s);
+  const std::string_view pooling = pooling_of(spec, s);
+  const bool has_logits = !s.embedding || reworked;
+  const bool has_embd = s.embedding && (reworked || pooling.empty() || pooling == "none");
+  const CheckedBytes width = CheckedBytes(has_logits ? spec.geometry.vocab : 0) +
+                             (has_embd ? spec.geometry.hidden : 0);
   CheckedBytes output = CheckedBytes(4) * rows * width;
   if (!kv.k_total().value() || !kv.v_total().value()) return overflow("KV cache");
   if (!recurrent_total.value()) return overflow("recurrent state");

@@ -55,6 +55,17 @@ uint64_t cell_pad(const LlamaCppSettings& settings);
 // The rows of logits the output buffer holds: n_seq (llama_output_reserve
 // of n_seq_max); n_batch in a build before #6122.
 uint64_t output_rows(const LlamaCppContext& context, const LlamaCppSettings& settings);
+// Whether the output buffer keeps logits and embeddings together
+// (llama.cpp #14208, "rework embeddings logic"): from that build and the
+// pinned one, n_vocab logits a row always and n_embd more with
+// --embedding; before it no logits with --embedding and the n_embd
+// floats only when the pooling is none (docs/embedding-models.md).
+bool logits_beside_embeddings(const LlamaCppSettings& settings);
+// Whether mean pooling's matrix (build_inp_mean) is n_tok x n_tok f32, as
+// at b5618 and in Ollama's vendored de4c07f93, not n_tok x n_seqs_unq (as
+// in Ollama's 2025-08 vendor): taken with the same first build as
+// logits_beside_embeddings, unconfirmed (docs/embedding-models.md).
+bool square_mean_matrix(const LlamaCppSettings& settings);
 // Whether the reserved graph holds the vector-input path's `inp_embd`
 // (f32 n_embd x n_tok, never freed): builds from #18898 and the pinned
 // one; before it the token path alone (docs/llamacpp-rules.md, "Compute

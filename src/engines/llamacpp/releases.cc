@@ -70,6 +70,16 @@ constexpr uint64_t kVectorInputLeafBuild = 7775;
 // priced without it (its host's compute buffer high).
 constexpr uint64_t kOpOffloadBuild = 2459;
 
+// #14208 ("llama : rework embeddings logic", merged 2025-06-16):
+// output_reserve's `has_logits = !cparams.embeddings` and `has_embd =
+// cparams.embeddings && pooling_type == NONE` became `has_logits = true`
+// and `has_embd = cparams.embeddings`. b5618 (2025-06-09, ROCm/ROCm#4903:
+// `--embeddings --pooling mean`, output buffer 0.00 MiB) precedes it.
+// First build unconfirmed: the merge date's build, about b5670 (xllamacpp
+// moved to b5671 on that day and to b5704, "fix embedding", on 06-19); a
+// build from the merge to b5669 is priced with the old rule.
+constexpr uint64_t kEmbeddingsReworkBuild = 5670;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -123,6 +133,8 @@ uint64_t output_rows(const LlamaCppContext& c, const LlamaCppSettings& s) {
   return before(s, kOutputPerSeqBuild) ? c.n_batch : c.n_seq;
 }
 
+bool logits_beside_embeddings(const LlamaCppSettings& s) { return !before(s, kEmbeddingsReworkBuild); }
+bool square_mean_matrix(const LlamaCppSettings& s) { return before(s, kEmbeddingsReworkBuild); }
 bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInputLeafBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 

@@ -87,6 +87,45 @@ TEST(LlamaCppEmbedding, ACausalEmbedderKeepsItsCacheAndOutputsEveryToken) {
   EXPECT_EQ(e.output_bytes, 129024000u);
 }
 
+TEST(LlamaCppEmbedding, BeforeTheReworkAPooledRunKeepsNoOutputBuffer) {
+  // b5618 precedes #14208: output_reserve kept no logits with
+  // --embedding (has_logits = !embeddings) and n_embd floats a row only
+  // without pooling (has_embd = embeddings && pooling == NONE). With
+  // --pooling mean both are 0: the 0.00 MiB ROCm/ROCm#4903 printed.
+  LlamaCppSettings s;
+  s.ctx_size = 1000;
+  s.embedding = true;
+  s.pooling = "mean";
+  s.build = 5618;
+  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 0u);
+  // Pooling none keeps the embeddings alone: 4 x 1000 rows x 256 =
+  // 1,024,000 B (n_batch capped at n_ctx 1000, every token an output).
+  s.pooling = "none";
+  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 1024000u);
+  // The model states no pooling (llama.cpp's NONE): the same.
+  s.pooling = "";
+  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 1024000u);
+  // Without --embedding nothing changed: 4 x 1 x 32000 = 128,000 B.
+  s.embedding = false;
+  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 128000u);
+}
+
+TEST(LlamaCppEmbedding, FromTheReworkLogitsAndEmbeddingsAreKeptWhateverThePooling) {
+  // The first build priced with #14208 and the pinned release: 4 x 1000
+  // x (32000 + 256) = 129,024,000 B with mean pooling too.
+  LlamaCppSettings s;
+  s.ctx_size = 1000;
+  s.embedding = true;
+  s.pooling = "mean";
+  s.build = 5670;
+  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 129024000u);
+  s.build.reset();
+  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 129024000u);
+  // The last build before it: nothing kept.
+  s.build = 5669;
+  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 0u);
+}
+
 TEST(LlamaCppEmbedding, TheEncodersGraphAttendsOverItsBatchWithNoLogits) {
   LlamaCppSettings s;
   s.embedding = true;
