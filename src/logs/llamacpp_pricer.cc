@@ -576,14 +576,12 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   }
   const std::optional<uint64_t> offloaded = count_setting(log, "repeating_layers_offloaded");
   if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
-  const uint64_t printed = c.printed.value;
-  if (!host && printed > *c.memfit) {
+  // Op offload itself is priced (llamacpp/placement.cc, place_compute): the
+  // host keeps its inputs, the GPU its phases and the output matrix's copy.
+  if (!host && c.printed.value > *c.memfit && c.printed.value - *c.memfit > c.printed.band) {
     return "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on this GPU "
-           "(op offload), copying their weights into this buffer, which memfit does not price";
-  }
-  if (host && printed < *c.memfit) {
-    return "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on the GPU "
-           "(op offload), so this buffer holds less of their graph than memfit's";
+           "(op offload), copying their weights into this buffer: memfit prices the output matrix's "
+           "copy, not the host blocks' weights";
   }
   return "";
 }

@@ -173,6 +173,13 @@ void read_offload(std::string_view rest, LogBuilder& out) {
 // print (the tensor split, the split mode), read after the printed
 // settings so theirs win.
 void read_command(std::string_view text, LogBuilder& out) {
+  // --reranking sets --embedding and rank pooling (llama.cpp's common/arg.cpp);
+  // a reranker is priced with rank pooling whatever --pooling says beside
+  // it: read first, as the first value read stays.
+  if (flag_given(text, {"--reranking", "--rerank"})) {
+    out.setting("embedding", "true");
+    out.setting("pooling", "rank");
+  }
   read_flags(text,
              {{{"-ngl", "--n-gpu-layers", "--gpu-layers"}, "n_gpu_layers"},
               {{"-ts", "--tensor-split"}, "tensor_split"},
@@ -186,13 +193,9 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"-fa", "--flash-attn"}, "flash_attn"},
               {{"--pooling"}, "pooling"}},
              out);
-  // --embedding(s) and --reranking (rank pooling) change the output buffer
-  // and the graph (docs/embedding-models.md).
+  // --embedding(s) changes the output buffer and the graph
+  // (docs/embedding-models.md).
   if (flag_given(text, {"--embedding", "--embeddings"})) out.setting("embedding", "true");
-  if (flag_given(text, {"--reranking", "--rerank"})) {
-    out.setting("embedding", "true");
-    out.setting("pooling", "rank");
-  }
   if (flag_given(text, {"-fa", "--flash-attn"})) out.setting("flash_attn", "enabled");
   if (flag_given(text, {"-nkvo", "--no-kv-offload"})) out.setting("kv_offload", "false");
   if (flag_given(text, {"--no-mmap"})) out.setting("no_mmap", "true");

@@ -88,6 +88,8 @@ Result<PublishedRun> read_run(const TsvTable& tsv, size_t row, const PublishedRu
   if (!(run.matrix_cores.empty() || run.matrix_cores == "none" ||
         run.matrix_cores == "KHR_coopmat" || run.matrix_cores == "NV_coopmat2")) {
     r.bad("matrix_cores", run.matrix_cores, "none, KHR_coopmat, NV_coopmat2 or empty");
+  } else if (!run.matrix_cores.empty() && run.backend != "vulkan") {
+    r.bad("matrix_cores", run.matrix_cores, "empty (a Vulkan run's device line only)");
   }
   if (!so_far.find_model(run.model)) r.bad("model", run.model, "a model of models.tsv");
   if (run.size_bytes == 0) r.bad("size_bytes", r.text("size_bytes"), "a size");
@@ -108,6 +110,8 @@ std::optional<Error> read_experts(const TsvTable& tsv, size_t row, PublishedRuns
   }
   if (model == nullptr) {
     r.bad("model", id, "a model of models.tsv");
+  } else if (model->expert_params != 0) {
+    r.bad("model", id, "the model's only row");
   } else if (experts == 0 || experts > model->params ||
              model->params - experts > model->active_params) {
     r.bad("expert_params", r.text("expert_params"),

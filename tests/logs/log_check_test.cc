@@ -339,6 +339,13 @@ TEST(CheckLog, TheCommandLinesEmbeddingsAndPoolingPriceTheOutputBuffer) {
   const FigureCheck* ranked = figure(check("llamacpp", log, rerank), "CPU", LogFigure::kOutput);
   ASSERT_NE(ranked, nullptr);
   EXPECT_EQ(ranked->memfit, 0u);
+  // A reranker is priced with rank pooling whatever --pooling says beside
+  // it: pooled, nothing, not 10,240 B.
+  LogCheckOptions both;
+  both.command = "llama-server -m m.gguf --pooling none --reranking";
+  const FigureCheck* rank_wins = figure(check("llamacpp", log, both), "CPU", LogFigure::kOutput);
+  ASSERT_NE(rank_wins, nullptr);
+  EXPECT_EQ(rank_wins->memfit, 0u);
   // Without the flags the run's own logits: 4 B x 1 x 50,304 = 201,216 B.
   const FigureCheck* logits = figure(check("llamacpp", log), "CPU", LogFigure::kOutput);
   ASSERT_NE(logits, nullptr);

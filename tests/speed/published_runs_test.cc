@@ -93,6 +93,20 @@ TEST(PublishedRuns, LoaderRefusesBadRows) {
             "data/speed/published-runs.tsv: line 2: batch: 'one' is not a decimal number");
   EXPECT_EQ(runs_error("u\tllamacpp\n"),
             "data/speed/published-runs.tsv: line 2: 2 fields, the header has 16");
+  // matrix_cores is what a Vulkan log's device line says: on a CUDA run it
+  // is refused, on a Vulkan run taken.
+  const std::string header = std::string(kRunsHeader.substr(0, kRunsHeader.size() - 1)) + "\tmatrix_cores\n";
+  const auto with_cores = [&](std::string_view backend) {
+    return parse_published_runs(kModels, header + "u\tllamacpp\t" + std::string(backend) +
+                                             "\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t10\ttg128\t5\t\t\t0"
+                                             "\tKHR_coopmat\n");
+  };
+  EXPECT_TRUE(with_cores("vulkan").ok());
+  Result<PublishedRuns> cuda = with_cores("cuda");
+  ASSERT_FALSE(cuda.ok());
+  EXPECT_EQ(cuda.error().message(),
+            "data/speed/published-runs.tsv: line 2: matrix_cores: 'KHR_coopmat' is not empty (a "
+            "Vulkan run's device line only)");
 }
 
 TEST(PublishedRuns, PredictionsComeFromTheBoundAndTheOtherHalfsBand) {
@@ -163,6 +177,11 @@ TEST(PublishedRuns, TheExpertsTableSetsItsModelsExpertParameters) {
             "data/speed/moe-experts.tsv: line 2: expert_params: '699' is not between params - "
             "active_params and params");
   EXPECT_FALSE(parse("moe\t1001\tderived\thttps://example.org/config.json\n").ok());
+  Result<PublishedRuns> twice = parse(
+      "moe\t800\tderived\thttps://example.org/config.json\nmoe\t900\tderived\thttps://example.org/config.json\n");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().message(),
+            "data/speed/moe-experts.tsv: line 3: model: 'moe' is not the model's only row");
   Result<PublishedRuns> unknown = parse("x\t800\tderived\thttps://example.org/config.json\n");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message(),

@@ -354,8 +354,7 @@ constexpr uint64_t kOpOffloadMinBatch = 32;
 // ggml-sycl want every op of 32 rows or more but get_rows; the ops between
 // them follow to that GPU. The host that holds blocks or the output layer
 // then keeps the graph inputs alone, as with every layer offloaded, and
-// the phases it would have run are that GPU's (the copies of the host
-// weights it reads are not priced). Metal offloads matrix products only:
+// the phases it would have run are that GPU's. Metal offloads matrix products only:
 // its host keeps its phases. Not in a build before #6083 (releases.cc).
 // The GPU reads a copy of each host weight such an op multiplies by, in its
 // compute buffer while the op runs: the output matrix's beside the logits

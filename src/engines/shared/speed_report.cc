@@ -235,7 +235,7 @@ PlanSpeed estimate_plan_speed(const SpeedPlan& plan, const EfficiencyTable& deco
     out.engine_basis =
         fmt::format("no published {} run: the band is fitted on other engines' runs", plan.engine);
   } else if (group != plan.backend && (decode_group != group || prefill_group != group)) {
-    const std::string phases = decode_group != group && prefill_group != group ? "decode or prefill"
+    const std::string phases = decode_group != group && prefill_group != group ? "decode and prefill"
                                : decode_group != group                        ? "decode"
                                                                               : "prefill";
     out.engine_basis = fmt::format(

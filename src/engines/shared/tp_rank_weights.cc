@@ -93,6 +93,9 @@ uint64_t mxfp4_layout_bytes(const ModelSpec& spec, uint64_t tp, Mxfp4Kernel kern
       experts * (value_bytes(stored) + scale_bytes(stored) + bias_bytes(stored, 2)), tp);
   const uint64_t rank_width = CheckedBytes::ceil_div(width, tp).saturated();
   const CheckedBytes held = experts * held_expert_bytes(rank_width, g.hidden, kernel);
+  // An overflow saturates, so the sum it joins fails as one; held is never
+  // less than stored (padding only adds).
+  if (held.overflowed() || stored_rank.overflowed()) return UINT64_MAX;
   return (held - stored_rank).value().value_or(0);
 }
 
