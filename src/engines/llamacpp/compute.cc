@@ -52,8 +52,11 @@ struct GraphShape {
 // hidden 2560, 51.62 MiB at U 256; GPT-NeoX (hidden 2048, vocabulary
 // 50,304) 102.25 MiB. The other LLM_NORM graphs (gpt2, starcoder, falcon,
 // bloom, mpt, stablelm, ...) were not measured and keep the tail.
+// Both spellings: a GGUF's architecture and a config.json's model_type
+// (model/gguf/arch_rules.cc pairs them).
 bool layer_norm_output(std::string_view model_type) {
-  return model_type == "phi2" || model_type == "gptneox";
+  return model_type == "phi2" || model_type == "phi" || model_type == "gptneox" ||
+         model_type == "gpt_neox";
 }
 
 GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const LlamaCppSettings& s) {
