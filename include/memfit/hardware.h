@@ -133,10 +133,10 @@ uint64_t mac_default_wired_limit_bytes(uint64_t ram_bytes, bool macos_26);
 // rounded up.
 uint64_t mac_reserve_bytes(uint64_t ram_bytes);
 
-// `memfit hardware --json` and GET /v1/hardware: {"gpus": [{"id", "vendor",
-// "name", "aliases", "memory_mib", "memory_bytes", "memory_basis",
-// "memory_source", "memory_marketing", "bandwidth_gb_s",
-// "fp16_dense_tflops", "int8_dense_tops", "fp8_dense_tflops", "arch",
+// `memfit hardware --json` and GET /v1/hardware: {"gpus": [{"id", "vendor", "name",
+// "aliases", "memory_mib", "memory_bytes", "memory_basis", "memory_source",
+// "memory_marketing", "bandwidth_gb_s", "fp16_dense_tflops", "int8_dense_tops",
+// "fp8_dense_tflops", "fp16_vector_tflops", "vector_source", "arch",
 // "spec_source", "notes"}], "macs": [{"id", "name", "chip", "tier",
 // "gpu_cores", "unified_memory_gb", "ram_bytes", "bandwidth_gb_s",
 // "fp16_tflops", "gpu_read_bandwidth_gb_s", "gpu_read_bandwidth_source",

@@ -28,6 +28,8 @@ Json gpu_json(const GpuSpec& g) {
           {"fp16_dense_tflops", number_or_null(g.fp16_dense_tflops)},
           {"int8_dense_tops", number_or_null(g.int8_dense_tops)},
           {"fp8_dense_tflops", number_or_null(g.fp8_dense_tflops)},
+          {"fp16_vector_tflops", number_or_null(g.fp16_vector_tflops)},
+          {"vector_source", text_or_null(g.vector_source)},
           {"arch", text_or_null(g.arch)},
           {"spec_source", text_or_null(g.spec_source)},
           {"notes", g.notes}};

@@ -78,8 +78,11 @@ Result<MacSpec> read_mac(const TsvTable& tsv, size_t row) {
   m.unified_memory_gb = r.whole("unified_memory_gb");
   m.bandwidth_gb_s = r.number("bandwidth_gb_s");
   m.fp16_tflops = r.number("fp16_tflops");
-  m.gpu_read_bandwidth_gb_s = r.number("gpu_read_bandwidth_gb_s");
-  m.gpu_read_bandwidth_source = std::string(r.text("gpu_read_bandwidth_source"));
+  // Optional columns (a table written before them reads 0: the spec).
+  if (tsv.columns.contains("gpu_read_bandwidth_gb_s")) {
+    m.gpu_read_bandwidth_gb_s = r.number("gpu_read_bandwidth_gb_s");
+    m.gpu_read_bandwidth_source = std::string(r.text("gpu_read_bandwidth_source"));
+  }
   // A measured figure comes with its source and is below the spec (it is
   // what the chip reaches of it): docs/hardware.md.
   if (m.gpu_read_bandwidth_gb_s > 0 &&
