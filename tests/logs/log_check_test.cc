@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <cstdlib>
 #include <utility>
@@ -322,33 +323,40 @@ TEST(CheckLog, TheCommandLinesEmbeddingsAndPoolingPriceTheOutputBuffer) {
   // grows to every token's, 4 B x 2048 x 2560 = 20,971,520 B (memfit's
   // estimate, said in the note).
   const std::string log = "llamacpp-ci4897-pythia28-q8_0-v100-cuda.log";
+  // The host's output row of the log checked with `options`, copied out of
+  // the check (which the caller does not keep).
+  const auto output_of = [&](const LogCheckOptions& options) -> std::optional<FigureCheck> {
+    const LogCheck c = check("llamacpp", log, options);
+    const FigureCheck* f = figure(c, "CPU", LogFigure::kOutput);
+    return f != nullptr ? std::optional<FigureCheck>(*f) : std::nullopt;
+  };
   LogCheckOptions mean;
   mean.command = "llama-server -m m.gguf --embeddings --pooling mean";
-  const FigureCheck* pooled = figure(check("llamacpp", log, mean), "CPU", LogFigure::kOutput);
-  ASSERT_NE(pooled, nullptr);
+  const std::optional<FigureCheck> pooled = output_of(mean);
+  ASSERT_TRUE(pooled.has_value());
   EXPECT_EQ(pooled->memfit, 0u);
   LogCheckOptions none;
   none.command = "llama-server -m m.gguf --embedding --pooling=none";
-  const FigureCheck* tokens = figure(check("llamacpp", log, none), "CPU", LogFigure::kOutput);
-  ASSERT_NE(tokens, nullptr);
+  const std::optional<FigureCheck> tokens = output_of(none);
+  ASSERT_TRUE(tokens.has_value());
   EXPECT_EQ(tokens->memfit, 10'240u);
   EXPECT_NE(tokens->note.find("grows it to 2048 rows, 20971520 B"), std::string::npos) << tokens->note;
   // --reranking is --embedding with rank pooling: pooled, so nothing.
   LogCheckOptions rerank;
   rerank.command = "llama-server -m m.gguf --reranking";
-  const FigureCheck* ranked = figure(check("llamacpp", log, rerank), "CPU", LogFigure::kOutput);
-  ASSERT_NE(ranked, nullptr);
+  const std::optional<FigureCheck> ranked = output_of(rerank);
+  ASSERT_TRUE(ranked.has_value());
   EXPECT_EQ(ranked->memfit, 0u);
   // A reranker is priced with rank pooling whatever --pooling says beside
   // it: pooled, nothing, not 10,240 B.
   LogCheckOptions both;
   both.command = "llama-server -m m.gguf --pooling none --reranking";
-  const FigureCheck* rank_wins = figure(check("llamacpp", log, both), "CPU", LogFigure::kOutput);
-  ASSERT_NE(rank_wins, nullptr);
+  const std::optional<FigureCheck> rank_wins = output_of(both);
+  ASSERT_TRUE(rank_wins.has_value());
   EXPECT_EQ(rank_wins->memfit, 0u);
   // Without the flags the run's own logits: 4 B x 1 x 50,304 = 201,216 B.
-  const FigureCheck* logits = figure(check("llamacpp", log), "CPU", LogFigure::kOutput);
-  ASSERT_NE(logits, nullptr);
+  const std::optional<FigureCheck> logits = output_of(LogCheckOptions{});
+  ASSERT_TRUE(logits.has_value());
   EXPECT_EQ(logits->memfit, 201'216u);
 }
 
