@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "engines/llamacpp/parts.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "logs/log_model.h"
 #include "logs/log_pricer.h"
@@ -661,12 +662,10 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     }
   }
   const uint64_t blocks = run.model->spec.layers.size();
-  // The GPU backends that run the host layers' ops (op offload,
-  // llamacpp/placement.cc's place_compute).
-  const auto offloads_ops = [&](const LlamaCppGpu& g) {
-    return cuda_like(g) || g.device.starts_with("vulkan") || g.device.starts_with("sycl");
-  };
-  const bool op_offload = !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), offloads_ops);
+  // Op offload as placement prices it (llamacpp/placement.cc's
+  // place_compute): the build has it and a GPU takes the host's ops.
+  const bool op_offload = llamacpp::op_offload(e.settings) &&
+                          std::any_of(gpus.begin(), gpus.end(), llamacpp::takes_op_offload);
   for (FigureCheck& c : figures) {
     if (!c.note.empty()) continue;
     c.note = compute_note(log, e, c, blocks, op_offload);

@@ -74,6 +74,10 @@ bool vector_input_leaf(const LlamaCppSettings& settings);
 // Whether a GPU backend runs the ops on host weights (op offload,
 // placement.cc's place_compute): false in a build before #6083.
 bool op_offload(const LlamaCppSettings& settings);
+// Whether this GPU's backend takes the ops on host weights under op offload:
+// ggml-cuda (CUDA, ROCm), ggml-vulkan and ggml-sycl (their offload_op); the
+// first such GPU runs them. Metal offloads matrix products only: no.
+bool takes_op_offload(const LlamaCppGpu& gpu);
 // Whether -ngl offloads the output layer first: placement.output_layer_first,
 // and false in a build before #18148 (i_gpu_start = n_layer - N).
 bool output_layer_first(const LlamaCppSettings& settings);

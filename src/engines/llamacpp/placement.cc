@@ -190,9 +190,7 @@ Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSetting
   lay.op_offload_gpu = lay.gpus;
   for (const LlamaCppGpu& g : s.gpus) {
     lay.pads_rows.push_back(g.device.starts_with("cuda") || g.device.starts_with("rocm"));
-    const bool offloads = g.device.starts_with("cuda") || g.device.starts_with("rocm") ||
-                          g.device.starts_with("vulkan") || g.device.starts_with("sycl");
-    if (offloads && lay.op_offload_gpu == lay.gpus) lay.op_offload_gpu = lay.pads_rows.size() - 1;
+    if (takes_op_offload(g) && lay.op_offload_gpu == lay.gpus) lay.op_offload_gpu = lay.pads_rows.size() - 1;
   }
   if (s.main_gpu >= lay.gpus) {
     return Error::usage("main_gpu", fmt::format("is {}, but {}", s.main_gpu, there_are_gpus(lay.gpus)));

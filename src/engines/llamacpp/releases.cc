@@ -138,6 +138,11 @@ bool square_mean_matrix(const LlamaCppSettings& s) { return before(s, kEmbedding
 bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInputLeafBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 
+bool takes_op_offload(const LlamaCppGpu& g) {
+  return g.device.starts_with("cuda") || g.device.starts_with("rocm") || g.device.starts_with("vulkan") ||
+         g.device.starts_with("sycl");
+}
+
 bool output_layer_first(const LlamaCppSettings& s) {
   return s.placement.output_layer_first && !before(s, kLlamaCppOutputFirstBuild);
 }
