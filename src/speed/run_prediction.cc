@@ -114,9 +114,15 @@ Result<std::vector<RunBounds>> bounds_of(const PublishedRuns& runs, const Hardwa
     }
     const PublishedModel* model = runs.find_model(run.model);  // parse checked it
     const DeviceThroughput prompt_device = prefill_device(table, run, *device);
-    out.push_back({bound_of(run, *model, *device, SpeedPhase::kDecode, run.backend),
-                   bound_of(run, *model, prompt_device, SpeedPhase::kPrefill, peak_group(run)),
-                   bound_of(run, *model, prompt_device, SpeedPhase::kPrefill, run.backend)});
+    const std::string peak = peak_group(run);
+    const std::optional<double> prefill =
+        bound_of(run, *model, prompt_device, SpeedPhase::kPrefill, peak);
+    // At the backend's peak: the same bound unless the run's group has its own.
+    const std::optional<double> at_backend =
+        peak == run.backend ? prefill
+                            : bound_of(run, *model, prompt_device, SpeedPhase::kPrefill, run.backend);
+    out.push_back({bound_of(run, *model, *device, SpeedPhase::kDecode, run.backend), prefill,
+                   at_backend});
   }
   return out;
 }
@@ -215,10 +221,8 @@ double vulkan_prefill_tflops(const GpuSpec& gpu, std::string_view matrix_cores) 
 
 std::optional<DeviceThroughput> device_throughput(const HardwareTable& table,
                                                   std::string_view id) {
-  for (const GpuSpec& g : table.gpus) {
-    if (g.id == id) {
-      return DeviceThroughput{g.id, g.bandwidth_gb_s, g.fp16_dense_tflops, g.int8_dense_tops};
-    }
+  if (const GpuSpec* g = gpu_of(table, id)) {
+    return DeviceThroughput{g->id, g->bandwidth_gb_s, g->fp16_dense_tflops, g->int8_dense_tops};
   }
   for (const MacSpec& m : table.macs) {
     if (m.id == id) return DeviceThroughput{m.id, m.decode_bandwidth_gb_s(), m.fp16_tflops, 0};
