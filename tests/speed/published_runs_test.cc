@@ -27,6 +27,15 @@ constexpr std::string_view kRunsHeader =
     "source\tengine\tbackend\tdevice\tmodel\tquant\tsize\tsize_bytes\tsize_basis\tprefill_test\t"
     "prefill_tokens_per_second\tdecode_test\tdecode_tokens_per_second\tnotes\tbuild_date\tbatch\n";
 
+// A decode row of model m on an RTX 4090 (cuda, Q4_0, 900 B) reaching
+// `tokens_per_second` at tg128, with its engine, build month and batch.
+std::string decode_row(double tokens_per_second, std::string_view build_date = "",
+                       std::string_view batch = "0", std::string_view engine = "llamacpp") {
+  return "u\t" + std::string(engine) + "\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
+         std::to_string(tokens_per_second) + "\t\t" + std::string(build_date) + "\t" +
+         std::string(batch) + "\n";
+}
+
 std::string runs_error(std::string_view row) {
   Result<PublishedRuns> r = parse_published_runs(kModels, std::string(kRunsHeader) + std::string(row));
   return r.ok() ? "" : r.error().message();
@@ -123,8 +132,7 @@ TEST(PublishedRuns, PredictionsComeFromTheBoundAndTheOtherHalfsBand) {
   const double bound = 1008e9 / 9092.0;
   std::string rows;
   for (double fraction : {0.1, 0.2, 0.3, 0.4}) {
-    rows += "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
-            std::to_string(bound * fraction) + "\t\t\t0\n";
+    rows += decode_row(bound * fraction);
   }
   Result<PublishedRuns> runs = parse_published_runs(kModels, std::string(kRunsHeader) + rows);
   ASSERT_TRUE(runs.ok()) << runs.error().message();
@@ -318,11 +326,9 @@ TEST(PublishedRuns, ALaterBatchIsPredictedByTheEarlierOnesOnly) {
   const double bound = 1008e9 / 9092.0;
   std::string rows;
   for (double fraction : {0.1, 0.2, 0.3, 0.4}) {
-    rows += "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
-            std::to_string(bound * fraction) + "\t\t\t0\n";
+    rows += decode_row(bound * fraction);
   }
-  rows += "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
-          std::to_string(bound * 0.9) + "\t\t2025-12\t1\n";
+  rows += decode_row(bound * 0.9, "2025-12", "1");
   Result<PublishedRuns> runs = parse_published_runs(kModels, std::string(kRunsHeader) + rows);
   ASSERT_TRUE(runs.ok()) << runs.error().message();
   Result<const HardwareTable*> table = hardware_table();
@@ -351,13 +357,10 @@ TEST(PublishedRuns, ABatchTwoRunIsPredictedByBatchesZeroAndOne) {
   const double bound = 1008e9 / 9092.0;
   std::string rows;
   for (double fraction : {0.1, 0.2, 0.3, 0.4}) {
-    rows += "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
-            std::to_string(bound * fraction) + "\t\t\t0\n";
+    rows += decode_row(bound * fraction);
   }
-  rows += "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
-          std::to_string(bound * 0.9) + "\t\t2025-12\t1\n";
-  rows += "u\tmlx-lm\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\t\t\ttg128\t" +
-          std::to_string(bound * 0.5) + "\t\t2026-03\t2\n";
+  rows += decode_row(bound * 0.9, "2025-12", "1");
+  rows += decode_row(bound * 0.5, "2026-03", "2", "mlx-lm");
   Result<PublishedRuns> runs = parse_published_runs(kModels, std::string(kRunsHeader) + rows);
   ASSERT_TRUE(runs.ok()) << runs.error().message();
   Result<const HardwareTable*> table = hardware_table();
