@@ -18,6 +18,12 @@ options tests/logs/log_replay_test.cc passes, see replay_options below):
 
 Usage: scripts/gen-validation-logs.py [--memfit build/release/memfit]
                                       [--update-expected] [--check]
+                                      [--first-check ENGINE/SLUG ...]
+  --first-check  record, in each named log's sidecar, what the memfit given
+            priced before any rule was changed for it ("first_check": the
+            commit, and each figure's printed, memfit and ratio): the
+            evidence for "logs never seen" (docs/validation-logs.md). A
+            sidecar that has one already is left as it is.
   --check   exit 1 when docs/validation-logs.md or data/bands/bands.tsv would
             change (ctest: Logs.BandsAndDocCurrent)
 The band table (the library embeds it: src/bands/error_bands.h) has one row
@@ -281,6 +287,32 @@ def bands_tsv(rows):
     return "\n".join(lines) + "\n"
 
 
+def head_commit():
+    out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=8", "HEAD"],
+                         capture_output=True, text=True)
+    return out.stdout.strip() or "?"
+
+
+def record_first_check(memfit, name):
+    """Writes the sidecar's first_check from the current check (never over
+    one already there). Returns a line saying what happened."""
+    engine, _, slug = name.partition("/")
+    log = LOGS / engine / f"{slug}.log"
+    if engine not in ENGINES or not log.exists():
+        return f"{name}: no such log under {LOGS.relative_to(ROOT)}"
+    sidecar_path = log.with_suffix(".json")
+    sidecar, report, failure = check(memfit, engine, log)
+    if "first_check" in sidecar:
+        return f"{name}: has a first_check already (commit {sidecar['first_check'].get('commit')})"
+    figures = []
+    for f in (report or {}).get("figures", []):
+        figures.append({key: f.get(key) for key in ("device", "figure", "printed", "memfit", "ratio")})
+    sidecar["first_check"] = {"commit": head_commit(), "failure": failure, "figures": figures}
+    sidecar_path.write_text(json.dumps(sidecar, indent=2) + "\n")
+    priced = sum(1 for f in figures if f["ratio"] is not None)
+    return f"{name}: first_check recorded ({len(figures)} figures, {priced} priced)"
+
+
 def stale(path, text):
     if path.read_text() == text:
         return False
@@ -293,7 +325,12 @@ def main():
     parser.add_argument("--memfit", default=str(ROOT / "build" / "release" / "memfit"))
     parser.add_argument("--update-expected", action="store_true")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--first-check", nargs="+", metavar="ENGINE/SLUG")
     args = parser.parse_args()
+    if args.first_check:
+        for name in args.first_check:
+            print(record_first_check(args.memfit, name))
+        return 0
     rows, logs = collect(args.memfit)
     doc, bands = render(rows, logs), bands_tsv(rows)
     if args.check:
