@@ -105,7 +105,8 @@ def collect(memfit):
             backend = sidecar.get("backend") or (report or {}).get("backend") or "?"
             entry = {"engine": engine, "slug": log.stem, "source": sidecar.get("source") or "?",
                      "backend": backend, "failure": failure, "report": report,
-                     "config_missing": sidecar.get("config_missing")}
+                     "config_missing": sidecar.get("config_missing"),
+                     "first_check": sidecar.get("first_check")}
             logs.append(entry)
             if report is None:
                 continue
@@ -157,6 +158,128 @@ def not_priced_table(logs):
             why = f"no model: {entry['config_missing']}"
         if why:
             lines.append(f"| {entry['engine']}/{entry['slug']} | {why} |")
+    return lines
+
+# The targets of issue 28 ("Done means"), one a kind of figure: which rows
+# it covers and when a row meets it. A row is one priced figure of one device.
+def ratio_of(f, value):
+    if value is None or not f["printed"]:
+        return None
+    return value / f["printed"]
+
+
+def exact_to_print(f, value):
+    """memfit's figure lies within the print's rounding (its band)."""
+    return value is not None and abs(value - f["printed"]) <= f["band"]
+
+
+def within(limit):
+    def met(f, value):
+        ratio = ratio_of(f, value)
+        return ratio is not None and abs(ratio - 1.0) <= limit
+    return met
+
+
+def between(low, high):
+    def met(f, value):
+        ratio = ratio_of(f, value)
+        return ratio is not None and low <= ratio <= high
+    return met
+
+
+def gpu_count(report):
+    """The log's GPUs: the devices it lists and the devices its figures name,
+    the host (CPU) and whole-run figures (total) aside."""
+    report = report or {}
+    ids = {d.get("id") for d in report.get("devices") or [] if isinstance(d, dict)}
+    ids |= {f.get("device") for f in report.get("figures") or []}
+    return sum(1 for i in ids if i and i not in ("CPU", "total") and not i.startswith("rank"))
+
+
+TARGETS = [
+    {"name": "llama.cpp and Ollama: model per device, exact to the print",
+     "engines": ("llamacpp", "ollama"), "figures": ("model",), "gpus": None,
+     "met": exact_to_print},
+    {"name": "llama.cpp and Ollama: KV cache per device, exact to the print",
+     "engines": ("llamacpp", "ollama"), "figures": ("kv_cache",), "gpus": None,
+     "met": exact_to_print},
+    {"name": "llama.cpp and Ollama: compute per device, one GPU or none, within 5 %",
+     "engines": ("llamacpp", "ollama"), "figures": ("compute",), "gpus": (0, 1),
+     "met": within(0.05)},
+    {"name": "llama.cpp and Ollama: compute per device, split over GPUs, within 10 %",
+     "engines": ("llamacpp", "ollama"), "figures": ("compute",), "gpus": (2, None),
+     "met": within(0.10)},
+    {"name": "vLLM: weights per rank, within 1 %",
+     "engines": ("vllm",), "figures": ("weights",), "gpus": None, "met": within(0.01)},
+    {"name": "vLLM: KV capacity (bytes, tokens, blocks), within 5 %",
+     "engines": ("vllm",), "figures": ("kv_cache_available", "kv_tokens", "kv_blocks"),
+     "gpus": None, "met": within(0.05)},
+    {"name": "mlx-lm: peak within [0.97, 1.10]",
+     "engines": ("mlx-lm",), "figures": ("peak",), "gpus": None,
+     "met": between(0.97, 1.10)},
+    {"name": "SGLang: token pool within 5 %",
+     "engines": ("sglang",), "figures": ("token_pool",), "gpus": None, "met": within(0.05)},
+]
+
+
+def target_of(row):
+    f = row["figure"]
+    gpus = gpu_count(row["report"])
+    for t in TARGETS:
+        if row["engine"] not in t["engines"] or f["figure"] not in t["figures"]:
+            continue
+        if t["gpus"] is not None:
+            low, high = t["gpus"]
+            if gpus < low or (high is not None and gpus > high):
+                continue
+        return t
+    return None
+
+
+def first_memfit(row):
+    """memfit's figure for the row at its log's first check (sidecar
+    "first_check"), or None when the log has none or it was not priced then."""
+    first = row.get("first_check")
+    if not isinstance(first, dict):
+        return None
+    f = row["figure"]
+    for g in first.get("figures") or []:
+        if g.get("device") == f["device"] and g.get("figure") == f["figure"]:
+            return g.get("memfit")
+    return None
+
+
+TARGETS_TEXT = """## Targets
+
+Issue 28's targets, each over the priced rows it covers (a row is one figure of one
+device of one log). "Exact to the print" means memfit's figure lies within the print's
+rounding. *Never seen* counts the rows of logs whose sidecar holds a `first_check`:
+what memfit priced when the log was added, before any rule was changed for it
+(`scripts/gen-validation-logs.py --first-check`), against the same target; "now" is
+the same rows with today's rules. Rows that miss their target follow the table, each
+with what check-log says of it."""
+
+
+def targets_section(rows):
+    lines = TARGETS_TEXT.splitlines()
+    lines += ["", "| target | rows | met | never seen: rows | met at first check | met now |",
+              "|---|---|---|---|---|---|"]
+    misses = []
+    for t in TARGETS:
+        mine = [r for r in rows if r["figure"]["ratio"] is not None and target_of(r) is t]
+        met = [r for r in mine if t["met"](r["figure"], r["figure"]["memfit"])]
+        seen = [r for r in mine if isinstance(r.get("first_check"), dict)]
+        first_met = sum(1 for r in seen if t["met"](r["figure"], first_memfit(r)))
+        now_met = sum(1 for r in seen if t["met"](r["figure"], r["figure"]["memfit"]))
+        lines.append(f"| {t['name']} | {len(mine)} | {len(met)} | {len(seen)} | {first_met} | {now_met} |")
+        misses += [(t, r) for r in mine if r not in met]
+    lines += ["", "### Rows that miss their target", "",
+              "| log | device | figure | ratio | basis and why |", "|---|---|---|---|---|"]
+    for t, r in misses:
+        f = r["figure"]
+        why = f"{f['basis'] or '-'}" + (f": {f['note']}" if f["note"] else "")
+        lines.append(f"| {r['engine']}/{r['slug']} | {f['device']} | {f['figure']} | "
+                     f"{fmt_ratio(f['ratio'])} | {why} |")
     return lines
 
 
@@ -218,6 +341,7 @@ def render(rows, logs):
            "",
            "## By engine, backend and figure", ""]
     out += summary_table(rows)
+    out += [""] + targets_section(rows)
     out += [""] + bands_section(rows)
     out += ["", "## Logs not priced", ""]
     out += not_priced_table(logs)
