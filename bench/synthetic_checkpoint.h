@@ -152,11 +152,13 @@ inline SyntheticCheckpointStats write_synthetic_checkpoint(const std::string& di
 
   // Shard of each tensor: by its first byte's share of the total, so every
   // shard holds ~total / 163 bytes and tensors stay in layer order.
+  // before_bytes < total_bytes <= shard_bytes x kSyntheticShards, so the
+  // index stays below kSyntheticShards.
   std::vector<std::vector<const SyntheticTensor*>> shards(kSyntheticShards);
+  const uint64_t shard_bytes = (total_bytes + kSyntheticShards - 1) / kSyntheticShards;
   uint64_t before_bytes = 0;
   for (const SyntheticTensor& tensor : tensors) {
-    const auto shard = static_cast<size_t>(static_cast<unsigned __int128>(before_bytes) *
-                                           kSyntheticShards / total_bytes);
+    const auto shard = static_cast<size_t>(before_bytes / shard_bytes);
     shards[shard].push_back(&tensor);
     before_bytes += tensor.bytes;
   }

@@ -230,7 +230,7 @@ TEST(InspectCli, JsonReportMatchesTheShippedSchema) {
   }
   ScratchDir dir;
   // Each engine's report: mlxcel's by default, llama.cpp's when asked.
-  for (const std::string& engine : {"auto", "llamacpp"}) {
+  for (const std::string engine : {"auto", "llamacpp"}) {
     for (const std::string& model :
          {kExample, std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/qwen3_5/Qwen3.5-27B",
           std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/gemma3/gemma-3-1b-it",

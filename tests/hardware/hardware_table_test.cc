@@ -100,10 +100,14 @@ TEST(HardwareTable, EveryFigureSaysWhereItComesFrom) {
 
 TEST(HardwareTable, SpeedFiguresHaveSourcesAndAppleFp16FollowsItsRule) {
   for (const GpuSpec& g : table().gpus) {
-    if (g.bandwidth_gb_s > 0 || g.fp16_dense_tflops > 0) EXPECT_FALSE(g.spec_source.empty()) << g.id;
+    if (g.bandwidth_gb_s > 0 || g.fp16_dense_tflops > 0) {
+      EXPECT_FALSE(g.spec_source.empty()) << g.id;
+    }
   }
   for (const MacSpec& m : table().macs) {
-    if (m.bandwidth_gb_s > 0) EXPECT_FALSE(m.spec_source.empty()) << m.id;
+    if (m.bandwidth_gb_s > 0) {
+      EXPECT_FALSE(m.spec_source.empty()) << m.id;
+    }
     // M1 to M4 all have an FP16 figure, and the notes say where it is from.
     if (!m.chip.starts_with("M5")) {
       EXPECT_GT(m.fp16_tflops, 0) << m.id;

@@ -57,8 +57,12 @@ TEST(ServiceEngines, ListsTheSixEnginesAndTheirFields) {
   // common field and none of mlx-lm's is.
   EXPECT_EQ(utilization["gpu_setting"], true);
   for (const json& field : answer["engines"][1]["fields"]) {
-    if (field["name"] == "n_gpu_layers") EXPECT_EQ(field["gpu_setting"], true);
-    if (field["name"] == "ctx_size") EXPECT_EQ(field["gpu_setting"], false);
+    if (field["name"] == "n_gpu_layers") {
+      EXPECT_EQ(field["gpu_setting"], true);
+    }
+    if (field["name"] == "ctx_size") {
+      EXPECT_EQ(field["gpu_setting"], false);
+    }
   }
   for (const json& field : answer["engines"][2]["fields"]) EXPECT_EQ(field["gpu_setting"], false);
   for (const json& field : answer["common_fields"]) EXPECT_EQ(field["gpu_setting"], false);

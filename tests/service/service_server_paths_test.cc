@@ -111,7 +111,7 @@ TEST_F(ServiceServerPaths, NoAnswerNamesAFolderOfTheServer) {
   }
   // The llama.cpp and vLLM profiles, and the files a llama.cpp request
   // names besides its model.
-  for (const std::string& name : {"tiny.gguf", "good", "notjson"}) {
+  for (const std::string name : {"tiny.gguf", "good", "notjson"}) {
     asked.push_back({"POST", "/v1/estimate", {{"model", name}, {"engine", "llamacpp"}}});
     asked.push_back({"POST", "/v1/fit", {{"model", name}, {"engine", "llamacpp"}}});
     asked.push_back({"POST", "/v1/estimate", {{"model", name}, {"engine", "vllm"}}});

@@ -312,8 +312,12 @@ TEST(QuantizePlan, GptNeoxFusesQkvAndBiasesEveryLinearLayer) {
   EXPECT_EQ(q->tensors[4].name, "blk.0.attn_norm.bias");
   // attn_qkv: 256 -> 3 x 256 (shape outermost first).
   for (const SafetensorsTensor& t : q->tensors) {
-    if (t.name == "blk.1.attn_qkv.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{768, 256}));
-    if (t.name == "blk.1.attn_qkv.bias") EXPECT_EQ(t.shape, (std::vector<uint64_t>{768}));
+    if (t.name == "blk.1.attn_qkv.weight") {
+      EXPECT_EQ(t.shape, (std::vector<uint64_t>{768, 256}));
+    }
+    if (t.name == "blk.1.attn_qkv.bias") {
+      EXPECT_EQ(t.shape, (std::vector<uint64_t>{768}));
+    }
   }
   // Q4_0: the output Q6_K, every other matrix (token_embd untied) Q4_0.
   EXPECT_EQ(dtype_of(*q, "output.weight"), "q6_K");
