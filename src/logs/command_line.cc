@@ -50,6 +50,16 @@ bool flag_given(std::string_view command, std::initializer_list<std::string_view
   return false;
 }
 
+bool switch_on(std::string_view command, std::initializer_list<std::string_view> names) {
+  if (!flag_given(command, names)) return false;
+  const std::optional<std::string_view> value = flag_value(command, names);
+  if (!value) return true;
+  for (std::string_view off : {"0", "false", "off", "no"}) {
+    if (*value == off) return false;
+  }
+  return true;
+}
+
 void read_flags(std::string_view command, std::initializer_list<FlagSetting> table, LogBuilder& out) {
   for (const FlagSetting& row : table) {
     if (std::optional<std::string_view> value = flag_value(command, row.flags)) {

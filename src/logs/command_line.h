@@ -19,6 +19,9 @@ std::optional<std::string_view> flag_value(std::string_view command,
                                            std::initializer_list<std::string_view> names);
 // Whether any of `names` is given as a word of `command`.
 bool flag_given(std::string_view command, std::initializer_list<std::string_view> names);
+// Whether a switch is on: given, and not given a value that turns it off
+// (llama-bench takes "--embeddings 0", "-nkvo 0": 0, false, off, no).
+bool switch_on(std::string_view command, std::initializer_list<std::string_view> names);
 
 // One setting per flag the table names: {flags..., setting}. A setting the
 // log printed is kept (LogBuilder::setting: the first value wins), so a

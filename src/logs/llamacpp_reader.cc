@@ -195,10 +195,10 @@ void read_command(std::string_view text, LogBuilder& out) {
              out);
   // --embedding(s) changes the output buffer and the graph
   // (docs/embedding-models.md).
-  if (flag_given(text, {"--embedding", "--embeddings"})) out.setting("embedding", "true");
+  if (switch_on(text, {"--embedding", "--embeddings"})) out.setting("embedding", "true");
   if (flag_given(text, {"-fa", "--flash-attn"})) out.setting("flash_attn", "enabled");
-  if (flag_given(text, {"-nkvo", "--no-kv-offload"})) out.setting("kv_offload", "false");
-  if (flag_given(text, {"--no-mmap"})) out.setting("no_mmap", "true");
+  if (switch_on(text, {"-nkvo", "--no-kv-offload"})) out.setting("kv_offload", "false");
+  if (switch_on(text, {"--no-mmap"})) out.setting("no_mmap", "true");
 }
 
 bool is_command_line(std::string_view text) {

@@ -358,6 +358,18 @@ TEST(CheckLog, TheCommandLinesEmbeddingsAndPoolingPriceTheOutputBuffer) {
   const std::optional<FigureCheck> logits = output_of(LogCheckOptions{});
   ASSERT_TRUE(logits.has_value());
   EXPECT_EQ(logits->memfit, 201'216u);
+  // llama-bench's "--embeddings 0" is the switch off: the logits again,
+  // 201,216 B; "--embeddings 1" on, pooled by mean: nothing.
+  LogCheckOptions bench_off;
+  bench_off.command = "llama-bench -m m.gguf --embeddings 0 --pooling mean";
+  const std::optional<FigureCheck> off = output_of(bench_off);
+  ASSERT_TRUE(off.has_value());
+  EXPECT_EQ(off->memfit, 201'216u);
+  LogCheckOptions bench_on;
+  bench_on.command = "llama-bench -m m.gguf --embeddings 1 --pooling mean";
+  const std::optional<FigureCheck> on = output_of(bench_on);
+  ASSERT_TRUE(on.has_value());
+  EXPECT_EQ(on->memfit, 0u);
 }
 
 TEST(CheckLog, APooledEmbeddingRunBeforeTheReworkPrintsAnEmptyOutputBuffer) {
