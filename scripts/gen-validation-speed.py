@@ -295,6 +295,12 @@ REASONS_BY_ROW = {
         "read do not say which), the H100 80GB HBM3's 1,024 GB/s, 31 % of 3,350, where the "
         "scoreboard's GeForce cards read 62-80 % of theirs; the CUDA decode band is fitted mostly "
         "on GeForce cards, as batch 0's A100 and H100 65B misses were",
+    ("prefill", "https://github.com/geerlingguy/ai-benchmarks/issues/21", "llama-3.2-3b"):
+        "the Radeon 8060S on ROCm of August 2025 (build 6092; gfx1151's ROCm then new, Fedora "
+        "Rawhide's): a build before ggml-org/llama.cpp#17576 put RDNA 3's quantized prompt "
+        "products on the WMMA INT8 units whose rate the bound reads; it reached 0.063 of that "
+        "bound, where the 8060S's ROCm runs of May 2026 (build 9187, batch 3) reach 0.35. No "
+        "prediction at all before batch 3 (the table had no matrix figure for the 8060S)",
     ("decode", "https://github.com/ggml-org/llama.cpp/pull/16834", "qwen3-30b-a3b"):
         "a mixture of experts (48 layers, 3 B active) on the RTX 4090: +23 % left out before "
         "batch 3, +25 % with it, as batch 3's eleven dense LLaMA 2 7B cards moved the current "
@@ -490,7 +496,19 @@ LATER_AREAS = [
          "  HBM3 +44 % (inside it): at the INT8 tensor peak they reach 0.106 and 0.068 of the",
          "  bound where the ten GeForce and workstation cards reach 0.20-0.29. The 8060S's two",
          "  prefill runs have no prediction: the hardware table gives the Radeon 8060S no",
-         "  matrix figure (INT8 or FP16), which a ROCm prefill bound reads."]},
+         "  matrix figure (INT8 or FP16), which a ROCm prefill bound reads."],
+     "whole": [
+         "One figure changed after them (docs/speed.md, \"Which peak\"): the hardware table's",
+         "Radeon 8060S has the matrix rate of RDNA 3.5's WMMA, 59.4 TOPS INT8 and 59.4 TFLOPS",
+         "FP16 (40 CUs x 512 ops a clock x 2.9 GHz, RDNA 3's rate per CU), which llama.cpp's",
+         "HIP MMQ runs quantized prompts on since ggml-org/llama.cpp#17576. Its two ROCm runs",
+         "of batch 3 are then predicted +1 and +2 % never seen (55 of 57 prefill runs of batch 3",
+         "within 35 %); the 8060S's ROCm run of August 2025 (batch 1, line 105), a build",
+         "before #17576, gains a prediction and misses it (+469 % never seen: batch 1's",
+         "never-seen prefill 11 of 12 -> 11 of 13). The RX 7900 XTX's ROCm prefill runs,",
+         "whose band the 8060S's now join: left out +6, +19, +58 % -> -23, -2, +18 %. On the",
+         "backends a request is priced on, prefill held out 157 of 179 -> 158 of 182, left",
+         "out 162 of 179 -> 165 of 182; decode unchanged (167 and 172 of 180)."]},
     {"batch": 3, "area": "llama.cpp on Metal, batch 3",
      "select": lambda r: r["engine"] == "llamacpp" and r["backend"] == "metal",
      "about": [
