@@ -281,6 +281,30 @@ REASONS = {
 TT_A100 = ("an A100 whose memory and form the source does not print, taken as the 80 GB "
            "SXM card (2039 GB/s); the 40 GB card's 1555 GB/s would put the bound 24 % lower")
 REASONS_BY_ROW = {
+    ("prefill", "https://github.com/ggml-org/llama.cpp/discussions/15013", "llama-7b"):
+        "a datacenter card in the CUDA scoreboard (builds of August 2025 on): at the INT8 tensor "
+        "peak the A100 80GB reaches 0.106 of its bound and the H100 80GB HBM3 0.068, where the "
+        "scoreboard's nine GeForce and workstation cards reach 0.20-0.29; the A100's pp512 (4,850) "
+        "is the RTX 3090's (5,175) at 2.2 times its INT8 figure, the H100's (9,918) under the RTX "
+        "4090's (11,993) at 3 times it: llama.cpp's MMQ on these parts does not scale with the "
+        "tensor cores' INT8 rate, and no datacenter run of a current build was in the fit before "
+        "batch 3",
+    ("decode", "https://github.com/ggml-org/llama.cpp/discussions/15013", "llama-7b"):
+        "a datacenter card in the CUDA scoreboard: the A100 80GB's tg128 reads 730 GB/s (190.88 x "
+        "3.82 GB), 38 % of the PCIe card's 1,935 GB/s (36 % of the SXM card's 2,039: the copies "
+        "read do not say which), the H100 80GB HBM3's 1,024 GB/s, 31 % of 3,350, where the "
+        "scoreboard's GeForce cards read 62-80 % of theirs; the CUDA decode band is fitted mostly "
+        "on GeForce cards, as batch 0's A100 and H100 65B misses were",
+    ("prefill", "https://github.com/geerlingguy/ai-benchmarks/issues/21", "llama-3.2-3b"):
+        "the Radeon 8060S on ROCm of August 2025 (build 6092; gfx1151's ROCm then new, Fedora "
+        "Rawhide's): a build before ggml-org/llama.cpp#17576 put RDNA 3's quantized prompt "
+        "products on the WMMA INT8 units whose rate the bound reads; it reached 0.063 of that "
+        "bound, where the 8060S's ROCm runs of May 2026 (build 9187, batch 3) reach 0.35. No "
+        "prediction at all before batch 3 (the table had no matrix figure for the 8060S)",
+    ("decode", "https://github.com/ggml-org/llama.cpp/pull/16834", "qwen3-30b-a3b"):
+        "a mixture of experts (48 layers, 3 B active) on the RTX 4090: +23 % left out before "
+        "batch 3, +25 % with it, as batch 3's eleven dense LLaMA 2 7B cards moved the current "
+        "CUDA decode group's fit (65 -> 62 us a layer, band 0.88-1.03 -> 0.84-1.14)",
     ("decode", "https://github.com/Cloud-Linuxer/qwen-8b/blob/9a12252cb4a4e10e66398347ab530b899374442e/"
      "token_speed_benchmark_20250916_185852.csv", "qwen3-8b"):
         "SGLang run with --disable-cuda-graph --attention-backend torch_native (the only "
@@ -449,6 +473,65 @@ LATER_AREAS = [
         "  held out 11 of 15 (each half 7 runs), left out 13, fitted 13. Still outside, left",
         "  out: SGLang without CUDA graphs (+62 %) and Qwen3 14B on an A100 of unnamed memory",
         "  (+32 %), both listed under \"Where it still misses\"."]},
+    {"batch": 3, "area": "llama.cpp on CUDA and ROCm, batch 3",
+     "select": lambda r: r["engine"] == "llamacpp" and r["backend"] in ("cuda", "rocm"),
+     "about": [
+         "dense runs of llama.cpp's current CUDA and ROCm builds: LLaMA 2 7B Q4_0 at pp512 and",
+         "tg128 (-fa 0) on eleven NVIDIA cards from the CUDA scoreboard (ggml-org/llama.cpp",
+         "discussion #15013, builds of August 2025 on: RTX 3060, 3090, 4090, 5060 Ti, 5070 Ti,",
+         "5080, 5090, RTX A6000, RTX PRO 6000 Blackwell, A100 80GB, H100 80GB HBM3), read from",
+         "two public transcriptions of the discussion's table, and the Radeon 8060S (Ryzen AI",
+         "Max+ 395) on ROCm 7.2.3 and 6.4.4 (-fa 1, build 9187 of May 2026; the logs committed",
+         "in kyuz0/amd-strix-halo-toolboxes). No Q8_0 or F16 run of a current CUDA build with",
+         "both its card and its model named was found."],
+     "before": [
+         "- (the tree of commit 46986037, int2: bands fitted on batches 0 to 2)",
+         "- Decode, never seen: 13 of 13 runs (100 %) within 25 %; this meets the 80 % target.",
+         "  CUDA 11 of 11: -25 % (RTX 5090) to +19 % (A100); the Ada and Blackwell cards of",
+         "  896 GB/s and more predicted low (-17 to -25 %: RTX 4090, 5070 Ti, 5080, 5090, PRO",
+         "  6000), the others within 7 % but the datacenter cards, predicted high (A100 +19 %,",
+         "  H100 +8 %). ROCm 2 of 2 (the 8060S, -11 % both).",
+         "- Prefill, never seen: 9 of 11 runs (82 %) within 35 %; this meets the 80 % target.",
+         "  Outside: the datacenter cards, A100 80GB +70 % (outside its band) and H100 80GB",
+         "  HBM3 +44 % (inside it): at the INT8 tensor peak they reach 0.106 and 0.068 of the",
+         "  bound where the ten GeForce and workstation cards reach 0.20-0.29. The 8060S's two",
+         "  prefill runs have no prediction: the hardware table gives the Radeon 8060S no",
+         "  matrix figure (INT8 or FP16), which a ROCm prefill bound reads."],
+     "whole": [
+         "One figure changed after them (docs/speed.md, \"Which peak\"): the hardware table's",
+         "Radeon 8060S has the matrix rate of RDNA 3.5's WMMA, 59.4 TOPS INT8 and 59.4 TFLOPS",
+         "FP16 (40 CUs x 512 ops a clock x 2.9 GHz, RDNA 3's rate per CU), which llama.cpp's",
+         "HIP MMQ runs quantized prompts on since ggml-org/llama.cpp#17576. Its two ROCm runs",
+         "of batch 3 are then predicted +1 and +2 % never seen (55 of 57 prefill runs of batch 3",
+         "within 35 %); the 8060S's ROCm run of August 2025 (batch 1, line 105), a build",
+         "before #17576, gains a prediction and misses it (+469 % never seen: batch 1's",
+         "never-seen prefill 11 of 12 -> 11 of 13). The RX 7900 XTX's ROCm prefill runs,",
+         "whose band the 8060S's now join: left out +6, +19, +58 % -> -23, -2, +18 %. On the",
+         "backends a request is priced on, prefill held out 157 of 179 -> 158 of 182, left",
+         "out 162 of 179 -> 165 of 182; decode unchanged (167 and 172 of 180)."]},
+    {"batch": 3, "area": "llama.cpp on Metal, batch 3",
+     "select": lambda r: r["engine"] == "llamacpp" and r["backend"] == "metal",
+     "about": [
+         "the Apple M-series scoreboard (ggml-org/llama.cpp discussion #4167: LLaMA 2 7B F16,",
+         "Q8_0 and Q4_0 at pp512 and tg128) for every chip whose GPU core count the hardware",
+         "table has, less the rows our table already held for that chip, model and type (the",
+         "M2 Ultra's three, the 24-core M1 Max's and the 40-core M3 Max's F16 and Q4_0, the",
+         "M3's Q4_0): M1, M1 Pro, M1 Max (32- and 24-core), M1 Ultra, M2, M2 Pro, M2 Max, M3,",
+         "M3 Pro, M3 Max (30- and 40-core), M3 Ultra, M4, M4 Pro, M4 Max (32- and 40-core);",
+         "builds from the table's reference build (November 2023) to the ones its later rows",
+         "were measured on (not given in the copies read)."],
+     "before": [
+         "- (the tree of commit 46986037, int2: bands fitted on batches 0 to 2)",
+         "- Decode, never seen: 44 of 44 runs (100 %) within 25 %; this meets the 80 % target.",
+         "  -20 % (the 32-core M1 Max's Q8_0) to +13 % (the M1 Ultra's Q4_0); the M1 Max",
+         "  predicted low (-15 to -20 %, at its measured 317.6 GB/s), the M1 Ultra high",
+         "  (+9 to +13 %, at Apple's 800 GB/s).",
+         "- Prefill, never seen: 44 of 44 runs (100 %) within 35 %; this meets the 80 % target.",
+         "  -17 % (the M4's and M4 Pro's Q4_0) to +14 % (the M1's Q8_0)."],
+     "whole": [
+         "No rule changed with them (docs/speed.md, \"Metal keeps one group\"): the figures",
+         "above are the committed model's. They give the Metal group its first 8-bit band (18",
+         "Q8_0 runs; one before, too few) and 13 more 16-bit runs."]},
 ]
 
 

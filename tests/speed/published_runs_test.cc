@@ -381,21 +381,26 @@ TEST(PublishedRuns, CudaPrefillIsBoundAtTheInt8PeakAndMetalAtFp16) {
   // x 64 = 133,072 FLOPs a token. On an RTX 4090 (cuda) at its 660.6 dense
   // INT8 TOPS: 660.6e12 / 133,072 = 4,964,229,891 tokens a second; on an M3
   // Max 40-core (metal) at its 14.32 FP16 TFLOPS: 14.32e12 / 133,072 =
-  // 107,610,917.
+  // 107,610,917. On the Radeon 8060S (rocm) at its RDNA 3.5 WMMA INT8 rate,
+  // 40 CUs x 512 ops x 2.9 GHz = 59.4 TOPS: 59.4e12 / 133,072 =
+  // 446,374,894.8 (no figure for it before batch 3: no bound at all).
   const std::string rows =
       "u\tllamacpp\tcuda\trtx4090\tm\tQ4_0\t\t900\tprinted\tpp512\t1000\t\t\t\t\t0\n"
-      "u\tllamacpp\tmetal\tm3-max-64gb\tm\tQ4_0\t\t900\tprinted\tpp512\t1000\t\t\t\t\t0\n";
+      "u\tllamacpp\tmetal\tm3-max-64gb\tm\tQ4_0\t\t900\tprinted\tpp512\t1000\t\t\t\t\t0\n"
+      "u\tllamacpp\trocm\tryzen-ai-max-395\tm\tQ4_0\t\t900\tprinted\tpp512\t1000\t\t\t\t\t0\n";
   Result<PublishedRuns> runs = parse_published_runs(kModels, std::string(kRunsHeader) + rows);
   ASSERT_TRUE(runs.ok()) << runs.error().message();
   Result<const HardwareTable*> table = hardware_table();
   ASSERT_TRUE(table.ok());
   Result<std::vector<RunPrediction>> p = predict_published_runs(*runs, **table);
   ASSERT_TRUE(p.ok()) << p.error().message();
-  ASSERT_EQ(p->size(), 2u);
+  ASSERT_EQ(p->size(), 3u);
   ASSERT_TRUE((*p)[0].prefill_bound.has_value());
   EXPECT_NEAR(*(*p)[0].prefill_bound, 4'964'229'891.0, 1.0);
   ASSERT_TRUE((*p)[1].prefill_bound.has_value());
   EXPECT_NEAR(*(*p)[1].prefill_bound, 107'610'917.0, 1.0);
+  ASSERT_TRUE((*p)[2].prefill_bound.has_value());
+  EXPECT_NEAR(*(*p)[2].prefill_bound, 446'374'894.8, 1.0);
 }
 
 }  // namespace
@@ -427,8 +432,9 @@ TEST(PublishedRuns, VulkanPromptsReadTheMatrixUnitsOnlyWhenTheDriverExposesThem)
   EXPECT_TRUE(vulkan_uses_matrix_cores(gpu("rtx3090"), ""));
   EXPECT_FALSE(vulkan_uses_matrix_cores(gpu("arc-a770"), ""));
   EXPECT_DOUBLE_EQ(vulkan_prefill_tflops(gpu("arc-a770"), ""), 34.4);
-  // The Radeon 8060S with KHR_coopmat: no matrix figure in the table, so
-  // its packed shader rate, which RDNA 3.5's WMMA runs FP16 at: 59.4.
+  // The Radeon 8060S with KHR_coopmat: its matrix figure, RDNA 3.5's WMMA
+  // FP16 rate, max(59.4, 59.4 INT8 / 2) = 59.4, the same as its packed
+  // shader rate (the figure it read before the table had a matrix one).
   EXPECT_DOUBLE_EQ(vulkan_prefill_tflops(gpu("ryzen-ai-max-395"), "KHR_coopmat"), 59.4);
 }
 
