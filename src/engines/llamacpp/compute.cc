@@ -203,6 +203,35 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
   return input;
 }
 
+// The mask's cast on the GPU that runs the first block (ComputePhases::
+// mask_cast). A build that casts an F32 mask input to F16 under flash
+// attention (llama-graph.cpp: `self_kq_mask` F32, `self_kq_mask_cnv =
+// ggml_cast(..., GGML_TYPE_F16)`) keeps the input on the host, as every
+// graph input; the cast follows the first block to its GPU (ggml-backend.cpp,
+// ggml_backend_sched_split_graph: the unassigned cast takes the backend of
+// the GPU ops before it), so that split reads the scheduler's copy of the
+// F32 mask, allocated with its other input copies (the input rows) at the
+// split's start. build_attn expands Q, K and V and stores K and V before
+// the attention reads the cast, so at the cast the live tensors are the two
+// copies, the first block's query (4 x n_tok x heads x the query width) and
+// the F16 cast itself: (4 + 2) B x n_kv x n_tok of mask. The layout the
+// allocator leaves around them (the first block's norm, K and V) is not
+// priced. Measured: Ollama's Metal run of Phi-3 mini 128k (131,072 cells,
+// U 512: 6 + 256 + 128 + 6 MiB = 396.00 MiB against the printed 396.01) and
+// llama.cpp b5384's ROCm0 under a two-GPU split of Qwen3-30B-A3B (32,768
+// cells: 4 + 64 + 32 + 8 = 108 MiB against 120.00). 0 without such a cast,
+// and for a model with windowed layers, whose two masks are cast where
+// their first layers run (not priced).
+CheckedBytes mask_cast_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c,
+                             const LlamaCppSettings& s) {
+  if (!c.flash_attn || !f32_mask_cast(s) || !sh.attention) return 0;
+  if (std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) { return is_windowed(l); })) {
+    return 0;
+  }
+  const CheckedBytes mask = CheckedBytes(4 + 2) * sh.n_kv * sh.n_tok;
+  return input_rows(spec.geometry, sh) + mask + CheckedBytes(4) * sh.n_tok * sh.heads_q;
+}
+
 }  // namespace
 
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& c,
@@ -215,12 +244,13 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   const CheckedBytes ffn = ffn_phase(spec, sh, c);
   const CheckedBytes input = input_phase(g, sh);
   const CheckedBytes output_offloaded = offloaded_output_phase(g, sh);
+  const CheckedBytes mask_cast = mask_cast_phase(spec, sh, c, s);
   if (output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
-      output_offloaded.overflowed() || sh.n_tok.overflowed()) {
+      output_offloaded.overflowed() || mask_cast.overflowed() || sh.n_tok.overflowed()) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");
   }
   return ComputePhases{*output.value(), *attn->value(), *ffn.value(), *input.value(),
-                       *output_offloaded.value(), *sh.n_tok.value()};
+                       *output_offloaded.value(), *sh.n_tok.value(), *mask_cast.value()};
 }
 
 }  // namespace memfit::llamacpp

@@ -71,6 +71,11 @@ bool square_mean_matrix(const LlamaCppSettings& settings);
 // one; before it the token path alone (docs/llamacpp-rules.md, "Compute
 // buffers (modelled)").
 bool vector_input_leaf(const LlamaCppSettings& settings);
+// Whether flash attention's KQ mask is an F32 graph input that the graph
+// casts to F16 (llama-graph.cpp, `self_kq_mask_cnv = ggml_cast(...)`), not
+// an F16 input: the builds before #18898, as the replay's builders take
+// them (graph/replay.cc).
+bool f32_mask_cast(const LlamaCppSettings& settings);
 // Whether a GPU backend runs the ops on host weights (op offload,
 // placement.cc's place_compute): false in a build before #6083.
 bool op_offload(const LlamaCppSettings& settings);
@@ -144,6 +149,12 @@ struct ComputePhases {
   // The prompt graph's token rows (n_tok): the batch a GPU backend's
   // offload_op compares with its minimum (op offload, llamacpp/placement.cc).
   uint64_t tokens = 0;
+  // The mask's cast on the GPU that runs the first block, where the build
+  // casts an F32 mask input to F16 under flash attention (f32_mask_cast):
+  // the scheduler's copies of the input rows and the F32 mask, the first
+  // block's query, and the F16 cast, live at once; 0 where there is no such
+  // cast. docs/llamacpp-rules.md, "Compute buffers on a GPU".
+  uint64_t mask_cast = 0;
 };
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
                                      const LlamaCppSettings& settings);

@@ -358,6 +358,9 @@ constexpr uint64_t kOpOffloadMinBatch = 32;
 // compute buffer while the op runs: the output matrix's beside the logits
 // is priced (the logits phase is the largest); the copies of the host
 // blocks' weights are not (unconfirmed).
+// A build that casts an F32 mask input under flash attention casts it on
+// the GPU that runs the first block, which holds the cast with the copies
+// it reads (ComputePhases::mask_cast).
 // docs/llamacpp-rules.md, "Compute buffers on a GPU".
 void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offload,
                    std::vector<DeviceSums>& d) {
@@ -366,6 +369,8 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
     DeviceSums& x = d[w];
     uint64_t c = 0;
     if (x.blocks > 0) c = body;
+    // The GPU that runs the first block casts the host's F32 mask there.
+    if (w != lay.host() && lay.blocks > 0 && lay.block(0) == w) c = std::max(c, phases.mask_cast);
     if (x.output) c = std::max(c, w == lay.host() ? phases.output : phases.output_offloaded);
     if (w == lay.host()) {
       if (x.runs_weights) c = std::max(c, phases.ffn);

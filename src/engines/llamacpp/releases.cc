@@ -136,6 +136,7 @@ uint64_t output_rows(const LlamaCppContext& c, const LlamaCppSettings& s) {
 bool logits_beside_embeddings(const LlamaCppSettings& s) { return !before(s, kEmbeddingsReworkBuild); }
 bool square_mean_matrix(const LlamaCppSettings& s) { return before(s, kEmbeddingsReworkBuild); }
 bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInputLeafBuild); }
+bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kVectorInputLeafBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 
 bool takes_op_offload(const LlamaCppGpu& g) {

@@ -370,6 +370,40 @@ TEST(LlamaCppPlacement, Qwen3MoeKeepsTheFirstBlocksExpertsOnTheHost) {
   EXPECT_EQ(run(m, s).placement.devices[1].page_cache_bytes, 0u);
 }
 
+// Before #18898 flash attention's mask is an F32 input cast to F16 in the
+// graph; the cast runs on the GPU of the first block, which then holds the
+// scheduler's copies of the input rows and of the F32 mask, the first
+// block's query and the F16 cast at once (compute.cc, mask_cast_phase).
+// Qwen3-30B-A3B over two GPUs, every layer offloaded, 32,768 cells, U 512,
+// as llama.cpp b5384 ran it in ggml-org/llama.cpp#13545.
+TEST(LlamaCppPlacement, MaskCastOfAnOlderBuildSitsOnTheFirstBlocksGpu) {
+  const Model m = qwen3_30b_a3b();
+  LlamaCppSettings s;
+  s.ctx_size = 32768;
+  s.flash_attn = FlashAttn::kOn;
+  s.build = 5384;
+  s.placement.gpus = {gpu(0, 24 * kGiB), gpu(1, 24 * kGiB)};
+  const LlamaCppEstimate e = run(m, s);
+  ASSERT_EQ(e.placement.devices.size(), 3u);
+  // GPU 0: input rows 4 x 512 x 2,048 = 4,194,304, F32 mask 4 x 32,768 x
+  // 512 = 67,108,864, query 4 x 512 x (32 x 128) = 8,388,608, F16 cast
+  // 2 x 32,768 x 512 = 33,554,432: 113,246,208 B, above its FFN phase
+  // 4 x 512 x (3 x (8 x 768 + 128) + 4 x 2,048) + 33,554,432 = 88,866,816.
+  EXPECT_EQ(e.placement.devices[0].compute_bytes, 113246208u);
+  // GPU 1 holds the output layer: 4 x 512 x (151,936 + 2,048); its mask is
+  // the F16 copy its FFN phase counts.
+  EXPECT_EQ(e.placement.devices[1].compute_bytes, 315359232u);
+  // The pinned build takes an F16 mask input: no cast, the FFN phase.
+  s.build.reset();
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 88866816u);
+  // Without flash attention nothing is cast either: the scores phase,
+  // 4 x 32,768 x 512 x (32 + 1) + 4 x 512 x (2 x 2,048 + 4,096 + 2 x 512
+  // + 2 x 4,096) = 2,214,592,512 + 35,651,584.
+  s.build = 5384;
+  s.flash_attn = FlashAttn::kOff;
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 2214592512u + 35651584u);
+}
+
 TEST(LlamaCppPlacement, OverridesMatchInOrderAndNameTheirGpu) {
   const Model m = qwen3_30b_a3b();
   LlamaCppSettings s;
