@@ -13,6 +13,8 @@
 // internals.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
 #include "memfit/request.h"
@@ -89,6 +91,60 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
   }
 }
 
+// SGLang's default --mem-fraction-static before the computed rule the
+// sglang profile models (sgl-project/sglang#10975, merged 2025-09-27, in
+// 0.5.3), for a log that prints no server_args, dated by its lines
+// (log_date). A run can be no newer than its log, so a log dated before a
+// rule's merge ran an older rule:
+//  - before #7054 (merged 2025-06-10), server_args.py's table by TP: 0.88
+//    at TP 1, 0.87 at TP >= 2, 0.85 at >= 4, 0.81 at >= 8, 0.79 at >= 16
+//    (from #5604, merged 2025-04-21, a GPU over 96 GiB had its own
+//    branches, so such a GPU is left alone from that date);
+//  - before #10975, #7054's reserve by the GPU's MiB (tp x pp = TP here):
+//    under 35 GiB (2.8 + TP / 10) GiB, under 90 GiB (9.5 + TP / 2) GiB,
+//    under 160 GiB (12 + TP / 2) GiB, else 32 GiB; the fraction
+//    round((gpu - reserved) / gpu, 3).
+// A DP run (dp attention had its own reserve) is left alone. `gpu_bytes`:
+// the GPU's total when known. A log dated on or after the merge may still
+// run the older rule: the newest rule its date allows is taken.
+constexpr std::string_view kReserveRuleMerged = "2025-06-10";   // sgl-project/sglang#7054
+constexpr std::string_view kLargeGpuBranches = "2025-04-21";    // sgl-project/sglang#5604
+constexpr std::string_view kComputedRuleMerged = "2025-09-27";  // sgl-project/sglang#10975
+
+std::optional<double> dated_mem_fraction(std::string_view date, uint64_t tp, std::optional<uint64_t> gpu_bytes) {
+  if (date.size() != 10 || date >= kComputedRuleMerged) return std::nullopt;
+  const std::optional<uint64_t> gpu_mib = gpu_bytes ? std::optional<uint64_t>(*gpu_bytes >> 20) : std::nullopt;
+  if (date < kReserveRuleMerged) {
+    if (date >= kLargeGpuBranches && (!gpu_mib || *gpu_mib > 96 * 1024)) return std::nullopt;
+    return tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
+  }
+  if (!gpu_mib || *gpu_mib == 0) return std::nullopt;
+  const double t = static_cast<double>(tp);
+  const double reserved = (*gpu_mib < 35 * 1024   ? 2.8 + t / 10
+                           : *gpu_mib < 90 * 1024  ? 9.5 + t / 2
+                           : *gpu_mib < 160 * 1024 ? 12 + t / 2
+                                                   : 32.0) * 1024;
+  const double gpu = static_cast<double>(*gpu_mib);
+  return std::nearbyint((gpu - reserved) / gpu * 1000) / 1000;  // Python's round(x, 3)
+}
+
+void apply_dated_mem_fraction(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
+  const LogSetting* date = log.setting("log_date");
+  if (date == nullptr || log.setting("mem_fraction_static") != nullptr) return;
+  if (std::optional<uint64_t> dp = count_setting(log, "dp_size"); dp && *dp > 1) return;
+  const uint64_t tp = r.parallel.tensor_parallel;
+  const std::optional<double> fraction = dated_mem_fraction(date->value, tp, r.memory_limit_bytes);
+  if (!fraction) return;
+  const RequestField* field = find_request_field("mem_fraction_static");
+  if (field == nullptr || !apply_request_field(*field, r, fmt::format("{:.3f}", *fraction))) return;
+  notes.push_back(fmt::format(
+      "the log prints no --mem-fraction-static and is dated {}: SGLang's default then, {:.3f} ({}), not "
+      "the 0.5.3 computed rule (docs/engine-sglang.md, 'Validation')",
+      escape_untrusted(date->value), *fraction,
+      date->value < kReserveRuleMerged ? "the TP table before sgl-project/sglang#7054"
+                                       : "sgl-project/sglang#7054's reserve by the GPU's memory"));
+}
+
 uint64_t json_count(const nlohmann::ordered_json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
@@ -143,6 +199,7 @@ class SglangPricer final : public LogPricer {
       notes.push_back("neither the GPU nor its free memory is in the log: the weights and the bytes "
                       "per token are priced, the pool is not (give --gpu-memory-total)");
     }
+    apply_dated_mem_fraction(log, r, notes);
     return r;
   }
 

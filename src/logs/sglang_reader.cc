@@ -154,9 +154,26 @@ void read_total_tokens(std::string_view total, const std::string& rank, uint64_t
   }
 }
 
+// "[2025-03-25 16:37:06 TP0] ...": the date SGLang's logger stamps on a
+// line (the setting log_date, the first one seen), which dates the default
+// --mem-fraction-static rule of a log that prints no server_args
+// (sglang_pricer.cc).
+void read_log_date(std::string_view text, LogBuilder& out) {
+  const size_t open = text.find("[20");
+  if (open == std::string_view::npos || text.size() < open + 12) return;
+  const std::string_view date = text.substr(open + 1, 10);
+  for (size_t i = 0; i < date.size(); ++i) {
+    const bool dash = i == 4 || i == 7;
+    if (dash ? date[i] != '-' : (date[i] < '0' || date[i] > '9')) return;
+  }
+  if (text[open + 11] != ' ' && text[open + 11] != ']') return;
+  out.setting("log_date", date);
+}
+
 void read_line(const LogLine& line, LogBuilder& out) {
   const std::string_view text = line.text;
   const std::string rank = rank_of(text);
+  read_log_date(text, out);
   const auto mem_usage = [&](LogFigure figure) {
     if (std::optional<std::string_view> usage = after(text, "mem usage=")) {
       if (std::optional<PrintedQuantity> q = leading_quantity(*usage, sglang_units())) {

@@ -153,7 +153,14 @@ Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std
   apply_v0_batch_default(log, q, notes);
   apply_v0_seqs_default(log, q, notes);
   if (const LogSetting* u = log.setting("gpu_memory_utilization")) {
-    Result<PrintedDecimal> number = parse_printed_decimal(u->value);
+    // Python prints a float's shortest repr ("0.8938626454842437" in the
+    // Hugging Face cookbook's 0.8.2 Namespace line); the fraction is used as
+    // a double, so decimals past the ninth (under 1e-9) are dropped.
+    std::string_view text = u->value;
+    if (size_t dot = text.find('.'); dot != std::string_view::npos && text.size() > dot + 10) {
+      text = text.substr(0, dot + 10);
+    }
+    Result<PrintedDecimal> number = parse_printed_decimal(text);
     if (!number) return Error::usage("gpu_memory_utilization", number.error().message());
     q.gpu_memory_utilization = to_double(*number);
   }

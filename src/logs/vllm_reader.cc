@@ -14,6 +14,10 @@
 //   Graph capturing finished in 15 secs, took 0.61 GiB      cuda_graph
 #include <fmt/format.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "logs/command_line.h"
 #include "logs/log_reader.h"
 #include "logs/python_literals.h"
@@ -154,7 +158,9 @@ void read_capacity(const LogLine& line, LogBuilder& out) {
       out.count("total", LogFigure::kKvTokens, *n, trim(*tokens), line.number);
     }
   }
-  for (std::string_view marker : {"GPU blocks: ", "CUDA blocks: ", "num_gpu_blocks is: "}) {
+  // "# GPU blocks: N" (2024), "# CUDA blocks: N" (early 2025: #12126) and, in 0.8's
+  // executor_base.py, "# cuda blocks: N".
+  for (std::string_view marker : {"GPU blocks: ", "CUDA blocks: ", "cuda blocks: ", "num_gpu_blocks is: "}) {
     std::optional<std::string_view> blocks = after(text, marker);
     if (!blocks) continue;
     if (std::optional<uint64_t> n = leading_count(*blocks)) {
@@ -233,6 +239,14 @@ void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
   }
   if (auto config = after(text, " with config: ")) read_settings(python_keyword_pairs(*config), out);
   if (auto args = after(text, "non-default args: ")) read_settings(python_dict_pairs(*args), out);
+  // Before "non-default args" (about v0.9), api_server logged every argument:
+  // "[api_server.py:982] args: Namespace(..., max_num_seqs=192, ...)".
+  // Its None is argparse's unset default, left out.
+  if (auto args = after(text, "args: Namespace(")) {
+    std::vector<std::pair<std::string, std::string>> pairs = python_keyword_pairs(*args);
+    std::erase_if(pairs, [](const auto& p) { return p.second == "None"; });
+    read_settings(pairs, out);
+  }
   if (auto len = after(text, "Using max model len ")) out.setting("max_model_len", trim(*len));
   read_mxfp4_kernel(text, out);
   if (contains(text, "vllm serve") || contains(text, "vllm.entrypoints") ||
@@ -249,7 +263,7 @@ class VllmReader final : public LogReader {
   bool recognises(std::span<const LogLine> lines) const override {
     for (std::string_view marker :
          {"vLLM API server version", "LLM engine (v", "Model loading took", "Loading model weights took",
-          "GPU KV cache size:", "# GPU blocks:", "# CUDA blocks:", "Memory profiling results",
+          "GPU KV cache size:", "# GPU blocks:", "# CUDA blocks:", "# cuda blocks:", "Memory profiling results",
           "Available KV cache memory:", "reserved for KV Cache is", "available_kv_cache_memory",
           "Current kv cache memory in use", "CUDA graph pool memory:"}) {
       if (any_line_contains(lines, marker)) return true;

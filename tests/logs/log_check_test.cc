@@ -747,6 +747,46 @@ TEST(CheckLog, AnSglangCaptureIsPricedAtTheLargestBatchItsServerArgsPrint) {
   EXPECT_EQ(graphs->memfit, 100'663'296u);
 }
 
+TEST(CheckLog, AnSglangLogWithoutServerArgsTakesTheDefaultFractionOfItsDate) {
+  // sgl-project/sglang#4760 (lines dated 2025-03-25, H100, TP 1) prints no
+  // server_args: before #7054 (2025-06-10) the default was the TP table's
+  // 0.88. Free before the weights = "avail mem=63.48 GB" + "mem usage=15.11
+  // GB" = 68,161,130,988 + 16,224,238,961 = 84,385,369,949 B; memfit's
+  // weights 16,094,076,928 B leave 68,291,293,021 B; reserved
+  // 84,385,369,949 x 0.12 = 10,126,244,393.9 B; rest 58,165,048,627.1 B /
+  // 131,072 B a token = 443,764 tokens (printed 442,750; the 0.5.3
+  // computed rule's 0.835 priced 414,792).
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-4760-llama31-8b-fa3-h100.config.json");
+  const LogCheck c = check("sglang", "sglang-4760-llama31-8b-fa3-h100.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->memfit, 443'764u);
+  // MaxUhl98/Thesis (dated 2025-07-14, a 24 GB GPU, TP 1): after #7054,
+  // before #10975 (2025-09-27): reserved (2.8 + 1/10) x 1,024 = 2,969.6
+  // MiB of the GPU's 24,127 MiB (free before 7.37 + 15.02 GB =
+  // 24,041,079,439 B + the 1,200 MiB startup), round((24,127 - 2,969.6) /
+  // 24,127, 3) = 0.877; rest = 24,041,079,439 - 16,094,076,928 -
+  // 24,041,079,439 x 0.123 = 4,989,949,740 B / 131,072 = 38,070 tokens
+  // (printed 38,141).
+  options.config_json = read_test_log("sglang", "sglang-maxuhl98-llama31-8b-24gb.config.json");
+  const LogCheck later = check("sglang", "sglang-maxuhl98-llama31-8b-24gb.log", options);
+  pool = figure(later, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->memfit, 38'070u);
+  // A fraction the log prints wins over the date's default: at 0.81,
+  // 68,291,293,021 - 84,385,369,949 x 0.19 = 52,258,072,730.7 B = 398,697
+  // tokens.
+  std::string text = read_test_log("sglang", "sglang-4760-llama31-8b-fa3-h100.log");
+  text += "[2025-03-25 16:37:07] server_args=ServerArgs(mem_fraction_static=0.81, tp_size=1)\n";
+  options.config_json = read_test_log("sglang", "sglang-4760-llama31-8b-fa3-h100.config.json");
+  Result<LogCheck> given = check_log(text, options, nullptr);
+  ASSERT_TRUE(given.ok()) << given.error().message();
+  pool = figure(*given, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->memfit, 398'697u);
+}
+
 TEST(CheckLog, AnSglangPoolWithoutFreeMemoryAtWideTpSaysTheStartupIsNotKnown) {
   // vllm-project/vllm#21348 quotes SGLang's KV line alone (Qwen3-235B-A22B
   // FP8, TP 4, H100): the pool rests on the GPU's total less the 1,200 MiB

@@ -40,6 +40,20 @@ TEST(VllmLog, V0WorkersAreRanksInOrderOfAppearance) {
   EXPECT_EQ(setting_of(log, "gpu_memory_utilization"), "0.90");
 }
 
+TEST(VllmLog, V082PrintsLowercaseCudaBlocksAndANamespaceOfArgs) {
+  // Hugging Face cookbook (vLLM 0.8.2, T4): "[executor_base.py:111] # cuda
+  // blocks: 3637, # CPU blocks: 1170"; "[api_server.py:982] args:
+  // Namespace(..., block_size=None, gpu_memory_utilization=0.8938626454842437,
+  // max_num_batched_tokens=2048, ..., max_num_seqs=192, ...)": None is unset.
+  const RuntimeLog log = read("vllm-hfcookbook-llama32-3b-t4-v082.log");
+  EXPECT_EQ(log.version, "0.8.2");
+  EXPECT_EQ(find_figure(log, "total", LogFigure::kKvBlocks)->value, 3637u);
+  EXPECT_EQ(setting_of(log, "max_num_seqs"), "192");
+  EXPECT_EQ(setting_of(log, "max_num_batched_tokens"), "2048");
+  EXPECT_EQ(setting_of(log, "gpu_memory_utilization"), "0.8938626454842437");
+  EXPECT_EQ(log.setting("block_size"), nullptr);
+}
+
 TEST(VllmLog, TheMxfp4KernelFromMarlinsWarningOrTheBackendLine) {
   // vllm-project/vllm#23278 (v0.10.1, H100): "[marlin_utils_fp4.py:196]
   // ... leveraging the Marlin kernel"; #33155 (v0.14.1): "[mxfp4.py:165]
