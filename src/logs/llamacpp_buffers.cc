@@ -74,6 +74,8 @@ void read_cache_shape(std::string_view text, LogBuilder& out) {
     const std::string_view what = parts[i + 1];
     if ((what == "cells," || what == "cells") && parse_count(parts[i])) {
       out.setting("kv_cells", parts[i]);
+    } else if ((what == "layers," || what == "layers") && parse_count(parts[i])) {
+      out.setting("kv_layers", parts[i]);
     } else if (what == "seqs," || what == "seqs") {
       // "4/1 seqs": n_seq_max / the cache's streams; one stream for more
       // than one sequence is the unified cache.
@@ -169,6 +171,15 @@ bool read_cache_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& 
   }
   if (auto k = cache_type(text, " K (")) out.setting("cache_type_k", *k);
   if (auto v = cache_type(text, " V (")) out.setting("cache_type_v", *v);
+  // "K (f16): 46848.00 MiB": the K cache's bytes, whose row per cell and
+  // layer says what the cache keeps (an MLA latent or full K).
+  if (auto k = after(text, " K (")) {
+    if (auto colon = after(*k, "): ")) {
+      if (std::optional<PrintedQuantity> q = leading_quantity(*colon, binary_units())) {
+        out.setting("kv_k_bytes", std::to_string(q->scaled.value));
+      }
+    }
+  }
   read_cache_shape(text, out);
   if (std::optional<std::string_view> size = after_size_equals(text)) {
     if (std::optional<PrintedQuantity> q = leading_quantity(*size, binary_units())) {

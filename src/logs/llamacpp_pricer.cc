@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
 #include "engines/llamacpp/parts.h"
@@ -16,6 +17,7 @@
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
 #include "memfit/checked_math.h"
+#include "memfit/ggml_types.h"
 #include "memfit/llamacpp.h"
 #include "memfit/untrusted_text.h"
 
@@ -55,6 +57,12 @@ std::optional<uint64_t> context_without_n_ctx(const RuntimeLog& log, uint64_t n_
                                               std::vector<std::string>& notes) {
   if (std::optional<uint64_t> cells = count_setting(log, "kv_cells")) {
     notes.push_back(fmt::format("n_ctx is not in the log: the KV cache's {} cells are the context", *cells));
+    return cells;
+  }
+  // "llama_kv_cache_init: kv_size = N" (llama_kv_cache_unified's, to
+  // #14363): the one cache every sequence shared, of n_ctx cells.
+  if (std::optional<uint64_t> cells = count_setting(log, "kv_size")) {
+    notes.push_back(fmt::format("n_ctx is not in the log: the KV cache's kv_size {} is the context", *cells));
     return cells;
   }
   std::optional<uint64_t> per_seq = count_setting(log, "n_ctx_seq");
@@ -134,6 +142,16 @@ Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, Llama
   if (!q.ctx_size) notes.push_back("n_ctx is not in the log: the model's training context is assumed");
   q.batch_size = count_setting(log, "n_batch");
   q.ubatch_size = count_setting(log, "n_ubatch");
+  // The worst-case graph's tokens are min(n_ctx, n_ubatch): as n_ubatch
+  // they price the same graph (at n_ctx tokens, any n_ubatch from n_ctx
+  // up reserves it).
+  if (!q.ubatch_size) {
+    if (std::optional<uint64_t> worst = count_setting(log, "worst_case_tokens")) {
+      q.ubatch_size = worst;
+      notes.push_back(fmt::format("n_ubatch is not in the log: the worst-case graph's {} tokens are "
+                                  "taken for it", *worst));
+    }
+  }
   q.flash_attn = flash_attn_of(log);
   if (!q.flash_attn && build && *build < kFlashAttnAutoBuild) {
     q.flash_attn = FlashAttn::kOff;
@@ -535,14 +553,33 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
 // gate's product as two ops ggml-alloc computes in place.
 constexpr uint64_t kOutputIdsBuild = 2537;
 
+// memfit's figure within the printed figure's rounding (settle's
+// within_print, which is set after the notes).
+bool within_band(const FigureCheck& c) {
+  if (!c.memfit) return false;
+  const uint64_t diff = *c.memfit > c.printed.value ? *c.memfit - c.printed.value : c.printed.value - *c.memfit;
+  return diff <= c.printed.band;
+}
+
 // Why a GPU's compute buffer differs from memfit's where the log's release
 // or placement is one memfit's compute phases (the pinned release's, fully
 // offloaded) do not price; "" when none applies. docs/llamacpp-rules.md,
 // "Compute buffers on a GPU".
 std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const FigureCheck& c,
-                         uint64_t blocks, bool op_offload) {
+                         const ModelSpec& spec, bool op_offload) {
+  const uint64_t blocks = spec.layers.size();
   if (c.printed.figure != LogFigure::kCompute || !c.memfit) return "";
   const bool host = c.printed.device == "CPU";
+  // BERT (llm_build_bert): the input layer's token, token-type and
+  // absolute-position rows are gathered and summed on the host, whose
+  // weights they are; Jina's BERT (ALiBi) has no position rows, and its
+  // runs price to the print.
+  if (spec.model_type == "bert" && !within_band(c)) {
+    return host ? "BERT's input layer sums its token, token-type and position embeddings' rows on the "
+                  "host: memfit's input phase is a decoder's token rows alone"
+                : "BERT's graph (Q, K and V of the batch, no cache read) is priced with a decoder's "
+                  "phases over its batch, measured on Jina's BERT (ALiBi) only";
+  }
   if (!host && e.settings.build && *e.settings.build < kOutputIdsBuild) {
     return "this build's graph computed every row's logits (no output ids before #6122) and its FFN "
            "ran SiLU and the gate's product in place (no fused GLU before #14158): memfit's compute "
@@ -552,6 +589,18 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
     return "with --embedding every token is an output: memfit's GPU output phase is their logits "
            "and result_norm; the GPU's copies of the graph inputs (the f32 mask, a pooling matrix), "
            "which the printed buffer may hold through it, are not priced (docs/embedding-models.md)";
+  }
+  // No model buffer in the excerpt of a one-GPU run (where no split of the
+  // layers explains it): which weights stayed on the host (-ot,
+  // --n-cpu-moe) is not known, nor so what op offload copies of them into
+  // this buffer for a batch of 32 rows or more.
+  const bool model_printed = std::any_of(log.figures.begin(), log.figures.end(), [](const PrintedFigure& f) {
+    return f.figure == LogFigure::kModel;
+  });
+  if (!host && op_offload && !model_printed && log_gpus(log).size() == 1 && c.printed.value > *c.memfit &&
+      c.printed.value - *c.memfit > c.printed.band) {
+    return "the log prints no model buffers: the host weights (-ot, --n-cpu-moe) whose copies op "
+           "offload puts in this buffer are not known, and memfit prices none";
   }
   const std::optional<uint64_t> offloaded = count_setting(log, "repeating_layers_offloaded");
   if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
@@ -587,6 +636,71 @@ void note_unordered_host_range(const RuntimeLog& log, const Model& model, const 
                            "the GPUs' blocks, and this file's tensor order is not read: memfit's is "
                            "the host's tensors alone";
   c.note = c.note.empty() ? note : note + "; " + c.note;
+}
+
+// The row's note, or `note` after it.
+void add_note(FigureCheck& c, const std::string& note) {
+  c.note = c.note.empty() ? note : c.note + "; " + note;
+}
+
+// What the log leaves out that the rows it misses depend on, said on
+// those rows: how the layers were split over several GPUs (neither their
+// free memory nor a tensor split printed: memfit splits evenly), how many
+// layers were offloaded, how many sequences the output buffer holds, and
+// an MLA model whose cache keeps full K rows (a GGUF converted before
+// #12801 has no attn_k_b/attn_v_b, n_embd_head_k_mla is 0, and llama.cpp
+// caches K and V of every head).
+void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, const ModelSpec& spec,
+                           std::vector<FigureCheck>& figures) {
+  // Ollama's runner places its layers by Ollama's own plan (its pricer's).
+  if (log.runtime != "llamacpp") return;
+  const std::vector<const LogDevice*> gpus = log_gpus(log);
+  const bool free_known = std::all_of(gpus.begin(), gpus.end(),
+                                      [](const LogDevice* d) { return d->free_bytes.has_value(); });
+  const bool split_unknown = gpus.size() > 1 && !free_known && log.setting("tensor_split") == nullptr;
+  // Over several GPUs each one's share hangs on the layers offloaded.
+  const bool layers_unknown = gpus.size() > 1 && !count_setting(log, "n_gpu_layers");
+  const bool seqs_unknown = !count_setting(log, "n_seq_max") && !count_setting(log, "kv_seqs");
+  uint64_t latent = 0;
+  for (const LayerCache& l : spec.layers) {
+    if (l.kind == LayerKind::kMlaLatent) latent = std::max(latent, l.elems_per_token);
+  }
+  std::optional<uint64_t> printed_k_row;
+  const std::optional<uint64_t> k_bytes = count_setting(log, "kv_k_bytes");
+  const std::optional<uint64_t> cells = count_setting(log, "kv_cells");
+  const std::optional<uint64_t> layers = count_setting(log, "kv_layers");
+  if (latent > 0 && k_bytes && cells && layers && *cells > 0 && *layers > 0) {
+    printed_k_row = *k_bytes / (*cells * *layers);
+  }
+  std::optional<uint64_t> latent_row;
+  if (latent > 0) {
+    const std::array<uint64_t, 1> row = {latent};
+    if (Result<uint64_t> bytes = ggml_tensor_bytes(e.settings.cache_type_k, row)) latent_row = *bytes;
+  }
+  for (FigureCheck& c : figures) {
+    if (!c.memfit || within_band(c) || c.printed.device == "total") continue;
+    const LogFigure f = c.printed.figure;
+    const bool gpu = c.printed.device != "CPU";
+    const bool placed = f == LogFigure::kModel || f == LogFigure::kKvCache || f == LogFigure::kCompute;
+    if (f == LogFigure::kKvCache && printed_k_row && latent_row && *printed_k_row > *latent_row) {
+      add_note(c, fmt::format("the log's K cache keeps {} B a cell and layer, memfit's MLA latent {} B: "
+                              "the GGUF has no attn_k_b/attn_v_b (converted before #12801), so "
+                              "llama.cpp caches every head's K and V",
+                              *printed_k_row, *latent_row));
+    }
+    if (placed && gpu && split_unknown) {
+      add_note(c, "the log names neither the GPUs' free memory nor a tensor split: memfit splits the "
+                  "layers evenly, the run by its own split");
+    }
+    if (placed && layers_unknown) {
+      add_note(c, "n_gpu_layers is not in the log: memfit offloads every layer");
+    }
+    if (f == LogFigure::kOutput && seqs_unknown && *c.memfit > 0) {
+      add_note(c, fmt::format("n_seq_max is not in the log: memfit's buffer is one sequence's row, "
+                              "the printed one {:.2f} rows",
+                              static_cast<double>(c.printed.value) / static_cast<double>(*c.memfit)));
+    }
+  }
 }
 
 void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& options,
@@ -639,15 +753,15 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
                "which memfit counts in the host's compute buffer";
     }
   }
-  const uint64_t blocks = run.model->spec.layers.size();
   // Op offload as placement prices it (llamacpp/placement.cc's
   // place_compute): the build has it and a GPU takes the host's ops.
   const bool op_offload = llamacpp::op_offload(e.settings) &&
                           std::any_of(gpus.begin(), gpus.end(), llamacpp::takes_op_offload);
   for (FigureCheck& c : figures) {
     if (!c.note.empty()) continue;
-    c.note = compute_note(log, e, c, blocks, op_offload);
+    c.note = compute_note(log, e, c, run.model->spec, op_offload);
   }
+  add_unknown_run_notes(log, e, run.model->spec, figures);
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
   const std::string offload = offload_note(log, run.model->spec.layers.size(), e.placement);
   for (FigureCheck& c : figures) {

@@ -101,6 +101,21 @@ bool read_device_listing(std::string_view text, LlamaCppReadState& state, LogBui
 
 // llama_context's (llama_new_context_with_model's) "name = value" lines.
 void read_context_setting(std::string_view rest, LlamaCppReadState& state, LogBuilder& out) {
+  // The worst-case graph's tokens, min(n_ctx, n_ubatch) (llama_context's
+  // constructor): "worst-case: n_tokens = 128, n_seqs = 1, ..." (debug)
+  // and "graph splits = 397 (with bs=512), 160 (with bs=1)" (info). The
+  // pricer takes them for n_ubatch when no n_ubatch line is printed.
+  if (auto worst = after(rest, "worst-case: n_tokens = ")) {
+    std::optional<uint64_t> n = leading_count(*worst);
+    if (n && state.contexts <= 1) out.setting("worst_case_tokens", std::to_string(*n));
+    return;
+  }
+  if (auto splits = after(rest, "graph splits = "); splits && contains(*splits, "(with bs=")) {
+    if (std::optional<uint64_t> n = leading_count(*after(*splits, "(with bs="))) {
+      if (state.contexts <= 1) out.setting("worst_case_tokens", std::to_string(*n));
+    }
+    return;
+  }
   const size_t eq = rest.find('=');
   if (eq == std::string_view::npos) {
     if (contains(rest, "Flash Attention was auto, set to ")) {
@@ -176,8 +191,12 @@ void read_command(std::string_view text, LogBuilder& out) {
   // --reranking sets --embedding and rank pooling (llama.cpp's common/arg.cpp);
   // a reranker is priced with rank pooling whatever --pooling says beside
   // it: read first, as the first value read stays.
-  if (flag_given(text, {"--reranking", "--rerank"})) {
+  // llama-embedding sets params.embedding (examples/embedding's main): an
+  // embedding run whatever its flags say.
+  if (contains(text, "llama-embedding ") || flag_given(text, {"--reranking", "--rerank"})) {
     out.setting("embedding", "true");
+  }
+  if (flag_given(text, {"--reranking", "--rerank"})) {
     out.setting("pooling", "rank");
   }
   read_flags(text,
@@ -203,7 +222,7 @@ void read_command(std::string_view text, LogBuilder& out) {
 
 bool is_command_line(std::string_view text) {
   // Windows builds name their tools with .exe (llama-server.exe).
-  for (std::string_view tool : {"llama-server ", "llama-cli ", "llama-bench ", "llama-mtmd-cli ", "./main ",
+  for (std::string_view tool : {"llama-server ", "llama-cli ", "llama-bench ", "llama-mtmd-cli ", "./main ", "llama-embedding ",
                                 "llama-server.exe ", "llama-cli.exe ", "llama-bench.exe "}) {
     if (contains(text, tool) && contains(text, " -")) return true;
   }

@@ -141,6 +141,26 @@ TEST(LlamaCppLog, CacheSummaryGivesTheCellsAndSequences) {
   EXPECT_EQ(setting_of(strix, "kv_cells"), "70016");
 }
 
+TEST(LlamaCppLog, TheWorstCaseGraphsTokensAreRead) {
+  // ggml-org/llama.cpp#15974: "llama_context: worst-case: n_tokens = 128,
+  // n_seqs = 1, n_outputs = 1", the excerpt's only trace of n_ubatch.
+  EXPECT_EQ(setting_of(read("llamacpp-15974-qwen3-30b-a3b-vulkan-2gpu-ub128.log"), "worst_case_tokens"),
+            "128");
+  // LostRuins/koboldcpp#1533: "graph splits = 397 (with bs=512), 160 (with
+  // bs=1)"; its cache line's "kv_size = 16384".
+  const RuntimeLog kobold = read("llamacpp-kobold1533-qwen3-235b-a22b-ot-cpu.log");
+  EXPECT_EQ(setting_of(kobold, "worst_case_tokens"), "512");
+  EXPECT_EQ(setting_of(kobold, "kv_size"), "16384");
+}
+
+TEST(LlamaCppLog, LlamaEmbeddingIsAnEmbeddingRun) {
+  // ggml-org/ci echoes "+ ./bin/llama-embedding --model ... -ngl 99 -c 0":
+  // the tool sets params.embedding whatever its flags.
+  const RuntimeLog log = read("llamacpp-ci4343-bge-small-f16-embd-v100-cuda.log");
+  EXPECT_EQ(setting_of(log, "embedding"), "true");
+  EXPECT_EQ(setting_of(log, "n_gpu_layers"), "99");  // the command line, read first
+}
+
 TEST(LlamaCppLog, RepeatingLayersOffloadedAreRead) {
   // ggml-org/llama.cpp#13729: "offloading 30 repeating layers to GPU",
   // "offloaded 30/49 layers to GPU".

@@ -943,6 +943,105 @@ TEST(CheckLog, GpuLogKvFromTheConfigBesideIt) {
   EXPECT_EQ(kv->basis, FigureBasis::kExact);
 }
 
+TEST(CheckLog, AnExcerptWithoutNCtxTakesTheCachesKvSize) {
+  // LostRuins/koboldcpp#1533, Qwen3-235B-A22B with its experts on the CPU:
+  // the excerpt starts at "llama_kv_cache_unified: kv_size = 16384": the
+  // one cache of n_ctx cells. 94 layers x 16,384 cells x (4 KV heads x 128
+  // x 2 x 2 B = 2,048 B) = 3,154,116,608 B = 3008.00 MiB, as printed (the
+  // training context, 40,960, would be 2.5 times that).
+  const std::string slug = "llamacpp-kobold1533-qwen3-235b-a22b-ot-cpu";
+  const LogCheck c = check("llamacpp", slug + ".log", with_config(slug));
+  const FigureCheck* kv = figure(c, "CUDA0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 3'154'116'608u);
+  EXPECT_TRUE(kv->within_print);
+}
+
+TEST(CheckLog, TheWorstCaseGraphsTokensStandForAnUnprintedUbatch) {
+  // ggml-org/llama.cpp#15974, Qwen3-30B-A3B over two Vulkan GPUs: no
+  // n_ubatch line, but "worst-case: n_tokens = 128" (min(n_ctx 256,
+  // n_ubatch)). The host runs no layer and holds the graph's inputs: the
+  // rows 4 B x 128 x 2,048 = 1,048,576, token ids and positions 2 x 512,
+  // output ids 512, the f32 mask 4 B x 256 cells x 128 = 131,072: 1,181,184
+  // B against the printed 1.13 MiB (1,184,891 +- 5,243). At the default
+  // 512 (n_tokens 256) it would be twice that.
+  const std::string slug = "llamacpp-15974-qwen3-30b-a3b-vulkan-2gpu-ub128";
+  const LogCheck c = check("llamacpp", slug + ".log", with_config(slug));
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 1'181'184u);
+  EXPECT_TRUE(host->within_print);
+  EXPECT_TRUE(std::any_of(c.log.notes.begin(), c.log.notes.end(), [](const std::string& n) {
+    return n == "n_ubatch is not in the log: the worst-case graph's 128 tokens are taken for it";
+  }));
+}
+
+TEST(CheckLog, AnEncoderBeforeTheCachelessContextKeepsAKvCache) {
+  // ggml-org/ci's b4343 llama-embedding run of bge-small (bert, 12 layers,
+  // n_embd 384, 12 KV heads x 32): before #13108 the context made a cache
+  // of n_ctx 512 cells for it: 512 x 12 x (384 x 2 x 2 B) = 9,437,184 B =
+  // 9.00 MiB, as printed. llama-embedding runs with embeddings and (before
+  // #14208) pooled vectors keep no logits: the output buffer is 0.00 MiB.
+  const LogCheck c = check("llamacpp", "llamacpp-ci4343-bge-small-f16-embd-v100-cuda.log");
+  const FigureCheck* kv = figure(c, "CUDA0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 9'437'184u);
+  EXPECT_TRUE(kv->within_print);
+  const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
+  ASSERT_NE(output, nullptr);
+  EXPECT_EQ(output->memfit, 0u);
+}
+
+TEST(CheckLog, AJinaBertEncoderAttendsOverItsBatch) {
+  // ggml-org/ci's b4438 jina-reranker-v1-tiny (jina-bert-v2, 4 layers,
+  // n_embd 384, 12 heads x 32), n_ctx 8192, n_ubatch 2048: an encoder, so
+  // its scores span the 2,048 tokens of the batch, not the 8,192 cells of
+  // the cache it still keeps: 4 B x 2,048 x 2,048 x 12 = 201,326,592 B of
+  // scores, with the mask (16,777,216 B) and the activations, 229.00 MiB
+  // against the printed 223.00 MiB (8,192 cells would be 853.00 MiB).
+  const LogCheck c = check("llamacpp", "llamacpp-ci4438-jina-rerank-tiny-f16-t4-vulkan.log");
+  const FigureCheck* gpu = figure(c, "Vulkan0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 240'123'904u);
+  // Its cache: 8,192 x 4 x (384 x 2 x 2 B) = 50,331,648 B = 48.00 MiB.
+  EXPECT_EQ(figure(c, "Vulkan0", LogFigure::kKvCache)->memfit, 50'331'648u);
+}
+
+TEST(CheckLog, AFullKCacheOfAnMlaModelIsSaidOnItsRow) {
+  // lmstudio-ai/lmstudio-bug-tracker#1454, DeepSeek-R1 with its cache on
+  // the CPU: "size = 78080.00 MiB (16384 cells, 61 layers, 1/1 seqs), K
+  // (f16): 46848.00 MiB": 46,848 x 2^20 / (16,384 x 61) = 49,152 B a cell
+  // and layer, 128 heads x 192 x 2 B, against the MLA latent's 576 x 2 B =
+  // 1,152 B: the file has no split attn_k_b/attn_v_b.
+  const std::string slug = "llamacpp-lmstudio1454-deepseek-r1-cpu-kv";
+  const LogCheck c = check("llamacpp", slug + ".log", with_config(slug));
+  const FigureCheck* kv = figure(c, "CPU", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_NE(kv->note.find("the log's K cache keeps 49152 B a cell and layer, memfit's MLA latent 1152 B"),
+            std::string::npos)
+      << kv->note;
+}
+
+TEST(CheckLog, RowsThatHangOnWhatTheLogLeavesOutSaySo) {
+  // ggml-org/llama.cpp#8035 (a mid-2024 build, two GPUs, no free memory
+  // printed, no command): the GPUs' KV rows say the split is memfit's
+  // even one; the output buffer, 0.98 MiB, is two rows of 128,256 logits
+  // (4 B x 128,256 = 513,024 B a row): n_seq_max is not printed.
+  const std::string slug = "llamacpp-8035-llama3-70b-4060ti-3060-partial";
+  const LogCheck c = check("llamacpp", slug + ".log", with_config(slug));
+  const FigureCheck* kv = figure(c, "CUDA1", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_NE(kv->note.find("the log names neither the GPUs' free memory nor a tensor split"), std::string::npos)
+      << kv->note;
+  const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
+  ASSERT_NE(output, nullptr);
+  EXPECT_EQ(output->memfit, 513'024u);
+  EXPECT_NE(output->note.find("n_seq_max is not in the log: memfit's buffer is one sequence's row, the "
+                              "printed one 2.00 rows"),
+            std::string::npos)
+      << output->note;
+}
+
 TEST(CheckLog, NemotronHConfigCountsItsLayersFromTheirTypes) {
   // ggml-org/llama.cpp#24175, Nemotron 3 Ultra: its config lists 108
   // layers_block_type entries and no num_hidden_layers. "4/1 seqs": four

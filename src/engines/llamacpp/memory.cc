@@ -135,17 +135,8 @@ Status add_nextn_kv(const ModelSpec& spec, KvTotals& kv, MemoryParts& parts) {
   return kv.add(nextn, spec.nextn_layers, parts.nextn_layer_bytes, parts);
 }
 
-}  // namespace
-
-Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c,
-                                 const LlamaCppSettings& s) {
-  const bool mla = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
-    return l.kind == LayerKind::kMlaLatent;
-  });
-  if (mla && s.cache_type_k != s.cache_type_v) {
-    return Error::usage("cache_type_v", "an MLA model's K and V cache types must be equal");
-  }
-
+Result<MemoryParts> memory_parts_of(const ModelSpec& spec, const LlamaCppContext& c,
+                                    const LlamaCppSettings& s) {
   MemoryParts parts;
   KvTotals kv(spec, c, s);
   CheckedBytes recurrent_total = 0;
@@ -197,6 +188,34 @@ Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c
   if (!seq_partial.value()) return overflow("checkpoint state");
   parts.seq_partial_bytes = *seq_partial.value();
   return parts;
+}
+
+}  // namespace
+
+Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c,
+                                 const LlamaCppSettings& s) {
+  const bool mla = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
+    return l.kind == LayerKind::kMlaLatent;
+  });
+  if (mla && s.cache_type_k != s.cache_type_v) {
+    return Error::usage("cache_type_v", "an MLA model's K and V cache types must be equal");
+  }
+
+  // A build before #13108 caches an encoder's layers as a decoder's
+  // (encoder_kv_cache): K and V of kv_heads x head_dim each.
+  const bool encoder_cache = spec.embedding.bidirectional && encoder_kv_cache(s);
+  const ModelSpec* priced = &spec;
+  ModelSpec cached;
+  if (encoder_cache) {
+    cached = spec;
+    for (LayerCache& l : cached.layers) {
+      if (l.kind != LayerKind::kNone) continue;
+      l.kind = LayerKind::kFullAttention;
+      l.elems_per_token = (CheckedBytes(2) * spec.geometry.kv_heads * spec.geometry.head_dim).saturated();
+    }
+    priced = &cached;
+  }
+  return memory_parts_of(*priced, c, s);
 }
 
 }  // namespace memfit::llamacpp

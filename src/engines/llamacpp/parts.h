@@ -76,6 +76,11 @@ bool vector_input_leaf(const LlamaCppSettings& settings);
 // an F16 input: the builds before #18898, as the replay's builders take
 // them (graph/replay.cc).
 bool f32_mask_cast(const LlamaCppSettings& settings);
+// Whether an encoder (BERT) still gets a KV cache it never reads: n_ctx
+// cells of every layer's K and V, as a decoder's, in a build before
+// #13108 ("allow cache-less context for embeddings"); none from it and in
+// the pinned one (docs/embedding-models.md).
+bool encoder_kv_cache(const LlamaCppSettings& settings);
 // Whether a GPU backend runs the ops on host weights (op offload,
 // placement.cc's place_compute): false in a build before #6083.
 bool op_offload(const LlamaCppSettings& settings);

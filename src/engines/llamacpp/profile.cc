@@ -155,6 +155,8 @@ constexpr ReleaseDifference kLlamaCppReleases[] = {
                      "large-batch ops on host weights (#6083 added op offload)"},
     {"before b2537", "the output buffer holds n_batch rows of logits, not one a sequence "
                      "(#6122)"},
+    {"before b5340", "an encoder (BERT) keeps a decoder's KV cache of n_ctx cells, never read "
+                     "(#13108 made its context cache-less)"},
     {"before b5424", "a sliding-window layer caches the full context, as --swa-full does "
                      "(#13194 gave it a cache of its window)"},
     {"b5424 to b5553", "an SWA cache of the window and a logical batch: pad(min(n_ctx, n_swa x "

@@ -80,6 +80,20 @@ constexpr uint64_t kOpOffloadBuild = 2459;
 // build from the merge to b5669 is priced with the old rule.
 constexpr uint64_t kEmbeddingsReworkBuild = 5670;
 
+// #13108 ("context : allow cache-less context for embeddings"): an
+// encoder-only model (llama_model::create_memory's list: BERT, Jina BERT
+// v2, nomic-bert, ...) gets no memory; before it llama_context made the
+// usual KV cache for it, never read by the encoder's graph, which attends
+// over the batch itself. ggml-org/ci's b4343 and b4730 bge-small runs
+// print "KV self size = 9.00 MiB" (512 cells x 12 layers x 384 x 2 x 2 B)
+// and b4438 and b4897 jina-reranker-v1-tiny 48.00 MiB (8192 x 4 x 384 x 2
+// x 2 B). First build unconfirmed: the PR was rebased for merging after
+// its 2025-05-02 note and #13797 (2025-05-26) continues it; memfit takes
+// the build of 2025-05-02, about b5340 (b5618 is 2025-06-09, about seven
+// builds a day): a build from there to the merge is priced without the
+// cache (low).
+constexpr uint64_t kCachelessEncoderBuild = 5340;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -138,6 +152,7 @@ bool square_mean_matrix(const LlamaCppSettings& s) { return before(s, kEmbedding
 bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInputLeafBuild); }
 bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kVectorInputLeafBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
+bool encoder_kv_cache(const LlamaCppSettings& s) { return before(s, kCachelessEncoderBuild); }
 
 bool takes_op_offload(const LlamaCppGpu& g) {
   return g.device.starts_with("cuda") || g.device.starts_with("rocm") || g.device.starts_with("vulkan") ||

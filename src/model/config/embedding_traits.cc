@@ -27,7 +27,7 @@ bool is_generator_model_class(std::string_view arch) {
 
 bool is_encoder_model_type(std::string_view model_type) {
   return model_type == "bert" || model_type == "roberta" || model_type == "xlm-roberta" ||
-         model_type == "nomic_bert" || model_type == "nomic-bert";
+         model_type == "nomic_bert" || model_type == "nomic-bert" || model_type == "jina_bert_v2";
 }
 
 EmbeddingInfo embedding_traits_of_config(const ConfigDocument& doc, std::string_view model_type) {

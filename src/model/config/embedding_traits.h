@@ -13,7 +13,8 @@ namespace memfit {
 
 // True for the encoder model types memfit reads: "bert", "roberta",
 // "xlm-roberta" (transformers' BertModel, RobertaModel, XLMRobertaModel)
-// and "nomic_bert" / "nomic-bert" (the GGUF architecture's spelling).
+// "nomic_bert" / "nomic-bert" (the GGUF architecture's spelling) and
+// "jina_bert_v2" (the GGUF's jina-bert-v2, arch_rules.cc).
 // Their every layer attends both ways and keeps no KV cache.
 bool is_encoder_model_type(std::string_view model_type);
 

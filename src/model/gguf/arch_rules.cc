@@ -69,7 +69,7 @@ constexpr std::string_view kRuledArchs[] = {
     "gpt-oss", "olmo2",      "exaone4",        "deepseek2",     "deepseek32", "mamba",     "mamba2",
     "jamba",   "nemotron_h", "nemotron_h_moe", "granitehybrid", "falcon-h1", "lfm2",
     "lfm2moe", "rwkv6",      "rwkv7",          "qwen3next",     "qwen35",    "qwen35moe",
-    "bert",    "nomic-bert"};
+    "bert",    "nomic-bert", "jina-bert-v2"};
 
 // "1, 3, 5, ... (one in 2)": the global layers of pattern p.
 std::string global_layers(uint64_t p) {
@@ -113,7 +113,7 @@ class Rules {
       done = rwkv();
     } else if (a == "qwen3next" || a == "qwen35" || a == "qwen35moe") {
       done = gated_delta_net();
-    } else if (a == "bert" || a == "nomic-bert") {
+    } else if (a == "bert" || a == "nomic-bert" || a == "jina-bert-v2") {
       encoder();
     } else {
       model_type(a);
@@ -451,10 +451,12 @@ class Rules {
     return Status::Ok();
   }
 
-  // BERT and nomic-bert: bidirectional encoders, for which
-  // llama_model::create_memory makes no memory at all (no KV cache).
+  // BERT, nomic-bert and Jina's BERT v2 (ALiBi, no position embeddings):
+  // bidirectional encoders, for which llama_model::create_memory makes no
+  // memory at all (no KV cache; LLM_ARCH_JINA_BERT_V2 is in its list).
   void encoder() {
-    model_type(keys_.arch() == "bert" ? "bert" : "nomic_bert");
+    const std::string& a = keys_.arch();
+    model_type(a == "bert" ? "bert" : a == "nomic-bert" ? "nomic_bert" : "jina_bert_v2");
     every_layer_is(kGgufNoCache);
     assume(fmt::format("{}: a bidirectional encoder; llama.cpp keeps no KV cache for it",
                        keys_.arch()));

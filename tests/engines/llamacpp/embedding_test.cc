@@ -67,6 +67,23 @@ TEST(LlamaCppEmbedding, AnEncoderKeepsNoCacheAndItsBatchIsNotCapped) {
   EXPECT_EQ(e.context_bytes, 264241152u);
 }
 
+TEST(LlamaCppEmbedding, AnEncoderKeptADecodersCacheBefore13108) {
+  // Before #13108 the context made the usual cache for an encoder, never
+  // read: 512 cells x 4 layers x (K and V of 8 KV heads x 32, f16: 2 x 8 x
+  // 32 x 2 B = 1,024 B) = 2,097,152 B. From b5340 (the first build memfit
+  // takes for it) none.
+  LlamaCppSettings s;
+  s.build = 5339;
+  EXPECT_EQ(run(synthetic_encoder(), s).kv_bytes, 2'097'152u);
+  s.build = 5340;
+  EXPECT_EQ(run(synthetic_encoder(), s).kv_bytes, 0u);
+  // A decoder's cache is the same either side.
+  s.build = 5339;
+  const uint64_t before = run(synthetic_llama(), s).kv_bytes;
+  s.build = 5340;
+  EXPECT_EQ(run(synthetic_llama(), s).kv_bytes, before);
+}
+
 TEST(LlamaCppEmbedding, WithoutEmbeddingTheOutputIsOneRowOfLogitsASequence) {
   LlamaCppSettings s;
   const LlamaCppEstimate e = run(synthetic_encoder(), s);
