@@ -452,6 +452,33 @@ LATER_AREAS = [
 ]
 
 
+# Batch 3, llama.cpp's mixtures of experts: the sources its rows came from
+# (the dense Qwen2.5-Coder-7B of #15616 is the table's own comparison).
+MOE_B3_SOURCES = {
+    "https://github.com/ggml-org/llama.cpp/pull/13388",
+    "https://github.com/ggml-org/llama.cpp/pull/15541",
+    "https://github.com/ggml-org/llama.cpp/pull/15616",
+    "https://github.com/ggml-org/llama.cpp/pull/15525",
+}
+LATER_AREAS.append(
+    {"batch": 3, "area": "llama.cpp MoE",
+     "select": lambda r: r["source"] in MOE_B3_SOURCES,
+     "about": [
+         "llama.cpp's mixtures of experts in its pull requests of May to August 2025: Metal on",
+         "ggerganov's M2 Ultra (Qwen3-30B-A3B F16, Q4_0 and Q8_0, Mixtral 8x7B Q4_0, DeepSeek-V2-Lite",
+         "Q4_K_M at pp512 and pp2048: #13388, #15541, #15616) with the dense Qwen2.5-Coder-7B Q8_0",
+         "that #15616's table sets beside them, and CUDA on an RTX 3090 (DeepSeek-V2-Lite Q4_0 at a",
+         "microbatch of 512: #15525's master column)."],
+     "before": [
+         "- (the tree of commit 46986037: bands fitted on batches 0 to 2)",
+         "- Decode, never seen: 1 of 1 run within 25 % (Qwen3-30B-A3B Q8_0 on the M2 Ultra, +4 %).",
+         "- Prefill, never seen: 5 of 8 runs (62 %) within 35 %; this misses the 80 % target.",
+         "  Outside, and outside their bands: DeepSeek-V2-Lite Q4_0 on the RTX 3090 (+124 %), and",
+         "  Qwen3-30B-A3B F16 and Q4_0 on the M2 Ultra in the build of May 2025 (+91 %, +60 %).",
+         "  Within: on the M2 Ultra, Qwen3-30B-A3B Q8_0 of August 2025 (+13 %), Mixtral 8x7B (+4 %),",
+         "  DeepSeek-V2-Lite at pp512 and pp2048 (+12 %, -8 %) and the dense Qwen2.5-7B (-17 %)."]})
+
+
 def never_seen_table(runs):
     """One row a run: its published figures and its never-seen band."""
     out = ["| line | source | device | backend | model | quant | build | decode test | published "
