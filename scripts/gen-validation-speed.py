@@ -169,11 +169,12 @@ METAL_MOE = ("the only mixture of experts on Metal (Qwen3-30B-A3B, 8 of 128 expe
              "was in the fit to price llama.cpp's expert-indexed products (MUL_MAT_ID) there; "
              "the figure is a baseline in a status note on a 32 GB M1 Max holding a 17 GB "
              "model, a machine the note reports under memory pressure with it")
-MOE_PREFILL = ("a mixture of experts' prompt: llama.cpp multiplies each expert by the tokens routed to "
-            "it, 512 x 8 / 128 = 32 a microbatch for Qwen3 30B-A3B at pp512, 128 x 4 / 32 = 16 for "
-            "gpt-oss-20b at pp128, where the dense runs of the CUDA group fill products of 512; the "
-            "microbatch sweeps of ggml-org/llama.cpp#7676 run MMQ at 16-32 tokens at a fifth to a "
-            "third of its rate at 512, and the bound, FLOPs over the peak, does not see it")
+MOE_PREFILL = ("a mixture of experts' prompt on CUDA: with the routed experts' products priced at the "
+            "MMQ tile their 32 tokens an expert leave three quarters empty (docs/speed.md, \"A mixture "
+            "of experts' prompt\": +396 % never seen before it) still +86 %; the run is on Windows with "
+            "Unsloth's UD-Q4_K_XL, and the CUDA group has no dense run on a Blackwell GeForce card to tell "
+            "the card's own share of its INT8 peak from the mixture's (the same chip's RTX PRO 6000 runs "
+            "gpt-oss-20b at +4 %)")
 TINY_VULKAN = ("TinyLlama 1.1B on Vulkan: its 22 small layers' fixed costs dominate, and the 5-run "
             "Vulkan group fits one cost a layer from 1.1B to 20B models; it moved when "
             "gpt-oss-20b's bytes (line 82) came to be priced from its tensors' types")
@@ -280,7 +281,18 @@ REASONS = {
 # rows are added: (phase, source, model).
 TT_A100 = ("an A100 whose memory and form the source does not print, taken as the 80 GB "
            "SXM card (2039 GB/s); the 40 GB card's 1555 GB/s would put the bound 24 % lower")
+METAL_MOE_MAY_2025 = ("Qwen3-30B-A3B on the M2 Ultra in the build of ggml-org/llama.cpp#13388 (May "
+                      "2025), Metal's first mat-mat MUL_MAT_ID: the same card ran the Q8_0 at 1,351 "
+                      "tok/s in it and at 2,045 in August 2025 (#15616, batch 3: -0 % left "
+                      "out), after #15541's faster expert maps (1.19-1.25 times on DeepSeek-V2-Lite); "
+                      "the Metal group has no build era")
 REASONS_BY_ROW = {
+    ("prefill", "https://github.com/ggml-org/llama.cpp/pull/13388", "qwen3-30b-a3b"): METAL_MOE_MAY_2025,
+    ("prefill", "https://github.com/ggml-org/llama.cpp/pull/15525", "deepseek-v2-lite"):
+        "DeepSeek-V2-Lite on the RTX 3090 in the master of August 2025 before #15525's MoE helper "
+        "and tile sizes (7-57 % faster in that PR's sweep at microbatches of 2-256; its 512 figure "
+        "is not in the copy read): the experts' tile cost takes it from +124 % to +48 %, the rest "
+        "is not explained",
     ("decode", "https://github.com/Cloud-Linuxer/qwen-8b/blob/9a12252cb4a4e10e66398347ab530b899374442e/"
      "token_speed_benchmark_20250916_185852.csv", "qwen3-8b"):
         "SGLang run with --disable-cuda-graph --attention-backend torch_native (the only "
@@ -476,7 +488,16 @@ LATER_AREAS.append(
          "  Outside, and outside their bands: DeepSeek-V2-Lite Q4_0 on the RTX 3090 (+124 %), and",
          "  Qwen3-30B-A3B F16 and Q4_0 on the M2 Ultra in the build of May 2025 (+91 %, +60 %).",
          "  Within: on the M2 Ultra, Qwen3-30B-A3B Q8_0 of August 2025 (+13 %), Mixtral 8x7B (+4 %),",
-         "  DeepSeek-V2-Lite at pp512 and pp2048 (+12 %, -8 %) and the dense Qwen2.5-7B (-17 %)."]})
+         "  DeepSeek-V2-Lite at pp512 and pp2048 (+12 %, -8 %) and the dense Qwen2.5-7B (-17 %)."],
+     "whole": [
+         "With the experts' tile cost (docs/speed.md, \"A mixture of experts' prompt\"): the RTX",
+         "3090's DeepSeek-V2-Lite +48 % never seen; the Metal runs do not move (32 tokens an expert",
+         "fill Metal's tile). Of batch 2's mixtures: gpt-oss-20b on the RTX PRO 6000 +427 % -> +6 %,",
+         "Qwen3-30B-A3B on the RTX 5090 +396 % -> +93 %, gpt-oss-20b on the RX 7900 XTX -3 % -> -25 %",
+         "(batch 2 prefill never seen 28 -> 29 of 46). The whole table's prefill (155 runs): held out",
+         "114 -> 116, left out 124 -> 126, fitted 128 -> 129; decode unchanged. Dense runs move with",
+         "the CUDA group's refit; two cross the tolerance: the RTX 2080 Ti's LLaMA 13B (left out +46 %",
+         "-> +28 %) and the RX 7900 XTX's Q2_K_M (+36 % -> +39 %, a listed miss)."]})
 
 
 def never_seen_table(runs):
