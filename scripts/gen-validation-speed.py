@@ -169,11 +169,12 @@ METAL_MOE = ("the only mixture of experts on Metal (Qwen3-30B-A3B, 8 of 128 expe
              "was in the fit to price llama.cpp's expert-indexed products (MUL_MAT_ID) there; "
              "the figure is a baseline in a status note on a 32 GB M1 Max holding a 17 GB "
              "model, a machine the note reports under memory pressure with it")
-MOE_PREFILL = ("a mixture of experts' prompt: llama.cpp multiplies each expert by the tokens routed to "
-            "it, 512 x 8 / 128 = 32 a microbatch for Qwen3 30B-A3B at pp512, 128 x 4 / 32 = 16 for "
-            "gpt-oss-20b at pp128, where the dense runs of the CUDA group fill products of 512; the "
-            "microbatch sweeps of ggml-org/llama.cpp#7676 run MMQ at 16-32 tokens at a fifth to a "
-            "third of its rate at 512, and the bound, FLOPs over the peak, does not see it")
+MOE_PREFILL = ("a mixture of experts' prompt on CUDA: with the routed experts' products priced at the "
+            "MMQ tile their 32 tokens an expert leave three quarters empty (docs/speed.md, \"A mixture "
+            "of experts' prompt\": +396 % never seen before it) still +86 %; the run is on Windows with "
+            "Unsloth's UD-Q4_K_XL, and the CUDA group has no dense run on a Blackwell GeForce card to tell "
+            "the card's own share of its INT8 peak from the mixture's (the same chip's RTX PRO 6000 runs "
+            "gpt-oss-20b at +4 %)")
 TINY_VULKAN = ("TinyLlama 1.1B on Vulkan: its 22 small layers' fixed costs dominate, and the 5-run "
             "Vulkan group fits one cost a layer from 1.1B to 20B models; it moved when "
             "gpt-oss-20b's bytes (line 82) came to be priced from its tensors' types")
@@ -280,6 +281,11 @@ REASONS = {
 # rows are added: (phase, source, model).
 TT_A100 = ("an A100 whose memory and form the source does not print, taken as the 80 GB "
            "SXM card (2039 GB/s); the 40 GB card's 1555 GB/s would put the bound 24 % lower")
+METAL_MOE_MAY_2025 = ("Qwen3-30B-A3B on the M2 Ultra in the build of ggml-org/llama.cpp#13388 (May "
+                      "2025), Metal's first mat-mat MUL_MAT_ID: the same card ran the Q8_0 at 1,351 "
+                      "tok/s in it and at 2,045 in August 2025 (#15616, batch 3: -0 % left "
+                      "out), after #15541's faster expert maps (1.19-1.25 times on DeepSeek-V2-Lite); "
+                      "the Metal group has no build era")
 REASONS_BY_ROW = {
     ("prefill", "https://github.com/ggml-org/llama.cpp/discussions/15013", "llama-7b"):
         "a datacenter card in the CUDA scoreboard (builds of August 2025 on): at the INT8 tensor "
@@ -305,6 +311,12 @@ REASONS_BY_ROW = {
         "a mixture of experts (48 layers, 3 B active) on the RTX 4090: +23 % left out before "
         "batch 3, +25 % with it, as batch 3's eleven dense LLaMA 2 7B cards moved the current "
         "CUDA decode group's fit (65 -> 62 us a layer, band 0.88-1.03 -> 0.84-1.14)",
+    ("prefill", "https://github.com/ggml-org/llama.cpp/pull/13388", "qwen3-30b-a3b"): METAL_MOE_MAY_2025,
+    ("prefill", "https://github.com/ggml-org/llama.cpp/pull/15525", "deepseek-v2-lite"):
+        "DeepSeek-V2-Lite on the RTX 3090 in the master of August 2025 before #15525's MoE helper "
+        "and tile sizes (7-57 % faster in that PR's sweep at microbatches of 2-256; its 512 figure "
+        "is not in the copy read): the experts' tile cost takes it from +124 % to +48 %, the rest "
+        "is not explained",
     ("decode", "https://github.com/Cloud-Linuxer/qwen-8b/blob/9a12252cb4a4e10e66398347ab530b899374442e/"
      "token_speed_benchmark_20250916_185852.csv", "qwen3-8b"):
         "SGLang run with --disable-cuda-graph --attention-backend torch_native (the only "
@@ -474,7 +486,8 @@ LATER_AREAS = [
         "  out: SGLang without CUDA graphs (+62 %) and Qwen3 14B on an A100 of unnamed memory",
         "  (+32 %), both listed under \"Where it still misses\"."]},
     {"batch": 3, "area": "llama.cpp on CUDA and ROCm, batch 3",
-     "select": lambda r: r["engine"] == "llamacpp" and r["backend"] in ("cuda", "rocm"),
+     "select": lambda r: r["engine"] == "llamacpp" and r["backend"] in ("cuda", "rocm")
+                         and r["source"] not in MOE_B3_SOURCES,
      "about": [
          "dense runs of llama.cpp's current CUDA and ROCm builds: LLaMA 2 7B Q4_0 at pp512 and",
          "tg128 (-fa 0) on eleven NVIDIA cards from the CUDA scoreboard (ggml-org/llama.cpp",
@@ -510,7 +523,8 @@ LATER_AREAS = [
          "backends a request is priced on, prefill held out 157 of 179 -> 158 of 182, left",
          "out 162 of 179 -> 165 of 182; decode unchanged (167 and 172 of 180)."]},
     {"batch": 3, "area": "llama.cpp on Metal, batch 3",
-     "select": lambda r: r["engine"] == "llamacpp" and r["backend"] == "metal",
+     "select": lambda r: r["engine"] == "llamacpp" and r["backend"] == "metal"
+                         and r["source"] not in MOE_B3_SOURCES,
      "about": [
          "the Apple M-series scoreboard (ggml-org/llama.cpp discussion #4167: LLaMA 2 7B F16,",
          "Q8_0 and Q4_0 at pp512 and tg128) for every chip whose GPU core count the hardware",
@@ -533,6 +547,42 @@ LATER_AREAS = [
          "above are the committed model's. They give the Metal group its first 8-bit band (18",
          "Q8_0 runs; one before, too few) and 13 more 16-bit runs."]},
 ]
+
+
+# Batch 3, llama.cpp's mixtures of experts: the sources its rows came from
+# (the dense Qwen2.5-Coder-7B of #15616 is the table's own comparison).
+MOE_B3_SOURCES = {
+    "https://github.com/ggml-org/llama.cpp/pull/13388",
+    "https://github.com/ggml-org/llama.cpp/pull/15541",
+    "https://github.com/ggml-org/llama.cpp/pull/15616",
+    "https://github.com/ggml-org/llama.cpp/pull/15525",
+}
+LATER_AREAS.append(
+    {"batch": 3, "area": "llama.cpp MoE",
+     "select": lambda r: r["source"] in MOE_B3_SOURCES,
+     "about": [
+         "llama.cpp's mixtures of experts in its pull requests of May to August 2025: Metal on",
+         "ggerganov's M2 Ultra (Qwen3-30B-A3B F16, Q4_0 and Q8_0, Mixtral 8x7B Q4_0, DeepSeek-V2-Lite",
+         "Q4_K_M at pp512 and pp2048: #13388, #15541, #15616) with the dense Qwen2.5-Coder-7B Q8_0",
+         "that #15616's table sets beside them, and CUDA on an RTX 3090 (DeepSeek-V2-Lite Q4_0 at a",
+         "microbatch of 512: #15525's master column)."],
+     "before": [
+         "- (the tree of commit 46986037: bands fitted on batches 0 to 2)",
+         "- Decode, never seen: 1 of 1 run within 25 % (Qwen3-30B-A3B Q8_0 on the M2 Ultra, +4 %).",
+         "- Prefill, never seen: 5 of 8 runs (62 %) within 35 %; this misses the 80 % target.",
+         "  Outside, and outside their bands: DeepSeek-V2-Lite Q4_0 on the RTX 3090 (+124 %), and",
+         "  Qwen3-30B-A3B F16 and Q4_0 on the M2 Ultra in the build of May 2025 (+91 %, +60 %).",
+         "  Within: on the M2 Ultra, Qwen3-30B-A3B Q8_0 of August 2025 (+13 %), Mixtral 8x7B (+4 %),",
+         "  DeepSeek-V2-Lite at pp512 and pp2048 (+12 %, -8 %) and the dense Qwen2.5-7B (-17 %)."],
+     "whole": [
+         "With the experts' tile cost (docs/speed.md, \"A mixture of experts' prompt\"): the RTX",
+         "3090's DeepSeek-V2-Lite +48 % never seen; the Metal runs do not move (32 tokens an expert",
+         "fill Metal's tile). Of batch 2's mixtures: gpt-oss-20b on the RTX PRO 6000 +427 % -> +6 %,",
+         "Qwen3-30B-A3B on the RTX 5090 +396 % -> +93 %, gpt-oss-20b on the RX 7900 XTX -3 % -> -25 %",
+         "(batch 2 prefill never seen 28 -> 29 of 46). The whole table's prefill (155 runs): held out",
+         "114 -> 116, left out 124 -> 126, fitted 128 -> 129; decode unchanged. Dense runs move with",
+         "the CUDA group's refit; two cross the tolerance: the RTX 2080 Ti's LLaMA 13B (left out +46 %",
+         "-> +28 %) and the RX 7900 XTX's Q2_K_M (+36 % -> +39 %, a listed miss)."]})
 
 
 def never_seen_table(runs):

@@ -92,6 +92,9 @@ Result<PublishedRuns> parse_published_runs(std::string_view models_tsv, std::str
 // not parse (a test keeps that from shipping).
 Result<const PublishedRuns*> published_runs();
 
+// The N of a test "pp<N>" or "tg<N>" (N >= 1); nullopt for any other text.
+std::optional<uint64_t> test_tokens(std::string_view test);
+
 // The tokens a test's figure is averaged over, as the mean context it ran
 // at: "pp512" is 256 (each prompt token attends to those before it: half
 // the prompt on average), "tg128" is 64 (128 tokens generated from an empty

@@ -79,6 +79,14 @@ struct SpeedModelShape {
   // weight_bytes. 0: not known (the share rule below).
   uint64_t expert_params = 0;
   uint64_t expert_weight_bytes = 0;
+  // A mixture of experts' prompt (docs/speed.md, "A mixture of experts'
+  // prompt"): the tokens of one microbatch the engine multiplies at once
+  // (llama.cpp's n_ubatch, at most the prompt) and the tokens one tile of
+  // its prompt products serves (kMmqTileTokens, kMetalTileTokens). 0 in
+  // either: no such cost (a dense model, an engine whose tiles are not
+  // known).
+  uint64_t microbatch_tokens = 0;
+  uint64_t tile_tokens = 0;
 
   // The bytes a token reads. With the experts known (both fields above
   // set, expert_weight_bytes <= weight_bytes, expert_params <= params and
@@ -92,13 +100,42 @@ struct SpeedModelShape {
   uint64_t active_weight_bytes() const;
   // K and V of one token: 2 x n_layers x kv_width x kv_bytes_per_element.
   uint64_t kv_bytes_per_token() const;
+  // The routed experts' parameters one token uses: active_params - (params
+  // - expert_params) when expert_params is set and consistent (at most
+  // params, and params - expert_params <= active_params), else 0.
+  uint64_t active_expert_params() const;
+  // How many times a dense product's cost a token the routed experts'
+  // products pay (>= 1): an expert's weights serve the tokens routed to it,
+  // microbatch_tokens x active_expert_params() / expert_params on average,
+  // where a dense product's serve a whole tile, min(tile_tokens,
+  // microbatch_tokens); the ratio of the two when the expert's tokens are
+  // fewer, else 1. 1 when microbatch_tokens, tile_tokens or the experts
+  // are not known.
+  double expert_tile_factor() const;
 };
 
 // FLOPs to process one prompt token at `context_tokens` (the tokens before
 // it, averaged over the prompt: half its length): 2 x active_params + 4 x
 // n_layers x context_tokens x attention_width (QK^T and AV, 2 FLOPs a
-// multiply-add).
+// multiply-add), the routed experts' 2 x active_expert_params() counted
+// expert_tile_factor() times: the FLOPs a dense product would take in the
+// time the engine's expert products take.
 double prefill_flops_per_token(const SpeedModelShape& shape, uint64_t context_tokens);
+
+// The tokens one tile of a llama.cpp prompt product serves, by backend
+// (docs/speed.md, "A mixture of experts' prompt"): "cuda" and "rocm" 128
+// (MMQ's widest tile, mmq_x, which a microbatch of 128 tokens or more
+// fills: mul_mat_q_case in ggml/src/ggml-cuda/mmq.cuh), "metal" 32 (the
+// mat-mat kernels' 32 tokens a threadgroup: ggml_metal_op_mul_mat_id's
+// dispatch in ggml/src/ggml-metal/ggml-metal-ops.cpp), 0 for every other
+// backend (not known: no expert cost is priced).
+inline constexpr uint64_t kMmqTileTokens = 128;
+inline constexpr uint64_t kMetalTileTokens = 32;
+uint64_t llamacpp_prompt_tile_tokens(std::string_view backend);
+
+// llama.cpp's default microbatch (n_ubatch; llama-bench's -ub): the tokens
+// of a prompt multiplied at once.
+inline constexpr uint64_t kLlamaCppDefaultUbatch = 512;
 
 // Which of a device's peaks the prefill bound of an efficiency backend
 // reads (docs/speed.md, "Which peak"). kInt8 for "cuda" and "rocm": their

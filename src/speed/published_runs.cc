@@ -131,14 +131,20 @@ const PublishedModel* PublishedRuns::find_model(std::string_view id) const {
   return nullptr;
 }
 
-std::optional<uint64_t> test_mean_context_tokens(std::string_view test) {
+std::optional<uint64_t> test_tokens(std::string_view test) {
   if (test.size() < 3 || !(test.starts_with("pp") || test.starts_with("tg"))) return std::nullopt;
   uint64_t tokens = 0;
   const char* first = test.data() + 2;
   const char* last = test.data() + test.size();
   const auto [end, error] = std::from_chars(first, last, tokens);
   if (error != std::errc() || end != last || tokens == 0) return std::nullopt;
-  return tokens / 2;
+  return tokens;
+}
+
+std::optional<uint64_t> test_mean_context_tokens(std::string_view test) {
+  std::optional<uint64_t> tokens = test_tokens(test);
+  if (!tokens) return std::nullopt;
+  return *tokens / 2;
 }
 
 Result<PublishedRuns> parse_published_runs(std::string_view models_tsv,

@@ -35,6 +35,18 @@ SpeedModelShape shape_of(const PublishedRun& run, const PublishedModel& model) {
   shape.n_layers = model.n_layers;
   shape.attention_width = model.attention_width;
   shape.kv_width = model.kv_width;
+  // A llama.cpp prompt is multiplied a microbatch at a time: the prompt,
+  // or llama-bench's default -ub where the prompt is longer (the table has
+  // no -ub column: the runs that name another in their notes are prompts
+  // of at most their -ub, or on Metal, whose tiles a microbatch of 512
+  // fills as well as a larger one: docs/speed.md, "A mixture of experts'
+  // prompt").
+  if (run.engine == "llamacpp") {
+    if (std::optional<uint64_t> prompt = test_tokens(run.prefill_test)) {
+      shape.microbatch_tokens = std::min(*prompt, kLlamaCppDefaultUbatch);
+      shape.tile_tokens = llamacpp_prompt_tile_tokens(run.backend);
+    }
+  }
   return shape;
 }
 

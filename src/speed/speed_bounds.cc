@@ -1,5 +1,7 @@
 // The decode and prefill bounds (memfit/speed.h): bytes over bandwidth,
 // FLOPs over the peak of the unit the engine's matrix products run on.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "memfit/checked_math.h"
@@ -52,8 +54,47 @@ Result<double> decode_bound_tokens_per_second(std::span<const DeviceTokenBytes> 
   return 1.0 / seconds;
 }
 
+uint64_t SpeedModelShape::active_expert_params() const {
+  if (expert_params == 0 || expert_params > params || params - expert_params > active_params) {
+    return 0;
+  }
+  return active_params - (params - expert_params);  // <= expert_params
+}
+
+// The cost of a mixture of experts' prompt products (docs/speed.md, "A
+// mixture of experts' prompt"). llama.cpp multiplies each expert's weights
+// by the tokens routed to it in one kernel for every expert (MUL_MAT_ID):
+// on CUDA and ROCm, MMQ launches a grid of weight-row tiles x token tiles x
+// experts and each tile loads and dequantizes its slice of an expert's
+// weights once for the tokens it serves (mul_mat_q, mmq.cuh); on Metal,
+// kernel_mul_mm_id runs tiles of 64 weight rows x 32 tokens for each
+// expert. A dense product's tile serves min(tile, microbatch) tokens; an
+// expert's serves the tokens routed to it, microbatch x used / experts
+// (32 for Qwen3-30B-A3B, 8 of 128 experts, in a microbatch of 512). That
+// a tile's cost is its weight slice's and not its tokens' is measured:
+// sizing MMQ's tile to the expert's tokens (ggml-org/llama.cpp#26977, an
+// RTX 3090, Qwen3-30B-A3B at a microbatch of 512, 32 tokens an expert)
+// gains 4-11 %, where a cost in the tile's tokens would gain 4 times.
+double SpeedModelShape::expert_tile_factor() const {
+  const uint64_t experts_active = active_expert_params();
+  if (microbatch_tokens == 0 || tile_tokens == 0 || experts_active == 0) return 1.0;
+  const double dense_tokens = static_cast<double>(std::min(tile_tokens, microbatch_tokens));
+  const double expert_tokens = static_cast<double>(microbatch_tokens) *
+                               static_cast<double>(experts_active) /
+                               static_cast<double>(expert_params);
+  return expert_tokens < dense_tokens ? dense_tokens / expert_tokens : 1.0;
+}
+
+uint64_t llamacpp_prompt_tile_tokens(std::string_view backend) {
+  if (backend == "cuda" || backend == "rocm") return kMmqTileTokens;
+  if (backend == "metal") return kMetalTileTokens;
+  return 0;
+}
+
 double prefill_flops_per_token(const SpeedModelShape& shape, uint64_t context_tokens) {
-  const double dense = 2.0 * static_cast<double>(shape.active_params);
+  const double experts = 2.0 * static_cast<double>(shape.active_expert_params());
+  const double dense =
+      2.0 * static_cast<double>(shape.active_params) + experts * (shape.expert_tile_factor() - 1.0);
   const double attention = 4.0 * static_cast<double>(shape.n_layers) *
                            static_cast<double>(context_tokens) *
                            static_cast<double>(shape.attention_width);

@@ -110,6 +110,80 @@ TEST(SpeedBounds, PrefillIsTwoFlopsAParameterPlusAttention) {
       prefill_bound_tokens_per_second(s, 256, {"m5-16gb", 153, 0, 0}, ComputePeak::kFp16).ok());
 }
 
+// Qwen3-30B-A3B as data/speed/models.tsv and moe-experts.tsv have it: of
+// 3,352,821,760 active parameters, 3,352,821,760 - (30,531,911,680 -
+// 28,991,029,248) = 1,811,939,328 are routed experts' (8 of 128: 1/16 of
+// 28,991,029,248).
+SpeedModelShape qwen3_30b_a3b() {
+  SpeedModelShape s;
+  s.params = 30'531'911'680;
+  s.active_params = 3'352'821'760;
+  s.expert_params = 28'991'029'248;
+  s.n_layers = 48;
+  s.attention_width = 4096;
+  s.kv_width = 512;
+  return s;
+}
+
+TEST(SpeedBounds, ExpertProductsPayTheTileTheirTokensLeaveEmpty) {
+  SpeedModelShape s = qwen3_30b_a3b();
+  EXPECT_EQ(s.active_expert_params(), 1'811'939'328u);
+  // No microbatch or tile: 2 x 3,352,821,760 + 4 x 48 x 256 x 4096
+  // (201,326,592) = 6,906,970,112 FLOPs a token at pp512.
+  EXPECT_DOUBLE_EQ(s.expert_tile_factor(), 1.0);
+  EXPECT_DOUBLE_EQ(prefill_flops_per_token(s, 256), 6'906'970'112.0);
+  // CUDA's MMQ at a microbatch of 512: an expert gets 512 / 16 = 32 tokens
+  // where a dense tile serves min(128, 512) = 128: 4 times the cost. The
+  // experts' 2 x 1,811,939,328 = 3,623,878,656 FLOPs count 4 times:
+  // 6,906,970,112 + 3 x 3,623,878,656 = 17,778,606,080.
+  s.microbatch_tokens = 512;
+  s.tile_tokens = kMmqTileTokens;
+  EXPECT_DOUBLE_EQ(s.expert_tile_factor(), 4.0);
+  EXPECT_DOUBLE_EQ(prefill_flops_per_token(s, 256), 17'778'606'080.0);
+  // A microbatch of 128 (a prompt of 128): 8 tokens an expert against a
+  // dense tile of 128: 16 times.
+  s.microbatch_tokens = 128;
+  EXPECT_DOUBLE_EQ(s.expert_tile_factor(), 16.0);
+  // A microbatch of 2048: 128 tokens an expert fill the tile: no cost.
+  s.microbatch_tokens = 2048;
+  EXPECT_DOUBLE_EQ(s.expert_tile_factor(), 1.0);
+  // Metal's tiles of 32 tokens: 32 an expert at 512 fill one.
+  s.microbatch_tokens = 512;
+  s.tile_tokens = kMetalTileTokens;
+  EXPECT_DOUBLE_EQ(s.expert_tile_factor(), 1.0);
+  // A microbatch of 64 on Metal: 4 tokens an expert against a dense tile
+  // of min(32, 64) = 32: 8 times.
+  s.microbatch_tokens = 64;
+  EXPECT_DOUBLE_EQ(s.expert_tile_factor(), 8.0);
+}
+
+TEST(SpeedBounds, ADenseModelOrUnknownExpertsPayNoTileCost) {
+  // Llama 3 8B at a microbatch of 512 on CUDA: no experts, factor 1, the
+  // FLOPs of PrefillIsTwoFlopsAParameterPlusAttention.
+  SpeedModelShape dense = llama3_8b(0);
+  dense.microbatch_tokens = 512;
+  dense.tile_tokens = kMmqTileTokens;
+  EXPECT_EQ(dense.active_expert_params(), 0u);
+  EXPECT_DOUBLE_EQ(dense.expert_tile_factor(), 1.0);
+  EXPECT_DOUBLE_EQ(prefill_flops_per_token(dense, 256), 16'194'207'744.0);
+  // Expert parameters whose shared rest exceeds the active ones are not a
+  // consistent split: no cost.
+  SpeedModelShape s = qwen3_30b_a3b();
+  s.microbatch_tokens = 512;
+  s.tile_tokens = kMmqTileTokens;
+  s.expert_params = 10'000'000'000;  // shared 20.5 B > 3.35 B active
+  EXPECT_EQ(s.active_expert_params(), 0u);
+  EXPECT_DOUBLE_EQ(s.expert_tile_factor(), 1.0);
+}
+
+TEST(SpeedBounds, PromptTilesAreKnownForLlamaCppsGpuBackends) {
+  EXPECT_EQ(llamacpp_prompt_tile_tokens("cuda"), 128u);
+  EXPECT_EQ(llamacpp_prompt_tile_tokens("rocm"), 128u);
+  EXPECT_EQ(llamacpp_prompt_tile_tokens("metal"), 32u);
+  EXPECT_EQ(llamacpp_prompt_tile_tokens("vulkan"), 0u);
+  EXPECT_EQ(llamacpp_prompt_tile_tokens("cpu"), 0u);
+}
+
 TEST(SpeedBounds, Int8PeakBoundsLlamaCppTensorCoreProducts) {
   // The same 16,194,207,744 FLOPs a token at the RTX 4090's dense INT8
   // 660.6 TOPS: 660.6e12 / 16,194,207,744 = 40,792.36 tokens a second,

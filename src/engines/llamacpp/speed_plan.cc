@@ -51,6 +51,11 @@ SpeedPlan llamacpp_speed_plan(const PreparedRequest& run, const Model& model, co
   plan.engine = "llamacpp";  // Ollama's runner too: llama.cpp's published runs are its
   plan.context_tokens = e.context.n_ctx_seq;
   plan.prompt_tokens = e.context.n_ctx_seq;
+  // A mixture of experts' prompt is multiplied a microbatch at a time, in
+  // the tiles of the backend's prompt products (docs/speed.md, "A mixture
+  // of experts' prompt"); the CPU's are not priced so (tile 0).
+  plan.shape.microbatch_tokens = std::min(plan.prompt_tokens, e.context.n_ubatch);
+  plan.shape.tile_tokens = llamacpp_prompt_tile_tokens(plan.backend);
   if (e.settings.embedding) {
     plan.no_decode = "llama-server --embedding returns vectors and scores, not tokens";
   }

@@ -189,6 +189,14 @@ SpeedModelShape speed_shape(const Model& model, uint64_t weight_bytes) {
     const CheckedBytes unused = CheckedBytes(g.layers) * 3 * g.hidden * width *
                                 (spec.moe.experts - spec.moe.experts_per_token);
     if (unused.value() && *unused.value() < shape.params) shape.active_params = shape.params - *unused.value();
+    // Every routed expert: what a llama.cpp prompt's expert products are
+    // priced from (SpeedModelShape::expert_tile_factor); left 0 where it
+    // does not fit the counts above.
+    const CheckedBytes routed = CheckedBytes(g.layers) * 3 * g.hidden * width * spec.moe.experts;
+    if (routed.value() && *routed.value() <= shape.params &&
+        shape.params - *routed.value() <= shape.active_params) {
+      shape.expert_params = *routed.value();
+    }
   }
   shape.n_layers = g.layers;
   shape.attention_width = g.heads * g.head_dim;

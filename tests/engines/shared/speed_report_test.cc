@@ -3,6 +3,7 @@
 
 #include "engines/shared/speed_report.h"
 #include "memfit/hardware.h"
+#include "memfit/model.h"
 #include "memfit/published_runs.h"
 
 namespace memfit {
@@ -84,6 +85,40 @@ TEST(SpeedReport, LlamaCppPlanOnAnRtx4090) {
   ASSERT_EQ(s.parts.size(), 1u);
   EXPECT_EQ(s.parts[0].active_weight_bytes, 4'920'000'000u);
   EXPECT_NEAR(s.parts[0].bound_start_s, 4.92e9 / 1008e9, 1e-15);
+}
+
+TEST(SpeedReport, AMixtureOfExpertsShapeNamesItsRoutedExperts) {
+  // Qwen3-30B-A3B's config: 48 layers, hidden 2048, 128 experts of width
+  // 768, 8 a token. Routed: 48 x 3 x 2048 x 768 x 128 = 28,991,029,248
+  // parameters (moe-experts.tsv's); unused a token: the same x 120 / 128 =
+  // 27,179,089,920, so 30,531,911,680 - that = 3,352,821,760 active, of
+  // which 28,991,029,248 / 16 = 1,811,939,328 are the experts'.
+  Model model;
+  model.spec.analytical_params = 30'531'911'680;
+  model.spec.geometry.layers = 48;
+  model.spec.geometry.hidden = 2048;
+  model.spec.geometry.heads = 32;
+  model.spec.geometry.kv_heads = 4;
+  model.spec.geometry.head_dim = 128;
+  model.spec.geometry.intermediate = 6144;
+  model.spec.moe.experts = 128;
+  model.spec.moe.experts_per_token = 8;
+  model.spec.moe.expert_intermediate = 768;
+  SpeedModelShape shape = speed_shape(model, 18'554'258'718);
+  EXPECT_EQ(shape.active_params, 3'352'821'760u);
+  EXPECT_EQ(shape.expert_params, 28'991'029'248u);
+  EXPECT_EQ(shape.active_expert_params(), 1'811'939'328u);
+  // The bytes a token reads keep the share rule (no expert bytes given):
+  // MixtureOfExpertsReadsOnlyTheActiveShare's 2,037,511,539.
+  EXPECT_EQ(shape.active_weight_bytes(), 2'037'511'539u);
+  // A llama.cpp plan's microbatch of 512 on CUDA: 32 tokens an expert in
+  // MMQ's tile of 128, 4 times a dense product's cost.
+  shape.microbatch_tokens = 512;
+  shape.tile_tokens = llamacpp_prompt_tile_tokens("cuda");
+  EXPECT_DOUBLE_EQ(shape.expert_tile_factor(), 4.0);
+  // A dense model names none.
+  model.spec.moe = {};
+  EXPECT_EQ(speed_shape(model, 18'554'258'718).expert_params, 0u);
 }
 
 TEST(SpeedReport, MlxLmPlanOnAnM3Max) {
