@@ -127,7 +127,7 @@ Result<double> prefill_bound_tokens_per_second(const SpeedModelShape& shape,
                                                ComputePeak peak);
 
 // The quantization families efficiencies are fitted per: "16-bit"
-// (F16, BF16), "8-bit" (Q8_0, MLX 8bit, FP8) and "under 8-bit" (every
+// (F16, BF16), "8-bit" (Q8_0, MLX 8bit, FP8, GPTQ-Int8) and "under 8-bit" (every
 // narrower format: Q4_0, Q4_K_M, MXFP4, MLX 4bit and 6bit). Matched on the
 // name's leading characters, case ignored.
 std::string quant_family(std::string_view quant);
