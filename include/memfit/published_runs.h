@@ -69,6 +69,12 @@ struct PublishedRun {
   // empty where the source printed none (the rule of
   // vulkan_uses_matrix_cores decides). An optional column.
   std::string matrix_cores;
+  // The prompt figure was timed on the process's first forward pass
+  // (`mlx_lm.generate`, which runs no warm-up): the prompt_timing column's
+  // "first call"; its prediction adds the engine's one-time cost
+  // (first_call_seconds(), memfit/speed.h) and its fit takes that cost
+  // out. An optional column; empty: a warm process's rate.
+  bool first_call = false;
 };
 
 struct PublishedRuns {
@@ -82,7 +88,9 @@ struct PublishedRuns {
 // header naming the columns); `experts_tsv` (moe-experts.tsv) may be empty.
 // kInput naming the file, the line and the column on a missing column, a
 // number that does not parse, a test that is not pp<N> / tg<N>, a run
-// naming a model the models table lacks, or an experts row naming an
+// naming a model the models table lacks, a prompt_timing other than
+// "first call" or empty (or "first call" for an engine without a
+// first-call cost, or on a run without a prompt figure), or an experts row naming an
 // unknown model or more expert parameters than its model's params less
 // its shared ones allow (params - expert_params <= active_params).
 Result<PublishedRuns> parse_published_runs(std::string_view models_tsv, std::string_view runs_tsv,

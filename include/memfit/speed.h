@@ -164,7 +164,7 @@ Result<double> prefill_bound_tokens_per_second(const SpeedModelShape& shape,
                                                ComputePeak peak);
 
 // The quantization families efficiencies are fitted per: "16-bit"
-// (F16, BF16), "8-bit" (Q8_0, MLX 8bit, FP8) and "under 8-bit" (every
+// (F16, BF16), "8-bit" (Q8_0, MLX 8bit, FP8, GPTQ-Int8) and "under 8-bit" (every
 // narrower format: Q4_0, Q4_K_M, MXFP4, MLX 4bit and 6bit). Matched on the
 // name's leading characters, case ignored.
 std::string quant_family(std::string_view quant);
@@ -241,6 +241,39 @@ struct SpeedRange {
 };
 SpeedRange apply_efficiency(double bound_tokens_per_second, uint64_t n_layers,
                             const EfficiencyBand& band);
+
+// The one-time cost a process's first forward pass adds to its prompt,
+// seconds: low, median and high (docs/speed.md, "mlx-lm: the first call").
+struct FirstCallSeconds {
+  double low = 0;
+  double median = 0;
+  double high = 0;
+};
+
+// mlx-lm's: `mlx_lm.generate` runs no warm-up and starts its prompt clock
+// (`tic` in stream_generate, mlx_lm/generate.py) before the first
+// generate_step, so a fresh process's prompt time holds what MLX does once
+// per process: every Metal kernel the forward pass uses built into a
+// pipeline on first use and cached by name (Device::get_kernel_,
+// mlx/backend/metal/device.cpp) and every mx.compile'd function's fused
+// kernel compiled from source (mlx/backend/metal/compiled.cpp). The layers
+// share those kernels, so it is a cost a process, not a layer or a token.
+// `mlx_lm.benchmark` warms up first ("Running warmup..", mlx_lm/benchmark.py)
+// and pays none of it. The figures are the spread of the time above the
+// warm rate in the short prompts `mlx_lm.generate` published: 0.2-0.5 s on
+// 7B to 72B models of 28 to 80 layers, no growth with either.
+inline constexpr FirstCallSeconds kMlxLmFirstCall{0.2, 0.35, 0.5};
+
+// The first-call cost of `engine`'s runs ("mlx-lm": kMlxLmFirstCall);
+// nullopt for an engine memfit has no such figure for.
+std::optional<FirstCallSeconds> first_call_seconds(std::string_view engine);
+
+// The prompt rate of a process's first call: `prompt_tokens` / (the warm
+// time + the cost), the band each way (the fastest warm rate with the
+// least cost, the slowest with the most); the bound and efficiency as in
+// `warm`. `warm` unchanged when prompt_tokens is 0 or a rate is not above 0.
+SpeedRange first_call_prefill(const SpeedRange& warm, uint64_t prompt_tokens,
+                              const FirstCallSeconds& cost);
 
 // Seconds to the first token of a `prompt_tokens` prompt at
 // `prefill_tokens_per_second`: prompt_tokens / rate. kUsage when the rate

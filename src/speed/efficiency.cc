@@ -97,8 +97,10 @@ std::string quant_family(std::string_view quant) {
       q.starts_with("16bit")) {
     return "16-bit";
   }
+  // GPTQ-Int8: GPTQ's 8-bit weights as Qwen's checkpoints name them
+  // (QwenLM/Qwen2.5, docs/source/benchmark/speed_benchmark.rst).
   if (q.starts_with("q8") || q.starts_with("8bit") || q.starts_with("fp8") ||
-      q.starts_with("int8")) {
+      q.starts_with("int8") || q.starts_with("gptq-int8")) {
     return "8-bit";
   }
   return "under 8-bit";

@@ -70,7 +70,17 @@ Result<PublishedRun> read_run(const TsvTable& tsv, size_t row, const PublishedRu
   run.build_date = std::string(r.text("build_date"));
   run.batch = r.whole("batch");
   if (tsv.columns.contains("matrix_cores")) run.matrix_cores = std::string(r.text("matrix_cores"));
+  const std::string_view timing =
+      tsv.columns.contains("prompt_timing") ? r.text("prompt_timing") : std::string_view();
+  run.first_call = timing == "first call";
   if (r.error()) return *r.error();
+  if (!timing.empty() && !run.first_call) {
+    r.bad("prompt_timing", timing, "first call or empty");
+  } else if (run.first_call && !first_call_seconds(run.engine)) {
+    r.bad("prompt_timing", timing, "empty (an engine without a first-call cost)");
+  } else if (run.first_call && !run.prefill_tokens_per_second) {
+    r.bad("prompt_timing", timing, "empty (a run without a prompt figure)");
+  }
   if (!run.build_date.empty() && !is_year_month(run.build_date)) {
     r.bad("build_date", run.build_date, "YYYY-MM");
   }

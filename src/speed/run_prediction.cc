@@ -2,6 +2,7 @@
 // bounds from its device and model, the bands fitted on all runs and, held
 // out, on the other half (docs/validation-speed.md).
 #include <algorithm>
+#include <charconv>
 
 #include <fmt/format.h>
 
@@ -139,6 +140,30 @@ Result<std::vector<RunBounds>> bounds_of(const PublishedRuns& runs, const Hardwa
   return out;
 }
 
+// The prompt tokens of a run's prefill test ("pp115": 115); 0 when none
+// (the parse checked the test's form).
+uint64_t prompt_tokens(const PublishedRun& run) {
+  if (!run.prefill_test.starts_with("pp")) return 0;
+  uint64_t tokens = 0;
+  const char* last = run.prefill_test.data() + run.prefill_test.size();
+  std::from_chars(run.prefill_test.data() + 2, last, tokens);
+  return tokens;
+}
+
+// Seconds a token as a warm process runs it: the published figure's, less
+// a first call's one-time cost (its median) spread over the prompt
+// (PublishedRun::first_call); nullopt when nothing is left of it.
+std::optional<double> warm_seconds_a_token(const PublishedRun& run, SpeedPhase phase,
+                                           double figure) {
+  const double published = 1 / figure;
+  if (phase == SpeedPhase::kDecode || !run.first_call) return published;
+  const std::optional<FirstCallSeconds> cost = first_call_seconds(run.engine);
+  const uint64_t tokens = prompt_tokens(run);
+  if (!cost || tokens == 0) return published;
+  const double warm = published - cost->median / static_cast<double>(tokens);
+  return warm > 0 ? std::optional<double>(warm) : std::nullopt;
+}
+
 // The samples of the runs `keep` accepts (by index).
 template <typename Keep>
 std::vector<EfficiencySample> samples_of(const PublishedRuns& runs,
@@ -149,9 +174,11 @@ std::vector<EfficiencySample> samples_of(const PublishedRuns& runs,
     const std::optional<double> bound = bounds[i].of(phase);
     const std::optional<double> figure = measured(runs.runs[i], phase);
     if (!keep(i) || !bound || !figure) continue;
+    const std::optional<double> seconds = warm_seconds_a_token(runs.runs[i], phase, *figure);
+    if (!seconds) continue;
     const PublishedModel* model = runs.find_model(runs.runs[i].model);  // parse checked it
     samples.push_back({fit_group(runs.runs[i], phase), quant_family(runs.runs[i].quant), 1 / *bound,
-                       model->n_layers, 1 / *figure});
+                       model->n_layers, *seconds});
   }
   return samples;
 }
@@ -170,7 +197,14 @@ std::optional<SpeedRange> predict(const EfficiencyTable& table, const PublishedR
   if (!bound) return std::nullopt;
   std::optional<EfficiencyBand> band = table.find(used, quant_family(run.quant));
   if (!band) return std::nullopt;
-  return apply_efficiency(*bound, n_layers, *band);
+  const SpeedRange warm = apply_efficiency(*bound, n_layers, *band);
+  // A prompt timed on the process's first forward pass pays its one-time
+  // cost too.
+  const std::optional<FirstCallSeconds> cost = first_call_seconds(run.engine);
+  if (phase == SpeedPhase::kPrefill && run.first_call && cost) {
+    return first_call_prefill(warm, prompt_tokens(run), *cost);
+  }
+  return warm;
 }
 
 // The latest batch of the table: the runs of every batch before it are

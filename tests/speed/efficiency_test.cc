@@ -15,6 +15,8 @@ TEST(SpeedEfficiency, QuantFamilies) {
   EXPECT_EQ(quant_family("8bit"), "8-bit");
   EXPECT_EQ(quant_family("Q4_K_M"), "under 8-bit");
   EXPECT_EQ(quant_family("4bit"), "under 8-bit");
+  EXPECT_EQ(quant_family("GPTQ-Int8"), "8-bit");
+  EXPECT_EQ(quant_family("GPTQ-Int4"), "under 8-bit");
   EXPECT_EQ(quant_family("MXFP4 (llama-bench names it F16)"), "under 8-bit");
 }
 

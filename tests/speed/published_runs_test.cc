@@ -376,6 +376,72 @@ TEST(PublishedRuns, ABatchTwoRunIsPredictedByBatchesZeroAndOne) {
   EXPECT_EQ((*p)[5].decode_never_seen->efficiency.runs, 5u);
 }
 
+// The header with the optional prompt_timing column, and an mlx-lm pp512
+// row of model m on the 64 GB M4 Max at `tokens_per_second`.
+std::string timed_header() {
+  return std::string(kRunsHeader.substr(0, kRunsHeader.size() - 1)) + "\tprompt_timing\n";
+}
+std::string mlx_prefill_row(double tokens_per_second, std::string_view batch,
+                            std::string_view timing, std::string_view engine = "mlx-lm") {
+  return "u\t" + std::string(engine) + "\tmlx\tm4-max-64gb\tm\t4bit\t\t900\tprinted\tpp512\t" +
+         std::to_string(tokens_per_second) + "\t\t\t\t\t" + std::string(batch) + "\t" +
+         std::string(timing) + "\n";
+}
+
+TEST(PublishedRuns, PromptTimingIsFirstCallOrEmpty) {
+  const auto error = [](const std::string& row) {
+    Result<PublishedRuns> r = parse_published_runs(kModels, timed_header() + row);
+    return r.ok() ? std::string() : r.error().message();
+  };
+  EXPECT_EQ(error(mlx_prefill_row(1000, "0", "first call")), "");
+  EXPECT_EQ(error(mlx_prefill_row(1000, "0", "")), "");
+  EXPECT_EQ(error(mlx_prefill_row(1000, "0", "cold")),
+            "data/speed/published-runs.tsv: line 2: prompt_timing: 'cold' is not first call or "
+            "empty");
+  // llama-bench warms up; memfit has no first-call cost for llama.cpp.
+  EXPECT_EQ(error(mlx_prefill_row(1000, "0", "first call", "llamacpp")),
+            "data/speed/published-runs.tsv: line 2: prompt_timing: 'first call' is not empty (an "
+            "engine without a first-call cost)");
+  EXPECT_EQ(error("u\tmlx-lm\tmlx\tm4-max-64gb\tm\t4bit\t\t900\tprinted\t\t\ttg128\t50\t\t\t0"
+                  "\tfirst call\n"),
+            "data/speed/published-runs.tsv: line 2: prompt_timing: 'first call' is not empty (a run "
+            "without a prompt figure)");
+}
+
+TEST(PublishedRuns, AFirstCallsPromptIsFittedWarmAndPredictedWithItsCost) {
+  // pp512 of model m: 2 x 1000 + 4 x 2 x 256 x 64 = 133,072 FLOPs a token;
+  // at the 64 GB M4 Max's 17.18 FP16 TFLOPS, bound = 17.18e12 / 133,072.
+  // Four warm runs at 0.1 to 0.4 of it (batch 0), and a first call whose
+  // warm rate is 0.25 x bound: 512 / (512 / (0.25 x bound) + 0.35 s).
+  // Never seen, the fifth is predicted by the first four: 0.25 x bound
+  // warm (ALaterBatchIsPredictedByTheEarlierOnesOnly's arithmetic), then
+  // the 0.35 s added: its own figure. Fitted on all five, the fifth enters
+  // at its warm 0.25 (its figure less 0.35 s over 512 tokens), so the
+  // fractions are 0.1, 0.2, 0.25, 0.3, 0.4, the band's median a x 0.25,
+  // and the prediction again its figure.
+  const double bound = 17.18e12 / 133'072.0;
+  const double first_call = 512 / (512 / (0.25 * bound) + 0.35);
+  std::string rows;
+  for (double fraction : {0.1, 0.2, 0.3, 0.4}) rows += mlx_prefill_row(bound * fraction, "0", "");
+  rows += mlx_prefill_row(first_call, "1", "first call");
+  Result<PublishedRuns> runs = parse_published_runs(kModels, timed_header() + rows);
+  ASSERT_TRUE(runs.ok()) << runs.error().message();
+  EXPECT_TRUE(runs->runs[4].first_call);
+  EXPECT_FALSE(runs->runs[0].first_call);
+  Result<const HardwareTable*> table = hardware_table();
+  ASSERT_TRUE(table.ok());
+  Result<std::vector<RunPrediction>> p = predict_published_runs(*runs, **table);
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  ASSERT_TRUE((*p)[4].prefill_never_seen.has_value());
+  EXPECT_NEAR((*p)[4].prefill_never_seen->median / first_call, 1, 1e-6);
+  ASSERT_TRUE((*p)[4].prefill_fitted.has_value());
+  EXPECT_NEAR((*p)[4].prefill_fitted->median / first_call, 1, 1e-6);
+  // A warm run of the same table is priced warm: 0.25 x bound fitted (to
+  // 1e-5: the rows print the first call's figure to 6 decimals, and its
+  // warm time is that figure's time less nearly all of it).
+  EXPECT_NEAR((*p)[0].prefill_fitted->median / (0.25 * bound), 1, 1e-5);
+}
+
 TEST(PublishedRuns, CudaPrefillIsBoundAtTheInt8PeakAndMetalAtFp16) {
   // pp512 of the shape above: a mean context of 256, 2 x 1000 + 4 x 2 x 256
   // x 64 = 133,072 FLOPs a token. On an RTX 4090 (cuda) at its 660.6 dense

@@ -13,7 +13,8 @@ namespace memfit {
 // The whole model and cache on one device (a Mac's memory, else the first
 // GPU): `e`'s weights, and its cache at the end of the prompt asked
 // (--prompt-tokens) then --max-tokens generated; the prompt is
-// --prompt-tokens.
+// --prompt-tokens. On a Mac the plan carries mlx-lm's first-call cost
+// (SpeedPlan::first_call: kMlxLmFirstCall, memfit/speed.h).
 SpeedPlan mlxlm_speed_plan(const PreparedRequest& run, const MlxLmEstimate& e);
 
 }  // namespace memfit

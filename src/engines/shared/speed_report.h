@@ -8,6 +8,7 @@
 #define MEMFIT_ENGINES_SHARED_SPEED_REPORT_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -41,6 +42,10 @@ struct SpeedPlan {
   // Non-empty: the plan decodes no token (an embedding or reranking model
   // served for its vectors or scores), and why; only prefill is timed.
   std::string no_decode;
+  // Set: the engine's first call of a process pays this one-time cost
+  // before its first token (mlx-lm on a Mac: first_call_seconds()), which
+  // the report adds to the time to the first token as a second figure.
+  std::optional<FirstCallSeconds> first_call;
 };
 
 // One part as decoded: its active bytes a token and the seconds a token at
@@ -76,6 +81,13 @@ struct PlanSpeed {
   double ttft_s = 0;  // prompt_tokens / prefill.median; low and high from its band
   double ttft_low_s = 0;
   double ttft_high_s = 0;
+  // The first token of a process's first call, for a plan whose first
+  // forward pass pays a one-time cost (SpeedPlan::first_call): ttft + the
+  // cost's median, ttft_low + its low, ttft_high + its high. Unset for
+  // other plans and when prefill is unknown.
+  std::optional<double> first_call_ttft_s;
+  double first_call_ttft_low_s = 0;
+  double first_call_ttft_high_s = 0;
   std::vector<PartSpeed> parts;
 };
 
@@ -107,7 +119,8 @@ SpeedPlan single_device_speed_plan(const PreparedRequest& run, std::string backe
 
 // {"decode_tokens_per_second": {"start", "end", "context_tokens", "basis",
 // "runs"}, "prefill_tokens_per_second": {...}, "time_to_first_token_s":
-// {...}, "devices": [...]}, with "engine_basis" when the engine has no
+// {..., "first_call": {"median", "low", "high", "basis"} for an engine whose
+// first call pays a one-time cost}, "devices": [...]}, with "engine_basis" when the engine has no
 // published run (or too few for a phase); unknown: the three figures null and "unknown"; prefill
 // unknown: its two figures null and "prefill_unknown"; no decode: decode
 // null, "no_decode" its reason and no "devices".

@@ -1,4 +1,5 @@
 // The report's speed (engines/shared/speed_report.h), worked by hand.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "engines/shared/speed_report.h"
@@ -146,6 +147,39 @@ TEST(SpeedReport, MlxLmPlanOnAnM3Max) {
   EXPECT_NEAR(s.prefill.bound, 884.266, 0.001);
   EXPECT_EQ(s.prefill_peak, ComputePeak::kFp16);
   EXPECT_DOUBLE_EQ(s.ttft_s, 512 / s.prefill.median);
+}
+
+TEST(SpeedReport, AFirstCallAddsItsOneTimeCostToTheFirstToken) {
+  // MlxLmPlanOnAnM3Max's plan with mlx-lm's first-call cost (0.2 / 0.35 /
+  // 0.5 s, memfit/speed.h): the warm first token and its band stay, and
+  // the first call's is each of them plus the cost, the low with the low.
+  SpeedPlan plan;
+  plan.shape = dense_8b(4'500'000'000);
+  plan.parts = {{"gpu", kM3Max40, 4'500'000'000, 201'326'592}};
+  plan.compute = kM3Max40;
+  plan.backend = "mlx";
+  plan.engine = "mlx-lm";
+  plan.context_tokens = 1536;
+  plan.prompt_tokens = 512;
+  const PlanSpeed warm = estimate_plan_speed(plan, bands().decode, bands().prefill);
+  EXPECT_FALSE(warm.first_call_ttft_s.has_value());
+  EXPECT_FALSE(speed_json(warm)["time_to_first_token_s"].contains("first_call"));
+  plan.first_call = kMlxLmFirstCall;
+  const PlanSpeed s = estimate_plan_speed(plan, bands().decode, bands().prefill);
+  EXPECT_DOUBLE_EQ(s.ttft_s, 512 / s.prefill.median);
+  ASSERT_TRUE(s.first_call_ttft_s.has_value());
+  EXPECT_DOUBLE_EQ(*s.first_call_ttft_s, s.ttft_s + 0.35);
+  EXPECT_DOUBLE_EQ(s.first_call_ttft_low_s, s.ttft_low_s + 0.2);
+  EXPECT_DOUBLE_EQ(s.first_call_ttft_high_s, s.ttft_high_s + 0.5);
+  const nlohmann::ordered_json j = speed_json(s)["time_to_first_token_s"]["first_call"];
+  EXPECT_DOUBLE_EQ(j["median"].get<double>(), *s.first_call_ttft_s);
+  EXPECT_DOUBLE_EQ(j["high"].get<double>(), s.first_call_ttft_high_s);
+  const std::string line = speed_text(s);
+  EXPECT_NE(line.find(fmt::format("for 512 tokens, {:.2g} s ({:.2g}-{:.2g}) on a process's first call",
+                                  *s.first_call_ttft_s, s.first_call_ttft_low_s,
+                                  s.first_call_ttft_high_s)),
+            std::string::npos)
+      << line;
 }
 
 TEST(SpeedReport, OffloadedLayersAreReadAtTheHostsBandwidth) {
