@@ -172,6 +172,16 @@ class OllamaPricer final : public LogPricer {
                "true), unless the model pools and the vendored llama.cpp predates #14208: "
                "memfit prices the logits alone";
     }
+    // Ollama's own engine builds its graph in Go (ml/backend/ggml and the
+    // model's package under model/models), not llama.cpp's: its compute
+    // buffers are priced with llama.cpp's phases, a stand-in.
+    if (const LogSetting* runner = log.setting("ollama_runner"); runner != nullptr && runner->value == "ollama") {
+      for (FigureCheck& c : figures) {
+        if (c.printed.figure != LogFigure::kCompute || !c.memfit || !c.note.empty()) continue;
+        c.note = "Ollama's own engine (runner --ollama-engine) builds its own graph: memfit prices "
+                 "llama.cpp's compute buffer in its place";
+      }
+    }
     // A release before v0.11.5 is priced with its one cache; a log that
     // names no release is priced with the pinned runner's streams.
     if (!one_cache_for_all(log) || release_of(log)) return;
