@@ -550,14 +550,16 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
 // gate's product as two ops ggml-alloc computes in place.
 constexpr uint64_t kOutputIdsBuild = 2537;
 
-// Metal with flash attention and every block offloaded: the GPU that runs
-// the first block reads the scheduler's copy of the host's F32 KQ mask and
-// casts it to F16 there (llama-graph.cpp's self_kq_mask_cnv), so both are
-// live at once, 4 + 2 B a cell and prompt token; memfit's phases count the
-// F16 mask alone. Said on a Metal row printed above memfit's that holds
-// the pair; nullopt otherwise.
-std::optional<std::string> metal_mask_note(const RuntimeLog& log, const FigureCheck& c, uint64_t blocks) {
-  if (!c.printed.device.starts_with("Metal") || flash_attn_of(log) != FlashAttn::kOn) return std::nullopt;
+// A GPU with flash attention and every block offloaded: the GPU that runs
+// the first block reads the scheduler's copy of the host's F32 KQ mask (a
+// split input) and casts it to F16 there (llama-graph.cpp's
+// self_kq_mask_cnv), so both are live at once, 4 + 2 B a cell and prompt
+// token; memfit's phases count the F16 mask alone. Seen on Metal (an M3
+// Max at 131,072 cells) and on CUDA (an A100 at 131,072 cells, Ollama
+// 0.21.0); said on a GPU row printed above memfit's that holds the pair;
+// nullopt otherwise.
+std::optional<std::string> mask_pair_note(const RuntimeLog& log, const FigureCheck& c, uint64_t blocks) {
+  if (c.printed.device == "CPU" || flash_attn_of(log) != FlashAttn::kOn) return std::nullopt;
   const std::optional<uint64_t> offloaded = count_setting(log, "repeating_layers_offloaded");
   std::optional<uint64_t> cells = count_setting(log, "n_ctx_seq");
   if (!cells) cells = count_setting(log, "n_ctx");
@@ -565,7 +567,7 @@ std::optional<std::string> metal_mask_note(const RuntimeLog& log, const FigureCh
   if (!offloaded || *offloaded < blocks || !cells || !ubatch) return std::nullopt;
   const CheckedBytes pair = CheckedBytes(4 + 2) * *cells * std::min(*cells, *ubatch);
   if (!pair.value() || *pair.value() <= *c.memfit || *pair.value() > c.printed.value) return std::nullopt;
-  return fmt::format("with flash attention Metal holds the scheduler's copy of the host's F32 KQ mask and "
+  return fmt::format("with flash attention the GPU holds the scheduler's copy of the host's F32 KQ mask and "
                      "its F16 cast at once, (4 + 2) B x {} cells x {} tokens = {} bytes, which memfit's "
                      "phases (the F16 mask alone) do not price",
                      *cells, std::min(*cells, *ubatch), *pair.value());
@@ -597,7 +599,7 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
            "ran SiLU and the gate's product in place (no fused GLU before #14158): memfit's compute "
            "phases are the pinned release's";
   }
-  if (std::optional<std::string> mask = metal_mask_note(log, c, blocks)) return *mask;
+  if (std::optional<std::string> mask = mask_pair_note(log, c, blocks)) return *mask;
   if (!host && e.settings.embedding) {
     return "with --embedding every token is an output: memfit's GPU output phase is their logits "
            "and result_norm; the GPU's copies of the graph inputs (the f32 mask, a pooling matrix), "

@@ -219,7 +219,7 @@ TEST(CheckLog, AFlashAttentionGpuHoldsTheMasksCopyAndItsCastAtOnce) {
   EXPECT_EQ(metal->memfit, 209'715'200u);
   EXPECT_EQ(metal->basis, FigureBasis::kModelled);
   EXPECT_EQ(metal->note,
-            "with flash attention Metal holds the scheduler's copy of the host's F32 KQ mask and its "
+            "with flash attention the GPU holds the scheduler's copy of the host's F32 KQ mask and its "
             "F16 cast at once, (4 + 2) B x 131072 cells x 512 tokens = 402653184 bytes, which "
             "memfit's phases (the F16 mask alone) do not price");
   const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);

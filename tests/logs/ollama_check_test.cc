@@ -53,6 +53,22 @@ TEST(CheckLogOllama, TheRunIsPricedOnTheGpuItsModelUsed) {
   EXPECT_EQ(model->basis, FigureBasis::kExact);
 }
 
+TEST(CheckLogOllama, ACudaGpuHoldsTheMasksCopyAndItsCastToo) {
+  // The same A100 run: flash attention (auto, set to enabled) at 131,072
+  // cells, ubatch 512. CUDA1 holds the scheduler's copy of the host's F32
+  // mask and its F16 cast, (4 + 2) x 131,072 x 512 = 402,653,184 B, of the
+  // printed 416.01 MiB (436,218,102 B); memfit's phases (the F16 mask
+  // alone) give 271,056,896 B, and the row says why.
+  const LogCheck c = check("ollama-robustness-llama31-8b-q4km-a100-128k.log");
+  const FigureCheck* compute = figure(c, "CUDA1", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->memfit, 271'056'896u);
+  EXPECT_EQ(compute->note,
+            "with flash attention the GPU holds the scheduler's copy of the host's F32 KQ mask and its "
+            "F16 cast at once, (4 + 2) B x 131072 cells x 512 tokens = 402653184 bytes, which "
+            "memfit's phases (the F16 mask alone) do not price");
+}
+
 TEST(CheckLogOllama, TheEnginesCacheIsItsLoadRequestsKvSize) {
   // AndreasBaschir/RAG-Naive-vs-Advanced, Ollama 0.24.0's own engine,
   // Qwen3 8B (config beside the log): KvSize 131,072 cells over 4
