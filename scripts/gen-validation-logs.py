@@ -372,6 +372,11 @@ def band_groups(rows):
         f, report = r["figure"], r["report"]
         if f["ratio"] is None or f["basis"] != "modelled" or not report.get("profile"):
             continue
+        # A ratio of 0 is memfit placing nothing on a device the log shows in
+        # use: a placement miss, listed in the figure table, which no margin
+        # over memfit's figure can cover.
+        if f["ratio"] <= 0:
+            continue
         groups.setdefault((report["profile"], r["backend"], f["figure"]), []).append(
             (r["slug"], f["ratio"]))
     return groups

@@ -83,6 +83,13 @@ struct LlamaCppSettings {
   bool embedding = false;
   // --pooling, or rank with --reranking; "" the model's own.
   std::string pooling;
+  // The context asks for embeddings beside the logits without llama-server's
+  // --embedding (llama_context_params.embeddings = true, as Ollama's llama
+  // runner sets it in NewContextParams): the output buffer keeps n_embd
+  // floats a row beside each row's n_vocab logits, its rows and the compute
+  // graph unchanged (llamacpp/memory.cc, docs/engine-ollama.md). Not a
+  // llama-server flag; the ollama profile sets it.
+  bool output_embeddings = false;
   // --llamacpp-version: the build (bNNNN) whose cache rules price the
   // estimate (docs/engine-llamacpp.md, "Releases"); nullopt: the pinned
   // release's.

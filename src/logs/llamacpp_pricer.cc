@@ -24,12 +24,27 @@
 namespace memfit::logs {
 namespace {
 
-// The log's GPUs, in its order: every device but the host, the whole-run
-// "total" and the row-split buffer.
+// Whether the run's model used GPU `id`. llama.cpp prints "using device
+// X" once for each device of the model's list (llama.cpp
+// llama_model_load_from_file_impl: for (auto * dev : model->devices)), the
+// GPUs it loads onto, which a runner can narrow from the ones ggml lists
+// (Ollama's runner passes the scheduler's GPU ids, llama-server its
+// --device). A GPU with a printed figure was used whatever the lines say
+// (an excerpt may start below them); a log with no such line used every
+// GPU it lists. "model_devices" is the reader's comma-joined list.
+bool model_used(const RuntimeLog& log, std::string_view id) {
+  const LogSetting* used = log.setting("model_devices");
+  if (used == nullptr || comma_list_has(used->value, id)) return true;
+  return std::any_of(log.figures.begin(), log.figures.end(),
+                     [&](const PrintedFigure& f) { return f.device == id; });
+}
+
+// The log's GPUs, in its order: every device the model used but the host,
+// the whole-run "total" and the row-split buffer.
 std::vector<const LogDevice*> log_gpus(const RuntimeLog& log) {
   std::vector<const LogDevice*> gpus;
   for (const LogDevice& d : log.devices) {
-    if (d.id != "CPU" && d.id != "total" && d.id != "CUDA_Split") gpus.push_back(&d);
+    if (d.id != "CPU" && d.id != "total" && d.id != "CUDA_Split" && model_used(log, d.id)) gpus.push_back(&d);
   }
   return gpus;
 }
@@ -580,6 +595,19 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
                 : "BERT's graph (Q, K and V of the batch, no cache read) is priced with a decoder's "
                   "phases over its batch, measured on Jina's BERT (ALiBi) only";
   }
+  // llama.cpp's context enables the scheduler's pipeline parallelism
+  // (n_copies = GGML_SCHED_MAX_COPIES, 4) when the model's device list has
+  // more than one entry, every layer is offloaded with the layer split and
+  // KQV offloaded (src/llama-context.cpp, pipeline_parallel; a V100 log of
+  // Ollama 0.6.0 lists its one GPU twice and has it): ggml_backend_sched
+  // then allocates each split's inputs once a copy (sched->n_copies) in the
+  // backends' compute buffers, which memfit's phases (one copy) do not price.
+  if (const LogSetting* copies = log.setting("n_copies"); copies != nullptr && copies->value != "1") {
+    return fmt::format("pipeline parallelism (n_copies={}): llama.cpp's scheduler keeps a copy of each "
+                       "split's inputs per batch in flight, which memfit's compute phases (one copy) "
+                       "do not price",
+                       copies->value);
+  }
   if (!host && e.settings.build && *e.settings.build < kOutputIdsBuild) {
     return "this build's graph computed every row's logits (no output ids before #6122) and its FFN "
            "ran SiLU and the gate's product in place (no fused GLU before #14158): memfit's compute "
@@ -623,9 +651,15 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
 void note_unordered_host_range(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
                                const LlamaCppDeviceUsage& d, FigureCheck& c) {
   const auto& buffers = c.printed.buffers;
+  // The mapped host buffer is "CPU_Mapped" since llama.cpp #10026 (the
+  // _Mapped suffix of ggml_backend_cpu_buffer_from_ptr's type, 2024-11;
+  // Ollama vendors it from v0.5.2, #7875), "CPU" before it: under mmap
+  // either is the mapped range.
+  const bool mapped_name = std::any_of(buffers.begin(), buffers.end(), [](const std::string& b) {
+    return b == "CPU_Mapped" || b == "CPU";
+  });
   if (c.printed.figure != LogFigure::kModel || d.device != "cpu" || in_file_order(log, model) ||
-      !e.settings.placement.mmap || (d.blocks == 0 && !d.output_layer) ||
-      std::find(buffers.begin(), buffers.end(), "CPU_Mapped") == buffers.end()) {
+      !e.settings.placement.mmap || (d.blocks == 0 && !d.output_layer) || !mapped_name) {
     return;
   }
   const bool gpu_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),

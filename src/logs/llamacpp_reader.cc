@@ -49,6 +49,14 @@ void read_using_device(std::string_view rest, LogBuilder& out) {
   const std::string_view name = parenthesised(trim(rest.substr(space)), tail);
   LogDevice* device = out.device(id);
   if (device == nullptr) return;
+  // The model's devices, one line each (llama_model_load_from_file_impl):
+  // "model_devices" lists them, comma-joined, for the pricer's placement.
+  const LogSetting* used = out.find_setting("model_devices");
+  if (used == nullptr) {
+    out.setting("model_devices", id);
+  } else if (!comma_list_has(used->value, id)) {
+    out.setting("model_devices", fmt::format("{},{}", used->value, id), true);
+  }
   if (device->name.empty()) device->name = std::string(name);
   if (std::optional<std::string_view> free = after(tail, " - ")) {
     if (std::optional<PrintedQuantity> q = leading_quantity(*free, binary_units())) {
@@ -114,6 +122,13 @@ void read_context_setting(std::string_view rest, LlamaCppReadState& state, LogBu
     if (std::optional<uint64_t> n = leading_count(*after(*splits, "(with bs="))) {
       if (state.contexts <= 1) out.setting("worst_case_tokens", std::to_string(*n));
     }
+    return;
+  }
+  // "pipeline parallelism enabled (n_copies=4)": the scheduler's copies of
+  // the graph's split inputs, one per batch in flight.
+  if (std::optional<std::string_view> copies = after(rest, "pipeline parallelism enabled (n_copies=")) {
+    const std::string_view number = copies->substr(0, copies->find(')'));
+    if (parse_count(number)) out.setting("n_copies", number);
     return;
   }
   const size_t eq = rest.find('=');

@@ -53,6 +53,15 @@ bool any_line_contains(std::span<const LogLine> lines, std::string_view marker) 
   return false;
 }
 
+bool comma_list_has(std::string_view list, std::string_view item) {
+  while (true) {
+    const size_t comma = list.find(',');
+    if (list.substr(0, comma) == item) return true;
+    if (comma == std::string_view::npos) return false;
+    list.remove_prefix(comma + 1);
+  }
+}
+
 std::optional<uint64_t> parse_count(std::string_view text) {
   if (text.empty() || !is_digit(text.front())) return std::nullopt;
   CheckedBytes value = 0;

@@ -28,6 +28,9 @@ std::optional<std::string_view> after(std::string_view line, std::string_view ma
 bool contains(std::string_view line, std::string_view marker);
 // Whether any line contains `marker`.
 bool any_line_contains(std::span<const LogLine> lines, std::string_view marker);
+// Whether `item` is one of the comma-separated entries of `list`
+// ("CUDA0,CUDA1" has "CUDA1", not "CUDA").
+bool comma_list_has(std::string_view list, std::string_view item);
 
 // A whole unsigned integer: digits only, "," and "_" separators allowed
 // ("386,320"); nullopt otherwise or past 2^64.

@@ -26,8 +26,10 @@ void read_command(std::string_view text, LogBuilder& out) {
                             {" -p ", "prompt_tokens"}, {"--prompt-tokens ", "prompt_tokens"},
                             {" -g ", "generation_tokens"}, {"--generation-tokens ", "generation_tokens"},
                             {" -b ", "batch"}, {"--batch-size ", "batch"}}) {
+    // A value ends at a space, or at a backquote of a command quoted in
+    // Markdown ("`mlx_lm.benchmark ... -g 128`").
     if (std::optional<std::string_view> value = after(text, flag)) {
-      out.setting(name, value->substr(0, value->find(' ')));
+      out.setting(name, value->substr(0, value->find_first_of(" `")));
     }
   }
 }
@@ -67,9 +69,16 @@ void read_line(const LogLine& line, bool& peak_seen, LogBuilder& out) {
 class MlxLmReader final : public LogReader {
  public:
   std::string_view runtime() const override { return "mlx-lm"; }
+  // mlx-lm's own summaries, or a peak beside the mlx_lm command that ran
+  // (a run's summary quoted in prose, "- Peak memory: 3.30 GB", under the
+  // command: the command names the runtime the peak is mlx-lm's).
   bool recognises(std::span<const LogLine> lines) const override {
-    return (any_line_contains(lines, "Peak memory: ") && any_line_contains(lines, "tokens-per-sec")) ||
-           (any_line_contains(lines, "peak_memory=") && any_line_contains(lines, "generation_tps"));
+    const bool command = any_line_contains(lines, "mlx_lm.generate") ||
+                         any_line_contains(lines, "mlx_lm.benchmark") ||
+                         any_line_contains(lines, "mlx_lm generate") || any_line_contains(lines, "mlx_lm benchmark");
+    return (any_line_contains(lines, "Peak memory: ") &&
+            (any_line_contains(lines, "tokens-per-sec") || command)) ||
+           (any_line_contains(lines, "peak_memory=") && (any_line_contains(lines, "generation_tps") || command));
   }
   void read(std::span<const LogLine> lines, LogBuilder& out) const override {
     bool peak_seen = false;

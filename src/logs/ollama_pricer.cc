@@ -11,6 +11,7 @@
 // compared as the llama.cpp pricer compares them.
 #include <fmt/format.h>
 
+#include "engines/llamacpp/parts.h"
 #include "engines/ollama/releases.h"
 #include "logs/log_pricer.h"
 #include "memfit/checked_math.h"
@@ -148,29 +149,31 @@ class OllamaPricer final : public LogPricer {
                std::vector<FigureCheck>& figures) const override {
     llamacpp_log_pricer().compare(log, options, run, figures);
     const LlamaCppEstimate& e = *run.llamacpp;
-    const std::string& pooling = run.model->spec.embedding.pooling;
-    const bool unpooled = pooling.empty() || pooling == "none";
     for (FigureCheck& c : figures) {
       if (c.printed.figure != LogFigure::kOutput || !c.memfit) continue;
-      // Every runner context asks for embeddings (llama/llama.go,
-      // NewContextParams: embeddings = true), so llama_output_reserve
-      // keeps n_embd floats beside each row's logits: llama.cpp's own
-      // rule after #14208 (has_embd = cparams.embeddings), and Ollama's
-      // 0003-embeddings.patch before it (has_logits = causal_attn,
-      // has_embd = embeddings && pooling == NONE). A model without a
-      // pooling type (every generation model): 4 x n_seq x (n_vocab +
-      // n_embd) B, the rows of llama.cpp's logits and n_embd more.
-      if (unpooled) {
-        c.memfit = (CheckedBytes(*c.memfit) + CheckedBytes(4) * e.context.n_seq * run.model->spec.geometry.hidden)
-                       .saturated();
+      // Every runner context asks for embeddings (NewContextParams:
+      // embeddings = true): the ollama profile's estimate keeps n_embd
+      // floats beside each row's logits (LlamaCppSettings::
+      // output_embeddings, llamacpp/memory.cc), the figure compared here.
+      if (llamacpp::keeps_output_embeddings(run.model->spec, e.settings)) {
         c.note = "Ollama's runner keeps each output's embedding too (NewContextParams: embeddings = "
                  "true): n_embd floats a row beside the logits";
         continue;
       }
       c.basis = FigureBasis::kModelled;
-      c.note = "Ollama's runner keeps each output's embedding too (NewContextParams: embeddings = "
-               "true), unless the model pools and the vendored llama.cpp predates #14208: "
+      c.note = "the model pools and this release's llama.cpp predates #14208: Ollama's "
+               "0003-embeddings.patch keeps no embeddings then, and logits only for a causal model; "
                "memfit prices the logits alone";
+    }
+    // Ollama's own engine builds its graph in Go (ml/backend/ggml and the
+    // model's package under model/models), not llama.cpp's: its compute
+    // buffers are priced with llama.cpp's phases, a stand-in.
+    if (const LogSetting* runner = log.setting("ollama_runner"); runner != nullptr && runner->value == "ollama") {
+      for (FigureCheck& c : figures) {
+        if (c.printed.figure != LogFigure::kCompute || !c.memfit || !c.note.empty()) continue;
+        c.note = "Ollama's own engine (runner --ollama-engine) builds its own graph: memfit prices "
+                 "llama.cpp's compute buffer in its place";
+      }
     }
     // A release before v0.11.5 is priced with its one cache; a log that
     // names no release is priced with the pinned runner's streams.

@@ -8,6 +8,8 @@
 //   msg="kv cache" device=CUDA0 size="512.0 MiB"
 //   msg="compute graph" device=CUDA0 size="300.8 MiB"
 // (format.HumanBytes2: binary units, one decimal).
+#include <fmt/format.h>
+
 #include "logs/llamacpp_lines.h"
 #include "logs/log_reader.h"
 
@@ -56,6 +58,48 @@ void read_runner_command(std::string_view cmd, LogBuilder& out) {
   if (contains(cmd, "--no-mmap")) out.setting("no_mmap", "true");
 }
 
+// A field of the runner's load request as Go prints the struct (%+v):
+// "Key:value" up to the next space or '['; nullopt when absent.
+std::optional<std::string_view> request_field(std::string_view request, std::string_view key) {
+  std::optional<std::string_view> rest = after(request, fmt::format(" {}:", key));
+  if (!rest) rest = after(request, fmt::format("{{{}:", key));
+  if (!rest) return std::nullopt;
+  return rest->substr(0, std::min(rest->find(' '), rest->find('[')));
+}
+
+// The runner's load request, as its /load handler logs it (runner.go:
+// slog.Info("load", "request", req); ollama/ollama llm/server.go,
+// LoadRequest), e.g.
+//   msg=load request="{Operation:commit LoraPath:[] Parallel:4 BatchSize:512
+//     FlashAttention:Enabled KvSize:131072 KvCacheType: NumThreads:6
+//     GPULayers:36[ID:GPU-... Layers:36(0..35)] MultiUserCache:false ...}"
+// The scheduler's fit and alloc requests precede the commit that loads the
+// model: the last commit (or, in a release without operations, the last
+// request) is the run's. Both runners take the context from it: the llama
+// runner's NewContextParams gives llama.cpp n_ctx = KvSize, n_ubatch =
+// BatchSize, n_seq_max = Parallel (llama/llama.go), and Ollama's own engine,
+// which prints no llama_context line, allocates its cache of KvSize cells
+// for Parallel sequences. Read after llama.cpp's own lines, which win.
+void read_load_request(std::string_view request, LogBuilder& out) {
+  for (auto [key, name] : {std::pair{"KvSize", "n_ctx"}, {"Parallel", "n_seq_max"}, {"BatchSize", "n_ubatch"}}) {
+    if (std::optional<std::string_view> v = request_field(request, key); v && parse_count(*v)) out.setting(name, *v);
+  }
+  if (std::optional<std::string_view> type = request_field(request, "KvCacheType"); type && !type->empty()) {
+    out.setting("cache_type_k", *type);
+    out.setting("cache_type_v", *type);
+  }
+  if (std::optional<std::string_view> fa = request_field(request, "FlashAttention"); fa && !fa->empty()) {
+    const std::string value = *fa == "Enabled" || *fa == "true"    ? "enabled"
+                              : *fa == "Disabled" || *fa == "false" ? "disabled"
+                                                                    : "auto";
+    out.setting("flash_attn", value);
+  }
+  // "GPULayers:36[ID:... Layers:36(0..35)]": the layers offloaded, over every GPU.
+  if (std::optional<std::string_view> layers = request_field(request, "GPULayers"); layers && parse_count(*layers)) {
+    out.setting("n_gpu_layers", *layers);
+  }
+}
+
 void read_buffer_record(std::string_view line, const std::string& msg, const LogLine& at,
                         LogBuilder& out) {
   const LogFigure figure = msg == "model weights" ? LogFigure::kModel
@@ -88,7 +132,13 @@ void read_record(const LogLine& line, bool runner_buffers, LogBuilder& out) {
     if (*library == "vulkan") out.set_backend("Vulkan");
   }
   if (*msg == "starting llama server" || *msg == "starting runner") {
-    if (std::optional<std::string> cmd = slog_field(line.text, "cmd")) read_runner_command(*cmd, out);
+    if (std::optional<std::string> cmd = slog_field(line.text, "cmd")) {
+      read_runner_command(*cmd, out);
+      // "runner --ollama-engine --model ...": the model loads on Ollama's
+      // own engine (the bare "--ollama-engine --port" runners only probe
+      // the GPUs); "runner --model ...": on the llama.cpp runner.
+      if (contains(*cmd, "--model ")) out.setting("ollama_runner", contains(*cmd, "--ollama-engine") ? "ollama" : "llama");
+    }
   }
   if (!runner_buffers && (*msg == "model weights" || *msg == "kv cache" || *msg == "compute graph")) {
     read_buffer_record(line.text, *msg, line, out);
@@ -112,17 +162,31 @@ class OllamaReader final : public LogReader {
       // "Listening on 127.0.0.1:11434 (version 0.9.6)"; the loader's
       // "(version GGUF V3 (latest))" is the file's.
       std::optional<std::string_view> version = after(line.text, "(version ");
-      if (version && !version->starts_with("GGUF")) {
-        out.set_version(version->substr(0, version->find(')')));
+      if (!version || version->starts_with("GGUF")) continue;
+      const std::string_view printed = version->substr(0, version->find(')'));
+      // "0.0.0" is a build that was not given a release (ollama/ollama
+      // version/version.go: var Version string = "0.0.0", set by the release
+      // build's -ldflags): it names none, so one given beside the log holds.
+      if (printed == "0.0.0") {
+        out.note("the server prints version 0.0.0, a build not given its release (version.go's default)");
+        continue;
       }
+      out.set_version(printed);
     }
     read_llamacpp_lines(lines, out);
     const bool runner_buffers = any_line_contains(lines, " buffer size = ");
+    std::optional<std::string> load_request;
     for (const LogLine& line : lines) {
       if (contains(line.text, " level=") && contains(line.text, " msg=")) {
         read_record(line, runner_buffers, out);
+        std::optional<std::string> request = slog_field(line.text, "request");
+        if (request && slog_field(line.text, "msg") == "load") {
+          const std::optional<std::string_view> op = request_field(*request, "Operation");
+          if (!op || *op == "commit") load_request = std::move(request);
+        }
       }
     }
+    if (load_request) read_load_request(*load_request, out);
     if (runner_buffers && any_line_contains(lines, "msg=\"model weights\"")) {
       out.note("Ollama's layout records (msg=\"model weights\", \"kv cache\", \"compute graph\") "
                "restate the llama.cpp runner's buffers: the runner's own lines are read, not them");

@@ -3,6 +3,8 @@
 // mlx-lm 10^9), Ollama's own records beside llama.cpp's lines.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "logs/log_test_data.h"
 #include "memfit/runtime_log.h"
 
@@ -155,6 +157,72 @@ TEST(OllamaLog, LayoutRecordsBesideTheRunnersBuffersAreNotAdded) {
   ASSERT_NE(metal, nullptr);
   EXPECT_EQ(metal->value, 39'370'862'100u);
   EXPECT_EQ(find_figure(log, "Metal", LogFigure::kKvCache)->value, 2560ull << 20);
+}
+
+TEST(MlxLmLog, APeakQuotedUnderItsCommandIsRead) {
+  // ml-explore/mlx-lm#1569: the author's list under the mlx_lm.benchmark
+  // command, "- Peak memory: 3.30 GB": 3.30 x 10^9 B, +- 10^9 / 200.
+  const RuntimeLog log = read("mlx-lm", "mlxlm-1569-qwen3-4b-instruct-2507-4bit-m3pro.log");
+  EXPECT_EQ(log.runtime, "mlx-lm");
+  EXPECT_EQ(setting_of(log, "model"), "mlx-community/Qwen3-4B-Instruct-2507-4bit");
+  EXPECT_EQ(setting_of(log, "prompt_tokens"), "2048");
+  EXPECT_EQ(setting_of(log, "generation_tokens"), "128");
+  const PrintedFigure* peak = find_figure(log, "total", LogFigure::kPeak);
+  ASSERT_NE(peak, nullptr);
+  EXPECT_EQ(peak->value, 3'300'000'000u);
+  EXPECT_EQ(peak->band, 5'000'000u);
+}
+
+TEST(MlxLmLog, APeakWithoutARunOrItsCommandIsNotMlxLms) {
+  Result<RuntimeLog> log = read_runtime_log("- Peak memory: 3.30 GB\n");
+  EXPECT_FALSE(log.ok());
+}
+
+TEST(OllamaLog, TheEnginesLoadRequestGivesItsContext) {
+  // AndreasBaschir/RAG-Naive-vs-Advanced, Ollama 0.24.0 on its own engine
+  // (no llama_context line): the last of fit, fit, alloc, commit is the
+  // run's, "Parallel:4 BatchSize:512 FlashAttention:Enabled KvSize:131072
+  // KvCacheType: ... GPULayers:36[...]".
+  const RuntimeLog log = read("ollama", "ollama-ragnaive-qwen3-8b-q4km-a5000-newengine.log");
+  EXPECT_EQ(setting_of(log, "n_ctx"), "131072");
+  EXPECT_EQ(setting_of(log, "n_seq_max"), "4");
+  EXPECT_EQ(setting_of(log, "n_ubatch"), "512");
+  EXPECT_EQ(setting_of(log, "flash_attn"), "enabled");
+  EXPECT_EQ(setting_of(log, "n_gpu_layers"), "36");  // the commit's, not the first fit's 37
+  EXPECT_EQ(setting_of(log, "cache_type_k"), "<none>");  // "KvCacheType:" empty: the default
+  EXPECT_EQ(setting_of(log, "ollama_runner"), "ollama");
+}
+
+TEST(OllamaLog, TheLlamaRunnersOwnLinesWinOverItsLoadRequest) {
+  // Alvee0033/public, Ollama 0.17.4's llama runner: llama_context prints
+  // n_ctx = 4096 and "flash_attn = auto" before the records are read; the
+  // request (KvSize:4096, FlashAttention:Auto) agrees and adds nothing.
+  const RuntimeLog log = read("ollama", "ollama-alvee-llama32-3b-q4km-rtx3050-laptop.log");
+  EXPECT_EQ(setting_of(log, "n_ctx"), "4096");
+  EXPECT_EQ(setting_of(log, "flash_attn"), "auto");
+  EXPECT_EQ(setting_of(log, "ollama_runner"), "llama");
+}
+
+TEST(OllamaLog, VersionZeroIsABuildWithoutARelease) {
+  // THustc2021/material_agent: an EasyBuild of Ollama 0.6.0 prints
+  // "(version 0.0.0)", version.go's default: no release is read from it.
+  const RuntimeLog log = read("ollama", "ollama-materialagent-llama31-8b-q4km-v100-parallel4.log");
+  EXPECT_EQ(log.version, "");
+  EXPECT_NE(std::find(log.notes.begin(), log.notes.end(),
+                      "the server prints version 0.0.0, a build not given its release (version.go's default)"),
+            log.notes.end());
+  // The same log's context: its one GPU listed twice in the model's
+  // devices ("using device CUDA0" twice), so llama.cpp piped 4 copies.
+  EXPECT_EQ(setting_of(log, "model_devices"), "CUDA0");
+  EXPECT_EQ(setting_of(log, "n_copies"), "4");
+}
+
+TEST(OllamaLog, TheModelsDevicesAreTheOnesItUses) {
+  // praveen-kdm/robustness_project: ggml lists 8 A100s; Ollama's runner
+  // loads onto the scheduler's one ("using device CUDA1 ... - 80730 MiB free").
+  const RuntimeLog log = read("ollama", "ollama-robustness-llama31-8b-q4km-a100-128k.log");
+  EXPECT_EQ(log.devices.size(), 9u);  // CUDA0 .. CUDA7 and the host
+  EXPECT_EQ(setting_of(log, "model_devices"), "CUDA1");
 }
 
 TEST(OllamaLog, TheGgufVersionIsNotOllamas) {

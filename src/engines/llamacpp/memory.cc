@@ -169,11 +169,17 @@ Result<MemoryParts> memory_parts_of(const ModelSpec& spec, const LlamaCppContext
   // Before #14208 (logits_beside_embeddings) --embedding kept no logits,
   // and its n_embd floats only without pooling (a pooled run's vectors
   // live in embd_seq, not in this buffer).
+  // A context that asks for embeddings without --embedding (Ollama's runner,
+  // output_embeddings) keeps its rows and logits and adds n_embd floats a
+  // row: since #14208 has_embd = cparams.embeddings; before it, Ollama's
+  // 0003-embeddings.patch gave has_embd = embeddings && pooling NONE (the
+  // model's own pooling: a generation model has none).
   const uint64_t rows = s.embedding ? std::max(c.n_batch, c.n_seq) : output_rows(c, s);
   const bool reworked = logits_beside_embeddings(s);
   const std::string_view pooling = pooling_of(spec, s);
   const bool has_logits = !s.embedding || reworked;
-  const bool has_embd = s.embedding && (reworked || pooling.empty() || pooling == "none");
+  const bool has_embd = (s.embedding && (reworked || pooling.empty() || pooling == "none")) ||
+                        keeps_output_embeddings(spec, s);
   const CheckedBytes width = CheckedBytes(has_logits ? spec.geometry.vocab : 0) +
                              (has_embd ? spec.geometry.hidden : 0);
   CheckedBytes output = CheckedBytes(4) * rows * width;

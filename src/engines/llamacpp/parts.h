@@ -61,6 +61,12 @@ uint64_t output_rows(const LlamaCppContext& context, const LlamaCppSettings& set
 // --embedding; before it no logits with --embedding and the n_embd
 // floats only when the pooling is none (docs/embedding-models.md).
 bool logits_beside_embeddings(const LlamaCppSettings& settings);
+// Whether a context that asks for embeddings without --embedding
+// (settings.output_embeddings, Ollama's runner) keeps n_embd floats a row
+// beside the logits: from #14208 always (has_embd = cparams.embeddings),
+// before it for a model with no pooling of its own (Ollama's
+// 0003-embeddings.patch: has_embd = embeddings && pooling == NONE).
+bool keeps_output_embeddings(const ModelSpec& spec, const LlamaCppSettings& settings);
 // Whether mean pooling's matrix (build_inp_mean) is n_tok x n_tok f32, as
 // at b5618 and in Ollama's vendored de4c07f93, not n_tok x n_seqs_unq (as
 // in Ollama's 2025-08 vendor): taken with the same first build as

@@ -149,6 +149,12 @@ uint64_t output_rows(const LlamaCppContext& c, const LlamaCppSettings& s) {
 
 bool logits_beside_embeddings(const LlamaCppSettings& s) { return !before(s, kEmbeddingsReworkBuild); }
 bool square_mean_matrix(const LlamaCppSettings& s) { return before(s, kEmbeddingsReworkBuild); }
+
+bool keeps_output_embeddings(const ModelSpec& spec, const LlamaCppSettings& s) {
+  const std::string& pooling = spec.embedding.pooling;
+  return !s.embedding && s.output_embeddings &&
+         (logits_beside_embeddings(s) || pooling.empty() || pooling == "none");
+}
 bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInputLeafBuild); }
 bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kVectorInputLeafBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }

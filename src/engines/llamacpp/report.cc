@@ -221,8 +221,9 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
     report_row(out, "  Output buffer", e.output_bytes,
         fmt::format("logits and embeddings for {} batch tokens", std::max(c.n_batch, c.n_seq)));
   } else {
+    const bool embd = llamacpp::keeps_output_embeddings(model.spec, s);  // Ollama's runner
     report_row(out, "  Output buffer", e.output_bytes,
-        fmt::format("logits for {} sequence{}", c.n_seq, c.n_seq == 1 ? "" : "s"));
+        fmt::format("logits{} for {} sequence{}", embd ? " and embeddings" : "", c.n_seq, c.n_seq == 1 ? "" : "s"));
   }
   report_row(out, "Compute", e.compute_bytes,
              e.compute_replayed ? "replayed: llama.cpp's allocator over its graph"

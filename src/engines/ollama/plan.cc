@@ -47,6 +47,10 @@ void apply_context(const OllamaDecisions& d, LlamaCppSettings& s) {
   // for every sequence before v0.11.5, ...); Ollama's own engine keeps
   // its own cache, priced by the pinned rules.
   s.build = d.runner == OllamaRunner::kLlama ? vendored_llamacpp_build(d.release) : std::nullopt;
+  // The llama runner's context asks for embeddings (llama/llama.go,
+  // NewContextParams: params.embeddings = true): its output buffer keeps
+  // n_embd floats a row beside the logits.
+  s.output_embeddings = d.runner == OllamaRunner::kLlama;
   s.cache_type_k = s.cache_type_v = d.kv_type;
   s.flash_attn = d.flash_attn;
   s.placement.mmap = d.mmap;

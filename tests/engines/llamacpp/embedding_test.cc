@@ -143,6 +143,39 @@ TEST(LlamaCppEmbedding, FromTheReworkLogitsAndEmbeddingsAreKeptWhateverThePoolin
   EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 0u);
 }
 
+TEST(LlamaCppEmbedding, OutputEmbeddingsAddNEmbdFloatsARowAndNothingElse) {
+  // A context that asks for embeddings without --embedding (Ollama's
+  // runner): one row a sequence, as without it, of 32000 logits and 256
+  // embeddings: 4 x 2 x (32000 + 256) = 258,048 B for 2 sequences, where
+  // the logits alone are 4 x 2 x 32000 = 256,000 B. n_batch, the KV cache
+  // and the compute buffer are the plain run's.
+  LlamaCppSettings s;
+  s.ctx_size = 2048;
+  s.parallel = 2;
+  const LlamaCppEstimate plain = run(synthetic_llama(), s);
+  s.output_embeddings = true;
+  const LlamaCppEstimate with = run(synthetic_llama(), s);
+  EXPECT_EQ(plain.output_bytes, 256000u);
+  EXPECT_EQ(with.output_bytes, 258048u);
+  EXPECT_EQ(with.context.n_batch, plain.context.n_batch);
+  EXPECT_EQ(with.kv_bytes, plain.kv_bytes);
+  EXPECT_EQ(with.compute_bytes, plain.compute_bytes);
+}
+
+TEST(LlamaCppEmbedding, OutputEmbeddingsOfAPoolingModelBeforeTheRework) {
+  // The encoder pools ("cls"). From #14208 has_embd = cparams.embeddings:
+  // 4 x 1 x (32000 + 256) = 129,024 B; before it (Ollama's
+  // 0003-embeddings.patch: has_embd = embeddings && pooling == NONE) the
+  // logits alone, 4 x 1 x 32000 = 128,000 B.
+  LlamaCppSettings s;
+  s.output_embeddings = true;
+  EXPECT_EQ(run(synthetic_encoder(), s).output_bytes, 129024u);
+  s.build = 5669;
+  EXPECT_EQ(run(synthetic_encoder(), s).output_bytes, 128000u);
+  // A generation model pools nothing: kept before the rework too.
+  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 129024u);
+}
+
 TEST(LlamaCppEmbedding, TheEncodersGraphAttendsOverItsBatchWithNoLogits) {
   LlamaCppSettings s;
   s.embedding = true;

@@ -116,15 +116,17 @@ TEST(OllamaProfileReleases, CellsPaddedTo32WithoutFlashAttentionBeforeV0132) {
 }
 
 TEST(OllamaProfileReleases, LogitsForEveryBatchRowBeforeV0132) {
-  // v0.1.31's llama.cpp (b2527, before #6122) keeps a row of logits per
-  // batch token: n_batch 512 x 256 tokens x 4 B = 524,288 B; v0.1.32's a
-  // row per sequence: 1 x 256 x 4 B = 1,024 B.
+  // v0.1.31's llama.cpp (b2527, before #6122) keeps a row per batch token,
+  // v0.1.32's a row per sequence; the runner's context asks for
+  // embeddings (output_embeddings), so a row is 256 logits and the 64
+  // floats of the embedding: 512 x (256 + 64) x 4 B = 655,360 B, then
+  // 1 x 320 x 4 B = 1,280 B.
   const json fields = {{"num_ctx", "1024"}, {"ollama_num_parallel", "1"}};
   json at = fields;
   at["ollama_version"] = "0.1.31";
-  EXPECT_EQ(run_json(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["output_bytes"], 524288);
+  EXPECT_EQ(run_json(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["output_bytes"], 655360);
   at["ollama_version"] = "0.1.32";
-  EXPECT_EQ(run_json(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["output_bytes"], 1024);
+  EXPECT_EQ(run_json(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["output_bytes"], 1280);
 }
 
 TEST(OllamaProfileReleases, RunnerByRelease) {

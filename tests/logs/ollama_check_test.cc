@@ -1,0 +1,122 @@
+// check_log on the Ollama logs of the never-seen batch of 2026-12-06: the
+// rules their first check found missing, each with its bytes worked by hand.
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include "logs/log_test_data.h"
+#include "logs/log_text.h"
+#include "memfit/log_check.h"
+
+namespace memfit {
+namespace {
+
+using testing::read_test_log;
+
+LogCheck check(const std::string& file, LogCheckOptions options = {}) {
+  Result<LogCheck> c = check_log(read_test_log("ollama", file), options, nullptr);
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message());
+  return c.ok() ? std::move(*c) : LogCheck{};
+}
+
+const FigureCheck* figure(const LogCheck& c, std::string_view device, LogFigure f) {
+  for (const FigureCheck& x : c.figures) {
+    if (x.printed.device == device && x.printed.figure == f) return &x;
+  }
+  ADD_FAILURE() << "no " << to_string(f) << " on " << device;
+  return nullptr;
+}
+
+TEST(CommaList, WholeEntriesOnly) {
+  EXPECT_TRUE(logs::comma_list_has("CUDA0,CUDA1", "CUDA1"));
+  EXPECT_TRUE(logs::comma_list_has("CUDA1", "CUDA1"));
+  EXPECT_FALSE(logs::comma_list_has("CUDA0,CUDA1", "CUDA"));
+  EXPECT_FALSE(logs::comma_list_has("CUDA10", "CUDA1"));
+  EXPECT_FALSE(logs::comma_list_has("", "CUDA1"));
+}
+
+TEST(CheckLogOllama, TheRunIsPricedOnTheGpuItsModelUsed) {
+  // praveen-kdm/robustness_project, Ollama 0.21.0: 8 A100s listed, the
+  // model on CUDA1 alone (its "using device" line). Llama 3.1 8B at
+  // 131,072 cells, one sequence: 32 layers x 2 (K, V) x 8 heads x 128 x
+  // 2 B = 131,072 B a cell, 17,179,869,184 B, "16384.00 MiB" exactly. Before,
+  // memfit placed the run on CUDA0, whose free memory the log does not
+  // print, and priced 0 on CUDA1.
+  const LogCheck c = check("ollama-robustness-llama31-8b-q4km-a100-128k.log");
+  const FigureCheck* kv = figure(c, "CUDA1", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 17'179'869'184u);
+  EXPECT_EQ(kv->basis, FigureBasis::kExact);
+  const FigureCheck* model = figure(c, "CUDA1", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_TRUE(model->within_print);  // "4403.49 MiB": every block and the output layer
+  EXPECT_EQ(model->basis, FigureBasis::kExact);
+}
+
+TEST(CheckLogOllama, ACudaGpuHoldsTheMasksCopyAndItsCastToo) {
+  // The same A100 run: flash attention (auto, set to enabled) at 131,072
+  // cells, ubatch 512, Llama 3.1 8B (n_embd 4096, 32 heads of 128). CUDA1
+  // runs block 0, where the F32 mask is cast (a build before #18898): its
+  // phase holds the input rows' copy, the mask's copy and its cast, and
+  // block 0's query, 4 x 512 x 4096 + (4 + 2) x 131,072 x 512 + 4 x 512 x
+  // 32 x 128 = 8,388,608 + 402,653,184 + 8,388,608 = 419,430,400 B of the
+  // printed 416.01 MiB (436,218,102 B: 0.9615, within 5 %); no note.
+  const LogCheck c = check("ollama-robustness-llama31-8b-q4km-a100-128k.log");
+  const FigureCheck* compute = figure(c, "CUDA1", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->memfit, 419'430'400u);
+  EXPECT_EQ(compute->note, "");
+}
+
+TEST(CheckLogOllama, TheEnginesCacheIsItsLoadRequestsKvSize) {
+  // AndreasBaschir/RAG-Naive-vs-Advanced, Ollama 0.24.0's own engine,
+  // Qwen3 8B (config beside the log): KvSize 131,072 cells over 4
+  // sequences; 36 layers x 2 x 8 heads x 128 x 2 B = 147,456 B a cell:
+  // 19,327,352,832 B, "18.0 GiB" exactly. Before, with no context read,
+  // memfit priced the model's 40,960 cells (6,039,797,760 B).
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-ragnaive-qwen3-8b-q4km-a5000-newengine.config.json");
+  options.file_type = "Q4_K_M";
+  const LogCheck c = check("ollama-ragnaive-qwen3-8b-q4km-a5000-newengine.log", options);
+  const FigureCheck* kv = figure(c, "CUDA0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 19'327'352'832u);
+  const FigureCheck* compute = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->basis, FigureBasis::kModelled);
+  EXPECT_TRUE(compute->note.starts_with("Ollama's own engine (runner --ollama-engine) builds its own graph"))
+      << compute->note;
+}
+
+TEST(CheckLogOllama, AnUnreleasedBuildIsPricedByTheReleaseGiven) {
+  // THustc2021/material_agent prints "(version 0.0.0)"; given 0.6.0 (the
+  // runner's EasyBuild path), its one cache of 8,192 cells for 4 sequences
+  // is priced as that release kept it: 32 x 2 x 8 x 128 x 2 B x 8,192 =
+  // 1,073,741,824 B, "1024.00 MiB". Its compute rows say why they are
+  // off: llama.cpp's pipeline parallelism (n_copies=4).
+  LogCheckOptions options;
+  options.version = "0.6.0";
+  const LogCheck c = check("ollama-materialagent-llama31-8b-q4km-v100-parallel4.log", options);
+  EXPECT_EQ(c.log.version, "0.6.0");
+  EXPECT_EQ(figure(c, "CUDA0", LogFigure::kKvCache)->memfit, 1'073'741'824u);
+  const FigureCheck* compute = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_TRUE(compute->note.starts_with("pipeline parallelism (n_copies=4)")) << compute->note;
+}
+
+TEST(CheckLogOllama, AnOldHostBufferNamedCpuIsTheMappedRange) {
+  // simo-hue/LLM-Mob-As-Mobility-Interpreter, Ollama 0.3.14 with
+  // --n-gpu-layers 1 under mmap: its llama.cpp predates #10026 and prints
+  // the host's mapped buffer as "CPU buffer size = 4460.45 MiB", the whole
+  // file (292.36 + 4168.09 MiB fully offloaded): the range spans the GPU's
+  // block, which memfit's host figure (its own tensors) leaves out.
+  const LogCheck c = check("ollama-llmmob-qwen25-7b-q4km-a100-1layer.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->basis, FigureBasis::kModelled);
+  EXPECT_TRUE(host->note.starts_with("the host maps the file's range from its first tensor to its last"))
+      << host->note;
+}
+
+}  // namespace
+}  // namespace memfit
