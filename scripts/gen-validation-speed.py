@@ -363,9 +363,9 @@ def misses(runs, phase_name, key):
 
 def where_misses(runs):
     out = ["**Where it still misses.** Every run the left-out prediction puts outside the",
-           "tolerance, with why. The bands do not reach most of them: each band is the 10th",
-           "to 90th percentile of its group's runs, so it says how far a group's typical",
-           "runs spread, not where its outliers lie; these rows are where they lie.", ""]
+           "tolerance, with why. A band is the least to the greatest of its group's runs",
+           "with the run itself left out, so a run beyond every other of its group lies",
+           "outside it; these rows say where they lie and why.", ""]
     for phase_name in ("decode", "prefill"):
         out.append(f"{phase_name.capitalize()}:")
         out.append("")
@@ -766,8 +766,8 @@ def batch_total(runs, batch):
 def bands_table(bands):
     """Every fitted group: its efficiency, its cost a layer, and the spread
     of its runs' published speed over the model's."""
-    out = ["| backend | family | runs | efficiency | overhead a layer | median | low (10th) "
-           "| high (90th) |",
+    out = ["| backend | family | runs | efficiency | overhead a layer | median | low (least) "
+           "| high (greatest) |",
            "|---|---|---:|---:|---:|---:|---:|---:|"]
     ordered = ([b for b in bands if b["backend"] and b["family"]] +
                [b for b in bands if b["backend"] and not b["family"]] +
@@ -846,7 +846,7 @@ def render(data):
         "",
         "Error is predicted (the band's median) / published - 1. The issue's target is decode",
         "within 25 % and prefill within 35 % for at least 80 % of runs; where a run is",
-        "outside, the band (10th to 90th percentile of the fitted fractions) should hold it:",
+        "outside, the band (the least to the greatest of the fitted fractions) should hold it:",
         "the last column counts the runs whose published figure lies inside their band.",
         "",
         "## Result",
@@ -866,8 +866,8 @@ def render(data):
     lines += summary_table(runs, "prefill")
     lines += ["", "## Efficiency bands (fitted on every run)", "",
               "Seconds a token = bound seconds / efficiency + layers x overhead a layer; the",
-              "band is the spread of the runs' published speed over that (median, 10th and",
-              f"90th percentiles). A group of fewer than {MIN_RUNS} runs takes its backend's fit,",
+              "band is the spread of the runs' published speed over that (median, least and",
+              f"greatest). A group of fewer than {MIN_RUNS} runs takes its backend's fit,",
               "then the fit over all runs (docs/speed.md, \"Efficiency\").", "",
               "Decode:", ""]
     lines += bands_table(data["bands"]["decode"])

@@ -190,8 +190,9 @@ struct EfficiencySample {
 // The two are fitted by least squares on the relative error, with
 // efficiency at most 1 and the overhead at least 0. The band is the
 // spread of the group's published speeds over that model's: their
-// median and their 10th and 90th percentiles (linear between the sorted
-// ratios).
+// median (linear between the two middle ratios) and their least and
+// greatest, as the memory bands are (docs/validation-logs.md: a
+// percentile would hide the worst run).
 struct EfficiencyBand {
   std::string backend;  // "" for the band over all backends
   std::string family;   // "" for a band over all of the backend's families
