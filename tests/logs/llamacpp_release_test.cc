@@ -19,9 +19,7 @@ const char* kLog = "llamacpp-pinned-gemma3-swa-ctx4096.log";
 LogCheck check(const std::string& version) {
   LogCheckOptions options;
   options.version = version;
-  Result<LogCheck> c = check_log(read_test_log("llamacpp", kLog), options, nullptr);
-  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message());
-  return c.ok() ? std::move(*c) : LogCheck{};
+  return testing::check_test_log("llamacpp", kLog, options);
 }
 
 uint64_t kv_cache(const LogCheck& c) {

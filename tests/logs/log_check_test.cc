@@ -21,19 +21,11 @@ namespace {
 
 using testing::read_test_log;
 
-LogCheck check(const std::string& engine, const std::string& file, LogCheckOptions options = {}) {
-  Result<LogCheck> c = check_log(read_test_log(engine, file), options, nullptr);
-  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message());
-  return c.ok() ? std::move(*c) : LogCheck{};
+LogCheck check(const std::string& engine, const std::string& file, const LogCheckOptions& options = {}) {
+  return testing::check_test_log(engine, file, options);
 }
 
-const FigureCheck* figure(const LogCheck& c, std::string_view device, LogFigure f) {
-  for (const FigureCheck& x : c.figures) {
-    if (x.printed.device == device && x.printed.figure == f) return &x;
-  }
-  ADD_FAILURE() << "no " << to_string(f) << " on " << device;
-  return nullptr;
-}
+constexpr auto figure = &testing::find_check_figure;
 
 TEST(CheckLog, PinnedLlamaRunRebuiltFromItsDumpIsExact) {
   const LogCheck c = check("llamacpp", "llamacpp-pinned-llama-dense-ctx4096.log");

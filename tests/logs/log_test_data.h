@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "memfit/log_check.h"
 #include "memfit/runtime_log.h"
 #include "support/paths.h"
 
@@ -23,6 +24,25 @@ inline std::string read_test_log(const std::string& engine, const std::string& f
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// check_log on tests/data/logs/<engine>/<file> with `options`; an empty
+// check (and a failure) when it fails.
+inline LogCheck check_test_log(const std::string& engine, const std::string& file,
+                               const LogCheckOptions& options = {}) {
+  Result<LogCheck> c = check_log(read_test_log(engine, file), options, nullptr);
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message());
+  return c.ok() ? std::move(*c) : LogCheck{};
+}
+
+// The check's row of `device` and `figure`; nullptr (and a failure) when
+// absent.
+inline const FigureCheck* find_check_figure(const LogCheck& c, std::string_view device, LogFigure f) {
+  for (const FigureCheck& x : c.figures) {
+    if (x.printed.device == device && x.printed.figure == f) return &x;
+  }
+  ADD_FAILURE() << "no " << to_string(f) << " on " << device;
+  return nullptr;
 }
 
 // The figure of `device` and `figure`; nullptr (and a failure) when absent.
