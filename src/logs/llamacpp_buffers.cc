@@ -83,6 +83,9 @@ void read_cache_shape(std::string_view text, LogBuilder& out) {
       const std::string_view seqs = parts[i].substr(0, slash);
       const std::optional<uint64_t> n_seq = parse_count(seqs);
       if (n_seq) out.setting("kv_seqs", seqs);
+      if (slash != std::string_view::npos && parse_count(parts[i].substr(slash + 1))) {
+        out.setting("kv_streams", parts[i].substr(slash + 1));
+      }
       if (n_seq && *n_seq > 1 && slash != std::string_view::npos &&
           parse_count(parts[i].substr(slash + 1)) == 1u) {
         out.setting("kv_unified", "true");

@@ -703,8 +703,11 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
   const std::optional<uint64_t> k_bytes = count_setting(log, "kv_k_bytes");
   const std::optional<uint64_t> cells = count_setting(log, "kv_cells");
   const std::optional<uint64_t> layers = count_setting(log, "kv_layers");
-  if (latent > 0 && k_bytes && cells && layers && *cells > 0 && *layers > 0) {
-    printed_k_row = *k_bytes / (*cells * *layers);
+  // The printed K is every stream's; kv_cells is one stream's.
+  const uint64_t streams = count_setting(log, "kv_streams").value_or(1);
+  if (latent > 0 && k_bytes && cells && layers) {
+    const std::optional<uint64_t> rows = (CheckedBytes(*cells) * *layers * streams).value();
+    if (rows && *rows > 0) printed_k_row = *k_bytes / *rows;
   }
   std::optional<uint64_t> latent_row;
   if (latent > 0) {

@@ -118,11 +118,12 @@ void read_context_setting(std::string_view rest, LlamaCppReadState& state, LogBu
     if (n && state.contexts <= 1) out.setting("worst_case_tokens", std::to_string(*n));
     return;
   }
-  if (auto splits = after(rest, "graph splits = "); splits && contains(*splits, "(with bs=")) {
-    if (std::optional<uint64_t> n = leading_count(*after(*splits, "(with bs="))) {
-      if (state.contexts <= 1) out.setting("worst_case_tokens", std::to_string(*n));
+  if (auto splits = after(rest, "graph splits = ")) {
+    if (auto bs = after(*splits, "(with bs=")) {
+      std::optional<uint64_t> n = leading_count(*bs);
+      if (n && state.contexts <= 1) out.setting("worst_case_tokens", std::to_string(*n));
+      return;
     }
-    return;
   }
   // "pipeline parallelism enabled (n_copies=4)": the scheduler's copies of
   // the graph's split inputs, one per batch in flight.
@@ -208,12 +209,11 @@ void read_command(std::string_view text, LogBuilder& out) {
   // it: read first, as the first value read stays.
   // llama-embedding sets params.embedding (examples/embedding's main): an
   // embedding run whatever its flags say.
-  if (contains(text, "llama-embedding ") || flag_given(text, {"--reranking", "--rerank"})) {
+  const bool reranking = flag_given(text, {"--reranking", "--rerank"});
+  if (reranking || contains(text, "llama-embedding ") || contains(text, "llama-embedding.exe ")) {
     out.setting("embedding", "true");
   }
-  if (flag_given(text, {"--reranking", "--rerank"})) {
-    out.setting("pooling", "rank");
-  }
+  if (reranking) out.setting("pooling", "rank");
   read_flags(text,
              {{{"-ngl", "--n-gpu-layers", "--gpu-layers"}, "n_gpu_layers"},
               {{"-ts", "--tensor-split"}, "tensor_split"},
@@ -238,7 +238,7 @@ void read_command(std::string_view text, LogBuilder& out) {
 bool is_command_line(std::string_view text) {
   // Windows builds name their tools with .exe (llama-server.exe).
   for (std::string_view tool : {"llama-server ", "llama-cli ", "llama-bench ", "llama-mtmd-cli ", "./main ", "llama-embedding ",
-                                "llama-server.exe ", "llama-cli.exe ", "llama-bench.exe "}) {
+                                "llama-server.exe ", "llama-cli.exe ", "llama-bench.exe ", "llama-embedding.exe "}) {
     if (contains(text, tool) && contains(text, " -")) return true;
   }
   return false;

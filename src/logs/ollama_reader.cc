@@ -8,6 +8,9 @@
 //   msg="kv cache" device=CUDA0 size="512.0 MiB"
 //   msg="compute graph" device=CUDA0 size="300.8 MiB"
 // (format.HumanBytes2: binary units, one decimal).
+#include <algorithm>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "logs/llamacpp_lines.h"

@@ -17,6 +17,8 @@
 
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
+#include "memfit/checked_math.h"
+#include "memfit/hardware.h"
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
 
@@ -125,7 +127,19 @@ std::optional<double> dated_mem_fraction(std::string_view date, uint64_t tp, std
                            : *gpu_mib < 160 * 1024 ? 12 + t / 2
                                                    : 32.0) * 1024;
   const double gpu = static_cast<double>(*gpu_mib);
-  return std::nearbyint((gpu - reserved) / gpu * 1000) / 1000;  // Python's round(x, 3)
+  const double fraction = std::nearbyint((gpu - reserved) / gpu * 1000) / 1000;  // Python's round(x, 3)
+  if (!(fraction > 0 && fraction < 1)) return std::nullopt;  // a GPU smaller than the reserve
+  return fraction;
+}
+
+// The driver's total of a GPU the hardware table names, bytes; nullopt
+// when it is not in the table or has no figure.
+std::optional<uint64_t> named_gpu_total(std::string_view name) {
+  Result<const HardwareTable*> table = hardware_table();
+  if (!table) return std::nullopt;
+  Result<const GpuSpec*> gpu = find_gpu(**table, name);
+  if (!gpu || (*gpu)->memory_mib == 0) return std::nullopt;
+  return (CheckedBytes((*gpu)->memory_mib) * (uint64_t{1} << 20)).value();
 }
 
 void apply_dated_mem_fraction(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
@@ -133,7 +147,12 @@ void apply_dated_mem_fraction(const RuntimeLog& log, EstimateRequest& r, std::ve
   if (date == nullptr || log.setting("mem_fraction_static") != nullptr) return;
   if (std::optional<uint64_t> dp = count_setting(log, "dp_size"); dp && *dp > 1) return;
   const uint64_t tp = r.parallel.tensor_parallel;
-  const std::optional<double> fraction = dated_mem_fraction(date->value, tp, r.memory_limit_bytes);
+  // The GPU's total: the request's limit, unless it is the stand-in (no
+  // GPU known), else the named GPU's in the hardware table.
+  std::optional<uint64_t> total = r.memory_limit_bytes;
+  if (total == kStandInGpuBytes) total.reset();
+  if (!total && !r.machine.gpu.empty()) total = named_gpu_total(r.machine.gpu.front());
+  const std::optional<double> fraction = dated_mem_fraction(date->value, tp, total);
   if (!fraction) return;
   const RequestField* field = find_request_field("mem_fraction_static");
   if (field == nullptr || !apply_request_field(*field, r, fmt::format("{:.3f}", *fraction))) return;

@@ -2,7 +2,6 @@
 // bounds from its device and model, the bands fitted on all runs and, held
 // out, on the other half (docs/validation-speed.md).
 #include <algorithm>
-#include <charconv>
 
 #include <fmt/format.h>
 
@@ -143,11 +142,7 @@ Result<std::vector<RunBounds>> bounds_of(const PublishedRuns& runs, const Hardwa
 // The prompt tokens of a run's prefill test ("pp115": 115); 0 when none
 // (the parse checked the test's form).
 uint64_t prompt_tokens(const PublishedRun& run) {
-  if (!run.prefill_test.starts_with("pp")) return 0;
-  uint64_t tokens = 0;
-  const char* last = run.prefill_test.data() + run.prefill_test.size();
-  std::from_chars(run.prefill_test.data() + 2, last, tokens);
-  return tokens;
+  return run.prefill_test.starts_with("pp") ? test_tokens(run.prefill_test).value_or(0) : 0;
 }
 
 // Seconds a token as a warm process runs it: the published figure's, less

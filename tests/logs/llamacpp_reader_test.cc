@@ -133,7 +133,14 @@ TEST(LlamaCppLog, CacheSummaryGivesTheCellsAndSequences) {
   const RuntimeLog next = read("llamacpp-2595-therock-qwen3-next-80b-gfx1151.log");
   EXPECT_EQ(setting_of(next, "kv_cells"), "300032");
   EXPECT_EQ(setting_of(next, "kv_seqs"), "1");
+  EXPECT_EQ(setting_of(next, "kv_streams"), "1");
   EXPECT_EQ(setting_of(next, "n_ctx"), "<none>");
+  // "(  1024 cells,   4 layers,  3/3 seqs)": three streams of 1024 cells
+  // each, which the printed K (7.50 MiB) holds together.
+  const RuntimeLog mla = read("llamacpp-pinned-deepseek2-mla-ctx3000-seq3-fa.log");
+  EXPECT_EQ(setting_of(mla, "kv_cells"), "1024");
+  EXPECT_EQ(setting_of(mla, "kv_streams"), "3");
+  EXPECT_EQ(setting_of(mla, "kv_unified"), "false");  // llama_context's own line
   // ggml-org/llama.cpp#15009: "n_ctx_per_seq (70000) < n_ctx_train
   // (262144)" is the context per sequence; the cache holds 70016 cells.
   const RuntimeLog strix = read("llamacpp-15009-qwen3-30b-a3b-strix-halo-vulkan.log");
