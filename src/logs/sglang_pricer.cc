@@ -17,7 +17,6 @@
 
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
-#include "memfit/checked_math.h"
 #include "memfit/hardware.h"
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
@@ -139,7 +138,7 @@ std::optional<uint64_t> named_gpu_total(std::string_view name) {
   if (!table) return std::nullopt;
   Result<const GpuSpec*> gpu = find_gpu(**table, name);
   if (!gpu || (*gpu)->memory_mib == 0) return std::nullopt;
-  return (CheckedBytes((*gpu)->memory_mib) * (uint64_t{1} << 20)).value();
+  return (*gpu)->memory_bytes();
 }
 
 void apply_dated_mem_fraction(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
