@@ -83,13 +83,11 @@ void read_cache_shape(std::string_view text, LogBuilder& out) {
       const std::string_view seqs = parts[i].substr(0, slash);
       const std::optional<uint64_t> n_seq = parse_count(seqs);
       if (n_seq) out.setting("kv_seqs", seqs);
-      if (slash != std::string_view::npos && parse_count(parts[i].substr(slash + 1))) {
-        out.setting("kv_streams", parts[i].substr(slash + 1));
-      }
-      if (n_seq && *n_seq > 1 && slash != std::string_view::npos &&
-          parse_count(parts[i].substr(slash + 1)) == 1u) {
-        out.setting("kv_unified", "true");
-      }
+      if (slash == std::string_view::npos) continue;
+      const std::string_view streams = parts[i].substr(slash + 1);
+      const std::optional<uint64_t> n_streams = parse_count(streams);
+      if (n_streams) out.setting("kv_streams", streams);
+      if (n_seq && *n_seq > 1 && n_streams == 1u) out.setting("kv_unified", "true");
     }
   }
 }

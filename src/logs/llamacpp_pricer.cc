@@ -568,14 +568,6 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
 // gate's product as two ops ggml-alloc computes in place.
 constexpr uint64_t kOutputIdsBuild = 2537;
 
-// memfit's figure within the printed figure's rounding (settle's
-// within_print, which is set after the notes).
-bool within_band(const FigureCheck& c) {
-  if (!c.memfit) return false;
-  const uint64_t diff = *c.memfit > c.printed.value ? *c.memfit - c.printed.value : c.printed.value - *c.memfit;
-  return diff <= c.printed.band;
-}
-
 // Why a GPU's compute buffer differs from memfit's where the log's release
 // or placement is one memfit's compute phases (the pinned release's, fully
 // offloaded) do not price; "" when none applies. docs/llamacpp-rules.md,
@@ -589,7 +581,7 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   // absolute-position rows are gathered and summed on the host, whose
   // weights they are; Jina's BERT (ALiBi) has no position rows, and its
   // runs price to the print.
-  if (spec.model_type == "bert" && !within_band(c)) {
+  if (spec.model_type == "bert" && !within_print_band(*c.memfit, c.printed)) {
     return host ? "BERT's input layer sums its token, token-type and position embeddings' rows on the "
                   "host: memfit's input phase is a decoder's token rows alone"
                 : "BERT's graph (Q, K and V of the batch, no cache read) is priced with a decoder's "
@@ -626,7 +618,7 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
     return f.figure == LogFigure::kModel;
   });
   if (!host && op_offload && !model_printed && log_gpus(log).size() == 1 && c.printed.value > *c.memfit &&
-      c.printed.value - *c.memfit > c.printed.band) {
+      !within_print_band(*c.memfit, c.printed)) {
     return "the log prints no model buffers: the host weights (-ot, --n-cpu-moe) whose copies op "
            "offload puts in this buffer are not known, and memfit prices none";
   }
@@ -634,7 +626,7 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
   // Op offload itself is priced (llamacpp/placement.cc, place_compute): the
   // host keeps its inputs, the GPU its phases and the output matrix's copy.
-  if (!host && c.printed.value > *c.memfit && c.printed.value - *c.memfit > c.printed.band) {
+  if (!host && c.printed.value > *c.memfit && !within_print_band(*c.memfit, c.printed)) {
     return "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on this GPU "
            "(op offload), copying their weights into this buffer: memfit prices the output matrix's "
            "copy, not the host blocks' weights";
@@ -670,11 +662,6 @@ void note_unordered_host_range(const RuntimeLog& log, const Model& model, const 
                            "the GPUs' blocks, and this file's tensor order is not read: memfit's is "
                            "the host's tensors alone";
   c.note = c.note.empty() ? note : note + "; " + c.note;
-}
-
-// The row's note, or `note` after it.
-void add_note(FigureCheck& c, const std::string& note) {
-  c.note = c.note.empty() ? note : c.note + "; " + note;
 }
 
 // What the log leaves out that the rows it misses depend on, said on
@@ -715,25 +702,25 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
     if (Result<uint64_t> bytes = ggml_tensor_bytes(e.settings.cache_type_k, row)) latent_row = *bytes;
   }
   for (FigureCheck& c : figures) {
-    if (!c.memfit || within_band(c) || c.printed.device == "total") continue;
+    if (!c.memfit || within_print_band(*c.memfit, c.printed) || c.printed.device == "total") continue;
     const LogFigure f = c.printed.figure;
     const bool gpu = c.printed.device != "CPU";
     const bool placed = f == LogFigure::kModel || f == LogFigure::kKvCache || f == LogFigure::kCompute;
     if (f == LogFigure::kKvCache && printed_k_row && latent_row && *printed_k_row > *latent_row) {
-      add_note(c, fmt::format("the log's K cache keeps {} B a cell and layer, memfit's MLA latent {} B: "
+      append_note(c, fmt::format("the log's K cache keeps {} B a cell and layer, memfit's MLA latent {} B: "
                               "the GGUF has no attn_k_b/attn_v_b (converted before #12801), so "
                               "llama.cpp caches every head's K and V",
                               *printed_k_row, *latent_row));
     }
     if (placed && gpu && split_unknown) {
-      add_note(c, "the log names neither the GPUs' free memory nor a tensor split: memfit splits the "
+      append_note(c, "the log names neither the GPUs' free memory nor a tensor split: memfit splits the "
                   "layers evenly, the run by its own split");
     }
     if (placed && layers_unknown) {
-      add_note(c, "n_gpu_layers is not in the log: memfit offloads every layer");
+      append_note(c, "n_gpu_layers is not in the log: memfit offloads every layer");
     }
     if (f == LogFigure::kOutput && seqs_unknown && *c.memfit > 0) {
-      add_note(c, fmt::format("n_seq_max is not in the log: memfit's buffer is one sequence's row, "
+      append_note(c, fmt::format("n_seq_max is not in the log: memfit's buffer is one sequence's row, "
                               "the printed one {:.2f} rows",
                               static_cast<double>(c.printed.value) / static_cast<double>(*c.memfit)));
     }

@@ -104,8 +104,7 @@ void settle(std::vector<FigureCheck>& figures) {
       c.within_print = std::fabs(*c.memfit_ratio - p.ratio) <= 0.5 * std::pow(10.0, -double(p.decimals));
     } else if (c.memfit && p.value > 0) {
       c.ratio = static_cast<double>(*c.memfit) / static_cast<double>(p.value);
-      const uint64_t diff = *c.memfit > p.value ? *c.memfit - p.value : p.value - *c.memfit;
-      c.within_print = diff <= p.band;
+      c.within_print = logs::within_print_band(*c.memfit, p);
     }
     if (!c.memfit && !c.memfit_ratio && c.note.empty()) c.note = "memfit has no figure for it";
   }
@@ -125,7 +124,7 @@ void say_why_unlisted(const std::string& unlisted, std::vector<FigureCheck>& fig
       const std::string why = fmt::format(
           "the weights are spread by blocks: the tensor list is not rebuilt from the dump ({})",
           unlisted);
-      c.note = c.note.empty() ? why : c.note + "; " + why;
+      logs::append_note(c, why);
     }
   }
 }

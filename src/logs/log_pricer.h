@@ -61,6 +61,14 @@ bool one_cache_for_all(const RuntimeLog& log);
 // A setting's value as a count; nullopt when absent or not a count.
 std::optional<uint64_t> count_setting(const RuntimeLog& log, std::string_view name);
 
+// Whether a byte figure of memfit's lies within the print's rounding
+// (PrintedFigure::band): settle()'s within_print, for what a pricer says
+// before it is set.
+bool within_print_band(uint64_t memfit, const PrintedFigure& printed);
+
+// Adds `note` after the row's note ("; " between them).
+void append_note(FigureCheck& c, std::string_view note);
+
 // The file type llama-quantize names ("Q4_K_M") for the text a llama.cpp
 // log printed in its `file type` line ("Q4_K - Medium"); the text's first
 // word when it names no size ("Q8_0", "IQ4_XS - 4.25 bpw" is "IQ4_XS").

@@ -15,6 +15,20 @@ const LogPricer* log_pricer(std::string_view runtime) {
   return nullptr;
 }
 
+bool within_print_band(uint64_t memfit, const PrintedFigure& printed) {
+  const uint64_t diff = memfit > printed.value ? memfit - printed.value : printed.value - memfit;
+  return diff <= printed.band;
+}
+
+void append_note(FigureCheck& c, std::string_view note) {
+  if (c.note.empty()) {
+    c.note = note;
+  } else {
+    c.note += "; ";
+    c.note += note;
+  }
+}
+
 std::optional<uint64_t> count_setting(const RuntimeLog& log, std::string_view name) {
   const LogSetting* s = log.setting(name);
   return s == nullptr ? std::nullopt : parse_count(s->value);

@@ -210,13 +210,13 @@ SpeedModelShape speed_shape(const Model& model, uint64_t weight_bytes) {
     const uint64_t width = spec.moe.expert_intermediate > 0 ? spec.moe.expert_intermediate : g.intermediate;
     // The config's fields are untrusted: an overflow leaves every
     // parameter counted as active (the slower, safer figure).
-    const CheckedBytes unused = CheckedBytes(g.layers) * 3 * g.hidden * width *
-                                (spec.moe.experts - spec.moe.experts_per_token);
+    const CheckedBytes expert_layers = CheckedBytes(g.layers) * 3 * g.hidden * width;  // one expert, every layer
+    const CheckedBytes unused = expert_layers * (spec.moe.experts - spec.moe.experts_per_token);
     if (unused.value() && *unused.value() < shape.params) shape.active_params = shape.params - *unused.value();
     // Every routed expert: what a llama.cpp prompt's expert products are
     // priced from (SpeedModelShape::expert_tile_factor); left 0 where it
     // does not fit the counts above.
-    const CheckedBytes routed = CheckedBytes(g.layers) * 3 * g.hidden * width * spec.moe.experts;
+    const CheckedBytes routed = expert_layers * spec.moe.experts;
     if (routed.value() && *routed.value() <= shape.params &&
         shape.params - *routed.value() <= shape.active_params) {
       shape.expert_params = *routed.value();
