@@ -14,7 +14,6 @@
 #include "engines/llamacpp/parts.h"
 #include "engines/ollama/releases.h"
 #include "logs/log_pricer.h"
-#include "memfit/checked_math.h"
 #include "memfit/llamacpp.h"
 #include "memfit/request.h"
 #include "memfit/request_field.h"

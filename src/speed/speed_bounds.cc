@@ -58,7 +58,9 @@ uint64_t SpeedModelShape::active_expert_params() const {
   if (expert_params == 0 || expert_params > params || params - expert_params > active_params) {
     return 0;
   }
-  return active_params - (params - expert_params);  // <= expert_params
+  // min: a shape whose active count exceeds its total (an untrusted
+  // config) never counts more experts active than there are.
+  return std::min(expert_params, active_params - (params - expert_params));
 }
 
 // The cost of a mixture of experts' prompt products (docs/speed.md, "A

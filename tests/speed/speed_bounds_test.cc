@@ -174,6 +174,12 @@ TEST(SpeedBounds, ADenseModelOrUnknownExpertsPayNoTileCost) {
   s.expert_params = 10'000'000'000;  // shared 20.5 B > 3.35 B active
   EXPECT_EQ(s.active_expert_params(), 0u);
   EXPECT_DOUBLE_EQ(s.expert_tile_factor(), 1.0);
+  // An active count above the total (an untrusted config) counts every
+  // expert active, never more: active 40 B - shared (30,531,911,680 -
+  // 28,991,029,248 = 1,540,882,432) = 38,459,117,568 > 28,991,029,248.
+  SpeedModelShape over = qwen3_30b_a3b();
+  over.active_params = 40'000'000'000;
+  EXPECT_EQ(over.active_expert_params(), 28'991'029'248u);
 }
 
 TEST(SpeedBounds, PromptTilesAreKnownForLlamaCppsGpuBackends) {
