@@ -258,6 +258,10 @@ sglang's own, refused under another engine:
       bfloat16
   disable_radix_cache (bool, default false; --disable-radix-cache)
       hybrid models: no prefix cache, one state slot per request
+  attention_backend (str; --attention-backend)
+      SGLang's attention backend (default: aiter on an AMD GPU, else the GPU's
+      own); aiter keeps 0.85 of --mem-fraction-static past an 8,192-token
+      context
   sglang_version (str, default 0.5.6; --sglang-version)
       the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned
       0.5.6)

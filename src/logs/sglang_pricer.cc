@@ -17,6 +17,7 @@
 
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
+#include "memfit/checked_math.h"
 #include "memfit/hardware.h"
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
@@ -80,6 +81,7 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
       {"page_size", "page_size"},
       {"dp_size", "dp_size"},
       {"cuda_graph_max_bs", "cuda_graph_max_bs"},
+      {"attention_backend", "attention_backend"},
   };
   for (const auto& [setting, field_name] : kFields) {
     const LogSetting* s = log.setting(setting);
@@ -190,6 +192,42 @@ std::string weights_offloaded(const RuntimeLog& log, uint64_t share_bytes) {
                      escape_untrusted(loaded->text));
 }
 
+// Whether memfit's pool is a hybrid SWA model's two pools.
+bool swa_hybrid(const nlohmann::ordered_json& j) {
+  return json_count(j, "kv_bytes_per_token_swa") != 0 && json_count(j, "kv_bytes_per_token_full") != 0;
+}
+
+// A hybrid SWA model's KV row, each of whose lines the reader kept as its
+// "#tokens N" (sglang_reader.cc): a line of the split's swa_layer_tokens is
+// the SWA pool's, of full_layer_tokens the full pool's, each priced as
+// those tokens x memfit's bytes a token of that pool's layers (SWAKVPool
+// allocates each pool's K and V as tokens x its heads x its head dims).
+// Pools of the same tokens tell no line apart: only a rank that printed
+// both lines is priced, the two summed. nullopt when a line's pool is not
+// known.
+std::optional<uint64_t> swa_pools_bytes(const RuntimeLog& log, const PrintedFigure& kv,
+                                        const nlohmann::ordered_json& j) {
+  if (!swa_hybrid(j) || kv.buffers.empty()) return std::nullopt;
+  const std::optional<uint64_t> swa = count_setting(log, "swa_layer_tokens");
+  const std::optional<uint64_t> full = count_setting(log, "full_layer_tokens");
+  if (!swa || !full) return std::nullopt;
+  const CheckedBytes swa_pool = CheckedBytes(*swa) * json_count(j, "kv_bytes_per_token_swa");
+  const CheckedBytes full_pool = CheckedBytes(*full) * json_count(j, "kv_bytes_per_token_full");
+  const std::string swa_line = fmt::format("#tokens {}", *swa), full_line = fmt::format("#tokens {}", *full);
+  CheckedBytes bytes(0);
+  if (*swa == *full) {
+    if (kv.buffers.size() != 2 || kv.buffers[0] != swa_line || kv.buffers[1] != swa_line) return std::nullopt;
+    bytes = swa_pool + full_pool;
+  } else {
+    for (const std::string& line : kv.buffers) {
+      if (line != swa_line && line != full_line) return std::nullopt;
+      bytes = bytes + (line == swa_line ? swa_pool : full_pool);
+    }
+  }
+  if (!bytes.value()) return std::nullopt;
+  return *bytes.value();
+}
+
 class SglangPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "sglang"; }
@@ -249,12 +287,17 @@ class SglangPricer final : public LogPricer {
             break;
           }
           c.memfit = json_count(j, "max_total_num_tokens"), c.basis = FigureBasis::kModelled;
+          if (j.value("aiter_fraction_cut", false)) {
+            c.note = "the fraction x 0.85: the aiter attention backend (an AMD GPU's default) past "
+                     "8,192 tokens of context";
+          }
           if (!options.gpu_memory_total && !free_before_load(log)) {
             // SGLang sizes the pool from the free memory it measured
             // before the weights; without the load line the pool rests on
             // the hardware table's total less memfit's startup term.
-            c.note = "the log prints no free memory before the weights (Load weight end ... avail "
-                     "mem): the pool rests on the GPU's total less memfit's 1,200 MiB startup";
+            c.note += std::string(c.note.empty() ? "" : "; ") +
+                      "the log prints no free memory before the weights (Load weight end ... avail "
+                      "mem): the pool rests on the GPU's total less memfit's 1,200 MiB startup";
             if (std::optional<uint64_t> tp = count_setting(log, "tensor_parallel"); tp && *tp > 2) {
               // The startup term is measured on TP 1 and 2 runs; a wider
               // rank's communicators hold more before its weights.
@@ -267,8 +310,12 @@ class SglangPricer final : public LogPricer {
         case LogFigure::kKvCache:
           // The pool's tokens the same rank printed at memfit's bytes per
           // token: the per-token rule checked whatever the GPU.
-          if (const PrintedFigure* tokens = figure_of(log, LogFigure::kTokenPool, c.printed.device);
-              tokens != nullptr && j.value("swa_tokens", uint64_t{0}) == 0) {
+          if (const std::optional<uint64_t> pools = swa_pools_bytes(log, c.printed, j)) {
+            c.memfit = *pools, c.basis = FigureBasis::kExact;
+            c.note = "each pool's printed tokens (swa_layer_tokens, full_layer_tokens) x memfit's bytes "
+                     "per token of its layers";
+          } else if (const PrintedFigure* tokens = figure_of(log, LogFigure::kTokenPool, c.printed.device);
+                     tokens != nullptr && !swa_hybrid(j)) {
             c.memfit = tokens->value * per_token, c.basis = FigureBasis::kExact;
             c.note = "the printed #tokens x memfit's bytes per token";
           } else if (capacity_known) {

@@ -50,26 +50,55 @@ void read_settings(std::string_view args, LogBuilder& out) {
     for (std::string_view known : {"model", "tensor_parallel", "max_model_len", "dtype",
                                    "kv_cache_dtype", "quantization", "mem_fraction_static",
                                    "chunked_prefill_size", "max_running_requests", "page_size",
-                                   "dp_size", "cuda_graph_max_bs"}) {
+                                   "dp_size", "cuda_graph_max_bs", "attention_backend"}) {
       if (name == known) out.setting(name, value);
     }
   }
 }
 
+// A hybrid SWA model's two pools (SWAKVPool): "Use sliding window memory
+// pool. full_layer_tokens=375360, swa_layer_tokens=300288" (since
+// sgl-project/sglang#18039's era, before the pools' own lines), or
+// "SWAKVPool mem usage: 77.63 GB, swa size: 1496958, full size: 1496958"
+// (after them). The full pool's tokens are SGLang's max_total_num_tokens:
+// the rank's token_pool. Both counts become settings (swa_layer_tokens,
+// full_layer_tokens), which tell a pool's "KV Cache is allocated" line
+// from the other's by its #tokens.
+void read_swa_pools(std::string_view text, const std::string& rank, uint64_t line, LogBuilder& out) {
+  std::optional<std::string_view> full = after(text, "full_layer_tokens=");
+  std::optional<std::string_view> swa = after(text, "swa_layer_tokens=");
+  if (!full) full = after(text, "full size: ");
+  if (!swa) swa = after(text, "swa size: ");
+  if (!full || !swa) return;
+  const std::optional<uint64_t> full_tokens = leading_count(*full);
+  const std::optional<uint64_t> swa_tokens = leading_count(*swa);
+  if (!full_tokens || !swa_tokens) return;
+  out.setting("full_layer_tokens", std::to_string(*full_tokens));
+  out.setting("swa_layer_tokens", std::to_string(*swa_tokens));
+  out.count(rank, LogFigure::kTokenPool, *full_tokens, full->substr(0, full->find(',')), line);
+}
+
 // "#tokens: N, K size: a GB, V size: b GB" or "#tokens: N, KV size: c GB";
-// 0.4.x printed the sizes alone ("K size: a GB, V size: b GB.").
-void read_kv_allocation(std::string_view rest, const std::string& rank, uint64_t line,
+// 0.4.x printed the sizes alone ("K size: a GB, V size: b GB."). A hybrid
+// SWA model (`swa_pools`: the log prints its pool split) prints one line a
+// pool, summed; each line's tokens are kept as the figure's buffer
+// ("#tokens 300288"), which the pricer matches against the split's
+// swa_layer_tokens and full_layer_tokens, printed before or after it.
+void read_kv_allocation(std::string_view rest, const std::string& rank, uint64_t line, bool swa_pools,
                         LogBuilder& out) {
+  std::string pool;
   if (std::optional<std::string_view> count = after(rest, "#tokens: ")) {
     if (std::optional<uint64_t> tokens = leading_count(*count)) {
       out.count(rank, LogFigure::kTokenPool, *tokens, count->substr(0, count->find(',')), line);
+      if (swa_pools) pool = fmt::format("#tokens {}", *tokens);
     }
   }
   for (std::string_view marker : {"K size: ", "V size: "}) {
     std::optional<std::string_view> size = after(rest, marker);
     if (!size || contains(rest, "KV size: ")) continue;
     if (std::optional<PrintedQuantity> q = leading_quantity(*size, sglang_units())) {
-      out.bytes(rank, LogFigure::kKvCache, *q, line, Merge::kSum);
+      // The pool named once a line (its K), not once a buffer.
+      out.bytes(rank, LogFigure::kKvCache, *q, line, Merge::kSum, marker == "K size: " ? pool : std::string());
     }
   }
   if (std::optional<std::string_view> size = after(rest, "KV size: ")) {
@@ -79,7 +108,8 @@ void read_kv_allocation(std::string_view rest, const std::string& rank, uint64_t
   }
 }
 
-// "python -m sglang.launch_server --model-path M --tp 4 ...": its flags
+// "python -m sglang.launch_server --model-path M --tp 4 ..." (or "sglang
+// serve --model-path M ..."): its flags
 // under the names the server_args line gives them.
 void read_command(std::string_view text, LogBuilder& out) {
   read_flags(text,
@@ -93,6 +123,7 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"--max-running-requests"}, "max_running_requests"},
               {{"--page-size"}, "page_size"},
               {{"--cuda-graph-max-bs"}, "cuda_graph_max_bs"},
+              {{"--attention-backend"}, "attention_backend"},
               // ktransformers' kt-kernel flags: the routed experts run on
               // the CPU, only --kt-num-gpu-experts of them on the GPU.
               {{"--kt-method"}, "kt_method"},
@@ -170,7 +201,7 @@ void read_log_date(std::string_view text, LogBuilder& out) {
   out.setting("log_date", date);
 }
 
-void read_line(const LogLine& line, LogBuilder& out) {
+void read_line(const LogLine& line, bool swa_pools, LogBuilder& out) {
   const std::string_view text = line.text;
   const std::string rank = rank_of(text);
   read_log_date(text, out);
@@ -186,10 +217,14 @@ void read_line(const LogLine& line, LogBuilder& out) {
     mem_usage(LogFigure::kWeights);
     read_free_after_load(text, rank, out);
   }
-  if (contains(text, "sglang.launch_server")) read_command(text, out);
+  // The launcher, or the `sglang serve` entry point of recent releases.
+  if (contains(text, "sglang.launch_server") || contains(text, "sglang serve ")) read_command(text, out);
   if (contains(text, "Capture cuda graph end.")) mem_usage(LogFigure::kCudaGraph);
+  if (contains(text, "Use sliding window memory pool.") || contains(text, "SWAKVPool mem usage")) {
+    read_swa_pools(text, rank, line.number, out);
+  }
   if (auto kv = after(text, "KV Cache is allocated.")) {
-    read_kv_allocation(*kv, rank, line.number, out);
+    read_kv_allocation(*kv, rank, line.number, swa_pools, out);
   }
   if (auto mamba = after(text, "Mamba Cache is allocated.")) {
     read_mamba_allocation(*mamba, rank, line.number, out);
@@ -210,7 +245,9 @@ class SglangReader final : public LogReader {
     return false;
   }
   void read(std::span<const LogLine> lines, LogBuilder& out) const override {
-    for (const LogLine& line : lines) read_line(line, out);
+    const bool swa_pools = any_line_contains(lines, "Use sliding window memory pool.") ||
+                           any_line_contains(lines, "SWAKVPool mem usage");
+    for (const LogLine& line : lines) read_line(line, swa_pools, out);
     out.set_backend("CUDA");
     if (const LogSetting* model = out.find_setting("model")) out.model().name = model->value;
     out.order_devices();

@@ -139,11 +139,14 @@ void apply_v0_seqs_default(const RuntimeLog& log, VllmRequest& q, std::vector<st
 
 Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   VllmRequest& q = r.vllm;
+  // The printed setting wins; else the ranks the log's lines show, from
+  // every line a rank prefixed (the processes), not only the ranks that
+  // kept a figure in an excerpt.
   if (auto tp = count_setting(log, "tensor_parallel")) {
     r.parallel.tensor_parallel = *tp;
-  } else if (uint64_t ranks = rank_count(log); ranks > 1) {
+  } else if (uint64_t ranks = std::max(rank_count(log), count_setting(log, "ranks_seen").value_or(0)); ranks > 1) {
     r.parallel.tensor_parallel = ranks;  // the config line is cut: one rank per worker
-    notes.push_back(fmt::format("tensor parallel {}: the ranks the log shows (give --command with "
+    notes.push_back(fmt::format("tensor parallel {}: the ranks the log's lines show (give --command with "
                                 "--tensor-parallel-size when it shows part of them)", ranks));
   }
   if (auto pp = count_setting(log, "pipeline_parallel")) r.parallel.pipeline_parallel = *pp;

@@ -14,6 +14,7 @@
 //   Graph capturing finished in 15 secs, took 0.61 GiB      cuda_graph
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,32 +34,47 @@ std::span<const UnitMeaning> vllm_units() {
 // The rank a record belongs to: "(VllmWorker rank=1 pid=7)" names it;
 // a worker that gives only its pid ("(VllmWorkerProcess pid=6494)", V0)
 // is the next rank in order of appearance; the engine's own records (no
-// worker prefix, or "(EngineCore_0 pid=...)") are rank 0.
+// worker prefix, or "(EngineCore_0 pid=...)") are rank 0. Every line's
+// rank is counted, whatever it prints: an excerpt may keep the weights
+// lines of two ranks and the "Using model weights format" lines of four
+// (genlm-backend#10), and the processes are the ranks that ran.
 class RankMap {
  public:
   std::string rank_of(std::string_view line) {
+    const uint64_t rank = rank_number(line);
+    if (rank < kMaxLogDevices && std::find(seen_.begin(), seen_.end(), rank) == seen_.end()) {
+      seen_.push_back(rank);
+    }
+    return fmt::format("rank{}", rank);
+  }
+  // The distinct ranks whose records the log holds (the engine's rank 0
+  // among them when it printed a line).
+  uint64_t ranks_seen() const { return seen_.size(); }
+
+ private:
+  uint64_t rank_number(std::string_view line) {
     if (std::optional<std::string_view> r = after(line, " rank=")) {
-      if (std::optional<uint64_t> rank = leading_count(*r)) return fmt::format("rank{}", *rank);
+      if (std::optional<uint64_t> rank = leading_count(*r)) return *rank;
     }
     for (std::string_view tp : {"_TP", "Worker TP"}) {
       std::optional<std::string_view> r = after(line, tp);
       if (!r) continue;
-      if (std::optional<uint64_t> rank = leading_count(*r)) return fmt::format("rank{}", *rank);
+      if (std::optional<uint64_t> rank = leading_count(*r)) return *rank;
     }
     const size_t worker = line.find("Worker");
-    if (worker == std::string_view::npos) return "rank0";
+    if (worker == std::string_view::npos) return 0;
     std::optional<std::string_view> pid = after(line.substr(worker), "pid=");
     std::optional<uint64_t> id = pid ? leading_count(*pid) : std::nullopt;
-    if (!id) return "rank0";
+    if (!id) return 0;
     for (size_t i = 0; i < pids_.size(); ++i) {
-      if (pids_[i] == *id) return fmt::format("rank{}", i + 1);
+      if (pids_[i] == *id) return i + 1;
     }
     if (pids_.size() < kMaxLogDevices) pids_.push_back(*id);
-    return fmt::format("rank{}", pids_.size());
+    return pids_.size();
   }
 
- private:
   std::vector<uint64_t> pids_;
+  std::vector<uint64_t> seen_;
 };
 
 // The size or number after `marker`, past " =(" and tabs: "total_gpu_memory
@@ -273,6 +289,9 @@ class VllmReader final : public LogReader {
   void read(std::span<const LogLine> lines, LogBuilder& out) const override {
     RankMap ranks;
     for (const LogLine& line : lines) read_line(line, ranks, out);
+    // The processes the log shows, for a log whose settings do not name
+    // the tensor parallelism (vllm_pricer.cc).
+    if (ranks.ranks_seen() > 1) out.setting("ranks_seen", fmt::format("{}", ranks.ranks_seen()));
     if (const LogSetting* model = out.find_setting("model")) out.model().name = model->value;
     out.order_devices();
   }

@@ -537,6 +537,34 @@ TEST(CheckLog, VllmWeightsFromTheConfigBesideTheLog) {
   EXPECT_EQ(figure(c, "total", LogFigure::kKvBlocks)->printed.value, 1952u);
 }
 
+TEST(CheckLog, AVllmExcerptsTensorParallelIsItsProcessesNotItsFigureLines) {
+  // genlm/genlm-backend#10 (v0.7.0): Llama-3-8B bf16 over four processes,
+  // two of whose weights lines the excerpt keeps. memfit's weights at TP 1
+  // are 16,060,522,496 B (8,030,261,248 parameters x 2 B; the config's
+  // 8,192 positions' rope cache, 8,192 x 128 x 2 B = 2,097,152 B, on every
+  // rank). TP 4 splits the 16,060,522,496 B of tensors: the 32 layers'
+  // attention and MLP (218,103,808 x 32 = 6,979,321,856 params) and the
+  // vocabulary-parallel embedding and head (128,256 x 4,096 x 2 =
+  // 1,050,673,152) over 4, the norms (65 x 4,096 = 266,240) whole:
+  // (6,979,321,856 + 1,050,673,152) / 4 + 266,240 = 2,007,764,992 params,
+  // x 2 B = 4,015,529,984, + the rope cache 2,097,152 = 4,017,627,136 B,
+  // against "3.7418 GB" = 37418 x 2^30 / 10^4 = 4,017,727,157 +- 53,688:
+  // 100,021 B short, the rank's own buffers (modelled).
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-genlm10-llama3-8b-tp4-v070.config.json");
+  const LogCheck c = check("vllm", "vllm-genlm10-llama3-8b-tp4-v070.log", options);
+  for (const char* rank : {"rank0", "rank2"}) {
+    const FigureCheck* weights = figure(c, rank, LogFigure::kWeights);
+    ASSERT_NE(weights, nullptr) << rank;
+    EXPECT_EQ(weights->printed.value, 4'017'727'157u) << rank;
+    EXPECT_EQ(weights->memfit, 4'017'627'136u) << rank;
+  }
+  // The printed setting wins over the lines: --tensor-parallel-size 2.
+  options.command = "vllm serve m --tensor-parallel-size 2";
+  const LogCheck two = check("vllm", "vllm-genlm10-llama3-8b-tp4-v070.log", options);
+  EXPECT_GT(figure(two, "rank0", LogFigure::kWeights)->memfit, 8'000'000'000u);
+}
+
 TEST(CheckLog, AVllmRowOffItsTargetSaysWhatTheLogLeavesOut) {
   // The OCI A10 log (Llama 3.1 8B) prints no settings line: its KV
   // capacity, 0.766 of the print, is priced after the release's default
@@ -718,6 +746,77 @@ TEST(CheckLog, EachSglangRankChecksItsOwnPrintedTokens) {
     EXPECT_EQ(kv->memfit, 114491678720u) << rank;
     EXPECT_EQ(kv->basis, FigureBasis::kExact) << rank;
   }
+}
+
+TEST(CheckLog, AnSglangSwaPoolsLineIsPricedAtItsOwnLayersBytes) {
+  // sgl-project/sglang#18039's main-branch run: MiMo-V2-Flash at TP 4.
+  // "Use sliding window memory pool. full_layer_tokens=375360,
+  // swa_layer_tokens=300288" on every rank: the full pool's 375,360 is the
+  // rank's token pool. Ranks 1 and 2 print the SWA pool's line, "#tokens:
+  // 300288, K size: 8.38 GB, V size: 5.59 GB": 39 window layers x 8 / 4 =
+  // 2 KV heads x (K 192 + V 128) x 2 B = 49,920 B a token; x 300,288 =
+  // 14,990,376,960 B against 1,397 x 2^30 / 100 = 15,000,173,281 +-
+  // 10,737,418 (two prints of +- 0.005 GiB): within the print.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-18039-mimo-v2-flash-tp4-main.config.json");
+  const LogCheck c = check("sglang", "sglang-18039-mimo-v2-flash-tp4-main.log", options);
+  for (const char* rank : {"rank1", "rank2"}) {
+    const FigureCheck* kv = figure(c, rank, LogFigure::kKvCache);
+    ASSERT_NE(kv, nullptr) << rank;
+    EXPECT_EQ(kv->printed.value, 15'000'173'281u) << rank;
+    EXPECT_EQ(kv->memfit, 14'990'376'960u) << rank;
+    EXPECT_EQ(kv->basis, FigureBasis::kExact) << rank;
+    EXPECT_TRUE(kv->within_print) << rank;
+  }
+  for (const char* rank : {"rank0", "rank1", "rank2", "rank3"}) {
+    const FigureCheck* pool = figure(c, rank, LogFigure::kTokenPool);
+    ASSERT_NE(pool, nullptr) << rank;
+    EXPECT_EQ(pool->printed.value, 375'360u) << rank;
+    EXPECT_FALSE(pool->memfit.has_value()) << rank;  // the GPU is not named
+  }
+}
+
+TEST(CheckLog, AnSglangRankPrintingBothSwaPoolsOfOneSizeIsTheirSum) {
+  // sgl-project/sglang#15464 (MiMo-V2-Flash, TP 4, 2025-12-19): rank 2
+  // prints both pools' lines, then "SWAKVPool mem usage: 77.63 GB, swa
+  // size: 1496958, full size: 1496958": pools of the same tokens, so no
+  // line is told apart, but the two summed are 1,496,958 x (49,920 +
+  // 5,760) = 83,350,621,440 B against 41.76 + 27.84 + 4.82 + 3.21 GB =
+  // 83,354,577,797 B +- 21,474,836 (four prints): within the print. Rank 0
+  // prints only its full pool's line: not priced.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-18039-mimo-v2-flash-tp4-main.config.json");
+  const LogCheck c = check("sglang", "sglang-15464-mimo-v2-flash-swa-tp4.log", options);
+  const FigureCheck* kv = figure(c, "rank2", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->printed.value, 83'354'577'797u);
+  EXPECT_EQ(kv->memfit, 83'350'621'440u);
+  EXPECT_TRUE(kv->within_print);
+  EXPECT_FALSE(figure(c, "rank0", LogFigure::kKvCache)->memfit.has_value());
+}
+
+TEST(CheckLog, AnSglangRunOnAnAmdGpuKeepsAitersShareOfTheFraction) {
+  // sgl-project/sglang#18263's crash run: Qwen3-30B-A3B FP8 at TP 1 on an
+  // MI355X (294,896 MiB), default fraction: (294,896 - 26,240) / 294,896
+  // = 0.911, x 0.85 under aiter (the AMD default; the config's context
+  // 40,960 > 8,192) = 0.77435. Free before the weights 309,220,868,096 -
+  // 1,258,291,200 = 307,962,576,896; after memfit's 31,186,055,168 B of
+  // weights 276,776,521,728; reserved 307,962,576,896 x 0.22565 =
+  // 69,491,755,476; rest 207,284,766,252 / 98,304 B a token = 2,108,609
+  // tokens against the printed 2,227,073 (at 0.911: 2,536,700).
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-18263-qwen3-30b-a3b-2507-fp8-mi355x.config.json");
+  options.command = "sglang serve --model-path Qwen/Qwen3-30B-A3B-Instruct-2507-FP8 --tensor-parallel-size 1";
+  options.gpu_name = "AMD Instinct MI355X";
+  const LogCheck c = check("sglang", "sglang-18263-qwen3-30b-a3b-2507-fp8-mi355x.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->memfit, 2'108'609u);
+  EXPECT_NE(pool->note.find("aiter"), std::string::npos) << pool->note;
+  // Another backend named keeps the whole fraction.
+  options.command += " --attention-backend triton";
+  const LogCheck triton = check("sglang", "sglang-18263-qwen3-30b-a3b-2507-fp8-mi355x.log", options);
+  EXPECT_EQ(figure(triton, "rank0", LogFigure::kTokenPool)->memfit, 2'536'700u);
 }
 
 TEST(CheckLog, AnSglangPoolStartsFromTheLoadWeightBeginFreeMemory) {

@@ -3,6 +3,8 @@
 // float(2**30): docs/check-log.md); each worker's figures on its rank.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "logs/log_test_data.h"
 #include "memfit/runtime_log.h"
 
@@ -38,6 +40,22 @@ TEST(VllmLog, V0WorkersAreRanksInOrderOfAppearance) {
   EXPECT_EQ(log.devices[0].id, "rank0");
   EXPECT_EQ(log.devices[0].total_bytes, 47'695'611'822u);
   EXPECT_EQ(setting_of(log, "gpu_memory_utilization"), "0.90");
+}
+
+TEST(VllmLog, EveryWorkersLineCountsItsRankNotOnlyTheFiguresLines) {
+  // genlm/genlm-backend#10 (v0.7.0, TP 4): the excerpt keeps the weights
+  // lines of the driver and of pid 1152871 only, but the driver and three
+  // VllmWorkerProcess pids (1152873, 1152871, 1152872, in that order of
+  // appearance: ranks 1, 2, 3) print "Using model weights format".
+  const RuntimeLog log = read("vllm-genlm10-llama3-8b-tp4-v070.log");
+  ASSERT_NE(find_figure(log, "rank0", LogFigure::kWeights), nullptr);
+  ASSERT_NE(find_figure(log, "rank2", LogFigure::kWeights), nullptr);
+  EXPECT_EQ(std::count_if(log.figures.begin(), log.figures.end(),
+                          [](const PrintedFigure& f) { return f.figure == LogFigure::kWeights; }),
+            2);
+  EXPECT_EQ(setting_of(log, "ranks_seen"), "4");
+  // One process, one rank: a log of one engine says nothing.
+  EXPECT_EQ(read("vllm-10517-llama31-8b-rtx3090-20k.log").setting("ranks_seen"), nullptr);
 }
 
 TEST(VllmLog, V082PrintsLowercaseCudaBlocksAndANamespaceOfArgs) {

@@ -64,6 +64,16 @@ Result<uint64_t> parse_kv_dtype(std::string_view text) {
   return Error::usage(fmt::format("'{}': expected auto, fp8_e4m3, fp8_e5m2 or bf16", text));
 }
 
+// --attention-backend: a backend's name, lower-case letters, digits and
+// underscores ("aiter", "triton", "fa3"); only "aiter" changes the memory.
+Result<std::string> parse_attention_backend(std::string_view text) {
+  const bool named = !text.empty() && text.size() <= 32 && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!named) return Error::usage("expected a backend's name, such as aiter, triton or fa3");
+  return std::string(text);
+}
+
 // --sglang-version: X.Y.Z of the 0.5 line from 0.5.3 on (the computed
 // --mem-fraction-static of sgl-project/sglang PR #10975); older or
 // newer lines are refused with the range.
@@ -219,6 +229,16 @@ constexpr RequestField kFields[] = {
          .default_text = "false",
          .doc = "SGLang's `--disable-radix-cache`; it changes the memory of hybrid models only: "
                 "their state slots are `--max-running-requests` (else 512) and each request takes one"}),
+    text_field<"attention_backend", parse_attention_backend>(
+        {.flags = "--attention-backend",
+         .help = "SGLang's attention backend (default: aiter on an AMD GPU, else the GPU's own); "
+                 "aiter keeps 0.85 of --mem-fraction-static past an 8,192-token context",
+         .type = FieldType::kText,
+         .example = "triton",
+         .doc = "SGLang's `--attention-backend`; on an AMD GPU the default is `aiter` (its ROCm "
+                "images set SGLANG_USE_AITER=1; every HIP device since sgl-project/sglang#20392), "
+                "under which SGLang multiplies `--mem-fraction-static` by 0.85 when the context "
+                "exceeds 8,192 tokens (\"ROCm\")"}),
     text_field<"sglang_version", parse_release>(
         {.flags = "--sglang-version",
          .help = "the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned 0.5.6)",
@@ -251,8 +271,9 @@ Result<Settings> read_settings(const EstimateRequest& r) {
   std::optional<uint64_t> mamba_slots, ssm_bytes;
   std::optional<double> mamba_ratio;
   std::optional<bool> no_graphs, dp_attention, no_radix;
-  std::optional<std::string> release;
+  std::optional<std::string> release, attention;
   Status read[] = {
+      read_field(r, "attention_backend", parse_attention_backend, attention),
       read_field(r, "mem_fraction_static", parse_fraction, fraction),
       read_field(r, "context_length", parse_count, context),
       read_field(r, "max_running_requests", parse_count, requests),
@@ -284,6 +305,7 @@ Result<Settings> read_settings(const EstimateRequest& r) {
   s.dp_size = dp.value_or(1);
   s.dp_attention = dp_attention.value_or(false);
   if (release) s.release = *release;
+  if (attention) s.attention_backend = *attention;
   s.state.max_mamba_cache_size = mamba_slots;
   s.state.mamba_full_memory_ratio = mamba_ratio.value_or(kMambaFullMemoryRatio);
   s.state.ssm_bytes = ssm_bytes.value_or(4);

@@ -41,13 +41,28 @@ uint64_t attention_tp(const Settings& s) {
 
 // Splits a hybrid SWA pool (set_num_token_hybrid): the tokens of every
 // layer, shared so that the window layers hold `ratio` of the full
-// layers' tokens.
+// layers' tokens. Every layer takes the same bytes a token here.
 void split_swa(Plan& p) {
   const KvCell& c = p.cell;
   const long double total = static_cast<long double>(p.max_total_num_tokens) * (c.full_layers + c.swa_layers);
   const long double denominator = kSwaFullTokensRatio * c.swa_layers + c.full_layers;
   p.max_total_num_tokens = static_cast<uint64_t>(total / denominator);
   p.swa_tokens = static_cast<uint64_t>(p.max_total_num_tokens * kSwaFullTokensRatio);
+}
+
+// A hybrid SWA pool whose layers differ a token (other KV heads or K and V
+// head dims in the window layers: MiMo-V2-Flash): SGLang's
+// HybridSWAPoolConfigurator since sgl-project/sglang#18039 prices the
+// full pool's token at cell = full_bytes + ratio x swa_bytes, takes
+// full = rest // cell to whole pages and swa = full x ratio to whole
+// pages. Before #18039 the cell was the model's full-layer geometry over
+// every layer, plus the window layers again: a smaller pool than this.
+void split_swa_by_pool(uint64_t rest, uint64_t page, Plan& p) {
+  const KvCell& c = p.cell;
+  const long double cell = static_cast<long double>(c.full_bytes) + kSwaFullTokensRatio * c.swa_bytes;
+  const uint64_t full = static_cast<uint64_t>(static_cast<long double>(rest) / cell);
+  p.max_total_num_tokens = full / page * page;
+  p.swa_tokens = static_cast<uint64_t>(p.max_total_num_tokens * kSwaFullTokensRatio) / page * page;
 }
 
 // A prefill chunk's forward pass on one rank (modelled): T tokens' hidden
@@ -92,8 +107,25 @@ double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Se
   return std::nearbyint(fraction * 1000) / 1000;
 }
 
+// A KV head's K + V elements when they are not 2 x head_dim: a full
+// attention layer's elements over the model's kv_heads (MiMo-V2-Flash: 4 x
+// (192 + 128) = 1,280 over 4 = 320); 0 when every layer is 2 x head_dim
+// wide a head. The sliding-window layers are taken to share it (MiMo's
+// swa_head_dim and swa_v_head_dim are its head_dim and v_head_dim), their
+// heads being their elements over it (2,560 / 320 = 8).
+uint64_t kv_head_width(const ModelSpec& spec) {
+  const uint64_t heads = spec.geometry.kv_heads, head_dim = spec.geometry.head_dim;
+  if (heads == 0 || head_dim == 0) return 0;
+  for (const LayerCache& l : spec.layers) {
+    if (l.kind != LayerKind::kFullAttention || l.elems_per_token % (2 * head_dim) == 0) continue;
+    if (l.elems_per_token % heads == 0) return l.elems_per_token / heads;
+  }
+  return 0;
+}
+
 KvCell kv_cell(const ModelSpec& spec, const Settings& s) {
   KvCell c;
+  const uint64_t width = kv_head_width(spec);
   const uint64_t dtype = s.kv_bytes_per_element != 0 ? s.kv_bytes_per_element : 2;
   const uint64_t head_dim = spec.geometry.head_dim;
   const uint64_t tp = attention_tp(s);
@@ -112,6 +144,16 @@ KvCell kv_cell(const ModelSpec& spec, const Settings& s) {
       case LayerKind::kFullAttention:
       case LayerKind::kSlidingWindow:
       case LayerKind::kChunked: {
+        // A layer's heads: its elements over 2 x head_dim, or over a
+        // head's K + V when they differ; each head cached whole on the
+        // ranks it falls to (at least one a rank).
+        if (head_dim != 0 && l.elems_per_token % (2 * head_dim) != 0 && width != 0 &&
+            l.elems_per_token % width == 0) {
+          // K and V of other widths: the layer's heads are its elements
+          // over a head's K + V (kv_head_width).
+          bytes = (CheckedBytes(kv_heads_per_rank(l.elems_per_token / width, tp)) * width * dtype).saturated();
+          break;
+        }
         uint64_t heads = spec.geometry.kv_heads;
         if (head_dim != 0 && l.elems_per_token % (2 * head_dim) == 0) heads = l.elems_per_token / (2 * head_dim);
         bytes = heads == 0 || head_dim == 0
@@ -129,6 +171,9 @@ KvCell kv_cell(const ModelSpec& spec, const Settings& s) {
     }
     const bool windowed = l.kind != LayerKind::kFullAttention && l.kind != LayerKind::kMlaLatent && l.window_tokens != 0;
     (windowed ? c.swa_layers : c.full_layers) += 1;
+    uint64_t& pool = windowed ? c.swa_bytes : c.full_bytes;
+    pool = (CheckedBytes(pool) + bytes).saturated();
+    if (c.layer_bytes != 0 && bytes != c.layer_bytes) c.same_layers = false;
     c.layer_bytes = std::max(c.layer_bytes, bytes);
     c.bytes = (CheckedBytes(c.bytes) + bytes).saturated();
   }
@@ -153,6 +198,11 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   const GpuDefaults d = gpu_defaults(p.gpu_mem_mib, s.tensor_parallel);
   p.mem_fraction_computed = !s.mem_fraction_static.has_value();
   p.mem_fraction_static = s.mem_fraction_static.value_or(default_mem_fraction(p.gpu_mem_mib, d, s));
+  if (s.attention_backend.empty() && s.rocm) s.attention_backend = "aiter";
+  if (s.attention_backend == "aiter" && s.context_length > kAiterLongContextTokens) {
+    p.mem_fraction_static *= kAiterFractionScale;
+    p.aiter_fraction_cut = true;
+  }
   s.chunked_prefill_size = s.chunked_prefill_size.value_or(d.chunked_prefill_size);
   s.cuda_graph_max_bs = s.cuda_graph_max_bs.value_or(d.cuda_graph_max_bs);
 
@@ -192,13 +242,15 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   rest = state_fits ? rest - p.state_pool.bytes : 0;
   const uint64_t page = std::max<uint64_t>(1, s.page_size);
   p.max_total_num_tokens = rest / p.cell.bytes / page * page;
-  const uint64_t full_layers = p.cell.full_layers, swa_layers = p.cell.swa_layers;
-  if (swa_layers != 0 && full_layers != 0) split_swa(p);
-  p.kv_pool_bytes = p.cell.swa_layers != 0 && p.cell.full_layers != 0
-                        ? (CheckedBytes(p.max_total_num_tokens) * full_layers * p.cell.layer_bytes +
-                           CheckedBytes(p.swa_tokens) * swa_layers * p.cell.layer_bytes)
-                              .saturated()
-                        : (CheckedBytes(p.max_total_num_tokens) * p.cell.bytes).saturated();
+  const bool hybrid = p.cell.swa_layers != 0 && p.cell.full_layers != 0;
+  if (hybrid && p.cell.same_layers) split_swa(p);
+  if (hybrid && !p.cell.same_layers) split_swa_by_pool(rest, page, p);
+  // Each pool at its own tokens and bytes a token (SWAKVPool's two
+  // MHATokenToKVPool: K and V buffers of tokens x heads x their dims).
+  p.kv_pool_bytes = hybrid ? (CheckedBytes(p.max_total_num_tokens) * p.cell.full_bytes +
+                              CheckedBytes(p.swa_tokens) * p.cell.swa_bytes)
+                                 .saturated()
+                           : (CheckedBytes(p.max_total_num_tokens) * p.cell.bytes).saturated();
   p.starts = state_fits && p.max_total_num_tokens > 0 && p.weights_bytes < p.free_before_load_bytes;
 
   p.max_running_requests = s.max_running_requests.value_or(default_requests(p.max_total_num_tokens, s.context_length));

@@ -71,6 +71,8 @@ struct Settings {
   std::optional<uint64_t> cuda_graph_max_bs;   // --cuda-graph-max-bs
   bool disable_cuda_graph = false;             // --disable-cuda-graph
   std::string release = std::string(kPinnedRelease);  // --sglang-version
+  std::string attention_backend;               // --attention-backend; "": the platform's default
+  bool rocm = false;                           // an AMD GPU (ROCm): aiter by default
   uint64_t gpu_total_bytes = 0;                // the GPU's total (0: unknown)
   StateSettings state;                         // --max-mamba-cache-size ... --disable-radix-cache
 };
@@ -92,20 +94,34 @@ double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Se
 
 // Bytes one token takes in one rank's KV pool: MLA (kv_lora_rank +
 // qk_rope_head_dim) x layers x dtype, else KV heads per attention-TP rank
-// x head_dim x layers x 2 x dtype (profile_max_num_token).
+// x (K head dim + V head dim) x layers x dtype (profile_max_num_token; a
+// hybrid SWA pool's two pools each at their own heads and dims,
+// HybridSWAPoolConfigurator, sgl-project/sglang#18039).
 struct KvCell {
   uint64_t bytes = 0;          // over every attention layer
   uint64_t full_layers = 0;    // layers holding every token
   uint64_t swa_layers = 0;     // sliding-window layers (hybrid SWA pool)
-  uint64_t layer_bytes = 0;    // one layer's bytes per token
+  uint64_t full_bytes = 0;     // a token over the full layers (the full pool's)
+  uint64_t swa_bytes = 0;      // a token over the sliding-window layers (the SWA pool's)
+  uint64_t layer_bytes = 0;    // the widest layer's bytes per token
+  bool same_layers = true;     // every attention layer takes the same bytes a token
   bool mla = false;
 };
 KvCell kv_cell(const ModelSpec& spec, const Settings& s);
 
+// The AITER attention backend's cut of --mem-fraction-static: SGLang
+// multiplies it by 0.85 when attention_backend is aiter and the model's
+// context exceeds 8,192 tokens (server_args.py, "AMD platforms backends",
+// model_runner.py in 0.4 and 0.5; the workspace aiter_backend.py allocates
+// after the pool, sgl-project/sglang#18262, #36563).
+inline constexpr double kAiterFractionScale = 0.85;
+inline constexpr uint64_t kAiterLongContextTokens = 8192;
+
 struct Plan {
   Settings settings;                // as resolved: every default filled in
-  double mem_fraction_static = 0;   // as used (given or computed)
+  double mem_fraction_static = 0;   // as used (given or computed, x 0.85 under aiter past 8,192 tokens)
   bool mem_fraction_computed = false;
+  bool aiter_fraction_cut = false;  // the fraction is x 0.85 (kAiterFractionScale)
   uint64_t gpu_mem_mib = 0;         // SGLang's gpu_mem
   uint64_t weights_bytes = 0;        // the tensors + the allocator's rounding
   uint64_t allocator_rounding_bytes = 0;  // of those, held past the tensors (allocator_rounding.h)

@@ -126,6 +126,7 @@ Status SglangProfile::resolve(const EstimateRequest& r, PreparedRequest& p) cons
 
 Status SglangProfile::resolve_host(const EstimateRequest& r, RequestContext&, PreparedRequest& p) const {
   Settings& s = std::any_cast<Settings&>(p.engine_settings);
+  s.rocm = p.platform.backend == Backend::kRocm;
   if (const GpuMemory* gpu = selected_gpu(r, p.host)) {
     s.gpu_total_bytes = gpu->total_bytes;
   } else if (r.memory_limit_bytes || p.budget.source == BudgetSource::kExplicit) {

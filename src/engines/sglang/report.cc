@@ -78,6 +78,8 @@ Json plan_to_json(const Model& model, const Plan& p, const MemoryBudget& budget,
   j["gpus"] = s.tensor_parallel * s.dp_size;
   j["mem_fraction_static"] = p.mem_fraction_static;
   j["mem_fraction_computed"] = p.mem_fraction_computed;
+  j["attention_backend"] = s.attention_backend;
+  j["aiter_fraction_cut"] = p.aiter_fraction_cut;
   j["context_length"] = s.context_length;
   j["page_size"] = s.page_size;
   j["kv_cache_dtype"] = s.kv_cache_dtype;
@@ -89,6 +91,8 @@ Json plan_to_json(const Model& model, const Plan& p, const MemoryBudget& budget,
   j["startup_bytes"] = p.startup_bytes;
   j["free_before_load_bytes"] = p.free_before_load_bytes;
   j["kv_bytes_per_token"] = p.cell.bytes;
+  j["kv_bytes_per_token_full"] = p.cell.full_bytes;  // the full-attention layers' pool
+  j["kv_bytes_per_token_swa"] = p.cell.swa_bytes;    // the sliding-window layers' pool
   j["kv_layout"] = p.cell.mla ? "mla" : (p.cell.swa_layers != 0 && p.cell.full_layers != 0 ? "swa_hybrid" : "mha");
   j["mamba_state_bytes_per_request"] = p.state.bytes;
   j["mamba_conv_state_bytes_per_request"] = p.state.conv_bytes;

@@ -16,9 +16,9 @@ uint64_t request_kv_bytes(const ModelSpec& spec, const Plan& plan) {
       window = std::max(window, l.window_tokens);
     }
   }
-  // The hybrid pool's cell is its widest layer's (plan.cc: layer_bytes).
-  return (CheckedBytes(plan.cell.full_layers) * plan.cell.layer_bytes * context +
-          CheckedBytes(plan.cell.swa_layers) * plan.cell.layer_bytes * std::min(window, context))
+  // Each pool's bytes a token (plan.cc: kv_cell).
+  return (CheckedBytes(plan.cell.full_bytes) * context +
+          CheckedBytes(plan.cell.swa_bytes) * std::min(window, context))
       .saturated();
 }
 

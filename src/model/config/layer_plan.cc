@@ -117,6 +117,27 @@ Result<std::optional<Slots>> slots_from_indices(const ConfigDocument& doc, std::
   return std::optional<Slots>(std::move(slots));
 }
 
+// MiMo-V2-Flash: hybrid_layer_pattern, one 0 or 1 per layer, 1 a
+// sliding-window layer (MiMoV2FlashDecoderLayer's is_sliding_window =
+// hybrid_layer_pattern[i] == 1 in SGLang's and mlx-lm's mimo_v2_flash.py).
+// A string of that name (Megatron's layer codes) is another format: not read.
+Result<std::optional<Slots>> slots_from_layer_pattern(const ConfigDocument& doc, uint64_t layers) {
+  const nlohmann::json* list = doc.find("hybrid_layer_pattern");
+  if (list == nullptr || !list->is_array()) return std::optional<Slots>();
+  if (list->size() < layers) {
+    return Error(fmt::format("hybrid_layer_pattern has {} entries but the model has {} layers",
+                             list->size(), layers));
+  }
+  Slots slots;
+  for (uint64_t i = 0; i < layers; ++i) {
+    Result<uint64_t> v = json_to_u64((*list)[i], "hybrid_layer_pattern");
+    if (!v) return v.error();
+    if (*v > 1) return Error(fmt::format("hybrid_layer_pattern[{}] = {} is not 0 or 1", i, *v));
+    slots.push_back(*v == 1 ? Slot::kSliding : Slot::kFull);
+  }
+  return std::optional<Slots>(std::move(slots));
+}
+
 // MiniMax-Text-01: attn_type_list, 0 = lightning (linear), 1 = softmax.
 Result<std::optional<Slots>> slots_from_attn_type_list(const ConfigDocument& doc, uint64_t layers) {
   const nlohmann::json* list = doc.find("attn_type_list");
@@ -221,6 +242,8 @@ Result<std::optional<Slots>> explicit_slots(FieldReader& reader, const ModelGeom
     if (!s || s->has_value()) return s;
   }
   Result<std::optional<Slots>> s = slots_from_pattern(doc, g.layers);
+  if (!s || s->has_value()) return s;
+  s = slots_from_layer_pattern(doc, g.layers);
   if (!s || s->has_value()) return s;
   s = slots_from_attn_type_list(doc, g.layers);
   if (!s || s->has_value()) return s;
@@ -440,6 +463,52 @@ class StateReader {
   uint64_t ssm_layers_ = 0;  // layers holding an SSM mixer (called once per such layer)
 };
 
+// One attention layer's cache geometry when K and V differ in width.
+struct KvShape {
+  uint64_t kv_heads = 0;
+  uint64_t k_dim = 0;
+  uint64_t v_dim = 0;
+};
+
+// The shapes of a config that gives V its own head dim (v_head_dim outside
+// MLA) or its sliding-window layers their own heads: MiMo-V2-Flash caches
+// K at head_dim 192 and V at v_head_dim 128, its sliding-window layers
+// swa_num_key_value_heads at swa_head_dim and swa_v_head_dim (MiMoV2Flash
+// attention; SGLang's HybridSWAPoolConfigurator, sgl-project/sglang#18039,
+// sizes each pool's token at kv heads x (head_dim + v_head_dim) x dtype).
+// Neither is set for any other config.
+struct KvShapes {
+  std::optional<KvShape> full;
+  std::optional<KvShape> sliding;
+};
+
+Result<KvShapes> kv_shapes(FieldReader& reader, const ModelGeometry& g, bool mla) {
+  KvShapes shapes;
+  if (mla) return shapes;
+  const ConfigDocument& doc = reader.doc();
+  Result<std::optional<uint64_t>> v = doc.u64({"v_head_dim"});
+  Result<std::optional<uint64_t>> swa_heads = doc.u64({"swa_num_key_value_heads"});
+  Result<std::optional<uint64_t>> swa_k = doc.u64({"swa_head_dim"});
+  Result<std::optional<uint64_t>> swa_v = doc.u64({"swa_v_head_dim"});
+  for (const auto* r : {&v, &swa_heads, &swa_k, &swa_v}) {
+    if (!*r) return r->error();
+  }
+  if (!v->has_value() && !swa_heads->has_value() && !swa_k->has_value() && !swa_v->has_value()) {
+    return shapes;
+  }
+  const KvShape full{g.kv_heads, g.head_dim, v->value_or(g.head_dim)};
+  if (full.kv_heads == 0 || full.k_dim == 0 || full.v_dim == 0) {
+    return Error("v_head_dim: the layers' kv heads and head_dim are needed beside it");
+  }
+  shapes.full = full;
+  shapes.sliding = KvShape{swa_heads->value_or(full.kv_heads), swa_k->value_or(full.k_dim),
+                           swa_v->value_or(full.v_dim)};
+  if (shapes.sliding->kv_heads == 0 || shapes.sliding->k_dim == 0 || shapes.sliding->v_dim == 0) {
+    return Error("swa_num_key_value_heads, swa_head_dim and swa_v_head_dim must be positive");
+  }
+  return shapes;
+}
+
 // What an attention layer's cache is priced with.
 struct AttentionPricing {
   const AttentionRate& rate;
@@ -447,6 +516,7 @@ struct AttentionPricing {
   uint64_t window_tokens = 0;  // the sliding window, 0 when none applies
   uint64_t chunk_tokens = 0;
   bool parallel_ssm = false;   // Falcon-H1: a Mamba-2 mixer beside the attention
+  KvShapes shapes;             // K and V of their own widths (kv_shapes), else none
 };
 
 // An attention layer (slot full, sliding or chunked) of layer index i.
@@ -458,6 +528,14 @@ Result<LayerCache> attention_layer(Slot slot, uint64_t i, const ModelGeometry& g
   layer.elems_per_token = *rate_elems.value();
   if (!p.per_layer_kv_heads.empty() && g.kv_heads > 0) {
     CheckedBytes elems = CheckedBytes(2) * p.per_layer_kv_heads[i] * g.head_dim;
+    if (!elems.value()) return Error("KV cache size overflows");
+    layer.elems_per_token = *elems.value();
+  }
+  const std::optional<KvShape> shape = slot == Slot::kSliding ? p.shapes.sliding
+                                       : slot == Slot::kFull  ? p.shapes.full
+                                                              : std::optional<KvShape>();
+  if (shape) {
+    CheckedBytes elems = CheckedBytes(shape->kv_heads) * (CheckedBytes(shape->k_dim) + shape->v_dim);
     if (!elems.value()) return Error("KV cache size overflows");
     layer.elems_per_token = *elems.value();
   }
@@ -535,9 +613,19 @@ Result<LayerPlan> plan_layers(FieldReader& reader, const ModelGeometry& g) {
   }
   Result<Window> window = sliding_window(reader);
   if (!window) return window.error();
+  Result<KvShapes> shapes = needs_attention ? kv_shapes(reader, g, rate.mla) : Result<KvShapes>(KvShapes{});
+  if (!shapes) return shapes.error();
+  if (shapes->full) {
+    rate.detail = fmt::format("{} kv heads x ({} K + {} V head_dim)", shapes->full->kv_heads,
+                              shapes->full->k_dim, shapes->full->v_dim);
+    if (std::find(slots.begin(), slots.end(), Slot::kSliding) != slots.end()) {
+      rate.detail += fmt::format("; sliding layers {} kv heads x ({} K + {} V)", shapes->sliding->kv_heads,
+                                 shapes->sliding->k_dim, shapes->sliding->v_dim);
+    }
+  }
   // Falcon-H1 runs attention and a Mamba-2 mixer side by side in each layer.
   const AttentionPricing pricing{rate, per_layer_kv_heads, window->tokens, chunk_tokens,
-                                 reader.model_type() == "falcon_h1"};
+                                 reader.model_type() == "falcon_h1", *shapes};
 
   LayerPlan plan;
   plan.layout = layout_name(slots, rate.mla);

@@ -80,6 +80,38 @@ TEST(SglangKvCell, MlaKeepsOneLatentPerTokenOnEveryRank) {
   EXPECT_EQ(kv_cell(spec, s).bytes, 70272u);
 }
 
+ModelSpec mimo_like_spec() {
+  // MiMo-V2-Flash's caches: 9 full layers of 4 KV heads x (K 192 + V 128)
+  // and 39 sliding-window layers of 8 KV heads x (192 + 128).
+  ModelSpec spec;
+  spec.geometry.kv_heads = 4;
+  spec.geometry.head_dim = 192;
+  spec.layers.assign(9, LayerCache{LayerKind::kFullAttention, 4 * 320, 0, 0});
+  spec.layers.insert(spec.layers.end(), 39, LayerCache{LayerKind::kSlidingWindow, 8 * 320, 128, 0});
+  return spec;
+}
+
+TEST(SglangKvCell, EachSwaPoolAtItsOwnHeadsAndKAndVDims) {
+  // At TP 4 a full layer keeps 4 / 4 = 1 head x (192 + 128) x 2 B = 640 B
+  // a token, a sliding layer 8 / 4 = 2 heads: 1,280 B. Full pool 9 x 640 =
+  // 5,760 B; SWA pool 39 x 1,280 = 49,920 B (sglang#18039's main-branch
+  // run prints "#tokens: 300288, K size: 8.38 GB, V size: 5.59 GB": 300,288
+  // x 49,920 = 14,990,376,960 B, 13.961 GiB, against 8.38 + 5.59 = 13.97).
+  const ModelSpec spec = mimo_like_spec();
+  Settings s;
+  s.tensor_parallel = 4;
+  const KvCell c = kv_cell(spec, s);
+  EXPECT_EQ(c.full_layers, 9u);
+  EXPECT_EQ(c.swa_layers, 39u);
+  EXPECT_EQ(c.full_bytes, 5760u);
+  EXPECT_EQ(c.swa_bytes, 49920u);
+  EXPECT_FALSE(c.same_layers);
+  // TP 8: the 4 full heads are replicated, one a rank (640 B a layer); the
+  // 8 sliding heads split, one a rank (640 B): 48 x 640 = 30,720 B.
+  s.tensor_parallel = 8;
+  EXPECT_EQ(kv_cell(spec, s).bytes, 30720u);
+}
+
 TEST(SglangPlan, TokenPoolIsWhatTheFractionLeavesAfterTheWeights) {
   // Llama-3.1-8B on an H100 (81,559 MiB = 85,520,809,984 B), the computed
   // 0.835. Free before the load: 85,520,809,984 - 1,200 MiB (startup,

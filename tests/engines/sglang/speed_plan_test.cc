@@ -44,6 +44,8 @@ TEST(SglangSpeedPlan, SlidingWindowLayersHoldTheirWindowOnly) {
   plan.cell.full_layers = 2;
   plan.cell.swa_layers = 4;
   plan.cell.layer_bytes = 4096;
+  plan.cell.full_bytes = 2 * 4096;
+  plan.cell.swa_bytes = 4 * 4096;
   EXPECT_EQ(request_kv_bytes(spec, plan), 83'886'080u);
   // A context inside the window: every layer holds all of it, 6 x 4096 x 512.
   plan.settings.context_length = 512;

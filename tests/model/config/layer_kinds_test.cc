@@ -49,6 +49,36 @@ TEST(LayerKinds, ChunkedLayersNamedInLayerTypesTakeTheChunkSize) {
   EXPECT_EQ(spec->layers[3].window_tokens, 0u);
 }
 
+TEST(LayerKinds, MimoV2FlashWindowLayersByPatternWithTheirOwnKAndVDims) {
+  // MiMo-V2-Flash's form (XiaomiMiMo/MiMo-V2-Flash config.json): layer i
+  // slides when hybrid_layer_pattern[i] == 1, over sliding_window tokens,
+  // with swa_num_key_value_heads at swa_head_dim (K) and swa_v_head_dim
+  // (V); the full layers num_key_value_heads at head_dim and v_head_dim.
+  // The attention_chunk_size beside them is not Llama 4's chunking.
+  // Full: 4 x (192 + 128) = 1,280 elements; sliding: 8 x 320 = 2,560.
+  Result<ModelSpec> spec = parse_model_config(R"({
+    "model_type": "mimo_v2_flash", "num_hidden_layers": 4, "hidden_size": 4096,
+    "num_attention_heads": 64, "num_key_value_heads": 4, "head_dim": 192, "v_head_dim": 128,
+    "swa_num_attention_heads": 64, "swa_num_key_value_heads": 8, "swa_head_dim": 192,
+    "swa_v_head_dim": 128, "sliding_window": 128, "attention_chunk_size": 128,
+    "hybrid_layer_pattern": [0, 1, 1, 0], "intermediate_size": 16384, "vocab_size": 152576})");
+  ASSERT_TRUE(spec.ok()) << spec.error().message();
+  EXPECT_EQ(spec->layers[0].kind, LayerKind::kFullAttention);
+  EXPECT_EQ(spec->layers[0].elems_per_token, 1280u);
+  EXPECT_EQ(spec->layers[1].kind, LayerKind::kSlidingWindow);
+  EXPECT_EQ(spec->layers[1].window_tokens, 128u);
+  EXPECT_EQ(spec->layers[1].elems_per_token, 2560u);
+  EXPECT_EQ(spec->layers[3].kind, LayerKind::kFullAttention);
+  // A pattern of another value is refused.
+  Result<ModelSpec> bad = parse_model_config(R"({
+    "model_type": "mimo_v2_flash", "num_hidden_layers": 2, "hidden_size": 64,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+    "hybrid_layer_pattern": [0, 2]})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message().find("hybrid_layer_pattern[1] = 2 is not 0 or 1"), std::string::npos)
+      << bad.error().message();
+}
+
 TEST(LayerKinds, SharedKvLayersHoldNothingGemma3n) {
   // 30 layers, the last 10 share KV. Of the first 20, i % 5 == 4 are full (4),
   // 16 sliding at 512. 2 x 2 kv x 256 = 1024 elements = 2048 B per layer per token.
