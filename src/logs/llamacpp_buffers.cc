@@ -142,6 +142,12 @@ bool read_buffer_line(const LogLine& line, LlamaCppReadState& state, LogBuilder&
   if (!q) return true;
   const LogFigure figure = kind != nullptr ? kind->figure : LogFigure::kModel;
   if (figure == LogFigure::kKvCache) state.kv_buffer_lines = true;
+  // The function that printed the first compute buffer line: its name
+  // dates a log that prints no build (log_pricer.h, build_bound).
+  if (figure == LogFigure::kCompute && before.size() >= 3 && before[before.size() - 3].ends_with(':')) {
+    const std::string_view function = before[before.size() - 3];
+    out.setting("compute_function", function.substr(0, function.size() - 1));
+  }
   if (buffer.ends_with("_Split")) out.setting("split_mode", "row");
   out.bytes(device_of_buffer(buffer), figure, *q, line.number, Merge::kSum, buffer);
   return true;

@@ -90,28 +90,62 @@ std::optional<uint64_t> context_without_n_ctx(const RuntimeLog& log, uint64_t n_
   return total;
 }
 
+// A source build's number is `git rev-list --count HEAD` of its tree
+// (llama.cpp's cmake/build-info.cmake; 0 without git): a shallow clone
+// (`git clone --depth 1`) counts 1 whatever its commit ("build: 1
+// (ebbf544)"), a tree without git prints 0. Neither is a release's number
+// (b1 is llama.cpp's first commit): the build is not known, and each row
+// says so.
+constexpr std::string_view kUncountedBuildNote =
+    "a source build without its history (a shallow clone counts 1 commit), not a release's number";
+
+bool uncounted_build(const RuntimeLog& log, const LogCheckOptions& options) {
+  if (log.runtime != "llamacpp") return false;
+  if (!options.version.empty() && options.version == log.version) return false;  // given, taken
+  return log.version == "b0" || log.version == "b1";  // read_build's "b" and the printed count
+}
+
+// What a log whose build is not known is priced as: the newest build its
+// compute buffer lines' function (build_bound) can come from, else the
+// pinned release.
+std::string priced_as(const RuntimeLog& log) {
+  const std::optional<uint64_t> bound = build_bound(log);
+  return bound ? fmt::format("b{}", *bound) : "the pinned release";
+}
+
 // The build a llama.cpp log printed ("b5361"), its cache rules priced
 // (docs/engine-llamacpp.md, "Releases"); none for Ollama, whose version is
 // its own and not the build of the llama.cpp it carries. A log that prints
 // kv_unified (llama_context's line since #14363, b5913) is of b5913 or
 // later: a smaller number is a fork's own count (AMD's ROCm builds print
-// "build: 1239 (b8372ee)" from a b7146 tree), not llama.cpp's build, and
-// the pinned rules price the log, with a note. A version given beside the
-// log (--runtime-version) is taken as given.
+// "build: 1239 (b8372ee)" from a b7146 tree), not llama.cpp's build. A
+// log with no build, a source build's uncounted one or a fork's is priced
+// as the newest build its compute lines can come from (build_bound), else
+// by the pinned rules, with a note. A version given beside the log
+// (--runtime-version) is taken as given.
 std::optional<uint64_t> build_of(const RuntimeLog& log, const LogCheckOptions& options,
                                  std::vector<std::string>& notes) {
-  if (log.runtime != "llamacpp" || log.version.empty()) return std::nullopt;
-  Result<uint64_t> build = parse_llamacpp_build(log.version);
-  if (!build) return std::nullopt;
-  const bool printed = options.version.empty() || options.version != log.version;
-  if (printed && *build < kLlamaCppStreamsBuild && log.setting("kv_unified") != nullptr) {
-    notes.push_back(fmt::format("the log prints build {} but kv_unified, which llama.cpp prints from "
-                                "b{} on (#14363): not llama.cpp's build number (a fork's own), so the "
-                                "pinned release's rules price it",
-                                *build, kLlamaCppStreamsBuild));
-    return std::nullopt;
+  if (log.runtime != "llamacpp") return std::nullopt;
+  std::string unknown = "the log prints no build";
+  if (uncounted_build(log, options)) {
+    unknown = fmt::format("the log prints build {}: {}", escape_untrusted(log.version), kUncountedBuildNote);
+  } else if (!log.version.empty()) {
+    Result<uint64_t> build = parse_llamacpp_build(log.version);
+    if (!build) return std::nullopt;
+    const bool printed = options.version.empty() || options.version != log.version;
+    if (!printed || *build >= kLlamaCppStreamsBuild || log.setting("kv_unified") == nullptr) return *build;
+    unknown = fmt::format("the log prints build {} but kv_unified, which llama.cpp prints from b{} on "
+                          "(#14363): not llama.cpp's build number (a fork's own)",
+                          *build, kLlamaCppStreamsBuild);
   }
-  return *build;
+  const std::optional<uint64_t> bound = build_bound(log);
+  if (!bound && log.version.empty()) return std::nullopt;  // the pinned rules, as ever
+  const LogSetting* function = log.setting("compute_function");
+  notes.push_back(bound ? fmt::format("{}; its compute buffers are printed by {}, as builds up to b{} "
+                                      "print them: priced as b{}",
+                                      unknown, escape_untrusted(function->value), *bound, *bound)
+                        : unknown + ", so the pinned release's rules price it");
+  return bound;
 }
 
 // The sequences of a release that prints no n_seq_max: n_ctx over the
@@ -182,10 +216,11 @@ Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, Llama
     *field = *type;
   }
   if (const LogSetting* s = log.setting("kv_unified")) q.kv_unified = s->value == "true";
-  if (one_cache_for_all(log)) {
+  if (one_cache_for_all(log) && q.ctx_size && q.parallel) {
     q.kv_unified = true;
     notes.push_back(fmt::format("the log's release kept one cache of {} cells for its {} sequences "
-                                "(llama_kv_cache_init: kv_size): priced as one stream",
+                                "(llama_kv_cache_init: kv_size, or its context's lines from before "
+                                "#14363): priced as one stream",
                                 *q.ctx_size, *q.parallel));
   }
   if (const LogSetting* s = log.setting("swa_full")) q.swa_full = s->value == "true";
@@ -542,6 +577,28 @@ bool in_file_order(const RuntimeLog& log, const Model& model) {
   });
 }
 
+// A Metal model buffer under mmap: "Metal_Mapped", or "MTL0_Mapped" in
+// the builds that index Metal's devices (ggml-metal's buffer type names
+// the device); "Metal" in the builds before the _Mapped suffix (#10026).
+bool is_metal_mapped(const std::string& buffer) {
+  return buffer == "Metal_Mapped" || (buffer.starts_with("MTL") && buffer.ends_with("_Mapped"));
+}
+
+// A Metal model row whose file's tensor order is not read (Ollama's own
+// files): the mapped range and its page rounding are not priced, memfit's
+// figure is the device's own tensors; said where it is off the print.
+void note_unordered_metal_range(const RuntimeLog& log, const Model& model, FigureCheck& c) {
+  const std::string& device = c.printed.device;
+  const bool metal = device == "Metal" || device.starts_with("MTL");
+  if (c.printed.figure != LogFigure::kModel || !metal || !c.memfit || !c.note.empty() ||
+      model.tensors.empty() || in_file_order(log, model) || within_print_band(*c.memfit, c.printed)) {
+    return;
+  }
+  c.note = "Metal maps its tensors' file range widened to whole pages from where the file's data "
+           "begins (not in the log), and this file's tensor order is not read: memfit's is the "
+           "device's own tensors";
+}
+
 // The Metal_Mapped row priced as that range (modelled: the range is
 // widened to Metal's pages from where the file's data begins, which the
 // log does not print).
@@ -549,7 +606,7 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
                         const LlamaCppDeviceUsage& d, FigureCheck& c) {
   const auto& buffers = c.printed.buffers;
   if (c.printed.figure != LogFigure::kModel || !in_file_order(log, model) ||
-      std::find(buffers.begin(), buffers.end(), "Metal_Mapped") == buffers.end()) {
+      std::none_of(buffers.begin(), buffers.end(), is_metal_mapped)) {
     return;
   }
   const auto device = static_cast<uint32_t>(&d - e.placement.devices.data());
@@ -622,7 +679,41 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
     return "the log prints no model buffers: the host weights (-ot, --n-cpu-moe) whose copies op "
            "offload puts in this buffer are not known, and memfit prices none";
   }
+  // Metal without flash attention, where memfit's largest phase is the
+  // attention's (the scores, n_kv x n_tok x heads f32, with the layer's
+  // activations): on the two Metal logs that show it (Ollama 0.1.32's
+  // Llama 2 7B, 0.12.6's Llama 3.1 8B) the print is 24 MiB (three f32
+  // n_embd rows a token) below it; which activations Metal's graph frees
+  // before the scores is not traced.
+  if (!host && !e.context.flash_attn && log.backend == "Metal" && *c.memfit > c.printed.value &&
+      !within_print_band(*c.memfit, c.printed)) {
+    return "without flash attention memfit's attention phase (the scores with the layer's activations) "
+           "is modelled, not measured on Metal: which activations Metal's graph frees before the "
+           "scores is not traced";
+  }
+  // Metal with flash attention: ggml-metal sizes flash attention's output
+  // with its scratch (K/V padding, the mask's block map, each workgroup's
+  // partial results: ggml-metal.cpp's ggml_backend_metal_buffer_type_
+  // get_alloc_size, ggml-metal-ops.cpp's flash_attn_ext_extra_pad/blk/tmp),
+  // which memfit's phases do not price, nor how the allocator lays the
+  // larger tensor out among the others. Said where memfit's figure is
+  // more than 5 % below the print (issue 28's compute target).
+  const bool below_target = (CheckedBytes(*c.memfit) * 100).saturated() <
+                            (CheckedBytes(c.printed.value) * 95).saturated();
+  if (!host && e.context.flash_attn && log.backend == "Metal" && below_target) {
+    return "ggml-metal allocates flash attention's scratch (K/V padding, the mask's block map, each "
+           "workgroup's partial results) with its output, which memfit's compute phases do not price";
+  }
   const std::optional<uint64_t> offloaded = count_setting(log, "repeating_layers_offloaded");
+  const std::optional<uint64_t> ngl = count_setting(log, "n_gpu_layers");
+  // No layer offloaded (-ngl 0): every block's matrix products run on the
+  // GPU that takes op offload, with copies of their weights.
+  if (!host && op_offload && ngl && *ngl == 0 && c.printed.value > *c.memfit &&
+      !within_print_band(*c.memfit, c.printed)) {
+    return "no layer is offloaded: llama.cpp's scheduler runs the host layers' matrix products of 32 "
+           "rows or more on this GPU (op offload), copying their weights into this buffer: memfit "
+           "prices the output matrix's copy, not the host blocks' weights";
+  }
   if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
   // Op offload itself is priced (llamacpp/placement.cc, place_compute): the
   // host keeps its inputs, the GPU its phases and the output matrix's copy.
@@ -759,6 +850,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     }
     price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, c);
     if (c.printed.device != "CPU") price_metal_mapped(log, *run.model, e, *d, c);
+    note_unordered_metal_range(log, *run.model, c);
     note_unordered_host_range(log, *run.model, e, *d, c);
     if (c.printed.figure == LogFigure::kKvCache && c.memfit && c.note.empty()) c.note = cells_note(log);
     if (c.printed.figure == LogFigure::kModel && priced_from_config(options)) {
@@ -786,6 +878,14 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     c.note = compute_note(log, e, c, run.model->spec, op_offload);
   }
   add_unknown_run_notes(log, e, run.model->spec, figures);
+  if (uncounted_build(log, options)) {
+    for (FigureCheck& c : figures) {
+      if (c.memfit && c.printed.device != "total") {
+        append_note(c, fmt::format("build {} is {}: priced as {}", escape_untrusted(log.version),
+                                   kUncountedBuildNote, priced_as(log)));
+      }
+    }
+  }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
   const std::string offload = offload_note(log, run.model->spec.layers.size(), e.placement);
   for (FigureCheck& c : figures) {
@@ -797,6 +897,20 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
 }
 
 }  // namespace
+
+std::optional<uint64_t> build_bound(const RuntimeLog& log) {
+  const LogSetting* function = log.setting("compute_function");
+  if (function == nullptr) return std::nullopt;  // Ollama's runner prints llama.cpp's lines too
+  // ggml-org/ci's b4730 prints llama_init_from_model's lines, b4897
+  // llama_context's (the corpus's llamacpp-ci4730-*, llamacpp-ci4897-*).
+  if (function->value == "llama_new_context_with_model" || function->value == "llama_init_from_model") {
+    return 4896;
+  }
+  // b6050 prints llama_context's (llamacpp-yeti), b7772 sched_reserve's
+  // (llamacpp-ghghang2).
+  if (function->value == "llama_context") return 7771;
+  return std::nullopt;
+}
 
 // Releases that printed "llama_kv_cache_init: kv_size = N" kept one cache
 // of n_ctx cells shared by every sequence (a stream per sequence came with
@@ -810,7 +924,12 @@ bool one_cache_for_all(const RuntimeLog& log) {
   if (!sequences) sequences = count_setting(log, "kv_seqs");
   std::vector<std::string> unused;
   if (!sequences) sequences = sequences_from_context(log, n_ctx, unused);
-  return cells && n_ctx && *cells == *n_ctx && sequences && *sequences > 1 &&
+  // The compute buffers printed by llama_new_context_with_model or
+  // llama_init_from_model: a build before llama_context's constructor
+  // (build_bound), long before #14363 (b5913) gave each sequence a stream.
+  const std::optional<uint64_t> bound = build_bound(log);
+  const bool old_context = bound && *bound < kLlamaCppStreamsBuild;
+  return n_ctx && ((cells && *cells == *n_ctx) || old_context) && sequences && *sequences > 1 &&
          log.setting("kv_unified") == nullptr;
 }
 

@@ -65,6 +65,29 @@ void read_using_device(std::string_view rest, LogBuilder& out) {
   }
 }
 
+// ggml-metal's "GPU name:" line. Builds with one ggml device per Metal
+// GPU name the device "MTL<index>" and print it before the GPU's own name
+// (ggml-metal-device.m, ggml_metal_device_init: props.name is "%s%d" of
+// "MTL" and the device's index, props.desc the MTLDevice's name: "GPU
+// name:   MTL0 (Apple M5 Pro)", or "MTL0" alone in the first such
+// builds); their buffers are "MTL0", "MTL0_Mapped". Older builds print
+// the MTLDevice's name alone ("GPU name:   Apple M2 Pro") and name their
+// one device and its buffers "Metal". One GPU either way: the listing
+// names the device its buffer lines name, never a second one.
+void read_metal_gpu_name(std::string_view printed, LogBuilder& out) {
+  std::string_view id = printed.substr(0, printed.find(' '));
+  const bool indexed = id.size() > 3 && id.starts_with("MTL") && parse_count(id.substr(3)).has_value();
+  std::string_view name = printed;
+  if (indexed) {
+    std::string_view tail;
+    name = parenthesised(trim(printed.substr(id.size())), tail);
+  } else {
+    id = "Metal";
+  }
+  LogDevice* d = out.device(id);
+  if (d != nullptr && !name.empty()) d->name = std::string(trim(name));
+}
+
 // ggml's device listings: "ggml_cuda_init: found 2 ROCm devices:" then
 // "  Device 0: AMD Radeon RX 7900 XTX, gfx1100 ..."; "ggml_vulkan: 0 =
 // NVIDIA GeForce RTX 3090 (NVIDIA) | uma: 0 | ..."; Metal's "GPU name:".
@@ -101,7 +124,7 @@ bool read_device_listing(std::string_view text, LlamaCppReadState& state, LogBui
     return true;
   }
   if ((rest = after(text, "GPU name:")) && contains(text, "metal")) {
-    if (LogDevice* d = out.device("Metal")) d->name = std::string(trim(*rest));
+    read_metal_gpu_name(trim(*rest), out);
     return true;
   }
   return false;
@@ -130,6 +153,14 @@ void read_context_setting(std::string_view rest, LlamaCppReadState& state, LogBu
   if (std::optional<std::string_view> copies = after(rest, "pipeline parallelism enabled (n_copies=")) {
     const std::string_view number = copies->substr(0, copies->find(')'));
     if (parse_count(number)) out.setting("n_copies", number);
+    return;
+  }
+  // Newer builds print "pipeline parallelism enabled" without the count:
+  // the scheduler then takes GGML_SCHED_MAX_COPIES (ggml-backend.cpp,
+  // ggml_backend_sched_new: n_copies = parallel ? GGML_SCHED_MAX_COPIES :
+  // 1), 4 unless the build set it otherwise.
+  if (trim(rest) == "pipeline parallelism enabled") {
+    out.setting("n_copies", "4");
     return;
   }
   const size_t eq = rest.find('=');

@@ -57,6 +57,13 @@ const LogPricer& ollama_log_pricer();
 // more than one sequence ("llama_kv_cache_init: kv_size = n_ctx", a release
 // before a stream per sequence): llamacpp_pricer.cc.
 bool one_cache_for_all(const RuntimeLog& log);
+// The newest llama.cpp build that prints its compute buffers from the
+// function the log's lines name (the reader's compute_function): b4896
+// for llama_new_context_with_model and llama_init_from_model (before
+// llama_context's constructor), b7771 for llama_context (before
+// sched_reserve); nullopt for sched_reserve's lines, another name or
+// none. What a log whose build is not known is priced as.
+std::optional<uint64_t> build_bound(const RuntimeLog& log);
 
 // A setting's value as a count; nullopt when absent or not a count.
 std::optional<uint64_t> count_setting(const RuntimeLog& log, std::string_view name);

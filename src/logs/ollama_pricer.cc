@@ -180,8 +180,9 @@ class OllamaPricer final : public LogPricer {
     for (FigureCheck& c : figures) {
       if (c.printed.figure != LogFigure::kCompute || !c.memfit) continue;
       c.note = "the log's runner kept one cache for every sequence (llama_kv_cache_init: kv_size = "
-               "n_ctx), so its attention spans all n_ctx cells; the log names no release, and "
-               "memfit prices the pinned Ollama runner's cache, a stream per sequence";
+               "n_ctx, or its context's lines from before #14363), so its attention spans all n_ctx "
+               "cells; the log names no release, and memfit prices the pinned Ollama runner's cache, "
+               "a stream per sequence";
     }
   }
 };

@@ -285,6 +285,37 @@ TEST(LlamaCppLog, MetalRunNamesItsGpu) {
   EXPECT_EQ(find_figure(log, "Metal", LogFigure::kCompute)->value, 314'310'656u);  // 299.75 MiB
 }
 
+TEST(LlamaCppLog, IndexedMetalBuildListsItsOneGpuOnce) {
+  // urika/llama-defender (Homebrew's ggml 0.11.0): "GPU name:   MTL0
+  // (Apple M5 Pro)", the device the buffer lines name (MTL0_Mapped, MTL0):
+  // one GPU, not a "Metal" device beside it.
+  const RuntimeLog log = read("llamacpp-urika-qwen35-9b-q8kv-m5pro-metal.log");
+  EXPECT_EQ(log.backend, "Metal");
+  std::vector<std::string> ids;
+  for (const LogDevice& d : log.devices) ids.push_back(d.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"MTL0", "CPU"}));
+  EXPECT_EQ(log.devices[0].name, "Apple M5 Pro");
+  // 501.00 MiB = 525,336,576 B.
+  EXPECT_EQ(find_figure(log, "MTL0", LogFigure::kCompute)->value, 525'336'576u);
+}
+
+TEST(LlamaCppLog, MetalGpuNameLineNamesTheDeviceItsBuildUses) {
+  // An older build: the MTLDevice's name alone, the device "Metal"; a first
+  // indexed build: "MTL0" alone, no name.
+  Result<RuntimeLog> old = read_runtime_log(
+      "ggml_metal_init: GPU name:   Apple M2 Pro\nllama_kv_cache: Metal KV buffer size = 64.00 MiB\n");
+  ASSERT_TRUE(old.ok());
+  ASSERT_EQ(old->devices.size(), 1u);
+  EXPECT_EQ(old->devices[0].id, "Metal");
+  EXPECT_EQ(old->devices[0].name, "Apple M2 Pro");
+  Result<RuntimeLog> bare = read_runtime_log(
+      "ggml_metal_device_init: GPU name:   MTL0\nllama_kv_cache:       MTL0 KV buffer size = 64.00 MiB\n");
+  ASSERT_TRUE(bare.ok());
+  ASSERT_EQ(bare->devices.size(), 1u);
+  EXPECT_EQ(bare->devices[0].id, "MTL0");
+  EXPECT_EQ(bare->devices[0].name, "");
+}
+
 TEST(LlamaCppLog, DevicesAreOrderedByBackendAndIndex) {
   // ggml-org/llama.cpp#9390 prints CUDA2's buffer first.
   const RuntimeLog log = read("llamacpp-9390-deepseek-8gpu-layer-split.log");

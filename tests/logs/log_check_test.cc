@@ -267,8 +267,9 @@ TEST(CheckLog, APartialOffloadPricesOpOffloadOnBothComputeRows) {
   // n_layer - n_gpu_layers). Op offload runs the host's ops on the GPU, so
   // the host keeps the graph's inputs alone (placement.cc, place_compute):
   // the input rows 4 B x 512 x 5,120 = 10,485,760, token ids, positions and
-  // output ids 3 x 2,048, the F32 mask 4 B x 32,768 x 512 = 67,108,864:
-  // 77,600,768 B = 74.00 MiB, the log's 74.01 MiB.
+  // output ids 3 x 2,048, the F32 mask 4 B x 32,768 x 512 = 67,108,864,
+  // the KV store's k_idxs and v_idxs (i64, flash attention; #14959 is in
+  // the runner's b7108) 2 x 4,096: 77,608,960 B = 74.01 MiB, the log's.
   // The GPU runs the logits product: its output phase, the logits and
   // result_norm, 4 B x 512 x (152,064 + 5,120) = 321,912,832 B, with the
   // copy of the host's output.weight that product reads, Q6_K 152,064 x
@@ -281,7 +282,7 @@ TEST(CheckLog, APartialOffloadPricesOpOffloadOnBothComputeRows) {
   EXPECT_EQ(gpu->note, "");
   const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
   ASSERT_NE(host, nullptr);
-  EXPECT_EQ(host->memfit, 77'600'768u);
+  EXPECT_EQ(host->memfit, 77'608'960u);
   EXPECT_EQ(host->note, "");
 }
 
@@ -289,16 +290,17 @@ TEST(CheckLog, AForksOwnBuildNumberUnderKvUnifiedIsSetAside) {
   // ROCm/ROCm#5901: AMD's llama-b7146 ROCm build prints its own count,
   // "build: 1239 (b8372ee)", and llama_context's kv_unified line, which
   // llama.cpp prints from b5913 on: read as b1239, the output buffer would
-  // be pre-#6122's n_batch rows. Set aside, the pinned rules price it:
-  // llama-server's 4 slots, 4 B x 4 x 151,669 = 2,426,704 B (2.31 MiB).
+  // be pre-#6122's n_batch rows. Set aside, its compute lines
+  // (llama_context's, printed up to b7771) price it as b7771: llama-server's
+  // 4 slots, 4 B x 4 x 151,669 = 2,426,704 B (2.31 MiB).
   const LogCheck c = check("llamacpp", "llamacpp-rocm5901-rx7900xtx-qwen3-14b-q6k-kvu.log");
   const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
   ASSERT_NE(output, nullptr);
   EXPECT_EQ(output->memfit, 2'426'704u);
   EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
                       "the log prints build 1239 but kv_unified, which llama.cpp prints from b5913 on "
-                      "(#14363): not llama.cpp's build number (a fork's own), so the pinned release's "
-                      "rules price it"),
+                      "(#14363): not llama.cpp's build number (a fork's own); its compute buffers are "
+                      "printed by llama_context, as builds up to b7771 print them: priced as b7771"),
             c.log.notes.end());
 }
 
@@ -486,13 +488,70 @@ TEST(CheckLog, TheHostOfAFullOffloadHoldsTheInputsAndAnF32Mask) {
   // the GPU) 4,096 x 512 x 4 = 8,388,608, token ids and positions 2 x 512
   // x 4 = 4,096, output ids 512 x 4 = 2,048: 14,686,208 B in "14.01 MiB"
   // (14,690,550 +- 5,243); an F16 mask would be 4 MiB short.
+  // The KV store's indices (#14959, in the runner's b7108): k_idxs and,
+  // under flash attention, v_idxs, 8 x 512 = 4,096 each: 14,694,400 B.
   LogCheckOptions options;
   options.version = "0.21.0";
   const LogCheck c = check("ollama", "ollama-maccare-llama32-3b-q4km-m2-metal.log", options);
   const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
   ASSERT_NE(host, nullptr);
-  EXPECT_EQ(host->memfit, 14'686'208u);
+  EXPECT_EQ(host->memfit, 14'694'400u);
   EXPECT_TRUE(host->within_print);
+}
+
+TEST(CheckLog, WithoutFlashAttentionTheHostHoldsAnIndexPerElementOfV) {
+  // LuisArmando-TestCoder/Alfred, Ollama 0.12.6 on an M1: Llama 3.1 8B on
+  // Metal, 4,096 cells, U 512, flash attention off, so the cache stores V
+  // transposed and set_rows takes one I64 index per element (llama-kv-
+  // cache's build_input_v_idxs: 512 x 1,024 x 8 = 4,194,304). With the
+  // input rows 4,096 x 512 x 4 = 8,388,608, the F32 mask 8,388,608, token
+  // ids and positions 4,096, output ids 2,048 and k_idxs 4,096: 20,981,760
+  // B in "20.01 MiB" (20,982,006 +- 5,243); without the indices 4 MiB short.
+  const LogCheck c = check("ollama", "ollama-alfred-llama31-8b-q4km-m1-metal.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 20'981'760u);
+  EXPECT_TRUE(host->within_print);
+}
+
+TEST(CheckLog, ASourceBuildWithoutItsHistoryIsPricedAsThePinnedRelease) {
+  // lota09/local_LLM_llama prints "build: 1 (ebbf544)": a shallow clone's
+  // `git rev-list --count HEAD` (cmake/build-info.cmake), not b1.
+  const LogCheck c = check("llamacpp", "llamacpp-lota09-qwen35-35b-a3b-iq2m-rtx4060ti.log");
+  // Its compute lines are sched_reserve's (no older bound): the pinned
+  // release's rules price it, said in the notes and on every priced row.
+  const std::string note = "a source build without its history (a shallow clone counts 1 commit), not a "
+                           "release's number";
+  EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
+                      "the log prints build b1: " + note + ", so the pinned release's rules price it"),
+            c.log.notes.end());
+  const FigureCheck* kv = figure(c, "CUDA0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_NE(kv->note.find("build b1 is " + note + ": priced as the pinned release"), std::string::npos)
+      << kv->note;
+}
+
+TEST(CheckLog, ARunnerWithTheOldContextLinesKeptOneCacheForEverySequence) {
+  // jack-tsao/jetson-copilot: Ollama's C++ runner (no version printed),
+  // "llama_new_context_with_model: n_ctx = 8192" for 4 sequences: one
+  // cache of 8,192 cells (#14363 came long after those lines), which its
+  // attention and mask span; memfit prices the pinned runner's streams.
+  const LogCheck c = check("ollama", "ollama-jetsoncopilot-mixtral-8x7b-q4_0-agx-orin.log");
+  for (const char* device : {"CUDA0", "CPU"}) {
+    const FigureCheck* compute = figure(c, device, LogFigure::kCompute);
+    ASSERT_NE(compute, nullptr);
+    EXPECT_TRUE(compute->note.starts_with("the log's runner kept one cache for every sequence"))
+        << compute->note;
+  }
+}
+
+TEST(CheckLog, PipelineParallelismWithoutItsCountIsTheDefaultFourCopies) {
+  // MrSnowNB/nemoclaw-setup: "llama_context: pipeline parallelism enabled"
+  // (newer builds print no n_copies): GGML_SCHED_MAX_COPIES, 4.
+  const LogCheck c = check("llamacpp", "llamacpp-mrsnow-qwen35-35b-a3b-q8_0-4x-a6000.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_TRUE(host->note.starts_with("pipeline parallelism (n_copies=4)")) << host->note;
 }
 
 TEST(CheckLog, ThreeSequencesKeepTheirStreams) {
@@ -985,7 +1044,10 @@ TEST(CheckLog, AnOllamaLogIsPricedByTheReleaseItPrints) {
   EXPECT_EQ(host->memfit, 24123392u);
   EXPECT_EQ(host->note, "");
   // The same log without its version line: the pinned v0.24.0's streams,
-  // with a note on each compute row and on the request.
+  // with a note on each compute row and on the request; its llama.cpp
+  // (b7108) keeps the KV store's indices on the host: k_idxs 8 x 512 =
+  // 4,096, and without flash attention v_idxs 8 x 512 x 512 = 2,097,152:
+  // 15,734,784 + 2,101,248 = 17,836,032.
   std::string unversioned = text;
   const size_t at = unversioned.find("(version 0.6.8)");
   ASSERT_NE(at, std::string::npos);
@@ -994,7 +1056,7 @@ TEST(CheckLog, AnOllamaLogIsPricedByTheReleaseItPrints) {
   ASSERT_TRUE(pinned.ok()) << pinned.error().message();
   const FigureCheck* pinned_host = figure(*pinned, "CPU", LogFigure::kCompute);
   ASSERT_NE(pinned_host, nullptr);
-  EXPECT_EQ(pinned_host->memfit, 15734784u);
+  EXPECT_EQ(pinned_host->memfit, 17836032u);
   EXPECT_NE(pinned_host->note.find("the log names no release"), std::string::npos) << pinned_host->note;
   // A sidecar's version (options.version) stands for the printed one.
   LogCheckOptions options;
@@ -1085,14 +1147,17 @@ TEST(CheckLog, TheWorstCaseGraphsTokensStandForAnUnprintedUbatch) {
   // n_ubatch line, but "worst-case: n_tokens = 128" (min(n_ctx 256,
   // n_ubatch)). The host runs no layer and holds the graph's inputs: the
   // rows 4 B x 128 x 2,048 = 1,048,576, token ids and positions 2 x 512,
-  // output ids 512, the f32 mask 4 B x 256 cells x 128 = 131,072: 1,181,184
-  // B against the printed 1.13 MiB (1,184,891 +- 5,243). At the default
-  // 512 (n_tokens 256) it would be twice that.
+  // output ids 512, the f32 mask 4 B x 256 cells x 128 = 131,072, and (the
+  // log prints no build: its llama_context lines price it as b7771, with
+  // #14959's set_rows, before #18898's vector input) k_idxs and v_idxs
+  // (flash attention) 8 x 128 = 1,024 each: 1,183,232 B against the
+  // printed 1.13 MiB (1,184,891 +- 5,243). At the default 512 (n_tokens
+  // 256) it would be twice that.
   const std::string slug = "llamacpp-15974-qwen3-30b-a3b-vulkan-2gpu-ub128";
   const LogCheck c = check("llamacpp", slug + ".log", with_config(slug));
   const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
   ASSERT_NE(host, nullptr);
-  EXPECT_EQ(host->memfit, 1'181'184u);
+  EXPECT_EQ(host->memfit, 1'183'232u);
   EXPECT_TRUE(host->within_print);
   EXPECT_TRUE(std::any_of(c.log.notes.begin(), c.log.notes.end(), [](const std::string& n) {
     return n == "n_ubatch is not in the log: the worst-case graph's 128 tokens are taken for it";

@@ -38,6 +38,17 @@ struct GraphShape {
   // The final norm is a LayerNorm that takes a block of its own below the
   // logits (a build before #18898, an architecture measured so).
   bool fresh_final_norm = false;
+  // The KV store's index inputs (set_rows_kv_store): how many caches take
+  // them (an ISWA model's two, else one) and the I64 indices each holds:
+  // k_idxs n_tok, v_idxs n_tok, or n_tok x n_embd_v_gqa where V is stored
+  // transposed (no flash attention); 0 without set_rows or attention.
+  uint64_t kv_stores = 0;
+  CheckedBytes v_idx_elems;
+  // An ISWA model (windowed and full attention layers): the SWA cache's
+  // cells, the columns of its own mask input beside the full one's
+  // (llama-graph.cpp, build_attn_inp_kv_iswa: self_kq_mask and
+  // self_kq_mask_swa); 0 otherwise.
+  uint64_t n_kv_swa = 0;
   bool mla() const { return latent > 0; }
 };
 
@@ -89,6 +100,19 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
     }
   }
   sh.fresh_final_norm = !sh.input_leaf && layer_norm_output(spec.model_type);
+  const bool windowed = std::any_of(spec.layers.begin(), spec.layers.end(),
+                                    [](const LayerCache& l) { return is_windowed(l); });
+  const bool full = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
+    return !is_windowed(l) && (l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kMlaLatent);
+  });
+  if (windowed && full) sh.n_kv_swa = c.swa_cells;
+  if (sh.attention && !spec.embedding.bidirectional && set_rows_kv_store(s)) {
+    sh.kv_stores = windowed && full ? 2 : 1;
+    // MLA stores its latent through k_idxs alone (V is a view of it).
+    sh.v_idx_elems = sh.mla()        ? CheckedBytes(0)
+                     : c.flash_attn ? sh.n_tok
+                                    : sh.n_tok * g.kv_heads * g.head_dim;
+  }
   const CheckedBytes q_width = sh.mla() ? sh.latent : g.head_dim;
   sh.heads_q = CheckedBytes(g.heads) * q_width;
   sh.heads_d = CheckedBytes(g.heads) * g.head_dim;
@@ -186,10 +210,19 @@ CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaC
 }
 
 // A host that runs no layer: the scheduler keeps every graph input on the
-// host (token ids, positions, output ids: i32; the F32 mask) with the input
-// rows the host gathers from the token embeddings; the copies of the rows
-// and the mask that the first layer's device reads live in that device's
-// buffer. docs/llamacpp-rules.md, "Compute buffers on a GPU".
+// host (ggml-backend.cpp, ggml_backend_sched_backend_id_from_cur: an input
+// goes to the last backend, the CPU): token ids, positions, output ids
+// (i32), the F32 mask, the KV store's indices (i64, from #14959) and the
+// vector-input leaf (from #18898), with the input rows the host gathers
+// from the token embeddings; the copies of the rows and the mask that the
+// first layer's device reads live in that device's buffer. Measured: the
+// indices are Ollama 0.11.6 and 0.12.6's Metal runs without flash
+// attention (Llama 3.2 3B, Llama 3.1 8B: v_idxs 512 x 1,024 x 8 B = 4 MiB
+// over the other inputs, 18.01 and 20.01 MiB printed; Qwen2.5 1.5B 512 x
+// 256 x 8 B = 1 MiB, 12.01 MiB); the leaf is llama.cpp b7896 to b8133's
+// full offloads (4 x 512 x n_embd: Qwen2.5 14B 10 MiB, 84.01 MiB printed;
+// TinyLlama 4 MiB, 12.01 MiB). docs/llamacpp-rules.md, "Compute buffers on
+// a GPU".
 CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
   const uint64_t align = kCpuTensorAlignment;
   CheckedBytes input = round_up(input_rows(g, sh), align);
@@ -199,7 +232,17 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
   // creates self_kq_mask F32 and casts it to F16 in the graph, on the
   // device that reads it (the copy ffn_phase and attention_phase count).
   if (sh.attention) input += round_up(CheckedBytes(4) * sh.n_kv * sh.n_tok, align);
+  input += round_up(CheckedBytes(4) * sh.n_kv_swa * sh.n_tok, align);  // ISWA's second mask
   input += round_up(sh.pooling_bytes, align);  // inp_mean, an input too
+  // The vector-input path's inp_embd (vector_input_leaf): an input, so the
+  // host's, never read.
+  if (sh.input_leaf) input += round_up(input_rows(g, sh), align);
+  // The KV store's indices, I64 (set_rows_kv_store): k_idxs and v_idxs of
+  // each cache.
+  for (uint64_t i = 0; i < sh.kv_stores; ++i) {
+    input += round_up(CheckedBytes(8) * sh.n_tok, align);
+    input += round_up(CheckedBytes(8) * sh.v_idx_elems, align);  // 0 under MLA
+  }
   return input;
 }
 

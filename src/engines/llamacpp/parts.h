@@ -82,6 +82,10 @@ bool vector_input_leaf(const LlamaCppSettings& settings);
 // an F16 input: the builds before #18898, as the replay's builders take
 // them (graph/replay.cc).
 bool f32_mask_cast(const LlamaCppSettings& settings);
+// Whether the KV cache is written by ggml_set_rows through the graph
+// inputs k_idxs and v_idxs (I64), as from #14959 (LLAMA_SET_ROWS on by
+// default) and in the pinned build; before it by a view and a copy.
+bool set_rows_kv_store(const LlamaCppSettings& settings);
 // Whether an encoder (BERT) still gets a KV cache it never reads: n_ctx
 // cells of every layer's K and V, as a decoder's, in a build before
 // #13108 ("allow cache-less context for embeddings"); none from it and in

@@ -58,9 +58,25 @@ constexpr uint64_t kOutputPerSeqBuild = 2537;
 // one with ggml_build_forward_select, so the reserved graph holds it, never
 // read and so never freed; before it the vector input was made only for a
 // batch of embeddings, which the reserved ubatch is not. The PR targets
-// #18550 (b7774); the first build after it stands for its own tag, which
-// was not read (a build between them is priced with the input: the larger).
-constexpr uint64_t kVectorInputLeafBuild = 7775;
+// #18550 (b7774); its own tag was not read. b7780 has not got it: the
+// host's compute buffer of a full offload (Qwen2.5-Coder 7B on an RTX 5080,
+// corpus log llamacpp-rusteze) is 71.01 MiB, the inputs without the leaf,
+// where b7896 (llamacpp-fsd, Qwen2.5 14B) prints the leaf's 10 MiB more.
+// The first build after b7780 stands for it (a build from there to the
+// PR's tag is priced with the input: the larger).
+constexpr uint64_t kVectorInputLeafBuild = 7781;
+
+// #14959 ("llama : enable LLAMA_SET_ROWS=1 by default", opened 2025-07-30,
+// merged after 2025-08-01): the KV cache is written by ggml_set_rows
+// through two graph inputs, k_idxs and v_idxs (I64; v_idxs one index per
+// element of the batch's V, n_tok x n_embd_v_gqa, where the cache stores V
+// transposed, without flash attention: llama-kv-cache's
+// build_input_v_idxs); before it by a view and a copy, no index input.
+// b6050 has not got it: Mistral Nemo on Metal without flash attention
+// (llamacpp-yeti) prints a host compute buffer of the other inputs alone
+// (18.01 MiB); Ollama v0.11.5's vendored e54d41b (synced 2025-08-14) has
+// supports_set_rows = true. The first build after b6050 stands for it.
+constexpr uint64_t kSetRowsBuild = 6051;
 
 // #6083 ("backend : offload large batches to GPU", reviewed 2024-03-16):
 // the scheduler runs an op on host weights on a GPU backend that wants it.
@@ -157,6 +173,7 @@ bool keeps_output_embeddings(const ModelSpec& spec, const LlamaCppSettings& s) {
 }
 bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInputLeafBuild); }
 bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kVectorInputLeafBuild); }
+bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 bool encoder_kv_cache(const LlamaCppSettings& s) { return before(s, kCachelessEncoderBuild); }
 

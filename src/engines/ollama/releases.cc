@@ -76,7 +76,7 @@ constexpr std::array<ListedSince, 21> kFlashAttention = {{
 //   llama_kv_cache::get_padding 32 without flash attention.
 // - v0.13.2 ("ggml update to b7108", 7f8ef50), v0.13.3 and v0.13.4
 //   (17f7f4b), v0.13.5 to v0.24.0 (ec98e2002, Ollama #13451, 2025-12-17):
-//   the pinned cache rules, but before #18898 (b7775 on): the reserved
+//   the pinned cache rules, but before #18898 (b7781 on): the reserved
 //   graph has no vector-input `inp_embd` (llama-graph.cpp's build_inp_embd
 //   makes it only for a batch of embeddings). b7108 stands for them all:
 //   no rule of --llamacpp-version falls between it and ec98e2002 that an

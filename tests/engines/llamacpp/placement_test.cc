@@ -99,7 +99,9 @@ TEST(LlamaCppPlacement, OpOffloadLeavesTheHostItsInputsAndGivesItsPhasesToTheFir
   // (op offload, ggml-backend.cpp), so the host's compute buffer is the
   // graph's inputs alone: the input rows 4 x 512 x 8,192 = 16,777,216, token
   // ids, positions and output ids 4 x 512 = 2,048 each, the F32 mask
-  // 4 x 8,192 x 512 = 16,777,216: 33,560,576 B. Its 40 blocks' FFN phase,
+  // 4 x 8,192 x 512 = 16,777,216, the KV store's k_idxs and v_idxs (i64,
+  // flash attention) 8 x 512 = 4,096 each and the vector-input leaf
+  // 16,777,216 (#18898): 50,345,984 B. Its 40 blocks' FFN phase,
   // 251,658,240 B, is CUDA0's, which runs them and its own 28 blocks alike;
   // the Vulkan GPU holds the output layer, whose phase on a GPU is the
   // logits and result_norm, 4 x 512 x (128,256 + 8,192) = 279,445,504 B.
@@ -112,13 +114,13 @@ TEST(LlamaCppPlacement, OpOffloadLeavesTheHostItsInputsAndGivesItsPhasesToTheFir
   ASSERT_EQ(e.placement.devices.size(), 3u);
   EXPECT_EQ(e.placement.devices[0].compute_bytes, 251658240u);
   EXPECT_EQ(e.placement.devices[1].compute_bytes, 279445504u);
-  EXPECT_EQ(e.placement.devices[2].compute_bytes, 33560576u);
+  EXPECT_EQ(e.placement.devices[2].compute_bytes, 50345984u);
   // The output layer on the host (Ollama's rule: -ngl 41 offloads blocks
   // 39..79): the host keeps its inputs; CUDA0 runs the logits with the copy
   // of the host's output.weight, 279,445,504 + 591,003,648 = 870,449,152 B.
   s.placement.output_layer_first = false;
   const LlamaCppEstimate last = run(m, s);
-  EXPECT_EQ(last.placement.devices[2].compute_bytes, 33560576u);
+  EXPECT_EQ(last.placement.devices[2].compute_bytes, 50345984u);
   EXPECT_EQ(last.placement.devices[0].compute_bytes, 870449152u);
   s.placement.output_layer_first = true;
   // A build before #6083 (b2459) had no op offload, and offloaded the last

@@ -135,13 +135,17 @@ TEST(LlamaCppReleases, ParsesReleaseTagsUpToThePinnedOne) {
 // (modelled)"), on a synthetic llama: hidden 256, 8 heads (2 KV) of 32,
 // vocabulary 32,000, 4,096 cells, U 512, so n_out = n_tok = 512 and the
 // tail max(3 x 256, 256 + 2 x 8 x 32) = 768 floats a row.
-llamacpp::ComputePhases phases_at(std::optional<uint64_t> build, std::string model_type) {
+llamacpp::ComputePhases phases_at(std::optional<uint64_t> build, std::string model_type,
+                                  FlashAttn flash_attn = FlashAttn::kAuto, uint64_t window = 0) {
   ModelSpec spec;
   spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
   spec.max_position_tokens = 4096;
   spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  // An ISWA model: the first two layers windowed.
+  if (window > 0) spec.layers[0] = spec.layers[1] = LayerCache{LayerKind::kSlidingWindow, 128, window, 0};
   spec.model_type = std::move(model_type);
   LlamaCppSettings s = at(4096, build);
+  s.flash_attn = flash_attn;
   Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);
   EXPECT_TRUE(c.ok());
   if (!c.ok()) return {};
@@ -156,8 +160,10 @@ TEST(LlamaCppReleases, TheVectorInputsRowsFrom18898AndALayerNormsOwnBlockBefore)
   EXPECT_EQ(phases_at(std::nullopt, "llama").output, 67108864u);
   // b7108 (Ollama's runner from v0.13.2): no vector input in the graph.
   EXPECT_EQ(phases_at(7108, "llama").output, 66584576u);
-  // b7775 on (#18898): the input again.
-  EXPECT_EQ(phases_at(7775, "llama").output, 67108864u);
+  // b7780 has not got #18898 yet (llamacpp-rusteze's host buffer); b7781
+  // on: the input again.
+  EXPECT_EQ(phases_at(7780, "llama").output, 66584576u);
+  EXPECT_EQ(phases_at(7781, "llama").output, 67108864u);
   // Phi-2 before #18898: its LayerNorm takes its own block under the
   // logits, 4 x 512 x (32,000 + 256) = 66,060,288; the pinned build keeps
   // the tail and the input (not measured there).
@@ -167,6 +173,41 @@ TEST(LlamaCppReleases, TheVectorInputsRowsFrom18898AndALayerNormsOwnBlockBefore)
   // 66,060,288.
   EXPECT_EQ(phases_at(std::nullopt, "llama").output_offloaded, 66060288u);
   EXPECT_EQ(phases_at(7108, "llama").output_offloaded, 66060288u);
+}
+
+// The host's inputs under a full offload (ComputePhases::input), same
+// model: n_tok 512, 4,096 cells, every input 32-byte aligned (each below
+// is a multiple of 32). Before #14959: the input rows 4 x 512 x 256 =
+// 524,288, token ids and positions 2 x 4 x 512 = 4,096, output ids 2,048,
+// the F32 mask 4 x 4,096 x 512 = 8,388,608: 8,919,040.
+constexpr uint64_t kInputsBefore14959 = 8'919'040;
+
+TEST(LlamaCppReleases, TheHostsInputsTakeTheKvIndicesFrom14959AndTheVectorInputFrom18898) {
+  EXPECT_EQ(phases_at(6050, "llama").input, kInputsBefore14959);
+  EXPECT_EQ(phases_at(6050, "llama", FlashAttn::kOff).input, kInputsBefore14959);
+  // b6051 (#14959, set_rows): k_idxs 8 x 512 = 4,096 and, with flash
+  // attention, v_idxs 8 x 512 = 4,096: 8,927,232.
+  EXPECT_EQ(phases_at(6051, "llama").input, 8'927'232u);
+  // Without it V is stored transposed, one index per element: v_idxs
+  // 8 x 512 x (2 x 32) = 262,144; 8,919,040 + 4,096 + 262,144 = 9,185,280.
+  EXPECT_EQ(phases_at(6051, "llama", FlashAttn::kOff).input, 9'185'280u);
+  EXPECT_EQ(phases_at(7780, "llama").input, 8'927'232u);
+  // b7781 (#18898): + the vector-input leaf, 4 x 512 x 256 = 524,288:
+  // 9,451,520 (the pinned build the same); 9,709,568 without flash attention.
+  EXPECT_EQ(phases_at(7781, "llama").input, 9'451'520u);
+  EXPECT_EQ(phases_at(std::nullopt, "llama").input, 9'451'520u);
+  EXPECT_EQ(phases_at(std::nullopt, "llama", FlashAttn::kOff).input, 9'709'568u);
+}
+
+TEST(LlamaCppReleases, AnIswaModelsHostHoldsTheWindowsMaskAndTwoCachesIndices) {
+  // Two layers windowed at 256 tokens: the SWA cache pad256(min(4,096,
+  // 256 + 512)) = 768 cells, whose mask input 4 x 768 x 512 = 1,572,864
+  // lies beside the full one's; k_idxs and v_idxs for both caches, 4 x
+  // 4,096 = 16,384. The pinned build: 8,919,040 + 524,288 (the vector
+  // input) + 1,572,864 + 16,384 = 11,032,576.
+  EXPECT_EQ(phases_at(std::nullopt, "llama", FlashAttn::kAuto, 256).input, 11'032'576u);
+  // b6050: the second mask alone, 8,919,040 + 1,572,864 = 10,491,904.
+  EXPECT_EQ(phases_at(6050, "llama", FlashAttn::kAuto, 256).input, 10'491'904u);
 }
 
 }  // namespace
