@@ -90,6 +90,29 @@ std::optional<uint64_t> context_without_n_ctx(const RuntimeLog& log, uint64_t n_
   return total;
 }
 
+// A log that prints no build but offloads its blocks by the rule before
+// #18148: "offloading N repeating layers" for "offloaded N/M layers" with
+// N < M (fewer than every block and the output layer). From #18148 on
+// llama.cpp offloads the output layer first and prints "offloading N-1
+// repeating layers" for the same N (llama-model.cpp load_tensors), so such
+// a log is of a build before b7591, and is priced as the last of them, with
+// every rule that build has (docs/engine-llamacpp.md, "Releases"). nullopt
+// when the lines are missing or do not tell the rules apart.
+std::optional<uint64_t> build_by_offload(const RuntimeLog& log, std::vector<std::string>& notes) {
+  const std::optional<uint64_t> ngl = count_setting(log, "n_gpu_layers");
+  const std::optional<uint64_t> offloadable = count_setting(log, "n_layers_offloadable");
+  const std::optional<uint64_t> repeating = count_setting(log, "repeating_layers_offloaded");
+  if (!ngl || !offloadable || !repeating || *ngl == 0 || *ngl >= *offloadable || *repeating != *ngl) {
+    return std::nullopt;
+  }
+  const uint64_t build = kLlamaCppOutputFirstBuild - 1;
+  notes.push_back(fmt::format("the log prints no build, but {} repeating layers offloaded for {} GPU "
+                              "layers (the output layer on the host): the rule before #18148 (b{}), so "
+                              "build {} prices it, the last build with that rule",
+                              *repeating, *ngl, kLlamaCppOutputFirstBuild, build));
+  return build;
+}
+
 // The build a llama.cpp log printed ("b5361"), its cache rules priced
 // (docs/engine-llamacpp.md, "Releases"); none for Ollama, whose version is
 // its own and not the build of the llama.cpp it carries. A log that prints
@@ -100,7 +123,8 @@ std::optional<uint64_t> context_without_n_ctx(const RuntimeLog& log, uint64_t n_
 // log (--runtime-version) is taken as given.
 std::optional<uint64_t> build_of(const RuntimeLog& log, const LogCheckOptions& options,
                                  std::vector<std::string>& notes) {
-  if (log.runtime != "llamacpp" || log.version.empty()) return std::nullopt;
+  if (log.runtime != "llamacpp") return std::nullopt;
+  if (log.version.empty()) return build_by_offload(log, notes);
   Result<uint64_t> build = parse_llamacpp_build(log.version);
   if (!build) return std::nullopt;
   const bool printed = options.version.empty() || options.version != log.version;
@@ -370,9 +394,12 @@ uint64_t startup_output(const LlamaCppEstimate& e, uint64_t output, FigureCheck&
 }
 
 void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d, bool host,
-                         bool exact_weights, FigureCheck& c) {
+                         bool exact_weights, uint64_t input_buffer, FigureCheck& c) {
+  // The host's context holds the output buffer and, in a build before
+  // #6017, the graph's input buffer, neither of them a cache.
   const uint64_t output = host ? e.output_bytes : 0;
-  const uint64_t context = d.context_bytes >= output ? d.context_bytes - output : 0;
+  const uint64_t buffers = host ? (CheckedBytes(output) + input_buffer).saturated() : 0;
+  const uint64_t context = d.context_bytes >= buffers ? d.context_bytes - buffers : 0;
   switch (c.printed.figure) {
     case LogFigure::kModel:
       c.memfit = d.model_bytes;
@@ -740,6 +767,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
   const std::vector<LlamaCppGpu>& gpus = e.settings.placement.gpus;
   const bool exact_weights = !run.model->tensors.empty() && run.model->weights.verified &&
                              std::all_of(gpus.begin(), gpus.end(), cuda_like);
+  const uint64_t input_buffer = llamacpp::input_buffer_bytes(run.model->spec, e.context, e.settings);
   for (FigureCheck& c : figures) {
     if (c.printed.device == "total") {
       if (c.printed.figure == LogFigure::kKvCache) c.memfit = e.kv_bytes;
@@ -757,7 +785,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
                "buffer's line is not): not compared";
       continue;
     }
-    price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, c);
+    price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, input_buffer, c);
     if (c.printed.device != "CPU") price_metal_mapped(log, *run.model, e, *d, c);
     note_unordered_host_range(log, *run.model, e, *d, c);
     if (c.printed.figure == LogFigure::kKvCache && c.memfit && c.note.empty()) c.note = cells_note(log);
@@ -770,11 +798,15 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
       c.note = std::string(kRepackNeedsTensors) + " (give -m): memfit's is the mapped weights";
     }
   }
-  if (log.setting("input_buffer") != nullptr) {
+  // A release before #6017 (b2413) kept the graph's inputs in a buffer of
+  // their own; memfit prices it so for such a build, and says so where the
+  // build priced is a later one.
+  if (log.setting("input_buffer") != nullptr && input_buffer == 0) {
     for (FigureCheck& c : figures) {
       if (c.printed.figure != LogFigure::kCompute || c.printed.device != "CPU" || !c.memfit) continue;
-      c.note = "this release kept the graph's inputs in a buffer of their own (input buffer size), "
-               "which memfit counts in the host's compute buffer";
+      c.note = "this release kept the graph's inputs in a buffer of their own (input buffer size), as "
+               "builds before b2413 (#6017) did, but the build priced is a later one, which counts "
+               "them in the host's compute buffer: give --llamacpp-version";
     }
   }
   // Op offload as placement prices it (llamacpp/placement.cc's

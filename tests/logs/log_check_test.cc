@@ -1142,8 +1142,11 @@ TEST(CheckLog, AnOlderOffloadRuleIsSaidOnTheRow) {
   // memfit's), to within the two prints' rounding (2 x 5,243 B) and the
   // row padding memfit gives its 29 blocks' ffn_down_exps on CUDA (768-
   // element rows padded to 1,024: 29 x 256 B = 7,424 B).
+  // Priced as a build from #18148 on (given as b7600), the gap is said.
   const std::string slug = "llamacpp-13729-qwen3-30b-a3b-partial-offload-cuda";
-  const LogCheck c = check("llamacpp", slug + ".log", with_config(slug, "Q4_K_M"));
+  LogCheckOptions newer = with_config(slug, "Q4_K_M");
+  newer.version = "b7600";
+  const LogCheck c = check("llamacpp", slug + ".log", newer);
   const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kModel);
   ASSERT_NE(gpu, nullptr);
   ASSERT_TRUE(gpu->memfit.has_value());
@@ -1151,6 +1154,23 @@ TEST(CheckLog, AnOlderOffloadRuleIsSaidOnTheRow) {
   EXPECT_LT(std::abs(gap - 96'168'960), 2 * 5'243 + 7'424) << gap;
   EXPECT_TRUE(gpu->note.starts_with("the log's release offloaded 30 blocks for 30 GPU layers"))
       << gpu->note;
+
+  // No build given or printed: the log's own lines ("offloading 30
+  // repeating layers" for "offloaded 30/49 layers") are the rule before
+  // #18148, so it is priced as b7590, blocks 18..47 on CUDA0: the gap is
+  // the prints' rounding and the padding alone, and the note says why.
+  const LogCheck dated = check("llamacpp", slug + ".log", with_config(slug, "Q4_K_M"));
+  const FigureCheck* dated_gpu = figure(dated, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(dated_gpu, nullptr);
+  ASSERT_TRUE(dated_gpu->memfit.has_value());
+  const int64_t left = int64_t(dated_gpu->printed.value) - int64_t(*dated_gpu->memfit);
+  EXPECT_LT(std::abs(left), 2 * 5'243 + 7'424) << left;
+  EXPECT_EQ(dated_gpu->note.find("release offloaded"), std::string::npos) << dated_gpu->note;
+  const auto& notes = dated.log.notes;
+  const bool said = std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("the rule before #18148 (b7591), so build 7590 prices it") != std::string::npos;
+  });
+  EXPECT_TRUE(said);
 
   // Every block offloaded: both rules place the same; the pinned release
   // prints one block fewer than it offloads (min(ngl, n_layer) - 1).

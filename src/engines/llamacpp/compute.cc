@@ -38,6 +38,9 @@ struct GraphShape {
   // The final norm is a LayerNorm that takes a block of its own below the
   // logits (a build before #18898, an architecture measured so).
   bool fresh_final_norm = false;
+  // The graph inputs live in a buffer of their own (a build before #6017,
+  // separate_input_buffer), not in the host's compute buffer.
+  bool inputs_apart = false;
   bool mla() const { return latent > 0; }
 };
 
@@ -65,6 +68,7 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
   sh.n_out = std::min(c.n_ctx, c.n_ubatch);
   sh.n_tok = round_up(sh.n_out, c.n_seq);
   sh.input_leaf = vector_input_leaf(s);
+  sh.inputs_apart = separate_input_buffer(s);
   if (spec.embedding.bidirectional) {
     // Every token attends to every token of its batch, and there is no
     // cache: the scores span the batch itself.
@@ -187,12 +191,18 @@ CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaC
 
 // A host that runs no layer: the scheduler keeps every graph input on the
 // host (token ids, positions, output ids: i32; the F32 mask) with the input
-// rows the host gathers from the token embeddings; the copies of the rows
+// rows the host gathers from the token embeddings (a build before #6017:
+// the rows alone); the copies of the rows
 // and the mask that the first layer's device reads live in that device's
 // buffer. docs/llamacpp-rules.md, "Compute buffers on a GPU".
 CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
   const uint64_t align = kCpuTensorAlignment;
   CheckedBytes input = round_up(input_rows(g, sh), align);
+  // Before #6017 the inputs had their own buffer (memory.cc's
+  // input_buffer_bytes): the host's compute buffer holds the rows it
+  // gathers alone. The logs of early 2024 print 8.00 MiB for n_embd 4096
+  // and 512 tokens (CUDA_Host, ROCm_Host, SYCL_Host), 10.00 for 5120.
+  if (sh.inputs_apart) return input;
   input += CheckedBytes(2) * round_up(CheckedBytes(4) * sh.n_tok, align);  // token ids, positions
   input += round_up(CheckedBytes(4) * sh.n_out, align);                    // output ids
   // The mask input is F32 whatever flash attention is: llama-graph.cpp
