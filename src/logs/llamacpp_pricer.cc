@@ -590,11 +590,6 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
                        range->others);
 }
 
-// #6122 (b2537, engines/llamacpp/releases.cc): before it a graph had no
-// output ids, and before #14158 (June 2025) build_ffn ran SiLU and the
-// gate's product as two ops ggml-alloc computes in place.
-constexpr uint64_t kOutputIdsBuild = 2537;
-
 // Why a GPU's compute buffer differs from memfit's where the log's release
 // or placement is one memfit's compute phases (the pinned release's, fully
 // offloaded) do not price; "" when none applies. docs/llamacpp-rules.md,
@@ -627,10 +622,10 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
                        "do not price",
                        copies->value);
   }
-  if (!host && e.settings.build && *e.settings.build < kOutputIdsBuild) {
-    return "this build's graph computed every row's logits (no output ids before #6122) and its FFN "
-           "ran SiLU and the gate's product in place (no fused GLU before #14158): memfit's compute "
-           "phases are the pinned release's";
+  if (llamacpp::early_graph_phases(e.settings) && spec.moe.experts > 0 &&
+      !within_print_band(*c.memfit, c.printed)) {
+    return "a build before #6122: memfit prices its graph's attention and output phases, but its MoE "
+           "layer (one selected expert at a time) with the pinned release's FFN phase (high)";
   }
   if (!host && e.settings.embedding) {
     return "with --embedding every token is an output: memfit's GPU output phase is their logits "

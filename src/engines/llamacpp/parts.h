@@ -91,6 +91,10 @@ bool encoder_kv_cache(const LlamaCppSettings& settings);
 // compute buffers: a build before #6017 (b2413), which allocated the
 // inputs in the graph; #5100 made the buffer (input_buffer_bytes).
 bool separate_input_buffer(const LlamaCppSettings& settings);
+// Whether the compute phases are the early graph's (compute.cc): the
+// builds before #6122 (b2537), the last seen of them b2459 (ggml-org/ci);
+// the first build with the pinned phases is not confirmed.
+bool early_graph_phases(const LlamaCppSettings& settings);
 // Whether a batch is split into ubatches of n_ubatch tokens (#6017, b2413,
 // added n_ubatch); before it the graph ran n_batch tokens.
 bool splits_batch(const LlamaCppSettings& settings);

@@ -159,7 +159,8 @@ constexpr ReleaseDifference kLlamaCppReleases[] = {
     {"before b2459", "a host that holds layers runs their ops itself: no GPU backend takes the "
                      "large-batch ops on host weights (#6083 added op offload)"},
     {"before b2537", "the output buffer holds n_batch rows of logits, not one a sequence "
-                     "(#6122)"},
+                     "(#6122); the early graph's compute phases (SiLU and the gate's product in "
+                     "place, K and V freed before the scores)"},
     {"before b5340", "an encoder (BERT) keeps a decoder's KV cache of n_ctx cells, never read "
                      "(#13108 made its context cache-less)"},
     {"before b5424", "a sliding-window layer caches the full context, as --swa-full does "

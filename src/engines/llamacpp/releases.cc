@@ -169,6 +169,7 @@ bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kVectorInputLea
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 bool encoder_kv_cache(const LlamaCppSettings& s) { return before(s, kCachelessEncoderBuild); }
 bool separate_input_buffer(const LlamaCppSettings& s) { return before(s, kGraphInputsBuild); }
+bool early_graph_phases(const LlamaCppSettings& s) { return before(s, kOutputPerSeqBuild); }
 bool splits_batch(const LlamaCppSettings& s) { return !before(s, kGraphInputsBuild); }
 uint64_t default_batch_size(const LlamaCppSettings& s) {
   // Before #6017 llama_context_default_params' (and gpt_params') n_batch

@@ -227,6 +227,41 @@ TEST(LlamaCppReleases, InputBufferAsEarly2024LogsPrintIt) {
   EXPECT_EQ(e->context_bytes, 1'073'741'824u + 65'536'000u + 13'654'016u);
 }
 
+TEST(LlamaCppReleases, TheEarlyGraphsPhasesBefore6122) {
+  // The synthetic llama above (hidden 256, 8 heads of 32, 2 KV heads, FFN
+  // 512, vocabulary 32,000), 4096 cells, U 512, flash attention off.
+  ModelSpec spec;
+  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
+  spec.max_position_tokens = 4096;
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  spec.model_type = "llama";
+  auto phases = [&](uint64_t build) {
+    LlamaCppSettings s = at(4096, build);
+    s.flash_attn = FlashAttn::kOff;
+    Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);
+    EXPECT_TRUE(c.ok());
+    Result<llamacpp::ComputePhases> p = llamacpp::compute_phases(spec, *c, s);
+    EXPECT_TRUE(p.ok());
+    return p.ok() ? *p : llamacpp::ComputePhases{};
+  };
+  // b2536: the input rows' copy, the residual, the norm's hole and Q, 4 x
+  // 512 x (3 x 256 + 256) = 2,097,152, the scores 4 x 4096 x 512 x 8 =
+  // 67,108,864 and the mask 8,388,608: 77,594,624.
+  const llamacpp::ComputePhases early = phases(2536);
+  EXPECT_EQ(early.attention, 77'594'624u);
+  // The FFN: 4 x 512 x (3 x 256 + 2 x 512) = 3,670,016 and the mask.
+  EXPECT_EQ(early.ffn, 12'058'624u);
+  // The host's output: the logits and one row, 4 x 512 x (32,000 + 256).
+  EXPECT_EQ(early.output, 66'060'288u);
+  // b2537, the pinned phases: 4 x 512 x (2 x 256 + 256 + 2 x 64 + 2 x 256)
+  // = 2,883,584 + 67,108,864 + 8,388,608; FFN 4 x 512 x (3 x 512 + 4 x
+  // 256) = 5,242,880 + 8,388,608; output 4 x 512 x (32,000 + 768 - 256).
+  const llamacpp::ComputePhases now = phases(2537);
+  EXPECT_EQ(now.attention, 78'381'056u);
+  EXPECT_EQ(now.ffn, 13'631'488u);
+  EXPECT_EQ(now.output, 66'584'576u);
+}
+
 TEST(LlamaCppReleases, BatchDefaultsTo512Before6017) {
   // Not given, --batch-size is 512 tokens before #6017 (b2413), 2048 from it.
   EXPECT_EQ(llamacpp::default_batch_size(at(4096, 2412)), 512u);
