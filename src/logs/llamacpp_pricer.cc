@@ -113,6 +113,29 @@ std::string priced_as(const RuntimeLog& log) {
   return bound ? fmt::format("b{}", *bound) : "the pinned release";
 }
 
+// A log that prints no build but offloads its blocks by the rule before
+// #18148: "offloading N repeating layers" for "offloaded N/M layers" with
+// N < M (fewer than every block and the output layer). From #18148 on
+// llama.cpp offloads the output layer first and prints "offloading N-1
+// repeating layers" for the same N (llama-model.cpp load_tensors), so such
+// a log is of a build before b7591, and is priced as the last of them, with
+// every rule that build has (docs/engine-llamacpp.md, "Releases"). nullopt
+// when the lines are missing or do not tell the rules apart.
+std::optional<uint64_t> build_by_offload(const RuntimeLog& log, std::vector<std::string>& notes) {
+  const std::optional<uint64_t> ngl = count_setting(log, "n_gpu_layers");
+  const std::optional<uint64_t> offloadable = count_setting(log, "n_layers_offloadable");
+  const std::optional<uint64_t> repeating = count_setting(log, "repeating_layers_offloaded");
+  if (!ngl || !offloadable || !repeating || *ngl == 0 || *ngl >= *offloadable || *repeating != *ngl) {
+    return std::nullopt;
+  }
+  const uint64_t build = kLlamaCppOutputFirstBuild - 1;
+  notes.push_back(fmt::format("the log prints no build, but {} repeating layers offloaded for {} GPU "
+                              "layers (the output layer on the host): the rule before #18148 (b{}), so "
+                              "build {} prices it, the last build with that rule",
+                              *repeating, *ngl, kLlamaCppOutputFirstBuild, build));
+  return build;
+}
+
 // The build a llama.cpp log printed ("b5361"), its cache rules priced
 // (docs/engine-llamacpp.md, "Releases"); none for Ollama, whose version is
 // its own and not the build of the llama.cpp it carries. A log that prints
@@ -139,6 +162,15 @@ std::optional<uint64_t> build_of(const RuntimeLog& log, const LogCheckOptions& o
                           *build, kLlamaCppStreamsBuild);
   }
   const std::optional<uint64_t> bound = build_bound(log);
+  if (log.version.empty()) {
+    // The offload lines can bound the build tighter than the compute lines.
+    std::vector<std::string> offload_notes;
+    const std::optional<uint64_t> by_offload = build_by_offload(log, offload_notes);
+    if (by_offload && (!bound || *by_offload < *bound)) {
+      notes.insert(notes.end(), offload_notes.begin(), offload_notes.end());
+      return by_offload;
+    }
+  }
   if (!bound && log.version.empty()) return std::nullopt;  // the pinned rules, as ever
   const LogSetting* function = log.setting("compute_function");
   notes.push_back(bound ? fmt::format("{}; its compute buffers are printed by {}, as builds up to b{} "
@@ -405,9 +437,12 @@ uint64_t startup_output(const LlamaCppEstimate& e, uint64_t output, FigureCheck&
 }
 
 void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d, bool host,
-                         bool exact_weights, FigureCheck& c) {
+                         bool exact_weights, uint64_t input_buffer, FigureCheck& c) {
+  // The host's context holds the output buffer and, in a build before
+  // #6017, the graph's input buffer, neither of them a cache.
   const uint64_t output = host ? e.output_bytes : 0;
-  const uint64_t context = d.context_bytes >= output ? d.context_bytes - output : 0;
+  const uint64_t buffers = host ? (CheckedBytes(output) + input_buffer).saturated() : 0;
+  const uint64_t context = d.context_bytes >= buffers ? d.context_bytes - buffers : 0;
   switch (c.printed.figure) {
     case LogFigure::kModel:
       c.memfit = d.model_bytes;
@@ -620,11 +655,6 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
                        range->others);
 }
 
-// #6122 (b2537, engines/llamacpp/releases.cc): before it a graph had no
-// output ids, and before #14158 (June 2025) build_ffn ran SiLU and the
-// gate's product as two ops ggml-alloc computes in place.
-constexpr uint64_t kOutputIdsBuild = 2537;
-
 // Why a GPU's compute buffer differs from memfit's where the log's release
 // or placement is one memfit's compute phases (the pinned release's, fully
 // offloaded) do not price; "" when none applies. docs/llamacpp-rules.md,
@@ -657,10 +687,10 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
                        "do not price",
                        copies->value);
   }
-  if (!host && e.settings.build && *e.settings.build < kOutputIdsBuild) {
-    return "this build's graph computed every row's logits (no output ids before #6122) and its FFN "
-           "ran SiLU and the gate's product in place (no fused GLU before #14158): memfit's compute "
-           "phases are the pinned release's";
+  if (llamacpp::early_graph_phases(e.settings) && spec.moe.experts > 0 &&
+      !within_print_band(*c.memfit, c.printed)) {
+    return "a build before #6122: memfit prices its graph's attention and output phases, but its MoE "
+           "layer (one selected expert at a time) with the pinned release's FFN phase (high)";
   }
   if (!host && e.settings.embedding) {
     return "with --embedding every token is an output: memfit's GPU output phase is their logits "
@@ -831,6 +861,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
   const std::vector<LlamaCppGpu>& gpus = e.settings.placement.gpus;
   const bool exact_weights = !run.model->tensors.empty() && run.model->weights.verified &&
                              std::all_of(gpus.begin(), gpus.end(), cuda_like);
+  const uint64_t input_buffer = llamacpp::input_buffer_bytes(run.model->spec, e.context, e.settings);
   for (FigureCheck& c : figures) {
     if (c.printed.device == "total") {
       if (c.printed.figure == LogFigure::kKvCache) c.memfit = e.kv_bytes;
@@ -848,7 +879,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
                "buffer's line is not): not compared";
       continue;
     }
-    price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, c);
+    price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, input_buffer, c);
     if (c.printed.device != "CPU") price_metal_mapped(log, *run.model, e, *d, c);
     note_unordered_metal_range(log, *run.model, c);
     note_unordered_host_range(log, *run.model, e, *d, c);
@@ -862,11 +893,15 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
       c.note = std::string(kRepackNeedsTensors) + " (give -m): memfit's is the mapped weights";
     }
   }
-  if (log.setting("input_buffer") != nullptr) {
+  // A release before #6017 (b2413) kept the graph's inputs in a buffer of
+  // their own; memfit prices it so for such a build, and says so where the
+  // build priced is a later one.
+  if (log.setting("input_buffer") != nullptr && input_buffer == 0) {
     for (FigureCheck& c : figures) {
       if (c.printed.figure != LogFigure::kCompute || c.printed.device != "CPU" || !c.memfit) continue;
-      c.note = "this release kept the graph's inputs in a buffer of their own (input buffer size), "
-               "which memfit counts in the host's compute buffer";
+      c.note = "this release kept the graph's inputs in a buffer of their own (input buffer size), as "
+               "builds before b2413 (#6017) did, but the build priced is a later one, which counts "
+               "them in the host's compute buffer: give --llamacpp-version";
     }
   }
   // Op offload as placement prices it (llamacpp/placement.cc's

@@ -239,24 +239,22 @@ TEST(CheckLog, AnOutputBufferBefore6122HoldsEveryBatchRow) {
             c.log.notes.end());
 }
 
-TEST(CheckLog, ABuildBefore6122SaysWhyItsGpuComputeIsBelowThePhases) {
+TEST(CheckLog, ABuildBefore6122IsPricedByItsEarlyGraph) {
   // b2459's graph keeps every row to the logits: the printed 70.50 MiB =
   // 73,924,608 B is its output head exactly, the final norm 512 x 4,096 x
-  // 4 B = 8,388,608 and the logits 512 x 32,000 x 4 B = 65,536,000. memfit's
-  // pinned phases peak in the FFN, three 11,008-wide products (gate, up and
-  // the fused GLU, which ggml-alloc cannot compute in place) and four
-  // 4,096-wide rows, 4 B x 512 x (3 x 11,008 + 4 x 4,096) = 101,187,584,
-  // with the 512 x 512 F32 mask, 1,048,576: 102,236,160 B = 97.50 MiB.
+  // 4 B = 8,388,608 and the logits 512 x 32,000 x 4 B = 65,536,000. Its
+  // early graph's other phases are below it (engines/llamacpp/compute.cc):
+  // the FFN's SiLU and product run in place, 4 B x 512 x (3 x 4,096 + 2 x
+  // 11,008) + the 512 x 512 F32 mask = 71,303,168; the attention 4 B x 512
+  // x 4 x 4,096 + 4 B x 512 x 512 x 32 + the mask = 68,157,440. (The pinned
+  // phases peak in the FFN at 102,236,160 B = 97.50 MiB.)
   const LogCheck c = check("llamacpp", "llamacpp-ci2459-openllama7b-q4_0-v100-cuda.log");
   const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(gpu, nullptr);
   EXPECT_EQ(gpu->printed.value, 73'924'608u);
-  EXPECT_EQ(gpu->memfit, 102'236'160u);
+  EXPECT_EQ(gpu->memfit, 73'924'608u);
   EXPECT_EQ(gpu->basis, FigureBasis::kModelled);
-  EXPECT_EQ(gpu->note,
-            "this build's graph computed every row's logits (no output ids before #6122) and its FFN "
-            "ran SiLU and the gate's product in place (no fused GLU before #14158): memfit's compute "
-            "phases are the pinned release's");
+  EXPECT_EQ(gpu->note, "");
   // The host's row keeps its own basis: no reason is added there.
   EXPECT_EQ(figure(c, "CPU", LogFigure::kCompute)->note, "");
 }
@@ -1306,8 +1304,11 @@ TEST(CheckLog, AnOlderOffloadRuleIsSaidOnTheRow) {
   // memfit's), to within the two prints' rounding (2 x 5,243 B) and the
   // row padding memfit gives its 29 blocks' ffn_down_exps on CUDA (768-
   // element rows padded to 1,024: 29 x 256 B = 7,424 B).
+  // Priced as a build from #18148 on (given as b7600), the gap is said.
   const std::string slug = "llamacpp-13729-qwen3-30b-a3b-partial-offload-cuda";
-  const LogCheck c = check("llamacpp", slug + ".log", with_config(slug, "Q4_K_M"));
+  LogCheckOptions newer = with_config(slug, "Q4_K_M");
+  newer.version = "b7600";
+  const LogCheck c = check("llamacpp", slug + ".log", newer);
   const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kModel);
   ASSERT_NE(gpu, nullptr);
   ASSERT_TRUE(gpu->memfit.has_value());
@@ -1315,6 +1316,23 @@ TEST(CheckLog, AnOlderOffloadRuleIsSaidOnTheRow) {
   EXPECT_LT(std::abs(gap - 96'168'960), 2 * 5'243 + 7'424) << gap;
   EXPECT_TRUE(gpu->note.starts_with("the log's release offloaded 30 blocks for 30 GPU layers"))
       << gpu->note;
+
+  // No build given or printed: the log's own lines ("offloading 30
+  // repeating layers" for "offloaded 30/49 layers") are the rule before
+  // #18148, so it is priced as b7590, blocks 18..47 on CUDA0: the gap is
+  // the prints' rounding and the padding alone, and the note says why.
+  const LogCheck dated = check("llamacpp", slug + ".log", with_config(slug, "Q4_K_M"));
+  const FigureCheck* dated_gpu = figure(dated, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(dated_gpu, nullptr);
+  ASSERT_TRUE(dated_gpu->memfit.has_value());
+  const int64_t left = int64_t(dated_gpu->printed.value) - int64_t(*dated_gpu->memfit);
+  EXPECT_LT(std::abs(left), 2 * 5'243 + 7'424) << left;
+  EXPECT_EQ(dated_gpu->note.find("release offloaded"), std::string::npos) << dated_gpu->note;
+  const auto& notes = dated.log.notes;
+  const bool said = std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("the rule before #18148 (b7591), so build 7590 prices it") != std::string::npos;
+  });
+  EXPECT_TRUE(said);
 
   // Every block offloaded: both rules place the same; the pinned release
   // prints one block fewer than it offloads (min(ngl, n_layer) - 1).

@@ -49,6 +49,12 @@ struct GraphShape {
   // (llama-graph.cpp, build_attn_inp_kv_iswa: self_kq_mask and
   // self_kq_mask_swa); 0 otherwise.
   uint64_t n_kv_swa = 0;
+  // The graph inputs live in a buffer of their own (a build before #6017,
+  // separate_input_buffer), not in the host's compute buffer.
+  bool inputs_apart = false;
+  // The graph of a build before #6122 (early_graph_phases): the phases
+  // below take its live tensors.
+  bool early_graph = false;
   bool mla() const { return latent > 0; }
 };
 
@@ -76,6 +82,8 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
   sh.n_out = std::min(c.n_ctx, c.n_ubatch);
   sh.n_tok = round_up(sh.n_out, c.n_seq);
   sh.input_leaf = vector_input_leaf(s);
+  sh.inputs_apart = separate_input_buffer(s);
+  sh.early_graph = early_graph_phases(s);
   if (spec.embedding.bidirectional) {
     // Every token attends to every token of its batch, and there is no
     // cache: the scores span the batch itself.
@@ -129,9 +137,12 @@ CheckedBytes input_rows(const ModelGeometry& g, const GraphShape& sh) {
 CheckedBytes output_tail_phase(const ModelGeometry& g, const GraphShape& sh) {
   // Saturated values: an overflow saturates the max and fails below.
   const uint64_t three_hidden = (CheckedBytes(3) * g.hidden).saturated();
+  // A build before #6122 (early_graph) keeps the logits and one n_embd row
+  // on the host: ggml-org/ci's b2308 CPU runs of open_llama 3B print 4 x
+  // 512 x (32,000 + 3,200) = 68.75 MiB and, at 128 tokens, 17.19 MiB.
   const uint64_t tail =
       sh.mla()               ? (CheckedBytes(2) * g.hidden + sh.heads_q + sh.heads_d).saturated()
-      : sh.fresh_final_norm  ? (CheckedBytes(2) * g.hidden).saturated()
+      : sh.fresh_final_norm || sh.early_graph ? (CheckedBytes(2) * g.hidden).saturated()
       : sh.attention
           ? std::max(three_hidden, (CheckedBytes(g.hidden) + sh.heads_q + sh.heads_d).saturated())
           : three_hidden;
@@ -174,6 +185,22 @@ Result<CheckedBytes> attention_phase(const ModelGeometry& g, const GraphShape& s
                                      const LlamaCppContext& c, const LlamaCppSettings& s) {
   CheckedBytes attn = 0;
   if (!sh.attention) return attn;
+  if (sh.early_graph && !sh.mla()) {
+    // A build before #6122 (no flash attention yet: #5021 came later): K
+    // and V are copied into the cache (llm_build_kv_store's ggml_cpy) and
+    // freed before the scores are made, and the softmax runs in place over
+    // them (ggml-alloc's in-place list has SOFT_MAX), so at the scores the
+    // live tensors are the split's copy of the input rows and of the f32
+    // mask (inputs of the split, kept to its end), the residual, the
+    // attention norm's output (freed, a hole the scores do not fit), Q
+    // (roped in place) and the scores: ggml-org/ci's b2308 V100 run of
+    // open_llama 7B at n_ctx 2048, 4 x 512 x (3 x 4096 + 4096) + 4 x 2048 x
+    // 512 x 32 + 4 x 2048 x 512 = 164.00 MiB, the print (Ollama v0.1.28's
+    // Mistral 7B the same).
+    attn = CheckedBytes(4) * sh.n_tok * (CheckedBytes(3) * g.hidden + sh.heads_q);
+    attn += CheckedBytes(4) * sh.n_kv * sh.n_tok * g.heads + CheckedBytes(4) * sh.n_kv * sh.n_tok;
+    return attn;
+  }
   const CheckedBytes per_token =
       sh.mla() ? CheckedBytes(2) * g.hidden + CheckedBytes(2) * sh.heads_q + CheckedBytes(2) * sh.heads_d
                : CheckedBytes(2) * g.hidden + sh.heads_q + CheckedBytes(2) * g.kv_heads * g.head_dim +
@@ -205,6 +232,16 @@ CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaC
                                      ? CheckedBytes(used) * expert_width + spec.moe.experts
                                      : CheckedBytes(g.intermediate);
   CheckedBytes ffn = CheckedBytes(4) * sh.n_tok * (CheckedBytes(3) * ffn_width + CheckedBytes(4) * g.hidden);
+  if (sh.early_graph && spec.moe.experts == 0) {
+    // A build before #6122 ran SiLU over the gate and multiplied by the up
+    // projection as two ops ggml-alloc computes in place (UNARY and MUL are
+    // in its in-place list; the fused GLU of #14158/#14181 is not): live
+    // are the input rows' and mask's copies, the FFN input and its norm,
+    // and the gate and up products. Its MoE layer (one selected expert at
+    // a time, Ollama v0.1.28's Mixtral: 192.01 MiB on the GPU at n_ctx
+    // 2048) is not derived: it keeps the pinned phase (high, 204 MiB).
+    ffn = CheckedBytes(4) * sh.n_tok * (CheckedBytes(3) * g.hidden + CheckedBytes(2) * g.intermediate);
+  }
   if (sh.attention) ffn += CheckedBytes(c.flash_attn ? 2 : 4) * sh.n_kv * sh.n_tok;
   return ffn;
 }
@@ -214,7 +251,7 @@ CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaC
 // goes to the last backend, the CPU): token ids, positions, output ids
 // (i32), the F32 mask, the KV store's indices (i64, from #14959) and the
 // vector-input leaf (from #18898), with the input rows the host gathers
-// from the token embeddings; the copies of the rows and the mask that the
+// from the token embeddings (a build before #6017: the rows alone); the copies of the rows and the mask that the
 // first layer's device reads live in that device's buffer. Measured: the
 // indices are Ollama 0.11.6 and 0.12.6's Metal runs without flash
 // attention (Llama 3.2 3B, Llama 3.1 8B: v_idxs 512 x 1,024 x 8 B = 4 MiB
@@ -226,6 +263,11 @@ CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaC
 CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
   const uint64_t align = kCpuTensorAlignment;
   CheckedBytes input = round_up(input_rows(g, sh), align);
+  // Before #6017 the inputs had their own buffer (memory.cc's
+  // input_buffer_bytes): the host's compute buffer holds the rows it
+  // gathers alone. The logs of early 2024 print 8.00 MiB for n_embd 4096
+  // and 512 tokens (CUDA_Host, ROCm_Host, SYCL_Host), 10.00 for 5120.
+  if (sh.inputs_apart) return input;
   input += CheckedBytes(2) * round_up(CheckedBytes(4) * sh.n_tok, align);  // token ids, positions
   input += round_up(CheckedBytes(4) * sh.n_out, align);                    // output ids
   // The mask input is F32 whatever flash attention is: llama-graph.cpp

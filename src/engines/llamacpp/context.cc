@@ -57,7 +57,8 @@ Result<LlamaCppContext> resolve_llamacpp_context(const ModelSpec& spec, const Ll
   // With causal attention llama_context caps the batch at the context; an
   // encoder's batch is not capped (src/llama-context.cpp).
   c.n_batch = spec.embedding.bidirectional ? s.batch_size : std::min(n_ctx, s.batch_size);
-  c.n_ubatch = std::min(c.n_batch, s.ubatch_size);
+  // A build before #6017 (b2413) had no n_ubatch: its graph ran n_batch.
+  c.n_ubatch = !llamacpp::splits_batch(s) ? c.n_batch : std::min(c.n_batch, s.ubatch_size);
   const uint64_t pad = llamacpp::cell_pad(s);
   CheckedBytes padded = round_up(n_ctx, pad);
   if (!padded.value()) return Error::overflow(fmt::format("a context of {} tokens overflows", n_ctx));

@@ -59,7 +59,7 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   e.compute_bytes = compute;
   e.compute_replayed = replayed_compute;
   CheckedBytes context_bytes = CheckedBytes(parts->k_bytes) + parts->v_bytes +
-                               parts->recurrent_bytes + parts->output_bytes;
+                               parts->recurrent_bytes + parts->output_bytes + parts->input_bytes;
   CheckedBytes total = context_bytes + e.model_bytes + e.compute_bytes;
   if (!total.value()) {
     return Error::overflow("llama.cpp total overflows 64 bits: the request or the config is absurd");

@@ -193,10 +193,36 @@ Result<MemoryParts> memory_parts_of(const ModelSpec& spec, const LlamaCppContext
   parts.output_bytes = *output.value();
   if (!seq_partial.value()) return overflow("checkpoint state");
   parts.seq_partial_bytes = *seq_partial.value();
+  parts.input_bytes = input_buffer_bytes(spec, c, s);
   return parts;
 }
 
 }  // namespace
+
+// #5100's ctx_input, as llama_new_context_with_model made it from #5100
+// until #6017 (b2413) allocated the inputs in the graph: eight tensors
+// (ggml_tensor_overhead() x 8), whatever the architecture, sized by the
+// context's n_batch and n_ctx, in the host's buffer (32 B alignment). The
+// figures of the logs of early 2024 are these sums: n_embd 4096, n_ctx
+// 2048, n_batch 512 prints 13.02 MiB (8 MiB rows + 4 MiB mask + 1 MiB mean
+// + 22 KiB of ids, positions, ALiBi positions and shifts). The builds
+// before the pooling inputs (mean, CLS) and ALiBi positions printed about
+// 1 MiB less (7.26 MiB for n_embd 3200 at n_ctx 512): not told apart, so
+// priced high there.
+uint64_t input_buffer_bytes(const ModelSpec& spec, const LlamaCppContext& c, const LlamaCppSettings& s) {
+  if (!separate_input_buffer(s)) return 0;
+  const uint64_t align = kCpuTensorAlignment;
+  const uint64_t batch = c.n_batch;
+  CheckedBytes bytes = round_up(CheckedBytes(4) * batch, align);             // inp_tokens (i32)
+  bytes += round_up(CheckedBytes(4) * spec.geometry.hidden * batch, align);  // inp_embd (f32)
+  bytes += round_up(CheckedBytes(4) * batch, align);                         // inp_pos (i32)
+  bytes += round_up(CheckedBytes(4) * c.n_ctx * batch, align);               // inp_KQ_mask (f32)
+  bytes += round_up(CheckedBytes(4) * c.n_ctx, align);                       // inp_KQ_pos (f32)
+  bytes += round_up(CheckedBytes(4) * c.n_ctx, align);                       // inp_K_shift (i32)
+  bytes += round_up(CheckedBytes(4) * batch * batch, align);                 // inp_mean (f32)
+  bytes += round_up(CheckedBytes(4) * batch, align);                         // inp_cls (i32)
+  return bytes.saturated();
+}
 
 Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c,
                                  const LlamaCppSettings& s) {

@@ -91,6 +91,27 @@ bool set_rows_kv_store(const LlamaCppSettings& settings);
 // #13108 ("allow cache-less context for embeddings"); none from it and in
 // the pinned one (docs/embedding-models.md).
 bool encoder_kv_cache(const LlamaCppSettings& settings);
+// Whether the graph's inputs have a host buffer of their own, beside the
+// compute buffers: a build before #6017 (b2413), which allocated the
+// inputs in the graph; #5100 made the buffer (input_buffer_bytes).
+bool separate_input_buffer(const LlamaCppSettings& settings);
+// Whether the compute phases are the early graph's (compute.cc): the
+// builds before #6122 (b2537), the last seen of them b2459 (ggml-org/ci);
+// the first build with the pinned phases is not confirmed.
+bool early_graph_phases(const LlamaCppSettings& settings);
+// Whether a batch is split into ubatches of n_ubatch tokens (#6017, b2413,
+// added n_ubatch); before it the graph ran n_batch tokens.
+bool splits_batch(const LlamaCppSettings& settings);
+// --batch-size when not given: 512 before #6017 (b2413), the pinned 2048
+// from it.
+uint64_t default_batch_size(const LlamaCppSettings& settings);
+// That buffer (llama_new_context_with_model's ctx_input, in the builds of
+// early 2024): i32 token ids, f32 input rows (n_embd), i32 positions, the
+// f32 KQ mask (n_ctx x n_batch), the f32 ALiBi positions and i32 K shift
+// (n_ctx each), the f32 mean-pooling matrix (n_batch x n_batch) and the
+// i32 CLS rows, each padded to the host's 32 B; 0 from b2413.
+uint64_t input_buffer_bytes(const ModelSpec& spec, const LlamaCppContext& context,
+                            const LlamaCppSettings& settings);
 // Whether a GPU backend runs the ops on host weights (op offload,
 // placement.cc's place_compute): false in a build before #6083.
 bool op_offload(const LlamaCppSettings& settings);
@@ -126,6 +147,9 @@ struct MemoryParts {
   uint64_t recurrent_bytes = 0;
   uint64_t recurrent_layers = 0;
   uint64_t output_bytes = 0;
+  // A build before #6017's graph input buffer (input_buffer_bytes), on the
+  // host beside the output buffer; 0 from b2413.
+  uint64_t input_bytes = 0;
   // Per decoder layer, in order: its KV (K + V) and recurrent state bytes;
   // the placement puts each on its layer's device.
   std::vector<uint64_t> layer_bytes;

@@ -331,7 +331,8 @@ void spread_unlisted_weights(uint64_t mapped_bytes, const Layout& lay, std::vect
 }
 
 // Context: each layer's KV and state on its layer's device (the host with
-// --no-kv-offload); the output buffer on the host.
+// --no-kv-offload); the output buffer (and a build before #6017's graph
+// input buffer) on the host.
 void place_context(const MemoryParts& parts, const Layout& lay, uint64_t decoder_blocks,
                    bool kv_offload, std::vector<DeviceSums>& d) {
   for (uint64_t i = 0; i < lay.blocks; ++i) {
@@ -339,6 +340,7 @@ void place_context(const MemoryParts& parts, const Layout& lay, uint64_t decoder
     d[kv_offload ? lay.block(i) : lay.host()].context += bytes;
   }
   d[lay.host()].context += parts.output_bytes;
+  d[lay.host()].context += parts.input_bytes;  // a build before #6017's input buffer
 }
 
 // The least batch a GPU backend offloads an op on host weights at

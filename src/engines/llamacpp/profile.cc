@@ -9,6 +9,7 @@
 #include "engines/shared/trained_context.h"
 #include "engines/llamacpp/commands.h"
 #include "engines/llamacpp/fields.h"
+#include "engines/llamacpp/parts.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "engines/llamacpp/speed_plan.h"
 #include "memfit/llamacpp_report.h"
@@ -73,6 +74,7 @@ Status resolve_settings(const EstimateRequest& r, LlamaCppSettings& s) {
     s.pooling = *q.pooling;
   }
   s.build = q.llamacpp_version;
+  if (!q.batch_size) s.batch_size = llamacpp::default_batch_size(s);
   s.repack = q.repack.value_or(s.repack);
   s.placement = q.placement.applied(s.placement);
   s.extras.mmproj_offload = !q.no_mmproj_offload.value_or(false);
@@ -151,10 +153,14 @@ Status open_draft(const EstimateRequest& r, RequestContext& context, LlamaCppSet
 
 // Where builds differ (docs/engine-llamacpp.md, "Releases"), oldest first.
 constexpr ReleaseDifference kLlamaCppReleases[] = {
+    {"before b2413", "the graph's inputs in a host buffer of their own, beside the compute "
+                     "buffers, and a graph of n_batch tokens (#6017 put the inputs in the graph "
+                     "and added n_ubatch)"},
     {"before b2459", "a host that holds layers runs their ops itself: no GPU backend takes the "
                      "large-batch ops on host weights (#6083 added op offload)"},
     {"before b2537", "the output buffer holds n_batch rows of logits, not one a sequence "
-                     "(#6122)"},
+                     "(#6122); the early graph's compute phases (SiLU and the gate's product in "
+                     "place, K and V freed before the scores)"},
     {"before b5340", "an encoder (BERT) keeps a decoder's KV cache of n_ctx cells, never read "
                      "(#13108 made its context cache-less)"},
     {"before b5424", "a sliding-window layer caches the full context, as --swa-full does "
@@ -167,6 +173,8 @@ constexpr ReleaseDifference kLlamaCppReleases[] = {
                          "removed the padding, #17046 made it 256)"},
     {"before b7591", "-ngl N offloads the last N blocks, the output layer only past n_layer "
                      "(#18148 offloads the output layer first)"},
+    {"before b7781", "the reserved graph holds no vector-input rows (inp_embd): #18898 builds "
+                     "both input paths in every graph"},
 };
 
 class LlamaCppProfile final : public LlamaCppCommands {

@@ -110,6 +110,15 @@ constexpr uint64_t kEmbeddingsReworkBuild = 5670;
 // cache (low).
 constexpr uint64_t kCachelessEncoderBuild = 5340;
 
+// #6017 ("llama : add pipeline parallelism support", tag b2413: issue
+// #6091's git bisect names f30ea47a, "(tag: b2413) llama : add pipeline
+// parallelism support (#6017)", with b2412 the last build without it):
+// "Graph inputs are allocated in the graph" and n_ubatch splits a batch.
+// Before it the graph ran n_batch tokens (no n_ubatch) and its inputs had
+// a host buffer of their own (#5100, "pre-allocate input tensors in a
+// separate buffer"), printed "input buffer size".
+constexpr uint64_t kGraphInputsBuild = 2413;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -176,6 +185,14 @@ bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kVectorInputLea
 bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 bool encoder_kv_cache(const LlamaCppSettings& s) { return before(s, kCachelessEncoderBuild); }
+bool separate_input_buffer(const LlamaCppSettings& s) { return before(s, kGraphInputsBuild); }
+bool early_graph_phases(const LlamaCppSettings& s) { return before(s, kOutputPerSeqBuild); }
+bool splits_batch(const LlamaCppSettings& s) { return !before(s, kGraphInputsBuild); }
+uint64_t default_batch_size(const LlamaCppSettings& s) {
+  // Before #6017 llama_context_default_params' (and gpt_params') n_batch
+  // was 512, the graph's batch itself; #6017 made it 2048 beside n_ubatch.
+  return splits_batch(s) ? LlamaCppSettings{}.batch_size : 512;
+}
 
 bool takes_op_offload(const LlamaCppGpu& g) {
   return g.device.starts_with("cuda") || g.device.starts_with("rocm") || g.device.starts_with("vulkan") ||

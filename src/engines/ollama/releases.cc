@@ -66,8 +66,11 @@ constexpr std::array<ListedSince, 21> kFlashAttention = {{
 //   #6083's op offload (first seen in b2459, 2024-03-18): v0.1.28's log
 //   (ollama-neosophia-mixtral-q4_0-partial-a4000) splits its graph 3 times
 //   with 15 blocks on the host, and its host's compute buffer (188.03 MiB)
-//   is those blocks' phases. v0.1.29 (2024-03-10) is taken the same
-//   (unconfirmed).
+//   is those blocks' phases. v0.1.28 vendors c29af7e (llama.cpp of
+//   2024-03-01, "llama : add StarCoder2 support (#5795)") and v0.1.29
+//   ceca1ae (submodule update of 2024-03-11, Ollama #3064): both before
+//   #6017 (b2413, 2024-03-13), so their runner keeps the graph's inputs
+//   in a buffer of their own and runs n_batch tokens a graph.
 // - v0.1.32 (7593639, April 2024) to v0.11.4 (de4c07f, May 2025): after
 //   b2537, before #13194 (b5424): llama.h has no swa_full, llama-context.cpp
 //   no kv_unified.
@@ -82,15 +85,15 @@ constexpr std::array<ListedSince, 21> kFlashAttention = {{
 //   no rule of --llamacpp-version falls between it and ec98e2002 that an
 //   Ollama run reads (#18148's output-first offload is not Ollama's).
 constexpr uint64_t kBeforeOutputPerSeqBuild = 2527;
-constexpr uint64_t kBeforeOpOffloadBuild = 2458;
+constexpr uint64_t kBeforeGraphInputsBuild = 2412;  // before #6017 (b2413), and so #6083
 constexpr uint64_t kBeforeSwaWindowBuild = kLlamaCppSwaWindowBuild - 1;
 constexpr uint64_t kPad32StreamsBuild = 6840;
 constexpr uint64_t kBeforeVectorInputBuild = 7108;
 
 // Oldest first, by the last release each covers.
 constexpr ReleaseDifference kDifferences[] = {
-    {"before v0.1.30", "its llama.cpp (before b2459) runs the host layers' ops on the host: no "
-                       "op offload to the GPU"},
+    {"before v0.1.30", "its llama.cpp (before b2413) runs the host layers' ops on the host (no "
+                       "op offload to the GPU) and keeps the graph's inputs in a buffer of their own"},
     {"before v0.1.32", "its llama.cpp (b2527 and older) keeps n_batch rows of logits"},
     {"before v0.1.33", "one sequence: OLLAMA_NUM_PARALLEL is not read (v0.1.33 read it first)"},
     {"before v0.4.0", "the C++ server's batch: n_batch = num_batch, ubatch at most 512"},
@@ -152,7 +155,7 @@ std::string to_string(const OllamaRelease& release) {
 }
 
 std::optional<uint64_t> vendored_llamacpp_build(const OllamaRelease& release) {
-  if (release < v(0, 1, 30)) return kBeforeOpOffloadBuild;
+  if (release < v(0, 1, 30)) return kBeforeGraphInputsBuild;
   if (release < v(0, 1, 32)) return kBeforeOutputPerSeqBuild;
   if (release < v(0, 11, 5)) return kBeforeSwaWindowBuild;
   if (release < v(0, 13, 2)) return kPad32StreamsBuild;

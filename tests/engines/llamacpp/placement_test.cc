@@ -125,11 +125,13 @@ TEST(LlamaCppPlacement, OpOffloadLeavesTheHostItsInputsAndGivesItsPhasesToTheFir
   s.placement.output_layer_first = true;
   // A build before #6083 (b2459) had no op offload, and offloaded the last
   // 41 blocks with the output layer on the host (before #18148): the host
-  // runs the logits: the host's output phase, the logits, result_norm and
-  // the input rows, 4 x 512 x (128,256 + 2 x 8,192) = 296,222,720 B (a build
-  // before #18898 holds no vector-input leaf beside them).
+  // runs its 39 blocks and the logits. Its graph is the early one (before
+  // #6122), with no flash attention: the scores 4 x 8,192 x 512 x 64 =
+  // 1,073,741,824, the mask 16,777,216 and the input rows' copy, residual,
+  // norm and Q 4 x 512 x (3 x 8,192 + 8,192) = 67,108,864: 1,157,627,904 B,
+  // above its output phase (the logits and one row, 279,445,504 B).
   s.build = 2458;
-  EXPECT_EQ(run(m, s).placement.devices[2].compute_bytes, 296222720u);
+  EXPECT_EQ(run(m, s).placement.devices[2].compute_bytes, 1157627904u);
   // A ubatch under 32 rows is not offloaded either: the host runs its
   // blocks, the FFN phase at 16 tokens as CUDA0's.
   s.build.reset();

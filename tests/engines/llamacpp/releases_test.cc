@@ -210,5 +210,104 @@ TEST(LlamaCppReleases, AnIswaModelsHostHoldsTheWindowsMaskAndTwoCachesIndices) {
   EXPECT_EQ(phases_at(6050, "llama", FlashAttn::kAuto, 256).input, 10'491'904u);
 }
 
+// #6017 (b2413) allocated the graph inputs in the graph and added n_ubatch;
+// b2412 and older kept them in a host buffer of their own (#5100) and ran
+// n_batch tokens a graph. The synthetic llama above, ctx 4096, -b 2048.
+TEST(LlamaCppReleases, GraphInputsInABufferOfTheirOwnBefore6017) {
+  ModelSpec spec;
+  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
+  spec.max_position_tokens = 4096;
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  const LlamaCppSettings old = at(4096, 2412);
+  Result<LlamaCppContext> c = resolve_llamacpp_context(spec, old);
+  ASSERT_TRUE(c.ok());
+  // No n_ubatch before #6017: the graph runs n_batch = min(4096, 2048).
+  EXPECT_EQ(c->n_ubatch, 2048u);
+  EXPECT_EQ(resolve_llamacpp_context(spec, at(4096, 2413))->n_ubatch, 512u);
+  // ids, positions and CLS rows 4 x 2048 = 8,192 each; the input rows 4 x
+  // 256 x 2048 = 2,097,152; the mask 4 x 4096 x 2048 = 33,554,432; ALiBi
+  // positions and shifts 4 x 4096 = 16,384 each; the mean matrix 4 x 2048
+  // x 2048 = 16,777,216: 52,486,144 B, every tensor a multiple of 32.
+  EXPECT_EQ(llamacpp::input_buffer_bytes(spec, *c, old), 52'486'144u);
+  EXPECT_EQ(llamacpp::input_buffer_bytes(spec, *c, at(4096, 2413)), 0u);
+  // The host's compute buffer keeps the rows it gathers alone: 4 x 2048 x
+  // 256 = 2,097,152; from b2413 the inputs too (U 512): rows 524,288, ids
+  // and positions 2 x 2,048, output ids 2,048, mask 4 x 4096 x 512 =
+  // 8,388,608: 8,919,040.
+  EXPECT_EQ(phases_at(2412, "llama").input, 2'097'152u);
+  EXPECT_EQ(phases_at(2413, "llama").input, 8'919'040u);
+}
+
+TEST(LlamaCppReleases, InputBufferAsEarly2024LogsPrintIt) {
+  // open_llama 7B (n_embd 4096), n_ctx 2048, -b 512, as ggml-org/ci's b2308
+  // perplexity run: ids, positions, CLS 2,048 B each, rows 8,388,608, mask
+  // 4,194,304, ALiBi positions and shifts 8,192 each, mean 1,048,576:
+  // 13,654,016 B = 13.0215 MiB, printed "13.02 MiB".
+  ModelSpec spec;
+  spec.geometry = {32, 4096, 32, 32, 128, 11008, 32000};
+  spec.max_position_tokens = 2048;
+  spec.layers.assign(32, LayerCache{LayerKind::kFullAttention, 8192, 0, 0});
+  LlamaCppSettings s = at(2048, 2308);
+  s.batch_size = 512;
+  Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(llamacpp::input_buffer_bytes(spec, *c, s), 13'654'016u);
+  // The estimate counts it in the host's context beside the output buffer
+  // (4 x 512 x 32,000 = 65,536,000 B before #6122) and the cache (32 x
+  // 2048 x 8192 x 2 B = 1,073,741,824).
+  Model m;
+  m.has_config = true;
+  m.spec = spec;
+  m.weights.bytes = 1000;
+  m.weights.source = WeightsSource::kSafetensorsHeader;
+  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudget);
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  EXPECT_EQ(e->output_bytes, 65'536'000u);
+  EXPECT_EQ(e->kv_bytes, 1'073'741'824u);
+  EXPECT_EQ(e->context_bytes, 1'073'741'824u + 65'536'000u + 13'654'016u);
+}
+
+TEST(LlamaCppReleases, TheEarlyGraphsPhasesBefore6122) {
+  // The synthetic llama above (hidden 256, 8 heads of 32, 2 KV heads, FFN
+  // 512, vocabulary 32,000), 4096 cells, U 512, flash attention off.
+  ModelSpec spec;
+  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
+  spec.max_position_tokens = 4096;
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  spec.model_type = "llama";
+  auto phases = [&](uint64_t build) {
+    LlamaCppSettings s = at(4096, build);
+    s.flash_attn = FlashAttn::kOff;
+    Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);
+    EXPECT_TRUE(c.ok());
+    Result<llamacpp::ComputePhases> p = llamacpp::compute_phases(spec, *c, s);
+    EXPECT_TRUE(p.ok());
+    return p.ok() ? *p : llamacpp::ComputePhases{};
+  };
+  // b2536: the input rows' copy, the residual, the norm's hole and Q, 4 x
+  // 512 x (3 x 256 + 256) = 2,097,152, the scores 4 x 4096 x 512 x 8 =
+  // 67,108,864 and the mask 8,388,608: 77,594,624.
+  const llamacpp::ComputePhases early = phases(2536);
+  EXPECT_EQ(early.attention, 77'594'624u);
+  // The FFN: 4 x 512 x (3 x 256 + 2 x 512) = 3,670,016 and the mask.
+  EXPECT_EQ(early.ffn, 12'058'624u);
+  // The host's output: the logits and one row, 4 x 512 x (32,000 + 256).
+  EXPECT_EQ(early.output, 66'060'288u);
+  // b2537, the pinned phases: 4 x 512 x (2 x 256 + 256 + 2 x 64 + 2 x 256)
+  // = 2,883,584 + 67,108,864 + 8,388,608; FFN 4 x 512 x (3 x 512 + 4 x
+  // 256) = 5,242,880 + 8,388,608; output 4 x 512 x (32,000 + 768 - 256).
+  const llamacpp::ComputePhases now = phases(2537);
+  EXPECT_EQ(now.attention, 78'381'056u);
+  EXPECT_EQ(now.ffn, 13'631'488u);
+  EXPECT_EQ(now.output, 66'584'576u);
+}
+
+TEST(LlamaCppReleases, BatchDefaultsTo512Before6017) {
+  // Not given, --batch-size is 512 tokens before #6017 (b2413), 2048 from it.
+  EXPECT_EQ(llamacpp::default_batch_size(at(4096, 2412)), 512u);
+  EXPECT_EQ(llamacpp::default_batch_size(at(4096, 2413)), 2048u);
+  EXPECT_EQ(llamacpp::default_batch_size(at(4096, std::nullopt)), 2048u);
+}
+
 }  // namespace
 }  // namespace memfit
