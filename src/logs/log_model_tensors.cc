@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engines/llamacpp/quantize_plan.h"
 #include "logs/log_model.h"
@@ -61,19 +62,29 @@ Result<std::string> hf_model_type(const LogModel& dump) {
 Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
                               const std::string& model_type, const llamacpp::GgufFileType& type,
                               const TypeCounts& printed) {
-  // Two tensors the dump does not announce: the output layer's own matrix
-  // (absent when tied to token_embd) and the converter's rope_freqs (a
+  // Three things the dump does not announce: the output layer's own
+  // matrix (absent when tied to token_embd), the converter's rope_freqs (a
   // llama3-scaled rope bakes its factors into that F32 tensor, and the
-  // GGUF keeps no key of the scaling; Phi-3's longrope, two): the counts
-  // decide.
+  // GGUF keeps no key of the scaling; Phi-3's longrope, two) and an
+  // encoder's classification head (a reranker converted from
+  // *ForSequenceClassification; its GGUF need not say rank pooling): the
+  // counts decide.
+  struct Variant {
+    bool tied = false;
+    bool llama3_rope = false;
+    bool head = false;
+  };
+  std::vector<Variant> variants = {{false, false}, {true, false}, {false, true}, {true, true}};
+  if (rebuilt.spec.embedding.bidirectional) variants = {{true, false, false}, {true, false, true}};
   std::string why;
-  for (const auto& [tied, llama3_rope] : {std::pair{false, false}, {true, false}, {false, true},
-                                         {true, true}}) {
+  for (const Variant& v : variants) {
+    const bool tied = v.tied;
     Model candidate = rebuilt;
     candidate.spec.model_type = model_type;
     candidate.spec.tied_embeddings = tied;
+    candidate.spec.embedding.reranker = candidate.spec.embedding.reranker || v.head;
     // Phi-3's long-context factors are its rope_factors_long/_short.
-    if (llama3_rope) candidate.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
+    if (v.llama3_rope) candidate.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
     Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type);
     if (!quantized) return Error(std::string(quantized.error().detail()));
     const TypeCounts built = counts_of(*quantized);

@@ -1,6 +1,7 @@
 // The tensor list llama.cpp's converter (convert_hf_to_gguf.py, with the
 // names of gguf-py/gguf/tensor_mapping.py) writes for a standard decoder,
-// dense or MoE, built from the config (engines/llamacpp/quantize_plan.h;
+// dense or MoE, GPT-NeoX, Phi-3 and ChatGLM, built from the config (the
+// encoders: converted_encoders.h) (engines/llamacpp/quantize_plan.h;
 // docs/engine-llamacpp.md, "GGUF file types for a safetensors or
 // config-only model").
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include <array>
 #include <iterator>
 
+#include "engines/llamacpp/converted_encoders.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "memfit/untrusted_text.h"
 
@@ -29,13 +31,22 @@ bool gpt_neox(const ModelSpec& spec) { return spec.model_type == "gpt_neox"; }
 // only), no biases; its long-context RoPE keeps two factor tensors.
 bool phi3(const ModelSpec& spec) { return spec.model_type == "phi3"; }
 
+// ChatGLM (ChatGLM2/3, GLM-4 and CodeGeeX4 as THUDM's ChatGLMModel
+// checkpoints): fused QKV with its bias, a fused gate-and-up matrix
+// (dense_h_to_4h), RMS norms; its own block builder.
+bool chatglm(const ModelSpec& spec) { return spec.model_type == "chatglm"; }
+
 bool converted(const ModelSpec& spec) {
+  if (spec.multimodal || spec.nextn_layers != 0) return false;
+  // An encoder's layers keep no cache (LayerKind::kNone).
+  if (converted_encoder(spec) != ConvertedEncoder::kNone) return spec.embedding.bidirectional;
   const bool attention_only = std::all_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
     return l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow;
   });
-  return attention_only && !spec.multimodal && spec.nextn_layers == 0 &&
-         (gpt_neox(spec) || phi3(spec) || std::find(kStandardDecoders.begin(), kStandardDecoders.end(),
-                                      spec.model_type) != kStandardDecoders.end());
+  return attention_only &&
+         (gpt_neox(spec) || phi3(spec) || chatglm(spec) ||
+          std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
+              kStandardDecoders.end());
 }
 
 using Tensors = std::vector<ConvertedTensor>;
@@ -171,6 +182,26 @@ void add_phi3_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   add(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
 }
 
+// One ChatGLM block, by name (llama.cpp's LLM_ARCH_CHATGLM tensors; the
+// converter's ChatGLMModel): the RMS norm before attention, the fused
+// query-key-value matrix (hidden -> q + 2 kv) and its bias (add_qkv_bias:
+// ChatGLM2/3 and GLM-4 all have it), the attention output (no bias), the
+// RMS norm before the MLP, ffn_up holding the gate and up halves (hidden
+// -> 2 x intermediate) and ffn_down.
+void add_chatglm_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t qkv = (g.heads + 2 * g.kv_heads) * head_dim;
+  const std::string blk = fmt::format("blk.{}.", i);
+  add(out, blk + "attn_norm.weight", {g.hidden});
+  add(out, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
+  add(out, blk + "attn_qkv.bias", {qkv});
+  add(out, blk + "attn_qkv.weight", {g.hidden, qkv});
+  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add(out, blk + "ffn_norm.weight", {g.hidden});
+  add(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
+}
+
 // The converter's Phi3MiniModel writes a long-context ("longrope", "su"
 // in older configs) model's per-frequency factors as rope_factors_long and
 // rope_factors_short, head_dim / 2 F32 values each.
@@ -186,12 +217,16 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec) {
       spec.layers.empty() || (g.intermediate == 0 && spec.moe.expert_intermediate == 0)) {
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
-        "writes, which memfit builds for text decoders of model_type {}, gpt_neox and phi3 only; "
-        "this "
+        "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3 and "
+        "chatglm and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }
   Tensors out;
+  if (const ConvertedEncoder encoder = converted_encoder(spec); encoder != ConvertedEncoder::kNone) {
+    add_encoder_tensors(spec, encoder, out);
+    return out;
+  }
   // Outside the blocks, by name: output, output_norm (GPT-NeoX's with its
   // bias), rope_freqs, token_embd.
   if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
@@ -206,6 +241,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec) {
   for (uint64_t i = 0; i < spec.layers.size(); ++i) {
     if (gpt_neox(spec)) add_gpt_neox_block(spec, i, out);
     else if (phi3(spec)) add_phi3_block(spec, i, out);
+    else if (chatglm(spec)) add_chatglm_block(spec, i, out);
     else add_block(spec, i, out);
   }
   return out;

@@ -119,6 +119,11 @@ bool op_offload(const LlamaCppSettings& settings);
 // ggml-cuda (CUDA, ROCm), ggml-vulkan and ggml-sycl (their offload_op); the
 // first such GPU runs them. Metal offloads matrix products only: no.
 bool takes_op_offload(const LlamaCppGpu& gpu);
+// Whether an encoder's token_embd_norm (weight and bias) lives on block 0's
+// device, created with bid 0 as a repeating-layer tensor (#20943, "move
+// the token embedding norms to the first layer"), not on the host with
+// the input layer as in a build before it.
+bool embedding_norm_on_first_block(const LlamaCppSettings& settings);
 // Whether -ngl offloads the output layer first: placement.output_layer_first,
 // and false in a build before #18148 (i_gpu_start = n_layer - N).
 bool output_layer_first(const LlamaCppSettings& settings);

@@ -41,10 +41,16 @@ std::optional<uint64_t> block_of(std::string_view name) {
   return index;
 }
 
+// The output layer's tensors; an encoder's classification head (cls,
+// cls.output: LLM_TENSOR_LAYER_OUTPUT in llama-arch.cpp's tensor infos)
+// among them.
 bool is_output_layer(std::string_view name) {
   return name.starts_with("output.") || name.starts_with("output_norm.") ||
-         name.starts_with("lm_head.") || name == "model.norm.weight";
+         name.starts_with("lm_head.") || name == "model.norm.weight" || name.starts_with("cls.");
 }
+
+// An encoder's embedding LayerNorm (weight and bias).
+bool is_embedding_norm(std::string_view name) { return name.starts_with("token_embd_norm."); }
 
 // The RoPE factor tensors (llama3's rope_freqs, longrope's
 // rope_factors_long/_short): llama.cpp creates them with block 0's
@@ -77,6 +83,9 @@ struct Layout {
   // The first GPU whose backend offloads ops on host weights (CUDA, ROCm,
   // Vulkan, SYCL: see place_compute); gpus when none does.
   Where op_offload_gpu = 0;
+
+  // token_embd_norm on block 0's device (llamacpp::embedding_norm_on_first_block).
+  bool embedding_norm_on_first_block = true;
 
   Where host() const { return gpus; }
   Where slot_device(uint64_t slot) const {
@@ -265,7 +274,9 @@ uint64_t cuda_row_padding_bytes(const SafetensorsTensor& t) {
 Where tensor_device(std::string_view name, std::optional<uint64_t> block, const Layout& lay,
                     const std::vector<std::regex>& rules, const LlamaCppPlacementSettings& s) {
   Where w = block ? lay.block(*block) : is_output_layer(name) ? lay.output() : lay.host();
-  if (is_rope_factors(name)) w = lay.block(0);
+  if (is_rope_factors(name) || (lay.embedding_norm_on_first_block && is_embedding_norm(name))) {
+    w = lay.block(0);
+  }
   for (size_t r = 0; r < rules.size(); ++r) {
     if (std::regex_search(name.begin(), name.end(), rules[r])) {
       return s.overrides[r].gpu ? *s.overrides[r].gpu : lay.host();
@@ -282,7 +293,11 @@ void place_listed_weights(const Model& model, const Layout& lay,
                           const std::vector<std::regex>& rules, const LlamaCppPlacementSettings& s,
                           std::vector<DeviceSums>& d, LlamaCppPlacement& out) {
   const uint64_t decoder_blocks = model.spec.layers.size();
-  bool tied = true;
+  // No output.weight: the output layer reads token_embd, which llama.cpp
+  // creates a second time for it (TENSOR_DUPLICATED). An encoder (BERT,
+  // Jina's BERT v2) has no vocabulary output at all: its loader makes no
+  // such copy.
+  bool tied = !model.spec.embedding.bidirectional;
   uint64_t token_embd_bytes = 0;
   out.tensors.reserve(model.tensors.size());
   for (const SafetensorsTensor& t : model.tensors) {
@@ -475,6 +490,7 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
 
   Result<Layout> lay = plan_layout(model.spec, s, llamacpp::output_layer_first(e.settings));
   if (!lay) return lay.error();
+  lay->embedding_norm_on_first_block = llamacpp::embedding_norm_on_first_block(e.settings);
   e.placement.n_gpu_layers = lay->n_gpu;
   std::vector<DeviceSums> d(lay->gpus + 1);
   for (uint64_t i = 0; i < lay->blocks; ++i) ++d[lay->block(i)].blocks;

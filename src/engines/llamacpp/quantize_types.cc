@@ -30,11 +30,15 @@ Category category_of(std::string_view name) {
 }
 
 // tensor_allows_quantization(), for the names the converter writes here:
-// matrices whose name ends in "weight", not a norm, not a router.
+// matrices whose name ends in "weight", not a norm, not a router, and not
+// BERT's position or token-type embeddings ("do not quantize positional
+// embeddings and token types (BERT)": they stay as the converter wrote
+// them, F32).
 bool quantizable(const ConvertedTensor& t) {
   return t.ne.size() >= 2 && t.name.ends_with("weight") &&
          t.name.find("_norm.weight") == std::string::npos &&
-         t.name.find("ffn_gate_inp.weight") == std::string::npos;
+         t.name.find("ffn_gate_inp.weight") == std::string::npos &&
+         t.name != "position_embd.weight" && t.name != "token_types.weight";
 }
 
 bool is_quantized(GgmlType t) { return t != kF32 && t != kF16 && t != kBF16; }

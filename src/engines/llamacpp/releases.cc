@@ -119,6 +119,20 @@ constexpr uint64_t kCachelessEncoderBuild = 5340;
 // separate buffer"), printed "input buffer size".
 constexpr uint64_t kGraphInputsBuild = 2413;
 
+// #20943 ("models : move the token embedding norms to the first layer",
+// reviewed 2026-03-24): an encoder's token_embd_norm is created with bid 0
+// and LLM_TENSOR_TOKEN_EMBD_NORM is a repeating-layer tensor ("do the
+// norms on the first layer (not the input layer)", src/llama-arch.cpp):
+// block 0's device. Before it an input-layer tensor, on the host:
+// ggml-org/ci's b4438 and b4507 jina-reranker-v1-tiny runs print Vulkan0
+// 18.05 MiB, their 4 blocks and cls head (18,930,560 B, the bias's 4 B
+// at the GPU's 128 B alignment) without the norm's 3,072 B (18,933,632 B
+// would print 18.06). First build
+// unconfirmed: b8579 is dated 2026-03-29 (bernardladenthin/java-llama.cpp
+// #28) and b8651 2026-04-03 (gominimal/pkgs#40), about 14 builds a day;
+// memfit takes b8510 for 2026-03-24 (3 KB either way).
+constexpr uint64_t kEmbeddingNormFirstBlockBuild = 8510;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -184,6 +198,9 @@ bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInp
 bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kVectorInputLeafBuild); }
 bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
+bool embedding_norm_on_first_block(const LlamaCppSettings& s) {
+  return !before(s, kEmbeddingNormFirstBlockBuild);
+}
 bool encoder_kv_cache(const LlamaCppSettings& s) { return before(s, kCachelessEncoderBuild); }
 bool separate_input_buffer(const LlamaCppSettings& s) { return before(s, kGraphInputsBuild); }
 bool early_graph_phases(const LlamaCppSettings& s) { return before(s, kOutputPerSeqBuild); }

@@ -29,8 +29,10 @@ uint64_t input_table_bytes(const Model& model) {
   return 0;
 }
 
-// No output.weight: the output layer reads the input table (tied).
+// No output.weight: the output layer reads the input table (tied); an
+// encoder has no vocabulary output to read it.
 bool tied_output(const Model& model) {
+  if (model.spec.embedding.bidirectional) return false;
   for (const SafetensorsTensor& t : model.tensors) {
     if (t.name == "output.weight" || t.name == "lm_head.weight") return false;
   }

@@ -25,6 +25,10 @@ bool is_generator_model_class(std::string_view arch) {
 
 }  // namespace
 
+bool is_jina_bert_architecture(const ConfigDocument& doc) {
+  return first_architecture(doc).starts_with("JinaBert");
+}
+
 bool is_encoder_model_type(std::string_view model_type) {
   return model_type == "bert" || model_type == "roberta" || model_type == "xlm-roberta" ||
          model_type == "nomic_bert" || model_type == "nomic-bert" || model_type == "jina_bert_v2";

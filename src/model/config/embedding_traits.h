@@ -30,6 +30,9 @@ bool is_encoder_model_type(std::string_view model_type);
 // malformed "architectures" is read as absent.
 EmbeddingInfo embedding_traits_of_config(const ConfigDocument& doc, std::string_view model_type);
 
+// Whether architectures[0] is one of Jina's BERT v2 classes ("JinaBert...").
+bool is_jina_bert_architecture(const ConfigDocument& doc);
+
 }  // namespace memfit
 
 #endif  // MEMFIT_MODEL_CONFIG_EMBEDDING_TRAITS_H_

@@ -170,6 +170,14 @@ Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
   spec.conv_state_bytes = plan->conv_state_bytes;
   spec.mamba2 = plan->mamba2;
   spec.embedding = embedding_traits_of_config(doc, text_type);
+  if (text_type == "bert" && is_jina_bert_architecture(doc)) {
+    // Jina's BERT v2 checkpoints say model_type "bert"; their classes
+    // (JinaBertModel, JinaBertForMaskedLM, ...) are another encoder
+    // (ALiBi, no position embeddings, a gated MLP), which llama.cpp's
+    // converter writes as jina-bert-v2 (convert_hf_to_gguf.py,
+    // JinaBertV2Model): the family a GGUF of it reads as.
+    spec.family = "jina_bert_v2";
+  }
   if (spec.embedding.bidirectional) {
     // An encoder attends over its whole input at once and caches nothing
     // (docs/embedding-models.md).
