@@ -149,7 +149,7 @@ Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump
                                       std::string_view file_type, bool guessed) {
   if (file_type.empty()) return Error("the log prints no file type (print_info: file type)");
   const llamacpp::GgufFileType* type =
-      guessed ? nullptr : llamacpp::find_gguf_file_type(file_type);
+      guessed ? nullptr : llamacpp::find_rebuilt_file_type(file_type);
   if (!guessed && type == nullptr) {
     return Error(fmt::format("the file type {} is not one memfit rebuilds as llama-quantize writes it",
                              quote_untrusted(file_type)));

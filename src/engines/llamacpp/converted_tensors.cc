@@ -29,13 +29,18 @@ bool gpt_neox(const ModelSpec& spec) { return spec.model_type == "gpt_neox"; }
 // only), no biases; its long-context RoPE keeps two factor tensors.
 bool phi3(const ModelSpec& spec) { return spec.model_type == "phi3"; }
 
+// gpt-oss: biased attention with per-head sinks, routed experts only,
+// their weights MXFP4 as the checkpoint ships them.
+bool gpt_oss(const ModelSpec& spec) { return spec.model_type == "gpt_oss"; }
+
 bool converted(const ModelSpec& spec) {
   const bool attention_only = std::all_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
     return l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow;
   });
   return attention_only && !spec.multimodal && spec.nextn_layers == 0 &&
-         (gpt_neox(spec) || phi3(spec) || std::find(kStandardDecoders.begin(), kStandardDecoders.end(),
-                                      spec.model_type) != kStandardDecoders.end());
+         (gpt_neox(spec) || phi3(spec) || (gpt_oss(spec) && spec.moe.experts > 0) ||
+          std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
+              kStandardDecoders.end());
 }
 
 using Tensors = std::vector<ConvertedTensor>;
@@ -171,6 +176,53 @@ void add_phi3_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   add(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
 }
 
+// One gpt-oss block, by name (llama.cpp's LLM_ARCH_OPENAI_MOE tensors,
+// src/llama-arch.cpp; shapes from its load_tensors): Q/K/V/output with
+// their biases, attn_sinks (one value a head), the F32 router and its
+// bias, the routed experts' gate, up and down (3-D, one slice an expert)
+// with a bias row an expert each, and the two norms. The converter's
+// GptOssModel (convert_hf_to_gguf.py) writes the experts' MXFP4 blocks as
+// they are whatever its output type, every tensor whose name does not end
+// in ".weight" (the biases, 2-D ones included) F32, the rest of the
+// matrices at the output type.
+void add_gpt_oss_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t q = g.heads * head_dim;
+  const uint64_t kv = g.kv_heads * head_dim;
+  const uint64_t experts = spec.moe.experts;
+  const uint64_t inter = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate
+                                                           : g.intermediate;
+  const std::string blk = fmt::format("blk.{}.", i);
+  auto add_f32 = [&](std::string name, std::vector<uint64_t> ne) {
+    add(out, std::move(name), std::move(ne));
+    out.back().type = GgmlType::kF32;
+  };
+  auto add_experts = [&](std::string name, std::vector<uint64_t> ne) {
+    add(out, std::move(name), std::move(ne));
+    out.back().type = GgmlType::kMXFP4;
+  };
+  add_f32(blk + "attn_k.bias", {kv});
+  add(out, blk + "attn_k.weight", {g.hidden, kv});
+  add(out, blk + "attn_norm.weight", {g.hidden});
+  add_f32(blk + "attn_output.bias", {g.hidden});
+  add(out, blk + "attn_output.weight", {q, g.hidden});
+  add_f32(blk + "attn_q.bias", {q});
+  add(out, blk + "attn_q.weight", {g.hidden, q});
+  add(out, blk + "attn_sinks.weight", {g.heads});
+  add_f32(blk + "attn_v.bias", {kv});
+  add(out, blk + "attn_v.weight", {g.hidden, kv});
+  add_f32(blk + "ffn_down_exps.bias", {g.hidden, experts});
+  add_experts(blk + "ffn_down_exps.weight", {inter, g.hidden, experts});
+  add_f32(blk + "ffn_gate_exps.bias", {inter, experts});
+  add_experts(blk + "ffn_gate_exps.weight", {g.hidden, inter, experts});
+  add_f32(blk + "ffn_gate_inp.bias", {experts});
+  add_f32(blk + "ffn_gate_inp.weight", {g.hidden, experts});
+  add_f32(blk + "ffn_up_exps.bias", {inter, experts});
+  add_experts(blk + "ffn_up_exps.weight", {g.hidden, inter, experts});
+  add(out, blk + "post_attention_norm.weight", {g.hidden});
+}
+
 // The converter's Phi3MiniModel writes a long-context ("longrope", "su"
 // in older configs) model's per-frequency factors as rope_factors_long and
 // rope_factors_short, head_dim / 2 F32 values each.
@@ -186,7 +238,8 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec) {
       spec.layers.empty() || (g.intermediate == 0 && spec.moe.expert_intermediate == 0)) {
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
-        "writes, which memfit builds for text decoders of model_type {}, gpt_neox and phi3 only; "
+        "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3 and "
+        "gpt_oss only; "
         "this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
@@ -206,6 +259,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec) {
   for (uint64_t i = 0; i < spec.layers.size(); ++i) {
     if (gpt_neox(spec)) add_gpt_neox_block(spec, i, out);
     else if (phi3(spec)) add_phi3_block(spec, i, out);
+    else if (gpt_oss(spec)) add_gpt_oss_block(spec, i, out);
     else add_block(spec, i, out);
   }
   return out;

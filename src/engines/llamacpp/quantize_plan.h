@@ -45,6 +45,14 @@ std::string quantized_gguf_file_name(const std::string& model_path, std::string_
 // --quant GGUF file type the file llama-quantize would write.
 std::string launch_model_file(const EstimateRequest& r, const std::string& model_path);
 
+// The file type `name` names among gguf_file_types() and the types
+// llama-quantize writes only with an importance matrix whose per-tensor
+// choice memfit rebuilds (IQ2_M: the matrix changes the values, never a
+// tensor's type): a llama.cpp dump of such a file is rebuilt tensor by
+// tensor (logs/log_model_tensors.cc), though `--quant` does not offer
+// them (memfit cannot make the matrix). nullptr for any other name.
+const GgufFileType* find_rebuilt_file_type(std::string_view name);
+
 // "F32, F16, BF16, Q8_0, ...": every name gguf_file_types() holds.
 std::string gguf_file_type_names();
 

@@ -352,6 +352,54 @@ TEST(QuantizePlan, AFusedQkvTakesItsOwnRuleUnderQ4_K_M) {
   EXPECT_EQ(dtype_of(*q3, "blk.1.attn_qkv.weight"), "q4_K");
 }
 
+// gpt-oss-20b (its config.json): hidden 2,880, 64 heads and 8 KV heads of
+// 64, 32 experts of 2,880, vocabulary 201,088, 24 blocks, untied.
+TEST(QuantizePlan, GptOssKeepsItsMxfp4ExpertsUnderAFloatFileType) {
+  const Model m = quantized("gpt_oss/gpt-oss-20b", "F16");
+  // 24 blocks of 19 + output, output_norm, token_embd = 459: F16 the 4
+  // attention matrices a block + token_embd and output (98); MXFP4 the 3
+  // expert tensors a block (72); F32 the rest (289): 5 biases of
+  // attention, sinks, 2 norms, the router and its bias, 3 expert biases a
+  // block + output_norm. The log's `- type` lines for the F16 file
+  // (llamacpp-ghghang2-gpt-oss-20b-f16-t4.log).
+  EXPECT_EQ(m.tensors.size(), 459u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 98}, {"f32", 289}, {"mxfp4", 72}}));
+  EXPECT_EQ(dtype_of(m, "blk.0.ffn_down_exps.bias"), "f32");
+  EXPECT_EQ(dtype_of(m, "blk.23.ffn_up_exps.weight"), "mxfp4");
+  EXPECT_EQ(dtype_of(m, "blk.0.attn_sinks.weight"), "f32");
+  // A block: F16 q and o 2,880 x 4,096 x 2 B = 23,592,960 each, k and v
+  // 2,880 x 512 x 2 B = 2,949,120 each (53,084,160); MXFP4 3 x 2,880 x
+  // 2,880 x 32 / 32 x 17 B = 423,014,400; F32 biases q 16,384, k and v
+  // 2,048 each, o 11,520, sinks 256, norms 2 x 11,520, router 368,640 and
+  // its bias 128, expert biases 3 x 368,640 (1,529,984). 477,628,544 x 24
+  // = 11,463,085,056; token_embd and output 2 x 1,158,266,880, output_norm
+  // 11,520: 13,779,630,336 B, the log's "file size = 12.83 GiB".
+  EXPECT_EQ(m.weights.bytes, 13779630336u);
+}
+
+TEST(QuantizePlan, Iq2MTypesAsLlamaQuantizesTwoBitMixes) {
+  // IQ2_M needs an importance matrix (not offered to --quant) but its
+  // per-tensor types read none: rebuilt from a dump only.
+  EXPECT_EQ(find_gguf_file_type("IQ2_M"), nullptr);
+  ASSERT_NE(find_rebuilt_file_type("iq2_m"), nullptr);
+  EXPECT_EQ(find_rebuilt_file_type("IQ2_M")->default_type, GgmlType::kIQ2_S);
+  Result<Model> m =
+      quantized_gguf_model(config_only("qwen3/Qwen3-0.6B"), *find_rebuilt_file_type("IQ2_M"));
+  ASSERT_TRUE(m.ok()) << m.error().message();
+  // Qwen3-0.6B: 28 blocks, GQA 16 / 8 = 2, dense, tied. The tied
+  // token_embd Q5_K (row 1,024, whole 256-blocks); the 28 attn_v IQ3_S
+  // (GQA under 4, no experts); the first 28 / 8 = 3 ffn_down (blocks 0, 1,
+  // 2) IQ3_S; the 28 attn_output IQ3_S: 59 IQ3_S; the other 196 - 59 =
+  // 137 block matrices IQ2_S; 113 F32 (4 norms a block + output_norm).
+  EXPECT_EQ(type_counts(*m), (std::map<std::string, int>{
+                                 {"f32", 113}, {"iq2_s", 137}, {"iq3_s", 59}, {"q5_K", 1}}));
+  EXPECT_EQ(dtype_of(*m, "blk.2.ffn_down.weight"), "iq3_s");
+  EXPECT_EQ(dtype_of(*m, "blk.3.ffn_down.weight"), "iq2_s");
+  EXPECT_EQ(dtype_of(*m, "blk.27.attn_v.weight"), "iq3_s");
+  EXPECT_EQ(dtype_of(*m, "blk.0.attn_q.weight"), "iq2_s");
+  EXPECT_EQ(dtype_of(*m, "token_embd.weight"), "q5_K");
+}
+
 TEST(QuantizePlan, OtherArchitecturesAreRefusedNamingTheOnesBuilt) {
   Result<Model> q = quantized_gguf_model(config_only("deepseek_v3/DeepSeek-V3"),
                                          *find_gguf_file_type("Q4_K_M"));
