@@ -23,7 +23,7 @@ struct LlamaCppReadState {
   bool context_noted = false;   // the note about a second context was given
   std::string gpu_kind;         // "CUDA", "ROCm": the last "found N <kind> devices"
   // print_info's "name = value" pairs, for the per-layer lists the dump
-  // cut short (n_head, n_head_kv, n_ff).
+  // cut short (n_head, n_head_kv, n_ff; n_embd_k_gqa for a window pattern).
   std::vector<std::pair<std::string, std::string>> print_info;
   // --fit's trials print a memory breakdown each: not the run's.
   bool fit_trials = false;

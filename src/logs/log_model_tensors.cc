@@ -46,22 +46,44 @@ TypeCounts counts_of(const Model& model) {
   return counts;
 }
 
-// The Hugging Face model_type the dump's architecture converts from
-// ("qwen3moe" -> "qwen3_moe"): the converter's tensors are built by it.
-Result<std::string> hf_model_type(const LogModel& dump) {
+// What the converter's tensors are built from beyond the spec: the
+// Hugging Face model_type the dump's architecture converts from
+// ("qwen3moe" -> "qwen3_moe") and, for a gated delta net model, its
+// widths (the config fields model/gguf/arch_rules.cc writes from the
+// ssm.* keys).
+struct ConvertedFrom {
+  std::string model_type;
+  std::optional<llamacpp::GatedDeltaWidths> gated_delta;
+  const llamacpp::GatedDeltaWidths* widths() const {
+    return gated_delta ? &*gated_delta : nullptr;
+  }
+};
+
+Result<ConvertedFrom> converted_from(const LogModel& dump) {
   GgufHeader header;
   header.metadata = dump.metadata;
   Result<GgufConfig> config = gguf_config(header);
   if (!config) return config.error();
-  return config->config.value("model_type", config->architecture);
+  ConvertedFrom out;
+  out.model_type = config->config.value("model_type", config->architecture);
+  const nlohmann::json& c = config->config;
+  if (c.contains("linear_num_key_heads")) {
+    auto count = [&](const char* field) { return c.value(field, uint64_t{0}); };
+    out.gated_delta = llamacpp::GatedDeltaWidths{
+        count("linear_num_key_heads"), count("linear_num_value_heads"),
+        count("linear_key_head_dim"), count("linear_value_head_dim"),
+        count("linear_conv_kernel_dim")};
+  }
+  return out;
 }
 
 // The rebuilt GGUF of `type` when it holds the log's counts by type and
 // its bytes lie within the printed size's rounding; an error saying which
 // differ otherwise.
 Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
-                              const std::string& model_type, const llamacpp::GgufFileType& type,
+                              const ConvertedFrom& from, const llamacpp::GgufFileType& type,
                               const TypeCounts& printed) {
+  const std::string& model_type = from.model_type;
   // Three things the dump does not announce: the output layer's own
   // matrix (absent when tied to token_embd), the converter's rope_freqs (a
   // llama3-scaled rope bakes its factors into that F32 tensor, and the
@@ -85,7 +107,7 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
     candidate.spec.embedding.reranker = candidate.spec.embedding.reranker || v.head;
     // Phi-3's long-context factors are its rope_factors_long/_short.
     if (v.llama3_rope) candidate.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
-    Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type);
+    Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type, from.widths());
     if (!quantized) return Error(std::string(quantized.error().detail()));
     const TypeCounts built = counts_of(*quantized);
     if (built != printed) {
@@ -135,10 +157,10 @@ bool same_types(const Model& a, const Model& b) {
 // holds the log's counts and size is kept when no other that does types
 // a tensor otherwise.
 Result<Model> rebuilt_of_guessed_type(const Model& rebuilt, const LogModel& dump,
-                                      const std::string& model_type, const TypeCounts& printed) {
+                                      const ConvertedFrom& from, const TypeCounts& printed) {
   std::optional<Model> found;
   for (const llamacpp::GgufFileType& type : llamacpp::gguf_file_types()) {
-    Result<Model> m = rebuilt_of_type(rebuilt, dump, model_type, type, printed);
+    Result<Model> m = rebuilt_of_type(rebuilt, dump, from, type, printed);
     if (!m) continue;
     if (found && !same_types(*found, *m)) {
       return Error("the log's file type is guessed and more than one file type llama-quantize "
@@ -160,25 +182,25 @@ Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump
                                       std::string_view file_type, bool guessed) {
   if (file_type.empty()) return Error("the log prints no file type (print_info: file type)");
   const llamacpp::GgufFileType* type =
-      guessed ? nullptr : llamacpp::find_gguf_file_type(file_type);
+      guessed ? nullptr : llamacpp::find_rebuilt_file_type(file_type);
   if (!guessed && type == nullptr) {
     return Error(fmt::format("the file type {} is not one memfit rebuilds as llama-quantize writes it",
                              quote_untrusted(file_type)));
   }
   if (!dump.file_bytes) return Error("the log prints no file size");
-  Result<std::string> model_type = hf_model_type(dump);
-  if (!model_type) return model_type.error();
+  Result<ConvertedFrom> from = converted_from(dump);
+  if (!from) return from.error();
   TypeCounts printed;
   for (const auto& [name, n] : dump.tensor_types) printed[name] += n;
   Model converted = rebuilt;
-  converted.spec.model_type = *model_type;
-  if (!llamacpp::converted_tensors(converted.spec)) {
+  converted.spec.model_type = from->model_type;
+  if (!llamacpp::converted_tensors(converted.spec, from->widths())) {
     return Error(fmt::format("memfit does not build the tensors llama.cpp's converter writes for "
                              "{} ({} layout)",
-                             quote_untrusted(*model_type), rebuilt.spec.layout));
+                             quote_untrusted(from->model_type), rebuilt.spec.layout));
   }
-  if (guessed) return rebuilt_of_guessed_type(rebuilt, dump, *model_type, printed);
-  return rebuilt_of_type(rebuilt, dump, *model_type, *type, printed);
+  if (guessed) return rebuilt_of_guessed_type(rebuilt, dump, *from, printed);
+  return rebuilt_of_type(rebuilt, dump, *from, *type, printed);
 }
 
 }  // namespace memfit::logs

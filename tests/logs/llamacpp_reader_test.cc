@@ -5,6 +5,8 @@
 // line).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "logs/log_test_data.h"
 #include "memfit/runtime_log.h"
 
@@ -82,6 +84,32 @@ TEST(LlamaCppLog, MetadataDumpReadsBackAsGgufKeyValues) {
   EXPECT_FALSE(tokens.kept);
   EXPECT_EQ(m.cut_keys, (std::vector<std::string>{"tokenizer.ggml.tokens", "tokenizer.ggml.scores",
                                                   "tokenizer.ggml.token_type"}));
+}
+
+TEST(LlamaCppLog, ACutWindowPatternIsReadFromEachLayersKWidth) {
+  // Gemma 4 E4B (acdtrx, b8680): the dump cuts "gemma4.attention.
+  // sliding_window_pattern arr[bool,42] = [true, true, true, true, true,
+  // false,...". print_info's n_embd_k_gqa prints every layer's K width:
+  // 512 = key_length_swa 256 x 2 KV heads (windowed), 1024 = key_length
+  // 512 x 2 (global), so layers 5, 11, ..., 41 are global and the flags
+  // are five true and one false, seven times.
+  const RuntimeLog log = read("llamacpp-acdtrx-gemma4-e4b-q8_0-m4-metal.log");
+  const LogModel& m = log.model;
+  const GgufKeyValue* pattern = nullptr;
+  for (const GgufKeyValue& kv : m.metadata) {
+    if (kv.key == "gemma4.attention.sliding_window_pattern") pattern = &kv;
+  }
+  ASSERT_NE(pattern, nullptr);
+  const auto& flags = std::get<GgufArray>(pattern->value.data);
+  ASSERT_TRUE(flags.kept);
+  ASSERT_EQ(flags.count, 42u);
+  ASSERT_EQ(flags.number_bytes.size(), 42u);  // one byte a bool
+  for (size_t i = 0; i < 42; ++i) {
+    EXPECT_EQ(flags.number_bytes[i], i % 6 == 5 ? '\0' : '\1') << "layer " << i;
+  }
+  EXPECT_EQ(std::count(m.cut_keys.begin(), m.cut_keys.end(),
+                       "gemma4.attention.sliding_window_pattern"),
+            0);
 }
 
 TEST(LlamaCppLog, OldFormatTwoGpusSplitPerDevice) {

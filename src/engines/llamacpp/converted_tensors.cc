@@ -36,15 +36,29 @@ bool phi3(const ModelSpec& spec) { return spec.model_type == "phi3"; }
 // (dense_h_to_4h), RMS norms; its own block builder.
 bool chatglm(const ModelSpec& spec) { return spec.model_type == "chatglm"; }
 
-bool converted(const ModelSpec& spec) {
+// gpt-oss: biased attention with per-head sinks, routed experts only,
+// their weights MXFP4 as the checkpoint ships them.
+bool gpt_oss(const ModelSpec& spec) { return spec.model_type == "gpt_oss"; }
+
+// Qwen3.5 (dense and MoE): full attention every few layers, gated delta
+// net layers between, as llama.cpp's qwen35 / qwen35moe load them; built
+// only with the delta nets' widths.
+bool qwen35(const ModelSpec& spec, const GatedDeltaWidths* d) {
+  return (spec.model_type == "qwen3_5_text" || spec.model_type == "qwen3_5_moe_text") &&
+         d != nullptr && d->key_heads != 0 && d->value_heads != 0;
+}
+
+bool converted(const ModelSpec& spec, const GatedDeltaWidths* d) {
   if (spec.multimodal || spec.nextn_layers != 0) return false;
   // An encoder's layers keep no cache (LayerKind::kNone).
   if (converted_encoder(spec) != ConvertedEncoder::kNone) return spec.embedding.bidirectional;
-  const bool attention_only = std::all_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
-    return l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow;
+  const bool hybrid = qwen35(spec, d);
+  const bool attention_only = std::all_of(spec.layers.begin(), spec.layers.end(), [&](const LayerCache& l) {
+    return l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow ||
+           (hybrid && l.kind == LayerKind::kLinearAttention);
   });
   return attention_only &&
-         (gpt_neox(spec) || phi3(spec) || chatglm(spec) ||
+         (gpt_neox(spec) || phi3(spec) || chatglm(spec) || hybrid || (gpt_oss(spec) && spec.moe.experts > 0) ||
           std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
               kStandardDecoders.end());
 }
@@ -202,6 +216,101 @@ void add_chatglm_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   add(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
 }
 
+// One gpt-oss block, by name (llama.cpp's LLM_ARCH_OPENAI_MOE tensors,
+// src/llama-arch.cpp; shapes from its load_tensors): Q/K/V/output with
+// their biases, attn_sinks (one value a head), the F32 router and its
+// bias, the routed experts' gate, up and down (3-D, one slice an expert)
+// with a bias row an expert each, and the two norms. The converter's
+// GptOssModel (convert_hf_to_gguf.py) writes the experts' MXFP4 blocks as
+// they are whatever its output type, every tensor whose name does not end
+// in ".weight" (the biases, 2-D ones included) F32, the rest of the
+// matrices at the output type.
+void add_gpt_oss_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t q = g.heads * head_dim;
+  const uint64_t kv = g.kv_heads * head_dim;
+  const uint64_t experts = spec.moe.experts;
+  const uint64_t inter = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate
+                                                           : g.intermediate;
+  const std::string blk = fmt::format("blk.{}.", i);
+  auto add_f32 = [&](std::string name, std::vector<uint64_t> ne) {
+    add(out, std::move(name), std::move(ne));
+    out.back().type = GgmlType::kF32;
+  };
+  auto add_experts = [&](std::string name, std::vector<uint64_t> ne) {
+    add(out, std::move(name), std::move(ne));
+    out.back().type = GgmlType::kMXFP4;
+  };
+  add_f32(blk + "attn_k.bias", {kv});
+  add(out, blk + "attn_k.weight", {g.hidden, kv});
+  add(out, blk + "attn_norm.weight", {g.hidden});
+  add_f32(blk + "attn_output.bias", {g.hidden});
+  add(out, blk + "attn_output.weight", {q, g.hidden});
+  add_f32(blk + "attn_q.bias", {q});
+  add(out, blk + "attn_q.weight", {g.hidden, q});
+  add(out, blk + "attn_sinks.weight", {g.heads});
+  add_f32(blk + "attn_v.bias", {kv});
+  add(out, blk + "attn_v.weight", {g.hidden, kv});
+  add_f32(blk + "ffn_down_exps.bias", {g.hidden, experts});
+  add_experts(blk + "ffn_down_exps.weight", {inter, g.hidden, experts});
+  add_f32(blk + "ffn_gate_exps.bias", {inter, experts});
+  add_experts(blk + "ffn_gate_exps.weight", {g.hidden, inter, experts});
+  add_f32(blk + "ffn_gate_inp.bias", {experts});
+  add_f32(blk + "ffn_gate_inp.weight", {g.hidden, experts});
+  add_f32(blk + "ffn_up_exps.bias", {inter, experts});
+  add_experts(blk + "ffn_up_exps.weight", {g.hidden, inter, experts});
+  add(out, blk + "post_attention_norm.weight", {g.hidden});
+}
+
+// One Qwen3.5 block, by name (llama.cpp's qwen35 / qwen35moe
+// load_arch_tensors; names from src/llama-arch.cpp). Both kinds: the two
+// norms (attn_norm, post_attention_norm) and the feed-forward (dense, or
+// routed experts with the F32 router and the shared expert behind its
+// one-output gate, as add_ffn). A full-attention layer: attn_q twice the
+// heads wide (the query and its output gate), attn_k, attn_v,
+// attn_output, per-head Q/K norms. A gated delta net layer (key_dim = key
+// heads x key width, value_dim = value heads x value width): attn_qkv
+// (hidden -> 2 key_dim + value_dim), attn_gate (hidden -> value_dim),
+// ssm_conv1d (kernel x that conv width; the converter keeps SSM_CONV1D
+// F32), ssm_dt.bias and ssm_a (one a value head), ssm_beta and ssm_alpha
+// (hidden -> value heads), ssm_norm (one value head's width) and ssm_out
+// (value_dim -> hidden).
+void add_qwen35_block(const ModelSpec& spec, const GatedDeltaWidths& d, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const std::string blk = fmt::format("blk.{}.", i);
+  Tensors block;
+  add(block, blk + "attn_norm.weight", {g.hidden});
+  add(block, blk + "post_attention_norm.weight", {g.hidden});
+  if (spec.layers[i].kind == LayerKind::kLinearAttention) {
+    const uint64_t key_dim = d.key_heads * d.key_dim;
+    const uint64_t value_dim = d.value_heads * d.value_dim;
+    add(block, blk + "attn_qkv.weight", {g.hidden, 2 * key_dim + value_dim});
+    add(block, blk + "attn_gate.weight", {g.hidden, value_dim});
+    add(block, blk + "ssm_conv1d.weight", {d.kernel, 2 * key_dim + value_dim});
+    block.back().type = GgmlType::kF32;
+    add(block, blk + "ssm_dt.bias", {d.value_heads});
+    add(block, blk + "ssm_a", {d.value_heads});
+    add(block, blk + "ssm_beta.weight", {g.hidden, d.value_heads});
+    add(block, blk + "ssm_alpha.weight", {g.hidden, d.value_heads});
+    add(block, blk + "ssm_norm.weight", {d.value_dim});
+    add(block, blk + "ssm_out.weight", {value_dim, g.hidden});
+  } else {
+    const uint64_t head_dim = head_dim_of(g);
+    const uint64_t kv = g.kv_heads * head_dim;
+    add(block, blk + "attn_q.weight", {g.hidden, 2 * g.heads * head_dim});
+    add(block, blk + "attn_k.weight", {g.hidden, kv});
+    add(block, blk + "attn_v.weight", {g.hidden, kv});
+    add(block, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
+    add(block, blk + "attn_q_norm.weight", {head_dim});
+    add(block, blk + "attn_k_norm.weight", {head_dim});
+  }
+  add_ffn(spec, i, blk, block);
+  std::sort(block.begin(), block.end(),
+            [](const ConvertedTensor& a, const ConvertedTensor& b) { return a.name < b.name; });
+  std::move(block.begin(), block.end(), std::back_inserter(out));
+}
+
 // The converter's Phi3MiniModel writes a long-context ("longrope", "su"
 // in older configs) model's per-frequency factors as rope_factors_long and
 // rope_factors_short, head_dim / 2 F32 values each.
@@ -211,14 +320,16 @@ bool writes_rope_factors(const ModelSpec& spec) {
 
 }  // namespace
 
-Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec) {
+Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
+                                                       const GatedDeltaWidths* gated_delta) {
   const ModelGeometry& g = spec.geometry;
-  if (!converted(spec) || g.hidden == 0 || g.heads == 0 || g.kv_heads == 0 || g.vocab == 0 ||
+  if (!converted(spec, gated_delta) || g.hidden == 0 || g.heads == 0 || g.kv_heads == 0 || g.vocab == 0 ||
       spec.layers.empty() || (g.intermediate == 0 && spec.moe.expert_intermediate == 0)) {
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3 and "
-        "chatglm and the encoders bert and jina_bert_v2 only; this "
+        "chatglm, gpt_oss and the encoders bert and jina_bert_v2 (and, from a llama.cpp dump, "
+        "qwen3_5_text and qwen3_5_moe_text) only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }
@@ -242,6 +353,8 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec) {
     if (gpt_neox(spec)) add_gpt_neox_block(spec, i, out);
     else if (phi3(spec)) add_phi3_block(spec, i, out);
     else if (chatglm(spec)) add_chatglm_block(spec, i, out);
+    else if (gpt_oss(spec)) add_gpt_oss_block(spec, i, out);
+    else if (qwen35(spec, gated_delta)) add_qwen35_block(spec, *gated_delta, i, out);
     else add_block(spec, i, out);
   }
   return out;

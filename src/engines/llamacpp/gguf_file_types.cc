@@ -23,6 +23,11 @@ constexpr std::array<GgufFileType, 22> kFileTypes = {{
     {"Q3_K_S", kQ3_K},   {"Q2_K", kQ2_K},
 }};
 
+// Written by llama-quantize only with an importance matrix
+// (find_rebuilt_file_type): IQ2_M's default type is IQ2_S
+// (llama_ftype_get_default_type).
+constexpr std::array<GgufFileType, 1> kImatrixFileTypes = {{{"IQ2_M", kIQ2_S}}};
+
 std::string upper(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
@@ -39,6 +44,15 @@ const GgufFileType* find_gguf_file_type(std::string_view name) {
   // llama-quantize's aliases: the K types alone are their _M mixes.
   if (wanted == "Q3_K" || wanted == "Q4_K" || wanted == "Q5_K") wanted += "_M";
   for (const GgufFileType& t : kFileTypes) {
+    if (t.name == wanted) return &t;
+  }
+  return nullptr;
+}
+
+const GgufFileType* find_rebuilt_file_type(std::string_view name) {
+  if (const GgufFileType* type = find_gguf_file_type(name)) return type;
+  const std::string wanted = upper(name);
+  for (const GgufFileType& t : kImatrixFileTypes) {
     if (t.name == wanted) return &t;
   }
   return nullptr;

@@ -14,8 +14,9 @@
 
 namespace memfit::llamacpp {
 
-Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_type) {
-  Result<std::vector<ConvertedTensor>> tensors = converted_tensors(model.spec);
+Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_type,
+                                   const GatedDeltaWidths* gated_delta) {
+  Result<std::vector<ConvertedTensor>> tensors = converted_tensors(model.spec, gated_delta);
   if (!tensors) return tensors.error();
   Result<std::vector<GgmlType>> types = quantized_types(model.spec, *tensors, file_type);
   if (!types) return types.error();

@@ -45,6 +45,14 @@ std::string quantized_gguf_file_name(const std::string& model_path, std::string_
 // --quant GGUF file type the file llama-quantize would write.
 std::string launch_model_file(const EstimateRequest& r, const std::string& model_path);
 
+// The file type `name` names among gguf_file_types() and the types
+// llama-quantize writes only with an importance matrix whose per-tensor
+// choice memfit rebuilds (IQ2_M: the matrix changes the values, never a
+// tensor's type): a llama.cpp dump of such a file is rebuilt tensor by
+// tensor (logs/log_model_tensors.cc), though `--quant` does not offer
+// them (memfit cannot make the matrix). nullptr for any other name.
+const GgufFileType* find_rebuilt_file_type(std::string_view name);
+
 // "F32, F16, BF16, Q8_0, ...": every name gguf_file_types() holds.
 std::string gguf_file_type_names();
 
@@ -57,12 +65,29 @@ struct ConvertedTensor {
   GgmlType type = GgmlType::kF16;
 };
 
+// A gated delta net's widths (Qwen3.5's linear-attention layers), which
+// ModelSpec does not carry: the config's linear_num_key_heads,
+// linear_num_value_heads, linear_key_head_dim, linear_value_head_dim and
+// linear_conv_kernel_dim (a GGUF's ssm.group_count, ssm.time_step_rank,
+// ssm.state_size, ssm.inner_size / time_step_rank, ssm.conv_kernel).
+struct GatedDeltaWidths {
+  uint64_t key_heads = 0;
+  uint64_t value_heads = 0;
+  uint64_t key_dim = 0;
+  uint64_t value_dim = 0;
+  uint64_t kernel = 0;
+};
+
 // The tensors llama.cpp's converter writes for `spec`, in the order
 // llama.cpp's loader walks them (tensors outside the blocks first, then
 // block by block; by name within each). A usage error on `quant` for an
 // architecture whose tensor list memfit does not build (the message names
 // those it does).
-Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec);
+// `gated_delta`, when given, are the widths of a Qwen3.5 model's gated
+// delta nets: its tensors are built only with them (the dump path reads
+// them from the GGUF keys; nullptr elsewhere).
+Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
+                                                       const GatedDeltaWidths* gated_delta = nullptr);
 
 // The type llama-quantize gives each of `tensors` (converted_tensors'
 // order) for `file_type`. A usage error on `quant` when a tensor's row
@@ -76,7 +101,8 @@ Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
 // dtype the ggml type name, shape outermost first), weights.bytes their
 // exact sum, source kGgufHeader, verified false (the file is not read:
 // it would be written), gguf null. Errors as above.
-Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_type);
+Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_type,
+                                   const GatedDeltaWidths* gated_delta = nullptr);
 
 // The request's `quant` applied under llamacpp: none leaves `p` as it is;
 // a GGUF file type on a safetensors or config-only model replaces

@@ -30,7 +30,8 @@ Category category_of(std::string_view name) {
 }
 
 // tensor_allows_quantization(), for the names the converter writes here:
-// matrices whose name ends in "weight", not a norm, not a router, and not
+// matrices whose name ends in "weight", not a norm, not a router, not a
+// Mamba-style convolution (ssm_conv1d, "small conv1d weights"), and not
 // BERT's position or token-type embeddings ("do not quantize positional
 // embeddings and token types (BERT)": they stay as the converter wrote
 // them, F32).
@@ -38,6 +39,7 @@ bool quantizable(const ConvertedTensor& t) {
   return t.ne.size() >= 2 && t.name.ends_with("weight") &&
          t.name.find("_norm.weight") == std::string::npos &&
          t.name.find("ffn_gate_inp.weight") == std::string::npos &&
+         t.name.find("ssm_conv1d") == std::string::npos &&
          t.name != "position_embd.weight" && t.name != "token_types.weight";
 }
 
@@ -51,6 +53,7 @@ bool use_more_bits(uint64_t i, uint64_t n) {
 
 struct Mix {
   std::string_view ftype;  // the file type's name
+  uint64_t ffn_down_seen = 0;  // ffn_down tensors typed so far (the IQ2 mixes' counter)
   uint64_t layers = 0;     // n_layer
   uint64_t gqa = 0;        // heads / kv_heads
   uint64_t experts = 0;    // routed experts (0: dense)
@@ -64,6 +67,7 @@ struct Mix {
 GgmlType output_type(const Mix& m, GgmlType t, uint64_t row) {
   if (m.is("MXFP4_MOE")) return kQ8_0;
   if (row % ggml_type_traits(t).block_elements != 0) return kQ8_0;
+  if (m.is("IQ2_M")) return kQ5_K;
   return t != kQ8_0 ? kQ6_K : t;
 }
 
@@ -123,11 +127,36 @@ uint64_t block_of(std::string_view name) {
   return i;
 }
 
+// The 2-bit importance-matrix mixes' own branch of
+// llama_tensor_get_type_impl (src/llama-quant.cpp; here IQ2_M, whose
+// default type is IQ2_S): an untied token_embd IQ3_S; attn_v Q4_K on a
+// model of GQA 4 or more or of 4 or more experts, else IQ3_S; attn_k Q4_K
+// on an 8-expert model; the first n_layer / 8 ffn_down tensors counted in
+// the loader's order (a routed and a shared expert's each count:
+// llama-quantize sets n_ffn_down to n_layer and advances i_ffn_down per
+// tensor) IQ3_S; attn_output Q5_K on an 8-expert model, else IQ3_S; every
+// other tensor (attn_qkv, attn_q, ffn_gate/up, ssm_out, ...) the default.
+// The choice reads no importance matrix, only categories and counters.
+GgmlType iq2_mix_type(Mix& m, Category c, GgmlType t) {
+  switch (c) {
+    case Category::kTokenEmbd: return kIQ3_S;
+    case Category::kAttnV: {
+      ++m.wv_seen;
+      return m.gqa >= 4 || m.experts >= 4 ? kQ4_K : kIQ3_S;
+    }
+    case Category::kAttnK: return m.experts == 8 ? kQ4_K : t;
+    case Category::kFfnDown: return m.ffn_down_seen++ < m.layers / 8 ? kIQ3_S : t;
+    case Category::kAttnOutput: return m.experts == 8 ? kQ5_K : kIQ3_S;
+    default: return t;
+  }
+}
+
 // llama_tensor_get_type_impl() for one tensor of a quantized file type.
 GgmlType mixed_type(Mix& m, const ConvertedTensor& t, GgmlType base) {
   const Category c = category_of(t.name);
   if (c == Category::kOutput || (m.tied && c == Category::kTokenEmbd)) return output_type(m, base, t.ne[0]);
   if (m.is("MXFP4_MOE")) return t.ne.size() > 2 && t.ne[2] > 1 ? kMXFP4 : kQ8_0;
+  if (m.is("IQ2_M")) return iq2_mix_type(m, c, base);
   switch (c) {
     case Category::kAttnQkv: return attn_qkv_type(m, base);
     case Category::kAttnV: return attn_v_type(m, base);
@@ -145,7 +174,7 @@ Result<GgmlType> fallback(const ConvertedTensor& t, GgmlType type) {
   if (row % ggml_type_traits(type).block_elements == 0) return type;
   GgmlType other = kF16;
   switch (type) {
-    case kIQ3_S: case kIQ4_XS: other = kIQ4_NL; break;
+    case kIQ2_S: case kIQ3_S: case kIQ4_XS: other = kIQ4_NL; break;
     case kQ2_K: case kQ3_K: other = kQ4_0; break;
     case kQ4_K: other = kQ5_0; break;
     case kQ5_K: other = kQ5_1; break;
@@ -185,7 +214,9 @@ Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
     if (!quantizable(t)) {
       out.push_back(t.type);
     } else if (!is_quantized(file_type.default_type)) {
-      out.push_back(file_type.default_type);
+      // The converter's float output types leave what the checkpoint
+      // ships quantized (gpt-oss's MXFP4 experts) as it is.
+      out.push_back(is_quantized(t.type) ? t.type : file_type.default_type);
     } else {
       Result<GgmlType> type = fallback(t, mixed_type(m, t, file_type.default_type));
       if (!type) return type.error();

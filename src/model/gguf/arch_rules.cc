@@ -65,7 +65,7 @@ constexpr PlainArch kPlainArchs[] = {
 
 // Architectures with rules of their own below.
 constexpr std::string_view kRuledArchs[] = {
-    "llama",   "llama4",     "gemma2",         "gemma3",        "gemma3n",   "cohere2",
+    "llama",   "llama4",     "gemma2",         "gemma3",        "gemma3n",   "gemma4",    "cohere2",
     "gpt-oss", "olmo2",      "exaone4",        "deepseek2",     "deepseek32", "mamba",     "mamba2",
     "jamba",   "nemotron_h", "nemotron_h_moe", "granitehybrid", "falcon-h1", "lfm2",
     "lfm2moe", "rwkv6",      "rwkv7",          "qwen3next",     "qwen35",    "qwen35moe",
@@ -96,6 +96,8 @@ class Rules {
       done = gemma2();
     } else if (a == "gemma3" || a == "gemma3n" || a == "cohere2" || a == "gpt-oss") {
       done = required_window();
+    } else if (a == "gemma4") {
+      done = gemma4();
     } else if (a == "olmo2") {
       done = olmo2();
     } else if (a == "exaone4") {
@@ -245,6 +247,68 @@ class Rules {
                       kLayersWithKv));
     }
     config_["num_kv_shared_layers"] = std::min(n, layer_count());
+    return Status::Ok();
+  }
+
+  // Gemma 4 (llama_model_gemma4::load_arch_hparams, src/models/gemma4.cpp
+  // in llama.cpp): the window and its per-layer pattern (flags, true =
+  // windowed) are required; the windowed layers' heads are
+  // key_length_swa / value_length_swa wide, the global layers'
+  // key_length / value_length (llama_hparams::n_embd_head_k(il)); the
+  // last shared_kv_layers layers keep no KV of their own
+  // (n_layer_kv_from_start = n_layer - shared_kv_layers). Written as the
+  // config's head_dim, global_head_dim, num_kv_shared_layers and, where
+  // head_count_kv differs between the two kinds of layer,
+  // num_global_key_value_heads (model/config/layer_plan.cc).
+  Status gemma4() {
+    model_type("gemma4_text");
+    Result<uint64_t> tokens = keys_.required_count("attention.sliding_window", why());
+    if (!tokens.ok()) return tokens.error();
+    const std::string_view pattern = "attention.sliding_window_pattern";
+    if (!keys_.has(pattern)) return keys_.error(pattern, fmt::format("is missing ({})", why()));
+    if (Status ok = window(*tokens, 0); !ok.ok()) return ok;
+    uint64_t swa_dim = 0;
+    for (std::string_view name : {"attention.key_length_swa", "attention.value_length_swa"}) {
+      Result<uint64_t> v = keys_.required_count(name, why());
+      if (!v.ok()) return v.error();
+      swa_dim = std::max(swa_dim, *v);
+    }
+    if (config_.contains("head_dim")) config_["global_head_dim"] = config_["head_dim"];
+    config_["head_dim"] = swa_dim;
+    if (Status ok = gemma4_kv_heads(); !ok.ok()) return ok;
+    Result<std::optional<uint64_t>> shared = keys_.count("attention.shared_kv_layers");
+    if (!shared.ok()) return shared.error();
+    if (shared->value_or(0) >= layer_count()) {
+      return keys_.error("attention.shared_kv_layers",
+                         fmt::format("is {}, not fewer than the {} layers", **shared,
+                                     layer_count()));
+    }
+    config_["num_kv_shared_layers"] = shared->value_or(0);
+    return Status::Ok();
+  }
+
+  // A head_count_kv array giving the windowed and the global layers each
+  // one count: the windowed layers' is num_key_value_heads, the global
+  // layers' num_global_key_value_heads; every layer then reads as the
+  // windowed count (the layer plan applies the global one).
+  Status gemma4_kv_heads() {
+    std::optional<uint64_t> windowed, global;
+    for (uint64_t i = 0; i < layer_count(); ++i) {
+      std::optional<uint64_t>& own =
+          layers_.kinds[i] == kGgufSlidingAttention ? windowed : global;
+      if (own.has_value() && *own != layers_.kv_heads[i]) {
+        return keys_.error("attention.head_count_kv",
+                           "differs between layers of one kind: memfit sizes gemma4 with one "
+                           "KV head count for the windowed layers and one for the global");
+      }
+      own = layers_.kv_heads[i];
+    }
+    if (!windowed.has_value() || !global.has_value() || *windowed == *global) {
+      return Status::Ok();
+    }
+    config_["num_key_value_heads"] = *windowed;
+    config_["num_global_key_value_heads"] = *global;
+    layers_.kv_heads.assign(layer_count(), *windowed);
     return Status::Ok();
   }
 

@@ -352,6 +352,126 @@ TEST(QuantizePlan, AFusedQkvTakesItsOwnRuleUnderQ4_K_M) {
   EXPECT_EQ(dtype_of(*q3, "blk.1.attn_qkv.weight"), "q4_K");
 }
 
+// gpt-oss-20b (its config.json): hidden 2,880, 64 heads and 8 KV heads of
+// 64, 32 experts of 2,880, vocabulary 201,088, 24 blocks, untied.
+TEST(QuantizePlan, GptOssKeepsItsMxfp4ExpertsUnderAFloatFileType) {
+  const Model m = quantized("gpt_oss/gpt-oss-20b", "F16");
+  // 24 blocks of 19 + output, output_norm, token_embd = 459: F16 the 4
+  // attention matrices a block + token_embd and output (98); MXFP4 the 3
+  // expert tensors a block (72); F32 the rest (289): 5 biases of
+  // attention, sinks, 2 norms, the router and its bias, 3 expert biases a
+  // block + output_norm. The log's `- type` lines for the F16 file
+  // (llamacpp-ghghang2-gpt-oss-20b-f16-t4.log).
+  EXPECT_EQ(m.tensors.size(), 459u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 98}, {"f32", 289}, {"mxfp4", 72}}));
+  EXPECT_EQ(dtype_of(m, "blk.0.ffn_down_exps.bias"), "f32");
+  EXPECT_EQ(dtype_of(m, "blk.23.ffn_up_exps.weight"), "mxfp4");
+  EXPECT_EQ(dtype_of(m, "blk.0.attn_sinks.weight"), "f32");
+  // A block: F16 q and o 2,880 x 4,096 x 2 B = 23,592,960 each, k and v
+  // 2,880 x 512 x 2 B = 2,949,120 each (53,084,160); MXFP4 3 x 2,880 x
+  // 2,880 x 32 / 32 x 17 B = 423,014,400; F32 biases q 16,384, k and v
+  // 2,048 each, o 11,520, sinks 256, norms 2 x 11,520, router 368,640 and
+  // its bias 128, expert biases 3 x 368,640 (1,529,984). 477,628,544 x 24
+  // = 11,463,085,056; token_embd and output 2 x 1,158,266,880, output_norm
+  // 11,520: 13,779,630,336 B, the log's "file size = 12.83 GiB".
+  EXPECT_EQ(m.weights.bytes, 13779630336u);
+}
+
+TEST(QuantizePlan, Iq2MTypesAsLlamaQuantizesTwoBitMixes) {
+  // IQ2_M needs an importance matrix (not offered to --quant) but its
+  // per-tensor types read none: rebuilt from a dump only.
+  EXPECT_EQ(find_gguf_file_type("IQ2_M"), nullptr);
+  ASSERT_NE(find_rebuilt_file_type("iq2_m"), nullptr);
+  EXPECT_EQ(find_rebuilt_file_type("IQ2_M")->default_type, GgmlType::kIQ2_S);
+  Result<Model> m =
+      quantized_gguf_model(config_only("qwen3/Qwen3-0.6B"), *find_rebuilt_file_type("IQ2_M"));
+  ASSERT_TRUE(m.ok()) << m.error().message();
+  // Qwen3-0.6B: 28 blocks, GQA 16 / 8 = 2, dense, tied. The tied
+  // token_embd Q5_K (row 1,024, whole 256-blocks); the 28 attn_v IQ3_S
+  // (GQA under 4, no experts); the first 28 / 8 = 3 ffn_down (blocks 0, 1,
+  // 2) IQ3_S; the 28 attn_output IQ3_S: 59 IQ3_S; the other 196 - 59 =
+  // 137 block matrices IQ2_S; 113 F32 (4 norms a block + output_norm).
+  EXPECT_EQ(type_counts(*m), (std::map<std::string, int>{
+                                 {"f32", 113}, {"iq2_s", 137}, {"iq3_s", 59}, {"q5_K", 1}}));
+  EXPECT_EQ(dtype_of(*m, "blk.2.ffn_down.weight"), "iq3_s");
+  EXPECT_EQ(dtype_of(*m, "blk.3.ffn_down.weight"), "iq2_s");
+  EXPECT_EQ(dtype_of(*m, "blk.27.attn_v.weight"), "iq3_s");
+  EXPECT_EQ(dtype_of(*m, "blk.0.attn_q.weight"), "iq2_s");
+  EXPECT_EQ(dtype_of(*m, "token_embd.weight"), "q5_K");
+}
+
+// Qwen3.5-35B-A3B's text config (its config.json's text_config, without
+// the multi-token-prediction layer the converter leaves out): 40 blocks,
+// every 4th full attention (16 heads and 2 KV heads of 256), the others a
+// gated delta net; 256 experts of 512 and a shared expert of 512; hidden
+// 2,048; untied. Its delta nets: 16 key heads and 32 value heads of 128,
+// kernel 4 (what a dump's ssm.* keys give).
+Model qwen35_moe_text() {
+  nlohmann::json config = nlohmann::json::parse(
+      testing::read_test_data("corpus/qwen3_5/Qwen3.5-35B-A3B/config.json"))["text_config"];
+  config.erase("mtp_num_hidden_layers");
+  config["tie_word_embeddings"] = false;
+  Result<ModelSpec> spec = parse_model_config(config.dump());
+  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().message());
+  Model m = config_only("qwen3_5/Qwen3.5-35B-A3B");
+  if (spec.ok()) m.spec = *spec;
+  return m;
+}
+
+constexpr GatedDeltaWidths kQwen35Delta{16, 32, 128, 128, 4};
+
+TEST(QuantizePlan, Qwen35MoeHybridBlocksAsLlamaCppLoadsThem) {
+  // Without the delta nets' widths (a config-only request) it is refused.
+  EXPECT_FALSE(quantized_gguf_model(qwen35_moe_text(), *find_gguf_file_type("Q8_0")).ok());
+  Result<Model> m =
+      quantized_gguf_model(qwen35_moe_text(), *find_gguf_file_type("Q8_0"), &kQwen35Delta);
+  ASSERT_TRUE(m.ok()) << m.error().message();
+  // 10 attention blocks of 16 (2 norms, Q/K/V/output, Q/K norms, 8 of the
+  // experts) and 30 delta-net blocks of 19 (2 norms, attn_qkv, attn_gate,
+  // ssm_conv1d, ssm_dt, ssm_a, ssm_beta, ssm_alpha, ssm_norm, ssm_out, 8 of
+  // the experts) + 3 = 733; F32 per attention block 6 (norms, Q/K norms,
+  // router, shared gate), per delta-net block 8 (+ conv1d, dt, a,
+  // ssm_norm): 60 + 240 + output_norm = 301; the other 432 Q8_0: the dump
+  // of the Q8_0 file (llamacpp-mrsnow-qwen35-35b-a3b-q8_0-4x-a6000.log).
+  EXPECT_EQ(type_counts(*m), (std::map<std::string, int>{{"f32", 301}, {"q8_0", 432}}));
+  for (const SafetensorsTensor& t : m->tensors) {
+    // key_dim 16 x 128 = 2,048, value_dim 32 x 128 = 4,096: conv width
+    // 2 x 2,048 + 4,096 = 8,192; attn_q 2 x 16 x 256 = 8,192 wide.
+    if (t.name == "blk.0.attn_qkv.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{8192, 2048}));
+    if (t.name == "blk.0.ssm_conv1d.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{8192, 4}));
+    if (t.name == "blk.3.attn_q.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{8192, 2048}));
+  }
+  EXPECT_EQ(dtype_of(*m, "blk.0.ssm_conv1d.weight"), "f32");
+  EXPECT_EQ(dtype_of(*m, "blk.0.ssm_a"), "f32");
+  EXPECT_EQ(dtype_of(*m, "blk.3.attn_gate.weight"), "(none)");
+  // The log's "file size = 34.36 GiB": 36,892,150,272 B (301 F32 tensors
+  // and 432 Q8_0 at 34 B per 32 elements, summed tensor by tensor).
+  EXPECT_EQ(m->weights.bytes, 36892150272u);
+}
+
+TEST(QuantizePlan, Iq2MOfAManyExpertHybrid) {
+  Result<Model> m =
+      quantized_gguf_model(qwen35_moe_text(), *find_rebuilt_file_type("IQ2_M"), &kQwen35Delta);
+  ASSERT_TRUE(m.ok()) << m.error().message();
+  // 256 experts (>= 4): the 10 attn_v Q4_K; output Q5_K; untied
+  // token_embd IQ3_S; the first 40 / 8 = 5 ffn_down tensors in order
+  // (blk.0 routed and shared, blk.1 both, blk.2 routed) IQ3_S; the 10
+  // attn_output IQ3_S (not an 8-expert model): 16 IQ3_S; the other 405
+  // quantized tensors IQ2_S: the dump of an IQ2_M file
+  // (llamacpp-lota09-qwen35-35b-a3b-iq2m-rtx4060ti.log).
+  EXPECT_EQ(type_counts(*m), (std::map<std::string, int>{{"f32", 301},
+                                                        {"iq2_s", 405},
+                                                        {"iq3_s", 16},
+                                                        {"q4_K", 10},
+                                                        {"q5_K", 1}}));
+  EXPECT_EQ(dtype_of(*m, "blk.2.ffn_down_exps.weight"), "iq3_s");
+  EXPECT_EQ(dtype_of(*m, "blk.2.ffn_down_shexp.weight"), "iq2_s");
+  EXPECT_EQ(dtype_of(*m, "blk.3.attn_v.weight"), "q4_K");
+  EXPECT_EQ(dtype_of(*m, "blk.0.attn_qkv.weight"), "iq2_s");
+  EXPECT_EQ(dtype_of(*m, "output.weight"), "q5_K");
+  EXPECT_EQ(dtype_of(*m, "token_embd.weight"), "iq3_s");
+}
+
 TEST(QuantizePlan, OtherArchitecturesAreRefusedNamingTheOnesBuilt) {
   Result<Model> q = quantized_gguf_model(config_only("deepseek_v3/DeepSeek-V3"),
                                          *find_gguf_file_type("Q4_K_M"));

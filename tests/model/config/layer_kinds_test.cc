@@ -90,6 +90,65 @@ TEST(LayerKinds, SharedKvLayersHoldNothingGemma3n) {
   EXPECT_EQ(kv.total_bytes, 83886080u);
 }
 
+// Gemma 4 E4B's text config as transformers' Gemma4TextConfig writes it
+// (google/gemma-4-E4B-it, under text_config): 42 layers, five windowed
+// then one global, the last 18 reading earlier layers' KV; the windowed
+// layers' heads head_dim 256 wide, the global layers' global_head_dim 512.
+constexpr const char* kGemma4E4b = R"({
+  "model_type": "gemma4",
+  "text_config": {
+    "model_type": "gemma4_text", "num_hidden_layers": 42, "hidden_size": 2560,
+    "intermediate_size": 10240, "num_attention_heads": 8, "num_key_value_heads": 2,
+    "head_dim": 256, "global_head_dim": 512, "num_kv_shared_layers": 18,
+    "sliding_window": 512, "vocab_size": 262144, "hidden_size_per_layer_input": 256,
+    "layer_types": [
+      "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "sliding_attention", "sliding_attention", "full_attention",
+      "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "sliding_attention", "sliding_attention", "full_attention",
+      "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "sliding_attention", "sliding_attention", "full_attention",
+      "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "full_attention"]}})";
+
+TEST(LayerKinds, Gemma4GlobalLayersCacheTheirWiderHeads) {
+  // Layers 0..23 hold KV (42 - 18 shared): global 5, 11, 17, 23 (4),
+  // windowed 20. Windowed: 2 x 2 kv x 256 = 1,024 elements; global
+  // 2 x 2 kv x 512 = 2,048 (llama.cpp's n_embd_k_gqa 512 and 1024 per K row).
+  Result<ModelSpec> spec = parse_model_config(kGemma4E4b);
+  ASSERT_TRUE(spec.ok()) << spec.error().message();
+  EXPECT_EQ(count_kind(*spec, LayerKind::kSharedKv), 18u);
+  EXPECT_EQ(count_kind(*spec, LayerKind::kFullAttention), 4u);
+  EXPECT_EQ(count_kind(*spec, LayerKind::kSlidingWindow), 20u);
+  EXPECT_EQ(spec->layers[0].elems_per_token, 1024u);
+  EXPECT_EQ(spec->layers[5].elems_per_token, 2048u);
+  EXPECT_EQ(spec->layers[5].kind, LayerKind::kFullAttention);
+  EXPECT_EQ(spec->layers[29].kind, LayerKind::kSharedKv);
+  // fp16, 65,536 tokens: global 4 x 2,048 x 2 B x 65,536 = 1,073,741,824;
+  // windowed 20 x 1,024 x 2 B x 512 (the window) = 20,971,520;
+  // total 1,094,713,344 (the log's non-SWA cache is 1024.00 MiB).
+  Result<KvCacheEstimate> kv = estimate_kv_cache(*spec, 65536, 1, KvElement::kFp16);
+  ASSERT_TRUE(kv.ok()) << kv.error().message();
+  EXPECT_EQ(kv->total_bytes, 1094713344u);
+}
+
+TEST(LayerKinds, Gemma4GlobalKvHeadsApplyToTheGlobalLayers) {
+  // Gemma 4 31B's form: num_global_key_value_heads 4 beside 16 windowed
+  // KV heads. 2 layers: windowed 2 x 16 x 256 = 8,192 elements; global
+  // 2 x 4 x 512 = 4,096.
+  Result<ModelSpec> spec = parse_model_config(R"({
+    "model_type": "gemma4_text", "num_hidden_layers": 2, "hidden_size": 5376,
+    "num_attention_heads": 32, "num_key_value_heads": 16, "num_global_key_value_heads": 4,
+    "head_dim": 256, "global_head_dim": 512, "sliding_window": 1024,
+    "layer_types": ["sliding_attention", "full_attention"]})");
+  ASSERT_TRUE(spec.ok()) << spec.error().message();
+  EXPECT_EQ(spec->layers[0].elems_per_token, 8192u);
+  EXPECT_EQ(spec->layers[1].elems_per_token, 4096u);
+}
+
 TEST(LayerKinds, JambaAttentionByPeriodAndOffset) {
   // attention where i % 8 == 4: layers 4, 12, 20, 28.
   // attention 4 x (2 x 8 x 128 x 2 B = 4096) x 8192 = 134,217,728.

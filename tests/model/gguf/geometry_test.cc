@@ -130,6 +130,85 @@ TEST(GgufGeometry, Qwen3MoeMatchesItsConfig) {
   EXPECT_EQ(elems_per_token(spec), 49152u);
 }
 
+// Gemma 4 E2B as its GGUF's dump prints it (tests/data/logs/llamacpp/
+// llamacpp-kbagent-gemma4-e2b-q4km-m4-metal.log): 35 layers, four windowed
+// then one global (the pattern's flags), the last 20 sharing KV; windowed
+// heads 256 wide (key_length_swa), global 512 (key_length).
+GgufWriter gemma4_e2b() {
+  std::vector<int32_t> pattern;
+  for (int i = 0; i < 35; ++i) pattern.push_back(i % 5 != 4 ? 1 : 0);
+  GgufWriter w = arch("gemma4");
+  w.add_u32("gemma4.block_count", 35)
+      .add_u32("gemma4.context_length", 131072)
+      .add_u32("gemma4.embedding_length", 1536)
+      .add_u32("gemma4.feed_forward_length", 6144)
+      .add_u32("gemma4.attention.head_count", 8)
+      .add_u32("gemma4.attention.head_count_kv", 1)
+      .add_u32("gemma4.attention.key_length", 512)
+      .add_u32("gemma4.attention.value_length", 512)
+      .add_u32("gemma4.attention.sliding_window", 512)
+      .add_u32("gemma4.attention.shared_kv_layers", 20)
+      .add_i32_array("gemma4.attention.sliding_window_pattern", pattern)
+      .add_u32("gemma4.attention.key_length_swa", 256)
+      .add_u32("gemma4.attention.value_length_swa", 256)
+      .add_u32("gemma4.vocab_size", 262144);
+  return w;
+}
+
+TEST(GgufGeometry, Gemma4CachesOnlyItsFirstLayersEachAtItsOwnHeadWidth) {
+  const ModelSpec spec = gguf_spec(gemma4_e2b());
+  EXPECT_EQ(spec.family, "gemma4");
+  // Layers 0..14 hold KV (n_layer_kv_from_start = 35 - 20): global 4, 9,
+  // 14; windowed the other 12; 20 shared.
+  EXPECT_EQ(count_kind(spec, LayerKind::kFullAttention), 3u);
+  EXPECT_EQ(count_kind(spec, LayerKind::kSlidingWindow), 12u);
+  EXPECT_EQ(count_kind(spec, LayerKind::kSharedKv), 20u);
+  EXPECT_EQ(spec.layers[4].kind, LayerKind::kFullAttention);
+  EXPECT_EQ(spec.layers[3].window_tokens, 512u);
+  // Windowed 2 x 1 x 256 = 512 elements, global 2 x 1 x 512 = 1,024: the
+  // dump's n_embd_k_gqa 256 and 512 per K row. 12 x 512 + 3 x 1,024 = 9,216.
+  EXPECT_EQ(spec.layers[0].elems_per_token, 512u);
+  EXPECT_EQ(spec.layers[4].elems_per_token, 1024u);
+  EXPECT_EQ(elems_per_token(spec), 9216u);
+}
+
+TEST(GgufGeometry, Gemma4NeedsItsWindowPattern) {
+  // llama.cpp reads gemma4's pattern with get_key_or_arr, required.
+  GgufWriter w = arch("gemma4");
+  w.add_u32("gemma4.block_count", 2)
+      .add_u32("gemma4.embedding_length", 512)
+      .add_u32("gemma4.attention.head_count", 4)
+      .add_u32("gemma4.attention.sliding_window", 512)
+      .add_u32("gemma4.attention.key_length_swa", 128)
+      .add_u32("gemma4.attention.value_length_swa", 128)
+      .add_u32("gemma4.vocab_size", 32000);
+  EXPECT_EQ(gguf_error(w),
+            "gguf metadata: 'gemma4.attention.sliding_window_pattern' is missing (llama.cpp "
+            "requires it for gemma4)");
+}
+
+TEST(GgufGeometry, Gemma4GlobalLayersTakeTheirOwnKvHeadCount) {
+  // The 31B's form: head_count_kv per layer, 16 on the windowed layers
+  // and 4 on the global. Layer 0 windowed: 2 x 16 x 256 = 8,192
+  // elements; layer 1 global: 2 x 4 x 512 = 4,096.
+  GgufWriter w = arch("gemma4");
+  w.add_u32("gemma4.block_count", 2)
+      .add_u32("gemma4.embedding_length", 5376)
+      .add_u32("gemma4.attention.head_count", 32)
+      .add_u32_array("gemma4.attention.head_count_kv", {16, 4})
+      .add_u32("gemma4.attention.key_length", 512)
+      .add_u32("gemma4.attention.value_length", 512)
+      .add_u32("gemma4.attention.sliding_window", 1024)
+      .add_i32_array("gemma4.attention.sliding_window_pattern", {1, 0})
+      .add_u32("gemma4.attention.key_length_swa", 256)
+      .add_u32("gemma4.attention.value_length_swa", 256)
+      .add_u32("gemma4.vocab_size", 262144);
+  const ModelSpec spec = gguf_spec(w);
+  ASSERT_EQ(spec.layers.size(), 2u);
+  EXPECT_EQ(spec.layers[0].elems_per_token, 8192u);
+  EXPECT_EQ(spec.layers[1].elems_per_token, 4096u);
+}
+
 TEST(GgufGeometry, Gemma3WindowsFiveLayersInSixByLlamaCppsRule) {
   GgufWriter w = arch("gemma3");
   w.add_u32("gemma3.block_count", 26)
