@@ -132,6 +132,12 @@ void read_context_setting(std::string_view rest, LlamaCppReadState& state, LogBu
     if (parse_count(number)) out.setting("n_copies", number);
     return;
   }
+  // Later builds print the line without the count: the build's
+  // GGML_SCHED_MAX_COPIES, 4 unless the build was made with another.
+  if (trim(rest) == "pipeline parallelism enabled") {
+    out.setting("n_copies", "4");
+    return;
+  }
   const size_t eq = rest.find('=');
   if (eq == std::string_view::npos) {
     if (contains(rest, "Flash Attention was auto, set to ")) {
