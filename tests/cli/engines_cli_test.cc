@@ -54,14 +54,16 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
     }
     if (e["name"] == "llamacpp") {
       EXPECT_EQ(e["versions"]["field"], "llamacpp_version");
-      // Oldest first: #6083's op offload, #6122's output rows, #13108's
-      // cache-less encoders, the cache rules, then #18148's -ngl.
-      EXPECT_EQ(e["versions"]["differences"].size(), 8u);
-      EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b2459");
-      EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before b2537");
-      EXPECT_EQ(e["versions"]["differences"][2]["releases"], "before b5340");
-      EXPECT_EQ(e["versions"]["differences"][3]["releases"], "before b5424");
-      EXPECT_EQ(e["versions"]["differences"][7]["releases"], "before b7591");
+      // Oldest first: #6017's pipeline parallelism, #6083's op offload,
+      // #6122's output rows, #13108's cache-less encoders, the cache rules,
+      // then #18148's -ngl (and Vulkan's events).
+      EXPECT_EQ(e["versions"]["differences"].size(), 9u);
+      EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b2413");
+      EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before b2459");
+      EXPECT_EQ(e["versions"]["differences"][2]["releases"], "before b2537");
+      EXPECT_EQ(e["versions"]["differences"][3]["releases"], "before b5340");
+      EXPECT_EQ(e["versions"]["differences"][4]["releases"], "before b5424");
+      EXPECT_EQ(e["versions"]["differences"][8]["releases"], "before b7591");
     }
     if (e["name"] == "ollama") {
       EXPECT_EQ(e["versions"]["field"], "ollama_version");
