@@ -74,6 +74,13 @@ struct LlamaCppPlacementSettings {
   // - N). A build before kLlamaCppOutputFirstBuild takes false whatever
   // this says.
   bool output_layer_first = true;
+  // Whether the scheduler runs pipeline parallelism (n_copies =
+  // GGML_SCHED_MAX_COPIES, 4; docs/engine-llamacpp.md, "Pipeline
+  // parallelism"). nullopt: llama.cpp's own rule, as the build, these GPUs
+  // and flags decide it; a value: as given (check-log gives what the
+  // log printed: a runner can list one GPU twice, or a build can be made
+  // with GGML_SCHED_MAX_COPIES=1).
+  std::optional<bool> pipeline_parallel;
 };
 
 // The text flags, parsed. Each fails with kUsage naming its field:
@@ -104,6 +111,8 @@ struct LlamaCppPlacementRequest {
   std::optional<bool> no_kv_offload;
   std::optional<std::vector<LlamaCppGpu>> gpu_memory;
   std::optional<uint64_t> gpu_margin;
+  // No text field: check-log sets it from the log (the settings' comment).
+  std::optional<bool> pipeline_parallel;
 
   // The first field given; "" when none.
   std::string_view first_given() const;
@@ -158,6 +167,10 @@ struct LlamaCppPlacement {
   // -ngl, -ot, --n-cpu-moe) put it on. A CPU run's are all "cpu"
   // (CPU_REPACK included: a buffer of the host).
   std::vector<LlamaCppTensorPlace> tensors;
+  // The scheduler's copies of each graph and split input the compute
+  // buffers hold: 4 under pipeline parallelism (GGML_SCHED_MAX_COPIES),
+  // else 1 (docs/engine-llamacpp.md, "Pipeline parallelism").
+  uint64_t n_copies = 1;
 };
 
 }  // namespace memfit

@@ -298,6 +298,17 @@ Status apply_placement(const RuntimeLog& log, LlamaCppPlacementRequest& p,
   }
   if (const LogSetting* s = log.setting("kv_offload"); s != nullptr && s->value == "false") p.no_kv_offload = true;
   if (log.setting("no_mmap") != nullptr) p.no_mmap = true;
+  // Pipeline parallelism as the run had it: llama_context prints "pipeline
+  // parallelism enabled" just above the compute buffers (from #6017), so a
+  // log that prints those without it ran with one copy, whatever memfit's
+  // rule would say of its GPUs (docs/engine-llamacpp.md, "Pipeline
+  // parallelism").
+  if (const LogSetting* copies = log.setting("n_copies")) {
+    p.pipeline_parallel = copies->value != "1";
+  } else if (std::any_of(log.figures.begin(), log.figures.end(),
+                         [](const PrintedFigure& f) { return f.figure == LogFigure::kCompute; })) {
+    p.pipeline_parallel = false;
+  }
   return Status::Ok();
 }
 
@@ -677,15 +688,25 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   // llama.cpp's context enables the scheduler's pipeline parallelism
   // (n_copies = GGML_SCHED_MAX_COPIES, 4) when the model's device list has
   // more than one entry, every layer is offloaded with the layer split and
-  // KQV offloaded (src/llama-context.cpp, pipeline_parallel; a V100 log of
-  // Ollama 0.6.0 lists its one GPU twice and has it): ggml_backend_sched
-  // then allocates each split's inputs once a copy (sched->n_copies) in the
-  // backends' compute buffers, which memfit's phases (one copy) do not price.
+  // KQV offloaded (src/llama-context.cpp, pipeline_parallel), and memfit
+  // prices its copies (llamacpp/placement.cc, add_pipeline_copies). A run
+  // can count more devices than its GPUs: Ollama 0.6.0 on one V100 loads
+  // its CUDA library twice and lists the GPU twice ("using device CUDA0"
+  // two times), so it piped where memfit's one GPU would not; check-log
+  // gives the placement the log's word (apply_placement).
   if (const LogSetting* copies = log.setting("n_copies"); copies != nullptr && copies->value != "1") {
-    return fmt::format("pipeline parallelism (n_copies={}): llama.cpp's scheduler keeps a copy of each "
-                       "split's inputs per batch in flight, which memfit's compute phases (one copy) "
-                       "do not price",
-                       copies->value);
+    if (e.placement.n_copies <= 1) {
+      return fmt::format("pipeline parallelism (n_copies={}): the run counted more devices than the "
+                         "GPUs it used (a GPU listed twice) and piped its inputs, which memfit's "
+                         "placement of {} GPU does not: the copies are not priced",
+                         copies->value, log_gpus(log).size());
+    }
+    if (!within_print_band(*c.memfit, c.printed)) {
+      return fmt::format("pipeline parallelism (n_copies={}): memfit prices {} more copies of each "
+                         "{}; the rest of the difference is not explained",
+                         copies->value, e.placement.n_copies - 1,
+                         host ? "graph input on the host" : "input this GPU's split reads");
+    }
   }
   if (llamacpp::early_graph_phases(e.settings) && spec.moe.experts > 0 &&
       !within_print_band(*c.memfit, c.printed)) {

@@ -85,6 +85,10 @@ Status apply_release(const RuntimeLog& log, EstimateRequest& r, std::vector<std:
 Status as_ollama(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   const LlamaCppRequest q = std::move(r.llamacpp);
   r.llamacpp = {};
+  // Whether the runner's llama.cpp piped its inputs, as the log printed it
+  // (the llama.cpp pricer's apply_placement): no Ollama field says so, and
+  // the Ollama profile passes the llama.cpp placement on to its runner.
+  r.llamacpp.placement.pipeline_parallel = q.placement.pipeline_parallel;
   r.engine = "ollama";
   if (Status s = apply_release(log, r, notes); !s) return s;
   const uint64_t sequences = sequences_of(log, q);

@@ -54,9 +54,10 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
     }
     if (e["name"] == "llamacpp") {
       EXPECT_EQ(e["versions"]["field"], "llamacpp_version");
-      // Oldest first: #6017's input buffer, #6083's op offload, #6122's
-      // output rows, #13108's cache-less encoders, the cache rules, #18148's
-      // -ngl, then #18898's vector input.
+      // Oldest first: #6017's input buffer and pipeline parallelism, #6083's
+      // op offload, #6122's output rows, #13108's cache-less encoders, the
+      // cache rules, #18148's -ngl (and Vulkan's events), then #18898's
+      // vector input.
       EXPECT_EQ(e["versions"]["differences"].size(), 10u);
       EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b2413");
       EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before b2459");
@@ -64,7 +65,7 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       EXPECT_EQ(e["versions"]["differences"][3]["releases"], "before b5340");
       EXPECT_EQ(e["versions"]["differences"][4]["releases"], "before b5424");
       EXPECT_EQ(e["versions"]["differences"][8]["releases"], "before b7591");
-      EXPECT_EQ(e["versions"]["differences"][9]["releases"], "before b7775");
+      EXPECT_EQ(e["versions"]["differences"][9]["releases"], "before b7781");
     }
     if (e["name"] == "ollama") {
       EXPECT_EQ(e["versions"]["field"], "ollama_version");

@@ -188,6 +188,19 @@ TEST(LlamaCppLog, TheWorstCaseGraphsTokensAreRead) {
   EXPECT_EQ(setting_of(kobold, "kv_size"), "16384");
 }
 
+TEST(LlamaCppLog, PipelineParallelismsLineGivesTheCopies) {
+  // The corpus's 2024 line, "pipeline parallelism enabled (n_copies=4)";
+  // later builds print it without the count (ggml-org/llama.cpp#24148:
+  // "llama_context: pipeline parallelism enabled"), the build's
+  // GGML_SCHED_MAX_COPIES, 4 by default.
+  EXPECT_EQ(setting_of(read("llamacpp-6122-40layer-4070ti-3090ti.log"), "n_copies"), "4");
+  Result<RuntimeLog> bare = read_runtime_log(
+      "llama_context: pipeline parallelism enabled\n"
+      "llama_context:      CUDA0 compute buffer size =   100.00 MiB\n");
+  ASSERT_TRUE(bare.ok()) << bare.error().message();
+  EXPECT_EQ(setting_of(*bare, "n_copies"), "4");
+}
+
 TEST(LlamaCppLog, LlamaEmbeddingIsAnEmbeddingRun) {
   // ggml-org/ci echoes "+ ./bin/llama-embedding --model ... -ngl 99 -c 0":
   // the tool sets params.embedding whatever its flags.

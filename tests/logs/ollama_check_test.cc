@@ -84,16 +84,26 @@ TEST(CheckLogOllama, AnUnreleasedBuildIsPricedByTheReleaseGiven) {
   // THustc2021/material_agent prints "(version 0.0.0)"; given 0.6.0 (the
   // runner's EasyBuild path), its one cache of 8,192 cells for 4 sequences
   // is priced as that release kept it: 32 x 2 x 8 x 128 x 2 B x 8,192 =
-  // 1,073,741,824 B, "1024.00 MiB". Its compute rows say why they are
-  // off: llama.cpp's pipeline parallelism (n_copies=4).
+  // 1,073,741,824 B, "1024.00 MiB". Its runner lists the V100 twice and
+  // pipes (n_copies=4): the log's word gives the one GPU three more copies
+  // of its split's inputs, the rows 4 x 512 x 4,096 = 8,388,608, the F32
+  // mask 4 x 8,192 x 512 = 16,777,216, positions and output ids 2 x 2,048:
+  // 599,785,472 + 3 x 25,169,920 (printed 672.02 MiB = 704,664,044); the
+  // host three more of its graph inputs, 3 x (16,777,216 + 3 x 2,048) over
+  // its 25,171,968: 75,522,048, "72.02 MiB".
   LogCheckOptions options;
   options.version = "0.6.0";
   const LogCheck c = check("ollama-materialagent-llama31-8b-q4km-v100-parallel4.log", options);
   EXPECT_EQ(c.log.version, "0.6.0");
   EXPECT_EQ(figure(c, "CUDA0", LogFigure::kKvCache)->memfit, 1'073'741'824u);
-  const FigureCheck* compute = figure(c, "CPU", LogFigure::kCompute);
-  ASSERT_NE(compute, nullptr);
-  EXPECT_TRUE(compute->note.starts_with("pipeline parallelism (n_copies=4)")) << compute->note;
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 675'295'232u);
+  EXPECT_TRUE(gpu->note.starts_with("pipeline parallelism (n_copies=4): memfit prices 3 more copies"))
+      << gpu->note;
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 75'522'048u);
 }
 
 TEST(CheckLogOllama, AnOldHostBufferNamedCpuIsTheMappedRange) {

@@ -317,6 +317,41 @@ CheckedBytes mask_cast_phase(const ModelSpec& spec, const GraphShape& sh, const 
   return input_rows(spec.geometry, sh) + mask + CheckedBytes(4) * sh.n_tok * sh.heads_q;
 }
 
+// The KQ masks the graph takes as inputs (llama-graph.cpp's
+// build_attn_inp_*: one n_kv x n_tok mask per cache kind): the full cache's
+// and, beside windowed layers, the SWA cache's; an encoder's spans its
+// batch. F16 under flash attention where the build makes the input F16
+// (from #18898), else F32 (f32_mask_cast). 0 without attention.
+CheckedBytes mask_inputs(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c,
+                         const LlamaCppSettings& s) {
+  if (!sh.attention) return 0;
+  const uint64_t elem = c.flash_attn && !f32_mask_cast(s) ? 2 : 4;
+  if (spec.embedding.bidirectional) return CheckedBytes(elem) * sh.n_kv * sh.n_tok;
+  bool full = false, windowed = false;
+  for (const LayerCache& l : spec.layers) {
+    if (is_windowed(l)) {
+      windowed = true;
+    } else if (l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow ||
+               l.kind == LayerKind::kChunked || l.kind == LayerKind::kMlaLatent) {
+      full = true;
+    }
+  }
+  const CheckedBytes cells = CheckedBytes(full ? c.n_ctx_seq : 0) + (windowed ? c.swa_cells : 0);
+  return CheckedBytes(elem) * sh.n_tok * cells;
+}
+
+// The host's graph inputs, each at its 32-B alignment: token ids and
+// positions (i32 x n_tok), output ids (i32 x n_out), the masks and mean
+// pooling's matrix. What pipeline parallelism copies on the host.
+CheckedBytes graph_inputs(const GraphShape& sh, const CheckedBytes& masks) {
+  const uint64_t align = kCpuTensorAlignment;
+  CheckedBytes inputs = CheckedBytes(2) * round_up(CheckedBytes(4) * sh.n_tok, align);
+  inputs += round_up(CheckedBytes(4) * sh.n_out, align);
+  inputs += round_up(masks, align);
+  inputs += round_up(sh.pooling_bytes, align);
+  return inputs;
+}
+
 }  // namespace
 
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& c,
@@ -330,12 +365,23 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   const CheckedBytes input = input_phase(g, sh);
   const CheckedBytes output_offloaded = offloaded_output_phase(g, sh);
   const CheckedBytes mask_cast = mask_cast_phase(spec, sh, c, s);
+  const CheckedBytes rows = input_rows(g, sh);
+  const CheckedBytes masks = mask_inputs(spec, sh, c, s);
+  const CheckedBytes positions = CheckedBytes(4) * sh.n_tok;
+  const CheckedBytes inputs = graph_inputs(sh, masks);
   if (output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
-      output_offloaded.overflowed() || mask_cast.overflowed() || sh.n_tok.overflowed()) {
+      output_offloaded.overflowed() || mask_cast.overflowed() || sh.n_tok.overflowed() ||
+      rows.overflowed() || masks.overflowed() || positions.overflowed() || inputs.overflowed()) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");
   }
-  return ComputePhases{*output.value(), *attn->value(), *ffn.value(), *input.value(),
-                       *output_offloaded.value(), *sh.n_tok.value(), *mask_cast.value()};
+  ComputePhases p{*output.value(), *attn->value(), *ffn.value(), *input.value(),
+                  *output_offloaded.value(), *sh.n_tok.value(), *mask_cast.value()};
+  p.split_rows = *rows.value();
+  p.split_masks = *masks.value();
+  p.positions = *positions.value();
+  p.output_ids = 4 * sh.n_out;  // n_out <= n_tok: no overflow past positions
+  p.graph_inputs = *inputs.value();
+  return p;
 }
 
 }  // namespace memfit::llamacpp

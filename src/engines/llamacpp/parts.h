@@ -124,6 +124,17 @@ bool takes_op_offload(const LlamaCppGpu& gpu);
 // the token embedding norms to the first layer"), not on the host with
 // the input layer as in a build before it.
 bool embedding_norm_on_first_block(const LlamaCppSettings& settings);
+// Whether the build has pipeline parallelism (#6017, b2413): the
+// scheduler's copies of the graph's inputs (placement.cc,
+// pipeline_copies). False before it.
+bool pipeline_parallel_build(const LlamaCppSettings& settings);
+// Whether this GPU's backend reports async compute and events
+// (ggml_backend_dev_props.caps), which llama_context requires of every GPU
+// before it enables pipeline parallelism: ggml-cuda (CUDA, ROCm) in every
+// build, ggml-vulkan from the build known to have them (releases.cc). Any
+// other backend, and a GPU given by --gpu-memory ("gpu:N", its backend not
+// known): no.
+bool has_async_events(const LlamaCppGpu& gpu, const LlamaCppSettings& settings);
 // Whether -ngl offloads the output layer first: placement.output_layer_first,
 // and false in a build before #18148 (i_gpu_start = n_layer - N).
 bool output_layer_first(const LlamaCppSettings& settings);
@@ -199,6 +210,20 @@ struct ComputePhases {
   // block's query, and the F16 cast, live at once; 0 where there is no such
   // cast. docs/llamacpp-rules.md, "Compute buffers on a GPU".
   uint64_t mask_cast = 0;
+  // One copy of what pipeline parallelism copies n_copies times
+  // (placement.cc, pipeline_copies): the hidden rows a GPU's split reads
+  // from the backend before it (the input rows or the residual, 4 x n_tok x
+  // hidden), the KQ masks its layers read (each n_kv x n_tok at the mask
+  // input's type: F16 under flash attention from #18898, else F32; a model
+  // with windowed and full layers has both), the positions (i32 x n_tok),
+  // the output ids on the output layer's GPU (i32 x n_out), and the host's
+  // graph inputs (token ids, positions, output ids, the masks and a pooling
+  // matrix, each at the host's 32-B alignment).
+  uint64_t split_rows = 0;
+  uint64_t split_masks = 0;
+  uint64_t positions = 0;
+  uint64_t output_ids = 0;
+  uint64_t graph_inputs = 0;
 };
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
                                      const LlamaCppSettings& settings);

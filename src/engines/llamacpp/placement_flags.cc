@@ -260,6 +260,7 @@ LlamaCppPlacementSettings LlamaCppPlacementRequest::applied(LlamaCppPlacementSet
     s.unified = false;
   }
   s.gpu_margin_bytes = gpu_margin.value_or(s.gpu_margin_bytes);
+  if (pipeline_parallel) s.pipeline_parallel = pipeline_parallel;
   return s;
 }
 

@@ -154,8 +154,9 @@ Status open_draft(const EstimateRequest& r, RequestContext& context, LlamaCppSet
 // Where builds differ (docs/engine-llamacpp.md, "Releases"), oldest first.
 constexpr ReleaseDifference kLlamaCppReleases[] = {
     {"before b2413", "the graph's inputs in a host buffer of their own, beside the compute "
-                     "buffers, and a graph of n_batch tokens (#6017 put the inputs in the graph "
-                     "and added n_ubatch)"},
+                     "buffers, a graph of n_batch tokens, and no pipeline parallelism (one copy "
+                     "of every input, whatever the GPUs): #6017 put the inputs in the graph, "
+                     "added n_ubatch and the scheduler's four copies"},
     {"before b2459", "a host that holds layers runs their ops itself: no GPU backend takes the "
                      "large-batch ops on host weights (#6083 added op offload)"},
     {"before b2537", "the output buffer holds n_batch rows of logits, not one a sequence "
@@ -172,7 +173,8 @@ constexpr ReleaseDifference kLlamaCppReleases[] = {
     {"b6845 and before", "with flash attention off, cells padded to 32 rather than 256 (#16812 "
                          "removed the padding, #17046 made it 256)"},
     {"before b7591", "-ngl N offloads the last N blocks, the output layer only past n_layer "
-                     "(#18148 offloads the output layer first)"},
+                     "(#18148 offloads the output layer first); Vulkan GPUs without pipeline "
+                     "parallelism (no events yet)"},
     {"before b7781", "the reserved graph holds no vector-input rows (inp_embd): #18898 builds "
                      "both input paths in every graph"},
 };

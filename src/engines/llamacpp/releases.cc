@@ -133,6 +133,22 @@ constexpr uint64_t kGraphInputsBuild = 2413;
 // memfit takes b8510 for 2026-03-24 (3 KB either way).
 constexpr uint64_t kEmbeddingNormFirstBlockBuild = 8510;
 
+// #6017 ("llama : add pipeline parallelism support", merged 2024-03-13):
+// llama_context asks ggml_backend_sched for GGML_SCHED_MAX_COPIES (4)
+// copies of every graph input and split input when the model's devices
+// are several, every layer is offloaded with the layer split and KQV
+// offloaded. Its commit f30ea47 is tagged b2413 (the git bisect in
+// llama.cpp issue #6091; b2412 is the commit before it).
+constexpr uint64_t kPipelineParallelBuild = kGraphInputsBuild;  // the same PR
+
+// ggml-vulkan's device reports events (props.caps.events), which
+// pipeline parallelism needs on every GPU, by #18302 (2025-12-22, "fix
+// command buffer corruption in ggml_backend_vk_event_wait"); #17158
+// (2025-11-10) had made its graph_compute async. The build that added
+// them was not read: memfit takes b7591, the first build known after
+// #18148 (2025-12-18); a Vulkan build before it is priced with one copy.
+constexpr uint64_t kVulkanEventsBuild = 7591;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -214,6 +230,13 @@ uint64_t default_batch_size(const LlamaCppSettings& s) {
 bool takes_op_offload(const LlamaCppGpu& g) {
   return g.device.starts_with("cuda") || g.device.starts_with("rocm") || g.device.starts_with("vulkan") ||
          g.device.starts_with("sycl");
+}
+
+bool pipeline_parallel_build(const LlamaCppSettings& s) { return !before(s, kPipelineParallelBuild); }
+
+bool has_async_events(const LlamaCppGpu& g, const LlamaCppSettings& s) {
+  if (g.device.starts_with("cuda") || g.device.starts_with("rocm")) return true;
+  return g.device.starts_with("vulkan") && !before(s, kVulkanEventsBuild);
 }
 
 bool output_layer_first(const LlamaCppSettings& s) {
