@@ -380,6 +380,50 @@ TEST(LlamaCppEstimate, DeepSeekV3MlaCachesOneLatentRowAndNoV) {
   EXPECT_EQ(error_of(spec, s), "cache_type_v: an MLA model's K and V cache types must be equal");
 }
 
+// DeepSeek-R1 as a GGUF converted before #12801 holds it (no MLA keys):
+// model/gguf/arch_rules.cc reads it as deepseek_v2, 128 heads of K
+// (128 nope + 64 rope) and of V (128).
+ModelSpec deepseek_r1_without_mla() {
+  ModelSpec spec = testing::corpus_spec("deepseek_v3/DeepSeek-V3");
+  for (LayerCache& l : spec.layers) {
+    l.elems_per_token = 128 * (128 + 64) + 128 * 128;  // 40,960
+    l.k_elems_per_token = 128 * (128 + 64);            // 24,576
+  }
+  return spec;
+}
+
+TEST(LlamaCppEstimate, DeepSeekWithoutMlaCachesEveryHeadsKAndV) {
+  // K f16: 128 x 192 x 2 B = 49,152 B a cell and layer; V 128 x 128 x 2 B
+  // = 32,768 B. 61 layers x 16,384 cells: K 61 x 16,384 x 49,152 =
+  // 49,123,688,448 (46,848 MiB), V 61 x 16,384 x 32,768 = 32,749,125,632
+  // (31,232 MiB): LM Studio's log in lmstudio-ai/lmstudio-bug-tracker #1454.
+  const ModelSpec spec = deepseek_r1_without_mla();
+  LlamaCppSettings s;
+  s.ctx_size = 16384;
+  s.flash_attn = FlashAttn::kOff;
+  LlamaCppEstimate e = run(spec, s);
+  EXPECT_EQ(e.k_bytes, 49123688448u);
+  EXPECT_EQ(e.v_bytes, 32749125632u);
+  // Flash attention changes no width: every layer's V is as wide.
+  s.flash_attn = FlashAttn::kOn;
+  EXPECT_EQ(run(spec, s).kv_bytes, 49123688448u + 32749125632u);
+}
+
+TEST(LlamaCppEstimate, DeepSeekWithoutMlaTakesKAndVTypesOfTheirOwn) {
+  // ggml-org/llama.cpp #9390: q4_0 K, f16 V, 16,384 cells, flash attention
+  // off. K 24,576 / 32 x 18 B = 13,824 B; V 32,768 B; a layer 16,384 x
+  // 46,592 = 763,363,328 B (728 MiB: the log's 5,824 MiB for 8 layers).
+  const ModelSpec spec = deepseek_r1_without_mla();
+  LlamaCppSettings s;
+  s.ctx_size = 16384;
+  s.flash_attn = FlashAttn::kOff;
+  s.cache_type_k = GgmlType::kQ4_0;
+  LlamaCppEstimate e = run(spec, s);
+  EXPECT_EQ(e.k_bytes, 61u * 16384 * 13824);
+  EXPECT_EQ(e.v_bytes, 61u * 16384 * 32768);
+  EXPECT_EQ(e.kv_bytes, 61u * 763363328);
+}
+
 TEST(LlamaCppEstimate, Mamba2StateIsPerSequenceAndIndependentOfContext) {
   // Codestral Mamba: 64 layers x (conv 3 x 10240 + ssm 128 x 64 x 128) x 4 B
   // = 64 x 4,317,184 per sequence; x 2 sequences = 552,599,552.

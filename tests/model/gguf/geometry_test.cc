@@ -266,6 +266,31 @@ TEST(GgufGeometry, DeepSeekWithoutMlaLengthsRunsDecompressed) {
   EXPECT_EQ(spec.family, "deepseek_v2");
   EXPECT_EQ(spec.layers[0].elems_per_token, 5120u);
   EXPECT_EQ(elems_per_token(spec), 27u * 5120);
+  // K and V of their own widths: 16 x 192 = 3,072 of K, 16 x 128 = 2,048 of V.
+  EXPECT_TRUE(is_decompressed_mla(spec.layers[0]));
+  EXPECT_EQ(k_row_elems(spec.layers[0]), 3072u);
+  EXPECT_EQ(v_row_elems(spec.layers[0]), 2048u);
+}
+
+TEST(GgufGeometry, DeepSeekWithMlaLengthsCachesTheLatentAlone) {
+  // A file converted since #12801: key_length_mla / value_length_mla, one
+  // KV head of the latent: 512 + 64 = 576 elements of K a token, no V.
+  GgufWriter w = arch("deepseek2");
+  w.add_u32("deepseek2.block_count", 27)
+      .add_u32("deepseek2.embedding_length", 2048)
+      .add_u32("deepseek2.attention.head_count", 16)
+      .add_u32("deepseek2.attention.head_count_kv", 1)
+      .add_u32("deepseek2.attention.key_length", 576)
+      .add_u32("deepseek2.attention.value_length", 512)
+      .add_u32("deepseek2.attention.key_length_mla", 192)
+      .add_u32("deepseek2.attention.value_length_mla", 128)
+      .add_u32("deepseek2.attention.kv_lora_rank", 512)
+      .add_u32("deepseek2.rope.dimension_count", 64)
+      .add_u32("deepseek2.vocab_size", 102400);
+  const ModelSpec spec = gguf_spec(w);
+  EXPECT_FALSE(is_decompressed_mla(spec.layers[0]));
+  EXPECT_EQ(k_row_elems(spec.layers[0]), 576u);
+  EXPECT_EQ(v_row_elems(spec.layers[0]), 0u);
 }
 
 TEST(GgufGeometry, Mamba2MatchesItsConfig) {
