@@ -31,10 +31,10 @@ ModelSpec synthetic(std::vector<LayerCache> layers) {
   s.layers = std::move(layers);
   return s;
 }
-ModelSpec synthetic_llama() { return synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0})); }
+ModelSpec synthetic_llama() { return synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0})); }
 ModelSpec synthetic_gemma2() {
-  LayerCache swa{LayerKind::kSlidingWindow, 128, 128, 0};
-  LayerCache full{LayerKind::kFullAttention, 128, 0, 0};
+  LayerCache swa{LayerKind::kSlidingWindow, 128, 0, 128, 0};
+  LayerCache full{LayerKind::kFullAttention, 128, 0, 0, 0};
   return synthetic({swa, full, swa, full});
 }
 
@@ -115,7 +115,7 @@ ModelSpec validation_llama() {
   ModelSpec s;
   s.geometry = {4, 512, 8, 2, 64, 1536, 32000};
   s.max_position_tokens = 8192;
-  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0});
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0, 0});
   return s;
 }
 
@@ -161,7 +161,7 @@ TEST(LlamaCppEstimate, ComputeBufferOfRoutedExperts) {
   ModelSpec spec;
   spec.geometry = {4, 512, 8, 2, 64, 4096, 8000};
   spec.max_position_tokens = 8192;
-  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0});
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0, 0});
   spec.moe = MoeInfo{16, 8, 0, 512};
   LlamaCppSettings s;
   s.ctx_size = 4096;
@@ -182,7 +182,7 @@ ModelSpec validation_mla(std::string arch) {
   s.model_type = std::move(arch);
   s.geometry = {3, 512, 8, 1, 64, 1536, 32000};
   s.max_position_tokens = 8192;
-  s.layers.assign(3, LayerCache{LayerKind::kMlaLatent, 320, 0, 0});
+  s.layers.assign(3, LayerCache{LayerKind::kMlaLatent, 320, 0, 0, 0});
   s.nextn_layers = 1;
   return s;
 }
@@ -207,7 +207,7 @@ TEST(LlamaCppEstimate, NextNBlocksKeepAKvCacheUnlessTheArchitectureFiltersThem) 
   absurd.nextn_layers = uint64_t{1} << 62;
   EXPECT_NE(error_of(absurd, s), "ok");
   // A recurrent model's memory leaves them out too: 4 SSM layers, no KV.
-  ModelSpec ssm = synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kSsm, 0, 0, 100}));
+  ModelSpec ssm = synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kSsm, 0, 0, 0, 100}));
   ssm.nextn_layers = 1;
   e = run(ssm, s);
   EXPECT_EQ(e.kv_layers, 0u);
@@ -282,7 +282,7 @@ TEST(LlamaCppEstimate, SyntheticGemma2SwaCellsMatchTheMeasuredLogLines) {
 TEST(LlamaCppEstimate, SyntheticMambaStateIsOneRowPerSequence) {
   // Measured (d_inner 512, state 16, kernel 4, 4 layers): R 4 x 3 x 512 x 4 B
   // = 24,576 and S 4 x 16 x 512 x 4 B = 131,072 for 1 sequence; 3 rows for 3.
-  ModelSpec spec = synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kSsm, 0, 0, 6144 + 32768}));
+  ModelSpec spec = synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kSsm, 0, 0, 0, 6144 + 32768}));
   LlamaCppSettings s;
   EXPECT_EQ(run(spec, s).recurrent_bytes, 24576u + 131072u);
   s.parallel = 3;
@@ -419,9 +419,9 @@ TEST(LlamaCppEstimate, DeepSeekWithoutMlaTakesKAndVTypesOfTheirOwn) {
   s.flash_attn = FlashAttn::kOff;
   s.cache_type_k = GgmlType::kQ4_0;
   LlamaCppEstimate e = run(spec, s);
-  EXPECT_EQ(e.k_bytes, 61u * 16384 * 13824);
-  EXPECT_EQ(e.v_bytes, 61u * 16384 * 32768);
-  EXPECT_EQ(e.kv_bytes, 61u * 763363328);
+  EXPECT_EQ(e.k_bytes, uint64_t{61} * 16384 * 13824);
+  EXPECT_EQ(e.v_bytes, uint64_t{61} * 16384 * 32768);
+  EXPECT_EQ(e.kv_bytes, uint64_t{61} * 763363328);
 }
 
 TEST(LlamaCppEstimate, Mamba2StateIsPerSequenceAndIndependentOfContext) {
@@ -453,7 +453,7 @@ TEST(LlamaCppEstimate, RefusesWhatLlamaCppRefuses) {
   EXPECT_EQ(error_of(synthetic_llama(), v),
             "flash_attn: a quantized V cache (q4_0) needs flash attention: on or auto");
   // One KV head of 48: a 48-element row is not whole q8_0 blocks.
-  ModelSpec odd = synthetic(std::vector<LayerCache>(1, LayerCache{LayerKind::kFullAttention, 96, 0, 0}));
+  ModelSpec odd = synthetic(std::vector<LayerCache>(1, LayerCache{LayerKind::kFullAttention, 96, 0, 0, 0}));
   LlamaCppSettings k;
   k.cache_type_k = GgmlType::kQ8_0;
   EXPECT_EQ(error_of(odd, k), "cache_type_k: 48 elements per row is not a multiple of q8_0's block of 32");
@@ -462,8 +462,8 @@ TEST(LlamaCppEstimate, RefusesWhatLlamaCppRefuses) {
 TEST(LlamaCppEstimate, FlashAttnOffPadsEveryVRowToTheWidest) {
   // Two layers, V widths 64 and 128: with -fa off both V rows are 128 wide:
   // K (64 + 128) x 2 B x 256 + V 2 x 128 x 2 B x 256 = 98,304 + 131,072.
-  ModelSpec spec = synthetic({LayerCache{LayerKind::kFullAttention, 128, 0, 0},
-                              LayerCache{LayerKind::kFullAttention, 256, 0, 0}});
+  ModelSpec spec = synthetic({LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0},
+                              LayerCache{LayerKind::kFullAttention, 256, 0, 0, 0}});
   LlamaCppSettings s;
   s.ctx_size = 256;
   s.flash_attn = FlashAttn::kOff;

@@ -139,7 +139,7 @@ llamacpp::ComputePhases phases_at(std::optional<uint64_t> build, std::string mod
   ModelSpec spec;
   spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
   spec.max_position_tokens = 4096;
-  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
   spec.model_type = std::move(model_type);
   LlamaCppSettings s = at(4096, build);
   Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);

@@ -591,7 +591,7 @@ TEST(GgufGeometry, UnknownArchitectureIsFullAttentionFromItsHeads) {
   const ModelSpec spec = gguf_spec(w);
   EXPECT_EQ(spec.model_type, "newmodel");
   // head_dim 512 / 8 = 64: 2 x 2 x 64 = 256 elements per layer.
-  EXPECT_EQ(spec.layers, (std::vector<LayerCache>(2, {LayerKind::kFullAttention, 256, 0, 0})));
+  EXPECT_EQ(spec.layers, (std::vector<LayerCache>(2, {LayerKind::kFullAttention, 256, 0, 0, 0})));
 }
 
 // `layers` layers of 8 heads of 128 (width 1024), `kv` KV heads per layer.
@@ -671,7 +671,7 @@ TEST(GgufGeometry, RecurrentLayersOfHybridsAndRwkv) {
       .add_u32("falcon-h1.ssm.group_count", 1);
   const ModelSpec f = gguf_spec(falcon);
   EXPECT_EQ(f.layout, "hybrid");
-  EXPECT_EQ(f.layers[1], (LayerCache{F, 512, 0, 1612800}));
+  EXPECT_EQ(f.layers[1], (LayerCache{F, 512, 0, 0, 1612800}));
   // jamba: Mamba with inner 2 x 1024: conv 3 x 2048 = 6,144; ssm 2048 x 16 =
   // 32,768; (6,144 + 32,768) x 4 B = 155,648 B.
   GgufWriter jamba = small("jamba", 2, {0, 8});
@@ -679,7 +679,7 @@ TEST(GgufGeometry, RecurrentLayersOfHybridsAndRwkv) {
       .add_u32("jamba.ssm.inner_size", 2048)
       .add_u32("jamba.ssm.state_size", 16)
       .add_u32("jamba.ssm.time_step_rank", 64);
-  EXPECT_EQ(gguf_spec(jamba).layers[0], (LayerCache{M, 0, 0, 155648}));
+  EXPECT_EQ(gguf_spec(jamba).layers[0], (LayerCache{M, 0, 0, 0, 155648}));
   // rwkv6: 2 x 1024 token shift + 1024 x 64 wkv = 67,584 x 4 B = 270,336 B.
   GgufWriter rwkv = arch("rwkv6");
   rwkv.add_u32("rwkv6.block_count", 2)
@@ -688,7 +688,7 @@ TEST(GgufGeometry, RecurrentLayersOfHybridsAndRwkv) {
       .add_u32("rwkv6.vocab_size", 65536);
   const ModelSpec r = gguf_spec(rwkv);
   EXPECT_EQ(r.layout, "ssm");
-  EXPECT_EQ(r.layers[0], (LayerCache{M, 0, 0, 270336}));
+  EXPECT_EQ(r.layers[0], (LayerCache{M, 0, 0, 0, 270336}));
 }
 
 // Qwen3-8B with one key replaced (or removed, when `value` is empty).
