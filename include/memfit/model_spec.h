@@ -41,6 +41,13 @@ struct LayerCache {
   // Elements cached per token, stored at the KV element width (2 bytes for
   // fp16, 1 for int8). For attention: 2 x kv_heads x head_dim.
   uint64_t elems_per_token = 0;
+  // K's share of elems_per_token where K and V rows differ in width: an MLA
+  // layer cached decompressed, heads x (qk_nope + qk_rope) of K beside
+  // heads x v_head_dim of V (DeepSeek-V2 as mlx-lm serves it; a deepseek2
+  // GGUF converted before llama.cpp #12801, which llama.cpp runs as
+  // multi-head attention). 0: K and V are equal halves (attention), or the
+  // row is one latent, all K (MLA). At most elems_per_token.
+  uint64_t k_elems_per_token = 0;
   // Tokens kept: the sliding window or attention chunk; 0 means unbounded.
   uint64_t window_tokens = 0;
   // Fixed state per sequence in bytes, independent of context and of the KV
@@ -49,6 +56,29 @@ struct LayerCache {
 
   bool operator==(const LayerCache&) const = default;
 };
+
+// An MLA layer whose cache holds every head's K and V, not the latent.
+inline bool is_decompressed_mla(const LayerCache& layer) {
+  return layer.kind == LayerKind::kMlaLatent && layer.k_elems_per_token != 0;
+}
+
+// The elements of one token's K row of `layer`: the latent for MLA,
+// k_elems_per_token where K and V differ, else half of elems_per_token.
+inline uint64_t k_row_elems(const LayerCache& layer) {
+  if (layer.k_elems_per_token != 0) return layer.k_elems_per_token;
+  return layer.kind == LayerKind::kMlaLatent ? layer.elems_per_token : layer.elems_per_token / 2;
+}
+
+// The elements of one token's V row of `layer`: 0 for an MLA latent (V is
+// a view of it), the rest of elems_per_token where K and V differ, else
+// half of elems_per_token.
+inline uint64_t v_row_elems(const LayerCache& layer) {
+  if (layer.k_elems_per_token != 0) {
+    return layer.elems_per_token > layer.k_elems_per_token ? layer.elems_per_token - layer.k_elems_per_token
+                                                           : 0;
+  }
+  return layer.kind == LayerKind::kMlaLatent ? 0 : layer.elems_per_token / 2;
+}
 
 // Scalar geometry of the language model. 0 means "not known".
 struct ModelGeometry {

@@ -174,6 +174,11 @@ bool read_cache_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& 
     if (auto cells = quoted_field(text, "kv_size ="); cells && parse_count(*cells)) {
       out.setting("kv_size", *cells);
     }
+    // Whether the cache could shift (llama_kv_cache::get_can_shift): 0 for
+    // deepseek2 from #8501 until MLA (#12801), logs/pre_mla_config.h.
+    if (auto shift = quoted_field(text, "can_shift ="); shift && (*shift == "0" || *shift == "1")) {
+      out.setting("can_shift", *shift);
+    }
     return true;
   }
   if (auto k = cache_type(text, " K (")) out.setting("cache_type_k", *k);

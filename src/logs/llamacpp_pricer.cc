@@ -16,6 +16,7 @@
 #include "logs/log_model.h"
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
+#include "logs/pre_mla_config.h"
 #include "memfit/checked_math.h"
 #include "memfit/ggml_types.h"
 #include "memfit/llamacpp.h"
@@ -395,6 +396,11 @@ class LlamaCppPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "llamacpp"; }
   bool rebuilds_model() const override { return true; }
+
+  Result<std::string> run_config(const RuntimeLog& log, const LogCheckOptions& options,
+                                 std::vector<std::string>& notes) const override {
+    return pre_mla_config(log, options.config_json, notes);
+  }
 
   Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions& options,
                                   std::vector<std::string>& notes) const override {
@@ -826,7 +832,7 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
   const bool seqs_unknown = !count_setting(log, "n_seq_max") && !count_setting(log, "kv_seqs");
   uint64_t latent = 0;
   for (const LayerCache& l : spec.layers) {
-    if (l.kind == LayerKind::kMlaLatent) latent = std::max(latent, l.elems_per_token);
+    if (l.kind == LayerKind::kMlaLatent && !is_decompressed_mla(l)) latent = std::max(latent, l.elems_per_token);
   }
   std::optional<uint64_t> printed_k_row;
   const std::optional<uint64_t> k_bytes = count_setting(log, "kv_k_bytes");

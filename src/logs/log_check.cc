@@ -31,7 +31,7 @@ Result<std::shared_ptr<const Model>> log_model(const LogCheckOptions& options,
     return std::shared_ptr<const Model>();
   }
   if (!options.config_json.empty()) {
-    Result<std::string> config = pricer.run_config(options, check.log.notes);
+    Result<std::string> config = pricer.run_config(check.log, options, check.log.notes);
     if (!config) {
       check.not_priced = "no model: the config given beside the log: " + config.error().message();
       return std::shared_ptr<const Model>();

@@ -25,10 +25,13 @@ class LogPricer {
   // The config.json of the run's model, from the one given beside the log
   // (options.config_json, not empty): as given, unless the pricer rebuilds
   // the checkpoint the run loaded from it (mlx-lm: the base config as
-  // mlx_lm.convert quantizes it by options.file_type, mlxlm_pricer.cc).
-  // `notes` gets what it assumed; an error says why it cannot.
-  virtual Result<std::string> run_config(const LogCheckOptions& options,
+  // mlx_lm.convert quantizes it by options.file_type, mlxlm_pricer.cc;
+  // llama.cpp: a DeepSeek-V3 config as a build before MLA ran it,
+  // pre_mla_config.h). `notes` gets what it assumed; an error says why it
+  // cannot.
+  virtual Result<std::string> run_config(const RuntimeLog& log, const LogCheckOptions& options,
                                          std::vector<std::string>& notes) const {
+    (void)log;
     (void)notes;
     return options.config_json;
   }

@@ -99,7 +99,7 @@ class MlxLmPricer final : public LogPricer {
 
   // A base model's config with a conversion (file_type) is the checkpoint
   // mlx_lm.convert -q writes from it (engines/mlxlm/convert_config.h).
-  Result<std::string> run_config(const LogCheckOptions& options,
+  Result<std::string> run_config(const RuntimeLog&, const LogCheckOptions& options,
                                  std::vector<std::string>& notes) const override {
     Result<std::optional<MlxConversion>> conversion = conversion_of(options);
     if (!conversion) return conversion.error();

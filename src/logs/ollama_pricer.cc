@@ -140,6 +140,12 @@ class OllamaPricer final : public LogPricer {
   std::string_view profile() const override { return "ollama"; }
   bool rebuilds_model() const override { return true; }
 
+  // The llama.cpp runner's: its cache as the vendored build keeps it.
+  Result<std::string> run_config(const RuntimeLog& log, const LogCheckOptions& options,
+                                 std::vector<std::string>& notes) const override {
+    return llamacpp_log_pricer().run_config(log, options, notes);
+  }
+
   Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions& options,
                                   std::vector<std::string>& notes) const override {
     Result<EstimateRequest> r = llamacpp_log_pricer().request(log, options, notes);

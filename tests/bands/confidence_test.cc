@@ -97,7 +97,7 @@ TEST(Confidence, LlamaCppAddsTheComputeMarginOnItsDevice) {
   m.has_config = true;
   m.spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
   m.spec.max_position_tokens = 4096;
-  m.spec.layers = std::vector<LayerCache>(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  m.spec.layers = std::vector<LayerCache>(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
   m.weights.bytes = 1000;
   m.weights.source = WeightsSource::kSafetensorsHeader;
   LlamaCppSettings s;

@@ -1208,6 +1208,24 @@ TEST(CheckLog, AFullKCacheOfAnMlaModelIsSaidOnItsRow) {
       << kv->note;
 }
 
+TEST(CheckLog, ADeepSeekCacheThatCannotShiftIsPricedDecompressed) {
+  // ggml-org/llama.cpp#9390, DeepSeek-R1 over eight GPUs, "kv_size = 16384,
+  // ..., type_k = 'q4_0', type_v = 'f16', n_layer = 61, can_shift = 0": a
+  // build before MLA (#12801), so its config is priced as every head's K
+  // and V. A layer: 16,384 cells x (24,576 / 32 x 18 B of q4_0 K + 16,384 x
+  // 2 B of f16 V) = 16,384 x 46,592 = 763,363,328 B; CUDA0's 8 layers
+  // 6,106,906,624 B = 5824.00 MiB, CUDA3's 7 layers 5096.00 MiB.
+  const std::string slug = "llamacpp-9390-deepseek-8gpu-layer-split";
+  const LogCheck c = check("llamacpp", slug + ".log", with_config(slug));
+  EXPECT_EQ(c.not_priced, "");
+  const FigureCheck* gpu0 = figure(c, "CUDA0", LogFigure::kKvCache);
+  ASSERT_NE(gpu0, nullptr);
+  EXPECT_EQ(gpu0->memfit, 6'106'906'624u);
+  const FigureCheck* gpu3 = figure(c, "CUDA3", LogFigure::kKvCache);
+  ASSERT_NE(gpu3, nullptr);
+  EXPECT_EQ(gpu3->memfit, 5'343'543'296u);
+}
+
 TEST(CheckLog, RowsThatHangOnWhatTheLogLeavesOutSaySo) {
   // ggml-org/llama.cpp#8035 (a mid-2024 build, two GPUs, no free memory
   // printed, no command): the GPUs' KV rows say the split is memfit's

@@ -25,7 +25,9 @@ struct GraphShape {
   uint64_t latent = 0;    // MLA: the cached latent row's width; 0 without MLA
   uint64_t n_kv = 0;      // the largest cells per stream of any attention layer
   CheckedBytes heads_q;   // heads x the query width (MLA: the latent)
-  CheckedBytes heads_d;   // heads x head_dim
+  CheckedBytes heads_d;   // heads x head_dim (decompressed MLA: heads x v_head_dim)
+  CheckedBytes kv_k;      // one token's K row: kv_heads x head_dim
+  CheckedBytes kv_v;      // one token's V row: kv_heads x head_dim
   // The graph ends in the vocabulary's logits; an encoder's (BERT) has no
   // output head and ends in its hidden states.
   bool logits = true;
@@ -96,8 +98,15 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
   if (pooling_of(spec, s) == "mean") {
     sh.pooling_bytes = CheckedBytes(4) * sh.n_tok * (square_mean_matrix(s) ? sh.n_tok : c.n_seq);
   }
+  // A decompressed MLA layer is multi-head attention with K heads of
+  // qk_nope + qk_rope and V heads of v_head_dim (the query as wide as K).
+  const LayerCache* decompressed = nullptr;
   for (const LayerCache& l : spec.layers) {
-    if (l.kind == LayerKind::kMlaLatent) sh.latent = std::max(sh.latent, l.elems_per_token);
+    if (is_decompressed_mla(l)) {
+      decompressed = &l;
+    } else if (l.kind == LayerKind::kMlaLatent) {
+      sh.latent = std::max(sh.latent, l.elems_per_token);
+    }
     if (is_windowed(l)) {
       sh.attention = true;
       sh.n_kv = std::max(sh.n_kv, c.swa_cells);
@@ -124,6 +133,14 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
   const CheckedBytes q_width = sh.mla() ? sh.latent : g.head_dim;
   sh.heads_q = CheckedBytes(g.heads) * q_width;
   sh.heads_d = CheckedBytes(g.heads) * g.head_dim;
+  sh.kv_k = CheckedBytes(g.kv_heads) * g.head_dim;
+  sh.kv_v = sh.kv_k;
+  if (decompressed != nullptr && !sh.mla()) {
+    sh.heads_q = k_row_elems(*decompressed);
+    sh.heads_d = v_row_elems(*decompressed);
+    sh.kv_k = k_row_elems(*decompressed);
+    sh.kv_v = v_row_elems(*decompressed);
+  }
   return sh;
 }
 
@@ -203,8 +220,7 @@ Result<CheckedBytes> attention_phase(const ModelGeometry& g, const GraphShape& s
   }
   const CheckedBytes per_token =
       sh.mla() ? CheckedBytes(2) * g.hidden + CheckedBytes(2) * sh.heads_q + CheckedBytes(2) * sh.heads_d
-               : CheckedBytes(2) * g.hidden + sh.heads_q + CheckedBytes(2) * g.kv_heads * g.head_dim +
-                     CheckedBytes(2) * sh.heads_d;
+               : CheckedBytes(2) * g.hidden + sh.heads_q + sh.kv_k + sh.kv_v + CheckedBytes(2) * sh.heads_d;
   attn = CheckedBytes(4) * sh.n_tok * per_token;
   if (c.flash_attn) {
     attn += CheckedBytes(2) * sh.n_kv * sh.n_tok;

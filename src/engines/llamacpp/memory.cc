@@ -5,8 +5,12 @@
 //
 // Per layer with KV:  row(type_k, K width) x cells x streams
 //                   + row(type_v, V width) x cells x streams   (no V for MLA)
-// where an attention layer's elems_per_token is K + V of equal widths and an
-// MLA layer's is the one latent row (K only; V is a view of it).
+// where an attention layer's elems_per_token is K + V of equal widths, an
+// MLA layer's the one latent row (K only; V is a view of it), and an MLA
+// layer cached decompressed (a deepseek2 GGUF without the MLA keys, which
+// llama.cpp runs as multi-head attention since #12801 kept that path) K of
+// n_head x (qk_nope + qk_rope) beside V of n_head x v_head_dim
+// (k_row_elems, v_row_elems: memfit/model_spec.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,6 +27,13 @@ bool has_attention_kv(LayerKind kind) {
   return kind == LayerKind::kFullAttention || kind == LayerKind::kSlidingWindow ||
          kind == LayerKind::kChunked;
 }
+
+// A layer with a K and a V tensor: attention, or MLA cached decompressed
+// (llama_hparams::is_mla() false: both tensors, llama_kv_cache's has_v).
+bool caches_k_and_v(const LayerCache& l) { return has_attention_kv(l.kind) || is_decompressed_mla(l); }
+
+// An MLA layer caching its latent alone (is_mla(): no V tensor).
+bool caches_latent(const LayerCache& l) { return l.kind == LayerKind::kMlaLatent && !is_decompressed_mla(l); }
 
 bool is_recurrent(LayerKind kind) {
   return kind == LayerKind::kSsm || kind == LayerKind::kLinearAttention ||
@@ -56,7 +67,7 @@ Error overflow(std::string_view what) {
 uint64_t widest_v_row(const ModelSpec& spec) {
   uint64_t widest_v = 0;
   for (const LayerCache& l : spec.layers) {
-    if (has_attention_kv(l.kind)) widest_v = std::max(widest_v, l.elems_per_token / 2);
+    if (caches_k_and_v(l)) widest_v = std::max(widest_v, v_row_elems(l));
   }
   return widest_v;
 }
@@ -72,14 +83,13 @@ class KvTotals {
   Status add(const LayerCache& l, uint64_t count, uint64_t& each, MemoryParts& parts) {
     const uint64_t cells = is_windowed(l) ? swa_cells(c_, s_, l.window_tokens) : c_.n_ctx_seq;
     const CheckedBytes slots = CheckedBytes(cells) * c_.streams * count;
-    const uint64_t k_width = l.kind == LayerKind::kMlaLatent ? l.elems_per_token : l.elems_per_token / 2;
-    Result<uint64_t> k_row = row_bytes(s_.cache_type_k, k_width, "cache_type_k");
+    Result<uint64_t> k_row = row_bytes(s_.cache_type_k, k_row_elems(l), "cache_type_k");
     if (!k_row) return k_row.error();
     k_total_ += slots * *k_row;
     CheckedBytes one = CheckedBytes(cells) * c_.streams * *k_row;
     CheckedBytes row = *k_row;
-    if (l.kind != LayerKind::kMlaLatent) {
-      const uint64_t v_width = s_.flash_attn == FlashAttn::kOff ? widest_v_ : l.elems_per_token / 2;
+    if (caches_k_and_v(l)) {
+      const uint64_t v_width = s_.flash_attn == FlashAttn::kOff ? widest_v_ : v_row_elems(l);
       Result<uint64_t> v_row = row_bytes(s_.cache_type_v, v_width, "cache_type_v");
       if (!v_row) return v_row.error();
       v_total_ += slots * *v_row;
@@ -112,9 +122,9 @@ class KvTotals {
 Result<CheckedBytes> windowed_seq_bytes(const LayerCache& l, const LlamaCppContext& c,
                                         const LlamaCppSettings& s) {
   const uint64_t cells = std::min(c.n_ctx_seq, (CheckedBytes(l.window_tokens) + c.n_ubatch).saturated());
-  Result<uint64_t> k_row = row_bytes(s.cache_type_k, l.elems_per_token / 2, "cache_type_k");
+  Result<uint64_t> k_row = row_bytes(s.cache_type_k, k_row_elems(l), "cache_type_k");
   if (!k_row) return k_row.error();
-  Result<uint64_t> v_row = row_bytes(s.cache_type_v, l.elems_per_token / 2, "cache_type_v");
+  Result<uint64_t> v_row = row_bytes(s.cache_type_v, v_row_elems(l), "cache_type_v");
   if (!v_row) return v_row.error();
   return CheckedBytes(cells) * (CheckedBytes(*k_row) + *v_row).saturated();
 }
@@ -126,7 +136,7 @@ Status add_nextn_kv(const ModelSpec& spec, KvTotals& kv, MemoryParts& parts) {
   const bool recurrent_model = parts.recurrent_layers > 0;
   if (spec.nextn_layers == 0 || recurrent_model || filters_nextn(spec.model_type)) return Status::Ok();
   auto last = std::find_if(spec.layers.rbegin(), spec.layers.rend(), [](const LayerCache& l) {
-    return has_attention_kv(l.kind) || l.kind == LayerKind::kMlaLatent;
+    return caches_k_and_v(l) || caches_latent(l);
   });
   if (last == spec.layers.rend()) return Status::Ok();
   LayerCache nextn = *last;
@@ -157,7 +167,7 @@ Result<MemoryParts> memory_parts_of(const ModelSpec& spec, const LlamaCppContext
       ++parts.recurrent_layers;
       continue;
     }
-    if (!has_attention_kv(l.kind) && l.kind != LayerKind::kMlaLatent) continue;
+    if (!caches_k_and_v(l) && !caches_latent(l)) continue;
     if (Status added = kv.add(l, 1, parts.layer_bytes[i], parts); !added.ok()) return added.error();
   }
   if (Status added = add_nextn_kv(spec, kv, parts); !added.ok()) return added.error();
@@ -226,9 +236,10 @@ uint64_t input_buffer_bytes(const ModelSpec& spec, const LlamaCppContext& c, con
 
 Result<MemoryParts> memory_parts(const ModelSpec& spec, const LlamaCppContext& c,
                                  const LlamaCppSettings& s) {
-  const bool mla = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
-    return l.kind == LayerKind::kMlaLatent;
-  });
+  // Only a latent cache ties the types: decompressed layers keep a K and a
+  // V of their own types, as any attention layer (ggml-org/llama.cpp #9390's
+  // DeepSeek-R1 run, q4_0 K beside f16 V, before #12801).
+  const bool mla = std::any_of(spec.layers.begin(), spec.layers.end(), caches_latent);
   if (mla && s.cache_type_k != s.cache_type_v) {
     return Error::usage("cache_type_v", "an MLA model's K and V cache types must be equal");
   }

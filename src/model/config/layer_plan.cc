@@ -316,6 +316,7 @@ Result<std::optional<Slots>> chunked_slots(FieldReader& reader, uint64_t layers,
 
 struct AttentionRate {
   uint64_t elems_per_token = 0;  // for a layer with the model's kv_heads
+  uint64_t k_elems = 0;          // K's share where K and V differ in width (LayerCache)
   bool mla = false;
   uint64_t index_elems = 0;      // MLA indexer elements on indexer layers
   std::string detail;
@@ -330,15 +331,18 @@ Result<AttentionRate> attention_rate(FieldReader& reader, const ModelGeometry& g
     Result<uint64_t> rope = reader.u64_or({"qk_rope_head_dim"}, 64, "MLA default");
     if (!rope) return rope.error();
     if (reader.model_type() == "deepseek_v2") {
-      // DeepSeek-V2 as the MLX runtime serves it: decompressed per-head K
-      // (nope + rope) and V.
+      // DeepSeek-V2 as the MLX runtime serves it, and any deepseek2 GGUF
+      // without the MLA keys (model/gguf/arch_rules.cc) as llama.cpp runs
+      // it: decompressed per-head K (nope + rope) and V, of their own widths.
       Result<uint64_t> nope = reader.u64_or({"qk_nope_head_dim"}, 128, "MLA default");
       if (!nope) return nope.error();
       Result<uint64_t> v = reader.u64_or({"v_head_dim"}, 128, "MLA default");
       if (!v) return v.error();
-      CheckedBytes elems = CheckedBytes(g.heads) * (CheckedBytes(*nope) + *rope + *v);
+      CheckedBytes k = CheckedBytes(g.heads) * (CheckedBytes(*nope) + *rope);
+      CheckedBytes elems = k + CheckedBytes(g.heads) * *v;
       if (!elems.value()) return Error("MLA cache size overflows");
       rate.elems_per_token = *elems.value();
+      rate.k_elems = *k.value();  // at most elems, checked above
       rate.detail = fmt::format("MLA decompressed: {} heads x ({} nope + {} rope + {} v)", g.heads,
                                 *nope, *rope, *v);
     } else {
@@ -574,6 +578,7 @@ Result<LayerCache> attention_layer(Slot slot, uint64_t i, const ModelGeometry& g
   }
   if (p.rate.mla) {
     layer.kind = LayerKind::kMlaLatent;
+    layer.k_elems_per_token = p.rate.k_elems;
   } else if (slot == Slot::kSliding && p.window_tokens > 0) {
     layer.kind = LayerKind::kSlidingWindow;
     layer.window_tokens = p.window_tokens;

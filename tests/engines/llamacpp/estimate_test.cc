@@ -31,10 +31,10 @@ ModelSpec synthetic(std::vector<LayerCache> layers) {
   s.layers = std::move(layers);
   return s;
 }
-ModelSpec synthetic_llama() { return synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0})); }
+ModelSpec synthetic_llama() { return synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0})); }
 ModelSpec synthetic_gemma2() {
-  LayerCache swa{LayerKind::kSlidingWindow, 128, 128, 0};
-  LayerCache full{LayerKind::kFullAttention, 128, 0, 0};
+  LayerCache swa{LayerKind::kSlidingWindow, 128, 0, 128, 0};
+  LayerCache full{LayerKind::kFullAttention, 128, 0, 0, 0};
   return synthetic({swa, full, swa, full});
 }
 
@@ -115,7 +115,7 @@ ModelSpec validation_llama() {
   ModelSpec s;
   s.geometry = {4, 512, 8, 2, 64, 1536, 32000};
   s.max_position_tokens = 8192;
-  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0});
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0, 0});
   return s;
 }
 
@@ -161,7 +161,7 @@ TEST(LlamaCppEstimate, ComputeBufferOfRoutedExperts) {
   ModelSpec spec;
   spec.geometry = {4, 512, 8, 2, 64, 4096, 8000};
   spec.max_position_tokens = 8192;
-  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0});
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0, 0});
   spec.moe = MoeInfo{16, 8, 0, 512};
   LlamaCppSettings s;
   s.ctx_size = 4096;
@@ -182,7 +182,7 @@ ModelSpec validation_mla(std::string arch) {
   s.model_type = std::move(arch);
   s.geometry = {3, 512, 8, 1, 64, 1536, 32000};
   s.max_position_tokens = 8192;
-  s.layers.assign(3, LayerCache{LayerKind::kMlaLatent, 320, 0, 0});
+  s.layers.assign(3, LayerCache{LayerKind::kMlaLatent, 320, 0, 0, 0});
   s.nextn_layers = 1;
   return s;
 }
@@ -207,7 +207,7 @@ TEST(LlamaCppEstimate, NextNBlocksKeepAKvCacheUnlessTheArchitectureFiltersThem) 
   absurd.nextn_layers = uint64_t{1} << 62;
   EXPECT_NE(error_of(absurd, s), "ok");
   // A recurrent model's memory leaves them out too: 4 SSM layers, no KV.
-  ModelSpec ssm = synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kSsm, 0, 0, 100}));
+  ModelSpec ssm = synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kSsm, 0, 0, 0, 100}));
   ssm.nextn_layers = 1;
   e = run(ssm, s);
   EXPECT_EQ(e.kv_layers, 0u);
@@ -282,7 +282,7 @@ TEST(LlamaCppEstimate, SyntheticGemma2SwaCellsMatchTheMeasuredLogLines) {
 TEST(LlamaCppEstimate, SyntheticMambaStateIsOneRowPerSequence) {
   // Measured (d_inner 512, state 16, kernel 4, 4 layers): R 4 x 3 x 512 x 4 B
   // = 24,576 and S 4 x 16 x 512 x 4 B = 131,072 for 1 sequence; 3 rows for 3.
-  ModelSpec spec = synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kSsm, 0, 0, 6144 + 32768}));
+  ModelSpec spec = synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kSsm, 0, 0, 0, 6144 + 32768}));
   LlamaCppSettings s;
   EXPECT_EQ(run(spec, s).recurrent_bytes, 24576u + 131072u);
   s.parallel = 3;
@@ -380,6 +380,50 @@ TEST(LlamaCppEstimate, DeepSeekV3MlaCachesOneLatentRowAndNoV) {
   EXPECT_EQ(error_of(spec, s), "cache_type_v: an MLA model's K and V cache types must be equal");
 }
 
+// DeepSeek-R1 as a GGUF converted before #12801 holds it (no MLA keys):
+// model/gguf/arch_rules.cc reads it as deepseek_v2, 128 heads of K
+// (128 nope + 64 rope) and of V (128).
+ModelSpec deepseek_r1_without_mla() {
+  ModelSpec spec = testing::corpus_spec("deepseek_v3/DeepSeek-V3");
+  for (LayerCache& l : spec.layers) {
+    l.elems_per_token = 128 * (128 + 64) + 128 * 128;  // 40,960
+    l.k_elems_per_token = 128 * (128 + 64);            // 24,576
+  }
+  return spec;
+}
+
+TEST(LlamaCppEstimate, DeepSeekWithoutMlaCachesEveryHeadsKAndV) {
+  // K f16: 128 x 192 x 2 B = 49,152 B a cell and layer; V 128 x 128 x 2 B
+  // = 32,768 B. 61 layers x 16,384 cells: K 61 x 16,384 x 49,152 =
+  // 49,123,688,448 (46,848 MiB), V 61 x 16,384 x 32,768 = 32,749,125,632
+  // (31,232 MiB): LM Studio's log in lmstudio-ai/lmstudio-bug-tracker #1454.
+  const ModelSpec spec = deepseek_r1_without_mla();
+  LlamaCppSettings s;
+  s.ctx_size = 16384;
+  s.flash_attn = FlashAttn::kOff;
+  LlamaCppEstimate e = run(spec, s);
+  EXPECT_EQ(e.k_bytes, 49123688448u);
+  EXPECT_EQ(e.v_bytes, 32749125632u);
+  // Flash attention changes no width: every layer's V is as wide.
+  s.flash_attn = FlashAttn::kOn;
+  EXPECT_EQ(run(spec, s).kv_bytes, 49123688448u + 32749125632u);
+}
+
+TEST(LlamaCppEstimate, DeepSeekWithoutMlaTakesKAndVTypesOfTheirOwn) {
+  // ggml-org/llama.cpp #9390: q4_0 K, f16 V, 16,384 cells, flash attention
+  // off. K 24,576 / 32 x 18 B = 13,824 B; V 32,768 B; a layer 16,384 x
+  // 46,592 = 763,363,328 B (728 MiB: the log's 5,824 MiB for 8 layers).
+  const ModelSpec spec = deepseek_r1_without_mla();
+  LlamaCppSettings s;
+  s.ctx_size = 16384;
+  s.flash_attn = FlashAttn::kOff;
+  s.cache_type_k = GgmlType::kQ4_0;
+  LlamaCppEstimate e = run(spec, s);
+  EXPECT_EQ(e.k_bytes, uint64_t{61} * 16384 * 13824);
+  EXPECT_EQ(e.v_bytes, uint64_t{61} * 16384 * 32768);
+  EXPECT_EQ(e.kv_bytes, uint64_t{61} * 763363328);
+}
+
 TEST(LlamaCppEstimate, Mamba2StateIsPerSequenceAndIndependentOfContext) {
   // Codestral Mamba: 64 layers x (conv 3 x 10240 + ssm 128 x 64 x 128) x 4 B
   // = 64 x 4,317,184 per sequence; x 2 sequences = 552,599,552.
@@ -409,7 +453,7 @@ TEST(LlamaCppEstimate, RefusesWhatLlamaCppRefuses) {
   EXPECT_EQ(error_of(synthetic_llama(), v),
             "flash_attn: a quantized V cache (q4_0) needs flash attention: on or auto");
   // One KV head of 48: a 48-element row is not whole q8_0 blocks.
-  ModelSpec odd = synthetic(std::vector<LayerCache>(1, LayerCache{LayerKind::kFullAttention, 96, 0, 0}));
+  ModelSpec odd = synthetic(std::vector<LayerCache>(1, LayerCache{LayerKind::kFullAttention, 96, 0, 0, 0}));
   LlamaCppSettings k;
   k.cache_type_k = GgmlType::kQ8_0;
   EXPECT_EQ(error_of(odd, k), "cache_type_k: 48 elements per row is not a multiple of q8_0's block of 32");
@@ -418,8 +462,8 @@ TEST(LlamaCppEstimate, RefusesWhatLlamaCppRefuses) {
 TEST(LlamaCppEstimate, FlashAttnOffPadsEveryVRowToTheWidest) {
   // Two layers, V widths 64 and 128: with -fa off both V rows are 128 wide:
   // K (64 + 128) x 2 B x 256 + V 2 x 128 x 2 B x 256 = 98,304 + 131,072.
-  ModelSpec spec = synthetic({LayerCache{LayerKind::kFullAttention, 128, 0, 0},
-                              LayerCache{LayerKind::kFullAttention, 256, 0, 0}});
+  ModelSpec spec = synthetic({LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0},
+                              LayerCache{LayerKind::kFullAttention, 256, 0, 0, 0}});
   LlamaCppSettings s;
   s.ctx_size = 256;
   s.flash_attn = FlashAttn::kOff;

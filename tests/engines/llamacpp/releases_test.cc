@@ -140,9 +140,9 @@ llamacpp::ComputePhases phases_at(std::optional<uint64_t> build, std::string mod
   ModelSpec spec;
   spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
   spec.max_position_tokens = 4096;
-  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
   // An ISWA model: the first two layers windowed.
-  if (window > 0) spec.layers[0] = spec.layers[1] = LayerCache{LayerKind::kSlidingWindow, 128, window, 0};
+  if (window > 0) spec.layers[0] = spec.layers[1] = LayerCache{LayerKind::kSlidingWindow, 128, 0, window, 0};
   spec.model_type = std::move(model_type);
   LlamaCppSettings s = at(4096, build);
   s.flash_attn = flash_attn;

@@ -117,7 +117,7 @@ TEST(LlamaCppRepack, EstimateAddsTheRepackedCopiesToTheModel) {
   m.has_config = true;
   m.spec.geometry = {1, 512, 8, 2, 64, 1536, 32000};
   m.spec.max_position_tokens = 4096;
-  m.spec.layers = {LayerCache{LayerKind::kFullAttention, 256, 0, 0}};
+  m.spec.layers = {LayerCache{LayerKind::kFullAttention, 256, 0, 0, 0}};
   m.weights.bytes = 20000000;
   m.weights.verified = true;
   m.weights.source = WeightsSource::kGgufHeader;

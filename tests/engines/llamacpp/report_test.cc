@@ -459,7 +459,7 @@ ModelSpec synthetic_llama() {
   ModelSpec s;
   s.geometry = {4, 256, 8, 2, 32, 512, 32000};
   s.max_position_tokens = 4096;
-  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
   return s;
 }
 

@@ -32,12 +32,12 @@ TEST(SglangSpeedPlan, SlidingWindowLayersHoldTheirWindowOnly) {
   // 8192 tokens: 2 x 4096 x 8192 + 4 x 4096 x 1024 = 67,108,864 +
   // 16,777,216 = 83,886,080 bytes.
   ModelSpec spec;
-  spec.layers = {LayerCache{LayerKind::kFullAttention, 2048, 0, 0},
-                 LayerCache{LayerKind::kSlidingWindow, 2048, 1024, 0},
-                 LayerCache{LayerKind::kSlidingWindow, 2048, 1024, 0},
-                 LayerCache{LayerKind::kFullAttention, 2048, 0, 0},
-                 LayerCache{LayerKind::kSlidingWindow, 2048, 1024, 0},
-                 LayerCache{LayerKind::kSlidingWindow, 2048, 1024, 0}};
+  spec.layers = {LayerCache{LayerKind::kFullAttention, 2048, 0, 0, 0},
+                 LayerCache{LayerKind::kSlidingWindow, 2048, 0, 1024, 0},
+                 LayerCache{LayerKind::kSlidingWindow, 2048, 0, 1024, 0},
+                 LayerCache{LayerKind::kFullAttention, 2048, 0, 0, 0},
+                 LayerCache{LayerKind::kSlidingWindow, 2048, 0, 1024, 0},
+                 LayerCache{LayerKind::kSlidingWindow, 2048, 0, 1024, 0}};
   Plan plan;
   plan.settings.context_length = 8192;
   plan.cell.bytes = 6 * 4096;

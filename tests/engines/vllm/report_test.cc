@@ -293,7 +293,7 @@ Model deepseek_v32() {
   m.spec.model_type = "deepseek_v32";
   m.spec.family = "deepseek_v3";
   m.spec.layout = "mla";
-  m.spec.layers.assign(61, LayerCache{LayerKind::kMlaLatent, 512 + 64 + 128, 0, 0});
+  m.spec.layers.assign(61, LayerCache{LayerKind::kMlaLatent, 512 + 64 + 128, 0, 0, 0});
   return m;
 }
 

@@ -345,6 +345,31 @@ TEST(GgufGeometry, DeepSeekWithoutMlaLengthsRunsDecompressed) {
   EXPECT_EQ(spec.family, "deepseek_v2");
   EXPECT_EQ(spec.layers[0].elems_per_token, 5120u);
   EXPECT_EQ(elems_per_token(spec), 27u * 5120);
+  // K and V of their own widths: 16 x 192 = 3,072 of K, 16 x 128 = 2,048 of V.
+  EXPECT_TRUE(is_decompressed_mla(spec.layers[0]));
+  EXPECT_EQ(k_row_elems(spec.layers[0]), 3072u);
+  EXPECT_EQ(v_row_elems(spec.layers[0]), 2048u);
+}
+
+TEST(GgufGeometry, DeepSeekWithMlaLengthsCachesTheLatentAlone) {
+  // A file converted since #12801: key_length_mla / value_length_mla, one
+  // KV head of the latent: 512 + 64 = 576 elements of K a token, no V.
+  GgufWriter w = arch("deepseek2");
+  w.add_u32("deepseek2.block_count", 27)
+      .add_u32("deepseek2.embedding_length", 2048)
+      .add_u32("deepseek2.attention.head_count", 16)
+      .add_u32("deepseek2.attention.head_count_kv", 1)
+      .add_u32("deepseek2.attention.key_length", 576)
+      .add_u32("deepseek2.attention.value_length", 512)
+      .add_u32("deepseek2.attention.key_length_mla", 192)
+      .add_u32("deepseek2.attention.value_length_mla", 128)
+      .add_u32("deepseek2.attention.kv_lora_rank", 512)
+      .add_u32("deepseek2.rope.dimension_count", 64)
+      .add_u32("deepseek2.vocab_size", 102400);
+  const ModelSpec spec = gguf_spec(w);
+  EXPECT_FALSE(is_decompressed_mla(spec.layers[0]));
+  EXPECT_EQ(k_row_elems(spec.layers[0]), 576u);
+  EXPECT_EQ(v_row_elems(spec.layers[0]), 0u);
 }
 
 TEST(GgufGeometry, Mamba2MatchesItsConfig) {
@@ -645,7 +670,7 @@ TEST(GgufGeometry, UnknownArchitectureIsFullAttentionFromItsHeads) {
   const ModelSpec spec = gguf_spec(w);
   EXPECT_EQ(spec.model_type, "newmodel");
   // head_dim 512 / 8 = 64: 2 x 2 x 64 = 256 elements per layer.
-  EXPECT_EQ(spec.layers, (std::vector<LayerCache>(2, {LayerKind::kFullAttention, 256, 0, 0})));
+  EXPECT_EQ(spec.layers, (std::vector<LayerCache>(2, {LayerKind::kFullAttention, 256, 0, 0, 0})));
 }
 
 // `layers` layers of 8 heads of 128 (width 1024), `kv` KV heads per layer.
@@ -725,7 +750,7 @@ TEST(GgufGeometry, RecurrentLayersOfHybridsAndRwkv) {
       .add_u32("falcon-h1.ssm.group_count", 1);
   const ModelSpec f = gguf_spec(falcon);
   EXPECT_EQ(f.layout, "hybrid");
-  EXPECT_EQ(f.layers[1], (LayerCache{F, 512, 0, 1612800}));
+  EXPECT_EQ(f.layers[1], (LayerCache{F, 512, 0, 0, 1612800}));
   // jamba: Mamba with inner 2 x 1024: conv 3 x 2048 = 6,144; ssm 2048 x 16 =
   // 32,768; (6,144 + 32,768) x 4 B = 155,648 B.
   GgufWriter jamba = small("jamba", 2, {0, 8});
@@ -733,7 +758,7 @@ TEST(GgufGeometry, RecurrentLayersOfHybridsAndRwkv) {
       .add_u32("jamba.ssm.inner_size", 2048)
       .add_u32("jamba.ssm.state_size", 16)
       .add_u32("jamba.ssm.time_step_rank", 64);
-  EXPECT_EQ(gguf_spec(jamba).layers[0], (LayerCache{M, 0, 0, 155648}));
+  EXPECT_EQ(gguf_spec(jamba).layers[0], (LayerCache{M, 0, 0, 0, 155648}));
   // rwkv6: 2 x 1024 token shift + 1024 x 64 wkv = 67,584 x 4 B = 270,336 B.
   GgufWriter rwkv = arch("rwkv6");
   rwkv.add_u32("rwkv6.block_count", 2)
@@ -742,7 +767,7 @@ TEST(GgufGeometry, RecurrentLayersOfHybridsAndRwkv) {
       .add_u32("rwkv6.vocab_size", 65536);
   const ModelSpec r = gguf_spec(rwkv);
   EXPECT_EQ(r.layout, "ssm");
-  EXPECT_EQ(r.layers[0], (LayerCache{M, 0, 0, 270336}));
+  EXPECT_EQ(r.layers[0], (LayerCache{M, 0, 0, 0, 270336}));
 }
 
 // Qwen3-8B with one key replaced (or removed, when `value` is empty).

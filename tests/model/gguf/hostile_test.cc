@@ -136,7 +136,7 @@ TEST(GgufHostileCorpus, TheGeometrySeedsAreModels) {
   Result<ModelSpec> dense = model_spec_from_gguf(*qwen3);
   ASSERT_TRUE(dense.ok()) << dense.error().message();
   // 4 layers of 2 x 2 KV heads x 64 = 256 elements per token each.
-  EXPECT_EQ(dense->layers, (std::vector<LayerCache>(4, {LayerKind::kFullAttention, 256, 0, 0})));
+  EXPECT_EQ(dense->layers, (std::vector<LayerCache>(4, {LayerKind::kFullAttention, 256, 0, 0, 0})));
   Result<GgufHeader> nemotron =
       read_gguf_header(*fs, kHostileDir + "/valid_geometry_nemotron_h.gguf");
   ASSERT_TRUE(nemotron.ok()) << nemotron.error().message();
@@ -145,9 +145,9 @@ TEST(GgufHostileCorpus, TheGeometrySeedsAreModels) {
   // M * E M. Mamba-2: conv 3 x (512 + 2 x 2 x 16) = 1,728; ssm 8 heads x
   // 64 x 16 = 8,192; (1,728 + 8,192) x 4 B = 39,680 B.
   ASSERT_EQ(hybrid->layers.size(), 4u);
-  EXPECT_EQ(hybrid->layers[0], (LayerCache{LayerKind::kSsm, 0, 0, 39680}));
-  EXPECT_EQ(hybrid->layers[1], (LayerCache{LayerKind::kFullAttention, 256, 0, 0}));
-  EXPECT_EQ(hybrid->layers[2], (LayerCache{LayerKind::kNone, 0, 0, 0}));
+  EXPECT_EQ(hybrid->layers[0], (LayerCache{LayerKind::kSsm, 0, 0, 0, 39680}));
+  EXPECT_EQ(hybrid->layers[1], (LayerCache{LayerKind::kFullAttention, 256, 0, 0, 0}));
+  EXPECT_EQ(hybrid->layers[2], (LayerCache{LayerKind::kNone, 0, 0, 0, 0}));
   EXPECT_EQ(hybrid->layers[3], hybrid->layers[0]);
 }
 

@@ -22,7 +22,7 @@ ModelSpec validation_llama(std::string arch = "llama") {
   s.model_type = std::move(arch);
   s.geometry = {4, 512, 8, 2, 64, 1536, 32000};
   s.max_position_tokens = 8192;
-  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0});
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0, 0});
   return s;
 }
 
@@ -120,7 +120,7 @@ TEST(LlamaCppGraphReplay, OtherModelsKeepThePhaseModel) {
   // built: 1000 layers of 1000 experts used (1000 x (48 + 32 + 2000)
   // tensors, past 2^17).
   ModelSpec absurd = validation_llama("qwen3moe");
-  absurd.layers.assign(1000, LayerCache{LayerKind::kFullAttention, 256, 0, 0});
+  absurd.layers.assign(1000, LayerCache{LayerKind::kFullAttention, 256, 0, 0, 0});
   absurd.moe = MoeInfo{1000, 1000, 0, 8};
   EXPECT_FALSE(run_llamacpp(absurd, s).compute_replayed);
 }
@@ -139,7 +139,7 @@ TEST(LlamaCppGraphReplay, TheSyntheticLlamaOfTheRulesDoc) {
   s.model_type = "llama";
   s.geometry = {4, 256, 8, 2, 32, 512, 32000};
   s.max_position_tokens = 4096;
-  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
   // -c 512, flash attention: the logits 4 x 32000 x 512 = 65,536,000 over
   // the token ids' hole 2,048, inp_embd and the last l_out (2 x 4 x 256 x
   // 512 = 1,048,576): 66,586,624 = 63.50 MiB.

@@ -22,8 +22,8 @@ ModelSpec validation_gemma3(const char* arch = "gemma3") {
   s.model_type = arch;
   s.geometry = {6, 512, 4, 1, 128, 1536, 32000};
   s.max_position_tokens = 32768;
-  s.layers.assign(5, LayerCache{LayerKind::kSlidingWindow, 256, 256, 0});
-  s.layers.push_back(LayerCache{LayerKind::kFullAttention, 256, 0, 0});
+  s.layers.assign(5, LayerCache{LayerKind::kSlidingWindow, 256, 0, 256, 0});
+  s.layers.push_back(LayerCache{LayerKind::kFullAttention, 256, 0, 0, 0});
   return s;
 }
 

@@ -48,7 +48,7 @@ Model validation_mla() {
   s.model_type = "deepseek2";
   s.geometry = {3, 512, 8, 8, 64, 1536, 32000};
   s.max_position_tokens = 8192;
-  s.layers.assign(3, LayerCache{LayerKind::kMlaLatent, 320, 0, 0});
+  s.layers.assign(3, LayerCache{LayerKind::kMlaLatent, 320, 0, 0, 0});
   s.nextn_layers = 1;
   s.moe = MoeInfo{16, 4, 1, 256};
   GgufHeader h;
