@@ -217,7 +217,7 @@ TEST(LlamaCppReleases, GraphInputsInABufferOfTheirOwnBefore6017) {
   ModelSpec spec;
   spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
   spec.max_position_tokens = 4096;
-  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
   const LlamaCppSettings old = at(4096, 2412);
   Result<LlamaCppContext> c = resolve_llamacpp_context(spec, old);
   ASSERT_TRUE(c.ok());
@@ -246,7 +246,7 @@ TEST(LlamaCppReleases, InputBufferAsEarly2024LogsPrintIt) {
   ModelSpec spec;
   spec.geometry = {32, 4096, 32, 32, 128, 11008, 32000};
   spec.max_position_tokens = 2048;
-  spec.layers.assign(32, LayerCache{LayerKind::kFullAttention, 8192, 0, 0});
+  spec.layers.assign(32, LayerCache{LayerKind::kFullAttention, 8192, 0, 0, 0});
   LlamaCppSettings s = at(2048, 2308);
   s.batch_size = 512;
   Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);
@@ -273,7 +273,7 @@ TEST(LlamaCppReleases, TheEarlyGraphsPhasesBefore6122) {
   ModelSpec spec;
   spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
   spec.max_position_tokens = 4096;
-  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0});
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
   spec.model_type = "llama";
   auto phases = [&](uint64_t build) {
     LlamaCppSettings s = at(4096, build);

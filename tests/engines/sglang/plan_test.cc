@@ -86,8 +86,8 @@ ModelSpec mimo_like_spec() {
   ModelSpec spec;
   spec.geometry.kv_heads = 4;
   spec.geometry.head_dim = 192;
-  spec.layers.assign(9, LayerCache{LayerKind::kFullAttention, 4 * 320, 0, 0});
-  spec.layers.insert(spec.layers.end(), 39, LayerCache{LayerKind::kSlidingWindow, 8 * 320, 128, 0});
+  spec.layers.assign(9, LayerCache{LayerKind::kFullAttention, 4 * 320, 0, 0, 0});
+  spec.layers.insert(spec.layers.end(), 39, LayerCache{LayerKind::kSlidingWindow, 8 * 320, 0, 128, 0});
   return spec;
 }
 
