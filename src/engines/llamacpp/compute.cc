@@ -262,6 +262,17 @@ CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaC
   return ffn;
 }
 
+// The KV store's indices, I64 (set_rows_kv_store): k_idxs (n_tok) and
+// v_idxs (v_idx_elems; 0 under MLA) of each cache, each at `align`.
+CheckedBytes kv_indices(const GraphShape& sh, uint64_t align) {
+  CheckedBytes bytes = 0;
+  for (uint64_t i = 0; i < sh.kv_stores; ++i) {
+    bytes += round_up(CheckedBytes(8) * sh.n_tok, align);
+    bytes += round_up(CheckedBytes(8) * sh.v_idx_elems, align);
+  }
+  return bytes;
+}
+
 // A host that runs no layer: the scheduler keeps every graph input on the
 // host (ggml-backend.cpp, ggml_backend_sched_backend_id_from_cur: an input
 // goes to the last backend, the CPU): token ids, positions, output ids
@@ -297,10 +308,7 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
   if (sh.input_leaf) input += round_up(input_rows(g, sh), align);
   // The KV store's indices, I64 (set_rows_kv_store): k_idxs and v_idxs of
   // each cache.
-  for (uint64_t i = 0; i < sh.kv_stores; ++i) {
-    input += round_up(CheckedBytes(8) * sh.n_tok, align);
-    input += round_up(CheckedBytes(8) * sh.v_idx_elems, align);  // 0 under MLA
-  }
+  input += kv_indices(sh, align);
   return input;
 }
 
@@ -357,14 +365,21 @@ CheckedBytes mask_inputs(const ModelSpec& spec, const GraphShape& sh, const Llam
 }
 
 // The host's graph inputs, each at its 32-B alignment: token ids and
-// positions (i32 x n_tok), output ids (i32 x n_out), the masks and mean
-// pooling's matrix. What pipeline parallelism copies on the host.
-CheckedBytes graph_inputs(const GraphShape& sh, const CheckedBytes& masks) {
+// positions (i32 x n_tok), output ids (i32 x n_out), the masks, mean
+// pooling's matrix, the KV store's indices (from #14959) and the
+// vector-input leaf (from #18898): every tensor llama-graph.cpp sets an
+// input. What pipeline parallelism copies on the host. Measured: Ollama
+// 0.11.10's Llama 3.1 70B on two H100 MIG slices (flash attention off,
+// v_idxs 8 x 512 x 1,024 = 4 MiB) prints a host of 64.04 MiB = 28 MiB +
+// 3 x (8 MiB mask + 4 MiB indices + ids).
+CheckedBytes graph_inputs(const ModelGeometry& g, const GraphShape& sh, const CheckedBytes& masks) {
   const uint64_t align = kCpuTensorAlignment;
   CheckedBytes inputs = CheckedBytes(2) * round_up(CheckedBytes(4) * sh.n_tok, align);
   inputs += round_up(CheckedBytes(4) * sh.n_out, align);
   inputs += round_up(masks, align);
   inputs += round_up(sh.pooling_bytes, align);
+  inputs += kv_indices(sh, align);
+  if (sh.input_leaf) inputs += round_up(input_rows(g, sh), align);
   return inputs;
 }
 
@@ -384,16 +399,19 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   const CheckedBytes rows = input_rows(g, sh);
   const CheckedBytes masks = mask_inputs(spec, sh, c, s);
   const CheckedBytes positions = CheckedBytes(4) * sh.n_tok;
-  const CheckedBytes inputs = graph_inputs(sh, masks);
+  const CheckedBytes inputs = graph_inputs(g, sh, masks);
+  const CheckedBytes indices = kv_indices(sh, kGpuTensorAlignment);
   if (output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
       output_offloaded.overflowed() || mask_cast.overflowed() || sh.n_tok.overflowed() ||
-      rows.overflowed() || masks.overflowed() || positions.overflowed() || inputs.overflowed()) {
+      rows.overflowed() || masks.overflowed() || positions.overflowed() || inputs.overflowed() ||
+      indices.overflowed()) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");
   }
   ComputePhases p{*output.value(), *attn->value(), *ffn.value(), *input.value(),
                   *output_offloaded.value(), *sh.n_tok.value(), *mask_cast.value()};
   p.split_rows = *rows.value();
   p.split_masks = *masks.value();
+  p.kv_indices = *indices.value();
   p.positions = *positions.value();
   p.output_ids = 4 * sh.n_out;  // n_out <= n_tok: no overflow past positions
   p.graph_inputs = *inputs.value();

@@ -218,9 +218,13 @@ struct ComputePhases {
   // with windowed and full layers has both), the positions (i32 x n_tok),
   // the output ids on the output layer's GPU (i32 x n_out), and the host's
   // graph inputs (token ids, positions, output ids, the masks and a pooling
-  // matrix, each at the host's 32-B alignment).
+  // matrix, the KV store's indices and the vector-input leaf, each at the
+  // host's 32-B alignment). kv_indices: the KV store's i64 k_idxs and
+  // v_idxs of every cache (set_rows_kv_store), which each GPU's split
+  // that writes a cache reads from the host.
   uint64_t split_rows = 0;
   uint64_t split_masks = 0;
+  uint64_t kv_indices = 0;
   uint64_t positions = 0;
   uint64_t output_ids = 0;
   uint64_t graph_inputs = 0;

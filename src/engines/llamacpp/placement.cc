@@ -443,11 +443,12 @@ uint64_t pipeline_copies(const LlamaCppSettings& s, const Layout& lay) {
 // the device's compute buffer. memfit's phases hold one copy already: the
 // rest, (n_copies - 1) copies, are added. A GPU's split reads the hidden
 // rows (the host's input rows, or the residual of the GPU before it), the
-// masks and the positions, and on the output layer's GPU the output ids.
-// Measured: Ollama 0.11.10, Llama 3.1 70B on two H100 MIG slices (4,096
-// cells, U 512, flash attention off): 604 MiB phase + 3 x (16 + 8 MiB) =
-// 676 MiB against the printed 688.02 and 688.03; the host's 24 + 3 x 8 MiB
-// = 48 MiB against 64.04 (the 16 MiB more is not explained).
+// masks, the positions and the KV store's indices its layers write (from
+// #14959), and on the output layer's GPU the output ids. Measured: Ollama
+// 0.11.10, Llama 3.1 70B on two H100 MIG slices (4,096 cells, U 512, flash
+// attention off, v_idxs 4 MiB): 604 MiB phase + 3 x (16 + 8 + 4 MiB) =
+// 688 MiB against the printed 688.02 and 688.03; the host's 28 + 3 x
+// (8 + 4) MiB = 64 MiB against 64.04.
 // docs/engine-llamacpp.md, "Pipeline parallelism".
 void add_pipeline_copies(const ComputePhases& phases, const Layout& lay, uint64_t copies,
                          std::vector<DeviceSums>& d) {
@@ -462,7 +463,8 @@ void add_pipeline_copies(const ComputePhases& phases, const Layout& lay, uint64_
     } else {
       if (x.blocks > 0 || x.output) one += round_up(CheckedBytes(phases.split_rows), align);
       if (x.blocks > 0) {
-        one += round_up(CheckedBytes(phases.split_masks), align) + round_up(CheckedBytes(phases.positions), align);
+        one += round_up(CheckedBytes(phases.split_masks), align) + round_up(CheckedBytes(phases.positions), align) +
+               phases.kv_indices;
       }
       if (x.output) one += round_up(CheckedBytes(phases.output_ids), align);
     }

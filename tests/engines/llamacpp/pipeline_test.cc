@@ -20,15 +20,22 @@ const MemoryBudget kHost{256 * kGiB, 256 * kGiB, BudgetSource::kExplicit};
 // 8,192 + 2 x 8 x 128 + 2 x 8,192) = 88,080,384, the scores 4 x 4,096 x
 // 512 x 64 = 536,870,912 and the mask 4 x 4,096 x 512 = 8,388,608.
 constexpr uint64_t kAttention = 633'339'904;
+// The KV store's indices (#14959): k_idxs 8 x 512 = 4,096 and, flash
+// attention off (V transposed), v_idxs 8 x 512 x 1,024 = 4,194,304.
+constexpr uint64_t kIndices = 4'198'400;
+// The vector-input leaf (#18898): 4 x 512 x 8,192 = 16,777,216.
+constexpr uint64_t kLeaf = 16'777'216;
 // The host's input phase: the input rows 4 x 512 x 8,192 = 16,777,216,
-// token ids, positions and output ids 3 x 2,048, the F32 mask 8,388,608.
-constexpr uint64_t kHostInputs = 25'171'968;
+// token ids, positions and output ids 3 x 2,048, the F32 mask 8,388,608,
+// the indices and the leaf: 46,147,584.
+constexpr uint64_t kHostInputs = 46'147'584;
 // One copy of a GPU's split inputs: the hidden rows 16,777,216 + the mask
-// 8,388,608 + the positions 2,048; the output layer's GPU also the output
-// ids, 2,048. The host's graph inputs: 3 x 2,048 + 8,388,608.
-constexpr uint64_t kSplitInputs = 25'167'872;
+// 8,388,608 + the positions 2,048 + the indices 4,198,400 = 29,366,272;
+// the output layer's GPU also the output ids, 2,048. The host's graph
+// inputs: 3 x 2,048 + 8,388,608 + the indices + the leaf = 29,370,368.
+constexpr uint64_t kSplitInputs = 25'167'872 + kIndices;  // 29,366,272
 constexpr uint64_t kOutputIds = 2'048;
-constexpr uint64_t kGraphInputs = 8'394'752;
+constexpr uint64_t kGraphInputs = 8'394'752 + kIndices + kLeaf;  // 29,370,368
 
 LlamaCppEstimate run(const LlamaCppSettings& s) {
   Model m;
@@ -61,10 +68,11 @@ TEST(LlamaCppPipeline, EveryLayerOnTwoCudaGpusKeepsFourCopiesOfEachInput) {
   ASSERT_EQ(e.placement.devices.size(), 3u);
   EXPECT_EQ(e.placement.n_copies, 4u);
   // Three copies more than the phases hold: GPU 0 633,339,904 + 3 x
-  // 25,167,872 = 708,843,520 (the log printed 688.02 MiB = 721,441,260);
-  // GPU 1, with the output ids, 633,339,904 + 3 x 25,169,920 =
-  // 708,849,664; the host 25,171,968 + 3 x 8,394,752 = 50,356,224.
-  EXPECT_EQ(compute_of(e), (std::vector<uint64_t>{708'843'520, 708'849'664, 50'356'224}));
+  // 29,366,272 = 721,438,720 (Ollama 0.11.10's log, the same graph without
+  // the leaf on the host, printed 688.02 MiB = 721,441,260); GPU 1, with
+  // the output ids, 633,339,904 + 3 x 29,368,320 = 721,444,864; the host
+  // 46,147,584 + 3 x 29,370,368 = 134,258,688.
+  EXPECT_EQ(compute_of(e), (std::vector<uint64_t>{721'438'720, 721'444'864, 134'258'688}));
   EXPECT_EQ(e.placement.devices[0].compute_bytes, kAttention + 3 * kSplitInputs);
   EXPECT_EQ(e.placement.devices[1].compute_bytes, kAttention + 3 * (kSplitInputs + kOutputIds));
   EXPECT_EQ(e.placement.devices[2].compute_bytes, kHostInputs + 3 * kGraphInputs);
@@ -100,8 +108,8 @@ TEST(LlamaCppPipeline, OneCopyUnlessLlamaContextEnablesIt) {
   // before the build known to have them (b7591); from it, four copies.
   EXPECT_EQ(compute_of(run(two_gpus("gpu"))), one_copy);
   s = two_gpus("vulkan");
-  s.build = 7590;
-  EXPECT_EQ(compute_of(run(s)), one_copy);
+  s.build = 7590;  // before #18898: no vector-input leaf on the host
+  EXPECT_EQ(compute_of(run(s)), (std::vector<uint64_t>{kAttention, kAttention, kHostInputs - kLeaf}));
   s.build = 7591;
   EXPECT_EQ(run(s).placement.n_copies, 4u);
   // What the log printed decides over the rule.
@@ -112,12 +120,12 @@ TEST(LlamaCppPipeline, OneCopyUnlessLlamaContextEnablesIt) {
 
 TEST(LlamaCppPipeline, GivenOnOneGpuItsSplitReadsEveryInput) {
   // Ollama 0.6.0's runner listed its one V100 twice and piped: given on,
-  // the one GPU's split reads the rows, the mask, the positions and the
-  // output ids: 633,339,904 + 3 x 25,169,920.
+  // the one GPU's split reads the rows, the mask, the positions, the
+  // indices and the output ids: 633,339,904 + 3 x 29,368,320.
   LlamaCppSettings s = two_gpus("cuda");
   s.placement.gpus.pop_back();
   s.placement.pipeline_parallel = true;
-  EXPECT_EQ(compute_of(run(s)), (std::vector<uint64_t>{708'849'664, 50'356'224}));
+  EXPECT_EQ(compute_of(run(s)), (std::vector<uint64_t>{721'444'864, 134'258'688}));
 }
 
 TEST(LlamaCppPipeline, TheMaskIsCopiedAtItsInputsType) {
@@ -125,11 +133,16 @@ TEST(LlamaCppPipeline, TheMaskIsCopiedAtItsInputsType) {
   // 512 = 4,194,304 a copy (host: 32-B aligned, the same); the FFN phase
   // leads on GPU 0: 4 x 512 x (3 x 28,672 + 4 x 8,192) + the F16 mask
   // 4,194,304 = 247,463,936; the host's input phase keeps its F32 mask.
+  // V is not transposed: v_idxs 8 x 512 = 4,096, indices 8,192. The host's
+  // input phase: 16,777,216 + 6,144 + 8,388,608 + 16,777,216 + 8,192 =
+  // 41,957,376.
   LlamaCppSettings s = two_gpus("cuda");
   s.flash_attn = FlashAttn::kOn;
   const LlamaCppEstimate e = run(s);
-  EXPECT_EQ(e.placement.devices[0].compute_bytes, 247'463'936u + 3 * (16'777'216u + 4'194'304 + 2'048));
-  EXPECT_EQ(e.placement.devices[2].compute_bytes, kHostInputs + 3 * (3 * 2'048u + 4'194'304));
+  EXPECT_EQ(e.placement.devices[0].compute_bytes,
+            247'463'936u + 3 * (16'777'216u + 4'194'304 + 2'048 + 8'192));
+  EXPECT_EQ(e.placement.devices[2].compute_bytes,
+            41'957'376u + 3 * (3 * 2'048u + 4'194'304 + 8'192 + kLeaf));
 }
 
 }  // namespace
