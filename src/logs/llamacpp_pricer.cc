@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <set>
 
 #include "engines/llamacpp/parts.h"
 #include "engines/llamacpp/quantize_plan.h"
@@ -830,6 +831,15 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
   // Over several GPUs each one's share hangs on the layers offloaded.
   const bool layers_unknown = gpus.size() > 1 && !count_setting(log, "n_gpu_layers");
   const bool seqs_unknown = !count_setting(log, "n_seq_max") && !count_setting(log, "kv_seqs");
+  // A run given a device list or a tensor split the log does not print:
+  // fewer of its GPUs print a model buffer than it lists.
+  std::set<std::string> holding;
+  for (const FigureCheck& c : figures) {
+    if (c.printed.figure == LogFigure::kModel && c.printed.device != "CPU" && c.printed.device != "total") {
+      holding.insert(c.printed.device);
+    }
+  }
+  const bool devices_unprinted = gpus.size() > 1 && !holding.empty() && holding.size() < gpus.size();
   uint64_t latent = 0;
   for (const LayerCache& l : spec.layers) {
     if (l.kind == LayerKind::kMlaLatent && !is_decompressed_mla(l)) latent = std::max(latent, l.elems_per_token);
@@ -863,6 +873,12 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
     if (placed && gpu && split_unknown) {
       append_note(c, "the log names neither the GPUs' free memory nor a tensor split: memfit splits the "
                   "layers evenly, the run by its own split");
+    }
+    if (placed && gpu && devices_unprinted) {
+      append_note(c, fmt::format("the log lists {} GPUs and {} of them hold its model buffers: the run "
+                                 "was given a device list or tensor split it does not print; memfit "
+                                 "spreads the layers over all {}",
+                                 gpus.size(), holding.size(), gpus.size()));
     }
     if (placed && layers_unknown) {
       append_note(c, "n_gpu_layers is not in the log: memfit offloads every layer");

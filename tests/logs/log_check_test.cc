@@ -552,6 +552,21 @@ TEST(CheckLog, PipelineParallelismWithoutItsCountIsTheDefaultFourCopies) {
   EXPECT_TRUE(host->note.starts_with("pipeline parallelism (n_copies=4)")) << host->note;
 }
 
+TEST(CheckLog, GpusWithoutModelBuffersSayTheRunsSplitIsNotPrinted) {
+  // The same log lists CUDA0 to CUDA3 with their free memory, but only
+  // CUDA2 and CUDA3 print model buffers (17931.70 and 16736.08 MiB): the
+  // run's device list or tensor split is not in it, and memfit's even
+  // spread over four (8541.43 MiB on CUDA2) says so.
+  const LogCheck c = check("llamacpp", "llamacpp-mrsnow-qwen35-35b-a3b-q8_0-4x-a6000.log");
+  const FigureCheck* cuda2 = figure(c, "CUDA2", LogFigure::kModel);
+  ASSERT_NE(cuda2, nullptr);
+  EXPECT_EQ(cuda2->note,
+            "the log lists 4 GPUs and 2 of them hold its model buffers: the run was given a device "
+            "list or tensor split it does not print; memfit spreads the layers over all 4");
+  // The host holds no GPU's layers: no such note.
+  EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->note.find("GPUs"), std::string::npos);
+}
+
 TEST(CheckLog, ThreeSequencesKeepTheirStreams) {
   // n_ctx 3000 over 3 sequences: 1,000 a stream, padded to 1,024 cells (256),
   // 3 streams: 4 x 3,072 x 256 x 2 B = 6,291,456 = "6.00 MiB"; output 3 x
