@@ -682,15 +682,15 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   const uint64_t blocks = spec.layers.size();
   if (c.printed.figure != LogFigure::kCompute || !c.memfit) return "";
   const bool host = c.printed.device == "CPU";
-  // BERT (llm_build_bert): the input layer's token, token-type and
-  // absolute-position rows are gathered and summed on the host, whose
-  // weights they are; Jina's BERT (ALiBi) has no position rows, and its
-  // runs price to the print.
+  // BERT (llm_build_bert): the encoder's phases (compute.cc: the host's
+  // token and position rows; at the scores the residual, Q, K and V's
+  // copy) price ggml-org/ci's bge-small runs to the print; Jina's BERT v2
+  // (ALiBi, 2,048 tokens) prints one row more on Vulkan and two on CUDA.
   if (spec.model_type == "bert" && !within_print_band(*c.memfit, c.printed)) {
-    return host ? "BERT's input layer sums its token, token-type and position embeddings' rows on the "
-                  "host: memfit's input phase is a decoder's token rows alone"
-                : "BERT's graph (Q, K and V of the batch, no cache read) is priced with a decoder's "
-                  "phases over its batch, measured on Jina's BERT (ALiBi) only";
+    return host ? "BERT's host buffer is priced as its token and position rows and the graph's inputs, "
+                  "measured on bge-small"
+                : "an encoder's attention phase (the residual, Q, K and V's copy beside the scores) is "
+                  "measured on bge-small: Jina's BERT v2 prints one to two rows more, not traced";
   }
   // llama.cpp's context enables the scheduler's pipeline parallelism
   // (n_copies = GGML_SCHED_MAX_COPIES, 4) when the model's device list has

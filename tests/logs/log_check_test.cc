@@ -1193,17 +1193,35 @@ TEST(CheckLog, AnEncoderBeforeTheCachelessContextKeepsAKvCache) {
   EXPECT_EQ(output->memfit, 0u);
 }
 
+TEST(CheckLog, BertsComputeBuffersAreItsEncodersPhases) {
+  // The same run, 512 tokens: at the scores the GPU holds the residual, Q,
+  // K and V's copy (4 x 4 B x 512 x 384 = 3,145,728), the scores (4 B x
+  // 512 x 512 x 12 = 12,582,912) and the mask (4 B x 512 x 512 =
+  // 1,048,576): 16,777,216 = 16.00 MiB, the print. The host gathers the
+  // token and the position rows (2 x 786,432) beside the mask and the
+  // token ids, positions and output ids (3 x 2,048): 2,627,584 against
+  // 2.51 MiB.
+  const LogCheck c = check("llamacpp", "llamacpp-ci4343-bge-small-f16-embd-v100-cuda.log");
+  EXPECT_EQ(figure(c, "CUDA0", LogFigure::kCompute)->memfit, 16'777'216u);
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 2'627'584u);
+  EXPECT_TRUE(host->within_print);
+}
+
 TEST(CheckLog, AJinaBertEncoderAttendsOverItsBatch) {
   // ggml-org/ci's b4438 jina-reranker-v1-tiny (jina-bert-v2, 4 layers,
   // n_embd 384, 12 heads x 32), n_ctx 8192, n_ubatch 2048: an encoder, so
   // its scores span the 2,048 tokens of the batch, not the 8,192 cells of
   // the cache it still keeps: 4 B x 2,048 x 2,048 x 12 = 201,326,592 B of
-  // scores, with the mask (16,777,216 B) and the activations, 229.00 MiB
-  // against the printed 223.00 MiB (8,192 cells would be 853.00 MiB).
+  // scores, with the mask (16,777,216 B) and an encoder's four rows (the
+  // residual, Q, K, V's copy: 4 x 4 B x 2,048 x 384 = 12,582,912 B),
+  // 220.00 MiB against the printed 223.00 MiB (8,192 cells would be
+  // 844.00 MiB).
   const LogCheck c = check("llamacpp", "llamacpp-ci4438-jina-rerank-tiny-f16-t4-vulkan.log");
   const FigureCheck* gpu = figure(c, "Vulkan0", LogFigure::kCompute);
   ASSERT_NE(gpu, nullptr);
-  EXPECT_EQ(gpu->memfit, 240'123'904u);
+  EXPECT_EQ(gpu->memfit, 230'686'720u);
   // Its cache: 8,192 x 4 x (384 x 2 x 2 B) = 50,331,648 B = 48.00 MiB.
   EXPECT_EQ(figure(c, "Vulkan0", LogFigure::kKvCache)->memfit, 50'331'648u);
 }

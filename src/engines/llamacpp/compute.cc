@@ -31,6 +31,10 @@ struct GraphShape {
   // The graph ends in the vocabulary's logits; an encoder's (BERT) has no
   // output head and ends in its hidden states.
   bool logits = true;
+  // BERT's absolute position embeddings: the host gathers their rows
+  // (get_rows of position_embd, an input-layer tensor) beside the token
+  // rows; Jina's BERT v2 (ALiBi) has none.
+  bool position_rows = false;
   // Mean pooling's input matrix (llama-graph.cpp's build_inp_mean): f32,
   // n_tokens x the batch's sequences, at most n_seq in the reserved graph.
   CheckedBytes pooling_bytes;
@@ -92,6 +96,7 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
     sh.attention = true;
     sh.n_kv = sh.n_out;
     sh.logits = false;
+    sh.position_rows = spec.model_type == "bert" && spec.family != "jina_bert_v2";
   }
   // build_inp_mean: f32 n_tok x n_seqs_unq; n_tok x n_tok in the builds
   // before the embeddings rework (square_mean_matrix).
@@ -218,9 +223,21 @@ Result<CheckedBytes> attention_phase(const ModelGeometry& g, const GraphShape& s
     attn += CheckedBytes(4) * sh.n_kv * sh.n_tok * g.heads + CheckedBytes(4) * sh.n_kv * sh.n_tok;
     return attn;
   }
-  const CheckedBytes per_token =
+  CheckedBytes per_token =
       sh.mla() ? CheckedBytes(2) * g.hidden + CheckedBytes(2) * sh.heads_q + CheckedBytes(2) * sh.heads_d
                : CheckedBytes(2) * g.hidden + sh.heads_q + sh.kv_k + sh.kv_v + CheckedBytes(2) * sh.heads_d;
+  if (!sh.logits && !sh.mla() && !c.flash_attn) {
+    // An encoder without flash attention (llm_build_bert; build_attn_mha,
+    // no cache): K is read through a permuted view and V made contiguous
+    // (ggml_cont of its transpose, V itself freed), so at the scores the
+    // live rows are the residual, Q, K and V's copy: ggml-org/ci's
+    // bge-small runs (b4343 V100, b4507 T4 Vulkan, b4730 M4 Metal: 384
+    // wide, 12 heads, 512 tokens) print 16.00 MiB = 4 x 512 x 4 x 384 +
+    // 4 x 512 x 512 x 12 + 4 x 512 x 512, where a decoder's phase (the
+    // cache's K and V views, the attention output and its projection
+    // beside) counts 3 rows more.
+    per_token = CheckedBytes(g.hidden) + sh.heads_q + sh.kv_k + sh.kv_v;
+  }
   attn = CheckedBytes(4) * sh.n_tok * per_token;
   if (c.flash_attn) {
     attn += CheckedBytes(2) * sh.n_kv * sh.n_tok;
@@ -295,6 +312,11 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
   // gathers alone. The logs of early 2024 print 8.00 MiB for n_embd 4096
   // and 512 tokens (CUDA_Host, ROCm_Host, SYCL_Host), 10.00 for 5120.
   if (sh.inputs_apart) return input;
+  // BERT (llm_build_bert): the position rows, gathered on the host and
+  // added to the token rows there: ggml-org/ci's bge-small runs (b4343,
+  // b4507, b4730) print a host buffer of 2.51 MiB = 2 x 4 x 512 x 384 +
+  // the inputs, where the token rows alone price 1.76 MiB.
+  if (sh.position_rows) input += round_up(input_rows(g, sh), align);
   input += CheckedBytes(2) * round_up(CheckedBytes(4) * sh.n_tok, align);  // token ids, positions
   input += round_up(CheckedBytes(4) * sh.n_out, align);                    // output ids
   // The mask input is F32 whatever flash attention is: llama-graph.cpp
