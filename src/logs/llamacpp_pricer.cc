@@ -123,19 +123,14 @@ std::string priced_as(const RuntimeLog& log) {
 // a log is of a build before b7591, and is priced as the last of them, with
 // every rule that build has (docs/engine-llamacpp.md, "Releases"). nullopt
 // when the lines are missing or do not tell the rules apart.
-std::optional<uint64_t> build_by_offload(const RuntimeLog& log, std::vector<std::string>& notes) {
+std::optional<uint64_t> build_by_offload(const RuntimeLog& log) {
   const std::optional<uint64_t> ngl = count_setting(log, "n_gpu_layers");
   const std::optional<uint64_t> offloadable = count_setting(log, "n_layers_offloadable");
   const std::optional<uint64_t> repeating = count_setting(log, "repeating_layers_offloaded");
   if (!ngl || !offloadable || !repeating || *ngl == 0 || *ngl >= *offloadable || *repeating != *ngl) {
     return std::nullopt;
   }
-  const uint64_t build = kLlamaCppOutputFirstBuild - 1;
-  notes.push_back(fmt::format("the log prints no build, but {} repeating layers offloaded for {} GPU "
-                              "layers (the output layer on the host): the rule before #18148 (b{}), so "
-                              "build {} prices it, the last build with that rule",
-                              *repeating, *ngl, kLlamaCppOutputFirstBuild, build));
-  return build;
+  return kLlamaCppOutputFirstBuild - 1;
 }
 
 // The build a llama.cpp log printed ("b5361"), its cache rules priced
@@ -166,10 +161,15 @@ std::optional<uint64_t> build_of(const RuntimeLog& log, const LogCheckOptions& o
   const std::optional<uint64_t> bound = build_bound(log);
   if (log.version.empty()) {
     // The offload lines can bound the build tighter than the compute lines.
-    std::vector<std::string> offload_notes;
-    const std::optional<uint64_t> by_offload = build_by_offload(log, offload_notes);
+    const std::optional<uint64_t> by_offload = build_by_offload(log);
     if (by_offload && (!bound || *by_offload < *bound)) {
-      notes.insert(notes.end(), offload_notes.begin(), offload_notes.end());
+      // Both counts are there: build_by_offload dated the log from them.
+      notes.push_back(fmt::format("the log prints no build, but {} repeating layers offloaded for {} "
+                                  "GPU layers (the output layer on the host): the rule before #18148 "
+                                  "(b{}), so build {} prices it, the last build with that rule",
+                                  *count_setting(log, "repeating_layers_offloaded"),
+                                  *count_setting(log, "n_gpu_layers"), kLlamaCppOutputFirstBuild,
+                                  *by_offload));
       return by_offload;
     }
   }

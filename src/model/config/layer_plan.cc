@@ -520,22 +520,19 @@ Result<KvShapes> kv_shapes(FieldReader& reader, const ModelGeometry& g, bool mla
 // writes them as GGUF key_length (global) against key_length_swa, and a
 // per-layer head_count_kv; llama.cpp sizes each layer's K and V rows by
 // its own n_embd_head_k(il) x n_head_kv(il) (llama_hparams::n_embd_k_gqa).
-// 0 in either: the model's own.
-struct GlobalHeads {
-  uint64_t head_dim = 0;
-  uint64_t kv_heads = 0;
-  bool any() const { return head_dim != 0 || kv_heads != 0; }
-};
-
-Result<GlobalHeads> global_heads(FieldReader& reader) {
-  GlobalHeads g;
+// Either unset: the model's own. The full layers' KvShape (K and V
+// alike), nullopt when the config sets neither.
+Result<std::optional<KvShape>> global_shape(FieldReader& reader, const ModelGeometry& g) {
   Result<std::optional<uint64_t>> dim = reader.doc().u64({"global_head_dim"});
   if (!dim) return dim.error();
   Result<std::optional<uint64_t>> kv = reader.doc().u64({"num_global_key_value_heads"});
   if (!kv) return kv.error();
-  g.head_dim = dim->value_or(0);
-  g.kv_heads = kv->value_or(0);
-  return g;
+  const uint64_t head_dim = dim->value_or(0);
+  const uint64_t kv_heads = kv->value_or(0);
+  if (head_dim == 0 && kv_heads == 0) return std::optional<KvShape>();
+  const uint64_t heads = kv_heads != 0 ? kv_heads : g.kv_heads;
+  const uint64_t width = head_dim != 0 ? head_dim : g.head_dim;
+  return std::optional<KvShape>(KvShape{heads, width, width});
 }
 
 // What an attention layer's cache is priced with.
@@ -545,8 +542,7 @@ struct AttentionPricing {
   uint64_t window_tokens = 0;  // the sliding window, 0 when none applies
   uint64_t chunk_tokens = 0;
   bool parallel_ssm = false;   // Falcon-H1: a Mamba-2 mixer beside the attention
-  KvShapes shapes;             // K and V of their own widths (kv_shapes), else none
-  GlobalHeads global;          // the full-attention layers' own heads, if any
+  KvShapes shapes;             // K and V of their own widths (kv_shapes, global_shape), else none
 };
 
 // An attention layer (slot full, sliding or chunked) of layer index i.
@@ -564,14 +560,7 @@ Result<LayerCache> attention_layer(Slot slot, uint64_t i, const ModelGeometry& g
   const std::optional<KvShape> shape = slot == Slot::kSliding ? p.shapes.sliding
                                        : slot == Slot::kFull  ? p.shapes.full
                                                               : std::optional<KvShape>();
-  if (slot == Slot::kFull && p.global.any() && !p.rate.mla) {
-    // K and V of the global layer's own heads (GlobalHeads).
-    const uint64_t heads = p.global.kv_heads != 0 ? p.global.kv_heads : g.kv_heads;
-    const uint64_t dim = p.global.head_dim != 0 ? p.global.head_dim : g.head_dim;
-    CheckedBytes elems = CheckedBytes(2) * heads * dim;
-    if (!elems.value()) return Error("KV cache size overflows");
-    layer.elems_per_token = *elems.value();
-  } else if (shape) {
+  if (shape) {
     CheckedBytes elems = CheckedBytes(shape->kv_heads) * (CheckedBytes(shape->k_dim) + shape->v_dim);
     if (!elems.value()) return Error("KV cache size overflows");
     layer.elems_per_token = *elems.value();
@@ -661,11 +650,14 @@ Result<LayerPlan> plan_layers(FieldReader& reader, const ModelGeometry& g) {
                                  shapes->sliding->k_dim, shapes->sliding->v_dim);
     }
   }
-  Result<GlobalHeads> global = global_heads(reader);
+  Result<std::optional<KvShape>> global = global_shape(reader, g);
   if (!global) return global.error();
+  // Gemma 4's global layers take their own heads over any other full shape.
+  const bool global_heads = global->has_value() && !rate.mla;
+  if (global_heads) shapes->full = *global;
   // Falcon-H1 runs attention and a Mamba-2 mixer side by side in each layer.
   const AttentionPricing pricing{rate, per_layer_kv_heads, window->tokens, chunk_tokens,
-                                 reader.model_type() == "falcon_h1", *shapes, *global};
+                                 reader.model_type() == "falcon_h1", *shapes};
 
   LayerPlan plan;
   plan.layout = layout_name(slots, rate.mla);
@@ -678,11 +670,9 @@ Result<LayerPlan> plan_layers(FieldReader& reader, const ModelGeometry& g) {
   }
   std::vector<std::string> details;
   if (needs_attention) details.push_back(rate.detail);
-  if (needs_attention && global->any() && !rate.mla) {
-    details.push_back(fmt::format(
-        "global layers 2 x {} kv heads x {} head_dim",
-        global->kv_heads != 0 ? global->kv_heads : g.kv_heads,
-        global->head_dim != 0 ? global->head_dim : g.head_dim));
+  if (needs_attention && global_heads) {
+    details.push_back(fmt::format("global layers 2 x {} kv heads x {} head_dim", (*global)->kv_heads,
+                                  (*global)->k_dim));
   }
   states.describe(plan, details);
   plan.detail = fmt::format("{}", fmt::join(details, "; "));
