@@ -68,6 +68,18 @@ struct Phase {
   std::vector<MlxLmLayerPass> layers;  // per spec layer: its cache and old buffer
 };
 
+// Whether the attention runs as MLX's fused kernel (where the guard's SDPA
+// rules take the head dim and query length). A quantized cache never does:
+// mlx-lm's scaled_dot_product_attention (mlx_lm/models/base.py, since
+// mlx-examples #1075, "Quantized KV Cache") sends a cache with `bits` to
+// quantized_scaled_dot_product_attention, which forms the scores with
+// mx.quantized_matmul (heads x n x keys, the activation dtype), masks them
+// with mx.where (a boolean n x keys mask, built from arange for a prompt),
+// softmaxes them in place and multiplies by the quantized V: the score
+// matrix is materialized, as in the unfused attention (issue mlx-lm #1587:
+// a quantized cache peaks above a 16-bit one, more so at long contexts).
+bool fused_attention_kernel(const MlxLmSettings& s) { return s.fused_sdpa && s.kv_bits == 0; }
+
 // Weight elements per 1024 parameters: MLX counts a packed uint32 word
 // (quantized weights, under 2 bytes a parameter) or a float32 as one
 // element of 4 bytes, a 16-bit weight as one of 2. From the average bytes
@@ -375,7 +387,7 @@ class PassCosts {
       a = CheckedBytes(g_.q_heads) * n * keys * kAct * score_copies +
           CheckedBytes(n > 1 ? n : 0) * keys +
           CheckedBytes(g_.q_heads) * keys * kMlaExpandedHeadDim * kAct * 2;
-    } else if (s_.fused_sdpa) {
+    } else if (fused_attention_kernel(s_)) {
       a = sdpa_transient_bytes(g_, SdpaKernels{}, n, keys);
     } else {
       a = CheckedBytes(g_.q_heads) * n * g_.head_dim * 4 + CheckedBytes(g_.q_heads) * n * keys * kAct;
@@ -426,7 +438,7 @@ class PassCosts {
     MlxLmPass pass;
     pass.tokens = (CheckedBytes(n) * B).saturated();
     pass.attention_bytes = a;
-    if (g_.known() && !mla_ && !(s_.fused_sdpa && uses_fused_sdpa(g_, n, keys))) {
+    if (g_.known() && !mla_ && !(fused_attention_kernel(s_) && uses_fused_sdpa(g_, n, keys))) {
       pass.scores_elements = (CheckedBytes(g_.q_heads) * n * keys * B).saturated();
       pass.scores_bytes = (CheckedBytes(pass.scores_elements) * kAct).saturated();
       pass.mask_elements = (CheckedBytes(n) * keys * B).saturated();
@@ -463,7 +475,8 @@ void price_phases(const ModelSpec& spec, const MlxLmSettings& s,
   }
   const uint64_t L = e.last_chunk_tokens;
   const uint64_t last_keys = costs.kv_len(cached, L);
-  e.fused_attention = uses_fused_sdpa(costs.geometry(), L, last_keys) && s.fused_sdpa && !costs.mla();
+  e.fused_attention =
+      uses_fused_sdpa(costs.geometry(), L, last_keys) && fused_attention_kernel(s) && !costs.mla();
   // Since mlx-lm 0.27.0 the last chunk's first L - 1 tokens and its final
   // token are two passes, the LM head on the final one only: priced as one
   // pass of L tokens with one row of logits (docs/engine-mlxlm.md, "Releases").

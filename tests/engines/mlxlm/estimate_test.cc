@@ -99,6 +99,24 @@ TEST(MlxLmEstimate, QuantizedKvCachePacksWordsWithScalesAndBiases) {
   EXPECT_EQ(run("llama3/Llama-3.2-3B-Instruct", s).decode.kv_bytes, 28ull * 2304 * 1280);
 }
 
+TEST(MlxLmEstimate, QuantizedKvCacheAttendsWithoutTheFusedKernel) {
+  // mlx-lm sends a quantized cache to quantized_scaled_dot_product_attention
+  // (mlx_lm/models/base.py): the scores are a materialized matrix even where
+  // the fused kernel takes head dim 128. Llama 3.2 3B, 24 query heads, one
+  // chunk of 2,048 over 2,048 keys: the output 24 x 2,048 x 128 x 4 =
+  // 25,165,824 + the scores 24 x 2,048 x 2,048 x 2 = 201,326,592.
+  MlxLmSettings s = workload(2048, 128);
+  s.kv_bits = 4;
+  MlxLmEstimate e = run("llama3/Llama-3.2-3B-Instruct", s);
+  EXPECT_FALSE(e.fused_attention);
+  EXPECT_EQ(e.last_chunk.attention_bytes, 226492416u);
+  // Decode: one query over 2,048 + 128 = 2,176 keys: 24 x 128 x 4 = 12,288
+  // + 24 x 2,176 x 2 = 104,448 (a 16-bit cache: the fused vector kernel's
+  // output alone, 12,288).
+  EXPECT_EQ(e.decode.attention_bytes, 116736u);
+  EXPECT_EQ(run("llama3/Llama-3.2-3B-Instruct", workload(2048, 128)).decode.attention_bytes, 12288u);
+}
+
 TEST(MlxLmEstimate, MaxKvSizeRotatesEveryLayerOfAModelWithoutItsOwnCaches) {
   // --max-kv-size 1024, chunks of 512: 512, then 511 + 512 = 1023 kept +
   // ... : 512 -> 1024 -> 1535 -> 1535 (the last 1023 + 512); decode trims
