@@ -67,6 +67,18 @@ std::string older_mlx_text(const std::optional<MlxRelease>& release) {
                      to_string(*release));
 }
 
+// A log that shows no mlx_lm command (nor was one given): the run may be a
+// Python session's (generate(..., verbose=True)), and mlx-lm's peak is the
+// process's high-water mark: GenerationResponse's peak_memory is
+// mx.get_peak_memory() / 1e9 and mlx-lm never calls mx.reset_peak_memory
+// (mlx_lm/generate.py), so what the session held before, another model
+// loaded in the same notebook kernel, counts. memfit prices a fresh process,
+// as an mlx_lm command is.
+constexpr std::string_view kNoCommandText =
+    "no mlx_lm command is in the log or given: a Python session's peak counts what the session "
+    "held before the run (mlx-lm never resets mx.get_peak_memory()); memfit prices a fresh "
+    "process";
+
 // The conversion LogCheckOptions::file_type names for an mlx-lm log ("4bit",
 // "4bit-g64": an MLX weight mode, parse_mlx_weight_mode); nullopt for "" and
 // fp16 (the checkpoint as its config is). kUsage on file_type for a text
@@ -150,6 +162,7 @@ class MlxLmPricer final : public LogPricer {
                                    to_string(kMlxLmDecimalGb)));
       }
       if (const std::string era = older_mlx_text(release); !era.empty()) said.push_back(era);
+      if (log.setting("entry") == nullptr) said.emplace_back(kNoCommandText);
       if (converted) {
         said.push_back(fmt::format("the model: the base config converted by mlx_lm.convert -q, {}",
                                    conversion_text(**conversion)));

@@ -8,6 +8,8 @@
 // printed mx.metal.get_peak_memory() / 2**30 under the same word. The
 // summary does not say which; a log naming no version is read as 10^9,
 // with a note. mlx_lm.benchmark prints "peak_memory=4.563" (GB, 10^9).
+#include <fmt/format.h>
+
 #include "logs/log_reader.h"
 
 namespace memfit::logs {
@@ -34,9 +36,23 @@ void read_command(std::string_view text, LogBuilder& out) {
   }
 }
 
+// The mlx_lm command the log shows ("mlx_lm.generate", "mlx_lm generate"),
+// as the setting "entry": a command is a fresh process, so its peak is the
+// one run's (the pricer notes a log without one).
+void read_entry(std::string_view text, LogBuilder& out) {
+  for (std::string_view entry : {"generate", "benchmark", "server", "chat"}) {
+    if (contains(text, fmt::format("mlx_lm.{}", entry)) || contains(text, fmt::format("mlx_lm {}", entry))) {
+      out.setting("entry", fmt::format("mlx_lm.{}", entry));
+    }
+  }
+}
+
 void read_line(const LogLine& line, bool& peak_seen, LogBuilder& out) {
   const std::string_view text = line.text;
-  if (contains(text, "mlx_lm")) read_command(text, out);
+  if (contains(text, "mlx_lm")) {
+    read_command(text, out);
+    read_entry(text, out);
+  }
   // mlx_lm.benchmark: "Timing with prompt_tokens=2048 and generation_tokens=128."
   if (auto prompt = after(text, "Timing with prompt_tokens=")) {
     if (auto n = leading_count(*prompt)) out.setting("prompt_tokens", std::to_string(*n));

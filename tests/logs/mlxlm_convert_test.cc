@@ -21,6 +21,9 @@ Result<LogCheck> check(const std::string& file_type) {
   LogCheckOptions options;
   options.config_json = testing::read_test_data("corpus/llama3/Meta-Llama-3.1-8B/config.json");
   options.file_type = file_type;
+  // The sidecar's command (the post's): an mlx_lm command, a fresh process.
+  options.command = "mlx_lm.generate --model mlx-community/Meta-Llama-3.1-8B-Instruct-4bit "
+                    "--prompt - -m 256 < prompt20.txt";
   return check_log(read_test_log("mlx-lm", kLog), options, nullptr);
 }
 
@@ -73,6 +76,25 @@ TEST(CheckLogMlxLmConvert, WhatIsNoUniformMlxQuantizationIsNotPriced) {
         << c->not_priced;
     EXPECT_FALSE(peak_of(*c)->memfit);
   }
+}
+
+// Without the command the log cannot say the run was a fresh process: a
+// Python session's peak (mx.get_peak_memory(), never reset by mlx-lm)
+// counts what the session held before, so the row says so. The peak memfit
+// prices is the same.
+TEST(CheckLogMlxLmConvert, ALogWithoutAnMlxLmCommandSaysThePeakIsTheSessions) {
+  LogCheckOptions options;
+  options.config_json = testing::read_test_data("corpus/llama3/Meta-Llama-3.1-8B/config.json");
+  options.file_type = "4bit";
+  Result<LogCheck> bare = check_log(read_test_log("mlx-lm", kLog), options, nullptr);
+  Result<LogCheck> with = check("4bit");
+  ASSERT_TRUE(bare.ok() && with.ok());
+  EXPECT_EQ(peak_of(*bare)->note,
+            "no mlx_lm command is in the log or given: a Python session's peak counts what the "
+            "session held before the run (mlx-lm never resets mx.get_peak_memory()); memfit "
+            "prices a fresh process; the model: the base config converted by mlx_lm.convert -q, "
+            "4 bits, group 64 (its defaults)");
+  EXPECT_EQ(peak_of(*bare)->memfit, peak_of(*with)->memfit);
 }
 
 }  // namespace

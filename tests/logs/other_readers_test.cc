@@ -109,6 +109,7 @@ TEST(MlxLmLog, GenerateSummaryAndCommandLine) {
   EXPECT_EQ(setting_of(log, "max_kv_size"), "33000");
   EXPECT_EQ(setting_of(log, "prompt_tokens"), "32159");
   EXPECT_EQ(setting_of(log, "generation_tokens"), "1000");
+  EXPECT_EQ(setting_of(log, "entry"), "mlx_lm.generate");  // the command that ran
   const PrintedFigure* peak = find_figure(log, "total", LogFigure::kPeak);
   ASSERT_NE(peak, nullptr);
   EXPECT_EQ(peak->value, 13'523'000'000u);
@@ -121,6 +122,18 @@ TEST(MlxLmLog, BenchmarkAveragesFirstTrial) {
   EXPECT_EQ(setting_of(log, "prompt_tokens"), "2048");
   EXPECT_EQ(setting_of(log, "generation_tokens"), "128");
   EXPECT_EQ(find_figure(log, "total", LogFigure::kPeak)->value, 3'285'000'000u);  // 3.285 GB
+  EXPECT_EQ(setting_of(log, "entry"), "<none>");  // the log holds no command line
+}
+
+TEST(MlxLmLog, ACommandQuotedInMarkdownAndTabbedSummaryAreRead) {
+  // johnpfeiffer's post: `uv run mlx_lm.generate --model ... --prompt "..."`,
+  // then the summary quoted as "> \tPrompt: 39 tokens, ..." lines.
+  const RuntimeLog log = read("mlx-lm", "mlxlm-jpfeiffer-llama31-8b-4bit-p39-g54.log");
+  EXPECT_EQ(setting_of(log, "entry"), "mlx_lm.generate");
+  EXPECT_EQ(setting_of(log, "model"), "mlx-community/Meta-Llama-3.1-8B-Instruct-4bit");
+  EXPECT_EQ(setting_of(log, "prompt_tokens"), "39");
+  EXPECT_EQ(setting_of(log, "generation_tokens"), "54");
+  EXPECT_EQ(find_figure(log, "total", LogFigure::kPeak)->value, 4'638'000'000u);
 }
 
 TEST(OllamaLog, LlamaCppRunnerLinesInsideOllama) {
