@@ -8,7 +8,19 @@
 // printed mx.metal.get_peak_memory() / 2**30 under the same word. The
 // summary does not say which; a log naming no version is read as 10^9,
 // with a note. mlx_lm.benchmark prints "peak_memory=4.563" (GB, 10^9).
+// mlx-lm's own mlx_lm/BENCHMARKS.md (mlx-lm #552) tabulates that figure per
+// model and precision under its command (mlx_lm.benchmark --model
+// model/repo -p 2048 -g 128), its versions as bullets:
+//   Precision | ... | Generation (128) tok/sec | Memory GB | Repo
+//   --------- | ... | ----
+//   q4 | 70.71 | 1753.90 | 113.33 |18.20 | mlx-community/Qwen3-30B-A3B-Instruct-2507-4bit
+//   - mlx-lm 0.28.2
+// "Memory GB" is the peak (10^9 bytes), the Repo column the model.
 #include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "logs/log_reader.h"
 
@@ -45,6 +57,67 @@ void read_entry(std::string_view text, LogBuilder& out) {
       out.setting("entry", fmt::format("mlx_lm.{}", entry));
     }
   }
+}
+
+// A Markdown table row's cells ("a | b |c" -> "a", "b", "c"), trimmed.
+std::vector<std::string_view> table_cells(std::string_view text) {
+  std::vector<std::string_view> cells;
+  while (true) {
+    const size_t bar = text.find('|');
+    cells.push_back(trim(text.substr(0, bar)));
+    if (bar == std::string_view::npos) return cells;
+    text.remove_prefix(bar + 1);
+  }
+}
+
+// The BENCHMARKS.md table being read: its "Memory GB" and "Repo" columns,
+// set by the header row and cleared at a blank line.
+struct BenchmarkTable {
+  std::optional<size_t> memory, repo;
+};
+
+// A "Memory GB" in 10^9 bytes, as mlx_lm.benchmark's peak_memory.
+std::optional<PrintedQuantity> decimal_gb(std::string_view text) {
+  std::optional<std::pair<PrintedDecimal, std::string_view>> number = leading_decimal(text);
+  if (!number) return std::nullopt;
+  Result<ScaledValue> scaled = scale_printed(number->first, 1'000'000'000ull);
+  if (!scaled) return std::nullopt;
+  return PrintedQuantity{number->first, 1'000'000'000ull, *scaled,
+                         text.substr(0, text.size() - number->second.size())};
+}
+
+// One line of a BENCHMARKS.md table: the header names the columns, a row
+// its precision's peak (the first row read) and model. False when the line
+// is no table line.
+bool read_table_line(const LogLine& line, BenchmarkTable& table, bool& peak_seen, LogBuilder& out) {
+  const std::string_view text = trim(line.text);
+  if (text.empty()) {
+    table = {};
+    return false;
+  }
+  if (!contains(text, "|")) return false;
+  const std::vector<std::string_view> cells = table_cells(text);
+  if (contains(text, "Memory GB")) {
+    table = {};
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (cells[i] == "Memory GB") table.memory = i;
+      if (cells[i] == "Repo") table.repo = i;
+    }
+    return true;
+  }
+  if (!table.memory || *table.memory >= cells.size() || text.front() == '-') return table.memory.has_value();
+  const std::optional<PrintedQuantity> q = decimal_gb(cells[*table.memory]);
+  if (!q) return true;  // ":skull:": the precision did not run
+  if (peak_seen) {
+    out.note("the log holds more than one run: the first is read");
+    return true;
+  }
+  out.bytes("total", LogFigure::kPeak, *q, line.number, Merge::kFirst);
+  if (table.repo && *table.repo < cells.size() && !cells[*table.repo].empty()) {
+    out.setting("model", cells[*table.repo], /*replace=*/true);
+  }
+  peak_seen = true;
+  return true;
 }
 
 void read_line(const LogLine& line, bool& peak_seen, LogBuilder& out) {
@@ -94,13 +167,18 @@ class MlxLmReader final : public LogReader {
                          any_line_contains(lines, "mlx_lm generate") || any_line_contains(lines, "mlx_lm benchmark");
     return (any_line_contains(lines, "Peak memory: ") &&
             (any_line_contains(lines, "tokens-per-sec") || command)) ||
-           (any_line_contains(lines, "peak_memory=") && (any_line_contains(lines, "generation_tps") || command));
+           (any_line_contains(lines, "peak_memory=") && (any_line_contains(lines, "generation_tps") || command)) ||
+           (any_line_contains(lines, "| Memory GB |") && command);
   }
   void read(std::span<const LogLine> lines, LogBuilder& out) const override {
     bool peak_seen = false;
+    BenchmarkTable table;
     for (const LogLine& line : lines) {
       if (auto version = after(line.text, "mlx-lm==")) out.set_version(version->substr(0, version->find(' ')));
       if (auto version = after(line.text, "mlx_lm==")) out.set_version(version->substr(0, version->find(' ')));
+      // BENCHMARKS.md's bullet "- mlx-lm 0.28.2".
+      if (trim(line.text).starts_with("- mlx-lm ")) out.set_version(trim(trim(line.text).substr(9)));
+      if (read_table_line(line, table, peak_seen, out)) continue;
       read_line(line, peak_seen, out);
     }
     out.set_backend("Metal");

@@ -125,6 +125,24 @@ TEST(MlxLmLog, BenchmarkAveragesFirstTrial) {
   EXPECT_EQ(setting_of(log, "entry"), "<none>");  // the log holds no command line
 }
 
+TEST(MlxLmLog, BenchmarksTableRowUnderItsCommand) {
+  // mlx-lm's mlx_lm/BENCHMARKS.md: the file's mlx_lm.benchmark command
+  // (-p 2048 -g 128, "--model model/repo"), the table's q4 row ("|18.20 |"
+  // without a space: 18.20 GB = 18,200,000,000 B, band 10^9 / 200) and its
+  // Repo column, and the bullet "- mlx-lm 0.28.2".
+  const RuntimeLog log = read("mlx-lm", "mlxlm-benchmarks-qwen3-30b-a3b-2507-4bit-m4max.log");
+  EXPECT_EQ(log.runtime, "mlx-lm");
+  EXPECT_EQ(log.version, "0.28.2");
+  EXPECT_EQ(setting_of(log, "entry"), "mlx_lm.benchmark");
+  EXPECT_EQ(setting_of(log, "model"), "mlx-community/Qwen3-30B-A3B-Instruct-2507-4bit");
+  EXPECT_EQ(setting_of(log, "prompt_tokens"), "2048");
+  EXPECT_EQ(setting_of(log, "generation_tokens"), "128");
+  const PrintedFigure* peak = find_figure(log, "total", LogFigure::kPeak);
+  ASSERT_NE(peak, nullptr);
+  EXPECT_EQ(peak->value, 18'200'000'000u);
+  EXPECT_EQ(peak->band, 5'000'000u);
+}
+
 TEST(MlxLmLog, ACommandQuotedInMarkdownAndTabbedSummaryAreRead) {
   // johnpfeiffer's post: `uv run mlx_lm.generate --model ... --prompt "..."`,
   // then the summary quoted as "> \tPrompt: 39 tokens, ..." lines.
