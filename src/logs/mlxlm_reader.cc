@@ -176,8 +176,11 @@ class MlxLmReader final : public LogReader {
     for (const LogLine& line : lines) {
       if (auto version = after(line.text, "mlx-lm==")) out.set_version(version->substr(0, version->find(' ')));
       if (auto version = after(line.text, "mlx_lm==")) out.set_version(version->substr(0, version->find(' ')));
-      // BENCHMARKS.md's bullet "- mlx-lm 0.28.2".
-      if (trim(line.text).starts_with("- mlx-lm ")) out.set_version(trim(trim(line.text).substr(9)));
+      // BENCHMARKS.md's bullet "- mlx-lm 0.28.2" (a number: not prose).
+      if (const std::string_view bullet = trim(line.text); bullet.starts_with("- mlx-lm ")) {
+        const std::string_view version = trim(bullet.substr(9));
+        if (!version.empty() && version.front() >= '0' && version.front() <= '9') out.set_version(version);
+      }
       if (read_table_line(line, table, peak_seen, out)) continue;
       read_line(line, peak_seen, out);
     }

@@ -143,6 +143,23 @@ TEST(MlxLmLog, BenchmarksTableRowUnderItsCommand) {
   EXPECT_EQ(peak->band, 5'000'000u);
 }
 
+TEST(MlxLmLog, BenchmarksTableSkipsARowWithoutANumberAndProseBullets) {
+  // A precision that did not fit (":skull:") has no peak: the next row's
+  // is read. A bullet "- mlx-lm" followed by prose is no version.
+  const Result<RuntimeLog> log = read_runtime_log(
+      "mlx_lm.benchmark --model model/repo -p 2048 -g 128\n"
+      "Precision | MMLU Pro | Memory GB | Repo\n"
+      "--------- | -------- | --------- | ----\n"
+      "bf16 | 72.62 | :skull: | Qwen/Qwen3-30B-A3B-Instruct-2507\n"
+      "q8 | 72.46 | 33.46 | mlx-community/Qwen3-30B-A3B-Instruct-2507-8bit\n"
+      "\n"
+      "- mlx-lm is fast\n");
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ(log->version, "");
+  EXPECT_EQ(setting_of(*log, "model"), "mlx-community/Qwen3-30B-A3B-Instruct-2507-8bit");
+  EXPECT_EQ(find_figure(*log, "total", LogFigure::kPeak)->value, 33'460'000'000u);
+}
+
 TEST(MlxLmLog, ACommandQuotedInMarkdownAndTabbedSummaryAreRead) {
   // johnpfeiffer's post: `uv run mlx_lm.generate --model ... --prompt "..."`,
   // then the summary quoted as "> \tPrompt: 39 tokens, ..." lines.
