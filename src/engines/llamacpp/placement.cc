@@ -460,8 +460,10 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
       if (c > 0 && op_offload && lay.op_offload_gpu < lay.gpus && phases.tokens >= kOpOffloadMinBatch) {
         // On the GPU the output phase is without the input rows.
         uint64_t moved = x.blocks > 0 || x.runs_weights ? std::max(phases.attention, phases.ffn) : 0;
-        moved = std::max({moved, (CheckedBytes(x.product_before_last) + phases.mask).saturated(),
-                          x.product_last});
+        if (x.product_before_last > 0) {
+          moved = std::max(moved, (CheckedBytes(x.product_before_last) + phases.mask).saturated());
+        }
+        moved = std::max(moved, x.product_last);
         if (x.kv_copy_bytes > 0) {
           moved = std::max(moved, (CheckedBytes(phases.host_attention) + x.kv_copy_bytes).saturated());
         }
