@@ -769,16 +769,31 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   if (!host && op_offload && ngl && *ngl == 0 && c.printed.value > *c.memfit &&
       !within_print_band(*c.memfit, c.printed)) {
     return "no layer is offloaded: llama.cpp's scheduler runs the host layers' matrix products of 32 "
-           "rows or more on this GPU (op offload), copying their weights into this buffer: memfit "
-           "prices the output matrix's copy, not the host blocks' weights";
+           "rows or more on this GPU (op offload), copying their weights and K/V views into this "
+           "buffer: memfit prices the largest copy with what is live beside it, not where the "
+           "allocator places the copies and the logits around them";
   }
   if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
+  // Every layer offloaded ("offloaded N/N"): builds from #18148 then print
+  // one repeating layer fewer than they offload (rusteze's b7780: "27
+  // repeating layers", "29/29", the KV buffer of all 28 on the GPU), which
+  // is no host block and no op offload.
+  const std::optional<uint64_t> offloadable = count_setting(log, "n_layers_offloadable");
+  if (ngl && offloadable && *ngl >= *offloadable) {
+    if (host || c.printed.value <= *c.memfit || within_print_band(*c.memfit, c.printed)) return "";
+    return "every layer is offloaded (this build prints one repeating layer fewer): memfit's GPU phase, "
+           "the logits and result_norm, is below the print by where the allocator left them, not traced";
+  }
   // Op offload itself is priced (llamacpp/placement.cc, place_compute): the
-  // host keeps its inputs, the GPU its phases and the output matrix's copy.
+  // host keeps its inputs, the GPU its phases, the output matrix's copy and
+  // a lower bound of the host blocks' weight and K/V copies; the layout
+  // ggml-alloc gives the copies is not (docs/llamacpp-rules.md, "Compute
+  // buffers", Modifiers).
   if (!host && c.printed.value > *c.memfit && !within_print_band(*c.memfit, c.printed)) {
     return "llama.cpp's scheduler runs the host layers' matrix products of 32 rows or more on this GPU "
-           "(op offload), copying their weights into this buffer: memfit prices the output matrix's "
-           "copy, not the host blocks' weights";
+           "(op offload), copying their weights and K/V views into this buffer: memfit prices the "
+           "largest copy with what is live beside it, not where the allocator places the copies and "
+           "the logits around them";
   }
   return "";
 }

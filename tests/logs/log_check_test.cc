@@ -284,6 +284,23 @@ TEST(CheckLog, APartialOffloadPricesOpOffloadOnBothComputeRows) {
   EXPECT_EQ(host->note, "");
 }
 
+TEST(CheckLog, EveryLayerOffloadedIsNoPartialOffloadWhateverTheRepeatingCount) {
+  // rusteze's llama-server b7780: "offloading 27 repeating layers",
+  // "offloaded 29/29 layers" for Qwen2.5 Coder 7B's 28 blocks, its 28
+  // layers' KV (28 x 64 MiB = 1,792 MiB) on CUDA0: every block is on the
+  // GPU (builds from #18148 print one repeating layer fewer at full
+  // offload). memfit's CUDA0 phase is the logits and result_norm, 4 x 512 x
+  // (152,064 + 3,584) = 318,767,104 B (304.00 MiB) against 382.01 printed:
+  // not a host block's copies, so the note does not say op offload.
+  const LogCheck c = check("llamacpp", "llamacpp-rusteze-qwen25-coder-7b-q8_0-rtx5080.log");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 318'767'104u);
+  EXPECT_EQ(gpu->note,
+            "every layer is offloaded (this build prints one repeating layer fewer): memfit's GPU phase, "
+            "the logits and result_norm, is below the print by where the allocator left them, not traced");
+}
+
 TEST(CheckLog, AForksOwnBuildNumberUnderKvUnifiedIsSetAside) {
   // ROCm/ROCm#5901: AMD's llama-b7146 ROCm build prints its own count,
   // "build: 1239 (b8372ee)", and llama_context's kv_unified line, which

@@ -279,6 +279,23 @@ CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaC
   return ffn;
 }
 
+// The GPU's KQ mask, as the FFN phase counts it.
+CheckedBytes gpu_mask(const GraphShape& sh, const LlamaCppContext& c) {
+  if (!sh.attention) return 0;
+  return CheckedBytes(c.flash_attn ? 2 : 4) * sh.n_kv * sh.n_tok;
+}
+
+// A host block's attention run on the GPU by op offload, less the copies of
+// its K and V views (ComputePhases::host_attention): the residual, Q, the
+// mask, and the scores (no flash attention) or the attention's output.
+CheckedBytes host_attention_phase(const ModelGeometry& g, const GraphShape& sh, const LlamaCppContext& c) {
+  if (!sh.attention) return 0;
+  CheckedBytes bytes = CheckedBytes(4) * sh.n_tok * (CheckedBytes(g.hidden) + sh.heads_q) + gpu_mask(sh, c);
+  bytes += c.flash_attn ? CheckedBytes(4) * sh.n_tok * sh.heads_d
+                        : CheckedBytes(4) * sh.n_kv * sh.n_tok * g.heads;
+  return bytes;
+}
+
 // The KV store's indices, I64 (set_rows_kv_store): k_idxs (n_tok) and
 // v_idxs (v_idx_elems; 0 under MLA) of each cache, each at `align`.
 CheckedBytes kv_indices(const GraphShape& sh, uint64_t align) {
@@ -423,7 +440,9 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   const CheckedBytes positions = CheckedBytes(4) * sh.n_tok;
   const CheckedBytes inputs = graph_inputs(g, sh, masks);
   const CheckedBytes indices = kv_indices(sh, kGpuTensorAlignment);
-  if (output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
+  const CheckedBytes host_attention = host_attention_phase(g, sh, c);
+  const CheckedBytes mask = gpu_mask(sh, c);
+  if (host_attention.overflowed() || mask.overflowed() ||output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
       output_offloaded.overflowed() || mask_cast.overflowed() || sh.n_tok.overflowed() ||
       rows.overflowed() || masks.overflowed() || positions.overflowed() || inputs.overflowed() ||
       indices.overflowed()) {
@@ -437,6 +456,8 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   p.positions = *positions.value();
   p.output_ids = 4 * sh.n_out;  // n_out <= n_tok: no overflow past positions
   p.graph_inputs = *inputs.value();
+  p.host_attention = *host_attention.value();
+  p.mask = *mask.value();
   return p;
 }
 

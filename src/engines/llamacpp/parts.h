@@ -228,6 +228,18 @@ struct ComputePhases {
   uint64_t positions = 0;
   uint64_t output_ids = 0;
   uint64_t graph_inputs = 0;
+  // Op offload (placement.cc, place_compute): what the GPU holds at a host
+  // block's attention besides the copies of that layer's K and V views,
+  // which the scheduler makes because the cache lives in a host buffer the
+  // GPU backend cannot read (ggml_backend_sched_split_graph): the residual
+  // and Q (4 x n_tok x (hidden + heads x query width)), the GPU's mask, and
+  // without flash attention the scores (4 x n_kv x n_tok x heads), with it
+  // the attention's output (4 x n_tok x heads x head_dim). A lower bound:
+  // the allocator's layout can add holes. 0 without attention.
+  uint64_t host_attention = 0;
+  // The KQ mask the GPU keeps through every layer but the last (the one the
+  // FFN phase counts): (2 under flash attention, else 4) x n_kv x n_tok.
+  uint64_t mask = 0;
 };
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
                                      const LlamaCppSettings& settings);

@@ -140,6 +140,15 @@ struct DeviceSums {
   // The matrix the logits product reads when the output layer is here
   // (output.weight, or token_embd tied): its copy under op offload.
   uint64_t output_matrix_bytes = 0;
+  // The host's, under op offload (place_compute): the largest of what a
+  // product over one of its blocks' weights holds on the GPU (the weight's
+  // copy, the product's input and output rows, the residual: note_host_product),
+  // for the blocks before the last (the mask is still alive then) and for
+  // the last block; and the largest K and V of a host block's attention
+  // layer, whose views the GPU reads as copies (place_context).
+  uint64_t product_before_last = 0;
+  uint64_t product_last = 0;
+  uint64_t kv_copy_bytes = 0;
 };
 
 // The host's memory: the budget, or the RAM behind a GPU budget.
@@ -268,6 +277,38 @@ uint64_t cuda_row_padding_bytes(const SafetensorsTensor& t) {
   return 0;
 }
 
+// One host block's weight that op offload multiplies on the GPU: the
+// scheduler gives the product a copy of the weight in the GPU's compute
+// buffer, allocated at the start of the product's split and freed after
+// the product (ggml_backend_sched_split_graph starts a split at every host
+// weight, "by starting a new split, the memory of the previously offloaded
+// weights can be reused"; with one copy (n_copies 1) the copy is a plain
+// node of the split graph that ggml-alloc frees after its last use), so the
+// copies of different products share memory and the largest sets the need.
+// At the product the GPU holds at least the copy (the whole tensor, an
+// expert tensor too: only the used experts' bytes are transferred,
+// ggml_backend_sched_compute_splits, but the copy is ggml_dup_tensor_layout
+// of it), the product's input and output rows (a 3-D expert tensor's
+// product, mul_mat_id, has `used` rows a token; its down projection reads
+// `used` too) and the layer's residual: 4 x n_tok x (hidden + in + out).
+// A lower bound: the allocator's layout can leave holes beside it.
+void note_host_product(const SafetensorsTensor& t, uint64_t block, uint64_t decoder_blocks,
+                       const ComputePhases& phases, const ModelSpec& spec, bool pads_rows, DeviceSums& host) {
+  if (t.shape.size() < 2 || t.shape.size() > 3) return;
+  const bool experts = t.shape.size() == 3;
+  const uint64_t used = experts ? std::max<uint64_t>(spec.moe.experts_per_token, 1) : 1;
+  const std::string_view name = t.name;
+  const bool down = name.find("_down") != std::string_view::npos;
+  const CheckedBytes out = CheckedBytes(t.shape[t.shape.size() - 2]) * used;
+  const CheckedBytes in = CheckedBytes(t.shape.back()) * (experts && down ? used : 1);
+  const CheckedBytes copy = round_up(CheckedBytes(t.data_bytes) + (pads_rows ? cuda_row_padding_bytes(t) : 0),
+                                     kGpuTensorAlignment);
+  const CheckedBytes rows = CheckedBytes(4) * phases.tokens * (CheckedBytes(spec.geometry.hidden) + in + out);
+  const uint64_t need = (copy + rows).saturated();
+  uint64_t& slot = block + 1 < decoder_blocks ? host.product_before_last : host.product_last;
+  slot = std::max(slot, need);
+}
+
 // The device of a loaded tensor: its block's (or the output layer's, or
 // the host's), unless the first -ot rule that matches its name, or
 // --n-cpu-moe for a routed expert, says otherwise.
@@ -291,7 +332,8 @@ Where tensor_device(std::string_view name, std::optional<uint64_t> block, const 
 // copy on the output layer's GPU.
 void place_listed_weights(const Model& model, const Layout& lay,
                           const std::vector<std::regex>& rules, const LlamaCppPlacementSettings& s,
-                          std::vector<DeviceSums>& d, LlamaCppPlacement& out) {
+                          const ComputePhases& phases, std::vector<DeviceSums>& d, LlamaCppPlacement& out) {
+  const bool copy_pads = lay.op_offload_gpu < lay.gpus && lay.pads_rows[lay.op_offload_gpu];
   const uint64_t decoder_blocks = model.spec.layers.size();
   // No output.weight: the output layer reads token_embd, which llama.cpp
   // creates a second time for it (TENSOR_DUPLICATED). An encoder (BERT,
@@ -310,7 +352,10 @@ void place_listed_weights(const Model& model, const Layout& lay,
       continue;
     }
     const Where w = tensor_device(name, block, lay, rules, s);
-    if (block && w == lay.host()) d[w].runs_weights = true;
+    if (block && w == lay.host()) {
+      d[w].runs_weights = true;
+      note_host_product(t, *block, decoder_blocks, phases, model.spec, copy_pads, d[w]);
+    }
     if ((name == "output.weight" || name == "lm_head.weight") && w == lay.host()) {
       d[w].output_matrix_bytes = t.data_bytes;
     }
@@ -345,14 +390,29 @@ void spread_unlisted_weights(uint64_t mapped_bytes, const Layout& lay, std::vect
   for (uint64_t i = 0; i < lay.blocks; ++i) add_weight(d, lay, lay.block(i), share);
 }
 
+// A layer whose cache the attention reads through K and V views.
+bool attends(const LayerCache& layer) {
+  return layer.kind == LayerKind::kFullAttention || layer.kind == LayerKind::kSlidingWindow ||
+         layer.kind == LayerKind::kChunked || layer.kind == LayerKind::kMlaLatent;
+}
+
 // Context: each layer's KV and state on its layer's device (the host with
 // --no-kv-offload); the output buffer (and a build before #6017's graph
-// input buffer) on the host.
-void place_context(const MemoryParts& parts, const Layout& lay, uint64_t decoder_blocks,
+// input buffer) on the host. A host block's cache is in a host buffer
+// (llama-kv-cache.cpp: a layer's cache on its layer's device): its largest
+// attention layer's K and V is what op offload copies (kv_copy_bytes). With
+// --no-kv-offload llama_context pins the attention to the CPU
+// (graph_get_cb, `kqv_merged_cont` on backend_cpu): no copies.
+void place_context(const MemoryParts& parts, const Layout& lay, const ModelSpec& spec,
                    bool kv_offload, std::vector<DeviceSums>& d) {
+  const uint64_t decoder_blocks = spec.layers.size();
   for (uint64_t i = 0; i < lay.blocks; ++i) {
     const uint64_t bytes = i < decoder_blocks ? parts.layer_bytes[i] : parts.nextn_layer_bytes;
     d[kv_offload ? lay.block(i) : lay.host()].context += bytes;
+    if (kv_offload && i < decoder_blocks && lay.block(i) == lay.host() && attends(spec.layers[i])) {
+      DeviceSums& host = d[lay.host()];
+      host.kv_copy_bytes = std::max(host.kv_copy_bytes, bytes);
+    }
   }
   d[lay.host()].context += parts.output_bytes;
   d[lay.host()].context += parts.input_bytes;  // a build before #6017's input buffer
@@ -372,9 +432,15 @@ constexpr uint64_t kOpOffloadMinBatch = 32;
 // the phases it would have run are that GPU's. Metal offloads matrix products only:
 // its host keeps its phases. Not in a build before #6083 (releases.cc).
 // The GPU reads a copy of each host weight such an op multiplies by, in its
-// compute buffer while the op runs: the output matrix's beside the logits
-// is priced (the logits phase is the largest); the copies of the host
-// blocks' weights are not (unconfirmed).
+// compute buffer while the op runs: the output matrix's beside the logits;
+// a host block's largest product with its weight's copy (note_host_product,
+// the mask beside it before the last block); and a host block's attention,
+// whose ops have no weight and follow the GPU's products around them
+// ("expand gpu up" from the output projection to the cache store, which
+// runs where the cache is: its view's buffer, cause 1.vsrc), with copies of
+// that layer's K and V views (host_attention + kv_copy_bytes). The copies
+// are freed after use; where the allocator places the next tensors around
+// them (a layout that can leave the logits above a hole) is not priced.
 // A build that casts an F32 mask input under flash attention casts it on
 // the GPU that runs the first block, which holds the cast with the copies
 // it reads (ComputePhases::mask_cast).
@@ -394,6 +460,13 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
       if (c > 0 && op_offload && lay.op_offload_gpu < lay.gpus && phases.tokens >= kOpOffloadMinBatch) {
         // On the GPU the output phase is without the input rows.
         uint64_t moved = x.blocks > 0 || x.runs_weights ? std::max(phases.attention, phases.ffn) : 0;
+        if (x.product_before_last > 0) {
+          moved = std::max(moved, (CheckedBytes(x.product_before_last) + phases.mask).saturated());
+        }
+        moved = std::max(moved, x.product_last);
+        if (x.kv_copy_bytes > 0) {
+          moved = std::max(moved, (CheckedBytes(phases.host_attention) + x.kv_copy_bytes).saturated());
+        }
         if (x.output) {
           const CheckedBytes logits = CheckedBytes(phases.output_offloaded) + x.output_matrix_bytes;
           moved = std::max(moved, logits.saturated());
@@ -572,11 +645,11 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   Result<std::vector<std::regex>> rules = override_rules(s);
   if (!rules) return rules.error();
   if (!model.tensors.empty()) {
-    place_listed_weights(model, *lay, *rules, s, d, e.placement);
+    place_listed_weights(model, *lay, *rules, s, phases, d, e.placement);
   } else {
     spread_unlisted_weights(e.mapped_bytes, *lay, d);
   }
-  place_context(parts, *lay, model.spec.layers.size(), s.kv_offload, d);
+  place_context(parts, *lay, model.spec, s.kv_offload, d);
   place_compute(phases, *lay, llamacpp::op_offload(e.settings), d);
   e.placement.n_copies = pipeline_copies(e.settings, *lay);
   add_pipeline_copies(phases, *lay, e.placement.n_copies, d);

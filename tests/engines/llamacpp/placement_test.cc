@@ -140,6 +140,63 @@ TEST(LlamaCppPlacement, OpOffloadLeavesTheHostItsInputsAndGivesItsPhasesToTheFir
   EXPECT_EQ(small.placement.devices[2].compute_bytes, small.placement.devices[0].compute_bytes);
 }
 
+TEST(LlamaCppPlacement, OpOffloadCopiesAHostLayersKAndVViewsBesideItsScores) {
+  // The 70B at 32,768 cells without flash attention, -ngl 65: blocks 0..15
+  // and their caches on the host. Op offload runs a host block's attention
+  // on CUDA0 (its ops follow the GPU's products), reading copies of the
+  // layer's K and V views, 32,768 x (1,024 + 1,024) x 2 B = 134,217,728 B,
+  // beside the scores 4 x 32,768 x 512 x 64 = 4,294,967,296, the F32 mask
+  // 4 x 32,768 x 512 = 67,108,864, the residual and Q 4 x 512 x (8,192 +
+  // 8,192) = 33,554,432: 4,529,848,320 B, above the attention phase
+  // (4,294,967,296 + 67,108,864 + 4 x 512 x 43,008 = 4,450,156,544), whose
+  // K, V, attention output and merge rows are freed or not yet made at the
+  // scores. Ollama 0.11.10's run of the same placement prints 4,400.00 MiB
+  // (4,613,734,400 B; tests/data/logs/ollama/ollama-tfg-llama31-70b-q4km-a40-partial).
+  const Model m = llama_70b();
+  LlamaCppSettings s;
+  s.ctx_size = 32768;
+  s.flash_attn = FlashAttn::kOff;
+  s.placement.gpus = {LlamaCppGpu{"cuda:0", "", 48 * kGiB}};
+  s.placement.n_gpu_layers = 65;
+  const LlamaCppEstimate e = run(m, s);
+  ASSERT_EQ(e.placement.devices.size(), 2u);
+  EXPECT_EQ(e.placement.devices[1].blocks, 16u);
+  EXPECT_EQ(e.placement.devices[0].compute_bytes, 4529848320u);
+  // Every layer offloaded: no host cache, no copies: the attention phase.
+  s.placement.n_gpu_layers = 81;
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 4450156544u);
+}
+
+TEST(LlamaCppPlacement, OpOffloadCopiesAHostExpertTensorWholeBesideItsProduct) {
+  // Qwen3-30B-A3B with every layer on a Vulkan GPU but its experts on the
+  // host (--n-cpu-moe 48), a ubatch of 64 rows, 4,096 cells, flash
+  // attention. Each expert product (mul_mat_id) runs on the GPU over a copy
+  // of the whole expert tensor, 113,246,208 B (only the used experts are
+  // transferred, but the copy has the tensor's layout), freed after it. The
+  // down projection's: its input 768 x 8 rows a token and output 2,048 x 8,
+  // with the residual, 4 x 64 x (2,048 + 6,144 + 16,384) = 6,291,456 B, and
+  // the f16 mask a later layer still reads, 2 x 4,096 x 64 = 524,288 B:
+  // 120,061,952 B, above the logits (4 x 64 x (151,936 + 2,048) =
+  // 39,419,904) and the FFN phase (4 x 64 x 27,008 + 524,288 = 7,438,336).
+  const Model m = qwen3_30b_a3b();
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.ubatch_size = 64;
+  s.placement.gpus = {LlamaCppGpu{"vulkan:0", "", 24 * kGiB}};
+  s.placement.n_cpu_moe = 48;
+  const LlamaCppEstimate e = run(m, s);
+  ASSERT_EQ(e.placement.devices.size(), 2u);
+  EXPECT_EQ(e.placement.devices[0].compute_bytes, 120061952u);
+  // On a CUDA GPU the copy is padded as ggml-cuda pads a quantized row that
+  // is no multiple of 512 elements (768: one row of 256 more, 8 x 18 =
+  // 144 B), then aligned to 128 B: 113,246,464 B, 256 more.
+  s.placement.gpus = {LlamaCppGpu{"cuda:0", "", 24 * kGiB}};
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 120062208u);
+  // Without the override the experts are on the GPU: the logits lead.
+  s.placement.n_cpu_moe = 0;
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 39419904u);
+}
+
 TEST(LlamaCppPlacement, Dense70BOn24And12GiBSplitsBlocksByFreeMemory) {
   const Model m = llama_70b();
   LlamaCppSettings s;
