@@ -80,6 +80,7 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
       {"max_running_requests", "max_running_requests"},
       {"page_size", "page_size"},
       {"dp_size", "dp_size"},
+      {"enable_dp_attention", "enable_dp_attention"},
       {"cuda_graph_max_bs", "cuda_graph_max_bs"},
       {"attention_backend", "attention_backend"},
   };
@@ -87,7 +88,9 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
     const LogSetting* s = log.setting(setting);
     const RequestField* field = find_request_field(field_name);
     if (s == nullptr || field == nullptr || s->value == "None") continue;
-    if (Status applied = apply_request_field(*field, r, s->value); !applied) {
+    // server_args prints Python's True and False; the request takes true and false.
+    const std::string_view value = s->value == "True" ? "true" : s->value == "False" ? "false" : std::string_view(s->value);
+    if (Status applied = apply_request_field(*field, r, value); !applied) {
       notes.push_back(fmt::format("{} {}: not priced ({})", setting, escape_untrusted(s->value),
                                   applied.error().message()));
     }
@@ -290,6 +293,13 @@ class SglangPricer final : public LogPricer {
           if (j.value("aiter_fraction_cut", false)) {
             c.note = "the fraction x 0.85: the aiter attention backend (an AMD GPU's default) past "
                      "8,192 tokens of context";
+          }
+          if (log.setting("mem_fraction_static") == nullptr) {
+            // The pool is the rest the fraction leaves: a fraction the log
+            // does not print is a default, not the run's.
+            c.note += std::string(c.note.empty() ? "" : "; ") +
+                      "the log prints no mem_fraction_static (no server_args, no launch command): "
+                      "the default its date allows is taken (docs/engine-sglang.md, 'Validation')";
           }
           if (!options.gpu_memory_total && !free_before_load(log)) {
             // SGLang sizes the pool from the free memory it measured
