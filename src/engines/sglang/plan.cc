@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "engines/sglang/allocator_rounding.h"
+#include "engines/sglang/dp_attention_weights.h"
 #include "engines/shared/parallel_tensors.h"
 #include "engines/shared/tp_rank_weights.h"
 #include "memfit/checked_math.h"
@@ -213,8 +214,12 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   // The allocator's rounding of each parameter's segment: SGLang's "mem
   // usage" counts it (allocator_rounding.h).
   p.allocator_rounding_bytes = allocator_rounding_bytes(spec, s.tensor_parallel);
-  p.weights_bytes = (CheckedBytes(weights->bytes) + p.allocator_rounding_bytes).saturated();
-  p.weights_exact = weights->exact;
+  // Under DP attention a rank holds its attention at the attention TP's
+  // split and the embedding whole (dp_attention_weights.h).
+  p.dp_attention_weights_bytes = dp_attention_weights_bytes(spec, s.tensor_parallel, attention_tp(s));
+  p.weights_bytes =
+      (CheckedBytes(weights->bytes) + p.allocator_rounding_bytes + p.dp_attention_weights_bytes).saturated();
+  p.weights_exact = weights->exact && p.dp_attention_weights_bytes == 0;
 
   // profile_max_num_token: rest = free after the load - free before it x
   // (1 - fraction); tokens = rest // cell; then down to whole pages.

@@ -123,8 +123,9 @@ struct Plan {
   bool mem_fraction_computed = false;
   bool aiter_fraction_cut = false;  // the fraction is x 0.85 (kAiterFractionScale)
   uint64_t gpu_mem_mib = 0;         // SGLang's gpu_mem
-  uint64_t weights_bytes = 0;        // the tensors + the allocator's rounding
+  uint64_t weights_bytes = 0;        // the tensors + the allocator's rounding + DP attention's
   uint64_t allocator_rounding_bytes = 0;  // of those, held past the tensors (allocator_rounding.h)
+  uint64_t dp_attention_weights_bytes = 0;  // of those, DP attention's whole attention share (modelled)
   bool weights_exact = false;       // split from the headers' tensor list
   uint64_t startup_bytes = 0;
   uint64_t free_before_load_bytes = 0;  // total - startup
