@@ -15,6 +15,7 @@
 
 #include <cmath>
 
+#include "engines/sglang/plan.h"
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
 #include "memfit/checked_math.h"
@@ -259,6 +260,14 @@ class SglangPricer final : public LogPricer {
                       "per token are priced, the pool is not (give --gpu-memory-total)");
     }
     apply_dated_mem_fraction(log, r, notes);
+    // gpt-oss's MXFP4 experts as the kernel the log names lays them out, or
+    // as its GPU's default kernel does (engines/sglang/plan.h).
+    if (const LogSetting* kernel = log.setting("mxfp4_backend")) {
+      r.engine_fields.insert_or_assign(std::string(sglang::kSglangLogMxfp4Kernel), kernel->value);
+    } else if (!options.gpu_name.empty()) {
+      r.engine_fields.insert_or_assign(std::string(sglang::kSglangLogMxfp4Kernel),
+                                       std::string(to_string(sglang::sglang_mxfp4_kernel(options.gpu_name))));
+    }
     return r;
   }
 
@@ -279,6 +288,12 @@ class SglangPricer final : public LogPricer {
           }
           c.memfit = json_count(j, "weights_bytes");
           c.basis = j.value("weights_exact", false) ? FigureBasis::kExact : FigureBasis::kModelled;
+          if (run.model->spec.quantization.method == "mxfp4" && log.setting("mxfp4_backend") == nullptr &&
+              options.gpu_name.empty()) {
+            c.note = "the log names neither the GPU nor the MXFP4 MoE kernel: the experts are laid out "
+                     "as triton_kernels holds them; on datacenter Blackwell SGLang runs FlashInfer's, "
+                     "padded to 256 (give --gpu-name)";
+          }
           break;
         case LogFigure::kTokenPool:
           if (!capacity_known) {

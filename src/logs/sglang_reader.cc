@@ -253,10 +253,31 @@ void read_log_date(std::string_view text, LogBuilder& out) {
   out.setting("log_date", date);
 }
 
+// The MoE kernel gpt-oss's MXFP4 experts run on, which lays them out
+// (plan.h, sglang_mxfp4_kernel): server_args.py's warning ("Detected SM100
+// and MXFP4 quantization format for GPT-OSS model, enabling FlashInfer MXFP4
+// MOE kernel."; "... enabling triton_kernels MOE kernel."; "... enabling
+// Marlin MOE kernel.") or server_args' moe_runner_backend, as the setting
+// mxfp4_backend (flashinfer, triton, marlin).
+void read_mxfp4_kernel(std::string_view text, LogBuilder& out) {
+  std::string_view kernel;
+  if (contains(text, "enabling FlashInfer MXFP4 MOE kernel") ||
+      contains(text, "moe_runner_backend='flashinfer_mxfp4'")) {
+    kernel = "flashinfer";
+  } else if (contains(text, "enabling triton_kernels MOE kernel") ||
+             contains(text, "moe_runner_backend='triton_kernel'")) {
+    kernel = "triton";
+  } else if (contains(text, "enabling Marlin MOE kernel") || contains(text, "moe_runner_backend='marlin'")) {
+    kernel = "marlin";
+  }
+  if (!kernel.empty()) out.setting("mxfp4_backend", kernel);
+}
+
 void read_line(const LogLine& line, bool swa_pools, LogBuilder& out) {
   const std::string_view text = line.text;
   const std::string rank = rank_of(text);
   read_log_date(text, out);
+  read_mxfp4_kernel(text, out);
   const auto mem_usage = [&](LogFigure figure) {
     if (std::optional<std::string_view> usage = after(text, "mem usage=")) {
       if (std::optional<PrintedQuantity> q = leading_quantity(*usage, sglang_units())) {

@@ -70,6 +70,22 @@ TEST(SglangLog, DataParallelAttentionFromTagsWhoseTpRanksRunOnAcrossDpRanks) {
   EXPECT_EQ(setting_of(halves, "dp_size"), "2");  // 3 // 2 + 1
 }
 
+TEST(SglangLog, TheMxfp4KernelFromServerArgsWarningOrItsSetting) {
+  // server_args.py's GPT-OSS adjustments log the kernel they pick.
+  const RuntimeLog flashinfer = read_runtime_log(
+      "[2025-10-12 21:13:00] Detected SM100 and MXFP4 quantization format for GPT-OSS model, "
+      "enabling FlashInfer MXFP4 MOE kernel.\n"
+      "[2025-10-12 21:14:09] Load weight end. type=GptOssForCausalLM, dtype=torch.bfloat16, "
+      "avail mem=163.13 GB, mem usage=14.53 GB.\n")
+                                    .value();
+  EXPECT_EQ(setting_of(flashinfer, "mxfp4_backend"), "flashinfer");
+  const RuntimeLog triton = read_runtime_log(
+      "[2025-10-12 21:13:00] server_args=ServerArgs(model_path='openai/gpt-oss-20b', "
+      "moe_runner_backend='triton_kernel', tp_size=1)\n")
+                                .value();
+  EXPECT_EQ(setting_of(triton, "mxfp4_backend"), "triton");
+}
+
 TEST(SglangLog, ZeroFourLinesGiveThePoolAndTheFreeMemoryBeforeTheWeights) {
   // SGLang's docs, 2025-01-23 (0.4.x): the load line has no "mem usage",
   // the KV line no "#tokens"; max_total_num_tokens is the pool.
