@@ -15,6 +15,7 @@
 
 #include <cmath>
 
+#include "engines/sglang/plan.h"
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
 #include "memfit/checked_math.h"
@@ -80,6 +81,7 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
       {"max_running_requests", "max_running_requests"},
       {"page_size", "page_size"},
       {"dp_size", "dp_size"},
+      {"enable_dp_attention", "enable_dp_attention"},
       {"cuda_graph_max_bs", "cuda_graph_max_bs"},
       {"attention_backend", "attention_backend"},
   };
@@ -87,7 +89,9 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
     const LogSetting* s = log.setting(setting);
     const RequestField* field = find_request_field(field_name);
     if (s == nullptr || field == nullptr || s->value == "None") continue;
-    if (Status applied = apply_request_field(*field, r, s->value); !applied) {
+    // server_args prints Python's True and False; the request takes true and false.
+    const std::string_view value = s->value == "True" ? "true" : s->value == "False" ? "false" : std::string_view(s->value);
+    if (Status applied = apply_request_field(*field, r, value); !applied) {
       notes.push_back(fmt::format("{} {}: not priced ({})", setting, escape_untrusted(s->value),
                                   applied.error().message()));
     }
@@ -256,6 +260,14 @@ class SglangPricer final : public LogPricer {
                       "per token are priced, the pool is not (give --gpu-memory-total)");
     }
     apply_dated_mem_fraction(log, r, notes);
+    // gpt-oss's MXFP4 experts as the kernel the log names lays them out, or
+    // as its GPU's default kernel does (engines/sglang/plan.h).
+    if (const LogSetting* kernel = log.setting("mxfp4_backend")) {
+      r.engine_fields.insert_or_assign(std::string(sglang::kSglangLogMxfp4Kernel), kernel->value);
+    } else if (!options.gpu_name.empty()) {
+      r.engine_fields.insert_or_assign(std::string(sglang::kSglangLogMxfp4Kernel),
+                                       std::string(to_string(sglang::sglang_mxfp4_kernel(options.gpu_name))));
+    }
     return r;
   }
 
@@ -276,6 +288,12 @@ class SglangPricer final : public LogPricer {
           }
           c.memfit = json_count(j, "weights_bytes");
           c.basis = j.value("weights_exact", false) ? FigureBasis::kExact : FigureBasis::kModelled;
+          if (run.model->spec.quantization.method == "mxfp4" && log.setting("mxfp4_backend") == nullptr &&
+              options.gpu_name.empty()) {
+            c.note = "the log names neither the GPU nor the MXFP4 MoE kernel: the experts are laid out "
+                     "as triton_kernels holds them; on datacenter Blackwell SGLang runs FlashInfer's, "
+                     "padded to 256 (give --gpu-name)";
+          }
           break;
         case LogFigure::kTokenPool:
           if (!capacity_known) {
@@ -290,6 +308,13 @@ class SglangPricer final : public LogPricer {
           if (j.value("aiter_fraction_cut", false)) {
             c.note = "the fraction x 0.85: the aiter attention backend (an AMD GPU's default) past "
                      "8,192 tokens of context";
+          }
+          if (log.setting("mem_fraction_static") == nullptr) {
+            // The pool is the rest the fraction leaves: a fraction the log
+            // does not print is a default, not the run's.
+            c.note += std::string(c.note.empty() ? "" : "; ") +
+                      "the log prints no mem_fraction_static (no server_args, no launch command): "
+                      "the default its date allows is taken (docs/engine-sglang.md, 'Validation')";
           }
           if (!options.gpu_memory_total && !free_before_load(log)) {
             // SGLang sizes the pool from the free memory it measured

@@ -23,6 +23,9 @@
 // the caller's) gives the settings the log did not print.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "logs/command_line.h"
 #include "logs/log_reader.h"
 #include "logs/python_literals.h"
@@ -33,6 +36,53 @@ namespace {
 std::span<const UnitMeaning> sglang_units() {
   static constexpr UnitMeaning kUnits[] = {{"GB", kGiB}, {"MB", kMiB}};
   return kUnits;
+}
+
+// The ranks a line's tag names: "[2026-05-07 13:39:14 DP1 TP1 EP1]"
+// (run_scheduler_process's prefix: " DP{dp_rank}" when the scheduler has
+// one, " TP{tp_rank}" past TP 1). nullopt for a line without both.
+struct DpTag {
+  uint64_t dp = 0, tp = 0;
+};
+std::optional<DpTag> dp_tag(std::string_view line) {
+  const size_t close = line.find(']');
+  if (close == std::string_view::npos) return std::nullopt;
+  const std::string_view tag = line.substr(0, close);
+  std::optional<std::string_view> dp = after(tag, " DP");
+  std::optional<std::string_view> tp = after(tag, " TP");
+  std::optional<uint64_t> d = dp ? leading_count(*dp) : std::nullopt;
+  std::optional<uint64_t> t = tp ? leading_count(*tp) : std::nullopt;
+  if (!d || !t) return std::nullopt;
+  return DpTag{*d, *t};
+}
+
+// DP attention from the tags alone, for a log that prints no server_args:
+// under --enable-dp-attention the DP ranks split one TP group
+// (compute_dp_attention_world_info, layers/dp_attention.py: attn_dp_rank =
+// tp_rank // attn_tp_size), so every tag's DP is its TP // attn_tp_size
+// and the TP ranks run on across the DP ranks ("DP1 TP1"); DP replicas
+// without it each number their own TP group from 0 ("DP1 TP0"). When the
+// tags of two or more DP ranks fit one attn_tp_size, the settings
+// enable_dp_attention and dp_size = (largest TP / attn_tp_size) + 1.
+void infer_dp_attention(std::span<const LogLine> lines, LogBuilder& out) {
+  std::vector<DpTag> tags;
+  uint64_t top_dp = 0, top_tp = 0;
+  for (const LogLine& line : lines) {
+    if (std::optional<DpTag> t = dp_tag(line.text)) {
+      tags.push_back(*t);
+      top_dp = std::max(top_dp, t->dp);
+      top_tp = std::max(top_tp, t->tp);
+    }
+  }
+  if (top_dp == 0) return;
+  for (uint64_t attn_tp = 1; attn_tp <= top_tp; ++attn_tp) {
+    const bool fits = std::all_of(tags.begin(), tags.end(),
+                                  [attn_tp](const DpTag& t) { return t.dp == t.tp / attn_tp; });
+    if (!fits) continue;
+    out.setting("enable_dp_attention", "True");
+    out.setting("dp_size", std::to_string(top_tp / attn_tp + 1));
+    return;
+  }
 }
 
 std::string rank_of(std::string_view line) {
@@ -50,7 +100,8 @@ void read_settings(std::string_view args, LogBuilder& out) {
     for (std::string_view known : {"model", "tensor_parallel", "max_model_len", "dtype",
                                    "kv_cache_dtype", "quantization", "mem_fraction_static",
                                    "chunked_prefill_size", "max_running_requests", "page_size",
-                                   "dp_size", "cuda_graph_max_bs", "attention_backend"}) {
+                                   "dp_size", "enable_dp_attention", "cuda_graph_max_bs",
+                                   "attention_backend"}) {
       if (name == known) out.setting(name, value);
     }
   }
@@ -129,6 +180,7 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"--kt-method"}, "kt_method"},
               {{"--kt-num-gpu-experts"}, "kt_num_gpu_experts"}},
              out);
+  if (switch_on(text, {"--enable-dp-attention"})) out.setting("enable_dp_attention", "True");
 }
 
 // "Load weight end. ... avail mem=62.82 GB": the rank's free memory after
@@ -201,10 +253,31 @@ void read_log_date(std::string_view text, LogBuilder& out) {
   out.setting("log_date", date);
 }
 
+// The MoE kernel gpt-oss's MXFP4 experts run on, which lays them out
+// (plan.h, sglang_mxfp4_kernel): server_args.py's warning ("Detected SM100
+// and MXFP4 quantization format for GPT-OSS model, enabling FlashInfer MXFP4
+// MOE kernel."; "... enabling triton_kernels MOE kernel."; "... enabling
+// Marlin MOE kernel.") or server_args' moe_runner_backend, as the setting
+// mxfp4_backend (flashinfer, triton, marlin).
+void read_mxfp4_kernel(std::string_view text, LogBuilder& out) {
+  std::string_view kernel;
+  if (contains(text, "enabling FlashInfer MXFP4 MOE kernel") ||
+      contains(text, "moe_runner_backend='flashinfer_mxfp4'")) {
+    kernel = "flashinfer";
+  } else if (contains(text, "enabling triton_kernels MOE kernel") ||
+             contains(text, "moe_runner_backend='triton_kernel'")) {
+    kernel = "triton";
+  } else if (contains(text, "enabling Marlin MOE kernel") || contains(text, "moe_runner_backend='marlin'")) {
+    kernel = "marlin";
+  }
+  if (!kernel.empty()) out.setting("mxfp4_backend", kernel);
+}
+
 void read_line(const LogLine& line, bool swa_pools, LogBuilder& out) {
   const std::string_view text = line.text;
   const std::string rank = rank_of(text);
   read_log_date(text, out);
+  read_mxfp4_kernel(text, out);
   const auto mem_usage = [&](LogFigure figure) {
     if (std::optional<std::string_view> usage = after(text, "mem usage=")) {
       if (std::optional<PrintedQuantity> q = leading_quantity(*usage, sglang_units())) {
@@ -248,6 +321,7 @@ class SglangReader final : public LogReader {
     const bool swa_pools = any_line_contains(lines, "Use sliding window memory pool.") ||
                            any_line_contains(lines, "SWAKVPool mem usage");
     for (const LogLine& line : lines) read_line(line, swa_pools, out);
+    infer_dp_attention(lines, out);
     out.set_backend("CUDA");
     if (const LogSetting* model = out.find_setting("model")) out.model().name = model->value;
     out.order_devices();

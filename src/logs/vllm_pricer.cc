@@ -202,6 +202,26 @@ std::string pipeline_refusal(const RuntimeLog& log, uint64_t pp, uint64_t tp) {
                      pp, tp, seen);
 }
 
+// Each pipeline stage's KV memory, as one of its workers printed it
+// ("Available KV cache memory"): vLLM numbers its workers stage by stage,
+// rank = stage x TP + TP rank (parallel_state.py); nullopt unless every
+// stage has a worker that printed it.
+std::optional<std::vector<uint64_t>> stage_kv_bytes(const RuntimeLog& log, uint64_t pp, uint64_t tp) {
+  std::vector<std::optional<uint64_t>> stages(pp);
+  for (const PrintedFigure& f : log.figures) {
+    if (f.figure != LogFigure::kKvCacheAvailable || !f.device.starts_with("rank")) continue;
+    const std::optional<uint64_t> rank = parse_count(f.device.substr(4));
+    if (!rank || *rank / tp >= pp || stages[*rank / tp]) continue;
+    stages[*rank / tp] = f.value;
+  }
+  std::vector<uint64_t> bytes;
+  for (const std::optional<uint64_t>& stage : stages) {
+    if (!stage) return std::nullopt;
+    bytes.push_back(*stage);
+  }
+  return bytes;
+}
+
 // The GPU's total: the caller's, else the first rank's profiling line's
 // (V0; a log cut before rank 0's lines has its workers').
 std::optional<uint64_t> gpu_total(const RuntimeLog& log, const LogCheckOptions& options) {
@@ -241,6 +261,40 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, FigureCh
   }
 }
 
+// A pipeline-parallel log (request() priced it only when every stage
+// printed its KV memory): the blocks, tokens and concurrency from each
+// stage's memory over its own layers (vllm_pipeline_capacity); the weights
+// and the KV memory itself are not priced.
+void compare_pipeline(const RuntimeLog& log, const Model& model, const VllmEstimate& e, uint64_t pp,
+                      std::vector<FigureCheck>& figures) {
+  const uint64_t tp = count_setting(log, "tensor_parallel").value_or(1);
+  const std::optional<std::vector<uint64_t>> stages = stage_kv_bytes(log, pp, tp);
+  Result<VllmCapacity> blocks = stages ? vllm_pipeline_capacity(model.spec, e.settings, *stages)
+                                       : Result<VllmCapacity>(Error::usage("no stage's KV memory"));
+  for (FigureCheck& c : figures) {
+    switch (c.printed.figure) {
+      case LogFigure::kKvTokens:
+      case LogFigure::kKvBlocks:
+      case LogFigure::kConcurrency:
+        if (!blocks) {
+          c.note = escape_untrusted(blocks.error().message());
+          break;
+        }
+        c.basis = FigureBasis::kExact;
+        if (c.printed.figure == LogFigure::kKvTokens) c.memfit = blocks->kv_tokens;
+        if (c.printed.figure == LogFigure::kKvBlocks) c.memfit = blocks->num_blocks;
+        if (c.printed.figure == LogFigure::kConcurrency) c.memfit_ratio = blocks->max_concurrency;
+        break;
+      case LogFigure::kKvCacheAvailable:
+        c.note = "the input the stage's KV capacity is priced from";
+        break;
+      default:
+        c.note = pipeline_refusal(log, pp, tp);
+        break;
+    }
+  }
+}
+
 class VllmPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "vllm"; }
@@ -250,9 +304,17 @@ class VllmPricer final : public LogPricer {
     EstimateRequest r;
     r.engine = "vllm";
     if (Status s = apply_settings(log, r, notes); !s) return s.error();
-    if (r.parallel.pipeline_parallel > 1) {
-      return Error::usage(
-          pipeline_refusal(log, r.parallel.pipeline_parallel, r.parallel.tensor_parallel));
+    if (const uint64_t pp = r.parallel.pipeline_parallel; pp > 1) {
+      const uint64_t tp = r.parallel.tensor_parallel;
+      const std::optional<std::vector<uint64_t>> stages = stage_kv_bytes(log, pp, tp);
+      if (!stages) return Error::usage(pipeline_refusal(log, pp, tp));
+      // The KV blocks are priced stage by stage (compare); the profile runs
+      // as tensor parallelism over the whole model for the settings.
+      notes.push_back(fmt::format("pipeline parallel {} x tensor parallel {}: the KV capacity from each "
+                                  "stage's printed KV memory over its own layers, the weights not "
+                                  "priced (each stage loads its own layers)", pp, tp));
+      r.parallel.pipeline_parallel = 1;
+      r.vllm.kv_cache_memory = stages->front();
     }
     r.vllm.vllm_version = release_of(log, notes);
     // The MXFP4 kernel the log names (vllm_reader.cc: mxfp4_backend) lays
@@ -284,6 +346,10 @@ class VllmPricer final : public LogPricer {
     }
     const bool capacity_known = e.kv_given || gpu_total(log, options).has_value();
     const FigureBasis capacity = e.kv_given ? FigureBasis::kExact : FigureBasis::kModelled;
+    if (const std::optional<uint64_t> pp = count_setting(log, "pipeline_parallel"); pp && *pp > 1) {
+      compare_pipeline(log, *run.model, e, *pp, figures);
+      return;
+    }
     for (FigureCheck& c : figures) {
       if (!capacity_known && c.printed.figure != LogFigure::kWeights) {
         c.note = "the GPU's total memory is not known: give --gpu-memory-total";

@@ -5,6 +5,7 @@
 // about v0.7, "GB": "Loading model weights took %.4f GB" divided by
 // float(2**30) (vllm/worker/model_runner.py). The figures:
 //   Model loading took 15.2683 GiB and 5.04 seconds        weights, per rank
+//   Actual usage is 16.92 GiB for weight, ...               weights (v0.11 on)
 //   Loading model weights took 14.9888 GB                   weights (V0)
 //   Available KV cache memory: 53.05 GiB                    kv_cache_available
 //   the rest of the memory reserved for KV Cache is 54.73GiB   (V0)
@@ -31,15 +32,56 @@ std::span<const UnitMeaning> vllm_units() {
   return kUnits;
 }
 
-// The rank a record belongs to: "(VllmWorker rank=1 pid=7)" names it;
-// a worker that gives only its pid ("(VllmWorkerProcess pid=6494)", V0)
-// is the next rank in order of appearance; the engine's own records (no
+// A worker process's identity: its pid, and under Ray the node's address
+// with it ("(RayWorkerWrapper pid=345, ip=10.42.9.225)": one cluster can run
+// the same pid on two nodes), "345@10.42.9.225"; nullopt for a line no
+// worker prefixes.
+std::optional<std::string> worker_key(std::string_view line) {
+  const size_t worker = line.find("Worker");
+  if (worker == std::string_view::npos) return std::nullopt;
+  const std::string_view prefix = line.substr(worker, line.find(')', worker) - worker);
+  std::optional<std::string_view> pid = after(prefix, "pid=");
+  std::optional<uint64_t> id = pid ? leading_count(*pid) : std::nullopt;
+  if (!id) return std::nullopt;
+  std::string key = std::to_string(*id);
+  if (std::optional<std::string_view> ip = after(prefix, "ip=")) key += "@" + std::string(trim(*ip));
+  return key;
+}
+
+// The global rank a worker announces: "[parallel_state.py:1134] rank 1 in
+// world size 2 is assigned as DP rank 0, PP rank 0, TP rank 1"
+// (initialize_model_parallel, since about v0.9). A line cut after "in
+// world" still names it.
+std::optional<uint64_t> announced_rank(std::string_view line) {
+  std::optional<std::string_view> r = after(line, "] rank ");
+  if (!r) return std::nullopt;
+  const size_t digits = r->find_first_not_of("0123456789");
+  if (digits == 0 || digits == std::string_view::npos || !r->substr(digits).starts_with(" in world")) {
+    return std::nullopt;
+  }
+  return leading_count(*r);
+}
+
+// The rank a record belongs to: "(VllmWorker rank=1 pid=7)" or
+// "(Worker_TP1 pid=7)" names it; a worker that gives only its pid
+// ("(VllmWorkerProcess pid=6494)", V0; "(RayWorkerWrapper pid=1384)") is
+// the rank its parallel_state line announced, else the next rank no
+// worker announced, in order of appearance; the engine's own records (no
 // worker prefix, or "(EngineCore_0 pid=...)") are rank 0. Every line's
 // rank is counted, whatever it prints: an excerpt may keep the weights
 // lines of two ranks and the "Using model weights format" lines of four
 // (genlm-backend#10), and the processes are the ranks that ran.
 class RankMap {
  public:
+  // Reads every worker's announced rank first: a worker logs its load
+  // before some of its lines, and after others.
+  explicit RankMap(std::span<const LogLine> lines) {
+    for (const LogLine& line : lines) {
+      std::optional<std::string> key = worker_key(line.text);
+      std::optional<uint64_t> rank = key ? announced_rank(line.text) : std::nullopt;
+      if (rank && *rank < kMaxLogDevices && !find(announced_, *key)) announced_.emplace_back(*key, *rank);
+    }
+  }
   std::string rank_of(std::string_view line) {
     const uint64_t rank = rank_number(line);
     if (rank < kMaxLogDevices && std::find(seen_.begin(), seen_.end(), rank) == seen_.end()) {
@@ -52,6 +94,20 @@ class RankMap {
   uint64_t ranks_seen() const { return seen_.size(); }
 
  private:
+  using Ranks = std::vector<std::pair<std::string, uint64_t>>;
+
+  static std::optional<uint64_t> find(const Ranks& ranks, const std::string& key) {
+    for (const auto& [k, rank] : ranks) {
+      if (k == key) return rank;
+    }
+    return std::nullopt;
+  }
+  bool taken(uint64_t rank) const {
+    const auto has = [rank](const auto& entry) { return entry.second == rank; };
+    return std::any_of(announced_.begin(), announced_.end(), has) ||
+           std::any_of(assigned_.begin(), assigned_.end(), has);
+  }
+
   uint64_t rank_number(std::string_view line) {
     if (std::optional<std::string_view> r = after(line, " rank=")) {
       if (std::optional<uint64_t> rank = leading_count(*r)) return *rank;
@@ -61,19 +117,18 @@ class RankMap {
       if (!r) continue;
       if (std::optional<uint64_t> rank = leading_count(*r)) return *rank;
     }
-    const size_t worker = line.find("Worker");
-    if (worker == std::string_view::npos) return 0;
-    std::optional<std::string_view> pid = after(line.substr(worker), "pid=");
-    std::optional<uint64_t> id = pid ? leading_count(*pid) : std::nullopt;
-    if (!id) return 0;
-    for (size_t i = 0; i < pids_.size(); ++i) {
-      if (pids_[i] == *id) return i + 1;
-    }
-    if (pids_.size() < kMaxLogDevices) pids_.push_back(*id);
-    return pids_.size();
+    std::optional<std::string> key = worker_key(line);
+    if (!key) return 0;
+    if (std::optional<uint64_t> rank = find(announced_, *key)) return *rank;
+    if (std::optional<uint64_t> rank = find(assigned_, *key)) return *rank;
+    uint64_t next = 1;
+    while (next < kMaxLogDevices && taken(next)) ++next;
+    if (next < kMaxLogDevices) assigned_.emplace_back(*key, next);
+    return next;
   }
 
-  std::vector<uint64_t> pids_;
+  Ranks announced_;  // worker key -> the rank its parallel_state line names
+  Ranks assigned_;   // worker key -> the rank given in order of appearance
   std::vector<uint64_t> seen_;
 };
 
@@ -151,6 +206,17 @@ void read_sizes(const LogLine& line, const std::string& rank, LogBuilder& out) {
     std::optional<PrintedQuantity> q;
     if (slash != std::string_view::npos) q = leading_quantity(device->substr(slash + 1), vllm_units());
     if (LogDevice* d = out.device(rank); q && d != nullptr && !d->total_bytes) d->total_bytes = q->scaled.value;
+  }
+  // "Actual usage is 16.92 GiB for weight, 5.66 GiB for peak activation,
+  // ...": the same model_runner.model_memory_usage that "Model loading
+  // took" prints (v1/worker/gpu_worker.py, determine_available_memory's
+  // --kv-cache-memory hint, v0.11 on). Not the later "15.03 GiB for
+  // consumed memory (weights + non-torch)", which adds the non-torch.
+  if (std::optional<std::string_view> usage = after(line.text, "Actual usage is ")) {
+    std::optional<PrintedQuantity> q = leading_quantity(*usage, vllm_units());
+    if (q && usage->find(" for weight,") < usage->find(',')) {
+      out.bytes(rank, LogFigure::kWeights, *q, line.number, Merge::kFirst);
+    }
   }
   if (std::optional<std::string_view> u = after(line.text, "Desired GPU memory utilization is (")) {
     out.setting("gpu_memory_utilization", u->substr(0, u->find(',')));
@@ -287,7 +353,7 @@ class VllmReader final : public LogReader {
     return false;
   }
   void read(std::span<const LogLine> lines, LogBuilder& out) const override {
-    RankMap ranks;
+    RankMap ranks(lines);
     for (const LogLine& line : lines) read_line(line, ranks, out);
     // The processes the log shows, for a log whose settings do not name
     // the tensor parallelism (vllm_pricer.cc).

@@ -43,6 +43,49 @@ TEST(SglangLog, TensorParallelRanksFromTheirTags) {
   EXPECT_EQ(find_figure(log, "rank1", LogFigure::kTokenPool)->value, 2'090'351u);
 }
 
+TEST(SglangLog, DataParallelAttentionFromTagsWhoseTpRanksRunOnAcrossDpRanks) {
+  // sgl-project/sglang#17392: "[2026-05-07 13:39:14 DP1 TP1 EP1]" on four
+  // ranks, no server_args: DP d on TP d is one TP group of 4 split into 4
+  // attention DP ranks (attn_dp_rank = tp_rank // attn_tp_size, attn_tp_size 1).
+  const RuntimeLog log = read("sglang", "sglang-17392-qwen3-30b-a3b-dp4-attn-tp4.log");
+  EXPECT_EQ(setting_of(log, "enable_dp_attention"), "True");
+  EXPECT_EQ(setting_of(log, "dp_size"), "4");
+  // "mem usage=16.39 GB": 1639 x 2^30 / 100 = 17,598,628,495.36.
+  EXPECT_EQ(find_figure(log, "rank3", LogFigure::kWeights)->value, 17'598'628'495u);
+  // DP replicas each number their own TP group from 0 ("DP1 TP0"): no
+  // attention split fits, nothing is inferred.
+  const RuntimeLog replicas = read_runtime_log(
+      "[2026-01-01 10:00:00 DP0 TP0] Load weight end. type=X, avail mem=60.00 GB, mem usage=15.00 GB.\n"
+      "[2026-01-01 10:00:00 DP0 TP1] Load weight end. type=X, avail mem=60.00 GB, mem usage=15.00 GB.\n"
+      "[2026-01-01 10:00:00 DP1 TP0] Load weight end. type=X, avail mem=60.00 GB, mem usage=15.00 GB.\n")
+                                   .value();
+  EXPECT_EQ(replicas.setting("enable_dp_attention"), nullptr);
+  // Two attention DP ranks of TP 2 each: DP 1 on TP 2 and 3.
+  const RuntimeLog halves = read_runtime_log(
+      "[2026-01-01 10:00:00 DP0 TP1] Load weight end. type=X, avail mem=60.00 GB, mem usage=15.00 GB.\n"
+      "[2026-01-01 10:00:00 DP1 TP2] Load weight end. type=X, avail mem=60.00 GB, mem usage=15.00 GB.\n"
+      "[2026-01-01 10:00:00 DP1 TP3] Load weight end. type=X, avail mem=60.00 GB, mem usage=15.00 GB.\n")
+                                .value();
+  EXPECT_EQ(setting_of(halves, "enable_dp_attention"), "True");
+  EXPECT_EQ(setting_of(halves, "dp_size"), "2");  // 3 // 2 + 1
+}
+
+TEST(SglangLog, TheMxfp4KernelFromServerArgsWarningOrItsSetting) {
+  // server_args.py's GPT-OSS adjustments log the kernel they pick.
+  const RuntimeLog flashinfer = read_runtime_log(
+      "[2025-10-12 21:13:00] Detected SM100 and MXFP4 quantization format for GPT-OSS model, "
+      "enabling FlashInfer MXFP4 MOE kernel.\n"
+      "[2025-10-12 21:14:09] Load weight end. type=GptOssForCausalLM, dtype=torch.bfloat16, "
+      "avail mem=163.13 GB, mem usage=14.53 GB.\n")
+                                    .value();
+  EXPECT_EQ(setting_of(flashinfer, "mxfp4_backend"), "flashinfer");
+  const RuntimeLog triton = read_runtime_log(
+      "[2025-10-12 21:13:00] server_args=ServerArgs(model_path='openai/gpt-oss-20b', "
+      "moe_runner_backend='triton_kernel', tp_size=1)\n")
+                                .value();
+  EXPECT_EQ(setting_of(triton, "mxfp4_backend"), "triton");
+}
+
 TEST(SglangLog, ZeroFourLinesGiveThePoolAndTheFreeMemoryBeforeTheWeights) {
   // SGLang's docs, 2025-01-23 (0.4.x): the load line has no "mem usage",
   // the KV line no "#tokens"; max_total_num_tokens is the pool.

@@ -58,6 +58,38 @@ TEST(VllmLog, EveryWorkersLineCountsItsRankNotOnlyTheFiguresLines) {
   EXPECT_EQ(read("vllm-10517-llama31-8b-rtx3090-20k.log").setting("ranks_seen"), nullptr);
 }
 
+
+TEST(VllmLog, RayWorkersAreTheRanksTheirParallelStateLinesAnnounce) {
+  // dennislee22/vLLM-benchmarking, v0.10.1.1 over Ray, TP 2 on two nodes:
+  // "(EngineCore_0 pid=1257) (RayWorkerWrapper pid=1384) ... rank 0 in
+  // world size 2" and "(RayWorkerWrapper pid=374, ip=10.254.6.219) ...
+  // rank 1 in world " (the file wraps its lines, so neither the config line
+  // nor the args give the TP). The engine's own lines are rank 0 too: two
+  // ranks, not three (pid 1384 was rank 1 and pid 374 rank 2 before).
+  const RuntimeLog log = read("vllm-dennislee-qwen2-7b-tp2-a100-40gb-ray-u05.log");
+  EXPECT_EQ(setting_of(log, "ranks_seen"), "2");
+  // "Model loading took 7.1217 GiB", pid 1384's: 71217 x 2^30 / 10^4 = 7,646,867,147.98.
+  const PrintedFigure* w0 = find_figure(log, "rank0", LogFigure::kWeights);
+  ASSERT_NE(w0, nullptr);
+  EXPECT_EQ(w0->value, 7'646'867'148u);
+  // "Available KV cache memory: 11.03 GiB", pid 1384's too (pid 374's
+  // lines are cut before their figures): 1103 x 2^30 / 100 = 11,843,372,318.72.
+  const PrintedFigure* kv0 = find_figure(log, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(kv0, nullptr);
+  EXPECT_EQ(kv0->value, 11'843'372'319u);
+
+  // gpt-oss-120b, TP 4 over four Ray nodes: pid 345 runs on two of them
+  // (10.42.11.243, rank 1 by its line; 10.42.9.225, no line of its own
+  // past Ray's "[repeated 3x across cluster]"), so a worker is its pid and
+  // node; pid 1273 announced rank 0. The unannounced take 2 and 3.
+  const RuntimeLog oss = read("vllm-dennislee-gpt-oss-120b-tp4-a100-80gb-ray-u08.log");
+  EXPECT_EQ(setting_of(oss, "ranks_seen"), "4");
+  for (std::string_view rank : {"rank0", "rank1", "rank2", "rank3"}) {
+    const PrintedFigure* w = find_figure(oss, rank, LogFigure::kWeights);
+    ASSERT_NE(w, nullptr) << rank;
+    EXPECT_EQ(w->value, 18'491'659'570u) << rank;  // 17.2217 GiB: 172217 x 2^30 / 10^4
+  }
+}
 TEST(VllmLog, V082PrintsLowercaseCudaBlocksAndANamespaceOfArgs) {
   // Hugging Face cookbook (vLLM 0.8.2, T4): "[executor_base.py:111] # cuda
   // blocks: 3637, # CPU blocks: 1170"; "[api_server.py:982] args:

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "engines/sglang/allocator_rounding.h"
+#include "engines/sglang/dp_attention_weights.h"
+#include "engines/shared/gpu_class.h"
 #include "engines/shared/parallel_tensors.h"
 #include "engines/shared/tp_rank_weights.h"
 #include "memfit/checked_math.h"
@@ -81,6 +83,11 @@ uint64_t activation_bytes(const ModelSpec& spec, const Settings& s) {
 }
 
 }  // namespace
+
+Mxfp4Kernel sglang_mxfp4_kernel(std::string_view gpu_name) {
+  return classify_gpu(gpu_name) == GpuClass::kBlackwellDatacenter ? Mxfp4Kernel::kFlashInfer
+                                                                  : Mxfp4Kernel::kTriton;
+}
 
 GpuDefaults gpu_defaults(uint64_t gpu_mem_mib, uint64_t tp) {
   if (gpu_mem_mib < mib(20)) return {2048, 8};                      // T4, 4080
@@ -206,15 +213,19 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   s.chunked_prefill_size = s.chunked_prefill_size.value_or(d.chunked_prefill_size);
   s.cuda_graph_max_bs = s.cuda_graph_max_bs.value_or(d.cuda_graph_max_bs);
 
-  // SGLang's MXFP4 MoE layout is not read: vLLM's Triton one stands in.
-  Result<TpRankWeights> weights =
-      tp_rank_weights(model, tensors, s.tensor_parallel, Mxfp4Kernel::kTriton);
+  // An MXFP4 checkpoint's experts as the MoE kernel lays them out
+  // (sglang_mxfp4_kernel).
+  Result<TpRankWeights> weights = tp_rank_weights(model, tensors, s.tensor_parallel, s.mxfp4_kernel);
   if (!weights) return weights.error();
   // The allocator's rounding of each parameter's segment: SGLang's "mem
   // usage" counts it (allocator_rounding.h).
   p.allocator_rounding_bytes = allocator_rounding_bytes(spec, s.tensor_parallel);
-  p.weights_bytes = (CheckedBytes(weights->bytes) + p.allocator_rounding_bytes).saturated();
-  p.weights_exact = weights->exact;
+  // Under DP attention a rank holds its attention at the attention TP's
+  // split and the embedding whole (dp_attention_weights.h).
+  p.dp_attention_weights_bytes = dp_attention_weights_bytes(spec, s.tensor_parallel, attention_tp(s));
+  p.weights_bytes =
+      (CheckedBytes(weights->bytes) + p.allocator_rounding_bytes + p.dp_attention_weights_bytes).saturated();
+  p.weights_exact = weights->exact && p.dp_attention_weights_bytes == 0;
 
   // profile_max_num_token: rest = free after the load - free before it x
   // (1 - fraction); tokens = rest // cell; then down to whole pages.

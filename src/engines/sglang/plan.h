@@ -32,9 +32,11 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engines/sglang/state_pool.h"
+#include "engines/shared/tp_rank_weights.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
 #include "memfit/safetensors.h"
@@ -75,7 +77,26 @@ struct Settings {
   bool rocm = false;                           // an AMD GPU (ROCm): aiter by default
   uint64_t gpu_total_bytes = 0;                // the GPU's total (0: unknown)
   StateSettings state;                         // --max-mamba-cache-size ... --disable-radix-cache
+  // The MoE kernel of an MXFP4 checkpoint (gpt-oss), which lays its experts
+  // out (sglang_mxfp4_kernel).
+  Mxfp4Kernel mxfp4_kernel = Mxfp4Kernel::kTriton;
 };
+
+// The MoE kernel SGLang runs gpt-oss's MXFP4 experts on by default
+// (server_args.py, the GptOssForCausalLM adjustments: moe_runner_backend
+// "flashinfer_mxfp4" on SM 10.x, else "triton_kernel" where
+// triton_kernels is installed): FlashInfer on datacenter Blackwell (by the
+// GPU's name), triton_kernels otherwise. FlashInfer's create_weights pads
+// the expert width and the hidden size to 256 and keeps the biases in
+// float32 with gemm1's alpha, beta and clamp limit (quantization/mxfp4.py),
+// the layout vLLM's FlashInfer kernel holds (docs/engine-vllm.md, "MXFP4
+// experts").
+Mxfp4Kernel sglang_mxfp4_kernel(std::string_view gpu_name);
+
+// The request's engine_fields entry by which check-log passes the MXFP4
+// kernel a SGLang log names (a to_string(Mxfp4Kernel)); not a field a
+// request may give.
+inline constexpr std::string_view kSglangLogMxfp4Kernel = "sglang_log_mxfp4_kernel";
 
 // The GPU-size defaults of _handle_gpu_memory_settings: chunked prefill
 // and the largest CUDA-graph batch, by the GPU's memory in MiB and TP.
@@ -123,8 +144,9 @@ struct Plan {
   bool mem_fraction_computed = false;
   bool aiter_fraction_cut = false;  // the fraction is x 0.85 (kAiterFractionScale)
   uint64_t gpu_mem_mib = 0;         // SGLang's gpu_mem
-  uint64_t weights_bytes = 0;        // the tensors + the allocator's rounding
+  uint64_t weights_bytes = 0;        // the tensors + the allocator's rounding + DP attention's
   uint64_t allocator_rounding_bytes = 0;  // of those, held past the tensors (allocator_rounding.h)
+  uint64_t dp_attention_weights_bytes = 0;  // of those, DP attention's whole attention share (modelled)
   bool weights_exact = false;       // split from the headers' tensor list
   uint64_t startup_bytes = 0;
   uint64_t free_before_load_bytes = 0;  // total - startup

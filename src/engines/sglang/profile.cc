@@ -129,6 +129,7 @@ Status SglangProfile::resolve_host(const EstimateRequest& r, RequestContext&, Pr
   s.rocm = p.platform.backend == Backend::kRocm;
   if (const GpuMemory* gpu = selected_gpu(r, p.host)) {
     s.gpu_total_bytes = gpu->total_bytes;
+    s.mxfp4_kernel = sglang_mxfp4_kernel(gpu->name);
   } else if (r.memory_limit_bytes || p.budget.source == BudgetSource::kExplicit) {
     // The request's own limit first: a context may apply a limit of its
     // own to the budget (check-log's replay has no machine).
@@ -136,6 +137,10 @@ Status SglangProfile::resolve_host(const EstimateRequest& r, RequestContext&, Pr
     p.warnings.push_back(Warning{WarningKind::kRequest,
                                  "no GPU found: the memory limit is taken as the GPU's total (give "
                                  "--gpu NAME for another machine's)"});
+  }
+  // check-log passes the MXFP4 kernel its log names, or its GPU's (plan.h).
+  if (auto named = r.engine_fields.find(kSglangLogMxfp4Kernel); named != r.engine_fields.end()) {
+    if (std::optional<Mxfp4Kernel> kernel = parse_mxfp4_kernel(named->second)) s.mxfp4_kernel = *kernel;
   }
   return Status::Ok();
 }

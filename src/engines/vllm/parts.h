@@ -62,6 +62,15 @@ void vllm_request_blocks(VllmKvLayout& layout, const VllmSettings& settings, uin
 
 VllmCapacity vllm_capacity(const VllmKvLayout& layout, uint64_t kv_bytes, uint64_t max_model_len);
 
+// The blocks, tokens and concurrency of a pipeline-parallel run whose stage
+// s (0 holding the first layers) had stage_kv_bytes[s] of KV memory on
+// each of its workers: every stage sizes its blocks over its own layers
+// (get_pp_indices) and the engine keeps the fewest (unify_kv_cache_configs,
+// v1/core/kv_cache_utils.py). Fails (kUsage) when there are more stages
+// than layers, a stage holds no KV layer, or vllm_kv_layout refuses a stage.
+Result<VllmCapacity> vllm_pipeline_capacity(const ModelSpec& spec, const VllmSettings& settings,
+                                            std::span<const uint64_t> stage_kv_bytes);
+
 }  // namespace memfit
 
 #endif  // MEMFIT_ENGINES_VLLM_PARTS_H_

@@ -33,6 +33,26 @@ TEST(SglangDefaults, GpuTiersPickChunkedPrefillAndGraphBatch) {
   EXPECT_EQ(gpu_defaults(187392, 1).chunked_prefill_size, 16384u);
 }
 
+TEST(SglangMxfp4, FlashInferOnDatacenterBlackwellTritonKernelsElsewhere) {
+  // server_args.py's GPT-OSS adjustments: flashinfer_mxfp4 on SM 10.x, else
+  // triton_kernel.
+  EXPECT_EQ(sglang_mxfp4_kernel("NVIDIA B200"), Mxfp4Kernel::kFlashInfer);
+  EXPECT_EQ(sglang_mxfp4_kernel("NVIDIA GB200"), Mxfp4Kernel::kFlashInfer);
+  EXPECT_EQ(sglang_mxfp4_kernel("NVIDIA H100 80GB HBM3"), Mxfp4Kernel::kTriton);
+  EXPECT_EQ(sglang_mxfp4_kernel(""), Mxfp4Kernel::kTriton);
+  // gpt-oss-20b's 768 experts, the layouts of vllm/mxfp4_layout_test.cc:
+  // FlashInfer's 15,077,388 B an expert against triton_kernels'
+  // 14,060,160, 1,017,228 more each: 781,231,104 B more a rank at TP 1.
+  const Model m = testing::corpus_model("gpt_oss/gpt-oss-20b", 13'761'264'768ull);
+  Settings s;
+  s.gpu_total_bytes = 183359ull << 20;  // nvidia-smi's total of a B200
+  Result<Plan> triton = plan_sglang(m, {}, s);
+  s.mxfp4_kernel = Mxfp4Kernel::kFlashInfer;
+  Result<Plan> flashinfer = plan_sglang(m, {}, s);
+  ASSERT_TRUE(triton.ok() && flashinfer.ok());
+  EXPECT_EQ(flashinfer->weights_bytes - triton->weights_bytes, 781'231'104u);
+}
+
 TEST(SglangDefaults, MemFractionIsComputedFromTheGpuNotTheDocumented09) {
   // H100, TP 1: reserved 512 + 8192 x 1.5 + 256 x 2 + 1 / 8 x 1024
   // = 13,440 MiB (over the 10 GiB floor); (81,559 - 13,440) / 81,559

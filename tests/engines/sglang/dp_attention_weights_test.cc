@@ -1,0 +1,38 @@
+// A rank's weights under SGLang's --enable-dp-attention
+// (docs/engine-sglang.md, "Rules", weights): the attention split by the
+// attention TP group, the embedding whole. Worked by hand on Qwen3-30B-A3B
+// (48 layers, hidden 2,048, 32 heads and 4 KV heads of 128, vocabulary
+// 151,936) at TP 4 with DP 4 (attention TP 1), as sglang#17392 ran it.
+#include <gtest/gtest.h>
+
+#include "engines/sglang/dp_attention_weights.h"
+#include "support/corpus.h"
+
+namespace memfit::sglang {
+namespace {
+
+TEST(SglangDpAttentionWeights, AttentionAtTheAttentionTpAndTheEmbeddingWhole) {
+  const ModelSpec spec = testing::corpus_spec("qwen3_moe/Qwen3-30B-A3B");
+  // A layer's q and o: 32 x 128 x 2,048 x 2 = 16,777,216 parameters. At
+  // attention TP 1 a rank holds them whole and all 4 KV heads' k and v
+  // (4 x 128 x 2,048 x 2 = 2,097,152): 18,874,368; at TP 4, 4,194,304 and
+  // one KV head's 524,288: 4,718,592. 14,155,776 more a layer x 48 =
+  // 679,477,248. The embedding, 151,936 rows (a multiple of 64) x 2,048 =
+  // 311,164,928, whole rather than a quarter: 233,373,696 more. In all
+  // 912,850,944 parameters x 2 B = 1,825,701,888 B.
+  EXPECT_EQ(dp_attention_weights_bytes(spec, 4, 1), 1'825'701'888u);
+  // DP 2 of TP 4 (attention TP 2): q and o 8,388,608 and 2 KV heads'
+  // 1,048,576 = 9,437,184 a layer, 4,718,592 more than TP 4's, x 48 =
+  // 226,492,416; + the embedding's 233,373,696 = 459,866,112 x 2 B.
+  EXPECT_EQ(dp_attention_weights_bytes(spec, 4, 2), 919'732'224u);
+}
+
+TEST(SglangDpAttentionWeights, NothingWithoutDpAttentionOrForAQuantizedCheckpoint) {
+  const ModelSpec spec = testing::corpus_spec("qwen3_moe/Qwen3-30B-A3B");
+  EXPECT_EQ(dp_attention_weights_bytes(spec, 4, 4), 0u);  // attention TP = TP: no DP attention
+  // An FP8 checkpoint's projections are 1 byte with block scales: not priced.
+  EXPECT_EQ(dp_attention_weights_bytes(testing::corpus_spec("qwen3_moe/Qwen3-30B-A3B-FP8"), 4, 1), 0u);
+}
+
+}  // namespace
+}  // namespace memfit::sglang
