@@ -302,6 +302,43 @@ TEST(CheckLog, AForksOwnBuildNumberUnderKvUnifiedIsSetAside) {
             c.log.notes.end());
 }
 
+TEST(CheckLog, TheCommandsTensorOverridesKeepTheExpertsOnTheHost) {
+  // ik_llama.cpp#514's mainline run (b5622): Qwen3-30B-A3B Q4_K_M with
+  // -ot ".ffn_.*_exps.=CPU" on an RTX 4090 and an RTX 5090, the config
+  // beside it. Every expert tensor stays on the host, so each GPU holds its
+  // blocks' attention, norms and routers (and CUDA1 the output layer):
+  // printed 135.76 and 648.66 MiB, where memfit read without the rule put
+  // the experts there too (4419.76 and 13104.67 MiB). Read from the
+  // command, the rule prices both within the print (5,243 B a line).
+  LogCheckOptions options;
+  options.config_json = read_test_log("llamacpp", "llamacpp-ik514-qwen3-30b-a3b-q4km-4090-5090-ot.config.json");
+  options.command = "./llama.cpp/llama-cli --model Qwen3-30B-A3B-Q4_K_M.gguf --ctx-size 16384 "
+                    "--n-gpu-layers 99 -ot \".ffn_.*_exps.=CPU\" -no-cnv";
+  const LogCheck c = check("llamacpp", "llamacpp-ik514-qwen3-30b-a3b-q4km-4090-5090-ot.log", options);
+  for (const char* gpu : {"CUDA0", "CUDA1"}) {
+    const FigureCheck* model = figure(c, gpu, LogFigure::kModel);
+    ASSERT_NE(model, nullptr) << gpu;
+    ASSERT_TRUE(model->memfit.has_value()) << gpu;
+    const uint64_t printed = model->printed.value;
+    const uint64_t gap = *model->memfit > printed ? *model->memfit - printed : printed - *model->memfit;
+    EXPECT_LE(gap, 5'243u) << gpu << ": " << *model->memfit << " against " << printed;
+  }
+  // 135.76 MiB = 142,354,677.76 B, rounded once.
+  EXPECT_EQ(figure(c, "CUDA0", LogFigure::kModel)->printed.value, 142'354'678u);
+}
+
+TEST(CheckLog, CpuMoeAndNCpuMoeOfTheCommandAreRead) {
+  // --cpu-moe is the rule llama.cpp's common/arg.cpp adds for it (every
+  // block's routed experts to the CPU), after the -ot rules given;
+  // -ncmoe N is memfit's n_cpu_moe.
+  LogCheckOptions options;
+  options.command = "llama-server -m m.gguf -ot exps=CUDA0 --cpu-moe -ncmoe 12";
+  const LogCheck c = check("llamacpp", "llamacpp-ci4897-pythia28-q8_0-v100-cuda.log", options);
+  EXPECT_EQ(testing::setting_of(c.log, "override_tensor"),
+            "exps=CUDA0,\\.ffn_(up|down|gate)_exps=CPU");
+  EXPECT_EQ(testing::setting_of(c.log, "n_cpu_moe"), "12");
+}
+
 TEST(CheckLog, TheCommandLinesEmbeddingsAndPoolingPriceTheOutputBuffer) {
   // ggml-org/ci's b4897 Pythia-2.8B run (n_embd 2560, n_ctx = n_batch =
   // 2048, one sequence) checked as if llama-server had been given
