@@ -339,6 +339,51 @@ TEST(CheckLog, CpuMoeAndNCpuMoeOfTheCommandAreRead) {
   EXPECT_EQ(testing::setting_of(c.log, "n_cpu_moe"), "12");
 }
 
+TEST(CheckLog, WithoutKvOffloadTheAttentionComputesOnTheHost) {
+  // ggml-org/llama.cpp#12946 (b5121): GLM-Z1-9B, every layer on an RTX
+  // 3080, -nkvo, 32,000 cells, no flash attention. llama.cpp runs every
+  // node between the KV store and the attention output on the CPU when
+  // the cache is the host's (llama-graph.cpp, build_attn_mha), so the
+  // scores are in the host's buffer (printed 2071.51 MiB) and CUDA0 keeps
+  // the output layer's logits and result_norm: 4 B x 512 rows x (151,552
+  // vocabulary + 4,096 hidden) = 318,767,104 B, 304.00 MiB against the
+  // printed 312.00 (memfit put the scores there: 2103.50 MiB).
+  const LogCheck c = check("llamacpp", "llamacpp-12946-glm-z1-9b-rtx3080.log");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_TRUE(gpu->memfit.has_value());
+  EXPECT_EQ(*gpu->memfit, 318'767'104u);
+  // The host holds the scores at least: 4 B x 32,000 cells x 512 x 32
+  // heads = 2,097,152,000 B.
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  ASSERT_TRUE(host->memfit.has_value());
+  EXPECT_GE(*host->memfit, 2'097'152'000u);
+}
+
+TEST(CheckLog, TensorOverridesOfAModelWithoutATensorListAreSaidAndTheRestPriced) {
+  // ik_llama.cpp#394's mainline run (b5331): DeepSeek-V3-0324 from its
+  // config, whose tensors memfit's converter does not build, with -ot
+  // rules for its experts. The rules move tensors by GGUF names, which
+  // this model has none of: the run is priced without them, with a note,
+  // so the KV cache still is. CUDA0's 15 MLA layers at 16,384 cells, the
+  // latent K alone (576 x 2 B): 15 x 576 x 2 x 16,384 = 283,115,520 B; the
+  // printed 510.00 MiB (534,773,760 B) is 15 x (576 + 512) x 2 x 16,384,
+  // the V tensor b5331 still kept beside it (before llama.cpp #19067).
+  LogCheckOptions options;
+  options.config_json = read_test_log("llamacpp", "llamacpp-ik394-deepseek-v3-q2kxl-4gpu-ot-ub1024.config.json");
+  const LogCheck c = check("llamacpp", "llamacpp-ik394-deepseek-v3-q2kxl-4gpu-ot-ub1024.log", options);
+  EXPECT_TRUE(c.not_priced.empty()) << c.not_priced;
+  const FigureCheck* kv = figure(c, "CUDA0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  ASSERT_TRUE(kv->memfit.has_value());
+  EXPECT_EQ(*kv->memfit, 283'115'520u);
+  EXPECT_EQ(kv->printed.value, 534'773'760u);
+  EXPECT_TRUE(std::any_of(c.log.notes.begin(), c.log.notes.end(), [](const std::string& n) {
+    return n.starts_with("the command's tensor overrides are not priced: override_tensor");
+  }));
+}
+
 TEST(CheckLog, TheCommandLinesEmbeddingsAndPoolingPriceTheOutputBuffer) {
   // ggml-org/ci's b4897 Pythia-2.8B run (n_embd 2560, n_ctx = n_batch =
   // 2048, one sequence) checked as if llama-server had been given
