@@ -379,6 +379,9 @@ TEST(CheckLog, TensorOverridesOfAModelWithoutATensorListAreSaidAndTheRestPriced)
   ASSERT_TRUE(kv->memfit.has_value());
   EXPECT_EQ(*kv->memfit, 283'115'520u);
   EXPECT_EQ(kv->printed.value, 534'773'760u);
+  // The row says why, and is modelled: the pinned build's rule is not b5331's.
+  EXPECT_NE(kv->note.find("builds before llama.cpp #19067 (V-less cache) kept one"), std::string::npos) << kv->note;
+  EXPECT_EQ(kv->basis, FigureBasis::kModelled);
   EXPECT_TRUE(std::any_of(c.log.notes.begin(), c.log.notes.end(), [](const std::string& n) {
     return n.starts_with("the command's tensor overrides are not priced: override_tensor");
   }));
