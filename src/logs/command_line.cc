@@ -1,6 +1,9 @@
 // Flags of a command line (command_line.h), matched as whole words.
 #include "logs/command_line.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace memfit::logs {
 namespace {
 
@@ -41,6 +44,32 @@ std::optional<std::string_view> flag_value(std::string_view command,
     if (!value.empty() && !value.starts_with('-')) return value;
   }
   return std::nullopt;
+}
+
+std::vector<std::string_view> flag_values(std::string_view command,
+                                          std::initializer_list<std::string_view> names) {
+  // (position, value) of every use of every name, then by position: a rule
+  // list keeps the order the command gave it.
+  std::vector<std::pair<size_t, std::string_view>> found;
+  for (std::string_view name : names) {
+    size_t from = 0;
+    while (from < command.size()) {
+      const size_t at = word_at(command.substr(from), name);
+      if (at == std::string_view::npos) break;
+      const size_t start = from + at;
+      std::string_view rest = command.substr(start + name.size());
+      if (rest.starts_with('\'')) rest.remove_prefix(1);
+      if (rest.starts_with('=')) rest.remove_prefix(1);
+      const std::string_view value = next_word(rest);
+      if (!value.empty() && !value.starts_with('-')) found.emplace_back(start, value);
+      from = start + name.size();
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string_view> values;
+  values.reserve(found.size());
+  for (const auto& [at, value] : found) values.push_back(value);
+  return values;
 }
 
 bool flag_given(std::string_view command, std::initializer_list<std::string_view> names) {

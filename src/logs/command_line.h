@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "logs/log_builder.h"
 
@@ -17,6 +18,10 @@ namespace memfit::logs {
 // is given or it has no value.
 std::optional<std::string_view> flag_value(std::string_view command,
                                            std::initializer_list<std::string_view> names);
+// Every value of `names` in `command`, in the order given: a flag that may
+// repeat (llama.cpp's -ot). Empty when none is given with a value.
+std::vector<std::string_view> flag_values(std::string_view command,
+                                          std::initializer_list<std::string_view> names);
 // Whether any of `names` is given as a word of `command`.
 bool flag_given(std::string_view command, std::initializer_list<std::string_view> names);
 // Whether a switch is on: given, and not given a value that turns it off

@@ -192,6 +192,15 @@ bool read_cache_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& 
       }
     }
   }
+  // "V (f16): 976.00 MiB": the V cache's bytes; an MLA cache printing
+  // any kept a V tensor beside its latent (the builds before #19067).
+  if (auto v = after(text, " V (")) {
+    if (auto colon = after(*v, "): ")) {
+      if (std::optional<PrintedQuantity> q = leading_quantity(*colon, binary_units())) {
+        out.setting("kv_v_bytes", std::to_string(q->scaled.value));
+      }
+    }
+  }
   read_cache_shape(text, out);
   if (std::optional<std::string_view> size = after_size_equals(text)) {
     if (std::optional<PrintedQuantity> q = leading_quantity(*size, binary_units())) {

@@ -300,6 +300,17 @@ Status apply_placement(const RuntimeLog& log, LlamaCppPlacementRequest& p,
   }
   if (const LogSetting* s = log.setting("kv_offload"); s != nullptr && s->value == "false") p.no_kv_offload = true;
   if (log.setting("no_mmap") != nullptr) p.no_mmap = true;
+  // The command's -ot rules and --n-cpu-moe (llamacpp_reader.cc,
+  // read_tensor_overrides): a rule memfit cannot read (a device it does
+  // not know) leaves the weights where their layer puts them, with a note.
+  for (std::string_view field : {"override_tensor", "n_cpu_moe"}) {
+    const LogSetting* s = log.setting(field);
+    if (s == nullptr) continue;
+    if (Status set = set_placement_field(p, field, s->value); !set.ok()) {
+      if (field == "override_tensor") p.override_tensor.clear();
+      notes.push_back(fmt::format("the command's {} is not priced: {}", field, set.error().message()));
+    }
+  }
   // Pipeline parallelism as the run had it: llama_context prints "pipeline
   // parallelism enabled" just above the compute buffers (from #6017), so a
   // log that prints those without it ran with one copy, whatever memfit's
@@ -869,6 +880,8 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
     const std::optional<uint64_t> rows = (CheckedBytes(*cells) * *layers * streams).value();
     if (rows && *rows > 0) printed_k_row = *k_bytes / *rows;
   }
+  // An MLA cache that printed V bytes (K (f16): ..., V (f16): 976.00 MiB).
+  const bool latent_v_printed = latent > 0 && count_setting(log, "kv_v_bytes").value_or(0) > 0;
   std::optional<uint64_t> latent_row;
   if (latent > 0) {
     const std::array<uint64_t, 1> row = {latent};
@@ -884,6 +897,11 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
                               "the GGUF has no attn_k_b/attn_v_b (converted before #12801), so "
                               "llama.cpp caches every head's K and V",
                               *printed_k_row, *latent_row));
+    }
+    if (f == LogFigure::kKvCache && latent_v_printed && *c.memfit < c.printed.value) {
+      append_note(c, "the log's MLA cache prints a V tensor beside the latent K (kv_lora_rank wide): "
+                     "builds before llama.cpp #19067 (V-less cache) kept one, memfit prices K alone");
+      c.basis = FigureBasis::kModelled;  // the pinned build's rule, not this build's
     }
     if (placed && gpu && split_unknown) {
       append_note(c, "the log names neither the GPUs' free memory nor a tensor split: memfit splits the "

@@ -230,6 +230,27 @@ void read_offload(std::string_view rest, LogBuilder& out) {
   }
 }
 
+// The weights a command line keeps off their layer's device, which the
+// log does not print (llama.cpp names each overridden tensor only at
+// verbose level): every -ot/--override-tensor PATTERN=DEVICE rule in the
+// order given, as setting "override_tensor" (the rules joined by ","),
+// --cpu-moe as the rule common/arg.cpp adds for it (every block's routed
+// experts, LLM_FFN_EXPS_REGEX "\\.ffn_(up|down|gate)_exps", to the CPU) after
+// them, and -ncmoe/--n-cpu-moe N as setting "n_cpu_moe".
+void read_tensor_overrides(std::string_view text, LogBuilder& out) {
+  std::string rules;
+  for (std::string_view rule : flag_values(text, {"-ot", "--override-tensor"})) {
+    if (!rules.empty()) rules += ',';
+    rules += rule;
+  }
+  if (flag_given(text, {"-cmoe", "--cpu-moe"})) {
+    if (!rules.empty()) rules += ',';
+    rules += "\\.ffn_(up|down|gate)_exps=CPU";
+  }
+  if (!rules.empty()) out.setting("override_tensor", rules);
+  read_flags(text, {{{"-ncmoe", "--n-cpu-moe"}, "n_cpu_moe"}}, out);
+}
+
 // llama-server's (llama-cli's, ...) command line, when the log (or the
 // caller: LogCheckOptions::command) shows it: what llama.cpp does not
 // print (the tensor split, the split mode), read after the printed
@@ -264,16 +285,24 @@ void read_command(std::string_view text, LogBuilder& out) {
   if (flag_given(text, {"-fa", "--flash-attn"})) out.setting("flash_attn", "enabled");
   if (switch_on(text, {"-nkvo", "--no-kv-offload"})) out.setting("kv_offload", "false");
   if (switch_on(text, {"--no-mmap"})) out.setting("no_mmap", "true");
+  read_tensor_overrides(text, out);
 }
 
-bool is_command_line(std::string_view text) {
-  // Windows builds name their tools with .exe (llama-server.exe).
-  for (std::string_view tool : {"llama-server ", "llama-cli ", "llama-bench ", "llama-mtmd-cli ", "./main ", "llama-embedding ",
-                                "llama-server.exe ", "llama-cli.exe ", "llama-bench.exe ", "llama-embedding.exe "}) {
-    if (contains(text, tool) && contains(text, " -")) return true;
+// Whether a word of `text` names one of llama.cpp's tools: a file name
+// (after any directory) that starts with "llama-" (llama-server,
+// llama-perplexity, llama-sweep-bench, the .exe of a Windows build), or
+// the old ./main.
+bool names_llama_tool(std::string_view text) {
+  if (contains(text, "./main ")) return true;
+  for (size_t at = text.find("llama-"); at != std::string_view::npos; at = text.find("llama-", at + 1)) {
+    const bool word_start = at == 0 || text[at - 1] == ' ' || text[at - 1] == '/' || text[at - 1] == '\\';
+    const size_t end = text.find(' ', at);
+    if (word_start && end != std::string_view::npos && end > at + 6) return true;
   }
   return false;
 }
+
+bool is_command_line(std::string_view text) { return names_llama_tool(text) && contains(text, " -"); }
 
 // One line; false once the log loads a second model after the first's
 // buffers (a draft, a reload): what follows is not read.

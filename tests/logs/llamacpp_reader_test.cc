@@ -262,6 +262,20 @@ TEST(LlamaCppLog, CiCaptureReadsTheEchoedCommandAndTimestampedLines) {
   EXPECT_EQ(log.figures.size(), 6u);
 }
 
+TEST(LlamaCppLog, TensorOverrideRulesOfTheCommandAreReadInTheOrderGiven) {
+  // ik_llama.cpp#394's mainline reference run (b5331) starts with its
+  // llama-server line: five --override-tensor rules, each in single
+  // quotes (dropped), the experts of blocks 0-26 to CUDA0..CUDA3 and every
+  // other block's to the CPU, which llama.cpp tries in that order (the
+  // first match wins). The log itself names no overridden tensor.
+  const RuntimeLog log = read("llamacpp-ik394-deepseek-v3-q2kxl-4gpu-ot-ub1024.log");
+  EXPECT_EQ(setting_of(log, "override_tensor"),
+            "blk\\.([0-7])\\..*_exps\\.=CUDA0,blk\\.([8-9]|1[0-1])\\..*_exps\\.=CUDA1,"
+            "blk\\.(1[2-6])\\..*_exps\\.=CUDA2,blk\\.(1[7-9]|2[0-6])\\..*_exps\\.=CUDA3,"
+            "blk\\..*_exps\\.=CPU");
+  EXPECT_EQ(setting_of(log, "n_ubatch"), "1024");  // printed; -ub 1024 says the same
+}
+
 TEST(LlamaCppLog, OldModelSizeLineIsTheFileSize) {
   // ggml-org/ci, CUDA on a V100, b4343: before print_info, the file's size
   // was "llm_load_print_meta: model size       = 1.49 GiB (4.61 BPW)":

@@ -319,6 +319,91 @@ TEST(CheckLog, AForksOwnBuildNumberUnderKvUnifiedIsSetAside) {
             c.log.notes.end());
 }
 
+TEST(CheckLog, TheCommandsTensorOverridesKeepTheExpertsOnTheHost) {
+  // ik_llama.cpp#514's mainline run (b5622): Qwen3-30B-A3B Q4_K_M with
+  // -ot ".ffn_.*_exps.=CPU" on an RTX 4090 and an RTX 5090, the config
+  // beside it. Every expert tensor stays on the host, so each GPU holds its
+  // blocks' attention, norms and routers (and CUDA1 the output layer):
+  // printed 135.76 and 648.66 MiB, where memfit read without the rule put
+  // the experts there too (4419.76 and 13104.67 MiB). Read from the
+  // command, the rule prices both within the print (5,243 B a line).
+  LogCheckOptions options;
+  options.config_json = read_test_log("llamacpp", "llamacpp-ik514-qwen3-30b-a3b-q4km-4090-5090-ot.config.json");
+  options.command = "./llama.cpp/llama-cli --model Qwen3-30B-A3B-Q4_K_M.gguf --ctx-size 16384 "
+                    "--n-gpu-layers 99 -ot \".ffn_.*_exps.=CPU\" -no-cnv";
+  const LogCheck c = check("llamacpp", "llamacpp-ik514-qwen3-30b-a3b-q4km-4090-5090-ot.log", options);
+  for (const char* gpu : {"CUDA0", "CUDA1"}) {
+    const FigureCheck* model = figure(c, gpu, LogFigure::kModel);
+    ASSERT_NE(model, nullptr) << gpu;
+    ASSERT_TRUE(model->memfit.has_value()) << gpu;
+    const uint64_t printed = model->printed.value;
+    const uint64_t gap = *model->memfit > printed ? *model->memfit - printed : printed - *model->memfit;
+    EXPECT_LE(gap, 5'243u) << gpu << ": " << *model->memfit << " against " << printed;
+  }
+  // 135.76 MiB = 142,354,677.76 B, rounded once.
+  EXPECT_EQ(figure(c, "CUDA0", LogFigure::kModel)->printed.value, 142'354'678u);
+}
+
+TEST(CheckLog, CpuMoeAndNCpuMoeOfTheCommandAreRead) {
+  // --cpu-moe is the rule llama.cpp's common/arg.cpp adds for it (every
+  // block's routed experts to the CPU), after the -ot rules given;
+  // -ncmoe N is memfit's n_cpu_moe.
+  LogCheckOptions options;
+  options.command = "llama-server -m m.gguf -ot exps=CUDA0 --cpu-moe -ncmoe 12";
+  const LogCheck c = check("llamacpp", "llamacpp-ci4897-pythia28-q8_0-v100-cuda.log", options);
+  EXPECT_EQ(testing::setting_of(c.log, "override_tensor"),
+            "exps=CUDA0,\\.ffn_(up|down|gate)_exps=CPU");
+  EXPECT_EQ(testing::setting_of(c.log, "n_cpu_moe"), "12");
+}
+
+TEST(CheckLog, WithoutKvOffloadTheAttentionComputesOnTheHost) {
+  // ggml-org/llama.cpp#12946 (b5121): GLM-Z1-9B, every layer on an RTX
+  // 3080, -nkvo, 32,000 cells, no flash attention. llama.cpp runs every
+  // node between the KV store and the attention output on the CPU when
+  // the cache is the host's (llama-graph.cpp, build_attn_mha), so the
+  // scores are in the host's buffer (printed 2071.51 MiB) and CUDA0 keeps
+  // the output layer's logits and result_norm: 4 B x 512 rows x (151,552
+  // vocabulary + 4,096 hidden) = 318,767,104 B, 304.00 MiB against the
+  // printed 312.00 (memfit put the scores there: 2103.50 MiB).
+  const LogCheck c = check("llamacpp", "llamacpp-12946-glm-z1-9b-rtx3080.log");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_TRUE(gpu->memfit.has_value());
+  EXPECT_EQ(*gpu->memfit, 318'767'104u);
+  // The host holds the scores at least: 4 B x 32,000 cells x 512 x 32
+  // heads = 2,097,152,000 B.
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  ASSERT_TRUE(host->memfit.has_value());
+  EXPECT_GE(*host->memfit, 2'097'152'000u);
+}
+
+TEST(CheckLog, TensorOverridesOfAModelWithoutATensorListAreSaidAndTheRestPriced) {
+  // ik_llama.cpp#394's mainline run (b5331): DeepSeek-V3-0324 from its
+  // config, whose tensors memfit's converter does not build, with -ot
+  // rules for its experts. The rules move tensors by GGUF names, which
+  // this model has none of: the run is priced without them, with a note,
+  // so the KV cache still is. CUDA0's 15 MLA layers at 16,384 cells, the
+  // latent K alone (576 x 2 B): 15 x 576 x 2 x 16,384 = 283,115,520 B; the
+  // printed 510.00 MiB (534,773,760 B) is 15 x (576 + 512) x 2 x 16,384,
+  // the V tensor b5331 still kept beside it (before llama.cpp #19067).
+  LogCheckOptions options;
+  options.config_json = read_test_log("llamacpp", "llamacpp-ik394-deepseek-v3-q2kxl-4gpu-ot-ub1024.config.json");
+  const LogCheck c = check("llamacpp", "llamacpp-ik394-deepseek-v3-q2kxl-4gpu-ot-ub1024.log", options);
+  EXPECT_TRUE(c.not_priced.empty()) << c.not_priced;
+  const FigureCheck* kv = figure(c, "CUDA0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  ASSERT_TRUE(kv->memfit.has_value());
+  EXPECT_EQ(*kv->memfit, 283'115'520u);
+  EXPECT_EQ(kv->printed.value, 534'773'760u);
+  // The row says why, and is modelled: the pinned build's rule is not b5331's.
+  EXPECT_NE(kv->note.find("builds before llama.cpp #19067 (V-less cache) kept one"), std::string::npos) << kv->note;
+  EXPECT_EQ(kv->basis, FigureBasis::kModelled);
+  EXPECT_TRUE(std::any_of(c.log.notes.begin(), c.log.notes.end(), [](const std::string& n) {
+    return n.starts_with("the command's tensor overrides are not priced: override_tensor");
+  }));
+}
+
 TEST(CheckLog, TheCommandLinesEmbeddingsAndPoolingPriceTheOutputBuffer) {
   // ggml-org/ci's b4897 Pythia-2.8B run (n_embd 2560, n_ctx = n_batch =
   // 2048, one sequence) checked as if llama-server had been given

@@ -444,10 +444,21 @@ constexpr uint64_t kOpOffloadMinBatch = 32;
 // A build that casts an F32 mask input under flash attention casts it on
 // the GPU that runs the first block, which holds the cast with the copies
 // it reads (ComputePhases::mask_cast).
+// Without KV offload (-nkvo) every layer's attention runs on the host:
+// llama.cpp pins the nodes between the KV store and the attention output
+// to the CPU backend (llama-graph.cpp, build_attn_mha: "if
+// (!cparams.offload_kqv) ... all nodes between the KV store and the
+// attention output are run on the CPU"; llama_context's graph callback on
+// "kqv_merged_cont" in the builds before the graph rework), so the
+// attention phase's scores are the host's, and a GPU's blocks run the FFN
+// phase (and its output layer the logits) alone. ggml-org/llama.cpp#12946
+// (b5121, GLM-Z1-9B, -nkvo, 32,000 cells): CUDA0 312.00 MiB, the host
+// 2071.51 MiB.
 // docs/llamacpp-rules.md, "Compute buffers on a GPU".
-void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offload,
+void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offload, bool kv_offload,
                    std::vector<DeviceSums>& d) {
-  const uint64_t body = std::max(phases.attention, phases.ffn);
+  const uint64_t gpu_attention = kv_offload ? phases.attention : 0;
+  const uint64_t body = std::max(gpu_attention, phases.ffn);
   for (uint64_t w = 0; w <= lay.gpus; ++w) {
     DeviceSums& x = d[w];
     uint64_t c = 0;
@@ -459,7 +470,7 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
       if (x.runs_weights) c = std::max(c, phases.ffn);
       if (c > 0 && op_offload && lay.op_offload_gpu < lay.gpus && phases.tokens >= kOpOffloadMinBatch) {
         // On the GPU the output phase is without the input rows.
-        uint64_t moved = x.blocks > 0 || x.runs_weights ? std::max(phases.attention, phases.ffn) : 0;
+        uint64_t moved = x.blocks > 0 || x.runs_weights ? std::max(gpu_attention, phases.ffn) : 0;
         if (x.product_before_last > 0) {
           moved = std::max(moved, (CheckedBytes(x.product_before_last) + phases.mask).saturated());
         }
@@ -476,6 +487,8 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
         c = 0;
       }
       c = std::max(c, phases.input);
+      // The host runs every layer's attention when the KV cache is its.
+      if (!kv_offload && lay.blocks > 0) c = std::max(c, phases.attention);
     }
     x.compute = std::max(x.compute, c);
   }
@@ -650,7 +663,7 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
     spread_unlisted_weights(e.mapped_bytes, *lay, d);
   }
   place_context(parts, *lay, model.spec, s.kv_offload, d);
-  place_compute(phases, *lay, llamacpp::op_offload(e.settings), d);
+  place_compute(phases, *lay, llamacpp::op_offload(e.settings), s.kv_offload, d);
   e.placement.n_copies = pipeline_copies(e.settings, *lay);
   add_pipeline_copies(phases, *lay, e.placement.n_copies, d);
   return settle_devices(d, *lay, host_free, e);
