@@ -46,6 +46,15 @@ TypeCounts counts_of(const Model& model) {
   return counts;
 }
 
+// What a rebuild took beyond memfit's own rules: "" for those.
+std::string rules_note(const llamacpp::QuantizeRules& r) {
+  std::string out;
+  if (r.imatrix) out += "; with an importance matrix (its quantize.imatrix keys)";
+  if (r.qkv_own_rule) out += "; attn_qkv by its own rule (llama-quantize before #19770)";
+  if (r.k_fallback_iq4_nl) out += "; Q2_K/Q3_K rows of no whole 256-block as IQ4_NL (an older fallback)";
+  return out;
+}
+
 // What the converter's tensors are built from beyond the spec: the
 // Hugging Face model_type the dump's architecture converts from
 // ("qwen3moe" -> "qwen3_moe") and, for a gated delta net model, its
@@ -54,6 +63,10 @@ TypeCounts counts_of(const Model& model) {
 struct ConvertedFrom {
   std::string model_type;
   std::optional<llamacpp::GatedDeltaWidths> gated_delta;
+  // llama-quantize had an importance matrix: it writes the
+  // quantize.imatrix.* keys (file, dataset, entries and chunks count) then
+  // (tools/quantize/quantize.cpp, LLM_KV_QUANTIZE_IMATRIX_*).
+  bool imatrix = false;
   const llamacpp::GatedDeltaWidths* widths() const {
     return gated_delta ? &*gated_delta : nullptr;
   }
@@ -66,6 +79,9 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
   if (!config) return config.error();
   ConvertedFrom out;
   out.model_type = config->config.value("model_type", config->architecture);
+  out.imatrix = std::any_of(dump.metadata.begin(), dump.metadata.end(), [](const GgufKeyValue& kv) {
+    return kv.key.starts_with("quantize.imatrix.");
+  });
   const nlohmann::json& c = config->config;
   if (c.contains("linear_num_key_heads")) {
     auto count = [&](const char* field) { return c.value(field, uint64_t{0}); };
@@ -98,7 +114,15 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
   };
   std::vector<Variant> variants = {{false, false}, {true, false}, {false, true}, {true, true}};
   if (rebuilt.spec.embedding.bidirectional) variants = {{true, false, false}, {true, false, true}};
+  // The rules that changed between llama-quantize releases (the file's
+  // quantizing build is not in the log): the pinned release's first, then
+  // the older; the counts decide (quantize_plan.h, QuantizeRules).
+  std::vector<llamacpp::QuantizeRules> releases;
+  for (bool qkv : {false, true}) {
+    for (bool iq4nl : {false, true}) releases.push_back({from.imatrix, qkv, iq4nl});
+  }
   std::string why;
+  for (const llamacpp::QuantizeRules& rules : releases) {
   for (const Variant& v : variants) {
     const bool tied = v.tied;
     Model candidate = rebuilt;
@@ -107,7 +131,7 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
     candidate.spec.embedding.reranker = candidate.spec.embedding.reranker || v.head;
     // Phi-3's long-context factors are its rope_factors_long/_short.
     if (v.llama3_rope) candidate.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
-    Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type, from.widths());
+    Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type, from.widths(), rules);
     if (!quantized) return Error(std::string(quantized.error().detail()));
     const TypeCounts built = counts_of(*quantized);
     if (built != printed) {
@@ -137,10 +161,12 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
     out.warnings.push_back(fmt::format(
         "weights: the {} GGUF llama-quantize writes from the dump's hyperparameters, {} tensors "
         "({}), {} bytes: the log's tensor counts by type and its file size, {}, agree",
-        type.name, out.tensors.size(), describe(built), sum, escape_untrusted(dump.file_size_text)));
+        type.name, out.tensors.size(), describe(built), sum, escape_untrusted(dump.file_size_text)) +
+        rules_note(rules));
     return out;
   }
-  return Error(why);
+  }
+  return Error(why + (from.imatrix ? " (with the importance matrix its quantize.imatrix keys name)" : ""));
 }
 
 // Whether two rebuilt lists give every tensor the same type.

@@ -15,10 +15,10 @@
 namespace memfit::llamacpp {
 
 Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_type,
-                                   const GatedDeltaWidths* gated_delta) {
+                                   const GatedDeltaWidths* gated_delta, const QuantizeRules& rules) {
   Result<std::vector<ConvertedTensor>> tensors = converted_tensors(model.spec, gated_delta);
   if (!tensors) return tensors.error();
-  Result<std::vector<GgmlType>> types = quantized_types(model.spec, *tensors, file_type);
+  Result<std::vector<GgmlType>> types = quantized_types(model.spec, *tensors, file_type, rules);
   if (!types) return types.error();
   Model out = model;
   out.tensors.clear();

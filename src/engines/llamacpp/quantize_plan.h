@@ -89,12 +89,40 @@ struct GatedDeltaWidths {
 Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
                                                        const GatedDeltaWidths* gated_delta = nullptr);
 
+// How one llama-quantize run chose types beyond the file type: whether it
+// had an importance matrix, and the rules that changed between releases
+// (a file's quantizing build is not in a log that loads it, so a dump is
+// rebuilt under each and its printed counts decide: logs/
+// log_model_tensors.cc). The defaults are `--quant`'s: no matrix and the
+// pinned release's rules (src/llama-quant.cpp at 007dbbf). Sources:
+// docs/engine-llamacpp.md, "Each tensor's type".
+struct QuantizeRules {
+  // An importance matrix was given (llama-quantize's has_imatrix; a dump
+  // says so by its quantize.imatrix.* keys): the IQ4_NL/IQ4_XS ffn_down
+  // lift to Q5_K is skipped and Q4_0/Q5_0 lift the first n_layer/8
+  // ffn_down to Q4_1/Q5_1.
+  bool imatrix = false;
+  // The releases before the tensor_category rewrite (ggml-org/llama.cpp
+  // #19770; e.g. the llama.cpp Ollama vendors): a fused attn_qkv takes its
+  // own rule (Q4_K for Q3_K_M/Q3_K_L/IQ3_M, Q5_K for Q4_K_M, Q6_K for
+  // Q5_K_M; the 2-bit mixes' default) and does not advance attn_v's
+  // index. From the rewrite, category_is_attn_v() holds ATTENTION_QKV and
+  // its branch comes first: attn_qkv takes attn_v's rules and index.
+  bool qkv_own_rule = false;
+  // Older releases' fallback of a Q2_K or Q3_K row that is not whole
+  // 256-blocks: IQ4_NL (the llama.cpp Ollama vendors, ollama/ollama
+  // 02725d3d), where 007dbbf takes Q4_0; the PR that changed it was not
+  // found.
+  bool k_fallback_iq4_nl = false;
+};
+
 // The type llama-quantize gives each of `tensors` (converted_tensors'
 // order) for `file_type`. A usage error on `quant` when a tensor's row
 // fits no type llama-quantize falls back to.
 Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
                                               std::span<const ConvertedTensor> tensors,
-                                              const GgufFileType& file_type);
+                                              const GgufFileType& file_type,
+                                              const QuantizeRules& rules = {});
 
 // The model as that GGUF: `model` with its tensors replaced by the
 // quantized list (SafetensorsTensor rows as a GGUF model carries them:
@@ -102,7 +130,8 @@ Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
 // exact sum, source kGgufHeader, verified false (the file is not read:
 // it would be written), gguf null. Errors as above.
 Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_type,
-                                   const GatedDeltaWidths* gated_delta = nullptr);
+                                   const GatedDeltaWidths* gated_delta = nullptr,
+                                   const QuantizeRules& rules = {});
 
 // The request's `quant` applied under llamacpp: none leaves `p` as it is;
 // a GGUF file type on a safetensors or config-only model replaces

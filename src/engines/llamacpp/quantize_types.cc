@@ -61,6 +61,7 @@ struct Mix {
   bool tied = true;        // no output.weight: token_embd is the output
   uint64_t wv_seen = 0;    // attn_v-like tensors typed so far
   uint64_t wv_count = 0;   // attn_v-like tensors in the model
+  QuantizeRules rules;     // the matrix and the release's rules
   bool is(std::string_view name) const { return ftype == name; }
 };
 
@@ -100,9 +101,13 @@ GgmlType ffn_down_type(const Mix& m, GgmlType t, uint64_t i) {
   if (m.is("IQ3_M") && (i < n / 8 || (m.experts == 8 && use_more_bits(i, n)))) return kQ4_K;
   if (m.is("Q3_K_L")) return kQ5_K;
   if (m.is("Q4_K_M")) return use_more_bits(i, n) ? kQ6_K : t;
-  if (i < n / 8 && (m.is("IQ4_NL") || m.is("IQ4_XS"))) return kQ5_K;
+  if (i < n / 8 && (m.is("IQ4_NL") || m.is("IQ4_XS")) && !m.rules.imatrix) return kQ5_K;
   if (m.is("Q5_K_M") && use_more_bits(i, n)) return kQ6_K;
   if (m.is("Q4_K_S") && i < n / 8) return kQ5_K;
+  // With a matrix, "guard against craziness in the first few ffn_down
+  // layers" of Q4_0 and Q5_0 (src/llama-quant.cpp).
+  if (m.rules.imatrix && i < n / 8 && m.is("Q4_0")) return kQ4_1;
+  if (m.rules.imatrix && i < n / 8 && m.is("Q5_0")) return kQ5_1;
   return t;
 }
 
@@ -153,7 +158,8 @@ GgmlType iq2_mix_type(Mix& m, Category c, GgmlType t) {
 
 // llama_tensor_get_type_impl() for one tensor of a quantized file type.
 GgmlType mixed_type(Mix& m, const ConvertedTensor& t, GgmlType base) {
-  const Category c = category_of(t.name);
+  Category c = category_of(t.name);
+  if (c == Category::kAttnQkv && !m.rules.qkv_own_rule) c = Category::kAttnV;
   if (c == Category::kOutput || (m.tied && c == Category::kTokenEmbd)) return output_type(m, base, t.ne[0]);
   if (m.is("MXFP4_MOE")) return t.ne.size() > 2 && t.ne[2] > 1 ? kMXFP4 : kQ8_0;
   if (m.is("IQ2_M")) return iq2_mix_type(m, c, base);
@@ -169,13 +175,13 @@ GgmlType mixed_type(Mix& m, const ConvertedTensor& t, GgmlType base) {
 
 // tensor_type_fallback(): a row that is not a whole number of the type's
 // blocks takes a type with smaller blocks, else F16.
-Result<GgmlType> fallback(const ConvertedTensor& t, GgmlType type) {
+Result<GgmlType> fallback(const ConvertedTensor& t, GgmlType type, const QuantizeRules& rules) {
   const uint64_t row = t.ne[0];
   if (row % ggml_type_traits(type).block_elements == 0) return type;
   GgmlType other = kF16;
   switch (type) {
     case kIQ2_S: case kIQ3_S: case kIQ4_XS: other = kIQ4_NL; break;
-    case kQ2_K: case kQ3_K: other = kQ4_0; break;
+    case kQ2_K: case kQ3_K: other = rules.k_fallback_iq4_nl ? kIQ4_NL : kQ4_0; break;
     case kQ4_K: other = kQ5_0; break;
     case kQ5_K: other = kQ5_1; break;
     case kQ6_K: other = kQ8_0; break;
@@ -187,9 +193,11 @@ Result<GgmlType> fallback(const ConvertedTensor& t, GgmlType type) {
   return row % ggml_type_traits(other).block_elements == 0 ? other : kF16;
 }
 
-Mix mix_for(const ModelSpec& spec, std::span<const ConvertedTensor> tensors, const GgufFileType& f) {
+Mix mix_for(const ModelSpec& spec, std::span<const ConvertedTensor> tensors, const GgufFileType& f,
+            const QuantizeRules& rules) {
   Mix m;
   m.ftype = f.name;
+  m.rules = rules;
   m.layers = spec.layers.size();
   m.gqa = spec.geometry.kv_heads != 0 ? spec.geometry.heads / spec.geometry.kv_heads : 0;
   m.experts = spec.moe.experts;
@@ -206,8 +214,9 @@ Mix mix_for(const ModelSpec& spec, std::span<const ConvertedTensor> tensors, con
 
 Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
                                               std::span<const ConvertedTensor> tensors,
-                                              const GgufFileType& file_type) {
-  Mix m = mix_for(spec, tensors, file_type);
+                                              const GgufFileType& file_type,
+                                              const QuantizeRules& rules) {
+  Mix m = mix_for(spec, tensors, file_type, rules);
   std::vector<GgmlType> out;
   out.reserve(tensors.size());
   for (const ConvertedTensor& t : tensors) {
@@ -218,7 +227,7 @@ Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
       // ships quantized (gpt-oss's MXFP4 experts) as it is.
       out.push_back(is_quantized(t.type) ? t.type : file_type.default_type);
     } else {
-      Result<GgmlType> type = fallback(t, mixed_type(m, t, file_type.default_type));
+      Result<GgmlType> type = fallback(t, mixed_type(m, t, file_type.default_type), rules);
       if (!type) return type.error();
       out.push_back(*type);
     }

@@ -335,10 +335,12 @@ TEST(QuantizePlan, GptNeoxFusesQkvAndBiasesEveryLinearLayer) {
   EXPECT_EQ(q->weights.bytes, 1'094'656u);
 }
 
-TEST(QuantizePlan, AFusedQkvTakesItsOwnRuleUnderQ4_K_M) {
-  Result<Model> q = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q4_K_M"));
+TEST(QuantizePlan, AFusedQkvTakesItsOwnRuleBeforeTheTensorCategories) {
+  QuantizeRules older;
+  older.qkv_own_rule = true;
+  Result<Model> q = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q4_K_M"), nullptr, older);
   ASSERT_TRUE(q.ok()) << q.error().message();
-  // llama-quant.cpp's attn_qkv rule: Q5_K under Q4_K_M, in every block
+  // The older attn_qkv rule: Q5_K under Q4_K_M, in every block
   // (not attn_v's use_more_bits); ffn_down Q6_K where use_more_bits(i, 2):
   // i < 2 / 8 = 0 (none), i >= 7 x 2 / 8 = 1, or (i - 0) % 3 == 2: block 1
   // only, block 0 keeps Q4_K.
@@ -347,9 +349,64 @@ TEST(QuantizePlan, AFusedQkvTakesItsOwnRuleUnderQ4_K_M) {
   EXPECT_EQ(dtype_of(*q, "blk.0.ffn_down.weight"), "q4_K");
   EXPECT_EQ(dtype_of(*q, "blk.1.ffn_down.weight"), "q6_K");
   EXPECT_EQ(dtype_of(*q, "blk.0.attn_output.weight"), "q4_K");
-  Result<Model> q3 = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q3_K_M"));
+  Result<Model> q3 = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q3_K_M"), nullptr, older);
   ASSERT_TRUE(q3.ok()) << q3.error().message();
   EXPECT_EQ(dtype_of(*q3, "blk.1.attn_qkv.weight"), "q4_K");
+}
+
+TEST(QuantizePlan, AFusedQkvTypedAsAttnVUnderTheTensorCategories) {
+  // 007dbbf's category_is_attn_v() holds ATTENTION_QKV: attn_qkv takes
+  // attn_v's Q4_K_M rule, use_more_bits(i, n_attention_wv = 2): i < 0,
+  // i >= 7 x 2 / 8 = 1, or i % 3 == 2: block 1 Q6_K, block 0 Q4_K
+  // (not the own rule's Q5_K in both).
+  Result<Model> q = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q4_K_M"));
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  EXPECT_EQ(dtype_of(*q, "blk.0.attn_qkv.weight"), "q4_K");
+  EXPECT_EQ(dtype_of(*q, "blk.1.attn_qkv.weight"), "q6_K");
+  // Q3_K_M: attn_v's i < 2 gives Q5_K to both (the own rule: Q4_K).
+  Result<Model> q3 = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q3_K_M"));
+  ASSERT_TRUE(q3.ok()) << q3.error().message();
+  EXPECT_EQ(dtype_of(*q3, "blk.1.attn_qkv.weight"), "q5_K");
+}
+
+TEST(QuantizePlan, AnImportanceMatrixChangesTheFfnDownLifts) {
+  // Qwen3-0.6B, 28 blocks: n_layer / 8 = 3 ffn_down tensors (blocks 0-2).
+  Model m = config_only("qwen3/Qwen3-0.6B");
+  QuantizeRules with_matrix;
+  with_matrix.imatrix = true;
+  // IQ4_XS (GQA 16 / 8 = 2 < 4: attn_v keeps IQ4_XS): without a matrix
+  // the first 3 ffn_down are Q5_K; with one none is.
+  Result<Model> plain = quantized_gguf_model(m, *find_gguf_file_type("IQ4_XS"));
+  Result<Model> imat = quantized_gguf_model(m, *find_gguf_file_type("IQ4_XS"), nullptr, with_matrix);
+  ASSERT_TRUE(plain.ok() && imat.ok());
+  EXPECT_EQ(dtype_of(*plain, "blk.2.ffn_down.weight"), "q5_K");
+  EXPECT_EQ(dtype_of(*plain, "blk.3.ffn_down.weight"), "iq4_xs");
+  EXPECT_EQ(dtype_of(*imat, "blk.2.ffn_down.weight"), "iq4_xs");
+  // Q4_0 with a matrix: the first 3 ffn_down Q4_1 ("guard against
+  // craziness"), the rest Q4_0; the tied token_embd Q6_K as ever.
+  // Counts: f32 113; q4_1 3; q6_K 1; q4_0 7 x 28 - 3 = 193.
+  Result<Model> q40 = quantized_gguf_model(m, *find_gguf_file_type("Q4_0"), nullptr, with_matrix);
+  ASSERT_TRUE(q40.ok());
+  EXPECT_EQ(type_counts(*q40),
+            (std::map<std::string, int>{{"f32", 113}, {"q4_0", 193}, {"q4_1", 3}, {"q6_K", 1}}));
+}
+
+TEST(QuantizePlan, TheOlderKQuantFallbackIsIq4Nl) {
+  Model m = config_only("qwen3/Qwen3-0.6B");
+  m.spec.geometry.hidden = 896;  // 3.5 blocks of 256, 28 of 32
+  // Q2_K: attn_q (row 896) is Q2_K's default, no whole 256-block: Q4_0
+  // at 007dbbf, IQ4_NL in the releases before (the older
+  // convert_incompatible_tensor switch).
+  QuantizeRules older;
+  older.k_fallback_iq4_nl = true;
+  Result<Model> now = quantized_gguf_model(m, *find_gguf_file_type("Q2_K"));
+  Result<Model> then = quantized_gguf_model(m, *find_gguf_file_type("Q2_K"), nullptr, older);
+  ASSERT_TRUE(now.ok() && then.ok());
+  EXPECT_EQ(dtype_of(*now, "blk.0.attn_q.weight"), "q4_0");
+  EXPECT_EQ(dtype_of(*then, "blk.0.attn_q.weight"), "iq4_nl");
+  // attn_v is Q3_K under Q2_K at GQA 16 / 8 = 2 (< 4), row 896: Q3_K
+  // falls back as Q2_K does.
+  EXPECT_EQ(dtype_of(*then, "blk.0.attn_v.weight"), "iq4_nl");
 }
 
 // gpt-oss-20b (its config.json): hidden 2,880, 64 heads and 8 KV heads of
@@ -450,8 +507,12 @@ TEST(QuantizePlan, Qwen35MoeHybridBlocksAsLlamaCppLoadsThem) {
 }
 
 TEST(QuantizePlan, Iq2MOfAManyExpertHybrid) {
-  Result<Model> m =
-      quantized_gguf_model(qwen35_moe_text(), *find_rebuilt_file_type("IQ2_M"), &kQwen35Delta);
+  // The release that wrote the corpus file typed attn_qkv by its own rule
+  // (the 2-bit mixes: the default IQ2_S).
+  QuantizeRules older;
+  older.qkv_own_rule = true;
+  Result<Model> m = quantized_gguf_model(qwen35_moe_text(), *find_rebuilt_file_type("IQ2_M"),
+                                         &kQwen35Delta, older);
   ASSERT_TRUE(m.ok()) << m.error().message();
   // 256 experts (>= 4): the 10 attn_v Q4_K; output Q5_K; untied
   // token_embd IQ3_S; the first 40 / 8 = 5 ffn_down tensors in order
@@ -470,6 +531,17 @@ TEST(QuantizePlan, Iq2MOfAManyExpertHybrid) {
   EXPECT_EQ(dtype_of(*m, "blk.0.attn_qkv.weight"), "iq2_s");
   EXPECT_EQ(dtype_of(*m, "output.weight"), "q5_K");
   EXPECT_EQ(dtype_of(*m, "token_embd.weight"), "iq3_s");
+  // The pinned release: the 30 gated delta nets' attn_qkv are attn_v-like,
+  // Q4_K with 256 experts: q4_K 10 + 30 = 40, iq2_s 405 - 30 = 375.
+  Result<Model> now =
+      quantized_gguf_model(qwen35_moe_text(), *find_rebuilt_file_type("IQ2_M"), &kQwen35Delta);
+  ASSERT_TRUE(now.ok()) << now.error().message();
+  EXPECT_EQ(type_counts(*now), (std::map<std::string, int>{{"f32", 301},
+                                                          {"iq2_s", 375},
+                                                          {"iq3_s", 16},
+                                                          {"q4_K", 40},
+                                                          {"q5_K", 1}}));
+  EXPECT_EQ(dtype_of(*now, "blk.0.attn_qkv.weight"), "q4_K");
 }
 
 TEST(QuantizePlan, OtherArchitecturesAreRefusedNamingTheOnesBuilt) {
