@@ -1411,6 +1411,10 @@ TEST(GgufFileTypeName, LlamaCppsPrintedNamesAreLlamaQuantizesNames) {
   EXPECT_EQ(logs::gguf_file_type_of_printed("all F32"), "F32");
   EXPECT_EQ(logs::gguf_file_type_of_printed("MXFP4 MoE"), "MXFP4_MOE");
   EXPECT_EQ(logs::gguf_file_type_of_printed("Q6_K (guessed)"), "Q6_K");
+  // LLAMA_FTYPE_MOSTLY_IQ3_M's text names its default type, IQ3_S.
+  EXPECT_EQ(logs::gguf_file_type_of_printed("IQ3_S mix - 3.66 bpw"), "IQ3_M");
+  EXPECT_EQ(logs::gguf_file_type_of_printed("IQ3_S - 3.4375 bpw"), "IQ3_S");
+  EXPECT_EQ(logs::gguf_file_type_of_printed("IQ3_XXS - 3.0625 bpw"), "IQ3_XXS");
 }
 
 TEST(CheckLog, LogsThatCannotBePricedSayWhyInOneLine) {

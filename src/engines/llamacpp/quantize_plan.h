@@ -46,12 +46,17 @@ std::string quantized_gguf_file_name(const std::string& model_path, std::string_
 std::string launch_model_file(const EstimateRequest& r, const std::string& model_path);
 
 // The file type `name` names among gguf_file_types() and the types
-// llama-quantize writes only with an importance matrix whose per-tensor
-// choice memfit rebuilds (IQ2_M: the matrix changes the values, never a
-// tensor's type): a llama.cpp dump of such a file is rebuilt tensor by
-// tensor (logs/log_model_tensors.cc), though `--quant` does not offer
-// them (memfit cannot make the matrix). nullptr for any other name.
+// llama-quantize writes only with an importance matrix (IQ1_S, IQ1_M,
+// IQ2_XXS, IQ2_XS, IQ2_S, IQ2_M, IQ3_XXS, IQ3_XS, Q2_K_S: the matrix
+// changes the values; a tensor's type reads only whether there is one): a
+// llama.cpp dump of such a file is rebuilt tensor by tensor
+// (logs/log_model_tensors.cc), though `--quant` does not offer them
+// (memfit cannot make the matrix). nullptr for any other name.
 const GgufFileType* find_rebuilt_file_type(std::string_view name);
+
+// Whether llama-quantize writes `type` only with an importance matrix
+// (those find_rebuilt_file_type() adds to gguf_file_types()).
+bool needs_importance_matrix(const GgufFileType& type);
 
 // "F32, F16, BF16, Q8_0, ...": every name gguf_file_types() holds.
 std::string gguf_file_type_names();

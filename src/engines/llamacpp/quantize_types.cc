@@ -1,9 +1,12 @@
 // The type llama-quantize gives each tensor for a file type: llama.cpp's
 // llama_tensor_get_type() and its helpers (src/llama-quant.cpp), for the
-// file types memfit prices and no importance matrix
-// (engines/llamacpp/quantize_plan.h; docs/engine-llamacpp.md, "GGUF file
-// types for a safetensors or config-only model").
+// file types memfit prices (no importance matrix) and those it rebuilds
+// from a dump (an importance matrix: the IQ1/IQ2/IQ3_XXS/IQ3_XS mixes and
+// Q2_K_S) (engines/llamacpp/quantize_plan.h; docs/engine-llamacpp.md, "GGUF
+// file types for a safetensors or config-only model").
 #include <fmt/format.h>
+
+#include <initializer_list>
 
 #include "engines/llamacpp/quantize_plan.h"
 
@@ -12,7 +15,9 @@ namespace {
 
 using enum GgmlType;
 
-enum class Category { kTokenEmbd, kOutput, kAttnQkv, kAttnV, kAttnK, kAttnOutput, kFfnDown, kOther };
+enum class Category {
+  kTokenEmbd, kOutput, kAttnQkv, kAttnV, kAttnK, kAttnQ, kAttnOutput, kFfnUp, kFfnGate, kFfnDown, kOther
+};
 
 Category category_of(std::string_view name) {
   if (name == "output.weight") return Category::kOutput;
@@ -24,7 +29,11 @@ Category category_of(std::string_view name) {
     if (name.find(v) != std::string_view::npos) return Category::kAttnV;
   }
   if (name.find("attn_k.weight") != std::string_view::npos) return Category::kAttnK;
+  if (name.find("attn_q.weight") != std::string_view::npos) return Category::kAttnQ;
   if (name.find("attn_output.weight") != std::string_view::npos) return Category::kAttnOutput;
+  // tensor_get_category()'s order: ffn_up, ffn_gate, then ffn_down.
+  if (name.find("ffn_up") != std::string_view::npos) return Category::kFfnUp;
+  if (name.find("ffn_gate") != std::string_view::npos) return Category::kFfnGate;
   if (name.find("ffn_down") != std::string_view::npos) return Category::kFfnDown;
   return Category::kOther;
 }
@@ -63,19 +72,36 @@ struct Mix {
   uint64_t wv_count = 0;   // attn_v-like tensors in the model
   QuantizeRules rules;     // the matrix and the release's rules
   bool is(std::string_view name) const { return ftype == name; }
+  bool is_any(std::initializer_list<std::string_view> names) const {
+    for (std::string_view n : names) {
+      if (ftype == n) return true;
+    }
+    return false;
+  }
+  // The branch of llama_tensor_get_type_impl for the 1- and 2-bit mixes.
+  bool two_bit() const { return is_any({"IQ2_XXS", "IQ2_XS", "IQ1_S", "IQ2_S", "IQ2_M", "IQ1_M"}); }
 };
 
 GgmlType output_type(const Mix& m, GgmlType t, uint64_t row) {
   if (m.is("MXFP4_MOE")) return kQ8_0;
   if (row % ggml_type_traits(t).block_elements != 0) return kQ8_0;
-  if (m.is("IQ2_M")) return kQ5_K;
+  if (m.is_any({"IQ2_XXS", "IQ2_XS", "IQ3_XXS", "IQ1_S", "IQ2_S", "IQ2_M", "IQ1_M"})) return kQ5_K;
   return t != kQ8_0 ? kQ6_K : t;
+}
+
+// An untied token_embd (the output's own matrix exists).
+GgmlType token_embd_type(const Mix& m, GgmlType t) {
+  if (m.is_any({"IQ2_XXS", "IQ2_XS", "IQ1_S", "IQ1_M"})) return kQ2_K;
+  if (m.is_any({"IQ2_S", "IQ2_M", "IQ3_XXS"})) return kIQ3_S;
+  return t;
 }
 
 GgmlType attn_v_type(Mix& m, GgmlType t) {
   const uint64_t i = m.wv_seen++;
   if (m.is("Q2_K")) t = m.gqa >= 4 ? kQ4_K : kQ3_K;
-  else if (m.is("IQ3_S") && m.gqa >= 4) t = kQ4_K;
+  else if (m.is("Q2_K_S") && m.gqa >= 4) t = kQ4_K;
+  else if (m.is("IQ3_XXS")) t = m.gqa >= 4 ? kQ4_K : (m.rules.imatrix ? kIQ3_XXS : kIQ3_S);
+  else if (m.is_any({"IQ3_XS", "IQ3_S"}) && m.gqa >= 4) t = kQ4_K;
   else if (m.is("IQ3_M")) t = kQ4_K;
   else if (m.is("Q3_K_M")) t = i < 2 ? kQ5_K : kQ4_K;
   else if (m.is("Q3_K_L")) t = kQ5_K;
@@ -94,9 +120,31 @@ GgmlType attn_qkv_type(const Mix& m, GgmlType t) {
   return t;
 }
 
+GgmlType attn_k_type(const Mix& m, GgmlType t) {
+  if (m.experts == 8) return kQ8_0;
+  if (m.is("IQ3_XS")) return kIQ3_XXS;
+  if (m.is("IQ3_XXS")) return kIQ2_S;
+  return t;
+}
+
+GgmlType attn_q_type(const Mix& m, GgmlType t) {
+  if (m.is("IQ3_XS")) return kIQ3_XXS;
+  if (m.is("IQ3_XXS")) return kIQ2_S;
+  return t;
+}
+
+// ffn_gate and ffn_up at block i of n: IQ3_XS gives the middle blocks
+// (n/8 <= i < 7n/8) IQ3_XXS.
+GgmlType ffn_gate_up_type(const Mix& m, GgmlType t, uint64_t i) {
+  const uint64_t n = m.layers;
+  return m.is("IQ3_XS") && i >= n / 8 && i < 7 * n / 8 ? kIQ3_XXS : t;
+}
+
 GgmlType ffn_down_type(const Mix& m, GgmlType t, uint64_t i) {
   const uint64_t n = m.layers;
   if (m.is("Q2_K")) return kQ3_K;
+  if (m.is("Q2_K_S")) return i < n / 8 ? kQ4_K : t;
+  if (m.is("IQ3_XXS") && !m.rules.imatrix) return i < n / 8 ? kQ4_K : kQ3_K;
   if (m.is("Q3_K_M")) return i < n / 16 ? kQ5_K : kQ4_K;
   if (m.is("IQ3_M") && (i < n / 8 || (m.experts == 8 && use_more_bits(i, n)))) return kQ4_K;
   if (m.is("Q3_K_L")) return kQ5_K;
@@ -113,13 +161,13 @@ GgmlType ffn_down_type(const Mix& m, GgmlType t, uint64_t i) {
 
 GgmlType attn_output_type(const Mix& m, GgmlType t) {
   if (m.experts == 8) {
-    for (std::string_view f : {"Q2_K", "Q3_K_S", "Q3_K_M", "IQ4_NL", "Q4_K_S", "Q4_K_M", "IQ3_S",
-                               "IQ3_M", "IQ4_XS"}) {
-      if (m.is(f)) return kQ5_K;
-    }
-    return t;
+    return m.is_any({"Q2_K", "IQ3_XS", "IQ3_XXS", "Q3_K_S", "Q3_K_M", "IQ4_NL", "Q4_K_S", "Q4_K_M",
+                     "IQ3_S", "IQ3_M", "IQ4_XS"})
+               ? kQ5_K
+               : t;
   }
   if (m.is("Q2_K")) return kQ3_K;
+  if (m.is("IQ3_XXS")) return kIQ3_S;
   if (m.is("Q3_K_M") || m.is("IQ3_M")) return kQ4_K;
   if (m.is("Q3_K_L")) return kQ5_K;
   return t;
@@ -132,26 +180,34 @@ uint64_t block_of(std::string_view name) {
   return i;
 }
 
-// The 2-bit importance-matrix mixes' own branch of
-// llama_tensor_get_type_impl (src/llama-quant.cpp; here IQ2_M, whose
-// default type is IQ2_S): an untied token_embd IQ3_S; attn_v Q4_K on a
-// model of GQA 4 or more or of 4 or more experts, else IQ3_S; attn_k Q4_K
-// on an 8-expert model; the first n_layer / 8 ffn_down tensors counted in
-// the loader's order (a routed and a shared expert's each count:
-// llama-quantize sets n_ffn_down to n_layer and advances i_ffn_down per
-// tensor) IQ3_S; attn_output Q5_K on an 8-expert model, else IQ3_S; every
-// other tensor (attn_qkv, attn_q, ffn_gate/up, ssm_out, ...) the default.
-// The choice reads no importance matrix, only categories and counters.
-GgmlType iq2_mix_type(Mix& m, Category c, GgmlType t) {
+// The 1- and 2-bit importance-matrix mixes' own branch of
+// llama_tensor_get_type_impl (src/llama-quant.cpp; IQ2_XXS, IQ2_XS,
+// IQ2_S, IQ2_M, IQ1_S, IQ1_M): attn_v-like tensors Q4_K on a model of GQA
+// 4 or more or of 4 or more experts, else IQ3_S (IQ2_S, IQ2_M) or Q2_K;
+// attn_k Q4_K on an 8-expert model; the first n_layer / 8 ffn_down
+// tensors counted in the loader's order (a routed and a shared expert's
+// each count: llama-quantize sets n_ffn_down to n_layer and advances
+// i_ffn_down per tensor) IQ3_S or Q2_K likewise; attn_output Q5_K on an
+// 8-expert model, else IQ2_XXS (IQ1_S, IQ1_M), IQ3_S (IQ2_S, IQ2_M) or
+// the default; every other tensor (attn_q, ffn_gate/up, ssm_out, ...) the
+// default. The choice reads no importance matrix, only categories and
+// counters.
+GgmlType two_bit_mix_type(Mix& m, Category c, GgmlType t) {
+  const bool s_or_m = m.is_any({"IQ2_S", "IQ2_M"});
   switch (c) {
-    case Category::kTokenEmbd: return kIQ3_S;
     case Category::kAttnV: {
       ++m.wv_seen;
-      return m.gqa >= 4 || m.experts >= 4 ? kQ4_K : kIQ3_S;
+      if (m.gqa >= 4 || m.experts >= 4) return kQ4_K;
+      return s_or_m ? kIQ3_S : kQ2_K;
     }
     case Category::kAttnK: return m.experts == 8 ? kQ4_K : t;
-    case Category::kFfnDown: return m.ffn_down_seen++ < m.layers / 8 ? kIQ3_S : t;
-    case Category::kAttnOutput: return m.experts == 8 ? kQ5_K : kIQ3_S;
+    case Category::kFfnDown:
+      if (m.ffn_down_seen++ < m.layers / 8) return s_or_m ? kIQ3_S : kQ2_K;
+      return t;
+    case Category::kAttnOutput:
+      if (m.experts == 8) return kQ5_K;
+      if (m.is_any({"IQ1_S", "IQ1_M"})) return kIQ2_XXS;
+      return s_or_m ? kIQ3_S : t;
     default: return t;
   }
 }
@@ -162,11 +218,15 @@ GgmlType mixed_type(Mix& m, const ConvertedTensor& t, GgmlType base) {
   if (c == Category::kAttnQkv && !m.rules.qkv_own_rule) c = Category::kAttnV;
   if (c == Category::kOutput || (m.tied && c == Category::kTokenEmbd)) return output_type(m, base, t.ne[0]);
   if (m.is("MXFP4_MOE")) return t.ne.size() > 2 && t.ne[2] > 1 ? kMXFP4 : kQ8_0;
-  if (m.is("IQ2_M")) return iq2_mix_type(m, c, base);
+  if (c == Category::kTokenEmbd) return token_embd_type(m, base);
+  if (m.two_bit()) return two_bit_mix_type(m, c, base);
   switch (c) {
     case Category::kAttnQkv: return attn_qkv_type(m, base);
     case Category::kAttnV: return attn_v_type(m, base);
-    case Category::kAttnK: return m.experts == 8 ? kQ8_0 : base;
+    case Category::kAttnK: return attn_k_type(m, base);
+    case Category::kAttnQ: return attn_q_type(m, base);
+    case Category::kFfnUp:
+    case Category::kFfnGate: return ffn_gate_up_type(m, base, block_of(t.name));
     case Category::kFfnDown: return ffn_down_type(m, base, block_of(t.name));
     case Category::kAttnOutput: return attn_output_type(m, base);
     default: return base;
@@ -180,7 +240,8 @@ Result<GgmlType> fallback(const ConvertedTensor& t, GgmlType type, const Quantiz
   if (row % ggml_type_traits(type).block_elements == 0) return type;
   GgmlType other = kF16;
   switch (type) {
-    case kIQ2_S: case kIQ3_S: case kIQ4_XS: other = kIQ4_NL; break;
+    case kIQ1_S: case kIQ1_M: case kIQ2_XXS: case kIQ2_XS: case kIQ2_S: case kIQ3_XXS:
+    case kIQ3_S: case kIQ4_XS: other = kIQ4_NL; break;
     case kQ2_K: case kQ3_K: other = rules.k_fallback_iq4_nl ? kIQ4_NL : kQ4_0; break;
     case kQ4_K: other = kQ5_0; break;
     case kQ5_K: other = kQ5_1; break;
@@ -198,6 +259,9 @@ Mix mix_for(const ModelSpec& spec, std::span<const ConvertedTensor> tensors, con
   Mix m;
   m.ftype = f.name;
   m.rules = rules;
+  // These file types need a matrix: llama-quantize refuses to write them
+  // without one (tensor_requires_imatrix).
+  if (needs_importance_matrix(f)) m.rules.imatrix = true;
   m.layers = spec.layers.size();
   m.gqa = spec.geometry.kv_heads != 0 ? spec.geometry.heads / spec.geometry.kv_heads : 0;
   m.experts = spec.moe.experts;

@@ -409,6 +409,68 @@ TEST(QuantizePlan, TheOlderKQuantFallbackIsIq4Nl) {
   EXPECT_EQ(dtype_of(*then, "blk.0.attn_v.weight"), "iq4_nl");
 }
 
+// Qwen3-0.6B (above: 28 blocks, GQA 16 / 8 = 2, dense, tied; 113 F32
+// tensors, 1 + 7 x 28 = 197 matrices) under the importance-matrix mixes,
+// rule by rule from llama_tensor_get_type_impl (src/llama-quant.cpp).
+Model quantized_with_matrix(std::string_view file_type) {
+  const GgufFileType* type = find_rebuilt_file_type(file_type);
+  EXPECT_NE(type, nullptr) << file_type;
+  EXPECT_EQ(find_gguf_file_type(file_type), nullptr) << file_type;  // not offered to --quant
+  if (type == nullptr) return Model{};
+  EXPECT_TRUE(needs_importance_matrix(*type));
+  Result<Model> m = quantized_gguf_model(config_only("qwen3/Qwen3-0.6B"), *type);
+  EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().message());
+  return m.ok() ? *m : Model{};
+}
+
+TEST(QuantizePlan, Iq3XxsWithItsMatrix) {
+  const Model m = quantized_with_matrix("IQ3_XXS");
+  // The tied token_embd takes the output's Q5_K (rows of 1,024: whole
+  // blocks); attn_v IQ3_XXS (GQA < 4, a matrix); attn_k and attn_q IQ2_S;
+  // attn_output IQ3_S; ffn_down (no lift with a matrix), ffn_gate, ffn_up
+  // IQ3_XXS. iq3_xxs 28 x 4 = 112, iq2_s 56, iq3_s 28.
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{
+                                {"f32", 113}, {"iq2_s", 56}, {"iq3_s", 28}, {"iq3_xxs", 112}, {"q5_K", 1}}));
+  // Bytes: token_embd 607,744 Q5_K blocks x 176 = 106,962,944; a block's
+  // IQ3_XXS (v, down, gate, up: 10,485,760 elements) 40,960 x 98 =
+  // 4,014,080, IQ2_S (q, k) 12,288 x 82 = 1,007,616, IQ3_S (output)
+  // 8,192 x 110 = 901,120: 5,922,816 x 28 = 165,838,848; + 262,144 F32.
+  EXPECT_EQ(m.weights.bytes, 273'063'936u);
+}
+
+TEST(QuantizePlan, Iq3XsLowersTheMiddleBlocksGateAndUp) {
+  const Model m = quantized_with_matrix("IQ3_XS");
+  // The default IQ3_S; the tied token_embd Q6_K (IQ3_XS is not among the
+  // Q5_K outputs); attn_k and attn_q IQ3_XXS; ffn_gate and ffn_up IQ3_XXS
+  // for 28/8 = 3 <= i < 7 x 28 / 8 = 24: 21 blocks, 42 tensors.
+  // iq3_xxs 28 + 28 + 42 = 98; iq3_s v, output, down 84 + 14 = 98.
+  EXPECT_EQ(type_counts(m),
+            (std::map<std::string, int>{{"f32", 113}, {"iq3_s", 98}, {"iq3_xxs", 98}, {"q6_K", 1}}));
+  EXPECT_EQ(dtype_of(m, "blk.2.ffn_up.weight"), "iq3_s");
+  EXPECT_EQ(dtype_of(m, "blk.3.ffn_gate.weight"), "iq3_xxs");
+  EXPECT_EQ(dtype_of(m, "blk.23.ffn_up.weight"), "iq3_xxs");
+  EXPECT_EQ(dtype_of(m, "blk.24.ffn_up.weight"), "iq3_s");
+}
+
+TEST(QuantizePlan, TwoAndOneBitMixesWithTheirMatrix) {
+  // IQ2_XXS: output rule Q5_K; attn_v Q2_K (GQA < 4, no experts); the
+  // first 28 / 8 = 3 ffn_down Q2_K; the rest IQ2_XXS: 196 - 31 = 165.
+  EXPECT_EQ(type_counts(quantized_with_matrix("IQ2_XXS")),
+            (std::map<std::string, int>{{"f32", 113}, {"iq2_xxs", 165}, {"q2_K", 31}, {"q5_K", 1}}));
+  // IQ1_S: the same, and attn_output IQ2_XXS: 165 - 28 = 137 IQ1_S.
+  EXPECT_EQ(type_counts(quantized_with_matrix("IQ1_S")),
+            (std::map<std::string, int>{
+                {"f32", 113}, {"iq1_s", 137}, {"iq2_xxs", 28}, {"q2_K", 31}, {"q5_K", 1}}));
+  // IQ2_S (default IQ2_XS): attn_v, the first 3 ffn_down and attn_output
+  // IQ3_S: 28 + 3 + 28 = 59; IQ2_XS 196 - 59 = 137.
+  EXPECT_EQ(type_counts(quantized_with_matrix("IQ2_S")),
+            (std::map<std::string, int>{{"f32", 113}, {"iq2_xs", 137}, {"iq3_s", 59}, {"q5_K", 1}}));
+  // Q2_K_S: output Q6_K; attn_v Q2_K (GQA < 4); the first 3 ffn_down
+  // Q4_K; attn_output Q2_K (only Q2_K lifts it): q2_K 196 - 3 = 193.
+  EXPECT_EQ(type_counts(quantized_with_matrix("Q2_K_S")),
+            (std::map<std::string, int>{{"f32", 113}, {"q2_K", 193}, {"q4_K", 3}, {"q6_K", 1}}));
+}
+
 // gpt-oss-20b (its config.json): hidden 2,880, 64 heads and 8 KV heads of
 // 64, 32 experts of 2,880, vocabulary 201,088, 24 blocks, untied.
 TEST(QuantizePlan, GptOssKeepsItsMxfp4ExpertsUnderAFloatFileType) {
