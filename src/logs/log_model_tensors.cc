@@ -52,6 +52,7 @@ std::string rules_note(const llamacpp::QuantizeRules& r) {
   if (r.imatrix) out += "; with an importance matrix (its quantize.imatrix keys)";
   if (r.qkv_own_rule) out += "; attn_qkv by its own rule (llama-quantize before #19770)";
   if (r.k_fallback_iq4_nl) out += "; Q2_K/Q3_K rows of no whole 256-block as IQ4_NL (an older fallback)";
+  if (r.qk_k_64) out += "; K types of 64-element blocks (a build with LLAMA_QKK_64)";
   return out;
 }
 
@@ -118,8 +119,10 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
   // quantizing build is not in the log): the pinned release's first, then
   // the older; the counts decide (quantize_plan.h, QuantizeRules).
   std::vector<llamacpp::QuantizeRules> releases;
-  for (bool qkv : {false, true}) {
-    for (bool iq4nl : {false, true}) releases.push_back({from.imatrix, qkv, iq4nl});
+  for (bool qk64 : {false, true}) {
+    for (bool qkv : {false, true}) {
+      for (bool iq4nl : {false, true}) releases.push_back({from.imatrix, qkv, iq4nl, qk64});
+    }
   }
   std::string why;
   for (const llamacpp::QuantizeRules& rules : releases) {
@@ -132,7 +135,12 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
     // Phi-3's long-context factors are its rope_factors_long/_short.
     if (v.llama3_rope) candidate.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
     Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type, from.widths(), rules);
-    if (!quantized) return Error(std::string(quantized.error().detail()));
+    if (!quantized) {
+      // A rule set this model's tensors do not fit (a row no type takes,
+      // a K layout of a QK_K = 64 build memfit does not price): the next.
+      if (why.empty()) why = std::string(quantized.error().detail());
+      continue;
+    }
     const TypeCounts built = counts_of(*quantized);
     if (built != printed) {
       if (why.empty()) {

@@ -26,7 +26,7 @@ Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_
   CheckedBytes total = 0;
   for (size_t i = 0; i < tensors->size(); ++i) {
     const ConvertedTensor& t = (*tensors)[i];
-    Result<uint64_t> bytes = ggml_tensor_bytes((*types)[i], t.ne);
+    Result<uint64_t> bytes = quantized_tensor_bytes((*types)[i], t.ne, rules);
     if (!bytes) return Error::usage("quant", fmt::format("{}: {}", t.name, bytes.error().message()));
     total = total + *bytes;
     // As a GGUF model carries it: shape outermost first.

@@ -119,7 +119,22 @@ struct QuantizeRules {
   // 02725d3d), where 007dbbf takes Q4_0; the PR that changed it was not
   // found.
   bool k_fallback_iq4_nl = false;
+  // A build with LLAMA_QKK_64 (QK_K = 64, until its removal in 2024):
+  // the K types' super-blocks hold 64 elements, so a row of 3,200 is whole
+  // Q6_K blocks (ggml-org/ci built llama.cpp so for open_llama_3b_v2,
+  // whose hidden size is 3,200: "cmake -DCMAKE_BUILD_TYPE=Release
+  // -DLLAMA_QKK_64=1"). Q6_K's block is then 2 + 13 x 64 / 16 = 54 bytes
+  // (block_q6_K's static_assert); the other K types' 64-element layouts
+  // are not priced (a rebuild holding one is refused).
+  bool qk_k_64 = false;
 };
+
+// The bytes of a tensor of `type`, dims `ne` (ne[0] the row), as a build
+// under `rules` lays it out: ggml_tensor_bytes(), but for the K types of
+// a QK_K = 64 build. An error when the row is not whole blocks or the
+// layout is one memfit does not price.
+Result<uint64_t> quantized_tensor_bytes(GgmlType type, std::span<const uint64_t> ne,
+                                        const QuantizeRules& rules);
 
 // The type llama-quantize gives each of `tensors` (converted_tensors'
 // order) for `file_type`. A usage error on `quant` when a tensor's row

@@ -9,6 +9,7 @@
 #include <initializer_list>
 
 #include "engines/llamacpp/quantize_plan.h"
+#include "memfit/checked_math.h"
 
 namespace memfit::llamacpp {
 namespace {
@@ -54,6 +55,13 @@ bool quantizable(const ConvertedTensor& t) {
 
 bool is_quantized(GgmlType t) { return t != kF32 && t != kF16 && t != kBF16; }
 
+bool is_k_type(GgmlType t) { return t == kQ2_K || t == kQ3_K || t == kQ4_K || t == kQ5_K || t == kQ6_K; }
+
+// Elements per block of `t` in the quantizing build (QuantizeRules::qk_k_64).
+uint64_t block_elements(const QuantizeRules& rules, GgmlType t) {
+  return rules.qk_k_64 && is_k_type(t) ? 64 : ggml_type_traits(t).block_elements;
+}
+
 // The layers that get more bits: the first and last eighth, and every
 // third between.
 bool use_more_bits(uint64_t i, uint64_t n) {
@@ -84,7 +92,7 @@ struct Mix {
 
 GgmlType output_type(const Mix& m, GgmlType t, uint64_t row) {
   if (m.is("MXFP4_MOE")) return kQ8_0;
-  if (row % ggml_type_traits(t).block_elements != 0) return kQ8_0;
+  if (row % block_elements(m.rules, t) != 0) return kQ8_0;
   if (m.is_any({"IQ2_XXS", "IQ2_XS", "IQ3_XXS", "IQ1_S", "IQ2_S", "IQ2_M", "IQ1_M"})) return kQ5_K;
   return t != kQ8_0 ? kQ6_K : t;
 }
@@ -237,7 +245,7 @@ GgmlType mixed_type(Mix& m, const ConvertedTensor& t, GgmlType base) {
 // blocks takes a type with smaller blocks, else F16.
 Result<GgmlType> fallback(const ConvertedTensor& t, GgmlType type, const QuantizeRules& rules) {
   const uint64_t row = t.ne[0];
-  if (row % ggml_type_traits(type).block_elements == 0) return type;
+  if (row % block_elements(rules, type) == 0) return type;
   GgmlType other = kF16;
   switch (type) {
     case kIQ1_S: case kIQ1_M: case kIQ2_XXS: case kIQ2_XS: case kIQ2_S: case kIQ3_XXS:
@@ -251,7 +259,7 @@ Result<GgmlType> fallback(const ConvertedTensor& t, GgmlType type, const Quantiz
                                                "llama-quantize has no fallback for it",
                                                t.name, row, ggml_type_traits(type).name));
   }
-  return row % ggml_type_traits(other).block_elements == 0 ? other : kF16;
+  return row % block_elements(rules, other) == 0 ? other : kF16;
 }
 
 Mix mix_for(const ModelSpec& spec, std::span<const ConvertedTensor> tensors, const GgufFileType& f,
@@ -275,6 +283,22 @@ Mix mix_for(const ModelSpec& spec, std::span<const ConvertedTensor> tensors, con
 }
 
 }  // namespace
+
+Result<uint64_t> quantized_tensor_bytes(GgmlType type, std::span<const uint64_t> ne,
+                                        const QuantizeRules& rules) {
+  if (!rules.qk_k_64 || !is_k_type(type)) return ggml_tensor_bytes(type, ne);
+  if (type != kQ6_K) {
+    return Error(fmt::format("{} with QK_K = 64: a layout memfit does not price",
+                             ggml_type_traits(type).name));
+  }
+  constexpr uint64_t kQ6KBlock64Bytes = 2 + 13 * 64 / 16;  // d + ql, qh, scales
+  const uint64_t row = ne.empty() ? 1 : ne[0];
+  if (row % 64 != 0) return Error(fmt::format("{} elements per row is not a multiple of 64", row));
+  CheckedBytes bytes = CheckedBytes(row / 64) * kQ6KBlock64Bytes;
+  for (size_t i = 1; i < ne.size(); ++i) bytes *= ne[i];
+  if (bytes.overflowed()) return Error::overflow("more than 2^64 bytes");
+  return *bytes.value();
+}
 
 Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
                                               std::span<const ConvertedTensor> tensors,

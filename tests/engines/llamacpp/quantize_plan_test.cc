@@ -471,6 +471,47 @@ TEST(QuantizePlan, TwoAndOneBitMixesWithTheirMatrix) {
             (std::map<std::string, int>{{"f32", 113}, {"q2_K", 193}, {"q4_K", 3}, {"q6_K", 1}}));
 }
 
+// OpenLLaMA 3B v2's geometry (ggml-org/ci's open_llama_3b_v2 runs):
+// hidden 3,200 (12.5 blocks of 256, 50 of 64), 32 heads of 100, 8,640
+// intermediate, 32,000 vocabulary, 26 blocks, untied.
+Model open_llama_3b() {
+  Model m;
+  m.spec.model_type = "llama";
+  m.spec.geometry.hidden = 3200;
+  m.spec.geometry.heads = 32;
+  m.spec.geometry.kv_heads = 32;
+  m.spec.geometry.head_dim = 100;
+  m.spec.geometry.intermediate = 8640;
+  m.spec.geometry.vocab = 32000;
+  m.spec.layers.assign(26, LayerCache{LayerKind::kFullAttention, 2 * 32 * 100});
+  m.spec.tied_embeddings = false;
+  return m;
+}
+
+TEST(QuantizePlan, AQkK64BuildKeepsA3200WideOutputAtQ6_K) {
+  // QK_K = 256: output's row of 3,200 is no whole Q6_K block: Q8_0.
+  Result<Model> q = quantized_gguf_model(open_llama_3b(), *find_gguf_file_type("Q4_0"));
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  EXPECT_EQ(dtype_of(*q, "output.weight"), "q8_0");
+  // QK_K = 64 (LLAMA_QKK_64): 50 blocks of 54 B a row: Q6_K.
+  QuantizeRules qkk64;
+  qkk64.qk_k_64 = true;
+  q = quantized_gguf_model(open_llama_3b(), *find_gguf_file_type("Q4_0"), nullptr, qkk64);
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  EXPECT_EQ(dtype_of(*q, "output.weight"), "q6_K");
+  EXPECT_EQ(type_counts(*q), (std::map<std::string, int>{{"f32", 53}, {"q4_0", 183}, {"q6_K", 1}}));
+  // token_embd 102,400,000 elements / 32 x 18 = 57,600,000; output
+  // 102,400,000 / 64 x 54 = 86,400,000; a block's matrices 4 x 10,240,000
+  // + 3 x 27,648,000 = 123,904,000 / 32 x 18 = 69,696,000, x 26 =
+  // 1,812,096,000; F32 (1 + 2 x 26) x 3,200 x 4 = 678,400. The sum,
+  // 1,956,774,400 B, is ggml-org/ci b2308's "1.82 GiB" file
+  // (llamacpp-ci2308-openllama3b-q4_0-x86-cpu.log, CPU buffer 1866.13 MiB).
+  EXPECT_EQ(q->weights.bytes, 1'956'774'400u);
+  // The other K types' 64-element layouts are not priced.
+  const std::vector<uint64_t> ne = {3200, 3200};
+  EXPECT_FALSE(quantized_tensor_bytes(GgmlType::kQ4_K, ne, qkk64).ok());
+}
+
 // gpt-oss-20b (its config.json): hidden 2,880, 64 heads and 8 KV heads of
 // 64, 32 experts of 2,880, vocabulary 201,088, 24 blocks, untied.
 TEST(QuantizePlan, GptOssKeepsItsMxfp4ExpertsUnderAFloatFileType) {
