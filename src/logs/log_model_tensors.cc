@@ -68,6 +68,9 @@ struct ConvertedFrom {
   // quantize.imatrix.* keys (file, dataset, entries and chunks count) then
   // (tools/quantize/quantize.cpp, LLM_KV_QUANTIZE_IMATRIX_*).
   bool imatrix = false;
+  // general.quantized_by, the quantizer a file names (convert_hf_to_gguf's
+  // metadata; "Unsloth", "Mungert", ...): "" when absent.
+  std::string quantized_by;
   const llamacpp::GatedDeltaWidths* widths() const {
     return gated_delta ? &*gated_delta : nullptr;
   }
@@ -83,6 +86,10 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
   out.imatrix = std::any_of(dump.metadata.begin(), dump.metadata.end(), [](const GgufKeyValue& kv) {
     return kv.key.starts_with("quantize.imatrix.");
   });
+  for (const GgufKeyValue& kv : dump.metadata) {
+    const std::string* name = std::get_if<std::string>(&kv.value.data);
+    if (kv.key == "general.quantized_by" && name != nullptr) out.quantized_by = *name;
+  }
   const nlohmann::json& c = config->config;
   if (c.contains("linear_num_key_heads")) {
     auto count = [&](const char* field) { return c.value(field, uint64_t{0}); };
@@ -174,7 +181,20 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
     return out;
   }
   }
-  return Error(why + (from.imatrix ? " (with the importance matrix its quantize.imatrix keys name)" : ""));
+  // No rule set of llama-quantize's memfit knows gives the printed counts:
+  // what the file says of how it was made, so the note says why.
+  std::string made;
+  if (from.imatrix) made = "an importance matrix (quantize.imatrix keys)";
+  if (!from.quantized_by.empty()) {
+    made += fmt::format("{}its quantizer, {} (general.quantized_by)", made.empty() ? "" : " and ",
+                        quote_untrusted(from.quantized_by));
+  }
+  if (!made.empty()) {
+    why += fmt::format("; no rules of a llama-quantize release memfit knows give those counts: the "
+                       "file names {}: types chosen per tensor (--tensor-type or another tool)",
+                       made);
+  }
+  return Error(why);
 }
 
 // Whether two rebuilt lists give every tensor the same type.

@@ -420,6 +420,22 @@ TEST(CheckLog, ADumpQuantizedOtherwiseKeepsTheSpreadAndSaysWhy) {
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->basis, FigureBasis::kModelled);
 }
 
+TEST(CheckLog, ADumpOfANamedQuantizersMixSaysSo) {
+  // Mungert's Mistral Small 3.1 Q4_K_M: 24 q5_K, which llama-quantize's
+  // Q4_K_M never gives a llama of 40 blocks (no attn_qkv, not 70B, no
+  // experts), under any release's rules; its dump names an importance
+  // matrix and general.quantized_by 'Mungert'.
+  const LogCheck c = check("llamacpp", "llamacpp-jonsjoberg-mistral-small31-24b-q4km-m3pro-np4.log");
+  const FigureCheck* gpu = figure(c, "MTL0", LogFigure::kModel);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_NE(gpu->note.find("the log's file f32 81, q4_K 232, q5_K 24, q6_K 26; no rules of a "
+                           "llama-quantize release memfit knows give those counts: the file names an "
+                           "importance matrix (quantize.imatrix keys) and its quantizer, 'Mungert' "
+                           "(general.quantized_by): types chosen per tensor"),
+            std::string::npos)
+      << gpu->note;
+}
+
 TEST(CheckLog, AnOldRunnersOneCacheForEverySequenceIsSaidOnCompute) {
   // ollama#9352: n_ctx 81,920 = 10 x 8,192, "llama_kv_cache_init: kv_size
   // = 81920": one cache for all 10 sequences. KV 32 layers x 81,920 x
