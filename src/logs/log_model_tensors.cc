@@ -124,20 +124,26 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
   if (rebuilt.spec.embedding.bidirectional) variants = {{true, false, false}, {true, false, true}};
   // The rules that changed between llama-quantize releases (the file's
   // quantizing build is not in the log): the pinned release's first, then
-  // the older; the counts decide (quantize_plan.h, QuantizeRules).
-  std::vector<llamacpp::QuantizeRules> releases;
+  // the older; the counts and the size decide (quantize_plan.h,
+  // QuantizeRules).
+  struct Attempt {
+    llamacpp::QuantizeRules rules;
+    Variant variant;
+  };
+  std::vector<Attempt> attempts;
   for (bool qk64 : {false, true}) {
     for (bool qkv : {false, true}) {
-      for (bool iq4nl : {false, true}) releases.push_back({from.imatrix, qkv, iq4nl, qk64});
+      for (bool iq4nl : {false, true}) {
+        for (const Variant& v : variants) attempts.push_back({{from.imatrix, qkv, iq4nl, qk64}, v});
+      }
     }
   }
   std::string why;
-  for (const llamacpp::QuantizeRules& rules : releases) {
-  for (const Variant& v : variants) {
-    const bool tied = v.tied;
+  bool counts_held = false;  // some rule set gave the printed counts
+  for (const auto& [rules, v] : attempts) {
     Model candidate = rebuilt;
     candidate.spec.model_type = model_type;
-    candidate.spec.tied_embeddings = tied;
+    candidate.spec.tied_embeddings = v.tied;
     candidate.spec.embedding.reranker = candidate.spec.embedding.reranker || v.head;
     // Phi-3's long-context factors are its rope_factors_long/_short.
     if (v.llama3_rope) candidate.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
@@ -156,18 +162,19 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
       }
       continue;
     }
+    counts_held = true;
     const uint64_t sum = quantized->weights.bytes;
     const uint64_t size = dump.file_bytes->value;
     const uint64_t off = sum > size ? sum - size : size - sum;
     if (off > dump.file_bytes->band) {
-      return Error(fmt::format("the {} GGUF memfit rebuilds holds the log's tensor types but {} "
-                               "bytes, outside the printed file size {} (+- {} bytes)",
-                               type.name, sum, escape_untrusted(dump.file_size_text),
-                               dump.file_bytes->band));
+      why = fmt::format("the {} GGUF memfit rebuilds holds the log's tensor types but {} bytes, "
+                        "outside the printed file size {} (+- {} bytes)",
+                        type.name, sum, escape_untrusted(dump.file_size_text), dump.file_bytes->band);
+      continue;
     }
     Model out = std::move(*quantized);
     out.spec = rebuilt.spec;  // the GGUF architecture and its geometry, as rebuilt
-    out.spec.tied_embeddings = tied;
+    out.spec.tied_embeddings = v.tied;
     out.path = rebuilt.path;
     out.has_config = rebuilt.has_config;
     // Checked against the log: every type's count and the file size.
@@ -180,7 +187,6 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
         rules_note(rules));
     return out;
   }
-  }
   // No rule set of llama-quantize's memfit knows gives the printed counts:
   // what the file says of how it was made, so the note says why.
   std::string made;
@@ -189,7 +195,7 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
     made += fmt::format("{}its quantizer, {} (general.quantized_by)", made.empty() ? "" : " and ",
                         quote_untrusted(from.quantized_by));
   }
-  if (!made.empty()) {
+  if (!made.empty() && !counts_held) {
     why += fmt::format("; no rules of a llama-quantize release memfit knows give those counts: the "
                        "file names {}: types chosen per tensor (--tensor-type or another tool)",
                        made);
