@@ -20,6 +20,8 @@ std::string gguf_file_type_of_printed(std::string_view printed) {
   }
   if (text == "all F32") return "F32";
   if (text == "MXFP4 MoE") return "MXFP4_MOE";
+  // LLAMA_FTYPE_MOSTLY_IQ3_M prints as "IQ3_S mix - 3.66 bpw".
+  if (text.starts_with("IQ3_S mix")) return "IQ3_M";
   const size_t dash = text.find(" - ");
   std::string name(trim(text.substr(0, dash)));
   if (dash == std::string_view::npos) return name;

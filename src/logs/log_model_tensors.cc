@@ -46,6 +46,16 @@ TypeCounts counts_of(const Model& model) {
   return counts;
 }
 
+// What a rebuild took beyond memfit's own rules: "" for those.
+std::string rules_note(const llamacpp::QuantizeRules& r) {
+  std::string out;
+  if (r.imatrix) out += "; with an importance matrix (its quantize.imatrix keys)";
+  if (r.qkv_own_rule) out += "; attn_qkv by its own rule (llama-quantize before #19770)";
+  if (r.k_fallback_iq4_nl) out += "; Q2_K/Q3_K rows of no whole 256-block as IQ4_NL (an older fallback)";
+  if (r.qk_k_64) out += "; K types of 64-element blocks (a build with LLAMA_QKK_64)";
+  return out;
+}
+
 // What the converter's tensors are built from beyond the spec: the
 // Hugging Face model_type the dump's architecture converts from
 // ("qwen3moe" -> "qwen3_moe") and, for a gated delta net model, its
@@ -54,6 +64,13 @@ TypeCounts counts_of(const Model& model) {
 struct ConvertedFrom {
   std::string model_type;
   std::optional<llamacpp::GatedDeltaWidths> gated_delta;
+  // llama-quantize had an importance matrix: it writes the
+  // quantize.imatrix.* keys (file, dataset, entries and chunks count) then
+  // (tools/quantize/quantize.cpp, LLM_KV_QUANTIZE_IMATRIX_*).
+  bool imatrix = false;
+  // general.quantized_by, the quantizer a file names (convert_hf_to_gguf's
+  // metadata; "Unsloth", "Mungert", ...): "" when absent.
+  std::string quantized_by;
   const llamacpp::GatedDeltaWidths* widths() const {
     return gated_delta ? &*gated_delta : nullptr;
   }
@@ -66,6 +83,13 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
   if (!config) return config.error();
   ConvertedFrom out;
   out.model_type = config->config.value("model_type", config->architecture);
+  out.imatrix = std::any_of(dump.metadata.begin(), dump.metadata.end(), [](const GgufKeyValue& kv) {
+    return kv.key.starts_with("quantize.imatrix.");
+  });
+  for (const GgufKeyValue& kv : dump.metadata) {
+    const std::string* name = std::get_if<std::string>(&kv.value.data);
+    if (kv.key == "general.quantized_by" && name != nullptr) out.quantized_by = *name;
+  }
   const nlohmann::json& c = config->config;
   if (c.contains("linear_num_key_heads")) {
     auto count = [&](const char* field) { return c.value(field, uint64_t{0}); };
@@ -98,17 +122,38 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
   };
   std::vector<Variant> variants = {{false, false}, {true, false}, {false, true}, {true, true}};
   if (rebuilt.spec.embedding.bidirectional) variants = {{true, false, false}, {true, false, true}};
+  // The rules that changed between llama-quantize releases (the file's
+  // quantizing build is not in the log): the pinned release's first, then
+  // the older; the counts and the size decide (quantize_plan.h,
+  // QuantizeRules).
+  struct Attempt {
+    llamacpp::QuantizeRules rules;
+    Variant variant;
+  };
+  std::vector<Attempt> attempts;
+  for (bool qk64 : {false, true}) {
+    for (bool qkv : {false, true}) {
+      for (bool iq4nl : {false, true}) {
+        for (const Variant& v : variants) attempts.push_back({{from.imatrix, qkv, iq4nl, qk64}, v});
+      }
+    }
+  }
   std::string why;
-  for (const Variant& v : variants) {
-    const bool tied = v.tied;
+  bool counts_held = false;  // some rule set gave the printed counts
+  for (const auto& [rules, v] : attempts) {
     Model candidate = rebuilt;
     candidate.spec.model_type = model_type;
-    candidate.spec.tied_embeddings = tied;
+    candidate.spec.tied_embeddings = v.tied;
     candidate.spec.embedding.reranker = candidate.spec.embedding.reranker || v.head;
     // Phi-3's long-context factors are its rope_factors_long/_short.
     if (v.llama3_rope) candidate.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
-    Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type, from.widths());
-    if (!quantized) return Error(std::string(quantized.error().detail()));
+    Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type, from.widths(), rules);
+    if (!quantized) {
+      // A rule set this model's tensors do not fit (a row no type takes,
+      // a K layout of a QK_K = 64 build memfit does not price): the next.
+      if (why.empty()) why = std::string(quantized.error().detail());
+      continue;
+    }
     const TypeCounts built = counts_of(*quantized);
     if (built != printed) {
       if (why.empty()) {
@@ -117,18 +162,19 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
       }
       continue;
     }
+    counts_held = true;
     const uint64_t sum = quantized->weights.bytes;
     const uint64_t size = dump.file_bytes->value;
     const uint64_t off = sum > size ? sum - size : size - sum;
     if (off > dump.file_bytes->band) {
-      return Error(fmt::format("the {} GGUF memfit rebuilds holds the log's tensor types but {} "
-                               "bytes, outside the printed file size {} (+- {} bytes)",
-                               type.name, sum, escape_untrusted(dump.file_size_text),
-                               dump.file_bytes->band));
+      why = fmt::format("the {} GGUF memfit rebuilds holds the log's tensor types but {} bytes, "
+                        "outside the printed file size {} (+- {} bytes)",
+                        type.name, sum, escape_untrusted(dump.file_size_text), dump.file_bytes->band);
+      continue;
     }
     Model out = std::move(*quantized);
     out.spec = rebuilt.spec;  // the GGUF architecture and its geometry, as rebuilt
-    out.spec.tied_embeddings = tied;
+    out.spec.tied_embeddings = v.tied;
     out.path = rebuilt.path;
     out.has_config = rebuilt.has_config;
     // Checked against the log: every type's count and the file size.
@@ -137,8 +183,22 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
     out.warnings.push_back(fmt::format(
         "weights: the {} GGUF llama-quantize writes from the dump's hyperparameters, {} tensors "
         "({}), {} bytes: the log's tensor counts by type and its file size, {}, agree",
-        type.name, out.tensors.size(), describe(built), sum, escape_untrusted(dump.file_size_text)));
+        type.name, out.tensors.size(), describe(built), sum, escape_untrusted(dump.file_size_text)) +
+        rules_note(rules));
     return out;
+  }
+  // No rule set of llama-quantize's memfit knows gives the printed counts:
+  // what the file says of how it was made, so the note says why.
+  std::string made;
+  if (from.imatrix) made = "an importance matrix (quantize.imatrix keys)";
+  if (!from.quantized_by.empty()) {
+    made += fmt::format("{}its quantizer, {} (general.quantized_by)", made.empty() ? "" : " and ",
+                        quote_untrusted(from.quantized_by));
+  }
+  if (!made.empty() && !counts_held) {
+    why += fmt::format("; no rules of a llama-quantize release memfit knows give those counts: the "
+                       "file names {}: types chosen per tensor (--tensor-type or another tool)",
+                       made);
   }
   return Error(why);
 }

@@ -522,6 +522,53 @@ TEST(CheckLog, ADumpQuantizedOtherwiseKeepsTheSpreadAndSaysWhy) {
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->basis, FigureBasis::kModelled);
 }
 
+TEST(CheckLog, ADumpOfANamedQuantizersMixSaysSo) {
+  // Mungert's Mistral Small 3.1 Q4_K_M: 24 q5_K, which llama-quantize's
+  // Q4_K_M never gives a llama of 40 blocks (no attn_qkv, not 70B, no
+  // experts), under any release's rules; its dump names an importance
+  // matrix and general.quantized_by 'Mungert'.
+  const LogCheck c = check("llamacpp", "llamacpp-jonsjoberg-mistral-small31-24b-q4km-m3pro-np4.log");
+  const FigureCheck* gpu = figure(c, "MTL0", LogFigure::kModel);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_NE(gpu->note.find("the log's file f32 81, q4_K 232, q5_K 24, q6_K 26; no rules of a "
+                           "llama-quantize release memfit knows give those counts: the file names an "
+                           "importance matrix (quantize.imatrix keys) and its quantizer, 'Mungert' "
+                           "(general.quantized_by): types chosen per tensor"),
+            std::string::npos)
+      << gpu->note;
+}
+
+// The weights warning of a dump rebuilt tensor by tensor.
+std::string rebuilt_weights_warning(const LogCheck& c) {
+  for (const Warning& w : c.warnings) {
+    if (w.text.find("GGUF llama-quantize writes from the dump") != std::string::npos) return w.text;
+  }
+  return "(none)";
+}
+
+TEST(CheckLog, ADumpIsRebuiltUnderTheRulesOfTheReleaseThatWroteIt) {
+  // The Qwen3.5-35B-A3B IQ2_M file's q4_K 10 are its 10 attn_v: its 30
+  // gated delta nets' attn_qkv kept the 2-bit default, as before #19770
+  // (the pinned rules give them Q4_K: q4_K 40). Its dump names a matrix.
+  const LogCheck iq2m = check("llamacpp", "llamacpp-lota09-qwen35-35b-a3b-iq2m-rtx4060ti.log");
+  EXPECT_TRUE(rebuilt_weights_warning(iq2m).ends_with(
+      "agree; with an importance matrix (its quantize.imatrix keys); attn_qkv by its own rule "
+      "(llama-quantize before #19770)"))
+      << rebuilt_weights_warning(iq2m);
+  // ggml-org/ci's b2308 OpenLLaMA 3B Q4_0: a LLAMA_QKK_64 build's Q6_K
+  // output (3,200 = 50 x 64), 1,956,774,400 B in "1.82 GiB": the CPU row
+  // to the print.
+  const LogCheck qkk64 = check("llamacpp", "llamacpp-ci2308-openllama3b-q4_0-x86-cpu.log");
+  EXPECT_NE(rebuilt_weights_warning(qkk64).find("(f32 53, q4_0 183, q6_K 1), 1956774400 bytes"),
+            std::string::npos)
+      << rebuilt_weights_warning(qkk64);
+  EXPECT_TRUE(rebuilt_weights_warning(qkk64).ends_with(
+      "; K types of 64-element blocks (a build with LLAMA_QKK_64)"));
+  const FigureCheck* cpu = figure(qkk64, "CPU", LogFigure::kModel);
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_TRUE(cpu->within_print);
+}
+
 TEST(CheckLog, AnOldRunnersOneCacheForEverySequenceIsSaidOnCompute) {
   // ollama#9352: n_ctx 81,920 = 10 x 8,192, "llama_kv_cache_init: kv_size
   // = 81920": one cache for all 10 sequences. KV 32 layers x 81,920 x
@@ -1513,6 +1560,10 @@ TEST(GgufFileTypeName, LlamaCppsPrintedNamesAreLlamaQuantizesNames) {
   EXPECT_EQ(logs::gguf_file_type_of_printed("all F32"), "F32");
   EXPECT_EQ(logs::gguf_file_type_of_printed("MXFP4 MoE"), "MXFP4_MOE");
   EXPECT_EQ(logs::gguf_file_type_of_printed("Q6_K (guessed)"), "Q6_K");
+  // LLAMA_FTYPE_MOSTLY_IQ3_M's text names its default type, IQ3_S.
+  EXPECT_EQ(logs::gguf_file_type_of_printed("IQ3_S mix - 3.66 bpw"), "IQ3_M");
+  EXPECT_EQ(logs::gguf_file_type_of_printed("IQ3_S - 3.4375 bpw"), "IQ3_S");
+  EXPECT_EQ(logs::gguf_file_type_of_printed("IQ3_XXS - 3.0625 bpw"), "IQ3_XXS");
 }
 
 TEST(CheckLog, LogsThatCannotBePricedSayWhyInOneLine) {

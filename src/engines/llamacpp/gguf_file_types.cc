@@ -24,9 +24,14 @@ constexpr std::array<GgufFileType, 22> kFileTypes = {{
 }};
 
 // Written by llama-quantize only with an importance matrix
-// (find_rebuilt_file_type): IQ2_M's default type is IQ2_S
-// (llama_ftype_get_default_type).
-constexpr std::array<GgufFileType, 1> kImatrixFileTypes = {{{"IQ2_M", kIQ2_S}}};
+// (find_rebuilt_file_type; tensor_requires_imatrix), with their default
+// types (llama_ftype_get_default_type: IQ2_S's is IQ2_XS, IQ2_M's IQ2_S,
+// IQ3_XS's IQ3_S).
+constexpr std::array<GgufFileType, 9> kImatrixFileTypes = {{
+    {"IQ3_XS", kIQ3_S},   {"IQ3_XXS", kIQ3_XXS}, {"Q2_K_S", kQ2_K},   {"IQ2_M", kIQ2_S},
+    {"IQ2_S", kIQ2_XS},   {"IQ2_XS", kIQ2_XS},   {"IQ2_XXS", kIQ2_XXS}, {"IQ1_M", kIQ1_M},
+    {"IQ1_S", kIQ1_S},
+}};
 
 std::string upper(std::string_view text) {
   std::string out(text);
@@ -56,6 +61,11 @@ const GgufFileType* find_rebuilt_file_type(std::string_view name) {
     if (t.name == wanted) return &t;
   }
   return nullptr;
+}
+
+bool needs_importance_matrix(const GgufFileType& type) {
+  return std::any_of(kImatrixFileTypes.begin(), kImatrixFileTypes.end(),
+                     [&](const GgufFileType& t) { return t.name == type.name; });
 }
 
 std::string gguf_file_type_names() {

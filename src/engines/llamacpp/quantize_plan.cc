@@ -15,10 +15,10 @@
 namespace memfit::llamacpp {
 
 Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_type,
-                                   const GatedDeltaWidths* gated_delta) {
+                                   const GatedDeltaWidths* gated_delta, const QuantizeRules& rules) {
   Result<std::vector<ConvertedTensor>> tensors = converted_tensors(model.spec, gated_delta);
   if (!tensors) return tensors.error();
-  Result<std::vector<GgmlType>> types = quantized_types(model.spec, *tensors, file_type);
+  Result<std::vector<GgmlType>> types = quantized_types(model.spec, *tensors, file_type, rules);
   if (!types) return types.error();
   Model out = model;
   out.tensors.clear();
@@ -26,7 +26,7 @@ Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_
   CheckedBytes total = 0;
   for (size_t i = 0; i < tensors->size(); ++i) {
     const ConvertedTensor& t = (*tensors)[i];
-    Result<uint64_t> bytes = ggml_tensor_bytes((*types)[i], t.ne);
+    Result<uint64_t> bytes = quantized_tensor_bytes((*types)[i], t.ne, rules);
     if (!bytes) return Error::usage("quant", fmt::format("{}: {}", t.name, bytes.error().message()));
     total = total + *bytes;
     // As a GGUF model carries it: shape outermost first.

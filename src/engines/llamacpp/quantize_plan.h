@@ -46,12 +46,17 @@ std::string quantized_gguf_file_name(const std::string& model_path, std::string_
 std::string launch_model_file(const EstimateRequest& r, const std::string& model_path);
 
 // The file type `name` names among gguf_file_types() and the types
-// llama-quantize writes only with an importance matrix whose per-tensor
-// choice memfit rebuilds (IQ2_M: the matrix changes the values, never a
-// tensor's type): a llama.cpp dump of such a file is rebuilt tensor by
-// tensor (logs/log_model_tensors.cc), though `--quant` does not offer
-// them (memfit cannot make the matrix). nullptr for any other name.
+// llama-quantize writes only with an importance matrix (IQ1_S, IQ1_M,
+// IQ2_XXS, IQ2_XS, IQ2_S, IQ2_M, IQ3_XXS, IQ3_XS, Q2_K_S: the matrix
+// changes the values; a tensor's type reads only whether there is one): a
+// llama.cpp dump of such a file is rebuilt tensor by tensor
+// (logs/log_model_tensors.cc), though `--quant` does not offer them
+// (memfit cannot make the matrix). nullptr for any other name.
 const GgufFileType* find_rebuilt_file_type(std::string_view name);
+
+// Whether llama-quantize writes `type` only with an importance matrix
+// (those find_rebuilt_file_type() adds to gguf_file_types()).
+bool needs_importance_matrix(const GgufFileType& type);
 
 // "F32, F16, BF16, Q8_0, ...": every name gguf_file_types() holds.
 std::string gguf_file_type_names();
@@ -89,12 +94,55 @@ struct GatedDeltaWidths {
 Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
                                                        const GatedDeltaWidths* gated_delta = nullptr);
 
+// How one llama-quantize run chose types beyond the file type: whether it
+// had an importance matrix, and the rules that changed between releases
+// (a file's quantizing build is not in a log that loads it, so a dump is
+// rebuilt under each and its printed counts decide: logs/
+// log_model_tensors.cc). The defaults are `--quant`'s: no matrix and the
+// pinned release's rules (src/llama-quant.cpp at 007dbbf). Sources:
+// docs/engine-llamacpp.md, "Each tensor's type".
+struct QuantizeRules {
+  // An importance matrix was given (llama-quantize's has_imatrix; a dump
+  // says so by its quantize.imatrix.* keys): the IQ4_NL/IQ4_XS ffn_down
+  // lift to Q5_K is skipped and Q4_0/Q5_0 lift the first n_layer/8
+  // ffn_down to Q4_1/Q5_1.
+  bool imatrix = false;
+  // The releases before the tensor_category rewrite (ggml-org/llama.cpp
+  // #19770; e.g. the llama.cpp Ollama vendors): a fused attn_qkv takes its
+  // own rule (Q4_K for Q3_K_M/Q3_K_L/IQ3_M, Q5_K for Q4_K_M, Q6_K for
+  // Q5_K_M; the 2-bit mixes' default) and does not advance attn_v's
+  // index. From the rewrite, category_is_attn_v() holds ATTENTION_QKV and
+  // its branch comes first: attn_qkv takes attn_v's rules and index.
+  bool qkv_own_rule = false;
+  // Older releases' fallback of a Q2_K or Q3_K row that is not whole
+  // 256-blocks: IQ4_NL (the llama.cpp Ollama vendors, ollama/ollama
+  // 02725d3d), where 007dbbf takes Q4_0; the PR that changed it was not
+  // found.
+  bool k_fallback_iq4_nl = false;
+  // A build with LLAMA_QKK_64 (QK_K = 64, until its removal in 2024):
+  // the K types' super-blocks hold 64 elements, so a row of 3,200 is whole
+  // Q6_K blocks (ggml-org/ci built llama.cpp so for open_llama_3b_v2,
+  // whose hidden size is 3,200: "cmake -DCMAKE_BUILD_TYPE=Release
+  // -DLLAMA_QKK_64=1"). Q6_K's block is then 2 + 13 x 64 / 16 = 54 bytes
+  // (block_q6_K's static_assert); the other K types' 64-element layouts
+  // are not priced (a rebuild holding one is refused).
+  bool qk_k_64 = false;
+};
+
+// The bytes of a tensor of `type`, dims `ne` (ne[0] the row), as a build
+// under `rules` lays it out: ggml_tensor_bytes(), but for the K types of
+// a QK_K = 64 build. An error when the row is not whole blocks or the
+// layout is one memfit does not price.
+Result<uint64_t> quantized_tensor_bytes(GgmlType type, std::span<const uint64_t> ne,
+                                        const QuantizeRules& rules);
+
 // The type llama-quantize gives each of `tensors` (converted_tensors'
 // order) for `file_type`. A usage error on `quant` when a tensor's row
 // fits no type llama-quantize falls back to.
 Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
                                               std::span<const ConvertedTensor> tensors,
-                                              const GgufFileType& file_type);
+                                              const GgufFileType& file_type,
+                                              const QuantizeRules& rules = {});
 
 // The model as that GGUF: `model` with its tensors replaced by the
 // quantized list (SafetensorsTensor rows as a GGUF model carries them:
@@ -102,7 +150,8 @@ Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
 // exact sum, source kGgufHeader, verified false (the file is not read:
 // it would be written), gguf null. Errors as above.
 Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_type,
-                                   const GatedDeltaWidths* gated_delta = nullptr);
+                                   const GatedDeltaWidths* gated_delta = nullptr,
+                                   const QuantizeRules& rules = {});
 
 // The request's `quant` applied under llamacpp: none leaves `p` as it is;
 // a GGUF file type on a safetensors or config-only model replaces

@@ -335,10 +335,12 @@ TEST(QuantizePlan, GptNeoxFusesQkvAndBiasesEveryLinearLayer) {
   EXPECT_EQ(q->weights.bytes, 1'094'656u);
 }
 
-TEST(QuantizePlan, AFusedQkvTakesItsOwnRuleUnderQ4_K_M) {
-  Result<Model> q = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q4_K_M"));
+TEST(QuantizePlan, AFusedQkvTakesItsOwnRuleBeforeTheTensorCategories) {
+  QuantizeRules older;
+  older.qkv_own_rule = true;
+  Result<Model> q = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q4_K_M"), nullptr, older);
   ASSERT_TRUE(q.ok()) << q.error().message();
-  // llama-quant.cpp's attn_qkv rule: Q5_K under Q4_K_M, in every block
+  // The older attn_qkv rule: Q5_K under Q4_K_M, in every block
   // (not attn_v's use_more_bits); ffn_down Q6_K where use_more_bits(i, 2):
   // i < 2 / 8 = 0 (none), i >= 7 x 2 / 8 = 1, or (i - 0) % 3 == 2: block 1
   // only, block 0 keeps Q4_K.
@@ -347,9 +349,167 @@ TEST(QuantizePlan, AFusedQkvTakesItsOwnRuleUnderQ4_K_M) {
   EXPECT_EQ(dtype_of(*q, "blk.0.ffn_down.weight"), "q4_K");
   EXPECT_EQ(dtype_of(*q, "blk.1.ffn_down.weight"), "q6_K");
   EXPECT_EQ(dtype_of(*q, "blk.0.attn_output.weight"), "q4_K");
-  Result<Model> q3 = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q3_K_M"));
+  Result<Model> q3 = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q3_K_M"), nullptr, older);
   ASSERT_TRUE(q3.ok()) << q3.error().message();
   EXPECT_EQ(dtype_of(*q3, "blk.1.attn_qkv.weight"), "q4_K");
+}
+
+TEST(QuantizePlan, AFusedQkvTypedAsAttnVUnderTheTensorCategories) {
+  // 007dbbf's category_is_attn_v() holds ATTENTION_QKV: attn_qkv takes
+  // attn_v's Q4_K_M rule, use_more_bits(i, n_attention_wv = 2): i < 0,
+  // i >= 7 x 2 / 8 = 1, or i % 3 == 2: block 1 Q6_K, block 0 Q4_K
+  // (not the own rule's Q5_K in both).
+  Result<Model> q = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q4_K_M"));
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  EXPECT_EQ(dtype_of(*q, "blk.0.attn_qkv.weight"), "q4_K");
+  EXPECT_EQ(dtype_of(*q, "blk.1.attn_qkv.weight"), "q6_K");
+  // Q3_K_M: attn_v's i < 2 gives Q5_K to both (the own rule: Q4_K).
+  Result<Model> q3 = quantized_gguf_model(tiny_gpt_neox(), *find_gguf_file_type("Q3_K_M"));
+  ASSERT_TRUE(q3.ok()) << q3.error().message();
+  EXPECT_EQ(dtype_of(*q3, "blk.1.attn_qkv.weight"), "q5_K");
+}
+
+TEST(QuantizePlan, AnImportanceMatrixChangesTheFfnDownLifts) {
+  // Qwen3-0.6B, 28 blocks: n_layer / 8 = 3 ffn_down tensors (blocks 0-2).
+  Model m = config_only("qwen3/Qwen3-0.6B");
+  QuantizeRules with_matrix;
+  with_matrix.imatrix = true;
+  // IQ4_XS (GQA 16 / 8 = 2 < 4: attn_v keeps IQ4_XS): without a matrix
+  // the first 3 ffn_down are Q5_K; with one none is.
+  Result<Model> plain = quantized_gguf_model(m, *find_gguf_file_type("IQ4_XS"));
+  Result<Model> imat = quantized_gguf_model(m, *find_gguf_file_type("IQ4_XS"), nullptr, with_matrix);
+  ASSERT_TRUE(plain.ok() && imat.ok());
+  EXPECT_EQ(dtype_of(*plain, "blk.2.ffn_down.weight"), "q5_K");
+  EXPECT_EQ(dtype_of(*plain, "blk.3.ffn_down.weight"), "iq4_xs");
+  EXPECT_EQ(dtype_of(*imat, "blk.2.ffn_down.weight"), "iq4_xs");
+  // Q4_0 with a matrix: the first 3 ffn_down Q4_1 ("guard against
+  // craziness"), the rest Q4_0; the tied token_embd Q6_K as ever.
+  // Counts: f32 113; q4_1 3; q6_K 1; q4_0 7 x 28 - 3 = 193.
+  Result<Model> q40 = quantized_gguf_model(m, *find_gguf_file_type("Q4_0"), nullptr, with_matrix);
+  ASSERT_TRUE(q40.ok());
+  EXPECT_EQ(type_counts(*q40),
+            (std::map<std::string, int>{{"f32", 113}, {"q4_0", 193}, {"q4_1", 3}, {"q6_K", 1}}));
+}
+
+TEST(QuantizePlan, TheOlderKQuantFallbackIsIq4Nl) {
+  Model m = config_only("qwen3/Qwen3-0.6B");
+  m.spec.geometry.hidden = 896;  // 3.5 blocks of 256, 28 of 32
+  // Q2_K: attn_q (row 896) is Q2_K's default, no whole 256-block: Q4_0
+  // at 007dbbf, IQ4_NL in the releases before (the older
+  // convert_incompatible_tensor switch).
+  QuantizeRules older;
+  older.k_fallback_iq4_nl = true;
+  Result<Model> now = quantized_gguf_model(m, *find_gguf_file_type("Q2_K"));
+  Result<Model> then = quantized_gguf_model(m, *find_gguf_file_type("Q2_K"), nullptr, older);
+  ASSERT_TRUE(now.ok() && then.ok());
+  EXPECT_EQ(dtype_of(*now, "blk.0.attn_q.weight"), "q4_0");
+  EXPECT_EQ(dtype_of(*then, "blk.0.attn_q.weight"), "iq4_nl");
+  // attn_v is Q3_K under Q2_K at GQA 16 / 8 = 2 (< 4), row 896: Q3_K
+  // falls back as Q2_K does.
+  EXPECT_EQ(dtype_of(*then, "blk.0.attn_v.weight"), "iq4_nl");
+}
+
+// Qwen3-0.6B (above: 28 blocks, GQA 16 / 8 = 2, dense, tied; 113 F32
+// tensors, 1 + 7 x 28 = 197 matrices) under the importance-matrix mixes,
+// rule by rule from llama_tensor_get_type_impl (src/llama-quant.cpp).
+Model quantized_with_matrix(std::string_view file_type) {
+  const GgufFileType* type = find_rebuilt_file_type(file_type);
+  EXPECT_NE(type, nullptr) << file_type;
+  EXPECT_EQ(find_gguf_file_type(file_type), nullptr) << file_type;  // not offered to --quant
+  if (type == nullptr) return Model{};
+  EXPECT_TRUE(needs_importance_matrix(*type));
+  Result<Model> m = quantized_gguf_model(config_only("qwen3/Qwen3-0.6B"), *type);
+  EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().message());
+  return m.ok() ? *m : Model{};
+}
+
+TEST(QuantizePlan, Iq3XxsWithItsMatrix) {
+  const Model m = quantized_with_matrix("IQ3_XXS");
+  // The tied token_embd takes the output's Q5_K (rows of 1,024: whole
+  // blocks); attn_v IQ3_XXS (GQA < 4, a matrix); attn_k and attn_q IQ2_S;
+  // attn_output IQ3_S; ffn_down (no lift with a matrix), ffn_gate, ffn_up
+  // IQ3_XXS. iq3_xxs 28 x 4 = 112, iq2_s 56, iq3_s 28.
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{
+                                {"f32", 113}, {"iq2_s", 56}, {"iq3_s", 28}, {"iq3_xxs", 112}, {"q5_K", 1}}));
+  // Bytes: token_embd 607,744 Q5_K blocks x 176 = 106,962,944; a block's
+  // IQ3_XXS (v, down, gate, up: 10,485,760 elements) 40,960 x 98 =
+  // 4,014,080, IQ2_S (q, k) 12,288 x 82 = 1,007,616, IQ3_S (output)
+  // 8,192 x 110 = 901,120: 5,922,816 x 28 = 165,838,848; + 262,144 F32.
+  EXPECT_EQ(m.weights.bytes, 273'063'936u);
+}
+
+TEST(QuantizePlan, Iq3XsLowersTheMiddleBlocksGateAndUp) {
+  const Model m = quantized_with_matrix("IQ3_XS");
+  // The default IQ3_S; the tied token_embd Q6_K (IQ3_XS is not among the
+  // Q5_K outputs); attn_k and attn_q IQ3_XXS; ffn_gate and ffn_up IQ3_XXS
+  // for 28/8 = 3 <= i < 7 x 28 / 8 = 24: 21 blocks, 42 tensors.
+  // iq3_xxs 28 + 28 + 42 = 98; iq3_s v, output, down 84 + 14 = 98.
+  EXPECT_EQ(type_counts(m),
+            (std::map<std::string, int>{{"f32", 113}, {"iq3_s", 98}, {"iq3_xxs", 98}, {"q6_K", 1}}));
+  EXPECT_EQ(dtype_of(m, "blk.2.ffn_up.weight"), "iq3_s");
+  EXPECT_EQ(dtype_of(m, "blk.3.ffn_gate.weight"), "iq3_xxs");
+  EXPECT_EQ(dtype_of(m, "blk.23.ffn_up.weight"), "iq3_xxs");
+  EXPECT_EQ(dtype_of(m, "blk.24.ffn_up.weight"), "iq3_s");
+}
+
+TEST(QuantizePlan, TwoAndOneBitMixesWithTheirMatrix) {
+  // IQ2_XXS: output rule Q5_K; attn_v Q2_K (GQA < 4, no experts); the
+  // first 28 / 8 = 3 ffn_down Q2_K; the rest IQ2_XXS: 196 - 31 = 165.
+  EXPECT_EQ(type_counts(quantized_with_matrix("IQ2_XXS")),
+            (std::map<std::string, int>{{"f32", 113}, {"iq2_xxs", 165}, {"q2_K", 31}, {"q5_K", 1}}));
+  // IQ1_S: the same, and attn_output IQ2_XXS: 165 - 28 = 137 IQ1_S.
+  EXPECT_EQ(type_counts(quantized_with_matrix("IQ1_S")),
+            (std::map<std::string, int>{
+                {"f32", 113}, {"iq1_s", 137}, {"iq2_xxs", 28}, {"q2_K", 31}, {"q5_K", 1}}));
+  // IQ2_S (default IQ2_XS): attn_v, the first 3 ffn_down and attn_output
+  // IQ3_S: 28 + 3 + 28 = 59; IQ2_XS 196 - 59 = 137.
+  EXPECT_EQ(type_counts(quantized_with_matrix("IQ2_S")),
+            (std::map<std::string, int>{{"f32", 113}, {"iq2_xs", 137}, {"iq3_s", 59}, {"q5_K", 1}}));
+  // Q2_K_S: output Q6_K; attn_v Q2_K (GQA < 4); the first 3 ffn_down
+  // Q4_K; attn_output Q2_K (only Q2_K lifts it): q2_K 196 - 3 = 193.
+  EXPECT_EQ(type_counts(quantized_with_matrix("Q2_K_S")),
+            (std::map<std::string, int>{{"f32", 113}, {"q2_K", 193}, {"q4_K", 3}, {"q6_K", 1}}));
+}
+
+// OpenLLaMA 3B v2's geometry (ggml-org/ci's open_llama_3b_v2 runs):
+// hidden 3,200 (12.5 blocks of 256, 50 of 64), 32 heads of 100, 8,640
+// intermediate, 32,000 vocabulary, 26 blocks, untied.
+Model open_llama_3b() {
+  Model m;
+  m.spec.model_type = "llama";
+  m.spec.geometry.hidden = 3200;
+  m.spec.geometry.heads = 32;
+  m.spec.geometry.kv_heads = 32;
+  m.spec.geometry.head_dim = 100;
+  m.spec.geometry.intermediate = 8640;
+  m.spec.geometry.vocab = 32000;
+  m.spec.layers.assign(26, LayerCache{LayerKind::kFullAttention, 2 * 32 * 100});
+  m.spec.tied_embeddings = false;
+  return m;
+}
+
+TEST(QuantizePlan, AQkK64BuildKeepsA3200WideOutputAtQ6_K) {
+  // QK_K = 256: output's row of 3,200 is no whole Q6_K block: Q8_0.
+  Result<Model> q = quantized_gguf_model(open_llama_3b(), *find_gguf_file_type("Q4_0"));
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  EXPECT_EQ(dtype_of(*q, "output.weight"), "q8_0");
+  // QK_K = 64 (LLAMA_QKK_64): 50 blocks of 54 B a row: Q6_K.
+  QuantizeRules qkk64;
+  qkk64.qk_k_64 = true;
+  q = quantized_gguf_model(open_llama_3b(), *find_gguf_file_type("Q4_0"), nullptr, qkk64);
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  EXPECT_EQ(dtype_of(*q, "output.weight"), "q6_K");
+  EXPECT_EQ(type_counts(*q), (std::map<std::string, int>{{"f32", 53}, {"q4_0", 183}, {"q6_K", 1}}));
+  // token_embd 102,400,000 elements / 32 x 18 = 57,600,000; output
+  // 102,400,000 / 64 x 54 = 86,400,000; a block's matrices 4 x 10,240,000
+  // + 3 x 27,648,000 = 123,904,000 / 32 x 18 = 69,696,000, x 26 =
+  // 1,812,096,000; F32 (1 + 2 x 26) x 3,200 x 4 = 678,400. The sum,
+  // 1,956,774,400 B, is ggml-org/ci b2308's "1.82 GiB" file
+  // (llamacpp-ci2308-openllama3b-q4_0-x86-cpu.log, CPU buffer 1866.13 MiB).
+  EXPECT_EQ(q->weights.bytes, 1'956'774'400u);
+  // The other K types' 64-element layouts are not priced.
+  const std::vector<uint64_t> ne = {3200, 3200};
+  EXPECT_FALSE(quantized_tensor_bytes(GgmlType::kQ4_K, ne, qkk64).ok());
 }
 
 // gpt-oss-20b (its config.json): hidden 2,880, 64 heads and 8 KV heads of
@@ -450,8 +610,12 @@ TEST(QuantizePlan, Qwen35MoeHybridBlocksAsLlamaCppLoadsThem) {
 }
 
 TEST(QuantizePlan, Iq2MOfAManyExpertHybrid) {
-  Result<Model> m =
-      quantized_gguf_model(qwen35_moe_text(), *find_rebuilt_file_type("IQ2_M"), &kQwen35Delta);
+  // The release that wrote the corpus file typed attn_qkv by its own rule
+  // (the 2-bit mixes: the default IQ2_S).
+  QuantizeRules older;
+  older.qkv_own_rule = true;
+  Result<Model> m = quantized_gguf_model(qwen35_moe_text(), *find_rebuilt_file_type("IQ2_M"),
+                                         &kQwen35Delta, older);
   ASSERT_TRUE(m.ok()) << m.error().message();
   // 256 experts (>= 4): the 10 attn_v Q4_K; output Q5_K; untied
   // token_embd IQ3_S; the first 40 / 8 = 5 ffn_down tensors in order
@@ -470,6 +634,17 @@ TEST(QuantizePlan, Iq2MOfAManyExpertHybrid) {
   EXPECT_EQ(dtype_of(*m, "blk.0.attn_qkv.weight"), "iq2_s");
   EXPECT_EQ(dtype_of(*m, "output.weight"), "q5_K");
   EXPECT_EQ(dtype_of(*m, "token_embd.weight"), "iq3_s");
+  // The pinned release: the 30 gated delta nets' attn_qkv are attn_v-like,
+  // Q4_K with 256 experts: q4_K 10 + 30 = 40, iq2_s 405 - 30 = 375.
+  Result<Model> now =
+      quantized_gguf_model(qwen35_moe_text(), *find_rebuilt_file_type("IQ2_M"), &kQwen35Delta);
+  ASSERT_TRUE(now.ok()) << now.error().message();
+  EXPECT_EQ(type_counts(*now), (std::map<std::string, int>{{"f32", 301},
+                                                          {"iq2_s", 375},
+                                                          {"iq3_s", 16},
+                                                          {"q4_K", 40},
+                                                          {"q5_K", 1}}));
+  EXPECT_EQ(dtype_of(*now, "blk.0.attn_qkv.weight"), "q4_K");
 }
 
 TEST(QuantizePlan, OtherArchitecturesAreRefusedNamingTheOnesBuilt) {
