@@ -94,6 +94,11 @@ struct LlamaCppSettings {
   // estimate (docs/engine-llamacpp.md, "Releases"); nullopt: the pinned
   // release's.
   std::optional<uint64_t> build;
+  // The cells' padding, where a runtime other than llama.cpp keeps the
+  // cache (Ollama's own engine: kvcache.Causal's CachePadding, 32 without
+  // flash attention before v0.13.2); nullopt: llama.cpp's (cell_pad).
+  // Not a llama-server flag; the ollama profile sets it.
+  std::optional<uint64_t> cell_pad;
   RepackCpu repack = RepackCpu::kAuto;  // resolve before estimate_llamacpp
   // Devices and placement flags (-ngl, -ot, -ts, ...); no GPUs: a CPU run.
   LlamaCppPlacementSettings placement;

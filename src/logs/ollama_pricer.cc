@@ -178,8 +178,18 @@ class OllamaPricer final : public LogPricer {
     // model's package under model/models), not llama.cpp's: its compute
     // buffers are priced with llama.cpp's phases, a stand-in.
     if (const LogSetting* runner = log.setting("ollama_runner"); runner != nullptr && runner->value == "ollama") {
+      // With every block on GPUs the host's graph is the own engine's token
+      // rows (engines/ollama/engine_cache.h, own_engine_host_graph_bytes).
+      const std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
+      const bool host_rows = devices.size() > 1 && devices.back().device == "cpu" && devices.back().blocks == 0;
       for (FigureCheck& c : figures) {
         if (c.printed.figure != LogFigure::kCompute || !c.memfit || !c.note.empty()) continue;
+        if (host_rows && c.printed.device == "CPU") {
+          c.note = "Ollama's own engine with every block on GPUs: the host's graph is the token rows "
+                   "(n_embd x num_batch x 4 B; the output layer's rows for each sequence when it is "
+                   "there), the graph's inputs in buffers of their own (ml/backend/ggml/ggml.go)";
+          continue;
+        }
         c.note = "Ollama's own engine (runner --ollama-engine) builds its own graph: memfit prices "
                  "llama.cpp's compute buffer in its place";
       }

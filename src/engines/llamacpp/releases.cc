@@ -194,6 +194,7 @@ uint64_t swa_batch_tokens(const LlamaCppContext& c, const LlamaCppSettings& s) {
 }
 
 uint64_t cell_pad(const LlamaCppSettings& s) {
+  if (s.cell_pad && *s.cell_pad > 0) return *s.cell_pad;
   const bool pad32 = s.build && *s.build <= kLlamaCppLastPad32Build;
   return pad32 && s.flash_attn == FlashAttn::kOff ? 32 : kLlamaCppCellPad;
 }

@@ -49,7 +49,7 @@ bool supports_flash_attention(const Model& model) {
 // unset, the release's list decides (GGML.FlashAttention: none before
 // v0.12.4), and llama.cpp's runner from v0.13.5 leaves it to llama.cpp.
 void decide_attention(const Model& model, OllamaDecisions& d) {
-  const std::string& arch = model.spec.model_type;
+  const std::string_view arch = ollama_architecture(model.spec.model_type);
   bool fa = d.given.flash_attention.value_or(flash_attention_by_default(arch, d.release));
   if (fa && !supports_flash_attention(model)) fa = false;
   // every CUDA, ROCm and Metal GPU memfit prices supports it
@@ -120,14 +120,16 @@ OllamaDecisions decide_defaults(const OllamaRequest& given, const Model& model,
   OllamaDecisions d;
   d.given = given;
   d.release = given.release.value_or(kPinnedRelease);
-  d.runner = runner_for(model.spec.model_type, d.release);
+  // A config's model_type read as the GGUF architecture Ollama lists.
+  const std::string_view arch = ollama_architecture(model.spec.model_type);
+  d.runner = runner_for(arch, d.release);
   d.context = choose_context(given, gpus, declared_context(model.spec).tokens);
   d.parallel = std::max<uint64_t>(given.num_parallel.value_or(default_parallel(d.release)), 1);
   if (d.parallel > 1 && !reads_num_parallel(d.release)) {
     d.parallel = 1;
     d.parallel_unread = true;
   }
-  if (d.parallel > 1 && (is_embedding(model) || listed(kOneSequenceFamilies, model.spec.model_type))) {
+  if (d.parallel > 1 && (is_embedding(model) || listed(kOneSequenceFamilies, arch))) {
     d.parallel = 1;
     d.parallel_forced_one = true;
   }

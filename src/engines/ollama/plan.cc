@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "engines/llamacpp/parts.h"
+#include "engines/ollama/engine_cache.h"
+#include "engines/ollama/releases.h"
 #include "engines/llamacpp/speed_plan.h"
 #include "memfit/checked_math.h"
 
@@ -57,6 +59,15 @@ void apply_context(const OllamaDecisions& d, LlamaCppSettings& s) {
   // Every release's llama.cpp offloads the last N blocks, the output layer
   // only past n_layer (docs/engine-ollama.md, "Ollama's layer list").
   s.placement.output_layer_first = false;
+  if (d.runner == OllamaRunner::kOllama) {
+    // Ollama's own engine keeps one cache for every sequence
+    // (kvcache.Causal: maxSequences x capacity cells, its reserved graph
+    // attending over all of them) and reserves a batch of num_batch tokens
+    // (runner/ollamarunner/runner.go, reserveWorstCaseGraph).
+    s.kv_unified = true;
+    s.batch_size = s.ubatch_size = d.num_batch;
+    s.cell_pad = own_engine_cache_padding(d.release, d.flash_attn == FlashAttn::kOn);
+  }
   s.placement.gpu_margin_bytes = (CheckedBytes(kMinimumMemoryBytes) + d.given.gpu_overhead_bytes).saturated();
   if (s.placement.unified) {
     s.placement.gpu_margin_bytes = (CheckedBytes(kMetalMinimumMemoryBytes) + d.given.gpu_overhead_bytes).saturated();
@@ -87,6 +98,13 @@ Result<OllamaDecisions> plan_load(const OllamaRequest& given, PreparedRequest& p
   OllamaDecisions d = decide_defaults(given, *p.model, gpus);
   LlamaCppSettings& s = p.llamacpp_settings;
   apply_context(d, s);
+  // The own engine's sliding-window cells (engine_cache.h), priced by the
+  // llama.cpp rules on the model's layers as Ollama sizes them.
+  if (d.runner == OllamaRunner::kOllama) {
+    auto model = std::make_shared<Model>(*p.model);
+    model->spec = own_engine_cache_spec(p.model->spec, d.parallel, d.context.num_ctx);
+    p.model = std::move(model);
+  }
   s.placement.n_gpu_layers = std::nullopt;
   s.placement.tensor_split.clear();
   if (gpus.empty()) return d;

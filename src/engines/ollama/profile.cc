@@ -6,13 +6,17 @@
 // decisions are in engine_settings and engine_estimate (OllamaDecisions).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "engines/builtin.h"
 #include "engines/llamacpp/speed_plan.h"
+#include "engines/ollama/engine_cache.h"
 #include "engines/ollama/fields.h"
 #include "engines/ollama/fit.h"
 #include "engines/ollama/plan.h"
 #include "engines/ollama/releases.h"
 #include "engines/shared/trained_context.h"
+#include "memfit/checked_math.h"
 #include "memfit/llamacpp_report.h"
 #include "memfit/request.h"
 
@@ -23,6 +27,30 @@ using ollama::OllamaDecisions;
 using ollama::OllamaRequest;
 
 const EngineProfile& llamacpp_profile() { return *EngineRegistry::instance().find("llamacpp"); }
+
+// Ollama's own engine with every block on GPUs: the host's graph is its
+// token rows (and the output layer's rows), not llama.cpp's
+// (engine_cache.h, own_engine_host_graph_bytes); the host's and the
+// estimate's totals follow. A run with blocks on the host keeps llama.cpp's
+// phases, a stand-in (docs/engine-ollama.md, "Ollama's own engine").
+void price_own_engine_host_graph(const Model& model, const OllamaDecisions& d, LlamaCppEstimate& e) {
+  std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
+  if (d.runner != ollama::OllamaRunner::kOllama || devices.size() < 2) return;
+  LlamaCppDeviceUsage& host = devices.back();
+  if (host.device != "cpu" || host.blocks > 0) return;
+  const ModelGeometry& g = model.spec.geometry;
+  const uint64_t graph = ollama::own_engine_host_graph_bytes(g.hidden, g.vocab, d.num_batch, d.parallel,
+                                                             host.output_layer);
+  const uint64_t before = host.compute_bytes;
+  host.compute_bytes = graph;
+  host.total_bytes = (CheckedBytes(host.total_bytes) - before + graph).saturated();
+  e.compute_bytes = (CheckedBytes(e.compute_bytes) - before + graph).saturated();
+  e.total_bytes = (CheckedBytes(e.total_bytes) - before + graph).saturated();
+  host.fits = host.total_bytes <= host.usable_bytes;
+  host.short_bytes = host.fits ? 0 : host.total_bytes - host.usable_bytes;
+  e.placement.fits = std::all_of(devices.begin(), devices.end(), [](const auto& u) { return u.fits; });
+  e.fits = e.placement.fits;
+}
 
 // The common fields Ollama names otherwise.
 Status refuse_common(const EstimateRequest& r) {
@@ -105,6 +133,8 @@ class OllamaProfile final : public ollama::OllamaCommands {
 
   Status estimate(const EstimateRequest& r, EstimateRun& run) const override {
     if (Status s = llamacpp_profile().estimate(r, run); !s) return s;
+    price_own_engine_host_graph(*run.model, std::any_cast<const OllamaDecisions&>(run.engine_settings),
+                                *run.llamacpp);
     run.engine_estimate = run.engine_settings;
     return Status::Ok();
   }

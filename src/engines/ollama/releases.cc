@@ -162,12 +162,33 @@ std::optional<uint64_t> vendored_llamacpp_build(const OllamaRelease& release) {
   return kBeforeVectorInputBuild;
 }
 
+std::string_view ollama_architecture(std::string_view model_type) {
+  // Hugging Face's model_type -> the architecture Ollama's converter
+  // writes (convert/convert_<family>.go KV: "general.architecture").
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"gpt_oss", "gptoss"},          {"qwen3_moe", "qwen3moe"},       {"qwen3_vl", "qwen3vl"},
+      {"qwen3_vl_moe", "qwen3vlmoe"}, {"qwen2_5_vl", "qwen25vl"},      {"gemma3_text", "gemma3"},
+      {"gemma3n_text", "gemma3n"},    {"gemma4_text", "gemma4"},       {"deepseek_v2", "deepseek2"},
+      {"deepseek_v3", "deepseek2"},   {"nomic_bert", "nomic-bert"},    {"qwen3_next", "qwen3next"},
+      {"qwen3_5", "qwen35"},          {"qwen3_5_moe", "qwen35moe"},    {"lfm2_moe", "lfm2moe"},
+      {"glm4_moe_lite", "glm4moelite"}, {"mllama", "mllama"},
+  };
+  for (const auto& [hf, gguf] : kNames) {
+    if (hf == model_type) return gguf;
+  }
+  return model_type;
+}
+
 bool ollama_engine_required(std::string_view architecture, const OllamaRelease& release) {
   return listed_in(kOllamaEngine, architecture, release);
 }
 
 bool flash_attention_by_default(std::string_view architecture, const OllamaRelease& release) {
   return listed_in(kFlashAttention, architecture, release);
+}
+
+uint64_t own_engine_cache_padding(const OllamaRelease& release, bool flash_attention) {
+  return flash_attention || release >= v(0, 13, 2) ? 256 : 32;
 }
 
 bool llama_runner_flash_attention_auto(const OllamaRelease& release) { return release >= v(0, 13, 5); }

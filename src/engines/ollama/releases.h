@@ -41,9 +41,22 @@ std::string to_string(const OllamaRelease& release);  // "v0.5.7"
 // rules.
 std::optional<uint64_t> vendored_llamacpp_build(const OllamaRelease& release);
 
+// The GGUF architecture Ollama's lists name for a model's type: a GGUF's
+// general.architecture as it is; a config.json's model_type as Ollama's
+// converter writes it (convert/convert_*.go: "qwen3_moe" -> "qwen3moe",
+// "gpt_oss" -> "gptoss", "gemma3_text" -> "gemma3", "deepseek_v3" ->
+// "deepseek2", "nomic_bert" -> "nomic-bert", ...); any other name as it is.
+std::string_view ollama_architecture(std::string_view model_type);
+
 // Ollama's own engine loads `architecture` in `release`
 // (fs/ggml KV.OllamaEngineRequired, from v0.6.0).
 bool ollama_engine_required(std::string_view architecture, const OllamaRelease& release);
+
+// The cells Ollama's own engine pads its cache to (ml/backend/ggml
+// CacheConfig's CachePadding): 256 with flash attention; 32 without it
+// before v0.13.2 ("ggml: Always set cache padding to 256", 7837a5bc7),
+// 256 after.
+uint64_t own_engine_cache_padding(const OllamaRelease& release, bool flash_attention);
 
 // OLLAMA_FLASH_ATTENTION's default for `architecture` in `release`
 // (fs/ggml GGML.FlashAttention, from v0.12.4; off before).
