@@ -13,6 +13,7 @@
 
 #include "engines/llamacpp/converted_encoders.h"
 #include "engines/llamacpp/quantize_plan.h"
+#include "memfit/checked_math.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit::llamacpp {
@@ -43,9 +44,15 @@ bool gpt_oss(const ModelSpec& spec) { return spec.model_type == "gpt_oss"; }
 
 // The gated delta nets' widths: those given (a dump's), else the spec's;
 // nullptr when neither names key and value heads.
+// nullptr too when the widest row, hidden x (2 key_dim + 2 value_dim),
+// would not fit 64 bits (an untrusted config's widths).
 const GatedDeltaWidths* delta_widths(const ModelSpec& spec, const GatedDeltaWidths* given) {
   const GatedDeltaWidths* d = given != nullptr ? given : &spec.gated_delta;
-  return d->key_heads != 0 && d->value_heads != 0 && d->key_dim != 0 && d->value_dim != 0 ? d : nullptr;
+  if (d->key_heads == 0 || d->value_heads == 0 || d->key_dim == 0 || d->value_dim == 0) return nullptr;
+  const CheckedBytes widest = (CheckedBytes(2) * d->key_heads * d->key_dim +
+                               CheckedBytes(2) * d->value_heads * d->value_dim + d->kernel) *
+                              std::max<uint64_t>(spec.geometry.hidden, 1);
+  return widest.value() ? d : nullptr;
 }
 
 // Qwen3.5 (dense and MoE): full attention every few layers, gated delta
@@ -70,10 +77,15 @@ bool delta_hybrid(const ModelSpec& spec, const GatedDeltaWidths* d) {
 // Mamba-2 (model_type mamba2: Mamba-Codestral): every layer a Mamba-2
 // mixer, no attention and no MLP (llama_model_mamba2::load_arch_tensors),
 // sized by the spec's Mamba-2 widths.
+// Widths whose ssm_in row (inner + conv + heads) x hidden would not fit 64
+// bits (an untrusted config's) are not built.
 bool mamba2(const ModelSpec& spec) {
   const Mamba2Geometry& m = spec.mamba2;
+  const CheckedBytes widest = (CheckedBytes(2) * m.inner + CheckedBytes(2) * m.groups * m.state + m.heads +
+                               m.kernel) *
+                              std::max<uint64_t>(spec.geometry.hidden, 1);
   return spec.model_type == "mamba2" && m.heads != 0 && m.groups != 0 && m.inner % m.groups == 0 &&
-         m.inner != 0 && m.kernel != 0 &&
+         m.inner != 0 && m.kernel != 0 && widest.value() &&
          std::all_of(spec.layers.begin(), spec.layers.end(),
                      [](const LayerCache& l) { return l.kind == LayerKind::kSsm; });
 }

@@ -562,6 +562,17 @@ TEST(QuantizePlan, Mamba2BlocksAsLlamaCppLoadsThem) {
   EXPECT_EQ(m.weights.bytes, 7752761344u);
 }
 
+// Widths whose rows would pass 64 bits (an untrusted config's) are refused,
+// not wrapped into small tensors.
+TEST(QuantizePlan, WidthsPastSixtyFourBitsAreRefused) {
+  Model mamba = config_only("mamba2/Mamba-Codestral-7B-hfconv");
+  mamba.spec.mamba2.inner = uint64_t{1} << 62;  // 2 x inner x hidden wraps
+  EXPECT_FALSE(quantized_gguf_model(mamba, *find_gguf_file_type("Q8_0")).ok());
+  Model next = qwen3_next();
+  next.spec.gated_delta.value_dim = uint64_t{1} << 62;
+  EXPECT_FALSE(quantized_gguf_model(next, *find_gguf_file_type("Q8_0")).ok());
+}
+
 TEST(QuantizePlan, Iq2MOfAManyExpertHybrid) {
   Result<Model> m =
       quantized_gguf_model(qwen35_moe_text(), *find_rebuilt_file_type("IQ2_M"), &kQwen35Delta);
