@@ -174,6 +174,22 @@ struct Mamba2Geometry {
   bool operator==(const Mamba2Geometry&) const = default;
 };
 
+// A gated delta net's widths (the linear-attention layers of Qwen3-Next and
+// Qwen3.5, dense and MoE): the config's linear_num_key_heads,
+// linear_num_value_heads, linear_key_head_dim, linear_value_head_dim and
+// linear_conv_kernel_dim; a GGUF's ssm.group_count, ssm.time_step_rank,
+// ssm.state_size, ssm.inner_size / ssm.time_step_rank and ssm.conv_kernel.
+// The tensors llama.cpp's converter writes for such a layer are sized by
+// them (engines/llamacpp/quantize_plan.h). All zero for other models.
+struct GatedDeltaGeometry {
+  uint64_t key_heads = 0;    // query and key heads
+  uint64_t value_heads = 0;  // value heads (dt, A, beta, alpha rows)
+  uint64_t key_dim = 0;      // one key head's width (the state's rows)
+  uint64_t value_dim = 0;    // one value head's width
+  uint64_t kernel = 0;       // the short convolution's width
+  bool operator==(const GatedDeltaGeometry&) const = default;
+};
+
 // What makes a model an embedding or reranking model, and how it is run
 // (docs/embedding-models.md): read from its config's architecture, a
 // sentence-transformers folder (modules.json, 1_Pooling/config.json) or a
@@ -226,6 +242,8 @@ struct ModelSpec {
   // f32 (vLLM keeps it in the model's 16-bit dtype); 0 when none.
   uint64_t conv_state_bytes = 0;
   Mamba2Geometry mamba2;
+  // The gated delta nets' widths; zero when the model has none.
+  GatedDeltaGeometry gated_delta;
   // The LM head is the embedding (tie_word_embeddings, true when absent).
   bool tied_embeddings = true;
   // The context length the config declares (max_position_embeddings |

@@ -1274,14 +1274,15 @@ TEST(CheckLog, GpuLogKvFromTheConfigBesideIt) {
   // n_ctx; the cache's 300032 cells are the context. 12 attention layers
   // of 2 KV heads x 256, K and V in f16: 2 x 2 x 256 x 2 B = 2,048 B a
   // cell and layer; 300,032 x 12 x 2,048 = 7,373,586,432 B = 7032.00 MiB.
-  // Its file, Q4_K_M, is no GGUF memfit builds for qwen3_next: the KV is
-  // priced without it, and the notes say why.
+  // Its file, Q4_K_M, is the GGUF memfit builds for qwen3_next from the
+  // config (843 tensors, 45.15 GiB: quantize_plan_test.cc), so the model
+  // is priced and no note says otherwise.
   const std::string slug = "llamacpp-2595-therock-qwen3-next-80b-gfx1151";
   const LogCheck c = check("llamacpp", slug + ".log", with_config(slug, "Q4_K_M"));
   EXPECT_EQ(c.model_source, ModelSource::kConfig);
-  ASSERT_FALSE(c.log.notes.empty());
-  EXPECT_TRUE(std::any_of(c.log.notes.begin(), c.log.notes.end(), [](const std::string& n) {
-    return n.starts_with("the model buffers are not priced: quant:");
+  EXPECT_NE(c.model_detail.find("weights 45.15 GiB"), std::string::npos) << c.model_detail;
+  EXPECT_FALSE(std::any_of(c.log.notes.begin(), c.log.notes.end(), [](const std::string& n) {
+    return n.starts_with("the model buffers are not priced");
   }));
   const FigureCheck* kv = figure(c, "total", LogFigure::kKvCache);
   ASSERT_NE(kv, nullptr);

@@ -1,6 +1,7 @@
 // The tensor list llama.cpp's converter (convert_hf_to_gguf.py, with the
 // names of gguf-py/gguf/tensor_mapping.py) writes for a standard decoder,
-// dense or MoE, GPT-NeoX, Phi-3 and ChatGLM, built from the config (the
+// dense or MoE, GPT-NeoX, Phi-3, ChatGLM, gpt-oss, the gated delta net
+// hybrids (Qwen3-Next, Qwen3.5) and Mamba-2, built from the config (the
 // encoders: converted_encoders.h) (engines/llamacpp/quantize_plan.h;
 // docs/engine-llamacpp.md, "GGUF file types for a safetensors or
 // config-only model").
@@ -12,6 +13,7 @@
 
 #include "engines/llamacpp/converted_encoders.h"
 #include "engines/llamacpp/quantize_plan.h"
+#include "memfit/checked_math.h"
 #include "memfit/untrusted_text.h"
 
 namespace memfit::llamacpp {
@@ -40,19 +42,63 @@ bool chatglm(const ModelSpec& spec) { return spec.model_type == "chatglm"; }
 // their weights MXFP4 as the checkpoint ships them.
 bool gpt_oss(const ModelSpec& spec) { return spec.model_type == "gpt_oss"; }
 
+// The gated delta nets' widths: those given (a dump's), else the spec's;
+// nullptr when neither names key and value heads.
+// nullptr too when the widest row, hidden x (2 key_dim + 2 value_dim),
+// would not fit 64 bits (an untrusted config's widths).
+const GatedDeltaWidths* delta_widths(const ModelSpec& spec, const GatedDeltaWidths* given) {
+  const GatedDeltaWidths* d = given != nullptr ? given : &spec.gated_delta;
+  if (d->key_heads == 0 || d->value_heads == 0 || d->key_dim == 0 || d->value_dim == 0) return nullptr;
+  const CheckedBytes widest = (CheckedBytes(2) * d->key_heads * d->key_dim +
+                               CheckedBytes(2) * d->value_heads * d->value_dim + d->kernel) *
+                              std::max<uint64_t>(spec.geometry.hidden, 1);
+  return widest.value() ? d : nullptr;
+}
+
 // Qwen3.5 (dense and MoE): full attention every few layers, gated delta
-// net layers between, as llama.cpp's qwen35 / qwen35moe load them; built
-// only with the delta nets' widths.
-bool qwen35(const ModelSpec& spec, const GatedDeltaWidths* d) {
-  return (spec.model_type == "qwen3_5_text" || spec.model_type == "qwen3_5_moe_text") &&
-         d != nullptr && d->key_heads != 0 && d->value_heads != 0;
+// net layers between, as llama.cpp's qwen35 / qwen35moe load them. A
+// Hugging Face checkpoint says qwen3_5 / qwen3_5_moe (the multimodal
+// wrapper, whose text_config is the language model) or the _text types.
+bool qwen35(const ModelSpec& spec) {
+  const std::string_view t = spec.model_type;
+  return t == "qwen3_5" || t == "qwen3_5_moe" || t == "qwen3_5_text" || t == "qwen3_5_moe_text";
+}
+
+// Qwen3-Next: Qwen3.5's layer pattern with every block's feed-forward
+// routed experts and a gated shared expert, its linear layers' beta and
+// alpha projections one matrix (llama.cpp's qwen3next load_arch_tensors).
+bool qwen3_next(const ModelSpec& spec) { return spec.model_type == "qwen3_next"; }
+
+// A gated delta net hybrid memfit builds, with the widths it needs.
+bool delta_hybrid(const ModelSpec& spec, const GatedDeltaWidths* d) {
+  return (qwen35(spec) || (qwen3_next(spec) && spec.moe.experts > 0)) && delta_widths(spec, d) != nullptr;
+}
+
+// Mamba-2 (model_type mamba2: Mamba-Codestral): every layer a Mamba-2
+// mixer, no attention and no MLP (llama_model_mamba2::load_arch_tensors),
+// sized by the spec's Mamba-2 widths.
+// Widths whose ssm_in row (inner + conv + heads) x hidden would not fit 64
+// bits (an untrusted config's) are not built.
+bool mamba2(const ModelSpec& spec) {
+  const Mamba2Geometry& m = spec.mamba2;
+  const CheckedBytes widest = (CheckedBytes(2) * m.inner + CheckedBytes(2) * m.groups * m.state + m.heads +
+                               m.kernel) *
+                              std::max<uint64_t>(spec.geometry.hidden, 1);
+  return spec.model_type == "mamba2" && m.heads != 0 && m.groups != 0 && m.inner % m.groups == 0 &&
+         m.inner != 0 && m.kernel != 0 && widest.value() &&
+         std::all_of(spec.layers.begin(), spec.layers.end(),
+                     [](const LayerCache& l) { return l.kind == LayerKind::kSsm; });
 }
 
 bool converted(const ModelSpec& spec, const GatedDeltaWidths* d) {
-  if (spec.multimodal || spec.nextn_layers != 0) return false;
+  if (mamba2(spec)) return !spec.multimodal;
+  const bool hybrid = delta_hybrid(spec, d);
+  // The converter writes a multimodal checkpoint's language model as its
+  // own GGUF and the towers to an mmproj file (--mmproj): built for the
+  // families whose text tensors memfit lists (Qwen3.5).
+  if ((spec.multimodal && !(hybrid && qwen35(spec))) || spec.nextn_layers != 0) return false;
   // An encoder's layers keep no cache (LayerKind::kNone).
   if (converted_encoder(spec) != ConvertedEncoder::kNone) return spec.embedding.bidirectional;
-  const bool hybrid = qwen35(spec, d);
   const bool attention_only = std::all_of(spec.layers.begin(), spec.layers.end(), [&](const LayerCache& l) {
     return l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow ||
            (hybrid && l.kind == LayerKind::kLinearAttention);
@@ -275,7 +321,12 @@ void add_gpt_oss_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
 // ssm_conv1d (kernel x that conv width; the converter keeps SSM_CONV1D
 // F32), ssm_dt.bias and ssm_a (one a value head), ssm_beta and ssm_alpha
 // (hidden -> value heads), ssm_norm (one value head's width) and ssm_out
-// (value_dim -> hidden).
+// (value_dim -> hidden). Qwen3-Next's blocks are the same but for
+// ssm_beta_alpha (hidden -> 2 value heads) in place of ssm_beta and
+// ssm_alpha (llama.cpp's qwen3next load_arch_tensors; its converter splits
+// the checkpoint's in_proj_qkvz into attn_qkv and attn_gate: the loader
+// reads a single ssm_in, hidden -> 2 key_dim + 2 value_dim, only from
+// "legacy" GGUFs, those converted before the split).
 void add_qwen35_block(const ModelSpec& spec, const GatedDeltaWidths& d, uint64_t i, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
   const std::string blk = fmt::format("blk.{}.", i);
@@ -291,8 +342,13 @@ void add_qwen35_block(const ModelSpec& spec, const GatedDeltaWidths& d, uint64_t
     block.back().type = GgmlType::kF32;
     add(block, blk + "ssm_dt.bias", {d.value_heads});
     add(block, blk + "ssm_a", {d.value_heads});
-    add(block, blk + "ssm_beta.weight", {g.hidden, d.value_heads});
-    add(block, blk + "ssm_alpha.weight", {g.hidden, d.value_heads});
+    if (qwen3_next(spec)) {
+      // in_proj_ba: beta's and alpha's rows, one matrix.
+      add(block, blk + "ssm_beta_alpha.weight", {g.hidden, 2 * d.value_heads});
+    } else {
+      add(block, blk + "ssm_beta.weight", {g.hidden, d.value_heads});
+      add(block, blk + "ssm_alpha.weight", {g.hidden, d.value_heads});
+    }
     add(block, blk + "ssm_norm.weight", {d.value_dim});
     add(block, blk + "ssm_out.weight", {value_dim, g.hidden});
   } else {
@@ -311,6 +367,36 @@ void add_qwen35_block(const ModelSpec& spec, const GatedDeltaWidths& d, uint64_t
   std::move(block.begin(), block.end(), std::back_inserter(out));
 }
 
+// One Mamba-2 block, by name (llama.cpp's llama_model_mamba2
+// load_arch_tensors; the converter's Mamba2Model). With conv = inner + 2 x
+// groups x state (the x, B and C channels): attn_norm (the mixer's input
+// RMS norm), ssm_in (hidden -> inner + conv + heads: z, x, B, C and dt),
+// ssm_conv1d (kernel x conv, F32: the converter keeps SSM_CONV1D float32
+// and llama-quantize does not quantize it) with its bias (conv), ssm_dt.bias
+// (heads), ssm_a and ssm_d (1 x heads, F32; no ".weight" suffix, so
+// llama-quantize leaves them), ssm_norm (inner / groups x groups, the gated
+// norm's per-group weight, F32 as every "_norm.weight") and ssm_out (inner
+// -> hidden).
+void add_mamba2_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const uint64_t hidden = spec.geometry.hidden;
+  const Mamba2Geometry& m = spec.mamba2;
+  const uint64_t conv = m.inner + 2 * m.groups * m.state;
+  const std::string blk = fmt::format("blk.{}.", i);
+  auto add_f32 = [&](std::string name, std::vector<uint64_t> ne) {
+    add(out, std::move(name), std::move(ne));
+    out.back().type = GgmlType::kF32;
+  };
+  add(out, blk + "attn_norm.weight", {hidden});
+  add_f32(blk + "ssm_a", {1, m.heads});
+  add(out, blk + "ssm_conv1d.bias", {conv});
+  add_f32(blk + "ssm_conv1d.weight", {m.kernel, conv});
+  add_f32(blk + "ssm_d", {1, m.heads});
+  add(out, blk + "ssm_dt.bias", {m.heads});
+  add(out, blk + "ssm_in.weight", {hidden, m.inner + conv + m.heads});
+  add_f32(blk + "ssm_norm.weight", {m.inner / m.groups, m.groups});
+  add(out, blk + "ssm_out.weight", {m.inner, hidden});
+}
+
 // The converter's Phi3MiniModel writes a long-context ("longrope", "su"
 // in older configs) model's per-frequency factors as rope_factors_long and
 // rope_factors_short, head_dim / 2 F32 values each.
@@ -323,13 +409,16 @@ bool writes_rope_factors(const ModelSpec& spec) {
 Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
                                                        const GatedDeltaWidths* gated_delta) {
   const ModelGeometry& g = spec.geometry;
-  if (!converted(spec, gated_delta) || g.hidden == 0 || g.heads == 0 || g.kv_heads == 0 || g.vocab == 0 ||
-      spec.layers.empty() || (g.intermediate == 0 && spec.moe.expert_intermediate == 0)) {
+  // A Mamba-2 model has no attention heads and no MLP to size.
+  const bool attention = !mamba2(spec);
+  if (!converted(spec, gated_delta) || g.hidden == 0 || g.vocab == 0 || spec.layers.empty() ||
+      (attention && (g.heads == 0 || g.kv_heads == 0 ||
+                     (g.intermediate == 0 && spec.moe.expert_intermediate == 0)))) {
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3 and "
-        "chatglm, gpt_oss and the encoders bert and jina_bert_v2 (and, from a llama.cpp dump, "
-        "qwen3_5_text and qwen3_5_moe_text) only; this "
+        "chatglm, gpt_oss, the gated delta net hybrids qwen3_next, qwen3_5 and qwen3_5_moe, mamba2 "
+        "and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }
@@ -354,7 +443,8 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     else if (phi3(spec)) add_phi3_block(spec, i, out);
     else if (chatglm(spec)) add_chatglm_block(spec, i, out);
     else if (gpt_oss(spec)) add_gpt_oss_block(spec, i, out);
-    else if (qwen35(spec, gated_delta)) add_qwen35_block(spec, *gated_delta, i, out);
+    else if (mamba2(spec)) add_mamba2_block(spec, i, out);
+    else if (delta_hybrid(spec, gated_delta)) add_qwen35_block(spec, *delta_widths(spec, gated_delta), i, out);
     else add_block(spec, i, out);
   }
   return out;

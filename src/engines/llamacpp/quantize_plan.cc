@@ -89,6 +89,15 @@ Status apply_gguf_file_type(const EstimateRequest& r, PreparedRequest& p) {
                   "(llama.cpp's tensor types for that file type, over the tensors its converter "
                   "writes; no importance matrix): {} tensors, {}",
                   type->name, model->tensors.size(), format_bytes(model->weights.bytes))});
+  if (p.model->spec.multimodal) {
+    // convert_hf_to_gguf.py writes a multimodal checkpoint's language
+    // model as the model GGUF and its towers to a file of their own
+    // (--mmproj), which llama-quantize does not touch.
+    p.warnings.push_back(Warning{
+        WarningKind::kModel,
+        "the vision tower is not in that GGUF: llama.cpp's converter writes it to an mmproj file "
+        "of its own (llama-server --mmproj), not priced here"});
+  }
   p.model = std::make_shared<const Model>(std::move(*model));
   return Status::Ok();
 }

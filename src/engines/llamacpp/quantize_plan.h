@@ -70,27 +70,19 @@ struct ConvertedTensor {
   GgmlType type = GgmlType::kF16;
 };
 
-// A gated delta net's widths (Qwen3.5's linear-attention layers), which
-// ModelSpec does not carry: the config's linear_num_key_heads,
-// linear_num_value_heads, linear_key_head_dim, linear_value_head_dim and
-// linear_conv_kernel_dim (a GGUF's ssm.group_count, ssm.time_step_rank,
-// ssm.state_size, ssm.inner_size / time_step_rank, ssm.conv_kernel).
-struct GatedDeltaWidths {
-  uint64_t key_heads = 0;
-  uint64_t value_heads = 0;
-  uint64_t key_dim = 0;
-  uint64_t value_dim = 0;
-  uint64_t kernel = 0;
-};
+// A gated delta net's widths (Qwen3-Next's and Qwen3.5's linear-attention
+// layers): ModelSpec::gated_delta, which a config or a GGUF fills; a
+// llama.cpp dump's reader passes its own (the dump's ssm.* keys).
+using GatedDeltaWidths = GatedDeltaGeometry;
 
 // The tensors llama.cpp's converter writes for `spec`, in the order
 // llama.cpp's loader walks them (tensors outside the blocks first, then
 // block by block; by name within each). A usage error on `quant` for an
 // architecture whose tensor list memfit does not build (the message names
 // those it does).
-// `gated_delta`, when given, are the widths of a Qwen3.5 model's gated
-// delta nets: its tensors are built only with them (the dump path reads
-// them from the GGUF keys; nullptr elsewhere).
+// `gated_delta`, when given, are the widths of a Qwen3-Next or Qwen3.5
+// model's gated delta nets; nullptr takes spec.gated_delta. Such a model's
+// tensors are built only with nonzero key and value heads.
 Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
                                                        const GatedDeltaWidths* gated_delta = nullptr);
 

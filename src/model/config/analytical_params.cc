@@ -292,6 +292,16 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
   add_gemma3_vision(reader.doc(), g, out);
   out.add(ParamRole::kEmbedding, "embed_tokens", std::nullopt, g.vocab, h);
   Result<std::optional<bool>> tied = reader.doc().boolean("tie_word_embeddings");
+  if (tied && !tied->has_value() && !reader.doc().text_key().empty()) {
+    // A composite (multimodal) config may state it beside its text config
+    // only, for the whole model: Qwen3.5's Qwen3_5*ForConditionalGeneration
+    // configs say false at the top and nothing in text_config, and their
+    // GGUFs carry an output.weight (the Q8_0 dump of Qwen3.5-35B-A3B,
+    // llamacpp-mrsnow-qwen35-35b-a3b-q8_0-4x-a6000.log: 733 tensors).
+    const nlohmann::json& top = reader.doc().top();
+    auto it = top.find("tie_word_embeddings");
+    if (it != top.end() && it->is_boolean()) *tied = it->get<bool>();
+  }
   if (tied && !tied->has_value() && reader.doc().takes_family_defaults() &&
       unties_by_default(reader.model_type())) {
     // transformers' LlamaConfig (and Mistral's, Mixtral's, the Qwen2/3

@@ -447,8 +447,8 @@ class StateReader {
     return state_of_[slot]->bytes;
   }
 
-  // The states' details, the largest convolution state and the Mamba-2
-  // shape, into the plan.
+  // The states' details, the largest convolution state, the Mamba-2
+  // shape and the gated delta nets' widths, into the plan.
   void describe(LayerPlan& plan, std::vector<std::string>& details) const {
     for (const auto& s : state_of_) {
       if (s) details.push_back(s->detail);
@@ -458,6 +458,7 @@ class StateReader {
       plan.mamba2 = state_of_[0]->mamba2;
       plan.mamba2.layers = ssm_layers_;
     }
+    if (state_of_[1]) plan.gated_delta = state_of_[1]->gated_delta;
   }
 
  private:

@@ -26,6 +26,7 @@ struct LayerPlan {
   std::string detail;  // geometry summary for kv_detail
   uint64_t conv_state_bytes = 0;  // the f32 convolution part of a recurrent layer's state
   Mamba2Geometry mamba2;  // the Mamba-2 mixers' widths and count; zero when none
+  GatedDeltaGeometry gated_delta;  // the gated delta nets' widths; zero when none
 };
 
 // `geometry` must carry layers > 0 (and, for attention layers, kv_heads

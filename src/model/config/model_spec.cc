@@ -169,6 +169,7 @@ Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
   spec.cache_detail = std::move(plan->detail);
   spec.conv_state_bytes = plan->conv_state_bytes;
   spec.mamba2 = plan->mamba2;
+  spec.gated_delta = plan->gated_delta;
   spec.embedding = embedding_traits_of_config(doc, text_type);
   if (text_type == "bert" && is_jina_bert_architecture(doc)) {
     // Jina's BERT v2 checkpoints say model_type "bert"; their classes

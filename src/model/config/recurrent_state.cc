@@ -41,7 +41,7 @@ Result<RecurrentState> finish(CheckedBytes conv_elems, CheckedBytes ssm_elems,
   CheckedBytes total = conv_elems * kStateF32Bytes + ssm_elems * ssm_elem_bytes;
   if (!total.value()) return Error("recurrent state size overflows");
   return RecurrentState{*total.value(), (conv_elems * kStateF32Bytes).saturated(),
-                        std::move(detail), {}};
+                        std::move(detail), {}, {}};
 }
 
 std::string dtype_name(uint64_t bytes) { return bytes == 2 ? "16-bit" : "f32"; }
@@ -142,9 +142,12 @@ Result<RecurrentState> gated_delta_state(FieldReader& reader) {
       CheckedBytes(2) * *key_heads * *key_dim + CheckedBytes(*value_heads) * *value_dim;
   uint64_t k = *kernel > 0 ? *kernel - 1 : 0;
   CheckedBytes recurrent = CheckedBytes(*value_heads) * *key_dim * *value_dim;
-  return finish(conv_dim * k, recurrent, kStateF32Bytes,
-                fmt::format("conv {}x{} + delta state {}x{}x{}, f32", k, conv_dim.saturated(),
-                            *value_heads, *key_dim, *value_dim));
+  Result<RecurrentState> out =
+      finish(conv_dim * k, recurrent, kStateF32Bytes,
+             fmt::format("conv {}x{} + delta state {}x{}x{}, f32", k, conv_dim.saturated(),
+                         *value_heads, *key_dim, *value_dim));
+  if (out) out->gated_delta = GatedDeltaGeometry{*key_heads, *value_heads, *key_dim, *value_dim, *kernel};
+  return out;
 }
 
 }  // namespace

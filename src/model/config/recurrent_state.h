@@ -25,6 +25,7 @@ struct RecurrentState {
   uint64_t conv_bytes = 0;  // of which the convolution state (f32)
   std::string detail;   // "conv 3x5120 + ssm 5120x16, f32"
   Mamba2Geometry mamba2;  // a Mamba-2 mixer's widths (layers left 0); zero otherwise
+  GatedDeltaGeometry gated_delta;  // a gated delta net's widths; zero otherwise
 };
 
 // The state of one layer of `kind` (kSsm, kLinearAttention, kConv) for the

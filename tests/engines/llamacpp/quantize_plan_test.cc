@@ -581,8 +581,8 @@ Model qwen35_moe_text() {
 constexpr GatedDeltaWidths kQwen35Delta{16, 32, 128, 128, 4};
 
 TEST(QuantizePlan, Qwen35MoeHybridBlocksAsLlamaCppLoadsThem) {
-  // Without the delta nets' widths (a config-only request) it is refused.
-  EXPECT_FALSE(quantized_gguf_model(qwen35_moe_text(), *find_gguf_file_type("Q8_0")).ok());
+  // The config's linear_* fields are the spec's delta-net widths.
+  EXPECT_EQ(qwen35_moe_text().spec.gated_delta, kQwen35Delta);
   Result<Model> m =
       quantized_gguf_model(qwen35_moe_text(), *find_gguf_file_type("Q8_0"), &kQwen35Delta);
   ASSERT_TRUE(m.ok()) << m.error().message();
@@ -607,6 +607,130 @@ TEST(QuantizePlan, Qwen35MoeHybridBlocksAsLlamaCppLoadsThem) {
   // The log's "file size = 34.36 GiB": 36,892,150,272 B (301 F32 tensors
   // and 432 Q8_0 at 34 B per 32 elements, summed tensor by tensor).
   EXPECT_EQ(m->weights.bytes, 36892150272u);
+}
+
+// The Hugging Face checkpoint as it ships (model_type qwen3_5_moe, the
+// multimodal wrapper: its text_config is the language model, the vision
+// tower goes to the converter's mmproj file), config only: the spec carries
+// the delta nets' widths, so --quant builds the same 733 tensors as the
+// Q8_0 dump's, 36,892,150,272 B (the published "34.36 GiB").
+TEST(QuantizePlan, Qwen35MoeConfigOnlyPricesTheTextGguf) {
+  const Model config = config_only("qwen3_5/Qwen3.5-35B-A3B");
+  EXPECT_TRUE(config.spec.multimodal);
+  EXPECT_EQ(config.spec.gated_delta, kQwen35Delta);
+  const Model m = quantized("qwen3_5/Qwen3.5-35B-A3B", "Q8_0");
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 301}, {"q8_0", 432}}));
+  EXPECT_EQ(m.weights.bytes, 36892150272u);
+}
+
+// Qwen3-Next-80B-A3B (config only; Qwen/Qwen3-Next-80B-A3B-Thinking's
+// config, the Instruct model's geometry): 48 blocks, every 4th full
+// attention (16 heads and 2 KV heads of 256, attn_q 2 x 16 x 256 = 8,192
+// wide), the other 36 gated delta nets of 16 key and 32 value heads of 128
+// (key_dim 2,048, value_dim 4,096), kernel 4; 512 experts of 512 and a
+// shared expert of 512 in every block; hidden 2,048; vocabulary 151,936;
+// untied.
+Model qwen3_next() {
+  Result<ModelSpec> spec = parse_model_config(testing::read_test_data(
+      "logs/llamacpp/llamacpp-2595-therock-qwen3-next-80b-gfx1151.config.json"));
+  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().message());
+  Model m = config_only("qwen3/Qwen3-0.6B");
+  if (spec.ok()) m.spec = *spec;
+  return m;
+}
+
+// llama.cpp's qwen3next load_arch_tensors: a delta-net block holds
+// attn_qkv (hidden -> 2 x 2,048 + 4,096 = 8,192), attn_gate (-> 4,096),
+// ssm_conv1d (4 x 8,192, F32), ssm_dt.bias and ssm_a (32, F32),
+// ssm_beta_alpha (hidden -> 2 x 32 = 64: one matrix, unlike Qwen3.5),
+// ssm_norm (128, F32) and ssm_out (4,096 -> hidden).
+// Tensors: 12 attention blocks of 16 (2 norms, Q/K/V/output, Q/K norms,
+// router, 3 expert tensors, shared gate, 3 shared-expert matrices) and 36
+// delta-net blocks of 18 (2 norms, the 8 above, the 8 of the experts) + 3
+// = 843. F32: 12 x 6 (norms, Q/K norms, router, shared gate) + 36 x 8
+// (norms, conv1d, dt, a, ssm_norm, router, shared gate) + output_norm =
+// 361. Q4_K_M: output Q6_K; attn_v Q6_K at use_more_bits(i, n), i its
+// index among the 12 attn_v, n = 48 (llama-quantize's n_attention_wv counts
+// the 36 attn_qkv too): i < 6 and (i - 6) % 3 == 2 (8, 11): 8;
+// ffn_down_exps and _shexp Q6_K at use_more_bits of the block (i < 6, i >=
+// 42, (i - 6) % 3 == 2: 6 + 6 + 12 = 24 blocks): 48; attn_qkv Q5_K (the
+// fused-QKV rule): 36; the other 389 Q4_K.
+// lmstudio-community's Q4_K_M (lmstudio-ai/lmstudio-bug-tracker#1266)
+// is a legacy conversion: ssm_in (2 x 2,048 + 2 x 4,096 wide, Q4_K) in
+// place of attn_qkv and attn_gate, and its shared gate F16: 807 tensors,
+// f32 313, f16 48, q4_K 391, q6_K 55 (its attn_v: 6, as of n = 12), "45.08
+// GiB" (by hand: 48,405,005,312 B). Split, attn_qkv's 36 x 2,048 x 8,192
+// elements take Q5_K's 176 B per 256 in place of Q4_K's 144: + 75,497,472
+// B; the gate's 48 x 2,048 F32 in place of F16: + 196,608 B; two more
+// attn_v (2,048 x 512) at Q6_K's 210 B per 256 in place of 144: + 540,672
+// B; 48,481,240,064 B ("45.15 GiB").
+TEST(QuantizePlan, Qwen3NextHybridBlocksAsLlamaCppLoadsThem) {
+  const Model config = qwen3_next();
+  EXPECT_EQ(config.spec.gated_delta, (GatedDeltaWidths{16, 32, 128, 128, 4}));
+  Result<Model> m = quantized_gguf_model(config, *find_gguf_file_type("Q4_K_M"));
+  ASSERT_TRUE(m.ok()) << m.error().message();
+  EXPECT_EQ(m->tensors.size(), 843u);
+  EXPECT_EQ(type_counts(*m),
+            (std::map<std::string, int>{{"f32", 361}, {"q4_K", 389}, {"q5_K", 36}, {"q6_K", 57}}));
+  for (const SafetensorsTensor& t : m->tensors) {
+    if (t.name == "blk.0.attn_qkv.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{8192, 2048}));
+    if (t.name == "blk.0.attn_gate.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{4096, 2048}));
+    if (t.name == "blk.0.ssm_beta_alpha.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{64, 2048}));
+    if (t.name == "blk.3.attn_q.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{8192, 2048}));
+  }
+  EXPECT_EQ(dtype_of(*m, "blk.0.ssm_beta.weight"), "(none)");
+  EXPECT_EQ(dtype_of(*m, "blk.0.ffn_gate_inp_shexp.weight"), "f32");
+  EXPECT_EQ(dtype_of(*m, "blk.0.attn_qkv.weight"), "q5_K");
+  EXPECT_EQ(dtype_of(*m, "blk.3.attn_v.weight"), "q6_K");    // i = 0
+  EXPECT_EQ(dtype_of(*m, "blk.39.attn_v.weight"), "q4_K");   // i = 9
+  EXPECT_EQ(m->weights.bytes, 48481240064u);
+}
+
+// A gated delta net config that leaves a width out keeps no widths, and
+// --quant refuses it rather than building tensors of zero width.
+TEST(QuantizePlan, AHybridWithoutDeltaWidthsIsRefused) {
+  Model m = qwen3_next();
+  m.spec.gated_delta.value_dim = 0;
+  Result<Model> q = quantized_gguf_model(m, *find_gguf_file_type("Q4_K_M"));
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.error().kind(), ErrorKind::kUsage);
+}
+
+// Mamba-Codestral-7B (config only, model_type mamba2): 64 Mamba-2 blocks,
+// hidden 4,096, 128 heads of 64 (inner 8,192), 8 groups of state 128,
+// kernel 4, vocabulary 32,768, untied. llama_model_mamba2's tensors: conv
+// width 8,192 + 2 x 8 x 128 = 10,240; ssm_in 4,096 x (8,192 + 10,240 + 128
+// = 18,560); ssm_out 8,192 x 4,096; ssm_norm 1,024 x 8. 9 a block x 64 + 3
+// = 579; F32 7 a block (attn_norm, ssm_a, ssm_d, ssm_dt.bias, ssm_conv1d
+// and its bias, ssm_norm) x 64 + output_norm = 449; Q8_0 the 128 ssm_in and
+// ssm_out, token_embd and output. Bytes: ssm_in 76,021,760 elements / 32 x
+// 34 = 80,773,120, ssm_out 33,554,432 -> 35,651,584: x 64 =
+// 7,451,181,056; token_embd and output 134,217,728 -> 142,606,336 each;
+// F32 (4,096 + 128 + 128 + 128 + 40,960 + 10,240 + 8,192 = 63,872 floats)
+// x 4 x 64 = 16,351,232 + output_norm 16,384: 7,752,761,344 B.
+TEST(QuantizePlan, Mamba2BlocksAsLlamaCppLoadsThem) {
+  const Model m = quantized("mamba2/Mamba-Codestral-7B-hfconv", "Q8_0");
+  EXPECT_EQ(m.tensors.size(), 579u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 449}, {"q8_0", 130}}));
+  for (const SafetensorsTensor& t : m.tensors) {
+    if (t.name == "blk.0.ssm_in.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{18560, 4096}));
+    if (t.name == "blk.0.ssm_conv1d.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{10240, 4}));
+    if (t.name == "blk.0.ssm_norm.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{8, 1024}));
+    if (t.name == "blk.0.ssm_a") EXPECT_EQ(t.shape, (std::vector<uint64_t>{128, 1}));
+  }
+  EXPECT_EQ(dtype_of(m, "blk.0.ssm_d"), "f32");
+  EXPECT_EQ(m.weights.bytes, 7752761344u);
+}
+
+// Widths whose rows would pass 64 bits (an untrusted config's) are refused,
+// not wrapped into small tensors.
+TEST(QuantizePlan, WidthsPastSixtyFourBitsAreRefused) {
+  Model mamba = config_only("mamba2/Mamba-Codestral-7B-hfconv");
+  mamba.spec.mamba2.inner = uint64_t{1} << 62;  // 2 x inner x hidden wraps
+  EXPECT_FALSE(quantized_gguf_model(mamba, *find_gguf_file_type("Q8_0")).ok());
+  Model next = qwen3_next();
+  next.spec.gated_delta.value_dim = uint64_t{1} << 62;
+  EXPECT_FALSE(quantized_gguf_model(next, *find_gguf_file_type("Q8_0")).ok());
 }
 
 TEST(QuantizePlan, Iq2MOfAManyExpertHybrid) {
