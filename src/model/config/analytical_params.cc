@@ -51,6 +51,34 @@ class BlockList {
   bool overflowed_ = false;
 };
 
+// Whether a layer's attention gates its output through q_proj: Qwen3.5's
+// configs say so (attn_output_gate), Qwen3-Next's always does.
+bool gates_attention_output(FieldReader& reader) {
+  Result<std::optional<bool>> gate = reader.doc().boolean("attn_output_gate");
+  if (gate && gate->has_value()) return **gate;
+  return reader.model_type() == "qwen3_next";
+}
+
+// A gated delta net's linear attention (transformers' Qwen3NextGatedDeltaNet
+// and Qwen3_5GatedDeltaNet), with kd = key_heads x key_dim and vd =
+// value_heads x value_dim: in_proj_qkvz [2 kd + 2 vd, hidden] (Qwen3.5
+// stores it as in_proj_qkv and in_proj_z, the same rows), in_proj_ba
+// [2 x value_heads, hidden], a depthwise conv1d over q, k and v [2 kd + vd,
+// 1, kernel], dt_bias and A_log [value_heads] each, the gated RMSNorm
+// [value_dim] and out_proj [hidden, vd]. Qwen3.5-27B (16 key heads and 48
+// value heads of 128, kernel 4, hidden 5,120): 115,876,064 a layer.
+void add_gated_delta(const GatedDeltaGeometry& d, uint64_t h, uint64_t layer, BlockList& out) {
+  const CheckedBytes kd = CheckedBytes(d.key_heads) * d.key_dim;
+  const CheckedBytes vd = CheckedBytes(d.value_heads) * d.value_dim;
+  out.add(ParamRole::kMixer, "linear_attn.in_proj_qkvz", layer, kd * 2 + vd * 2, h);
+  out.add(ParamRole::kMixer, "linear_attn.in_proj_ba", layer, CheckedBytes(d.value_heads) * 2, h);
+  out.add(ParamRole::kMixer, "linear_attn.conv1d", layer, kd * 2 + vd, d.kernel);
+  out.add(ParamRole::kNorm, "linear_attn.dt_bias", layer, 1, d.value_heads);
+  out.add(ParamRole::kNorm, "linear_attn.A_log", layer, 1, d.value_heads);
+  out.add(ParamRole::kNorm, "linear_attn.norm", layer, 1, d.value_dim);
+  out.add(ParamRole::kMixer, "linear_attn.out_proj", layer, h, vd);
+}
+
 // The attention of one layer: MLA's low-rank projections when the config
 // has kv_lora_rank, else q/k/v/o.
 void add_attention(FieldReader& reader, const ModelGeometry& g, uint64_t layer, BlockList& out) {
@@ -60,7 +88,12 @@ void add_attention(FieldReader& reader, const ModelGeometry& g, uint64_t layer, 
   if (rank == 0) {
     const CheckedBytes q = CheckedBytes(g.heads) * g.head_dim;
     const CheckedBytes kv = CheckedBytes(g.kv_heads) * g.head_dim;
-    out.add(ParamRole::kAttention, "self_attn.q_proj", layer, q, h);
+    // A gated attention's q_proj also writes the output gate, one more
+    // head_dim a head (transformers' Qwen3NextAttention, Qwen3_5Attention:
+    // q_proj [heads x head_dim x 2, hidden], the gate's sigmoid scales the
+    // attention output before o_proj).
+    const uint64_t q_rows_per_q = gates_attention_output(reader) ? 2 : 1;
+    out.add(ParamRole::kAttention, "self_attn.q_proj", layer, q * q_rows_per_q, h);
     out.add(ParamRole::kAttention, "self_attn.k_proj", layer, kv, h);
     out.add(ParamRole::kAttention, "self_attn.v_proj", layer, kv, h);
     out.add(ParamRole::kAttention, "self_attn.o_proj", layer, h, q);
@@ -271,8 +304,13 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
     const LayerKind kind = spec.layers[i].kind;
     switch (kind) {
       case LayerKind::kConv: add_short_conv(reader, g, i, out); break;
-      case LayerKind::kSsm:
-      case LayerKind::kLinearAttention: {
+      case LayerKind::kLinearAttention:
+        if (spec.gated_delta.key_heads > 0) {
+          add_gated_delta(spec.gated_delta, h, i, out);
+          break;
+        }
+        [[fallthrough]];
+      case LayerKind::kSsm: {
         const CheckedBytes d =
             g.intermediate > 0 ? CheckedBytes(g.intermediate) : CheckedBytes(2) * h;
         out.add(ParamRole::kMixer, "mixer.in_proj", i, CheckedBytes(2) * d, h);

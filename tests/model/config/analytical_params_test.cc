@@ -50,6 +50,28 @@ TEST(AnalyticalParams, Gemma3TextLayersKeepFourNormsAndQueryKeyNorms) {
   EXPECT_EQ(testing::corpus_spec("gemma3/gemma-3-1b-it").analytical_params, 999'885'952u);
 }
 
+TEST(AnalyticalParams, Qwen35GatedDeltaLayersAndGatedAttention) {
+  // Qwen3.5-27B's text model (transformers' Qwen3_5 modules): hidden 5,120,
+  // 64 layers, every 4th full attention (16), the other 48 gated delta
+  // nets; MLP 17,408; vocabulary 248,320, untied (the top-level
+  // tie_word_embeddings false).
+  //   gated delta net: kd = 16 x 128 = 2,048, vd = 48 x 128 = 6,144;
+  //     in_proj_qkvz (2 x 2,048 + 2 x 6,144) x 5,120 = 83,886,080,
+  //     in_proj_ba 96 x 5,120 = 491,520, conv1d 10,240 x 4 = 40,960,
+  //     dt_bias + A_log + norm 48 + 48 + 128 = 224, out_proj 5,120 x 6,144
+  //     = 31,457,280: 115,876,064 (48 layers: 5,562,051,072)
+  //   gated attention: q_proj 24 x 256 x 2 x 5,120 = 62,914,560 (query and
+  //     output gate), k and v 2 x 1,024 x 5,120 = 10,485,760, o 31,457,280:
+  //     104,857,600 (16 layers: 1,677,721,600)
+  //   MLP 3 x 5,120 x 17,408 = 267,386,880 and two norms 10,240, 64 layers:
+  //     17,113,415,680
+  //   embeddings and lm_head 2 x 248,320 x 5,120 = 2,542,796,800; norm 5,120
+  // 26,895,990,272 ("27B"; the vision tower and MTP block not counted).
+  // Priced as Mamba mixers of 2 x 17,408 rows (the MLP's width) the delta
+  // nets made it 33,665,192,960, an H100's worth of vLLM KV cache too much.
+  EXPECT_EQ(testing::corpus_spec("qwen3_5/Qwen3.5-27B").analytical_params, 26'895'990'272u);
+}
+
 TEST(AnalyticalParams, Gemma3MultimodalConfigCountsItsVisionTower) {
   // google/gemma-3-4b-it's config (the fields that shape weights).
   const ModelSpec spec = parse_ok(R"({
