@@ -155,6 +155,9 @@ struct QuantizeRules {
   // Q5_K_M; the 2-bit mixes' default) and does not advance attn_v's
   // index. From the rewrite, category_is_attn_v() holds ATTENTION_QKV and
   // its branch comes first: attn_qkv takes attn_v's rules and index.
+  // Those releases' attn_v branch matched "attn_v.weight" alone, so a
+  // deepseek2 attn_kv_b (counted in n_attention_wv) took the default type;
+  // from the rewrite it is ATTENTION_KV_B, attn_v-like.
   bool qkv_own_rule = false;
   // Older releases' fallback of a Q2_K or Q3_K row that is not whole
   // 256-blocks: IQ4_NL (the llama.cpp Ollama vendors, ollama/ollama

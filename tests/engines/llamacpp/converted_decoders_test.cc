@@ -185,5 +185,41 @@ TEST(ConvertedDecoders, DeepSeekV3TensorsBeforeAndAfterMlaSplit) {
   EXPECT_FALSE(converted_tensors(m.spec).ok());
 }
 
+// llamacpp-11141's DeepSeek-V3 Q2_K file (made before #19770): f32 361,
+// q2_K 482, q3_K 180, q4_K 1, q6_K 1. Q2_K's rules: attn_output Q3_K (not 8
+// experts) in 61 blocks, ffn_down Q3_K in 3 dense blocks and as the
+// routed and shared experts' in 58: 61 + 3 + 2 x 58 = 180; output Q6_K.
+// Before #19770 attn_kv_b takes the default, Q2_K: 664 matrices - 181 =
+// 483 Q2_K, of which the log's file has token_embd at Q4_K (its maker's
+// --token-embedding-type, which memfit does not rebuild). From the rewrite
+// attn_kv_b is attn_v-like, Q3_K with GQA 1: q3_K 241, q2_K 422.
+TEST(ConvertedDecoders, DeepSeekKvBTypeByRelease) {
+  const Model m = from_config(kDeepSeekV3);
+  MlaWidths w{1536, 512, 128, 64, 128, 3, false, true};
+  ConverterHints hints;
+  hints.mla = &w;
+  Result<std::vector<ConvertedTensor>> tensors = converted_tensors(m.spec, nullptr, &hints);
+  ASSERT_TRUE(tensors.ok());
+  auto counts = [&](const QuantizeRules& rules) {
+    std::map<GgmlType, int> out;
+    Result<std::vector<GgmlType>> types = quantized_types(m.spec, *tensors, *find_gguf_file_type("Q2_K"), rules);
+    EXPECT_TRUE(types.ok());
+    if (types.ok()) {
+      for (GgmlType t : *types) ++out[t];
+    }
+    return out;
+  };
+  QuantizeRules old_release;
+  old_release.qkv_own_rule = true;
+  EXPECT_EQ(counts(old_release), (std::map<GgmlType, int>{{GgmlType::kF32, 361},
+                                                          {GgmlType::kQ2_K, 483},
+                                                          {GgmlType::kQ3_K, 180},
+                                                          {GgmlType::kQ6_K, 1}}));
+  EXPECT_EQ(counts({}), (std::map<GgmlType, int>{{GgmlType::kF32, 361},
+                                                 {GgmlType::kQ2_K, 422},
+                                                 {GgmlType::kQ3_K, 241},
+                                                 {GgmlType::kQ6_K, 1}}));
+}
+
 }  // namespace
 }  // namespace memfit::llamacpp
