@@ -152,7 +152,8 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
   // encoder's classification head (a reranker converted from
   // *ForSequenceClassification; its GGUF need not say rank pooling): the
   // counts decide.
-  // A fourth for glm4: whether the checkpoint's Q/K/V lack biases
+  // A fourth for glm4: whether the checkpoint's Q/K/V lack biases (for
+  // phi, whether they are one fused attn_qkv)
   // (Glm4Config's attention_bias, True by default, False in GLM-4-32B-0414
   // and GLM-Z1-32B; the GGUF keeps no key of it, and llama.cpp's loader
   // takes either: bq/bk/bv are TENSOR_NOT_REQUIRED).
@@ -164,6 +165,9 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
   };
   std::vector<Variant> variants = {{false, false}, {true, false}, {false, true}, {true, true}};
   if (rebuilt.spec.embedding.bidirectional) variants = {{true, false, false}, {true, false, true}};
+  // Phi-2's Q/K/V fused or not (ConverterHints::phi2_fused_qkv), as
+  // glm4's biases: the counts decide; its output is never tied.
+  if (model_type == "phi") variants = {{false, false, false, false}, {false, false, false, true}};
   if (model_type == "glm4") {
     variants = {{false, false, false, false}, {true, false, false, false}, {false, false, false, true},
                 {true, false, false, true}};
@@ -194,7 +198,8 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
     // Phi-3's long-context factors are its rope_factors_long/_short.
     if (v.llama3_rope) candidate.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
     llamacpp::ConverterHints hints = from.hints();
-    hints.glm4_no_qkv_bias = v.no_qkv_bias;
+    hints.glm4_no_qkv_bias = model_type == "glm4" && v.no_qkv_bias;
+    hints.phi2_fused_qkv = model_type == "phi" && v.no_qkv_bias;
     Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type, from.widths(), rules, &hints);
     if (!quantized) {
       // A rule set this model's tensors do not fit (a row no type takes,

@@ -57,6 +57,13 @@ bool gemma3(const ModelSpec& spec) { return spec.model_type == "gemma3_text"; }
 // ffn_norm, ffn_post_norm; the converter's Glm4Model).
 bool glm4(const ModelSpec& spec) { return spec.model_type == "glm4"; }
 
+// Phi-2 and Phi-1.5 (model_type phi; GGUF phi2): LayerNorm (weight and
+// bias) before a parallel attention and MLP, every linear layer with its
+// bias, the output with its own (llama.cpp's LLM_ARCH_PHI2 tensors and
+// load_tensors, which takes a fused wqkv or wq/wk/wv; the converter's
+// Phi2Model).
+bool phi2(const ModelSpec& spec) { return spec.model_type == "phi"; }
+
 // DeepSeek V2/V3 (GGUF deepseek2): multi-head latent attention and
 // DeepSeek-MoE blocks after the leading dense ones (llama.cpp's
 // LLM_ARCH_DEEPSEEK2 tensors, src/llama-arch.cpp, and their load_tensors
@@ -86,7 +93,7 @@ bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths
   });
   return attention_only &&
          (gpt_neox(spec) || phi3(spec) || chatglm(spec) || gemma(spec) || gemma3(spec) ||
-          glm4(spec) || hybrid || latent || (gpt_oss(spec) && spec.moe.experts > 0) ||
+          glm4(spec) || phi2(spec) || hybrid || latent || (gpt_oss(spec) && spec.moe.experts > 0) ||
           std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
               kStandardDecoders.end());
 }
@@ -354,6 +361,36 @@ void add_deepseek2_block(const ModelSpec& spec, const MlaWidths& w, uint64_t i, 
   }
 }
 
+// One Phi-2 block, by name: attn_norm (weight and bias), Q/K/V (fused
+// into attn_qkv when `fused`) and attn_output, the MLP's ffn_up (hidden ->
+// intermediate) and ffn_down, each with its bias.
+void add_phi2_block(const ModelSpec& spec, bool fused, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t q = g.heads * head_dim;
+  const uint64_t kv = g.kv_heads * head_dim;
+  const std::string blk = fmt::format("blk.{}.", i);
+  add(out, blk + "attn_norm.bias", {g.hidden});
+  add(out, blk + "attn_norm.weight", {g.hidden});
+  if (fused) {
+    add(out, blk + "attn_qkv.bias", {q + 2 * kv});
+    add(out, blk + "attn_qkv.weight", {g.hidden, q + 2 * kv});
+  } else {
+    add(out, blk + "attn_k.bias", {kv});
+    add(out, blk + "attn_k.weight", {g.hidden, kv});
+    add(out, blk + "attn_q.bias", {q});
+    add(out, blk + "attn_q.weight", {g.hidden, q});
+    add(out, blk + "attn_v.bias", {kv});
+    add(out, blk + "attn_v.weight", {g.hidden, kv});
+  }
+  add(out, blk + "attn_output.bias", {g.hidden});
+  add(out, blk + "attn_output.weight", {q, g.hidden});
+  add(out, blk + "ffn_down.bias", {g.hidden});
+  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add(out, blk + "ffn_up.bias", {g.intermediate});
+  add(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+}
+
 // Appends what `build` writes to `out`, sorted by name (the loader's
 // order within a block).
 template <typename Build>
@@ -481,7 +518,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3, "
-        "chatglm, gemma, gemma3_text, glm4, gpt_oss and the encoders bert and jina_bert_v2 (and, from a llama.cpp dump, "
+        "chatglm, gemma, gemma3_text, glm4, phi, gpt_oss and the encoders bert and jina_bert_v2 (and, from a llama.cpp dump, "
         "qwen3_5_text, qwen3_5_moe_text, deepseek_v2 and deepseek_v3) only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
@@ -493,8 +530,9 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   }
   // Outside the blocks, by name: output, output_norm (GPT-NeoX's with its
   // bias), rope_freqs, token_embd.
+  if (phi2(spec) && !spec.tied_embeddings) add(out, "output.bias", {g.vocab});
   if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
-  if (gpt_neox(spec)) add(out, "output_norm.bias", {g.hidden});
+  if (gpt_neox(spec) || phi2(spec)) add(out, "output_norm.bias", {g.hidden});
   add(out, "output_norm.weight", {g.hidden});
   if (writes_rope_freqs(spec)) add(out, "rope_freqs.weight", {head_dim_of(g) / 2});
   if (writes_rope_factors(spec)) {
@@ -508,6 +546,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     else if (chatglm(spec)) add_chatglm_block(spec, i, out);
     else if (gemma(spec) || gemma3(spec)) add_sorted(out, [&](Tensors& b) { add_gemma_block(spec, i, b); });
     else if (glm4(spec)) add_sorted(out, [&](Tensors& b) { add_glm4_block(spec, !h.glm4_no_qkv_bias, i, b); });
+    else if (phi2(spec)) add_phi2_block(spec, h.phi2_fused_qkv, i, out);
     else if (deepseek2(spec, mla)) add_sorted(out, [&](Tensors& b) { add_deepseek2_block(spec, *mla, i, b); });
     else if (gpt_oss(spec)) add_gpt_oss_block(spec, i, out);
     else if (qwen35(spec, gated_delta)) add_qwen35_block(spec, *gated_delta, i, out);

@@ -116,6 +116,12 @@ struct ConverterHints {
   // the GGUF keeps no key of it (llama.cpp's loader takes either: bq, bk
   // and bv are TENSOR_NOT_REQUIRED), so a dump's counts decide.
   bool glm4_no_qkv_bias = false;
+  // Phi-2 (model_type phi) with one fused attn_qkv: the converter maps
+  // microsoft's first MixFormer checkpoints' mixer.Wqkv to ATTN_QKV, and
+  // transformers' PhiForCausalLM's q_proj/k_proj/v_proj to ATTN_Q/K/V
+  // (gguf-py tensor_mapping.py); a GGUF keeps no key of which, so a
+  // dump's counts decide.
+  bool phi2_fused_qkv = false;
   // BERT's token_types rows: the config's type_vocab_size, which the
   // converter writes as tokenizer.ggml.token_type_count (XLM-RoBERTa's 1);
   // 0: BertConfig's default, 2.

@@ -134,6 +134,39 @@ TEST(ConvertedDecoders, Glm4WithoutBiases) {
   EXPECT_EQ(find(*q, "blk.0.attn_q.bias"), nullptr);
 }
 
+// microsoft/phi-1_5's geometry (ollama-cortexcli-phi2's dump: 2,048 wide,
+// 32 heads, 8,192 ffn, 24 blocks, 51,200 tokens).
+constexpr std::string_view kPhi15 = R"({"architectures": ["PhiForCausalLM"], "model_type": "phi",
+  "hidden_size": 2048, "intermediate_size": 8192, "num_attention_heads": 32,
+  "num_hidden_layers": 24, "vocab_size": 51200, "tie_word_embeddings": false})";
+
+// Phi-1.5 at F16, Q/K/V apart (transformers' checkpoint). A block: Q, K,
+// V, O 4 x 2,048^2 = 16,777,216, up and down 2 x 2,048 x 8,192 =
+// 33,554,432: 50,331,648 x 2 = 100,663,296 B; F32 attn_norm (2 x 2,048),
+// Q/K/V/O biases (4 x 2,048), ffn_up's (8,192), ffn_down's (2,048):
+// 22,528 floats = 90,112 B. A block 100,753,408 B, x 24 = 2,418,081,792.
+// Outside: token_embd and output 2 x 2,048 x 51,200 x 2 = 419,430,400,
+// output.bias 204,800, output_norm (weight and bias) 16,384:
+// 2,837,733,376 B. 5 + 24 x 14 = 341 tensors, f32 3 + 24 x 8 = 195.
+// Fused (the MixFormer checkpoint the dump's file came from): 5 + 24 x 10
+// = 245, f32 3 + 24 x 6 = 147, the dump's; its Q4_K_M counts q4_K 61,
+// q5_K 24, q6_K 13.
+TEST(ConvertedDecoders, Phi2SeparateAndFused) {
+  const Model m = from_config(kPhi15);
+  const Model separate = quantized(m, "F16");
+  EXPECT_EQ(separate.weights.bytes, 2'837'733'376u);
+  EXPECT_EQ(type_counts(separate), (std::map<std::string, int>{{"f16", 146}, {"f32", 195}}));
+  ConverterHints hints;
+  hints.phi2_fused_qkv = true;
+  QuantizeRules old_release;
+  old_release.qkv_own_rule = true;
+  Result<Model> fused = quantized_gguf_model(m, *find_gguf_file_type("Q4_K_M"), nullptr, old_release, &hints);
+  ASSERT_TRUE(fused.ok()) << fused.error().message();
+  EXPECT_EQ(type_counts(*fused),
+            (std::map<std::string, int>{{"f32", 147}, {"q4_K", 61}, {"q5_K", 24}, {"q6_K", 13}}));
+  EXPECT_EQ(find(*fused, "blk.0.attn_qkv.weight")->shape, (std::vector<uint64_t>{6144, 2048}));
+}
+
 // DeepSeek-V3's geometry (llamacpp-11141's dump: 61 blocks, 3 dense, 256
 // experts of 2,048 and one shared, q_lora_rank 1,536, kv_lora_rank 512,
 // 128 heads of 128 + 64 rope, V 128).
