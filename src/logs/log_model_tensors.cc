@@ -74,7 +74,35 @@ struct ConvertedFrom {
   const llamacpp::GatedDeltaWidths* widths() const {
     return gated_delta ? &*gated_delta : nullptr;
   }
+  // For deepseek2, its MLA widths (the fields arch_rules.cc writes from
+  // the attention.* keys) and the two things the keys alone say: whether
+  // the file was converted since #12801 (attention.key_length_mla) and
+  // whether its router is sigmoid-gated (expert_gating_func 2, V3: an
+  // exp_probs_b tensor).
+  std::optional<llamacpp::MlaWidths> mla;
+  // BERT's token_types rows: the file's tokenizer.ggml.token_type_count
+  // (0 when absent).
+  uint64_t token_types = 0;
+  llamacpp::ConverterHints hints() const {
+    llamacpp::ConverterHints h;
+    h.mla = mla ? &*mla : nullptr;
+    h.token_types = token_types;
+    return h;
+  }
 };
+
+// The unsigned value of the key ending in `suffix` ("attention.key_length_mla"
+// after the architecture's prefix); nullopt when absent or not unsigned.
+std::optional<uint64_t> key_count(const LogModel& dump, std::string_view suffix) {
+  for (const GgufKeyValue& kv : dump.metadata) {
+    if (!kv.key.ends_with(suffix) || kv.key.size() == suffix.size() ||
+        kv.key[kv.key.size() - suffix.size() - 1] != '.') {
+      continue;
+    }
+    if (const uint64_t* v = std::get_if<uint64_t>(&kv.value.data)) return *v;
+  }
+  return std::nullopt;
+}
 
 Result<ConvertedFrom> converted_from(const LogModel& dump) {
   GgufHeader header;
@@ -98,6 +126,15 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
         count("linear_key_head_dim"), count("linear_value_head_dim"),
         count("linear_conv_kernel_dim")};
   }
+  out.token_types = key_count(dump, "token_type_count").value_or(0);
+  if (c.contains("kv_lora_rank")) {
+    auto count = [&](const char* field) { return c.value(field, uint64_t{0}); };
+    out.mla = llamacpp::MlaWidths{count("q_lora_rank"),      count("kv_lora_rank"),
+                                  count("qk_nope_head_dim"), count("qk_rope_head_dim"),
+                                  count("v_head_dim"),       count("first_k_dense_replace"),
+                                  key_count(dump, "attention.key_length_mla").has_value(),
+                                  key_count(dump, "expert_gating_func") == uint64_t{2}};
+  }
   return out;
 }
 
@@ -115,13 +152,26 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
   // encoder's classification head (a reranker converted from
   // *ForSequenceClassification; its GGUF need not say rank pooling): the
   // counts decide.
+  // A fourth for glm4: whether the checkpoint's Q/K/V lack biases (for
+  // phi, whether they are one fused attn_qkv)
+  // (Glm4Config's attention_bias, True by default, False in GLM-4-32B-0414
+  // and GLM-Z1-32B; the GGUF keeps no key of it, and llama.cpp's loader
+  // takes either: bq/bk/bv are TENSOR_NOT_REQUIRED).
   struct Variant {
     bool tied = false;
     bool llama3_rope = false;
     bool head = false;
+    bool no_qkv_bias = false;
   };
   std::vector<Variant> variants = {{false, false}, {true, false}, {false, true}, {true, true}};
   if (rebuilt.spec.embedding.bidirectional) variants = {{true, false, false}, {true, false, true}};
+  // Phi-2's Q/K/V fused or not (ConverterHints::phi2_fused_qkv), as
+  // glm4's biases: the counts decide; its output is never tied.
+  if (model_type == "phi") variants = {{false, false, false, false}, {false, false, false, true}};
+  if (model_type == "glm4") {
+    variants = {{false, false, false, false}, {true, false, false, false}, {false, false, false, true},
+                {true, false, false, true}};
+  }
   // The rules that changed between llama-quantize releases (the file's
   // quantizing build is not in the log): the pinned release's first, then
   // the older; the counts and the size decide (quantize_plan.h,
@@ -147,7 +197,10 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
     candidate.spec.embedding.reranker = candidate.spec.embedding.reranker || v.head;
     // Phi-3's long-context factors are its rope_factors_long/_short.
     if (v.llama3_rope) candidate.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
-    Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type, from.widths(), rules);
+    llamacpp::ConverterHints hints = from.hints();
+    hints.glm4_no_qkv_bias = model_type == "glm4" && v.no_qkv_bias;
+    hints.phi2_fused_qkv = model_type == "phi" && v.no_qkv_bias;
+    Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type, from.widths(), rules, &hints);
     if (!quantized) {
       // A rule set this model's tensors do not fit (a row no type takes,
       // a K layout of a QK_K = 64 build memfit does not price): the next.
@@ -254,7 +307,8 @@ Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump
   for (const auto& [name, n] : dump.tensor_types) printed[name] += n;
   Model converted = rebuilt;
   converted.spec.model_type = from->model_type;
-  if (!llamacpp::converted_tensors(converted.spec, from->widths())) {
+  const llamacpp::ConverterHints hints = from->hints();
+  if (!llamacpp::converted_tensors(converted.spec, from->widths(), &hints)) {
     return Error(fmt::format("memfit does not build the tensors llama.cpp's converter writes for "
                              "{} ({} layout)",
                              quote_untrusted(from->model_type), rebuilt.spec.layout));

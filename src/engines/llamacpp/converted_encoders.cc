@@ -27,11 +27,11 @@ namespace {
 using Tensors = std::vector<ConvertedTensor>;
 
 // BertConfig's defaults (transformers' configuration_bert.py): 512
-// positions, for a spec that states none, and 2 token types. The spec does
-// not carry type_vocab_size (nor a GGUF's tokenizer.ggml.token_type_count):
-// every BERT and Jina checkpoint llama.cpp converts has 2 (ggml-org/ci's
-// bge-small and jina-reranker-v1-tiny dumps print token_type_count 2; the
-// converter writes 2 for Jina's RoBERTa-tokenized models itself).
+// positions, for a spec that states none, and 2 token types when the
+// file's tokenizer.ggml.token_type_count (the config's type_vocab_size,
+// which ModelSpec does not carry) is unsaid (ggml-org/ci's bge-small and jina-reranker-v1-tiny dumps print
+// token_type_count 2; XLM-RoBERTa's, snowflake-arctic-embed-l-v2.0 in
+// llamacpp-12836, 1).
 constexpr uint64_t kBertPositions = 512;
 constexpr uint64_t kBertTokenTypes = 2;
 
@@ -53,7 +53,7 @@ void sort_by_name(Tensors::iterator first, Tensors::iterator last) {
 // The tensors outside the blocks: the input layer (word, position and
 // token-type embeddings, the embedding LayerNorm) and a reranker's
 // classification head.
-void add_outside(const ModelSpec& spec, ConvertedEncoder kind, Tensors& out) {
+void add_outside(const ModelSpec& spec, ConvertedEncoder kind, uint64_t token_types, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
   const size_t first = out.size();
   if (spec.embedding.reranker) {
@@ -69,8 +69,27 @@ void add_outside(const ModelSpec& spec, ConvertedEncoder kind, Tensors& out) {
   add(out, "token_embd.weight", {g.hidden, g.vocab});
   add(out, "token_embd_norm.bias", {g.hidden});
   add(out, "token_embd_norm.weight", {g.hidden});
-  add(out, "token_types.weight", {g.hidden, kBertTokenTypes}, GgmlType::kF32);
+  // The file's token_type_count rows (XLM-RoBERTa's 1), 2 when unsaid.
+  const uint64_t types = token_types != 0 ? token_types : kBertTokenTypes;
+  add(out, "token_types.weight", {g.hidden, types}, GgmlType::kF32);
   sort_by_name(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+}
+
+// One nomic-bert block (llama.cpp's LLM_ARCH_NOMIC_BERT tensors; the
+// converter's NomicBertModel; nomic-embed-text-v1.5 has no linear
+// biases): the fused attn_qkv (h -> 3h), attn_output, the attention-output
+// and layer-output LayerNorms (weight and bias), and the SwiGLU MLP's
+// ffn_up and ffn_gate (h -> f each) and ffn_down.
+void add_nomic_block(uint64_t h, uint64_t f, const std::string& blk, Tensors& out) {
+  add(out, blk + "attn_qkv.weight", {h, 3 * h});
+  add(out, blk + "attn_output.weight", {h, h});
+  add(out, blk + "attn_output_norm.weight", {h});
+  add(out, blk + "attn_output_norm.bias", {h});
+  add(out, blk + "ffn_up.weight", {h, f});
+  add(out, blk + "ffn_gate.weight", {h, f});
+  add(out, blk + "ffn_down.weight", {f, h});
+  add(out, blk + "layer_output_norm.weight", {h});
+  add(out, blk + "layer_output_norm.bias", {h});
 }
 
 // One block: Q, K, V and the attention output with their biases, the
@@ -86,6 +105,11 @@ void add_block(const ModelSpec& spec, ConvertedEncoder kind, uint64_t i, Tensors
   const uint64_t f = g.intermediate;
   const std::string blk = fmt::format("blk.{}.", i);
   const size_t first = out.size();
+  if (kind == ConvertedEncoder::kNomicBert) {
+    add_nomic_block(h, f, blk, out);
+    sort_by_name(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+    return;
+  }
   add(out, blk + "attn_q.weight", {h, q});
   add(out, blk + "attn_q.bias", {q});
   add(out, blk + "attn_k.weight", {h, kv});
@@ -112,11 +136,13 @@ ConvertedEncoder converted_encoder(const ModelSpec& spec) {
   if (spec.model_type == "jina_bert_v2" || spec.family == "jina_bert_v2") {
     return ConvertedEncoder::kJinaBertV2;
   }
+  if (spec.model_type == "nomic_bert" && spec.moe.experts == 0) return ConvertedEncoder::kNomicBert;
   return spec.model_type == "bert" ? ConvertedEncoder::kBert : ConvertedEncoder::kNone;
 }
 
-void add_encoder_tensors(const ModelSpec& spec, ConvertedEncoder kind, std::vector<ConvertedTensor>& out) {
-  add_outside(spec, kind, out);
+void add_encoder_tensors(const ModelSpec& spec, ConvertedEncoder kind, uint64_t token_types,
+                         std::vector<ConvertedTensor>& out) {
+  add_outside(spec, kind, token_types, out);
   for (uint64_t i = 0; i < spec.layers.size(); ++i) add_block(spec, kind, i, out);
 }
 

@@ -18,11 +18,13 @@ enum class ConvertedEncoder {
   kNone,        // not an encoder memfit converts
   kBert,        // model_type "bert", not a JinaBert* checkpoint
   kJinaBertV2,  // the GGUF's jina-bert-v2, or a JinaBert* checkpoint
+  kNomicBert,   // model_type "nomic_bert" (the GGUF's nomic-bert), dense
 };
 
 // Which encoder `spec` is: model_type "jina_bert_v2" or family
 // "jina_bert_v2" (a JinaBert* checkpoint's config says model_type "bert")
-// is Jina's; model_type "bert" otherwise BERT. RoBERTa and XLM-R, which
+// is Jina's; model_type "bert" otherwise BERT; a dense "nomic_bert"
+// Nomic's. RoBERTa and XLM-R, which
 // the converter also writes as bert with their position rows cut, are not
 // among them.
 ConvertedEncoder converted_encoder(const ModelSpec& spec);
@@ -30,8 +32,8 @@ ConvertedEncoder converted_encoder(const ModelSpec& spec);
 // Appends the encoder's tensors to `out`: those outside the blocks first,
 // by name, then block by block, by name within each. Requires
 // converted_encoder(spec) != kNone and a geometry converted_tensors()
-// accepts.
-void add_encoder_tensors(const ModelSpec& spec, ConvertedEncoder kind,
+// accepts. `token_types`: token_types' rows (ConverterHints; 0 for 2).
+void add_encoder_tensors(const ModelSpec& spec, ConvertedEncoder kind, uint64_t token_types,
                          std::vector<ConvertedTensor>& out);
 
 }  // namespace memfit::llamacpp

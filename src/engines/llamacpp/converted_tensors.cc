@@ -55,6 +55,39 @@ const GatedDeltaWidths* delta_widths(const ModelSpec& spec, const GatedDeltaWidt
   return widest.value() ? d : nullptr;
 }
 
+// Gemma (v1) and Gemma 3's text decoder: the standard decoder's tensors,
+// no biases; Gemma 3 adds per-head Q/K norms and the post-attention and
+// post-feed-forward norms (llama.cpp's LLM_ARCH_GEMMA and LLM_ARCH_GEMMA3
+// tensors, src/llama-arch.cpp; load_tensors in src/llama-model.cpp; the
+// converter's GemmaModel and Gemma3Model). Their embeddings are always
+// tied: the loader reuses token_embd when the file has no output.
+bool gemma(const ModelSpec& spec) { return spec.model_type == "gemma"; }
+bool gemma3(const ModelSpec& spec) { return spec.model_type == "gemma3_text"; }
+
+// GLM-4 (-0414, GLM-Z1; model_type glm4): Q/K/V with their biases, the
+// attention output, ffn_up holding the gate and up halves (the
+// checkpoint's gate_up_proj, hidden -> 2 x intermediate), ffn_down and
+// four RMS norms a block (llama.cpp's LLM_ARCH_GLM4 tensors, src/
+// llama-arch.cpp; src/models/glm4.cpp reads attn_norm, attn_post_norm,
+// ffn_norm, ffn_post_norm; the converter's Glm4Model).
+bool glm4(const ModelSpec& spec) { return spec.model_type == "glm4"; }
+
+// Phi-2 and Phi-1.5 (model_type phi; GGUF phi2): LayerNorm (weight and
+// bias) before a parallel attention and MLP, every linear layer with its
+// bias, the output with its own (llama.cpp's LLM_ARCH_PHI2 tensors and
+// load_tensors, which takes a fused wqkv or wq/wk/wv; the converter's
+// Phi2Model).
+bool phi2(const ModelSpec& spec) { return spec.model_type == "phi"; }
+
+// DeepSeek V2/V3 (GGUF deepseek2): multi-head latent attention and
+// DeepSeek-MoE blocks after the leading dense ones (llama.cpp's
+// LLM_ARCH_DEEPSEEK2 tensors, src/llama-arch.cpp, and their load_tensors
+// shapes; the converter's DeepseekV2Model); built only with its widths.
+bool deepseek2(const ModelSpec& spec, const MlaWidths* mla) {
+  return (spec.model_type == "deepseek_v2" || spec.model_type == "deepseek_v3") && mla != nullptr &&
+         mla->kv_lora_rank != 0 && spec.moe.experts != 0;
+}
+
 // Qwen3.5 (dense and MoE): full attention every few layers, gated delta
 // net layers between, as llama.cpp's qwen35 / qwen35moe load them. A
 // Hugging Face checkpoint says qwen3_5 / qwen3_5_moe (the multimodal
@@ -90,7 +123,7 @@ bool mamba2(const ModelSpec& spec) {
                      [](const LayerCache& l) { return l.kind == LayerKind::kSsm; });
 }
 
-bool converted(const ModelSpec& spec, const GatedDeltaWidths* d) {
+bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths* mla) {
   if (mamba2(spec)) return !spec.multimodal;
   const bool hybrid = delta_hybrid(spec, d);
   // The converter writes a multimodal checkpoint's language model as its
@@ -99,12 +132,14 @@ bool converted(const ModelSpec& spec, const GatedDeltaWidths* d) {
   if ((spec.multimodal && !(hybrid && qwen35(spec))) || spec.nextn_layers != 0) return false;
   // An encoder's layers keep no cache (LayerKind::kNone).
   if (converted_encoder(spec) != ConvertedEncoder::kNone) return spec.embedding.bidirectional;
+  const bool latent = deepseek2(spec, mla);
   const bool attention_only = std::all_of(spec.layers.begin(), spec.layers.end(), [&](const LayerCache& l) {
     return l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow ||
-           (hybrid && l.kind == LayerKind::kLinearAttention);
+           (hybrid && l.kind == LayerKind::kLinearAttention) || (latent && l.kind == LayerKind::kMlaLatent);
   });
   return attention_only &&
-         (gpt_neox(spec) || phi3(spec) || chatglm(spec) || hybrid || (gpt_oss(spec) && spec.moe.experts > 0) ||
+         (gpt_neox(spec) || phi3(spec) || chatglm(spec) || gemma(spec) || gemma3(spec) ||
+          glm4(spec) || phi2(spec) || hybrid || latent || (gpt_oss(spec) && spec.moe.experts > 0) ||
           std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
               kStandardDecoders.end());
 }
@@ -262,6 +297,157 @@ void add_chatglm_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   add(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
 }
 
+// One Gemma or Gemma 3 block, by name: the standard decoder's attention
+// and gated MLP without biases, Gemma 3's per-head Q/K norms (head_dim
+// wide) and its post_attention_norm and post_ffw_norm (hidden wide).
+void add_gemma_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t q = g.heads * head_dim;
+  const uint64_t kv = g.kv_heads * head_dim;
+  const std::string blk = fmt::format("blk.{}.", i);
+  const bool v3 = gemma3(spec);
+  if (v3) add(out, blk + "attn_k_norm.weight", {head_dim});
+  add(out, blk + "attn_k.weight", {g.hidden, kv});
+  add(out, blk + "attn_norm.weight", {g.hidden});
+  add(out, blk + "attn_output.weight", {q, g.hidden});
+  if (v3) add(out, blk + "attn_q_norm.weight", {head_dim});
+  add(out, blk + "attn_q.weight", {g.hidden, q});
+  add(out, blk + "attn_v.weight", {g.hidden, kv});
+  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
+  add(out, blk + "ffn_norm.weight", {g.hidden});
+  add(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+  if (v3) add(out, blk + "post_attention_norm.weight", {g.hidden});
+  if (v3) add(out, blk + "post_ffw_norm.weight", {g.hidden});
+}
+
+// One GLM-4 block, by name: Q/K/V with their biases (F32) when the
+// checkpoint has them (ConverterHints::glm4_no_qkv_bias), the attention
+// output, the fused gate-and-up ffn_up, ffn_down, and the norms before
+// and after attention and the MLP.
+void add_glm4_block(const ModelSpec& spec, bool qkv_bias, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t q = g.heads * head_dim;
+  const uint64_t kv = g.kv_heads * head_dim;
+  const std::string blk = fmt::format("blk.{}.", i);
+  if (qkv_bias) {
+    add(out, blk + "attn_k.bias", {kv});
+    add(out, blk + "attn_q.bias", {q});
+    add(out, blk + "attn_v.bias", {kv});
+  }
+  add(out, blk + "attn_k.weight", {g.hidden, kv});
+  add(out, blk + "attn_norm.weight", {g.hidden});
+  add(out, blk + "attn_output.weight", {q, g.hidden});
+  add(out, blk + "attn_q.weight", {g.hidden, q});
+  add(out, blk + "attn_v.weight", {g.hidden, kv});
+  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add(out, blk + "ffn_norm.weight", {g.hidden});
+  add(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
+  add(out, blk + "post_attention_norm.weight", {g.hidden});
+  add(out, blk + "post_ffw_norm.weight", {g.hidden});
+}
+
+// One deepseek2 block (names and shapes of llama.cpp's load_tensors for
+// LLM_ARCH_DEEPSEEK2; n_embd_head_k = qk_nope + qk_rope): attn_norm; the
+// query through its low-rank pair (attn_q_a, hidden -> q_lora_rank; its
+// norm attn_q_a_norm; attn_q_b, q_lora_rank -> heads x n_embd_head_k) or
+// one attn_q; attn_kv_a_mqa (hidden -> kv_lora_rank + qk_rope) and its
+// norm attn_kv_a_norm; the latent's up-projection, attn_kv_b
+// (kv_lora_rank -> heads x (qk_nope + v_head)) or, converted since #12801,
+// attn_k_b (qk_nope x kv_lora_rank x heads, 3-D) and attn_v_b (kv_lora_rank
+// x v_head x heads); attn_output (heads x v_head -> hidden); ffn_norm;
+// then the first leading_dense blocks a dense gated MLP (intermediate
+// wide) and the rest the F32 router ffn_gate_inp, V3's exp_probs_b.bias
+// (one an expert, F32), the routed experts' 3-D gate/up/down and the
+// shared experts (n_shared_experts x the routed width).
+void add_deepseek2_block(const ModelSpec& spec, const MlaWidths& w, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t heads = g.heads;
+  const uint64_t head_k = w.qk_nope + w.qk_rope;
+  const std::string blk = fmt::format("blk.{}.", i);
+  add(out, blk + "attn_norm.weight", {g.hidden});
+  if (w.q_lora_rank != 0) {
+    add(out, blk + "attn_q_a.weight", {g.hidden, w.q_lora_rank});
+    add(out, blk + "attn_q_a_norm.weight", {w.q_lora_rank});
+    add(out, blk + "attn_q_b.weight", {w.q_lora_rank, heads * head_k});
+  } else {
+    add(out, blk + "attn_q.weight", {g.hidden, heads * head_k});
+  }
+  add(out, blk + "attn_kv_a_mqa.weight", {g.hidden, w.kv_lora_rank + w.qk_rope});
+  add(out, blk + "attn_kv_a_norm.weight", {w.kv_lora_rank});
+  if (w.split_kv_b) {
+    add(out, blk + "attn_k_b.weight", {w.qk_nope, w.kv_lora_rank, heads});
+    add(out, blk + "attn_v_b.weight", {w.kv_lora_rank, w.v_head, heads});
+  } else {
+    add(out, blk + "attn_kv_b.weight", {w.kv_lora_rank, heads * (w.qk_nope + w.v_head)});
+  }
+  add(out, blk + "attn_output.weight", {heads * w.v_head, g.hidden});
+  add(out, blk + "ffn_norm.weight", {g.hidden});
+  if (i < w.leading_dense) {
+    add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+    add(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
+    add(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+    return;
+  }
+  const MoeInfo& moe = spec.moe;
+  const uint64_t inter = moe.expert_intermediate != 0 ? moe.expert_intermediate : g.intermediate;
+  if (w.expert_bias) add(out, blk + "exp_probs_b.bias", {moe.experts});
+  add(out, blk + "ffn_gate_inp.weight", {g.hidden, moe.experts});
+  out.back().type = GgmlType::kF32;  // the router: the converter keeps it F32
+  add(out, blk + "ffn_down_exps.weight", {inter, g.hidden, moe.experts});
+  add(out, blk + "ffn_gate_exps.weight", {g.hidden, inter, moe.experts});
+  add(out, blk + "ffn_up_exps.weight", {g.hidden, inter, moe.experts});
+  if (moe.shared_experts > 0) {
+    const uint64_t shared = moe.shared_experts * inter;
+    add(out, blk + "ffn_down_shexp.weight", {shared, g.hidden});
+    add(out, blk + "ffn_gate_shexp.weight", {g.hidden, shared});
+    add(out, blk + "ffn_up_shexp.weight", {g.hidden, shared});
+  }
+}
+
+// One Phi-2 block, by name: attn_norm (weight and bias), Q/K/V (fused
+// into attn_qkv when `fused`) and attn_output, the MLP's ffn_up (hidden ->
+// intermediate) and ffn_down, each with its bias.
+void add_phi2_block(const ModelSpec& spec, bool fused, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t q = g.heads * head_dim;
+  const uint64_t kv = g.kv_heads * head_dim;
+  const std::string blk = fmt::format("blk.{}.", i);
+  add(out, blk + "attn_norm.bias", {g.hidden});
+  add(out, blk + "attn_norm.weight", {g.hidden});
+  if (fused) {
+    add(out, blk + "attn_qkv.bias", {q + 2 * kv});
+    add(out, blk + "attn_qkv.weight", {g.hidden, q + 2 * kv});
+  } else {
+    add(out, blk + "attn_k.bias", {kv});
+    add(out, blk + "attn_k.weight", {g.hidden, kv});
+    add(out, blk + "attn_q.bias", {q});
+    add(out, blk + "attn_q.weight", {g.hidden, q});
+    add(out, blk + "attn_v.bias", {kv});
+    add(out, blk + "attn_v.weight", {g.hidden, kv});
+  }
+  add(out, blk + "attn_output.bias", {g.hidden});
+  add(out, blk + "attn_output.weight", {q, g.hidden});
+  add(out, blk + "ffn_down.bias", {g.hidden});
+  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add(out, blk + "ffn_up.bias", {g.intermediate});
+  add(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+}
+
+// Appends what `build` writes to `out`, sorted by name (the loader's
+// order within a block).
+template <typename Build>
+void add_sorted(Tensors& out, Build build) {
+  Tensors block;
+  build(block);
+  std::sort(block.begin(), block.end(),
+            [](const ConvertedTensor& a, const ConvertedTensor& b) { return a.name < b.name; });
+  std::move(block.begin(), block.end(), std::back_inserter(out));
+}
+
 // One gpt-oss block, by name (llama.cpp's LLM_ARCH_OPENAI_MOE tensors,
 // src/llama-arch.cpp; shapes from its load_tensors): Q/K/V/output with
 // their biases, attn_sinks (one value a head), the F32 router and its
@@ -407,30 +593,36 @@ bool writes_rope_factors(const ModelSpec& spec) {
 }  // namespace
 
 Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
-                                                       const GatedDeltaWidths* gated_delta) {
+                                                       const GatedDeltaWidths* gated_delta,
+                                                       const ConverterHints* hints) {
   const ModelGeometry& g = spec.geometry;
+  const ConverterHints none;
+  const ConverterHints& h = hints != nullptr ? *hints : none;
+  const MlaWidths* mla = h.mla;
   // A Mamba-2 model has no attention heads and no MLP to size.
   const bool attention = !mamba2(spec);
-  if (!converted(spec, gated_delta) || g.hidden == 0 || g.vocab == 0 || spec.layers.empty() ||
+  if (!converted(spec, gated_delta, mla) || g.hidden == 0 || g.vocab == 0 || spec.layers.empty() ||
       (attention && (g.heads == 0 || g.kv_heads == 0 ||
                      (g.intermediate == 0 && spec.moe.expert_intermediate == 0)))) {
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
-        "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3 and "
-        "chatglm, gpt_oss, the gated delta net hybrids qwen3_next, qwen3_5 and qwen3_5_moe, mamba2 "
-        "and the encoders bert and jina_bert_v2 only; this "
+        "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3, "
+        "chatglm, gemma, gemma3_text, glm4, phi, gpt_oss, the gated delta net hybrids qwen3_next, "
+        "qwen3_5 and qwen3_5_moe, mamba2 and the encoders bert and jina_bert_v2 (and, from a "
+        "llama.cpp dump, deepseek_v2 and deepseek_v3) only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }
   Tensors out;
   if (const ConvertedEncoder encoder = converted_encoder(spec); encoder != ConvertedEncoder::kNone) {
-    add_encoder_tensors(spec, encoder, out);
+    add_encoder_tensors(spec, encoder, h.token_types, out);
     return out;
   }
   // Outside the blocks, by name: output, output_norm (GPT-NeoX's with its
   // bias), rope_freqs, token_embd.
+  if (phi2(spec) && !spec.tied_embeddings) add(out, "output.bias", {g.vocab});
   if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
-  if (gpt_neox(spec)) add(out, "output_norm.bias", {g.hidden});
+  if (gpt_neox(spec) || phi2(spec)) add(out, "output_norm.bias", {g.hidden});
   add(out, "output_norm.weight", {g.hidden});
   if (writes_rope_freqs(spec)) add(out, "rope_freqs.weight", {head_dim_of(g) / 2});
   if (writes_rope_factors(spec)) {
@@ -442,6 +634,10 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     if (gpt_neox(spec)) add_gpt_neox_block(spec, i, out);
     else if (phi3(spec)) add_phi3_block(spec, i, out);
     else if (chatglm(spec)) add_chatglm_block(spec, i, out);
+    else if (gemma(spec) || gemma3(spec)) add_sorted(out, [&](Tensors& b) { add_gemma_block(spec, i, b); });
+    else if (glm4(spec)) add_sorted(out, [&](Tensors& b) { add_glm4_block(spec, !h.glm4_no_qkv_bias, i, b); });
+    else if (phi2(spec)) add_phi2_block(spec, h.phi2_fused_qkv, i, out);
+    else if (deepseek2(spec, mla)) add_sorted(out, [&](Tensors& b) { add_deepseek2_block(spec, *mla, i, b); });
     else if (gpt_oss(spec)) add_gpt_oss_block(spec, i, out);
     else if (mamba2(spec)) add_mamba2_block(spec, i, out);
     else if (delta_hybrid(spec, gated_delta)) add_qwen35_block(spec, *delta_widths(spec, gated_delta), i, out);

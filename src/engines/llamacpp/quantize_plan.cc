@@ -15,8 +15,9 @@
 namespace memfit::llamacpp {
 
 Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_type,
-                                   const GatedDeltaWidths* gated_delta, const QuantizeRules& rules) {
-  Result<std::vector<ConvertedTensor>> tensors = converted_tensors(model.spec, gated_delta);
+                                   const GatedDeltaWidths* gated_delta, const QuantizeRules& rules,
+                                   const ConverterHints* hints) {
+  Result<std::vector<ConvertedTensor>> tensors = converted_tensors(model.spec, gated_delta, hints);
   if (!tensors) return tensors.error();
   Result<std::vector<GgmlType>> types = quantized_types(model.spec, *tensors, file_type, rules);
   if (!types) return types.error();

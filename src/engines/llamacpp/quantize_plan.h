@@ -75,6 +75,51 @@ struct ConvertedTensor {
 // llama.cpp dump's reader passes its own (the dump's ssm.* keys).
 using GatedDeltaWidths = GatedDeltaGeometry;
 
+// An MLA model's widths (DeepSeek V2/V3's deepseek2), which ModelSpec
+// does not carry: the config's q_lora_rank (0: a full-rank attn_q, as
+// DeepSeek-V2-Lite), kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim,
+// v_head_dim and first_k_dense_replace (a GGUF's attention.q_lora_rank,
+// attention.kv_lora_rank, key_length(_mla) - rope.dimension_count,
+// value_length(_mla), rope.dimension_count, leading_dense_block_count).
+struct MlaWidths {
+  uint64_t q_lora_rank = 0;
+  uint64_t kv_lora_rank = 0;
+  uint64_t qk_nope = 0;
+  uint64_t qk_rope = 0;
+  uint64_t v_head = 0;
+  uint64_t leading_dense = 0;
+  // attn_kv_b split into attn_k_b and attn_v_b: the converter does so
+  // since ggml-org/llama.cpp #12801 (MLA absorption), whose files carry
+  // attention.key_length_mla; older files keep attn_kv_b.
+  bool split_kv_b = false;
+  // The routed experts' score correction bias (DeepSeek-V3's
+  // e_score_correction_bias, written as exp_probs_b.bias, F32): the
+  // sigmoid-gated models (expert_gating_func 2) have it, V2 does not.
+  bool expert_bias = false;
+};
+
+// What a GGUF's keys (a log's dump) say of the converted tensors beyond
+// ModelSpec and the widths above; the defaults are a config's.
+struct ConverterHints {
+  // A deepseek2 model's MLA widths: its tensors are built only with them.
+  const MlaWidths* mla = nullptr;
+  // glm4's Q/K/V biases: Glm4Config's attention_bias defaults to True
+  // (GLM-4-9B-0414, GLM-Z1-9B), GLM-4-32B-0414 and GLM-Z1-32B say False;
+  // the GGUF keeps no key of it (llama.cpp's loader takes either: bq, bk
+  // and bv are TENSOR_NOT_REQUIRED), so a dump's counts decide.
+  bool glm4_no_qkv_bias = false;
+  // Phi-2 (model_type phi) with one fused attn_qkv: the converter maps
+  // microsoft's first MixFormer checkpoints' mixer.Wqkv to ATTN_QKV, and
+  // transformers' PhiForCausalLM's q_proj/k_proj/v_proj to ATTN_Q/K/V
+  // (gguf-py tensor_mapping.py); a GGUF keeps no key of which, so a
+  // dump's counts decide.
+  bool phi2_fused_qkv = false;
+  // BERT's token_types rows: the config's type_vocab_size, which the
+  // converter writes as tokenizer.ggml.token_type_count (XLM-RoBERTa's 1);
+  // 0: BertConfig's default, 2.
+  uint64_t token_types = 0;
+};
+
 // The tensors llama.cpp's converter writes for `spec`, in the order
 // llama.cpp's loader walks them (tensors outside the blocks first, then
 // block by block; by name within each). A usage error on `quant` for an
@@ -83,8 +128,11 @@ using GatedDeltaWidths = GatedDeltaGeometry;
 // `gated_delta`, when given, are the widths of a Qwen3-Next or Qwen3.5
 // model's gated delta nets; nullptr takes spec.gated_delta. Such a model's
 // tensors are built only with nonzero key and value heads.
+// `hints`, when given, are what the dump says beyond the spec
+// (ConverterHints).
 Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
-                                                       const GatedDeltaWidths* gated_delta = nullptr);
+                                                       const GatedDeltaWidths* gated_delta = nullptr,
+                                                       const ConverterHints* hints = nullptr);
 
 // How one llama-quantize run chose types beyond the file type: whether it
 // had an importance matrix, and the rules that changed between releases
@@ -105,6 +153,9 @@ struct QuantizeRules {
   // Q5_K_M; the 2-bit mixes' default) and does not advance attn_v's
   // index. From the rewrite, category_is_attn_v() holds ATTENTION_QKV and
   // its branch comes first: attn_qkv takes attn_v's rules and index.
+  // Those releases' attn_v branch matched "attn_v.weight" alone, so a
+  // deepseek2 attn_kv_b (counted in n_attention_wv) took the default type;
+  // from the rewrite it is ATTENTION_KV_B, attn_v-like.
   bool qkv_own_rule = false;
   // Older releases' fallback of a Q2_K or Q3_K row that is not whole
   // 256-blocks: IQ4_NL (the llama.cpp Ollama vendors, ollama/ollama
@@ -143,7 +194,8 @@ Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
 // it would be written), gguf null. Errors as above.
 Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_type,
                                    const GatedDeltaWidths* gated_delta = nullptr,
-                                   const QuantizeRules& rules = {});
+                                   const QuantizeRules& rules = {},
+                                   const ConverterHints* hints = nullptr);
 
 // The request's `quant` applied under llamacpp: none leaves `p` as it is;
 // a GGUF file type on a safetensors or config-only model replaces

@@ -224,6 +224,10 @@ GgmlType two_bit_mix_type(Mix& m, Category c, GgmlType t) {
 GgmlType mixed_type(Mix& m, const ConvertedTensor& t, GgmlType base) {
   Category c = category_of(t.name);
   if (c == Category::kAttnQkv && !m.rules.qkv_own_rule) c = Category::kAttnV;
+  // Before #19770 the attn_v branch matched "attn_v.weight" alone: a
+  // deepseek2 attn_kv_b, though counted among the attn_v-like tensors
+  // (n_attention_wv), took the default type.
+  if (m.rules.qkv_own_rule && t.name.find("attn_kv_b.weight") != std::string::npos) c = Category::kOther;
   if (c == Category::kOutput || (m.tied && c == Category::kTokenEmbd)) return output_type(m, base, t.ne[0]);
   if (m.is("MXFP4_MOE")) return t.ne.size() > 2 && t.ne[2] > 1 ? kMXFP4 : kQ8_0;
   if (c == Category::kTokenEmbd) return token_embd_type(m, base);

@@ -86,6 +86,21 @@ TEST(ConvertedEncoders, BgeSmallF16IsTheCiFile) {
   EXPECT_EQ(find(m, "cls.output.weight"), nullptr);  // the pooler is not written
 }
 
+// A file whose tokenizer.ggml.token_type_count is 1 (the config's
+// type_vocab_size; XLM-RoBERTa's, as llamacpp-12836's snowflake-arctic-
+// embed-l-v2.0 says): token_types is one row, 384 floats = 1,536 B less
+// than bge-small's two: 66,940,416 - 1,536 = 66,938,880 B.
+TEST(ConvertedEncoders, TokenTypesFollowTheFilesCount) {
+  ConverterHints hints;
+  hints.token_types = 1;
+  Result<Model> m = quantized_gguf_model(from_config(kBgeSmall), *find_gguf_file_type("F16"), nullptr, {},
+                                         &hints);
+  ASSERT_TRUE(m.ok()) << m.error().message();
+  EXPECT_EQ(m->weights.bytes, 66'938'880u);
+  ASSERT_NE(find(*m, "token_types.weight"), nullptr);
+  EXPECT_EQ(find(*m, "token_types.weight")->shape, (std::vector<uint64_t>{1, 384}));
+}
+
 // llama-quantize Q8_0: the 73 matrices at Q8_0 (token_embd takes the
 // output's rule, there being no output.weight: Q8_0 as well);
 // position_embd and token_types stay F32. token_embd 11,720,448 / 32 =

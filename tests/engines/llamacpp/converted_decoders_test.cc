@@ -1,0 +1,258 @@
+// The converter's tensors for Gemma, Gemma 3, GLM-4 and DeepSeek V2/V3
+// (engines/llamacpp/converted_tensors.cc, quantize_plan.h), checked
+// against the corpus logs' dumps (tests/data/logs/llamacpp): their tensor
+// counts by type and printed sizes, worked by hand below.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engines/llamacpp/quantize_plan.h"
+#include "memfit/llamacpp.h"
+#include "memfit/model_spec.h"
+
+namespace memfit::llamacpp {
+namespace {
+
+Model from_config(std::string_view json) {
+  Result<ModelSpec> spec = parse_model_config(json);
+  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().message());
+  Model m;
+  if (spec.ok()) m.spec = *spec;
+  return m;
+}
+
+Model quantized(const Model& m, std::string_view file_type) {
+  Result<Model> q = quantized_gguf_model(m, *find_gguf_file_type(file_type));
+  EXPECT_TRUE(q.ok()) << (q.ok() ? "" : q.error().message());
+  return q.ok() ? *q : Model{};
+}
+
+std::map<std::string, int> type_counts(const Model& m) {
+  std::map<std::string, int> counts;
+  for (const SafetensorsTensor& t : m.tensors) ++counts[t.dtype];
+  return counts;
+}
+
+const SafetensorsTensor* find(const Model& m, std::string_view name) {
+  for (const SafetensorsTensor& t : m.tensors) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+// Gemma 2B's geometry as llamacpp-12277-gemma-metal's dump prints it
+// (its tokenizer holds 256,128 tokens).
+constexpr std::string_view kGemma2b = R"({"architectures": ["GemmaForCausalLM"],
+  "model_type": "gemma", "hidden_size": 2048, "intermediate_size": 16384,
+  "num_attention_heads": 8, "num_key_value_heads": 1, "head_dim": 256,
+  "num_hidden_layers": 18, "vocab_size": 256128})";
+
+// Gemma 2B, all F32. A block: Q and O 2 x 2,048 x 2,048 = 8,388,608, K and
+// V 2 x 2,048 x 256 = 1,048,576, gate/up/down 3 x 2,048 x 16,384 =
+// 100,663,296, two norms 4,096: 110,104,576 floats; x 18 = 1,981,882,368.
+// Outside: token_embd 2,048 x 256,128 = 524,550,144, output_norm 2,048
+// (tied: no output). 2,506,434,560 floats x 4 = 10,025,738,240 B = 9.34
+// GiB, the log's "file size"; 2 + 18 x 9 = 164 tensors, its "f32: 164".
+TEST(ConvertedDecoders, GemmaF32IsTheLogsFile) {
+  const Model m = quantized(from_config(kGemma2b), "F32");
+  EXPECT_EQ(m.weights.bytes, 10'025'738'240u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 164}}));
+  EXPECT_EQ(find(m, "output.weight"), nullptr);
+  EXPECT_EQ(find(m, "blk.0.attn_k.weight")->shape, (std::vector<uint64_t>{256, 2048}));
+  EXPECT_EQ(find(m, "blk.0.post_ffw_norm.weight"), nullptr);  // Gemma 3's, not v1's
+}
+
+// google/gemma-3-1b-it's text geometry.
+constexpr std::string_view kGemma3_1b = R"({"architectures": ["Gemma3ForCausalLM"],
+  "model_type": "gemma3_text", "hidden_size": 1152, "intermediate_size": 6912,
+  "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 256,
+  "num_hidden_layers": 26, "vocab_size": 262144, "sliding_window": 512,
+  "sliding_window_pattern": 6})";
+
+// Gemma 3 1B at F16. A block: 13 tensors, 6 of them F32 (attn_norm,
+// attn_q_norm and attn_k_norm 256 wide, post_attention_norm, ffn_norm,
+// post_ffw_norm): 4 x 1,152 + 2 x 256 = 5,120 floats = 20,480 B; matrices
+// Q and O 2 x 1,152 x 1,024 = 2,359,296, K and V 2 x 1,152 x 256 =
+// 589,824, gate/up/down 3 x 1,152 x 6,912 = 23,887,872: 26,836,992 x 2 =
+// 53,673,984 B. A block 53,694,464 B, x 26 = 1,396,056,064. Outside:
+// token_embd 1,152 x 262,144 x 2 = 603,979,776, output_norm 4,608.
+// 2,000,040,448 B; 2 + 26 x 13 = 340 tensors: f32 1 + 156, f16 1 + 182.
+TEST(ConvertedDecoders, Gemma3F16) {
+  const Model m = quantized(from_config(kGemma3_1b), "F16");
+  EXPECT_EQ(m.weights.bytes, 2'000'040'448u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 183}, {"f32", 157}}));
+  EXPECT_EQ(find(m, "blk.25.attn_q_norm.weight")->shape, (std::vector<uint64_t>{256}));
+  EXPECT_EQ(find(m, "blk.25.attn_q.weight")->shape, (std::vector<uint64_t>{1024, 1152}));
+}
+
+// THUDM/GLM-Z1-9B-0414's geometry (llamacpp-12946's dump: 4,096 wide, 32
+// heads, 2 KV heads of 128, 13,696 ffn, 40 blocks, 151,552 tokens).
+constexpr std::string_view kGlmZ1_9b = R"({"architectures": ["Glm4ForCausalLM"],
+  "model_type": "glm4", "hidden_size": 4096, "intermediate_size": 13696,
+  "num_attention_heads": 32, "num_key_value_heads": 2, "head_dim": 128,
+  "num_hidden_layers": 40, "vocab_size": 151552,
+  "tie_word_embeddings": false})";
+
+// GLM-Z1-9B at F16. A block: Q and O 2 x 4,096 x 4,096 = 33,554,432, K and
+// V 2 x 4,096 x 256 = 2,097,152, ffn_up (gate and up) 4,096 x 27,392 =
+// 112,197,632, ffn_down 56,098,816: 203,948,032 x 2 = 407,896,064 B; F32
+// Q/K/V biases 4,096 + 2 x 256 and 4 norms x 4,096: 20,992 floats =
+// 83,968 B. A block 407,980,032 B, x 40 = 16,319,201,280. Outside:
+// token_embd and output 2 x 4,096 x 151,552 x 2 = 2,483,027,968,
+// output_norm 16,384: 18,802,245,632 B; 3 + 40 x 13 = 523 tensors, f32
+// 1 + 40 x 7 = 281 (the log's), f16 242.
+TEST(ConvertedDecoders, Glm4F16AndTheLogsQ5KM) {
+  const Model m = quantized(from_config(kGlmZ1_9b), "F16");
+  EXPECT_EQ(m.weights.bytes, 18'802'245'632u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 242}, {"f32", 281}}));
+  EXPECT_EQ(find(m, "blk.0.ffn_up.weight")->shape, (std::vector<uint64_t>{27392, 4096}));
+  // Q5_K_M: ffn_down's 13,696-wide rows are no whole 256-blocks, so
+  // use_more_bits' 20 blocks take Q6_K's fallback Q8_0 and the other 20
+  // Q5_K's, Q5_1; attn_v Q6_K in those 20 blocks, with output 21; the rest
+  // Q5_K (40 x 4 + 20 + token_embd = 181): the log's counts.
+  EXPECT_EQ(type_counts(quantized(from_config(kGlmZ1_9b), "Q5_K_M")),
+            (std::map<std::string, int>{
+                {"f32", 281}, {"q5_1", 20}, {"q5_K", 181}, {"q6_K", 21}, {"q8_0", 20}}));
+}
+
+// GLM-Z1-32B-0414 says attention_bias false, which a GGUF keeps no key of
+// (ConverterHints: a dump's counts decide): no Q/K/V biases, 61 blocks x 4
+// norms + output_norm = 245 F32 tensors, llamacpp-ik344's "f32: 245";
+// 2 + 61 x 6 = 368 matrices (its iq4_xs 306, q5_K 61, q6_K 1).
+TEST(ConvertedDecoders, Glm4WithoutBiases) {
+  Model m = from_config(R"({"model_type": "glm4", "hidden_size": 6144,
+    "intermediate_size": 23040, "num_attention_heads": 48, "num_key_value_heads": 8,
+    "head_dim": 128, "num_hidden_layers": 61, "vocab_size": 151552,
+    "tie_word_embeddings": false})");
+  ConverterHints hints;
+  hints.glm4_no_qkv_bias = true;
+  Result<Model> q = quantized_gguf_model(m, *find_gguf_file_type("F16"), nullptr, {}, &hints);
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  EXPECT_EQ(type_counts(*q), (std::map<std::string, int>{{"f16", 368}, {"f32", 245}}));
+  EXPECT_EQ(find(*q, "blk.0.attn_q.bias"), nullptr);
+}
+
+// microsoft/phi-1_5's geometry (ollama-cortexcli-phi2's dump: 2,048 wide,
+// 32 heads, 8,192 ffn, 24 blocks, 51,200 tokens).
+constexpr std::string_view kPhi15 = R"({"architectures": ["PhiForCausalLM"], "model_type": "phi",
+  "hidden_size": 2048, "intermediate_size": 8192, "num_attention_heads": 32,
+  "num_hidden_layers": 24, "vocab_size": 51200, "tie_word_embeddings": false})";
+
+// Phi-1.5 at F16, Q/K/V apart (transformers' checkpoint). A block: Q, K,
+// V, O 4 x 2,048^2 = 16,777,216, up and down 2 x 2,048 x 8,192 =
+// 33,554,432: 50,331,648 x 2 = 100,663,296 B; F32 attn_norm (2 x 2,048),
+// Q/K/V/O biases (4 x 2,048), ffn_up's (8,192), ffn_down's (2,048):
+// 22,528 floats = 90,112 B. A block 100,753,408 B, x 24 = 2,418,081,792.
+// Outside: token_embd and output 2 x 2,048 x 51,200 x 2 = 419,430,400,
+// output.bias 204,800, output_norm (weight and bias) 16,384:
+// 2,837,733,376 B. 5 + 24 x 14 = 341 tensors, f32 3 + 24 x 8 = 195.
+// Fused (the MixFormer checkpoint the dump's file came from): 5 + 24 x 10
+// = 245, f32 3 + 24 x 6 = 147, the dump's; its Q4_K_M counts q4_K 61,
+// q5_K 24, q6_K 13.
+TEST(ConvertedDecoders, Phi2SeparateAndFused) {
+  const Model m = from_config(kPhi15);
+  const Model separate = quantized(m, "F16");
+  EXPECT_EQ(separate.weights.bytes, 2'837'733'376u);
+  EXPECT_EQ(type_counts(separate), (std::map<std::string, int>{{"f16", 146}, {"f32", 195}}));
+  ConverterHints hints;
+  hints.phi2_fused_qkv = true;
+  QuantizeRules old_release;
+  old_release.qkv_own_rule = true;
+  Result<Model> fused = quantized_gguf_model(m, *find_gguf_file_type("Q4_K_M"), nullptr, old_release, &hints);
+  ASSERT_TRUE(fused.ok()) << fused.error().message();
+  EXPECT_EQ(type_counts(*fused),
+            (std::map<std::string, int>{{"f32", 147}, {"q4_K", 61}, {"q5_K", 24}, {"q6_K", 13}}));
+  EXPECT_EQ(find(*fused, "blk.0.attn_qkv.weight")->shape, (std::vector<uint64_t>{6144, 2048}));
+}
+
+// DeepSeek-V3's geometry (llamacpp-11141's dump: 61 blocks, 3 dense, 256
+// experts of 2,048 and one shared, q_lora_rank 1,536, kv_lora_rank 512,
+// 128 heads of 128 + 64 rope, V 128).
+constexpr std::string_view kDeepSeekV3 = R"({"architectures": ["DeepseekV3ForCausalLM"],
+  "model_type": "deepseek_v3", "hidden_size": 7168, "intermediate_size": 18432,
+  "moe_intermediate_size": 2048, "n_routed_experts": 256, "n_shared_experts": 1,
+  "num_experts_per_tok": 8, "first_k_dense_replace": 3, "num_attention_heads": 128,
+  "num_key_value_heads": 128, "num_hidden_layers": 61, "vocab_size": 129280,
+  "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+  "qk_rope_head_dim": 64, "v_head_dim": 128, "tie_word_embeddings": false})";
+
+// Converted before #12801 (attn_kv_b): a block 9 attention tensors
+// (attn_norm, q_a, q_a_norm, q_b, kv_a_mqa, kv_a_norm, kv_b, output,
+// ffn_norm) and 3 dense or 8 MoE (router, exp_probs_b, 3 experts, 3
+// shared): 3 x 12 + 58 x 17 = 1,022, + token_embd, output_norm, output =
+// 1,025 tensors, the log's; F32: 4 norms a block (244), router and
+// exp_probs_b in 58 (116), output_norm: 361, the log's "f32: 361".
+// Since #12801 kv_b is attn_k_b and attn_v_b: 61 more, 1,086.
+TEST(ConvertedDecoders, DeepSeekV3TensorsBeforeAndAfterMlaSplit) {
+  const Model m = from_config(kDeepSeekV3);
+  MlaWidths w{1536, 512, 128, 64, 128, 3, false, true};
+  ConverterHints hints;
+  hints.mla = &w;
+  Result<std::vector<ConvertedTensor>> old = converted_tensors(m.spec, nullptr, &hints);
+  ASSERT_TRUE(old.ok()) << old.error().message();
+  EXPECT_EQ(old->size(), 1025u);
+  int f32 = 0;
+  for (const ConvertedTensor& t : *old) f32 += t.type == GgmlType::kF32;
+  EXPECT_EQ(f32, 361);
+  auto shape = [](const std::vector<ConvertedTensor>& ts, std::string_view name) {
+    for (const ConvertedTensor& t : ts) {
+      if (t.name == name) return t.ne;
+    }
+    return std::vector<uint64_t>{};
+  };
+  // kv_b: 512 -> 128 x (128 + 128); kv_a_mqa: 7,168 -> 512 + 64.
+  EXPECT_EQ(shape(*old, "blk.0.attn_kv_b.weight"), (std::vector<uint64_t>{512, 32768}));
+  EXPECT_EQ(shape(*old, "blk.0.attn_kv_a_mqa.weight"), (std::vector<uint64_t>{7168, 576}));
+  EXPECT_EQ(shape(*old, "blk.3.ffn_up_shexp.weight"), (std::vector<uint64_t>{7168, 2048}));
+  EXPECT_TRUE(shape(*old, "blk.2.exp_probs_b.bias").empty());  // a dense block
+  w.split_kv_b = true;
+  Result<std::vector<ConvertedTensor>> split = converted_tensors(m.spec, nullptr, &hints);
+  ASSERT_TRUE(split.ok());
+  EXPECT_EQ(split->size(), 1086u);
+  EXPECT_EQ(shape(*split, "blk.0.attn_k_b.weight"), (std::vector<uint64_t>{128, 512, 128}));
+  EXPECT_EQ(shape(*split, "blk.0.attn_v_b.weight"), (std::vector<uint64_t>{512, 128, 128}));
+  EXPECT_TRUE(shape(*split, "blk.0.attn_kv_b.weight").empty());
+  // Without its widths the converter's list is not built.
+  EXPECT_FALSE(converted_tensors(m.spec).ok());
+}
+
+// llamacpp-11141's DeepSeek-V3 Q2_K file (made before #19770): f32 361,
+// q2_K 482, q3_K 180, q4_K 1, q6_K 1. Q2_K's rules: attn_output Q3_K (not 8
+// experts) in 61 blocks, ffn_down Q3_K in 3 dense blocks and as the
+// routed and shared experts' in 58: 61 + 3 + 2 x 58 = 180; output Q6_K.
+// Before #19770 attn_kv_b takes the default, Q2_K: 664 matrices - 181 =
+// 483 Q2_K, of which the log's file has token_embd at Q4_K (its maker's
+// --token-embedding-type, which memfit does not rebuild). From the rewrite
+// attn_kv_b is attn_v-like, Q3_K with GQA 1: q3_K 241, q2_K 422.
+TEST(ConvertedDecoders, DeepSeekKvBTypeByRelease) {
+  const Model m = from_config(kDeepSeekV3);
+  MlaWidths w{1536, 512, 128, 64, 128, 3, false, true};
+  ConverterHints hints;
+  hints.mla = &w;
+  Result<std::vector<ConvertedTensor>> tensors = converted_tensors(m.spec, nullptr, &hints);
+  ASSERT_TRUE(tensors.ok());
+  auto counts = [&](const QuantizeRules& rules) {
+    std::map<GgmlType, int> out;
+    Result<std::vector<GgmlType>> types = quantized_types(m.spec, *tensors, *find_gguf_file_type("Q2_K"), rules);
+    EXPECT_TRUE(types.ok());
+    if (types.ok()) {
+      for (GgmlType t : *types) ++out[t];
+    }
+    return out;
+  };
+  QuantizeRules old_release;
+  old_release.qkv_own_rule = true;
+  EXPECT_EQ(counts(old_release), (std::map<GgmlType, int>{{GgmlType::kF32, 361},
+                                                          {GgmlType::kQ2_K, 483},
+                                                          {GgmlType::kQ3_K, 180},
+                                                          {GgmlType::kQ6_K, 1}}));
+  EXPECT_EQ(counts({}), (std::map<GgmlType, int>{{GgmlType::kF32, 361},
+                                                 {GgmlType::kQ2_K, 422},
+                                                 {GgmlType::kQ3_K, 241},
+                                                 {GgmlType::kQ6_K, 1}}));
+}
+
+}  // namespace
+}  // namespace memfit::llamacpp
