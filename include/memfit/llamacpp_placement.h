@@ -81,6 +81,19 @@ struct LlamaCppPlacementSettings {
   // log printed: a runner can list one GPU twice, or a build can be made
   // with GGML_SCHED_MAX_COPIES=1).
   std::optional<bool> pipeline_parallel;
+  // Whether the host's matrix weights sit in a CPU extra buffer (AMX,
+  // CPU_AARCH64 / CPU_REPACK: repacked copies) beside a GPU, as the builds
+  // before #12498 put every weight such a buffer takes, ahead of the GPU's
+  // host buffer type (llama-model.cpp, make_cpu_buft_list). Such a buffer
+  // type is no host buffer (amx.cpp and ggml-cpu-aarch64.cpp: is_host
+  // null), and the scheduler offloads ops only from host buffers
+  // (ggml-backend.cpp, ggml_backend_sched_backend_id_from_cur:
+  // ggml_backend_buffer_is_host; #11124): the products on those weights run
+  // on the host, and with them a host block's attention, which no GPU
+  // product borders (docs/engine-llamacpp.md, "Op offload"). memfit does not
+  // predict which weights a CPU's extra buffer takes: false unless
+  // check-log sets it from a log that prints such a buffer beside a GPU's.
+  bool host_extra_buffer = false;
 };
 
 // The text flags, parsed. Each fails with kUsage naming its field:
@@ -113,6 +126,8 @@ struct LlamaCppPlacementRequest {
   std::optional<uint64_t> gpu_margin;
   // No text field: check-log sets it from the log (the settings' comment).
   std::optional<bool> pipeline_parallel;
+  // No text field: check-log sets it from the log (the settings' comment).
+  std::optional<bool> host_extra_buffer;
 
   // The first field given; "" when none.
   std::string_view first_given() const;

@@ -322,6 +322,15 @@ Status apply_placement(const RuntimeLog& log, LlamaCppPlacementRequest& p,
                          [](const PrintedFigure& f) { return f.figure == LogFigure::kCompute; })) {
     p.pipeline_parallel = false;
   }
+  // A host model buffer of a CPU extra buffer type beside the GPUs: the
+  // weights it holds are not offloaded (LlamaCppPlacementSettings::
+  // host_extra_buffer).
+  for (const PrintedFigure& f : log.figures) {
+    if (f.figure != LogFigure::kModel || f.device != "CPU") continue;
+    for (std::string_view buffer : {"AMX", "CPU_AARCH64", "CPU_REPACK"}) {
+      if (std::find(f.buffers.begin(), f.buffers.end(), buffer) != f.buffers.end()) p.host_extra_buffer = true;
+    }
+  }
   return Status::Ok();
 }
 

@@ -454,9 +454,20 @@ constexpr uint64_t kOpOffloadMinBatch = 32;
 // phase (and its output layer the logits) alone. ggml-org/llama.cpp#12946
 // (b5121, GLM-Z1-9B, -nkvo, 32,000 cells): CUDA0 312.00 MiB, the host
 // 2071.51 MiB.
+// With the host's matrix weights in a CPU extra buffer (host_extra_buffer:
+// AMX, CPU_AARCH64) the scheduler offloads no product on them, so a host
+// block's attention, from the cache store to the output projection, has no
+// GPU product beside it and stays on the host ("expand rest down" from the
+// store): the host runs its blocks' attention phase, and the GPU reads no
+// K and V copies. The products on the weights outside it (the experts'
+// 3-D matrices: AMX takes 2-D ones) are offloaded still.
+// ggml-org/llama.cpp#11635 (b4625, DeepSeek-R1 UD-IQ1_S, 16/62 layers on an
+// L40S, AMX model buffer 7640.76 MiB): CUDA_Host compute 2193.01 MiB, a
+// host block's scores (128 heads x 8192 x 512 x 4 B = 2 GiB) among them.
 // docs/llamacpp-rules.md, "Compute buffers on a GPU".
 void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offload, bool kv_offload,
-                   std::vector<DeviceSums>& d) {
+                   bool host_extra_buffer, std::vector<DeviceSums>& d) {
+  const bool host_attends = kv_offload && host_extra_buffer;
   const uint64_t gpu_attention = kv_offload ? phases.attention : 0;
   const uint64_t body = std::max(gpu_attention, phases.ffn);
   for (uint64_t w = 0; w <= lay.gpus; ++w) {
@@ -470,12 +481,12 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
       if (x.runs_weights) c = std::max(c, phases.ffn);
       if (c > 0 && op_offload && lay.op_offload_gpu < lay.gpus && phases.tokens >= kOpOffloadMinBatch) {
         // On the GPU the output phase is without the input rows.
-        uint64_t moved = x.blocks > 0 || x.runs_weights ? std::max(gpu_attention, phases.ffn) : 0;
+        uint64_t moved = x.blocks > 0 || x.runs_weights ? std::max(host_attends ? 0 : gpu_attention, phases.ffn) : 0;
         if (x.product_before_last > 0) {
           moved = std::max(moved, (CheckedBytes(x.product_before_last) + phases.mask).saturated());
         }
         moved = std::max(moved, x.product_last);
-        if (x.kv_copy_bytes > 0) {
+        if (x.kv_copy_bytes > 0 && !host_attends) {
           moved = std::max(moved, (CheckedBytes(phases.host_attention) + x.kv_copy_bytes).saturated());
         }
         if (x.output) {
@@ -489,6 +500,8 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
       c = std::max(c, phases.input);
       // The host runs every layer's attention when the KV cache is its.
       if (!kv_offload && lay.blocks > 0) c = std::max(c, phases.attention);
+      // The host runs its own blocks' attention when no GPU product borders it.
+      if (host_attends && x.blocks > 0) c = std::max(c, phases.attention);
     }
     x.compute = std::max(x.compute, c);
   }
@@ -663,7 +676,7 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
     spread_unlisted_weights(e.mapped_bytes, *lay, d);
   }
   place_context(parts, *lay, model.spec, s.kv_offload, d);
-  place_compute(phases, *lay, llamacpp::op_offload(e.settings), s.kv_offload, d);
+  place_compute(phases, *lay, llamacpp::op_offload(e.settings), s.kv_offload, s.host_extra_buffer, d);
   e.placement.n_copies = pipeline_copies(e.settings, *lay);
   add_pipeline_copies(phases, *lay, e.placement.n_copies, d);
   return settle_devices(d, *lay, host_free, e);

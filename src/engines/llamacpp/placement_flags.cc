@@ -261,6 +261,7 @@ LlamaCppPlacementSettings LlamaCppPlacementRequest::applied(LlamaCppPlacementSet
   }
   s.gpu_margin_bytes = gpu_margin.value_or(s.gpu_margin_bytes);
   if (pipeline_parallel) s.pipeline_parallel = pipeline_parallel;
+  s.host_extra_buffer = host_extra_buffer.value_or(s.host_extra_buffer);
   return s;
 }
 

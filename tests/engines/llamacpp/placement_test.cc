@@ -167,6 +167,32 @@ TEST(LlamaCppPlacement, OpOffloadCopiesAHostLayersKAndVViewsBesideItsScores) {
   EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 4450156544u);
 }
 
+TEST(LlamaCppPlacement, HostWeightsInACpuExtraBufferKeepTheHostBlocksAttentionOnTheHost) {
+  // The same 70B placement (32,768 cells, no flash attention, -ngl 65),
+  // its host weights in AMX's buffer, as a build before #12498 put them:
+  // no product on them is offloaded (is_host null; ggml-backend.cpp offloads
+  // from host buffers only), so the host blocks' attention stays on the
+  // host, which runs the attention phase, 4,294,967,296 (scores) +
+  // 67,108,864 (mask) + 4 x 512 x 43,008 (88,080,384) = 4,450,156,544 B,
+  // and CUDA0 reads no K and V copies: its own blocks' attention phase,
+  // the same 4,450,156,544 B, not the 4,529,848,320 B with the copies.
+  const Model m = llama_70b();
+  LlamaCppSettings s;
+  s.ctx_size = 32768;
+  s.flash_attn = FlashAttn::kOff;
+  s.placement.gpus = {LlamaCppGpu{"cuda:0", "", 48 * kGiB}};
+  s.placement.n_gpu_layers = 65;
+  s.placement.host_extra_buffer = true;
+  const LlamaCppEstimate e = run(m, s);
+  ASSERT_EQ(e.placement.devices.size(), 2u);
+  EXPECT_EQ(e.placement.devices[1].blocks, 16u);
+  EXPECT_EQ(e.placement.devices[1].compute_bytes, 4450156544u);
+  EXPECT_EQ(e.placement.devices[0].compute_bytes, 4450156544u);
+  // With --no-kv-offload the attention is the host's either way: the same.
+  s.placement.kv_offload = false;
+  EXPECT_EQ(run(m, s).placement.devices[1].compute_bytes, 4450156544u);
+}
+
 TEST(LlamaCppPlacement, OpOffloadCopiesAHostExpertTensorWholeBesideItsProduct) {
   // Qwen3-30B-A3B with every layer on a Vulkan GPU but its experts on the
   // host (--n-cpu-moe 48), a ubatch of 64 rows, 4,096 cells, flash
