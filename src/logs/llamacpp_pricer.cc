@@ -901,6 +901,7 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
                               "the GGUF has no attn_k_b/attn_v_b (converted before #12801), so "
                               "llama.cpp caches every head's K and V",
                               *printed_k_row, *latent_row));
+      c.basis = FigureBasis::kModelled;  // the given config's latent, not the file's cache
     }
     // A K row wider than the latent is the legacy file's K and V (the note
     // above), not a latent's V.
