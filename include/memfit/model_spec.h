@@ -53,6 +53,13 @@ struct LayerCache {
   // Fixed state per sequence in bytes, independent of context and of the KV
   // element width (recurrent state keeps its own dtype).
   uint64_t state_bytes = 0;
+  // An MLA latent layer's kv_lora_rank: the first latent_elems elements of
+  // its row, the part attention reads as V (the rest is the roped key).
+  // llama.cpp before #19067 ("kv-cache : support V-less cache") also
+  // cached them as a V tensor of their own (engines/llamacpp/memory.cc).
+  // 0 for every other layer (and for a decompressed MLA layer). At most
+  // elems_per_token.
+  uint64_t latent_elems = 0;
 
   bool operator==(const LayerCache&) const = default;
 };

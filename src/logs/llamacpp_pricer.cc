@@ -889,8 +889,12 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
     const std::optional<uint64_t> rows = (CheckedBytes(*cells) * *layers * streams).value();
     if (rows && *rows > 0) printed_k_row = *k_bytes / *rows;
   }
-  // An MLA cache that printed V bytes (K (f16): ..., V (f16): 976.00 MiB).
-  const bool latent_v_printed = latent > 0 && count_setting(log, "kv_v_bytes").value_or(0) > 0;
+  // An MLA cache that printed V bytes (K (f16): ..., V (f16): 976.00 MiB),
+  // priced as a build whose latent cache has none (#19067 on: the log's
+  // build unknown or a fork's); a build before it is priced with the V
+  // (llamacpp::mla_caches_v).
+  const bool latent_v_printed = latent > 0 && count_setting(log, "kv_v_bytes").value_or(0) > 0 &&
+                                !llamacpp::mla_caches_v(e.settings);
   std::optional<uint64_t> latent_row;
   if (latent > 0) {
     const std::array<uint64_t, 1> row = {latent};
@@ -906,10 +910,15 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
                               "the GGUF has no attn_k_b/attn_v_b (converted before #12801), so "
                               "llama.cpp caches every head's K and V",
                               *printed_k_row, *latent_row));
+      c.basis = FigureBasis::kModelled;  // the given config's latent, not the file's cache
     }
-    if (f == LogFigure::kKvCache && latent_v_printed && *c.memfit < c.printed.value) {
-      append_note(c, "the log's MLA cache prints a V tensor beside the latent K (kv_lora_rank wide): "
-                     "builds before llama.cpp #19067 (V-less cache) kept one, memfit prices K alone");
+    // A K row wider than the latent is the legacy file's K and V (the note
+    // above), not a latent's V.
+    const bool legacy_kv = printed_k_row && latent_row && *printed_k_row > *latent_row;
+    if (f == LogFigure::kKvCache && latent_v_printed && !legacy_kv && *c.memfit < c.printed.value) {
+      append_note(c, "the log's MLA cache prints a V tensor beside the latent K (kv_lora_rank wide), as "
+                     "the builds before llama.cpp #19067 (V-less cache) kept; memfit prices this log as a "
+                     "later build, K alone");
       c.basis = FigureBasis::kModelled;  // the pinned build's rule, not this build's
     }
     if (placed && gpu && split_unknown) {

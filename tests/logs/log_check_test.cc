@@ -390,10 +390,10 @@ TEST(CheckLog, TensorOverridesOfAModelWithoutATensorListAreSaidAndTheRestPriced)
   // config, whose tensors memfit's converter does not build, with -ot
   // rules for its experts. The rules move tensors by GGUF names, which
   // this model has none of: the run is priced without them, with a note,
-  // so the KV cache still is. CUDA0's 15 MLA layers at 16,384 cells, the
-  // latent K alone (576 x 2 B): 15 x 576 x 2 x 16,384 = 283,115,520 B; the
-  // printed 510.00 MiB (534,773,760 B) is 15 x (576 + 512) x 2 x 16,384,
-  // the V tensor b5331 still kept beside it (before llama.cpp #19067).
+  // so the KV cache still is. CUDA0's 15 MLA layers at 16,384 cells keep
+  // the latent K (576 x 2 B) and, b5331 being before llama.cpp #19067, a V
+  // tensor of kv_lora_rank (512 x 2 B): 15 x (576 + 512) x 2 x 16,384 =
+  // 534,773,760 B, the printed 510.00 MiB.
   LogCheckOptions options;
   options.config_json = read_test_log("llamacpp", "llamacpp-ik394-deepseek-v3-q2kxl-4gpu-ot-ub1024.config.json");
   const LogCheck c = check("llamacpp", "llamacpp-ik394-deepseek-v3-q2kxl-4gpu-ot-ub1024.log", options);
@@ -401,11 +401,15 @@ TEST(CheckLog, TensorOverridesOfAModelWithoutATensorListAreSaidAndTheRestPriced)
   const FigureCheck* kv = figure(c, "CUDA0", LogFigure::kKvCache);
   ASSERT_NE(kv, nullptr);
   ASSERT_TRUE(kv->memfit.has_value());
-  EXPECT_EQ(*kv->memfit, 283'115'520u);
+  EXPECT_EQ(*kv->memfit, 534'773'760u);
   EXPECT_EQ(kv->printed.value, 534'773'760u);
-  // The row says why, and is modelled: the pinned build's rule is not b5331's.
-  EXPECT_NE(kv->note.find("builds before llama.cpp #19067 (V-less cache) kept one"), std::string::npos) << kv->note;
-  EXPECT_EQ(kv->basis, FigureBasis::kModelled);
+  // Priced as b5331 itself: no note of a V tensor memfit left out.
+  EXPECT_EQ(kv->note.find("V tensor"), std::string::npos) << kv->note;
+  // CUDA3's 22 layers: 22 x 1,088 x 2 x 16,384 = 784,334,848 B (748.00 MiB).
+  const FigureCheck* kv3 = figure(c, "CUDA3", LogFigure::kKvCache);
+  ASSERT_NE(kv3, nullptr);
+  ASSERT_TRUE(kv3->memfit.has_value());
+  EXPECT_EQ(*kv3->memfit, 784'334'848u);
   EXPECT_TRUE(std::any_of(c.log.notes.begin(), c.log.notes.end(), [](const std::string& n) {
     return n.starts_with("the command's tensor overrides are not priced: override_tensor");
   }));

@@ -23,6 +23,9 @@ struct GraphShape {
   CheckedBytes n_tok;     // tokens: n_out rounded up to a multiple of n_seq
   bool attention = false;  // some layer attends over a KV cache
   uint64_t latent = 0;    // MLA: the cached latent row's width; 0 without MLA
+  // MLA in a build before #19067 (mla_caches_v): the V tensor's row, the
+  // latent's kv_lora_rank; 0 where V is a view of the latent K.
+  uint64_t latent_v = 0;
   uint64_t n_kv = 0;      // the largest cells per stream of any attention layer
   CheckedBytes heads_q;   // heads x the query width (MLA: the latent)
   CheckedBytes heads_d;   // heads x head_dim (decompressed MLA: heads x v_head_dim)
@@ -111,6 +114,7 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
       decompressed = &l;
     } else if (l.kind == LayerKind::kMlaLatent) {
       sh.latent = std::max(sh.latent, l.elems_per_token);
+      if (mla_caches_v(s)) sh.latent_v = std::max(sh.latent_v, l.latent_elems);
     }
     if (is_windowed(l)) {
       sh.attention = true;
@@ -130,10 +134,12 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
   if (windowed && full) sh.n_kv_swa = c.swa_cells;
   if (sh.attention && !spec.embedding.bidirectional && set_rows_kv_store(s)) {
     sh.kv_stores = windowed && full ? 2 : 1;
-    // MLA stores its latent through k_idxs alone (V is a view of it).
-    sh.v_idx_elems = sh.mla()        ? CheckedBytes(0)
-                     : c.flash_attn ? sh.n_tok
-                                    : sh.n_tok * g.kv_heads * g.head_dim;
+    // MLA stores its latent through k_idxs alone (V is a view of it); a
+    // build before #19067 stores its V tensor too, kv_lora_rank wide.
+    const CheckedBytes v_row = sh.mla() ? CheckedBytes(sh.latent_v) : CheckedBytes(g.kv_heads) * g.head_dim;
+    sh.v_idx_elems = sh.mla() && sh.latent_v == 0 ? CheckedBytes(0)
+                     : c.flash_attn               ? sh.n_tok
+                                                  : sh.n_tok * v_row;
   }
   const CheckedBytes q_width = sh.mla() ? sh.latent : g.head_dim;
   sh.heads_q = CheckedBytes(g.heads) * q_width;
@@ -243,7 +249,10 @@ Result<CheckedBytes> attention_phase(const ModelGeometry& g, const GraphShape& s
     attn += CheckedBytes(2) * sh.n_kv * sh.n_tok;
   } else {
     attn += CheckedBytes(4) * sh.n_kv * sh.n_tok * g.heads + CheckedBytes(4) * sh.n_kv * sh.n_tok;
-    if (sh.mla()) {
+    // V read as a view of the latent K is copied out transposed
+    // (build_attn_mha's v_cont); a build before #19067 reads its own V
+    // tensor, stored transposed without flash attention: no copy.
+    if (sh.mla() && sh.latent_v == 0) {
       const std::array<uint64_t, 1> row = {sh.latent};
       Result<uint64_t> v_row = ggml_tensor_bytes(s.cache_type_v, row);
       if (!v_row) return v_row.error();
@@ -297,7 +306,7 @@ CheckedBytes host_attention_phase(const ModelGeometry& g, const GraphShape& sh, 
 }
 
 // The KV store's indices, I64 (set_rows_kv_store): k_idxs (n_tok) and
-// v_idxs (v_idx_elems; 0 under MLA) of each cache, each at `align`.
+// v_idxs (v_idx_elems; 0 under MLA from #19067) of each cache, each at `align`.
 CheckedBytes kv_indices(const GraphShape& sh, uint64_t align) {
   CheckedBytes bytes = 0;
   for (uint64_t i = 0; i < sh.kv_stores; ++i) {

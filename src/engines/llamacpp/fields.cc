@@ -162,8 +162,8 @@ constexpr RequestField kLlamaCppFields[] = {
      .example = "b5000",
      .doc = "the build number (`b6500` or `6500`) or release tag (`v0.1.0` to `v0.4.0`, read "
             "as build 10335, the first tagged) whose rules price the estimate: older builds' "
-            "sliding-window caches, streams, padding, -ngl placement, graph inputs, batch and "
-            "early compute phases (docs/engine-llamacpp.md, "
+            "sliding-window caches, streams, padding, an MLA layer's V tensor, -ngl placement, "
+            "graph inputs, batch and early compute phases (docs/engine-llamacpp.md, "
             "\"Releases\"); default: the pinned release's rules"}),
     parsed_field<parse_repack_cpu, &R::llamacpp, &LlamaCppRequest::repack>(
     {.name = "repack",

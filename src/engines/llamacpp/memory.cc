@@ -6,7 +6,8 @@
 // Per layer with KV:  row(type_k, K width) x cells x streams
 //                   + row(type_v, V width) x cells x streams   (no V for MLA)
 // where an attention layer's elems_per_token is K + V of equal widths, an
-// MLA layer's the one latent row (K only; V is a view of it), and an MLA
+// MLA layer's the one latent row (K only; V is a view of it; a build
+// before #19067 also caches V, kv_lora_rank wide: mla_caches_v), and an MLA
 // layer cached decompressed (a deepseek2 GGUF without the MLA keys, which
 // llama.cpp runs as multi-head attention since #12801 kept that path) K of
 // n_head x (qk_nope + qk_rope) beside V of n_head x v_head_dim
@@ -88,8 +89,16 @@ class KvTotals {
     k_total_ += slots * *k_row;
     CheckedBytes one = CheckedBytes(cells) * c_.streams * *k_row;
     CheckedBytes row = *k_row;
+    // V's width: an attention layer's own (the widest without flash
+    // attention), a latent's kv_lora_rank where the build caches it
+    // (every MLA layer of a model alike, so no padding), else none.
+    uint64_t v_width = 0;
     if (caches_k_and_v(l)) {
-      const uint64_t v_width = s_.flash_attn == FlashAttn::kOff ? widest_v_ : v_row_elems(l);
+      v_width = s_.flash_attn == FlashAttn::kOff ? widest_v_ : v_row_elems(l);
+    } else if (caches_latent(l) && mla_caches_v(s_)) {
+      v_width = l.latent_elems;
+    }
+    if (v_width > 0) {
       Result<uint64_t> v_row = row_bytes(s_.cache_type_v, v_width, "cache_type_v");
       if (!v_row) return v_row.error();
       v_total_ += slots * *v_row;

@@ -86,6 +86,12 @@ bool f32_mask_cast(const LlamaCppSettings& settings);
 // inputs k_idxs and v_idxs (I64), as from #14959 (LLAMA_SET_ROWS on by
 // default) and in the pinned build; before it by a view and a copy.
 bool set_rows_kv_store(const LlamaCppSettings& settings);
+// Whether an MLA latent layer also caches a V tensor of its kv_lora_rank
+// elements (LayerCache::latent_elems) at type_v, transposed without flash
+// attention: a build before #19067 ("kv-cache : support V-less cache",
+// first build taken as b7847); from it and in the pinned build V is a view
+// of the latent K, no tensor of its own.
+bool mla_caches_v(const LlamaCppSettings& settings);
 // Whether an encoder (BERT) still gets a KV cache it never reads: n_ctx
 // cells of every layer's K and V, as a decoder's, in a build before
 // #13108 ("allow cache-less context for embeddings"); none from it and in

@@ -177,6 +177,8 @@ constexpr ReleaseDifference kLlamaCppReleases[] = {
                      "parallelism (no events yet)"},
     {"before b7781", "the reserved graph holds no vector-input rows (inp_embd): #18898 builds "
                      "both input paths in every graph"},
+    {"before b7847", "an MLA layer caches a V tensor of kv_lora_rank elements beside its latent K "
+                     "(#19067 made the cache V-less)"},
 };
 
 class LlamaCppProfile final : public LlamaCppCommands {

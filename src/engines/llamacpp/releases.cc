@@ -149,6 +149,22 @@ constexpr uint64_t kPipelineParallelBuild = kGraphInputsBuild;  // the same PR
 // #18148 (2025-12-18); a Vulkan build before it is priced with one copy.
 constexpr uint64_t kVulkanEventsBuild = 7591;
 
+// #19067 ("kv-cache : support V-less cache", merged 2026-01-24): an MLA
+// layer (llama_hparams::is_mla()) caches its latent as K alone and reads
+// V as a view of K's first kv_lora_rank elements (llama_kv_cache's
+// `has_v = !is_mla`; llm_graph_input_attn_k). Before it every layer had a
+// V tensor too, n_embd_v_gqa = kv_lora_rank wide (the MLA GGUF's
+// value_length), stored transposed without flash attention and written
+// through v_idxs: Ollama's vendored llama.cpp at b7735 (the "Update to
+// b7735" sync, llama/llama.cpp/src/llama-kv-cache.cpp) makes K and V for
+// every layer; at b7847 ("llama: update to b7847") `has_v` is there.
+// ik_llama.cpp#394's mainline b5331 DeepSeek-V3 run prints K (f16)
+// 1098.00 MiB beside V (f16) 976.00 MiB (16,384 cells x 61 layers x 576
+// and 512 x 2 B). First build unconfirmed: memfit takes b7847, the first
+// build seen with it, so a build from the merge's tag to b7846 is priced
+// with the V tensor (the larger).
+constexpr uint64_t kVlessMlaBuild = 7847;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -214,6 +230,7 @@ bool keeps_output_embeddings(const ModelSpec& spec, const LlamaCppSettings& s) {
 bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInputLeafBuild); }
 bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kVectorInputLeafBuild); }
 bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBuild); }
+bool mla_caches_v(const LlamaCppSettings& s) { return before(s, kVlessMlaBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 bool embedding_norm_on_first_block(const LlamaCppSettings& s) {
   return !before(s, kEmbeddingNormFirstBlockBuild);

@@ -319,6 +319,7 @@ struct AttentionRate {
   uint64_t k_elems = 0;          // K's share where K and V differ in width (LayerCache)
   bool mla = false;
   uint64_t index_elems = 0;      // MLA indexer elements on indexer layers
+  uint64_t latent_elems = 0;     // an MLA latent's kv_lora_rank (LayerCache::latent_elems)
   std::string detail;
 };
 
@@ -349,6 +350,7 @@ Result<AttentionRate> attention_rate(FieldReader& reader, const ModelGeometry& g
       CheckedBytes elems = CheckedBytes(**rank) + *rope;
       if (!elems.value()) return Error("MLA cache size overflows");
       rate.elems_per_token = *elems.value();
+      rate.latent_elems = **rank;
       rate.detail = fmt::format("MLA latent: {} kv_lora_rank + {} rope", **rank, *rope);
     }
     Result<std::optional<uint64_t>> index = reader.doc().u64({"index_head_dim"});
@@ -569,6 +571,7 @@ Result<LayerCache> attention_layer(Slot slot, uint64_t i, const ModelGeometry& g
   if (p.rate.mla) {
     layer.kind = LayerKind::kMlaLatent;
     layer.k_elems_per_token = p.rate.k_elems;
+    layer.latent_elems = p.rate.latent_elems;
   } else if (slot == Slot::kSliding && p.window_tokens > 0) {
     layer.kind = LayerKind::kSlidingWindow;
     layer.window_tokens = p.window_tokens;

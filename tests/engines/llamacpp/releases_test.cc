@@ -309,5 +309,95 @@ TEST(LlamaCppReleases, BatchDefaultsTo512Before6017) {
   EXPECT_EQ(llamacpp::default_batch_size(at(4096, std::nullopt)), 2048u);
 }
 
+// #19067 ("kv-cache : support V-less cache"): before it an MLA layer also
+// cached a V tensor of kv_lora_rank elements (memfit takes b7847 as its
+// first build). DeepSeek-V3's config: 61 layers, kv_lora_rank 512, rope 64.
+LlamaCppEstimate deepseek_v3_at(uint64_t ctx, std::optional<uint64_t> build, FlashAttn fa,
+                                GgmlType type = GgmlType::kF16) {
+  Model m;
+  m.has_config = true;
+  m.spec = testing::corpus_spec("deepseek_v3/DeepSeek-V3");
+  m.weights.bytes = 1000;
+  m.weights.source = WeightsSource::kSafetensorsHeader;
+  LlamaCppSettings s = at(ctx, build);
+  s.flash_attn = fa;
+  s.cache_type_k = s.cache_type_v = type;
+  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudget);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
+  return e.ok() ? *e : LlamaCppEstimate{};
+}
+
+TEST(LlamaCppReleases, AnMlaLayerCachesItsLatentsVBefore19067) {
+  // The layers carry the latent's width: 512 of the 576 elements a row.
+  const ModelSpec spec = testing::corpus_spec("deepseek_v3/DeepSeek-V3");
+  ASSERT_EQ(spec.layers.size(), 61u);
+  EXPECT_EQ(spec.layers[0].elems_per_token, 576u);
+  EXPECT_EQ(spec.layers[0].latent_elems, 512u);
+  // ik_llama.cpp#394's mainline b5331 run, 16,384 cells, f16, -fa: K 61 x
+  // 16,384 x 576 x 2 B = 1,151,336,448 B (1098.00 MiB, as printed) and V 61
+  // x 16,384 x 512 x 2 B = 1,023,410,176 B (976.00 MiB, as printed).
+  LlamaCppEstimate e = deepseek_v3_at(16384, 5331, FlashAttn::kOn);
+  EXPECT_EQ(e.k_bytes, 1'151'336'448u);
+  EXPECT_EQ(e.v_bytes, 1'023'410'176u);
+  EXPECT_EQ(e.kv_bytes, 2'174'746'624u);  // 2074.00 MiB, the log's KV self size
+  // Per token: 61 x (576 + 512) x 2 B = 132,736 B.
+  EXPECT_EQ(e.kv_bytes_per_token, 132'736u);
+  // Without flash attention V is stored transposed: the same bytes.
+  EXPECT_EQ(deepseek_v3_at(16384, 5331, FlashAttn::kOff).v_bytes, 1'023'410'176u);
+  // q8_0 (K and V alike): V 512 / 32 x 34 = 544 B a row, 61 x 16,384 x
+  // 544 = 543,686,656 B.
+  EXPECT_EQ(deepseek_v3_at(16384, 5331, FlashAttn::kOn, GgmlType::kQ8_0).v_bytes, 543'686'656u);
+  // b7846 still keeps it; b7847 on and the pinned build keep K alone.
+  EXPECT_EQ(deepseek_v3_at(16384, 7846, FlashAttn::kOn).v_bytes, 1'023'410'176u);
+  EXPECT_EQ(deepseek_v3_at(16384, 7847, FlashAttn::kOn).v_bytes, 0u);
+  e = deepseek_v3_at(16384, std::nullopt, FlashAttn::kOn);
+  EXPECT_EQ(e.v_bytes, 0u);
+  EXPECT_EQ(e.k_bytes, 1'151'336'448u);
+}
+
+// A small MLA model (docs/validation-llamacpp.md's deepseek2-mla shape): 3
+// layers of a 256 + 64 latent, hidden 512, 8 heads of 64, vocabulary
+// 32,000; -c 12000 -b 1024 -ub 1024 gives 12,032 cells (the cell padding
+// of 256) and n_tok 1,024.
+llamacpp::ComputePhases mla_phases_at(std::optional<uint64_t> build, FlashAttn fa) {
+  ModelSpec spec;
+  spec.model_type = "deepseek2";
+  spec.geometry = {3, 512, 8, 1, 64, 1536, 32000};
+  spec.max_position_tokens = 16384;
+  LayerCache latent{LayerKind::kMlaLatent, 320, 0, 0, 0};
+  latent.latent_elems = 256;
+  spec.layers.assign(3, latent);
+  LlamaCppSettings s = at(12000, build);
+  s.batch_size = s.ubatch_size = 1024;
+  s.flash_attn = fa;
+  Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);
+  EXPECT_TRUE(c.ok());
+  if (!c.ok()) return {};
+  Result<llamacpp::ComputePhases> p = llamacpp::compute_phases(spec, *c, s);
+  EXPECT_TRUE(p.ok());
+  return p.ok() ? *p : llamacpp::ComputePhases{};
+}
+
+TEST(LlamaCppReleases, AnMlaGraphReadsItsOwnVCacheBefore19067) {
+  // Without flash attention the pinned graph copies V (a view of the latent
+  // K) out transposed, 640 B x 12,032 cells = 7,700,480 B, beside the
+  // scores 4 x 12,032 x 1,024 x 8 = 394,264,576, the mask 4 x 12,032 x
+  // 1,024 = 49,283,072 and the activations 4 x 1,024 x (2 x 512 + 2 x 8 x
+  // 320 + 2 x 8 x 64) = 29,360,128: 480,608,256. b7846's V tensor is
+  // stored transposed and read as it is: 472,907,776.
+  EXPECT_EQ(mla_phases_at(std::nullopt, FlashAttn::kOff).attention, 480'608'256u);
+  EXPECT_EQ(mla_phases_at(7847, FlashAttn::kOff).attention, 480'608'256u);
+  EXPECT_EQ(mla_phases_at(7846, FlashAttn::kOff).attention, 472'907'776u);
+  // Flash attention reads V untransposed either way: no copy, no change.
+  EXPECT_EQ(mla_phases_at(7846, FlashAttn::kOn).attention, mla_phases_at(7847, FlashAttn::kOn).attention);
+  // The V tensor is written through v_idxs (i64): with flash attention one
+  // a token, 8 x 1,024 = 8,192 B; without it one an element of the
+  // transposed row, 8 x 1,024 x 256 = 2,097,152 B. From #19067 none.
+  EXPECT_EQ(mla_phases_at(7846, FlashAttn::kOn).kv_indices - mla_phases_at(7847, FlashAttn::kOn).kv_indices,
+            8'192u);
+  EXPECT_EQ(mla_phases_at(7846, FlashAttn::kOff).kv_indices - mla_phases_at(7847, FlashAttn::kOff).kv_indices,
+            2'097'152u);
+}
+
 }  // namespace
 }  // namespace memfit

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "engines/llamacpp/graph/builders.h"
+#include "engines/llamacpp/parts.h"
 
 namespace memfit::llamacpp::graph {
 
@@ -204,6 +205,10 @@ Result<std::optional<uint64_t>> replay_mla(const ModelSpec& spec, const FileFact
   const MlaGraph& m = facts.mla;
   if (spec.model_type != "deepseek2" || m.latent == 0 || m.other_graph) return none;
   if (spec.layers.empty() || spec.layers.size() > kMaxLayers) return none;
+  // This graph is #19067's K-only cache; a build before it keeps a V
+  // tensor (stored by v_idxs, read transposed without a copy): the phases
+  // price it.
+  if (mla_caches_v(settings)) return none;
   for (const LayerCache& l : spec.layers) {
     if (l.kind != LayerKind::kMlaLatent || l.elems_per_token != m.latent + m.rope) return none;
   }
