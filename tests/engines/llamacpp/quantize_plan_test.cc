@@ -649,21 +649,26 @@ Model qwen3_next() {
 // delta-net blocks of 18 (2 norms, the 8 above, the 8 of the experts) + 3
 // = 843. F32: 12 x 6 (norms, Q/K norms, router, shared gate) + 36 x 8
 // (norms, conv1d, dt, a, ssm_norm, router, shared gate) + output_norm =
-// 361. Q4_K_M: output Q6_K; attn_v Q6_K at use_more_bits(i, n), i its
-// index among the 12 attn_v, n = 48 (llama-quantize's n_attention_wv counts
-// the 36 attn_qkv too): i < 6 and (i - 6) % 3 == 2 (8, 11): 8;
-// ffn_down_exps and _shexp Q6_K at use_more_bits of the block (i < 6, i >=
-// 42, (i - 6) % 3 == 2: 6 + 6 + 12 = 24 blocks): 48; attn_qkv Q5_K (the
-// fused-QKV rule): 36; the other 389 Q4_K.
+// 361. Q4_K_M: output Q6_K; ffn_down_exps and _shexp Q6_K at
+// use_more_bits of the block (i < 6, i >= 42, (i - 6) % 3 == 2: 6 + 6 + 12
+// = 24 blocks): 48; the pinned release's fused attn_qkv takes attn_v's rule
+// (llama-quant.cpp at 007dbbf), so the 36 attn_qkv and 12 attn_v are the 48
+// attn_v-like tensors, i the block: Q6_K at use_more_bits(i, 48), the same
+// 24 blocks, of them the attention blocks 3, 11, 23, 35, 43 and 47: 18
+// attn_qkv and 6 attn_v; the other 24 Q4_K. q6_K 1 + 48 + 24 = 73, q4_K
+// 409.
 // lmstudio-community's Q4_K_M (lmstudio-ai/lmstudio-bug-tracker#1266)
 // is a legacy conversion: ssm_in (2 x 2,048 + 2 x 4,096 wide, Q4_K) in
 // place of attn_qkv and attn_gate, and its shared gate F16: 807 tensors,
 // f32 313, f16 48, q4_K 391, q6_K 55 (its attn_v: 6, as of n = 12), "45.08
-// GiB" (by hand: 48,405,005,312 B). Split, attn_qkv's 36 x 2,048 x 8,192
-// elements take Q5_K's 176 B per 256 in place of Q4_K's 144: + 75,497,472
-// B; the gate's 48 x 2,048 F32 in place of F16: + 196,608 B; two more
-// attn_v (2,048 x 512) at Q6_K's 210 B per 256 in place of 144: + 540,672
-// B; 48,481,240,064 B ("45.15 GiB").
+// GiB" (by hand: 48,405,005,312 B). Split, with attn_qkv at Q5_K (the
+// older fused-QKV rule) it would be 48,481,240,064 B: attn_qkv's 36 x
+// 2,048 x 8,192 elements at Q5_K's 176 B per 256 in place of Q4_K's 144:
+// + 75,497,472 B; the gate's 48 x 2,048 F32 in place of F16: + 196,608 B;
+// two more attn_v (2,048 x 512) at Q6_K's 210 B per 256: + 540,672 B. With
+// attn_v's rule: 18 attn_qkv at Q6_K (+ 18 x 65,536 blocks x 34 B =
+// 40,108,032) and 18 at Q4_K (- 18 x 65,536 x 32 = 37,748,736), and two
+// attn_v fewer at Q6_K (- 540,672): 48,483,058,688 B ("45.15 GiB").
 TEST(QuantizePlan, Qwen3NextHybridBlocksAsLlamaCppLoadsThem) {
   const Model config = qwen3_next();
   EXPECT_EQ(config.spec.gated_delta, (GatedDeltaWidths{16, 32, 128, 128, 4}));
@@ -671,7 +676,7 @@ TEST(QuantizePlan, Qwen3NextHybridBlocksAsLlamaCppLoadsThem) {
   ASSERT_TRUE(m.ok()) << m.error().message();
   EXPECT_EQ(m->tensors.size(), 843u);
   EXPECT_EQ(type_counts(*m),
-            (std::map<std::string, int>{{"f32", 361}, {"q4_K", 389}, {"q5_K", 36}, {"q6_K", 57}}));
+            (std::map<std::string, int>{{"f32", 361}, {"q4_K", 409}, {"q6_K", 73}}));
   for (const SafetensorsTensor& t : m->tensors) {
     if (t.name == "blk.0.attn_qkv.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{8192, 2048}));
     if (t.name == "blk.0.attn_gate.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{4096, 2048}));
@@ -680,10 +685,11 @@ TEST(QuantizePlan, Qwen3NextHybridBlocksAsLlamaCppLoadsThem) {
   }
   EXPECT_EQ(dtype_of(*m, "blk.0.ssm_beta.weight"), "(none)");
   EXPECT_EQ(dtype_of(*m, "blk.0.ffn_gate_inp_shexp.weight"), "f32");
-  EXPECT_EQ(dtype_of(*m, "blk.0.attn_qkv.weight"), "q5_K");
-  EXPECT_EQ(dtype_of(*m, "blk.3.attn_v.weight"), "q6_K");    // i = 0
-  EXPECT_EQ(dtype_of(*m, "blk.39.attn_v.weight"), "q4_K");   // i = 9
-  EXPECT_EQ(m->weights.bytes, 48481240064u);
+  EXPECT_EQ(dtype_of(*m, "blk.0.attn_qkv.weight"), "q6_K");  // i = 0
+  EXPECT_EQ(dtype_of(*m, "blk.6.attn_qkv.weight"), "q4_K");  // i = 6
+  EXPECT_EQ(dtype_of(*m, "blk.3.attn_v.weight"), "q6_K");    // i = 3
+  EXPECT_EQ(dtype_of(*m, "blk.39.attn_v.weight"), "q4_K");   // (39 - 6) % 3 == 0
+  EXPECT_EQ(m->weights.bytes, 48483058688u);
 }
 
 // A gated delta net config that leaves a width out keeps no widths, and
