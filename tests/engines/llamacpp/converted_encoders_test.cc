@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "engines/llamacpp/converted_models.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "memfit/llamacpp.h"
 #include "memfit/model_spec.h"
@@ -16,32 +17,10 @@
 namespace memfit::llamacpp {
 namespace {
 
-Model from_config(std::string_view json) {
-  Result<ModelSpec> spec = parse_model_config(json);
-  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().message());
-  Model m;
-  if (spec.ok()) m.spec = *spec;
-  return m;
-}
-
-Model quantized(const Model& m, std::string_view file_type) {
-  Result<Model> q = quantized_gguf_model(m, *find_gguf_file_type(file_type));
-  EXPECT_TRUE(q.ok()) << (q.ok() ? "" : q.error().message());
-  return q.ok() ? *q : Model{};
-}
-
-std::map<std::string, int> type_counts(const Model& m) {
-  std::map<std::string, int> counts;
-  for (const SafetensorsTensor& t : m.tensors) ++counts[t.dtype];
-  return counts;
-}
-
-const SafetensorsTensor* find(const Model& m, std::string_view name) {
-  for (const SafetensorsTensor& t : m.tensors) {
-    if (t.name == name) return &t;
-  }
-  return nullptr;
-}
+using converted_test::find;
+using converted_test::from_config;
+using converted_test::quantized;
+using converted_test::type_counts;
 
 // BAAI/bge-small-en-v1.5's config (the model ggml-org/ci converts as
 // bge-small).
