@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <optional>
 #include <set>
 
@@ -697,8 +698,26 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
 // or placement is one memfit's compute phases (the pinned release's, fully
 // offloaded) do not price; "" when none applies. docs/llamacpp-rules.md,
 // "Compute buffers on a GPU".
+// Whether the placement leaves weights on the host that an offloaded
+// product reads: a host block, the output layer on the host, or tensors
+// moved there (-ot, --n-cpu-moe; the command's, where the estimate could
+// not take them without a tensor list).
+bool host_holds_weights(const RuntimeLog& log, const LlamaCppEstimate& e) {
+  const LlamaCppPlacementSettings& s = e.settings.placement;
+  if (!s.overrides.empty() || s.n_cpu_moe > 0) return true;
+  if (const LogSetting* rules = log.setting("override_tensor")) {
+    std::string upper = rules->value;
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) { return std::toupper(ch); });
+    if (upper.find("=CPU") != std::string::npos) return true;
+  }
+  if (const LogSetting* moe = log.setting("n_cpu_moe"); moe != nullptr && moe->value != "0") return true;
+  return std::any_of(e.placement.devices.begin(), e.placement.devices.end(), [](const LlamaCppDeviceUsage& u) {
+    return u.device == "cpu" && (u.blocks > 0 || u.output_layer);
+  });
+}
+
 std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const FigureCheck& c,
-                         const ModelSpec& spec, bool op_offload) {
+                         const ModelSpec& spec, bool op_offload, bool tensors_known) {
   const uint64_t blocks = spec.layers.size();
   if (c.printed.figure != LogFigure::kCompute || !c.memfit) return "";
   const bool host = c.printed.device == "CPU";
@@ -782,6 +801,16 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
     return "ggml-metal allocates flash attention's scratch (K/V padding, the mask's block map, each "
            "workgroup's partial results) with its output, which memfit's compute phases do not price";
   }
+  // Op offload copies each host weight an offloaded product reads into
+  // this buffer (llamacpp/placement.cc, note_host_product and the output
+  // matrix's copy): without the model's tensor list memfit knows none of
+  // them, so the row's cause is outside its inputs.
+  if (!host && op_offload && !tensors_known && host_holds_weights(log, e) && c.printed.value > *c.memfit &&
+      !within_print_band(*c.memfit, c.printed)) {
+    return "op offload copies the host's weights (its blocks', the output matrix, tensors -ot moved) into "
+           "this buffer for the products it runs here, and this model's tensor list is not rebuilt: "
+           "memfit prices none of those copies";
+  }
   const std::optional<uint64_t> offloaded = count_setting(log, "repeating_layers_offloaded");
   const std::optional<uint64_t> ngl = count_setting(log, "n_gpu_layers");
   // No layer offloaded (-ngl 0): every block's matrix products run on the
@@ -792,6 +821,18 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
            "rows or more on this GPU (op offload), copying their weights and K/V views into this "
            "buffer: memfit prices the largest copy with what is live beside it, not where the "
            "allocator places the copies and the logits around them";
+  }
+  // Every block and weight on one GPU (no -ot), flash attention, a build
+  // that casts the F32 mask in the graph (before #18898): the cast and the
+  // mask's copy are made in block 0 on this GPU (ComputePhases::mask_cast);
+  // memfit's phase is the logits and result_norm, and where the allocator
+  // leaves the logits after block 0's layout is not traced. Said where
+  // memfit is more than 5 % below the print (the compute target).
+  if (!host && offloaded && *offloaded >= blocks && log_gpus(log).size() == 1 && !host_holds_weights(log, e) &&
+      e.context.flash_attn && llamacpp::f32_mask_cast(e.settings) && below_target) {
+    return "every layer is offloaded: memfit's GPU phase, the logits and result_norm, is below the print "
+           "by where the allocator left them after block 0 cast the F32 mask here (a build before "
+           "#18898), not traced";
   }
   if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
   // Every layer offloaded ("offloaded N/N"): builds from #18148 then print
@@ -1004,7 +1045,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
                           std::any_of(gpus.begin(), gpus.end(), llamacpp::takes_op_offload);
   for (FigureCheck& c : figures) {
     if (!c.note.empty()) continue;
-    c.note = compute_note(log, e, c, run.model->spec, op_offload);
+    c.note = compute_note(log, e, c, run.model->spec, op_offload, !run.model->tensors.empty());
   }
   add_unknown_run_notes(log, e, run.model->spec, figures);
   if (uncounted_build(log, options)) {

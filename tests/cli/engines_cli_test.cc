@@ -57,9 +57,10 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       // Oldest first: #6017's input buffer and pipeline parallelism, #6083's
       // op offload, #6122's output rows, #13108's cache-less encoders, the
       // cache rules, #18148's -ngl (and Vulkan's events), #18898's vector
-      // input, then #19067's V-less MLA cache.
-      EXPECT_EQ(e["versions"]["differences"].size(), 11u);
+      // input, #19067's V-less MLA cache, then #20190's SYCL flash attention.
+      EXPECT_EQ(e["versions"]["differences"].size(), 12u);
       EXPECT_EQ(e["versions"]["differences"][10]["releases"], "before b7847");
+      EXPECT_EQ(e["versions"]["differences"][11]["releases"], "before b8234, SYCL");
       EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b2413");
       EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before b2459");
       EXPECT_EQ(e["versions"]["differences"][2]["releases"], "before b2537");

@@ -305,6 +305,14 @@ CheckedBytes host_attention_phase(const ModelGeometry& g, const GraphShape& sh, 
   return bytes;
 }
 
+// The host's copies of the K and V rows its blocks' KV stores read under
+// op offload (ComputePhases::kv_store_copies): f32, n_tok rows each.
+CheckedBytes kv_store_copies(const GraphShape& sh) {
+  if (!sh.attention) return 0;
+  const CheckedBytes row = sh.mla() ? CheckedBytes(sh.latent) + sh.latent_v : sh.kv_k + sh.kv_v;
+  return CheckedBytes(4) * sh.n_tok * row;
+}
+
 // The KV store's indices, I64 (set_rows_kv_store): k_idxs (n_tok) and
 // v_idxs (v_idx_elems; 0 under MLA from #19067) of each cache, each at `align`.
 CheckedBytes kv_indices(const GraphShape& sh, uint64_t align) {
@@ -451,7 +459,8 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   const CheckedBytes indices = kv_indices(sh, kGpuTensorAlignment);
   const CheckedBytes host_attention = host_attention_phase(g, sh, c);
   const CheckedBytes mask = gpu_mask(sh, c);
-  if (host_attention.overflowed() || mask.overflowed() ||output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
+  const CheckedBytes store_copies = kv_store_copies(sh);
+  if (store_copies.overflowed() || host_attention.overflowed() || mask.overflowed() ||output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
       output_offloaded.overflowed() || mask_cast.overflowed() || sh.n_tok.overflowed() ||
       rows.overflowed() || masks.overflowed() || positions.overflowed() || inputs.overflowed() ||
       indices.overflowed()) {
@@ -467,6 +476,7 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   p.graph_inputs = *inputs.value();
   p.host_attention = *host_attention.value();
   p.mask = *mask.value();
+  p.kv_store_copies = *store_copies.value();
   return p;
 }
 

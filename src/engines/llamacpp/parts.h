@@ -125,6 +125,11 @@ bool op_offload(const LlamaCppSettings& settings);
 // ggml-cuda (CUDA, ROCm), ggml-vulkan and ggml-sycl (their offload_op); the
 // first such GPU runs them. Metal offloads matrix products only: no.
 bool takes_op_offload(const LlamaCppGpu& gpu);
+// Whether this GPU's backend runs flash attention (GGML_OP_FLASH_ATTN_EXT
+// in its supports_op): ggml-sycl from #20190 (b8234) only; every other
+// backend memfit places on does. Where it does not, the scheduler gives
+// the op to the CPU, the one backend that supports it.
+bool runs_flash_attn(const LlamaCppGpu& gpu, const LlamaCppSettings& settings);
 // Whether an encoder's token_embd_norm (weight and bias) lives on block 0's
 // device, created with bid 0 as a repeating-layer tensor (#20943, "move
 // the token embedding norms to the first layer"), not on the host with
@@ -246,6 +251,14 @@ struct ComputePhases {
   // The KQ mask the GPU keeps through every layer but the last (the one the
   // FFN phase counts): (2 under flash attention, else 4) x n_kv x n_tok.
   uint64_t mask = 0;
+  // Op offload with a host block's cache in a host buffer: the KV store
+  // (ggml_cpy, from #14959 ggml_set_rows) gives a view of that cache, so it
+  // runs on the host (ggml_backend_sched_backend_id_from_cur, cause
+  // "1.vsrc"), and reads the K and V the GPU computed as the scheduler's
+  // copies in the host's compute buffer: f32, n_tok rows of one token's K
+  // and V (MLA: the latent, and the V row a build before #19067 stores),
+  // 4 x n_tok x (K row + V row) bytes. 0 without attention.
+  uint64_t kv_store_copies = 0;
 };
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
                                      const LlamaCppSettings& settings);

@@ -83,6 +83,10 @@ struct Layout {
   // The first GPU whose backend offloads ops on host weights (CUDA, ROCm,
   // Vulkan, SYCL: see place_compute); gpus when none does.
   Where op_offload_gpu = 0;
+  // Per GPU: flash attention is on and this GPU's backend does not run it
+  // (runs_flash_attn), so the scheduler runs its layers' attention on the
+  // host (place_context, place_compute).
+  std::vector<bool> attention_on_host;
 
   // token_embd_norm on block 0's device (llamacpp::embedding_norm_on_first_block).
   bool embedding_norm_on_first_block = true;
@@ -149,6 +153,10 @@ struct DeviceSums {
   uint64_t product_before_last = 0;
   uint64_t product_last = 0;
   uint64_t kv_copy_bytes = 0;
+  // The host's, where a GPU's backend does not run flash attention: the
+  // largest K and V of a layer on such a GPU, whose views the host's
+  // attention reads as copies (place_context).
+  uint64_t flash_attn_copy_bytes = 0;
 };
 
 // The host's memory: the budget, or the RAM behind a GPU budget.
@@ -403,6 +411,9 @@ bool attends(const LayerCache& layer) {
 // attention layer's K and V is what op offload copies (kv_copy_bytes). With
 // --no-kv-offload llama_context pins the attention to the CPU
 // (graph_get_cb, `kqv_merged_cont` on backend_cpu): no copies.
+// A GPU whose backend does not run flash attention (attention_on_host)
+// has its layers' attention run by the host, which reads copies of the
+// layer's K and V views (flash_attn_copy_bytes).
 void place_context(const MemoryParts& parts, const Layout& lay, const ModelSpec& spec,
                    bool kv_offload, std::vector<DeviceSums>& d) {
   const uint64_t decoder_blocks = spec.layers.size();
@@ -412,6 +423,12 @@ void place_context(const MemoryParts& parts, const Layout& lay, const ModelSpec&
     if (kv_offload && i < decoder_blocks && lay.block(i) == lay.host() && attends(spec.layers[i])) {
       DeviceSums& host = d[lay.host()];
       host.kv_copy_bytes = std::max(host.kv_copy_bytes, bytes);
+    }
+    const Where w = lay.block(i);
+    if (kv_offload && i < decoder_blocks && w != lay.host() && lay.attention_on_host[w] &&
+        attends(spec.layers[i])) {
+      DeviceSums& host = d[lay.host()];
+      host.flash_attn_copy_bytes = std::max(host.flash_attn_copy_bytes, bytes);
     }
   }
   d[lay.host()].context += parts.output_bytes;
@@ -496,12 +513,32 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
         DeviceSums& gpu = d[lay.op_offload_gpu];
         gpu.compute = std::max(gpu.compute, moved);
         c = 0;
+        // The host's blocks store their K and V in its cache: the store
+        // reads the GPU's K and V rows as copies beside the graph inputs
+        // (the token rows, freed once the GPU has its copy, leave room).
+        if (x.kv_copy_bytes > 0 && !host_attends) {
+          c = (CheckedBytes(phases.graph_inputs) + phases.kv_store_copies).saturated();
+        }
       }
       c = std::max(c, phases.input);
       // The host runs every layer's attention when the KV cache is its.
       if (!kv_offload && lay.blocks > 0) c = std::max(c, phases.attention);
       // The host runs its own blocks' attention when no GPU product borders it.
       if (host_attends && x.blocks > 0) c = std::max(c, phases.attention);
+      // The host runs a GPU's flash attention that its backend lacks
+      // (runs_flash_attn): ggml_backend_sched_split_graph's pass 3 gives an
+      // op no GPU supports to the backend that supports it, the CPU, and
+      // that split's inputs are the scheduler's copies of the layer's K and
+      // V views (the whole cache of the layer: a GPU buffer the CPU cannot
+      // read), beside the graph inputs; the query's copy, the F16 mask's and
+      // the attention's output are smaller than the F32 mask the first
+      // layer's cast has freed, and not counted. A lower bound.
+      // ggml-org/llama.cpp#11500 (b4524, SYCL, Granite Code 3B, 32,768
+      // cells, flash attention on): SYCL_Host 384.01 MiB = 64 MiB of F32
+      // mask + 160 + 160 MiB of one layer's F16 K and V.
+      if (kv_offload && x.flash_attn_copy_bytes > 0) {
+        c = std::max(c, (CheckedBytes(phases.graph_inputs) + x.flash_attn_copy_bytes).saturated());
+      }
     }
     x.compute = std::max(x.compute, c);
   }
@@ -654,6 +691,10 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   Result<Layout> lay = plan_layout(model.spec, s, llamacpp::output_layer_first(e.settings));
   if (!lay) return lay.error();
   lay->embedding_norm_on_first_block = llamacpp::embedding_norm_on_first_block(e.settings);
+  for (const LlamaCppGpu& g : s.gpus) {
+    lay->attention_on_host.push_back(e.settings.flash_attn == FlashAttn::kOn &&
+                                     !llamacpp::runs_flash_attn(g, e.settings));
+  }
   e.placement.n_gpu_layers = lay->n_gpu;
   std::vector<DeviceSums> d(lay->gpus + 1);
   for (uint64_t i = 0; i < lay->blocks; ++i) ++d[lay->block(i)].blocks;

@@ -179,6 +179,8 @@ constexpr ReleaseDifference kLlamaCppReleases[] = {
                      "both input paths in every graph"},
     {"before b7847", "an MLA layer caches a V tensor of kv_lora_rank elements beside its latent K "
                      "(#19067 made the cache V-less)"},
+    {"before b8234, SYCL", "with flash attention on, the host runs each SYCL layer's attention over "
+                           "copies of its K and V (#20190 gave ggml-sycl flash attention)"},
 };
 
 class LlamaCppProfile final : public LlamaCppCommands {

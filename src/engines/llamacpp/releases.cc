@@ -78,6 +78,13 @@ constexpr uint64_t kVectorInputLeafBuild = 7781;
 // supports_set_rows = true. The first build after b6050 stands for it.
 constexpr uint64_t kSetRowsBuild = 6051;
 
+// #20190 ("[SYCL] supprt Flash Attention for fp32/fp16/Q4/Q5/Q8", merged
+// 2026-03-08, release b8234): ggml-sycl's first GGML_OP_FLASH_ATTN_EXT.
+// Before it the op was not in its supports_op (ggml-org/llama.cpp#11084:
+// "op not supported ... (FLASH_ATTN_EXT)" under RPC, 2025-01), so with
+// flash attention on the scheduler ran it on the CPU.
+constexpr uint64_t kSyclFlashAttnBuild = 8234;
+
 // #6083 ("backend : offload large batches to GPU", reviewed 2024-03-16):
 // the scheduler runs an op on host weights on a GPU backend that wants it.
 // b2459 is the first build seen with it: ggml-org/ci's b2459 bge-small run
@@ -248,6 +255,10 @@ uint64_t default_batch_size(const LlamaCppSettings& s) {
 bool takes_op_offload(const LlamaCppGpu& g) {
   return g.device.starts_with("cuda") || g.device.starts_with("rocm") || g.device.starts_with("vulkan") ||
          g.device.starts_with("sycl");
+}
+
+bool runs_flash_attn(const LlamaCppGpu& g, const LlamaCppSettings& s) {
+  return !g.device.starts_with("sycl") || !before(s, kSyclFlashAttnBuild);
 }
 
 bool pipeline_parallel_build(const LlamaCppSettings& s) { return !before(s, kPipelineParallelBuild); }

@@ -167,6 +167,63 @@ TEST(LlamaCppPlacement, OpOffloadCopiesAHostLayersKAndVViewsBesideItsScores) {
   EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 4450156544u);
 }
 
+TEST(LlamaCppPlacement, OpOffloadGivesTheHostCopiesOfTheKAndVItsBlocksStore) {
+  // Phi-3.5 mini (hidden 3,072, 32 heads and 32 KV heads of 96: K and V
+  // rows 3,072 wide each), 4,096 cells, -ngl 16 on CUDA0, flash attention:
+  // blocks 0..15 and their caches on the host. Op offload runs their
+  // products on CUDA0, and the KV store (a view of the host's cache, so the
+  // host's) reads the GPU's K and V rows as copies in the host's buffer,
+  // f32, 4 x 512 x (3,072 + 3,072) = 12,582,912 B, beside the graph inputs:
+  // token ids, positions, output ids 3 x 2,048, the F16 mask 2 x 4,096 x
+  // 512 = 4,194,304, k_idxs and v_idxs 2 x 4,096, the vector-input leaf
+  // 4 x 512 x 3,072 = 6,291,456: 10,500,096 B. 23,083,008 B in all, above
+  // the inputs with the token rows (20,985,856 B: an F32 mask 8,388,608 and
+  // the rows 6,291,456 more, the F16 mask less), which the copies reuse.
+  Model m;
+  m.has_config = true;
+  m.spec = testing::corpus_spec("phi3/Phi-3.5-mini-instruct");
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.placement.gpus = {LlamaCppGpu{"cuda:0", "", 24 * kGiB}};
+  s.placement.n_gpu_layers = 16;
+  const LlamaCppEstimate e = run(m, s);
+  ASSERT_EQ(e.placement.devices.size(), 2u);
+  EXPECT_EQ(e.placement.devices[1].blocks, 17u);
+  EXPECT_EQ(e.placement.devices[1].compute_bytes, 23083008u);
+  // Every block on the GPU: no host cache, no store there: the inputs.
+  s.placement.n_gpu_layers = 33;
+  EXPECT_EQ(run(m, s).placement.devices[1].compute_bytes, 20985856u);
+}
+
+TEST(LlamaCppPlacement, SyclBeforeItsFlashAttentionRunsTheAttentionOnTheHost) {
+  // Llama 3.1 8B on a SYCL GPU, every layer, 32,768 cells, flash attention
+  // on, b4524: ggml-sycl had no FLASH_ATTN_EXT before #20190 (b8234), so
+  // the scheduler runs each layer's attention on the CPU over copies of
+  // its K and V views, 32,768 x (1,024 + 1,024) x 2 B = 134,217,728 B,
+  // beside the graph inputs (token ids, positions, output ids 3 x 2,048,
+  // the F32 mask 4 x 32,768 x 512 = 67,108,864; no KV indices or vector
+  // leaf in that build): 201,332,736 B.
+  Model m;
+  m.has_config = true;
+  m.spec = testing::corpus_spec("llama3/Meta-Llama-3.1-8B");
+  LlamaCppSettings s;
+  s.ctx_size = 32768;
+  s.build = 4524;
+  s.flash_attn = FlashAttn::kOn;
+  s.placement.gpus = {LlamaCppGpu{"sycl:0", "", 24 * kGiB}};
+  EXPECT_EQ(run(m, s).placement.devices[1].compute_bytes, 201332736u);
+  // Without flash attention the host keeps its inputs and the token rows,
+  // 6,144 + 67,108,864 + 4 x 512 x 4,096 (8,388,608) = 75,503,616 B.
+  s.flash_attn = FlashAttn::kOff;
+  EXPECT_EQ(run(m, s).placement.devices[1].compute_bytes, 75503616u);
+  // From b8234 SYCL runs it: the inputs, with the vector-input leaf
+  // (8,388,608) and k_idxs and v_idxs (2 x 4,096) of that build:
+  // 75,503,616 + 8,388,608 + 8,192 = 83,900,416 B.
+  s.flash_attn = FlashAttn::kOn;
+  s.build = 8234;
+  EXPECT_EQ(run(m, s).placement.devices[1].compute_bytes, 83900416u);
+}
+
 TEST(LlamaCppPlacement, HostWeightsInACpuExtraBufferKeepTheHostBlocksAttentionOnTheHost) {
   // The same 70B placement (32,768 cells, no flash attention, -ngl 65),
   // its host weights in AMX's buffer, as a build before #12498 put them:
