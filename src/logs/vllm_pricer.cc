@@ -17,6 +17,7 @@
 #include "engines/vllm/parts.h"
 #include "logs/log_text.h"
 #include "memfit/hardware.h"
+#include "memfit/memory_size.h"
 #include "memfit/model_spec.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/vllm.h"
@@ -403,8 +404,18 @@ class VllmPricer final : public LogPricer {
           c.basis = e.weights.exact ? FigureBasis::kExact : FigureBasis::kModelled;
           break;
         case LogFigure::kKvCacheAvailable:
-          if (e.kv_given) c.note = "the input the KV capacity is priced from";
-          else c.memfit = e.kv_cache_bytes, c.basis = FigureBasis::kModelled;
+          if (e.kv_given) {
+            c.note = "the input the KV capacity is priced from";
+            break;
+          }
+          c.memfit = e.kv_cache_bytes, c.basis = FigureBasis::kModelled;
+          if (e.kv_cache_bytes == 0 && c.printed.value > 0) {
+            // The run started with KV memory where memfit's weights and
+            // profile fill the budget: its weights are what is off.
+            c.note = fmt::format("memfit leaves no KV memory: its weights, {} a rank, and its profile "
+                                 "fill the budget the run had KV memory left in",
+                                 format_bytes(e.weights.bytes));
+          }
           break;
         case LogFigure::kKvTokens:
           c.memfit = e.kv_tokens, c.basis = capacity;

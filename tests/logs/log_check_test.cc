@@ -861,6 +861,18 @@ TEST(CheckLog, AVllmLogWithoutItsGpuTotalTakesTheNamedGpusFromTheHardwareTable) 
   ASSERT_NE(input, nullptr);
   EXPECT_FALSE(input->memfit.has_value());
   EXPECT_EQ(figure(tp4, "total", LogFigure::kKvTokens)->basis, FigureBasis::kExact);
+  // vllm#44376: DeepSeek-V4-Flash at TP 2 on GH200s (97,871 MiB in the
+  // table) had 5.44 GiB of KV memory; its config prices 137 GiB of weights
+  // a rank, more than the GPU: memfit's 0 says that, not a profile default.
+  LogCheckOptions gh200;
+  gh200.config_json = read_test_log("vllm", "vllm-44376-deepseek-v4-flash-tp2-ep-gh200.config.json");
+  gh200.gpu_name = "NVIDIA GH200 480GB";
+  gh200.command = "vllm serve DeepSeek-V4-Flash --tensor-parallel-size 2 --gpu-memory-utilization 0.95";
+  const LogCheck v4 = check("vllm", "vllm-44376-deepseek-v4-flash-tp2-ep-gh200.log", gh200);
+  const FigureCheck* none = figure(v4, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(none, nullptr);
+  EXPECT_EQ(none->memfit, 0u);
+  EXPECT_EQ(none->note.rfind("memfit leaves no KV memory: its weights, ", 0), 0u) << none->note;
 }
 
 LogCheckOptions vllm_10517_29k() {
