@@ -16,6 +16,8 @@
 #include "logs/log_pricer.h"
 #include "engines/vllm/parts.h"
 #include "logs/log_text.h"
+#include "memfit/hardware.h"
+#include "memfit/memory_size.h"
 #include "memfit/model_spec.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/vllm.h"
@@ -232,6 +234,40 @@ std::optional<uint64_t> gpu_total(const RuntimeLog& log, const LogCheckOptions& 
   return std::nullopt;
 }
 
+// Whether the log prints a KV count its printed available KV memory prices
+// exactly (kv_tokens, kv_blocks, concurrency: vllm/v1/core/kv_cache_utils.py
+// derives each from that memory, _report_kv_cache_config).
+bool prints_kv_count(const RuntimeLog& log) {
+  return std::any_of(log.figures.begin(), log.figures.end(), [](const PrintedFigure& f) {
+    return f.figure == LogFigure::kKvTokens || f.figure == LogFigure::kKvBlocks ||
+           f.figure == LogFigure::kConcurrency;
+  });
+}
+
+// The total the hardware table gives the GPU named beside the log
+// (--gpu-name: a sidecar's first device; docs/hardware.md), in bytes; 0
+// when no name is given or the table has no such GPU.
+uint64_t named_gpu_total(const LogCheckOptions& options) {
+  if (options.gpu_name.empty()) return 0;
+  Result<const HardwareTable*> table = hardware_table();
+  if (!table) return 0;
+  Result<const GpuSpec*> gpu = find_gpu(**table, options.gpu_name);
+  return gpu ? (*gpu)->memory_bytes() : 0;
+}
+
+// The total the KV capacity is priced from: the one given or printed, else
+// the named GPU's (named_gpu_total) unless the log prints a KV count with
+// its available KV memory, which then prices that count exactly (request);
+// nullopt when there is none.
+std::optional<uint64_t> capacity_total(const RuntimeLog& log, const LogCheckOptions& options) {
+  if (std::optional<uint64_t> total = gpu_total(log, options)) return total;
+  if (prints_kv_count(log) && first_rank_figure(log, LogFigure::kKvCacheAvailable) != nullptr) {
+    return std::nullopt;
+  }
+  const uint64_t named = named_gpu_total(options);
+  return named ? std::optional<uint64_t>(named) : std::nullopt;
+}
+
 // A GPU total that stands in when neither the total nor the KV memory is
 // known: the weights do not depend on it; the KV figures are then left
 // unpriced (compare).
@@ -322,9 +358,16 @@ class VllmPricer final : public LogPricer {
     if (const LogSetting* kernel = log.setting("mxfp4_backend")) {
       r.engine_fields.insert_or_assign(std::string(kVllmLogMxfp4Kernel), kernel->value);
     }
-    r.vllm.gpu_memory_total = gpu_total(log, options);
     if (!options.gpu_name.empty()) r.vllm.gpu_name = options.gpu_name;
-    if (r.vllm.gpu_memory_total) return r;
+    if (std::optional<uint64_t> total = capacity_total(log, options)) {
+      r.vllm.gpu_memory_total = *total;
+      if (!gpu_total(log, options)) {
+        notes.push_back(fmt::format("the GPU's total memory is not in the log: the hardware table's for "
+                                    "'{}', {} B (docs/hardware.md), prices the available KV memory",
+                                    escape_untrusted(options.gpu_name), *total));
+      }
+      return r;
+    }
     if (const PrintedFigure* kv = first_rank_figure(log, LogFigure::kKvCacheAvailable)) {
       r.vllm.kv_cache_memory = kv->value;
       notes.push_back("the GPU's total memory is not in the log: the KV capacity is priced from "
@@ -344,7 +387,7 @@ class VllmPricer final : public LogPricer {
       for (FigureCheck& c : figures) c.note = why;
       return;
     }
-    const bool capacity_known = e.kv_given || gpu_total(log, options).has_value();
+    const bool capacity_known = e.kv_given || capacity_total(log, options).has_value();
     const FigureBasis capacity = e.kv_given ? FigureBasis::kExact : FigureBasis::kModelled;
     if (const std::optional<uint64_t> pp = count_setting(log, "pipeline_parallel"); pp && *pp > 1) {
       compare_pipeline(log, *run.model, e, *pp, figures);
@@ -361,8 +404,18 @@ class VllmPricer final : public LogPricer {
           c.basis = e.weights.exact ? FigureBasis::kExact : FigureBasis::kModelled;
           break;
         case LogFigure::kKvCacheAvailable:
-          if (e.kv_given) c.note = "the input the KV capacity is priced from";
-          else c.memfit = e.kv_cache_bytes, c.basis = FigureBasis::kModelled;
+          if (e.kv_given) {
+            c.note = "the input the KV capacity is priced from";
+            break;
+          }
+          c.memfit = e.kv_cache_bytes, c.basis = FigureBasis::kModelled;
+          if (e.kv_cache_bytes == 0 && c.printed.value > 0) {
+            // The run started with KV memory where memfit's weights and
+            // profile fill the budget: its weights are what is off.
+            c.note = fmt::format("memfit leaves no KV memory: its weights, {} a rank, and its profile "
+                                 "fill the budget the run had KV memory left in",
+                                 format_bytes(e.weights.bytes));
+          }
           break;
         case LogFigure::kKvTokens:
           c.memfit = e.kv_tokens, c.basis = capacity;

@@ -8,6 +8,8 @@
 //   Actual usage is 16.92 GiB for weight, ...               weights (v0.11 on)
 //   Loading model weights took 14.9888 GB                   weights (V0)
 //   Available KV cache memory: 53.05 GiB                    kv_cache_available
+//   ... larger than the available KV cache memory (3.18 GiB).  kv_cache_available
+//     (the ValueError a run too short of KV memory stops with)
 //   the rest of the memory reserved for KV Cache is 54.73GiB   (V0)
 //   GPU KV cache size: 386,320 tokens                       kv_tokens
 //   # GPU blocks: 27423, # CPU blocks: 2048                 kv_blocks (V0)
@@ -182,6 +184,13 @@ constexpr SizeMarker kSizes[] = {
     // "CUDA graph pool memory: 0.09 GiB (actual), 0.13 GiB (estimated)".
     {"Current kv cache memory in use is ", LogFigure::kKvCacheAvailable},
     {"CUDA graph pool memory: ", LogFigure::kCudaGraph},
+    // The ValueError of a run whose KV memory holds no max_model_len
+    // request (vllm/v1/core/kv_cache_utils.py, _check_enough_kv_cache_memory,
+    // since about v0.9): "To serve at least one request with the models's
+    // max seq len (262144), (24.0 GiB KV cache is needed, which is larger
+    // than the available KV cache memory (3.18 GiB)." The available memory
+    // is the one its worker measured (vllm#34076), as the INFO line prints.
+    {"than the available KV cache memory (", LogFigure::kKvCacheAvailable},
 };
 
 void read_sizes(const LogLine& line, const std::string& rank, LogBuilder& out) {
@@ -347,7 +356,8 @@ class VllmReader final : public LogReader {
          {"vLLM API server version", "LLM engine (v", "Model loading took", "Loading model weights took",
           "GPU KV cache size:", "# GPU blocks:", "# CUDA blocks:", "# cuda blocks:", "Memory profiling results",
           "Available KV cache memory:", "reserved for KV Cache is", "available_kv_cache_memory",
-          "Current kv cache memory in use", "CUDA graph pool memory:"}) {
+          "Current kv cache memory in use", "CUDA graph pool memory:",
+          "than the available KV cache memory ("}) {
       if (any_line_contains(lines, marker)) return true;
     }
     return false;

@@ -828,6 +828,53 @@ TEST(CheckLog, AVllmRowOffItsTargetSaysWhatTheLogLeavesOut) {
   EXPECT_EQ(figure(llama, "rank0", LogFigure::kWeights)->note, "");
 }
 
+TEST(CheckLog, AVllmLogWithoutItsGpuTotalTakesTheNamedGpusFromTheHardwareTable) {
+  // A blog's gpt-oss-20b run on an A100 (vLLM 0.19.0) prints its weights
+  // and "Available KV cache memory: 36.56 GiB" and no GPU total: the GPU
+  // named beside it, NVIDIA A100-SXM4-80GB, is 81,920 MiB in the hardware
+  // table, 81,920 x 1,048,576 = 85,899,345,920 B, and that total prices the
+  // available KV memory (modelled) instead of standing as its input.
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-myoceane-gpt-oss-20b-a100-80gb-v0190.config.json");
+  options.gpu_name = "NVIDIA A100-SXM4-80GB";
+  options.version = "0.19.0";
+  options.command = "vllm serve openai/gpt-oss-20b --max-model-len 131072 --gpu-memory-utilization 0.65";
+  const LogCheck c = check("vllm", "vllm-myoceane-gpt-oss-20b-a100-80gb-v0190.log", options);
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(kv, nullptr);
+  ASSERT_TRUE(kv->memfit.has_value());
+  EXPECT_EQ(kv->basis, FigureBasis::kModelled);
+  EXPECT_TRUE(std::any_of(c.log.notes.begin(), c.log.notes.end(), [](const std::string& note) {
+    return note ==
+           "the GPU's total memory is not in the log: the hardware table's for "
+           "'NVIDIA A100-SXM4-80GB', 85899345920 B (docs/hardware.md), prices the available KV memory";
+  }));
+  // A log that prints a KV count beside its available KV memory keeps that
+  // memory as the input the count is priced from exactly: vllm#21348's
+  // "GPU KV cache size: 178,880 tokens" on an H100 the table knows too.
+  LogCheckOptions h100;
+  h100.config_json = read_test_log("vllm", "vllm-21348-qwen3-235b-a22b-fp8-tp4-h100.config.json");
+  h100.gpu_name = "H100";
+  h100.command = "vllm serve /path/to/Qwen3-235B-A22B-FP8 --tensor-parallel-size 4";
+  const LogCheck tp4 = check("vllm", "vllm-21348-qwen3-235b-a22b-fp8-tp4-h100.log", h100);
+  const FigureCheck* input = figure(tp4, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(input, nullptr);
+  EXPECT_FALSE(input->memfit.has_value());
+  EXPECT_EQ(figure(tp4, "total", LogFigure::kKvTokens)->basis, FigureBasis::kExact);
+  // vllm#44376: DeepSeek-V4-Flash at TP 2 on GH200s (97,871 MiB in the
+  // table) had 5.44 GiB of KV memory; its config prices 137 GiB of weights
+  // a rank, more than the GPU: memfit's 0 says that, not a profile default.
+  LogCheckOptions gh200;
+  gh200.config_json = read_test_log("vllm", "vllm-44376-deepseek-v4-flash-tp2-ep-gh200.config.json");
+  gh200.gpu_name = "NVIDIA GH200 480GB";
+  gh200.command = "vllm serve DeepSeek-V4-Flash --tensor-parallel-size 2 --gpu-memory-utilization 0.95";
+  const LogCheck v4 = check("vllm", "vllm-44376-deepseek-v4-flash-tp2-ep-gh200.log", gh200);
+  const FigureCheck* none = figure(v4, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(none, nullptr);
+  EXPECT_EQ(none->memfit, 0u);
+  EXPECT_EQ(none->note.rfind("memfit leaves no KV memory: its weights, ", 0), 0u) << none->note;
+}
+
 LogCheckOptions vllm_10517_29k() {
   LogCheckOptions options;
   options.config_json = read_test_log("vllm", "vllm-10517-llama31-8b-rtx3090-29k.config.json");

@@ -140,6 +140,22 @@ TEST(VllmLog, V1CapacityLines) {
   EXPECT_EQ(setting_of(log, "max_model_len"), "32768");
 }
 
+TEST(VllmLog, TheValueErrorOfTooLittleKvMemoryGivesTheAvailableMemory) {
+  // vllm-project/vllm#34076 (0.15.2rc1, PP 2): the excerpt is the one
+  // ValueError of _check_enough_kv_cache_memory, "... which is larger than
+  // the available KV cache memory (3.18 GiB)": the log is vLLM's, and
+  // 318 x 2^30 / 100 = 341,449,900,032 / 100 = 3,414,499,000.32 -> 3,414,499,000 B is the available
+  // KV memory; "(24.0 GiB KV cache is needed" is no figure.
+  const RuntimeLog log = read("vllm-34076-qwen3-coder-30b-a3b-fp8-pp2-rtx5070ti-5090d.log");
+  EXPECT_EQ(log.runtime, "vllm");
+  const PrintedFigure* kv = find_figure(log, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->value, 3'414'499'000u);
+  EXPECT_EQ(std::count_if(log.figures.begin(), log.figures.end(),
+                          [](const PrintedFigure& f) { return f.figure == LogFigure::kKvCacheAvailable; }),
+            1);
+}
+
 TEST(VllmLog, EngineConfigLineGivesTheSettings) {
   const std::string text =
       "INFO 08-05 10:12:36 [api_server.py:1805] vLLM API server version 0.10.1.1\n"
