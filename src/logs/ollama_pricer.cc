@@ -162,15 +162,15 @@ void note_own_engine_graph(const EstimateRun& run, std::vector<FigureCheck>& fig
     };
     const bool replayed = mirrored && blocks > 0 && std::any_of(devices.begin(), devices.end(), runs_all);
     if (replayed && c.printed.device == "CPU") {
-      c.note = "Ollama's own engine's graph (model/models/qwen3 Forward, the reserved batch's outputs one "
-               "row a sequence), replayed with ggml-alloc's rules";
+      c.note = "Ollama's own engine's graph (its model's Forward under model/models; the reserved batch's "
+               "outputs one row a sequence), replayed with ggml-alloc's rules";
     } else if (replayed) {
       c.note = "Ollama's own engine's graph replayed with ggml-alloc's rules; a CUDA or ROCm record adds "
                "the backend's pool of kernel temporaries (Ollama's 0020-ggml-No-alloc-mode.patch: "
                "ggml_backend_cuda_buffer_size), which memfit does not price";
     } else {
       c.note = "Ollama's own engine (runner --ollama-engine) builds its own graph: memfit mirrors "
-               "qwen3 and qwen3moe on the device that runs every block, and prices llama.cpp's "
+               "qwen3, qwen3moe and BERT on the device that runs every block, and prices llama.cpp's "
                "compute buffer in its place otherwise";
     }
   }

@@ -148,6 +148,91 @@ Graph build(const Qwen3Shape& s, const EngineGraphRun& run, uint64_t n_tok, uint
   return g;
 }
 
+// model/models/bert/embed.go's Forward (all-MiniLM, BERT's encoders; no
+// cache, no RoPE): the token rows plus the token type's row and the
+// position rows, a LayerNorm; per layer Q, K, V with their biases,
+// nn.Attention expanding Q, then K and V, and ScaledDotProductAttention
+// without a cache or flash attention (V permuted contiguous, the scores soft-maxed in place, their product
+// permuted contiguous), the output projection, residual and LayerNorm, the
+// GELU FFN, residual and LayerNorm; then mean pooling (transposed
+// contiguous, mean, transposed back) and the L2 norm. ggml_norm does not
+// run in place (Op::kOther); the bias adds, GELU and softmax do.
+struct BertShape {
+  uint64_t layers = 0;
+  uint64_t hidden = 0;
+  uint64_t heads = 0;
+  uint64_t head_dim = 0;
+  uint64_t ffn = 0;
+};
+
+int layer_norm(Graph& g, int x, int w) {
+  const int norm = g.op(Op::kOther, Type::kF32, g.at(x).ne, {x}, "norm");
+  return g.op(Op::kAdd, Type::kF32, g.at(x).ne, {g.op(Op::kMul, Type::kF32, g.at(x).ne, {norm, w}), w});
+}
+
+// nn.Linear with a bias: the product, then the bias added in place.
+int linear(Graph& g, int w, int x, uint64_t rows) {
+  const int y = lg::mul_mat(g, w, x, rows);
+  return g.op(Op::kAdd, Type::kF32, g.at(y).ne, {y, w});
+}
+
+Graph build_bert(const BertShape& s, uint64_t n_tok) {
+  Graph g;
+  g.reserve(64 + s.layers * 48);
+  const int w = g.external();
+  const int tokens = g.external("tokens");
+  const int positions = g.external("positions");
+  int h = g.op(Op::kOther, Type::kF32, {s.hidden, n_tok, 1, 1}, {w, tokens}, "token_embd");
+  h = g.op(Op::kAdd, Type::kF32, {s.hidden, n_tok, 1, 1}, {h, w}, "token_types");
+  const int pos = g.op(Op::kOther, Type::kF32, {s.hidden, n_tok, 1, 1}, {w, positions}, "position_embd");
+  h = layer_norm(g, g.op(Op::kAdd, Type::kF32, {s.hidden, n_tok, 1, 1}, {h, pos}), w);
+  for (uint64_t il = 0; il < s.layers; ++il) {
+    const int residual = h;
+    const int q = g.reshape(linear(g, w, h, s.heads * s.head_dim), {s.head_dim, s.heads, n_tok, 1});
+    const int k = g.reshape(linear(g, w, h, s.heads * s.head_dim), {s.head_dim, s.heads, n_tok, 1});
+    const int v = g.reshape(linear(g, w, h, s.heads * s.head_dim), {s.head_dim, s.heads, n_tok, 1});
+    // nn.Attention's ctx.Forward(query), then ctx.Forward(key, value).
+    g.expand(q);
+    g.expand(k);
+    g.expand(v);
+    const int v_cont = g.op(Op::kOther, Type::kF32, {n_tok, s.head_dim, s.heads, 1}, {g.permute(v, 1, 2, 0, 3)},
+                            "v_cont");
+    const int kq = g.op(Op::kOther, Type::kF32, {n_tok, n_tok, s.heads, 1},
+                        {g.permute(k, 0, 2, 1, 3), g.permute(q, 0, 2, 1, 3)}, "kq");
+    const int soft = g.op(Op::kSoftMax, Type::kF32, g.at(kq).ne, {kq}, "kq_soft_max");
+    const int kqv = g.op(Op::kOther, Type::kF32, {s.head_dim, n_tok, s.heads, 1}, {v_cont, soft}, "kqv");
+    const int attn = g.op(Op::kOther, Type::kF32, {s.head_dim * s.heads, n_tok, 1, 1}, {g.permute(kqv, 0, 2, 1, 3)},
+                          "kqv_cont");
+    const int out = linear(g, w, attn, s.hidden);
+    h = layer_norm(g, g.op(Op::kAdd, Type::kF32, g.at(out).ne, {out, residual}), w);
+    const int residual2 = h;
+    const int up = g.op(Op::kUnary, Type::kF32, {s.ffn, n_tok, 1, 1}, {linear(g, w, h, s.ffn)}, "gelu");
+    const int down = linear(g, w, up, s.hidden);
+    h = layer_norm(g, g.op(Op::kAdd, Type::kF32, g.at(down).ne, {down, residual2}), w);
+  }
+  const int t = g.op(Op::kOther, Type::kF32, {n_tok, s.hidden, 1, 1}, {g.permute(h, 1, 0, 2, 3)}, "pool_cont");
+  const int mean = g.op(Op::kOther, Type::kF32, {1, s.hidden, 1, 1}, {t}, "mean");
+  const int back = g.op(Op::kOther, Type::kF32, {s.hidden, 1, 1, 1}, {g.permute(mean, 1, 0, 2, 3)}, "pool_out");
+  g.expand(g.op(Op::kOther, Type::kF32, {s.hidden, 1, 1, 1}, {back}, "l2_norm"));
+  return g;
+}
+
+std::optional<BertShape> bert_shape(const ModelSpec& spec) {
+  // BERT proper (all-MiniLM, bge): not nomic-bert or Jina (other Forwards).
+  if (spec.model_type != "bert" || spec.family == "jina_bert_v2" || spec.layers.empty() ||
+      spec.layers.size() > lg::kMaxLayers) {
+    return {};
+  }
+  const ModelGeometry& geo = spec.geometry;
+  BertShape s{.layers = spec.layers.size(), .hidden = geo.hidden, .heads = geo.heads,
+              .head_dim = geo.head_dim, .ffn = geo.intermediate};
+  for (uint64_t v : {s.hidden, s.heads, s.head_dim, s.heads * s.head_dim, s.ffn}) {
+    if (v == 0 || v >= lg::kMaxFactor) return {};
+  }
+  if (64 + s.layers * 48 > lg::kMaxTensors) return {};
+  return s;
+}
+
 bool is_qwen3(std::string_view model_type) {
   return model_type == "qwen3" || model_type == "qwen3moe" || model_type == "qwen3_moe";
 }
@@ -177,22 +262,37 @@ std::optional<Qwen3Shape> qwen3_shape(const ModelSpec& spec) {
 
 }  // namespace
 
-bool mirrors_engine_graph(const ModelSpec& spec) { return qwen3_shape(spec).has_value(); }
+bool mirrors_engine_graph(const ModelSpec& spec) {
+  return qwen3_shape(spec).has_value() || bert_shape(spec).has_value();
+}
 
 Result<std::optional<uint64_t>> engine_graph_bytes(const ModelSpec& spec, const EngineGraphRun& run) {
-  const std::optional<Qwen3Shape> s = qwen3_shape(spec);
-  if (!s || run.num_batch == 0 || run.num_batch >= lg::kMaxFactor || run.parallel == 0 ||
-      run.parallel >= lg::kMaxFactor || run.cells == 0 || run.cells >= lg::kMaxFactor) {
+  if (run.num_batch == 0 || run.num_batch >= lg::kMaxFactor || run.parallel == 0 ||
+      run.parallel >= lg::kMaxFactor || run.cells >= lg::kMaxFactor) {
     return std::optional<uint64_t>();
   }
+  const uint64_t align = run.on_gpu ? llamacpp::kGpuTensorAlignment : llamacpp::kCpuTensorAlignment;
+  uint64_t best = 0;
+  if (const std::optional<BertShape> bert = bert_shape(spec)) {
+    // An encoder's batch is its context ("model does not support caching,
+    // setting batch size to context length", runner.go): the load
+    // request's KvSize when it is the larger, and the one-token graph.
+    const uint64_t batch = std::max(run.num_batch, run.context);
+    if (batch >= lg::kMaxFactor) return std::optional<uint64_t>();
+    for (uint64_t n_tok : {batch, uint64_t{1}}) {
+      Result<uint64_t> bytes = ggml_graph::replay_allocation(build_bert(*bert, n_tok), align);
+      if (!bytes) return bytes.error();
+      best = std::max(best, *bytes);
+    }
+    return std::optional<uint64_t>(best);
+  }
+  const std::optional<Qwen3Shape> s = qwen3_shape(spec);
+  if (!s || run.cells == 0) return std::optional<uint64_t>();
   // The prompt batch (num_batch tokens, `parallel` outputs), then one token
   // (reserveWorstCaseGraph(false)); Outputs stays `parallel` rows
   // in both (Empty(ml.DTypeI32, s.parallel)).
-  uint64_t best = 0;
   for (uint64_t n_tok : {run.num_batch, uint64_t{1}}) {
-    const uint64_t n_out = run.parallel;
-    const uint64_t align = run.on_gpu ? llamacpp::kGpuTensorAlignment : llamacpp::kCpuTensorAlignment;
-    Result<uint64_t> bytes = ggml_graph::replay_allocation(build(*s, run, n_tok, n_out), align);
+    Result<uint64_t> bytes = ggml_graph::replay_allocation(build(*s, run, n_tok, run.parallel), align);
     if (!bytes) return bytes.error();
     best = std::max(best, *bytes);
   }

@@ -42,6 +42,7 @@ struct EngineGraphRun {
   uint64_t num_batch = 0;   // the prompt batch's tokens (the load request's BatchSize)
   uint64_t parallel = 1;    // its Outputs: one row a sequence
   uint64_t cells = 0;       // the cache's cells, padded (every sequence's)
+  uint64_t context = 0;     // the load request's KvSize: num_ctx x parallel
   bool flash_attention = true;
   bool on_gpu = true;          // false: the host runs the blocks (a CPU-only run)
   bool output_layer = true;    // the output norm and the logits run there too

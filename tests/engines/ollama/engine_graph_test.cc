@@ -80,6 +80,30 @@ TEST(OllamaEngineGraph, TheRaspberryPiRecordsOfQwen3Coder30B) {
   EXPECT_EQ(bytes(qwen3moe_30b(), run), 96u << 20);
 }
 
+TEST(OllamaEngineGraph, BertsBatchIsItsContextAndVsHoleStays) {
+  // all-MiniLM-L6-v2 (6 blocks, hidden 384, 12 heads of 32, FFN 1,536,
+  // vocabulary 30,522) with KvSize 256 and BatchSize 256, on the host: a
+  // row set is 4 x 384 x 256 = 393,216 B. At layer 0's scores: Q at 0
+  // (nn.Attention expands Q, then K and V), the layer's input (the
+  // embeddings' LayerNorm) at 393,216, K at 786,432, V's freed place at
+  // 1,179,648 (V is copied permuted, then freed), V's copy at 1,572,864,
+  // and the scores, 4 x 256 x 256 x 12 = 3,145,728, above: 1,966,080 +
+  // 3,145,728 = 5,111,808 B (4.875 MiB; Ollama 0.16.3 prints "4.9 MiB").
+  ModelSpec s;
+  s.model_type = "bert";
+  s.geometry = {6, 384, 12, 12, 32, 1536, 30522};
+  s.layers.assign(6, LayerCache{LayerKind::kFullAttention, 0, 0, 0, 0});
+  s.embedding.bidirectional = true;
+  EngineGraphRun run{.num_batch = 256, .parallel = 1, .cells = 256, .context = 256, .flash_attention = false,
+                     .on_gpu = false, .output_layer = true};
+  EXPECT_EQ(bytes(s, run), 5111808u);
+  // A context past the batch is the batch ("model does not support
+  // caching, setting batch size to context length"): 512 tokens, the
+  // scores alone 4 x 512 x 512 x 12 = 12,582,912 B, more than before.
+  run.context = 512;
+  EXPECT_GT(bytes(s, run), 12582912u);
+}
+
 TEST(OllamaEngineGraph, OtherFamiliesAreNotMirrored) {
   // A sliding-window layer (gemma3, gpt-oss) or another architecture:
   // nullopt, llama.cpp's phases stay (modelled).
@@ -87,6 +111,7 @@ TEST(OllamaEngineGraph, OtherFamiliesAreNotMirrored) {
   windowed.layers[0].kind = LayerKind::kSlidingWindow;
   ModelSpec llama = toy_qwen3();
   llama.model_type = "llama";
+  // (BERT's Forward is mirrored: BertsBatchIsItsContextAndVsHoleStays.)
   const EngineGraphRun run{.num_batch = 16, .parallel = 1, .cells = 256};
   for (const ModelSpec& spec : {windowed, llama}) {
     EXPECT_FALSE(ollama::mirrors_engine_graph(spec));
