@@ -57,7 +57,10 @@ Inputs graph_inputs(Graph& g, const Qwen3Shape& s, const EngineGraphRun& run, ui
     in.pos = g.input(Type::kI32, {n_tok, 1, 1, 1}, "positions#copy");
     in.slots = g.input(Type::kI32, {n_tok, 1, 1, 1}, "slots#copy");
     in.outputs = g.input(Type::kI32, {n_out, 1, 1, 1}, "outputs#copy");
-    in.mask = g.input(Type::kF32, {run.cells, n_tok, 1, 1}, "mask#copy");
+    // The mask's copy: F32 when the graph casts it, else of the mask's
+    // type (F16 under flash attention).
+    const Type mask_type = run.mask_cast || !run.flash_attention ? Type::kF32 : Type::kF16;
+    in.mask = g.input(mask_type, {run.cells, n_tok, 1, 1}, "mask#copy");
   } else {
     const int tokens = g.external("tokens");
     in.rows = g.op(Op::kOther, Type::kF32, {s.hidden, n_tok, 1, 1}, {in.weight, tokens}, "token_embd");
@@ -109,7 +112,7 @@ Graph build(const Qwen3Shape& s, const EngineGraphRun& run, uint64_t n_tok, uint
   g.reserve(tensor_bound(s));
   const Inputs in = graph_inputs(g, s, run, n_tok, n_out);
   // buildMask's cast, made once and read by every layer.
-  const int mask = run.flash_attention
+  const int mask = run.flash_attention && run.mask_cast
                        ? g.op(Op::kOther, Type::kF16, {run.cells, n_tok, 1, 1}, {in.mask}, "mask_f16")
                        : in.mask;
   int h = in.rows;

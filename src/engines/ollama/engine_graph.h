@@ -44,6 +44,9 @@ struct EngineGraphRun {
   uint64_t cells = 0;       // the cache's cells, padded (every sequence's)
   uint64_t context = 0;     // the load request's KvSize: num_ctx x parallel
   bool flash_attention = true;
+  // The mask an F32 input cast in the graph (from v0.12.7), else an input
+  // of the mask's type (releases.h, own_engine_reserve_casts_mask).
+  bool mask_cast = true;
   bool on_gpu = true;          // false: the host runs the blocks (a CPU-only run)
   bool output_layer = true;    // the output norm and the logits run there too
 };

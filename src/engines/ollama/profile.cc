@@ -60,7 +60,9 @@ Status price_own_engine_graph(const Model& model, const OllamaDecisions& d, Llam
     if (blocks == 0 || device.blocks != blocks) continue;
     const ollama::EngineGraphRun run{.num_batch = d.num_batch, .parallel = d.parallel, .cells = cells,
                                      .context = (CheckedBytes(d.context.num_ctx) * d.parallel).saturated(),
-                                     .flash_attention = flash, .on_gpu = device.device != "cpu",
+                                     .flash_attention = flash,
+                                     .mask_cast = ollama::own_engine_reserve_casts_mask(d.release),
+                                     .on_gpu = device.device != "cpu",
                                      .output_layer = device.output_layer};
     Result<std::optional<uint64_t>> graph = ollama::engine_graph_bytes(model.spec, run);
     if (!graph) return graph.error();

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engines/ollama/releases.h"
+
 namespace memfit {
 namespace {
 
@@ -78,6 +80,27 @@ TEST(OllamaEngineGraph, TheRaspberryPiRecordsOfQwen3Coder30B) {
   EXPECT_EQ(bytes(qwen3moe_30b(), run), 88u << 20);
   run.cells = 16384;
   EXPECT_EQ(bytes(qwen3moe_30b(), run), 96u << 20);
+}
+
+TEST(OllamaEngineGraph, BeforeV0127TheReservedMaskIsAnInput) {
+  // Qwen3 1.7B (28 blocks, hidden 2048, 16 heads / 8 KV heads of 128, FFN
+  // 6,144), 4,096 cells, 512 tokens, flash attention, on the host. From
+  // v0.12.7 the F16 cast of the mask, 2 x 4,096 x 512 = 4,194,304 B, is in
+  // the graph: 54,525,952 B (52 MiB). Before, the reservation took an
+  // empty F16 input instead (1c093e97a), out of this buffer: 4 MiB less,
+  // 50,331,648 B (48 MiB), what a public report of Ollama 0.12.6 running
+  // qwen3:1.7b on the host prints ("compute graph" device=CPU 48.0 MiB).
+  ModelSpec s;
+  s.model_type = "qwen3";
+  s.geometry = {28, 2048, 16, 8, 128, 6144, 151936};
+  s.layers.assign(28, LayerCache{LayerKind::kFullAttention, 2048, 0, 0, 0});
+  EngineGraphRun run{.num_batch = 512, .parallel = 1, .cells = 4096, .context = 4096, .flash_attention = true,
+                     .on_gpu = false, .output_layer = true};
+  EXPECT_EQ(bytes(s, run), 52u << 20);
+  run.mask_cast = false;
+  EXPECT_EQ(bytes(s, run), 48u << 20);
+  EXPECT_TRUE(ollama::own_engine_reserve_casts_mask(ollama::OllamaRelease{0, 12, 7}));
+  EXPECT_FALSE(ollama::own_engine_reserve_casts_mask(ollama::OllamaRelease{0, 12, 6}));
 }
 
 TEST(OllamaEngineGraph, BertsBatchIsItsContextAndVsHoleStays) {
