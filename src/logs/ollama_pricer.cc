@@ -11,8 +11,13 @@
 // compared as the llama.cpp pricer compares them.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <any>
+
 #include "engines/llamacpp/parts.h"
+#include "engines/ollama/engine_graph.h"
 #include "engines/ollama/releases.h"
+#include "engines/ollama/settings.h"
 #include "logs/log_pricer.h"
 #include "memfit/llamacpp.h"
 #include "memfit/request.h"
@@ -135,6 +140,42 @@ Status as_ollama(const RuntimeLog& log, EstimateRequest& r, std::vector<std::str
   return Status::Ok();
 }
 
+// The notes of an own-engine run's compute rows (see compare).
+void note_own_engine_graph(const EstimateRun& run, std::vector<FigureCheck>& figures) {
+  const std::vector<LlamaCppDeviceUsage>& devices = run.llamacpp->placement.devices;
+  const uint64_t blocks = run.model->spec.layers.size();
+  const bool mirrored = ollama::mirrors_engine_graph(run.model->spec);
+  // With every block on GPUs the host's graph is the own engine's token
+  // rows (engines/ollama/engine_cache.h, own_engine_host_graph_bytes).
+  const bool host_rows = devices.size() > 1 && devices.back().device == "cpu" && devices.back().blocks == 0;
+  for (FigureCheck& c : figures) {
+    // llama.cpp's notes (op offload, BERT's rows) are not this engine's.
+    if (c.printed.figure != LogFigure::kCompute || !c.memfit) continue;
+    if (host_rows && c.printed.device == "CPU") {
+      c.note = "Ollama's own engine with every block on GPUs: the host's graph is the token rows "
+               "(n_embd x num_batch x 4 B; the output layer's rows for each sequence when it is "
+               "there), the graph's inputs in buffers of their own (ml/backend/ggml/ggml.go)";
+      continue;
+    }
+    const auto runs_all = [&](const LlamaCppDeviceUsage& d) {
+      return d.blocks == blocks && (d.device == "cpu") == (c.printed.device == "CPU");
+    };
+    const bool replayed = mirrored && blocks > 0 && std::any_of(devices.begin(), devices.end(), runs_all);
+    if (replayed && c.printed.device == "CPU") {
+      c.note = "Ollama's own engine's graph (its model's Forward under model/models; the reserved batch's "
+               "outputs one row a sequence), replayed with ggml-alloc's rules";
+    } else if (replayed) {
+      c.note = "Ollama's own engine's graph replayed with ggml-alloc's rules; a CUDA or ROCm record adds "
+               "the backend's pool of kernel temporaries (Ollama's 0020-ggml-No-alloc-mode.patch: "
+               "ggml_backend_cuda_buffer_size), which memfit does not price";
+    } else {
+      c.note = "Ollama's own engine (runner --ollama-engine) builds its own graph: memfit mirrors "
+               "qwen3, qwen3moe and BERT on the device that runs every block, and prices llama.cpp's "
+               "compute buffer in its place otherwise";
+    }
+  }
+}
+
 class OllamaPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "ollama"; }
@@ -175,24 +216,13 @@ class OllamaPricer final : public LogPricer {
                "memfit prices the logits alone";
     }
     // Ollama's own engine builds its graph in Go (ml/backend/ggml and the
-    // model's package under model/models), not llama.cpp's: its compute
-    // buffers are priced with llama.cpp's phases, a stand-in.
-    if (const LogSetting* runner = log.setting("ollama_runner"); runner != nullptr && runner->value == "ollama") {
-      // With every block on GPUs the host's graph is the own engine's token
-      // rows (engines/ollama/engine_cache.h, own_engine_host_graph_bytes).
-      const std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
-      const bool host_rows = devices.size() > 1 && devices.back().device == "cpu" && devices.back().blocks == 0;
-      for (FigureCheck& c : figures) {
-        if (c.printed.figure != LogFigure::kCompute || !c.memfit || !c.note.empty()) continue;
-        if (host_rows && c.printed.device == "CPU") {
-          c.note = "Ollama's own engine with every block on GPUs: the host's graph is the token rows "
-                   "(n_embd x num_batch x 4 B; the output layer's rows for each sequence when it is "
-                   "there), the graph's inputs in buffers of their own (ml/backend/ggml/ggml.go)";
-          continue;
-        }
-        c.note = "Ollama's own engine (runner --ollama-engine) builds its own graph: memfit prices "
-                 "llama.cpp's compute buffer in its place";
-      }
+    // model's package under model/models), not llama.cpp's: the device that
+    // runs every block has that graph replayed where memfit mirrors the
+    // family (engines/ollama/engine_graph.h), else llama.cpp's phases, a
+    // stand-in.
+    const auto* decisions = std::any_cast<ollama::OllamaDecisions>(&run.engine_estimate);
+    if (decisions != nullptr && decisions->runner == ollama::OllamaRunner::kOllama) {
+      note_own_engine_graph(run, figures);
     }
     // A release before v0.11.5 is priced with its one cache; a log that
     // names no release is priced with the pinned runner's streams.

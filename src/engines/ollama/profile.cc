@@ -11,6 +11,7 @@
 #include "engines/builtin.h"
 #include "engines/llamacpp/speed_plan.h"
 #include "engines/ollama/engine_cache.h"
+#include "engines/ollama/engine_graph.h"
 #include "engines/ollama/fields.h"
 #include "engines/ollama/fit.h"
 #include "engines/ollama/plan.h"
@@ -28,28 +29,58 @@ using ollama::OllamaRequest;
 
 const EngineProfile& llamacpp_profile() { return *EngineRegistry::instance().find("llamacpp"); }
 
-// Ollama's own engine with every block on GPUs: the host's graph is its
-// token rows (and the output layer's rows), not llama.cpp's
-// (engine_cache.h, own_engine_host_graph_bytes); the host's and the
-// estimate's totals follow. A run with blocks on the host keeps llama.cpp's
-// phases, a stand-in (docs/engine-ollama.md, "Ollama's own engine").
-void price_own_engine_host_graph(const Model& model, const OllamaDecisions& d, LlamaCppEstimate& e) {
-  std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
-  if (d.runner != ollama::OllamaRunner::kOllama || devices.size() < 2) return;
-  LlamaCppDeviceUsage& host = devices.back();
-  if (host.device != "cpu" || host.blocks > 0) return;
-  const ModelGeometry& g = model.spec.geometry;
-  const uint64_t graph = ollama::own_engine_host_graph_bytes(g.hidden, g.vocab, d.num_batch, d.parallel,
-                                                             host.output_layer);
-  const uint64_t before = host.compute_bytes;
-  host.compute_bytes = graph;
-  host.total_bytes = (CheckedBytes(host.total_bytes) - before + graph).saturated();
+// A device's compute buffer replaced by `graph` bytes, with the device's,
+// the estimate's totals and the fit following.
+void set_device_graph(LlamaCppDeviceUsage& device, uint64_t graph, LlamaCppEstimate& e) {
+  const uint64_t before = device.compute_bytes;
+  device.compute_bytes = graph;
+  device.total_bytes = (CheckedBytes(device.total_bytes) - before + graph).saturated();
   e.compute_bytes = (CheckedBytes(e.compute_bytes) - before + graph).saturated();
   e.total_bytes = (CheckedBytes(e.total_bytes) - before + graph).saturated();
-  host.fits = host.total_bytes <= host.usable_bytes;
-  host.short_bytes = host.fits ? 0 : host.total_bytes - host.usable_bytes;
+  device.fits = device.total_bytes <= device.usable_bytes;
+  device.short_bytes = device.fits ? 0 : device.total_bytes - device.usable_bytes;
+}
+
+// Ollama's own engine builds its own graph (engine_graph.h): the device
+// that runs every block has that graph's replay where memfit mirrors the
+// family (qwen3, qwen3moe); a host that runs no block has its token rows
+// and output rows (engine_cache.h, own_engine_host_graph_bytes). Any other
+// device keeps llama.cpp's phases, a stand-in (docs/engine-ollama.md,
+// "Ollama's own engine").
+Status price_own_engine_graph(const Model& model, const OllamaDecisions& d, LlamaCppEstimate& e) {
+  if (d.runner != ollama::OllamaRunner::kOllama) return Status::Ok();
+  std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
+  const uint64_t blocks = model.spec.layers.size();
+  const bool flash = d.flash_attn == FlashAttn::kOn;
+  const uint64_t pad = ollama::own_engine_cache_padding(d.release, flash);
+  const uint64_t cells = round_up(CheckedBytes(d.context.num_ctx) * d.parallel, pad).value().value_or(0);
+  // llama.cpp's replay of its own graph is not this engine's.
+  e.compute_replayed = false;
+  for (LlamaCppDeviceUsage& device : devices) {
+    if (blocks == 0 || device.blocks != blocks) continue;
+    const ollama::EngineGraphRun run{.num_batch = d.num_batch, .parallel = d.parallel, .cells = cells,
+                                     .context = (CheckedBytes(d.context.num_ctx) * d.parallel).saturated(),
+                                     .flash_attention = flash,
+                                     .mask_cast = ollama::own_engine_reserve_casts_mask(d.release),
+                                     .on_gpu = device.device != "cpu",
+                                     .output_layer = device.output_layer};
+    Result<std::optional<uint64_t>> graph = ollama::engine_graph_bytes(model.spec, run);
+    if (!graph) return graph.error();
+    if (!graph->has_value()) continue;
+    set_device_graph(device, **graph, e);
+    // A run on the host alone: the record is the replay (no pool).
+    e.compute_replayed = devices.size() == 1 && !run.on_gpu;
+  }
+  if (devices.size() >= 2 && devices.back().device == "cpu" && devices.back().blocks == 0) {
+    const ModelGeometry& g = model.spec.geometry;
+    set_device_graph(devices.back(),
+                     ollama::own_engine_host_graph_bytes(g.hidden, g.vocab, d.num_batch, d.parallel,
+                                                         devices.back().output_layer),
+                     e);
+  }
   e.placement.fits = std::all_of(devices.begin(), devices.end(), [](const auto& u) { return u.fits; });
   e.fits = e.placement.fits;
+  return Status::Ok();
 }
 
 // The common fields Ollama names otherwise.
@@ -133,8 +164,11 @@ class OllamaProfile final : public ollama::OllamaCommands {
 
   Status estimate(const EstimateRequest& r, EstimateRun& run) const override {
     if (Status s = llamacpp_profile().estimate(r, run); !s) return s;
-    price_own_engine_host_graph(*run.model, std::any_cast<const OllamaDecisions&>(run.engine_settings),
-                                *run.llamacpp);
+    if (Status s = price_own_engine_graph(*run.model, std::any_cast<const OllamaDecisions&>(run.engine_settings),
+                                          *run.llamacpp);
+        !s) {
+      return s;
+    }
     run.engine_estimate = run.engine_settings;
     return Status::Ok();
   }

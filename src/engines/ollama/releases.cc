@@ -105,6 +105,8 @@ constexpr ReleaseDifference kDifferences[] = {
                        "(kv_size = num_ctx x parallel, the attention over all of it) and a "
                        "sliding-window layer's cache the whole context"},
     {"before v0.12.4", "flash attention off unless OLLAMA_FLASH_ATTENTION is set"},
+    {"before v0.12.7", "Ollama's own engine reserves its graph with the mask an input of the "
+                       "mask's type, no cast in the graph (1c093e97a)"},
     {"before v0.13.2", "without flash attention its llama.cpp (b6840 and older) pads the "
                        "cells to 32"},
     {"before v0.12.11", "llama.cpp's runner gets the layers llm/memory.go's estimate places "
@@ -190,6 +192,8 @@ bool flash_attention_by_default(std::string_view architecture, const OllamaRelea
 uint64_t own_engine_cache_padding(const OllamaRelease& release, bool flash_attention) {
   return flash_attention || release >= v(0, 13, 2) ? 256 : 32;
 }
+
+bool own_engine_reserve_casts_mask(const OllamaRelease& release) { return release >= v(0, 12, 7); }
 
 bool llama_runner_flash_attention_auto(const OllamaRelease& release) { return release >= v(0, 13, 5); }
 

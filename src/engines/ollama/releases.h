@@ -58,6 +58,13 @@ bool ollama_engine_required(std::string_view architecture, const OllamaRelease& 
 // 256 after.
 uint64_t own_engine_cache_padding(const OllamaRelease& release, bool flash_attention);
 
+// Whether the own engine's reserved graph builds its mask as the other
+// batches do, an F32 input cast in the graph to the backend's mask type,
+// from v0.12.7 ("kvcache: Remove special case for reservation mask",
+// 1c093e97a: the reservation had taken an empty input of the mask type,
+// which "can also skip a cast operation"); before, that input alone.
+bool own_engine_reserve_casts_mask(const OllamaRelease& release);
+
 // OLLAMA_FLASH_ATTENTION's default for `architecture` in `release`
 // (fs/ggml GGML.FlashAttention, from v0.12.4; off before).
 bool flash_attention_by_default(std::string_view architecture, const OllamaRelease& release);
