@@ -10,6 +10,7 @@
 // mix, a synthetic model) disagrees and keeps the block-spread weights.
 // docs/check-log.md, "Rebuilt from llama.cpp's dump".
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -18,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "engines/llamacpp/quantize_options.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "logs/log_model.h"
 #include "memfit/checked_math.h"
@@ -138,31 +140,37 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
   return out;
 }
 
-// The rebuilt GGUF of `type` when it holds the log's counts by type and
-// its bytes lie within the printed size's rounding; an error saying which
-// differ otherwise.
-Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
-                              const ConvertedFrom& from, const llamacpp::GgufFileType& type,
-                              const TypeCounts& printed) {
+// Three things the dump does not announce: the output layer's own
+// matrix (absent when tied to token_embd), the converter's rope_freqs (a
+// llama3-scaled rope bakes its factors into that F32 tensor, and the
+// GGUF keeps no key of the scaling; Phi-3's longrope, two) and an
+// encoder's classification head (a reranker converted from
+// *ForSequenceClassification; its GGUF need not say rank pooling): the
+// counts decide.
+// A fourth for glm4: whether the checkpoint's Q/K/V lack biases (for
+// phi, whether they are one fused attn_qkv)
+// (Glm4Config's attention_bias, True by default, False in GLM-4-32B-0414
+// and GLM-Z1-32B; the GGUF keeps no key of it, and llama.cpp's loader
+// takes either: bq/bk/bv are TENSOR_NOT_REQUIRED).
+struct Variant {
+  bool tied = false;
+  bool llama3_rope = false;
+  bool head = false;
+  bool no_qkv_bias = false;
+};
+
+// One rebuild to try: the release's rules and the dump's unannounced
+// variant.
+struct Attempt {
+  llamacpp::QuantizeRules rules;
+  Variant variant;
+};
+
+// The rule sets that changed between llama-quantize releases (the file's
+// quantizing build is not in the log): the pinned release's first, then
+// the older; each with every variant the architecture has.
+std::vector<Attempt> attempts_for(const Model& rebuilt, const ConvertedFrom& from) {
   const std::string& model_type = from.model_type;
-  // Three things the dump does not announce: the output layer's own
-  // matrix (absent when tied to token_embd), the converter's rope_freqs (a
-  // llama3-scaled rope bakes its factors into that F32 tensor, and the
-  // GGUF keeps no key of the scaling; Phi-3's longrope, two) and an
-  // encoder's classification head (a reranker converted from
-  // *ForSequenceClassification; its GGUF need not say rank pooling): the
-  // counts decide.
-  // A fourth for glm4: whether the checkpoint's Q/K/V lack biases (for
-  // phi, whether they are one fused attn_qkv)
-  // (Glm4Config's attention_bias, True by default, False in GLM-4-32B-0414
-  // and GLM-Z1-32B; the GGUF keeps no key of it, and llama.cpp's loader
-  // takes either: bq/bk/bv are TENSOR_NOT_REQUIRED).
-  struct Variant {
-    bool tied = false;
-    bool llama3_rope = false;
-    bool head = false;
-    bool no_qkv_bias = false;
-  };
   std::vector<Variant> variants = {{false, false}, {true, false}, {false, true}, {true, true}};
   if (rebuilt.spec.embedding.bidirectional) variants = {{true, false, false}, {true, false, true}};
   // Phi-2's Q/K/V fused or not (ConverterHints::phi2_fused_qkv), as
@@ -172,14 +180,6 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
     variants = {{false, false, false, false}, {true, false, false, false}, {false, false, false, true},
                 {true, false, false, true}};
   }
-  // The rules that changed between llama-quantize releases (the file's
-  // quantizing build is not in the log): the pinned release's first, then
-  // the older; the counts and the size decide (quantize_plan.h,
-  // QuantizeRules).
-  struct Attempt {
-    llamacpp::QuantizeRules rules;
-    Variant variant;
-  };
   std::vector<Attempt> attempts;
   for (bool qk64 : {false, true}) {
     for (bool qkv : {false, true}) {
@@ -188,19 +188,153 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
       }
     }
   }
+  return attempts;
+}
+
+// The model and converter hints of one attempt's variant.
+struct Candidate {
+  Model model;
+  llamacpp::ConverterHints hints;
+};
+
+Candidate candidate_of(const Model& rebuilt, const ConvertedFrom& from, const Variant& v) {
+  const std::string& model_type = from.model_type;
+  Candidate c{rebuilt, from.hints()};
+  c.model.spec.model_type = model_type;
+  c.model.spec.tied_embeddings = v.tied;
+  c.model.spec.embedding.reranker = c.model.spec.embedding.reranker || v.head;
+  // Phi-3's long-context factors are its rope_factors_long/_short.
+  if (v.llama3_rope) c.model.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
+  c.hints.glm4_no_qkv_bias = model_type == "glm4" && v.no_qkv_bias;
+  c.hints.phi2_fused_qkv = model_type == "phi" && v.no_qkv_bias;
+  return c;
+}
+
+// `quantized` as the model the check prices: the rebuilt spec and path,
+// the weights verified against the log, the spread warning replaced by
+// `note`.
+Model accepted(Model quantized, const Model& rebuilt, const Variant& v, std::string note) {
+  Model out = std::move(quantized);
+  out.spec = rebuilt.spec;  // the GGUF architecture and its geometry, as rebuilt
+  out.spec.tied_embeddings = v.tied;
+  out.path = rebuilt.path;
+  out.has_config = rebuilt.has_config;
+  // Checked against the log: every type's count and the file size.
+  out.weights.verified = true;
+  std::erase_if(out.warnings, [](const std::string& w) { return w.starts_with(kSpreadWarning); });
+  out.warnings.push_back(std::move(note));
+  return out;
+}
+
+// What fixes a list's bytes on each device whatever the split: per block
+// ("blk.N"), and per tensor outside the blocks, the tensors' types and
+// bytes (as a multiset: two roles of one shape that trade types leave
+// every device's bytes, CPU_REPACK's copies included, as they were).
+using PlacementKey = std::map<std::string, std::vector<std::pair<std::string, uint64_t>>>;
+
+PlacementKey placement_key(const Model& m) {
+  PlacementKey key;
+  for (const SafetensorsTensor& t : m.tensors) {
+    std::string group = t.name;
+    if (group.starts_with("blk.")) group = group.substr(0, group.find('.', 4));
+    key[group].emplace_back(t.dtype, t.data_bytes);
+  }
+  for (auto& [group, list] : key) std::sort(list.begin(), list.end());
+  return key;
+}
+
+// The printed counts as ggml types; nullopt when the log names a type
+// memfit does not know.
+std::optional<llamacpp::QuantizedFileTotals> file_totals(const TypeCounts& printed, const LogModel& dump) {
+  llamacpp::QuantizedFileTotals totals;
+  for (const auto& [name, n] : printed) {
+    const GgmlTypeTraits* traits = nullptr;
+    for (const GgmlTypeTraits& t : ggml_type_table()) {
+      if (t.name == name) traits = &t;
+    }
+    if (traits == nullptr) return std::nullopt;
+    totals.counts.emplace_back(traits->type, n);
+  }
+  totals.bytes = dump.file_bytes->value;
+  totals.band_bytes = dump.file_bytes->band;
+  return totals;
+}
+
+// When no release's rules alone give the log's counts: the assignments of
+// llama-quantize's options (--token-embedding-type, --output-tensor-type,
+// --pure, --tensor-type by role; engines/llamacpp/quantize_options.h)
+// over every attempt that hold the counts and the size. Kept when they
+// all give every device the same bytes (PlacementKey); an error saying
+// why otherwise.
+Result<Model> rebuilt_with_options(const Model& rebuilt, const LogModel& dump, const ConvertedFrom& from,
+                                   const llamacpp::GgufFileType& type, const TypeCounts& printed) {
+  const std::optional<llamacpp::QuantizedFileTotals> totals = file_totals(printed, dump);
+  if (!totals) return Error("the log names a tensor type memfit does not know");
+  struct Found {
+    Model model;
+    Variant variant;
+    llamacpp::QuantizeRules rules;
+    std::vector<std::string> options;
+  };
+  std::vector<Found> found;
+  for (const auto& [rules, v] : attempts_for(rebuilt, from)) {
+    Candidate c = candidate_of(rebuilt, from, v);
+    Result<std::vector<llamacpp::ConvertedTensor>> tensors =
+        llamacpp::converted_tensors(c.model.spec, from.widths(), &c.hints);
+    if (!tensors) continue;
+    std::vector<llamacpp::TypeChoice> choices;
+    Result<std::vector<GgmlType>> types = llamacpp::quantized_types(c.model.spec, *tensors, type, rules, &choices);
+    if (!types) continue;
+    llamacpp::QuantizeRules effective = rules;
+    if (llamacpp::needs_importance_matrix(type)) effective.imatrix = true;
+    const llamacpp::RulesRebuild rebuild{*tensors, *types, choices, type.default_type, effective};
+    Result<std::vector<llamacpp::OptionsAssignment>> assignments = llamacpp::search_quantize_options(rebuild, *totals);
+    if (!assignments) return Error(fmt::format("no release's rules give the log's counts, and {}",
+                                               assignments.error().detail()));
+    for (const llamacpp::OptionsAssignment& a : *assignments) {
+      Result<Model> m = llamacpp::gguf_model_of_types(c.model, *tensors, a.types, rules);
+      if (!m) continue;
+      found.push_back(Found{std::move(*m), v, rules, a.options});
+    }
+  }
+  if (found.empty()) return Error("");
+  const PlacementKey key = placement_key(found.front().model);
+  for (const Found& f : found) {
+    if (placement_key(f.model) != key) {
+      return Error(fmt::format(
+          "{} assignments of llama-quantize's options hold the log's counts and size but give the "
+          "devices different bytes (e.g. {} and {})",
+          found.size(), fmt::join(found.front().options, " "), fmt::join(f.options, " ")));
+    }
+  }
+  Found& f = found.front();
+  const uint64_t sum = f.model.weights.bytes;
+  const size_t n = f.model.tensors.size();
+  std::string note = fmt::format(
+      "weights: the {} GGUF llama-quantize writes from the dump's hyperparameters with {}, {} tensors "
+      "({}), {} bytes: the log's tensor counts by type and its file size, {}, agree",
+      type.name, fmt::join(f.options, " "), n, describe(printed), sum,
+      escape_untrusted(dump.file_size_text));
+  note += rules_note(f.rules);
+  if (found.size() > 1) {
+    note += fmt::format("; {} assignments of the options hold them, all with the same bytes on every device",
+                        found.size());
+  }
+  return accepted(std::move(f.model), rebuilt, f.variant, std::move(note));
+}
+
+// The rebuilt GGUF of `type` when it holds the log's counts by type and
+// its bytes lie within the printed size's rounding; an error saying which
+// differ otherwise. With `search_options`, a file no release's rules
+// give is searched for llama-quantize's options (rebuilt_with_options).
+Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
+                              const ConvertedFrom& from, const llamacpp::GgufFileType& type,
+                              const TypeCounts& printed, bool search_options) {
   std::string why;
   bool counts_held = false;  // some rule set gave the printed counts
-  for (const auto& [rules, v] : attempts) {
-    Model candidate = rebuilt;
-    candidate.spec.model_type = model_type;
-    candidate.spec.tied_embeddings = v.tied;
-    candidate.spec.embedding.reranker = candidate.spec.embedding.reranker || v.head;
-    // Phi-3's long-context factors are its rope_factors_long/_short.
-    if (v.llama3_rope) candidate.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
-    llamacpp::ConverterHints hints = from.hints();
-    hints.glm4_no_qkv_bias = model_type == "glm4" && v.no_qkv_bias;
-    hints.phi2_fused_qkv = model_type == "phi" && v.no_qkv_bias;
-    Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type, from.widths(), rules, &hints);
+  for (const auto& [rules, v] : attempts_for(rebuilt, from)) {
+    const Candidate c = candidate_of(rebuilt, from, v);
+    Result<Model> quantized = llamacpp::quantized_gguf_model(c.model, type, from.widths(), rules, &c.hints);
     if (!quantized) {
       // A rule set this model's tensors do not fit (a row no type takes,
       // a K layout of a QK_K = 64 build memfit does not price): the next.
@@ -225,20 +359,24 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
                         type.name, sum, escape_untrusted(dump.file_size_text), dump.file_bytes->band);
       continue;
     }
-    Model out = std::move(*quantized);
-    out.spec = rebuilt.spec;  // the GGUF architecture and its geometry, as rebuilt
-    out.spec.tied_embeddings = v.tied;
-    out.path = rebuilt.path;
-    out.has_config = rebuilt.has_config;
-    // Checked against the log: every type's count and the file size.
-    out.weights.verified = true;
-    std::erase_if(out.warnings, [](const std::string& w) { return w.starts_with(kSpreadWarning); });
-    out.warnings.push_back(fmt::format(
-        "weights: the {} GGUF llama-quantize writes from the dump's hyperparameters, {} tensors "
-        "({}), {} bytes: the log's tensor counts by type and its file size, {}, agree",
-        type.name, out.tensors.size(), describe(built), sum, escape_untrusted(dump.file_size_text)) +
-        rules_note(rules));
-    return out;
+    const size_t n = quantized->tensors.size();
+    return accepted(std::move(*quantized), rebuilt, v,
+                    fmt::format("weights: the {} GGUF llama-quantize writes from the dump's hyperparameters, {} "
+                                "tensors ({}), {} bytes: the log's tensor counts by type and its file size, {}, agree",
+                                type.name, n, describe(built), sum, escape_untrusted(dump.file_size_text)) +
+                        rules_note(rules));
+  }
+  std::string options_why;
+  if (search_options) {
+    Result<Model> with_options = rebuilt_with_options(rebuilt, dump, from, type, printed);
+    if (with_options) return with_options;
+    options_why = std::string(with_options.error().detail());
+  }
+  if (!options_why.empty()) {
+    why += "; " + options_why;
+  } else if (search_options) {
+    why += "; no assignment of llama-quantize's options (--token-embedding-type, --output-tensor-type, "
+           "--pure, --tensor-type by role) gives them with the file size";
   }
   // No rule set of llama-quantize's memfit knows gives the printed counts:
   // what the file says of how it was made, so the note says why.
@@ -250,7 +388,7 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
   }
   if (!made.empty() && !counts_held) {
     why += fmt::format("; no rules of a llama-quantize release memfit knows give those counts: the "
-                       "file names {}: types chosen per tensor (--tensor-type or another tool)",
+                       "file names {}: types chosen per tensor (a per-layer --tensor-type pattern or another tool)",
                        made);
   }
   return Error(why);
@@ -273,7 +411,7 @@ Result<Model> rebuilt_of_guessed_type(const Model& rebuilt, const LogModel& dump
                                       const ConvertedFrom& from, const TypeCounts& printed) {
   std::optional<Model> found;
   for (const llamacpp::GgufFileType& type : llamacpp::gguf_file_types()) {
-    Result<Model> m = rebuilt_of_type(rebuilt, dump, from, type, printed);
+    Result<Model> m = rebuilt_of_type(rebuilt, dump, from, type, printed, false);
     if (!m) continue;
     if (found && !same_types(*found, *m)) {
       return Error("the log's file type is guessed and more than one file type llama-quantize "
@@ -314,7 +452,7 @@ Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump
                              quote_untrusted(from->model_type), rebuilt.spec.layout));
   }
   if (guessed) return rebuilt_of_guessed_type(rebuilt, dump, *from, printed);
-  return rebuilt_of_type(rebuilt, dump, *from, *type, printed);
+  return rebuilt_of_type(rebuilt, dump, *from, *type, printed, true);
 }
 
 }  // namespace memfit::logs

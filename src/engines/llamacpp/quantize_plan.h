@@ -179,13 +179,34 @@ struct QuantizeRules {
 Result<uint64_t> quantized_tensor_bytes(GgmlType type, std::span<const uint64_t> ne,
                                         const QuantizeRules& rules);
 
+// How llama-quantize came to one tensor's type, beyond the type itself
+// (src/llama-quant.cpp, llama_model_quantize_impl).
+struct TypeChoice {
+  // tensor_allows_quantization(): a matrix llama-quantize may retype; the
+  // others keep the converter's type whatever the options.
+  bool quantizable = false;
+  // Its row took tensor_type_fallback(): a --tensor-type override then
+  // leaves it alone ("unless the user specifies a type, and the tensor
+  // geometry will not require fallback quantisation").
+  bool fell_back = false;
+};
+
 // The type llama-quantize gives each of `tensors` (converted_tensors'
 // order) for `file_type`. A usage error on `quant` when a tensor's row
-// fits no type llama-quantize falls back to.
+// fits no type llama-quantize falls back to. `choices`, when given,
+// receives one TypeChoice per tensor.
 Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
                                               std::span<const ConvertedTensor> tensors,
                                               const GgufFileType& file_type,
-                                              const QuantizeRules& rules = {});
+                                              const QuantizeRules& rules = {},
+                                              std::vector<TypeChoice>* choices = nullptr);
+
+// `model` with its tensors replaced by `tensors` at `types` (one each, in
+// order), as quantized_gguf_model() describes its result; the bytes as a
+// build under `rules` lays them out. A usage error on `quant` naming the
+// tensor whose row is not whole blocks of its type.
+Result<Model> gguf_model_of_types(const Model& model, std::span<const ConvertedTensor> tensors,
+                                  std::span<const GgmlType> types, const QuantizeRules& rules);
 
 // The model as that GGUF: `model` with its tensors replaced by the
 // quantized list (SafetensorsTensor rows as a GGUF model carries them:
