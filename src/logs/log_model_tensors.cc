@@ -147,16 +147,17 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
 // encoder's classification head (a reranker converted from
 // *ForSequenceClassification; its GGUF need not say rank pooling): the
 // counts decide.
-// A fourth for glm4: whether the checkpoint's Q/K/V lack biases (for
-// phi, whether they are one fused attn_qkv)
-// (Glm4Config's attention_bias, True by default, False in GLM-4-32B-0414
-// and GLM-Z1-32B; the GGUF keeps no key of it, and llama.cpp's loader
-// takes either: bq/bk/bv are TENSOR_NOT_REQUIRED).
+// A fourth (bias_variant) for glm4: whether the checkpoint's Q/K/V lack
+// biases (Glm4Config's attention_bias, True by default, False in
+// GLM-4-32B-0414 and GLM-Z1-32B; the GGUF keeps no key of it, and
+// llama.cpp's loader takes either: bq/bk/bv are TENSOR_NOT_REQUIRED); for
+// phi, whether Q/K/V are one fused attn_qkv; for llama, whether the
+// checkpoint has LlamaConfig's attention and MLP biases (Granite Code).
 struct Variant {
   bool tied = false;
   bool llama3_rope = false;
   bool head = false;
-  bool no_qkv_bias = false;
+  bool bias_variant = false;  // glm4: no Q/K/V biases; phi: one fused attn_qkv; llama: the seven biases
 };
 
 // One rebuild to try: the release's rules and the dump's unannounced
@@ -176,9 +177,15 @@ std::vector<Attempt> attempts_for(const Model& rebuilt, const ConvertedFrom& fro
   // Phi-2's Q/K/V fused or not (ConverterHints::phi2_fused_qkv), as
   // glm4's biases: the counts decide; its output is never tied.
   if (model_type == "phi") variants = {{false, false, false, false}, {false, false, false, true}};
-  if (model_type == "glm4") {
+  // glm4's Q/K/V biases absent, or llama's seven biases present
+  // (ConverterHints::glm4_no_qkv_bias, llama_biases), each beside the
+  // output tied or not: the counts decide.
+  if (model_type == "glm4" || model_type == "llama") {
     variants = {{false, false, false, false}, {true, false, false, false}, {false, false, false, true},
                 {true, false, false, true}};
+    if (model_type == "llama") {
+      variants.insert(variants.begin() + 2, {{false, true, false, false}, {true, true, false, false}});
+    }
   }
   std::vector<Attempt> attempts;
   for (bool qk64 : {false, true}) {
@@ -205,8 +212,9 @@ Candidate candidate_of(const Model& rebuilt, const ConvertedFrom& from, const Va
   c.model.spec.embedding.reranker = c.model.spec.embedding.reranker || v.head;
   // Phi-3's long-context factors are its rope_factors_long/_short.
   if (v.llama3_rope) c.model.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
-  c.hints.glm4_no_qkv_bias = model_type == "glm4" && v.no_qkv_bias;
-  c.hints.phi2_fused_qkv = model_type == "phi" && v.no_qkv_bias;
+  c.hints.glm4_no_qkv_bias = model_type == "glm4" && v.bias_variant;
+  c.hints.phi2_fused_qkv = model_type == "phi" && v.bias_variant;
+  c.hints.llama_biases = model_type == "llama" && v.bias_variant;
   return c;
 }
 
@@ -374,6 +382,12 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
   }
   if (!options_why.empty()) {
     why += "; " + options_why;
+  } else if (search_options && llamacpp::is_float_type(type.default_type)) {
+    // llama_model_quantize_impl retypes by --tensor-type (and --pure
+    // matters) only under a quantized file type.
+    why += fmt::format("; of llama-quantize's options an {} file takes only --token-embedding-type and "
+                       "--output-tensor-type, and none gives them with the file size",
+                       type.name);
   } else if (search_options) {
     why += "; no assignment of llama-quantize's options (--token-embedding-type, --output-tensor-type, "
            "--pure, --tensor-type by role) gives them with the file size";

@@ -209,7 +209,13 @@ bool writes_rope_freqs(const ModelSpec& spec) {
 }
 
 // One block's tensors, by name (the loader's order within a block).
-void add_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+// `biases`: a llama checkpoint with LlamaConfig's attention_bias and
+// mlp_bias (transformers #30031; IBM's Granite Code 3B and 8B), whose
+// Q/K/V/output and gate/up/down biases the converter writes as they are
+// (F32, one dimension) and llama.cpp's LLM_ARCH_LLAMA loads as optional
+// tensors (bq, bk, bv, bo; ffn_gate_b, ffn_up_b, ffn_down_b since
+// ggml-org/llama.cpp #7481, "llama: extend for small granite models").
+void add_block(const ModelSpec& spec, bool biases, uint64_t i, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t head_dim = head_dim_of(g);
   const uint64_t q = g.heads * head_dim;
@@ -234,6 +240,15 @@ void add_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   add(block, blk + "attn_output.weight", {q, g.hidden});
   add(block, blk + "ffn_norm.weight", {g.hidden});
   add_ffn(spec, i, blk, block);
+  if (biases && !moe_block(spec.moe, i)) {
+    add(block, blk + "attn_q.bias", {q});
+    add(block, blk + "attn_k.bias", {kv});
+    add(block, blk + "attn_v.bias", {kv});
+    add(block, blk + "attn_output.bias", {g.hidden});
+    add(block, blk + "ffn_gate.bias", {g.intermediate});
+    add(block, blk + "ffn_up.bias", {g.intermediate});
+    add(block, blk + "ffn_down.bias", {g.hidden});
+  }
   std::sort(block.begin(), block.end(),
             [](const ConvertedTensor& a, const ConvertedTensor& b) { return a.name < b.name; });
   std::move(block.begin(), block.end(), std::back_inserter(out));
@@ -641,7 +656,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     else if (gpt_oss(spec)) add_gpt_oss_block(spec, i, out);
     else if (mamba2(spec)) add_mamba2_block(spec, i, out);
     else if (delta_hybrid(spec, gated_delta)) add_qwen35_block(spec, *delta_widths(spec, gated_delta), i, out);
-    else add_block(spec, i, out);
+    else add_block(spec, h.llama_biases && spec.model_type == "llama", i, out);
   }
   return out;
 }

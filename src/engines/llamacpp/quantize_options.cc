@@ -70,8 +70,6 @@ class TypeIndex {
   std::map<GgmlType, size_t> index_;
 };
 
-bool is_float(GgmlType t) { return t == GgmlType::kF32 || t == GgmlType::kF16 || t == GgmlType::kBF16; }
-
 // The option typing `role` as `base` does, but its quantizable tensors at
 // `override_type` when given (leaving those whose rules fell back when
 // `keep_fallbacks`); nullopt when a type is not in the file or a row is
@@ -230,7 +228,7 @@ class Walk {
 Status search_from(const RulesRebuild& r, std::span<const GgmlType> base, bool pure,
                    const QuantizedFileTotals& totals, std::vector<OptionsAssignment>& out) {
   const TypeIndex index(totals);
-  const bool tensor_type_applies = !pure && !is_float(r.default_type);
+  const bool tensor_type_applies = !pure && !is_float_type(r.default_type);
   bool possible = true;
   const std::vector<Role> roles = roles_of(r, base, tensor_type_applies, totals, index, possible);
   if (!possible) return Status::Ok();
@@ -269,6 +267,8 @@ Status search_from(const RulesRebuild& r, std::span<const GgmlType> base, bool p
 
 }  // namespace
 
+bool is_float_type(GgmlType t) { return t == GgmlType::kF32 || t == GgmlType::kF16 || t == GgmlType::kBF16; }
+
 Result<std::vector<OptionsAssignment>> search_quantize_options(const RulesRebuild& rebuild,
                                                                const QuantizedFileTotals& totals) {
   if (rebuild.rule_types.size() != rebuild.tensors.size() || rebuild.choices.size() != rebuild.tensors.size()) {
@@ -277,7 +277,7 @@ Result<std::vector<OptionsAssignment>> search_quantize_options(const RulesRebuil
   std::vector<OptionsAssignment> out;
   Status s = search_from(rebuild, rebuild.rule_types, false, totals, out);
   if (!s.ok()) return s.error();
-  if (!is_float(rebuild.default_type)) {
+  if (!is_float_type(rebuild.default_type)) {
     // --pure: every quantizable tensor at the default type.
     std::vector<GgmlType> pure(rebuild.rule_types.begin(), rebuild.rule_types.end());
     for (size_t i = 0; i < pure.size(); ++i) {

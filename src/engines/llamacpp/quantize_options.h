@@ -65,6 +65,10 @@ struct OptionsAssignment {
   uint64_t bytes = 0;
 };
 
+// Whether `t` is a float type (F32, F16, BF16): a file type of one takes
+// no --tensor-type and no --pure.
+bool is_float_type(GgmlType t);
+
 // Every assignment of llama-quantize's options (above) over `rebuild`
 // that holds `totals`' counts exactly and its bytes within the band; at
 // most kMaxOptionsAssignments. An error when the search would walk more

@@ -114,6 +114,12 @@ struct ConverterHints {
   // (gguf-py tensor_mapping.py); a GGUF keeps no key of which, so a
   // dump's counts decide.
   bool phi2_fused_qkv = false;
+  // A llama checkpoint with Q/K/V/output and MLP biases (LlamaConfig's
+  // attention_bias and mlp_bias, both true in IBM's Granite Code 3B and
+  // 8B): the converter writes the seven biases of each block; the GGUF
+  // keeps no key of them (llama.cpp loads them when present), so a dump's
+  // counts decide.
+  bool llama_biases = false;
   // BERT's token_types rows: the config's type_vocab_size, which the
   // converter writes as tokenizer.ggml.token_type_count (XLM-RoBERTa's 1);
   // 0: BertConfig's default, 2.
