@@ -158,6 +158,7 @@ struct Variant {
   bool llama3_rope = false;
   bool head = false;
   bool bias_variant = false;  // glm4: no Q/K/V biases; phi: one fused attn_qkv; llama: the seven biases
+  bool split_experts = false;  // routed experts as 2-D tensors of their own (before #6387)
 };
 
 // One rebuild to try: the release's rules and the dump's unannounced
@@ -187,6 +188,13 @@ std::vector<Attempt> attempts_for(const Model& rebuilt, const ConvertedFrom& fro
       variants.insert(variants.begin() + 2, {{false, true, false, false}, {true, true, false, false}});
     }
   }
+  // A Mixtral-style file converted before #6387 (ConverterHints::
+  // split_experts): its routed experts tensor by tensor.
+  if (rebuilt.spec.moe.experts > 0 && rebuilt.spec.moe.shared_experts == 0 &&
+      (model_type == "mixtral" || model_type == "llama")) {
+    variants.push_back({false, false, false, false, true});
+    variants.push_back({true, false, false, false, true});
+  }
   std::vector<Attempt> attempts;
   for (bool qk64 : {false, true}) {
     for (bool qkv : {false, true}) {
@@ -215,6 +223,7 @@ Candidate candidate_of(const Model& rebuilt, const ConvertedFrom& from, const Va
   c.hints.glm4_no_qkv_bias = model_type == "glm4" && v.bias_variant;
   c.hints.phi2_fused_qkv = model_type == "phi" && v.bias_variant;
   c.hints.llama_biases = model_type == "llama" && v.bias_variant;
+  c.hints.split_experts = v.split_experts;
   return c;
 }
 

@@ -120,6 +120,11 @@ struct ConverterHints {
   // keeps no key of them (llama.cpp loads them when present), so a dump's
   // counts decide.
   bool llama_biases = false;
+  // A Mixtral-style file converted before ggml-org/llama.cpp #6387: each
+  // routed expert's matrices as 2-D tensors of their own
+  // (blk.N.ffn_gate.E.weight, ...) and the router at F16; the GGUF keeps
+  // no key of it, so a dump's counts decide.
+  bool split_experts = false;
   // BERT's token_types rows: the config's type_vocab_size, which the
   // converter writes as tokenizer.ggml.token_type_count (XLM-RoBERTa's 1);
   // 0: BertConfig's default, 2.
