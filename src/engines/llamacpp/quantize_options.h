@@ -3,8 +3,9 @@
 // file's tensor counts by type and its bytes (a llama.cpp dump prints
 // both, never the per-tensor types: logs/log_model_tensors.cc).
 //
-// The options (tools/quantize/quantize.cpp's usage; src/llama-quant.cpp,
-// llama_model_quantize_impl, read at ggml-org/llama.cpp master of 2025):
+// The options (llama-quantize's flags; what they do is
+// src/llama-quant.cpp's llama_model_quantize_impl, read in the stored
+// copies of 2025 master, e.g. the fork GeoffApples/llama.cpp at 0a6b9719):
 //   --token-embedding-type T   token_embd.weight at T, always;
 //   --output-tensor-type T     output.weight at T, always;
 //   --leave-output-tensor      output.weight as the input file holds it
