@@ -7,8 +7,10 @@
 // type), and kept only when it agrees with what the log printed: as many
 // tensors of each type, and their bytes within the printed file size's
 // rounding. A file quantized otherwise (an importance matrix, a community
-// mix, a synthetic model) disagrees and keeps the block-spread weights.
-// docs/check-log.md, "Rebuilt from llama.cpp's dump".
+// mix, a synthetic model) disagrees; it is then searched for
+// llama-quantize's options (logs/dump_rebuild_options.cc) and otherwise
+// keeps the block-spread weights. What both steps share:
+// logs/dump_rebuild.h. docs/check-log.md, "Rebuilt from llama.cpp's dump".
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,7 +20,9 @@
 #include <utility>
 #include <vector>
 
+#include "engines/llamacpp/quantize_options.h"
 #include "engines/llamacpp/quantize_plan.h"
+#include "logs/dump_rebuild.h"
 #include "logs/log_model.h"
 #include "memfit/checked_math.h"
 #include "memfit/untrusted_text.h"
@@ -26,70 +30,6 @@
 
 namespace memfit::logs {
 namespace {
-
-using TypeCounts = std::map<std::string, uint64_t>;
-
-// "q4_K 193, q6_K 1": a count per type, by name; a name the log printed
-// is untrusted text, escaped.
-std::string describe(const TypeCounts& counts) {
-  std::string out;
-  for (const auto& [type, n] : counts) {
-    if (!out.empty()) out += ", ";
-    out += fmt::format("{} {}", escape_untrusted(type), n);
-  }
-  return out;
-}
-
-TypeCounts counts_of(const Model& model) {
-  TypeCounts counts;
-  for (const SafetensorsTensor& t : model.tensors) ++counts[t.dtype];
-  return counts;
-}
-
-// What a rebuild took beyond memfit's own rules: "" for those.
-std::string rules_note(const llamacpp::QuantizeRules& r) {
-  std::string out;
-  if (r.imatrix) out += "; with an importance matrix (its quantize.imatrix keys)";
-  if (r.qkv_own_rule) out += "; attn_qkv by its own rule (llama-quantize before #19770)";
-  if (r.k_fallback_iq4_nl) out += "; Q2_K/Q3_K rows of no whole 256-block as IQ4_NL (an older fallback)";
-  if (r.qk_k_64) out += "; K types of 64-element blocks (a build with LLAMA_QKK_64)";
-  return out;
-}
-
-// What the converter's tensors are built from beyond the spec: the
-// Hugging Face model_type the dump's architecture converts from
-// ("qwen3moe" -> "qwen3_moe") and, for a gated delta net model, its
-// widths (the config fields model/gguf/arch_rules.cc writes from the
-// ssm.* keys).
-struct ConvertedFrom {
-  std::string model_type;
-  std::optional<llamacpp::GatedDeltaWidths> gated_delta;
-  // llama-quantize had an importance matrix: it writes the
-  // quantize.imatrix.* keys (file, dataset, entries and chunks count) then
-  // (tools/quantize/quantize.cpp, LLM_KV_QUANTIZE_IMATRIX_*).
-  bool imatrix = false;
-  // general.quantized_by, the quantizer a file names (convert_hf_to_gguf's
-  // metadata; "Unsloth", "Mungert", ...): "" when absent.
-  std::string quantized_by;
-  const llamacpp::GatedDeltaWidths* widths() const {
-    return gated_delta ? &*gated_delta : nullptr;
-  }
-  // For deepseek2, its MLA widths (the fields arch_rules.cc writes from
-  // the attention.* keys) and the two things the keys alone say: whether
-  // the file was converted since #12801 (attention.key_length_mla) and
-  // whether its router is sigmoid-gated (expert_gating_func 2, V3: an
-  // exp_probs_b tensor).
-  std::optional<llamacpp::MlaWidths> mla;
-  // BERT's token_types rows: the file's tokenizer.ggml.token_type_count
-  // (0 when absent).
-  uint64_t token_types = 0;
-  llamacpp::ConverterHints hints() const {
-    llamacpp::ConverterHints h;
-    h.mla = mla ? &*mla : nullptr;
-    h.token_types = token_types;
-    return h;
-  }
-};
 
 // The unsigned value of the key ending in `suffix` ("attention.key_length_mla"
 // after the architecture's prefix); nullopt when absent or not unsigned.
@@ -140,67 +80,16 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
 
 // The rebuilt GGUF of `type` when it holds the log's counts by type and
 // its bytes lie within the printed size's rounding; an error saying which
-// differ otherwise.
+// differ otherwise. With `search_options`, a file no release's rules
+// give is searched for llama-quantize's options (rebuilt_with_options).
 Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
                               const ConvertedFrom& from, const llamacpp::GgufFileType& type,
-                              const TypeCounts& printed) {
-  const std::string& model_type = from.model_type;
-  // Three things the dump does not announce: the output layer's own
-  // matrix (absent when tied to token_embd), the converter's rope_freqs (a
-  // llama3-scaled rope bakes its factors into that F32 tensor, and the
-  // GGUF keeps no key of the scaling; Phi-3's longrope, two) and an
-  // encoder's classification head (a reranker converted from
-  // *ForSequenceClassification; its GGUF need not say rank pooling): the
-  // counts decide.
-  // A fourth for glm4: whether the checkpoint's Q/K/V lack biases (for
-  // phi, whether they are one fused attn_qkv)
-  // (Glm4Config's attention_bias, True by default, False in GLM-4-32B-0414
-  // and GLM-Z1-32B; the GGUF keeps no key of it, and llama.cpp's loader
-  // takes either: bq/bk/bv are TENSOR_NOT_REQUIRED).
-  struct Variant {
-    bool tied = false;
-    bool llama3_rope = false;
-    bool head = false;
-    bool no_qkv_bias = false;
-  };
-  std::vector<Variant> variants = {{false, false}, {true, false}, {false, true}, {true, true}};
-  if (rebuilt.spec.embedding.bidirectional) variants = {{true, false, false}, {true, false, true}};
-  // Phi-2's Q/K/V fused or not (ConverterHints::phi2_fused_qkv), as
-  // glm4's biases: the counts decide; its output is never tied.
-  if (model_type == "phi") variants = {{false, false, false, false}, {false, false, false, true}};
-  if (model_type == "glm4") {
-    variants = {{false, false, false, false}, {true, false, false, false}, {false, false, false, true},
-                {true, false, false, true}};
-  }
-  // The rules that changed between llama-quantize releases (the file's
-  // quantizing build is not in the log): the pinned release's first, then
-  // the older; the counts and the size decide (quantize_plan.h,
-  // QuantizeRules).
-  struct Attempt {
-    llamacpp::QuantizeRules rules;
-    Variant variant;
-  };
-  std::vector<Attempt> attempts;
-  for (bool qk64 : {false, true}) {
-    for (bool qkv : {false, true}) {
-      for (bool iq4nl : {false, true}) {
-        for (const Variant& v : variants) attempts.push_back({{from.imatrix, qkv, iq4nl, qk64}, v});
-      }
-    }
-  }
+                              const TypeCounts& printed, bool search_options) {
   std::string why;
   bool counts_held = false;  // some rule set gave the printed counts
-  for (const auto& [rules, v] : attempts) {
-    Model candidate = rebuilt;
-    candidate.spec.model_type = model_type;
-    candidate.spec.tied_embeddings = v.tied;
-    candidate.spec.embedding.reranker = candidate.spec.embedding.reranker || v.head;
-    // Phi-3's long-context factors are its rope_factors_long/_short.
-    if (v.llama3_rope) candidate.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
-    llamacpp::ConverterHints hints = from.hints();
-    hints.glm4_no_qkv_bias = model_type == "glm4" && v.no_qkv_bias;
-    hints.phi2_fused_qkv = model_type == "phi" && v.no_qkv_bias;
-    Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type, from.widths(), rules, &hints);
+  for (const auto& [rules, v] : attempts_for(rebuilt, from)) {
+    const Candidate c = candidate_of(rebuilt, from, v);
+    Result<Model> quantized = llamacpp::quantized_gguf_model(c.model, type, from.widths(), rules, &c.hints);
     if (!quantized) {
       // A rule set this model's tensors do not fit (a row no type takes,
       // a K layout of a QK_K = 64 build memfit does not price): the next.
@@ -225,20 +114,30 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
                         type.name, sum, escape_untrusted(dump.file_size_text), dump.file_bytes->band);
       continue;
     }
-    Model out = std::move(*quantized);
-    out.spec = rebuilt.spec;  // the GGUF architecture and its geometry, as rebuilt
-    out.spec.tied_embeddings = v.tied;
-    out.path = rebuilt.path;
-    out.has_config = rebuilt.has_config;
-    // Checked against the log: every type's count and the file size.
-    out.weights.verified = true;
-    std::erase_if(out.warnings, [](const std::string& w) { return w.starts_with(kSpreadWarning); });
-    out.warnings.push_back(fmt::format(
-        "weights: the {} GGUF llama-quantize writes from the dump's hyperparameters, {} tensors "
-        "({}), {} bytes: the log's tensor counts by type and its file size, {}, agree",
-        type.name, out.tensors.size(), describe(built), sum, escape_untrusted(dump.file_size_text)) +
-        rules_note(rules));
-    return out;
+    const size_t n = quantized->tensors.size();
+    return accepted(std::move(*quantized), rebuilt, v,
+                    fmt::format("weights: the {} GGUF llama-quantize writes from the dump's hyperparameters, {} "
+                                "tensors ({}), {} bytes: the log's tensor counts by type and its file size, {}, agree",
+                                type.name, n, describe(built), sum, escape_untrusted(dump.file_size_text)) +
+                        rules_note(rules));
+  }
+  std::string options_why;
+  if (search_options) {
+    Result<Model> with_options = rebuilt_with_options(rebuilt, dump, from, type, printed);
+    if (with_options) return with_options;
+    options_why = std::string(with_options.error().detail());
+  }
+  if (!options_why.empty()) {
+    why += "; " + options_why;
+  } else if (search_options && llamacpp::is_float_type(type.default_type)) {
+    // llama_model_quantize_impl retypes by --tensor-type (and --pure
+    // matters) only under a quantized file type.
+    why += fmt::format("; of llama-quantize's options an {} file takes only --token-embedding-type and "
+                       "--output-tensor-type, and none gives them with the file size",
+                       type.name);
+  } else if (search_options) {
+    why += "; no assignment of llama-quantize's options (--token-embedding-type, --output-tensor-type, "
+           "--pure, --tensor-type by role) gives them with the file size";
   }
   // No rule set of llama-quantize's memfit knows gives the printed counts:
   // what the file says of how it was made, so the note says why.
@@ -250,7 +149,7 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
   }
   if (!made.empty() && !counts_held) {
     why += fmt::format("; no rules of a llama-quantize release memfit knows give those counts: the "
-                       "file names {}: types chosen per tensor (--tensor-type or another tool)",
+                       "file names {}: types chosen per tensor (a per-layer --tensor-type pattern or another tool)",
                        made);
   }
   return Error(why);
@@ -273,7 +172,7 @@ Result<Model> rebuilt_of_guessed_type(const Model& rebuilt, const LogModel& dump
                                       const ConvertedFrom& from, const TypeCounts& printed) {
   std::optional<Model> found;
   for (const llamacpp::GgufFileType& type : llamacpp::gguf_file_types()) {
-    Result<Model> m = rebuilt_of_type(rebuilt, dump, from, type, printed);
+    Result<Model> m = rebuilt_of_type(rebuilt, dump, from, type, printed, false);
     if (!m) continue;
     if (found && !same_types(*found, *m)) {
       return Error("the log's file type is guessed and more than one file type llama-quantize "
@@ -314,7 +213,7 @@ Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump
                              quote_untrusted(from->model_type), rebuilt.spec.layout));
   }
   if (guessed) return rebuilt_of_guessed_type(rebuilt, dump, *from, printed);
-  return rebuilt_of_type(rebuilt, dump, *from, *type, printed);
+  return rebuilt_of_type(rebuilt, dump, *from, *type, printed, true);
 }
 
 }  // namespace memfit::logs

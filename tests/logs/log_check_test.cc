@@ -55,9 +55,13 @@ TEST(CheckLog, PinnedLlamaRunRebuiltFromItsDumpIsExact) {
   const FigureCheck* model = figure(c, "CPU", LogFigure::kModel);
   EXPECT_EQ(model->memfit, 53'005'517u);
   EXPECT_EQ(model->basis, FigureBasis::kModelled);
+  // Its F16 file type takes no --tensor-type (llama-quantize retypes by
+  // pattern only under a quantized type): no option gives its mix.
   EXPECT_EQ(model->note, "CPU_REPACK's copies need the tensor list, not rebuilt from the dump (the "
                          "F16 GGUF memfit rebuilds holds f16 30, f32 9; the log's file f16 1, f32 "
-                         "9, q4_0 16, q4_K 12, q6_K 1): memfit's is the mapped weights; give -m");
+                         "9, q4_0 16, q4_K 12, q6_K 1; of llama-quantize's options an F16 file "
+                         "takes only --token-embedding-type and --output-tensor-type, and none "
+                         "gives them with the file size): memfit's is the mapped weights; give -m");
 }
 
 TEST(CheckLog, ADumpOfLlamaQuantizesTypesGivesItsTensorsExactlyOnCuda) {
@@ -228,7 +232,9 @@ TEST(CheckLog, AnArchitectureWithoutAConverterSaysSoOnItsModelRow) {
   EXPECT_EQ(figure(gemma3, "CPU", LogFigure::kModel)->note,
             "CPU_REPACK's copies need the tensor list, not rebuilt from the dump (the F16 GGUF "
             "memfit rebuilds holds f16 44, f32 37; the log's file f32 37, q4_0 24, q4_K 18, q8_0 "
-            "1): memfit's is the mapped weights; give -m");
+            "1; of llama-quantize's options an F16 file takes only --token-embedding-type and "
+            "--output-tensor-type, and none gives them with the file size): memfit's is the "
+            "mapped weights; give -m");
 }
 
 TEST(CheckLog, AnOutputBufferBefore6122HoldsEveryBatchRow) {
@@ -528,9 +534,43 @@ TEST(CheckLog, ADumpQuantizedOtherwiseKeepsTheSpreadAndSaysWhy) {
   EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
                       "the weights per device are modelled (spread by blocks), not rebuilt tensor by "
                       "tensor: the F16 GGUF memfit rebuilds holds f16 30, f32 9; the log's file f16 "
-                      "1, f32 9, q4_0 16, q4_K 12, q6_K 1"),
+                      "1, f32 9, q4_0 16, q4_K 12, q6_K 1; of llama-quantize's options an F16 file "
+                      "takes only --token-embedding-type and --output-tensor-type, and none gives "
+                      "them with the file size"),
             c.log.notes.end());
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->basis, FigureBasis::kModelled);
+}
+
+// bartowski's Phi-4-mini Q4_K_L (phi3, 32 blocks, tied): f32 67, q8_0 1,
+// q4_K 80, q5_K 32, q6_K 16 is Q4_K_M under the releases before #19770
+// (attn_qkv's own rule, Q5_K) with --token-embedding-type q8_0, but also
+// the pinned release's rules with ffn_down at q5_K by
+// --tensor-type: attn_qkv's 15,728,640 and ffn_down's 25,165,824 elements
+// a block trade Q5_K (0.6875 B an element) for half Q6_K, half Q4_K
+// (0.6914), about 1.2 MB in all, inside "2.45 GiB"'s +- 5 MiB. The Metal
+// row would differ by that: the spread stays, and the note says so.
+TEST(CheckLog, OptionsThatHoldTheCountsButSplitDifferentlyKeepTheSpread) {
+  const LogCheck c = check("llamacpp", "llamacpp-danbev-phi4mini-q4kl-m3-metal.log");
+  const FigureCheck* gpu = figure(c, "Metal", LogFigure::kModel);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->basis, FigureBasis::kModelled);
+  EXPECT_NE(gpu->note.find("6 assignments of llama-quantize's options hold the log's counts and size "
+                           "but give the devices different bytes"),
+            std::string::npos)
+      << gpu->note;
+}
+
+// Granite 3B Code (llama with LlamaConfig's attention and MLP biases):
+// the Q4_0 GGUF with the seven biases a block holds the dump's counts
+// (f32 289, q4_0 224, q6_K 1) and 1,995,581,440 B (converted_decoders_
+// test.cc, LlamaWithAttentionAndMlpBiases); the host keeps the tied
+// token_embd, Q6_K: 125,829,120 / 256 x 210 = 103,219,200 B.
+TEST(CheckLog, AGraniteCodeDumpRebuildsWithItsBiases) {
+  const LogCheck c = check("llamacpp", "llamacpp-11500-granite-code-sycl.log");
+  const FigureCheck* cpu = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->memfit, 103'219'200u);
+  EXPECT_TRUE(cpu->within_print);
 }
 
 TEST(CheckLog, ADumpOfANamedQuantizersMixSaysSo) {
@@ -541,8 +581,12 @@ TEST(CheckLog, ADumpOfANamedQuantizersMixSaysSo) {
   const LogCheck c = check("llamacpp", "llamacpp-jonsjoberg-mistral-small31-24b-q4km-m3pro-np4.log");
   const FigureCheck* gpu = figure(c, "MTL0", LogFigure::kModel);
   ASSERT_NE(gpu, nullptr);
-  EXPECT_NE(gpu->note.find("the log's file f32 81, q4_K 232, q5_K 24, q6_K 26; no rules of a "
-                           "llama-quantize release memfit knows give those counts: the file names an "
+  // Nor does any assignment of llama-quantize's options by role: no role
+  // of its 40 blocks, at one type or by Q4_K_M's rules, gives 24 q5_K.
+  EXPECT_NE(gpu->note.find("the log's file f32 81, q4_K 232, q5_K 24, q6_K 26; no assignment of "
+                           "llama-quantize's options (--token-embedding-type, --output-tensor-type, "
+                           "--pure, --tensor-type by role) gives them with the file size; no rules of "
+                           "a llama-quantize release memfit knows give those counts: the file names an "
                            "importance matrix (quantize.imatrix keys) and its quantizer, 'Mungert' "
                            "(general.quantized_by): types chosen per tensor"),
             std::string::npos)

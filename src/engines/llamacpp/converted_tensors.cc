@@ -161,9 +161,27 @@ bool moe_block(const MoeInfo& moe, uint64_t i) {
          moe.mlp_only_layers.end();
 }
 
+// Mixtral as the converters wrote it before ggml-org/llama.cpp #6387
+// ("update mul_mat_id to use the same tensor for all the experts", merged
+// 2024-04; "existing MoE model files (ie. mixtral and grok) with split
+// experts are still usable"): each expert's matrices as 2-D tensors of
+// their own, blk.N.ffn_{down,gate,up}.E.weight, and the router 2-D at the
+// converter's matrix type (F16), which llama-quantize leaves as it is.
+void add_split_experts(const MoeInfo& moe, uint64_t hidden, uint64_t inter, const std::string& blk,
+                       Tensors& out) {
+  for (uint64_t e = 0; e < moe.experts; ++e) {
+    add(out, fmt::format("{}ffn_down.{}.weight", blk, e), {inter, hidden});
+    add(out, fmt::format("{}ffn_gate.{}.weight", blk, e), {hidden, inter});
+    add(out, fmt::format("{}ffn_up.{}.weight", blk, e), {hidden, inter});
+  }
+  add(out, blk + "ffn_gate_inp.weight", {hidden, moe.experts});
+}
+
 // One block's feed-forward: dense, or routed experts (3-D, one slice per
-// expert) with their F32 router and any shared expert.
-void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors& out) {
+// expert) with their F32 router and any shared expert; `split_experts`:
+// a routed block as before #6387 (add_split_experts).
+void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors& out,
+             bool split_experts = false) {
   const uint64_t hidden = spec.geometry.hidden;
   const MoeInfo& moe = spec.moe;
   if (!moe_block(moe, i)) {
@@ -175,6 +193,10 @@ void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors&
   // Mixtral's experts are intermediate_size wide (no moe_intermediate_size).
   const uint64_t inter = moe.expert_intermediate != 0 ? moe.expert_intermediate
                                                       : spec.geometry.intermediate;
+  if (split_experts && moe.shared_experts == 0) {
+    add_split_experts(moe, hidden, inter, blk, out);
+    return;
+  }
   add(out, blk + "ffn_down_exps.weight", {inter, hidden, moe.experts});
   add(out, blk + "ffn_gate_exps.weight", {hidden, inter, moe.experts});
   add(out, blk + "ffn_gate_inp.weight", {hidden, moe.experts});
@@ -209,7 +231,13 @@ bool writes_rope_freqs(const ModelSpec& spec) {
 }
 
 // One block's tensors, by name (the loader's order within a block).
-void add_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+// `biases`: a llama checkpoint with LlamaConfig's attention_bias and
+// mlp_bias (transformers #30031; IBM's Granite Code 3B and 8B), whose
+// Q/K/V/output and gate/up/down biases the converter writes as they are
+// (F32, one dimension) and llama.cpp's LLM_ARCH_LLAMA loads as optional
+// tensors (bq, bk, bv, bo; ffn_gate_b, ffn_up_b, ffn_down_b since
+// ggml-org/llama.cpp #7481, "llama: extend for small granite models").
+void add_block(const ModelSpec& spec, bool biases, bool split_experts, uint64_t i, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t head_dim = head_dim_of(g);
   const uint64_t q = g.heads * head_dim;
@@ -233,7 +261,16 @@ void add_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   add(block, blk + "attn_v.weight", {g.hidden, kv});
   add(block, blk + "attn_output.weight", {q, g.hidden});
   add(block, blk + "ffn_norm.weight", {g.hidden});
-  add_ffn(spec, i, blk, block);
+  add_ffn(spec, i, blk, block, split_experts);
+  if (biases && !moe_block(spec.moe, i)) {
+    add(block, blk + "attn_q.bias", {q});
+    add(block, blk + "attn_k.bias", {kv});
+    add(block, blk + "attn_v.bias", {kv});
+    add(block, blk + "attn_output.bias", {g.hidden});
+    add(block, blk + "ffn_gate.bias", {g.intermediate});
+    add(block, blk + "ffn_up.bias", {g.intermediate});
+    add(block, blk + "ffn_down.bias", {g.hidden});
+  }
   std::sort(block.begin(), block.end(),
             [](const ConvertedTensor& a, const ConvertedTensor& b) { return a.name < b.name; });
   std::move(block.begin(), block.end(), std::back_inserter(out));
@@ -641,7 +678,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     else if (gpt_oss(spec)) add_gpt_oss_block(spec, i, out);
     else if (mamba2(spec)) add_mamba2_block(spec, i, out);
     else if (delta_hybrid(spec, gated_delta)) add_qwen35_block(spec, *delta_widths(spec, gated_delta), i, out);
-    else add_block(spec, i, out);
+    else add_block(spec, h.llama_biases && spec.model_type == "llama", h.split_experts, i, out);
   }
   return out;
 }

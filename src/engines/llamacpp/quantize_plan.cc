@@ -21,17 +21,25 @@ Result<Model> quantized_gguf_model(const Model& model, const GgufFileType& file_
   if (!tensors) return tensors.error();
   Result<std::vector<GgmlType>> types = quantized_types(model.spec, *tensors, file_type, rules);
   if (!types) return types.error();
+  return gguf_model_of_types(model, *tensors, *types, rules);
+}
+
+Result<Model> gguf_model_of_types(const Model& model, std::span<const ConvertedTensor> tensors,
+                                  std::span<const GgmlType> types, const QuantizeRules& rules) {
+  if (types.size() != tensors.size()) {
+    return Error(fmt::format("{} types for {} tensors", types.size(), tensors.size()));
+  }
   Model out = model;
   out.tensors.clear();
-  out.tensors.reserve(tensors->size());
+  out.tensors.reserve(tensors.size());
   CheckedBytes total = 0;
-  for (size_t i = 0; i < tensors->size(); ++i) {
-    const ConvertedTensor& t = (*tensors)[i];
-    Result<uint64_t> bytes = quantized_tensor_bytes((*types)[i], t.ne, rules);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const ConvertedTensor& t = tensors[i];
+    Result<uint64_t> bytes = quantized_tensor_bytes(types[i], t.ne, rules);
     if (!bytes) return Error::usage("quant", fmt::format("{}: {}", t.name, bytes.error().message()));
     total = total + *bytes;
     // As a GGUF model carries it: shape outermost first.
-    out.tensors.push_back(SafetensorsTensor{t.name, std::string(ggml_type_traits((*types)[i]).name),
+    out.tensors.push_back(SafetensorsTensor{t.name, std::string(ggml_type_traits(types[i]).name),
                                             std::vector<uint64_t>(t.ne.rbegin(), t.ne.rend()), *bytes});
   }
   if (!total.value()) return Error::overflow("the quantized GGUF's bytes overflow 64 bits");

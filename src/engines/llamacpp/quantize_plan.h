@@ -114,6 +114,17 @@ struct ConverterHints {
   // (gguf-py tensor_mapping.py); a GGUF keeps no key of which, so a
   // dump's counts decide.
   bool phi2_fused_qkv = false;
+  // A llama checkpoint with Q/K/V/output and MLP biases (LlamaConfig's
+  // attention_bias and mlp_bias, both true in IBM's Granite Code 3B and
+  // 8B): the converter writes the seven biases of each block; the GGUF
+  // keeps no key of them (llama.cpp loads them when present), so a dump's
+  // counts decide.
+  bool llama_biases = false;
+  // A Mixtral-style file converted before ggml-org/llama.cpp #6387: each
+  // routed expert's matrices as 2-D tensors of their own
+  // (blk.N.ffn_gate.E.weight, ...) and the router at F16; the GGUF keeps
+  // no key of it, so a dump's counts decide.
+  bool split_experts = false;
   // BERT's token_types rows: the config's type_vocab_size, which the
   // converter writes as tokenizer.ggml.token_type_count (XLM-RoBERTa's 1);
   // 0: BertConfig's default, 2.
@@ -179,13 +190,34 @@ struct QuantizeRules {
 Result<uint64_t> quantized_tensor_bytes(GgmlType type, std::span<const uint64_t> ne,
                                         const QuantizeRules& rules);
 
+// How llama-quantize came to one tensor's type, beyond the type itself
+// (src/llama-quant.cpp, llama_model_quantize_impl).
+struct TypeChoice {
+  // tensor_allows_quantization(): a matrix llama-quantize may retype; the
+  // others keep the converter's type whatever the options.
+  bool quantizable = false;
+  // Its row took tensor_type_fallback(): a --tensor-type override then
+  // leaves it alone ("unless the user specifies a type, and the tensor
+  // geometry will not require fallback quantisation").
+  bool fell_back = false;
+};
+
 // The type llama-quantize gives each of `tensors` (converted_tensors'
 // order) for `file_type`. A usage error on `quant` when a tensor's row
-// fits no type llama-quantize falls back to.
+// fits no type llama-quantize falls back to. `choices`, when given,
+// receives one TypeChoice per tensor.
 Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
                                               std::span<const ConvertedTensor> tensors,
                                               const GgufFileType& file_type,
-                                              const QuantizeRules& rules = {});
+                                              const QuantizeRules& rules = {},
+                                              std::vector<TypeChoice>* choices = nullptr);
+
+// `model` with its tensors replaced by `tensors` at `types` (one each, in
+// order), as quantized_gguf_model() describes its result; the bytes as a
+// build under `rules` lays them out. A usage error on `quant` naming the
+// tensor whose row is not whole blocks of its type.
+Result<Model> gguf_model_of_types(const Model& model, std::span<const ConvertedTensor> tensors,
+                                  std::span<const GgmlType> types, const QuantizeRules& rules);
 
 // The model as that GGUF: `model` with its tensors replaced by the
 // quantized list (SafetensorsTensor rows as a GGUF model carries them:

@@ -307,20 +307,28 @@ Result<uint64_t> quantized_tensor_bytes(GgmlType type, std::span<const uint64_t>
 Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
                                               std::span<const ConvertedTensor> tensors,
                                               const GgufFileType& file_type,
-                                              const QuantizeRules& rules) {
+                                              const QuantizeRules& rules,
+                                              std::vector<TypeChoice>* choices) {
   Mix m = mix_for(spec, tensors, file_type, rules);
   std::vector<GgmlType> out;
   out.reserve(tensors.size());
-  for (const ConvertedTensor& t : tensors) {
+  if (choices != nullptr) choices->assign(tensors.size(), TypeChoice{});
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const ConvertedTensor& t = tensors[i];
     if (!quantizable(t)) {
       out.push_back(t.type);
-    } else if (!is_quantized(file_type.default_type)) {
+      continue;
+    }
+    if (choices != nullptr) (*choices)[i].quantizable = true;
+    if (!is_quantized(file_type.default_type)) {
       // The converter's float output types leave what the checkpoint
       // ships quantized (gpt-oss's MXFP4 experts) as it is.
       out.push_back(is_quantized(t.type) ? t.type : file_type.default_type);
     } else {
-      Result<GgmlType> type = fallback(t, mixed_type(m, t, file_type.default_type), rules);
+      const GgmlType chosen = mixed_type(m, t, file_type.default_type);
+      Result<GgmlType> type = fallback(t, chosen, rules);
       if (!type) return type.error();
+      if (choices != nullptr) (*choices)[i].fell_back = *type != chosen;
       out.push_back(*type);
     }
   }

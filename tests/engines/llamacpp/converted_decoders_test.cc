@@ -113,6 +113,61 @@ TEST(ConvertedDecoders, Glm4WithoutBiases) {
   EXPECT_EQ(find(*q, "blk.0.attn_q.bias"), nullptr);
 }
 
+// IBM's Granite 3B Code (llamacpp-11500's dump: llama, 2,560 wide, 32
+// heads and 32 KV heads, 10,240 ffn, 32 blocks, 49,152 tokens, tied),
+// whose checkpoint has LlamaConfig's attention_bias and mlp_bias.
+// Q4_0 with the seven biases: a block's matrices 4 x 2,560^2 + 3 x 2,560 x
+// 10,240 = 104,857,600 elements / 32 x 18 = 58,982,400 B, x 32 =
+// 1,887,436,800; F32 a block: 2 norms 5,120 + Q/K/V/O biases 10,240 +
+// gate/up 20,480 + down 2,560 = 38,400 floats = 153,600 B, x 32 =
+// 4,915,200; token_embd (tied: the output's rule, Q6_K) 125,829,120 / 256
+// x 210 = 103,219,200; output_norm 10,240. 1,995,581,440 B, the printed
+// "1.86 GiB"; q4_0 7 x 32 = 224, q6_K 1, f32 9 x 32 + 1 = 289, the dump's.
+TEST(ConvertedDecoders, LlamaWithAttentionAndMlpBiases) {
+  const Model m = from_config(R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+    "hidden_size": 2560, "intermediate_size": 10240, "num_attention_heads": 32,
+    "num_key_value_heads": 32, "num_hidden_layers": 32, "vocab_size": 49152,
+    "tie_word_embeddings": true})");
+  ConverterHints hints;
+  hints.llama_biases = true;
+  Result<Model> q = quantized_gguf_model(m, *find_gguf_file_type("Q4_0"), nullptr, {}, &hints);
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  EXPECT_EQ(q->weights.bytes, 1'995'581'440u);
+  EXPECT_EQ(type_counts(*q), (std::map<std::string, int>{{"f32", 289}, {"q4_0", 224}, {"q6_K", 1}}));
+  ASSERT_NE(find(*q, "blk.31.ffn_gate.bias"), nullptr);
+  EXPECT_EQ(find(*q, "blk.31.ffn_gate.bias")->shape, (std::vector<uint64_t>{10240}));
+  // Without the hint, the 224 biases are not written.
+  EXPECT_EQ(find(quantized(m, "Q4_0"), "blk.0.attn_q.bias"), nullptr);
+}
+
+// Mixtral 8x7B as converted before #6387 (ollama-neosophia's dump: 4,096
+// wide, 32 heads, 8 KV heads, 14,336 ffn, 8 experts, 32 blocks, 32,000
+// tokens, untied), each expert's matrices 2-D tensors of their own and
+// the router F16. Q4_0 (18 B per 32), with 8 experts attn_k and attn_v
+// Q8_0 (34 B per 32): a block's attn_q and attn_output 2 x 16,777,216 x
+// 18 / 32 = 18,874,368; attn_k and attn_v 2 x 4,194,304 x 34 / 32 =
+// 8,912,896; 24 experts' matrices 24 x 58,720,256 x 18 / 32 = 792,723,456;
+// router 4,096 x 8 x 2 = 65,536; 2 norms 32,768: 820,609,024 B, x 32 =
+// 26,259,488,768. token_embd Q4_0 131,072,000 x 18 / 32 = 73,728,000,
+// output Q6_K 512,000 x 210 = 107,520,000, output_norm 16,384:
+// 26,440,753,152 B ("24.62 GiB"); q4_0 26 x 32 + 1 = 833, q8_0 64, f16
+// 32, f32 65, q6_K 1, the dump's.
+TEST(ConvertedDecoders, MixtralWithSplitExperts) {
+  const Model m = from_config(R"({"architectures": ["MixtralForCausalLM"], "model_type": "mixtral",
+    "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 32000,
+    "num_local_experts": 8, "num_experts_per_tok": 2, "tie_word_embeddings": false})");
+  ConverterHints hints;
+  hints.split_experts = true;
+  Result<Model> q = quantized_gguf_model(m, *find_gguf_file_type("Q4_0"), nullptr, {}, &hints);
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  EXPECT_EQ(q->weights.bytes, 26'440'753'152u);
+  EXPECT_EQ(type_counts(*q), (std::map<std::string, int>{
+                                 {"f16", 32}, {"f32", 65}, {"q4_0", 833}, {"q6_K", 1}, {"q8_0", 64}}));
+  ASSERT_NE(find(*q, "blk.0.ffn_gate.7.weight"), nullptr);
+  EXPECT_EQ(find(*q, "blk.0.ffn_gate_inp.weight")->dtype, "f16");
+}
+
 // microsoft/phi-1_5's geometry (ollama-cortexcli-phi2's dump: 2,048 wide,
 // 32 heads, 8,192 ffn, 24 blocks, 51,200 tokens).
 constexpr std::string_view kPhi15 = R"({"architectures": ["PhiForCausalLM"], "model_type": "phi",

@@ -1,0 +1,106 @@
+// The helpers both steps of a dump's rebuild share (logs/dump_rebuild.h).
+#include "logs/dump_rebuild.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "memfit/untrusted_text.h"
+
+namespace memfit::logs {
+
+// "q4_K 193, q6_K 1": a count per type, by name; a name the log printed
+// is untrusted text, escaped.
+std::string describe(const TypeCounts& counts) {
+  std::string out;
+  for (const auto& [type, n] : counts) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} {}", escape_untrusted(type), n);
+  }
+  return out;
+}
+
+TypeCounts counts_of(const Model& model) {
+  TypeCounts counts;
+  for (const SafetensorsTensor& t : model.tensors) ++counts[t.dtype];
+  return counts;
+}
+
+// What a rebuild took beyond memfit's own rules: "" for those.
+std::string rules_note(const llamacpp::QuantizeRules& r) {
+  std::string out;
+  if (r.imatrix) out += "; with an importance matrix (its quantize.imatrix keys)";
+  if (r.qkv_own_rule) out += "; attn_qkv by its own rule (llama-quantize before #19770)";
+  if (r.k_fallback_iq4_nl) out += "; Q2_K/Q3_K rows of no whole 256-block as IQ4_NL (an older fallback)";
+  if (r.qk_k_64) out += "; K types of 64-element blocks (a build with LLAMA_QKK_64)";
+  return out;
+}
+
+std::vector<Attempt> attempts_for(const Model& rebuilt, const ConvertedFrom& from) {
+  const std::string& model_type = from.model_type;
+  std::vector<Variant> variants = {{false, false}, {true, false}, {false, true}, {true, true}};
+  if (rebuilt.spec.embedding.bidirectional) variants = {{true, false, false}, {true, false, true}};
+  // Phi-2's Q/K/V fused or not (ConverterHints::phi2_fused_qkv), as
+  // glm4's biases: the counts decide; its output is never tied.
+  if (model_type == "phi") variants = {{false, false, false, false}, {false, false, false, true}};
+  // glm4's Q/K/V biases absent, or llama's seven biases present
+  // (ConverterHints::glm4_no_qkv_bias, llama_biases), each beside the
+  // output tied or not: the counts decide.
+  if (model_type == "glm4" || model_type == "llama") {
+    variants = {{false, false, false, false}, {true, false, false, false}, {false, false, false, true},
+                {true, false, false, true}};
+    if (model_type == "llama") {
+      variants.insert(variants.begin() + 2, {{false, true, false, false}, {true, true, false, false}});
+    }
+  }
+  // A Mixtral-style file converted before #6387 (ConverterHints::
+  // split_experts): its routed experts tensor by tensor.
+  if (rebuilt.spec.moe.experts > 0 && rebuilt.spec.moe.shared_experts == 0 &&
+      (model_type == "mixtral" || model_type == "llama")) {
+    variants.push_back({false, false, false, false, true});
+    variants.push_back({true, false, false, false, true});
+  }
+  std::vector<Attempt> attempts;
+  for (bool qk64 : {false, true}) {
+    for (bool qkv : {false, true}) {
+      for (bool iq4nl : {false, true}) {
+        for (const Variant& v : variants) attempts.push_back({{from.imatrix, qkv, iq4nl, qk64}, v});
+      }
+    }
+  }
+  return attempts;
+}
+
+Candidate candidate_of(const Model& rebuilt, const ConvertedFrom& from, const Variant& v) {
+  const std::string& model_type = from.model_type;
+  Candidate c{rebuilt, from.hints()};
+  c.model.spec.model_type = model_type;
+  c.model.spec.tied_embeddings = v.tied;
+  c.model.spec.embedding.reranker = c.model.spec.embedding.reranker || v.head;
+  // Phi-3's long-context factors are its rope_factors_long/_short.
+  if (v.llama3_rope) c.model.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
+  c.hints.glm4_no_qkv_bias = model_type == "glm4" && v.bias_variant;
+  c.hints.phi2_fused_qkv = model_type == "phi" && v.bias_variant;
+  c.hints.llama_biases = model_type == "llama" && v.bias_variant;
+  c.hints.split_experts = v.split_experts;
+  return c;
+}
+
+// `quantized` as the model the check prices: the rebuilt spec and path,
+// the weights verified against the log, the spread warning replaced by
+// `note`.
+Model accepted(Model quantized, const Model& rebuilt, const Variant& v, std::string note) {
+  Model out = std::move(quantized);
+  out.spec = rebuilt.spec;  // the GGUF architecture and its geometry, as rebuilt
+  out.spec.tied_embeddings = v.tied;
+  out.path = rebuilt.path;
+  out.has_config = rebuilt.has_config;
+  // Checked against the log: every type's count and the file size.
+  out.weights.verified = true;
+  std::erase_if(out.warnings, [](const std::string& w) { return w.starts_with(kSpreadWarning); });
+  out.warnings.push_back(std::move(note));
+  return out;
+}
+
+}  // namespace memfit::logs

@@ -1,0 +1,129 @@
+// What rebuilding a model's tensor list from a llama.cpp dump shares
+// between its two steps (logs/log_model_tensors.cc: a release's rules;
+// logs/dump_rebuild_options.cc: llama-quantize's options): the dump's
+// word on how the file was converted, the variants it does not announce,
+// and how a rebuilt list becomes the model the check prices. Private to
+// the log reader; docs/check-log.md, "Rebuilt from llama.cpp's dump".
+#ifndef MEMFIT_LOGS_DUMP_REBUILD_H_
+#define MEMFIT_LOGS_DUMP_REBUILD_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engines/llamacpp/quantize_plan.h"
+#include "logs/log_model.h"
+#include "memfit/model.h"
+#include "memfit/result.h"
+
+namespace memfit::logs {
+
+// Tensors per type, by the type's name as the log prints it.
+using TypeCounts = std::map<std::string, uint64_t>;
+
+// "q4_K 193, q6_K 1": a count per type, by name; a name the log printed
+// is untrusted text, escaped.
+std::string describe(const TypeCounts& counts);
+
+// Tensors per type of a rebuilt list.
+TypeCounts counts_of(const Model& model);
+
+// What a rebuild took beyond memfit's own rules: "" for those.
+std::string rules_note(const llamacpp::QuantizeRules& r);
+
+// What the converter's tensors are built from beyond the spec: the
+// Hugging Face model_type the dump's architecture converts from
+// ("qwen3moe" -> "qwen3_moe") and, for a gated delta net model, its
+// widths (the config fields model/gguf/arch_rules.cc writes from the
+// ssm.* keys).
+struct ConvertedFrom {
+  std::string model_type;
+  std::optional<llamacpp::GatedDeltaWidths> gated_delta;
+  // llama-quantize had an importance matrix: it writes the
+  // quantize.imatrix.* keys (file, dataset, entries and chunks count) then
+  // (tools/quantize/quantize.cpp, LLM_KV_QUANTIZE_IMATRIX_*).
+  bool imatrix = false;
+  // general.quantized_by, the quantizer a file names (convert_hf_to_gguf's
+  // metadata; "Unsloth", "Mungert", ...): "" when absent.
+  std::string quantized_by;
+  const llamacpp::GatedDeltaWidths* widths() const {
+    return gated_delta ? &*gated_delta : nullptr;
+  }
+  // For deepseek2, its MLA widths (the fields arch_rules.cc writes from
+  // the attention.* keys) and the two things the keys alone say: whether
+  // the file was converted since #12801 (attention.key_length_mla) and
+  // whether its router is sigmoid-gated (expert_gating_func 2, V3: an
+  // exp_probs_b tensor).
+  std::optional<llamacpp::MlaWidths> mla;
+  // BERT's token_types rows: the file's tokenizer.ggml.token_type_count
+  // (0 when absent).
+  uint64_t token_types = 0;
+  llamacpp::ConverterHints hints() const {
+    llamacpp::ConverterHints h;
+    h.mla = mla ? &*mla : nullptr;
+    h.token_types = token_types;
+    return h;
+  }
+};
+
+// Three things the dump does not announce: the output layer's own
+// matrix (absent when tied to token_embd), the converter's rope_freqs (a
+// llama3-scaled rope bakes its factors into that F32 tensor, and the
+// GGUF keeps no key of the scaling; Phi-3's longrope, two) and an
+// encoder's classification head (a reranker converted from
+// *ForSequenceClassification; its GGUF need not say rank pooling): the
+// counts decide.
+// A fourth (bias_variant) for glm4: whether the checkpoint's Q/K/V lack
+// biases (Glm4Config's attention_bias, True by default, False in
+// GLM-4-32B-0414 and GLM-Z1-32B; the GGUF keeps no key of it, and
+// llama.cpp's loader takes either: bq/bk/bv are TENSOR_NOT_REQUIRED); for
+// phi, whether Q/K/V are one fused attn_qkv; for llama, whether the
+// checkpoint has LlamaConfig's attention and MLP biases (Granite Code).
+struct Variant {
+  bool tied = false;
+  bool llama3_rope = false;
+  bool head = false;
+  bool bias_variant = false;  // glm4: no Q/K/V biases; phi: one fused attn_qkv; llama: the seven biases
+  bool split_experts = false;  // routed experts as 2-D tensors of their own (before #6387)
+};
+
+// One rebuild to try: the release's rules and the dump's unannounced
+// variant.
+struct Attempt {
+  llamacpp::QuantizeRules rules;
+  Variant variant;
+};
+
+// The rule sets that changed between llama-quantize releases (the file's
+// quantizing build is not in the log): the pinned release's first, then
+// the older; each with every variant the architecture has.
+std::vector<Attempt> attempts_for(const Model& rebuilt, const ConvertedFrom& from);
+
+// The model and converter hints of one attempt's variant.
+struct Candidate {
+  Model model;
+  llamacpp::ConverterHints hints;
+};
+
+// The model and hints of `rebuilt` under variant `v`.
+Candidate candidate_of(const Model& rebuilt, const ConvertedFrom& from, const Variant& v);
+
+// `quantized` as the model the check prices: the rebuilt spec and path,
+// the weights verified against the log, the spread warning replaced by
+// `note`.
+Model accepted(Model quantized, const Model& rebuilt, const Variant& v, std::string note);
+
+// When no release's rules alone give the log's counts (`printed`): the
+// assignments of llama-quantize's options (--token-embedding-type,
+// --output-tensor-type, --pure, --tensor-type by role; engines/llamacpp/
+// quantize_options.h) over every attempt that hold the counts and the
+// printed size. Kept when they all give every device the same bytes; an
+// error saying why otherwise ("" when none holds them).
+Result<Model> rebuilt_with_options(const Model& rebuilt, const LogModel& dump, const ConvertedFrom& from,
+                                   const llamacpp::GgufFileType& type, const TypeCounts& printed);
+
+}  // namespace memfit::logs
+
+#endif  // MEMFIT_LOGS_DUMP_REBUILD_H_
