@@ -6,6 +6,9 @@
 // a machine whose GPU library is broken.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
+
 #include "memfit/checked_math.h"
 #include "memfit/header_cache.h"
 #include "memfit/memory_size.h"
@@ -33,9 +36,11 @@ Status check_request_fields(const EstimateRequest& r) {
 // The engine a request resolves to, and the other engines' fields refused:
 // each one given names its engine. max_tokens and batch are plain values,
 // so they count as given when they differ from their defaults.
-Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequest& p) {
+// `named`: the request as given named the engine (r may carry the one its
+// store's default gave: with_store_defaults).
+Status resolve_engine(const EstimateRequest& r, bool named, const Model& model, PreparedRequest& p) {
   const EngineRegistry& registry = EngineRegistry::instance();
-  p.engine_named = !r.engine.empty();
+  p.engine_named = named;
   if (r.engine.empty()) {
     p.engine = &registry.default_for(model);
   } else if (Result<const EngineProfile*> named = registry.parse(r.engine); named) {
@@ -53,22 +58,42 @@ Status resolve_engine(const EstimateRequest& r, const Model& model, PreparedRequ
   return p.engine->resolve(r, p);
 }
 
+// What the model's store says of how it runs the model, when the request
+// names a store's model and that store gave the model opened (its path is
+// the store's weights: a folder under a service's root that happens to be
+// called "ollama:x" is not); the store is this process's
+// (process_model_store_options), as LocalRequestContext::open_model reads
+// it. nullopt otherwise.
+std::optional<StoreDefaults> store_defaults_of(const EstimateRequest& r, const Model& model) {
+  if (!is_store_model_name(r.model)) return std::nullopt;
+  std::unique_ptr<FileSystem> fs = make_real_file_system();
+  Result<StoreDefaults> defaults = read_store_defaults(*fs, r.model, process_model_store_options());
+  if (!defaults || defaults->model_path != model.path) return std::nullopt;
+  return std::move(*defaults);
+}
+
 // The request with what the model's store sets where the request gives
-// nothing: Ollama's num_ctx as the context (docs/stores.md), with a
-// warning that says so. Only for a store's name whose store gave the
-// model opened (its path is the store's weights: a folder under a
-// service's root that happens to be called "ollama:x" is not); the store
-// is this process's (process_model_store_options), as
-// LocalRequestContext::open_model reads it.
+// nothing (docs/stores.md):
+// - Ollama's num_ctx as the context, with a warning that says so;
+// - the ollama engine for a model of Ollama's store, as `memfit ls`
+//   prices it (stores/local_models.cc, usual_engine), unless the request
+//   names an engine or gives another engine's setting (a llama.cpp flag
+//   asks for llama.cpp's server).
 EstimateRequest with_store_defaults(const EstimateRequest& r, const Model& model,
                                     std::vector<Warning>& warnings) {
   EstimateRequest out = r;
-  if (!is_store_model_name(r.model) || r.max_tokens || r.llamacpp.ctx_size || r.vllm.max_model_len) {
-    return out;
+  const std::optional<StoreDefaults> defaults = store_defaults_of(r, model);
+  if (!defaults) return out;
+  if (r.engine.empty() && defaults->store == "ollama") {
+    const EngineRegistry& registry = EngineRegistry::instance();
+    const EngineProfile* ollama = registry.find("ollama");
+    const std::vector<const EngineProfile*> engines = registry.all();
+    const bool other_engines_field = std::any_of(engines.begin(), engines.end(), [&](const EngineProfile* e) {
+      return e != ollama && !e->first_field_given(r).empty();
+    });
+    if (ollama != nullptr && !other_engines_field) out.engine = "ollama";
   }
-  std::unique_ptr<FileSystem> fs = make_real_file_system();
-  Result<StoreDefaults> defaults = read_store_defaults(*fs, r.model, process_model_store_options());
-  if (!defaults || defaults->model_path != model.path) return out;
+  if (r.max_tokens || r.llamacpp.ctx_size || r.vllm.max_model_len) return out;
   if (const std::optional<uint64_t>& context = defaults->context_tokens) {
     out.max_tokens = *context;
     warnings.push_back(Warning{WarningKind::kModel,
@@ -156,7 +181,7 @@ Result<PreparedRequest> prepare(const EstimateRequest& r, RequestContext& contex
   add_warnings(p.warnings, WarningKind::kModel, p.model->warnings);
   const EstimateRequest stored = with_store_defaults(r, *p.model, p.warnings);
   if (stored.max_tokens) p.inputs.max_tokens = *stored.max_tokens;
-  if (Status engine = resolve_engine(stored, *p.model, p); !engine) return engine.error();
+  if (Status engine = resolve_engine(stored, !r.engine.empty(), *p.model, p); !engine) return engine.error();
 
   Result<HostMemoryStatus> host = request::host_for_request(stored, *machine, context, p.warnings);
   if (!host) return host.error();

@@ -115,15 +115,19 @@ TEST_F(LocalModels, TheSameFiguresAsInspect) {
   ASSERT_TRUE(run.ok()) << run.error().message();
   ASSERT_TRUE(run->llamacpp.has_value());
   EXPECT_EQ(run->llamacpp->context.n_ctx, 2048u);  // num_ctx
-  // ls prices a store's model under its usual engine, Ollama's for
-  // Ollama's store (a qwen3 file: its own engine, whose graph is its own,
-  // engines/ollama/engine_graph.h): inspect under that engine is ls's row.
-  EstimateRequest as_ollama = request;
-  as_ollama.engine = "ollama";
-  Result<EstimateRun> ollama_run = memfit::run(as_ollama, context);
-  ASSERT_TRUE(ollama_run.ok()) << ollama_run.error().message();
-  ASSERT_TRUE(ollama_run->llamacpp.has_value());
-  EXPECT_EQ(ollama_run->llamacpp->total_bytes, r[1].total_bytes);
+  // A model of Ollama's store is priced by the ollama engine when the
+  // request names none, as ls prices it (its usual engine; a qwen3 file:
+  // Ollama's own engine, whose graph is its own,
+  // engines/ollama/engine_graph.h): inspect's figures are ls's row.
+  EXPECT_EQ(run->engine->name(), "ollama");
+  EXPECT_FALSE(run->engine_named);
+  EXPECT_EQ(run->llamacpp->total_bytes, r[1].total_bytes);
+  // A llama.cpp setting asks for llama.cpp's server.
+  EstimateRequest with_flag = request;
+  with_flag.llamacpp.ubatch_size = 512;
+  Result<EstimateRun> llamacpp_run = memfit::run(with_flag, context);
+  ASSERT_TRUE(llamacpp_run.ok()) << llamacpp_run.error().message();
+  EXPECT_EQ(llamacpp_run->engine->name(), "llamacpp");
   bool warned = false;
   for (const Warning& w : run->warnings) {
     warned |= w.text == "the context is 2048 tokens, the num_ctx of the model's Ollama Modelfile "
@@ -183,14 +187,18 @@ TEST_F(LocalModels, AStoreModelIsNamedByItsNameAndItsBlobApart) {
   EXPECT_EQ(run->model->name, "ollama:tiny:latest");
   const nlohmann::ordered_json j = run_to_json(*run);
   EXPECT_EQ(j["model"], "ollama:tiny:latest");
-  // The file llama-server loads: the manifest's model blob.
+  // The file Ollama's runner loads: the manifest's model blob.
   EXPECT_EQ(j["model_file"], run->model->path);
   EXPECT_TRUE(run->model->path.starts_with(ollama_.dir())) << run->model->path;
   EXPECT_NE(run->model->path.find("/blobs/sha256-"), std::string::npos) << run->model->path;
   const std::string text = render_run_text(*run);
   // The first line names the model; the file has a line of its own (after
-  // the line that says which engine priced it).
-  EXPECT_NE(text.find(" — ollama:tiny:latest (engine llamacpp)\n"), std::string::npos) << text;
+  // the line that says which engine priced it: Ollama's, the default for
+  // its store's models).
+  EXPECT_NE(text.find(" — ollama:tiny:latest (engine ollama, "), std::string::npos) << text;
+  EXPECT_NE(text.find("\npriced by ollama: the default for models of Ollama's store (ollama:NAME);"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("\nfile " + run->model->path + "\nmodel_type qwen3,"), std::string::npos) << text;
 }
 

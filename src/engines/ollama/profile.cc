@@ -105,6 +105,10 @@ class OllamaProfile final : public ollama::OllamaCommands {
     return "what Ollama decides for a GGUF model (its context, sequences and layers per GPU), "
            "priced by llama.cpp's buffers";
   }
+  // is_default_for stays false (a Model does not know its store): the
+  // request path gives a model of Ollama's store this engine
+  // (request.cc, with_store_defaults).
+  std::string_view default_for_text() const override { return "models of Ollama's store (ollama:NAME)"; }
   std::string_view release() const override { return "Ollama v0.24.0"; }
   EngineVersions versions() const override {
     return {.field = "ollama_version",
