@@ -1,0 +1,31 @@
+// A config-only model's vision tower, per engine
+// (engines/shared/config_tower.h).
+#include "engines/shared/config_tower.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "memfit/model.h"
+#include "memfit/memory_size.h"
+
+namespace memfit {
+
+void drop_config_tower(PreparedRequest& p, std::string_view why) {
+  if (!p.model || p.model->weights.source != WeightsSource::kAnalyticalConfig) return;
+  constexpr int kTower = static_cast<int>(WeightComponent::kVisionTower);
+  const uint64_t tower = p.model->weights.component_bytes[kTower];
+  if (tower == 0 || tower > p.model->weights.bytes) return;
+  Model out = *p.model;
+  out.weights.bytes -= tower;
+  // The text model alone: no split left to show.
+  out.weights.component_bytes[kTower] = 0;
+  out.weights.component_bytes[static_cast<int>(WeightComponent::kLanguageModel)] = 0;
+  p.warnings.push_back(Warning{
+      WarningKind::kModel,
+      fmt::format("the config's vision tower ({}) is left out of the weights: {}",
+                  format_bytes(tower), why)});
+  p.model = std::make_shared<const Model>(std::move(out));
+}
+
+}  // namespace memfit
