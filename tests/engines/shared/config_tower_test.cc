@@ -68,6 +68,8 @@ TEST(ConfigTower, AnEngineThatDoesNotLoadItLeavesItOut) {
   EXPECT_EQ(p.model->weights.bytes, 87'296u);
   EXPECT_EQ(p.model->weights.component_bytes[kTower], 0u);
   EXPECT_EQ(p.model->weights.component_bytes[kLanguage], 0u);  // no split left
+  // 83,264 parameters - the tower's 39,616 = the text model's 43,648.
+  EXPECT_EQ(p.model->spec.analytical_params, 43'648u);
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].text.find("vision tower"), std::string::npos);
   EXPECT_NE(p.warnings[0].text.find("the engine's reason"), std::string::npos);
