@@ -6,6 +6,7 @@
 
 #include "memfit/untrusted_text.h"
 #include "memfit/model.h"
+#include "model/config/config_tower.h"
 #include "model/config/family.h"
 #include "model/gguf/model.h"
 #include "model/sentence_transformers.h"
@@ -29,6 +30,7 @@ std::string parent_dir(const std::string& path) {
 struct ConfigLookup {
   bool found = false;
   ModelSpec spec;
+  uint64_t tower_bytes = 0;  // ConfigWithTower::tower_bytes
 };
 
 Result<ConfigLookup> read_config(FileSystem& fs, const std::string& dir) {
@@ -43,9 +45,9 @@ Result<ConfigLookup> read_config(FileSystem& fs, const std::string& dir) {
   }
   Result<std::string> text = fs.read_range(path, 0, st->size_bytes);
   if (!text) return text.error();
-  Result<ModelSpec> spec = parse_model_config(*text);
-  if (!spec) return spec.error().within(quote_untrusted(path));
-  return ConfigLookup{true, std::move(*spec)};
+  Result<ConfigWithTower> parsed = parse_model_config_with_tower(*text);
+  if (!parsed) return parsed.error().within(quote_untrusted(path));
+  return ConfigLookup{true, std::move(parsed->spec), parsed->tower_bytes};
 }
 
 void note_spec(Model& model) {
@@ -132,6 +134,7 @@ Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenMode
     if (gguf->has_value()) return open_gguf_model(fs, **gguf, options);
   }
   model.has_config = config->found;
+  const uint64_t config_tower_bytes = config->tower_bytes;
   if (config->found) {
     model.spec = std::move(config->spec);
     note_spec(model);
@@ -162,6 +165,13 @@ Result<Model> open_model(FileSystem& fs, const std::string& path, const OpenMode
     model.weights.source = WeightsSource::kAnalyticalConfig;
     model.weights.verified = false;
     model.weights.bytes = model.spec.analytical_weights.bytes;
+    // A vision tower as a part of its own, for the engines that do not
+    // load it (engines/shared/config_tower.h); no split without one.
+    if (const uint64_t tower = config_tower_bytes; tower > 0) {
+      model.weights.component_bytes[static_cast<int>(WeightComponent::kVisionTower)] = tower;
+      model.weights.component_bytes[static_cast<int>(WeightComponent::kLanguageModel)] =
+          model.weights.bytes - tower;  // tower_bytes <= bytes
+    }
     model.warnings.push_back(fmt::format(
         "{}: no weight files: weights estimated from config.json as {}", quote_untrusted(dir),
         model.spec.analytical_weights.detail));

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engines/builtin.h"
+#include "engines/shared/config_tower.h"
 #include "engines/shared/parallel_field.h"
 #include "engines/shared/report_head.h"
 #include "engines/shared/trained_context.h"
@@ -224,6 +225,12 @@ class LlamaCppProfile final : public LlamaCppCommands {
     if (r.backend) {
       return Error::usage("backend", "is an mlxcel setting: llama.cpp's buffers are priced per "
                                      "device, for the GPUs given (gpu, gpu_memory) or found");
+    }
+    // With a file type the GGUF's converted tensors replace the weights,
+    // and apply_gguf_file_type says where the tower went.
+    if (r.quant.empty()) {
+      drop_config_tower(p, "llama.cpp's converter writes it to an mmproj GGUF of its own "
+                           "(llama-server --mmproj), not the model file");
     }
     // A GGUF file type: the model as llama-quantize would write it.
     if (Status quant = llamacpp::apply_gguf_file_type(r, p); !quant) return quant;

@@ -8,6 +8,7 @@
 
 #include "engines/builtin.h"
 #include "engines/mlxcel/speed_plan.h"
+#include "engines/shared/config_tower.h"
 #include "engines/shared/speed_report.h"
 #include "engines/shared/trained_context.h"
 #include "engines/mlxcel/commands.h"
@@ -98,6 +99,7 @@ class MlxcelProfile final : public MlxcelCommands {
     warn_past_trained_context(rope_scaled_context(p.model->spec), p.inputs.max_tokens,
                               r.max_tokens ? "--max-tokens" : "the default --max-tokens",
                               p.warnings);
+    drop_config_tower(p, "mlxcel loads the language model alone, as mlx-lm does");
     if (Status mode = apply_mlx_weight_mode(r, p); !mode) return mode;
     return resolve_kv_width(r, p);
   }

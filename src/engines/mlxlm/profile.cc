@@ -1,6 +1,7 @@
 // The mlx-lm profile (engine.h): the peak mx.get_peak_memory() reports for
 // mlx_lm.generate (docs/engine-mlxlm.md).
 #include "engines/builtin.h"
+#include "engines/shared/config_tower.h"
 #include "engines/shared/parallel_field.h"
 #include "engines/shared/cache_type_field.h"
 #include "engines/shared/trained_context.h"
@@ -124,6 +125,8 @@ class MlxLmProfile final : public MlxLmCommands {
     warn_past_trained_context(rope_scaled_context(p.model->spec),
                               (CheckedBytes(s.prompt_tokens) + s.max_tokens).saturated(),
                               "--prompt-tokens + --max-tokens =", p.warnings);
+    drop_config_tower(p, "mlx-lm loads the language model alone (models/gemma3.py and "
+                         "qwen3_5.py sanitize() drop the vision weights)");
     return apply_mlx_weight_mode(r, p);
   }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -292,6 +293,121 @@ void add_gemma3_vision(const ConfigDocument& doc, const ModelGeometry& g, BlockL
   out.add(ParamRole::kVision, "multi_modal_projector.mm_soft_emb_norm", std::nullopt, 1, v);
 }
 
+// A Qwen3-VL or Qwen3.5 config's vision tower (transformers'
+// Qwen3VLVisionModel; vLLM's Qwen3_VisionTransformer in
+// vllm/model_executor/models/qwen3_vl.py, which Qwen3.5's models reuse and
+// load: only the "mtp." weights are skipped, qwen3_5.py load_weights).
+// With v the vision width, f its MLP width, c channels, t the temporal and
+// p the spatial patch, n position embeddings, o the text width, m the
+// spatial merge and vm = v m^2:
+//   patch_embed      Conv3d [v, c x t x p x p] + bias v
+//   pos_embed        [n, v]
+//   per block        norm1, norm2 (LayerNorm: weight and bias); qkv [3v, v]
+//                    + 3v; proj [v, v] + v; linear_fc1 [f, v] + f;
+//                    linear_fc2 [v, f] + v
+//   merger           norm (v: weight and bias); linear_fc1 [vm, vm] + vm;
+//                    linear_fc2 [o, vm] + o
+//   deepstack        one merger per deepstack_visual_indexes entry, its
+//                    norm over vm (use_postshuffle_norm)
+// vLLM splits the linear layers over tensor parallelism (Column/Row
+// ParallelLinear) and keeps the patch and position embeddings and the norms
+// whole on every rank, some 0.1 % of the tower, split here with the rest.
+// Nothing for a vision_config this does not describe.
+void add_qwen3_vl_vision(const ConfigDocument& doc, BlockList& out) {
+  const std::string_view type = json_text(doc.top(), "model_type", "");
+  if (type != "qwen3_vl" && type != "qwen3_vl_moe" && type != "qwen3_5" && type != "qwen3_5_moe") {
+    return;
+  }
+  auto it = doc.top().find("vision_config");
+  if (it == doc.top().end() || !it->is_object()) return;
+  const nlohmann::json& vision = *it;
+  const uint64_t v = json_u64(vision, "hidden_size", 0);
+  const uint64_t f = json_u64(vision, "intermediate_size", 0);
+  const uint64_t depth = json_u64(vision, "depth", 0);
+  const uint64_t patch = json_u64(vision, "patch_size", 0);
+  const uint64_t temporal = json_u64(vision, "temporal_patch_size", 0);
+  const uint64_t channels = json_u64(vision, "in_channels", 3);
+  const uint64_t positions = json_u64(vision, "num_position_embeddings", 0);
+  const uint64_t o = json_u64(vision, "out_hidden_size", 0);
+  const uint64_t merge = json_u64(vision, "spatial_merge_size", 0);
+  if (v == 0 || f == 0 || depth == 0 || patch == 0 || temporal == 0 || o == 0 || merge == 0) return;
+  auto deepstack = vision.find("deepstack_visual_indexes");
+  const uint64_t stacks = deepstack != vision.end() && deepstack->is_array() ? deepstack->size() : 0;
+  const CheckedBytes vm = CheckedBytes(v) * merge * merge;
+  out.add(ParamRole::kVision, "visual.patch_embed.proj", std::nullopt, v,
+          CheckedBytes(channels) * temporal * patch * patch);
+  out.add(ParamRole::kVision, "visual.patch_embed.proj.bias", std::nullopt, 1, v);
+  out.add(ParamRole::kVision, "visual.pos_embed", std::nullopt, positions, v);
+  out.add(ParamRole::kVision, "attn.qkv", std::nullopt, CheckedBytes(3) * v, v, depth);
+  out.add(ParamRole::kVision, "attn.qkv.bias", std::nullopt, 1, CheckedBytes(3) * v, depth);
+  out.add(ParamRole::kVision, "attn.proj", std::nullopt, v, v, depth);
+  out.add(ParamRole::kVision, "attn.proj.bias", std::nullopt, 1, v, depth);
+  out.add(ParamRole::kVision, "mlp.linear_fc1", std::nullopt, f, v, depth);
+  out.add(ParamRole::kVision, "mlp.linear_fc1.bias", std::nullopt, 1, f, depth);
+  out.add(ParamRole::kVision, "mlp.linear_fc2", std::nullopt, v, f, depth);
+  out.add(ParamRole::kVision, "mlp.linear_fc2.bias", std::nullopt, 1, v, depth);
+  out.add(ParamRole::kVision, "norm1, norm2", std::nullopt, 4, v, depth);  // weight and bias each
+  // The merger (its norm over v), then the deepstack mergers as `stacks`
+  // copies of one (their norms over vm): no block per array entry.
+  out.add(ParamRole::kVision, "merger.norm", std::nullopt, 2, v);
+  out.add(ParamRole::kVision, "deepstack_merger_list.norm", std::nullopt, 2, vm, stacks);
+  for (const auto& [name, copies] : {std::pair<std::string_view, uint64_t>{"merger", 1},
+                                     {"deepstack_merger_list", stacks}}) {
+    out.add(ParamRole::kVision, name, std::nullopt, vm, vm, copies);  // linear_fc1
+    out.add(ParamRole::kVision, name, std::nullopt, 1, vm, copies);   // its bias
+    out.add(ParamRole::kVision, name, std::nullopt, o, vm, copies);   // linear_fc2
+    out.add(ParamRole::kVision, name, std::nullopt, 1, o, copies);    // its bias
+  }
+}
+
+// A Gemma 4 config's vision tower (transformers' Gemma4VisionModel,
+// vision_config model_type gemma4_vision) and its embedder into the text
+// model (Gemma4MultimodalEmbedder, "embed_vision"). With v the vision
+// width, f its MLP width, p the patch, n position_embedding_size, d the
+// attention head width (head_dim), h and kv the heads and o the text width:
+//   patch_embedder   input_proj [v, 3 x p x p] (no bias); the position
+//                    table [2 x n, v]
+//   per layer        q and o [h x d, v], k and v [kv x d, v] (no biases);
+//                    q_norm and k_norm d each (v_norm has no scale);
+//                    gate, up [f, v] and down [v, f]; four RMSNorms v
+//   standardize      std_bias and std_scale, v each, when the config says so
+//   embed_vision     embedding_projection [o, v] (its norm has no scale)
+// Nothing for a vision_config this does not describe.
+void add_gemma4_vision(const ConfigDocument& doc, const ModelGeometry& g, BlockList& out) {
+  if (json_text(doc.top(), "model_type", "") != "gemma4") return;
+  auto it = doc.top().find("vision_config");
+  if (it == doc.top().end() || !it->is_object()) return;
+  const nlohmann::json& vision = *it;
+  if (json_text(vision, "model_type", "") != "gemma4_vision") return;
+  const uint64_t v = json_u64(vision, "hidden_size", 0);
+  const uint64_t f = json_u64(vision, "intermediate_size", 0);
+  const uint64_t layers = json_u64(vision, "num_hidden_layers", 0);
+  const uint64_t patch = json_u64(vision, "patch_size", 0);
+  const uint64_t positions = json_u64(vision, "position_embedding_size", 0);
+  const uint64_t heads = json_u64(vision, "num_attention_heads", 0);
+  const uint64_t kv = json_u64(vision, "num_key_value_heads", heads);
+  const uint64_t d = json_u64(vision, "head_dim", heads == 0 ? 0 : v / heads);
+  if (v == 0 || f == 0 || layers == 0 || patch == 0 || heads == 0 || d == 0) return;
+  out.add(ParamRole::kVision, "vision_tower.patch_embedder.input_proj", std::nullopt, v,
+          CheckedBytes(3) * patch * patch);
+  out.add(ParamRole::kVision, "vision_tower.patch_embedder.position_embedding_table",
+          std::nullopt, CheckedBytes(2) * positions, v);
+  out.add(ParamRole::kVision, "self_attn.q_proj", std::nullopt, CheckedBytes(heads) * d, v, layers);
+  out.add(ParamRole::kVision, "self_attn.k_proj", std::nullopt, CheckedBytes(kv) * d, v, layers);
+  out.add(ParamRole::kVision, "self_attn.v_proj", std::nullopt, CheckedBytes(kv) * d, v, layers);
+  out.add(ParamRole::kVision, "self_attn.o_proj", std::nullopt, v, CheckedBytes(heads) * d, layers);
+  out.add(ParamRole::kVision, "self_attn.q_norm, k_norm", std::nullopt, 2, d, layers);
+  out.add(ParamRole::kVision, "mlp.gate_proj", std::nullopt, f, v, layers);
+  out.add(ParamRole::kVision, "mlp.up_proj", std::nullopt, f, v, layers);
+  out.add(ParamRole::kVision, "mlp.down_proj", std::nullopt, v, f, layers);
+  out.add(ParamRole::kVision, "layernorms", std::nullopt, 4, v, layers);
+  auto standardize = vision.find("standardize");
+  if (standardize != vision.end() && standardize->is_boolean() && standardize->get<bool>()) {
+    out.add(ParamRole::kVision, "vision_tower.std_bias, std_scale", std::nullopt, 2, v);
+  }
+  out.add(ParamRole::kVision, "embed_vision.embedding_projection", std::nullopt, g.hidden, v);
+}
+
 }  // namespace
 
 std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const ModelSpec& spec) {
@@ -328,6 +444,8 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
     add_gpt_oss_vectors(reader, g, i, out);
   }
   add_gemma3_vision(reader.doc(), g, out);
+  add_qwen3_vl_vision(reader.doc(), out);
+  add_gemma4_vision(reader.doc(), g, out);
   out.add(ParamRole::kEmbedding, "embed_tokens", std::nullopt, g.vocab, h);
   Result<std::optional<bool>> tied = reader.doc().boolean("tie_word_embeddings");
   if (tied && !tied->has_value() && !reader.doc().text_key().empty()) {

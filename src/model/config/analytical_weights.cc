@@ -344,4 +344,15 @@ AnalyticalWeights price_analytical_weights(const std::vector<ParamBlock>& blocks
   return w;
 }
 
+uint64_t analytical_tower_bytes(const std::vector<ParamBlock>& blocks,
+                                const AnalyticalWeights& priced, uint64_t unquantized_width) {
+  CheckedBytes tower = 0;
+  for (const ParamBlock& b : blocks) {
+    if (b.role == ParamRole::kVision) tower += CheckedBytes(b.rows) * b.cols * b.copies;
+  }
+  // No scheme packs the tower; an unapplied one prices every parameter at 2 bytes.
+  const uint64_t width = priced.quantization_applied ? unquantized_width : 2;
+  return std::min(priced.bytes, (tower * width).saturated());
+}
+
 }  // namespace memfit

@@ -65,6 +65,13 @@ AnalyticalWeights price_analytical_weights(const std::vector<ParamBlock>& blocks
                                            const QuantizationInfo& quantization,
                                            uint64_t unquantized_width);
 
+// Of `priced` (price_analytical_weights over `blocks`), the bytes of the
+// vision tower and projector (ParamRole::kVision): always at full width,
+// which is 2 bytes where the quantization was not applied. At most
+// priced.bytes; 0 for a config with no tower memfit counts.
+uint64_t analytical_tower_bytes(const std::vector<ParamBlock>& blocks,
+                                const AnalyticalWeights& priced, uint64_t unquantized_width);
+
 }  // namespace memfit
 
 #endif  // MEMFIT_MODEL_CONFIG_ANALYTICAL_WEIGHTS_H_

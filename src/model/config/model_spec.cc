@@ -20,6 +20,7 @@
 #include "model/config/checkpoint_traits.h"
 #include "model/config/config_document.h"
 #include "model/config/config_spec.h"
+#include "model/config/config_tower.h"
 #include "model/config/embedding_traits.h"
 #include "model/config/family.h"
 #include "model/config/field_reader.h"
@@ -145,9 +146,8 @@ Result<std::string> model_type_of(const nlohmann::json& scope) {
   return it->get<std::string>();
 }
 
-}  // namespace
-
-Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
+// model_spec_from_document, and the tower's bytes in `tower_bytes`.
+Result<ModelSpec> spec_and_tower(const ConfigDocument& doc, uint64_t& tower_bytes) {
   ModelSpec spec;
   Result<std::string> top_type = model_type_of(doc.top());
   if (!top_type) return top_type.error();
@@ -204,7 +204,12 @@ Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
   spec.analytical_params = count_parameters(blocks);
   for (const ParamBlock& b : blocks) {
     if (b.role == ParamRole::kLmHead) spec.tied_embeddings = false;
-    if (b.role == ParamRole::kNorm || b.role == ParamRole::kRouter) {
+    // vLLM's gemma4_mm.py builds Gemma 4's vision tower from transformers'
+    // modules, its linears replaced by ReplicatedLinear, and the embedder
+    // as a ReplicatedLinear: whole on every rank. (SigLIP, siglip.py, and
+    // Qwen3-VL's tower, qwen3_vl.py, are split like the text model.)
+    const bool whole_tower = b.role == ParamRole::kVision && spec.model_type == "gemma4";
+    if (b.role == ParamRole::kNorm || b.role == ParamRole::kRouter || whole_tower) {
       spec.replicated_params =
           (CheckedBytes(spec.replicated_params) + CheckedBytes(b.rows) * b.cols * b.copies).saturated();
     }
@@ -213,6 +218,8 @@ Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
   if (dtype.empty()) dtype = doc.string_field("dtype");
   spec.analytical_weights =
       price_analytical_weights(blocks, spec.quantization, unquantized_width_bytes(dtype));
+  tower_bytes =
+      analytical_tower_bytes(blocks, spec.analytical_weights, unquantized_width_bytes(dtype));
   // Informational only, so a malformed value is ignored rather than failing
   // the whole config.
   Result<std::optional<uint64_t>> positions = doc.u64_or_top(
@@ -220,6 +227,25 @@ Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
   if (positions.ok()) spec.max_position_tokens = positions->value_or(0);
   spec.rope_scaling = read_rope_scaling(doc);
   return spec;
+}
+
+}  // namespace
+
+Result<ModelSpec> model_spec_from_document(const ConfigDocument& doc) {
+  uint64_t tower_bytes = 0;
+  return spec_and_tower(doc, tower_bytes);
+}
+
+Result<ConfigWithTower> parse_model_config_with_tower(std::string_view config_json) {
+  return without_exceptions("parse_model_config", [&]() -> Result<ConfigWithTower> {
+    Result<ConfigDocument> doc = ConfigDocument::parse(config_json);
+    if (!doc) return doc.error();
+    ConfigWithTower out;
+    Result<ModelSpec> spec = spec_and_tower(*doc, out.tower_bytes);
+    if (!spec) return spec.error();
+    out.spec = std::move(*spec);
+    return out;
+  });
 }
 
 Result<ModelSpec> parse_model_config(std::string_view config_json) {

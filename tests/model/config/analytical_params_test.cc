@@ -66,10 +66,44 @@ TEST(AnalyticalParams, Qwen35GatedDeltaLayersAndGatedAttention) {
   //   MLP 3 x 5,120 x 17,408 = 267,386,880 and two norms 10,240, 64 layers:
   //     17,113,415,680
   //   embeddings and lm_head 2 x 248,320 x 5,120 = 2,542,796,800; norm 5,120
-  // 26,895,990,272 ("27B"; the vision tower and MTP block not counted).
+  // 26,895,990,272, + the vision tower (Qwen3VLVision..., o = 5,120:
+  // Qwen35VisionTowerOfTheQwen3VlKind below, with the merger's linear_fc2
+  // 5,120 x 4,608 + 5,120, 460,730,096) = 27,356,720,368 ("27B"; the MTP
+  // block not counted: vLLM skips its "mtp." weights).
   // Priced as Mamba mixers of 2 x 17,408 rows (the MLP's width) the delta
   // nets made it 33,665,192,960, an H100's worth of vLLM KV cache too much.
-  EXPECT_EQ(testing::corpus_spec("qwen3_5/Qwen3.5-27B").analytical_params, 26'895'990'272u);
+  EXPECT_EQ(testing::corpus_spec("qwen3_5/Qwen3.5-27B").analytical_params, 27'356'720'368u);
+}
+
+TEST(AnalyticalParams, Qwen35VisionTowerOfTheQwen3VlKind) {
+  // Qwen3.5-35B-A3B's vision_config (transformers' Qwen3VLVisionModel; vLLM
+  // loads it, qwen3_vl.py Qwen3_VisionTransformer): v 1,152, f 4,304, 27
+  // blocks, 3 channels, patches 2 x 16 x 16, 2,304 positions, o 2,048,
+  // merge 2 (vm 4,608), no deepstack mergers:
+  //   patch_embed 1,152 x 3 x 2 x 16 x 16 + 1,152 = 1,770,624
+  //   pos_embed 2,304 x 1,152 = 2,654,208
+  //   a block: norms 4 x 1,152 = 4,608; qkv 3 x 1,152 x 1,152 + 3,456 =
+  //     3,984,768; proj 1,152 x 1,152 + 1,152 = 1,328,256; fc1 4,304 x
+  //     1,152 + 4,304 = 4,962,512; fc2 1,152 x 4,304 + 1,152 = 4,959,360:
+  //     15,239,504; x 27 = 411,466,608
+  //   merger: norm 2 x 1,152 = 2,304; fc1 4,608 x 4,608 + 4,608 =
+  //     21,238,272; fc2 2,048 x 4,608 + 2,048 = 9,439,232: 30,679,808
+  //   446,571,248 parameters, 893,142,496 B in bf16.
+  // One deepstack merger (Qwen3-VL's kind) adds its norm over vm, 2 x 4,608,
+  // and its two linears, 21,238,272 + 9,439,232: 30,686,720.
+  const std::string text = R"("text_config": {"model_type": "qwen3_5_moe_text", "hidden_size": 64,
+      "intermediate_size": 128, "num_attention_heads": 2, "num_key_value_heads": 1,
+      "num_hidden_layers": 1, "head_dim": 32, "vocab_size": 100})";
+  const std::string vision = R"("vision_config": {"depth": 27, "hidden_size": 1152,
+      "in_channels": 3, "intermediate_size": 4304, "num_heads": 16,
+      "num_position_embeddings": 2304, "out_hidden_size": 2048, "patch_size": 16,
+      "spatial_merge_size": 2, "temporal_patch_size": 2, "deepstack_visual_indexes": )";
+  const ModelSpec without = parse_ok(R"({"model_type": "qwen3_5_moe", )" + text + "}");
+  const ModelSpec with = parse_ok(R"({"model_type": "qwen3_5_moe", )" + text + ", " + vision + "[]}}");
+  EXPECT_EQ(with.analytical_params - without.analytical_params, 446'571'248u);
+  const ModelSpec deepstack =
+      parse_ok(R"({"model_type": "qwen3_vl_moe", )" + text + ", " + vision + "[8]}}");
+  EXPECT_EQ(deepstack.analytical_params - without.analytical_params, 446'571'248u + 30'686'720u);
 }
 
 TEST(AnalyticalParams, Gemma3MultimodalConfigCountsItsVisionTower) {
@@ -102,6 +136,37 @@ TEST(AnalyticalParams, Gemma3MultimodalConfigCountsItsVisionTower) {
   // neither the tower nor the extra norms, 3,880,071,680 x 2: 10 % low.
   EXPECT_EQ(spec.analytical_params, 4'300'079'472u);
   EXPECT_EQ(spec.analytical_weights.bytes, 8'600'158'944u);
+}
+
+TEST(AnalyticalParams, Gemma4VisionTowerAndEmbedder) {
+  // google/gemma-4-26B-A4B-it's vision_config (vllm-myoceane-gemma4's
+  // config; transformers' Gemma4VisionModel, vLLM's gemma4_mm.py loads it):
+  // v 1,152, f 4,304, 27 layers, 16 heads of 72 (16 KV heads), patches of
+  // 16, a position table of 10,240, standardize true; a text width of 64:
+  //   input_proj 1,152 x 3 x 16 x 16 = 884,736 (no bias)
+  //   position table 2 x 10,240 x 1,152 = 23,592,960
+  //   a layer: q, k, v, o 4 x 1,152 x 1,152 = 5,308,416; q/k norms 2 x 72 =
+  //     144; gate, up, down 3 x 4,304 x 1,152 = 14,874,624; four norms
+  //     4,608: 20,187,792; x 27 = 545,070,384
+  //   std_bias, std_scale 2 x 1,152 = 2,304
+  //   embed_vision 64 x 1,152 = 73,728
+  //   569,624,112 (at the 26B's text width 2,816 the projection is
+  //   3,244,032: 572,794,416, 1.15 GB in bf16)
+  const std::string text = R"("text_config": {"model_type": "gemma4_text", "hidden_size": 64,
+      "intermediate_size": 128, "num_attention_heads": 2, "num_key_value_heads": 1,
+      "num_hidden_layers": 1, "head_dim": 32, "vocab_size": 100})";
+  const std::string vision = R"("vision_config": {"model_type": "gemma4_vision",
+      "hidden_size": 1152, "intermediate_size": 4304, "num_hidden_layers": 27,
+      "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 72,
+      "patch_size": 16, "position_embedding_size": 10240, "standardize": true})";
+  const ModelSpec without = parse_ok(R"({"model_type": "gemma4", )" + text + "}");
+  const ModelSpec with = parse_ok(R"({"model_type": "gemma4", )" + text + ", " + vision + "}");
+  EXPECT_EQ(with.analytical_params - without.analytical_params, 569'624'112u);
+  // Another vision model_type is not described: nothing is added.
+  std::string other = vision;
+  other.replace(other.find("gemma4_vision"), 13, "other_vision1");
+  EXPECT_EQ(parse_ok(R"({"model_type": "gemma4", )" + text + ", " + other + "}").analytical_params,
+            without.analytical_params);
 }
 
 TEST(AnalyticalParams, AVisionConfigGemma3DoesNotDescribeIsLeftOut) {
