@@ -90,7 +90,11 @@ TEST_F(LsCli, InspectReadsAnOllamaName) {
   auto r = testing::run_memfit({"inspect", "-m", "ollama:tiny", "--memory-limit", "1GiB", "--json"}, env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["engine"], "llamacpp");
+  // A model of Ollama's store is priced by its engine when none is named
+  // (docs/stores.md), as ls prices it.
+  EXPECT_EQ(j["engine"], "ollama");
+  EXPECT_EQ(j["engine_reason"], "the default for models of Ollama's store (ollama:NAME); --engine "
+                                "names another (mlxcel, llamacpp, mlx-lm, vllm, sglang)");
   EXPECT_EQ(j["inputs"]["n_ctx"], 2048);  // the Modelfile's num_ctx
   auto missing = testing::run_memfit({"inspect", "-m", "ollama:absent:7b"}, env());
   EXPECT_EQ(missing.exit_code, 1);
