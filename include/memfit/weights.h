@@ -44,7 +44,10 @@ struct WeightsInfo {
   uint64_t tensor_count = 0;  // tensors seen in headers (0 when not read)
   bool verified = true;       // false for index-only totals and estimates
   // Bytes per WeightComponent (indexed by its value), from the headers'
-  // tensor names; all zero when no header was read.
+  // tensor names; for config-only weights, the language model and the
+  // config's vision tower when memfit counts one (model_loader.cc; the
+  // engines that do not load it drop it: engines/shared/config_tower.h);
+  // all zero otherwise.
   uint64_t component_bytes[kWeightComponentCount] = {0, 0, 0, 0};
 };
 

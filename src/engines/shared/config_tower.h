@@ -22,9 +22,7 @@ namespace memfit {
 // Replaces `p.model` by a copy whose weights and spec.analytical_params
 // leave the config-only vision tower out, and says so in `p.warnings`,
 // naming `why` (the engine's reason). Leaves a model whose weights were
-// read from files, or with no tower, as it is. (For config-only weights
-// WeightsInfo::component_bytes holds the language model and the tower when
-// the config has one; weights.h's comment predates that.)
+// read from files, or with no tower, as it is.
 void drop_config_tower(PreparedRequest& p, std::string_view why);
 
 }  // namespace memfit
