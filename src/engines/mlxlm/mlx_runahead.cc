@@ -18,19 +18,24 @@ constexpr uint64_t kMaxActiveCap = 64;
 MlxRunAhead::MlxRunAhead(const MlxBufferLimits& limits)
     : limits_(limits), ring_(std::min(limits.max_active, kMaxActiveCap), 0) {}
 
-void MlxRunAhead::op(std::initializer_list<MlxInput> inputs, uint64_t held_bytes) {
+void MlxRunAhead::bind(const MlxInput& array) {
+  if (array.elements == 0) return;
+  if (limits_.distinct_inputs && array.id != 0) {
+    if (std::find(seen_.begin(), seen_.end(), array.id) != seen_.end()) return;
+    seen_.push_back(array.id);
+  }
+  open_elements_ = (CheckedBytes(open_elements_) + array.elements).saturated();
+}
+
+void MlxRunAhead::op(std::initializer_list<MlxInput> inputs, uint64_t held_bytes, MlxInput output) {
   // The op is encoded: its output is allocated while the open buffer and
   // the committed buffers in flight still hold theirs.
   ++open_ops_;
   open_held_ = (CheckedBytes(open_held_) + held_bytes).saturated();
-  for (const MlxInput& in : inputs) {
-    if (in.elements == 0) continue;
-    if (limits_.distinct_inputs && in.id != 0) {
-      if (std::find(seen_.begin(), seen_.end(), in.id) != seen_.end()) continue;
-      seen_.push_back(in.id);
-    }
-    open_elements_ = (CheckedBytes(open_elements_) + in.elements).saturated();
-  }
+  for (const MlxInput& in : inputs) bind(in);
+  // Metal binds the output through set_input_array (device.cpp), so it
+  // counts like an input; CUDA's set_output_array counts nothing.
+  if (limits_.count_outputs) bind(output);
   peak_ = std::max(peak_, (CheckedBytes(open_held_) + in_flight_).saturated());
   // Commit when the op count or the inputs pass the limits (MLX checks
   // after each op: `ops > max_ops || (elements >> 20) > max_mb`).

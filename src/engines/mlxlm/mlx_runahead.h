@@ -38,13 +38,19 @@ class MlxRunAhead {
  public:
   explicit MlxRunAhead(const MlxBufferLimits& limits);
 
-  // One op: its inputs, and the bytes it holds until its buffer completes
-  // (its output, or an old buffer it replaces; 0 when it writes in place).
-  void op(std::initializer_list<MlxInput> inputs, uint64_t held_bytes);
+  // One op: its inputs, the bytes it holds until its buffer completes (its
+  // output, or an old buffer it replaces; 0 when it writes in place), and
+  // its output array as MLX binds it (elements 0: written in place into an
+  // input, so nothing new is bound), counted when limits.count_outputs.
+  void op(std::initializer_list<MlxInput> inputs, uint64_t held_bytes, MlxInput output = {});
 
   uint64_t peak_bytes() const { return peak_; }
 
  private:
+  // Counts one bound array toward the open buffer's elements (Metal: once
+  // per distinct id).
+  void bind(const MlxInput& array);
+
   MlxBufferLimits limits_;
   std::vector<uint64_t> ring_;  // held bytes of the last max_active committed buffers
   uint64_t ring_next_ = 0;

@@ -40,6 +40,38 @@ TEST(MlxRunAhead, CountsInputElementsDistinctOnMetalAndEveryOneOnCuda) {
   EXPECT_EQ(replay(false), 131u);
 }
 
+TEST(MlxRunAhead, CountsOutputsOnMetalButNotOnCuda) {
+  // Metal's set_output_array binds through set_input_array, so an op's
+  // output counts toward the buffer's elements (mlx/backend/metal/device.cpp);
+  // CUDA's does not. Commit at 2 Mi elements; one buffer in flight.
+  auto replay = [](bool outputs) {
+    MlxBufferLimits limits{100, 1, true, 1};
+    limits.count_outputs = outputs;
+    MlxRunAhead ra(limits);
+    ra.op({{1, kMi}}, 5, {2, kMi});
+    ra.op({{2, kMi}}, 7, {3, kMi});
+    ra.op({}, 11);
+    return ra.peak_bytes();
+  };
+  // Outputs counted: A's input and output reach 2 Mi, so A commits alone
+  // (peak 5); B's input (A's output, a new buffer) and output reach 2 Mi:
+  // 7 + 5 = 12, committed, and A completes; C: 11 + 7 = 18.
+  EXPECT_EQ(replay(true), 18u);
+  // Inputs alone: A (1 Mi) stays open; B adds 1 Mi: 12 held, committed;
+  // C: 11 + 12 = 23.
+  EXPECT_EQ(replay(false), 23u);
+}
+
+TEST(MlxRunAhead, AnOutputWrittenIntoAnInputCountsOnce) {
+  // An in-place op's output is the input's buffer: Metal's distinct count
+  // sees it once. 1 Mi bound, below the 2 Mi commit point: one open buffer
+  // holds 3 + 4 = 7.
+  MlxRunAhead ra(MlxBufferLimits{100, 1, true, 1});
+  ra.op({{1, kMi}}, 3, {1, kMi});
+  ra.op({}, 4);
+  EXPECT_EQ(ra.peak_bytes(), 7u);
+}
+
 TEST(MlxRunAhead, SaturatesInsteadOfWrapping) {
   MlxRunAhead ra(MlxBufferLimits{0, 50, true, 10});
   ra.op({}, UINT64_MAX - 1);
