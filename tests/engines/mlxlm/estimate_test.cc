@@ -67,25 +67,28 @@ TEST(MlxLmEstimate, DenseGqaLlama32_3B) {
   EXPECT_EQ(e.last_chunk.regrow_bytes, 0u);
   // The run-ahead replay (MiB = 2^20 bytes; an activation of width 3072 at
   // 2048 tokens is 6 Mi elements, 12 MiB). With 1000 bytes of weights the
-  // buffers commit on activation elements (> 50 Mi): a layer takes two.
-  // One runs from the k projection to the residual add: k 4 + v 4 + RoPE
-  // 12 + 4 + SDPA 24 (fp32) + merge 12 + o_proj 12 = 72 MiB, its distinct
-  // inputs n1 6 + q 6 + k 2 + caches 2 + 2 + updates 2 + 2 + rq 6 + attn 6
-  // + merged 6 + residual 6 + out 6 = 52 Mi. The other runs from RMSNorm
-  // to the next layer's q: 12 + gate 32 + up 32 + down 12 + norm 12 + q 12
-  // = 112 MiB. At the LM head the open buffer holds the last MLP (88 MiB),
-  // the final norm (12 MiB) and the logits (525,336,576); ten buffers are
-  // in flight: 5 x 72 + 5 x 112 MiB = 964,689,920.
-  EXPECT_EQ(e.last_chunk.transient_bytes, 104857600ull + 525336576ull + 964689920ull);
-  EXPECT_EQ(e.last_chunk.total_bytes, 1000 + 234881024ull + 1594884096ull);
+  // buffers commit on the elements bound to them, outputs included (Metal;
+  // > 50 Mi): a layer takes two. One runs from the q projection to the
+  // residual add: q 12 + k 4 + v 4 + RoPE 12 + 4 + SDPA 24 (fp32) + merge
+  // 12 + o_proj 12 = 84 MiB, and the RMSNorm output (12 MiB) its q, k and v
+  // take from the buffer before, held until this one completes: 96 MiB; its
+  // arrays n1 6 + q 6 + k 2 + v 2 + rq 6 + rk 2 + caches 2 + 2 + attn 6 +
+  // merged 6 + out 6 + residual 6 = 52 Mi. The other runs from RMSNorm to
+  // the next layer's RMSNorm: 12 + gate 32 + up 32 + down 12 + norm 12 =
+  // 100 MiB, less that norm's 12 once the next buffer takes it: 88 MiB. The
+  // LM head's output (256.5 Mi elements) commits alone with the final
+  // norm's 12 MiB it takes, over ten buffers in flight:
+  // 12 MiB + 525,336,576 + 5 x 96 + 5 x 88 MiB (964,689,920).
+  EXPECT_EQ(e.last_chunk.transient_bytes, 12582912ull + 525336576ull + 964689920ull);
+  EXPECT_EQ(e.last_chunk.total_bytes, 1000 + 234881024ull + 1502609408ull);
   // Decode to 2176 tokens: 2304 slots; the old 2048-slot buffer of one layer.
   EXPECT_EQ(e.decode.kv_bytes, 28ull * 2304 * 4096);
   EXPECT_EQ(e.decode.regrow_bytes, 2048ull * 4096);
   EXPECT_EQ(e.decode.logits_bytes, 128256ull * 2);
   EXPECT_EQ(e.peak_phase, MlxLmPhase::kLastChunk);
-  EXPECT_EQ(e.total_bytes, 1829766120u);
+  EXPECT_EQ(e.total_bytes, 1737491432u);
   EXPECT_EQ(e.kv_capacity_tokens, 2304u);
-  EXPECT_EQ(e.wired_limit_mb, 1746u);  // ceil(1,829,766,120 / 2^20)
+  EXPECT_EQ(e.wired_limit_mb, 1658u);  // ceil(1,737,491,432 / 2^20)
 }
 
 TEST(MlxLmEstimate, QuantizedKvCachePacksWordsWithScalesAndBiases) {
