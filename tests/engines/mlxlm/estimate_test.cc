@@ -153,9 +153,10 @@ TEST(MlxLmEstimate, SlidingWindowGemma3RotatesItsWindowLayers) {
   // trimmed to 512; the old 2048-slot buffer is the regrow.
   EXPECT_EQ(e.decode.kv_bytes, 4ull * 2304 * 1024 + 22ull * 512 * 1024);  // 20,971,520
   EXPECT_EQ(e.decode.regrow_bytes, 2048ull * 1024);
-  // The replay: the logits (1 GiB) and the buffers in flight before them.
-  EXPECT_EQ(e.last_chunk.transient_bytes, 2069890024u - 1000 - 54525952u);
-  EXPECT_EQ(e.total_bytes, 2069890024u);
+  // The replay: the logits (1 GiB) and the buffers in flight before them
+  // (pinned; outputs counted and held by their last consumer's buffer).
+  EXPECT_EQ(e.last_chunk.transient_bytes, 1860174824u - 1000 - 54525952u);
+  EXPECT_EQ(e.total_bytes, 1860174824u);
   // A model with its own make_cache ignores --max-kv-size.
   MlxLmSettings s = workload(2048, 128);
   s.max_kv_size = 4096;
@@ -234,10 +235,11 @@ TEST(MlxLmEstimate, SlidingWindowGemma3TwoChunksWorkedByHand) {
   // Under MLX's Max/Ultra limits (50 ops, 50 Mi input elements, 10 buffers
   // in flight) the last chunk's transient is what the buffers in flight
   // hold at the LM head: the logits and less than the whole pass. Pinned:
-  // the replay, not worked by hand.
+  // the replay, not worked by hand (Metal counts each op's output, and an
+  // output stays until its last consumer's buffer completes).
   EXPECT_GT(e.last_chunk.transient_bytes, 1073741824u);
   EXPECT_LT(e.last_chunk.transient_bytes, sum.last_chunk.transient_bytes);
-  EXPECT_EQ(e.last_chunk.transient_bytes, 1927282688u);
+  EXPECT_EQ(e.last_chunk.transient_bytes, 1988624384u);
   EXPECT_EQ(e.peak_phase, MlxLmPhase::kLastChunk);
   // Weights 1,000 + KV 74,426,368 + the transient.
   EXPECT_EQ(e.total_bytes, 1000u + 74426368u + e.last_chunk.transient_bytes);
@@ -278,10 +280,11 @@ TEST(MlxLmEstimate, HybridQwen35MoeHasRecurrentStateAndTwoChunks) {
   EXPECT_EQ(e.peak_phase, MlxLmPhase::kLastChunk);
   // The replay: the logits, the old buffers and what is in flight with them.
   EXPECT_GT(e.last_chunk.transient_bytes, 2034237440ull + 8388608ull);
-  // Pinned: the replay under MLX's Max/Ultra limits (its inputs are worked
-  // by hand below).
-  EXPECT_EQ(e.last_chunk.transient_bytes, 3372679168ull);
-  EXPECT_EQ(e.total_bytes, 1000 + 167772160ull + 131727360ull + 3372679168ull);
+  // Pinned: the replay under MLX's Max/Ultra limits, outputs counted and
+  // held by their last consumer's buffer (its inputs are worked by hand
+  // below).
+  EXPECT_EQ(e.last_chunk.transient_bytes, 3242655744ull);
+  EXPECT_EQ(e.total_bytes, 1000 + 167772160ull + 131727360ull + 3242655744ull);
   // Decode: 4224 tokens -> 4352 slots (4,096 + 1 x 256); the old buffer is
   // a full layer's 4,096 slots x 2,048 B x 2 sequences.
   EXPECT_EQ(e.decode.kv_bytes, 2ull * 10 * 4352 * 2048);
@@ -356,11 +359,12 @@ TEST(MlxLmEstimate, MlaDeepSeekV3CachesTheLatent) {
   EXPECT_EQ(e.rotating_layers, 0u);
   EXPECT_EQ(e.recurrent_bytes, 0u);
   // Pinned: the replay under MLX's Max/Ultra limits (inputs by hand below):
-  // 1,872,266,216 - 1,000 - 35,979,264. The masked copy of the rope scores
-  // and the mask (67,371,008 B a layer) added 269,484,032: four layers'
-  // attention in the buffers in flight at the peak.
-  EXPECT_EQ(e.last_chunk.transient_bytes, 1836285952u);
-  EXPECT_EQ(e.total_bytes, 1872266216u);
+  // 1,468,244,968 - 1,000 - 35,979,264. Each op's output counts toward its
+  // buffer (Metal), so the rope scores (128 heads x 512 x 512) commit the
+  // buffers sooner and fewer layers' attention is in flight at the peak
+  // (1,836,285,952 before outputs were counted).
+  EXPECT_EQ(e.last_chunk.transient_bytes, 1432264704u);
+  EXPECT_EQ(e.total_bytes, 1468244968u);
   // Decode to 640 tokens: the latent KVCache grows by 256 from 512 to 768;
   // the old buffer is one layer's 512 x 1,152 B.
   EXPECT_EQ(e.decode.kv_bytes, 61ull * 768 * 1152);  // 53,968,896
