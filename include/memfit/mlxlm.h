@@ -42,14 +42,20 @@ MEMFIT_PUBLIC_BEGIN
 namespace memfit {
 
 // MLX's command-buffer limits: a buffer is committed once its op count
-// passes max_ops or its inputs pass max_mega_elements x 2^20 elements, and
-// the evaluator waits while more than max_active buffers are in flight
-// (docs/engine-mlxlm.md, "Run-ahead").
+// passes max_ops or the arrays bound to it pass max_mega_elements x 2^20
+// elements, and the evaluator waits while more than max_active buffers are
+// in flight (docs/engine-mlxlm.md, "Run-ahead").
 struct MlxBufferLimits {
   uint64_t max_ops = 50;            // MLX_MAX_OPS_PER_BUFFER
   uint64_t max_mega_elements = 50;  // MLX_MAX_MB_PER_BUFFER (2^20 elements, despite the name)
   bool distinct_inputs = true;      // Metal: true; CUDA graphs: false
   uint64_t max_active = 10;         // MAX_ACTIVE_TASKS in mlx/transforms.cpp
+  // Whether an op's output counts toward the elements: Metal's
+  // CommandEncoder::set_output_array binds the output through
+  // set_input_array, which adds its data_size() (mlx/backend/metal/device.cpp,
+  // v0.24.0 to v0.32.1); the CUDA backend's set_output_array adds nothing
+  // (mlx/backend/cuda/device.cpp). Metal: true; CUDA graphs: false.
+  bool count_outputs = true;
 };
 
 // An mlx-lm or MLX release, X.Y.Z ("0.27.0"; "0.27" is 0.27.0).

@@ -41,46 +41,47 @@ MlxLmSettings mlxlm_workload(uint64_t confidence) {
   return s;
 }
 
-// Llama-3.2-3B, 2,048 prompt tokens, 128 generated: peak 1,829,766,120 B
+// Llama-3.2-3B, 2,048 prompt tokens, 128 generated: peak 1,737,491,432 B
 // (tests/engines/mlxlm/estimate_test.cc, DenseGqaLlama32_3B). At 95 % the
-// margin is 0.05 of it: 1,829,766,120 x 500 / 10,000 = 91,488,306 B, total
-// 1,921,254,426 B. A budget of 1,900,000,000 B holds the peak, not the total.
+// margin is 0.05 of it: 1,737,491,432 x 500 / 10,000 = 86,874,571.6,
+// rounded up: 86,874,572 B, total 1,824,366,004 B. A budget of
+// 1,800,000,000 B holds the peak, not the total.
 TEST(Confidence, MlxLmAddsThePeaksMarginToTheVerdict) {
   ScopedErrorBandTable table(synthetic_table());
-  Result<MlxLmEstimate> plain = estimate_mlxlm(llama32_3b(), mlxlm_workload(0), budget(1900000000));
+  Result<MlxLmEstimate> plain = estimate_mlxlm(llama32_3b(), mlxlm_workload(0), budget(1800000000));
   ASSERT_TRUE(plain.ok()) << plain.error().message();
-  EXPECT_EQ(plain->peak_bytes, 1829766120u);
-  EXPECT_EQ(plain->total_bytes, 1829766120u);
+  EXPECT_EQ(plain->peak_bytes, 1737491432u);
+  EXPECT_EQ(plain->total_bytes, 1737491432u);
   EXPECT_TRUE(plain->fits);
   ASSERT_EQ(plain->bands.figures.size(), 1u);
   EXPECT_EQ(plain->bands.figures[0].logs, 6u);
 
-  Result<MlxLmEstimate> sure = estimate_mlxlm(llama32_3b(), mlxlm_workload(95), budget(1900000000));
+  Result<MlxLmEstimate> sure = estimate_mlxlm(llama32_3b(), mlxlm_workload(95), budget(1800000000));
   ASSERT_TRUE(sure.ok()) << sure.error().message();
-  EXPECT_EQ(sure->peak_bytes, 1829766120u);
-  EXPECT_EQ(sure->bands.margin_bytes, 91488306u);
-  EXPECT_EQ(sure->total_bytes, 1921254426u);
+  EXPECT_EQ(sure->peak_bytes, 1737491432u);
+  EXPECT_EQ(sure->bands.margin_bytes, 86874572u);
+  EXPECT_EQ(sure->total_bytes, 1824366004u);
   EXPECT_FALSE(sure->fits);
-  // 99 %: 0.0526 x 1,829,766,120 = 96,245,697.9..., rounded up: 96,245,698.
-  Result<MlxLmEstimate> surer = estimate_mlxlm(llama32_3b(), mlxlm_workload(99), budget(1900000000));
+  // 99 %: 0.0526 x 1,737,491,432 = 91,392,049.3..., rounded up: 91,392,050.
+  Result<MlxLmEstimate> surer = estimate_mlxlm(llama32_3b(), mlxlm_workload(99), budget(1800000000));
   ASSERT_TRUE(surer.ok());
-  EXPECT_EQ(surer->bands.margin_bytes, 96245698u);
+  EXPECT_EQ(surer->bands.margin_bytes, 91392050u);
 }
 
-// fit solves against the same total: a budget one byte under 1,921,254,426
+// fit solves against the same total: a budget one byte under 1,824,366,004
 // holds one sequence without the margin and none with it.
 TEST(Confidence, MlxLmFitSolvesAgainstTheTotalWithTheMargin) {
   ScopedErrorBandTable table(synthetic_table());
   Result<MlxLmSolution> plain =
-      solve_mlxlm(MlxLmSolveFor::kBatch, llama32_3b(), mlxlm_workload(0), budget(1921254425));
+      solve_mlxlm(MlxLmSolveFor::kBatch, llama32_3b(), mlxlm_workload(0), budget(1824366003));
   ASSERT_TRUE(plain.ok()) << plain.error().message();
   EXPECT_EQ(plain->value, std::optional<uint64_t>(1));
   Result<MlxLmSolution> sure =
-      solve_mlxlm(MlxLmSolveFor::kBatch, llama32_3b(), mlxlm_workload(95), budget(1921254425));
+      solve_mlxlm(MlxLmSolveFor::kBatch, llama32_3b(), mlxlm_workload(95), budget(1824366003));
   ASSERT_TRUE(sure.ok()) << sure.error().message();
   EXPECT_FALSE(sure->value.has_value());
   Result<MlxLmSolution> enough =
-      solve_mlxlm(MlxLmSolveFor::kBatch, llama32_3b(), mlxlm_workload(95), budget(1921254426));
+      solve_mlxlm(MlxLmSolveFor::kBatch, llama32_3b(), mlxlm_workload(95), budget(1824366004));
   ASSERT_TRUE(enough.ok());
   EXPECT_EQ(enough->value, std::optional<uint64_t>(1));
 }

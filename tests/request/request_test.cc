@@ -331,12 +331,14 @@ TEST(Request, MlxLmCommandBufferLimitsAreFields) {
   EXPECT_EQ(metal.max_ops, 50u);
   EXPECT_EQ(metal.max_mega_elements, 50u);
   EXPECT_TRUE(metal.distinct_inputs);
+  EXPECT_TRUE(metal.count_outputs);  // Metal binds outputs through set_input_array
   EstimateRequest cuda = r;
   cuda.backend = Backend::kCuda;
   MlxBufferLimits graphs = limits_of(cuda);
   EXPECT_EQ(graphs.max_ops, 100u);
   EXPECT_EQ(graphs.max_mega_elements, 1000u);
   EXPECT_FALSE(graphs.distinct_inputs);
+  EXPECT_FALSE(graphs.count_outputs);  // CUDA's set_output_array counts nothing
   // The H100 before mlx #3077: 30 ops, 400 x 2^20 elements.
   cuda.mlxlm.mlx_max_ops_per_buffer = 30;
   cuda.mlxlm.mlx_max_mb_per_buffer = 400;

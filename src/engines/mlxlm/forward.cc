@@ -23,7 +23,7 @@ constexpr uint64_t kSortRows = 64;
 enum Role : uint64_t {
   kResidual = 1, kNorm1, kQ, kK, kV, kRopeQ, kRopeK, kCacheK, kCacheV, kAttn, kScores, kMask,
   kMerged, kOut, kNorm2, kGate, kUp, kRouter, kProbs, kPart, kTopIdx, kTopScore, kOrder, kSorted,
-  kExpertOut, kUnsorted, kFinalNorm,
+  kExpertOut, kUnsorted, kFinalNorm, kDown, kLogits,
   kWq = 64, kWk, kWv, kWo, kWg, kWu, kWd, kWr, kWeg, kWeu, kWed, kWsg, kWsu, kWsd, kWlm,
 };
 
@@ -39,41 +39,59 @@ class Pass {
   uint64_t weight(CheckedBytes params) const {
     return (params * p_.weight_elements_per_kparam).saturated() / 1024;
   }
-  void op(std::initializer_list<MlxInput> in, uint64_t held) { ra_.op(in, held); }
+  // An op, and the output array MLX binds for it (elements; none when it
+  // writes in place into an input).
+  void op(std::initializer_list<MlxInput> in, uint64_t held, MlxInput out = {}) {
+    ra_.op(in, held, out);
+  }
   uint64_t peak() const { return ra_.peak_bytes(); }
 
   // A dense gated MLP of `width` (in place SwiGLU).
   void dense_mlp(uint64_t l, uint64_t h, uint64_t width, Role wg, Role wu, Role wd) {
-    op({{id(l, kNorm2), act(h)}, {id(l, wg), weight(CheckedBytes(h) * width)}}, bytes(width));
-    op({{id(l, kNorm2), act(h)}, {id(l, wu), weight(CheckedBytes(h) * width)}}, bytes(width));
+    op({{id(l, kNorm2), act(h)}, {id(l, wg), weight(CheckedBytes(h) * width)}}, bytes(width),
+       {id(l, kGate), act(width)});
+    op({{id(l, kNorm2), act(h)}, {id(l, wu), weight(CheckedBytes(h) * width)}}, bytes(width),
+       {id(l, kUp), act(width)});
     op({{id(l, kGate), act(width)}, {id(l, kUp), act(width)}}, 0);
-    op({{id(l, kGate), act(width)}, {id(l, wd), weight(CheckedBytes(width) * h)}}, bytes(h));
+    op({{id(l, kGate), act(width)}, {id(l, wd), weight(CheckedBytes(width) * h)}}, bytes(h),
+       {id(l, kDown), act(h)});
   }
 
   // mlx-lm's SwitchGLU over E experts, k per token, Im wide.
   void switch_glu(uint64_t l, uint64_t h, uint64_t E, uint64_t k, uint64_t Im) {
     const uint64_t rows = (CheckedBytes(p_.tokens) * k).saturated();
-    op({{id(l, kNorm2), act(h)}, {id(l, kWr), weight(CheckedBytes(h) * E)}}, bytes(E));
-    op({{id(l, kRouter), act(E)}}, bytes(E));                           // softmax
-    op({{id(l, kProbs), act(E)}}, (CheckedBytes(act(E)) * 4).saturated());  // argpartition (uint32)
-    op({{id(l, kPart), act(E)}, {id(l, kProbs), act(E)}}, (CheckedBytes(rows) * (kAct + 4)).saturated());
+    op({{id(l, kNorm2), act(h)}, {id(l, kWr), weight(CheckedBytes(h) * E)}}, bytes(E),
+       {id(l, kRouter), act(E)});
+    op({{id(l, kRouter), act(E)}}, bytes(E), {id(l, kProbs), act(E)});  // softmax
+    op({{id(l, kProbs), act(E)}}, (CheckedBytes(act(E)) * 4).saturated(),
+       {id(l, kPart), act(E)});  // argpartition (uint32)
+    op({{id(l, kPart), act(E)}, {id(l, kProbs), act(E)}}, (CheckedBytes(rows) * (kAct + 4)).saturated(),
+       {id(l, kTopIdx), (CheckedBytes(rows) * 2).saturated()});  // top-k indices and scores
     const bool sort = rows >= kSortRows;
     uint64_t x_rows = act(h);
     if (sort) {
-      op({{id(l, kTopIdx), rows}}, (CheckedBytes(rows) * 8).saturated());  // order, inverse
-      op({{id(l, kNorm2), act(h)}, {id(l, kOrder), rows}}, (CheckedBytes(rows) * h * kAct).saturated());
+      op({{id(l, kTopIdx), rows}}, (CheckedBytes(rows) * 8).saturated(),
+         {id(l, kOrder), (CheckedBytes(rows) * 2).saturated()});  // order, inverse
+      op({{id(l, kNorm2), act(h)}, {id(l, kOrder), rows}}, (CheckedBytes(rows) * h * kAct).saturated(),
+         {id(l, kSorted), (CheckedBytes(rows) * h).saturated()});
       x_rows = (CheckedBytes(rows) * h).saturated();
     }
     const uint64_t ew = (CheckedBytes(E) * Im * h).saturated();
     const uint64_t inner = (CheckedBytes(rows) * Im * kAct).saturated();
     const uint64_t out = (CheckedBytes(rows) * h * kAct).saturated();
-    op({{id(l, kSorted), x_rows}, {id(l, kWeg), weight(ew)}, {id(l, kTopIdx), rows}}, inner);
-    op({{id(l, kSorted), x_rows}, {id(l, kWeu), weight(ew)}, {id(l, kTopIdx), rows}}, inner);
+    op({{id(l, kSorted), x_rows}, {id(l, kWeg), weight(ew)}, {id(l, kTopIdx), rows}}, inner,
+       {id(l, kGate), inner / kAct});
+    op({{id(l, kSorted), x_rows}, {id(l, kWeu), weight(ew)}, {id(l, kTopIdx), rows}}, inner,
+       {id(l, kUp), inner / kAct});
     op({{id(l, kGate), inner / kAct}, {id(l, kUp), inner / kAct}}, 0);
-    op({{id(l, kGate), inner / kAct}, {id(l, kWed), weight(ew)}, {id(l, kTopIdx), rows}}, out);
-    if (sort) op({{id(l, kExpertOut), out / kAct}, {id(l, kOrder), rows}}, out);  // unsort
-    op({{id(l, kUnsorted), out / kAct}, {id(l, kTopScore), rows}}, 0);          // x scores
-    op({{id(l, kUnsorted), out / kAct}}, bytes(h));                             // sum over k
+    op({{id(l, kGate), inner / kAct}, {id(l, kWed), weight(ew)}, {id(l, kTopIdx), rows}}, out,
+       {id(l, kExpertOut), out / kAct});
+    if (sort) {
+      op({{id(l, kExpertOut), out / kAct}, {id(l, kOrder), rows}}, out,
+         {id(l, kUnsorted), out / kAct});  // unsort
+    }
+    op({{id(l, kUnsorted), out / kAct}, {id(l, kTopScore), rows}}, 0);  // x scores
+    op({{id(l, kUnsorted), out / kAct}}, bytes(h), {id(l, kDown), act(h)});  // sum over k
   }
 
  private:
@@ -100,36 +118,41 @@ uint64_t mlxlm_forward_peak(const ModelSpec& spec, const MlxLmPass& p,
     const uint64_t l = i;
     const LayerCache& lc = spec.layers[i];
     const MlxLmLayerPass c = i < layers.size() ? layers[i] : MlxLmLayerPass{};
-    pass.op({{kResidual, pass.act(h)}}, pass.bytes(h));  // RMSNorm
-    pass.op({{pass.id(l, kNorm1), pass.act(h)}, {pass.id(l, kWq), pass.weight(CheckedBytes(h) * qd)}}, pass.bytes(qd));
-    pass.op({{pass.id(l, kNorm1), pass.act(h)}, {pass.id(l, kWk), pass.weight(CheckedBytes(h) * kvd)}}, pass.bytes(kvd));
-    pass.op({{pass.id(l, kNorm1), pass.act(h)}, {pass.id(l, kWv), pass.weight(CheckedBytes(h) * kvd)}}, pass.bytes(kvd));
+    pass.op({{kResidual, pass.act(h)}}, pass.bytes(h), {pass.id(l, kNorm1), pass.act(h)});  // RMSNorm
+    pass.op({{pass.id(l, kNorm1), pass.act(h)}, {pass.id(l, kWq), pass.weight(CheckedBytes(h) * qd)}}, pass.bytes(qd),
+            {pass.id(l, kQ), pass.act(qd)});
+    pass.op({{pass.id(l, kNorm1), pass.act(h)}, {pass.id(l, kWk), pass.weight(CheckedBytes(h) * kvd)}}, pass.bytes(kvd),
+            {pass.id(l, kK), pass.act(kvd)});
+    pass.op({{pass.id(l, kNorm1), pass.act(h)}, {pass.id(l, kWv), pass.weight(CheckedBytes(h) * kvd)}}, pass.bytes(kvd),
+            {pass.id(l, kV), pass.act(kvd)});
     if (attends(lc.kind)) {
-      pass.op({{pass.id(l, kQ), pass.act(qd)}}, pass.bytes(qd));    // RoPE
-      pass.op({{pass.id(l, kK), pass.act(kvd)}}, pass.bytes(kvd));
+      pass.op({{pass.id(l, kQ), pass.act(qd)}}, pass.bytes(qd), {pass.id(l, kRopeQ), pass.act(qd)});  // RoPE
+      pass.op({{pass.id(l, kK), pass.act(kvd)}}, pass.bytes(kvd), {pass.id(l, kRopeK), pass.act(kvd)});
       // The cache writes: K and V in place (a regrow holds the old buffer).
       const uint64_t half = c.cache_bytes / kAct / 2;
       pass.op({{pass.id(l, kCacheK), half}, {pass.id(l, kRopeK), pass.act(kvd)}}, c.old_bytes / 2);
       pass.op({{pass.id(l, kCacheV), half}, {pass.id(l, kV), pass.act(kvd)}}, c.old_bytes - c.old_bytes / 2);
       if (p.scores_bytes != 0 && lc.kind != LayerKind::kMlaLatent) {
-        pass.op({{pass.id(l, kRopeQ), pass.act(qd)}, {pass.id(l, kCacheK), half}}, p.scores_bytes);
+        pass.op({{pass.id(l, kRopeQ), pass.act(qd)}, {pass.id(l, kCacheK), half}}, p.scores_bytes,
+                {pass.id(l, kScores), p.scores_elements});
         pass.op({{pass.id(l, kScores), p.scores_elements}, {pass.id(l, kMask), p.mask_elements}}, 0);
         pass.op({{pass.id(l, kScores), p.scores_elements}}, 0);  // softmax, in place
         pass.op({{pass.id(l, kScores), p.scores_elements}, {pass.id(l, kCacheV), half}},
-                p.attention_bytes - std::min(p.attention_bytes, p.scores_bytes));
+                p.attention_bytes - std::min(p.attention_bytes, p.scores_bytes), {pass.id(l, kAttn), pass.act(qd)});
       } else {
         pass.op({{pass.id(l, kRopeQ), pass.act(qd)}, {pass.id(l, kCacheK), half}, {pass.id(l, kCacheV), half}},
-                p.attention_bytes);
+                p.attention_bytes, {pass.id(l, kAttn), pass.act(qd)});
       }
     } else {
       // Linear attention / SSM: one mixer output of the q width.
       pass.op({{pass.id(l, kQ), pass.act(qd)}, {pass.id(l, kK), pass.act(kvd)}, {pass.id(l, kV), pass.act(kvd)}},
-              pass.bytes(qd));
+              pass.bytes(qd), {pass.id(l, kAttn), pass.act(qd)});
     }
-    pass.op({{pass.id(l, kAttn), pass.act(qd)}}, pass.bytes(qd));  // merge heads (a copy)
-    pass.op({{pass.id(l, kMerged), pass.act(qd)}, {pass.id(l, kWo), pass.weight(CheckedBytes(qd) * h)}}, pass.bytes(h));
+    pass.op({{pass.id(l, kAttn), pass.act(qd)}}, pass.bytes(qd), {pass.id(l, kMerged), pass.act(qd)});  // merge heads
+    pass.op({{pass.id(l, kMerged), pass.act(qd)}, {pass.id(l, kWo), pass.weight(CheckedBytes(qd) * h)}}, pass.bytes(h),
+            {pass.id(l, kOut), pass.act(h)});
     pass.op({{kResidual, pass.act(h)}, {pass.id(l, kOut), pass.act(h)}}, 0);  // residual add
-    pass.op({{kResidual, pass.act(h)}}, pass.bytes(h));                       // RMSNorm
+    pass.op({{kResidual, pass.act(h)}}, pass.bytes(h), {pass.id(l, kNorm2), pass.act(h)});  // RMSNorm
     if (spec.moe.experts != 0) {
       const uint64_t Im = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
       pass.switch_glu(l, h, spec.moe.experts, std::max<uint64_t>(1, spec.moe.experts_per_token), Im);
@@ -139,12 +162,12 @@ uint64_t mlxlm_forward_peak(const ModelSpec& spec, const MlxLmPass& p,
     } else {
       pass.dense_mlp(l, h, g.intermediate, kWg, kWu, kWd);
     }
-    pass.op({{kResidual, pass.act(h)}, {pass.id(l, kOut), pass.act(h)}}, 0);  // residual add
+    pass.op({{kResidual, pass.act(h)}, {pass.id(l, kDown), pass.act(h)}}, 0);  // residual add
   }
   if (p.logits_bytes != 0) {
-    pass.op({{kResidual, pass.act(h)}}, pass.bytes(h));  // the final RMSNorm
+    pass.op({{kResidual, pass.act(h)}}, pass.bytes(h), {pass.id(0, kFinalNorm), pass.act(h)});  // final RMSNorm
     pass.op({{pass.id(0, kFinalNorm), pass.act(h)}, {pass.id(0, kWlm), pass.weight(CheckedBytes(g.vocab) * h)}},
-            p.logits_bytes);
+            p.logits_bytes, {pass.id(0, kLogits), p.logits_bytes / kAct});
   }
   return pass.peak();
 }

@@ -3,7 +3,9 @@
 //
 // MLX encodes one op at a time. An op's output is allocated when it is
 // encoded; its inputs are released only when the command buffer holding
-// the op completes on the GPU. A buffer is committed once its op count
+// the op completes on the GPU (mlx/backend/metal/eval.cpp: the completion
+// handler holds the inputs' data), so an output lives until the buffer of
+// its last consumer completes. A buffer is committed once its op count
 // passes max_ops or its inputs pass max_mega_elements x 2^20 elements
 // (Metal counts each distinct input once per buffer; the CUDA backend's
 // graphs count every input), and before each op the evaluator waits while
@@ -38,13 +40,34 @@ class MlxRunAhead {
  public:
   explicit MlxRunAhead(const MlxBufferLimits& limits);
 
-  // One op: its inputs, and the bytes it holds until its buffer completes
-  // (its output, or an old buffer it replaces; 0 when it writes in place).
-  void op(std::initializer_list<MlxInput> inputs, uint64_t held_bytes);
+  // One op: its inputs, the bytes it holds (its output, or an old buffer it
+  // replaces; 0 when it writes in place), and its output array as MLX binds
+  // it (elements 0: written in place into an input, so nothing new is
+  // bound), counted when limits.count_outputs. The held bytes are released
+  // when the op's buffer completes, or, for an output with an id that a
+  // later op takes as an input, when that op's buffer does.
+  void op(std::initializer_list<MlxInput> inputs, uint64_t held_bytes, MlxInput output = {});
 
   uint64_t peak_bytes() const { return peak_; }
 
  private:
+  // An output with an id, and the buffer that holds it now: the one its
+  // last consumer so far was encoded into (kOpen, or a ring_ index).
+  struct Output {
+    uint64_t id = 0;
+    uint64_t bytes = 0;
+    uint64_t slot = 0;
+  };
+  static constexpr uint64_t kOpen = UINT64_MAX;
+
+  // Counts one bound array toward the open buffer's elements (Metal: once
+  // per distinct id).
+  void bind(const MlxInput& array);
+  // Keeps an input's bytes until the open buffer completes.
+  void extend(const MlxInput& input);
+  // Commits the open buffer; the oldest in flight completes.
+  void commit();
+
   MlxBufferLimits limits_;
   std::vector<uint64_t> ring_;  // held bytes of the last max_active committed buffers
   uint64_t ring_next_ = 0;
@@ -52,6 +75,7 @@ class MlxRunAhead {
   std::vector<uint64_t> seen_;  // ids counted in the open buffer
   uint64_t open_held_ = 0, open_ops_ = 0, open_elements_ = 0;
   uint64_t peak_ = 0;
+  std::vector<Output> outputs_;  // outputs not yet released (ids only)
 };
 
 }  // namespace memfit

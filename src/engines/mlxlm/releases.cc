@@ -74,6 +74,7 @@ MlxBufferLimits mlx_metal_limits(MlxChip chip) {
   limits.max_ops = large ? 50 : 40;
   limits.max_mega_elements = large ? 50 : 40;
   limits.distinct_inputs = true;
+  limits.count_outputs = true;
   return limits;
 }
 
@@ -82,6 +83,7 @@ MlxBufferLimits mlx_cuda_limits() {
   limits.max_ops = 100;
   limits.max_mega_elements = 1000;
   limits.distinct_inputs = false;
+  limits.count_outputs = false;
   return limits;
 }
 

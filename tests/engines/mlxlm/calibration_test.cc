@@ -69,6 +69,8 @@ TEST(MlxLmCalibration, EveryPublishedRowRecomputes) {
     }
     // CUDA graphs count every input; Metal's buffers each distinct one once.
     s.buffers = MlxBufferLimits{r.buffer_ops, r.buffer_mega_elements, r.platform == "metal"};
+    // Metal binds an op's output through set_input_array; CUDA does not.
+    s.buffers.count_outputs = r.platform == "metal";
     Result<MlxLmEstimate> e = estimate_mlxlm(m, s, budget);
     ASSERT_TRUE(e.ok()) << e.error().message();
     // The mlxcel profile for the same run: the cache holds prompt + generated.

@@ -67,25 +67,28 @@ TEST(MlxLmEstimate, DenseGqaLlama32_3B) {
   EXPECT_EQ(e.last_chunk.regrow_bytes, 0u);
   // The run-ahead replay (MiB = 2^20 bytes; an activation of width 3072 at
   // 2048 tokens is 6 Mi elements, 12 MiB). With 1000 bytes of weights the
-  // buffers commit on activation elements (> 50 Mi): a layer takes two.
-  // One runs from the k projection to the residual add: k 4 + v 4 + RoPE
-  // 12 + 4 + SDPA 24 (fp32) + merge 12 + o_proj 12 = 72 MiB, its distinct
-  // inputs n1 6 + q 6 + k 2 + caches 2 + 2 + updates 2 + 2 + rq 6 + attn 6
-  // + merged 6 + residual 6 + out 6 = 52 Mi. The other runs from RMSNorm
-  // to the next layer's q: 12 + gate 32 + up 32 + down 12 + norm 12 + q 12
-  // = 112 MiB. At the LM head the open buffer holds the last MLP (88 MiB),
-  // the final norm (12 MiB) and the logits (525,336,576); ten buffers are
-  // in flight: 5 x 72 + 5 x 112 MiB = 964,689,920.
-  EXPECT_EQ(e.last_chunk.transient_bytes, 104857600ull + 525336576ull + 964689920ull);
-  EXPECT_EQ(e.last_chunk.total_bytes, 1000 + 234881024ull + 1594884096ull);
+  // buffers commit on the elements bound to them, outputs included (Metal;
+  // > 50 Mi): a layer takes two. One runs from the q projection to the
+  // residual add: q 12 + k 4 + v 4 + RoPE 12 + 4 + SDPA 24 (fp32) + merge
+  // 12 + o_proj 12 = 84 MiB, and the RMSNorm output (12 MiB) its q, k and v
+  // take from the buffer before, held until this one completes: 96 MiB; its
+  // arrays n1 6 + q 6 + k 2 + v 2 + rq 6 + rk 2 + caches 2 + 2 + attn 6 +
+  // merged 6 + out 6 + residual 6 = 52 Mi. The other runs from RMSNorm to
+  // the next layer's RMSNorm: 12 + gate 32 + up 32 + down 12 + norm 12 =
+  // 100 MiB, less that norm's 12 once the next buffer takes it: 88 MiB. The
+  // LM head's output (256.5 Mi elements) commits alone with the final
+  // norm's 12 MiB it takes, over ten buffers in flight:
+  // 12 MiB + 525,336,576 + 5 x 96 + 5 x 88 MiB (964,689,920).
+  EXPECT_EQ(e.last_chunk.transient_bytes, 12582912ull + 525336576ull + 964689920ull);
+  EXPECT_EQ(e.last_chunk.total_bytes, 1000 + 234881024ull + 1502609408ull);
   // Decode to 2176 tokens: 2304 slots; the old 2048-slot buffer of one layer.
   EXPECT_EQ(e.decode.kv_bytes, 28ull * 2304 * 4096);
   EXPECT_EQ(e.decode.regrow_bytes, 2048ull * 4096);
   EXPECT_EQ(e.decode.logits_bytes, 128256ull * 2);
   EXPECT_EQ(e.peak_phase, MlxLmPhase::kLastChunk);
-  EXPECT_EQ(e.total_bytes, 1829766120u);
+  EXPECT_EQ(e.total_bytes, 1737491432u);
   EXPECT_EQ(e.kv_capacity_tokens, 2304u);
-  EXPECT_EQ(e.wired_limit_mb, 1746u);  // ceil(1,829,766,120 / 2^20)
+  EXPECT_EQ(e.wired_limit_mb, 1658u);  // ceil(1,737,491,432 / 2^20)
 }
 
 TEST(MlxLmEstimate, QuantizedKvCachePacksWordsWithScalesAndBiases) {
@@ -150,9 +153,10 @@ TEST(MlxLmEstimate, SlidingWindowGemma3RotatesItsWindowLayers) {
   // trimmed to 512; the old 2048-slot buffer is the regrow.
   EXPECT_EQ(e.decode.kv_bytes, 4ull * 2304 * 1024 + 22ull * 512 * 1024);  // 20,971,520
   EXPECT_EQ(e.decode.regrow_bytes, 2048ull * 1024);
-  // The replay: the logits (1 GiB) and the buffers in flight before them.
-  EXPECT_EQ(e.last_chunk.transient_bytes, 2069890024u - 1000 - 54525952u);
-  EXPECT_EQ(e.total_bytes, 2069890024u);
+  // The replay: the logits (1 GiB) and the buffers in flight before them
+  // (pinned; outputs counted and held by their last consumer's buffer).
+  EXPECT_EQ(e.last_chunk.transient_bytes, 1860174824u - 1000 - 54525952u);
+  EXPECT_EQ(e.total_bytes, 1860174824u);
   // A model with its own make_cache ignores --max-kv-size.
   MlxLmSettings s = workload(2048, 128);
   s.max_kv_size = 4096;
@@ -231,10 +235,11 @@ TEST(MlxLmEstimate, SlidingWindowGemma3TwoChunksWorkedByHand) {
   // Under MLX's Max/Ultra limits (50 ops, 50 Mi input elements, 10 buffers
   // in flight) the last chunk's transient is what the buffers in flight
   // hold at the LM head: the logits and less than the whole pass. Pinned:
-  // the replay, not worked by hand.
+  // the replay, not worked by hand (Metal counts each op's output, and an
+  // output stays until its last consumer's buffer completes).
   EXPECT_GT(e.last_chunk.transient_bytes, 1073741824u);
   EXPECT_LT(e.last_chunk.transient_bytes, sum.last_chunk.transient_bytes);
-  EXPECT_EQ(e.last_chunk.transient_bytes, 1927282688u);
+  EXPECT_EQ(e.last_chunk.transient_bytes, 1988624384u);
   EXPECT_EQ(e.peak_phase, MlxLmPhase::kLastChunk);
   // Weights 1,000 + KV 74,426,368 + the transient.
   EXPECT_EQ(e.total_bytes, 1000u + 74426368u + e.last_chunk.transient_bytes);
@@ -275,10 +280,11 @@ TEST(MlxLmEstimate, HybridQwen35MoeHasRecurrentStateAndTwoChunks) {
   EXPECT_EQ(e.peak_phase, MlxLmPhase::kLastChunk);
   // The replay: the logits, the old buffers and what is in flight with them.
   EXPECT_GT(e.last_chunk.transient_bytes, 2034237440ull + 8388608ull);
-  // Pinned: the replay under MLX's Max/Ultra limits (its inputs are worked
-  // by hand below).
-  EXPECT_EQ(e.last_chunk.transient_bytes, 3372679168ull);
-  EXPECT_EQ(e.total_bytes, 1000 + 167772160ull + 131727360ull + 3372679168ull);
+  // Pinned: the replay under MLX's Max/Ultra limits, outputs counted and
+  // held by their last consumer's buffer (its inputs are worked by hand
+  // below).
+  EXPECT_EQ(e.last_chunk.transient_bytes, 3242655744ull);
+  EXPECT_EQ(e.total_bytes, 1000 + 167772160ull + 131727360ull + 3242655744ull);
   // Decode: 4224 tokens -> 4352 slots (4,096 + 1 x 256); the old buffer is
   // a full layer's 4,096 slots x 2,048 B x 2 sequences.
   EXPECT_EQ(e.decode.kv_bytes, 2ull * 10 * 4352 * 2048);
@@ -353,11 +359,12 @@ TEST(MlxLmEstimate, MlaDeepSeekV3CachesTheLatent) {
   EXPECT_EQ(e.rotating_layers, 0u);
   EXPECT_EQ(e.recurrent_bytes, 0u);
   // Pinned: the replay under MLX's Max/Ultra limits (inputs by hand below):
-  // 1,872,266,216 - 1,000 - 35,979,264. The masked copy of the rope scores
-  // and the mask (67,371,008 B a layer) added 269,484,032: four layers'
-  // attention in the buffers in flight at the peak.
-  EXPECT_EQ(e.last_chunk.transient_bytes, 1836285952u);
-  EXPECT_EQ(e.total_bytes, 1872266216u);
+  // 1,468,244,968 - 1,000 - 35,979,264. Each op's output counts toward its
+  // buffer (Metal), so the rope scores (128 heads x 512 x 512) commit the
+  // buffers sooner and fewer layers' attention is in flight at the peak
+  // (1,836,285,952 before outputs were counted).
+  EXPECT_EQ(e.last_chunk.transient_bytes, 1432264704u);
+  EXPECT_EQ(e.total_bytes, 1468244968u);
   // Decode to 640 tokens: the latent KVCache grows by 256 from 512 to 768;
   // the old buffer is one layer's 512 x 1,152 B.
   EXPECT_EQ(e.decode.kv_bytes, 61ull * 768 * 1152);  // 53,968,896

@@ -82,17 +82,20 @@ TEST(MlxLmSolver, BatchIsTheLargestThatFits) {
 }
 
 // Under the current release's one row of logits the peak is not monotonic
-// in the batch: for this workload batch 1 peaks at 1,309,672,424 B, above
-// batch 2's 1,252,000,744 and batch 3's 1,264,583,656. With batch 3's peak
-// as the budget, batch 1 does not fit and batches 2 and 3 do: the answer
+// in the batch: for this workload batch 1 peaks at 1,156,580,328 B, batch 2
+// at 1,184,891,880, batch 3 at 1,034,945,512 and batch 4 at 1,304,429,544
+// (a larger batch's outputs commit MLX's buffers sooner). With batch 3's
+// peak as the budget, batches 1, 2 and 4 do not fit and 3 does: the answer
 // is 3, not "nothing fits" (a search from batch 1 would stop there).
 TEST(MlxLmSolver, BatchFitsWhereBatchOneDoesNot) {
   const MlxLmSettings q = workload(512, 1024);
-  MlxLmSettings one = q, two = q, three = q;
+  MlxLmSettings one = q, two = q, three = q, four = q;
   two.batch = 2;
   three.batch = 3;
+  four.batch = 4;
   ASSERT_GT(peak(one), peak(three));
-  ASSERT_GT(peak(three), peak(two));
+  ASSERT_GT(peak(two), peak(three));
+  ASSERT_GT(peak(four), peak(three));
   Result<MlxLmSolution> s = solve_mlxlm(MlxLmSolveFor::kBatch, llama(), q, budget(peak(three)));
   ASSERT_TRUE(s.ok()) << s.error().message();
   EXPECT_EQ(s->value, std::optional<uint64_t>(3));

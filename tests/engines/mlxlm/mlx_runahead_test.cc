@@ -40,6 +40,53 @@ TEST(MlxRunAhead, CountsInputElementsDistinctOnMetalAndEveryOneOnCuda) {
   EXPECT_EQ(replay(false), 131u);
 }
 
+TEST(MlxRunAhead, CountsOutputsOnMetalButNotOnCuda) {
+  // Metal's set_output_array binds through set_input_array, so an op's
+  // output counts toward the buffer's elements (mlx/backend/metal/device.cpp);
+  // CUDA's does not. Commit at 2 Mi elements; one buffer in flight; no op
+  // consumes another's output.
+  auto replay = [](bool outputs) {
+    MlxBufferLimits limits{100, 1, true, 1};
+    limits.count_outputs = outputs;
+    MlxRunAhead ra(limits);
+    ra.op({{1, kMi}}, 5, {2, kMi});
+    ra.op({{4, kMi}}, 7, {3, kMi});
+    ra.op({}, 11);
+    return ra.peak_bytes();
+  };
+  // Outputs counted: A's input and output reach 2 Mi, so A commits alone
+  // (peak 5); B's input and output reach 2 Mi: 7 + 5 = 12, committed, and
+  // A completes; C: 11 + 7 = 18.
+  EXPECT_EQ(replay(true), 18u);
+  // Inputs alone: A (1 Mi) stays open; B adds 1 Mi: 12 held, committed;
+  // C: 11 + 12 = 23.
+  EXPECT_EQ(replay(false), 23u);
+}
+
+TEST(MlxRunAhead, AnOutputLivesUntilItsLastConsumersBufferCompletes) {
+  // A buffer commits after its second op; one buffer in flight. A's output
+  // (10 B) is consumed by C, in the next buffer: MLX's completion handler
+  // of C's buffer holds it, so it stays when A's buffer completes.
+  MlxRunAhead ra(MlxBufferLimits{1, 1000, true, 1});
+  ra.op({}, 10, {1, 1});       // A
+  ra.op({}, 20, {2, 1});       // B: A + B (30) committed
+  ra.op({{1, 1}}, 5, {3, 1});  // C takes A's 10 into the open buffer: 15 + 20
+  ra.op({}, 1);                // D: 16 + 20 = 36, committed; A and B's buffer
+                               // completes with B's 20 (A's 10 moved on)
+  ra.op({}, 100);              // E: 100 + 16 = 116 (without the move: 100 + 6)
+  EXPECT_EQ(ra.peak_bytes(), 116u);
+}
+
+TEST(MlxRunAhead, AnOutputWrittenIntoAnInputCountsOnce) {
+  // An in-place op's output is the input's buffer: Metal's distinct count
+  // sees it once. 1 Mi bound, below the 2 Mi commit point: one open buffer
+  // holds 3 + 4 = 7.
+  MlxRunAhead ra(MlxBufferLimits{100, 1, true, 1});
+  ra.op({{1, kMi}}, 3, {1, kMi});
+  ra.op({}, 4);
+  EXPECT_EQ(ra.peak_bytes(), 7u);
+}
+
 TEST(MlxRunAhead, SaturatesInsteadOfWrapping) {
   MlxRunAhead ra(MlxBufferLimits{0, 50, true, 10});
   ra.op({}, UINT64_MAX - 1);
