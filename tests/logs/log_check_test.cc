@@ -326,6 +326,29 @@ TEST(CheckLog, AForksOwnBuildNumberUnderKvUnifiedIsSetAside) {
             c.log.notes.end());
 }
 
+TEST(CheckLog, ABuildNumberOlderThanItsComputeLinesIsSetAside) {
+  // ggml-org/llama.cpp#14740: a packaged llama-server prints "build: 941
+  // (eb39499)" with llama_context's compute lines, which llama.cpp prints
+  // only after b4730. Read as b941 (before #6122), the output buffer would
+  // hold n_batch rows, 2,048 x 200,064 x 4 B = 1563.00 MiB. Set aside, it
+  // is priced as b7771: one sequence's logits, 200,064 x 4 = 800,256 B
+  // (0.76 MiB printed), and -nkvo's 16384.00 MiB of KV on the host.
+  LogCheckOptions options;
+  options.command = "llama-server -m models/Phi-4-mini-instruct.BF16.gguf -ngl 80 --host :: --port 31420 "
+                    "--jinja --ctx-size 0 --no-kv-offload -t 2";
+  const LogCheck c = check("llamacpp", "llamacpp-14740-phi4-mini-bf16-m60-nkvo.log", options);
+  const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
+  ASSERT_NE(output, nullptr);
+  EXPECT_EQ(output->memfit, 800'256u);
+  EXPECT_EQ(figure(c, "CPU", LogFigure::kKvCache)->memfit, 16384ull << 20);
+  EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
+                      "the log prints build 941 but its compute buffers are printed by llama_context, as "
+                      "llama.cpp's builds print them from b4731 on: not llama.cpp's build number (a fork's "
+                      "or a packager's own); its compute buffers are printed by llama_context, as builds up "
+                      "to b7771 print them: priced as b7771"),
+            c.log.notes.end());
+}
+
 TEST(CheckLog, TheCommandsTensorOverridesKeepTheExpertsOnTheHost) {
   // ik_llama.cpp#514's mainline run (b5622): Qwen3-30B-A3B Q4_K_M with
   // -ot ".ffn_.*_exps.=CPU" on an RTX 4090 and an RTX 5090, the config
