@@ -342,6 +342,21 @@ TEST(LlamaCppLog, TheMultimodalProjectorsComputeBuffersAreNotTheContexts) {
   EXPECT_EQ(setting_of(log, "compute_function"), "sched_reserve");
 }
 
+TEST(LlamaCppLog, TheServersBuildInfoLineGivesTheBuild) {
+  // ghghang2/v1.6's llama-server prints no "build:" line, only
+  // "build_info: b8836-83d58e02f".
+  EXPECT_EQ(read("llamacpp-ghghang2v16-qwen36-27b-q8kxl-rtxpro6000.log").version, "b8836");
+}
+
+TEST(LlamaCppLog, ACommandContinuedOverLinesIsReadWhole) {
+  // ggml-org/llama.cpp#14201: the poster's llama-server command, one flag
+  // a line with the shell's " \\", its --override-tensor on the last line.
+  const RuntimeLog log = read("llamacpp-14201-deepseek-r1-q2k-3090.log");
+  EXPECT_EQ(setting_of(log, "override_tensor"), ".ffn_.*_exps.=CPU");
+  EXPECT_EQ(setting_of(log, "n_gpu_layers"), "99");
+  EXPECT_EQ(setting_of(log, "flash_attn"), "enabled");
+}
+
 TEST(LlamaCppLog, MetalRunNamesItsGpu) {
   // ggml-org/llama.cpp#11083: the old kv_size line carries the cache types.
   const RuntimeLog log = read("llamacpp-11083-mac-m4-metal-28layer.log");
