@@ -349,6 +349,22 @@ TEST(CheckLog, ABuildNumberOlderThanItsComputeLinesIsSetAside) {
             c.log.notes.end());
 }
 
+TEST(CheckLog, ABuildBeforeTheF16MaskCastsTheF32MaskOnTheFirstGpu) {
+  // ghghang2/v1.6, llama-server b8836 (before #23764): Qwen3.6 27B on one
+  // RTX PRO 6000, 262,144 cells, U 512, flash attention. The F32 mask is an
+  // input (CUDA_Host 532.02 MiB holds its 512 MiB) cast to F16 on CUDA0,
+  // which holds at the cast the input rows' copy 4 x 512 x 5,120 =
+  // 10,485,760, the F32 mask's copy and its F16 cast (4 + 2) x 262,144 x
+  // 512 = 805,306,368 and the query 4 x 512 x 24 x 256 = 12,582,912:
+  // 828,375,040 B (790.00 MiB) against 824.02 printed, where the pinned
+  // F16 input priced the gated delta net's 495.00 MiB.
+  const LogCheck c = check("llamacpp", "llamacpp-ghghang2v16-qwen36-27b-q8kxl-rtxpro6000.log");
+  EXPECT_EQ(c.log.version, "b8836");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 828'375'040u);
+}
+
 TEST(CheckLog, TheCommandsTensorOverridesKeepTheExpertsOnTheHost) {
   // ik_llama.cpp#514's mainline run (b5622): Qwen3-30B-A3B Q4_K_M with
   // -ot ".ffn_.*_exps.=CPU" on an RTX 4090 and an RTX 5090, the config
