@@ -513,6 +513,17 @@ void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d
     case LogFigure::kModel:
       c.memfit = d.model_bytes;
       c.basis = exact_weights ? FigureBasis::kExact : FigureBasis::kModelled;
+      if (d.row_split_buffer_bytes > 0 || d.row_split_share_bytes > 0) {
+        // The print names each split buffer after the GPU whose blocks it
+        // holds, its size their whole matrices (14075: CUDA0_Split 21
+        // blocks, CUDA3_Split 19 and the output); the GPU's own rows of
+        // every split buffer are what it holds.
+        c.memfit = (CheckedBytes(d.model_bytes) - d.row_split_share_bytes + d.row_split_buffer_bytes).saturated();
+        c.note = fmt::format("--split-mode row: the split buffer named after this GPU, the whole matrices of "
+                             "its blocks, which llama.cpp spreads by rows over every GPU; this GPU holds {} B "
+                             "of weights",
+                             d.model_bytes);
+      }
       break;
     case LogFigure::kKvCache:
     case LogFigure::kRecurrent:

@@ -365,6 +365,24 @@ TEST(CheckLog, ABuildBeforeTheF16MaskCastsTheF32MaskOnTheFirstGpu) {
   EXPECT_EQ(gpu->memfit, 828'375'040u);
 }
 
+TEST(CheckLog, ARowSplitBufferIsPrintedUnderTheGpuWhoseBlocksItHolds) {
+  // ggml-org/llama.cpp#14075 (b5605, -sm row, four Quadro RTX 5000,
+  // DeepSeek-R1-Distill-Llama-70B Q6_K): the blocks go to the GPUs as a
+  // layer split would put them (KV 168/160/160/152 MiB: 21, 20, 20, 19
+  // blocks of 8 MiB), and each GPU's split buffer type holds its blocks'
+  // matrices, spread by rows over all four. A block's matrices: q and o
+  // 8,192 x 8,192, k and v 1,024 x 8,192, gate, up and down 28,672 x
+  // 8,192, 855,638,016 weights x 210 / 256 B = 701,890,560 B; CUDA0_Split
+  // prints 21 of them, 14,739,701,760 B (14056.88 MiB), and CUDA0 its
+  // norms, 21 x 2 x 8,192 x 4 = 1,376,256 B, and block 0's rope_freqs, 64 x
+  // 4 = 256 B (1.31 MiB): 14,741,078,272 B.
+  const LogCheck c = check("llamacpp", "llamacpp-14075-r1-distill-70b-q6k-4x-rtx5000.log");
+  const FigureCheck* gpu0 = figure(c, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(gpu0, nullptr);
+  EXPECT_EQ(gpu0->memfit, 14'741'078'272u);
+  EXPECT_TRUE(gpu0->within_print);
+}
+
 TEST(CheckLog, TheCommandsTensorOverridesKeepTheExpertsOnTheHost) {
   // ik_llama.cpp#514's mainline run (b5622): Qwen3-30B-A3B Q4_K_M with
   // -ot ".ffn_.*_exps.=CPU" on an RTX 4090 and an RTX 5090, the config
