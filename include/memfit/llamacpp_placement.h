@@ -160,6 +160,15 @@ struct LlamaCppDeviceUsage {
   uint64_t short_bytes = 0;    // total - usable when it does not fit
   uint64_t blocks = 0;         // decoder blocks whose layer is on it
   bool output_layer = false;   // the output layer (output_norm, output) is on it
+  // --split-mode row: llama.cpp gives each block's device a split buffer
+  // type of its own ("CUDA1_Split", ggml_backend_split_buffer_type(device,
+  // tensor_split): make_gpu_buft_list), whose matrices the buffer spreads
+  // by rows over every GPU. row_split_buffer_bytes: the whole bytes of the
+  // row-split matrices of the blocks this GPU runs, what load_tensors
+  // prints for "CUDA1_Split"; row_split_share_bytes: this GPU's rows of all
+  // of them, part of model_bytes (the memory it holds). 0 otherwise.
+  uint64_t row_split_buffer_bytes = 0;
+  uint64_t row_split_share_bytes = 0;
   // The host only: mapped weights, file-backed page cache the OS may drop
   // and read again (0 with --no-mmap or --mlock: resident).
   uint64_t page_cache_bytes = 0;

@@ -11,6 +11,7 @@
 //   llama_kv_cache: size = 512.00 MiB (4096 cells, 32 layers, 1/1 seqs), K (f16): 256.00 MiB, V (f16): 256.00 MiB
 //   llama_new_context_with_model: KV self size  = 512.00 MiB, K (f16): 256.00 MiB, V (f16): 256.00 MiB
 //   llama_kv_cache_init: kv_size = 4096, offload = 1, type_k = 'f16', type_v = 'f16', n_layer = 32
+#include <algorithm>
 #include <vector>
 
 #include "logs/llamacpp_lines.h"
@@ -102,6 +103,17 @@ std::optional<std::string_view> after_size_equals(std::string_view text) {
   return std::nullopt;
 }
 
+// Whether the line is the multimodal projector's: mtmd's clip context
+// reserves its own scheduler for the vision/audio encoder and prints its
+// compute buffers in llama_context's format under its own function name
+// (tools/mtmd/clip.cpp, clip_model_loader::alloc_compute_meta: "%s: %10s
+// compute buffer size = %8.2f MiB"), after the text model's context, with
+// no "n_ctx =" line of its own; those buffers are not the run's llama_context's.
+bool printed_by_mtmd(const std::vector<std::string_view>& before) {
+  // The function's word follows any timestamp and level a capture prefixes.
+  return std::find(before.begin(), before.end(), "alloc_compute_meta:") != before.end();
+}
+
 }  // namespace
 
 std::string device_of_buffer(std::string_view buffer) {
@@ -137,6 +149,7 @@ bool read_buffer_line(const LogLine& line, LlamaCppReadState& state, LogBuilder&
   const std::string_view buffer = old_model_line ? before.back() : before[before.size() - 2];
   if (buffer.ends_with(':')) return true;  // no buffer named
   if (kind != nullptr && kind->context && state.contexts > 1) return true;
+  if (printed_by_mtmd(before)) return true;
   std::optional<PrintedQuantity> q =
       leading_quantity(line.text.substr(at + 14), binary_units());
   if (!q) return true;

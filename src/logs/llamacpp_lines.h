@@ -31,6 +31,9 @@ struct LlamaCppReadState {
   // The cache summaries ("llama_kv_cache: size = ..." / "KV self size"),
   // kept for logs that print no per-buffer line.
   std::vector<std::pair<PrintedQuantity, uint64_t>> kv_summaries;
+  // A shell command continued over lines ("... \\" at a line's end), the
+  // lines so far joined by spaces; read as one line at the line that ends it.
+  std::string continued_command;
 };
 
 // "llama_model_loader: - kv N: key type = value", "- type t: N tensors",

@@ -134,12 +134,31 @@ std::optional<uint64_t> build_by_offload(const RuntimeLog& log) {
   return kLlamaCppOutputFirstBuild - 1;
 }
 
+// The oldest llama.cpp build that prints its compute buffers from the
+// function the log's lines name, as the corpus's dated logs bound it:
+// ggml-org/ci's b4730 still prints llama_init_from_model's lines
+// (llamacpp-ci4730-*), so llama_context's come after b4730; b6050 still
+// prints llama_context's (llamacpp-yeti), so sched_reserve's come after
+// b6050. A printed build below it is not llama.cpp's count (a distro's
+// package printed "build: 941 (eb39499)" with llama_context's lines and
+// llama_kv_cache_unified's, ggml-org/llama.cpp#14740). nullopt for any
+// other function or none.
+std::optional<uint64_t> build_floor(const RuntimeLog& log) {
+  const LogSetting* function = log.setting("compute_function");
+  if (function == nullptr) return std::nullopt;
+  if (function->value == "llama_context") return 4731;
+  if (function->value == "sched_reserve") return 6051;
+  return std::nullopt;
+}
+
 // The build a llama.cpp log printed ("b5361"), its cache rules priced
 // (docs/engine-llamacpp.md, "Releases"); none for Ollama, whose version is
 // its own and not the build of the llama.cpp it carries. A log that prints
 // kv_unified (llama_context's line since #14363, b5913) is of b5913 or
 // later: a smaller number is a fork's own count (AMD's ROCm builds print
-// "build: 1239 (b8372ee)" from a b7146 tree), not llama.cpp's build. A
+// "build: 1239 (b8372ee)" from a b7146 tree), not llama.cpp's build; so
+// is one below the oldest build that prints the log's compute lines
+// (build_floor). A
 // log with no build, a source build's uncounted one or a fork's is priced
 // as the newest build its compute lines can come from (build_bound), else
 // by the pinned rules, with a note. A version given beside the log
@@ -154,10 +173,19 @@ std::optional<uint64_t> build_of(const RuntimeLog& log, const LogCheckOptions& o
     Result<uint64_t> build = parse_llamacpp_build(log.version);
     if (!build) return std::nullopt;
     const bool printed = options.version.empty() || options.version != log.version;
-    if (!printed || *build >= kLlamaCppStreamsBuild || log.setting("kv_unified") == nullptr) return *build;
-    unknown = fmt::format("the log prints build {} but kv_unified, which llama.cpp prints from b{} on "
-                          "(#14363): not llama.cpp's build number (a fork's own)",
-                          *build, kLlamaCppStreamsBuild);
+    const std::optional<uint64_t> floor = build_floor(log);
+    if (printed && *build < kLlamaCppStreamsBuild && log.setting("kv_unified") != nullptr) {
+      unknown = fmt::format("the log prints build {} but kv_unified, which llama.cpp prints from b{} on "
+                            "(#14363): not llama.cpp's build number (a fork's own)",
+                            *build, kLlamaCppStreamsBuild);
+    } else if (printed && floor && *build < *floor) {
+      unknown = fmt::format("the log prints build {} but its compute buffers are printed by {}, as "
+                            "llama.cpp's builds print them from b{} on: not llama.cpp's build number "
+                            "(a fork's or a packager's own)",
+                            *build, escape_untrusted(log.setting("compute_function")->value), *floor);
+    } else {
+      return *build;
+    }
   }
   const std::optional<uint64_t> bound = build_bound(log);
   if (log.version.empty()) {
@@ -486,6 +514,17 @@ void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d
     case LogFigure::kModel:
       c.memfit = d.model_bytes;
       c.basis = exact_weights ? FigureBasis::kExact : FigureBasis::kModelled;
+      if (d.row_split_buffer_bytes > 0 || d.row_split_share_bytes > 0) {
+        // The print names each split buffer after the GPU whose blocks it
+        // holds, its size their whole matrices (14075: CUDA0_Split 21
+        // blocks, CUDA3_Split 19 and the output); the GPU's own rows of
+        // every split buffer are what it holds.
+        c.memfit = (CheckedBytes(d.model_bytes) - d.row_split_share_bytes + d.row_split_buffer_bytes).saturated();
+        c.note = fmt::format("--split-mode row: the split buffer named after this GPU, the whole matrices of "
+                             "its blocks, which llama.cpp spreads by rows over every GPU; this GPU holds {} B "
+                             "of weights",
+                             d.model_bytes);
+      }
       break;
     case LogFigure::kKvCache:
     case LogFigure::kRecurrent:

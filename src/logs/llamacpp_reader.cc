@@ -12,9 +12,23 @@
 namespace memfit::logs {
 namespace {
 
+// The most of a continued command kept (bytes): a command is a few hundred;
+// a log's text is untrusted.
+constexpr size_t kMaxContinuedCommand = 64 * 1024;
+
 // "build: 5361 (cf0a43bb) with cc ..." (tools, server), "main: build =
-// 3600 (2fb92678)" (older tools), "version: 5361 (cf0a43bb)" (--version).
+// 3600 (2fb92678)" (older tools), "version: 5361 (cf0a43bb)" (--version),
+// and the 2026 servers' "build_info: b8836-83d58e02f" (common's
+// build_info string, "b" + LLAMA_BUILD_NUMBER + "-" + LLAMA_COMMIT, the
+// one build line llama-server b8680 to b9090 prints).
 void read_build(std::string_view text, LogBuilder& out) {
+  if (std::optional<std::string_view> rest = after(text, "build_info: b")) {
+    const std::optional<uint64_t> number = leading_count(*rest);
+    if (number && rest->substr(std::to_string(*number).size()).starts_with('-')) {
+      out.set_version(fmt::format("b{}", *number));
+    }
+    return;
+  }
   for (std::string_view marker : {"build: ", "build = ", "version: ", "print_info: build "}) {
     std::optional<std::string_view> rest = after(text, marker);
     if (!rest) continue;
@@ -304,10 +318,32 @@ bool names_llama_tool(std::string_view text) {
 
 bool is_command_line(std::string_view text) { return names_llama_tool(text) && contains(text, " -"); }
 
+// A command the poster continued over lines with the shell's " \\"
+// (ggml-org/llama.cpp#14201: llama-server's flags one a line, its
+// --override-tensor on the last): the lines up to the one without it,
+// joined, when they name a llama.cpp tool with flags. Each line is read
+// on its own too (a log line that happens to end in a backslash is kept).
+void read_continued_command(std::string_view text, LlamaCppReadState& state, LogBuilder& out) {
+  const std::string_view line = trim(text);
+  if (line.ends_with('\\')) {
+    if (state.continued_command.size() < kMaxContinuedCommand) {
+      state.continued_command.append(line.substr(0, line.size() - 1));
+      state.continued_command.push_back(' ');
+    }
+    return;
+  }
+  if (state.continued_command.empty()) return;
+  std::string joined = std::move(state.continued_command);
+  state.continued_command.clear();
+  joined.append(line);
+  if (is_command_line(joined)) read_command(joined, out);
+}
+
 // One line; false once the log loads a second model after the first's
 // buffers (a draft, a reload): what follows is not read.
 bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
   const std::string_view text = line.text;
+  read_continued_command(text, state, out);
   if (contains(text, "loaded meta data with ") && out.model().metadata_count) {
     if (!out.peek().figures.empty()) {
       out.note(fmt::format("the log loads a second model at line {}: only the first is read", line.number));
@@ -326,7 +362,7 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
       read_device_listing(text, state, out)) {
     return true;
   }
-  if (is_command_line(text)) {
+  if (is_command_line(text) && !trim(text).ends_with('\\')) {  // a continued one is read whole
     read_command(text, out);
   } else if (auto rest = after(text, "using device ")) {
     read_using_device(*rest, out);

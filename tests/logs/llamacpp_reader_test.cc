@@ -329,6 +329,34 @@ TEST(LlamaCppLog, FitTrialBreakdownsAreNotTheRun) {
                            "the memory breakdowns are --fit's trial allocations: not read"}));
 }
 
+TEST(LlamaCppLog, TheMultimodalProjectorsComputeBuffersAreNotTheContexts) {
+  // ghghang2/v1.6 (llama-server with --mmproj, Qwen3.5 35B A3B): after the
+  // text context's "sched_reserve: CUDA0 compute buffer size = 493.00 MiB"
+  // mtmd's clip context prints "alloc_compute_meta: CUDA0 compute buffer
+  // size = 248.10 MiB" and "CPU ... 24.93 MiB" for its own scheduler.
+  const RuntimeLog log = read("llamacpp-ghghang2v16-qwen35-35b-a3b-q4kxl-rtxpro6000.log");
+  // 493.00 MiB = 516,947,968 B, alone (with clip's it would be 741.10 MiB).
+  EXPECT_EQ(find_figure(log, "CUDA0", LogFigure::kCompute)->value, 516'947'968u);
+  // CUDA_Host 136.02 MiB = 142,627,307.52 -> 142,627,308, without clip's CPU 24.93 MiB.
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kCompute)->value, 142'627'308u);
+  EXPECT_EQ(setting_of(log, "compute_function"), "sched_reserve");
+}
+
+TEST(LlamaCppLog, TheServersBuildInfoLineGivesTheBuild) {
+  // ghghang2/v1.6's llama-server prints no "build:" line, only
+  // "build_info: b8836-83d58e02f".
+  EXPECT_EQ(read("llamacpp-ghghang2v16-qwen36-27b-q8kxl-rtxpro6000.log").version, "b8836");
+}
+
+TEST(LlamaCppLog, ACommandContinuedOverLinesIsReadWhole) {
+  // ggml-org/llama.cpp#14201: the poster's llama-server command, one flag
+  // a line with the shell's " \\", its --override-tensor on the last line.
+  const RuntimeLog log = read("llamacpp-14201-deepseek-r1-q2k-3090.log");
+  EXPECT_EQ(setting_of(log, "override_tensor"), ".ffn_.*_exps.=CPU");
+  EXPECT_EQ(setting_of(log, "n_gpu_layers"), "99");
+  EXPECT_EQ(setting_of(log, "flash_attn"), "enabled");
+}
+
 TEST(LlamaCppLog, MetalRunNamesItsGpu) {
   // ggml-org/llama.cpp#11083: the old kv_size line carries the cache types.
   const RuntimeLog log = read("llamacpp-11083-mac-m4-metal-28layer.log");

@@ -332,6 +332,63 @@ TEST(CheckLog, AForksOwnBuildNumberUnderKvUnifiedIsSetAside) {
             c.log.notes.end());
 }
 
+TEST(CheckLog, ABuildNumberOlderThanItsComputeLinesIsSetAside) {
+  // ggml-org/llama.cpp#14740: a packaged llama-server prints "build: 941
+  // (eb39499)" with llama_context's compute lines, which llama.cpp prints
+  // only after b4730. Read as b941 (before #6122), the output buffer would
+  // hold n_batch rows, 2,048 x 200,064 x 4 B = 1563.00 MiB. Set aside, it
+  // is priced as b7771: one sequence's logits, 200,064 x 4 = 800,256 B
+  // (0.76 MiB printed), and -nkvo's 16384.00 MiB of KV on the host.
+  LogCheckOptions options;
+  options.command = "llama-server -m models/Phi-4-mini-instruct.BF16.gguf -ngl 80 --host :: --port 31420 "
+                    "--jinja --ctx-size 0 --no-kv-offload -t 2";
+  const LogCheck c = check("llamacpp", "llamacpp-14740-phi4-mini-bf16-m60-nkvo.log", options);
+  const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
+  ASSERT_NE(output, nullptr);
+  EXPECT_EQ(output->memfit, 800'256u);
+  EXPECT_EQ(figure(c, "CPU", LogFigure::kKvCache)->memfit, 16384ull << 20);
+  EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
+                      "the log prints build 941 but its compute buffers are printed by llama_context, as "
+                      "llama.cpp's builds print them from b4731 on: not llama.cpp's build number (a fork's "
+                      "or a packager's own); its compute buffers are printed by llama_context, as builds up "
+                      "to b7771 print them: priced as b7771"),
+            c.log.notes.end());
+}
+
+TEST(CheckLog, ABuildBeforeTheF16MaskCastsTheF32MaskOnTheFirstGpu) {
+  // ghghang2/v1.6, llama-server b8836 (before #23764): Qwen3.6 27B on one
+  // RTX PRO 6000, 262,144 cells, U 512, flash attention. The F32 mask is an
+  // input (CUDA_Host 532.02 MiB holds its 512 MiB) cast to F16 on CUDA0,
+  // which holds at the cast the input rows' copy 4 x 512 x 5,120 =
+  // 10,485,760, the F32 mask's copy and its F16 cast (4 + 2) x 262,144 x
+  // 512 = 805,306,368 and the query 4 x 512 x 24 x 256 = 12,582,912:
+  // 828,375,040 B (790.00 MiB) against 824.02 printed, where the pinned
+  // F16 input priced the gated delta net's 495.00 MiB.
+  const LogCheck c = check("llamacpp", "llamacpp-ghghang2v16-qwen36-27b-q8kxl-rtxpro6000.log");
+  EXPECT_EQ(c.log.version, "b8836");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 828'375'040u);
+}
+
+TEST(CheckLog, ARowSplitBufferIsPrintedUnderTheGpuWhoseBlocksItHolds) {
+  // ggml-org/llama.cpp#14075 (b5605, -sm row, four Quadro RTX 5000,
+  // DeepSeek-R1-Distill-Llama-70B Q6_K): the blocks go to the GPUs as a
+  // layer split would put them (KV 168/160/160/152 MiB: 21, 20, 20, 19
+  // blocks of 8 MiB), and each GPU's split buffer type holds its blocks'
+  // matrices, spread by rows over all four. A block's matrices: q and o
+  // 8,192 x 8,192, k and v 1,024 x 8,192, gate, up and down 28,672 x
+  // 8,192, 855,638,016 weights x 210 / 256 B = 701,890,560 B; CUDA0_Split
+  // prints 21 of them, 14,739,701,760 B (14056.88 MiB), and CUDA0 its
+  // norms, 21 x 2 x 8,192 x 4 = 1,376,256 B, and block 0's rope_freqs, 64 x
+  // 4 = 256 B (1.31 MiB): 14,741,078,272 B.
+  const LogCheck c = check("llamacpp", "llamacpp-14075-r1-distill-70b-q6k-4x-rtx5000.log");
+  const FigureCheck* gpu0 = figure(c, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(gpu0, nullptr);
+  EXPECT_EQ(gpu0->memfit, 14'741'078'272u);
+  EXPECT_TRUE(gpu0->within_print);
+}
+
 TEST(CheckLog, TheCommandsTensorOverridesKeepTheExpertsOnTheHost) {
   // ik_llama.cpp#514's mainline run (b5622): Qwen3-30B-A3B Q4_K_M with
   // -ot ".ffn_.*_exps.=CPU" on an RTX 4090 and an RTX 5090, the config

@@ -79,8 +79,8 @@ bool square_mean_matrix(const LlamaCppSettings& settings);
 bool vector_input_leaf(const LlamaCppSettings& settings);
 // Whether flash attention's KQ mask is an F32 graph input that the graph
 // casts to F16 (llama-graph.cpp, `self_kq_mask_cnv = ggml_cast(...)`), not
-// an F16 input: the builds before #18898, as the replay's builders take
-// them (graph/replay.cc).
+// an F16 input: the builds before #23764 (b9444, releases.cc), as the
+// replay's builders take them (graph/replay.cc).
 bool f32_mask_cast(const LlamaCppSettings& settings);
 // Whether the KV cache is written by ggml_set_rows through the graph
 // inputs k_idxs and v_idxs (I64), as from #14959 (LLAMA_SET_ROWS on by

@@ -136,6 +136,10 @@ std::vector<double> split_fractions(const LlamaCppPlacementSettings& s) {
 
 struct DeviceSums {
   CheckedBytes model = 0;
+  // --split-mode row (LlamaCppDeviceUsage): the split buffer named after
+  // this GPU, and this GPU's rows of every split buffer (in `model`).
+  CheckedBytes row_split_buffer = 0;
+  CheckedBytes row_split_share = 0;
   CheckedBytes context = 0;
   uint64_t compute = 0;
   uint64_t blocks = 0;
@@ -375,8 +379,11 @@ void place_listed_weights(const Model& model, const Layout& lay,
       for (uint64_t g = 0; g < lay.gpus; ++g) {
         const double share = lay.cumulative[g] - before;
         before = lay.cumulative[g];
-        add_weight(d, lay, g, static_cast<uint64_t>(static_cast<double>(t.data_bytes) * share + 0.5));
+        const uint64_t rows = static_cast<uint64_t>(static_cast<double>(t.data_bytes) * share + 0.5);
+        add_weight(d, lay, g, rows);
+        d[g].row_split_share += round_up(rows, kGpuTensorAlignment);
       }
+      d[w].row_split_buffer += round_up(t.data_bytes, kGpuTensorAlignment);
       continue;
     }
     const bool padded = w != lay.host() && lay.pads_rows[w];
@@ -627,6 +634,8 @@ LlamaCppDeviceUsage device_usage(const DeviceSums& x, uint64_t total, Where w, c
                                       : 0);
   }
   u.model_bytes = *x.model.value();
+  u.row_split_buffer_bytes = x.row_split_buffer.saturated();
+  u.row_split_share_bytes = x.row_split_share.saturated();
   u.context_bytes = *x.context.value();
   u.compute_bytes = x.compute;
   u.total_bytes = total;

@@ -66,6 +66,21 @@ constexpr uint64_t kOutputPerSeqBuild = 2537;
 // PR's tag is priced with the input: the larger).
 constexpr uint64_t kVectorInputLeafBuild = 7781;
 
+// #23764 ("llama: use f16 mask for FA to save VRAM", merged 2026-05-27):
+// under flash attention build_attn_inp_kq_mask makes the KQ mask input F16
+// ("flash attention requires an f16 mask"); before it the input was F32
+// and the graph cast it to F16 (`self_kq_mask_cnv = ggml_cast(...)`), the
+// PR's "we reserve the KQ mask in f32 even if FA is used": its author's
+// compute buffer went from 824 to 444 MiB at -ub 512. Builds before it
+// print the F32 mask on the host: b8836 (ghghang2, Qwen3.6 27B, 262,144
+// cells) CUDA_Host 532.02 MiB = 512 MiB of mask + the rows and the leaf,
+// b9090 (llamacpp-urika) 144.29 MiB = 128 + 16. First build unconfirmed:
+// b9174 was out on 2026-05-16 and b9444 on 2026-06-01 (winget's bot), about
+// 17 builds a day, so the merge is about b9360; memfit takes b9444, so a
+// build from the merge to b9443 is priced with the F32 mask and its cast
+// (the larger).
+constexpr uint64_t kF16MaskInputBuild = 9444;
+
 // #14959 ("llama : enable LLAMA_SET_ROWS=1 by default", opened 2025-07-30,
 // merged after 2025-08-01): the KV cache is written by ggml_set_rows
 // through two graph inputs, k_idxs and v_idxs (I64; v_idxs one index per
@@ -235,7 +250,7 @@ bool keeps_output_embeddings(const ModelSpec& spec, const LlamaCppSettings& s) {
          (logits_beside_embeddings(s) || pooling.empty() || pooling == "none");
 }
 bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInputLeafBuild); }
-bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kVectorInputLeafBuild); }
+bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kF16MaskInputBuild); }
 bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBuild); }
 bool mla_caches_v(const LlamaCppSettings& s) { return before(s, kVlessMlaBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
