@@ -168,8 +168,8 @@ Status SglangProfile::estimate(const EstimateRequest& r, EstimateRun& run) const
   }
   if (plan->state.unpriced) {
     run.warnings.push_back(Warning{WarningKind::kModel,
-                                   "the model's recurrent state (Mamba-1, lightning, short-conv or "
-                                   "KDA layers) is not priced by the SGLang profile: SGLang's rule "
+                                   "the model's recurrent state (Mamba-1, lightning, a short-conv other "
+                                   "than LFM2's or KDA layers) is not priced by the SGLang profile: SGLang's rule "
                                    "for it was not read; the KV pool counts the attention layers "
                                    "only"});
   }
