@@ -60,6 +60,11 @@ struct LayerCache {
   // 0 for every other layer (and for a decompressed MLA layer). At most
   // elems_per_token.
   uint64_t latent_elems = 0;
+  // An MLA layer's indexer-key elements within elems_per_token: DeepSeek-
+  // V3.2's index_head_dim, the NSA lightning indexer's key cached beside
+  // the latent (kv_lora_rank + qk_rope_head_dim + index_head_dim). 0 for
+  // every other layer. At most elems_per_token - latent_elems.
+  uint64_t index_elems = 0;
 
   bool operator==(const LayerCache&) const = default;
 };

@@ -130,12 +130,53 @@ uint64_t kv_head_width(const ModelSpec& spec) {
   return 0;
 }
 
+namespace {
+
+// DeepSeek-V3.2's NSA layer (SGLang's NSATokenToKVPool, mem_cache/
+// memory_pool.py): the MLA latent beside the lightning indexer's key,
+// which is stored as fp8 with one fp32 scale a 128 elements in a uint8
+// buffer (quant_block_size 128, index_k_with_scale_buffer_dtype uint8):
+// index_head_dim + index_head_dim / 128 x 4 bytes a token. Since
+// sgl-project/sglang#11309 (2025-10-07) profile_max_num_token divides by
+// (kv_lora_rank + qk_rope_head_dim) x the KV dtype + that indexer; the
+// pool then stores an fp8 latent in its own layout (nsa_kv_cache_store_fp8,
+// override_kv_cache_dim): kv_lora_rank fp8 bytes + kv_lora_rank / 128 fp32
+// scales + qk_rope_head_dim x 2 (the rope stays bf16), so a token's entry
+// outgrows the profiled cell: 512 + 16 + 128 + 132 = 788 B a layer against
+// 576 + 132 = 708 profiled. Bytes per token per layer.
+constexpr uint64_t kNsaQuantBlock = 128;  // NSATokenToKVPool.quant_block_size
+constexpr uint64_t kNsaScaleBytes = 4;    // one float32 scale a block
+
+struct NsaLayerBytes {
+  uint64_t profiled = 0;  // what profile_max_num_token counts
+  uint64_t stored = 0;    // what the pool allocates
+};
+
+NsaLayerBytes nsa_layer_bytes(const LayerCache& l, uint64_t dtype) {
+  const uint64_t latent_rope = l.elems_per_token - std::min(l.elems_per_token, l.index_elems);
+  const uint64_t rope = latent_rope - std::min(latent_rope, l.latent_elems);
+  const uint64_t indexer = l.index_elems + l.index_elems / kNsaQuantBlock * kNsaScaleBytes;
+  NsaLayerBytes b;
+  b.profiled = latent_rope * dtype + indexer;
+  b.stored = dtype == 1 ? l.latent_elems + l.latent_elems / kNsaQuantBlock * kNsaScaleBytes + rope * 2 + indexer
+                        : b.profiled;
+  return b;
+}
+
+bool has_nsa_indexer(const ModelSpec& spec) {
+  return std::any_of(spec.layers.begin(), spec.layers.end(),
+                     [](const LayerCache& l) { return l.kind == LayerKind::kMlaLatent && l.index_elems != 0; });
+}
+
+}  // namespace
+
 KvCell kv_cell(const ModelSpec& spec, const Settings& s) {
   KvCell c;
   const uint64_t width = kv_head_width(spec);
   const uint64_t dtype = s.kv_bytes_per_element != 0 ? s.kv_bytes_per_element : 2;
   const uint64_t head_dim = spec.geometry.head_dim;
   const uint64_t tp = attention_tp(s);
+  uint64_t stored_extra = 0;  // NSA: what the pool stores past the profiled cell
   for (const LayerCache& l : spec.layers) {
     uint64_t bytes = 0;
     switch (l.kind) {
@@ -145,6 +186,11 @@ KvCell kv_cell(const ModelSpec& spec, const Settings& s) {
         // has 512 + 64.
         const uint64_t elems = spec.model_type == "deepseek_v2" ? 512 + 64 : l.elems_per_token;
         bytes = elems * dtype;
+        if (l.index_elems != 0) {
+          const NsaLayerBytes nsa = nsa_layer_bytes(l, dtype);
+          bytes = nsa.profiled;
+          stored_extra = (CheckedBytes(stored_extra) + (nsa.stored - nsa.profiled)).saturated();
+        }
         c.mla = true;
         break;
       }
@@ -184,6 +230,7 @@ KvCell kv_cell(const ModelSpec& spec, const Settings& s) {
     c.layer_bytes = std::max(c.layer_bytes, bytes);
     c.bytes = (CheckedBytes(c.bytes) + bytes).saturated();
   }
+  c.stored_bytes = (CheckedBytes(c.bytes) + stored_extra).saturated();
   return c;
 }
 
@@ -234,6 +281,13 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   p.free_after_load_bytes = p.free_before_load_bytes - std::min(p.free_before_load_bytes, p.weights_bytes);
   p.reserved_bytes = static_cast<uint64_t>(static_cast<long double>(p.free_before_load_bytes) *
                                            (1.0L - static_cast<long double>(p.mem_fraction_static)));
+  // DeepSeek-V3.2 (NSA): --kv-cache-dtype auto is fp8_e4m3 on SM 10 and
+  // later, bfloat16 before (server_args.py, the DeepseekV32ForCausalLM
+  // adjustments: "fp8_e4m3" if major >= 10 else "bfloat16").
+  if (s.kv_bytes_per_element == 0 && s.sm10_or_later && has_nsa_indexer(spec)) {
+    s.kv_bytes_per_element = 1;
+    s.kv_cache_dtype = "fp8_e4m3";
+  }
   p.cell = kv_cell(spec, s);
   if (p.cell.bytes == 0) {
     // A refusal of the engine for this model (kUsage, as a field another
@@ -261,7 +315,7 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   p.kv_pool_bytes = hybrid ? (CheckedBytes(p.max_total_num_tokens) * p.cell.full_bytes +
                               CheckedBytes(p.swa_tokens) * p.cell.swa_bytes)
                                  .saturated()
-                           : (CheckedBytes(p.max_total_num_tokens) * p.cell.bytes).saturated();
+                           : (CheckedBytes(p.max_total_num_tokens) * p.cell.stored_bytes).saturated();
   p.starts = state_fits && p.max_total_num_tokens > 0 && p.weights_bytes < p.free_before_load_bytes;
 
   p.max_running_requests = s.max_running_requests.value_or(default_requests(p.max_total_num_tokens, s.context_length));

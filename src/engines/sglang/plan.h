@@ -76,6 +76,7 @@ struct Settings {
   std::string attention_backend;               // --attention-backend; "": the platform's default
   bool rocm = false;                           // an AMD GPU (ROCm): aiter by default
   uint64_t gpu_total_bytes = 0;                // the GPU's total (0: unknown)
+  bool sm10_or_later = false;                  // a datacenter Blackwell (SM 10.x) by the GPU's name
   StateSettings state;                         // --max-mamba-cache-size ... --disable-radix-cache
   // The MoE kernel of an MXFP4 checkpoint (gpt-oss), which lays its experts
   // out (sglang_mxfp4_kernel).
@@ -119,7 +120,8 @@ double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Se
 // hybrid SWA pool's two pools each at their own heads and dims,
 // HybridSWAPoolConfigurator, sgl-project/sglang#18039).
 struct KvCell {
-  uint64_t bytes = 0;          // over every attention layer
+  uint64_t bytes = 0;          // over every attention layer: the cell profile_max_num_token divides by
+  uint64_t stored_bytes = 0;   // what a token's entry occupies once allocated (NSA fp8: more than bytes)
   uint64_t full_layers = 0;    // layers holding every token
   uint64_t swa_layers = 0;     // sliding-window layers (hybrid SWA pool)
   uint64_t full_bytes = 0;     // a token over the full layers (the full pool's)

@@ -9,6 +9,7 @@
 #include "engines/sglang/report.h"
 #include "engines/sglang/speed_plan.h"
 #include "engines/shared/cache_type_field.h"
+#include "engines/shared/gpu_class.h"
 #include "engines/shared/selected_gpu.h"
 #include "engines/shared/trained_context.h"
 #include "memfit/memory_size.h"
@@ -130,6 +131,7 @@ Status SglangProfile::resolve_host(const EstimateRequest& r, RequestContext&, Pr
   if (const GpuMemory* gpu = selected_gpu(r, p.host)) {
     s.gpu_total_bytes = gpu->total_bytes;
     s.mxfp4_kernel = sglang_mxfp4_kernel(gpu->name);
+    s.sm10_or_later = classify_gpu(gpu->name) == GpuClass::kBlackwellDatacenter;
   } else if (r.memory_limit_bytes || p.budget.source == BudgetSource::kExplicit) {
     // The request's own limit first: a context may apply a limit of its
     // own to the budget (check-log's replay has no machine).
@@ -168,8 +170,8 @@ Status SglangProfile::estimate(const EstimateRequest& r, EstimateRun& run) const
   }
   if (plan->state.unpriced) {
     run.warnings.push_back(Warning{WarningKind::kModel,
-                                   "the model's recurrent state (Mamba-1, lightning, short-conv or "
-                                   "KDA layers) is not priced by the SGLang profile: SGLang's rule "
+                                   "the model's recurrent state (Mamba-1, lightning, a short-conv other "
+                                   "than LFM2's or KDA layers) is not priced by the SGLang profile: SGLang's rule "
                                    "for it was not read; the KV pool counts the attention layers "
                                    "only"});
   }

@@ -90,7 +90,7 @@ Json plan_to_json(const Model& model, const Plan& p, const MemoryBudget& budget,
   j["weights_exact"] = p.weights_exact;
   j["startup_bytes"] = p.startup_bytes;
   j["free_before_load_bytes"] = p.free_before_load_bytes;
-  j["kv_bytes_per_token"] = p.cell.bytes;
+  j["kv_bytes_per_token"] = p.cell.stored_bytes;  // what a token's entry occupies (NSA fp8: past the profiled cell)
   j["kv_bytes_per_token_full"] = p.cell.full_bytes;  // the full-attention layers' pool
   j["kv_bytes_per_token_swa"] = p.cell.swa_bytes;    // the sliding-window layers' pool
   j["kv_layout"] = p.cell.mla ? "mla" : (p.cell.swa_layers != 0 && p.cell.full_layers != 0 ? "swa_hybrid" : "mha");

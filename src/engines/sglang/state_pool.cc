@@ -28,7 +28,13 @@ bool gated_delta(const ModelSpec& spec) {
   return std::find(kTypes.begin(), kTypes.end(), spec.model_type) != kTypes.end();
 }
 
-enum class StateRule { kNone, kMamba2, kGatedDelta, kUnread };
+// The model types whose short-conv layers SGLang pools as a conv-only
+// Mamba-2 state (configs/lfm2.py, configs/lfm2_moe.py: mamba2_cache_params).
+bool short_conv(const ModelSpec& spec) {
+  return spec.model_type == "lfm2" || spec.model_type == "lfm2_moe";
+}
+
+enum class StateRule { kNone, kMamba2, kGatedDelta, kShortConv, kUnread };
 
 StateRule rule_of(const ModelSpec& spec, const LayerCache& l) {
   if (l.state_bytes == 0) return StateRule::kNone;
@@ -37,6 +43,7 @@ StateRule rule_of(const ModelSpec& spec, const LayerCache& l) {
     return StateRule::kMamba2;
   }
   if (l.kind == LayerKind::kLinearAttention && gated_delta(spec)) return StateRule::kGatedDelta;
+  if (l.kind == LayerKind::kConv && short_conv(spec)) return StateRule::kShortConv;
   return StateRule::kUnread;
 }
 
@@ -76,12 +83,30 @@ LayerState gated_delta_layer(const ModelSpec& spec, const LayerCache& l, uint64_
   return s;
 }
 
+// An LFM2 short-conv layer: SGLang's Mamba2StateShape.create with
+// intermediate = hidden, state 0 (configs/lfm2.py): a conv state of
+// hidden / attention-TP x (conv_L_cache - 1) at 16 bits and no temporal
+// state. memfit's spec holds its (conv_L_cache - 1) x hidden elements at
+// f32; divide(hidden, TP) asserts that TP divides the channels.
+Result<LayerState> short_conv_layer(const ModelSpec& spec, const LayerCache& l, uint64_t tp) {
+  const uint64_t hidden = spec.geometry.hidden;
+  if (hidden == 0 || hidden % tp != 0) {
+    return Error::usage("tensor_parallel", fmt::format("SGLang splits the short-conv channels ({}) "
+                                                       "by TP: {} does not divide them evenly",
+                                                       hidden, tp));
+  }
+  const uint64_t elems = l.state_bytes / kSpecStateElementBytes;  // (kernel - 1) x hidden
+  LayerState s;
+  s.conv = (CheckedBytes(elems / tp) * kConvStateBytes).saturated();
+  return s;
+}
+
 }  // namespace
 
 bool prices_state(const ModelSpec& spec) {
   return std::any_of(spec.layers.begin(), spec.layers.end(), [&](const LayerCache& l) {
     const StateRule r = rule_of(spec, l);
-    return r == StateRule::kMamba2 || r == StateRule::kGatedDelta;
+    return r == StateRule::kMamba2 || r == StateRule::kGatedDelta || r == StateRule::kShortConv;
   });
 }
 
@@ -106,6 +131,12 @@ Result<StateCell> state_cell(const ModelSpec& spec, uint64_t tp, uint64_t ssm_by
       case StateRule::kGatedDelta:
         s = gated_delta_layer(spec, l, tp, ssm_bytes);
         break;
+      case StateRule::kShortConv: {
+        Result<LayerState> c = short_conv_layer(spec, l, tp);
+        if (!c) return c.error();
+        s = *c;
+        break;
+      }
     }
     cell.layers += 1;
     conv += s.conv;

@@ -1,6 +1,7 @@
 // SGLang's state pool of hybrid models (Mamba-2 mixers: Nemotron-H,
 // Falcon-H1, Granite 4 hybrid; gated delta-net linear attention:
-// Qwen3-Next, Qwen3.5): a fixed state per request slot, beside the KV pool
+// Qwen3-Next, Qwen3.5; LFM2 short-conv layers, a conv state only): a fixed
+// state per request slot, beside the KV pool
 // of the full-attention layers (docs/engine-sglang.md, "Hybrid models").
 //
 //   state per request  every state layer's conv state (conv_dim / TP x

@@ -572,6 +572,7 @@ Result<LayerCache> attention_layer(Slot slot, uint64_t i, const ModelGeometry& g
     layer.kind = LayerKind::kMlaLatent;
     layer.k_elems_per_token = p.rate.k_elems;
     layer.latent_elems = p.rate.latent_elems;
+    layer.index_elems = p.rate.index_elems;
   } else if (slot == Slot::kSliding && p.window_tokens > 0) {
     layer.kind = LayerKind::kSlidingWindow;
     layer.window_tokens = p.window_tokens;

@@ -100,6 +100,32 @@ TEST(SglangKvCell, MlaKeepsOneLatentPerTokenOnEveryRank) {
   EXPECT_EQ(kv_cell(spec, s).bytes, 70272u);
 }
 
+TEST(SglangKvCell, NsaIndexerAndFp8LatentLayoutOfDeepSeekV32) {
+  // DeepSeek-V3.2-Exp: 61 MLA layers of kv_lora_rank 512 + rope 64 and an
+  // indexer key of index_head_dim 128 (NSATokenToKVPool). The indexer is
+  // fp8 with one fp32 scale a 128: 128 + 1 x 4 = 132 B a layer.
+  const ModelSpec spec = testing::corpus_spec("deepseek_v32/DeepSeek-V3.2-Exp-ptpc");
+  Settings s;
+  // bf16 (auto before SM 10): (576 x 2 + 132) x 61 = 1,284 x 61 = 78,324,
+  // profiled and stored alike.
+  KvCell bf16 = kv_cell(spec, s);
+  EXPECT_EQ(bf16.bytes, 78324u);
+  EXPECT_EQ(bf16.stored_bytes, 78324u);
+  // fp8_e4m3: profile_max_num_token counts (576 x 1 + 132) x 61 = 708 x 61
+  // = 43,188; the pool stores 512 fp8 + 512 / 128 x 4 scales + 64 x 2 rope
+  // + 132 = 788 B a layer, x 61 = 48,068. PR #11309's B200 run printed
+  // 975,424 tokens with "KV size: 43.67 GB": 975,424 x 48,068 =
+  // 46,886,680,832 B = 43.67 GiB.
+  s.kv_bytes_per_element = 1;
+  KvCell fp8 = kv_cell(spec, s);
+  EXPECT_EQ(fp8.bytes, 43188u);
+  EXPECT_EQ(fp8.stored_bytes, 48068u);
+  // DeepSeek-V3 has no indexer: stored is the profiled cell, 576 x 61.
+  KvCell v3 = kv_cell(testing::corpus_spec("deepseek_v3/DeepSeek-V3"), s);
+  EXPECT_EQ(v3.bytes, 35136u);
+  EXPECT_EQ(v3.stored_bytes, 35136u);
+}
+
 ModelSpec mimo_like_spec() {
   // MiMo-V2-Flash's caches: 9 full layers of 4 KV heads x (K 192 + V 128)
   // and 39 sliding-window layers of 8 KV heads x (192 + 128).

@@ -69,6 +69,45 @@ TEST(SglangStateCell, FalconH1GroupsGrowToTpWhenTpDoesNotDivideThem) {
   EXPECT_EQ(tp5.error().field(), "tensor_parallel");
 }
 
+TEST(SglangStateCell, Lfm2ShortConvIsAConvOnlyStateOfHiddenOverTp) {
+  // LFM2 fixture: 4 layers, 3 short-conv ("conv") and 1 full attention,
+  // hidden 1024, conv_L_cache 3. SGLang's configs/lfm2.py pools each conv
+  // layer as Mamba2StateShape(intermediate = hidden, state 0): conv
+  // 1024 / TP x (3 - 1) x 2 B (bf16), no temporal state.
+  // TP 1: 1024 x 2 x 2 = 4,096 a layer, x 3 = 12,288 a request.
+  const ModelSpec spec = testing::fixture_spec("lfm2-layer-types");
+  Result<StateCell> c = state_cell(spec, 1, 4);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->layers, 3u);
+  EXPECT_EQ(c->conv_bytes, 12288u);
+  EXPECT_EQ(c->temporal_bytes, 0u);
+  EXPECT_EQ(c->bytes, 12288u);
+  EXPECT_FALSE(c->unpriced);
+  EXPECT_TRUE(prices_state(spec));
+  // TP 2: 512 x 2 x 2 = 2,048 a layer, x 3 = 6,144; --mamba-ssm-dtype
+  // does not enter (no temporal state).
+  Result<StateCell> tp2 = state_cell(spec, 2, 2);
+  ASSERT_TRUE(tp2.ok());
+  EXPECT_EQ(tp2->bytes, 6144u);
+  // TP 3 does not divide the 1024 channels (divide() asserts).
+  Result<StateCell> tp3 = state_cell(spec, 3, 4);
+  ASSERT_FALSE(tp3.ok());
+  EXPECT_EQ(tp3.error().field(), "tensor_parallel");
+}
+
+TEST(SglangStateCell, Lfm2700mMatchesThePrintedConvPool) {
+  // LFM2-700M (tests/data/corpus/lfm2/LFM2-700M): 16 layers, attention at
+  // 2, 5, 8, 10, 12, 14, so 10 conv layers; hidden 1536, conv_L_cache 3.
+  // 1536 x 2 x 2 B = 6,144 a layer, x 10 = 61,440 a request. The
+  // never-seen log tests/data/logs/sglang/sglang-obsidian-lfm2-700m-
+  // bench-16gb.log printed "max_mamba_cache_size: 85292, conv_state size:
+  // 4.88GB": 85,292 x 61,440 = 5,240,340,480 B = 4.880 GiB.
+  Result<StateCell> c = state_cell(testing::corpus_spec("lfm2/LFM2-700M"), 1, 4);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->layers, 10u);
+  EXPECT_EQ(c->bytes, 61440u);
+}
+
 TEST(SglangStateCell, GraniteHybridPricesItsMambaLayersOnly) {
   // Granite 4 hybrid fixture: 36 Mamba-2 layers and 4 attention layers;
   // 48 heads, d_ssm = 2 x 1536 = 3072 (head 64), 1 group, state 128,
