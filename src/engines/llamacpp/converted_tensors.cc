@@ -12,6 +12,7 @@
 #include <iterator>
 
 #include "engines/llamacpp/converted_encoders.h"
+#include "engines/llamacpp/converted_hybrids.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "memfit/checked_math.h"
 #include "memfit/untrusted_text.h"
@@ -125,14 +126,16 @@ bool mamba2(const ModelSpec& spec) {
 
 bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths* mla) {
   if (mamba2(spec)) return !spec.multimodal;
+  if (converted_hybrid(spec) != ConvertedHybrid::kNone) return !spec.multimodal && spec.nextn_layers == 0;
   const bool hybrid = delta_hybrid(spec, d);
+  const bool latent = deepseek2(spec, mla);
   // The converter writes a multimodal checkpoint's language model as its
   // own GGUF and the towers to an mmproj file (--mmproj): built for the
-  // families whose text tensors memfit lists (Qwen3.5).
-  if ((spec.multimodal && !(hybrid && qwen35(spec))) || spec.nextn_layers != 0) return false;
+  // families whose text tensors memfit lists (Qwen3.5). Multi-token
+  // prediction blocks are built for deepseek2 (add_nextn_block).
+  if ((spec.multimodal && !(hybrid && qwen35(spec))) || (spec.nextn_layers != 0 && !latent)) return false;
   // An encoder's layers keep no cache (LayerKind::kNone).
   if (converted_encoder(spec) != ConvertedEncoder::kNone) return spec.embedding.bidirectional;
-  const bool latent = deepseek2(spec, mla);
   const bool attention_only = std::all_of(spec.layers.begin(), spec.layers.end(), [&](const LayerCache& l) {
     return l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow ||
            (hybrid && l.kind == LayerKind::kLinearAttention) || (latent && l.kind == LayerKind::kMlaLatent);
@@ -407,6 +410,26 @@ void add_deepseek2_block(const ModelSpec& spec, const MlaWidths& w, uint64_t i, 
   }
 }
 
+// A deepseek2 multi-token prediction block (the last nextn_predict_layers
+// of block_count; ModelSpec::layers holds the others): a MoE block as
+// add_deepseek2_block writes it, and its NextN tensors as llama.cpp's
+// loader creates them for i >= n_layer - nextn_predict_layers: eh_proj
+// (2 hidden -> hidden: the embedding and the hidden state, concatenated),
+// enorm and hnorm (their norms) and shared_head_norm (hidden each). The
+// converter's DeepseekV2Model dropped the checkpoint's MTP layers
+// (model.layers.N, N >= num_hidden_layers) in the releases that wrote no
+// nextn_predict_layers; a file that has the key keeps them, so a dump's
+// key decides, and a config (no key) converts without them.
+void add_nextn_block(const ModelSpec& spec, const MlaWidths& w, uint64_t i, Tensors& out) {
+  const uint64_t hidden = spec.geometry.hidden;
+  const std::string blk = fmt::format("blk.{}.", i);
+  add_deepseek2_block(spec, w, i, out);
+  add(out, blk + "nextn.eh_proj.weight", {2 * hidden, hidden});
+  add(out, blk + "nextn.enorm.weight", {hidden});
+  add(out, blk + "nextn.hnorm.weight", {hidden});
+  add(out, blk + "nextn.shared_head_norm.weight", {hidden});
+}
+
 // One Phi-2 block, by name: attn_norm (weight and bias), Q/K/V (fused
 // into attn_qkv when `fused`) and attn_output, the MLP's ffn_up (hidden ->
 // intermediate) and ffn_down, each with its bias.
@@ -608,7 +631,8 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3, "
         "chatglm, gemma, gemma3_text, glm4, phi, gpt_oss, the gated delta net hybrids qwen3_next, "
-        "qwen3_5 and qwen3_5_moe, mamba2 and the encoders bert and jina_bert_v2 (and, from a "
+        "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
+        "granitemoehybrid, nemotron_h and lfm2 and the encoders bert and jina_bert_v2 (and, from a "
         "llama.cpp dump, deepseek_v2 and deepseek_v3) only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
@@ -623,15 +647,18 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   if (phi2(spec) && !spec.tied_embeddings) add(out, "output.bias", {g.vocab});
   if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
   if (gpt_neox(spec) || phi2(spec)) add(out, "output_norm.bias", {g.hidden});
-  add(out, "output_norm.weight", {g.hidden});
+  const ConvertedHybrid hybrid = converted_hybrid(spec);
+  if (hybrid != ConvertedHybrid::kLfm2) add(out, "output_norm.weight", {g.hidden});
   if (writes_rope_freqs(spec)) add(out, "rope_freqs.weight", {head_dim_of(g) / 2});
   if (writes_rope_factors(spec)) {
     add(out, "rope_factors_long.weight", {head_dim_of(g) / 2});
     add(out, "rope_factors_short.weight", {head_dim_of(g) / 2});
   }
   add(out, "token_embd.weight", {g.hidden, g.vocab});
+  add_hybrid_globals(spec, hybrid, out);
   for (uint64_t i = 0; i < spec.layers.size(); ++i) {
-    if (gpt_neox(spec)) add_gpt_neox_block(spec, i, out);
+    if (hybrid != ConvertedHybrid::kNone) add_hybrid_block(spec, hybrid, i, out);
+    else if (gpt_neox(spec)) add_gpt_neox_block(spec, i, out);
     else if (phi3(spec)) add_phi3_block(spec, i, out);
     else if (chatglm(spec)) add_chatglm_block(spec, i, out);
     else if (gemma(spec) || gemma3(spec)) add_sorted(out, [&](Tensors& b) { add_gemma_block(spec, i, b); });
@@ -642,6 +669,11 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     else if (mamba2(spec)) add_mamba2_block(spec, i, out);
     else if (delta_hybrid(spec, gated_delta)) add_qwen35_block(spec, *delta_widths(spec, gated_delta), i, out);
     else add_block(spec, i, out);
+  }
+  if (deepseek2(spec, mla)) {
+    for (uint64_t k = 0; k < spec.nextn_layers; ++k) {
+      add_sorted(out, [&](Tensors& b) { add_nextn_block(spec, *mla, spec.layers.size() + k, b); });
+    }
   }
   return out;
 }

@@ -130,7 +130,13 @@ MoeInfo read_moe(const ConfigDocument& doc) {
       first({"num_experts_per_tok", "num_experts_per_token", "moe_topk", "top_k", "moe_k"});
   moe.shared_experts = first({"n_shared_experts", "num_shared_experts"});
   moe.expert_intermediate = first({"moe_intermediate_size"});
-  moe.shared_expert_intermediate = first({"shared_expert_intermediate_size"});
+  // Qwen2-MoE's shared_expert_intermediate_size; NemotronHConfig's
+  // moe_shared_expert_intermediate_size and GraniteMoeHybridConfig's (and
+  // GraniteMoeSharedConfig's) shared_intermediate_size name the same width
+  // (transformers' configuration_nemotron_h.py, configuration_granitemoehybrid.py;
+  // their GGUFs' expert_shared_feed_forward_length).
+  moe.shared_expert_intermediate = first(
+      {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", "shared_intermediate_size"});
   if (moe.shared_experts == 0 && moe.shared_expert_intermediate > 0) moe.shared_experts = 1;
   // transformers divides by the step: 0 would not load; read as 1.
   moe.decoder_sparse_step = std::max<uint64_t>(1, first({"decoder_sparse_step"}));
