@@ -83,10 +83,13 @@ struct ConvertedFrom {
   // BERT's token_types rows: the file's tokenizer.ggml.token_type_count
   // (0 when absent).
   uint64_t token_types = 0;
+  // T5's relative attention buckets: attention.relative_buckets_count.
+  uint64_t relative_buckets = 0;
   llamacpp::ConverterHints hints() const {
     llamacpp::ConverterHints h;
     h.mla = mla ? &*mla : nullptr;
     h.token_types = token_types;
+    h.t5_relative_buckets = relative_buckets;
     return h;
   }
 };
@@ -127,6 +130,7 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
         count("linear_conv_kernel_dim")};
   }
   out.token_types = key_count(dump, "token_type_count").value_or(0);
+  out.relative_buckets = key_count(dump, "attention.relative_buckets_count").value_or(0);
   if (c.contains("kv_lora_rank")) {
     auto count = [&](const char* field) { return c.value(field, uint64_t{0}); };
     out.mla = llamacpp::MlaWidths{count("q_lora_rank"),      count("kv_lora_rank"),
@@ -168,6 +172,9 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
   // Phi-2's Q/K/V fused or not (ConverterHints::phi2_fused_qkv), as
   // glm4's biases: the counts decide; its output is never tied.
   if (model_type == "phi") variants = {{false, false, false, false}, {false, false, false, true}};
+  // T5's encoder: no output layer; a relative attention bias in block 0
+  // (T5) or in every block (UMT5; no_qkv_bias carries it), as the counts say.
+  if (model_type == "t5encoder") variants = {{true, false, false, false}, {true, false, false, true}};
   if (model_type == "glm4") {
     variants = {{false, false, false, false}, {true, false, false, false}, {false, false, false, true},
                 {true, false, false, true}};
@@ -200,6 +207,7 @@ Result<Model> rebuilt_of_type(const Model& rebuilt, const LogModel& dump,
     llamacpp::ConverterHints hints = from.hints();
     hints.glm4_no_qkv_bias = model_type == "glm4" && v.no_qkv_bias;
     hints.phi2_fused_qkv = model_type == "phi" && v.no_qkv_bias;
+    hints.t5_rel_b_every_block = model_type == "t5encoder" && v.no_qkv_bias;
     Result<Model> quantized = llamacpp::quantized_gguf_model(candidate, type, from.widths(), rules, &hints);
     if (!quantized) {
       // A rule set this model's tensors do not fit (a row no type takes,

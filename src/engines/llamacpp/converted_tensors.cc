@@ -13,6 +13,7 @@
 
 #include "engines/llamacpp/converted_encoders.h"
 #include "engines/llamacpp/converted_hybrids.h"
+#include "engines/llamacpp/converted_t5.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "memfit/checked_math.h"
 #include "memfit/untrusted_text.h"
@@ -23,8 +24,11 @@ namespace {
 // The architectures whose converted tensors are the standard decoder's
 // (attn_q/k/v/output, ffn_gate/up/down or their _exps, two norms a block);
 // qwen2 adds Q/K/V biases, qwen3 per-head Q/K norms.
-constexpr std::array<std::string_view, 8> kStandardDecoders = {
-    "llama", "mistral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "mixtral", "smollm3"};
+// qwen2vl (a GGUF's architecture for Qwen2-VL and Qwen2.5-VL's language
+// model; the towers are an mmproj file) is qwen2's decoder with M-RoPE,
+// which adds no tensor (llama.cpp's LLM_ARCH_QWEN2VL loads qwen2's).
+constexpr std::array<std::string_view, 9> kStandardDecoders = {
+    "llama", "mistral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "mixtral", "smollm3", "qwen2vl"};
 
 // GPT-NeoX (Pythia): one fused QKV matrix, biases on every linear layer
 // and LayerNorm (weight and bias) norms; its own block builder.
@@ -83,10 +87,20 @@ bool phi2(const ModelSpec& spec) { return spec.model_type == "phi"; }
 // DeepSeek V2/V3 (GGUF deepseek2): multi-head latent attention and
 // DeepSeek-MoE blocks after the leading dense ones (llama.cpp's
 // LLM_ARCH_DEEPSEEK2 tensors, src/llama-arch.cpp, and their load_tensors
-// shapes; the converter's DeepseekV2Model); built only with its widths.
+// shapes; the converter's DeepseekV2Model); built only with its widths
+// (a dump's, or the config's: ModelSpec::mla), the rope and value widths
+// nonzero and the widest rows (attn_q_b's or attn_q's heads x (nope +
+// rope), attn_kv_b's heads x (nope + v_head), by the larger input) within
+// 64 bits (an untrusted config's widths).
 bool deepseek2(const ModelSpec& spec, const MlaWidths* mla) {
-  return (spec.model_type == "deepseek_v2" || spec.model_type == "deepseek_v3") && mla != nullptr &&
-         mla->kv_lora_rank != 0 && spec.moe.experts != 0;
+  if (!(spec.model_type == "deepseek_v2" || spec.model_type == "deepseek_v3") || mla == nullptr ||
+      mla->kv_lora_rank == 0 || mla->qk_rope == 0 || mla->v_head == 0 || spec.moe.experts == 0) {
+    return false;
+  }
+  const uint64_t input = std::max({spec.geometry.hidden, mla->q_lora_rank, mla->kv_lora_rank});
+  const CheckedBytes widest = CheckedBytes(spec.geometry.heads) *
+                              (CheckedBytes(mla->qk_nope) + mla->qk_rope + mla->v_head) * input;
+  return widest.value().has_value();
 }
 
 // Qwen3.5 (dense and MoE): full attention every few layers, gated delta
@@ -125,7 +139,7 @@ bool mamba2(const ModelSpec& spec) {
 }
 
 bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths* mla) {
-  if (mamba2(spec)) return !spec.multimodal;
+  if (mamba2(spec) || t5_encoder(spec)) return !spec.multimodal;
   if (converted_hybrid(spec) != ConvertedHybrid::kNone) return !spec.multimodal && spec.nextn_layers == 0;
   const bool hybrid = delta_hybrid(spec, d);
   const bool latent = deepseek2(spec, mla);
@@ -613,6 +627,16 @@ bool writes_rope_factors(const ModelSpec& spec) {
   return phi3(spec) && (spec.rope_scaling.type == "longrope" || spec.rope_scaling.type == "su");
 }
 
+// A config's MLA widths (ModelSpec::mla) as the pinned release's converter
+// writes them: attn_kv_b split into attn_k_b and attn_v_b (since
+// ggml-org/llama.cpp #12801), exp_probs_b where the router has its score
+// correction bias. kv_lora_rank 0 (no widths) when the spec has none.
+MlaWidths mla_of_spec(const ModelSpec& spec) {
+  const MlaGeometry& g = spec.mla;
+  return MlaWidths{g.q_lora_rank, g.kv_lora_rank, g.qk_nope, g.qk_rope, g.v_head, g.leading_dense,
+                   /*split_kv_b=*/true, g.expert_bias};
+}
+
 }  // namespace
 
 Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
@@ -621,7 +645,8 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   const ModelGeometry& g = spec.geometry;
   const ConverterHints none;
   const ConverterHints& h = hints != nullptr ? *hints : none;
-  const MlaWidths* mla = h.mla;
+  const MlaWidths from_spec = mla_of_spec(spec);
+  const MlaWidths* mla = h.mla != nullptr ? h.mla : &from_spec;
   // A Mamba-2 model has no attention heads and no MLP to size.
   const bool attention = !mamba2(spec);
   if (!converted(spec, gated_delta, mla) || g.hidden == 0 || g.vocab == 0 || spec.layers.empty() ||
@@ -632,12 +657,16 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3, "
         "chatglm, gemma, gemma3_text, glm4, phi, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
-        "granitemoehybrid, nemotron_h and lfm2 and the encoders bert and jina_bert_v2 (and, from a "
-        "llama.cpp dump, deepseek_v2 and deepseek_v3) only; this "
+        "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
+        "widths) and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }
   Tensors out;
+  if (t5_encoder(spec)) {
+    add_t5_encoder_tensors(spec, h, out);
+    return out;
+  }
   if (const ConvertedEncoder encoder = converted_encoder(spec); encoder != ConvertedEncoder::kNone) {
     add_encoder_tensors(spec, encoder, h.token_types, out);
     return out;

@@ -42,7 +42,8 @@ Category category_of(std::string_view name) {
 // tensor_allows_quantization(), for the names the converter writes here:
 // matrices whose name ends in "weight", not a norm, not a router, not a
 // Mamba-style convolution (ssm_conv1d, "small conv1d weights") or LFM2's
-// short convolution kernel (shortconv.conv.weight), and not
+// short convolution kernel (shortconv.conv.weight), not T5's relative
+// position bias (attn_rel_b.weight), and not
 // BERT's position or token-type embeddings ("do not quantize positional
 // embeddings and token types (BERT)": they stay as the converter wrote
 // them, F32).
@@ -52,6 +53,7 @@ bool quantizable(const ConvertedTensor& t) {
          t.name.find("ffn_gate_inp.weight") == std::string::npos &&
          t.name.find("ssm_conv1d") == std::string::npos &&
          t.name.find("shortconv.conv.weight") == std::string::npos &&
+         t.name.find("attn_rel_b.weight") == std::string::npos &&
          t.name != "position_embd.weight" && t.name != "token_types.weight";
 }
 

@@ -152,4 +152,23 @@ MoeInfo read_moe(const ConfigDocument& doc) {
   return moe;
 }
 
+MlaGeometry read_mla(const ConfigDocument& doc, std::string_view model_type) {
+  auto first = [&](std::string_view field) -> uint64_t {
+    Result<std::optional<uint64_t>> v = doc.u64({field});
+    return v && v->has_value() ? **v : 0;
+  };
+  MlaGeometry mla;
+  mla.kv_lora_rank = first("kv_lora_rank");
+  if (mla.kv_lora_rank == 0) return MlaGeometry{};
+  mla.q_lora_rank = first("q_lora_rank");  // null: a full-rank query
+  mla.qk_nope = first("qk_nope_head_dim");
+  mla.qk_rope = first("qk_rope_head_dim");
+  mla.v_head = first("v_head_dim");
+  mla.leading_dense = first("first_k_dense_replace");
+  const nlohmann::json* topk = doc.find("topk_method");
+  mla.expert_bias = model_type == "deepseek_v3" || model_type == "kimi_k2" ||
+                    (topk != nullptr && topk->is_string() && topk->get<std::string>() == "noaux_tc");
+  return mla;
+}
+
 }  // namespace memfit

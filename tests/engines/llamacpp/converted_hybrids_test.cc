@@ -1,8 +1,9 @@
 // The converter's tensors for the Mamba-2 and short-convolution hybrids
-// (Granite 4.0's hybrid, Nemotron-H, LFM2) and deepseek2's multi-token
-// prediction blocks (engines/llamacpp/converted_hybrids.cc,
-// converted_tensors.cc), checked against real and synthetic dumps' tensor
-// counts; counts by type and bytes worked by hand below.
+// (Granite 4.0's hybrid, Nemotron-H, LFM2), deepseek2's multi-token
+// prediction blocks, qwen2vl and T5's encoder (engines/llamacpp/
+// converted_hybrids.cc, converted_t5.cc, converted_tensors.cc), checked
+// against real and synthetic dumps' tensor counts; counts by type and
+// bytes worked by hand below.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -204,6 +205,57 @@ TEST(ConvertedHybrids, DeepSeekNextnBlock) {
   for (const ConvertedTensor& t : *tensors) f32 += t.type == GgmlType::kF32;
   EXPECT_EQ(f32, 26);
   EXPECT_EQ(tensors->back().name, "blk.3.nextn.shared_head_norm.weight");
+}
+
+// llamacpp-13250's Qwen2.5-VL-3B language model (qwen2vl, F16): 36 blocks
+// of 2,048, 16 heads, 2 KV heads of 128, FFN 11,008, 151,936 tokens, tied.
+// A block qwen2's 12 (Q/K/V biases, 2 norms, 7 matrices): 432, +
+// token_embd, output_norm: 434, the log's; F32 5 a block + output_norm =
+// 181, F16 7 a block + token_embd = 253, the log's counts.
+// F16: token_embd 2,048 x 151,936 = 311,164,928; a block Q and O 2 x
+// 4,194,304, K and V 2 x 524,288, FFN 3 x 2,048 x 11,008 = 67,633,152:
+// 77,070,336, x 36 = 2,774,532,096; 3,085,697,024 x 2 B = 6,171,394,048.
+// F32: biases 2,048 + 2 x 256, norms 2 x 2,048: 6,656 x 36 + 2,048 =
+// 241,664 x 4 B = 966,656. 6,172,360,704 B = 5.748 GiB, the log's "5.75 GiB".
+TEST(ConvertedHybrids, Qwen2VlIsTheLogsF16) {
+  const Model q = quantized(from_config(R"({"model_type": "qwen2vl", "hidden_size": 2048,
+    "num_hidden_layers": 36, "num_attention_heads": 16, "num_key_value_heads": 2,
+    "intermediate_size": 11008, "vocab_size": 151936, "tie_word_embeddings": true})"), "F16");
+  EXPECT_EQ(type_counts(q), (std::map<std::string, int>{{"f16", 253}, {"f32", 181}}));
+  EXPECT_EQ(q.weights.bytes, 6172360704u);
+}
+
+// llamacpp-12588's UMT5-XXL encoder (t5encoder, Q4_K_M): 24 blocks of
+// 4,096, 64 heads of 64, FFN 10,240, 256,384 tokens, 32 relative buckets,
+// a relative attention bias in every block (UMT5). 24 x 10 + token_embd +
+// enc.output_norm = 242, the log's. F32: 2 norms a block + the output norm
+// = 49; F16: 24 attn_rel_b (left as written). Q4_K_M: token_embd, with no
+// output, by the output's rule Q6_K; attn_v and ffn_down Q6_K where
+// use_more_bits(i, 24): i < 3, i >= 21, i = 5, 8, ..., 20: 12 each. q6_K
+// 25, q4_K 24 x 7 - 24 = 144: the log's f32 49, f16 24, q4_K 144, q6_K 25.
+// Bytes: token_embd 4,096 x 256,384 x 210 / 256 = 861,450,240; Q6_K
+// attn_v 12 x 16,777,216 and ffn_down 12 x 41,943,040 = 704,643,072 x 210
+// / 256 = 578,027,520; Q4_K the other 24 x 192,937,984 - 704,643,072 =
+// 3,925,868,544 x 144 / 256 = 2,208,301,056; F16 24 x 32 x 64 x 2 =
+// 98,304; F32 49 x 4,096 x 4 = 802,816. 3,648,679,936 B = 3.398 GiB, the
+// log's "3.40 GiB". With the bias in block 0 alone (T5): 219 tensors.
+TEST(ConvertedHybrids, T5EncoderIsTheLogsQ4KM) {
+  const Model m = from_config(R"({"model_type": "t5encoder", "hidden_size": 4096,
+    "num_hidden_layers": 24, "num_attention_heads": 64, "num_key_value_heads": 64,
+    "head_dim": 64, "intermediate_size": 10240, "vocab_size": 256384})");
+  ConverterHints umt5;
+  umt5.t5_relative_buckets = 32;
+  umt5.t5_rel_b_every_block = true;
+  Result<Model> q = quantized_gguf_model(m, *find_gguf_file_type("Q4_K_M"), nullptr, {}, &umt5);
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  EXPECT_EQ(q->tensors.size(), 242u);
+  EXPECT_EQ(type_counts(*q), (std::map<std::string, int>{
+                                 {"f16", 24}, {"f32", 49}, {"q4_K", 144}, {"q6_K", 25}}));
+  EXPECT_EQ(q->weights.bytes, 3648679936u);
+  ConverterHints t5;
+  Result<std::vector<ConvertedTensor>> first_only = converted_tensors(m.spec, nullptr, &t5);
+  ASSERT_TRUE(first_only.ok()) << first_only.error().message();
+  EXPECT_EQ(first_only->size(), 219u);
 }
 
 }  // namespace
