@@ -202,6 +202,26 @@ struct GatedDeltaGeometry {
   bool operator==(const GatedDeltaGeometry&) const = default;
 };
 
+// A multi-head latent attention model's widths (DeepSeek V2/V3, Kimi K2):
+// the config's q_lora_rank (0 or null: a full-rank query, as
+// DeepSeek-V2-Lite), kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim,
+// v_head_dim and first_k_dense_replace. The tensors llama.cpp's converter
+// writes for such a model are sized by them (engines/llamacpp/
+// quantize_plan.h). All zero for other models (kv_lora_rank 0).
+struct MlaGeometry {
+  uint64_t q_lora_rank = 0;
+  uint64_t kv_lora_rank = 0;
+  uint64_t qk_nope = 0;
+  uint64_t qk_rope = 0;
+  uint64_t v_head = 0;
+  uint64_t leading_dense = 0;  // first_k_dense_replace
+  // The router's score correction bias (e_score_correction_bias):
+  // transformers' DeepseekV3 router always has it, DeepseekV2's MoEGate
+  // only with topk_method "noaux_tc".
+  bool expert_bias = false;
+  bool operator==(const MlaGeometry&) const = default;
+};
+
 // What makes a model an embedding or reranking model, and how it is run
 // (docs/embedding-models.md): read from its config's architecture, a
 // sentence-transformers folder (modules.json, 1_Pooling/config.json) or a
@@ -281,6 +301,8 @@ struct ModelSpec {
   // blocks after the decoder layers; they are not in `layers`. llama.cpp's
   // KV cache still holds them for most architectures (docs/llamacpp-rules.md).
   uint64_t nextn_layers = 0;
+  // The MLA widths; zero when the model has none.
+  MlaGeometry mla;
 };
 
 // Parses config.json text. Fails on text that is not a JSON object, on

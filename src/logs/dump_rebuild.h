@@ -60,10 +60,13 @@ struct ConvertedFrom {
   // BERT's token_types rows: the file's tokenizer.ggml.token_type_count
   // (0 when absent).
   uint64_t token_types = 0;
+  // T5's relative attention buckets: attention.relative_buckets_count.
+  uint64_t relative_buckets = 0;
   llamacpp::ConverterHints hints() const {
     llamacpp::ConverterHints h;
     h.mla = mla ? &*mla : nullptr;
     h.token_types = token_types;
+    h.t5_relative_buckets = relative_buckets;
     return h;
   }
 };

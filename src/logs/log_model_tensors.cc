@@ -67,6 +67,7 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
         count("linear_conv_kernel_dim")};
   }
   out.token_types = key_count(dump, "token_type_count").value_or(0);
+  out.relative_buckets = key_count(dump, "attention.relative_buckets_count").value_or(0);
   if (c.contains("kv_lora_rank")) {
     auto count = [&](const char* field) { return c.value(field, uint64_t{0}); };
     out.mla = llamacpp::MlaWidths{count("q_lora_rank"),      count("kv_lora_rank"),

@@ -221,10 +221,10 @@ TEST(CheckLog, AFlashAttentionGpuHoldsTheMasksCopyAndItsCastAtOnce) {
 }
 
 TEST(CheckLog, AnArchitectureWithoutAConverterSaysSoOnItsModelRow) {
-  const LogCheck c = check("llamacpp", "llamacpp-12588-t5encoder-metal.log");
+  const LogCheck c = check("llamacpp", "llamacpp-acdtrx-gemma4-e4b-q8_0-m4-metal.log");
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->note,
             "the weights are spread by blocks: the tensor list is not rebuilt from the dump (memfit "
-            "does not build the tensors llama.cpp's converter writes for 't5encoder' (standard "
+            "does not build the tensors llama.cpp's converter writes for 'gemma4_text' (hybrid "
             "layout))");
   // gemma3_text has one now: its synthetic file's mix is what keeps it
   // from a rebuild.
@@ -473,7 +473,9 @@ TEST(CheckLog, TensorOverridesOfAModelWithoutATensorListAreSaidAndTheRestPriced)
   ASSERT_NE(kv3, nullptr);
   ASSERT_TRUE(kv3->memfit.has_value());
   EXPECT_EQ(*kv3->memfit, 784'334'848u);
-  EXPECT_TRUE(std::any_of(c.log.notes.begin(), c.log.notes.end(), [](const std::string& n) {
+  // The config's MLA widths (ModelSpec::mla) build its Q2_K tensor list,
+  // so the command's tensor overrides are priced, not set aside.
+  EXPECT_FALSE(std::any_of(c.log.notes.begin(), c.log.notes.end(), [](const std::string& n) {
     return n.starts_with("the command's tensor overrides are not priced: override_tensor");
   }));
 }

@@ -12,6 +12,8 @@
 #include <iterator>
 
 #include "engines/llamacpp/converted_encoders.h"
+#include "engines/llamacpp/converted_hybrids.h"
+#include "engines/llamacpp/converted_t5.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "memfit/checked_math.h"
 #include "memfit/untrusted_text.h"
@@ -22,8 +24,11 @@ namespace {
 // The architectures whose converted tensors are the standard decoder's
 // (attn_q/k/v/output, ffn_gate/up/down or their _exps, two norms a block);
 // qwen2 adds Q/K/V biases, qwen3 per-head Q/K norms.
-constexpr std::array<std::string_view, 8> kStandardDecoders = {
-    "llama", "mistral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "mixtral", "smollm3"};
+// qwen2vl (a GGUF's architecture for Qwen2-VL and Qwen2.5-VL's language
+// model; the towers are an mmproj file) is qwen2's decoder with M-RoPE,
+// which adds no tensor (llama.cpp's LLM_ARCH_QWEN2VL loads qwen2's).
+constexpr std::array<std::string_view, 9> kStandardDecoders = {
+    "llama", "mistral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "mixtral", "smollm3", "qwen2vl"};
 
 // GPT-NeoX (Pythia): one fused QKV matrix, biases on every linear layer
 // and LayerNorm (weight and bias) norms; its own block builder.
@@ -82,10 +87,20 @@ bool phi2(const ModelSpec& spec) { return spec.model_type == "phi"; }
 // DeepSeek V2/V3 (GGUF deepseek2): multi-head latent attention and
 // DeepSeek-MoE blocks after the leading dense ones (llama.cpp's
 // LLM_ARCH_DEEPSEEK2 tensors, src/llama-arch.cpp, and their load_tensors
-// shapes; the converter's DeepseekV2Model); built only with its widths.
+// shapes; the converter's DeepseekV2Model); built only with its widths
+// (a dump's, or the config's: ModelSpec::mla), the rope and value widths
+// nonzero and the widest rows (attn_q_b's or attn_q's heads x (nope +
+// rope), attn_kv_b's heads x (nope + v_head), by the larger input) within
+// 64 bits (an untrusted config's widths).
 bool deepseek2(const ModelSpec& spec, const MlaWidths* mla) {
-  return (spec.model_type == "deepseek_v2" || spec.model_type == "deepseek_v3") && mla != nullptr &&
-         mla->kv_lora_rank != 0 && spec.moe.experts != 0;
+  if (!(spec.model_type == "deepseek_v2" || spec.model_type == "deepseek_v3") || mla == nullptr ||
+      mla->kv_lora_rank == 0 || mla->qk_rope == 0 || mla->v_head == 0 || spec.moe.experts == 0) {
+    return false;
+  }
+  const uint64_t input = std::max({spec.geometry.hidden, mla->q_lora_rank, mla->kv_lora_rank});
+  const CheckedBytes widest = CheckedBytes(spec.geometry.heads) *
+                              (CheckedBytes(mla->qk_nope) + mla->qk_rope + mla->v_head) * input;
+  return widest.value().has_value();
 }
 
 // Qwen3.5 (dense and MoE): full attention every few layers, gated delta
@@ -124,15 +139,17 @@ bool mamba2(const ModelSpec& spec) {
 }
 
 bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths* mla) {
-  if (mamba2(spec)) return !spec.multimodal;
+  if (mamba2(spec) || t5_encoder(spec)) return !spec.multimodal;
+  if (converted_hybrid(spec) != ConvertedHybrid::kNone) return !spec.multimodal && spec.nextn_layers == 0;
   const bool hybrid = delta_hybrid(spec, d);
+  const bool latent = deepseek2(spec, mla);
   // The converter writes a multimodal checkpoint's language model as its
   // own GGUF and the towers to an mmproj file (--mmproj): built for the
-  // families whose text tensors memfit lists (Qwen3.5).
-  if ((spec.multimodal && !(hybrid && qwen35(spec))) || spec.nextn_layers != 0) return false;
+  // families whose text tensors memfit lists (Qwen3.5). Multi-token
+  // prediction blocks are built for deepseek2 (add_nextn_block).
+  if ((spec.multimodal && !(hybrid && qwen35(spec))) || (spec.nextn_layers != 0 && !latent)) return false;
   // An encoder's layers keep no cache (LayerKind::kNone).
   if (converted_encoder(spec) != ConvertedEncoder::kNone) return spec.embedding.bidirectional;
-  const bool latent = deepseek2(spec, mla);
   const bool attention_only = std::all_of(spec.layers.begin(), spec.layers.end(), [&](const LayerCache& l) {
     return l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow ||
            (hybrid && l.kind == LayerKind::kLinearAttention) || (latent && l.kind == LayerKind::kMlaLatent);
@@ -444,6 +461,26 @@ void add_deepseek2_block(const ModelSpec& spec, const MlaWidths& w, uint64_t i, 
   }
 }
 
+// A deepseek2 multi-token prediction block (the last nextn_predict_layers
+// of block_count; ModelSpec::layers holds the others): a MoE block as
+// add_deepseek2_block writes it, and its NextN tensors as llama.cpp's
+// loader creates them for i >= n_layer - nextn_predict_layers: eh_proj
+// (2 hidden -> hidden: the embedding and the hidden state, concatenated),
+// enorm and hnorm (their norms) and shared_head_norm (hidden each). The
+// converter's DeepseekV2Model dropped the checkpoint's MTP layers
+// (model.layers.N, N >= num_hidden_layers) in the releases that wrote no
+// nextn_predict_layers; a file that has the key keeps them, so a dump's
+// key decides, and a config (no key) converts without them.
+void add_nextn_block(const ModelSpec& spec, const MlaWidths& w, uint64_t i, Tensors& out) {
+  const uint64_t hidden = spec.geometry.hidden;
+  const std::string blk = fmt::format("blk.{}.", i);
+  add_deepseek2_block(spec, w, i, out);
+  add(out, blk + "nextn.eh_proj.weight", {2 * hidden, hidden});
+  add(out, blk + "nextn.enorm.weight", {hidden});
+  add(out, blk + "nextn.hnorm.weight", {hidden});
+  add(out, blk + "nextn.shared_head_norm.weight", {hidden});
+}
+
 // One Phi-2 block, by name: attn_norm (weight and bias), Q/K/V (fused
 // into attn_qkv when `fused`) and attn_output, the MLP's ffn_up (hidden ->
 // intermediate) and ffn_down, each with its bias.
@@ -627,6 +664,16 @@ bool writes_rope_factors(const ModelSpec& spec) {
   return phi3(spec) && (spec.rope_scaling.type == "longrope" || spec.rope_scaling.type == "su");
 }
 
+// A config's MLA widths (ModelSpec::mla) as the pinned release's converter
+// writes them: attn_kv_b split into attn_k_b and attn_v_b (since
+// ggml-org/llama.cpp #12801), exp_probs_b where the router has its score
+// correction bias. kv_lora_rank 0 (no widths) when the spec has none.
+MlaWidths mla_of_spec(const ModelSpec& spec) {
+  const MlaGeometry& g = spec.mla;
+  return MlaWidths{g.q_lora_rank, g.kv_lora_rank, g.qk_nope, g.qk_rope, g.v_head, g.leading_dense,
+                   /*split_kv_b=*/true, g.expert_bias};
+}
+
 }  // namespace
 
 Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
@@ -635,7 +682,8 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   const ModelGeometry& g = spec.geometry;
   const ConverterHints none;
   const ConverterHints& h = hints != nullptr ? *hints : none;
-  const MlaWidths* mla = h.mla;
+  const MlaWidths from_spec = mla_of_spec(spec);
+  const MlaWidths* mla = h.mla != nullptr ? h.mla : &from_spec;
   // A Mamba-2 model has no attention heads and no MLP to size.
   const bool attention = !mamba2(spec);
   if (!converted(spec, gated_delta, mla) || g.hidden == 0 || g.vocab == 0 || spec.layers.empty() ||
@@ -645,12 +693,17 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3, "
         "chatglm, gemma, gemma3_text, glm4, phi, gpt_oss, the gated delta net hybrids qwen3_next, "
-        "qwen3_5 and qwen3_5_moe, mamba2 and the encoders bert and jina_bert_v2 (and, from a "
-        "llama.cpp dump, deepseek_v2 and deepseek_v3) only; this "
+        "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
+        "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
+        "widths) and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }
   Tensors out;
+  if (t5_encoder(spec)) {
+    add_t5_encoder_tensors(spec, h, out);
+    return out;
+  }
   if (const ConvertedEncoder encoder = converted_encoder(spec); encoder != ConvertedEncoder::kNone) {
     add_encoder_tensors(spec, encoder, h.token_types, out);
     return out;
@@ -660,15 +713,18 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   if (phi2(spec) && !spec.tied_embeddings) add(out, "output.bias", {g.vocab});
   if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
   if (gpt_neox(spec) || phi2(spec)) add(out, "output_norm.bias", {g.hidden});
-  add(out, "output_norm.weight", {g.hidden});
+  const ConvertedHybrid hybrid = converted_hybrid(spec);
+  if (hybrid != ConvertedHybrid::kLfm2) add(out, "output_norm.weight", {g.hidden});
   if (writes_rope_freqs(spec)) add(out, "rope_freqs.weight", {head_dim_of(g) / 2});
   if (writes_rope_factors(spec)) {
     add(out, "rope_factors_long.weight", {head_dim_of(g) / 2});
     add(out, "rope_factors_short.weight", {head_dim_of(g) / 2});
   }
   add(out, "token_embd.weight", {g.hidden, g.vocab});
+  add_hybrid_globals(spec, hybrid, out);
   for (uint64_t i = 0; i < spec.layers.size(); ++i) {
-    if (gpt_neox(spec)) add_gpt_neox_block(spec, i, out);
+    if (hybrid != ConvertedHybrid::kNone) add_hybrid_block(spec, hybrid, i, out);
+    else if (gpt_neox(spec)) add_gpt_neox_block(spec, i, out);
     else if (phi3(spec)) add_phi3_block(spec, i, out);
     else if (chatglm(spec)) add_chatglm_block(spec, i, out);
     else if (gemma(spec) || gemma3(spec)) add_sorted(out, [&](Tensors& b) { add_gemma_block(spec, i, b); });
@@ -679,6 +735,11 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     else if (mamba2(spec)) add_mamba2_block(spec, i, out);
     else if (delta_hybrid(spec, gated_delta)) add_qwen35_block(spec, *delta_widths(spec, gated_delta), i, out);
     else add_block(spec, h.llama_biases && spec.model_type == "llama", h.split_experts, i, out);
+  }
+  if (deepseek2(spec, mla)) {
+    for (uint64_t k = 0; k < spec.nextn_layers; ++k) {
+      add_sorted(out, [&](Tensors& b) { add_nextn_block(spec, *mla, spec.layers.size() + k, b); });
+    }
   }
   return out;
 }

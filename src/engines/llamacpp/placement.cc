@@ -19,7 +19,8 @@ namespace {
 
 constexpr uint64_t kMaxBlocks = 1u << 20;
 
-// The block index of a tensor named "blk.N." (GGUF) or "...layers.N."
+// The block index of a tensor named "blk.N." (GGUF; T5's encoder's
+// "enc.blk.N.", LLM_TENSOR_ENC_* in llama-arch.cpp) or "...layers.N."
 // (safetensors checkpoints); nullopt for any other name.
 std::optional<uint64_t> block_of(std::string_view name) {
   size_t at = std::string_view::npos;
@@ -27,6 +28,9 @@ std::optional<uint64_t> block_of(std::string_view name) {
   if (name.starts_with("blk.")) {
     at = 0;
     skip = 4;
+  } else if (name.starts_with("enc.blk.")) {
+    at = 0;
+    skip = 8;
   } else if (size_t p = name.find("layers."); p != std::string_view::npos) {
     at = p;
     skip = 7;
@@ -46,6 +50,7 @@ std::optional<uint64_t> block_of(std::string_view name) {
 // among them.
 bool is_output_layer(std::string_view name) {
   return name.starts_with("output.") || name.starts_with("output_norm.") ||
+         name.starts_with("enc.output_norm.") ||
          name.starts_with("lm_head.") || name == "model.norm.weight" || name.starts_with("cls.");
 }
 

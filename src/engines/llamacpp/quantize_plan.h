@@ -129,6 +129,12 @@ struct ConverterHints {
   // converter writes as tokenizer.ggml.token_type_count (XLM-RoBERTa's 1);
   // 0: BertConfig's default, 2.
   uint64_t token_types = 0;
+  // T5's encoder (t5encoder): the relative attention bias's buckets (the
+  // GGUF's attention.relative_buckets_count; 0: T5Config's default, 32)
+  // and whether every block has its own (UMT5) or block 0 alone (T5); the
+  // GGUF keeps no key of which, so a dump's counts decide.
+  uint64_t t5_relative_buckets = 0;
+  bool t5_rel_b_every_block = false;
 };
 
 // The tensors llama.cpp's converter writes for `spec`, in the order

@@ -41,7 +41,9 @@ Category category_of(std::string_view name) {
 
 // tensor_allows_quantization(), for the names the converter writes here:
 // matrices whose name ends in "weight", not a norm, not a router, not a
-// Mamba-style convolution (ssm_conv1d, "small conv1d weights"), and not
+// Mamba-style convolution (ssm_conv1d, "small conv1d weights") or LFM2's
+// short convolution kernel (shortconv.conv.weight), not T5's relative
+// position bias (attn_rel_b.weight), and not
 // BERT's position or token-type embeddings ("do not quantize positional
 // embeddings and token types (BERT)": they stay as the converter wrote
 // them, F32).
@@ -50,6 +52,8 @@ bool quantizable(const ConvertedTensor& t) {
          t.name.find("_norm.weight") == std::string::npos &&
          t.name.find("ffn_gate_inp.weight") == std::string::npos &&
          t.name.find("ssm_conv1d") == std::string::npos &&
+         t.name.find("shortconv.conv.weight") == std::string::npos &&
+         t.name.find("attn_rel_b.weight") == std::string::npos &&
          t.name != "position_embd.weight" && t.name != "token_types.weight";
 }
 
@@ -71,6 +75,9 @@ bool use_more_bits(uint64_t i, uint64_t n) {
 struct Mix {
   std::string_view ftype;  // the file type's name
   uint64_t ffn_down_seen = 0;  // ffn_down tensors typed so far (the IQ2 mixes' counter)
+  uint64_t ffn_down_i = 0;     // i_ffn_down: ffn_down tensors typed so far
+  uint64_t ffn_gate_i = 0;     // i_ffn_gate
+  uint64_t ffn_up_i = 0;       // i_ffn_up
   uint64_t layers = 0;     // n_layer
   uint64_t gqa = 0;        // heads / kv_heads
   uint64_t experts = 0;    // routed experts (0: dense)
@@ -188,6 +195,17 @@ uint64_t block_of(std::string_view name) {
   return i;
 }
 
+// The layer index llama-quantize reads for an ffn_down (ffn_gate,
+// ffn_up) tensor: layer_info() in src/llama-quant.cpp parses "blk.N." when
+// the model has more than one expert, and otherwise takes its counter of
+// those tensors typed so far (`seen`, advanced here), which is the block's
+// index only where every block has one: Nemotron-H's MLP blocks, a few
+// among its Mamba-2 and attention blocks, count 0, 1, 2, ...
+uint64_t ffn_layer(const Mix& m, uint64_t& seen, std::string_view name) {
+  const uint64_t i = seen++;
+  return m.experts > 1 ? block_of(name) : i;
+}
+
 // The 1- and 2-bit importance-matrix mixes' own branch of
 // llama_tensor_get_type_impl (src/llama-quant.cpp; IQ2_XXS, IQ2_XS,
 // IQ2_S, IQ2_M, IQ1_S, IQ1_M): attn_v-like tensors Q4_K on a model of GQA
@@ -237,9 +255,9 @@ GgmlType mixed_type(Mix& m, const ConvertedTensor& t, GgmlType base) {
     case Category::kAttnV: return attn_v_type(m, base);
     case Category::kAttnK: return attn_k_type(m, base);
     case Category::kAttnQ: return attn_q_type(m, base);
-    case Category::kFfnUp:
-    case Category::kFfnGate: return ffn_gate_up_type(m, base, block_of(t.name));
-    case Category::kFfnDown: return ffn_down_type(m, base, block_of(t.name));
+    case Category::kFfnUp: return ffn_gate_up_type(m, base, ffn_layer(m, m.ffn_up_i, t.name));
+    case Category::kFfnGate: return ffn_gate_up_type(m, base, ffn_layer(m, m.ffn_gate_i, t.name));
+    case Category::kFfnDown: return ffn_down_type(m, base, ffn_layer(m, m.ffn_down_i, t.name));
     case Category::kAttnOutput: return attn_output_type(m, base);
     default: return base;
   }
@@ -274,7 +292,9 @@ Mix mix_for(const ModelSpec& spec, std::span<const ConvertedTensor> tensors, con
   // These file types need a matrix: llama-quantize refuses to write them
   // without one (tensor_requires_imatrix).
   if (needs_importance_matrix(f)) m.rules.imatrix = true;
-  m.layers = spec.layers.size();
+  // n_layer: the GGUF's block_count, which counts the multi-token
+  // prediction blocks ModelSpec::layers leaves out.
+  m.layers = spec.layers.size() + spec.nextn_layers;
   m.gqa = spec.geometry.kv_heads != 0 ? spec.geometry.heads / spec.geometry.kv_heads : 0;
   m.experts = spec.moe.experts;
   m.llama_70b = spec.model_type == "llama" && m.layers == 80 && m.gqa > 1;

@@ -130,7 +130,13 @@ MoeInfo read_moe(const ConfigDocument& doc) {
       first({"num_experts_per_tok", "num_experts_per_token", "moe_topk", "top_k", "moe_k"});
   moe.shared_experts = first({"n_shared_experts", "num_shared_experts"});
   moe.expert_intermediate = first({"moe_intermediate_size"});
-  moe.shared_expert_intermediate = first({"shared_expert_intermediate_size"});
+  // Qwen2-MoE's shared_expert_intermediate_size; NemotronHConfig's
+  // moe_shared_expert_intermediate_size and GraniteMoeHybridConfig's (and
+  // GraniteMoeSharedConfig's) shared_intermediate_size name the same width
+  // (transformers' configuration_nemotron_h.py, configuration_granitemoehybrid.py;
+  // their GGUFs' expert_shared_feed_forward_length).
+  moe.shared_expert_intermediate = first(
+      {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", "shared_intermediate_size"});
   if (moe.shared_experts == 0 && moe.shared_expert_intermediate > 0) moe.shared_experts = 1;
   // transformers divides by the step: 0 would not load; read as 1.
   moe.decoder_sparse_step = std::max<uint64_t>(1, first({"decoder_sparse_step"}));
@@ -144,6 +150,25 @@ MoeInfo read_moe(const ConfigDocument& doc) {
     }
   }
   return moe;
+}
+
+MlaGeometry read_mla(const ConfigDocument& doc, std::string_view model_type) {
+  auto first = [&](std::string_view field) -> uint64_t {
+    Result<std::optional<uint64_t>> v = doc.u64({field});
+    return v && v->has_value() ? **v : 0;
+  };
+  MlaGeometry mla;
+  mla.kv_lora_rank = first("kv_lora_rank");
+  if (mla.kv_lora_rank == 0) return MlaGeometry{};
+  mla.q_lora_rank = first("q_lora_rank");  // null: a full-rank query
+  mla.qk_nope = first("qk_nope_head_dim");
+  mla.qk_rope = first("qk_rope_head_dim");
+  mla.v_head = first("v_head_dim");
+  mla.leading_dense = first("first_k_dense_replace");
+  const nlohmann::json* topk = doc.find("topk_method");
+  mla.expert_bias = model_type == "deepseek_v3" || model_type == "kimi_k2" ||
+                    (topk != nullptr && topk->is_string() && topk->get<std::string>() == "noaux_tc");
+  return mla;
 }
 
 }  // namespace memfit

@@ -13,6 +13,9 @@ namespace memfit {
 // Never fails: fields of the wrong type are left unstated (0 / "").
 QuantizationInfo read_quantization(const ConfigDocument& doc);
 MoeInfo read_moe(const ConfigDocument& doc);
+// The MLA widths of a config that has a kv_lora_rank (DeepSeek V2/V3, Kimi
+// K2; `model_type` the text model's); zero otherwise.
+MlaGeometry read_mla(const ConfigDocument& doc, std::string_view model_type);
 
 }  // namespace memfit
 

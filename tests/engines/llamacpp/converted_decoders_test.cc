@@ -248,8 +248,16 @@ TEST(ConvertedDecoders, DeepSeekV3TensorsBeforeAndAfterMlaSplit) {
   EXPECT_EQ(shape(*split, "blk.0.attn_k_b.weight"), (std::vector<uint64_t>{128, 512, 128}));
   EXPECT_EQ(shape(*split, "blk.0.attn_v_b.weight"), (std::vector<uint64_t>{512, 128, 128}));
   EXPECT_TRUE(shape(*split, "blk.0.attn_kv_b.weight").empty());
+  // From the config alone (ModelSpec::mla: the widths above, V3's router
+  // bias) the pinned release's converter splits kv_b: 1,086 again.
+  EXPECT_EQ(m.spec.mla, (MlaGeometry{1536, 512, 128, 64, 128, 3, true}));
+  Result<std::vector<ConvertedTensor>> from_config_alone = converted_tensors(m.spec);
+  ASSERT_TRUE(from_config_alone.ok()) << from_config_alone.error().message();
+  EXPECT_EQ(from_config_alone->size(), 1086u);
   // Without its widths the converter's list is not built.
-  EXPECT_FALSE(converted_tensors(m.spec).ok());
+  ModelSpec no_widths = m.spec;
+  no_widths.mla = MlaGeometry{};
+  EXPECT_FALSE(converted_tensors(no_widths).ok());
 }
 
 // llamacpp-11141's DeepSeek-V3 Q2_K file (made before #19770): f32 361,
@@ -286,6 +294,44 @@ TEST(ConvertedDecoders, DeepSeekKvBTypeByRelease) {
                                                  {GgmlType::kQ2_K, 422},
                                                  {GgmlType::kQ3_K, 241},
                                                  {GgmlType::kQ6_K, 1}}));
+}
+
+// DeepSeek-V2-Lite from its config alone (ModelSpec::mla): a full-rank
+// query (q_lora_rank null), kv_lora_rank 512, nope 128, rope 64, v 128, 16
+// heads of 2,048, 1 dense lead block (10,944), 26 MoE blocks of 64 experts
+// (1,408) and 2 shared, topk_method "greedy" (no router bias), 102,400
+// tokens, untied; kv_b split as the pinned converter writes it.
+// Tensors: a block attn_norm, attn_q, kv_a_mqa, kv_a_norm, k_b, v_b,
+// output, ffn_norm (8), + 3 dense or + router, 3 routed, 3 shared (7):
+// 11 + 26 x 15 = 401, + token_embd, output_norm, output: 404. F32: 3 norms
+// a block (81), 26 routers, output_norm: 108.
+// F16 elements: a block attn_q 2,048 x 16 x 192 = 6,291,456, kv_a_mqa
+// 2,048 x 576 = 1,179,648, k_b 128 x 512 x 16 and v_b 512 x 128 x 16 =
+// 2 x 1,048,576, output 2,048 x 2,048 = 4,194,304: 13,762,560, x 27 =
+// 371,589,120; the dense FFN 3 x 2,048 x 10,944 = 67,239,936; a MoE
+// block 3 x 2,048 x 1,408 x 64 = 553,648,128 + shared 3 x 2,048 x 2,816 =
+// 17,301,504: 570,949,632, x 26 = 14,844,690,432; token_embd and output 2
+// x 2,048 x 102,400 = 419,430,400. 15,702,949,888 x 2 B = 31,405,899,776.
+// F32: norms 2,048 + 512 + 2,048 = 4,608 x 27 = 124,416, routers 2,048 x
+// 64 x 26 = 3,407,872, output_norm 2,048: 3,534,336 x 4 B = 14,137,344.
+// 31,420,037,120 B (15.7 billion parameters, the model's).
+TEST(ConvertedDecoders, DeepSeekV2LiteFromConfig) {
+  const Model m = from_config(R"({"architectures": ["DeepseekV2ForCausalLM"],
+    "model_type": "deepseek_v2", "hidden_size": 2048, "intermediate_size": 10944,
+    "moe_intermediate_size": 1408, "n_routed_experts": 64, "n_shared_experts": 2,
+    "num_experts_per_tok": 6, "first_k_dense_replace": 1, "num_attention_heads": 16,
+    "num_key_value_heads": 16, "num_hidden_layers": 27, "vocab_size": 102400,
+    "q_lora_rank": null, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64, "v_head_dim": 128, "topk_method": "greedy",
+    "tie_word_embeddings": false})");
+  EXPECT_EQ(m.spec.mla, (MlaGeometry{0, 512, 128, 64, 128, 1, false}));
+  const Model q = quantized(m, "F16");
+  EXPECT_EQ(q.tensors.size(), 404u);
+  EXPECT_EQ(type_counts(q), (std::map<std::string, int>{{"f16", 296}, {"f32", 108}}));
+  EXPECT_EQ(q.weights.bytes, 31420037120u);
+  const SafetensorsTensor* q_proj = find(q, "blk.0.attn_q.weight");
+  ASSERT_NE(q_proj, nullptr);
+  EXPECT_EQ(q_proj->shape, (std::vector<uint64_t>{3072, 2048}));
 }
 
 }  // namespace
