@@ -88,7 +88,7 @@ struct Variant {
   bool tied = false;
   bool llama3_rope = false;
   bool head = false;
-  bool bias_variant = false;  // glm4: no Q/K/V biases; phi: one fused attn_qkv; llama: the seven biases
+  bool bias_variant = false;  // glm4: no Q/K/V biases; phi: one fused attn_qkv; llama: the seven biases; t5encoder: a relative bias in every block
   bool split_experts = false;  // routed experts as 2-D tensors of their own (before #6387)
 };
 
