@@ -246,6 +246,13 @@ std::string_view json_text(const nlohmann::json& object, std::string_view key,
                                                : fallback;
 }
 
+// The config's vision_config object; nullptr when absent or not an
+// object.
+const nlohmann::json* vision_config(const ConfigDocument& doc) {
+  auto it = doc.top().find("vision_config");
+  return it == doc.top().end() || !it->is_object() ? nullptr : &*it;
+}
+
 // A Gemma 3 config's vision tower, a SigLIP encoder without its head
 // (transformers' SiglipVisionTransformer, vision_use_head false), and the
 // projector into the text model (Gemma3MultiModalProjector). With v the
@@ -259,9 +266,9 @@ std::string_view json_text(const nlohmann::json& object, std::string_view key,
 // Nothing for another model or a vision_config this does not describe.
 void add_gemma3_vision(const ConfigDocument& doc, const ModelGeometry& g, BlockList& out) {
   if (json_text(doc.top(), "model_type", "") != "gemma3") return;
-  auto it = doc.top().find("vision_config");
-  if (it == doc.top().end() || !it->is_object()) return;
-  const nlohmann::json& vision = *it;
+  const nlohmann::json* found = vision_config(doc);
+  if (found == nullptr) return;
+  const nlohmann::json& vision = *found;
   if (json_text(vision, "model_type", "siglip_vision_model") != "siglip_vision_model") return;
   const uint64_t v = json_u64(vision, "hidden_size", 0);
   const uint64_t f = json_u64(vision, "intermediate_size", 0);
@@ -318,9 +325,9 @@ void add_qwen3_vl_vision(const ConfigDocument& doc, BlockList& out) {
   if (type != "qwen3_vl" && type != "qwen3_vl_moe" && type != "qwen3_5" && type != "qwen3_5_moe") {
     return;
   }
-  auto it = doc.top().find("vision_config");
-  if (it == doc.top().end() || !it->is_object()) return;
-  const nlohmann::json& vision = *it;
+  const nlohmann::json* found = vision_config(doc);
+  if (found == nullptr) return;
+  const nlohmann::json& vision = *found;
   const uint64_t v = json_u64(vision, "hidden_size", 0);
   const uint64_t f = json_u64(vision, "intermediate_size", 0);
   const uint64_t depth = json_u64(vision, "depth", 0);
@@ -375,9 +382,9 @@ void add_qwen3_vl_vision(const ConfigDocument& doc, BlockList& out) {
 // Nothing for a vision_config this does not describe.
 void add_gemma4_vision(const ConfigDocument& doc, const ModelGeometry& g, BlockList& out) {
   if (json_text(doc.top(), "model_type", "") != "gemma4") return;
-  auto it = doc.top().find("vision_config");
-  if (it == doc.top().end() || !it->is_object()) return;
-  const nlohmann::json& vision = *it;
+  const nlohmann::json* found = vision_config(doc);
+  if (found == nullptr) return;
+  const nlohmann::json& vision = *found;
   if (json_text(vision, "model_type", "") != "gemma4_vision") return;
   const uint64_t v = json_u64(vision, "hidden_size", 0);
   const uint64_t f = json_u64(vision, "intermediate_size", 0);
