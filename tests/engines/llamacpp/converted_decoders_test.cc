@@ -16,6 +16,7 @@
 namespace memfit::llamacpp {
 namespace {
 
+using converted_test::f32_count;
 using converted_test::find;
 using converted_test::from_config;
 using converted_test::quantized;
@@ -227,9 +228,7 @@ TEST(ConvertedDecoders, DeepSeekV3TensorsBeforeAndAfterMlaSplit) {
   Result<std::vector<ConvertedTensor>> old = converted_tensors(m.spec, nullptr, &hints);
   ASSERT_TRUE(old.ok()) << old.error().message();
   EXPECT_EQ(old->size(), 1025u);
-  int f32 = 0;
-  for (const ConvertedTensor& t : *old) f32 += t.type == GgmlType::kF32;
-  EXPECT_EQ(f32, 361);
+  EXPECT_EQ(f32_count(*old), 361);
   auto shape = [](const std::vector<ConvertedTensor>& ts, std::string_view name) {
     for (const ConvertedTensor& t : ts) {
       if (t.name == name) return t.ne;

@@ -18,6 +18,7 @@
 namespace memfit::llamacpp {
 namespace {
 
+using converted_test::f32_count;
 using converted_test::find;
 using converted_test::from_config;
 using converted_test::quantized;
@@ -201,9 +202,7 @@ TEST(ConvertedHybrids, DeepSeekNextnBlock) {
   Result<std::vector<ConvertedTensor>> tensors = converted_tensors(m.spec, nullptr, &hints);
   ASSERT_TRUE(tensors.ok()) << tensors.error().message();
   EXPECT_EQ(tensors->size(), 74u);
-  int f32 = 0;
-  for (const ConvertedTensor& t : *tensors) f32 += t.type == GgmlType::kF32;
-  EXPECT_EQ(f32, 26);
+  EXPECT_EQ(f32_count(*tensors), 26);
   EXPECT_EQ(tensors->back().name, "blk.3.nextn.shared_head_norm.weight");
 }
 

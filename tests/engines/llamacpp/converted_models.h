@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engines/llamacpp/quantize_plan.h"
 #include "memfit/llamacpp.h"
@@ -39,6 +40,14 @@ inline std::map<std::string, int> type_counts(const Model& m) {
 }
 
 // nullptr when the model has no tensor of that name.
+// How many of the converter's tensors it writes in F32 (norms, biases,
+// routers: the dump's "f32" count before llama-quantize).
+inline int f32_count(const std::vector<ConvertedTensor>& tensors) {
+  int n = 0;
+  for (const ConvertedTensor& t : tensors) n += t.type == GgmlType::kF32;
+  return n;
+}
+
 inline const SafetensorsTensor* find(const Model& m, std::string_view name) {
   for (const SafetensorsTensor& t : m.tensors) {
     if (t.name == name) return &t;

@@ -131,6 +131,17 @@ TEST(LlamaCppReleases, ParsesReleaseTagsUpToThePinnedOne) {
   EXPECT_FALSE(parse_llamacpp_build("v0.0.9").ok());
 }
 
+// The compute phases llama.cpp's graph has for `spec` under `s`; a gtest
+// failure, and no phases, where the library returns an error.
+llamacpp::ComputePhases phases_of(const ModelSpec& spec, const LlamaCppSettings& s) {
+  Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);
+  EXPECT_TRUE(c.ok());
+  if (!c.ok()) return {};
+  Result<llamacpp::ComputePhases> p = llamacpp::compute_phases(spec, *c, s);
+  EXPECT_TRUE(p.ok());
+  return p.ok() ? *p : llamacpp::ComputePhases{};
+}
+
 // The output phase by build (docs/llamacpp-rules.md, "Compute buffers
 // (modelled)"), on a synthetic llama: hidden 256, 8 heads (2 KV) of 32,
 // vocabulary 32,000, 4,096 cells, U 512, so n_out = n_tok = 512 and the
@@ -146,12 +157,7 @@ llamacpp::ComputePhases phases_at(std::optional<uint64_t> build, std::string mod
   spec.model_type = std::move(model_type);
   LlamaCppSettings s = at(4096, build);
   s.flash_attn = flash_attn;
-  Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);
-  EXPECT_TRUE(c.ok());
-  if (!c.ok()) return {};
-  Result<llamacpp::ComputePhases> p = llamacpp::compute_phases(spec, *c, s);
-  EXPECT_TRUE(p.ok());
-  return p.ok() ? *p : llamacpp::ComputePhases{};
+  return phases_of(spec, s);
 }
 
 TEST(LlamaCppReleases, TheVectorInputsRowsFrom18898AndALayerNormsOwnBlockBefore) {
@@ -278,11 +284,7 @@ TEST(LlamaCppReleases, TheEarlyGraphsPhasesBefore6122) {
   auto phases = [&](uint64_t build) {
     LlamaCppSettings s = at(4096, build);
     s.flash_attn = FlashAttn::kOff;
-    Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);
-    EXPECT_TRUE(c.ok());
-    Result<llamacpp::ComputePhases> p = llamacpp::compute_phases(spec, *c, s);
-    EXPECT_TRUE(p.ok());
-    return p.ok() ? *p : llamacpp::ComputePhases{};
+    return phases_of(spec, s);
   };
   // b2536: the input rows' copy, the residual, the norm's hole and Q, 4 x
   // 512 x (3 x 256 + 256) = 2,097,152, the scores 4 x 4096 x 512 x 8 =
@@ -370,12 +372,7 @@ llamacpp::ComputePhases mla_phases_at(std::optional<uint64_t> build, FlashAttn f
   LlamaCppSettings s = at(12000, build);
   s.batch_size = s.ubatch_size = 1024;
   s.flash_attn = fa;
-  Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);
-  EXPECT_TRUE(c.ok());
-  if (!c.ok()) return {};
-  Result<llamacpp::ComputePhases> p = llamacpp::compute_phases(spec, *c, s);
-  EXPECT_TRUE(p.ok());
-  return p.ok() ? *p : llamacpp::ComputePhases{};
+  return phases_of(spec, s);
 }
 
 TEST(LlamaCppReleases, AnMlaGraphReadsItsOwnVCacheBefore19067) {
