@@ -121,6 +121,10 @@ uint64_t input_buffer_bytes(const ModelSpec& spec, const LlamaCppContext& contex
 // Whether a GPU backend runs the ops on host weights (op offload,
 // placement.cc's place_compute): false in a build before #6083.
 bool op_offload(const LlamaCppSettings& settings);
+// Whether op offload takes only weights in host buffers (#11120, b4436 on):
+// a weight in a CPU extra buffer (CPU_AARCH64, AMX) is then not offloaded.
+// Before it every weight the CPU backend held was.
+bool offloads_host_buffers_only(const LlamaCppSettings& settings);
 // Whether this GPU's backend takes the ops on host weights under op offload:
 // ggml-cuda (CUDA, ROCm), ggml-vulkan and ggml-sycl (their offload_op); the
 // first such GPU runs them. Metal offloads matrix products only: no.

@@ -731,7 +731,10 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
     spread_unlisted_weights(e.mapped_bytes, *lay, d);
   }
   place_context(parts, *lay, model.spec, s.kv_offload, d);
-  place_compute(phases, *lay, llamacpp::op_offload(e.settings), s.kv_offload, s.host_extra_buffer, d);
+  // A CPU extra buffer keeps its weights' products on the host only from
+  // #11120 (offloads_host_buffers_only); before it they were offloaded.
+  const bool host_extra_buffer = s.host_extra_buffer && offloads_host_buffers_only(e.settings);
+  place_compute(phases, *lay, llamacpp::op_offload(e.settings), s.kv_offload, host_extra_buffer, d);
   e.placement.n_copies = pipeline_copies(e.settings, *lay);
   add_pipeline_copies(phases, *lay, e.placement.n_copies, d);
   return settle_devices(d, *lay, host_free, e);

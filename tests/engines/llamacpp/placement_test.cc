@@ -248,6 +248,21 @@ TEST(LlamaCppPlacement, HostWeightsInACpuExtraBufferKeepTheHostBlocksAttentionOn
   // With --no-kv-offload the attention is the host's either way: the same.
   s.placement.kv_offload = false;
   EXPECT_EQ(run(m, s).placement.devices[1].compute_bytes, 4450156544u);
+  // A build before #11120 (b4436) offloads the products on any weight the
+  // CPU backend holds, an extra buffer's too: as from a host buffer, CUDA0
+  // reads the host blocks' K and V copies, 4,294,967,296 + 67,108,864 +
+  // 4 x 512 x (8,192 + 8,192) (33,554,432) + 2 x 32,768 x 1,024 x 2
+  // (134,217,728) = 4,529,848,320 B, and the host keeps its inputs: the
+  // token rows 4 x 512 x 8,192 = 16,777,216, ids and positions 3 x 2,048
+  // and the F32 mask 67,108,864: 83,892,224 B.
+  s.placement.kv_offload = true;
+  s.build = 4435;
+  const LlamaCppEstimate old = run(m, s);
+  EXPECT_EQ(old.placement.devices[0].compute_bytes, 4529848320u);
+  EXPECT_EQ(old.placement.devices[1].compute_bytes, 83892224u);
+  // b4436 keeps them on the host.
+  s.build = 4436;
+  EXPECT_EQ(run(m, s).placement.devices[1].compute_bytes, 4450156544u);
 }
 
 TEST(LlamaCppPlacement, OpOffloadCopiesAHostExpertTensorWholeBesideItsProduct) {
