@@ -873,6 +873,16 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
            "by where the allocator left them after block 0 cast the F32 mask here (a build before "
            "#18898), not traced";
   }
+  // A log that prints no build is priced by the pinned rules, whose mask
+  // input is F16 under flash attention (#23764); a build before it casts
+  // an F32 mask on the GPU (ComputePhases::mask_cast), which memfit prices
+  // only where it knows the build. Said where memfit is below target.
+  if (!host && log.version.empty() && e.context.flash_attn && !llamacpp::f32_mask_cast(e.settings) &&
+      below_target) {
+    return "the log prints no build, so the pinned rules price it (an F16 mask input): a build before "
+           "#23764 casts an F32 mask on this GPU (its copy and the F16 cast live at once), which memfit "
+           "prices only for a build it is given";
+  }
   if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
   // Every layer offloaded ("offloaded N/N"): builds from #18148 then print
   // one repeating layer fewer than they offload (rusteze's b7780: "27
@@ -881,6 +891,11 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   const std::optional<uint64_t> offloadable = count_setting(log, "n_layers_offloadable");
   if (ngl && offloadable && *ngl >= *offloadable) {
     if (host || c.printed.value <= *c.memfit || within_print_band(*c.memfit, c.printed)) return "";
+    if (e.context.flash_attn && llamacpp::f32_mask_cast(e.settings)) {
+      return "every layer is offloaded (this build prints one repeating layer fewer): memfit's GPU phase, "
+             "the logits and result_norm or the F32 masks' casts (a build before #23764), is below the "
+             "print by where the allocator left them, not traced";
+    }
     return "every layer is offloaded (this build prints one repeating layer fewer): memfit's GPU phase, "
            "the logits and result_norm, is below the print by where the allocator left them, not traced";
   }

@@ -384,17 +384,46 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
 // priced. Measured: Ollama's Metal run of Phi-3 mini 128k (131,072 cells,
 // U 512: 6 + 256 + 128 + 6 MiB = 396.00 MiB against the printed 396.01) and
 // llama.cpp b5384's ROCm0 under a two-GPU split of Qwen3-30B-A3B (32,768
-// cells: 4 + 64 + 32 + 8 = 108 MiB against 120.00). 0 without such a cast,
-// and for a model with windowed layers, whose two masks are cast where
-// their first layers run (not priced).
+// cells: 4 + 64 + 32 + 8 = 108 MiB against 120.00). 0 without such a cast.
+//
+// A model with windowed and full attention layers (n_kv_swa > 0) has two
+// F32 mask inputs, each cast to F16 (llama-graph.cpp,
+// build_attn_inp_kv_iswa: self_kq_mask and self_kq_mask_swa, each with
+// its `_cnv`). Both copies are inputs of the GPU's split, allocated at its
+// start; each is freed after its cast, its one user, and each cast is
+// placed where the first layer of its kind reads it. So at the first
+// cast both F32 copies and that cast are live; at the second, the second
+// F32 copy and both casts: with `a` the mask the first attention layer
+// reads and `b` the other (each n_kv x n_tok),
+//   first  = rows + 4 (a + b) + 2 a + query
+//   second = rows + 4 b + 2 a + 2 b + query
+// (`rows` the input rows' copy, or at a later layer the residual of as
+// many bytes), the larger. Gemma 4 26B A4B on one RTX PRO 6000 (b8836,
+// 262,144 full and 1,536 SWA cells, U 512; its first layer windowed):
+// 5.5 + 512 + 1.5 + 256 + 16 = 791.00 MiB against the printed 829.02,
+// where the logits priced 517.50. A model whose every attention layer is
+// windowed (no full mask) is not priced so: 0.
 CheckedBytes mask_cast_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c,
                              const LlamaCppSettings& s) {
   if (!c.flash_attn || !f32_mask_cast(s) || !sh.attention) return 0;
-  if (std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) { return is_windowed(l); })) {
-    return 0;
+  const auto windowed = [](const LayerCache& l) { return is_windowed(l); };
+  const CheckedBytes rows_and_query = input_rows(spec.geometry, sh) + CheckedBytes(4) * sh.n_tok * sh.heads_q;
+  if (sh.n_kv_swa == 0) {
+    if (std::any_of(spec.layers.begin(), spec.layers.end(), windowed)) return 0;
+    return rows_and_query + CheckedBytes(4 + 2) * sh.n_kv * sh.n_tok;
   }
-  const CheckedBytes mask = CheckedBytes(4 + 2) * sh.n_kv * sh.n_tok;
-  return input_rows(spec.geometry, sh) + mask + CheckedBytes(4) * sh.n_tok * sh.heads_q;
+  const CheckedBytes full = CheckedBytes(c.n_ctx_seq) * sh.n_tok;
+  const CheckedBytes swa = CheckedBytes(sh.n_kv_swa) * sh.n_tok;
+  const auto first_attention = std::find_if(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
+    return is_windowed(l) || l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kMlaLatent;
+  });
+  const bool swa_first = first_attention != spec.layers.end() && is_windowed(*first_attention);
+  const CheckedBytes& a = swa_first ? swa : full;
+  const CheckedBytes& b = swa_first ? full : swa;
+  const CheckedBytes first = rows_and_query + CheckedBytes(4) * (a + b) + CheckedBytes(2) * a;
+  const CheckedBytes second = rows_and_query + CheckedBytes(4) * b + CheckedBytes(2) * (a + b);
+  if (first.overflowed() || second.overflowed()) return first.overflowed() ? first : second;
+  return std::max(*first.value(), *second.value());
 }
 
 // The KQ masks the graph takes as inputs (llama-graph.cpp's
