@@ -798,10 +798,15 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
     return "a build before #6122: memfit prices its graph's attention and output phases, but its MoE "
            "layer (one selected expert at a time) with the pinned release's FFN phase (high)";
   }
-  if (!host && e.settings.embedding) {
+  // Said where memfit is more than 5 % below the print: a mean pooling
+  // matrix's copy, read after the logits, is priced (compute.cc,
+  // pooled_output_phase).
+  if (!host && e.settings.embedding &&
+      (CheckedBytes(*c.memfit) * 100).saturated() < (CheckedBytes(c.printed.value) * 95).saturated()) {
     return "with --embedding every token is an output: memfit's GPU output phase is their logits "
-           "and result_norm; the GPU's copies of the graph inputs (the f32 mask, a pooling matrix), "
-           "which the printed buffer may hold through it, are not priced (docs/embedding-models.md)";
+           "and result_norm, above the copies of the graph inputs only where a mean pooling matrix "
+           "read after them keeps them below; what else the printed buffer holds through it is not "
+           "traced (docs/embedding-models.md)";
   }
   // No model buffer in the excerpt of a one-GPU run (where no split of the
   // layers explains it): which weights stayed on the host (-ot,

@@ -468,6 +468,34 @@ CheckedBytes graph_inputs(const ModelGeometry& g, const GraphShape& sh, const Ch
   return inputs;
 }
 
+// The output phase on the GPU that holds the output layer of a graph that
+// pools its embeddings by the mean (build_inp_mean: an F32 input read by
+// the pooling after the logits). The scheduler copies a split's inputs to
+// the GPU at the split's start in the order the split first reads them
+// (ggml-backend.cpp, ggml_backend_sched_split_graph: split->inputs in node
+// order; the graph copy allocates each input's copy before the split's
+// nodes), so the mean matrix, read last, sits above the copies of the
+// input rows, positions, masks, KV indices and output ids. Those are freed
+// after their last reader, leaving a hole below it; the matrix stays until
+// the pooling. Logits larger than that hole take the block above the
+// highest live tensor (ggml-alloc's best fit falls back to the last block),
+// the matrix's at least; result_norm fits the hole. So the phase is the
+// copies, the matrix and the logits: ROCm/ROCm#4903 (b5618, Qwen3-Embedding
+// 8B, --embeddings --pooling mean, U 2048, 40,960 cells): 32 MiB of rows,
+// 2 x 8 KiB of positions and output ids, 320 MiB of F32 mask, 16 MiB of
+// matrix and 4 x 2,048 x 151,665 B of logits, 1,628,332,032 B = 1552.90
+// MiB, the print. 0 without mean pooling or logits, or where the logits
+// fit the hole.
+CheckedBytes pooled_output_phase(const ModelGeometry& g, const GraphShape& sh, const CheckedBytes& masks) {
+  if (sh.pooling_bytes.saturated() == 0 || !sh.logits || sh.mla()) return 0;
+  const uint64_t align = kGpuTensorAlignment;
+  CheckedBytes below = round_up(input_rows(g, sh), align) + round_up(CheckedBytes(4) * sh.n_tok, align);
+  below += round_up(CheckedBytes(4) * sh.n_out, align) + round_up(masks, align) + kv_indices(sh, align);
+  const CheckedBytes logits = CheckedBytes(4) * sh.n_out * g.vocab;
+  if (logits.saturated() <= below.saturated()) return 0;
+  return below + round_up(sh.pooling_bytes, align) + logits;
+}
+
 }  // namespace
 
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& c,
@@ -489,14 +517,16 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   const CheckedBytes host_attention = host_attention_phase(g, sh, c);
   const CheckedBytes mask = gpu_mask(sh, c);
   const CheckedBytes store_copies = kv_store_copies(sh);
-  if (store_copies.overflowed() || host_attention.overflowed() || mask.overflowed() ||output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
+  const CheckedBytes pooled_output = pooled_output_phase(g, sh, masks);
+  if (pooled_output.overflowed() || store_copies.overflowed() || host_attention.overflowed() || mask.overflowed() ||output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
       output_offloaded.overflowed() || mask_cast.overflowed() || sh.n_tok.overflowed() ||
       rows.overflowed() || masks.overflowed() || positions.overflowed() || inputs.overflowed() ||
       indices.overflowed()) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");
   }
+  const uint64_t gpu_output = std::max(*output_offloaded.value(), *pooled_output.value());
   ComputePhases p{*output.value(), *attn->value(), *ffn.value(), *input.value(),
-                  *output_offloaded.value(), *sh.n_tok.value(), *mask_cast.value()};
+                  gpu_output, *sh.n_tok.value(), *mask_cast.value()};
   p.split_rows = *rows.value();
   p.split_masks = *masks.value();
   p.kv_indices = *indices.value();
