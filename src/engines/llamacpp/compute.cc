@@ -262,9 +262,20 @@ Result<CheckedBytes> attention_phase(const ModelGeometry& g, const GraphShape& s
   return attn;
 }
 
+// BERT's FFN has no gate: llm_build_bert (src/models/bert.cpp) calls
+// build_ffn with up and down alone, LLM_FFN_GELU and LLM_FFN_SEQ for
+// LLM_ARCH_BERT (an XLM-RoBERTa converts to it too), and the GELU is a
+// unary op ggml-alloc runs in place over the up product; Jina's BERT v2
+// (GEGLU) and nomic-bert (SiLU, parallel) are gated. Other sequential FFNs
+// (GPT-2, StarCoder, ...) were not measured and keep the gated phase.
+bool sequential_ffn(const ModelSpec& spec) {
+  return spec.model_type == "bert" && spec.family != "jina_bert_v2";
+}
+
 // FFN: the gate, up and gated products of the FFN (MoE: of the routed
-// experts, used x expert width), the input, residual and their
-// successors, with the mask of the layers still to come.
+// experts, used x expert width; a sequential FFN the up product alone),
+// the input, residual and their successors, with the mask of the layers
+// still to come.
 CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t used = std::max<uint64_t>(spec.moe.experts_per_token, 1);
@@ -273,7 +284,9 @@ CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaC
   const CheckedBytes ffn_width = spec.moe.experts > 0
                                      ? CheckedBytes(used) * expert_width + spec.moe.experts
                                      : CheckedBytes(g.intermediate);
-  CheckedBytes ffn = CheckedBytes(4) * sh.n_tok * (CheckedBytes(3) * ffn_width + CheckedBytes(4) * g.hidden);
+  const uint64_t products = sequential_ffn(spec) ? 1 : 3;
+  CheckedBytes ffn =
+      CheckedBytes(4) * sh.n_tok * (CheckedBytes(products) * ffn_width + CheckedBytes(4) * g.hidden);
   if (sh.early_graph && spec.moe.experts == 0) {
     // A build before #6122 ran SiLU over the gate and multiplied by the up
     // projection as two ops ggml-alloc computes in place (UNARY and MUL are

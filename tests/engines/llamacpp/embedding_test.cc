@@ -226,6 +226,30 @@ TEST(LlamaCppEmbedding, TheEncodersGraphAttendsOverItsBatchWithNoLogits) {
   EXPECT_EQ(mean->output, 1572864u + 2048u);
 }
 
+TEST(LlamaCppEmbedding, BertsFfnHoldsItsUpProductAloneWhereGatedOnesHoldThree) {
+  // The synthetic encoder (no model type): a gated FFN's phase, 4 x 512 x
+  // (3 x 512 + 4 x 256) + the f16 mask 2 x 512 x 512 = 5,242,880 + 524,288.
+  LlamaCppSettings s;
+  s.embedding = true;
+  ModelSpec spec = synthetic_encoder();
+  Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);
+  ASSERT_TRUE(c.ok());
+  Result<llamacpp::ComputePhases> gated = llamacpp::compute_phases(spec, *c, s);
+  ASSERT_TRUE(gated.ok());
+  EXPECT_EQ(gated->ffn, 5767168u);
+  // BERT: up, GELU in place, down (LLM_FFN_SEQ, no gate): 4 x 512 x (512
+  // + 4 x 256) + 524,288 = 3,145,728 + 524,288.
+  spec.model_type = "bert";
+  Result<llamacpp::ComputePhases> bert = llamacpp::compute_phases(spec, *c, s);
+  ASSERT_TRUE(bert.ok());
+  EXPECT_EQ(bert->ffn, 3670016u);
+  // Jina's BERT v2 gates its FFN (GEGLU): the gated phase.
+  spec.family = "jina_bert_v2";
+  Result<llamacpp::ComputePhases> jina = llamacpp::compute_phases(spec, *c, s);
+  ASSERT_TRUE(jina.ok());
+  EXPECT_EQ(jina->ffn, 5767168u);
+}
+
 TEST(LlamaCppEmbedding, PoolingIsTheModelsOwnUnlessGivenAndNoneWithoutEmbedding) {
   LlamaCppSettings s;
   EXPECT_EQ(llamacpp::pooling_of(synthetic_encoder(), s), "");
