@@ -413,8 +413,10 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
 // (`rows` the input rows' copy, or at a later layer the residual of as
 // many bytes), the larger. Gemma 4 26B A4B on one RTX PRO 6000 (b8836,
 // 262,144 full and 1,536 SWA cells, U 512; its first layer windowed):
-// 5.5 + 512 + 1.5 + 256 + 16 = 791.00 MiB against the printed 829.02,
-// where the logits priced 517.50. A model whose every attention layer is
+// 5.5 + 512 + 1.5 + 256 + 8 = 783.00 MiB against the printed 829.02,
+// where the logits priced 517.50. The query is n_head x the geometry's
+// head (Gemma 4: the windowed layers' 256); its full layers' 512
+// (key_length) is not in the model spec, and would give 791.00. A model whose every attention layer is
 // windowed (no full mask) is not priced so: 0.
 CheckedBytes mask_cast_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c,
                              const LlamaCppSettings& s) {
