@@ -441,6 +441,20 @@ CheckedBytes mask_cast_phase(const ModelSpec& spec, const GraphShape& sh, const 
   return std::max(*first.value(), *second.value());
 }
 
+// The F32 mask copy a cast under flash attention reads (ComputePhases::
+// mask_cast_input): the first attention layer's mask, 4 x n_kv x n_tok (an
+// ISWA model whose first layer is windowed: the SWA cache's cells). 0
+// without such a cast.
+CheckedBytes mask_cast_input(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c,
+                             const LlamaCppSettings& s) {
+  if (!c.flash_attn || !f32_mask_cast(s) || !sh.attention || spec.embedding.bidirectional) return 0;
+  const auto first_attention = std::find_if(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
+    return is_windowed(l) || l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kMlaLatent;
+  });
+  const bool swa_first = sh.n_kv_swa > 0 && first_attention != spec.layers.end() && is_windowed(*first_attention);
+  return CheckedBytes(4) * (swa_first ? sh.n_kv_swa : sh.n_kv) * sh.n_tok;
+}
+
 // The KQ masks the graph takes as inputs (llama-graph.cpp's
 // build_attn_inp_*: one n_kv x n_tok mask per cache kind): the full cache's
 // and, beside windowed layers, the SWA cache's; an encoder's spans its
@@ -533,7 +547,8 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   const CheckedBytes mask = gpu_mask(sh, c);
   const CheckedBytes store_copies = kv_store_copies(sh);
   const CheckedBytes pooled_output = pooled_output_phase(g, sh, masks);
-  if (pooled_output.overflowed() || store_copies.overflowed() || host_attention.overflowed() || mask.overflowed() ||output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
+  const CheckedBytes cast_input = mask_cast_input(spec, sh, c, s);
+  if (cast_input.overflowed() || pooled_output.overflowed() || store_copies.overflowed() || host_attention.overflowed() || mask.overflowed() ||output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
       output_offloaded.overflowed() || mask_cast.overflowed() || sh.n_tok.overflowed() ||
       rows.overflowed() || masks.overflowed() || positions.overflowed() || inputs.overflowed() ||
       indices.overflowed()) {
@@ -551,6 +566,7 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   p.host_attention = *host_attention.value();
   p.mask = *mask.value();
   p.kv_store_copies = *store_copies.value();
+  p.mask_cast_input = *cast_input.value();
   return p;
 }
 

@@ -263,6 +263,14 @@ struct ComputePhases {
   // and V (MLA: the latent, and the V row a build before #19067 stores),
   // 4 x n_tok x (K row + V row) bytes. 0 without attention.
   uint64_t kv_store_copies = 0;
+  // A build that casts an F32 mask input under flash attention
+  // (f32_mask_cast): the copy of the F32 mask (4 x n_kv x n_tok, the first
+  // attention layer's kind) that the cast's split reads. Under op offload
+  // with the first block on the host, the cast, which has no weight, joins
+  // that block's attention split on the GPU ("expand gpu up" from the output
+  // projection), so the copy sits beside the block's K and V copies
+  // (placement.cc, place_compute). 0 otherwise.
+  uint64_t mask_cast_input = 0;
 };
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
                                      const LlamaCppSettings& settings);

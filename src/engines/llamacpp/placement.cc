@@ -516,7 +516,11 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
         }
         moved = std::max(moved, x.product_last);
         if (x.kv_copy_bytes > 0 && !host_attends) {
-          moved = std::max(moved, (CheckedBytes(phases.host_attention) + x.kv_copy_bytes).saturated());
+          // The first block's attention split also reads the F32 mask's
+          // copy where the build casts it there (mask_cast_input).
+          const uint64_t cast_input = lay.blocks > 0 && lay.block(0) == w ? phases.mask_cast_input : 0;
+          moved = std::max(moved,
+                           (CheckedBytes(phases.host_attention) + x.kv_copy_bytes + cast_input).saturated());
         }
         if (x.output) {
           const CheckedBytes logits = CheckedBytes(phases.output_offloaded) + x.output_matrix_bytes;
