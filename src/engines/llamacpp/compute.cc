@@ -381,6 +381,15 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
   return input;
 }
 
+// Whether the model's first attention layer is windowed (its mask, an
+// ISWA model's SWA mask, is the one that layer reads and casts first).
+bool windowed_first(const ModelSpec& spec) {
+  const auto first = std::find_if(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
+    return is_windowed(l) || l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kMlaLatent;
+  });
+  return first != spec.layers.end() && is_windowed(*first);
+}
+
 // The mask's cast on the GPU that runs the first block (ComputePhases::
 // mask_cast). A build that casts an F32 mask input to F16 under flash
 // attention (llama-graph.cpp: `self_kq_mask` F32, `self_kq_mask_cnv =
@@ -416,8 +425,9 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
 // 5.5 + 512 + 1.5 + 256 + 8 = 783.00 MiB against the printed 829.02,
 // where the logits priced 517.50. The query is n_head x the geometry's
 // head (Gemma 4: the windowed layers' 256); its full layers' 512
-// (key_length) is not in the model spec, and would give 791.00. A model whose every attention layer is
-// windowed (no full mask) is not priced so: 0.
+// (key_length) is not in the model spec, and would give 791.00. A model
+// whose every attention layer is windowed (no full mask) is not priced
+// so: 0.
 CheckedBytes mask_cast_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c,
                              const LlamaCppSettings& s) {
   if (!c.flash_attn || !f32_mask_cast(s) || !sh.attention) return 0;
@@ -429,10 +439,7 @@ CheckedBytes mask_cast_phase(const ModelSpec& spec, const GraphShape& sh, const 
   }
   const CheckedBytes full = CheckedBytes(c.n_ctx_seq) * sh.n_tok;
   const CheckedBytes swa = CheckedBytes(sh.n_kv_swa) * sh.n_tok;
-  const auto first_attention = std::find_if(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
-    return is_windowed(l) || l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kMlaLatent;
-  });
-  const bool swa_first = first_attention != spec.layers.end() && is_windowed(*first_attention);
+  const bool swa_first = windowed_first(spec);
   const CheckedBytes& a = swa_first ? swa : full;
   const CheckedBytes& b = swa_first ? full : swa;
   const CheckedBytes first = rows_and_query + CheckedBytes(4) * (a + b) + CheckedBytes(2) * a;
@@ -448,10 +455,7 @@ CheckedBytes mask_cast_phase(const ModelSpec& spec, const GraphShape& sh, const 
 CheckedBytes mask_cast_input(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c,
                              const LlamaCppSettings& s) {
   if (!c.flash_attn || !f32_mask_cast(s) || !sh.attention || spec.embedding.bidirectional) return 0;
-  const auto first_attention = std::find_if(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
-    return is_windowed(l) || l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kMlaLatent;
-  });
-  const bool swa_first = sh.n_kv_swa > 0 && first_attention != spec.layers.end() && is_windowed(*first_attention);
+  const bool swa_first = sh.n_kv_swa > 0 && windowed_first(spec);
   return CheckedBytes(4) * (swa_first ? sh.n_kv_swa : sh.n_kv) * sh.n_tok;
 }
 
