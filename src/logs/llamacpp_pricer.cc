@@ -798,10 +798,15 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
     return "a build before #6122: memfit prices its graph's attention and output phases, but its MoE "
            "layer (one selected expert at a time) with the pinned release's FFN phase (high)";
   }
-  if (!host && e.settings.embedding) {
+  // Said where memfit is more than 5 % below the print: a mean pooling
+  // matrix's copy, read after the logits, is priced (compute.cc,
+  // pooled_output_phase).
+  if (!host && e.settings.embedding &&
+      (CheckedBytes(*c.memfit) * 100).saturated() < (CheckedBytes(c.printed.value) * 95).saturated()) {
     return "with --embedding every token is an output: memfit's GPU output phase is their logits "
-           "and result_norm; the GPU's copies of the graph inputs (the f32 mask, a pooling matrix), "
-           "which the printed buffer may hold through it, are not priced (docs/embedding-models.md)";
+           "and result_norm, above the copies of the graph inputs only where a mean pooling matrix "
+           "read after them keeps them below; what else the printed buffer holds through it is not "
+           "traced (docs/embedding-models.md)";
   }
   // No model buffer in the excerpt of a one-GPU run (where no split of the
   // layers explains it): which weights stayed on the host (-ot,
@@ -873,6 +878,16 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
            "by where the allocator left them after block 0 cast the F32 mask here (a build before "
            "#18898), not traced";
   }
+  // A log that prints no build is priced by the pinned rules, whose mask
+  // input is F16 under flash attention (#23764); a build before it casts
+  // an F32 mask on the GPU (ComputePhases::mask_cast), which memfit prices
+  // only where it knows the build. Said where memfit is below target.
+  if (!host && log.version.empty() && e.context.flash_attn && !llamacpp::f32_mask_cast(e.settings) &&
+      below_target) {
+    return "the log prints no build, so the pinned rules price it (an F16 mask input): a build before "
+           "#23764 casts an F32 mask on this GPU (its copy and the F16 cast live at once), which memfit "
+           "prices only for a build it is given";
+  }
   if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
   // Every layer offloaded ("offloaded N/N"): builds from #18148 then print
   // one repeating layer fewer than they offload (rusteze's b7780: "27
@@ -881,6 +896,11 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   const std::optional<uint64_t> offloadable = count_setting(log, "n_layers_offloadable");
   if (ngl && offloadable && *ngl >= *offloadable) {
     if (host || c.printed.value <= *c.memfit || within_print_band(*c.memfit, c.printed)) return "";
+    if (e.context.flash_attn && llamacpp::f32_mask_cast(e.settings)) {
+      return "every layer is offloaded (this build prints one repeating layer fewer): memfit's GPU phase, "
+             "the logits and result_norm or the F32 masks' casts (a build before #23764), is below the "
+             "print by where the allocator left them, not traced";
+    }
     return "every layer is offloaded (this build prints one repeating layer fewer): memfit's GPU phase, "
            "the logits and result_norm, is below the print by where the allocator left them, not traced";
   }

@@ -304,14 +304,17 @@ TEST(CheckLog, EveryLayerOffloadedIsNoPartialOffloadWhateverTheRepeatingCount) {
   // GPU (builds from #18148 print one repeating layer fewer at full
   // offload). memfit's CUDA0 phase is the logits and result_norm, 4 x 512 x
   // (152,064 + 3,584) = 318,767,104 B (304.00 MiB) against 382.01 printed:
-  // not a host block's copies, so the note does not say op offload.
+  // not a host block's copies, so the note does not say op offload; a
+  // build before #23764 under flash attention, so it names the F32 mask's
+  // cast beside the logits.
   const LogCheck c = check("llamacpp", "llamacpp-rusteze-qwen25-coder-7b-q8_0-rtx5080.log");
   const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(gpu, nullptr);
   EXPECT_EQ(gpu->memfit, 318'767'104u);
   EXPECT_EQ(gpu->note,
             "every layer is offloaded (this build prints one repeating layer fewer): memfit's GPU phase, "
-            "the logits and result_norm, is below the print by where the allocator left them, not traced");
+            "the logits and result_norm or the F32 masks' casts (a build before #23764), is below the "
+            "print by where the allocator left them, not traced");
 }
 
 TEST(CheckLog, AForksOwnBuildNumberUnderKvUnifiedIsSetAside) {
@@ -369,6 +372,40 @@ TEST(CheckLog, ABuildBeforeTheF16MaskCastsTheF32MaskOnTheFirstGpu) {
   const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(gpu, nullptr);
   EXPECT_EQ(gpu->memfit, 828'375'040u);
+}
+
+TEST(CheckLog, AnIswaModelBeforeTheF16MaskCastsBothMasksOnItsGpu) {
+  // ghghang2/v1.6, llama-server b8836: Gemma 4 26B A4B on one RTX PRO
+  // 6000, 262,144 full and 1,536 SWA cells, U 512, flash attention. Its
+  // first layer is windowed, so the SWA mask is cast first; at the full
+  // mask's cast CUDA0 holds the rows' (or residual's) 4 x 512 x 2,816 =
+  // 5,767,168, the query 4 x 512 x 16 x 256 = 8,388,608, the full mask's
+  // F32 copy 4 x 262,144 x 512 = 536,870,912 and both F16 casts 2 x
+  // (1,536 + 262,144) x 512 = 270,008,320: 821,035,008 B (783.00 MiB)
+  // against 829.02 printed, where the logits priced 517.50.
+  const LogCheck c = check("llamacpp", "llamacpp-ghghang2v16-gemma4-26b-a4b-q4kxl-rtxpro6000.log");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 821'035'008u);
+}
+
+TEST(CheckLog, AMeanPoolingMatrixKeepsTheLogitsAboveTheGpusInputCopies) {
+  // ROCm/ROCm#4903 (b5618, Qwen3-Embedding 8B, --embeddings --pooling
+  // mean, U 2048, 40,960 cells, flash attention): ROCm0 holds, in the
+  // order its split reads them, the rows 4 x 2,048 x 4,096 = 33,554,432,
+  // positions and output ids 8,192 each and the F32 mask 4 x 40,960 x
+  // 2,048 = 335,544,320, then the square mean matrix 4 x 2,048 x 2,048 =
+  // 16,777,216, read after the logits 4 x 2,048 x 151,665 = 1,242,439,680,
+  // which do not fit the freed copies below it: 1,628,332,032 B, the
+  // printed 1552.90 MiB.
+  LogCheckOptions options;
+  options.command = "llama-server.exe -m Qwen3-Embedding-8B-Q8_0.gguf -a qwen3 -b 2048 -ub 2048 -c 0 -fa "
+                    "--no-mmap -ngl 999 --embeddings --pooling mean --no-webui -mg 0 -sm none -dev ROCm0";
+  const LogCheck c = check("llamacpp", "llamacpp-rocm4903-rx7900xt-qwen3-embedding-8b-q8_0.log", options);
+  const FigureCheck* gpu = figure(c, "ROCm0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 1'628'332'032u);
+  EXPECT_EQ(gpu->note, "");
 }
 
 TEST(CheckLog, ARowSplitBufferIsPrintedUnderTheGpuWhoseBlocksItHolds) {

@@ -262,9 +262,20 @@ Result<CheckedBytes> attention_phase(const ModelGeometry& g, const GraphShape& s
   return attn;
 }
 
+// BERT's FFN has no gate: llm_build_bert (src/models/bert.cpp) calls
+// build_ffn with up and down alone, LLM_FFN_GELU and LLM_FFN_SEQ for
+// LLM_ARCH_BERT (an XLM-RoBERTa converts to it too), and the GELU is a
+// unary op ggml-alloc runs in place over the up product; Jina's BERT v2
+// (GEGLU) and nomic-bert (SiLU, parallel) are gated. Other sequential FFNs
+// (GPT-2, StarCoder, ...) were not measured and keep the gated phase.
+bool sequential_ffn(const ModelSpec& spec) {
+  return spec.model_type == "bert" && spec.family != "jina_bert_v2";
+}
+
 // FFN: the gate, up and gated products of the FFN (MoE: of the routed
-// experts, used x expert width), the input, residual and their
-// successors, with the mask of the layers still to come.
+// experts, used x expert width; a sequential FFN the up product alone),
+// the input, residual and their successors, with the mask of the layers
+// still to come.
 CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t used = std::max<uint64_t>(spec.moe.experts_per_token, 1);
@@ -273,7 +284,9 @@ CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaC
   const CheckedBytes ffn_width = spec.moe.experts > 0
                                      ? CheckedBytes(used) * expert_width + spec.moe.experts
                                      : CheckedBytes(g.intermediate);
-  CheckedBytes ffn = CheckedBytes(4) * sh.n_tok * (CheckedBytes(3) * ffn_width + CheckedBytes(4) * g.hidden);
+  const uint64_t products = sequential_ffn(spec) ? 1 : 3;
+  CheckedBytes ffn =
+      CheckedBytes(4) * sh.n_tok * (CheckedBytes(products) * ffn_width + CheckedBytes(4) * g.hidden);
   if (sh.early_graph && spec.moe.experts == 0) {
     // A build before #6122 ran SiLU over the gate and multiplied by the up
     // projection as two ops ggml-alloc computes in place (UNARY and MUL are
@@ -368,6 +381,15 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
   return input;
 }
 
+// Whether the model's first attention layer is windowed (its mask, an
+// ISWA model's SWA mask, is the one that layer reads and casts first).
+bool windowed_first(const ModelSpec& spec) {
+  const auto first = std::find_if(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) {
+    return is_windowed(l) || l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kMlaLatent;
+  });
+  return first != spec.layers.end() && is_windowed(*first);
+}
+
 // The mask's cast on the GPU that runs the first block (ComputePhases::
 // mask_cast). A build that casts an F32 mask input to F16 under flash
 // attention (llama-graph.cpp: `self_kq_mask` F32, `self_kq_mask_cnv =
@@ -384,17 +406,57 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
 // priced. Measured: Ollama's Metal run of Phi-3 mini 128k (131,072 cells,
 // U 512: 6 + 256 + 128 + 6 MiB = 396.00 MiB against the printed 396.01) and
 // llama.cpp b5384's ROCm0 under a two-GPU split of Qwen3-30B-A3B (32,768
-// cells: 4 + 64 + 32 + 8 = 108 MiB against 120.00). 0 without such a cast,
-// and for a model with windowed layers, whose two masks are cast where
-// their first layers run (not priced).
+// cells: 4 + 64 + 32 + 8 = 108 MiB against 120.00). 0 without such a cast.
+//
+// A model with windowed and full attention layers (n_kv_swa > 0) has two
+// F32 mask inputs, each cast to F16 (llama-graph.cpp,
+// build_attn_inp_kv_iswa: self_kq_mask and self_kq_mask_swa, each with
+// its `_cnv`). Both copies are inputs of the GPU's split, allocated at its
+// start; each is freed after its cast, its one user, and each cast is
+// placed where the first layer of its kind reads it. So at the first
+// cast both F32 copies and that cast are live; at the second, the second
+// F32 copy and both casts: with `a` the mask the first attention layer
+// reads and `b` the other (each n_kv x n_tok),
+//   first  = rows + 4 (a + b) + 2 a + query
+//   second = rows + 4 b + 2 a + 2 b + query
+// (`rows` the input rows' copy, or at a later layer the residual of as
+// many bytes), the larger. Gemma 4 26B A4B on one RTX PRO 6000 (b8836,
+// 262,144 full and 1,536 SWA cells, U 512; its first layer windowed):
+// 5.5 + 512 + 1.5 + 256 + 8 = 783.00 MiB against the printed 829.02,
+// where the logits priced 517.50. The query is n_head x the geometry's
+// head (Gemma 4: the windowed layers' 256); its full layers' 512
+// (key_length) is not in the model spec, and would give 791.00. A model
+// whose every attention layer is windowed (no full mask) is not priced
+// so: 0.
 CheckedBytes mask_cast_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c,
                              const LlamaCppSettings& s) {
   if (!c.flash_attn || !f32_mask_cast(s) || !sh.attention) return 0;
-  if (std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerCache& l) { return is_windowed(l); })) {
-    return 0;
+  const auto windowed = [](const LayerCache& l) { return is_windowed(l); };
+  const CheckedBytes rows_and_query = input_rows(spec.geometry, sh) + CheckedBytes(4) * sh.n_tok * sh.heads_q;
+  if (sh.n_kv_swa == 0) {
+    if (std::any_of(spec.layers.begin(), spec.layers.end(), windowed)) return 0;
+    return rows_and_query + CheckedBytes(4 + 2) * sh.n_kv * sh.n_tok;
   }
-  const CheckedBytes mask = CheckedBytes(4 + 2) * sh.n_kv * sh.n_tok;
-  return input_rows(spec.geometry, sh) + mask + CheckedBytes(4) * sh.n_tok * sh.heads_q;
+  const CheckedBytes full = CheckedBytes(c.n_ctx_seq) * sh.n_tok;
+  const CheckedBytes swa = CheckedBytes(sh.n_kv_swa) * sh.n_tok;
+  const bool swa_first = windowed_first(spec);
+  const CheckedBytes& a = swa_first ? swa : full;
+  const CheckedBytes& b = swa_first ? full : swa;
+  const CheckedBytes first = rows_and_query + CheckedBytes(4) * (a + b) + CheckedBytes(2) * a;
+  const CheckedBytes second = rows_and_query + CheckedBytes(4) * b + CheckedBytes(2) * (a + b);
+  if (first.overflowed() || second.overflowed()) return first.overflowed() ? first : second;
+  return std::max(*first.value(), *second.value());
+}
+
+// The F32 mask copy a cast under flash attention reads (ComputePhases::
+// mask_cast_input): the first attention layer's mask, 4 x n_kv x n_tok (an
+// ISWA model whose first layer is windowed: the SWA cache's cells). 0
+// without such a cast.
+CheckedBytes mask_cast_input(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c,
+                             const LlamaCppSettings& s) {
+  if (!c.flash_attn || !f32_mask_cast(s) || !sh.attention || spec.embedding.bidirectional) return 0;
+  const bool swa_first = sh.n_kv_swa > 0 && windowed_first(spec);
+  return CheckedBytes(4) * (swa_first ? sh.n_kv_swa : sh.n_kv) * sh.n_tok;
 }
 
 // The KQ masks the graph takes as inputs (llama-graph.cpp's
@@ -439,6 +501,34 @@ CheckedBytes graph_inputs(const ModelGeometry& g, const GraphShape& sh, const Ch
   return inputs;
 }
 
+// The output phase on the GPU that holds the output layer of a graph that
+// pools its embeddings by the mean (build_inp_mean: an F32 input read by
+// the pooling after the logits). The scheduler copies a split's inputs to
+// the GPU at the split's start in the order the split first reads them
+// (ggml-backend.cpp, ggml_backend_sched_split_graph: split->inputs in node
+// order; the graph copy allocates each input's copy before the split's
+// nodes), so the mean matrix, read last, sits above the copies of the
+// input rows, positions, masks, KV indices and output ids. Those are freed
+// after their last reader, leaving a hole below it; the matrix stays until
+// the pooling. Logits larger than that hole take the block above the
+// highest live tensor (ggml-alloc's best fit falls back to the last block),
+// the matrix's at least; result_norm fits the hole. So the phase is the
+// copies, the matrix and the logits: ROCm/ROCm#4903 (b5618, Qwen3-Embedding
+// 8B, --embeddings --pooling mean, U 2048, 40,960 cells): 32 MiB of rows,
+// 2 x 8 KiB of positions and output ids, 320 MiB of F32 mask, 16 MiB of
+// matrix and 4 x 2,048 x 151,665 B of logits, 1,628,332,032 B = 1552.90
+// MiB, the print. 0 without mean pooling or logits, or where the logits
+// fit the hole.
+CheckedBytes pooled_output_phase(const ModelGeometry& g, const GraphShape& sh, const CheckedBytes& masks) {
+  if (sh.pooling_bytes.saturated() == 0 || !sh.logits || sh.mla()) return 0;
+  const uint64_t align = kGpuTensorAlignment;
+  CheckedBytes below = round_up(input_rows(g, sh), align) + round_up(CheckedBytes(4) * sh.n_tok, align);
+  below += round_up(CheckedBytes(4) * sh.n_out, align) + round_up(masks, align) + kv_indices(sh, align);
+  const CheckedBytes logits = CheckedBytes(4) * sh.n_out * g.vocab;
+  if (logits.saturated() <= below.saturated()) return 0;
+  return below + round_up(sh.pooling_bytes, align) + logits;
+}
+
 }  // namespace
 
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& c,
@@ -460,14 +550,17 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   const CheckedBytes host_attention = host_attention_phase(g, sh, c);
   const CheckedBytes mask = gpu_mask(sh, c);
   const CheckedBytes store_copies = kv_store_copies(sh);
-  if (store_copies.overflowed() || host_attention.overflowed() || mask.overflowed() ||output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
+  const CheckedBytes pooled_output = pooled_output_phase(g, sh, masks);
+  const CheckedBytes cast_input = mask_cast_input(spec, sh, c, s);
+  if (cast_input.overflowed() || pooled_output.overflowed() || store_copies.overflowed() || host_attention.overflowed() || mask.overflowed() ||output.overflowed() || attn->overflowed() || ffn.overflowed() || input.overflowed() ||
       output_offloaded.overflowed() || mask_cast.overflowed() || sh.n_tok.overflowed() ||
       rows.overflowed() || masks.overflowed() || positions.overflowed() || inputs.overflowed() ||
       indices.overflowed()) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");
   }
+  const uint64_t gpu_output = std::max(*output_offloaded.value(), *pooled_output.value());
   ComputePhases p{*output.value(), *attn->value(), *ffn.value(), *input.value(),
-                  *output_offloaded.value(), *sh.n_tok.value(), *mask_cast.value()};
+                  gpu_output, *sh.n_tok.value(), *mask_cast.value()};
   p.split_rows = *rows.value();
   p.split_masks = *masks.value();
   p.kv_indices = *indices.value();
@@ -477,6 +570,7 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   p.host_attention = *host_attention.value();
   p.mask = *mask.value();
   p.kv_store_copies = *store_copies.value();
+  p.mask_cast_input = *cast_input.value();
   return p;
 }
 

@@ -121,6 +121,10 @@ uint64_t input_buffer_bytes(const ModelSpec& spec, const LlamaCppContext& contex
 // Whether a GPU backend runs the ops on host weights (op offload,
 // placement.cc's place_compute): false in a build before #6083.
 bool op_offload(const LlamaCppSettings& settings);
+// Whether op offload takes only weights in host buffers (#11120, b4436 on):
+// a weight in a CPU extra buffer (CPU_AARCH64, AMX) is then not offloaded.
+// Before it every weight the CPU backend held was.
+bool offloads_host_buffers_only(const LlamaCppSettings& settings);
 // Whether this GPU's backend takes the ops on host weights under op offload:
 // ggml-cuda (CUDA, ROCm), ggml-vulkan and ggml-sycl (their offload_op); the
 // first such GPU runs them. Metal offloads matrix products only: no.
@@ -259,6 +263,14 @@ struct ComputePhases {
   // and V (MLA: the latent, and the V row a build before #19067 stores),
   // 4 x n_tok x (K row + V row) bytes. 0 without attention.
   uint64_t kv_store_copies = 0;
+  // A build that casts an F32 mask input under flash attention
+  // (f32_mask_cast): the copy of the F32 mask (4 x n_kv x n_tok, the first
+  // attention layer's kind) that the cast's split reads. Under op offload
+  // with the first block on the host, the cast, which has no weight, joins
+  // that block's attention split on the GPU ("expand gpu up" from the output
+  // projection), so the copy sits beside the block's K and V copies
+  // (placement.cc, place_compute). 0 otherwise.
+  uint64_t mask_cast_input = 0;
 };
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
                                      const LlamaCppSettings& settings);

@@ -516,7 +516,11 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
         }
         moved = std::max(moved, x.product_last);
         if (x.kv_copy_bytes > 0 && !host_attends) {
-          moved = std::max(moved, (CheckedBytes(phases.host_attention) + x.kv_copy_bytes).saturated());
+          // The first block's attention split also reads the F32 mask's
+          // copy where the build casts it there (mask_cast_input).
+          const uint64_t cast_input = lay.blocks > 0 && lay.block(0) == w ? phases.mask_cast_input : 0;
+          moved = std::max(moved,
+                           (CheckedBytes(phases.host_attention) + x.kv_copy_bytes + cast_input).saturated());
         }
         if (x.output) {
           const CheckedBytes logits = CheckedBytes(phases.output_offloaded) + x.output_matrix_bytes;
@@ -731,7 +735,10 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
     spread_unlisted_weights(e.mapped_bytes, *lay, d);
   }
   place_context(parts, *lay, model.spec, s.kv_offload, d);
-  place_compute(phases, *lay, llamacpp::op_offload(e.settings), s.kv_offload, s.host_extra_buffer, d);
+  // A CPU extra buffer keeps its weights' products on the host only from
+  // #11120 (offloads_host_buffers_only); before it they were offloaded.
+  const bool host_extra_buffer = s.host_extra_buffer && offloads_host_buffers_only(e.settings);
+  place_compute(phases, *lay, llamacpp::op_offload(e.settings), s.kv_offload, host_extra_buffer, d);
   e.placement.n_copies = pipeline_copies(e.settings, *lay);
   add_pipeline_copies(phases, *lay, e.placement.n_copies, d);
   return settle_devices(d, *lay, host_free, e);

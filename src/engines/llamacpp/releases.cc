@@ -108,6 +108,20 @@ constexpr uint64_t kSyclFlashAttnBuild = 8234;
 // priced without it (its host's compute buffer high).
 constexpr uint64_t kOpOffloadBuild = 2459;
 
+// #11120 / #11124 ("ggml-backend : only offload from host buffers", both
+// merged 2025-01-07, fixing #11115): ggml_backend_sched_backend_id_from_cur
+// offloads an op on a weight only where the weight's buffer is a host
+// buffer (ggml_backend_buffer_is_host). Before them any weight the CPU
+// backend held qualified, a CPU extra buffer's (CPU_AARCH64, AMX) too:
+// Ollama's vendored 081b29bd (2024-12-17) and 46e3556 (synced 2025-01-08)
+// check only that the weight's backend is the last one, the CPU.
+// ggml-org/llama.cpp#10850 (b4334, SYCL, no layer offloaded, a
+// CPU_AARCH64 model buffer) prints SYCL_Host 24.01 MiB, the inputs alone:
+// the products on the repacked weights ran on the GPU. First build
+// unconfirmed: #11141 (opened after #11124) ran b4436; memfit takes b4436,
+// so a build from the merge to b4435 is priced as offloading them.
+constexpr uint64_t kHostBufferOffloadBuild = 4436;
+
 // #14208 ("llama : rework embeddings logic", merged 2025-06-16):
 // output_reserve's `has_logits = !cparams.embeddings` and `has_embd =
 // cparams.embeddings && pooling_type == NONE` became `has_logits = true`
@@ -254,6 +268,7 @@ bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kF16MaskInputBu
 bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBuild); }
 bool mla_caches_v(const LlamaCppSettings& s) { return before(s, kVlessMlaBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
+bool offloads_host_buffers_only(const LlamaCppSettings& s) { return !before(s, kHostBufferOffloadBuild); }
 bool embedding_norm_on_first_block(const LlamaCppSettings& s) {
   return !before(s, kEmbeddingNormFirstBlockBuild);
 }

@@ -143,6 +143,35 @@ TEST(LlamaCppEmbedding, FromTheReworkLogitsAndEmbeddingsAreKeptWhateverThePoolin
   EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 0u);
 }
 
+TEST(LlamaCppEmbedding, AMeanPoolingMatrixKeepsTheGpusLogitsAboveTheInputCopies) {
+  // The synthetic llama on one GPU, --embedding --pooling mean, 4,096
+  // cells, U 512, flash attention, b5618 (before #14208: a square mean
+  // matrix; an F32 mask input). The GPU's input copies, in the order the
+  // split reads them: rows 4 x 512 x 256 = 524,288, positions and output
+  // ids 2,048 each, the F32 mask 4 x 4,096 x 512 = 8,388,608: 8,916,992,
+  // freed below the mean matrix 4 x 512 x 512 = 1,048,576, which the
+  // pooling reads after the logits 4 x 512 x 32,000 = 65,536,000 (too
+  // large for the hole): 75,501,568 B, above the logits and result_norm
+  // alone, 4 x 512 x (32,000 + 256) = 66,060,288.
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.embedding = true;
+  s.pooling = "mean";
+  s.flash_attn = FlashAttn::kOn;
+  s.build = 5618;
+  s.placement.gpus = {LlamaCppGpu{"cuda:0", "", 24ull << 30}};
+  EXPECT_EQ(run(synthetic_llama(), s).placement.devices[0].compute_bytes, 75501568u);
+  // Without pooling nothing is read after the logits: 66,060,288.
+  s.pooling = "none";
+  EXPECT_EQ(run(synthetic_llama(), s).placement.devices[0].compute_bytes, 66060288u);
+  // The pinned build: an F16 mask 2 x 4,096 x 512 = 4,194,304, k_idxs and
+  // v_idxs 8 x 512 each, a matrix of 512 tokens x 1 sequence (2,048):
+  // 524,288 + 2 x 2,048 + 4,194,304 + 8,192 + 2,048 + 65,536,000 = 70,268,928.
+  s.pooling = "mean";
+  s.build.reset();
+  EXPECT_EQ(run(synthetic_llama(), s).placement.devices[0].compute_bytes, 70268928u);
+}
+
 TEST(LlamaCppEmbedding, OutputEmbeddingsAddNEmbdFloatsARowAndNothingElse) {
   // A context that asks for embeddings without --embedding (Ollama's
   // runner): one row a sequence, as without it, of 32000 logits and 256
@@ -195,6 +224,30 @@ TEST(LlamaCppEmbedding, TheEncodersGraphAttendsOverItsBatchWithNoLogits) {
   Result<llamacpp::ComputePhases> mean = llamacpp::compute_phases(synthetic_encoder(), *c, s);
   ASSERT_TRUE(mean.ok());
   EXPECT_EQ(mean->output, 1572864u + 2048u);
+}
+
+TEST(LlamaCppEmbedding, BertsFfnHoldsItsUpProductAloneWhereGatedOnesHoldThree) {
+  // The synthetic encoder (no model type): a gated FFN's phase, 4 x 512 x
+  // (3 x 512 + 4 x 256) + the f16 mask 2 x 512 x 512 = 5,242,880 + 524,288.
+  LlamaCppSettings s;
+  s.embedding = true;
+  ModelSpec spec = synthetic_encoder();
+  Result<LlamaCppContext> c = resolve_llamacpp_context(spec, s);
+  ASSERT_TRUE(c.ok());
+  Result<llamacpp::ComputePhases> gated = llamacpp::compute_phases(spec, *c, s);
+  ASSERT_TRUE(gated.ok());
+  EXPECT_EQ(gated->ffn, 5767168u);
+  // BERT: up, GELU in place, down (LLM_FFN_SEQ, no gate): 4 x 512 x (512
+  // + 4 x 256) + 524,288 = 3,145,728 + 524,288.
+  spec.model_type = "bert";
+  Result<llamacpp::ComputePhases> bert = llamacpp::compute_phases(spec, *c, s);
+  ASSERT_TRUE(bert.ok());
+  EXPECT_EQ(bert->ffn, 3670016u);
+  // Jina's BERT v2 gates its FFN (GEGLU): the gated phase.
+  spec.family = "jina_bert_v2";
+  Result<llamacpp::ComputePhases> jina = llamacpp::compute_phases(spec, *c, s);
+  ASSERT_TRUE(jina.ok());
+  EXPECT_EQ(jina->ffn, 5767168u);
 }
 
 TEST(LlamaCppEmbedding, PoolingIsTheModelsOwnUnlessGivenAndNoneWithoutEmbedding) {

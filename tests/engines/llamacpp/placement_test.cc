@@ -248,6 +248,50 @@ TEST(LlamaCppPlacement, HostWeightsInACpuExtraBufferKeepTheHostBlocksAttentionOn
   // With --no-kv-offload the attention is the host's either way: the same.
   s.placement.kv_offload = false;
   EXPECT_EQ(run(m, s).placement.devices[1].compute_bytes, 4450156544u);
+  // A build before #11120 (b4436) offloads the products on any weight the
+  // CPU backend holds, an extra buffer's too: as from a host buffer, CUDA0
+  // reads the host blocks' K and V copies, 4,294,967,296 + 67,108,864 +
+  // 4 x 512 x (8,192 + 8,192) (33,554,432) + 2 x 32,768 x 1,024 x 2
+  // (134,217,728) = 4,529,848,320 B, and the host keeps its inputs: the
+  // token rows 4 x 512 x 8,192 = 16,777,216, ids and positions 3 x 2,048
+  // and the F32 mask 67,108,864: 83,892,224 B.
+  s.placement.kv_offload = true;
+  s.build = 4435;
+  const LlamaCppEstimate old = run(m, s);
+  EXPECT_EQ(old.placement.devices[0].compute_bytes, 4529848320u);
+  EXPECT_EQ(old.placement.devices[1].compute_bytes, 83892224u);
+  // b4436 keeps them on the host.
+  s.build = 4436;
+  EXPECT_EQ(run(m, s).placement.devices[1].compute_bytes, 4450156544u);
+}
+
+TEST(LlamaCppPlacement, AHostFirstBlocksAttentionReadsTheF32MasksCopyBesideItsKvCopies) {
+  // Llama 3.1 8B with block 0 on the host (-ngl 32: the output and blocks
+  // 1..31 on the GPU), 65,536 cells, U 512, flash attention, b8000 (before
+  // #23764: an F32 mask input cast to F16). Op offload runs block 0's
+  // attention on the GPU with copies of its K and V views, 2 x 65,536 x
+  // 1,024 x 2 B = 268,435,456, and the cast, which has no weight, joins
+  // that split, so its F32 copy 4 x 65,536 x 512 = 134,217,728 is there
+  // too, beside the residual and Q 4 x 512 x (4,096 + 4,096) = 16,777,216,
+  // the F16 mask 2 x 65,536 x 512 = 67,108,864 and the output 4 x 512 x
+  // 4,096 = 8,388,608: 494,927,872 B, above the logits 4 x 512 x (128,256
+  // + 4,096) = 270,532,608.
+  Model m;
+  m.has_config = true;
+  m.spec = testing::corpus_spec("llama3/Meta-Llama-3.1-8B");
+  LlamaCppSettings s;
+  s.ctx_size = 65536;
+  s.build = 8000;
+  s.flash_attn = FlashAttn::kOn;
+  s.placement.gpus = {LlamaCppGpu{"cuda:0", "", 48 * kGiB}};
+  s.placement.n_gpu_layers = 32;
+  const LlamaCppEstimate e = run(m, s);
+  ASSERT_EQ(e.placement.devices.size(), 2u);
+  ASSERT_EQ(e.placement.devices[1].blocks, 1u);
+  EXPECT_EQ(e.placement.devices[0].compute_bytes, 494927872u);
+  // The pinned build takes an F16 mask input: no F32 copy, 360,710,144 B.
+  s.build.reset();
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 360710144u);
 }
 
 TEST(LlamaCppPlacement, OpOffloadCopiesAHostExpertTensorWholeBesideItsProduct) {

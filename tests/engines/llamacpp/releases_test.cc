@@ -216,6 +216,35 @@ TEST(LlamaCppReleases, AnIswaModelsHostHoldsTheWindowsMaskAndTwoCachesIndices) {
   EXPECT_EQ(phases_at(6050, "llama", FlashAttn::kAuto, 256).input, 10'491'904u);
 }
 
+TEST(LlamaCppReleases, AnIswaModelBeforeTheF16MaskCastsBothMasksOnTheGpu) {
+  // The synthetic llama with its first two layers windowed at 256 tokens
+  // (SWA cache 768 cells), b8836, flash attention on: two F32 mask inputs,
+  // each cast to F16 where the first layer of its kind reads it. Per
+  // phase: the input rows 4 x 512 x 256 = 524,288 and the query 4 x 512
+  // x 8 x 32 = 524,288; the masks' elements, full 4,096 x 512 = 2,097,152
+  // and SWA 768 x 512 = 393,216. The SWA mask is cast first (layer 0):
+  // first  = 1,048,576 + 4 x (393,216 + 2,097,152) + 2 x 393,216 = 11,796,480;
+  // second = 1,048,576 + 4 x 2,097,152 + 2 x (393,216 + 2,097,152) = 14,417,920.
+  EXPECT_EQ(phases_at(8836, "llama", FlashAttn::kOn, 256).mask_cast, 14'417'920u);
+  // The pinned build takes F16 inputs: no cast.
+  EXPECT_EQ(phases_at(std::nullopt, "llama", FlashAttn::kOn, 256).mask_cast, 0u);
+  // Without an SWA cache beside it, one mask: 1,048,576 + 6 x 2,097,152.
+  EXPECT_EQ(phases_at(8836, "llama", FlashAttn::kOn).mask_cast, 13'631'488u);
+  // Its full layers first (the last two windowed): the full mask's cast
+  // comes first, with both F32 copies live: 1,048,576 + 4 x 2,490,368 + 2
+  // x 2,097,152 = 15,204,352, above the second, 1,048,576 + 4 x 393,216 +
+  // 2 x 2,490,368 = 7,602,176.
+  ModelSpec spec;
+  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
+  spec.max_position_tokens = 4096;
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
+  spec.layers[2] = spec.layers[3] = LayerCache{LayerKind::kSlidingWindow, 128, 0, 256, 0};
+  spec.model_type = "llama";
+  LlamaCppSettings s = at(4096, 8836);
+  s.flash_attn = FlashAttn::kOn;
+  EXPECT_EQ(phases_of(spec, s).mask_cast, 15'204'352u);
+}
+
 // #6017 (b2413) allocated the graph inputs in the graph and added n_ubatch;
 // b2412 and older kept them in a host buffer of their own (#5100) and ran
 // n_batch tokens a graph. The synthetic llama above, ctx 4096, -b 2048.
