@@ -126,5 +126,21 @@ TEST(CheckLogOllama, AnOldHostBufferNamedCpuIsTheMappedRange) {
       << host->note;
 }
 
+TEST(CheckLogOllama, TheLlamaRunnersWindowedLayersCacheEveryCell) {
+  // The kosmos notes (a public markdown, search-index file 55586255430):
+  // gemma2 2B on Ollama's llama.cpp runner, KvSize 16,384 for Parallel 2
+  // (two streams of 8,192 cells), flash attention off. The runner keeps
+  // llama_context_default_params' swa_full = true ("using full-size SWA
+  // cache"), so the 13 windowed layers cache all 8,192 cells of each
+  // stream like the 13 global ones: 26 layers x 16,384 cells x 2 (K, V)
+  // x 4 heads x 256 x 2 B = 1,744,830,464 B, "832.00 MiB" twice. Before,
+  // memfit priced the windowed half at its window: 1,335,885,824 B.
+  const LogCheck c = check("ollama-kosmos-gemma2-2b-q4_0-rx6600-parallel2.log");
+  const FigureCheck* kv = figure(c, "ROCm0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 1'744'830'464u);
+  EXPECT_EQ(kv->basis, FigureBasis::kExact);
+}
+
 }  // namespace
 }  // namespace memfit

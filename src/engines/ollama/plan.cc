@@ -53,6 +53,13 @@ void apply_context(const OllamaDecisions& d, LlamaCppSettings& s) {
   // NewContextParams: params.embeddings = true): its output buffer keeps
   // n_embd floats a row beside the logits.
   s.output_embeddings = d.runner == OllamaRunner::kLlama;
+  // The llama runner keeps llama_context_default_params' swa_full, which
+  // NewContextParams never sets: true in every vendored llama.cpp that has
+  // it (llama/llama.cpp/src/llama-context.cpp, `/*.swa_full =*/ true`,
+  // v0.11.5 to v0.24.0), so a sliding-window layer caches all of its
+  // stream's cells ("llama_kv_cache_iswa: using full-size SWA cache" in
+  // the runner's log); older builds cache the whole context anyway.
+  if (d.runner == OllamaRunner::kLlama) s.swa_full = true;
   s.cache_type_k = s.cache_type_v = d.kv_type;
   s.flash_attn = d.flash_attn;
   s.placement.mmap = d.mmap;
