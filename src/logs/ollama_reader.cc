@@ -121,11 +121,14 @@ void read_buffer_record(std::string_view line, const std::string& msg, const Log
   }
 }
 
-// `runner_buffers`: the log prints the llama.cpp runner's own buffer
-// lines, which Ollama's layout records (device.go's "model weights", "kv
-// cache", "compute graph" for the llama runner) restate from its plan: only
-// Ollama's own engine has no other lines for its buffers.
-void read_record(const LogLine& line, bool runner_buffers, LogBuilder& out) {
+// `layout_is_estimate`: the log prints the llama.cpp runner's own buffer
+// lines, or loads the llama.cpp runner. For that runner Ollama's layout
+// records (ml/device.go's "model weights", "kv cache", "compute graph")
+// are its plan, not allocations: llm/server.go's llamaServer.Load fills
+// them from the file's tensors and GraphSize's cache and graph (v0.20.2)
+// before the runner starts. Only Ollama's own engine reports its buffers
+// through them.
+void read_record(const LogLine& line, bool layout_is_estimate, LogBuilder& out) {
   const std::optional<std::string> msg = slog_field(line.text, "msg");
   if (!msg) return;
   if (std::optional<std::string> library = slog_field(line.text, "library")) {
@@ -143,9 +146,21 @@ void read_record(const LogLine& line, bool runner_buffers, LogBuilder& out) {
       if (contains(*cmd, "--model ")) out.setting("ollama_runner", contains(*cmd, "--ollama-engine") ? "ollama" : "llama");
     }
   }
-  if (!runner_buffers && (*msg == "model weights" || *msg == "kv cache" || *msg == "compute graph")) {
+  if (!layout_is_estimate && (*msg == "model weights" || *msg == "kv cache" || *msg == "compute graph")) {
     read_buffer_record(line.text, *msg, line, out);
   }
+}
+
+// Whether the log starts the llama.cpp runner on a model ("runner --model
+// ..." without --ollama-engine, or the older "starting llama server").
+bool loads_llama_runner(std::span<const LogLine> lines) {
+  for (const LogLine& line : lines) {
+    const std::optional<std::string> msg = slog_field(line.text, "msg");
+    if (msg != "starting runner" && msg != "starting llama server") continue;
+    const std::optional<std::string> cmd = slog_field(line.text, "cmd");
+    if (cmd && contains(*cmd, "--model ") && !contains(*cmd, "--ollama-engine")) return true;
+  }
+  return false;
 }
 
 class OllamaReader final : public LogReader {
@@ -177,11 +192,11 @@ class OllamaReader final : public LogReader {
       out.set_version(printed);
     }
     read_llamacpp_lines(lines, out);
-    const bool runner_buffers = any_line_contains(lines, " buffer size = ");
+    const bool layout_is_estimate = any_line_contains(lines, " buffer size = ") || loads_llama_runner(lines);
     std::optional<std::string> load_request;
     for (const LogLine& line : lines) {
       if (contains(line.text, " level=") && contains(line.text, " msg=")) {
-        read_record(line, runner_buffers, out);
+        read_record(line, layout_is_estimate, out);
         std::optional<std::string> request = slog_field(line.text, "request");
         if (request && slog_field(line.text, "msg") == "load") {
           const std::optional<std::string_view> op = request_field(*request, "Operation");
@@ -190,9 +205,10 @@ class OllamaReader final : public LogReader {
       }
     }
     if (load_request) read_load_request(*load_request, out);
-    if (runner_buffers && any_line_contains(lines, "msg=\"model weights\"")) {
+    if (layout_is_estimate && any_line_contains(lines, "msg=\"model weights\"")) {
       out.note("Ollama's layout records (msg=\"model weights\", \"kv cache\", \"compute graph\") "
-               "restate the llama.cpp runner's buffers: the runner's own lines are read, not them");
+               "are its plan for the llama.cpp runner (llm/server.go Load: the file's tensors, GraphSize's "
+               "cache and graph), not allocations: the runner's own lines are read, not them");
     }
     out.settle_gpu_devices();
     out.set_backend("CPU");

@@ -250,6 +250,25 @@ TEST(OllamaLog, LayoutRecordsBesideTheRunnersBuffersAreNotAdded) {
   EXPECT_EQ(find_figure(log, "Metal", LogFigure::kKvCache)->value, 2560ull << 20);
 }
 
+TEST(OllamaLog, TheLlamaRunnersLayoutRecordsAreItsPlanNotItsBuffers) {
+  // A chat export pasting Ollama 0.20.2 (search-index file 56818628539):
+  // qwen2.5-coder 7B reloaded on the llama.cpp runner ("runner --model",
+  // no --ollama-engine) at KvSize 32,768; the paste ends before llama.cpp's
+  // KV and compute lines. device.go's "kv cache" 1.8 GiB and "compute
+  // graph" 1.8 GiB were filled by llamaServer.Load from GraphSize before
+  // the runner started: no figure is read from them, only the runner's
+  // "CUDA0 model buffer size = 4168.09 MiB" (4,370,558,976 B + 1/2 ulp).
+  const RuntimeLog log = read("ollama", "ollama-openclaw-qwen25-coder-7b-3060-ctx32768.log");
+  EXPECT_EQ(setting_of(log, "ollama_runner"), "llama");
+  // Two figures, both the runner's model buffers (CPU_Mapped, CUDA0).
+  ASSERT_EQ(log.figures.size(), 2u);
+  EXPECT_EQ(log.figures[0].figure, LogFigure::kModel);
+  EXPECT_EQ(log.figures[1].figure, LogFigure::kModel);
+  const PrintedFigure* model = find_figure(log, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->value, 4'370'559'140u);
+}
+
 TEST(MlxLmLog, APeakQuotedUnderItsCommandIsRead) {
   // ml-explore/mlx-lm#1569: the author's list under the mlx_lm.benchmark
   // command, "- Peak memory: 3.30 GB": 3.30 x 10^9 B, +- 10^9 / 200.
