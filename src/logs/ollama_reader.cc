@@ -151,6 +151,37 @@ void read_record(const LogLine& line, bool layout_is_estimate, LogBuilder& out) 
   }
 }
 
+// The slog records of `lines`, each whole on one line: a record an author
+// wrapped for a page ("time=... level=INFO source=device.go:206" with
+// "  msg=\"model weights\" device=ROCm0 size=\"1.1 GiB\"" indented on the
+// next line, as a status report pasted them) is joined back, its lines'
+// text trimmed and spaced. `storage` owns the joined text the views name.
+std::vector<LogLine> joined_records(std::span<const LogLine> lines, std::vector<std::string>& storage) {
+  std::vector<std::pair<std::string, uint64_t>> records;
+  for (const LogLine& line : lines) {
+    const bool continues = !records.empty() && line.text.starts_with("  ") &&
+                           !contains(line.text, "time=") && contains(line.text, "=");
+    if (continues) {
+      records.back().first += " ";
+      records.back().first += trim(line.text);
+    } else if (contains(line.text, "time=") && contains(line.text, " level=")) {
+      records.emplace_back(std::string(line.text), line.number);
+    } else if (!trim(line.text).empty() || records.empty()) {
+      records.emplace_back(std::string(), line.number);  // ends the record before it
+    }
+  }
+  storage.clear();
+  std::vector<uint64_t> numbers;
+  for (auto& [text, number] : records) {
+    if (text.empty()) continue;
+    storage.push_back(std::move(text));
+    numbers.push_back(number);
+  }
+  std::vector<LogLine> out;
+  for (size_t i = 0; i < storage.size(); ++i) out.push_back(LogLine{storage[i], numbers[i]});
+  return out;
+}
+
 // Whether the log starts the llama.cpp runner on a model ("runner --model
 // ..." without --ollama-engine, or the older "starting llama server").
 bool loads_llama_runner(std::span<const LogLine> lines) {
@@ -192,9 +223,11 @@ class OllamaReader final : public LogReader {
       out.set_version(printed);
     }
     read_llamacpp_lines(lines, out);
-    const bool layout_is_estimate = any_line_contains(lines, " buffer size = ") || loads_llama_runner(lines);
+    std::vector<std::string> storage;
+    const std::vector<LogLine> records = joined_records(lines, storage);
+    const bool layout_is_estimate = any_line_contains(lines, " buffer size = ") || loads_llama_runner(records);
     std::optional<std::string> load_request;
-    for (const LogLine& line : lines) {
+    for (const LogLine& line : records) {
       if (contains(line.text, " level=") && contains(line.text, " msg=")) {
         read_record(line, layout_is_estimate, out);
         std::optional<std::string> request = slog_field(line.text, "request");

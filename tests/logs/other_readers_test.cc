@@ -269,6 +269,20 @@ TEST(OllamaLog, TheLlamaRunnersLayoutRecordsAreItsPlanNotItsBuffers) {
   EXPECT_EQ(model->value, 4'370'559'140u);
 }
 
+TEST(OllamaLog, ARecordWrappedOverIndentedLinesIsReadWhole) {
+  // A status report (search-index file 40749440253) prints Ollama 0.12.6's
+  // records broken after "source=device.go:217", the rest indented on the
+  // next line: joined back, "kv cache" device=ROCm0 size="448.0 MiB" is
+  // 448 x 2^20 = 469,762,048 B (format.HumanBytes2: MiB to one decimal).
+  const RuntimeLog log = read("ollama", "ollama-aifred-qwen3-1.7b-rocm-780m-v0126.log");
+  const PrintedFigure* kv = find_figure(log, "ROCm0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->value, 469'762'048u);
+  EXPECT_NE(find_figure(log, "ROCm0", LogFigure::kModel), nullptr);
+  EXPECT_NE(find_figure(log, "ROCm0", LogFigure::kCompute), nullptr);
+  EXPECT_EQ(setting_of(log, "n_gpu_layers"), "29");  // "offloaded 29/29 layers to GPU"
+}
+
 TEST(MlxLmLog, APeakQuotedUnderItsCommandIsRead) {
   // ml-explore/mlx-lm#1569: the author's list under the mlx_lm.benchmark
   // command, "- Peak memory: 3.30 GB": 3.30 x 10^9 B, +- 10^9 / 200.
