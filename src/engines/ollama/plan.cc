@@ -17,9 +17,12 @@
 namespace memfit::ollama {
 namespace {
 
-// Ollama's own engine measures its buffers at load; memfit prices them
-// with llama.cpp's rules: each layer's weights (Ollama's grouping) and
-// cache (llama.cpp's, windows kept), the graph its compute buffer.
+// Ollama's own engine measures its buffers at load (the server's fit and
+// alloc requests; runner/ollamarunner/runner.go reserveWorstCaseGraph):
+// each layer's weights (Ollama's grouping) and cache (llama.cpp's rules,
+// windows kept), and the graph the engine reserves: its own replayed
+// where memfit mirrors the family's Forward (engine_graph.h), else
+// llama.cpp's largest phase, a stand-in.
 Result<LayerSizes> ollama_runner_sizes(const Model& model, const OllamaDecisions& d,
                                        const LlamaCppSettings& settings) {
   Result<LayerSizes> sizes = llama_runner_sizes(model, d);
@@ -34,8 +37,12 @@ Result<LayerSizes> ollama_runner_sizes(const Model& model, const OllamaDecisions
     sizes->layer_bytes[i] = (CheckedBytes(sizes->weights_bytes[i]) + parts->layer_bytes[i]).saturated();
   }
   sizes->first_layer_buffer_bytes = 0;
-  sizes->graph_full_bytes = sizes->graph_partial_bytes =
-      std::max({phases->output, phases->attention, phases->ffn});
+  uint64_t graph = std::max({phases->output, phases->attention, phases->ffn});
+  Result<std::optional<uint64_t>> own =
+      engine_graph_bytes(model.spec, own_engine_graph_run(d, /*on_gpu=*/true, /*output_layer=*/true));
+  if (!own) return own.error();
+  if (own->has_value()) graph = **own;
+  sizes->graph_full_bytes = sizes->graph_partial_bytes = graph;
   return sizes;
 }
 
@@ -82,6 +89,17 @@ void apply_context(const OllamaDecisions& d, LlamaCppSettings& s) {
 }
 
 }  // namespace
+
+EngineGraphRun own_engine_graph_run(const OllamaDecisions& d, bool on_gpu, bool output_layer) {
+  const bool flash = d.flash_attn == FlashAttn::kOn;
+  const uint64_t context = (CheckedBytes(d.context.num_ctx) * d.parallel).saturated();
+  const uint64_t pad = own_engine_cache_padding(d.release, flash);
+  return EngineGraphRun{.num_batch = d.num_batch, .parallel = d.parallel,
+                        .cells = round_up(CheckedBytes(context), pad).value().value_or(0),
+                        .context = context, .flash_attention = flash,
+                        .mask_cast = own_engine_reserve_casts_mask(d.release),
+                        .on_gpu = on_gpu, .output_layer = output_layer};
+}
 
 std::vector<SchedulerGpu> scheduler_gpus(const PreparedRequest& p) {
   std::vector<SchedulerGpu> gpus;

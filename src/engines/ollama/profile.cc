@@ -51,19 +51,12 @@ Status price_own_engine_graph(const Model& model, const OllamaDecisions& d, Llam
   if (d.runner != ollama::OllamaRunner::kOllama) return Status::Ok();
   std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
   const uint64_t blocks = model.spec.layers.size();
-  const bool flash = d.flash_attn == FlashAttn::kOn;
-  const uint64_t pad = ollama::own_engine_cache_padding(d.release, flash);
-  const uint64_t cells = round_up(CheckedBytes(d.context.num_ctx) * d.parallel, pad).value().value_or(0);
   // llama.cpp's replay of its own graph is not this engine's.
   e.compute_replayed = false;
   for (LlamaCppDeviceUsage& device : devices) {
     if (blocks == 0 || device.blocks != blocks) continue;
-    const ollama::EngineGraphRun run{.num_batch = d.num_batch, .parallel = d.parallel, .cells = cells,
-                                     .context = (CheckedBytes(d.context.num_ctx) * d.parallel).saturated(),
-                                     .flash_attention = flash,
-                                     .mask_cast = ollama::own_engine_reserve_casts_mask(d.release),
-                                     .on_gpu = device.device != "cpu",
-                                     .output_layer = device.output_layer};
+    const ollama::EngineGraphRun run =
+        ollama::own_engine_graph_run(d, /*on_gpu=*/device.device != "cpu", device.output_layer);
     Result<std::optional<uint64_t>> graph = ollama::engine_graph_bytes(model.spec, run);
     if (!graph) return graph.error();
     if (!graph->has_value()) continue;
@@ -103,7 +96,7 @@ class OllamaProfile final : public ollama::OllamaCommands {
   std::span<const RequestField> fields() const override { return ollama::fields(); }
   std::string_view summary() const override {
     return "what Ollama decides for a GGUF model (its context, sequences and layers per GPU), "
-           "priced by llama.cpp's buffers";
+           "priced by its runner's rules: llama.cpp's buffers, or its own engine's cache and graph";
   }
   // is_default_for stays false (a Model does not know its store): the
   // request path gives a model of Ollama's store this engine
@@ -193,10 +186,11 @@ class OllamaProfile final : public ollama::OllamaCommands {
   std::string report_text(const EstimateRun& run) const override {
     const auto& d = std::any_cast<const OllamaDecisions&>(run.engine_estimate);
     std::string text = render_llamacpp_text(*run.model, *run.llamacpp, run.budget);
-    // The head names the engine whose rules price the buffers: say whose run it is.
+    // The head names the engine whose rules price the buffers: say whose
+    // run it is and which runner's rules price it.
     constexpr std::string_view kHead = " (engine llamacpp)";
     if (const size_t at = text.find(kHead); at != std::string::npos && at < text.find('\n')) {
-      text.replace(at, kHead.size(), " (engine ollama, buffers by llama.cpp's rules)");
+      text.replace(at, kHead.size(), head_text(*run.model, d));
     }
     return text + ollama::render_decisions_text(d, ollama::scheduler_gpus(run)) + "start: " +
            ollama::launch_command(d, run.model->path) + "\n" +
@@ -204,6 +198,18 @@ class OllamaProfile final : public ollama::OllamaCommands {
   }
 
  private:
+  // The report head's engine: the llama.cpp runner's buffers are llama.cpp's;
+  // Ollama's own engine sizes its cache by its own rules (kvcache/) and
+  // reserves its own graph, replayed where memfit mirrors the family's
+  // Forward (engine_graph.h), else llama.cpp's phases stand in.
+  static std::string head_text(const Model& model, const OllamaDecisions& d) {
+    if (d.runner == ollama::OllamaRunner::kLlama) return " (engine ollama, llama.cpp runner: buffers by llama.cpp's rules)";
+    if (ollama::mirrors_engine_graph(model.spec)) {
+      return " (engine ollama, its own engine: cache and graph by its rules)";
+    }
+    return " (engine ollama, its own engine: cache by its rules, graph llama.cpp's as a stand-in)";
+  }
+
   static void add_warnings(const OllamaDecisions& d, std::vector<Warning>& warnings) {
     if (d.context.trained_tokens > 0) {
       warnings.push_back(Warning{WarningKind::kRequest,
