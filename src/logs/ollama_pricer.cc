@@ -75,9 +75,23 @@ std::optional<ollama::OllamaRelease> release_of(const RuntimeLog& log) {
   return *release;
 }
 
+// The last release whose llama.cpp runner kept one cache for every
+// sequence: v0.11.5 vendors the first llama.cpp with a stream per sequence
+// (docs/engine-ollama.md, "Releases"; llama/llama.cpp/src/llama-context.cpp
+// has no kv_unified at v0.11.4).
+constexpr std::string_view kLastOneCacheRelease = "v0.11.4";
+
 Status apply_release(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   if (const std::optional<ollama::OllamaRelease> release = release_of(log)) {
     return set_field(r, "ollama_version", ollama::to_string(*release));
+  }
+  // A log that names no release but whose runner kept one cache for every
+  // sequence came from a release before v0.11.5: the last of them prices it.
+  if (log.version.empty() && one_cache_for_all(log)) {
+    notes.push_back(fmt::format("Ollama's version is not in the log, but its runner kept one cache for "
+                                "every sequence, as releases before v0.11.5 did: {}'s rules price it",
+                                kLastOneCacheRelease));
+    return set_field(r, "ollama_version", std::string(kLastOneCacheRelease));
   }
   notes.push_back(log.version.empty()
                       ? "Ollama's version is not in the log: the pinned v0.24.0's rules price it"
@@ -224,15 +238,16 @@ class OllamaPricer final : public LogPricer {
     if (decisions != nullptr && decisions->runner == ollama::OllamaRunner::kOllama) {
       note_own_engine_graph(run, figures);
     }
-    // A release before v0.11.5 is priced with its one cache; a log that
-    // names no release is priced with the pinned runner's streams.
-    if (!one_cache_for_all(log) || release_of(log)) return;
+    // A release before v0.11.5 is priced with its one cache (a log naming
+    // no release with v0.11.4's, apply_release); a release past it that
+    // printed one cache is not one memfit reads.
+    if (!one_cache_for_all(log) || release_of(log) || log.version.empty()) return;
     for (FigureCheck& c : figures) {
       if (c.printed.figure != LogFigure::kCompute || !c.memfit) continue;
       c.note = "the log's runner kept one cache for every sequence (llama_kv_cache_init: kv_size = "
                "n_ctx, or its context's lines from before #14363), so its attention spans all n_ctx "
-               "cells; the log names no release, and memfit prices the pinned Ollama runner's cache, "
-               "a stream per sequence";
+               "cells; the log's release is not one memfit reads, and memfit prices the pinned Ollama "
+               "runner's cache, a stream per sequence";
     }
   }
 };

@@ -142,5 +142,26 @@ TEST(CheckLogOllama, TheLlamaRunnersWindowedLayersCacheEveryCell) {
   EXPECT_EQ(kv->basis, FigureBasis::kExact);
 }
 
+TEST(CheckLogOllama, ALogWithOneCacheAndNoReleaseIsPricedAsV0114) {
+  // jack-tsao/jetson-copilot: Mixtral 8x7B on an AGX Orin, n_ctx 8,192 for
+  // 4 sequences, flash attention off; the log prints no release but its
+  // runner kept one cache for every sequence (llama_kv_cache_init with
+  // the whole context, no stream per sequence), as every release before
+  // v0.11.5 did: v0.11.4's rules price it, the attention over all 8,192
+  // cells. The host holds the graph's inputs: the F32 mask, 8,192 x 512 x
+  // 4 B = 16,777,216, the token rows, 4,096 x 512 x 4 B = 8,388,608, and
+  // the tokens, positions and output ids, 3 x 512 x 4 B = 6,144:
+  // 25,171,968 B of the printed 24.01 MiB. Before, priced with a stream
+  // per sequence: 16.01 MiB.
+  const LogCheck c = check("ollama-jetsoncopilot-mixtral-8x7b-q4_0-agx-orin.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 25'171'968u);
+  EXPECT_EQ(host->note, "");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->note, "");  // no longer "the log's runner kept one cache ..."
+}
+
 }  // namespace
 }  // namespace memfit
