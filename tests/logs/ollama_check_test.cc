@@ -163,5 +163,21 @@ TEST(CheckLogOllama, ALogWithOneCacheAndNoReleaseIsPricedAsV0114) {
   EXPECT_EQ(gpu->note, "");  // no longer "the log's runner kept one cache ..."
 }
 
+TEST(CheckLogOllama, AListedGpuWithoutAModelBufferHeldNoLayer) {
+  // ollama/ollama#3940: the runner's llama.cpp lists two ROCm devices and
+  // prints no "using device" line, but its loader prints a model buffer
+  // on ROCm0 alone, as it prints one for each device holding tensors: the
+  // 27 blocks are ROCm0's. DeepSeek-V2-Lite's legacy cache (a GGUF before
+  // MLA) at 16,384 cells: 27 layers x 16 heads x (192 K + 128 V) x 2 B =
+  // 276,480 B a cell, 4,529,848,320 B, "4320.00 MiB". Before, memfit spread
+  // the layers over both GPUs: 13 on ROCm0, 2,181,038,080 B.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-3940-deepseek-v2-lite-rocm-16k.config.json");
+  const LogCheck c = check("ollama-3940-deepseek-v2-lite-rocm-16k.log", options);
+  const FigureCheck* kv = figure(c, "ROCm0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 4'529'848'320u);
+}
+
 }  // namespace
 }  // namespace memfit
