@@ -19,6 +19,8 @@
 #include "engines/ollama/releases.h"
 #include "engines/ollama/settings.h"
 #include "logs/log_pricer.h"
+#include "logs/log_text.h"
+#include "memfit/checked_math.h"
 #include "memfit/llamacpp.h"
 #include "memfit/request.h"
 #include "memfit/request_field.h"
@@ -190,6 +192,54 @@ void note_own_engine_graph(const EstimateRun& run, std::vector<FigureCheck>& fig
   }
 }
 
+// The estimate's device for a device the log names: "CPU" the host, else
+// the log's GPU index ("CUDA1", "ROCm0", "Vulkan0"; "Metal" the first) among
+// the estimate's GPUs, in order. nullptr when there is none.
+const LlamaCppDeviceUsage* estimate_device(const LlamaCppEstimate& e, std::string_view printed) {
+  const std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
+  if (printed == "CPU") {
+    for (const LlamaCppDeviceUsage& d : devices) {
+      if (d.device == "cpu") return &d;
+    }
+    return nullptr;
+  }
+  size_t digits = printed.size();
+  while (digits > 0 && printed[digits - 1] >= '0' && printed[digits - 1] <= '9') --digits;
+  const std::optional<uint64_t> index =
+      digits == printed.size() ? std::optional<uint64_t>(0) : parse_count(printed.substr(digits));
+  if (!index) return nullptr;
+  uint64_t seen = 0;
+  for (const LlamaCppDeviceUsage& d : devices) {
+    if (d.device == "cpu") continue;
+    if (seen++ == *index) return &d;
+  }
+  return nullptr;
+}
+
+// An own-engine run of a model with recurrent layers: its "kv cache"
+// record is the whole cache (kvcache/recurrent.go wraps the causal one):
+// the KV, the recurrent state and the state's checkpoints
+// (engines/ollama/engine_cache.h), each on its layer's device. No output
+// buffer: the engine's logits are in its graph.
+void compare_own_engine_cache(const EstimateRun& run, std::vector<FigureCheck>& figures) {
+  const LlamaCppEstimate& e = *run.llamacpp;
+  if (e.recurrent_bytes == 0) return;
+  for (FigureCheck& c : figures) {
+    if (c.printed.figure != LogFigure::kKvCache) continue;
+    if (c.printed.device == "total") {
+      c.memfit = (CheckedBytes(e.kv_bytes) + e.recurrent_bytes).saturated();
+    } else {
+      const LlamaCppDeviceUsage* d = estimate_device(e, c.printed.device);
+      if (d == nullptr) continue;
+      const uint64_t output = d->device == "cpu" ? e.output_bytes : 0;
+      c.memfit = d->context_bytes >= output ? d->context_bytes - output : 0;
+    }
+    c.basis = FigureBasis::kExact;  // ratio and within_print: log_check.cc, after compare
+    c.note = "Ollama's own engine's cache record: the KV, the recurrent state and its checkpoints "
+             "(kvcache/recurrent.go: 24 a sequence from v0.17.1, 32 for qwen3next before)";
+  }
+}
+
 class OllamaPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "ollama"; }
@@ -237,6 +287,7 @@ class OllamaPricer final : public LogPricer {
     const auto* decisions = std::any_cast<ollama::OllamaDecisions>(&run.engine_estimate);
     if (decisions != nullptr && decisions->runner == ollama::OllamaRunner::kOllama) {
       note_own_engine_graph(run, figures);
+      compare_own_engine_cache(run, figures);
     }
     // A release before v0.11.5 is priced with its one cache (a log naming
     // no release with v0.11.4's, apply_release); a release past it that

@@ -179,5 +179,26 @@ TEST(CheckLogOllama, AListedGpuWithoutAModelBufferHeldNoLayer) {
   EXPECT_EQ(kv->memfit, 4'529'848'320u);
 }
 
+TEST(CheckLogOllama, TheOwnEnginesCacheRecordHoldsTheRecurrentCheckpoints) {
+  // The qwen3-coder-next report (search-index file 55579426224), q8_0 KV:
+  // Ollama's own engine, KvSize 32,768, one sequence, 20 blocks on CUDA0.
+  // Its "kv cache" records hold the 12 attention layers' q8_0 KV, 12 x
+  // 32,768 x 2 x 2 heads x 256 x 34/32 B = 427,819,008, and each of the 36
+  // gated-delta layers' state, conv 3 x 8,192 x 4 + delta 32 x 128 x 128 x
+  // 4 = 2,195,456 B, live once and in the 24 checkpoints the pinned
+  // release's kvcache/recurrent.go reserves a sequence: 25 x 36 x
+  // 2,195,456 = 1,975,910,400. Total 2,403,729,408 B of the printed
+  // 955.2 MiB + 1.3 GiB (2,397,464,166 +- 53,739,520). Before, the KV
+  // alone: 0.1784.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-kvquant-qwen3codernext-q8-partial-cuda.config.json");
+  options.file_type = "Q4_K_M";
+  const LogCheck c = check("ollama-kvquant-qwen3codernext-q8-partial-cuda.log", options);
+  const FigureCheck* total = figure(c, "total", LogFigure::kKvCache);
+  ASSERT_NE(total, nullptr);
+  EXPECT_EQ(total->memfit, 2'403'729'408u);
+  EXPECT_TRUE(total->within_print);
+}
+
 }  // namespace
 }  // namespace memfit
