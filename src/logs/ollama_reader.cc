@@ -194,6 +194,37 @@ bool loads_llama_runner(std::span<const LogLine> lines) {
   return false;
 }
 
+// The server's GPU discovery (discover/types.go's "inference compute"
+// record): name=CUDA0 (the ggml device, from 0.12) with total= and
+// available=, the memory Ollama's scheduler takes as the GPU's free. It
+// gives a GPU the llama.cpp lines or the buffers named its free memory
+// and total when they print none; a log that names no GPU otherwise gets
+// the device (an own-engine excerpt: the records alone).
+void read_inference_compute(std::span<const LogLine> records, LogBuilder& out) {
+  const bool any_gpu = std::any_of(out.peek().devices.begin(), out.peek().devices.end(),
+                                   [](const LogDevice& d) { return d.id != "CPU" && d.id != "total"; });
+  for (const LogLine& line : records) {
+    if (slog_field(line.text, "msg") != "inference compute") continue;
+    const std::optional<std::string> name = slog_field(line.text, "name");
+    const std::optional<std::string> library = slog_field(line.text, "library");
+    if (!name || name->empty() || *name == "cpu" || (library && (*library == "cpu" || *library == "CPU"))) continue;
+    const bool known = std::any_of(out.peek().devices.begin(), out.peek().devices.end(),
+                                   [&](const LogDevice& d) { return d.id == *name; });
+    if (!known && any_gpu) continue;
+    LogDevice* device = out.device(*name);
+    if (device == nullptr) continue;
+    if (std::optional<std::string> description = slog_field(line.text, "description");
+        description && device->name.empty()) {
+      device->name = *description;
+    }
+    for (auto [key, field] : {std::pair{"available", &LogDevice::free_bytes}, {"total", &LogDevice::total_bytes}}) {
+      const std::optional<std::string> text = slog_field(line.text, key);
+      if (!text || (device->*field).has_value()) continue;
+      if (std::optional<PrintedQuantity> q = leading_quantity(*text, binary_units())) device->*field = q->scaled.value;
+    }
+  }
+}
+
 class OllamaReader final : public LogReader {
  public:
   std::string_view runtime() const override { return "ollama"; }
@@ -238,6 +269,7 @@ class OllamaReader final : public LogReader {
       }
     }
     if (load_request) read_load_request(*load_request, out);
+    read_inference_compute(records, out);
     if (layout_is_estimate && any_line_contains(lines, "msg=\"model weights\"")) {
       out.note("Ollama's layout records (msg=\"model weights\", \"kv cache\", \"compute graph\") "
                "are its plan for the llama.cpp runner (llm/server.go Load: the file's tensors, GraphSize's "

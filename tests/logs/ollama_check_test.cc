@@ -200,5 +200,25 @@ TEST(CheckLogOllama, TheOwnEnginesCacheRecordHoldsTheRecurrentCheckpoints) {
   EXPECT_TRUE(total->within_print);
 }
 
+TEST(CheckLogOllama, TheServersGpuDiscoveryGivesTheDefaultContextsTier) {
+  // The Qwen3.6-35B-A3B smoke-run report (search-index file 54554528612):
+  // Ollama's own engine on a Renoir iGPU over Vulkan, no load request in
+  // the excerpt. Its "inference compute" record gives Vulkan0 15.1 GiB
+  // available, under 23 GiB: the VRAM tier's num_ctx is 4096 (where a GPU
+  // of unknown memory had given 262,144). The cache at 4,096 cells: the 10
+  // attention layers' 10 x 4,096 x 2 x 2 heads x 256 x 2 B = 83,886,080, and the
+  // 30 gated-delta layers' state (conv 3 x 8,192 x 4 + delta 32 x 128 x
+  // 128 x 4 = 2,195,456 B) live and in 24 checkpoints: 25 x 30 x 2,195,456
+  // = 1,646,592,000; 1,730,478,080 B of the printed 1.6 GiB.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-qwen36eval-qwen36-35b-a3b-iq1m-vulkan-renoir.config.json");
+  options.file_type = "IQ1_M";
+  const LogCheck c = check("ollama-qwen36eval-qwen36-35b-a3b-iq1m-vulkan-renoir.log", options);
+  const FigureCheck* kv = figure(c, "Vulkan0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 1'730'478'080u);
+  EXPECT_TRUE(kv->within_print);
+}
+
 }  // namespace
 }  // namespace memfit
