@@ -205,8 +205,8 @@ TEST(CheckLogOllama, TheServersGpuDiscoveryGivesTheDefaultContextsTier) {
   // Ollama's own engine on a Renoir iGPU over Vulkan, no load request in
   // the excerpt. Its "inference compute" record gives Vulkan0 15.1 GiB
   // available, under 23 GiB: the VRAM tier's num_ctx is 4096 (where a GPU
-  // of unknown memory had given 262,144). The cache at 4,096 cells: the 10
-  // attention layers' 10 x 4,096 x 2 x 2 heads x 256 x 2 B = 83,886,080, and the
+  // of unknown memory had given 262,144). The cache at 4,096 cells: the
+  // attention layers', 10 x 4,096 x 2 x 2 heads x 256 x 2 B = 83,886,080, the
   // 30 gated-delta layers' state (conv 3 x 8,192 x 4 + delta 32 x 128 x
   // 128 x 4 = 2,195,456 B) live and in 24 checkpoints: 25 x 30 x 2,195,456
   // = 1,646,592,000; 1,730,478,080 B of the printed 1.6 GiB.
