@@ -33,8 +33,14 @@ Result<LayerSizes> ollama_runner_sizes(const Model& model, const OllamaDecisions
   if (!parts) return parts.error();
   Result<llamacpp::ComputePhases> phases = llamacpp::compute_phases(model.spec, *context, settings);
   if (!phases) return phases.error();
+  // Each layer's cache, with its recurrent state's checkpoints (engine_cache.h).
+  const uint64_t checkpoints =
+      own_engine_recurrent_checkpoints(d.release, ollama_architecture(model.spec.model_type));
   for (size_t i = 0; i < parts->layer_bytes.size() && i + 1 < sizes->layer_bytes.size(); ++i) {
-    sizes->layer_bytes[i] = (CheckedBytes(sizes->weights_bytes[i]) + parts->layer_bytes[i]).saturated();
+    const CheckedBytes saved = i < model.spec.layers.size()
+                                   ? CheckedBytes(model.spec.layers[i].state_bytes) * checkpoints * d.parallel
+                                   : CheckedBytes(0);
+    sizes->layer_bytes[i] = (saved + sizes->weights_bytes[i] + parts->layer_bytes[i]).saturated();
   }
   sizes->first_layer_buffer_bytes = 0;
   uint64_t graph = std::max({phases->output, phases->attention, phases->ffn});

@@ -76,19 +76,9 @@ Status price_own_engine_graph(const Model& model, const OllamaDecisions& d, Llam
   return Status::Ok();
 }
 
-// Ollama's own engine's recurrent cache also reserves its checkpoints
-// (engine_cache.h, own_engine_recurrent_checkpoints): `count` copies of
-// each recurrent layer's state a sequence, on the layer's device. The
-// blocks are placed as llama.cpp places them: the host's first, then each
-// GPU's in order (the devices list the GPUs, then "cpu").
-void price_own_engine_checkpoints(const Model& model, const OllamaDecisions& d, LlamaCppEstimate& e) {
-  if (d.runner != ollama::OllamaRunner::kOllama) return;
-  const uint64_t count =
-      ollama::own_engine_recurrent_checkpoints(d.release, ollama::ollama_architecture(model.spec.model_type));
-  if (count == 0) return;
-  const std::vector<LayerCache>& layers = model.spec.layers;
-  std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
-  // The first layer of each device: the host's blocks come first.
+// Each device's first block as llama.cpp places them: the host's blocks
+// first, then each GPU's in order (the devices list the GPUs, then "cpu").
+std::vector<uint64_t> first_blocks(const std::vector<LlamaCppDeviceUsage>& devices) {
   std::vector<uint64_t> first(devices.size(), 0);
   uint64_t next = devices.empty() || devices.back().device != "cpu" ? 0 : devices.back().blocks;
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -96,26 +86,36 @@ void price_own_engine_checkpoints(const Model& model, const OllamaDecisions& d, 
     first[i] = next;
     next += devices[i].blocks;
   }
-  uint64_t added = 0;
+  return first;
+}
+
+// Ollama's own engine's recurrent cache also reserves its checkpoints
+// (engine_cache.h, own_engine_recurrent_checkpoints): `count` copies of
+// each recurrent layer's state a sequence, in each device's context.
+void price_own_engine_checkpoints(const Model& model, const OllamaDecisions& d, LlamaCppEstimate& e) {
+  if (d.runner != ollama::OllamaRunner::kOllama) return;
+  const uint64_t count =
+      ollama::own_engine_recurrent_checkpoints(d.release, ollama::ollama_architecture(model.spec.model_type));
+  if (count == 0) return;
+  const std::vector<LayerCache>& layers = model.spec.layers;
+  std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
+  const std::vector<uint64_t> first = first_blocks(devices);
+  CheckedBytes added(0);
   for (size_t i = 0; i < devices.size(); ++i) {
     CheckedBytes bytes(0);
     for (uint64_t l = first[i]; l < first[i] + devices[i].blocks && l < layers.size(); ++l) {
       bytes = bytes + CheckedBytes(layers[l].state_bytes) * count * d.parallel;
     }
-    const uint64_t b = bytes.saturated();
     LlamaCppDeviceUsage& u = devices[i];
-    u.context_bytes = (CheckedBytes(u.context_bytes) + b).saturated();
-    u.total_bytes = (CheckedBytes(u.total_bytes) + b).saturated();
+    u.context_bytes = (bytes + u.context_bytes).saturated();
+    u.total_bytes = (bytes + u.total_bytes).saturated();
     u.fits = u.total_bytes <= u.usable_bytes;
     u.short_bytes = u.fits ? 0 : u.total_bytes - u.usable_bytes;
-    added = (CheckedBytes(added) + b).saturated();
+    added = added + bytes;
   }
-  if (devices.empty()) {  // no GPU listed: every block on the host
-    for (const LayerCache& l : layers) added = (CheckedBytes(added) + CheckedBytes(l.state_bytes) * count * d.parallel).saturated();
-  }
-  e.recurrent_bytes = (CheckedBytes(e.recurrent_bytes) + added).saturated();
-  e.context_bytes = (CheckedBytes(e.context_bytes) + added).saturated();
-  e.total_bytes = (CheckedBytes(e.total_bytes) + added).saturated();
+  e.recurrent_bytes = (added + e.recurrent_bytes).saturated();
+  e.context_bytes = (added + e.context_bytes).saturated();
+  e.total_bytes = (added + e.total_bytes).saturated();
   e.placement.fits = std::all_of(devices.begin(), devices.end(), [](const auto& u) { return u.fits; });
   e.fits = devices.empty() ? e.total_bytes <= e.budget_bytes : e.placement.fits;
 }
@@ -249,7 +249,9 @@ class OllamaProfile final : public ollama::OllamaCommands {
   // reserves its own graph, replayed where memfit mirrors the family's
   // Forward (engine_graph.h), else llama.cpp's phases stand in.
   static std::string head_text(const Model& model, const OllamaDecisions& d) {
-    if (d.runner == ollama::OllamaRunner::kLlama) return " (engine ollama, llama.cpp runner: buffers by llama.cpp's rules)";
+    if (d.runner == ollama::OllamaRunner::kLlama) {
+      return " (engine ollama, llama.cpp runner: buffers by llama.cpp's rules)";
+    }
     if (ollama::mirrors_engine_graph(model.spec)) {
       return " (engine ollama, its own engine: cache and graph by its rules)";
     }
