@@ -33,13 +33,22 @@ namespace {
 // GPUs it loads onto, which a runner can narrow from the ones ggml lists
 // (Ollama's runner passes the scheduler's GPU ids, llama-server its
 // --device). A GPU with a printed figure was used whatever the lines say
-// (an excerpt may start below them); a log with no such line used every
-// GPU it lists. "model_devices" is the reader's comma-joined list.
+// (an excerpt may start below them). A log with no such line used every
+// GPU it lists, unless it prints the GPUs' model buffers: the loader
+// prints one for each buffer type that holds tensors (llm_load_tensors,
+// later load_tensors: "ROCm0 buffer size = ..."), so a listed GPU without
+// one got no layer (ollama#3940: two ROCm devices listed, the model on
+// ROCm0 alone). "model_devices" is the reader's comma-joined list.
 bool model_used(const RuntimeLog& log, std::string_view id) {
-  const LogSetting* used = log.setting("model_devices");
-  if (used == nullptr || comma_list_has(used->value, id)) return true;
-  return std::any_of(log.figures.begin(), log.figures.end(),
-                     [&](const PrintedFigure& f) { return f.device == id; });
+  const auto printed_on = [&](std::string_view device) {
+    return std::any_of(log.figures.begin(), log.figures.end(),
+                       [&](const PrintedFigure& f) { return f.device == device; });
+  };
+  if (printed_on(id)) return true;
+  if (const LogSetting* used = log.setting("model_devices")) return comma_list_has(used->value, id);
+  return std::none_of(log.figures.begin(), log.figures.end(), [](const PrintedFigure& f) {
+    return f.figure == LogFigure::kModel && f.device != "CPU" && f.device != "total" && f.device != "CUDA_Split";
+  });
 }
 
 // The log's GPUs, in its order: every device the model used but the host,

@@ -19,6 +19,8 @@
 #include "engines/ollama/releases.h"
 #include "engines/ollama/settings.h"
 #include "logs/log_pricer.h"
+#include "logs/log_text.h"
+#include "memfit/checked_math.h"
 #include "memfit/llamacpp.h"
 #include "memfit/request.h"
 #include "memfit/request_field.h"
@@ -75,9 +77,23 @@ std::optional<ollama::OllamaRelease> release_of(const RuntimeLog& log) {
   return *release;
 }
 
+// The last release whose llama.cpp runner kept one cache for every
+// sequence: v0.11.5 vendors the first llama.cpp with a stream per sequence
+// (docs/engine-ollama.md, "Releases"; llama/llama.cpp/src/llama-context.cpp
+// has no kv_unified at v0.11.4).
+constexpr std::string_view kLastOneCacheRelease = "v0.11.4";
+
 Status apply_release(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   if (const std::optional<ollama::OllamaRelease> release = release_of(log)) {
     return set_field(r, "ollama_version", ollama::to_string(*release));
+  }
+  // A log that names no release but whose runner kept one cache for every
+  // sequence came from a release before v0.11.5: the last of them prices it.
+  if (log.version.empty() && one_cache_for_all(log)) {
+    notes.push_back(fmt::format("Ollama's version is not in the log, but its runner kept one cache for "
+                                "every sequence, as releases before v0.11.5 did: {}'s rules price it",
+                                kLastOneCacheRelease));
+    return set_field(r, "ollama_version", std::string(kLastOneCacheRelease));
   }
   notes.push_back(log.version.empty()
                       ? "Ollama's version is not in the log: the pinned v0.24.0's rules price it"
@@ -97,6 +113,13 @@ Status as_ollama(const RuntimeLog& log, EstimateRequest& r, std::vector<std::str
   r.engine = "ollama";
   if (Status s = apply_release(log, r, notes); !s) return s;
   const uint64_t sequences = sequences_of(log, q);
+  if (!q.ctx_size) {
+    // No context printed: num_ctx is left to the profile, which gives
+    // Ollama's default for the release (defaults.cc), not the trained one.
+    std::erase(notes, std::string("n_ctx is not in the log: the model's training context is assumed"));
+    notes.push_back("n_ctx is not in the log: Ollama's default num_ctx for the release prices it (the "
+                    "VRAM tier of the GPUs' memory from v0.15.5, 4096 or 2048 before)");
+  }
   if (q.ctx_size && *q.ctx_size >= sequences) {
     if (Status s = set_field(r, "num_ctx", std::to_string(*q.ctx_size / sequences)); !s) return s;
   }
@@ -176,6 +199,54 @@ void note_own_engine_graph(const EstimateRun& run, std::vector<FigureCheck>& fig
   }
 }
 
+// The estimate's device for a device the log names: "CPU" the host, else
+// the log's GPU index ("CUDA1", "ROCm0", "Vulkan0"; "Metal" the first) among
+// the estimate's GPUs, in order. nullptr when there is none.
+const LlamaCppDeviceUsage* estimate_device(const LlamaCppEstimate& e, std::string_view printed) {
+  const std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
+  if (printed == "CPU") {
+    for (const LlamaCppDeviceUsage& d : devices) {
+      if (d.device == "cpu") return &d;
+    }
+    return nullptr;
+  }
+  size_t digits = printed.size();
+  while (digits > 0 && printed[digits - 1] >= '0' && printed[digits - 1] <= '9') --digits;
+  const std::optional<uint64_t> index =
+      digits == printed.size() ? std::optional<uint64_t>(0) : parse_count(printed.substr(digits));
+  if (!index) return nullptr;
+  uint64_t seen = 0;
+  for (const LlamaCppDeviceUsage& d : devices) {
+    if (d.device == "cpu") continue;
+    if (seen++ == *index) return &d;
+  }
+  return nullptr;
+}
+
+// An own-engine run of a model with recurrent layers: its "kv cache"
+// record is the whole cache (kvcache/recurrent.go wraps the causal one):
+// the KV, the recurrent state and the state's checkpoints
+// (engines/ollama/engine_cache.h), each on its layer's device. No output
+// buffer: the engine's logits are in its graph.
+void compare_own_engine_cache(const EstimateRun& run, std::vector<FigureCheck>& figures) {
+  const LlamaCppEstimate& e = *run.llamacpp;
+  if (e.recurrent_bytes == 0) return;
+  for (FigureCheck& c : figures) {
+    if (c.printed.figure != LogFigure::kKvCache) continue;
+    if (c.printed.device == "total") {
+      c.memfit = (CheckedBytes(e.kv_bytes) + e.recurrent_bytes).saturated();
+    } else {
+      const LlamaCppDeviceUsage* d = estimate_device(e, c.printed.device);
+      if (d == nullptr) continue;
+      const uint64_t output = d->device == "cpu" ? e.output_bytes : 0;
+      c.memfit = d->context_bytes >= output ? d->context_bytes - output : 0;
+    }
+    c.basis = FigureBasis::kExact;  // ratio and within_print: log_check.cc, after compare
+    c.note = "Ollama's own engine's cache record: the KV, the recurrent state and its checkpoints "
+             "(kvcache/recurrent.go: 24 a sequence from v0.17.1, 32 for qwen3next before)";
+  }
+}
+
 class OllamaPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "ollama"; }
@@ -223,16 +294,18 @@ class OllamaPricer final : public LogPricer {
     const auto* decisions = std::any_cast<ollama::OllamaDecisions>(&run.engine_estimate);
     if (decisions != nullptr && decisions->runner == ollama::OllamaRunner::kOllama) {
       note_own_engine_graph(run, figures);
+      compare_own_engine_cache(run, figures);
     }
-    // A release before v0.11.5 is priced with its one cache; a log that
-    // names no release is priced with the pinned runner's streams.
-    if (!one_cache_for_all(log) || release_of(log)) return;
+    // A release before v0.11.5 is priced with its one cache (a log naming
+    // no release with v0.11.4's, apply_release); a release past it that
+    // printed one cache is not one memfit reads.
+    if (!one_cache_for_all(log) || release_of(log) || log.version.empty()) return;
     for (FigureCheck& c : figures) {
       if (c.printed.figure != LogFigure::kCompute || !c.memfit) continue;
       c.note = "the log's runner kept one cache for every sequence (llama_kv_cache_init: kv_size = "
                "n_ctx, or its context's lines from before #14363), so its attention spans all n_ctx "
-               "cells; the log names no release, and memfit prices the pinned Ollama runner's cache, "
-               "a stream per sequence";
+               "cells; the log's release is not one memfit reads, and memfit prices the pinned Ollama "
+               "runner's cache, a stream per sequence";
     }
   }
 };

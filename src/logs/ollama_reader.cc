@@ -121,11 +121,14 @@ void read_buffer_record(std::string_view line, const std::string& msg, const Log
   }
 }
 
-// `runner_buffers`: the log prints the llama.cpp runner's own buffer
-// lines, which Ollama's layout records (device.go's "model weights", "kv
-// cache", "compute graph" for the llama runner) restate from its plan: only
-// Ollama's own engine has no other lines for its buffers.
-void read_record(const LogLine& line, bool runner_buffers, LogBuilder& out) {
+// `layout_is_estimate`: the log prints the llama.cpp runner's own buffer
+// lines, or loads the llama.cpp runner. For that runner Ollama's layout
+// records (ml/device.go's "model weights", "kv cache", "compute graph")
+// are its plan, not allocations: llm/server.go's llamaServer.Load fills
+// them from the file's tensors and GraphSize's cache and graph (v0.20.2)
+// before the runner starts. Only Ollama's own engine reports its buffers
+// through them.
+void read_record(const LogLine& line, bool layout_is_estimate, LogBuilder& out) {
   const std::optional<std::string> msg = slog_field(line.text, "msg");
   if (!msg) return;
   if (std::optional<std::string> library = slog_field(line.text, "library")) {
@@ -143,8 +146,82 @@ void read_record(const LogLine& line, bool runner_buffers, LogBuilder& out) {
       if (contains(*cmd, "--model ")) out.setting("ollama_runner", contains(*cmd, "--ollama-engine") ? "ollama" : "llama");
     }
   }
-  if (!runner_buffers && (*msg == "model weights" || *msg == "kv cache" || *msg == "compute graph")) {
+  if (!layout_is_estimate && (*msg == "model weights" || *msg == "kv cache" || *msg == "compute graph")) {
     read_buffer_record(line.text, *msg, line, out);
+  }
+}
+
+// The slog records of `lines`, each whole on one line: a record an author
+// wrapped for a page ("time=... level=INFO source=device.go:206" with
+// "  msg=\"model weights\" device=ROCm0 size=\"1.1 GiB\"" indented on the
+// next line, as a status report pasted them) is joined back, its lines'
+// text trimmed and spaced. `storage` owns the joined text the views name.
+std::vector<LogLine> joined_records(std::span<const LogLine> lines, std::vector<std::string>& storage) {
+  std::vector<std::pair<std::string, uint64_t>> records;
+  for (const LogLine& line : lines) {
+    const bool continues = !records.empty() && line.text.starts_with("  ") &&
+                           !contains(line.text, "time=") && contains(line.text, "=");
+    if (continues) {
+      records.back().first += " ";
+      records.back().first += trim(line.text);
+    } else if (contains(line.text, "time=") && contains(line.text, " level=")) {
+      records.emplace_back(std::string(line.text), line.number);
+    } else if (!trim(line.text).empty() || records.empty()) {
+      records.emplace_back(std::string(), line.number);  // ends the record before it
+    }
+  }
+  storage.clear();
+  std::vector<uint64_t> numbers;
+  for (auto& [text, number] : records) {
+    if (text.empty()) continue;
+    storage.push_back(std::move(text));
+    numbers.push_back(number);
+  }
+  std::vector<LogLine> out;
+  for (size_t i = 0; i < storage.size(); ++i) out.push_back(LogLine{storage[i], numbers[i]});
+  return out;
+}
+
+// Whether the log starts the llama.cpp runner on a model ("runner --model
+// ..." without --ollama-engine, or the older "starting llama server").
+bool loads_llama_runner(std::span<const LogLine> lines) {
+  for (const LogLine& line : lines) {
+    const std::optional<std::string> msg = slog_field(line.text, "msg");
+    if (msg != "starting runner" && msg != "starting llama server") continue;
+    const std::optional<std::string> cmd = slog_field(line.text, "cmd");
+    if (cmd && contains(*cmd, "--model ") && !contains(*cmd, "--ollama-engine")) return true;
+  }
+  return false;
+}
+
+// The server's GPU discovery (discover/types.go's "inference compute"
+// record): name=CUDA0 (the ggml device, from 0.12) with total= and
+// available=, the memory Ollama's scheduler takes as the GPU's free. It
+// gives a GPU the llama.cpp lines or the buffers named its free memory
+// and total when they print none; a log that names no GPU otherwise gets
+// the device (an own-engine excerpt: the records alone).
+void read_inference_compute(std::span<const LogLine> records, LogBuilder& out) {
+  const bool any_gpu = std::any_of(out.peek().devices.begin(), out.peek().devices.end(),
+                                   [](const LogDevice& d) { return d.id != "CPU" && d.id != "total"; });
+  for (const LogLine& line : records) {
+    if (slog_field(line.text, "msg") != "inference compute") continue;
+    const std::optional<std::string> name = slog_field(line.text, "name");
+    const std::optional<std::string> library = slog_field(line.text, "library");
+    if (!name || name->empty() || *name == "cpu" || (library && (*library == "cpu" || *library == "CPU"))) continue;
+    const bool known = std::any_of(out.peek().devices.begin(), out.peek().devices.end(),
+                                   [&](const LogDevice& d) { return d.id == *name; });
+    if (!known && any_gpu) continue;
+    LogDevice* device = out.device(*name);
+    if (device == nullptr) continue;
+    if (std::optional<std::string> description = slog_field(line.text, "description");
+        description && device->name.empty()) {
+      device->name = *description;
+    }
+    for (auto [key, field] : {std::pair{"available", &LogDevice::free_bytes}, {"total", &LogDevice::total_bytes}}) {
+      const std::optional<std::string> text = slog_field(line.text, key);
+      if (!text || (device->*field).has_value()) continue;
+      if (std::optional<PrintedQuantity> q = leading_quantity(*text, binary_units())) device->*field = q->scaled.value;
+    }
   }
 }
 
@@ -177,11 +254,13 @@ class OllamaReader final : public LogReader {
       out.set_version(printed);
     }
     read_llamacpp_lines(lines, out);
-    const bool runner_buffers = any_line_contains(lines, " buffer size = ");
+    std::vector<std::string> storage;
+    const std::vector<LogLine> records = joined_records(lines, storage);
+    const bool layout_is_estimate = any_line_contains(lines, " buffer size = ") || loads_llama_runner(records);
     std::optional<std::string> load_request;
-    for (const LogLine& line : lines) {
+    for (const LogLine& line : records) {
       if (contains(line.text, " level=") && contains(line.text, " msg=")) {
-        read_record(line, runner_buffers, out);
+        read_record(line, layout_is_estimate, out);
         std::optional<std::string> request = slog_field(line.text, "request");
         if (request && slog_field(line.text, "msg") == "load") {
           const std::optional<std::string_view> op = request_field(*request, "Operation");
@@ -190,9 +269,11 @@ class OllamaReader final : public LogReader {
       }
     }
     if (load_request) read_load_request(*load_request, out);
-    if (runner_buffers && any_line_contains(lines, "msg=\"model weights\"")) {
+    read_inference_compute(records, out);
+    if (layout_is_estimate && any_line_contains(lines, "msg=\"model weights\"")) {
       out.note("Ollama's layout records (msg=\"model weights\", \"kv cache\", \"compute graph\") "
-               "restate the llama.cpp runner's buffers: the runner's own lines are read, not them");
+               "are its plan for the llama.cpp runner (llm/server.go Load: the file's tensors, GraphSize's "
+               "cache and graph), not allocations: the runner's own lines are read, not them");
     }
     out.settle_gpu_devices();
     out.set_backend("CPU");

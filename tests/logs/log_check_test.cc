@@ -731,8 +731,13 @@ TEST(CheckLog, AnOldRunnersOneCacheForEverySequenceIsSaidOnCompute) {
   EXPECT_EQ(figure(c, "CUDA0", LogFigure::kKvCache)->memfit, 10'737'418'240u);
   const FigureCheck* compute = figure(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(compute, nullptr);
-  EXPECT_TRUE(compute->note.starts_with("the log's runner kept one cache for every sequence"))
-      << compute->note;
+  // No release printed: the one cache says a release before v0.11.5,
+  // whose last, v0.11.4, prices it (the request's note, not the row's).
+  EXPECT_EQ(compute->note, "");
+  EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
+                      "Ollama's version is not in the log, but its runner kept one cache for every "
+                      "sequence, as releases before v0.11.5 did: v0.11.4's rules price it"),
+            c.log.notes.end());
   EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
                       "n_seq_max is not in the log: n_ctx 81920 over n_ctx_per_seq 8192 is 10 sequences"),
             c.log.notes.end());
@@ -833,13 +838,13 @@ TEST(CheckLog, ARunnerWithTheOldContextLinesKeptOneCacheForEverySequence) {
   // jack-tsao/jetson-copilot: Ollama's C++ runner (no version printed),
   // "llama_new_context_with_model: n_ctx = 8192" for 4 sequences: one
   // cache of 8,192 cells (#14363 came long after those lines), which its
-  // attention and mask span; memfit prices the pinned runner's streams.
+  // attention and mask span: priced as v0.11.4, the last release with one
+  // cache (ollama_check_test.cc works the host's bytes).
   const LogCheck c = check("ollama", "ollama-jetsoncopilot-mixtral-8x7b-q4_0-agx-orin.log");
   for (const char* device : {"CUDA0", "CPU"}) {
     const FigureCheck* compute = figure(c, device, LogFigure::kCompute);
     ASSERT_NE(compute, nullptr);
-    EXPECT_TRUE(compute->note.starts_with("the log's runner kept one cache for every sequence"))
-        << compute->note;
+    EXPECT_EQ(compute->note, "");
   }
 }
 
@@ -1403,11 +1408,11 @@ TEST(CheckLog, AnOllamaLogIsPricedByTheReleaseItPrints) {
   ASSERT_NE(host, nullptr);
   EXPECT_EQ(host->memfit, 24123392u);
   EXPECT_EQ(host->note, "");
-  // The same log without its version line: the pinned v0.24.0's streams,
-  // with a note on each compute row and on the request; its llama.cpp
-  // (b7108) keeps the KV store's indices on the host: k_idxs 8 x 512 =
-  // 4,096, and without flash attention v_idxs 8 x 512 x 512 = 2,097,152:
-  // 15,734,784 + 2,101,248 = 17,836,032.
+  // The same log without its version line: its one cache says a release
+  // before v0.11.5, and the last of them, v0.11.4, prices it; its
+  // llama.cpp (b5423) attends over all 8192 cells as 0.6.8's did: the
+  // same 24,123,392 B, with the request's note. (The pinned v0.24.0's
+  // streams gave 17,836,032.)
   std::string unversioned = text;
   const size_t at = unversioned.find("(version 0.6.8)");
   ASSERT_NE(at, std::string::npos);
@@ -1416,8 +1421,12 @@ TEST(CheckLog, AnOllamaLogIsPricedByTheReleaseItPrints) {
   ASSERT_TRUE(pinned.ok()) << pinned.error().message();
   const FigureCheck* pinned_host = figure(*pinned, "CPU", LogFigure::kCompute);
   ASSERT_NE(pinned_host, nullptr);
-  EXPECT_EQ(pinned_host->memfit, 17836032u);
-  EXPECT_NE(pinned_host->note.find("the log names no release"), std::string::npos) << pinned_host->note;
+  EXPECT_EQ(pinned_host->memfit, 24123392u);
+  EXPECT_EQ(pinned_host->note, "");
+  EXPECT_NE(std::find(pinned->log.notes.begin(), pinned->log.notes.end(),
+                      "Ollama's version is not in the log, but its runner kept one cache for every "
+                      "sequence, as releases before v0.11.5 did: v0.11.4's rules price it"),
+            pinned->log.notes.end());
   // A sidecar's version (options.version) stands for the printed one.
   LogCheckOptions options;
   options.version = "0.6.8";

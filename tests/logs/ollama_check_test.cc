@@ -126,5 +126,99 @@ TEST(CheckLogOllama, AnOldHostBufferNamedCpuIsTheMappedRange) {
       << host->note;
 }
 
+TEST(CheckLogOllama, TheLlamaRunnersWindowedLayersCacheEveryCell) {
+  // The kosmos notes (a public markdown, search-index file 55586255430):
+  // gemma2 2B on Ollama's llama.cpp runner, KvSize 16,384 for Parallel 2
+  // (two streams of 8,192 cells), flash attention off. The runner keeps
+  // llama_context_default_params' swa_full = true ("using full-size SWA
+  // cache"), so the 13 windowed layers cache all 8,192 cells of each
+  // stream like the 13 global ones: 26 layers x 16,384 cells x 2 (K, V)
+  // x 4 heads x 256 x 2 B = 1,744,830,464 B, "832.00 MiB" twice. Before,
+  // memfit priced the windowed half at its window: 1,335,885,824 B.
+  const LogCheck c = check("ollama-kosmos-gemma2-2b-q4_0-rx6600-parallel2.log");
+  const FigureCheck* kv = figure(c, "ROCm0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 1'744'830'464u);
+  EXPECT_EQ(kv->basis, FigureBasis::kExact);
+}
+
+TEST(CheckLogOllama, ALogWithOneCacheAndNoReleaseIsPricedAsV0114) {
+  // jack-tsao/jetson-copilot: Mixtral 8x7B on an AGX Orin, n_ctx 8,192 for
+  // 4 sequences, flash attention off; the log prints no release but its
+  // runner kept one cache for every sequence (llama_kv_cache_init with
+  // the whole context, no stream per sequence), as every release before
+  // v0.11.5 did: v0.11.4's rules price it, the attention over all 8,192
+  // cells. The host holds the graph's inputs: the F32 mask, 8,192 x 512 x
+  // 4 B = 16,777,216, the token rows, 4,096 x 512 x 4 B = 8,388,608, and
+  // the tokens, positions and output ids, 3 x 512 x 4 B = 6,144:
+  // 25,171,968 B of the printed 24.01 MiB. Before, priced with a stream
+  // per sequence: 16.01 MiB.
+  const LogCheck c = check("ollama-jetsoncopilot-mixtral-8x7b-q4_0-agx-orin.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 25'171'968u);
+  EXPECT_EQ(host->note, "");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->note, "");  // no longer "the log's runner kept one cache ..."
+}
+
+TEST(CheckLogOllama, AListedGpuWithoutAModelBufferHeldNoLayer) {
+  // ollama/ollama#3940: the runner's llama.cpp lists two ROCm devices and
+  // prints no "using device" line, but its loader prints a model buffer
+  // on ROCm0 alone, as it prints one for each device holding tensors: the
+  // 27 blocks are ROCm0's. DeepSeek-V2-Lite's legacy cache (a GGUF before
+  // MLA) at 16,384 cells: 27 layers x 16 heads x (192 K + 128 V) x 2 B =
+  // 276,480 B a cell, 4,529,848,320 B, "4320.00 MiB". Before, memfit spread
+  // the layers over both GPUs: 13 on ROCm0, 2,181,038,080 B.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-3940-deepseek-v2-lite-rocm-16k.config.json");
+  const LogCheck c = check("ollama-3940-deepseek-v2-lite-rocm-16k.log", options);
+  const FigureCheck* kv = figure(c, "ROCm0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 4'529'848'320u);
+}
+
+TEST(CheckLogOllama, TheOwnEnginesCacheRecordHoldsTheRecurrentCheckpoints) {
+  // The qwen3-coder-next report (search-index file 55579426224), q8_0 KV:
+  // Ollama's own engine, KvSize 32,768, one sequence, 20 blocks on CUDA0.
+  // Its "kv cache" records hold the 12 attention layers' q8_0 KV, 12 x
+  // 32,768 x 2 x 2 heads x 256 x 34/32 B = 427,819,008, and each of the 36
+  // gated-delta layers' state, conv 3 x 8,192 x 4 + delta 32 x 128 x 128 x
+  // 4 = 2,195,456 B, live once and in the 24 checkpoints the pinned
+  // release's kvcache/recurrent.go reserves a sequence: 25 x 36 x
+  // 2,195,456 = 1,975,910,400. Total 2,403,729,408 B of the printed
+  // 955.2 MiB + 1.3 GiB (2,397,464,166 +- 53,739,520). Before, the KV
+  // alone: 0.1784.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-kvquant-qwen3codernext-q8-partial-cuda.config.json");
+  options.file_type = "Q4_K_M";
+  const LogCheck c = check("ollama-kvquant-qwen3codernext-q8-partial-cuda.log", options);
+  const FigureCheck* total = figure(c, "total", LogFigure::kKvCache);
+  ASSERT_NE(total, nullptr);
+  EXPECT_EQ(total->memfit, 2'403'729'408u);
+  EXPECT_TRUE(total->within_print);
+}
+
+TEST(CheckLogOllama, TheServersGpuDiscoveryGivesTheDefaultContextsTier) {
+  // The Qwen3.6-35B-A3B smoke-run report (search-index file 54554528612):
+  // Ollama's own engine on a Renoir iGPU over Vulkan, no load request in
+  // the excerpt. Its "inference compute" record gives Vulkan0 15.1 GiB
+  // available, under 23 GiB: the VRAM tier's num_ctx is 4096 (where a GPU
+  // of unknown memory had given 262,144). The cache at 4,096 cells: the
+  // attention layers', 10 x 4,096 x 2 x 2 heads x 256 x 2 B = 83,886,080, the
+  // 30 gated-delta layers' state (conv 3 x 8,192 x 4 + delta 32 x 128 x
+  // 128 x 4 = 2,195,456 B) live and in 24 checkpoints: 25 x 30 x 2,195,456
+  // = 1,646,592,000; 1,730,478,080 B of the printed 1.6 GiB.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-qwen36eval-qwen36-35b-a3b-iq1m-vulkan-renoir.config.json");
+  options.file_type = "IQ1_M";
+  const LogCheck c = check("ollama-qwen36eval-qwen36-35b-a3b-iq1m-vulkan-renoir.log", options);
+  const FigureCheck* kv = figure(c, "Vulkan0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 1'730'478'080u);
+  EXPECT_TRUE(kv->within_print);
+}
+
 }  // namespace
 }  // namespace memfit

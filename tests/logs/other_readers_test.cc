@@ -250,6 +250,39 @@ TEST(OllamaLog, LayoutRecordsBesideTheRunnersBuffersAreNotAdded) {
   EXPECT_EQ(find_figure(log, "Metal", LogFigure::kKvCache)->value, 2560ull << 20);
 }
 
+TEST(OllamaLog, TheLlamaRunnersLayoutRecordsAreItsPlanNotItsBuffers) {
+  // A chat export pasting Ollama 0.20.2 (search-index file 56818628539):
+  // qwen2.5-coder 7B reloaded on the llama.cpp runner ("runner --model",
+  // no --ollama-engine) at KvSize 32,768; the paste ends before llama.cpp's
+  // KV and compute lines. device.go's "kv cache" 1.8 GiB and "compute
+  // graph" 1.8 GiB were filled by llamaServer.Load from GraphSize before
+  // the runner started: no figure is read from them, only the runner's
+  // "CUDA0 model buffer size = 4168.09 MiB" (4,370,558,976 B + 1/2 ulp).
+  const RuntimeLog log = read("ollama", "ollama-openclaw-qwen25-coder-7b-3060-ctx32768.log");
+  EXPECT_EQ(setting_of(log, "ollama_runner"), "llama");
+  // Two figures, both the runner's model buffers (CPU_Mapped, CUDA0).
+  ASSERT_EQ(log.figures.size(), 2u);
+  EXPECT_EQ(log.figures[0].figure, LogFigure::kModel);
+  EXPECT_EQ(log.figures[1].figure, LogFigure::kModel);
+  const PrintedFigure* model = find_figure(log, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->value, 4'370'559'140u);
+}
+
+TEST(OllamaLog, ARecordWrappedOverIndentedLinesIsReadWhole) {
+  // A status report (search-index file 40749440253) prints Ollama 0.12.6's
+  // records broken after "source=device.go:217", the rest indented on the
+  // next line: joined back, "kv cache" device=ROCm0 size="448.0 MiB" is
+  // 448 x 2^20 = 469,762,048 B (format.HumanBytes2: MiB to one decimal).
+  const RuntimeLog log = read("ollama", "ollama-aifred-qwen3-1.7b-rocm-780m-v0126.log");
+  const PrintedFigure* kv = find_figure(log, "ROCm0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->value, 469'762'048u);
+  EXPECT_NE(find_figure(log, "ROCm0", LogFigure::kModel), nullptr);
+  EXPECT_NE(find_figure(log, "ROCm0", LogFigure::kCompute), nullptr);
+  EXPECT_EQ(setting_of(log, "n_gpu_layers"), "29");  // "offloaded 29/29 layers to GPU"
+}
+
 TEST(MlxLmLog, APeakQuotedUnderItsCommandIsRead) {
   // ml-explore/mlx-lm#1569: the author's list under the mlx_lm.benchmark
   // command, "- Peak memory: 3.30 GB": 3.30 x 10^9 B, +- 10^9 / 200.

@@ -67,4 +67,10 @@ uint64_t own_engine_host_graph_bytes(uint64_t hidden, uint64_t vocab, uint64_t n
   return std::max(rows, outputs);
 }
 
+uint64_t own_engine_recurrent_checkpoints(const OllamaRelease& release, std::string_view architecture) {
+  if (release >= OllamaRelease{0, 17, 1}) return 24;
+  if (release >= OllamaRelease{0, 15, 5} && architecture == "qwen3next") return 32;
+  return 0;
+}
+
 }  // namespace memfit::ollama

@@ -1,4 +1,4 @@
-// The cache Ollama's own engine keeps (kvcache/causal.go at v0.24.0), as
+// The cache Ollama's own engine keeps (kvcache/causal.go, recurrent.go at v0.24.0), as
 // the layers of a model the llama.cpp rules then price: one cache for
 // every sequence, and each sliding-window layer's cells as Ollama sizes
 // them (docs/engine-ollama.md, "Ollama's own engine"). Private to the
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "engines/ollama/releases.h"
 #include "memfit/model_spec.h"
 
 namespace memfit::ollama {
@@ -44,6 +45,18 @@ ModelSpec own_engine_cache_spec(const ModelSpec& spec, uint64_t parallel, uint64
 // own, counted in no record (ggml.go newTensor, layer -1).
 uint64_t own_engine_host_graph_bytes(uint64_t hidden, uint64_t vocab, uint64_t num_batch, uint64_t parallel,
                                      bool output_on_host);
+
+// The recurrent-state checkpoints Ollama's own engine keeps a sequence
+// (for prompt caching), each a copy of every recurrent layer's
+// convolution and recurrent state in F32, all allocated when the worst-case
+// graph is reserved (StartForward(reserve) -> reserveCheckpointConv /
+// reserveCheckpointRecurrent for every slot's entries): from v0.17.1
+// kvcache/recurrent.go's DefaultCheckpointCount, 24, for every model on
+// kvcache.NewRecurrentCache (qwen3next, qwen35*, lfm2*, nemotron_h*);
+// v0.15.5 to v0.17.0 model/models/qwen3next/checkpoints.go's
+// checkpointCountDefault, 32, for qwen3next alone; none otherwise.
+// `architecture` is the GGUF's (ollama_architecture).
+uint64_t own_engine_recurrent_checkpoints(const OllamaRelease& release, std::string_view architecture);
 
 }  // namespace memfit::ollama
 

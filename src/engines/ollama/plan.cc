@@ -17,9 +17,12 @@
 namespace memfit::ollama {
 namespace {
 
-// Ollama's own engine measures its buffers at load; memfit prices them
-// with llama.cpp's rules: each layer's weights (Ollama's grouping) and
-// cache (llama.cpp's, windows kept), the graph its compute buffer.
+// Ollama's own engine measures its buffers at load (the server's fit and
+// alloc requests; runner/ollamarunner/runner.go reserveWorstCaseGraph):
+// each layer's weights (Ollama's grouping) and cache (llama.cpp's rules,
+// windows kept), and the graph the engine reserves: its own replayed
+// where memfit mirrors the family's Forward (engine_graph.h), else
+// llama.cpp's largest phase, a stand-in.
 Result<LayerSizes> ollama_runner_sizes(const Model& model, const OllamaDecisions& d,
                                        const LlamaCppSettings& settings) {
   Result<LayerSizes> sizes = llama_runner_sizes(model, d);
@@ -30,12 +33,22 @@ Result<LayerSizes> ollama_runner_sizes(const Model& model, const OllamaDecisions
   if (!parts) return parts.error();
   Result<llamacpp::ComputePhases> phases = llamacpp::compute_phases(model.spec, *context, settings);
   if (!phases) return phases.error();
+  // Each layer's cache, with its recurrent state's checkpoints (engine_cache.h).
+  const uint64_t checkpoints =
+      own_engine_recurrent_checkpoints(d.release, ollama_architecture(model.spec.model_type));
   for (size_t i = 0; i < parts->layer_bytes.size() && i + 1 < sizes->layer_bytes.size(); ++i) {
-    sizes->layer_bytes[i] = (CheckedBytes(sizes->weights_bytes[i]) + parts->layer_bytes[i]).saturated();
+    const CheckedBytes saved = i < model.spec.layers.size()
+                                   ? CheckedBytes(model.spec.layers[i].state_bytes) * checkpoints * d.parallel
+                                   : CheckedBytes(0);
+    sizes->layer_bytes[i] = (saved + sizes->weights_bytes[i] + parts->layer_bytes[i]).saturated();
   }
   sizes->first_layer_buffer_bytes = 0;
-  sizes->graph_full_bytes = sizes->graph_partial_bytes =
-      std::max({phases->output, phases->attention, phases->ffn});
+  uint64_t graph = std::max({phases->output, phases->attention, phases->ffn});
+  Result<std::optional<uint64_t>> own =
+      engine_graph_bytes(model.spec, own_engine_graph_run(d, /*on_gpu=*/true, /*output_layer=*/true));
+  if (!own) return own.error();
+  if (own->has_value()) graph = **own;
+  sizes->graph_full_bytes = sizes->graph_partial_bytes = graph;
   return sizes;
 }
 
@@ -53,6 +66,13 @@ void apply_context(const OllamaDecisions& d, LlamaCppSettings& s) {
   // NewContextParams: params.embeddings = true): its output buffer keeps
   // n_embd floats a row beside the logits.
   s.output_embeddings = d.runner == OllamaRunner::kLlama;
+  // The llama runner keeps llama_context_default_params' swa_full, which
+  // NewContextParams never sets: true in every vendored llama.cpp that has
+  // it (llama/llama.cpp/src/llama-context.cpp, `/*.swa_full =*/ true`,
+  // v0.11.5 to v0.24.0), so a sliding-window layer caches all of its
+  // stream's cells ("llama_kv_cache_iswa: using full-size SWA cache" in
+  // the runner's log); older builds cache the whole context anyway.
+  if (d.runner == OllamaRunner::kLlama) s.swa_full = true;
   s.cache_type_k = s.cache_type_v = d.kv_type;
   s.flash_attn = d.flash_attn;
   s.placement.mmap = d.mmap;
@@ -75,6 +95,17 @@ void apply_context(const OllamaDecisions& d, LlamaCppSettings& s) {
 }
 
 }  // namespace
+
+EngineGraphRun own_engine_graph_run(const OllamaDecisions& d, bool on_gpu, bool output_layer) {
+  const bool flash = d.flash_attn == FlashAttn::kOn;
+  const uint64_t context = (CheckedBytes(d.context.num_ctx) * d.parallel).saturated();
+  const uint64_t pad = own_engine_cache_padding(d.release, flash);
+  return EngineGraphRun{.num_batch = d.num_batch, .parallel = d.parallel,
+                        .cells = round_up(CheckedBytes(context), pad).value().value_or(0),
+                        .context = context, .flash_attention = flash,
+                        .mask_cast = own_engine_reserve_casts_mask(d.release),
+                        .on_gpu = on_gpu, .output_layer = output_layer};
+}
 
 std::vector<SchedulerGpu> scheduler_gpus(const PreparedRequest& p) {
   std::vector<SchedulerGpu> gpus;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/ollama/engine_graph.h"
 #include "engines/ollama/settings.h"
 #include "engines/shared/speed_report.h"
 #include "memfit/request.h"
@@ -28,6 +29,12 @@ Result<OllamaDecisions> plan_load(const OllamaRequest& given, PreparedRequest& p
 // whose GGUF declares a pooling type is served for its vectors
 // (/api/embed): nothing decoded, SpeedPlan::no_decode.
 SpeedPlan ollama_speed_plan(const PreparedRequest& p, const LlamaCppEstimate& e);
+
+// One reservation of Ollama's own engine under `d` (engine_graph.h): a
+// batch of num_batch tokens, `parallel` outputs, the cache's cells padded
+// as d's release pads them, on a GPU or the host, with or without the
+// output layer.
+EngineGraphRun own_engine_graph_run(const OllamaDecisions& d, bool on_gpu, bool output_layer);
 
 // The report's section and the launch command.
 nlohmann::ordered_json decisions_to_json(const OllamaDecisions& d, const std::vector<SchedulerGpu>& gpus);

@@ -51,19 +51,12 @@ Status price_own_engine_graph(const Model& model, const OllamaDecisions& d, Llam
   if (d.runner != ollama::OllamaRunner::kOllama) return Status::Ok();
   std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
   const uint64_t blocks = model.spec.layers.size();
-  const bool flash = d.flash_attn == FlashAttn::kOn;
-  const uint64_t pad = ollama::own_engine_cache_padding(d.release, flash);
-  const uint64_t cells = round_up(CheckedBytes(d.context.num_ctx) * d.parallel, pad).value().value_or(0);
   // llama.cpp's replay of its own graph is not this engine's.
   e.compute_replayed = false;
   for (LlamaCppDeviceUsage& device : devices) {
     if (blocks == 0 || device.blocks != blocks) continue;
-    const ollama::EngineGraphRun run{.num_batch = d.num_batch, .parallel = d.parallel, .cells = cells,
-                                     .context = (CheckedBytes(d.context.num_ctx) * d.parallel).saturated(),
-                                     .flash_attention = flash,
-                                     .mask_cast = ollama::own_engine_reserve_casts_mask(d.release),
-                                     .on_gpu = device.device != "cpu",
-                                     .output_layer = device.output_layer};
+    const ollama::EngineGraphRun run =
+        ollama::own_engine_graph_run(d, /*on_gpu=*/device.device != "cpu", device.output_layer);
     Result<std::optional<uint64_t>> graph = ollama::engine_graph_bytes(model.spec, run);
     if (!graph) return graph.error();
     if (!graph->has_value()) continue;
@@ -81,6 +74,50 @@ Status price_own_engine_graph(const Model& model, const OllamaDecisions& d, Llam
   e.placement.fits = std::all_of(devices.begin(), devices.end(), [](const auto& u) { return u.fits; });
   e.fits = e.placement.fits;
   return Status::Ok();
+}
+
+// Each device's first block as llama.cpp places them: the host's blocks
+// first, then each GPU's in order (the devices list the GPUs, then "cpu").
+std::vector<uint64_t> first_blocks(const std::vector<LlamaCppDeviceUsage>& devices) {
+  std::vector<uint64_t> first(devices.size(), 0);
+  uint64_t next = devices.empty() || devices.back().device != "cpu" ? 0 : devices.back().blocks;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i].device == "cpu") continue;
+    first[i] = next;
+    next += devices[i].blocks;
+  }
+  return first;
+}
+
+// Ollama's own engine's recurrent cache also reserves its checkpoints
+// (engine_cache.h, own_engine_recurrent_checkpoints): `count` copies of
+// each recurrent layer's state a sequence, in each device's context.
+void price_own_engine_checkpoints(const Model& model, const OllamaDecisions& d, LlamaCppEstimate& e) {
+  if (d.runner != ollama::OllamaRunner::kOllama) return;
+  const uint64_t count =
+      ollama::own_engine_recurrent_checkpoints(d.release, ollama::ollama_architecture(model.spec.model_type));
+  if (count == 0) return;
+  const std::vector<LayerCache>& layers = model.spec.layers;
+  std::vector<LlamaCppDeviceUsage>& devices = e.placement.devices;
+  const std::vector<uint64_t> first = first_blocks(devices);
+  CheckedBytes added(0);
+  for (size_t i = 0; i < devices.size(); ++i) {
+    CheckedBytes bytes(0);
+    for (uint64_t l = first[i]; l < first[i] + devices[i].blocks && l < layers.size(); ++l) {
+      bytes = bytes + CheckedBytes(layers[l].state_bytes) * count * d.parallel;
+    }
+    LlamaCppDeviceUsage& u = devices[i];
+    u.context_bytes = (bytes + u.context_bytes).saturated();
+    u.total_bytes = (bytes + u.total_bytes).saturated();
+    u.fits = u.total_bytes <= u.usable_bytes;
+    u.short_bytes = u.fits ? 0 : u.total_bytes - u.usable_bytes;
+    added = added + bytes;
+  }
+  e.recurrent_bytes = (added + e.recurrent_bytes).saturated();
+  e.context_bytes = (added + e.context_bytes).saturated();
+  e.total_bytes = (added + e.total_bytes).saturated();
+  e.placement.fits = std::all_of(devices.begin(), devices.end(), [](const auto& u) { return u.fits; });
+  e.fits = devices.empty() ? e.total_bytes <= e.budget_bytes : e.placement.fits;
 }
 
 // The common fields Ollama names otherwise.
@@ -103,7 +140,7 @@ class OllamaProfile final : public ollama::OllamaCommands {
   std::span<const RequestField> fields() const override { return ollama::fields(); }
   std::string_view summary() const override {
     return "what Ollama decides for a GGUF model (its context, sequences and layers per GPU), "
-           "priced by llama.cpp's buffers";
+           "priced by its runner's rules: llama.cpp's buffers, or its own engine's cache and graph";
   }
   // is_default_for stays false (a Model does not know its store): the
   // request path gives a model of Ollama's store this engine
@@ -168,6 +205,8 @@ class OllamaProfile final : public ollama::OllamaCommands {
 
   Status estimate(const EstimateRequest& r, EstimateRun& run) const override {
     if (Status s = llamacpp_profile().estimate(r, run); !s) return s;
+    price_own_engine_checkpoints(*run.model, std::any_cast<const OllamaDecisions&>(run.engine_settings),
+                                 *run.llamacpp);
     if (Status s = price_own_engine_graph(*run.model, std::any_cast<const OllamaDecisions&>(run.engine_settings),
                                           *run.llamacpp);
         !s) {
@@ -193,10 +232,11 @@ class OllamaProfile final : public ollama::OllamaCommands {
   std::string report_text(const EstimateRun& run) const override {
     const auto& d = std::any_cast<const OllamaDecisions&>(run.engine_estimate);
     std::string text = render_llamacpp_text(*run.model, *run.llamacpp, run.budget);
-    // The head names the engine whose rules price the buffers: say whose run it is.
+    // The head names the engine whose rules price the buffers: say whose
+    // run it is and which runner's rules price it.
     constexpr std::string_view kHead = " (engine llamacpp)";
     if (const size_t at = text.find(kHead); at != std::string::npos && at < text.find('\n')) {
-      text.replace(at, kHead.size(), " (engine ollama, buffers by llama.cpp's rules)");
+      text.replace(at, kHead.size(), head_text(*run.model, d));
     }
     return text + ollama::render_decisions_text(d, ollama::scheduler_gpus(run)) + "start: " +
            ollama::launch_command(d, run.model->path) + "\n" +
@@ -204,6 +244,20 @@ class OllamaProfile final : public ollama::OllamaCommands {
   }
 
  private:
+  // The report head's engine: the llama.cpp runner's buffers are llama.cpp's;
+  // Ollama's own engine sizes its cache by its own rules (kvcache/) and
+  // reserves its own graph, replayed where memfit mirrors the family's
+  // Forward (engine_graph.h), else llama.cpp's phases stand in.
+  static std::string head_text(const Model& model, const OllamaDecisions& d) {
+    if (d.runner == ollama::OllamaRunner::kLlama) {
+      return " (engine ollama, llama.cpp runner: buffers by llama.cpp's rules)";
+    }
+    if (ollama::mirrors_engine_graph(model.spec)) {
+      return " (engine ollama, its own engine: cache and graph by its rules)";
+    }
+    return " (engine ollama, its own engine: cache by its rules, graph llama.cpp's as a stand-in)";
+  }
+
   static void add_warnings(const OllamaDecisions& d, std::vector<Warning>& warnings) {
     if (d.context.trained_tokens > 0) {
       warnings.push_back(Warning{WarningKind::kRequest,

@@ -46,6 +46,18 @@ TEST(OllamaEngineCache, SpecRewritesWindowedLayersOnly) {
   EXPECT_EQ(out.layers[2].kind, LayerKind::kChunked);
 }
 
+TEST(OllamaEngineCache, RecurrentCheckpointsByRelease) {
+  // kvcache/recurrent.go DefaultCheckpointCount (v0.17.1 on, every model on
+  // NewRecurrentCache); qwen3next's own checkpoints.go before it (32);
+  // none before v0.15.5 or for the other recurrent families then.
+  EXPECT_EQ(own_engine_recurrent_checkpoints({0, 24, 0}, "qwen35moe"), 24u);
+  EXPECT_EQ(own_engine_recurrent_checkpoints({0, 17, 1}, "nemotron_h"), 24u);
+  EXPECT_EQ(own_engine_recurrent_checkpoints({0, 17, 0}, "qwen3next"), 32u);
+  EXPECT_EQ(own_engine_recurrent_checkpoints({0, 15, 5}, "qwen3next"), 32u);
+  EXPECT_EQ(own_engine_recurrent_checkpoints({0, 15, 4}, "qwen3next"), 0u);
+  EXPECT_EQ(own_engine_recurrent_checkpoints({0, 16, 0}, "lfm2"), 0u);
+}
+
 TEST(OllamaEngineCache, PaddingByRelease) {
   // CachePadding: 256 with flash attention at every release; without it 32
   // before v0.13.2 (7837a5bc7), 256 from it.

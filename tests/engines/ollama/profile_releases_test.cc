@@ -143,6 +143,19 @@ TEST(OllamaProfileReleases, RunnerByRelease) {
   EXPECT_EQ(run_json(on_rtx4060("qwen3moe.gguf", fields))["ollama"]["runner"], "ollama");
 }
 
+TEST(OllamaProfileReleases, TheOwnEnginesSchedulerReservesItsOwnGraph) {
+  // qwen3moe runs on Ollama's own engine, whose scheduler sees the graph
+  // the engine reserves (runner/ollamarunner/runner.go
+  // reserveWorstCaseGraph), not llama.cpp's: at num_ctx 1024 the layout's
+  // graph is the replay the GPU's compute record prices, 3,674,240 B
+  // (engine_graph.cc; llama.cpp's largest phase, 1,990,656 B, before).
+  const json j = run_json(on_rtx4060("qwen3moe.gguf", {{"num_ctx", "1024"}}));
+  EXPECT_EQ(j["ollama"]["runner"], "ollama");
+  EXPECT_EQ(j["ollama"]["graph_full_bytes"], 3674240);
+  EXPECT_EQ(j["ollama"]["graph_partial_bytes"], 3674240);
+  EXPECT_EQ(j["llamacpp"]["devices"][0]["compute_bytes"], 3674240);
+}
+
 TEST(OllamaProfileReleases, OlderLayerPlacementIsNamed) {
   // A GPU with 460 MiB free keeps 457 MiB (MinimumMemory) and has no room
   // for the graph: no layer on it. Before v0.12.11 the llama.cpp runner's
