@@ -13,6 +13,7 @@
 // internals.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engines/sglang/plan.h"
@@ -68,7 +69,10 @@ std::optional<uint64_t> free_before_load(const RuntimeLog& log) {
 void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   if (auto tp = count_setting(log, "tensor_parallel")) {
     r.parallel.tensor_parallel = *tp;
-  } else if (uint64_t ranks = rank_count(log); ranks > 1) {
+  } else if (uint64_t ranks = std::max(rank_count(log), count_setting(log, "tp_ranks_seen").value_or(0));
+             ranks > 1) {
+    // The ranks with figures, or the highest TP rank a line's tag names + 1
+    // (sglang_reader.cc, tp_ranks_seen), whichever is more.
     r.parallel.tensor_parallel = ranks;
     notes.push_back(fmt::format("tensor parallel {}: the ranks the log shows (give --command with "
                                 "--tp when it shows part of them)", ranks));

@@ -85,6 +85,27 @@ void infer_dp_attention(std::span<const LogLine> lines, LogBuilder& out) {
   }
 }
 
+// The TP ranks the lines' tags name ("[... TP3]", or "[... DP1 TP3 EP3]"):
+// the highest + 1, as the setting tp_ranks_seen. run_scheduler_process
+// tags every scheduler's lines with its tp_rank, so a rank whose lines
+// print no figure (an excerpt's "Capture cuda graph begin" alone) still
+// shows the group's size; the pricer takes it when nothing prints the TP
+// (sglang_pricer.cc). Under DP attention the TP ranks run on across the
+// DP ranks, and DP replicas number their own TP group from 0: either way
+// the highest TP rank + 1 is one TP group's size.
+void infer_tp_ranks(std::span<const LogLine> lines, LogBuilder& out) {
+  std::optional<uint64_t> top;
+  for (const LogLine& line : lines) {
+    const std::string_view text = line.text;
+    const size_t close = text.find(']');
+    if (close == std::string_view::npos) continue;
+    std::optional<std::string_view> tp = after(text.substr(0, close), " TP");
+    std::optional<uint64_t> rank = tp ? leading_count(*tp) : std::nullopt;
+    if (rank && (!top || *rank > *top)) top = rank;
+  }
+  if (top) out.setting("tp_ranks_seen", std::to_string(*top + 1));
+}
+
 std::string rank_of(std::string_view line) {
   std::optional<uint64_t> rank;
   if (std::optional<std::string_view> tp = after(line, " TP")) rank = leading_count(*tp);
@@ -322,6 +343,7 @@ class SglangReader final : public LogReader {
                            any_line_contains(lines, "SWAKVPool mem usage");
     for (const LogLine& line : lines) read_line(line, swa_pools, out);
     infer_dp_attention(lines, out);
+    infer_tp_ranks(lines, out);
     out.set_backend("CUDA");
     if (const LogSetting* model = out.find_setting("model")) out.model().name = model->value;
     out.order_devices();

@@ -1130,6 +1130,22 @@ TEST(CheckLog, EachSglangRankChecksItsOwnPrintedTokens) {
   }
 }
 
+TEST(CheckLog, AnSglangRankWithoutFiguresStillCountsTowardsTheTp) {
+  // sgl-project/sglang#27537: Qwen3-30B-A3B FP8 on two MUSA ranks; rank 0
+  // prints "#tokens: 1106304", rank 1 only a capture line. At TP 2 a token
+  // holds 48 layers x 4 / 2 = 2 KV heads x 128 x (K + V) x 2 B = 49,152 B;
+  // x 1,106,304 = 54,377,054,208 B (printed K 25.32 + V 25.32 GB =
+  // 54,374,285,968 B, +- 10,737,418: within the print). Read as TP 1 (the
+  // one rank with figures) it was twice that.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-27537-qwen3-30b-a3b-fp8-tp2-musa.config.json");
+  const LogCheck c = check("sglang", "sglang-27537-qwen3-30b-a3b-fp8-tp2-musa.log", options);
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 54'377'054'208u);
+  EXPECT_TRUE(kv->within_print);
+}
+
 TEST(CheckLog, AnSglangSwaPoolsLineIsPricedAtItsOwnLayersBytes) {
   // sgl-project/sglang#18039's main-branch run: MiMo-V2-Flash at TP 4.
   // "Use sliding window memory pool. full_layer_tokens=375360,
