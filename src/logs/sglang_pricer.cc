@@ -200,6 +200,25 @@ std::string weights_offloaded(const RuntimeLog& log, uint64_t share_bytes) {
                      escape_untrusted(loaded->text));
 }
 
+// Why the weights and the pool of a model whose config declares a
+// quantization memfit does not price from a config alone (AMD Quark's
+// "quark", sglang-11309's config) are not compared; "" otherwise. memfit
+// then sizes the checkpoint at 16 bits, which is not the run's: the
+// weights are another checkpoint's and the pool, the rest they leave, is
+// too (a 1.22 TiB DeepSeek-V3.2 rank leaves none, where the run held
+// 975,424 tokens). The KV bytes a token do not depend on the weights and
+// are still compared.
+std::string unpriced_quantization(const EstimateRun& run, const nlohmann::ordered_json& j) {
+  const ModelSpec& spec = run.model->spec;
+  if (spec.quantization.method.empty() || spec.analytical_params == 0 ||
+      spec.analytical_weights.quantization_applied || j.value("weights_exact", false)) {
+    return "";
+  }
+  return fmt::format("the config declares quantization {}, which memfit does not price from a config alone: "
+                     "its weights at 16 bits are another checkpoint's, and so is the pool they leave, so this "
+                     "figure is not priced", quote_untrusted(spec.quantization.method));
+}
+
 // Whether memfit's pool is a hybrid SWA model's two pools.
 bool swa_hybrid(const nlohmann::ordered_json& j) {
   return json_count(j, "kv_bytes_per_token_swa") != 0 && json_count(j, "kv_bytes_per_token_full") != 0;
@@ -280,14 +299,15 @@ class SglangPricer final : public LogPricer {
     const nlohmann::ordered_json j = run.engine->report_json(run);
     const bool capacity_known =
         options.gpu_memory_total || free_before_load(log) || !options.gpu_name.empty();
-    const std::string offloaded = weights_offloaded(log, json_count(j, "weights_bytes"));
+    std::string not_priced = weights_offloaded(log, json_count(j, "weights_bytes"));
+    if (not_priced.empty()) not_priced = unpriced_quantization(run, j);
     const uint64_t per_token = json_count(j, "kv_bytes_per_token");
     const uint64_t state_per_slot = json_count(j, "mamba_state_bytes_per_request");
     for (FigureCheck& c : figures) {
       switch (c.printed.figure) {
         case LogFigure::kWeights:
-          if (!offloaded.empty()) {
-            c.note = offloaded;
+          if (!not_priced.empty()) {
+            c.note = not_priced;
             break;
           }
           c.memfit = json_count(j, "weights_bytes");
@@ -304,8 +324,8 @@ class SglangPricer final : public LogPricer {
             c.note = "the GPU's memory is not known: give --gpu-memory-total";
             break;
           }
-          if (!offloaded.empty()) {
-            c.note = offloaded;
+          if (!not_priced.empty()) {
+            c.note = not_priced;
             break;
           }
           c.memfit = json_count(j, "max_total_num_tokens"), c.basis = FigureBasis::kModelled;

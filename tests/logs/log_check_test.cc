@@ -1146,6 +1146,33 @@ TEST(CheckLog, AnSglangRankWithoutFiguresStillCountsTowardsTheTp) {
   EXPECT_TRUE(kv->within_print);
 }
 
+TEST(CheckLog, AnSglangConfigWhoseQuantizationIsNotPricedLeavesThePoolUnpriced) {
+  // sgl-project/sglang#11309's DeepSeek-V3.2-Exp run on 8 x B200, with the
+  // only public config of its geometry, whose quantization_config is AMD
+  // Quark's ("quark"): memfit sizes the checkpoint at 16 bits, 1.22 TiB a
+  // rank, which leaves no pool where the run held 975,424 tokens. The pool
+  // is not priced and says why. The KV bytes a token do not depend on the
+  // weights and are still checked: an fp8 NSA pool (the default on SM 10)
+  // stores, a layer, the latent's 512 fp8 bytes + 512 / 128 x 4 B of
+  // scales + the rope part's 64 x 2 B + the indexer's 128 + 128 / 128 x 4
+  // B = 788 B; x 61 layers = 48,068 B a token; x 975,424 tokens =
+  // 46,886,680,832 B (printed KV size 43.67 GB = 46,890,305,454 B).
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-11309-deepseek-v32-exp-dp8-b200.config.json");
+  options.command = "python -m sglang.launch_server --model deepseek-ai/DeepSeek-V3.2-Exp --tp 8 --dp 8 "
+                    "--enable-dp-attention";
+  options.gpu_name = "NVIDIA B200";
+  const LogCheck c = check("sglang", "sglang-11309-deepseek-v32-exp-dp8-b200.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_FALSE(pool->memfit.has_value());
+  EXPECT_NE(pool->note.find("the config declares quantization 'quark'"), std::string::npos) << pool->note;
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 46'886'680'832u);
+  EXPECT_EQ(kv->basis, FigureBasis::kExact);
+}
+
 TEST(CheckLog, AnSglangSwaPoolsLineIsPricedAtItsOwnLayersBytes) {
   // sgl-project/sglang#18039's main-branch run: MiMo-V2-Flash at TP 4.
   // "Use sliding window memory pool. full_layer_tokens=375360,
