@@ -219,6 +219,30 @@ std::string unpriced_quantization(const EstimateRun& run, const nlohmann::ordere
                      "figure is not priced", quote_untrusted(spec.quantization.method));
 }
 
+// The --mem-fraction-static a rank's printed pool implies, for a log that
+// prints none: SGLang's pool is the rest the fraction leaves,
+// free_after - free_before x (1 - f) (profile_max_num_token), its K + V
+// (and a hybrid model's state pool, printed before it) that rest to a
+// page, so f = 1 - (free_after - pools) / free_before. A diagnostic for
+// the row's note, never an input: "" when the rank printed no free memory
+// after its weights or no pool bytes, or when the result is not a fraction.
+std::string implied_fraction(const RuntimeLog& log, std::string_view device, double taken) {
+  const std::optional<uint64_t> before = free_before_load(log);
+  const PrintedFigure* kv = figure_of(log, LogFigure::kKvCache, device);
+  const PrintedFigure* state = figure_of(log, LogFigure::kRecurrent, device);
+  std::optional<uint64_t> after;
+  for (const LogDevice& d : log.devices) {
+    if (d.id == device) after = d.free_bytes;
+  }
+  if (!before || *before == 0 || !after || kv == nullptr) return "";
+  const long double pools = static_cast<long double>(kv->value) + (state != nullptr ? state->value : 0);
+  const long double fraction = 1 - (static_cast<long double>(*after) - pools) / static_cast<long double>(*before);
+  if (!(fraction > 0 && fraction < 1)) return "";
+  return fmt::format("the printed pool implies --mem-fraction-static {:.3f} (1 - (free after the weights - "
+                     "the pools' bytes) / free before them), where memfit took {:.3f}",
+                     static_cast<double>(fraction), taken);
+}
+
 // Whether memfit's pool is a hybrid SWA model's two pools.
 bool swa_hybrid(const nlohmann::ordered_json& j) {
   return json_count(j, "kv_bytes_per_token_swa") != 0 && json_count(j, "kv_bytes_per_token_full") != 0;
@@ -339,6 +363,11 @@ class SglangPricer final : public LogPricer {
             c.note += std::string(c.note.empty() ? "" : "; ") +
                       "the log prints no mem_fraction_static (no server_args, no launch command): "
                       "the default its date allows is taken (docs/engine-sglang.md, 'Validation')";
+            if (const std::string implied =
+                    implied_fraction(log, c.printed.device, j.value("mem_fraction_static", 0.0));
+                !implied.empty()) {
+              c.note += "; " + implied;
+            }
           }
           if (!options.gpu_memory_total && !free_before_load(log)) {
             // SGLang sizes the pool from the free memory it measured

@@ -1173,6 +1173,36 @@ TEST(CheckLog, AnSglangConfigWhoseQuantizationIsNotPricedLeavesThePoolUnpriced) 
   EXPECT_EQ(kv->basis, FigureBasis::kExact);
 }
 
+TEST(CheckLog, AnSglangPoolWithoutItsFractionSaysWhichFractionItImplies) {
+  // sgl-project/sglang#21395 (Qwen3-4B, PD prefill with the hierarchical
+  // cache, 2026-03-25) prints no --mem-fraction-static. Its load line:
+  // avail 36.61 GB = 39,309,500,170 B after the weights, + mem usage 7.56
+  // GB = 8,117,488,189 B: 47,426,988,359 B before them; its pool K 7.26 + V
+  // 7.26 GB = 15,590,731,284 B. The rest SGLang took is free_after - free
+  // before x (1 - f), so f = 1 - (39,309,500,170 - 15,590,731,284) /
+  // 47,426,988,359 = 1 - 0.50011 = 0.49989: 0.500. memfit's default: GPU
+  // 47,426,988,359 + 1,258,291,200 B of startup = 46,430 MiB; reserved
+  // 512 + 4,096 x 1.5 + 32 x 2 + 1 / 8 x 1,024 = 6,848 MiB; (46,430 -
+  // 6,848) / 46,430 = 0.85251: 0.853.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.config.json");
+  const LogCheck c = check("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_NE(pool->note.find("the printed pool implies --mem-fraction-static 0.500 (1 - (free after the weights - "
+                            "the pools' bytes) / free before them), where memfit took 0.853"),
+            std::string::npos)
+      << pool->note;
+  // A log that prints its fraction gets no such clause.
+  std::string text = read_test_log("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.log");
+  text += "[2026-03-25 09:32:20] server_args=ServerArgs(mem_fraction_static=0.5, tp_size=1)\n";
+  Result<LogCheck> given = check_log(text, options, nullptr);
+  ASSERT_TRUE(given.ok()) << given.error().message();
+  pool = figure(*given, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->note.find("implies"), std::string::npos) << pool->note;
+}
+
 TEST(CheckLog, AnSglangSwaPoolsLineIsPricedAtItsOwnLayersBytes) {
   // sgl-project/sglang#18039's main-branch run: MiMo-V2-Flash at TP 4.
   // "Use sliding window memory pool. full_layer_tokens=375360,
