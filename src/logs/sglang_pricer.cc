@@ -86,6 +86,7 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
       {"page_size", "page_size"},
       {"dp_size", "dp_size"},
       {"enable_dp_attention", "enable_dp_attention"},
+      {"enable_dp_lm_head", "enable_dp_lm_head"},
       {"cuda_graph_max_bs", "cuda_graph_max_bs"},
       {"attention_backend", "attention_backend"},
   };

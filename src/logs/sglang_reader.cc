@@ -121,7 +121,7 @@ void read_settings(std::string_view args, LogBuilder& out) {
     for (std::string_view known : {"model", "tensor_parallel", "max_model_len", "dtype",
                                    "kv_cache_dtype", "quantization", "mem_fraction_static",
                                    "chunked_prefill_size", "max_running_requests", "page_size",
-                                   "dp_size", "enable_dp_attention", "cuda_graph_max_bs",
+                                   "dp_size", "enable_dp_attention", "enable_dp_lm_head", "cuda_graph_max_bs",
                                    "attention_backend"}) {
       if (name == known) out.setting(name, value);
     }
@@ -202,6 +202,7 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"--kt-num-gpu-experts"}, "kt_num_gpu_experts"}},
              out);
   if (switch_on(text, {"--enable-dp-attention"})) out.setting("enable_dp_attention", "True");
+  if (switch_on(text, {"--enable-dp-lm-head"})) out.setting("enable_dp_lm_head", "True");
 }
 
 // "Load weight end. ... avail mem=62.82 GB": the rank's free memory after

@@ -1203,6 +1203,23 @@ TEST(CheckLog, AnSglangPoolWithoutItsFractionSaysWhichFractionItImplies) {
   EXPECT_EQ(pool->note.find("implies"), std::string::npos) << pool->note;
 }
 
+TEST(CheckLog, AnSglangDpLmHeadFromTheCommandKeepsTheHeadAtTheAttentionTp) {
+  // sgl-project/sglang#17392's ranks (Qwen3-30B-A3B, TP 4, DP attention 4)
+  // load 16.39 GB = 17,598,628,495 B. memfit's DP-attention weights are
+  // 17,124,823,040 B (0.973); launched with --enable-dp-lm-head the untied
+  // head is split by the attention TP (1) rather than TP 4: 151,936 x
+  // 2,048 x 2 B x 3 / 4 = 466,747,392 B more, 17,591,570,432 B (0.9996).
+  // The excerpt does not show the flag, so the corpus row stays at 0.973.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-17392-qwen3-30b-a3b-dp4-attn-tp4.config.json");
+  const LogCheck plain = check("sglang", "sglang-17392-qwen3-30b-a3b-dp4-attn-tp4.log", options);
+  EXPECT_EQ(figure(plain, "rank0", LogFigure::kWeights)->memfit, 17'124'823'040u);
+  options.command = "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 4 --dp 4 "
+                    "--enable-dp-attention --enable-dp-lm-head";
+  const LogCheck head = check("sglang", "sglang-17392-qwen3-30b-a3b-dp4-attn-tp4.log", options);
+  EXPECT_EQ(figure(head, "rank0", LogFigure::kWeights)->memfit, 17'591'570'432u);
+}
+
 TEST(CheckLog, AnSglangSwaPoolsLineIsPricedAtItsOwnLayersBytes) {
   // sgl-project/sglang#18039's main-branch run: MiMo-V2-Flash at TP 4.
   // "Use sliding window memory pool. full_layer_tokens=375360,
