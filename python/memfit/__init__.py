@@ -247,6 +247,9 @@ sglang's own, refused under another engine:
       data-parallel replicas (default 1); GPUs = TP x DP
   enable_dp_attention (bool, default false; --enable-dp-attention)
       data-parallel attention inside the TP group (needs --dp > 1)
+  enable_dp_lm_head (bool, default false; --enable-dp-lm-head)
+      with --enable-dp-attention: the LM head split by the attention TP group,
+      not TP
   max_mamba_cache_size (int 1 to 4294967296; --max-mamba-cache-size)
       hybrid models: state slots of the Mamba / linear-attention pool (default:
       --mamba-full-memory-ratio's share)

@@ -13,6 +13,7 @@
 // internals.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engines/sglang/plan.h"
@@ -68,7 +69,10 @@ std::optional<uint64_t> free_before_load(const RuntimeLog& log) {
 void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   if (auto tp = count_setting(log, "tensor_parallel")) {
     r.parallel.tensor_parallel = *tp;
-  } else if (uint64_t ranks = rank_count(log); ranks > 1) {
+  } else if (uint64_t ranks = std::max(rank_count(log), count_setting(log, "tp_ranks_seen").value_or(0));
+             ranks > 1) {
+    // The ranks with figures, or the highest TP rank a line's tag names + 1
+    // (sglang_reader.cc, tp_ranks_seen), whichever is more.
     r.parallel.tensor_parallel = ranks;
     notes.push_back(fmt::format("tensor parallel {}: the ranks the log shows (give --command with "
                                 "--tp when it shows part of them)", ranks));
@@ -82,6 +86,7 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
       {"page_size", "page_size"},
       {"dp_size", "dp_size"},
       {"enable_dp_attention", "enable_dp_attention"},
+      {"enable_dp_lm_head", "enable_dp_lm_head"},
       {"cuda_graph_max_bs", "cuda_graph_max_bs"},
       {"attention_backend", "attention_backend"},
   };
@@ -196,6 +201,49 @@ std::string weights_offloaded(const RuntimeLog& log, uint64_t share_bytes) {
                      escape_untrusted(loaded->text));
 }
 
+// Why the weights and the pool of a model whose config declares a
+// quantization memfit does not price from a config alone (AMD Quark's
+// "quark", sglang-11309's config) are not compared; "" otherwise. memfit
+// then sizes the checkpoint at 16 bits, which is not the run's: the
+// weights are another checkpoint's and the pool, the rest they leave, is
+// too (a 1.22 TiB DeepSeek-V3.2 rank leaves none, where the run held
+// 975,424 tokens). The KV bytes a token do not depend on the weights and
+// are still compared.
+std::string unpriced_quantization(const EstimateRun& run, const nlohmann::ordered_json& j) {
+  const ModelSpec& spec = run.model->spec;
+  if (spec.quantization.method.empty() || spec.analytical_params == 0 ||
+      spec.analytical_weights.quantization_applied || j.value("weights_exact", false)) {
+    return "";
+  }
+  return fmt::format("the config declares quantization {}, which memfit does not price from a config alone: "
+                     "its weights at 16 bits are another checkpoint's, and so is the pool they leave, so this "
+                     "figure is not priced", quote_untrusted(spec.quantization.method));
+}
+
+// The --mem-fraction-static a rank's printed pool implies, for a log that
+// prints none: SGLang's pool is the rest the fraction leaves,
+// free_after - free_before x (1 - f) (profile_max_num_token), its K + V
+// (and a hybrid model's state pool, printed before it) that rest to a
+// page, so f = 1 - (free_after - pools) / free_before. A diagnostic for
+// the row's note, never an input: "" when the rank printed no free memory
+// after its weights or no pool bytes, or when the result is not a fraction.
+std::string implied_fraction(const RuntimeLog& log, std::string_view device, double taken) {
+  const std::optional<uint64_t> before = free_before_load(log);
+  const PrintedFigure* kv = figure_of(log, LogFigure::kKvCache, device);
+  const PrintedFigure* state = figure_of(log, LogFigure::kRecurrent, device);
+  std::optional<uint64_t> after;
+  for (const LogDevice& d : log.devices) {
+    if (d.id == device) after = d.free_bytes;
+  }
+  if (!before || *before == 0 || !after || kv == nullptr) return "";
+  const long double pools = static_cast<long double>(kv->value) + (state != nullptr ? state->value : 0);
+  const long double fraction = 1 - (static_cast<long double>(*after) - pools) / static_cast<long double>(*before);
+  if (!(fraction > 0 && fraction < 1)) return "";
+  return fmt::format("the printed pool implies --mem-fraction-static {:.3f} (1 - (free after the weights - "
+                     "the pools' bytes) / free before them), where memfit took {:.3f}",
+                     static_cast<double>(fraction), taken);
+}
+
 // Whether memfit's pool is a hybrid SWA model's two pools.
 bool swa_hybrid(const nlohmann::ordered_json& j) {
   return json_count(j, "kv_bytes_per_token_swa") != 0 && json_count(j, "kv_bytes_per_token_full") != 0;
@@ -276,14 +324,15 @@ class SglangPricer final : public LogPricer {
     const nlohmann::ordered_json j = run.engine->report_json(run);
     const bool capacity_known =
         options.gpu_memory_total || free_before_load(log) || !options.gpu_name.empty();
-    const std::string offloaded = weights_offloaded(log, json_count(j, "weights_bytes"));
+    std::string not_priced = weights_offloaded(log, json_count(j, "weights_bytes"));
+    if (not_priced.empty()) not_priced = unpriced_quantization(run, j);
     const uint64_t per_token = json_count(j, "kv_bytes_per_token");
     const uint64_t state_per_slot = json_count(j, "mamba_state_bytes_per_request");
     for (FigureCheck& c : figures) {
       switch (c.printed.figure) {
         case LogFigure::kWeights:
-          if (!offloaded.empty()) {
-            c.note = offloaded;
+          if (!not_priced.empty()) {
+            c.note = not_priced;
             break;
           }
           c.memfit = json_count(j, "weights_bytes");
@@ -300,8 +349,8 @@ class SglangPricer final : public LogPricer {
             c.note = "the GPU's memory is not known: give --gpu-memory-total";
             break;
           }
-          if (!offloaded.empty()) {
-            c.note = offloaded;
+          if (!not_priced.empty()) {
+            c.note = not_priced;
             break;
           }
           c.memfit = json_count(j, "max_total_num_tokens"), c.basis = FigureBasis::kModelled;
@@ -315,6 +364,11 @@ class SglangPricer final : public LogPricer {
             c.note += std::string(c.note.empty() ? "" : "; ") +
                       "the log prints no mem_fraction_static (no server_args, no launch command): "
                       "the default its date allows is taken (docs/engine-sglang.md, 'Validation')";
+            if (const std::string implied =
+                    implied_fraction(log, c.printed.device, j.value("mem_fraction_static", 0.0));
+                !implied.empty()) {
+              c.note += "; " + implied;
+            }
           }
           if (!options.gpu_memory_total && !free_before_load(log)) {
             // SGLang sizes the pool from the free memory it measured

@@ -85,6 +85,27 @@ void infer_dp_attention(std::span<const LogLine> lines, LogBuilder& out) {
   }
 }
 
+// The TP ranks the lines' tags name ("[... TP3]", or "[... DP1 TP3 EP3]"):
+// the highest + 1, as the setting tp_ranks_seen. run_scheduler_process
+// tags every scheduler's lines with its tp_rank, so a rank whose lines
+// print no figure (an excerpt's "Capture cuda graph begin" alone) still
+// shows the group's size; the pricer takes it when nothing prints the TP
+// (sglang_pricer.cc). Under DP attention the TP ranks run on across the
+// DP ranks, and DP replicas number their own TP group from 0: either way
+// the highest TP rank + 1 is one TP group's size.
+void infer_tp_ranks(std::span<const LogLine> lines, LogBuilder& out) {
+  std::optional<uint64_t> top;
+  for (const LogLine& line : lines) {
+    const std::string_view text = line.text;
+    const size_t close = text.find(']');
+    if (close == std::string_view::npos) continue;
+    std::optional<std::string_view> tp = after(text.substr(0, close), " TP");
+    std::optional<uint64_t> rank = tp ? leading_count(*tp) : std::nullopt;
+    if (rank && (!top || *rank > *top)) top = rank;
+  }
+  if (top) out.setting("tp_ranks_seen", std::to_string(*top + 1));
+}
+
 std::string rank_of(std::string_view line) {
   std::optional<uint64_t> rank;
   if (std::optional<std::string_view> tp = after(line, " TP")) rank = leading_count(*tp);
@@ -100,7 +121,7 @@ void read_settings(std::string_view args, LogBuilder& out) {
     for (std::string_view known : {"model", "tensor_parallel", "max_model_len", "dtype",
                                    "kv_cache_dtype", "quantization", "mem_fraction_static",
                                    "chunked_prefill_size", "max_running_requests", "page_size",
-                                   "dp_size", "enable_dp_attention", "cuda_graph_max_bs",
+                                   "dp_size", "enable_dp_attention", "enable_dp_lm_head", "cuda_graph_max_bs",
                                    "attention_backend"}) {
       if (name == known) out.setting(name, value);
     }
@@ -181,6 +202,7 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"--kt-num-gpu-experts"}, "kt_num_gpu_experts"}},
              out);
   if (switch_on(text, {"--enable-dp-attention"})) out.setting("enable_dp_attention", "True");
+  if (switch_on(text, {"--enable-dp-lm-head"})) out.setting("enable_dp_lm_head", "True");
 }
 
 // "Load weight end. ... avail mem=62.82 GB": the rank's free memory after
@@ -322,6 +344,7 @@ class SglangReader final : public LogReader {
                            any_line_contains(lines, "SWAKVPool mem usage");
     for (const LogLine& line : lines) read_line(line, swa_pools, out);
     infer_dp_attention(lines, out);
+    infer_tp_ranks(lines, out);
     out.set_backend("CUDA");
     if (const LogSetting* model = out.find_setting("model")) out.model().name = model->value;
     out.order_devices();

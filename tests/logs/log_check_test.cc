@@ -1172,6 +1172,96 @@ TEST(CheckLog, EachSglangRankChecksItsOwnPrintedTokens) {
   }
 }
 
+TEST(CheckLog, AnSglangRankWithoutFiguresStillCountsTowardsTheTp) {
+  // sgl-project/sglang#27537: Qwen3-30B-A3B FP8 on two MUSA ranks; rank 0
+  // prints "#tokens: 1106304", rank 1 only a capture line. At TP 2 a token
+  // holds 48 layers x 4 / 2 = 2 KV heads x 128 x (K + V) x 2 B = 49,152 B;
+  // x 1,106,304 = 54,377,054,208 B (printed K 25.32 + V 25.32 GB =
+  // 54,374,285,968 B, +- 10,737,418: within the print). Read as TP 1 (the
+  // one rank with figures) it was twice that.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-27537-qwen3-30b-a3b-fp8-tp2-musa.config.json");
+  const LogCheck c = check("sglang", "sglang-27537-qwen3-30b-a3b-fp8-tp2-musa.log", options);
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 54'377'054'208u);
+  EXPECT_TRUE(kv->within_print);
+}
+
+TEST(CheckLog, AnSglangConfigWhoseQuantizationIsNotPricedLeavesThePoolUnpriced) {
+  // sgl-project/sglang#11309's DeepSeek-V3.2-Exp run on 8 x B200, with the
+  // only public config of its geometry, whose quantization_config is AMD
+  // Quark's ("quark"): memfit sizes the checkpoint at 16 bits, 1.22 TiB a
+  // rank, which leaves no pool where the run held 975,424 tokens. The pool
+  // is not priced and says why. The KV bytes a token do not depend on the
+  // weights and are still checked: an fp8 NSA pool (the default on SM 10)
+  // stores, a layer, the latent's 512 fp8 bytes + 512 / 128 x 4 B of
+  // scales + the rope part's 64 x 2 B + the indexer's 128 + 128 / 128 x 4
+  // B = 788 B; x 61 layers = 48,068 B a token; x 975,424 tokens =
+  // 46,886,680,832 B (printed KV size 43.67 GB = 46,890,305,454 B).
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-11309-deepseek-v32-exp-dp8-b200.config.json");
+  options.command = "python -m sglang.launch_server --model deepseek-ai/DeepSeek-V3.2-Exp --tp 8 --dp 8 "
+                    "--enable-dp-attention";
+  options.gpu_name = "NVIDIA B200";
+  const LogCheck c = check("sglang", "sglang-11309-deepseek-v32-exp-dp8-b200.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_FALSE(pool->memfit.has_value());
+  EXPECT_NE(pool->note.find("the config declares quantization 'quark'"), std::string::npos) << pool->note;
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 46'886'680'832u);
+  EXPECT_EQ(kv->basis, FigureBasis::kExact);
+}
+
+TEST(CheckLog, AnSglangPoolWithoutItsFractionSaysWhichFractionItImplies) {
+  // sgl-project/sglang#21395 (Qwen3-4B, PD prefill with the hierarchical
+  // cache, 2026-03-25) prints no --mem-fraction-static. Its load line:
+  // avail 36.61 GB = 39,309,500,170 B after the weights, + mem usage 7.56
+  // GB = 8,117,488,189 B: 47,426,988,359 B before them; its pool K 7.26 + V
+  // 7.26 GB = 15,590,731,284 B. The rest SGLang took is free_after - free
+  // before x (1 - f), so f = 1 - (39,309,500,170 - 15,590,731,284) /
+  // 47,426,988,359 = 1 - 0.50011 = 0.49989: 0.500. memfit's default: GPU
+  // 47,426,988,359 + 1,258,291,200 B of startup = 46,430 MiB; reserved
+  // 512 + 4,096 x 1.5 + 32 x 2 + 1 / 8 x 1,024 = 6,848 MiB; (46,430 -
+  // 6,848) / 46,430 = 0.85251: 0.853.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.config.json");
+  const LogCheck c = check("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_NE(pool->note.find("the printed pool implies --mem-fraction-static 0.500 (1 - (free after the weights - "
+                            "the pools' bytes) / free before them), where memfit took 0.853"),
+            std::string::npos)
+      << pool->note;
+  // A log that prints its fraction gets no such clause.
+  std::string text = read_test_log("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.log");
+  text += "[2026-03-25 09:32:20] server_args=ServerArgs(mem_fraction_static=0.5, tp_size=1)\n";
+  Result<LogCheck> given = check_log(text, options, nullptr);
+  ASSERT_TRUE(given.ok()) << given.error().message();
+  pool = figure(*given, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->note.find("implies"), std::string::npos) << pool->note;
+}
+
+TEST(CheckLog, AnSglangDpLmHeadFromTheCommandKeepsTheHeadAtTheAttentionTp) {
+  // sgl-project/sglang#17392's ranks (Qwen3-30B-A3B, TP 4, DP attention 4)
+  // load 16.39 GB = 17,598,628,495 B. memfit's DP-attention weights are
+  // 17,124,823,040 B (0.973); launched with --enable-dp-lm-head the untied
+  // head is split by the attention TP (1) rather than TP 4: 151,936 x
+  // 2,048 x 2 B x 3 / 4 = 466,747,392 B more, 17,591,570,432 B (0.9996).
+  // The excerpt does not show the flag, so the corpus row stays at 0.973.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-17392-qwen3-30b-a3b-dp4-attn-tp4.config.json");
+  const LogCheck plain = check("sglang", "sglang-17392-qwen3-30b-a3b-dp4-attn-tp4.log", options);
+  EXPECT_EQ(figure(plain, "rank0", LogFigure::kWeights)->memfit, 17'124'823'040u);
+  options.command = "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 4 --dp 4 "
+                    "--enable-dp-attention --enable-dp-lm-head";
+  const LogCheck head = check("sglang", "sglang-17392-qwen3-30b-a3b-dp4-attn-tp4.log", options);
+  EXPECT_EQ(figure(head, "rank0", LogFigure::kWeights)->memfit, 17'591'570'432u);
+}
+
 TEST(CheckLog, AnSglangSwaPoolsLineIsPricedAtItsOwnLayersBytes) {
   // sgl-project/sglang#18039's main-branch run: MiMo-V2-Flash at TP 4.
   // "Use sliding window memory pool. full_layer_tokens=375360,

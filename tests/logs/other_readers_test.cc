@@ -43,6 +43,29 @@ TEST(SglangLog, TensorParallelRanksFromTheirTags) {
   EXPECT_EQ(find_figure(log, "rank1", LogFigure::kTokenPool)->value, 2'090'351u);
 }
 
+TEST(SglangLog, TheTpGroupFromTheHighestRankATagNames) {
+  // sgl-project/sglang#27537's excerpt: rank 0 prints the pool, rank 1
+  // only "Capture cuda graph begin" (no figure, no device): the tags name
+  // TP 0 and TP 1, a group of 2.
+  const RuntimeLog log = read("sglang", "sglang-27537-qwen3-30b-a3b-fp8-tp2-musa.log");
+  EXPECT_EQ(setting_of(log, "tp_ranks_seen"), "2");
+  EXPECT_TRUE(std::none_of(log.figures.begin(), log.figures.end(),
+                           [](const PrintedFigure& f) { return f.device == "rank1"; }));
+  // DP attention's tags run the TP ranks on ("DP1 TP3"): 3 + 1 = 4; a
+  // TP3 in a line's text past its tag is not a tag.
+  const RuntimeLog dp = read_runtime_log(
+      "[2026-01-01 10:00:00 DP1 TP3 EP3] Memory pool end. avail mem=1.00 GB\n"
+      "[2026-01-01 10:00:00 DP0 TP1 EP1] KV Cache is allocated. #tokens: 10, K size: 0.01 GB, V size: 0.01 GB "
+      "TP7]\n")
+                           .value();
+  EXPECT_EQ(setting_of(dp, "tp_ranks_seen"), "4");
+  // No tag with a TP rank: no setting.
+  const RuntimeLog untagged = read_runtime_log(
+      "[2026-01-01 10:00:00] KV Cache is allocated. #tokens: 10, K size: 0.01 GB, V size: 0.01 GB\n")
+                                 .value();
+  EXPECT_EQ(untagged.setting("tp_ranks_seen"), nullptr);
+}
+
 TEST(SglangLog, DataParallelAttentionFromTagsWhoseTpRanksRunOnAcrossDpRanks) {
   // sgl-project/sglang#17392: "[2026-05-07 13:39:14 DP1 TP1 EP1]" on four
   // ranks, no server_args: DP d on TP d is one TP group of 4 split into 4

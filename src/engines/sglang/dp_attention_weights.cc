@@ -22,7 +22,8 @@ CheckedBytes attention_share(const ModelGeometry& g, uint64_t tp) {
 
 }  // namespace
 
-uint64_t dp_attention_weights_bytes(const ModelSpec& spec, uint64_t tensor_parallel, uint64_t attention_tp) {
+uint64_t dp_attention_weights_bytes(const ModelSpec& spec, uint64_t tensor_parallel, uint64_t attention_tp,
+                                    bool dp_lm_head) {
   if (attention_tp == 0 || attention_tp >= tensor_parallel) return 0;
   if (!spec.quantization.method.empty()) return 0;
   if (spec.layout != "standard" && spec.layout != "sliding_window") return 0;
@@ -35,7 +36,11 @@ uint64_t dp_attention_weights_bytes(const ModelSpec& spec, uint64_t tensor_paral
   const CheckedBytes padded_vocab = CheckedBytes::ceil_div(g.vocab, kVocabPadding) * kVocabPadding;
   const CheckedBytes table = padded_vocab * g.hidden;
   const CheckedBytes embedding = table - CheckedBytes::ceil_div(table, tensor_parallel);
-  return ((per_layer * attention_layers + embedding) * kParamBytes).saturated();
+  // --enable-dp-lm-head: the head's rows split by the attention TP group.
+  const CheckedBytes head = dp_lm_head && !spec.tied_embeddings
+                                ? CheckedBytes::ceil_div(table, attention_tp) - CheckedBytes::ceil_div(table, tensor_parallel)
+                                : CheckedBytes(0);
+  return ((per_layer * attention_layers + embedding + head) * kParamBytes).saturated();
 }
 
 }  // namespace memfit::sglang

@@ -6,9 +6,11 @@
 // attn_tp_size, get_attention_tp_size), and the token embedding is built
 // whole on every rank (VocabParallelEmbedding(enable_tp=not
 // is_dp_attention_enabled()), models/qwen2.py and the models that support
-// DP attention); the LM head stays split by TP (ParallelLMHead's
-// use_attn_tp_group is --enable-dp-lm-head, off by default). Private to
-// the library.
+// DP attention); the LM head stays split by TP unless --enable-dp-lm-head
+// (off by default) splits it by the attention TP group too
+// (ParallelLMHead's use_attn_tp_group, layers/vocab_parallel_embedding.py;
+// LogitsProcessor's use_attn_tp_group = enable_dp_lm_head). Private to the
+// library.
 #ifndef MEMFIT_ENGINES_SGLANG_DP_ATTENTION_WEIGHTS_H_
 #define MEMFIT_ENGINES_SGLANG_DP_ATTENTION_WEIGHTS_H_
 
@@ -24,11 +26,15 @@ namespace memfit::sglang {
 // 1 / tensor_parallel, k and v at max(1, kv_heads / attention_tp) heads
 // rather than max(1, kv_heads / tensor_parallel), and the embedding table
 // (vocabulary padded to 64 rows x hidden) whole rather than
-// 1 / tensor_parallel, all at 2 bytes. 0 when attention_tp is not smaller
+// 1 / tensor_parallel, all at 2 bytes; with `dp_lm_head` an untied LM head
+// (the same padded rows x hidden) at 1 / attention_tp rather than
+// 1 / tensor_parallel too (a tied one is the embedding, counted once). 0
+// when attention_tp is not smaller
 // than tensor_parallel, or for a model this does not describe (a
 // quantized checkpoint, or a layout other than standard / sliding window:
 // MLA and linear-attention layers have other projections).
-uint64_t dp_attention_weights_bytes(const ModelSpec& spec, uint64_t tensor_parallel, uint64_t attention_tp);
+uint64_t dp_attention_weights_bytes(const ModelSpec& spec, uint64_t tensor_parallel, uint64_t attention_tp,
+                                    bool dp_lm_head = false);
 
 }  // namespace memfit::sglang
 

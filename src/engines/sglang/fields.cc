@@ -194,6 +194,14 @@ constexpr RequestField kFields[] = {
          .default_text = "false",
          .doc = "SGLang's `--enable-dp-attention`: attention split by TP / DP, more CUDA-graph "
                 "reserve in the computed fraction; needs `--dp` > 1 dividing `--tp`"}),
+    text_field<"enable_dp_lm_head", parse_flag>(
+        {.flags = "--enable-dp-lm-head",
+         .help = "with --enable-dp-attention: the LM head split by the attention TP group, not TP",
+         .type = FieldType::kFlag,
+         .default_text = "false",
+         .doc = "SGLang's `--enable-dp-lm-head`: under `--enable-dp-attention` the LM head is split "
+                "by the attention TP group (TP / DP) instead of TP, more of it a rank (an untied "
+                "head only); refused without `--enable-dp-attention`, as SGLang asserts"}),
     text_field<"max_mamba_cache_size", parse_count>(
         {.flags = "--max-mamba-cache-size",
          .help = "hybrid models: state slots of the Mamba / linear-attention pool (default: "
@@ -270,7 +278,7 @@ Result<Settings> read_settings(const EstimateRequest& r) {
   std::optional<double> fraction;
   std::optional<uint64_t> mamba_slots, ssm_bytes;
   std::optional<double> mamba_ratio;
-  std::optional<bool> no_graphs, dp_attention, no_radix;
+  std::optional<bool> no_graphs, dp_attention, dp_lm_head, no_radix;
   std::optional<std::string> release, attention;
   Status read[] = {
       read_field(r, "attention_backend", parse_attention_backend, attention),
@@ -284,6 +292,7 @@ Result<Settings> read_settings(const EstimateRequest& r) {
       read_field(r, "disable_cuda_graph", parse_flag, no_graphs),
       read_field(r, "dp_size", parse_count, dp),
       read_field(r, "enable_dp_attention", parse_flag, dp_attention),
+      read_field(r, "enable_dp_lm_head", parse_flag, dp_lm_head),
       read_field(r, "sglang_version", parse_release, release),
       read_field(r, "max_mamba_cache_size", parse_count, mamba_slots),
       read_field(r, "mamba_full_memory_ratio", parse_state_ratio, mamba_ratio),
@@ -304,6 +313,7 @@ Result<Settings> read_settings(const EstimateRequest& r) {
   s.disable_cuda_graph = no_graphs.value_or(false);
   s.dp_size = dp.value_or(1);
   s.dp_attention = dp_attention.value_or(false);
+  s.dp_lm_head = dp_lm_head.value_or(false);
   if (release) s.release = *release;
   if (attention) s.attention_backend = *attention;
   s.state.max_mamba_cache_size = mamba_slots;

@@ -269,7 +269,7 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   p.allocator_rounding_bytes = allocator_rounding_bytes(spec, s.tensor_parallel);
   // Under DP attention a rank holds its attention at the attention TP's
   // split and the embedding whole (dp_attention_weights.h).
-  p.dp_attention_weights_bytes = dp_attention_weights_bytes(spec, s.tensor_parallel, attention_tp(s));
+  p.dp_attention_weights_bytes = dp_attention_weights_bytes(spec, s.tensor_parallel, attention_tp(s), s.dp_lm_head);
   p.weights_bytes =
       (CheckedBytes(weights->bytes) + p.allocator_rounding_bytes + p.dp_attention_weights_bytes).saturated();
   p.weights_exact = weights->exact && p.dp_attention_weights_bytes == 0;

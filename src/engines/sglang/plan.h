@@ -63,6 +63,7 @@ struct Settings {
   uint64_t tensor_parallel = 1;                // --tp
   uint64_t dp_size = 1;                        // --dp
   bool dp_attention = false;                   // --enable-dp-attention
+  bool dp_lm_head = false;                     // --enable-dp-lm-head (needs dp_attention)
   std::optional<double> mem_fraction_static;   // --mem-fraction-static
   uint64_t context_length = 0;                 // --context-length; 0: the config's
   std::optional<uint64_t> max_running_requests;  // --max-running-requests

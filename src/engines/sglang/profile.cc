@@ -59,6 +59,10 @@ Status check_common_fields(const EstimateRequest& r) {
 }
 
 Status check_parallel(const Settings& s) {
+  if (s.dp_lm_head && !s.dp_attention) {
+    // server_args.py: "Please enable dp attention when setting enable_dp_lm_head."
+    return Error::usage("enable_dp_lm_head", "needs enable_dp_attention (SGLang asserts it)");
+  }
   if (!s.dp_attention) return Status::Ok();
   if (s.dp_size < 2 || s.tensor_parallel % s.dp_size != 0) {
     return Error::usage("enable_dp_attention", fmt::format("needs dp_size > 1 dividing "

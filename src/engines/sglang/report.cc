@@ -44,6 +44,7 @@ std::string launch_command(const Model& model, const Plan& plan) {
   out += fmt::format(" --tp {}", s.tensor_parallel);
   if (s.dp_size > 1) out += fmt::format(" --dp {}", s.dp_size);
   if (s.dp_attention) out += " --enable-dp-attention";
+  if (s.dp_lm_head) out += " --enable-dp-lm-head";
   out += " --mem-fraction-static " + fraction_text(plan.mem_fraction_static);
   out += fmt::format(" --context-length {}", s.context_length);
   if (s.max_running_requests) out += fmt::format(" --max-running-requests {}", *s.max_running_requests);
@@ -75,6 +76,7 @@ Json plan_to_json(const Model& model, const Plan& p, const MemoryBudget& budget,
   j["tensor_parallel"] = s.tensor_parallel;
   j["dp_size"] = s.dp_size;
   j["enable_dp_attention"] = s.dp_attention;
+  j["enable_dp_lm_head"] = s.dp_lm_head;
   j["gpus"] = s.tensor_parallel * s.dp_size;
   j["mem_fraction_static"] = p.mem_fraction_static;
   j["mem_fraction_computed"] = p.mem_fraction_computed;

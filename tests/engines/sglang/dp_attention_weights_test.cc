@@ -27,6 +27,22 @@ TEST(SglangDpAttentionWeights, AttentionAtTheAttentionTpAndTheEmbeddingWhole) {
   EXPECT_EQ(dp_attention_weights_bytes(spec, 4, 2), 919'732'224u);
 }
 
+TEST(SglangDpAttentionWeights, TheDpLmHeadSplitsTheHeadByTheAttentionTpToo) {
+  // --enable-dp-lm-head (ParallelLMHead's use_attn_tp_group): Qwen3-30B-A3B's
+  // untied head, 151,936 x 2,048 = 311,164,928 parameters, whole at
+  // attention TP 1 rather than a quarter: 233,373,696 more, x 2 B =
+  // 466,747,392 B beyond the 1,825,701,888 above: 2,292,449,280 B.
+  const ModelSpec spec = testing::corpus_spec("qwen3_moe/Qwen3-30B-A3B");
+  EXPECT_EQ(dp_attention_weights_bytes(spec, 4, 1, true), 2'292'449'280u);
+  // At attention TP 2 the head is halved rather than quartered: 77,791,232
+  // more parameters, 155,582,464 B beyond the 919,732,224.
+  EXPECT_EQ(dp_attention_weights_bytes(spec, 4, 2, true), 1'075'314'688u);
+  // A tied head is the embedding, already whole: nothing more (Qwen3-0.6B
+  // ties its embeddings).
+  const ModelSpec tied = testing::corpus_spec("qwen3/Qwen3-0.6B");
+  EXPECT_EQ(dp_attention_weights_bytes(tied, 4, 1, true), dp_attention_weights_bytes(tied, 4, 1));
+}
+
 TEST(SglangDpAttentionWeights, NothingWithoutDpAttentionOrForAQuantizedCheckpoint) {
   const ModelSpec spec = testing::corpus_spec("qwen3_moe/Qwen3-30B-A3B");
   EXPECT_EQ(dp_attention_weights_bytes(spec, 4, 4), 0u);  // attention TP = TP: no DP attention
