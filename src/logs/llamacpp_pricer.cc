@@ -27,6 +27,24 @@
 namespace memfit::logs {
 namespace {
 
+// The memory llama.cpp split the layers by for GPU `d` (llama_model_load:
+// each device's free memory from ggml_backend_dev_memory, when no
+// --tensor-split is given): the free memory the log prints ("using device
+// CUDA0 (...) - 23008 MiB free"); else, for a SYCL device, the total its
+// device table prints: ggml-sycl's get_memory_info (dpct helper) returns
+// the total as the free memory when the driver lacks
+// ext_intel_free_memory, as it does unless ZES_ENABLE_SYSMAN=1 is set
+// ("get_memory_info: [warning] ext_intel_free_memory is not supported
+// (export/set ZES_ENABLE_SYSMAN=1 to support), use total memory as free
+// memory"). ggml-org/llama.cpp#9241 (b3616, Arc A770 16704M and A750
+// 8319M, 41 slots) splits 28 layers and 12 by it, #8294 and #7968 (8 and
+// 4 SYCL devices) likewise to the layer. nullopt where neither is printed.
+std::optional<uint64_t> split_memory(const LogDevice& d) {
+  if (d.free_bytes) return d.free_bytes;
+  if (d.id.starts_with("SYCL")) return d.total_bytes;
+  return std::nullopt;
+}
+
 // Whether the run's model used GPU `id`. llama.cpp prints "using device
 // X" once for each device of the model's list (llama.cpp
 // llama_model_load_from_file_impl: for (auto * dev : model->devices)), the
@@ -310,8 +328,9 @@ Status apply_placement(const RuntimeLog& log, LlamaCppPlacementRequest& p,
   std::vector<LlamaCppGpu> listed;
   bool free_known = true;
   for (size_t i = 0; i < gpus.size(); ++i) {
-    free_known = free_known && gpus[i]->free_bytes.has_value();
-    listed.push_back(LlamaCppGpu{device_of(*gpus[i], i), gpus[i]->name, gpus[i]->free_bytes.value_or(1)});
+    const std::optional<uint64_t> memory = split_memory(*gpus[i]);
+    free_known = free_known && memory.has_value();
+    listed.push_back(LlamaCppGpu{device_of(*gpus[i], i), gpus[i]->name, memory.value_or(1)});
   }
   if (!free_known && gpus.size() > 1) {
     for (LlamaCppGpu& g : listed) g.free_bytes = 1;  // an even split
@@ -941,7 +960,7 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
   if (log.runtime != "llamacpp") return;
   const std::vector<const LogDevice*> gpus = log_gpus(log);
   const bool free_known = std::all_of(gpus.begin(), gpus.end(),
-                                      [](const LogDevice* d) { return d->free_bytes.has_value(); });
+                                      [](const LogDevice* d) { return split_memory(*d).has_value(); });
   const bool split_unknown = gpus.size() > 1 && !free_known && log.setting("tensor_split") == nullptr;
   // Over several GPUs each one's share hangs on the layers offloaded.
   const bool layers_unknown = gpus.size() > 1 && !count_setting(log, "n_gpu_layers");

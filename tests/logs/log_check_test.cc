@@ -830,6 +830,25 @@ TEST(CheckLog, GpusWithoutModelBuffersSayTheRunsSplitIsNotPrinted) {
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->note.find("GPUs"), std::string::npos);
 }
 
+TEST(CheckLog, SyclGpusSplitTheLayersByTheTotalTheirTablePrints) {
+  // ggml-org/llama.cpp#9241 (b3616, Qwen1.5 14B, 40 blocks, -ngl 41 by
+  // default of the log's "offloaded 41/41", 32,768 cells, f16 K and V):
+  // no free memory printed; ggml-sycl gives the total as the free memory,
+  // so the split is 16704 : 8319 (decimal MB). 41 slots; slot j on SYCL0
+  // while j / 41 < 16704 / 25023 = 0.66755, i.e. j <= 27: 28 blocks.
+  // One block's cache: 32,768 x 5,120 x 2 (K, V) x 2 B = 640 MiB; SYCL0
+  // 28 x 640 = 17,920 MiB = 18,790,481,920 B, SYCL1 12 x 640 = 7,680 MiB =
+  // 8,053,063,680 B: the printed figures.
+  const LogCheck c = check("llamacpp", "llamacpp-9241-qwen15-14b-q4ks-a770-a750-sycl.log");
+  const FigureCheck* sycl0 = figure(c, "SYCL0", LogFigure::kKvCache);
+  const FigureCheck* sycl1 = figure(c, "SYCL1", LogFigure::kKvCache);
+  ASSERT_NE(sycl0, nullptr);
+  ASSERT_NE(sycl1, nullptr);
+  EXPECT_EQ(sycl0->memfit, std::optional<uint64_t>(18'790'481'920u));
+  EXPECT_EQ(sycl1->memfit, std::optional<uint64_t>(8'053'063'680u));
+  EXPECT_EQ(sycl0->note.find("free memory"), std::string::npos) << sycl0->note;
+}
+
 TEST(CheckLog, ThreeSequencesKeepTheirStreams) {
   // n_ctx 3000 over 3 sequences: 1,000 a stream, padded to 1,024 cells (256),
   // 3 streams: 4 x 3,072 x 256 x 2 B = 6,291,456 = "6.00 MiB"; output 3 x
