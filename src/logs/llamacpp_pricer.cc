@@ -222,6 +222,13 @@ std::optional<uint64_t> build_of(const RuntimeLog& log, const LogCheckOptions& o
   }
   if (!bound && log.version.empty()) return std::nullopt;  // the pinned rules, as ever
   const LogSetting* function = log.setting("compute_function");
+  const LogSetting* input = log.setting("input_buffer");
+  if (bound && input != nullptr && input->value == "separate") {
+    notes.push_back(fmt::format("{}; it prints an input buffer of its own, as builds up to b{} (before "
+                                "#6017) do: priced as b{}",
+                                unknown, *bound, *bound));
+    return bound;
+  }
   notes.push_back(bound ? fmt::format("{}; its compute buffers are printed by {}, as builds up to b{} "
                                       "print them: priced as b{}",
                                       unknown, escape_untrusted(function->value), *bound, *bound)
@@ -812,6 +819,30 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
                          host ? "graph input on the host" : "input this GPU's split reads");
     }
   }
+  // The first offloaded block's GPU of a multi-GPU run in a build that
+  // casts an F32 mask under flash attention: its split's copies of the
+  // input rows and the F32 mask are allocated first and freed after block
+  // 0; where the allocator puts the later blocks' FFN around the hole they
+  // leave is not traced (ggml-org/llama.cpp#14075's CUDA0 prints 20 MiB
+  // over its CUDA1 with the same blocks, #10152's 20 MiB).
+  // At most those two copies' bytes: 4 x n_tok x (hidden + n_kv).
+  const uint64_t n_tok = std::min(e.context.n_ctx, e.context.n_ubatch);
+  const uint64_t hole =
+      (CheckedBytes(4) * n_tok * (CheckedBytes(spec.geometry.hidden) + e.context.n_ctx_seq)).saturated();
+  if (!host && log_gpus(log).size() > 1 && e.context.flash_attn && llamacpp::f32_mask_cast(e.settings) &&
+      c.printed.value > *c.memfit && c.printed.value - *c.memfit <= hole &&
+      !within_print_band(*c.memfit, c.printed)) {
+    const auto first = std::find_if(e.placement.devices.begin(), e.placement.devices.end(),
+                                    [](const LlamaCppDeviceUsage& u) { return u.blocks > 0; });
+    const LlamaCppDeviceUsage* mine = device_for(log, e, c.printed.device);
+    const bool host_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
+                                         [](const LlamaCppDeviceUsage& u) { return u.device == "cpu" && u.blocks > 0; });
+    if (first != e.placement.devices.end() && first->device != "cpu" && mine == &*first && !host_blocks) {
+      return "the first block's GPU: its split's copies of the input rows and the F32 mask (a build "
+             "before #23764 casts it here) sit at the bottom of its buffer until block 0 has read them; "
+             "where the allocator lays the later blocks' FFN around the hole they leave is not traced";
+    }
+  }
   if (llamacpp::early_graph_phases(e.settings) && spec.moe.experts > 0 &&
       !within_print_band(*c.memfit, c.printed)) {
     return "a build before #6122: memfit prices its graph's attention and output phases, but its MoE "
@@ -1129,6 +1160,13 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
 std::optional<uint64_t> build_bound(const RuntimeLog& log) {
   const LogSetting* function = log.setting("compute_function");
   if (function == nullptr) return std::nullopt;  // Ollama's runner prints llama.cpp's lines too
+  // "input buffer size": the graph inputs' own buffer (#5100), which #6017
+  // (b2413) folded into the compute buffers; b2412 is the last build with it
+  // (releases.cc, kGraphInputsBuild). ggml-org/llama.cpp#5619's server
+  // (February 2024) prints it and a build number of its own, 1037.
+  if (const LogSetting* input = log.setting("input_buffer"); input != nullptr && input->value == "separate") {
+    return 2412;
+  }
   // ggml-org/ci's b4730 prints llama_init_from_model's lines, b4897
   // llama_context's (the corpus's llamacpp-ci4730-*, llamacpp-ci4897-*).
   if (function->value == "llama_new_context_with_model" || function->value == "llama_init_from_model") {
