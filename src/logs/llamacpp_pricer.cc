@@ -767,7 +767,9 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
 // product reads: a host block, the output layer on the host, or tensors
 // moved there (-ot, --n-cpu-moe; the command's, where the estimate could
 // not take them without a tensor list).
-bool host_holds_weights(const RuntimeLog& log, const LlamaCppEstimate& e) {
+// Whether -ot or --n-cpu-moe moved weights to the host (the placement's
+// rules, or the log's command where the estimate could not take them).
+bool weights_moved_to_host(const RuntimeLog& log, const LlamaCppEstimate& e) {
   const LlamaCppPlacementSettings& s = e.settings.placement;
   if (!s.overrides.empty() || s.n_cpu_moe > 0) return true;
   if (const LogSetting* rules = log.setting("override_tensor")) {
@@ -775,7 +777,12 @@ bool host_holds_weights(const RuntimeLog& log, const LlamaCppEstimate& e) {
     std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) { return std::toupper(ch); });
     if (upper.find("=CPU") != std::string::npos) return true;
   }
-  if (const LogSetting* moe = log.setting("n_cpu_moe"); moe != nullptr && moe->value != "0") return true;
+  const LogSetting* moe = log.setting("n_cpu_moe");
+  return moe != nullptr && moe->value != "0";
+}
+
+bool host_holds_weights(const RuntimeLog& log, const LlamaCppEstimate& e) {
+  if (weights_moved_to_host(log, e)) return true;
   return std::any_of(e.placement.devices.begin(), e.placement.devices.end(), [](const LlamaCppDeviceUsage& u) {
     return u.device == "cpu" && (u.blocks > 0 || u.output_layer);
   });
@@ -922,6 +929,22 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
     return "every layer is offloaded: memfit's GPU phase, the logits and result_norm, is below the print "
            "by where the allocator left them after block 0 cast the F32 mask here (a build before "
            "#18898), not traced";
+  }
+  // Every block offloaded but weights moved to the host by -ot or
+  // --n-cpu-moe (ik_llama.cpp#394's experts of blocks 27..60): op offload
+  // copies each such weight into the first GPU's buffer for its product;
+  // memfit prices the largest copy (note_host_product) from the tensor
+  // list it has, whose types are its rebuild's, with what is live beside
+  // it, not the layout the allocator gives the copies.
+  const bool host_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
+                                       [](const LlamaCppDeviceUsage& u) { return u.device == "cpu" && u.blocks > 0; });
+  if (!host && op_offload && tensors_known && !host_blocks && weights_moved_to_host(log, e) &&
+      c.printed.value > *c.memfit && !within_print_band(*c.memfit, c.printed) && below_target &&
+      device_for(log, e, c.printed.device) == &e.placement.devices[0]) {
+    return "op offload copies the weights -ot or --n-cpu-moe moved to the host into this buffer for the "
+           "products it runs here: memfit prices the largest copy, at its rebuilt tensor list's types, "
+           "with what is live beside it, not this file's types nor the allocator's layout around the "
+           "copies";
   }
   if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
   // Every layer offloaded ("offloaded N/N"): builds from #18148 then print

@@ -907,6 +907,25 @@ TEST(CheckLog, AnInputBufferOfItsOwnBoundsTheBuildBelow6017) {
             c.log.notes.end());
 }
 
+TEST(CheckLog, ExpertsMovedToTheHostSayTheirCopiesAreTheRebuildsOnTheFirstGpu) {
+  // ik_llama.cpp#394's mainline b5331 run: every block offloaded, the
+  // experts of blocks 27..60 moved to the CPU by --override-tensor; op
+  // offload copies them into CUDA0's buffer (3285.00 MiB printed), which
+  // memfit prices from the config's rebuilt tensor list: the row says so.
+  // CUDA1 (within 10 %) and the host say nothing of it.
+  LogCheckOptions options;
+  options.config_json = read_test_log("llamacpp", "llamacpp-ik394-deepseek-v3-q2kxl-4gpu-ot-ub1024.config.json");
+  options.command = "./llama-server -m DeepSeek-V3-0324-UD-Q2_K_XL-merged.gguf -c 16384 -ngl 99 "
+                    "--override-tensor 'blk\\.([0-7])\\..*_exps\\.=CUDA0' "
+                    "--override-tensor 'blk\\..*_exps\\.=CPU' -fa --ubatch-size 1024";
+  const LogCheck c = check("llamacpp", "llamacpp-ik394-deepseek-v3-q2kxl-4gpu-ot-ub1024.log", options);
+  const FigureCheck* cuda0 = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(cuda0, nullptr);
+  EXPECT_TRUE(cuda0->note.starts_with("op offload copies the weights -ot or --n-cpu-moe moved to the host"))
+      << cuda0->note;
+  EXPECT_EQ(figure(c, "CUDA1", LogFigure::kCompute)->note.find("op offload"), std::string::npos);
+}
+
 TEST(CheckLog, ThreeSequencesKeepTheirStreams) {
   // n_ctx 3000 over 3 sequences: 1,000 a stream, padded to 1,024 cells (256),
   // 3 streams: 4 x 3,072 x 256 x 2 B = 6,291,456 = "6.00 MiB"; output 3 x
