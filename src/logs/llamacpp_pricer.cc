@@ -27,6 +27,24 @@
 namespace memfit::logs {
 namespace {
 
+// The memory llama.cpp split the layers by for GPU `d` (llama_model_load:
+// each device's free memory from ggml_backend_dev_memory, when no
+// --tensor-split is given): the free memory the log prints ("using device
+// CUDA0 (...) - 23008 MiB free"); else, for a SYCL device, the total its
+// device table prints: ggml-sycl's get_memory_info (dpct helper) returns
+// the total as the free memory when the driver lacks
+// ext_intel_free_memory, as it does unless ZES_ENABLE_SYSMAN=1 is set
+// ("get_memory_info: [warning] ext_intel_free_memory is not supported
+// (export/set ZES_ENABLE_SYSMAN=1 to support), use total memory as free
+// memory"). ggml-org/llama.cpp#9241 (b3616, Arc A770 16704M and A750
+// 8319M, 41 slots) splits 28 layers and 12 by it, #8294 and #7968 (8 and
+// 4 SYCL devices) likewise to the layer. nullopt where neither is printed.
+std::optional<uint64_t> split_memory(const LogDevice& d) {
+  if (d.free_bytes) return d.free_bytes;
+  if (d.id.starts_with("SYCL")) return d.total_bytes;
+  return std::nullopt;
+}
+
 // Whether the run's model used GPU `id`. llama.cpp prints "using device
 // X" once for each device of the model's list (llama.cpp
 // llama_model_load_from_file_impl: for (auto * dev : model->devices)), the
@@ -213,6 +231,13 @@ std::optional<uint64_t> build_of(const RuntimeLog& log, const LogCheckOptions& o
   }
   if (!bound && log.version.empty()) return std::nullopt;  // the pinned rules, as ever
   const LogSetting* function = log.setting("compute_function");
+  const LogSetting* input = log.setting("input_buffer");
+  if (bound && input != nullptr && input->value == "separate") {
+    notes.push_back(fmt::format("{}; it prints an input buffer of its own, as builds up to b{} (before "
+                                "#6017) do: priced as b{}",
+                                unknown, *bound, *bound));
+    return bound;
+  }
   notes.push_back(bound ? fmt::format("{}; its compute buffers are printed by {}, as builds up to b{} "
                                       "print them: priced as b{}",
                                       unknown, escape_untrusted(function->value), *bound, *bound)
@@ -319,8 +344,9 @@ Status apply_placement(const RuntimeLog& log, LlamaCppPlacementRequest& p,
   std::vector<LlamaCppGpu> listed;
   bool free_known = true;
   for (size_t i = 0; i < gpus.size(); ++i) {
-    free_known = free_known && gpus[i]->free_bytes.has_value();
-    listed.push_back(LlamaCppGpu{device_of(*gpus[i], i), gpus[i]->name, gpus[i]->free_bytes.value_or(1)});
+    const std::optional<uint64_t> memory = split_memory(*gpus[i]);
+    free_known = free_known && memory.has_value();
+    listed.push_back(LlamaCppGpu{device_of(*gpus[i], i), gpus[i]->name, memory.value_or(1)});
   }
   if (!free_known && gpus.size() > 1) {
     for (LlamaCppGpu& g : listed) g.free_bytes = 1;  // an even split
@@ -750,7 +776,9 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
 // product reads: a host block, the output layer on the host, or tensors
 // moved there (-ot, --n-cpu-moe; the command's, where the estimate could
 // not take them without a tensor list).
-bool host_holds_weights(const RuntimeLog& log, const LlamaCppEstimate& e) {
+// Whether -ot or --n-cpu-moe moved weights to the host (the placement's
+// rules, or the log's command where the estimate could not take them).
+bool weights_moved_to_host(const RuntimeLog& log, const LlamaCppEstimate& e) {
   const LlamaCppPlacementSettings& s = e.settings.placement;
   if (!s.overrides.empty() || s.n_cpu_moe > 0) return true;
   if (const LogSetting* rules = log.setting("override_tensor")) {
@@ -758,7 +786,12 @@ bool host_holds_weights(const RuntimeLog& log, const LlamaCppEstimate& e) {
     std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) { return std::toupper(ch); });
     if (upper.find("=CPU") != std::string::npos) return true;
   }
-  if (const LogSetting* moe = log.setting("n_cpu_moe"); moe != nullptr && moe->value != "0") return true;
+  const LogSetting* moe = log.setting("n_cpu_moe");
+  return moe != nullptr && moe->value != "0";
+}
+
+bool host_holds_weights(const RuntimeLog& log, const LlamaCppEstimate& e) {
+  if (weights_moved_to_host(log, e)) return true;
   return std::any_of(e.placement.devices.begin(), e.placement.devices.end(), [](const LlamaCppDeviceUsage& u) {
     return u.device == "cpu" && (u.blocks > 0 || u.output_layer);
   });
@@ -800,6 +833,30 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
                          "{}; the rest of the difference is not explained",
                          copies->value, e.placement.n_copies - 1,
                          host ? "graph input on the host" : "input this GPU's split reads");
+    }
+  }
+  // The first offloaded block's GPU of a multi-GPU run in a build that
+  // casts an F32 mask under flash attention: its split's copies of the
+  // input rows and the F32 mask are allocated first and freed after block
+  // 0; where the allocator puts the later blocks' FFN around the hole they
+  // leave is not traced (ggml-org/llama.cpp#14075's CUDA0 prints 20 MiB
+  // over its CUDA1 with the same blocks, #10152's 20 MiB).
+  // At most those two copies' bytes: 4 x n_tok x (hidden + n_kv).
+  const uint64_t n_tok = std::min(e.context.n_ctx, e.context.n_ubatch);
+  const uint64_t hole =
+      (CheckedBytes(4) * n_tok * (CheckedBytes(spec.geometry.hidden) + e.context.n_ctx_seq)).saturated();
+  if (!host && log_gpus(log).size() > 1 && e.context.flash_attn && llamacpp::f32_mask_cast(e.settings) &&
+      c.printed.value > *c.memfit && c.printed.value - *c.memfit <= hole &&
+      !within_print_band(*c.memfit, c.printed)) {
+    const auto first = std::find_if(e.placement.devices.begin(), e.placement.devices.end(),
+                                    [](const LlamaCppDeviceUsage& u) { return u.blocks > 0; });
+    const LlamaCppDeviceUsage* mine = device_for(log, e, c.printed.device);
+    const bool host_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
+                                         [](const LlamaCppDeviceUsage& u) { return u.device == "cpu" && u.blocks > 0; });
+    if (first != e.placement.devices.end() && first->device != "cpu" && mine == &*first && !host_blocks) {
+      return "the first block's GPU: its split's copies of the input rows and the F32 mask (a build "
+             "before #23764 casts it here) sit at the bottom of its buffer until block 0 has read them; "
+             "where the allocator lays the later blocks' FFN around the hole they leave is not traced";
     }
   }
   if (llamacpp::early_graph_phases(e.settings) && spec.moe.experts > 0 &&
@@ -897,6 +954,22 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
            "#23764 casts an F32 mask on this GPU (its copy and the F16 cast live at once), which memfit "
            "prices only for a build it is given";
   }
+  // Every block offloaded but weights moved to the host by -ot or
+  // --n-cpu-moe (ik_llama.cpp#394's experts of blocks 27..60): op offload
+  // copies each such weight into the first GPU's buffer for its product;
+  // memfit prices the largest copy (note_host_product) from the tensor
+  // list it has, whose types are its rebuild's, with what is live beside
+  // it, not the layout the allocator gives the copies.
+  const bool host_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
+                                       [](const LlamaCppDeviceUsage& u) { return u.device == "cpu" && u.blocks > 0; });
+  if (!host && op_offload && tensors_known && !host_blocks && weights_moved_to_host(log, e) &&
+      c.printed.value > *c.memfit && !within_print_band(*c.memfit, c.printed) && below_target &&
+      device_for(log, e, c.printed.device) == &e.placement.devices[0]) {
+    return "op offload copies the weights -ot or --n-cpu-moe moved to the host into this buffer for the "
+           "products it runs here: memfit prices the largest copy, at its rebuilt tensor list's types, "
+           "with what is live beside it, not this file's types nor the allocator's layout around the "
+           "copies";
+  }
   if (!op_offload || !offloaded || *offloaded == 0 || *offloaded >= blocks) return "";
   // Every layer offloaded ("offloaded N/N"): builds from #18148 then print
   // one repeating layer fewer than they offload (rusteze's b7780: "27
@@ -970,7 +1043,7 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
   if (log.runtime != "llamacpp") return;
   const std::vector<const LogDevice*> gpus = log_gpus(log);
   const bool free_known = std::all_of(gpus.begin(), gpus.end(),
-                                      [](const LogDevice* d) { return d->free_bytes.has_value(); });
+                                      [](const LogDevice* d) { return split_memory(*d).has_value(); });
   const bool split_unknown = gpus.size() > 1 && !free_known && log.setting("tensor_split") == nullptr;
   // Over several GPUs each one's share hangs on the layers offloaded.
   const bool layers_unknown = gpus.size() > 1 && !count_setting(log, "n_gpu_layers");
@@ -1139,6 +1212,13 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
 std::optional<uint64_t> build_bound(const RuntimeLog& log) {
   const LogSetting* function = log.setting("compute_function");
   if (function == nullptr) return std::nullopt;  // Ollama's runner prints llama.cpp's lines too
+  // "input buffer size": the graph inputs' own buffer (#5100), which #6017
+  // (b2413) folded into the compute buffers; b2412 is the last build with it
+  // (releases.cc, kGraphInputsBuild). ggml-org/llama.cpp#5619's server
+  // (February 2024) prints it and a build number of its own, 1037.
+  if (const LogSetting* input = log.setting("input_buffer"); input != nullptr && input->value == "separate") {
+    return 2412;
+  }
   // ggml-org/ci's b4730 prints llama_init_from_model's lines, b4897
   // llama_context's (the corpus's llamacpp-ci4730-*, llamacpp-ci4897-*).
   if (function->value == "llama_new_context_with_model" || function->value == "llama_init_from_model") {

@@ -5,6 +5,8 @@
 // lines"), wherever a line's prefix (timestamps, levels) puts it.
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "logs/command_line.h"
 #include "logs/llamacpp_lines.h"
 #include "logs/log_reader.h"
@@ -102,6 +104,45 @@ void read_metal_gpu_name(std::string_view printed, LogBuilder& out) {
   if (d != nullptr && !name.empty()) d->name = std::string(trim(name));
 }
 
+// The largest global memory a SYCL table row is read with (decimal MB):
+// 10^12 MB is an exabyte, beyond any device; a log's text is untrusted.
+constexpr uint64_t kMaxSyclTableMegabytes = 1000ULL * 1000 * 1000 * 1000;
+
+// ggml-sycl's device table (ggml_backend_sycl_print_sycl_devices, a row a
+// device from print_device_detail), e.g.
+// "| 0| [level_zero:gpu:0]|   Intel Arc A770 Graphics|    1.3|    512|    1024|   32| 16225M|   1.3.26241|":
+// ID, device type in brackets, name, version, compute units, work group,
+// sub group, global memory as `global_mem_size / 1000000` ("%6luM",
+// decimal MB, truncated) and the driver. Row ID i is the backend's SYCL<i>.
+// Kept: the name and the global memory as the device's total (the pricer
+// splits the layers by it where no free memory is printed:
+// llamacpp_pricer.cc, split_memory). False when the line is no such row.
+bool read_sycl_device_row(std::string_view text, LogBuilder& out) {
+  std::string_view rest = trim(text);
+  if (!rest.starts_with('|')) return false;
+  std::vector<std::string_view> fields;
+  while (!rest.empty() && fields.size() < 12) {
+    rest.remove_prefix(1);  // the '|' before the field
+    const size_t bar = rest.find('|');
+    if (bar == std::string_view::npos) break;
+    fields.push_back(trim(rest.substr(0, bar)));
+    rest = rest.substr(bar);
+  }
+  if (fields.size() < 9) return false;
+  const std::optional<uint64_t> index = parse_count(fields[0]);
+  if (!index || !fields[1].starts_with('[') || !fields[1].ends_with(']')) return false;
+  std::optional<uint64_t> megabytes;
+  for (size_t i = 3; i < fields.size() && !megabytes; ++i) {
+    if (fields[i].size() > 1 && fields[i].ends_with('M')) megabytes = parse_count(fields[i].substr(0, fields[i].size() - 1));
+  }
+  if (!megabytes || *megabytes > kMaxSyclTableMegabytes) return false;
+  LogDevice* d = out.device(fmt::format("SYCL{}", *index));
+  if (d == nullptr) return true;
+  if (d->name.empty()) d->name = std::string(fields[2]);
+  if (!d->total_bytes) d->total_bytes = *megabytes * 1000 * 1000;
+  return true;
+}
+
 // ggml's device listings: "ggml_cuda_init: found 2 ROCm devices:" then
 // "  Device 0: AMD Radeon RX 7900 XTX, gfx1100 ..."; "ggml_vulkan: 0 =
 // NVIDIA GeForce RTX 3090 (NVIDIA) | uma: 0 | ..."; Metal's "GPU name:".
@@ -141,7 +182,7 @@ bool read_device_listing(std::string_view text, LlamaCppReadState& state, LogBui
     read_metal_gpu_name(trim(*rest), out);
     return true;
   }
-  return false;
+  return read_sycl_device_row(text, out);
 }
 
 // llama_context's (llama_new_context_with_model's) "name = value" lines.

@@ -64,7 +64,8 @@ bool one_cache_for_all(const RuntimeLog& log);
 // function the log's lines name (the reader's compute_function): b4896
 // for llama_new_context_with_model and llama_init_from_model (before
 // llama_context's constructor), b7771 for llama_context (before
-// sched_reserve); nullopt for sched_reserve's lines, another name or
+// sched_reserve); b2412 where the log prints a separate input buffer
+// (before #6017); nullopt for sched_reserve's lines, another name or
 // none. What a log whose build is not known is priced as.
 std::optional<uint64_t> build_bound(const RuntimeLog& log);
 

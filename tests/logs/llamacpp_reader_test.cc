@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "logs/log_test_data.h"
 #include "memfit/runtime_log.h"
@@ -260,6 +263,41 @@ TEST(LlamaCppLog, CiCaptureReadsTheEchoedCommandAndTimestampedLines) {
   EXPECT_EQ(find_figure(log, "Vulkan0", LogFigure::kCompute)->value, 169'869'312u);
   EXPECT_EQ(find_figure(log, "CPU", LogFigure::kCompute)->value, 9'447'670u);
   EXPECT_EQ(log.figures.size(), 6u);
+}
+
+TEST(LlamaCppLog, SyclDeviceTableGivesEachDeviceItsNameAndTotalMemory) {
+  // ggml-org/llama.cpp#9241 (b3616): ggml-sycl's table prints each device's
+  // global memory as global_mem_size / 10^6, "M": 16704M and 8319M are
+  // 16,704,000,000 and 8,319,000,000 B. Row ID i is SYCL<i>. No free
+  // memory is printed.
+  const RuntimeLog log = read("llamacpp-9241-qwen15-14b-q4ks-a770-a750-sycl.log");
+  EXPECT_EQ(log.backend, "SYCL");
+  ASSERT_GE(log.devices.size(), 2u);
+  EXPECT_EQ(log.devices[0].id, "SYCL0");
+  EXPECT_EQ(log.devices[0].name, "Intel Arc A770 Graphics");
+  EXPECT_EQ(log.devices[0].total_bytes, std::optional<uint64_t>(16'704'000'000u));
+  EXPECT_FALSE(log.devices[0].free_bytes.has_value());
+  EXPECT_EQ(log.devices[1].id, "SYCL1");
+  EXPECT_EQ(log.devices[1].total_bytes, std::optional<uint64_t>(8'319'000'000u));
+}
+
+TEST(LlamaCppLog, SyclTableHeaderAndRuleRowsAreNoDevices) {
+  // The header ("|ID|  Device Type|...") and the rule ("|--|---...") have
+  // no numeric ID; a row without a bracketed device type or an "M" size is
+  // not the table's. Only the one real row makes a device.
+  const std::string text =
+      "|ID|        Device Type|                   Name|Version|units  |group   |group|size   |       Driver version|\n"
+      "|--|-------------------|-----------------------|-------|-------|--------|-----|-------|---------------------|\n"
+      "| 3|         level_zero|  Intel Arc A770 Graphics|    1.3|    512|    1024|   32| 16225M|            1.3.26241|\n"
+      "| 1| [level_zero:gpu:1]|  Intel Arc A770 Graphics|    1.3|    512|    1024|   32|  16225|            1.3.26241|\n"
+      "| 0| [level_zero:gpu:0]|  Intel Arc A770 Graphics|    1.3|    512|    1024|   32| 16225M|            1.3.26241|\n"
+      "llama_kv_cache_init:      SYCL0 KV buffer size =   256.00 MiB\n";
+  Result<RuntimeLog> log = read_runtime_log(text);
+  ASSERT_TRUE(log.ok()) << log.error().message();
+  std::vector<std::string> ids;
+  for (const LogDevice& d : log->devices) ids.push_back(d.id);
+  EXPECT_EQ(ids, std::vector<std::string>({"SYCL0"}));
+  EXPECT_EQ(log->devices[0].total_bytes, std::optional<uint64_t>(16'225'000'000u));
 }
 
 TEST(LlamaCppLog, TensorOverrideRulesOfTheCommandAreReadInTheOrderGiven) {

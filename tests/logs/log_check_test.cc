@@ -365,13 +365,16 @@ TEST(CheckLog, ABuildBeforeTheF16MaskCastsTheF32MaskOnTheFirstGpu) {
   // which holds at the cast the input rows' copy 4 x 512 x 5,120 =
   // 10,485,760, the F32 mask's copy and its F16 cast (4 + 2) x 262,144 x
   // 512 = 805,306,368 and the query 4 x 512 x 24 x 256 = 12,582,912:
-  // 828,375,040 B (790.00 MiB) against 824.02 printed, where the pinned
-  // F16 input priced the gated delta net's 495.00 MiB.
+  // 828,375,040 B; below the cast the holes of block 0's norm and K, 4 x
+  // 512 x (5,120 + 4 x 256) = 12,582,912 (a CUDA GPU reads its inputs as
+  // the scheduler's copies): 840,957,952 B (802.00 MiB) against 824.02
+  // printed, where the pinned F16 input priced the gated delta net's
+  // 495.00 MiB.
   const LogCheck c = check("llamacpp", "llamacpp-ghghang2v16-qwen36-27b-q8kxl-rtxpro6000.log");
   EXPECT_EQ(c.log.version, "b8836");
   const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(gpu, nullptr);
-  EXPECT_EQ(gpu->memfit, 828'375'040u);
+  EXPECT_EQ(gpu->memfit, 840'957'952u);
 }
 
 TEST(CheckLog, AnIswaModelBeforeTheF16MaskCastsBothMasksOnItsGpu) {
@@ -870,6 +873,99 @@ TEST(CheckLog, GpusWithoutModelBuffersSayTheRunsSplitIsNotPrinted) {
             "list or tensor split it does not print; memfit spreads the layers over all 4");
   // The host holds no GPU's layers: no such note.
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->note.find("GPUs"), std::string::npos);
+}
+
+TEST(CheckLog, SyclGpusSplitTheLayersByTheTotalTheirTablePrints) {
+  // ggml-org/llama.cpp#9241 (b3616, Qwen1.5 14B, 40 blocks, -ngl 41 by
+  // default of the log's "offloaded 41/41", 32,768 cells, f16 K and V):
+  // no free memory printed; ggml-sycl gives the total as the free memory,
+  // so the split is 16704 : 8319 (decimal MB). 41 slots; slot j on SYCL0
+  // while j / 41 < 16704 / 25023 = 0.66755, i.e. j <= 27: 28 blocks.
+  // One block's cache: 32,768 x 5,120 x 2 (K, V) x 2 B = 640 MiB; SYCL0
+  // 28 x 640 = 17,920 MiB = 18,790,481,920 B, SYCL1 12 x 640 = 7,680 MiB =
+  // 8,053,063,680 B: the printed figures.
+  const LogCheck c = check("llamacpp", "llamacpp-9241-qwen15-14b-q4ks-a770-a750-sycl.log");
+  const FigureCheck* sycl0 = figure(c, "SYCL0", LogFigure::kKvCache);
+  const FigureCheck* sycl1 = figure(c, "SYCL1", LogFigure::kKvCache);
+  ASSERT_NE(sycl0, nullptr);
+  ASSERT_NE(sycl1, nullptr);
+  EXPECT_EQ(sycl0->memfit, std::optional<uint64_t>(18'790'481'920u));
+  EXPECT_EQ(sycl1->memfit, std::optional<uint64_t>(8'053'063'680u));
+  EXPECT_EQ(sycl0->note.find("free memory"), std::string::npos) << sycl0->note;
+}
+
+TEST(CheckLog, ARowSplitBefore14158RunsItsSwigluInPlace) {
+  // ggml-org/llama.cpp#14075 (b5605, -sm row, flash attention, 70B: hidden
+  // 8,192, FFN 28,672; 2,048 cells, U 512): CUDA1 runs blocks alone, its
+  // peak the FFN of a build before #14158: 4 x 512 x (2 x 8,192 + 2 x
+  // 28,672) = 150,994,944 and the F16 mask's copy 2 x 2,048 x 512 =
+  // 2,097,152: 153,092,096 B = 146.00 MiB, the print.
+  const LogCheck c = check("llamacpp", "llamacpp-14075-r1-distill-70b-q6k-4x-rtx5000.log");
+  const FigureCheck* cuda1 = figure(c, "CUDA1", LogFigure::kCompute);
+  ASSERT_NE(cuda1, nullptr);
+  EXPECT_EQ(cuda1->memfit, std::optional<uint64_t>(153'092'096u));
+}
+
+TEST(CheckLog, PipelineCopiesOfTheOutputGpuAreAllAddedAndCopyTheF16Cast) {
+  // ggml-org/llama.cpp#11200 (b4462, Qwen2.5 32B over two GPUs, pipeline
+  // parallelism, 32,768 cells, U 256, flash attention with the F32 mask
+  // cast on CUDA0). CUDA1's peak is its logits and result_norm, 4 x 256 x
+  // (152,064 + 5,120) = 160,956,416, which hold no input: all 4 copies of
+  // the rows (4 x 256 x 5,120 = 5,242,880) and of the F16 cast it reads
+  // from CUDA0 (2 x 32,768 x 256 = 16,777,216) are added, 88,080,384, and
+  // 3 more of the positions and output ids (1,024 B each): 249,042,944 B,
+  // against the printed 237.51 MiB (249,047,286).
+  const LogCheck c = check("llamacpp", "llamacpp-11200-qwen2-spec-2gpu.log");
+  const FigureCheck* cuda1 = figure(c, "CUDA1", LogFigure::kCompute);
+  ASSERT_NE(cuda1, nullptr);
+  EXPECT_EQ(cuda1->memfit, std::optional<uint64_t>(249'042'944u));
+}
+
+TEST(CheckLog, TheMaskCastOnAGpuThatCopiesItsInputsLandsAboveTheNormAndK) {
+  // ggml-org/llama.cpp#11500 (b4524, Granite Code 3B on SYCL: hidden
+  // 2,560, 32 heads of 80 and 32 KV heads; 32,768 cells, U 512): the rows'
+  // copy 4 x 512 x 2,560 = 5,242,880, the F32 mask and its F16 cast 6 x
+  // 32,768 x 512 = 100,663,296, Q 5,242,880 and the holes of the norm and K
+  // 2 x 5,242,880: 121,634,816 B = 116.00 MiB, the print.
+  const LogCheck c = check("llamacpp", "llamacpp-11500-granite-code-sycl.log");
+  const FigureCheck* sycl0 = figure(c, "SYCL0", LogFigure::kCompute);
+  ASSERT_NE(sycl0, nullptr);
+  EXPECT_EQ(sycl0->memfit, std::optional<uint64_t>(121'634'816u));
+}
+
+TEST(CheckLog, AnInputBufferOfItsOwnBoundsTheBuildBelow6017) {
+  // ggml-org/llama.cpp#5619: a server of February 2024 with a build count
+  // of its own (1037, in a JSON line the reader does not take) prints
+  // "CUDA_Host input buffer size": a build before #6017, priced as b2412,
+  // whose early graph holds on CUDA0 (block 0, no flash attention, 512
+  // cells) 4 x 512 x (3 x 4,096 + 2 x 14,336) = 83,886,080 and the f32
+  // mask 4 x 512 x 512 = 1,048,576: 84,934,656 B against 80.30 MiB.
+  const LogCheck c = check("llamacpp", "llamacpp-5619-mistral-7b-q5km-8x-p6000.log");
+  const FigureCheck* cuda0 = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(cuda0, nullptr);
+  EXPECT_EQ(cuda0->memfit, std::optional<uint64_t>(84'934'656u));
+  EXPECT_NE(std::find_if(c.log.notes.begin(), c.log.notes.end(),
+                         [](const std::string& n) { return n.find("priced as b2412") != std::string::npos; }),
+            c.log.notes.end());
+}
+
+TEST(CheckLog, ExpertsMovedToTheHostSayTheirCopiesAreTheRebuildsOnTheFirstGpu) {
+  // ik_llama.cpp#394's mainline b5331 run: every block offloaded, the
+  // experts of blocks 27..60 moved to the CPU by --override-tensor; op
+  // offload copies them into CUDA0's buffer (3285.00 MiB printed), which
+  // memfit prices from the config's rebuilt tensor list: the row says so.
+  // CUDA1 (within 10 %) and the host say nothing of it.
+  LogCheckOptions options;
+  options.config_json = read_test_log("llamacpp", "llamacpp-ik394-deepseek-v3-q2kxl-4gpu-ot-ub1024.config.json");
+  options.command = "./llama-server -m DeepSeek-V3-0324-UD-Q2_K_XL-merged.gguf -c 16384 -ngl 99 "
+                    "--override-tensor 'blk\\.([0-7])\\..*_exps\\.=CUDA0' "
+                    "--override-tensor 'blk\\..*_exps\\.=CPU' -fa --ubatch-size 1024";
+  const LogCheck c = check("llamacpp", "llamacpp-ik394-deepseek-v3-q2kxl-4gpu-ot-ub1024.log", options);
+  const FigureCheck* cuda0 = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(cuda0, nullptr);
+  EXPECT_TRUE(cuda0->note.starts_with("op offload copies the weights -ot or --n-cpu-moe moved to the host"))
+      << cuda0->note;
+  EXPECT_EQ(figure(c, "CUDA1", LogFigure::kCompute)->note.find("op offload"), std::string::npos);
 }
 
 TEST(CheckLog, ThreeSequencesKeepTheirStreams) {

@@ -64,6 +64,9 @@ struct GraphShape {
   // The graph of a build before #6122 (early_graph_phases): the phases
   // below take its live tensors.
   bool early_graph = false;
+  // A dense SwiGLU FFN of a build before #14158 (split_glu_in_place): SiLU
+  // and the product with the up projection run in place.
+  bool split_glu = false;
   bool mla() const { return latent > 0; }
 };
 
@@ -93,6 +96,7 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
   sh.input_leaf = vector_input_leaf(s);
   sh.inputs_apart = separate_input_buffer(s);
   sh.early_graph = early_graph_phases(s);
+  sh.split_glu = split_glu_in_place(s);
   if (spec.embedding.bidirectional) {
     // Every token attends to every token of its batch, and there is no
     // cache: the scores span the batch itself.
@@ -296,6 +300,18 @@ CheckedBytes ffn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaC
     // a time, Ollama v0.1.28's Mixtral: 192.01 MiB on the GPU at n_ctx
     // 2048) is not derived: it keeps the pinned phase (high, 204 MiB).
     ffn = CheckedBytes(4) * sh.n_tok * (CheckedBytes(3) * g.hidden + CheckedBytes(2) * g.intermediate);
+  } else if (sh.split_glu && spec.moe.experts == 0 && !sequential_ffn(spec) && sh.logits) {
+    // A build from #6122 to #14158 (llm_build_ffn / build_ffn: tmp = up(cur),
+    // cur = gate(cur), ggml_silu(cur), ggml_mul(cur, tmp), both in place):
+    // the peak is at the gate's product, beside the FFN input (the residual
+    // the FFN's output is added to), its norm (read by both products) and
+    // the up product; SiLU and the product take the gate's bytes, and the
+    // down projection's output replaces the freed up product and norm.
+    // ggml-org/llama.cpp#14075 (b5605, -sm row, flash attention, Llama 70B
+    // distill: 8,192 wide, FFN 28,672, 2,048 cells, U 512): CUDA1 and CUDA2,
+    // blocks alone, print 146.00 MiB = 4 x 512 x (2 x 8,192 + 2 x 28,672) B
+    // + the F16 mask's copy, 2 x 2,048 x 512 B: 32 + 112 + 2 MiB.
+    ffn = CheckedBytes(4) * sh.n_tok * (CheckedBytes(2) * g.hidden + CheckedBytes(2) * g.intermediate);
   }
   if (sh.attention) ffn += CheckedBytes(c.flash_attn ? 2 : 4) * sh.n_kv * sh.n_tok;
   return ffn;
@@ -561,6 +577,12 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   const uint64_t gpu_output = std::max(*output_offloaded.value(), *pooled_output.value());
   ComputePhases p{*output.value(), *attn->value(), *ffn.value(), *input.value(),
                   gpu_output, *sh.n_tok.value(), *mask_cast.value()};
+  // The cast's holes (ComputePhases::mask_cast_holes): the first block's
+  // norm and K, 4 x n_tok x (hidden + K row), where there is a cast.
+  const CheckedBytes holes = *mask_cast.value() > 0 ? CheckedBytes(4) * sh.n_tok * (CheckedBytes(g.hidden) + sh.kv_k)
+                                           : CheckedBytes(0);
+  if (holes.overflowed()) return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");
+  p.mask_cast_holes = *holes.value();
   p.split_rows = *rows.value();
   p.split_masks = *masks.value();
   p.kv_indices = *indices.value();

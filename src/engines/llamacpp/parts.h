@@ -105,6 +105,11 @@ bool separate_input_buffer(const LlamaCppSettings& settings);
 // builds before #6122 (b2537), the last seen of them b2459 (ggml-org/ci);
 // the first build with the pinned phases is not confirmed.
 bool early_graph_phases(const LlamaCppSettings& settings);
+// Whether a SwiGLU FFN runs SiLU and the product as two in-place ops
+// (ggml_silu, ggml_mul), not the fused ggml_swiglu_split: a build before
+// #14158 (kFusedGluBuild in releases.cc: b5619 taken, the merge's build
+// not read).
+bool split_glu_in_place(const LlamaCppSettings& settings);
 // Whether a batch is split into ubatches of n_ubatch tokens (#6017, b2413,
 // added n_ubatch); before it the graph ran n_batch tokens.
 bool splits_batch(const LlamaCppSettings& settings);
@@ -225,6 +230,12 @@ struct ComputePhases {
   // block's query, and the F16 cast, live at once; 0 where there is no such
   // cast. docs/llamacpp-rules.md, "Compute buffers on a GPU".
   uint64_t mask_cast = 0;
+  // What the allocator leaves below the cast on a GPU that reads the F32
+  // mask and the input rows as the scheduler's copies (placement.cc,
+  // place_compute): the first block's norm output and its K (whose slot V
+  // takes), freed before the cast but in holes the F16 cast does not fit:
+  // 4 x n_tok x (hidden + kv heads x head_dim); 0 where mask_cast is.
+  uint64_t mask_cast_holes = 0;
   // One copy of what pipeline parallelism copies n_copies times
   // (placement.cc, pipeline_copies): the hidden rows a GPU's split reads
   // from the backend before it (the input rows or the residual, 4 x n_tok x

@@ -92,6 +92,10 @@ struct Layout {
   // (runs_flash_attn), so the scheduler runs its layers' attention on the
   // host (place_context, place_compute).
   std::vector<bool> attention_on_host;
+  // Per GPU: its backend reads host inputs as the scheduler's copies in its
+  // compute buffer, allocated at the split's start (CUDA, ROCm, Vulkan,
+  // SYCL: takes_op_offload's list; not Metal): see place_compute's cast.
+  std::vector<bool> copies_inputs;
 
   // token_embd_norm on block 0's device (llamacpp::embedding_norm_on_first_block).
   bool embedding_norm_on_first_block = true;
@@ -226,6 +230,7 @@ Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSetting
   for (const LlamaCppGpu& g : s.gpus) {
     lay.pads_rows.push_back(g.device.starts_with("cuda") || g.device.starts_with("rocm"));
     if (takes_op_offload(g) && lay.op_offload_gpu == lay.gpus) lay.op_offload_gpu = lay.pads_rows.size() - 1;
+    lay.copies_inputs.push_back(takes_op_offload(g));
   }
   if (s.main_gpu >= lay.gpus) {
     return Error::usage("main_gpu", fmt::format("is {}, but {}", s.main_gpu, there_are_gpus(lay.gpus)));
@@ -504,7 +509,21 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
     uint64_t c = 0;
     if (x.blocks > 0) c = body;
     // The GPU that runs the first block casts the host's F32 mask there.
-    if (w != lay.host() && lay.blocks > 0 && lay.block(0) == w) c = std::max(c, phases.mask_cast);
+    // Where it reads the mask and the input rows as the scheduler's copies,
+    // allocated at the split's start (ggml_backend_sched_split_graph: "add
+    // inputs to the graph copy so that they are allocated by ggml-alloc at
+    // the start of the split"), the first block's norm, Q, K and V follow
+    // them; the norm (freed after V's product) and K (freed after its
+    // store, its slot then V's, freed after V's store) leave holes the F16
+    // cast does not fit, so it lands above them: ggml-org/llama.cpp#11500
+    // (b4524, Granite Code 3B on SYCL, 32,768 cells, U 512) SYCL0 116.00 MiB
+    // = 5 (rows) + 64 (F32 mask) + 5 (norm) + 5 (Q) + 5 (K) + 32 (F16).
+    // Metal's logs print the phase without them (Ollama's Phi-3 mini 128k:
+    // 396.01 MiB), not traced.
+    if (w != lay.host() && lay.blocks > 0 && lay.block(0) == w) {
+      const uint64_t holes = w < lay.copies_inputs.size() && lay.copies_inputs[w] ? phases.mask_cast_holes : 0;
+      c = std::max(c, (CheckedBytes(phases.mask_cast) + holes).saturated());
+    }
     if (x.output) c = std::max(c, w == lay.host() ? phases.output : phases.output_offloaded);
     if (w == lay.host()) {
       if (x.runs_weights) c = std::max(c, phases.ffn);
@@ -592,16 +611,51 @@ uint64_t pipeline_copies(const LlamaCppSettings& s, const Layout& lay) {
 // backend n_copies copies on the split's backend; it flags each copy an
 // input and an output, adds them as leafs, and ggml_gallocr allocates leafs
 // first and never frees an output, so all of them sit under every phase of
-// the device's compute buffer. memfit's phases hold one copy already: the
-// rest, (n_copies - 1) copies, are added. A GPU's split reads the hidden
-// rows (the host's input rows, or the residual of the GPU before it), the
-// masks, the positions and the KV store's indices its layers write (from
-// #14959), and on the output layer's GPU the output ids. Measured: Ollama
-// 0.11.10, Llama 3.1 70B on two H100 MIG slices (4,096 cells, U 512, flash
-// attention off, v_idxs 4 MiB): 604 MiB phase + 3 x (16 + 8 + 4 MiB) =
-// 688 MiB against the printed 688.02 and 688.03; the host's 28 + 3 x
-// (8 + 4) MiB = 64 MiB against 64.04.
+// the device's compute buffer. A GPU's split reads the hidden rows (the
+// host's input rows, or the residual of the GPU before it), the masks, the
+// positions and the KV store's indices its layers write (from #14959), and
+// on the output layer's GPU the output ids. Measured: Ollama 0.11.10, Llama
+// 3.1 70B on two H100 MIG slices (4,096 cells, U 512, flash attention off,
+// v_idxs 4 MiB): 604 MiB phase + 3 x (16 + 8 + 4 MiB) = 688 MiB against the
+// printed 688.02 and 688.03; the host's 28 + 3 x (8 + 4) MiB = 64 MiB
+// against 64.04.
+// How many copies are added is what the device's largest phase does not
+// hold already (pipeline_copy_counts): the attention and FFN phases hold
+// one copy of the rows and of the mask; the mask's cast holds one of the
+// rows and of the F32 mask; the output phase (the logits and result_norm)
+// holds none. Where the build casts an F32 mask to F16 under flash
+// attention (ComputePhases::mask_cast), the first block's GPU copies the
+// F32 input and its phases hold the F16 cast, not a copy; every later GPU
+// copies the F16 cast from it (an input of its split from the first GPU's
+// backend). ggml-org/llama.cpp#11200 (b4462, Qwen2.5 32B over two GPUs,
+// 32,768 cells, U 256, flash attention): CUDA0 prints 233.00 MiB against
+// the FFN phase of 64 MiB + the F16 cast's 16 + 4 x (5 MiB of rows + 32 of
+// F32 mask) = 228 MiB; CUDA1, whose logits (153.5 MiB with result_norm)
+// are its peak, 237.51 MiB = 153.5 + 4 x (5 + 16) MiB.
 // docs/engine-llamacpp.md, "Pipeline parallelism".
+struct PipelineCopyCounts {
+  uint64_t rows = 0;   // copies of the hidden rows to add
+  uint64_t masks = 0;  // copies of the masks to add
+  bool f16_cast = false;  // the masks are copies of the first GPU's F16 cast
+};
+
+PipelineCopyCounts pipeline_copy_counts(const ComputePhases& phases, const Layout& lay, Where w,
+                                        const DeviceSums& x, uint64_t copies) {
+  const uint64_t body = x.blocks > 0 ? std::max(phases.attention, phases.ffn) : 0;
+  const bool first = lay.blocks > 0 && lay.block(0) == w;
+  const uint64_t cast = first ? phases.mask_cast : 0;
+  const uint64_t out = x.output ? phases.output_offloaded : 0;
+  PipelineCopyCounts n;
+  const bool output_peak = out > std::max(body, cast);
+  n.rows = output_peak ? copies : copies - 1;
+  if (x.blocks == 0) return n;
+  if (phases.mask_cast > 0 && !first) n.f16_cast = true;
+  // The F32 input's copies on the first GPU: its body holds the F16 cast.
+  const bool mask_held = phases.mask_cast > 0 && first ? cast >= std::max(body, out) : body >= out;
+  n.masks = mask_held ? copies - 1 : copies;
+  return n;
+}
+
 void add_pipeline_copies(const ComputePhases& phases, const Layout& lay, uint64_t copies,
                          std::vector<DeviceSums>& d) {
   if (copies <= 1) return;
@@ -609,18 +663,20 @@ void add_pipeline_copies(const ComputePhases& phases, const Layout& lay, uint64_
   const uint64_t align = kGpuTensorAlignment;
   for (uint64_t w = 0; w <= lay.gpus; ++w) {
     DeviceSums& x = d[w];
-    CheckedBytes one = 0;
+    CheckedBytes added = 0;
     if (w == lay.host()) {
-      one = phases.graph_inputs;
-    } else {
-      if (x.blocks > 0 || x.output) one += round_up(CheckedBytes(phases.split_rows), align);
+      added = CheckedBytes(more) * phases.graph_inputs;
+    } else if (x.blocks > 0 || x.output) {
+      const PipelineCopyCounts n = pipeline_copy_counts(phases, lay, w, x, copies);
+      const uint64_t mask = n.f16_cast ? phases.mask : phases.split_masks;
+      added += CheckedBytes(n.rows) * round_up(CheckedBytes(phases.split_rows), align);
+      added += CheckedBytes(n.masks) * round_up(CheckedBytes(mask), align);
       if (x.blocks > 0) {
-        one += round_up(CheckedBytes(phases.split_masks), align) + round_up(CheckedBytes(phases.positions), align) +
-               phases.kv_indices;
+        added += CheckedBytes(more) * (round_up(CheckedBytes(phases.positions), align) + phases.kv_indices);
       }
-      if (x.output) one += round_up(CheckedBytes(phases.output_ids), align);
+      if (x.output) added += CheckedBytes(more) * round_up(CheckedBytes(phases.output_ids), align);
     }
-    x.compute = (CheckedBytes(x.compute) + CheckedBytes(more) * one).saturated();
+    x.compute = (CheckedBytes(x.compute) + added).saturated();
   }
 }
 

@@ -201,6 +201,16 @@ constexpr uint64_t kVulkanEventsBuild = 7591;
 // with the V tensor (the larger).
 constexpr uint64_t kVlessMlaBuild = 7847;
 
+// #14158 ("ggml : implement REGLU/GEGLU/SWIGLU ops", in review on
+// 2025-06-13 and -14) gave build_ffn the fused ggml_swiglu_split, which
+// ggml-alloc does not run in place; before it SiLU over the gate and the
+// product with the up projection were ggml_silu and ggml_mul, both in
+// ggml_op_can_inplace's list. Every build up to b5618 (2025-06-09, ROCm/
+// ROCm#4903) predates the review; the first build with the fused op was
+// not read, so memfit takes b5619 and prices a build from it to the merge
+// as fused (high by one FFN-wide product where the FFN phase is the peak).
+constexpr uint64_t kFusedGluBuild = 5619;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -275,6 +285,7 @@ bool embedding_norm_on_first_block(const LlamaCppSettings& s) {
 bool encoder_kv_cache(const LlamaCppSettings& s) { return before(s, kCachelessEncoderBuild); }
 bool separate_input_buffer(const LlamaCppSettings& s) { return before(s, kGraphInputsBuild); }
 bool early_graph_phases(const LlamaCppSettings& s) { return before(s, kOutputPerSeqBuild); }
+bool split_glu_in_place(const LlamaCppSettings& s) { return before(s, kFusedGluBuild); }
 bool splits_batch(const LlamaCppSettings& s) { return !before(s, kGraphInputsBuild); }
 uint64_t default_batch_size(const LlamaCppSettings& s) {
   // Before #6017 llama_context_default_params' (and gpt_params') n_batch

@@ -325,12 +325,58 @@ TEST(LlamaCppReleases, TheEarlyGraphsPhasesBefore6122) {
   // The host's output: the logits and one row, 4 x 512 x (32,000 + 256).
   EXPECT_EQ(early.output, 66'060'288u);
   // b2537, the pinned phases: 4 x 512 x (2 x 256 + 256 + 2 x 64 + 2 x 256)
-  // = 2,883,584 + 67,108,864 + 8,388,608; FFN 4 x 512 x (3 x 512 + 4 x
-  // 256) = 5,242,880 + 8,388,608; output 4 x 512 x (32,000 + 768 - 256).
+  // = 2,883,584 + 67,108,864 + 8,388,608; output 4 x 512 x (32,000 + 768 -
+  // 256). Its FFN runs SiLU and the product in place (a build before
+  // #14158: TheSwigluRunsInPlaceBefore14158).
   const llamacpp::ComputePhases now = phases(2537);
   EXPECT_EQ(now.attention, 78'381'056u);
-  EXPECT_EQ(now.ffn, 13'631'488u);
+  EXPECT_EQ(now.ffn, 11'534'336u);
   EXPECT_EQ(now.output, 66'584'576u);
+}
+
+TEST(LlamaCppReleases, TheSwigluRunsInPlaceBefore14158) {
+  // The synthetic llama (hidden 256, FFN 512), 4096 cells, U 512, flash
+  // attention off. b5618: the FFN input and its norm, the up and gate
+  // products, 4 x 512 x (2 x 256 + 2 x 512) = 3,145,728, and the f32 mask
+  // 4 x 4096 x 512 = 8,388,608: 11,534,336. b5619 (the fused
+  // ggml_swiglu_split taken): 4 x 512 x (3 x 512 + 4 x 256) = 5,242,880 +
+  // 8,388,608 = 13,631,488.
+  ModelSpec spec;
+  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
+  spec.max_position_tokens = 4096;
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
+  spec.model_type = "llama";
+  auto ffn = [&](uint64_t build) {
+    LlamaCppSettings s = at(4096, build);
+    s.flash_attn = FlashAttn::kOff;
+    return phases_of(spec, s).ffn;
+  };
+  EXPECT_EQ(ffn(5618), 11'534'336u);
+  EXPECT_EQ(ffn(5619), 13'631'488u);
+}
+
+TEST(LlamaCppReleases, TheMaskCastLeavesTheFirstBlocksNormAndKBelowIt) {
+  // The same llama, flash attention on, b9443 (an F32 mask cast to F16):
+  // the cast holds the rows' copy 4 x 512 x 256 = 524,288, the F32 and F16
+  // masks 6 x 4096 x 512 = 12,582,912 and Q 4 x 512 x 8 x 32 = 524,288:
+  // 13,631,488; below it the holes of the norm and K, 4 x 512 x (256 + 2 x
+  // 32) = 655,360. b9444 takes an F16 input: no cast, no holes.
+  ModelSpec spec;
+  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
+  spec.max_position_tokens = 4096;
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
+  spec.model_type = "llama";
+  auto phases = [&](uint64_t build) {
+    LlamaCppSettings s = at(4096, build);
+    s.flash_attn = FlashAttn::kOn;
+    return phases_of(spec, s);
+  };
+  const llamacpp::ComputePhases cast = phases(9443);
+  EXPECT_EQ(cast.mask_cast, 13'631'488u);
+  EXPECT_EQ(cast.mask_cast_holes, 655'360u);
+  const llamacpp::ComputePhases pinned = phases(9444);
+  EXPECT_EQ(pinned.mask_cast, 0u);
+  EXPECT_EQ(pinned.mask_cast_holes, 0u);
 }
 
 TEST(LlamaCppReleases, BatchDefaultsTo512Before6017) {
