@@ -44,6 +44,12 @@ std::optional<uint64_t> key_count(const LogModel& dump, std::string_view suffix)
   return std::nullopt;
 }
 
+// Whether the log's type counts hold tensors of `type` ("bf16").
+bool dump_has_type(const LogModel& dump, std::string_view type) {
+  return std::any_of(dump.tensor_types.begin(), dump.tensor_types.end(),
+                     [&](const auto& t) { return t.first == type && t.second > 0; });
+}
+
 Result<ConvertedFrom> converted_from(const LogModel& dump) {
   GgufHeader header;
   header.metadata = dump.metadata;
@@ -65,6 +71,15 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
         count("linear_num_key_heads"), count("linear_num_value_heads"),
         count("linear_key_head_dim"), count("linear_value_head_dim"),
         count("linear_conv_kernel_dim")};
+  }
+  Result<std::optional<llamacpp::Gemma4Widths>> gemma4 = llamacpp::gemma4_widths_of_gguf(header);
+  if (!gemma4) return gemma4.error();
+  out.gemma4 = std::move(*gemma4);
+  // per_layer_model_proj keeps the converter's type: BF16 where the file
+  // holds BF16 tensors and no F16 ones (--outtype bf16 or auto from a BF16
+  // checkpoint).
+  if (out.gemma4 && dump_has_type(dump, "bf16") && !dump_has_type(dump, "f16")) {
+    out.gemma4->kept_type = GgmlType::kBF16;
   }
   out.token_types = key_count(dump, "token_type_count").value_or(0);
   out.relative_buckets = key_count(dump, "attention.relative_buckets_count").value_or(0);
