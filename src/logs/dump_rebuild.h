@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engines/llamacpp/converted_gemma4.h"
+#include "engines/llamacpp/converted_jamba.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "logs/log_model.h"
 #include "memfit/model.h"
@@ -65,10 +66,13 @@ struct ConvertedFrom {
   uint64_t relative_buckets = 0;
   // Gemma 4's per-layer widths: the dump's gemma4.* keys.
   std::optional<llamacpp::Gemma4Widths> gemma4;
+  // Jamba's Mamba-1 widths: the dump's jamba.ssm.* keys.
+  std::optional<llamacpp::Mamba1Widths> jamba;
   llamacpp::ConverterHints hints() const {
     llamacpp::ConverterHints h;
     h.mla = mla ? &*mla : nullptr;
     h.gemma4 = gemma4 ? &*gemma4 : nullptr;
+    h.jamba = jamba ? &*jamba : nullptr;
     h.token_types = token_types;
     h.t5_relative_buckets = relative_buckets;
     return h;

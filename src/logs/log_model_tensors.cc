@@ -81,6 +81,9 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
   if (out.gemma4 && dump_has_type(dump, "bf16") && !dump_has_type(dump, "f16")) {
     out.gemma4->kept_type = GgmlType::kBF16;
   }
+  Result<std::optional<llamacpp::Mamba1Widths>> jamba = llamacpp::jamba_widths_of_gguf(header);
+  if (!jamba) return jamba.error();
+  out.jamba = *jamba;
   out.token_types = key_count(dump, "token_type_count").value_or(0);
   out.relative_buckets = key_count(dump, "attention.relative_buckets_count").value_or(0);
   if (c.contains("kv_lora_rank")) {

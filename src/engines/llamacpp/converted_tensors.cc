@@ -14,6 +14,7 @@
 #include "engines/llamacpp/converted_encoders.h"
 #include "engines/llamacpp/converted_gemma4.h"
 #include "engines/llamacpp/converted_hybrids.h"
+#include "engines/llamacpp/converted_jamba.h"
 #include "engines/llamacpp/converted_t5.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "memfit/checked_math.h"
@@ -701,6 +702,14 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     for (uint64_t i = 0; i < spec.layers.size(); ++i) add_gemma4_block(spec, *h.gemma4, h.gemma4_k_eq_v, i, out);
     return out;
   }
+  if (h.jamba != nullptr && !spec.multimodal && jamba_widths_fit(spec, *h.jamba) && g.vocab != 0) {
+    Tensors out;
+    if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
+    add(out, "output_norm.weight", {g.hidden});
+    add(out, "token_embd.weight", {g.hidden, g.vocab});
+    for (uint64_t i = 0; i < spec.layers.size(); ++i) add_jamba_block(spec, *h.jamba, i, out);
+    return out;
+  }
   if (!converted(spec, gated_delta, mla) || g.hidden == 0 || g.vocab == 0 || spec.layers.empty() ||
       (attention && (g.heads == 0 || g.kv_heads == 0 ||
                      (g.intermediate == 0 && spec.moe.expert_intermediate == 0)))) {
@@ -710,7 +719,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
         "chatglm, gemma, gemma3_text, glm4, phi, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
         "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
-        "widths), gemma4_text (with a GGUF's per-layer widths) and the encoders bert and jina_bert_v2 only; this "
+        "widths), gemma4_text (with a GGUF's per-layer widths), jamba (with a GGUF's Mamba widths) and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }

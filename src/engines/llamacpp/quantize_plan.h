@@ -101,6 +101,7 @@ struct MlaWidths {
 // What a GGUF's keys (a log's dump) say of the converted tensors beyond
 // ModelSpec and the widths above; the defaults are a config's.
 struct Gemma4Widths;  // engines/llamacpp/converted_gemma4.h
+struct Mamba1Widths;  // engines/llamacpp/converted_jamba.h
 
 struct ConverterHints {
   // A deepseek2 model's MLA widths: its tensors are built only with them.
@@ -143,6 +144,9 @@ struct ConverterHints {
   // llama.cpp loads wv TENSOR_NOT_REQUIRED), so a dump's counts decide.
   const Gemma4Widths* gemma4 = nullptr;
   bool gemma4_k_eq_v = false;
+  // Jamba's Mamba-1 widths (a GGUF's jamba.ssm.* keys): its tensors are
+  // built only with them.
+  const Mamba1Widths* jamba = nullptr;
 };
 
 // The tensors llama.cpp's converter writes for `spec`, in the order
