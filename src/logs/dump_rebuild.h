@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/llamacpp/converted_deci.h"
 #include "engines/llamacpp/converted_gemma4.h"
 #include "engines/llamacpp/converted_jamba.h"
 #include "engines/llamacpp/quantize_plan.h"
@@ -68,11 +69,14 @@ struct ConvertedFrom {
   std::optional<llamacpp::Gemma4Widths> gemma4;
   // Jamba's Mamba-1 widths: the dump's jamba.ssm.* keys.
   std::optional<llamacpp::Mamba1Widths> jamba;
+  // Nemotron-NAS's per-layer widths: the dump's deci.* arrays.
+  std::optional<llamacpp::DeciWidths> deci;
   llamacpp::ConverterHints hints() const {
     llamacpp::ConverterHints h;
     h.mla = mla ? &*mla : nullptr;
     h.gemma4 = gemma4 ? &*gemma4 : nullptr;
     h.jamba = jamba ? &*jamba : nullptr;
+    h.deci = deci ? &*deci : nullptr;
     h.token_types = token_types;
     h.t5_relative_buckets = relative_buckets;
     return h;

@@ -68,6 +68,14 @@ Result<std::shared_ptr<const Model>> log_model(const LogCheckOptions& options,
       file_type != nullptr && file_type->value.find("(guessed)") != std::string::npos);
   if (!listed) {
     unlisted = listed.error().message();
+    Result<Model> shaped = logs::model_with_shaped_weights(
+        *model, check.log.model, file_type == nullptr ? "" : logs::gguf_file_type_of_printed(file_type->value));
+    if (shaped) {
+      check.log.notes.push_back("the weights per device are modelled (the converter's tensors, each its "
+                                "share of the printed size), not rebuilt type by type: " +
+                                listed.error().message());
+      return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*shaped)));
+    }
     check.log.notes.push_back("the weights per device are modelled (spread by blocks), not rebuilt "
                               "tensor by tensor: " + listed.error().message());
     return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));

@@ -11,6 +11,7 @@
 #include <array>
 #include <iterator>
 
+#include "engines/llamacpp/converted_deci.h"
 #include "engines/llamacpp/converted_encoders.h"
 #include "engines/llamacpp/converted_gemma4.h"
 #include "engines/llamacpp/converted_hybrids.h"
@@ -248,13 +249,13 @@ uint64_t head_dim_of(const ModelGeometry& g) {
 }
 
 // The converter's LlamaModel (llama, mistral, mixtral and SmolLM3, which
-// derives from it) writes llama3 RoPE's per-frequency factors as a tensor
+// derives from it; DeciModel, Nemotron-NAS, likewise) writes llama3 RoPE's per-frequency factors as a tensor
 // of its own: rope_freqs.weight, head_dim / 2 F32 values, which
 // llama-quantize leaves F32 (one dimension).
 bool writes_rope_freqs(const ModelSpec& spec) {
   const std::string_view type = spec.model_type;
   return spec.rope_scaling.type == "llama3" &&
-         (type == "llama" || type == "mistral" || type == "mixtral" || type == "smollm3");
+         (type == "llama" || type == "mistral" || type == "mixtral" || type == "smollm3" || type == "deci");
 }
 
 // One block's tensors, by name (the loader's order within a block).
@@ -702,6 +703,16 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     for (uint64_t i = 0; i < spec.layers.size(); ++i) add_gemma4_block(spec, *h.gemma4, h.gemma4_k_eq_v, i, out);
     return out;
   }
+  if (h.deci != nullptr && !spec.multimodal && spec.nextn_layers == 0 && deci_widths_fit(spec, *h.deci) &&
+      g.vocab != 0) {
+    Tensors out;
+    if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
+    add(out, "output_norm.weight", {g.hidden});
+    if (writes_rope_freqs(spec)) add(out, "rope_freqs.weight", {h.deci->head_dim / 2});
+    add(out, "token_embd.weight", {g.hidden, g.vocab});
+    for (uint64_t i = 0; i < spec.layers.size(); ++i) add_deci_block(spec, *h.deci, i, out);
+    return out;
+  }
   if (h.jamba != nullptr && !spec.multimodal && jamba_widths_fit(spec, *h.jamba) && g.vocab != 0) {
     Tensors out;
     if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
@@ -719,7 +730,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
         "chatglm, gemma, gemma3_text, glm4, phi, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
         "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
-        "widths), gemma4_text (with a GGUF's per-layer widths), jamba (with a GGUF's Mamba widths) and the encoders bert and jina_bert_v2 only; this "
+        "widths), gemma4_text (with a GGUF's per-layer widths), jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }

@@ -102,6 +102,7 @@ struct MlaWidths {
 // ModelSpec and the widths above; the defaults are a config's.
 struct Gemma4Widths;  // engines/llamacpp/converted_gemma4.h
 struct Mamba1Widths;  // engines/llamacpp/converted_jamba.h
+struct DeciWidths;    // engines/llamacpp/converted_deci.h
 
 struct ConverterHints {
   // A deepseek2 model's MLA widths: its tensors are built only with them.
@@ -147,6 +148,9 @@ struct ConverterHints {
   // Jamba's Mamba-1 widths (a GGUF's jamba.ssm.* keys): its tensors are
   // built only with them.
   const Mamba1Widths* jamba = nullptr;
+  // Nemotron-NAS (deci): each layer's heads, KV heads and FFN width (a
+  // GGUF's per-layer deci.* arrays): its tensors are built only with them.
+  const DeciWidths* deci = nullptr;
 };
 
 // The tensors llama.cpp's converter writes for `spec`, in the order
