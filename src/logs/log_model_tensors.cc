@@ -256,6 +256,10 @@ std::optional<Model> scaled_to(Model quantized, uint64_t file_bytes, uint64_t bl
 Result<Model> model_with_shaped_weights(const Model& rebuilt, const LogModel& dump, std::string_view file_type) {
   const llamacpp::GgufFileType* type = llamacpp::find_rebuilt_file_type(file_type);
   if (type == nullptr || !dump.file_bytes) return Error("no file type or size to shape the weights by");
+  // A float file type's rules retype nothing: a dump of one whose counts
+  // differ holds types its rules never write (the synthetic mixes), no
+  // shape to go by.
+  if (llamacpp::is_float_type(type->default_type)) return Error("a float file type: nothing to shape by");
   Result<ConvertedFrom> from = converted_from(dump);
   if (!from) return from.error();
   uint64_t printed = 0;
