@@ -47,6 +47,10 @@ std::vector<Attempt> attempts_for(const Model& rebuilt, const ConvertedFrom& fro
   // T5's encoder: no output layer; a relative attention bias in block 0
   // (T5) or in every block (UMT5; bias_variant carries it), as the counts say.
   if (model_type == "t5encoder") variants = {{true, false, false, false}, {true, false, false, true}};
+  // Gemma 4: tied (the loader duplicates token_embd when the file has no
+  // output), the global layers with attn_v or without (attention_k_eq_v;
+  // ConverterHints::gemma4_k_eq_v): the counts decide.
+  if (model_type == "gemma4_text") variants = {{true, false, false, false}, {true, false, false, true}};
   // glm4's Q/K/V biases absent, or llama's seven biases present
   // (ConverterHints::glm4_no_qkv_bias, llama_biases), each beside the
   // output tied or not: the counts decide.
@@ -87,6 +91,7 @@ Candidate candidate_of(const Model& rebuilt, const ConvertedFrom& from, const Va
   c.hints.phi2_fused_qkv = model_type == "phi" && v.bias_variant;
   c.hints.t5_rel_b_every_block = model_type == "t5encoder" && v.bias_variant;
   c.hints.llama_biases = model_type == "llama" && v.bias_variant;
+  c.hints.gemma4_k_eq_v = model_type == "gemma4_text" && v.bias_variant;
   c.hints.split_experts = v.split_experts;
   return c;
 }

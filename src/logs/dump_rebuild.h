@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "engines/llamacpp/converted_deci.h"
+#include "engines/llamacpp/converted_gemma4.h"
+#include "engines/llamacpp/converted_jamba.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "logs/log_model.h"
 #include "memfit/model.h"
@@ -62,9 +65,18 @@ struct ConvertedFrom {
   uint64_t token_types = 0;
   // T5's relative attention buckets: attention.relative_buckets_count.
   uint64_t relative_buckets = 0;
+  // Gemma 4's per-layer widths: the dump's gemma4.* keys.
+  std::optional<llamacpp::Gemma4Widths> gemma4;
+  // Jamba's Mamba-1 widths: the dump's jamba.ssm.* keys.
+  std::optional<llamacpp::Mamba1Widths> jamba;
+  // Nemotron-NAS's per-layer widths: the dump's deci.* arrays.
+  std::optional<llamacpp::DeciWidths> deci;
   llamacpp::ConverterHints hints() const {
     llamacpp::ConverterHints h;
     h.mla = mla ? &*mla : nullptr;
+    h.gemma4 = gemma4 ? &*gemma4 : nullptr;
+    h.jamba = jamba ? &*jamba : nullptr;
+    h.deci = deci ? &*deci : nullptr;
     h.token_types = token_types;
     h.t5_relative_buckets = relative_buckets;
     return h;
@@ -88,7 +100,7 @@ struct Variant {
   bool tied = false;
   bool llama3_rope = false;
   bool head = false;
-  bool bias_variant = false;  // glm4: no Q/K/V biases; phi: one fused attn_qkv; llama: the seven biases; t5encoder: a relative bias in every block
+  bool bias_variant = false;  // glm4: no Q/K/V biases; phi: one fused attn_qkv; llama: the seven biases; t5encoder: a relative bias in every block; gemma4_text: no attn_v on the global layers
   bool split_experts = false;  // routed experts as 2-D tensors of their own (before #6387)
 };
 

@@ -1000,6 +1000,18 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   return "";
 }
 
+// Whether the host holds more than the input layer: blocks, the output
+// layer, or a block's tensors an override (-ot, --n-cpu-moe) put there.
+bool host_holds_blocks(const Model& model, const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d) {
+  if (d.blocks > 0 || d.output_layer) return true;
+  const auto host = static_cast<uint32_t>(&d - e.placement.devices.data());
+  const std::vector<LlamaCppTensorPlace>& places = e.placement.tensors;
+  for (size_t i = 0; i < places.size() && i < model.tensors.size(); ++i) {
+    if (places[i].device == host && model.tensors[i].name.starts_with("blk.")) return true;
+  }
+  return false;
+}
+
 // A partial offload's CPU_Mapped row from a file whose tensor order is not
 // read (Ollama's own files): under mmap the host's buffer is the file's
 // range from its first tensor to its last (llama-model.cpp load_tensors,
@@ -1017,7 +1029,7 @@ void note_unordered_host_range(const RuntimeLog& log, const Model& model, const 
     return b == "CPU_Mapped" || b == "CPU";
   });
   if (c.printed.figure != LogFigure::kModel || d.device != "cpu" || in_file_order(log, model) ||
-      !e.settings.placement.mmap || (d.blocks == 0 && !d.output_layer) || !mapped_name) {
+      !e.settings.placement.mmap || !host_holds_blocks(model, e, d) || !mapped_name) {
     return;
   }
   const bool gpu_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),

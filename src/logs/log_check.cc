@@ -22,10 +22,12 @@ constexpr std::string_view kLogModelName = "<the log's model>";
 // The model that comes with the log, or null when it is named
 // (options.model) or there is none; `check` says which and why.
 // `unlisted`: why the model rebuilt from the dump has no tensor list
-// ("" when it has one, or comes from elsewhere).
+// ("" when it has one, or comes from elsewhere); `shaped`: it has the
+// converter's list, its bytes scaled to the printed size
+// (logs::model_with_shaped_weights) instead.
 Result<std::shared_ptr<const Model>> log_model(const LogCheckOptions& options,
                                                const logs::LogPricer& pricer, LogCheck& check,
-                                               std::string& unlisted) {
+                                               std::string& unlisted, bool& shaped) {
   if (!options.model.empty()) {
     check.model_source = ModelSource::kModel;
     return std::shared_ptr<const Model>();
@@ -68,6 +70,15 @@ Result<std::shared_ptr<const Model>> log_model(const LogCheckOptions& options,
       file_type != nullptr && file_type->value.find("(guessed)") != std::string::npos);
   if (!listed) {
     unlisted = listed.error().message();
+    Result<Model> shaped_model = logs::model_with_shaped_weights(
+        *model, check.log.model, file_type == nullptr ? "" : logs::gguf_file_type_of_printed(file_type->value));
+    if (shaped_model) {
+      shaped = true;
+      check.log.notes.push_back("the weights per device are modelled (the converter's tensors, each its "
+                                "share of the printed size), not rebuilt type by type: " +
+                                listed.error().message());
+      return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*shaped_model)));
+    }
     check.log.notes.push_back("the weights per device are modelled (spread by blocks), not rebuilt "
                               "tensor by tensor: " + listed.error().message());
     return std::shared_ptr<const Model>(std::make_shared<Model>(std::move(*model)));
@@ -113,11 +124,15 @@ void settle(std::vector<FigureCheck>& figures) {
 // The model rows of a model rebuilt from the dump without its tensor
 // list say why, as its rows are spread by blocks (and CPU_REPACK's copies
 // unpriced) for that reason.
-void say_why_unlisted(const std::string& unlisted, std::vector<FigureCheck>& figures) {
+void say_why_unlisted(const std::string& unlisted, bool shaped, std::vector<FigureCheck>& figures) {
   if (unlisted.empty()) return;
   for (FigureCheck& c : figures) {
     if (c.printed.figure != LogFigure::kModel || !c.memfit) continue;
-    if (c.note.starts_with(logs::kRepackNeedsTensors)) {
+    if (shaped) {
+      logs::append_note(c, fmt::format("the blocks' weights are shaped by the converter's tensors, their "
+                                       "types not rebuilt from the dump ({})",
+                                       unlisted));
+    } else if (c.note.starts_with(logs::kRepackNeedsTensors)) {
       c.note = fmt::format("CPU_REPACK's copies need the tensor list, not rebuilt from the dump "
                            "({}): memfit's is the mapped weights; give -m", unlisted);
     } else {
@@ -183,7 +198,8 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
     return check;
   }
   std::string unlisted;
-  Result<std::shared_ptr<const Model>> model = log_model(options, *pricer, check, unlisted);
+  bool shaped = false;
+  Result<std::shared_ptr<const Model>> model = log_model(options, *pricer, check, unlisted, shaped);
   if (!model) return model.error();
   if (!check.not_priced.empty()) {
     mark_unpriced(check);
@@ -231,7 +247,7 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
   check.model_detail = model_detail(check, *run->model);
   check.warnings = run->warnings;
   pricer->compare(check.log, options, *run, check.figures);
-  say_why_unlisted(unlisted, check.figures);
+  say_why_unlisted(unlisted, shaped, check.figures);
   settle(check.figures);
   return check;
 }

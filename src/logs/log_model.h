@@ -40,6 +40,16 @@ inline constexpr std::string_view kSpreadWarning = "weights: the log's printed f
 Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump,
                                       std::string_view file_type, bool guessed);
 
+// Where model_with_dump_tensors finds no types that hold the log's counts
+// (a community mix, an importance-matrix recipe) but memfit builds the
+// converter's list for the architecture and it holds as many tensors as
+// the log's counts: that list under the file type's rules (the pinned
+// release's), each tensor's bytes scaled to its share of the printed file
+// size, unverified (the rows modelled). The blocks then weigh what their
+// own tensors weigh (a Nemotron-NAS block without attention or FFN
+// nothing), not an even share. An error when no list holds the count.
+Result<Model> model_with_shaped_weights(const Model& rebuilt, const LogModel& dump, std::string_view file_type);
+
 }  // namespace memfit::logs
 
 #endif  // MEMFIT_LOGS_LOG_MODEL_H_

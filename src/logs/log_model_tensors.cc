@@ -44,6 +44,12 @@ std::optional<uint64_t> key_count(const LogModel& dump, std::string_view suffix)
   return std::nullopt;
 }
 
+// Whether the log's type counts hold tensors of `type` ("bf16").
+bool dump_has_type(const LogModel& dump, std::string_view type) {
+  return std::any_of(dump.tensor_types.begin(), dump.tensor_types.end(),
+                     [&](const auto& t) { return t.first == type && t.second > 0; });
+}
+
 Result<ConvertedFrom> converted_from(const LogModel& dump) {
   GgufHeader header;
   header.metadata = dump.metadata;
@@ -66,6 +72,21 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
         count("linear_key_head_dim"), count("linear_value_head_dim"),
         count("linear_conv_kernel_dim")};
   }
+  Result<std::optional<llamacpp::Gemma4Widths>> gemma4 = llamacpp::gemma4_widths_of_gguf(header);
+  if (!gemma4) return gemma4.error();
+  out.gemma4 = std::move(*gemma4);
+  // per_layer_model_proj keeps the converter's type: BF16 where the file
+  // holds BF16 tensors and no F16 ones (--outtype bf16 or auto from a BF16
+  // checkpoint).
+  if (out.gemma4 && dump_has_type(dump, "bf16") && !dump_has_type(dump, "f16")) {
+    out.gemma4->kept_type = GgmlType::kBF16;
+  }
+  Result<std::optional<llamacpp::Mamba1Widths>> jamba = llamacpp::jamba_widths_of_gguf(header);
+  if (!jamba) return jamba.error();
+  out.jamba = *jamba;
+  Result<std::optional<llamacpp::DeciWidths>> deci = llamacpp::deci_widths_of_gguf(header);
+  if (!deci) return deci.error();
+  out.deci = std::move(*deci);
   out.token_types = key_count(dump, "token_type_count").value_or(0);
   out.relative_buckets = key_count(dump, "attention.relative_buckets_count").value_or(0);
   if (c.contains("kv_lora_rank")) {
@@ -189,7 +210,85 @@ Result<Model> rebuilt_of_guessed_type(const Model& rebuilt, const LogModel& dump
   return std::move(*found);
 }
 
+// Which third of the file a tensor's bytes come from: the input layer
+// (token_embd and the rest outside the blocks), the output layer (output,
+// output_norm) or the blocks.
+enum class Third { kInput, kOutput, kBlocks };
+
+Third third_of(const std::string& name) {
+  if (name.starts_with("blk.")) return Third::kBlocks;
+  return name.starts_with("output") ? Third::kOutput : Third::kInput;
+}
+
+// `quantized`'s tensors with the printed `file_bytes` apportioned as the
+// even spread does outside the blocks (placement.cc,
+// spread_unlisted_weights: one share of file / (blocks + 2) for the input
+// layer, one for the output layer: the file's own types there are not
+// known), and the rest over the blocks' tensors by their bytes under the
+// rules (floor of bytes x rest / their sum, the remainder to the largest):
+// the blocks weigh what their own tensors weigh. nullopt when a part has
+// no bytes to shape by.
+std::optional<Model> scaled_to(Model quantized, uint64_t file_bytes, uint64_t blocks) {
+  uint64_t sums[3] = {0, 0, 0};
+  for (const SafetensorsTensor& t : quantized.tensors) sums[static_cast<int>(third_of(t.name))] += t.data_bytes;
+  const uint64_t share = file_bytes / (blocks + 2);
+  const uint64_t targets[3] = {file_bytes - share * (blocks + 1), share, share * blocks};
+  SafetensorsTensor* largest[3] = {nullptr, nullptr, nullptr};
+  uint64_t given[3] = {0, 0, 0};
+  for (int k = 0; k < 3; ++k) {
+    if (sums[k] == 0) return std::nullopt;
+  }
+  for (SafetensorsTensor& t : quantized.tensors) {
+    const int k = static_cast<int>(third_of(t.name));
+    // A share of at most the part's target: the product fits 128 bits.
+    const unsigned __int128 part = static_cast<unsigned __int128>(t.data_bytes) * targets[k] / sums[k];
+    if (largest[k] == nullptr || t.data_bytes > largest[k]->data_bytes) largest[k] = &t;
+    t.data_bytes = static_cast<uint64_t>(part);
+    given[k] += t.data_bytes;
+  }
+  for (int k = 0; k < 3; ++k) largest[k]->data_bytes += targets[k] - given[k];
+  quantized.weights.bytes = file_bytes;
+  return quantized;
+}
+
 }  // namespace
+
+Result<Model> model_with_shaped_weights(const Model& rebuilt, const LogModel& dump, std::string_view file_type) {
+  const llamacpp::GgufFileType* type = llamacpp::find_rebuilt_file_type(file_type);
+  if (type == nullptr || !dump.file_bytes) return Error("no file type or size to shape the weights by");
+  // A float file type's rules retype nothing: a dump of one whose counts
+  // differ holds types its rules never write (the synthetic mixes), no
+  // shape to go by.
+  if (llamacpp::is_float_type(type->default_type)) return Error("a float file type: nothing to shape by");
+  Result<ConvertedFrom> from = converted_from(dump);
+  if (!from) return from.error();
+  uint64_t printed = 0;
+  for (const auto& [name, n] : dump.tensor_types) printed += n;
+  for (const auto& [rules, v] : attempts_for(rebuilt, *from)) {
+    if (rules.qkv_own_rule || rules.k_fallback_iq4_nl || rules.qk_k_64) continue;  // the pinned release's
+    const Candidate c = candidate_of(rebuilt, *from, v);
+    Result<Model> quantized = llamacpp::quantized_gguf_model(c.model, *type, from->widths(), rules, &c.hints);
+    if (!quantized || quantized->tensors.size() != printed) continue;
+    const size_t n = quantized->tensors.size();
+    const uint64_t blocks = rebuilt.spec.layers.size() + rebuilt.spec.nextn_layers;
+    std::optional<Model> shaped = scaled_to(std::move(*quantized), dump.file_bytes->value, blocks);
+    if (!shaped) continue;
+    Model out = std::move(*shaped);
+    out.spec = rebuilt.spec;
+    out.spec.tied_embeddings = v.tied;
+    out.path = rebuilt.path;
+    out.has_config = rebuilt.has_config;
+    out.weights.verified = false;
+    std::erase_if(out.warnings, [](const std::string& w) { return w.starts_with(kSpreadWarning); });
+    out.warnings.push_back(fmt::format(
+        "{} {}, over the {} tensors the dump's hyperparameters give (the converter's list; the "
+        "file's own types differ from llama-quantize's {} rules): the input and output layers an "
+        "even share each, the blocks the rest by their tensors' bytes under those rules (modelled)",
+        kSpreadWarning, escape_untrusted(dump.file_size_text), n, type->name));
+    return out;
+  }
+  return Error("no rebuilt list holds the dump's tensor count");
+}
 
 Result<Model> model_with_dump_tensors(const Model& rebuilt, const LogModel& dump,
                                       std::string_view file_type, bool guessed) {

@@ -221,11 +221,17 @@ TEST(CheckLog, AFlashAttentionGpuHoldsTheMasksCopyAndItsCastAtOnce) {
 }
 
 TEST(CheckLog, AnArchitectureWithoutAConverterSaysSoOnItsModelRow) {
-  const LogCheck c = check("llamacpp", "llamacpp-acdtrx-gemma4-e4b-q8_0-m4-metal.log");
-  EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->note,
-            "the weights are spread by blocks: the tensor list is not rebuilt from the dump (memfit "
-            "does not build the tensors llama.cpp's converter writes for 'gemma4_text' (hybrid "
-            "layout))");
+  const LogCheck c = check("llamacpp", "llamacpp-ik377-nemotron-ultra-253b-q3kxl-4gpu.log");
+  // deci has one now, from the dump's per-layer arrays: the Unsloth mix's
+  // types are not rebuilt, the list shapes the blocks' weights.
+  EXPECT_TRUE(figure(c, "CPU", LogFigure::kModel)
+                  ->note.starts_with("the blocks' weights are shaped by the converter's tensors, their types "
+                                     "not rebuilt from the dump (the Q3_K_M GGUF memfit rebuilds holds"));
+  // gemma4 has one now, from the dump's gemma4.* widths: the E4B Q8_0's
+  // host maps token_embd alone, 2,560 x 262,144 x 34 / 32 = 713,031,680 B
+  // (680.00 MiB as printed; per_layer_token_embd follows the output layer).
+  const LogCheck gemma4 = check("llamacpp", "llamacpp-acdtrx-gemma4-e4b-q8_0-m4-metal.log");
+  EXPECT_EQ(figure(gemma4, "CPU", LogFigure::kModel)->memfit, 713'031'680u);
   // gemma3_text has one now: its synthetic file's mix is what keeps it
   // from a rebuild.
   const LogCheck gemma3 = check("llamacpp", "llamacpp-pinned-gemma3-swa-ctx4096.log");

@@ -11,8 +11,11 @@
 #include <array>
 #include <iterator>
 
+#include "engines/llamacpp/converted_deci.h"
 #include "engines/llamacpp/converted_encoders.h"
+#include "engines/llamacpp/converted_gemma4.h"
 #include "engines/llamacpp/converted_hybrids.h"
+#include "engines/llamacpp/converted_jamba.h"
 #include "engines/llamacpp/converted_t5.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "memfit/checked_math.h"
@@ -68,6 +71,14 @@ const GatedDeltaWidths* delta_widths(const ModelSpec& spec, const GatedDeltaWidt
 // tied: the loader reuses token_embd when the file has no output.
 bool gemma(const ModelSpec& spec) { return spec.model_type == "gemma"; }
 bool gemma3(const ModelSpec& spec) { return spec.model_type == "gemma3_text"; }
+
+// Gemma 4's text decoder (GGUF gemma4): built from its widths alone
+// (ConverterHints::gemma4, a GGUF's keys): per layer its own head width,
+// KV heads and FFN width (engines/llamacpp/converted_gemma4.h).
+bool gemma4(const ModelSpec& spec, const ConverterHints& h) {
+  return spec.model_type == "gemma4_text" && h.gemma4 != nullptr && !spec.multimodal &&
+         spec.nextn_layers == 0 && gemma4_widths_fit(spec, *h.gemma4);
+}
 
 // GLM-4 (-0414, GLM-Z1; model_type glm4): Q/K/V with their biases, the
 // attention output, ffn_up holding the gate and up halves (the
@@ -238,13 +249,13 @@ uint64_t head_dim_of(const ModelGeometry& g) {
 }
 
 // The converter's LlamaModel (llama, mistral, mixtral and SmolLM3, which
-// derives from it) writes llama3 RoPE's per-frequency factors as a tensor
+// derives from it; DeciModel, Nemotron-NAS, likewise) writes llama3 RoPE's per-frequency factors as a tensor
 // of its own: rope_freqs.weight, head_dim / 2 F32 values, which
 // llama-quantize leaves F32 (one dimension).
 bool writes_rope_freqs(const ModelSpec& spec) {
   const std::string_view type = spec.model_type;
   return spec.rope_scaling.type == "llama3" &&
-         (type == "llama" || type == "mistral" || type == "mixtral" || type == "smollm3");
+         (type == "llama" || type == "mistral" || type == "mixtral" || type == "smollm3" || type == "deci");
 }
 
 // One block's tensors, by name (the loader's order within a block).
@@ -686,6 +697,30 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   const MlaWidths* mla = h.mla != nullptr ? h.mla : &from_spec;
   // A Mamba-2 model has no attention heads and no MLP to size.
   const bool attention = !mamba2(spec);
+  if (gemma4(spec, h)) {
+    Tensors out;
+    add_gemma4_globals(spec, *h.gemma4, out);
+    for (uint64_t i = 0; i < spec.layers.size(); ++i) add_gemma4_block(spec, *h.gemma4, h.gemma4_k_eq_v, i, out);
+    return out;
+  }
+  if (h.deci != nullptr && !spec.multimodal && spec.nextn_layers == 0 && deci_widths_fit(spec, *h.deci) &&
+      g.vocab != 0) {
+    Tensors out;
+    if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
+    add(out, "output_norm.weight", {g.hidden});
+    if (writes_rope_freqs(spec)) add(out, "rope_freqs.weight", {h.deci->head_dim / 2});
+    add(out, "token_embd.weight", {g.hidden, g.vocab});
+    for (uint64_t i = 0; i < spec.layers.size(); ++i) add_deci_block(spec, *h.deci, i, out);
+    return out;
+  }
+  if (h.jamba != nullptr && !spec.multimodal && jamba_widths_fit(spec, *h.jamba) && g.vocab != 0) {
+    Tensors out;
+    if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
+    add(out, "output_norm.weight", {g.hidden});
+    add(out, "token_embd.weight", {g.hidden, g.vocab});
+    for (uint64_t i = 0; i < spec.layers.size(); ++i) add_jamba_block(spec, *h.jamba, i, out);
+    return out;
+  }
   if (!converted(spec, gated_delta, mla) || g.hidden == 0 || g.vocab == 0 || spec.layers.empty() ||
       (attention && (g.heads == 0 || g.kv_heads == 0 ||
                      (g.intermediate == 0 && spec.moe.expert_intermediate == 0)))) {
@@ -695,7 +730,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
         "chatglm, gemma, gemma3_text, glm4, phi, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
         "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
-        "widths) and the encoders bert and jina_bert_v2 only; this "
+        "widths), gemma4_text (with a GGUF's per-layer widths), jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }

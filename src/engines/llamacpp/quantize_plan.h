@@ -100,6 +100,10 @@ struct MlaWidths {
 
 // What a GGUF's keys (a log's dump) say of the converted tensors beyond
 // ModelSpec and the widths above; the defaults are a config's.
+struct Gemma4Widths;  // engines/llamacpp/converted_gemma4.h
+struct Mamba1Widths;  // engines/llamacpp/converted_jamba.h
+struct DeciWidths;    // engines/llamacpp/converted_deci.h
+
 struct ConverterHints {
   // A deepseek2 model's MLA widths: its tensors are built only with them.
   const MlaWidths* mla = nullptr;
@@ -135,6 +139,18 @@ struct ConverterHints {
   // GGUF keeps no key of which, so a dump's counts decide.
   uint64_t t5_relative_buckets = 0;
   bool t5_rel_b_every_block = false;
+  // Gemma 4 (gemma4_text): its per-layer widths (a GGUF's gemma4.* keys);
+  // its tensors are built only with them. `gemma4_k_eq_v`: the global
+  // layers have no attn_v (attention_k_eq_v; the GGUF keeps no key of it,
+  // llama.cpp loads wv TENSOR_NOT_REQUIRED), so a dump's counts decide.
+  const Gemma4Widths* gemma4 = nullptr;
+  bool gemma4_k_eq_v = false;
+  // Jamba's Mamba-1 widths (a GGUF's jamba.ssm.* keys): its tensors are
+  // built only with them.
+  const Mamba1Widths* jamba = nullptr;
+  // Nemotron-NAS (deci): each layer's heads, KV heads and FFN width (a
+  // GGUF's per-layer deci.* arrays): its tensors are built only with them.
+  const DeciWidths* deci = nullptr;
 };
 
 // The tensors llama.cpp's converter writes for `spec`, in the order

@@ -46,7 +46,9 @@ Category category_of(std::string_view name) {
 // position bias (attn_rel_b.weight), and not
 // BERT's position or token-type embeddings ("do not quantize positional
 // embeddings and token types (BERT)": they stay as the converter wrote
-// them, F32).
+// them, F32), and not Gemma 3n's and Gemma 4's per_layer_model_proj
+// ("these are not too big so keep them as it is": the converter's BF16
+// or F16).
 bool quantizable(const ConvertedTensor& t) {
   return t.ne.size() >= 2 && t.name.ends_with("weight") &&
          t.name.find("_norm.weight") == std::string::npos &&
@@ -54,6 +56,7 @@ bool quantizable(const ConvertedTensor& t) {
          t.name.find("ssm_conv1d") == std::string::npos &&
          t.name.find("shortconv.conv.weight") == std::string::npos &&
          t.name.find("attn_rel_b.weight") == std::string::npos &&
+         t.name.find("per_layer_model_proj") == std::string::npos &&
          t.name != "position_embd.weight" && t.name != "token_types.weight";
 }
 
@@ -248,7 +251,10 @@ GgmlType mixed_type(Mix& m, const ConvertedTensor& t, GgmlType base) {
   if (m.rules.qkv_own_rule && t.name.find("attn_kv_b.weight") != std::string::npos) c = Category::kOther;
   if (c == Category::kOutput || (m.tied && c == Category::kTokenEmbd)) return output_type(m, base, t.ne[0]);
   if (m.is("MXFP4_MOE")) return t.ne.size() > 2 && t.ne[2] > 1 ? kMXFP4 : kQ8_0;
-  if (c == Category::kTokenEmbd) return token_embd_type(m, base);
+  // Gemma 3n's and Gemma 4's per-layer embedding table takes token_embd's
+  // rule (llama_tensor_get_type_impl: name == "token_embd.weight" || name
+  // == "per_layer_token_embd.weight"), never the tied output's.
+  if (c == Category::kTokenEmbd || t.name == "per_layer_token_embd.weight") return token_embd_type(m, base);
   if (m.two_bit()) return two_bit_mix_type(m, c, base);
   switch (c) {
     case Category::kAttnQkv: return attn_qkv_type(m, base);
