@@ -290,10 +290,11 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, FigureCh
   }
   // vllm/model_executor/models/gemma3.py: a local rotary embedding (base
   // rope_local_base_freq) beside the global one, each with its cos/sin
-  // cache in the weights' memory; memfit's weights count one.
+  // cache in the weights' memory; memfit's weights count both
+  // (engines/shared/rope_cache.h), and what is left is not traced.
   if (f == LogFigure::kWeights && std::abs(ratio - 1) > 0.01 && spec.model_type.starts_with("gemma3")) {
-    c.note = "vLLM's Gemma 3 keeps two rotary caches (the local and the global base), memfit's "
-             "weights count one; the rest of the gap is not traced";
+    c.note = "memfit's weights count Gemma 3's two rotary caches (the local and the global base); "
+             "the rest of the gap is not traced";
   }
 }
 
