@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "logs/log_pricer.h"
 #include "logs/log_test_data.h"
 #include "memfit/log_check.h"
@@ -965,14 +967,25 @@ TEST(CheckLog, AVllmLogWithoutItsGpuTotalTakesTheNamedGpusFromTheHardwareTable) 
   EXPECT_FALSE(input->memfit.has_value());
   EXPECT_EQ(figure(tp4, "total", LogFigure::kKvTokens)->basis, FigureBasis::kExact);
   // vllm#44376: DeepSeek-V4-Flash at TP 2 on GH200s (97,871 MiB in the
-  // table) had 5.44 GiB of KV memory; its config prices 137 GiB of weights
-  // a rank, more than the GPU: memfit's 0 says that, not a profile default.
+  // table) had 5.44 GiB of KV memory. Its routed experts are MXFP4
+  // (expert_dtype "fp4"), 75.5 GiB of weights a rank, so memfit prices KV
+  // memory; read as FP8 experts (the Flash-Base checkpoints' expert_dtype
+  // "fp8") the weights are 137 GiB a rank, more than the GPU, and memfit's
+  // 0 says that, not a profile default.
   LogCheckOptions gh200;
   gh200.config_json = read_test_log("vllm", "vllm-44376-deepseek-v4-flash-tp2-ep-gh200.config.json");
   gh200.gpu_name = "NVIDIA GH200 480GB";
   gh200.command = "vllm serve DeepSeek-V4-Flash --tensor-parallel-size 2 --gpu-memory-utilization 0.95";
   const LogCheck v4 = check("vllm", "vllm-44376-deepseek-v4-flash-tp2-ep-gh200.log", gh200);
-  const FigureCheck* none = figure(v4, "rank0", LogFigure::kKvCacheAvailable);
+  const FigureCheck* priced = figure(v4, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(priced, nullptr);
+  ASSERT_TRUE(priced->memfit.has_value());
+  EXPECT_GT(*priced->memfit, 0u);
+  nlohmann::json base = nlohmann::json::parse(gh200.config_json);
+  base["expert_dtype"] = "fp8";
+  gh200.config_json = base.dump();
+  const LogCheck fp8 = check("vllm", "vllm-44376-deepseek-v4-flash-tp2-ep-gh200.log", gh200);
+  const FigureCheck* none = figure(fp8, "rank0", LogFigure::kKvCacheAvailable);
   ASSERT_NE(none, nullptr);
   EXPECT_EQ(none->memfit, 0u);
   EXPECT_EQ(none->note.rfind("memfit leaves no KV memory: its weights, ", 0), 0u) << none->note;
