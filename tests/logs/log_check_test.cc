@@ -925,6 +925,15 @@ TEST(CheckLog, AVllmRowOffItsTargetSaysWhatTheLogLeavesOut) {
   const FigureCheck* weights = figure(gemma, "rank0", LogFigure::kWeights);
   ASSERT_NE(weights, nullptr);
   EXPECT_EQ(weights->note.rfind("memfit's weights count Gemma 3's two rotary caches", 0), 0u) << weights->note;
+  // Open-Reasoner-Zero#23's V0 Ray excerpt prints no tensor-parallel size;
+  // its two processes (a Ray worker and the LLMActor driver) give TP 2, a
+  // floor: 15.41 GiB a rank is a quarter of Qwen2.5-32B, and the row says so.
+  LogCheckOptions orz;
+  orz.config_json = read_test_log("vllm", "vllm-orz23-qwen25-32b-v0-80gb.config.json");
+  const LogCheck ray = check("vllm", "vllm-orz23-qwen25-32b-v0-80gb.log", orz);
+  const FigureCheck* floor = figure(ray, "rank1", LogFigure::kWeights);
+  ASSERT_NE(floor, nullptr);
+  EXPECT_EQ(floor->note.rfind("the log prints no tensor-parallel size", 0), 0u) << floor->note;
   // A row within its target gets no such note: #10517's weights, exact to
   // the print above.
   LogCheckOptions within;
