@@ -145,7 +145,7 @@ inline constexpr uint64_t kVllmRocmRuntimeBytes = 64ull << 20;
 // What one rank's weights are.
 struct VllmWeights {
   uint64_t bytes = 0;            // tensors per rank + rope cache + the paddings and ROCm's terms
-  uint64_t rope_cache_bytes = 0;  // cos/sin cache: max positions x head dim x 2 bytes (modelled)
+  uint64_t rope_cache_bytes = 0;  // cos/sin caches: rows (the RoPE scaling's) x head dim x 2 bytes, two for Gemma 3 (modelled)
   uint64_t padding_bytes = 0;     // MXFP4 experts padded for vLLM's MoE kernels (modelled)
   // ROCm only (0 on CUDA), in `bytes`: vLLM's ROCm platform prints the
   // device's used memory across the load, not PyTorch's allocated bytes.

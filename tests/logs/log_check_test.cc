@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "logs/log_pricer.h"
 #include "logs/log_test_data.h"
 #include "memfit/log_check.h"
@@ -1061,15 +1063,24 @@ TEST(CheckLog, AVllmRowOffItsTargetSaysWhatTheLogLeavesOut) {
   EXPECT_LT(*kv->ratio, 0.95);
   EXPECT_EQ(kv->note.rfind("the log prints neither max_num_seqs nor max_num_batched_tokens", 0), 0u)
       << kv->note;
-  // Gemma 3 1B's weights, 0.981 of the print, miss the 1 % target; vLLM
-  // keeps a second rotary cache memfit does not count, and the row says so.
+  // Gemma 3 1B's weights, 0.989 of the print with both of vLLM's rotary
+  // caches counted, still miss the 1 % target, and the row says so.
   LogCheckOptions eole;
   eole.config_json = read_test_log("vllm", "vllm-eole-gemma3-1b-v0130.config.json");
   eole.version = "v0.13.0";
   const LogCheck gemma = check("vllm", "vllm-eole-gemma3-1b-v0130.log", eole);
   const FigureCheck* weights = figure(gemma, "rank0", LogFigure::kWeights);
   ASSERT_NE(weights, nullptr);
-  EXPECT_EQ(weights->note.rfind("vLLM's Gemma 3 keeps two rotary caches", 0), 0u) << weights->note;
+  EXPECT_EQ(weights->note.rfind("memfit's weights count Gemma 3's two rotary caches", 0), 0u) << weights->note;
+  // Open-Reasoner-Zero#23's V0 Ray excerpt prints no tensor-parallel size;
+  // its two processes (a Ray worker and the LLMActor driver) give TP 2, a
+  // floor: 15.41 GiB a rank is a quarter of Qwen2.5-32B, and the row says so.
+  LogCheckOptions orz;
+  orz.config_json = read_test_log("vllm", "vllm-orz23-qwen25-32b-v0-80gb.config.json");
+  const LogCheck ray = check("vllm", "vllm-orz23-qwen25-32b-v0-80gb.log", orz);
+  const FigureCheck* floor = figure(ray, "rank1", LogFigure::kWeights);
+  ASSERT_NE(floor, nullptr);
+  EXPECT_EQ(floor->note.rfind("the log prints no tensor-parallel size", 0), 0u) << floor->note;
   // A row within its target gets no such note: #10517's weights, exact to
   // the print above.
   LogCheckOptions within;
@@ -1112,14 +1123,25 @@ TEST(CheckLog, AVllmLogWithoutItsGpuTotalTakesTheNamedGpusFromTheHardwareTable) 
   EXPECT_FALSE(input->memfit.has_value());
   EXPECT_EQ(figure(tp4, "total", LogFigure::kKvTokens)->basis, FigureBasis::kExact);
   // vllm#44376: DeepSeek-V4-Flash at TP 2 on GH200s (97,871 MiB in the
-  // table) had 5.44 GiB of KV memory; its config prices 137 GiB of weights
-  // a rank, more than the GPU: memfit's 0 says that, not a profile default.
+  // table) had 5.44 GiB of KV memory. Its routed experts are MXFP4
+  // (expert_dtype "fp4"), 75.5 GiB of weights a rank, so memfit prices KV
+  // memory; read as FP8 experts (the Flash-Base checkpoints' expert_dtype
+  // "fp8") the weights are 137 GiB a rank, more than the GPU, and memfit's
+  // 0 says that, not a profile default.
   LogCheckOptions gh200;
   gh200.config_json = read_test_log("vllm", "vllm-44376-deepseek-v4-flash-tp2-ep-gh200.config.json");
   gh200.gpu_name = "NVIDIA GH200 480GB";
   gh200.command = "vllm serve DeepSeek-V4-Flash --tensor-parallel-size 2 --gpu-memory-utilization 0.95";
   const LogCheck v4 = check("vllm", "vllm-44376-deepseek-v4-flash-tp2-ep-gh200.log", gh200);
-  const FigureCheck* none = figure(v4, "rank0", LogFigure::kKvCacheAvailable);
+  const FigureCheck* priced = figure(v4, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(priced, nullptr);
+  ASSERT_TRUE(priced->memfit.has_value());
+  EXPECT_GT(*priced->memfit, 0u);
+  nlohmann::json base = nlohmann::json::parse(gh200.config_json);
+  base["expert_dtype"] = "fp8";
+  gh200.config_json = base.dump();
+  const LogCheck fp8 = check("vllm", "vllm-44376-deepseek-v4-flash-tp2-ep-gh200.log", gh200);
+  const FigureCheck* none = figure(fp8, "rank0", LogFigure::kKvCacheAvailable);
   ASSERT_NE(none, nullptr);
   EXPECT_EQ(none->memfit, 0u);
   EXPECT_EQ(none->note.rfind("memfit leaves no KV memory: its weights, ", 0), 0u) << none->note;

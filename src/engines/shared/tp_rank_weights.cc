@@ -6,13 +6,14 @@
 #include <cmath>
 
 #include "engines/shared/parallel_tensors.h"
+#include "engines/shared/rope_cache.h"
 #include "memfit/checked_math.h"
 #include "memfit/vllm.h"
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kAct = 2;  // bf16 / fp16 rotary cache and vocabulary tables
+constexpr uint64_t kAct = 2;  // bf16 / fp16 vocabulary tables
 
 // MXFP4 experts (gpt-oss) as vLLM's MoE kernel holds them, per rank
 // (quantization/mxfp4.py: create_weights pads, process_weights_after_loading
@@ -97,15 +98,6 @@ uint64_t mxfp4_layout_bytes(const ModelSpec& spec, uint64_t tp, Mxfp4Kernel kern
   // less than stored (padding only adds).
   if (held.overflowed() || stored_rank.overflowed()) return UINT64_MAX;
   return (held - stored_rank).value().value_or(0);
-}
-
-// The rotary cos/sin cache, one per model: max positions x head dim in the
-// model's 16-bit dtype; gpt-oss builds its YaRN rotary embedding in float32
-// (model_executor/models/gpt_oss.py: get_rope(..., dtype=torch.float32)).
-uint64_t rope_cache_bytes(const ModelSpec& spec) {
-  if (spec.geometry.head_dim == 0) return 0;
-  const uint64_t element = spec.model_type == "gpt_oss" ? 4 : kAct;
-  return (CheckedBytes(spec.max_position_tokens) * spec.geometry.head_dim * element).saturated();
 }
 
 // Bytes of a parameter count at the checkpoint's average bytes per

@@ -33,7 +33,7 @@ std::optional<Mxfp4Kernel> parse_mxfp4_kernel(std::string_view name);
 
 struct TpRankWeights {
   uint64_t bytes = 0;             // tensors per rank + rope cache + padding
-  uint64_t rope_cache_bytes = 0;  // cos/sin cache: max positions x head dim x 2 bytes (modelled)
+  uint64_t rope_cache_bytes = 0;  // cos/sin caches (rope_cache.h; modelled)
   uint64_t padding_bytes = 0;     // MXFP4 experts as the MoE kernel holds them, past the checkpoint's
   bool from_tensor_list = false;  // split tensor by tensor (else from the config's geometry)
   bool exact = false;             // the tensor list was read from the headers

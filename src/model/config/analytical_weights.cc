@@ -278,7 +278,7 @@ uint64_t unquantized_width_bytes(std::string_view torch_dtype) {
 
 AnalyticalWeights price_analytical_weights(const std::vector<ParamBlock>& blocks,
                                            const QuantizationInfo& quantization,
-                                           uint64_t unquantized_width) {
+                                           uint64_t unquantized_width, bool experts_mxfp4) {
   const uint64_t params = count_parameters(blocks);
   if (quantization.method.empty()) return unquantized(params, "");
   std::string why_not;
@@ -318,7 +318,10 @@ AnalyticalWeights price_analytical_weights(const std::vector<ParamBlock>& blocks
       // mlx-lm leaves a layer whose input dimension the group does not divide.
       if (quantize && b.cols % group_size != 0) quantize = false;
     }
-    if (quantize) {
+    if (quantize && experts_mxfp4 && scheme->kind == Kind::kFp8 && b.role == ParamRole::kExperts) {
+      quantized += block_params;
+      bytes += mxfp4_matrix_bytes(b.rows, b.cols) * b.copies;
+    } else if (quantize) {
       quantized += block_params;
       bytes += matrix_bytes(*scheme, b, bits, group_size) * b.copies;
     } else {
@@ -337,6 +340,7 @@ AnalyticalWeights price_analytical_weights(const std::vector<ParamBlock>& blocks
   w.quantization_applied = true;
   w.detail = fmt::format("{} on {} quantizable parameters", describe(*scheme, overridden),
                          w.quantized_params);
+  if (experts_mxfp4 && scheme->kind == Kind::kFp8) w.detail += " (its routed experts MXFP4: 4-bit, an 8-bit scale per 32)";
   if (w.unquantized_params > 0) {
     w.detail += fmt::format(", {}-bit on the remaining {}", unquantized_width * 8,
                             w.unquantized_params);

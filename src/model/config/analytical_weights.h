@@ -60,10 +60,11 @@ uint64_t unquantized_width_bytes(std::string_view torch_dtype);
 // memfit cannot price (compressed-tensors, an unknown method, a scheme with
 // no bits or nothing to apply to), is priced at 2 bytes per parameter and
 // the detail says why the quantization was not applied. Saturates on
-// overflow.
+// overflow. `experts_mxfp4`: an FP8 checkpoint whose routed experts are
+// MXFP4 (deepseek_v4_fp4_experts, checkpoint_traits.h) has them priced so.
 AnalyticalWeights price_analytical_weights(const std::vector<ParamBlock>& blocks,
                                            const QuantizationInfo& quantization,
-                                           uint64_t unquantized_width);
+                                           uint64_t unquantized_width, bool experts_mxfp4 = false);
 
 // Of `priced` (price_analytical_weights over `blocks`), the bytes of the
 // vision tower and projector (ParamRole::kVision): always at full width,

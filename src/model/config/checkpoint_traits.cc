@@ -118,6 +118,20 @@ QuantizationInfo read_quantization(const ConfigDocument& doc) {
   return q;
 }
 
+// DeepSeek V4 stores its routed experts as MXFP4 beside FP8 block linears
+// unless its config says expert_dtype "fp8" (the Flash-Base checkpoints):
+// vLLM's DeepseekV4FP8Config reads expert_dtype, "fp4" when absent, and
+// gives the experts Mxfp4MoEMethod (models/deepseek_v4.py).
+bool deepseek_v4_fp4_experts(const ConfigDocument& doc) {
+  for (const Json* scope : {&doc.text(), &doc.top()}) {
+    auto type = scope->find("model_type");
+    if (type == scope->end() || !type->is_string() || type->get<std::string>() != "deepseek_v4") continue;
+    auto dtype = scope->find("expert_dtype");
+    return dtype == scope->end() || !dtype->is_string() || dtype->get<std::string>() != "fp8";
+  }
+  return false;
+}
+
 MoeInfo read_moe(const ConfigDocument& doc) {
   MoeInfo moe;
   auto first = [&](std::initializer_list<std::string_view> aliases) -> uint64_t {

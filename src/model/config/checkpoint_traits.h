@@ -12,6 +12,12 @@ namespace memfit {
 
 // Never fails: fields of the wrong type are left unstated (0 / "").
 QuantizationInfo read_quantization(const ConfigDocument& doc);
+
+// Whether an FP8 checkpoint's routed experts are MXFP4 instead (4-bit
+// values, an 8-bit scale per 32): DeepSeek V4's expert_dtype "fp4", its
+// default when the key is absent (vLLM's DeepseekV4FP8Config,
+// models/deepseek_v4.py).
+bool deepseek_v4_fp4_experts(const ConfigDocument& doc);
 MoeInfo read_moe(const ConfigDocument& doc);
 // The MLA widths of a config that has a kv_lora_rank (DeepSeek V2/V3, Kimi
 // K2; `model_type` the text model's); zero otherwise.

@@ -218,7 +218,8 @@ Result<ModelSpec> spec_and_tower(const ConfigDocument& doc, uint64_t& tower_byte
   std::string dtype = doc.string_field("torch_dtype");
   if (dtype.empty()) dtype = doc.string_field("dtype");
   spec.analytical_weights =
-      price_analytical_weights(blocks, spec.quantization, unquantized_width_bytes(dtype));
+      price_analytical_weights(blocks, spec.quantization, unquantized_width_bytes(dtype),
+                               deepseek_v4_fp4_experts(doc));
   tower_bytes =
       analytical_tower_bytes(blocks, spec.analytical_weights, unquantized_width_bytes(dtype));
   // Informational only, so a malformed value is ignored rather than failing

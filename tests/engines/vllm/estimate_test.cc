@@ -371,8 +371,8 @@ TEST(VllmWeights, Gemma3OneKvHeadStaysWholeOnEveryRank) {
   // split in two; k and v [256, 1,152] 589,824 B each, the one KV head
   // kept whole on both ranks (max(1, 1 / 2)); o [1,152, 1,024] split;
   // the tied embedding's 262,144 rows (4,096 x 64) split: 131,072 x 1,152
-  // x 2 = 301,989,888; a norm whole. Rope cache 32,768 x 256 x 2 B =
-  // 16,777,216.
+  // x 2 = 301,989,888; a norm whole. Rope caches, Gemma 3's local and
+  // global (rope_cache.h): 2 x 32,768 x 256 x 2 B = 33,554,432.
   Model m = corpus_model("gemma3/gemma-3-1b-it");
   const std::vector<SafetensorsTensor> tensors = {
       {"model.layers.0.self_attn.q_proj.weight", "BF16", {1024, 1152}, 1024ull * 1152 * 2},
@@ -384,9 +384,9 @@ TEST(VllmWeights, Gemma3OneKvHeadStaysWholeOnEveryRank) {
   };
   Result<VllmWeights> w = vllm_rank_weights(m, tensors, 2);
   ASSERT_TRUE(w.ok());
-  EXPECT_EQ(w->rope_cache_bytes, 16777216u);
-  // 1,179,648 + 589,824 x 2 + 1,179,648 + 2,304 + 301,989,888 + 16,777,216.
-  EXPECT_EQ(w->bytes, 1179648ull + 2 * 589824ull + 1179648ull + 2304ull + 301989888ull + 16777216ull);
+  EXPECT_EQ(w->rope_cache_bytes, 33554432u);
+  // 1,179,648 + 589,824 x 2 + 1,179,648 + 2,304 + 301,989,888 + 33,554,432.
+  EXPECT_EQ(w->bytes, 1179648ull + 2 * 589824ull + 1179648ull + 2304ull + 301989888ull + 33554432ull);
 }
 
 TEST(VllmWeights, MlaDownProjectionsStayWholeUnderTp8) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "memfit/model.h"
@@ -121,6 +123,32 @@ TEST(AnalyticalWeights, Fp8LeavesTheModulesTheConfigNamesUnconverted) {
   EXPECT_EQ(w.bytes, 31174520832u);
   EXPECT_EQ(w.quantized_params, 29896998912u);
   EXPECT_EQ(w.unquantized_params, 635111424u);
+}
+
+TEST(AnalyticalWeights, DeepSeekV4PricesItsRoutedExpertsAsMxfp4) {
+  // DeepSeek-V4-Flash's config (vllm#44376's sidecar): FP8 block 128 x 128
+  // linears, expert_dtype "fp4"; 43 layers x 256 routed experts x gate, up
+  // [2,048, 4,096] and down [4,096, 2,048]. FP8, a matrix is 8,388,608 B +
+  // 16 x 32 float32 scales = 8,390,656 B; MXFP4 (vLLM's Mxfp4MoEMethod),
+  // 2,048 x 128 blocks of 32 x (16 B of values + a 1 B scale) = 4,456,448 B.
+  // expert_dtype "fp8" (the Flash-Base checkpoints) prices them as FP8:
+  // (8,390,656 - 4,456,448) x 3 x 256 x 43 = 129,923,284,992 B more.
+  const std::string text = testing::read_test_data("logs/vllm/vllm-44376-deepseek-v4-flash-tp2-ep-gh200.config.json");
+  nlohmann::json fp8 = nlohmann::json::parse(text);
+  ASSERT_EQ(fp8.value("expert_dtype", ""), "fp4");
+  fp8["expert_dtype"] = "fp8";
+  const ModelSpec flash = parse_ok(text);
+  const ModelSpec base = parse_ok(fp8.dump());
+  EXPECT_EQ(base.analytical_weights.bytes - flash.analytical_weights.bytes, 129923284992u);
+  EXPECT_EQ(flash.analytical_weights.quantized_params, base.analytical_weights.quantized_params);
+  EXPECT_NE(flash.analytical_weights.detail.find("(its routed experts MXFP4: 4-bit, an 8-bit scale per 32)"),
+            std::string::npos)
+      << flash.analytical_weights.detail;
+  // Without expert_dtype vLLM takes "fp4" too (DeepseekV4FP8Config's default).
+  nlohmann::json unset = nlohmann::json::parse(text);
+  unset.erase("expert_dtype");
+  EXPECT_EQ(parse_ok(unset.dump()).analytical_weights.bytes, flash.analytical_weights.bytes);
+  EXPECT_EQ(base.analytical_weights.detail.find("MXFP4"), std::string::npos) << base.analytical_weights.detail;
 }
 
 TEST(AnalyticalWeights, BitsandbytesInt8ConfigAloneMatchesItsCheckpointExactly) {

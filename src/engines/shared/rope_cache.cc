@@ -1,0 +1,49 @@
+// rope_cache_rows() and rope_cache_bytes(): the rotary caches vLLM keeps
+// (rope_cache.h).
+#include "engines/shared/rope_cache.h"
+
+#include <cmath>
+#include <string_view>
+
+#include "memfit/checked_math.h"
+
+namespace memfit {
+namespace {
+
+constexpr uint64_t kCacheElementBytes = 2;    // the model's bf16 / fp16
+constexpr uint64_t kFloat32CacheBytes = 4;    // gpt-oss's float32 cache
+
+// max_positions x factor, rounded up; a factor under 1 or not finite
+// leaves the length as it is (vLLM builds at least the unscaled rows).
+uint64_t scaled_rows(uint64_t positions, double factor) {
+  if (!std::isfinite(factor) || factor <= 1.0) return positions;
+  const long double rows = std::ceil(static_cast<long double>(positions) * factor);
+  if (rows >= static_cast<long double>(UINT64_MAX)) return UINT64_MAX;
+  return static_cast<uint64_t>(rows);
+}
+
+bool keeps_local_cache(std::string_view model_type) {
+  return model_type == "gemma3" || model_type == "gemma3_text";
+}
+
+}  // namespace
+
+uint64_t rope_cache_rows(const ModelSpec::RopeScaling& scaling, uint64_t max_positions) {
+  const std::string_view type = scaling.type;
+  if (type == "linear" || type == "dynamic") return scaled_rows(max_positions, scaling.factor);
+  if (type == "yarn") {
+    const uint64_t original = scaling.original_max_positions != 0 ? scaling.original_max_positions : max_positions;
+    return scaled_rows(original, scaling.factor);
+  }
+  return max_positions;
+}
+
+uint64_t rope_cache_bytes(const ModelSpec& spec) {
+  if (spec.geometry.head_dim == 0) return 0;
+  const uint64_t element = spec.model_type == "gpt_oss" ? kFloat32CacheBytes : kCacheElementBytes;
+  CheckedBytes rows = rope_cache_rows(spec.rope_scaling, spec.max_position_tokens);
+  if (keeps_local_cache(spec.model_type)) rows += spec.max_position_tokens;
+  return (rows * spec.geometry.head_dim * element).saturated();
+}
+
+}  // namespace memfit

@@ -1,0 +1,81 @@
+// The rotary caches vLLM keeps (rope_cache.h, docs/engine-vllm.md "Rope
+// cache"): rows by the RoPE scaling's class, bytes by head dim and dtype,
+// and Gemma 3's second cache.
+#include <gtest/gtest.h>
+
+#include "engines/shared/rope_cache.h"
+#include "memfit/model_spec.h"
+#include "support/corpus.h"
+
+namespace memfit {
+namespace {
+
+using testing::corpus_spec;
+
+ModelSpec::RopeScaling scaling(const char* type, double factor, uint64_t original) {
+  ModelSpec::RopeScaling s;
+  s.type = type;
+  s.factor = factor;
+  s.original_max_positions = original;
+  return s;
+}
+
+TEST(RopeCache, RowsFollowTheRotaryEmbeddingClass) {
+  // RotaryEmbedding, Llama3RotaryEmbedding: the positions as declared.
+  EXPECT_EQ(rope_cache_rows(scaling("", 1.0, 0), 32768), 32768u);
+  EXPECT_EQ(rope_cache_rows(scaling("llama3", 8.0, 8192), 131072), 131072u);
+  // LinearScalingRotaryEmbedding: 131,072 x 8 = 1,048,576 (Gemma 3 4B+'s global layers).
+  EXPECT_EQ(rope_cache_rows(scaling("linear", 8.0, 0), 131072), 1048576u);
+  // DynamicNTKScalingRotaryEmbedding: 4,096 x 2 = 8,192.
+  EXPECT_EQ(rope_cache_rows(scaling("dynamic", 2.0, 0), 4096), 8192u);
+  // YaRN from the original length: gpt-oss 4,096 x 32 = 131,072 (its declared length);
+  // Qwen2.5's card's yarn 32,768 x 4 = 131,072 over a declared 32,768.
+  EXPECT_EQ(rope_cache_rows(scaling("yarn", 32.0, 4096), 131072), 131072u);
+  EXPECT_EQ(rope_cache_rows(scaling("yarn", 4.0, 32768), 32768), 131072u);
+  // A fractional product rounds up: 1,000 x 1.5005 = 1,500.5 -> 1,501.
+  EXPECT_EQ(rope_cache_rows(scaling("linear", 1.5005, 0), 1000), 1501u);
+  // A factor of 1 or less keeps the declared rows.
+  EXPECT_EQ(rope_cache_rows(scaling("linear", 0.5, 0), 4096), 4096u);
+}
+
+TEST(RopeCache, Gemma3KeepsALocalAndAGlobalCache) {
+  // gemma-3-1b-it: head_dim 256, 32,768 positions, no rope_scaling: two
+  // caches of 32,768 x 256 x 2 B = 16,777,216 B each = 33,554,432 B.
+  const ModelSpec spec = corpus_spec("gemma3/gemma-3-1b-it");
+  EXPECT_EQ(rope_cache_bytes(spec), 33554432u);
+}
+
+TEST(RopeCache, Gemma3GlobalCacheTakesTheLinearFactor) {
+  // Gemma 3 4B-27B's text config: head_dim 256, 131,072 positions, linear
+  // factor 8: global (131,072 x 8) x 256 x 2 = 536,870,912 B, local
+  // 131,072 x 256 x 2 = 67,108,864 B; 603,979,776 B in all.
+  ModelSpec spec;
+  spec.model_type = "gemma3";
+  spec.geometry.head_dim = 256;
+  spec.max_position_tokens = 131072;
+  spec.rope_scaling = scaling("linear", 8.0, 0);
+  EXPECT_EQ(rope_cache_bytes(spec), 603979776u);
+}
+
+TEST(RopeCache, OneCacheElsewhereAndGptOssInFloat32) {
+  // A Llama-style model: 131,072 x 128 x 2 = 33,554,432 B.
+  ModelSpec llama;
+  llama.model_type = "llama";
+  llama.geometry.head_dim = 128;
+  llama.max_position_tokens = 131072;
+  EXPECT_EQ(rope_cache_bytes(llama), 33554432u);
+  // gpt-oss: yarn 4,096 x 32 = 131,072 rows x 64 x 4 B = 33,554,432 B.
+  ModelSpec oss;
+  oss.model_type = "gpt_oss";
+  oss.geometry.head_dim = 64;
+  oss.max_position_tokens = 131072;
+  oss.rope_scaling = scaling("yarn", 32.0, 4096);
+  EXPECT_EQ(rope_cache_bytes(oss), 33554432u);
+  // No head dim (no attention): no cache.
+  ModelSpec none;
+  none.max_position_tokens = 4096;
+  EXPECT_EQ(rope_cache_bytes(none), 0u);
+}
+
+}  // namespace
+}  // namespace memfit
