@@ -196,6 +196,8 @@ def gpu_count(report):
     return sum(1 for i in ids if i and i not in ("CPU", "total") and not i.startswith("rank"))
 
 
+# The same targets decide check-log's note on a row that misses one with no
+# reason (src/logs/log_check.cc, target_of): change both together.
 TARGETS = [
     {"name": "llama.cpp and Ollama: model per device, exact to the print",
      "engines": ("llamacpp", "ollama"), "figures": ("model",), "gpus": None,

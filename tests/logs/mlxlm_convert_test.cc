@@ -54,7 +54,10 @@ TEST(CheckLogMlxLmConvert, TheBaseConfigIsPricedAsTheConvertedCheckpoint) {
   EXPECT_EQ(b->note, "the model: the base config converted by mlx_lm.convert -q, 4 bits, "
                      "group 64 (its defaults)");
   EXPECT_EQ(b->basis, FigureBasis::kModelled);
-  EXPECT_TRUE(a->note.empty());
+  // The bf16 checkpoint priced against the 4-bit run's print is far over
+  // it, and no rule says why (the wrong checkpoint is no rule's cause):
+  // the row says it misses its target.
+  EXPECT_TRUE(a->note.starts_with("off its target (within [0.97, 1.10])")) << a->note;
   // "4bit-g64" names the same conversion.
   Result<LogCheck> named = check("4bit-g64");
   ASSERT_TRUE(named.ok());
