@@ -73,7 +73,9 @@ def replay_options(engine, slug, sidecar):
             and isinstance(convert.get("group_size"), int):
         args += ["--file-type", f"{convert['bits']}bit-g{convert['group_size']}"]
     devices = sidecar.get("devices") or []
-    if engine in ("vllm", "sglang") and devices and isinstance(devices[0], str):
+    # mlx-lm: the device sets MLX's backend (an NVIDIA GPU: CUDA) or the
+    # Apple chip's class (Metal's buffer limits): mlxlm_pricer.cc.
+    if engine in ("vllm", "sglang", "mlx-lm") and devices and isinstance(devices[0], str):
         args += ["--gpu-name", devices[0]]
     return args
 

@@ -95,11 +95,15 @@ Result<MlxChip> parse_mlx_chip(std::string_view text);
 // Metal's command-buffer limits on that chip: 40 ops / 40 x 2^20
 // elements on base and Pro, 50 / 50 on Max and Ultra.
 MlxBufferLimits mlx_metal_limits(MlxChip chip);
-// The CUDA backend's graph limits (the request's backend cuda): every
-// input counted, 100 ops / 1000 x 2^20 elements, the H100's since mlx
-// #3077, the one GPU whose limits were read (docs/engine-mlxlm.md,
-// "Run-ahead"); another GPU's are given as the request's limits.
-MlxBufferLimits mlx_cuda_limits();
+// The CUDA backend's graph limits (the request's backend cuda) under MLX
+// release `mlx` (nullopt: the newest read): every input counted, the
+// H100's (compute capability 9.0) per get_graph_limits in
+// mlx/backend/cuda/device.cpp: 30 ops / 400 x 2^20 elements from v0.30.0
+// (mlx #2761) until v0.30.5, 100 / 1000 since (mlx #3077, 12e386f3). The
+// one GPU memfit prices (docs/engine-mlxlm.md, "Run-ahead"); another GPU's
+// are given as the request's limits. A release before v0.30.0 is priced
+// with v0.30.0's.
+MlxBufferLimits mlx_cuda_limits(const std::optional<MlxRelease>& mlx);
 // The largest limits the estimate takes (it refuses more, naming the
 // field): they bound the replay's buffers.
 inline constexpr uint64_t kMlxMaxOpsPerBuffer = 100000;

@@ -277,6 +277,9 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
     mark_unpriced(check);
     return check;
   }
+  if (std::string backend = pricer->priced_backend(check.log, options); !backend.empty()) {
+    check.log.backend = std::move(backend);
+  }
   if (*model) check.model_detail = model_detail(check, **model);
   request->model = check.model_source == ModelSource::kModel ? options.model : std::string(kLogModelName);
   logs::LogRequestContext context(models, *model, check.log);

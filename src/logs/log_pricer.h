@@ -40,6 +40,14 @@ class LogPricer {
   // kUsage when the log lacks what the profile cannot do without.
   virtual Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions& options,
                                           std::vector<std::string>& notes) const = 0;
+  // The backend the run is priced on when what was given beside the log
+  // names it and the log does not (mlx-lm: --gpu-name naming an NVIDIA GPU
+  // is MLX's CUDA backend, "MLX-CUDA"); "" keeps the reader's.
+  virtual std::string priced_backend(const RuntimeLog& log, const LogCheckOptions& options) const {
+    (void)log;
+    (void)options;
+    return "";
+  }
   // memfit's figure (and its basis) for each printed figure it prices; a
   // note on those it does not.
   virtual void compare(const RuntimeLog& log, const LogCheckOptions& options,

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "engines/mlxlm/convert_config.h"
+#include "engines/mlxlm/device_name.h"
 #include "engines/mlxlm/release_defaults.h"
 #include "engines/shared/weight_mode.h"
 #include "logs/log_pricer.h"
@@ -105,6 +106,33 @@ std::string conversion_text(const MlxConversion& c) {
                      are_defaults ? " (its defaults)" : "");
 }
 
+// The device given beside the log (options.gpu_name: a sidecar's device,
+// check-log's --gpu-name) as the request's backend or Metal chip class
+// (device_name.h): an NVIDIA GPU runs MLX's CUDA backend, whose graphs
+// count every input and commit at that GPU's limits (the H100's, 100 ops
+// and 1000 x 2^20 elements, mlx/backend/cuda/device.cpp); an Apple chip's
+// class sets Metal's command-buffer limits (40 / 40 on base and Pro, 50 /
+// 50 on Max and Ultra, mlx/backend/metal/device.cpp). The note says which.
+void apply_device(const LogCheckOptions& options, EstimateRequest& r,
+                  std::vector<std::string>& notes) {
+  if (options.gpu_name.empty()) return;
+  const MlxDevice device = mlx_device_of(options.gpu_name);
+  const std::string name = quote_untrusted(options.gpu_name);
+  if (device.kind == MlxDevice::Kind::kCuda) {
+    r.backend = Backend::kCuda;
+    notes.push_back(fmt::format("the device given, {}, is an NVIDIA GPU: MLX's CUDA backend, "
+                                "its graphs at the H100's limits (100 ops, 1000 x 2^20 elements)",
+                                name));
+  } else if (device.chip) {
+    r.mlxlm.mlx_chip = device.chip;
+    const MlxBufferLimits limits = mlx_metal_limits(*device.chip);
+    notes.push_back(fmt::format("the device given, {}, is an Apple {} chip: Metal's limits for "
+                                "its class ({} ops, {} x 2^20 elements a command buffer)",
+                                name, to_string(*device.chip), limits.max_ops,
+                                limits.max_mega_elements));
+  }
+}
+
 class MlxLmPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "mlx-lm"; }
@@ -126,7 +154,7 @@ class MlxLmPricer final : public LogPricer {
     return converted->dump();
   }
 
-  Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions&,
+  Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions& options,
                                   std::vector<std::string>& notes) const override {
     EstimateRequest r;
     r.engine = "mlx-lm";
@@ -141,7 +169,15 @@ class MlxLmPricer final : public LogPricer {
     r.mlxlm.max_kv_size = count_setting(log, "max_kv_size");
     r.mlxlm.prefill_step_size = count_setting(log, "prefill_step_size");
     if (std::optional<uint64_t> batch = count_setting(log, "batch")) r.batch = *batch;
+    apply_device(options, r, notes);
     return r;
+  }
+
+  // MLX's CUDA backend when the device given is an NVIDIA GPU; the
+  // reader's Metal otherwise.
+  std::string priced_backend(const RuntimeLog&, const LogCheckOptions& options) const override {
+    if (options.gpu_name.empty()) return "";
+    return mlx_device_of(options.gpu_name).kind == MlxDevice::Kind::kCuda ? "MLX-CUDA" : "";
   }
 
   void compare(const RuntimeLog& log, const LogCheckOptions& options, const EstimateRun& run,

@@ -77,7 +77,7 @@ LogCheckOptions replay_options(const std::string& engine, const fs::path& log) {
                           std::to_string(c["group_size"].get<uint64_t>());
     }
   }
-  if ((engine == "vllm" || engine == "sglang") && sidecar.contains("devices") && sidecar["devices"].is_array() &&
+  if ((engine == "vllm" || engine == "sglang" || engine == "mlx-lm") && sidecar.contains("devices") && sidecar["devices"].is_array() &&
       !sidecar["devices"].empty() && sidecar["devices"][0].is_string()) {
     options.gpu_name = sidecar["devices"][0];
   }

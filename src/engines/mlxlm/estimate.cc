@@ -14,6 +14,7 @@
 #include "memfit/prefill_guard.h"
 #include "engines/mlxlm/forward.h"
 #include "engines/mlxlm/kv_cache.h"
+#include "engines/mlxlm/weight_elements.h"
 
 namespace memfit {
 namespace {
@@ -80,15 +81,10 @@ struct Phase {
 // a quantized cache peaks above a 16-bit one, more so at long contexts).
 bool fused_attention_kernel(const MlxLmSettings& s) { return s.fused_sdpa && s.kv_bits == 0; }
 
-// Weight elements per 1024 parameters: MLX counts a packed uint32 word
-// (quantized weights, under 2 bytes a parameter) or a float32 as one
-// element of 4 bytes, a 16-bit weight as one of 2. From the average bytes
-// per parameter; 0 when the parameter count is unknown.
-uint64_t weight_elements_per_kparam(uint64_t weights_bytes, uint64_t params) {
-  if (params == 0) return 0;
-  const uint64_t per_kparam = (CheckedBytes(weights_bytes) * 1024).saturated() / params;
-  const bool sixteen_bit = per_kparam >= 2 * 1024 && per_kparam < 4 * 1024;
-  return per_kparam / (sixteen_bit ? 2 : 4);
+// The group size of an MLX affine checkpoint's quantization; 0 for any
+// other (no quantization, GPTQ, AWQ, ...).
+uint64_t affine_group_size(const ModelSpec& spec) {
+  return spec.quantization.method == "mlx_affine" ? spec.quantization.group_size : 0;
 }
 
 bool quantizable(LayerKind kind) {
@@ -357,7 +353,8 @@ class PassCosts {
         full_layers_(layers.empty() ||
                      std::any_of(layers.begin(), layers.end(),
                                  [](const LayerPlan& p) { return p.window == 0; })),
-        wepk_(weight_elements_per_kparam(e.weights_bytes, spec.analytical_params)) {
+        wepk_(weight_elements_per_kparam(e.weights_bytes, spec.analytical_params,
+                                          affine_group_size(spec))) {
     g_.score_bytes = kAct;
     for (const LayerPlan& p : layers) {
       if (p.window != 0) min_window_ = std::min(min_window_, p.window);

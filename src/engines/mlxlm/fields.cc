@@ -89,8 +89,10 @@ constexpr RequestField kMlxLmFields[] = {
      .default_text = "0.32.1",
      .example = "0.24.0",
      .doc = "the MLX release under mlx-lm, `X.Y` or `X.Y.Z`; from v0.24.0 (at most 10 command "
-            "buffers in flight) every release is priced alike on Metal; an older one is "
-            "refused (docs/engine-mlxlm.md, \"Releases\")"}),
+            "buffers in flight) every release is priced alike on Metal; on CUDA (backend "
+            "cuda) a release before v0.30.5 runs the H100's graphs at 30 ops and 400 x 2^20 "
+            "elements, since at 100 and 1000 (mlx #3077); an older one is refused "
+            "(docs/engine-mlxlm.md, \"Releases\")"}),
     parsed_field<parse_mlx_chip, &R::mlxlm, &MlxLmRequest::mlx_chip>(
     {.name = "mlx_chip",
      .flags = "--mlx-chip",

@@ -44,7 +44,7 @@ Result<MlxBufferLimits> buffer_limits(const EstimateRequest& r) {
                                       "NVIDIA GPU: give mlx_max_ops_per_buffer and "
                                       "mlx_max_mb_per_buffer for its limits");
     }
-    limits = mlx_cuda_limits();
+    limits = mlx_cuda_limits(r.mlxlm.mlx_version);
   } else if (r.backend && *r.backend != Backend::kMetal) {
     return Error::usage("backend", "mlx-lm runs on MLX's Metal or CUDA backend: give metal or "
                                    "cuda (docs/engine-mlxlm.md)");

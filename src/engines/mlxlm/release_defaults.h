@@ -29,6 +29,11 @@ inline constexpr MlxRelease kMlxLmDecimalGb{0, 20, 0};
 inline constexpr MlxRelease kMlxLmAfterMlxFusedPrompt{0, 20, 0};
 inline constexpr MlxRelease kMlxLmAfterMlxBufferCap{0, 22, 2};
 
+// MLX (not mlx-lm) #3077 (2026-01-28, first in v0.30.5) raised the H100's
+// CUDA graph limits from 30 ops / 400 x 2^20 elements to 100 / 1000
+// (mlx/backend/cuda/device.cpp, get_graph_limits).
+inline constexpr MlxRelease kMlxCudaGraphs100{0, 30, 5};
+
 // generate_step's prefill_step_size under `release` (none: the current
 // release's): 512 before kMlxLmPrefill2048, else 2048.
 uint64_t mlxlm_default_prefill_step_size(const std::optional<MlxRelease>& release);

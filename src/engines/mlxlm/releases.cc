@@ -78,10 +78,13 @@ MlxBufferLimits mlx_metal_limits(MlxChip chip) {
   return limits;
 }
 
-MlxBufferLimits mlx_cuda_limits() {
+MlxBufferLimits mlx_cuda_limits(const std::optional<MlxRelease>& mlx) {
+  // mlx #3077 ("Tune CUDA graph sizes on B200 and H100", first in v0.30.5)
+  // raised the H100's graphs from 30 ops / 400 to 100 / 1000.
+  const bool before_3077 = mlx && *mlx < kMlxCudaGraphs100;
   MlxBufferLimits limits;
-  limits.max_ops = 100;
-  limits.max_mega_elements = 1000;
+  limits.max_ops = before_3077 ? 30 : 100;
+  limits.max_mega_elements = before_3077 ? 400 : 1000;
   limits.distinct_inputs = false;
   limits.count_outputs = false;
   return limits;

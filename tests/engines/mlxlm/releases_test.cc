@@ -99,6 +99,21 @@ TEST(MlxLmReleases, ChipClassSetsMetalsBufferLimits) {
   EXPECT_EQ(parse_mlx_chip("m3").error().message(), "'m3': expected base, pro, max or ultra");
 }
 
+// mlx #3077 (v0.30.5) raised the H100's CUDA graphs from 30 ops / 400 x
+// 2^20 elements to 100 / 1000; the CUDA backend counts inputs only.
+TEST(MlxLmReleases, CudaGraphLimitsFollowTheMlxRelease) {
+  const MlxBufferLimits before = mlx_cuda_limits(MlxRelease{0, 30, 4});
+  const MlxBufferLimits since = mlx_cuda_limits(MlxRelease{0, 30, 5});
+  const MlxBufferLimits unsaid = mlx_cuda_limits(std::nullopt);
+  EXPECT_EQ(before.max_ops, 30u);
+  EXPECT_EQ(before.max_mega_elements, 400u);
+  EXPECT_EQ(since.max_ops, 100u);
+  EXPECT_EQ(since.max_mega_elements, 1000u);
+  EXPECT_EQ(unsaid.max_ops, 100u);
+  EXPECT_FALSE(before.distinct_inputs);
+  EXPECT_FALSE(before.count_outputs);
+}
+
 // The request path: the fields reach the settings (JSON request, as the
 // service and the C API take it).
 nlohmann::json answer(const std::string& request) {
@@ -126,6 +141,9 @@ TEST(MlxLmReleases, RequestFieldsReachThePricing) {
   EXPECT_EQ(m4["mlxlm"]["command_buffers"]["max_ops"], 40);
   const nlohmann::json m4_max = answer(on_mac + R"(, "mlx_chip": "max"})");
   EXPECT_EQ(m4_max["mlxlm"]["command_buffers"]["max_ops"], 50);
+  const nlohmann::json cuda_before = answer(head + R"("backend": "cuda", "mlx_version": "0.30.4"})");
+  EXPECT_EQ(cuda_before["mlxlm"]["command_buffers"]["max_ops"], 30);
+  EXPECT_EQ(cuda_before["mlxlm"]["command_buffers"]["max_mega_elements"], 400);
   const nlohmann::json old = answer(head + R"("mlx_lm_version": "0.26.0"})");
   const nlohmann::json now = answer(head + R"("mlx_lm_version": "0.27.0"})");
   EXPECT_EQ(old["mlxlm"]["phases"]["last_chunk"]["logits_bytes"], 525'336'576u);
