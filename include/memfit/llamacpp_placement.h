@@ -150,6 +150,10 @@ struct LlamaCppDeviceUsage {
   std::string name;
   uint64_t model_bytes = 0;    // weights on it (+ CPU_REPACK copies on a CPU-only run)
   uint64_t context_bytes = 0;  // KV + recurrent state of its layers (+ output buffer on the host)
+  // The recurrent state part of context_bytes: the state of its recurrent
+  // layers (llama_memory_recurrent puts a layer's r and s on the layer's
+  // device, as llama_kv_cache does its K and V). 0 without such layers.
+  uint64_t recurrent_bytes = 0;
   uint64_t compute_bytes = 0;  // its compute buffer (modelled)
   uint64_t extras_bytes = 0;   // the server extras on it (llamacpp_extras.h)
   uint64_t confidence_bytes = 0;  // its share of the --confidence margin (llamacpp.h: bands)

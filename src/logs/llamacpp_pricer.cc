@@ -448,9 +448,9 @@ RepackCpu repack_of(const RuntimeLog& log, std::vector<std::string>& notes) {
   return RepackCpu::kNone;
 }
 
-// Hybrid models: memfit places a device's KV and recurrent state together,
-// so they are compared as totals over the devices, summed from the log's
-// per-device figures (values and bands).
+// Hybrid models: the KV and recurrent state are also compared as totals
+// over the devices, summed from the log's per-device figures (values and
+// bands), which hold whatever the split of the layers over the devices.
 void add_context_totals(const LlamaCppEstimate& e, std::vector<FigureCheck>& figures) {
   for (auto [figure, bytes] : {std::pair{LogFigure::kKvCache, e.kv_bytes},
                                {LogFigure::kRecurrent, e.recurrent_bytes}}) {
@@ -539,7 +539,7 @@ uint64_t startup_output(const LlamaCppEstimate& e, uint64_t output, FigureCheck&
 }
 
 void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d, bool host,
-                         bool exact_weights, uint64_t input_buffer, FigureCheck& c) {
+                         bool exact_weights, uint64_t input_buffer, bool prints_state, FigureCheck& c) {
   // The host's context holds the output buffer and, in a build before
   // #6017, the graph's input buffer, neither of them a cache.
   const uint64_t output = host ? e.output_bytes : 0;
@@ -564,12 +564,19 @@ void price_device_figure(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d
     case LogFigure::kKvCache:
     case LogFigure::kRecurrent:
       if (e.kv_bytes > 0 && e.recurrent_bytes > 0) {
-        // A device holding the whole context holds all of each part.
-        if ((CheckedBytes(e.kv_bytes) + e.recurrent_bytes).value() != context) {
-          c.note = "KV and recurrent state share a device's context in memfit's placement: see the total";
+        // A hybrid's device holds the K and V of its attention layers and
+        // the state of its recurrent ones (each on its layer's device,
+        // llama_kv_cache and llama_memory_recurrent alike): the placement's
+        // recurrent part of the device's context, the KV the rest. A log
+        // printing no state line of its own (Ollama's device.go "kv cache",
+        // the whole cache; an excerpt without the RS lines) is compared
+        // where one device holds the whole context, else as the totals.
+        if (!prints_state && (CheckedBytes(e.kv_bytes) + e.recurrent_bytes).value() != context) {
+          c.note = "KV and recurrent state share a device's context in the log: see the total";
           return;
         }
-        c.memfit = c.printed.figure == LogFigure::kKvCache ? e.kv_bytes : e.recurrent_bytes;
+        const uint64_t state = prints_state ? std::min(d.recurrent_bytes, context) : e.recurrent_bytes;
+        c.memfit = c.printed.figure == LogFigure::kKvCache ? context - state : state;
         c.basis = FigureBasis::kExact;
         break;
       }
@@ -1150,6 +1157,9 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
   const bool exact_weights = !run.model->tensors.empty() && run.model->weights.verified &&
                              std::all_of(gpus.begin(), gpus.end(), cuda_like);
   const uint64_t input_buffer = llamacpp::input_buffer_bytes(run.model->spec, e.context, e.settings);
+  const bool prints_state = std::any_of(figures.begin(), figures.end(), [](const FigureCheck& f) {
+    return f.printed.figure == LogFigure::kRecurrent && f.printed.device != "total";
+  });
   for (FigureCheck& c : figures) {
     if (c.printed.device == "total") {
       if (c.printed.figure == LogFigure::kKvCache) c.memfit = e.kv_bytes;
@@ -1167,7 +1177,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
                "buffer's line is not): not compared";
       continue;
     }
-    price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, input_buffer, c);
+    price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, input_buffer, prints_state, c);
     if (c.printed.device != "CPU") price_metal_mapped(log, *run.model, e, *d, c);
     note_unordered_metal_range(log, *run.model, c);
     note_unordered_host_range(log, *run.model, e, *d, c);

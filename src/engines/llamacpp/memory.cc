@@ -36,11 +36,6 @@ bool caches_k_and_v(const LayerCache& l) { return has_attention_kv(l.kind) || is
 // An MLA layer caching its latent alone (is_mla(): no V tensor).
 bool caches_latent(const LayerCache& l) { return l.kind == LayerKind::kMlaLatent && !is_decompressed_mla(l); }
 
-bool is_recurrent(LayerKind kind) {
-  return kind == LayerKind::kSsm || kind == LayerKind::kLinearAttention ||
-         kind == LayerKind::kConv;
-}
-
 // Bytes of one row of `elements` at `type`; kUsage naming `field` when the
 // row is not a whole number of the type's blocks.
 Result<uint64_t> row_bytes(GgmlType type, uint64_t elements, std::string_view field) {
@@ -217,6 +212,11 @@ Result<MemoryParts> memory_parts_of(const ModelSpec& spec, const LlamaCppContext
 }
 
 }  // namespace
+
+bool is_recurrent(LayerKind kind) {
+  return kind == LayerKind::kSsm || kind == LayerKind::kLinearAttention ||
+         kind == LayerKind::kConv;
+}
 
 // #5100's ctx_input, as llama_new_context_with_model made it from #5100
 // until #6017 (b2413) allocated the inputs in the graph: eight tensors

@@ -170,6 +170,10 @@ uint64_t swa_cells(const LlamaCppContext& context, const LlamaCppSettings& setti
 // (EmbeddingInfo::pooling, "" when it states none).
 std::string_view pooling_of(const ModelSpec& spec, const LlamaCppSettings& settings);
 
+// True for a layer whose cache is a fixed recurrent state (llama_memory_recurrent:
+// Mamba's SSM, a gated delta net, LFM2's short convolution), not K and V.
+bool is_recurrent(LayerKind kind);
+
 // True for a layer llama.cpp gives an SWA cache (a bounded window).
 bool is_windowed(const LayerCache& layer);
 

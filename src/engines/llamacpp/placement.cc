@@ -155,6 +155,7 @@ struct DeviceSums {
   CheckedBytes row_split_buffer = 0;
   CheckedBytes row_split_share = 0;
   CheckedBytes context = 0;
+  CheckedBytes recurrent = 0;  // the recurrent layers' state, part of `context`
   uint64_t compute = 0;
   uint64_t blocks = 0;
   bool output = false;
@@ -192,6 +193,7 @@ void place_on_host(const Model& model, uint64_t host_free, LlamaCppEstimate& e) 
   cpu.name = "host";
   cpu.model_bytes = e.model_bytes;
   cpu.context_bytes = e.context_bytes;
+  cpu.recurrent_bytes = e.recurrent_bytes;
   cpu.compute_bytes = e.compute_bytes;
   cpu.total_bytes = e.total_bytes;
   cpu.free_bytes = cpu.usable_bytes = host_free;
@@ -442,6 +444,9 @@ void place_context(const MemoryParts& parts, const Layout& lay, const ModelSpec&
   for (uint64_t i = 0; i < lay.blocks; ++i) {
     const uint64_t bytes = i < decoder_blocks ? parts.layer_bytes[i] : parts.nextn_layer_bytes;
     d[kv_offload ? lay.block(i) : lay.host()].context += bytes;
+    if (i < decoder_blocks && is_recurrent(spec.layers[i].kind)) {
+      d[kv_offload ? lay.block(i) : lay.host()].recurrent += bytes;
+    }
     if (kv_offload && i < decoder_blocks && lay.block(i) == lay.host() && attends(spec.layers[i])) {
       DeviceSums& host = d[lay.host()];
       host.kv_copy_bytes = std::max(host.kv_copy_bytes, bytes);
@@ -707,6 +712,7 @@ LlamaCppDeviceUsage device_usage(const DeviceSums& x, uint64_t total, Where w, c
   u.row_split_buffer_bytes = x.row_split_buffer.saturated();
   u.row_split_share_bytes = x.row_split_share.saturated();
   u.context_bytes = *x.context.value();
+  u.recurrent_bytes = *x.recurrent.value();
   u.compute_bytes = x.compute;
   u.total_bytes = total;
   u.blocks = x.blocks;

@@ -662,6 +662,35 @@ TEST(LlamaCppPlacement, SlidingWindowGemmaKeepsEachLayersCacheWithItsLayer) {
   EXPECT_EQ(e.placement.devices[0].model_bytes, 14ull * 38348032);
 }
 
+// Qwen3.5-27B (the corpus config; llamacpp-neverllama4-qwen35-27b-q4ks-4070-ngl26
+// prints these buffers): 64 layers, every fourth (3, 7, ..., 63) full
+// attention with 4 KV heads of 256, the others a gated delta net whose
+// state is r 3 x (6144 + 2 x 16 x 128) x 4 B = 122,880 B and s
+// 48 x 128 x 128 x 4 B = 3,145,728 B: 3,268,608 B a layer and sequence.
+TEST(LlamaCppPlacement, HybridDeviceKeepsItsRecurrentLayersStateApartFromItsKv) {
+  Model m = gguf_of(testing::corpus_spec("qwen3_5/Qwen3.5-27B"));
+  m.weights.bytes = 14ull * kGiB;
+  ASSERT_EQ(m.spec.layers.size(), 64u);
+  ASSERT_EQ(m.spec.layers[63].kind, LayerKind::kFullAttention);
+  ASSERT_EQ(m.spec.layers[62].kind, LayerKind::kLinearAttention);
+  ASSERT_EQ(m.spec.layers[62].state_bytes, 3268608u);
+  LlamaCppSettings s;
+  s.ctx_size = 131072;
+  s.parallel = 1;
+  s.placement.gpus = {gpu(0, 12 * kGiB)};
+  s.placement.n_gpu_layers = 26;  // the output layer and blocks 39..63
+  const LlamaCppEstimate e = run(m, s);
+  // An attention layer: 131,072 cells x 4 x 256 x 2 B x (K, V) = 536,870,912 B.
+  // Blocks 39..63 hold 7 of them (39, 43, ..., 63) and 18 recurrent layers;
+  // blocks 0..38 hold 9 and 30 (the log: CUDA0 KV 3584 MiB, RS 56.11 MiB;
+  // CPU KV 4608 MiB, RS 93.52 MiB).
+  EXPECT_EQ(e.placement.devices[0].recurrent_bytes, 18ull * 3268608);
+  EXPECT_EQ(e.placement.devices[0].context_bytes, 7ull * 536870912 + 18ull * 3268608);
+  EXPECT_EQ(e.placement.devices[1].recurrent_bytes, 30ull * 3268608);
+  EXPECT_EQ(e.placement.devices[1].context_bytes, 9ull * 536870912 + 30ull * 3268608 + e.output_bytes);
+  EXPECT_EQ(e.recurrent_bytes, 48ull * 3268608);
+}
+
 TEST(LlamaCppPlacement, WithoutGpusOneHostDeviceHoldsTheEstimate) {
   const Model m = qwen3_30b_a3b();
   LlamaCppSettings s;
