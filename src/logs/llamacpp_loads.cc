@@ -11,10 +11,13 @@
 //   2 metadata  llama_model_loader: ..., print_info: ... (llm_load_print_meta:)
 //   3 tensors   load_tensors: ... model buffer size (llm_load_tensors:)
 //   4 context   llama_context:, llama_kv_cache..., sched_reserve: ...
-// A line of an earlier stage than a load that built its context starts
-// the next load, and so does a second "loaded meta data" header (the header of a
-// load whose excerpt kept no device line). Lines of no stage (a server's,
-// a runner's, ggml's device list) are read whichever load they sit beside.
+// A line of an earlier stage than a load that built its context (after its
+// tensors) starts the next load, as does a devices or metadata line after
+// a load's tensors (a failed load, then a retry) and a second "loaded meta
+// data" header (a load whose excerpt kept no device line); device lines
+// just before the line that starts a load are that load's. Lines of no
+// stage (a server's, a runner's, ggml's device list) are read whichever
+// load they sit beside.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,7 +34,8 @@ namespace {
 int load_stage(std::string_view text) {
   if (contains(text, " buffer size") && !contains(text, "alloc_compute_meta:")) {  // not mtmd's encoder
     if (contains(text, " model buffer size") || contains(text, "llm_load_tensors:")) return 3;
-    for (std::string_view kind : {" KV buffer size", " RS buffer size", " output buffer size", " compute buffer size"}) {
+    for (std::string_view kind :
+         {" KV buffer size", " RS buffer size", " output buffer size", " compute buffer size"}) {
       if (contains(text, kind)) return 4;
     }
   }
