@@ -7,6 +7,7 @@
 #ifndef MEMFIT_LOGS_LLAMACPP_LINES_H_
 #define MEMFIT_LOGS_LLAMACPP_LINES_H_
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,6 +36,11 @@ struct LlamaCppReadState {
   // lines so far joined by spaces; read as one line at the line that ends it.
   std::string continued_command;
 };
+
+// The lines of the one model load a log is read for (llamacpp_loads.cc):
+// the first that built its context, with every line that belongs to no
+// load; a note for each load left out. The views are into `lines`.
+std::vector<LogLine> lines_of_one_load(std::span<const LogLine> lines, LogBuilder& out);
 
 // "llama_model_loader: - kv N: key type = value", "- type t: N tensors",
 // "loaded meta data with N key-value pairs and M tensors from PATH".

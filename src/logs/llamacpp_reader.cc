@@ -380,18 +380,11 @@ void read_continued_command(std::string_view text, LlamaCppReadState& state, Log
   if (is_command_line(joined)) read_command(joined, out);
 }
 
-// One line; false once the log loads a second model after the first's
-// buffers (a draft, a reload): what follows is not read.
+// One line of the load read (lines_of_one_load); false when what follows
+// is not read.
 bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
   const std::string_view text = line.text;
   read_continued_command(text, state, out);
-  if (contains(text, "loaded meta data with ") && out.model().metadata_count) {
-    if (!out.peek().figures.empty()) {
-      out.note(fmt::format("the log loads a second model at line {}: only the first is read", line.number));
-      return false;
-    }
-    out.model() = LogModel{};  // a vocabulary-only load (Ollama's) came first
-  }
   read_build(text, out);
   if (contains(text, "memory_breakdown") || contains(text, "memory breakdown")) {
     if (!state.fit_trials) return read_breakdown_line(line, out);
@@ -453,7 +446,7 @@ class LlamaCppReader final : public LogReader {
 void read_llamacpp_lines(std::span<const LogLine> lines, LogBuilder& out) {
   LlamaCppReadState state;
   state.fit_trials = any_line_contains(lines, "params_fit");
-  for (const LogLine& line : lines) {
+  for (const LogLine& line : lines_of_one_load(lines, out)) {
     if (!read_line(line, state, out)) break;
   }
   fill_cut_arrays(state, out);

@@ -121,14 +121,9 @@ void read_buffer_record(std::string_view line, const std::string& msg, const Log
   }
 }
 
-// `layout_is_estimate`: the log prints the llama.cpp runner's own buffer
-// lines, or loads the llama.cpp runner. For that runner Ollama's layout
-// records (ml/device.go's "model weights", "kv cache", "compute graph")
-// are its plan, not allocations: llm/server.go's llamaServer.Load fills
-// them from the file's tensors and GraphSize's cache and graph (v0.20.2)
-// before the runner starts. Only Ollama's own engine reports its buffers
-// through them.
-void read_record(const LogLine& line, bool layout_is_estimate, LogBuilder& out) {
+// A record's backend and runner command (the buffer records are read by
+// read_one_load_records).
+void read_record(const LogLine& line, LogBuilder& out) {
   const std::optional<std::string> msg = slog_field(line.text, "msg");
   if (!msg) return;
   if (std::optional<std::string> library = slog_field(line.text, "library")) {
@@ -146,8 +141,58 @@ void read_record(const LogLine& line, bool layout_is_estimate, LogBuilder& out) 
       if (contains(*cmd, "--model ")) out.setting("ollama_runner", contains(*cmd, "--ollama-engine") ? "ollama" : "llama");
     }
   }
-  if (!layout_is_estimate && (*msg == "model weights" || *msg == "kv cache" || *msg == "compute graph")) {
-    read_buffer_record(line.text, *msg, line, out);
+}
+
+bool is_buffer_record(const std::string& msg) {
+  return msg == "model weights" || msg == "kv cache" || msg == "compute graph";
+}
+
+// Ollama's own engine logs its buffers once per load, a group of records
+// closed by "total memory" (ml/device.go, BackendMemory.Log; backend.go's
+// in 0.11), so a log of two loads holds two groups, and adding them would
+// price no run. The group read is the run's whose load request is read
+// (`request_line`, its line; 0 when none): the first group after it, else
+// the first group; a note names the groups left out.
+void read_one_load_records(std::span<const LogLine> records, uint64_t request_line, LogBuilder& out) {
+  struct Group {
+    uint64_t line = 0;  // its first record's
+    std::vector<const LogLine*> records;
+  };
+  std::vector<Group> groups;
+  std::vector<std::string> seen;  // "msg/device" of the open group's records
+  bool closed = true;
+  for (const LogLine& line : records) {
+    const std::optional<std::string> msg = slog_field(line.text, "msg");
+    if (msg == "total memory") closed = true;
+    if (!msg || !is_buffer_record(*msg)) continue;
+    std::optional<std::string> where = slog_field(line.text, "device");
+    if (!where) where = slog_field(line.text, "buffer");
+    if (!where) where = slog_field(line.text, "buffer_type");
+    const std::string key = *msg + "/" + where.value_or("");
+    if (closed || std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      groups.push_back(Group{.line = line.number});
+      seen.clear();
+      closed = false;
+    }
+    seen.push_back(key);
+    groups.back().records.push_back(&line);
+  }
+  if (groups.empty()) return;
+  size_t chosen = 0;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (request_line != 0 && groups[i].line > request_line) {
+      chosen = i;
+      break;
+    }
+  }
+  for (const LogLine* line : groups[chosen].records) {
+    read_buffer_record(line->text, *slog_field(line->text, "msg"), *line, out);
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (i == chosen) continue;
+    out.note(fmt::format("Ollama's engine logs the buffers of another load at line {}: left out, only "
+                         "the records from line {} are read",
+                         groups[i].line, groups[chosen].line));
   }
 }
 
@@ -256,18 +301,30 @@ class OllamaReader final : public LogReader {
     read_llamacpp_lines(lines, out);
     std::vector<std::string> storage;
     const std::vector<LogLine> records = joined_records(lines, storage);
+    // `layout_is_estimate`: the log prints the llama.cpp runner's own buffer
+    // lines, or loads the llama.cpp runner. For that runner Ollama's layout
+    // records (ml/device.go's "model weights", "kv cache", "compute graph")
+    // are its plan, not allocations: llm/server.go's llamaServer.Load fills
+    // them from the file's tensors and GraphSize's cache and graph (v0.20.2)
+    // before the runner starts. Only Ollama's own engine reports its buffers
+    // through them.
     const bool layout_is_estimate = any_line_contains(lines, " buffer size = ") || loads_llama_runner(records);
     std::optional<std::string> load_request;
+    uint64_t request_line = 0;
     for (const LogLine& line : records) {
       if (contains(line.text, " level=") && contains(line.text, " msg=")) {
-        read_record(line, layout_is_estimate, out);
+        read_record(line, out);
         std::optional<std::string> request = slog_field(line.text, "request");
         if (request && slog_field(line.text, "msg") == "load") {
           const std::optional<std::string_view> op = request_field(*request, "Operation");
-          if (!op || *op == "commit") load_request = std::move(request);
+          if (!op || *op == "commit") {
+            load_request = std::move(request);
+            request_line = line.number;
+          }
         }
       }
     }
+    if (!layout_is_estimate) read_one_load_records(records, request_line, out);
     if (load_request) read_load_request(*load_request, out);
     read_inference_compute(records, out);
     if (layout_is_estimate && any_line_contains(lines, "msg=\"model weights\"")) {

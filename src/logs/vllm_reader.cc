@@ -64,6 +64,52 @@ std::optional<uint64_t> announced_rank(std::string_view line) {
   return leading_count(*r);
 }
 
+// The parallel layout the workers announce (parallel_state.py,
+// initialize_model_parallel): "rank 5 in world size 16 is assigned as DP
+// rank 0, PP rank 1, TP rank 1" (later releases add "PCP rank", "EP
+// rank"). When every rank of the world announced itself, the highest TP
+// and PP ranks + 1 are the sizes the run was given: the settings
+// tensor_parallel and pipeline_parallel (a printed config line, read
+// first, wins). An excerpt holding some of the ranks gives none: a TP
+// rank says only that the size is larger.
+void read_announced_layout(std::span<const LogLine> lines, LogBuilder& out) {
+  std::vector<uint64_t> ranks;
+  std::optional<uint64_t> world;
+  uint64_t max_tp = 0;
+  uint64_t max_pp = 0;
+  for (const LogLine& line : lines) {
+    const std::optional<uint64_t> rank = announced_rank(line.text);
+    std::optional<std::string_view> size = after(line.text, " in world size ");
+    std::optional<std::string_view> tp = after(line.text, " TP rank ");
+    std::optional<std::string_view> pp = after(line.text, " PP rank ");
+    if (!rank || !size || !tp || !pp) continue;
+    const std::optional<uint64_t> w = leading_count(*size);
+    const std::optional<uint64_t> t = leading_count(*tp);
+    const std::optional<uint64_t> p = leading_count(*pp);
+    if (!w || !t || !p || (world && *world != *w)) return;  // two worlds: no layout
+    world = *w;
+    if (std::find(ranks.begin(), ranks.end(), *rank) == ranks.end() && ranks.size() < kMaxLogDevices) {
+      ranks.push_back(*rank);
+    }
+    max_tp = std::max(max_tp, *t);
+    max_pp = std::max(max_pp, *p);
+  }
+  if (!world || *world < 2 || ranks.size() != *world) return;
+  out.setting("tensor_parallel", std::to_string(max_tp + 1));
+  out.setting("pipeline_parallel", std::to_string(max_pp + 1));
+}
+
+// Ray's placement check (vllm/executor/ray_utils.py, _verify_bundles)
+// prints the configured size when a node holds fewer GPUs than it:
+// "tensor_parallel_size=4 is bigger than a reserved number of GPUs (1 GPUs)
+// in a node ...".
+void read_ray_placement(std::string_view text, LogBuilder& out) {
+  if (!contains(text, "is bigger than a reserved number of")) return;
+  if (std::optional<std::string_view> tp = after(text, "tensor_parallel_size=")) {
+    if (std::optional<uint64_t> n = leading_count(*tp)) out.setting("tensor_parallel", std::to_string(*n));
+  }
+}
+
 // The rank a record belongs to: "(VllmWorker rank=1 pid=7)" or
 // "(Worker_TP1 pid=7)" names it; a worker that gives only its pid
 // ("(VllmWorkerProcess pid=6494)", V0; "(RayWorkerWrapper pid=1384)") is
@@ -340,6 +386,7 @@ void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
   }
   if (auto len = after(text, "Using max model len ")) out.setting("max_model_len", trim(*len));
   read_mxfp4_kernel(text, out);
+  read_ray_placement(text, out);
   if (contains(text, "vllm serve") || contains(text, "vllm.entrypoints") ||
       contains(text, "--tensor-parallel-size")) {
     read_command(text, out);
@@ -365,6 +412,7 @@ class VllmReader final : public LogReader {
   void read(std::span<const LogLine> lines, LogBuilder& out) const override {
     RankMap ranks(lines);
     for (const LogLine& line : lines) read_line(line, ranks, out);
+    read_announced_layout(lines, out);
     // The processes the log shows, for a log whose settings do not name
     // the tensor parallelism (vllm_pricer.cc).
     if (ranks.ranks_seen() > 1) out.setting("ranks_seen", fmt::format("{}", ranks.ranks_seen()));

@@ -457,6 +457,8 @@ TEST(LlamaCppLog, TextOfNoRuntimeIsRefused) {
 }
 
 TEST(LlamaCppLog, ASecondModelLoadIsNotRead) {
+  // Two loads, neither building a context: the first that loaded tensors
+  // is read, its 100 MiB once, not 200.
   const std::string one =
       "llama_model_loader: loaded meta data with 1 key-value pairs and 1 tensors from a.gguf\n"
       "load_tensors:        CUDA0 model buffer size =   100.00 MiB\n";
@@ -464,7 +466,49 @@ TEST(LlamaCppLog, ASecondModelLoadIsNotRead) {
   ASSERT_TRUE(log.ok());
   EXPECT_EQ(find_figure(*log, "CUDA0", LogFigure::kModel)->value, 100ull << 20);
   EXPECT_EQ(log->notes, (std::vector<std::string>{
-                            "the log loads a second model at line 3: only the first is read"}));
+                            "the log loads a model again at line 3 (a reload, a draft model): only the "
+                            "load at line 1 is read, later loads are left out"}));
+}
+
+TEST(LlamaCppLog, AReloadWithoutItsHeaderIsNotAddedToTheRun) {
+  // ggml-org/llama.cpp#14752: llama-server at -c 4096 (its context built),
+  // then the poster's second try at -c 16384, pasted from load_tensors on
+  // (no "loaded meta data" line) and failing at its compute buffers. The
+  // buffers are read once, from the first load:
+  // CUDA0 27419.00 MiB = 27,419 x 1,048,576 = 28,750,905,344 B (not twice that);
+  // CUDA1 12915.31 MiB = 13,542,684,098.56 -> 13,542,684,099 B;
+  // the KV is the first context's, 608.00 MiB = 637,534,208 B, not 2432.00 MiB.
+  const RuntimeLog log = read("llamacpp-14752-nemotron-super-49b-q6kxl-5090-2gpu.log");
+  EXPECT_EQ(find_figure(log, "CUDA0", LogFigure::kModel)->value, 28'750'905'344u);
+  EXPECT_EQ(find_figure(log, "CUDA1", LogFigure::kModel)->value, 13'542'684'099u);
+  EXPECT_EQ(find_figure(log, "CUDA0", LogFigure::kKvCache)->value, 637'534'208u);
+  EXPECT_EQ(setting_of(log, "n_ctx"), "4096");
+  EXPECT_NE(std::find(log.notes.begin(), log.notes.end(),
+                      "the log loads a model again at line 174 (a reload, a draft model): only the "
+                      "load at line 16 is read, later loads are left out"),
+            log.notes.end());
+}
+
+TEST(LlamaCppLog, ALoadThatBuiltNoContextGivesWayToTheNext) {
+  // A first try whose context was never built (it failed), then a load
+  // that built one: the second is the run, 100 MiB and its 8 MiB of KV.
+  const std::string failed =
+      "load_tensors:        CUDA0 model buffer size =   300.00 MiB\n"
+      "error loading model: out of memory\n";
+  const std::string run =
+      "llama_model_loader: loaded meta data with 1 key-value pairs and 1 tensors from a.gguf\n"
+      "load_tensors:        CUDA0 model buffer size =   100.00 MiB\n"
+      "llama_context: n_ctx         = 512\n"
+      "llama_kv_cache:      CUDA0 KV buffer size =     8.00 MiB\n";
+  Result<RuntimeLog> log = read_runtime_log("build: 5894 (33f1bb9f) with cc\n" + failed + run);
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ(log->version, "b5894");  // the lines before the first load are every load's
+  EXPECT_EQ(find_figure(*log, "CUDA0", LogFigure::kModel)->value, 100ull << 20);
+  EXPECT_EQ(find_figure(*log, "CUDA0", LogFigure::kKvCache)->value, 8ull << 20);
+  EXPECT_EQ(setting_of(*log, "n_ctx"), "512");
+  EXPECT_EQ(log->notes, (std::vector<std::string>{
+                            "the model load at line 2 built no context (it failed): left out; the "
+                            "load at line 4 is read"}));
 }
 
 }  // namespace

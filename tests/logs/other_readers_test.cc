@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "logs/log_test_data.h"
 #include "memfit/runtime_log.h"
 
@@ -290,6 +292,51 @@ TEST(OllamaLog, TheLlamaRunnersLayoutRecordsAreItsPlanNotItsBuffers) {
   const PrintedFigure* model = find_figure(log, "CUDA0", LogFigure::kModel);
   ASSERT_NE(model, nullptr);
   EXPECT_EQ(model->value, 4'370'559'140u);
+}
+
+TEST(OllamaLog, TheRunnersLinesOfASecondLoadAreNotAdded) {
+  // The llama.cpp runner loaded twice in one server log (a model reloaded
+  // at a larger context): its lines are read for the first load that built
+  // its context, 2000.00 MiB = 2,097,152,000 B and 64.00 MiB of KV, not
+  // the sums 4000 and 320 MiB.
+  const std::string load =
+      "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) - 23000 MiB free\n"
+      "llama_model_loader: loaded meta data with 1 key-value pairs and 1 tensors from /b/sha256-1\n"
+      "load_tensors:        CUDA0 model buffer size =  2000.00 MiB\n"
+      "llama_context: n_ctx         = {}\n"
+      "llama_kv_cache:      CUDA0 KV buffer size =   {}.00 MiB\n";
+  const std::string text =
+      "time=2026-01-01T00:00:00.000Z level=INFO source=routes.go:1 msg=\"Listening on 127.0.0.1:11434 (version 0.13.0)\"\n" +
+      fmt::format(fmt::runtime(load), 4096, 64) +
+      "time=2026-01-01T00:01:00.000Z level=INFO source=sched.go:1 msg=\"reloading\"\n" +
+      fmt::format(fmt::runtime(load), 16384, 256);
+  Result<RuntimeLog> log = read_runtime_log(text);
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ(log->runtime, "ollama");
+  EXPECT_EQ(find_figure(*log, "CUDA0", LogFigure::kModel)->value, 2'097'152'000u);
+  EXPECT_EQ(find_figure(*log, "CUDA0", LogFigure::kKvCache)->value, 64ull << 20);
+  EXPECT_EQ(setting_of(*log, "n_ctx"), "4096");
+}
+
+TEST(OllamaLog, TheOwnEnginesRecordsOfASecondLoadAreNotAdded) {
+  // Ollama's own engine logs a group of buffer records per load, closed
+  // by "total memory"; two loads, the second committed: its group is read,
+  // 2.0 GiB = 2,147,483,648 B on CUDA0, not 1.0 + 2.0 GiB.
+  const std::string text =
+      "time=2026-01-01T00:00:00.000Z level=INFO source=runner.go:1 msg=load request=\"{Operation:commit KvSize:4096 Parallel:1 BatchSize:512}\"\n"
+      "time=2026-01-01T00:00:01.000Z level=INFO source=device.go:240 msg=\"model weights\" device=CUDA0 size=\"1.0 GiB\"\n"
+      "time=2026-01-01T00:00:01.000Z level=INFO source=device.go:272 msg=\"total memory\" size=\"1.0 GiB\"\n"
+      "time=2026-01-01T00:05:00.000Z level=INFO source=runner.go:1 msg=load request=\"{Operation:commit KvSize:8192 Parallel:1 BatchSize:512}\"\n"
+      "time=2026-01-01T00:05:01.000Z level=INFO source=device.go:240 msg=\"model weights\" device=CUDA0 size=\"2.0 GiB\"\n"
+      "time=2026-01-01T00:05:01.000Z level=INFO source=device.go:272 msg=\"total memory\" size=\"2.0 GiB\"\n";
+  Result<RuntimeLog> log = read_runtime_log(text);
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ(find_figure(*log, "CUDA0", LogFigure::kModel)->value, 2ull << 30);
+  EXPECT_EQ(setting_of(*log, "n_ctx"), "8192");  // the last commit's KvSize, the same load
+  EXPECT_NE(std::find(log->notes.begin(), log->notes.end(),
+                      "Ollama's engine logs the buffers of another load at line 2: left out, only "
+                      "the records from line 5 are read"),
+            log->notes.end());
 }
 
 TEST(OllamaLog, ARecordWrappedOverIndentedLinesIsReadWhole) {

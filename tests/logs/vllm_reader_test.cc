@@ -68,6 +68,9 @@ TEST(VllmLog, RayWorkersAreTheRanksTheirParallelStateLinesAnnounce) {
   // ranks, not three (pid 1384 was rank 1 and pid 374 rank 2 before).
   const RuntimeLog log = read("vllm-dennislee-qwen2-7b-tp2-a100-40gb-ray-u05.log");
   EXPECT_EQ(setting_of(log, "ranks_seen"), "2");
+  // Ray's placement check prints the configured size: "[ray_utils.py:200]
+  // tensor_parallel_size=2 is bigger than a reserved number of GPUs (1 GPU".
+  EXPECT_EQ(setting_of(log, "tensor_parallel"), "2");
   // "Model loading took 7.1217 GiB", pid 1384's: 71217 x 2^30 / 10^4 = 7,646,867,147.98.
   const PrintedFigure* w0 = find_figure(log, "rank0", LogFigure::kWeights);
   ASSERT_NE(w0, nullptr);
@@ -192,6 +195,41 @@ TEST(VllmLog, V0LinesAndTheQuantizationFlag) {
   EXPECT_EQ(setting_of(*command, "quantization"), "gptq_marlin");
   EXPECT_EQ(setting_of(*command, "tensor_parallel"), "2");
   EXPECT_EQ(setting_of(*command, "engine"), "<none>");
+}
+
+TEST(VllmLog, EveryRankAnnouncingItsPlaceGivesTheTensorAndPipelineSizes) {
+  // parallel_state.py's line from each of a world of 4 (TP 2 x PP 2):
+  // the highest TP rank is 1 and the highest PP rank 1, so TP 2 and PP 2,
+  // though two processes print a figure (the floor would say TP 2 x PP 1).
+  const std::string layout =
+      "(VllmWorker rank=0 pid=10) INFO 04-01 11:24:00 [parallel_state.py:1134] rank 0 in world size 4 is assigned as DP rank 0, PP rank 0, TP rank 0, EP rank 0\n"
+      "(VllmWorker rank=1 pid=11) INFO 04-01 11:24:00 [parallel_state.py:1134] rank 1 in world size 4 is assigned as DP rank 0, PP rank 0, TP rank 1, EP rank 1\n"
+      "(VllmWorker rank=2 pid=12) INFO 04-01 11:24:00 [parallel_state.py:1134] rank 2 in world size 4 is assigned as DP rank 0, PP rank 1, TP rank 0, EP rank 0\n"
+      "(VllmWorker rank=3 pid=13) INFO 04-01 11:24:00 [parallel_state.py:1134] rank 3 in world size 4 is assigned as DP rank 0, PP rank 1, TP rank 1, EP rank 1\n";
+  const std::string weights =
+      "(VllmWorker rank=0 pid=10) INFO 04-01 11:24:08 [gpu_model_runner.py:4566] Model loading took 13.2 GiB memory and 82.6 seconds\n"
+      "(VllmWorker rank=2 pid=12) INFO 04-01 11:24:08 [gpu_model_runner.py:4566] Model loading took 13.2 GiB memory and 82.6 seconds\n";
+  Result<RuntimeLog> whole = read_runtime_log(layout + weights);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(setting_of(*whole, "tensor_parallel"), "2");
+  EXPECT_EQ(setting_of(*whole, "pipeline_parallel"), "2");
+  // An excerpt holding 2 of the 4 announcements names no size (a TP rank of
+  // 1 says only that TP is 2 or more): the rank-count floor stays.
+  Result<RuntimeLog> part = read_runtime_log(layout.substr(0, layout.find("(VllmWorker rank=2")) + weights);
+  ASSERT_TRUE(part.ok());
+  EXPECT_EQ(setting_of(*part, "tensor_parallel"), "<none>");
+  EXPECT_EQ(setting_of(*part, "pipeline_parallel"), "<none>");
+}
+
+TEST(VllmLog, AnExcerptThatPrintsNoSizeKeepsTheRankFloor) {
+  // MiniMax-AI/MiniMax-M2.5#30: two Ray workers' "Model loading took 13.2
+  // GiB" of a TP 4 x PP 4 job (its script, not its log, says so): no
+  // size, no layout, no placement warning, so no tensor_parallel setting;
+  // the two processes seen are the floor the pricer takes, with its note.
+  const RuntimeLog log = read("vllm-minimax30-minimax-m25-fp8-tp4-pp4-h100.log");
+  EXPECT_EQ(setting_of(log, "tensor_parallel"), "<none>");
+  EXPECT_EQ(setting_of(log, "pipeline_parallel"), "<none>");
+  EXPECT_EQ(setting_of(log, "ranks_seen"), "2");
 }
 
 }  // namespace
