@@ -172,6 +172,70 @@ void add_mlp(FieldReader& reader, const ModelGeometry& g, uint64_t layer, BlockL
 // [3 x hidden, hidden] (B, C and x), a depthwise Conv1d of conv_L_cache
 // taps per channel [hidden, 1, L], out_proj [hidden, hidden]; biases of
 // 3 x hidden, hidden and hidden when conv_bias.
+bool is_gemma4(std::string_view model_type) {
+  return model_type == "gemma4" || model_type == "gemma4_text";
+}
+
+// A Gemma 4 decoder layer as transformers' Gemma4TextDecoderLayer stores it
+// and vLLM's models/gemma4.py (Gemma4DecoderLayer, Gemma4Attention,
+// Gemma4Router, Gemma4MoE) loads it. With h the width, H the heads:
+//   attention   q [H x d, h], k and v [kv x d, h], o [h, H x d]; q_norm and
+//               k_norm d each (v_norm has no scale). A full-attention layer
+//               has d = global_head_dim and, where the config sets them,
+//               kv = num_global_key_value_heads (layer_plan.cc, global_shape);
+//               with attention_k_eq_v it stores no v_proj (K serves as V)
+//   MLP         gate, up [intermediate, h], down [h, intermediate]: on every
+//               layer ("MLP runs unconditionally"), twice as wide on the
+//               KV-shared layers with use_double_wide_mlp
+//   MoE block   with enable_moe_block, beside the MLP: the experts
+//               (moe_intermediate_size), the router's proj [experts, h] and
+//               scale h, per_expert_scale (experts), and three more norms
+//               (post_feedforward_layernorm_1, _2, pre_feedforward_layernorm_2)
+//   norms       pre_ and post_feedforward_layernorm h each (input and
+//               post_attention are added for every model)
+// The per-layer-embedding modules (hidden_size_per_layer_input > 0: E2B,
+// E4B) are not counted here.
+void add_gemma4_layer(FieldReader& reader, const ModelGeometry& g, LayerKind kind, uint64_t layer,
+                      BlockList& out) {
+  const uint64_t h = g.hidden;
+  bool full = kind == LayerKind::kFullAttention;
+  // A KV-shared layer (E2B, E4B) keeps its type in layer_types only.
+  if (const nlohmann::json* types = reader.doc().find("layer_types");
+      types != nullptr && types->is_array() && layer < types->size() && (*types)[layer].is_string()) {
+    full = (*types)[layer].get_ref<const std::string&>() == "full_attention";
+  }
+  const uint64_t global_dim = field(reader, {"global_head_dim"});
+  const uint64_t global_kv = field(reader, {"num_global_key_value_heads"});
+  const uint64_t d = full && global_dim != 0 ? global_dim : g.head_dim;
+  const uint64_t kv = full && global_kv != 0 ? global_kv : g.kv_heads;
+  Result<std::optional<bool>> k_eq_v = reader.doc().boolean("attention_k_eq_v");
+  const bool no_v = full && k_eq_v && k_eq_v->value_or(false);
+  const CheckedBytes q = CheckedBytes(g.heads) * d;
+  out.add(ParamRole::kAttention, "self_attn.q_proj", layer, q, h);
+  out.add(ParamRole::kAttention, "self_attn.k_proj", layer, CheckedBytes(kv) * d, h);
+  if (!no_v) out.add(ParamRole::kAttention, "self_attn.v_proj", layer, CheckedBytes(kv) * d, h);
+  out.add(ParamRole::kAttention, "self_attn.o_proj", layer, h, q);
+  out.add(ParamRole::kNorm, "self_attn.q_norm, k_norm", layer, 2, d);
+  // use_double_wide_mlp doubles the MLP of the KV-shared layers, the last
+  // num_kv_shared_layers (Gemma4DecoderLayer).
+  const uint64_t shared = field(reader, {"num_kv_shared_layers"});
+  Result<std::optional<bool>> wide = reader.doc().boolean("use_double_wide_mlp");
+  const bool doubled = wide && wide->value_or(false) && shared > 0 && layer + shared >= g.layers;
+  add_gated_mlp(ParamRole::kMlp, "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", h,
+                g.intermediate * (doubled ? 2 : 1), layer, 1, out);
+  out.add(ParamRole::kNorm, "pre_feedforward_layernorm, post_feedforward_layernorm", layer, 2, h);
+  Result<std::optional<bool>> moe = reader.doc().boolean("enable_moe_block");
+  const uint64_t experts = field(reader, {"num_experts"});
+  if (!moe || !moe->value_or(false) || experts == 0) return;
+  const uint64_t width = field(reader, {"moe_intermediate_size"});
+  add_gated_mlp(ParamRole::kExperts, "experts.gate_proj", "experts.up_proj", "experts.down_proj",
+                h, width, layer, experts, out);
+  out.add(ParamRole::kRouter, "router.proj", layer, experts, h);
+  out.add(ParamRole::kRouter, "router.scale, per_expert_scale", layer, 1, CheckedBytes(h) + experts);
+  out.add(ParamRole::kNorm, "post_feedforward_layernorm_1, _2, pre_feedforward_layernorm_2", layer,
+          3, h);
+}
+
 void add_short_conv(FieldReader& reader, const ModelGeometry& g, uint64_t layer,
                     BlockList& out) {
   const uint64_t h = g.hidden;
@@ -440,9 +504,16 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
         out.add(ParamRole::kMixer, "mixer.out_proj", i, h, d);
         break;
       }
-      default: add_attention(reader, g, i, out); break;
+      default:
+        if (is_gemma4(reader.model_type())) {
+          add_gemma4_layer(reader, g, kind, i, out);
+          break;
+        }
+        add_attention(reader, g, i, out);
+        break;
     }
-    if (spec.layout != "ssm") add_mlp(reader, g, i, out);  // a Mamba / RWKV block is its mixer
+    // A Mamba / RWKV block is its mixer; a Gemma 4 layer's MLP is above.
+    if (spec.layout != "ssm" && !is_gemma4(reader.model_type())) add_mlp(reader, g, i, out);
     out.add(ParamRole::kNorm, "input_layernorm", i, 1, h);
     out.add(ParamRole::kNorm, "post_attention_layernorm", i, 1, h);
     const bool attention = kind != LayerKind::kConv && kind != LayerKind::kSsm &&

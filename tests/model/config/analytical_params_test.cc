@@ -169,6 +169,50 @@ TEST(AnalyticalParams, Gemma4VisionTowerAndEmbedder) {
             without.analytical_params);
 }
 
+// google/gemma-4-26B-A4B's text config (vllm-myoceane-gemma4's config,
+// without its vision tower), 30 layers: five sliding, then one full, five
+// times.
+std::string gemma4_26b_text(std::string_view extra) {
+  std::string types;
+  for (int i = 0; i < 30; ++i) {
+    types += i == 0 ? "" : ", ";
+    types += i % 6 == 5 ? R"("full_attention")" : R"("sliding_attention")";
+  }
+  return R"({"model_type": "gemma4", "tie_word_embeddings": true, "text_config": {
+      "model_type": "gemma4_text", "hidden_size": 2816, "intermediate_size": 2112,
+      "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256,
+      "global_head_dim": 512, "num_global_key_value_heads": 2, "attention_k_eq_v": true,
+      "num_hidden_layers": 30, "vocab_size": 262144, "sliding_window": 1024,
+      "max_position_embeddings": 262144, "num_experts": 128, "top_k_experts": 8,
+      "moe_intermediate_size": 704, "layer_types": [)" +
+         types + "]" + std::string(extra) + "}}";
+}
+
+TEST(AnalyticalParams, Gemma4LayersHoldTheMlpBesideTheExpertsAndWideGlobalHeads) {
+  // transformers' Gemma4TextDecoderLayer, vLLM's models/gemma4.py
+  // (Gemma4DecoderLayer): the dense MLP runs on every layer, the MoE block
+  // beside it; the full layers have heads of global_head_dim 512 and 2 KV
+  // heads, no v_proj (attention_k_eq_v). h = 2,816:
+  //   embed_tokens 262,144 x 2,816 = 738,197,504 (tied)
+  //   sliding layer: q 4,096 x h = 11,534,336; k, v 2,048 x h = 5,767,168
+  //     each; o 11,534,336; q/k norms 2 x 256: 34,603,520
+  //   full layer: q 8,192 x h = 23,068,672; k 1,024 x h = 2,883,584; o
+  //     23,068,672; q/k norms 2 x 512: 49,021,952
+  //   every layer: MLP 3 x 2,112 x h = 17,842,176; experts 128 x 3 x 704 x h
+  //     = 761,266,176; router proj 128 x h = 360,448, its scale h and
+  //     per_expert_scale 128 = 2,944; seven norms of h = 19,712: 779,491,456
+  //   final norm 2,816
+  // 738,197,504 + 25 x 34,603,520 + 5 x 49,021,952 + 30 x 779,491,456 +
+  // 2,816 = 25,233,141,760. Before: no MLP, every layer sliding-shaped,
+  // two norms a layer: 24,625,258,240.
+  const ModelSpec spec = parse_ok(gemma4_26b_text(R"(, "enable_moe_block": true)"));
+  EXPECT_EQ(spec.analytical_params, 25'233'141'760u);
+  // Without the MoE block: each layer loses 761,266,176 + 360,448 + 2,944
+  // + 3 x 2,816 = 761,638,016; 30 of them 22,849,140,480.
+  const ModelSpec dense = parse_ok(gemma4_26b_text(""));
+  EXPECT_EQ(spec.analytical_params - dense.analytical_params, 22'849'140'480u);
+}
+
 TEST(AnalyticalParams, AVisionConfigGemma3DoesNotDescribeIsLeftOut) {
   // Only a SigLIP tower is counted: another vision model_type adds nothing.
   const ModelSpec spec = parse_ok(R"({"model_type": "gemma3",
