@@ -108,7 +108,7 @@ def collect(memfit):
             entry = {"engine": engine, "slug": log.stem, "source": sidecar.get("source") or "?",
                      "backend": backend, "failure": failure, "report": report,
                      "config_missing": sidecar.get("config_missing"),
-                     "first_check": sidecar.get("first_check")}
+                     "first_check": sidecar.get("first_check"), "fork": sidecar.get("fork")}
             logs.append(entry)
             if report is None:
                 continue
@@ -300,6 +300,9 @@ outward) and, in JSON, one object per modelled figure in `bands`: `figure`,
 minimum and maximum, not percentiles: over a few dozen logs a percentile would
 hide the worst run. A figure with fewer than 5 logs behind it gets no band: the
 report says `fewer than 5 CPU logs (2)` and `basis` is `"fewer than 5 logs"`.
+A fork's run (a sidecar's `"fork"`, e.g. ik_llama.cpp's own binary, whose graph
+and buffers are its own) keeps its rows in the tables and the targets but stays
+out of the engine's bands.
 
 A ratio under 1 means memfit's figure was below the print. `--confidence P`
 (90, 95 or 99) adds to the total compared against the budget, for each modelled
@@ -380,6 +383,11 @@ def band_groups(rows):
         # use: a placement miss, listed in the figure table, which no margin
         # over memfit's figure can cover.
         if f["ratio"] <= 0:
+            continue
+        # A fork's run (the sidecar's "fork": ik_llama.cpp's own binary) is
+        # priced by the engine's rules and listed with its rows, but its
+        # graph is the fork's: it is not the engine's run the band speaks for.
+        if r.get("fork"):
             continue
         groups.setdefault((report["profile"], r["backend"], f["figure"]), []).append(
             (r["slug"], f["ratio"]))
