@@ -16,12 +16,6 @@ namespace {
 
 using Tensors = std::vector<ConvertedTensor>;
 
-// The converter's types: F32 for what has one dimension, F16 otherwise.
-void add(Tensors& out, std::string name, std::vector<uint64_t> ne) {
-  const GgmlType type = ne.size() < 2 ? GgmlType::kF32 : GgmlType::kF16;
-  out.push_back(ConvertedTensor{std::move(name), std::move(ne), type});
-}
-
 }  // namespace
 
 Result<std::optional<DeciWidths>> deci_widths_of_gguf(const GgufHeader& header) {
@@ -74,20 +68,20 @@ void add_deci_block(const ModelSpec& spec, const DeciWidths& w, uint64_t i, Tens
   const std::string blk = fmt::format("blk.{}.", i);
   Tensors block;
   if (w.kv_heads[i] > 0) {
-    add(block, blk + "attn_norm.weight", {hidden});
-    add(block, blk + "attn_q.weight", {hidden, q});
-    add(block, blk + "attn_k.weight", {hidden, kv});
-    add(block, blk + "attn_v.weight", {hidden, kv});
-    add(block, blk + "attn_output.weight", {q, hidden});
+    add_converted(block, blk + "attn_norm.weight", {hidden});
+    add_converted(block, blk + "attn_q.weight", {hidden, q});
+    add_converted(block, blk + "attn_k.weight", {hidden, kv});
+    add_converted(block, blk + "attn_v.weight", {hidden, kv});
+    add_converted(block, blk + "attn_output.weight", {q, hidden});
   } else if (w.heads[i] > 0) {
-    add(block, blk + "attn_norm.weight", {hidden});
-    add(block, blk + "attn_output.weight", {hidden, hidden});
+    add_converted(block, blk + "attn_norm.weight", {hidden});
+    add_converted(block, blk + "attn_output.weight", {hidden, hidden});
   }
   if (ff > 0) {
-    add(block, blk + "ffn_norm.weight", {hidden});
-    add(block, blk + "ffn_gate.weight", {hidden, ff});
-    add(block, blk + "ffn_down.weight", {ff, hidden});
-    add(block, blk + "ffn_up.weight", {hidden, ff});
+    add_converted(block, blk + "ffn_norm.weight", {hidden});
+    add_converted(block, blk + "ffn_gate.weight", {hidden, ff});
+    add_converted(block, blk + "ffn_down.weight", {ff, hidden});
+    add_converted(block, blk + "ffn_up.weight", {hidden, ff});
   }
   std::sort(block.begin(), block.end(),
             [](const ConvertedTensor& a, const ConvertedTensor& b) { return a.name < b.name; });

@@ -16,17 +16,6 @@ namespace {
 
 using Tensors = std::vector<ConvertedTensor>;
 
-// The converter's types: F32 for what has one dimension, F16 otherwise.
-void add(Tensors& out, std::string name, std::vector<uint64_t> ne) {
-  const GgmlType type = ne.size() < 2 ? GgmlType::kF32 : GgmlType::kF16;
-  out.push_back(ConvertedTensor{std::move(name), std::move(ne), type});
-}
-
-void add_f32(Tensors& out, std::string name, std::vector<uint64_t> ne) {
-  add(out, std::move(name), std::move(ne));
-  out.back().type = GgmlType::kF32;
-}
-
 // A count every layer has one of, read as llama.cpp's get_key_or_arr.
 Result<std::vector<uint64_t>> per_layer(const GgufArchKeys& keys, std::string_view name, uint64_t layers,
                                         std::optional<uint64_t> fallback) {
@@ -104,19 +93,19 @@ void add_gemma4_globals(const ModelSpec& spec, const Gemma4Widths& w, Tensors& o
   const uint64_t hidden = spec.geometry.hidden;
   const uint64_t vocab = spec.geometry.vocab;
   const uint64_t per_layer = w.per_layer_input * spec.layers.size();
-  if (!spec.tied_embeddings) add(out, "output.weight", {hidden, vocab});
-  add(out, "output_norm.weight", {hidden});
+  if (!spec.tied_embeddings) add_converted(out, "output.weight", {hidden, vocab});
+  add_converted(out, "output_norm.weight", {hidden});
   if (w.per_layer_input != 0) {
-    add(out, "per_layer_model_proj.weight", {hidden, per_layer});
+    add_converted(out, "per_layer_model_proj.weight", {hidden, per_layer});
     out.back().type = w.kept_type;
-    add(out, "per_layer_proj_norm.weight", {w.per_layer_input});
-    add(out, "per_layer_token_embd.weight", {per_layer, vocab});
+    add_converted(out, "per_layer_proj_norm.weight", {w.per_layer_input});
+    add_converted(out, "per_layer_token_embd.weight", {per_layer, vocab});
   }
   // The converter's generate_extra_tensors: the global layers' proportional
   // RoPE factors, head_dim_full / 2 F32 values (llama.cpp creates it with
   // the first global layer's tensors, the others' as duplicates).
-  add(out, "rope_freqs.weight", {w.head_dim_full / 2});
-  add(out, "token_embd.weight", {hidden, vocab});
+  add_converted(out, "rope_freqs.weight", {w.head_dim_full / 2});
+  add_converted(out, "token_embd.weight", {hidden, vocab});
 }
 
 // Per block (load_arch_tensors): attn_norm; attn_q, attn_k, attn_v (not on
@@ -139,34 +128,34 @@ void add_gemma4_block(const ModelSpec& spec, const Gemma4Widths& w, bool k_eq_v,
   const uint64_t q = w.heads * hd;
   const std::string blk = fmt::format("blk.{}.", i);
   Tensors block;
-  add(block, blk + "attn_norm.weight", {hidden});
-  add(block, blk + "attn_q.weight", {hidden, q});
-  add(block, blk + "attn_k.weight", {hidden, kv});
-  if (sliding || !k_eq_v) add(block, blk + "attn_v.weight", {hidden, kv});
-  add(block, blk + "attn_output.weight", {q, hidden});
-  add(block, blk + "attn_q_norm.weight", {hd});
-  add(block, blk + "attn_k_norm.weight", {hd});
-  add(block, blk + "post_attention_norm.weight", {hidden});
-  add(block, blk + "layer_output_scale.weight", {1});
-  add(block, blk + "ffn_norm.weight", {hidden});
-  add(block, blk + "ffn_gate.weight", {hidden, w.ff[i]});
-  add(block, blk + "ffn_up.weight", {hidden, w.ff[i]});
-  add(block, blk + "ffn_down.weight", {w.ff[i], hidden});
-  add(block, blk + "post_ffw_norm.weight", {hidden});
+  add_converted(block, blk + "attn_norm.weight", {hidden});
+  add_converted(block, blk + "attn_q.weight", {hidden, q});
+  add_converted(block, blk + "attn_k.weight", {hidden, kv});
+  if (sliding || !k_eq_v) add_converted(block, blk + "attn_v.weight", {hidden, kv});
+  add_converted(block, blk + "attn_output.weight", {q, hidden});
+  add_converted(block, blk + "attn_q_norm.weight", {hd});
+  add_converted(block, blk + "attn_k_norm.weight", {hd});
+  add_converted(block, blk + "post_attention_norm.weight", {hidden});
+  add_converted(block, blk + "layer_output_scale.weight", {1});
+  add_converted(block, blk + "ffn_norm.weight", {hidden});
+  add_converted(block, blk + "ffn_gate.weight", {hidden, w.ff[i]});
+  add_converted(block, blk + "ffn_up.weight", {hidden, w.ff[i]});
+  add_converted(block, blk + "ffn_down.weight", {w.ff[i], hidden});
+  add_converted(block, blk + "post_ffw_norm.weight", {hidden});
   if (w.experts != 0) {
-    add_f32(block, blk + "ffn_gate_inp.weight", {hidden, w.experts});
-    add(block, blk + "ffn_gate_inp.scale", {hidden});
-    add(block, blk + "pre_ffw_norm_2.weight", {hidden});
-    add(block, blk + "post_ffw_norm_1.weight", {hidden});
-    add(block, blk + "post_ffw_norm_2.weight", {hidden});
-    add(block, blk + "ffn_gate_up_exps.weight", {hidden, 2 * w.expert_ff, w.experts});
-    add(block, blk + "ffn_down_exps.weight", {w.expert_ff, hidden, w.experts});
-    add(block, blk + "ffn_down_exps.scale", {w.experts});
+    add_converted_f32(block, blk + "ffn_gate_inp.weight", {hidden, w.experts});
+    add_converted(block, blk + "ffn_gate_inp.scale", {hidden});
+    add_converted(block, blk + "pre_ffw_norm_2.weight", {hidden});
+    add_converted(block, blk + "post_ffw_norm_1.weight", {hidden});
+    add_converted(block, blk + "post_ffw_norm_2.weight", {hidden});
+    add_converted(block, blk + "ffn_gate_up_exps.weight", {hidden, 2 * w.expert_ff, w.experts});
+    add_converted(block, blk + "ffn_down_exps.weight", {w.expert_ff, hidden, w.experts});
+    add_converted(block, blk + "ffn_down_exps.scale", {w.experts});
   }
   if (w.per_layer_input != 0) {
-    add(block, blk + "inp_gate.weight", {hidden, w.per_layer_input});
-    add(block, blk + "proj.weight", {w.per_layer_input, hidden});
-    add(block, blk + "post_norm.weight", {hidden});
+    add_converted(block, blk + "inp_gate.weight", {hidden, w.per_layer_input});
+    add_converted(block, blk + "proj.weight", {w.per_layer_input, hidden});
+    add_converted(block, blk + "post_norm.weight", {hidden});
   }
   std::sort(block.begin(), block.end(),
             [](const ConvertedTensor& a, const ConvertedTensor& b) { return a.name < b.name; });

@@ -15,17 +15,6 @@ namespace {
 
 using Tensors = std::vector<ConvertedTensor>;
 
-// The converter's types: F32 for what has one dimension, F16 otherwise.
-void add(Tensors& out, std::string name, std::vector<uint64_t> ne) {
-  const GgmlType type = ne.size() < 2 ? GgmlType::kF32 : GgmlType::kF16;
-  out.push_back(ConvertedTensor{std::move(name), std::move(ne), type});
-}
-
-void add_f32(Tensors& out, std::string name, std::vector<uint64_t> ne) {
-  add(out, std::move(name), std::move(ne));
-  out.back().type = GgmlType::kF32;
-}
-
 bool layers_are(const ModelSpec& spec, std::initializer_list<LayerKind> kinds) {
   return std::all_of(spec.layers.begin(), spec.layers.end(), [&](const LayerCache& l) {
     return std::find(kinds.begin(), kinds.end(), l.kind) != kinds.end();
@@ -57,14 +46,14 @@ void add_mamba2_mixer(const ModelSpec& spec, const std::string& blk, Tensors& ou
   const uint64_t hidden = spec.geometry.hidden;
   const Mamba2Geometry& m = spec.mamba2;
   const uint64_t conv = m.inner + 2 * m.groups * m.state;
-  add_f32(out, blk + "ssm_a", {1, m.heads});
-  add(out, blk + "ssm_conv1d.bias", {conv});
-  add_f32(out, blk + "ssm_conv1d.weight", {m.kernel, conv});
-  add_f32(out, blk + "ssm_d", {1, m.heads});
-  add(out, blk + "ssm_dt.bias", {m.heads});
-  add(out, blk + "ssm_in.weight", {hidden, m.inner + conv + m.heads});
-  add_f32(out, blk + "ssm_norm.weight", {m.inner / m.groups, m.groups});
-  add(out, blk + "ssm_out.weight", {m.inner, hidden});
+  add_converted_f32(out, blk + "ssm_a", {1, m.heads});
+  add_converted(out, blk + "ssm_conv1d.bias", {conv});
+  add_converted_f32(out, blk + "ssm_conv1d.weight", {m.kernel, conv});
+  add_converted_f32(out, blk + "ssm_d", {1, m.heads});
+  add_converted(out, blk + "ssm_dt.bias", {m.heads});
+  add_converted(out, blk + "ssm_in.weight", {hidden, m.inner + conv + m.heads});
+  add_converted_f32(out, blk + "ssm_norm.weight", {m.inner / m.groups, m.groups});
+  add_converted(out, blk + "ssm_out.weight", {m.inner, hidden});
 }
 
 // Attention without biases: attn_q (hidden -> heads x head_dim), attn_k
@@ -72,10 +61,10 @@ void add_mamba2_mixer(const ModelSpec& spec, const std::string& blk, Tensors& ou
 void add_attention(const ModelSpec& spec, const std::string& blk, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t head_dim = head_dim_of(g);
-  add(out, blk + "attn_k.weight", {g.hidden, g.kv_heads * head_dim});
-  add(out, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
-  add(out, blk + "attn_q.weight", {g.hidden, g.heads * head_dim});
-  add(out, blk + "attn_v.weight", {g.hidden, g.kv_heads * head_dim});
+  add_converted(out, blk + "attn_k.weight", {g.hidden, g.kv_heads * head_dim});
+  add_converted(out, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
+  add_converted(out, blk + "attn_q.weight", {g.hidden, g.heads * head_dim});
+  add_converted(out, blk + "attn_v.weight", {g.hidden, g.kv_heads * head_dim});
 }
 
 // Routed experts' width: moe_intermediate_size, else intermediate_size
@@ -102,27 +91,27 @@ uint64_t shared_width(const ModelSpec& spec) {
 // a dense gated FFN.
 void add_granite_block(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors& out) {
   const uint64_t hidden = spec.geometry.hidden;
-  add(out, blk + "attn_norm.weight", {hidden});
+  add_converted(out, blk + "attn_norm.weight", {hidden});
   if (spec.layers[i].kind == LayerKind::kSsm) add_mamba2_mixer(spec, blk, out);
   else add_attention(spec, blk, out);
-  add(out, blk + "ffn_norm.weight", {hidden});
+  add_converted(out, blk + "ffn_norm.weight", {hidden});
   if (spec.moe.experts == 0) {
     const uint64_t ff = spec.geometry.intermediate;
-    add(out, blk + "ffn_down.weight", {ff, hidden});
-    add(out, blk + "ffn_gate.weight", {hidden, ff});
-    add(out, blk + "ffn_up.weight", {hidden, ff});
+    add_converted(out, blk + "ffn_down.weight", {ff, hidden});
+    add_converted(out, blk + "ffn_gate.weight", {hidden, ff});
+    add_converted(out, blk + "ffn_up.weight", {hidden, ff});
     return;
   }
   const uint64_t ff = expert_width(spec);
   const uint64_t experts = spec.moe.experts;
-  add(out, blk + "ffn_down_exps.weight", {ff, hidden, experts});
-  add(out, blk + "ffn_gate_exps.weight", {hidden, ff, experts});
-  add_f32(out, blk + "ffn_gate_inp.weight", {hidden, experts});
-  add(out, blk + "ffn_up_exps.weight", {hidden, ff, experts});
+  add_converted(out, blk + "ffn_down_exps.weight", {ff, hidden, experts});
+  add_converted(out, blk + "ffn_gate_exps.weight", {hidden, ff, experts});
+  add_converted_f32(out, blk + "ffn_gate_inp.weight", {hidden, experts});
+  add_converted(out, blk + "ffn_up_exps.weight", {hidden, ff, experts});
   if (const uint64_t shared = shared_width(spec); shared != 0) {
-    add(out, blk + "ffn_down_shexp.weight", {shared, hidden});
-    add(out, blk + "ffn_gate_shexp.weight", {hidden, shared});
-    add(out, blk + "ffn_up_shexp.weight", {hidden, shared});
+    add_converted(out, blk + "ffn_down_shexp.weight", {shared, hidden});
+    add_converted(out, blk + "ffn_gate_shexp.weight", {hidden, shared});
+    add_converted(out, blk + "ffn_up_shexp.weight", {hidden, shared});
   }
 }
 
@@ -135,7 +124,7 @@ void add_granite_block(const ModelSpec& spec, uint64_t i, const std::string& blk
 // experts' 3-D up and down and the shared expert's up and down.
 void add_nemotron_h_block(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors& out) {
   const uint64_t hidden = spec.geometry.hidden;
-  add(out, blk + "attn_norm.weight", {hidden});
+  add_converted(out, blk + "attn_norm.weight", {hidden});
   const LayerKind kind = spec.layers[i].kind;
   if (kind == LayerKind::kSsm) {
     add_mamba2_mixer(spec, blk, out);
@@ -146,19 +135,19 @@ void add_nemotron_h_block(const ModelSpec& spec, uint64_t i, const std::string& 
     return;
   }
   if (spec.moe.experts == 0) {
-    add(out, blk + "ffn_down.weight", {spec.geometry.intermediate, hidden});
-    add(out, blk + "ffn_up.weight", {hidden, spec.geometry.intermediate});
+    add_converted(out, blk + "ffn_down.weight", {spec.geometry.intermediate, hidden});
+    add_converted(out, blk + "ffn_up.weight", {hidden, spec.geometry.intermediate});
     return;
   }
   const uint64_t ff = expert_width(spec);
   const uint64_t experts = spec.moe.experts;
-  add(out, blk + "exp_probs_b.bias", {experts});
-  add(out, blk + "ffn_down_exps.weight", {ff, hidden, experts});
-  add_f32(out, blk + "ffn_gate_inp.weight", {hidden, experts});
-  add(out, blk + "ffn_up_exps.weight", {hidden, ff, experts});
+  add_converted(out, blk + "exp_probs_b.bias", {experts});
+  add_converted(out, blk + "ffn_down_exps.weight", {ff, hidden, experts});
+  add_converted_f32(out, blk + "ffn_gate_inp.weight", {hidden, experts});
+  add_converted(out, blk + "ffn_up_exps.weight", {hidden, ff, experts});
   if (const uint64_t shared = shared_width(spec); shared != 0) {
-    add(out, blk + "ffn_down_shexp.weight", {shared, hidden});
-    add(out, blk + "ffn_up_shexp.weight", {hidden, shared});
+    add_converted(out, blk + "ffn_down_shexp.weight", {shared, hidden});
+    add_converted(out, blk + "ffn_up_shexp.weight", {hidden, shared});
   }
 }
 
@@ -172,20 +161,20 @@ void add_nemotron_h_block(const ModelSpec& spec, uint64_t i, const std::string& 
 // block_auto_adjust_ff_dim adjusts it).
 void add_lfm2_block(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
-  add(out, blk + "attn_norm.weight", {g.hidden});
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
   if (spec.layers[i].kind == LayerKind::kConv) {
-    add_f32(out, blk + "shortconv.conv.weight", {lfm2_conv_kernel(spec), g.hidden});
-    add(out, blk + "shortconv.in_proj.weight", {g.hidden, 3 * g.hidden});
-    add(out, blk + "shortconv.out_proj.weight", {g.hidden, g.hidden});
+    add_converted_f32(out, blk + "shortconv.conv.weight", {lfm2_conv_kernel(spec), g.hidden});
+    add_converted(out, blk + "shortconv.in_proj.weight", {g.hidden, 3 * g.hidden});
+    add_converted(out, blk + "shortconv.out_proj.weight", {g.hidden, g.hidden});
   } else {
     add_attention(spec, blk, out);
-    add(out, blk + "attn_k_norm.weight", {head_dim_of(g)});
-    add(out, blk + "attn_q_norm.weight", {head_dim_of(g)});
+    add_converted(out, blk + "attn_k_norm.weight", {head_dim_of(g)});
+    add_converted(out, blk + "attn_q_norm.weight", {head_dim_of(g)});
   }
-  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
-  add(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
-  add(out, blk + "ffn_norm.weight", {g.hidden});
-  add(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+  add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add_converted(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
+  add_converted(out, blk + "ffn_norm.weight", {g.hidden});
+  add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
 }
 
 }  // namespace
@@ -218,7 +207,7 @@ ConvertedHybrid converted_hybrid(const ModelSpec& spec) {
 
 void add_hybrid_globals(const ModelSpec& spec, ConvertedHybrid kind, Tensors& out) {
   // LFM2's final norm is its embedding_norm, written as token_embd_norm.
-  if (kind == ConvertedHybrid::kLfm2) add(out, "token_embd_norm.weight", {spec.geometry.hidden});
+  if (kind == ConvertedHybrid::kLfm2) add_converted(out, "token_embd_norm.weight", {spec.geometry.hidden});
 }
 
 void add_hybrid_block(const ModelSpec& spec, ConvertedHybrid kind, uint64_t i, Tensors& out) {

@@ -16,11 +16,6 @@ using Tensors = std::vector<ConvertedTensor>;
 // configuration_t5.py), for a dump whose relative_buckets_count is unsaid.
 constexpr uint64_t kT5Buckets = 32;
 
-void add(Tensors& out, std::string name, std::vector<uint64_t> ne) {
-  const GgmlType type = ne.size() < 2 ? GgmlType::kF32 : GgmlType::kF16;
-  out.push_back(ConvertedTensor{std::move(name), std::move(ne), type});
-}
-
 // One block, by name (LLM_ARCH_T5ENCODER's names: enc.blk.N.*): the
 // relative attention bias attn_rel_b (buckets x heads; the loader takes it
 // in any block, TENSOR_NOT_REQUIRED: T5 has it in block 0, UMT5 in every
@@ -34,19 +29,19 @@ void add_block(const ModelSpec& spec, const ConverterHints& h, uint64_t i, Tenso
   const uint64_t inner = g.heads * head_dim;
   const std::string blk = fmt::format("enc.blk.{}.", i);
   Tensors block;
-  add(block, blk + "attn_k.weight", {g.hidden, inner});
-  add(block, blk + "attn_norm.weight", {g.hidden});
-  add(block, blk + "attn_o.weight", {inner, g.hidden});
-  add(block, blk + "attn_q.weight", {g.hidden, inner});
+  add_converted(block, blk + "attn_k.weight", {g.hidden, inner});
+  add_converted(block, blk + "attn_norm.weight", {g.hidden});
+  add_converted(block, blk + "attn_o.weight", {inner, g.hidden});
+  add_converted(block, blk + "attn_q.weight", {g.hidden, inner});
   if (i == 0 || h.t5_rel_b_every_block) {
-    add(block, blk + "attn_rel_b.weight",
+    add_converted(block, blk + "attn_rel_b.weight",
         {h.t5_relative_buckets != 0 ? h.t5_relative_buckets : kT5Buckets, g.heads});
   }
-  add(block, blk + "attn_v.weight", {g.hidden, inner});
-  add(block, blk + "ffn_down.weight", {g.intermediate, g.hidden});
-  add(block, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
-  add(block, blk + "ffn_norm.weight", {g.hidden});
-  add(block, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+  add_converted(block, blk + "attn_v.weight", {g.hidden, inner});
+  add_converted(block, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add_converted(block, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
+  add_converted(block, blk + "ffn_norm.weight", {g.hidden});
+  add_converted(block, blk + "ffn_up.weight", {g.hidden, g.intermediate});
   std::sort(block.begin(), block.end(),
             [](const ConvertedTensor& a, const ConvertedTensor& b) { return a.name < b.name; });
   std::move(block.begin(), block.end(), std::back_inserter(out));
@@ -58,8 +53,8 @@ bool t5_encoder(const ModelSpec& spec) { return spec.model_type == "t5encoder"; 
 
 void add_t5_encoder_tensors(const ModelSpec& spec, const ConverterHints& hints, Tensors& out) {
   // The encoder's final norm (ENC_OUTPUT_NORM); no output layer.
-  add(out, "enc.output_norm.weight", {spec.geometry.hidden});
-  add(out, "token_embd.weight", {spec.geometry.hidden, spec.geometry.vocab});
+  add_converted(out, "enc.output_norm.weight", {spec.geometry.hidden});
+  add_converted(out, "token_embd.weight", {spec.geometry.hidden, spec.geometry.vocab});
   for (uint64_t i = 0; i < spec.layers.size(); ++i) add_block(spec, hints, i, out);
 }
 

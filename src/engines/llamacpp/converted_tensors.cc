@@ -174,11 +174,6 @@ bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths
 
 using Tensors = std::vector<ConvertedTensor>;
 
-void add(Tensors& out, std::string name, std::vector<uint64_t> ne) {
-  const GgmlType type = ne.size() < 2 ? GgmlType::kF32 : GgmlType::kF16;
-  out.push_back(ConvertedTensor{std::move(name), std::move(ne), type});
-}
-
 // Whether block `i` holds routed experts: transformers' Qwen2-MoE and
 // Qwen3-MoE decoder layer is a dense MLP when listed in mlp_only_layers
 // or when (i + 1) is not a multiple of decoder_sparse_step; the converter
@@ -198,11 +193,11 @@ bool moe_block(const MoeInfo& moe, uint64_t i) {
 void add_split_experts(const MoeInfo& moe, uint64_t hidden, uint64_t inter, const std::string& blk,
                        Tensors& out) {
   for (uint64_t e = 0; e < moe.experts; ++e) {
-    add(out, fmt::format("{}ffn_down.{}.weight", blk, e), {inter, hidden});
-    add(out, fmt::format("{}ffn_gate.{}.weight", blk, e), {hidden, inter});
-    add(out, fmt::format("{}ffn_up.{}.weight", blk, e), {hidden, inter});
+    add_converted(out, fmt::format("{}ffn_down.{}.weight", blk, e), {inter, hidden});
+    add_converted(out, fmt::format("{}ffn_gate.{}.weight", blk, e), {hidden, inter});
+    add_converted(out, fmt::format("{}ffn_up.{}.weight", blk, e), {hidden, inter});
   }
-  add(out, blk + "ffn_gate_inp.weight", {hidden, moe.experts});
+  add_converted(out, blk + "ffn_gate_inp.weight", {hidden, moe.experts});
 }
 
 // One block's feed-forward: dense, or routed experts (3-D, one slice per
@@ -213,9 +208,9 @@ void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors&
   const uint64_t hidden = spec.geometry.hidden;
   const MoeInfo& moe = spec.moe;
   if (!moe_block(moe, i)) {
-    add(out, blk + "ffn_down.weight", {spec.geometry.intermediate, hidden});
-    add(out, blk + "ffn_gate.weight", {hidden, spec.geometry.intermediate});
-    add(out, blk + "ffn_up.weight", {hidden, spec.geometry.intermediate});
+    add_converted(out, blk + "ffn_down.weight", {spec.geometry.intermediate, hidden});
+    add_converted(out, blk + "ffn_gate.weight", {hidden, spec.geometry.intermediate});
+    add_converted(out, blk + "ffn_up.weight", {hidden, spec.geometry.intermediate});
     return;
   }
   // Mixtral's experts are intermediate_size wide (no moe_intermediate_size).
@@ -225,11 +220,11 @@ void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors&
     add_split_experts(moe, hidden, inter, blk, out);
     return;
   }
-  add(out, blk + "ffn_down_exps.weight", {inter, hidden, moe.experts});
-  add(out, blk + "ffn_gate_exps.weight", {hidden, inter, moe.experts});
-  add(out, blk + "ffn_gate_inp.weight", {hidden, moe.experts});
+  add_converted(out, blk + "ffn_down_exps.weight", {inter, hidden, moe.experts});
+  add_converted(out, blk + "ffn_gate_exps.weight", {hidden, inter, moe.experts});
+  add_converted(out, blk + "ffn_gate_inp.weight", {hidden, moe.experts});
   out.back().type = GgmlType::kF32;  // the router: the converter keeps it F32
-  add(out, blk + "ffn_up_exps.weight", {hidden, inter, moe.experts});
+  add_converted(out, blk + "ffn_up_exps.weight", {hidden, inter, moe.experts});
   if (moe.shared_experts > 0) {
     // Qwen2-MoE's one shared expert is shared_expert_intermediate_size
     // wide, behind a sigmoid gate (shared_expert_gate: one output, written
@@ -237,10 +232,10 @@ void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors&
     // experts are n_shared_experts x the routed width.
     const bool own_width = moe.shared_expert_intermediate != 0;
     const uint64_t shared = own_width ? moe.shared_expert_intermediate : moe.shared_experts * inter;
-    add(out, blk + "ffn_down_shexp.weight", {shared, hidden});
-    add(out, blk + "ffn_gate_shexp.weight", {hidden, shared});
-    if (own_width) add(out, blk + "ffn_gate_inp_shexp.weight", {hidden});
-    add(out, blk + "ffn_up_shexp.weight", {hidden, shared});
+    add_converted(out, blk + "ffn_down_shexp.weight", {shared, hidden});
+    add_converted(out, blk + "ffn_gate_shexp.weight", {hidden, shared});
+    if (own_width) add_converted(out, blk + "ffn_gate_inp_shexp.weight", {hidden});
+    add_converted(out, blk + "ffn_up_shexp.weight", {hidden, shared});
   }
 }
 
@@ -275,29 +270,29 @@ void add_block(const ModelSpec& spec, bool biases, bool split_experts, uint64_t 
   const bool qwen3 = spec.model_type.starts_with("qwen3");
   Tensors block;
   if (qwen2) {
-    add(block, blk + "attn_q.bias", {q});
-    add(block, blk + "attn_k.bias", {kv});
-    add(block, blk + "attn_v.bias", {kv});
+    add_converted(block, blk + "attn_q.bias", {q});
+    add_converted(block, blk + "attn_k.bias", {kv});
+    add_converted(block, blk + "attn_v.bias", {kv});
   }
   if (qwen3) {
-    add(block, blk + "attn_q_norm.weight", {head_dim});
-    add(block, blk + "attn_k_norm.weight", {head_dim});
+    add_converted(block, blk + "attn_q_norm.weight", {head_dim});
+    add_converted(block, blk + "attn_k_norm.weight", {head_dim});
   }
-  add(block, blk + "attn_norm.weight", {g.hidden});
-  add(block, blk + "attn_q.weight", {g.hidden, q});
-  add(block, blk + "attn_k.weight", {g.hidden, kv});
-  add(block, blk + "attn_v.weight", {g.hidden, kv});
-  add(block, blk + "attn_output.weight", {q, g.hidden});
-  add(block, blk + "ffn_norm.weight", {g.hidden});
+  add_converted(block, blk + "attn_norm.weight", {g.hidden});
+  add_converted(block, blk + "attn_q.weight", {g.hidden, q});
+  add_converted(block, blk + "attn_k.weight", {g.hidden, kv});
+  add_converted(block, blk + "attn_v.weight", {g.hidden, kv});
+  add_converted(block, blk + "attn_output.weight", {q, g.hidden});
+  add_converted(block, blk + "ffn_norm.weight", {g.hidden});
   add_ffn(spec, i, blk, block, split_experts);
   if (biases && !moe_block(spec.moe, i)) {
-    add(block, blk + "attn_q.bias", {q});
-    add(block, blk + "attn_k.bias", {kv});
-    add(block, blk + "attn_v.bias", {kv});
-    add(block, blk + "attn_output.bias", {g.hidden});
-    add(block, blk + "ffn_gate.bias", {g.intermediate});
-    add(block, blk + "ffn_up.bias", {g.intermediate});
-    add(block, blk + "ffn_down.bias", {g.hidden});
+    add_converted(block, blk + "attn_q.bias", {q});
+    add_converted(block, blk + "attn_k.bias", {kv});
+    add_converted(block, blk + "attn_v.bias", {kv});
+    add_converted(block, blk + "attn_output.bias", {g.hidden});
+    add_converted(block, blk + "ffn_gate.bias", {g.intermediate});
+    add_converted(block, blk + "ffn_up.bias", {g.intermediate});
+    add_converted(block, blk + "ffn_down.bias", {g.hidden});
   }
   std::sort(block.begin(), block.end(),
             [](const ConvertedTensor& a, const ConvertedTensor& b) { return a.name < b.name; });
@@ -313,18 +308,18 @@ void add_gpt_neox_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   const uint64_t head_dim = head_dim_of(g);
   const uint64_t qkv = (g.heads + 2 * g.kv_heads) * head_dim;
   const std::string blk = fmt::format("blk.{}.", i);
-  add(out, blk + "attn_norm.bias", {g.hidden});
-  add(out, blk + "attn_norm.weight", {g.hidden});
-  add(out, blk + "attn_output.bias", {g.hidden});
-  add(out, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
-  add(out, blk + "attn_qkv.bias", {qkv});
-  add(out, blk + "attn_qkv.weight", {g.hidden, qkv});
-  add(out, blk + "ffn_down.bias", {g.hidden});
-  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
-  add(out, blk + "ffn_norm.bias", {g.hidden});
-  add(out, blk + "ffn_norm.weight", {g.hidden});
-  add(out, blk + "ffn_up.bias", {g.intermediate});
-  add(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+  add_converted(out, blk + "attn_norm.bias", {g.hidden});
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
+  add_converted(out, blk + "attn_output.bias", {g.hidden});
+  add_converted(out, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
+  add_converted(out, blk + "attn_qkv.bias", {qkv});
+  add_converted(out, blk + "attn_qkv.weight", {g.hidden, qkv});
+  add_converted(out, blk + "ffn_down.bias", {g.hidden});
+  add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add_converted(out, blk + "ffn_norm.bias", {g.hidden});
+  add_converted(out, blk + "ffn_norm.weight", {g.hidden});
+  add_converted(out, blk + "ffn_up.bias", {g.intermediate});
+  add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
 }
 
 // One Phi-3 block, by name: the fused query-key-value matrix, the
@@ -334,12 +329,12 @@ void add_phi3_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t head_dim = head_dim_of(g);
   const std::string blk = fmt::format("blk.{}.", i);
-  add(out, blk + "attn_norm.weight", {g.hidden});
-  add(out, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
-  add(out, blk + "attn_qkv.weight", {g.hidden, (g.heads + 2 * g.kv_heads) * head_dim});
-  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
-  add(out, blk + "ffn_norm.weight", {g.hidden});
-  add(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
+  add_converted(out, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
+  add_converted(out, blk + "attn_qkv.weight", {g.hidden, (g.heads + 2 * g.kv_heads) * head_dim});
+  add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add_converted(out, blk + "ffn_norm.weight", {g.hidden});
+  add_converted(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
 }
 
 // One ChatGLM block, by name (llama.cpp's LLM_ARCH_CHATGLM tensors; the
@@ -353,13 +348,13 @@ void add_chatglm_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   const uint64_t head_dim = head_dim_of(g);
   const uint64_t qkv = (g.heads + 2 * g.kv_heads) * head_dim;
   const std::string blk = fmt::format("blk.{}.", i);
-  add(out, blk + "attn_norm.weight", {g.hidden});
-  add(out, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
-  add(out, blk + "attn_qkv.bias", {qkv});
-  add(out, blk + "attn_qkv.weight", {g.hidden, qkv});
-  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
-  add(out, blk + "ffn_norm.weight", {g.hidden});
-  add(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
+  add_converted(out, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
+  add_converted(out, blk + "attn_qkv.bias", {qkv});
+  add_converted(out, blk + "attn_qkv.weight", {g.hidden, qkv});
+  add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add_converted(out, blk + "ffn_norm.weight", {g.hidden});
+  add_converted(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
 }
 
 // One Gemma or Gemma 3 block, by name: the standard decoder's attention
@@ -372,19 +367,19 @@ void add_gemma_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   const uint64_t kv = g.kv_heads * head_dim;
   const std::string blk = fmt::format("blk.{}.", i);
   const bool v3 = gemma3(spec);
-  if (v3) add(out, blk + "attn_k_norm.weight", {head_dim});
-  add(out, blk + "attn_k.weight", {g.hidden, kv});
-  add(out, blk + "attn_norm.weight", {g.hidden});
-  add(out, blk + "attn_output.weight", {q, g.hidden});
-  if (v3) add(out, blk + "attn_q_norm.weight", {head_dim});
-  add(out, blk + "attn_q.weight", {g.hidden, q});
-  add(out, blk + "attn_v.weight", {g.hidden, kv});
-  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
-  add(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
-  add(out, blk + "ffn_norm.weight", {g.hidden});
-  add(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
-  if (v3) add(out, blk + "post_attention_norm.weight", {g.hidden});
-  if (v3) add(out, blk + "post_ffw_norm.weight", {g.hidden});
+  if (v3) add_converted(out, blk + "attn_k_norm.weight", {head_dim});
+  add_converted(out, blk + "attn_k.weight", {g.hidden, kv});
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
+  add_converted(out, blk + "attn_output.weight", {q, g.hidden});
+  if (v3) add_converted(out, blk + "attn_q_norm.weight", {head_dim});
+  add_converted(out, blk + "attn_q.weight", {g.hidden, q});
+  add_converted(out, blk + "attn_v.weight", {g.hidden, kv});
+  add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add_converted(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
+  add_converted(out, blk + "ffn_norm.weight", {g.hidden});
+  add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+  if (v3) add_converted(out, blk + "post_attention_norm.weight", {g.hidden});
+  if (v3) add_converted(out, blk + "post_ffw_norm.weight", {g.hidden});
 }
 
 // One GLM-4 block, by name: Q/K/V with their biases (F32) when the
@@ -398,20 +393,20 @@ void add_glm4_block(const ModelSpec& spec, bool qkv_bias, uint64_t i, Tensors& o
   const uint64_t kv = g.kv_heads * head_dim;
   const std::string blk = fmt::format("blk.{}.", i);
   if (qkv_bias) {
-    add(out, blk + "attn_k.bias", {kv});
-    add(out, blk + "attn_q.bias", {q});
-    add(out, blk + "attn_v.bias", {kv});
+    add_converted(out, blk + "attn_k.bias", {kv});
+    add_converted(out, blk + "attn_q.bias", {q});
+    add_converted(out, blk + "attn_v.bias", {kv});
   }
-  add(out, blk + "attn_k.weight", {g.hidden, kv});
-  add(out, blk + "attn_norm.weight", {g.hidden});
-  add(out, blk + "attn_output.weight", {q, g.hidden});
-  add(out, blk + "attn_q.weight", {g.hidden, q});
-  add(out, blk + "attn_v.weight", {g.hidden, kv});
-  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
-  add(out, blk + "ffn_norm.weight", {g.hidden});
-  add(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
-  add(out, blk + "post_attention_norm.weight", {g.hidden});
-  add(out, blk + "post_ffw_norm.weight", {g.hidden});
+  add_converted(out, blk + "attn_k.weight", {g.hidden, kv});
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
+  add_converted(out, blk + "attn_output.weight", {q, g.hidden});
+  add_converted(out, blk + "attn_q.weight", {g.hidden, q});
+  add_converted(out, blk + "attn_v.weight", {g.hidden, kv});
+  add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add_converted(out, blk + "ffn_norm.weight", {g.hidden});
+  add_converted(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
+  add_converted(out, blk + "post_attention_norm.weight", {g.hidden});
+  add_converted(out, blk + "post_ffw_norm.weight", {g.hidden});
 }
 
 // One deepseek2 block (names and shapes of llama.cpp's load_tensors for
@@ -432,43 +427,43 @@ void add_deepseek2_block(const ModelSpec& spec, const MlaWidths& w, uint64_t i, 
   const uint64_t heads = g.heads;
   const uint64_t head_k = w.qk_nope + w.qk_rope;
   const std::string blk = fmt::format("blk.{}.", i);
-  add(out, blk + "attn_norm.weight", {g.hidden});
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
   if (w.q_lora_rank != 0) {
-    add(out, blk + "attn_q_a.weight", {g.hidden, w.q_lora_rank});
-    add(out, blk + "attn_q_a_norm.weight", {w.q_lora_rank});
-    add(out, blk + "attn_q_b.weight", {w.q_lora_rank, heads * head_k});
+    add_converted(out, blk + "attn_q_a.weight", {g.hidden, w.q_lora_rank});
+    add_converted(out, blk + "attn_q_a_norm.weight", {w.q_lora_rank});
+    add_converted(out, blk + "attn_q_b.weight", {w.q_lora_rank, heads * head_k});
   } else {
-    add(out, blk + "attn_q.weight", {g.hidden, heads * head_k});
+    add_converted(out, blk + "attn_q.weight", {g.hidden, heads * head_k});
   }
-  add(out, blk + "attn_kv_a_mqa.weight", {g.hidden, w.kv_lora_rank + w.qk_rope});
-  add(out, blk + "attn_kv_a_norm.weight", {w.kv_lora_rank});
+  add_converted(out, blk + "attn_kv_a_mqa.weight", {g.hidden, w.kv_lora_rank + w.qk_rope});
+  add_converted(out, blk + "attn_kv_a_norm.weight", {w.kv_lora_rank});
   if (w.split_kv_b) {
-    add(out, blk + "attn_k_b.weight", {w.qk_nope, w.kv_lora_rank, heads});
-    add(out, blk + "attn_v_b.weight", {w.kv_lora_rank, w.v_head, heads});
+    add_converted(out, blk + "attn_k_b.weight", {w.qk_nope, w.kv_lora_rank, heads});
+    add_converted(out, blk + "attn_v_b.weight", {w.kv_lora_rank, w.v_head, heads});
   } else {
-    add(out, blk + "attn_kv_b.weight", {w.kv_lora_rank, heads * (w.qk_nope + w.v_head)});
+    add_converted(out, blk + "attn_kv_b.weight", {w.kv_lora_rank, heads * (w.qk_nope + w.v_head)});
   }
-  add(out, blk + "attn_output.weight", {heads * w.v_head, g.hidden});
-  add(out, blk + "ffn_norm.weight", {g.hidden});
+  add_converted(out, blk + "attn_output.weight", {heads * w.v_head, g.hidden});
+  add_converted(out, blk + "ffn_norm.weight", {g.hidden});
   if (i < w.leading_dense) {
-    add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
-    add(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
-    add(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+    add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+    add_converted(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
+    add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
     return;
   }
   const MoeInfo& moe = spec.moe;
   const uint64_t inter = moe.expert_intermediate != 0 ? moe.expert_intermediate : g.intermediate;
-  if (w.expert_bias) add(out, blk + "exp_probs_b.bias", {moe.experts});
-  add(out, blk + "ffn_gate_inp.weight", {g.hidden, moe.experts});
+  if (w.expert_bias) add_converted(out, blk + "exp_probs_b.bias", {moe.experts});
+  add_converted(out, blk + "ffn_gate_inp.weight", {g.hidden, moe.experts});
   out.back().type = GgmlType::kF32;  // the router: the converter keeps it F32
-  add(out, blk + "ffn_down_exps.weight", {inter, g.hidden, moe.experts});
-  add(out, blk + "ffn_gate_exps.weight", {g.hidden, inter, moe.experts});
-  add(out, blk + "ffn_up_exps.weight", {g.hidden, inter, moe.experts});
+  add_converted(out, blk + "ffn_down_exps.weight", {inter, g.hidden, moe.experts});
+  add_converted(out, blk + "ffn_gate_exps.weight", {g.hidden, inter, moe.experts});
+  add_converted(out, blk + "ffn_up_exps.weight", {g.hidden, inter, moe.experts});
   if (moe.shared_experts > 0) {
     const uint64_t shared = moe.shared_experts * inter;
-    add(out, blk + "ffn_down_shexp.weight", {shared, g.hidden});
-    add(out, blk + "ffn_gate_shexp.weight", {g.hidden, shared});
-    add(out, blk + "ffn_up_shexp.weight", {g.hidden, shared});
+    add_converted(out, blk + "ffn_down_shexp.weight", {shared, g.hidden});
+    add_converted(out, blk + "ffn_gate_shexp.weight", {g.hidden, shared});
+    add_converted(out, blk + "ffn_up_shexp.weight", {g.hidden, shared});
   }
 }
 
@@ -486,10 +481,10 @@ void add_nextn_block(const ModelSpec& spec, const MlaWidths& w, uint64_t i, Tens
   const uint64_t hidden = spec.geometry.hidden;
   const std::string blk = fmt::format("blk.{}.", i);
   add_deepseek2_block(spec, w, i, out);
-  add(out, blk + "nextn.eh_proj.weight", {2 * hidden, hidden});
-  add(out, blk + "nextn.enorm.weight", {hidden});
-  add(out, blk + "nextn.hnorm.weight", {hidden});
-  add(out, blk + "nextn.shared_head_norm.weight", {hidden});
+  add_converted(out, blk + "nextn.eh_proj.weight", {2 * hidden, hidden});
+  add_converted(out, blk + "nextn.enorm.weight", {hidden});
+  add_converted(out, blk + "nextn.hnorm.weight", {hidden});
+  add_converted(out, blk + "nextn.shared_head_norm.weight", {hidden});
 }
 
 // One Phi-2 block, by name: attn_norm (weight and bias), Q/K/V (fused
@@ -501,25 +496,25 @@ void add_phi2_block(const ModelSpec& spec, bool fused, uint64_t i, Tensors& out)
   const uint64_t q = g.heads * head_dim;
   const uint64_t kv = g.kv_heads * head_dim;
   const std::string blk = fmt::format("blk.{}.", i);
-  add(out, blk + "attn_norm.bias", {g.hidden});
-  add(out, blk + "attn_norm.weight", {g.hidden});
+  add_converted(out, blk + "attn_norm.bias", {g.hidden});
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
   if (fused) {
-    add(out, blk + "attn_qkv.bias", {q + 2 * kv});
-    add(out, blk + "attn_qkv.weight", {g.hidden, q + 2 * kv});
+    add_converted(out, blk + "attn_qkv.bias", {q + 2 * kv});
+    add_converted(out, blk + "attn_qkv.weight", {g.hidden, q + 2 * kv});
   } else {
-    add(out, blk + "attn_k.bias", {kv});
-    add(out, blk + "attn_k.weight", {g.hidden, kv});
-    add(out, blk + "attn_q.bias", {q});
-    add(out, blk + "attn_q.weight", {g.hidden, q});
-    add(out, blk + "attn_v.bias", {kv});
-    add(out, blk + "attn_v.weight", {g.hidden, kv});
+    add_converted(out, blk + "attn_k.bias", {kv});
+    add_converted(out, blk + "attn_k.weight", {g.hidden, kv});
+    add_converted(out, blk + "attn_q.bias", {q});
+    add_converted(out, blk + "attn_q.weight", {g.hidden, q});
+    add_converted(out, blk + "attn_v.bias", {kv});
+    add_converted(out, blk + "attn_v.weight", {g.hidden, kv});
   }
-  add(out, blk + "attn_output.bias", {g.hidden});
-  add(out, blk + "attn_output.weight", {q, g.hidden});
-  add(out, blk + "ffn_down.bias", {g.hidden});
-  add(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
-  add(out, blk + "ffn_up.bias", {g.intermediate});
-  add(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+  add_converted(out, blk + "attn_output.bias", {g.hidden});
+  add_converted(out, blk + "attn_output.weight", {q, g.hidden});
+  add_converted(out, blk + "ffn_down.bias", {g.hidden});
+  add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add_converted(out, blk + "ffn_up.bias", {g.intermediate});
+  add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
 }
 
 // Appends what `build` writes to `out`, sorted by name (the loader's
@@ -551,33 +546,29 @@ void add_gpt_oss_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   const uint64_t inter = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate
                                                            : g.intermediate;
   const std::string blk = fmt::format("blk.{}.", i);
-  auto add_f32 = [&](std::string name, std::vector<uint64_t> ne) {
-    add(out, std::move(name), std::move(ne));
-    out.back().type = GgmlType::kF32;
-  };
   auto add_experts = [&](std::string name, std::vector<uint64_t> ne) {
-    add(out, std::move(name), std::move(ne));
+    add_converted(out, std::move(name), std::move(ne));
     out.back().type = GgmlType::kMXFP4;
   };
-  add_f32(blk + "attn_k.bias", {kv});
-  add(out, blk + "attn_k.weight", {g.hidden, kv});
-  add(out, blk + "attn_norm.weight", {g.hidden});
-  add_f32(blk + "attn_output.bias", {g.hidden});
-  add(out, blk + "attn_output.weight", {q, g.hidden});
-  add_f32(blk + "attn_q.bias", {q});
-  add(out, blk + "attn_q.weight", {g.hidden, q});
-  add(out, blk + "attn_sinks.weight", {g.heads});
-  add_f32(blk + "attn_v.bias", {kv});
-  add(out, blk + "attn_v.weight", {g.hidden, kv});
-  add_f32(blk + "ffn_down_exps.bias", {g.hidden, experts});
+  add_converted_f32(out, blk + "attn_k.bias", {kv});
+  add_converted(out, blk + "attn_k.weight", {g.hidden, kv});
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
+  add_converted_f32(out, blk + "attn_output.bias", {g.hidden});
+  add_converted(out, blk + "attn_output.weight", {q, g.hidden});
+  add_converted_f32(out, blk + "attn_q.bias", {q});
+  add_converted(out, blk + "attn_q.weight", {g.hidden, q});
+  add_converted(out, blk + "attn_sinks.weight", {g.heads});
+  add_converted_f32(out, blk + "attn_v.bias", {kv});
+  add_converted(out, blk + "attn_v.weight", {g.hidden, kv});
+  add_converted_f32(out, blk + "ffn_down_exps.bias", {g.hidden, experts});
   add_experts(blk + "ffn_down_exps.weight", {inter, g.hidden, experts});
-  add_f32(blk + "ffn_gate_exps.bias", {inter, experts});
+  add_converted_f32(out, blk + "ffn_gate_exps.bias", {inter, experts});
   add_experts(blk + "ffn_gate_exps.weight", {g.hidden, inter, experts});
-  add_f32(blk + "ffn_gate_inp.bias", {experts});
-  add_f32(blk + "ffn_gate_inp.weight", {g.hidden, experts});
-  add_f32(blk + "ffn_up_exps.bias", {inter, experts});
+  add_converted_f32(out, blk + "ffn_gate_inp.bias", {experts});
+  add_converted_f32(out, blk + "ffn_gate_inp.weight", {g.hidden, experts});
+  add_converted_f32(out, blk + "ffn_up_exps.bias", {inter, experts});
   add_experts(blk + "ffn_up_exps.weight", {g.hidden, inter, experts});
-  add(out, blk + "post_attention_norm.weight", {g.hidden});
+  add_converted(out, blk + "post_attention_norm.weight", {g.hidden});
 }
 
 // One Qwen3.5 block, by name (llama.cpp's qwen35 / qwen35moe
@@ -602,35 +593,35 @@ void add_qwen35_block(const ModelSpec& spec, const GatedDeltaWidths& d, uint64_t
   const ModelGeometry& g = spec.geometry;
   const std::string blk = fmt::format("blk.{}.", i);
   Tensors block;
-  add(block, blk + "attn_norm.weight", {g.hidden});
-  add(block, blk + "post_attention_norm.weight", {g.hidden});
+  add_converted(block, blk + "attn_norm.weight", {g.hidden});
+  add_converted(block, blk + "post_attention_norm.weight", {g.hidden});
   if (spec.layers[i].kind == LayerKind::kLinearAttention) {
     const uint64_t key_dim = d.key_heads * d.key_dim;
     const uint64_t value_dim = d.value_heads * d.value_dim;
-    add(block, blk + "attn_qkv.weight", {g.hidden, 2 * key_dim + value_dim});
-    add(block, blk + "attn_gate.weight", {g.hidden, value_dim});
-    add(block, blk + "ssm_conv1d.weight", {d.kernel, 2 * key_dim + value_dim});
+    add_converted(block, blk + "attn_qkv.weight", {g.hidden, 2 * key_dim + value_dim});
+    add_converted(block, blk + "attn_gate.weight", {g.hidden, value_dim});
+    add_converted(block, blk + "ssm_conv1d.weight", {d.kernel, 2 * key_dim + value_dim});
     block.back().type = GgmlType::kF32;
-    add(block, blk + "ssm_dt.bias", {d.value_heads});
-    add(block, blk + "ssm_a", {d.value_heads});
+    add_converted(block, blk + "ssm_dt.bias", {d.value_heads});
+    add_converted(block, blk + "ssm_a", {d.value_heads});
     if (qwen3_next(spec)) {
       // in_proj_ba: beta's and alpha's rows, one matrix.
-      add(block, blk + "ssm_beta_alpha.weight", {g.hidden, 2 * d.value_heads});
+      add_converted(block, blk + "ssm_beta_alpha.weight", {g.hidden, 2 * d.value_heads});
     } else {
-      add(block, blk + "ssm_beta.weight", {g.hidden, d.value_heads});
-      add(block, blk + "ssm_alpha.weight", {g.hidden, d.value_heads});
+      add_converted(block, blk + "ssm_beta.weight", {g.hidden, d.value_heads});
+      add_converted(block, blk + "ssm_alpha.weight", {g.hidden, d.value_heads});
     }
-    add(block, blk + "ssm_norm.weight", {d.value_dim});
-    add(block, blk + "ssm_out.weight", {value_dim, g.hidden});
+    add_converted(block, blk + "ssm_norm.weight", {d.value_dim});
+    add_converted(block, blk + "ssm_out.weight", {value_dim, g.hidden});
   } else {
     const uint64_t head_dim = head_dim_of(g);
     const uint64_t kv = g.kv_heads * head_dim;
-    add(block, blk + "attn_q.weight", {g.hidden, 2 * g.heads * head_dim});
-    add(block, blk + "attn_k.weight", {g.hidden, kv});
-    add(block, blk + "attn_v.weight", {g.hidden, kv});
-    add(block, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
-    add(block, blk + "attn_q_norm.weight", {head_dim});
-    add(block, blk + "attn_k_norm.weight", {head_dim});
+    add_converted(block, blk + "attn_q.weight", {g.hidden, 2 * g.heads * head_dim});
+    add_converted(block, blk + "attn_k.weight", {g.hidden, kv});
+    add_converted(block, blk + "attn_v.weight", {g.hidden, kv});
+    add_converted(block, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
+    add_converted(block, blk + "attn_q_norm.weight", {head_dim});
+    add_converted(block, blk + "attn_k_norm.weight", {head_dim});
   }
   add_ffn(spec, i, blk, block);
   std::sort(block.begin(), block.end(),
@@ -653,19 +644,15 @@ void add_mamba2_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   const Mamba2Geometry& m = spec.mamba2;
   const uint64_t conv = m.inner + 2 * m.groups * m.state;
   const std::string blk = fmt::format("blk.{}.", i);
-  auto add_f32 = [&](std::string name, std::vector<uint64_t> ne) {
-    add(out, std::move(name), std::move(ne));
-    out.back().type = GgmlType::kF32;
-  };
-  add(out, blk + "attn_norm.weight", {hidden});
-  add_f32(blk + "ssm_a", {1, m.heads});
-  add(out, blk + "ssm_conv1d.bias", {conv});
-  add_f32(blk + "ssm_conv1d.weight", {m.kernel, conv});
-  add_f32(blk + "ssm_d", {1, m.heads});
-  add(out, blk + "ssm_dt.bias", {m.heads});
-  add(out, blk + "ssm_in.weight", {hidden, m.inner + conv + m.heads});
-  add_f32(blk + "ssm_norm.weight", {m.inner / m.groups, m.groups});
-  add(out, blk + "ssm_out.weight", {m.inner, hidden});
+  add_converted(out, blk + "attn_norm.weight", {hidden});
+  add_converted_f32(out, blk + "ssm_a", {1, m.heads});
+  add_converted(out, blk + "ssm_conv1d.bias", {conv});
+  add_converted_f32(out, blk + "ssm_conv1d.weight", {m.kernel, conv});
+  add_converted_f32(out, blk + "ssm_d", {1, m.heads});
+  add_converted(out, blk + "ssm_dt.bias", {m.heads});
+  add_converted(out, blk + "ssm_in.weight", {hidden, m.inner + conv + m.heads});
+  add_converted_f32(out, blk + "ssm_norm.weight", {m.inner / m.groups, m.groups});
+  add_converted(out, blk + "ssm_out.weight", {m.inner, hidden});
 }
 
 // The converter's Phi3MiniModel writes a long-context ("longrope", "su"
@@ -706,18 +693,18 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   if (h.deci != nullptr && !spec.multimodal && spec.nextn_layers == 0 && deci_widths_fit(spec, *h.deci) &&
       g.vocab != 0) {
     Tensors out;
-    if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
-    add(out, "output_norm.weight", {g.hidden});
-    if (writes_rope_freqs(spec)) add(out, "rope_freqs.weight", {h.deci->head_dim / 2});
-    add(out, "token_embd.weight", {g.hidden, g.vocab});
+    if (!spec.tied_embeddings) add_converted(out, "output.weight", {g.hidden, g.vocab});
+    add_converted(out, "output_norm.weight", {g.hidden});
+    if (writes_rope_freqs(spec)) add_converted(out, "rope_freqs.weight", {h.deci->head_dim / 2});
+    add_converted(out, "token_embd.weight", {g.hidden, g.vocab});
     for (uint64_t i = 0; i < spec.layers.size(); ++i) add_deci_block(spec, *h.deci, i, out);
     return out;
   }
   if (h.jamba != nullptr && !spec.multimodal && jamba_widths_fit(spec, *h.jamba) && g.vocab != 0) {
     Tensors out;
-    if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
-    add(out, "output_norm.weight", {g.hidden});
-    add(out, "token_embd.weight", {g.hidden, g.vocab});
+    if (!spec.tied_embeddings) add_converted(out, "output.weight", {g.hidden, g.vocab});
+    add_converted(out, "output_norm.weight", {g.hidden});
+    add_converted(out, "token_embd.weight", {g.hidden, g.vocab});
     for (uint64_t i = 0; i < spec.layers.size(); ++i) add_jamba_block(spec, *h.jamba, i, out);
     return out;
   }
@@ -745,17 +732,17 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   }
   // Outside the blocks, by name: output, output_norm (GPT-NeoX's with its
   // bias), rope_freqs, token_embd.
-  if (phi2(spec) && !spec.tied_embeddings) add(out, "output.bias", {g.vocab});
-  if (!spec.tied_embeddings) add(out, "output.weight", {g.hidden, g.vocab});
-  if (gpt_neox(spec) || phi2(spec)) add(out, "output_norm.bias", {g.hidden});
+  if (phi2(spec) && !spec.tied_embeddings) add_converted(out, "output.bias", {g.vocab});
+  if (!spec.tied_embeddings) add_converted(out, "output.weight", {g.hidden, g.vocab});
+  if (gpt_neox(spec) || phi2(spec)) add_converted(out, "output_norm.bias", {g.hidden});
   const ConvertedHybrid hybrid = converted_hybrid(spec);
-  if (hybrid != ConvertedHybrid::kLfm2) add(out, "output_norm.weight", {g.hidden});
-  if (writes_rope_freqs(spec)) add(out, "rope_freqs.weight", {head_dim_of(g) / 2});
+  if (hybrid != ConvertedHybrid::kLfm2) add_converted(out, "output_norm.weight", {g.hidden});
+  if (writes_rope_freqs(spec)) add_converted(out, "rope_freqs.weight", {head_dim_of(g) / 2});
   if (writes_rope_factors(spec)) {
-    add(out, "rope_factors_long.weight", {head_dim_of(g) / 2});
-    add(out, "rope_factors_short.weight", {head_dim_of(g) / 2});
+    add_converted(out, "rope_factors_long.weight", {head_dim_of(g) / 2});
+    add_converted(out, "rope_factors_short.weight", {head_dim_of(g) / 2});
   }
-  add(out, "token_embd.weight", {g.hidden, g.vocab});
+  add_converted(out, "token_embd.weight", {g.hidden, g.vocab});
   add_hybrid_globals(spec, hybrid, out);
   for (uint64_t i = 0; i < spec.layers.size(); ++i) {
     if (hybrid != ConvertedHybrid::kNone) add_hybrid_block(spec, hybrid, i, out);

@@ -111,4 +111,13 @@ Status apply_gguf_file_type(const EstimateRequest& r, PreparedRequest& p) {
   return Status::Ok();
 }
 
+void add_converted(std::vector<ConvertedTensor>& out, std::string name, std::vector<uint64_t> ne) {
+  const GgmlType type = ne.size() < 2 ? GgmlType::kF32 : GgmlType::kF16;
+  out.push_back(ConvertedTensor{std::move(name), std::move(ne), type});
+}
+
+void add_converted_f32(std::vector<ConvertedTensor>& out, std::string name, std::vector<uint64_t> ne) {
+  out.push_back(ConvertedTensor{std::move(name), std::move(ne), GgmlType::kF32});
+}
+
 }  // namespace memfit::llamacpp

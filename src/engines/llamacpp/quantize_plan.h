@@ -70,6 +70,12 @@ struct ConvertedTensor {
   GgmlType type = GgmlType::kF16;
 };
 
+// Appends a tensor with the converter's type: F32 for what has one
+// dimension, F16 otherwise (convert_hf_to_gguf.py's default for an F16
+// file); add_converted_f32 keeps a matrix the converter writes in F32.
+void add_converted(std::vector<ConvertedTensor>& out, std::string name, std::vector<uint64_t> ne);
+void add_converted_f32(std::vector<ConvertedTensor>& out, std::string name, std::vector<uint64_t> ne);
+
 // A gated delta net's widths (Qwen3-Next's and Qwen3.5's linear-attention
 // layers): ModelSpec::gated_delta, which a config or a GGUF fills; a
 // llama.cpp dump's reader passes its own (the dump's ssm.* keys).
