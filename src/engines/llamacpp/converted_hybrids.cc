@@ -34,28 +34,6 @@ uint64_t head_dim_of(const ModelGeometry& g) {
   return g.head_dim != 0 ? g.head_dim : g.hidden / std::max<uint64_t>(g.heads, 1);
 }
 
-// A Mamba-2 mixer (the loaders of granitehybrid and nemotron_h, as
-// mamba2's): with conv = inner + 2 x groups x state (x, B and C), ssm_in
-// (hidden -> inner + conv + heads: z, xBC and dt), ssm_conv1d (kernel x
-// conv, F32: the converter keeps SSM_CONV1D float32 and llama-quantize
-// skips it) with its bias (conv; both checkpoints have use_conv_bias /
-// conv_bias), ssm_dt.bias (heads), ssm_a and ssm_d (1 x heads, F32, no
-// ".weight": llama-quantize leaves them), ssm_norm (inner / groups x
-// groups, the gated norm) and ssm_out (inner -> hidden).
-void add_mamba2_mixer(const ModelSpec& spec, const std::string& blk, Tensors& out) {
-  const uint64_t hidden = spec.geometry.hidden;
-  const Mamba2Geometry& m = spec.mamba2;
-  const uint64_t conv = m.inner + 2 * m.groups * m.state;
-  add_converted_f32(out, blk + "ssm_a", {1, m.heads});
-  add_converted(out, blk + "ssm_conv1d.bias", {conv});
-  add_converted_f32(out, blk + "ssm_conv1d.weight", {m.kernel, conv});
-  add_converted_f32(out, blk + "ssm_d", {1, m.heads});
-  add_converted(out, blk + "ssm_dt.bias", {m.heads});
-  add_converted(out, blk + "ssm_in.weight", {hidden, m.inner + conv + m.heads});
-  add_converted_f32(out, blk + "ssm_norm.weight", {m.inner / m.groups, m.groups});
-  add_converted(out, blk + "ssm_out.weight", {m.inner, hidden});
-}
-
 // Attention without biases: attn_q (hidden -> heads x head_dim), attn_k
 // and attn_v (hidden -> kv_heads x head_dim), attn_output.
 void add_attention(const ModelSpec& spec, const std::string& blk, Tensors& out) {
@@ -178,6 +156,28 @@ void add_lfm2_block(const ModelSpec& spec, uint64_t i, const std::string& blk, T
 }
 
 }  // namespace
+
+// A Mamba-2 mixer (the loaders of granitehybrid and nemotron_h, as
+// mamba2's): with conv = inner + 2 x groups x state (x, B and C), ssm_in
+// (hidden -> inner + conv + heads: z, xBC and dt), ssm_conv1d (kernel x
+// conv, F32: the converter keeps SSM_CONV1D float32 and llama-quantize
+// skips it) with its bias (conv; both checkpoints have use_conv_bias /
+// conv_bias), ssm_dt.bias (heads), ssm_a and ssm_d (1 x heads, F32, no
+// ".weight": llama-quantize leaves them), ssm_norm (inner / groups x
+// groups, the gated norm) and ssm_out (inner -> hidden).
+void add_mamba2_mixer(const ModelSpec& spec, const std::string& blk, std::vector<ConvertedTensor>& out) {
+  const uint64_t hidden = spec.geometry.hidden;
+  const Mamba2Geometry& m = spec.mamba2;
+  const uint64_t conv = m.inner + 2 * m.groups * m.state;
+  add_converted_f32(out, blk + "ssm_a", {1, m.heads});
+  add_converted(out, blk + "ssm_conv1d.bias", {conv});
+  add_converted_f32(out, blk + "ssm_conv1d.weight", {m.kernel, conv});
+  add_converted_f32(out, blk + "ssm_d", {1, m.heads});
+  add_converted(out, blk + "ssm_dt.bias", {m.heads});
+  add_converted(out, blk + "ssm_in.weight", {hidden, m.inner + conv + m.heads});
+  add_converted_f32(out, blk + "ssm_norm.weight", {m.inner / m.groups, m.groups});
+  add_converted(out, blk + "ssm_out.weight", {m.inner, hidden});
+}
 
 uint64_t lfm2_conv_kernel(const ModelSpec& spec) {
   constexpr uint64_t kF32Bytes = 4;

@@ -38,6 +38,11 @@ ConvertedHybrid converted_hybrid(const ModelSpec& spec);
 // state_bytes / (4 x hidden) + 1. 0 when no kConv layer's state divides so.
 uint64_t lfm2_conv_kernel(const ModelSpec& spec);
 
+// Appends a Mamba-2 mixer's tensors of the block whose names begin with
+// `blk` ("blk.3."): ssm_a, ssm_conv1d, ssm_d, ssm_dt, ssm_in, ssm_norm and
+// ssm_out at spec.mamba2's widths (converted_hybrids.cc says each).
+void add_mamba2_mixer(const ModelSpec& spec, const std::string& blk, std::vector<ConvertedTensor>& out);
+
 // The tensors outside the blocks the hybrid adds to the standard ones
 // (output, output_norm, token_embd): LFM2's token_embd_norm.
 void add_hybrid_globals(const ModelSpec& spec, ConvertedHybrid kind, std::vector<ConvertedTensor>& out);

@@ -640,19 +640,9 @@ void add_qwen35_block(const ModelSpec& spec, const GatedDeltaWidths& d, uint64_t
 // norm's per-group weight, F32 as every "_norm.weight") and ssm_out (inner
 // -> hidden).
 void add_mamba2_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
-  const uint64_t hidden = spec.geometry.hidden;
-  const Mamba2Geometry& m = spec.mamba2;
-  const uint64_t conv = m.inner + 2 * m.groups * m.state;
   const std::string blk = fmt::format("blk.{}.", i);
-  add_converted(out, blk + "attn_norm.weight", {hidden});
-  add_converted_f32(out, blk + "ssm_a", {1, m.heads});
-  add_converted(out, blk + "ssm_conv1d.bias", {conv});
-  add_converted_f32(out, blk + "ssm_conv1d.weight", {m.kernel, conv});
-  add_converted_f32(out, blk + "ssm_d", {1, m.heads});
-  add_converted(out, blk + "ssm_dt.bias", {m.heads});
-  add_converted(out, blk + "ssm_in.weight", {hidden, m.inner + conv + m.heads});
-  add_converted_f32(out, blk + "ssm_norm.weight", {m.inner / m.groups, m.groups});
-  add_converted(out, blk + "ssm_out.weight", {m.inner, hidden});
+  add_converted(out, blk + "attn_norm.weight", {spec.geometry.hidden});
+  add_mamba2_mixer(spec, blk, out);
 }
 
 // The converter's Phi3MiniModel writes a long-context ("longrope", "su"
