@@ -6,16 +6,11 @@
 #include <map>
 #include <utility>
 
+#include "base/ascii_lower.h"
 #include "memfit/speed.h"
 
 namespace memfit {
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // The p-th quantile (0..1) of sorted values, linear between neighbours.
 double quantile(const std::vector<double>& sorted, double p) {
@@ -92,7 +87,7 @@ EfficiencyBand band_of(std::string backend, std::string family,
 }  // namespace
 
 std::string quant_family(std::string_view quant) {
-  const std::string q = lower(quant);
+  const std::string q = ascii_lower(quant);
   if (q.starts_with("f16") || q.starts_with("bf16") || q.starts_with("fp16") ||
       q.starts_with("16bit")) {
     return "16-bit";

@@ -4,14 +4,10 @@
 #include <cctype>
 #include <string>
 
+#include "base/ascii_lower.h"
+
 namespace memfit {
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // True when `word` stands alone in `text` (lower case): not inside a
 // longer word ("pro" is not "processor").
@@ -69,7 +65,7 @@ std::optional<MlxChip> class_word(std::string_view words) {
 }  // namespace
 
 MlxDevice mlx_device_of(std::string_view name) {
-  const std::string text = lower(name);
+  const std::string text = ascii_lower(name);
   if (text.find("nvidia") != std::string::npos) return {MlxDevice::Kind::kCuda, std::nullopt};
   if (std::optional<MlxChip> chip = chip_of_architecture(text)) {
     return {MlxDevice::Kind::kApple, chip};

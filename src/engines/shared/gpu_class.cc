@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "base/ascii_lower.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/vllm.h"
 
@@ -27,13 +28,6 @@ constexpr std::array<Family, 4> kFamilies = {{
     {GpuClass::kHopperOther, {"h800", "h20", "", "", ""}},
     {GpuClass::kAmpereA100, {"a100", "", "", "", ""}},
 }};
-
-std::string lowercase(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower;
-}
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alnum(char c) { return is_digit(c) || (c >= 'a' && c <= 'z'); }
@@ -54,7 +48,7 @@ Result<std::string> parse_gpu_name(std::string_view text) {
 
 GpuClass classify_gpu(std::string_view name) {
   if (name.empty()) return GpuClass::kUnknown;
-  const std::string lower = lowercase(name);
+  const std::string lower = ascii_lower(name);
   for (const Family& f : kFamilies) {
     for (std::string_view part : f.parts) {
       if (!part.empty() && lower.find(part) != std::string::npos) return f.gpu_class;
@@ -68,7 +62,7 @@ bool is_hopper(GpuClass gpu_class) {
 }
 
 bool names_amd_gpu(std::string_view name) {
-  const std::string lower = lowercase(name);
+  const std::string lower = ascii_lower(name);
   for (std::string_view word : {"amd", "radeon", "instinct"}) {
     if (lower.find(word) != std::string::npos) return true;
   }
