@@ -45,6 +45,23 @@ inline const FigureCheck* find_check_figure(const LogCheck& c, std::string_view 
   return nullptr;
 }
 
+// memfit's peak in an mlx-lm check; 0 (and a failure) when none is priced.
+inline uint64_t priced_peak(const LogCheck& c) {
+  for (const FigureCheck& f : c.figures) {
+    if (f.printed.figure == LogFigure::kPeak) return f.memfit.value_or(0);
+  }
+  ADD_FAILURE() << "no peak priced: " << c.not_priced;
+  return 0;
+}
+
+// Whether one of the log's notes holds `text`.
+inline bool has_log_note(const LogCheck& c, std::string_view text) {
+  for (const std::string& n : c.log.notes) {
+    if (n.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // The figure of `device` and `figure`; nullptr (and a failure) when absent.
 inline const PrintedFigure* find_figure(const RuntimeLog& log, std::string_view device,
                                         LogFigure figure) {

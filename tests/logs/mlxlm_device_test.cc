@@ -10,18 +10,14 @@
 
 #include "logs/log_test_data.h"
 #include "memfit/log_check.h"
+#include "support/corpus.h"
 #include "support/paths.h"
 
 namespace memfit {
 namespace {
 
-std::string corpus_config() {
-  std::ifstream in(std::string(MEMFIT_TEST_DATA_DIR) +
-                   "/corpus/llama3/Llama-3.2-3B-Instruct/config.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// Llama 3.2 3B Instruct's config, the model of mlx-lm#396's log.
+std::string corpus_config() { return testing::read_test_data("corpus/llama3/Llama-3.2-3B-Instruct/config.json"); }
 
 LogCheck check_on(const std::string& device) {
   LogCheckOptions options;
@@ -31,20 +27,8 @@ LogCheck check_on(const std::string& device) {
                                  options);
 }
 
-uint64_t peak(const LogCheck& c) {
-  for (const FigureCheck& f : c.figures) {
-    if (f.printed.figure == LogFigure::kPeak) return f.memfit.value_or(0);
-  }
-  ADD_FAILURE() << "no peak priced: " << c.not_priced;
-  return 0;
-}
-
-bool has_note(const LogCheck& c, std::string_view text) {
-  for (const std::string& n : c.log.notes) {
-    if (n.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
+constexpr auto peak = &testing::priced_peak;
+constexpr auto has_note = &testing::has_log_note;
 
 TEST(CheckLogMlxLmDevice, AnNvidiaGpuIsMlxsCudaBackend) {
   const LogCheck none = check_on("");

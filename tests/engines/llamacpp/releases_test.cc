@@ -142,16 +142,24 @@ llamacpp::ComputePhases phases_of(const ModelSpec& spec, const LlamaCppSettings&
   return p.ok() ? *p : llamacpp::ComputePhases{};
 }
 
+// The synthetic llama of these tests: 4 layers, hidden 256, 8 heads (2 KV)
+// of 32, FFN 512, vocabulary 32,000, 4,096 positions, every layer full
+// attention.
+ModelSpec synthetic_llama() {
+  ModelSpec spec;
+  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
+  spec.max_position_tokens = 4096;
+  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
+  return spec;
+}
+
 // The output phase by build (docs/llamacpp-rules.md, "Compute buffers
 // (modelled)"), on a synthetic llama: hidden 256, 8 heads (2 KV) of 32,
 // vocabulary 32,000, 4,096 cells, U 512, so n_out = n_tok = 512 and the
 // tail max(3 x 256, 256 + 2 x 8 x 32) = 768 floats a row.
 llamacpp::ComputePhases phases_at(std::optional<uint64_t> build, std::string model_type,
                                   FlashAttn flash_attn = FlashAttn::kAuto, uint64_t window = 0) {
-  ModelSpec spec;
-  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
-  spec.max_position_tokens = 4096;
-  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
+  ModelSpec spec = synthetic_llama();
   // An ISWA model: the first two layers windowed.
   if (window > 0) spec.layers[0] = spec.layers[1] = LayerCache{LayerKind::kSlidingWindow, 128, 0, window, 0};
   spec.model_type = std::move(model_type);
@@ -234,10 +242,7 @@ TEST(LlamaCppReleases, AnIswaModelBeforeTheF16MaskCastsBothMasksOnTheGpu) {
   // comes first, with both F32 copies live: 1,048,576 + 4 x 2,490,368 + 2
   // x 2,097,152 = 15,204,352, above the second, 1,048,576 + 4 x 393,216 +
   // 2 x 2,490,368 = 7,602,176.
-  ModelSpec spec;
-  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
-  spec.max_position_tokens = 4096;
-  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
+  ModelSpec spec = synthetic_llama();
   spec.layers[2] = spec.layers[3] = LayerCache{LayerKind::kSlidingWindow, 128, 0, 256, 0};
   spec.model_type = "llama";
   LlamaCppSettings s = at(4096, 8836);
@@ -249,10 +254,7 @@ TEST(LlamaCppReleases, AnIswaModelBeforeTheF16MaskCastsBothMasksOnTheGpu) {
 // b2412 and older kept them in a host buffer of their own (#5100) and ran
 // n_batch tokens a graph. The synthetic llama above, ctx 4096, -b 2048.
 TEST(LlamaCppReleases, GraphInputsInABufferOfTheirOwnBefore6017) {
-  ModelSpec spec;
-  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
-  spec.max_position_tokens = 4096;
-  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
+  ModelSpec spec = synthetic_llama();
   const LlamaCppSettings old = at(4096, 2412);
   Result<LlamaCppContext> c = resolve_llamacpp_context(spec, old);
   ASSERT_TRUE(c.ok());
@@ -305,16 +307,7 @@ TEST(LlamaCppReleases, InputBufferAsEarly2024LogsPrintIt) {
 TEST(LlamaCppReleases, TheEarlyGraphsPhasesBefore6122) {
   // The synthetic llama above (hidden 256, 8 heads of 32, 2 KV heads, FFN
   // 512, vocabulary 32,000), 4096 cells, U 512, flash attention off.
-  ModelSpec spec;
-  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
-  spec.max_position_tokens = 4096;
-  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
-  spec.model_type = "llama";
-  auto phases = [&](uint64_t build) {
-    LlamaCppSettings s = at(4096, build);
-    s.flash_attn = FlashAttn::kOff;
-    return phases_of(spec, s);
-  };
+  auto phases = [](uint64_t build) { return phases_at(build, "llama", FlashAttn::kOff); };
   // b2536: the input rows' copy, the residual, the norm's hole and Q, 4 x
   // 512 x (3 x 256 + 256) = 2,097,152, the scores 4 x 4096 x 512 x 8 =
   // 67,108,864 and the mask 8,388,608: 77,594,624.
@@ -341,16 +334,7 @@ TEST(LlamaCppReleases, TheSwigluRunsInPlaceBefore14158) {
   // 4 x 4096 x 512 = 8,388,608: 11,534,336. b5619 (the fused
   // ggml_swiglu_split taken): 4 x 512 x (3 x 512 + 4 x 256) = 5,242,880 +
   // 8,388,608 = 13,631,488.
-  ModelSpec spec;
-  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
-  spec.max_position_tokens = 4096;
-  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
-  spec.model_type = "llama";
-  auto ffn = [&](uint64_t build) {
-    LlamaCppSettings s = at(4096, build);
-    s.flash_attn = FlashAttn::kOff;
-    return phases_of(spec, s).ffn;
-  };
+  auto ffn = [](uint64_t build) { return phases_at(build, "llama", FlashAttn::kOff).ffn; };
   EXPECT_EQ(ffn(5618), 11'534'336u);
   EXPECT_EQ(ffn(5619), 13'631'488u);
 }
@@ -361,16 +345,7 @@ TEST(LlamaCppReleases, TheMaskCastLeavesTheFirstBlocksNormAndKBelowIt) {
   // masks 6 x 4096 x 512 = 12,582,912 and Q 4 x 512 x 8 x 32 = 524,288:
   // 13,631,488; below it the holes of the norm and K, 4 x 512 x (256 + 2 x
   // 32) = 655,360. b9444 takes an F16 input: no cast, no holes.
-  ModelSpec spec;
-  spec.geometry = {4, 256, 8, 2, 32, 512, 32000};
-  spec.max_position_tokens = 4096;
-  spec.layers.assign(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0});
-  spec.model_type = "llama";
-  auto phases = [&](uint64_t build) {
-    LlamaCppSettings s = at(4096, build);
-    s.flash_attn = FlashAttn::kOn;
-    return phases_of(spec, s);
-  };
+  auto phases = [](uint64_t build) { return phases_at(build, "llama", FlashAttn::kOn); };
   const llamacpp::ComputePhases cast = phases(9443);
   EXPECT_EQ(cast.mask_cast, 13'631'488u);
   EXPECT_EQ(cast.mask_cast_holes, 655'360u);
