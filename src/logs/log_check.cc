@@ -248,13 +248,14 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
     });
     check.log.notes.push_back("the version is the one given: the log prints none");
   }
+  const logs::LogPricer* pricer = logs::log_pricer(check.log.runtime);
+  if (pricer != nullptr) pricer->settle_printed(check.log);
   for (const PrintedFigure& f : check.log.figures) {
     FigureCheck c;
     c.printed = f;
     check.figures.push_back(std::move(c));
   }
 
-  const logs::LogPricer* pricer = logs::log_pricer(check.log.runtime);
   if (pricer == nullptr) {
     check.not_priced = fmt::format("{} has no memfit engine profile yet: its figures are read, "
                                    "not priced", runtime_title(check.log.runtime));

@@ -48,6 +48,10 @@ class LogPricer {
     (void)options;
     return "";
   }
+  // The printed figures as the run's release meant its units, once the
+  // version is known (the log's, or the one given beside it), priced or
+  // not: mlx-lm before GenerationResponse printed 2^30 bytes as "GB".
+  virtual void settle_printed(RuntimeLog& log) const { (void)log; }
   // memfit's figure (and its basis) for each printed figure it prices; a
   // note on those it does not.
   virtual void compare(const RuntimeLog& log, const LogCheckOptions& options,

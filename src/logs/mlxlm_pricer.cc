@@ -180,6 +180,12 @@ class MlxLmPricer final : public LogPricer {
     return mlx_device_of(options.gpu_name).kind == MlxDevice::Kind::kCuda ? "MLX-CUDA" : "";
   }
 
+  void settle_printed(RuntimeLog& log) const override {
+    const uint64_t gb_bytes = mlxlm_printed_gb_bytes(named_release(log));
+    for (PrintedFigure& p : log.figures) {
+      if (p.figure == LogFigure::kPeak) reread_as_gib(p, gb_bytes);
+    }
+  }
   void compare(const RuntimeLog& log, const LogCheckOptions& options, const EstimateRun& run,
                std::vector<FigureCheck>& figures) const override {
     const std::optional<MlxRelease> release = named_release(log);
@@ -192,7 +198,8 @@ class MlxLmPricer final : public LogPricer {
       c.memfit = run.mlxlm->peak_bytes;
       c.basis = FigureBasis::kModelled;
       std::vector<std::string> said;
-      if (reread_as_gib(c.printed, gb_bytes)) {
+      // settle_printed read the peak in the release's GB.
+      if (gb_bytes != 1'000'000'000ull && c.printed.unit_scale == gb_bytes) {
         said.push_back(fmt::format("\"GB\" read as 2^30 bytes: mlx-lm before {} printed "
                                    "get_peak_memory() / 2**30",
                                    to_string(kMlxLmDecimalGb)));

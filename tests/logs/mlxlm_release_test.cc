@@ -77,5 +77,23 @@ TEST(CheckLogMlxLmRelease, GigabytesBefore020Are2To30Bytes) {
   }
 }
 
+TEST(CheckLogMlxLmRelease, AReleaseBeforeDecimalGbMeansGibEvenUnpriced) {
+  // Simon Willison's Qwen2.5-Coder-32B 8-bit run (2024-11-12, mlx-lm
+  // 0.19.3 given beside the log, which prints none; no config, so not
+  // priced): "Peak memory: 32.685 GB" was get_peak_memory() / 2**30, so
+  // the print is 32.685 x 1,073,741,824 = 35,095,251,517.44 B, not
+  // 32,685,000,000. From 0.20.0 (GenerationResponse) it is 10^9.
+  LogCheckOptions options;
+  options.version = "0.19.3";
+  const LogCheck old = testing::check_test_log("mlx-lm", "mlxlm-simonw-qwen25-coder-32b-8bit-m2max.log", options);
+  ASSERT_EQ(old.figures.size(), 1u);
+  EXPECT_EQ(old.figures[0].printed.value, 35'095'251'517u);
+  EXPECT_FALSE(old.figures[0].memfit.has_value());
+  options.version = "0.20.0";
+  const LogCheck later = testing::check_test_log("mlx-lm", "mlxlm-simonw-qwen25-coder-32b-8bit-m2max.log", options);
+  ASSERT_EQ(later.figures.size(), 1u);
+  EXPECT_EQ(later.figures[0].printed.value, 32'685'000'000u);
+}
+
 }  // namespace
 }  // namespace memfit
