@@ -19,9 +19,8 @@ using Tensors = std::vector<ConvertedTensor>;
 }  // namespace
 
 Result<std::optional<DeciWidths>> deci_widths_of_gguf(const GgufHeader& header) {
-  const GgufValue* arch = header.find("general.architecture");
-  const std::string* name = arch != nullptr ? std::get_if<std::string>(&arch->data) : nullptr;
-  if (name == nullptr || *name != "deci") return std::optional<DeciWidths>();
+  Result<std::string_view> name = header.get_string("general.architecture");
+  if (!name || *name != "deci") return std::optional<DeciWidths>();
   const GgufArchKeys keys(header, "deci");
   Result<uint64_t> layers = keys.required_count("block_count");
   if (!layers.ok()) return layers.error();

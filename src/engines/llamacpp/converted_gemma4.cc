@@ -29,9 +29,8 @@ Result<std::vector<uint64_t>> per_layer(const GgufArchKeys& keys, std::string_vi
 }  // namespace
 
 Result<std::optional<Gemma4Widths>> gemma4_widths_of_gguf(const GgufHeader& header) {
-  const GgufValue* arch = header.find("general.architecture");
-  const std::string* name = arch != nullptr ? std::get_if<std::string>(&arch->data) : nullptr;
-  if (name == nullptr || *name != "gemma4") return std::optional<Gemma4Widths>();
+  Result<std::string_view> name = header.get_string("general.architecture");
+  if (!name || *name != "gemma4") return std::optional<Gemma4Widths>();
   const GgufArchKeys keys(header, "gemma4");
   Result<uint64_t> layers = keys.required_count("block_count");
   if (!layers.ok()) return layers.error();

@@ -38,9 +38,8 @@ bool moe_block(const ModelSpec& spec, uint64_t i) {
 }  // namespace
 
 Result<std::optional<Mamba1Widths>> jamba_widths_of_gguf(const GgufHeader& header) {
-  const GgufValue* arch = header.find("general.architecture");
-  const std::string* name = arch != nullptr ? std::get_if<std::string>(&arch->data) : nullptr;
-  if (name == nullptr || *name != "jamba") return std::optional<Mamba1Widths>();
+  Result<std::string_view> name = header.get_string("general.architecture");
+  if (!name || *name != "jamba") return std::optional<Mamba1Widths>();
   const GgufArchKeys keys(header, "jamba");
   Mamba1Widths w;
   for (auto [field, key] : {std::pair{&w.inner, "ssm.inner_size"}, {&w.state, "ssm.state_size"},
