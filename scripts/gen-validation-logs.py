@@ -175,69 +175,28 @@ def exact_to_print(f, value):
     return value is not None and abs(value - f["printed"]) <= f["band"]
 
 
-def within(limit):
-    def met(f, value):
-        ratio = ratio_of(f, value)
-        return ratio is not None and abs(ratio - 1.0) <= limit
-    return met
+def target_met(target, f, value):
+    """Whether `value` (memfit's figure in f's unit) meets check-log's
+    target for the figure: within the print's rounding, or a ratio range."""
+    if target["exact"]:
+        return exact_to_print(f, value)
+    ratio = ratio_of(f, value)
+    return ratio is not None and target["low"] <= ratio <= target["high"]
 
 
-def between(low, high):
-    def met(f, value):
-        ratio = ratio_of(f, value)
-        return ratio is not None and low <= ratio <= high
-    return met
-
-
-def gpu_count(report):
-    """The log's GPUs: the devices it lists and the devices its figures name,
-    the host (CPU) and whole-run figures (total) aside."""
-    report = report or {}
-    ids = {d.get("id") for d in report.get("devices") or [] if isinstance(d, dict)}
-    ids |= {f.get("device") for f in report.get("figures") or []}
-    return sum(1 for i in ids if i and i not in ("CPU", "total") and not i.startswith("rank"))
-
-
-# The same targets decide check-log's note on a row that misses one with no
-# reason (src/logs/log_check.cc, target_of): change both together.
-TARGETS = [
-    {"name": "llama.cpp and Ollama: model per device, exact to the print",
-     "engines": ("llamacpp", "ollama"), "figures": ("model",), "gpus": None,
-     "met": exact_to_print},
-    {"name": "llama.cpp and Ollama: KV cache per device, exact to the print",
-     "engines": ("llamacpp", "ollama"), "figures": ("kv_cache",), "gpus": None,
-     "met": exact_to_print},
-    {"name": "llama.cpp and Ollama: compute per device, one GPU or none, within 5 %",
-     "engines": ("llamacpp", "ollama"), "figures": ("compute",), "gpus": (0, 1),
-     "met": within(0.05)},
-    {"name": "llama.cpp and Ollama: compute per device, split over GPUs, within 10 %",
-     "engines": ("llamacpp", "ollama"), "figures": ("compute",), "gpus": (2, None),
-     "met": within(0.10)},
-    {"name": "vLLM: weights per rank, within 1 %",
-     "engines": ("vllm",), "figures": ("weights",), "gpus": None, "met": within(0.01)},
-    {"name": "vLLM: KV capacity (bytes, tokens, blocks), within 5 %",
-     "engines": ("vllm",), "figures": ("kv_cache_available", "kv_tokens", "kv_blocks"),
-     "gpus": None, "met": within(0.05)},
-    {"name": "mlx-lm: peak within [0.97, 1.10]",
-     "engines": ("mlx-lm",), "figures": ("peak",), "gpus": None,
-     "met": between(0.97, 1.10)},
-    {"name": "SGLang: token pool within 5 %",
-     "engines": ("sglang",), "figures": ("token_pool",), "gpus": None, "met": within(0.05)},
-]
-
-
-def target_of(row):
-    f = row["figure"]
-    gpus = gpu_count(row["report"])
-    for t in TARGETS:
-        if row["engine"] not in t["engines"] or f["figure"] not in t["figures"]:
-            continue
-        if t["gpus"] is not None:
-            low, high = t["gpus"]
-            if gpus < low or (high is not None and gpus > high):
-                continue
-        return t
-    return None
+def targets_of(rows):
+    """Issue 28's targets as check-log's JSON states them (src/logs/log_check.cc,
+    target_of: the one declaration), ordered by engine (ENGINES), then figure
+    (the schema's order of figures), then name."""
+    schema = json.loads((ROOT / "schema" / "check-log.schema.json").read_text())
+    figures = schema["$defs"]["figure"]["properties"]["figure"]["enum"]
+    rank = {}
+    for r in rows:
+        t = r["figure"].get("target")
+        if t:
+            key = (ENGINES.index(r["engine"]), figures.index(r["figure"]["figure"]), t["name"])
+            rank[t["name"]] = min(rank.get(t["name"], key), key)
+    return sorted(rank, key=rank.get)
 
 
 def first_memfit(row):
@@ -269,17 +228,19 @@ def targets_section(rows):
     lines += ["", "| target | rows | met | never seen: rows | met at first check | met now |",
               "|---|---|---|---|---|---|"]
     misses = []
-    for t in TARGETS:
-        mine = [r for r in rows if r["figure"]["ratio"] is not None and target_of(r) is t]
-        met = [r for r in mine if t["met"](r["figure"], r["figure"]["memfit"])]
+    for name in targets_of(rows):
+        mine = [r for r in rows if r["figure"]["ratio"] is not None and
+                (r["figure"].get("target") or {}).get("name") == name]
+        met = [r for r in mine if r["figure"]["target"]["met"]]
         seen = [r for r in mine if isinstance(r.get("first_check"), dict)]
-        first_met = sum(1 for r in seen if t["met"](r["figure"], first_memfit(r)))
-        now_met = sum(1 for r in seen if t["met"](r["figure"], r["figure"]["memfit"]))
-        lines.append(f"| {t['name']} | {len(mine)} | {len(met)} | {len(seen)} | {first_met} | {now_met} |")
-        misses += [(t, r) for r in mine if r not in met]
+        first_met = sum(1 for r in seen
+                        if target_met(r["figure"]["target"], r["figure"], first_memfit(r)))
+        now_met = sum(1 for r in seen if r["figure"]["target"]["met"])
+        lines.append(f"| {name} | {len(mine)} | {len(met)} | {len(seen)} | {first_met} | {now_met} |")
+        misses += [r for r in mine if r not in met]
     lines += ["", "### Rows that miss their target", "",
               "| log | device | figure | ratio | basis and why |", "|---|---|---|---|---|"]
-    for t, r in misses:
+    for r in misses:
         f = r["figure"]
         why = f"{f['basis'] or '-'}" + (f": {f['note']}" if f["note"] else "")
         lines.append(f"| {r['engine']}/{r['slug']} | {f['device']} | {f['figure']} | "

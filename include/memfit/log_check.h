@@ -66,6 +66,18 @@ std::string_view to_string(ModelSource source);  // "none", "log", "model", "con
 enum class FigureBasis { kExact, kModelled };
 std::string_view to_string(FigureBasis basis);  // "exact", "modelled"
 
+// Issue 28's target for a printed figure (docs/validation-logs.md,
+// "Targets"), declared once here; the validation script reads it from
+// check-log's JSON. Met when memfit's figure lies within the print's
+// rounding (exact) or when low <= memfit / printed <= high.
+struct FigureTarget {
+  std::string name;  // the target: "vLLM: weights per rank, within 1 %"
+  std::string text;  // its bound alone: "within 1 %"
+  bool exact = false;
+  double low = 0, high = 0;  // unused when exact
+  bool met = false;          // false when the figure is not priced
+};
+
 // One printed figure beside memfit's.
 struct FigureCheck {
   PrintedFigure printed;
@@ -79,6 +91,9 @@ struct FigureCheck {
   bool within_print = false;
   // Why the figure is not priced, or what memfit's figure holds; "" none.
   std::string note;
+  // The issue's target for this engine, figure and GPU count; unset where
+  // the figure has none.
+  std::optional<FigureTarget> target;
 };
 
 struct LogCheck {

@@ -146,33 +146,39 @@ void say_why_unlisted(const std::string& unlisted, bool shaped, std::vector<Figu
   }
 }
 
-// Issue 28's target for a figure (docs/validation-logs.md, "Targets";
-// scripts/gen-validation-logs.py's TARGETS lists the same): the largest
-// |ratio - 1| it allows, 0 for "exact to the print", or none where the
-// figure has no target. `gpus` counts the log's GPUs (its devices and the
-// devices its figures name, the host, ranks and totals aside).
-struct FigureTarget {
-  double tolerance = 0;       // |memfit / printed - 1|; 0: within the print
-  double low = 0, high = 0;   // a ratio range instead (mlx-lm's peak)
-  const char* text = "";
-};
-
+// Issue 28's target for a figure (docs/validation-logs.md, "Targets"):
+// exact to the print, or a range of memfit / printed; none where the figure
+// has no target. `gpus` counts the log's GPUs (its devices and the devices
+// its figures name, the host, ranks and totals aside).
 std::optional<FigureTarget> target_of(std::string_view profile, LogFigure figure, size_t gpus) {
+  auto exact = [](const char* name) { return FigureTarget{name, "exact to the print", true, 0, 0, false}; };
+  auto within = [](const char* name, const char* text, double tolerance) {
+    return FigureTarget{name, text, false, 1.0 - tolerance, 1.0 + tolerance, false};
+  };
   const bool llama = profile == "llamacpp" || profile == "ollama";
-  if (llama && (figure == LogFigure::kModel || figure == LogFigure::kKvCache)) {
-    return FigureTarget{0, 0, 0, "exact to the print"};
+  if (llama && figure == LogFigure::kModel) return exact("llama.cpp and Ollama: model per device, exact to the print");
+  if (llama && figure == LogFigure::kKvCache) {
+    return exact("llama.cpp and Ollama: KV cache per device, exact to the print");
   }
   if (llama && figure == LogFigure::kCompute) {
-    return gpus >= 2 ? FigureTarget{0.10, 0, 0, "within 10 % under a split"}
-                     : FigureTarget{0.05, 0, 0, "within 5 % on one GPU"};
+    return gpus >= 2 ? within("llama.cpp and Ollama: compute per device, split over GPUs, within 10 %",
+                              "within 10 % under a split", 0.10)
+                     : within("llama.cpp and Ollama: compute per device, one GPU or none, within 5 %",
+                              "within 5 % on one GPU", 0.05);
   }
-  if (profile == "vllm" && figure == LogFigure::kWeights) return FigureTarget{0.01, 0, 0, "within 1 %"};
+  if (profile == "vllm" && figure == LogFigure::kWeights) {
+    return within("vLLM: weights per rank, within 1 %", "within 1 %", 0.01);
+  }
   if (profile == "vllm" && (figure == LogFigure::kKvCacheAvailable || figure == LogFigure::kKvTokens ||
                             figure == LogFigure::kKvBlocks)) {
-    return FigureTarget{0.05, 0, 0, "within 5 %"};
+    return within("vLLM: KV capacity (bytes, tokens, blocks), within 5 %", "within 5 %", 0.05);
   }
-  if (profile == "mlx-lm" && figure == LogFigure::kPeak) return FigureTarget{0, 0.97, 1.10, "within [0.97, 1.10]"};
-  if (profile == "sglang" && figure == LogFigure::kTokenPool) return FigureTarget{0.05, 0, 0, "within 5 %"};
+  if (profile == "mlx-lm" && figure == LogFigure::kPeak) {
+    return FigureTarget{"mlx-lm: peak within [0.97, 1.10]", "within [0.97, 1.10]", false, 0.97, 1.10, false};
+  }
+  if (profile == "sglang" && figure == LogFigure::kTokenPool) {
+    return within("SGLang: token pool within 5 %", "within 5 %", 0.05);
+  }
   return std::nullopt;
 }
 
@@ -188,23 +194,24 @@ size_t gpu_count(const LogCheck& check) {
 }
 
 bool meets(const FigureTarget& t, const FigureCheck& c) {
-  if (t.high > 0) return *c.ratio >= t.low && *c.ratio <= t.high;
-  if (t.tolerance == 0) return c.within_print;
-  return std::fabs(*c.ratio - 1.0) <= t.tolerance;
+  if (!c.ratio) return false;
+  if (t.exact) return c.within_print;
+  return *c.ratio >= t.low && *c.ratio <= t.high;
 }
 
-// A priced figure that misses its target and whose pricer gave no reason
-// says so in one line: the issue asks every such row to say why, and
-// where memfit has not traced the cause that is what it says.
-void say_untraced_misses(LogCheck& check) {
+// Gives each priced figure its target, and one that misses it with no
+// reason from its pricer says so in one line: the issue asks every such row
+// to say why, and where memfit has not traced the cause that is what it says.
+void judge_targets(LogCheck& check) {
   const size_t gpus = gpu_count(check);
   for (FigureCheck& c : check.figures) {
-    if (!c.ratio || !c.note.empty()) continue;
-    const std::optional<FigureTarget> t = target_of(check.profile, c.printed.figure, gpus);
-    if (!t || meets(*t, c)) continue;
+    c.target = target_of(check.profile, c.printed.figure, gpus);
+    if (!c.target) continue;
+    c.target->met = meets(*c.target, c);
+    if (c.target->met || !c.ratio || !c.note.empty()) continue;
     c.note = fmt::format("off its target ({}) by a cause memfit has not traced: no rule it holds "
                          "accounts for the difference, and the log shows none it reads",
-                         t->text);
+                         c.target->text);
   }
 }
 
@@ -317,7 +324,7 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
   pricer->compare(check.log, options, *run, check.figures);
   say_why_unlisted(unlisted, shaped, check.figures);
   settle(check.figures);
-  say_untraced_misses(check);
+  judge_targets(check);
   return check;
 }
 

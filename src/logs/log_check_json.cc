@@ -27,6 +27,16 @@ Json devices_json(const RuntimeLog& log) {
   return devices;
 }
 
+Json target_json(const FigureTarget& t) {
+  Json j = {{"name", t.name}, {"text", t.text}, {"exact", t.exact}};
+  if (!t.exact) {
+    j["low"] = t.low;
+    j["high"] = t.high;
+  }
+  j["met"] = t.met;
+  return j;
+}
+
 Json figure_json(const FigureCheck& c) {
   const PrintedFigure& p = c.printed;
   const bool ratio = p.unit == LogUnit::kRatio;
@@ -43,6 +53,7 @@ Json figure_json(const FigureCheck& c) {
             {"note", text_or_null(c.note)},
             {"line", p.line}};
   if (!p.buffers.empty()) j["buffers"] = p.buffers;
+  j["target"] = c.target ? target_json(*c.target) : Json(nullptr);
   return j;
 }
 

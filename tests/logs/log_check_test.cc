@@ -2108,6 +2108,42 @@ TEST(CheckLogJson, HoldsTheKeysOfItsSchema) {
   EXPECT_EQ(kv["memfit"], 8'388'608u);
   EXPECT_EQ(kv["ratio"], 1.0);
   EXPECT_EQ(kv["basis"], "exact");
+  // The host's KV of a llama.cpp log: exact to the print (no ratio range),
+  // and met, 8 MiB priced for 8 MiB printed.
+  EXPECT_EQ(kv["target"]["name"], "llama.cpp and Ollama: KV cache per device, exact to the print");
+  EXPECT_EQ(kv["target"]["exact"], true);
+  EXPECT_FALSE(kv["target"].contains("low"));
+  EXPECT_EQ(kv["target"]["met"], true);
+}
+
+TEST(CheckLog, EachFigureCarriesTheTargetOfItsEngineFigureAndGpuCount) {
+  // ggml-org/llama.cpp#12213: one GPU (CUDA0), so its compute rows take
+  // the one-GPU bound, |ratio - 1| <= 5 %: the range [0.95, 1.05]. The
+  // host's model row is exact to the print, and missed (0.7304).
+  const LogCheck c = check("llamacpp", "llamacpp-12213-functionary-q4km-4070-laptop.log");
+  const FigureCheck* compute = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  ASSERT_TRUE(compute->target.has_value());
+  EXPECT_EQ(compute->target->name, "llama.cpp and Ollama: compute per device, one GPU or none, within 5 %");
+  EXPECT_EQ(compute->target->text, "within 5 % on one GPU");
+  EXPECT_FALSE(compute->target->exact);
+  EXPECT_DOUBLE_EQ(compute->target->low, 0.95);
+  EXPECT_DOUBLE_EQ(compute->target->high, 1.05);
+  EXPECT_EQ(compute->target->met, *compute->ratio >= 0.95 && *compute->ratio <= 1.05);
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(host, nullptr);
+  ASSERT_TRUE(host->target.has_value());
+  EXPECT_TRUE(host->target->exact);
+  EXPECT_FALSE(host->target->met);
+  // Four GPUs: the split bound, [0.90, 1.10] (ggml-org/llama.cpp#14075,
+  // four RTX 5000s).
+  const LogCheck split = check("llamacpp", "llamacpp-14075-r1-distill-70b-q6k-4x-rtx5000.log");
+  const FigureCheck* first = figure(split, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(first, nullptr);
+  ASSERT_TRUE(first->target.has_value());
+  EXPECT_EQ(first->target->text, "within 10 % under a split");
+  EXPECT_DOUBLE_EQ(first->target->low, 0.90);
+  EXPECT_DOUBLE_EQ(first->target->high, 1.10);
 }
 
 
