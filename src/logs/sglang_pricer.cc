@@ -174,6 +174,20 @@ void apply_dated_mem_fraction(const RuntimeLog& log, EstimateRequest& r, std::ve
                                        : "sgl-project/sglang#7054's reserve by the GPU's memory"));
 }
 
+// The CUDA-graph batch a log's cuda_graph figure is priced at, when its
+// server_args print no cuda_graph_max_bs: the largest batch of its
+// "Capture cuda graph bs [...]" list (sglang_reader.cc). nullopt otherwise.
+std::optional<uint64_t> captured_graph_batch(const RuntimeLog& log) {
+  if (const LogSetting* given = log.setting("cuda_graph_max_bs"); given != nullptr && given->value != "None") {
+    return std::nullopt;
+  }
+  const LogSetting* captured = log.setting("cuda_graph_bs_captured");
+  if (captured == nullptr) return std::nullopt;
+  std::optional<uint64_t> bs = parse_count(captured->value);
+  if (!bs || *bs == 0) return std::nullopt;
+  return bs;
+}
+
 uint64_t json_count(const nlohmann::ordered_json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
@@ -422,6 +436,16 @@ class SglangPricer final : public LogPricer {
           // no source file fixes the last (docs/engine-sglang.md, "CUDA
           // graphs").
           c.memfit = json_count(j, "cuda_graph_bytes"), c.basis = FigureBasis::kModelled;
+          if (std::optional<uint64_t> captured = captured_graph_batch(log)) {
+            // The largest batch the log says was captured (sglang_reader.cc),
+            // where server_args print no --cuda-graph-max-bs.
+            c.memfit = (CheckedBytes(*captured) * sglang::kCudaGraphBytesPerBatch).saturated();
+            c.note = fmt::format("memfit's reserve, 2 MiB a batch up to the largest batch captured, {} "
+                                 "(the log's 'Capture cuda graph bs' list), not what the capture holds: no "
+                                 "rule in SGLang's source gives that (docs/engine-sglang.md, 'CUDA graphs')",
+                                 *captured);
+            break;
+          }
           c.note = fmt::format("memfit's reserve, 2 MiB a batch up to --cuda-graph-max-bs {} (the 0.5 "
                                "line's coefficient), not what the capture holds: no rule in SGLang's "
                                "source gives that (docs/engine-sglang.md, 'CUDA graphs')",

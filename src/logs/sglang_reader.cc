@@ -10,6 +10,8 @@
 //   KV Cache is allocated. K size: 27.13 GB, V size: 27.13 GB.   (0.4.x: kv_cache;
 //   max_total_num_tokens=444500, ...                   its token_pool is this line)
 //   Capture cuda graph end. Time elapsed: 8.04 s. mem usage=0.80 GB.   cuda_graph
+//   Capture cuda graph bs [1, 2, 4, ..., 160]    the largest batch captured, the
+//                                             setting cuda_graph_bs_captured
 //   Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB,
 //     ssm_state size: 7.29GB                  recurrent (conv + ssm); the slots a
 //                                             setting, mamba_cache_slots
@@ -259,6 +261,29 @@ void read_total_tokens(std::string_view total, const std::string& rank, uint64_t
   }
 }
 
+// "Capture cuda graph bs [1, 2, 4, 8, ..., 160]": the batch sizes the
+// decode CUDA graphs are captured at (cuda_graph_runner.py logs
+// get_batch_sizes_to_capture's list on rank 0 before it captures). Their
+// largest is the setting cuda_graph_bs_captured: the graph batch the
+// cuda_graph figure is priced at when server_args print no
+// cuda_graph_max_bs (0.4.6 captured up to 160 on an 80 GB GPU, where the
+// 0.5 default is 256). It is not the fraction's --cuda-graph-max-bs: the
+// list is cut to the request pool's size after that was computed.
+void read_captured_batches(std::string_view list, LogBuilder& out) {
+  const std::string_view body = list.substr(0, list.find(']'));
+  std::optional<uint64_t> largest;
+  size_t at = 0;
+  while (at < body.size()) {
+    const size_t comma = body.find(',', at);
+    std::string_view item = body.substr(at, comma == std::string_view::npos ? std::string_view::npos : comma - at);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    if (std::optional<uint64_t> bs = leading_count(item); bs && (!largest || *bs > *largest)) largest = bs;
+    if (comma == std::string_view::npos) break;
+    at = comma + 1;
+  }
+  if (largest) out.setting("cuda_graph_bs_captured", std::to_string(*largest));
+}
+
 // "[2025-03-25 16:37:06 TP0] ...": the date SGLang's logger stamps on a
 // line (the setting log_date, the first one seen), which dates the default
 // --mem-fraction-static rule of a log that prints no server_args
@@ -315,6 +340,7 @@ void read_line(const LogLine& line, bool swa_pools, LogBuilder& out) {
   // The launcher, or the `sglang serve` entry point of recent releases.
   if (contains(text, "sglang.launch_server") || contains(text, "sglang serve ")) read_command(text, out);
   if (contains(text, "Capture cuda graph end.")) mem_usage(LogFigure::kCudaGraph);
+  if (auto batches = after(text, "Capture cuda graph bs [")) read_captured_batches(*batches, out);
   if (contains(text, "Use sliding window memory pool.") || contains(text, "SWAKVPool mem usage")) {
     read_swa_pools(text, rank, line.number, out);
   }

@@ -1510,6 +1510,43 @@ TEST(CheckLog, AnSglangCaptureIsPricedAtTheLargestBatchItsServerArgsPrint) {
   EXPECT_EQ(graphs->memfit, 100'663'296u);
 }
 
+TEST(CheckLog, AnSglangCaptureWithoutServerArgsIsPricedAtTheLargestBatchItCaptured) {
+  // sgl-project/sglang#6291 (Qwen3-8B, SGLang 0.4.6, an 80 GB GPU) prints
+  // no server_args; cuda_graph_runner.py logs the batches it captures,
+  // "Capture cuda graph bs [1, 2, 4, 8, 16, ..., 152, 160]": the largest,
+  // 160, not the 0.5 default for that GPU (256), is the graph batch. The
+  // row: 160 x 2 MiB = 335,544,320 B (the default's 256 x 2 MiB =
+  // 536,870,912 B before), against the printed 1.39 GB.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-6291-qwen3-8b-80gb-v046.config.json");
+  const LogCheck c = check("sglang", "sglang-6291-qwen3-8b-80gb-v046.log", options);
+  const FigureCheck* graphs = figure(c, "rank0", LogFigure::kCudaGraph);
+  ASSERT_NE(graphs, nullptr);
+  EXPECT_EQ(graphs->memfit, 335'544'320u);
+  EXPECT_EQ(graphs->basis, FigureBasis::kModelled);
+  EXPECT_NE(graphs->note.find("the largest batch captured, 160"), std::string::npos) << graphs->note;
+  // A tagged rank's list, unordered and with a capped last size as a
+  // DP-attention run prints it: the largest, 159 x 2 MiB = 333,447,168 B.
+  std::string text = read_test_log("sglang", "sglang-6291-qwen3-8b-80gb-v046.log");
+  const size_t at = text.find("Capture cuda graph bs [");
+  ASSERT_NE(at, std::string::npos);
+  const size_t end = text.find('\n', at);
+  text.replace(at, end - at, "Capture cuda graph bs [8, 1, 159, 2, 4]");
+  Result<LogCheck> capped = check_log(text, options, nullptr);
+  ASSERT_TRUE(capped.ok()) << capped.error().message();
+  graphs = figure(*capped, "rank0", LogFigure::kCudaGraph);
+  ASSERT_NE(graphs, nullptr);
+  EXPECT_EQ(graphs->memfit, 333'447'168u);
+  // server_args' cuda_graph_max_bs, when printed, still decides: 48 x 2 MiB
+  // = 100,663,296 B.
+  text += "[2025-05-14 09:29:11] server_args=ServerArgs(cuda_graph_max_bs=48, tp_size=1)\n";
+  Result<LogCheck> given = check_log(text, options, nullptr);
+  ASSERT_TRUE(given.ok()) << given.error().message();
+  graphs = figure(*given, "rank0", LogFigure::kCudaGraph);
+  ASSERT_NE(graphs, nullptr);
+  EXPECT_EQ(graphs->memfit, 100'663'296u);
+}
+
 TEST(CheckLog, AnSglangLogWithoutServerArgsTakesTheDefaultFractionOfItsDate) {
   // sgl-project/sglang#4760 (lines dated 2025-03-25, H100, TP 1) prints no
   // server_args: before #7054 (2025-06-10) the default was the TP table's

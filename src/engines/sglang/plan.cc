@@ -328,7 +328,8 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   p.req_to_token_bytes =
       (CheckedBytes(p.max_running_requests) * (CheckedBytes(s.context_length) + kReqToTokenExtra) * kReqToTokenSlotBytes)
           .saturated();
-  p.cuda_graph_bytes = s.disable_cuda_graph ? 0 : (CheckedBytes(*s.cuda_graph_max_bs) * 2 * kMiB).saturated();
+  p.cuda_graph_bytes =
+      s.disable_cuda_graph ? 0 : (CheckedBytes(*s.cuda_graph_max_bs) * kCudaGraphBytesPerBatch).saturated();
   p.activation_bytes = activation_bytes(spec, s);
   p.peak_bytes = (CheckedBytes(p.startup_bytes) + p.weights_bytes + p.state_pool.bytes + p.kv_pool_bytes +
                   p.req_to_token_bytes + p.cuda_graph_bytes + p.activation_bytes)

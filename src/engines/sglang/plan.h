@@ -52,6 +52,10 @@ inline constexpr uint64_t kGiB = 1ull << 30;
 // its weights load, read from the published logs' "avail mem" before and
 // after the load against the GPU's total (1.15 to 1.19 GiB).
 inline constexpr uint64_t kStartupBytes = 1200 * kMiB;
+// SGLang's reserve a captured CUDA-graph batch size, MiB a batch up to
+// --cuda-graph-max-bs (server_args.py, _handle_gpu_memory_settings:
+// reserved_mem += cuda_graph_max_bs * 2).
+inline constexpr uint64_t kCudaGraphBytesPerBatch = 2 * kMiB;
 // SGLang's default --swa-full-tokens-ratio (server_args.py).
 inline constexpr double kSwaFullTokensRatio = 0.8;
 // Counts past this are refused: no request, pool or batch is this large.
