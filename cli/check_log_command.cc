@@ -127,7 +127,8 @@ void add_check_log_command(CLI::App& app, int& exit_code) {
   command->add_option("--file-type", o->file_type,
                       "the GGUF file type the run loaded (Q4_K_M), with --config, when the "
                       "log does not print it (llama.cpp); for mlx-lm, the quantization "
-                      "mlx_lm.convert gave the config's model (4bit, 4bit-g64)");
+                      "mlx_lm.convert gave the config's model (4bit, 4bit-g64; 4bit-g64-linear-only: "
+                      "an MLX before v0.11.0, the embedding unquantized)");
   command->callback([o, &exit_code] { exit_code = run_check_log(*o); });
 }
 

@@ -71,7 +71,10 @@ def replay_options(engine, slug, sidecar):
     convert = sidecar.get("mlx_convert")
     if isinstance(convert, dict) and isinstance(convert.get("bits"), int) \
             and isinstance(convert.get("group_size"), int):
-        args += ["--file-type", f"{convert['bits']}bit-g{convert['group_size']}"]
+        # "quantize_embeddings": false: a conversion under an MLX before
+        # v0.11.0, Linear layers only (engines/mlxlm/convert_config.h).
+        linear_only = "-linear-only" if convert.get("quantize_embeddings") is False else ""
+        args += ["--file-type", f"{convert['bits']}bit-g{convert['group_size']}{linear_only}"]
     devices = sidecar.get("devices") or []
     # mlx-lm: the device sets MLX's backend (an NVIDIA GPU: CUDA) or the
     # Apple chip's class (Metal's buffer limits): mlxlm_pricer.cc.

@@ -80,30 +80,44 @@ constexpr std::string_view kNoCommandText =
     "held before the run (mlx-lm never resets mx.get_peak_memory()); memfit prices a fresh "
     "process";
 
+// The suffix of a conversion under an MLX before v0.11.0, which quantized
+// Linear layers only ("4bit-g64-linear-only"; convert_config.h).
+constexpr std::string_view kLinearOnlySuffix = "-linear-only";
+
 // The conversion LogCheckOptions::file_type names for an mlx-lm log ("4bit",
-// "4bit-g64": an MLX weight mode, parse_mlx_weight_mode); nullopt for "" and
-// fp16 (the checkpoint as its config is). kUsage on file_type for a text
-// that is no uniform MLX mode (a mixed recipe writes per-layer bits memfit
-// does not build into a config).
+// "4bit-g64": an MLX weight mode, parse_mlx_weight_mode, with
+// kLinearOnlySuffix when the embedding stayed unquantized); nullopt for ""
+// and fp16 (the checkpoint as its config is). kUsage on file_type for a
+// text that is no uniform MLX mode (a mixed recipe writes per-layer bits
+// memfit does not build into a config).
 Result<std::optional<MlxConversion>> conversion_of(const LogCheckOptions& options) {
   if (options.file_type.empty()) return std::optional<MlxConversion>();
-  const std::optional<MlxWeightMode> mode = parse_mlx_weight_mode(options.file_type);
-  if (!mode || mode->recipe != nullptr) {
+  std::string_view text = options.file_type;
+  const bool linear_only = text.ends_with(kLinearOnlySuffix);
+  if (linear_only) text.remove_suffix(kLinearOnlySuffix.size());
+  const std::optional<MlxWeightMode> mode = parse_mlx_weight_mode(text);
+  if (!mode || mode->recipe != nullptr || (linear_only && mode->bits >= 16)) {
     return Error::usage("file_type",
                         fmt::format("{} is not a uniform MLX quantization an mlx-lm checkpoint "
-                                    "is converted with (4bit, 4bit-g64, 8bit-g32, ...)",
-                                    quote_untrusted(options.file_type)));
+                                    "is converted with (4bit, 4bit-g64, 8bit-g32, "
+                                    "4bit-g64{}, ...)",
+                                    quote_untrusted(options.file_type), kLinearOnlySuffix));
   }
   if (mode->bits >= 16) return std::optional<MlxConversion>();
-  return std::optional<MlxConversion>(MlxConversion{mode->bits, mode->group_size});
+  return std::optional<MlxConversion>(
+      MlxConversion{.bits = mode->bits, .group_size = mode->group_size,
+                    .quantize_embeddings = !linear_only});
 }
 
 // The row's words for the conversion: "4 bits, group 64 (its defaults)".
 std::string conversion_text(const MlxConversion& c) {
   const MlxConversion defaults;
   const bool are_defaults = c.bits == defaults.bits && c.group_size == defaults.group_size;
-  return fmt::format("{} bits, group {}{}", c.bits, c.group_size,
-                     are_defaults ? " (its defaults)" : "");
+  return fmt::format("{} bits, group {}{}{}", c.bits, c.group_size,
+                     are_defaults ? " (its defaults)" : "",
+                     c.quantize_embeddings ? ""
+                                           : ", Linear layers only (an MLX before v0.11.0: "
+                                             "the embedding unquantized)");
 }
 
 // The device given beside the log (options.gpu_name: a sidecar's device,

@@ -75,6 +75,11 @@ LogCheckOptions replay_options(const std::string& engine, const fs::path& log) {
         c["group_size"].is_number_unsigned()) {
       options.file_type = std::to_string(c["bits"].get<uint64_t>()) + "bit-g" +
                           std::to_string(c["group_size"].get<uint64_t>());
+      // A conversion under an MLX before v0.11.0: Linear layers only.
+      if (c.contains("quantize_embeddings") && c["quantize_embeddings"].is_boolean() &&
+          !c["quantize_embeddings"].get<bool>()) {
+        options.file_type += "-linear-only";
+      }
     }
   }
   if ((engine == "vllm" || engine == "sglang" || engine == "mlx-lm") && sidecar.contains("devices") && sidecar["devices"].is_array() &&

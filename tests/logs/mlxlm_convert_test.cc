@@ -71,6 +71,29 @@ TEST(CheckLogMlxLmConvert, OtherGroupsAndBitsAreSaid) {
             "the model: the base config converted by mlx_lm.convert -q, 8 bits, group 32");
 }
 
+TEST(CheckLogMlxLmConvert, ALinearOnlyConversionKeepsTheEmbeddingWide) {
+  // "-linear-only": a conversion under an MLX before v0.11.0 (mlx #994),
+  // whose embedding loads unquantized. The weights grow by the embedding's
+  // 525,336,576 elements x (2 - 0.5625) B = 755,171,328 B
+  // (tests/engines/mlxlm/convert_config_test.cc); the peak by that and the
+  // run-ahead's change, which the wider embedding leaves alone (the
+  // gather's output is [1, L, 4,096] either way): exactly as much.
+  Result<LogCheck> q4 = check("4bit-g64");
+  Result<LogCheck> linear = check("4bit-g64-linear-only");
+  ASSERT_TRUE(q4.ok() && linear.ok()) << linear.error().message();
+  const FigureCheck* a = peak_of(*q4);
+  const FigureCheck* b = peak_of(*linear);
+  ASSERT_TRUE(a != nullptr && b != nullptr && a->memfit && b->memfit) << linear->not_priced;
+  EXPECT_EQ(*b->memfit - *a->memfit, 755'171'328u);
+  EXPECT_EQ(b->note,
+            "the model: the base config converted by mlx_lm.convert -q, 4 bits, group 64 (its "
+            "defaults), Linear layers only (an MLX before v0.11.0: the embedding unquantized)");
+  // The suffix on no quantization is no conversion memfit knows.
+  Result<LogCheck> fp16 = check("fp16-linear-only");
+  ASSERT_TRUE(fp16.ok());
+  EXPECT_NE(fp16->not_priced.find("is not a uniform MLX quantization"), std::string::npos);
+}
+
 TEST(CheckLogMlxLmConvert, WhatIsNoUniformMlxQuantizationIsNotPriced) {
   for (const char* type : {"Q4_K_M", "mixed_3_6"}) {
     Result<LogCheck> c = check(type);

@@ -102,12 +102,21 @@ Result<nlohmann::json> mlx_converted_config(const nlohmann::json& base,
     return Error(fmt::format("the config claims {} layers, more than the {} memfit converts",
                              layers, kMaxConvertedLayers));
   }
+  const RouterRule* rule = router_rule(model_type);
+  if (rule != nullptr && !conversion.quantize_embeddings) {
+    return Error(fmt::format("a conversion under an MLX before v0.11.0 (Linear layers only) "
+                             "predates mlx-lm's {} quant_predicate: memfit does not model it",
+                             quote_untrusted(model_type)));
+  }
   Json block = Json::object();
   block["group_size"] = conversion.group_size;
   block["bits"] = conversion.bits;
+  // MLX before v0.11.0 quantized Linear layers only (mlx #994): the
+  // Embedding has no scales in the weights, and mlx-lm's load reads the
+  // module as unquantized; a false entry says so to the weights' pricing.
+  if (!conversion.quantize_embeddings) block["model.embed_tokens"] = false;
   // quantize_model asks the predicate only of a module the group divides
   // (a router's input width is hidden_size).
-  const RouterRule* rule = router_rule(model_type);
   const uint64_t hidden = u64_or(base, "hidden_size", 0);
   if (rule != nullptr && hidden > 0 && conversion.group_size > 0 &&
       hidden % conversion.group_size == 0) {

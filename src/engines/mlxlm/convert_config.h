@@ -18,10 +18,17 @@
 
 namespace memfit {
 
-// mlx_lm.convert's --q-bits and --q-group-size (its defaults: 4 and 64).
+// mlx_lm.convert's --q-bits and --q-group-size (its defaults: 4 and 64),
+// and whether it quantized the Embedding: false for a conversion under an
+// MLX before v0.11.0, whose QuantizedLinear.quantize_module took Linear
+// layers only (Embedding quantization came with "Quantize embedding",
+// mlx #994, 2024-04-15, in v0.11.0). mlx_lm.load quantizes only the modules
+// whose "<path>.scales" the weights hold (mlx_lm/utils.py, load_model's
+// class_predicate), so such an Embedding loads at the checkpoint's dtype.
 struct MlxConversion {
   uint64_t bits = 4;
   uint64_t group_size = 64;
+  bool quantize_embeddings = true;
 };
 
 // The most decoder layers a converted config lists per-module entries for;
@@ -33,11 +40,14 @@ inline constexpr uint64_t kMaxConvertedLayers = 4096;
 // model type whose mlx-lm model sets a quant_predicate memfit reads (at
 // 0.31.3: qwen3_moe's mlp.gate, qwen3_next's mlp.gate and
 // mlp.shared_expert_gate, at 8 bits, group 64), "model.layers.<i>.<path>":
-// {"group_size": 64, "bits": 8} for each layer i that holds the module.
-// kInput when `base` is no object, already declares a quantization, names
+// {"group_size": 64, "bits": 8} for each layer i that holds the module;
+// without quantize_embeddings, "model.embed_tokens": false (the entry
+// mlx-lm reads as a module left unquantized; the token embedding, and so a
+// tied LM head, stays at the config's dtype). kInput when `base` is no object, already declares a quantization, names
 // no model_type or more than kMaxConvertedLayers layers, or is a model
 // type whose quant_predicate memfit does not model (its conversion would
-// differ from the one priced).
+// differ from the one priced), or a conversion without quantize_embeddings
+// of a model type with a router rule (an MLX before v0.11.0 predates it).
 Result<nlohmann::json> mlx_converted_config(const nlohmann::json& base,
                                             const MlxConversion& conversion);
 

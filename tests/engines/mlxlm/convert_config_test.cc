@@ -52,6 +52,26 @@ TEST(MlxConvertConfig, ADenseLlamaGetsOneBlockAtTheDefaults) {
   EXPECT_EQ(weights_bytes(base), 16'060'522'496u);
 }
 
+TEST(MlxConvertConfig, BeforeMlx011TheEmbeddingStaysAtSixteenBits) {
+  // MLX before v0.11.0 quantized Linear layers only (mlx #994): the
+  // conversion says so with a false entry for the embedding.
+  const Json base = corpus_config("llama3/Meta-Llama-3.1-8B");
+  const Json c = converted(base, {.bits = 4, .group_size = 64, .quantize_embeddings = false});
+  const Json block = {{"group_size", 64}, {"bits", 4}, {"model.embed_tokens", false}};
+  EXPECT_EQ(c["quantization"], block);
+  EXPECT_EQ(c["quantization_config"], block);
+  // The embedding's 525,336,576 elements at 2 B (bfloat16) instead of
+  // 0.5625 B: 1,050,673,152 - 295,501,824 = 755,171,328 B more than the
+  // default conversion's 4,517,404,672 = 5,272,576,000.
+  EXPECT_EQ(weights_bytes(c), 5'272'576'000u);
+  // A router rule (qwen3_moe's, 2025) postdates such a conversion: refused.
+  Result<Json> moe = mlx_converted_config(
+      Json{{"model_type", "qwen3_moe"}, {"num_hidden_layers", 4}, {"num_experts", 8}},
+      {.bits = 4, .group_size = 64, .quantize_embeddings = false});
+  ASSERT_FALSE(moe.ok());
+  EXPECT_NE(moe.error().message().find("before v0.11.0"), std::string::npos);
+}
+
 TEST(MlxConvertConfig, QwenNextsRoutersStayAtEightBits) {
   const Json base = Json::parse(testing::read_test_data(
       "logs/mlx-lm/mlxlm-478-qwen3-next-80b-a3b-4bit-b1.config.json"));
