@@ -111,7 +111,8 @@ def collect(memfit):
             entry = {"engine": engine, "slug": log.stem, "source": sidecar.get("source") or "?",
                      "backend": backend, "failure": failure, "report": report,
                      "config_missing": sidecar.get("config_missing"),
-                     "first_check": sidecar.get("first_check"), "fork": sidecar.get("fork")}
+                     "first_check": sidecar.get("first_check"), "fork": sidecar.get("fork"),
+                     "session": sidecar.get("session")}
             logs.append(entry)
             if report is None:
                 continue
@@ -266,7 +267,9 @@ hide the worst run. A figure with fewer than 5 logs behind it gets no band: the
 report says `fewer than 5 CPU logs (2)` and `basis` is `"fewer than 5 logs"`.
 A fork's run (a sidecar's `"fork"`, e.g. ik_llama.cpp's own binary, whose graph
 and buffers are its own) keeps its rows in the tables and the targets but stays
-out of the engine's bands.
+out of the engine's bands; so does a Python session's mlx-lm peak (a sidecar's
+`"session"`: a notebook or REPL whose `mx.get_peak_memory()` counts all the session ran
+before, which mlx-lm never resets), which is not the fresh run memfit prices.
 
 A ratio under 1 means memfit's figure was below the print. `--confidence P`
 (90, 95 or 99) adds to the total compared against the budget, for each modelled
@@ -352,6 +355,11 @@ def band_groups(rows):
         # priced by the engine's rules and listed with its rows, but its
         # graph is the fork's: it is not the engine's run the band speaks for.
         if r.get("fork"):
+            continue
+        # A Python session's peak (the sidecar's "session": a notebook or REPL
+        # whose printed peak is mx.get_peak_memory() over everything the session
+        # ran before, never reset by mlx-lm) is not the fresh run memfit prices.
+        if r.get("session"):
             continue
         groups.setdefault((report["profile"], r["backend"], f["figure"]), []).append(
             (r["slug"], f["ratio"]))
