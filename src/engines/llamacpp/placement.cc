@@ -104,6 +104,9 @@ struct Layout {
 
   // token_embd_norm on block 0's device (llamacpp::embedding_norm_on_first_block).
   bool embedding_norm_on_first_block = true;
+  // Per GPU: the placement's GPU (runs_weight_op reads its backend). The
+  // settings outlive the layout.
+  std::vector<const LlamaCppGpu*> gpu_list;
 
   Where host() const { return gpus; }
   Where slot_device(uint64_t slot) const {
@@ -238,6 +241,7 @@ Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSetting
     lay.pads_rows.push_back(g.device.starts_with("cuda") || g.device.starts_with("rocm"));
     if (takes_op_offload(g) && lay.op_offload_gpu == lay.gpus) lay.op_offload_gpu = lay.pads_rows.size() - 1;
     lay.copies_inputs.push_back(takes_op_offload(g));
+    lay.gpu_list.push_back(&g);
   }
   if (s.main_gpu >= lay.gpus) {
     return Error::usage("main_gpu", fmt::format("is {}, but {}", s.main_gpu, there_are_gpus(lay.gpus)));
@@ -370,17 +374,27 @@ void place_listed_weights(const Model& model, const Layout& lay,
   // such copy.
   bool tied = !model.spec.embedding.bidirectional;
   uint64_t token_embd_bytes = 0;
+  std::string_view token_embd_type;
   out.tensors.reserve(model.tensors.size());
   for (const SafetensorsTensor& t : model.tensors) {
     const std::string_view name = t.name;
     if (name == "output.weight" || name == "lm_head.weight") tied = false;
-    if (name == "token_embd.weight" || name == "model.embed_tokens.weight") token_embd_bytes = t.data_bytes;
+    if (name == "token_embd.weight" || name == "model.embed_tokens.weight") {
+      token_embd_bytes = t.data_bytes;
+      token_embd_type = t.dtype;
+    }
     const std::optional<uint64_t> block = block_of(name);
     if (block && *block >= decoder_blocks) {  // NextN: not loaded
       out.tensors.push_back({static_cast<uint32_t>(lay.host()), false, false});
       continue;
     }
-    const Where w = tensor_device(name, block, lay, rules, s);
+    Where w = tensor_device(name, block, lay, rules, s);
+    // A weight whose op this GPU's backend does not run stays on the host
+    // (select_weight_buft's fallback: runs_weight_op).
+    const bool expert_bias = is_routed_expert(name) && name.ends_with(".bias");
+    if (w != lay.host() && t.shape.size() >= 2 && !runs_weight_op(*lay.gpu_list[w], t.dtype, expert_bias)) {
+      w = lay.host();
+    }
     if (block && w == lay.host()) {
       d[w].runs_weights = true;
       note_host_product(t, *block, decoder_blocks, phases, model.spec, copy_pads, d[w]);
@@ -408,8 +422,12 @@ void place_listed_weights(const Model& model, const Layout& lay,
   }
   // The tied output: its own copy on the output layer's GPU; on the host the
   // logits product reads token_embd itself.
-  if (tied && lay.output() != lay.host()) add_weight(d, lay, lay.output(), token_embd_bytes);
-  if (tied && lay.output() == lay.host()) d[lay.host()].output_matrix_bytes = token_embd_bytes;
+  // A GPU that cannot multiply the table's type leaves the logits to the
+  // host (runs_weight_op), which reads token_embd itself.
+  const bool output_on_gpu = lay.output() != lay.host() &&
+                             runs_weight_op(*lay.gpu_list[lay.output()], token_embd_type, false);
+  if (tied && output_on_gpu) add_weight(d, lay, lay.output(), token_embd_bytes);
+  if (tied && !output_on_gpu) d[lay.host()].output_matrix_bytes = token_embd_bytes;
 }
 
 // No tensor list (an index or the config only): the weights split evenly

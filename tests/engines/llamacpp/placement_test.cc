@@ -582,6 +582,35 @@ TEST(LlamaCppPlacement, Qwen3MoeKeepsTheFirstBlocksExpertsOnTheHost) {
   EXPECT_EQ(run(m, s).placement.devices[1].page_cache_bytes, 0u);
 }
 
+// ggml-cann multiplies f32, f16, q8_0 and q4_0 weights only and has no
+// ADD_ID (ggml_backend_cann_supports_op), so llama.cpp's select_weight_buft
+// leaves any other weight, and a routed expert's bias, in the host buffer:
+// ggml-org gpt-oss-20b's MXFP4 experts on eight Ascend 910B (b6115) put
+// only the attention (81.90 MiB for three blocks) on each NPU.
+TEST(LlamaCppPlacement, CannKeepsWeightsOfTypesItCannotMultiplyOnTheHost) {
+  Model m = qwen3_30b_a3b();
+  for (SafetensorsTensor& t : m.tensors) {
+    if (t.name.find("_exps.") != std::string::npos) t.dtype = "mxfp4";
+  }
+  // One expert bias, 128 x 768 f32 = 393,216 B (gpt-oss's ffn_up_exps.bias).
+  m.tensors.push_back(SafetensorsTensor{"blk.47.ffn_up_exps.bias", "f32", {128, 768}, 393216});
+  m.weights.bytes += 393216;
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.placement.gpus = {LlamaCppGpu{"cann:0", "", 24 * kGiB}};
+  const LlamaCppEstimate e = run(m, s);
+  // NPU: 48 blocks' 11,682,816 B without experts + output 175,030,272 +
+  // output_norm 8,192 (q4_0 and f32: CANN runs them).
+  EXPECT_EQ(e.placement.devices[0].model_bytes, 48ull * 11682816 + 175038464);
+  // Host: 48 x 3 x 113,246,208 B of experts + the bias 393,216 + token_embd
+  // 175,030,272.
+  EXPECT_EQ(e.placement.devices[1].model_bytes, 48ull * 339738624 + 393216 + 175030272);
+  // Any other backend runs MXFP4 and ADD_ID: the experts stay with their
+  // blocks, the host keeps token_embd alone.
+  s.placement.gpus = {gpu(0, 48 * kGiB)};
+  EXPECT_EQ(run(m, s).placement.devices[1].model_bytes, 175030272u);
+}
+
 // Before #18898 flash attention's mask is an F32 input cast to F16 in the
 // graph; the cast runs on the GPU of the first block, which then holds the
 // scheduler's copies of the input rows and of the F32 mask, the first
