@@ -179,7 +179,21 @@ struct DeviceSums {
   // largest K and V of a layer on such a GPU, whose views the host's
   // attention reads as copies (place_context).
   uint64_t flash_attn_copy_bytes = 0;
+  // A GPU's: its blocks' FFN matrices (ffn_*, the router excepted) left
+  // here, and those the placement sent to the host (-ot, --n-cpu-moe, a
+  // type its backend does not run). With none left its blocks' FFN runs
+  // elsewhere (place_compute).
+  uint64_t ffn_matrices_here = 0;
+  uint64_t ffn_matrices_away = 0;
 };
+
+// A block's FFN matrix: a dense or expert projection (ffn_up, ffn_gate,
+// ffn_down, their _exps and _shexp forms), not the router (ffn_gate_inp)
+// nor a norm.
+bool is_ffn_matrix(std::string_view name, size_t dims) {
+  return dims >= 2 && name.find(".ffn_") != std::string_view::npos &&
+         name.find("ffn_gate_inp") == std::string_view::npos && name.find("_norm") == std::string_view::npos;
+}
 
 // The host's memory: the budget, or the RAM behind a GPU budget.
 uint64_t host_free_bytes(const MemoryBudget& budget) {
@@ -395,6 +409,9 @@ void place_listed_weights(const Model& model, const Layout& lay,
     if (w != lay.host() && t.shape.size() >= 2 && !runs_weight_op(*lay.gpu_list[w], t.dtype, expert_bias)) {
       w = lay.host();
     }
+    if (block && lay.block(*block) != lay.host() && is_ffn_matrix(name, t.shape.size())) {
+      ++(w == lay.block(*block) ? d[w].ffn_matrices_here : d[lay.block(*block)].ffn_matrices_away);
+    }
     if (block && w == lay.host()) {
       d[w].runs_weights = true;
       note_host_product(t, *block, decoder_blocks, phases, model.spec, copy_pads, d[w]);
@@ -536,6 +553,14 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
     DeviceSums& x = d[w];
     uint64_t c = 0;
     if (x.blocks > 0) c = body;
+    // A GPU none of whose blocks' FFN matrices is here runs their
+    // attention only: the scheduler gives each FFN product to the backend
+    // of its weight (ggml_backend_sched_backend_id_from_cur, cause
+    // "1.wgt"), the host, or under op offload to the first offloading GPU
+    // (the host's phases `moved` below).
+    if (w != lay.host() && x.blocks > 0 && x.ffn_matrices_here == 0 && x.ffn_matrices_away > 0) {
+      c = gpu_attention;
+    }
     // The GPU that runs the first block casts the host's F32 mask there.
     // Where it reads the mask and the input rows as the scheduler's copies,
     // allocated at the split's start (ggml_backend_sched_split_graph: "add

@@ -611,6 +611,34 @@ TEST(LlamaCppPlacement, CannKeepsWeightsOfTypesItCannotMultiplyOnTheHost) {
   EXPECT_EQ(run(m, s).placement.devices[1].model_bytes, 175030272u);
 }
 
+// A GPU none of whose blocks' FFN weights stayed with it runs only their
+// attention: the scheduler runs a product on its weight's backend
+// (ggml_backend_sched_backend_id_from_cur), and a backend without op
+// offload (any "gpu:" here) takes none of the host's. Qwen3-30B-A3B, its
+// 48 blocks on the GPU and the output layer on the host (-ngl 48 with the
+// last blocks offloaded first, as before #18148), 4,096 cells, U 512,
+// flash attention on.
+TEST(LlamaCppPlacement, AGpuWhoseBlocksFfnIsOnTheHostRunsTheirAttentionOnly) {
+  const Model m = qwen3_30b_a3b();
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.flash_attn = FlashAttn::kOn;
+  s.placement.gpus = {gpu(0, 24 * kGiB)};
+  s.placement.n_gpu_layers = 48;
+  s.placement.output_layer_first = false;
+  Result<LlamaCppTensorOverride> experts = parse_tensor_override("exps=CPU");
+  ASSERT_TRUE(experts.ok());
+  // Experts here: the FFN phase, 4 x 512 x (3 x (8 x 768 + 128) + 4 x 2,048)
+  // = 2,048 x 27,008 = 55,312,384 B and the mask of the layers to come,
+  // 2 x 4,096 x 512 = 4,194,304: 59,506,688 B, above the attention's.
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 59506688u);
+  // -ot exps=CPU: the attention, 4 x 512 x (2 x 2,048 + 4,096 + 512 +
+  // 512 + 2 x 4,096) = 35,651,584 and the F16 mask 2 x 4,096 x 512 =
+  // 4,194,304: 39,845,888 B.
+  s.placement.overrides = {*experts};
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 39845888u);
+}
+
 // Before #18898 flash attention's mask is an F32 input cast to F16 in the
 // graph; the cast runs on the GPU of the first block, which then holds the
 // scheduler's copies of the input rows and of the F32 mask, the first
