@@ -334,6 +334,8 @@ std::string device_of(const LogDevice& gpu, size_t i) {
   // The backends whose op offload memfit prices (llamacpp/placement.cc).
   if (gpu.id.starts_with("Vulkan")) return fmt::format("vulkan:{}", i);
   if (gpu.id.starts_with("SYCL")) return fmt::format("sycl:{}", i);
+  // ggml-cann's devices: the weight types it multiplies (runs_weight_op).
+  if (gpu.id.starts_with("CANN")) return fmt::format("cann:{}", i);
   return fmt::format("gpu:{}", i);
 }
 

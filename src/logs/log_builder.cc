@@ -30,8 +30,11 @@ LogDevice* LogBuilder::device(std::string_view id) {
 }
 
 void LogBuilder::settle_gpu_devices() {
+  // ggml-cann names its devices GGML_CANN_NAME + index, "CANN0"
+  // (ggml/src/ggml-cann/ggml-cann.cpp, ggml_backend_cann_reg); its host
+  // buffers are "CANN_Host", read as the host's.
   for (const LogDevice& d : log_.devices) {
-    for (std::string_view backend : {"CUDA", "ROCm", "Vulkan", "Metal", "MTL", "SYCL", "MUSA"}) {
+    for (std::string_view backend : {"CUDA", "ROCm", "Vulkan", "Metal", "MTL", "SYCL", "MUSA", "CANN"}) {
       if (d.id.starts_with(backend)) set_backend(backend == "MTL" ? "Metal" : backend);
     }
   }

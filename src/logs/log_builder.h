@@ -29,7 +29,8 @@ class LogBuilder {
   // kMaxLogDevices.
   LogDevice* device(std::string_view id);
   // The backend from the GPUs' ids (CUDA0, ROCm0, Vulkan0, Metal, SYCL0,
-  // MTL0), when none was set, and the devices ordered (order_devices).
+  // MTL0, MUSA0, CANN0), when none was set, and the devices ordered
+  // (order_devices).
   void settle_gpu_devices();
   // Orders the devices as llama.cpp does: by backend ("CUDA", "Vulkan"),
   // then index ("CUDA2" before "CUDA10"), the host ("CPU") last.

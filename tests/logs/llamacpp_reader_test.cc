@@ -395,6 +395,87 @@ TEST(LlamaCppLog, ACommandContinuedOverLinesIsReadWhole) {
   EXPECT_EQ(setting_of(log, "flash_attn"), "enabled");
 }
 
+TEST(LlamaCppLog, CannDevicesNameTheBackendAndTheirHostBufferIsTheHosts) {
+  // A guide to llama-server on eight Ascend 910B NPUs (b6115): no CUDA,
+  // Vulkan or Metal line; the backend is the devices' ("using device CANN0
+  // (Ascend910B4) - 29812 MiB free"), and CANN_Host's output buffer is the
+  // host's.
+  const RuntimeLog log = read("llamacpp-neverllama5-gptoss20b-mxfp4-8x-ascend910b-cann.log");
+  EXPECT_EQ(log.backend, "CANN");
+  EXPECT_EQ(log.version, "b6115");
+  ASSERT_EQ(log.devices.size(), 9u);  // CANN0..CANN7 and the host
+  EXPECT_EQ(log.devices[0].id, "CANN0");
+  EXPECT_EQ(log.devices[0].name, "Ascend910B4");
+  ASSERT_TRUE(log.devices[0].free_bytes.has_value());
+  EXPECT_EQ(*log.devices[0].free_bytes, 31'260'147'712u);  // 29812 x 2^20
+  EXPECT_EQ(log.devices[8].id, "CPU");
+  // 0.77 MiB = 807,403.52 -> 807,404 on the host.
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kOutput)->value, 807'404u);
+  // CANN0's two caches, 512.00 + 3.00 MiB = 515 x 2^20 = 540,016,640.
+  EXPECT_EQ(find_figure(log, "CANN0", LogFigure::kKvCache)->value, 540'016'640u);
+}
+
+TEST(LlamaCppLog, LmStudiosDebugLinesInterleaveWithTheEnginesLines) {
+  // LM Studio's developer log (Metal runtime 1.44.0): a "2025-08-12
+  // 00:27:55 [DEBUG]" line before a batch of the engine's lines, the
+  // batch's first line indented by one space.
+  const RuntimeLog log = read("llamacpp-neverllama5-gptoss120b-mxfp4-m4max-lmstudio.log");
+  EXPECT_EQ(log.backend, "Metal");
+  ASSERT_EQ(log.devices.size(), 2u);
+  EXPECT_EQ(log.devices[0].id, "Metal");
+  EXPECT_EQ(log.devices[0].name, "Apple M4 Max");
+  EXPECT_EQ(*log.devices[0].free_bytes, 103'078'166'528u);  // 98303 x 2^20
+  EXPECT_EQ(setting_of(log, "n_ctx"), "4096");
+  EXPECT_EQ(setting_of(log, "n_batch"), "512");
+  EXPECT_EQ(setting_of(log, "flash_attn"), "0");
+  EXPECT_EQ(setting_of(log, "swa_full"), "true");  // "using full-size SWA cache"
+  // Two Metal_Mapped buffers, one a split file: 37958.69 x 2^20 =
+  // 39,802,571,325.44 -> 39,802,571,325 and 22479.80 x 2^20 =
+  // 23,571,778,764.8 -> 23,571,778,765; 63,374,350,090.
+  const PrintedFigure* model = find_figure(log, "Metal", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->value, 63'374'350'090u);
+  EXPECT_EQ(model->band, 2 * kMiBBand);
+  // The two caches, 144.00 + 144.00 MiB = 288 x 2^20.
+  EXPECT_EQ(find_figure(log, "Metal", LogFigure::kKvCache)->value, 301'989'888u);
+  // 819.26 MiB = 859,056,373.76 -> 859,056,374.
+  EXPECT_EQ(find_figure(log, "Metal", LogFigure::kCompute)->value, 859'056'374u);
+}
+
+TEST(LlamaCppLog, AFileViewsLineNumbersPrefixEachLine) {
+  // An agent's transcript of llama-server's stderr file, each line as the
+  // file view shows it ("158: llama_kv_cache: ..."), b7972 on a Radeon Pro
+  // VII with --fit's 21 of 29 layers and q8_0 K and V.
+  const RuntimeLog log = read("llamacpp-neverllama5-qwen25vl-7b-q6kxl-rocm-provii-fit.log");
+  EXPECT_EQ(log.backend, "ROCm");
+  EXPECT_EQ(log.version, "b7972");
+  EXPECT_EQ(log.devices[0].name, "AMD Radeon (TM) Pro VII");
+  EXPECT_EQ(setting_of(log, "n_gpu_layers"), "21");
+  EXPECT_EQ(setting_of(log, "n_seq_max"), "4");
+  EXPECT_EQ(setting_of(log, "kv_unified"), "true");
+  EXPECT_EQ(setting_of(log, "cache_type_k"), "q8_0");
+  EXPECT_TRUE(log.model.metadata_complete());  // 141 f32 + 106 q8_0 + 92 q6_K = 339
+  // 544.00 and 1360.00 MiB: 570,425,344 and 1,426,063,360.
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kKvCache)->value, 570'425'344u);
+  EXPECT_EQ(find_figure(log, "ROCm0", LogFigure::kKvCache)->value, 1'426'063'360u);
+  // 4416.86 MiB = 4,631,413,391.36 -> 4,631,413,391.
+  EXPECT_EQ(find_figure(log, "ROCm0", LogFigure::kModel)->value, 4'631'413'391u);
+}
+
+TEST(LlamaCppLog, AnEarlyUnifiedCachesInitLinesGiveItsBuffer) {
+  // b5050 on a Jetson Nano: the unified cache's constructor printed its
+  // buffers as "init:      CUDA0 KV buffer size =   104.00 MiB" (104 x 2^20
+  // = 109,051,904), the total as "llama_context: KV self size".
+  const RuntimeLog log = read("llamacpp-neverllama5-gemma3-1b-q4km-jetson-nano.log");
+  EXPECT_EQ(log.version, "b5050");
+  EXPECT_EQ(log.devices[0].name, "NVIDIA Tegra X1");
+  EXPECT_EQ(find_figure(log, "CUDA0", LogFigure::kKvCache)->value, 109'051'904u);
+  EXPECT_EQ(find_figure(log, "CUDA0", LogFigure::kCompute)->value, 539'230'208u);  // 514.25 MiB
+  // No "total" cache beside it: the buffer line is the cache. Model (CUDA0,
+  // CPU_Mapped), output, KV, compute (CUDA0, CUDA_Host): six figures.
+  EXPECT_EQ(log.figures.size(), 6u);
+}
+
 TEST(LlamaCppLog, MetalRunNamesItsGpu) {
   // ggml-org/llama.cpp#11083: the old kv_size line carries the cache types.
   const RuntimeLog log = read("llamacpp-11083-mac-m4-metal-28layer.log");

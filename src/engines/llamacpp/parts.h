@@ -134,6 +134,16 @@ bool offloads_host_buffers_only(const LlamaCppSettings& settings);
 // ggml-cuda (CUDA, ROCm), ggml-vulkan and ggml-sycl (their offload_op); the
 // first such GPU runs them. Metal offloads matrix products only: no.
 bool takes_op_offload(const LlamaCppGpu& gpu);
+// Whether this GPU's backend runs the product a weight of GGML type `dtype`
+// (ggml_type_name: "q8_0", "mxfp4") feeds, so that llama.cpp loads the weight
+// into its buffer: llama-model.cpp's select_weight_buft takes the first
+// buffer type whose device supports the weight's op (weight_buft_supported,
+// ggml_backend_dev_supports_op) and falls back to the host's. ggml-cann's
+// supports_op takes MUL_MAT (and MUL_MAT_ID) on f32, f16, q8_0 and q4_0
+// only, and has no ADD_ID (the routed experts' biases, #15091); every other
+// backend memfit places on runs them all. `expert_bias` marks a routed
+// expert's bias (ffn_*_exps.bias).
+bool runs_weight_op(const LlamaCppGpu& gpu, std::string_view dtype, bool expert_bias);
 // Whether this GPU's backend runs flash attention (GGML_OP_FLASH_ATTN_EXT
 // in its supports_op): ggml-sycl from #20190 (b8234) only; every other
 // backend memfit places on does. Where it does not, the scheduler gives

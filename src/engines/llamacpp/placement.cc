@@ -104,6 +104,9 @@ struct Layout {
 
   // token_embd_norm on block 0's device (llamacpp::embedding_norm_on_first_block).
   bool embedding_norm_on_first_block = true;
+  // Per GPU: the placement's GPU (runs_weight_op reads its backend). The
+  // settings outlive the layout.
+  std::vector<const LlamaCppGpu*> gpu_list;
 
   Where host() const { return gpus; }
   Where slot_device(uint64_t slot) const {
@@ -176,7 +179,21 @@ struct DeviceSums {
   // largest K and V of a layer on such a GPU, whose views the host's
   // attention reads as copies (place_context).
   uint64_t flash_attn_copy_bytes = 0;
+  // A GPU's: its blocks' FFN matrices (ffn_*, the router excepted) left
+  // here, and those the placement sent to the host (-ot, --n-cpu-moe, a
+  // type its backend does not run). With none left its blocks' FFN runs
+  // elsewhere (place_compute).
+  uint64_t ffn_matrices_here = 0;
+  uint64_t ffn_matrices_away = 0;
 };
+
+// A block's FFN matrix: a dense or expert projection (ffn_up, ffn_gate,
+// ffn_down, their _exps and _shexp forms), not the router (ffn_gate_inp)
+// nor a norm.
+bool is_ffn_matrix(std::string_view name, size_t dims) {
+  return dims >= 2 && name.find(".ffn_") != std::string_view::npos &&
+         name.find("ffn_gate_inp") == std::string_view::npos && name.find("_norm") == std::string_view::npos;
+}
 
 // The host's memory: the budget, or the RAM behind a GPU budget.
 uint64_t host_free_bytes(const MemoryBudget& budget) {
@@ -238,6 +255,7 @@ Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSetting
     lay.pads_rows.push_back(g.device.starts_with("cuda") || g.device.starts_with("rocm"));
     if (takes_op_offload(g) && lay.op_offload_gpu == lay.gpus) lay.op_offload_gpu = lay.pads_rows.size() - 1;
     lay.copies_inputs.push_back(takes_op_offload(g));
+    lay.gpu_list.push_back(&g);
   }
   if (s.main_gpu >= lay.gpus) {
     return Error::usage("main_gpu", fmt::format("is {}, but {}", s.main_gpu, there_are_gpus(lay.gpus)));
@@ -370,17 +388,30 @@ void place_listed_weights(const Model& model, const Layout& lay,
   // such copy.
   bool tied = !model.spec.embedding.bidirectional;
   uint64_t token_embd_bytes = 0;
+  std::string_view token_embd_type;
   out.tensors.reserve(model.tensors.size());
   for (const SafetensorsTensor& t : model.tensors) {
     const std::string_view name = t.name;
     if (name == "output.weight" || name == "lm_head.weight") tied = false;
-    if (name == "token_embd.weight" || name == "model.embed_tokens.weight") token_embd_bytes = t.data_bytes;
+    if (name == "token_embd.weight" || name == "model.embed_tokens.weight") {
+      token_embd_bytes = t.data_bytes;
+      token_embd_type = t.dtype;
+    }
     const std::optional<uint64_t> block = block_of(name);
     if (block && *block >= decoder_blocks) {  // NextN: not loaded
       out.tensors.push_back({static_cast<uint32_t>(lay.host()), false, false});
       continue;
     }
-    const Where w = tensor_device(name, block, lay, rules, s);
+    Where w = tensor_device(name, block, lay, rules, s);
+    // A weight whose op this GPU's backend does not run stays on the host
+    // (select_weight_buft's fallback: runs_weight_op).
+    const bool expert_bias = is_routed_expert(name) && name.ends_with(".bias");
+    if (w != lay.host() && t.shape.size() >= 2 && !runs_weight_op(*lay.gpu_list[w], t.dtype, expert_bias)) {
+      w = lay.host();
+    }
+    if (block && lay.block(*block) != lay.host() && is_ffn_matrix(name, t.shape.size())) {
+      ++(w == lay.block(*block) ? d[w].ffn_matrices_here : d[lay.block(*block)].ffn_matrices_away);
+    }
     if (block && w == lay.host()) {
       d[w].runs_weights = true;
       note_host_product(t, *block, decoder_blocks, phases, model.spec, copy_pads, d[w]);
@@ -408,8 +439,12 @@ void place_listed_weights(const Model& model, const Layout& lay,
   }
   // The tied output: its own copy on the output layer's GPU; on the host the
   // logits product reads token_embd itself.
-  if (tied && lay.output() != lay.host()) add_weight(d, lay, lay.output(), token_embd_bytes);
-  if (tied && lay.output() == lay.host()) d[lay.host()].output_matrix_bytes = token_embd_bytes;
+  // A GPU that cannot multiply the table's type leaves the logits to the
+  // host (runs_weight_op), which reads token_embd itself.
+  const bool output_on_gpu = lay.output() != lay.host() &&
+                             runs_weight_op(*lay.gpu_list[lay.output()], token_embd_type, false);
+  if (tied && output_on_gpu) add_weight(d, lay, lay.output(), token_embd_bytes);
+  if (tied && !output_on_gpu) d[lay.host()].output_matrix_bytes = token_embd_bytes;
 }
 
 // No tensor list (an index or the config only): the weights split evenly
@@ -518,6 +553,14 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
     DeviceSums& x = d[w];
     uint64_t c = 0;
     if (x.blocks > 0) c = body;
+    // A GPU none of whose blocks' FFN matrices is here runs their
+    // attention only: the scheduler gives each FFN product to the backend
+    // of its weight (ggml_backend_sched_backend_id_from_cur, cause
+    // "1.wgt"), the host, or under op offload to the first offloading GPU
+    // (the host's phases `moved` below).
+    if (w != lay.host() && x.blocks > 0 && x.ffn_matrices_here == 0 && x.ffn_matrices_away > 0) {
+      c = gpu_attention;
+    }
     // The GPU that runs the first block casts the host's F32 mask there.
     // Where it reads the mask and the input rows as the scheduler's copies,
     // allocated at the split's start (ggml_backend_sched_split_graph: "add

@@ -298,6 +298,15 @@ bool takes_op_offload(const LlamaCppGpu& g) {
          g.device.starts_with("sycl");
 }
 
+bool runs_weight_op(const LlamaCppGpu& g, std::string_view dtype, bool expert_bias) {
+  if (!g.device.starts_with("cann")) return true;
+  // ggml/src/ggml-cann/ggml-cann.cpp, ggml_backend_cann_supports_op: the
+  // matrix products' src[0] types; any op it does not list (ADD_ID) is
+  // refused.
+  if (expert_bias) return false;
+  return dtype == "f32" || dtype == "f16" || dtype == "q8_0" || dtype == "q4_0";
+}
+
 bool runs_flash_attn(const LlamaCppGpu& g, const LlamaCppSettings& s) {
   return !g.device.starts_with("sycl") || !before(s, kSyclFlashAttnBuild);
 }

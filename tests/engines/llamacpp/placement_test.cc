@@ -582,6 +582,63 @@ TEST(LlamaCppPlacement, Qwen3MoeKeepsTheFirstBlocksExpertsOnTheHost) {
   EXPECT_EQ(run(m, s).placement.devices[1].page_cache_bytes, 0u);
 }
 
+// ggml-cann multiplies f32, f16, q8_0 and q4_0 weights only and has no
+// ADD_ID (ggml_backend_cann_supports_op), so llama.cpp's select_weight_buft
+// leaves any other weight, and a routed expert's bias, in the host buffer:
+// ggml-org gpt-oss-20b's MXFP4 experts on eight Ascend 910B (b6115) put
+// only the attention (81.90 MiB for three blocks) on each NPU.
+TEST(LlamaCppPlacement, CannKeepsWeightsOfTypesItCannotMultiplyOnTheHost) {
+  Model m = qwen3_30b_a3b();
+  for (SafetensorsTensor& t : m.tensors) {
+    if (t.name.find("_exps.") != std::string::npos) t.dtype = "mxfp4";
+  }
+  // One expert bias, 128 x 768 f32 = 393,216 B (gpt-oss's ffn_up_exps.bias).
+  m.tensors.push_back(SafetensorsTensor{"blk.47.ffn_up_exps.bias", "f32", {128, 768}, 393216});
+  m.weights.bytes += 393216;
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.placement.gpus = {LlamaCppGpu{"cann:0", "", 24 * kGiB}};
+  const LlamaCppEstimate e = run(m, s);
+  // NPU: 48 blocks' 11,682,816 B without experts + output 175,030,272 +
+  // output_norm 8,192 (q4_0 and f32: CANN runs them).
+  EXPECT_EQ(e.placement.devices[0].model_bytes, 48ull * 11682816 + 175038464);
+  // Host: 48 x 3 x 113,246,208 B of experts + the bias 393,216 + token_embd
+  // 175,030,272.
+  EXPECT_EQ(e.placement.devices[1].model_bytes, 48ull * 339738624 + 393216 + 175030272);
+  // Any other backend runs MXFP4 and ADD_ID: the experts stay with their
+  // blocks, the host keeps token_embd alone.
+  s.placement.gpus = {gpu(0, 48 * kGiB)};
+  EXPECT_EQ(run(m, s).placement.devices[1].model_bytes, 175030272u);
+}
+
+// A GPU none of whose blocks' FFN weights stayed with it runs only their
+// attention: the scheduler runs a product on its weight's backend
+// (ggml_backend_sched_backend_id_from_cur), and a backend without op
+// offload (any "gpu:" here) takes none of the host's. Qwen3-30B-A3B, its
+// 48 blocks on the GPU and the output layer on the host (-ngl 48 with the
+// last blocks offloaded first, as before #18148), 4,096 cells, U 512,
+// flash attention on.
+TEST(LlamaCppPlacement, AGpuWhoseBlocksFfnIsOnTheHostRunsTheirAttentionOnly) {
+  const Model m = qwen3_30b_a3b();
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.flash_attn = FlashAttn::kOn;
+  s.placement.gpus = {gpu(0, 24 * kGiB)};
+  s.placement.n_gpu_layers = 48;
+  s.placement.output_layer_first = false;
+  Result<LlamaCppTensorOverride> experts = parse_tensor_override("exps=CPU");
+  ASSERT_TRUE(experts.ok());
+  // Experts here: the FFN phase, 4 x 512 x (3 x (8 x 768 + 128) + 4 x 2,048)
+  // = 2,048 x 27,008 = 55,312,384 B and the mask of the layers to come,
+  // 2 x 4,096 x 512 = 4,194,304: 59,506,688 B, above the attention's.
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 59506688u);
+  // -ot exps=CPU: the attention, 4 x 512 x (2 x 2,048 + 4,096 + 512 +
+  // 512 + 2 x 4,096) = 35,651,584 and the F16 mask 2 x 4,096 x 512 =
+  // 4,194,304: 39,845,888 B.
+  s.placement.overrides = {*experts};
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 39845888u);
+}
+
 // Before #18898 flash attention's mask is an F32 input cast to F16 in the
 // graph; the cast runs on the GPU of the first block, which then holds the
 // scheduler's copies of the input rows and of the F32 mask, the first
