@@ -171,6 +171,32 @@ TEST(CheckLog, MetalMapsTheFileRangeFromItsFirstTensorToItsLast) {
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->memfit, 57'950'208u);
 }
 
+TEST(CheckLog, AGgufV2FilesHostRangeIsTheWholeFile) {
+  // TheBloke's mistral-7b-instruct-v0.1.Q4_K_M.gguf ("version GGUF V2":
+  // written before #9935 sorted llama-quantize's output, in the
+  // converter's order, token_embd first and output last) at -ngl 20 of
+  // 33: blocks 12-31 on CUDA0, the host block 0-11 and the output layer.
+  // The rebuilt Q4_K_M list, by hand: 4,096 wide, 14,336 ffn, 8 KV heads
+  // of 128, 32 blocks, 32,000 tokens. A block's Q, O 2 x 16,777,216, K
+  // 4,194,304, gate, up 2 x 58,720,256 at Q4_K (144 B / 256): 87,293,952
+  // B, norms 32,768; V and ffn_down at Q4_K 2,359,296 + 33,030,144, or at
+  // Q6_K (210 B / 256) 3,440,640 + 48,168,960 in the 16 use_more_bits
+  // blocks (0-3, 28-31, 6, 9, ..., 27): 16 x 122,716,160 + 16 x
+  // 138,936,320 = 4,186,439,680. token_embd Q4_K 73,728,000, output Q6_K
+  // 107,520,000, output_norm 16,384: 4,367,704,064 B, within "4165.37 MiB"
+  // (4,367,708,733 +- 5,243). The host's tensors alone (memfit's before):
+  // 181,264,384 + blocks 0-11 (6 of each kind) 1,569,914,880 =
+  // 1,751,179,264 (0.40).
+  const LogCheck c = check("llamacpp", "llamacpp-telzur-mistral7b-q4km-rtx4060m-ngl20.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 4'367'704'064u);
+  EXPECT_EQ(host->basis, FigureBasis::kExact);
+  EXPECT_TRUE(host->within_print);
+  EXPECT_TRUE(host->note.starts_with("the host maps the file's range from its first tensor to its last"))
+      << host->note;
+}
+
 TEST(CheckLog, APhi3DumpRebuildsItsFusedMatricesAndLongRopeFactors) {
   // An Ollama run of Phi-3 mini 128k Q4_0 on an M3 Max, every layer on
   // Metal; hidden 3,072 (32 heads of 96), MLP 8,192, vocabulary 32,064, 32
