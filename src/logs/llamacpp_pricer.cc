@@ -15,6 +15,7 @@
 
 #include "engines/llamacpp/parts.h"
 #include "engines/llamacpp/quantize_plan.h"
+#include "logs/dump_rebuild.h"
 #include "logs/log_model.h"
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
@@ -1123,6 +1124,26 @@ void note_unordered_host_range(const RuntimeLog& log, const Model& model, const 
   c.note = c.note.empty() ? note : note + "; " + c.note;
 }
 
+// A CPU-only run's host row (CPU_Mapped + CPU_REPACK) from a dump no
+// rebuilt list types: the repacked copies every typing of the converter's
+// roles that holds the printed counts and size gives alike
+// (repack_of_every_assignment), on top of the mapped file; modelled (no
+// tensor is typed from the log). true when priced.
+bool price_repack_from_counts(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                              FigureCheck& c) {
+  if (!e.settings.placement.gpus.empty() || !c.memfit || e.repack == RepackCpu::kNone) return false;
+  const std::optional<uint64_t> repack = repack_of_every_assignment(model, log.model, e.repack);
+  if (!repack) return false;
+  const CheckedBytes sum = CheckedBytes(*c.memfit) + *repack;
+  if (!sum.value()) return false;
+  c.memfit = *sum.value();
+  c.basis = FigureBasis::kModelled;
+  c.note = fmt::format("{} from the dump's type counts: every typing of the converter's roles that holds "
+                       "them and the file size repacks {} bytes ({}), on top of the mapped file",
+                       kRepackFromCounts, *repack, to_string(e.repack));
+  return true;
+}
+
 // What the log leaves out that the rows it misses depend on, said on
 // those rows: how the layers were split over several GPUs (neither their
 // free memory nor a tensor split printed: memfit splits evenly), how many
@@ -1263,7 +1284,8 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     }
     const auto& buffers = c.printed.buffers;
     if (c.printed.figure == LogFigure::kModel && run.model->tensors.empty() &&
-        std::find(buffers.begin(), buffers.end(), "CPU_REPACK") != buffers.end()) {
+        std::find(buffers.begin(), buffers.end(), "CPU_REPACK") != buffers.end() &&
+        !price_repack_from_counts(log, *run.model, e, c)) {
       c.note = std::string(kRepackNeedsTensors) + " (give -m): memfit's is the mapped weights";
     }
   }
