@@ -1064,14 +1064,25 @@ bool host_mapped_buffer(const PrintedFigure& printed) {
                      [](const std::string& b) { return b == "CPU_Mapped" || b == "CPU"; });
 }
 
+// The file's range from its first tensor to its last: every tensor of
+// the list, each padded to GGUF's 32-byte alignment (general.alignment's
+// default; the range leaves out the last tensor's padding, under 32
+// bytes). nullopt without a list or on overflow.
+std::optional<uint64_t> whole_file_range(const Model& model) {
+  if (model.tensors.empty()) return std::nullopt;
+  constexpr uint64_t kGgufAlignment = 32;
+  CheckedBytes range = 0;
+  for (const SafetensorsTensor& t : model.tensors) range += round_up(t.data_bytes, kGgufAlignment);
+  return range.value();
+}
+
 // The host's CPU_Mapped row where the file's first and last tensors are
 // the host's (host_ends_order, the host holding block 0 and the output
 // layer while the GPUs hold blocks): under mmap the buffer is the file's
 // range from the host's first tensor to its last (get_mapping_range,
-// ggml_backend_dev_buffer_from_host_ptr), i.e. every tensor of the file,
-// each padded to GGUF's 32-byte alignment (general.alignment's default;
-// the range leaves out the last tensor's padding, under 32 bytes). Priced
-// as the list's bytes, exact where the list is; true when priced.
+// ggml_backend_dev_buffer_from_host_ptr), i.e. every tensor of the file
+// (whole_file_range; the printed file size without a list). Exact where
+// the list is; true when priced.
 bool price_whole_file_host_range(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
                                  const LlamaCppDeviceUsage& d, FigureCheck& c) {
   if (c.printed.figure != LogFigure::kModel || d.device != "cpu" || !e.settings.placement.mmap ||
@@ -1081,14 +1092,9 @@ bool price_whole_file_host_range(const RuntimeLog& log, const Model& model, cons
   const bool gpu_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
                                       [](const LlamaCppDeviceUsage& g) { return g.device != "cpu" && g.blocks > 0; });
   if (!gpu_blocks) return false;
-  constexpr uint64_t kGgufAlignment = 32;
-  CheckedBytes range = 0;
-  for (const SafetensorsTensor& t : model.tensors) {
-    range += round_up(t.data_bytes, kGgufAlignment);
-  }
-  if (model.tensors.empty()) range = model.weights.bytes;
-  if (!range.value()) return false;
-  c.memfit = *range.value();
+  const std::optional<uint64_t> range = model.tensors.empty() ? model.weights.bytes : whole_file_range(model);
+  if (!range) return false;
+  c.memfit = *range;
   if (model.tensors.empty()) c.basis = FigureBasis::kModelled;
   const std::string why = log.runtime == "ollama" ? "an Ollama file: Ollama's writer or the converter's"
                                                   : "a GGUF V1/V2 file: the converter's, kept by llama-quantize";
@@ -1118,9 +1124,17 @@ void note_unordered_host_range(const RuntimeLog& log, const Model& model, const 
                                       [](const LlamaCppDeviceUsage& g) { return g.device != "cpu" && g.blocks > 0; });
   if (!gpu_blocks) return;
   c.basis = FigureBasis::kModelled;
+  // The range lies between the host's tensors alone (llama-quantize's
+  // order since #9935) and the whole file (an order the host's tensors
+  // open and close): the note says both where the list gives them.
+  std::string bounds;
+  if (const std::optional<uint64_t> whole = whole_file_range(model); whole && c.memfit) {
+    bounds = fmt::format(" ({} B); the whole file, {} B, is the most it spans", *c.memfit, *whole);
+  }
   const std::string note = "the host maps the file's range from its first tensor to its last, across "
-                           "the GPUs' blocks, and this file's tensor order is not read: memfit's is "
-                           "the host's tensors alone";
+                           "the GPUs' blocks, and this file's tensor order is not read (a type the "
+                           "converter writes, or llama-quantize's order before #9935): memfit's is "
+                           "the host's tensors alone" + bounds;
   c.note = c.note.empty() ? note : note + "; " + c.note;
 }
 
