@@ -1048,11 +1048,20 @@ bool host_holds_blocks(const Model& model, const LlamaCppEstimate& e, const Llam
 // llama.cpp's converter's through a llama-quantize before #9935.
 // Only llama.cpp's loader maps the file (its "loaded meta data" line
 // prints the GGUF version): Ollama's own engine (ml/backend/ggml) loads
-// the weights into buffers it allocates, the host's tensors alone.
+// the weights into buffers it allocates, the host's tensors alone. Under
+// Ollama, a file that names an importance matrix (quantize.imatrix.*
+// keys) or its quantizer (general.quantized_by) is not Ollama's: a
+// community file pulled from elsewhere, which llama-quantize may have
+// written in the loader's order.
 bool host_ends_order(const RuntimeLog& log, const Model& model) {
   const bool loader_mapped = count_setting(log, "gguf_version").has_value();
-  return loader_mapped && !in_file_order(log, model) &&
-         (log.runtime == "ollama" || written_before_gguf_v3(log));
+  if (!loader_mapped || in_file_order(log, model)) return false;
+  if (written_before_gguf_v3(log)) return true;
+  const std::vector<GgufKeyValue>& keys = log.model.metadata;
+  const bool community = std::any_of(keys.begin(), keys.end(), [](const GgufKeyValue& kv) {
+    return kv.key.starts_with("quantize.imatrix.") || kv.key == "general.quantized_by";
+  });
+  return log.runtime == "ollama" && !community;
 }
 
 // Whether the host's model buffer is the mapped range llama-model.cpp
