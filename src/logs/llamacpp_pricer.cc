@@ -1037,8 +1037,9 @@ bool host_holds_blocks(const Model& model, const LlamaCppEstimate& e, const Llam
 // from #9935 (whose order, outside the blocks by name and then block by
 // block, keeps the host's tensors together at the file's start). The
 // converter writes the checkpoint's shards in turn, each shard's tensors
-// by name (convert_hf_to_gguf.py, get_tensors over safetensors' sorted
-// keys; a checkpoint is saved in module order, so the embedding opens the
+// by name (convert_hf_to_gguf.py, get_tensors over safe_open's keys(),
+// which huggingface/safetensors' Python binding sorts: bindings/python/
+// src/lib.rs, keys.sort()); a checkpoint is saved in module order, so the embedding opens the
 // first shard and the final norm closes the last: token_embd or output
 // first, output_norm last); a GGUF V1/V2 file kept that order (above);
 // Ollama's converter sorts by block with the tensors outside the blocks
