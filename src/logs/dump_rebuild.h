@@ -18,6 +18,7 @@
 #include "engines/llamacpp/converted_jamba.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "logs/log_model.h"
+#include "memfit/llamacpp.h"
 #include "memfit/model.h"
 #include "memfit/result.h"
 
@@ -83,6 +84,11 @@ struct ConvertedFrom {
   }
 };
 
+// What the dump says the file was converted from (its architecture's
+// model_type, widths, importance matrix and quantizer); an error for an
+// architecture memfit does not rebuild.
+Result<ConvertedFrom> converted_from(const LogModel& dump);
+
 // Three things the dump does not announce: the output layer's own
 // matrix (absent when tied to token_embd), the converter's rope_freqs (a
 // llama3-scaled rope bakes its factors into that F32 tensor, and the
@@ -138,6 +144,17 @@ Model accepted(Model quantized, const Model& rebuilt, const Variant& v, std::str
 // error saying why otherwise ("" when none holds them).
 Result<Model> rebuilt_with_options(const Model& rebuilt, const LogModel& dump, const ConvertedFrom& from,
                                    const llamacpp::GgufFileType& type, const TypeCounts& printed);
+
+// Where no rebuilt list holds the dump's counts (a file typed tensor by
+// tensor, as the pinned synthetic models are): the bytes llama.cpp's
+// CPU_REPACK buffer copies on `cpu`, when every assignment of the printed
+// types to the converter's tensors that holds each type's count and the
+// printed file size gives the same bytes (logs/dump_repack.cc). A role,
+// a tensor name less its block index with one shape, takes one type, as a
+// writer types a role; the converter's 1-D tensors stay F32. nullopt when
+// no assignment holds, two give different bytes, or the search passes its
+// budget.
+std::optional<uint64_t> repack_of_every_assignment(const Model& rebuilt, const LogModel& dump, RepackCpu cpu);
 
 }  // namespace memfit::logs
 

@@ -218,6 +218,12 @@ bool read_metadata_line(const LogLine& line, LogBuilder& out) {
   if (!contains(line.text, "llama_model_loader:")) return false;
   if (std::optional<std::string_view> rest = after(line.text, "loaded meta data with ")) {
     read_loaded(*rest, out.model());
+    // "(version GGUF V2)", "(version GGUF V3 (latest))": the file's GGUF
+    // version, which says when it was written (V3 from llama.cpp #3552,
+    // 2023-10): the setting gguf_version.
+    if (std::optional<std::string_view> v = after(*rest, "(version GGUF V")) {
+      if (std::optional<uint64_t> n = leading_count(*v)) out.setting("gguf_version", std::to_string(*n));
+    }
   } else if (std::optional<std::string_view> kv = after(line.text, ": - kv ")) {
     read_kv(*kv, out);
   } else if (std::optional<std::string_view> type = after(line.text, ": - type ")) {

@@ -15,6 +15,7 @@
 
 #include "engines/llamacpp/parts.h"
 #include "engines/llamacpp/quantize_plan.h"
+#include "logs/dump_rebuild.h"
 #include "logs/log_model.h"
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
@@ -721,14 +722,25 @@ std::optional<MappedRange> mapped_range(const Model& model, const LlamaCppPlacem
   return MappedRange{*bytes.value(), *others.value()};
 }
 
+// A file written before GGUF V3 (llama.cpp #3552, 2023-10; the loader
+// prints "(version GGUF V2)"): by the converter, in the checkpoint's order,
+// or by a llama-quantize that kept its input's order, as every release did
+// until #9935 (2024-11: its weights map, sorted by weight_name_comparer,
+// became the order llama-quantize writes).
+bool written_before_gguf_v3(const RuntimeLog& log) {
+  const std::optional<uint64_t> version = count_setting(log, "gguf_version");
+  return version && *version < 3;
+}
+
 // Whether the model's tensor list is in its file's order: a GGUF's own
 // header, or a list rebuilt from a llama.cpp log's dump of a file only
 // llama-quantize writes (a type the converter does not write: it writes
-// F32, F16, BF16 and Q8_0, in the checkpoint's order). Ollama's library
-// files are written by Ollama's own tools, in their own order.
+// F32, F16, BF16 and Q8_0, in the checkpoint's order) from #9935 on, which
+// a GGUF V1/V2 file is not. Ollama's library files are written by Ollama's
+// own tools, in their own order.
 bool in_file_order(const RuntimeLog& log, const Model& model) {
   if (model.gguf != nullptr) return true;
-  if (log.runtime == "ollama") return false;
+  if (log.runtime == "ollama" || written_before_gguf_v3(log)) return false;
   return std::any_of(model.tensors.begin(), model.tensors.end(), [](const SafetensorsTensor& t) {
     return t.dtype != "f32" && t.dtype != "f16" && t.dtype != "bf16" && t.dtype != "q8_0";
   });
@@ -1021,6 +1033,92 @@ bool host_holds_blocks(const Model& model, const LlamaCppEstimate& e, const Llam
   return false;
 }
 
+// Whether the file's tensors begin and end with tensors the host holds
+// when it holds block 0 and the output layer (a partial offload without
+// the output layer on a GPU): the orders of every writer but llama-quantize
+// from #9935 (whose order, outside the blocks by name and then block by
+// block, keeps the host's tensors together at the file's start). The
+// converter writes the checkpoint's shards in turn, each shard's tensors
+// by name (convert_hf_to_gguf.py, get_tensors over safe_open's keys(),
+// which huggingface/safetensors' Python binding sorts: bindings/python/
+// src/lib.rs, keys.sort()); a checkpoint is saved in module order, so the embedding opens the
+// first shard and the final norm closes the last: token_embd or output
+// first, output_norm last); a GGUF V1/V2 file kept that order (above);
+// Ollama's converter sorts by block with the tensors outside the blocks
+// after blocks 1 on (ollama fs/ggml/gguf.go, WriteGGUF's SortStableFunc),
+// so block 0 or a tensor outside the blocks opens the file and one
+// outside the blocks closes it, and its library's earlier files are
+// llama.cpp's converter's through a llama-quantize before #9935.
+// Only llama.cpp's loader maps the file (its "loaded meta data" line
+// prints the GGUF version): Ollama's own engine (ml/backend/ggml) loads
+// the weights into buffers it allocates, the host's tensors alone. Under
+// Ollama, a file that names an importance matrix (quantize.imatrix.*
+// keys) or its quantizer (general.quantized_by) is not Ollama's: a
+// community file pulled from elsewhere, which llama-quantize may have
+// written in the loader's order.
+bool host_ends_order(const RuntimeLog& log, const Model& model) {
+  const bool loader_mapped = count_setting(log, "gguf_version").has_value();
+  if (!loader_mapped || in_file_order(log, model)) return false;
+  if (written_before_gguf_v3(log)) return true;
+  const std::vector<GgufKeyValue>& keys = log.model.metadata;
+  const bool community = std::any_of(keys.begin(), keys.end(), [](const GgufKeyValue& kv) {
+    return kv.key.starts_with("quantize.imatrix.") || kv.key == "general.quantized_by";
+  });
+  return log.runtime == "ollama" && !community;
+}
+
+// Whether the host's model buffer is the mapped range llama-model.cpp
+// load_tensors makes under mmap: "CPU_Mapped" since llama.cpp #10026 (the
+// _Mapped suffix of ggml_backend_cpu_buffer_from_ptr's type, 2024-11;
+// Ollama vendors it from v0.5.2, #7875), "CPU" before it.
+bool host_mapped_buffer(const PrintedFigure& printed) {
+  return std::any_of(printed.buffers.begin(), printed.buffers.end(),
+                     [](const std::string& b) { return b == "CPU_Mapped" || b == "CPU"; });
+}
+
+// The file's range from its first tensor to its last: every tensor of
+// the list, each padded to GGUF's 32-byte alignment (general.alignment's
+// default; the range leaves out the last tensor's padding, under 32
+// bytes). nullopt without a list or on overflow.
+std::optional<uint64_t> whole_file_range(const Model& model) {
+  if (model.tensors.empty()) return std::nullopt;
+  constexpr uint64_t kGgufAlignment = 32;
+  CheckedBytes range = 0;
+  for (const SafetensorsTensor& t : model.tensors) range += round_up(t.data_bytes, kGgufAlignment);
+  return range.value();
+}
+
+// The host's CPU_Mapped row where the file's first and last tensors are
+// the host's (host_ends_order, the host holding block 0 and the output
+// layer while the GPUs hold blocks): under mmap the buffer is the file's
+// range from the host's first tensor to its last (get_mapping_range,
+// ggml_backend_dev_buffer_from_host_ptr), i.e. every tensor of the file
+// (whole_file_range; the printed file size without a list). Exact where
+// the list is; true when priced.
+bool price_whole_file_host_range(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                                 const LlamaCppDeviceUsage& d, FigureCheck& c) {
+  if (c.printed.figure != LogFigure::kModel || d.device != "cpu" || !e.settings.placement.mmap ||
+      !d.output_layer || d.blocks == 0 || !host_mapped_buffer(c.printed) || !host_ends_order(log, model)) {
+    return false;
+  }
+  const bool gpu_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
+                                      [](const LlamaCppDeviceUsage& g) { return g.device != "cpu" && g.blocks > 0; });
+  if (!gpu_blocks) return false;
+  const std::optional<uint64_t> range = model.tensors.empty() ? model.weights.bytes : whole_file_range(model);
+  if (!range) return false;
+  c.memfit = *range;
+  if (model.tensors.empty()) c.basis = FigureBasis::kModelled;
+  const std::string why = log.runtime == "ollama" ? "an Ollama file: Ollama's writer or the converter's"
+                                                  : "a GGUF V1/V2 file: the converter's, kept by llama-quantize";
+  const std::string note = fmt::format(
+      "the host maps the file's range from its first tensor to its last, across the GPUs' blocks: "
+      "in this file's order ({} before #9935) the host's tensors open and close it, so the range is "
+      "the whole file",
+      why);
+  c.note = c.note.empty() ? note : note + "; " + c.note;
+  return true;
+}
+
 // A partial offload's CPU_Mapped row from a file whose tensor order is not
 // read (Ollama's own files): under mmap the host's buffer is the file's
 // range from its first tensor to its last (llama-model.cpp load_tensors,
@@ -1029,14 +1127,7 @@ bool host_holds_blocks(const Model& model, const LlamaCppEstimate& e, const Llam
 // tensors alone.
 void note_unordered_host_range(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
                                const LlamaCppDeviceUsage& d, FigureCheck& c) {
-  const auto& buffers = c.printed.buffers;
-  // The mapped host buffer is "CPU_Mapped" since llama.cpp #10026 (the
-  // _Mapped suffix of ggml_backend_cpu_buffer_from_ptr's type, 2024-11;
-  // Ollama vendors it from v0.5.2, #7875), "CPU" before it: under mmap
-  // either is the mapped range.
-  const bool mapped_name = std::any_of(buffers.begin(), buffers.end(), [](const std::string& b) {
-    return b == "CPU_Mapped" || b == "CPU";
-  });
+  const bool mapped_name = host_mapped_buffer(c.printed);
   if (c.printed.figure != LogFigure::kModel || d.device != "cpu" || in_file_order(log, model) ||
       !e.settings.placement.mmap || !host_holds_blocks(model, e, d) || !mapped_name) {
     return;
@@ -1045,10 +1136,38 @@ void note_unordered_host_range(const RuntimeLog& log, const Model& model, const 
                                       [](const LlamaCppDeviceUsage& g) { return g.device != "cpu" && g.blocks > 0; });
   if (!gpu_blocks) return;
   c.basis = FigureBasis::kModelled;
+  // The range lies between the host's tensors alone (llama-quantize's
+  // order since #9935) and the whole file (an order the host's tensors
+  // open and close): the note says both where the list gives them.
+  std::string bounds;
+  if (const std::optional<uint64_t> whole = whole_file_range(model); whole && c.memfit) {
+    bounds = fmt::format(" ({} B); the whole file, {} B, is the most it spans", *c.memfit, *whole);
+  }
   const std::string note = "the host maps the file's range from its first tensor to its last, across "
-                           "the GPUs' blocks, and this file's tensor order is not read: memfit's is "
-                           "the host's tensors alone";
+                           "the GPUs' blocks, and this file's tensor order is not read (a type the "
+                           "converter writes, or llama-quantize's order before #9935): memfit's is "
+                           "the host's tensors alone" + bounds;
   c.note = c.note.empty() ? note : note + "; " + c.note;
+}
+
+// A CPU-only run's host row (CPU_Mapped + CPU_REPACK) from a dump no
+// rebuilt list types: the repacked copies every typing of the converter's
+// roles that holds the printed counts and size gives alike
+// (repack_of_every_assignment), on top of the mapped file; modelled (no
+// tensor is typed from the log). true when priced.
+bool price_repack_from_counts(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                              FigureCheck& c) {
+  if (!e.settings.placement.gpus.empty() || !c.memfit || e.repack == RepackCpu::kNone) return false;
+  const std::optional<uint64_t> repack = repack_of_every_assignment(model, log.model, e.repack);
+  if (!repack) return false;
+  const CheckedBytes sum = CheckedBytes(*c.memfit) + *repack;
+  if (!sum.value()) return false;
+  c.memfit = *sum.value();
+  c.basis = FigureBasis::kModelled;
+  c.note = fmt::format("{} from the dump's type counts: every typing of the converter's roles that holds "
+                       "them and the file size repacks {} bytes ({}), on top of the mapped file",
+                       kRepackFromCounts, *repack, to_string(e.repack));
+  return true;
 }
 
 // What the log leaves out that the rows it misses depend on, said on
@@ -1182,14 +1301,17 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, input_buffer, prints_state, c);
     if (c.printed.device != "CPU") price_metal_mapped(log, *run.model, e, *d, c);
     note_unordered_metal_range(log, *run.model, c);
-    note_unordered_host_range(log, *run.model, e, *d, c);
+    if (!price_whole_file_host_range(log, *run.model, e, *d, c)) {
+      note_unordered_host_range(log, *run.model, e, *d, c);
+    }
     if (c.printed.figure == LogFigure::kKvCache && c.memfit && c.note.empty()) c.note = cells_note(log);
     if (c.printed.figure == LogFigure::kModel && priced_from_config(options)) {
       price_config_model(log, options, *run.model, c);
     }
     const auto& buffers = c.printed.buffers;
     if (c.printed.figure == LogFigure::kModel && run.model->tensors.empty() &&
-        std::find(buffers.begin(), buffers.end(), "CPU_REPACK") != buffers.end()) {
+        std::find(buffers.begin(), buffers.end(), "CPU_REPACK") != buffers.end() &&
+        !price_repack_from_counts(log, *run.model, e, c)) {
       c.note = std::string(kRepackNeedsTensors) + " (give -m): memfit's is the mapped weights";
     }
   }

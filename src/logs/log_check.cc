@@ -130,7 +130,9 @@ void say_why_unlisted(const std::string& unlisted, bool shaped, std::vector<Figu
   if (unlisted.empty()) return;
   for (FigureCheck& c : figures) {
     if (c.printed.figure != LogFigure::kModel || !c.memfit) continue;
-    if (shaped) {
+    if (c.note.starts_with(logs::kRepackFromCounts)) {
+      logs::append_note(c, fmt::format("the tensor list is not rebuilt from the dump ({})", unlisted));
+    } else if (shaped) {
       logs::append_note(c, fmt::format("the blocks' weights are shaped by the converter's tensors, their "
                                        "types not rebuilt from the dump ({})",
                                        unlisted));

@@ -20,6 +20,10 @@ Result<Model> model_from_config(std::string_view config_json);
 // are not priced for want of a tensor list.
 inline constexpr std::string_view kRepackNeedsTensors = "CPU_REPACK's copies need the tensor list";
 
+// How a host model row's note begins when the CPU_REPACK buffer's copies
+// are priced from the dump's type counts alone (repack_of_every_assignment).
+inline constexpr std::string_view kRepackFromCounts = "CPU_REPACK's copies priced";
+
 // How model_from_log's warning on block-spread weights begins.
 inline constexpr std::string_view kSpreadWarning = "weights: the log's printed file size,";
 

@@ -50,6 +50,8 @@ bool dump_has_type(const LogModel& dump, std::string_view type) {
                      [&](const auto& t) { return t.first == type && t.second > 0; });
 }
 
+}  // namespace
+
 Result<ConvertedFrom> converted_from(const LogModel& dump) {
   GgufHeader header;
   header.metadata = dump.metadata;
@@ -99,6 +101,8 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
   }
   return out;
 }
+
+namespace {
 
 // The rebuilt GGUF of `type` when it holds the log's counts by type and
 // its bytes lie within the printed size's rounding; an error saying which

@@ -221,6 +221,14 @@ TEST(LlamaCppLog, RepeatingLayersOffloadedAreRead) {
   EXPECT_EQ(setting_of(log, "n_layers_offloadable"), "49");
 }
 
+TEST(LlamaCppLog, TheFilesGgufVersionIsASetting) {
+  // "... from /models/mistral-7b-instruct-v0.1.Q4_K_M.gguf (version GGUF
+  // V2)": a file written before GGUF V3; "(version GGUF V3 (latest))"
+  // likewise gives 3.
+  EXPECT_EQ(setting_of(read("llamacpp-telzur-mistral7b-q4km-rtx4060m-ngl20.log"), "gguf_version"), "2");
+  EXPECT_EQ(setting_of(read("llamacpp-10152-qwen25-32b-3x-p40.log"), "gguf_version"), "3");
+}
+
 TEST(LlamaCppLog, KvSelfSizeSummaryIsTheTotalWhenNoBufferLineIs) {
   // ggml-org/llama.cpp#11598: the excerpt's one cache line, "KV self size
   // = 3937.50 MiB" (two spaces before "="), cut after V's size: the

@@ -52,18 +52,37 @@ TEST(CheckLog, PinnedLlamaRunRebuiltFromItsDumpIsExact) {
   EXPECT_EQ(compute->memfit, 67'635'200u);
   EXPECT_EQ(compute->basis, FigureBasis::kExact);
   EXPECT_TRUE(compute->within_print);
-  // Model: the printed file size (53,005,517 B) without the repacked
-  // copies, which need the tensor list: the row says why there is none.
+  // Model: the printed file size (53,005,517 B) and the repacked copies.
+  // No rebuilt list types the file (its F16 file type takes no
+  // --tensor-type: llama-quantize retypes by pattern only under a
+  // quantized type), but every typing of the converter's roles that holds
+  // the counts repacks the same: 16 q4_0 and 12 q4_K fill the 7 block
+  // roles of 4 (4.5 bits a weight either way, both repacked on AVX-512),
+  // f16 and q6_K token_embd and output (neither repacked). A block: Q, O
+  // 2 x 512 x 512, K, V 2 x 512 x 128 = 655,360 weights, gate, up, down 3
+  // x 512 x 1,536 = 2,359,296: 3,014,656 / 32 x 18 = 1,695,744 B, every
+  // row count a multiple of 8; x 4 = 6,782,976 ("CPU_REPACK 6.47 MiB" =
+  // 6,784,287 +- 5,243). 53,005,517 + 6,782,976 = 59,788,493.
   const FigureCheck* model = figure(c, "CPU", LogFigure::kModel);
-  EXPECT_EQ(model->memfit, 53'005'517u);
+  EXPECT_EQ(model->memfit, 59'788'493u);
   EXPECT_EQ(model->basis, FigureBasis::kModelled);
-  // Its F16 file type takes no --tensor-type (llama-quantize retypes by
-  // pattern only under a quantized type): no option gives its mix.
-  EXPECT_EQ(model->note, "CPU_REPACK's copies need the tensor list, not rebuilt from the dump (the "
-                         "F16 GGUF memfit rebuilds holds f16 30, f32 9; the log's file f16 1, f32 "
-                         "9, q4_0 16, q4_K 12, q6_K 1; of llama-quantize's options an F16 file "
-                         "takes only --token-embedding-type and --output-tensor-type, and none "
-                         "gives them with the file size): memfit's is the mapped weights; give -m");
+  EXPECT_TRUE(model->within_print);
+  EXPECT_TRUE(model->note.starts_with("CPU_REPACK's copies priced from the dump's type counts: every "
+                                      "typing of the converter's roles that holds them and the file "
+                                      "size repacks 6782976 bytes (x86-avx512)"))
+      << model->note;
+}
+
+TEST(CheckLog, RepackedCopiesStayUnpricedWhereTheTypingsDisagree) {
+  // The pinned DeepSeek-V2 MLA model: f16 8, q4_K 21, q6_K 1, q8_0 18
+  // over the converter's 48 matrices; typings that hold the counts and
+  // the file size repack different bytes (4,939,776 to 14,303,232 B, by
+  // which roles take q4_K), so the row keeps the mapped file alone and
+  // says why.
+  const LogCheck c = check("llamacpp", "llamacpp-pinned-deepseek2-mla-ctx4096.log");
+  const FigureCheck* model = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_TRUE(model->note.starts_with("CPU_REPACK's copies need the tensor list")) << model->note;
 }
 
 TEST(CheckLog, ADumpOfLlamaQuantizesTypesGivesItsTensorsExactlyOnCuda) {
@@ -171,6 +190,32 @@ TEST(CheckLog, MetalMapsTheFileRangeFromItsFirstTensorToItsLast) {
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->memfit, 57'950'208u);
 }
 
+TEST(CheckLog, AGgufV2FilesHostRangeIsTheWholeFile) {
+  // TheBloke's mistral-7b-instruct-v0.1.Q4_K_M.gguf ("version GGUF V2":
+  // written before #9935 sorted llama-quantize's output, in the
+  // converter's order, token_embd first and output last) at -ngl 20 of
+  // 33: blocks 12-31 on CUDA0, the host block 0-11 and the output layer.
+  // The rebuilt Q4_K_M list, by hand: 4,096 wide, 14,336 ffn, 8 KV heads
+  // of 128, 32 blocks, 32,000 tokens. A block's Q, O 2 x 16,777,216, K
+  // 4,194,304, gate, up 2 x 58,720,256 at Q4_K (144 B / 256): 87,293,952
+  // B, norms 32,768; V and ffn_down at Q4_K 2,359,296 + 33,030,144, or at
+  // Q6_K (210 B / 256) 3,440,640 + 48,168,960 in the 16 use_more_bits
+  // blocks (0-3, 28-31, 6, 9, ..., 27): 16 x 122,716,160 + 16 x
+  // 138,936,320 = 4,186,439,680. token_embd Q4_K 73,728,000, output Q6_K
+  // 107,520,000, output_norm 16,384: 4,367,704,064 B, within "4165.37 MiB"
+  // (4,367,708,733 +- 5,243). The host's tensors alone (memfit's before):
+  // 181,264,384 + blocks 0-11 (6 of each kind) 1,569,914,880 =
+  // 1,751,179,264 (0.40).
+  const LogCheck c = check("llamacpp", "llamacpp-telzur-mistral7b-q4km-rtx4060m-ngl20.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 4'367'704'064u);
+  EXPECT_EQ(host->basis, FigureBasis::kExact);
+  EXPECT_TRUE(host->within_print);
+  EXPECT_TRUE(host->note.starts_with("the host maps the file's range from its first tensor to its last"))
+      << host->note;
+}
+
 TEST(CheckLog, APhi3DumpRebuildsItsFusedMatricesAndLongRopeFactors) {
   // An Ollama run of Phi-3 mini 128k Q4_0 on an M3 Max, every layer on
   // Metal; hidden 3,072 (32 heads of 96), MLP 8,192, vocabulary 32,064, 32
@@ -235,14 +280,23 @@ TEST(CheckLog, AnArchitectureWithoutAConverterSaysSoOnItsModelRow) {
   const LogCheck gemma4 = check("llamacpp", "llamacpp-acdtrx-gemma4-e4b-q8_0-m4-metal.log");
   EXPECT_EQ(figure(gemma4, "CPU", LogFigure::kModel)->memfit, 713'031'680u);
   // gemma3_text has one now: its synthetic file's mix is what keeps it
-  // from a rebuild.
+  // from a rebuild, and the counts still price its repacked copies: 24
+  // q4_0 and 18 q4_K over the 7 block roles of 6, a block's Q, O 2 x 512 x
+  // 512, K, V 2 x 512 x 128, gate, up, down 3 x 512 x 1,536: 3,014,656 /
+  // 32 x 18 = 1,695,744 B, x 6 = 10,174,464; the tied q8_0 token_embd
+  // is not repacked on x86.
   const LogCheck gemma3 = check("llamacpp", "llamacpp-pinned-gemma3-swa-ctx4096.log");
-  EXPECT_EQ(figure(gemma3, "CPU", LogFigure::kModel)->note,
-            "CPU_REPACK's copies need the tensor list, not rebuilt from the dump (the F16 GGUF "
-            "memfit rebuilds holds f16 44, f32 37; the log's file f32 37, q4_0 24, q4_K 18, q8_0 "
-            "1; of llama-quantize's options an F16 file takes only --token-embedding-type and "
-            "--output-tensor-type, and none gives them with the file size): memfit's is the "
-            "mapped weights; give -m");
+  const FigureCheck* host = figure(gemma3, "CPU", LogFigure::kModel);
+  EXPECT_TRUE(host->note.starts_with("CPU_REPACK's copies priced from the dump's type counts: every "
+                                     "typing of the converter's roles that holds them and the file size "
+                                     "repacks 10174464 bytes"))
+      << host->note;
+  EXPECT_TRUE(host->note.ends_with("the tensor list is not rebuilt from the dump (the F16 GGUF memfit "
+                                   "rebuilds holds f16 44, f32 37; the log's file f32 37, q4_0 24, q4_K "
+                                   "18, q8_0 1; of llama-quantize's options an F16 file takes only "
+                                   "--token-embedding-type and --output-tensor-type, and none gives "
+                                   "them with the file size)"))
+      << host->note;
 }
 
 TEST(CheckLog, AnOutputBufferBefore6122HoldsEveryBatchRow) {

@@ -118,13 +118,20 @@ TEST(CheckLogOllama, AnUnreleasedBuildIsPricedByTheReleaseGiven) {
 TEST(CheckLogOllama, AnOldHostBufferNamedCpuIsTheMappedRange) {
   // simo-hue/LLM-Mob-As-Mobility-Interpreter, Ollama 0.3.14 with
   // --n-gpu-layers 1 under mmap: its llama.cpp predates #10026 and prints
-  // the host's mapped buffer as "CPU buffer size = 4460.45 MiB", the whole
-  // file (292.36 + 4168.09 MiB fully offloaded): the range spans the GPU's
-  // block, which memfit's host figure (its own tensors) leaves out.
+  // the host's mapped buffer as "CPU buffer size = 4460.45 MiB". The host
+  // holds block 0 and the output layer, which open and close an Ollama
+  // file, so the range is the whole file across the GPU's block 27: the
+  // rebuilt Q4_K_M list's 4,677,120,000 B, as the same file fully
+  // offloaded (ollama-llmmob-qwen25-7b-q4km-a100-ctx1024) sums it: CPU
+  // 306,561,024 (token_embd, 3,584 x 152,064 / 256 x 144) + CUDA0
+  // 4,370,558,976 = 4,677,120,000 = 4460.45 MiB. Before, memfit's was the
+  // host's tensors alone, 4318.24 MiB (0.97).
   const LogCheck c = check("ollama-llmmob-qwen25-7b-q4km-a100-1layer.log");
   const FigureCheck* host = figure(c, "CPU", LogFigure::kModel);
   ASSERT_NE(host, nullptr);
-  EXPECT_EQ(host->basis, FigureBasis::kModelled);
+  EXPECT_EQ(host->memfit, 4'677'120'000u);
+  EXPECT_EQ(host->basis, FigureBasis::kExact);
+  EXPECT_TRUE(host->within_print);
   EXPECT_TRUE(host->note.starts_with("the host maps the file's range from its first tensor to its last"))
       << host->note;
 }

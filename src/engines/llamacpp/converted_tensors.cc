@@ -63,13 +63,15 @@ const GatedDeltaWidths* delta_widths(const ModelSpec& spec, const GatedDeltaWidt
   return widest.value() ? d : nullptr;
 }
 
-// Gemma (v1) and Gemma 3's text decoder: the standard decoder's tensors,
-// no biases; Gemma 3 adds per-head Q/K norms and the post-attention and
-// post-feed-forward norms (llama.cpp's LLM_ARCH_GEMMA and LLM_ARCH_GEMMA3
-// tensors, src/llama-arch.cpp; load_tensors in src/llama-model.cpp; the
-// converter's GemmaModel and Gemma3Model). Their embeddings are always
-// tied: the loader reuses token_embd when the file has no output.
+// Gemma (v1), Gemma 2 and Gemma 3's text decoder: the standard decoder's
+// tensors, no biases; Gemma 2 adds the post-attention and post-feed-forward
+// norms, Gemma 3 those and per-head Q/K norms (llama.cpp's LLM_ARCH_GEMMA,
+// LLM_ARCH_GEMMA2 and LLM_ARCH_GEMMA3 tensors, src/llama-arch.cpp;
+// load_tensors in src/llama-model.cpp; the converter's GemmaModel,
+// Gemma2Model and Gemma3Model). Their embeddings are always tied: the
+// loader reuses token_embd when the file has no output.
 bool gemma(const ModelSpec& spec) { return spec.model_type == "gemma"; }
+bool gemma2(const ModelSpec& spec) { return spec.model_type == "gemma2"; }
 bool gemma3(const ModelSpec& spec) { return spec.model_type == "gemma3_text"; }
 
 // Gemma 4's text decoder (GGUF gemma4): built from its widths alone
@@ -166,7 +168,7 @@ bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths
            (hybrid && l.kind == LayerKind::kLinearAttention) || (latent && l.kind == LayerKind::kMlaLatent);
   });
   return attention_only &&
-         (gpt_neox(spec) || phi3(spec) || chatglm(spec) || gemma(spec) || gemma3(spec) ||
+         (gpt_neox(spec) || phi3(spec) || chatglm(spec) || gemma(spec) || gemma2(spec) || gemma3(spec) ||
           glm4(spec) || phi2(spec) || hybrid || latent || (gpt_oss(spec) && spec.moe.experts > 0) ||
           std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
               kStandardDecoders.end());
@@ -357,9 +359,10 @@ void add_chatglm_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   add_converted(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
 }
 
-// One Gemma or Gemma 3 block, by name: the standard decoder's attention
-// and gated MLP without biases, Gemma 3's per-head Q/K norms (head_dim
-// wide) and its post_attention_norm and post_ffw_norm (hidden wide).
+// One Gemma, Gemma 2 or Gemma 3 block, by name: the standard decoder's
+// attention and gated MLP without biases, Gemma 3's per-head Q/K norms
+// (head_dim wide), and Gemma 2's and 3's post_attention_norm and
+// post_ffw_norm (hidden wide).
 void add_gemma_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t head_dim = head_dim_of(g);
@@ -367,6 +370,7 @@ void add_gemma_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   const uint64_t kv = g.kv_heads * head_dim;
   const std::string blk = fmt::format("blk.{}.", i);
   const bool v3 = gemma3(spec);
+  const bool post_norms = v3 || gemma2(spec);
   if (v3) add_converted(out, blk + "attn_k_norm.weight", {head_dim});
   add_converted(out, blk + "attn_k.weight", {g.hidden, kv});
   add_converted(out, blk + "attn_norm.weight", {g.hidden});
@@ -378,8 +382,8 @@ void add_gemma_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   add_converted(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
   add_converted(out, blk + "ffn_norm.weight", {g.hidden});
   add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
-  if (v3) add_converted(out, blk + "post_attention_norm.weight", {g.hidden});
-  if (v3) add_converted(out, blk + "post_ffw_norm.weight", {g.hidden});
+  if (post_norms) add_converted(out, blk + "post_attention_norm.weight", {g.hidden});
+  if (post_norms) add_converted(out, blk + "post_ffw_norm.weight", {g.hidden});
 }
 
 // One GLM-4 block, by name: Q/K/V with their biases (F32) when the
@@ -704,7 +708,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3, "
-        "chatglm, gemma, gemma3_text, glm4, phi, gpt_oss, the gated delta net hybrids qwen3_next, "
+        "chatglm, gemma, gemma2, gemma3_text, glm4, phi, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
         "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
         "widths), gemma4_text (with a GGUF's per-layer widths), jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
@@ -739,7 +743,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     else if (gpt_neox(spec)) add_gpt_neox_block(spec, i, out);
     else if (phi3(spec)) add_phi3_block(spec, i, out);
     else if (chatglm(spec)) add_chatglm_block(spec, i, out);
-    else if (gemma(spec) || gemma3(spec)) add_sorted(out, [&](Tensors& b) { add_gemma_block(spec, i, b); });
+    else if (gemma(spec) || gemma2(spec) || gemma3(spec)) add_sorted(out, [&](Tensors& b) { add_gemma_block(spec, i, b); });
     else if (glm4(spec)) add_sorted(out, [&](Tensors& b) { add_glm4_block(spec, !h.glm4_no_qkv_bias, i, b); });
     else if (phi2(spec)) add_phi2_block(spec, h.phi2_fused_qkv, i, out);
     else if (deepseek2(spec, mla)) add_sorted(out, [&](Tensors& b) { add_deepseek2_block(spec, *mla, i, b); });

@@ -1,4 +1,4 @@
-// The converter's tensors for Gemma, Gemma 3, GLM-4 and DeepSeek V2/V3
+// The converter's tensors for Gemma, Gemma 2, Gemma 3, GLM-4 and DeepSeek V2/V3
 // (engines/llamacpp/converted_tensors.cc, quantize_plan.h), checked
 // against the corpus logs' dumps (tests/data/logs/llamacpp): their tensor
 // counts by type and printed sizes, worked by hand below.
@@ -65,6 +65,35 @@ TEST(ConvertedDecoders, Gemma3F16) {
   EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 183}, {"f32", 157}}));
   EXPECT_EQ(find(m, "blk.25.attn_q_norm.weight")->shape, (std::vector<uint64_t>{256}));
   EXPECT_EQ(find(m, "blk.25.attn_q.weight")->shape, (std::vector<uint64_t>{1024, 1152}));
+}
+
+// google/gemma-2-2b-it's geometry (ollama-kosmos-gemma2-2b-q4_0's dump:
+// 2,304 wide, 8 heads and 4 KV heads of 256, 9,216 ffn, 26 blocks,
+// 256,000 tokens).
+constexpr std::string_view kGemma2_2b = R"({"architectures": ["Gemma2ForCausalLM"],
+  "model_type": "gemma2", "hidden_size": 2304, "intermediate_size": 9216,
+  "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+  "num_hidden_layers": 26, "vocab_size": 256000, "sliding_window": 4096})";
+
+// Gemma 2 2B at Q4_0, the log's file. A block: 11 tensors, Gemma 3's less
+// the Q/K norms. 4 F32 norms (attn_norm, post_attention_norm, ffn_norm,
+// post_ffw_norm) 4 x 2,304 x 4 = 36,864 B; Q4_0 matrices (18 B per 32):
+// Q and O 2 x 2,304 x 2,048 = 9,437,184, K and V 2 x 2,304 x 1,024 =
+// 4,718,592, gate/up/down 3 x 2,304 x 9,216 = 63,700,992: 77,856,768 /
+// 32 x 18 = 43,794,432 B. A block 43,831,296 B, x 26 = 1,139,613,696.
+// Outside: token_embd, tied, so llama-quantize types it as the output
+// (Q6_K, 210 B per 256): 2,304 x 256,000 / 256 x 210 = 483,840,000 B,
+// the log's CPU_Mapped 461.43 MiB; output_norm 9,216 B. 1,623,462,912 B;
+// f32 1 + 26 x 4 = 105, q4_0 26 x 7 = 182, q6_K 1: the dump's counts.
+TEST(ConvertedDecoders, Gemma2Q4_0IsTheLogsFile) {
+  const Model m = quantized(from_config(kGemma2_2b), "Q4_0");
+  EXPECT_EQ(m.weights.bytes, 1'623'462'912u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 105}, {"q4_0", 182}, {"q6_K", 1}}));
+  EXPECT_EQ(find(m, "token_embd.weight")->data_bytes, 483'840'000u);
+  EXPECT_EQ(find(m, "output.weight"), nullptr);
+  EXPECT_EQ(find(m, "blk.25.post_ffw_norm.weight")->shape, (std::vector<uint64_t>{2304}));
+  EXPECT_EQ(find(m, "blk.0.attn_q_norm.weight"), nullptr);  // Gemma 3's, not 2's
+  EXPECT_EQ(find(m, "blk.0.attn_q.weight")->shape, (std::vector<uint64_t>{2048, 2304}));
 }
 
 // THUDM/GLM-Z1-9B-0414's geometry (llamacpp-12946's dump: 4,096 wide, 32
