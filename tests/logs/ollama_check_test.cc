@@ -223,5 +223,32 @@ TEST(CheckLogOllama, TheServersGpuDiscoveryGivesTheDefaultContextsTier) {
   EXPECT_TRUE(kv->within_print);
 }
 
+TEST(CheckLogOllama, ALogWithoutContextOrSplitSaysItsCacheIsAnotherRuns) {
+  // The a10doc grep of Ollama 0.12's records (Qwen3-30B-A3B Q8_0 on an
+  // A10 and the host): no load request, so neither the context nor the
+  // layers per device. memfit prices the default num_ctx, lowered to the
+  // model's 40,960 cells, every layer on CUDA0: 48 layers x 2 x 4 heads x
+  // 128 x 2 B = 98,304 B a cell x 40,960 = 4,026,531,840 B, against the
+  // print's 1.9 GiB (and 1.1 GiB on the host: 32,768 cells split 30/18).
+  // The rows say which inputs were assumed, modelled, not an untraced miss.
+  LogCheckOptions options;
+  options.config_json =
+      read_test_log("ollama", "ollama-a10doc-qwen3-30b-a3b-thinking-q8-a10-partial.config.json");
+  options.file_type = "Q8_0";
+  const LogCheck c = check("ollama-a10doc-qwen3-30b-a3b-thinking-q8-a10-partial.log", options);
+  const FigureCheck* kv = figure(c, "CUDA0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 4'026'531'840u);
+  EXPECT_EQ(kv->basis, FigureBasis::kModelled);
+  EXPECT_EQ(kv->note,
+            "the log prints no context (no load request or runner command): memfit takes the release's "
+            "default num_ctx, 40960 cells; the log prints no layers per device (no load request's "
+            "GPULayers): memfit puts every layer on the GPU");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kKvCache);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 0u);
+  EXPECT_EQ(host->note, kv->note);
+}
+
 }  // namespace
 }  // namespace memfit
