@@ -193,7 +193,7 @@ void note_own_engine_graph(const EstimateRun& run, std::vector<FigureCheck>& fig
                "ggml_backend_cuda_buffer_size), which memfit does not price";
     } else {
       c.note = "Ollama's own engine (runner --ollama-engine) builds its own graph: memfit mirrors "
-               "qwen3, qwen3moe and BERT on the device that runs every block, and prices llama.cpp's "
+               "qwen3, qwen3moe, gpt-oss and BERT on the device that runs every block, and prices llama.cpp's "
                "compute buffer in its place otherwise";
     }
   }

@@ -250,5 +250,32 @@ TEST(CheckLogOllama, ALogWithoutContextOrSplitSaysItsCacheIsAnotherRuns) {
   EXPECT_EQ(host->note, kv->note);
 }
 
+TEST(CheckLogOllama, GptOsssOwnGraphIsReplayedWithItsTwoCachesMasks) {
+  // ROCm/ROCm#4909: gpt-oss-120b on Ollama 0.11.10's own engine, every
+  // block on a gfx1151 (8,192 cells, one sequence, batch 512, flash
+  // attention; 0.11.10 reserves the masks as F16 inputs, no cast). The
+  // replay of model/models/gptoss Forward peaks when the MLP makes `up`
+  // contiguous: below it the first layer's token rows, freed (2,880 x 512 x
+  // 4 = 5,898,240), positions and slots (2 x 2,048), the windowed cache's
+  // F16 mask (4,608 cells x 512 x 2 = 4,718,592) and the causal cache's
+  // (8,192 x 512 x 2 = 8,388,608), the outputs (128), the router's rows and
+  // their argsort (2 x 128 x 512 x 4 = 524,288), 7,864,320 of earlier
+  // layers' freed norms, the MLP's residual (5,898,240), the fused gate-up
+  // product over the 4 chosen experts (5,760 x 4 x 512 x 4 = 47,185,920),
+  // gate and up made contiguous (2 x 2,880 x 4 x 512 x 4 = 47,185,920):
+  // 127,668,352 B against the printed 121.8 MiB (127,716,557; 0.9996).
+  // llama.cpp's phases, the stand-in before, priced 417,726,464 (3.27):
+  // 512 rows of 201,088 logits where the engine keeps one.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-rocm4909-gpt-oss-120b-gfx1151-newengine.config.json");
+  options.file_type = "MXFP4";
+  const LogCheck c = check("ollama-rocm4909-gpt-oss-120b-gfx1151-newengine.log", options);
+  const FigureCheck* compute = figure(c, "ROCm0", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->memfit, 127'668'352u);
+  EXPECT_TRUE(compute->within_print);
+  EXPECT_TRUE(compute->note.starts_with("Ollama's own engine's graph replayed")) << compute->note;
+}
+
 }  // namespace
 }  // namespace memfit
