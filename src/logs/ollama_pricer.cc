@@ -191,6 +191,13 @@ void note_own_engine_graph(const EstimateRun& run, std::vector<FigureCheck>& fig
       c.note = "Ollama's own engine's graph replayed with ggml-alloc's rules; a CUDA or ROCm record adds "
                "the backend's pool of kernel temporaries (Ollama's 0020-ggml-No-alloc-mode.patch: "
                "ggml_backend_cuda_buffer_size), which memfit does not price";
+    } else if (run.model->spec.multimodal && c.printed.device != "CPU") {
+      // runner/ollamarunner/runner.go reserveWorstCaseGraph: a vision model
+      // first encodes a 2048 x 2048 image (EncodeMultimodal), then reserves
+      // the text batch; the scheduler's buffers keep the larger.
+      c.note = "Ollama's own engine reserves a vision model's image encoder on a 2048 x 2048 image before "
+               "the text graph (reserveWorstCaseGraph), and the record is the larger of the two: memfit "
+               "prices neither the encoder nor this family's own graph, llama.cpp's compute buffer stands in";
     } else {
       c.note = "Ollama's own engine (runner --ollama-engine) builds its own graph: memfit mirrors "
                "qwen3, qwen3moe, gpt-oss and BERT on the device that runs every block, and prices llama.cpp's "

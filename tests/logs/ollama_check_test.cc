@@ -277,5 +277,27 @@ TEST(CheckLogOllama, GptOsssOwnGraphIsReplayedWithItsTwoCachesMasks) {
   EXPECT_TRUE(compute->note.starts_with("Ollama's own engine's graph replayed")) << compute->note;
 }
 
+TEST(CheckLogOllama, AVisionModelsRecordIsItsImageEncodersOrItsTextGraphs) {
+  // Ollama 0.9.6's own engine, gemma3 27B Q4_K_M on a 780M (search-index
+  // file 2813348729): two reservations, the image encoder's (the host's
+  // 0 B), then the text graph's; the last is read. The host holds the
+  // token rows alone: 5,376 x 512 x 4 = 11,010,048 B, "10.5 MiB" exactly.
+  // ROCm0's 1.1 GiB is the larger of the encoder's graph on a 2048 x 2048
+  // image and the text graph, neither mirrored: the note says so.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-araki-gemma3-27b-q4km-780m-rocm-v096.config.json");
+  options.file_type = "Q4_K_M";
+  const LogCheck c = check("ollama-araki-gemma3-27b-q4km-780m-rocm-v096.log", options);
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->printed.value, 11'010'048u);
+  EXPECT_EQ(host->memfit, 11'010'048u);
+  const FigureCheck* gpu = figure(c, "ROCm0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_TRUE(gpu->note.starts_with("Ollama's own engine reserves a vision model's image encoder on a 2048 x "
+                                    "2048 image before the text graph"))
+      << gpu->note;
+}
+
 }  // namespace
 }  // namespace memfit
