@@ -299,5 +299,28 @@ TEST(CheckLogOllama, AVisionModelsRecordIsItsImageEncodersOrItsTextGraphs) {
       << gpu->note;
 }
 
+TEST(CheckLogOllama, GptOssWithoutFlashAttentionHoldsItsScores) {
+  // The same gpt-oss-120b run had its load request said FlashAttention:
+  // false: each layer soft-maxes its scores over its cache's cells. The
+  // peak is a causal layer's scores, 8,192 cells x 512 x 64 heads x 4 B =
+  // 1,073,741,824, above the layer's input (5,898,240), positions and
+  // slots (4,096), the two masks as F32 copies (4,608 and 8,192 cells x
+  // 512 x 4 = 9,437,184 + 16,777,216), the outputs (128), 16,384,000 of
+  // freed earlier tensors and the roped Q (64 x 64 x 512 x 4 = 8,388,608):
+  // 1,130,631,296 B.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-rocm4909-gpt-oss-120b-gfx1151-newengine.config.json");
+  options.file_type = "MXFP4";
+  std::string text = read_test_log("ollama", "ollama-rocm4909-gpt-oss-120b-gfx1151-newengine.log");
+  for (size_t at = text.find("FlashAttention:true"); at != std::string::npos; at = text.find("FlashAttention:true")) {
+    text.replace(at, std::string_view("FlashAttention:true").size(), "FlashAttention:false");
+  }
+  Result<LogCheck> c = check_log(text, options, nullptr);
+  ASSERT_TRUE(c.ok());
+  const FigureCheck* compute = figure(*c, "ROCm0", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->memfit, 1'130'631'296u);
+}
+
 }  // namespace
 }  // namespace memfit

@@ -160,7 +160,9 @@ Graph build(const Qwen3Shape& s, const EngineGraphRun& run, uint64_t n_tok, uint
 // fused QKV product and its bias, Q, K and V as views of it, RoPE (new
 // tensors: a view is never taken over), the cache's writes, flash
 // attention with the sinks (ScaledDotProductAttention: Q permuted; the
-// sinks a source, no tensor) over the sliding-window cache's cells on even
+// sinks a source, no tensor; without flash attention the scores,
+// soft-maxed with the mask and sinks, and their product with V, permuted
+// contiguous) over the sliding-window cache's cells on even
 // layers and the causal cache's on odd ones (kvcache.WrapperCache,
 // SetLayerType(i % 2)), attn_out and its bias, the residual; in the last
 // layer the Outputs' rows of the hidden state (Rows, after attention); the
@@ -204,7 +206,8 @@ GptOssMasks gptoss_masks(Graph& g, const EngineGraphRun& run, uint64_t swa_cells
 }
 
 // One layer's attention block (the residual added): returns the hidden state.
-int gptoss_attention(Graph& g, const GptOssShape& s, const Inputs& in, int mask, int h, uint64_t n_tok) {
+int gptoss_attention(Graph& g, const GptOssShape& s, const Inputs& in, int mask, uint64_t cells, int h,
+                     bool flash_attention, uint64_t n_tok) {
   const int residual = h;
   const int x = lg::rms_norm_mul(g, h, in.weight);
   const uint64_t width = s.head_dim * (s.heads + 2 * s.kv_heads);
@@ -220,9 +223,23 @@ int gptoss_attention(Graph& g, const GptOssShape& s, const Inputs& in, int mask,
   g.expand(k);
   g.expand(g.op(Op::kOther, Type::kExternal, {1, 1, 1, 1}, {k, in.slots, in.weight}, "cache_k"));
   g.expand(g.op(Op::kOther, Type::kExternal, {1, 1, 1, 1}, {value, in.slots, in.weight}, "cache_v"));
-  const int fa = g.op(Op::kOther, Type::kF32, {s.head_dim, s.heads, n_tok, 1},
-                      {g.permute(q, 0, 2, 1, 3), in.weight, in.weight, mask}, "flash_attn_ext");
-  int out = lg::mul_mat(g, in.weight, g.reshape(fa, {s.head_dim * s.heads, n_tok, 1, 1}), s.hidden);
+  const int qp = g.permute(q, 0, 2, 1, 3);
+  int cur = -1;
+  if (flash_attention) {
+    const int fa = g.op(Op::kOther, Type::kF32, {s.head_dim, s.heads, n_tok, 1}, {qp, in.weight, in.weight, mask},
+                        "flash_attn_ext");
+    cur = g.reshape(fa, {s.head_dim * s.heads, n_tok, 1, 1});
+  } else {
+    // The scores over the cache's cells, soft-maxed with the mask and the
+    // sinks (ggml_soft_max_ext, ggml_soft_max_add_sinks), their product
+    // with V, permuted contiguous.
+    const int kq = g.op(Op::kOther, Type::kF32, {cells, n_tok, s.heads, 1}, {in.weight, qp}, "kq");
+    const int soft = g.op(Op::kSoftMax, Type::kF32, {cells, n_tok, s.heads, 1}, {kq, mask}, "kq_soft_max");
+    const int kqv = g.op(Op::kOther, Type::kF32, {s.head_dim, n_tok, s.heads, 1}, {in.weight, soft}, "kqv");
+    cur = g.op(Op::kOther, Type::kF32, {s.head_dim * s.heads, n_tok, 1, 1}, {g.permute(kqv, 0, 2, 1, 3)},
+               "kqv_cont");
+  }
+  int out = lg::mul_mat(g, in.weight, cur, s.hidden);
   out = g.op(Op::kAdd, Type::kF32, g.at(out).ne, {out, in.weight}, "attn_out_bias");
   return g.op(Op::kAdd, Type::kF32, g.at(out).ne, {out, residual}, "attn_residual");
 }
@@ -273,7 +290,9 @@ Graph build_gptoss(const GptOssShape& s, const EngineGraphRun& run, uint64_t swa
   int h = in.rows;
   uint64_t rows = n_tok;
   for (uint64_t il = 0; il < s.layers; ++il) {
-    h = gptoss_attention(g, s, in, il % 2 == 0 ? masks.swa : masks.causal, h, n_tok);
+    const bool windowed = il % 2 == 0;
+    h = gptoss_attention(g, s, in, windowed ? masks.swa : masks.causal, windowed ? swa_cells : run.cells, h,
+                         run.flash_attention, n_tok);
     if (il + 1 == s.layers) {
       h = g.op(Op::kOther, Type::kF32, {s.hidden, n_out, 1, 1}, {h, in.outputs}, "output_rows");
       rows = n_out;
