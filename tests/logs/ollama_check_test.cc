@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "logs/log_test_data.h"
 #include "logs/log_text.h"
