@@ -191,9 +191,16 @@ void note_own_engine_graph(const EstimateRun& run, std::vector<FigureCheck>& fig
       c.note = "Ollama's own engine's graph replayed with ggml-alloc's rules; a CUDA or ROCm record adds "
                "the backend's pool of kernel temporaries (Ollama's 0020-ggml-No-alloc-mode.patch: "
                "ggml_backend_cuda_buffer_size), which memfit does not price";
+    } else if (run.model->spec.multimodal && c.printed.device != "CPU") {
+      // runner/ollamarunner/runner.go reserveWorstCaseGraph: a vision model
+      // first encodes a 2048 x 2048 image (EncodeMultimodal), then reserves
+      // the text batch; the scheduler's buffers keep the larger.
+      c.note = "Ollama's own engine reserves a vision model's image encoder on a 2048 x 2048 image before "
+               "the text graph (reserveWorstCaseGraph), and the record is the larger of the two: memfit "
+               "prices neither the encoder nor this family's own graph, llama.cpp's compute buffer stands in";
     } else {
       c.note = "Ollama's own engine (runner --ollama-engine) builds its own graph: memfit mirrors "
-               "qwen3, qwen3moe and BERT on the device that runs every block, and prices llama.cpp's "
+               "qwen3, qwen3moe, gpt-oss and BERT on the device that runs every block, and prices llama.cpp's "
                "compute buffer in its place otherwise";
     }
   }
@@ -247,6 +254,43 @@ void compare_own_engine_cache(const EstimateRun& run, std::vector<FigureCheck>& 
   }
 }
 
+// A log that prints neither its context (no load request, no runner
+// command, no llama_context line) nor, with records on a GPU and the host,
+// its layers per device (no load request's GPULayers) leaves both to
+// memfit: the release's default num_ctx (defaults.cc) and every layer on
+// the GPU. Its cache and graph rows are then another run's, whatever the
+// rules: they are modelled, and their notes say which input was assumed
+// (the a10doc grep of Ollama 0.12's records: 1.9 + 1.1 GiB of KV is 32,768
+// cells x 48 layers x 64 KiB split 30/18, against memfit's 40,960 cells
+// all on CUDA0).
+void note_unprinted_inputs(const RuntimeLog& log, const EstimateRun& run, std::vector<FigureCheck>& figures) {
+  const bool context = count_setting(log, "n_ctx").has_value();
+  bool gpu = false, host = false;
+  for (const FigureCheck& c : figures) {
+    if (c.printed.figure != LogFigure::kKvCache && c.printed.figure != LogFigure::kModel) continue;
+    if (c.printed.device == "CPU") host = true;
+    if (c.printed.device != "CPU" && c.printed.device != "total") gpu = true;
+  }
+  const bool split = !(gpu && host) || count_setting(log, "n_gpu_layers").has_value();
+  if (context && split) return;
+  std::string why;
+  if (!context) {
+    why = fmt::format("the log prints no context (no load request or runner command): memfit takes the "
+                      "release's default num_ctx, {} cells",
+                      run.llamacpp->context.n_ctx);
+  }
+  if (!split) {
+    why += fmt::format("{}the log prints no layers per device (no load request's GPULayers): memfit puts "
+                       "every layer on the GPU",
+                       why.empty() ? "" : "; ");
+  }
+  for (FigureCheck& c : figures) {
+    if (!c.memfit || (c.printed.figure != LogFigure::kKvCache && c.printed.figure != LogFigure::kCompute)) continue;
+    c.basis = FigureBasis::kModelled;
+    c.note = c.note.empty() ? why : fmt::format("{}; {}", why, c.note);
+  }
+}
+
 class OllamaPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "ollama"; }
@@ -296,6 +340,7 @@ class OllamaPricer final : public LogPricer {
       note_own_engine_graph(run, figures);
       compare_own_engine_cache(run, figures);
     }
+    note_unprinted_inputs(log, run, figures);
     // A release before v0.11.5 is priced with its one cache (a log naming
     // no release with v0.11.4's, apply_release); a release past it that
     // printed one cache is not one memfit reads.

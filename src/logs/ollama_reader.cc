@@ -103,16 +103,21 @@ void read_load_request(std::string_view request, LogBuilder& out) {
   }
 }
 
+// The buffer a record names: device=CUDA0 (recent), else the buffer type
+// (buffer=CUDA0, buffer_type=CUDA_Host) as llama.cpp names it.
+std::optional<std::string> record_buffer(std::string_view line) {
+  std::optional<std::string> where = slog_field(line, "device");
+  if (!where) where = slog_field(line, "buffer");
+  if (!where) where = slog_field(line, "buffer_type");
+  return where;
+}
+
 void read_buffer_record(std::string_view line, const std::string& msg, const LogLine& at,
                         LogBuilder& out) {
   const LogFigure figure = msg == "model weights" ? LogFigure::kModel
                            : msg == "kv cache"    ? LogFigure::kKvCache
                                                   : LogFigure::kCompute;
-  // The device: device=CUDA0 (recent), else the buffer type
-  // (buffer=CUDA0, buffer_type=CUDA_Host) as llama.cpp names it.
-  std::optional<std::string> where = slog_field(line, "device");
-  if (!where) where = slog_field(line, "buffer");
-  if (!where) where = slog_field(line, "buffer_type");
+  const std::optional<std::string> where = record_buffer(line);
   const std::optional<std::string> size = slog_field(line, "size");
   if (!where || !size) return;
   const std::string device = device_of_buffer(*where);
@@ -153,6 +158,15 @@ bool is_buffer_record(const std::string& msg) {
 // price no run. The group read is the run's whose load request is read
 // (`request_line`, its line; 0 when none): the first group after it, else
 // the first group; a note names the groups left out.
+// Before those records (v0.6.0 to v0.10.x) ml/backend/ggml/ggml.go's
+// Context.Reserve logged "compute graph" backend=... size=... at every
+// reservation of the load, and a load reserves more than once (a vision
+// model's image encoder, then the text graph): the scheduler's buffers only
+// grow, and Ollama keeps the last ("Reserve may get called multiple times
+// for different graphs - we just want the last run, which will contain the
+// max allocations", v0.9.6). So a repeated "compute graph" record of a
+// device inside an open group replaces the earlier one; a repeated "model
+// weights" or "kv cache" record still starts another load's group.
 void read_one_load_records(std::span<const LogLine> records, uint64_t request_line, LogBuilder& out) {
   struct Group {
     uint64_t line = 0;  // its first record's
@@ -165,11 +179,18 @@ void read_one_load_records(std::span<const LogLine> records, uint64_t request_li
     const std::optional<std::string> msg = slog_field(line.text, "msg");
     if (msg == "total memory") closed = true;
     if (!msg || !is_buffer_record(*msg)) continue;
-    std::optional<std::string> where = slog_field(line.text, "device");
-    if (!where) where = slog_field(line.text, "buffer");
-    if (!where) where = slog_field(line.text, "buffer_type");
+    const std::optional<std::string> where = record_buffer(line.text);
     const std::string key = *msg + "/" + where.value_or("");
-    if (closed || std::find(seen.begin(), seen.end(), key) != seen.end()) {
+    const bool repeated = std::find(seen.begin(), seen.end(), key) != seen.end();
+    if (!closed && repeated && *msg == "compute graph") {
+      std::vector<const LogLine*>& open = groups.back().records;
+      std::erase_if(open, [&](const LogLine* r) {
+        return slog_field(r->text, "msg") == "compute graph" && record_buffer(r->text) == where;
+      });
+      open.push_back(&line);
+      continue;
+    }
+    if (closed || repeated) {
       groups.push_back(Group{.line = line.number});
       seen.clear();
       closed = false;

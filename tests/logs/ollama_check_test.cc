@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "logs/log_test_data.h"
 #include "logs/log_text.h"
@@ -228,6 +230,105 @@ TEST(CheckLogOllama, TheServersGpuDiscoveryGivesTheDefaultContextsTier) {
   ASSERT_NE(kv, nullptr);
   EXPECT_EQ(kv->memfit, 1'730'478'080u);
   EXPECT_TRUE(kv->within_print);
+}
+
+TEST(CheckLogOllama, ALogWithoutContextOrSplitSaysItsCacheIsAnotherRuns) {
+  // The a10doc grep of Ollama 0.12's records (Qwen3-30B-A3B Q8_0 on an
+  // A10 and the host): no load request, so neither the context nor the
+  // layers per device. memfit prices the default num_ctx, lowered to the
+  // model's 40,960 cells, every layer on CUDA0: 48 layers x 2 x 4 heads x
+  // 128 x 2 B = 98,304 B a cell x 40,960 = 4,026,531,840 B, against the
+  // print's 1.9 GiB (and 1.1 GiB on the host: 32,768 cells split 30/18).
+  // The rows say which inputs were assumed, modelled, not an untraced miss.
+  LogCheckOptions options;
+  options.config_json =
+      read_test_log("ollama", "ollama-a10doc-qwen3-30b-a3b-thinking-q8-a10-partial.config.json");
+  options.file_type = "Q8_0";
+  const LogCheck c = check("ollama-a10doc-qwen3-30b-a3b-thinking-q8-a10-partial.log", options);
+  const FigureCheck* kv = figure(c, "CUDA0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 4'026'531'840u);
+  EXPECT_EQ(kv->basis, FigureBasis::kModelled);
+  EXPECT_EQ(kv->note,
+            "the log prints no context (no load request or runner command): memfit takes the release's "
+            "default num_ctx, 40960 cells; the log prints no layers per device (no load request's "
+            "GPULayers): memfit puts every layer on the GPU");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kKvCache);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 0u);
+  EXPECT_EQ(host->note, kv->note);
+}
+
+TEST(CheckLogOllama, GptOsssOwnGraphIsReplayedWithItsTwoCachesMasks) {
+  // ROCm/ROCm#4909: gpt-oss-120b on Ollama 0.11.10's own engine, every
+  // block on a gfx1151 (8,192 cells, one sequence, batch 512, flash
+  // attention; 0.11.10 reserves the masks as F16 inputs, no cast). The
+  // replay of model/models/gptoss Forward peaks when the MLP makes `up`
+  // contiguous: below it the first layer's token rows, freed (2,880 x 512 x
+  // 4 = 5,898,240), positions and slots (2 x 2,048), the windowed cache's
+  // F16 mask (4,608 cells x 512 x 2 = 4,718,592) and the causal cache's
+  // (8,192 x 512 x 2 = 8,388,608), the outputs (128), the router's rows and
+  // their argsort (2 x 128 x 512 x 4 = 524,288), 7,864,320 of earlier
+  // layers' freed norms, the MLP's residual (5,898,240), the fused gate-up
+  // product over the 4 chosen experts (5,760 x 4 x 512 x 4 = 47,185,920),
+  // gate and up made contiguous (2 x 2,880 x 4 x 512 x 4 = 47,185,920):
+  // 127,668,352 B against the printed 121.8 MiB (127,716,557; 0.9996).
+  // llama.cpp's phases, the stand-in before, priced 417,726,464 (3.27):
+  // 512 rows of 201,088 logits where the engine keeps one.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-rocm4909-gpt-oss-120b-gfx1151-newengine.config.json");
+  options.file_type = "MXFP4";
+  const LogCheck c = check("ollama-rocm4909-gpt-oss-120b-gfx1151-newengine.log", options);
+  const FigureCheck* compute = figure(c, "ROCm0", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->memfit, 127'668'352u);
+  EXPECT_TRUE(compute->within_print);
+  EXPECT_TRUE(compute->note.starts_with("Ollama's own engine's graph replayed")) << compute->note;
+}
+
+TEST(CheckLogOllama, AVisionModelsRecordIsItsImageEncodersOrItsTextGraphs) {
+  // Ollama 0.9.6's own engine, gemma3 27B Q4_K_M on a 780M (search-index
+  // file 2813348729): two reservations, the image encoder's (the host's
+  // 0 B), then the text graph's; the last is read. The host holds the
+  // token rows alone: 5,376 x 512 x 4 = 11,010,048 B, "10.5 MiB" exactly.
+  // ROCm0's 1.1 GiB is the larger of the encoder's graph on a 2048 x 2048
+  // image and the text graph, neither mirrored: the note says so.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-araki-gemma3-27b-q4km-780m-rocm-v096.config.json");
+  options.file_type = "Q4_K_M";
+  const LogCheck c = check("ollama-araki-gemma3-27b-q4km-780m-rocm-v096.log", options);
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->printed.value, 11'010'048u);
+  EXPECT_EQ(host->memfit, 11'010'048u);
+  const FigureCheck* gpu = figure(c, "ROCm0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_TRUE(gpu->note.starts_with("Ollama's own engine reserves a vision model's image encoder on a 2048 x "
+                                    "2048 image before the text graph"))
+      << gpu->note;
+}
+
+TEST(CheckLogOllama, GptOssWithoutFlashAttentionHoldsItsScores) {
+  // The same gpt-oss-120b run had its load request said FlashAttention:
+  // false: each layer soft-maxes its scores over its cache's cells. The
+  // peak is a causal layer's scores, 8,192 cells x 512 x 64 heads x 4 B =
+  // 1,073,741,824, above the layer's input (5,898,240), positions and
+  // slots (4,096), the two masks as F32 copies (4,608 and 8,192 cells x
+  // 512 x 4 = 9,437,184 + 16,777,216), the outputs (128), 16,384,000 of
+  // freed earlier tensors and the roped Q (64 x 64 x 512 x 4 = 8,388,608):
+  // 1,130,631,296 B.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-rocm4909-gpt-oss-120b-gfx1151-newengine.config.json");
+  options.file_type = "MXFP4";
+  std::string text = read_test_log("ollama", "ollama-rocm4909-gpt-oss-120b-gfx1151-newengine.log");
+  for (size_t at = text.find("FlashAttention:true"); at != std::string::npos; at = text.find("FlashAttention:true")) {
+    text.replace(at, std::string_view("FlashAttention:true").size(), "FlashAttention:false");
+  }
+  Result<LogCheck> c = check_log(text, options, nullptr);
+  ASSERT_TRUE(c.ok());
+  const FigureCheck* compute = figure(*c, "ROCm0", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->memfit, 1'130'631'296u);
 }
 
 }  // namespace

@@ -339,6 +339,31 @@ TEST(OllamaLog, TheOwnEnginesRecordsOfASecondLoadAreNotAdded) {
             log->notes.end());
 }
 
+TEST(OllamaLog, ALoadsLastReservationIsItsComputeGraph) {
+  // Ollama 0.9.6 (ml/backend/ggml/ggml.go Context.Reserve) logs "compute
+  // graph" at every reservation of a load; gemma3's image encoder reserves
+  // first (the host's 0 B), then the text graph: the last records are the
+  // load's, ROCm0 1.1 GiB and the host's 10.5 MiB = 11,010,048 B, with no
+  // note of another load. A second "model weights" record still opens one.
+  const std::string text =
+      "time=2025-07-24T18:29:05.878+09:00 level=INFO source=routes.go:1288 msg=\"Listening on 127.0.0.1:11434 (version 0.9.6)\"\n"
+      "time=2025-07-24T18:29:34.425+09:00 level=INFO source=ggml.go:377 msg=\"model weights\" buffer=ROCm0 size=\"16.2 GiB\"\n"
+      "time=2025-07-24T18:29:34.657+09:00 level=INFO source=ggml.go:666 msg=\"compute graph\" backend=ROCm0 buffer_type=ROCm0 size=\"1.0 GiB\"\n"
+      "time=2025-07-24T18:29:34.657+09:00 level=INFO source=ggml.go:666 msg=\"compute graph\" backend=CPU buffer_type=CPU size=\"0 B\"\n"
+      "time=2025-07-24T18:29:35.056+09:00 level=INFO source=ggml.go:666 msg=\"compute graph\" backend=ROCm0 buffer_type=ROCm0 size=\"1.1 GiB\"\n"
+      "time=2025-07-24T18:29:35.056+09:00 level=INFO source=ggml.go:666 msg=\"compute graph\" backend=CPU buffer_type=CPU size=\"10.5 MiB\"\n";
+  Result<RuntimeLog> log = read_runtime_log(text);
+  ASSERT_TRUE(log.ok());
+  // 1.1 GiB = 11 x 2^30 / 10 = 1,181,116,006.4 -> 1,181,116,006.
+  EXPECT_EQ(find_figure(*log, "ROCm0", LogFigure::kCompute)->value, 1'181'116'006u);
+  EXPECT_EQ(find_figure(*log, "CPU", LogFigure::kCompute)->value, 11'010'048u);  // 10.5 x 2^20
+  EXPECT_EQ(find_figure(*log, "ROCm0", LogFigure::kModel)->value, 17'394'617'549u);  // 16.2 GiB, rounded
+  for (const std::string& note : log->notes) EXPECT_EQ(note.find("another load"), std::string::npos) << note;
+  const size_t computes = std::count_if(log->figures.begin(), log->figures.end(),
+                                        [](const PrintedFigure& f) { return f.figure == LogFigure::kCompute; });
+  EXPECT_EQ(computes, 2u);
+}
+
 TEST(OllamaLog, ARecordWrappedOverIndentedLinesIsReadWhole) {
   // A status report (search-index file 40749440253) prints Ollama 0.12.6's
   // records broken after "source=device.go:217", the rest indented on the

@@ -43,6 +43,7 @@ struct EngineGraphRun {
   uint64_t parallel = 1;    // its Outputs: one row a sequence
   uint64_t cells = 0;       // the cache's cells, padded (every sequence's)
   uint64_t context = 0;     // the load request's KvSize: num_ctx x parallel
+  uint64_t padding = 256;   // the cache's CachePadding (cells)
   bool flash_attention = true;
   // The mask an F32 input cast in the graph (from v0.12.7), else an input
   // of the mask's type (releases.h, own_engine_reserve_casts_mask).
@@ -52,7 +53,8 @@ struct EngineGraphRun {
 };
 
 // Whether memfit mirrors `spec`'s Forward (qwen3, qwen3moe with every
-// layer full attention): engine_graph_bytes prices it.
+// layer full attention; BERT; gpt-oss, its even layers windowed):
+// engine_graph_bytes prices it.
 bool mirrors_engine_graph(const ModelSpec& spec);
 
 // The bytes of that device's "compute graph" record: the larger of the

@@ -102,7 +102,7 @@ EngineGraphRun own_engine_graph_run(const OllamaDecisions& d, bool on_gpu, bool 
   const uint64_t pad = own_engine_cache_padding(d.release, flash);
   return EngineGraphRun{.num_batch = d.num_batch, .parallel = d.parallel,
                         .cells = round_up(CheckedBytes(context), pad).value().value_or(0),
-                        .context = context, .flash_attention = flash,
+                        .context = context, .padding = pad, .flash_attention = flash,
                         .mask_cast = own_engine_reserve_casts_mask(d.release),
                         .on_gpu = on_gpu, .output_layer = output_layer};
 }
