@@ -386,6 +386,10 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
   const std::string_view text = line.text;
   read_continued_command(text, state, out);
   read_build(text, out);
+  // "load_tensors: loading model tensors, this can take a while... (mmap =
+  // false)": the loader's own word that the file is read, not mapped (the
+  // host's model buffer is then its tensors alone: docs/check-log.md).
+  if (contains(text, "loading model tensors") && contains(text, "(mmap = false)")) out.setting("no_mmap", "true");
   if (contains(text, "memory_breakdown") || contains(text, "memory breakdown")) {
     if (!state.fit_trials) return read_breakdown_line(line, out);
     out.note("the memory breakdowns are --fit's trial allocations: not read");

@@ -137,6 +137,10 @@ Status as_ollama(const RuntimeLog& log, EstimateRequest& r, std::vector<std::str
     if (Status s = set_field(r, "ollama_kv_cache_type", type); !s) return s;
     if (Status s = set_field(r, "ollama_flash_attention", "true"); !s) return s;
   }
+  // The load request's UseMmap:false (or the loader's "mmap = false").
+  if (q.placement.no_mmap.value_or(false)) {
+    if (Status s = set_field(r, "use_mmap", "false"); !s) return s;
+  }
   if (q.placement.gpu_memory && !q.placement.gpu_memory->empty()) {
     std::vector<LlamaCppGpu> gpus = *q.placement.gpu_memory;
     // The llama.cpp pricer's stand-in for a free memory the log does not

@@ -97,6 +97,9 @@ void read_load_request(std::string_view request, LogBuilder& out) {
                                                                     : "auto";
     out.setting("flash_attn", value);
   }
+  // "UseMmap:false": the runner loads without mmap (the user's use_mmap, or
+  // the server's own choice: llm/server.go turns it off on some systems).
+  if (request_field(request, "UseMmap") == "false") out.setting("no_mmap", "true");
   // "GPULayers:36[ID:... Layers:36(0..35)]": the layers offloaded, over every GPU.
   if (std::optional<std::string_view> layers = request_field(request, "GPULayers"); layers && parse_count(*layers)) {
     out.setting("n_gpu_layers", *layers);

@@ -29,6 +29,19 @@ TEST(CommaList, WholeEntriesOnly) {
   EXPECT_FALSE(logs::comma_list_has("", "CUDA1"));
 }
 
+TEST(CheckLogOllama, UseMmapFalseKeepsTheHostsModelBufferToItsTensors) {
+  // The same log: 10379.71 MiB printed for the host's 36 blocks and the
+  // output, plus 417.66 MiB for the token embedding (CPU, not repacked):
+  // 11,321,863,045 B printed in all; memfit's host tensors hold
+  // 11,321,856,000 B (within the print's 0.005 MiB per line). Priced as a
+  // mapped range it would be the whole file, 19,845,357,568 B (1.75).
+  const LogCheck c = check("ollama-dragon-qwq32b-q4km-rtx3060-partial-q8kv.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, std::optional<uint64_t>(11'321'856'000u));
+  EXPECT_TRUE(host->within_print);
+}
+
 TEST(CheckLogOllama, TheRunIsPricedOnTheGpuItsModelUsed) {
   // praveen-kdm/robustness_project, Ollama 0.21.0: 8 A100s listed, the
   // model on CUDA1 alone (its "using device" line). Llama 3.1 8B at

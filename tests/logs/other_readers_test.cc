@@ -397,6 +397,28 @@ TEST(MlxLmLog, APeakWithoutARunOrItsCommandIsNotMlxLms) {
   EXPECT_FALSE(log.ok());
 }
 
+TEST(OllamaLog, ALoadWithoutMmapIsReadFromTheRequestAndTheLoader) {
+  // Ollama with an RTX 3060, QwQ-32B at 29 of 65 layers: the load request
+  // says "UseMmap:false" and the runner's llama.cpp "(mmap = false)", so
+  // the host's model buffers, 417.66 + 10379.71 MiB, are its tensors
+  // alone, not the file's mapped range; a request without UseMmap sets
+  // nothing.
+  const RuntimeLog log = read("ollama", "ollama-dragon-qwq32b-q4km-rtx3060-partial-q8kv.log");
+  EXPECT_EQ(setting_of(log, "no_mmap"), "true");
+  Result<RuntimeLog> mapped = read_runtime_log(
+      "time=2026-01-01T00:00:00.000Z level=INFO source=runner.go:1 msg=load request=\"{Operation:commit "
+      "KvSize:4096 Parallel:1 BatchSize:512 UseMmap:true}\"\n"
+      "load_tensors:        CUDA0 model buffer size =  8128.64 MiB\n");
+  ASSERT_TRUE(mapped.ok()) << mapped.error().message();
+  EXPECT_EQ(mapped->setting("no_mmap"), nullptr);
+  Result<RuntimeLog> unmapped = read_runtime_log(
+      "load_tensors: loading model tensors, this can take a while... (mmap = false)\n"
+      "load_tensors:        CUDA0 model buffer size =  8128.64 MiB\n");
+  ASSERT_TRUE(unmapped.ok()) << unmapped.error().message();
+  ASSERT_NE(unmapped->setting("no_mmap"), nullptr);
+  EXPECT_EQ(unmapped->setting("no_mmap")->value, "true");
+}
+
 TEST(OllamaLog, TheEnginesLoadRequestGivesItsContext) {
   // AndreasBaschir/RAG-Naive-vs-Advanced, Ollama 0.24.0 on its own engine
   // (no llama_context line): the last of fit, fit, alloc, commit is the

@@ -135,8 +135,9 @@ OllamaDecisions decide_defaults(const OllamaRequest& given, const Model& model,
   }
   d.num_batch = std::min(given.num_batch.value_or(kDefaultNumBatch), d.context.num_ctx);
   decide_attention(model, d);
-  // llamaServer.Load: no GPU, no mmap (the weights are read into memory).
-  d.mmap = !gpus.empty();
+  // llamaServer.Load: no GPU, no mmap (the weights are read into memory);
+  // a use_mmap the request gives wins.
+  d.mmap = given.use_mmap.value_or(!gpus.empty());
   d.total_layers = model.spec.layers.size() + 1;
   return d;
 }

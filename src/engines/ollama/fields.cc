@@ -32,6 +32,7 @@ constexpr std::string_view kGpuOverhead = "ollama_gpu_overhead";
 constexpr std::string_view kSchedSpread = "ollama_sched_spread";
 constexpr std::string_view kGpusFree = "ollama_gpus_free";
 constexpr std::string_view kVersion = "ollama_version";
+constexpr std::string_view kUseMmap = "use_mmap";
 
 // OLLAMA_KV_CACHE_TYPE's three types (llama.cpp's spellings).
 Result<GgmlType> parse_kv_cache_type(std::string_view text) {
@@ -172,6 +173,17 @@ constexpr RequestField kOllamaFields[] = {
          .doc = "the server's `OLLAMA_GPU_OVERHEAD`: bytes the scheduler leaves free on each "
                 "GPU besides its 457 MiB minimum; also taken off the total of the VRAM tier",
          .gpu_setting = true}),
+    text_field<checked<parse_switch>, &kUseMmap>(
+        {.name = kUseMmap,
+         .flags = "--ollama-use-mmap",
+         .engine = "ollama",
+         .help = "the request's use_mmap option: false reads the weights into memory (default: "
+                 "mapped with a GPU, read in on CPU alone)",
+         .type = FieldType::kFlag,
+         .example = "false",
+         .doc = "the request's (or Modelfile's) `use_mmap`: false has the llama.cpp runner load "
+                "without mmap (its load request's `UseMmap:false`), so the host's model buffer "
+                "holds its own tensors, not the file's mapped range; unset, the server decides"}),
     text_field<checked<parse_switch>, &kSchedSpread>(
         {.name = kSchedSpread,
          .flags = "--ollama-sched-spread",
@@ -240,7 +252,8 @@ Result<OllamaRequest> read_ollama_request(const EstimateRequest& r) {
   };
   for (Status s : {count(kNumCtx, q.num_ctx), count(kNumGpu, q.num_gpu),
                    count(kNumBatch, q.num_batch), count(kNumParallel, q.num_parallel),
-                   count(kContextLength, q.context_length), flag(kFlashAttention, q.flash_attention)}) {
+                   count(kContextLength, q.context_length), flag(kFlashAttention, q.flash_attention),
+                   flag(kUseMmap, q.use_mmap)}) {
     if (!s) return s.error();
   }
   Result<std::optional<GgmlType>> kv = read_one<GgmlType>(r, kKvCacheType, parse_kv_cache_type);

@@ -36,6 +36,8 @@ struct OllamaRequest {
   // --ollama-version: the release whose rules decide (releases.h);
   // nullopt: the pinned v0.24.0.
   std::optional<OllamaRelease> release;
+  // use_mmap (request or Modelfile option); nullopt: the server decides.
+  std::optional<bool> use_mmap;
 };
 
 // The defaults of api.DefaultOptions() and envconfig.
