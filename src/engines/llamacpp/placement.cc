@@ -89,7 +89,7 @@ struct Layout {
   std::vector<double> cumulative;  // inclusive prefix sums of the split, ending at 1
   SplitMode mode = SplitMode::kLayer;
   uint64_t main_gpu = 0;
-  std::vector<bool> pads_rows;  // per GPU: a CUDA or ROCm device (ggml-cuda's buffers)
+  std::vector<bool> pads_rows;  // per GPU: a CUDA, ROCm or SYCL device (cuda_row_padding_bytes)
   // The first GPU whose backend offloads ops on host weights (CUDA, ROCm,
   // Vulkan, SYCL: see place_compute); gpus when none does.
   Where op_offload_gpu = 0;
@@ -235,7 +235,7 @@ Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSetting
   lay.main_gpu = s.main_gpu;
   lay.op_offload_gpu = lay.gpus;
   for (const LlamaCppGpu& g : s.gpus) {
-    lay.pads_rows.push_back(g.device.starts_with("cuda") || g.device.starts_with("rocm"));
+    lay.pads_rows.push_back(g.device.starts_with("cuda") || g.device.starts_with("rocm") || g.device.starts_with("sycl"));
     if (takes_op_offload(g) && lay.op_offload_gpu == lay.gpus) lay.op_offload_gpu = lay.pads_rows.size() - 1;
     lay.copies_inputs.push_back(takes_op_offload(g));
   }
@@ -291,6 +291,9 @@ void add_weight(std::vector<DeviceSums>& d, const Layout& lay, Where w, uint64_t
 // multiple of MATRIX_ROW_PADDING (512) elements with room for one row's
 // padding to it: ggml_backend_cuda_buffer_type_get_alloc_size adds
 // ggml_row_size(type, 512 - ne0 % 512) (ggml/src/ggml-cuda/ggml-cuda.cu).
+// ggml-sycl does the same (ggml_backend_sycl_buffer_type_get_alloc_size,
+// ggml/src/ggml-sycl/ggml-sycl.cpp, its MATRIX_ROW_PADDING also 512):
+// #14689's 288-wide Q4_0 llama on a UHD GPU, SYCL0 19.00 MiB.
 // 0 for a float tensor, a whole row, or a type memfit does not name.
 uint64_t cuda_row_padding_bytes(const SafetensorsTensor& t) {
   constexpr uint64_t kMatrixRowPadding = 512;

@@ -374,13 +374,13 @@ TEST(LlamaCppPlacement, Dense70BOn24And12GiBSplitsBlocksByFreeMemory) {
   EXPECT_TRUE(e.fits);
 }
 
-TEST(LlamaCppPlacement, CudaPadsQuantizedRowsToFiveHundredTwelve) {
+TEST(LlamaCppPlacement, CudaAndSyclPadQuantizedRowsToFiveHundredTwelve) {
   // Qwen3-30B-A3B with its norms f32, as a GGUF holds them: of its
   // matrices only ffn_down_exps has rows no multiple of 512 elements
-  // (768). ggml-cuda gives each such tensor one row's padding, 256 q4_0
-  // elements = 8 x 18 = 144 B, so 113,246,208 + 144 B rounds up to the
-  // next 128 B: 256 B more a block, 48 x 256 = 12,288 B on a CUDA or ROCm
-  // device; none on another backend's.
+  // (768). ggml-cuda and ggml-sycl give each such tensor one row's
+  // padding, 256 q4_0 elements = 8 x 18 = 144 B, so 113,246,208 + 144 B
+  // rounds up to the next 128 B: 256 B more a block, 48 x 256 = 12,288 B
+  // on a CUDA, ROCm or SYCL device; none on another backend's (gpu()'s).
   Model m = qwen3_30b_a3b();
   for (SafetensorsTensor& t : m.tensors) {
     if (t.shape.size() == 1 || t.name.ends_with("ffn_gate_inp.weight")) t.dtype = "f32";
@@ -389,7 +389,7 @@ TEST(LlamaCppPlacement, CudaPadsQuantizedRowsToFiveHundredTwelve) {
   s.ctx_size = 4096;
   s.placement.gpus = {gpu(0, 64 * kGiB)};
   const uint64_t plain = run(m, s).placement.devices[0].model_bytes;
-  for (const char* device : {"cuda:0", "rocm:0"}) {
+  for (const char* device : {"cuda:0", "rocm:0", "sycl:0"}) {
     s.placement.gpus = {LlamaCppGpu{device, "", 64 * kGiB}};
     EXPECT_EQ(run(m, s).placement.devices[0].model_bytes, plain + 12'288u) << device;
   }
