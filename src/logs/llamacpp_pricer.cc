@@ -17,6 +17,7 @@
 #include "engines/llamacpp/quantize_plan.h"
 #include "logs/log_model.h"
 #include "logs/log_pricer.h"
+#include "logs/log_targets.h"
 #include "logs/log_text.h"
 #include "logs/pre_mla_config.h"
 #include "memfit/checked_math.h"
@@ -871,11 +872,12 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
     return "a build before #6122: memfit prices its graph's attention and output phases, but its MoE "
            "layer (one selected expert at a time) with the pinned release's FFN phase (high)";
   }
-  // Said where memfit is more than 5 % below the print: a mean pooling
-  // matrix's copy, read after the logits, is priced (compute.cc,
+  // Said where memfit is below the print by more than the row's compute
+  // target (log_targets.h: 5 % on one GPU, 10 % under a split): a mean
+  // pooling matrix's copy, read after the logits, is priced (compute.cc,
   // pooled_output_phase).
-  if (!host && e.settings.embedding &&
-      (CheckedBytes(*c.memfit) * 100).saturated() < (CheckedBytes(c.printed.value) * 95).saturated()) {
+  const bool below_target = compute_below_target(log, *c.memfit, c.printed.value);
+  if (!host && e.settings.embedding && below_target) {
     return "with --embedding every token is an output: memfit's GPU output phase is their logits "
            "and result_norm, above the copies of the graph inputs only where a mean pooling matrix "
            "read after them keeps them below; what else the printed buffer holds through it is not "
@@ -911,9 +913,7 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   // get_alloc_size, ggml-metal-ops.cpp's flash_attn_ext_extra_pad/blk/tmp),
   // which memfit's phases do not price, nor how the allocator lays the
   // larger tensor out among the others. Said where memfit's figure is
-  // more than 5 % below the print (issue 28's compute target).
-  const bool below_target = (CheckedBytes(*c.memfit) * 100).saturated() <
-                            (CheckedBytes(c.printed.value) * 95).saturated();
+  // below the print by more than the row's compute target (below_target).
   if (!host && e.context.flash_attn && log.backend == "Metal" && below_target) {
     return "ggml-metal allocates flash attention's scratch (K/V padding, the mask's block map, each "
            "workgroup's partial results) with its output, which memfit's compute phases do not price";
@@ -944,7 +944,7 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   // mask's copy are made in block 0 on this GPU (ComputePhases::mask_cast);
   // memfit's phase is the logits and result_norm, and where the allocator
   // leaves the logits after block 0's layout is not traced. Said where
-  // memfit is more than 5 % below the print (the compute target).
+  // memfit is below the print by more than the compute target.
   if (!host && offloaded && *offloaded >= blocks && log_gpus(log).size() == 1 && !host_holds_weights(log, e) &&
       e.context.flash_attn && llamacpp::f32_mask_cast(e.settings) && below_target) {
     return "every layer is offloaded: memfit's GPU phase, the logits and result_norm, is below the print "

@@ -11,6 +11,7 @@
 #include "logs/log_context.h"
 #include "logs/log_model.h"
 #include "logs/log_pricer.h"
+#include "logs/log_targets.h"
 #include "memfit/memory_size.h"
 #include "memfit/untrusted_text.h"
 
@@ -146,48 +147,7 @@ void say_why_unlisted(const std::string& unlisted, bool shaped, std::vector<Figu
   }
 }
 
-// Issue 28's target for a figure (docs/validation-logs.md, "Targets";
-// scripts/gen-validation-logs.py's TARGETS lists the same): the largest
-// |ratio - 1| it allows, 0 for "exact to the print", or none where the
-// figure has no target. `gpus` counts the log's GPUs (its devices and the
-// devices its figures name, the host, ranks and totals aside).
-struct FigureTarget {
-  double tolerance = 0;       // |memfit / printed - 1|; 0: within the print
-  double low = 0, high = 0;   // a ratio range instead (mlx-lm's peak)
-  const char* text = "";
-};
-
-std::optional<FigureTarget> target_of(std::string_view profile, LogFigure figure, size_t gpus) {
-  const bool llama = profile == "llamacpp" || profile == "ollama";
-  if (llama && (figure == LogFigure::kModel || figure == LogFigure::kKvCache)) {
-    return FigureTarget{0, 0, 0, "exact to the print"};
-  }
-  if (llama && figure == LogFigure::kCompute) {
-    return gpus >= 2 ? FigureTarget{0.10, 0, 0, "within 10 % under a split"}
-                     : FigureTarget{0.05, 0, 0, "within 5 % on one GPU"};
-  }
-  if (profile == "vllm" && figure == LogFigure::kWeights) return FigureTarget{0.01, 0, 0, "within 1 %"};
-  if (profile == "vllm" && (figure == LogFigure::kKvCacheAvailable || figure == LogFigure::kKvTokens ||
-                            figure == LogFigure::kKvBlocks)) {
-    return FigureTarget{0.05, 0, 0, "within 5 %"};
-  }
-  if (profile == "mlx-lm" && figure == LogFigure::kPeak) return FigureTarget{0, 0.97, 1.10, "within [0.97, 1.10]"};
-  if (profile == "sglang" && figure == LogFigure::kTokenPool) return FigureTarget{0.05, 0, 0, "within 5 %"};
-  return std::nullopt;
-}
-
-size_t gpu_count(const LogCheck& check) {
-  std::vector<std::string_view> ids;
-  auto add = [&ids](std::string_view id) {
-    if (id.empty() || id == "CPU" || id == "total" || id.starts_with("rank")) return;
-    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-  };
-  for (const LogDevice& d : check.log.devices) add(d.id);
-  for (const FigureCheck& c : check.figures) add(c.printed.device);
-  return ids.size();
-}
-
-bool meets(const FigureTarget& t, const FigureCheck& c) {
+bool meets(const logs::FigureTarget& t, const FigureCheck& c) {
   if (t.high > 0) return *c.ratio >= t.low && *c.ratio <= t.high;
   if (t.tolerance == 0) return c.within_print;
   return std::fabs(*c.ratio - 1.0) <= t.tolerance;
@@ -197,10 +157,11 @@ bool meets(const FigureTarget& t, const FigureCheck& c) {
 // says so in one line: the issue asks every such row to say why, and
 // where memfit has not traced the cause that is what it says.
 void say_untraced_misses(LogCheck& check) {
-  const size_t gpus = gpu_count(check);
+  // The figures check-log's pricer added (totals) name no new GPU.
+  const size_t gpus = logs::target_gpus(check.log);
   for (FigureCheck& c : check.figures) {
     if (!c.ratio || !c.note.empty()) continue;
-    const std::optional<FigureTarget> t = target_of(check.profile, c.printed.figure, gpus);
+    const std::optional<logs::FigureTarget> t = logs::figure_target(check.profile, c.printed.figure, gpus);
     if (!t || meets(*t, c)) continue;
     c.note = fmt::format("off its target ({}) by a cause memfit has not traced: no rule it holds "
                          "accounts for the difference, and the log shows none it reads",
