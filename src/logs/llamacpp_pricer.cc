@@ -422,10 +422,30 @@ bool priced_from_config(const LogCheckOptions& options) {
   return options.model.empty() && !options.config_json.empty();
 }
 
+// Whether the host's model row lists a buffer of the CPU's repacking
+// extra buffer type: CPU_AARCH64 (its earlier name) or CPU_REPACK.
+bool host_repack_buffer(const RuntimeLog& log) {
+  return std::any_of(log.figures.begin(), log.figures.end(), [](const PrintedFigure& f) {
+    return f.figure == LogFigure::kModel && f.device == "CPU" &&
+           std::any_of(f.buffers.begin(), f.buffers.end(),
+                       [](const std::string& b) { return b == "CPU_AARCH64" || b == "CPU_REPACK"; });
+  });
+}
+
 // The repack kernels of a CPU run: those system_info's features pick, else
-// AVX2's when the log shows a CPU_REPACK buffer; none on a GPU run.
+// AVX2's when the log shows a CPU_REPACK buffer; none on a GPU run, unless
+// its host prints a repack buffer beside the GPUs (a build before #12498:
+// llamacpp_host_extra_buffer_bytes prices it with these kernels).
 RepackCpu repack_of(const RuntimeLog& log, std::vector<std::string>& notes) {
-  if (!log_gpus(log).empty()) return RepackCpu::kNone;
+  if (!log_gpus(log).empty()) {
+    if (!host_repack_buffer(log)) return RepackCpu::kNone;
+    const LogSetting* cpu = log.setting("repack_cpu");
+    Result<RepackCpu> repack = cpu != nullptr ? parse_repack_cpu(cpu->value) : Result<RepackCpu>(RepackCpu::kNone);
+    if (repack && *repack != RepackCpu::kNone) return *repack;
+    notes.push_back("the CPU's features are not in the log: its repack buffer beside the GPUs is priced "
+                    "with AVX2's kernels");
+    return RepackCpu::kX86Avx2;
+  }
   // The host's model buffers printed without a CPU_REPACK one: nothing was
   // repacked (Ollama's runner, a build without the kernels, --no-repack).
   bool host_model = false;

@@ -158,6 +158,7 @@ struct DeviceSums {
   CheckedBytes recurrent = 0;  // the recurrent layers' state, part of `context`
   uint64_t compute = 0;
   uint64_t blocks = 0;
+  uint64_t host_repack = 0;  // the host's CPU_AARCH64 copies, in `model` (host_repack_bytes)
   bool output = false;
   bool runs_weights = false;  // some weight of a block is here (an override)
   // The matrix the logits product reads when the output layer is here
@@ -701,7 +702,8 @@ LlamaCppDeviceUsage device_usage(const DeviceSums& x, uint64_t total, Where w, c
     u.device = "cpu";
     u.name = "host";
     u.free_bytes = u.usable_bytes = host_free;
-    u.page_cache_bytes = s.mmap && !s.mlock ? *x.model.value() : 0;
+    // The repacked copies (host_repack) are anonymous memory, not the file's.
+  u.page_cache_bytes = s.mmap && !s.mlock ? (x.model - x.host_repack).saturated() : 0;
   } else {
     u.device = s.gpus[w].device;
     u.name = s.gpus[w].name;
@@ -723,9 +725,32 @@ LlamaCppDeviceUsage device_usage(const DeviceSums& x, uint64_t total, Where w, c
   return u;
 }
 
+// A GPU build before #12498 repacked the host's weights beside a GPU
+// (llamacpp_host_extra_buffer_bytes; docs/llamacpp-rules.md, "Compute
+// buffers on a GPU" and "Model weights"): priced where the request says
+// the host holds such a buffer (host_extra_buffer, which check-log sets
+// from a CPU_AARCH64 or CPU_REPACK model buffer beside a GPU's) with the
+// CPU's kernels (repack not kNone) and the model's tensor list is known.
+// 0 otherwise (AMX's packer sizes are not priced: its repack is kNone).
+Result<uint64_t> host_repack_bytes(const Model& model, const LlamaCppPlacement& placement, const Layout& lay,
+                                   const LlamaCppSettings& s) {
+  const std::vector<LlamaCppTensorPlace>& places = placement.tensors;
+  if (!s.placement.host_extra_buffer || s.repack == RepackCpu::kNone || lay.gpus == 0 ||
+      places.size() != model.tensors.size()) {
+    return uint64_t{0};
+  }
+  std::vector<SafetensorsTensor> host;
+  for (size_t i = 0; i < places.size(); ++i) {
+    if (places[i].loaded && places[i].device == lay.host()) host.push_back(model.tensors[i]);
+  }
+  return llamacpp_host_extra_buffer_bytes(host, s.repack);
+}
+
 // The devices, each one's fit, and the estimate's totals as their sums.
+// `host_repack_bytes`: the host's CPU_AARCH64 copies beside a GPU (a build
+// before #12498: host_repack_bytes()), in d's host model bytes already.
 Status settle_devices(const std::vector<DeviceSums>& d, const Layout& lay, uint64_t host_free,
-                      LlamaCppEstimate& e) {
+                      uint64_t host_repack_bytes, LlamaCppEstimate& e) {
   const LlamaCppPlacementSettings& s = e.settings.placement;
   LlamaCppPlacement& out = e.placement;
   CheckedBytes model_sum = 0, context_sum = 0, compute_sum = 0;
@@ -752,9 +777,9 @@ Status settle_devices(const std::vector<DeviceSums>& d, const Layout& lay, uint6
   const CheckedBytes total = model_sum + context_sum + compute_sum;
   if (!total.value()) return Error::overflow("llama.cpp total overflows 64 bits");
   // A GPU build leaves host weights mapped (or in pinned host memory):
-  // no CPU_REPACK copies.
-  e.repack = RepackCpu::kNone;
-  e.repack_bytes = 0;
+  // no CPU_REPACK copies, but a build before #12498's CPU_AARCH64 ones.
+  if (host_repack_bytes == 0) e.repack = RepackCpu::kNone;
+  e.repack_bytes = host_repack_bytes;
   e.repack_modelled = true;
   e.model_bytes = *model_sum.value();
   e.context_bytes = *context_sum.value();
@@ -805,13 +830,17 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
     spread_unlisted_weights(e.mapped_bytes, *lay, d);
   }
   place_context(parts, *lay, model.spec, s.kv_offload, d);
+  Result<uint64_t> repack = host_repack_bytes(model, e.placement, *lay, e.settings);
+  if (!repack) return repack.error();
+  d[lay->host()].host_repack = *repack;
+  d[lay->host()].model += *repack;
   // A CPU extra buffer keeps its weights' products on the host only from
   // #11120 (offloads_host_buffers_only); before it they were offloaded.
   const bool host_extra_buffer = s.host_extra_buffer && offloads_host_buffers_only(e.settings);
   place_compute(phases, *lay, llamacpp::op_offload(e.settings), s.kv_offload, host_extra_buffer, d);
   e.placement.n_copies = pipeline_copies(e.settings, *lay);
   add_pipeline_copies(phases, *lay, e.placement.n_copies, d);
-  return settle_devices(d, *lay, host_free, e);
+  return settle_devices(d, *lay, host_free, *repack, e);
 }
 
 }  // namespace memfit::llamacpp

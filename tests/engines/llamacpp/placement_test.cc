@@ -395,6 +395,34 @@ TEST(LlamaCppPlacement, CudaAndSyclPadQuantizedRowsToFiveHundredTwelve) {
   }
 }
 
+TEST(LlamaCppPlacement, HostExtraBufferBesideAGpuAddsTheHostsRepackedQ4_0) {
+  // The 70B with no layer offloaded (-ngl 0) beside one GPU, as a build
+  // before #12498 ran it with a CPU_AARCH64 buffer on the host (check-log's
+  // host_extra_buffer) and AVX2's kernels: every host matrix of q4_0 with
+  // rows a multiple of 8 is repacked. A block's seven matrices: 2 x
+  // 37,748,736 + 2 x 4,718,592 + 3 x 132,120,576 = 481,296,384 B; x 80 =
+  // 38,503,710,720; output.weight (128,256 rows) 591,003,648; token_embd
+  // (a lookup) not: 39,094,714,368 B, on top of the mapped weights, which
+  // alone are the page cache.
+  const Model m = llama_70b();
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.repack = RepackCpu::kX86Avx2;
+  s.placement.gpus = {gpu(0, 24 * kGiB)};
+  s.placement.n_gpu_layers = 0;
+  const LlamaCppEstimate plain = run(m, s);
+  s.placement.host_extra_buffer = true;
+  const LlamaCppEstimate e = run(m, s);
+  const LlamaCppDeviceUsage& host = e.placement.devices[1];
+  EXPECT_EQ(host.model_bytes, plain.placement.devices[1].model_bytes + 39094714368u);
+  EXPECT_EQ(e.repack_bytes, 39094714368u);
+  EXPECT_EQ(plain.repack_bytes, 0u);
+  EXPECT_EQ(host.page_cache_bytes, plain.placement.devices[1].page_cache_bytes);
+  // Without the CPU's kernels (repack none) nothing is repacked.
+  s.repack = RepackCpu::kNone;
+  EXPECT_EQ(run(m, s).placement.devices[1].model_bytes, plain.placement.devices[1].model_bytes);
+}
+
 TEST(LlamaCppPlacement, EveryLayerOnTwoGpusLeavesTheSmallerShort) {
   const Model m = llama_70b();
   LlamaCppSettings s;
