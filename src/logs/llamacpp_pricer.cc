@@ -1069,6 +1069,44 @@ void note_unordered_host_range(const RuntimeLog& log, const Model& model, const 
   c.note = c.note.empty() ? note : note + "; " + c.note;
 }
 
+// A partial offload's CPU_Mapped row below the print from a list rebuilt
+// from the dump: memfit orders it as llama-quantize writes since #9935
+// (2024-10-31: llama_model_loader's weights_map sorts the tensors outside
+// the blocks by name, then block by block), where the host's tensors
+// (token_embd, output_norm, output, its blocks) are contiguous and its
+// mapped range (llama-model.cpp load_tensors, get_mapping_range) is theirs
+// alone. A file quantized before #9935 keeps the converter's order,
+// token_embd first and output last, and the host's range then spans every
+// tensor between them, the GPUs' blocks too; the dump does not say when
+// the file was quantized. Said with that range's bytes (every loaded
+// tensor's), not priced.
+void note_presorted_host_range(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                               const LlamaCppDeviceUsage& d, FigureCheck& c) {
+  // One mapped buffer: not a split file's several ranges, nor a repack
+  // or AMX buffer beside it.
+  const auto& buffers = c.printed.buffers;
+  const bool mapped_name = buffers.size() == 1 && (buffers[0] == "CPU_Mapped" || buffers[0] == "CPU");
+  if (c.printed.figure != LogFigure::kModel || d.device != "cpu" || model.gguf != nullptr || !c.memfit ||
+      !c.note.empty() || !in_file_order(log, model) || !e.settings.placement.mmap || !mapped_name ||
+      d.blocks == 0 || !d.output_layer || *c.memfit >= c.printed.value || within_print_band(*c.memfit, c.printed)) {
+    return;
+  }
+  const bool gpu_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
+                                      [](const LlamaCppDeviceUsage& g) { return g.device != "cpu" && g.blocks > 0; });
+  if (!gpu_blocks || e.placement.tensors.size() != model.tensors.size()) return;
+  CheckedBytes range = 0;
+  for (size_t i = 0; i < model.tensors.size(); ++i) {
+    if (e.placement.tensors[i].loaded) range += model.tensors[i].data_bytes;
+  }
+  c.basis = FigureBasis::kModelled;
+  c.note = fmt::format("the host maps the file's range from its first tensor to its last (get_mapping_range): "
+                       "memfit's is the host's tensors alone, as in llama-quantize's order since #9935 "
+                       "(2024-10); a file quantized before it keeps the converter's order, token_embd first "
+                       "and output last, whose host range spans the GPUs' blocks, {} B in all; the dump "
+                       "does not say which",
+                       range.saturated());
+}
+
 // What the log leaves out that the rows it misses depend on, said on
 // those rows: how the layers were split over several GPUs (neither their
 // free memory nor a tensor split printed: memfit splits evenly), how many
@@ -1201,6 +1239,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     if (c.printed.device != "CPU") price_metal_mapped(log, *run.model, e, *d, c);
     note_unordered_metal_range(log, *run.model, c);
     note_unordered_host_range(log, *run.model, e, *d, c);
+    note_presorted_host_range(log, *run.model, e, *d, c);
     if (c.printed.figure == LogFigure::kKvCache && c.memfit && c.note.empty()) c.note = cells_note(log);
     if (c.printed.figure == LogFigure::kModel && priced_from_config(options)) {
       price_config_model(log, options, *run.model, c);

@@ -1,0 +1,44 @@
+// check-log on the host's model buffer beside a GPU (docs/llamacpp-rules.md,
+// "Model weights"): a build before #12498 repacks the host's Q4_0 weights
+// into CPU_AARCH64 on top of the mapped file, and a partial offload's
+// CPU_Mapped range depends on the file's tensor order, which a dump does
+// not print.
+#include <gtest/gtest.h>
+
+#include "logs/log_test_data.h"
+#include "memfit/log_check.h"
+
+namespace memfit {
+namespace {
+
+TEST(CheckLogHostBuffers, ABuildBeforeTwelve498RepacksTheHostsQ4_0BesideAGpu) {
+  // #10850 (b4334, SYCL, -ngl 0, Llama 2 7B Q4_0 on an AVX-512 host): the
+  // mapped file, 3,825,065,984 B (3647.87 MiB), and CPU_AARCH64 holding
+  // the 224 block matrices, 32 x (4 x 4096 x 4096 + 3 x 4096 x 11008)
+  // = 6,476,005,376 weights x 18 / 32 B = 3,642,753,024 B (3474.00 MiB);
+  // token_embd (a lookup) and the q6_K output stay mapped only.
+  // 3,825,065,984 + 3,642,753,024 = 7,467,819,008 B.
+  const LogCheck c = testing::check_test_log("llamacpp", "llamacpp-10850-llama2-7b-q4_0-sycl-ngl0.log");
+  const FigureCheck* model = testing::find_check_figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->memfit, std::optional<uint64_t>(7'467'819'008u));
+  EXPECT_TRUE(model->within_print);
+}
+
+TEST(CheckLogHostBuffers, APartialOffloadsMappedRangeSaysTheConvertersOrderSpansTheFile) {
+  // #12213 (b4783, 10 of 32 blocks on a 4070 Laptop, a Q4_K_M file
+  // quantized before #9935): CPU_Mapped 4685.30 MiB is the whole file, the
+  // host's 3,588,415,744 B (memfit's, in llama-quantize's sorted order)
+  // and CUDA0's 1263.13 MiB between them; every loaded tensor of the
+  // rebuilt list: 4,912,898,304 B (4685.30 MiB), said on the row.
+  const LogCheck c = testing::check_test_log("llamacpp", "llamacpp-12213-functionary-q4km-4070-laptop.log");
+  const FigureCheck* model = testing::find_check_figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->memfit, std::optional<uint64_t>(3'588'415'744u));
+  EXPECT_NE(model->note.find("a file quantized before it keeps the converter's order"), std::string::npos)
+      << model->note;
+  EXPECT_NE(model->note.find("4912898304 B in all"), std::string::npos) << model->note;
+}
+
+}  // namespace
+}  // namespace memfit
