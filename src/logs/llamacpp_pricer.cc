@@ -1107,6 +1107,52 @@ void note_presorted_host_range(const RuntimeLog& log, const Model& model, const 
                        range.saturated());
 }
 
+// A model whose weights are shaped (model_with_shaped_weights: the
+// converter's tensors, each scaled to its share of the printed file size)
+// prices the output matrix's copy that op offload puts in the first GPU's
+// compute buffer for the host's logits (placement.cc, output_matrix_bytes)
+// at that share, not at its type's bytes: a file whose blocks hold heavier
+// types than the rebuilt list's (Unsloth's dynamic quants) inflates it.
+// Said on a GPU's compute row above its target where that logits phase is
+// memfit's figure: 4 x min(n_ctx, n_ubatch) x (vocab + hidden) B of logits
+// and result_norm (compute.cc, offloaded_output_phase, a decoder without
+// MLA) plus the copy, equal to it.
+void note_shaped_output_copy(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                             FigureCheck& c) {
+  if (c.printed.figure != LogFigure::kCompute || c.printed.device == "CPU" || !c.memfit || !c.note.empty() ||
+      model.tensors.empty() || model.weights.verified || model.gguf != nullptr || c.printed.value == 0) {
+    return;
+  }
+  const bool shaped = std::any_of(model.warnings.begin(), model.warnings.end(),
+                                  [](const std::string& w) { return w.starts_with(kSpreadWarning); });
+  const std::optional<FigureTarget> target = figure_target("llamacpp", LogFigure::kCompute, target_gpus(log));
+  const bool above = static_cast<double>(*c.memfit) > static_cast<double>(c.printed.value) * (1.0 + target->tolerance);
+  const bool host_output = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
+                                       [](const LlamaCppDeviceUsage& d) { return d.device == "cpu" && d.output_layer; });
+  if (!shaped || !above || !host_output) return;
+  const SafetensorsTensor* output = nullptr;
+  for (const SafetensorsTensor& t : model.tensors) {
+    if (t.name == "output.weight") output = &t;
+  }
+  if (output == nullptr || output->shape.size() != 2) return;
+  const GgmlTypeTraits* type = nullptr;
+  for (const GgmlTypeTraits& t : ggml_type_table()) {
+    if (t.name == output->dtype) type = &t;
+  }
+  if (type == nullptr) return;
+  const uint64_t elements = (CheckedBytes(output->shape[0]) * output->shape[1]).saturated();
+  const uint64_t typed = (CheckedBytes(elements / type->block_elements) * type->block_bytes).saturated();
+  const uint64_t rows = std::min(e.context.n_ctx, e.context.n_ubatch);
+  const CheckedBytes logits =
+      CheckedBytes(4) * rows * (CheckedBytes(model.spec.geometry.vocab) + model.spec.geometry.hidden);
+  if ((logits + output->data_bytes).saturated() != *c.memfit || output->data_bytes <= typed) return;
+  c.note = fmt::format("memfit's figure is the host's logits, {} B, with op offload's copy of the output matrix, "
+                       "priced at its share of the printed size ({} B: the weights are shaped, the file's "
+                       "types not rebuilt), where its {} bytes are {} B, and another of memfit's phases "
+                       "would set the figure",
+                       logits.saturated(), output->data_bytes, escape_untrusted(output->dtype), typed);
+}
+
 // What the log leaves out that the rows it misses depend on, said on
 // those rows: how the layers were split over several GPUs (neither their
 // free memory nor a tensor split printed: memfit splits evenly), how many
@@ -1240,6 +1286,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     note_unordered_metal_range(log, *run.model, c);
     note_unordered_host_range(log, *run.model, e, *d, c);
     note_presorted_host_range(log, *run.model, e, *d, c);
+    note_shaped_output_copy(log, *run.model, e, c);
     if (c.printed.figure == LogFigure::kKvCache && c.memfit && c.note.empty()) c.note = cells_note(log);
     if (c.printed.figure == LogFigure::kModel && priced_from_config(options)) {
       price_config_model(log, options, *run.model, c);

@@ -40,5 +40,24 @@ TEST(CheckLogHostBuffers, APartialOffloadsMappedRangeSaysTheConvertersOrderSpans
   EXPECT_NE(model->note.find("4912898304 B in all"), std::string::npos) << model->note;
 }
 
+TEST(CheckLogHostBuffers, AShapedOutputMatrixsCopyIsSaidWhereItSetsTheGpusFigure) {
+  // #11635 (b4625, DeepSeek-R1 UD-IQ1_S, 16 of 62 blocks on an L40S, the
+  // output layer on the host): the weights are shaped to the printed size,
+  // output.weight (129,280 x 7,168 = 926,679,040 weights, q5_K in the
+  // rebuilt list) at 2,225,783,674 B where q5_K's 176 B a 256 give
+  // 637,091,840 B; with the logits, 4 x 512 x (129,280 + 7,168) =
+  // 279,445,504 B, op offload's logits phase is 2,505,229,178 B on CUDA0
+  // (2389.17 MiB against the printed 2218.00).
+  LogCheckOptions options;
+  options.version = "b4625";
+  const LogCheck c = testing::check_test_log("llamacpp", "llamacpp-11635-deepseek-r1-iq1s-l40s.log", options);
+  const FigureCheck* compute = testing::find_check_figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->memfit, std::optional<uint64_t>(2'505'229'178u));
+  EXPECT_NE(compute->note.find("the host's logits, 279445504 B"), std::string::npos) << compute->note;
+  EXPECT_NE(compute->note.find("(2225783674 B:"), std::string::npos) << compute->note;
+  EXPECT_NE(compute->note.find("its q5_K bytes are 637091840 B"), std::string::npos) << compute->note;
+}
+
 }  // namespace
 }  // namespace memfit
