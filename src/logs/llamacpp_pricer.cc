@@ -1153,6 +1153,61 @@ void note_shaped_output_copy(const RuntimeLog& log, const Model& model, const Ll
                        logits.saturated(), output->data_bytes, escape_untrusted(output->dtype), typed);
 }
 
+// ik_llama.cpp (the reader's "fork" setting) stores each layer's K as a
+// 2-D tensor, n_embd_head_k wide and n_head_kv x cells rows (its
+// src/llama.cpp, llama_kv_cache_init, at ik_llama.cpp 0e001215, the
+// build of ik_llama.cpp#377's log), where llama.cpp's is one row of
+// n_embd_k_gqa x cells. On a CUDA or ROCm GPU ggml-cuda pads a quantized
+// tensor whose rows are no multiple of 512 elements by one row's padding
+// to it (placement.cc, cuda_row_padding_bytes): a 128-wide q8_0 K gets
+// ggml_row_size(q8_0, 384) = 408 B, and a layer with no KV heads (a Deci
+// no-attention layer) still has its empty K tensor, padded the same. The
+// KV row is priced with that padding on every block of the GPU, each K
+// at the buffer's 128-B alignment (modelled: the fork's own rule).
+void price_ik_llama_k_padding(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                              const LlamaCppDeviceUsage& d, FigureCheck& c) {
+  const LogSetting* fork = log.setting("fork");
+  if (fork == nullptr || fork->value != "ik_llama.cpp" || c.printed.figure != LogFigure::kKvCache ||
+      !c.memfit || !(d.device.starts_with("cuda") || d.device.starts_with("rocm"))) {
+    return;
+  }
+  constexpr uint64_t kMatrixRowPadding = 512;
+  constexpr uint64_t kGpuAlignment = 128;
+  const GgmlTypeTraits& type = ggml_type_traits(e.settings.cache_type_k);
+  const uint64_t head = model.spec.geometry.head_dim;
+  if (type.block_elements <= 1 || head == 0 || head % type.block_elements != 0 || head % kMatrixRowPadding == 0) {
+    return;
+  }
+  const uint64_t pad = (kMatrixRowPadding - head % kMatrixRowPadding) / type.block_elements * type.block_bytes;
+  const uint64_t row = head / type.block_elements * type.block_bytes;
+  // This GPU's layers, by the split of the layers (a layer with no tensor,
+  // Deci's skipped ones, has its cache on its layer's device all the same:
+  // buft_layer[i]): the host's come first, then each GPU's in turn.
+  const auto device = static_cast<size_t>(&d - e.placement.devices.data());
+  uint64_t first = 0;
+  for (const LlamaCppDeviceUsage& u : e.placement.devices) {
+    if (u.device == "cpu") first += u.blocks;
+  }
+  for (size_t g = 0; g < device; ++g) first += e.placement.devices[g].blocks;
+  CheckedBytes extra = 0;
+  uint64_t blocks = 0;
+  for (uint64_t i = first; i < first + d.blocks && i < model.spec.layers.size(); ++i) {
+    const LayerCache& layer = model.spec.layers[i];
+    const uint64_t k_elems = layer.k_elems_per_token > 0 ? layer.k_elems_per_token : layer.elems_per_token / 2;
+    const CheckedBytes k = CheckedBytes(row) * (k_elems / head) * e.context.n_ctx;
+    const CheckedBytes plain = round_up(k, kGpuAlignment);
+    extra += round_up(k + pad, kGpuAlignment) - plain;
+    ++blocks;
+  }
+  if (blocks == 0 || !extra.value() || *extra.value() == 0) return;
+  c.memfit = (CheckedBytes(*c.memfit) + extra).saturated();
+  c.basis = FigureBasis::kModelled;
+  c.note = fmt::format("ik_llama.cpp stores each layer's K as rows of n_embd_head_k ({}) elements, and "
+                       "ggml-cuda pads such a quantized {} row to 512: {} B on each of this GPU's {} blocks' "
+                       "K, an empty one too, priced",
+                       head, escape_untrusted(type.name), pad, blocks);
+}
+
 // What the log leaves out that the rows it misses depend on, said on
 // those rows: how the layers were split over several GPUs (neither their
 // free memory nor a tensor split printed: memfit splits evenly), how many
@@ -1287,6 +1342,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     note_unordered_host_range(log, *run.model, e, *d, c);
     note_presorted_host_range(log, *run.model, e, *d, c);
     note_shaped_output_copy(log, *run.model, e, c);
+    price_ik_llama_k_padding(log, *run.model, e, *d, c);
     if (c.printed.figure == LogFigure::kKvCache && c.memfit && c.note.empty()) c.note = cells_note(log);
     if (c.printed.figure == LogFigure::kModel && priced_from_config(options)) {
       price_config_model(log, options, *run.model, c);

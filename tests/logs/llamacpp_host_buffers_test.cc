@@ -59,5 +59,24 @@ TEST(CheckLogHostBuffers, AShapedOutputMatrixsCopyIsSaidWhereItSetsTheGpusFigure
   EXPECT_NE(compute->note.find("its q5_K bytes are 637091840 B"), std::string::npos) << compute->note;
 }
 
+TEST(CheckLogHostBuffers, IkLlamaPadsEveryLayersQuantizedKRowOnCuda) {
+  // ik_llama.cpp#377 (ik_llama.cpp build 3671, Nemotron Ultra 253B, 162
+  // layers, -ts 6.5,6,10,4, K q8_0 at 12,288 cells): the fork's K is rows
+  // of 128 elements, each padded by ggml-cuda to 512, ggml_row_size(q8_0,
+  // 384) = 12 x 34 = 408 B, which the 128-B alignment makes 512 B more a
+  // layer (13,369,344 + 408 -> 13,369,856), an empty K (no KV heads) 0 +
+  // 408 -> 512 too. CUDA0's 40 layers: 449,839,104 + 40 x 512 =
+  // 449,859,584 B, within the printed 429.02 MiB.
+  LogCheckOptions options;
+  options.command = "./llama-server -m .../Llama-3_1-Nemotron-Ultra-253B-v1-UD-Q3_K_XL-00001-of-00003.gguf "
+                    "-c 12228 -ngl 163 -ts 6.5,6,10,4 --no-warmup -fa -ctk q8_0 -ctv q4_0 -mg 2";
+  const LogCheck c = testing::check_test_log("llamacpp", "llamacpp-ik377-nemotron-ultra-253b-q3kxl-4gpu.log", options);
+  EXPECT_EQ(testing::setting_of(c.log, "fork"), "ik_llama.cpp");
+  const FigureCheck* kv = testing::find_check_figure(c, "CUDA0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, std::optional<uint64_t>(449'859'584u));
+  EXPECT_TRUE(kv->within_print);
+}
+
 }  // namespace
 }  // namespace memfit
