@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <array>
 #include <cctype>
 #include <optional>
@@ -1153,6 +1155,17 @@ void note_shaped_output_copy(const RuntimeLog& log, const Model& model, const Ll
                        logits.saturated(), output->data_bytes, escape_untrusted(output->dtype), typed);
 }
 
+// This GPU's blocks under the split of the layers: the host's come first,
+// then each GPU's in turn; [first, first + d.blocks).
+uint64_t first_block_of(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d) {
+  uint64_t first = 0;
+  for (const LlamaCppDeviceUsage& u : e.placement.devices) {
+    if (u.device == "cpu") first += u.blocks;
+  }
+  for (const LlamaCppDeviceUsage* g = e.placement.devices.data(); g != &d; ++g) first += g->blocks;
+  return first;
+}
+
 // ik_llama.cpp (the reader's "fork" setting) stores each layer's K as a
 // 2-D tensor, n_embd_head_k wide and n_head_kv x cells rows (its
 // src/llama.cpp, llama_kv_cache_init, at ik_llama.cpp 0e001215, the
@@ -1182,13 +1195,8 @@ void price_ik_llama_k_padding(const RuntimeLog& log, const Model& model, const L
   const uint64_t row = head / type.block_elements * type.block_bytes;
   // This GPU's layers, by the split of the layers (a layer with no tensor,
   // Deci's skipped ones, has its cache on its layer's device all the same:
-  // buft_layer[i]): the host's come first, then each GPU's in turn.
-  const auto device = static_cast<size_t>(&d - e.placement.devices.data());
-  uint64_t first = 0;
-  for (const LlamaCppDeviceUsage& u : e.placement.devices) {
-    if (u.device == "cpu") first += u.blocks;
-  }
-  for (size_t g = 0; g < device; ++g) first += e.placement.devices[g].blocks;
+  // buft_layer[i]).
+  const uint64_t first = first_block_of(e, d);
   CheckedBytes extra = 0;
   uint64_t blocks = 0;
   for (uint64_t i = first; i < first + d.blocks && i < model.spec.layers.size(); ++i) {
@@ -1206,6 +1214,48 @@ void price_ik_llama_k_padding(const RuntimeLog& log, const Model& model, const L
                        "ggml-cuda pads such a quantized {} row to 512: {} B on each of this GPU's {} blocks' "
                        "K, an empty one too, priced",
                        head, escape_untrusted(type.name), pad, blocks);
+}
+
+// An ik_llama.cpp GPU compute row off its target, on a dense model: the
+// fork's FFN (its src/llama.cpp llm_build_ffn at 0e001215) multiplies the
+// gate's SiLU by the up product with ggml_fused_mul_unary, whose result is
+// a new tensor (ggml.c ggml_fused_mul_unary_impl, not in place: ggml-
+// alloc's ggml_op_can_inplace has no GGML_OP_FUSED_MUL_UNARY), so gate, up
+// and their product are live at once, three rows of the FFN's width, where
+// the llama.cpp build priced (SiLU and the product in place) keeps two;
+// and each GPU reserves its own blocks' graph, so its FFN phase is its
+// widest block's FFN (its ffn_up's rows), where memfit's phases take the
+// model's widest. Said with that phase, 4 x n_ubatch x (3 x width + 4 x
+// hidden) B plus the mask (2 or 4 B a cell and token).
+void note_ik_llama_ffn(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                       const LlamaCppDeviceUsage& d, FigureCheck& c) {
+  const LogSetting* fork = log.setting("fork");
+  if (fork == nullptr || fork->value != "ik_llama.cpp" || c.printed.figure != LogFigure::kCompute ||
+      d.device == "cpu" || !c.memfit || !c.note.empty() || model.spec.moe.experts > 0 || c.printed.value == 0) {
+    return;
+  }
+  const std::optional<FigureTarget> target = figure_target("llamacpp", LogFigure::kCompute, target_gpus(log));
+  const double ratio = static_cast<double>(*c.memfit) / static_cast<double>(c.printed.value);
+  if (std::fabs(ratio - 1.0) <= target->tolerance) return;
+  const uint64_t first = first_block_of(e, d);
+  uint64_t width = 0;
+  for (const SafetensorsTensor& t : model.tensors) {
+    if (!t.name.starts_with("blk.") || !t.name.ends_with(".ffn_up.weight") || t.shape.size() != 2) continue;
+    uint64_t block = 0;
+    const auto [end, ec] = std::from_chars(t.name.data() + 4, t.name.data() + t.name.size(), block);
+    if (ec != std::errc() || block < first || block >= first + d.blocks) continue;
+    width = std::max<uint64_t>(width, t.shape[0]);
+  }
+  if (width == 0) return;
+  const uint64_t tokens = e.context.n_ubatch;
+  const CheckedBytes ffn = CheckedBytes(4) * tokens * (CheckedBytes(3) * width + CheckedBytes(4) * model.spec.geometry.hidden) +
+                           CheckedBytes(e.context.flash_attn ? 2 : 4) * e.context.n_ctx * tokens;
+  c.note = fmt::format("ik_llama.cpp's FFN keeps gate, up and their product (ggml_fused_mul_unary, not in place) "
+                       "live, three rows of the FFN's width, where the build priced keeps two, and this GPU's "
+                       "phase is its own blocks' widest FFN ({}), not the model's: 4 x {} x (3 x {} + 4 x {}) "
+                       "B with the mask, {} B ({:.4f} of the print); not priced",
+                       width, tokens, width, model.spec.geometry.hidden, ffn.saturated(),
+                       static_cast<double>(ffn.saturated()) / static_cast<double>(c.printed.value));
 }
 
 // What the log leaves out that the rows it misses depend on, said on
@@ -1343,6 +1393,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     note_presorted_host_range(log, *run.model, e, *d, c);
     note_shaped_output_copy(log, *run.model, e, c);
     price_ik_llama_k_padding(log, *run.model, e, *d, c);
+    note_ik_llama_ffn(log, *run.model, e, *d, c);
     if (c.printed.figure == LogFigure::kKvCache && c.memfit && c.note.empty()) c.note = cells_note(log);
     if (c.printed.figure == LogFigure::kModel && priced_from_config(options)) {
       price_config_model(log, options, *run.model, c);

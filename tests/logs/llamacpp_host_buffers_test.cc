@@ -76,6 +76,14 @@ TEST(CheckLogHostBuffers, IkLlamaPadsEveryLayersQuantizedKRowOnCuda) {
   ASSERT_NE(kv, nullptr);
   EXPECT_EQ(kv->memfit, std::optional<uint64_t>(449'859'584u));
   EXPECT_TRUE(kv->within_print);
+  // Its compute rows say why they miss: CUDA2's blocks 77..138 hold the
+  // widest FFN, 425,984 (block 134), and the fork's FFN keeps three rows of
+  // it: 4 x 512 x (3 x 425,984 + 4 x 16,384) + 2 x 12,288 x 512 =
+  // 2,751,463,424 + 12,582,912 = 2,764,046,336 B.
+  const FigureCheck* compute = testing::find_check_figure(c, "CUDA2", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_NE(compute->note.find("widest FFN (425984)"), std::string::npos) << compute->note;
+  EXPECT_NE(compute->note.find("2764046336 B"), std::string::npos) << compute->note;
 }
 
 }  // namespace
