@@ -1222,10 +1222,9 @@ void price_ik_llama_k_padding(const RuntimeLog& log, const Model& model, const L
 // a new tensor (ggml.c ggml_fused_mul_unary_impl, not in place: ggml-
 // alloc's ggml_op_can_inplace has no GGML_OP_FUSED_MUL_UNARY), so gate, up
 // and their product are live at once, three rows of the FFN's width, where
-// the llama.cpp build priced (SiLU and the product in place) keeps two;
-// and each GPU reserves its own blocks' graph, so its FFN phase is its
-// widest block's FFN (its ffn_up's rows), where memfit's phases take the
-// model's widest. Said with that phase, 4 x n_ubatch x (3 x width + 4 x
+// the llama.cpp build priced (SiLU and the product in place) keeps two.
+// Said with that phase at the GPU's widest FFN (its blocks' ffn_up rows,
+// as place_compute prices each GPU), 4 x n_ubatch x (3 x width + 4 x
 // hidden) B plus the mask (2 or 4 B a cell and token).
 void note_ik_llama_ffn(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
                        const LlamaCppDeviceUsage& d, FigureCheck& c) {
@@ -1251,9 +1250,9 @@ void note_ik_llama_ffn(const RuntimeLog& log, const Model& model, const LlamaCpp
   const CheckedBytes ffn = CheckedBytes(4) * tokens * (CheckedBytes(3) * width + CheckedBytes(4) * model.spec.geometry.hidden) +
                            CheckedBytes(e.context.flash_attn ? 2 : 4) * e.context.n_ctx * tokens;
   c.note = fmt::format("ik_llama.cpp's FFN keeps gate, up and their product (ggml_fused_mul_unary, not in place) "
-                       "live, three rows of the FFN's width, where the build priced keeps two, and this GPU's "
-                       "phase is its own blocks' widest FFN ({}), not the model's: 4 x {} x (3 x {} + 4 x {}) "
-                       "B with the mask, {} B ({:.4f} of the print); not priced",
+                       "live, three rows of the FFN's width, where the build priced keeps two: at this GPU's "
+                       "widest FFN ({}), 4 x {} x (3 x {} + 4 x {}) B with the mask, {} B ({:.4f} of the "
+                       "print); not priced",
                        width, tokens, width, model.spec.geometry.hidden, ffn.saturated(),
                        static_cast<double>(ffn.saturated()) / static_cast<double>(c.printed.value));
 }

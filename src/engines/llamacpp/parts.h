@@ -298,6 +298,15 @@ struct ComputePhases {
   // projection), so the copy sits beside the block's K and V copies
   // (placement.cc, place_compute). 0 otherwise.
   uint64_t mask_cast_input = 0;
+  // The FFN phase is linear in the FFN's width on a dense model:
+  // ffn = ffn_fixed + ffn_per_width x ffn_width, ffn_width the model's
+  // widest (its intermediate size). A device whose blocks' widest FFN is
+  // narrower (per-layer widths: Deci) reserves ffn_fixed + ffn_per_width x
+  // that width (placement.cc, place_compute). ffn_per_width 0: no such
+  // rule (MoE, no FFN).
+  uint64_t ffn_fixed = 0;
+  uint64_t ffn_per_width = 0;
+  uint64_t ffn_width = 0;
 };
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
                                      const LlamaCppSettings& settings);

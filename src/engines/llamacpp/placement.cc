@@ -159,6 +159,7 @@ struct DeviceSums {
   uint64_t compute = 0;
   uint64_t blocks = 0;
   uint64_t host_repack = 0;  // the host's CPU_AARCH64 copies, in `model` (host_repack_bytes)
+  uint64_t ffn_width = 0;    // the widest FFN of the blocks here (their ffn_up's rows); 0: none read
   bool output = false;
   bool runs_weights = false;  // some weight of a block is here (an override)
   // The matrix the logits product reads when the output layer is here
@@ -392,6 +393,9 @@ void place_listed_weights(const Model& model, const Layout& lay,
     if ((name == "output.weight" || name == "lm_head.weight") && w == lay.host()) {
       d[w].output_matrix_bytes = t.data_bytes;
     }
+    if (block && t.shape.size() == 2 && name.ends_with(".ffn_up.weight")) {
+      d[w].ffn_width = std::max<uint64_t>(d[w].ffn_width, t.shape[0]);
+    }
     const bool row_split = block && w != lay.host() && lay.mode == SplitMode::kRow && t.shape.size() == 2;
     out.tensors.push_back({static_cast<uint32_t>(w), true, row_split});
     // Row split: a GPU block's matrices spread over every GPU.
@@ -517,11 +521,18 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
                    bool host_extra_buffer, std::vector<DeviceSums>& d) {
   const bool host_attends = kv_offload && host_extra_buffer;
   const uint64_t gpu_attention = kv_offload ? phases.attention : 0;
-  const uint64_t body = std::max(gpu_attention, phases.ffn);
   for (uint64_t w = 0; w <= lay.gpus; ++w) {
     DeviceSums& x = d[w];
     uint64_t c = 0;
-    if (x.blocks > 0) c = body;
+    // Each device reserves its own splits' graph: its FFN phase is its
+    // blocks' widest FFN, not the model's (a Deci model's widths run from
+    // 5,376 to 425,984 in Nemotron Ultra: ik_llama.cpp#377's GPUs print
+    // 412, 420, 2,560 and 2,086 MiB by their own blocks).
+    uint64_t ffn = phases.ffn;
+    if (phases.ffn_per_width > 0 && x.ffn_width > 0 && x.ffn_width < phases.ffn_width) {
+      ffn = (CheckedBytes(phases.ffn_fixed) + CheckedBytes(phases.ffn_per_width) * x.ffn_width).saturated();
+    }
+    if (x.blocks > 0) c = std::max(gpu_attention, ffn);
     // The GPU that runs the first block casts the host's F32 mask there.
     // Where it reads the mask and the input rows as the scheduler's copies,
     // allocated at the split's start (ggml_backend_sched_split_graph: "add

@@ -423,6 +423,41 @@ TEST(LlamaCppPlacement, HostExtraBufferBesideAGpuAddsTheHostsRepackedQ4_0) {
   EXPECT_EQ(run(m, s).placement.devices[1].model_bytes, plain.placement.devices[1].model_bytes);
 }
 
+TEST(LlamaCppPlacement, EachGpusFfnPhaseIsItsOwnBlocksWidestFfn) {
+  // The 70B with every block but 61..79 narrowed to an FFN of 14,336 (as
+  // a Deci model's per-layer widths), every layer on two GPUs of equal
+  // free memory: GPU 0 holds blocks 0..40 (41, all narrow), GPU 1 41..79
+  // and the output. Flash attention, 4,096 cells, U 512: the attention
+  // phase, 4 x 512 x (2 x 8,192 + 8,192 + 1,024 + 1,024 + 2 x 8,192) +
+  // 2 x 4,096 x 512 = 92,274,688, is below either FFN. GPU 0's FFN at its
+  // own widest, 14,336: 4 x 512 x (3 x 14,336 + 4 x 8,192) + the F16 mask
+  // 2 x 4,096 x 512 = 155,189,248 + 4,194,304 = 159,383,552 B, where the
+  // model's widest, 28,672, gives 243,269,632 + 4,194,304 = 247,463,936.
+  Model m = llama_70b();
+  for (SafetensorsTensor& t : m.tensors) {
+    const bool wide = t.name.size() > 7 && t.name.starts_with("blk.") && t.name[6] == '.' &&
+                      ((t.name[4] == '6' && t.name[5] != '0') || t.name[4] == '7');  // blk.61. .. blk.79.
+    if (wide || !t.name.starts_with("blk.") || t.shape.size() != 2 || t.name.find("ffn_") == std::string::npos) {
+      continue;
+    }
+    if (t.name.ends_with("ffn_down.weight")) {
+      t.shape = {8192, 14336};
+    } else {
+      t.shape = {14336, 8192};
+    }
+    m.weights.bytes -= t.data_bytes;
+    t.data_bytes = q4_0(8192ull * 14336);
+    m.weights.bytes += t.data_bytes;
+  }
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.flash_attn = FlashAttn::kOn;
+  s.placement.gpus = {gpu(0, 48 * kGiB), gpu(1, 48 * kGiB)};
+  const LlamaCppEstimate e = run(m, s);
+  ASSERT_EQ(e.placement.devices[0].blocks, 41u);
+  EXPECT_EQ(e.placement.devices[0].compute_bytes, 159383552u);
+}
+
 TEST(LlamaCppPlacement, EveryLayerOnTwoGpusLeavesTheSmallerShort) {
   const Model m = llama_70b();
   LlamaCppSettings s;
