@@ -295,6 +295,9 @@ ollama's own, refused under another engine:
     --ollama-gpu-overhead)
       OLLAMA_GPU_OVERHEAD: memory kept free on every GPU (bytes, or e.g.
       512MiB; default 0)
+  use_mmap (bool; --ollama-use-mmap)
+      the request's use_mmap option: false reads the weights into memory
+      (default: mapped with a GPU, read in on CPU alone)
   ollama_sched_spread (bool, default false; --ollama-sched-spread)
       OLLAMA_SCHED_SPREAD: spread the layers over every GPU (default false: as
       few GPUs as hold them)

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <array>
 #include <cctype>
 #include <optional>
@@ -18,6 +20,7 @@
 #include "logs/dump_rebuild.h"
 #include "logs/log_model.h"
 #include "logs/log_pricer.h"
+#include "logs/log_targets.h"
 #include "logs/log_text.h"
 #include "logs/pre_mla_config.h"
 #include "memfit/checked_math.h"
@@ -424,10 +427,30 @@ bool priced_from_config(const LogCheckOptions& options) {
   return options.model.empty() && !options.config_json.empty();
 }
 
+// Whether the host's model row lists a buffer of the CPU's repacking
+// extra buffer type: CPU_AARCH64 (its earlier name) or CPU_REPACK.
+bool host_repack_buffer(const RuntimeLog& log) {
+  return std::any_of(log.figures.begin(), log.figures.end(), [](const PrintedFigure& f) {
+    return f.figure == LogFigure::kModel && f.device == "CPU" &&
+           std::any_of(f.buffers.begin(), f.buffers.end(),
+                       [](const std::string& b) { return b == "CPU_AARCH64" || b == "CPU_REPACK"; });
+  });
+}
+
 // The repack kernels of a CPU run: those system_info's features pick, else
-// AVX2's when the log shows a CPU_REPACK buffer; none on a GPU run.
+// AVX2's when the log shows a CPU_REPACK buffer; none on a GPU run, unless
+// its host prints a repack buffer beside the GPUs (a build before #12498:
+// llamacpp_host_extra_buffer_bytes prices it with these kernels).
 RepackCpu repack_of(const RuntimeLog& log, std::vector<std::string>& notes) {
-  if (!log_gpus(log).empty()) return RepackCpu::kNone;
+  if (!log_gpus(log).empty()) {
+    if (!host_repack_buffer(log)) return RepackCpu::kNone;
+    const LogSetting* cpu = log.setting("repack_cpu");
+    Result<RepackCpu> repack = cpu != nullptr ? parse_repack_cpu(cpu->value) : Result<RepackCpu>(RepackCpu::kNone);
+    if (repack && *repack != RepackCpu::kNone) return *repack;
+    notes.push_back("the CPU's features are not in the log: its repack buffer beside the GPUs is priced "
+                    "with AVX2's kernels");
+    return RepackCpu::kX86Avx2;
+  }
   // The host's model buffers printed without a CPU_REPACK one: nothing was
   // repacked (Ollama's runner, a build without the kernels, --no-repack).
   bool host_model = false;
@@ -885,11 +908,12 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
     return "a build before #6122: memfit prices its graph's attention and output phases, but its MoE "
            "layer (one selected expert at a time) with the pinned release's FFN phase (high)";
   }
-  // Said where memfit is more than 5 % below the print: a mean pooling
-  // matrix's copy, read after the logits, is priced (compute.cc,
+  // Said where memfit is below the print by more than the row's compute
+  // target (log_targets.h: 5 % on one GPU, 10 % under a split): a mean
+  // pooling matrix's copy, read after the logits, is priced (compute.cc,
   // pooled_output_phase).
-  if (!host && e.settings.embedding &&
-      (CheckedBytes(*c.memfit) * 100).saturated() < (CheckedBytes(c.printed.value) * 95).saturated()) {
+  const bool below_target = compute_below_target(log, *c.memfit, c.printed.value);
+  if (!host && e.settings.embedding && below_target) {
     return "with --embedding every token is an output: memfit's GPU output phase is their logits "
            "and result_norm, above the copies of the graph inputs only where a mean pooling matrix "
            "read after them keeps them below; what else the printed buffer holds through it is not "
@@ -925,9 +949,7 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   // get_alloc_size, ggml-metal-ops.cpp's flash_attn_ext_extra_pad/blk/tmp),
   // which memfit's phases do not price, nor how the allocator lays the
   // larger tensor out among the others. Said where memfit's figure is
-  // more than 5 % below the print (issue 28's compute target).
-  const bool below_target = (CheckedBytes(*c.memfit) * 100).saturated() <
-                            (CheckedBytes(c.printed.value) * 95).saturated();
+  // below the print by more than the row's compute target (below_target).
   if (!host && e.context.flash_attn && log.backend == "Metal" && below_target) {
     return "ggml-metal allocates flash attention's scratch (K/V padding, the mask's block map, each "
            "workgroup's partial results) with its output, which memfit's compute phases do not price";
@@ -958,7 +980,7 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   // mask's copy are made in block 0 on this GPU (ComputePhases::mask_cast);
   // memfit's phase is the logits and result_norm, and where the allocator
   // leaves the logits after block 0's layout is not traced. Said where
-  // memfit is more than 5 % below the print (the compute target).
+  // memfit is below the print by more than the compute target.
   if (!host && offloaded && *offloaded >= blocks && log_gpus(log).size() == 1 && !host_holds_weights(log, e) &&
       e.context.flash_attn && llamacpp::f32_mask_cast(e.settings) && below_target) {
     return "every layer is offloaded: memfit's GPU phase, the logits and result_norm, is below the print "
@@ -1170,6 +1192,192 @@ bool price_repack_from_counts(const RuntimeLog& log, const Model& model, const L
   return true;
 }
 
+// A partial offload's CPU_Mapped row below the print from a list rebuilt
+// from the dump: memfit orders it as llama-quantize writes since #9935
+// (2024-10-31: llama_model_loader's weights_map sorts the tensors outside
+// the blocks by name, then block by block), where the host's tensors
+// (token_embd, output_norm, output, its blocks) are contiguous and its
+// mapped range (llama-model.cpp load_tensors, get_mapping_range) is theirs
+// alone. A file quantized before #9935 keeps the converter's order,
+// token_embd first and output last, and the host's range then spans every
+// tensor between them, the GPUs' blocks too; the dump does not say when
+// the file was quantized. Said with that range's bytes (every loaded
+// tensor's), not priced.
+void note_presorted_host_range(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                               const LlamaCppDeviceUsage& d, FigureCheck& c) {
+  // One mapped buffer: not a split file's several ranges, nor a repack
+  // or AMX buffer beside it.
+  const auto& buffers = c.printed.buffers;
+  const bool mapped_name = buffers.size() == 1 && (buffers[0] == "CPU_Mapped" || buffers[0] == "CPU");
+  if (c.printed.figure != LogFigure::kModel || d.device != "cpu" || model.gguf != nullptr || !c.memfit ||
+      !c.note.empty() || !in_file_order(log, model) || !e.settings.placement.mmap || !mapped_name ||
+      d.blocks == 0 || !d.output_layer || *c.memfit >= c.printed.value || within_print_band(*c.memfit, c.printed)) {
+    return;
+  }
+  const bool gpu_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
+                                      [](const LlamaCppDeviceUsage& g) { return g.device != "cpu" && g.blocks > 0; });
+  if (!gpu_blocks || e.placement.tensors.size() != model.tensors.size()) return;
+  CheckedBytes range = 0;
+  for (size_t i = 0; i < model.tensors.size(); ++i) {
+    if (e.placement.tensors[i].loaded) range += model.tensors[i].data_bytes;
+  }
+  c.basis = FigureBasis::kModelled;
+  c.note = fmt::format("the host maps the file's range from its first tensor to its last (get_mapping_range): "
+                       "memfit's is the host's tensors alone, as in llama-quantize's order since #9935 "
+                       "(2024-10); a file quantized before it keeps the converter's order, token_embd first "
+                       "and output last, whose host range spans the GPUs' blocks, {} B in all; the dump "
+                       "does not say which",
+                       range.saturated());
+}
+
+// A model whose weights are shaped (model_with_shaped_weights: the
+// converter's tensors, each scaled to its share of the printed file size)
+// prices the output matrix's copy that op offload puts in the first GPU's
+// compute buffer for the host's logits (placement.cc, output_matrix_bytes)
+// at that share, not at its type's bytes: a file whose blocks hold heavier
+// types than the rebuilt list's (Unsloth's dynamic quants) inflates it.
+// Said on a GPU's compute row above its target where that logits phase is
+// memfit's figure: 4 x min(n_ctx, n_ubatch) x (vocab + hidden) B of logits
+// and result_norm (compute.cc, offloaded_output_phase, a decoder without
+// MLA) plus the copy, equal to it.
+void note_shaped_output_copy(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                             FigureCheck& c) {
+  if (c.printed.figure != LogFigure::kCompute || c.printed.device == "CPU" || !c.memfit || !c.note.empty() ||
+      model.tensors.empty() || model.weights.verified || model.gguf != nullptr || c.printed.value == 0) {
+    return;
+  }
+  const bool shaped = std::any_of(model.warnings.begin(), model.warnings.end(),
+                                  [](const std::string& w) { return w.starts_with(kSpreadWarning); });
+  const std::optional<FigureTarget> target = figure_target("llamacpp", LogFigure::kCompute, target_gpus(log));
+  const bool above = static_cast<double>(*c.memfit) > static_cast<double>(c.printed.value) * target->high;
+  const bool host_output = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
+                                       [](const LlamaCppDeviceUsage& d) { return d.device == "cpu" && d.output_layer; });
+  if (!shaped || !above || !host_output) return;
+  const SafetensorsTensor* output = nullptr;
+  for (const SafetensorsTensor& t : model.tensors) {
+    if (t.name == "output.weight") output = &t;
+  }
+  if (output == nullptr || output->shape.size() != 2) return;
+  const GgmlTypeTraits* type = nullptr;
+  for (const GgmlTypeTraits& t : ggml_type_table()) {
+    if (t.name == output->dtype) type = &t;
+  }
+  if (type == nullptr) return;
+  const uint64_t elements = (CheckedBytes(output->shape[0]) * output->shape[1]).saturated();
+  const uint64_t typed = (CheckedBytes(elements / type->block_elements) * type->block_bytes).saturated();
+  const uint64_t rows = std::min(e.context.n_ctx, e.context.n_ubatch);
+  const CheckedBytes logits =
+      CheckedBytes(4) * rows * (CheckedBytes(model.spec.geometry.vocab) + model.spec.geometry.hidden);
+  if ((logits + output->data_bytes).saturated() != *c.memfit || output->data_bytes <= typed) return;
+  c.note = fmt::format("memfit's figure is the host's logits, {} B, with op offload's copy of the output matrix, "
+                       "priced at its share of the printed size ({} B: the weights are shaped, the file's "
+                       "types not rebuilt), where its {} bytes are {} B, and another of memfit's phases "
+                       "would set the figure",
+                       logits.saturated(), output->data_bytes, escape_untrusted(output->dtype), typed);
+}
+
+// This GPU's blocks under the split of the layers: the host's come first,
+// then each GPU's in turn; [first, first + d.blocks).
+uint64_t first_block_of(const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d) {
+  uint64_t first = 0;
+  for (const LlamaCppDeviceUsage& u : e.placement.devices) {
+    if (u.device == "cpu") first += u.blocks;
+  }
+  for (const LlamaCppDeviceUsage* g = e.placement.devices.data(); g != &d; ++g) first += g->blocks;
+  return first;
+}
+
+// ik_llama.cpp (the reader's "fork" setting) stores each layer's K as a
+// 2-D tensor, n_embd_head_k wide and n_head_kv x cells rows (its
+// src/llama.cpp, llama_kv_cache_init, at ik_llama.cpp 0e001215, the
+// build of ik_llama.cpp#377's log), where llama.cpp's is one row of
+// n_embd_k_gqa x cells. On a CUDA or ROCm GPU ggml-cuda pads a quantized
+// tensor whose rows are no multiple of 512 elements by one row's padding
+// to it (placement.cc, cuda_row_padding_bytes): a 128-wide q8_0 K gets
+// ggml_row_size(q8_0, 384) = 408 B, and a layer with no KV heads (a Deci
+// no-attention layer) still has its empty K tensor, padded the same. The
+// KV row is priced with that padding on every block of the GPU, each K
+// at the buffer's 128-B alignment (modelled: the fork's own rule).
+void price_ik_llama_k_padding(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                              const LlamaCppDeviceUsage& d, FigureCheck& c) {
+  const LogSetting* fork = log.setting("fork");
+  if (fork == nullptr || fork->value != "ik_llama.cpp" || c.printed.figure != LogFigure::kKvCache ||
+      !c.memfit || !(d.device.starts_with("cuda") || d.device.starts_with("rocm"))) {
+    return;
+  }
+  constexpr uint64_t kMatrixRowPadding = 512;
+  constexpr uint64_t kGpuAlignment = 128;
+  const GgmlTypeTraits& type = ggml_type_traits(e.settings.cache_type_k);
+  const uint64_t head = model.spec.geometry.head_dim;
+  if (type.block_elements <= 1 || head == 0 || head % type.block_elements != 0 || head % kMatrixRowPadding == 0) {
+    return;
+  }
+  const uint64_t pad = (kMatrixRowPadding - head % kMatrixRowPadding) / type.block_elements * type.block_bytes;
+  const uint64_t row = head / type.block_elements * type.block_bytes;
+  // This GPU's layers, by the split of the layers (a layer with no tensor,
+  // Deci's skipped ones, has its cache on its layer's device all the same:
+  // buft_layer[i]).
+  const uint64_t first = first_block_of(e, d);
+  CheckedBytes extra = 0;
+  uint64_t blocks = 0;
+  for (uint64_t i = first; i < first + d.blocks && i < model.spec.layers.size(); ++i) {
+    const LayerCache& layer = model.spec.layers[i];
+    const uint64_t k_elems = layer.k_elems_per_token > 0 ? layer.k_elems_per_token : layer.elems_per_token / 2;
+    const CheckedBytes k = CheckedBytes(row) * (k_elems / head) * e.context.n_ctx;
+    const CheckedBytes plain = round_up(k, kGpuAlignment);
+    extra += round_up(k + pad, kGpuAlignment) - plain;
+    ++blocks;
+  }
+  if (blocks == 0 || !extra.value() || *extra.value() == 0) return;
+  c.memfit = (CheckedBytes(*c.memfit) + extra).saturated();
+  c.basis = FigureBasis::kModelled;
+  c.note = fmt::format("ik_llama.cpp stores each layer's K as rows of n_embd_head_k ({}) elements, and "
+                       "ggml-cuda pads such a quantized {} row to 512: {} B on each of this GPU's {} blocks' "
+                       "K, an empty one too, priced",
+                       head, escape_untrusted(type.name), pad, blocks);
+}
+
+// An ik_llama.cpp GPU compute row off its target, on a dense model: the
+// fork's FFN (its src/llama.cpp llm_build_ffn at 0e001215) multiplies the
+// gate's SiLU by the up product with ggml_fused_mul_unary, whose result is
+// a new tensor (ggml.c ggml_fused_mul_unary_impl, not in place: ggml-
+// alloc's ggml_op_can_inplace has no GGML_OP_FUSED_MUL_UNARY), so gate, up
+// and their product are live at once, three rows of the FFN's width, where
+// the llama.cpp build priced (SiLU and the product in place) keeps two.
+// Said with that phase at the GPU's widest FFN (its blocks' ffn_up rows,
+// as place_compute prices each GPU), 4 x n_ubatch x (3 x width + 4 x
+// hidden) B plus the mask (2 or 4 B a cell and token).
+void note_ik_llama_ffn(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                       const LlamaCppDeviceUsage& d, FigureCheck& c) {
+  const LogSetting* fork = log.setting("fork");
+  if (fork == nullptr || fork->value != "ik_llama.cpp" || c.printed.figure != LogFigure::kCompute ||
+      d.device == "cpu" || !c.memfit || !c.note.empty() || model.spec.moe.experts > 0 || c.printed.value == 0) {
+    return;
+  }
+  const std::optional<FigureTarget> target = figure_target("llamacpp", LogFigure::kCompute, target_gpus(log));
+  const double ratio = static_cast<double>(*c.memfit) / static_cast<double>(c.printed.value);
+  if (ratio >= target->low && ratio <= target->high) return;
+  const uint64_t first = first_block_of(e, d);
+  uint64_t width = 0;
+  for (const SafetensorsTensor& t : model.tensors) {
+    if (!t.name.starts_with("blk.") || !t.name.ends_with(".ffn_up.weight") || t.shape.size() != 2) continue;
+    uint64_t block = 0;
+    const auto [end, ec] = std::from_chars(t.name.data() + 4, t.name.data() + t.name.size(), block);
+    if (ec != std::errc() || block < first || block >= first + d.blocks) continue;
+    width = std::max<uint64_t>(width, t.shape[0]);
+  }
+  if (width == 0) return;
+  const uint64_t tokens = e.context.n_ubatch;
+  const CheckedBytes ffn = CheckedBytes(4) * tokens * (CheckedBytes(3) * width + CheckedBytes(4) * model.spec.geometry.hidden) +
+                           CheckedBytes(e.context.flash_attn ? 2 : 4) * e.context.n_ctx * tokens;
+  c.note = fmt::format("ik_llama.cpp's FFN keeps gate, up and their product (ggml_fused_mul_unary, not in place) "
+                       "live, three rows of the FFN's width, where the build priced keeps two: at this GPU's "
+                       "widest FFN ({}), 4 x {} x (3 x {} + 4 x {}) B with the mask, {} B ({:.4f} of the "
+                       "print); not priced",
+                       width, tokens, width, model.spec.geometry.hidden, ffn.saturated(),
+                       static_cast<double>(ffn.saturated()) / static_cast<double>(c.printed.value));
+}
+
 // What the log leaves out that the rows it misses depend on, said on
 // those rows: how the layers were split over several GPUs (neither their
 // free memory nor a tensor split printed: memfit splits evenly), how many
@@ -1304,6 +1512,10 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     if (!price_whole_file_host_range(log, *run.model, e, *d, c)) {
       note_unordered_host_range(log, *run.model, e, *d, c);
     }
+    note_presorted_host_range(log, *run.model, e, *d, c);
+    note_shaped_output_copy(log, *run.model, e, c);
+    price_ik_llama_k_padding(log, *run.model, e, *d, c);
+    note_ik_llama_ffn(log, *run.model, e, *d, c);
     if (c.printed.figure == LogFigure::kKvCache && c.memfit && c.note.empty()) c.note = cells_note(log);
     if (c.printed.figure == LogFigure::kModel && priced_from_config(options)) {
       price_config_model(log, options, *run.model, c);

@@ -242,6 +242,10 @@ void read_context_setting(std::string_view rest, LlamaCppReadState& state, LogBu
     return;
   }
   if (name == "n_ctx_per_seq") name = "n_ctx_seq";
+  // ik_llama.cpp's own context parameters, which llama.cpp never printed
+  // (ikawrakow/ik_llama.cpp, src/llama.cpp llama_new_context_with_model:
+  // "mla_attn", "attn_max_b", "fused_moe", "ser"): the log is that fork's.
+  if (name == "mla_attn" || name == "attn_max_b" || name == "fused_moe") out.setting("fork", "ik_llama.cpp");
   for (std::string_view known : {"n_seq_max", "n_ctx", "n_ctx_seq", "n_batch", "n_ubatch",
                                  "flash_attn", "kv_unified", "causal_attn"}) {
     if (name == known) out.setting(name, value);

@@ -11,6 +11,7 @@
 #include "logs/log_context.h"
 #include "logs/log_model.h"
 #include "logs/log_pricer.h"
+#include "logs/log_targets.h"
 #include "memfit/memory_size.h"
 #include "memfit/untrusted_text.h"
 
@@ -148,53 +149,6 @@ void say_why_unlisted(const std::string& unlisted, bool shaped, std::vector<Figu
   }
 }
 
-// Issue 28's target for a figure (docs/validation-logs.md, "Targets"):
-// exact to the print, or a range of memfit / printed; none where the figure
-// has no target. `gpus` counts the log's GPUs (its devices and the devices
-// its figures name, the host, ranks and totals aside).
-std::optional<FigureTarget> target_of(std::string_view profile, LogFigure figure, size_t gpus) {
-  auto exact = [](const char* name) { return FigureTarget{name, "exact to the print", true, 0, 0, false}; };
-  auto within = [](const char* name, const char* text, double tolerance) {
-    return FigureTarget{name, text, false, 1.0 - tolerance, 1.0 + tolerance, false};
-  };
-  const bool llama = profile == "llamacpp" || profile == "ollama";
-  if (llama && figure == LogFigure::kModel) return exact("llama.cpp and Ollama: model per device, exact to the print");
-  if (llama && figure == LogFigure::kKvCache) {
-    return exact("llama.cpp and Ollama: KV cache per device, exact to the print");
-  }
-  if (llama && figure == LogFigure::kCompute) {
-    return gpus >= 2 ? within("llama.cpp and Ollama: compute per device, split over GPUs, within 10 %",
-                              "within 10 % under a split", 0.10)
-                     : within("llama.cpp and Ollama: compute per device, one GPU or none, within 5 %",
-                              "within 5 % on one GPU", 0.05);
-  }
-  if (profile == "vllm" && figure == LogFigure::kWeights) {
-    return within("vLLM: weights per rank, within 1 %", "within 1 %", 0.01);
-  }
-  if (profile == "vllm" && (figure == LogFigure::kKvCacheAvailable || figure == LogFigure::kKvTokens ||
-                            figure == LogFigure::kKvBlocks)) {
-    return within("vLLM: KV capacity (bytes, tokens, blocks), within 5 %", "within 5 %", 0.05);
-  }
-  if (profile == "mlx-lm" && figure == LogFigure::kPeak) {
-    return FigureTarget{"mlx-lm: peak within [0.97, 1.10]", "within [0.97, 1.10]", false, 0.97, 1.10, false};
-  }
-  if (profile == "sglang" && figure == LogFigure::kTokenPool) {
-    return within("SGLang: token pool within 5 %", "within 5 %", 0.05);
-  }
-  return std::nullopt;
-}
-
-size_t gpu_count(const LogCheck& check) {
-  std::vector<std::string_view> ids;
-  auto add = [&ids](std::string_view id) {
-    if (id.empty() || id == "CPU" || id == "total" || id.starts_with("rank")) return;
-    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-  };
-  for (const LogDevice& d : check.log.devices) add(d.id);
-  for (const FigureCheck& c : check.figures) add(c.printed.device);
-  return ids.size();
-}
-
 bool meets(const FigureTarget& t, const FigureCheck& c) {
   if (!c.ratio) return false;
   if (t.exact) return c.within_print;
@@ -205,9 +159,10 @@ bool meets(const FigureTarget& t, const FigureCheck& c) {
 // reason from its pricer says so in one line: the issue asks every such row
 // to say why, and where memfit has not traced the cause that is what it says.
 void judge_targets(LogCheck& check) {
-  const size_t gpus = gpu_count(check);
+  // The figures check-log's pricer added (totals) name no new GPU.
+  const size_t gpus = logs::target_gpus(check.log);
   for (FigureCheck& c : check.figures) {
-    c.target = target_of(check.profile, c.printed.figure, gpus);
+    c.target = logs::figure_target(check.profile, c.printed.figure, gpus);
     if (!c.target) continue;
     c.target->met = meets(*c.target, c);
     if (c.target->met || !c.ratio || !c.note.empty()) continue;

@@ -2239,23 +2239,21 @@ TEST(CheckLog, EachFigureCarriesTheTargetOfItsEngineFigureAndGpuCount) {
 
 
 TEST(CheckLog, AFigureOffItsTargetWithNoReasonSaysItsCauseIsNotTraced) {
-  // ggml-org/llama.cpp#12213 (Functionary Q4_K_M, 10 of 33 layers on a
-  // 4070 laptop GPU): the host's mapped model buffer prints 4685.30 MiB
-  // where memfit's host tensors hold 3422.18 (0.7304): off "exact to the
-  // print", and no rule of the pricer says why, so the row says that. The
-  // GPU's model buffer, 1263.13 MiB printed and 1263.12 priced (within the
-  // print's 0.005 MiB), meets its target and keeps no note.
-  const LogCheck c = check("llamacpp", "llamacpp-12213-functionary-q4km-4070-laptop.log");
-  const FigureCheck* host = figure(c, "CPU", LogFigure::kModel);
-  ASSERT_NE(host, nullptr);
-  ASSERT_TRUE(host->ratio.has_value());
-  EXPECT_LT(*host->ratio, 0.74);
-  EXPECT_TRUE(host->note.starts_with("off its target (exact to the print) by a cause memfit has not traced"))
-      << host->note;
-  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kModel);
-  ASSERT_NE(gpu, nullptr);
-  EXPECT_TRUE(gpu->within_print);
-  EXPECT_EQ(gpu->note, "");
+  // vllm-project/vllm#27706 (Qwen3-VL 2B on an RX 7800 XT, ROCm): rank 0's
+  // weights print 4.4570 GiB where memfit's are 0.9212 of it: off "within
+  // 1 %", and no rule of the pricer says why, so the row says that.
+  // (llama.cpp#12213's host model row said so before check-log traced it:
+  // a file quantized before #9935, whose mapped range spans the GPU's
+  // blocks.)
+  LogCheckOptions options;
+  options.config_json = testing::read_test_log("vllm", "vllm-27706-qwen3-vl-2b-rx7800xt-rocm.config.json");
+  const LogCheck c = check("vllm", "vllm-27706-qwen3-vl-2b-rx7800xt-rocm.log", options);
+  const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
+  ASSERT_NE(weights, nullptr);
+  ASSERT_TRUE(weights->ratio.has_value());
+  EXPECT_LT(*weights->ratio, 0.93);
+  EXPECT_TRUE(weights->note.starts_with("off its target (within 1 %) by a cause memfit has not traced"))
+      << weights->note;
 }
 
 }  // namespace

@@ -107,14 +107,15 @@ TEST(FieldTable, NamesAndSpellingsAreOnceEach) {
   // 18 common fields (the machine's gpu, mac and host_bandwidth_gb_s among
   // them), 32 llama.cpp's (embedding, pooling and reranking among them), 10
   // mlx-lm's, 13 vLLM's (runner among them), 17 SGLang's (the Mamba state pool's
-  // four, attention_backend and enable_dp_lm_head among them), 11 Ollama's: 101.
+  // four, attention_backend and enable_dp_lm_head among them), 12 Ollama's
+  // (use_mmap among them): 102.
   EXPECT_EQ(engine_request_fields("").size(), 18u);
   EXPECT_EQ(engine_request_fields("llamacpp").size(), 32u);
   EXPECT_EQ(engine_request_fields("mlx-lm").size(), 10u);
   EXPECT_EQ(engine_request_fields("vllm").size(), 13u);
   EXPECT_EQ(engine_request_fields("sglang").size(), 17u);
-  EXPECT_EQ(engine_request_fields("ollama").size(), 11u);
-  EXPECT_EQ(request_fields().size(), 101u);
+  EXPECT_EQ(engine_request_fields("ollama").size(), 12u);
+  EXPECT_EQ(request_fields().size(), 102u);
   EXPECT_EQ(find_request_field("max_token"), nullptr);
 }
 

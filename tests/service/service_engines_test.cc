@@ -28,7 +28,7 @@ TEST(ServiceEngines, ListsTheSixEnginesAndTheirFields) {
   for (const json& engine : answer["engines"]) names.push_back(engine["name"]);
   EXPECT_EQ(names, (std::vector<std::string>{"mlxcel", "llamacpp", "mlx-lm", "vllm", "sglang", "ollama"}));
   // mlxcel owns no field; 32 llama.cpp's, 10 mlx-lm's, 13 vLLM's, 17
-  // SGLang's (4 of the hybrid models' state pool, attention_backend and enable_dp_lm_head), 10 Ollama's; 18 common.
+  // SGLang's (4 of the hybrid models' state pool, attention_backend and enable_dp_lm_head), 12 Ollama's; 18 common.
   EXPECT_EQ(answer["engines"][0]["fields"].size(), 0u);
   EXPECT_EQ(answer["engines"][1]["fields"].size(), 32u);  // llamacpp_version and embedding among them
   EXPECT_EQ(answer["engines"][2]["fields"].size(), 10u);  // the MLX buffer limits among them
@@ -36,7 +36,7 @@ TEST(ServiceEngines, ListsTheSixEnginesAndTheirFields) {
   EXPECT_EQ(answer["engines"][3]["fields"].size(), 13u);  // runner among them
   EXPECT_EQ(answer["engines"][4]["fields"].size(), 17u);
   EXPECT_EQ(answer["engines"][4]["versions"]["field"], "sglang_version");
-  EXPECT_EQ(answer["engines"][5]["fields"].size(), 11u);  // ollama_version among them
+  EXPECT_EQ(answer["engines"][5]["fields"].size(), 12u);  // ollama_version and use_mmap among them
   EXPECT_EQ(answer["engines"][5]["versions"]["field"], "ollama_version");
   EXPECT_EQ(answer["common_fields"].size(), 18u);  // gpu, mac, host_bandwidth_gb_s and confidence among them
   EXPECT_EQ(answer["engines"][0]["default_for"], "models that are not GGUF");

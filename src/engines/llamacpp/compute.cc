@@ -593,6 +593,18 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   p.mask = *mask.value();
   p.kv_store_copies = *store_copies.value();
   p.mask_cast_input = *cast_input.value();
+  // ffn_phase at width 0 gives the fixed part; the rest is per width.
+  if (spec.moe.experts == 0 && g.intermediate > 0) {
+    ModelSpec narrow = spec;
+    narrow.geometry.intermediate = 0;
+    const CheckedBytes fixed = ffn_phase(narrow, sh, c);
+    const CheckedBytes varying = ffn - fixed;
+    if (fixed.value() && varying.value() && *varying.value() % g.intermediate == 0) {
+      p.ffn_fixed = *fixed.value();
+      p.ffn_per_width = *varying.value() / g.intermediate;
+      p.ffn_width = g.intermediate;
+    }
+  }
   return p;
 }
 

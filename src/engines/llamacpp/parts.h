@@ -38,6 +38,18 @@ Result<LlamaCppContext> resolve_llamacpp_context(const ModelSpec& spec,
 Result<uint64_t> llamacpp_repack_bytes(const std::vector<SafetensorsTensor>& tensors,
                                        uint64_t decoder_blocks, RepackCpu cpu);
 
+// The CPU_AARCH64 buffer of a GPU build before #12498 ("model : do not
+// repack if a GPU device is present", 2025-03-21), whose make_cpu_buft_list
+// put the CPU's extra buffer types ahead of the GPU's host buffer: over
+// the host's tensors (`host_tensors`: those placed on the host, loaded),
+// pad32(bytes) of each matmul weight (as llamacpp_repack_bytes: no lookup
+// table) that the kernels of that time took: Q4_0 with rows a multiple of
+// 8 on x86 (kAuto, kX86Avx2, kX86Avx512), Q4_0 and IQ4_NL with rows a
+// multiple of 4 on kArm; 0 for kNone. A tied output's copy on the host is
+// not counted. kOverflow on absurd sizes.
+Result<uint64_t> llamacpp_host_extra_buffer_bytes(const std::vector<SafetensorsTensor>& host_tensors,
+                                                  RepackCpu cpu);
+
 }  // namespace memfit
 
 namespace memfit::llamacpp {
@@ -296,6 +308,15 @@ struct ComputePhases {
   // projection), so the copy sits beside the block's K and V copies
   // (placement.cc, place_compute). 0 otherwise.
   uint64_t mask_cast_input = 0;
+  // The FFN phase is linear in the FFN's width on a dense model:
+  // ffn = ffn_fixed + ffn_per_width x ffn_width, ffn_width the model's
+  // widest (its intermediate size). A device whose blocks' widest FFN is
+  // narrower (per-layer widths: Deci) reserves ffn_fixed + ffn_per_width x
+  // that width (placement.cc, place_compute). ffn_per_width 0: no such
+  // rule (MoE, no FFN).
+  uint64_t ffn_fixed = 0;
+  uint64_t ffn_per_width = 0;
+  uint64_t ffn_width = 0;
 };
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
                                      const LlamaCppSettings& settings);

@@ -89,7 +89,7 @@ struct Layout {
   std::vector<double> cumulative;  // inclusive prefix sums of the split, ending at 1
   SplitMode mode = SplitMode::kLayer;
   uint64_t main_gpu = 0;
-  std::vector<bool> pads_rows;  // per GPU: a CUDA or ROCm device (ggml-cuda's buffers)
+  std::vector<bool> pads_rows;  // per GPU: a CUDA, ROCm or SYCL device (cuda_row_padding_bytes)
   // The first GPU whose backend offloads ops on host weights (CUDA, ROCm,
   // Vulkan, SYCL: see place_compute); gpus when none does.
   Where op_offload_gpu = 0;
@@ -161,6 +161,8 @@ struct DeviceSums {
   CheckedBytes recurrent = 0;  // the recurrent layers' state, part of `context`
   uint64_t compute = 0;
   uint64_t blocks = 0;
+  uint64_t host_repack = 0;  // the host's CPU_AARCH64 copies, in `model` (host_repack_bytes)
+  uint64_t ffn_width = 0;    // the widest FFN of the blocks here (their ffn_up's rows); 0: none read
   bool output = false;
   bool runs_weights = false;  // some weight of a block is here (an override)
   // The matrix the logits product reads when the output layer is here
@@ -252,7 +254,7 @@ Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSetting
   lay.main_gpu = s.main_gpu;
   lay.op_offload_gpu = lay.gpus;
   for (const LlamaCppGpu& g : s.gpus) {
-    lay.pads_rows.push_back(g.device.starts_with("cuda") || g.device.starts_with("rocm"));
+    lay.pads_rows.push_back(g.device.starts_with("cuda") || g.device.starts_with("rocm") || g.device.starts_with("sycl"));
     if (takes_op_offload(g) && lay.op_offload_gpu == lay.gpus) lay.op_offload_gpu = lay.pads_rows.size() - 1;
     lay.copies_inputs.push_back(takes_op_offload(g));
     lay.gpu_list.push_back(&g);
@@ -309,6 +311,9 @@ void add_weight(std::vector<DeviceSums>& d, const Layout& lay, Where w, uint64_t
 // multiple of MATRIX_ROW_PADDING (512) elements with room for one row's
 // padding to it: ggml_backend_cuda_buffer_type_get_alloc_size adds
 // ggml_row_size(type, 512 - ne0 % 512) (ggml/src/ggml-cuda/ggml-cuda.cu).
+// ggml-sycl does the same (ggml_backend_sycl_buffer_type_get_alloc_size,
+// ggml/src/ggml-sycl/ggml-sycl.cpp, its MATRIX_ROW_PADDING also 512):
+// #14689's 288-wide Q4_0 llama on a UHD GPU, SYCL0 19.00 MiB.
 // 0 for a float tensor, a whole row, or a type memfit does not name.
 uint64_t cuda_row_padding_bytes(const SafetensorsTensor& t) {
   constexpr uint64_t kMatrixRowPadding = 512;
@@ -418,6 +423,9 @@ void place_listed_weights(const Model& model, const Layout& lay,
     }
     if ((name == "output.weight" || name == "lm_head.weight") && w == lay.host()) {
       d[w].output_matrix_bytes = t.data_bytes;
+    }
+    if (block && t.shape.size() == 2 && name.ends_with(".ffn_up.weight")) {
+      d[w].ffn_width = std::max<uint64_t>(d[w].ffn_width, t.shape[0]);
     }
     const bool row_split = block && w != lay.host() && lay.mode == SplitMode::kRow && t.shape.size() == 2;
     out.tensors.push_back({static_cast<uint32_t>(w), true, row_split});
@@ -548,11 +556,18 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
                    bool host_extra_buffer, std::vector<DeviceSums>& d) {
   const bool host_attends = kv_offload && host_extra_buffer;
   const uint64_t gpu_attention = kv_offload ? phases.attention : 0;
-  const uint64_t body = std::max(gpu_attention, phases.ffn);
   for (uint64_t w = 0; w <= lay.gpus; ++w) {
     DeviceSums& x = d[w];
     uint64_t c = 0;
-    if (x.blocks > 0) c = body;
+    // Each device reserves its own splits' graph: its FFN phase is its
+    // blocks' widest FFN, not the model's (a Deci model's widths run from
+    // 5,376 to 425,984 in Nemotron Ultra: ik_llama.cpp#377's GPUs print
+    // 412, 420, 2,560 and 2,086 MiB by their own blocks).
+    uint64_t ffn = phases.ffn;
+    if (phases.ffn_per_width > 0 && x.ffn_width > 0 && x.ffn_width < phases.ffn_width) {
+      ffn = (CheckedBytes(phases.ffn_fixed) + CheckedBytes(phases.ffn_per_width) * x.ffn_width).saturated();
+    }
+    if (x.blocks > 0) c = std::max(gpu_attention, ffn);
     // A GPU none of whose blocks' FFN matrices is here runs their
     // attention only: the scheduler gives each FFN product to the backend
     // of its weight (ggml_backend_sched_backend_id_from_cur, cause
@@ -741,7 +756,8 @@ LlamaCppDeviceUsage device_usage(const DeviceSums& x, uint64_t total, Where w, c
     u.device = "cpu";
     u.name = "host";
     u.free_bytes = u.usable_bytes = host_free;
-    u.page_cache_bytes = s.mmap && !s.mlock ? *x.model.value() : 0;
+    // The repacked copies (host_repack) are anonymous memory, not the file's.
+  u.page_cache_bytes = s.mmap && !s.mlock ? (x.model - x.host_repack).saturated() : 0;
   } else {
     u.device = s.gpus[w].device;
     u.name = s.gpus[w].name;
@@ -763,9 +779,32 @@ LlamaCppDeviceUsage device_usage(const DeviceSums& x, uint64_t total, Where w, c
   return u;
 }
 
+// A GPU build before #12498 repacked the host's weights beside a GPU
+// (llamacpp_host_extra_buffer_bytes; docs/llamacpp-rules.md, "Compute
+// buffers on a GPU" and "Model weights"): priced where the request says
+// the host holds such a buffer (host_extra_buffer, which check-log sets
+// from a CPU_AARCH64 or CPU_REPACK model buffer beside a GPU's) with the
+// CPU's kernels (repack not kNone) and the model's tensor list is known.
+// 0 otherwise (AMX's packer sizes are not priced: its repack is kNone).
+Result<uint64_t> host_repack_bytes(const Model& model, const LlamaCppPlacement& placement, const Layout& lay,
+                                   const LlamaCppSettings& s) {
+  const std::vector<LlamaCppTensorPlace>& places = placement.tensors;
+  if (!s.placement.host_extra_buffer || s.repack == RepackCpu::kNone || lay.gpus == 0 ||
+      places.size() != model.tensors.size()) {
+    return uint64_t{0};
+  }
+  std::vector<SafetensorsTensor> host;
+  for (size_t i = 0; i < places.size(); ++i) {
+    if (places[i].loaded && places[i].device == lay.host()) host.push_back(model.tensors[i]);
+  }
+  return llamacpp_host_extra_buffer_bytes(host, s.repack);
+}
+
 // The devices, each one's fit, and the estimate's totals as their sums.
+// `host_repack_bytes`: the host's CPU_AARCH64 copies beside a GPU (a build
+// before #12498: host_repack_bytes()), in d's host model bytes already.
 Status settle_devices(const std::vector<DeviceSums>& d, const Layout& lay, uint64_t host_free,
-                      LlamaCppEstimate& e) {
+                      uint64_t host_repack_bytes, LlamaCppEstimate& e) {
   const LlamaCppPlacementSettings& s = e.settings.placement;
   LlamaCppPlacement& out = e.placement;
   CheckedBytes model_sum = 0, context_sum = 0, compute_sum = 0;
@@ -792,9 +831,9 @@ Status settle_devices(const std::vector<DeviceSums>& d, const Layout& lay, uint6
   const CheckedBytes total = model_sum + context_sum + compute_sum;
   if (!total.value()) return Error::overflow("llama.cpp total overflows 64 bits");
   // A GPU build leaves host weights mapped (or in pinned host memory):
-  // no CPU_REPACK copies.
-  e.repack = RepackCpu::kNone;
-  e.repack_bytes = 0;
+  // no CPU_REPACK copies, but a build before #12498's CPU_AARCH64 ones.
+  if (host_repack_bytes == 0) e.repack = RepackCpu::kNone;
+  e.repack_bytes = host_repack_bytes;
   e.repack_modelled = true;
   e.model_bytes = *model_sum.value();
   e.context_bytes = *context_sum.value();
@@ -845,13 +884,17 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
     spread_unlisted_weights(e.mapped_bytes, *lay, d);
   }
   place_context(parts, *lay, model.spec, s.kv_offload, d);
+  Result<uint64_t> repack = host_repack_bytes(model, e.placement, *lay, e.settings);
+  if (!repack) return repack.error();
+  d[lay->host()].host_repack = *repack;
+  d[lay->host()].model += *repack;
   // A CPU extra buffer keeps its weights' products on the host only from
   // #11120 (offloads_host_buffers_only); before it they were offloaded.
   const bool host_extra_buffer = s.host_extra_buffer && offloads_host_buffers_only(e.settings);
   place_compute(phases, *lay, llamacpp::op_offload(e.settings), s.kv_offload, host_extra_buffer, d);
   e.placement.n_copies = pipeline_copies(e.settings, *lay);
   add_pipeline_copies(phases, *lay, e.placement.n_copies, d);
-  return settle_devices(d, *lay, host_free, e);
+  return settle_devices(d, *lay, host_free, *repack, e);
 }
 
 }  // namespace memfit::llamacpp

@@ -109,6 +109,27 @@ Result<uint64_t> llamacpp_repack_bytes(const std::vector<SafetensorsTensor>& ten
   return *total.value();
 }
 
+Result<uint64_t> llamacpp_host_extra_buffer_bytes(const std::vector<SafetensorsTensor>& host_tensors,
+                                                  RepackCpu cpu) {
+  CheckedBytes total = 0;
+  for (const SafetensorsTensor& t : host_tensors) {
+    if (!is_matmul_weight(t) || t.shape.size() < 2 || rows(t) <= 1) continue;
+    // ggml-cpu-aarch64.cpp's kernels then: Q4_0 8x8 with AVX2 (AVX-512
+    // CPUs run AVX2's), Q4_0 4x4 and IQ4_NL 4x4 on ARM; none for the
+    // K-quants on x86 (#12213, b4783 with AVX2: "tensor 'token_embd.weight'
+    // (q4_K) (and 222 others) cannot be used with preferred buffer type
+    // CPU_AARCH64").
+    const bool x86 = cpu == RepackCpu::kAuto || cpu == RepackCpu::kX86Avx2 || cpu == RepackCpu::kX86Avx512;
+    const bool q4_0 = t.dtype == ggml_type_traits(GgmlType::kQ4_0).name;
+    const bool iq4_nl = t.dtype == ggml_type_traits(GgmlType::kIQ4_NL).name;
+    const uint64_t multiple = x86 && q4_0 ? 8 : cpu == RepackCpu::kArm && (q4_0 || iq4_nl) ? 4 : 0;
+    if (multiple == 0 || rows(t) % multiple != 0) continue;
+    total += pad(t.data_bytes);
+  }
+  if (!total.value()) return Error::overflow("llama.cpp CPU_AARCH64 buffer overflows 64 bits");
+  return *total.value();
+}
+
 RepackCpu resolve_repack_cpu(RepackCpu requested, const CpuFeatures& host, std::string* assumption) {
   if (requested != RepackCpu::kAuto) return requested;
   switch (host.arch) {

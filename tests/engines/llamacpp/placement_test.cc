@@ -374,13 +374,13 @@ TEST(LlamaCppPlacement, Dense70BOn24And12GiBSplitsBlocksByFreeMemory) {
   EXPECT_TRUE(e.fits);
 }
 
-TEST(LlamaCppPlacement, CudaPadsQuantizedRowsToFiveHundredTwelve) {
+TEST(LlamaCppPlacement, CudaAndSyclPadQuantizedRowsToFiveHundredTwelve) {
   // Qwen3-30B-A3B with its norms f32, as a GGUF holds them: of its
   // matrices only ffn_down_exps has rows no multiple of 512 elements
-  // (768). ggml-cuda gives each such tensor one row's padding, 256 q4_0
-  // elements = 8 x 18 = 144 B, so 113,246,208 + 144 B rounds up to the
-  // next 128 B: 256 B more a block, 48 x 256 = 12,288 B on a CUDA or ROCm
-  // device; none on another backend's.
+  // (768). ggml-cuda and ggml-sycl give each such tensor one row's
+  // padding, 256 q4_0 elements = 8 x 18 = 144 B, so 113,246,208 + 144 B
+  // rounds up to the next 128 B: 256 B more a block, 48 x 256 = 12,288 B
+  // on a CUDA, ROCm or SYCL device; none on another backend's (gpu()'s).
   Model m = qwen3_30b_a3b();
   for (SafetensorsTensor& t : m.tensors) {
     if (t.shape.size() == 1 || t.name.ends_with("ffn_gate_inp.weight")) t.dtype = "f32";
@@ -389,10 +389,73 @@ TEST(LlamaCppPlacement, CudaPadsQuantizedRowsToFiveHundredTwelve) {
   s.ctx_size = 4096;
   s.placement.gpus = {gpu(0, 64 * kGiB)};
   const uint64_t plain = run(m, s).placement.devices[0].model_bytes;
-  for (const char* device : {"cuda:0", "rocm:0"}) {
+  for (const char* device : {"cuda:0", "rocm:0", "sycl:0"}) {
     s.placement.gpus = {LlamaCppGpu{device, "", 64 * kGiB}};
     EXPECT_EQ(run(m, s).placement.devices[0].model_bytes, plain + 12'288u) << device;
   }
+}
+
+TEST(LlamaCppPlacement, HostExtraBufferBesideAGpuAddsTheHostsRepackedQ4_0) {
+  // The 70B with no layer offloaded (-ngl 0) beside one GPU, as a build
+  // before #12498 ran it with a CPU_AARCH64 buffer on the host (check-log's
+  // host_extra_buffer) and AVX2's kernels: every host matrix of q4_0 with
+  // rows a multiple of 8 is repacked. A block's seven matrices: 2 x
+  // 37,748,736 + 2 x 4,718,592 + 3 x 132,120,576 = 481,296,384 B; x 80 =
+  // 38,503,710,720; output.weight (128,256 rows) 591,003,648; token_embd
+  // (a lookup) not: 39,094,714,368 B, on top of the mapped weights, which
+  // alone are the page cache.
+  const Model m = llama_70b();
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.repack = RepackCpu::kX86Avx2;
+  s.placement.gpus = {gpu(0, 24 * kGiB)};
+  s.placement.n_gpu_layers = 0;
+  const LlamaCppEstimate plain = run(m, s);
+  s.placement.host_extra_buffer = true;
+  const LlamaCppEstimate e = run(m, s);
+  const LlamaCppDeviceUsage& host = e.placement.devices[1];
+  EXPECT_EQ(host.model_bytes, plain.placement.devices[1].model_bytes + 39094714368u);
+  EXPECT_EQ(e.repack_bytes, 39094714368u);
+  EXPECT_EQ(plain.repack_bytes, 0u);
+  EXPECT_EQ(host.page_cache_bytes, plain.placement.devices[1].page_cache_bytes);
+  // Without the CPU's kernels (repack none) nothing is repacked.
+  s.repack = RepackCpu::kNone;
+  EXPECT_EQ(run(m, s).placement.devices[1].model_bytes, plain.placement.devices[1].model_bytes);
+}
+
+TEST(LlamaCppPlacement, EachGpusFfnPhaseIsItsOwnBlocksWidestFfn) {
+  // The 70B with every block but 61..79 narrowed to an FFN of 14,336 (as
+  // a Deci model's per-layer widths), every layer on two GPUs of equal
+  // free memory: GPU 0 holds blocks 0..40 (41, all narrow), GPU 1 41..79
+  // and the output. Flash attention, 4,096 cells, U 512: the attention
+  // phase, 4 x 512 x (2 x 8,192 + 8,192 + 1,024 + 1,024 + 2 x 8,192) +
+  // 2 x 4,096 x 512 = 92,274,688, is below either FFN. GPU 0's FFN at its
+  // own widest, 14,336: 4 x 512 x (3 x 14,336 + 4 x 8,192) + the F16 mask
+  // 2 x 4,096 x 512 = 155,189,248 + 4,194,304 = 159,383,552 B, where the
+  // model's widest, 28,672, gives 243,269,632 + 4,194,304 = 247,463,936.
+  Model m = llama_70b();
+  for (SafetensorsTensor& t : m.tensors) {
+    const bool wide = t.name.size() > 7 && t.name.starts_with("blk.") && t.name[6] == '.' &&
+                      ((t.name[4] == '6' && t.name[5] != '0') || t.name[4] == '7');  // blk.61. .. blk.79.
+    if (wide || !t.name.starts_with("blk.") || t.shape.size() != 2 || t.name.find("ffn_") == std::string::npos) {
+      continue;
+    }
+    if (t.name.ends_with("ffn_down.weight")) {
+      t.shape = {8192, 14336};
+    } else {
+      t.shape = {14336, 8192};
+    }
+    m.weights.bytes -= t.data_bytes;
+    t.data_bytes = q4_0(8192ull * 14336);
+    m.weights.bytes += t.data_bytes;
+  }
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.flash_attn = FlashAttn::kOn;
+  s.placement.gpus = {gpu(0, 48 * kGiB), gpu(1, 48 * kGiB)};
+  const LlamaCppEstimate e = run(m, s);
+  ASSERT_EQ(e.placement.devices[0].blocks, 41u);
+  EXPECT_EQ(e.placement.devices[0].compute_bytes, 159383552u);
 }
 
 TEST(LlamaCppPlacement, EveryLayerOnTwoGpusLeavesTheSmallerShort) {

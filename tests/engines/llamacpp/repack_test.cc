@@ -185,5 +185,25 @@ TEST(LlamaCppRepack, ParsesTheFiveSpellings) {
   EXPECT_EQ(bad.error().message(), "'amx': expected auto, none, x86-avx2, x86-avx512 or arm");
 }
 
+uint64_t host_extra(const std::vector<SafetensorsTensor>& tensors, RepackCpu cpu) {
+  Result<uint64_t> bytes = llamacpp_host_extra_buffer_bytes(tensors, cpu);
+  EXPECT_TRUE(bytes.ok()) << (bytes.ok() ? "" : bytes.error().message());
+  return bytes.ok() ? *bytes : 0;
+}
+
+TEST(LlamaCppRepack, HostExtraBufferBeforeTwelve498TakesOnlyQ4_0OnX86) {
+  // The CPU_AARCH64 kernels of a GPU build before #12498, over the same
+  // tensors as the host's: on x86, q4_0 with rows a multiple of 8, attn_q
+  // 73,728 + the experts 589,824 = 663,552. Not: q4_K (no x86 kernel then),
+  // the 100- and 4-row q4_0, attn_k_b, token_embd (a lookup; the tied
+  // output's copy is not counted here).
+  EXPECT_EQ(host_extra(tied_model(), RepackCpu::kX86Avx2), 663552u);
+  EXPECT_EQ(host_extra(tied_model(), RepackCpu::kX86Avx512), 663552u);
+  // On ARM, q4_0 with rows a multiple of 4 adds the 100-row attn_output,
+  // 28,800, and the 4-row tiny tensor, 72 padded to 96: 692,448.
+  EXPECT_EQ(host_extra(tied_model(), RepackCpu::kArm), 663552u + 28800u + 96u);
+  EXPECT_EQ(host_extra(tied_model(), RepackCpu::kNone), 0u);
+}
+
 }  // namespace
 }  // namespace memfit

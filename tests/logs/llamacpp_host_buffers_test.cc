@@ -1,0 +1,90 @@
+// check-log on the host's model buffer beside a GPU (docs/llamacpp-rules.md,
+// "Model weights"): a build before #12498 repacks the host's Q4_0 weights
+// into CPU_AARCH64 on top of the mapped file, and a partial offload's
+// CPU_Mapped range depends on the file's tensor order, which a dump does
+// not print.
+#include <gtest/gtest.h>
+
+#include "logs/log_test_data.h"
+#include "memfit/log_check.h"
+
+namespace memfit {
+namespace {
+
+TEST(CheckLogHostBuffers, ABuildBeforeTwelve498RepacksTheHostsQ4_0BesideAGpu) {
+  // #10850 (b4334, SYCL, -ngl 0, Llama 2 7B Q4_0 on an AVX-512 host): the
+  // mapped file, 3,825,065,984 B (3647.87 MiB), and CPU_AARCH64 holding
+  // the 224 block matrices, 32 x (4 x 4096 x 4096 + 3 x 4096 x 11008)
+  // = 6,476,005,376 weights x 18 / 32 B = 3,642,753,024 B (3474.00 MiB);
+  // token_embd (a lookup) and the q6_K output stay mapped only.
+  // 3,825,065,984 + 3,642,753,024 = 7,467,819,008 B.
+  const LogCheck c = testing::check_test_log("llamacpp", "llamacpp-10850-llama2-7b-q4_0-sycl-ngl0.log");
+  const FigureCheck* model = testing::find_check_figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->memfit, std::optional<uint64_t>(7'467'819'008u));
+  EXPECT_TRUE(model->within_print);
+}
+
+TEST(CheckLogHostBuffers, APartialOffloadsMappedRangeSaysTheConvertersOrderSpansTheFile) {
+  // #12213 (b4783, 10 of 32 blocks on a 4070 Laptop, a Q4_K_M file
+  // quantized before #9935): CPU_Mapped 4685.30 MiB is the whole file, the
+  // host's 3,588,415,744 B (memfit's, in llama-quantize's sorted order)
+  // and CUDA0's 1263.13 MiB between them; every loaded tensor of the
+  // rebuilt list: 4,912,898,304 B (4685.30 MiB), said on the row.
+  const LogCheck c = testing::check_test_log("llamacpp", "llamacpp-12213-functionary-q4km-4070-laptop.log");
+  const FigureCheck* model = testing::find_check_figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->memfit, std::optional<uint64_t>(3'588'415'744u));
+  EXPECT_NE(model->note.find("a file quantized before it keeps the converter's order"), std::string::npos)
+      << model->note;
+  EXPECT_NE(model->note.find("4912898304 B in all"), std::string::npos) << model->note;
+}
+
+TEST(CheckLogHostBuffers, AShapedOutputMatrixsCopyIsSaidWhereItSetsTheGpusFigure) {
+  // #11635 (b4625, DeepSeek-R1 UD-IQ1_S, 16 of 62 blocks on an L40S, the
+  // output layer on the host): the weights are shaped to the printed size,
+  // output.weight (129,280 x 7,168 = 926,679,040 weights, q5_K in the
+  // rebuilt list) at 2,225,783,674 B where q5_K's 176 B a 256 give
+  // 637,091,840 B; with the logits, 4 x 512 x (129,280 + 7,168) =
+  // 279,445,504 B, op offload's logits phase is 2,505,229,178 B on CUDA0
+  // (2389.17 MiB against the printed 2218.00).
+  LogCheckOptions options;
+  options.version = "b4625";
+  const LogCheck c = testing::check_test_log("llamacpp", "llamacpp-11635-deepseek-r1-iq1s-l40s.log", options);
+  const FigureCheck* compute = testing::find_check_figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->memfit, std::optional<uint64_t>(2'505'229'178u));
+  EXPECT_NE(compute->note.find("the host's logits, 279445504 B"), std::string::npos) << compute->note;
+  EXPECT_NE(compute->note.find("(2225783674 B:"), std::string::npos) << compute->note;
+  EXPECT_NE(compute->note.find("its q5_K bytes are 637091840 B"), std::string::npos) << compute->note;
+}
+
+TEST(CheckLogHostBuffers, IkLlamaPadsEveryLayersQuantizedKRowOnCuda) {
+  // ik_llama.cpp#377 (ik_llama.cpp build 3671, Nemotron Ultra 253B, 162
+  // layers, -ts 6.5,6,10,4, K q8_0 at 12,288 cells): the fork's K is rows
+  // of 128 elements, each padded by ggml-cuda to 512, ggml_row_size(q8_0,
+  // 384) = 12 x 34 = 408 B, which the 128-B alignment makes 512 B more a
+  // layer (13,369,344 + 408 -> 13,369,856), an empty K (no KV heads) 0 +
+  // 408 -> 512 too. CUDA0's 40 layers: 449,839,104 + 40 x 512 =
+  // 449,859,584 B, within the printed 429.02 MiB.
+  LogCheckOptions options;
+  options.command = "./llama-server -m .../Llama-3_1-Nemotron-Ultra-253B-v1-UD-Q3_K_XL-00001-of-00003.gguf "
+                    "-c 12228 -ngl 163 -ts 6.5,6,10,4 --no-warmup -fa -ctk q8_0 -ctv q4_0 -mg 2";
+  const LogCheck c = testing::check_test_log("llamacpp", "llamacpp-ik377-nemotron-ultra-253b-q3kxl-4gpu.log", options);
+  EXPECT_EQ(testing::setting_of(c.log, "fork"), "ik_llama.cpp");
+  const FigureCheck* kv = testing::find_check_figure(c, "CUDA0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, std::optional<uint64_t>(449'859'584u));
+  EXPECT_TRUE(kv->within_print);
+  // Its compute rows say why they miss: CUDA2's blocks 77..138 hold the
+  // widest FFN, 425,984 (block 134), and the fork's FFN keeps three rows of
+  // it: 4 x 512 x (3 x 425,984 + 4 x 16,384) + 2 x 12,288 x 512 =
+  // 2,751,463,424 + 12,582,912 = 2,764,046,336 B.
+  const FigureCheck* compute = testing::find_check_figure(c, "CUDA2", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_NE(compute->note.find("widest FFN (425984)"), std::string::npos) << compute->note;
+  EXPECT_NE(compute->note.find("2764046336 B"), std::string::npos) << compute->note;
+}
+
+}  // namespace
+}  // namespace memfit
