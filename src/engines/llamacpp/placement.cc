@@ -535,6 +535,14 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
       c = std::max(c, (CheckedBytes(phases.mask_cast) + holes).saturated());
     }
     if (x.output) c = std::max(c, w == lay.host() ? phases.output : phases.output_offloaded);
+    // One GPU that runs every block and the output, the host no weight of
+    // a block: the build's graph replayed as that GPU's split stands for its
+    // phases (ComputePhases::device_replayed).
+    const DeviceSums& host = d[lay.host()];
+    if (w != lay.host() && lay.gpus == 1 && phases.device_replayed > 0 && kv_offload && x.blocks == lay.blocks &&
+        x.output && host.blocks == 0 && !host.runs_weights) {
+      c = phases.device_replayed;
+    }
     if (w == lay.host()) {
       if (x.runs_weights) c = std::max(c, phases.ffn);
       if (c > 0 && op_offload && lay.op_offload_gpu < lay.gpus && phases.tokens >= kOpOffloadMinBatch) {
@@ -805,8 +813,11 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   // A CPU extra buffer keeps its weights' products on the host only from
   // #11120 (offloads_host_buffers_only); before it they were offloaded.
   const bool host_extra_buffer = s.host_extra_buffer && offloads_host_buffers_only(e.settings);
-  place_compute(phases, *lay, llamacpp::op_offload(e.settings), s.kv_offload, host_extra_buffer, d);
   e.placement.n_copies = pipeline_copies(e.settings, *lay);
+  // The device replay is of one copy of each input (device_split).
+  ComputePhases placed = phases;
+  if (e.placement.n_copies > 1) placed.device_replayed = 0;
+  place_compute(placed, *lay, llamacpp::op_offload(e.settings), s.kv_offload, host_extra_buffer, d);
   add_pipeline_copies(phases, *lay, e.placement.n_copies, d);
   return settle_devices(d, *lay, host_free, e);
 }

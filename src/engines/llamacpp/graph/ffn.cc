@@ -85,9 +85,14 @@ uint64_t keep_output_rows(Graph& g, int out_ids, uint64_t hidden, uint64_t n_out
   return n_out;
 }
 
-int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden) {
+int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, bool fused) {
   const int up = mul_mat(g, weight, cur, width);
   const int gate = mul_mat(g, weight, cur, width);
+  if (!fused) {
+    const int silu = g.op(Op::kUnary, Type::kF32, g.at(gate).ne, {gate}, "ffn_silu");
+    const int product = g.op(Op::kMul, Type::kF32, g.at(gate).ne, {silu, up}, "ffn_gate_par");
+    return mul_mat(g, weight, product, hidden);
+  }
   const int glu = g.op(Op::kOther, Type::kF32, g.at(gate).ne, {gate, up}, "ffn_swiglu");
   return mul_mat(g, weight, glu, hidden);
 }

@@ -158,6 +158,64 @@ void Graph::visit(int t) {
   }
 }
 
+Graph device_split(const Graph& full) {
+  const size_t n = full.size();
+  // The host's tensors: inputs, the ops it keeps, and views of either
+  // (a view lives where its source does). Sources precede their users.
+  std::vector<bool> on_host(n, false);
+  for (size_t t = 0; t < n; ++t) {
+    const Tensor& x = full.tensors_[t];
+    if (x.type == Type::kExternal) continue;
+    on_host[t] = x.input || x.host || (x.view_src >= 0 && on_host[static_cast<size_t>(x.view_src)]);
+  }
+  // The split's inputs, in the order its nodes first read them.
+  std::vector<int> inputs;
+  std::vector<bool> is_input(n, false);
+  for (int t : full.nodes()) {
+    if (on_host[static_cast<size_t>(t)]) continue;
+    for (int s : full.at(t).src) {
+      const size_t si = static_cast<size_t>(s);
+      if (!on_host[si] || is_input[si]) continue;
+      is_input[si] = true;
+      inputs.push_back(s);
+    }
+  }
+  Graph g;
+  g.reserve(n + inputs.size());
+  std::vector<int> map(n, -1);
+  for (int s : inputs) {
+    Tensor copy;  // ggml_dup_tensor_layout: the type, shape and strides
+    copy.type = full.at(s).type;
+    copy.ne = full.at(s).ne;
+    copy.nb = full.at(s).nb;
+    copy.name = full.at(s).name + " (copy)";
+    g.tensors_.push_back(std::move(copy));
+    g.visited_.push_back(false);
+    map[static_cast<size_t>(s)] = static_cast<int>(g.tensors_.size() - 1);
+    g.expand(map[static_cast<size_t>(s)]);
+  }
+  for (size_t t = 0; t < n; ++t) {
+    if (map[t] >= 0) continue;
+    const Tensor& x = full.tensors_[t];
+    // Weights and the host's tensors live in other buffers; a store into
+    // the cache (an external node) stays a node, its sources' last user.
+    if (on_host[t] || (x.type == Type::kExternal && x.op == Op::kNone)) {
+      map[t] = g.external(x.name);
+      continue;
+    }
+    Tensor y = x;
+    for (int& s : y.src) s = map[static_cast<size_t>(s)];
+    if (y.view_src >= 0) y.view_src = map[static_cast<size_t>(y.view_src)];
+    g.tensors_.push_back(std::move(y));
+    g.visited_.push_back(false);
+    map[t] = static_cast<int>(g.tensors_.size() - 1);
+  }
+  for (int t : full.nodes()) {
+    if (!on_host[static_cast<size_t>(t)]) g.expand(map[static_cast<size_t>(t)]);
+  }
+  return g;
+}
+
 namespace {
 
 // ggml_dyn_tallocr: free blocks sorted by offset; the last one is the

@@ -65,6 +65,10 @@ struct Tensor {
   uint64_t view_offset = 0;
   bool input = false;
   bool output = false;
+  // Run by the host backend when a GPU runs the rest (an input, or an op
+  // the scheduler keeps on the host: the token rows' get_rows on the
+  // host's token_embd). Read by device_split.
+  bool host = false;
   std::string name;        // for traces and tests
 };
 
@@ -89,20 +93,40 @@ class Graph {
   // ggml_build_forward_expand: appends `t` and its unvisited sources.
   void expand(int t);
   void set_output(int t) { tensors_[static_cast<size_t>(t)].output = true; }
+  // The scheduler runs `t` on the host backend (Tensor::host); inputs are
+  // the host's without it.
+  void set_host(int t) { tensors_[static_cast<size_t>(t)].host = true; }
 
   const Tensor& at(int t) const { return tensors_[static_cast<size_t>(t)]; }
   bool is_external(int t) const;
   uint64_t bytes(int t) const;  // the bytes a placed tensor takes
   const std::vector<int>& nodes() const { return nodes_; }
   const std::vector<int>& leaves() const { return leaves_; }
+  size_t size() const { return tensors_.size(); }
 
  private:
+  friend Graph device_split(const Graph& full);
   void visit(int t);
   std::vector<Tensor> tensors_;
   std::vector<bool> visited_;
   std::vector<int> nodes_;
   std::vector<int> leaves_;
 };
+
+// The graph one GPU's compute buffer is reserved with when that GPU runs
+// every node of `full` but the host's (inputs, Tensor::host, and views of
+// them): ggml-backend.cpp's ggml_backend_sched_split_graph makes the host's
+// nodes a split of their own and the rest one split on the GPU, whose
+// inputs (each host tensor a GPU node reads) are copied into the GPU's
+// buffer (ggml_dup_tensor_layout) and added to the graph copy at the
+// split's start, "so that they are allocated by ggml-alloc at the start of
+// the split", in the order the split first reads them; each copy is freed
+// after its last reader. In the result the host's tensors are external
+// (another buffer), the copies come first (as leaves, placed in that
+// order), and the device nodes follow in `full`'s order. One copy each:
+// pipeline parallelism's n_copies (inputs and outputs both, never freed)
+// is not this graph.
+Graph device_split(const Graph& full);
 
 // One event of the replay, for tests and traces: a tensor placed (or
 // reusing `parent`'s bytes in place) or freed, at [offset, offset + size).
