@@ -17,11 +17,6 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   if (!parts) return parts.error();
   Result<llamacpp::ComputePhases> phases = llamacpp::compute_phases(model.spec, *context, settings);
   if (!phases) return phases.error();
-  if (settings.placement.gpus.size() == 1) {
-    Result<std::optional<uint64_t>> device = llamacpp::replayed_device_compute_bytes(model, *context, settings);
-    if (!device) return device.error();
-    phases->device_replayed = device->value_or(0);
-  }
   uint64_t compute = std::max({phases->output, phases->attention, phases->ffn});
   bool replayed_compute = false;
   if (settings.placement.gpus.empty()) {

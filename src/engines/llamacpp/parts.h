@@ -286,11 +286,6 @@ struct ComputePhases {
   // projection), so the copy sits beside the block's K and V copies
   // (placement.cc, place_compute). 0 otherwise.
   uint64_t mask_cast_input = 0;
-  // One GPU that runs every layer and the output: its compute buffer with
-  // the build's graph replayed as that GPU's split (replayed_device_compute_
-  // bytes); 0 where no builder covers the model. Where set, it stands for
-  // that GPU's phases (placement.cc, place_compute).
-  uint64_t device_replayed = 0;
 };
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& context,
                                      const LlamaCppSettings& settings);
@@ -308,16 +303,19 @@ Result<std::optional<uint64_t>> replayed_compute_bytes(const Model& model,
                                                        const LlamaCppContext& context,
                                                        const LlamaCppSettings& settings);
 
-// The compute buffer of one GPU that runs every layer and the output, the
-// host keeping the graph inputs and the token rows' gather: the build's
-// graph (the decoder builder's architectures and qwen2) split as
-// ggml_backend_sched_split_graph splits it, the GPU's split with the
+// The compute buffer of GPU `device` when the GPUs run every layer (block
+// i on device_of_layer[i], the output on device_of_layer[L]), the host
+// keeping the graph inputs and the token rows' gather: the build's graph
+// (the decoder builder's architectures and qwen2) split as
+// ggml_backend_sched_split_graph splits it, the device's split with the
 // scheduler's copies of its inputs first, and the allocator replayed over
 // it (llamacpp/graph/ggml_graph.h, device_split). nullopt for any other
 // model or setting. kOverflow on absurd sizes.
 Result<std::optional<uint64_t>> replayed_device_compute_bytes(const Model& model,
                                                               const LlamaCppContext& context,
-                                                              const LlamaCppSettings& settings);
+                                                              const LlamaCppSettings& settings,
+                                                              const std::vector<int>& device_of_layer,
+                                                              int device);
 
 // The buffers' alignments: every tensor of a GPU buffer starts at a
 // multiple of 128 B (ggml-cuda's), of a host buffer at 32 B (ggml-cpu's

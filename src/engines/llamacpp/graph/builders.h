@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "engines/llamacpp/graph/file_facts.h"
 #include "engines/llamacpp/graph/ggml_graph.h"
@@ -147,15 +148,17 @@ Result<std::optional<uint64_t>> replayed(Result<uint64_t> bytes);
 // llamacpp/graph/decoder.cc: llama, Mistral, Mixtral, qwen3, qwen3moe.
 Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const LlamaCppContext& context,
                                                const LlamaCppSettings& settings);
-// The same graphs as one GPU that runs every layer and the output sees
-// them (ggml_graph::device_split: the host keeps the inputs and the token
-// rows' gather), at the build's graph (settings.build: the mask's cast,
-// the KV store's indices, the vector-input leaf, the fused SwiGLU) and the
-// GPU buffer's alignment; qwen2 too (its Q, K and V biases run in place).
+// The same graphs as GPU `device` sees them when the GPUs run every layer,
+// block i on device_of_layer[i] and the output on device_of_layer[L]
+// (ggml_graph::device_split: the host keeps the inputs and the token rows'
+// gather), at the build's graph (settings.build: the mask's cast, the KV
+// store's indices, the vector-input leaf, the fused SwiGLU) and the GPU
+// buffer's alignment; qwen2 too (its Q, K and V biases run in place).
 // nullopt where the build's graph differs in a way the builder does not
 // mirror (a quantized cache before the pinned build: its rotations).
 Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, const LlamaCppContext& context,
-                                                      const LlamaCppSettings& settings);
+                                                      const LlamaCppSettings& settings,
+                                                      const std::vector<int>& device_of_layer, int device);
 // llamacpp/graph/gemma3.cc: Gemma 3 over its two caches (sliding window
 // and full attention).
 Result<std::optional<uint64_t>> replay_gemma3(const ModelSpec& spec, const LlamaCppContext& context,

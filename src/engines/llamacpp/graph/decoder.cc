@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engines/llamacpp/graph/builders.h"
 #include "engines/llamacpp/parts.h"
@@ -69,6 +70,7 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
   in.out_ids = g.input(Type::kI32, {n_out, 1, 1, 1}, "inp_out_ids");
 
   for (uint64_t il = 0; il < s.layers; ++il) {
+    g.set_layer(static_cast<int>(il));
     int residual = inp;
     const int x = rms_norm_mul(g, inp, in.weight);
     // Each projection, with its bias where the model has one (an add over
@@ -93,6 +95,7 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
                                      : swiglu_ffn(g, in.weight, y, s.ffn, a.hidden, s.fused_glu);
     inp = g.op(Op::kAdd, Type::kF32, {a.hidden, rows, 1, 1}, {ffn_out, ffn_inp}, "l_out");
   }
+  g.set_layer(static_cast<int>(s.layers));
   logits_output(g, in.weight, inp, s.vocab);
   return g;
 }
@@ -166,9 +169,13 @@ Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const Llam
 }
 
 Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, const LlamaCppContext& c,
-                                                      const LlamaCppSettings& settings) {
+                                                      const LlamaCppSettings& settings,
+                                                      const std::vector<int>& device_of_layer, int device) {
   std::optional<DecoderShape> s = decoder_shape(spec, c, settings, true);
   if (!s) return std::optional<uint64_t>();
+  // A build before #6017 kept the graph inputs in a buffer of their own,
+  // and one before #6122 had no output ids: not this graph.
+  if (separate_input_buffer(settings) || early_graph_phases(settings)) return std::optional<uint64_t>();
   // The build's graph (releases.cc). The Hadamard rotations of a quantized
   // cache are the pinned build's, their first build not read: a quantized
   // cache in an older build is not replayed.
@@ -179,7 +186,7 @@ Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, con
   if ((s->attn.k_rot > 0 || s->attn.v_rot > 0) && s->attn.f32_mask_cast) return std::optional<uint64_t>();
   const uint64_t seqs = std::max<uint64_t>(c.streams, 1);
   return replayed(reserve_bytes(c, seqs, kGpuTensorAlignment, [&](uint64_t n_tok, uint64_t n_out) {
-    return ggml_graph::device_split(build(*s, n_tok, n_out));
+    return ggml_graph::device_split(build(*s, n_tok, n_out), device_of_layer, device);
   }));
 }
 

@@ -69,6 +69,9 @@ struct Tensor {
   // the scheduler keeps on the host: the token rows' get_rows on the
   // host's token_embd). Read by device_split.
   bool host = false;
+  // The layer whose ops made it (Graph::set_layer), which decides its GPU
+  // under a layer split; -1 for the graph's own (inputs, the mask's cast).
+  int layer = -1;
   std::string name;        // for traces and tests
 };
 
@@ -96,6 +99,9 @@ class Graph {
   // The scheduler runs `t` on the host backend (Tensor::host); inputs are
   // the host's without it.
   void set_host(int t) { tensors_[static_cast<size_t>(t)].host = true; }
+  // The ops made from now on belong to `layer` (Tensor::layer); -1 for
+  // none. A builder names its blocks 0..L-1 and the output layer L.
+  void set_layer(int layer) { layer_ = layer; }
 
   const Tensor& at(int t) const { return tensors_[static_cast<size_t>(t)]; }
   bool is_external(int t) const;
@@ -105,27 +111,34 @@ class Graph {
   size_t size() const { return tensors_.size(); }
 
  private:
-  friend Graph device_split(const Graph& full);
+  friend Graph device_split(const Graph& full, const std::vector<int>& device_of_layer, int device);
   void visit(int t);
+  int layer_ = -1;
   std::vector<Tensor> tensors_;
   std::vector<bool> visited_;
   std::vector<int> nodes_;
   std::vector<int> leaves_;
 };
 
-// The graph one GPU's compute buffer is reserved with when that GPU runs
+// The graph one GPU's compute buffer is reserved with when the GPUs run
 // every node of `full` but the host's (inputs, Tensor::host, and views of
-// them): ggml-backend.cpp's ggml_backend_sched_split_graph makes the host's
-// nodes a split of their own and the rest one split on the GPU, whose
-// inputs (each host tensor a GPU node reads) are copied into the GPU's
+// them), each layer's ops on `device_of_layer[layer]` (its blocks 0..L-1,
+// the output layer L) and an op of no layer on the GPU of the node before
+// it (ggml-backend.cpp's "expand gpu down"; llama.cpp pins each layer's
+// norm to its layer's device under a full offload). For GPU `device`:
+// ggml_backend_sched_split_graph makes its nodes a split, whose inputs
+// (each tensor of another backend its nodes read) are copied into its
 // buffer (ggml_dup_tensor_layout) and added to the graph copy at the
 // split's start, "so that they are allocated by ggml-alloc at the start of
 // the split", in the order the split first reads them; each copy is freed
-// after its last reader. In the result the host's tensors are external
-// (another buffer), the copies come first (as leaves, placed in that
-// order), and the device nodes follow in `full`'s order. One copy each:
-// pipeline parallelism's n_copies (inputs and outputs both, never freed)
-// is not this graph.
+// after its last reader. In the result the other backends' tensors are
+// external (other buffers), the copies come first (as leaves, placed in
+// that order), and the device's nodes follow in `full`'s order. One copy
+// each: pipeline parallelism's n_copies (inputs and outputs both, never
+// freed) is not this graph. The device's nodes must be one run of `full`'s
+// order (one split), as under a layer split.
+Graph device_split(const Graph& full, const std::vector<int>& device_of_layer, int device);
+// Every layer on one GPU (device 0).
 Graph device_split(const Graph& full);
 
 // One event of the replay, for tests and traces: a tensor placed (or

@@ -91,6 +91,47 @@ TEST(GgmlGraphReplay, ADeviceSplitPlacesTheCopiesOfItsInputsFirst) {
   EXPECT_EQ(events, expected);
 }
 
+TEST(GgmlGraphReplay, UnderALayerSplitTheNextGpuCopiesTheLastRowsAndTheCast) {
+  // Layer 0 on GPU 0, layer 1 and the output on GPU 1. The mask's cast
+  // belongs to no layer and runs where the node before it does (layer 0's
+  // a); GPU 1's split reads layer 0's output b and the cast, copied first
+  // in that order (its first node d reads b, then e reads the cast).
+  Graph full;
+  const int weight = full.external();
+  const int x = full.input(Type::kF32, {16, 1, 1, 1}, "x");                       // 64 B
+  const int mask = full.input(Type::kF32, {8, 1, 1, 1}, "mask");                 // 32 B
+  full.set_layer(0);
+  const int a = full.op(Op::kOther, Type::kF32, {16, 1, 1, 1}, {weight, x}, "a");  // 64 B
+  full.set_layer(-1);
+  const int cast = full.op(Op::kOther, Type::kF16, {8, 1, 1, 1}, {mask}, "cast");  // 16 B -> 32
+  full.set_layer(0);
+  const int b = full.op(Op::kAdd, Type::kF32, {16, 1, 1, 1}, {a, cast}, "b");   // in place on a
+  full.set_layer(1);
+  const int d = full.op(Op::kOther, Type::kF32, {32, 1, 1, 1}, {weight, b}, "d");  // 128 B
+  const int e = full.op(Op::kOther, Type::kF32, {8, 1, 1, 1}, {d, cast}, "e");     // 32 B
+  full.set_output(e);
+  full.expand(a);
+  full.expand(cast);
+  full.expand(e);
+  const Graph g = device_split(full, {0, 1, 1}, 1);
+  // b's copy at 0 (64 B), the cast's at 64 (32 B); d at 96 (128 B), then
+  // b's copy is freed; e (32 B) best-fits the hole at 0. The high-water
+  // mark is d's end: 96 + 128 = 224 B. GPU 0's a, b and the cast are not
+  // placed here.
+  std::vector<AllocEvent> trace;
+  Result<uint64_t> bytes = replay_allocation(g, 32, &trace);
+  ASSERT_TRUE(bytes) << bytes.error().message();
+  EXPECT_EQ(*bytes, 224u);
+  std::vector<std::tuple<Kind, std::string, uint64_t, uint64_t>> events;
+  for (const AllocEvent& ev : trace) events.emplace_back(ev.kind, g.at(ev.tensor).name, ev.offset, ev.size);
+  const std::vector<std::tuple<Kind, std::string, uint64_t, uint64_t>> expected = {
+      {Kind::kAlloc, "b (copy)", 0, 64}, {Kind::kAlloc, "cast (copy)", 64, 32}, {Kind::kAlloc, "d", 96, 128},
+      {Kind::kFree, "b (copy)", 0, 64},  {Kind::kAlloc, "e", 0, 32},            {Kind::kFree, "d", 96, 128},
+      {Kind::kFree, "cast (copy)", 64, 32},
+  };
+  EXPECT_EQ(events, expected);
+}
+
 TEST(GgmlGraphReplay, ViewsKeepTheirSourceAndOutputsStay) {
   Graph g;
   const int weight = g.external();
