@@ -60,6 +60,12 @@ uint64_t keep_output_rows(Graph& g, int out_ids, uint64_t hidden, uint64_t n_out
 // runs SiLU over the gate and the product with up as two ops, both in place.
 int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, bool fused = true);
 
+// build_ffn with one up matrix of 2 x `width` outputs, LLM_FFN_SWIGLU and
+// LLM_FFN_SEQ (glm4): ggml_swiglu over the product (#14158 on, `fused`);
+// before it each half copied out of a view (ggml_cont), SiLU over the
+// first in place and the product in place: [hidden, n] -> [hidden, n].
+int merged_swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, bool fused = true);
+
 // build_moe_ffn as a builder calls it (no expert groups, SwiGLU experts).
 struct MoeShape {
   uint64_t hidden = 0;
@@ -153,7 +159,8 @@ Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const Llam
 // (ggml_graph::device_split: the host keeps the inputs and the token rows'
 // gather), at the build's graph (settings.build: the mask's cast, the KV
 // store's indices, the vector-input leaf, the fused SwiGLU) and the GPU
-// buffer's alignment; qwen2 too (its Q, K and V biases run in place).
+// buffer's alignment; qwen2 (its Q, K and V biases run in place) and glm4
+// (post-norms in place, one merged up matrix: merged_swiglu_ffn) too.
 // nullopt where the build's graph differs in a way the builder does not
 // mirror (a quantized cache before the pinned build: its rotations).
 Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, const LlamaCppContext& context,

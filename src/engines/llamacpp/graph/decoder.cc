@@ -24,6 +24,9 @@ using ggml_graph::Type;
 struct DecoderShape {
   bool qk_norm = false;      // qwen3: RMS norms on Q and K before RoPE
   bool qkv_bias = false;     // qwen2: biases added to Q, K and V (in place)
+  // glm4: RMS norms after the attention and after the FFN (in place over
+  // their outputs) and one merged up matrix (merged_swiglu_ffn).
+  bool glm4 = false;
   bool input_leaf = true;    // the vector-input leaf (#18898)
   bool fused_glu = true;     // the FFN's fused SwiGLU (#14158)
   uint64_t layers = 0;
@@ -89,10 +92,13 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
     int cur = attention(g, a, attn_in, q, k, v, n_tok);
     uint64_t rows = n_tok;
     if (il + 1 == s.layers) rows = keep_output_rows(g, in.out_ids, a.hidden, n_out, cur, residual);
+    if (s.glm4) cur = rms_norm_mul(g, cur, in.weight);
     const int ffn_inp = g.op(Op::kAdd, Type::kF32, {a.hidden, rows, 1, 1}, {cur, residual}, "ffn_inp");
     const int y = rms_norm_mul(g, ffn_inp, in.weight);
-    const int ffn_out = s.experts > 0 ? moe(g, s, in, y, rows)
-                                     : swiglu_ffn(g, in.weight, y, s.ffn, a.hidden, s.fused_glu);
+    int ffn_out = s.experts > 0 ? moe(g, s, in, y, rows)
+                  : s.glm4      ? merged_swiglu_ffn(g, in.weight, y, s.ffn, a.hidden, s.fused_glu)
+                                : swiglu_ffn(g, in.weight, y, s.ffn, a.hidden, s.fused_glu);
+    if (s.glm4) ffn_out = rms_norm_mul(g, ffn_out, in.weight);
     inp = g.op(Op::kAdd, Type::kF32, {a.hidden, rows, 1, 1}, {ffn_out, ffn_inp}, "l_out");
   }
   g.set_layer(static_cast<int>(s.layers));
@@ -100,16 +106,21 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
   return g;
 }
 
-// `qwen2` takes the architectures with Q, K and V biases (llm_build_qwen2).
-bool known_architecture(std::string_view model_type, bool qwen2, DecoderShape* s) {
+// `device_graph` takes the architectures only the device replay builds:
+// qwen2 (Q, K and V biases, llm_build_qwen2) and glm4 (llm_build_glm4).
+bool known_architecture(std::string_view model_type, bool device_graph, DecoderShape* s) {
   // GGUF general.architecture or config.json model_type.
   if (model_type == "llama" || model_type == "mistral" || model_type == "mixtral") return true;
   if (model_type == "qwen3" || model_type == "qwen3moe" || model_type == "qwen3_moe") {
     s->qk_norm = true;
     return true;
   }
-  if (qwen2 && model_type == "qwen2") {
+  if (device_graph && model_type == "qwen2") {
     s->qkv_bias = true;
+    return true;
+  }
+  if (device_graph && model_type == "glm4") {
+    s->glm4 = true;
     return true;
   }
   return false;
@@ -118,10 +129,10 @@ bool known_architecture(std::string_view model_type, bool qwen2, DecoderShape* s
 // The shape of the model's graphs; nullopt where the builder does not
 // cover it.
 std::optional<DecoderShape> decoder_shape(const ModelSpec& spec, const LlamaCppContext& c,
-                                          const LlamaCppSettings& settings, bool qwen2) {
+                                          const LlamaCppSettings& settings, bool device_graph) {
   const std::optional<DecoderShape> none;
   DecoderShape s;
-  if (!known_architecture(spec.model_type, qwen2, &s)) return none;
+  if (!known_architecture(spec.model_type, device_graph, &s)) return none;
   if (spec.layers.empty() || spec.layers.size() > kMaxLayers || spec.nextn_layers > 0) return none;
   for (const LayerCache& l : spec.layers) {
     if (l.kind != LayerKind::kFullAttention) return none;

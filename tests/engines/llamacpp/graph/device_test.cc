@@ -82,5 +82,26 @@ TEST(LlamaCppDeviceReplay, TheLogitsLandAboveTheLastLayersRows) {
   EXPECT_NE(gpu_compute(qwen2, pp), 400568320u);
 }
 
+TEST(LlamaCppDeviceReplay, Glm4sLastFfnLeavesTheLogitsAboveItsProduct) {
+  // GLM-Z1 32B (glm4: 61 blocks, hidden 6144, 48 heads / 2 KV heads of
+  // 128, FFN 23040 from one merged up matrix, post-attention and post-FFN
+  // norms, vocabulary 151552) at b5192 (before #14158: each half of the up
+  // product copied out, SiLU and the product in place), flash attention,
+  // 32768 cells, -ub 512: tests/data/logs/llamacpp/llamacpp-ik344-glm-z1-
+  // 32b-iq4xs-3090ti-b5192 prints CUDA0 353.00 MiB. The last block's FFN
+  // product, 4 x 512 x 23,040 = 47,185,920, takes the bottom (where the
+  // copies were), its down product right above it, the post-FFN norm,
+  // l_out and result_norm in place over that, 12,582,912; the logits,
+  // 4 x 512 x 151,552 = 310,378,496, fit no hole and go above:
+  // 47,185,920 + 12,582,912 + 310,378,496 = 370,147,328 B, the print.
+  ModelSpec glm4;
+  glm4.model_type = "glm4";
+  glm4.geometry = {61, 6144, 48, 2, 128, 23040, 151552};
+  glm4.max_position_tokens = 32768;
+  glm4.layers.assign(61, LayerCache{LayerKind::kFullAttention, 512, 0, 0, 0});
+  const LlamaCppSettings s = on_one_gpu(llamacpp_settings(32768, 1, 512, FlashAttn::kOn), 5192);
+  EXPECT_EQ(gpu_compute(glm4, s), 47185920u + 12582912u + 310378496u);
+}
+
 }  // namespace
 }  // namespace memfit
