@@ -936,12 +936,15 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   // activations): on the two Metal logs that show it (Ollama 0.1.32's
   // Llama 2 7B, 0.12.6's Llama 3.1 8B) the print is 24 MiB (three f32
   // n_embd rows a token) below it; which activations Metal's graph frees
-  // before the scores is not traced.
+  // before the scores is not traced. Where every layer is on the GPU the
+  // figure is the split's replay (device_split), which copies the host's
+  // inputs as the CUDA logs show; whether Metal reads them in place is not
+  // read from the log either.
   if (!host && !e.context.flash_attn && log.backend == "Metal" && *c.memfit > c.printed.value &&
       !within_print_band(*c.memfit, c.printed)) {
-    return "without flash attention memfit's attention phase (the scores with the layer's activations) "
-           "is modelled, not measured on Metal: which activations Metal's graph frees before the "
-           "scores is not traced";
+    return "without flash attention memfit's Metal figure (the attention phase, or every layer's split "
+           "replayed with copies of the host's inputs) is not measured on Metal: which inputs it copies "
+           "and which activations it frees before the scores is not traced";
   }
   // Metal with flash attention: ggml-metal sizes flash attention's output
   // with its scratch (K/V padding, the mask's block map, each workgroup's

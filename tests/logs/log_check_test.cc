@@ -364,19 +364,17 @@ TEST(CheckLog, EveryLayerOffloadedIsNoPartialOffloadWhateverTheRepeatingCount) {
   // "offloaded 29/29 layers" for Qwen2.5 Coder 7B's 28 blocks, its 28
   // layers' KV (28 x 64 MiB = 1,792 MiB) on CUDA0: every block is on the
   // GPU (builds from #18148 print one repeating layer fewer at full
-  // offload). memfit's CUDA0 phase is the logits and result_norm, 4 x 512 x
-  // (152,064 + 3,584) = 318,767,104 B (304.00 MiB) against 382.01 printed:
-  // not a host block's copies, so the note does not say op offload; a
-  // build before #23764 under flash attention, so it names the F32 mask's
-  // cast beside the logits.
+  // offload). memfit replays the GPU's split (device_split): the logits,
+  // 4 x 512 x 152,064 = 311,427,072 B, land above the last block's rows at
+  // 81,801,216 (the input copies below them, the rows 7,340,032, 10,240 B
+  // of positions and indices, the F32 mask 67,108,864, out_ids 2,048, then
+  // ffn_inp's row and l_out's, result_norm in place over it): 400,568,320 B
+  // against 382.01 MiB printed (400,566,518), within the print; no note.
   const LogCheck c = check("llamacpp", "llamacpp-rusteze-qwen25-coder-7b-q8_0-rtx5080.log");
   const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(gpu, nullptr);
-  EXPECT_EQ(gpu->memfit, 318'767'104u);
-  EXPECT_EQ(gpu->note,
-            "every layer is offloaded (this build prints one repeating layer fewer): memfit's GPU phase, "
-            "the logits and result_norm or the F32 masks' casts (a build before #23764), is below the "
-            "print by where the allocator left them, not traced");
+  EXPECT_EQ(gpu->memfit, 400'568'320u);
+  EXPECT_EQ(gpu->note, "");
 }
 
 TEST(CheckLog, AForksOwnBuildNumberUnderKvUnifiedIsSetAside) {
@@ -988,14 +986,17 @@ TEST(CheckLog, PipelineCopiesOfTheOutputGpuAreAllAddedAndCopyTheF16Cast) {
 
 TEST(CheckLog, TheMaskCastOnAGpuThatCopiesItsInputsLandsAboveTheNormAndK) {
   // ggml-org/llama.cpp#11500 (b4524, Granite Code 3B on SYCL: hidden
-  // 2,560, 32 heads of 80 and 32 KV heads; 32,768 cells, U 512): the rows'
-  // copy 4 x 512 x 2,560 = 5,242,880, the F32 mask and its F16 cast 6 x
-  // 32,768 x 512 = 100,663,296, Q 5,242,880 and the holes of the norm and K
-  // 2 x 5,242,880: 121,634,816 B = 116.00 MiB, the print.
+  // 2,560, 32 heads of 80 and 32 KV heads; 32,768 cells, U 512), the GPU's
+  // split replayed (device_split): the copies of the rows 4 x 512 x 2,560 =
+  // 5,242,880, positions 2,048, the F32 mask 4 x 32,768 x 512 = 67,108,864
+  // and out_ids 2,048 (no KV indices before #14959), block 0's norm and Q
+  // product (freed: holes K fits) and the roped Q, 3 x 5,242,880, then the
+  // F16 cast 33,554,432: 121,638,912 B = 116.00 MiB, the print (121,634,816
+  // at its 0.01 MiB).
   const LogCheck c = check("llamacpp", "llamacpp-11500-granite-code-sycl.log");
   const FigureCheck* sycl0 = figure(c, "SYCL0", LogFigure::kCompute);
   ASSERT_NE(sycl0, nullptr);
-  EXPECT_EQ(sycl0->memfit, std::optional<uint64_t>(121'634'816u));
+  EXPECT_EQ(sycl0->memfit, std::optional<uint64_t>(121'638'912u));
 }
 
 TEST(CheckLog, AnInputBufferOfItsOwnBoundsTheBuildBelow6017) {

@@ -334,6 +334,20 @@ Result<std::optional<uint64_t>> replayed_compute_bytes(const Model& model,
                                                        const LlamaCppContext& context,
                                                        const LlamaCppSettings& settings);
 
+// The compute buffer of GPU `device` when the GPUs run every layer (block
+// i on device_of_layer[i], the output on device_of_layer[L]), the host
+// keeping the graph inputs and the token rows' gather: the build's graph
+// (the decoder builder's architectures and qwen2) split as
+// ggml_backend_sched_split_graph splits it, the device's split with the
+// scheduler's copies of its inputs first, and the allocator replayed over
+// it (llamacpp/graph/ggml_graph.h, device_split). nullopt for any other
+// model or setting. kOverflow on absurd sizes.
+Result<std::optional<uint64_t>> replayed_device_compute_bytes(const Model& model,
+                                                              const LlamaCppContext& context,
+                                                              const LlamaCppSettings& settings,
+                                                              const std::vector<int>& device_of_layer,
+                                                              int device);
+
 // The buffers' alignments: every tensor of a GPU buffer starts at a
 // multiple of 128 B (ggml-cuda's), of a host buffer at 32 B (ggml-cpu's
 // TENSOR_ALIGNMENT).

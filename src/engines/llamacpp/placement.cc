@@ -553,7 +553,7 @@ constexpr uint64_t kOpOffloadMinBatch = 32;
 // host block's scores (128 heads x 8192 x 512 x 4 B = 2 GiB) among them.
 // docs/llamacpp-rules.md, "Compute buffers on a GPU".
 void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offload, bool kv_offload,
-                   bool host_extra_buffer, std::vector<DeviceSums>& d) {
+                   bool host_extra_buffer, const std::vector<uint64_t>& replayed, std::vector<DeviceSums>& d) {
   const bool host_attends = kv_offload && host_extra_buffer;
   const uint64_t gpu_attention = kv_offload ? phases.attention : 0;
   for (uint64_t w = 0; w <= lay.gpus; ++w) {
@@ -593,6 +593,9 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
       c = std::max(c, (CheckedBytes(phases.mask_cast) + holes).saturated());
     }
     if (x.output) c = std::max(c, w == lay.host() ? phases.output : phases.output_offloaded);
+    // The GPUs run every layer: the build's graph replayed as this GPU's
+    // split stands for its phases (replayed_splits).
+    if (w < replayed.size() && replayed[w] > 0) c = replayed[w];
     if (w == lay.host()) {
       if (x.runs_weights) c = std::max(c, phases.ffn);
       if (c > 0 && op_offload && lay.op_offload_gpu < lay.gpus && phases.tokens >= kOpOffloadMinBatch) {
@@ -845,6 +848,33 @@ Status settle_devices(const std::vector<DeviceSums>& d, const Layout& lay, uint6
 
 }  // namespace
 
+// Each GPU's compute buffer replayed (replayed_device_compute_bytes) where
+// the GPUs run every layer: every block and the output on a GPU under the
+// layer split (or one GPU), the host no weight of a block, the KV cache
+// offloaded, one copy of each input (no pipeline parallelism: its
+// n_copies are inputs and outputs both, never freed, not that graph). 0
+// for a GPU no builder covers, and an empty list where the conditions fail:
+// the phases price those (place_compute).
+Result<std::vector<uint64_t>> replayed_splits(const Model& model, const LlamaCppEstimate& e, const Layout& lay,
+                                              const std::vector<DeviceSums>& d) {
+  const DeviceSums& host = d[lay.host()];
+  const bool every_layer = lay.gpus > 0 && host.blocks == 0 && !host.output && !host.runs_weights;
+  const bool layer_split = lay.gpus == 1 || lay.mode == SplitMode::kLayer;
+  if (!every_layer || !layer_split || !e.settings.placement.kv_offload || e.placement.n_copies > 1) return std::vector<uint64_t>();
+  std::vector<int> device_of_layer;
+  for (uint64_t i = 0; i <= lay.blocks; ++i) device_of_layer.push_back(static_cast<int>(lay.layer(i)));
+  std::vector<uint64_t> out(lay.gpus, 0);
+  for (Where w = 0; w < lay.gpus; ++w) {
+    if (d[w].blocks == 0 && !d[w].output) continue;
+    Result<std::optional<uint64_t>> bytes =
+        replayed_device_compute_bytes(model, e.context, e.settings, device_of_layer, static_cast<int>(w));
+    if (!bytes) return bytes.error();
+    if (!*bytes) return std::vector<uint64_t>();
+    out[w] = **bytes;
+  }
+  return out;
+}
+
 Status place(const Model& model, const MemoryParts& parts, const ComputePhases& phases,
              const MemoryBudget& budget, LlamaCppEstimate& e) {
   const LlamaCppPlacementSettings& s = e.settings.placement;
@@ -891,8 +921,10 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   // A CPU extra buffer keeps its weights' products on the host only from
   // #11120 (offloads_host_buffers_only); before it they were offloaded.
   const bool host_extra_buffer = s.host_extra_buffer && offloads_host_buffers_only(e.settings);
-  place_compute(phases, *lay, llamacpp::op_offload(e.settings), s.kv_offload, host_extra_buffer, d);
   e.placement.n_copies = pipeline_copies(e.settings, *lay);
+  Result<std::vector<uint64_t>> replayed = replayed_splits(model, e, *lay, d);
+  if (!replayed) return replayed.error();
+  place_compute(phases, *lay, llamacpp::op_offload(e.settings), s.kv_offload, host_extra_buffer, *replayed, d);
   add_pipeline_copies(phases, *lay, e.placement.n_copies, d);
   return settle_devices(d, *lay, host_free, *repack, e);
 }

@@ -162,9 +162,15 @@ TEST(LlamaCppPlacement, OpOffloadCopiesAHostLayersKAndVViewsBesideItsScores) {
   ASSERT_EQ(e.placement.devices.size(), 2u);
   EXPECT_EQ(e.placement.devices[1].blocks, 16u);
   EXPECT_EQ(e.placement.devices[0].compute_bytes, 4529848320u);
-  // Every layer offloaded: no host cache, no copies: the attention phase.
+  // Every layer offloaded: no host cache, no weight copies; the GPU's split
+  // replayed (device_split): the copies of the rows 16,777,216, positions
+  // 2,048, k_idxs 4,096, v_idxs 8 x 512 x 1,024 = 4,194,304, the F32 mask
+  // 67,108,864 and out_ids 2,048 at the bottom, block 0's norm and Q
+  // product (freed, holes K's rows fit), the roped Q, 3 x 16,777,216, then
+  // the scores, 4,294,967,296, on top: 4,433,387,520 (the attention phase
+  // said 4,450,156,544).
   s.placement.n_gpu_layers = 81;
-  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 4450156544u);
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 4433387520u);
 }
 
 TEST(LlamaCppPlacement, OpOffloadGivesTheHostCopiesOfTheKAndVItsBlocksStore) {
@@ -433,7 +439,10 @@ TEST(LlamaCppPlacement, EachGpusFfnPhaseIsItsOwnBlocksWidestFfn) {
   // own widest, 14,336: 4 x 512 x (3 x 14,336 + 4 x 8,192) + the F16 mask
   // 2 x 4,096 x 512 = 155,189,248 + 4,194,304 = 159,383,552 B, where the
   // model's widest, 28,672, gives 243,269,632 + 4,194,304 = 247,463,936.
+  // Named a Deci model (its architecture), as the widths are: the device
+  // graph replay, which reads one width from the config, builds none for it.
   Model m = llama_70b();
+  m.spec.model_type = "deci";
   for (SafetensorsTensor& t : m.tensors) {
     const bool wide = t.name.size() > 7 && t.name.starts_with("blk.") && t.name[6] == '.' &&
                       ((t.name[4] == '6' && t.name[5] != '0') || t.name[4] == '7');  // blk.61. .. blk.79.
@@ -717,23 +726,32 @@ TEST(LlamaCppPlacement, MaskCastOfAnOlderBuildSitsOnTheFirstBlocksGpu) {
   s.placement.gpus = {gpu(0, 24 * kGiB), gpu(1, 24 * kGiB)};
   const LlamaCppEstimate e = run(m, s);
   ASSERT_EQ(e.placement.devices.size(), 3u);
-  // GPU 0: input rows 4 x 512 x 2,048 = 4,194,304, F32 mask 4 x 32,768 x
-  // 512 = 67,108,864, query 4 x 512 x (32 x 128) = 8,388,608, F16 cast
-  // 2 x 32,768 x 512 = 33,554,432: 113,246,208 B, above its FFN phase
-  // 4 x 512 x (3 x (8 x 768 + 128) + 4 x 2,048) + 33,554,432 = 88,866,816.
-  EXPECT_EQ(e.placement.devices[0].compute_bytes, 113246208u);
+  // Every layer on the GPUs: each GPU's split replayed (device_split).
+  // GPU 0: its split's copies first, the input rows 4 x 512 x 2,048 =
+  // 4,194,304, positions 2,048 and the F32 mask 4 x 32,768 x 512 =
+  // 67,108,864 (no KV indices before #14959); block 0's norm 4,194,304, Q's
+  // product 8,388,608 and Q's norm (RoPE in place over it) 8,388,608; then
+  // the F16 cast 2 x 32,768 x 512 = 33,554,432 on top: 125,831,168 B =
+  // 120.00 MiB, what b5384's ROCm0 prints for this run (#13545).
+  EXPECT_EQ(e.placement.devices[0].compute_bytes, 125831168u);
   // GPU 1 holds the output layer: 4 x 512 x (151,936 + 2,048); its mask is
-  // the F16 copy its FFN phase counts.
+  // the F16 copy of GPU 0's cast.
   EXPECT_EQ(e.placement.devices[1].compute_bytes, 315359232u);
-  // The pinned build takes an F16 mask input: no cast, the FFN phase.
+  // The pinned build takes an F16 mask input: no cast. The copies, rows
+  // 4,194,304, positions 2,048, k_idxs and v_idxs 4,096 each, the F16 mask
+  // 33,554,432, are 37,758,976 B; block 0's norm and Q product leave their
+  // 12,582,912 B to the attention output and ffn_inp; the experts' gate, up
+  // and SwiGLU, 3 x 4 x 768 x 8 x 512 = 37,748,736, and the down product
+  // 4 x 2,048 x 8 x 512 = 33,554,432 stack above: 121,645,056.
   s.build.reset();
-  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 88866816u);
-  // Without flash attention nothing is cast either: the scores phase,
-  // 4 x 32,768 x 512 x (32 + 1) + 4 x 512 x (2 x 2,048 + 4,096 + 2 x 512
-  // + 2 x 4,096) = 2,214,592,512 + 35,651,584.
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 37758976u + 12582912u + 37748736u + 33554432u);
+  // Without flash attention nothing is cast: the copies (71,305,216 B at
+  // b5384), block 0's norm, Q product and Q norm (20,971,520) and the
+  // scores 4 x 32,768 x 512 x 32 = 2,147,483,648 (the softmax in place):
+  // 2,239,760,384.
   s.build = 5384;
   s.flash_attn = FlashAttn::kOff;
-  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 2214592512u + 35651584u);
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 71305216u + 20971520u + 2147483648u);
 }
 
 TEST(LlamaCppPlacement, OverridesMatchInOrderAndNameTheirGpu) {

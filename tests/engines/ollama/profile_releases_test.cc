@@ -58,15 +58,22 @@ TEST(OllamaProfileReleases, OneCacheForEverySequenceBeforeV0115) {
   // v0.24.0, 4096 x 512 x 4 B = 8 MiB at v0.5.12: +6 MiB on the host,
   // 2,234,368 -> 8,525,824 B. On the GPU the KQ scores, 4 heads x 1024 x
   // 128 x 4 streams x 4 B = 8 MiB against 4 x 4096 x 512 x 4 B = 32 MiB
-  // (+24 MiB), and its copy of the mask (+6 MiB): +30 MiB, 11,272,192 ->
-  // 42,729,472 B. v0.24.0's llama.cpp (b7108) also keeps the KV store's
-  // indices on the host (#14959, from b6051; v0.5.12's b5423 has none):
-  // k_idxs 8 x 512 = 4,096 and, flash attention off, v_idxs one a V
-  // element, 8 x 512 x 32 = 131,072: 2,234,368 + 135,168 = 2,369,536.
+  // (+24 MiB), and its copy of the mask (+6 MiB). v0.24.0's llama.cpp
+  // (b7108) also keeps the KV store's indices on the host (#14959, from
+  // b6051; v0.5.12's b5423 has none): k_idxs 8 x 512 = 4,096 and, flash
+  // attention off, v_idxs one a V element, 8 x 512 x 32 = 131,072: 2,234,368
+  // + 135,168 = 2,369,536, and the GPU's split copies them too. Every layer
+  // on the GPU, its buffer is the split's replay (device_split): the copies
+  // of the rows 4 x 512 x 64 = 131,072, positions 2,048, the indices, the
+  // mask and out_ids 2,048 at the bottom, block 0's norm and Q product
+  // (holes K's rows fit), the roped Q 131,072, then the scores on top:
+  // v0.24.0 131,072 + 2,048 + 135,168 + 2,097,152 + 2,048 + 3 x 131,072 +
+  // 8,388,608 = 11,149,312; v0.5.12 without the indices, the 8 MiB mask and
+  // 32 MiB of scores 11,149,312 - 135,168 + 6 MiB + 24 MiB = 42,471,424.
   const json& now_gpu = now["llamacpp"]["devices"][0];
   const json& old_gpu = old["llamacpp"]["devices"][0];
-  EXPECT_EQ(now_gpu["compute_bytes"], 11272192);
-  EXPECT_EQ(old_gpu["compute_bytes"], 11272192 + 30 * 1048576);
+  EXPECT_EQ(now_gpu["compute_bytes"], 11149312);
+  EXPECT_EQ(old_gpu["compute_bytes"], 11149312 - 135168 + 30 * 1048576);
   EXPECT_EQ(now["llamacpp"]["devices"][1]["compute_bytes"], 2234368 + 135168);
   EXPECT_EQ(old["llamacpp"]["devices"][1]["compute_bytes"], 2234368 + 6 * 1048576);
 }

@@ -29,7 +29,12 @@ bool contiguous(const Graph& g, int t) {
 }
 
 // A set_rows into the cache: a view of the (external) cache.
+// A build before #14959: ggml_cpy into a view of the cache (idxs < 0).
 void store(Graph& g, int rows, int idxs, int cache) {
+  if (idxs < 0) {
+    g.expand(g.op(Op::kOther, Type::kExternal, {1, 1, 1, 1}, {rows, cache}, "cpy"));
+    return;
+  }
   g.expand(g.op(Op::kOther, Type::kExternal, {1, 1, 1, 1}, {rows, idxs, cache}, "set_rows"));
 }
 
@@ -55,12 +60,12 @@ int hadamard(Graph& g, int cur, int rot, uint64_t n) {
   return g.reshape(rotated, ne);
 }
 
-int token_embeddings(Graph& g, int weight, uint64_t hidden, uint64_t n_tok) {
+int token_embeddings(Graph& g, int weight, uint64_t hidden, uint64_t n_tok, bool input_leaf) {
   const int tokens = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_tokens");
-  const int embd_in = g.input(Type::kF32, {hidden, n_tok, 1, 1}, "inp_embd");
   const int embd = g.op(Op::kOther, Type::kF32, {hidden, n_tok, 1, 1}, {weight, tokens}, "embd");
+  g.set_host(embd);
   g.expand(embd);
-  g.expand(embd_in);
+  if (input_leaf) g.expand(g.input(Type::kF32, {hidden, n_tok, 1, 1}, "inp_embd"));
   return embd;
 }
 
@@ -107,13 +112,17 @@ uint64_t v_rotation(GgmlType type, uint64_t head_dim) {
 AttentionInputs attention_inputs(Graph& g, const AttentionShape& s, uint64_t n_tok, int weight) {
   AttentionInputs in;
   in.weight = weight;
-  in.k_idxs = g.input(Type::kI64, {n_tok, 1, 1, 1}, "k_idxs");
-  // Without flash attention V is stored transposed, one element a row.
-  in.v_idxs = g.input(Type::kI64, {s.flash_attn ? n_tok : n_tok * s.kv_heads * s.head_dim, 1, 1, 1},
-                      "v_idxs");
-  // Flash attention takes an f16 mask.
-  in.mask = g.input(s.flash_attn ? Type::kF16 : Type::kF32, {s.n_kv, n_tok / s.streams, 1, s.streams},
-                    "attn_inp_kq_mask");
+  if (s.kv_indices) {
+    in.k_idxs = g.input(Type::kI64, {n_tok, 1, 1, 1}, "k_idxs");
+    // Without flash attention V is stored transposed, one element a row.
+    in.v_idxs = g.input(Type::kI64, {s.flash_attn ? n_tok : n_tok * s.kv_heads * s.head_dim, 1, 1, 1},
+                        "v_idxs");
+  }
+  // Flash attention takes an f16 mask: the input itself, or its cast.
+  const Dims mask_ne = {s.n_kv, n_tok / s.streams, 1, s.streams};
+  const bool f16_input = s.flash_attn && !s.f32_mask_cast;
+  in.mask = g.input(f16_input ? Type::kF16 : Type::kF32, mask_ne, "attn_inp_kq_mask");
+  if (s.flash_attn && s.f32_mask_cast) in.mask = g.op(Op::kOther, Type::kF16, mask_ne, {in.mask}, "kq_mask_cnv");
   if (s.k_rot > 0) in.k_rot = g.input(Type::kF32, {s.k_rot, s.k_rot, 1, 1}, "attn_inp_k_rot");
   if (s.v_rot > 0) in.v_rot = g.input(Type::kF32, {s.v_rot, s.v_rot, 1, 1}, "attn_inp_v_rot");
   return in;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "engines/llamacpp/graph/file_facts.h"
 #include "engines/llamacpp/graph/ggml_graph.h"
@@ -40,9 +41,12 @@ int rms_norm_mul(Graph& g, int x, int w);
 int hadamard(Graph& g, int cur, int rot, uint64_t n);
 
 // build_inp_embd: the token ids, the vector-input path (`inp_embd`: placed,
-// never read, so never freed) and the rows gathered from the embedding
-// [hidden, n_tok], which it returns, expanded in llama.cpp's order.
-int token_embeddings(Graph& g, int weight, uint64_t hidden, uint64_t n_tok);
+// never read, so never freed; a build before #18898 has none:
+// `input_leaf` false) and the rows gathered from the embedding [hidden,
+// n_tok], which it returns, expanded in llama.cpp's order. The gather reads
+// the host's token_embd and runs there (Tensor::host) when a GPU runs the
+// rest.
+int token_embeddings(Graph& g, int weight, uint64_t hidden, uint64_t n_tok, bool input_leaf = true);
 // The output norm and the LM head: result_norm and the logits over
 // `vocab`, both graph outputs (never freed), expanded last.
 void logits_output(Graph& g, int weight, int inp, uint64_t vocab);
@@ -52,8 +56,15 @@ void logits_output(Graph& g, int weight, int inp, uint64_t vocab);
 // cur first. Returns n_out, the rows the rest of the layer has.
 uint64_t keep_output_rows(Graph& g, int out_ids, uint64_t hidden, uint64_t n_out, int& cur, int& residual);
 // build_ffn, SiLU-gated in parallel (up, gate, swiglu, down), `width`
-// wide: [hidden, n] -> [hidden, n].
-int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden);
+// wide: [hidden, n] -> [hidden, n]. A build before #14158 (`fused` false)
+// runs SiLU over the gate and the product with up as two ops, both in place.
+int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, bool fused = true);
+
+// build_ffn with one up matrix of 2 x `width` outputs, LLM_FFN_SWIGLU and
+// LLM_FFN_SEQ (glm4): ggml_swiglu over the product (#14158 on, `fused`);
+// before it each half copied out of a view (ggml_cont), SiLU over the
+// first in place and the product in place: [hidden, n] -> [hidden, n].
+int merged_swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, bool fused = true);
 
 // build_moe_ffn as a builder calls it (no expert groups, SwiGLU experts).
 struct MoeShape {
@@ -82,6 +93,13 @@ struct AttentionShape {
   bool flash_attn = true;
   uint64_t k_rot = 0;     // Hadamard size of the K rotation; 0 = none
   uint64_t v_rot = 0;
+  // A build before #23764 under flash attention: the mask input is F32 and
+  // the graph casts it to F16 (`self_kq_mask_cnv`), where the attention
+  // first reads it. The pinned build's input is F16.
+  bool f32_mask_cast = false;
+  // The KV store through set_rows and its I64 index inputs (#14959); a
+  // build before it copies into a view of the cache, no index input.
+  bool kv_indices = true;
 };
 struct AttentionInputs {
   int weight = -1;  // any external tensor (weights, the cache)
@@ -125,6 +143,9 @@ Result<uint64_t> reserve_bytes(const LlamaCppContext& context, const GraphOf& gr
 // sequences its ubatch splits into) and the token graph skipped when the
 // sequences are not a multiple of the streams.
 Result<uint64_t> reserve_bytes(const LlamaCppContext& context, uint64_t seqs, const GraphOf& graph_of);
+// The same for a buffer of `alignment` (a GPU's: kGpuTensorAlignment).
+Result<uint64_t> reserve_bytes(const LlamaCppContext& context, uint64_t seqs, uint64_t alignment,
+                               const GraphOf& graph_of);
 // A builder's answer from reserve_bytes: the bytes (never nullopt), or the
 // error as it is.
 Result<std::optional<uint64_t>> replayed(Result<uint64_t> bytes);
@@ -133,6 +154,18 @@ Result<std::optional<uint64_t>> replayed(Result<uint64_t> bytes);
 // llamacpp/graph/decoder.cc: llama, Mistral, Mixtral, qwen3, qwen3moe.
 Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const LlamaCppContext& context,
                                                const LlamaCppSettings& settings);
+// The same graphs as GPU `device` sees them when the GPUs run every layer,
+// block i on device_of_layer[i] and the output on device_of_layer[L]
+// (ggml_graph::device_split: the host keeps the inputs and the token rows'
+// gather), at the build's graph (settings.build: the mask's cast, the KV
+// store's indices, the vector-input leaf, the fused SwiGLU) and the GPU
+// buffer's alignment; qwen2 (its Q, K and V biases run in place) and glm4
+// (post-norms in place, one merged up matrix: merged_swiglu_ffn) too.
+// nullopt where the build's graph differs in a way the builder does not
+// mirror (a quantized cache before the pinned build: its rotations).
+Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, const LlamaCppContext& context,
+                                                      const LlamaCppSettings& settings,
+                                                      const std::vector<int>& device_of_layer, int device);
 // llamacpp/graph/gemma3.cc: Gemma 3 over its two caches (sliding window
 // and full attention).
 Result<std::optional<uint64_t>> replay_gemma3(const ModelSpec& spec, const LlamaCppContext& context,

@@ -8,8 +8,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engines/llamacpp/graph/builders.h"
+#include "engines/llamacpp/parts.h"
 
 namespace memfit::llamacpp::graph {
 
@@ -21,6 +23,12 @@ using ggml_graph::Type;
 // The shape of one graph: everything the builder reads, already checked.
 struct DecoderShape {
   bool qk_norm = false;      // qwen3: RMS norms on Q and K before RoPE
+  bool qkv_bias = false;     // qwen2: biases added to Q, K and V (in place)
+  // glm4: RMS norms after the attention and after the FFN (in place over
+  // their outputs) and one merged up matrix (merged_swiglu_ffn).
+  bool glm4 = false;
+  bool input_leaf = true;    // the vector-input leaf (#18898)
+  bool fused_glu = true;     // the FFN's fused SwiGLU (#14158)
   uint64_t layers = 0;
   uint64_t ffn = 0;          // dense FFN width
   uint64_t experts = 0;      // 0: dense
@@ -59,17 +67,24 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
   g.reserve(tensor_bound(s));
   Inputs in;
   in.weight = g.external();
-  int inp = token_embeddings(g, in.weight, a.hidden, n_tok);
+  int inp = token_embeddings(g, in.weight, a.hidden, n_tok, s.input_leaf);
   in.pos = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_pos");
   const AttentionInputs attn_in = attention_inputs(g, a, n_tok, in.weight);
   in.out_ids = g.input(Type::kI32, {n_out, 1, 1, 1}, "inp_out_ids");
 
   for (uint64_t il = 0; il < s.layers; ++il) {
+    g.set_layer(static_cast<int>(il));
     int residual = inp;
     const int x = rms_norm_mul(g, inp, in.weight);
-    int q = g.reshape(mul_mat(g, in.weight, x, a.heads * a.head_dim), {a.head_dim, a.heads, n_tok, 1});
-    int k = g.reshape(mul_mat(g, in.weight, x, a.kv_heads * a.head_dim), {a.head_dim, a.kv_heads, n_tok, 1});
-    const int v = g.reshape(mul_mat(g, in.weight, x, a.kv_heads * a.head_dim), {a.head_dim, a.kv_heads, n_tok, 1});
+    // Each projection, with its bias where the model has one (an add over
+    // the product, in place).
+    const auto project = [&](uint64_t rows) {
+      const int mm = mul_mat(g, in.weight, x, rows);
+      return s.qkv_bias ? g.op(Op::kAdd, Type::kF32, g.at(mm).ne, {mm, in.weight}) : mm;
+    };
+    int q = g.reshape(project(a.heads * a.head_dim), {a.head_dim, a.heads, n_tok, 1});
+    int k = g.reshape(project(a.kv_heads * a.head_dim), {a.head_dim, a.kv_heads, n_tok, 1});
+    const int v = g.reshape(project(a.kv_heads * a.head_dim), {a.head_dim, a.kv_heads, n_tok, 1});
     if (s.qk_norm) q = rms_norm_mul(g, q, in.weight);
     q = g.op(Op::kRope, Type::kF32, g.at(q).ne, {q, in.pos}, "Qcur");
     if (s.qk_norm) k = rms_norm_mul(g, k, in.weight);
@@ -77,35 +92,47 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
     int cur = attention(g, a, attn_in, q, k, v, n_tok);
     uint64_t rows = n_tok;
     if (il + 1 == s.layers) rows = keep_output_rows(g, in.out_ids, a.hidden, n_out, cur, residual);
+    if (s.glm4) cur = rms_norm_mul(g, cur, in.weight);
     const int ffn_inp = g.op(Op::kAdd, Type::kF32, {a.hidden, rows, 1, 1}, {cur, residual}, "ffn_inp");
     const int y = rms_norm_mul(g, ffn_inp, in.weight);
-    const int ffn_out = s.experts > 0 ? moe(g, s, in, y, rows) : swiglu_ffn(g, in.weight, y, s.ffn, a.hidden);
+    int ffn_out = s.experts > 0 ? moe(g, s, in, y, rows)
+                  : s.glm4      ? merged_swiglu_ffn(g, in.weight, y, s.ffn, a.hidden, s.fused_glu)
+                                : swiglu_ffn(g, in.weight, y, s.ffn, a.hidden, s.fused_glu);
+    if (s.glm4) ffn_out = rms_norm_mul(g, ffn_out, in.weight);
     inp = g.op(Op::kAdd, Type::kF32, {a.hidden, rows, 1, 1}, {ffn_out, ffn_inp}, "l_out");
   }
+  g.set_layer(static_cast<int>(s.layers));
   logits_output(g, in.weight, inp, s.vocab);
   return g;
 }
 
-bool known_architecture(std::string_view model_type, bool* qk_norm) {
+// `device_graph` takes the architectures only the device replay builds:
+// qwen2 (Q, K and V biases, llm_build_qwen2) and glm4 (llm_build_glm4).
+bool known_architecture(std::string_view model_type, bool device_graph, DecoderShape* s) {
   // GGUF general.architecture or config.json model_type.
-  if (model_type == "llama" || model_type == "mistral" || model_type == "mixtral") {
-    *qk_norm = false;
+  if (model_type == "llama" || model_type == "mistral" || model_type == "mixtral") return true;
+  if (model_type == "qwen3" || model_type == "qwen3moe" || model_type == "qwen3_moe") {
+    s->qk_norm = true;
     return true;
   }
-  if (model_type == "qwen3" || model_type == "qwen3moe" || model_type == "qwen3_moe") {
-    *qk_norm = true;
+  if (device_graph && model_type == "qwen2") {
+    s->qkv_bias = true;
+    return true;
+  }
+  if (device_graph && model_type == "glm4") {
+    s->glm4 = true;
     return true;
   }
   return false;
 }
 
-}  // namespace
-
-Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const LlamaCppContext& c,
-                                               const LlamaCppSettings& settings) {
-  const std::optional<uint64_t> none;
+// The shape of the model's graphs; nullopt where the builder does not
+// cover it.
+std::optional<DecoderShape> decoder_shape(const ModelSpec& spec, const LlamaCppContext& c,
+                                          const LlamaCppSettings& settings, bool device_graph) {
+  const std::optional<DecoderShape> none;
   DecoderShape s;
-  if (!known_architecture(spec.model_type, &s.qk_norm)) return none;
+  if (!known_architecture(spec.model_type, device_graph, &s)) return none;
   if (spec.layers.empty() || spec.layers.size() > kMaxLayers || spec.nextn_layers > 0) return none;
   for (const LayerCache& l : spec.layers) {
     if (l.kind != LayerKind::kFullAttention) return none;
@@ -140,7 +167,38 @@ Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const Llam
     return none;
   }
   if (tensor_bound(s) > kMaxTensors) return none;
-  return replayed(reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(s, n_tok, n_out); }));
+  return s;
+}
+
+}  // namespace
+
+Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const LlamaCppContext& c,
+                                               const LlamaCppSettings& settings) {
+  const std::optional<DecoderShape> s = decoder_shape(spec, c, settings, false);
+  if (!s) return std::optional<uint64_t>();
+  return replayed(reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(*s, n_tok, n_out); }));
+}
+
+Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, const LlamaCppContext& c,
+                                                      const LlamaCppSettings& settings,
+                                                      const std::vector<int>& device_of_layer, int device) {
+  std::optional<DecoderShape> s = decoder_shape(spec, c, settings, true);
+  if (!s) return std::optional<uint64_t>();
+  // A build before #6017 kept the graph inputs in a buffer of their own,
+  // and one before #6122 had no output ids: not this graph.
+  if (separate_input_buffer(settings) || early_graph_phases(settings)) return std::optional<uint64_t>();
+  // The build's graph (releases.cc). The Hadamard rotations of a quantized
+  // cache are the pinned build's, their first build not read: a quantized
+  // cache in an older build is not replayed.
+  s->input_leaf = vector_input_leaf(settings);
+  s->fused_glu = !split_glu_in_place(settings);
+  s->attn.f32_mask_cast = f32_mask_cast(settings);
+  s->attn.kv_indices = set_rows_kv_store(settings);
+  if ((s->attn.k_rot > 0 || s->attn.v_rot > 0) && s->attn.f32_mask_cast) return std::optional<uint64_t>();
+  const uint64_t seqs = std::max<uint64_t>(c.streams, 1);
+  return replayed(reserve_bytes(c, seqs, kGpuTensorAlignment, [&](uint64_t n_tok, uint64_t n_out) {
+    return ggml_graph::device_split(build(*s, n_tok, n_out), device_of_layer, device);
+  }));
 }
 
 }  // namespace memfit::llamacpp::graph

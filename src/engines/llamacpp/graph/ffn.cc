@@ -85,11 +85,32 @@ uint64_t keep_output_rows(Graph& g, int out_ids, uint64_t hidden, uint64_t n_out
   return n_out;
 }
 
-int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden) {
+int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, bool fused) {
   const int up = mul_mat(g, weight, cur, width);
   const int gate = mul_mat(g, weight, cur, width);
+  if (!fused) {
+    const int silu = g.op(Op::kUnary, Type::kF32, g.at(gate).ne, {gate}, "ffn_silu");
+    const int product = g.op(Op::kMul, Type::kF32, g.at(gate).ne, {silu, up}, "ffn_gate_par");
+    return mul_mat(g, weight, product, hidden);
+  }
   const int glu = g.op(Op::kOther, Type::kF32, g.at(gate).ne, {gate, up}, "ffn_swiglu");
   return mul_mat(g, weight, glu, hidden);
+}
+
+int merged_swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, bool fused) {
+  const uint64_t n = g.at(cur).ne[1];
+  const int up = mul_mat(g, weight, cur, 2 * width);
+  if (fused) {
+    const int glu = g.op(Op::kOther, Type::kF32, {width, n, 1, 1}, {up}, "ffn_swiglu");
+    return mul_mat(g, weight, glu, hidden);
+  }
+  const Dims nb = g.at(up).nb;
+  const int x0 = g.op(Op::kOther, Type::kF32, {width, n, 1, 1}, {g.view(up, {width, n, 1, 1}, nb, 0)}, "cont");
+  const int silu = g.op(Op::kUnary, Type::kF32, {width, n, 1, 1}, {x0}, "ffn_silu");
+  const int x1 = g.op(Op::kOther, Type::kF32, {width, n, 1, 1}, {g.view(up, {width, n, 1, 1}, nb, 4 * width)},
+                      "cont");
+  const int product = g.op(Op::kMul, Type::kF32, {width, n, 1, 1}, {silu, x1}, "ffn_mul");
+  return mul_mat(g, weight, product, hidden);
 }
 
 int moe_ffn(Graph& g, const MoeShape& s, int weight, int cur, uint64_t n) {

@@ -80,6 +80,7 @@ int Graph::op(Op op, Type type, Dims ne, std::vector<int> src, std::string name)
   t.ne = ne;
   t.nb = contiguous(type, ne);
   t.src = std::move(src);
+  t.layer = layer_;
   t.name = std::move(name);
   tensors_.push_back(std::move(t));
   visited_.push_back(false);
@@ -96,6 +97,7 @@ int Graph::view(int a, Dims ne, Dims nb, uint64_t offset) {
   t.src = {a};
   t.view_src = base.view_src >= 0 ? base.view_src : a;
   t.view_offset = base.view_offset + offset;
+  t.layer = layer_;
   t.name = base.name + " (view)";
   tensors_.push_back(std::move(t));
   visited_.push_back(false);
@@ -156,6 +158,104 @@ void Graph::visit(int t) {
   } else {
     nodes_.push_back(t);
   }
+}
+
+namespace {
+
+constexpr int kHost = -1;
+
+// The backend of every tensor of `full`: kHost, a GPU, or kExternal's
+// weights (kNoBackend), as device_split describes.
+constexpr int kNoBackend = -2;
+
+std::vector<int> backends(const Graph& full, const std::vector<int>& device_of_layer) {
+  const auto of_layer = [&](int layer) {
+    const size_t l = static_cast<size_t>(layer);
+    return l < device_of_layer.size() ? device_of_layer[l] : (device_of_layer.empty() ? 0 : device_of_layer.back());
+  };
+  std::vector<int> where(full.size(), kNoBackend);
+  for (size_t t = 0; t < full.size(); ++t) {
+    const Tensor& x = full.at(static_cast<int>(t));
+    if (x.type == Type::kExternal && x.op == Op::kNone) continue;
+    if (x.input || x.host || (x.view_src >= 0 && where[static_cast<size_t>(x.view_src)] == kHost)) {
+      where[t] = kHost;
+    }
+  }
+  int last = of_layer(0);
+  for (int t : full.nodes()) {
+    const size_t ti = static_cast<size_t>(t);
+    if (where[ti] == kHost) continue;
+    const int layer = full.at(t).layer;
+    where[ti] = layer >= 0 ? of_layer(layer) : last;
+    last = where[ti];
+  }
+  return where;
+}
+
+}  // namespace
+
+Graph device_split(const Graph& full) { return device_split(full, {0}, 0); }
+
+Graph device_split(const Graph& full, const std::vector<int>& device_of_layer, int device) {
+  const size_t n = full.size();
+  const std::vector<int> where = backends(full, device_of_layer);
+  const auto here = [&](int t) { return where[static_cast<size_t>(t)] == device; };
+  // The split's inputs, in the order its nodes first read them.
+  std::vector<int> inputs;
+  std::vector<bool> is_input(n, false);
+  for (int t : full.nodes()) {
+    if (!here(t)) continue;
+    for (int s : full.at(t).src) {
+      const size_t si = static_cast<size_t>(s);
+      if (here(s) || where[si] == kNoBackend || is_input[si]) continue;
+      is_input[si] = true;
+      inputs.push_back(s);
+    }
+  }
+  Graph g;
+  g.reserve(n + inputs.size());
+  std::vector<int> map(n, -1);
+  for (int s : inputs) {
+    Tensor copy;  // ggml_dup_tensor_layout: the type, shape and strides
+    copy.type = full.at(s).type;
+    copy.ne = full.at(s).ne;
+    copy.nb = full.at(s).nb;
+    copy.name = full.at(s).name + " (copy)";
+    g.tensors_.push_back(std::move(copy));
+    g.visited_.push_back(false);
+    map[static_cast<size_t>(s)] = static_cast<int>(g.tensors_.size() - 1);
+    g.expand(map[static_cast<size_t>(s)]);
+  }
+  for (size_t t = 0; t < n; ++t) {
+    if (map[t] >= 0) continue;
+    const Tensor& x = full.tensors_[t];
+    // Weights and the other backends' tensors live in other buffers; a
+    // store into the cache (an external node) stays a node, its sources'
+    // last user.
+    if (!here(static_cast<int>(t))) {
+      map[t] = g.external(x.name);
+      continue;
+    }
+    Tensor y = x;
+    for (int& s : y.src) s = map[static_cast<size_t>(s)];
+    if (y.view_src >= 0) {
+      // A view of another backend's tensor views the copy of its source.
+      const int base = x.src.empty() ? -1 : x.src[0];
+      if (base >= 0 && is_input[static_cast<size_t>(base)]) {
+        y.view_src = map[static_cast<size_t>(base)];
+        y.view_offset = 0;
+      } else {
+        y.view_src = map[static_cast<size_t>(y.view_src)];
+      }
+    }
+    g.tensors_.push_back(std::move(y));
+    g.visited_.push_back(false);
+    map[t] = static_cast<int>(g.tensors_.size() - 1);
+  }
+  for (int t : full.nodes()) {
+    if (here(t)) g.expand(map[static_cast<size_t>(t)]);
+  }
+  return g;
 }
 
 namespace {

@@ -65,6 +65,13 @@ struct Tensor {
   uint64_t view_offset = 0;
   bool input = false;
   bool output = false;
+  // Run by the host backend when a GPU runs the rest (an input, or an op
+  // the scheduler keeps on the host: the token rows' get_rows on the
+  // host's token_embd). Read by device_split.
+  bool host = false;
+  // The layer whose ops made it (Graph::set_layer), which decides its GPU
+  // under a layer split; -1 for the graph's own (inputs, the mask's cast).
+  int layer = -1;
   std::string name;        // for traces and tests
 };
 
@@ -89,20 +96,50 @@ class Graph {
   // ggml_build_forward_expand: appends `t` and its unvisited sources.
   void expand(int t);
   void set_output(int t) { tensors_[static_cast<size_t>(t)].output = true; }
+  // The scheduler runs `t` on the host backend (Tensor::host); inputs are
+  // the host's without it.
+  void set_host(int t) { tensors_[static_cast<size_t>(t)].host = true; }
+  // The ops made from now on belong to `layer` (Tensor::layer); -1 for
+  // none. A builder names its blocks 0..L-1 and the output layer L.
+  void set_layer(int layer) { layer_ = layer; }
 
   const Tensor& at(int t) const { return tensors_[static_cast<size_t>(t)]; }
   bool is_external(int t) const;
   uint64_t bytes(int t) const;  // the bytes a placed tensor takes
   const std::vector<int>& nodes() const { return nodes_; }
   const std::vector<int>& leaves() const { return leaves_; }
+  size_t size() const { return tensors_.size(); }
 
  private:
+  friend Graph device_split(const Graph& full, const std::vector<int>& device_of_layer, int device);
   void visit(int t);
+  int layer_ = -1;
   std::vector<Tensor> tensors_;
   std::vector<bool> visited_;
   std::vector<int> nodes_;
   std::vector<int> leaves_;
 };
+
+// The graph one GPU's compute buffer is reserved with when the GPUs run
+// every node of `full` but the host's (inputs, Tensor::host, and views of
+// them), each layer's ops on `device_of_layer[layer]` (its blocks 0..L-1,
+// the output layer L) and an op of no layer on the GPU of the node before
+// it (ggml-backend.cpp's "expand gpu down"; llama.cpp pins each layer's
+// norm to its layer's device under a full offload). For GPU `device`:
+// ggml_backend_sched_split_graph makes its nodes a split, whose inputs
+// (each tensor of another backend its nodes read) are copied into its
+// buffer (ggml_dup_tensor_layout) and added to the graph copy at the
+// split's start, "so that they are allocated by ggml-alloc at the start of
+// the split", in the order the split first reads them; each copy is freed
+// after its last reader. In the result the other backends' tensors are
+// external (other buffers), the copies come first (as leaves, placed in
+// that order), and the device's nodes follow in `full`'s order. One copy
+// each: pipeline parallelism's n_copies (inputs and outputs both, never
+// freed) is not this graph. The device's nodes must be one run of `full`'s
+// order (one split), as under a layer split.
+Graph device_split(const Graph& full, const std::vector<int>& device_of_layer, int device);
+// Every layer on one GPU (device 0).
+Graph device_split(const Graph& full);
 
 // One event of the replay, for tests and traces: a tensor placed (or
 // reusing `parent`'s bytes in place) or freed, at [offset, offset + size).

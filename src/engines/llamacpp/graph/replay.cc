@@ -16,6 +16,11 @@ Result<uint64_t> reserve_bytes(const LlamaCppContext& c, const GraphOf& graph_of
 }
 
 Result<uint64_t> reserve_bytes(const LlamaCppContext& c, uint64_t seqs, const GraphOf& graph_of) {
+  return reserve_bytes(c, seqs, kCpuTensorAlignment, graph_of);
+}
+
+Result<uint64_t> reserve_bytes(const LlamaCppContext& c, uint64_t seqs, uint64_t alignment,
+                               const GraphOf& graph_of) {
   const uint64_t streams = std::max<uint64_t>(c.streams, 1);
   const uint64_t n_out = std::min(c.n_ctx, c.n_ubatch);
   const CheckedBytes n_tok = round_up(n_out, std::max<uint64_t>(seqs, 1));
@@ -25,7 +30,7 @@ Result<uint64_t> reserve_bytes(const LlamaCppContext& c, uint64_t seqs, const Gr
   uint64_t best = 0;
   for (auto [tok, out] : {std::pair{*n_tok.value(), n_out}, std::pair{c.n_seq, c.n_seq}}) {
     if (tok == 0 || tok % streams != 0) continue;
-    Result<uint64_t> bytes = ggml_graph::replay_allocation(graph_of(tok, out), kCpuTensorAlignment);
+    Result<uint64_t> bytes = ggml_graph::replay_allocation(graph_of(tok, out), alignment);
     if (!bytes) return bytes.error();
     best = std::max(best, *bytes);
   }
@@ -66,6 +71,15 @@ Result<std::optional<uint64_t>> replayed_compute_bytes(const Model& model, const
     if (!bytes || bytes->has_value()) return bytes;
   }
   return std::optional<uint64_t>();
+}
+
+Result<std::optional<uint64_t>> replayed_device_compute_bytes(const Model& model, const LlamaCppContext& c,
+                                                              const LlamaCppSettings& settings,
+                                                              const std::vector<int>& device_of_layer,
+                                                              int device) {
+  const ModelSpec& spec = model.spec;
+  if (settings.embedding || spec.embedding.bidirectional) return std::optional<uint64_t>();
+  return graph::replay_decoder_device(spec, c, settings, device_of_layer, device);
 }
 
 }  // namespace memfit::llamacpp

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
 #include <vector>
 
 namespace memfit::ggml_graph {
@@ -49,6 +51,85 @@ TEST(GgmlGraphReplay, InPlaceBestFitAndMergedHoles) {
       {Kind::kAlloc, v, 32, 192},  {Kind::kFree, w, 0, 32},
   };
   EXPECT_EQ(placed(trace), expected);
+}
+
+TEST(GgmlGraphReplay, ADeviceSplitPlacesTheCopiesOfItsInputsFirst) {
+  // The host keeps the inputs and the token rows' gather; the GPU's split
+  // reads copies of the rows and the mask, made in the order it first
+  // reads them (the rows by `a`, the mask by its cast), placed first.
+  Graph full;
+  const int weight = full.external();
+  const int tok = full.input(Type::kI32, {4, 1, 1, 1}, "tok");                          // 16 B
+  const int rows = full.op(Op::kOther, Type::kF32, {16, 1, 1, 1}, {weight, tok}, "rows");  // 64 B
+  full.set_host(rows);
+  const int mask = full.input(Type::kF32, {8, 1, 1, 1}, "mask");                        // 32 B
+  const int cast = full.op(Op::kOther, Type::kF16, {8, 1, 1, 1}, {mask}, "cast");       // 16 B -> 32
+  const int a = full.op(Op::kOther, Type::kF32, {16, 1, 1, 1}, {weight, rows}, "a");    // 64 B
+  const int b = full.op(Op::kAdd, Type::kF32, {16, 1, 1, 1}, {a, rows}, "b");           // in place on a
+  const int c = full.op(Op::kOther, Type::kF32, {8, 1, 1, 1}, {b, cast}, "c");          // 32 B
+  full.set_output(c);
+  full.expand(c);
+  const Graph g = device_split(full);
+  std::vector<AllocEvent> trace;
+  // rows' copy at 0, the mask's at 64; a at 96, b over it in place; the
+  // rows' copy is freed after b, its last reader: hole [0, 64). The cast
+  // (32 B) best-fits it at 0, then the mask's copy is freed, the hole
+  // [32, 96); c at 32. b is freed, c (an output) stays: the buffer's
+  // high-water mark is a's end, 96 + 64 = 160 B. The host's tok and rows
+  // are not placed here.
+  Result<uint64_t> bytes = replay_allocation(g, 32, &trace);
+  ASSERT_TRUE(bytes) << bytes.error().message();
+  EXPECT_EQ(*bytes, 160u);
+  std::vector<std::tuple<Kind, std::string, uint64_t, uint64_t>> events;
+  for (const AllocEvent& e : trace) events.emplace_back(e.kind, g.at(e.tensor).name, e.offset, e.size);
+  const std::vector<std::tuple<Kind, std::string, uint64_t, uint64_t>> expected = {
+      {Kind::kAlloc, "rows (copy)", 0, 64}, {Kind::kAlloc, "mask (copy)", 64, 32}, {Kind::kAlloc, "a", 96, 64},
+      {Kind::kInplace, "b", 96, 64},        {Kind::kFree, "rows (copy)", 0, 64},   {Kind::kAlloc, "cast", 0, 32},
+      {Kind::kFree, "mask (copy)", 64, 32}, {Kind::kAlloc, "c", 32, 32},           {Kind::kFree, "b", 96, 64},
+      {Kind::kFree, "cast", 0, 32},
+  };
+  EXPECT_EQ(events, expected);
+}
+
+TEST(GgmlGraphReplay, UnderALayerSplitTheNextGpuCopiesTheLastRowsAndTheCast) {
+  // Layer 0 on GPU 0, layer 1 and the output on GPU 1. The mask's cast
+  // belongs to no layer and runs where the node before it does (layer 0's
+  // a); GPU 1's split reads layer 0's output b and the cast, copied first
+  // in that order (its first node d reads b, then e reads the cast).
+  Graph full;
+  const int weight = full.external();
+  const int x = full.input(Type::kF32, {16, 1, 1, 1}, "x");                       // 64 B
+  const int mask = full.input(Type::kF32, {8, 1, 1, 1}, "mask");                 // 32 B
+  full.set_layer(0);
+  const int a = full.op(Op::kOther, Type::kF32, {16, 1, 1, 1}, {weight, x}, "a");  // 64 B
+  full.set_layer(-1);
+  const int cast = full.op(Op::kOther, Type::kF16, {8, 1, 1, 1}, {mask}, "cast");  // 16 B -> 32
+  full.set_layer(0);
+  const int b = full.op(Op::kAdd, Type::kF32, {16, 1, 1, 1}, {a, cast}, "b");   // in place on a
+  full.set_layer(1);
+  const int d = full.op(Op::kOther, Type::kF32, {32, 1, 1, 1}, {weight, b}, "d");  // 128 B
+  const int e = full.op(Op::kOther, Type::kF32, {8, 1, 1, 1}, {d, cast}, "e");     // 32 B
+  full.set_output(e);
+  full.expand(a);
+  full.expand(cast);
+  full.expand(e);
+  const Graph g = device_split(full, {0, 1, 1}, 1);
+  // b's copy at 0 (64 B), the cast's at 64 (32 B); d at 96 (128 B), then
+  // b's copy is freed; e (32 B) best-fits the hole at 0. The high-water
+  // mark is d's end: 96 + 128 = 224 B. GPU 0's a, b and the cast are not
+  // placed here.
+  std::vector<AllocEvent> trace;
+  Result<uint64_t> bytes = replay_allocation(g, 32, &trace);
+  ASSERT_TRUE(bytes) << bytes.error().message();
+  EXPECT_EQ(*bytes, 224u);
+  std::vector<std::tuple<Kind, std::string, uint64_t, uint64_t>> events;
+  for (const AllocEvent& ev : trace) events.emplace_back(ev.kind, g.at(ev.tensor).name, ev.offset, ev.size);
+  const std::vector<std::tuple<Kind, std::string, uint64_t, uint64_t>> expected = {
+      {Kind::kAlloc, "b (copy)", 0, 64}, {Kind::kAlloc, "cast (copy)", 64, 32}, {Kind::kAlloc, "d", 96, 128},
+      {Kind::kFree, "b (copy)", 0, 64},  {Kind::kAlloc, "e", 0, 32},            {Kind::kFree, "d", 96, 128},
+      {Kind::kFree, "cast (copy)", 64, 32},
+  };
+  EXPECT_EQ(events, expected);
 }
 
 TEST(GgmlGraphReplay, ViewsKeepTheirSourceAndOutputsStay) {
