@@ -61,12 +61,13 @@ std::vector<Role> roles_of(const std::vector<llamacpp::ConvertedTensor>& tensors
 // does not know.
 std::optional<std::vector<std::pair<GgmlType, uint64_t>>> printed_types(const TypeCounts& printed) {
   std::vector<std::pair<GgmlType, uint64_t>> out;
-  for (const auto& [name, n] : printed) {
+  for (const auto& entry : printed) {
     const auto table = ggml_type_table();
+    const std::string_view name = entry.first;  // a lambda captures no structured binding before clang 16
     const auto it = std::find_if(table.begin(), table.end(),
-                                 [&](const GgmlTypeTraits& t) { return t.name == name; });
+                                 [name](const GgmlTypeTraits& t) { return t.name == name; });
     if (it == table.end()) return std::nullopt;
-    out.emplace_back(it->type, n);
+    out.emplace_back(it->type, entry.second);
   }
   return out;
 }
