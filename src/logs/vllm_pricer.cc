@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cctype>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -21,6 +22,7 @@
 #include "memfit/model_spec.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/vllm.h"
+#include "model/config/family.h"
 
 namespace memfit::logs {
 namespace {
@@ -54,18 +56,35 @@ std::string served_quantization(const RuntimeLog& log) {
   return method;
 }
 
+// The config's quant_method a vLLM method name stands for, when vLLM names
+// a checkpoint's format after the model that reads it: a deepseek_v4
+// checkpoint declares quant_method "fp8", and vLLM's ModelConfig rewrites
+// it to "deepseek_v4_fp8" for model_type "deepseek_v4", the name of
+// DeepseekV4FP8Config (get_name(), whose override_quantization_method takes
+// that checkpoint; vllm-project/vllm, vllm/config/model.py and
+// model_executor/layers/quantization, the v0.2x line); gpt-oss's MXFP4
+// checkpoint is read the same way as "gpt_oss_mxfp4" (the same overrides
+// list). The method the log prints otherwise.
+std::string_view checkpoint_method(std::string_view served) {
+  if (served == "deepseek_v4_fp8") return "fp8";
+  if (served == "gpt_oss_mxfp4") return "mxfp4";
+  return served;
+}
+
 // Why the config given beside the log prices another checkpoint than the
 // one the log served: the log names a weight quantization the config does
 // not declare (a base model's config given for an AWQ, GPTQ or
 // compressed-tensors repo, or vLLM's online --quantization fp8 of a 16-bit
 // checkpoint, which memfit does not model). "" when they agree or the log
 // names none. A method vLLM names by its variant agrees with the config's
-// family ("modelopt_fp4" serves quant_method "modelopt").
+// family ("modelopt_fp4" serves quant_method "modelopt"), and so does one
+// named after the model that reads the format (checkpoint_method).
 std::string quantization_mismatch(const RuntimeLog& log, const QuantizationInfo& declared) {
   const std::string served = served_quantization(log);
   if (served.empty() || served == declared.method) return "";
   if (!declared.method.empty() && served.starts_with(declared.method + "_")) return "";
   if (served == "moe_wna16" && (declared.method == "awq" || declared.method == "gptq")) return "";
+  if (!declared.method.empty() && checkpoint_method(served) == declared.method) return "";
   return fmt::format("the log serves {} weights and the model priced declares {}: memfit would "
                      "price another checkpoint; give the served checkpoint's config.json or -m",
                      escape_untrusted(served),
@@ -282,6 +301,17 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, FigureCh
   const LogFigure f = c.printed.figure;
   const bool capacity = f == LogFigure::kKvCacheAvailable || f == LogFigure::kKvTokens ||
                         f == LogFigure::kKvBlocks;
+  // A model type memfit has no rules for (model_loader.cc warns so): its
+  // weights and cache come from the config's generic geometry, which
+  // DeepSeek V4's compressed and indexed attention, for one, is not.
+  const bool misses = (f == LogFigure::kWeights && std::abs(ratio - 1) > 0.01) ||
+                      (capacity && std::abs(ratio - 1) > 0.05);
+  if (misses && !spec.model_type.empty() && !is_known_model_type(spec.model_type)) {
+    c.note = fmt::format("model_type {} is not one memfit knows: the config's generic geometry "
+                         "sizes its weights and KV cache, not the model's own layers",
+                         escape_untrusted(spec.model_type));
+    return;
+  }
   if (capacity && std::abs(ratio - 1) > 0.05 && !count_setting(log, "max_num_seqs") &&
       !count_setting(log, "max_num_batched_tokens")) {
     c.note = "the log prints neither max_num_seqs nor max_num_batched_tokens (no settings line): "
@@ -398,7 +428,12 @@ class VllmPricer final : public LogPricer {
       return;
     }
     const bool capacity_known = e.kv_given || capacity_total(log, options).has_value();
-    const FigureBasis capacity = e.kv_given ? FigureBasis::kExact : FigureBasis::kModelled;
+    // The count from a given KV memory is exact only where memfit knows the
+    // model's cache layout (is_known_model_type).
+    const std::string& type = run.model->spec.model_type;
+    const bool layout_known = type.empty() || is_known_model_type(type);
+    const FigureBasis capacity =
+        e.kv_given && layout_known ? FigureBasis::kExact : FigureBasis::kModelled;
     if (const std::optional<uint64_t> pp = count_setting(log, "pipeline_parallel"); pp && *pp > 1) {
       compare_pipeline(log, *run.model, e, *pp, figures);
       return;

@@ -1224,6 +1224,24 @@ TEST(CheckLog, AConfigOfAnotherQuantizationIsNotPriced) {
                      LogFigure::kWeights)->memfit.has_value());
 }
 
+TEST(CheckLog, AMethodNamedAfterItsModelAgreesWithTheCheckpointsFormat) {
+  // uv-xiao/pto-cu's DeepSeek-V4-Flash probe serves --quantization
+  // deepseek_v4_fp8: vLLM's name for the checkpoint whose config declares
+  // quant_method "fp8" (ModelConfig rewrites it for model_type
+  // deepseek_v4, DeepseekV4FP8Config.get_name()). It is the same
+  // checkpoint, so the weights are priced (AConfigOfAnotherQuantization-
+  // IsNotPriced keeps another method unpriced).
+  LogCheckOptions options;
+  options.config_json =
+      read_test_log("vllm", "vllm-ptocu-deepseek-v4-flash-tp2-h200nvl-4k-v0230.config.json");
+  const LogCheck c = check("vllm", "vllm-ptocu-deepseek-v4-flash-tp2-h200nvl-4k-v0230.log", options);
+  const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
+  ASSERT_NE(weights, nullptr);
+  EXPECT_TRUE(weights->memfit.has_value());
+  // Its note is the model type's, not a mismatch of methods.
+  EXPECT_EQ(weights->note.find("memfit would price another checkpoint"), std::string::npos);
+}
+
 TEST(CheckLog, APipelineParallelRunSaysWhyItIsNotPriced) {
   // vllm-project/vllm#12258: DeepSeek-V3 at TP 16 x PP 2 under Ray; the
   // two stages print two weights, and the workers are named by pid only.

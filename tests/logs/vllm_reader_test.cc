@@ -93,6 +93,25 @@ TEST(VllmLog, RayWorkersAreTheRanksTheirParallelStateLinesAnnounce) {
     EXPECT_EQ(w->value, 18'491'659'570u) << rank;  // 17.2217 GiB: 172217 x 2^30 / 10^4
   }
 }
+TEST(VllmLog, ACommandContinuedOverLinesIsReadWhole) {
+  // uv-xiao/pto-cu's 64K probe note quotes its `vllm serve \\` command over
+  // ten lines: the model is on the second, the flags on the rest. Read
+  // whole, the model is the checkpoint's path, not the backslash, and the
+  // flags on lines that name no tensor parallelism (--max-model-len alone
+  // would be, were it on its own line) are read too.
+  const RuntimeLog log = read("vllm-ptocu-deepseek-v4-flash-tp2-h200nvl-64k-v0230.log");
+  EXPECT_EQ(setting_of(log, "model"), "tmp/model-artifacts/deepseek-ai/DeepSeek-V4-Flash");
+  EXPECT_EQ(setting_of(log, "tensor_parallel"), "2");
+  EXPECT_EQ(setting_of(log, "max_model_len"), "65536");
+  EXPECT_EQ(setting_of(log, "gpu_memory_utilization"), "0.78");
+  EXPECT_EQ(setting_of(log, "quantization"), "deepseek_v4_fp8");
+  EXPECT_EQ(setting_of(log, "enforce_eager"), "True");
+  // "GPU KV cache size: 673,323 tokens"; "Model loading took 74.08 GiB":
+  // 7408 x 2^30 / 100 = 79,542,794,321.92 -> 79,542,794,322.
+  EXPECT_EQ(find_figure(log, "total", LogFigure::kKvTokens)->value, 673'323u);
+  EXPECT_EQ(find_figure(log, "rank0", LogFigure::kWeights)->value, 79'542'794'322u);
+}
+
 TEST(VllmLog, V082PrintsLowercaseCudaBlocksAndANamespaceOfArgs) {
   // Hugging Face cookbook (vLLM 0.8.2, T4): "[executor_base.py:111] # cuda
   // blocks: 3637, # CPU blocks: 1170"; "[api_server.py:982] args:
