@@ -273,6 +273,30 @@ void read_sizes(const LogLine& line, const std::string& rank, LogBuilder& out) {
     if (q && usage->find(" for weight,") < usage->find(',')) {
       out.bytes(rank, LogFigure::kWeights, *q, line.number, Merge::kFirst);
     }
+    // The profile's other terms, which the KV memory is what is left of
+    // the budget after (gpu_worker.py: requested memory less
+    // non_kv_cache_memory = weights + peak activation + non-torch, less
+    // the CUDA graphs' estimate since v0.21): kept as settings, in GiB as
+    // printed, for the pricer's notes. The first rank's.
+    static constexpr std::pair<std::string_view, std::string_view> kTerms[] = {
+        {" for peak activation", "peak_activation_gib"},
+        {" for non-torch memory", "non_torch_gib"},
+        {" for CUDAGraph memory", "cuda_graph_gib"}};
+    const std::string_view text = usage->substr(0, usage->find(". "));
+    for (const auto& [label, name] : kTerms) {
+      const size_t at = text.find(label);
+      if (at == std::string_view::npos || out.find_setting(name) != nullptr) continue;
+      // The quantity before the label starts after the previous ", " or
+      // ", and " (the first term starts the text).
+      size_t start = text.rfind(", ", at);
+      start = start == std::string_view::npos ? 0 : start + 2;
+      std::string_view term = text.substr(start, at - start);
+      if (term.starts_with("and ")) term.remove_prefix(4);
+      std::optional<PrintedQuantity> t = leading_quantity(term, vllm_units());
+      if (t && t->scale == kGiB && t->text.size() + 1 >= term.size()) {
+        out.setting(name, term.substr(0, term.find(' ')));
+      }
+    }
   }
   if (std::optional<std::string_view> u = after(line.text, "Desired GPU memory utilization is (")) {
     out.setting("gpu_memory_utilization", u->substr(0, u->find(',')));
