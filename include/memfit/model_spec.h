@@ -301,6 +301,12 @@ struct ModelSpec {
   // blocks after the decoder layers; they are not in `layers`. llama.cpp's
   // KV cache still holds them for most architectures (docs/llamacpp-rules.md).
   uint64_t nextn_layers = 0;
+  // config.json only: the multi-token-prediction layers it declares
+  // (num_nextn_predict_layers: DeepSeek V3/V4, GLM-4.5; mtp_num_hidden_layers:
+  // Qwen3-Next, Qwen3.5; mtp_transformer_layers: MiniMax). Not in `layers`
+  // nor in any engine's weights: vLLM loads them only as a speculative
+  // drafter (docs/engine-vllm.md, "MTP drafter weights"). 0 when none.
+  uint64_t mtp_layers = 0;
   // The MLA widths; zero when the model has none.
   MlaGeometry mla;
 };

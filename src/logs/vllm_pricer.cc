@@ -8,7 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cctype>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -21,6 +25,7 @@
 #include "memfit/model_spec.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/vllm.h"
+#include "model/config/family.h"
 
 namespace memfit::logs {
 namespace {
@@ -54,18 +59,35 @@ std::string served_quantization(const RuntimeLog& log) {
   return method;
 }
 
+// The config's quant_method a vLLM method name stands for, when vLLM names
+// a checkpoint's format after the model that reads it: a deepseek_v4
+// checkpoint declares quant_method "fp8", and vLLM's ModelConfig rewrites
+// it to "deepseek_v4_fp8" for model_type "deepseek_v4", the name of
+// DeepseekV4FP8Config (get_name(), whose override_quantization_method takes
+// that checkpoint; vllm-project/vllm, vllm/config/model.py and
+// model_executor/layers/quantization, the v0.2x line); gpt-oss's MXFP4
+// checkpoint is read the same way as "gpt_oss_mxfp4" (the same overrides
+// list). The method the log prints otherwise.
+std::string_view checkpoint_method(std::string_view served) {
+  if (served == "deepseek_v4_fp8") return "fp8";
+  if (served == "gpt_oss_mxfp4") return "mxfp4";
+  return served;
+}
+
 // Why the config given beside the log prices another checkpoint than the
 // one the log served: the log names a weight quantization the config does
 // not declare (a base model's config given for an AWQ, GPTQ or
 // compressed-tensors repo, or vLLM's online --quantization fp8 of a 16-bit
 // checkpoint, which memfit does not model). "" when they agree or the log
 // names none. A method vLLM names by its variant agrees with the config's
-// family ("modelopt_fp4" serves quant_method "modelopt").
+// family ("modelopt_fp4" serves quant_method "modelopt"), and so does one
+// named after the model that reads the format (checkpoint_method).
 std::string quantization_mismatch(const RuntimeLog& log, const QuantizationInfo& declared) {
   const std::string served = served_quantization(log);
   if (served.empty() || served == declared.method) return "";
   if (!declared.method.empty() && served.starts_with(declared.method + "_")) return "";
   if (served == "moe_wna16" && (declared.method == "awq" || declared.method == "gptq")) return "";
+  if (!declared.method.empty() && checkpoint_method(served) == declared.method) return "";
   return fmt::format("the log serves {} weights and the model priced declares {}: memfit would "
                      "price another checkpoint; give the served checkpoint's config.json or -m",
                      escape_untrusted(served),
@@ -276,12 +298,87 @@ constexpr uint64_t kStandInGpuBytes = 80ull << 30;
 // What the log leaves out, or memfit leaves unpriced, that a row missing
 // its target (weights 1 %, KV capacity 5 %: docs/validation-logs.md,
 // "Targets") hangs on, said on that row.
-void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, FigureCheck& c) {
+// A profile term the "Actual usage is ..." line printed, in bytes
+// (vllm_reader.cc keeps it in GiB as printed); nullopt when not printed.
+std::optional<uint64_t> printed_term(const RuntimeLog& log, std::string_view name) {
+  const LogSetting* s = log.setting(name);
+  if (s == nullptr) return std::nullopt;
+  Result<PrintedDecimal> d = parse_printed_decimal(s->value);
+  if (!d) return std::nullopt;
+  return static_cast<uint64_t>(std::llround(to_double(*d) * static_cast<double>(1ull << 30)));
+}
+
+// A KV capacity row that misses 5 % on a log whose "Actual usage is ..."
+// line printed the profile's terms (v0.11 on): vLLM's KV memory is the
+// requested memory less the weights, the peak activation, the non-torch
+// memory and, since v0.21, the CUDA graphs' estimate (v1/worker/
+// gpu_worker.py, determine_available_memory), so the terms memfit models
+// otherwise than printed are what the row hangs on. "" when none is
+// printed or none is more than 64 MiB from memfit's (a hundredth of a GiB,
+// the printed precision, is 10.7 MiB).
+std::string profile_terms_note(const RuntimeLog& log, const VllmEstimate& e) {
+  struct Term {
+    std::string_view setting, label;
+    uint64_t memfit;
+  };
+  const Term terms[] = {{"peak_activation_gib", "peak activation", e.activation_bytes},
+                        {"non_torch_gib", "non-torch memory", e.non_torch_bytes},
+                        {"cuda_graph_gib", "CUDA graphs", e.cuda_graph_bytes}};
+  std::vector<std::string> parts;
+  bool off = false;
+  for (const Term& t : terms) {
+    const std::optional<uint64_t> printed = printed_term(log, t.setting);
+    if (!printed) continue;
+    const uint64_t diff = *printed > t.memfit ? *printed - t.memfit : t.memfit - *printed;
+    off = off || diff > (64ull << 20);
+    parts.push_back(fmt::format("{} {} (memfit {})", t.label, format_bytes(*printed),
+                                format_bytes(t.memfit)));
+  }
+  if (parts.empty() || !off) return "";
+  return fmt::format("the run's profile printed {}: the KV memory is the budget less the weights "
+                     "and these",
+                     fmt::join(parts, ", "));
+}
+
+void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const VllmEstimate& e,
+                          FigureCheck& c) {
   if (!c.memfit || c.printed.value == 0 || !c.note.empty()) return;
   const double ratio = static_cast<double>(*c.memfit) / static_cast<double>(c.printed.value);
   const LogFigure f = c.printed.figure;
   const bool capacity = f == LogFigure::kKvCacheAvailable || f == LogFigure::kKvTokens ||
                         f == LogFigure::kKvBlocks;
+  // A model type memfit has no rules for (model_loader.cc warns so): its
+  // weights and cache come from the config's generic geometry, which
+  // DeepSeek V4's compressed and indexed attention, for one, is not.
+  const bool misses = (f == LogFigure::kWeights && std::abs(ratio - 1) > 0.01) ||
+                      (capacity && std::abs(ratio - 1) > 0.05);
+  if (misses && !spec.model_type.empty() && !is_known_model_type(spec.model_type)) {
+    c.note = fmt::format("model_type {} is not one memfit knows: the config's generic geometry "
+                         "sizes its weights and KV cache, not the model's own layers",
+                         escape_untrusted(spec.model_type));
+    return;
+  }
+  // vllm/v1/worker/gpu_model_runner.py, load_model: with a speculative
+  // config the drafter (an MTP module: the config's own extra layers) is
+  // loaded inside the same DeviceMemoryProfiler as the model ("Loading
+  // drafter model..." precedes "Model loading took"), so its weights are
+  // in the printed figure; without one vLLM skips them (qwen3_5.py,
+  // deepseek_v2.py load_weights). memfit's weights from the config's
+  // geometry (analytical_params.cc) do not count them.
+  if (f == LogFigure::kWeights && ratio < 0.99 && spec.mtp_layers > 0 && !e.weights.exact) {
+    c.note = fmt::format("the config declares {} multi-token-prediction layer{}, which memfit's "
+                         "weights from its geometry leave out: a run serving them as its drafter (--speculative-config "
+                         "method mtp) loads them inside the printed weights, and the log does not "
+                         "show whether this one did",
+                         spec.mtp_layers, spec.mtp_layers == 1 ? "" : "s");
+    return;
+  }
+  if (capacity && std::abs(ratio - 1) > 0.05) {
+    if (std::string why = profile_terms_note(log, e); !why.empty()) {
+      c.note = std::move(why);
+      return;
+    }
+  }
   if (capacity && std::abs(ratio - 1) > 0.05 && !count_setting(log, "max_num_seqs") &&
       !count_setting(log, "max_num_batched_tokens")) {
     c.note = "the log prints neither max_num_seqs nor max_num_batched_tokens (no settings line): "
@@ -398,7 +495,12 @@ class VllmPricer final : public LogPricer {
       return;
     }
     const bool capacity_known = e.kv_given || capacity_total(log, options).has_value();
-    const FigureBasis capacity = e.kv_given ? FigureBasis::kExact : FigureBasis::kModelled;
+    // The count from a given KV memory is exact only where memfit knows the
+    // model's cache layout (is_known_model_type).
+    const std::string& type = run.model->spec.model_type;
+    const bool layout_known = type.empty() || is_known_model_type(type);
+    const FigureBasis capacity =
+        e.kv_given && layout_known ? FigureBasis::kExact : FigureBasis::kModelled;
     if (const std::optional<uint64_t> pp = count_setting(log, "pipeline_parallel"); pp && *pp > 1) {
       compare_pipeline(log, *run.model, e, *pp, figures);
       return;
@@ -442,7 +544,7 @@ class VllmPricer final : public LogPricer {
         default:
           break;
       }
-      add_unknown_run_note(log, run.model->spec, c);
+      add_unknown_run_note(log, run.model->spec, e, c);
     }
   }
 };

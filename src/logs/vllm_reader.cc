@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -272,6 +273,30 @@ void read_sizes(const LogLine& line, const std::string& rank, LogBuilder& out) {
     if (q && usage->find(" for weight,") < usage->find(',')) {
       out.bytes(rank, LogFigure::kWeights, *q, line.number, Merge::kFirst);
     }
+    // The profile's other terms, which the KV memory is what is left of
+    // the budget after (gpu_worker.py: requested memory less
+    // non_kv_cache_memory = weights + peak activation + non-torch, less
+    // the CUDA graphs' estimate since v0.21): kept as settings, in GiB as
+    // printed, for the pricer's notes. The first rank's.
+    static constexpr std::pair<std::string_view, std::string_view> kTerms[] = {
+        {" for peak activation", "peak_activation_gib"},
+        {" for non-torch memory", "non_torch_gib"},
+        {" for CUDAGraph memory", "cuda_graph_gib"}};
+    const std::string_view text = usage->substr(0, usage->find(". "));
+    for (const auto& [label, name] : kTerms) {
+      const size_t at = text.find(label);
+      if (at == std::string_view::npos || out.find_setting(name) != nullptr) continue;
+      // The quantity before the label starts after the previous ", " or
+      // ", and " (the first term starts the text).
+      size_t start = text.rfind(", ", at);
+      start = start == std::string_view::npos ? 0 : start + 2;
+      std::string_view term = text.substr(start, at - start);
+      if (term.starts_with("and ")) term.remove_prefix(4);
+      std::optional<PrintedQuantity> t = leading_quantity(term, vllm_units());
+      if (t && t->scale == kGiB && t->text.size() + 1 >= term.size()) {
+        out.setting(name, term.substr(0, term.find(' ')));
+      }
+    }
   }
   if (std::optional<std::string_view> u = after(line.text, "Desired GPU memory utilization is (")) {
     out.setting("gpu_memory_utilization", u->substr(0, u->find(',')));
@@ -334,8 +359,32 @@ void read_command(std::string_view text, LogBuilder& out) {
   if (flag_given(text, {"--enforce-eager", "--enforce_eager"})) out.setting("enforce_eager", "True");
   if (std::optional<std::string_view> model = after(text, "vllm serve ")) {
     const std::string_view word = trim(*model).substr(0, trim(*model).find(' '));
-    if (!word.empty() && !word.starts_with('-')) out.setting("model", word);
+    // "\\" ends a line the shell continues: the model is on the next one.
+    if (!word.empty() && !word.starts_with('-') && word != "\\") out.setting("model", word);
   }
+}
+
+// A command pasted over several lines, each but the last ending in a
+// backslash (the shell's line continuation, as a README or a note quotes
+// `vllm serve M \\ --max-model-len 65536 \\ ...`): the lines from `first`
+// joined with spaces, the backslashes dropped, at most kMaxContinuedLines
+// of them; "" when the line at `first` starts no such command.
+constexpr size_t kMaxContinuedLines = 64;
+std::string continued_command(std::span<const LogLine> lines, size_t first) {
+  auto continues = [](std::string_view text) { return trim(text).ends_with('\\'); };
+  const std::string_view head = lines[first].text;
+  if (!continues(head) || !(contains(head, "vllm serve") || contains(head, "vllm.entrypoints"))) {
+    return "";
+  }
+  std::string joined;
+  for (size_t i = first; i < lines.size() && i - first < kMaxContinuedLines; ++i) {
+    std::string_view text = trim(lines[i].text);
+    const bool more = continues(text);
+    if (more) text.remove_suffix(1);
+    joined.append(text).push_back(' ');
+    if (!more) break;
+  }
+  return joined;
 }
 
 // Lines only vLLM's V0 engine prints: its engine line, its executor's
@@ -411,7 +460,10 @@ class VllmReader final : public LogReader {
   }
   void read(std::span<const LogLine> lines, LogBuilder& out) const override {
     RankMap ranks(lines);
-    for (const LogLine& line : lines) read_line(line, ranks, out);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (std::string command = continued_command(lines, i); !command.empty()) read_command(command, out);
+      read_line(lines[i], ranks, out);
+    }
     read_announced_layout(lines, out);
     // The processes the log shows, for a log whose settings do not name
     // the tensor parallelism (vllm_pricer.cc).

@@ -1279,6 +1279,57 @@ TEST(CheckLog, AConfigOfAnotherQuantizationIsNotPriced) {
                      LogFigure::kWeights)->memfit.has_value());
 }
 
+TEST(CheckLog, AMethodNamedAfterItsModelAgreesWithTheCheckpointsFormat) {
+  // uv-xiao/pto-cu's DeepSeek-V4-Flash probe serves --quantization
+  // deepseek_v4_fp8: vLLM's name for the checkpoint whose config declares
+  // quant_method "fp8" (ModelConfig rewrites it for model_type
+  // deepseek_v4, DeepseekV4FP8Config.get_name()). It is the same
+  // checkpoint, so the weights are priced (AConfigOfAnotherQuantization-
+  // IsNotPriced keeps another method unpriced).
+  LogCheckOptions options;
+  options.config_json =
+      read_test_log("vllm", "vllm-ptocu-deepseek-v4-flash-tp2-h200nvl-4k-v0230.config.json");
+  const LogCheck c = check("vllm", "vllm-ptocu-deepseek-v4-flash-tp2-h200nvl-4k-v0230.log", options);
+  const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
+  ASSERT_NE(weights, nullptr);
+  EXPECT_TRUE(weights->memfit.has_value());
+  // Its note is the model type's, not a mismatch of methods.
+  EXPECT_EQ(weights->note.find("memfit would price another checkpoint"), std::string::npos);
+}
+
+TEST(CheckLog, AWeightsGapAnMtpLayerExplainsAndTheProfilesTermsAreNamed) {
+  // vllm#50722: Qwen3.5-35B-A3B at TP 4 (v0.26.0, config only). Printed
+  // 16.92 GiB = 18,167,711,662 B; memfit 17,729,965,688 B, 437,745,974 B
+  // under. The config declares mtp_num_hidden_layers 1, and one such layer's
+  // TP-4 share is, in bf16: 256 experts x 3 x 512 x 2048 x 2 B / 4 =
+  // 402,653,184; shared expert 3 x 512 x 2048 x 2 / 4 = 1,572,864; its gate
+  // 2048 x 2 = 4,096; router 256 x 2048 x 2 = 1,048,576; gated attention:
+  // q with its gate 2 x 16 x 256 and o 16 x 256, by 2048, x 2 B / 4 =
+  // 12,582,912, k and v one whole head each (2 KV heads over 4 ranks are
+  // replicated) 2 x 256 x 2048 x 2 = 2,097,152, q and k norms 2 x 256 x 2
+  // = 1,024: 14,681,088; five norms 5 x 2048 x 2 = 20,480; the fc
+  // 2048 x 4096 x 2 / 4 = 4,194,304:
+  // 424,174,592 B, 97 % of the gap, so the weights row names the drafter.
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-50722-qwen35-35b-a3b-tp4-h100-v0260.config.json");
+  const LogCheck c = check("vllm", "vllm-50722-qwen35-35b-a3b-tp4-h100-v0260.log", options);
+  const FigureCheck* weights = figure(c, "rank1", LogFigure::kWeights);
+  ASSERT_NE(weights, nullptr);
+  EXPECT_EQ(weights->memfit, 17'729'965'688u);
+  EXPECT_NE(weights->note.find("declares 1 multi-token-prediction layer,"), std::string::npos)
+      << weights->note;
+  // The KV memory, 43.40 GiB printed: the summary's terms are 5.66, 0.13
+  // and 1.34 GiB (6,077,378,724, 139,586,437 and 1,438,814,044 B, each
+  // 2^30 x the printed hundredths / 100); memfit's activation is more than
+  // 64 MiB off, so the row names them with memfit's beside.
+  const FigureCheck* kv = figure(c, "rank1", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->note.rfind("the run's profile printed peak activation 5.66 GiB (memfit ", 0), 0u)
+      << kv->note;
+  EXPECT_NE(kv->note.find("non-torch memory 133.1 MiB"), std::string::npos) << kv->note;
+  EXPECT_NE(kv->note.find("CUDA graphs 1.34 GiB (memfit 1.00 GiB)"), std::string::npos) << kv->note;
+}
+
 TEST(CheckLog, APipelineParallelRunSaysWhyItIsNotPriced) {
   // vllm-project/vllm#12258: DeepSeek-V3 at TP 16 x PP 2 under Ray; the
   // two stages print two weights, and the workers are named by pid only.

@@ -93,6 +93,43 @@ TEST(VllmLog, RayWorkersAreTheRanksTheirParallelStateLinesAnnounce) {
     EXPECT_EQ(w->value, 18'491'659'570u) << rank;  // 17.2217 GiB: 172217 x 2^30 / 10^4
   }
 }
+TEST(VllmLog, ACommandContinuedOverLinesIsReadWhole) {
+  // uv-xiao/pto-cu's 64K probe note quotes its `vllm serve \\` command over
+  // ten lines: the model is on the second, the flags on the rest. Read
+  // whole, the model is the checkpoint's path, not the backslash, and the
+  // flags on lines that name no tensor parallelism (--max-model-len alone
+  // would be, were it on its own line) are read too.
+  const RuntimeLog log = read("vllm-ptocu-deepseek-v4-flash-tp2-h200nvl-64k-v0230.log");
+  EXPECT_EQ(setting_of(log, "model"), "tmp/model-artifacts/deepseek-ai/DeepSeek-V4-Flash");
+  EXPECT_EQ(setting_of(log, "tensor_parallel"), "2");
+  EXPECT_EQ(setting_of(log, "max_model_len"), "65536");
+  EXPECT_EQ(setting_of(log, "gpu_memory_utilization"), "0.78");
+  EXPECT_EQ(setting_of(log, "quantization"), "deepseek_v4_fp8");
+  EXPECT_EQ(setting_of(log, "enforce_eager"), "True");
+  // "GPU KV cache size: 673,323 tokens"; "Model loading took 74.08 GiB":
+  // 7408 x 2^30 / 100 = 79,542,794,321.92 -> 79,542,794,322.
+  EXPECT_EQ(find_figure(log, "total", LogFigure::kKvTokens)->value, 673'323u);
+  EXPECT_EQ(find_figure(log, "rank0", LogFigure::kWeights)->value, 79'542'794'322u);
+}
+
+TEST(VllmLog, TheUsageSummaryKeepsTheProfilesTerms) {
+  // vllm#50722 (v0.26.0): "Actual usage is 16.92 GiB for weight, 5.66 GiB
+  // for peak activation, 0.13 GiB for non-torch memory, and 1.34 GiB for
+  // CUDAGraph memory." The weights are a figure; the other three are kept
+  // as printed, in GiB, for the pricer's notes.
+  const RuntimeLog log = read("vllm-50722-qwen35-35b-a3b-tp4-h100-v0260.log");
+  EXPECT_EQ(setting_of(log, "peak_activation_gib"), "5.66");
+  EXPECT_EQ(setting_of(log, "non_torch_gib"), "0.13");
+  EXPECT_EQ(setting_of(log, "cuda_graph_gib"), "1.34");
+  // club3090#1087 prints "15.03 GiB for consumed memory (weights +
+  // non-torch), 1.59 GiB for peak activation, and 0.09 GiB for CUDAGraph
+  // memory": no non-torch term of its own.
+  const RuntimeLog fused = read("vllm-club3090-1087-qwen38-27b-fp8-tp2-rtx5090.log");
+  EXPECT_EQ(setting_of(fused, "peak_activation_gib"), "1.59");
+  EXPECT_EQ(setting_of(fused, "cuda_graph_gib"), "0.09");
+  EXPECT_EQ(fused.setting("non_torch_gib"), nullptr);
+}
+
 TEST(VllmLog, V082PrintsLowercaseCudaBlocksAndANamespaceOfArgs) {
   // Hugging Face cookbook (vLLM 0.8.2, T4): "[executor_base.py:111] # cuda
   // blocks: 3637, # CPU blocks: 1170"; "[api_server.py:982] args:
