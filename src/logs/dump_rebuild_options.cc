@@ -52,6 +52,24 @@ std::optional<llamacpp::QuantizedFileTotals> file_totals(const TypeCounts& print
   return totals;
 }
 
+// Where the rules alone, with (at least) the converter's quantized tensors kept
+// (quantize_options.h, is_kept_as_converted), hold the counts and size,
+// that assignment is taken over those that need llama-quantize's flags
+// to give them too (e.g. gpt-oss: --token-embedding-type and
+// --output-tensor-type swapping the two same-shaped matrices' types):
+// no flag is the run the counts need least. Others only where none is.
+template <typename Found>
+void prefer_rules_alone(std::vector<Found>& found) {
+  std::vector<Found> alone;
+  for (const Found& f : found) {
+    const auto kept = [](const std::string& o) { return llamacpp::is_kept_as_converted(o); };
+    if (!f.options.empty() && std::all_of(f.options.begin(), f.options.end(), kept)) {
+      alone.push_back(f);
+    }
+  }
+  if (!alone.empty() && alone.size() < found.size()) found = std::move(alone);
+}
+
 }  // namespace
 
 Result<Model> rebuilt_with_options(const Model& rebuilt, const LogModel& dump, const ConvertedFrom& from,
@@ -86,6 +104,7 @@ Result<Model> rebuilt_with_options(const Model& rebuilt, const LogModel& dump, c
     }
   }
   if (found.empty()) return Error("");
+  prefer_rules_alone(found);
   const PlacementKey key = placement_key(found.front().model);
   for (const Found& f : found) {
     if (placement_key(f.model) != key) {

@@ -98,6 +98,44 @@ std::optional<Option> option_of(const RulesRebuild& r, const Role& role, std::sp
   return o;
 }
 
+constexpr std::string_view kKeptAsConverted = " as converted";
+
+// The type the converter already wrote every tensor of `role` in, where
+// it wrote them quantized (gpt-oss's MXFP4 experts: convert_hf_to_gguf.py,
+// GptOssModel.repack_mxfp4, which adds them to the file as MXFP4 whatever
+// --outtype says); nullopt otherwise.
+std::optional<GgmlType> converted_quantized_type(const RulesRebuild& r, const Role& role) {
+  if (role.tensors.empty()) return std::nullopt;
+  const GgmlType first = r.tensors[role.tensors.front()].type;
+  if (is_float_type(first)) return std::nullopt;
+  const bool all = std::all_of(role.tensors.begin(), role.tensors.end(),
+                               [&](size_t i) { return r.tensors[i].type == first; });
+  return all ? std::optional<GgmlType>(first) : std::nullopt;
+}
+
+// A role the converter wrote quantized, kept in that type: the gpt-oss
+// quants published under K-quant names keep every expert in MXFP4 ("All
+// quants keep the feed forward networks at mxfp4", bartowski's
+// openai_gpt-oss-20b-GGUF card, llama.cpp b6096; Unsloth's gpt-oss-20b-GGUF
+// likewise), although llama-quantize's own rules (llama-quant.cpp,
+// llama_tensor_get_type) give an expert of 2880 columns its fallback type
+// (Q4_K -> Q5_0, Q6_K -> Q8_0) and --tensor-type does not override a
+// fallback. Added after the role's other options unless one already types
+// it so.
+void add_kept_as_converted(const RulesRebuild& r, std::span<const GgmlType> base, const TypeIndex& index,
+                           Role& role) {
+  const std::optional<GgmlType> kept = converted_quantized_type(r, role);
+  if (!kept) return;
+  const std::string flag = fmt::format("{} kept {}{}",
+                                       std::string_view(role.name).substr(0, role.name.rfind(".weight")),
+                                       ggml_type_traits(*kept).name, kKeptAsConverted);
+  std::optional<Option> o = option_of(r, role, base, *kept, false, index, flag);
+  if (!o) return;
+  const bool same = std::any_of(role.options.begin(), role.options.end(),
+                                [&](const Option& other) { return other.types == o->types; });
+  if (!same) role.options.push_back(std::move(*o));
+}
+
 // The roles of `r` typed from `base`, each with its options: the base
 // itself, then one override per type the file holds where llama-quantize
 // takes one (token_embd and output always; the others only by
@@ -144,6 +182,7 @@ std::vector<Role> roles_of(const RulesRebuild& r, std::span<const GgmlType> base
         if (!same) role.options.push_back(std::move(*o));
       }
     }
+    if (quantizable) add_kept_as_converted(r, base, index, role);
     if (role.options.empty()) possible = false;
   }
   // Largest roles first: their counts prune most.
@@ -266,6 +305,8 @@ Status search_from(const RulesRebuild& r, std::span<const GgmlType> base, bool p
 }
 
 }  // namespace
+
+bool is_kept_as_converted(std::string_view option) { return option.ends_with(kKeptAsConverted); }
 
 bool is_float_type(GgmlType t) { return t == GgmlType::kF32 || t == GgmlType::kF16 || t == GgmlType::kBF16; }
 

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engines/llamacpp/quantize_plan.h"
@@ -65,6 +66,11 @@ struct OptionsAssignment {
   std::vector<std::string> options;
   uint64_t bytes = 0;
 };
+
+// The search's own option for a role the converter wrote quantized
+// (gpt-oss's MXFP4 experts) kept in that type, no flag of llama-quantize's:
+// "ffn_up_exps kept mxfp4 as converted". Whether `option` is one.
+bool is_kept_as_converted(std::string_view option);
 
 // Whether `t` is a float type (F32, F16, BF16): a file type of one takes
 // no --tensor-type and no --pure.

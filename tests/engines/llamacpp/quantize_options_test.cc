@@ -169,5 +169,29 @@ TEST(QuantizeOptions, AFloatFileTypeTakesNoTensorTypeOverride) {
   EXPECT_TRUE(found->empty());
 }
 
+// gpt-oss's experts as the converter writes them (MXFP4, 32 elements in
+// 17 B; Q5_0 32 in 22 B), kept by the published K-quant files though the
+// rules give an expert of a row that is not whole Q4_K blocks its fallback:
+//   token_embd  256 x 1000, q4_K: 1,000 x 144        = 144,000 B
+//   blk.0.ffn_up_exps 64 x 32 x 4 = 8,192 elements = 256 blocks of 32:
+//     rules (q4_K -> fallback q5_0) 256 x 22 = 5,632; MXFP4 256 x 17 = 4,352
+// File: q4_K 1, mxfp4 1, 144,000 + 4,352 = 148,352 B. --tensor-type does not
+// override a fallback, so only keeping the converter's MXFP4 holds it.
+TEST(QuantizeOptions, ExpertsTheConverterWroteInMxfp4AreKept) {
+  std::vector<ConvertedTensor> tensors{{"token_embd.weight", {256, 1000}, kF16},
+                                       {"blk.0.ffn_up_exps.weight", {64, 32, 4}, kMXFP4}};
+  const std::vector<GgmlType> rules{kQ4_K, kQ5_0};
+  const std::vector<TypeChoice> choices{TypeChoice{true, false}, TypeChoice{true, true}};
+  const RulesRebuild rebuild{tensors, rules, choices, kQ4_K, {}};
+  const QuantizedFileTotals totals{{{kQ4_K, 1}, {kMXFP4, 1}}, 148352, 0};
+  Result<std::vector<OptionsAssignment>> found = search_quantize_options(rebuild, totals);
+  ASSERT_TRUE(found.ok()) << found.error().message();
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ(found->front().options, std::vector<std::string>{"ffn_up_exps kept mxfp4 as converted"});
+  EXPECT_TRUE(is_kept_as_converted(found->front().options.front()));
+  EXPECT_EQ(found->front().types[1], kMXFP4);
+  EXPECT_EQ(found->front().bytes, 148352u);
+}
+
 }  // namespace
 }  // namespace memfit::llamacpp
