@@ -1144,6 +1144,54 @@ bool price_whole_file_host_range(const RuntimeLog& log, const Model& model, cons
   return true;
 }
 
+// The host's CPU_Mapped row where its tensors are not contiguous in the
+// file (memfit's list in llama-quantize's order since #9935: outside the
+// blocks by name, then block by block, each block's by name): under mmap
+// the buffer is the file's range from the host's first tensor to its
+// last (llama-model.cpp load_tensors: get_mapping_range,
+// ggml_backend_dev_buffer_from_host_ptr), so it spans the tensors of the
+// GPUs' that lie between them. Where -ot or --n-cpu-moe (or a backend
+// that does not run a type: CANN and gpt-oss's MXFP4 experts) keep every
+// block's experts on the host while the GPUs hold the rest of the blocks,
+// the range runs from token_embd to the last block's last expert tensor
+// and holds every block's attention between. Each tensor before the last
+// is padded to GGUF's 32-byte alignment (general.alignment's default).
+// true when priced.
+bool price_spread_host_range(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                             const LlamaCppDeviceUsage& d, FigureCheck& c) {
+  const auto& buffers = c.printed.buffers;
+  const bool mapped_name = buffers.size() == 1 && (buffers[0] == "CPU_Mapped" || buffers[0] == "CPU");
+  if (c.printed.figure != LogFigure::kModel || d.device != "cpu" || !e.settings.placement.mmap ||
+      !mapped_name || !in_file_order(log, model) || e.placement.tensors.size() != model.tensors.size()) {
+    return false;
+  }
+  const auto host = static_cast<uint32_t>(&d - e.placement.devices.data());
+  const std::vector<LlamaCppTensorPlace>& places = e.placement.tensors;
+  size_t first = places.size();
+  size_t last = 0;
+  for (size_t i = 0; i < places.size(); ++i) {
+    if (!places[i].loaded || places[i].device != host) continue;
+    first = std::min(first, i);
+    last = i;
+  }
+  if (first == places.size()) return false;
+  constexpr uint64_t kGgufAlignment = 32;
+  CheckedBytes range = model.tensors[last].data_bytes;
+  CheckedBytes others = 0;
+  for (size_t i = first; i < last; ++i) {
+    range += round_up(model.tensors[i].data_bytes, kGgufAlignment);
+    if (places[i].device != host) others += model.tensors[i].data_bytes;
+  }
+  if (!range.value() || !others.value() || *others.value() == 0) return false;
+  c.memfit = *range.value();
+  const std::string note =
+      fmt::format("the host maps the file's range from its first tensor to its last (get_mapping_range), "
+                  "which in llama-quantize's order holds {} B of the GPUs' tensors between the host's",
+                  *others.value());
+  c.note = c.note.empty() ? note : note + "; " + c.note;
+  return true;
+}
+
 // A partial offload's CPU_Mapped row from a file whose tensor order is not
 // read (Ollama's own files): under mmap the host's buffer is the file's
 // range from its first tensor to its last (llama-model.cpp load_tensors,
@@ -1512,7 +1560,8 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     price_device_figure(e, *d, c.printed.device == "CPU", exact_weights, input_buffer, prints_state, c);
     if (c.printed.device != "CPU") price_metal_mapped(log, *run.model, e, *d, c);
     note_unordered_metal_range(log, *run.model, c);
-    if (!price_whole_file_host_range(log, *run.model, e, *d, c)) {
+    if (!price_whole_file_host_range(log, *run.model, e, *d, c) &&
+        !price_spread_host_range(log, *run.model, e, *d, c)) {
       note_unordered_host_range(log, *run.model, e, *d, c);
     }
     note_presorted_host_range(log, *run.model, e, *d, c);

@@ -86,5 +86,48 @@ TEST(CheckLogHostBuffers, IkLlamaPadsEveryLayersQuantizedKRowOnCuda) {
   EXPECT_NE(compute->note.find("2764046336 B"), std::string::npos) << compute->note;
 }
 
+TEST(CheckLogHostBuffers, ExpertsKeptOnTheHostMapTheRangeAcrossEveryBlocksAttention) {
+  // A CANN guide's run (b6115, eight Ascend 910B4, every layer offloaded,
+  // ggml-org's gpt-oss-20b MXFP4_MOE file): CANN runs no MXFP4, so every
+  // block's experts (3 x 141,004,800 B mxfp4 + 3 x 368,640 B f32 biases
+  // = 424,120,320 B a block) stay on the host with token_embd (q8_0,
+  // 2,880 x 201,088 x 34 / 32 = 615,329,280 B). In llama-quantize's order
+  // (output, output_norm, token_embd, then blk.0 to blk.23, each by name)
+  // the host's range runs from token_embd to blk.23.ffn_up_exps.weight and
+  // holds every block's other tensors, 28,625,024 B a block (q8_0 attn_q,
+  // attn_output 12,533,760 each, attn_k, attn_v 1,566,720 each; f32 norms,
+  // biases, sinks, router 424,064), all but blk.23's post_attention_norm
+  // (11,520 B), which follows its last expert. Every size is whole 32 B,
+  // so no padding: 615,329,280 + 24 x (424,120,320 + 28,625,024) - 11,520
+  // = 11,481,206,016 B (10949.33 MiB, as printed), of which
+  // 24 x 28,625,024 - 11,520 = 686,989,056 B are the GPUs' tensors.
+  LogCheckOptions options;
+  options.command = "llama-server -a gpt-oss-20b -m gpt-oss-20b-mxfp4.gguf -c 0 -fa --jinja "
+                    "--reasoning-format none --gpu-layers 60";
+  const LogCheck c =
+      testing::check_test_log("llamacpp", "llamacpp-neverllama5-gptoss20b-mxfp4-8x-ascend910b-cann.log", options);
+  const FigureCheck* model = testing::find_check_figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->memfit, std::optional<uint64_t>(11'481'206'016u));
+  EXPECT_TRUE(model->within_print);
+  EXPECT_NE(model->note.find("holds 686989056 B of the GPUs' tensors"), std::string::npos) << model->note;
+}
+
+TEST(CheckLogHostBuffers, GptOssQ4KMKeepsTheConvertersMxfp4Experts) {
+  // Unsloth's gpt-oss-20b Q4_K_M on an M5 (b8198): 72 mxfp4, 24 q4_K,
+  // 61 q5_0, 13 q8_0 -- llama-quantize's Q4_K_M rules with the experts kept
+  // as the converter wrote them. token_embd (2,880 columns, not whole Q4_K
+  // blocks) falls back to Q5_0: 2,880 x 201,088 x 22 / 32 = 398,154,240 B,
+  // the host's whole buffer (379.71 MiB printed).
+  LogCheckOptions options;
+  options.command = "llama-server -hf unsloth/gpt-oss-20b-GGUF";
+  const LogCheck c =
+      testing::check_test_log("llamacpp", "llamacpp-neverllama5-gptoss20b-q4km-m5-metal-np4.log", options);
+  const FigureCheck* model = testing::find_check_figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->memfit, std::optional<uint64_t>(398'154'240u));
+  EXPECT_TRUE(model->within_print);
+}
+
 }  // namespace
 }  // namespace memfit
