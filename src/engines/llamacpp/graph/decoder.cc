@@ -170,12 +170,28 @@ std::optional<DecoderShape> decoder_shape(const ModelSpec& spec, const LlamaCppC
   return s;
 }
 
+// The shape at the build's graph (releases.cc): the mask's cast, the KV
+// store's indices, the vector-input leaf, the fused SwiGLU. false where
+// the build's graph differs in a way the builder does not mirror: a build
+// before #6017 kept the graph inputs in a buffer of their own, one before
+// #6122 had no output ids, and the Hadamard rotations of a quantized cache
+// are the pinned build's (their first build not read), so a quantized
+// cache in an older build is not replayed.
+bool at_build_graph(DecoderShape& s, const LlamaCppSettings& settings) {
+  if (separate_input_buffer(settings) || early_graph_phases(settings)) return false;
+  s.input_leaf = vector_input_leaf(settings);
+  s.fused_glu = !split_glu_in_place(settings);
+  s.attn.f32_mask_cast = f32_mask_cast(settings);
+  s.attn.kv_indices = set_rows_kv_store(settings);
+  return !((s.attn.k_rot > 0 || s.attn.v_rot > 0) && s.attn.f32_mask_cast);
+}
+
 }  // namespace
 
 Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const LlamaCppContext& c,
                                                const LlamaCppSettings& settings) {
-  const std::optional<DecoderShape> s = decoder_shape(spec, c, settings, false);
-  if (!s) return std::optional<uint64_t>();
+  std::optional<DecoderShape> s = decoder_shape(spec, c, settings, false);
+  if (!s || !at_build_graph(*s, settings)) return std::optional<uint64_t>();
   return replayed(reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(*s, n_tok, n_out); }));
 }
 
@@ -183,18 +199,7 @@ Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, con
                                                       const LlamaCppSettings& settings,
                                                       const std::vector<int>& device_of_layer, int device) {
   std::optional<DecoderShape> s = decoder_shape(spec, c, settings, true);
-  if (!s) return std::optional<uint64_t>();
-  // A build before #6017 kept the graph inputs in a buffer of their own,
-  // and one before #6122 had no output ids: not this graph.
-  if (separate_input_buffer(settings) || early_graph_phases(settings)) return std::optional<uint64_t>();
-  // The build's graph (releases.cc). The Hadamard rotations of a quantized
-  // cache are the pinned build's, their first build not read: a quantized
-  // cache in an older build is not replayed.
-  s->input_leaf = vector_input_leaf(settings);
-  s->fused_glu = !split_glu_in_place(settings);
-  s->attn.f32_mask_cast = f32_mask_cast(settings);
-  s->attn.kv_indices = set_rows_kv_store(settings);
-  if ((s->attn.k_rot > 0 || s->attn.v_rot > 0) && s->attn.f32_mask_cast) return std::optional<uint64_t>();
+  if (!s || !at_build_graph(*s, settings)) return std::optional<uint64_t>();
   const uint64_t seqs = std::max<uint64_t>(c.streams, 1);
   return replayed(reserve_bytes(c, seqs, kGpuTensorAlignment, [&](uint64_t n_tok, uint64_t n_out) {
     return ggml_graph::device_split(build(*s, n_tok, n_out), device_of_layer, device);

@@ -158,3 +158,36 @@ TEST(LlamaCppGraphReplay, TheSyntheticLlamaOfTheRulesDoc) {
 
 }  // namespace
 }  // namespace memfit
+
+namespace memfit {
+namespace {
+
+TEST(LlamaCppGraphReplay, ABuildBefore18898EndsInTheLogitsAboveOneRow) {
+  // `llama-dense` (4 blocks, hidden 512, 8 heads / 2 KV heads of 64, FFN
+  // 1536, vocabulary 32000) on the host at b7108 (the build Ollama 0.13.2
+  // to 0.24 vendors: no vector-input leaf, an F32 mask cast in the graph),
+  // flash attention, -c 4096 -ub 512. `inp_embd` is the token path's
+  // get_rows, freed after block 0, and every input (token ids, positions,
+  // KV indices, the mask, out_ids) is freed by the last block, so the
+  // bottom of the buffer is one free block: the last FFN's norm lands at 0,
+  // its down projection at 0 once the norm is freed, l_out and result_norm
+  // in place there, and the logits right above it:
+  // 4 x 512 x 512 + 4 x 512 x 32000 = 1,048,576 + 65,536,000 = 66,584,576.
+  // The phases' host tail kept two rows (67,633,152): the pinned graph's
+  // never-freed inp_embd leaf is the second. Ollama 0.16.3's TinyLlama CPU
+  // log prints 66.50 MiB = 4 x 512 x (32000 + 2048) the same way
+  // (tests/data/logs/ollama/ollama-msjarvis-tinyllama-q4_0-cpu-v0163).
+  ModelSpec s;
+  s.model_type = "llama";
+  s.geometry = {4, 512, 8, 2, 64, 1536, 32000};
+  s.max_position_tokens = 8192;
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0, 0});
+  LlamaCppSettings st = llamacpp_settings(4096, 1, 512, FlashAttn::kOn);
+  st.build = 7108;
+  const LlamaCppEstimate e = run_llamacpp(s, st);
+  EXPECT_TRUE(e.compute_replayed);
+  EXPECT_EQ(e.compute_bytes, 1048576u + 65536000u);
+}
+
+}  // namespace
+}  // namespace memfit
