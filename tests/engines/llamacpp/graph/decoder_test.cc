@@ -105,7 +105,7 @@ TEST(LlamaCppGraphReplay, OtherModelsKeepThePhaseModel) {
   // cache under flash attention (llama.cpp casts it: not in the graph) and
   // GPU placement all keep the modelled phases.
   LlamaCppSettings s = llamacpp_settings(4096, 1, 512, FlashAttn::kOn);
-  EXPECT_FALSE(run_llamacpp(validation_llama("phi3"), s).compute_replayed);
+  EXPECT_FALSE(run_llamacpp(validation_llama("phi2"), s).compute_replayed);
   ModelSpec swa = validation_llama();
   swa.layers[0].kind = LayerKind::kSlidingWindow;
   swa.layers[0].window_tokens = 512;
@@ -187,6 +187,41 @@ TEST(LlamaCppGraphReplay, ABuildBefore18898EndsInTheLogitsAboveOneRow) {
   const LlamaCppEstimate e = run_llamacpp(s, st);
   EXPECT_TRUE(e.compute_replayed);
   EXPECT_EQ(e.compute_bytes, 1048576u + 65536000u);
+}
+
+}  // namespace
+}  // namespace memfit
+namespace memfit {
+namespace {
+
+TEST(LlamaCppGraphReplay, Phi3sFusedQkvAndMergedUpPeakInBlockZerosFfn) {
+  // A phi3 shape (4 blocks, hidden 512, 8 heads / 8 KV heads of 64, FFN
+  // 1536, vocabulary 2000, so the logits, 4,096,000, are no peak) on the
+  // host at b7108, flash attention, -c 4096 -ub 512. Inputs: token ids
+  // 2,048 at 0, positions 2,048, k_idxs and v_idxs 4,096 each, the F32 mask
+  // 4 x 4096 x 512 = 8,388,608 at 12,288, out_ids 2,048, inp_embd
+  // 1,048,576 at 8,402,944 (to 9,451,520). Block 0: the norm at 9,451,520,
+  // the one QKV product 4 x 512 x (8 + 2 x 8) x 64 = 3,145,728 above it
+  // (to 13,645,824); the roped Q (a RoPE over a view runs out of place)
+  // takes the freed norm's place and is scaled in place, the roped K goes
+  // on top, 1,048,576 to 14,694,400. K stored and the product freed after
+  // V's store (V is a view of it), the mask's F16 cast (4,194,304) fits
+  // their 4 MiB hole exactly and the F32 mask is freed. The attention
+  // lands in the mask's old place, its projection and ffn_inp in Q's, the
+  // FFN norm in inp_embd's, the merged up product 4 x 512 x 3072 =
+  // 6,291,456 at 12,288; the SwiGLU, 3,145,728, fits no hole (2,097,152
+  // is left above the up product) and goes on top:
+  // 14,694,400 + 3,145,728 = 17,840,128.
+  ModelSpec s;
+  s.model_type = "phi3";
+  s.geometry = {4, 512, 8, 8, 64, 1536, 2000};
+  s.max_position_tokens = 8192;
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 1024, 0, 0, 0});
+  LlamaCppSettings st = llamacpp_settings(4096, 1, 512, FlashAttn::kOn);
+  st.build = 7108;
+  const LlamaCppEstimate e = run_llamacpp(s, st);
+  EXPECT_TRUE(e.compute_replayed);
+  EXPECT_EQ(e.compute_bytes, 14694400u + 3145728u);
 }
 
 }  // namespace
