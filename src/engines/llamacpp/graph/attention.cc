@@ -147,10 +147,15 @@ int attention(Graph& g, const AttentionShape& s, const AttentionInputs& in, int 
   const auto cache = [&](bool merged) { return merged ? g.reshape(in.weight, {1, 1, 1, 1}) : in.weight; };
   store(g, g.view(k, {kv_width, n_tok, 1, 1}, rows_nb, 0), in.k_idxs, cache(ns > 1));
   // cpy_v: the same with flash attention; without, V one element a row.
+  // A V that is a view of a fused QKV product (phi3) is stored as the
+  // view with flash attention, and copied contiguous (cont_2d) before its
+  // transposed store without (llama-kv-cache.cpp cpy_v).
   if (s.flash_attn) {
-    store(g, g.view(v, {kv_width, n_tok, 1, 1}, rows_nb, 0), in.v_idxs, cache(ns > 1));
+    store(g, g.view(v, {kv_width, n_tok, 1, 1}, {4, g.at(v).nb[2], g.at(v).nb[2] * n_tok, g.at(v).nb[2] * n_tok}, 0), in.v_idxs,
+          cache(ns > 1));
   } else {
-    const int v2 = g.reshape(v, {kv_width, n_tok, 1, 1});
+    const int v2 = contiguous(g, v) ? g.reshape(v, {kv_width, n_tok, 1, 1})
+                                    : g.op(Op::kOther, Type::kF32, {kv_width, n_tok, 1, 1}, {v}, "cont");
     store(g, g.reshape(v2, {1, kv_width * n_tok, 1, 1}), in.v_idxs, cache(true));
   }
 

@@ -151,7 +151,8 @@ Result<uint64_t> reserve_bytes(const LlamaCppContext& context, uint64_t seqs, ui
 Result<std::optional<uint64_t>> replayed(Result<uint64_t> bytes);
 
 // The builders, each nullopt for a model or setting it does not cover.
-// llamacpp/graph/decoder.cc: llama, Mistral, Mixtral, qwen3, qwen3moe.
+// llamacpp/graph/decoder.cc: llama, Mistral, Mixtral, qwen3, qwen3moe, phi3,
+// at the build's graph (at_build_graph).
 Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const LlamaCppContext& context,
                                                const LlamaCppSettings& settings);
 // The same graphs as GPU `device` sees them when the GPUs run every layer,

@@ -1,6 +1,6 @@
 // The prompt and token graphs of the pinned llama.cpp's decoder-only
 // transformers with one full-attention KV cache (llama, Mistral and
-// Mixtral as llama.cpp converts them, qwen3, qwen3moe), built tensor by
+// Mixtral as llama.cpp converts them, qwen3, qwen3moe, phi3), built tensor by
 // tensor in the order llama.cpp builds them, for the allocator replay
 // (llamacpp/graph/ggml_graph.h). The facts behind each step: docs/llamacpp-rules.md,
 // "Compute buffers (replayed)".
@@ -19,6 +19,7 @@ namespace {
 
 using ggml_graph::Op;
 using ggml_graph::Type;
+using ggml_graph::Dims;
 
 // The shape of one graph: everything the builder reads, already checked.
 struct DecoderShape {
@@ -27,6 +28,10 @@ struct DecoderShape {
   // glm4: RMS norms after the attention and after the FFN (in place over
   // their outputs) and one merged up matrix (merged_swiglu_ffn).
   bool glm4 = false;
+  // phi3 (llm_build_phi3 with wqkv): one QKV product whose Q, K and V are
+  // views, Q scaled by 1/sqrt(head_dim) after RoPE (ggml_scale, in
+  // place), and one merged up matrix.
+  bool phi3 = false;
   bool input_leaf = true;    // the vector-input leaf (#18898)
   bool fused_glu = true;     // the FFN's fused SwiGLU (#14158)
   uint64_t layers = 0;
@@ -59,6 +64,17 @@ uint64_t tensor_bound(const DecoderShape& s) {
   return 64 + s.layers * (48 + (s.experts > 0 ? 32 + 2 * s.used : 0));
 }
 
+// Q, K and V as llm_build_phi3 views them in its one QKV product (rows of
+// heads + 2 kv_heads heads of head_dim): each head's row contiguous, the
+// tokens a product's row apart, K after Q's heads, V after K's.
+void fused_qkv_views(Graph& g, const AttentionShape& a, int qkv, uint64_t n_tok, int& q, int& k, int& v) {
+  const uint64_t row = g.at(qkv).nb[1];
+  const Dims nb = {4, 4 * a.head_dim, row, row * n_tok};
+  q = g.view(qkv, {a.head_dim, a.heads, n_tok, 1}, nb, 0);
+  k = g.view(qkv, {a.head_dim, a.kv_heads, n_tok, 1}, nb, 4 * a.heads * a.head_dim);
+  v = g.view(qkv, {a.head_dim, a.kv_heads, n_tok, 1}, nb, 4 * (a.heads + a.kv_heads) * a.head_dim);
+}
+
 // The graph of one ubatch of n_tok tokens (a multiple of the streams)
 // keeping n_out output rows.
 Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
@@ -82,11 +98,19 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
       const int mm = mul_mat(g, in.weight, x, rows);
       return s.qkv_bias ? g.op(Op::kAdd, Type::kF32, g.at(mm).ne, {mm, in.weight}) : mm;
     };
-    int q = g.reshape(project(a.heads * a.head_dim), {a.head_dim, a.heads, n_tok, 1});
-    int k = g.reshape(project(a.kv_heads * a.head_dim), {a.head_dim, a.kv_heads, n_tok, 1});
-    const int v = g.reshape(project(a.kv_heads * a.head_dim), {a.head_dim, a.kv_heads, n_tok, 1});
+    int q = -1;
+    int k = -1;
+    int v = -1;
+    if (s.phi3) {
+      fused_qkv_views(g, a, mul_mat(g, in.weight, x, (a.heads + 2 * a.kv_heads) * a.head_dim), n_tok, q, k, v);
+    } else {
+      q = g.reshape(project(a.heads * a.head_dim), {a.head_dim, a.heads, n_tok, 1});
+      k = g.reshape(project(a.kv_heads * a.head_dim), {a.head_dim, a.kv_heads, n_tok, 1});
+      v = g.reshape(project(a.kv_heads * a.head_dim), {a.head_dim, a.kv_heads, n_tok, 1});
+    }
     if (s.qk_norm) q = rms_norm_mul(g, q, in.weight);
     q = g.op(Op::kRope, Type::kF32, g.at(q).ne, {q, in.pos}, "Qcur");
+    if (s.phi3) q = g.op(Op::kScale, Type::kF32, g.at(q).ne, {q}, "Qcur");
     if (s.qk_norm) k = rms_norm_mul(g, k, in.weight);
     k = g.op(Op::kRope, Type::kF32, g.at(k).ne, {k, in.pos}, "Kcur");
     int cur = attention(g, a, attn_in, q, k, v, n_tok);
@@ -96,10 +120,13 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
     const int ffn_inp = g.op(Op::kAdd, Type::kF32, {a.hidden, rows, 1, 1}, {cur, residual}, "ffn_inp");
     const int y = rms_norm_mul(g, ffn_inp, in.weight);
     int ffn_out = s.experts > 0 ? moe(g, s, in, y, rows)
-                  : s.glm4      ? merged_swiglu_ffn(g, in.weight, y, s.ffn, a.hidden, s.fused_glu)
+                  : s.glm4 || s.phi3 ? merged_swiglu_ffn(g, in.weight, y, s.ffn, a.hidden, s.fused_glu)
                                 : swiglu_ffn(g, in.weight, y, s.ffn, a.hidden, s.fused_glu);
     if (s.glm4) ffn_out = rms_norm_mul(g, ffn_out, in.weight);
-    inp = g.op(Op::kAdd, Type::kF32, {a.hidden, rows, 1, 1}, {ffn_out, ffn_inp}, "l_out");
+    // phi3 adds the FFN's output to the residual (ggml_add(residual, cur)):
+    // the residual is the first source, the one the sum may take over.
+    const std::vector<int> sum = s.phi3 ? std::vector<int>{ffn_inp, ffn_out} : std::vector<int>{ffn_out, ffn_inp};
+    inp = g.op(Op::kAdd, Type::kF32, {a.hidden, rows, 1, 1}, sum, "l_out");
   }
   g.set_layer(static_cast<int>(s.layers));
   logits_output(g, in.weight, inp, s.vocab);
@@ -117,6 +144,10 @@ bool known_architecture(std::string_view model_type, bool device_graph, DecoderS
   }
   if (device_graph && model_type == "qwen2") {
     s->qkv_bias = true;
+    return true;
+  }
+  if (model_type == "phi3") {
+    s->phi3 = true;
     return true;
   }
   if (device_graph && model_type == "glm4") {
@@ -170,12 +201,28 @@ std::optional<DecoderShape> decoder_shape(const ModelSpec& spec, const LlamaCppC
   return s;
 }
 
+// The shape at the build's graph (releases.cc): the mask's cast, the KV
+// store's indices, the vector-input leaf, the fused SwiGLU. false where
+// the build's graph differs in a way the builder does not mirror: a build
+// before #6017 kept the graph inputs in a buffer of their own, one before
+// #6122 had no output ids, and the Hadamard rotations of a quantized cache
+// are the pinned build's (their first build not read), so a quantized
+// cache in an older build is not replayed.
+bool at_build_graph(DecoderShape& s, const LlamaCppSettings& settings) {
+  if (separate_input_buffer(settings) || early_graph_phases(settings)) return false;
+  s.input_leaf = vector_input_leaf(settings);
+  s.fused_glu = !split_glu_in_place(settings);
+  s.attn.f32_mask_cast = f32_mask_cast(settings);
+  s.attn.kv_indices = set_rows_kv_store(settings);
+  return !((s.attn.k_rot > 0 || s.attn.v_rot > 0) && s.attn.f32_mask_cast);
+}
+
 }  // namespace
 
 Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const LlamaCppContext& c,
                                                const LlamaCppSettings& settings) {
-  const std::optional<DecoderShape> s = decoder_shape(spec, c, settings, false);
-  if (!s) return std::optional<uint64_t>();
+  std::optional<DecoderShape> s = decoder_shape(spec, c, settings, false);
+  if (!s || !at_build_graph(*s, settings)) return std::optional<uint64_t>();
   return replayed(reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(*s, n_tok, n_out); }));
 }
 
@@ -183,18 +230,7 @@ Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, con
                                                       const LlamaCppSettings& settings,
                                                       const std::vector<int>& device_of_layer, int device) {
   std::optional<DecoderShape> s = decoder_shape(spec, c, settings, true);
-  if (!s) return std::optional<uint64_t>();
-  // A build before #6017 kept the graph inputs in a buffer of their own,
-  // and one before #6122 had no output ids: not this graph.
-  if (separate_input_buffer(settings) || early_graph_phases(settings)) return std::optional<uint64_t>();
-  // The build's graph (releases.cc). The Hadamard rotations of a quantized
-  // cache are the pinned build's, their first build not read: a quantized
-  // cache in an older build is not replayed.
-  s->input_leaf = vector_input_leaf(settings);
-  s->fused_glu = !split_glu_in_place(settings);
-  s->attn.f32_mask_cast = f32_mask_cast(settings);
-  s->attn.kv_indices = set_rows_kv_store(settings);
-  if ((s->attn.k_rot > 0 || s->attn.v_rot > 0) && s->attn.f32_mask_cast) return std::optional<uint64_t>();
+  if (!s || !at_build_graph(*s, settings)) return std::optional<uint64_t>();
   const uint64_t seqs = std::max<uint64_t>(c.streams, 1);
   return replayed(reserve_bytes(c, seqs, kGpuTensorAlignment, [&](uint64_t n_tok, uint64_t n_out) {
     return ggml_graph::device_split(build(*s, n_tok, n_out), device_of_layer, device);

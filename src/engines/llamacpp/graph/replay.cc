@@ -50,16 +50,16 @@ Result<std::optional<uint64_t>> replayed_compute_bytes(const Model& model, const
   // The builders replay the generation graph; an encoder's graph or one
   // that pools embeddings is priced by the phases (docs/embedding-models.md).
   if (settings.embedding || spec.embedding.bidirectional) return std::optional<uint64_t>();
-  // The builders mirror the pinned graph: its vector-input `inp_embd` and
-  // its F16 mask input. A build before #18898 has neither (token path
-  // alone; an F32 mask cast in the graph): the phases price it.
+  // The decoder's builder takes the build's graph (at_build_graph: the
+  // token path alone and the F32 mask cast of a build before #18898, as
+  // Ollama's runner vendors it at every release memfit reads). The others
+  // mirror the pinned graph, its vector-input `inp_embd` and its F16 mask
+  // input: an older build's is priced by the phases.
+  Result<std::optional<uint64_t>> decoder = graph::replay_decoder(spec, c, settings);
+  if (!decoder || decoder->has_value()) return decoder;
   if (!vector_input_leaf(settings)) return std::optional<uint64_t>();
-  using Builder = Result<std::optional<uint64_t>> (*)(const ModelSpec&, const LlamaCppContext&,
-                                                      const LlamaCppSettings&);
-  for (Builder builder : {&graph::replay_decoder, &graph::replay_gemma3}) {
-    Result<std::optional<uint64_t>> bytes = builder(spec, c, settings);
-    if (!bytes || bytes->has_value()) return bytes;
-  }
+  Result<std::optional<uint64_t>> gemma3 = graph::replay_gemma3(spec, c, settings);
+  if (!gemma3 || gemma3->has_value()) return gemma3;
   // The builders that read the file's own facts; a model from a config.json
   // has the defaults (no MLA graph: the phase model prices it).
   const graph::FileFacts facts =

@@ -105,7 +105,7 @@ TEST(LlamaCppGraphReplay, OtherModelsKeepThePhaseModel) {
   // cache under flash attention (llama.cpp casts it: not in the graph) and
   // GPU placement all keep the modelled phases.
   LlamaCppSettings s = llamacpp_settings(4096, 1, 512, FlashAttn::kOn);
-  EXPECT_FALSE(run_llamacpp(validation_llama("phi3"), s).compute_replayed);
+  EXPECT_FALSE(run_llamacpp(validation_llama("phi2"), s).compute_replayed);
   ModelSpec swa = validation_llama();
   swa.layers[0].kind = LayerKind::kSlidingWindow;
   swa.layers[0].window_tokens = 512;
@@ -154,6 +154,74 @@ TEST(LlamaCppGraphReplay, TheSyntheticLlamaOfTheRulesDoc) {
                          llamacpp_settings(4096, 1, 512, FlashAttn::kOn, GgmlType::kQ8_0, GgmlType::kQ8_0))
                         .compute_bytes,
             4196352u + 524288u + 65536000u);
+}
+
+}  // namespace
+}  // namespace memfit
+
+namespace memfit {
+namespace {
+
+TEST(LlamaCppGraphReplay, ABuildBefore18898EndsInTheLogitsAboveOneRow) {
+  // `llama-dense` (4 blocks, hidden 512, 8 heads / 2 KV heads of 64, FFN
+  // 1536, vocabulary 32000) on the host at b7108 (the build Ollama 0.13.2
+  // to 0.24 vendors: no vector-input leaf, an F32 mask cast in the graph),
+  // flash attention, -c 4096 -ub 512. `inp_embd` is the token path's
+  // get_rows, freed after block 0, and every input (token ids, positions,
+  // KV indices, the mask, out_ids) is freed by the last block, so the
+  // bottom of the buffer is one free block: the last FFN's norm lands at 0,
+  // its down projection at 0 once the norm is freed, l_out and result_norm
+  // in place there, and the logits right above it:
+  // 4 x 512 x 512 + 4 x 512 x 32000 = 1,048,576 + 65,536,000 = 66,584,576.
+  // The phases' host tail kept two rows (67,633,152): the pinned graph's
+  // never-freed inp_embd leaf is the second. Ollama 0.16.3's TinyLlama CPU
+  // log prints 66.50 MiB = 4 x 512 x (32000 + 2048) the same way
+  // (tests/data/logs/ollama/ollama-msjarvis-tinyllama-q4_0-cpu-v0163).
+  ModelSpec s;
+  s.model_type = "llama";
+  s.geometry = {4, 512, 8, 2, 64, 1536, 32000};
+  s.max_position_tokens = 8192;
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 256, 0, 0, 0});
+  LlamaCppSettings st = llamacpp_settings(4096, 1, 512, FlashAttn::kOn);
+  st.build = 7108;
+  const LlamaCppEstimate e = run_llamacpp(s, st);
+  EXPECT_TRUE(e.compute_replayed);
+  EXPECT_EQ(e.compute_bytes, 1048576u + 65536000u);
+}
+
+}  // namespace
+}  // namespace memfit
+namespace memfit {
+namespace {
+
+TEST(LlamaCppGraphReplay, Phi3sFusedQkvAndMergedUpPeakInBlockZerosFfn) {
+  // A phi3 shape (4 blocks, hidden 512, 8 heads / 8 KV heads of 64, FFN
+  // 1536, vocabulary 2000, so the logits, 4,096,000, are no peak) on the
+  // host at b7108, flash attention, -c 4096 -ub 512. Inputs: token ids
+  // 2,048 at 0, positions 2,048, k_idxs and v_idxs 4,096 each, the F32 mask
+  // 4 x 4096 x 512 = 8,388,608 at 12,288, out_ids 2,048, inp_embd
+  // 1,048,576 at 8,402,944 (to 9,451,520). Block 0: the norm at 9,451,520,
+  // the one QKV product 4 x 512 x (8 + 2 x 8) x 64 = 3,145,728 above it
+  // (to 13,645,824); the roped Q (a RoPE over a view runs out of place)
+  // takes the freed norm's place and is scaled in place, the roped K goes
+  // on top, 1,048,576 to 14,694,400. K stored and the product freed after
+  // V's store (V is a view of it), the mask's F16 cast (4,194,304) fits
+  // their 4 MiB hole exactly and the F32 mask is freed. The attention
+  // lands in the mask's old place, its projection and ffn_inp in Q's, the
+  // FFN norm in inp_embd's, the merged up product 4 x 512 x 3072 =
+  // 6,291,456 at 12,288; the SwiGLU, 3,145,728, fits no hole (2,097,152
+  // is left above the up product) and goes on top:
+  // 14,694,400 + 3,145,728 = 17,840,128.
+  ModelSpec s;
+  s.model_type = "phi3";
+  s.geometry = {4, 512, 8, 8, 64, 1536, 2000};
+  s.max_position_tokens = 8192;
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 1024, 0, 0, 0});
+  LlamaCppSettings st = llamacpp_settings(4096, 1, 512, FlashAttn::kOn);
+  st.build = 7108;
+  const LlamaCppEstimate e = run_llamacpp(s, st);
+  EXPECT_TRUE(e.compute_replayed);
+  EXPECT_EQ(e.compute_bytes, 14694400u + 3145728u);
 }
 
 }  // namespace
