@@ -340,6 +340,9 @@ std::string device_of(const LogDevice& gpu, size_t i) {
   if (gpu.id.starts_with("SYCL")) return fmt::format("sycl:{}", i);
   // ggml-cann's devices: the weight types it multiplies (runs_weight_op).
   if (gpu.id.starts_with("CANN")) return fmt::format("cann:{}", i);
+  // ggml-metal's devices ("Metal", or "MTL0" where a build indexes them):
+  // the split's reorder (llamacpp/graph/metal_reorder.h).
+  if (gpu.id == "Metal" || gpu.id.starts_with("MTL")) return fmt::format("metal:{}", i);
   return fmt::format("gpu:{}", i);
 }
 

@@ -340,13 +340,14 @@ Result<std::optional<uint64_t>> replayed_compute_bytes(const Model& model,
 // (the decoder builder's architectures and qwen2) split as
 // ggml_backend_sched_split_graph splits it, the device's split with the
 // scheduler's copies of its inputs first, and the allocator replayed over
-// it (llamacpp/graph/ggml_graph.h, device_split). nullopt for any other
-// model or setting. kOverflow on absurd sizes.
+// it (llamacpp/graph/ggml_graph.h, device_split), on a Metal GPU (`metal`)
+// after the backend's reorder (llamacpp/graph/metal_reorder.h). nullopt for
+// any other model or setting. kOverflow on absurd sizes.
 Result<std::optional<uint64_t>> replayed_device_compute_bytes(const Model& model,
                                                               const LlamaCppContext& context,
                                                               const LlamaCppSettings& settings,
                                                               const std::vector<int>& device_of_layer,
-                                                              int device);
+                                                              int device, bool metal = false);
 
 // The buffers' alignments: every tensor of a GPU buffer starts at a
 // multiple of 128 B (ggml-cuda's), of a host buffer at 32 B (ggml-cpu's

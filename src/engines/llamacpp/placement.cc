@@ -867,7 +867,8 @@ Result<std::vector<uint64_t>> replayed_splits(const Model& model, const LlamaCpp
   for (Where w = 0; w < lay.gpus; ++w) {
     if (d[w].blocks == 0 && !d[w].output) continue;
     Result<std::optional<uint64_t>> bytes =
-        replayed_device_compute_bytes(model, e.context, e.settings, device_of_layer, static_cast<int>(w));
+        replayed_device_compute_bytes(model, e.context, e.settings, device_of_layer, static_cast<int>(w),
+                                      e.settings.placement.gpus[w].device.starts_with("metal"));
     if (!bytes) return bytes.error();
     if (!*bytes) return std::vector<uint64_t>();
     out[w] = **bytes;

@@ -2,6 +2,7 @@
 // matrix products, RMS norms, the Hadamard rotations of a quantized cache
 // and build_attn over a KV cache.
 #include "engines/llamacpp/graph/builders.h"
+#include "memfit/checked_math.h"
 
 #include <algorithm>
 
@@ -32,17 +33,17 @@ bool contiguous(const Graph& g, int t) {
 // A build before #14959: ggml_cpy into a view of the cache (idxs < 0).
 void store(Graph& g, int rows, int idxs, int cache) {
   if (idxs < 0) {
-    g.expand(g.op(Op::kOther, Type::kExternal, {1, 1, 1, 1}, {rows, cache}, "cpy"));
+    g.expand(g.op(Op::kCpy, Type::kExternal, {1, 1, 1, 1}, {rows, cache}, "cpy"));
     return;
   }
-  g.expand(g.op(Op::kOther, Type::kExternal, {1, 1, 1, 1}, {rows, idxs, cache}, "set_rows"));
+  g.expand(g.op(Op::kSetRows, Type::kExternal, {1, 1, 1, 1}, {rows, idxs, cache}, "set_rows"));
 }
 
 }  // namespace
 
 int mul_mat(Graph& g, int w, int b, uint64_t rows) {
   const Dims& ne = g.at(b).ne;
-  return g.op(Op::kOther, Type::kF32, {rows, ne[1], ne[2], ne[3]}, {w, b});
+  return g.op(Op::kMulMat, Type::kF32, {rows, ne[1], ne[2], ne[3]}, {w, b});
 }
 
 int rms_norm_mul(Graph& g, int x, int w) {
@@ -62,7 +63,7 @@ int hadamard(Graph& g, int cur, int rot, uint64_t n) {
 
 int token_embeddings(Graph& g, int weight, uint64_t hidden, uint64_t n_tok, bool input_leaf) {
   const int tokens = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_tokens");
-  const int embd = g.op(Op::kOther, Type::kF32, {hidden, n_tok, 1, 1}, {weight, tokens}, "embd");
+  const int embd = g.op(Op::kGetRows, Type::kF32, {hidden, n_tok, 1, 1}, {weight, tokens}, "embd");
   g.set_host(embd);
   g.expand(embd);
   if (input_leaf) g.expand(g.input(Type::kF32, {hidden, n_tok, 1, 1}, "inp_embd"));
@@ -109,6 +110,24 @@ uint64_t v_rotation(GgmlType type, uint64_t head_dim) {
   return ggml_type_traits(type).block_elements > 1 && head_dim % 64 == 0 ? 64 : 0;
 }
 
+uint64_t metal_flash_attn_scratch(const AttentionShape& s, uint64_t rows) {
+  // Every factor is below kMaxFactor (decoder_shape); CheckedBytes keeps
+  // the products from wrapping all the same.
+  const uint64_t ns = s.streams;
+  // 64 (OP_FLASH_ATTN_EXT_NCPSG) times: K's and V's cell stride (nb11,
+  // nb21) by their heads and streams (ne12 * ne13), and an F16 mask
+  // element per query row and stream.
+  const CheckedBytes pad =
+      CheckedBytes(64) * (CheckedBytes(s.k_cell_bytes) * s.kv_heads * ns + CheckedBytes(s.v_cell_bytes) * s.kv_heads * ns +
+                          CheckedBytes(2) * rows * ns);
+  const bool vec = rows < 20 && s.head_dim % 32 == 0;
+  const uint64_t queries = vec ? 1 : 8;
+  const uint64_t cells = vec ? 32 : 64;
+  const CheckedBytes blk = round_up(CheckedBytes((rows + queries - 1) / queries) * ((s.n_kv + cells - 1) / cells) * ns, 32);
+  const CheckedBytes tmp = CheckedBytes(4) * std::min<uint64_t>(rows, 32) * s.heads * ns * 32 * (s.head_dim + 2);
+  return (pad + blk + tmp).saturated();
+}
+
 AttentionInputs attention_inputs(Graph& g, const AttentionShape& s, uint64_t n_tok, int weight) {
   AttentionInputs in;
   in.weight = weight;
@@ -122,7 +141,7 @@ AttentionInputs attention_inputs(Graph& g, const AttentionShape& s, uint64_t n_t
   const Dims mask_ne = {s.n_kv, n_tok / s.streams, 1, s.streams};
   const bool f16_input = s.flash_attn && !s.f32_mask_cast;
   in.mask = g.input(f16_input ? Type::kF16 : Type::kF32, mask_ne, "attn_inp_kq_mask");
-  if (s.flash_attn && s.f32_mask_cast) in.mask = g.op(Op::kOther, Type::kF16, mask_ne, {in.mask}, "kq_mask_cnv");
+  if (s.flash_attn && s.f32_mask_cast) in.mask = g.op(Op::kCpy, Type::kF16, mask_ne, {in.mask}, "kq_mask_cnv");
   if (s.k_rot > 0) in.k_rot = g.input(Type::kF32, {s.k_rot, s.k_rot, 1, 1}, "attn_inp_k_rot");
   if (s.v_rot > 0) in.v_rot = g.input(Type::kF32, {s.v_rot, s.v_rot, 1, 1}, "attn_inp_v_rot");
   return in;
@@ -144,19 +163,22 @@ int attention(Graph& g, const AttentionShape& s, const AttentionInputs& in, int 
   // its streams when there are several).
   const uint64_t kv_width = s.kv_heads * s.head_dim;
   const Dims rows_nb = {4, 4 * kv_width, 4 * kv_width * n_tok, 4 * kv_width * n_tok};
-  const auto cache = [&](bool merged) { return merged ? g.reshape(in.weight, {1, 1, 1, 1}) : in.weight; };
-  store(g, g.view(k, {kv_width, n_tok, 1, 1}, rows_nb, 0), in.k_idxs, cache(ns > 1));
+  // This layer's K and V caches (external: never placed).
+  const int k_cache = g.cache_external("cache_k");
+  const int v_cache = g.cache_external("cache_v");
+  const auto cache = [&](int c, bool merged) { return merged ? g.reshape(c, {1, 1, 1, 1}) : c; };
+  store(g, g.view(k, {kv_width, n_tok, 1, 1}, rows_nb, 0), in.k_idxs, cache(k_cache, ns > 1));
   // cpy_v: the same with flash attention; without, V one element a row.
   // A V that is a view of a fused QKV product (phi3) is stored as the
   // view with flash attention, and copied contiguous (cont_2d) before its
   // transposed store without (llama-kv-cache.cpp cpy_v).
   if (s.flash_attn) {
     store(g, g.view(v, {kv_width, n_tok, 1, 1}, {4, g.at(v).nb[2], g.at(v).nb[2] * n_tok, g.at(v).nb[2] * n_tok}, 0), in.v_idxs,
-          cache(ns > 1));
+          cache(v_cache, ns > 1));
   } else {
     const int v2 = contiguous(g, v) ? g.reshape(v, {kv_width, n_tok, 1, 1})
                                     : g.op(Op::kOther, Type::kF32, {kv_width, n_tok, 1, 1}, {v}, "cont");
-    store(g, g.reshape(v2, {1, kv_width * n_tok, 1, 1}), in.v_idxs, cache(true));
+    store(g, g.reshape(v2, {1, kv_width * n_tok, 1, 1}), in.v_idxs, cache(v_cache, true));
   }
 
   // build_attn_mha: Q split into streams and permuted; K and V are views
@@ -165,19 +187,20 @@ int attention(Graph& g, const AttentionShape& s, const AttentionInputs& in, int 
   const int q4 = g.view(q, {qt.ne[0], qt.ne[1], qt.ne[2] / ns, ns},
                         {qt.nb[0], qt.nb[1], qt.nb[2], qt.nb[3] / ns}, 0);
   const int qp = g.permute(q4, 0, 2, 1, 3);
-  const int kp = g.permute(cache(true), 0, 2, 1, 3);
-  const int vp = g.permute(cache(true), 0, 2, 1, 3);
+  const int kp = g.permute(cache(k_cache, true), 0, 2, 1, 3);
+  const int vp = g.permute(cache(v_cache, true), 0, 2, 1, 3);
   const uint64_t rows = n_tok / ns;
   int cur = -1;
   if (s.flash_attn) {
     const int fa = g.op(Op::kOther, Type::kF32, {s.head_dim, s.heads, rows, ns}, {qp, kp, vp, in.mask},
                         "flash_attn_ext");
+    if (s.metal_scratch) g.set_alloc_extra(fa, metal_flash_attn_scratch(s, rows));
     cur = g.reshape(fa, {s.head_dim * s.heads, n_tok, 1, 1});
   } else {
-    const int kq = g.op(Op::kOther, Type::kF32, {s.n_kv, rows, s.heads, ns}, {kp, qp}, "kq");
+    const int kq = g.op(Op::kMulMat, Type::kF32, {s.n_kv, rows, s.heads, ns}, {kp, qp}, "kq");
     const int soft = g.op(Op::kSoftMax, Type::kF32, {s.n_kv, rows, s.heads, ns}, {kq, in.mask},
                           "kq_soft_max");
-    const int kqv = g.op(Op::kOther, Type::kF32, {s.head_dim, rows, s.heads, ns}, {vp, soft}, "kqv");
+    const int kqv = g.op(Op::kMulMat, Type::kF32, {s.head_dim, rows, s.heads, ns}, {vp, soft}, "kqv");
     cur = g.op(Op::kOther, Type::kF32, {s.head_dim * s.heads, n_tok, 1, 1}, {g.permute(kqv, 0, 2, 1, 3)},
                "kqv_out");
   }

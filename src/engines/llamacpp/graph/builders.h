@@ -100,7 +100,23 @@ struct AttentionShape {
   // The KV store through set_rows and its I64 index inputs (#14959); a
   // build before it copies into a view of the cache, no index input.
   bool kv_indices = true;
+  // Metal: flash attention's output is allocated with its scratch
+  // (ggml_graph::Tensor::alloc_extra, metal_flash_attn_scratch), which
+  // reads the bytes of one cache cell's K and V rows (every KV head).
+  bool metal_scratch = false;
+  uint64_t k_cell_bytes = 0;
+  uint64_t v_cell_bytes = 0;
 };
+// The scratch ggml-metal allocates with a flash attention output of
+// `rows` queries a stream (ggml-metal.cpp's
+// ggml_backend_metal_buffer_type_get_alloc_size; ggml-metal-ops.cpp's
+// ggml_metal_op_flash_attn_ext_extra_pad, _blk and _tmp): K, V and mask
+// padding for 64 cells (always reserved, for the 8-query kernel); the
+// mask's block map, one byte per 8 queries by 64 cells (1 by 32 for the
+// vector kernel: under 20 queries, a head size a multiple of 32), padded
+// to 32 B; and the partial results of 32 workgroups (F32, at most 32
+// queries, V's head size + 2 per head).
+uint64_t metal_flash_attn_scratch(const AttentionShape& s, uint64_t rows);
 struct AttentionInputs {
   int weight = -1;  // any external tensor (weights, the cache)
   int k_idxs = -1;
@@ -164,9 +180,12 @@ Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const Llam
 // (post-norms in place, one merged up matrix: merged_swiglu_ffn) too.
 // nullopt where the build's graph differs in a way the builder does not
 // mirror (a quantized cache before the pinned build: its rotations).
+// `metal`: the GPU is Metal's, whose graph_optimize reorders the split
+// before it is allocated (ggml_graph::metal_reorder).
 Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, const LlamaCppContext& context,
                                                       const LlamaCppSettings& settings,
-                                                      const std::vector<int>& device_of_layer, int device);
+                                                      const std::vector<int>& device_of_layer, int device,
+                                                      bool metal = false);
 // llamacpp/graph/gemma3.cc: Gemma 3 over its two caches (sliding window
 // and full attention).
 Result<std::optional<uint64_t>> replay_gemma3(const ModelSpec& spec, const LlamaCppContext& context,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engines/llamacpp/graph/builders.h"
+#include "engines/llamacpp/graph/metal_reorder.h"
 #include "engines/llamacpp/parts.h"
 
 namespace memfit::llamacpp::graph {
@@ -228,12 +229,24 @@ Result<std::optional<uint64_t>> replay_decoder(const ModelSpec& spec, const Llam
 
 Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, const LlamaCppContext& c,
                                                       const LlamaCppSettings& settings,
-                                                      const std::vector<int>& device_of_layer, int device) {
+                                                      const std::vector<int>& device_of_layer, int device,
+                                                      bool metal) {
   std::optional<DecoderShape> s = decoder_shape(spec, c, settings, true);
   if (!s || !at_build_graph(*s, settings)) return std::optional<uint64_t>();
+  if (metal && s->attn.flash_attn) {
+    // One cell's K and V rows (every KV head) in the cache's types.
+    const uint64_t width = s->attn.kv_heads * s->attn.head_dim;
+    const GgmlTypeTraits& k = ggml_type_traits(settings.cache_type_k);
+    const GgmlTypeTraits& v = ggml_type_traits(settings.cache_type_v);
+    if (width % k.block_elements != 0 || width % v.block_elements != 0) return std::optional<uint64_t>();
+    s->attn.metal_scratch = true;
+    s->attn.k_cell_bytes = width / k.block_elements * k.block_bytes;
+    s->attn.v_cell_bytes = width / v.block_elements * v.block_bytes;
+  }
   const uint64_t seqs = std::max<uint64_t>(c.streams, 1);
   return replayed(reserve_bytes(c, seqs, kGpuTensorAlignment, [&](uint64_t n_tok, uint64_t n_out) {
-    return ggml_graph::device_split(build(*s, n_tok, n_out), device_of_layer, device);
+    ggml_graph::Graph split = ggml_graph::device_split(build(*s, n_tok, n_out), device_of_layer, device);
+    return metal ? ggml_graph::metal_reorder(split) : split;
   }));
 }
 

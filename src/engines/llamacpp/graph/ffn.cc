@@ -80,8 +80,8 @@ int routed_experts(Graph& g, const MoeShape& s, int weight, int cur, const Routi
 }  // namespace
 
 uint64_t keep_output_rows(Graph& g, int out_ids, uint64_t hidden, uint64_t n_out, int& cur, int& residual) {
-  cur = g.op(Op::kOther, Type::kF32, {hidden, n_out, 1, 1}, {cur, out_ids}, "get_rows");
-  residual = g.op(Op::kOther, Type::kF32, {hidden, n_out, 1, 1}, {residual, out_ids}, "get_rows");
+  cur = g.op(Op::kGetRows, Type::kF32, {hidden, n_out, 1, 1}, {cur, out_ids}, "get_rows");
+  residual = g.op(Op::kGetRows, Type::kF32, {hidden, n_out, 1, 1}, {residual, out_ids}, "get_rows");
   return n_out;
 }
 
@@ -93,7 +93,7 @@ int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, b
     const int product = g.op(Op::kMul, Type::kF32, g.at(gate).ne, {silu, up}, "ffn_gate_par");
     return mul_mat(g, weight, product, hidden);
   }
-  const int glu = g.op(Op::kOther, Type::kF32, g.at(gate).ne, {gate, up}, "ffn_swiglu");
+  const int glu = g.op(Op::kGlu, Type::kF32, g.at(gate).ne, {gate, up}, "ffn_swiglu");
   return mul_mat(g, weight, glu, hidden);
 }
 
@@ -101,7 +101,7 @@ int merged_swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hi
   const uint64_t n = g.at(cur).ne[1];
   const int up = mul_mat(g, weight, cur, 2 * width);
   if (fused) {
-    const int glu = g.op(Op::kOther, Type::kF32, {width, n, 1, 1}, {up}, "ffn_swiglu");
+    const int glu = g.op(Op::kGlu, Type::kF32, {width, n, 1, 1}, {up}, "ffn_swiglu");
     return mul_mat(g, weight, glu, hidden);
   }
   const Dims nb = g.at(up).nb;

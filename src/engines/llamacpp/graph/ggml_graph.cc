@@ -61,6 +61,12 @@ int Graph::external(std::string name) {
   return static_cast<int>(tensors_.size() - 1);
 }
 
+int Graph::cache_external(std::string name) {
+  const int t = external(std::move(name));
+  tensors_[static_cast<size_t>(t)].cache_slot = cache_slots_++;
+  return t;
+}
+
 int Graph::input(Type type, Dims ne, std::string name) {
   Tensor t;
   t.type = type;
@@ -136,6 +142,10 @@ uint64_t Graph::bytes(int t) const {
     last += (CheckedBytes(x.ne[i]) - 1) * x.nb[i];
   }
   return last.saturated();
+}
+
+uint64_t Graph::alloc_bytes(int t) const {
+  return (CheckedBytes(bytes(t)) + at(t).alloc_extra).saturated();
 }
 
 void Graph::reserve(size_t tensors) {
@@ -234,6 +244,7 @@ Graph device_split(const Graph& full, const std::vector<int>& device_of_layer, i
     // last user.
     if (!here(static_cast<int>(t))) {
       map[t] = g.external(x.name);
+      g.tensors_.back().cache_slot = x.cache_slot;
       continue;
     }
     Tensor y = x;
@@ -349,7 +360,7 @@ Status check_replay_size(const Graph& graph, uint64_t alignment) {
   for (const std::vector<int>* list : {&graph.leaves(), &graph.nodes()}) {
     for (int t : *list) {
       if (graph.is_external(t) || graph.at(t).view_src >= 0) continue;
-      sum += graph.bytes(t);
+      sum += graph.alloc_bytes(t);
       sum += alignment;
     }
   }
@@ -418,9 +429,9 @@ class Replay {
       if (ph.children == 1 && ph.views == 0) {
         hn.offset = ph.offset;
         ph.allocated = false;
-        record(AllocEvent::Kind::kInplace, t, p, hn.offset, graph_.bytes(t));
-        const uint64_t parent_size = alloc_.align(graph_.bytes(p));
-        const uint64_t node_size = alloc_.align(graph_.bytes(t));
+        record(AllocEvent::Kind::kInplace, t, p, hn.offset, graph_.alloc_bytes(t));
+        const uint64_t parent_size = alloc_.align(graph_.alloc_bytes(p));
+        const uint64_t node_size = alloc_.align(graph_.alloc_bytes(t));
         if (parent_size > node_size) alloc_.free(ph.offset + node_size, parent_size - node_size);
         return true;
       }
@@ -433,15 +444,15 @@ class Replay {
     state(t).allocated = true;
     if (can_inplace(graph_.at(t).op) && reuse_parent(t)) return;
     State& hn = state(t);
-    hn.offset = alloc_.allocate(graph_.bytes(t));
-    record(AllocEvent::Kind::kAlloc, t, -1, hn.offset, graph_.bytes(t));
+    hn.offset = alloc_.allocate(graph_.alloc_bytes(t));
+    record(AllocEvent::Kind::kAlloc, t, -1, hn.offset, graph_.alloc_bytes(t));
   }
 
   void free_node(int t) {
     if (graph_.at(t).output) return;
     State& hn = state(t);
-    record(AllocEvent::Kind::kFree, t, -1, hn.offset, graph_.bytes(t));
-    alloc_.free(hn.offset, graph_.bytes(t));
+    record(AllocEvent::Kind::kFree, t, -1, hn.offset, graph_.alloc_bytes(t));
+    alloc_.free(hn.offset, graph_.alloc_bytes(t));
     hn.allocated = false;
   }
 

@@ -50,7 +50,14 @@ enum class Op {
   kSoftMax,
   kUnary,  // sigmoid, silu, ... (GGML_OP_UNARY)
   kScale,
-  kOther,  // mul_mat, get_rows, set_rows, flash_attn_ext, cont, glu, ...
+  // Named for the Metal backend's reorder (metal_reorder.h), which moves
+  // only these and the ones above among its "safe" ops; never in place.
+  kMulMat,
+  kGetRows,
+  kSetRows,
+  kCpy,
+  kGlu,
+  kOther,  // flash_attn_ext, cont, soft_max_ext's kin, argsort, ...
 };
 
 using Dims = std::array<uint64_t, 4>;
@@ -72,6 +79,16 @@ struct Tensor {
   // The layer whose ops made it (Graph::set_layer), which decides its GPU
   // under a layer split; -1 for the graph's own (inputs, the mask's cast).
   int layer = -1;
+  // Bytes the buffer type allocates past the tensor's own
+  // (ggml_backend_buft_get_alloc_size - ggml_nbytes): ggml-metal's flash
+  // attention scratch (builders.h, metal_flash_attn_scratch). The replay
+  // places and frees alloc_bytes(), this included.
+  uint64_t alloc_extra = 0;
+  // A KV cache tensor (external): its place in the cache's buffer, which
+  // holds layer 0's K, its V, layer 1's K, ... back to back (llama.cpp's
+  // llama_kv_cache makes them in that order); -1 for any other tensor.
+  // Read by metal_reorder, whose range check sees neighbours touch.
+  int cache_slot = -1;
   std::string name;        // for traces and tests
 };
 
@@ -81,6 +98,9 @@ struct Tensor {
 class Graph {
  public:
   int external(std::string name = "weight");
+  // The next KV cache tensor (Tensor::cache_slot), external: a builder asks
+  // for each layer's K, then its V, layer by layer.
+  int cache_external(std::string name);
   int input(Type type, Dims ne, std::string name);
   // A new contiguous tensor, result of `op` over `src`.
   int op(Op op, Type type, Dims ne, std::vector<int> src, std::string name = "");
@@ -102,18 +122,22 @@ class Graph {
   // The ops made from now on belong to `layer` (Tensor::layer); -1 for
   // none. A builder names its blocks 0..L-1 and the output layer L.
   void set_layer(int layer) { layer_ = layer; }
+  void set_alloc_extra(int t, uint64_t bytes) { tensors_[static_cast<size_t>(t)].alloc_extra = bytes; }
 
   const Tensor& at(int t) const { return tensors_[static_cast<size_t>(t)]; }
   bool is_external(int t) const;
-  uint64_t bytes(int t) const;  // the bytes a placed tensor takes
+  uint64_t bytes(int t) const;        // ggml_nbytes
+  uint64_t alloc_bytes(int t) const;  // the bytes a placed tensor takes: bytes() + alloc_extra
   const std::vector<int>& nodes() const { return nodes_; }
   const std::vector<int>& leaves() const { return leaves_; }
   size_t size() const { return tensors_.size(); }
 
  private:
   friend Graph device_split(const Graph& full, const std::vector<int>& device_of_layer, int device);
+  friend Graph metal_reorder(const Graph& split);
   void visit(int t);
   int layer_ = -1;
+  int cache_slots_ = 0;
   std::vector<Tensor> tensors_;
   std::vector<bool> visited_;
   std::vector<int> nodes_;

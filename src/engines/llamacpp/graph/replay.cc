@@ -76,10 +76,10 @@ Result<std::optional<uint64_t>> replayed_compute_bytes(const Model& model, const
 Result<std::optional<uint64_t>> replayed_device_compute_bytes(const Model& model, const LlamaCppContext& c,
                                                               const LlamaCppSettings& settings,
                                                               const std::vector<int>& device_of_layer,
-                                                              int device) {
+                                                              int device, bool metal) {
   const ModelSpec& spec = model.spec;
   if (settings.embedding || spec.embedding.bidirectional) return std::optional<uint64_t>();
-  return graph::replay_decoder_device(spec, c, settings, device_of_layer, device);
+  return graph::replay_decoder_device(spec, c, settings, device_of_layer, device, metal);
 }
 
 }  // namespace memfit::llamacpp
