@@ -1104,15 +1104,26 @@ bool host_mapped_buffer(const PrintedFigure& printed) {
                      [](const std::string& b) { return b == "CPU_Mapped" || b == "CPU"; });
 }
 
+// Whether one GPU or more holds blocks of the run.
+bool gpus_hold_blocks(const LlamaCppEstimate& e) {
+  return std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
+                     [](const LlamaCppDeviceUsage& g) { return g.device != "cpu" && g.blocks > 0; });
+}
+
+// The row is one mapped host buffer (host_mapped_buffer's names): not a
+// split file's several ranges, nor a repack or AMX buffer beside it.
+bool one_host_mapped_buffer(const PrintedFigure& printed) {
+  return printed.buffers.size() == 1 && host_mapped_buffer(printed);
+}
+
 // The file's range from its first tensor to its last: every tensor of
 // the list, each padded to GGUF's 32-byte alignment (general.alignment's
 // default; the range leaves out the last tensor's padding, under 32
 // bytes). nullopt without a list or on overflow.
 std::optional<uint64_t> whole_file_range(const Model& model) {
   if (model.tensors.empty()) return std::nullopt;
-  constexpr uint64_t kGgufAlignment = 32;
   CheckedBytes range = 0;
-  for (const SafetensorsTensor& t : model.tensors) range += round_up(t.data_bytes, kGgufAlignment);
+  for (const SafetensorsTensor& t : model.tensors) range += round_up(t.data_bytes, kGgufDefaultAlignmentBytes);
   return range.value();
 }
 
@@ -1129,9 +1140,7 @@ bool price_whole_file_host_range(const RuntimeLog& log, const Model& model, cons
       !d.output_layer || d.blocks == 0 || !host_mapped_buffer(c.printed) || !host_ends_order(log, model)) {
     return false;
   }
-  const bool gpu_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
-                                      [](const LlamaCppDeviceUsage& g) { return g.device != "cpu" && g.blocks > 0; });
-  if (!gpu_blocks) return false;
+  if (!gpus_hold_blocks(e)) return false;
   const std::optional<uint64_t> range = model.tensors.empty() ? model.weights.bytes : whole_file_range(model);
   if (!range) return false;
   c.memfit = *range;
@@ -1143,7 +1152,7 @@ bool price_whole_file_host_range(const RuntimeLog& log, const Model& model, cons
       "in this file's order ({} before #9935) the host's tensors open and close it, so the range is "
       "the whole file",
       why);
-  c.note = c.note.empty() ? note : note + "; " + c.note;
+  prepend_note(c, note);
   return true;
 }
 
@@ -1162,8 +1171,7 @@ bool price_whole_file_host_range(const RuntimeLog& log, const Model& model, cons
 // true when priced.
 bool price_spread_host_range(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
                              const LlamaCppDeviceUsage& d, FigureCheck& c) {
-  const auto& buffers = c.printed.buffers;
-  const bool mapped_name = buffers.size() == 1 && (buffers[0] == "CPU_Mapped" || buffers[0] == "CPU");
+  const bool mapped_name = one_host_mapped_buffer(c.printed);
   if (c.printed.figure != LogFigure::kModel || d.device != "cpu" || !e.settings.placement.mmap ||
       !mapped_name || !in_file_order(log, model) || e.placement.tensors.size() != model.tensors.size()) {
     return false;
@@ -1178,11 +1186,10 @@ bool price_spread_host_range(const RuntimeLog& log, const Model& model, const Ll
     last = i;
   }
   if (first == places.size()) return false;
-  constexpr uint64_t kGgufAlignment = 32;
   CheckedBytes range = model.tensors[last].data_bytes;
   CheckedBytes others = 0;
   for (size_t i = first; i < last; ++i) {
-    range += round_up(model.tensors[i].data_bytes, kGgufAlignment);
+    range += round_up(model.tensors[i].data_bytes, kGgufDefaultAlignmentBytes);
     if (places[i].device != host) others += model.tensors[i].data_bytes;
   }
   if (!range.value() || !others.value() || *others.value() == 0) return false;
@@ -1191,7 +1198,7 @@ bool price_spread_host_range(const RuntimeLog& log, const Model& model, const Ll
       fmt::format("the host maps the file's range from its first tensor to its last (get_mapping_range), "
                   "which in llama-quantize's order holds {} B of the GPUs' tensors between the host's",
                   *others.value());
-  c.note = c.note.empty() ? note : note + "; " + c.note;
+  prepend_note(c, note);
   return true;
 }
 
@@ -1208,9 +1215,7 @@ void note_unordered_host_range(const RuntimeLog& log, const Model& model, const 
       !e.settings.placement.mmap || !host_holds_blocks(model, e, d) || !mapped_name) {
     return;
   }
-  const bool gpu_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
-                                      [](const LlamaCppDeviceUsage& g) { return g.device != "cpu" && g.blocks > 0; });
-  if (!gpu_blocks) return;
+  if (!gpus_hold_blocks(e)) return;
   c.basis = FigureBasis::kModelled;
   // The range lies between the host's tensors alone (llama-quantize's
   // order since #9935) and the whole file (an order the host's tensors
@@ -1223,7 +1228,7 @@ void note_unordered_host_range(const RuntimeLog& log, const Model& model, const 
                            "the GPUs' blocks, and this file's tensor order is not read (a type the "
                            "converter writes, or llama-quantize's order before #9935): memfit's is "
                            "the host's tensors alone" + bounds;
-  c.note = c.note.empty() ? note : note + "; " + c.note;
+  prepend_note(c, note);
 }
 
 // A CPU-only run's host row (CPU_Mapped + CPU_REPACK) from a dump no
@@ -1259,18 +1264,13 @@ bool price_repack_from_counts(const RuntimeLog& log, const Model& model, const L
 // tensor's), not priced.
 void note_presorted_host_range(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
                                const LlamaCppDeviceUsage& d, FigureCheck& c) {
-  // One mapped buffer: not a split file's several ranges, nor a repack
-  // or AMX buffer beside it.
-  const auto& buffers = c.printed.buffers;
-  const bool mapped_name = buffers.size() == 1 && (buffers[0] == "CPU_Mapped" || buffers[0] == "CPU");
+  const bool mapped_name = one_host_mapped_buffer(c.printed);
   if (c.printed.figure != LogFigure::kModel || d.device != "cpu" || model.gguf != nullptr || !c.memfit ||
       !c.note.empty() || !in_file_order(log, model) || !e.settings.placement.mmap || !mapped_name ||
       d.blocks == 0 || !d.output_layer || *c.memfit >= c.printed.value || within_print_band(*c.memfit, c.printed)) {
     return;
   }
-  const bool gpu_blocks = std::any_of(e.placement.devices.begin(), e.placement.devices.end(),
-                                      [](const LlamaCppDeviceUsage& g) { return g.device != "cpu" && g.blocks > 0; });
-  if (!gpu_blocks || e.placement.tensors.size() != model.tensors.size()) return;
+  if (!gpus_hold_blocks(e) || e.placement.tensors.size() != model.tensors.size()) return;
   CheckedBytes range = 0;
   for (size_t i = 0; i < model.tensors.size(); ++i) {
     if (e.placement.tensors[i].loaded) range += model.tensors[i].data_bytes;

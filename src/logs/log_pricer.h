@@ -91,6 +91,9 @@ bool within_print_band(uint64_t memfit, const PrintedFigure& printed);
 
 // Adds `note` after the row's note ("; " between them).
 void append_note(FigureCheck& c, std::string_view note);
+// Puts `note` before the row's note ("; " between them): the cause that
+// sets the figure first.
+void prepend_note(FigureCheck& c, std::string_view note);
 
 // The file type llama-quantize names ("Q4_K_M") for the text a llama.cpp
 // log printed in its `file type` line ("Q4_K - Medium"); the text's first

@@ -29,6 +29,10 @@ void append_note(FigureCheck& c, std::string_view note) {
   }
 }
 
+void prepend_note(FigureCheck& c, std::string_view note) {
+  c.note = c.note.empty() ? std::string(note) : std::string(note) + "; " + c.note;
+}
+
 std::optional<uint64_t> count_setting(const RuntimeLog& log, std::string_view name) {
   const LogSetting* s = log.setting(name);
   return s == nullptr ? std::nullopt : parse_count(s->value);
