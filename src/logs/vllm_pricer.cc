@@ -19,6 +19,7 @@
 
 #include "logs/log_pricer.h"
 #include "engines/vllm/parts.h"
+#include "logs/log_targets.h"
 #include "logs/log_text.h"
 #include "memfit/hardware.h"
 #include "memfit/memory_size.h"
@@ -347,11 +348,15 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
   const LogFigure f = c.printed.figure;
   const bool capacity = f == LogFigure::kKvCacheAvailable || f == LogFigure::kKvTokens ||
                         f == LogFigure::kKvBlocks;
+  // The row's own target (log_targets.h): weights within 1 %, the KV
+  // capacity within 5 %; the notes below say why a row misses it.
+  const std::optional<FigureTarget> target = figure_target("vllm", f, 0);
+  if (!target) return;
+  const bool misses = ratio < target->low || ratio > target->high;
+  const bool weights = f == LogFigure::kWeights;
   // A model type memfit has no rules for (model_loader.cc warns so): its
   // weights and cache come from the config's generic geometry, which
   // DeepSeek V4's compressed and indexed attention, for one, is not.
-  const bool misses = (f == LogFigure::kWeights && std::abs(ratio - 1) > 0.01) ||
-                      (capacity && std::abs(ratio - 1) > 0.05);
   if (misses && !spec.model_type.empty() && !is_known_model_type(spec.model_type)) {
     c.note = fmt::format("model_type {} is not one memfit knows: the config's generic geometry "
                          "sizes its weights and KV cache, not the model's own layers",
@@ -365,7 +370,7 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
   // in the printed figure; without one vLLM skips them (qwen3_5.py,
   // deepseek_v2.py load_weights). memfit's weights from the config's
   // geometry (analytical_params.cc) do not count them.
-  if (f == LogFigure::kWeights && ratio < 0.99 && spec.mtp_layers > 0 && !e.weights.exact) {
+  if (weights && ratio < target->low && spec.mtp_layers > 0 && !e.weights.exact) {
     c.note = fmt::format("the config declares {} multi-token-prediction layer{}, which memfit's "
                          "weights from its geometry leave out: a run serving them as its drafter (--speculative-config "
                          "method mtp) loads them inside the printed weights, and the log does not "
@@ -373,13 +378,13 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
                          spec.mtp_layers, spec.mtp_layers == 1 ? "" : "s");
     return;
   }
-  if (capacity && std::abs(ratio - 1) > 0.05) {
+  if (capacity && misses) {
     if (std::string why = profile_terms_note(log, e); !why.empty()) {
       c.note = std::move(why);
       return;
     }
   }
-  if (capacity && std::abs(ratio - 1) > 0.05 && !count_setting(log, "max_num_seqs") &&
+  if (capacity && misses && !count_setting(log, "max_num_seqs") &&
       !count_setting(log, "max_num_batched_tokens")) {
     c.note = "the log prints neither max_num_seqs nor max_num_batched_tokens (no settings line): "
              "memfit profiles the release's defaults, and the KV capacity is what the profile "
@@ -388,7 +393,7 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
   // The split was inferred (apply_settings): the ranks whose lines the log
   // holds are a floor on the tensor-parallel size, and an excerpt, a Ray
   // worker on another node or a pipeline stage may print none.
-  if (f == LogFigure::kWeights && std::abs(ratio - 1) > 0.01 && !count_setting(log, "tensor_parallel") &&
+  if (weights && misses && !count_setting(log, "tensor_parallel") &&
       std::max(rank_count(log), count_setting(log, "ranks_seen").value_or(0)) > 1) {
     c.note = "the log prints no tensor-parallel size: memfit splits the weights by the ranks its "
              "lines show, a floor (give --command with --tensor-parallel-size)";
@@ -398,7 +403,7 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
   // rope_local_base_freq) beside the global one, each with its cos/sin
   // cache in the weights' memory; memfit's weights count both
   // (engines/shared/rope_cache.h), and what is left is not traced.
-  if (f == LogFigure::kWeights && std::abs(ratio - 1) > 0.01 && spec.model_type.starts_with("gemma3")) {
+  if (weights && misses && spec.model_type.starts_with("gemma3")) {
     c.note = "memfit's weights count Gemma 3's two rotary caches (the local and the global base); "
              "the rest of the gap is not traced";
   }
