@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "logs/command_line.h"
+#include "logs/decimal_comma.h"
 #include "logs/llamacpp_lines.h"
 #include "logs/log_reader.h"
 
@@ -449,9 +450,8 @@ class LlamaCppReader final : public LogReader {
   }
 };
 
-}  // namespace
-
-void read_llamacpp_lines(std::span<const LogLine> lines, LogBuilder& out) {
+// The lines of one load read as printed (read_llamacpp_lines).
+void read_lines_with_points(std::span<const LogLine> lines, LogBuilder& out) {
   LlamaCppReadState state;
   state.fit_trials = any_line_contains(lines, "params_fit");
   for (const LogLine& line : lines_of_one_load(lines, out)) {
@@ -460,6 +460,23 @@ void read_llamacpp_lines(std::span<const LogLine> lines, LogBuilder& out) {
   fill_cut_arrays(state, out);
   add_kv_total(state, out);
   out.settle_gpu_devices();
+}
+
+}  // namespace
+
+void read_llamacpp_lines(std::span<const LogLine> lines, LogBuilder& out) {
+  if (!prints_decimal_comma(lines)) return read_lines_with_points(lines, out);
+  // A comma locale's log (decimal_comma.h): read with its decimal commas made
+  // points; `texts` owns what the views of `pointed` see for the read.
+  std::vector<std::string> texts;
+  texts.reserve(lines.size());
+  for (const LogLine& line : lines) texts.push_back(with_decimal_points(line.text));
+  std::vector<LogLine> pointed;
+  pointed.reserve(lines.size());
+  for (size_t i = 0; i < lines.size(); ++i) pointed.push_back(LogLine{texts[i], lines[i].number});
+  out.note("the log prints its figures with decimal commas (printf under a comma LC_NUMERIC locale): "
+           "each comma between two digits is read as the decimal point");
+  read_lines_with_points(pointed, out);
 }
 
 const LogReader& llamacpp_log_reader() {

@@ -602,3 +602,50 @@ TEST(LlamaCppLog, ALoadThatBuiltNoContextGivesWayToTheNext) {
 
 }  // namespace
 }  // namespace memfit
+
+namespace memfit {
+namespace {
+
+// A SYCL run printed under a decimal-comma locale (the comma-locale sidecar
+// names the source): printf's %8.2f writes "13486,77 MiB", and every comma
+// that ends a number's first digits is read as the decimal point, while
+// "arr[i32,152064]" (a type and a count) keeps its comma, so the dump stays
+// whole (33 entries) and the figures are the ones a point locale prints.
+TEST(LlamaCppLog, DecimalCommaLocaleReadsCommasAsPoints) {
+  const RuntimeLog log = read("llamacpp-neverllama6-mathtutor7b-f16-sycl-a770-comma-locale.log");
+  // 1348677 x 2^20 / 100 = 14,141,903,339.52 -> 14,141,903,340.
+  const PrintedFigure* model = find_figure(log, "SYCL0", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->value, 14'141'903'340u);
+  EXPECT_EQ(model->band, kMiBBand);
+  // 103950 x 2^20 / 100 = 1,089,994,752 (CPU_Mapped 1039,50 MiB).
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kModel)->value, 1'089'994'752u);
+  // 224,00 MiB = 224 x 2^20 = 234,881,024; 304,00 MiB = 318,767,104;
+  // 0,58 MiB = 58 x 2^20 / 100 = 608,174.08 -> 608,174.
+  EXPECT_EQ(find_figure(log, "SYCL0", LogFigure::kKvCache)->value, 234'881'024u);
+  EXPECT_EQ(find_figure(log, "SYCL0", LogFigure::kCompute)->value, 318'767'104u);
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kOutput)->value, 608'174u);
+  EXPECT_EQ(model->text, "13486.77 MiB");
+  // "arr[i32,152064]" read as an array: all 33 entries, the dump whole.
+  EXPECT_EQ(log.model.metadata.size(), 33u);
+  EXPECT_TRUE(log.model.metadata_complete());
+  // "14,19 GiB": 1419 x 2^30 / 100 = 15,236,396,482.56 -> 15,236,396,483.
+  ASSERT_TRUE(log.model.file_bytes.has_value());
+  EXPECT_EQ(log.model.file_bytes->value, 15'236'396'483u);
+  EXPECT_TRUE(std::any_of(log.notes.begin(), log.notes.end(), [](const std::string& n) {
+    return n.find("decimal commas") != std::string::npos;
+  }));
+}
+
+// A point-locale log is read as printed: no note, and its "0.58 MiB" stays.
+TEST(LlamaCppLog, PointLocaleLogGetsNoDecimalCommaNote) {
+  const RuntimeLog log = read("llamacpp-neverllama6-ipex-mistral7b-q4km-sycl-a770.log");
+  EXPECT_FALSE(std::any_of(log.notes.begin(), log.notes.end(), [](const std::string& n) {
+    return n.find("decimal commas") != std::string::npos;
+  }));
+  // 4095.05 MiB = 409505 x 2^20 / 100 = 4,293,971,148.8 -> 4,293,971,149.
+  EXPECT_EQ(find_figure(log, "SYCL0", LogFigure::kModel)->value, 4'293'971'149u);
+}
+
+}  // namespace
+}  // namespace memfit
