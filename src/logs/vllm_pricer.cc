@@ -299,8 +299,9 @@ constexpr uint64_t kStandInGpuBytes = 80ull << 30;
 // What the log leaves out, or memfit leaves unpriced, that a row missing
 // its target (weights 1 %, KV capacity 5 %: docs/validation-logs.md,
 // "Targets") hangs on, said on that row.
-// A profile term the "Actual usage is ..." line printed, in bytes
-// (vllm_reader.cc keeps it in GiB as printed); nullopt when not printed.
+// A profile term the log printed ("Actual usage is ...", or V0's worker
+// summary), in bytes (vllm_reader.cc keeps it in GiB as printed); nullopt
+// when not printed.
 std::optional<uint64_t> printed_term(const RuntimeLog& log, std::string_view name) {
   const LogSetting* s = log.setting(name);
   if (s == nullptr) return std::nullopt;
@@ -309,8 +310,10 @@ std::optional<uint64_t> printed_term(const RuntimeLog& log, std::string_view nam
   return static_cast<uint64_t>(std::llround(to_double(*d) * static_cast<double>(1ull << 30)));
 }
 
-// A KV capacity row that misses 5 % on a log whose "Actual usage is ..."
-// line printed the profile's terms (v0.11 on): vLLM's KV memory is the
+// A KV capacity row that misses 5 % on a log that printed the profile's
+// terms (v0.11 on, the "Actual usage is ..." line; V0, its worker's
+// summary, "non_torch_memory takes ...; PyTorch activation peak memory
+// takes ...", vllm/worker/worker.py): vLLM's KV memory is the
 // requested memory less the weights, the peak activation, the non-torch
 // memory and, since v0.21, the CUDA graphs' estimate (v1/worker/
 // gpu_worker.py, determine_available_memory), so the terms memfit models

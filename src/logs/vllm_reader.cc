@@ -240,6 +240,34 @@ constexpr SizeMarker kSizes[] = {
     {"than the available KV cache memory (", LogFigure::kKvCacheAvailable},
 };
 
+// The V0 worker's profile terms, printed beside its KV memory
+// (vllm/worker/worker.py, determine_num_available_blocks, from the
+// memory_profiling result of vllm/utils.py: v0.6.5 to v0.8): the sentence
+// "non_torch_memory takes 0.05GiB; PyTorch activation peak memory takes
+// 0.22GiB;" and the tabular "non_torch_memory  1.79GiB", "PyTorch
+// activation peak memory  1.26GiB" (vllm#10511). They are the
+// non_torch_increase and torch_peak_increase that the KV memory is the
+// requested memory less (with the weights): the same terms v0.11's
+// "Actual usage is ..." names, kept as the same settings (in GiB, the
+// number as printed; the first rank's) for the pricer's notes.
+// v0.6.4's "non_torch_memory=0.35GiB" beside "peak_torch_memory=" (which
+// counts the weights) gives the non-torch term only.
+void read_v0_profile_terms(std::string_view text, LogBuilder& out) {
+  static constexpr std::pair<std::string_view, std::string_view> kTerms[] = {
+      {"non_torch_memory", "non_torch_gib"},
+      {"PyTorch activation peak memory", "peak_activation_gib"}};
+  for (const auto& [marker, name] : kTerms) {
+    if (out.find_setting(name) != nullptr) continue;
+    std::optional<std::string_view> rest = value_after(text, marker);
+    if (!rest) continue;
+    if (rest->starts_with("takes ")) rest->remove_prefix(6);
+    std::optional<PrintedQuantity> q = leading_quantity(*rest, vllm_units());
+    std::optional<std::pair<PrintedDecimal, std::string_view>> number = leading_decimal(*rest);
+    if (!q || !number || q->scale != kGiB) continue;
+    out.setting(name, rest->substr(0, rest->size() - number->second.size()));
+  }
+}
+
 void read_sizes(const LogLine& line, const std::string& rank, LogBuilder& out) {
   for (const SizeMarker& m : kSizes) {
     std::optional<std::string_view> rest = value_after(line.text, m.marker);
@@ -298,6 +326,7 @@ void read_sizes(const LogLine& line, const std::string& rank, LogBuilder& out) {
       }
     }
   }
+  read_v0_profile_terms(line.text, out);
   if (std::optional<std::string_view> u = after(line.text, "Desired GPU memory utilization is (")) {
     out.setting("gpu_memory_utilization", u->substr(0, u->find(',')));
   }

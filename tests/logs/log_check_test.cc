@@ -1108,17 +1108,20 @@ TEST(CheckLog, AVllmExcerptsTensorParallelIsItsProcessesNotItsFigureLines) {
 }
 
 TEST(CheckLog, AVllmRowOffItsTargetSaysWhatTheLogLeavesOut) {
-  // The OCI A10 log (Llama 3.1 8B) prints no settings line: its KV
-  // capacity, 0.766 of the print, is priced after the release's default
-  // sequences and batched tokens, and the row says so.
-  LogCheckOptions oci;
-  oci.config_json = read_test_log("vllm", "vllm-oci-aqua-llama31-8b-a10.config.json");
-  oci.gpu_name = "NVIDIA A10";
-  const LogCheck a10 = check("vllm", "vllm-oci-aqua-llama31-8b-a10.log", oci);
-  const FigureCheck* kv = figure(a10, "rank0", LogFigure::kKvCacheAvailable);
+  // vllm#17122's V1 log (Llama 3.1 8B on an L40S) prints no settings line
+  // and no profile term: its KV tokens, 1.247 of the print, are priced
+  // after the release's default sequences and batched tokens, and the row
+  // says so. (The OCI A10 log prints none either, but its V0 worker prints
+  // the profile's terms, which its row names instead:
+  // AV0RunsMissNamesTheTermsItsWorkerPrinted.)
+  LogCheckOptions l40s;
+  l40s.config_json = read_test_log("vllm", "vllm-17122-llama31-8b-l40s-v1.config.json");
+  l40s.gpu_name = "NVIDIA L40S";
+  const LogCheck v1 = check("vllm", "vllm-17122-llama31-8b-l40s-v1.log", l40s);
+  const FigureCheck* kv = figure(v1, "total", LogFigure::kKvTokens);
   ASSERT_NE(kv, nullptr);
   ASSERT_TRUE(kv->ratio.has_value());
-  EXPECT_LT(*kv->ratio, 0.95);
+  EXPECT_GT(*kv->ratio, 1.05);
   EXPECT_EQ(kv->note.rfind("the log prints neither max_num_seqs nor max_num_batched_tokens", 0), 0u)
       << kv->note;
   // Gemma 3 1B's weights, 0.989 of the print with both of vLLM's rotary
@@ -1331,6 +1334,26 @@ TEST(CheckLog, AWeightsGapAnMtpLayerExplainsAndTheProfilesTermsAreNamed) {
       << kv->note;
   EXPECT_NE(kv->note.find("non-torch memory 133.1 MiB"), std::string::npos) << kv->note;
   EXPECT_NE(kv->note.find("CUDA graphs 1.34 GiB (memfit 1.00 GiB)"), std::string::npos) << kv->note;
+}
+
+TEST(CheckLog, AV0RunsMissNamesTheTermsItsWorkerPrinted) {
+  // OCI AQUA's A10 (V0): 22.07 GiB x 0.90 = 19.86 GiB less the weights
+  // 14.99, non-torch 0.05 and activation 0.22 GiB left 4.60 GiB. memfit
+  // profiles V0's default 2,048 tokens and 256 sampled rows: 1.21 GiB of
+  // activation, 144 MiB of non-torch, so its KV memory is 0.766 of the
+  // print and the row names the two printed terms: 0.22 GiB = 22 x 2^30 /
+  // 100 = 236,223,201 B = 225.3 MiB; 0.05 GiB = 53,687,091 B = 51.2 MiB.
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-oci-aqua-llama31-8b-a10.config.json");
+  options.gpu_name = "NVIDIA A10";
+  const LogCheck c = check("vllm", "vllm-oci-aqua-llama31-8b-a10.log", options);
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->note.rfind("the run's profile printed peak activation 225.3 MiB (memfit 1.21 GiB), "
+                           "non-torch memory 51.2 MiB (memfit 144.0 MiB)",
+                           0),
+            0u)
+      << kv->note;
 }
 
 TEST(CheckLog, APipelineParallelRunSaysWhyItIsNotPriced) {

@@ -130,6 +130,31 @@ TEST(VllmLog, TheUsageSummaryKeepsTheProfilesTerms) {
   EXPECT_EQ(fused.setting("non_torch_gib"), nullptr);
 }
 
+TEST(VllmLog, V0sWorkerSummaryKeepsTheProfilesTermsInEachOfItsForms) {
+  // OCI AQUA's A10 (V0, v0.7.x): "model weights take 14.99GiB;
+  // non_torch_memory takes 0.05GiB; PyTorch activation peak memory takes
+  // 0.22GiB; the rest of the memory reserved for KV Cache is 4.60GiB."
+  const RuntimeLog sentence = read("vllm-oci-aqua-llama31-8b-a10.log");
+  EXPECT_EQ(setting_of(sentence, "non_torch_gib"), "0.05");
+  EXPECT_EQ(setting_of(sentence, "peak_activation_gib"), "0.22");
+  // vllm#10511's tabular summary: "non_torch_memory     1.79GiB",
+  // "PyTorch activation peak memory       1.26GiB".
+  const RuntimeLog table = read("vllm-10511-llama3-8b-tp1-80gb.log");
+  EXPECT_EQ(setting_of(table, "non_torch_gib"), "1.79");
+  EXPECT_EQ(setting_of(table, "peak_activation_gib"), "1.26");
+  // vllm#10517 (about v0.6.4): "peak_torch_memory=17.06GiB ...
+  // non_torch_memory=0.35GiB": the torch peak counts the weights, so only
+  // the non-torch term is kept.
+  const RuntimeLog results = read("vllm-10517-llama31-8b-rtx3090-20k.log");
+  EXPECT_EQ(setting_of(results, "non_torch_gib"), "0.35");
+  EXPECT_EQ(results.setting("peak_activation_gib"), nullptr);
+  // A study note's abridged ledger (vLLM 0.6.6): "model weights take
+  // 14.25GiB; non_torch_memory 0.10GiB;" without "takes".
+  const RuntimeLog abridged = read("vllm-nv6-qwen25-7b-rtx3090-v066.log");
+  EXPECT_EQ(setting_of(abridged, "non_torch_gib"), "0.10");
+  EXPECT_EQ(setting_of(abridged, "peak_activation_gib"), "1.09");
+}
+
 TEST(VllmLog, V082PrintsLowercaseCudaBlocksAndANamespaceOfArgs) {
   // Hugging Face cookbook (vLLM 0.8.2, T4): "[executor_base.py:111] # cuda
   // blocks: 3637, # CPU blocks: 1170"; "[api_server.py:982] args:
