@@ -857,6 +857,14 @@ Status settle_devices(const std::vector<DeviceSums>& d, const Layout& lay, uint6
   return Status::Ok();
 }
 
+// Whether the attention reads per-head sinks (gpt-oss: llm_build_openai_moe_iswa
+// passes attn_sinks to build_attn, the flash attention op's src[4]).
+bool has_attention_sinks(const Model& model) {
+  if (model.spec.model_type == "gpt_oss") return true;
+  return std::any_of(model.tensors.begin(), model.tensors.end(),
+                     [](const SafetensorsTensor& t) { return t.name.ends_with(".attn_sinks.weight"); });
+}
+
 }  // namespace
 
 // Each GPU's compute buffer replayed (replayed_device_compute_bytes) where
@@ -885,14 +893,6 @@ Result<std::vector<uint64_t>> replayed_splits(const Model& model, const LlamaCpp
     out[w] = **bytes;
   }
   return out;
-}
-
-// Whether the attention reads per-head sinks (gpt-oss: llm_build_openai_moe_iswa
-// passes attn_sinks to build_attn, the flash attention op's src[4]).
-bool has_attention_sinks(const Model& model) {
-  if (model.spec.model_type == "gpt_oss") return true;
-  return std::any_of(model.tensors.begin(), model.tensors.end(),
-                     [](const SafetensorsTensor& t) { return t.name.ends_with(".attn_sinks.weight"); });
 }
 
 Status place(const Model& model, const MemoryParts& parts, const ComputePhases& phases,
