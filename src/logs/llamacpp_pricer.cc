@@ -794,6 +794,18 @@ void note_unordered_metal_range(const RuntimeLog& log, const Model& model, Figur
            "device's own tensors";
 }
 
+// The page ggml-metal maps a file range from: the buffer starts at the
+// page below the range's first byte and its size is the range plus that
+// offset (ggml-metal.m, ggml_backend_metal_device_buffer_from_ptr: "page-
+// align the data ptr", size += data % size_page; the printed size is that
+// `size`, not the page-rounded length it maps), the page sysconf's 16 KiB
+// on Apple silicon. GGUF places tensor data at 32-B multiples of the file,
+// so the offset is one of 0, 32, ..., 16,352 B per mapped buffer (one per
+// file of a split model): where in that page the range starts depends on
+// the header's length, the tokenizer's strings among it, which a log's
+// metadata dump elides ("[...]").
+constexpr uint64_t kMetalPageBytes = 16384;
+
 // The Metal_Mapped row priced as that range (modelled: the range is
 // widened to Metal's pages from where the file's data begins, which the
 // log does not print).
@@ -809,10 +821,34 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
   if (!range || range->others == 0) return;
   c.memfit = range->bytes;
   c.basis = FigureBasis::kModelled;
+  const auto mapped = static_cast<uint64_t>(std::count_if(buffers.begin(), buffers.end(), is_metal_mapped));
+  const uint64_t page_slack = mapped * (kMetalPageBytes - kGgufDefaultAlignmentBytes);
+  const uint64_t printed = c.printed.value;
+  const uint64_t band = c.printed.band;
+  const bool page_offset = printed + band >= range->bytes && printed <= range->bytes + page_slack + band;
   c.note = fmt::format("Metal maps the file's range from this device's first tensor to its last, "
-                       "which holds {} bytes of the host's tensors between them; the page rounding "
-                       "is not priced",
+                       "which holds {} bytes of the host's tensors between them",
                        range->others);
+  if (page_offset) {
+    c.note += fmt::format("; the print adds the offset of the range's start in its page (ggml-metal maps "
+                          "from the page below: 0 to {} B over {} buffer(s)), which the header's length "
+                          "decides and the dump does not give",
+                          page_slack, mapped);
+    return;
+  }
+  c.note += "; the page rounding is not priced";
+  // The host's tensors lie inside the range in llama-quantize's order
+  // since #9935 (token_embd after output, before block 0). A file quantized
+  // before it keeps the converter's order, token_embd first and output
+  // last, and this device's range is then its own tensors alone; the dump
+  // does not date the file. Said where the list's types are the file's
+  // (not shaped to its size).
+  if (model.weights.verified) {
+    c.note += fmt::format("; a file quantized before #9935 (2024-10) keeps the converter's order, token_embd "
+                          "first and output last, where the range is this device's tensors alone, {} B; "
+                          "the dump does not say which",
+                          range->bytes - range->others);
+  }
 }
 
 // Why a GPU's compute buffer differs from memfit's where the log's release

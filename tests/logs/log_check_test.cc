@@ -177,7 +177,10 @@ TEST(CheckLog, MetalMapsTheFileRangeFromItsFirstTensorToItsLast) {
   // 84,510,720 + 24 blocks x (50,331,648 elements of matrices / 32 x 18 =
   // 28,311,552 + 26,624 F32 x 4 = 106,496) = 682,033,152 + output_norm
   // 16,384 = 824,510,464 B against "786.33 MiB" = 824,526,766 +- 5,243:
-  // 16,302 B short, Metal's page rounding, which memfit does not price.
+  // 16,302 B short: ggml-metal maps from the page below the range, and the
+  // print adds the range's offset in its 16 KiB page, 0 to 16,384 - 32 =
+  // 16,352 B for its one buffer (the header's length decides it: not
+  // priced). 16,302 lies within 16,352 + the print's 5,243.
   const LogCheck c = check("llamacpp", "llamacpp-ci4464-pythia14-q4_0-m4-metal.log");
   const FigureCheck* metal = figure(c, "Metal", LogFigure::kModel);
   ASSERT_NE(metal, nullptr);
@@ -185,9 +188,28 @@ TEST(CheckLog, MetalMapsTheFileRangeFromItsFirstTensorToItsLast) {
   EXPECT_EQ(metal->basis, FigureBasis::kModelled);
   EXPECT_FALSE(metal->within_print);
   EXPECT_EQ(metal->note, "Metal maps the file's range from this device's first tensor to its last, "
-                         "which holds 57950208 bytes of the host's tensors between them; the page "
-                         "rounding is not priced");
+                         "which holds 57950208 bytes of the host's tensors between them; the print adds "
+                         "the offset of the range's start in its page (ggml-metal maps from the page "
+                         "below: 0 to 16352 B over 1 buffer(s)), which the header's length decides and "
+                         "the dump does not give");
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->memfit, 57'950'208u);
+}
+
+TEST(CheckLog, AMetalRangePastItsPageNamesTheConvertersOrder) {
+  // llamacpp-yeti (b6050, Mistral Nemo Q5_K_M on an M2 Pro): memfit's
+  // range, in llama-quantize's order since #9935, spans the host's
+  // token_embd (131,072 x 5,120 at Q6_K: 671,088,640 x 210 / 256 =
+  // 461,373,440 B), 8,719,749,120 B against "7875.80 MiB" = 8,258,374,861
+  // +- 5,243: past the page's 16,352 B. In the converter's order (a file
+  // quantized before #9935) the range is the device's tensors alone:
+  // 8,719,749,120 - 461,373,440 = 8,258,375,680 B, 819 B from the print.
+  const LogCheck c = check("llamacpp", "llamacpp-yeti-mistral-nemo-q5km-m2pro-metal.log");
+  const FigureCheck* metal = figure(c, "Metal", LogFigure::kModel);
+  ASSERT_NE(metal, nullptr);
+  EXPECT_EQ(metal->memfit, 8'719'749'120u);
+  EXPECT_TRUE(metal->note.ends_with("a file quantized before #9935 (2024-10) keeps the converter's order, "
+                                    "token_embd first and output last, where the range is this device's "
+                                    "tensors alone, 8258375680 B; the dump does not say which"));
 }
 
 TEST(CheckLog, AGgufV2FilesHostRangeIsTheWholeFile) {

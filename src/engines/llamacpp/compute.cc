@@ -11,6 +11,7 @@
 #include <array>
 #include <string_view>
 
+#include "engines/llamacpp/graph/host_attention.h"
 #include "engines/llamacpp/parts.h"
 #include "memfit/checked_math.h"
 
@@ -545,6 +546,57 @@ CheckedBytes pooled_output_phase(const ModelGeometry& g, const GraphShape& sh, c
   return below + round_up(sh.pooling_bytes, align) + logits;
 }
 
+// The host's buffer where it runs every attention layer's flash attention
+// (ComputePhases::host_flash_attn): the graph inputs as input_phase counts
+// them, the token rows it gathers, and per layer the copies of Q, its K
+// and V views (its cache's cells x one row at the cache's type), the F16
+// mask and the sinks (gpt-oss: attn_sinks, one f32 a head), and the
+// attention's output. 0 without flash attention, attention or a cache.
+Result<uint64_t> host_flash_attn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c,
+                                       const LlamaCppSettings& s) {
+  if (!c.flash_attn || !sh.attention || sh.mla() || spec.embedding.bidirectional || sh.inputs_apart ||
+      sh.early_graph) {
+    return uint64_t{0};
+  }
+  const ModelGeometry& g = spec.geometry;
+  const auto bytes = [](const CheckedBytes& b) { return b.saturated(); };
+  graph::HostAttentionShape h;
+  h.token_ids = bytes(CheckedBytes(4) * sh.n_tok);
+  h.positions = h.token_ids;
+  h.output_ids = 4 * sh.n_out;
+  h.input_leaf = sh.input_leaf ? bytes(input_rows(g, sh)) : 0;
+  h.rows = bytes(input_rows(g, sh));
+  h.mask_cast = f32_mask_cast(s);
+  const uint64_t mask_elem = h.mask_cast ? 4 : 2;
+  h.query = bytes(CheckedBytes(4) * sh.n_tok * sh.heads_q);
+  h.output = bytes(CheckedBytes(4) * sh.n_tok * sh.heads_d);
+  if (spec.model_type == "gpt_oss") h.sinks = 4 * g.heads;
+  const std::array<uint64_t, 1> k_row = {sh.kv_k.saturated()};
+  const std::array<uint64_t, 1> v_row = {sh.kv_v.saturated()};
+  Result<uint64_t> k_bytes = ggml_tensor_bytes(s.cache_type_k, k_row);
+  if (!k_bytes) return k_bytes.error();
+  Result<uint64_t> v_bytes = ggml_tensor_bytes(s.cache_type_v, v_row);
+  if (!v_bytes) return v_bytes.error();
+  for (const LayerCache& l : spec.layers) {
+    const bool windowed = is_windowed(l);
+    if (!windowed && l.kind != LayerKind::kFullAttention && l.kind != LayerKind::kSlidingWindow &&
+        l.kind != LayerKind::kChunked) {
+      continue;
+    }
+    // An ISWA model's windowed layers read the SWA cache (kind 1).
+    const int cache = windowed && sh.n_kv_swa > 0 ? 1 : 0;
+    const uint64_t cells = windowed ? c.swa_cells : c.n_ctx_seq;
+    const size_t k = static_cast<size_t>(cache);
+    h.mask[k] = bytes(CheckedBytes(mask_elem) * cells * sh.n_tok);
+    if (sh.kv_stores > 0) {
+      h.k_idxs[k] = bytes(CheckedBytes(8) * sh.n_tok);
+      h.v_idxs[k] = bytes(CheckedBytes(8) * sh.v_idx_elems);
+    }
+    h.layers.push_back({cache, bytes(CheckedBytes(*k_bytes) * cells), bytes(CheckedBytes(*v_bytes) * cells)});
+  }
+  return graph::host_attention_bytes(h);
+}
+
 }  // namespace
 
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& c,
@@ -593,6 +645,9 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   p.mask = *mask.value();
   p.kv_store_copies = *store_copies.value();
   p.mask_cast_input = *cast_input.value();
+  Result<uint64_t> host_flash_attn = host_flash_attn_phase(spec, sh, c, s);
+  if (!host_flash_attn) return host_flash_attn.error();
+  p.host_flash_attn = *host_flash_attn;
   // ffn_phase at width 0 gives the fixed part; the rest is per width.
   if (spec.moe.experts == 0 && g.intermediate > 0) {
     ModelSpec narrow = spec;

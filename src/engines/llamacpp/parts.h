@@ -157,10 +157,11 @@ bool takes_op_offload(const LlamaCppGpu& gpu);
 // expert's bias (ffn_*_exps.bias).
 bool runs_weight_op(const LlamaCppGpu& gpu, std::string_view dtype, bool expert_bias);
 // Whether this GPU's backend runs flash attention (GGML_OP_FLASH_ATTN_EXT
-// in its supports_op): ggml-sycl from #20190 (b8234) only; every other
-// backend memfit places on does. Where it does not, the scheduler gives
-// the op to the CPU, the one backend that supports it.
-bool runs_flash_attn(const LlamaCppGpu& gpu, const LlamaCppSettings& settings);
+// in its supports_op): ggml-sycl from #20190 (b8234) only; ggml-cann not
+// over attention sinks (`sinks`: gpt-oss's attn_sinks, the op's src[4]);
+// every other backend memfit places on does. Where it does not, the
+// scheduler gives the op to the CPU, the one backend that supports it.
+bool runs_flash_attn(const LlamaCppGpu& gpu, const LlamaCppSettings& settings, bool sinks);
 // Whether an encoder's token_embd_norm (weight and bias) lives on block 0's
 // device, created with bid 0 as a repeating-layer tensor (#20943, "move
 // the token embedding norms to the first layer"), not on the host with
@@ -308,6 +309,12 @@ struct ComputePhases {
   // projection), so the copy sits beside the block's K and V copies
   // (placement.cc, place_compute). 0 otherwise.
   uint64_t mask_cast_input = 0;
+  // The host's buffer where it runs every attention layer's flash
+  // attention for GPUs whose backend cannot (runs_flash_attn): the graph
+  // inputs and each layer's split of copies (Q, the layer's K and V views,
+  // the F16 mask, the sinks) and output, replayed (graph/host_attention.h).
+  // 0 without flash attention or attention.
+  uint64_t host_flash_attn = 0;
   // The FFN phase is linear in the FFN's width on a dense model:
   // ffn = ffn_fixed + ffn_per_width x ffn_width, ffn_width the model's
   // widest (its intermediate size). A device whose blocks' widest FFN is

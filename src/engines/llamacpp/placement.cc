@@ -567,14 +567,22 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
     if (phases.ffn_per_width > 0 && x.ffn_width > 0 && x.ffn_width < phases.ffn_width) {
       ffn = (CheckedBytes(phases.ffn_fixed) + CheckedBytes(phases.ffn_per_width) * x.ffn_width).saturated();
     }
-    if (x.blocks > 0) c = std::max(gpu_attention, ffn);
+    // A GPU whose attention op the host runs (attention_on_host) holds no
+    // KQ mask: the attention is the mask's one reader (FLASH_ATTN_EXT's
+    // src[3]), so the scheduler copies it to the host's split, not to this
+    // GPU's; its phases are the activations alone.
+    const bool no_mask = w != lay.host() && w < lay.attention_on_host.size() && lay.attention_on_host[w];
+    const uint64_t mask = no_mask ? phases.mask : 0;
+    const uint64_t attention = gpu_attention > mask ? gpu_attention - mask : 0;
+    ffn = ffn > mask ? ffn - mask : 0;
+    if (x.blocks > 0) c = std::max(attention, ffn);
     // A GPU none of whose blocks' FFN matrices is here runs their
     // attention only: the scheduler gives each FFN product to the backend
     // of its weight (ggml_backend_sched_backend_id_from_cur, cause
     // "1.wgt"), the host, or under op offload to the first offloading GPU
     // (the host's phases `moved` below).
     if (w != lay.host() && x.blocks > 0 && x.ffn_matrices_here == 0 && x.ffn_matrices_away > 0) {
-      c = gpu_attention;
+      c = attention;
     }
     // The GPU that runs the first block casts the host's F32 mask there.
     // Where it reads the mask and the input rows as the scheduler's copies,
@@ -643,7 +651,10 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
       // cells, flash attention on): SYCL_Host 384.01 MiB = 64 MiB of F32
       // mask + 160 + 160 MiB of one layer's F16 K and V.
       if (kv_offload && x.flash_attn_copy_bytes > 0) {
-        c = std::max(c, (CheckedBytes(phases.graph_inputs) + x.flash_attn_copy_bytes).saturated());
+        const uint64_t split = phases.host_flash_attn > 0
+                                   ? phases.host_flash_attn
+                                   : (CheckedBytes(phases.graph_inputs) + x.flash_attn_copy_bytes).saturated();
+        c = std::max(c, split);
       }
     }
     x.compute = std::max(x.compute, c);
@@ -846,6 +857,14 @@ Status settle_devices(const std::vector<DeviceSums>& d, const Layout& lay, uint6
   return Status::Ok();
 }
 
+// Whether the attention reads per-head sinks (gpt-oss: llm_build_openai_moe_iswa
+// passes attn_sinks to build_attn, the flash attention op's src[4]).
+bool has_attention_sinks(const Model& model) {
+  if (model.spec.model_type == "gpt_oss") return true;
+  return std::any_of(model.tensors.begin(), model.tensors.end(),
+                     [](const SafetensorsTensor& t) { return t.name.ends_with(".attn_sinks.weight"); });
+}
+
 }  // namespace
 
 // Each GPU's compute buffer replayed (replayed_device_compute_bytes) where
@@ -889,9 +908,10 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   Result<Layout> lay = plan_layout(model.spec, s, llamacpp::output_layer_first(e.settings));
   if (!lay) return lay.error();
   lay->embedding_norm_on_first_block = llamacpp::embedding_norm_on_first_block(e.settings);
+  const bool sinks = has_attention_sinks(model);
   for (const LlamaCppGpu& g : s.gpus) {
     lay->attention_on_host.push_back(e.settings.flash_attn == FlashAttn::kOn &&
-                                     !llamacpp::runs_flash_attn(g, e.settings));
+                                     !llamacpp::runs_flash_attn(g, e.settings, sinks));
   }
   e.placement.n_gpu_layers = lay->n_gpu;
   std::vector<DeviceSums> d(lay->gpus + 1);

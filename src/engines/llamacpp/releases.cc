@@ -307,7 +307,12 @@ bool runs_weight_op(const LlamaCppGpu& g, std::string_view dtype, bool expert_bi
   return dtype == "f32" || dtype == "f16" || dtype == "q8_0" || dtype == "q4_0";
 }
 
-bool runs_flash_attn(const LlamaCppGpu& g, const LlamaCppSettings& s) {
+bool runs_flash_attn(const LlamaCppGpu& g, const LlamaCppSettings& s, bool sinks) {
+  // ggml-cann's supports_op refuses FLASH_ATTN_EXT with a sinks source
+  // ("TODO: support attention sinks [TAG_ATTN_SINKS]", added with the sinks
+  // themselves by #15091, b6096, and still there in the late-2025 source):
+  // every build that can load gpt-oss runs its attention on the CPU.
+  if (g.device.starts_with("cann") && sinks) return false;
   return !g.device.starts_with("sycl") || !before(s, kSyclFlashAttnBuild);
 }
 
