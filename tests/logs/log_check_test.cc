@@ -440,6 +440,49 @@ TEST(CheckLog, ABuildBeforeTheF16MaskCastsTheF32MaskOnTheFirstGpu) {
   EXPECT_EQ(gpu->memfit, 840'957'952u);
 }
 
+TEST(CheckLog, AnUnbuiltLogIsDatedByItsLineForms) {
+  // ghghang2/v1.6, llama-server with no build line: Qwen3.6 35B A3B on one
+  // RTX PRO 6000, 262,144 cells, U 512, flash attention. It prints
+  // sched_reserve's fused Gated Delta Net probe (b8199 on) and the
+  // server's "system info: n_threads" line (to b8679): priced as b8679,
+  // before #23764 (b9444) like every build of the range, so CUDA0 casts
+  // the F32 mask: the input rows' copy 4 x 512 x 2,048 = 4,194,304, the
+  // F32 mask's copy and its F16 cast (4 + 2) x 262,144 x 512 = 805,306,368,
+  // the query 4 x 512 x 16 x 256 = 8,388,608, and below them the holes of
+  // block 0's norm and K, 4 x 512 x (2,048 + 2 x 256) = 5,242,880:
+  // 823,132,160 B (785.00 MiB) against 804.02 printed, where the pinned
+  // F16 input priced 489.00 MiB.
+  const LogCheck c = check("llamacpp", "llamacpp-ghghang2v16-qwen36-35b-a3b-q6kxl-rtxpro6000.log");
+  EXPECT_EQ(c.log.version, "");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 823'132'160u);
+  EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
+                      "the log prints no build; its lines date it to b8199 to b8679 (sched_reserve's fused "
+                      "Gated Delta Net probe, llama-server's 'system info: n_threads' line): priced as b8679, "
+                      "by the rules every build of that range shares, the pinned release's where they differ"),
+            c.log.notes.end());
+}
+
+TEST(CheckLog, AFormWithNoLastBuildLeavesTheLogToThePinnedRules) {
+  // The same log without its "system info: n_threads" line: the Gated
+  // Delta Net probe alone says b8199 or later, which every build up to the
+  // pinned release prints, so the pinned F16 mask input prices CUDA0 (the
+  // gated delta net's phase, 512,753,664 B = 489.00 MiB, as before the log
+  // was dated) and no note dates the log.
+  std::string text = read_test_log("llamacpp", "llamacpp-ghghang2v16-qwen36-35b-a3b-q6kxl-rtxpro6000.log");
+  const size_t at = text.find("system info: n_threads");
+  ASSERT_NE(at, std::string::npos);
+  text.erase(at, text.find('\n', at) - at);
+  Result<LogCheck> c = check_log(text, {}, nullptr);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  const FigureCheck* gpu = figure(*c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 512'753'664u);
+  EXPECT_TRUE(std::none_of(c->log.notes.begin(), c->log.notes.end(),
+                           [](const std::string& n) { return n.find("date it") != std::string::npos; }));
+}
+
 TEST(CheckLog, AnIswaModelBeforeTheF16MaskCastsBothMasksOnItsGpu) {
   // ghghang2/v1.6, llama-server b8836: Gemma 4 26B A4B on one RTX PRO
   // 6000, 262,144 full and 1,536 SWA cells, U 512, flash attention. Its
