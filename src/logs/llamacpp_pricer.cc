@@ -166,10 +166,19 @@ struct DatedLineForm {
 // q4ks-4070-ngl26), b8680's server prints "build_info: b8680-15f786e65"
 // and system_info's line alone (llamacpp-acdtrx-gemma4-e4b-q8_0-m4-metal),
 // as b8836, b8854, b8931 and b9090 do; every corpus log with the form is
-// llama-server's.
-constexpr std::array<DatedLineForm, 2> kDatedLineForms = {{
+// llama-server's. "llama_kv_cache_unified:": b6115 prints it
+// (llamacpp-neverllama5-gptoss20b-mxfp4-8x-ascend910b-cann), b6699 names
+// the cache llama_kv_cache (llamacpp-neverllama5-ik822-gptoss20b-3070-
+// ncpumoe), as every later build does. llama_context's "n_ctx_per_seq":
+// b6699 prints it (the same log), b7217 n_ctx_seq
+// (llamacpp-neverllama4-gptoss20b-mxfp4-m5-metal), as every later build
+// does. The first builds of the last two are not needed: the compute
+// lines bound them.
+constexpr std::array<DatedLineForm, 4> kDatedLineForms = {{
     {"form_sched_reserve_gdn", "sched_reserve's fused Gated Delta Net probe", 8199, UINT64_MAX},
     {"form_server_system_info", "llama-server's 'system info: n_threads' line", 0, 8679},
+    {"form_kv_cache_unified", "llama_kv_cache_unified's lines", 0, 6698},
+    {"form_n_ctx_per_seq", "llama_context's n_ctx_per_seq", 0, 7216},
 }};
 
 // The builds a log's dated line forms allow, first to last, and the forms
@@ -267,7 +276,7 @@ std::optional<uint64_t> build_by_line_forms(const RuntimeLog& log, std::optional
                                 "them", unknown, forms, first, range->last));
     return std::nullopt;
   }
-  const std::string from = first == 0 ? "" : fmt::format("b{} to ", first);
+  const std::string from = first == 0 ? "up to " : fmt::format("b{} to ", first);
   notes.push_back(fmt::format("{}; its lines date it to {}b{} ({}): priced as b{}, by the rules every build "
                               "of that range shares, the pinned release's where they differ",
                               unknown, from, range->last, forms, range->last));
