@@ -258,7 +258,8 @@ std::optional<uint64_t> build_floor(const RuntimeLog& log) {
 // (line_form_range) bound it below `bound`, the compute lines' bound: the
 // last build they allow. Every rule memfit prices by build changes once
 // (docs/engine-llamacpp.md, "Releases"; the SWA cache's three rules lie
-// before every dated form), to the pinned release's rule, so the last
+// before b6698, the earliest last build of kDatedLineForms), to the
+// pinned release's rule, so the last
 // build of the range prices each rule as every build of the range does
 // where they agree, and by the pinned rule where the range straddles its
 // first build. The range goes in the note. nullopt when the forms do not
