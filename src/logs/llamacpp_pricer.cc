@@ -139,11 +139,83 @@ bool uncounted_build(const RuntimeLog& log, const LogCheckOptions& options) {
   return log.version == "b0" || log.version == "b1";  // read_build's "b" and the printed count
 }
 
+// A line whose form llama.cpp printed only from build `first` to build
+// `last` (docs/engine-llamacpp.md, "Dating a log by its lines"): the
+// reader keeps it as the setting `setting`. Each bound is taken from the
+// corpus's logs that print their build: the newest build seen without the
+// form and the oldest seen with it (or the reverse for its last build), so
+// the bound is the build after (before) the one seen; the commit that
+// added or dropped the form was not read (the repository's history is
+// larger than memfit's research copy takes), so the true build can lie
+// between the two logs.
+struct DatedLineForm {
+  std::string_view setting;
+  std::string_view shown;  // the form, as the note names it
+  uint64_t first;
+  uint64_t last;
+};
+
+// sched_reserve's "resolving fused Gated Delta Net support:": b8198's
+// sched_reserve lines have none (llamacpp-neverllama5-gptoss20b-q4km-
+// m5-metal-np4), b8319's print it for a dense Llama
+// (llamacpp-armage-llama32-1b-q4km-mali-g715-vulkan), as every later
+// build's sched_reserve does (b9090, llamacpp-urika-*); later trees print
+// it from resolve_fused_ops, so its last build is not bounded here.
+// llama-server's "system info: n_threads = N, n_threads_batch = N,
+// total_threads = N": b8586 prints it (llamacpp-neverllama4-qwen35-27b-
+// q4ks-4070-ngl26), b8680's server prints "build_info: b8680-15f786e65"
+// and system_info's line alone (llamacpp-acdtrx-gemma4-e4b-q8_0-m4-metal),
+// as b8836, b8854, b8931 and b9090 do; every corpus log with the form is
+// llama-server's. "llama_kv_cache_unified:": b6115 prints it
+// (llamacpp-neverllama5-gptoss20b-mxfp4-8x-ascend910b-cann), b6699 names
+// the cache llama_kv_cache (llamacpp-neverllama5-ik822-gptoss20b-3070-
+// ncpumoe), as every later build does. llama_context's "n_ctx_per_seq":
+// b6699 prints it (the same log), b7217 n_ctx_seq
+// (llamacpp-neverllama4-gptoss20b-mxfp4-m5-metal), as every later build
+// does. The first builds of the last two are not needed: the compute
+// lines bound them.
+constexpr std::array<DatedLineForm, 4> kDatedLineForms = {{
+    {"form_sched_reserve_gdn", "sched_reserve's fused Gated Delta Net probe", 8199, UINT64_MAX},
+    {"form_server_system_info", "llama-server's 'system info: n_threads' line", 0, 8679},
+    {"form_kv_cache_unified", "llama_kv_cache_unified's lines", 0, 6698},
+    {"form_n_ctx_per_seq", "llama_context's n_ctx_per_seq", 0, 7216},
+}};
+
+// The builds a log's dated line forms allow, first to last, and the forms
+// that bound them; nullopt when it prints none.
+struct LineFormRange {
+  uint64_t first = 0;
+  uint64_t last = UINT64_MAX;
+  std::vector<std::string_view> forms;
+};
+
+std::optional<LineFormRange> line_form_range(const RuntimeLog& log) {
+  LineFormRange range;
+  for (const DatedLineForm& form : kDatedLineForms) {
+    if (log.setting(form.setting) == nullptr) continue;
+    range.first = std::max(range.first, form.first);
+    range.last = std::min(range.last, form.last);
+    range.forms.push_back(form.shown);
+  }
+  if (range.forms.empty()) return std::nullopt;
+  return range;
+}
+
+// The newest build an unbuilt log's lines allow: the older of the compute
+// lines' bound (build_bound) and the dated forms' last build; nullopt
+// when neither bounds it.
+std::optional<uint64_t> unknown_build_bound(const RuntimeLog& log) {
+  std::optional<uint64_t> bound = build_bound(log);
+  const std::optional<LineFormRange> range = line_form_range(log);
+  if (range && range->last != UINT64_MAX && (!bound || range->last < *bound)) bound = range->last;
+  return bound;
+}
+
 // What a log whose build is not known is priced as: the newest build its
-// compute buffer lines' function (build_bound) can come from, else the
-// pinned release.
+// compute buffer lines' function and its dated line forms
+// (unknown_build_bound) allow, else the pinned release.
 std::string priced_as(const RuntimeLog& log) {
-  const std::optional<uint64_t> bound = build_bound(log);
+  const std::optional<uint64_t> bound = unknown_build_bound(log);
   return bound ? fmt::format("b{}", *bound) : "the pinned release";
 }
 
@@ -180,6 +252,36 @@ std::optional<uint64_t> build_floor(const RuntimeLog& log) {
   if (function->value == "llama_context") return 4731;
   if (function->value == "sched_reserve") return 6051;
   return std::nullopt;
+}
+
+// The build an unbuilt log is priced as where its dated line forms
+// (line_form_range) bound it below `bound`, the compute lines' bound: the
+// last build they allow. Every rule memfit prices by build changes once
+// (docs/engine-llamacpp.md, "Releases"; the SWA cache's three rules lie
+// before b6698, the earliest last build of kDatedLineForms), to the
+// pinned release's rule, so the last
+// build of the range prices each rule as every build of the range does
+// where they agree, and by the pinned rule where the range straddles its
+// first build. The range goes in the note. nullopt when the forms do not
+// bound the log below `bound`, or contradict one another or the compute
+// lines' oldest build (build_floor), which is said.
+std::optional<uint64_t> build_by_line_forms(const RuntimeLog& log, std::optional<uint64_t> bound,
+                                            std::string_view unknown, std::vector<std::string>& notes) {
+  const std::optional<LineFormRange> range = line_form_range(log);
+  if (!range || range->last == UINT64_MAX || (bound && *bound <= range->last)) return std::nullopt;
+  const uint64_t first = std::max(range->first, build_floor(log).value_or(0));
+  std::string forms;
+  for (std::string_view form : range->forms) forms += (forms.empty() ? "" : ", ") + std::string(form);
+  if (first > range->last) {
+    notes.push_back(fmt::format("{}; its lines' forms ({}) allow no build (from b{} to b{}): not dated by "
+                                "them", unknown, forms, first, range->last));
+    return std::nullopt;
+  }
+  const std::string from = first == 0 ? "up to " : fmt::format("b{} to ", first);
+  notes.push_back(fmt::format("{}; its lines date it to {}b{} ({}): priced as b{}, by the rules every build "
+                              "of that range shares, the pinned release's where they differ",
+                              unknown, from, range->last, forms, range->last));
+  return range->last;
 }
 
 // The build a llama.cpp log printed ("b5361"), its cache rules priced
@@ -222,7 +324,8 @@ std::optional<uint64_t> build_of(const RuntimeLog& log, const LogCheckOptions& o
   if (log.version.empty()) {
     // The offload lines can bound the build tighter than the compute lines.
     const std::optional<uint64_t> by_offload = build_by_offload(log);
-    if (by_offload && (!bound || *by_offload < *bound)) {
+    const std::optional<uint64_t> lines_bound = unknown_build_bound(log);
+    if (by_offload && (!lines_bound || *by_offload < *lines_bound)) {
       // Both counts are there: build_by_offload dated the log from them.
       notes.push_back(fmt::format("the log prints no build, but {} repeating layers offloaded for {} "
                                   "GPU layers (the output layer on the host): the rule before #18148 "
@@ -233,6 +336,7 @@ std::optional<uint64_t> build_of(const RuntimeLog& log, const LogCheckOptions& o
       return by_offload;
     }
   }
+  if (std::optional<uint64_t> dated = build_by_line_forms(log, bound, unknown, notes)) return dated;
   if (!bound && log.version.empty()) return std::nullopt;  // the pinned rules, as ever
   const LogSetting* function = log.setting("compute_function");
   const LogSetting* input = log.setting("input_buffer");

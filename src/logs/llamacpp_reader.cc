@@ -385,12 +385,32 @@ void read_continued_command(std::string_view text, LlamaCppReadState& state, Log
   if (is_command_line(joined)) read_command(joined, out);
 }
 
+// Line forms that date a log printing no build (the pricer's
+// kDatedLineForms, llamacpp_pricer.cc): sched_reserve's probe of the fused
+// Gated Delta Net ops ("sched_reserve: resolving fused Gated Delta Net
+// support:") and llama-server's thread line ("system info: n_threads = 24,
+// n_threads_batch = 24, total_threads = 48"), the KV cache's lines under
+// "llama_kv_cache_unified:" and the context's "n_ctx_per_seq" (its later
+// name is n_ctx_seq). Each is kept as a setting named after its form.
+void read_dated_form(std::string_view text, LogBuilder& out) {
+  if (contains(text, "sched_reserve: resolving fused Gated Delta Net support")) {
+    out.setting("form_sched_reserve_gdn", "true");
+  } else if (contains(text, "system info: n_threads = ") && contains(text, ", total_threads = ")) {
+    out.setting("form_server_system_info", "true");
+  } else if (contains(text, "llama_kv_cache_unified:")) {
+    out.setting("form_kv_cache_unified", "true");
+  } else if (contains(text, "llama_context: n_ctx_per_seq")) {
+    out.setting("form_n_ctx_per_seq", "true");
+  }
+}
+
 // One line of the load read (lines_of_one_load); false when what follows
 // is not read.
 bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
   const std::string_view text = line.text;
   read_continued_command(text, state, out);
   read_build(text, out);
+  read_dated_form(text, out);
   // "load_tensors: loading model tensors, this can take a while... (mmap =
   // false)": the loader's own word that the file is read, not mapped (the
   // host's model buffer is then its tensors alone: docs/check-log.md).

@@ -57,6 +57,24 @@ TEST(LlamaCppLog, PinnedRunReadsEveryBufferAndTheContext) {
   EXPECT_EQ(log.figures.size(), 4u);
 }
 
+TEST(LlamaCppLog, DatedLineFormsAreKeptAsSettings) {
+  // ghghang2/v1.6's Qwen3.6 35B A3B server prints sched_reserve's fused
+  // Gated Delta Net probe and the server's "system info: n_threads" line,
+  // but neither the KV cache's older name nor n_ctx_per_seq.
+  const RuntimeLog log = read("llamacpp-ghghang2v16-qwen36-35b-a3b-q6kxl-rtxpro6000.log");
+  EXPECT_EQ(log.version, "");
+  EXPECT_EQ(setting_of(log, "form_sched_reserve_gdn"), "true");
+  EXPECT_EQ(setting_of(log, "form_server_system_info"), "true");
+  EXPECT_EQ(log.setting("form_kv_cache_unified"), nullptr);
+  EXPECT_EQ(log.setting("form_n_ctx_per_seq"), nullptr);
+  // llama.cpp#15009's excerpt: "llama_kv_cache_unified:" and
+  // "llama_context: n_ctx_per_seq (70000) < n_ctx_train (262144)".
+  const RuntimeLog excerpt = read("llamacpp-15009-qwen3-30b-a3b-strix-halo-vulkan.log");
+  EXPECT_EQ(setting_of(excerpt, "form_kv_cache_unified"), "true");
+  EXPECT_EQ(setting_of(excerpt, "form_n_ctx_per_seq"), "true");
+  EXPECT_EQ(excerpt.setting("form_sched_reserve_gdn"), nullptr);
+}
+
 TEST(LlamaCppLog, MetadataDumpReadsBackAsGgufKeyValues) {
   const RuntimeLog log = read("llamacpp-pinned-llama-dense-ctx4096.log");
   const LogModel& m = log.model;

@@ -426,7 +426,9 @@ TEST(CheckLog, ABuildNumberOlderThanItsComputeLinesIsSetAside) {
   // only after b4730. Read as b941 (before #6122), the output buffer would
   // hold n_batch rows, 2,048 x 200,064 x 4 B = 1563.00 MiB. Set aside, it
   // is priced as b7771: one sequence's logits, 200,064 x 4 = 800,256 B
-  // (0.76 MiB printed), and -nkvo's 16384.00 MiB of KV on the host.
+  // (0.76 MiB printed), and -nkvo's 16384.00 MiB of KV on the host. Its
+  // lines (the server's "system info: n_threads", llama_kv_cache_unified's
+  // and n_ctx_per_seq) date it to b4731..b6698: priced as b6698.
   LogCheckOptions options;
   options.command = "llama-server -m models/Phi-4-mini-instruct.BF16.gguf -ngl 80 --host :: --port 31420 "
                     "--jinja --ctx-size 0 --no-kv-offload -t 2";
@@ -438,8 +440,10 @@ TEST(CheckLog, ABuildNumberOlderThanItsComputeLinesIsSetAside) {
   EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
                       "the log prints build 941 but its compute buffers are printed by llama_context, as "
                       "llama.cpp's builds print them from b4731 on: not llama.cpp's build number (a fork's "
-                      "or a packager's own); its compute buffers are printed by llama_context, as builds up "
-                      "to b7771 print them: priced as b7771"),
+                      "or a packager's own); its lines date it to b4731 to b6698 (llama-server's 'system "
+                      "info: n_threads' line, llama_kv_cache_unified's lines, llama_context's n_ctx_per_seq): "
+                      "priced as b6698, by the rules every build of that range shares, the pinned release's "
+                      "where they differ"),
             c.log.notes.end());
 }
 
@@ -460,6 +464,49 @@ TEST(CheckLog, ABuildBeforeTheF16MaskCastsTheF32MaskOnTheFirstGpu) {
   const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(gpu, nullptr);
   EXPECT_EQ(gpu->memfit, 840'957'952u);
+}
+
+TEST(CheckLog, AnUnbuiltLogIsDatedByItsLineForms) {
+  // ghghang2/v1.6, llama-server with no build line: Qwen3.6 35B A3B on one
+  // RTX PRO 6000, 262,144 cells, U 512, flash attention. It prints
+  // sched_reserve's fused Gated Delta Net probe (b8199 on) and the
+  // server's "system info: n_threads" line (to b8679): priced as b8679,
+  // before #23764 (b9444) like every build of the range, so CUDA0 casts
+  // the F32 mask: the input rows' copy 4 x 512 x 2,048 = 4,194,304, the
+  // F32 mask's copy and its F16 cast (4 + 2) x 262,144 x 512 = 805,306,368,
+  // the query 4 x 512 x 16 x 256 = 8,388,608, and below them the holes of
+  // block 0's norm and K, 4 x 512 x (2,048 + 2 x 256) = 5,242,880:
+  // 823,132,160 B (785.00 MiB) against 804.02 printed, where the pinned
+  // F16 input priced 489.00 MiB.
+  const LogCheck c = check("llamacpp", "llamacpp-ghghang2v16-qwen36-35b-a3b-q6kxl-rtxpro6000.log");
+  EXPECT_EQ(c.log.version, "");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 823'132'160u);
+  EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
+                      "the log prints no build; its lines date it to b8199 to b8679 (sched_reserve's fused "
+                      "Gated Delta Net probe, llama-server's 'system info: n_threads' line): priced as b8679, "
+                      "by the rules every build of that range shares, the pinned release's where they differ"),
+            c.log.notes.end());
+}
+
+TEST(CheckLog, AFormWithNoLastBuildLeavesTheLogToThePinnedRules) {
+  // The same log without its "system info: n_threads" line: the Gated
+  // Delta Net probe alone says b8199 or later, which every build up to the
+  // pinned release prints, so the pinned F16 mask input prices CUDA0 (the
+  // gated delta net's phase, 512,753,664 B = 489.00 MiB, as before the log
+  // was dated) and no note dates the log.
+  std::string text = read_test_log("llamacpp", "llamacpp-ghghang2v16-qwen36-35b-a3b-q6kxl-rtxpro6000.log");
+  const size_t at = text.find("system info: n_threads");
+  ASSERT_NE(at, std::string::npos);
+  text.erase(at, text.find('\n', at) - at);
+  Result<LogCheck> c = check_log(text, {}, nullptr);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  const FigureCheck* gpu = figure(*c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 512'753'664u);
+  EXPECT_TRUE(std::none_of(c->log.notes.begin(), c->log.notes.end(),
+                           [](const std::string& n) { return n.find("date it") != std::string::npos; }));
 }
 
 TEST(CheckLog, AnIswaModelBeforeTheF16MaskCastsBothMasksOnItsGpu) {
@@ -912,17 +959,21 @@ TEST(CheckLog, ASourceBuildWithoutItsHistoryIsPricedAsThePinnedRelease) {
   // lota09/local_LLM_llama prints "build: 1 (ebbf544)": a shallow clone's
   // `git rev-list --count HEAD` (cmake/build-info.cmake), not b1.
   const LogCheck c = check("llamacpp", "llamacpp-lota09-qwen35-35b-a3b-iq2m-rtx4060ti.log");
-  // Its compute lines are sched_reserve's (no older bound): the pinned
-  // release's rules price it, said in the notes and on every priced row.
+  // Its compute lines are sched_reserve's (no older bound), but its
+  // fused Gated Delta Net probe (b8199 on) and the server's "system info:
+  // n_threads" line (to b8679) date it: priced as b8679, said in the notes
+  // and on every priced row.
   const std::string note = "a source build without its history (a shallow clone counts 1 commit), not a "
                            "release's number";
   EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
-                      "the log prints build b1: " + note + ", so the pinned release's rules price it"),
+                      "the log prints build b1: " + note + "; its lines date it to b8199 to b8679 "
+                      "(sched_reserve's fused Gated Delta Net probe, llama-server's 'system info: n_threads' "
+                      "line): priced as b8679, by the rules every build of that range shares, the pinned "
+                      "release's where they differ"),
             c.log.notes.end());
   const FigureCheck* kv = figure(c, "CUDA0", LogFigure::kKvCache);
   ASSERT_NE(kv, nullptr);
-  EXPECT_NE(kv->note.find("build b1 is " + note + ": priced as the pinned release"), std::string::npos)
-      << kv->note;
+  EXPECT_NE(kv->note.find("build b1 is " + note + ": priced as b8679"), std::string::npos) << kv->note;
 }
 
 TEST(CheckLog, ARunnerWithTheOldContextLinesKeptOneCacheForEverySequence) {
@@ -2147,7 +2198,19 @@ TEST(CheckLog, AnOlderOffloadRuleIsSaidOnTheRow) {
   // repeating layers" for "offloaded 30/49 layers") are the rule before
   // #18148, so it is priced as b7590, blocks 18..47 on CUDA0: the gap is
   // the prints' rounding and the padding alone, and the note says why.
-  const LogCheck dated = check("llamacpp", slug + ".log", with_config(slug, "Q4_K_M"));
+  // (Its llama_kv_cache_unified and n_ctx_per_seq lines date it to b6698,
+  // tighter still and before #18148 too: renamed to the later forms here,
+  // so that the offload lines alone date it.)
+  std::string text = read_test_log("llamacpp", slug + ".log");
+  for (auto [from, to] : {std::pair<std::string, std::string>{"llama_kv_cache_unified:", "llama_kv_cache:"},
+                          {"n_ctx_per_seq", "n_ctx_seq"}}) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+      text.replace(at, from.size(), to);
+    }
+  }
+  Result<LogCheck> renamed = check_log(text, with_config(slug, "Q4_K_M"), nullptr);
+  ASSERT_TRUE(renamed.ok()) << renamed.error().message();
+  const LogCheck dated = *renamed;
   const FigureCheck* dated_gpu = figure(dated, "CUDA0", LogFigure::kModel);
   ASSERT_NE(dated_gpu, nullptr);
   ASSERT_TRUE(dated_gpu->memfit.has_value());
