@@ -195,6 +195,12 @@ uint64_t own_engine_cache_padding(const OllamaRelease& release, bool flash_atten
 
 bool own_engine_reserve_casts_mask(const OllamaRelease& release) { return release >= v(0, 12, 7); }
 
+bool own_engine_graph_holds_gpu_pool(const OllamaRelease& release) { return release >= v(0, 12, 4); }
+
+bool own_engine_rdna3_product_pool(const OllamaRelease& release) {
+  return own_engine_graph_holds_gpu_pool(release) && release <= v(0, 13, 2);
+}
+
 bool llama_runner_flash_attention_auto(const OllamaRelease& release) { return release >= v(0, 13, 5); }
 
 std::optional<uint64_t> default_context(const OllamaRelease& release) {

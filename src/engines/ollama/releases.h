@@ -65,6 +65,20 @@ uint64_t own_engine_cache_padding(const OllamaRelease& release, bool flash_atten
 // which "can also skip a cast operation"); before, that input alone.
 bool own_engine_reserve_casts_mask(const OllamaRelease& release);
 
+// Whether the own engine's "compute graph" record on an RDNA3 GPU (ROCm,
+// gfx11xx) holds the pool of its matrix products' F16 copies
+// (gpu_pool.h, rdna3_product_pool_bytes): from v0.12.4, whose patched
+// ggml counts the GPU backend's pool in the record ("ggml: Preallocate
+// CUDA pool memory", 3d0b1734c), to v0.13.2, the last whose ggml runs
+// RDNA3's products over 64 or more tokens through hipBLAS
+// (ggml_cuda_should_use_mmq; v0.13.3's ggml takes MMQ there).
+bool own_engine_rdna3_product_pool(const OllamaRelease& release);
+
+// Whether the own engine's "compute graph" record on a CUDA or ROCm GPU
+// holds the backend's pool beside ggml-alloc's buffer: from v0.12.4
+// (3d0b1734c, above); before, ggml-alloc's buffer alone.
+bool own_engine_graph_holds_gpu_pool(const OllamaRelease& release);
+
 // OLLAMA_FLASH_ATTENTION's default for `architecture` in `release`
 // (fs/ggml GGML.FlashAttention, from v0.12.4; off before).
 bool flash_attention_by_default(std::string_view architecture, const OllamaRelease& release);

@@ -38,6 +38,10 @@ struct OllamaRequest {
   std::optional<OllamaRelease> release;
   // use_mmap (request or Modelfile option); nullopt: the server decides.
   std::optional<bool> use_mmap;
+  // The GPUs' architecture as Ollama's discovery prints it (its
+  // "inference compute" line's compute=: "gfx1102", "8.6"); nullopt: not
+  // known. An RDNA3 GPU's own-engine graph adds its products' pool.
+  std::optional<std::string> gpu_arch;
 };
 
 // The defaults of api.DefaultOptions() and envconfig.

@@ -117,5 +117,18 @@ TEST(OllamaReleases, RunnerBatch) {
   EXPECT_EQ(runner_batch(tag("0.13.3"), 1024, 1).n_batch, 1024u);
 }
 
+TEST(OllamaReleases, OwnEngineGpuPoolInTheGraphRecord) {
+  // 3d0b1734c ("ggml: Preallocate CUDA pool memory") is first in v0.12.4;
+  // RDNA3 takes hipBLAS over 64 tokens through v0.13.2's ggml, MMQ from
+  // v0.13.3's (ggml_cuda_should_use_mmq).
+  EXPECT_FALSE(own_engine_graph_holds_gpu_pool(tag("0.12.3")));
+  EXPECT_TRUE(own_engine_graph_holds_gpu_pool(tag("0.12.4")));
+  EXPECT_TRUE(own_engine_graph_holds_gpu_pool(tag("0.24.0")));
+  EXPECT_FALSE(own_engine_rdna3_product_pool(tag("0.11.10")));
+  EXPECT_TRUE(own_engine_rdna3_product_pool(tag("0.12.6")));
+  EXPECT_TRUE(own_engine_rdna3_product_pool(tag("0.13.2")));
+  EXPECT_FALSE(own_engine_rdna3_product_pool(tag("0.13.3")));
+}
+
 }  // namespace
 }  // namespace memfit::ollama
