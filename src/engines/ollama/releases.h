@@ -92,6 +92,19 @@ bool llama_runner_flash_attention_auto(const OllamaRelease& release);
 // ContextLength); nullopt from v0.15.5, the VRAM tier (server/routes.go).
 std::optional<uint64_t> default_context(const OllamaRelease& release);
 
+// The context floor `release` puts under `architecture`'s num_ctx, the
+// Modelfile's and the request's too (server/routes.go scheduleRunner:
+// opts.NumCtx = max(opts.NumCtx, 8192)), given the GPUs' total memory less
+// OLLAMA_GPU_OVERHEAD each: 8192 for gptoss from v0.11.0 ("This model
+// requires a minimum context"); from v0.11.4 only when that total is at
+// least 20 GiB (lowVRAMThreshold, "server: Reduce gpt-oss context length
+// for small VRAM GPUs", f2e9c9aff); gpt-oss (llama.cpp's converter's
+// name) from v0.11.5, qwen3vl and qwen3vlmoe from v0.12.7; none from
+// v0.15.5, whose VRAM tier replaced it ("server: use tiered VRAM-based
+// default context length", 0334ffa62). nullopt: no floor.
+std::optional<uint64_t> context_floor(std::string_view architecture, const OllamaRelease& release,
+                                      uint64_t total_vram_bytes);
+
 // llama.cpp's runner got its layers from llm/memory.go's
 // EstimateGPULayers (before v0.12.11), not the scheduler memfit replays
 // (llm/server.go createLayout, v0.24.0's).

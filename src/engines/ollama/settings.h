@@ -72,7 +72,8 @@ struct SchedulerGpu {
 // The context Ollama picks (defaults.cc).
 struct ContextChoice {
   uint64_t num_ctx = 0;
-  std::string_view source;  // "num_ctx", "OLLAMA_CONTEXT_LENGTH", "the release's default", "the VRAM tier"
+  std::string_view source;  // "num_ctx", "OLLAMA_CONTEXT_LENGTH", "the release's default", "the VRAM tier",
+                            // "the release's floor for the family" (releases.h, context_floor)
   uint64_t total_vram_bytes = 0;  // sum over GPUs of total - overhead
   uint64_t trained_tokens = 0;    // the clamp, when it applied; else 0
 };
