@@ -289,8 +289,10 @@ void read_inference_compute(std::span<const LogLine> records, LogBuilder& out) {
     }
     // compute=gfx1102 (a ROCm GPU's ISA, as HIP runs it: an
     // HSA_OVERRIDE_GFX_VERSION shows here) or 8.6 (CUDA's capability):
-    // the GPUs' architecture, the first GPU's.
-    if (std::optional<std::string> arch = slog_field(line.text, "compute"); arch && !arch->empty()) {
+    // the GPUs' architecture, the first GPU's (Metal's compute=0.0 is none).
+    const bool gpu_library = library && (*library == "ROCm" || *library == "rocm" || *library == "CUDA" ||
+                                         *library == "cuda");
+    if (std::optional<std::string> arch = slog_field(line.text, "compute"); gpu_library && arch && !arch->empty()) {
       out.setting("gpu_arch", *arch);
     }
     for (auto [key, field] : {std::pair{"available", &LogDevice::free_bytes}, {"total", &LogDevice::total_bytes}}) {
