@@ -304,6 +304,9 @@ ollama's own, refused under another engine:
   ollama_gpus_free (str; --ollama-gpus-free)
       each GPU's free memory as Ollama finds it, e.g. 0=22GiB,1=10GiB (default:
       the GPUs of --gpu, else this machine's)
+  ollama_gpu_arch (str; --ollama-gpu-arch)
+      the GPUs' architecture as Ollama's discovery prints it (compute=gfx1102,
+      8.6)
   ollama_version (str, default v0.24.0; --ollama-version)
       the Ollama release whose rules decide, v0.1.0 to v0.24.0 (default: the
       pinned v0.24.0)

@@ -159,6 +159,10 @@ Status as_ollama(const RuntimeLog& log, EstimateRequest& r, std::vector<std::str
     }
     if (Status s = set_field(r, "ollama_gpus_free", gpus_text(gpus)); !s) return s;
   }
+  // The discovery's compute= (ollama_reader.cc): an RDNA3 GPU's own-engine
+  // graph adds its products' pool (engines/ollama/gpu_pool.h). A value
+  // the field does not take (untrusted text) is left out.
+  if (const LogSetting* arch = log.setting("gpu_arch")) (void)set_field(r, "ollama_gpu_arch", arch->value);
   if (q.placement.n_gpu_layers && *q.placement.n_gpu_layers) {
     if (Status s = set_field(r, "num_gpu", std::to_string(**q.placement.n_gpu_layers)); !s) return s;
     notes.push_back("the layers the log's runner offloaded are given as num_gpu: its buffers are "
@@ -168,7 +172,8 @@ Status as_ollama(const RuntimeLog& log, EstimateRequest& r, std::vector<std::str
 }
 
 // The notes of an own-engine run's compute rows (see compare).
-void note_own_engine_graph(const EstimateRun& run, std::vector<FigureCheck>& figures) {
+void note_own_engine_graph(const EstimateRun& run, const ollama::OllamaDecisions& d,
+                           std::vector<FigureCheck>& figures) {
   const std::vector<LlamaCppDeviceUsage>& devices = run.llamacpp->placement.devices;
   const uint64_t blocks = run.model->spec.layers.size();
   const bool mirrored = ollama::mirrors_engine_graph(run.model->spec);
@@ -191,10 +196,20 @@ void note_own_engine_graph(const EstimateRun& run, std::vector<FigureCheck>& fig
     if (replayed && c.printed.device == "CPU") {
       c.note = "Ollama's own engine's graph (its model's Forward under model/models; the reserved batch's "
                "outputs one row a sequence), replayed with ggml-alloc's rules";
+    } else if (replayed && !ollama::own_engine_graph_holds_gpu_pool(d.release)) {
+      c.note = "Ollama's own engine's graph replayed with ggml-alloc's rules (a release before v0.12.4: "
+               "the record holds no pool of the GPU backend's)";
+    } else if (replayed && c.printed.device.starts_with("ROCm") && d.given.gpu_arch &&
+               d.given.gpu_arch->starts_with("gfx11") && ollama::own_engine_rdna3_product_pool(d.release)) {
+      c.note = "Ollama's own engine's graph replayed with ggml-alloc's rules, and the GPU backend's pool "
+               "the record adds (the ggml-No-alloc-mode patch) replayed for RDNA3: hipBLAS's F16 copies "
+               "of each product over 64 or more tokens, in ggml-cuda's legacy pool (flash attention's "
+               "partial results, sized by the GPU's occupancy, are not)";
     } else if (replayed) {
       c.note = "Ollama's own engine's graph replayed with ggml-alloc's rules; a CUDA or ROCm record adds "
-               "the backend's pool of kernel temporaries (Ollama's 0020-ggml-No-alloc-mode.patch: "
-               "ggml_backend_cuda_buffer_size), which memfit does not price";
+               "the backend's pool of kernel temporaries (Ollama's ggml-No-alloc-mode patch: "
+               "ggml_backend_cuda_buffer_size), which memfit replays only for RDNA3 products (v0.12.4 to "
+               "v0.13.2)";
     } else if (run.model->spec.multimodal && c.printed.device != "CPU") {
       // runner/ollamarunner/runner.go reserveWorstCaseGraph: a vision model
       // first encodes a 2048 x 2048 image (EncodeMultimodal), then reserves
@@ -341,7 +356,7 @@ class OllamaPricer final : public LogPricer {
     // stand-in.
     const auto* decisions = std::any_cast<ollama::OllamaDecisions>(&run.engine_estimate);
     if (decisions != nullptr && decisions->runner == ollama::OllamaRunner::kOllama) {
-      note_own_engine_graph(run, figures);
+      note_own_engine_graph(run, *decisions, figures);
       compare_own_engine_cache(run, figures);
     }
     note_unprinted_inputs(log, run, figures);

@@ -268,7 +268,8 @@ bool loads_llama_runner(std::span<const LogLine> lines) {
 // available=, the memory Ollama's scheduler takes as the GPU's free. It
 // gives a GPU the llama.cpp lines or the buffers named its free memory
 // and total when they print none; a log that names no GPU otherwise gets
-// the device (an own-engine excerpt: the records alone).
+// the device (an own-engine excerpt: the records alone). Its compute= is
+// the setting gpu_arch.
 void read_inference_compute(std::span<const LogLine> records, LogBuilder& out) {
   const bool any_gpu = std::any_of(out.peek().devices.begin(), out.peek().devices.end(),
                                    [](const LogDevice& d) { return d.id != "CPU" && d.id != "total"; });
@@ -285,6 +286,14 @@ void read_inference_compute(std::span<const LogLine> records, LogBuilder& out) {
     if (std::optional<std::string> description = slog_field(line.text, "description");
         description && device->name.empty()) {
       device->name = *description;
+    }
+    // compute=gfx1102 (a ROCm GPU's ISA, as HIP runs it: an
+    // HSA_OVERRIDE_GFX_VERSION shows here) or 8.6 (CUDA's capability):
+    // the GPUs' architecture, the first GPU's (Metal's compute=0.0 is none).
+    const bool gpu_library = library && (*library == "ROCm" || *library == "rocm" || *library == "CUDA" ||
+                                         *library == "cuda");
+    if (std::optional<std::string> arch = slog_field(line.text, "compute"); gpu_library && arch && !arch->empty()) {
+      out.setting("gpu_arch", *arch);
     }
     for (auto [key, field] : {std::pair{"available", &LogDevice::free_bytes}, {"total", &LogDevice::total_bytes}}) {
       const std::optional<std::string> text = slog_field(line.text, key);

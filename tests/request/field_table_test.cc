@@ -107,15 +107,15 @@ TEST(FieldTable, NamesAndSpellingsAreOnceEach) {
   // 18 common fields (the machine's gpu, mac and host_bandwidth_gb_s among
   // them), 32 llama.cpp's (embedding, pooling and reranking among them), 10
   // mlx-lm's, 13 vLLM's (runner among them), 17 SGLang's (the Mamba state pool's
-  // four, attention_backend and enable_dp_lm_head among them), 12 Ollama's
-  // (use_mmap among them): 102.
+  // four, attention_backend and enable_dp_lm_head among them), 13 Ollama's
+  // (use_mmap and ollama_gpu_arch among them): 103.
   EXPECT_EQ(engine_request_fields("").size(), 18u);
   EXPECT_EQ(engine_request_fields("llamacpp").size(), 32u);
   EXPECT_EQ(engine_request_fields("mlx-lm").size(), 10u);
   EXPECT_EQ(engine_request_fields("vllm").size(), 13u);
   EXPECT_EQ(engine_request_fields("sglang").size(), 17u);
-  EXPECT_EQ(engine_request_fields("ollama").size(), 12u);
-  EXPECT_EQ(request_fields().size(), 102u);
+  EXPECT_EQ(engine_request_fields("ollama").size(), 13u);
+  EXPECT_EQ(request_fields().size(), 103u);
   EXPECT_EQ(find_request_field("max_token"), nullptr);
 }
 
@@ -266,7 +266,8 @@ TEST(FieldTable, GetEnginesListsEveryField) {
                                                    "gpu_name", "kv_cache_memory"}));
   EXPECT_EQ(gpu["sglang"], (std::vector<std::string>{"mem_fraction_static"}));
   EXPECT_EQ(gpu["ollama"], (std::vector<std::string>{"num_gpu", "ollama_gpu_overhead",
-                                                     "ollama_sched_spread", "ollama_gpus_free"}));
+                                                     "ollama_sched_spread", "ollama_gpus_free",
+                                                     "ollama_gpu_arch"}));
   EXPECT_TRUE(gpu["mlxcel"].empty());
   EXPECT_TRUE(gpu["mlx-lm"].empty());
   for (const json& field : answer["common_fields"]) EXPECT_EQ(field["gpu_setting"], false);

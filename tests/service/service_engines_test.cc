@@ -36,7 +36,7 @@ TEST(ServiceEngines, ListsTheSixEnginesAndTheirFields) {
   EXPECT_EQ(answer["engines"][3]["fields"].size(), 13u);  // runner among them
   EXPECT_EQ(answer["engines"][4]["fields"].size(), 17u);
   EXPECT_EQ(answer["engines"][4]["versions"]["field"], "sglang_version");
-  EXPECT_EQ(answer["engines"][5]["fields"].size(), 12u);  // ollama_version and use_mmap among them
+  EXPECT_EQ(answer["engines"][5]["fields"].size(), 13u);  // ollama_version, use_mmap and ollama_gpu_arch among them
   EXPECT_EQ(answer["engines"][5]["versions"]["field"], "ollama_version");
   EXPECT_EQ(answer["common_fields"].size(), 18u);  // gpu, mac, host_bandwidth_gb_s and confidence among them
   EXPECT_EQ(answer["engines"][0]["default_for"], "models that are not GGUF");

@@ -124,6 +124,14 @@ OllamaDecisions decide_defaults(const OllamaRequest& given, const Model& model,
   const std::string_view arch = ollama_architecture(model.spec.model_type);
   d.runner = runner_for(arch, d.release);
   d.context = choose_context(given, gpus, declared_context(model.spec).tokens);
+  // The release's floor for this family (releases.h, context_floor), over
+  // any num_ctx, then the trained context's clamp again.
+  if (const std::optional<uint64_t> floor = context_floor(arch, d.release, d.context.total_vram_bytes);
+      floor && d.context.num_ctx < *floor) {
+    const uint64_t trained = declared_context(model.spec).tokens;
+    d.context.num_ctx = trained > 0 ? std::min(*floor, trained) : *floor;
+    d.context.source = "the release's floor for the family";
+  }
   d.parallel = std::max<uint64_t>(given.num_parallel.value_or(default_parallel(d.release)), 1);
   if (d.parallel > 1 && !reads_num_parallel(d.release)) {
     d.parallel = 1;

@@ -508,4 +508,25 @@ Result<std::optional<uint64_t>> engine_graph_bytes(const ModelSpec& spec, const 
   return std::optional<uint64_t>(best);
 }
 
+std::optional<std::vector<WeightProduct>> engine_graph_products(const ModelSpec& spec, const EngineGraphRun& run,
+                                                                bool weights_quantized) {
+  const std::optional<Qwen3Shape> s = qwen3_shape(spec);
+  if (!s || s->experts > 0 || run.cells == 0 || run.cells >= lg::kMaxFactor || run.num_batch == 0 ||
+      run.num_batch >= lg::kMaxFactor || run.parallel == 0 || run.parallel >= lg::kMaxFactor) {
+    return std::nullopt;
+  }
+  std::vector<WeightProduct> products;
+  for (uint64_t n_tok : {run.num_batch, uint64_t{1}}) {
+    const Graph g = build(*s, run, n_tok, run.parallel);
+    for (int t : g.nodes()) {
+      const ggml_graph::Tensor& node = g.at(t);
+      if (node.op != Op::kMulMat || node.src.size() < 2 || !g.is_external(node.src[0])) continue;
+      const ggml_graph::Tensor& act = g.at(node.src[1]);
+      products.push_back({.k = act.ne[0], .n = node.ne[0], .m = act.ne[1] * act.ne[2] * act.ne[3],
+                          .quantized = weights_quantized});
+    }
+  }
+  return products;
+}
+
 }  // namespace memfit::ollama

@@ -30,6 +30,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
+
+#include "engines/ollama/gpu_pool.h"
 
 #include "memfit/model_spec.h"
 #include "memfit/result.h"
@@ -61,17 +64,29 @@ bool mirrors_engine_graph(const ModelSpec& spec);
 // prompt's and the one-token graph's replays: ggml-alloc's buffer, the
 // whole record on the host (and on Metal, whose backend adds nothing);
 // a CUDA or ROCm device's record adds its pool of kernel temporaries
-// (below), not priced. nullopt for a model whose graph is not mirrored
+// (below), not in this figure (the profile adds RDNA3's from
+// engine_graph_products, gpu_pool.h). nullopt for a model whose graph is not mirrored
 // (memfit then keeps llama.cpp's phases, modelled).
 //
-// llama/patches/0020-ggml-No-alloc-mode.patch (v0.24.0): Ollama's
+// llama/patches/0020-ggml-No-alloc-mode.patch (v0.24.0; 0022 at v0.12.6): Ollama's
 // ggml_backend_sched_get_attempted_buffer_size returns ggml-alloc's size
 // plus the backend's buffer_size, which ggml-cuda (and HIP) implement as
 // the high-water mark of its memory pools during a dry run of the graph
 // (ggml_backend_cuda_graph_reserve): the temporaries its kernels take
 // (quantized activations for the matrix products, flash attention's
-// partial results). memfit does not model that pool.
+// partial results), from v0.12.4 (releases.h,
+// own_engine_graph_holds_gpu_pool).
 Result<std::optional<uint64_t>> engine_graph_bytes(const ModelSpec& spec, const EngineGraphRun& run);
+
+// The weight products of the graphs engine_graph_bytes replays for a
+// dense qwen3 (the prompt batch's, then the one token's), in the order the
+// backend runs them (the graph's node order): what a GPU's pool of kernel
+// temporaries is asked for (gpu_pool.h). Every product's `quantized` is
+// `weights_quantized` (the caller knows the file's types). nullopt for any
+// other family (a routed expert's product takes another path) or a run
+// the replay does not price.
+std::optional<std::vector<WeightProduct>> engine_graph_products(const ModelSpec& spec, const EngineGraphRun& run,
+                                                                bool weights_quantized);
 
 }  // namespace memfit::ollama
 

@@ -8,10 +8,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 
 #include "memfit/llamacpp_placement.h"
 #include "memfit/memory_size.h"
+#include "memfit/untrusted_text.h"
 #include "request/field_text.h"
 
 namespace memfit::ollama {
@@ -33,6 +35,7 @@ constexpr std::string_view kSchedSpread = "ollama_sched_spread";
 constexpr std::string_view kGpusFree = "ollama_gpus_free";
 constexpr std::string_view kVersion = "ollama_version";
 constexpr std::string_view kUseMmap = "use_mmap";
+constexpr std::string_view kGpuArch = "ollama_gpu_arch";
 
 // OLLAMA_KV_CACHE_TYPE's three types (llama.cpp's spellings).
 Result<GgmlType> parse_kv_cache_type(std::string_view text) {
@@ -40,6 +43,25 @@ Result<GgmlType> parse_kv_cache_type(std::string_view text) {
   if (text == "q8_0") return GgmlType::kQ8_0;
   if (text == "q4_0") return GgmlType::kQ4_0;
   return Error::usage("", fmt::format("'{}': expected f16, q8_0 or q4_0", text));
+}
+
+// A GPU architecture as Ollama's discovery prints it: a ROCm ISA, "gfx"
+// and 3 or 4 hex digits ("gfx1102", "gfx90a"), or a CUDA compute
+// capability, digits, a dot, digits ("8.6").
+Result<std::string> parse_gpu_arch(std::string_view text) {
+  const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (text.starts_with("gfx") && (text.size() == 6 || text.size() == 7) &&
+      std::all_of(text.begin() + 3, text.end(), hex)) {
+    return std::string(text);
+  }
+  const size_t dot = text.find('.');
+  if (dot != std::string_view::npos && dot > 0 && dot + 1 < text.size() && text.size() <= 5 &&
+      std::all_of(text.begin(), text.begin() + dot, digit) && std::all_of(text.begin() + dot + 1, text.end(), digit)) {
+    return std::string(text);
+  }
+  return Error::usage("", fmt::format("'{}': expected a ROCm ISA (gfx1102) or a CUDA compute capability (8.6)",
+                                      escape_untrusted(text)));
 }
 
 // OLLAMA_GPU_OVERHEAD: bytes as Ollama reads it, or a size with its unit.
@@ -208,6 +230,18 @@ constexpr RequestField kOllamaFields[] = {
                 "device, whose quantized rows the runner's llama.cpp pads): the scheduler's input, "
                 "and the total of the VRAM tier; not with `--gpu` or `--mac`",
          .gpu_setting = true}),
+    text_field<checked<parse_gpu_arch>, &kGpuArch>(
+        {.name = kGpuArch,
+         .flags = "--ollama-gpu-arch",
+         .engine = "ollama",
+         .help = "the GPUs' architecture as Ollama's discovery prints it (compute=gfx1102, 8.6)",
+         .type = FieldType::kText,
+         .example = "gfx1102",
+         .doc = "the architecture of the GPUs `ollama_gpus_free` gives, as the server's `inference "
+                "compute` line prints it (`compute=gfx1102`, `8.6`): on an RDNA3 GPU (`gfx11xx`) the "
+                "own engine's graph record of v0.12.4 to v0.13.2 holds its products' pool "
+                "(docs/engine-ollama.md, \"Ollama's own engine\"); not with `--gpu` or `--mac`",
+         .gpu_setting = true}),
     text_field<checked<parse_ollama_release>, &kVersion>(
         {.name = kVersion,
          .flags = "--ollama-version",
@@ -269,6 +303,9 @@ Result<OllamaRequest> read_ollama_request(const EstimateRequest& r) {
       read_one<std::vector<LlamaCppGpu>>(r, kGpusFree, parse_gpu_memory);
   if (!gpus) return gpus.error();
   q.gpus_free = std::move(*gpus);
+  Result<std::optional<std::string>> arch = read_one<std::string>(r, kGpuArch, parse_gpu_arch);
+  if (!arch) return arch.error();
+  q.gpu_arch = std::move(*arch);
   Result<std::optional<OllamaRelease>> release = read_one<OllamaRelease>(r, kVersion, parse_ollama_release);
   if (!release) return release.error();
   q.release = *release;

@@ -18,6 +18,7 @@
 #include "engines/ollama/releases.h"
 #include "engines/shared/trained_context.h"
 #include "memfit/checked_math.h"
+#include "memfit/gguf.h"
 #include "memfit/llamacpp_report.h"
 #include "memfit/request.h"
 
@@ -41,6 +42,41 @@ void set_device_graph(LlamaCppDeviceUsage& device, uint64_t graph, LlamaCppEstim
   device.short_bytes = device.fits ? 0 : device.total_bytes - device.usable_bytes;
 }
 
+// Whether every matrix of the model's file is of a quantized type: the
+// GGUF's tensor infos, or the tensors of the GGUF memfit rebuilt (as a
+// GGUF model carries them, typed by ggml's names); false without either.
+bool matrices_quantized(const Model& model) {
+  const auto float_type = [](std::string_view t) { return t == "f32" || t == "f16" || t == "bf16"; };
+  if (model.gguf != nullptr && !model.gguf->tensors.empty()) {
+    return std::all_of(model.gguf->tensors.begin(), model.gguf->tensors.end(), [](const GgufTensorInfo& t) {
+      return t.n_dims != 2 || (t.type != GgmlType::kF32 && t.type != GgmlType::kF16 && t.type != GgmlType::kBF16);
+    });
+  }
+  if (model.tensors.empty() || model.weights.source != WeightsSource::kGgufHeader) return false;
+  return std::all_of(model.tensors.begin(), model.tensors.end(), [&](const SafetensorsTensor& t) {
+    return t.shape.size() != 2 || !float_type(t.dtype);
+  });
+}
+
+// The pool an RDNA3 GPU's record adds to the own engine's graph: its
+// products' F16 copies (gpu_pool.h, rdna3_product_pool_bytes) in releases
+// v0.12.4 to v0.13.2 (releases.h, own_engine_rdna3_product_pool). 0 where
+// memfit replays no pool: another GPU or release, flash attention off
+// (the scores' products take batched hipBLAS), a family whose products
+// engine_graph_products does not list, a matrix in a float type.
+Result<uint64_t> own_engine_product_pool(const Model& model, const OllamaDecisions& d,
+                                         const LlamaCppDeviceUsage& device, const ollama::EngineGraphRun& run) {
+  const bool rdna3 = d.given.gpu_arch && d.given.gpu_arch->starts_with("gfx11");
+  if (!run.on_gpu || !device.device.starts_with("rocm") || !rdna3 || !run.flash_attention ||
+      !ollama::own_engine_rdna3_product_pool(d.release) || !matrices_quantized(model)) {
+    return uint64_t{0};
+  }
+  const std::optional<std::vector<ollama::WeightProduct>> products =
+      ollama::engine_graph_products(model.spec, run, /*weights_quantized=*/true);
+  if (!products) return uint64_t{0};
+  return ollama::rdna3_product_pool_bytes(*products).value_or(0);
+}
+
 // Ollama's own engine builds its own graph (engine_graph.h): the device
 // that runs every block has that graph's replay where memfit mirrors the
 // family (qwen3, qwen3moe); a host that runs no block has its token rows
@@ -60,7 +96,9 @@ Status price_own_engine_graph(const Model& model, const OllamaDecisions& d, Llam
     Result<std::optional<uint64_t>> graph = ollama::engine_graph_bytes(model.spec, run);
     if (!graph) return graph.error();
     if (!graph->has_value()) continue;
-    set_device_graph(device, **graph, e);
+    Result<uint64_t> pool = own_engine_product_pool(model, d, device, run);
+    if (!pool) return pool.error();
+    set_device_graph(device, (CheckedBytes(**graph) + *pool).saturated(), e);
     // A run on the host alone: the record is the replay (no pool).
     e.compute_replayed = devices.size() == 1 && !run.on_gpu;
   }
@@ -167,6 +205,12 @@ class OllamaProfile final : public ollama::OllamaCommands {
     if (given->gpus_free && r.machine.given()) {
       return Error::usage("ollama_gpus_free", "and the machine's gpu or mac both give the GPUs' "
                                               "memory: give one");
+    }
+    // The architecture describes the GPUs ollama_gpus_free gives (check-log's
+    // from the discovery's compute=); a machine's GPU is a catalogue row.
+    if (given->gpu_arch && r.machine.given()) {
+      return Error::usage("ollama_gpu_arch", "describes the GPUs of ollama_gpus_free, not the machine's "
+                                             "gpu or mac: give it with ollama_gpus_free");
     }
     // max_tokens is num_ctx under ollama; Ollama clamps it to the trained
     // context, so llama.cpp's warning past it is not asked for.

@@ -195,7 +195,24 @@ uint64_t own_engine_cache_padding(const OllamaRelease& release, bool flash_atten
 
 bool own_engine_reserve_casts_mask(const OllamaRelease& release) { return release >= v(0, 12, 7); }
 
+bool own_engine_graph_holds_gpu_pool(const OllamaRelease& release) { return release >= v(0, 12, 4); }
+
+bool own_engine_rdna3_product_pool(const OllamaRelease& release) {
+  return own_engine_graph_holds_gpu_pool(release) && release <= v(0, 13, 2);
+}
+
 bool llama_runner_flash_attention_auto(const OllamaRelease& release) { return release >= v(0, 13, 5); }
+
+std::optional<uint64_t> context_floor(std::string_view architecture, const OllamaRelease& release,
+                                      uint64_t total_vram_bytes) {
+  constexpr uint64_t kLowVramBytes = uint64_t{20} << 30;
+  if (release < v(0, 11, 0) || release >= v(0, 15, 5)) return std::nullopt;
+  const bool listed = architecture == "gptoss" || (architecture == "gpt-oss" && release >= v(0, 11, 5)) ||
+                      ((architecture == "qwen3vl" || architecture == "qwen3vlmoe") && release >= v(0, 12, 7));
+  if (!listed) return std::nullopt;
+  if (release >= v(0, 11, 4) && total_vram_bytes < kLowVramBytes) return std::nullopt;
+  return uint64_t{8192};
+}
 
 std::optional<uint64_t> default_context(const OllamaRelease& release) {
   if (release < v(0, 6, 7)) return 2048;

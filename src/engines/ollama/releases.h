@@ -65,6 +65,20 @@ uint64_t own_engine_cache_padding(const OllamaRelease& release, bool flash_atten
 // which "can also skip a cast operation"); before, that input alone.
 bool own_engine_reserve_casts_mask(const OllamaRelease& release);
 
+// Whether the own engine's "compute graph" record on an RDNA3 GPU (ROCm,
+// gfx11xx) holds the pool of its matrix products' F16 copies
+// (gpu_pool.h, rdna3_product_pool_bytes): from v0.12.4, whose patched
+// ggml counts the GPU backend's pool in the record ("ggml: Preallocate
+// CUDA pool memory", 3d0b1734c), to v0.13.2, the last whose ggml runs
+// RDNA3's products over 64 or more tokens through hipBLAS
+// (ggml_cuda_should_use_mmq; v0.13.3's ggml takes MMQ there).
+bool own_engine_rdna3_product_pool(const OllamaRelease& release);
+
+// Whether the own engine's "compute graph" record on a CUDA or ROCm GPU
+// holds the backend's pool beside ggml-alloc's buffer: from v0.12.4
+// (3d0b1734c, above); before, ggml-alloc's buffer alone.
+bool own_engine_graph_holds_gpu_pool(const OllamaRelease& release);
+
 // OLLAMA_FLASH_ATTENTION's default for `architecture` in `release`
 // (fs/ggml GGML.FlashAttention, from v0.12.4; off before).
 bool flash_attention_by_default(std::string_view architecture, const OllamaRelease& release);
@@ -77,6 +91,19 @@ bool llama_runner_flash_attention_auto(const OllamaRelease& release);
 // 2048 before v0.6.7, 4096 to v0.15.4 (api.DefaultOptions, envconfig
 // ContextLength); nullopt from v0.15.5, the VRAM tier (server/routes.go).
 std::optional<uint64_t> default_context(const OllamaRelease& release);
+
+// The context floor `release` puts under `architecture`'s num_ctx, the
+// Modelfile's and the request's too (server/routes.go scheduleRunner:
+// opts.NumCtx = max(opts.NumCtx, 8192)), given the GPUs' total memory less
+// OLLAMA_GPU_OVERHEAD each: 8192 for gptoss from v0.11.0 ("This model
+// requires a minimum context"); from v0.11.4 only when that total is at
+// least 20 GiB (lowVRAMThreshold, "server: Reduce gpt-oss context length
+// for small VRAM GPUs", f2e9c9aff); gpt-oss (llama.cpp's converter's
+// name) from v0.11.5, qwen3vl and qwen3vlmoe from v0.12.7; none from
+// v0.15.5, whose VRAM tier replaced it ("server: use tiered VRAM-based
+// default context length", 0334ffa62). nullopt: no floor.
+std::optional<uint64_t> context_floor(std::string_view architecture, const OllamaRelease& release,
+                                      uint64_t total_vram_bytes);
 
 // llama.cpp's runner got its layers from llm/memory.go's
 // EstimateGPULayers (before v0.12.11), not the scheduler memfit replays

@@ -38,6 +38,10 @@ struct OllamaRequest {
   std::optional<OllamaRelease> release;
   // use_mmap (request or Modelfile option); nullopt: the server decides.
   std::optional<bool> use_mmap;
+  // The GPUs' architecture as Ollama's discovery prints it (its
+  // "inference compute" line's compute=: "gfx1102", "8.6"); nullopt: not
+  // known. An RDNA3 GPU's own-engine graph adds its products' pool.
+  std::optional<std::string> gpu_arch;
 };
 
 // The defaults of api.DefaultOptions() and envconfig.
@@ -68,7 +72,8 @@ struct SchedulerGpu {
 // The context Ollama picks (defaults.cc).
 struct ContextChoice {
   uint64_t num_ctx = 0;
-  std::string_view source;  // "num_ctx", "OLLAMA_CONTEXT_LENGTH", "the release's default", "the VRAM tier"
+  std::string_view source;  // "num_ctx", "OLLAMA_CONTEXT_LENGTH", "the release's default", "the VRAM tier",
+                            // "the release's floor for the family" (releases.h, context_floor)
   uint64_t total_vram_bytes = 0;  // sum over GPUs of total - overhead
   uint64_t trained_tokens = 0;    // the clamp, when it applied; else 0
 };

@@ -2,6 +2,7 @@
 // tier, its clamps, and the runner, sequences and cache type it decides.
 #include <gtest/gtest.h>
 
+#include "engines/ollama/releases.h"
 #include "engines/ollama/settings.h"
 
 namespace memfit::ollama {
@@ -101,6 +102,34 @@ TEST(OllamaDefaults, KvIsNumCtxTimesParallel) {
   // No formula for "test": 32 / 8 = 4 x the 32 MiB cache / 6 = 22369621.
   EXPECT_EQ(s->graph_partial_bytes, 22369621u);
   EXPECT_EQ(s->graph_full_bytes, 22369621u);
+}
+
+TEST(OllamaDefaults, GptOssGetsAtLeast8192TokensWhenTheGpusHold20GiB) {
+  // server/routes.go scheduleRunner: max(num_ctx, 8192) for gptoss unless
+  // the GPUs' total (less OLLAMA_GPU_OVERHEAD) is below 20 GiB (v0.11.4 to
+  // v0.15.4); always in v0.11.0 to v0.11.3; the VRAM tier from v0.15.5.
+  const Model m = two_block_model("gptoss");  // trained for 131072 tokens
+  OllamaRequest given;
+  given.release = parse_ollama_release("0.12.6").value();
+  // 24 GiB >= 20 GiB: 4096 (0.12.6's default) raised to 8192.
+  OllamaDecisions big = decide_defaults(given, m, gpus_of({24 * kGiB}));
+  EXPECT_EQ(big.context.num_ctx, 8192u);
+  EXPECT_EQ(big.context.source, "the release's floor for the family");
+  // 16 GiB < 20 GiB (low VRAM mode): 4096 stays.
+  EXPECT_EQ(decide_defaults(given, m, gpus_of({16 * kGiB})).context.num_ctx, 4096u);
+  // Over a Modelfile's num_ctx too: 2048 -> 8192.
+  given.num_ctx = 2048;
+  EXPECT_EQ(decide_defaults(given, m, gpus_of({24 * kGiB})).context.num_ctx, 8192u);
+  // 0.11.3 has no low VRAM mode: 16 GiB gets 8192 as well.
+  given.num_ctx.reset();
+  given.release = parse_ollama_release("0.11.3").value();
+  EXPECT_EQ(decide_defaults(given, m, gpus_of({16 * kGiB})).context.num_ctx, 8192u);
+  // 0.15.5: the tier, 24 GiB -> 32768; 16 GiB -> 4096, no floor.
+  given.release = parse_ollama_release("0.15.5").value();
+  EXPECT_EQ(decide_defaults(given, m, gpus_of({16 * kGiB})).context.num_ctx, 4096u);
+  // A family not listed: llama at 0.12.6 on 24 GiB keeps 4096.
+  given.release = parse_ollama_release("0.12.6").value();
+  EXPECT_EQ(decide_defaults(given, two_block_model("llama"), gpus_of({24 * kGiB})).context.num_ctx, 4096u);
 }
 
 TEST(OllamaDefaults, QuantizedCacheNeedsFlashAttentionOn) {

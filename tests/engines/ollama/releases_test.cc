@@ -117,5 +117,32 @@ TEST(OllamaReleases, RunnerBatch) {
   EXPECT_EQ(runner_batch(tag("0.13.3"), 1024, 1).n_batch, 1024u);
 }
 
+TEST(OllamaReleases, ContextFloorByFamilyReleaseAndVram) {
+  constexpr uint64_t kGiB = uint64_t{1} << 30;
+  EXPECT_FALSE(context_floor("gptoss", tag("0.10.1"), 24 * kGiB).has_value());
+  EXPECT_EQ(context_floor("gptoss", tag("0.11.0"), 0), 8192u);  // no low VRAM mode yet
+  EXPECT_FALSE(context_floor("gptoss", tag("0.11.4"), 19 * kGiB).has_value());
+  EXPECT_EQ(context_floor("gptoss", tag("0.11.4"), 20 * kGiB), 8192u);
+  EXPECT_FALSE(context_floor("gpt-oss", tag("0.11.4"), 24 * kGiB).has_value());
+  EXPECT_EQ(context_floor("gpt-oss", tag("0.11.5"), 24 * kGiB), 8192u);
+  EXPECT_FALSE(context_floor("qwen3vl", tag("0.12.6"), 24 * kGiB).has_value());
+  EXPECT_EQ(context_floor("qwen3vlmoe", tag("0.12.7"), 24 * kGiB), 8192u);
+  EXPECT_EQ(context_floor("gptoss", tag("0.15.4"), 24 * kGiB), 8192u);
+  EXPECT_FALSE(context_floor("gptoss", tag("0.15.5"), 24 * kGiB).has_value());
+}
+
+TEST(OllamaReleases, OwnEngineGpuPoolInTheGraphRecord) {
+  // 3d0b1734c ("ggml: Preallocate CUDA pool memory") is first in v0.12.4;
+  // RDNA3 takes hipBLAS over 64 tokens through v0.13.2's ggml, MMQ from
+  // v0.13.3's (ggml_cuda_should_use_mmq).
+  EXPECT_FALSE(own_engine_graph_holds_gpu_pool(tag("0.12.3")));
+  EXPECT_TRUE(own_engine_graph_holds_gpu_pool(tag("0.12.4")));
+  EXPECT_TRUE(own_engine_graph_holds_gpu_pool(tag("0.24.0")));
+  EXPECT_FALSE(own_engine_rdna3_product_pool(tag("0.11.10")));
+  EXPECT_TRUE(own_engine_rdna3_product_pool(tag("0.12.6")));
+  EXPECT_TRUE(own_engine_rdna3_product_pool(tag("0.13.2")));
+  EXPECT_FALSE(own_engine_rdna3_product_pool(tag("0.13.3")));
+}
+
 }  // namespace
 }  // namespace memfit::ollama
