@@ -869,12 +869,7 @@ Result<std::vector<uint64_t>> replayed_splits(const Model& model, const LlamaCpp
   if (!every_layer) {
     // Op offload: the host's products run on the offload GPU (a CPU extra
     // buffer's weights stay the host's from #11120: not replayed).
-    // Replayed where every block runs on a GPU (the host holds tensors -ot
-    // or --n-cpu-moe moved): with blocks on the host the replay is off
-    // some logs by a layout not traced (docs/llamacpp-rules.md, "Op
-    // offload"), and the phases price those.
-    if (host_extra_buffer || !llamacpp::op_offload(e.settings) || lay.op_offload_gpu >= lay.gpus || host.blocks > 0 ||
-        host.output) {
+    if (host_extra_buffer || !llamacpp::op_offload(e.settings) || lay.op_offload_gpu >= lay.gpus) {
       return std::vector<uint64_t>();
     }
     return replayed_offload(model, e, lay, d);
@@ -904,11 +899,16 @@ Result<std::vector<uint64_t>> replayed_offload(const Model& model, const LlamaCp
                                                const std::vector<DeviceSums>& d) {
   const std::vector<LlamaCppTensorPlace>& places = e.placement.tensors;
   if (model.tensors.empty() || places.size() != model.tensors.size()) return std::vector<uint64_t>();
+  // A host weight's copy on a CUDA, ROCm or SYCL GPU is padded as that
+  // buffer type pads a quantized row (cuda_row_padding_bytes).
+  const bool copy_pads = lay.pads_rows[lay.op_offload_gpu];
   WeightHomes homes;
   for (size_t i = 0; i < places.size(); ++i) {
     if (places[i].row_split) return std::vector<uint64_t>();
-    const int device = places[i].device == lay.host() ? kWeightOnHost : static_cast<int>(places[i].device);
-    homes[model.tensors[i].name] = {device, model.tensors[i].data_bytes};
+    const SafetensorsTensor& t = model.tensors[i];
+    const bool host = places[i].device == lay.host();
+    const uint64_t pad = host && copy_pads ? cuda_row_padding_bytes(t) : 0;
+    homes[t.name] = {host ? kWeightOnHost : static_cast<int>(places[i].device), t.data_bytes + pad};
   }
   std::vector<int> device_of_layer;
   for (uint64_t i = 0; i <= lay.blocks; ++i) {

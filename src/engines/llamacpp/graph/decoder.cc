@@ -35,6 +35,11 @@ struct DecoderShape {
   // place), and one merged up matrix.
   bool phi3 = false;
   bool input_leaf = true;    // the vector-input leaf (#18898)
+  // Llama 3's RoPE frequency factors (rope_freqs.weight): each block's
+  // RoPE reads its own duplicate (llama-model.cpp, TENSOR_DUPLICATED past
+  // block 0) as src[2]. Set where op offload places weights
+  // (replay_decoder_offload): a host block's copy of it starts a split.
+  bool rope_freqs = false;
   bool fused_glu = true;     // the FFN's fused SwiGLU (#14158)
   uint64_t layers = 0;
   uint64_t ffn = 0;          // dense FFN width
@@ -116,10 +121,14 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out, bool named_we
       v = g.reshape(project(a.kv_heads * a.head_dim, "attn_v"), {a.head_dim, a.kv_heads, n_tok, 1});
     }
     if (s.qk_norm) q = rms_norm_mul(g, q, w("attn_q_norm"));
-    q = g.op(Op::kRope, Type::kF32, g.at(q).ne, {q, in.pos}, "Qcur");
+    // ggml_rope_ext(x, pos, freq_factors): the factors a weight of the block.
+    const auto rope_src = [&](int x) {
+      return s.rope_freqs ? std::vector<int>{x, in.pos, w("rope_freqs")} : std::vector<int>{x, in.pos};
+    };
+    q = g.op(Op::kRope, Type::kF32, g.at(q).ne, rope_src(q), "Qcur");
     if (s.phi3) q = g.op(Op::kScale, Type::kF32, g.at(q).ne, {q}, "Qcur");
     if (s.qk_norm) k = rms_norm_mul(g, k, w("attn_k_norm"));
-    k = g.op(Op::kRope, Type::kF32, g.at(k).ne, {k, in.pos}, "Kcur");
+    k = g.op(Op::kRope, Type::kF32, g.at(k).ne, rope_src(k), "Kcur");
     int cur = attention(g, a, attn_in, q, k, v, n_tok);
     uint64_t rows = n_tok;
     if (il + 1 == s.layers) rows = keep_output_rows(g, in.out_ids, a.hidden, n_out, cur, residual);
@@ -288,7 +297,10 @@ bool set_homes(Graph& g, const DecoderShape& s, const WeightHomes& homes, const 
     }
     if (!x.weight) continue;
     auto it = homes.find(x.name);
-    if (it != homes.end()) {
+    if (x.name.ends_with(".rope_freqs.weight") && homes.contains("rope_freqs.weight")) {
+      // Each block's duplicate lives with the block (TENSOR_DUPLICATED).
+      g.set_home(id, device_of(static_cast<uint64_t>(std::max(x.layer, 0))), homes.find("rope_freqs.weight")->second.bytes);
+    } else if (it != homes.end()) {
       g.set_home(id, it->second.device, it->second.bytes);
     } else if (x.name == "output.weight" && homes.contains("token_embd.weight")) {
       g.set_home(id, device_of(s.layers), homes.find("token_embd.weight")->second.bytes);
@@ -311,6 +323,7 @@ Result<std::optional<uint64_t>> replay_decoder_offload(const ModelSpec& spec, co
   const std::optional<uint64_t> v_bytes = cache_tensor_bytes(s->attn, settings.cache_type_v);
   if (!k_bytes || !v_bytes) return std::optional<uint64_t>();
   const uint64_t seqs = std::max<uint64_t>(c.streams, 1);
+  s->rope_freqs = homes.contains("rope_freqs.weight");
   bool covered = true;
   const ggml_graph::OffloadPlan plan{.offload_gpu = offload_gpu, .min_batch = 32};
   Result<uint64_t> bytes = reserve_bytes(c, seqs, kGpuTensorAlignment, [&](uint64_t n_tok, uint64_t n_out) {

@@ -175,22 +175,19 @@ Result<Graph> offload_split(const Graph& full, const OffloadPlan& plan, int devi
   // copies or externals. A view another split reads before its place in
   // the order (a view between a split's first node and its reader) is
   // emitted where the reader's split starts: a view takes no bytes.
-  const std::function<int(int)> emit = [&](int t) {
+  std::function<int(int)> emit;
+  // A source as this device's graph has it: its copy, this device's own
+  // tensor (a view not yet emitted is emitted first), or an external.
+  const auto source = [&](int s) {
+    const size_t si = static_cast<size_t>(s);
+    if (where[si] != device) return copy_of[si] >= 0 ? copy_of[si] : external(s);
+    if (mine[si] >= 0) return mine[si];
+    return is_leaf_external(full.at(s)) ? external(s) : emit(s);
+  };
+  emit = [&](int t) {
     Tensor y = full.at(t);
-    for (int& s : y.src) {
-      const size_t si = static_cast<size_t>(s);
-      if (copy_of[si] >= 0 && where[si] != device) {
-        s = copy_of[si];
-      } else if (mine[si] >= 0) {
-        s = mine[si];
-      } else {
-        s = external(s);
-      }
-    }
-    if (y.view_src >= 0) {
-      const size_t vi = static_cast<size_t>(y.view_src);
-      y.view_src = mine[vi] >= 0 ? mine[vi] : external(y.view_src);
-    }
+    for (int& s : y.src) s = source(s);
+    if (y.view_src >= 0) y.view_src = source(y.view_src);
     mine[static_cast<size_t>(t)] = push(std::move(y));
     return mine[static_cast<size_t>(t)];
   };
@@ -205,7 +202,7 @@ Result<Graph> offload_split(const Graph& full, const OffloadPlan& plan, int devi
         Tensor dep;
         dep.type = Type::kExternal;
         dep.op = Op::kCpy;
-        dep.src = {mine[si] >= 0 ? mine[si] : emit(s)};
+        dep.src = {source(s)};
         dep.name = full.at(s).name + " (dep)";
         push(std::move(dep));
       } else if (sp.backend == device) {
