@@ -96,6 +96,9 @@ bool vector_input_leaf(const LlamaCppSettings& settings);
 // an F16 input: the builds before #23764 (b9444, releases.cc), as the
 // replay's builders take them (graph/replay.cc).
 bool f32_mask_cast(const LlamaCppSettings& settings);
+// A quantized cache's Hadamard rotations of Q, K and V (#21038; memfit
+// takes b8621): before it a quantized cache adds no node to the graph.
+bool attn_rotation(const LlamaCppSettings& settings);
 // Whether the KV cache is written by ggml_set_rows through the graph
 // inputs k_idxs and v_idxs (I64), as from #14959 (LLAMA_SET_ROWS on by
 // default) and in the pinned build; before it by a view and a copy.

@@ -221,15 +221,21 @@ std::optional<DecoderShape> decoder_shape(const ModelSpec& spec, const LlamaCppC
 // store's indices, the vector-input leaf, the fused SwiGLU. false where
 // the build's graph differs in a way the builder does not mirror: a build
 // before #6017 kept the graph inputs in a buffer of their own, one before
-// #6122 had no output ids, and the Hadamard rotations of a quantized cache
-// are the pinned build's (their first build not read), so a quantized
-// cache in an older build is not replayed.
+// #6122 had no output ids. A quantized cache rotates Q, K and V from
+// #21038 (attn_rotation: before it no rotation node); the rotations are
+// the pinned build's, so a rotated cache in a build with the F32 mask's
+// cast (#21038 to #23764) is not replayed.
 bool at_build_graph(DecoderShape& s, const LlamaCppSettings& settings) {
   if (separate_input_buffer(settings) || early_graph_phases(settings)) return false;
   s.input_leaf = vector_input_leaf(settings);
   s.fused_glu = !split_glu_in_place(settings);
   s.attn.f32_mask_cast = f32_mask_cast(settings);
   s.attn.kv_indices = set_rows_kv_store(settings);
+  if (!attn_rotation(settings)) {
+    // Before #21038 a quantized cache rotates nothing.
+    s.attn.k_rot = 0;
+    s.attn.v_rot = 0;
+  }
   return !((s.attn.k_rot > 0 || s.attn.v_rot > 0) && s.attn.f32_mask_cast);
 }
 
