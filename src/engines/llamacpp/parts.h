@@ -7,7 +7,9 @@
 #define MEMFIT_ENGINES_LLAMACPP_PARTS_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -94,6 +96,9 @@ bool vector_input_leaf(const LlamaCppSettings& settings);
 // an F16 input: the builds before #23764 (b9444, releases.cc), as the
 // replay's builders take them (graph/replay.cc).
 bool f32_mask_cast(const LlamaCppSettings& settings);
+// A quantized cache's Hadamard rotations of Q, K and V (#21038; memfit
+// takes b8621): before it a quantized cache adds no node to the graph.
+bool attn_rotation(const LlamaCppSettings& settings);
 // Whether the KV cache is written by ggml_set_rows through the graph
 // inputs k_idxs and v_idxs (I64), as from #14959 (LLAMA_SET_ROWS on by
 // default) and in the pinned build; before it by a view and a copy.
@@ -355,6 +360,29 @@ Result<std::optional<uint64_t>> replayed_device_compute_bytes(const Model& model
                                                               const LlamaCppSettings& settings,
                                                               const std::vector<int>& device_of_layer,
                                                               int device, bool metal = false);
+
+// Where one weight lives and its bytes (placement.cc, from the GGUF's
+// tensor list): a GPU's index, or kWeightOnHost.
+inline constexpr int kWeightOnHost = -1;
+struct WeightHome {
+  int device = kWeightOnHost;
+  uint64_t bytes = 0;
+};
+// Weights by GGUF name (blk.3.attn_q.weight, output.weight, ...).
+using WeightHomes = std::map<std::string, WeightHome, std::less<>>;
+
+// The same where op offload moves the host's products to GPU `offload_gpu`
+// (some block's weights or the output's on the host, or its KV cache:
+// device_of_layer[i] kWeightOnHost): the build's graph split as
+// ggml_backend_sched_split_graph splits it under op offload
+// (ggml_graph::offload_split), each weight where `homes` says. nullopt for
+// a model the decoder builder does not cover or a weight `homes` lacks.
+Result<std::optional<uint64_t>> replayed_offload_compute_bytes(const Model& model,
+                                                               const LlamaCppContext& context,
+                                                               const LlamaCppSettings& settings,
+                                                               const std::vector<int>& device_of_layer,
+                                                               const WeightHomes& homes, int offload_gpu,
+                                                               int device);
 
 // The buffers' alignments: every tensor of a GPU buffer starts at a
 // multiple of 128 B (ggml-cuda's), of a host buffer at 32 B (ggml-cpu's

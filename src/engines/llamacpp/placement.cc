@@ -625,7 +625,9 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
           moved = std::max(moved, logits.saturated());
         }
         DeviceSums& gpu = d[lay.op_offload_gpu];
-        gpu.compute = std::max(gpu.compute, moved);
+        // A replayed offload GPU's split holds the moved products already.
+        const bool gpu_replayed = lay.op_offload_gpu < replayed.size() && replayed[lay.op_offload_gpu] > 0;
+        if (!gpu_replayed) gpu.compute = std::max(gpu.compute, moved);
         c = 0;
         // The host's blocks store their K and V in its cache: the store
         // reads the GPU's K and V rows as copies beside the graph inputs
@@ -874,12 +876,23 @@ bool has_attention_sinks(const Model& model) {
 // n_copies are inputs and outputs both, never freed, not that graph). 0
 // for a GPU no builder covers, and an empty list where the conditions fail:
 // the phases price those (place_compute).
+Result<std::vector<uint64_t>> replayed_offload(const Model& model, const LlamaCppEstimate& e, const Layout& lay,
+                                               const std::vector<DeviceSums>& d);
+
 Result<std::vector<uint64_t>> replayed_splits(const Model& model, const LlamaCppEstimate& e, const Layout& lay,
-                                              const std::vector<DeviceSums>& d) {
+                                              const std::vector<DeviceSums>& d, bool host_extra_buffer) {
   const DeviceSums& host = d[lay.host()];
   const bool every_layer = lay.gpus > 0 && host.blocks == 0 && !host.output && !host.runs_weights;
   const bool layer_split = lay.gpus == 1 || lay.mode == SplitMode::kLayer;
-  if (!every_layer || !layer_split || !e.settings.placement.kv_offload || e.placement.n_copies > 1) return std::vector<uint64_t>();
+  if (!layer_split || !e.settings.placement.kv_offload || e.placement.n_copies > 1) return std::vector<uint64_t>();
+  if (!every_layer) {
+    // Op offload: the host's products run on the offload GPU (a CPU extra
+    // buffer's weights stay the host's from #11120: not replayed).
+    if (host_extra_buffer || !llamacpp::op_offload(e.settings) || lay.op_offload_gpu >= lay.gpus) {
+      return std::vector<uint64_t>();
+    }
+    return replayed_offload(model, e, lay, d);
+  }
   std::vector<int> device_of_layer;
   for (uint64_t i = 0; i <= lay.blocks; ++i) device_of_layer.push_back(static_cast<int>(lay.layer(i)));
   std::vector<uint64_t> out(lay.gpus, 0);
@@ -888,6 +901,46 @@ Result<std::vector<uint64_t>> replayed_splits(const Model& model, const LlamaCpp
     Result<std::optional<uint64_t>> bytes =
         replayed_device_compute_bytes(model, e.context, e.settings, device_of_layer, static_cast<int>(w),
                                       e.settings.placement.gpus[w].device.starts_with("metal"));
+    if (!bytes) return bytes.error();
+    if (!*bytes) return std::vector<uint64_t>();
+    out[w] = **bytes;
+  }
+  return out;
+}
+
+// Each GPU's compute buffer replayed under op offload (replayed_offload_
+// compute_bytes): the decoder's graph with each weight where the placement
+// put it (e.placement.tensors), the host's blocks' KV cache on the host.
+// An empty list where a GPU is Metal (its buffers the host's), the model
+// has no tensor list or a matrix is row-split; 0 for a GPU that runs
+// nothing.
+Result<std::vector<uint64_t>> replayed_offload(const Model& model, const LlamaCppEstimate& e, const Layout& lay,
+                                               const std::vector<DeviceSums>& d) {
+  const std::vector<LlamaCppTensorPlace>& places = e.placement.tensors;
+  if (model.tensors.empty() || places.size() != model.tensors.size()) return std::vector<uint64_t>();
+  // A host weight's copy on a CUDA, ROCm or SYCL GPU is padded as that
+  // buffer type pads a quantized row (cuda_row_padding_bytes).
+  const bool copy_pads = lay.pads_rows[lay.op_offload_gpu];
+  WeightHomes homes;
+  for (size_t i = 0; i < places.size(); ++i) {
+    if (places[i].row_split) return std::vector<uint64_t>();
+    const SafetensorsTensor& t = model.tensors[i];
+    const bool host = places[i].device == lay.host();
+    const uint64_t pad = host && copy_pads ? cuda_row_padding_bytes(t) : 0;
+    homes[t.name] = {host ? kWeightOnHost : static_cast<int>(places[i].device), t.data_bytes + pad};
+  }
+  std::vector<int> device_of_layer;
+  for (uint64_t i = 0; i <= lay.blocks; ++i) {
+    const Where w = lay.layer(i);
+    device_of_layer.push_back(w == lay.host() ? kWeightOnHost : static_cast<int>(w));
+  }
+  std::vector<uint64_t> out(lay.gpus, 0);
+  for (Where w = 0; w < lay.gpus; ++w) {
+    if (e.settings.placement.gpus[w].device.starts_with("metal")) return std::vector<uint64_t>();
+    if (d[w].blocks == 0 && !d[w].output && w != lay.op_offload_gpu) continue;
+    Result<std::optional<uint64_t>> bytes =
+        replayed_offload_compute_bytes(model, e.context, e.settings, device_of_layer, homes,
+                                       static_cast<int>(lay.op_offload_gpu), static_cast<int>(w));
     if (!bytes) return bytes.error();
     if (!*bytes) return std::vector<uint64_t>();
     out[w] = **bytes;
@@ -943,7 +996,7 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   // #11120 (offloads_host_buffers_only); before it they were offloaded.
   const bool host_extra_buffer = s.host_extra_buffer && offloads_host_buffers_only(e.settings);
   e.placement.n_copies = pipeline_copies(e.settings, *lay);
-  Result<std::vector<uint64_t>> replayed = replayed_splits(model, e, *lay, d);
+  Result<std::vector<uint64_t>> replayed = replayed_splits(model, e, *lay, d, host_extra_buffer);
   if (!replayed) return replayed.error();
   place_compute(phases, *lay, llamacpp::op_offload(e.settings), s.kv_offload, host_extra_buffer, *replayed, d);
   add_pipeline_copies(phases, *lay, e.placement.n_copies, d);

@@ -81,6 +81,15 @@ constexpr uint64_t kVectorInputLeafBuild = 7781;
 // (the larger).
 constexpr uint64_t kF16MaskInputBuild = 9444;
 
+// #21038 ("llama : rotate activations for better quantization", merged
+// 2026-04-01, commit 744c0c731): a quantized K (V) cache rotates Q and K
+// (V and the attention's output) by a Hadamard matrix input before the
+// store (attn_rot_k, attn_rot_v); before it a quantized cache's graph is
+// the unquantized one's. First build unconfirmed: b8579 is dated
+// 2026-03-29 and b8651 2026-04-03 (packagers' bumps, about 14 builds a
+// day); memfit takes b8621 for 2026-04-01.
+constexpr uint64_t kAttnRotationBuild = 8621;
+
 // #14959 ("llama : enable LLAMA_SET_ROWS=1 by default", opened 2025-07-30,
 // merged after 2025-08-01): the KV cache is written by ggml_set_rows
 // through two graph inputs, k_idxs and v_idxs (I64; v_idxs one index per
@@ -275,6 +284,7 @@ bool keeps_output_embeddings(const ModelSpec& spec, const LlamaCppSettings& s) {
 }
 bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInputLeafBuild); }
 bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kF16MaskInputBuild); }
+bool attn_rotation(const LlamaCppSettings& s) { return !before(s, kAttnRotationBuild); }
 bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBuild); }
 bool mla_caches_v(const LlamaCppSettings& s) { return before(s, kVlessMlaBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }

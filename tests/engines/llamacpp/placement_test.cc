@@ -101,10 +101,17 @@ TEST(LlamaCppPlacement, OpOffloadLeavesTheHostItsInputsAndGivesItsPhasesToTheFir
   // ids, positions and output ids 4 x 512 = 2,048 each, the F32 mask
   // 4 x 8,192 x 512 = 16,777,216, the KV store's k_idxs and v_idxs (i64,
   // flash attention) 8 x 512 = 4,096 each and the vector-input leaf
-  // 16,777,216 (#18898): 50,345,984 B. Its 40 blocks' FFN phase,
-  // 251,658,240 B, is CUDA0's, which runs them and its own 28 blocks alike;
-  // the Vulkan GPU holds the output layer, whose phase on a GPU is the
-  // logits and result_norm, 4 x 512 x (128,256 + 8,192) = 279,445,504 B.
+  // 16,777,216 (#18898): 50,345,984 B. CUDA0's buffer is the graph split
+  // as the scheduler splits it under op offload (offload_split): a host
+  // block's FFN peaks at its up product, beside the copy of ffn_up
+  // (q4_0 8,192 x 28,672: 132,120,576 B, where the gate's copy was) and the
+  // gate's product, 4 x 512 x 28,672 = 58,720,256: block 0's FFN norm at 0
+  // (16,777,216), ffn_inp at 54,525,952 (16,777,216), the positions' and
+  // the F16 mask's copies (2,048 + 8,388,608) below 79,693,824, the copy
+  // there, the gate at 211,814,400 and the up product at 270,534,656:
+  // 270,534,656 + 58,720,256 = 329,254,912 B. The Vulkan GPU holds the
+  // output layer, whose phase on a GPU is the logits and result_norm,
+  // 4 x 512 x (128,256 + 8,192) = 279,445,504 B.
   const Model m = llama_70b();
   LlamaCppSettings s;
   s.ctx_size = 8192;
@@ -112,7 +119,7 @@ TEST(LlamaCppPlacement, OpOffloadLeavesTheHostItsInputsAndGivesItsPhasesToTheFir
   s.placement.n_gpu_layers = 41;
   const LlamaCppEstimate e = run(m, s);
   ASSERT_EQ(e.placement.devices.size(), 3u);
-  EXPECT_EQ(e.placement.devices[0].compute_bytes, 251658240u);
+  EXPECT_EQ(e.placement.devices[0].compute_bytes, 329254912u);
   EXPECT_EQ(e.placement.devices[1].compute_bytes, 279445504u);
   EXPECT_EQ(e.placement.devices[2].compute_bytes, 50345984u);
   // The output layer on the host (Ollama's rule: -ngl 41 offloads blocks
@@ -133,25 +140,35 @@ TEST(LlamaCppPlacement, OpOffloadLeavesTheHostItsInputsAndGivesItsPhasesToTheFir
   s.build = 2458;
   EXPECT_EQ(run(m, s).placement.devices[2].compute_bytes, 1157627904u);
   // A ubatch under 32 rows is not offloaded either: the host runs its
-  // blocks, the FFN phase at 16 tokens as CUDA0's.
+  // blocks (their FFN phase at 16 tokens, 7,864,320 B), and CUDA0's split
+  // is its own blocks': the copies of the positions, k_idxs and v_idxs
+  // (128 B each) and the F16 mask (2 x 8,192 x 16 = 262,144) from
+  // 1,048,576, ffn_inp (4 x 16 x 8,192 = 524,288) below them, then the
+  // gate, the up product and their SwiGLU, 4 x 16 x 28,672 = 1,835,008
+  // each, from 1,311,104: 1,311,104 + 3 x 1,835,008 = 6,816,128 B.
   s.build.reset();
   s.ubatch_size = 16;
   const LlamaCppEstimate small = run(m, s);
-  EXPECT_EQ(small.placement.devices[2].compute_bytes, small.placement.devices[0].compute_bytes);
+  EXPECT_EQ(small.placement.devices[2].compute_bytes, 7864320u);
+  EXPECT_EQ(small.placement.devices[0].compute_bytes, 6816128u);
 }
 
 TEST(LlamaCppPlacement, OpOffloadCopiesAHostLayersKAndVViewsBesideItsScores) {
   // The 70B at 32,768 cells without flash attention, -ngl 65: blocks 0..15
   // and their caches on the host. Op offload runs a host block's attention
   // on CUDA0 (its ops follow the GPU's products), reading copies of the
-  // layer's K and V views, 32,768 x (1,024 + 1,024) x 2 B = 134,217,728 B,
-  // beside the scores 4 x 32,768 x 512 x 64 = 4,294,967,296, the F32 mask
-  // 4 x 32,768 x 512 = 67,108,864, the residual and Q 4 x 512 x (8,192 +
-  // 8,192) = 33,554,432: 4,529,848,320 B, above the attention phase
-  // (4,294,967,296 + 67,108,864 + 4 x 512 x 43,008 = 4,450,156,544), whose
-  // K, V, attention output and merge rows are freed or not yet made at the
-  // scores. Ollama 0.11.10's run of the same placement prints 4,400.00 MiB
-  // (4,613,734,400 B; tests/data/logs/ollama/ollama-tfg-llama31-70b-q4km-a40-partial).
+  // layer's K and V views, 32,768 x 1,024 x 2 B = 67,108,864 B each,
+  // beside the scores 4 x 32,768 x 512 x 64 = 4,294,967,296, the F32 mask's
+  // copy 4 x 32,768 x 512 = 67,108,864, the input rows' copy and Q, 4 x 512
+  // x 8,192 = 16,777,216 each. The replay (offload_split) places block 0's
+  // rows' copy at 0, Q at 33,554,432, the positions' copy above the holes
+  // q4_0 attn_q's copy (37,748,736 from 33,554,432) left, at 71,303,168
+  // (2,048), then K's copy, the mask's, V's and the scores: 71,305,216 +
+  // 3 x 67,108,864 + 4,294,967,296 = 4,567,599,104 B (the phases' lower
+  // bound, 4,529,848,320, had the copies packed). Ollama 0.11.10's run of
+  // the same placement prints 4,400.00 MiB (4,613,734,400 B; its q4_K_M
+  // types; tests/data/logs/ollama/ollama-tfg-llama31-70b-q4km-a40-partial,
+  // replayed to the print).
   const Model m = llama_70b();
   LlamaCppSettings s;
   s.ctx_size = 32768;
@@ -161,7 +178,7 @@ TEST(LlamaCppPlacement, OpOffloadCopiesAHostLayersKAndVViewsBesideItsScores) {
   const LlamaCppEstimate e = run(m, s);
   ASSERT_EQ(e.placement.devices.size(), 2u);
   EXPECT_EQ(e.placement.devices[1].blocks, 16u);
-  EXPECT_EQ(e.placement.devices[0].compute_bytes, 4529848320u);
+  EXPECT_EQ(e.placement.devices[0].compute_bytes, 4567599104u);
   // Every layer offloaded: no host cache, no weight copies; the GPU's split
   // replayed (device_split): the copies of the rows 16,777,216, positions
   // 2,048, k_idxs 4,096, v_idxs 8 x 512 x 1,024 = 4,194,304, the F32 mask
@@ -256,15 +273,14 @@ TEST(LlamaCppPlacement, HostWeightsInACpuExtraBufferKeepTheHostBlocksAttentionOn
   EXPECT_EQ(run(m, s).placement.devices[1].compute_bytes, 4450156544u);
   // A build before #11120 (b4436) offloads the products on any weight the
   // CPU backend holds, an extra buffer's too: as from a host buffer, CUDA0
-  // reads the host blocks' K and V copies, 4,294,967,296 + 67,108,864 +
-  // 4 x 512 x (8,192 + 8,192) (33,554,432) + 2 x 32,768 x 1,024 x 2
-  // (134,217,728) = 4,529,848,320 B, and the host keeps its inputs: the
+  // reads the host blocks' K and V copies, replayed as in the test above:
+  // 4,567,599,104 B, and the host keeps its inputs: the
   // token rows 4 x 512 x 8,192 = 16,777,216, ids and positions 3 x 2,048
   // and the F32 mask 67,108,864: 83,892,224 B.
   s.placement.kv_offload = true;
   s.build = 4435;
   const LlamaCppEstimate old = run(m, s);
-  EXPECT_EQ(old.placement.devices[0].compute_bytes, 4529848320u);
+  EXPECT_EQ(old.placement.devices[0].compute_bytes, 4567599104u);
   EXPECT_EQ(old.placement.devices[1].compute_bytes, 83892224u);
   // b4436 keeps them on the host.
   s.build = 4436;
@@ -305,12 +321,15 @@ TEST(LlamaCppPlacement, OpOffloadCopiesAHostExpertTensorWholeBesideItsProduct) {
   // host (--n-cpu-moe 48), a ubatch of 64 rows, 4,096 cells, flash
   // attention. Each expert product (mul_mat_id) runs on the GPU over a copy
   // of the whole expert tensor, 113,246,208 B (only the used experts are
-  // transferred, but the copy has the tensor's layout), freed after it. The
-  // down projection's: its input 768 x 8 rows a token and output 2,048 x 8,
-  // with the residual, 4 x 64 x (2,048 + 6,144 + 16,384) = 6,291,456 B, and
-  // the f16 mask a later layer still reads, 2 x 4,096 x 64 = 524,288 B:
-  // 120,061,952 B, above the logits (4 x 64 x (151,936 + 2,048) =
-  // 39,419,904) and the FFN phase (4 x 64 x 27,008 + 524,288 = 7,438,336).
+  // transferred, but the copy has the tensor's layout), freed after it,
+  // the next one's in its place. The replay (offload_split) peaks at block
+  // 0's down projection: the copies of the positions, k_idxs, v_idxs and
+  // the F16 mask (2 x 4,096 x 64 = 524,288) from 524,288, the routing's
+  // weights and argsort, ffn_inp (4 x 64 x 2,048 = 524,288) at 2,098,432,
+  // the SwiGLU (4 x 64 x 8 x 768 = 1,572,864) at 2,622,720, the copy at
+  // 4,195,584 and the product (4 x 64 x 8 x 2,048 = 4,194,304) on top:
+  // 4,195,584 + 113,246,208 + 4,194,304 = 121,636,096 B, above the logits
+  // (4 x 64 x (151,936 + 2,048) = 39,419,904).
   const Model m = qwen3_30b_a3b();
   LlamaCppSettings s;
   s.ctx_size = 4096;
@@ -319,12 +338,12 @@ TEST(LlamaCppPlacement, OpOffloadCopiesAHostExpertTensorWholeBesideItsProduct) {
   s.placement.n_cpu_moe = 48;
   const LlamaCppEstimate e = run(m, s);
   ASSERT_EQ(e.placement.devices.size(), 2u);
-  EXPECT_EQ(e.placement.devices[0].compute_bytes, 120061952u);
+  EXPECT_EQ(e.placement.devices[0].compute_bytes, 121636096u);
   // On a CUDA GPU the copy is padded as ggml-cuda pads a quantized row that
   // is no multiple of 512 elements (768: one row of 256 more, 8 x 18 =
   // 144 B), then aligned to 128 B: 113,246,464 B, 256 more.
   s.placement.gpus = {LlamaCppGpu{"cuda:0", "", 24 * kGiB}};
-  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 120062208u);
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 121636352u);
   // Without the override the experts are on the GPU: the logits lead.
   s.placement.n_cpu_moe = 0;
   EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 39419904u);

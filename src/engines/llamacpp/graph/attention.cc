@@ -41,6 +41,10 @@ void store(Graph& g, int rows, int idxs, int cache) {
 
 }  // namespace
 
+std::string block_tensor(int layer, std::string_view kind, std::string_view suffix) {
+  return "blk." + std::to_string(layer) + "." + std::string(kind) + "." + std::string(suffix);
+}
+
 int mul_mat(Graph& g, int w, int b, uint64_t rows) {
   const Dims& ne = g.at(b).ne;
   return g.op(Op::kMulMat, Type::kF32, {rows, ne[1], ne[2], ne[3]}, {w, b});
@@ -63,7 +67,8 @@ int hadamard(Graph& g, int cur, int rot, uint64_t n) {
 
 int token_embeddings(Graph& g, int weight, uint64_t hidden, uint64_t n_tok, bool input_leaf) {
   const int tokens = g.input(Type::kI32, {n_tok, 1, 1, 1}, "inp_tokens");
-  const int embd = g.op(Op::kGetRows, Type::kF32, {hidden, n_tok, 1, 1}, {weight, tokens}, "embd");
+  const int embd = g.op(Op::kGetRows, Type::kF32, {hidden, n_tok, 1, 1},
+                        {g.weight(weight, "token_embd.weight"), tokens}, "embd");
   g.set_host(embd);
   g.expand(embd);
   if (input_leaf) g.expand(g.input(Type::kF32, {hidden, n_tok, 1, 1}, "inp_embd"));
@@ -71,8 +76,8 @@ int token_embeddings(Graph& g, int weight, uint64_t hidden, uint64_t n_tok, bool
 }
 
 void logits_output(Graph& g, int weight, int inp, uint64_t vocab) {
-  const int result_norm = rms_norm_mul(g, inp, weight);
-  const int logits = mul_mat(g, weight, result_norm, vocab);
+  const int result_norm = rms_norm_mul(g, inp, g.weight(weight, "output_norm.weight"));
+  const int logits = mul_mat(g, g.weight(weight, "output.weight"), result_norm, vocab);
   g.set_output(result_norm);
   g.set_output(logits);
   g.expand(logits);
@@ -206,7 +211,7 @@ int attention(Graph& g, const AttentionShape& s, const AttentionInputs& in, int 
   }
   g.expand(cur);
   if (s.v_rot > 0) cur = hadamard(g, cur, in.v_rot, s.v_rot);
-  return mul_mat(g, in.weight, cur, s.hidden);
+  return mul_mat(g, g.weight(in.weight, block_tensor(g.layer(), "attn_output")), cur, s.hidden);
 }
 
 }  // namespace memfit::llamacpp::graph

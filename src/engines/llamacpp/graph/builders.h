@@ -10,10 +10,13 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "engines/llamacpp/graph/file_facts.h"
 #include "engines/llamacpp/graph/ggml_graph.h"
+#include "engines/llamacpp/parts.h"
 #include "memfit/ggml_types.h"
 #include "memfit/llamacpp.h"
 #include "memfit/model_spec.h"
@@ -186,6 +189,19 @@ Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, con
                                                       const LlamaCppSettings& settings,
                                                       const std::vector<int>& device_of_layer, int device,
                                                       bool metal = false);
+// The same graphs under op offload (ggml_graph::offload_split): each
+// weight where `homes` says (its GGUF name), each block's KV cache on
+// device_of_layer[i] (kWeightOnHost: the host's), the host's products of
+// a batch of 32 or more on `offload_gpu`; GPU `device`'s buffer. nullopt
+// where a weight the graph reads is not in `homes` (the tied output matrix
+// is token_embd's bytes on the output layer's device).
+Result<std::optional<uint64_t>> replay_decoder_offload(const ModelSpec& spec, const LlamaCppContext& context,
+                                                       const LlamaCppSettings& settings,
+                                                       const std::vector<int>& device_of_layer,
+                                                       const WeightHomes& homes, int offload_gpu, int device);
+// The GGUF name of block `layer`'s tensor `kind` ("attn_q"):
+// blk.<layer>.<kind>.<suffix>.
+std::string block_tensor(int layer, std::string_view kind, std::string_view suffix = "weight");
 // llamacpp/graph/gemma3.cc: Gemma 3 over its two caches (sliding window
 // and full attention).
 Result<std::optional<uint64_t>> replay_gemma3(const ModelSpec& spec, const LlamaCppContext& context,

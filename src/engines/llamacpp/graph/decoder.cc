@@ -13,6 +13,7 @@
 #include "engines/llamacpp/graph/builders.h"
 #include "engines/llamacpp/graph/metal_reorder.h"
 #include "engines/llamacpp/parts.h"
+#include "memfit/checked_math.h"
 
 namespace memfit::llamacpp::graph {
 
@@ -34,6 +35,11 @@ struct DecoderShape {
   // place), and one merged up matrix.
   bool phi3 = false;
   bool input_leaf = true;    // the vector-input leaf (#18898)
+  // Llama 3's RoPE frequency factors (rope_freqs.weight): each block's
+  // RoPE reads its own duplicate (llama-model.cpp, TENSOR_DUPLICATED past
+  // block 0) as src[2]. Set where op offload places weights
+  // (replay_decoder_offload): a host block's copy of it starts a split.
+  bool rope_freqs = false;
   bool fused_glu = true;     // the FFN's fused SwiGLU (#14158)
   uint64_t layers = 0;
   uint64_t ffn = 0;          // dense FFN width
@@ -78,10 +84,11 @@ void fused_qkv_views(Graph& g, const AttentionShape& a, int qkv, uint64_t n_tok,
 
 // The graph of one ubatch of n_tok tokens (a multiple of the streams)
 // keeping n_out output rows.
-Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
+Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out, bool named_weights = false) {
   const AttentionShape& a = s.attn;
   Graph g;
   g.reserve(tensor_bound(s));
+  g.set_named_weights(named_weights);
   Inputs in;
   in.weight = g.external();
   int inp = token_embeddings(g, in.weight, a.hidden, n_tok, s.input_leaf);
@@ -91,39 +98,47 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out) {
 
   for (uint64_t il = 0; il < s.layers; ++il) {
     g.set_layer(static_cast<int>(il));
+    // This block's weight `kind` (its GGUF name where the graph names them).
+    const auto w = [&](std::string_view kind, std::string_view suffix = "weight") {
+      return g.weight(in.weight, block_tensor(static_cast<int>(il), kind, suffix));
+    };
     int residual = inp;
-    const int x = rms_norm_mul(g, inp, in.weight);
+    const int x = rms_norm_mul(g, inp, w("attn_norm"));
     // Each projection, with its bias where the model has one (an add over
     // the product, in place).
-    const auto project = [&](uint64_t rows) {
-      const int mm = mul_mat(g, in.weight, x, rows);
-      return s.qkv_bias ? g.op(Op::kAdd, Type::kF32, g.at(mm).ne, {mm, in.weight}) : mm;
+    const auto project = [&](uint64_t rows, std::string_view kind) {
+      const int mm = mul_mat(g, w(kind), x, rows);
+      return s.qkv_bias ? g.op(Op::kAdd, Type::kF32, g.at(mm).ne, {mm, w(kind, "bias")}) : mm;
     };
     int q = -1;
     int k = -1;
     int v = -1;
     if (s.phi3) {
-      fused_qkv_views(g, a, mul_mat(g, in.weight, x, (a.heads + 2 * a.kv_heads) * a.head_dim), n_tok, q, k, v);
+      fused_qkv_views(g, a, mul_mat(g, w("attn_qkv"), x, (a.heads + 2 * a.kv_heads) * a.head_dim), n_tok, q, k, v);
     } else {
-      q = g.reshape(project(a.heads * a.head_dim), {a.head_dim, a.heads, n_tok, 1});
-      k = g.reshape(project(a.kv_heads * a.head_dim), {a.head_dim, a.kv_heads, n_tok, 1});
-      v = g.reshape(project(a.kv_heads * a.head_dim), {a.head_dim, a.kv_heads, n_tok, 1});
+      q = g.reshape(project(a.heads * a.head_dim, "attn_q"), {a.head_dim, a.heads, n_tok, 1});
+      k = g.reshape(project(a.kv_heads * a.head_dim, "attn_k"), {a.head_dim, a.kv_heads, n_tok, 1});
+      v = g.reshape(project(a.kv_heads * a.head_dim, "attn_v"), {a.head_dim, a.kv_heads, n_tok, 1});
     }
-    if (s.qk_norm) q = rms_norm_mul(g, q, in.weight);
-    q = g.op(Op::kRope, Type::kF32, g.at(q).ne, {q, in.pos}, "Qcur");
+    if (s.qk_norm) q = rms_norm_mul(g, q, w("attn_q_norm"));
+    // ggml_rope_ext(x, pos, freq_factors): the factors a weight of the block.
+    const auto rope_src = [&](int x) {
+      return s.rope_freqs ? std::vector<int>{x, in.pos, w("rope_freqs")} : std::vector<int>{x, in.pos};
+    };
+    q = g.op(Op::kRope, Type::kF32, g.at(q).ne, rope_src(q), "Qcur");
     if (s.phi3) q = g.op(Op::kScale, Type::kF32, g.at(q).ne, {q}, "Qcur");
-    if (s.qk_norm) k = rms_norm_mul(g, k, in.weight);
-    k = g.op(Op::kRope, Type::kF32, g.at(k).ne, {k, in.pos}, "Kcur");
+    if (s.qk_norm) k = rms_norm_mul(g, k, w("attn_k_norm"));
+    k = g.op(Op::kRope, Type::kF32, g.at(k).ne, rope_src(k), "Kcur");
     int cur = attention(g, a, attn_in, q, k, v, n_tok);
     uint64_t rows = n_tok;
     if (il + 1 == s.layers) rows = keep_output_rows(g, in.out_ids, a.hidden, n_out, cur, residual);
-    if (s.glm4) cur = rms_norm_mul(g, cur, in.weight);
+    if (s.glm4) cur = rms_norm_mul(g, cur, w("post_attention_norm"));
     const int ffn_inp = g.op(Op::kAdd, Type::kF32, {a.hidden, rows, 1, 1}, {cur, residual}, "ffn_inp");
-    const int y = rms_norm_mul(g, ffn_inp, in.weight);
+    const int y = rms_norm_mul(g, ffn_inp, w("ffn_norm"));
     int ffn_out = s.experts > 0 ? moe(g, s, in, y, rows)
                   : s.glm4 || s.phi3 ? merged_swiglu_ffn(g, in.weight, y, s.ffn, a.hidden, s.fused_glu)
                                 : swiglu_ffn(g, in.weight, y, s.ffn, a.hidden, s.fused_glu);
-    if (s.glm4) ffn_out = rms_norm_mul(g, ffn_out, in.weight);
+    if (s.glm4) ffn_out = rms_norm_mul(g, ffn_out, w("post_ffw_norm"));
     // phi3 adds the FFN's output to the residual (ggml_add(residual, cur)):
     // the residual is the first source, the one the sum may take over.
     const std::vector<int> sum = s.phi3 ? std::vector<int>{ffn_inp, ffn_out} : std::vector<int>{ffn_out, ffn_inp};
@@ -206,15 +221,21 @@ std::optional<DecoderShape> decoder_shape(const ModelSpec& spec, const LlamaCppC
 // store's indices, the vector-input leaf, the fused SwiGLU. false where
 // the build's graph differs in a way the builder does not mirror: a build
 // before #6017 kept the graph inputs in a buffer of their own, one before
-// #6122 had no output ids, and the Hadamard rotations of a quantized cache
-// are the pinned build's (their first build not read), so a quantized
-// cache in an older build is not replayed.
+// #6122 had no output ids. A quantized cache rotates Q, K and V from
+// #21038 (attn_rotation: before it no rotation node); the rotations are
+// the pinned build's, so a rotated cache in a build with the F32 mask's
+// cast (#21038 to #23764) is not replayed.
 bool at_build_graph(DecoderShape& s, const LlamaCppSettings& settings) {
   if (separate_input_buffer(settings) || early_graph_phases(settings)) return false;
   s.input_leaf = vector_input_leaf(settings);
   s.fused_glu = !split_glu_in_place(settings);
   s.attn.f32_mask_cast = f32_mask_cast(settings);
   s.attn.kv_indices = set_rows_kv_store(settings);
+  if (!attn_rotation(settings)) {
+    // Before #21038 a quantized cache rotates nothing.
+    s.attn.k_rot = 0;
+    s.attn.v_rot = 0;
+  }
   return !((s.attn.k_rot > 0 || s.attn.v_rot > 0) && s.attn.f32_mask_cast);
 }
 
@@ -248,6 +269,78 @@ Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, con
     ggml_graph::Graph split = ggml_graph::device_split(build(*s, n_tok, n_out), device_of_layer, device);
     return metal ? ggml_graph::metal_reorder(split) : split;
   }));
+}
+
+namespace {
+
+// One cache tensor's bytes (a K or V of one block, every stream): the
+// view build_attn_mha reads is the whole of it (ggml_nbytes), and that is
+// what a GPU's copy of it takes. nullopt for a row that is not whole
+// blocks of its type.
+std::optional<uint64_t> cache_tensor_bytes(const AttentionShape& a, GgmlType type) {
+  const GgmlTypeTraits& t = ggml_type_traits(type);
+  const uint64_t width = a.kv_heads * a.head_dim;
+  if (t.block_elements == 0 || width % t.block_elements != 0) return std::nullopt;
+  return (CheckedBytes(width / t.block_elements) * t.block_bytes * a.n_kv * a.streams).value();
+}
+
+// Gives every weight and cache tensor of `g` its home: a weight by its
+// GGUF name in `homes` (output.weight absent: token_embd's bytes, created
+// again for the output layer on its device), the cache of block i on
+// device_of_layer[i]. false where a weight is in neither.
+bool set_homes(Graph& g, const DecoderShape& s, const WeightHomes& homes, const std::vector<int>& device_of_layer,
+               uint64_t k_bytes, uint64_t v_bytes) {
+  const auto device_of = [&](uint64_t layer) {
+    return layer < device_of_layer.size() ? device_of_layer[layer] : device_of_layer.back();
+  };
+  for (size_t t = 0; t < g.size(); ++t) {
+    const ggml_graph::Tensor& x = g.at(static_cast<int>(t));
+    const int id = static_cast<int>(t);
+    if (x.cache_slot >= 0) {
+      const uint64_t slot = static_cast<uint64_t>(x.cache_slot);
+      g.set_home(id, device_of(slot / 2), slot % 2 == 0 ? k_bytes : v_bytes);
+      continue;
+    }
+    if (!x.weight) continue;
+    auto it = homes.find(x.name);
+    if (x.name.ends_with(".rope_freqs.weight") && homes.contains("rope_freqs.weight")) {
+      // Each block's duplicate lives with the block (TENSOR_DUPLICATED).
+      g.set_home(id, device_of(static_cast<uint64_t>(std::max(x.layer, 0))), homes.find("rope_freqs.weight")->second.bytes);
+    } else if (it != homes.end()) {
+      g.set_home(id, it->second.device, it->second.bytes);
+    } else if (x.name == "output.weight" && homes.contains("token_embd.weight")) {
+      g.set_home(id, device_of(s.layers), homes.find("token_embd.weight")->second.bytes);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<std::optional<uint64_t>> replay_decoder_offload(const ModelSpec& spec, const LlamaCppContext& c,
+                                                       const LlamaCppSettings& settings,
+                                                       const std::vector<int>& device_of_layer,
+                                                       const WeightHomes& homes, int offload_gpu, int device) {
+  std::optional<DecoderShape> s = decoder_shape(spec, c, settings, true);
+  if (!s || !at_build_graph(*s, settings) || device_of_layer.empty()) return std::optional<uint64_t>();
+  const std::optional<uint64_t> k_bytes = cache_tensor_bytes(s->attn, settings.cache_type_k);
+  const std::optional<uint64_t> v_bytes = cache_tensor_bytes(s->attn, settings.cache_type_v);
+  if (!k_bytes || !v_bytes) return std::optional<uint64_t>();
+  const uint64_t seqs = std::max<uint64_t>(c.streams, 1);
+  s->rope_freqs = homes.contains("rope_freqs.weight");
+  bool covered = true;
+  const ggml_graph::OffloadPlan plan{.offload_gpu = offload_gpu, .min_batch = 32};
+  Result<uint64_t> bytes = reserve_bytes(c, seqs, kGpuTensorAlignment, [&](uint64_t n_tok, uint64_t n_out) {
+    Graph full = build(*s, n_tok, n_out, true);
+    covered = covered && set_homes(full, *s, homes, device_of_layer, *k_bytes, *v_bytes);
+    if (!covered) return Graph();
+    Result<Graph> split = ggml_graph::offload_split(full, plan, device);
+    return split ? std::move(*split) : Graph();
+  });
+  if (!covered) return std::optional<uint64_t>();
+  return replayed(std::move(bytes));
 }
 
 }  // namespace memfit::llamacpp::graph

@@ -25,7 +25,7 @@ struct Routing {
 // for the choice when set, the `used` largest taken, their probabilities
 // gathered, normalized and scaled when set.
 Routing route(Graph& g, const MoeShape& s, int weight, int cur, uint64_t n) {
-  const int logits = mul_mat(g, weight, cur, s.experts);
+  const int logits = mul_mat(g, g.weight(weight, block_tensor(g.layer(), "ffn_gate_inp")), cur, s.experts);
   const int probs = g.op(s.sigmoid ? Op::kUnary : Op::kSoftMax, Type::kF32, {s.experts, n, 1, 1}, {logits},
                          "ffn_moe_probs");
   int selection = probs;
@@ -56,10 +56,15 @@ Routing route(Graph& g, const MoeShape& s, int weight, int cur, uint64_t n) {
 int routed_experts(Graph& g, const MoeShape& s, int weight, int cur, const Routing& r, uint64_t n) {
   const int x = g.reshape(cur, {s.hidden, 1, n, 1});
   const Dims wide = {s.expert_ffn, s.used, n, 1};
-  const int up = g.op(Op::kOther, Type::kF32, wide, {weight, x, r.selected}, "ffn_moe_up");
-  const int gate = g.op(Op::kOther, Type::kF32, wide, {weight, x, r.selected}, "ffn_moe_gate");
+  const int up =
+      g.op(Op::kOther, Type::kF32, wide, {g.weight(weight, block_tensor(g.layer(), "ffn_up_exps")), x, r.selected},
+           "ffn_moe_up");
+  const int gate =
+      g.op(Op::kOther, Type::kF32, wide, {g.weight(weight, block_tensor(g.layer(), "ffn_gate_exps")), x, r.selected},
+           "ffn_moe_gate");
   const int glu = g.op(Op::kOther, Type::kF32, wide, {gate, up}, "ffn_moe_swiglu");
-  int experts = g.op(Op::kOther, Type::kF32, {s.hidden, s.used, n, 1}, {weight, glu, r.selected}, "ffn_moe_down");
+  int experts = g.op(Op::kOther, Type::kF32, {s.hidden, s.used, n, 1},
+                     {g.weight(weight, block_tensor(g.layer(), "ffn_down_exps")), glu, r.selected}, "ffn_moe_down");
   experts = g.op(Op::kMul, Type::kF32, {s.hidden, s.used, n, 1}, {experts, r.weights}, "ffn_moe_weighted");
   g.expand(experts);
   const Dims et = g.at(experts).nb;
@@ -86,23 +91,25 @@ uint64_t keep_output_rows(Graph& g, int out_ids, uint64_t hidden, uint64_t n_out
 }
 
 int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, bool fused) {
-  const int up = mul_mat(g, weight, cur, width);
-  const int gate = mul_mat(g, weight, cur, width);
+  const int down = g.weight(weight, block_tensor(g.layer(), "ffn_down"));
+  const int up = mul_mat(g, g.weight(weight, block_tensor(g.layer(), "ffn_up")), cur, width);
+  const int gate = mul_mat(g, g.weight(weight, block_tensor(g.layer(), "ffn_gate")), cur, width);
   if (!fused) {
     const int silu = g.op(Op::kUnary, Type::kF32, g.at(gate).ne, {gate}, "ffn_silu");
     const int product = g.op(Op::kMul, Type::kF32, g.at(gate).ne, {silu, up}, "ffn_gate_par");
-    return mul_mat(g, weight, product, hidden);
+    return mul_mat(g, down, product, hidden);
   }
   const int glu = g.op(Op::kGlu, Type::kF32, g.at(gate).ne, {gate, up}, "ffn_swiglu");
-  return mul_mat(g, weight, glu, hidden);
+  return mul_mat(g, down, glu, hidden);
 }
 
 int merged_swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, bool fused) {
   const uint64_t n = g.at(cur).ne[1];
-  const int up = mul_mat(g, weight, cur, 2 * width);
+  const int down = g.weight(weight, block_tensor(g.layer(), "ffn_down"));
+  const int up = mul_mat(g, g.weight(weight, block_tensor(g.layer(), "ffn_up")), cur, 2 * width);
   if (fused) {
     const int glu = g.op(Op::kGlu, Type::kF32, {width, n, 1, 1}, {up}, "ffn_swiglu");
-    return mul_mat(g, weight, glu, hidden);
+    return mul_mat(g, down, glu, hidden);
   }
   const Dims nb = g.at(up).nb;
   const int x0 = g.op(Op::kOther, Type::kF32, {width, n, 1, 1}, {g.view(up, {width, n, 1, 1}, nb, 0)}, "cont");
@@ -110,7 +117,7 @@ int merged_swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hi
   const int x1 = g.op(Op::kOther, Type::kF32, {width, n, 1, 1}, {g.view(up, {width, n, 1, 1}, nb, 4 * width)},
                       "cont");
   const int product = g.op(Op::kMul, Type::kF32, {width, n, 1, 1}, {silu, x1}, "ffn_mul");
-  return mul_mat(g, weight, product, hidden);
+  return mul_mat(g, down, product, hidden);
 }
 
 int moe_ffn(Graph& g, const MoeShape& s, int weight, int cur, uint64_t n) {

@@ -61,6 +61,14 @@ int Graph::external(std::string name) {
   return static_cast<int>(tensors_.size() - 1);
 }
 
+int Graph::weight(int shared, std::string name) {
+  if (!named_weights_) return shared;
+  const int t = external(std::move(name));
+  tensors_[static_cast<size_t>(t)].weight = true;
+  tensors_[static_cast<size_t>(t)].layer = layer_;
+  return t;
+}
+
 int Graph::cache_external(std::string name) {
   const int t = external(std::move(name));
   tensors_[static_cast<size_t>(t)].cache_slot = cache_slots_++;

@@ -89,8 +89,24 @@ struct Tensor {
   // llama_kv_cache makes them in that order); -1 for any other tensor.
   // Read by metal_reorder, whose range check sees neighbours touch.
   int cache_slot = -1;
+  // A weight (Graph::weight): an external that ggml's scheduler treats as
+  // the WEIGHTS buffer's (ops reading it run where it lives, or are
+  // offloaded: offload_split).
+  bool weight = false;
+  // Where an external weight or KV cache tensor lives for offload_split
+  // (kHome* below or a GPU's index) and the bytes a copy of it (or of a
+  // view of a cache) takes; set by the builder's caller (Graph::set_home).
+  int home = -3;
+  uint64_t home_bytes = 0;
   std::string name;        // for traces and tests
 };
+
+// Tensor::home: the host backend (the CPU, the scheduler's last backend).
+constexpr int kHomeHost = -1;
+// Tensor::home: not set (offload_split declines such a graph).
+constexpr int kHomeUnset = -3;
+
+struct OffloadPlan;
 
 // A graph under construction: ops append tensors and return their ids.
 // Shapes are caller-checked: every element count fits 64 bits (the
@@ -102,6 +118,17 @@ class Graph {
   // for each layer's K, then its V, layer by layer.
   int cache_external(std::string name);
   int input(Type type, Dims ne, std::string name);
+  // The weight `name` (its GGUF name, as blk.<layer>.attn_q.weight) where
+  // the graph names its weights (set_named_weights), else `shared`, the
+  // builder's one external for every weight.
+  int weight(int shared, std::string name);
+  void set_named_weights(bool on) { named_weights_ = on; }
+  // The layer set_layer named last (-1 before any).
+  int layer() const { return layer_; }
+  void set_home(int t, int home, uint64_t bytes) {
+    tensors_[static_cast<size_t>(t)].home = home;
+    tensors_[static_cast<size_t>(t)].home_bytes = bytes;
+  }
   // A new contiguous tensor, result of `op` over `src`.
   int op(Op op, Type type, Dims ne, std::vector<int> src, std::string name = "");
   // Views (reshape is a contiguous view of a contiguous tensor).
@@ -135,8 +162,10 @@ class Graph {
  private:
   friend Graph device_split(const Graph& full, const std::vector<int>& device_of_layer, int device);
   friend Graph metal_reorder(const Graph& split);
+  friend Result<Graph> offload_split(const Graph& full, const OffloadPlan& plan, int device);
   void visit(int t);
   int layer_ = -1;
+  bool named_weights_ = false;
   int cache_slots_ = 0;
   std::vector<Tensor> tensors_;
   std::vector<bool> visited_;
@@ -164,6 +193,37 @@ class Graph {
 Graph device_split(const Graph& full, const std::vector<int>& device_of_layer, int device);
 // Every layer on one GPU (device 0).
 Graph device_split(const Graph& full);
+
+// Op offload (ggml-backend.cpp, ggml_backend_sched_split_graph and
+// ggml_backend_sched_backend_id_from_cur; the GPU backends' offload_op):
+// the scheduler's backends for a graph whose weights and caches live where
+// their Tensor::home says.
+struct OffloadPlan {
+  // The highest-priority GPU backend (the scheduler's first), which takes
+  // an op whose weight is the host's when its batch reaches min_batch.
+  int offload_gpu = 0;
+  // ggml-cuda's offload_op: get_op_batch_size(op) >= 32 (Vulkan and SYCL
+  // the same); 0 turns op offload off (--no-op-offload).
+  uint64_t min_batch = 32;
+};
+
+// The graph GPU `device`'s compute buffer is reserved with when op offload
+// may move the host's products: every tensor of `full` assigned as
+// ggml_backend_sched_split_graph does (pass 1: a view of a cache or a store
+// into it where the cache lives, an input on the host, an op that reads a
+// weight (not ROPE) where the weight lives unless the weight is the host's
+// and the op's batch reaches plan.min_batch (not GET_ROWS): then on
+// plan.offload_gpu; pass 2: the GPUs expanded down, then up, then every
+// backend down and up, over non-view nodes; views where their source is),
+// cut into splits (a new one where the backend changes, or where a node
+// reads a weight of another backend and the split already has inputs: "by
+// starting a new split, the memory of the previously offloaded weights can
+// be reused"), each split's inputs copied once per backend
+// (ggml_dup_tensor_layout; a weight's or a cache view's copy takes its
+// home_bytes) and placed at the split's start, and a tensor another
+// backend's split copies kept until that split starts (the scheduler's
+// input_dep). Error where an external weight or cache has no home.
+Result<Graph> offload_split(const Graph& full, const OffloadPlan& plan, int device);
 
 // One event of the replay, for tests and traces: a tensor placed (or
 // reusing `parent`'s bytes in place) or freed, at [offset, offset + size).

@@ -82,4 +82,14 @@ Result<std::optional<uint64_t>> replayed_device_compute_bytes(const Model& model
   return graph::replay_decoder_device(spec, c, settings, device_of_layer, device, metal);
 }
 
+Result<std::optional<uint64_t>> replayed_offload_compute_bytes(const Model& model, const LlamaCppContext& c,
+                                                               const LlamaCppSettings& settings,
+                                                               const std::vector<int>& device_of_layer,
+                                                               const WeightHomes& homes, int offload_gpu,
+                                                               int device) {
+  const ModelSpec& spec = model.spec;
+  if (settings.embedding || spec.embedding.bidirectional) return std::optional<uint64_t>();
+  return graph::replay_decoder_offload(spec, c, settings, device_of_layer, homes, offload_gpu, device);
+}
+
 }  // namespace memfit::llamacpp

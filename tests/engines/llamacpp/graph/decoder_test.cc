@@ -66,6 +66,23 @@ TEST(LlamaCppGraphReplay, RotatedQuantizedKeysMoveTheLastResidualUp) {
   EXPECT_EQ(run_llamacpp(validation_llama(), s).compute_bytes, 1024u + 3 * rows(256) + 32768000u);
 }
 
+TEST(LlamaCppGraphReplay, AQuantizedCacheBeforeTheRotationsIsTheUnquantizedGraph) {
+  // Before #21038 (memfit takes b8621) a q8_0 K cache adds no Hadamard
+  // input or product: b8600 at -c 1000 -ub 512 without flash attention (no
+  // mask cast there) is the f16 graph of the first test, the logits above
+  // the token ids' hole and two rows: 2,048 + 2 x 1,048,576 + 65,536,000 =
+  // 67,635,200.
+  LlamaCppSettings s = llamacpp_settings(1000, 1, 512, FlashAttn::kOff, GgmlType::kQ8_0, GgmlType::kF16);
+  s.build = 8600;
+  const LlamaCppEstimate e = run_llamacpp(validation_llama(), s);
+  EXPECT_TRUE(e.compute_replayed);
+  EXPECT_EQ(e.compute_bytes, 2048u + 2 * rows(512) + 65536000u);
+  // From b8621 the cache is rotated, and a build before b9444 keeps the
+  // phases (the rotations are the pinned build's).
+  s.build = 8621;
+  EXPECT_FALSE(run_llamacpp(validation_llama(), s).compute_replayed);
+}
+
 TEST(LlamaCppGraphReplay, ScoresWithoutFlashAttention) {
   // -c 12000 -ub 1024, no flash attention (measured 434.02 MiB; the phase
   // model said 455,081,984): 12032 cells. The peak is layer 0's scores,
