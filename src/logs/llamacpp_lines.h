@@ -7,6 +7,7 @@
 #ifndef MEMFIT_LOGS_LLAMACPP_LINES_H_
 #define MEMFIT_LOGS_LLAMACPP_LINES_H_
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,6 +36,21 @@ struct LlamaCppReadState {
   // A shell command continued over lines ("... \\" at a line's end), the
   // lines so far joined by spaces; read as one line at the line that ends it.
   std::string continued_command;
+  // --fit's placement (llamacpp_fit.cc): what each device's last
+  // "N layers (M overflowing)" line decided, in device order.
+  struct FitDevice {
+    std::string name;          // "CUDA0"
+    uint64_t layers = 0;       // n_layer: the device's layers, the output among them on the last
+    uint64_t overflowing = 0;  // n_part: its layers whose FFN weights overflow
+  };
+  std::vector<FitDevice> fit_devices;
+  bool fit_overflow_form = false;  // the devices were read from the "(M overflowing)" form
+  // The first overflowing layer's fraction per device id, from the debug
+  // "set ngl_per_device[i].(n_layer, n_part, overflow_type)=(.., .., T)"
+  // lines: "UP", "GATE", "ATTN"; "" for the default (its experts).
+  std::vector<std::string> fit_first_fraction;
+  bool fit_succeeded = false;            // "successfully fit params to free device memory"
+  std::optional<uint64_t> fit_ctx;       // "context size reduced from A to B": B
 };
 
 // The lines of the one model load a log is read for (llamacpp_loads.cc):
@@ -64,6 +80,15 @@ bool read_cache_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& 
 // After the last line: the summaries as a "total" KV figure when no
 // per-buffer line was printed (very old logs).
 void add_kv_total(const LlamaCppReadState& state, LogBuilder& out);
+
+// --fit's lines (llamacpp_fit.cc): the layers each device took and how
+// many overflow, the context it set, whether it succeeded.
+bool read_fit_line(std::string_view text, LlamaCppReadState& state);
+// After the last line: the fit's overflowing layers as the tensor
+// overrides it set (setting "override_tensor"), its split over several
+// devices ("tensor_split") and the context it set when the log prints
+// none ("n_ctx"), for a fit that succeeded.
+void add_fit_placement(const LlamaCppReadState& state, LogBuilder& out);
 
 // llama.cpp's memory breakdown rows (llamacpp_breakdown.cc): model,
 // context and compute per device, whole MiB.

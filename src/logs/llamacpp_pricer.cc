@@ -478,14 +478,16 @@ Status apply_placement(const RuntimeLog& log, LlamaCppPlacementRequest& p,
   if (const LogSetting* s = log.setting("kv_offload"); s != nullptr && s->value == "false") p.no_kv_offload = true;
   if (log.setting("no_mmap") != nullptr) p.no_mmap = true;
   // The command's -ot rules and --n-cpu-moe (llamacpp_reader.cc,
-  // read_tensor_overrides): a rule memfit cannot read (a device it does
-  // not know) leaves the weights where their layer puts them, with a note.
+  // read_tensor_overrides), or the overrides --fit set (llamacpp_fit.cc):
+  // a rule memfit cannot read (a device it does not know) leaves the
+  // weights where their layer puts them, with a note.
   for (std::string_view field : {"override_tensor", "n_cpu_moe"}) {
     const LogSetting* s = log.setting(field);
     if (s == nullptr) continue;
     if (Status set = set_placement_field(p, field, s->value); !set.ok()) {
       if (field == "override_tensor") p.override_tensor.clear();
-      notes.push_back(fmt::format("the command's {} is not priced: {}", field, set.error().message()));
+      notes.push_back(fmt::format("the {} read (the command's, or --fit's) is not priced: {}", field,
+                                  set.error().message()));
     }
   }
   // Pipeline parallelism as the run had it: llama_context prints "pipeline

@@ -420,6 +420,7 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
     out.note("the memory breakdowns are --fit's trial allocations: not read");
     return true;
   }
+  if (read_fit_line(text, state)) return true;
   if (read_metadata_line(line, out) || read_print_info_line(line, state, out) ||
       read_buffer_line(line, state, out) || read_cache_line(line, state, out) ||
       read_device_listing(text, state, out)) {
@@ -479,6 +480,7 @@ void read_lines_with_points(std::span<const LogLine> lines, LogBuilder& out) {
   }
   fill_cut_arrays(state, out);
   add_kv_total(state, out);
+  add_fit_placement(state, out);
   out.settle_gpu_devices();
 }
 

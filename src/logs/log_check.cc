@@ -257,11 +257,12 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
     run = memfit::run(*request, context);
   }
   if (!run && (run.error().field() == "override_tensor" || run.error().field() == "n_cpu_moe")) {
-    // The command's -ot rules and --n-cpu-moe move tensors by their GGUF
-    // names (llamacpp_reader.cc, read_tensor_overrides); a model whose
+    // The command's -ot rules and --n-cpu-moe, and the overrides --fit set
+    // (llamacpp_fit.cc), move tensors by their GGUF names
+    // (llamacpp_reader.cc, read_tensor_overrides); a model whose
     // tensor list is not rebuilt has none to move: its weights are spread
     // by blocks as without them, and the context and compute are priced.
-    check.log.notes.push_back("the command's tensor overrides are not priced: " + run.error().message());
+    check.log.notes.push_back("the tensor overrides (the command's, or those --fit set) are not priced: " + run.error().message());
     request->llamacpp.placement.override_tensor.clear();
     request->llamacpp.placement.n_cpu_moe.reset();
     run = memfit::run(*request, context);

@@ -589,6 +589,36 @@ TEST(CheckLog, TheCommandsTensorOverridesKeepTheExpertsOnTheHost) {
   EXPECT_EQ(figure(c, "CUDA0", LogFigure::kModel)->printed.value, 142'354'678u);
 }
 
+TEST(CheckLog, TheOverridesFitSetKeepTheExpertsOnTheHost) {
+  // The same run as if --fit had placed it (llamacpp_fit.cc): its KV
+  // buffers (384 and 1152 MiB, 32 MiB a block at 16,384 cells) put 12
+  // blocks on CUDA0 and 36 and the output layer on CUDA1, so the fit's
+  // lines for it are "12 layers (12 overflowing)" and "37 layers (37
+  // overflowing)". The fit's overrides: il0 = 49 - 49 = 0; CUDA0 no full
+  // layer, partial 0..11; CUDA1 il0 = 12, partial 12..48 (48 the output's
+  // index): every block's experts to the CPU, as -ot exps=CPU above, and
+  // the split 12,37. Read from the fit's lines, with no command, both GPUs
+  // price within the print (5,243 B a line).
+  LogCheckOptions options;
+  options.config_json = read_test_log("llamacpp", "llamacpp-ik514-qwen3-30b-a3b-q4km-4090-5090-ot.config.json");
+  const std::string fit =
+      "llama_params_fit_impl:   - CUDA0 (NVIDIA GeForce RTX 4090): 12 layers (12 overflowing),   9000 MiB used\n"
+      "llama_params_fit_impl:   - CUDA1 (NVIDIA GeForce RTX 5090): 37 layers (37 overflowing),  20000 MiB used\n"
+      "llama_params_fit: successfully fit params to free device memory\n";
+  Result<LogCheck> c = check_log(
+      fit + read_test_log("llamacpp", "llamacpp-ik514-qwen3-30b-a3b-q4km-4090-5090-ot.log"), options, nullptr);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(testing::setting_of(c->log, "tensor_split"), "12,37");
+  for (const char* gpu : {"CUDA0", "CUDA1"}) {
+    const FigureCheck* model = figure(*c, gpu, LogFigure::kModel);
+    ASSERT_NE(model, nullptr) << gpu;
+    ASSERT_TRUE(model->memfit.has_value()) << gpu;
+    const uint64_t printed = model->printed.value;
+    const uint64_t gap = *model->memfit > printed ? *model->memfit - printed : printed - *model->memfit;
+    EXPECT_LE(gap, 5'243u) << gpu << ": " << *model->memfit << " against " << printed;
+  }
+}
+
 TEST(CheckLog, CpuMoeAndNCpuMoeOfTheCommandAreRead) {
   // --cpu-moe is the rule llama.cpp's common/arg.cpp adds for it (every
   // block's routed experts to the CPU), after the -ot rules given;
@@ -651,7 +681,7 @@ TEST(CheckLog, TensorOverridesOfAModelWithoutATensorListAreSaidAndTheRestPriced)
   // The config's MLA widths (ModelSpec::mla) build its Q2_K tensor list,
   // so the command's tensor overrides are priced, not set aside.
   EXPECT_FALSE(std::any_of(c.log.notes.begin(), c.log.notes.end(), [](const std::string& n) {
-    return n.starts_with("the command's tensor overrides are not priced: override_tensor");
+    return n.starts_with("the tensor overrides (the command's, or those --fit set) are not priced: override_tensor");
   }));
 }
 
