@@ -213,6 +213,23 @@ void note_own_engine_graph(const EstimateRun& run, const ollama::OllamaDecisions
                "the backend's pool of kernel temporaries (Ollama's ggml-No-alloc-mode patch: "
                "ggml_backend_cuda_buffer_size), which memfit replays only for RDNA3 products (v0.12.4 to "
                "v0.13.2)";
+    } else if (run.model->spec.gated_delta.value_heads > 0 && !std::any_of(devices.begin(), devices.end(), runs_all)) {
+      // A gated delta net model split between the host and a GPU
+      // (model/models/qwen3next, v0.17.1 to v0.20.0): each device's record
+      // is its blocks' share of deltaNetChunked's graph plus the scheduler's
+      // copies around the products op offload moves to the GPU (ggml.go New:
+      // ggml_backend_sched_new_ext's op_offload true), none of it mirrored.
+      c.note = fmt::format(
+          "Ollama's own engine splits this gated delta net model's blocks between the host and a GPU: the "
+          "record is the device's blocks' share of model/models/qwen3next's graph (deltaNetChunked over "
+          "64-token chunks: per layer F32 rows of {} value heads x {} x the batch and {} x 64 x 64 matrices "
+          "a chunk) with the scheduler's copies around the products its op offload runs on the GPU "
+          "(ggml.go New: op_offload true){}; memfit mirrors neither, and the log does not say which graph "
+          "its release built (its source lines are v0.17.1 to v0.19.0's: the chunks' outputs set in place "
+          "before v0.17.5, concatenated in a tree from it, #14541); llama.cpp's compute buffer stands in",
+          run.model->spec.gated_delta.value_heads, run.model->spec.gated_delta.value_dim,
+          run.model->spec.gated_delta.value_heads,
+          c.printed.device == "CPU" ? "" : ", and a CUDA record adds ggml-cuda's pool (not priced)");
     } else if (run.model->spec.multimodal && c.printed.device != "CPU") {
       // runner/ollamarunner/runner.go reserveWorstCaseGraph: a vision model
       // first encodes a 2048 x 2048 image (EncodeMultimodal), then reserves

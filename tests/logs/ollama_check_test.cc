@@ -225,6 +225,29 @@ TEST(CheckLogOllama, TheOwnEnginesCacheRecordHoldsTheRecurrentCheckpoints) {
   EXPECT_TRUE(total->within_print);
 }
 
+TEST(CheckLogOllama, ASplitGatedDeltaNetModelsGraphRowsNameTheirCause) {
+  // The qwen3-coder-next report's f16 run: 20 of 48 blocks on CUDA0, the
+  // rest and the output layer on the host. Neither device runs every
+  // block, so no own-engine graph is replayed: each compute row stays
+  // llama.cpp's stand-in (modelled) and names what it lacks: the host's
+  // blocks' share of deltaNetChunked's graph, the op offload's copies, the
+  // release's graph (v0.17.1 to v0.19.0 by the log's source lines), and on
+  // CUDA0 ggml-cuda's pool.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-kvquant-qwen3codernext-f16-partial-cuda.config.json");
+  options.file_type = "Q4_K_M";
+  const LogCheck c = check("ollama-kvquant-qwen3codernext-f16-partial-cuda.log", options);
+  for (const char* device : {"CPU", "CUDA0"}) {
+    const FigureCheck* compute = figure(c, device, LogFigure::kCompute);
+    ASSERT_NE(compute, nullptr) << device;
+    EXPECT_EQ(compute->basis, FigureBasis::kModelled) << device;
+    EXPECT_TRUE(compute->note.starts_with("Ollama's own engine splits this gated delta net model's blocks"))
+        << compute->note;
+    EXPECT_EQ(compute->note.find("ggml-cuda's pool") != std::string::npos, std::string_view(device) == "CUDA0")
+        << compute->note;
+  }
+}
+
 TEST(CheckLogOllama, TheServersGpuDiscoveryGivesTheDefaultContextsTier) {
   // The Qwen3.6-35B-A3B smoke-run report (search-index file 54554528612):
   // Ollama's own engine on a Renoir iGPU over Vulkan, no load request in
