@@ -345,6 +345,8 @@ void compare_vision_reservation(const LogCheckOptions& options, const EstimateRu
   Result<std::optional<uint64_t>> bytes = ollama::gemma3_vision_graph_bytes(*shape, llamacpp::kGpuTensorAlignment);
   if (!bytes || !*bytes) return;
   const uint64_t blocks = run.model->spec.layers.size();
+  // Bounded by gemma3_vision_graph_bytes (each side below 2^20).
+  const uint64_t patches = (shape->image / shape->patch) * (shape->image / shape->patch);
   for (FigureCheck& c : figures) {
     if (c.printed.figure != LogFigure::kCompute || !c.memfit || c.printed.device == "CPU") continue;
     const LlamaCppDeviceUsage* dev = estimate_device(*run.llamacpp, c.printed.device);
@@ -353,9 +355,7 @@ void compare_vision_reservation(const LogCheckOptions& options, const EstimateRu
                          "patches: the scores {} heads x {} x {} F32) before the text graph, and the record is the "
                          "larger: the encoder replayed, {} B, against llama.cpp's compute buffer standing in for "
                          "the text graph, {} B",
-                         shape->image, shape->image, (shape->image / shape->patch) * (shape->image / shape->patch),
-                         shape->heads, (shape->image / shape->patch) * (shape->image / shape->patch),
-                         (shape->image / shape->patch) * (shape->image / shape->patch), **bytes, *c.memfit);
+                         shape->image, shape->image, patches, shape->heads, patches, patches, **bytes, *c.memfit);
     c.memfit = std::max(*c.memfit, **bytes);
   }
 }
