@@ -11,6 +11,8 @@
 // compared as the llama.cpp pricer compares them.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <any>
 
@@ -18,6 +20,7 @@
 #include "engines/ollama/engine_graph.h"
 #include "engines/ollama/releases.h"
 #include "engines/ollama/settings.h"
+#include "engines/ollama/vision_graph.h"
 #include "logs/log_pricer.h"
 #include "logs/log_text.h"
 #include "memfit/checked_math.h"
@@ -210,6 +213,23 @@ void note_own_engine_graph(const EstimateRun& run, const ollama::OllamaDecisions
                "the backend's pool of kernel temporaries (Ollama's ggml-No-alloc-mode patch: "
                "ggml_backend_cuda_buffer_size), which memfit replays only for RDNA3 products (v0.12.4 to "
                "v0.13.2)";
+    } else if (run.model->spec.gated_delta.value_heads > 0 && !std::any_of(devices.begin(), devices.end(), runs_all)) {
+      // A gated delta net model split between the host and a GPU
+      // (model/models/qwen3next, v0.17.1 to v0.20.0): each device's record
+      // is its blocks' share of deltaNetChunked's graph plus the scheduler's
+      // copies around the products op offload moves to the GPU (ggml.go New:
+      // ggml_backend_sched_new_ext's op_offload true), none of it mirrored.
+      c.note = fmt::format(
+          "Ollama's own engine splits this gated delta net model's blocks between the host and a GPU: the "
+          "record is the device's blocks' share of model/models/qwen3next's graph (deltaNetChunked over "
+          "64-token chunks: per layer F32 rows of {} value heads x {} x the batch and {} x 64 x 64 matrices "
+          "a chunk) with the scheduler's copies around the products its op offload runs on the GPU "
+          "(ggml.go New: op_offload true){}; memfit mirrors neither, and the log does not say which graph "
+          "its release built (its source lines are v0.17.1 to v0.19.0's: the chunks' outputs set in place "
+          "before v0.17.5, concatenated in a tree from it, #14541); llama.cpp's compute buffer stands in",
+          run.model->spec.gated_delta.value_heads, run.model->spec.gated_delta.value_dim,
+          run.model->spec.gated_delta.value_heads,
+          c.printed.device == "CPU" ? "" : ", and a CUDA record adds ggml-cuda's pool (not priced)");
     } else if (run.model->spec.multimodal && c.printed.device != "CPU") {
       // runner/ollamarunner/runner.go reserveWorstCaseGraph: a vision model
       // first encodes a 2048 x 2048 image (EncodeMultimodal), then reserves
@@ -270,6 +290,73 @@ void compare_own_engine_cache(const EstimateRun& run, std::vector<FigureCheck>& 
     c.basis = FigureBasis::kExact;  // ratio and within_print: log_check.cc, after compare
     c.note = "Ollama's own engine's cache record: the KV, the recurrent state and its checkpoints "
              "(kvcache/recurrent.go: 24 a sequence from v0.17.1, 32 for qwen3next before)";
+  }
+}
+
+// A gemma3 config's image encoder (vision_config, siglip_vision_model) as
+// gemma3_vision_graph_bytes takes it; nullopt for any other config or a
+// field that is not an unsigned number. The text width is the model's.
+std::optional<ollama::VisionEncoderShape> gemma3_vision(std::string_view config_json, uint64_t text_hidden) {
+  const nlohmann::json doc = nlohmann::json::parse(config_json, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || doc.value("model_type", std::string()) != "gemma3") return std::nullopt;
+  const auto vision = doc.find("vision_config");
+  if (vision == doc.end() || !vision->is_object() ||
+      vision->value("model_type", std::string("siglip_vision_model")) != "siglip_vision_model") {
+    return std::nullopt;
+  }
+  const auto count = [](const nlohmann::json& o, const char* key, uint64_t fallback) -> std::optional<uint64_t> {
+    const auto it = o.find(key);
+    if (it == o.end()) return fallback == 0 ? std::nullopt : std::optional<uint64_t>(fallback);
+    if (!it->is_number_unsigned()) return std::nullopt;
+    return it->get<uint64_t>();
+  };
+  // model.go New: mm_tokens_per_image, 256 when absent; num_channels 3.
+  const std::optional<uint64_t> layers = count(*vision, "num_hidden_layers", 0), hidden = count(*vision, "hidden_size", 0),
+                                heads = count(*vision, "num_attention_heads", 0),
+                                ffn = count(*vision, "intermediate_size", 0), image = count(*vision, "image_size", 0),
+                                patch = count(*vision, "patch_size", 0), channels = count(*vision, "num_channels", 3),
+                                tokens = count(doc, "mm_tokens_per_image", 256);
+  if (!layers || !hidden || !heads || !ffn || !image || !patch || !channels || !tokens) return std::nullopt;
+  return ollama::VisionEncoderShape{.layers = *layers, .hidden = *hidden, .heads = *heads, .ffn = *ffn,
+                                    .image = *image, .patch = *patch, .channels = *channels,
+                                    .text_hidden = text_hidden, .tokens_per_image = *tokens};
+}
+
+// The releases whose image encoder gemma3_vision_graph_bytes mirrors:
+// gemma3 came with v0.6.0; v0.12.0 reorders nn.Attention (ad95d5b30)
+// (vision_graph.h).
+bool vision_graph_mirrored(const ollama::OllamaRelease& release) {
+  return release >= ollama::OllamaRelease{0, 6, 0} && release < ollama::OllamaRelease{0, 12, 0};
+}
+
+// A gemma3 run on the own engine: the GPU that holds the output layer
+// (and so the v.* and mm.* tensors: ggml.go New, v0.9.6) with every block
+// reserves the image encoder's graph before the text graph
+// (reserveWorstCaseGraph), and its record is the larger: the encoder
+// replayed where it wins over llama.cpp's phases, the text graph's stand-in.
+void compare_vision_reservation(const LogCheckOptions& options, const EstimateRun& run,
+                                const ollama::OllamaDecisions& d, std::vector<FigureCheck>& figures) {
+  if (options.config_json.empty() || !vision_graph_mirrored(d.release)) return;
+  const std::optional<ollama::VisionEncoderShape> shape =
+      gemma3_vision(options.config_json, run.model->spec.geometry.hidden);
+  if (!shape) return;
+  // A release before v0.12.4: the record is ggml-alloc's buffer alone, no
+  // pool of the backend's (releases.h own_engine_graph_holds_gpu_pool).
+  Result<std::optional<uint64_t>> bytes = ollama::gemma3_vision_graph_bytes(*shape, llamacpp::kGpuTensorAlignment);
+  if (!bytes || !*bytes) return;
+  const uint64_t blocks = run.model->spec.layers.size();
+  // Bounded by gemma3_vision_graph_bytes (each side below 2^20).
+  const uint64_t patches = (shape->image / shape->patch) * (shape->image / shape->patch);
+  for (FigureCheck& c : figures) {
+    if (c.printed.figure != LogFigure::kCompute || !c.memfit || c.printed.device == "CPU") continue;
+    const LlamaCppDeviceUsage* dev = estimate_device(*run.llamacpp, c.printed.device);
+    if (dev == nullptr || !dev->output_layer || dev->blocks != blocks) continue;
+    c.note = fmt::format("Ollama's own engine reserves gemma3's image encoder (its processor's {} x {} image, {} "
+                         "patches: the scores {} heads x {} x {} F32) before the text graph, and the record is the "
+                         "larger: the encoder replayed, {} B, against llama.cpp's compute buffer standing in for "
+                         "the text graph, {} B",
+                         shape->image, shape->image, patches, shape->heads, patches, patches, **bytes, *c.memfit);
+    c.memfit = std::max(*c.memfit, **bytes);
   }
 }
 
@@ -357,6 +444,7 @@ class OllamaPricer final : public LogPricer {
     const auto* decisions = std::any_cast<ollama::OllamaDecisions>(&run.engine_estimate);
     if (decisions != nullptr && decisions->runner == ollama::OllamaRunner::kOllama) {
       note_own_engine_graph(run, *decisions, figures);
+      compare_vision_reservation(options, run, *decisions, figures);
       compare_own_engine_cache(run, figures);
     }
     note_unprinted_inputs(log, run, figures);

@@ -225,6 +225,29 @@ TEST(CheckLogOllama, TheOwnEnginesCacheRecordHoldsTheRecurrentCheckpoints) {
   EXPECT_TRUE(total->within_print);
 }
 
+TEST(CheckLogOllama, ASplitGatedDeltaNetModelsGraphRowsNameTheirCause) {
+  // The qwen3-coder-next report's f16 run: 20 of 48 blocks on CUDA0, the
+  // rest and the output layer on the host. Neither device runs every
+  // block, so no own-engine graph is replayed: each compute row stays
+  // llama.cpp's stand-in (modelled) and names what it lacks: the host's
+  // blocks' share of deltaNetChunked's graph, the op offload's copies, the
+  // release's graph (v0.17.1 to v0.19.0 by the log's source lines), and on
+  // CUDA0 ggml-cuda's pool.
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-kvquant-qwen3codernext-f16-partial-cuda.config.json");
+  options.file_type = "Q4_K_M";
+  const LogCheck c = check("ollama-kvquant-qwen3codernext-f16-partial-cuda.log", options);
+  for (const char* device : {"CPU", "CUDA0"}) {
+    const FigureCheck* compute = figure(c, device, LogFigure::kCompute);
+    ASSERT_NE(compute, nullptr) << device;
+    EXPECT_EQ(compute->basis, FigureBasis::kModelled) << device;
+    EXPECT_TRUE(compute->note.starts_with("Ollama's own engine splits this gated delta net model's blocks"))
+        << compute->note;
+    EXPECT_EQ(compute->note.find("ggml-cuda's pool") != std::string::npos, std::string_view(device) == "CUDA0")
+        << compute->note;
+  }
+}
+
 TEST(CheckLogOllama, TheServersGpuDiscoveryGivesTheDefaultContextsTier) {
   // The Qwen3.6-35B-A3B smoke-run report (search-index file 54554528612):
   // Ollama's own engine on a Renoir iGPU over Vulkan, no load request in
@@ -304,8 +327,11 @@ TEST(CheckLogOllama, AVisionModelsRecordIsItsImageEncodersOrItsTextGraphs) {
   // file 2813348729): two reservations, the image encoder's (the host's
   // 0 B), then the text graph's; the last is read. The host holds the
   // token rows alone: 5,376 x 512 x 4 = 11,010,048 B, "10.5 MiB" exactly.
-  // ROCm0's 1.1 GiB is the larger of the encoder's graph on a 2048 x 2048
-  // image and the text graph, neither mirrored: the note says so.
+  // ROCm0's 1.1 GiB is the larger of the encoder's graph (the 2048 x 2048
+  // image resized to 896 x 896: 4,096 patches, whose scores are 16 x 4,096
+  // x 4,096 x 4 = 1 GiB; replayed: 1,190,150,144 B,
+  // engines/ollama/vision_graph_test.cc) and the text graph (llama.cpp's
+  // 609,222,656 B standing in): the encoder's.
   LogCheckOptions options;
   options.config_json = read_test_log("ollama", "ollama-araki-gemma3-27b-q4km-780m-rocm-v096.config.json");
   options.file_type = "Q4_K_M";
@@ -316,9 +342,9 @@ TEST(CheckLogOllama, AVisionModelsRecordIsItsImageEncodersOrItsTextGraphs) {
   EXPECT_EQ(host->memfit, 11'010'048u);
   const FigureCheck* gpu = figure(c, "ROCm0", LogFigure::kCompute);
   ASSERT_NE(gpu, nullptr);
-  EXPECT_TRUE(gpu->note.starts_with("Ollama's own engine reserves a vision model's image encoder on a 2048 x "
-                                    "2048 image before the text graph"))
-      << gpu->note;
+  EXPECT_EQ(gpu->memfit, 1'190'150'144u);
+  EXPECT_TRUE(gpu->within_print);
+  EXPECT_TRUE(gpu->note.starts_with("Ollama's own engine reserves gemma3's image encoder")) << gpu->note;
 }
 
 TEST(CheckLogOllama, GptOssWithoutFlashAttentionHoldsItsScores) {
