@@ -18,12 +18,16 @@ options tests/logs/log_replay_test.cc passes, see replay_options below):
 
 Usage: scripts/gen-validation-logs.py [--memfit build/release/memfit]
                                       [--update-expected] [--check]
-                                      [--first-check ENGINE/SLUG ...]
+                                      [--first-check ENGINE/SLUG ...
+                                       [--first-check-commit REV]]
   --first-check  record, in each named log's sidecar, what the memfit given
             priced before any rule was changed for it ("first_check": the
             commit, and each figure's printed, memfit and ratio): the
             evidence for "logs never seen" (docs/validation-logs.md). A
             sidecar that has one already is left as it is.
+  --first-check-commit  the commit the --memfit binary was built from (a
+            frozen binary's); the default, the worktree's HEAD, is right only
+            for a binary built from it.
   --check   exit 1 when docs/validation-logs.md or data/bands/bands.tsv would
             change (ctest: Logs.BandsAndDocCurrent)
 The band table (the library embeds it: src/bands/error_bands.h) has one row
@@ -406,9 +410,10 @@ def head_commit():
     return out.stdout.strip() or "?"
 
 
-def record_first_check(memfit, name):
+def record_first_check(memfit, name, commit):
     """Writes the sidecar's first_check from the current check (never over
-    one already there). Returns a line saying what happened."""
+    one already there), labelled with the commit memfit was built from.
+    Returns a line saying what happened."""
     engine, _, slug = name.partition("/")
     log = LOGS / engine / f"{slug}.log"
     if engine not in ENGINES or not log.exists():
@@ -420,7 +425,7 @@ def record_first_check(memfit, name):
     figures = []
     for f in (report or {}).get("figures", []):
         figures.append({key: f.get(key) for key in ("device", "figure", "printed", "memfit", "ratio")})
-    sidecar["first_check"] = {"commit": head_commit(), "failure": failure, "figures": figures}
+    sidecar["first_check"] = {"commit": commit, "failure": failure, "figures": figures}
     sidecar_path.write_text(json.dumps(sidecar, indent=2) + "\n")
     priced = sum(1 for f in figures if f["ratio"] is not None)
     return f"{name}: first_check recorded ({len(figures)} figures, {priced} priced)"
@@ -439,10 +444,14 @@ def main():
     parser.add_argument("--update-expected", action="store_true")
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--first-check", nargs="+", metavar="ENGINE/SLUG")
+    # The commit --memfit was built from: a frozen binary's, not the worktree's
+    # HEAD, which may already carry rules the first check must not see.
+    parser.add_argument("--first-check-commit", metavar="REV",
+                        help="the commit the --memfit binary was built from (default: HEAD)")
     args = parser.parse_args()
     if args.first_check:
         for name in args.first_check:
-            print(record_first_check(args.memfit, name))
+            print(record_first_check(args.memfit, name, args.first_check_commit or head_commit()))
         return 0
     rows, logs = collect(args.memfit)
     doc, bands = render(rows, logs), bands_tsv(rows)
