@@ -156,6 +156,21 @@ CheckedBytes layer_share(CheckedBytes bytes, const ModelSpec& spec, const std::o
   return mul_div_ceil(*bytes.value(), stage->layers.count(), layers).value_or(*bytes.value());
 }
 
+// Whether vLLM's model class builds its embedding, final norm and LM head
+// on every pipeline stage, not only the first and last: Qwen3MoeModel
+// constructs embed_tokens and norm, and Qwen3MoeForCausalLM lm_head,
+// without a get_pp_group() guard (vllm/model_executor/models/qwen3_moe.py,
+// at 002456df and through the v0.10 line), where llama.py's models build a
+// PPMissingLayer on the other stages.
+bool tables_on_every_stage(const ModelSpec& spec) { return spec.model_type == "qwen3_moe"; }
+
+// `stage` as far as the tables go: a model that builds them on every stage
+// (tables_on_every_stage) holds them as a lone stage does.
+std::optional<PipelineStage> table_stage(const ModelSpec& spec, const std::optional<PipelineStage>& stage) {
+  if (!stage || !tables_on_every_stage(spec)) return stage;
+  return PipelineStage{stage->layers, true, true};
+}
+
 // The vocabulary tables (embedding, LM head) a stage holds: the embedding
 // on the first stage; an untied head on the last, and with tied
 // embeddings the last stage's own embedding as its head (one table where
@@ -179,7 +194,7 @@ CheckedBytes rank_weights_by_geometry(const Model& model, uint64_t tp, const std
   const uint64_t tables = spec.tied_embeddings ? 1 : 2;
   const CheckedBytes padded_rows = CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding;
   const CheckedBytes table_rank = CheckedBytes::ceil_div(padded_rows, tp) * g.hidden * kAct *
-                                  tables_on_stage(spec.tied_embeddings, stage);
+                                  tables_on_stage(spec.tied_embeddings, table_stage(spec, stage));
   // Average bytes per parameter of the rest, for the replicated parts.
   const uint64_t head_params = (CheckedBytes(g.vocab) * g.hidden * tables).saturated();
   const CheckedBytes rest_total = CheckedBytes(total) - table * tables;
@@ -227,10 +242,11 @@ Result<CheckedBytes> rank_weights_by_tensors(const Model& model, std::span<const
   const bool tied = std::none_of(tensors.begin(), tensors.end(), [](const SafetensorsTensor& t) {
     return place_tensor(t.name).role == TensorRole::kLmHead;
   });
+  const std::optional<PipelineStage> tables = table_stage(spec, stage);
   CheckedBytes rank = 0;
   for (const SafetensorsTensor& t : tensors) {
     const TensorPlacement p = place_tensor(t.name);
-    if (stage && !stage_loads(p, tied, spec, *stage)) continue;
+    if (stage && !stage_loads(p, tied, spec, p.layer ? *stage : *tables)) continue;
     Result<uint64_t> b = tp_rank_tensor_bytes(t, p.role, split);
     if (!b) return b.error();
     rank += *b;

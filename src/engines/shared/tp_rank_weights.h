@@ -48,7 +48,9 @@ struct TpRankWeights {
 // the final norm and the LM head, and with tied embeddings the embedding
 // as that head: the models' `is_first_rank or (tie_word_embeddings and
 // is_last_rank)`, e.g. vllm/model_executor/models/llama.py, LlamaModel).
-// A single stage is first and last and holds every layer.
+// A single stage is first and last and holds every layer. Some model
+// classes build the embedding, norm and head on every stage (qwen3_moe:
+// tp_rank_weights.cc, tables_on_every_stage); their stages hold them all.
 struct PipelineStage {
   LayerRange layers;
   bool first = true;

@@ -144,5 +144,20 @@ TEST(VllmPipelineWeights, FromTheTensorList) {
   EXPECT_EQ(stage_bytes(header_model(true), tied, 2, 2), (std::vector<uint64_t>{20'480, 16'512}));
 }
 
+TEST(VllmPipelineWeights, Qwen3MoeBuildsItsTablesOnEveryStage) {
+  // qwen3_moe.py builds embed_tokens, norm and lm_head without a PP guard:
+  // untied at TP 2 over [3, 2], stage 0 98,304 + 2 x 8,192 = 114,688 and
+  // stage 1 65,536 + 2 x 8,192 = 81,920.
+  Model m = geometry_model(false);
+  m.spec.model_type = "qwen3_moe";
+  EXPECT_EQ(stage_bytes(m, {}, 2, 2), (std::vector<uint64_t>{114'688, 81'920}));
+  // From the tensor list: stage 0 20,480 + the head 8,192 + the norm 128 =
+  // 28,800; stage 1 16,512 + the embedding 8,192 = 24,704.
+  Model h = geometry_model(false);
+  h.spec.model_type = "qwen3_moe";
+  h.weights.source = WeightsSource::kSafetensorsHeader;
+  EXPECT_EQ(stage_bytes(h, five_layer_tensors(false), 2, 2), (std::vector<uint64_t>{28'800, 24'704}));
+}
+
 }  // namespace
 }  // namespace memfit
