@@ -252,8 +252,12 @@ std::vector<std::optional<uint64_t>> stage_kv_bytes(const RuntimeLog& log, uint6
 // the unification, so later releases print the engine's blocks. A log of
 // v0.10.1 over TP 4 x PP 2 (NVIDIA's GH200 benchmark) prints stage 0's
 // four pairs, then stage 1's smaller four. False when the version is not
-// printed or not read.
+// printed or not read, and for V0, whose executor took the fewest blocks
+// of any worker before printing them (determine_num_available_blocks).
 bool reports_each_worker(const RuntimeLog& log) {
+  if (const LogSetting* engine = log.setting("engine"); engine != nullptr && engine->value == "V0") {
+    return false;
+  }
   // X.Y.Z first: a build without a release ("0.1.dev7548+gbaba038",
   // setuptools-scm's fallback) names none.
   std::string_view text = log.version;
