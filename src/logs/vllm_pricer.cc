@@ -229,9 +229,9 @@ std::string pipeline_refusal(const RuntimeLog& log, uint64_t pp, uint64_t tp) {
 
 // Each pipeline stage's KV memory, as one of its workers printed it
 // ("Available KV cache memory"): vLLM numbers its workers stage by stage,
-// rank = stage x TP + TP rank (parallel_state.py); nullopt unless every
-// stage has a worker that printed it.
-std::optional<std::vector<uint64_t>> stage_kv_bytes(const RuntimeLog& log, uint64_t pp, uint64_t tp) {
+// rank = stage x TP + TP rank (parallel_state.py); nullopt for a stage
+// none of whose workers printed it.
+std::vector<std::optional<uint64_t>> stage_kv_bytes(const RuntimeLog& log, uint64_t pp, uint64_t tp) {
   std::vector<std::optional<uint64_t>> stages(pp);
   for (const PrintedFigure& f : log.figures) {
     if (f.figure != LogFigure::kKvCacheAvailable || !f.device.starts_with("rank")) continue;
@@ -239,10 +239,56 @@ std::optional<std::vector<uint64_t>> stage_kv_bytes(const RuntimeLog& log, uint6
     if (!rank || *rank / tp >= pp || stages[*rank / tp]) continue;
     stages[*rank / tp] = f.value;
   }
+  return stages;
+}
+
+// Whether the log's V1 engine printed each worker's own KV capacity
+// before giving every worker the fewest blocks (the first "GPU KV cache
+// size" / "Maximum concurrency" pair then is rank 0's, stage 0's over its
+// own layers): through the v0.10 line, get_kv_cache_config reported each
+// worker's config as it made it and unify_kv_cache_configs lowered the
+// blocks afterwards (v1/engine/core.py, _initialize_kv_caches);
+// vllm#25164 (opened 2025-09-18, after v0.10.2) moved the report after
+// the unification, so later releases print the engine's blocks. A log of
+// v0.10.1 over TP 4 x PP 2 (NVIDIA's GH200 benchmark) prints stage 0's
+// four pairs, then stage 1's smaller four. False when the version is not
+// printed or not read, and for V0, whose executor took the fewest blocks
+// of any worker before printing them (determine_num_available_blocks).
+bool reports_each_worker(const RuntimeLog& log) {
+  if (const LogSetting* engine = log.setting("engine"); engine != nullptr && engine->value == "V0") {
+    return false;
+  }
+  // X.Y.Z first: a build without a release ("0.1.dev7548+gbaba038",
+  // setuptools-scm's fallback) names none.
+  std::string_view text = log.version;
+  if (text.starts_with("v")) text.remove_prefix(1);
+  uint64_t numbers[3] = {};
+  for (size_t i = 0; i < 3; ++i) {
+    const size_t end = text.find_first_not_of("0123456789");
+    const std::optional<uint64_t> n = end == 0 ? std::nullopt : leading_count(text);
+    if (!n) return false;
+    numbers[i] = *n;
+    if (i == 2) break;
+    if (end == std::string_view::npos || text[end] != '.') return false;
+    text.remove_prefix(end + 1);
+  }
+  return numbers[0] == 0 && numbers[1] <= 10;
+}
+
+// The weights one rank of each pipeline stage holds (vllm_rank_weights
+// over the stage's layers, vllm_pipeline_stages), stage 0 first.
+Result<std::vector<uint64_t>> stage_weights(const RuntimeLog& log, const Model& model,
+                                            const VllmSettings& settings, uint64_t pp, uint64_t tp) {
+  Result<std::vector<PipelineStage>> stages = vllm_pipeline_stages(model.spec.layers.size(), pp);
+  if (!stages) return stages.error();
+  std::optional<Mxfp4Kernel> kernel;
+  if (const LogSetting* named = log.setting("mxfp4_backend")) kernel = parse_mxfp4_kernel(named->value);
   std::vector<uint64_t> bytes;
-  for (const std::optional<uint64_t>& stage : stages) {
-    if (!stage) return std::nullopt;
-    bytes.push_back(*stage);
+  for (const PipelineStage& stage : *stages) {
+    Result<VllmWeights> w =
+        vllm_rank_weights(model, model.tensors, tp, kernel.value_or(vllm_mxfp4_kernel(settings)), stage);
+    if (!w) return w.error();
+    bytes.push_back(w->bytes);
   }
   return bytes;
 }
@@ -412,18 +458,64 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
   }
 }
 
-// A pipeline-parallel log (request() priced it only when every stage
-// printed its KV memory): the blocks, tokens and concurrency from each
-// stage's memory over its own layers (vllm_pipeline_capacity); the weights
-// and the KV memory itself are not priced.
+// The KV capacity the log's first printed pair stands for: stage 0's own
+// (reports_each_worker) from its KV memory over its layers, else the
+// engine's, the fewest blocks of every stage (vllm_pipeline_capacity,
+// which needs every stage's memory).
+Result<VllmCapacity> printed_pipeline_capacity(const RuntimeLog& log, const Model& model,
+                                               const VllmSettings& settings, uint64_t pp, uint64_t tp) {
+  const std::vector<std::optional<uint64_t>> stages = stage_kv_bytes(log, pp, tp);
+  if (reports_each_worker(log)) {
+    if (!stages.front()) return Error::usage("stage 0's KV memory is not in the log");
+    Result<std::vector<PipelineStage>> split = vllm_pipeline_stages(model.spec.layers.size(), pp);
+    if (!split) return split.error();
+    const uint64_t first[] = {*stages.front()};
+    ModelSpec stage0 = model.spec;
+    stage0.layers.resize(split->front().layers.end);
+    return vllm_pipeline_capacity(stage0, settings, first);
+  }
+  std::vector<uint64_t> bytes;
+  for (const std::optional<uint64_t>& stage : stages) {
+    if (!stage) return Error::usage("not every stage's KV memory is in the log");
+    bytes.push_back(*stage);
+  }
+  return vllm_pipeline_capacity(model.spec, settings, bytes);
+}
+
+// A rank's weights under pipeline parallelism: its stage's
+// (stage_weights), priced where every stage's are within the print's
+// rounding of each other, since then the stage need not be known (a Ray
+// worker, named by its pid and node, does not say which stage it is);
+// else not priced, the stages' weights said.
+void compare_pipeline_weights(const std::vector<uint64_t>& stages, FigureCheck& c) {
+  const auto [low, high] = std::minmax_element(stages.begin(), stages.end());
+  if (*high - *low <= c.printed.band) {
+    c.memfit = *high, c.basis = FigureBasis::kModelled;
+    return;
+  }
+  std::vector<std::string> each;
+  for (uint64_t b : stages) each.push_back(format_bytes(b));
+  c.note = fmt::format("the log does not say which pipeline stage this rank is; memfit's stages hold "
+                       "{} a rank", fmt::join(each, ", "));
+}
+
+// A pipeline-parallel log: each rank's weights by its stage, the blocks,
+// tokens and concurrency as the engine printed them
+// (printed_pipeline_capacity); the KV memory itself is an input.
 void compare_pipeline(const RuntimeLog& log, const Model& model, const VllmEstimate& e, uint64_t pp,
                       std::vector<FigureCheck>& figures) {
   const uint64_t tp = count_setting(log, "tensor_parallel").value_or(1);
-  const std::optional<std::vector<uint64_t>> stages = stage_kv_bytes(log, pp, tp);
-  Result<VllmCapacity> blocks = stages ? vllm_pipeline_capacity(model.spec, e.settings, *stages)
-                                       : Result<VllmCapacity>(Error::usage("no stage's KV memory"));
+  Result<VllmCapacity> blocks = printed_pipeline_capacity(log, model, e.settings, pp, tp);
+  Result<std::vector<uint64_t>> weights = stage_weights(log, model, e.settings, pp, tp);
   for (FigureCheck& c : figures) {
     switch (c.printed.figure) {
+      case LogFigure::kWeights:
+        if (!weights) {
+          c.note = escape_untrusted(weights.error().message());
+          break;
+        }
+        compare_pipeline_weights(*weights, c);
+        break;
       case LogFigure::kKvTokens:
       case LogFigure::kKvBlocks:
       case LogFigure::kConcurrency:
@@ -456,18 +548,28 @@ class VllmPricer final : public LogPricer {
     r.engine = "vllm";
     if (Status s = apply_settings(log, r, notes); !s) return s.error();
     if (const uint64_t pp = r.parallel.pipeline_parallel; pp > 1) {
-      const uint64_t tp = r.parallel.tensor_parallel;
-      const std::optional<std::vector<uint64_t>> stages = stage_kv_bytes(log, pp, tp);
-      if (!stages) return Error::usage(pipeline_refusal(log, pp, tp));
-      // The KV blocks are priced stage by stage (compare); the profile runs
-      // as tensor parallelism over the whole model for the settings.
-      notes.push_back(fmt::format("pipeline parallel {} x tensor parallel {}: the KV capacity from each "
-                                  "stage's printed KV memory over its own layers, the weights not "
-                                  "priced (each stage loads its own layers)", pp, tp));
+      // The weights and KV blocks are priced stage by stage (compare); the
+      // profile runs as tensor parallelism over the whole model for the
+      // settings, from stage 0's KV memory where it is printed.
+      notes.push_back(fmt::format(
+          "pipeline parallel {} x tensor parallel {}: each rank's weights are its stage's layers "
+          "(get_pp_indices), the KV capacity {}", pp, r.parallel.tensor_parallel,
+          reports_each_worker(log) ? "printed first is stage 0's over its own layers (the release "
+                                     "prints each worker's before unifying)"
+                                   : "the fewest blocks of every stage's printed KV memory over its "
+                                     "own layers"));
       r.parallel.pipeline_parallel = 1;
-      r.vllm.kv_cache_memory = stages->front();
+      if (std::optional<uint64_t> first = stage_kv_bytes(log, pp, r.parallel.tensor_parallel).front()) {
+        r.vllm.kv_cache_memory = *first;
+      }
     }
     r.vllm.vllm_version = release_of(log, notes);
+    // vLLM checks max_model_len against the served config's derived length
+    // when it builds its config (ModelConfig, _get_and_verify_max_len),
+    // before it loads anything: a log that prints a figure ran past it.
+    if (!log.figures.empty() && r.vllm.max_model_len) {
+      r.engine_fields.insert_or_assign(std::string(kVllmLogStartedMaxModelLen), "1");
+    }
     // The MXFP4 kernel the log names (vllm_reader.cc: mxfp4_backend) lays
     // out the experts (engines/vllm/parts.h).
     if (const LogSetting* kernel = log.setting("mxfp4_backend")) {

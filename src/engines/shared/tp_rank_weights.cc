@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engines/shared/fixed_point.h"
 #include "engines/shared/parallel_tensors.h"
 #include "engines/shared/rope_cache.h"
 #include "memfit/checked_math.h"
@@ -138,9 +139,53 @@ uint64_t whole_ssm_group_bytes(const ModelSpec& spec, uint64_t tp, const ParamPr
   return price.bytes_of(params.saturated());
 }
 
+// The decoder layers a pipeline split divides (get_pp_indices splits the
+// config's num_hidden_layers): the spec's per-layer list, else the
+// geometry's count.
+uint64_t decoder_layers(const ModelSpec& spec) {
+  return spec.layers.empty() ? spec.geometry.layers : spec.layers.size();
+}
+
+// The share of `bytes` spread evenly over the decoder layers that `stage`
+// holds, rounded up (the whole of it for the whole model).
+CheckedBytes layer_share(CheckedBytes bytes, const ModelSpec& spec, const std::optional<PipelineStage>& stage) {
+  const uint64_t layers = decoder_layers(spec);
+  if (!stage || layers == 0 || !bytes.value()) return bytes;
+  // A stage's layers are at most the model's: the share never exceeds the
+  // whole, so it cannot overflow.
+  return mul_div_ceil(*bytes.value(), stage->layers.count(), layers).value_or(*bytes.value());
+}
+
+// Whether vLLM's model class builds its embedding, final norm and LM head
+// on every pipeline stage, not only the first and last: Qwen3MoeModel
+// constructs embed_tokens and norm, and Qwen3MoeForCausalLM lm_head,
+// without a get_pp_group() guard (vllm/model_executor/models/qwen3_moe.py,
+// at 002456df and through the v0.10 line), where llama.py's models build a
+// PPMissingLayer on the other stages.
+bool tables_on_every_stage(const ModelSpec& spec) { return spec.model_type == "qwen3_moe"; }
+
+// `stage` as far as the tables go: a model that builds them on every stage
+// (tables_on_every_stage) holds them as a lone stage does.
+std::optional<PipelineStage> table_stage(const ModelSpec& spec, const std::optional<PipelineStage>& stage) {
+  if (!stage || !tables_on_every_stage(spec)) return stage;
+  return PipelineStage{stage->layers, true, true};
+}
+
+// The vocabulary tables (embedding, LM head) a stage holds: the embedding
+// on the first stage; an untied head on the last, and with tied
+// embeddings the last stage's own embedding as its head (one table where
+// one stage is both).
+uint64_t tables_on_stage(bool tied, const std::optional<PipelineStage>& stage) {
+  const bool first = !stage || stage->first, last = !stage || stage->last;
+  if (tied) return first || last ? 1 : 0;
+  return (first ? 1 : 0) + (last ? 1 : 0);
+}
+
 // One rank's weights from the checkpoint's total and the config's
-// geometry, with no tensor list.
-CheckedBytes rank_weights_by_geometry(const Model& model, uint64_t tp) {
+// geometry, with no tensor list: the decoder layers' part spread evenly
+// over the layers (a stage holds its layers' share), the vocabulary tables
+// whole (tables_on_stage).
+CheckedBytes rank_weights_by_geometry(const Model& model, uint64_t tp, const std::optional<PipelineStage>& stage) {
   const ModelSpec& spec = model.spec;
   const ModelGeometry& g = spec.geometry;
   const uint64_t total = model.weights.bytes;
@@ -148,7 +193,8 @@ CheckedBytes rank_weights_by_geometry(const Model& model, uint64_t tp) {
   const CheckedBytes table = CheckedBytes(g.vocab) * g.hidden * kAct;
   const uint64_t tables = spec.tied_embeddings ? 1 : 2;
   const CheckedBytes padded_rows = CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding;
-  const CheckedBytes table_rank = CheckedBytes::ceil_div(padded_rows, tp) * g.hidden * kAct * tables;
+  const CheckedBytes table_rank = CheckedBytes::ceil_div(padded_rows, tp) * g.hidden * kAct *
+                                  tables_on_stage(spec.tied_embeddings, table_stage(spec, stage));
   // Average bytes per parameter of the rest, for the replicated parts.
   const uint64_t head_params = (CheckedBytes(g.vocab) * g.hidden * tables).saturated();
   const CheckedBytes rest_total = CheckedBytes(total) - table * tables;
@@ -162,9 +208,50 @@ CheckedBytes rank_weights_by_geometry(const Model& model, uint64_t tp) {
   const CheckedBytes split = rest_total - replicated;
   if (!split.value()) {
     // The total is smaller than the tables the geometry implies: split it all.
-    return CheckedBytes::ceil_div(total, tp);
+    return layer_share(CheckedBytes::ceil_div(total, tp), spec, stage);
   }
-  return CheckedBytes::ceil_div(split, tp) + replicated + kv_extra + ssm_extra + table_rank;
+  return layer_share(CheckedBytes::ceil_div(split, tp) + replicated + kv_extra + ssm_extra, spec, stage) +
+         table_rank;
+}
+
+// Whether `stage` loads tensor `p` (vLLM's PP split, PipelineStage): a
+// decoder layer's on the stage holding it (a layer past the decoder
+// layers, an MTP module's, on the last), the embedding on the first and,
+// tied, the last, the head and final norm on the last, anything else
+// (towers, projectors) on every stage, conservatively.
+bool stage_loads(const TensorPlacement& p, bool tied, const ModelSpec& spec, const PipelineStage& stage) {
+  if (p.layer) {
+    if (*p.layer >= decoder_layers(spec)) return stage.last;
+    return *p.layer >= stage.layers.begin && *p.layer < stage.layers.end;
+  }
+  switch (p.role) {
+    case TensorRole::kEmbedding: return stage.first || (tied && stage.last);
+    case TensorRole::kLmHead:
+    case TensorRole::kFinalNorm: return stage.last;
+    default: return true;
+  }
+}
+
+// One rank's tensors from the checkpoint's list, those of `stage` only
+// when one is given.
+Result<CheckedBytes> rank_weights_by_tensors(const Model& model, std::span<const SafetensorsTensor> tensors,
+                                             uint64_t tp, const std::optional<PipelineStage>& stage) {
+  const ModelSpec& spec = model.spec;
+  const TensorSplit split{ShardingRules::kVllm, tp, spec.geometry.kv_heads, spec.mamba2};
+  // A checkpoint without a head tensor ties it to the embedding.
+  const bool tied = std::none_of(tensors.begin(), tensors.end(), [](const SafetensorsTensor& t) {
+    return place_tensor(t.name).role == TensorRole::kLmHead;
+  });
+  const std::optional<PipelineStage> tables = table_stage(spec, stage);
+  CheckedBytes rank = 0;
+  for (const SafetensorsTensor& t : tensors) {
+    const TensorPlacement p = place_tensor(t.name);
+    if (stage && !stage_loads(p, tied, spec, p.layer ? *stage : *tables)) continue;
+    Result<uint64_t> b = tp_rank_tensor_bytes(t, p.role, split);
+    if (!b) return b.error();
+    rank += *b;
+  }
+  return rank;
 }
 
 }  // namespace
@@ -185,26 +272,38 @@ std::optional<Mxfp4Kernel> parse_mxfp4_kernel(std::string_view name) {
   return std::nullopt;
 }
 
+Result<std::vector<PipelineStage>> vllm_pipeline_stages(uint64_t layers, uint64_t pipeline_parallel) {
+  Result<std::vector<LayerRange>> ranges = pipeline_layer_ranges(ShardingRules::kVllm, layers, pipeline_parallel);
+  if (!ranges) return ranges.error();
+  std::vector<PipelineStage> stages;
+  for (size_t s = 0; s < ranges->size(); ++s) {
+    stages.push_back({(*ranges)[s], s == 0, s + 1 == ranges->size()});
+  }
+  return stages;
+}
+
 Result<TpRankWeights> tp_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
-                                      uint64_t tp, Mxfp4Kernel mxfp4_kernel) {
+                                      uint64_t tp, Mxfp4Kernel mxfp4_kernel,
+                                      const std::optional<PipelineStage>& stage) {
   tp = std::max<uint64_t>(1, tp);
   const ModelSpec& spec = model.spec;
   TpRankWeights w;
+  // Every stage builds the rotary embeddings of its own attention layers.
   w.rope_cache_bytes = rope_cache_bytes(spec);
   CheckedBytes rank = 0;
   if (!tensors.empty()) {
-    const TensorSplit split{ShardingRules::kVllm, tp, spec.geometry.kv_heads, spec.mamba2};
-    for (const SafetensorsTensor& t : tensors) {
-      Result<uint64_t> b = tp_rank_tensor_bytes(t, place_tensor(t.name).role, split);
-      if (!b) return b.error();
-      rank += *b;
-    }
+    Result<CheckedBytes> listed = rank_weights_by_tensors(model, tensors, tp, stage);
+    if (!listed) return listed.error();
+    rank = *listed;
     w.from_tensor_list = true;
     w.exact = model.weights.source == WeightsSource::kSafetensorsHeader;
   } else {
-    rank = rank_weights_by_geometry(model, tp);
+    rank = rank_weights_by_geometry(model, tp, stage);
   }
-  w.padding_bytes = mxfp4_layout_bytes(spec, tp, mxfp4_kernel);
+  // The experts' padding is the same in every layer (UINT64_MAX: overflow).
+  const uint64_t padding = mxfp4_layout_bytes(spec, tp, mxfp4_kernel);
+  if (padding == UINT64_MAX) return Error::overflow("vLLM weights per rank overflow 64 bits");
+  w.padding_bytes = layer_share(padding, spec, stage).saturated();
   rank += w.rope_cache_bytes;
   rank += w.padding_bytes;
   if (!rank.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");

@@ -12,8 +12,10 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "memfit/model.h"
+#include "memfit/parallel_plan.h"
 #include "memfit/result.h"
 #include "memfit/safetensors.h"
 
@@ -39,12 +41,34 @@ struct TpRankWeights {
   bool exact = false;             // the tensor list was read from the headers
 };
 
+// One pipeline stage of vLLM's split (docs/engine-vllm.md, "Pipeline
+// parallelism"): its decoder layers [begin, end) of the model's
+// spec.layers (get_pp_indices, vllm/distributed/utils.py), and whether it
+// is the first stage (which holds the embedding) or the last (which holds
+// the final norm and the LM head, and with tied embeddings the embedding
+// as that head: the models' `is_first_rank or (tie_word_embeddings and
+// is_last_rank)`, e.g. vllm/model_executor/models/llama.py, LlamaModel).
+// A single stage is first and last and holds every layer. Some model
+// classes build the embedding, norm and head on every stage (qwen3_moe:
+// tp_rank_weights.cc, tables_on_every_stage); their stages hold them all.
+struct PipelineStage {
+  LayerRange layers;
+  bool first = true;
+  bool last = true;
+};
+
+// The stages of a run of `pipeline_parallel` stages over `layers` decoder
+// layers, stage 0 first. Fails as pipeline_layer_ranges does.
+Result<std::vector<PipelineStage>> vllm_pipeline_stages(uint64_t layers, uint64_t pipeline_parallel);
+
 // The weights one rank of `tensor_parallel` holds. `tensors` is the
 // checkpoint's tensor list (empty: split the model's total by its
-// geometry); `mxfp4_kernel` lays out an MXFP4 checkpoint's experts. Fails
-// on overflow.
+// geometry); `mxfp4_kernel` lays out an MXFP4 checkpoint's experts;
+// `stage` (nullopt: the whole model) is the pipeline stage the rank
+// belongs to. Fails on overflow.
 Result<TpRankWeights> tp_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
-                                      uint64_t tensor_parallel, Mxfp4Kernel mxfp4_kernel);
+                                      uint64_t tensor_parallel, Mxfp4Kernel mxfp4_kernel,
+                                      const std::optional<PipelineStage>& stage = std::nullopt);
 
 }  // namespace memfit
 

@@ -211,8 +211,9 @@ Mxfp4Kernel vllm_mxfp4_kernel(const VllmSettings& s) {
 }
 
 Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
-                                      uint64_t tp, Mxfp4Kernel mxfp4_kernel) {
-  Result<TpRankWeights> shared = tp_rank_weights(model, tensors, tp, mxfp4_kernel);
+                                      uint64_t tp, Mxfp4Kernel mxfp4_kernel,
+                                      const std::optional<PipelineStage>& stage) {
+  Result<TpRankWeights> shared = tp_rank_weights(model, tensors, tp, mxfp4_kernel, stage);
   if (!shared) return shared.error();
   VllmWeights w;
   w.bytes = shared->bytes;

@@ -21,10 +21,12 @@ namespace memfit {
 
 // The weights one rank holds. `tensors` is the checkpoint's tensor list
 // (empty: split the model's total by its geometry); `mxfp4_kernel` lays
-// out an MXFP4 checkpoint's experts. Fails on overflow.
+// out an MXFP4 checkpoint's experts; `stage` is the rank's pipeline stage
+// (nullopt: the whole model; vllm_pipeline_stages). Fails on overflow.
 Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const SafetensorsTensor> tensors,
                                       uint64_t tensor_parallel,
-                                      Mxfp4Kernel mxfp4_kernel = Mxfp4Kernel::kTriton);
+                                      Mxfp4Kernel mxfp4_kernel = Mxfp4Kernel::kTriton,
+                                      const std::optional<PipelineStage>& stage = std::nullopt);
 
 // The MXFP4 MoE kernel vLLM picks for the GPU of `settings`
 // (get_mxfp4_backend, quantization/mxfp4.py): FlashInfer on datacenter
@@ -36,6 +38,13 @@ Mxfp4Kernel vllm_mxfp4_kernel(const VllmSettings& settings);
 // kernel a vLLM log names (its value a to_string(Mxfp4Kernel)); not a
 // field a request may give.
 inline constexpr std::string_view kVllmLogMxfp4Kernel = "vllm_log_mxfp4_kernel";
+
+// The request's engine_fields entry by which check-log says the log's
+// engine started with its max_model_len (its value "1"): vLLM accepted the
+// length, so the derived-length refusal (VLLM_ALLOW_LONG_MAX_MODEL_LEN) does
+// not apply whatever the config given beside the log derives; not a field a
+// request may give.
+inline constexpr std::string_view kVllmLogStartedMaxModelLen = "vllm_log_started_max_model_len";
 
 // estimate_vllm with the experts of an MXFP4 checkpoint laid out for
 // `mxfp4_kernel` (nullopt: vllm_mxfp4_kernel's choice).

@@ -179,6 +179,9 @@ class VllmProfile final : public VllmCommands {
     }
     if (Status settings = resolve_settings(r, p.vllm_settings); !settings) return settings;
     p.vllm_settings.confidence = r.confidence.value_or(0);
+    // A log whose engine started with the length shows vLLM accepted it
+    // (check-log: parts.h); the config beside it may be a stand-in's.
+    if (r.engine_fields.contains(kVllmLogStartedMaxModelLen)) return Status::Ok();
     return check_derived_max_model_len(p.model->spec, p.vllm_settings);
   }
 
