@@ -102,14 +102,9 @@ uint64_t rank_count(const RuntimeLog& log) {
   return ranks;
 }
 
-// The release as X.Y.Z ("0.10.1.1" -> 0.10.1), when memfit models its
-// accounting; nullopt (the current line) with a note otherwise.
-std::optional<VllmRelease> release_of(const RuntimeLog& log, std::vector<std::string>& notes) {
-  if (log.version.empty()) {
-    notes.push_back("vLLM's version is not in the log: the current line's accounting prices it");
-    return std::nullopt;
-  }
-  // "0.10.1.1" and "0.6.3.post1" are read as their first three numbers.
+// The release the log prints, as X.Y.Z ("0.10.1.1" -> 0.10.1,
+// "0.6.3.post1" -> 0.6.3); nullopt when it prints none or none that parses.
+std::optional<VllmRelease> printed_release(const RuntimeLog& log) {
   std::string_view text = log.version;
   size_t end = 0, parts = 0;
   while (end < text.size() && parts < 3) {
@@ -122,6 +117,18 @@ std::optional<VllmRelease> release_of(const RuntimeLog& log, std::vector<std::st
   }
   if (end > 0 && text[end - 1] == '.') --end;
   Result<VllmRelease> release = parse_vllm_version(text.substr(0, end));
+  if (!release) return std::nullopt;
+  return *release;
+}
+
+// The release as X.Y.Z, when memfit models its accounting; nullopt (the
+// current line) with a note otherwise.
+std::optional<VllmRelease> release_of(const RuntimeLog& log, std::vector<std::string>& notes) {
+  if (log.version.empty()) {
+    notes.push_back("vLLM's version is not in the log: the current line's accounting prices it");
+    return std::nullopt;
+  }
+  const std::optional<VllmRelease> release = printed_release(log);
   if (release && vllm_accounting(*release)) return *release;
   notes.push_back(fmt::format("vLLM {}: memfit does not model that release's accounting; the "
                               "current line's prices it", escape_untrusted(log.version)));
@@ -640,7 +647,11 @@ class VllmPricer final : public LogPricer {
           }
           break;
         case LogFigure::kKvTokens:
-          c.memfit = e.kv_tokens, c.basis = capacity;
+          // In the form the printing release uses (vllm_tokens_form), also
+          // where its accounting is not modelled (0.10, 0.21 on).
+          c.memfit = vllm_kv_tokens(e.layout, e.num_blocks, e.settings.max_model_len,
+                                    vllm_tokens_form(printed_release(log)));
+          c.basis = capacity;
           break;
         case LogFigure::kKvBlocks:
           c.memfit = e.num_blocks, c.basis = capacity;

@@ -163,7 +163,8 @@ void size_kv_cache(const VllmSettings& s, const CheckedBytes& non_kv, uint64_t m
     const CheckedBytes left = CheckedBytes(e.requested_bytes) - non_kv;
     e.kv_cache_bytes = left.value().value_or(0);
   }
-  const VllmCapacity c = vllm_capacity(e.layout, e.kv_cache_bytes, s.max_model_len);
+  const VllmCapacity c = vllm_capacity(e.layout, e.kv_cache_bytes, s.max_model_len,
+                                       vllm_tokens_form(s.release));
   e.num_blocks = c.num_blocks;
   e.kv_tokens = c.kv_tokens;
   e.max_concurrency = c.max_concurrency;

@@ -290,24 +290,40 @@ Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s
   return out;
 }
 
-VllmCapacity vllm_capacity(const VllmKvLayout& layout, uint64_t kv_bytes, uint64_t max_model_len) {
+// The release decides the form: vLLM 0.20.0 still prints the
+// per-group form (a Qwen3.6-35B-A3B run: 75,456 tokens = 36 blocks a group
+// x 2,096, next to 3.87x of 65,536), and 0.21.0 computes the concurrency
+// first and prints both lines one source line apart (kv_cache_utils.py:1710
+// and 1711), as every later release in the corpus does (0.22.0 to 0.26).
+VllmTokensForm vllm_tokens_form(const std::optional<VllmRelease>& release) {
+  if (release && (release->major > 0 || release->minor >= 21)) return VllmTokensForm::kConcurrencyTimesLen;
+  return VllmTokensForm::kBlocksPerGroup;
+}
+
+uint64_t vllm_kv_tokens(const VllmKvLayout& layout, uint64_t num_blocks, uint64_t max_model_len,
+                        VllmTokensForm form) {
+  if (layout.groups.empty()) return 0;
+  if (form == VllmTokensForm::kBlocksPerGroup) {
+    uint64_t min_block = UINT64_MAX;
+    for (const VllmGroup& g : layout.groups) min_block = std::min(min_block, g.block_size);
+    return (CheckedBytes(num_blocks / layout.groups.size()) * min_block).saturated();
+  }
+  // int(max_model_len x num_blocks / blocks per request), exact in integers.
+  const uint64_t per_request = layout.blocks_per_request;
+  if (per_request == 0) return 0;
+  const CheckedBytes product = CheckedBytes(num_blocks) * max_model_len;
+  if (product.value()) return *product.value() / per_request;
+  return static_cast<uint64_t>(static_cast<long double>(num_blocks) * max_model_len / per_request);
+}
+
+VllmCapacity vllm_capacity(const VllmKvLayout& layout, uint64_t kv_bytes, uint64_t max_model_len,
+                           VllmTokensForm form) {
   VllmCapacity c;
   if (layout.groups.empty() || layout.bytes_per_block == 0) return c;
   c.num_blocks = kv_bytes / layout.bytes_per_block;
   const uint64_t per_request = layout.blocks_per_request;
   if (per_request != 0) c.max_concurrency = double(c.num_blocks) / double(per_request);
-  if (layout.groups.size() == 1) {
-    c.kv_tokens = (CheckedBytes(c.num_blocks) * layout.groups[0].block_size).saturated();
-  } else if (layout.hybrid_mamba) {
-    const CheckedBytes product = CheckedBytes(c.num_blocks) * max_model_len;
-    if (per_request == 0) c.kv_tokens = 0;
-    else if (product.value()) c.kv_tokens = *product.value() / per_request;
-    else c.kv_tokens = static_cast<uint64_t>(static_cast<long double>(c.num_blocks) * max_model_len / per_request);
-  } else {
-    uint64_t min_block = UINT64_MAX;
-    for (const VllmGroup& g : layout.groups) min_block = std::min(min_block, g.block_size);
-    c.kv_tokens = (CheckedBytes(c.num_blocks / layout.groups.size()) * min_block).saturated();
-  }
+  c.kv_tokens = vllm_kv_tokens(layout, c.num_blocks, max_model_len, form);
   return c;
 }
 

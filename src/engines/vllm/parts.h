@@ -69,7 +69,26 @@ struct VllmCapacity {
 // request of `max_model_len` tokens.
 void vllm_request_blocks(VllmKvLayout& layout, const VllmSettings& settings, uint64_t max_model_len);
 
-VllmCapacity vllm_capacity(const VllmKvLayout& layout, uint64_t kv_bytes, uint64_t max_model_len);
+// How the release prints "GPU KV cache size: N tokens" (_report_kv_cache_config,
+// vllm/v1/core/kv_cache_utils.py; docs/engine-vllm.md, "Tokens"):
+//   kBlocksPerGroup       num_blocks // groups x the smallest group block size
+//                         (every release through 0.20; vllm-project/vllm#40691
+//                         reports it on 0.19.0: 290,864 tokens at 33.04x of
+//                         32,768)
+//   kConcurrencyTimesLen  int(max_model_len x max_concurrency), the fix asked
+//                         for in #38364 and #40694 (0.21.0 on)
+// For one group of full attention with max_model_len a multiple of its block
+// size the two agree (num_blocks x block size).
+enum class VllmTokensForm { kBlocksPerGroup, kConcurrencyTimesLen };
+// The form `release` prints (nullopt: the current line's, 0.11 to 0.20).
+VllmTokensForm vllm_tokens_form(const std::optional<VllmRelease>& release);
+// The tokens printed for `num_blocks` blocks of `layout` (its
+// blocks_per_request filled for max_model_len) in `form`; saturates.
+uint64_t vllm_kv_tokens(const VllmKvLayout& layout, uint64_t num_blocks, uint64_t max_model_len,
+                        VllmTokensForm form);
+
+VllmCapacity vllm_capacity(const VllmKvLayout& layout, uint64_t kv_bytes, uint64_t max_model_len,
+                           VllmTokensForm form);
 
 // The blocks, tokens and concurrency of a pipeline-parallel run whose stage
 // s (0 holding the first layers) had stage_kv_bytes[s] of KV memory on

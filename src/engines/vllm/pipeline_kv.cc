@@ -42,7 +42,7 @@ Result<VllmCapacity> vllm_pipeline_capacity(const ModelSpec& spec, const VllmSet
   // are the same (unify_kv_cache_configs asserts it), and so are the
   // tokens and blocks a request needs.
   return vllm_capacity(*first, (CheckedBytes(*fewest) * first->bytes_per_block).saturated(),
-                       settings.max_model_len);
+                       settings.max_model_len, vllm_tokens_form(settings.release));
 }
 
 }  // namespace memfit

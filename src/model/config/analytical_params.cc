@@ -431,6 +431,59 @@ void add_qwen3_vl_vision(const ConfigDocument& doc, BlockList& out) {
   }
 }
 
+// A Qwen2.5-VL config's vision tower (transformers'
+// Qwen2_5_VisionTransformerPretrainedModel; vLLM's Qwen2_5_VisionTransformer
+// in vllm/model_executor/models/qwen2_5_vl.py, the same tensors). With v
+// the vision width (hidden_size), f its MLP width, c channels (in_chans),
+// t the temporal and p the spatial patch, o the text width
+// (out_hidden_size), m the spatial merge and vm = v m^2:
+//   patch_embed      Conv3d [v, c x t x p x p], no bias
+//   per block        norm1, norm2 (RMSNorm: weight v); qkv [3v, v] + 3v;
+//                    proj [v, v] + v; gate_proj, up_proj [f, v] + f each;
+//                    down_proj [v, f] + v
+//   merger           ln_q (RMSNorm over v); mlp.0 [vm, vm] + vm; mlp.2 [o,
+//                    vm] + o
+// The rotary table is a buffer, not a weight; window attention
+// (window_size, fullatt_block_indexes) adds none. Qwen2-VL's tower
+// (qwen2_vl.py: LayerNorms with biases, a two-layer fc1/fc2 MLP) is not
+// this one and is not counted. vLLM splits the linear layers over tensor
+// parallelism and keeps the patch embedding and the norms whole, split here
+// with the rest, as for Qwen3-VL above.
+// Nothing for a vision_config this does not describe.
+void add_qwen25_vl_vision(const ConfigDocument& doc, BlockList& out) {
+  if (json_text(doc.top(), "model_type", "") != "qwen2_5_vl") return;
+  const nlohmann::json* found = vision_config(doc);
+  if (found == nullptr) return;
+  const nlohmann::json& vision = *found;
+  const uint64_t v = json_u64(vision, "hidden_size", 0);
+  const uint64_t f = json_u64(vision, "intermediate_size", 0);
+  const uint64_t depth = json_u64(vision, "depth", 0);
+  const uint64_t patch = json_u64(vision, "patch_size", 0);
+  const uint64_t temporal = json_u64(vision, "temporal_patch_size", 0);
+  const uint64_t channels = json_u64(vision, "in_chans", json_u64(vision, "in_channels", 3));
+  const uint64_t o = json_u64(vision, "out_hidden_size", 0);
+  const uint64_t merge = json_u64(vision, "spatial_merge_size", 0);
+  if (v == 0 || f == 0 || depth == 0 || patch == 0 || temporal == 0 || o == 0 || merge == 0) return;
+  const CheckedBytes vm = CheckedBytes(v) * merge * merge;
+  out.add(ParamRole::kVision, "visual.patch_embed.proj", std::nullopt, v,
+          CheckedBytes(channels) * temporal * patch * patch);
+  out.add(ParamRole::kVision, "attn.qkv", std::nullopt, CheckedBytes(3) * v, v, depth);
+  out.add(ParamRole::kVision, "attn.qkv.bias", std::nullopt, 1, CheckedBytes(3) * v, depth);
+  out.add(ParamRole::kVision, "attn.proj", std::nullopt, v, v, depth);
+  out.add(ParamRole::kVision, "attn.proj.bias", std::nullopt, 1, v, depth);
+  out.add(ParamRole::kVision, "mlp.gate_proj, up_proj", std::nullopt, CheckedBytes(2) * f, v, depth);
+  out.add(ParamRole::kVision, "mlp.gate_proj, up_proj bias", std::nullopt, 1, CheckedBytes(2) * f,
+          depth);
+  out.add(ParamRole::kVision, "mlp.down_proj", std::nullopt, v, f, depth);
+  out.add(ParamRole::kVision, "mlp.down_proj.bias", std::nullopt, 1, v, depth);
+  out.add(ParamRole::kVision, "norm1, norm2", std::nullopt, 2, v, depth);  // weight only
+  out.add(ParamRole::kVision, "visual.merger.ln_q", std::nullopt, 1, v);
+  out.add(ParamRole::kVision, "visual.merger.mlp.0", std::nullopt, vm, vm);
+  out.add(ParamRole::kVision, "visual.merger.mlp.0.bias", std::nullopt, 1, vm);
+  out.add(ParamRole::kVision, "visual.merger.mlp.2", std::nullopt, o, vm);
+  out.add(ParamRole::kVision, "visual.merger.mlp.2.bias", std::nullopt, 1, o);
+}
+
 // A Gemma 4 config's vision tower (transformers' Gemma4VisionModel,
 // vision_config model_type gemma4_vision) and its embedder into the text
 // model (Gemma4MultimodalEmbedder, "embed_vision"). With v the vision
@@ -523,6 +576,7 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
   }
   add_gemma3_vision(reader.doc(), g, out);
   add_qwen3_vl_vision(reader.doc(), out);
+  add_qwen25_vl_vision(reader.doc(), out);
   add_gemma4_vision(reader.doc(), g, out);
   out.add(ParamRole::kEmbedding, "embed_tokens", std::nullopt, g.vocab, h);
   Result<std::optional<bool>> tied = reader.doc().boolean("tie_word_embeddings");

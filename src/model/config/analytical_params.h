@@ -65,7 +65,8 @@ struct ParamBlock {
 //              and LFM2 a query and a key norm [head_dim] on attention layers
 // plus embeddings [vocab, hidden], an untied LM head of the same shape, a
 // final norm and, for a Gemma 3 config with a vision_config, its SigLIP
-// vision tower and projector.
+// vision tower and projector (Gemma 4, Qwen3-VL / Qwen3.5 and Qwen2.5-VL:
+// their vision towers too).
 std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const ModelSpec& spec);
 
 // Parameters in `blocks`; saturates on overflow.

@@ -13,6 +13,7 @@
 
 #include "memfit/mlxcel.h"
 #include "memfit/vllm.h"
+#include "engines/vllm/parts.h"
 #include "support/corpus.h"
 #include "support/tsv.h"
 
@@ -96,6 +97,11 @@ Recomputed vllm_figure(const Row& r, const VllmEstimate& e) {
     return {fmt::format("{:.2f}", e.kv_cache_bytes / kGiB), e.kv_cache_bytes / kGiB / printed};
   }
   if (r.figure == "tokens") return {fmt::format("{}", e.kv_tokens), e.kv_tokens / printed};
+  if (r.figure == "tokens-0.21") {  // as vLLM 0.21 and later print them (vllm_tokens_form)
+    const uint64_t tokens = vllm_kv_tokens(e.layout, e.num_blocks, e.settings.max_model_len,
+                                           VllmTokensForm::kConcurrencyTimesLen);
+    return {fmt::format("{}", tokens), tokens / printed};
+  }
   return {fmt::format("{:.2f}", e.max_concurrency), e.max_concurrency / printed};
 }
 

@@ -103,8 +103,10 @@ TEST(VllmKv, HybridPadsTheAttentionPageToTheMambaState) {
   // block costs 10 x 2,146,304 = 21,463,040 B.
   // 5.98 GiB (6,420,976,107 B) given: 299 blocks. A 131,072-token request
   // needs cdiv(131,072, 2,096) = 63 attention blocks + 3 x (1 + 1
-  // speculative token) Mamba blocks = 69: 299 / 69 = 4.33x, and the printed
-  // tokens 299 x 131,072 / 69 = 567,978 (the published run's figures).
+  // speculative token) Mamba blocks = 69: 299 / 69 = 4.33x, and the tokens
+  // vLLM 0.24.0 printed, 299 x 131,072 / 69 = 567,978 (the published run's
+  // figures); the current line (0.11 to 0.20, the default) printed 299 // 4
+  // groups x 2,096 = 74 x 2,096 = 155,104.
   VllmSettings s;
   s.kv_cache_fp8 = true;
   s.max_model_len = 131072;
@@ -121,7 +123,45 @@ TEST(VllmKv, HybridPadsTheAttentionPageToTheMambaState) {
   EXPECT_EQ(e.num_blocks, 299u);
   EXPECT_EQ(e.layout.blocks_per_request, 69u);
   EXPECT_NEAR(e.max_concurrency, 4.3333, 1e-4);
-  EXPECT_EQ(e.kv_tokens, 567978u);
+  EXPECT_EQ(e.kv_tokens, 155104u);
+  EXPECT_EQ(vllm_kv_tokens(e.layout, e.num_blocks, 131072, VllmTokensForm::kConcurrencyTimesLen),
+            567978u);
+}
+
+TEST(VllmKv, TheTokensPrintedFollowTheRelease) {
+  // Qwen3.5-27B at TP 4 (vLLM 0.19.0's run, vllm-neverfiles-foam): 16
+  // full-attention and 48 gated-delta-net layers, groups of 16: 1 attention
+  // group of 784-token blocks and 3 Mamba groups (one state a block, here
+  // given the attention block size, as vllm_kv_layout gives it). 4,359
+  // blocks; a 262,144-token request takes cdiv(262,144, 784) = 335 + 3 x 1 =
+  // 338 blocks: 4,359 / 338 = 12.896x (printed 12.90x).
+  VllmKvLayout layout;
+  layout.groups = {{.kind = VllmSpecKind::kFullAttention, .layers = 16, .block_size = 784},
+                   {.kind = VllmSpecKind::kMamba, .layers = 16, .block_size = 784},
+                   {.kind = VllmSpecKind::kMamba, .layers = 16, .block_size = 784},
+                   {.kind = VllmSpecKind::kMamba, .layers = 16, .block_size = 784}};
+  layout.blocks_per_request = 338;
+  // Through 0.20: 4,359 // 4 groups = 1,089 x 784 = 853,776 (the print).
+  EXPECT_EQ(vllm_tokens_form(VllmRelease{0, 19, 0, true}), VllmTokensForm::kBlocksPerGroup);
+  EXPECT_EQ(vllm_tokens_form(VllmRelease{0, 20}), VllmTokensForm::kBlocksPerGroup);
+  EXPECT_EQ(vllm_tokens_form(std::nullopt), VllmTokensForm::kBlocksPerGroup);
+  EXPECT_EQ(vllm_kv_tokens(layout, 4359, 262144, VllmTokensForm::kBlocksPerGroup), 853776u);
+  // From 0.21: 262,144 x 4,359 / 338 = 1,142,685,696 / 338 = 3,380,726.9,
+  // printed 3,380,726.
+  EXPECT_EQ(vllm_tokens_form(VllmRelease{0, 21}), VllmTokensForm::kConcurrencyTimesLen);
+  EXPECT_EQ(vllm_tokens_form(VllmRelease{1, 0}), VllmTokensForm::kConcurrencyTimesLen);
+  EXPECT_EQ(vllm_kv_tokens(layout, 4359, 262144, VllmTokensForm::kConcurrencyTimesLen), 3380726u);
+  // One full-attention group, 16-token blocks, 1,000 blocks: the forms agree
+  // at 4,096 tokens (1,000 x 16 = 16,000; 4,096 x 1,000 / 256 = 16,000) and
+  // part at 4,100 (cdiv(4,100, 16) = 257: 4,100,000 / 257 = 15,953.3).
+  VllmKvLayout one;
+  one.groups = {{.kind = VllmSpecKind::kFullAttention, .layers = 32, .block_size = 16}};
+  one.blocks_per_request = 256;
+  EXPECT_EQ(vllm_kv_tokens(one, 1000, 4096, VllmTokensForm::kBlocksPerGroup), 16000u);
+  EXPECT_EQ(vllm_kv_tokens(one, 1000, 4096, VllmTokensForm::kConcurrencyTimesLen), 16000u);
+  one.blocks_per_request = 257;
+  EXPECT_EQ(vllm_kv_tokens(one, 1000, 4100, VllmTokensForm::kBlocksPerGroup), 16000u);
+  EXPECT_EQ(vllm_kv_tokens(one, 1000, 4100, VllmTokensForm::kConcurrencyTimesLen), 15953u);
 }
 
 TEST(VllmKv, SlidingWindowLayersNeedOnlyTheirWindow) {
@@ -230,7 +270,9 @@ TEST(VllmKv, HybridQwen35At16BitsUnderTp2HalvesTheStateAndTheHeads) {
   // 10 x 1,081,344 = 10,813,440 B.
   // 4 GiB given: 4,294,967,296 // 10,813,440 = 397 blocks. A 131,072-token
   // request: cdiv(131,072, 1,056) = 125 attention blocks + 3 x 1 Mamba
-  // blocks = 128; 397 / 128 = 3.10x; tokens 397 x 131,072 / 128 = 406,528.
+  // blocks = 128; 397 / 128 = 3.10x; tokens (the current line) 397 // 4
+  // groups x 1,056 = 99 x 1,056 = 104,544; from 0.21, 397 x 131,072 / 128 =
+  // 406,528.
   VllmSettings s;
   s.tensor_parallel = 2;
   s.max_model_len = 131072;
@@ -252,7 +294,9 @@ TEST(VllmKv, HybridQwen35At16BitsUnderTp2HalvesTheStateAndTheHeads) {
   EXPECT_EQ(e.num_blocks, 397u);
   EXPECT_EQ(e.layout.blocks_per_request, 128u);
   EXPECT_DOUBLE_EQ(e.max_concurrency, 397.0 / 128.0);
-  EXPECT_EQ(e.kv_tokens, 406528u);
+  EXPECT_EQ(e.kv_tokens, 104544u);
+  EXPECT_EQ(vllm_kv_tokens(e.layout, e.num_blocks, 131072, VllmTokensForm::kConcurrencyTimesLen),
+            406528u);
   EXPECT_EQ(e.max_num_seqs_fit, 3u);
   // 4 requests: (128 x 4 + 1 null block) x 10,813,440 = 5,547,294,720.
   EXPECT_EQ(e.kv_cache_memory_for_seqs, 5547294720u);

@@ -138,6 +138,50 @@ TEST(AnalyticalParams, Gemma3MultimodalConfigCountsItsVisionTower) {
   EXPECT_EQ(spec.analytical_weights.bytes, 8'600'158'944u);
 }
 
+TEST(AnalyticalParams, Qwen25VlVisionTower) {
+  // A tiny Qwen2.5-VL vision_config (transformers'
+  // Qwen2_5_VisionTransformerPretrainedModel, vLLM's qwen2_5_vl.py
+  // Qwen2_5_VisionTransformer): v 8, f 12, 2 blocks, 3 channels, patches 2 x
+  // 2 x 2, o 16, merge 2 (vm 32):
+  //   patch_embed 8 x 3 x 2 x 2 x 2 = 192 (no bias)
+  //   a block: qkv 3 x 8 x 8 + 24 = 216; proj 8 x 8 + 8 = 72; gate, up 2 x
+  //     (12 x 8 + 12) = 216; down 8 x 12 + 8 = 104; two RMSNorms 16: 624;
+  //     x 2 = 1,248
+  //   merger: ln_q 8; mlp.0 32 x 32 + 32 = 1,056; mlp.2 16 x 32 + 16 = 528:
+  //     1,592
+  //   3,032 parameters (window attention and the rotary table add none).
+  const std::string text = R"("hidden_size": 64, "intermediate_size": 128,
+      "num_attention_heads": 2, "num_key_value_heads": 1, "num_hidden_layers": 1,
+      "vocab_size": 100)";
+  const std::string tiny = R"("vision_config": {"depth": 2, "hidden_size": 8,
+      "intermediate_size": 12, "num_heads": 2, "in_chans": 3, "out_hidden_size": 16,
+      "patch_size": 2, "spatial_merge_size": 2, "temporal_patch_size": 2,
+      "window_size": 112, "fullatt_block_indexes": [1]})";
+  const ModelSpec without = parse_ok(R"({"model_type": "qwen2_5_vl", )" + text + "}");
+  const ModelSpec with = parse_ok(R"({"model_type": "qwen2_5_vl", )" + text + ", " + tiny + "}");
+  EXPECT_EQ(with.analytical_params - without.analytical_params, 3'032u);
+  // Qwen2.5-VL-7B's (scb10x/typhoon-ocr-7b keeps it): v 1,280, f 3,420, 32
+  // blocks, patches 2 x 14 x 14, o 3,584:
+  //   patch_embed 1,280 x 1,176 = 1,505,280
+  //   a block: qkv 4,915,200 + 3,840; proj 1,638,400 + 1,280; gate, up 2 x
+  //     (4,377,600 + 3,420); down 4,377,600 + 1,280; norms 2,560:
+  //     19,702,200; x 32 = 630,470,400
+  //   merger: 1,280 + 5,120 x 5,120 + 5,120 + 3,584 x 5,120 + 3,584 =
+  //     44,574,464
+  //   676,550,144 parameters, 1,353,100,288 B in bf16.
+  const std::string seven = R"("vision_config": {"depth": 32, "hidden_size": 1280,
+      "intermediate_size": 3420, "num_heads": 16, "in_chans": 3, "out_hidden_size": 3584,
+      "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2})";
+  EXPECT_EQ(parse_ok(R"({"model_type": "qwen2_5_vl", )" + text + ", " + seven + "}")
+                    .analytical_params -
+                without.analytical_params,
+            676'550'144u);
+  // Qwen2-VL's tower is another module (qwen2_vl.py): not counted.
+  const ModelSpec qwen2_vl_without = parse_ok(R"({"model_type": "qwen2_vl", )" + text + "}");
+  EXPECT_EQ(parse_ok(R"({"model_type": "qwen2_vl", )" + text + ", " + tiny + "}").analytical_params,
+            qwen2_vl_without.analytical_params);
+}
+
 TEST(AnalyticalParams, Gemma4VisionTowerAndEmbedder) {
   // google/gemma-4-26B-A4B-it's vision_config (vllm-myoceane-gemma4's
   // config; transformers' Gemma4VisionModel, vLLM's gemma4_mm.py loads it):
