@@ -82,6 +82,24 @@ TEST(CheckLogHostBuffers, AShapedFilesInputAndOutputLayersKeepTheirRuleTypes) {
   EXPECT_TRUE(output->within_print);
 }
 
+TEST(CheckLogHostBuffers, AQwen35MtpBlockIsLoadedOnItsLayersDevice) {
+  // Qwen3.6-27B-MTP UD-Q4_K_XL, every layer on a 5090: the dump's 866
+  // tensors hold the MTP block 64 (nextn_predict_layers 1), which qwen35's
+  // loader reads (load_block_mtp) onto its layer's device. The host holds
+  // token_embd alone, 248,320 x 5,120 = 1,271,398,400 weights = 4,966,400
+  // q4_K blocks x 144 B = 715,161,600 B (682.03 MiB printed); CUDA0 the
+  // rest of the printed 16.67 GiB, within 0.01 % of its 16386.94 MiB
+  // (without block 64 it was 268 MiB short).
+  const LogCheck c = testing::check_test_log("llamacpp", "llamacpp-neverllama4-qwen36-27b-mtp-q4kxl-5090-q8kv.log");
+  const FigureCheck* host = testing::find_check_figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, std::optional<uint64_t>(715'161'600u));
+  const FigureCheck* gpu = testing::find_check_figure(c, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_TRUE(gpu->memfit.has_value());
+  EXPECT_NEAR(static_cast<double>(*gpu->memfit), 17'182'951'997.0, 17'182'951'997.0 * 1e-4);
+}
+
 TEST(CheckLogHostBuffers, IkLlamaPadsEveryLayersQuantizedKRowOnCuda) {
   // ik_llama.cpp#377 (ik_llama.cpp build 3671, Nemotron Ultra 253B, 162
   // layers, -ts 6.5,6,10,4, K q8_0 at 12,288 cells): the fork's K is rows
