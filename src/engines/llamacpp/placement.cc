@@ -202,11 +202,30 @@ uint64_t host_free_bytes(const MemoryBudget& budget) {
   return budget.source == BudgetSource::kGpu ? budget.ram_available_bytes : budget.budget_bytes;
 }
 
-// No GPU: one device, the host, holding the estimate's own totals.
+// A tied output's second token_embd where the engine allocates it on the
+// host too (tied_output_copy_everywhere): token_embd's bytes, 0 with an
+// output.weight, for an encoder (no vocabulary output) or otherwise.
+uint64_t host_tied_output_copy(const Model& model, const LlamaCppPlacementSettings& s) {
+  if (!s.tied_output_copy_everywhere || model.spec.embedding.bidirectional) return 0;
+  uint64_t token_embd = 0;
+  for (const SafetensorsTensor& t : model.tensors) {
+    if (t.name == "output.weight" || t.name == "lm_head.weight") return 0;
+    if (t.name == "token_embd.weight") token_embd = t.data_bytes;
+  }
+  return token_embd;
+}
+
+// No GPU: one device, the host, holding the estimate's own totals (and a
+// tied output's own-engine copy: host_tied_output_copy).
 void place_on_host(const Model& model, uint64_t host_free, LlamaCppEstimate& e) {
   const LlamaCppPlacementSettings& s = e.settings.placement;
   const ModelSpec& spec = model.spec;
   LlamaCppPlacement& out = e.placement;
+  if (const uint64_t copy = host_tied_output_copy(model, s); copy != 0) {
+    e.model_bytes = (CheckedBytes(e.model_bytes) + copy).saturated();
+    e.total_bytes = (CheckedBytes(e.total_bytes) + copy).saturated();
+    e.fits = e.total_bytes <= e.budget_bytes;
+  }
   LlamaCppDeviceUsage cpu;
   cpu.device = "cpu";
   cpu.name = "host";
@@ -465,7 +484,9 @@ void place_listed_weights(const Model& model, const Layout& lay,
   // host (runs_weight_op), which reads token_embd itself.
   const bool output_on_gpu = lay.output() != lay.host() &&
                              runs_weight_op(*lay.gpu_list[lay.output()], token_embd_type, false);
-  if (tied && output_on_gpu) add_weight(d, lay, lay.output(), token_embd_bytes);
+  // Ollama's own engine allocates the copy on the output layer's device,
+  // the host too (tied_output_copy_everywhere).
+  if (tied && (output_on_gpu || s.tied_output_copy_everywhere)) add_weight(d, lay, lay.output(), token_embd_bytes);
   if (tied && !output_on_gpu) d[lay.host()].output_matrix_bytes = token_embd_bytes;
 }
 
