@@ -74,6 +74,14 @@ struct LlamaCppPlacementSettings {
   // - N). A build before kLlamaCppOutputFirstBuild takes false whatever
   // this says.
   bool output_layer_first = true;
+  // Whether a tied output's second token_embd is its own allocation on the
+  // output layer's device, the host included. false, llama.cpp: on a GPU
+  // (TENSOR_DUPLICATED), on the host the mapped table itself. true,
+  // Ollama's own engine: ml/backend/ggml/ggml.go (New) creates token_embd
+  // again as output.weight in the output layer's buffer whenever the file
+  // has no output layer, reads the file into it, and counts it in that
+  // device's "model weights" record.
+  bool tied_output_copy_everywhere = false;
   // Whether the scheduler runs pipeline parallelism (n_copies =
   // GGML_SCHED_MAX_COPIES, 4; docs/engine-llamacpp.md, "Pipeline
   // parallelism"). nullopt: llama.cpp's own rule, as the build, these GPUs

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -154,7 +155,20 @@ Result<Model> rebuilt_with_options(const Model& rebuilt, const LogModel& dump, c
 // writer types a role; the converter's 1-D tensors stay F32. nullopt when
 // no assignment holds, two give different bytes, or the search passes its
 // budget.
-std::optional<uint64_t> repack_of_every_assignment(const Model& rebuilt, const LogModel& dump, RepackCpu cpu);
+// `fallback`, when the log prints llama.cpp's line on the tensors kept
+// off CPU_REPACK (llamacpp_reader.cc, read_repack_fallback): an
+// assignment holds it too when that many loaded tensors stay off the
+// buffer (llamacpp_repack_counts) and the tensor it names has its type.
+struct RepackFallback {
+  uint64_t count = 0;
+  std::string tensor;
+  std::string type;
+};
+// `candidates`, when given, receives every repacked size the assignments
+// that hold give (more than one: the log does not say which).
+std::optional<uint64_t> repack_of_every_assignment(const Model& rebuilt, const LogModel& dump, RepackCpu cpu,
+                                                   const RepackFallback* fallback = nullptr,
+                                                   std::set<uint64_t>* candidates = nullptr);
 
 }  // namespace memfit::logs
 

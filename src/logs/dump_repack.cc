@@ -33,7 +33,11 @@ constexpr uint64_t kSearchBudget = 1'000'000;
 struct Role {
   std::vector<size_t> members;  // indices into the converter's list
   std::vector<uint64_t> ne;
-  bool vector = false;  // 1-D: the converter's F32, never quantized
+  // The converter's F32, which llama-quantize leaves F32: every 1-D
+  // tensor, and the matrices it keeps float32 (a MoE router, which
+  // llama_model_quantize_impl never quantizes: "ffn_gate_inp.weight";
+  // ssm_conv1d).
+  bool vector = false;
 };
 
 std::string role_name(const std::string& name) {
@@ -48,7 +52,7 @@ std::vector<Role> roles_of(const std::vector<llamacpp::ConvertedTensor>& tensors
   for (size_t i = 0; i < tensors.size(); ++i) {
     const auto key = std::make_pair(role_name(tensors[i].name), tensors[i].ne);
     auto [it, added] = index.emplace(key, roles.size());
-    if (added) roles.push_back(Role{{}, tensors[i].ne, tensors[i].ne.size() == 1});
+    if (added) roles.push_back(Role{{}, tensors[i].ne, tensors[i].type == GgmlType::kF32});
     roles[it->second].members.push_back(i);
   }
   // The largest roles first: they settle the counts soonest.
@@ -78,18 +82,58 @@ class Search {
  public:
   Search(const std::vector<llamacpp::ConvertedTensor>& tensors, std::vector<Role> roles,
          std::vector<std::pair<GgmlType, uint64_t>> types, const ScaledValue& size, uint64_t blocks,
-         RepackCpu cpu)
+         RepackCpu cpu, const RepackFallback* fallback)
       : tensors_(tensors), roles_(std::move(roles)), types_(std::move(types)), size_(size),
-        blocks_(blocks), cpu_(cpu), chosen_(roles_.size()) {}
+        blocks_(blocks), cpu_(cpu), fallback_(fallback), chosen_(roles_.size()) {
+    bound_rest();
+  }
 
   // false when the budget ran out.
   bool run() { return visit(0, 0); }
   const std::set<uint64_t>& repacked() const { return repacked_; }
 
  private:
+  // For each suffix of the roles: the fewest and most bytes its roles can
+  // weigh under the printed types (a 1-D role F32 only), and how many of
+  // its tensors are 1-D. Saturating sums: a bound, never an allocation.
+  void bound_rest() {
+    least_.assign(roles_.size() + 1, 0);
+    most_.assign(roles_.size() + 1, 0);
+    vectors_.assign(roles_.size() + 1, 0);
+    for (size_t r = roles_.size(); r-- > 0;) {
+      const Role& role = roles_[r];
+      uint64_t lo = UINT64_MAX;
+      uint64_t hi = 0;
+      for (const auto& [type, count] : types_) {
+        if (role.vector && type != GgmlType::kF32) continue;
+        Result<uint64_t> one = ggml_tensor_bytes(type, role.ne);
+        if (!one) continue;
+        const uint64_t all = (CheckedBytes(*one) * role.members.size()).saturated();
+        lo = std::min(lo, all);
+        hi = std::max(hi, all);
+      }
+      least_[r] = (CheckedBytes(lo == UINT64_MAX ? 0 : lo) + least_[r + 1]).saturated();
+      most_[r] = (CheckedBytes(hi) + most_[r + 1]).saturated();
+      vectors_[r] = vectors_[r + 1] + (role.vector ? role.members.size() : 0);
+    }
+  }
+
+  // Whether roles r.. can still complete an assignment from `bytes`: their
+  // bytes can reach the printed size's band, and the F32 tensors left
+  // cover their 1-D tensors.
+  bool reachable(size_t r, uint64_t bytes) const {
+    const uint64_t low = (CheckedBytes(bytes) + least_[r]).saturated();
+    const uint64_t high = (CheckedBytes(bytes) + most_[r] + size_.band).saturated();
+    if (low > size_.value + size_.band || high < size_.value) return false;
+    for (const auto& [type, left] : types_) {
+      if (type == GgmlType::kF32) return left >= vectors_[r];
+    }
+    return vectors_[r] == 0;
+  }
+
   bool visit(size_t r, uint64_t bytes) {
     if (++steps_ > kSearchBudget) return false;
-    if (bytes > size_.value + size_.band) return true;
+    if (!reachable(r, bytes)) return true;
     if (r == roles_.size()) return settle(bytes);
     const Role& role = roles_[r];
     for (size_t t = 0; t < types_.size(); ++t) {
@@ -121,6 +165,13 @@ class Search {
                                      *ggml_tensor_bytes(chosen_[r], t.ne)};
       }
     }
+    if (fallback_ != nullptr) {
+      const RepackCounts counts = llamacpp_repack_counts(typed, blocks_, cpu_);
+      if (counts.loaded - counts.repacked != fallback_->count) return true;
+      const auto named = std::find_if(typed.begin(), typed.end(),
+                                      [&](const SafetensorsTensor& t) { return t.name == fallback_->tensor; });
+      if (named != typed.end() && named->dtype != fallback_->type) return true;
+    }
     if (Result<uint64_t> repack = llamacpp_repack_bytes(typed, blocks_, cpu_)) repacked_.insert(*repack);
     return true;
   }
@@ -131,14 +182,19 @@ class Search {
   ScaledValue size_;
   uint64_t blocks_;
   RepackCpu cpu_;
+  const RepackFallback* fallback_;
   std::vector<GgmlType> chosen_;
+  std::vector<uint64_t> least_;    // bound_rest
+  std::vector<uint64_t> most_;     // bound_rest
+  std::vector<uint64_t> vectors_;  // bound_rest
   std::set<uint64_t> repacked_;
   uint64_t steps_ = 0;
 };
 
 }  // namespace
 
-std::optional<uint64_t> repack_of_every_assignment(const Model& rebuilt, const LogModel& dump, RepackCpu cpu) {
+std::optional<uint64_t> repack_of_every_assignment(const Model& rebuilt, const LogModel& dump, RepackCpu cpu,
+                                                   const RepackFallback* fallback, std::set<uint64_t>* candidates) {
   if (!dump.file_bytes || dump.tensor_types.empty()) return std::nullopt;
   Result<ConvertedFrom> from = converted_from(dump);
   if (!from) return std::nullopt;
@@ -160,11 +216,12 @@ std::optional<uint64_t> repack_of_every_assignment(const Model& rebuilt, const L
     std::vector<std::string> names;
     for (const auto& t : *tensors) names.push_back(t.name);
     if (!tried.insert(names).second) continue;
-    Search search(*tensors, roles_of(*tensors), *types, *dump.file_bytes, c.model.spec.layers.size(), cpu);
+    Search search(*tensors, roles_of(*tensors), *types, *dump.file_bytes, c.model.spec.layers.size(), cpu,
+                  fallback);
     if (!search.run()) return std::nullopt;
     repacked.insert(search.repacked().begin(), search.repacked().end());
-    if (repacked.size() > 1) return std::nullopt;
   }
+  if (candidates != nullptr) *candidates = repacked;
   if (repacked.size() != 1) return std::nullopt;
   return *repacked.begin();
 }

@@ -1377,11 +1377,37 @@ void note_unordered_host_range(const RuntimeLog& log, const Model& model, const 
 // rebuilt list types: the repacked copies every typing of the converter's
 // roles that holds the printed counts and size gives alike
 // (repack_of_every_assignment), on top of the mapped file; modelled (no
-// tensor is typed from the log). true when priced.
+// tensor is typed from the log). The typings must also keep as many loaded
+// tensors off CPU_REPACK as the loader's "(and N others) cannot be used
+// with preferred buffer type CPU_REPACK" says, the tensor it names at its
+// printed type. true when priced, or when the typings that hold give
+// different sizes (the note then says which range).
 bool price_repack_from_counts(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
                               FigureCheck& c) {
   if (!e.settings.placement.gpus.empty() || !c.memfit || e.repack == RepackCpu::kNone) return false;
-  const std::optional<uint64_t> repack = repack_of_every_assignment(model, log.model, e.repack);
+  std::optional<RepackFallback> fallback;
+  const LogSetting* count = log.setting("repack_fallback_count");
+  const LogSetting* tensor = log.setting("repack_fallback_tensor");
+  const LogSetting* type = log.setting("repack_fallback_type");
+  if (count != nullptr && tensor != nullptr && type != nullptr) {
+    if (std::optional<uint64_t> n = leading_count(count->value)) fallback = RepackFallback{*n, tensor->value, type->value};
+  }
+  std::set<uint64_t> candidates;
+  const std::optional<uint64_t> repack =
+      repack_of_every_assignment(model, log.model, e.repack, fallback ? &*fallback : nullptr, &candidates);
+  if (!repack && candidates.size() > 1) {
+    // What the log leaves open, said on the row (say_why_unlisted keeps
+    // what follows the first "; ").
+    c.note = fmt::format("{} (give -m): memfit's is the mapped weights; the typings of the converter's roles "
+                         "that hold the dump's type counts and file size{} repack {} different sizes, {} to {} "
+                         "bytes: the log does not say which",
+                         kRepackNeedsTensors,
+                         fallback ? fmt::format(" and the loader's {} tensors off CPU_REPACK ({}, {})", fallback->count,
+                                                escape_untrusted(fallback->tensor), escape_untrusted(fallback->type))
+                                  : "",
+                         candidates.size(), *candidates.begin(), *candidates.rbegin());
+    return true;
+  }
   if (!repack) return false;
   const CheckedBytes sum = CheckedBytes(*c.memfit) + *repack;
   if (!sum.value()) return false;

@@ -404,6 +404,32 @@ void read_dated_form(std::string_view text, LogBuilder& out) {
   }
 }
 
+// "tensor 'token_embd.weight' (q8_0) (and 36 others) cannot be used with
+// preferred buffer type CPU_REPACK, using CPU instead" (llama-model.cpp,
+// load_tensors, on a run whose CPU prefers CPU_REPACK): the first loaded
+// tensor kept off the repack buffer, its type, and how many were in all
+// (the others + 1): the settings repack_fallback_tensor, _type, _count.
+void read_repack_fallback(std::string_view text, LogBuilder& out) {
+  std::optional<std::string_view> rest = after(text, "tensor '");
+  if (!rest) return;
+  const size_t quote = rest->find('\'');
+  if (quote == std::string_view::npos) return;
+  const std::string_view name = rest->substr(0, quote);
+  std::optional<std::string_view> type = after(rest->substr(quote), "' (");
+  if (!type) return;
+  const size_t close = type->find(')');
+  if (close == std::string_view::npos) return;
+  uint64_t count = 1;
+  if (std::optional<std::string_view> others = after(type->substr(close), "(and ")) {
+    const std::optional<uint64_t> n = leading_count(*others);
+    if (!n || *n == UINT64_MAX) return;
+    count = *n + 1;
+  }
+  out.setting("repack_fallback_tensor", name);
+  out.setting("repack_fallback_type", type->substr(0, close));
+  out.setting("repack_fallback_count", std::to_string(count));
+}
+
 // One line of the load read (lines_of_one_load); false when what follows
 // is not read.
 bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
@@ -415,6 +441,7 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
   // false)": the loader's own word that the file is read, not mapped (the
   // host's model buffer is then its tensors alone: docs/check-log.md).
   if (contains(text, "loading model tensors") && contains(text, "(mmap = false)")) out.setting("no_mmap", "true");
+  if (contains(text, "cannot be used with preferred buffer type CPU_REPACK")) read_repack_fallback(text, out);
   if (contains(text, "memory_breakdown") || contains(text, "memory breakdown")) {
     if (!state.fit_trials) return read_breakdown_line(line, out);
     out.note("the memory breakdowns are --fit's trial allocations: not read");

@@ -138,8 +138,10 @@ void say_why_unlisted(const std::string& unlisted, bool shaped, std::vector<Figu
                                        "types not rebuilt from the dump ({})",
                                        unlisted));
     } else if (c.note.starts_with(logs::kRepackNeedsTensors)) {
+      const size_t more = c.note.find("; ");
       c.note = fmt::format("CPU_REPACK's copies need the tensor list, not rebuilt from the dump "
-                           "({}): memfit's is the mapped weights; give -m", unlisted);
+                           "({}): memfit's is the mapped weights; give -m{}",
+                           unlisted, more == std::string::npos ? "" : c.note.substr(more));
     } else {
       const std::string why = fmt::format(
           "the weights are spread by blocks: the tensor list is not rebuilt from the dump ({})",

@@ -224,24 +224,55 @@ Third third_of(const std::string& name) {
   return name.starts_with("output") ? Third::kOutput : Third::kInput;
 }
 
-// `quantized`'s tensors with the printed `file_bytes` apportioned as the
-// even spread does outside the blocks (placement.cc,
-// spread_unlisted_weights: one share of file / (blocks + 2) for the input
-// layer, one for the output layer: the file's own types there are not
-// known), and the rest over the blocks' tensors by their bytes under the
-// rules (floor of bytes x rest / their sum, the remainder to the largest):
-// the blocks weigh what their own tensors weigh. nullopt when a part has
-// no bytes to shape by.
-std::optional<Model> scaled_to(Model quantized, uint64_t file_bytes, uint64_t blocks) {
+// Whether the tensors outside the blocks (token_embd, output, ...) can
+// keep their types under the rules: the dump prints, for each of those
+// types, at least as many tensors as the outside layers hold of it.
+bool outside_types_printed(const Model& quantized, const TypeCounts& printed) {
+  TypeCounts outside;
+  for (const SafetensorsTensor& t : quantized.tensors) {
+    if (third_of(t.name) != Third::kBlocks) ++outside[t.dtype];
+  }
+  return std::all_of(outside.begin(), outside.end(), [&](const auto& entry) {
+    const auto it = printed.find(entry.first);
+    return it != printed.end() && it->second >= entry.second;
+  });
+}
+
+// `quantized`'s tensors with the printed `file_bytes` apportioned. With
+// `keep_outside`, the input and output layers keep their bytes under the
+// rules (token_embd and output at the file type's own types: a per-layer
+// mix such as Unsloth's dynamic quants retypes the blocks' tensors by
+// llama-quantize's --tensor-type patterns, while token_embd and output
+// take the file type's rule, llama_tensor_get_type, unless
+// --token-embedding-type / --output-tensor-type say otherwise) and the
+// blocks the rest; without it, as the even spread does outside the blocks
+// (placement.cc, spread_unlisted_weights: one share of file / (blocks +
+// 2) for the input layer, one for the output layer). The blocks' part goes
+// over their tensors by their bytes under the rules (floor of bytes x
+// part / their sum, the remainder to the largest): the blocks weigh what
+// their own tensors weigh. nullopt when a part has no bytes to shape by,
+// or the kept layers weigh the whole file or more.
+std::optional<Model> scaled_to(Model quantized, uint64_t file_bytes, uint64_t blocks, bool keep_outside) {
   uint64_t sums[3] = {0, 0, 0};
   for (const SafetensorsTensor& t : quantized.tensors) sums[static_cast<int>(third_of(t.name))] += t.data_bytes;
-  const uint64_t share = file_bytes / (blocks + 2);
-  const uint64_t targets[3] = {file_bytes - share * (blocks + 1), share, share * blocks};
-  SafetensorsTensor* largest[3] = {nullptr, nullptr, nullptr};
-  uint64_t given[3] = {0, 0, 0};
   for (int k = 0; k < 3; ++k) {
     if (sums[k] == 0) return std::nullopt;
   }
+  uint64_t targets[3] = {0, 0, 0};
+  if (keep_outside) {
+    const CheckedBytes outside = CheckedBytes(sums[0]) + sums[1];
+    if (!outside.value() || *outside.value() >= file_bytes) return std::nullopt;
+    targets[0] = sums[0];
+    targets[1] = sums[1];
+    targets[2] = file_bytes - *outside.value();
+  } else {
+    const uint64_t share = file_bytes / (blocks + 2);
+    targets[0] = file_bytes - share * (blocks + 1);
+    targets[1] = share;
+    targets[2] = share * blocks;
+  }
+  SafetensorsTensor* largest[3] = {nullptr, nullptr, nullptr};
+  uint64_t given[3] = {0, 0, 0};
   for (SafetensorsTensor& t : quantized.tensors) {
     const int k = static_cast<int>(third_of(t.name));
     // A share of at most the part's target: the product fits 128 bits.
@@ -267,7 +298,11 @@ Result<Model> model_with_shaped_weights(const Model& rebuilt, const LogModel& du
   Result<ConvertedFrom> from = converted_from(dump);
   if (!from) return from.error();
   uint64_t printed = 0;
-  for (const auto& [name, n] : dump.tensor_types) printed += n;
+  TypeCounts counts;
+  for (const auto& [name, n] : dump.tensor_types) {
+    printed += n;
+    counts[name] += n;
+  }
   for (const auto& [rules, v] : attempts_for(rebuilt, *from)) {
     if (rules.qkv_own_rule || rules.k_fallback_iq4_nl || rules.qk_k_64) continue;  // the pinned release's
     const Candidate c = candidate_of(rebuilt, *from, v);
@@ -275,7 +310,8 @@ Result<Model> model_with_shaped_weights(const Model& rebuilt, const LogModel& du
     if (!quantized || quantized->tensors.size() != printed) continue;
     const size_t n = quantized->tensors.size();
     const uint64_t blocks = rebuilt.spec.layers.size() + rebuilt.spec.nextn_layers;
-    std::optional<Model> shaped = scaled_to(std::move(*quantized), dump.file_bytes->value, blocks);
+    const bool keep_outside = outside_types_printed(*quantized, counts);
+    std::optional<Model> shaped = scaled_to(std::move(*quantized), dump.file_bytes->value, blocks, keep_outside);
     if (!shaped) continue;
     Model out = std::move(*shaped);
     out.spec = rebuilt.spec;
@@ -286,9 +322,11 @@ Result<Model> model_with_shaped_weights(const Model& rebuilt, const LogModel& du
     std::erase_if(out.warnings, [](const std::string& w) { return w.starts_with(kSpreadWarning); });
     out.warnings.push_back(fmt::format(
         "{} {}, over the {} tensors the dump's hyperparameters give (the converter's list; the "
-        "file's own types differ from llama-quantize's {} rules): the input and output layers an "
-        "even share each, the blocks the rest by their tensors' bytes under those rules (modelled)",
-        kSpreadWarning, escape_untrusted(dump.file_size_text), n, type->name));
+        "file's own types differ from llama-quantize's {} rules): {}, the blocks the rest by their "
+        "tensors' bytes under those rules (modelled)",
+        kSpreadWarning, escape_untrusted(dump.file_size_text), n, type->name,
+        keep_outside ? "the input and output layers at those rules' types (types the dump prints)"
+                     : "the input and output layers an even share each"));
     return out;
   }
   return Error("no rebuilt list holds the dump's tensor count");

@@ -395,6 +395,18 @@ void note_unprinted_inputs(const RuntimeLog& log, const EstimateRun& run, std::v
     c.basis = FigureBasis::kModelled;
     c.note = c.note.empty() ? why : fmt::format("{}; {}", why, c.note);
   }
+  if (split) return;
+  // The weights per device follow the layers per device, which the log
+  // does not print (its rounded KV records, 1.9 and 1.1 GiB in a10doc's,
+  // hold 30/18 and 31/17 alike): the model rows say so before the file's
+  // own note.
+  const std::string layers = "the log prints no layers per device (no load request's GPULayers; its rounded KV "
+                             "records do not settle them): memfit puts every layer on the GPU";
+  for (FigureCheck& c : figures) {
+    if (!c.memfit || c.printed.figure != LogFigure::kModel) continue;
+    c.basis = FigureBasis::kModelled;
+    c.note = c.note.empty() ? layers : fmt::format("{}; {}", layers, c.note);
+  }
 }
 
 class OllamaPricer final : public LogPricer {

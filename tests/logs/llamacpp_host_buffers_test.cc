@@ -59,6 +59,47 @@ TEST(CheckLogHostBuffers, AShapedOutputMatrixsCopyIsSaidWhereItSetsTheGpusFigure
   EXPECT_NE(compute->note.find("its q5_K bytes are 637091840 B"), std::string::npos) << compute->note;
 }
 
+TEST(CheckLogHostBuffers, AShapedFilesInputAndOutputLayersKeepTheirRuleTypes) {
+  // Unsloth's Qwen3.5 files (a per-layer mix no rules rebuild; the
+  // weights shaped): token_embd and output at the Q4_K_M rules' types,
+  // q4_K and q6_K, both printed by the dump. urika's 9B, every layer on
+  // MTL0, the host holding token_embd alone: 248,320 x 4,096 =
+  // 1,017,118,720 weights = 3,973,120 q4_K blocks x 144 B = 572,129,280 B
+  // (545.62 MiB printed; the even share was 5.55 GiB / 34 = 175 MB).
+  const LogCheck urika = testing::check_test_log("llamacpp", "llamacpp-urika-qwen35-9b-q8kv-m5pro-metal.log");
+  const FigureCheck* embd = testing::find_check_figure(urika, "CPU", LogFigure::kModel);
+  ASSERT_NE(embd, nullptr);
+  EXPECT_EQ(embd->memfit, std::optional<uint64_t>(572'129'280u));
+  EXPECT_TRUE(embd->within_print);
+  // ROCm#6027's 27B at -ngl 1: the one offloaded layer is the output
+  // layer, 248,320 x 5,120 = 1,271,398,400 weights = 4,966,400 q6_K
+  // blocks x 210 B = 1,042,944,000 B, and output_norm's 5,120 F32,
+  // 20,480 B: 1,042,964,480 B (994.65 MiB printed).
+  const LogCheck rocm = testing::check_test_log("llamacpp", "llamacpp-neverllama4-rocm6027-gfx1151-qwen35-27b-q4km-ngl1.log");
+  const FigureCheck* output = testing::find_check_figure(rocm, "ROCm0", LogFigure::kModel);
+  ASSERT_NE(output, nullptr);
+  EXPECT_EQ(output->memfit, std::optional<uint64_t>(1'042'964'480u));
+  EXPECT_TRUE(output->within_print);
+}
+
+TEST(CheckLogHostBuffers, AQwen35MtpBlockIsLoadedOnItsLayersDevice) {
+  // Qwen3.6-27B-MTP UD-Q4_K_XL, every layer on a 5090: the dump's 866
+  // tensors hold the MTP block 64 (nextn_predict_layers 1), which qwen35's
+  // loader reads (load_block_mtp) onto its layer's device. The host holds
+  // token_embd alone, 248,320 x 5,120 = 1,271,398,400 weights = 4,966,400
+  // q4_K blocks x 144 B = 715,161,600 B (682.03 MiB printed); CUDA0 the
+  // rest of the printed 16.67 GiB, within 0.01 % of its 16386.94 MiB
+  // (without block 64 it was 268 MiB short).
+  const LogCheck c = testing::check_test_log("llamacpp", "llamacpp-neverllama4-qwen36-27b-mtp-q4kxl-5090-q8kv.log");
+  const FigureCheck* host = testing::find_check_figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, std::optional<uint64_t>(715'161'600u));
+  const FigureCheck* gpu = testing::find_check_figure(c, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_TRUE(gpu->memfit.has_value());
+  EXPECT_NEAR(static_cast<double>(*gpu->memfit), 17'182'951'997.0, 17'182'951'997.0 * 1e-4);
+}
+
 TEST(CheckLogHostBuffers, IkLlamaPadsEveryLayersQuantizedKRowOnCuda) {
   // ik_llama.cpp#377 (ik_llama.cpp build 3671, Nemotron Ultra 253B, 162
   // layers, -ts 6.5,6,10,4, K q8_0 at 12,288 cells): the fork's K is rows

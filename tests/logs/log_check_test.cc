@@ -75,14 +75,27 @@ TEST(CheckLog, PinnedLlamaRunRebuiltFromItsDumpIsExact) {
 
 TEST(CheckLog, RepackedCopiesStayUnpricedWhereTheTypingsDisagree) {
   // The pinned DeepSeek-V2 MLA model: f16 8, q4_K 21, q6_K 1, q8_0 18
-  // over the converter's 48 matrices; typings that hold the counts and
-  // the file size repack different bytes (4,939,776 to 14,303,232 B, by
-  // which roles take q4_K), so the row keeps the mapped file alone and
-  // says why.
+  // over the converter's 48 matrices (its routers F32, as the converter
+  // keeps them). The loader's "tensor 'token_embd.weight' (q8_0) (and 36
+  // others) cannot be used with preferred buffer type CPU_REPACK": 37 of
+  // the 52 loaded tensors (74 less the NextN block 3's 22) stay off it, so
+  // 15 are repacked. The file's own typing repacks block 0's q4_K FFN, 3 x
+  // 512 x 1,536 = 2,359,296 weights, and blocks 1-2's q4_K experts and
+  // shared expert, 2 x (3 x 512 x 256 x 16 + 3 x 512 x 256) = 13,369,344:
+  // 15,728,640 / 256 x 144 = 8,847,360 B ("CPU_REPACK 8.44 MiB"); two
+  // other typings hold the counts, the size and the 37 too (8,773,632 and
+  // 14,303,232 B), so the row keeps the mapped file alone and says so.
   const LogCheck c = check("llamacpp", "llamacpp-pinned-deepseek2-mla-ctx4096.log");
+  EXPECT_EQ(testing::setting_of(c.log, "repack_fallback_count"), "37");
+  EXPECT_EQ(testing::setting_of(c.log, "repack_fallback_tensor"), "token_embd.weight");
+  EXPECT_EQ(testing::setting_of(c.log, "repack_fallback_type"), "q8_0");
   const FigureCheck* model = figure(c, "CPU", LogFigure::kModel);
   ASSERT_NE(model, nullptr);
   EXPECT_TRUE(model->note.starts_with("CPU_REPACK's copies need the tensor list")) << model->note;
+  EXPECT_NE(model->note.find("and the loader's 37 tensors off CPU_REPACK (token_embd.weight, q8_0) repack 3 "
+                             "different sizes, 8773632 to 14303232 bytes: the log does not say which"),
+            std::string::npos)
+      << model->note;
 }
 
 TEST(CheckLog, ADumpOfLlamaQuantizesTypesGivesItsTensorsExactlyOnCuda) {

@@ -370,5 +370,23 @@ TEST(CheckLogOllama, GptOssWithoutFlashAttentionHoldsItsScores) {
   EXPECT_EQ(compute->memfit, 1'130'631'296u);
 }
 
+TEST(CheckLogOllama, TheOwnEngineHoldsATiedOutputsTableTwiceOnTheHost) {
+  // aifred's Ollama 0.12.6 run of qwen3:1.7b (Q4_K_M, tied), every layer
+  // on the CPU: ggml.go's New creates token_embd again as output.weight in
+  // the output layer's (the host's) buffer. The Q4_K_M file memfit
+  // rebuilds from the config, 1,101,457,408 B, and the second q6_K table,
+  // 151,936 x 2,048 = 311,164,928 weights / 256 x 210 = 255,252,480 B:
+  // 1,356,709,888 B, within the printed 1.3 GiB (1.25 to 1.35 GiB; the
+  // file alone, 1.03 GiB, was not).
+  LogCheckOptions options;
+  options.config_json = read_test_log("ollama", "ollama-aifred-qwen3-1.7b-cpu-v0126.config.json");
+  options.file_type = "Q4_K_M";
+  const LogCheck c = check("ollama-aifred-qwen3-1.7b-cpu-v0126.log", options);
+  const FigureCheck* model = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->memfit, 1'356'709'888u);
+  EXPECT_TRUE(model->within_print);
+}
+
 }  // namespace
 }  // namespace memfit

@@ -159,8 +159,12 @@ bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths
   // The converter writes a multimodal checkpoint's language model as its
   // own GGUF and the towers to an mmproj file (--mmproj): built for the
   // families whose text tensors memfit lists (Qwen3.5). Multi-token
-  // prediction blocks are built for deepseek2 (add_nextn_block).
-  if ((spec.multimodal && !(hybrid && qwen35(spec))) || (spec.nextn_layers != 0 && !latent)) return false;
+  // prediction blocks are built for deepseek2 (add_nextn_block) and
+  // Qwen3.5 (add_qwen35_nextn_block).
+  if ((spec.multimodal && !(hybrid && qwen35(spec))) ||
+      (spec.nextn_layers != 0 && !latent && !(hybrid && qwen35(spec)))) {
+    return false;
+  }
   // An encoder's layers keep no cache (LayerKind::kNone).
   if (converted_encoder(spec) != ConvertedEncoder::kNone) return spec.embedding.bidirectional;
   const bool attention_only = std::all_of(spec.layers.begin(), spec.layers.end(), [&](const LayerCache& l) {
@@ -593,13 +597,15 @@ void add_gpt_oss_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
 // the checkpoint's in_proj_qkvz into attn_qkv and attn_gate: the loader
 // reads a single ssm_in, hidden -> 2 key_dim + 2 value_dim, only from
 // "legacy" GGUFs, those converted before the split).
+// A block past spec.layers (a multi-token prediction block) is a
+// full-attention one.
 void add_qwen35_block(const ModelSpec& spec, const GatedDeltaWidths& d, uint64_t i, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
   const std::string blk = fmt::format("blk.{}.", i);
   Tensors block;
   add_converted(block, blk + "attn_norm.weight", {g.hidden});
   add_converted(block, blk + "post_attention_norm.weight", {g.hidden});
-  if (spec.layers[i].kind == LayerKind::kLinearAttention) {
+  if (i < spec.layers.size() && spec.layers[i].kind == LayerKind::kLinearAttention) {
     const uint64_t key_dim = d.key_heads * d.key_dim;
     const uint64_t value_dim = d.value_heads * d.value_dim;
     add_converted(block, blk + "attn_qkv.weight", {g.hidden, 2 * key_dim + value_dim});
@@ -631,6 +637,27 @@ void add_qwen35_block(const ModelSpec& spec, const GatedDeltaWidths& d, uint64_t
   std::sort(block.begin(), block.end(),
             [](const ConvertedTensor& a, const ConvertedTensor& b) { return a.name < b.name; });
   std::move(block.begin(), block.end(), std::back_inserter(out));
+}
+
+// A Qwen3.5 multi-token prediction block (block index num_hidden_layers
+// + k, k < nextn_predict_layers): the checkpoint's mtp.layers.k, a
+// full-attention decoder layer (dense or MoE as the model's), renamed to
+// that block and written as the others are, and the head's own tensors
+// as NextN ones: mtp.fc -> nextn.eh_proj (2 hidden -> hidden: the
+// embedding and the hidden state, concatenated), mtp.pre_fc_norm_embedding
+// -> nextn.enorm, mtp.pre_fc_norm_hidden -> nextn.hnorm, mtp.norm ->
+// nextn.shared_head_norm (ggml-org/llama.cpp #20533, "gguf: include MTP
+// tensors for Qwen3-Next and Qwen3.5 models", whose converter stopped
+// dropping mtp.*; #22673 loads them for qwen35). A file has them when its
+// nextn_predict_layers key says so: a dump's key decides.
+void add_qwen35_nextn_block(const ModelSpec& spec, const GatedDeltaWidths& d, uint64_t i, Tensors& out) {
+  const uint64_t hidden = spec.geometry.hidden;
+  const std::string blk = fmt::format("blk.{}.", i);
+  add_qwen35_block(spec, d, i, out);
+  add_converted(out, blk + "nextn.eh_proj.weight", {2 * hidden, hidden});
+  add_converted(out, blk + "nextn.enorm.weight", {hidden});
+  add_converted(out, blk + "nextn.hnorm.weight", {hidden});
+  add_converted(out, blk + "nextn.shared_head_norm.weight", {hidden});
 }
 
 // One Mamba-2 block, by name (llama.cpp's llama_model_mamba2
@@ -755,6 +782,13 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   if (deepseek2(spec, mla)) {
     for (uint64_t k = 0; k < spec.nextn_layers; ++k) {
       add_sorted(out, [&](Tensors& b) { add_nextn_block(spec, *mla, spec.layers.size() + k, b); });
+    }
+  }
+  if (qwen35(spec) && delta_hybrid(spec, gated_delta)) {
+    for (uint64_t k = 0; k < spec.nextn_layers; ++k) {
+      add_sorted(out, [&](Tensors& b) {
+        add_qwen35_nextn_block(spec, *delta_widths(spec, gated_delta), spec.layers.size() + k, b);
+      });
     }
   }
   return out;

@@ -40,6 +40,20 @@ Result<LlamaCppContext> resolve_llamacpp_context(const ModelSpec& spec,
 Result<uint64_t> llamacpp_repack_bytes(const std::vector<SafetensorsTensor>& tensors,
                                        uint64_t decoder_blocks, RepackCpu cpu);
 
+// How many of `tensors` a CPU run loads (every tensor outside the NextN
+// blocks, and a tied output's second token_embd) and how many of those
+// land in CPU_REPACK (as llamacpp_repack_bytes counts them). llama.cpp's
+// loader names the first of the others, with their count, in "tensor 'X'
+// (type) (and N others) cannot be used with preferred buffer type
+// CPU_REPACK, using CPU instead" (llama-model.cpp, load_tensors): N + 1 =
+// loaded - repacked.
+struct RepackCounts {
+  uint64_t loaded = 0;
+  uint64_t repacked = 0;
+};
+RepackCounts llamacpp_repack_counts(const std::vector<SafetensorsTensor>& tensors, uint64_t decoder_blocks,
+                                    RepackCpu cpu);
+
 // The CPU_AARCH64 buffer of a GPU build before #12498 ("model : do not
 // repack if a GPU device is present", 2025-03-21), whose make_cpu_buft_list
 // put the CPU's extra buffer types ahead of the GPU's host buffer: over

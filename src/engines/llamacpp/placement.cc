@@ -202,11 +202,30 @@ uint64_t host_free_bytes(const MemoryBudget& budget) {
   return budget.source == BudgetSource::kGpu ? budget.ram_available_bytes : budget.budget_bytes;
 }
 
-// No GPU: one device, the host, holding the estimate's own totals.
+// A tied output's second token_embd where the engine allocates it on the
+// host too (tied_output_copy_everywhere): token_embd's bytes, 0 with an
+// output.weight, for an encoder (no vocabulary output) or otherwise.
+uint64_t host_tied_output_copy(const Model& model, const LlamaCppPlacementSettings& s) {
+  if (!s.tied_output_copy_everywhere || model.spec.embedding.bidirectional) return 0;
+  uint64_t token_embd = 0;
+  for (const SafetensorsTensor& t : model.tensors) {
+    if (t.name == "output.weight" || t.name == "lm_head.weight") return 0;
+    if (t.name == "token_embd.weight") token_embd = t.data_bytes;
+  }
+  return token_embd;
+}
+
+// No GPU: one device, the host, holding the estimate's own totals (and a
+// tied output's own-engine copy: host_tied_output_copy).
 void place_on_host(const Model& model, uint64_t host_free, LlamaCppEstimate& e) {
   const LlamaCppPlacementSettings& s = e.settings.placement;
   const ModelSpec& spec = model.spec;
   LlamaCppPlacement& out = e.placement;
+  if (const uint64_t copy = host_tied_output_copy(model, s); copy != 0) {
+    e.model_bytes = (CheckedBytes(e.model_bytes) + copy).saturated();
+    e.total_bytes = (CheckedBytes(e.total_bytes) + copy).saturated();
+    e.fits = e.total_bytes <= e.budget_bytes;
+  }
   LlamaCppDeviceUsage cpu;
   cpu.device = "cpu";
   cpu.name = "host";
@@ -379,6 +398,18 @@ Where tensor_device(std::string_view name, std::optional<uint64_t> block, const 
   return w;
 }
 
+// Whether llama.cpp loads the NextN/MTP blocks' tensors (the spec's
+// model_type: a GGUF's architecture, or a config's). Qwen3.5's
+// loader creates them as a full-attention block with its NextN tensors,
+// each required and loaded (src/models/qwen35.cpp, load_block_mtp, since
+// #22673's MTP support); deepseek2's and the others' create them
+// TENSOR_SKIP, never read into a buffer.
+bool loads_nextn_blocks(const ModelSpec& spec) {
+  const std::string_view t = spec.model_type;
+  return t == "qwen35" || t == "qwen35moe" || t == "qwen3_5" || t == "qwen3_5_moe" || t == "qwen3_5_text" ||
+         t == "qwen3_5_moe_text";
+}
+
 // The weights, tensor by tensor, each on its device; a GPU block's
 // matrices spread over every GPU with row split; the tied output's own
 // copy on the output layer's GPU.
@@ -387,6 +418,7 @@ void place_listed_weights(const Model& model, const Layout& lay,
                           const ComputePhases& phases, std::vector<DeviceSums>& d, LlamaCppPlacement& out) {
   const bool copy_pads = lay.op_offload_gpu < lay.gpus && lay.pads_rows[lay.op_offload_gpu];
   const uint64_t decoder_blocks = model.spec.layers.size();
+  const uint64_t loaded_blocks = decoder_blocks + (loads_nextn_blocks(model.spec) ? model.spec.nextn_layers : 0);
   // No output.weight: the output layer reads token_embd, which llama.cpp
   // creates a second time for it (TENSOR_DUPLICATED). An encoder (BERT,
   // Jina's BERT v2) has no vocabulary output at all: its loader makes no
@@ -403,7 +435,7 @@ void place_listed_weights(const Model& model, const Layout& lay,
       token_embd_type = t.dtype;
     }
     const std::optional<uint64_t> block = block_of(name);
-    if (block && *block >= decoder_blocks) {  // NextN: not loaded
+    if (block && *block >= loaded_blocks) {  // NextN: not loaded
       out.tensors.push_back({static_cast<uint32_t>(lay.host()), false, false});
       continue;
     }
@@ -419,7 +451,8 @@ void place_listed_weights(const Model& model, const Layout& lay,
     }
     if (block && w == lay.host()) {
       d[w].runs_weights = true;
-      note_host_product(t, *block, decoder_blocks, phases, model.spec, copy_pads, d[w]);
+      // A loaded NextN block runs in no pass the main graph has.
+      if (*block < decoder_blocks) note_host_product(t, *block, decoder_blocks, phases, model.spec, copy_pads, d[w]);
     }
     if ((name == "output.weight" || name == "lm_head.weight") && w == lay.host()) {
       d[w].output_matrix_bytes = t.data_bytes;
@@ -451,7 +484,9 @@ void place_listed_weights(const Model& model, const Layout& lay,
   // host (runs_weight_op), which reads token_embd itself.
   const bool output_on_gpu = lay.output() != lay.host() &&
                              runs_weight_op(*lay.gpu_list[lay.output()], token_embd_type, false);
-  if (tied && output_on_gpu) add_weight(d, lay, lay.output(), token_embd_bytes);
+  // Ollama's own engine allocates the copy on the output layer's device,
+  // the host too (tied_output_copy_everywhere).
+  if (tied && (output_on_gpu || s.tied_output_copy_everywhere)) add_weight(d, lay, lay.output(), token_embd_bytes);
   if (tied && !output_on_gpu) d[lay.host()].output_matrix_bytes = token_embd_bytes;
 }
 

@@ -109,6 +109,25 @@ Result<uint64_t> llamacpp_repack_bytes(const std::vector<SafetensorsTensor>& ten
   return *total.value();
 }
 
+RepackCounts llamacpp_repack_counts(const std::vector<SafetensorsTensor>& tensors, uint64_t decoder_blocks,
+                                    RepackCpu cpu) {
+  RepackCounts out;
+  const SafetensorsTensor* token_embd = nullptr;
+  bool has_output = false;
+  for (const SafetensorsTensor& t : tensors) {
+    if (t.name == "token_embd.weight") token_embd = &t;
+    if (t.name == "output.weight") has_output = true;
+    if (std::optional<uint64_t> block = block_index(t.name); block && *block >= decoder_blocks) continue;
+    ++out.loaded;
+    if (cpu != RepackCpu::kNone && is_matmul_weight(t) && qualifies(t, cpu)) ++out.repacked;
+  }
+  if (!has_output && token_embd != nullptr) {
+    ++out.loaded;
+    if (cpu != RepackCpu::kNone && qualifies(*token_embd, cpu)) ++out.repacked;
+  }
+  return out;
+}
+
 Result<uint64_t> llamacpp_host_extra_buffer_bytes(const std::vector<SafetensorsTensor>& host_tensors,
                                                   RepackCpu cpu) {
   CheckedBytes total = 0;

@@ -86,6 +86,9 @@ void apply_context(const OllamaDecisions& d, LlamaCppSettings& s) {
     // (runner/ollamarunner/runner.go, reserveWorstCaseGraph).
     s.kv_unified = true;
     s.batch_size = s.ubatch_size = d.num_batch;
+    // ml/backend/ggml/ggml.go (New): a tied output's token_embd created a
+    // second time in the output layer's buffer, on the host too.
+    s.placement.tied_output_copy_everywhere = true;
     s.cell_pad = own_engine_cache_padding(d.release, d.flash_attn == FlashAttn::kOn);
   }
   s.placement.gpu_margin_bytes = (CheckedBytes(kMinimumMemoryBytes) + d.given.gpu_overhead_bytes).saturated();

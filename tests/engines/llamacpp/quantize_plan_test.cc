@@ -609,6 +609,48 @@ TEST(QuantizePlan, Qwen35MoeHybridBlocksAsLlamaCppLoadsThem) {
   EXPECT_EQ(m->weights.bytes, 36892150272u);
 }
 
+// Qwen3.5-27B's text config with the multi-token prediction block a
+// dump's nextn_predict_layers key announces (spec.nextn_layers; a config's
+// mtp_num_hidden_layers is informational only): 64 blocks of 5,120, every
+// 4th full attention (24 heads and 4 KV heads of 256), FFN 17,408, delta
+// nets of 16 key and 48 value heads of 128; untied. llama.cpp's qwen35
+// loader (load_block_mtp) reads block 64 as a full-attention block with
+// the NextN tensors (#20533's converter names): 16 attention blocks of 11
+// and 48 delta-net blocks of 14 = 848, + token_embd, output, output_norm
+// = 851 (the 27B dumps'), + the MTP block's 11 + eh_proj, enorm, hnorm,
+// shared_head_norm = 866, the Qwen3.6-27B-MTP dump's. F32: 16 x 4 + 48 x
+// 6 + output_norm = 353, + the MTP block's 4 norms and 3 NextN norms =
+// 360; the other 506 Q8_0. The MTP block's matrices: attn_q 5,120 x
+// 12,288 (2 x 24 x 256) = 62,914,560, attn_k and attn_v 2 x 5,120 x 1,024
+// = 10,485,760, attn_output 6,144 x 5,120 = 31,457,280, the FFN 3 x 5,120
+// x 17,408 = 267,386,880, eh_proj 10,240 x 5,120 = 52,428,800:
+// 424,673,280 x 34 / 32 = 451,215,360 B; its norms 2 x 5,120 + 2 x 256 +
+// 3 x 5,120 = 26,112 x 4 = 104,448 B: 451,319,808 B.
+TEST(QuantizePlan, Qwen35MtpBlockAsLlamaCppLoadsIt) {
+  nlohmann::json config = nlohmann::json::parse(
+      testing::read_test_data("corpus/qwen3_5/Qwen3.5-27B/config.json"))["text_config"];
+  config["tie_word_embeddings"] = false;
+  Result<ModelSpec> spec = parse_model_config(config.dump());
+  ASSERT_TRUE(spec.ok()) << spec.error().message();
+  Model model = config_only("qwen3_5/Qwen3.5-27B");
+  model.spec = *spec;
+  model.spec.nextn_layers = 1;
+  const GatedDeltaWidths widths{16, 48, 128, 128, 4};
+  EXPECT_EQ(model.spec.gated_delta, widths);
+  Result<Model> m = quantized_gguf_model(model, *find_gguf_file_type("Q8_0"), &widths);
+  ASSERT_TRUE(m.ok()) << m.error().message();
+  EXPECT_EQ(type_counts(*m), (std::map<std::string, int>{{"f32", 360}, {"q8_0", 506}}));
+  uint64_t mtp_bytes = 0;
+  for (const SafetensorsTensor& t : m->tensors) {
+    if (t.name.starts_with("blk.64.")) mtp_bytes += t.data_bytes;
+    if (t.name == "blk.64.nextn.eh_proj.weight") EXPECT_EQ(t.shape, (std::vector<uint64_t>{5120, 10240}));
+  }
+  EXPECT_EQ(mtp_bytes, 451319808u);
+  EXPECT_EQ(dtype_of(*m, "blk.64.attn_q.weight"), "q8_0");
+  EXPECT_EQ(dtype_of(*m, "blk.64.nextn.shared_head_norm.weight"), "f32");
+  EXPECT_EQ(dtype_of(*m, "blk.64.ssm_out.weight"), "(none)");
+}
+
 // The Hugging Face checkpoint as it ships (model_type qwen3_5_moe, the
 // multimodal wrapper: its text_config is the language model, the vision
 // tower goes to the converter's mmproj file), config only: the spec carries

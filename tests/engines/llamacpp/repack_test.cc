@@ -205,5 +205,20 @@ TEST(LlamaCppRepack, HostExtraBufferBeforeTwelve498TakesOnlyQ4_0OnX86) {
   EXPECT_EQ(host_extra(tied_model(), RepackCpu::kNone), 0u);
 }
 
+TEST(LlamaCppRepack, CountsTheLoadedTensorsAndTheRepackedOnes) {
+  // tied_model's 11 tensors, all in block 0 or outside the blocks, and
+  // the tied output's second token_embd: 12 loaded. On x86-avx2, 4 land
+  // in CPU_REPACK (attn_q, ffn_up, the experts, the output's copy of
+  // token_embd): the loader's line would say "(and 7 others)", 8 off it.
+  const RepackCounts avx2 = llamacpp_repack_counts(tied_model(), 1, RepackCpu::kX86Avx2);
+  EXPECT_EQ(avx2.loaded, 12u);
+  EXPECT_EQ(avx2.repacked, 4u);
+  // With no decoder block (blk.0 a NextN block, not loaded): token_embd
+  // and its copy, 2 loaded, the copy repacked.
+  const RepackCounts nextn = llamacpp_repack_counts(tied_model(), 0, RepackCpu::kX86Avx2);
+  EXPECT_EQ(nextn.loaded, 2u);
+  EXPECT_EQ(nextn.repacked, 1u);
+}
+
 }  // namespace
 }  // namespace memfit
