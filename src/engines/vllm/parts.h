@@ -60,6 +60,12 @@ struct VllmCapacity {
 // request of `max_model_len` tokens.
 void vllm_request_blocks(VllmKvLayout& layout, const VllmSettings& settings, uint64_t max_model_len);
 
+// Whether one request of the length vllm_request_blocks last sized fits:
+// its blocks within `num_blocks`, or, for a layout of weighted groups
+// (request_unit_bytes), its request_bytes within `kv_bytes` (vLLM's
+// _check_enough_kv_cache_memory).
+bool vllm_request_fits(const VllmKvLayout& layout, uint64_t num_blocks, uint64_t kv_bytes);
+
 VllmCapacity vllm_capacity(const VllmKvLayout& layout, uint64_t kv_bytes, uint64_t max_model_len);
 
 // The blocks, tokens and concurrency of a pipeline-parallel run whose stage
