@@ -222,6 +222,22 @@ struct MlaGeometry {
   bool operator==(const MlaGeometry&) const = default;
 };
 
+// DeepSeek V4's attention (config model_type "deepseek_v4"): every decoder
+// layer keeps the last `window_tokens` rows of `head_dim` whole; a layer
+// whose compress ratio r is above 1 also keeps one compressed row per r
+// tokens (and the compressor's running state), and an r = 4 layer the
+// lightning indexer's key, `index_head_dim` wide, per compressed row
+// (config compress_ratios, sliding_window, head_dim, index_head_dim;
+// DeepSeek's inference/model.py, vLLM's models/deepseek_v4). All empty or
+// zero for every other model.
+struct CompressedAttentionGeometry {
+  std::vector<uint64_t> compress_ratios;  // one per decoder layer; 0 or 1: the window only
+  uint64_t window_tokens = 0;
+  uint64_t head_dim = 0;
+  uint64_t index_head_dim = 0;
+  bool operator==(const CompressedAttentionGeometry&) const = default;
+};
+
 // What makes a model an embedding or reranking model, and how it is run
 // (docs/embedding-models.md): read from its config's architecture, a
 // sentence-transformers folder (modules.json, 1_Pooling/config.json) or a
@@ -309,6 +325,8 @@ struct ModelSpec {
   uint64_t mtp_layers = 0;
   // The MLA widths; zero when the model has none.
   MlaGeometry mla;
+  // DeepSeek V4's per-layer compressed attention; empty for other models.
+  CompressedAttentionGeometry compressed_attention;
 };
 
 // Parses config.json text. Fails on text that is not a JSON object, on

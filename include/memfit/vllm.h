@@ -166,6 +166,9 @@ struct VllmGroup {
   uint64_t window = 0;            // sliding window / chunk, tokens
   uint64_t block_size = 0;        // tokens per block (Mamba: one state per block)
   uint64_t blocks_per_request = 0;  // blocks one request of max_model_len needs
+  // One block of the group, bytes summed over its layers, where the groups
+  // weigh their blocks by it (request_unit_bytes below); 0 otherwise.
+  uint64_t page_bytes = 0;
 };
 
 struct VllmKvLayout {
@@ -178,6 +181,16 @@ struct VllmKvLayout {
   std::vector<VllmGroup> groups;
   uint64_t blocks_per_request = 0;  // sum over the groups
   bool hybrid_mamba = false;      // Mamba groups present
+  // DeepSeek V4's groups of per-layer pages (docs/engine-vllm.md, "DeepSeek
+  // V4"); 0 for every other model. When set, a request's blocks are
+  // cdiv(sum of page_bytes x blocks_per_request over the groups,
+  // request_unit_bytes), the first group's page_bytes, and it starts only
+  // if request_bytes, request_tuple_bytes x the groups' blocks, fits the KV
+  // memory (get_max_concurrency_for_kv_cache_config and
+  // _max_memory_usage_bytes_from_groups, v1/core/kv_cache_utils.py).
+  uint64_t request_unit_bytes = 0;
+  uint64_t request_tuple_bytes = 0;
+  uint64_t request_bytes = 0;     // filled with blocks_per_request
 };
 
 struct VllmEstimate {

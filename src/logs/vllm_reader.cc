@@ -443,6 +443,18 @@ void read_mxfp4_kernel(std::string_view text, LogBuilder& out) {
   if (contains(text, "Using FlashInfer MXFP4")) out.setting("mxfp4_backend", "flashinfer");
 }
 
+// The KV cache format DeepSeek's sparse-MLA models run on: the FlashMLA
+// layout, fp8_ds_mla, which the model turns any fp8 --kv-cache-dtype into,
+// and since about v0.25 also "auto" (models/deepseek_v4/attention.py,
+// _resolve_dsv4_kv_cache_dtype: "Using DeepSeek's fp8_ds_mla KV cache
+// format."). The line says what the cache holds, whatever the arguments
+// said before it.
+void read_kv_cache_format(std::string_view text, LogBuilder& out) {
+  if (contains(text, "Using DeepSeek's fp8_ds_mla KV cache format")) {
+    out.setting("kv_cache_dtype", "fp8", /*replace=*/true);
+  }
+}
+
 void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
   const std::string_view text = line.text;
   if (v0_engine_line(text)) out.setting("engine", "V0");
@@ -464,6 +476,7 @@ void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
   }
   if (auto len = after(text, "Using max model len ")) out.setting("max_model_len", trim(*len));
   read_mxfp4_kernel(text, out);
+  read_kv_cache_format(text, out);
   read_ray_placement(text, out);
   if (contains(text, "vllm serve") || contains(text, "vllm.entrypoints") ||
       contains(text, "--tensor-parallel-size")) {

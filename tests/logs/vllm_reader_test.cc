@@ -180,6 +180,17 @@ TEST(VllmLog, TheMxfp4KernelFromMarlinsWarningOrTheBackendLine) {
   EXPECT_EQ(read("vllm-17122-llama31-8b-l40s-v1.log").setting("mxfp4_backend"), nullptr);
 }
 
+TEST(VllmLog, DeepSeeksFp8DsMlaLineSetsTheKvCacheFormat) {
+  // tant2tls/Deepseek-serving's v0.31 dev log of DeepSeek-V4-Flash-0731
+  // passes no --kv-cache-dtype (the engine line would say auto) and prints
+  // "[attention.py:121] Using DeepSeek's fp8_ds_mla KV cache format.": the
+  // cache is fp8. A log without the line keeps what its arguments say.
+  EXPECT_EQ(setting_of(read("vllm-tant2tls-deepseek-v4-flash-0731-tp8-ep-h100-v0311.log"),
+                       "kv_cache_dtype"),
+            "fp8");
+  EXPECT_EQ(read("vllm-17122-llama31-8b-l40s-v1.log").setting("kv_cache_dtype"), nullptr);
+}
+
 TEST(VllmLog, TabularProfileOfV065) {
   // vllm-project/vllm#10511: "total_gpu_memory     79.22GiB", ...
   const RuntimeLog log = read("vllm-10511-llama3-8b-tp1-80gb.log");

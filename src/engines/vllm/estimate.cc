@@ -137,7 +137,7 @@ uint64_t longest_request_fit(const VllmEstimate& e, const VllmSettings& s, uint6
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo + 1) / 2;
     vllm_request_blocks(probe, s, mid);
-    if (probe.blocks_per_request <= e.num_blocks) lo = mid;
+    if (vllm_request_fits(probe, e.num_blocks, e.kv_cache_bytes)) lo = mid;
     else hi = mid - 1;
   }
   return lo;
@@ -298,7 +298,8 @@ Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,
                               e.cuda_context_bytes + margin_of(e.bands, "weights");
   size_kv_cache(s, non_kv, model.spec.max_position_tokens, e);
   const bool attention_free = e.layout.groups.empty();
-  e.starts = attention_free || (e.num_blocks > 1 && e.layout.blocks_per_request <= e.num_blocks);
+  e.starts = attention_free ||
+             (e.num_blocks > 1 && vllm_request_fits(e.layout, e.num_blocks, e.kv_cache_bytes));
   // What vLLM holds once the KV cache is allocated, then the CUDA graphs.
   const CheckedBytes held = s.kv_cache_memory || s.gpu_memory_total == 0 || attention_free
                                 ? non_kv + e.kv_cache_bytes

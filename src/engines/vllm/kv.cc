@@ -12,6 +12,7 @@
 #include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
+#include "engines/vllm/compressed_kv.h"
 #include "engines/vllm/parts.h"
 #include "engines/vllm/sparse_mla.h"
 
@@ -263,6 +264,9 @@ std::string_view to_string(VllmSpecKind kind) {
 }
 
 Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s) {
+  if (std::optional<VllmKvLayout> compressed = vllm_compressed_layout(spec, s)) {
+    return std::move(*compressed);
+  }
   const std::optional<VllmSparseMla> sparse = vllm_sparse_mla(spec, s);
   const std::vector<LayerSpec> layers = layer_specs(spec, s, sparse);
 
@@ -330,10 +334,21 @@ VllmCapacity vllm_capacity(const VllmKvLayout& layout, uint64_t kv_bytes, uint64
 // Fills each group's blocks per request and their sum for max_model_len.
 void vllm_request_blocks(VllmKvLayout& layout, const VllmSettings& s, uint64_t len) {
   layout.blocks_per_request = 0;
+  CheckedBytes weighted = 0;
   for (VllmGroup& g : layout.groups) {
     g.blocks_per_request = request_blocks(g, s, len);
     layout.blocks_per_request += g.blocks_per_request;
+    weighted += CheckedBytes(g.page_bytes) * g.blocks_per_request;
   }
+  if (layout.request_unit_bytes != 0) {
+    layout.request_bytes = (CheckedBytes(layout.request_tuple_bytes) * layout.blocks_per_request).saturated();
+    layout.blocks_per_request = CheckedBytes::ceil_div(weighted, layout.request_unit_bytes).saturated();
+  }
+}
+
+bool vllm_request_fits(const VllmKvLayout& layout, uint64_t num_blocks, uint64_t kv_bytes) {
+  if (layout.request_unit_bytes != 0) return layout.request_bytes <= kv_bytes;
+  return layout.blocks_per_request <= num_blocks;
 }
 
 }  // namespace memfit

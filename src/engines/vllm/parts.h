@@ -90,6 +90,12 @@ uint64_t vllm_kv_tokens(const VllmKvLayout& layout, uint64_t num_blocks, uint64_
 VllmCapacity vllm_capacity(const VllmKvLayout& layout, uint64_t kv_bytes, uint64_t max_model_len,
                            VllmTokensForm form);
 
+// Whether one request of the length vllm_request_blocks last sized fits:
+// its blocks within `num_blocks`, or, for a layout of weighted groups
+// (request_unit_bytes), its request_bytes within `kv_bytes` (vLLM's
+// _check_enough_kv_cache_memory).
+bool vllm_request_fits(const VllmKvLayout& layout, uint64_t num_blocks, uint64_t kv_bytes);
+
 // The blocks, tokens and concurrency of a pipeline-parallel run whose stage
 // s (0 holding the first layers) had stage_kv_bytes[s] of KV memory on
 // each of its workers: every stage sizes its blocks over its own layers

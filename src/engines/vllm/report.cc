@@ -254,6 +254,11 @@ void text_kv(std::string& out, const ModelSpec& spec, const VllmEstimate& e) {
                        "of indexer keys on each layer\n",
                        sparse->block_size, sparse->mla_token_bytes,
                        s.kv_cache_fp8 ? " (fp8_ds_mla)" : "", sparse->indexer_token_bytes);
+  } else if (e.layout.request_unit_bytes != 0) {
+    out += fmt::format("    DeepSeek V4: {}-token blocks of compressed rows and indexer keys beside "
+                       "the windows and compressor states (docs/engine-vllm.md, \"DeepSeek V4\"); "
+                       "tokens = concurrency x max_model_len\n",
+                       e.layout.attention_block_size);
   } else if (e.layout.attention_block_size != s.block_size && !e.layout.hybrid_mamba) {
     out += fmt::format("    MLA: {}-token blocks, as vLLM's MLA backend on the {} forces them\n",
                        e.layout.attention_block_size, escape_untrusted(s.gpu_name));

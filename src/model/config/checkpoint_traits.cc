@@ -185,4 +185,30 @@ MlaGeometry read_mla(const ConfigDocument& doc, std::string_view model_type) {
   return mla;
 }
 
+CompressedAttentionGeometry read_compressed_attention(const ConfigDocument& doc,
+                                                      std::string_view model_type) {
+  if (model_type != "deepseek_v4") return {};
+  auto first = [&](std::string_view field) -> uint64_t {
+    Result<std::optional<uint64_t>> v = doc.u64({field});
+    return v && v->has_value() ? **v : 0;
+  };
+  const uint64_t layers = first("num_hidden_layers");
+  const nlohmann::json* ratios = doc.find("compress_ratios");
+  if (layers == 0 || layers > kMaxLayers || ratios == nullptr || !ratios->is_array() ||
+      ratios->size() < layers) {
+    return {};
+  }
+  CompressedAttentionGeometry g;
+  g.compress_ratios.reserve(layers);
+  for (uint64_t i = 0; i < layers; ++i) {
+    const nlohmann::json& r = (*ratios)[i];
+    if (!r.is_number_unsigned()) return {};
+    g.compress_ratios.push_back(r.get<uint64_t>());
+  }
+  g.window_tokens = first("sliding_window");
+  g.head_dim = first("head_dim");
+  g.index_head_dim = first("index_head_dim");
+  return g;
+}
+
 }  // namespace memfit

@@ -22,6 +22,13 @@ MoeInfo read_moe(const ConfigDocument& doc);
 // The MLA widths of a config that has a kv_lora_rank (DeepSeek V2/V3, Kimi
 // K2; `model_type` the text model's); zero otherwise.
 MlaGeometry read_mla(const ConfigDocument& doc, std::string_view model_type);
+// DeepSeek V4's compressed attention (`model_type` deepseek_v4): the first
+// num_hidden_layers entries of compress_ratios (the rest are the MTP and
+// draft layers'), sliding_window, head_dim and index_head_dim. Empty for
+// every other model type, and when compress_ratios is missing, shorter
+// than the layers, or holds anything but non-negative integers.
+CompressedAttentionGeometry read_compressed_attention(const ConfigDocument& doc,
+                                                      std::string_view model_type);
 
 }  // namespace memfit
 

@@ -201,6 +201,7 @@ Result<ModelSpec> spec_and_tower(const ConfigDocument& doc, uint64_t& tower_byte
   spec.quantization = read_quantization(doc);
   spec.moe = read_moe(doc);
   spec.mla = read_mla(doc, text_type);
+  spec.compressed_attention = read_compressed_attention(doc, text_type);
   const std::vector<ParamBlock> blocks = analytical_param_blocks(reader, spec);
   spec.analytical_params = count_parameters(blocks);
   for (const ParamBlock& b : blocks) {
