@@ -307,7 +307,9 @@ VllmTokensForm vllm_tokens_form(const std::optional<VllmRelease>& release) {
 uint64_t vllm_kv_tokens(const VllmKvLayout& layout, uint64_t num_blocks, uint64_t max_model_len,
                         VllmTokensForm form) {
   if (layout.groups.empty()) return 0;
-  if (form == VllmTokensForm::kBlocksPerGroup) {
+  // A layout of weighted groups (request_unit_bytes: DeepSeek V4's, which
+  // vLLM runs from the 0.22 line on) is only ever printed in the later form.
+  if (form == VllmTokensForm::kBlocksPerGroup && layout.request_unit_bytes == 0) {
     uint64_t min_block = UINT64_MAX;
     for (const VllmGroup& g : layout.groups) min_block = std::min(min_block, g.block_size);
     return (CheckedBytes(num_blocks / layout.groups.size()) * min_block).saturated();

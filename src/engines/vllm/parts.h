@@ -83,7 +83,9 @@ enum class VllmTokensForm { kBlocksPerGroup, kConcurrencyTimesLen };
 // The form `release` prints (nullopt: the current line's, 0.11 to 0.20).
 VllmTokensForm vllm_tokens_form(const std::optional<VllmRelease>& release);
 // The tokens printed for `num_blocks` blocks of `layout` (its
-// blocks_per_request filled for max_model_len) in `form`; saturates.
+// blocks_per_request filled for max_model_len) in `form`; saturates. A
+// layout of weighted groups (request_unit_bytes: DeepSeek V4, run by vLLM
+// from the 0.22 line) is printed as kConcurrencyTimesLen whatever `form`.
 uint64_t vllm_kv_tokens(const VllmKvLayout& layout, uint64_t num_blocks, uint64_t max_model_len,
                         VllmTokensForm form);
 

@@ -131,6 +131,11 @@ TEST(VllmCompressedKv, TokensAreConcurrencyTimesLength) {
   EXPECT_EQ(c.num_blocks, 33130u);
   EXPECT_EQ(c.kv_tokens, 673242u);  // 33,130 x 65,536 / 3,225 = 673,242.7
   EXPECT_DOUBLE_EQ(c.max_concurrency, 33130.0 / 3225.0);
+  // A release whose form is blocks per group (a log printing no version)
+  // still prints this layout as concurrency x length: vLLM runs DeepSeek V4
+  // from the 0.22 line only (33,130 // 5 groups x the smallest block, 4,
+  // would be 26,504).
+  EXPECT_EQ(vllm_kv_tokens(l, 33130, 65536, VllmTokensForm::kBlocksPerGroup), 673242u);
 }
 
 TEST(VllmCompressedKv, StartCheckWeighsEveryGroupsPages) {
