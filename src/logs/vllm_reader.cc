@@ -460,6 +460,13 @@ void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
   if (v0_engine_line(text)) out.setting("engine", "V0");
   if (auto v = after(text, "vLLM API server version ")) out.set_version(v->substr(0, v->find(' ')));
   if (auto v = after(text, " LLM engine (v")) out.set_version(v->substr(0, v->find(')')));
+  // The API server's logo, its version beside it (the corpus's 0.19 to 0.31
+  // logs: "█ ▀▄▀ █  version 0.31.1rc1.dev50+g554340f3d"); an excerpt may hold
+  // no other line naming the release.
+  if (contains(text, "\xe2\x96\x80\xe2\x96\x84\xe2\x96\x80 \xe2\x96\x88  version ")) {  // UTF-8 "▀▄▀ █"
+    const std::string_view v = *after(text, "  version ");
+    out.set_version(v.substr(0, v.find(' ')));
+  }
   if (auto platform = after(text, "Automatically detected platform ")) {
     const std::string_view name = trim(platform->substr(0, platform->find('.')));
     out.set_backend(name == "cuda" ? "CUDA" : name == "rocm" ? "ROCm" : name);

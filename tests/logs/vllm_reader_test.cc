@@ -256,6 +256,13 @@ TEST(VllmLog, EngineConfigLineGivesTheSettings) {
   EXPECT_EQ(setting_of(*log, "engine"), "<none>");  // a V1 log
 }
 
+TEST(VllmLog, TheLogosVersionIsTheRelease) {
+  // vllm-tant2tls's excerpt names its release only beside the API server's
+  // logo (no "LLM engine (v...)" line).
+  const RuntimeLog log = read("vllm-tant2tls-deepseek-v4-flash-0731-tp8-ep-h100-v0311.log");
+  EXPECT_EQ(log.version, "0.31.1rc1.dev50+g554340f3d");
+}
+
 // V0's own lines mark the log as V0's (its defaults differ: vllm_pricer.cc);
 // a command line's --quantization is read as the engine line's.
 TEST(VllmLog, V0LinesAndTheQuantizationFlag) {
