@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -364,6 +365,37 @@ void add_gemma3_vision(const ConfigDocument& doc, const ModelGeometry& g, BlockL
   out.add(ParamRole::kVision, "multi_modal_projector.mm_soft_emb_norm", std::nullopt, 1, v);
 }
 
+// The geometry both Qwen vision towers (Qwen2.5-VL's and Qwen3-VL's) read
+// from vision_config: v the width, f the MLP width, the blocks, the spatial
+// and temporal patch, the channels (in_chans, else in_channels, else 3), o
+// the text width and m the spatial merge. Nothing when any is missing or 0.
+struct QwenVisionGeometry {
+  uint64_t v = 0, f = 0, depth = 0, patch = 0, temporal = 0, channels = 0, o = 0, merge = 0;
+};
+std::optional<QwenVisionGeometry> qwen_vision_geometry(const nlohmann::json& vision) {
+  QwenVisionGeometry g;
+  g.v = json_u64(vision, "hidden_size", 0);
+  g.f = json_u64(vision, "intermediate_size", 0);
+  g.depth = json_u64(vision, "depth", 0);
+  g.patch = json_u64(vision, "patch_size", 0);
+  g.temporal = json_u64(vision, "temporal_patch_size", 0);
+  g.channels = json_u64(vision, "in_chans", json_u64(vision, "in_channels", 3));
+  g.o = json_u64(vision, "out_hidden_size", 0);
+  g.merge = json_u64(vision, "spatial_merge_size", 0);
+  if (g.v == 0 || g.f == 0 || g.depth == 0 || g.patch == 0 || g.temporal == 0 || g.o == 0 || g.merge == 0) {
+    return std::nullopt;
+  }
+  return g;
+}
+
+// Each block's attention in both towers: qkv [3v, v] + 3v, proj [v, v] + v.
+void add_qwen_vision_attention(const QwenVisionGeometry& g, BlockList& out) {
+  out.add(ParamRole::kVision, "attn.qkv", std::nullopt, CheckedBytes(3) * g.v, g.v, g.depth);
+  out.add(ParamRole::kVision, "attn.qkv.bias", std::nullopt, 1, CheckedBytes(3) * g.v, g.depth);
+  out.add(ParamRole::kVision, "attn.proj", std::nullopt, g.v, g.v, g.depth);
+  out.add(ParamRole::kVision, "attn.proj.bias", std::nullopt, 1, g.v, g.depth);
+}
+
 // A Qwen3-VL or Qwen3.5 config's vision tower (transformers'
 // Qwen3VLVisionModel; vLLM's Qwen3_VisionTransformer in
 // vllm/model_executor/models/qwen3_vl.py, which Qwen3.5's models reuse and
@@ -392,16 +424,10 @@ void add_qwen3_vl_vision(const ConfigDocument& doc, BlockList& out) {
   const nlohmann::json* found = vision_config(doc);
   if (found == nullptr) return;
   const nlohmann::json& vision = *found;
-  const uint64_t v = json_u64(vision, "hidden_size", 0);
-  const uint64_t f = json_u64(vision, "intermediate_size", 0);
-  const uint64_t depth = json_u64(vision, "depth", 0);
-  const uint64_t patch = json_u64(vision, "patch_size", 0);
-  const uint64_t temporal = json_u64(vision, "temporal_patch_size", 0);
-  const uint64_t channels = json_u64(vision, "in_channels", 3);
+  const std::optional<QwenVisionGeometry> g = qwen_vision_geometry(vision);
+  if (!g) return;
+  const auto [v, f, depth, patch, temporal, channels, o, merge] = *g;
   const uint64_t positions = json_u64(vision, "num_position_embeddings", 0);
-  const uint64_t o = json_u64(vision, "out_hidden_size", 0);
-  const uint64_t merge = json_u64(vision, "spatial_merge_size", 0);
-  if (v == 0 || f == 0 || depth == 0 || patch == 0 || temporal == 0 || o == 0 || merge == 0) return;
   auto deepstack = vision.find("deepstack_visual_indexes");
   const uint64_t stacks = deepstack != vision.end() && deepstack->is_array() ? deepstack->size() : 0;
   const CheckedBytes vm = CheckedBytes(v) * merge * merge;
@@ -409,10 +435,7 @@ void add_qwen3_vl_vision(const ConfigDocument& doc, BlockList& out) {
           CheckedBytes(channels) * temporal * patch * patch);
   out.add(ParamRole::kVision, "visual.patch_embed.proj.bias", std::nullopt, 1, v);
   out.add(ParamRole::kVision, "visual.pos_embed", std::nullopt, positions, v);
-  out.add(ParamRole::kVision, "attn.qkv", std::nullopt, CheckedBytes(3) * v, v, depth);
-  out.add(ParamRole::kVision, "attn.qkv.bias", std::nullopt, 1, CheckedBytes(3) * v, depth);
-  out.add(ParamRole::kVision, "attn.proj", std::nullopt, v, v, depth);
-  out.add(ParamRole::kVision, "attn.proj.bias", std::nullopt, 1, v, depth);
+  add_qwen_vision_attention(*g, out);
   out.add(ParamRole::kVision, "mlp.linear_fc1", std::nullopt, f, v, depth);
   out.add(ParamRole::kVision, "mlp.linear_fc1.bias", std::nullopt, 1, f, depth);
   out.add(ParamRole::kVision, "mlp.linear_fc2", std::nullopt, v, f, depth);
@@ -454,23 +477,13 @@ void add_qwen25_vl_vision(const ConfigDocument& doc, BlockList& out) {
   if (json_text(doc.top(), "model_type", "") != "qwen2_5_vl") return;
   const nlohmann::json* found = vision_config(doc);
   if (found == nullptr) return;
-  const nlohmann::json& vision = *found;
-  const uint64_t v = json_u64(vision, "hidden_size", 0);
-  const uint64_t f = json_u64(vision, "intermediate_size", 0);
-  const uint64_t depth = json_u64(vision, "depth", 0);
-  const uint64_t patch = json_u64(vision, "patch_size", 0);
-  const uint64_t temporal = json_u64(vision, "temporal_patch_size", 0);
-  const uint64_t channels = json_u64(vision, "in_chans", json_u64(vision, "in_channels", 3));
-  const uint64_t o = json_u64(vision, "out_hidden_size", 0);
-  const uint64_t merge = json_u64(vision, "spatial_merge_size", 0);
-  if (v == 0 || f == 0 || depth == 0 || patch == 0 || temporal == 0 || o == 0 || merge == 0) return;
+  const std::optional<QwenVisionGeometry> g = qwen_vision_geometry(*found);
+  if (!g) return;
+  const auto [v, f, depth, patch, temporal, channels, o, merge] = *g;
   const CheckedBytes vm = CheckedBytes(v) * merge * merge;
   out.add(ParamRole::kVision, "visual.patch_embed.proj", std::nullopt, v,
           CheckedBytes(channels) * temporal * patch * patch);
-  out.add(ParamRole::kVision, "attn.qkv", std::nullopt, CheckedBytes(3) * v, v, depth);
-  out.add(ParamRole::kVision, "attn.qkv.bias", std::nullopt, 1, CheckedBytes(3) * v, depth);
-  out.add(ParamRole::kVision, "attn.proj", std::nullopt, v, v, depth);
-  out.add(ParamRole::kVision, "attn.proj.bias", std::nullopt, 1, v, depth);
+  add_qwen_vision_attention(*g, out);
   out.add(ParamRole::kVision, "mlp.gate_proj, up_proj", std::nullopt, CheckedBytes(2) * f, v, depth);
   out.add(ParamRole::kVision, "mlp.gate_proj, up_proj bias", std::nullopt, 1, CheckedBytes(2) * f,
           depth);
