@@ -14,6 +14,7 @@
 #include <cctype>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "engines/llamacpp/parts.h"
 #include "engines/llamacpp/quantize_plan.h"
@@ -832,10 +833,10 @@ struct MappedRange {
   uint64_t others = 0;  // of tensors placed on another device
 };
 
-std::optional<MappedRange> mapped_range(const Model& model, const LlamaCppPlacement& placement,
-                                        uint32_t device) {
-  const std::vector<LlamaCppTensorPlace>& places = placement.tensors;
-  if (places.size() != model.tensors.size() || places.empty()) return std::nullopt;
+// The first and last index, in the tensor list, of a tensor `device` loads
+// (get_mapping_range's ends, in file order); nullopt when it loads none.
+std::optional<std::pair<size_t, size_t>> loaded_span(const std::vector<LlamaCppTensorPlace>& places,
+                                                     uint32_t device) {
   size_t first = places.size();
   size_t last = 0;
   for (size_t i = 0; i < places.size(); ++i) {
@@ -844,6 +845,16 @@ std::optional<MappedRange> mapped_range(const Model& model, const LlamaCppPlacem
     last = i;
   }
   if (first == places.size()) return std::nullopt;
+  return std::pair{first, last};
+}
+
+std::optional<MappedRange> mapped_range(const Model& model, const LlamaCppPlacement& placement,
+                                        uint32_t device) {
+  const std::vector<LlamaCppTensorPlace>& places = placement.tensors;
+  if (places.size() != model.tensors.size() || places.empty()) return std::nullopt;
+  const std::optional<std::pair<size_t, size_t>> span = loaded_span(places, device);
+  if (!span) return std::nullopt;
+  const auto [first, last] = *span;
   CheckedBytes bytes = 0;
   CheckedBytes others = 0;
   for (size_t i = first; i <= last; ++i) {
@@ -1320,14 +1331,9 @@ bool price_spread_host_range(const RuntimeLog& log, const Model& model, const Ll
   }
   const auto host = static_cast<uint32_t>(&d - e.placement.devices.data());
   const std::vector<LlamaCppTensorPlace>& places = e.placement.tensors;
-  size_t first = places.size();
-  size_t last = 0;
-  for (size_t i = 0; i < places.size(); ++i) {
-    if (!places[i].loaded || places[i].device != host) continue;
-    first = std::min(first, i);
-    last = i;
-  }
-  if (first == places.size()) return false;
+  const std::optional<std::pair<size_t, size_t>> span = loaded_span(places, host);
+  if (!span) return false;
+  const auto [first, last] = *span;
   CheckedBytes range = model.tensors[last].data_bytes;
   CheckedBytes others = 0;
   for (size_t i = first; i < last; ++i) {

@@ -475,6 +475,19 @@ void add_deepseek2_block(const ModelSpec& spec, const MlaWidths& w, uint64_t i, 
   }
 }
 
+// The NextN head's own tensors in block i, which an MTP block holds beside
+// its layer's (deepseek2's and qwen35's alike): eh_proj (2 hidden -> hidden:
+// the embedding and the hidden state, concatenated), enorm, hnorm and
+// shared_head_norm (hidden each).
+void add_nextn_head(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const uint64_t hidden = spec.geometry.hidden;
+  const std::string blk = fmt::format("blk.{}.", i);
+  add_converted(out, blk + "nextn.eh_proj.weight", {2 * hidden, hidden});
+  add_converted(out, blk + "nextn.enorm.weight", {hidden});
+  add_converted(out, blk + "nextn.hnorm.weight", {hidden});
+  add_converted(out, blk + "nextn.shared_head_norm.weight", {hidden});
+}
+
 // A deepseek2 multi-token prediction block (the last nextn_predict_layers
 // of block_count; ModelSpec::layers holds the others): a MoE block as
 // add_deepseek2_block writes it, and its NextN tensors as llama.cpp's
@@ -486,13 +499,8 @@ void add_deepseek2_block(const ModelSpec& spec, const MlaWidths& w, uint64_t i, 
 // nextn_predict_layers; a file that has the key keeps them, so a dump's
 // key decides, and a config (no key) converts without them.
 void add_nextn_block(const ModelSpec& spec, const MlaWidths& w, uint64_t i, Tensors& out) {
-  const uint64_t hidden = spec.geometry.hidden;
-  const std::string blk = fmt::format("blk.{}.", i);
   add_deepseek2_block(spec, w, i, out);
-  add_converted(out, blk + "nextn.eh_proj.weight", {2 * hidden, hidden});
-  add_converted(out, blk + "nextn.enorm.weight", {hidden});
-  add_converted(out, blk + "nextn.hnorm.weight", {hidden});
-  add_converted(out, blk + "nextn.shared_head_norm.weight", {hidden});
+  add_nextn_head(spec, i, out);
 }
 
 // One Phi-2 block, by name: attn_norm (weight and bias), Q/K/V (fused
@@ -651,13 +659,8 @@ void add_qwen35_block(const ModelSpec& spec, const GatedDeltaWidths& d, uint64_t
 // dropping mtp.*; #22673 loads them for qwen35). A file has them when its
 // nextn_predict_layers key says so: a dump's key decides.
 void add_qwen35_nextn_block(const ModelSpec& spec, const GatedDeltaWidths& d, uint64_t i, Tensors& out) {
-  const uint64_t hidden = spec.geometry.hidden;
-  const std::string blk = fmt::format("blk.{}.", i);
   add_qwen35_block(spec, d, i, out);
-  add_converted(out, blk + "nextn.eh_proj.weight", {2 * hidden, hidden});
-  add_converted(out, blk + "nextn.enorm.weight", {hidden});
-  add_converted(out, blk + "nextn.hnorm.weight", {hidden});
-  add_converted(out, blk + "nextn.shared_head_norm.weight", {hidden});
+  add_nextn_head(spec, i, out);
 }
 
 // One Mamba-2 block, by name (llama.cpp's llama_model_mamba2
