@@ -91,6 +91,13 @@ struct FigureCheck {
   bool within_print = false;
   // Why the figure is not priced, or what memfit's figure holds; "" none.
   std::string note;
+  // The input memfit's figure rests on that the log does not print, and
+  // that an estimate has (a GGUF header's tensor types, a tensor split, the
+  // context, a launch flag): "tensor types", "tensor split", ... ; "" when
+  // memfit read every input it prices from the log. The corpus's estimate
+  // bands leave out the rows that miss their target with one
+  // (docs/validation-logs.md, "Error bands").
+  std::string input_gap;
   // The target for this engine, figure and GPU count; unset where
   // the figure has none.
   std::optional<FigureTarget> target;

@@ -752,6 +752,7 @@ void price_config_model(const RuntimeLog& log, const LogCheckOptions& options, c
     return;
   }
   c.basis = FigureBasis::kModelled;
+  c.input_gap = "tensor types";  // the file's own, which a config does not give
   c.note = fmt::format("the {} GGUF llama-quantize writes from the config (no importance matrix): "
                        "a file quantized otherwise (an imatrix, a community mix) differs", type);
 }
@@ -906,6 +907,7 @@ void note_unordered_metal_range(const RuntimeLog& log, const Model& model, Figur
       model.tensors.empty() || in_file_order(log, model) || within_print_band(*c.memfit, c.printed)) {
     return;
   }
+  c.input_gap = "data offset";  // where the GGUF's tensor data begins: its header's length
   c.note = "Metal maps its tensors' file range widened to whole pages from where the file's data "
            "begins (not in the log), and this file's tensor order is not read: memfit's is the "
            "device's own tensors";
@@ -997,6 +999,10 @@ bool host_holds_weights(const RuntimeLog& log, const LlamaCppEstimate& e) {
   });
 }
 
+// compute_note's first words for a GPU whose op-offload copies rest on host
+// weights the log does not name (no model buffers printed).
+constexpr std::string_view kNoModelBuffers = "the log prints no model buffers";
+
 std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const FigureCheck& c,
                          const ModelSpec& spec, bool op_offload, bool tensors_known) {
   const uint64_t blocks = spec.layers.size();
@@ -1084,8 +1090,9 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   });
   if (!host && op_offload && !model_printed && log_gpus(log).size() == 1 && c.printed.value > *c.memfit &&
       !within_print_band(*c.memfit, c.printed)) {
-    return "the log prints no model buffers: the host weights (-ot, --n-cpu-moe) whose copies op "
-           "offload puts in this buffer are not known, and memfit prices none";
+    return fmt::format("{}: the host weights (-ot, --n-cpu-moe) whose copies op offload puts in this "
+                       "buffer are not known, and memfit prices none",
+                       kNoModelBuffers);
   }
   // Metal without flash attention, where memfit's largest phase is the
   // attention's (the scores, n_kv x n_tok x heads f32, with the layer's
@@ -1680,19 +1687,23 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
       c.basis = FigureBasis::kModelled;  // the pinned build's rule, not this build's
     }
     if (placed && gpu && split_unknown) {
+      c.input_gap = "tensor split";
       append_note(c, "the log names neither the GPUs' free memory nor a tensor split: memfit splits the "
                   "layers evenly, the run by its own split");
     }
     if (placed && gpu && devices_unprinted) {
+      c.input_gap = "device list";
       append_note(c, fmt::format("the log lists {} GPUs and {} of them hold its model buffers: the run "
                                  "was given a device list or tensor split it does not print; memfit "
                                  "spreads the layers over all {}",
                                  gpus.size(), holding.size(), gpus.size()));
     }
     if (placed && layers_unknown) {
+      c.input_gap = "n_gpu_layers";
       append_note(c, "n_gpu_layers is not in the log: memfit offloads every layer");
     }
     if (f == LogFigure::kOutput && seqs_unknown && *c.memfit > 0) {
+      c.input_gap = "n_seq_max";
       append_note(c, fmt::format("n_seq_max is not in the log: memfit's buffer is one sequence's row, "
                               "the printed one {:.2f} rows",
                               static_cast<double>(c.printed.value) / static_cast<double>(*c.memfit)));
@@ -1774,6 +1785,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
   for (FigureCheck& c : figures) {
     if (!c.note.empty()) continue;
     c.note = compute_note(log, e, c, run.model->spec, op_offload, !run.model->tensors.empty());
+    if (c.note.starts_with(kNoModelBuffers)) c.input_gap = "host tensors";
   }
   add_unknown_run_notes(log, e, run.model->spec, figures);
   if (uncounted_build(log, options)) {

@@ -131,6 +131,8 @@ void say_why_unlisted(const std::string& unlisted, bool shaped, std::vector<Figu
   if (unlisted.empty()) return;
   for (FigureCheck& c : figures) {
     if (c.printed.figure != LogFigure::kModel || !c.memfit) continue;
+    // A GGUF header lists every tensor with its type; the dump, counts.
+    c.input_gap = shaped ? "tensor types" : "tensor list";
     if (c.note.starts_with(logs::kRepackFromCounts)) {
       logs::append_note(c, fmt::format("the tensor list is not rebuilt from the dump ({})", unlisted));
     } else if (shaped) {

@@ -51,6 +51,7 @@ Json figure_json(const FigureCheck& c) {
             {"basis", c.basis ? Json(std::string(to_string(*c.basis))) : Json(nullptr)},
             {"within_print", c.within_print},
             {"note", text_or_null(c.note)},
+            {"input_gap", text_or_null(c.input_gap)},
             {"line", p.line}};
   if (!p.buffers.empty()) j["buffers"] = p.buffers;
   j["target"] = c.target ? target_json(*c.target) : Json(nullptr);

@@ -393,6 +393,7 @@ void note_unprinted_inputs(const RuntimeLog& log, const EstimateRun& run, std::v
   for (FigureCheck& c : figures) {
     if (!c.memfit || (c.printed.figure != LogFigure::kKvCache && c.printed.figure != LogFigure::kCompute)) continue;
     c.basis = FigureBasis::kModelled;
+    c.input_gap = context ? "layers per device" : "context";
     c.note = c.note.empty() ? why : fmt::format("{}; {}", why, c.note);
   }
   if (split) return;
@@ -405,6 +406,7 @@ void note_unprinted_inputs(const RuntimeLog& log, const EstimateRun& run, std::v
   for (FigureCheck& c : figures) {
     if (!c.memfit || c.printed.figure != LogFigure::kModel) continue;
     c.basis = FigureBasis::kModelled;
+    c.input_gap = "layers per device";
     c.note = c.note.empty() ? layers : fmt::format("{}; {}", layers, c.note);
   }
 }

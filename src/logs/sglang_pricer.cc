@@ -353,6 +353,7 @@ class SglangPricer final : public LogPricer {
           c.basis = j.value("weights_exact", false) ? FigureBasis::kExact : FigureBasis::kModelled;
           if (run.model->spec.quantization.method == "mxfp4" && log.setting("mxfp4_backend") == nullptr &&
               options.gpu_name.empty()) {
+            c.input_gap = "GPU name";
             c.note = "the log names neither the GPU nor the MXFP4 MoE kernel: the experts are laid out "
                      "as triton_kernels holds them; on datacenter Blackwell SGLang runs FlashInfer's, "
                      "padded to 256 (give --gpu-name)";
@@ -375,6 +376,7 @@ class SglangPricer final : public LogPricer {
           if (log.setting("mem_fraction_static") == nullptr) {
             // The pool is the rest the fraction leaves: a fraction the log
             // does not print is a default, not the run's.
+            c.input_gap = "mem_fraction_static";
             c.note += std::string(c.note.empty() ? "" : "; ") +
                       "the log prints no mem_fraction_static (no server_args, no launch command): "
                       "the default its date allows is taken (docs/engine-sglang.md, 'Validation')";
@@ -388,6 +390,7 @@ class SglangPricer final : public LogPricer {
             // SGLang sizes the pool from the free memory it measured
             // before the weights; without the load line the pool rests on
             // the hardware table's total less memfit's startup term.
+            if (c.input_gap.empty()) c.input_gap = "free memory";
             c.note += std::string(c.note.empty() ? "" : "; ") +
                       "the log prints no free memory before the weights (Load weight end ... avail "
                       "mem): the pool rests on the GPU's total less memfit's 1,200 MiB startup";

@@ -479,6 +479,7 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
   }
   if (capacity && misses && !count_setting(log, "max_num_seqs") &&
       !count_setting(log, "max_num_batched_tokens")) {
+    c.input_gap = "max_num_seqs";
     c.note = "the log prints neither max_num_seqs nor max_num_batched_tokens (no settings line): "
              "memfit profiles the release's defaults, and the KV capacity is what the profile "
              "run leaves";
@@ -488,6 +489,7 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
   // worker on another node or a pipeline stage may print none.
   if (weights && misses && !count_setting(log, "tensor_parallel") &&
       std::max(rank_count(log), count_setting(log, "ranks_seen").value_or(0)) > 1) {
+    c.input_gap = "tensor_parallel_size";
     c.note = "the log prints no tensor-parallel size: memfit splits the weights by the ranks its "
              "lines show, a floor (give --command with --tensor-parallel-size)";
     return;

@@ -1258,6 +1258,11 @@ TEST(CheckLog, AVllmRowOffItsTargetSaysWhatTheLogLeavesOut) {
   const FigureCheck* floor = figure(ray, "rank1", LogFigure::kWeights);
   ASSERT_NE(floor, nullptr);
   EXPECT_EQ(floor->note.rfind("the log prints no tensor-parallel size", 0), 0u) << floor->note;
+  EXPECT_EQ(floor->input_gap, "tensor_parallel_size");
+  // The same miss under max_num_seqs' defaults names that input; the Gemma
+  // row's gap is not an input the log lacks.
+  EXPECT_EQ(kv->input_gap, "max_num_seqs");
+  EXPECT_EQ(weights->input_gap, "");
   // A row within its target gets no such note: #10517's weights, exact to
   // the print above.
   LogCheckOptions within;
@@ -2146,6 +2151,7 @@ TEST(CheckLog, RowsThatHangOnWhatTheLogLeavesOutSaySo) {
   ASSERT_NE(kv, nullptr);
   EXPECT_NE(kv->note.find("the log names neither the GPUs' free memory nor a tensor split"), std::string::npos)
       << kv->note;
+  EXPECT_EQ(kv->input_gap, "tensor split");
   const FigureCheck* output = figure(c, "CPU", LogFigure::kOutput);
   ASSERT_NE(output, nullptr);
   EXPECT_EQ(output->memfit, 513'024u);
@@ -2153,6 +2159,7 @@ TEST(CheckLog, RowsThatHangOnWhatTheLogLeavesOutSaySo) {
                               "printed one 2.00 rows"),
             std::string::npos)
       << output->note;
+  EXPECT_EQ(output->input_gap, "n_seq_max");
 }
 
 TEST(CheckLog, NemotronHConfigCountsItsLayersFromTheirTypes) {
