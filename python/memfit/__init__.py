@@ -230,6 +230,9 @@ sglang's own, refused under another engine:
   max_running_requests (int 1 to 4294967296; --max-running-requests)
       requests run at once (default: the pool's tokens / context x 512, within
       2048 and 4096)
+  max_total_tokens (int 1 to 4294967296, tokens; --max-total-tokens)
+      SGLang's --max-total-tokens: caps the KV pool's tokens (default: what
+      memory allows)
   page_size (int 1 to 4294967296, tokens, default 1; --page-size)
       tokens per KV page (default 1)
   sglang_kv_cache_dtype (str: auto, fp8_e4m3, fp8_e5m2 or bf16, default auto;

@@ -83,6 +83,7 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
       {"kv_cache_dtype", "sglang_kv_cache_dtype"},
       {"chunked_prefill_size", "chunked_prefill_size"},
       {"max_running_requests", "max_running_requests"},
+      {"max_total_tokens", "max_total_tokens"},
       {"page_size", "page_size"},
       {"dp_size", "dp_size"},
       {"enable_dp_attention", "enable_dp_attention"},

@@ -122,7 +122,7 @@ void read_settings(std::string_view args, LogBuilder& out) {
                                                         : key;
     for (std::string_view known : {"model", "tensor_parallel", "max_model_len", "dtype",
                                    "kv_cache_dtype", "quantization", "mem_fraction_static",
-                                   "chunked_prefill_size", "max_running_requests", "page_size",
+                                   "chunked_prefill_size", "max_running_requests", "max_total_tokens", "page_size",
                                    "dp_size", "enable_dp_attention", "enable_dp_lm_head", "cuda_graph_max_bs",
                                    "attention_backend"}) {
       if (name == known) out.setting(name, value);
@@ -195,6 +195,7 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"--kv-cache-dtype"}, "kv_cache_dtype"},
               {{"--chunked-prefill-size"}, "chunked_prefill_size"},
               {{"--max-running-requests"}, "max_running_requests"},
+              {{"--max-total-tokens"}, "max_total_tokens"},
               {{"--page-size"}, "page_size"},
               {{"--cuda-graph-max-bs"}, "cuda_graph_max_bs"},
               {{"--attention-backend"}, "attention_backend"},

@@ -1559,6 +1559,25 @@ TEST(CheckLog, EachSglangRankChecksItsOwnPrintedTokens) {
   }
 }
 
+TEST(CheckLog, AnSglangMaxTotalTokensCapsThePricedPool) {
+  // SGLang's docs CI: Qwen2.5-0.5B-Instruct on an H100 with the CI's
+  // max_total_tokens=20480 (server_args). The memory allows far more
+  // (78.43 GB free, 0.98 GB of weights, fraction 0.841: about 5.68 million
+  // tokens of 24 layers x 2 KV heads x 64 x (K + V) x 2 B = 12,288 B),
+  // and init_memory_pool keeps min(that, 20480): the pool SGLang printed.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-neversgmlx-docs-qwen25-05b-maxtokens.config.json");
+  options.gpu_name = "NVIDIA H100 80GB HBM3";
+  const LogCheck c = check("sglang", "sglang-neversgmlx-docs-qwen25-05b-maxtokens.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->memfit, 20'480u);
+  // 20,480 x 12,288 = 251,658,240 B of K + V (printed 0.12 + 0.12 GB).
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 251'658'240u);
+}
+
 TEST(CheckLog, AnSglangRankWithoutFiguresStillCountsTowardsTheTp) {
   // sgl-project/sglang#27537: Qwen3-30B-A3B FP8 on two MUSA ranks; rank 0
   // prints "#tokens: 1106304", rank 1 only a capture line. At TP 2 a token

@@ -151,6 +151,23 @@ TEST(SglangLog, TotalTokensLineLeavesThePrintedPoolAlone) {
   EXPECT_EQ(setting_of(log, "mem_fraction_static"), "0.85");
 }
 
+TEST(SglangLog, MaxTotalTokensFromServerArgsOrTheCommand) {
+  // SGLang's docs CI (2026-02-04): server_args prints max_total_tokens=20480
+  // (the CI's cap), which the pool then is: "#tokens: 20480".
+  const RuntimeLog log = read("sglang", "sglang-neversgmlx-docs-qwen25-05b-maxtokens.log");
+  EXPECT_EQ(setting_of(log, "max_total_tokens"), "20480");
+  EXPECT_EQ(find_figure(log, "rank0", LogFigure::kTokenPool)->value, 20'480u);
+  // server_args' None is read as printed (the pricer leaves a None out).
+  const RuntimeLog none = read("sglang", "sglang-neversgmlx-qwen25-3b-80gb.log");
+  EXPECT_EQ(setting_of(none, "max_total_tokens"), "None");
+  // The launch command's flag.
+  const RuntimeLog flag = read_runtime_log(
+      "python -m sglang.launch_server --model-path m --max-total-tokens 4096\n"
+      "[2026-01-01 10:00:00] KV Cache is allocated. #tokens: 4096, K size: 0.01 GB, V size: 0.01 GB\n")
+      .value();
+  EXPECT_EQ(setting_of(flag, "max_total_tokens"), "4096");
+}
+
 TEST(SglangLog, HybridModelStatePoolPerRank) {
   // kvcache-ai/ktransformers#1870 (Qwen3.5 MoE, TP 2): "Mamba Cache is
   // allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB,

@@ -106,16 +106,16 @@ TEST(FieldTable, NamesAndSpellingsAreOnceEach) {
   }
   // 18 common fields (the machine's gpu, mac and host_bandwidth_gb_s among
   // them), 32 llama.cpp's (embedding, pooling and reranking among them), 10
-  // mlx-lm's, 13 vLLM's (runner among them), 17 SGLang's (the Mamba state pool's
-  // four, attention_backend and enable_dp_lm_head among them), 13 Ollama's
-  // (use_mmap and ollama_gpu_arch among them): 103.
+  // mlx-lm's, 13 vLLM's (runner among them), 18 SGLang's (the Mamba state pool's
+  // four, attention_backend, enable_dp_lm_head and max_total_tokens among them),
+  // 13 Ollama's (use_mmap and ollama_gpu_arch among them): 104.
   EXPECT_EQ(engine_request_fields("").size(), 18u);
   EXPECT_EQ(engine_request_fields("llamacpp").size(), 32u);
   EXPECT_EQ(engine_request_fields("mlx-lm").size(), 10u);
   EXPECT_EQ(engine_request_fields("vllm").size(), 13u);
-  EXPECT_EQ(engine_request_fields("sglang").size(), 17u);
+  EXPECT_EQ(engine_request_fields("sglang").size(), 18u);
   EXPECT_EQ(engine_request_fields("ollama").size(), 13u);
-  EXPECT_EQ(request_fields().size(), 103u);
+  EXPECT_EQ(request_fields().size(), 104u);
   EXPECT_EQ(find_request_field("max_token"), nullptr);
 }
 

@@ -133,6 +133,17 @@ constexpr RequestField kFields[] = {
          .example = "64",
          .doc = "requests run at once (or `--batch` other than 1); the request-to-token table's "
                 "rows; default min(max(tokens / context x 512, 2048), 4096)"}),
+    text_field<"max_total_tokens", parse_count>(
+        {.flags = "--max-total-tokens",
+         .help = "SGLang's --max-total-tokens: caps the KV pool's tokens (default: what memory allows)",
+         .unit = "tokens",
+         .type = FieldType::kCount,
+         .min = 1,
+         .max = kMaxCount,
+         .example = "20480",
+         .doc = "SGLang's `--max-total-tokens`: the pool holds min(what the fraction leaves, this) "
+                "tokens, to whole pages; the default request count is still taken from what memory "
+                "allows (model_runner.py, init_memory_pool)"}),
     text_field<"page_size", parse_count>(
         {.flags = "--page-size",
          .help = "tokens per KV page (default 1)",
@@ -274,7 +285,7 @@ std::span<const RequestField> fields() { return kFields; }
 Result<Settings> read_settings(const EstimateRequest& r) {
   Settings s;
   s.tensor_parallel = r.parallel.tensor_parallel;
-  std::optional<uint64_t> context, requests, kv, page, dp, chunked, graphs;
+  std::optional<uint64_t> context, requests, total_tokens, kv, page, dp, chunked, graphs;
   std::optional<double> fraction;
   std::optional<uint64_t> mamba_slots, ssm_bytes;
   std::optional<double> mamba_ratio;
@@ -285,6 +296,7 @@ Result<Settings> read_settings(const EstimateRequest& r) {
       read_field(r, "mem_fraction_static", parse_fraction, fraction),
       read_field(r, "context_length", parse_count, context),
       read_field(r, "max_running_requests", parse_count, requests),
+      read_field(r, "max_total_tokens", parse_count, total_tokens),
       read_field(r, "page_size", parse_count, page),
       read_field(r, "sglang_kv_cache_dtype", parse_kv_dtype, kv),
       read_field(r, "chunked_prefill_size", parse_count, chunked),
@@ -305,6 +317,7 @@ Result<Settings> read_settings(const EstimateRequest& r) {
   s.mem_fraction_static = fraction;
   s.context_length = context.value_or(r.max_tokens.value_or(0));
   s.max_running_requests = requests ? requests : (r.batch != 1 ? std::optional<uint64_t>(r.batch) : std::nullopt);
+  s.max_total_tokens = total_tokens;
   s.page_size = page.value_or(1);
   s.kv_bytes_per_element = kv.value_or(0);
   if (kv) s.kv_cache_dtype = r.engine_fields.find("sglang_kv_cache_dtype")->second;

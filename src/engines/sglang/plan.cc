@@ -306,7 +306,13 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   const bool state_fits = p.state_pool.bytes <= rest;
   rest = state_fits ? rest - p.state_pool.bytes : 0;
   const uint64_t page = std::max<uint64_t>(1, s.page_size);
-  p.max_total_num_tokens = rest / p.cell.bytes / page * page;
+  // The pool the memory allows; the default request count is taken from it,
+  // before --max-total-tokens caps it (model_runner.py, init_memory_pool:
+  // max_num_reqs from the profiled max_total_num_tokens, then
+  // min(max_total_num_tokens, max_total_tokens), then down to whole pages).
+  const uint64_t profiled_tokens = rest / p.cell.bytes / page * page;
+  p.max_total_num_tokens =
+      s.max_total_tokens ? std::min(profiled_tokens, *s.max_total_tokens) / page * page : profiled_tokens;
   const bool hybrid = p.cell.swa_layers != 0 && p.cell.full_layers != 0;
   if (hybrid && p.cell.same_layers) split_swa(p);
   if (hybrid && !p.cell.same_layers) split_swa_by_pool(rest, page, p);
@@ -318,7 +324,7 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
                            : (CheckedBytes(p.max_total_num_tokens) * p.cell.stored_bytes).saturated();
   p.starts = state_fits && p.max_total_num_tokens > 0 && p.weights_bytes < p.free_before_load_bytes;
 
-  p.max_running_requests = s.max_running_requests.value_or(default_requests(p.max_total_num_tokens, s.context_length));
+  p.max_running_requests = s.max_running_requests.value_or(default_requests(profiled_tokens, s.context_length));
   if (p.state.bytes != 0) {
     // init_memory_pool: at most one request per slots_per_request slots.
     p.max_running_requests = std::min(p.max_running_requests, p.state_pool.slots / p.state_pool.slots_per_request);

@@ -71,6 +71,7 @@ struct Settings {
   std::optional<double> mem_fraction_static;   // --mem-fraction-static
   uint64_t context_length = 0;                 // --context-length; 0: the config's
   std::optional<uint64_t> max_running_requests;  // --max-running-requests
+  std::optional<uint64_t> max_total_tokens;    // --max-total-tokens: caps the token pool
   uint64_t page_size = 1;                      // --page-size
   uint64_t kv_bytes_per_element = 0;           // --kv-cache-dtype: 0 auto (2), 1 fp8
   std::string kv_cache_dtype = "auto";         // as given

@@ -179,6 +179,13 @@ Status SglangProfile::estimate(const EstimateRequest& r, EstimateRun& run) const
                                    "for it was not read; the KV pool counts the attention layers "
                                    "only"});
   }
+  if (plan->settings.max_total_tokens && plan->cell.swa_layers != 0 && plan->cell.full_layers != 0 &&
+      !plan->cell.same_layers) {
+    run.warnings.push_back(Warning{WarningKind::kRequest,
+                                   "--max-total-tokens is not applied to a hybrid SWA model whose window "
+                                   "layers take other bytes a token: its pools are priced from the memory "
+                                   "left (HybridSWAPoolConfigurator was not read for the cap)"});
+  }
   run.engine_estimate = std::move(*plan);
   return Status::Ok();
 }

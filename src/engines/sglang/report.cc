@@ -48,6 +48,7 @@ std::string launch_command(const Model& model, const Plan& plan) {
   out += " --mem-fraction-static " + fraction_text(plan.mem_fraction_static);
   out += fmt::format(" --context-length {}", s.context_length);
   if (s.max_running_requests) out += fmt::format(" --max-running-requests {}", *s.max_running_requests);
+  if (s.max_total_tokens) out += fmt::format(" --max-total-tokens {}", *s.max_total_tokens);
   if (s.page_size != 1) out += fmt::format(" --page-size {}", s.page_size);
   if (s.kv_cache_dtype != "auto") out += " --kv-cache-dtype " + s.kv_cache_dtype;
   if (plan.state.bytes != 0) {

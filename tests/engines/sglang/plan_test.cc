@@ -189,6 +189,37 @@ TEST(SglangPlan, TokenPoolIsWhatTheFractionLeavesAfterTheWeights) {
   EXPECT_EQ(paged->max_total_num_tokens, 413952u);
 }
 
+TEST(SglangPlan, MaxTotalTokensCapsThePoolButNotTheDefaultRequests) {
+  // model_runner.py, init_memory_pool: max_num_reqs is taken from the
+  // profiled pool, then --max-total-tokens caps the pool, then whole pages.
+  // Llama-3.1-8B on an H100 at the computed 0.835 profiles 414,010 tokens
+  // (the test above). At --context-length 8192 the requests are
+  // 414,010 / 8,192 x 512 = 25,875 -> 4,096 (the capped 20,480 would give
+  // 1,280 -> 2,048). Capped at 20,480: a pool of 20,480 x 131,072 =
+  // 2,684,354,560 B.
+  const Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", kLlama8bBytes);
+  Settings s;
+  s.gpu_total_bytes = kH100Mib << 20;
+  s.context_length = 8192;
+  s.max_total_tokens = 20480;
+  Result<Plan> p = plan_sglang(m, {}, s);
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  EXPECT_EQ(p->max_total_num_tokens, 20480u);
+  EXPECT_EQ(p->kv_pool_bytes, 2684354560ull);
+  EXPECT_EQ(p->max_running_requests, 4096u);
+  // A cap above what memory allows leaves the profiled 414,010.
+  s.max_total_tokens = 1'000'000;
+  Result<Plan> loose = plan_sglang(m, {}, s);
+  ASSERT_TRUE(loose.ok());
+  EXPECT_EQ(loose->max_total_num_tokens, 414010u);
+  // Page 64, cap 20,000: min(413,952, 20,000) = 20,000 -> 312 pages, 19,968.
+  s.page_size = 64;
+  s.max_total_tokens = 20000;
+  Result<Plan> paged = plan_sglang(m, {}, s);
+  ASSERT_TRUE(paged.ok());
+  EXPECT_EQ(paged->max_total_num_tokens, 19968u);
+}
+
 TEST(SglangPlan, WeightsPastTheFractionLeaveNoPool) {
   // A 24 GiB GPU at 0.5: 12 GiB less 1,200 MiB startup x 0.5 cannot hold
   // 16 GB of weights: no pool, SGLang refuses to start.
