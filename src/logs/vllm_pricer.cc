@@ -619,6 +619,9 @@ class VllmPricer final : public LogPricer {
     if (const LogSetting* kernel = log.setting("mxfp4_backend")) {
       r.engine_fields.insert_or_assign(std::string(kVllmLogMxfp4Kernel), kernel->value);
     }
+    // A ROCm log whose GPU has no name (vllm_reader.cc reads the platform
+    // from its lines): vLLM's load figure there is the device's used memory.
+    if (log.backend == "ROCm") r.engine_fields.insert_or_assign(std::string(kVllmLogPlatform), "rocm");
     if (!options.gpu_name.empty()) r.vllm.gpu_name = options.gpu_name;
     if (std::optional<uint64_t> total = capacity_total(log, options)) {
       r.vllm.gpu_memory_total = *total;
