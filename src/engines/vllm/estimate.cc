@@ -15,6 +15,7 @@
 #include "engines/vllm/rocm.h"
 #include "memfit/checked_math.h"
 #include "engines/shared/parallel_tensors.h"
+#include "engines/shared/rope_cache.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
 #include "engines/vllm/parts.h"
@@ -219,6 +220,14 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
   VllmWeights w;
   w.bytes = shared->bytes;
   w.rope_cache_bytes = shared->rope_cache_bytes;
+  // A multimodal rope's cache is vLLM's MRotaryEmbedding's (rope_cache.h),
+  // in place of the plain one tp_rank_weights counted.
+  if (const uint64_t mrope = vllm_mrope_cache_bytes(model.spec); mrope != 0) {
+    const CheckedBytes bytes = CheckedBytes(w.bytes - w.rope_cache_bytes) + mrope;
+    if (!bytes.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
+    w.bytes = *bytes.value();
+    w.rope_cache_bytes = mrope;
+  }
   w.padding_bytes = shared->padding_bytes;
   w.from_tensor_list = shared->from_tensor_list;
   w.exact = shared->exact;
