@@ -12,6 +12,7 @@
 #include "bands/error_bands.h"
 #include "engines/shared/trained_context.h"
 #include "engines/shared/gpu_class.h"
+#include "engines/vllm/allocations.h"
 #include "engines/vllm/rocm.h"
 #include "memfit/checked_math.h"
 #include "engines/shared/parallel_tensors.h"
@@ -125,6 +126,22 @@ Status add_rocm_load(const ModelSpec& spec, const VllmSettings& s, VllmEstimate&
                              rocm.runtime_bytes;
   if (!bytes.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
   e.weights.bytes = *bytes.value();
+  return Status::Ok();
+}
+
+// CUDA's load figure is PyTorch's allocated bytes, which hold each large
+// parameter's block whole when its 2 MiB rounding leaves 1 MiB or less
+// (allocations.h). The weights past the tensors are then modelled. ROCm's
+// figure counts the segments reserved instead (add_rocm_load).
+Status add_cuda_allocator(const ModelSpec& spec, const VllmSettings& s, VllmEstimate& e) {
+  if (s.rocm && e.accounting == VllmAccounting::kCurrent) return Status::Ok();
+  const uint64_t slack =
+      vllm_cuda_allocated_slack(vllm_param_allocations(spec, s.tensor_parallel, VllmExpertPadding{}));
+  if (slack == 0) return Status::Ok();
+  const CheckedBytes bytes = CheckedBytes(e.weights.bytes) + slack;
+  if (!bytes.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
+  e.weights.bytes = *bytes.value();
+  e.weights.exact = false;
   return Status::Ok();
 }
 
@@ -280,6 +297,7 @@ Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,
   e.weights = *weights;
   e.accounting = *accounting;
   if (Status bad = add_rocm_load(model.spec, s, e); !bad) return bad.error();
+  if (Status bad = add_cuda_allocator(model.spec, s, e); !bad) return bad.error();
   e.activation_bytes = activation_bytes(model.spec, s, e.accounting);
   e.non_torch_bytes = kVllmNonTorchBytes + (s.tensor_parallel > 1 ? kVllmNcclBytes : 0);
   // v0.7 counted the device's used memory less torch's allocated bytes as
