@@ -527,6 +527,18 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
              "lines show, a floor (give --command with --tensor-parallel-size)";
     return;
   }
+  // vllm/model_executor/models/qwen3_vl.py: the model's constructor makes
+  // the deepstack buffers, one [max_num_batched_tokens, text hidden] tensor
+  // per deepstack_visual_indexes entry in the model's dtype, inside "Model
+  // loading took"; and a rope that declares mrope_section gets
+  // MRotaryEmbedding's 4 x the rows (rotary_embedding/mrope.py). The model
+  // spec carries neither the deepstack count nor the rotary width.
+  if (weights && ratio < target->low && spec.model_type.starts_with("qwen3_vl")) {
+    c.note = "vLLM's Qwen3-VL holds its deepstack buffers (a level x max_num_batched_tokens x "
+             "hidden, 16-bit) and, for a rope with mrope_section, 4 x the rotary rows in the "
+             "load figure; memfit prices neither (docs/engine-vllm.md, \"Rows off target\")";
+    return;
+  }
   // vllm/model_executor/models/gemma3.py: a local rotary embedding (base
   // rope_local_base_freq) beside the global one, each with its cos/sin
   // cache in the weights' memory; memfit's weights count both
