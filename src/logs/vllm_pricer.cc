@@ -19,6 +19,7 @@
 
 #include "logs/log_pricer.h"
 #include "engines/shared/gpu_class.h"
+#include "engines/shared/tp_rank_weights.h"
 #include "engines/vllm/parts.h"
 #include "logs/log_targets.h"
 #include "logs/log_text.h"
@@ -424,6 +425,30 @@ std::string profile_terms_note(const RuntimeLog& log, const VllmEstimate& e) {
                      fmt::join(parts, ", "));
 }
 
+// An MXFP4 checkpoint's KV row that misses 5 % on a log that names no
+// MoE kernel and prints no load figure: vLLM lays the experts out by the
+// kernel it picks (get_mxfp4_backend, quantization/mxfp4.py: Marlin on
+// Hopper where triton_kernels is not importable, as vllm#23278's v0.10.1
+// run shows; Triton where it is, #33155's v0.14.1), and the two differ by
+// the padding docs/engine-vllm.md ("MXFP4 experts") works. The note gives
+// the other kernel's weights; "" when it does not apply.
+std::string mxfp4_kernel_note(const RuntimeLog& log, const Model& model, const VllmEstimate& e,
+                              const FigureCheck& c) {
+  if (model.spec.quantization.method != "mxfp4" || log.setting("mxfp4_backend") != nullptr ||
+      first_rank_figure(log, LogFigure::kWeights) != nullptr || !c.memfit || c.printed.value == 0) {
+    return "";
+  }
+  const Mxfp4Kernel priced = vllm_mxfp4_kernel(e.settings);
+  const Mxfp4Kernel other = priced == Mxfp4Kernel::kMarlin ? Mxfp4Kernel::kTriton : Mxfp4Kernel::kMarlin;
+  Result<VllmWeights> mine = vllm_rank_weights(model, model.tensors, e.settings.tensor_parallel, priced);
+  Result<VllmWeights> theirs = vllm_rank_weights(model, model.tensors, e.settings.tensor_parallel, other);
+  if (!mine || !theirs) return "";
+  return fmt::format("the log names no MXFP4 kernel and prints no load figure: memfit lays the "
+                     "experts out for {} ({} a rank), {}'s layout holds {}",
+                     to_string(priced), format_bytes(mine->bytes), to_string(other),
+                     format_bytes(theirs->bytes));
+}
+
 void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const VllmEstimate& e,
                           FigureCheck& c) {
   if (!c.memfit || c.printed.value == 0 || !c.note.empty()) return;
@@ -463,6 +488,16 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
   // in the printed figure; without one vLLM skips them (qwen3_5.py,
   // deepseek_v2.py load_weights). memfit's weights from the config's
   // geometry (analytical_params.cc) do not count them.
+  // The engine's config line names the drafter ("speculative_config=None"
+  // when it serves none, v0.10 on): a run without one loads no MTP layer.
+  const LogSetting* drafter = log.setting("speculative_config");
+  if (weights && misses && spec.mtp_layers > 0 && drafter != nullptr && drafter->value == "None") {
+    c.note = fmt::format("the run serves no drafter (speculative_config=None), so the config's {} "
+                         "multi-token-prediction layer{} not loaded; the rest of the gap is not "
+                         "traced (docs/engine-vllm.md, \"MTP drafter weights\")",
+                         spec.mtp_layers, spec.mtp_layers == 1 ? " is" : "s are");
+    return;
+  }
   if (weights && ratio < target->low && spec.mtp_layers > 0 && !e.weights.exact) {
     c.note = fmt::format("the config declares {} multi-token-prediction layer{}, which memfit's "
                          "weights from its geometry leave out: a run serving them as its drafter (--speculative-config "
@@ -492,6 +527,18 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
     c.input_gap = "tensor_parallel_size";
     c.note = "the log prints no tensor-parallel size: memfit splits the weights by the ranks its "
              "lines show, a floor (give --command with --tensor-parallel-size)";
+    return;
+  }
+  // vllm/model_executor/models/qwen3_vl.py: the model's constructor makes
+  // the deepstack buffers, one [max_num_batched_tokens, text hidden] tensor
+  // per deepstack_visual_indexes entry in the model's dtype, inside "Model
+  // loading took"; and a rope that declares mrope_section gets
+  // MRotaryEmbedding's 4 x the rows (rotary_embedding/mrope.py). The model
+  // spec carries neither the deepstack count nor the rotary width.
+  if (weights && ratio < target->low && spec.model_type.starts_with("qwen3_vl")) {
+    c.note = "vLLM's Qwen3-VL holds its deepstack buffers (a level x max_num_batched_tokens x "
+             "hidden, 16-bit) and, for a rope with mrope_section, 4 x the rotary rows in the "
+             "load figure; memfit prices neither (docs/engine-vllm.md, \"Rows off target\")";
     return;
   }
   // vllm/model_executor/models/gemma3.py: a local rotary embedding (base
@@ -621,6 +668,9 @@ class VllmPricer final : public LogPricer {
     if (const LogSetting* kernel = log.setting("mxfp4_backend")) {
       r.engine_fields.insert_or_assign(std::string(kVllmLogMxfp4Kernel), kernel->value);
     }
+    // A ROCm log whose GPU has no name (vllm_reader.cc reads the platform
+    // from its lines): vLLM's load figure there is the device's used memory.
+    if (log.backend == "ROCm") r.engine_fields.insert_or_assign(std::string(kVllmLogPlatform), "rocm");
     if (!options.gpu_name.empty()) r.vllm.gpu_name = options.gpu_name;
     if (std::optional<uint64_t> total = capacity_total(log, options)) {
       r.vllm.gpu_memory_total = *total;
@@ -704,6 +754,14 @@ class VllmPricer final : public LogPricer {
           break;
         default:
           break;
+      }
+      if (c.note.empty() && c.printed.figure == LogFigure::kKvCacheAvailable && c.memfit &&
+          c.printed.value > 0) {
+        const double ratio = static_cast<double>(*c.memfit) / static_cast<double>(c.printed.value);
+        const std::optional<FigureTarget> target = figure_target("vllm", c.printed.figure, 0);
+        if (target && (ratio < target->low || ratio > target->high)) {
+          c.note = mxfp4_kernel_note(log, *run.model, e, c);
+        }
       }
       add_unknown_run_note(log, run.model->spec, e, c);
     }

@@ -205,7 +205,7 @@ void read_settings(std::span<const std::pair<std::string, std::string>> pairs, L
     for (std::string_view known : {"model", "dtype", "max_model_len", "tensor_parallel",
                                    "pipeline_parallel", "quantization", "enforce_eager",
                                    "kv_cache_dtype", "gpu_memory_utilization", "block_size",
-                                   "max_num_seqs", "max_num_batched_tokens"}) {
+                                   "max_num_seqs", "max_num_batched_tokens", "speculative_config"}) {
       if (name == known) out.setting(name, value);
     }
   }
@@ -471,6 +471,13 @@ void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
     const std::string_view name = trim(platform->substr(0, platform->find('.')));
     out.set_backend(name == "cuda" ? "CUDA" : name == "rocm" ? "ROCm" : name);
   }
+  // A line logged from vllm/platforms/rocm.py ("[rocm.py:463] Using Triton
+  // Attention backend.", v0.17): vLLM's logger tags each line with its
+  // source file (vllm/logger.py, "[%(filename)s:%(lineno)d]"), and
+  // vllm/platforms/__init__.py imports that module only when ROCm is the
+  // platform it resolved. A log cut before the detection line shows its
+  // platform so.
+  if (contains(text, "[rocm.py:")) out.set_backend("ROCm");
   if (auto config = after(text, " with config: ")) read_settings(python_keyword_pairs(*config), out);
   if (auto args = after(text, "non-default args: ")) read_settings(python_dict_pairs(*args), out);
   // Before "non-default args" (about v0.9), api_server logged every argument:

@@ -256,6 +256,14 @@ TEST(VllmLog, EngineConfigLineGivesTheSettings) {
   EXPECT_EQ(setting_of(*log, "engine"), "<none>");  // a V1 log
 }
 
+TEST(VllmLog, ALineOfThePlatformsRocmModuleMarksTheLogRocm) {
+  // amdgoose/arno_vllm_chat's v0.17 log prints no "Automatically detected
+  // platform" line, but "[rocm.py:463] Using Triton Attention backend.",
+  // which only vllm/platforms/rocm.py logs; a CUDA log has no such line.
+  EXPECT_EQ(read("vllm-neverfiles-arno-qwen25-7b.log").backend, "ROCm");
+  EXPECT_EQ(read("vllm-neverfiles-typhoon-ocr-7b.log").backend, "");
+}
+
 TEST(VllmLog, TheLogosVersionIsTheRelease) {
   // vllm-tant2tls's excerpt names its release only beside the API server's
   // logo (no "LLM engine (v...)" line).

@@ -85,10 +85,12 @@ TEST(Machine, VllmOnAnH100FromTheTable) {
   //              33,554,432 + 5,122,031,616 = 5,155,586,048 (over the
   //              forward 8,192 x 2,048 x 8 + 8,192 x 3 x 8,192 x 2 = 536,870,912)
   //   non-torch  144 MiB = 150,994,944
-  //   KV         76,968,728,985 - 2,488,422,400 - 5,155,586,048 - 150,994,944
-  //              = 69,173,725,593 B; a block 16 layers x 2 x 16 x 8 x 64 x 2
-  //              = 524,288 B: 131,938 blocks, 2,111,008 tokens
-  //   requests   131,072 tokens are 8,192 blocks: 131,938 / 8,192 = 16.11 at once
+  //   weights    2,488,422,400 + the allocator's 1,048,576 (the tied table,
+  //              501 MiB, holds a 502 MiB block: allocations.h) = 2,489,470,976
+  //   KV         76,968,728,985 - 2,489,470,976 - 5,155,586,048 - 150,994,944
+  //              = 69,172,677,017 B; a block 16 layers x 2 x 16 x 8 x 64 x 2
+  //              = 524,288 B: 131,936 blocks, 2,110,976 tokens
+  //   requests   131,072 tokens are 8,192 blocks: 131,936 / 8,192 = 16.11 at once
   ThisHost context;
   EstimateRequest r = request("vllm");
   r.machine.gpu = {"h100-80gb"};
@@ -101,10 +103,10 @@ TEST(Machine, VllmOnAnH100FromTheTable) {
   EXPECT_EQ(run->vllm->settings.max_num_batched_tokens, 8192u);
   EXPECT_EQ(run->vllm->settings.max_num_seqs, 1024u);
   EXPECT_EQ(run->vllm->activation_bytes, 5'155'586'048u);
-  EXPECT_EQ(run->vllm->kv_cache_bytes, 69'173'725'593u);
-  EXPECT_EQ(run->vllm->num_blocks, 131'938u);
-  EXPECT_EQ(run->vllm->kv_tokens, 2'111'008u);
-  EXPECT_DOUBLE_EQ(run->vllm->max_concurrency, 131938.0 / 8192);
+  EXPECT_EQ(run->vllm->kv_cache_bytes, 69'172'677'017u);
+  EXPECT_EQ(run->vllm->num_blocks, 131'936u);
+  EXPECT_EQ(run->vllm->kv_tokens, 2'110'976u);
+  EXPECT_DOUBLE_EQ(run->vllm->max_concurrency, 131936.0 / 8192);
   // The budget is the GPU's, as a probed one; nothing about this host.
   EXPECT_EQ(run->budget.budget_bytes, 85'520'809'984u);
   EXPECT_EQ(run->budget.source, BudgetSource::kGpu);
@@ -156,7 +158,7 @@ TEST(Machine, VllmGpuNameAloneTakesTheTablesTotal) {
   EXPECT_EQ(run->vllm_settings.gpu_memory_total, 81559 * kMiB);
   EXPECT_EQ(run->budget.budget_bytes, 81559 * kMiB);
   EXPECT_EQ(run->budget.source, BudgetSource::kGpuTotalGiven);
-  EXPECT_EQ(run->vllm->num_blocks, 131'938u);  // as --gpu h100-80gb above
+  EXPECT_EQ(run->vllm->num_blocks, 131'936u);  // as --gpu h100-80gb above
   // A name the table does not know still needs a total.
   r.vllm.gpu_name = "NVIDIA H999";
   EXPECT_EQ(error_of(r, context),
@@ -167,8 +169,9 @@ TEST(Machine, VllmGpuNameAloneTakesTheTablesTotal) {
 TEST(Machine, VllmGpuTotalIn80GBIsDecimal) {
   // --gpu-memory-total 80GB was read as 80 GiB: 85,899,345,920 B, 132,588
   // blocks. 80GB is 80 x 10^9: requested 72,000,000,000; KV
-  // 72,000,000,000 - 2,488,422,400 - 5,155,586,048 - 150,994,944 =
-  // 64,204,996,608 B, 122,461 blocks of 524,288 B.
+  // 72,000,000,000 - 2,489,470,976 (with the allocator's 1 MiB, above) -
+  // 5,155,586,048 - 150,994,944 = 64,203,948,032 B, 122,459 blocks of
+  // 524,288 B.
   ThisHost context;
   EstimateRequest r = request("vllm");
   const RequestField* total = find_request_field("gpu_memory_total");
@@ -177,8 +180,8 @@ TEST(Machine, VllmGpuTotalIn80GBIsDecimal) {
   EXPECT_EQ(r.vllm.gpu_memory_total, 80'000'000'000u);
   Result<EstimateRun> run = memfit::run(r, context);
   ASSERT_TRUE(run.ok()) << run.error().message();
-  EXPECT_EQ(run->vllm->kv_cache_bytes, 64'204'996'608u);
-  EXPECT_EQ(run->vllm->num_blocks, 122'461u);
+  EXPECT_EQ(run->vllm->kv_cache_bytes, 64'203'948'032u);
+  EXPECT_EQ(run->vllm->num_blocks, 122'459u);
   ASSERT_TRUE(apply_request_field(*total, r, "80GiB").ok());
   EXPECT_EQ(r.vllm.gpu_memory_total, 80 * kGiB);
 }

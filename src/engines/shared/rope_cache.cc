@@ -46,4 +46,12 @@ uint64_t rope_cache_bytes(const ModelSpec& spec) {
   return (rows * spec.geometry.head_dim * element).saturated();
 }
 
+uint64_t vllm_mrope_cache_bytes(const ModelSpec& spec) {
+  if (spec.rope_scaling.type != "mrope" || spec.geometry.head_dim == 0) return 0;
+  constexpr uint64_t kMropeRowsPerPosition = 4;  // mrope.py: max_position_embeddings * 4
+  const CheckedBytes rows =
+      CheckedBytes(rope_cache_rows(spec.rope_scaling, spec.max_position_tokens)) * kMropeRowsPerPosition;
+  return (rows * spec.geometry.head_dim * kCacheElementBytes).saturated();
+}
+
 }  // namespace memfit

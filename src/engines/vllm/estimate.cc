@@ -12,9 +12,11 @@
 #include "bands/error_bands.h"
 #include "engines/shared/trained_context.h"
 #include "engines/shared/gpu_class.h"
+#include "engines/vllm/allocations.h"
 #include "engines/vllm/rocm.h"
 #include "memfit/checked_math.h"
 #include "engines/shared/parallel_tensors.h"
+#include "engines/shared/rope_cache.h"
 #include "memfit/parallel_plan.h"
 #include "memfit/vllm.h"
 #include "engines/vllm/parts.h"
@@ -127,6 +129,22 @@ Status add_rocm_load(const ModelSpec& spec, const VllmSettings& s, VllmEstimate&
   return Status::Ok();
 }
 
+// CUDA's load figure is PyTorch's allocated bytes, which hold each large
+// parameter's block whole when its 2 MiB rounding leaves 1 MiB or less
+// (allocations.h). The weights past the tensors are then modelled. ROCm's
+// figure counts the segments reserved instead (add_rocm_load).
+Status add_cuda_allocator(const ModelSpec& spec, const VllmSettings& s, VllmEstimate& e) {
+  if (s.rocm && e.accounting == VllmAccounting::kCurrent) return Status::Ok();
+  const uint64_t slack =
+      vllm_cuda_allocated_slack(vllm_param_allocations(spec, s.tensor_parallel, VllmExpertPadding{}));
+  if (slack == 0) return Status::Ok();
+  const CheckedBytes bytes = CheckedBytes(e.weights.bytes) + slack;
+  if (!bytes.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
+  e.weights.bytes = *bytes.value();
+  e.weights.exact = false;
+  return Status::Ok();
+}
+
 // The longest request the KV blocks hold (binary search; blocks grow with
 // length); 0 for an attention-free model.
 uint64_t longest_request_fit(const VllmEstimate& e, const VllmSettings& s, uint64_t max_position_tokens) {
@@ -219,6 +237,14 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
   VllmWeights w;
   w.bytes = shared->bytes;
   w.rope_cache_bytes = shared->rope_cache_bytes;
+  // A multimodal rope's cache is vLLM's MRotaryEmbedding's (rope_cache.h),
+  // in place of the plain one tp_rank_weights counted.
+  if (const uint64_t mrope = vllm_mrope_cache_bytes(model.spec); mrope != 0) {
+    const CheckedBytes bytes = CheckedBytes(w.bytes - w.rope_cache_bytes) + mrope;
+    if (!bytes.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
+    w.bytes = *bytes.value();
+    w.rope_cache_bytes = mrope;
+  }
   w.padding_bytes = shared->padding_bytes;
   w.from_tensor_list = shared->from_tensor_list;
   w.exact = shared->exact;
@@ -271,6 +297,7 @@ Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,
   e.weights = *weights;
   e.accounting = *accounting;
   if (Status bad = add_rocm_load(model.spec, s, e); !bad) return bad.error();
+  if (Status bad = add_cuda_allocator(model.spec, s, e); !bad) return bad.error();
   e.activation_bytes = activation_bytes(model.spec, s, e.accounting);
   e.non_torch_bytes = kVllmNonTorchBytes + (s.tensor_parallel > 1 ? kVllmNcclBytes : 0);
   // v0.7 counted the device's used memory less torch's allocated bytes as

@@ -46,6 +46,12 @@ inline constexpr std::string_view kVllmLogMxfp4Kernel = "vllm_log_mxfp4_kernel";
 // request may give.
 inline constexpr std::string_view kVllmLogStartedMaxModelLen = "vllm_log_started_max_model_len";
 
+// The request's engine_fields entry by which check-log says the log ran on
+// ROCm (its value "rocm"; vllm_reader.cc reads the platform from the log's
+// lines) where no GPU name says so: ROCm's load figure applies
+// (docs/engine-vllm.md, "ROCm"); not a field a request may give.
+inline constexpr std::string_view kVllmLogPlatform = "vllm_log_platform";
+
 // estimate_vllm with the experts of an MXFP4 checkpoint laid out for
 // `mxfp4_kernel` (nullopt: vllm_mxfp4_kernel's choice).
 Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,

@@ -200,6 +200,8 @@ class VllmProfile final : public VllmCommands {
       p.budget.source = BudgetSource::kGpuTotalGiven;
     }
     if (p.vllm_settings.gpu_memory_total == 0) resolve_gpu_total(r, p);
+    // check-log passes the platform its log shows (parts.h).
+    if (r.engine_fields.contains(kVllmLogPlatform)) p.vllm_settings.rocm = true;
     return Status::Ok();
   }
 

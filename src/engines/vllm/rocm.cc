@@ -1,8 +1,11 @@
 // vllm_rocm_load() (vllm/rocm.h): what vLLM's ROCm load figure counts past
-// the tensors: PyTorch's caching allocator's segments (priced as if packed
-// without holes), the experts' row padding and the HIP runtime. The rules
+// the tensors: PyTorch's caching allocator's segments over vLLM's
+// parameters (allocations.h; priced as if packed without holes), the
+// experts' row padding and the HIP runtime. The rules
 // and c10's constants: docs/engine-vllm.md, "ROCm".
 #include "engines/vllm/rocm.h"
+
+#include "engines/vllm/allocations.h"
 
 #include "memfit/checked_math.h"
 #include "engines/shared/parallel_tensors.h"
@@ -48,11 +51,6 @@ class Segments {
   CheckedBytes requested_ = 0, small_ = 0, large_shared_ = 0, own_ = 0;
 };
 
-bool is_attention(LayerKind kind) {
-  return kind == LayerKind::kFullAttention || kind == LayerKind::kSlidingWindow ||
-         kind == LayerKind::kChunked;
-}
-
 // 256 B a row for `rows` rows of `row_bytes` when the row qualifies.
 CheckedBytes row_padding(CheckedBytes rows, uint64_t row_bytes) {
   if (row_bytes == 0 || row_bytes % kPaddedRowMultiple != 0) return 0;
@@ -85,34 +83,11 @@ VllmRocmLoad vllm_rocm_load(const ModelSpec& spec, uint64_t tp) {
     }
   }
 
-  const bool priced_layout =
-      spec.layout == "standard" || spec.layout == "sliding_window" || spec.layout == "chunked";
-  if (!unquantized || !priced_layout || g.hidden == 0) return load;
-
   Segments segments;
-  uint64_t attention_layers = 0;
-  for (const LayerCache& l : spec.layers) attention_layers += is_attention(l.kind) ? 1 : 0;
-  const uint64_t heads = CheckedBytes::ceil_div(g.heads, tp).saturated();
-  const uint64_t kv = g.kv_heads == 0 ? 0 : kv_heads_per_rank(g.kv_heads, tp);
-  const CheckedBytes hidden_row = CheckedBytes(g.hidden) * kParamBytes;
-  // qkv_proj [(heads + 2 x kv) x head_dim, hidden], o_proj [hidden, heads x head_dim].
-  segments.add((CheckedBytes(heads) + kv * 2) * g.head_dim * hidden_row, attention_layers);
-  segments.add(CheckedBytes(heads) * g.head_dim * hidden_row, attention_layers);
-  if (experts != 0) {
-    segments.add(w13_rows * hidden_row + w13_pad, layers);
-    segments.add(w2_rows * width_rank * kParamBytes + w2_pad, layers);
-    segments.add(CheckedBytes(experts) * hidden_row, layers);  // the router, whole
-  } else {
-    const CheckedBytes mlp_rank = CheckedBytes::ceil_div(g.intermediate, tp);
-    segments.add(mlp_rank * 2 * hidden_row, layers);  // gate_up_proj
-    segments.add(mlp_rank * hidden_row, layers);      // down_proj
+  for (const VllmAllocation& a :
+       vllm_param_allocations(spec, tp, VllmExpertPadding{w13_pad, w2_pad})) {
+    segments.add(a.bytes, a.count);
   }
-  segments.add(hidden_row, layers * 2 + 1);  // the two norms a layer, the final one
-  // The vocabulary tables, padded to 64 rows, split by rows.
-  const CheckedBytes rows = CheckedBytes::ceil_div(
-      CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding, tp);
-  segments.add(rows * hidden_row, spec.tied_embeddings ? 1 : 2);
-  segments.add(CheckedBytes(spec.max_position_tokens) * g.head_dim * kParamBytes, 1);  // rope cache
   load.allocator_bytes = segments.slack();
   return load;
 }

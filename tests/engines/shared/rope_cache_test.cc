@@ -77,5 +77,25 @@ TEST(RopeCache, OneCacheElsewhereAndGptOssInFloat32) {
   EXPECT_EQ(rope_cache_bytes(none), 0u);
 }
 
+TEST(RopeCache, VllmsMultimodalRopeKeepsFourTimesTheRows) {
+  // Qwen2.5-VL-7B-Instruct: rope_scaling {"mrope_section": [16, 24, 24],
+  // "rope_type": "mrope"}, 128,000 positions, head dim 3,584 / 28 = 128:
+  // 4 x 128,000 = 512,000 rows x 128 x 2 B = 131,072,000 B, where the plain
+  // cache is 128,000 x 128 x 2 = 32,768,000.
+  const ModelSpec vl = corpus_spec("qwen2_5_vl/Qwen2.5-VL-7B-Instruct");
+  EXPECT_EQ(vl.rope_scaling.type, "mrope");
+  EXPECT_EQ(rope_cache_bytes(vl), 32768000u);
+  EXPECT_EQ(vllm_mrope_cache_bytes(vl), 131072000u);
+  // Qwen3.5-27B marks M-RoPE by mrope_section beside rope_type "default"
+  // and rotates a quarter of its 256-wide head: not this rule (its 4 x
+  // 262,144 x 64 x 2 B equals the plain 262,144 x 256 x 2 B anyway).
+  EXPECT_EQ(vllm_mrope_cache_bytes(corpus_spec("qwen3_5/Qwen3.5-27B")), 0u);
+  // A rope of another type: none of its own.
+  ModelSpec llama;
+  llama.geometry.head_dim = 128;
+  llama.max_position_tokens = 131072;
+  EXPECT_EQ(vllm_mrope_cache_bytes(llama), 0u);
+}
+
 }  // namespace
 }  // namespace memfit

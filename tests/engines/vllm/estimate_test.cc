@@ -475,16 +475,18 @@ TEST(VllmWeights, MlaDownProjectionsStayWholeUnderTp8) {
 
 TEST(VllmEstimate, UtilizationSizesTheKvCacheFromWhatIsLeft) {
   // Llama-3.2-1B, weights 2,471,645,184 B (+ rope 131,072 x 64 x 2 B =
-  // 16,777,216), 40 GiB GPU at 0.5: 21,474,836,480 requested. A 40 GiB
+  // 16,777,216, + the allocator's 1,048,576: the tied table 128,256 x 2,048
+  // x 2 B = 501 MiB holds a 502 MiB block; allocations.h), 40 GiB GPU at
+  // 0.5: 21,474,836,480 requested. A 40 GiB
   // GPU takes vLLM's small defaults: 2,048 batched tokens, 256 rows.
   // Forward: hidden 2,048 x 2,048 x 2 x 4 = 33,554,432 + the MLP 2,048 x 3
   // x 8,192 x 2 = 100,663,296 (over attention 2,048 x (2 x 32 + 2 x 8) x 64
   // x 2 = 20,971,520) = 134,217,728. Sampler: the hidden states 2,048 x
   // 2,048 x 2 = 8,388,608 + 256 x 128,256 x 39 = 1,280,507,904, so
   // 1,288,896,512, the larger. Non-torch 144 MiB = 150,994,944.
-  // KV 21,474,836,480 - 2,488,422,400 - 1,288,896,512 - 150,994,944 =
-  // 17,546,522,624; a block 16 layers x 2 x 16 x 8 x 64 x 2 = 524,288 B:
-  // 33,467 blocks. The peak: 20 GiB + the CUDA graphs' 1 GiB, captured past
+  // KV 21,474,836,480 - 2,489,470,976 - 1,288,896,512 - 150,994,944 =
+  // 17,545,474,048; a block 16 layers x 2 x 16 x 8 x 64 x 2 = 524,288 B:
+  // 33,465 blocks. The peak: 20 GiB + the CUDA graphs' 1 GiB, captured past
   // the utilization.
   VllmSettings s;
   s.gpu_memory_total = 40 * kGiB;
@@ -493,12 +495,12 @@ TEST(VllmEstimate, UtilizationSizesTheKvCacheFromWhatIsLeft) {
   VllmEstimate e = run(corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull), s);
   EXPECT_EQ(e.settings.max_num_batched_tokens, 2048u);
   EXPECT_EQ(e.settings.max_num_seqs, 256u);
-  EXPECT_EQ(e.weights.bytes, 2471645184ull + 16777216ull);
+  EXPECT_EQ(e.weights.bytes, 2471645184ull + 16777216ull + 1048576ull);
   EXPECT_EQ(e.activation_bytes, 1288896512u);
   EXPECT_EQ(e.non_torch_bytes, 150994944u);
   EXPECT_EQ(e.requested_bytes, 20 * kGiB);
-  EXPECT_EQ(e.kv_cache_bytes, 17546522624ull);
-  EXPECT_EQ(e.num_blocks, 33467u);
+  EXPECT_EQ(e.kv_cache_bytes, 17545474048ull);
+  EXPECT_EQ(e.num_blocks, 33465u);
   EXPECT_EQ(e.total_bytes, 21 * kGiB);
   EXPECT_TRUE(e.starts);
   EXPECT_TRUE(e.fits);
@@ -543,9 +545,10 @@ TEST(VllmEstimate, V07AccountingSubtractsTheContextAndEveryRowsLogits) {
   // hidden states 8,388,608: 533,725,184, the larger. The runner's input
   // buffers: 2,048 x (2,048 x 2 + 4 + 8) = 8,413,184. Activation
   // 542,138,368. Non-torch 150,994,944, and the CUDA context 400 MiB =
-  // 419,430,400. KV 21,474,836,480 - 2,488,422,400 - 542,138,368 -
-  // 150,994,944 - 419,430,400 = 17,873,850,368; blocks of 524,288 B:
-  // 34,091 (34,092 would be 17,873,969,152). The peak as before: 20 GiB +
+  // 419,430,400. KV 21,474,836,480 - 2,489,470,976 (the weights with the
+  // allocator's 1 MiB, as above) - 542,138,368 - 150,994,944 - 419,430,400
+  // = 17,872,801,792; blocks of 524,288 B: 34,089 (34,090 would be
+  // 17,872,977,920). The peak as before: 20 GiB +
   // the CUDA graphs' 1 GiB.
   VllmSettings s;
   s.gpu_memory_total = 40 * kGiB;
@@ -559,15 +562,15 @@ TEST(VllmEstimate, V07AccountingSubtractsTheContextAndEveryRowsLogits) {
   EXPECT_EQ(e.activation_bytes, 542138368u);
   EXPECT_EQ(e.non_torch_bytes, 150994944u);
   EXPECT_EQ(e.cuda_context_bytes, 419430400u);
-  EXPECT_EQ(e.kv_cache_bytes, 17873850368ull);
-  EXPECT_EQ(e.num_blocks, 34091u);
+  EXPECT_EQ(e.kv_cache_bytes, 17872801792ull);
+  EXPECT_EQ(e.num_blocks, 34089u);
   EXPECT_EQ(e.total_bytes, 21 * kGiB);
   // The current line's (no release, or one of 0.11 to 0.20) is unchanged.
   s.release = VllmRelease{0, 11, 0, true};
   VllmEstimate now = run(corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull), s);
   EXPECT_EQ(now.accounting, VllmAccounting::kCurrent);
   EXPECT_EQ(now.cuda_context_bytes, 0u);
-  EXPECT_EQ(now.kv_cache_bytes, 17546522624ull);
+  EXPECT_EQ(now.kv_cache_bytes, 17545474048ull);
 }
 
 TEST(VllmEstimate, V07UnderTensorParallelHoldsTheShardDuringTheGather) {
