@@ -402,15 +402,20 @@ void apply_embedding(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std:
 // n_slots = 1" (llamacpp-10152-qwen25-32b-3x-p40), b4277's default server
 // "n_seq_max = 1" (llamacpp-10701-llama31-8b-q4km-rocm-apu); the builds
 // between are not dated here, so the rule stops at the last build known to
-// keep it. The slots are --parallel's (the command line's -np), else the
-// server's default of one.
+// keep it. Before #6122 (b2537) the output buffer held n_batch rows
+// whatever the sequences, so the rule starts there (a recurrent model's
+// state of b2355..b2536, one cell a sequence, is not priced with it). The
+// slots are --parallel's (the command line's -np), else the server's
+// default of one.
+constexpr uint64_t kServerExtraSequenceFirstBuild = 2537;
 constexpr uint64_t kServerExtraSequenceLastBuild = 4020;
 
 bool server_extra_sequence(const RuntimeLog& log, std::optional<uint64_t> build) {
   // Ollama's runner makes its context itself (its pricer's parallel).
   // A context that prints its n_seq_max counts the extra sequence itself.
   return log.runtime == "llamacpp" && log.setting("llama_server") != nullptr &&
-         log.setting("n_seq_max_printed") == nullptr && build && *build <= kServerExtraSequenceLastBuild;
+         log.setting("n_seq_max_printed") == nullptr && build && *build >= kServerExtraSequenceFirstBuild &&
+         *build <= kServerExtraSequenceLastBuild;
 }
 
 Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, LlamaCppRequest& q,

@@ -1120,17 +1120,21 @@ TEST(CheckLog, TheMaskCastOnAGpuThatCopiesItsInputsLandsAboveTheNormAndK) {
 
 TEST(CheckLog, AnInputBufferOfItsOwnBoundsTheBuildBelow6017) {
   // ggml-org/llama.cpp#5619: a server of February 2024 with a build count
-  // of its own (1037, in a JSON line the reader does not take) prints
-  // "CUDA_Host input buffer size": a build before #6017, priced as b2412,
-  // whose early graph holds on CUDA0 (block 0, no flash attention, 512
-  // cells) 4 x 512 x (3 x 4,096 + 2 x 14,336) = 83,886,080 and the f32
-  // mask 4 x 512 x 512 = 1,048,576: 84,934,656 B against 80.30 MiB.
+  // of its own (1037, in its JSON "build info" line) prints "CUDA_Host
+  // input buffer size": priced as b1037, before #6017 as b2412 would be
+  // (the rules of every build before b2413 are one), whose early graph
+  // holds on CUDA0 (block 0, no flash attention, 512 cells) 4 x 512 x
+  // (3 x 4,096 + 2 x 14,336) = 83,886,080 and the f32 mask 4 x 512 x 512
+  // = 1,048,576: 84,934,656 B against 80.30 MiB.
   const LogCheck c = check("llamacpp", "llamacpp-5619-mistral-7b-q5km-8x-p6000.log");
+  EXPECT_EQ(c.log.version, "b1037");
   const FigureCheck* cuda0 = figure(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(cuda0, nullptr);
   EXPECT_EQ(cuda0->memfit, std::optional<uint64_t>(84'934'656u));
-  EXPECT_NE(std::find_if(c.log.notes.begin(), c.log.notes.end(),
-                         [](const std::string& n) { return n.find("priced as b2412") != std::string::npos; }),
+  // Before #6122 the output buffer is n_batch rows: the server's extra
+  // sequence is not priced (nor said).
+  EXPECT_EQ(std::find_if(c.log.notes.begin(), c.log.notes.end(),
+                         [](const std::string& n) { return n.find("one sequence more") != std::string::npos; }),
             c.log.notes.end());
 }
 
