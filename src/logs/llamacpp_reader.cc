@@ -421,6 +421,7 @@ void read_continued_command(std::string_view text, LlamaCppReadState& state, Log
 // and its slots' "initializing slots". The old server's extra sequence
 // (llamacpp_pricer.cc, server_extra_sequence) is priced from it.
 void read_server_line(std::string_view text, LogBuilder& out) {
+  if (out.peek().runtime != "llamacpp") return;  // Ollama's runner: its own reader's
   const bool server = (contains(text, "system info: n_threads = ") && contains(text, ", total_threads = ")) ||
                       server_build_info(text).has_value() || contains(text, "HTTP server is listening") ||
                       contains(text, "server is listening on") || contains(text, "initializing slots");
