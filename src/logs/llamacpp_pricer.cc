@@ -179,13 +179,19 @@ struct DatedLineForm {
 // commit=\"df4b7945\""): b3735 prints it (llamacpp-neverllama7-9451-
 // 4070laptop-phi35-q4km-lora), b3802's server prints "build: 3802
 // (a5b57b08)" instead (llamacpp-neverllama7-9587-3060-gemma2-27b-q8_0-
-// ngl0); its first build is not needed either.
-constexpr std::array<DatedLineForm, 5> kDatedLineForms = {{
+// ngl0); its first build is not needed either. The KV cache summary's
+// sequences without streams ("( 4096 cells, 28 layers, 1 seqs)"): b5897
+// prints it (llamacpp-14689-q4_0-sycl-uhd), b6115 "1/1 seqs"
+// (llamacpp-neverllama5-gptoss20b-mxfp4-8x-ascend910b-cann), as every
+// later build does: the streams of #14363 (b5913, releases.cc), whose
+// count the summary prints after the slash, so its last build is b5912.
+constexpr std::array<DatedLineForm, 6> kDatedLineForms = {{
     {"form_sched_reserve_gdn", "sched_reserve's fused Gated Delta Net probe", 8199, UINT64_MAX},
     {"form_server_system_info", "llama-server's 'system info: n_threads' line", 0, 8679},
     {"form_kv_cache_unified", "llama_kv_cache_unified's lines", 0, 6698},
     {"form_n_ctx_per_seq", "llama_context's n_ctx_per_seq", 0, 7216},
     {"form_server_build_info", "llama-server's 'build info' line", 0, 3801},
+    {"form_kv_seqs_without_streams", "the KV cache summary's sequences without streams", 0, 5912},
 }};
 
 // The builds a log's dated line forms allow, first to last, and the forms

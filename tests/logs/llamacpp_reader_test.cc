@@ -72,6 +72,14 @@ TEST(LlamaCppLog, DatedLineFormsAreKeptAsSettings) {
   const RuntimeLog excerpt = read("llamacpp-15009-qwen3-30b-a3b-strix-halo-vulkan.log");
   EXPECT_EQ(setting_of(excerpt, "form_kv_cache_unified"), "true");
   EXPECT_EQ(setting_of(excerpt, "form_n_ctx_per_seq"), "true");
+  // Its cache summary, "( 70016 cells,  48 layers,  1/ 1 seqs)", counts
+  // the streams after the slash, as ghghang2's "1/1 seqs" does; #14441's
+  // "(  4096 cells,  28 layers,  1 seqs)" has none.
+  EXPECT_EQ(excerpt.setting("form_kv_seqs_without_streams"), nullptr);
+  EXPECT_EQ(log.setting("form_kv_seqs_without_streams"), nullptr);
+  EXPECT_EQ(setting_of(read("llamacpp-neverllama7-14441-cann-qwen2-1.5b-f16-910b4.log"),
+                       "form_kv_seqs_without_streams"),
+            "true");
   EXPECT_EQ(excerpt.setting("form_sched_reserve_gdn"), nullptr);
 }
 

@@ -78,5 +78,23 @@ TEST(CheckLogLlamaCppBuild, TheOldServerKeepsASequenceBesideItsSlots) {
   EXPECT_EQ(output_of("llamacpp-10152-qwen25-32b-3x-p40.log"), 1'216'512u);
 }
 
+TEST(CheckLogLlamaCppBuild, TheCacheSummaryWithoutStreamsDatesAnUnbuiltLogBeforeThem) {
+  // ggml-org/llama.cpp#14441: a CANN source build (b0) whose lines date it
+  // to b4731..b6698 (llama_context's lines, llama_kv_cache_unified's), and
+  // whose cache summary prints "1 seqs", no streams: before #14363
+  // (b5913), so priced as b5912, before the KV store's I64 indices
+  // (#14959, b6051). Qwen2 1.5B (n_embd 1536, 2 KV heads of 128), 512
+  // tokens over 4,096 cells, the host's inputs: the token rows 4 x 512 x
+  // 1,536 = 3,145,728, the F32 mask 4 x 4,096 x 512 = 8,388,608, token
+  // ids, positions and output ids 3 x 4 x 512 = 6,144: 11,540,480 B
+  // (printed 11.01 MiB = 11,544,822). With the indices (b6698: 8 x 512 +
+  // 8 x 256 x 512 = 1,052,672 more) it was 12,593,152.
+  const LogCheck c = testing::check_test_log("llamacpp", "llamacpp-neverllama7-14441-cann-qwen2-1.5b-f16-910b4.log");
+  const FigureCheck* host = testing::find_check_figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, std::optional<uint64_t>(11'540'480u));
+  EXPECT_TRUE(testing::has_log_note(c, "priced as b5912"));
+}
+
 }  // namespace
 }  // namespace memfit
