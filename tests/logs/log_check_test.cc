@@ -440,8 +440,9 @@ TEST(CheckLog, ABuildNumberOlderThanItsComputeLinesIsSetAside) {
   // hold n_batch rows, 2,048 x 200,064 x 4 B = 1563.00 MiB. Set aside, it
   // is priced as b7771: one sequence's logits, 200,064 x 4 = 800,256 B
   // (0.76 MiB printed), and -nkvo's 16384.00 MiB of KV on the host. Its
-  // lines (the server's "system info: n_threads", llama_kv_cache_unified's
-  // and n_ctx_per_seq) date it to b4731..b6698: priced as b6698.
+  // lines (the server's "system info: n_threads", llama_kv_cache_unified's,
+  // n_ctx_per_seq and the cache summary's "1 seqs" without streams) date it
+  // to b4731..b5912: priced as b5912.
   LogCheckOptions options;
   options.command = "llama-server -m models/Phi-4-mini-instruct.BF16.gguf -ngl 80 --host :: --port 31420 "
                     "--jinja --ctx-size 0 --no-kv-offload -t 2";
@@ -453,10 +454,10 @@ TEST(CheckLog, ABuildNumberOlderThanItsComputeLinesIsSetAside) {
   EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
                       "the log prints build 941 but its compute buffers are printed by llama_context, as "
                       "llama.cpp's builds print them from b4731 on: not llama.cpp's build number (a fork's "
-                      "or a packager's own); its lines date it to b4731 to b6698 (llama-server's 'system "
-                      "info: n_threads' line, llama_kv_cache_unified's lines, llama_context's n_ctx_per_seq): "
-                      "priced as b6698, by the rules every build of that range shares, the pinned release's "
-                      "where they differ"),
+                      "or a packager's own); its lines date it to b4731 to b5912 (llama-server's 'system "
+                      "info: n_threads' line, llama_kv_cache_unified's lines, llama_context's n_ctx_per_seq, "
+                      "the KV cache summary's sequences without streams): priced as b5912, by the rules every "
+                      "build of that range shares, the pinned release's where they differ"),
             c.log.notes.end());
 }
 
