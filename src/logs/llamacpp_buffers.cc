@@ -84,6 +84,13 @@ void read_cache_shape(std::string_view text, LogBuilder& out) {
       const std::string_view seqs = parts[i].substr(0, slash);
       const std::optional<uint64_t> n_seq = parse_count(seqs);
       if (n_seq) out.setting("kv_seqs", seqs);
+      // "1 seqs", no streams: a dated line form (llamacpp_pricer.cc,
+      // kDatedLineForms), the builds before the streams of #14363 ("1/ 1
+      // seqs", two words, is theirs).
+      const bool after_slash = i > 0 && parts[i - 1].ends_with('/');
+      if (n_seq && slash == std::string_view::npos && !after_slash) {
+        out.setting("form_kv_seqs_without_streams", "true");
+      }
       if (slash == std::string_view::npos) continue;
       const std::string_view streams = parts[i].substr(slash + 1);
       const std::optional<uint64_t> n_streams = parse_count(streams);

@@ -174,12 +174,24 @@ struct DatedLineForm {
 // b6699 prints it (the same log), b7217 n_ctx_seq
 // (llamacpp-neverllama4-gptoss20b-mxfp4-m5-metal), as every later build
 // does. The first builds of the last two are not needed: the compute
-// lines bound them.
-constexpr std::array<DatedLineForm, 4> kDatedLineForms = {{
+// lines bound them. llama-server's 2024 "build info" line (LOG_INFO's
+// text or JSON form, "INFO [ main] build info | ... build=3735
+// commit=\"df4b7945\""): b3735 prints it (llamacpp-neverllama7-9451-
+// 4070laptop-phi35-q4km-lora), b3802's server prints "build: 3802
+// (a5b57b08)" instead (llamacpp-neverllama7-9587-3060-gemma2-27b-q8_0-
+// ngl0); its first build is not needed either. The KV cache summary's
+// sequences without streams ("( 4096 cells, 28 layers, 1 seqs)"): b5897
+// prints it (llamacpp-14689-q4_0-sycl-uhd), b6115 "1/1 seqs"
+// (llamacpp-neverllama5-gptoss20b-mxfp4-8x-ascend910b-cann), as every
+// later build does: the streams of #14363 (b5913, releases.cc), whose
+// count the summary prints after the slash, so its last build is b5912.
+constexpr std::array<DatedLineForm, 6> kDatedLineForms = {{
     {"form_sched_reserve_gdn", "sched_reserve's fused Gated Delta Net probe", 8199, UINT64_MAX},
     {"form_server_system_info", "llama-server's 'system info: n_threads' line", 0, 8679},
     {"form_kv_cache_unified", "llama_kv_cache_unified's lines", 0, 6698},
     {"form_n_ctx_per_seq", "llama_context's n_ctx_per_seq", 0, 7216},
+    {"form_server_build_info", "llama-server's 'build info' line", 0, 3801},
+    {"form_kv_seqs_without_streams", "the KV cache summary's sequences without streams", 0, 5912},
 }};
 
 // The builds a log's dated line forms allow, first to last, and the forms
@@ -258,9 +270,8 @@ std::optional<uint64_t> build_floor(const RuntimeLog& log) {
 // The build an unbuilt log is priced as where its dated line forms
 // (line_form_range) bound it below `bound`, the compute lines' bound: the
 // last build they allow. Every rule memfit prices by build changes once
-// (docs/engine-llamacpp.md, "Releases"; the SWA cache's three rules lie
-// before b6698, the earliest last build of kDatedLineForms), to the
-// pinned release's rule, so the last
+// (docs/engine-llamacpp.md, "Releases"), to the pinned release's rule,
+// so the last
 // build of the range prices each rule as every build of the range does
 // where they agree, and by the pinned rule where the range straddles its
 // first build. The range goes in the note. nullopt when the forms do not
@@ -387,12 +398,46 @@ void apply_embedding(const RuntimeLog& log, LlamaCppRequest& q, std::vector<std:
                               "is priced", quote_untrusted(pooling->value)));
 }
 
+// llama-server makes its context with one sequence more than its slots:
+// #5328 (2024-03, Mamba's support) added "params.n_parallel += 1" to
+// load_model ("dedicate one sequence to the system prompt"), which #9857
+// (2024-10-12, the system prompt's removal) kept as "reserve one extra
+// sequence (seq_id == 0) for extra features". Its context's n_seq_max, and
+// so the output buffer's rows (one a sequence from #6122), is --parallel
+// + 1: b4020 still prints "n_seq_max = 2" with "initializing slots,
+// n_slots = 1" (llamacpp-10152-qwen25-32b-3x-p40), b4277's default server
+// "n_seq_max = 1" (llamacpp-10701-llama31-8b-q4km-rocm-apu); the builds
+// between are not dated here, so the rule stops at the last build known to
+// keep it. Before #6122 (b2537) the output buffer held n_batch rows
+// whatever the sequences, so the rule starts there (a recurrent model's
+// state of b2355..b2536, one cell a sequence, is not priced with it). The
+// slots are --parallel's (the command line's -np), else the server's
+// default of one.
+constexpr uint64_t kServerExtraSequenceFirstBuild = 2537;
+constexpr uint64_t kServerExtraSequenceLastBuild = 4020;
+
+bool server_extra_sequence(const RuntimeLog& log, std::optional<uint64_t> build) {
+  // Ollama's runner makes its context itself (its pricer's parallel).
+  // A context that prints its n_seq_max counts the extra sequence itself.
+  return log.runtime == "llamacpp" && log.setting("llama_server") != nullptr &&
+         log.setting("n_seq_max_printed") == nullptr && build && *build >= kServerExtraSequenceFirstBuild &&
+         *build <= kServerExtraSequenceLastBuild;
+}
+
 Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, LlamaCppRequest& q,
                      std::vector<std::string>& notes) {
   q.parallel = count_setting(log, "n_seq_max");
   if (!q.parallel) q.parallel = count_setting(log, "kv_seqs");
   q.ctx_size = count_setting(log, "n_ctx");
   if (!q.parallel) q.parallel = sequences_from_context(log, q.ctx_size, notes);
+  if (server_extra_sequence(log, build)) {
+    const uint64_t slots = q.parallel.value_or(1);
+    q.parallel = slots + 1;
+    notes.push_back(fmt::format("llama-server b{} makes its context with one sequence more than its {} "
+                                "slot{} (#5328's system-prompt sequence, kept to b{} at least): priced with "
+                                "n_seq_max {}",
+                                *build, slots, slots == 1 ? "" : "s", kServerExtraSequenceLastBuild, slots + 1));
+  }
   if (!q.ctx_size) q.ctx_size = context_without_n_ctx(log, q.parallel.value_or(1), notes);
   if (!q.ctx_size) notes.push_back("n_ctx is not in the log: the model's training context is assumed");
   q.batch_size = count_setting(log, "n_batch");
@@ -1704,9 +1749,15 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
     }
     if (f == LogFigure::kOutput && seqs_unknown && *c.memfit > 0) {
       c.input_gap = "n_seq_max";
-      append_note(c, fmt::format("n_seq_max is not in the log: memfit's buffer is one sequence's row, "
-                              "the printed one {:.2f} rows",
-                              static_cast<double>(c.printed.value) / static_cast<double>(*c.memfit)));
+      const double printed_rows =
+          static_cast<double>(c.printed.value) / static_cast<double>(*c.memfit) * static_cast<double>(e.context.n_seq);
+      append_note(c, e.context.n_seq == 1
+                         ? fmt::format("n_seq_max is not in the log: memfit's buffer is one sequence's row, the "
+                                       "printed one {:.2f} rows",
+                                       printed_rows)
+                         : fmt::format("n_seq_max is not in the log: memfit's buffer is {} sequences' rows, the "
+                                       "printed one {:.2f} rows",
+                                       e.context.n_seq, printed_rows));
     }
   }
 }

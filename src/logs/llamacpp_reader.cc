@@ -19,12 +19,38 @@ namespace {
 // a log's text is untrusted.
 constexpr size_t kMaxContinuedCommand = 64 * 1024;
 
+// llama-server's own "build info" line of 2024 (examples/server's
+// LOG_INFO("build info", {{"build", LLAMA_BUILD_NUMBER}, {"commit",
+// LLAMA_COMMIT}})), in its text form ("INFO [ main] build info |
+// tid=\"...\" timestamp=... build=3411 commit=\"e02b597b\"",
+// ggml-org/llama.cpp#8551) or its JSON form
+// ({"msg":"build info","build":2859,"commit":"7bd4ffb7"}, #8616): the
+// build number; nullopt for any other line.
+std::optional<uint64_t> server_build_info(std::string_view text) {
+  if (!contains(text, "build info")) return std::nullopt;
+  for (std::string_view marker : {" build=", "\"build\":"}) {
+    std::optional<std::string_view> rest = after(text, marker);
+    if (!rest) continue;
+    const std::optional<uint64_t> number = leading_count(*rest);
+    const std::string_view tail = number ? rest->substr(std::to_string(*number).size()) : std::string_view{};
+    if (number && (tail.starts_with(" commit=") || tail.starts_with(",\"commit\":"))) return number;
+  }
+  return std::nullopt;
+}
+
 // "build: 5361 (cf0a43bb) with cc ..." (tools, server), "main: build =
 // 3600 (2fb92678)" (older tools), "version: 5361 (cf0a43bb)" (--version),
-// and the 2026 servers' "build_info: b8836-83d58e02f" (common's
-// build_info string, "b" + LLAMA_BUILD_NUMBER + "-" + LLAMA_COMMIT, the
-// one build line llama-server b8680 to b9090 prints).
+// llama-server's "build info" line of 2024 (server_build_info), and the
+// 2026 servers' "build_info: b8836-83d58e02f" (common's build_info string,
+// "b" + LLAMA_BUILD_NUMBER + "-" + LLAMA_COMMIT, the one build line
+// llama-server b8680 to b9090 prints).
 void read_build(std::string_view text, LogBuilder& out) {
+  // Ollama's old runner (its ext_server, llama.cpp's server) prints the line
+  // too, with the build it vendors: Ollama's own version prices that log.
+  if (std::optional<uint64_t> number = server_build_info(text)) {
+    if (out.peek().runtime == "llamacpp") out.set_version(fmt::format("b{}", *number));
+    return;
+  }
   if (std::optional<std::string_view> rest = after(text, "build_info: b")) {
     const std::optional<uint64_t> number = leading_count(*rest);
     if (number && rest->substr(std::to_string(*number).size()).starts_with('-')) {
@@ -251,6 +277,9 @@ void read_context_setting(std::string_view rest, LlamaCppReadState& state, LogBu
                                  "flash_attn", "kv_unified", "causal_attn"}) {
     if (name == known) out.setting(name, value);
   }
+  // The context's own count of sequences (the server's extra one in it,
+  // llamacpp_pricer.cc: server_extra_sequence), as against -np's slots.
+  if (name == "n_seq_max") out.setting("n_seq_max_printed", "true");
 }
 
 // The CPU features system_info prints, as the repack kernels llama.cpp
@@ -385,14 +414,30 @@ void read_continued_command(std::string_view text, LlamaCppReadState& state, Log
   if (is_command_line(joined)) read_command(joined, out);
 }
 
+// A line only llama-server prints, kept as setting "llama_server": its
+// thread line ("system info: n_threads = 24, n_threads_batch = 24,
+// total_threads = 48"), its 2024 "build info" line (server_build_info),
+// "HTTP server is listening" (2024) and "server is listening on" (later),
+// and its slots' "initializing slots". The old server's extra sequence
+// (llamacpp_pricer.cc, server_extra_sequence) is priced from it.
+void read_server_line(std::string_view text, LogBuilder& out) {
+  if (out.peek().runtime != "llamacpp") return;  // Ollama's runner: its own reader's
+  const bool server = (contains(text, "system info: n_threads = ") && contains(text, ", total_threads = ")) ||
+                      server_build_info(text).has_value() || contains(text, "HTTP server is listening") ||
+                      contains(text, "server is listening on") || contains(text, "initializing slots");
+  if (server) out.setting("llama_server", "true");
+}
+
 // Line forms that date a log printing no build (the pricer's
 // kDatedLineForms, llamacpp_pricer.cc): sched_reserve's probe of the fused
 // Gated Delta Net ops ("sched_reserve: resolving fused Gated Delta Net
 // support:") and llama-server's thread line ("system info: n_threads = 24,
 // n_threads_batch = 24, total_threads = 48"), the KV cache's lines under
-// "llama_kv_cache_unified:" and the context's "n_ctx_per_seq" (its later
-// name is n_ctx_seq). Each is kept as a setting named after its form.
+// "llama_kv_cache_unified:", the context's "n_ctx_per_seq" (its later
+// name is n_ctx_seq) and llama-server's 2024 "build info" line
+// (server_build_info). Each is kept as a setting named after its form.
 void read_dated_form(std::string_view text, LogBuilder& out) {
+  read_server_line(text, out);
   if (contains(text, "sched_reserve: resolving fused Gated Delta Net support")) {
     out.setting("form_sched_reserve_gdn", "true");
   } else if (contains(text, "system info: n_threads = ") && contains(text, ", total_threads = ")) {
@@ -401,6 +446,8 @@ void read_dated_form(std::string_view text, LogBuilder& out) {
     out.setting("form_kv_cache_unified", "true");
   } else if (contains(text, "llama_context: n_ctx_per_seq")) {
     out.setting("form_n_ctx_per_seq", "true");
+  } else if (server_build_info(text) && out.peek().runtime == "llamacpp") {
+    out.setting("form_server_build_info", "true");
   }
 }
 

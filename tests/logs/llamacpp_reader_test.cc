@@ -72,6 +72,14 @@ TEST(LlamaCppLog, DatedLineFormsAreKeptAsSettings) {
   const RuntimeLog excerpt = read("llamacpp-15009-qwen3-30b-a3b-strix-halo-vulkan.log");
   EXPECT_EQ(setting_of(excerpt, "form_kv_cache_unified"), "true");
   EXPECT_EQ(setting_of(excerpt, "form_n_ctx_per_seq"), "true");
+  // Its cache summary, "( 70016 cells,  48 layers,  1/ 1 seqs)", counts
+  // the streams after the slash, as ghghang2's "1/1 seqs" does; #14441's
+  // "(  4096 cells,  28 layers,  1 seqs)" has none.
+  EXPECT_EQ(excerpt.setting("form_kv_seqs_without_streams"), nullptr);
+  EXPECT_EQ(log.setting("form_kv_seqs_without_streams"), nullptr);
+  EXPECT_EQ(setting_of(read("llamacpp-neverllama7-14441-cann-qwen2-1.5b-f16-910b4.log"),
+                       "form_kv_seqs_without_streams"),
+            "true");
   EXPECT_EQ(excerpt.setting("form_sched_reserve_gdn"), nullptr);
 }
 
@@ -410,6 +418,39 @@ TEST(LlamaCppLog, TheServersBuildInfoLineGivesTheBuild) {
   // ghghang2/v1.6's llama-server prints no "build:" line, only
   // "build_info: b8836-83d58e02f".
   EXPECT_EQ(read("llamacpp-ghghang2v16-qwen36-27b-q8kxl-rtxpro6000.log").version, "b8836");
+}
+
+TEST(LlamaCppLog, TheServers2024BuildInfoLineGivesTheBuildInEitherForm) {
+  // ggml-org/llama.cpp#8551, the text form: "INFO [ main] build info |
+  // tid=\"...\" timestamp=1721277895 build=3411 commit=\"e02b597b\"".
+  const RuntimeLog text = read("llamacpp-neverllama7-8551-sycl-llama-q4_0-ngl20.log");
+  EXPECT_EQ(text.version, "b3411");
+  EXPECT_EQ(setting_of(text, "llama_server"), "true");
+  EXPECT_EQ(setting_of(text, "form_server_build_info"), "true");
+  // #8616, the JSON form: {"msg":"build info","build":2859,"commit":"7bd4ffb7"}.
+  const RuntimeLog json = read("llamacpp-neverllama7-8616-3080-causallm-14b-q8_0-ngl0.log");
+  EXPECT_EQ(json.version, "b2859");
+  EXPECT_EQ(setting_of(json, "llama_server"), "true");
+  // #9587's b3802 server prints "build: 3802 (a5b57b08)" and its thread
+  // line, "system info: n_threads = 12, n_threads_batch = 12, total_threads
+  // = 24": a server, without the 2024 form.
+  const RuntimeLog later = read("llamacpp-neverllama7-9587-3060-gemma2-27b-q8_0-ngl0.log");
+  EXPECT_EQ(later.version, "b3802");
+  EXPECT_EQ(setting_of(later, "llama_server"), "true");
+  EXPECT_EQ(later.setting("form_server_build_info"), nullptr);
+  // #9628's llama-cli (b3808) prints none of the server's lines.
+  EXPECT_EQ(read("llamacpp-neverllama7-9628-4x-h100-qwen2-57b-a14b-f16-ngl0.log").setting("llama_server"), nullptr);
+}
+
+TEST(LlamaCppLog, OllamasOldRunnerKeepsItsBuildInfoLineOutOfTheVersion) {
+  // Ollama's runner of 2024 was llama.cpp's server and prints its "build
+  // info | build=3171 commit=..." line: the vendored build is not the
+  // version of an Ollama log.
+  Result<RuntimeLog> log =
+      read_runtime_log(read_test_log("ollama", "ollama-jetsoncopilot-mixtral-8x7b-q4_0-agx-orin.log"));
+  ASSERT_TRUE(log.ok());
+  EXPECT_NE(log->version, "b3171");
+  EXPECT_EQ(log->setting("form_server_build_info"), nullptr);
 }
 
 TEST(LlamaCppLog, ACommandContinuedOverLinesIsReadWhole) {

@@ -440,8 +440,9 @@ TEST(CheckLog, ABuildNumberOlderThanItsComputeLinesIsSetAside) {
   // hold n_batch rows, 2,048 x 200,064 x 4 B = 1563.00 MiB. Set aside, it
   // is priced as b7771: one sequence's logits, 200,064 x 4 = 800,256 B
   // (0.76 MiB printed), and -nkvo's 16384.00 MiB of KV on the host. Its
-  // lines (the server's "system info: n_threads", llama_kv_cache_unified's
-  // and n_ctx_per_seq) date it to b4731..b6698: priced as b6698.
+  // lines (the server's "system info: n_threads", llama_kv_cache_unified's,
+  // n_ctx_per_seq and the cache summary's "1 seqs" without streams) date it
+  // to b4731..b5912: priced as b5912.
   LogCheckOptions options;
   options.command = "llama-server -m models/Phi-4-mini-instruct.BF16.gguf -ngl 80 --host :: --port 31420 "
                     "--jinja --ctx-size 0 --no-kv-offload -t 2";
@@ -453,10 +454,10 @@ TEST(CheckLog, ABuildNumberOlderThanItsComputeLinesIsSetAside) {
   EXPECT_NE(std::find(c.log.notes.begin(), c.log.notes.end(),
                       "the log prints build 941 but its compute buffers are printed by llama_context, as "
                       "llama.cpp's builds print them from b4731 on: not llama.cpp's build number (a fork's "
-                      "or a packager's own); its lines date it to b4731 to b6698 (llama-server's 'system "
-                      "info: n_threads' line, llama_kv_cache_unified's lines, llama_context's n_ctx_per_seq): "
-                      "priced as b6698, by the rules every build of that range shares, the pinned release's "
-                      "where they differ"),
+                      "or a packager's own); its lines date it to b4731 to b5912 (llama-server's 'system "
+                      "info: n_threads' line, llama_kv_cache_unified's lines, llama_context's n_ctx_per_seq, "
+                      "the KV cache summary's sequences without streams): priced as b5912, by the rules every "
+                      "build of that range shares, the pinned release's where they differ"),
             c.log.notes.end());
 }
 
@@ -1120,17 +1121,21 @@ TEST(CheckLog, TheMaskCastOnAGpuThatCopiesItsInputsLandsAboveTheNormAndK) {
 
 TEST(CheckLog, AnInputBufferOfItsOwnBoundsTheBuildBelow6017) {
   // ggml-org/llama.cpp#5619: a server of February 2024 with a build count
-  // of its own (1037, in a JSON line the reader does not take) prints
-  // "CUDA_Host input buffer size": a build before #6017, priced as b2412,
-  // whose early graph holds on CUDA0 (block 0, no flash attention, 512
-  // cells) 4 x 512 x (3 x 4,096 + 2 x 14,336) = 83,886,080 and the f32
-  // mask 4 x 512 x 512 = 1,048,576: 84,934,656 B against 80.30 MiB.
+  // of its own (1037, in its JSON "build info" line) prints "CUDA_Host
+  // input buffer size": priced as b1037, before #6017 as b2412 would be
+  // (the rules of every build before b2413 are one), whose early graph
+  // holds on CUDA0 (block 0, no flash attention, 512 cells) 4 x 512 x
+  // (3 x 4,096 + 2 x 14,336) = 83,886,080 and the f32 mask 4 x 512 x 512
+  // = 1,048,576: 84,934,656 B against 80.30 MiB.
   const LogCheck c = check("llamacpp", "llamacpp-5619-mistral-7b-q5km-8x-p6000.log");
+  EXPECT_EQ(c.log.version, "b1037");
   const FigureCheck* cuda0 = figure(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(cuda0, nullptr);
   EXPECT_EQ(cuda0->memfit, std::optional<uint64_t>(84'934'656u));
-  EXPECT_NE(std::find_if(c.log.notes.begin(), c.log.notes.end(),
-                         [](const std::string& n) { return n.find("priced as b2412") != std::string::npos; }),
+  // Before #6122 the output buffer is n_batch rows: the server's extra
+  // sequence is not priced (nor said).
+  EXPECT_EQ(std::find_if(c.log.notes.begin(), c.log.notes.end(),
+                         [](const std::string& n) { return n.find("one sequence more") != std::string::npos; }),
             c.log.notes.end());
 }
 

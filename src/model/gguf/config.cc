@@ -198,6 +198,18 @@ class Translation {
       if (!value.ok()) return value.error();
       if (value->has_value()) out_.config[field] = **value;
     }
+    // Qwen2-MoE's shared expert is always loaded, n_ff_shexp wide, else
+    // feed_forward_length (llama.cpp's loader, LLM_ARCH_QWEN2MOE:
+    // "n_ff_shexp = hparams.n_ff_shexp ? hparams.n_ff_shexp : n_ff"; read
+    // in ik_llama.cpp's copy, src/llama-load-tensors.cpp,
+    // create_qwen2_moe_tensors): converters before the key
+    // expert_shared_feed_forward_length wrote only feed_forward_length
+    // (ggml-org/llama.cpp#9628's Qwen2 57B A14B, 20480 wide).
+    if (out_.architecture == "qwen2moe" && !out_.config.contains("shared_expert_intermediate_size")) {
+      Result<std::optional<uint64_t>> n_ff = keys_.count("feed_forward_length");
+      if (!n_ff.ok()) return n_ff.error();
+      if (n_ff->value_or(0) > 0) out_.config["shared_expert_intermediate_size"] = **n_ff;
+    }
     return Status::Ok();
   }
 

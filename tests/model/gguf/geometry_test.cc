@@ -107,6 +107,40 @@ TEST(GgufGeometry, Qwen3DenseMatchesItsConfig) {
   EXPECT_EQ(kv->total_bytes, 147456u * 8192);  // 1,207,959,552
 }
 
+TEST(GgufGeometry, Qwen2MoeWithoutTheSharedWidthKeyTakesFeedForwardLength) {
+  // ggml-org/llama.cpp#9628's Qwen2 57B A14B (an older converter's file):
+  // no expert_shared_feed_forward_length; llama.cpp's loader then sizes
+  // the always-loaded shared expert at feed_forward_length, 20480 (n_ff_shexp
+  // = hparams.n_ff_shexp ? hparams.n_ff_shexp : n_ff).
+  GgufWriter w = arch("qwen2moe");
+  w.add_u32("qwen2moe.block_count", 28)
+      .add_u32("qwen2moe.context_length", 32768)
+      .add_u32("qwen2moe.embedding_length", 3584)
+      .add_u32("qwen2moe.feed_forward_length", 20480)
+      .add_u32("qwen2moe.attention.head_count", 28)
+      .add_u32("qwen2moe.attention.head_count_kv", 4)
+      .add_u32("qwen2moe.expert_count", 64)
+      .add_u32("qwen2moe.expert_used_count", 8)
+      .add_u32("qwen2moe.expert_feed_forward_length", 2560);
+  const ModelSpec spec = gguf_spec(w);
+  EXPECT_EQ(spec.moe.shared_expert_intermediate, 20480u);
+  EXPECT_EQ(spec.moe.shared_experts, 1u);
+  EXPECT_EQ(spec.moe.expert_intermediate, 2560u);
+  // A file that gives the key keeps it.
+  GgufWriter keyed = arch("qwen2moe");
+  keyed.add_u32("qwen2moe.block_count", 24)
+      .add_u32("qwen2moe.context_length", 8192)
+      .add_u32("qwen2moe.embedding_length", 2048)
+      .add_u32("qwen2moe.feed_forward_length", 5632)
+      .add_u32("qwen2moe.attention.head_count", 16)
+      .add_u32("qwen2moe.attention.head_count_kv", 16)
+      .add_u32("qwen2moe.expert_count", 60)
+      .add_u32("qwen2moe.expert_used_count", 4)
+      .add_u32("qwen2moe.expert_feed_forward_length", 1408)
+      .add_u32("qwen2moe.expert_shared_feed_forward_length", 5632);
+  EXPECT_EQ(gguf_spec(keyed).moe.shared_expert_intermediate, 5632u);
+}
+
 TEST(GgufGeometry, Qwen3MoeMatchesItsConfig) {
   GgufWriter w = arch("qwen3moe");
   w.add_u32("qwen3moe.block_count", 48)
