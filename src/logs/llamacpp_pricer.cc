@@ -18,6 +18,7 @@
 
 #include "engines/llamacpp/parts.h"
 #include "engines/llamacpp/quantize_plan.h"
+#include "engines/ollama/releases.h"
 #include "logs/dump_rebuild.h"
 #include "logs/log_model.h"
 #include "logs/log_pricer.h"
@@ -285,6 +286,24 @@ std::optional<uint64_t> build_by_line_forms(const RuntimeLog& log, std::optional
   return range->last;
 }
 
+// An Ollama log priced as llama.cpp's (log_pricer: the server started
+// llama-server, v0.30.0 on): the build of the release's llama-server
+// (ollama::llama_server_build, its LLAMA_CPP_VERSION), else the pinned
+// rules with a note. Ollama's own version is not a llama.cpp build.
+std::optional<uint64_t> llama_server_build_of(const RuntimeLog& log, std::vector<std::string>& notes) {
+  const std::optional<uint64_t> build = ollama::llama_server_build(log.version);
+  if (build) {
+    notes.push_back(fmt::format("Ollama {} starts llama.cpp's llama-server (llm/llama_server.go), build b{} "
+                                "(its LLAMA_CPP_VERSION): priced by the llamacpp profile as b{}",
+                                escape_untrusted(log.version), *build, *build));
+  } else {
+    notes.push_back(fmt::format("Ollama {} starts llama.cpp's llama-server; its build is not one memfit "
+                                "reads (v0.30.0 to v0.32.15): the pinned llama.cpp release prices it",
+                                escape_untrusted(log.version)));
+  }
+  return build;
+}
+
 // The build a llama.cpp log printed ("b5361"), its cache rules priced
 // (docs/engine-llamacpp.md, "Releases"); none for Ollama, whose version is
 // its own and not the build of the llama.cpp it carries. A log that prints
@@ -299,6 +318,13 @@ std::optional<uint64_t> build_by_line_forms(const RuntimeLog& log, std::optional
 // (--runtime-version) is taken as given.
 std::optional<uint64_t> build_of(const RuntimeLog& log, const LogCheckOptions& options,
                                  std::vector<std::string>& notes) {
+  if (log.runtime == "ollama") {
+    // Ollama's own runners are priced by the ollama profile (its release's
+    // vendored build); only its llama-server runs come here priced whole.
+    const LogSetting* runner = log.setting("ollama_runner");
+    if (runner == nullptr || runner->value != "llama-server") return std::nullopt;
+    return llama_server_build_of(log, notes);
+  }
   if (log.runtime != "llamacpp") return std::nullopt;
   std::string unknown = "the log prints no build";
   if (uncounted_build(log, options)) {

@@ -364,6 +364,18 @@ bool names_llama_tool(std::string_view text) {
 
 bool is_command_line(std::string_view text) { return names_llama_tool(text) && contains(text, " -"); }
 
+// The command of a line: an Ollama slog record that starts llama-server
+// (msg="starting llama-server" cmd="/usr/lib/ollama/llama-server --model ...
+// -b 512 -ub 512"; Ollama v0.30.0 on) holds it between the quotes of its
+// cmd field, whose closing quote is no part of the last flag's value;
+// any other line is its own command.
+std::string_view quoted_command(std::string_view text) {
+  std::optional<std::string_view> cmd = after(text, " cmd=\"");
+  if (!cmd) return text;
+  const size_t close = cmd->find('"');
+  return close == std::string_view::npos ? *cmd : cmd->substr(0, close);
+}
+
 // A command the poster continued over lines with the shell's " \\"
 // (ggml-org/llama.cpp#14201: llama-server's flags one a line, its
 // --override-tensor on the last): the lines up to the one without it,
@@ -454,7 +466,7 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
     return true;
   }
   if (is_command_line(text) && !trim(text).ends_with('\\')) {  // a continued one is read whole
-    read_command(text, out);
+    read_command(quoted_command(text), out);
   } else if (auto rest = after(text, "using device ")) {
     read_using_device(*rest, out);
   } else if (auto offload = after(text, "offloaded "); offload && contains(text, "layers to GPU")) {
