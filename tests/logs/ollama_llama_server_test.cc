@@ -85,5 +85,20 @@ TEST(OllamaLlamaServer, TheOutputBufferIsLlamaServersLogitsAlone) {
   EXPECT_EQ(kv->memfit, std::optional<uint64_t>(939'524'096u));
 }
 
+TEST(OllamaLlamaServer, TheHostsMaskIsF16UnderFlashAttentionFromB9444) {
+  // The same log, build b9672, every layer on CUDA0, flash attention: the
+  // host holds the graph inputs. The token rows it gathers and the
+  // vector-input leaf, 6,144 x 512 x 4 B each (25,165,824 B), the F16 mask
+  // 4,096 x 512 x 2 B (4,194,304 B, #23764), token ids, positions and
+  // output ids 512 x 4 B each (6,144 B), k_idxs and v_idxs 512 x 8 B each
+  // (8,192 B): 29,374,464 B, the print's "28.01 MiB". An F32 mask adds
+  // 4,194,304 B (32.01 MiB, 1.14).
+  const LogCheck c = check("ollama-neverollama3-codestral-22b-llamaserver-v03010.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, std::optional<uint64_t>(29'374'464u));
+  EXPECT_TRUE(host->within_print);
+}
+
 }  // namespace
 }  // namespace memfit
