@@ -1726,6 +1726,29 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
   }
 }
 
+// "llama_context: n_outputs_max = 1": llama-server from #23861 ("llama:
+// limit max outputs of llama_context", 2026-05-30) reserves the worst-case
+// graph with that many output rows (one a sequence), where memfit prices
+// the logits and the last layer's rows of every token of the ubatch
+// (min(n_ctx, n_ubatch)): not replayed. A compute row memfit prices above
+// its print says so (gpt-oss-120b under Ollama 0.30.7's llama-server:
+// 201,088 logits x 1,024 rows = 785.5 MiB of memfit's 796.75, the print
+// 208.04 MiB).
+void note_reserved_outputs(const RuntimeLog& log, const LlamaCppEstimate& e, std::vector<FigureCheck>& figures) {
+  const std::optional<uint64_t> outputs = count_setting(log, "n_outputs_max");
+  const uint64_t tokens = std::min(e.context.n_ctx, e.context.n_ubatch);
+  if (!outputs || *outputs >= tokens) return;
+  for (FigureCheck& c : figures) {
+    if (c.printed.figure != LogFigure::kCompute || !c.memfit || *c.memfit <= c.printed.value ||
+        within_print_band(*c.memfit, c.printed)) {
+      continue;
+    }
+    append_note(c, fmt::format("the log reserves {} output rows (n_outputs_max, llama.cpp #23861), memfit "
+                               "the logits of all {} tokens: not replayed",
+                               *outputs, tokens));
+  }
+}
+
 void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& options,
                              const EstimateRun& run, std::vector<FigureCheck>& figures) const {
   const LlamaCppEstimate& e = *run.llamacpp;
@@ -1811,6 +1834,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     }
   }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
+  note_reserved_outputs(log, e, figures);
   const std::string offload = offload_note(log, run.model->spec.layers.size(), e.placement);
   for (FigureCheck& c : figures) {
     const LogFigure f = c.printed.figure;

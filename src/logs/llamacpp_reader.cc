@@ -248,7 +248,7 @@ void read_context_setting(std::string_view rest, LlamaCppReadState& state, LogBu
   // "mla_attn", "attn_max_b", "fused_moe", "ser"): the log is that fork's.
   if (name == "mla_attn" || name == "attn_max_b" || name == "fused_moe") out.setting("fork", "ik_llama.cpp");
   for (std::string_view known : {"n_seq_max", "n_ctx", "n_ctx_seq", "n_batch", "n_ubatch",
-                                 "flash_attn", "kv_unified", "causal_attn"}) {
+                                 "flash_attn", "kv_unified", "causal_attn", "n_outputs_max"}) {
     if (name == known) out.setting(name, value);
   }
 }

@@ -100,5 +100,18 @@ TEST(OllamaLlamaServer, TheHostsMaskIsF16UnderFlashAttentionFromB9444) {
   EXPECT_TRUE(host->within_print);
 }
 
+TEST(OllamaLlamaServer, AGraphReservedForOneOutputSaysSo) {
+  // gpt-oss-120b, -ub 1024: the log prints "n_outputs_max = 1" (#23861:
+  // llama-server reserves one output row a sequence); memfit's phases keep
+  // 201,088 logits x 1,024 rows x 4 B = 823,656,448 B (785.5 MiB) of its
+  // 796.75 MiB, where the print is 208.04 MiB. Not replayed: the row says
+  // why instead of "a cause memfit has not traced".
+  const LogCheck c = check("ollama-neverollama3-gptoss120b-h100-llamaserver-v0307.log");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_NE(gpu->note.find("n_outputs_max"), std::string::npos) << gpu->note;
+  EXPECT_EQ(gpu->note.find("not traced"), std::string::npos) << gpu->note;
+}
+
 }  // namespace
 }  // namespace memfit
