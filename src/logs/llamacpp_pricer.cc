@@ -18,6 +18,7 @@
 
 #include "engines/llamacpp/parts.h"
 #include "engines/llamacpp/quantize_plan.h"
+#include "engines/ollama/releases.h"
 #include "logs/dump_rebuild.h"
 #include "logs/log_model.h"
 #include "logs/log_pricer.h"
@@ -296,6 +297,24 @@ std::optional<uint64_t> build_by_line_forms(const RuntimeLog& log, std::optional
   return range->last;
 }
 
+// An Ollama log priced as llama.cpp's (log_pricer: the server started
+// llama-server, v0.30.0 on): the build of the release's llama-server
+// (ollama::llama_server_build, its LLAMA_CPP_VERSION), else the pinned
+// rules with a note. Ollama's own version is not a llama.cpp build.
+std::optional<uint64_t> llama_server_build_of(const RuntimeLog& log, std::vector<std::string>& notes) {
+  const std::optional<uint64_t> build = ollama::llama_server_build(log.version);
+  if (build) {
+    notes.push_back(fmt::format("Ollama {} starts llama.cpp's llama-server (llm/llama_server.go), build b{} "
+                                "(its LLAMA_CPP_VERSION): priced by the llamacpp profile as b{}",
+                                escape_untrusted(log.version), *build, *build));
+  } else {
+    notes.push_back(fmt::format("Ollama {} starts llama.cpp's llama-server; its build is not one memfit "
+                                "reads (v0.30.0 to v0.32.15): the pinned llama.cpp release prices it",
+                                escape_untrusted(log.version)));
+  }
+  return build;
+}
+
 // The build a llama.cpp log printed ("b5361"), its cache rules priced
 // (docs/engine-llamacpp.md, "Releases"); none for Ollama, whose version is
 // its own and not the build of the llama.cpp it carries. A log that prints
@@ -310,6 +329,13 @@ std::optional<uint64_t> build_by_line_forms(const RuntimeLog& log, std::optional
 // (--runtime-version) is taken as given.
 std::optional<uint64_t> build_of(const RuntimeLog& log, const LogCheckOptions& options,
                                  std::vector<std::string>& notes) {
+  if (log.runtime == "ollama") {
+    // Ollama's own runners are priced by the ollama profile (its release's
+    // vendored build); only its llama-server runs come here priced whole.
+    const LogSetting* runner = log.setting("ollama_runner");
+    if (runner == nullptr || runner->value != "llama-server") return std::nullopt;
+    return llama_server_build_of(log, notes);
+  }
   if (log.runtime != "llamacpp") return std::nullopt;
   std::string unknown = "the log prints no build";
   if (uncounted_build(log, options)) {
@@ -1762,6 +1788,29 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
   }
 }
 
+// "llama_context: n_outputs_max = 1": llama-server from #23861 ("llama:
+// limit max outputs of llama_context", 2026-05-30) reserves the worst-case
+// graph with that many output rows (one a sequence), where memfit prices
+// the logits and the last layer's rows of every token of the ubatch
+// (min(n_ctx, n_ubatch)): not replayed. A compute row memfit prices above
+// its print says so (gpt-oss-120b under Ollama 0.30.7's llama-server:
+// 201,088 logits x 1,024 rows = 785.5 MiB of memfit's 796.75, the print
+// 208.04 MiB).
+void note_reserved_outputs(const RuntimeLog& log, const LlamaCppEstimate& e, std::vector<FigureCheck>& figures) {
+  const std::optional<uint64_t> outputs = count_setting(log, "n_outputs_max");
+  const uint64_t tokens = std::min(e.context.n_ctx, e.context.n_ubatch);
+  if (!outputs || *outputs >= tokens) return;
+  for (FigureCheck& c : figures) {
+    if (c.printed.figure != LogFigure::kCompute || !c.memfit || *c.memfit <= c.printed.value ||
+        within_print_band(*c.memfit, c.printed)) {
+      continue;
+    }
+    append_note(c, fmt::format("the log reserves {} output rows (n_outputs_max, llama.cpp #23861), memfit "
+                               "the logits of all {} tokens: not replayed",
+                               *outputs, tokens));
+  }
+}
+
 void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& options,
                              const EstimateRun& run, std::vector<FigureCheck>& figures) const {
   const LlamaCppEstimate& e = *run.llamacpp;
@@ -1848,6 +1897,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     }
   }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
+  note_reserved_outputs(log, e, figures);
   const std::string offload = offload_note(log, run.model->spec.layers.size(), e.placement);
   for (FigureCheck& c : figures) {
     const LogFigure f = c.printed.figure;

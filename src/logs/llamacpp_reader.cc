@@ -274,7 +274,7 @@ void read_context_setting(std::string_view rest, LlamaCppReadState& state, LogBu
   // "mla_attn", "attn_max_b", "fused_moe", "ser"): the log is that fork's.
   if (name == "mla_attn" || name == "attn_max_b" || name == "fused_moe") out.setting("fork", "ik_llama.cpp");
   for (std::string_view known : {"n_seq_max", "n_ctx", "n_ctx_seq", "n_batch", "n_ubatch",
-                                 "flash_attn", "kv_unified", "causal_attn"}) {
+                                 "flash_attn", "kv_unified", "causal_attn", "n_outputs_max"}) {
     if (name == known) out.setting(name, value);
   }
   // The context's own count of sequences (the server's extra one in it,
@@ -393,6 +393,18 @@ bool names_llama_tool(std::string_view text) {
 
 bool is_command_line(std::string_view text) { return names_llama_tool(text) && contains(text, " -"); }
 
+// The command of a line: an Ollama slog record that starts llama-server
+// (msg="starting llama-server" cmd="/usr/lib/ollama/llama-server --model ...
+// -b 512 -ub 512"; Ollama v0.30.0 on) holds it between the quotes of its
+// cmd field, whose closing quote is no part of the last flag's value;
+// any other line is its own command.
+std::string_view quoted_command(std::string_view text) {
+  std::optional<std::string_view> cmd = after(text, " cmd=\"");
+  if (!cmd) return text;
+  const size_t close = cmd->find('"');
+  return close == std::string_view::npos ? *cmd : cmd->substr(0, close);
+}
+
 // A command the poster continued over lines with the shell's " \\"
 // (ggml-org/llama.cpp#14201: llama-server's flags one a line, its
 // --override-tensor on the last): the lines up to the one without it,
@@ -501,7 +513,7 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
     return true;
   }
   if (is_command_line(text) && !trim(text).ends_with('\\')) {  // a continued one is read whole
-    read_command(text, out);
+    read_command(quoted_command(text), out);
   } else if (auto rest = after(text, "using device ")) {
     read_using_device(*rest, out);
   } else if (auto offload = after(text, "offloaded "); offload && contains(text, "layers to GPU")) {

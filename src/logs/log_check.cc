@@ -216,7 +216,7 @@ Result<LogCheck> check_log(std::string_view text, const LogCheckOptions& options
     });
     check.log.notes.push_back("the version is the one given: the log prints none");
   }
-  const logs::LogPricer* pricer = logs::log_pricer(check.log.runtime);
+  const logs::LogPricer* pricer = logs::log_pricer(check.log);
   if (pricer != nullptr) pricer->settle_printed(check.log);
   for (const PrintedFigure& f : check.log.figures) {
     FigureCheck c;

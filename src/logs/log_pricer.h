@@ -61,6 +61,10 @@ class LogPricer {
 // The pricer of `runtime` (RuntimeLog::runtime); null when no profile
 // prices its runs.
 const LogPricer* log_pricer(std::string_view runtime);
+// The pricer of `log`: its runtime's, but llama.cpp's for an Ollama log
+// whose server started llama-server on the model (Ollama v0.30.0 on: the
+// run is llama-server's, its buffers llama.cpp's at the release's build).
+const LogPricer* log_pricer(const RuntimeLog& log);
 
 const LogPricer& llamacpp_log_pricer();
 const LogPricer& vllm_log_pricer();

@@ -15,6 +15,14 @@ const LogPricer* log_pricer(std::string_view runtime) {
   return nullptr;
 }
 
+const LogPricer* log_pricer(const RuntimeLog& log) {
+  const LogSetting* runner = log.setting("ollama_runner");
+  if (log.runtime == "ollama" && runner != nullptr && runner->value == "llama-server") {
+    return &llamacpp_log_pricer();
+  }
+  return log_pricer(log.runtime);
+}
+
 bool within_print_band(uint64_t memfit, const PrintedFigure& printed) {
   const uint64_t diff = memfit > printed.value ? memfit - printed.value : printed.value - memfit;
   return diff <= printed.band;

@@ -140,6 +140,11 @@ void read_record(const LogLine& line, LogBuilder& out) {
     if (*library == "metal") out.set_backend("Metal");
     if (*library == "vulkan") out.set_backend("Vulkan");
   }
+  // From v0.30.0 the server starts llama.cpp's own llama-server on a model
+  // (llm/llama_server.go: msg="starting llama-server" cmd="... llama-server
+  // --model ... -c N -np N --flash-attn auto -b N -ub N"): the run is
+  // llama-server's, its flags read by the llama.cpp reader.
+  if (*msg == "starting llama-server") out.setting("ollama_runner", "llama-server");
   if (*msg == "starting llama server" || *msg == "starting runner") {
     if (std::optional<std::string> cmd = slog_field(line.text, "cmd")) {
       read_runner_command(*cmd, out);

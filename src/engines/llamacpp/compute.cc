@@ -59,6 +59,10 @@ struct GraphShape {
   // (llama-graph.cpp, build_attn_inp_kv_iswa: self_kq_mask and
   // self_kq_mask_swa); 0 otherwise.
   uint64_t n_kv_swa = 0;
+  // Bytes an element of the host's KQ mask inputs (input_phase): 2 under
+  // flash attention from #23764 ("llama: use f16 mask for FA to save VRAM",
+  // b9444: the mask is reserved F16, no F32 input and cast), else 4 (F32).
+  uint64_t mask_elem = 4;
   // The graph inputs live in a buffer of their own (a build before #6017,
   // separate_input_buffer), not in the host's compute buffer.
   bool inputs_apart = false;
@@ -98,6 +102,12 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
   sh.inputs_apart = separate_input_buffer(s);
   sh.early_graph = early_graph_phases(s);
   sh.split_glu = split_glu_in_place(s);
+  // A build known to be b9444 or later; with none (the pinned rules) the
+  // host keeps the F32 mask: the corpus's logs that name no build and are
+  // priced by the pinned rules (a fork's build of 2026-05-14, a Metal run,
+  // Ollama's own engine, which builds its own F32 mask and casts it) print
+  // it.
+  sh.mask_elem = c.flash_attn && s.build && !f32_mask_cast(s) ? 2 : 4;
   if (spec.embedding.bidirectional) {
     // Every token attends to every token of its batch, and there is no
     // cache: the scores span the batch itself.
@@ -383,11 +393,15 @@ CheckedBytes input_phase(const ModelGeometry& g, const GraphShape& sh) {
   if (sh.position_rows) input += round_up(input_rows(g, sh), align);
   input += CheckedBytes(2) * round_up(CheckedBytes(4) * sh.n_tok, align);  // token ids, positions
   input += round_up(CheckedBytes(4) * sh.n_out, align);                    // output ids
-  // The mask input is F32 whatever flash attention is: llama-graph.cpp
-  // creates self_kq_mask F32 and casts it to F16 in the graph, on the
-  // device that reads it (the copy ffn_phase and attention_phase count).
-  if (sh.attention) input += round_up(CheckedBytes(4) * sh.n_kv * sh.n_tok, align);
-  input += round_up(CheckedBytes(4) * sh.n_kv_swa * sh.n_tok, align);  // ISWA's second mask
+  // The mask inputs: F32 before #23764 whatever flash attention is
+  // (llama-graph.cpp creates self_kq_mask F32 and casts it to F16 in the
+  // graph, on the device that reads it: the copy ffn_phase and
+  // attention_phase count); from it F16 under flash attention
+  // (GraphShape::mask_elem). Measured: Ollama 0.30.10's llama-server (b9672)
+  // on an A40, Codestral 22B at 4,096 cells and 512 tokens, 28.01 MiB on
+  // the host where an F32 mask priced 32.01 (2 x 4,096 x 512 B = 4 MiB less).
+  if (sh.attention) input += round_up(CheckedBytes(sh.mask_elem) * sh.n_kv * sh.n_tok, align);
+  input += round_up(CheckedBytes(sh.mask_elem) * sh.n_kv_swa * sh.n_tok, align);  // ISWA's second mask
   input += round_up(sh.pooling_bytes, align);  // inp_mean, an input too
   // The vector-input path's inp_embd (vector_input_leaf): an input, so the
   // host's, never read.

@@ -121,11 +121,11 @@ constexpr ReleaseDifference kDifferences[] = {
 
 }  // namespace
 
-Result<OllamaRelease> parse_ollama_release(std::string_view text) {
-  const std::string_view given = text;
-  auto refuse = [&](std::string_view why) -> Error {
-    return Error::usage("ollama_version", fmt::format("{}: {}", quote_untrusted(given), why));
-  };
+namespace {
+
+// "0.30.10", "v0.5.7", "0.6.0-rc1": its three numbers, each of at most
+// four digits; nullopt when it is not such a tag.
+std::optional<OllamaRelease> release_tag(std::string_view text) {
   if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) text.remove_prefix(1);
   if (const size_t dash = text.find('-'); dash != std::string_view::npos) text = text.substr(0, dash);
   OllamaRelease r;
@@ -134,22 +134,52 @@ Result<OllamaRelease> parse_ollama_release(std::string_view text) {
   const char* end = text.data() + text.size();
   for (size_t i = 0; i < 3; ++i) {
     if (i > 0) {
-      if (at == end || *at != '.') return refuse("expected a release tag, e.g. 0.5.7 or v0.24.0");
+      if (at == end || *at != '.') return std::nullopt;
       ++at;
     }
     const auto [next, ec] = std::from_chars(at, end, *parts[i]);
-    if (ec != std::errc() || next == at || next - at > 4) {
-      return refuse("expected a release tag, e.g. 0.5.7 or v0.24.0");
-    }
+    if (ec != std::errc() || next == at || next - at > 4) return std::nullopt;
     at = next;
   }
-  if (at != end) return refuse("expected a release tag, e.g. 0.5.7 or v0.24.0");
-  if (r > kPinnedRelease) {
+  if (at != end) return std::nullopt;
+  return r;
+}
+
+}  // namespace
+
+Result<OllamaRelease> parse_ollama_release(std::string_view text) {
+  const std::optional<OllamaRelease> r = release_tag(text);
+  auto refuse = [&](std::string_view why) -> Error {
+    return Error::usage("ollama_version", fmt::format("{}: {}", quote_untrusted(text), why));
+  };
+  if (!r) return refuse("expected a release tag, e.g. 0.5.7 or v0.24.0");
+  if (*r > kPinnedRelease) {
     return refuse("from v0.30.0 Ollama starts llama-server itself: price that run with --engine "
                   "llamacpp; releases v0.1.0 to v0.24.0 are read");
   }
-  if (r < kOldestRelease) return refuse("releases v0.1.0 to v0.24.0 are read");
-  return r;
+  if (*r < kOldestRelease) return refuse("releases v0.1.0 to v0.24.0 are read");
+  return *r;
+}
+
+std::optional<uint64_t> llama_server_build(std::string_view version) {
+  // Each release's LLAMA_CPP_VERSION file (ollama/ollama, from v0.30.0,
+  // "runner: Remove CGO engines, use llama-server exclusively for GGML
+  // models", #16031): the llama.cpp build its llama-server is, from that
+  // release on, read at every tag v0.30.0 to v0.32.15.
+  static constexpr std::pair<OllamaRelease, uint64_t> kBuilds[] = {
+      {v(0, 30, 0), 9452},   {v(0, 30, 1), 9479},   {v(0, 30, 4), 9493},   {v(0, 30, 5), 9509},
+      {v(0, 30, 9), 9626},   {v(0, 30, 10), 9672},  {v(0, 30, 11), 9781},  {v(0, 31, 0), 9840},
+      {v(0, 31, 2), 9888},   {v(0, 32, 2), 10069},  {v(0, 32, 3), 10091},  {v(0, 32, 6), 10242},
+      {v(0, 32, 8), 10353},  {v(0, 32, 10), 10380}, {v(0, 32, 14), 10434}, {v(0, 32, 15), 10488},
+  };
+  constexpr OllamaRelease kLastRead = v(0, 32, 15);
+  const std::optional<OllamaRelease> r = release_tag(version);
+  if (!r || *r < kBuilds[0].first || *r > kLastRead) return std::nullopt;
+  uint64_t build = kBuilds[0].second;
+  for (const auto& [from, b] : kBuilds) {
+    if (*r >= from) build = b;
+  }
+  return build;
 }
 
 std::string to_string(const OllamaRelease& release) {

@@ -41,6 +41,12 @@ std::string to_string(const OllamaRelease& release);  // "v0.5.7"
 // rules.
 std::optional<uint64_t> vendored_llamacpp_build(const OllamaRelease& release);
 
+// The llama.cpp build of the llama-server a release from v0.30.0 starts
+// in place of its own runners (llm/llama_server.go): its LLAMA_CPP_VERSION
+// file, for a release tag ("0.30.10", "v0.32.5") v0.30.0 to v0.32.15;
+// nullopt for an older release, one not read, or text that is no tag.
+std::optional<uint64_t> llama_server_build(std::string_view version);
+
 // The GGUF architecture Ollama's lists name for a model's type: a GGUF's
 // general.architecture as it is; a config.json's model_type as Ollama's
 // converter writes it (convert/convert_*.go: "qwen3_moe" -> "qwen3moe",
