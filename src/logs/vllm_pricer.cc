@@ -391,6 +391,36 @@ std::optional<uint64_t> printed_term(const RuntimeLog& log, std::string_view nam
   return static_cast<uint64_t>(std::llround(to_double(*d) * static_cast<double>(1ull << 30)));
 }
 
+// Why a printed non-torch figure is not memfit's constant. memory_profiling's
+// non_torch_increase (vllm/utils, MemorySnapshot) is the device's used
+// memory less torch's reserved bytes, grown since the snapshot the worker
+// takes in init_device. V0 (vllm/worker/worker.py) and V1 until
+// vllm-project/vllm#25359 (September 2025) take it before
+// init_worker_distributed_environment, later V1 after it (#45517, June
+// 2026, describes that order as the current one). So it holds the CUDA
+// kernels the profile loads and, under TP, the NCCL and custom all-reduce
+// buffers set up after the snapshot: they differ with the GPU, its links
+// and the release, which memfit does not model. memfit's 144 MiB (+420 MiB
+// under TP) are llm-d's v0.11 H100 runs' (docs/engine-vllm.md).
+constexpr std::string_view kNonTorchCause =
+    "vLLM's non-torch memory is what the device holds outside torch's allocator beyond the "
+    "snapshot the worker takes in init_device (before the distributed init in V0 and in V1 until "
+    "vllm#25359, after it since): the kernels the profile loads and, under TP, the NCCL and "
+    "custom all-reduce buffers set up after the snapshot, which differ with the GPU, its links and "
+    "the release; memfit's 144 MiB (+420 MiB under TP) are llm-d's v0.11 H100 runs' "
+    "(docs/engine-vllm.md, \"Non-torch memory as printed\")";
+
+// The printed non-torch figure is more than 32 MiB from memfit's: three
+// hundredths of a GiB, past the print's rounding (half a hundredth, 5.4
+// MiB) and a row's KV memory moves with it byte for byte.
+bool non_torch_off(const RuntimeLog& log, const VllmEstimate& e) {
+  const std::optional<uint64_t> printed = printed_term(log, "non_torch_gib");
+  if (!printed) return false;
+  const uint64_t diff =
+      *printed > e.non_torch_bytes ? *printed - e.non_torch_bytes : e.non_torch_bytes - *printed;
+  return diff > (32ull << 20);
+}
+
 // A KV capacity row that misses 5 % on a log that printed the profile's
 // terms (v0.11 on, the "Actual usage is ..." line; V0, its worker's
 // summary, "non_torch_memory takes ...; PyTorch activation peak memory
@@ -420,9 +450,21 @@ std::string profile_terms_note(const RuntimeLog& log, const VllmEstimate& e) {
                                 format_bytes(t.memfit)));
   }
   if (parts.empty() || !off) return "";
-  return fmt::format("the run's profile printed {}: the KV memory is the budget less the weights "
-                     "and these",
-                     fmt::join(parts, ", "));
+  std::string note = fmt::format("the run's profile printed {}: the KV memory is the budget less "
+                                 "the weights and these",
+                                 fmt::join(parts, ", "));
+  if (non_torch_off(log, e)) note += fmt::format("; {}", kNonTorchCause);
+  return note;
+}
+
+// A KV capacity row within its target whose log printed a non-torch figure
+// off memfit's: the row says what that term holds and why memfit's
+// constant is not the run's. "" when not printed or not off.
+std::string non_torch_note(const RuntimeLog& log, const VllmEstimate& e) {
+  if (!non_torch_off(log, e)) return "";
+  const uint64_t printed = *printed_term(log, "non_torch_gib");
+  return fmt::format("the run's profile printed non-torch memory {} (memfit {}); {}",
+                     format_bytes(printed), format_bytes(e.non_torch_bytes), kNonTorchCause);
 }
 
 // An MXFP4 checkpoint's KV row that misses 5 % on a log that names no
@@ -508,6 +550,12 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
   }
   if (capacity && misses) {
     if (std::string why = profile_terms_note(log, e); !why.empty()) {
+      c.note = std::move(why);
+      return;
+    }
+  }
+  if (capacity && !misses) {
+    if (std::string why = non_torch_note(log, e); !why.empty()) {
       c.note = std::move(why);
       return;
     }

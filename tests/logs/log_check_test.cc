@@ -1483,6 +1483,33 @@ TEST(CheckLog, AV0RunsMissNamesTheTermsItsWorkerPrinted) {
       << kv->note;
 }
 
+TEST(CheckLog, AKvRowWithinTargetNamesTheNonTorchMemoryItsWorkerPrinted) {
+  // vllm#12663 (V0, Qwen2.5-32B at TP 2 on two RTX A6000s): the worker
+  // printed non_torch_memory 0.29 GiB = 29 x 2^30 / 100 = 311,385,128 B =
+  // 297.0 MiB, where memfit's is 144 + 420 = 564 MiB: 267 MiB more, taken
+  // from the KV memory byte for byte, so the row (0.973, within 5 %) names
+  // the term and its cause. Its activation, 1.54 GiB printed, is memfit's
+  // within 64 MiB: 12,288 tokens x 5,120 x 2 B + 256 x 152,064 x 39 B =
+  // 125,829,120 + 1,518,206,976 = 1,644,036,096 B = 1.531 GiB.
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-12663-qwen25-32b-tp2-a6000.config.json");
+  options.command = "vllm serve /home/bruce/Downloads/models/Qwen2.5-32B-Instruct "
+                    "--tensor-parallel-size 2 --max-model-len 12288 --enforce-eager --port 5000";
+  const LogCheck c = check("vllm", "vllm-12663-qwen25-32b-tp2-a6000.log", options);
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->note.rfind("the run's profile printed non-torch memory 297.0 MiB (memfit 564.0 MiB); "
+                           "vLLM's non-torch memory is what the device holds outside torch's "
+                           "allocator beyond the snapshot the worker takes in init_device",
+                           0),
+            0u)
+      << kv->note;
+  // The weights row is not a capacity row: no such note.
+  const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
+  ASSERT_NE(weights, nullptr);
+  EXPECT_EQ(weights->note.find("non-torch"), std::string::npos) << weights->note;
+}
+
 TEST(CheckLog, APipelineParallelRunSaysWhyItsWeightsAreNotPriced) {
   // vllm-project/vllm#12258: DeepSeek-V3 at TP 16 x PP 2 under Ray; the
   // two stages print two weights (61 layers as [31, 30]), and the workers
