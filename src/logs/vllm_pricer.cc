@@ -123,6 +123,17 @@ std::optional<VllmRelease> printed_release(const RuntimeLog& log) {
   return *release;
 }
 
+// The form of the log's "GPU KV cache size" line: as its records show it
+// (the reader's kv_tokens_form, logs/vllm_tokens_form.cc), else the
+// printing release's (vllm_tokens_form).
+VllmTokensForm printed_tokens_form(const RuntimeLog& log) {
+  if (const LogSetting* form = log.setting("kv_tokens_form")) {
+    return form->value == "concurrency_x_len" ? VllmTokensForm::kConcurrencyTimesLen
+                                              : VllmTokensForm::kBlocksPerGroup;
+  }
+  return vllm_tokens_form(printed_release(log));
+}
+
 // The release as X.Y.Z, when memfit models its accounting; nullopt (the
 // current line) with a note otherwise.
 std::optional<VllmRelease> release_of(const RuntimeLog& log, std::vector<std::string>& notes) {
@@ -685,10 +696,10 @@ class VllmPricer final : public LogPricer {
           }
           break;
         case LogFigure::kKvTokens:
-          // In the form the printing release uses (vllm_tokens_form), also
-          // where its accounting is not modelled (0.10, 0.21 on).
+          // In the form the log printed (printed_tokens_form), also where
+          // the release's accounting is not modelled (0.10, 0.21 on).
           c.memfit = vllm_kv_tokens(e.layout, e.num_blocks, e.settings.max_model_len,
-                                    vllm_tokens_form(printed_release(log)));
+                                    printed_tokens_form(log));
           c.basis = capacity;
           break;
         case LogFigure::kKvBlocks:

@@ -2469,5 +2469,24 @@ TEST(CheckLog, AFigureOffItsTargetWithNoReasonSaysItsCauseIsNotTraced) {
       << weights->note;
 }
 
+TEST(CheckLog, AHybridRunsKvTokensArePricedInTheFormItsLogPrinted) {
+  // Michal1337/clinician-co-pilot's v0.20.2 run of Gemma 4 26B-A4B on an
+  // H200 prints "GPU KV cache size: 984,297 tokens" one source line before
+  // its 30.04x (vllm#41069's int(concurrency x max_model_len)). Its 71.67
+  // GiB (76,955,076,526 B) make floor(76,955,076,526 / (131,072 B a page x
+  // 5 layers a group)) = 117,424 blocks; a request of 32,768 tokens takes
+  // five sliding groups of cdiv(1,023 + 8,192, 16) + 1 = 577 blocks and the
+  // global group 32,768 / 32 = 1,024: 3,909. floor(117,424 x 32,768 /
+  // 3,909) = 984,330 (1.00003 of the print). The per-group form, 117,424 //
+  // 6 groups x 16 = 313,120, was 0.318 of it.
+  LogCheckOptions o;
+  o.config_json = read_test_log("vllm", "vllm-nevervllm6-michal-gemma4-26b-a4b-h200-v0202.config.json");
+  o.gpu_name = "NVIDIA H200";
+  const LogCheck c = check("vllm", "vllm-nevervllm6-michal-gemma4-26b-a4b-h200-v0202.log", o);
+  const FigureCheck* tokens = figure(c, "total", LogFigure::kKvTokens);
+  ASSERT_NE(tokens, nullptr);
+  EXPECT_EQ(tokens->memfit, 984'330u);
+}
+
 }  // namespace
 }  // namespace memfit
