@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "logs/vllm_online_fp8.h"
 #include "logs/log_pricer.h"
 #include "engines/shared/gpu_class.h"
 #include "engines/vllm/parts.h"
@@ -80,8 +81,8 @@ std::string_view checkpoint_method(std::string_view served) {
 // Why the config given beside the log prices another checkpoint than the
 // one the log served: the log names a weight quantization the config does
 // not declare (a base model's config given for an AWQ, GPTQ or
-// compressed-tensors repo, or vLLM's online --quantization fp8 of a 16-bit
-// checkpoint, which memfit does not model). "" when they agree or the log
+// compressed-tensors repo; vLLM's online --quantization fp8 of a 16-bit
+// checkpoint is priced as the FP8 one it makes, run_config). "" when they agree or the log
 // names none. A method vLLM names by its variant agrees with the config's
 // family ("modelopt_fp4" serves quant_method "modelopt"), and so does one
 // named after the model that reads the format (checkpoint_method).
@@ -596,6 +597,14 @@ void compare_pipeline(const RuntimeLog& log, const Model& model, const VllmEstim
 class VllmPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "vllm"; }
+
+  // A 16-bit config served with --quantization fp8 is the FP8 checkpoint
+  // vLLM makes of it at load (logs/vllm_online_fp8.h).
+  Result<std::string> run_config(const RuntimeLog& log, const LogCheckOptions& options,
+                                 std::vector<std::string>& notes) const override {
+    if (served_quantization(log) != "fp8") return options.config_json;
+    return online_fp8_config(options.config_json, notes);
+  }
 
   Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions& options,
                                   std::vector<std::string>& notes) const override {

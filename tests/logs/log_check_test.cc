@@ -2488,5 +2488,25 @@ TEST(CheckLog, AHybridRunsKvTokensArePricedInTheFormItsLogPrinted) {
   EXPECT_EQ(tokens->memfit, 984'330u);
 }
 
+TEST(CheckLog, OnlineFp8OfA16BitCheckpointIsPricedAsTheFp8OneVllmMakes) {
+  // NnamdiOdozi/mlops-assignment's v0.22.1 run serves the bf16
+  // Qwen3-30B-A3B-Instruct-2507 with --quantization fp8 on an H100; the
+  // 16-bit config given beside it was refused before. As FP8 of one scale
+  // a tensor: 29,896,998,912 linear and expert parameters at 1 B; the
+  // embedding and head (2 x 151,936 x 2,048), the routers (48 x 128 x
+  // 2,048) and the norms (48 x 2 x 2,048 + 2,048), 635,111,424 at 2 B =
+  // 1,270,222,848; 48 x (4 + 128 x 3) = 18,624 fp32 scales = 74,496; the
+  // rotary cache 40,960 x 128 x 2 B = 10,485,760: 31,177,782,016 B, 0.9985
+  // of the printed 29.08 GiB (31,224,412,242).
+  LogCheckOptions o;
+  o.config_json = read_test_log("vllm", "vllm-nevervllm6-nnamdi-qwen3-30b-a3b-2507-fp8-h100-v0221.config.json");
+  o.gpu_name = "NVIDIA H100 80GB HBM3";
+  const LogCheck c = check("vllm", "vllm-nevervllm6-nnamdi-qwen3-30b-a3b-2507-fp8-h100-v0221.log", o);
+  const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
+  ASSERT_NE(weights, nullptr);
+  EXPECT_EQ(weights->memfit, 31'177'782'016u);
+  EXPECT_EQ(weights->note, "");
+}
+
 }  // namespace
 }  // namespace memfit
