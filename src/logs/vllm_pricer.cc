@@ -475,12 +475,25 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
   // in the printed figure; without one vLLM skips them (qwen3_5.py,
   // deepseek_v2.py load_weights). memfit's weights from the config's
   // geometry (analytical_params.cc) do not count them.
-  if (weights && ratio < target->low && spec.mtp_layers > 0 && !e.weights.exact) {
+  const LogSetting* drafter = log.setting("speculative_config");
+  const bool no_drafter = drafter != nullptr && drafter->value == "None";
+  if (weights && ratio < target->low && spec.mtp_layers > 0 && !e.weights.exact && !no_drafter) {
     c.note = fmt::format("the config declares {} multi-token-prediction layer{}, which memfit's "
                          "weights from its geometry leave out: a run serving them as its drafter (--speculative-config "
                          "method mtp) loads them inside the printed weights, and the log does not "
                          "show whether this one did",
                          spec.mtp_layers, spec.mtp_layers == 1 ? "" : "s");
+    return;
+  }
+  // On ROCm an FP8 checkpoint's linear weights are rewritten after the
+  // load (quantization/utils/fp8_utils.py: normalize_e4m3fn_to_e4m3fnuz on
+  // MI300-class GPUs, _maybe_pad_fp8_weight under VLLM_ROCM_FP8_PADDING),
+  // and ROCm's figure is the device's used memory (docs/engine-vllm.md,
+  // "ROCm"): what that leaves reserved is not modelled.
+  if (weights && ratio < target->low && e.settings.rocm && spec.quantization.method == "fp8") {
+    c.note = "an FP8 checkpoint on ROCm: vLLM rewrites its weights after the load (the e4m3fnuz "
+             "normalisation, VLLM_ROCM_FP8_PADDING) and ROCm's figure counts the device's used "
+             "memory; what that leaves reserved is not modelled";
     return;
   }
   if (capacity && misses) {

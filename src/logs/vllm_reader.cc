@@ -206,7 +206,7 @@ void read_settings(std::span<const std::pair<std::string, std::string>> pairs, L
     for (std::string_view known : {"model", "dtype", "max_model_len", "tensor_parallel",
                                    "pipeline_parallel", "quantization", "enforce_eager",
                                    "kv_cache_dtype", "gpu_memory_utilization", "block_size",
-                                   "max_num_seqs", "max_num_batched_tokens"}) {
+                                   "max_num_seqs", "max_num_batched_tokens", "speculative_config"}) {
       if (name == known) out.setting(name, value);
     }
   }

@@ -2508,5 +2508,23 @@ TEST(CheckLog, OnlineFp8OfA16BitCheckpointIsPricedAsTheFp8OneVllmMakes) {
   EXPECT_EQ(weights->note, "");
 }
 
+TEST(CheckLog, AnFp8RocmRowUnderItsTargetNamesTheRocmLoadNotAnUnservedDrafter) {
+  // fpolica91/triton-example's v0.16.0 MiniMax-M2.5 (FP8) TP 4 on MI300X:
+  // 53.70 GiB of the printed 54.97 (0.977). Its engine line says
+  // speculative_config=None, so vLLM skipped the config's MTP layer
+  // (deepseek_v2.py / minimax_m2.py load_weights): the row names what
+  // ROCm's FP8 load does instead.
+  LogCheckOptions o;
+  o.config_json = read_test_log("vllm", "vllm-nevervllm6-fpolica-minimax-m25-tp4-mi300x-v0160.config.json");
+  o.gpu_name = "AMD Instinct MI300X";
+  const LogCheck c = check("vllm", "vllm-nevervllm6-fpolica-minimax-m25-tp4-mi300x-v0160.log", o);
+  EXPECT_EQ(testing::setting_of(c.log, "speculative_config"), "None");
+  const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
+  ASSERT_NE(weights, nullptr);
+  ASSERT_TRUE(weights->ratio.has_value());
+  EXPECT_LT(*weights->ratio, 0.99);
+  EXPECT_EQ(weights->note.rfind("an FP8 checkpoint on ROCm", 0), 0u) << weights->note;
+}
+
 }  // namespace
 }  // namespace memfit
