@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "logs/vllm_online_fp8.h"
 #include "logs/log_pricer.h"
 #include "engines/shared/gpu_class.h"
 #include "engines/shared/tp_rank_weights.h"
@@ -81,8 +82,8 @@ std::string_view checkpoint_method(std::string_view served) {
 // Why the config given beside the log prices another checkpoint than the
 // one the log served: the log names a weight quantization the config does
 // not declare (a base model's config given for an AWQ, GPTQ or
-// compressed-tensors repo, or vLLM's online --quantization fp8 of a 16-bit
-// checkpoint, which memfit does not model). "" when they agree or the log
+// compressed-tensors repo; vLLM's online --quantization fp8 of a 16-bit
+// checkpoint is priced as the FP8 one it makes, run_config). "" when they agree or the log
 // names none. A method vLLM names by its variant agrees with the config's
 // family ("modelopt_fp4" serves quant_method "modelopt"), and so does one
 // named after the model that reads the format (checkpoint_method).
@@ -122,6 +123,17 @@ std::optional<VllmRelease> printed_release(const RuntimeLog& log) {
   Result<VllmRelease> release = parse_vllm_version(text.substr(0, end));
   if (!release) return std::nullopt;
   return *release;
+}
+
+// The form of the log's "GPU KV cache size" line: as its records show it
+// (the reader's kv_tokens_form, logs/vllm_tokens_form.cc), else the
+// printing release's (vllm_tokens_form).
+VllmTokensForm printed_tokens_form(const RuntimeLog& log) {
+  if (const LogSetting* form = log.setting("kv_tokens_form")) {
+    return form->value == "concurrency_x_len" ? VllmTokensForm::kConcurrencyTimesLen
+                                              : VllmTokensForm::kBlocksPerGroup;
+  }
+  return vllm_tokens_form(printed_release(log));
 }
 
 // The release as X.Y.Z, when memfit models its accounting; nullopt (the
@@ -548,6 +560,17 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
                          spec.mtp_layers, spec.mtp_layers == 1 ? "" : "s");
     return;
   }
+  // On ROCm an FP8 checkpoint's linear weights are rewritten after the
+  // load (quantization/utils/fp8_utils.py: normalize_e4m3fn_to_e4m3fnuz on
+  // MI300-class GPUs, _maybe_pad_fp8_weight under VLLM_ROCM_FP8_PADDING),
+  // and ROCm's figure is the device's used memory (docs/engine-vllm.md,
+  // "ROCm"): what that leaves reserved is not modelled.
+  if (weights && ratio < target->low && e.settings.rocm && spec.quantization.method == "fp8") {
+    c.note = "an FP8 checkpoint on ROCm: vLLM rewrites its weights after the load (the e4m3fnuz "
+             "normalisation, VLLM_ROCM_FP8_PADDING) and ROCm's figure counts the device's used "
+             "memory; what that leaves reserved is not modelled";
+    return;
+  }
   if (capacity && misses) {
     if (std::string why = profile_terms_note(log, e); !why.empty()) {
       c.note = std::move(why);
@@ -683,6 +706,14 @@ class VllmPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "vllm"; }
 
+  // A 16-bit config served with --quantization fp8 is the FP8 checkpoint
+  // vLLM makes of it at load (logs/vllm_online_fp8.h).
+  Result<std::string> run_config(const RuntimeLog& log, const LogCheckOptions& options,
+                                 std::vector<std::string>& notes) const override {
+    if (served_quantization(log) != "fp8") return options.config_json;
+    return online_fp8_config(options.config_json, notes);
+  }
+
   Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions& options,
                                   std::vector<std::string>& notes) const override {
     EstimateRequest r;
@@ -785,10 +816,10 @@ class VllmPricer final : public LogPricer {
           }
           break;
         case LogFigure::kKvTokens:
-          // In the form the printing release uses (vllm_tokens_form), also
-          // where its accounting is not modelled (0.10, 0.21 on).
+          // In the form the log printed (printed_tokens_form), also where
+          // the release's accounting is not modelled (0.10, 0.21 on).
           c.memfit = vllm_kv_tokens(e.layout, e.num_blocks, e.settings.max_model_len,
-                                    vllm_tokens_form(printed_release(log)));
+                                    printed_tokens_form(log));
           c.basis = capacity;
           break;
         case LogFigure::kKvBlocks:

@@ -26,6 +26,7 @@
 #include "logs/command_line.h"
 #include "logs/log_reader.h"
 #include "logs/python_literals.h"
+#include "logs/vllm_tokens_form.h"
 
 namespace memfit::logs {
 namespace {
@@ -521,6 +522,7 @@ class VllmReader final : public LogReader {
       read_line(lines[i], ranks, out);
     }
     read_announced_layout(lines, out);
+    read_kv_tokens_form(lines, out);
     // The processes the log shows, for a log whose settings do not name
     // the tensor parallelism (vllm_pricer.cc).
     if (ranks.ranks_seen() > 1) out.setting("ranks_seen", fmt::format("{}", ranks.ranks_seen()));

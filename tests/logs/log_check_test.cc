@@ -2540,5 +2540,62 @@ TEST(CheckLog, AQwen3VlRowUnderItsTargetNamesDeepstackAndMrope) {
   EXPECT_TRUE(weights->note.starts_with("vLLM's Qwen3-VL holds its deepstack buffers")) << weights->note;
 }
 
+TEST(CheckLog, AHybridRunsKvTokensArePricedInTheFormItsLogPrinted) {
+  // Michal1337/clinician-co-pilot's v0.20.2 run of Gemma 4 26B-A4B on an
+  // H200 prints "GPU KV cache size: 984,297 tokens" one source line before
+  // its 30.04x (vllm#41069's int(concurrency x max_model_len)). Its 71.67
+  // GiB (76,955,076,526 B) make floor(76,955,076,526 / (131,072 B a page x
+  // 5 layers a group)) = 117,424 blocks; a request of 32,768 tokens takes
+  // five sliding groups of cdiv(1,023 + 8,192, 16) + 1 = 577 blocks and the
+  // global group 32,768 / 32 = 1,024: 3,909. floor(117,424 x 32,768 /
+  // 3,909) = 984,330 (1.00003 of the print). The per-group form, 117,424 //
+  // 6 groups x 16 = 313,120, was 0.318 of it.
+  LogCheckOptions o;
+  o.config_json = read_test_log("vllm", "vllm-nevervllm6-michal-gemma4-26b-a4b-h200-v0202.config.json");
+  o.gpu_name = "NVIDIA H200";
+  const LogCheck c = check("vllm", "vllm-nevervllm6-michal-gemma4-26b-a4b-h200-v0202.log", o);
+  const FigureCheck* tokens = figure(c, "total", LogFigure::kKvTokens);
+  ASSERT_NE(tokens, nullptr);
+  EXPECT_EQ(tokens->memfit, 984'330u);
+}
+
+TEST(CheckLog, OnlineFp8OfA16BitCheckpointIsPricedAsTheFp8OneVllmMakes) {
+  // NnamdiOdozi/mlops-assignment's v0.22.1 run serves the bf16
+  // Qwen3-30B-A3B-Instruct-2507 with --quantization fp8 on an H100; the
+  // 16-bit config given beside it was refused before. As FP8 of one scale
+  // a tensor: 29,896,998,912 linear and expert parameters at 1 B; the
+  // embedding and head (2 x 151,936 x 2,048), the routers (48 x 128 x
+  // 2,048) and the norms (48 x 2 x 2,048 + 2,048), 635,111,424 at 2 B =
+  // 1,270,222,848; 48 x (4 + 128 x 3) = 18,624 fp32 scales = 74,496; the
+  // rotary cache 40,960 x 128 x 2 B = 10,485,760: 31,177,782,016 B, 0.9985
+  // of the printed 29.08 GiB (31,224,412,242).
+  LogCheckOptions o;
+  o.config_json = read_test_log("vllm", "vllm-nevervllm6-nnamdi-qwen3-30b-a3b-2507-fp8-h100-v0221.config.json");
+  o.gpu_name = "NVIDIA H100 80GB HBM3";
+  const LogCheck c = check("vllm", "vllm-nevervllm6-nnamdi-qwen3-30b-a3b-2507-fp8-h100-v0221.log", o);
+  const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
+  ASSERT_NE(weights, nullptr);
+  EXPECT_EQ(weights->memfit, 31'177'782'016u);
+  EXPECT_EQ(weights->note, "");
+}
+
+TEST(CheckLog, AnFp8RocmRowUnderItsTargetNamesTheRocmLoadNotAnUnservedDrafter) {
+  // fpolica91/triton-example's v0.16.0 MiniMax-M2.5 (FP8) TP 4 on MI300X:
+  // 53.70 GiB of the printed 54.97 (0.977). Its engine line says
+  // speculative_config=None, so vLLM skipped the config's MTP layer
+  // (deepseek_v2.py / minimax_m2.py load_weights): the row names what
+  // ROCm's FP8 load does instead.
+  LogCheckOptions o;
+  o.config_json = read_test_log("vllm", "vllm-nevervllm6-fpolica-minimax-m25-tp4-mi300x-v0160.config.json");
+  o.gpu_name = "AMD Instinct MI300X";
+  const LogCheck c = check("vllm", "vllm-nevervllm6-fpolica-minimax-m25-tp4-mi300x-v0160.log", o);
+  EXPECT_EQ(testing::setting_of(c.log, "speculative_config"), "None");
+  const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
+  ASSERT_NE(weights, nullptr);
+  ASSERT_TRUE(weights->ratio.has_value());
+  EXPECT_LT(*weights->ratio, 0.99);
+  EXPECT_EQ(weights->note.rfind("an FP8 checkpoint on ROCm", 0), 0u) << weights->note;
+}
+
 }  // namespace
 }  // namespace memfit

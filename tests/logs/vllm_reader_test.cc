@@ -320,5 +320,28 @@ TEST(VllmLog, AnExcerptThatPrintsNoSizeKeepsTheRankFloor) {
   EXPECT_EQ(setting_of(log, "ranks_seen"), "2");
 }
 
+TEST(VllmLog, TheKvTokensFormIsReadFromTheRecordsThatPrintedIt) {
+  // vllm#41069 logs "GPU KV cache size" as int(concurrency x max_model_len)
+  // from the statement just before the concurrency's: a v0.20.2 run's
+  // records name kv_cache_utils.py:1708 and 1709, consecutive lines.
+  EXPECT_EQ(setting_of(read("vllm-nevervllm6-michal-gemma4-26b-a4b-h200-v0202.log"), "kv_tokens_form"),
+            "concurrency_x_len");
+  // Before it, blocks // groups x block size, the concurrency computed in
+  // the statements between: v0.10.0's records name lines 833 and 837.
+  EXPECT_EQ(setting_of(read("vllm-nevervllm6-daisuke-qwen3-32b-yarn-tp4-v0100.log"), "kv_tokens_form"),
+            "blocks_per_group");
+  // From v0.31 one record holds both (ReidHarris/sql-agent-rl's vllm.log).
+  Result<RuntimeLog> one = read_runtime_log(
+      "(EngineCore pid=4275) INFO 10-09 06:00:19 [kv_cache_utils.py:2464] GPU KV cache size: 1,207,072 "
+      "tokens, Maximum concurrency for 16,384 tokens per request: 73.67x\n");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(setting_of(*one, "kv_tokens_form"), "concurrency_x_len");
+  // A tokens record with no concurrency record after it says nothing.
+  Result<RuntimeLog> alone = read_runtime_log(
+      "INFO 08-07 11:12:30 [kv_cache_utils.py:833] GPU KV cache size: 855,344 tokens\n");
+  ASSERT_TRUE(alone.ok());
+  EXPECT_EQ(alone->setting("kv_tokens_form"), nullptr);
+}
+
 }  // namespace
 }  // namespace memfit

@@ -299,6 +299,8 @@ Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s
 // x 2,096, next to 3.87x of 65,536), and 0.21.0 computes the concurrency
 // first and prints both lines one source line apart (kv_cache_utils.py:1710
 // and 1711), as every later release in the corpus does (0.22.0 to 0.26).
+// A log's own records can say more (a 0.20.2 run already prints the later
+// form): check-log reads them first (logs/vllm_tokens_form.cc).
 VllmTokensForm vllm_tokens_form(const std::optional<VllmRelease>& release) {
   if (release && (release->major > 0 || release->minor >= 21)) return VllmTokensForm::kConcurrencyTimesLen;
   return VllmTokensForm::kBlocksPerGroup;

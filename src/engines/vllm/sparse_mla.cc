@@ -28,11 +28,15 @@ uint64_t vllm_mla_block_size(const VllmSettings& s) {
   return b;
 }
 
+// Sparse where an MLA layer caches an indexer key (its config's
+// index_head_dim): vLLM's deepseek_v2.py builds the sparse attention and
+// its Indexer where hasattr(config, "index_topk"), for DeepSeek-V3.2 and
+// for GLM-5 (glm_moe_dsa, GlmMoeDsaForCausalLM a DeepseekV2ForCausalLM,
+// vllm-project/vllm#34124), whose configs carry both keys.
 std::optional<VllmSparseMla> vllm_sparse_mla(const ModelSpec& spec, const VllmSettings& s) {
-  if (spec.model_type != "deepseek_v32" && spec.model_type != "deepseek32") return std::nullopt;
   uint64_t index_elems = 0;
   for (const LayerCache& l : spec.layers) {
-    if (l.kind == LayerKind::kMlaLatent && l.elems_per_token > kLatentElems) {
+    if (l.kind == LayerKind::kMlaLatent && l.index_elems != 0 && l.elems_per_token > kLatentElems) {
       index_elems = l.elems_per_token - kLatentElems;
       break;
     }

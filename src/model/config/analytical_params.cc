@@ -81,6 +81,27 @@ void add_gated_delta(const GatedDeltaGeometry& d, uint64_t h, uint64_t layer, Bl
   out.add(ParamRole::kMixer, "linear_attn.out_proj", layer, h, vd);
 }
 
+// DeepSeek Sparse Attention's lightning indexer, in a layer of an MLA config
+// that has index_topk (DeepSeek-V3.2, GLM-5: vLLM's deepseek_v2.py builds
+// an Indexer where hasattr(config, "index_topk"), GlmMoeDsaForCausalLM
+// being a DeepseekV2ForCausalLM). Its tensors (model.layers.N.self_attn.
+// indexer.*): wq_b [index_n_heads x index_head_dim, q_lora_rank] and wk
+// [index_head_dim, hidden], quantized as the checkpoint is; weights_proj
+// [index_n_heads, hidden], built with quant_config=None, so 16-bit (priced
+// as a router is: unquantized, whole on every rank); k_norm, a LayerNorm
+// of index_head_dim with its bias. vLLM replicates all of them ("no tensor
+// parallel, just replicated": ReplicatedLinear), as the tensor list's
+// split does (engines/shared/parallel_tensors.cc).
+void add_sparse_indexer(FieldReader& reader, uint64_t h, uint64_t q_rank, uint64_t layer, BlockList& out) {
+  if (field(reader, {"index_topk"}) == 0) return;
+  const uint64_t heads = field(reader, {"index_n_heads"});
+  const uint64_t dim = field(reader, {"index_head_dim"});
+  out.add(ParamRole::kAttention, "self_attn.indexer.wq_b", layer, CheckedBytes(heads) * dim, q_rank);
+  out.add(ParamRole::kAttention, "self_attn.indexer.wk", layer, dim, h);
+  out.add(ParamRole::kRouter, "self_attn.indexer.weights_proj", layer, heads, h);
+  out.add(ParamRole::kNorm, "self_attn.indexer.k_norm", layer, 2, dim);
+}
+
 // The attention of one layer: MLA's low-rank projections when the config
 // has kv_lora_rank, else q/k/v/o.
 void add_attention(FieldReader& reader, const ModelGeometry& g, uint64_t layer, BlockList& out) {
@@ -106,17 +127,23 @@ void add_attention(FieldReader& reader, const ModelGeometry& g, uint64_t layer, 
   const uint64_t nope = field(reader, {"qk_nope_head_dim"});
   const uint64_t v = field(reader, {"v_head_dim"});
   const CheckedBytes q_heads = CheckedBytes(g.heads) * (CheckedBytes(nope) + rope);
+  // The low-rank latents are normed before their up-projections
+  // (transformers' DeepseekV3Attention: q_a_layernorm over q_lora_rank,
+  // kv_a_layernorm over kv_lora_rank).
   if (q_rank > 0) {
     out.add(ParamRole::kAttention, "self_attn.q_a_proj", layer, q_rank, h);
+    out.add(ParamRole::kNorm, "self_attn.q_a_layernorm", layer, 1, q_rank);
     out.add(ParamRole::kAttention, "self_attn.q_b_proj", layer, q_heads, q_rank);
   } else {
     out.add(ParamRole::kAttention, "self_attn.q_proj", layer, q_heads, h);
   }
   out.add(ParamRole::kAttention, "self_attn.kv_a_proj_with_mqa", layer, CheckedBytes(rank) + rope,
           h);
+  out.add(ParamRole::kNorm, "self_attn.kv_a_layernorm", layer, 1, rank);
   out.add(ParamRole::kAttention, "self_attn.kv_b_proj", layer,
           CheckedBytes(g.heads) * (CheckedBytes(nope) + v), rank);
   out.add(ParamRole::kAttention, "self_attn.o_proj", layer, h, CheckedBytes(g.heads) * v);
+  add_sparse_indexer(reader, h, q_rank, layer, out);
 }
 
 // A gated MLP of `inter` features, `copies` times.

@@ -23,7 +23,7 @@ bool is_known_model_type(std::string_view model_type) {
       "qwen3_5_moe_text", "gemma", "gemma2", "gemma3", "gemma3_text", "gemma3n",
       "gemma3n_text", "gemma4", "gemma4_text", "cohere", "cohere2", "phi", "phi3", "phimoe",
       "olmo", "olmo2", "olmo3",
-      "smollm3", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm", "glm4",
+      "smollm3", "deepseek_v2", "deepseek_v3", "deepseek_v32", "glm_moe_dsa", "kimi_k2", "glm", "glm4",
       "glm4_moe", "glm4_moe_lite", "chatglm", "gpt_oss", "gpt2", "gpt_neox", "gptj", "falcon",
       "starcoder2", "granite", "granitemoe", "granitemoehybrid", "internlm2", "minimax",
       "minimax_m2", "mamba", "mamba2", "falcon_mamba", "falcon_h1", "jamba", "nemotron",

@@ -211,7 +211,14 @@ Result<ModelSpec> spec_and_tower(const ConfigDocument& doc, uint64_t& tower_byte
     // as a ReplicatedLinear: whole on every rank. (SigLIP, siglip.py, and
     // Qwen3-VL's tower, qwen3_vl.py, are split like the text model.)
     const bool whole_tower = b.role == ParamRole::kVision && spec.model_type == "gemma4";
-    if (b.role == ParamRole::kNorm || b.role == ParamRole::kRouter || whole_tower) {
+    // MLA's down-projections are ReplicatedLinear in vLLM's
+    // DeepseekV2MLAAttention (q_a_proj, kv_a_proj_with_mqa; fused as
+    // MergedReplicatedLinear fused_qkv_a_proj since 2025) and SGLang's
+    // DeepseekV2AttentionMLA: whole on every rank, as the tensor list's
+    // split keeps them (engines/shared/parallel_tensors.cc).
+    const bool mla_down = b.module == "self_attn.q_a_proj" || b.module == "self_attn.kv_a_proj_with_mqa" ||
+                          b.module.starts_with("self_attn.indexer.");
+    if (b.role == ParamRole::kNorm || b.role == ParamRole::kRouter || whole_tower || mla_down) {
       spec.replicated_params =
           (CheckedBytes(spec.replicated_params) + CheckedBytes(b.rows) * b.cols * b.copies).saturated();
     }

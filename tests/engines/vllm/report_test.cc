@@ -293,7 +293,12 @@ Model deepseek_v32() {
   m.spec.model_type = "deepseek_v32";
   m.spec.family = "deepseek_v3";
   m.spec.layout = "mla";
-  m.spec.layers.assign(61, LayerCache{LayerKind::kMlaLatent, 512 + 64 + 128, 0, 0, 0});
+  // As the config's layer plan writes them: the latent's 512 and the
+  // indexer key's 128 named (vllm_sparse_mla keys on the latter).
+  LayerCache layer{LayerKind::kMlaLatent, 512 + 64 + 128, 0, 0, 0};
+  layer.latent_elems = 512;
+  layer.index_elems = 128;
+  m.spec.layers.assign(61, layer);
   return m;
 }
 

@@ -7,6 +7,7 @@
 
 #include "memfit/vllm.h"
 #include "engines/vllm/sparse_mla.h"
+#include "logs/log_test_data.h"
 #include "support/corpus.h"
 
 namespace memfit {
@@ -113,6 +114,24 @@ TEST(VllmSparseMla, TensorParallelKeepsBothCachesWhole) {
   s.tensor_parallel = 8;
   EXPECT_EQ(tp1, 5012736u);
   EXPECT_EQ(run(s).layout.bytes_per_block, tp1);
+}
+
+TEST(VllmSparseMla, Glm5IsSparseByItsIndexerNotItsModelType) {
+  // GLM-5-FP8 (glm_moe_dsa, 78 layers, kv_lora_rank 512, rope 64,
+  // index_topk 2048, index_head_dim 128), as vLLM runs it: a
+  // DeepseekV2ForCausalLM with the Indexer. --kv-cache-dtype auto: the
+  // latent (512 + 64) x 2 = 1,152 B a token, the indexer 128 + 128 / 128 x 4
+  // = 132 B, as DeepSeek-V3.2's.
+  Result<ModelSpec> glm5 = parse_model_config(
+      testing::read_test_log("vllm", "vllm-nevervllm6-fpolica-glm5-fp8-tp8-mi300x-v0160.config.json"));
+  ASSERT_TRUE(glm5.ok()) << glm5.error().message();
+  ASSERT_EQ(glm5->layers.size(), 78u);
+  EXPECT_EQ(glm5->layers[0].index_elems, 128u);
+  VllmSettings s;
+  const std::optional<VllmSparseMla> rates = vllm_sparse_mla(*glm5, s);
+  ASSERT_TRUE(rates.has_value());
+  EXPECT_EQ(rates->mla_token_bytes, 1152u);
+  EXPECT_EQ(rates->indexer_token_bytes, 132u);
 }
 
 }  // namespace

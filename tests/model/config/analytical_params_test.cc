@@ -270,5 +270,28 @@ TEST(AnalyticalParams, AVisionConfigGemma3DoesNotDescribeIsLeftOut) {
   EXPECT_EQ(spec.analytical_params, 43'648u);
 }
 
+TEST(AnalyticalParams, SparseAttentionIndexerAndMlaDownProjectionsAreWholeOnEveryRank) {
+  // A one-layer MLA config, hidden 64, q_lora_rank 32, kv_lora_rank 16,
+  // rope 4. With index_topk (DeepSeek-V3.2, GLM-5), vLLM's Indexer adds
+  // wq_b 4 heads x 16 x 32 = 2,048, wk 16 x 64 = 1,024, weights_proj
+  // 4 x 64 = 256 and k_norm's weight and bias 2 x 16 = 32: 3,360, all
+  // ReplicatedLinear. The MLA down-projections are replicated either way:
+  // q_a_proj 32 x 64 = 2,048 and kv_a_proj_with_mqa (16 + 4) x 64 = 1,280.
+  const std::string base =
+      R"({"model_type": "deepseek_v32", "hidden_size": 64, "num_hidden_layers": 1,
+          "num_attention_heads": 2, "num_key_value_heads": 2, "q_lora_rank": 32,
+          "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 8,
+          "intermediate_size": 128, "vocab_size": 256, "tie_word_embeddings": false,
+          "n_routed_experts": null, "first_k_dense_replace": 1)";
+  const ModelSpec dense = parse_ok(base + "}");
+  const ModelSpec sparse = parse_ok(base + R"(, "index_topk": 8, "index_n_heads": 4, "index_head_dim": 16})");
+  EXPECT_EQ(sparse.analytical_params - dense.analytical_params, 3'360u);
+  EXPECT_EQ(sparse.replicated_params - dense.replicated_params, 3'360u);
+  // The dense one's whole part: the two MLA down-projections, 3,328, and
+  // its norms: the layer's two of 64, q_a_layernorm 32, kv_a_layernorm 16,
+  // the final 64: 240.
+  EXPECT_EQ(dense.replicated_params, 3'328u + 240u);
+}
+
 }  // namespace
 }  // namespace memfit

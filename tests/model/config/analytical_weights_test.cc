@@ -94,19 +94,20 @@ TEST(AnalyticalWeights, DeepSeekV3Fp8ConfigAloneIsItsCheckpointLessTheMtpLayer) 
   // float32 scale per 128 x 128 block: per layer 45,792 bytes for MLA
   // attention, 96,768 per dense MLP, 10,752 per expert (256 routed + 1
   // shared) -> 61 x 45,792 + 3 x 96,768 + 58 x 257 x 10,752 = 163,352,928.
-  // Routers (58 x 256 x 7168), norms and embeddings, 1,960,670,208, x 2 =
-  // 3,921,340,416. Total 673,150,302,560. The released checkpoint is
+  // Routers (58 x 256 x 7168), norms (the latents' q_a_layernorm and
+  // kv_a_layernorm among them) and embeddings, 1,960,795,136, x 2 =
+  // 3,921,590,272. Total 673,150,552,416. The released checkpoint is
   // 688,586,727,753 bytes: 2.2% more, its multi-token-prediction layer (a
   // 62nd MoE layer with its own embedding and head copies), which engines
   // load only for speculative decoding.
   const AnalyticalWeights w = testing::corpus_spec("deepseek_v3/DeepSeek-V3").analytical_weights;
-  EXPECT_EQ(w.bytes, 673150302560u);
+  EXPECT_EQ(w.bytes, 673150552416u);
   EXPECT_EQ(w.quantized_params, 669065609216u);
-  EXPECT_EQ(w.unquantized_params, 1960670208u);
+  EXPECT_EQ(w.unquantized_params, 1960795136u);
   EXPECT_LT(688586727753u - w.bytes, 688586727753u / 40);
   EXPECT_EQ(w.detail,
             "FP8 (block 128x128) on 669065609216 quantizable parameters, 16-bit on the remaining "
-            "1960670208");
+            "1960795136");
 }
 
 TEST(AnalyticalWeights, Fp8LeavesTheModulesTheConfigNamesUnconverted) {

@@ -189,12 +189,13 @@ TEST(ModelConfig, AnalyticalParameterCountLlama31) {
 TEST(ModelConfig, AnalyticalParameterCountKeepsTheDenseLayersOfAnMoeModel) {
   // DeepSeek-V3 (first_k_dense_replace 3 of 61 layers). MLA attention per
   // layer: q_a 1536 x 7168 + q_b 128 x 192 x 1536 + kv_a 576 x 7168
-  // + kv_b 128 x 256 x 512 + o 7168 x 128 x 128 = 187,105,280; norms 14,336.
+  // + kv_b 128 x 256 x 512 + o 7168 x 128 x 128 = 187,105,280; norms 14,336
+  // and the latents' q_a_layernorm 1536 and kv_a_layernorm 512: 16,384.
   // Dense MLP 3 x 7168 x 18432 = 396,361,728; MoE: 256 experts x 3 x 7168
   // x 2048 + 1 shared 3 x 7168 x 2048 + router 256 x 7168 = 11,320,164,352.
-  // 3 x 583,481,344 + 58 x 11,507,283,968 + embeddings 2 x 129280 x 7168
-  // + final norm 7168 = 671,026,279,424 (the model card's 671B).
-  EXPECT_EQ(testing::corpus_spec("deepseek_v3/DeepSeek-V3").analytical_params, 671026279424u);
+  // 3 x 583,483,392 + 58 x 11,507,286,016 + embeddings 2 x 129280 x 7168
+  // + final norm 7168 = 671,026,404,352 (the model card's 671B).
+  EXPECT_EQ(testing::corpus_spec("deepseek_v3/DeepSeek-V3").analytical_params, 671026404352u);
   // Qwen3-30B-A3B routes on every layer (decoder_sparse_step 1, no
   // mlp_only_layers): 48 x (18,874,368 attention + 128 x 3 x 2048 x 768
   // + router 128 x 2048 + 4096 norms) + 2 x 151936 x 2048 + 2048.
