@@ -827,7 +827,8 @@ std::string offload_note(const RuntimeLog& log, uint64_t blocks, const LlamaCppP
 // spans the host's tensors that lie between them in the file (a quantized
 // file's order is the tensor list's: outside the blocks by name, which puts
 // token_embd after output, then block by block). The range's tensor bytes,
-// and how many of them are the host's; nullopt without a list.
+// and how many of them are the host's (0: the device's own tensors alone);
+// nullopt without a list.
 struct MappedRange {
   uint64_t bytes = 0;
   uint64_t others = 0;  // of tensors placed on another device
@@ -935,14 +936,27 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
   }
   const auto device = static_cast<uint32_t>(&d - e.placement.devices.data());
   const std::optional<MappedRange> range = mapped_range(model, e.placement, device);
-  if (!range || range->others == 0) return;
-  c.memfit = range->bytes;
-  c.basis = FigureBasis::kModelled;
+  if (!range) return;
   const auto mapped = static_cast<uint64_t>(std::count_if(buffers.begin(), buffers.end(), is_metal_mapped));
   const uint64_t page_slack = mapped * (kMetalPageBytes - kGgufDefaultAlignmentBytes);
   const uint64_t printed = c.printed.value;
   const uint64_t band = c.printed.band;
   const bool page_offset = printed + band >= range->bytes && printed <= range->bytes + page_slack + band;
+  if (range->others == 0) {
+    // The range is this device's own tensors (memfit's figure, where no
+    // copy of its own lies outside the file): the page's offset is the
+    // same, said where the print lies past memfit's within it.
+    if (!page_offset || c.memfit != range->bytes || within_print_band(range->bytes, c.printed)) return;
+    c.basis = FigureBasis::kModelled;
+    c.note = fmt::format("Metal maps the file's range from this device's first tensor to its last, its "
+                         "own tensors alone; the print adds the offset of the range's start in its page "
+                         "(ggml-metal maps from the page below: 0 to {} B over {} buffer(s)), which the "
+                         "header's length decides and the dump does not give",
+                         page_slack, mapped);
+    return;
+  }
+  c.memfit = range->bytes;
+  c.basis = FigureBasis::kModelled;
   c.note = fmt::format("Metal maps the file's range from this device's first tensor to its last, "
                        "which holds {} bytes of the host's tensors between them",
                        range->others);

@@ -339,6 +339,25 @@ TEST(LlamaCppReleases, TheSwigluRunsInPlaceBefore14158) {
   EXPECT_EQ(ffn(5619), 13'631'488u);
 }
 
+TEST(LlamaCppReleases, Lfm2DuplicatesItsTiedOutputFrom15476) {
+  // #15476 gave LLM_ARCH_LFM2 an output.weight and, without one, the
+  // TENSOR_DUPLICATED token_embd: llama.rn's b6209 sync has neither, its
+  // b6250 sync both (memfit takes b6250). Every other model keeps the copy
+  // whatever the build; an unknown build is the pinned one's.
+  ModelSpec lfm2;
+  lfm2.model_type = "lfm2";
+  ModelSpec llama;
+  llama.model_type = "llama";
+  LlamaCppSettings s;
+  s.build = 6249;
+  EXPECT_FALSE(llamacpp::duplicates_tied_output(lfm2, s));
+  EXPECT_TRUE(llamacpp::duplicates_tied_output(llama, s));
+  s.build = 6250;
+  EXPECT_TRUE(llamacpp::duplicates_tied_output(lfm2, s));
+  s.build = std::nullopt;
+  EXPECT_TRUE(llamacpp::duplicates_tied_output(lfm2, s));
+}
+
 TEST(LlamaCppReleases, TheMaskCastLeavesTheFirstBlocksNormAndKBelowIt) {
   // The same llama, flash attention on, b9443 (an F32 mask cast to F16):
   // the cast holds the rows' copy 4 x 512 x 256 = 524,288, the F32 and F16
