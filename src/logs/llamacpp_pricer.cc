@@ -408,6 +408,16 @@ Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, Llama
     }
   }
   q.flash_attn = flash_attn_of(log);
+  // auto resolved off at run time ("Flash Attention was auto, set to
+  // disabled": a GPU's backend did not run FLASH_ATTN_EXT): the graph runs
+  // without it over the cache auto created, V untransposed
+  // (LlamaCppContext::v_trans).
+  const LogSetting* asked = log.setting("flash_attn");
+  const LogSetting* resolved = log.setting("flash_attn_resolved");
+  if (asked != nullptr && asked->value == "auto" && resolved != nullptr && resolved->value == "disabled") {
+    q.flash_attn = FlashAttn::kAuto;
+    q.flash_attn_auto_on = false;
+  }
   if (!q.flash_attn && build && *build < kFlashAttnAutoBuild) {
     q.flash_attn = FlashAttn::kOff;
     notes.push_back(fmt::format("the log prints no flash attention setting: build {} ran without it "
@@ -1115,6 +1125,20 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
     return "without flash attention memfit's Metal figure (the attention phase, or every layer's split "
            "replayed with copies of the host's inputs) is not measured on Metal: which inputs it copies "
            "and which activations it frees before the scores is not traced";
+  }
+  // gpt-oss on Metal without flash attention: no builder replays its graph
+  // (attention sinks, routed experts), so the phases price it. ggml-metal
+  // before its 2025-09 rework sized every tensor as ggml_nbytes
+  // (get_alloc_size NULL, "defaults to ggml_nbytes", in mybigday/llama.rn's
+  // 2025-08-15 sync of ggml-metal.m): the buffer is the graph's tensors
+  // alone, and where the print lies above the phases the rest is in that
+  // graph's layout, which memfit does not build.
+  if (!host && !e.context.flash_attn && log.backend == "Metal" && below_target &&
+      (spec.model_type == "gpt_oss" || spec.model_type == "gpt-oss")) {
+    return "gpt-oss's graph is not replayed: memfit's phases price its attention (the scores of every head "
+           "over the cells, the masks, the activations) and its logits; ggml-metal of the builds before its "
+           "2025-09 rework reserves the graph's tensors alone (no get_alloc_size), so the rest is in that "
+           "graph's layout, which memfit does not build";
   }
   // Metal with flash attention: ggml-metal sizes flash attention's output
   // with its scratch (K/V padding, the mask's block map, each workgroup's
