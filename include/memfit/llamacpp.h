@@ -76,6 +76,11 @@ struct LlamaCppSettings {
   GgmlType cache_type_k = GgmlType::kF16;
   GgmlType cache_type_v = GgmlType::kF16;
   FlashAttn flash_attn = FlashAttn::kAuto;
+  // How the run resolved --flash-attn auto, where a log says so ("Flash
+  // Attention was auto, set to disabled"); nullopt: memfit's rule
+  // (resolve_llamacpp_context). Resolved off, the graph runs without flash
+  // attention over the cache auto created: V untransposed (LlamaCppContext).
+  std::optional<bool> flash_attn_auto_on;
   bool swa_full = false;
   bool kv_unified = false;
   // --embedding (or --reranking): llama-server computes embeddings; every
@@ -139,6 +144,13 @@ struct LlamaCppContext {
   uint64_t n_ubatch = 0;     // min(n_batch, --ubatch-size)
   uint64_t swa_cells = 0;    // SWA cells per stream; 0 when no layer is SWA
   bool flash_attn = true;    // as resolved: auto is on (the CPU resolves it on)
+  // V stored transposed, one element a row: flash attention asked off.
+  // llama_context creates the memory before it resolves auto (src/llama-
+  // context.cpp: cparams.flash_attn = type != DISABLED, then create_memory
+  // with v_trans = !cparams.flash_attn, then the auto probe), so a run whose
+  // auto resolved off keeps V untransposed and its graph copies each
+  // layer's V out transposed (build_attn_mha's "avoid this branch").
+  bool v_trans = false;
 };
 
 struct LlamaCppEstimate {

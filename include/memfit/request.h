@@ -79,6 +79,9 @@ struct LlamaCppRequest {
   std::optional<GgmlType> cache_type_k;  // --cache-type-k (the request's cache_type_k field)
   std::optional<GgmlType> cache_type_v;
   std::optional<FlashAttn> flash_attn;  // --flash-attn on|off|auto
+  // Not a flag: how a log's run resolved auto (check-log sets it;
+  // LlamaCppSettings::flash_attn_auto_on).
+  std::optional<bool> flash_attn_auto_on;
   std::optional<bool> swa_full;
   std::optional<bool> kv_unified;
   std::optional<uint64_t> llamacpp_version;  // --llamacpp-version: a build number (b6500)

@@ -479,6 +479,16 @@ Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, Llama
     }
   }
   q.flash_attn = flash_attn_of(log);
+  // auto resolved off at run time ("Flash Attention was auto, set to
+  // disabled": a GPU's backend did not run FLASH_ATTN_EXT): the graph runs
+  // without it over the cache auto created, V untransposed
+  // (LlamaCppContext::v_trans).
+  const LogSetting* asked = log.setting("flash_attn");
+  const LogSetting* resolved = log.setting("flash_attn_resolved");
+  if (asked != nullptr && asked->value == "auto" && resolved != nullptr && resolved->value == "disabled") {
+    q.flash_attn = FlashAttn::kAuto;
+    q.flash_attn_auto_on = false;
+  }
   if (!q.flash_attn && build && *build < kFlashAttnAutoBuild) {
     q.flash_attn = FlashAttn::kOff;
     notes.push_back(fmt::format("the log prints no flash attention setting: build {} ran without it "
@@ -899,7 +909,8 @@ std::string offload_note(const RuntimeLog& log, uint64_t blocks, const LlamaCppP
 // spans the host's tensors that lie between them in the file (a quantized
 // file's order is the tensor list's: outside the blocks by name, which puts
 // token_embd after output, then block by block). The range's tensor bytes,
-// and how many of them are the host's; nullopt without a list.
+// and how many of them are the host's (0: the device's own tensors alone);
+// nullopt without a list.
 struct MappedRange {
   uint64_t bytes = 0;
   uint64_t others = 0;  // of tensors placed on another device
@@ -1008,14 +1019,27 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
   }
   const auto device = static_cast<uint32_t>(&d - e.placement.devices.data());
   const std::optional<MappedRange> range = mapped_range(model, e.placement, device);
-  if (!range || range->others == 0) return;
-  c.memfit = range->bytes;
-  c.basis = FigureBasis::kModelled;
+  if (!range) return;
   const auto mapped = static_cast<uint64_t>(std::count_if(buffers.begin(), buffers.end(), is_metal_mapped));
   const uint64_t page_slack = mapped * (kMetalPageBytes - kGgufDefaultAlignmentBytes);
   const uint64_t printed = c.printed.value;
   const uint64_t band = c.printed.band;
   const bool page_offset = printed + band >= range->bytes && printed <= range->bytes + page_slack + band;
+  if (range->others == 0) {
+    // The range is this device's own tensors (memfit's figure, where no
+    // copy of its own lies outside the file): the page's offset is the
+    // same, said where the print lies past memfit's within it.
+    if (!page_offset || c.memfit != range->bytes || within_print_band(range->bytes, c.printed)) return;
+    c.basis = FigureBasis::kModelled;
+    c.note = fmt::format("Metal maps the file's range from this device's first tensor to its last, its "
+                         "own tensors alone; the print adds the offset of the range's start in its page "
+                         "(ggml-metal maps from the page below: 0 to {} B over {} buffer(s)), which the "
+                         "header's length decides and the dump does not give",
+                         page_slack, mapped);
+    return;
+  }
+  c.memfit = range->bytes;
+  c.basis = FigureBasis::kModelled;
   c.note = fmt::format("Metal maps the file's range from this device's first tensor to its last, "
                        "which holds {} bytes of the host's tensors between them",
                        range->others);
@@ -1179,6 +1203,20 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
     return "without flash attention memfit's Metal figure (the attention phase, or every layer's split "
            "replayed with copies of the host's inputs) is not measured on Metal: which inputs it copies "
            "and which activations it frees before the scores is not traced";
+  }
+  // gpt-oss on Metal without flash attention: no builder replays its graph
+  // (attention sinks, routed experts), so the phases price it. ggml-metal
+  // before its 2025-09 rework sized every tensor as ggml_nbytes
+  // (get_alloc_size NULL, "defaults to ggml_nbytes", in mybigday/llama.rn's
+  // 2025-08-15 sync of ggml-metal.m): the buffer is the graph's tensors
+  // alone, and where the print lies above the phases the rest is in that
+  // graph's layout, which memfit does not build.
+  if (!host && !e.context.flash_attn && log.backend == "Metal" && below_target &&
+      (spec.model_type == "gpt_oss" || spec.model_type == "gpt-oss")) {
+    return "gpt-oss's graph is not replayed: memfit's phases price its attention (the scores of every head "
+           "over the cells, the masks, the activations) and its logits; ggml-metal of the builds before its "
+           "2025-09 rework reserves the graph's tensors alone (no get_alloc_size), so the rest is in that "
+           "graph's layout, which memfit does not build";
   }
   // Metal with flash attention: ggml-metal sizes flash attention's output
   // with its scratch (K/V padding, the mask's block map, each workgroup's

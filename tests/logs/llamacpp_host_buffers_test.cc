@@ -170,5 +170,27 @@ TEST(CheckLogHostBuffers, GptOssQ4KMKeepsTheConvertersMxfp4Experts) {
   EXPECT_TRUE(model->within_print);
 }
 
+TEST(CheckLogHostBuffers, AutoResolvedOffKeepsTheCacheAutoCreated) {
+  // neverllama6's b7300 SYCL run (Qwen2.5 7B F16 on an A770, 4,096 cells,
+  // U 512, -fa auto): ggml-sycl had no FLASH_ATTN_EXT, and llama_context
+  // resolved auto off after it had created the cache with V untransposed,
+  // so v_idxs holds one index a token. The host's inputs: input rows
+  // 3,584 x 512 x 4 = 7,340,032, the F32 mask 4,096 x 512 x 4 = 8,388,608,
+  // token ids, positions and output ids 3 x 512 x 4 = 6,144, k_idxs and
+  // v_idxs 2 x 512 x 8 = 8,192: 15,742,976 B ("15,01 MiB"; with V
+  // transposed v_idxs would be 512 x 512 x 8 = 2,097,152, 17.01 MiB). The
+  // GPU's buffer stays the logits 152,064 x 512 x 4 + result_norm 3,584 x
+  // 512 x 4 = 318,767,104 B ("304,00 MiB").
+  const LogCheck c =
+      testing::check_test_log("llamacpp", "llamacpp-neverllama6-mathtutor7b-f16-sycl-a770-comma-locale.log");
+  const FigureCheck* host = testing::find_check_figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, std::optional<uint64_t>(15'742'976u));
+  EXPECT_TRUE(host->within_print);
+  const FigureCheck* gpu = testing::find_check_figure(c, "SYCL0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, std::optional<uint64_t>(318'767'104u));
+}
+
 }  // namespace
 }  // namespace memfit

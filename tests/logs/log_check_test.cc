@@ -208,6 +208,32 @@ TEST(CheckLog, MetalMapsTheFileRangeFromItsFirstTensorToItsLast) {
   EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->memfit, 57'950'208u);
 }
 
+TEST(CheckLog, Lfm2BeforeItsTiedOutputCopyMapsItsBlocksAloneOnMetal) {
+  // #14670 (b5890, LFM2 1.2B Q6_K on an M4 Max, every layer on Metal).
+  // Before #15476 (b6250 taken) LFM2's graph multiplied by the input
+  // layer's token_embd, on the host, and the loader made no copy: Metal
+  // holds the 16 blocks. Each: ffn gate/up/down 3 x 2,048 x 8,192 at Q6_K
+  // (x 210 / 256) = 41,287,680 + two norms 2 x 8,192 = 41,304,064, x 16 =
+  // 660,865,024; 10 conv blocks' in_proj 2,048 x 6,144 = 10,321,920 +
+  // out_proj 3,440,640 + conv 3 x 2,048 f32 = 24,576: 137,871,360; 6
+  // attention blocks' q and o 2 x 3,440,640 + k and v 2 x 860,160 + q/k
+  // norms 512 = 51,612,672. 850,349,056 B against "810.97 MiB" =
+  // 850,363,679 +- 5,243: 14,623 B over, within the range's page offset
+  // (0 to 16,352 B). With the copy it was 960,449,536 (+ token_embd
+  // 65,536 x 2,048 x 210 / 256 = 110,100,480), 1.1295 of the print.
+  const LogCheck c = check("llamacpp", "llamacpp-neverllama6-14670-lfm2-1.2b-q6k-metal-np2.log");
+  const FigureCheck* metal = figure(c, "Metal", LogFigure::kModel);
+  ASSERT_NE(metal, nullptr);
+  EXPECT_EQ(metal->memfit, 850'349'056u);
+  EXPECT_EQ(metal->basis, FigureBasis::kModelled);
+  EXPECT_EQ(metal->note, "Metal maps the file's range from this device's first tensor to its last, its own "
+                         "tensors alone; the print adds the offset of the range's start in its page "
+                         "(ggml-metal maps from the page below: 0 to 16352 B over 1 buffer(s)), which the "
+                         "header's length decides and the dump does not give");
+  // The host: token_embd 110,100,480 + token_embd_norm 8,192.
+  EXPECT_EQ(figure(c, "CPU", LogFigure::kModel)->memfit, 110'108'672u);
+}
+
 TEST(CheckLog, AMetalRangePastItsPageNamesTheConvertersOrder) {
   // llamacpp-yeti (b6050, Mistral Nemo Q5_K_M on an M2 Pro): memfit's
   // range, in llama-quantize's order since #9935, spans the host's

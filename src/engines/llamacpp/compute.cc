@@ -153,7 +153,7 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
     // build before #19067 stores its V tensor too, kv_lora_rank wide.
     const CheckedBytes v_row = sh.mla() ? CheckedBytes(sh.latent_v) : CheckedBytes(g.kv_heads) * g.head_dim;
     sh.v_idx_elems = sh.mla() && sh.latent_v == 0 ? CheckedBytes(0)
-                     : c.flash_attn               ? sh.n_tok
+                     : !c.v_trans                 ? sh.n_tok
                                                   : sh.n_tok * v_row;
   }
   const CheckedBytes q_width = sh.mla() ? sh.latent : g.head_dim;
@@ -269,6 +269,14 @@ Result<CheckedBytes> attention_phase(const ModelGeometry& g, const GraphShape& s
     // tensor, stored transposed without flash attention: no copy.
     if (sh.mla() && sh.latent_v == 0) {
       const std::array<uint64_t, 1> row = {sh.latent};
+      Result<uint64_t> v_row = ggml_tensor_bytes(s.cache_type_v, row);
+      if (!v_row) return v_row.error();
+      attn += CheckedBytes(*v_row) * sh.n_kv * c.streams;
+    } else if (!sh.mla() && !c.v_trans) {
+      // A cache created untransposed (flash attention auto, resolved off):
+      // build_attn_mha copies V out transposed (ggml_cont of its
+      // transpose), the layer's n_kv cells at the cache's type.
+      const std::array<uint64_t, 1> row = {sh.kv_v.saturated()};
       Result<uint64_t> v_row = ggml_tensor_bytes(s.cache_type_v, row);
       if (!v_row) return v_row.error();
       attn += CheckedBytes(*v_row) * sh.n_kv * c.streams;

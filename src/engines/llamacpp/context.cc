@@ -86,8 +86,11 @@ Result<LlamaCppContext> resolve_llamacpp_context(const ModelSpec& spec, const Ll
     }
   }
   // auto starts on and the CPU backend keeps it on; a GPU that cannot run a
-  // layer's FLASH_ATTN_EXT turns it off at run time, which memfit cannot see.
-  c.flash_attn = s.flash_attn != FlashAttn::kOff;
+  // layer's FLASH_ATTN_EXT turns it off at run time, which memfit takes
+  // where a log says so (flash_attn_auto_on).
+  c.flash_attn = s.flash_attn == FlashAttn::kOn ||
+                 (s.flash_attn == FlashAttn::kAuto && s.flash_attn_auto_on.value_or(true));
+  c.v_trans = s.flash_attn == FlashAttn::kOff;
   return c;
 }
 

@@ -186,6 +186,12 @@ bool runs_flash_attn(const LlamaCppGpu& gpu, const LlamaCppSettings& settings, b
 // the token embedding norms to the first layer"), not on the host with
 // the input layer as in a build before it.
 bool embedding_norm_on_first_block(const LlamaCppSettings& settings);
+// Whether the loader creates a tied output's second token_embd
+// (TENSOR_DUPLICATED) on the output layer's device where the file has no
+// output.weight: every architecture memfit builds but LFM2 (model_type
+// "lfm2") before #15476 (b6250 taken), whose graph multiplied by the
+// input layer's token_embd itself, on the host.
+bool duplicates_tied_output(const ModelSpec& spec, const LlamaCppSettings& settings);
 // Whether the build has pipeline parallelism (#6017, b2413): the
 // scheduler's copies of the graph's inputs (placement.cc,
 // pipeline_copies). False before it.

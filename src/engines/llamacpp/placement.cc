@@ -104,6 +104,9 @@ struct Layout {
 
   // token_embd_norm on block 0's device (llamacpp::embedding_norm_on_first_block).
   bool embedding_norm_on_first_block = true;
+  // A tied output gets its own token_embd on the output layer's device
+  // (llamacpp::duplicates_tied_output); false: the logits read the host's.
+  bool duplicates_tied_output = true;
   // Per GPU: the placement's GPU (runs_weight_op reads its backend). The
   // settings outlive the layout.
   std::vector<const LlamaCppGpu*> gpu_list;
@@ -424,6 +427,7 @@ void place_listed_weights(const Model& model, const Layout& lay,
   // Jina's BERT v2) has no vocabulary output at all: its loader makes no
   // such copy.
   bool tied = !model.spec.embedding.bidirectional;
+  const bool copies_tied = lay.duplicates_tied_output || s.tied_output_copy_everywhere;
   uint64_t token_embd_bytes = 0;
   std::string_view token_embd_type;
   out.tensors.reserve(model.tensors.size());
@@ -481,8 +485,9 @@ void place_listed_weights(const Model& model, const Layout& lay,
   // The tied output: its own copy on the output layer's GPU; on the host the
   // logits product reads token_embd itself.
   // A GPU that cannot multiply the table's type leaves the logits to the
-  // host (runs_weight_op), which reads token_embd itself.
-  const bool output_on_gpu = lay.output() != lay.host() &&
+  // host (runs_weight_op), which reads token_embd itself; so does a build
+  // whose loader makes no copy (LFM2 before #15476).
+  const bool output_on_gpu = copies_tied && lay.output() != lay.host() &&
                              runs_weight_op(*lay.gpu_list[lay.output()], token_embd_type, false);
   // Ollama's own engine allocates the copy on the output layer's device,
   // the host too (tied_output_copy_everywhere).
@@ -996,6 +1001,7 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   Result<Layout> lay = plan_layout(model.spec, s, llamacpp::output_layer_first(e.settings));
   if (!lay) return lay.error();
   lay->embedding_norm_on_first_block = llamacpp::embedding_norm_on_first_block(e.settings);
+  lay->duplicates_tied_output = llamacpp::duplicates_tied_output(model.spec, e.settings);
   const bool sinks = has_attention_sinks(model);
   for (const LlamaCppGpu& g : s.gpus) {
     lay->attention_on_host.push_back(e.settings.flash_attn == FlashAttn::kOn &&

@@ -60,6 +60,7 @@ Status resolve_settings(const EstimateRequest& r, LlamaCppSettings& s) {
   s.cache_type_k = q.cache_type_k.value_or(s.cache_type_k);
   s.cache_type_v = q.cache_type_v.value_or(s.cache_type_v);
   s.flash_attn = q.flash_attn.value_or(s.flash_attn);
+  if (q.flash_attn_auto_on) s.flash_attn_auto_on = q.flash_attn_auto_on;
   s.swa_full = q.swa_full.value_or(s.swa_full);
   s.kv_unified = q.kv_unified.value_or(s.kv_unified);
   s.embedding = q.embedding.value_or(false) || q.reranking.value_or(false);

@@ -220,6 +220,19 @@ constexpr uint64_t kVlessMlaBuild = 7847;
 // as fused (high by one FFN-wide product where the FFN phase is the peak).
 constexpr uint64_t kFusedGluBuild = 5619;
 
+// #15476 ("readme : model : mtdm : lfm2 improvements", opened 2025-08-21:
+// "Support untied embeddings for LFM2 dense") gave LFM2's loader an
+// output.weight (TENSOR_NOT_REQUIRED) and, where the file has none, the
+// tied copy of token_embd (TENSOR_DUPLICATED) on the output layer's
+// device. Before it llm_build_lfm2 multiplied by model.tok_embd itself
+// ("lm_head is tied with embeddings"), the input layer's, on the host: no
+// second table. Read in mybigday/llama.rn's syncs of src/llama-model.cpp:
+// b6209 (2025-08-20, #183) has no output tensor for LLM_ARCH_LFM2, b6250
+// (2025-08-23, #192) has it; so do Ollama's vendored e54d41be (none) and
+// 364a7a6d (b6646, has it). First build unconfirmed: memfit takes b6250,
+// so a build from the merge to b6249 is priced without the copy.
+constexpr uint64_t kLfm2TiedOutputBuild = 6250;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -289,6 +302,9 @@ bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBu
 bool mla_caches_v(const LlamaCppSettings& s) { return before(s, kVlessMlaBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 bool offloads_host_buffers_only(const LlamaCppSettings& s) { return !before(s, kHostBufferOffloadBuild); }
+bool duplicates_tied_output(const ModelSpec& spec, const LlamaCppSettings& s) {
+  return spec.model_type != "lfm2" || !before(s, kLfm2TiedOutputBuild);
+}
 bool embedding_norm_on_first_block(const LlamaCppSettings& s) {
   return !before(s, kEmbeddingNormFirstBlockBuild);
 }

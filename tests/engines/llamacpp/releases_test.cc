@@ -339,6 +339,48 @@ TEST(LlamaCppReleases, TheSwigluRunsInPlaceBefore14158) {
   EXPECT_EQ(ffn(5619), 13'631'488u);
 }
 
+TEST(LlamaCppReleases, Lfm2DuplicatesItsTiedOutputFrom15476) {
+  // #15476 gave LLM_ARCH_LFM2 an output.weight and, without one, the
+  // TENSOR_DUPLICATED token_embd: llama.rn's b6209 sync has neither, its
+  // b6250 sync both (memfit takes b6250). Every other model keeps the copy
+  // whatever the build; an unknown build is the pinned one's.
+  ModelSpec lfm2;
+  lfm2.model_type = "lfm2";
+  ModelSpec llama;
+  llama.model_type = "llama";
+  LlamaCppSettings s;
+  s.build = 6249;
+  EXPECT_FALSE(llamacpp::duplicates_tied_output(lfm2, s));
+  EXPECT_TRUE(llamacpp::duplicates_tied_output(llama, s));
+  s.build = 6250;
+  EXPECT_TRUE(llamacpp::duplicates_tied_output(lfm2, s));
+  s.build = std::nullopt;
+  EXPECT_TRUE(llamacpp::duplicates_tied_output(lfm2, s));
+}
+
+TEST(LlamaCppReleases, AutoResolvedOffKeepsVUntransposedAndCopiesItOut) {
+  // The synthetic llama (hidden 256, 8 heads and 2 KV heads of 32), 4,096
+  // cells, U 512. Flash attention off: the attention phase's activations
+  // 4 x 512 x (2 x 256 + 256 + 64 + 64 + 2 x 256) = 2,883,584, the scores
+  // 4 x 4,096 x 512 x 8 = 67,108,864 and the f32 mask 8,388,608:
+  // 78,381,056. auto resolved off at run time leaves the cache auto made,
+  // V untransposed: build_attn_mha copies it out transposed, 4,096 cells x
+  // 64 x 2 B = 524,288 more (78,905,344), and v_idxs is one index a token,
+  // 512 x 8 B, not 512 x 64 x 8: the host's inputs 258,048 B fewer.
+  ModelSpec spec = synthetic_llama();
+  spec.model_type = "llama";
+  LlamaCppSettings off = at(4096, std::nullopt);
+  off.flash_attn = FlashAttn::kOff;
+  LlamaCppSettings auto_off = at(4096, std::nullopt);
+  auto_off.flash_attn = FlashAttn::kAuto;
+  auto_off.flash_attn_auto_on = false;
+  const llamacpp::ComputePhases a = phases_of(spec, off);
+  const llamacpp::ComputePhases b = phases_of(spec, auto_off);
+  EXPECT_EQ(a.attention, 78'381'056u);
+  EXPECT_EQ(b.attention, 78'905'344u);
+  EXPECT_EQ(a.input - b.input, 258'048u);
+}
+
 TEST(LlamaCppReleases, TheMaskCastLeavesTheFirstBlocksNormAndKBelowIt) {
   // The same llama, flash attention on, b9443 (an F32 mask cast to F16):
   // the cast holds the rows' copy 4 x 512 x 256 = 524,288, the F32 and F16

@@ -93,6 +93,8 @@ AttentionShape attention_shape(const ModelGeometry& geo, const LlamaCppContext& 
   a.n_kv = c.n_ctx_seq;
   a.streams = std::max<uint64_t>(c.streams, 1);
   a.flash_attn = c.flash_attn;
+  a.v_trans = c.v_trans;
+  a.v_f32 = settings.cache_type_v == GgmlType::kF32;
   a.k_rot = k_rotation(settings.cache_type_k, a.head_dim);
   a.v_rot = v_rotation(settings.cache_type_v, a.head_dim);
   return a;
@@ -138,8 +140,8 @@ AttentionInputs attention_inputs(Graph& g, const AttentionShape& s, uint64_t n_t
   in.weight = weight;
   if (s.kv_indices) {
     in.k_idxs = g.input(Type::kI64, {n_tok, 1, 1, 1}, "k_idxs");
-    // Without flash attention V is stored transposed, one element a row.
-    in.v_idxs = g.input(Type::kI64, {s.flash_attn ? n_tok : n_tok * s.kv_heads * s.head_dim, 1, 1, 1},
+    // A transposed V (flash attention asked off) is stored one element a row.
+    in.v_idxs = g.input(Type::kI64, {!s.v_trans ? n_tok : n_tok * s.kv_heads * s.head_dim, 1, 1, 1},
                         "v_idxs");
   }
   // Flash attention takes an f16 mask: the input itself, or its cast.
@@ -177,7 +179,7 @@ int attention(Graph& g, const AttentionShape& s, const AttentionInputs& in, int 
   // A V that is a view of a fused QKV product (phi3) is stored as the
   // view with flash attention, and copied contiguous (cont_2d) before its
   // transposed store without (llama-kv-cache.cpp cpy_v).
-  if (s.flash_attn) {
+  if (!s.v_trans) {
     store(g, g.view(v, {kv_width, n_tok, 1, 1}, {4, g.at(v).nb[2], g.at(v).nb[2] * n_tok, g.at(v).nb[2] * n_tok}, 0), in.v_idxs,
           cache(v_cache, ns > 1));
   } else {
@@ -205,7 +207,12 @@ int attention(Graph& g, const AttentionShape& s, const AttentionInputs& in, int 
     const int kq = g.op(Op::kMulMat, Type::kF32, {s.n_kv, rows, s.heads, ns}, {kp, qp}, "kq");
     const int soft = g.op(Op::kSoftMax, Type::kF32, {s.n_kv, rows, s.heads, ns}, {kq, in.mask},
                           "kq_soft_max");
-    const int kqv = g.op(Op::kMulMat, Type::kF32, {s.head_dim, rows, s.heads, ns}, {vp, soft}, "kqv");
+    // An untransposed V is copied out transposed first (build_attn_mha:
+    // ggml_cont(ggml_transpose(v)), at the cache's type).
+    const int vt = s.v_trans ? vp
+                             : g.op(Op::kOther, s.v_f32 ? Type::kF32 : Type::kF16,
+                                    {s.n_kv, s.head_dim, s.kv_heads, ns}, {vp}, "v_cont");
+    const int kqv = g.op(Op::kMulMat, Type::kF32, {s.head_dim, rows, s.heads, ns}, {vt, soft}, "kqv");
     cur = g.op(Op::kOther, Type::kF32, {s.head_dim * s.heads, n_tok, 1, 1}, {g.permute(kqv, 0, 2, 1, 3)},
                "kqv_out");
   }

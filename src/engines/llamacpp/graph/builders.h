@@ -94,6 +94,11 @@ struct AttentionShape {
   uint64_t n_kv = 0;      // cells per stream of this layer's cache
   uint64_t streams = 1;
   bool flash_attn = true;
+  // V cached transposed (LlamaCppContext::v_trans): flash attention asked
+  // off. Without flash attention and untransposed (auto resolved off), the
+  // attention copies V out transposed before its product.
+  bool v_trans = false;
+  bool v_f32 = false;     // the V cache's type is F32 (else F16/BF16: 2 B)
   uint64_t k_rot = 0;     // Hadamard size of the K rotation; 0 = none
   uint64_t v_rot = 0;
   // A build before #23764 under flash attention: the mask input is F32 and

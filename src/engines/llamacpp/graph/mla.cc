@@ -147,6 +147,7 @@ Graph build(const MlaShape& s, uint64_t n_tok, uint64_t n_out) {
   a.n_kv = s.n_kv;
   a.streams = s.streams;
   a.flash_attn = s.flash_attn;
+  a.v_trans = !s.flash_attn;
   in.attn = attention_inputs(g, a, n_tok, in.weight);
   in.out_ids = g.input(Type::kI32, {n_out, 1, 1, 1}, "inp_out_ids");
 
