@@ -535,6 +535,18 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
                          escape_untrusted(spec.model_type));
     return;
   }
+  // On ROCm an FP8 checkpoint's linear weights are rewritten after the
+  // load (quantization/utils/fp8_utils.py: normalize_e4m3fn_to_e4m3fnuz on
+  // MI300-class GPUs, _maybe_pad_fp8_weight under VLLM_ROCM_FP8_PADDING),
+  // and ROCm's figure is the device's used memory (docs/engine-vllm.md,
+  // "ROCm"): what that leaves reserved is not modelled.
+  if (weights && ratio < target->low && e.settings.rocm && spec.quantization.method == "fp8") {
+    c.note = "an FP8 checkpoint on ROCm: vLLM rewrites its weights after the load (the e4m3fnuz "
+             "normalisation, VLLM_ROCM_FP8_PADDING) and ROCm's figure counts the device's used "
+             "memory; what that leaves reserved is not modelled";
+    return;
+  }
+  // Where the ROCm load does not explain it:
   // vllm/v1/worker/gpu_model_runner.py, load_model: with a speculative
   // config the drafter (an MTP module: the config's own extra layers) is
   // loaded inside the same DeviceMemoryProfiler as the model ("Loading
@@ -558,17 +570,6 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
                          "method mtp) loads them inside the printed weights, and the log does not "
                          "show whether this one did",
                          spec.mtp_layers, spec.mtp_layers == 1 ? "" : "s");
-    return;
-  }
-  // On ROCm an FP8 checkpoint's linear weights are rewritten after the
-  // load (quantization/utils/fp8_utils.py: normalize_e4m3fn_to_e4m3fnuz on
-  // MI300-class GPUs, _maybe_pad_fp8_weight under VLLM_ROCM_FP8_PADDING),
-  // and ROCm's figure is the device's used memory (docs/engine-vllm.md,
-  // "ROCm"): what that leaves reserved is not modelled.
-  if (weights && ratio < target->low && e.settings.rocm && spec.quantization.method == "fp8") {
-    c.note = "an FP8 checkpoint on ROCm: vLLM rewrites its weights after the load (the e4m3fnuz "
-             "normalisation, VLLM_ROCM_FP8_PADDING) and ROCm's figure counts the device's used "
-             "memory; what that leaves reserved is not modelled";
     return;
   }
   if (capacity && misses) {

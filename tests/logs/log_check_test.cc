@@ -2537,18 +2537,18 @@ TEST(CheckLog, EachFigureCarriesTheTargetOfItsEngineFigureAndGpuCount) {
 
 
 TEST(CheckLog, AFigureOffItsTargetWithNoReasonSaysItsCauseIsNotTraced) {
-  // llama.cpp#14670's LFM2 1.2B Q6_K on Metal: the model buffer, 1.1295 of
-  // the print, misses "exact to the print", and no rule of the pricer says
-  // why, so the row says that. (vllm#27706's Qwen3-VL row said so before
-  // its note named vLLM's deepstack buffers and M-RoPE cache:
-  // AQwen3VlRowUnderItsTargetNamesDeepstackAndMrope.)
-  const LogCheck c = check("llamacpp", "llamacpp-neverllama6-14670-lfm2-1.2b-q6k-metal-np2.log");
-  const FigureCheck* model = figure(c, "Metal", LogFigure::kModel);
-  ASSERT_NE(model, nullptr);
-  ASSERT_TRUE(model->ratio.has_value());
-  EXPECT_GT(*model->ratio, 1.1);
-  EXPECT_TRUE(model->note.starts_with("off its target (exact to the print) by a cause memfit has not traced"))
-      << model->note;
+  // llama.cpp#9451's Phi-3.5 Q4_K_M on a laptop RTX 4070 (b3735, a LoRA
+  // adapter): the GPU's compute buffer, 300.00 MiB printed, is 0.92 of it
+  // in memfit's (289,411,072 B), off "within 5 % on one GPU", and no rule
+  // of the pricer says why, so the row says that. (#14670's LFM2 Metal row
+  // said so until its tied output copy was dated by build: #15476.)
+  const LogCheck c = check("llamacpp", "llamacpp-neverllama7-9451-4070laptop-phi35-q4km-lora.log");
+  const FigureCheck* compute = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  ASSERT_TRUE(compute->ratio.has_value());
+  EXPECT_LT(*compute->ratio, 0.95);
+  EXPECT_TRUE(compute->note.starts_with("off its target (within 5 % on one GPU) by a cause memfit has not traced"))
+      << compute->note;
 }
 
 TEST(CheckLog, AQwen3VlRowUnderItsTargetNamesDeepstackAndMrope) {
