@@ -355,6 +355,17 @@ class SglangPricer final : public LogPricer {
       notes.push_back("the GPU's total is the printed free memory before the weights (Load weight "
                       "begin's avail mem, or the load line's avail mem + mem usage) plus memfit's "
                       "1,200 MiB startup");
+      // SGLang's GPU-size defaults and computed fraction take the GPU's
+      // total as nvidia-smi prints it (get_device_memory_capacity), not the
+      // free memory: the named GPU's, where the table has it (plan.h).
+      if (!options.gpu_name.empty()) {
+        if (const std::optional<uint64_t> named = named_gpu_total(options.gpu_name)) {
+          r.engine_fields.insert_or_assign(std::string(sglang::kSglangLogGpuMemMib),
+                                           std::to_string(*named >> 20));
+          notes.push_back(fmt::format("SGLang's defaults and computed --mem-fraction-static take the "
+                                      "named GPU's total, {} MiB", *named >> 20));
+        }
+      }
     } else if (!options.gpu_name.empty()) {
       r.machine.gpu = {options.gpu_name};
     } else {
@@ -363,6 +374,17 @@ class SglangPricer final : public LogPricer {
                       "per token are priced, the pool is not (give --gpu-memory-total)");
     }
     apply_dated_mem_fraction(log, r, notes);
+    // The piecewise CUDA graphs' reserve in the computed fraction, dated by
+    // the log (plan.h, piecewise_reserve), when its lines show them on.
+    if (const LogSetting* date = log.setting("log_date");
+        date != nullptr && log.setting("piecewise_cuda_graph") != nullptr &&
+        log.setting("mem_fraction_static") == nullptr) {
+      r.engine_fields.insert_or_assign(std::string(sglang::kSglangLogPiecewiseDate), date->value);
+      notes.push_back(fmt::format("the log shows the piecewise CUDA graphs on: the computed "
+                                  "--mem-fraction-static reserves for them as SGLang's tree of {} did "
+                                  "(docs/engine-sglang.md, 'Validation')",
+                                  escape_untrusted(date->value)));
+    }
     // gpt-oss's MXFP4 experts as the kernel the log names lays them out, or
     // as its GPU's default kernel does (engines/sglang/plan.h).
     if (const LogSetting* kernel = log.setting("mxfp4_backend")) {

@@ -14,6 +14,7 @@
 //                                             setting cuda_graph_bs_captured
 //   Memory pool end. avail mem=40.03 GB        rank 0's free memory after its
 //                                             pools, the setting free_after_pools
+//   ... piecewise cuda graph is enabled ...   the setting piecewise_cuda_graph
 //   Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB,
 //     ssm_state size: 7.29GB                  recurrent (conv + ssm); the slots a
 //                                             setting, mamba_cache_slots
@@ -358,6 +359,14 @@ void read_line(const LogLine& line, bool swa_pools, LogBuilder& out) {
   // The launcher, or the `sglang serve` entry point of recent releases.
   if (contains(text, "sglang.launch_server") || contains(text, "sglang serve ")) read_command(text, out);
   if (contains(text, "Memory pool end.")) read_free_after_pools(text, rank, out);
+  // server_args.py's lines that say the piecewise (prefill) CUDA graphs are
+  // on: "CUTLASS backend is disabled when piecewise cuda graph is enabled
+  // ..." (a B200's), "Piecewise CUDA graph is enabled, use MLA for
+  // prefill." (DeepSeek's): the setting piecewise_cuda_graph, which dates
+  // their reserve in the default fraction (sglang_pricer.cc).
+  if (contains(text, "piecewise cuda graph is enabled") || contains(text, "Piecewise CUDA graph is enabled")) {
+    out.setting("piecewise_cuda_graph", "True");
+  }
   if (contains(text, "Capture cuda graph end.")) mem_usage(LogFigure::kCudaGraph);
   if (auto batches = after(text, "Capture cuda graph bs [")) read_captured_batches(*batches, out);
   if (contains(text, "Use sliding window memory pool.") || contains(text, "SWAKVPool mem usage")) {
