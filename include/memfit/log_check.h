@@ -91,6 +91,11 @@ struct FigureCheck {
   bool within_print = false;
   // Why the figure is not priced, or what memfit's figure holds; "" none.
   std::string note;
+  // The note only says where memfit's inputs came from (an mlx-lm model
+  // rebuilt from its base config as mlx_lm.convert writes it), not why the
+  // figure differs: a row off its target still says that its cause is not
+  // traced (check_log's judge of the targets), after the note.
+  bool note_is_provenance = false;
   // The input memfit's figure rests on that the log does not print, and
   // that an estimate has (a GGUF header's tensor types, a tensor split, the
   // context, a launch flag): "tensor types", "tensor split", ... ; "" when

@@ -169,10 +169,12 @@ void judge_targets(LogCheck& check) {
     c.target = logs::figure_target(check.profile, c.printed.figure, gpus);
     if (!c.target) continue;
     c.target->met = meets(*c.target, c);
-    if (c.target->met || !c.ratio || !c.note.empty()) continue;
-    c.note = fmt::format("off its target ({}) by a cause memfit has not traced: no rule it holds "
-                         "accounts for the difference, and the log shows none it reads",
-                         c.target->text);
+    if (c.target->met || !c.ratio || (!c.note.empty() && !c.note_is_provenance)) continue;
+    const std::string untraced =
+        fmt::format("off its target ({}) by a cause memfit has not traced: no rule it holds "
+                    "accounts for the difference, and the log shows none it reads",
+                    c.target->text);
+    c.note = c.note.empty() ? untraced : c.note + "; " + untraced;
   }
 }
 

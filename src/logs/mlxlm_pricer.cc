@@ -218,13 +218,23 @@ class MlxLmPricer final : public LogPricer {
                                    "get_peak_memory() / 2**30",
                                    to_string(kMlxLmDecimalGb)));
       }
-      if (const std::string era = older_mlx_text(release); !era.empty()) said.push_back(era);
-      if (log.setting("entry") == nullptr) said.emplace_back(kNoCommandText);
+      // A cause of a difference from the print, beside what only says how
+      // the print was read or where the model came from.
+      bool cause_said = false;
+      if (const std::string era = older_mlx_text(release); !era.empty()) {
+        said.push_back(era);
+        cause_said = true;
+      }
+      if (log.setting("entry") == nullptr) {
+        said.emplace_back(kNoCommandText);
+        cause_said = true;
+      }
       if (converted) {
         said.push_back(fmt::format("the model: the base config converted by mlx_lm.convert -q, {}",
                                    conversion_text(**conversion)));
       }
       c.note = fmt::format("{}", fmt::join(said, "; "));
+      c.note_is_provenance = !cause_said;
     }
   }
 };

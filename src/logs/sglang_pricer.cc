@@ -21,6 +21,7 @@
 #include "logs/log_text.h"
 #include "memfit/checked_math.h"
 #include "memfit/hardware.h"
+#include "memfit/memory_size.h"
 #include "memfit/request.h"
 #include "memfit/untrusted_text.h"
 
@@ -259,6 +260,45 @@ std::string implied_fraction(const RuntimeLog& log, std::string_view device, dou
                      static_cast<double>(fraction), taken);
 }
 
+// What rank 0's free memory after its pools ("Memory pool end. avail
+// mem": the setting free_after_pools) tells of a run that prints no free
+// memory before its weights; "" when it tells nothing against memfit's
+// figures. SGLang's pools are the rest free_after_weights - free_before x
+// (1 - f), to a page (profile_max_num_token), and the request table is
+// allocated beside them, so what is left after them is at least free_before
+// x (1 - f) less one page: f <= 1 - left / free_before <= 1 - left / the
+// GPU's total. And the GPU holds the weights, the pools and what is left
+// after them (with the startup and the request table), so the total less
+// the printed pools and what is left bounds the weights. `total`: the GPU's
+// total memfit priced; `weights`: memfit's weights a rank; `taken`: the
+// fraction memfit took. Each bound is said only when memfit's figure lies
+// past it: its weights above what the GPU had room for, or its fraction
+// above the largest the print allows.
+std::string pool_end_bounds(const RuntimeLog& log, std::string_view device, uint64_t total, uint64_t weights,
+                            double taken) {
+  const std::optional<uint64_t> left = count_setting(log, "free_after_pools");
+  const PrintedFigure* kv = figure_of(log, LogFigure::kKvCache, device);
+  if (device != "rank0" || !left || kv == nullptr || total == 0) return "";
+  const PrintedFigure* state = figure_of(log, LogFigure::kRecurrent, device);
+  const CheckedBytes held = CheckedBytes(kv->value) + (state != nullptr ? state->value : 0) + *left;
+  if (!held.value() || *held.value() > total) return "";
+  const uint64_t room = total - *held.value();
+  if (room < weights) {
+    return fmt::format("the pools printed and the free memory left after them (Memory pool end: {}) "
+                       "leave {} of the GPU's {} for the weights, the request table and the startup, "
+                       "less than memfit's {} of weights: the run held fewer weight bytes than memfit "
+                       "prices, or its GPU more memory",
+                       format_bytes(*left), format_bytes(room), format_bytes(total), format_bytes(weights));
+  }
+  const double largest = 1 - static_cast<double>(*left) / static_cast<double>(total);
+  if (!(largest < taken)) return "";
+  return fmt::format("the free memory left after the pools (Memory pool end: {}) is at least what "
+                     "--mem-fraction-static leaves of the free memory before the weights, so the run's "
+                     "fraction is at most {:.3f} (1 - {} / the GPU's {}), where memfit took {:.3f}: the "
+                     "run set its own",
+                     format_bytes(*left), largest, format_bytes(*left), format_bytes(total), taken);
+}
+
 // Whether memfit's pool is a hybrid SWA model's two pools.
 bool swa_hybrid(const nlohmann::ordered_json& j) {
   return json_count(j, "kv_bytes_per_token_swa") != 0 && json_count(j, "kv_bytes_per_token_full") != 0;
@@ -315,6 +355,17 @@ class SglangPricer final : public LogPricer {
       notes.push_back("the GPU's total is the printed free memory before the weights (Load weight "
                       "begin's avail mem, or the load line's avail mem + mem usage) plus memfit's "
                       "1,200 MiB startup");
+      // SGLang's GPU-size defaults and computed fraction take the GPU's
+      // total as nvidia-smi prints it (get_device_memory_capacity), not the
+      // free memory: the named GPU's, where the table has it (plan.h).
+      if (!options.gpu_name.empty()) {
+        if (const std::optional<uint64_t> named = named_gpu_total(options.gpu_name)) {
+          r.engine_fields.insert_or_assign(std::string(sglang::kSglangLogGpuMemMib),
+                                           std::to_string(*named >> 20));
+          notes.push_back(fmt::format("SGLang's defaults and computed --mem-fraction-static take the "
+                                      "named GPU's total, {} MiB", *named >> 20));
+        }
+      }
     } else if (!options.gpu_name.empty()) {
       r.machine.gpu = {options.gpu_name};
     } else {
@@ -323,6 +374,17 @@ class SglangPricer final : public LogPricer {
                       "per token are priced, the pool is not (give --gpu-memory-total)");
     }
     apply_dated_mem_fraction(log, r, notes);
+    // The piecewise CUDA graphs' reserve in the computed fraction, dated by
+    // the log (plan.h, piecewise_reserve), when its lines show them on.
+    if (const LogSetting* date = log.setting("log_date");
+        date != nullptr && log.setting("piecewise_cuda_graph") != nullptr &&
+        log.setting("mem_fraction_static") == nullptr) {
+      r.engine_fields.insert_or_assign(std::string(sglang::kSglangLogPiecewiseDate), date->value);
+      notes.push_back(fmt::format("the log shows the piecewise CUDA graphs on: the computed "
+                                  "--mem-fraction-static reserves for them as SGLang's tree of {} did "
+                                  "(docs/engine-sglang.md, 'Validation')",
+                                  escape_untrusted(date->value)));
+    }
     // gpt-oss's MXFP4 experts as the kernel the log names lays them out, or
     // as its GPU's default kernel does (engines/sglang/plan.h).
     if (const LogSetting* kernel = log.setting("mxfp4_backend")) {
@@ -379,7 +441,7 @@ class SglangPricer final : public LogPricer {
             // does not print is a default, not the run's.
             c.input_gap = "mem_fraction_static";
             c.note += std::string(c.note.empty() ? "" : "; ") +
-                      "the log prints no mem_fraction_static (no server_args, no launch command): "
+                      "the log prints no mem_fraction_static (neither server_args nor a launch command gives it): "
                       "the default its date allows is taken (docs/engine-sglang.md, 'Validation')";
             if (const std::string implied =
                     implied_fraction(log, c.printed.device, j.value("mem_fraction_static", 0.0));
@@ -401,6 +463,12 @@ class SglangPricer final : public LogPricer {
               c.note += fmt::format(", measured at TP 1 and 2: what a TP {} rank's communicators "
                                     "hold beyond it is not known (docs/engine-sglang.md, "
                                     "'Validation')", *tp);
+            }
+            if (const std::string bounds =
+                    pool_end_bounds(log, c.printed.device, json_count(j, "gpu_total_bytes"),
+                                    json_count(j, "weights_bytes"), j.value("mem_fraction_static", 0.0));
+                !bounds.empty()) {
+              c.note += "; " + bounds;
             }
           }
           break;

@@ -12,6 +12,9 @@
 //   Capture cuda graph end. Time elapsed: 8.04 s. mem usage=0.80 GB.   cuda_graph
 //   Capture cuda graph bs [1, 2, 4, ..., 160]    the largest batch captured, the
 //                                             setting cuda_graph_bs_captured
+//   Memory pool end. avail mem=40.03 GB        rank 0's free memory after its
+//                                             pools, the setting free_after_pools
+//   ... piecewise cuda graph is enabled ...   the setting piecewise_cuda_graph
 //   Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB,
 //     ssm_state size: 7.29GB                  recurrent (conv + ssm); the slots a
 //                                             setting, mamba_cache_slots
@@ -230,6 +233,21 @@ void read_free_before_load(std::string_view text, const std::string& rank, LogBu
   }
 }
 
+// "Memory pool end. avail mem=40.03 GB": rank 0's free memory after its
+// pools (init_memory_pool logs get_available_gpu_memory once the request
+// table and the KV pools are allocated), in bytes: the setting
+// free_after_pools. What SGLang leaves beside the pools is the free memory
+// before the weights x (1 - --mem-fraction-static), so a log that prints
+// no free memory before the weights still bounds its fraction with it
+// (sglang_pricer.cc, pool_end_bounds).
+void read_free_after_pools(std::string_view text, const std::string& rank, LogBuilder& out) {
+  std::optional<std::string_view> avail = after(text, "avail mem=");
+  if (!avail || rank != "rank0") return;
+  if (std::optional<PrintedQuantity> q = leading_quantity(*avail, sglang_units())) {
+    out.setting("free_after_pools", std::to_string(q->scaled.value));
+  }
+}
+
 // "max_mamba_cache_size: 82, conv_state size: 0.13GB, ssm_state size:
 // 7.29GB": the hybrid model's state pool (recurrent, conv + ssm) and its
 // slots (mamba_cache_slots). A speculative run's intermediate caches,
@@ -340,6 +358,15 @@ void read_line(const LogLine& line, bool swa_pools, LogBuilder& out) {
   }
   // The launcher, or the `sglang serve` entry point of recent releases.
   if (contains(text, "sglang.launch_server") || contains(text, "sglang serve ")) read_command(text, out);
+  if (contains(text, "Memory pool end.")) read_free_after_pools(text, rank, out);
+  // server_args.py's lines that say the piecewise (prefill) CUDA graphs are
+  // on: "CUTLASS backend is disabled when piecewise cuda graph is enabled
+  // ..." (a B200's), "Piecewise CUDA graph is enabled, use MLA for
+  // prefill." (DeepSeek's): the setting piecewise_cuda_graph, which dates
+  // their reserve in the default fraction (sglang_pricer.cc).
+  if (contains(text, "piecewise cuda graph is enabled") || contains(text, "Piecewise CUDA graph is enabled")) {
+    out.setting("piecewise_cuda_graph", "True");
+  }
   if (contains(text, "Capture cuda graph end.")) mem_usage(LogFigure::kCudaGraph);
   if (auto batches = after(text, "Capture cuda graph bs [")) read_captured_batches(*batches, out);
   if (contains(text, "Use sliding window memory pool.") || contains(text, "SWAKVPool mem usage")) {

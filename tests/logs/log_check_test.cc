@@ -1825,6 +1825,82 @@ TEST(CheckLog, AnSglangRunOnAnAmdGpuKeepsAitersShareOfTheFraction) {
   EXPECT_EQ(figure(triton, "rank0", LogFigure::kTokenPool)->memfit, 2'536'700u);
 }
 
+TEST(CheckLog, AnSglangFractionTakesTheNamedGpusTotalAndThePiecewiseReserve) {
+  // sgl-project/sglang#22537 (Qwen3-32B, 4 x B200, 2026-04-10, piecewise
+  // CUDA graphs on, no --mem-fraction-static): TP0's load line, avail
+  // 160.78 GB = 172,636,210,463 B + mem usage 15.50 GB = 16,642,998,272 B:
+  // 189,279,208,735 B free before the weights. SGLang's fraction divides by
+  // the B200's 183,359 MiB (nvidia-smi), not that + memfit's startup: 512 +
+  // 16,384 x 1.5 + 512 x 2 + 4 / 8 x 1,024 + 74 token sizes x 8 = 27,216
+  // MiB; (183,359 - 27,216) / 183,359 = 0.852. Reserved 189,279,208,735 x
+  // 0.148 = 28,013,322,892; rest 189,279,208,735 - memfit's 16,629,639,168
+  // of weights - 28,013,322,892 = 144,636,246,675 B / 65,536 B a token (64
+  // layers x 2 KV heads a rank x 128 x 2 x 2 B) = 2,206,973 tokens, printed
+  // 2,206,208 (1.0003; 1.0017 at the startup-based total's 0.853 without
+  // the reserve).
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-22537-qwen3-32b-tp4-b200.config.json");
+  options.gpu_name = "B200";
+  const LogCheck c = check("sglang", "sglang-22537-qwen3-32b-tp4-b200.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->memfit, 2'206'973u);
+  EXPECT_EQ(c.log.setting("piecewise_cuda_graph")->value, "True");
+}
+
+TEST(CheckLog, AnSglangPoolEndBoundsTheFractionOfARunWithoutFreeMemoryBefore) {
+  // sgl-project/sglang#11830's B200 run prints no free memory before its
+  // weights, only its pools, K 59.91 + V 59.91 GB = 2 x 5,991 x 2^30 / 100
+  // = 128,655,745,352 B, and "Memory pool end. avail mem=40.03 GB" =
+  // 4,003 x 2^30 / 100 = 42,981,885,214.72 -> 42,981,885,215 B. SGLang
+  // leaves free_before x (1 - f) beside its pools, and free_before is at
+  // most the B200's 183,359 MiB = 192,265,846,784 B: f <= 1 -
+  // 42,981,885,215 / 192,265,846,784 = 1 - 0.22355 = 0.776. memfit's
+  // default: reserved 512 + 16,384 x 1.5 + 512 x 2 + 1 / 8 x 1,024 =
+  // 26,240 MiB, + the piecewise CUDA graphs' 1,024 (the log shows them on;
+  // sgl-project/sglang#12996's reserve then) = 27,264; (183,359 - 27,264) /
+  // 183,359 = 0.85131: 0.851. The room
+  // left for the weights, 192,265,846,784 - 128,655,745,352 -
+  // 42,981,885,215 = 20,628,216,217 B, holds memfit's 7.6B weights, so the
+  // weights are not in question.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-11830-qwen2-7b-geometry-b200.config.json");
+  options.gpu_name = "B200";
+  const LogCheck c = check("sglang", "sglang-11830-qwen2-7b-geometry-b200.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_NE(pool->note.find("so the run's fraction is at most 0.776 (1 - 40.03 GiB / the GPU's 179.06 GiB), "
+                            "where memfit took 0.851: the run set its own"),
+            std::string::npos)
+      << pool->note;
+  EXPECT_EQ(pool->note.find("less than memfit's"), std::string::npos) << pool->note;
+  EXPECT_EQ(pool->input_gap, "mem_fraction_static");
+}
+
+TEST(CheckLog, AnSglangPoolEndBoundsTheWeightsOfARunWithoutFreeMemoryBefore) {
+  // sgl-project/sglang#18263's MI355X run: pools K 101.95 + V 101.95 GB =
+  // 2 x 10,195 x 2^30 / 100 = 218,935,957,914 B and "Memory pool end.
+  // avail mem=60.65 GB" = 6,065 x 2^30 / 100 = 65,122,441,626 B on the
+  // MI355X's 294,896 MiB = 309,220,868,096 B leave 309,220,868,096 -
+  // 218,935,957,914 - 65,122,441,626 = 25,162,468,556 B (23.43 GiB) for
+  // the weights, the request table and the startup: less than memfit's
+  // 31,186,055,168 B (29.04 GiB) of FP8 weights. Its fraction's bound, 1 -
+  // 65,122,441,626 / 309,220,868,096 = 0.789, is above memfit's 0.911 x
+  // 0.85 = 0.774, so the note says only the weights' bound.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-18263-qwen3-30b-a3b-2507-fp8-mi355x.config.json");
+  options.gpu_name = "AMD Instinct MI355X";
+  const LogCheck c = check("sglang", "sglang-18263-qwen3-30b-a3b-2507-fp8-mi355x.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_NE(pool->note.find("(Memory pool end: 60.65 GiB) leave 23.43 GiB of the GPU's 287.98 GiB for the "
+                            "weights, the request table and the startup, less than memfit's 29.04 GiB of "
+                            "weights"),
+            std::string::npos)
+      << pool->note;
+  EXPECT_EQ(pool->note.find("at most"), std::string::npos) << pool->note;
+}
+
 TEST(CheckLog, AnSglangPoolStartsFromTheLoadWeightBeginFreeMemory) {
   // SGLang's docs run (0.4.x): no "mem usage" on the load line, so the
   // free memory before the weights is "Load weight begin. avail

@@ -131,6 +131,18 @@ TEST(SglangLog, ZeroFourLinesGiveThePoolAndTheFreeMemoryBeforeTheWeights) {
   EXPECT_EQ(kv->text, "27.13 GB + 27.13 GB");
 }
 
+TEST(SglangLog, RankZerosMemoryPoolEndIsTheFreeMemoryAfterThePools) {
+  // sgl-project/sglang#22537 (4 x B200): TP1's "Memory pool end. avail
+  // mem=25.37 GB" comes first, TP0's "25.40 GB" third; rank 0's is kept:
+  // 2,540 x 2^30 / 100 = 27,273,042,329.6 -> 27,273,042,330.
+  const RuntimeLog log = read("sglang", "sglang-22537-qwen3-32b-tp4-b200.log");
+  EXPECT_EQ(setting_of(log, "free_after_pools"), "27273042330");
+  // One GPU, no tag: sglang#11830's "avail mem=40.03 GB" = 4,003 x 2^30 /
+  // 100 = 42,981,885,214.72 -> 42,981,885,215.
+  EXPECT_EQ(setting_of(read("sglang", "sglang-11830-qwen2-7b-geometry-b200.log"), "free_after_pools"),
+            "42981885215");
+}
+
 TEST(SglangLog, TotalTokensLineLeavesThePrintedPoolAlone) {
   // A QwQ-32B TP 4 start (2025-03-08): "#tokens: 46611" on every rank's KV
   // line, then max_total_num_tokens=46611 again; the pool is read once a

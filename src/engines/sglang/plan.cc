@@ -97,7 +97,45 @@ GpuDefaults gpu_defaults(uint64_t gpu_mem_mib, uint64_t tp) {
   return {16384, 512};                                              // B200, MI300
 }
 
-double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Settings& s) {
+namespace {
+
+// The token sizes _generate_piecewise_cuda_graph_tokens captures up to
+// `max_tokens`: how many there are (plan.h, piecewise_reserve).
+uint64_t piecewise_sizes(uint64_t max_tokens, uint64_t first_by_64) {
+  struct Range {
+    uint64_t first, last, step;
+  };
+  const Range ranges[] = {{4, 32, 4},    {48, 256, 16},          {288, 512, 32},
+                          {first_by_64, 1024, 64}, {1280, 4096, 256}, {4608, max_tokens, 512}};
+  uint64_t n = 0;
+  for (const Range& r : ranges) {
+    for (uint64_t t = r.first; t <= std::min(r.last, max_tokens); t += r.step) ++n;
+  }
+  return n;
+}
+
+bool is_date(std::string_view date) {
+  if (date.size() != 10) return false;
+  for (size_t i = 0; i < date.size(); ++i) {
+    const bool dash = i == 4 || i == 7;
+    if (dash ? date[i] != '-' : (date[i] < '0' || date[i] > '9')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<PiecewiseReserve> piecewise_reserve(std::string_view date, uint64_t chunked_prefill_size, bool mla) {
+  if (!is_date(date) || date < "2025-11-10") return std::nullopt;                   // before #12996
+  if (date < "2025-12-24") return PiecewiseReserve{4096 / 4, false};                // #12996
+  if (date < "2026-01-10") return PiecewiseReserve{static_cast<double>(chunked_prefill_size / 8), false};  // #15700
+  if (mla && date >= "2026-03-02") return PiecewiseReserve{1.5 * 1024, true};        // #16331
+  const uint64_t max_tokens = mla ? 2048 : chunked_prefill_size;                    // #15927
+  const uint64_t sizes = piecewise_sizes(max_tokens, date < "2026-01-29" ? 640 : 576);  // #17956
+  return PiecewiseReserve{static_cast<double>(sizes * 8), true};
+}
+
+double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Settings& s, bool mla) {
   const uint64_t chunked = s.chunked_prefill_size.value_or(d.chunked_prefill_size);
   const uint64_t graphs = s.cuda_graph_max_bs.value_or(d.cuda_graph_max_bs);
   double reserved = 512;
@@ -108,7 +146,10 @@ double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Se
     reserved += static_cast<double>(graphs * s.dp_size) * 3;
     if (graphs > 300) reserved += static_cast<double>(graphs * s.dp_size) * 1.5;
   }
+  const std::optional<PiecewiseReserve> piecewise = piecewise_reserve(s.piecewise_log_date, chunked, mla);
+  if (piecewise && piecewise->before_floor) reserved += piecewise->mib;
   if (gpu_mem_mib > mib(60)) reserved = std::max<double>(reserved, mib(10));
+  if (piecewise && !piecewise->before_floor) reserved += piecewise->mib;
   const double fraction = (static_cast<double>(gpu_mem_mib) - reserved) / static_cast<double>(gpu_mem_mib);
   // Python's round(x, 3): to nearest, ties to even (the default mode).
   return std::nearbyint(fraction * 1000) / 1000;
@@ -248,10 +289,14 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
     return Error::usage("context_length", "the config gives no context (max_position_embeddings): "
                                           "give --context-length");
   }
-  p.gpu_mem_mib = s.gpu_total_bytes / kMiB;
+  p.gpu_mem_mib = s.gpu_mem_mib != 0 ? s.gpu_mem_mib : s.gpu_total_bytes / kMiB;
   const GpuDefaults d = gpu_defaults(p.gpu_mem_mib, s.tensor_parallel);
   p.mem_fraction_computed = !s.mem_fraction_static.has_value();
-  p.mem_fraction_static = s.mem_fraction_static.value_or(default_mem_fraction(p.gpu_mem_mib, d, s));
+  if (!s.mem_fraction_static) {
+    p.mem_fraction_static = default_mem_fraction(p.gpu_mem_mib, d, s, kv_cell(spec, s).mla);
+  } else {
+    p.mem_fraction_static = *s.mem_fraction_static;
+  }
   if (s.attention_backend.empty() && s.rocm) s.attention_backend = "aiter";
   if (s.attention_backend == "aiter" && s.context_length > kAiterLongContextTokens) {
     p.mem_fraction_static *= kAiterFractionScale;

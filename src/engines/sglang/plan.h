@@ -82,6 +82,16 @@ struct Settings {
   std::string attention_backend;               // --attention-backend; "": the platform's default
   bool rocm = false;                           // an AMD GPU (ROCm): aiter by default
   uint64_t gpu_total_bytes = 0;                // the GPU's total (0: unknown)
+  // check-log: the GPU's total as nvidia-smi prints it, MiB, which SGLang's
+  // GPU-size defaults and computed fraction take (server_args.py,
+  // get_device_memory_capacity), for a log that prints the free memory
+  // before its weights (gpu_total_bytes is then that plus the startup
+  // term); 0: gpu_total_bytes' own MiB.
+  uint64_t gpu_mem_mib = 0;
+  // check-log: the date of a log whose lines show the piecewise (prefill)
+  // CUDA graphs on, which dates their reserve in the computed fraction
+  // (piecewise_reserve); "" none.
+  std::string piecewise_log_date;
   bool sm10_or_later = false;                  // a datacenter Blackwell (SM 10.x) by the GPU's name
   StateSettings state;                         // --max-mamba-cache-size ... --disable-radix-cache
   // The MoE kernel of an MXFP4 checkpoint (gpt-oss), which lays its experts
@@ -105,6 +115,32 @@ Mxfp4Kernel sglang_mxfp4_kernel(std::string_view gpu_name);
 // request may give.
 inline constexpr std::string_view kSglangLogMxfp4Kernel = "sglang_log_mxfp4_kernel";
 
+// The request's engine_fields entries by which check-log passes the GPU's
+// nvidia-smi MiB and the date of a log that shows the piecewise CUDA graphs
+// on (Settings::gpu_mem_mib, Settings::piecewise_log_date); not fields a
+// request may give.
+inline constexpr std::string_view kSglangLogGpuMemMib = "sglang_log_gpu_mem_mib";
+inline constexpr std::string_view kSglangLogPiecewiseDate = "sglang_log_piecewise_date";
+
+// SGLang's reserve for the piecewise (prefill) CUDA graphs in the computed
+// --mem-fraction-static, MiB, by the date of the tree that ran
+// (server_args.py, _handle_gpu_memory_settings), for graphs that are on:
+//   from sgl-project/sglang#12996 (2025-11-10) piecewise_cuda_graph_max_tokens
+//     // 4, its default 4,096: 1,024 MiB, added after the 10 GiB floor;
+//   from #15700 (2025-12-24) max tokens // 8, the max tokens the chunked
+//     prefill size;
+//   from #15927 (2026-01-10) 8 MiB a captured token size, added before the
+//     floor, the max tokens 2,048 under MLA; the sizes 4..32 by 4, 48..256
+//     by 16, 288..512 by 32, 640..1,024 by 64 (576.. from #17956,
+//     2026-01-29), 1,280..4,096 by 256, 4,608.. by 512, up to the max;
+//   from #16331 (2026-03-02) 1.5 GiB under MLA.
+// nullopt before #12996 or for a date that is no "YYYY-MM-DD".
+struct PiecewiseReserve {
+  double mib = 0;
+  bool before_floor = false;  // added before max(reserved, 10 GiB), else after it
+};
+std::optional<PiecewiseReserve> piecewise_reserve(std::string_view date, uint64_t chunked_prefill_size, bool mla);
+
 // The GPU-size defaults of _handle_gpu_memory_settings: chunked prefill
 // and the largest CUDA-graph batch, by the GPU's memory in MiB and TP.
 struct GpuDefaults {
@@ -118,7 +154,9 @@ GpuDefaults gpu_defaults(uint64_t gpu_mem_mib, uint64_t tensor_parallel);
 // sums it (constant 512, 1.5 per prefill token, 2 per graph batch, 128
 // per TP rank; with DP attention 3 (and 1.5 past 300) per graph batch and
 // DP rank; at least 10 GiB on a GPU over 60 GiB).
-double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Settings& s);
+// With the piecewise CUDA graphs' reserve of `s.piecewise_log_date`
+// (piecewise_reserve; `mla`: the model's attention is MLA).
+double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Settings& s, bool mla = false);
 
 // Bytes one token takes in one rank's KV pool: MLA (kv_lora_rank +
 // qk_rope_head_dim) x layers x dtype, else KV heads per attention-TP rank

@@ -13,6 +13,7 @@
 #include "engines/shared/selected_gpu.h"
 #include "engines/shared/trained_context.h"
 #include "memfit/memory_size.h"
+#include "request/field_text.h"
 #include "request/machine.h"
 
 namespace memfit::sglang {
@@ -147,6 +148,15 @@ Status SglangProfile::resolve_host(const EstimateRequest& r, RequestContext&, Pr
   // check-log passes the MXFP4 kernel its log names, or its GPU's (plan.h).
   if (auto named = r.engine_fields.find(kSglangLogMxfp4Kernel); named != r.engine_fields.end()) {
     if (std::optional<Mxfp4Kernel> kernel = parse_mxfp4_kernel(named->second)) s.mxfp4_kernel = *kernel;
+  }
+  // check-log passes the named GPU's nvidia-smi MiB when its log prints the
+  // free memory before the weights, and the date of a log that shows the
+  // piecewise CUDA graphs on (plan.h).
+  if (auto mib = r.engine_fields.find(kSglangLogGpuMemMib); mib != r.engine_fields.end()) {
+    if (Result<uint64_t> n = request::parse_decimal(mib->second); n.ok()) s.gpu_mem_mib = *n;
+  }
+  if (auto date = r.engine_fields.find(kSglangLogPiecewiseDate); date != r.engine_fields.end()) {
+    s.piecewise_log_date = date->second;
   }
   return Status::Ok();
 }

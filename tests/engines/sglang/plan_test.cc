@@ -53,6 +53,52 @@ TEST(SglangMxfp4, FlashInferOnDatacenterBlackwellTritonKernelsElsewhere) {
   EXPECT_EQ(flashinfer->weights_bytes - triton->weights_bytes, 781'231'104u);
 }
 
+TEST(SglangDefaults, ThePiecewiseCudaGraphsReserveIsDatedByTheTreeThatRan) {
+  // server_args.py, _handle_gpu_memory_settings, by date (plan.h).
+  // Before sgl-project/sglang#12996 (2025-11-10): none.
+  EXPECT_FALSE(piecewise_reserve("2025-11-09", 16384, false).has_value());
+  EXPECT_FALSE(piecewise_reserve("no date", 16384, false).has_value());
+  // #12996: the max tokens' default 4,096 // 4 = 1,024 MiB, after the floor.
+  std::optional<PiecewiseReserve> r = piecewise_reserve("2025-11-30", 16384, false);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_DOUBLE_EQ(r->mib, 1024);
+  EXPECT_FALSE(r->before_floor);
+  // #15700 (2025-12-24): the max tokens the chunked prefill, 16,384 // 8 =
+  // 2,048 MiB.
+  EXPECT_DOUBLE_EQ(piecewise_reserve("2025-12-30", 16384, false)->mib, 2048);
+  // #15927 (2026-01-10): 8 MiB a token size up to 16,384, before the floor:
+  // 4..32 by 4 (8), 48..256 by 16 (14), 288..512 by 32 (8), 640..1,024 by
+  // 64 (7), 1,280..4,096 by 256 (12), 4,608..16,384 by 512 (24) = 73 sizes,
+  // 584 MiB.
+  r = piecewise_reserve("2026-01-15", 16384, false);
+  EXPECT_DOUBLE_EQ(r->mib, 584);
+  EXPECT_TRUE(r->before_floor);
+  // #17956 (2026-01-29): 576..1,024 by 64 (8): 74 sizes, 592 MiB.
+  EXPECT_DOUBLE_EQ(piecewise_reserve("2026-04-10", 16384, false)->mib, 592);
+  // MLA: the max tokens 2,048 (#15927): 8 + 14 + 8 + 8 + 1,280..2,048 by
+  // 256 (4) = 42 sizes, 336 MiB; 1.5 GiB from #16331 (2026-03-02).
+  EXPECT_DOUBLE_EQ(piecewise_reserve("2026-02-01", 16384, true)->mib, 336);
+  EXPECT_DOUBLE_EQ(piecewise_reserve("2026-03-02", 16384, true)->mib, 1536);
+}
+
+TEST(SglangDefaults, ThePiecewiseReserveEntersTheComputedFraction) {
+  // A B200 (183,359 MiB), TP 1, on 2025-11-30 (sglang#11830's run): 512 +
+  // 16,384 x 1.5 + 512 x 2 + 1 / 8 x 1,024 = 26,240 MiB, over the 10 GiB
+  // floor, + 1,024 after it = 27,264; (183,359 - 27,264) / 183,359 =
+  // 0.85131 -> 0.851 (without: 0.85689 -> 0.857).
+  Settings s;
+  s.piecewise_log_date = "2025-11-30";
+  EXPECT_DOUBLE_EQ(default_mem_fraction(183359, gpu_defaults(183359, 1), s), 0.851);
+  // TP 4 on 2026-04-10 (sglang#22537's): 512 + 24,576 + 1,024 + 4 / 8 x
+  // 1,024 = 26,624, + 592 = 27,216; (183,359 - 27,216) / 183,359 = 0.85157
+  // -> 0.852.
+  s.tensor_parallel = 4;
+  s.piecewise_log_date = "2026-04-10";
+  EXPECT_DOUBLE_EQ(default_mem_fraction(183359, gpu_defaults(183359, 4), s), 0.852);
+  s.piecewise_log_date.clear();
+  EXPECT_DOUBLE_EQ(default_mem_fraction(183359, gpu_defaults(183359, 4), s), 0.855);
+}
+
 TEST(SglangDefaults, MemFractionIsComputedFromTheGpuNotTheDocumented09) {
   // H100, TP 1: reserved 512 + 8192 x 1.5 + 256 x 2 + 1 / 8 x 1024
   // = 13,440 MiB (over the 10 GiB floor); (81,559 - 13,440) / 81,559
