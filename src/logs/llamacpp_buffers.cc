@@ -7,11 +7,15 @@
 //   sched_reserve:      CUDA0 compute buffer size =   560.00 MiB
 // and, before the categories were named (to about b4400),
 //   llm_load_tensors:      CUDA0 buffer size =  4403.49 MiB
+// (ggml-sycl's buffers of early 2024 print an empty name:
+//   llm_load_tensors:            buffer size =   601.02 MiB
+//   llama_kv_cache_init:            KV buffer size =    11.00 MiB)
 // The cache's summary lines carry the K and V types:
 //   llama_kv_cache: size = 512.00 MiB (4096 cells, 32 layers, 1/1 seqs), K (f16): 256.00 MiB, V (f16): 256.00 MiB
 //   llama_new_context_with_model: KV self size  = 512.00 MiB, K (f16): 256.00 MiB, V (f16): 256.00 MiB
 //   llama_kv_cache_init: kv_size = 4096, offload = 1, type_k = 'f16', type_v = 'f16', n_layer = 32
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "logs/llamacpp_lines.h"
@@ -146,15 +150,33 @@ bool read_buffer_line(const LogLine& line, LlamaCppReadState& state, LogBuilder&
   const size_t at = line.text.find(" buffer size =");
   if (at == std::string_view::npos) return false;
   const std::vector<std::string_view> before = words(line.text.substr(0, at));
-  if (before.size() < 2) return true;
+  if (before.empty()) return true;
   const BufferKind* kind = nullptr;
   for (const BufferKind& k : kKinds) {
     if (before.back() == k.word) kind = &k;
   }
   const bool old_model_line = kind == nullptr && contains(line.text, "load_tensors:");
   if (kind == nullptr && !old_model_line) return true;  // "input buffer", ...
-  const std::string_view buffer = old_model_line ? before.back() : before[before.size() - 2];
-  if (buffer.ends_with(':')) return true;  // no buffer named
+  if (!old_model_line && before.size() < 2) return true;
+  const size_t buffer_at = before.size() - (old_model_line ? 1 : 2);
+  std::string_view buffer = before[buffer_at];
+  const bool unnamed = buffer.ends_with(':');
+  std::string device;
+  if (unnamed) {
+    // No buffer named, the function's word in its place:
+    // "llm_load_tensors:            buffer size =   601.02 MiB". ggml-sycl
+    // of early 2024 (b2134, ggml-org/llama.cpp#5469) never set the name
+    // its buffers report: ggml_backend_sycl_buffer_context's constructor
+    // took the device and the pointer only, and
+    // ggml_backend_sycl_buffer_get_name returned the empty name (later
+    // builds set it to GGML_SYCL_NAME + the device, "SYCL0"). Such a
+    // line is the SYCL main device's; on any other log it names nothing.
+    if (state.gpu_kind != "SYCL" || !state.sycl_main_device) return true;
+    device = "SYCL" + std::to_string(*state.sycl_main_device);
+    buffer = {};
+  } else {
+    device = device_of_buffer(buffer);
+  }
   if (kind != nullptr && kind->context && state.contexts > 1) return true;
   if (printed_by_mtmd(before)) return true;
   std::optional<PrintedQuantity> q =
@@ -164,12 +186,15 @@ bool read_buffer_line(const LogLine& line, LlamaCppReadState& state, LogBuilder&
   if (figure == LogFigure::kKvCache) state.kv_buffer_lines = true;
   // The function that printed the first compute buffer line: its name
   // dates a log that prints no build (log_pricer.h, build_bound).
-  if (figure == LogFigure::kCompute && before.size() >= 3 && before[before.size() - 3].ends_with(':')) {
-    const std::string_view function = before[before.size() - 3];
+  // Its word is the one before the buffer's name, or in its place.
+  const bool has_function = unnamed || buffer_at >= 1;
+  const size_t function_at = unnamed ? buffer_at : buffer_at - (buffer_at >= 1 ? 1 : 0);
+  if (figure == LogFigure::kCompute && has_function && before[function_at].ends_with(':')) {
+    const std::string_view function = before[function_at];
     out.setting("compute_function", function.substr(0, function.size() - 1));
   }
   if (buffer.ends_with("_Split")) out.setting("split_mode", "row");
-  out.bytes(device_of_buffer(buffer), figure, *q, line.number, Merge::kSum, buffer);
+  out.bytes(device, figure, *q, line.number, Merge::kSum, buffer);
   return true;
 }
 

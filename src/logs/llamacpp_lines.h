@@ -23,7 +23,10 @@ namespace memfit::logs {
 struct LlamaCppReadState {
   uint64_t contexts = 0;        // "n_ctx =" lines: llama_context constructions
   bool context_noted = false;   // the note about a second context was given
-  std::string gpu_kind;         // "CUDA", "ROCm": the last "found N <kind> devices"
+  std::string gpu_kind;         // "CUDA", "ROCm", "SYCL": the last "found N <kind> devices"
+  // ggml-sycl's main device of early 2024, "Using device 0 (Intel(R) Arc(TM)
+  // A750 Graphics) as main device": the device its unnamed buffers are on.
+  std::optional<uint64_t> sycl_main_device;
   // print_info's "name = value" pairs, for the per-layer lists the dump
   // cut short (n_head, n_head_kv, n_ff; n_embd_k_gqa for a window pattern).
   std::vector<std::pair<std::string, std::string>> print_info;
@@ -73,7 +76,9 @@ bool read_print_info_line(const LogLine& line, LlamaCppReadState& state, LogBuil
 void fill_cut_arrays(const LlamaCppReadState& state, LogBuilder& out);
 
 // "<buffer> model|KV|RS|output|compute buffer size = X MiB", and the
-// older "llm_load_tensors: <buffer> buffer size = X MiB".
+// older "llm_load_tensors: <buffer> buffer size = X MiB"; a line with no
+// buffer named is the SYCL main device's in a SYCL log of early 2024
+// (state.sycl_main_device), and read for no device elsewhere.
 bool read_buffer_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out);
 // The cache's own summary lines: types, cells, the total.
 bool read_cache_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out);

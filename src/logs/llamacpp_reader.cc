@@ -181,6 +181,23 @@ bool read_device_listing(std::string_view text, LlamaCppReadState& state, LogBui
     }
     return true;
   }
+  // ggml-sycl's listing of early 2024 (print_sycl_devices, later
+  // ggml_backend_sycl_print_sycl_devices): "found 4 SYCL devices:" then
+  // "  Device 0: Intel(R) Arc(TM) A750 Graphics,\tcompute capability
+  // 1.3," a device, CUDA's wording; device i is the backend's SYCL<i>.
+  // Later builds print "Found N SYCL devices:" above a table
+  // (read_sycl_device_row).
+  if ((contains(text, "found ") || contains(text, "Found ")) && contains(text, " SYCL devices:")) {
+    state.gpu_kind = "SYCL";
+    return true;
+  }
+  // "Using device 0 (Intel(R) Arc(TM) A750 Graphics) as main device"
+  // (ggml_sycl_set_main_device's, early 2024): g_main_device, the one
+  // device the SYCL backend of those builds ran the model on.
+  if (std::optional<std::string_view> main = after(text, "Using device "); main && contains(*main, " as main device")) {
+    if (std::optional<uint64_t> index = leading_count(*main)) state.sycl_main_device = index;
+    return true;
+  }
   std::optional<std::string_view> rest = after(text, "Device ");
   // An excerpt may start below "found N CUDA devices": "compute
   // capability" is CUDA's wording.

@@ -74,7 +74,7 @@ TEST(HardwareTable, TheEmbeddedTableIsTheCommittedFiles) {
   ASSERT_TRUE(files.ok()) << files.error().message();
   EXPECT_EQ(hardware_to_json(*files), hardware_to_json(table()));
   // The floor: at least 40 GPUs and 20 Apple configurations.
-  EXPECT_EQ(table().gpus.size(), 60u);  // 59 and the RX 5700 XT (a Vulkan run of docs/speed.md)
+  EXPECT_EQ(table().gpus.size(), 61u);  // 59, the RX 5700 XT (a Vulkan run of docs/speed.md) and the H20
   EXPECT_EQ(table().macs.size(), 48u);
 }
 
@@ -268,6 +268,16 @@ TEST(HardwareNames, IdsAliasesAndPrintedNamesIgnoringCaseSpacesAndDashes) {
   EXPECT_EQ(gpu("Intel(R) Arc(TM) A770 Graphics").id, "arc-a770");
   EXPECT_EQ(hardware_key("Intel(R) Arc(TM) A770 Graphics"), "intelarca770graphics");
   EXPECT_EQ(gpu("h100-80gb").memory_bytes(), 85'520'809'984u);  // 81,559 x 2^20
+  // The H20 as nvidia-smi and SGLang print it, apart from the H200.
+  for (std::string_view name : {"NVIDIA H20", "h20", "H20-96GB"}) {
+    EXPECT_EQ(gpu(name).id, "h20") << name;
+  }
+  EXPECT_EQ(gpu("NVIDIA H200").id, "h200");
+  const GpuSpec& h20 = gpu("h20");
+  EXPECT_EQ(h20.memory_bytes(), 102'625'181'696u);  // 97,871 x 2^20
+  EXPECT_DOUBLE_EQ(h20.bandwidth_gb_s, 4000);
+  EXPECT_DOUBLE_EQ(h20.fp16_dense_tflops, 148);
+  EXPECT_DOUBLE_EQ(h20.fp8_dense_tflops, 296);  // Hopper: 2 x the FP16 dense rate
 }
 
 TEST(HardwareNames, UnknownAmbiguousAndMemorylessNamesSayWhy) {

@@ -334,6 +334,56 @@ TEST(LlamaCppLog, SyclTableHeaderAndRuleRowsAreNoDevices) {
   EXPECT_EQ(log->devices[0].total_bytes, std::optional<uint64_t>(16'225'000'000u));
 }
 
+TEST(LlamaCppLog, UnnamedSyclBuffersOfEarly2024AreTheMainDevices) {
+  // ggml-org/llama.cpp#5469 (b2134): ggml-sycl's listing ("found 4 SYCL
+  // devices:", then "Device i: ..., compute capability ...") names
+  // SYCL0..SYCL3, not CUDA; its buffers report an empty name
+  // ("llm_load_tensors:            buffer size =   601.02 MiB") and are
+  // the main device's ("Using device 0 (...) as main device").
+  const RuntimeLog log = read("llamacpp-neverllama8-5469-sycl-a750-tinyllama-q4km.log");
+  EXPECT_EQ(log.version, "b2134");
+  EXPECT_EQ(log.backend, "SYCL");
+  ASSERT_EQ(log.devices.size(), 5u);  // SYCL0..SYCL3 and the host
+  EXPECT_EQ(log.devices[0].id, "SYCL0");
+  EXPECT_EQ(log.devices[0].name, "Intel(R) Arc(TM) A750 Graphics");
+  EXPECT_EQ(log.devices[1].id, "SYCL1");
+  EXPECT_EQ(log.devices[1].name, "Intel(R) FPGA Emulation Device");
+  // 601.02 MiB = 601.02 x 1,048,576 = 630,215,147.52 -> 630,215,148.
+  const PrintedFigure* model = find_figure(log, "SYCL0", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->value, 630'215'148u);
+  EXPECT_EQ(model->band, kMiBBand);
+  EXPECT_TRUE(model->buffers.empty());  // printed without a name
+  // The host's CPU 35.16 MiB = 36,867,932.16 -> 36,867,932.
+  EXPECT_EQ(find_figure(log, "CPU", LogFigure::kModel)->value, 36'867'932u);
+  // "llama_kv_cache_init:            KV buffer size =    11.00 MiB":
+  // 11 x 1,048,576 = 11,534,336 on SYCL0; the summary ("KV self size")
+  // is then no "total" figure of its own.
+  const PrintedFigure* kv = find_figure(log, "SYCL0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->value, 11'534'336u);
+  EXPECT_EQ(log.figures.size(), 3u);  // SYCL0 model and KV, CPU model: no "total"
+}
+
+TEST(LlamaCppLog, UnnamedBuffersOutsideSyclOrWithoutAMainDeviceNameNoDevice) {
+  // The same lines under a CUDA listing, or under a SYCL listing that
+  // names no main device, are no device's: no figure is read from them.
+  const std::string lines =
+      "llm_load_tensors:            buffer size =   601.02 MiB\n"
+      "llm_load_tensors:        CPU buffer size =    35.16 MiB\n";
+  for (const std::string& head :
+       {std::string("ggml_cuda_init: found 1 CUDA devices:\n"
+                    "  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes\n"),
+        std::string("found 1 SYCL devices:\n"
+                    "  Device 0: Intel(R) Arc(TM) A750 Graphics,\tcompute capability 1.3,\n")}) {
+    Result<RuntimeLog> log = read_runtime_log(head + lines);
+    ASSERT_TRUE(log.ok()) << log.error().message();
+    ASSERT_EQ(log->figures.size(), 1u) << head;
+    EXPECT_EQ(log->figures[0].device, "CPU");
+    EXPECT_EQ(log->figures[0].value, 36'867'932u);  // 35.16 MiB, as above
+  }
+}
+
 TEST(LlamaCppLog, TensorOverrideRulesOfTheCommandAreReadInTheOrderGiven) {
   // ik_llama.cpp#394's mainline reference run (b5331) starts with its
   // llama-server line: five --override-tensor rules, each in single
