@@ -117,6 +117,11 @@ bool attn_rotation(const LlamaCppSettings& settings);
 // inputs k_idxs and v_idxs (I64), as from #14959 (LLAMA_SET_ROWS on by
 // default) and in the pinned build; before it by a view and a copy.
 bool set_rows_kv_store(const LlamaCppSettings& settings);
+// Whether llm_build_phi3 copies Q and K out of its fused QKV product
+// (ggml_cont of a 2-D view each): builds before #14568 (b5836).
+bool fused_qkv_qk_cont(const LlamaCppSettings& settings);
+// Whether it copies V out so (ggml_cont): builds before #15662 (b6403).
+bool fused_qkv_v_cont(const LlamaCppSettings& settings);
 // Whether an MLA latent layer also caches a V tensor of its kv_lora_rank
 // elements (LayerCache::latent_elems) at type_v, transposed without flash
 // attention: a build before #19067 ("kv-cache : support V-less cache",

@@ -102,6 +102,21 @@ constexpr uint64_t kAttnRotationBuild = 8621;
 // supports_set_rows = true. The first build after b6050 stands for it.
 constexpr uint64_t kSetRowsBuild = 6051;
 
+// #14568 ("llama : remove ggml_cont where possible", opened and reviewed
+// 2025-07-07): llm_build_phi3 with a fused QKV weight takes Q and K as 3-D
+// views of the QKV product; before it Q, K and V were each a ggml_cont of
+// a 2-D view (Ollama v0.9.0's vendored de4c07f has the three conts,
+// v0.11.5's e54d41b the V one alone). First build unconfirmed: b5835 was
+// out on 2025-07-07, b5857 by 2025-07-10; memfit takes b5836.
+constexpr uint64_t kFusedQkvQkViewBuild = 5836;
+
+// #15662 ("model : avoid ggml_cont_3d for fused QKV weights", opened
+// 2025-08-29, reviewed 2025-09-08): V too is a view, copied contiguous by
+// the KV cache's cpy_v where it is stored transposed (Ollama v0.12.6's
+// vendored 7049736 has it). First build unconfirmed: b6402 was out on
+// 2025-09-07, b6451 on 2025-09-12; memfit takes b6403.
+constexpr uint64_t kFusedQkvVViewBuild = 6403;
+
 // #20190 ("[SYCL] supprt Flash Attention for fp32/fp16/Q4/Q5/Q8", merged
 // 2026-03-08, release b8234): ggml-sycl's first GGML_OP_FLASH_ATTN_EXT.
 // Before it the op was not in its supports_op (ggml-org/llama.cpp#11084:
@@ -323,6 +338,8 @@ bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInp
 bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kF16MaskInputBuild); }
 bool attn_rotation(const LlamaCppSettings& s) { return !before(s, kAttnRotationBuild); }
 bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBuild); }
+bool fused_qkv_qk_cont(const LlamaCppSettings& s) { return before(s, kFusedQkvQkViewBuild); }
+bool fused_qkv_v_cont(const LlamaCppSettings& s) { return before(s, kFusedQkvVViewBuild); }
 bool mla_caches_v(const LlamaCppSettings& s) { return before(s, kVlessMlaBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 bool offloads_host_buffers_only(const LlamaCppSettings& s) { return !before(s, kHostBufferOffloadBuild); }

@@ -339,6 +339,21 @@ TEST(LlamaCppReleases, TheSwigluRunsInPlaceBefore14158) {
   EXPECT_EQ(ffn(5619), 13'631'488u);
 }
 
+TEST(LlamaCppReleases, Phi3CopiesQAndKOutOfItsQkvBefore14568AndVBefore15662) {
+  // The boundaries memfit takes (releases.cc): b5836 for #14568, b6403 for
+  // #15662. A build not given is the pinned one: views only.
+  const auto qk = [](std::optional<uint64_t> build) { return llamacpp::fused_qkv_qk_cont(at(4096, build)); };
+  const auto v = [](std::optional<uint64_t> build) { return llamacpp::fused_qkv_v_cont(at(4096, build)); };
+  EXPECT_TRUE(qk(3735));
+  EXPECT_TRUE(qk(5835));
+  EXPECT_FALSE(qk(5836));
+  EXPECT_FALSE(qk(std::nullopt));
+  EXPECT_TRUE(v(5835));
+  EXPECT_TRUE(v(6402));
+  EXPECT_FALSE(v(6403));
+  EXPECT_FALSE(v(std::nullopt));
+}
+
 TEST(LlamaCppReleases, Lfm2DuplicatesItsTiedOutputFrom15476) {
   // #15476 gave LLM_ARCH_LFM2 an output.weight and, without one, the
   // TENSOR_DUPLICATED token_embd: llama.rn's b6209 sync has neither, its

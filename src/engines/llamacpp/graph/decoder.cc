@@ -34,6 +34,11 @@ struct DecoderShape {
   // views, Q scaled by 1/sqrt(head_dim) after RoPE (ggml_scale, in
   // place), and one merged up matrix.
   bool phi3 = false;
+  // phi3's Q, K and V as the build made them (releases.cc): before #14568
+  // each a ggml_cont of a 2-D view of the QKV product (qk_cont, v_cont);
+  // from it to #15662 V alone (v_cont); from #15662 all three views.
+  bool qk_cont = false;
+  bool v_cont = false;
   bool input_leaf = true;    // the vector-input leaf (#18898)
   // Llama 3's RoPE frequency factors (rope_freqs.weight): each block's
   // RoPE reads its own duplicate (llama-model.cpp, TENSOR_DUPLICATED past
@@ -66,9 +71,10 @@ int moe(Graph& g, const DecoderShape& s, const Inputs& in, int cur, uint64_t n) 
 }
 
 // More than the tensors build() makes: about 45 a layer, 30 more with
-// experts and 2 per expert used, and the inputs and output.
+// experts and 2 per expert used, 6 more for phi3's copies of Q, K and V
+// (a copy and its reshape each), and the inputs and output.
 uint64_t tensor_bound(const DecoderShape& s) {
-  return 64 + s.layers * (48 + (s.experts > 0 ? 32 + 2 * s.used : 0));
+  return 64 + s.layers * (48 + (s.qk_cont || s.v_cont ? 6 : 0) + (s.experts > 0 ? 32 + 2 * s.used : 0));
 }
 
 // Q, K and V as llm_build_phi3 views them in its one QKV product (rows of
@@ -115,6 +121,17 @@ Graph build(const DecoderShape& s, uint64_t n_tok, uint64_t n_out, bool named_we
     int v = -1;
     if (s.phi3) {
       fused_qkv_views(g, a, mul_mat(g, w("attn_qkv"), x, (a.heads + 2 * a.kv_heads) * a.head_dim), n_tok, q, k, v);
+      // An older build's ggml_cont of each 2-D view (n_embd or n_embd_gqa
+      // by n_tok), reshaped to heads: a new contiguous F32 tensor.
+      const auto cont = [&](int view) {
+        const Dims ne = g.at(view).ne;
+        return g.reshape(g.op(Op::kOther, Type::kF32, ne, {view}, "cont"), ne);
+      };
+      if (s.qk_cont) {
+        q = cont(q);
+        k = cont(k);
+      }
+      if (s.v_cont) v = cont(v);
     } else {
       q = g.reshape(project(a.heads * a.head_dim, "attn_q"), {a.head_dim, a.heads, n_tok, 1});
       k = g.reshape(project(a.kv_heads * a.head_dim, "attn_k"), {a.head_dim, a.kv_heads, n_tok, 1});
@@ -231,6 +248,8 @@ bool at_build_graph(DecoderShape& s, const LlamaCppSettings& settings) {
   s.fused_glu = !split_glu_in_place(settings);
   s.attn.f32_mask_cast = f32_mask_cast(settings);
   s.attn.kv_indices = set_rows_kv_store(settings);
+  s.qk_cont = s.phi3 && fused_qkv_qk_cont(settings);
+  s.v_cont = s.phi3 && fused_qkv_v_cont(settings);
   if (!attn_rotation(settings)) {
     // Before #21038 a quantized cache rotates nothing.
     s.attn.k_rot = 0;

@@ -241,5 +241,41 @@ TEST(LlamaCppGraphReplay, Phi3sFusedQkvAndMergedUpPeakInBlockZerosFfn) {
   EXPECT_EQ(e.compute_bytes, 14694400u + 3145728u);
 }
 
+TEST(LlamaCppGraphReplay, Phi3BeforeTheQkViewsCopiesQAndKOutOfTheProduct) {
+  // The phi3 shape above on the host, no flash attention, -c 512 -ub 512;
+  // R = 4 x 512 x 512 = 1,048,576 (one row set, Q, K or V, the mask).
+  // Inputs: token ids 2,048 at 0, positions 2,048, the F32 mask R at
+  // 4,096, out_ids 2,048; the embeddings R at 1,054,720, to B = 2,103,296
+  // (the token ids freed: a 2,048 hole at 0). Block 0: the norm at B, the
+  // QKV product 3R at B + R.
+  ModelSpec s;
+  s.model_type = "phi3";
+  s.geometry = {4, 512, 8, 8, 64, 1536, 2000};
+  s.max_position_tokens = 8192;
+  s.layers.assign(4, LayerCache{LayerKind::kFullAttention, 1024, 0, 0, 0});
+  constexpr uint64_t R = 1048576;
+  constexpr uint64_t B = 2103296;
+  LlamaCppSettings st = llamacpp_settings(512, 1, 512, FlashAttn::kOff);
+  // b5836 (#14568): Q and K are views. Q's RoPE takes the freed norm's
+  // place B and is scaled there; V's copy (a ggml_cont until #15662) at
+  // B + 4R, K's RoPE at B + 5R; the product, K and V freed after their
+  // stores leave B + R free to the end: the scores, 4 x 512 x 512 x 8 =
+  // 8R, land at B + R, below the peak, which is block 0's FFN: the up
+  // product 6R at B + R, the SwiGLU 3R above it, B + 10R = 12,589,056.
+  st.build = 5836;
+  LlamaCppEstimate e = run_llamacpp(s, st);
+  EXPECT_TRUE(e.compute_replayed);
+  EXPECT_EQ(e.compute_bytes, B + 10 * R);
+  // b5835: Q and K are ggml_conts of 2-D views too. Q's copy takes B, its
+  // RoPE goes on top at B + 4R (the copy freed, the scale in place there);
+  // V's copy takes B, K's copy B + 5R, K's RoPE the freed product's B + R.
+  // After the stores B to B + 4R is free, 4R, under Q at B + 4R: the
+  // scores, 8R, go above Q, from B + 5R: B + 13R = 15,734,784.
+  st.build = 5835;
+  e = run_llamacpp(s, st);
+  EXPECT_TRUE(e.compute_replayed);
+  EXPECT_EQ(e.compute_bytes, B + 13 * R);
+}
+
 }  // namespace
 }  // namespace memfit
