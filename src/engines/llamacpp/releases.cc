@@ -233,6 +233,20 @@ constexpr uint64_t kFusedGluBuild = 5619;
 // so a build from the merge to b6249 is priced without the copy.
 constexpr uint64_t kLfm2TiedOutputBuild = 6250;
 
+// #12801 ("llama : DeepSeek V2/V3 MLA implementation", merged 2025-04-15)
+// moved deepseek2's graph to the absorbed MLA one for GGUFs with the MLA
+// keys and kept a "legacy non-MLA" path for older files, rebuilt on
+// build_attn (the query and key concatenated rope first, no copies of the
+// roped parts). Before it every deepseek2 GGUF ran llm_build_deepseek2's
+// own graph: Q, the decompressed K and V of every head, the key's rope part
+// repeated over the heads, llm_build_kv's stores and product
+// (graph/deepseek2_legacy.cc). b4568 (llamacpp-neverllama5's DeepSeek V3,
+// "can_shift = 0") has it, b5331 (ik394, the MLA keys) has not. First
+// build unconfirmed: about 9.6 builds a day from b5331 (2025-05-10) to
+// b5618 (2025-06-09) put the merge near b5091; memfit takes b5091, so a
+// build from the merge to b5090 is priced with the old graph.
+constexpr uint64_t kMlaGraphBuild = 5091;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -300,6 +314,7 @@ bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kF16MaskInputBu
 bool attn_rotation(const LlamaCppSettings& s) { return !before(s, kAttnRotationBuild); }
 bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBuild); }
 bool mla_caches_v(const LlamaCppSettings& s) { return before(s, kVlessMlaBuild); }
+bool legacy_deepseek2_graph(const LlamaCppSettings& s) { return before(s, kMlaGraphBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 bool offloads_host_buffers_only(const LlamaCppSettings& s) { return !before(s, kHostBufferOffloadBuild); }
 bool duplicates_tied_output(const ModelSpec& spec, const LlamaCppSettings& s) {
