@@ -240,11 +240,14 @@ constexpr uint64_t kLfm2TiedOutputBuild = 6250;
 // roped parts). Before it every deepseek2 GGUF ran llm_build_deepseek2's
 // own graph: Q, the decompressed K and V of every head, the key's rope part
 // repeated over the heads, llm_build_kv's stores and product
-// (graph/deepseek2_legacy.cc). b4568 (llamacpp-neverllama5's DeepSeek V3,
-// "can_shift = 0") has it, b5331 (ik394, the MLA keys) has not. First
-// build unconfirmed: about 9.6 builds a day from b5331 (2025-05-10) to
-// b5618 (2025-06-09) put the merge near b5091; memfit takes b5091, so a
-// build from the merge to b5090 is priced with the old graph.
+// (graph/deepseek2_legacy.cc). The corpus brackets it by the KV line
+// (#12801 "adds context shifting ability (for both legacy non-MLA GGUF
+// files and new MLA GGUF files)"): b4887 (neverllama6's DeepSeek-V2-Lite)
+// prints "can_shift = 0", b5276 (#13305, a file without the MLA keys)
+// "can_shift = 1". First build unconfirmed: about 9.6 builds a day from
+// b5331 (2025-05-10) to b5618 (2025-06-09) put the merge near b5091;
+// memfit takes b5091, so a build from the merge to b5090 is priced with
+// the old graph.
 constexpr uint64_t kMlaGraphBuild = 5091;
 
 bool before(const LlamaCppSettings& s, uint64_t first_build) {

@@ -93,6 +93,32 @@ TEST(LlamaCppGraphDeepseek2Legacy, TheDownCopyGoesAboveTheGateCopysHole) {
   EXPECT_EQ(**bytes, 1966080u);
 }
 
+TEST(LlamaCppGraphDeepseek2Legacy, AGpuBlocksScoresSpanItsWholeCache) {
+  // The same block and output on GPU 0 (every weight its own), 1024 cells,
+  // a ubatch of 64: no copies but the inputs', placed at the split's start:
+  // the token rows (256 x 64 x 4 = 64 KiB, the residual), the positions
+  // (256 B), the F32 mask (1024 x 64 x 4 = 256 KiB) and the output ids
+  // (256 B): 328,192 B. Above them the attention norm's rows (64 KiB, live
+  // until the latent's product), Q (2 x 96 x 64 x 4 = 48 KiB), Q's rope
+  // part copied (2 x 32 x 64 x 4 = 16 KiB, roped in place) and the Q
+  // states (48 KiB): 328,192 + 65,536 + 49,152 + 16,384 = 459,264, the
+  // states [459,264, 508,416). K's chain fits the holes below; V's states
+  // (2 x 64 x 64 x 4 = 32 KiB) go on top and are freed after their store,
+  // so the scores (2 heads x 1024 cells x 64 x 4 = 512 KiB), read with
+  // the Q states still live, start at 508,416: 508,416 + 524,288 =
+  // 1,032,704 B, the peak (the routed experts' rows stay below it).
+  WeightHomes homes = host_homes();
+  for (auto& [name, home] : homes) {
+    if (name != "token_embd.weight") home.device = 0;
+  }
+  const std::vector<int> device_of_layer = {0, 0};
+  Result<std::optional<uint64_t>> bytes =
+      replay_deepseek2_legacy_offload(legacy_spec(), context(1024, 64), build(4436), device_of_layer, homes, 0, 0);
+  ASSERT_TRUE(bytes) << bytes.error().message();
+  ASSERT_TRUE(bytes->has_value());
+  EXPECT_EQ(**bytes, 1032704u);
+}
+
 TEST(LlamaCppGraphDeepseek2Legacy, OnlyTheBuildsBeforeTheMlaGraphWithoutFlashAttention) {
   const std::vector<int> device_of_layer = {llamacpp::kWeightOnHost, 0};
   for (const auto& [c, b] : {std::pair{context(256, 64), build(5091)}, std::pair{context(256, 64, true), build(4436)},
