@@ -972,11 +972,28 @@ bool in_file_order(const RuntimeLog& log, const Model& model) {
   });
 }
 
+// The first build whose Metal buffers made from the mapped file are named
+// "Metal_Mapped": #10189 (b4037, 2024-11-06, "metal : fix from ptr buffer
+// name") finished what #10026 began for the CPU's. Before it the buffer
+// ggml_backend_metal_buffer_from_ptr makes (llm_load_tensors' Metal buffer
+// under mmap: the same range and page offset as below) was named "Metal",
+// as the Metal buffers llama.cpp allocates are.
+constexpr uint64_t kMetalMappedNameBuild = 4037;
+
 // A Metal model buffer under mmap: "Metal_Mapped", or "MTL0_Mapped" in
 // the builds that index Metal's devices (ggml-metal's buffer type names
-// the device); "Metal" in the builds before the _Mapped suffix (#10026).
-bool is_metal_mapped(const std::string& buffer) {
+// the device); "Metal" in the builds before kMetalMappedNameBuild, unless
+// the run loads without mmap.
+bool is_metal_mapped(const std::string& buffer, bool unsuffixed_mapped) {
+  if (buffer == "Metal") return unsuffixed_mapped;
   return buffer == "Metal_Mapped" || (buffer.starts_with("MTL") && buffer.ends_with("_Mapped"));
+}
+
+// Whether this run's "Metal" model buffer is the mapped file range: a
+// build the log dates before kMetalMappedNameBuild, loaded with mmap (the
+// default; --no-mmap or "(mmap = false)" turn it off).
+bool unsuffixed_metal_mapped(const RuntimeLog& log, const LlamaCppEstimate& e) {
+  return e.settings.build && *e.settings.build < kMetalMappedNameBuild && log.setting("no_mmap") == nullptr;
 }
 
 // A Metal model row whose file's tensor order is not read (Ollama's own
@@ -1013,14 +1030,16 @@ constexpr uint64_t kMetalPageBytes = 16384;
 void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
                         const LlamaCppDeviceUsage& d, FigureCheck& c) {
   const auto& buffers = c.printed.buffers;
+  const bool unsuffixed = unsuffixed_metal_mapped(log, e);
+  const auto mapped_buffer = [unsuffixed](const std::string& b) { return is_metal_mapped(b, unsuffixed); };
   if (c.printed.figure != LogFigure::kModel || !in_file_order(log, model) ||
-      std::none_of(buffers.begin(), buffers.end(), is_metal_mapped)) {
+      std::none_of(buffers.begin(), buffers.end(), mapped_buffer)) {
     return;
   }
   const auto device = static_cast<uint32_t>(&d - e.placement.devices.data());
   const std::optional<MappedRange> range = mapped_range(model, e.placement, device);
   if (!range) return;
-  const auto mapped = static_cast<uint64_t>(std::count_if(buffers.begin(), buffers.end(), is_metal_mapped));
+  const auto mapped = static_cast<uint64_t>(std::count_if(buffers.begin(), buffers.end(), mapped_buffer));
   const uint64_t page_slack = mapped * (kMetalPageBytes - kGgufDefaultAlignmentBytes);
   const uint64_t printed = c.printed.value;
   const uint64_t band = c.printed.band;
@@ -1036,6 +1055,23 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
                          "(ggml-metal maps from the page below: 0 to {} B over {} buffer(s)), which the "
                          "header's length decides and the dump does not give",
                          page_slack, mapped);
+    return;
+  }
+  const bool named_metal = std::none_of(buffers.begin(), buffers.end(),
+                                       [](const std::string& b) { return is_metal_mapped(b, false); });
+  if (named_metal) {
+    // A build before kMetalMappedNameBuild (2024-11-06) ran a file
+    // quantized before llama-quantize's order (#9935, late 2024) or about
+    // then: its order is not dated, so the figure stays the device's own
+    // tensors and the note gives the range in llama-quantize's order.
+    c.basis = FigureBasis::kModelled;
+    c.note = fmt::format("Metal maps the file's range from this device's first tensor to its last (a "
+                         "build before b{} names the mapped buffer Metal): its own tensors alone in the "
+                         "converter's order (token_embd first), {} bytes more of the host's tensors between "
+                         "them in llama-quantize's (since #9935); a file of that time may be in either and "
+                         "the dump does not say which; the print adds the offset of the range's start in "
+                         "its page (0 to {} B over {} buffer(s)), which the header's length decides",
+                         kMetalMappedNameBuild, range->others, page_slack, mapped);
     return;
   }
   c.memfit = range->bytes;

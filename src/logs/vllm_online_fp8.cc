@@ -15,18 +15,27 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/config/config_document.h"
+
 namespace memfit::logs {
 
 Result<std::string> online_fp8_config(std::string_view config_json, std::vector<std::string>& notes) {
-  nlohmann::json doc = nlohmann::json::parse(config_json, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object()) return Error("the config given beside the log is not a JSON object");
-  if (doc.contains("quantization_config")) return std::string(config_json);
-  doc["quantization_config"] = {{"quant_method", "fp8"}, {"activation_scheme", "dynamic"}};
+  // ConfigDocument bounds the nesting and reads Python's NaN and Infinity,
+  // as every other reader of the config does; a quantization_config in a
+  // nested text config counts as declared (checkpoint_traits.cc reads it
+  // there first).
+  Result<ConfigDocument> doc = ConfigDocument::parse(config_json);
+  if (!doc) return doc.error();
+  if (doc->find("quantization_config") != nullptr || doc->top().contains("quantization_config")) {
+    return std::string(config_json);
+  }
+  nlohmann::json top = doc->top();
+  top["quantization_config"] = {{"quant_method", "fp8"}, {"activation_scheme", "dynamic"}};
   notes.push_back(
       "the log quantizes a 16-bit checkpoint to FP8 at load (--quantization fp8 with no "
       "quantization_config): priced as FP8 of one scale a tensor on the linear layers and experts, "
       "the embedding, LM head and routers 16-bit (Fp8Config, online)");
-  return doc.dump();
+  return top.dump();
 }
 
 }  // namespace memfit::logs

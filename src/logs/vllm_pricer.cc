@@ -144,6 +144,26 @@ std::optional<VllmRelease> release_of(const RuntimeLog& log, std::vector<std::st
     return std::nullopt;
   }
   const std::optional<VllmRelease> release = printed_release(log);
+  // memfit's v0.7 accounting is that release's V1 worker (VLLM_USE_V1=1).
+  // A V0 log of v0.7 ran V0's worker instead: determine_num_available_blocks
+  // (vllm/worker/worker.py) profiles under memory_profiling, the KV memory
+  // being the budget less the weights, the non-torch memory and the
+  // activation peak, as its summary prints them, and its profile_run
+  // (_dummy_run, vllm/worker/model_runner.py) runs max_num_seqs sequences
+  // whose sampler computes the logits of each one's last token only: the
+  // current line's accounting, not V1's logits over every batched token.
+  const LogSetting* engine = log.setting("engine");
+  if (release && engine != nullptr && engine->value == "V0") {
+    const Result<VllmAccounting> accounting = vllm_accounting(*release);
+    if (accounting && *accounting == VllmAccounting::kV07) {
+      notes.push_back(fmt::format("vLLM {}'s V0 engine (its lines show it): its worker's memory_profiling "
+                                  "and the last-token logits of its sampled sequences, the current line's "
+                                  "accounting, price it (memfit's v0.7 accounting is that release's V1 "
+                                  "worker)",
+                                  escape_untrusted(log.version)));
+      return std::nullopt;
+    }
+  }
   if (release && vllm_accounting(*release)) return *release;
   notes.push_back(fmt::format("vLLM {}: memfit does not model that release's accounting; the "
                               "current line's prices it", escape_untrusted(log.version)));

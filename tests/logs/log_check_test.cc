@@ -1412,6 +1412,33 @@ TEST(CheckLog, AV0LogSamplesItsDefault256Sequences) {
   EXPECT_LT(*figure(more, "rank0", LogFigure::kKvCacheAvailable)->memfit, *kv->memfit);
 }
 
+TEST(CheckLog, AV0LogOfV07IsPricedByItsWorkersAccounting) {
+  // daxdelvira's V0 log of v0.7.2: Qwen2.5-14B-Instruct, TP 2 on two 40 GB
+  // A100s (39.50 GiB printed), fp16, 32,768 batched tokens, 256 sequences.
+  // V0's worker left 35.55 - 13.93 - 1.54 - 2.84 = 17.24 GiB (its summary).
+  // Its profile sampled each sequence's last token, so memfit's activation
+  // is the forward pass of 32,768 tokens on a rank: 4 x 32,768 x 5,120 x
+  // 2 B + the MLP's 32,768 x 3 x 6,912 x 2 B = 1,342,177,280 +
+  // 1,358,954,496 = 2,701,131,776 B (2.52 GiB; the sampler's 256 x 152,064
+  // x 39 B + the hidden states is 1,853,751,296), where v0.7's V1 rule
+  // (logits over all 32,768 rows) held 14.55 GiB. KV memory: 39.50 GiB x
+  // 0.9 = 38,171,521,843 less the weights 14,979,901,440, that activation
+  // and non-torch 144 + 420 MiB = 591,396,864: 19,899,091,763 B, 1.075 of
+  // the print (the rest: the printed non-torch 1.54 GiB).
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-nevervllm7-daxdelvira-qwen25-14b-tp2-a100-v072.config.json");
+  options.gpu_name = "NVIDIA A100-PCIE-40GB";
+  const LogCheck c = check("vllm", "vllm-nevervllm7-daxdelvira-qwen25-14b-tp2-a100-v072.log", options);
+  bool noted = false;
+  for (const std::string& n : c.log.notes) noted |= n.starts_with("vLLM 0.7.2's V0 engine (its lines show it)");
+  EXPECT_TRUE(noted);
+  const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCacheAvailable);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 19'899'091'763u);
+  // 19,899,091,763 / (16 x 48 x 2 x 4 x 128 x 2 B = 1,572,864 B a block).
+  EXPECT_EQ(figure(c, "total", LogFigure::kKvBlocks)->memfit, 12651u);  // printed 11770
+}
+
 TEST(CheckLog, AConfigOfAnotherQuantizationIsNotPriced) {
   // vllm-project/vllm#23066 served GPTQ weights (quantization=gptq_marlin);
   // the base Mixtral config beside it declares none: memfit would price a

@@ -97,6 +97,18 @@ bool glm4(const ModelSpec& spec) { return spec.model_type == "glm4"; }
 // Phi2Model).
 bool phi2(const ModelSpec& spec) { return spec.model_type == "phi"; }
 
+// Command-R (model_type cohere; GGUF command-r): one LayerNorm weight a
+// block before its parallel attention and MLP (no ffn_norm), the
+// standard Q/K/V/output and gate/up/down matrices, no biases; tied
+// embeddings (CohereConfig's default: the loader reads the output from
+// token_embd, TENSOR_DUPLICATED). Command R+ (64 blocks) adds per-head
+// Q/K norms, head_dim x heads and head_dim x kv_heads: llama.cpp's
+// load_tensors creates attn_q_norm and attn_k_norm when n_layer >= 64
+// (LLM_ARCH_COMMAND_R, src/llama-model.cpp; since ggml-org/llama.cpp
+// #6491, Command R+). The converter (CommandR2Model) writes those norms
+// F32, as it writes every "_norm.weight".
+bool cohere(const ModelSpec& spec) { return spec.model_type == "cohere"; }
+
 // DeepSeek V2/V3 (GGUF deepseek2): multi-head latent attention and
 // DeepSeek-MoE blocks after the leading dense ones (llama.cpp's
 // LLM_ARCH_DEEPSEEK2 tensors, src/llama-arch.cpp, and their load_tensors
@@ -173,7 +185,8 @@ bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths
   });
   return attention_only &&
          (gpt_neox(spec) || phi3(spec) || chatglm(spec) || gemma(spec) || gemma2(spec) || gemma3(spec) ||
-          glm4(spec) || phi2(spec) || hybrid || latent || (gpt_oss(spec) && spec.moe.experts > 0) ||
+          glm4(spec) || phi2(spec) || cohere(spec) || hybrid || latent ||
+          (gpt_oss(spec) && spec.moe.experts > 0) ||
           std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
               kStandardDecoders.end());
 }
@@ -415,6 +428,27 @@ void add_glm4_block(const ModelSpec& spec, bool qkv_bias, uint64_t i, Tensors& o
   add_converted(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
   add_converted(out, blk + "post_attention_norm.weight", {g.hidden});
   add_converted(out, blk + "post_ffw_norm.weight", {g.hidden});
+}
+
+// One Command-R block, by name: attn_norm, Command R+'s per-head Q/K
+// norms (F32, 2-D), Q/K/V/output, gate/up/down (see cohere()).
+void add_cohere_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t q = g.heads * head_dim;
+  const uint64_t kv = g.kv_heads * head_dim;
+  const bool qk_norm = spec.layers.size() >= 64;
+  const std::string blk = fmt::format("blk.{}.", i);
+  if (qk_norm) add_converted_f32(out, blk + "attn_k_norm.weight", {head_dim, g.kv_heads});
+  add_converted(out, blk + "attn_k.weight", {g.hidden, kv});
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
+  add_converted(out, blk + "attn_output.weight", {q, g.hidden});
+  if (qk_norm) add_converted_f32(out, blk + "attn_q_norm.weight", {head_dim, g.heads});
+  add_converted(out, blk + "attn_q.weight", {g.hidden, q});
+  add_converted(out, blk + "attn_v.weight", {g.hidden, kv});
+  add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add_converted(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
+  add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
 }
 
 // One deepseek2 block (names and shapes of llama.cpp's load_tensors for
@@ -738,7 +772,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3, "
-        "chatglm, gemma, gemma2, gemma3_text, glm4, phi, gpt_oss, the gated delta net hybrids qwen3_next, "
+        "chatglm, gemma, gemma2, gemma3_text, glm4, phi, cohere, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
         "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
         "widths), gemma4_text (with a GGUF's per-layer widths), jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
@@ -776,6 +810,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     else if (gemma(spec) || gemma2(spec) || gemma3(spec)) add_sorted(out, [&](Tensors& b) { add_gemma_block(spec, i, b); });
     else if (glm4(spec)) add_sorted(out, [&](Tensors& b) { add_glm4_block(spec, !h.glm4_no_qkv_bias, i, b); });
     else if (phi2(spec)) add_phi2_block(spec, h.phi2_fused_qkv, i, out);
+    else if (cohere(spec)) add_sorted(out, [&](Tensors& b) { add_cohere_block(spec, i, b); });
     else if (deepseek2(spec, mla)) add_sorted(out, [&](Tensors& b) { add_deepseek2_block(spec, *mla, i, b); });
     else if (gpt_oss(spec)) add_gpt_oss_block(spec, i, out);
     else if (mamba2(spec)) add_mamba2_block(spec, i, out);

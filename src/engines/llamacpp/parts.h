@@ -197,6 +197,11 @@ bool embedding_norm_on_first_block(const LlamaCppSettings& settings);
 // "lfm2") before #15476 (b6250 taken), whose graph multiplied by the
 // input layer's token_embd itself, on the host.
 bool duplicates_tied_output(const ModelSpec& spec, const LlamaCppSettings& settings);
+// Whether every block past block 0 allocates its own copy of the RoPE
+// factor tensors on its device (a build before #10026, b3990); from it,
+// one copy per device (buffer type) that holds blocks. placement.cc,
+// place_rope_factor_copies.
+bool rope_factors_per_block(const LlamaCppSettings& settings);
 // Whether the build has pipeline parallelism (#6017, b2413): the
 // scheduler's copies of the graph's inputs (placement.cc,
 // pipeline_copies). False before it.

@@ -107,6 +107,12 @@ struct Layout {
   // A tied output gets its own token_embd on the output layer's device
   // (llamacpp::duplicates_tied_output); false: the logits read the host's.
   bool duplicates_tied_output = true;
+  // Each block past block 0 allocates its own RoPE factors
+  // (llamacpp::rope_factors_per_block); false: one copy per device.
+  bool rope_factors_per_block = false;
+  // The GPUs whose model buffer maps the file (Metal under mmap): a
+  // duplicate there points into the file, no bytes of its own.
+  std::vector<bool> maps_weights;
   // Per GPU: the placement's GPU (runs_weight_op reads its backend). The
   // settings outlive the layout.
   std::vector<const LlamaCppGpu*> gpu_list;
@@ -413,6 +419,26 @@ bool loads_nextn_blocks(const ModelSpec& spec) {
          t == "qwen3_5_moe_text";
 }
 
+// The copies of a RoPE factor tensor of `bytes` (created with block 0's
+// tensors, on `first`) that the other blocks make (TENSOR_DUPLICATED):
+// one per block past block 0 in a build before #10026, one per other
+// device since (releases.cc, kSharedDuplicatesBuild). A copy on the host
+// or in a buffer that maps the file points into the mapping: no bytes
+// (llama.cpp's load_all_data maps every tensor of a mapped context,
+// duplicates too).
+void place_rope_factor_copies(uint64_t bytes, Where first, uint64_t decoder_blocks, const Layout& lay,
+                              std::vector<DeviceSums>& d) {
+  std::vector<bool> has_copy(lay.gpus + 1, false);
+  has_copy[first] = true;
+  for (uint64_t b = 1; b < decoder_blocks && b < lay.blocks; ++b) {
+    const Where w = lay.block(b);
+    if (w == lay.host() || lay.maps_weights[w]) continue;
+    if (has_copy[w] && !lay.rope_factors_per_block) continue;
+    add_weight(d, lay, w, bytes);
+    has_copy[w] = true;
+  }
+}
+
 // The weights, tensor by tensor, each on its device; a GPU block's
 // matrices spread over every GPU with row split; the tied output's own
 // copy on the output layer's GPU.
@@ -481,6 +507,7 @@ void place_listed_weights(const Model& model, const Layout& lay,
     }
     const bool padded = w != lay.host() && lay.pads_rows[w];
     add_weight(d, lay, w, padded ? t.data_bytes + cuda_row_padding_bytes(t) : t.data_bytes);
+    if (is_rope_factors(name)) place_rope_factor_copies(t.data_bytes, w, decoder_blocks, lay, d);
   }
   // The tied output: its own copy on the output layer's GPU; on the host the
   // logits product reads token_embd itself.
@@ -1002,6 +1029,8 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   if (!lay) return lay.error();
   lay->embedding_norm_on_first_block = llamacpp::embedding_norm_on_first_block(e.settings);
   lay->duplicates_tied_output = llamacpp::duplicates_tied_output(model.spec, e.settings);
+  lay->rope_factors_per_block = llamacpp::rope_factors_per_block(e.settings);
+  for (const LlamaCppGpu& g : s.gpus) lay->maps_weights.push_back(s.mmap && g.device.starts_with("metal"));
   const bool sinks = has_attention_sinks(model);
   for (const LlamaCppGpu& g : s.gpus) {
     lay->attention_on_host.push_back(e.settings.flash_attn == FlashAttn::kOn &&

@@ -232,6 +232,15 @@ constexpr uint64_t kFusedGluBuild = 5619;
 // 364a7a6d (b6646, has it). First build unconfirmed: memfit takes b6250,
 // so a build from the merge to b6249 is priced without the copy.
 constexpr uint64_t kLfm2TiedOutputBuild = 6250;
+// llama.cpp #10026 (b3990, 2024-10-31, "llama : refactor model loader with
+// backend registry") made load_tensors' create_tensor look a duplicated
+// tensor up in its buffer type's context first and reuse it. Before it
+// every block past block 0 made its own copy of a TENSOR_DUPLICATED
+// tensor (the RoPE factors: rope_freqs, rope_factors_long/_short) in its
+// device's context (llama_model_loader::create_tensor_for, ggml_dup_tensor),
+// each allocated in that device's model buffer: read in Ollama's vendored
+// llama.cpp, v0.5.1 (3f1ae2e3, before) and v0.5.2 (40c6d79f, after).
+constexpr uint64_t kSharedDuplicatesBuild = 3990;
 
 // #12801 ("llama : DeepSeek V2/V3 MLA implementation", merged 2025-04-15)
 // moved deepseek2's graph to the absorbed MLA one for GGUFs with the MLA
@@ -323,6 +332,7 @@ bool offloads_host_buffers_only(const LlamaCppSettings& s) { return !before(s, k
 bool duplicates_tied_output(const ModelSpec& spec, const LlamaCppSettings& s) {
   return spec.model_type != "lfm2" || !before(s, kLfm2TiedOutputBuild);
 }
+bool rope_factors_per_block(const LlamaCppSettings& s) { return before(s, kSharedDuplicatesBuild); }
 bool embedding_norm_on_first_block(const LlamaCppSettings& s) {
   return !before(s, kEmbeddingNormFirstBlockBuild);
 }

@@ -17,10 +17,14 @@ namespace {
 
 // The model types whose transformers config class defaults
 // tie_word_embeddings to False (LlamaConfig and the configs written after
-// it); PretrainedConfig's own default, and SmolLM3's, is True.
+// it; DeepseekV2Config and DeepseekV3Config too: transformers'
+// models/deepseek_v2/configuration_deepseek_v2.py and deepseek_v3/
+// configuration_deepseek_v3.py, tie_word_embeddings = False);
+// PretrainedConfig's own default, and SmolLM3's, is True.
 bool unties_by_default(std::string_view model_type) {
-  constexpr std::array<std::string_view, 7> kUntied = {
-      "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe"};
+  constexpr std::array<std::string_view, 9> kUntied = {"llama",     "mistral",   "mixtral",
+                                                       "qwen2",     "qwen2_moe", "qwen3",
+                                                       "qwen3_moe", "deepseek_v2", "deepseek_v3"};
   return std::find(kUntied.begin(), kUntied.end(), model_type) != kUntied.end();
 }
 

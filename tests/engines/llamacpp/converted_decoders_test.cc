@@ -1,4 +1,4 @@
-// The converter's tensors for Gemma, Gemma 2, Gemma 3, GLM-4 and DeepSeek V2/V3
+// The converter's tensors for Gemma, Gemma 2, Gemma 3, GLM-4, Command-R and DeepSeek V2/V3
 // (engines/llamacpp/converted_tensors.cc, quantize_plan.h), checked
 // against the corpus logs' dumps (tests/data/logs/llamacpp): their tensor
 // counts by type and printed sizes, worked by hand below.
@@ -124,6 +124,52 @@ TEST(ConvertedDecoders, Glm4F16AndTheLogsQ5KM) {
   EXPECT_EQ(type_counts(quantized(from_config(kGlmZ1_9b), "Q5_K_M")),
             (std::map<std::string, int>{
                 {"f32", 281}, {"q5_1", 20}, {"q5_K", 181}, {"q6_K", 21}, {"q8_0", 20}}));
+}
+
+// CohereForAI/c4ai-command-r-v01's geometry (llamacpp-neverllama8-6801's
+// dump: 8,192 wide, 64 heads and 64 KV heads of 128, 22,528 ffn, 40
+// blocks, 256,000 tokens; CohereConfig ties the embeddings).
+constexpr std::string_view kCommandR = R"({"architectures": ["CohereForCausalLM"],
+  "model_type": "cohere", "hidden_size": 8192, "intermediate_size": 22528,
+  "num_attention_heads": 64, "num_key_value_heads": 64, "num_hidden_layers": 40,
+  "vocab_size": 256000, "tie_word_embeddings": true})";
+
+// Command-R v01 at Q5_K_M, the log's file. A block: attn_norm (F32, 8,192
+// x 4 = 32,768 B), Q/K/V/O 4 x 8,192 x 8,192 = 268,435,456 and gate/up/
+// down 3 x 8,192 x 22,528 = 553,648,128 weights. use_more_bits takes
+// attn_v and ffn_down to Q6_K in blocks 0-4, 35-39 and 7, 10, ..., 34 (20
+// blocks). Q5_K 176 B per 256, Q6_K 210: a plain block 822,083,584 / 256 x
+// 176 = 565,182,464 B; the other 20: Q/K/O and gate/up 570,425,344 / 256 x
+// 176 = 392,167,424, V and down 251,658,240 / 256 x 210 = 206,438,400:
+// 598,605,824 B. 20 x (565,182,464 + 598,605,824) = 23,275,765,760, norms
+// 40 x 32,768 = 1,310,720; outside: token_embd typed as the output (tied:
+// no output.weight) Q6_K 8,192 x 256,000 / 256 x 210 = 1,720,320,000 (the
+// log's host 1640.62 MiB on Metal, -6112), output_norm 32,768.
+// 24,997,429,248 B = 23839.41 MiB, the -ngl 0 log's CPU buffer. f32 41,
+// q5_K 40 x 7 - 40 = 240, q6_K 40 + 1 = 41: the dump's counts.
+TEST(ConvertedDecoders, CommandRQ5KMIsTheLogsFile) {
+  const Model m = quantized(from_config(kCommandR), "Q5_K_M");
+  EXPECT_EQ(m.weights.bytes, 24'997'429'248u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 41}, {"q5_K", 240}, {"q6_K", 41}}));
+  EXPECT_EQ(find(m, "output.weight"), nullptr);
+  EXPECT_EQ(find(m, "blk.0.ffn_norm.weight"), nullptr);      // one norm a block
+  EXPECT_EQ(find(m, "blk.0.attn_q_norm.weight"), nullptr);   // Command R+'s only
+  EXPECT_EQ(find(m, "token_embd.weight")->data_bytes, 1'720'320'000u);
+  EXPECT_EQ(find(m, "blk.39.ffn_down.weight")->shape, (std::vector<uint64_t>{8192, 22528}));
+}
+
+// Command R+ (CohereForAI/c4ai-command-r-plus: 12,288 wide, 96 heads and 8
+// KV heads of 128, 33,792 ffn, 64 blocks): with 64 blocks llama.cpp loads
+// the per-head Q/K norms, ne {128, 96} and {128, 8} (shapes, rows first,
+// 96 x 128 and 8 x 128), F32. F16: f32 64 x 3 + 1 =
+// 193, f16 64 x 7 + 1 = 449; 642 tensors, the Command R+ GGUFs' count.
+TEST(ConvertedDecoders, CommandRPlusHasPerHeadQkNorms) {
+  const Model m = quantized(from_config(R"({"model_type": "cohere", "hidden_size": 12288,
+    "intermediate_size": 33792, "num_attention_heads": 96, "num_key_value_heads": 8,
+    "num_hidden_layers": 64, "vocab_size": 256000, "tie_word_embeddings": true})"), "F16");
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 449}, {"f32", 193}}));
+  EXPECT_EQ(find(m, "blk.63.attn_q_norm.weight")->shape, (std::vector<uint64_t>{96, 128}));
+  EXPECT_EQ(find(m, "blk.63.attn_k_norm.weight")->shape, (std::vector<uint64_t>{8, 128}));
 }
 
 // GLM-Z1-32B-0414 says attention_bias false, which a GGUF keeps no key of

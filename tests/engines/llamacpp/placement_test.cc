@@ -399,6 +399,32 @@ TEST(LlamaCppPlacement, Dense70BOn24And12GiBSplitsBlocksByFreeMemory) {
   EXPECT_TRUE(e.fits);
 }
 
+TEST(LlamaCppPlacement, EachBlockCopiedTheRopeFactorsBefore10026AndEachDeviceSince) {
+  // Llama 3.1 70B with its rope_freqs (64 f32 = 256 B, created with
+  // block 0) on two GPUs of equal memory: 81 slots (80 blocks and the
+  // output layer), block i on GPU 0 while i / 81 < 0.5, so blocks 0-40
+  // there and 41-79 on GPU 1. Before b3990 (#10026) each block past
+  // block 0 made its own copy on its device, 256 B each (a multiple of
+  // the 128-B alignment already): 40 on GPU 0 = 10,240 B, 39 on GPU 1 =
+  // 9,984 B. From b3990 a device reuses its copy: GPU 1 holds one, 256 B,
+  // GPU 0 none past the original; so the older build has 10,240 B more on
+  // GPU 0 and 9,984 - 256 = 9,728 B more on GPU 1.
+  Model m = llama_70b();
+  m.tensors.push_back(SafetensorsTensor{"rope_freqs.weight", "f32", {64}, 256});
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.placement.gpus = {gpu(0, 64 * kGiB), gpu(1, 64 * kGiB)};
+  s.build = 3990;
+  const LlamaCppEstimate shared = run(m, s);
+  ASSERT_EQ(shared.placement.devices.size(), 3u);
+  s.build = 3989;
+  const LlamaCppEstimate per_block = run(m, s);
+  EXPECT_EQ(per_block.placement.devices[0].model_bytes, shared.placement.devices[0].model_bytes + 10'240u);
+  EXPECT_EQ(per_block.placement.devices[1].model_bytes, shared.placement.devices[1].model_bytes + 9'728u);
+  // The copies live in GPU buffers: a host block's points into the mapping.
+  EXPECT_EQ(per_block.placement.devices[2].model_bytes, shared.placement.devices[2].model_bytes);
+}
+
 TEST(LlamaCppPlacement, CudaAndSyclPadQuantizedRowsToFiveHundredTwelve) {
   // Qwen3-30B-A3B with its norms f32, as a GGUF holds them: of its
   // matrices only ffn_down_exps has rows no multiple of 512 elements

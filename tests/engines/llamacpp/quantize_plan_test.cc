@@ -235,6 +235,24 @@ TEST(QuantizePlan, ALlamaFamilyConfigWithoutTieWordEmbeddingsHasAnOutput) {
   EXPECT_EQ(bytes_as(llama, "Q8_0"), 8532934912u);
 }
 
+TEST(QuantizePlan, ADeepSeekConfigWithoutTieWordEmbeddingsHasAnOutput) {
+  // transformers' DeepseekV2Config (and V3's) default tie_word_embeddings
+  // to False; DeepSeek-V2-Lite's config copy leaves the key out. Its
+  // output.weight is 102,400 x 2,048 at F16 = 419,430,400 B more than the
+  // same config stating true (vllm#4650's load figure, 29.3010 GiB, holds it).
+  const Model unstated = config_only("deepseek_v2/DeepSeek-V2-Lite");
+  const Model tied =
+      edited("deepseek_v2/DeepSeek-V2-Lite", [](nlohmann::json& c) { c["tie_word_embeddings"] = true; });
+  EXPECT_FALSE(unstated.spec.tied_embeddings);
+  EXPECT_TRUE(tied.spec.tied_embeddings);
+  EXPECT_EQ(bytes_as(unstated, "F16") - bytes_as(tied, "F16"), 419430400u);
+  bool assumed = false;
+  for (const std::string& a : unstated.spec.assumptions) {
+    assumed = assumed || a == "tie_word_embeddings = false (deepseek_v2 default)";
+  }
+  EXPECT_TRUE(assumed);
+}
+
 TEST(QuantizePlan, ARowThatIsNotWholeBlocksFallsBackAsLlamaQuantizeDoes) {
   Model m = config_only("qwen3/Qwen3-0.6B");
   m.spec.geometry.hidden = 896;  // 896 = 3.5 x 256 = 28 x 32
