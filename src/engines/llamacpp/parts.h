@@ -167,9 +167,17 @@ bool op_offload(const LlamaCppSettings& settings);
 // Before it every weight the CPU backend held was.
 bool offloads_host_buffers_only(const LlamaCppSettings& settings);
 // Whether this GPU's backend takes the ops on host weights under op offload:
-// ggml-cuda (CUDA, ROCm), ggml-vulkan and ggml-sycl (their offload_op); the
-// first such GPU runs them. Metal offloads matrix products only: no.
+// ggml-cuda (CUDA, ROCm), ggml-vulkan, ggml-sycl and ggml-cann (their
+// offload_op; CANN's since the backend's first source, #6035); the first
+// such GPU runs them, those whose product its supports_op takes
+// (runs_weight_op). Metal offloads matrix products only: no.
 bool takes_op_offload(const LlamaCppGpu& gpu);
+// Whether the mask's cast on this GPU's first block lands above the holes
+// of that block's norm and K (ComputePhases::mask_cast_holes): a backend
+// that reads the F32 mask and the input rows as the scheduler's copies,
+// allocated at the split's start: ggml-cuda (CUDA, ROCm), ggml-vulkan and
+// ggml-sycl. Metal reads host memory; ggml-cann's one such log shows none.
+bool cast_leaves_holes(const LlamaCppGpu& gpu);
 // Whether this GPU's backend runs the product a weight of GGML type `dtype`
 // (ggml_type_name: "q8_0", "mxfp4") feeds, so that llama.cpp loads the weight
 // into its buffer: llama-model.cpp's select_weight_buft takes the first
@@ -181,8 +189,9 @@ bool takes_op_offload(const LlamaCppGpu& gpu);
 // expert's bias (ffn_*_exps.bias).
 bool runs_weight_op(const LlamaCppGpu& gpu, std::string_view dtype, bool expert_bias);
 // Whether this GPU's backend runs flash attention (GGML_OP_FLASH_ATTN_EXT
-// in its supports_op): ggml-sycl from #20190 (b8234) only; ggml-cann not
-// over attention sinks (`sinks`: gpt-oss's attn_sinks, the op's src[4]);
+// in its supports_op): ggml-sycl from #20190 (b8234) only; ggml-cann from
+// #13627 (b5489 taken) and not over attention sinks (`sinks`: gpt-oss's
+// attn_sinks, the op's src[4]);
 // every other backend memfit places on does. Where it does not, the
 // scheduler gives the op to the CPU, the one backend that supports it.
 bool runs_flash_attn(const LlamaCppGpu& gpu, const LlamaCppSettings& settings, bool sinks);
@@ -397,6 +406,9 @@ inline constexpr int kWeightOnHost = -1;
 struct WeightHome {
   int device = kWeightOnHost;
   uint64_t bytes = 0;
+  // A host weight whose product the offload GPU's backend runs
+  // (runs_weight_op: its supports_op), so that op offload may move it.
+  bool offloadable = true;
 };
 // Weights by GGUF name (blk.3.attn_q.weight, output.weight, ...).
 using WeightHomes = std::map<std::string, WeightHome, std::less<>>;

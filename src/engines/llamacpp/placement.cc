@@ -98,8 +98,9 @@ struct Layout {
   // host (place_context, place_compute).
   std::vector<bool> attention_on_host;
   // Per GPU: its backend reads host inputs as the scheduler's copies in its
-  // compute buffer, allocated at the split's start (CUDA, ROCm, Vulkan,
-  // SYCL: takes_op_offload's list; not Metal): see place_compute's cast.
+  // compute buffer, allocated at the split's start, below the holes the
+  // mask's cast does not fit (cast_leaves_holes: CUDA, ROCm, Vulkan, SYCL;
+  // not Metal, not CANN): see place_compute's cast.
   std::vector<bool> copies_inputs;
 
   // token_embd_norm on block 0's device (llamacpp::embedding_norm_on_first_block).
@@ -177,6 +178,15 @@ struct DeviceSums {
   // The matrix the logits product reads when the output layer is here
   // (output.weight, or token_embd tied): its copy under op offload.
   uint64_t output_matrix_bytes = 0;
+  // The host's, under op offload: the offload GPU's backend runs a product
+  // on a host weight only where its supports_op takes the product
+  // (ggml_backend_sched_backend_id_from_cur asks supports_op before
+  // offload_op; runs_weight_op): ggml-cann neither a q6_K output matrix nor
+  // MXFP4 experts. Whether some block matrix here is offloaded, some is
+  // kept, and whether the logits' matrix is kept (place_compute).
+  bool offloads_block_weights = false;
+  bool keeps_block_weights = false;
+  bool keeps_logits = false;
   // The host's, under op offload (place_compute): the largest of what a
   // product over one of its blocks' weights holds on the GPU (the weight's
   // copy, the product's input and output rows, the residual: note_host_product),
@@ -284,7 +294,7 @@ Result<Layout> plan_layout(const ModelSpec& spec, const LlamaCppPlacementSetting
   for (const LlamaCppGpu& g : s.gpus) {
     lay.pads_rows.push_back(g.device.starts_with("cuda") || g.device.starts_with("rocm") || g.device.starts_with("sycl"));
     if (takes_op_offload(g) && lay.op_offload_gpu == lay.gpus) lay.op_offload_gpu = lay.pads_rows.size() - 1;
-    lay.copies_inputs.push_back(takes_op_offload(g));
+    lay.copies_inputs.push_back(cast_leaves_holes(g));
     lay.gpu_list.push_back(&g);
   }
   if (s.main_gpu >= lay.gpus) {
@@ -446,6 +456,11 @@ void place_listed_weights(const Model& model, const Layout& lay,
                           const std::vector<std::regex>& rules, const LlamaCppPlacementSettings& s,
                           const ComputePhases& phases, std::vector<DeviceSums>& d, LlamaCppPlacement& out) {
   const bool copy_pads = lay.op_offload_gpu < lay.gpus && lay.pads_rows[lay.op_offload_gpu];
+  // Whether the op-offload GPU's backend runs the product on a host weight
+  // of this type (DeviceSums::keeps_logits); any does without such a GPU.
+  const auto offload_runs = [&lay](std::string_view dtype, bool expert_bias) {
+    return lay.op_offload_gpu >= lay.gpus || runs_weight_op(*lay.gpu_list[lay.op_offload_gpu], dtype, expert_bias);
+  };
   const uint64_t decoder_blocks = model.spec.layers.size();
   const uint64_t loaded_blocks = decoder_blocks + (loads_nextn_blocks(model.spec) ? model.spec.nextn_layers : 0);
   // No output.weight: the output layer reads token_embd, which llama.cpp
@@ -481,11 +496,18 @@ void place_listed_weights(const Model& model, const Layout& lay,
     }
     if (block && w == lay.host()) {
       d[w].runs_weights = true;
-      // A loaded NextN block runs in no pass the main graph has.
-      if (*block < decoder_blocks) note_host_product(t, *block, decoder_blocks, phases, model.spec, copy_pads, d[w]);
+      const bool matrix = t.shape.size() >= 2;
+      if (matrix && !offload_runs(t.dtype, expert_bias)) {
+        d[w].keeps_block_weights = true;
+      } else if (*block < decoder_blocks) {
+        // A loaded NextN block runs in no pass the main graph has.
+        note_host_product(t, *block, decoder_blocks, phases, model.spec, copy_pads, d[w]);
+        d[w].offloads_block_weights = d[w].offloads_block_weights || matrix;
+      }
     }
     if ((name == "output.weight" || name == "lm_head.weight") && w == lay.host()) {
       d[w].output_matrix_bytes = t.data_bytes;
+      d[w].keeps_logits = !offload_runs(t.dtype, false);
     }
     if (block && t.shape.size() == 2 && name.ends_with(".ffn_up.weight")) {
       d[w].ffn_width = std::max<uint64_t>(d[w].ffn_width, t.shape[0]);
@@ -519,7 +541,10 @@ void place_listed_weights(const Model& model, const Layout& lay,
   // Ollama's own engine allocates the copy on the output layer's device,
   // the host too (tied_output_copy_everywhere).
   if (tied && (output_on_gpu || s.tied_output_copy_everywhere)) add_weight(d, lay, lay.output(), token_embd_bytes);
-  if (tied && !output_on_gpu) d[lay.host()].output_matrix_bytes = token_embd_bytes;
+  if (tied && !output_on_gpu) {
+    d[lay.host()].output_matrix_bytes = token_embd_bytes;
+    d[lay.host()].keeps_logits = !offload_runs(token_embd_type, false);
+  }
 }
 
 // No tensor list (an index or the config only): the weights split evenly
@@ -673,9 +698,16 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
     if (w < replayed.size() && replayed[w] > 0) c = replayed[w];
     if (w == lay.host()) {
       if (x.runs_weights) c = std::max(c, phases.ffn);
-      if (c > 0 && op_offload && lay.op_offload_gpu < lay.gpus && phases.tokens >= kOpOffloadMinBatch) {
+      // What the offload GPU's backend can take (DeviceSums::keeps_logits):
+      // the host's blocks unless every block matrix here is one it does not
+      // run, the logits unless their matrix is.
+      const bool moves_blocks =
+          (x.blocks > 0 || x.runs_weights) && (x.offloads_block_weights || !x.keeps_block_weights);
+      const bool moves_logits = x.output && !x.keeps_logits;
+      if (c > 0 && op_offload && lay.op_offload_gpu < lay.gpus && phases.tokens >= kOpOffloadMinBatch &&
+          (moves_blocks || moves_logits)) {
         // On the GPU the output phase is without the input rows.
-        uint64_t moved = x.blocks > 0 || x.runs_weights ? std::max(host_attends ? 0 : gpu_attention, phases.ffn) : 0;
+        uint64_t moved = moves_blocks ? std::max(host_attends ? 0 : gpu_attention, phases.ffn) : 0;
         if (x.product_before_last > 0) {
           moved = std::max(moved, (CheckedBytes(x.product_before_last) + phases.mask).saturated());
         }
@@ -687,7 +719,7 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
           moved = std::max(moved,
                            (CheckedBytes(phases.host_attention) + x.kv_copy_bytes + cast_input).saturated());
         }
-        if (x.output) {
+        if (moves_logits) {
           const CheckedBytes logits = CheckedBytes(phases.output_offloaded) + x.output_matrix_bytes;
           moved = std::max(moved, logits.saturated());
         }
@@ -702,6 +734,15 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
         if (x.kv_copy_bytes > 0 && !host_attends) {
           c = (CheckedBytes(phases.graph_inputs) + phases.kv_store_copies).saturated();
         }
+        // What it does not take stays: the products on the kept weights
+        // (their FFN phase), and the logits over a kept matrix, read from
+        // the copy of the final norm the GPU ran (its weight a host one it
+        // takes), the token rows freed once the GPU had theirs: the output
+        // phase without the input rows. #10777 (b4302, QwQ 32B Q4_0, its
+        // output q6_K, which ggml-cann does not multiply): CANN_Host 307.00
+        // MiB = 297 of logits (4 x 512 x 152,064) + 10 of norm.
+        if (x.keeps_block_weights) c = std::max(c, phases.ffn);
+        if (x.output && x.keeps_logits) c = std::max(c, phases.output_offloaded);
       }
       c = std::max(c, phases.input);
       // The host runs every layer's attention when the KV cache is its.
@@ -994,7 +1035,10 @@ Result<std::vector<uint64_t>> replayed_offload(const Model& model, const LlamaCp
     const SafetensorsTensor& t = model.tensors[i];
     const bool host = places[i].device == lay.host();
     const uint64_t pad = host && copy_pads ? cuda_row_padding_bytes(t) : 0;
-    homes[t.name] = {host ? kWeightOnHost : static_cast<int>(places[i].device), t.data_bytes + pad};
+    const bool expert_bias = is_routed_expert(t.name) && t.name.ends_with(".bias");
+    const bool offloadable =
+        !host || t.shape.size() < 2 || runs_weight_op(*lay.gpu_list[lay.op_offload_gpu], t.dtype, expert_bias);
+    homes[t.name] = {host ? kWeightOnHost : static_cast<int>(places[i].device), t.data_bytes + pad, offloadable};
   }
   std::vector<int> device_of_layer;
   for (uint64_t i = 0; i <= lay.blocks; ++i) {

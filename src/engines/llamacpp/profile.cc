@@ -172,6 +172,8 @@ constexpr ReleaseDifference kLlamaCppReleases[] = {
                      "(#13194 gave it a cache of its window)"},
     {"b5424 to b5553", "an SWA cache of the window and a logical batch: pad(min(n_ctx, n_swa x "
                        "n_seq + n_batch)) (#13194)"},
+    {"before b5489, CANN", "with flash attention on, the host runs each Ascend NPU layer's attention "
+                           "over copies of its K and V (#13627 gave ggml-cann flash attention)"},
     {"before b5913", "one KV stream for every sequence, as --kv-unified (#14363 gave each "
                      "sequence its own)"},
     {"b6845 and before", "with flash attention off, cells padded to 32 rather than 256 (#16812 "

@@ -109,6 +109,21 @@ constexpr uint64_t kSetRowsBuild = 6051;
 // flash attention on the scheduler ran it on the CPU.
 constexpr uint64_t kSyclFlashAttnBuild = 8234;
 
+// #13627 ("[CANN]: add the basic supports of Flash Attention kernel",
+// opened 2025-05-19): ggml-cann's first GGML_OP_FLASH_ATTN_EXT (F16 K and
+// V, no logit softcap). Before it the op was not in ggml-cann's
+// supports_op (the source at ggml-org/llama.cpp 00ca09cf, after #12841 of
+// 2025-04, has no case for it: the default, false), so with flash attention
+// on the scheduler ran it on the CPU, as for SYCL before b8234: #10252
+// (b4036, Qwen2.5 7B F16 over seven Ascend 310P3, -fa) splits its graph 64
+// times, 1 + 7 + 2 x 28 (the host's token rows, each NPU's first split, and
+// each layer's attention a split of the host's and back), and prints
+// CANN_Host 27.01 MiB against 15.01 MiB of inputs. First build unconfirmed:
+// b5423 shipped on the PR's opening day and #13833's b5554 came about
+// 2025-05-30; memfit takes b5489 (about 2025-05-26), so a build from the
+// merge to b5488 is priced with the attention on the host (the larger).
+constexpr uint64_t kCannFlashAttnBuild = 5489;
+
 // #6083 ("backend : offload large batches to GPU", reviewed 2024-03-16):
 // the scheduler runs an op on host weights on a GPU backend that wants it.
 // b2459 is the first build seen with it: ggml-org/ci's b2459 bge-small run
@@ -348,6 +363,21 @@ uint64_t default_batch_size(const LlamaCppSettings& s) {
 }
 
 bool takes_op_offload(const LlamaCppGpu& g) {
+  // ggml-cann's offload_op (ne[1] of 32 or more, get_rows excepted) is in
+  // the backend from its first source (#6035, "[CANN] Add Ascend NPU
+  // backend", merged 2024-07): every build with a CANN device has it.
+  // #10777 (b4302, QwQ 32B Q4_0, 33 of 65 layers on four Ascend 910B2)
+  // splits its graph 441 times at 512 tokens and 6 at one: the host
+  // blocks' products run on CANN0.
+  return g.device.starts_with("cuda") || g.device.starts_with("rocm") || g.device.starts_with("vulkan") ||
+         g.device.starts_with("sycl") || g.device.starts_with("cann");
+}
+
+bool cast_leaves_holes(const LlamaCppGpu& g) {
+  // ggml-cann copies its inputs too, but its one log whose first NPU casts
+  // the mask (gpt-oss-20b, b6115, #15091's sinks: the attention on the
+  // host) prints CANN0 396.27 MiB, under the cast phase without holes
+  // (398.38): its layout there is not traced, and no hole is priced.
   return g.device.starts_with("cuda") || g.device.starts_with("rocm") || g.device.starts_with("vulkan") ||
          g.device.starts_with("sycl");
 }
@@ -365,8 +395,9 @@ bool runs_flash_attn(const LlamaCppGpu& g, const LlamaCppSettings& s, bool sinks
   // ggml-cann's supports_op refuses FLASH_ATTN_EXT with a sinks source
   // ("TODO: support attention sinks [TAG_ATTN_SINKS]", added with the sinks
   // themselves by #15091, b6096, and still there in the late-2025 source):
-  // every build that can load gpt-oss runs its attention on the CPU.
-  if (g.device.starts_with("cann") && sinks) return false;
+  // every build that can load gpt-oss runs its attention on the CPU; and
+  // before #13627 it had no flash attention at all.
+  if (g.device.starts_with("cann")) return !sinks && !before(s, kCannFlashAttnBuild);
   return !g.device.starts_with("sycl") || !before(s, kSyclFlashAttnBuild);
 }
 

@@ -247,6 +247,72 @@ TEST(LlamaCppPlacement, SyclBeforeItsFlashAttentionRunsTheAttentionOnTheHost) {
   EXPECT_EQ(run(m, s).placement.devices[1].compute_bytes, 83900416u);
 }
 
+TEST(LlamaCppPlacement, CannBeforeItsFlashAttentionRunsTheAttentionOnTheHost) {
+  // The same run on an Ascend NPU at b5488: ggml-cann had no
+  // FLASH_ATTN_EXT before #13627 (b5489 taken), so, as for SYCL above, the
+  // host runs each layer's attention over copies of its K and V views,
+  // 2 x 32,768 x 1,024 x 2 B = 134,217,728 B, beside the graph inputs
+  // (token ids, positions, output ids 3 x 2,048 and the F32 mask 4 x
+  // 32,768 x 512 = 67,108,864; b5488 has no KV indices nor vector leaf):
+  // 201,332,736 B.
+  Model m;
+  m.has_config = true;
+  m.spec = testing::corpus_spec("llama3/Meta-Llama-3.1-8B");
+  LlamaCppSettings s;
+  s.ctx_size = 32768;
+  s.build = 5488;
+  s.flash_attn = FlashAttn::kOn;
+  s.placement.gpus = {LlamaCppGpu{"cann:0", "", 24 * kGiB}};
+  EXPECT_EQ(run(m, s).placement.devices[1].compute_bytes, 201332736u);
+  // From b5489 the NPU runs it: the host keeps its inputs and the token
+  // rows, 6,144 + 67,108,864 + 4 x 512 x 4,096 (8,388,608) = 75,503,616 B.
+  s.build = 5489;
+  EXPECT_EQ(run(m, s).placement.devices[1].compute_bytes, 75503616u);
+}
+
+// ggml-cann takes the host's ops under op offload (its offload_op, since
+// the backend's first source, #6035), but only those its supports_op
+// takes: ggml_backend_sched_backend_id_from_cur asks both. The 70B with
+// -ngl 41 and the output layer last (blocks 39..79 on CANN0; blocks 0..38
+// and the output layer on the host), 8,192 cells, as the CUDA run of
+// OpOffloadLeavesTheHostItsInputsAndGivesItsPhasesToTheFirstGpu.
+TEST(LlamaCppPlacement, CannOffloadsTheHostsProductsButNotOnATypeItCannotMultiply) {
+  Model m = llama_70b();
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  s.placement.gpus = {LlamaCppGpu{"cann:0", "", 48 * kGiB}};
+  s.placement.n_gpu_layers = 41;
+  s.placement.output_layer_first = false;
+  // q4_0 everywhere: as on CUDA, the host keeps its inputs, 50,345,984 B,
+  // and CANN0 runs the logits with the copy of the host's output.weight,
+  // 279,445,504 + 591,003,648 = 870,449,152 B.
+  const LlamaCppEstimate q4 = run(m, s);
+  ASSERT_EQ(q4.placement.devices.size(), 2u);
+  EXPECT_EQ(q4.placement.devices[1].compute_bytes, 50345984u);
+  EXPECT_EQ(q4.placement.devices[0].compute_bytes, 870449152u);
+  // A q6_K output.weight (8,192 x 128,256 / 256 x 210 B = 861,880,320 B),
+  // which ggml-cann does not multiply: the logits stay on the host, read
+  // from the final norm's copy, 4 x 512 x (128,256 + 8,192) = 279,445,504 B
+  // (ggml-org/llama.cpp#10777, b4302: CANN_Host 307.00 MiB, QwQ 32B's
+  // 4 x 512 x (152,064 + 5,120)), and CANN0 runs the host blocks' products
+  // alone: a host block's up product beside its copy, 329,254,912 B, as
+  // CUDA0's in that test.
+  for (SafetensorsTensor& t : m.tensors) {
+    if (t.name == "output.weight") {
+      m.weights.bytes = m.weights.bytes - t.data_bytes + 861880320;
+      t.dtype = "q6_K";
+      t.data_bytes = 861880320;
+    }
+  }
+  const LlamaCppEstimate q6 = run(m, s);
+  EXPECT_EQ(q6.placement.devices[1].compute_bytes, 279445504u);
+  EXPECT_EQ(q6.placement.devices[0].compute_bytes, 329254912u);
+  // A CUDA GPU multiplies q6_K: the logits are its again, with the copy,
+  // 279,445,504 + 861,880,320 = 1,141,325,824 B.
+  s.placement.gpus = {LlamaCppGpu{"cuda:0", "", 48 * kGiB}};
+  EXPECT_EQ(run(m, s).placement.devices[0].compute_bytes, 1141325824u);
+}
+
 TEST(LlamaCppPlacement, HostWeightsInACpuExtraBufferKeepTheHostBlocksAttentionOnTheHost) {
   // The same 70B placement (32,768 cells, no flash attention, -ngl 65),
   // its host weights in AMX's buffer, as a build before #12498 put them:

@@ -305,9 +305,10 @@ bool set_homes(Graph& g, uint64_t layers, const WeightHomes& homes, const std::v
       // Each block's duplicate lives with the block (TENSOR_DUPLICATED).
       g.set_home(id, device_of(static_cast<uint64_t>(std::max(x.layer, 0))), homes.find("rope_freqs.weight")->second.bytes);
     } else if (it != homes.end()) {
-      g.set_home(id, it->second.device, it->second.bytes);
+      g.set_home(id, it->second.device, it->second.bytes, it->second.offloadable);
     } else if (x.name == "output.weight" && homes.contains("token_embd.weight")) {
-      g.set_home(id, device_of(layers), homes.find("token_embd.weight")->second.bytes);
+      const WeightHome& table = homes.find("token_embd.weight")->second;
+      g.set_home(id, device_of(layers), table.bytes, table.offloadable);
     } else {
       return false;
     }

@@ -98,6 +98,9 @@ struct Tensor {
   // view of a cache) takes; set by the builder's caller (Graph::set_home).
   int home = -3;
   uint64_t home_bytes = 0;
+  // A host weight whose product the offload GPU's supports_op takes; false:
+  // its op stays on the host whatever the batch (offload_split, pass 1).
+  bool offloadable = true;
   std::string name;        // for traces and tests
 };
 
@@ -125,9 +128,10 @@ class Graph {
   void set_named_weights(bool on) { named_weights_ = on; }
   // The layer set_layer named last (-1 before any).
   int layer() const { return layer_; }
-  void set_home(int t, int home, uint64_t bytes) {
+  void set_home(int t, int home, uint64_t bytes, bool offloadable = true) {
     tensors_[static_cast<size_t>(t)].home = home;
     tensors_[static_cast<size_t>(t)].home_bytes = bytes;
+    tensors_[static_cast<size_t>(t)].offloadable = offloadable;
   }
   // A new contiguous tensor, result of `op` over `src`.
   int op(Op op, Type type, Dims ne, std::vector<int> src, std::string name = "");

@@ -43,7 +43,8 @@ uint64_t batch(const Tensor& x) {
 // where that buffer is; an input on the host (the last backend); an op
 // reading a weight (ROPE excepted: "the rope freqs tensor is too small to
 // choose a backend based on it") where the weight is, unless the weight
-// is the host's and the offload GPU's offload_op takes it ("1.off").
+// is the host's and the offload GPU's supports_op (Tensor::offloadable)
+// and offload_op take the op ("1.off").
 // false where a read external has no home.
 bool assign_first(const Graph& g, const OffloadPlan& plan, std::vector<int>& where) {
   for (size_t t = 0; t < g.size(); ++t) {
@@ -68,8 +69,8 @@ bool assign_first(const Graph& g, const OffloadPlan& plan, std::vector<int>& whe
       for (int s : x.src) {
         if (!g.at(s).weight) continue;
         const int home = g.at(s).home;
-        const bool offload = home == kHomeHost && plan.min_batch > 0 && x.op != Op::kGetRows &&
-                             batch(x) >= plan.min_batch;
+        const bool offload = home == kHomeHost && g.at(s).offloadable && plan.min_batch > 0 &&
+                             x.op != Op::kGetRows && batch(x) >= plan.min_batch;
         w = offload ? plan.offload_gpu : home;
         break;
       }
