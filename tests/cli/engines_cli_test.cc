@@ -55,21 +55,23 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
     if (e["name"] == "llamacpp") {
       EXPECT_EQ(e["versions"]["field"], "llamacpp_version");
       // Oldest first: #6017's input buffer and pipeline parallelism, #6083's
-      // op offload, #6122's output rows, #13108's cache-less encoders, the
-      // cache rules with #13627's CANN flash attention among them, #18148's
-      // -ngl (and Vulkan's events), #18898's vector input, #19067's V-less
-      // MLA cache, then #20190's SYCL flash attention.
-      EXPECT_EQ(e["versions"]["differences"].size(), 13u);
-      EXPECT_EQ(e["versions"]["differences"][6]["releases"], "before b5489, CANN");
-      EXPECT_EQ(e["versions"]["differences"][11]["releases"], "before b7847");
-      EXPECT_EQ(e["versions"]["differences"][12]["releases"], "before b8234, SYCL");
+      // op offload, #6122's output rows, #12801's MLA graph (the old
+      // DeepSeek graph before it), #13108's cache-less encoders, the cache
+      // rules with #13627's CANN flash attention among them, #18148's -ngl
+      // (and Vulkan's events), #18898's vector input, #19067's V-less MLA
+      // cache, then #20190's SYCL flash attention.
+      EXPECT_EQ(e["versions"]["differences"].size(), 14u);
+      EXPECT_EQ(e["versions"]["differences"][7]["releases"], "before b5489, CANN");
+      EXPECT_EQ(e["versions"]["differences"][12]["releases"], "before b7847");
+      EXPECT_EQ(e["versions"]["differences"][13]["releases"], "before b8234, SYCL");
       EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b2413");
       EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before b2459");
       EXPECT_EQ(e["versions"]["differences"][2]["releases"], "before b2537");
-      EXPECT_EQ(e["versions"]["differences"][3]["releases"], "before b5340");
-      EXPECT_EQ(e["versions"]["differences"][4]["releases"], "before b5424");
-      EXPECT_EQ(e["versions"]["differences"][9]["releases"], "before b7591");
-      EXPECT_EQ(e["versions"]["differences"][10]["releases"], "before b7781");
+      EXPECT_EQ(e["versions"]["differences"][3]["releases"], "before b5091");
+      EXPECT_EQ(e["versions"]["differences"][4]["releases"], "before b5340");
+      EXPECT_EQ(e["versions"]["differences"][5]["releases"], "before b5424");
+      EXPECT_EQ(e["versions"]["differences"][10]["releases"], "before b7591");
+      EXPECT_EQ(e["versions"]["differences"][11]["releases"], "before b7781");
     }
     if (e["name"] == "ollama") {
       EXPECT_EQ(e["versions"]["field"], "ollama_version");

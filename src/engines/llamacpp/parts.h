@@ -128,6 +128,11 @@ bool fused_qkv_v_cont(const LlamaCppSettings& settings);
 // first build taken as b7847); from it and in the pinned build V is a view
 // of the latent K, no tensor of its own.
 bool mla_caches_v(const LlamaCppSettings& settings);
+// Whether deepseek2 runs the graph of the builds before #12801 (DeepSeek
+// MLA: kMlaGraphBuild in releases.cc, b5091 taken, the merge's build not
+// read): llm_build_deepseek2's own multi-head attention over every head's
+// K and V, whatever the file (graph/deepseek2_legacy.cc).
+bool legacy_deepseek2_graph(const LlamaCppSettings& settings);
 // Whether an encoder (BERT) still gets a KV cache it never reads: n_ctx
 // cells of every layer's K and V, as a decoder's, in a build before
 // #13108 ("allow cache-less context for embeddings"); none from it and in

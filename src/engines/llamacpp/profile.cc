@@ -164,6 +164,8 @@ constexpr ReleaseDifference kLlamaCppReleases[] = {
     {"before b2537", "the output buffer holds n_batch rows of logits, not one a sequence "
                      "(#6122); the early graph's compute phases (SiLU and the gate's product in "
                      "place, K and V freed before the scores)"},
+    {"before b5091", "a deepseek2 file without the MLA keys runs llama.cpp's old DeepSeek graph, "
+                     "every head's K and V decompressed and cached (#12801 moved it to MLA)"},
     {"before b5340", "an encoder (BERT) keeps a decoder's KV cache of n_ctx cells, never read "
                      "(#13108 made its context cache-less)"},
     {"before b5424", "a sliding-window layer caches the full context, as --swa-full does "

@@ -272,6 +272,23 @@ constexpr uint64_t kLfm2TiedOutputBuild = 6250;
 // llama.cpp, v0.5.1 (3f1ae2e3, before) and v0.5.2 (40c6d79f, after).
 constexpr uint64_t kSharedDuplicatesBuild = 3990;
 
+// #12801 ("llama : DeepSeek V2/V3 MLA implementation", merged 2025-04-15)
+// moved deepseek2's graph to the absorbed MLA one for GGUFs with the MLA
+// keys and kept a "legacy non-MLA" path for older files, rebuilt on
+// build_attn (the query and key concatenated rope first, no copies of the
+// roped parts). Before it every deepseek2 GGUF ran llm_build_deepseek2's
+// own graph: Q, the decompressed K and V of every head, the key's rope part
+// repeated over the heads, llm_build_kv's stores and product
+// (graph/deepseek2_legacy.cc). The corpus brackets it by the KV line
+// (#12801 "adds context shifting ability (for both legacy non-MLA GGUF
+// files and new MLA GGUF files)"): b4887 (neverllama6's DeepSeek-V2-Lite)
+// prints "can_shift = 0", b5276 (#13305, a file without the MLA keys)
+// "can_shift = 1". First build unconfirmed: about 9.6 builds a day from
+// b5331 (2025-05-10) to b5618 (2025-06-09) put the merge near b5091;
+// memfit takes b5091, so a build from the merge to b5090 is priced with
+// the old graph.
+constexpr uint64_t kMlaGraphBuild = 5091;
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -341,6 +358,7 @@ bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBu
 bool fused_qkv_qk_cont(const LlamaCppSettings& s) { return before(s, kFusedQkvQkViewBuild); }
 bool fused_qkv_v_cont(const LlamaCppSettings& s) { return before(s, kFusedQkvVViewBuild); }
 bool mla_caches_v(const LlamaCppSettings& s) { return before(s, kVlessMlaBuild); }
+bool legacy_deepseek2_graph(const LlamaCppSettings& s) { return before(s, kMlaGraphBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 bool offloads_host_buffers_only(const LlamaCppSettings& s) { return !before(s, kHostBufferOffloadBuild); }
 bool duplicates_tied_output(const ModelSpec& spec, const LlamaCppSettings& s) {

@@ -503,5 +503,17 @@ TEST(LlamaCppReleases, AnMlaGraphReadsItsOwnVCacheBefore19067) {
             2'097'152u);
 }
 
+// #12801 (DeepSeek MLA, merged 2025-04-15; memfit takes b5091): before it
+// deepseek2 ran its own graph over every head's K and V. neverllama5's
+// b4568 log has it, ik394's b5331 the MLA graph; no build given is the
+// pinned one.
+TEST(LlamaCppReleases, TheOldDeepseekGraphIsTheBuildsBefore12801) {
+  EXPECT_TRUE(llamacpp::legacy_deepseek2_graph(at(4096, 4568)));
+  EXPECT_TRUE(llamacpp::legacy_deepseek2_graph(at(4096, 5090)));
+  EXPECT_FALSE(llamacpp::legacy_deepseek2_graph(at(4096, 5091)));
+  EXPECT_FALSE(llamacpp::legacy_deepseek2_graph(at(4096, 5331)));
+  EXPECT_FALSE(llamacpp::legacy_deepseek2_graph(at(4096, std::nullopt)));
+}
+
 }  // namespace
 }  // namespace memfit

@@ -61,7 +61,10 @@ uint64_t keep_output_rows(Graph& g, int out_ids, uint64_t hidden, uint64_t n_out
 // build_ffn, SiLU-gated in parallel (up, gate, swiglu, down), `width`
 // wide: [hidden, n] -> [hidden, n]. A build before #14158 (`fused` false)
 // runs SiLU over the gate and the product with up as two ops, both in place.
-int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, bool fused = true);
+// The weights are the block's ffn_up, ffn_gate and ffn_down with `suffix`
+// after the kind (deepseek2's shared expert: "_shexp").
+int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, bool fused = true,
+               std::string_view suffix = "");
 
 // build_ffn with one up matrix of 2 x `width` outputs, LLM_FFN_SWIGLU and
 // LLM_FFN_SEQ (glm4): ggml_swiglu over the product (#14158 on, `fused`);
@@ -79,6 +82,10 @@ struct MoeShape {
   bool selection_bias = false;
   bool weights_norm = false;
   bool weights_scaled = false;
+  // A build before #14158: SiLU over the gate in place, then
+  // ggml_mul(up, gate), in place over up (llm_build_moe_ffn's `par`);
+  // from it one fused ggml_swiglu_split.
+  bool fused = true;
 };
 // The gate, the `used` experts chosen per token and their weights, then
 // the routed experts weighted and summed: [hidden, n] -> [hidden, n]
@@ -204,6 +211,24 @@ Result<std::optional<uint64_t>> replay_decoder_offload(const ModelSpec& spec, co
                                                        const LlamaCppSettings& settings,
                                                        const std::vector<int>& device_of_layer,
                                                        const WeightHomes& homes, int offload_gpu, int device);
+// Gives every weight and cache tensor of `g` its home for offload_split: a
+// weight by its GGUF name in `homes` (output.weight absent: token_embd's
+// bytes, created again for the output layer, block `layers`, on its
+// device; a block's rope_freqs duplicate with the block), the K (even
+// Tensor::cache_slot) and V (odd) of block i on device_of_layer[i], each
+// copy of them k_bytes and v_bytes. false where a weight is in neither.
+bool set_homes(Graph& g, uint64_t layers, const WeightHomes& homes, const std::vector<int>& device_of_layer,
+               uint64_t k_bytes, uint64_t v_bytes);
+// llamacpp/graph/deepseek2_legacy.cc: the graph a deepseek2 GGUF without
+// the MLA keys (heads' K and V cached: is_decompressed_mla) ran with in the
+// builds before #12801 (legacy_deepseek2_graph), under op offload as
+// replay_decoder_offload splits it; nullopt for anything else (flash
+// attention, a build from #12801, a weight `homes` lacks).
+Result<std::optional<uint64_t>> replay_deepseek2_legacy_offload(const ModelSpec& spec, const LlamaCppContext& context,
+                                                                const LlamaCppSettings& settings,
+                                                                const std::vector<int>& device_of_layer,
+                                                                const WeightHomes& homes, int offload_gpu,
+                                                                int device);
 // The GGUF name of block `layer`'s tensor `kind` ("attn_q"):
 // blk.<layer>.<kind>.<suffix>.
 std::string block_tensor(int layer, std::string_view kind, std::string_view suffix = "weight");

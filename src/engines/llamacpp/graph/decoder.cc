@@ -303,11 +303,9 @@ std::optional<uint64_t> cache_tensor_bytes(const AttentionShape& a, GgmlType typ
   return (CheckedBytes(width / t.block_elements) * t.block_bytes * a.n_kv * a.streams).value();
 }
 
-// Gives every weight and cache tensor of `g` its home: a weight by its
-// GGUF name in `homes` (output.weight absent: token_embd's bytes, created
-// again for the output layer on its device), the cache of block i on
-// device_of_layer[i]. false where a weight is in neither.
-bool set_homes(Graph& g, const DecoderShape& s, const WeightHomes& homes, const std::vector<int>& device_of_layer,
+}  // namespace
+
+bool set_homes(Graph& g, uint64_t layers, const WeightHomes& homes, const std::vector<int>& device_of_layer,
                uint64_t k_bytes, uint64_t v_bytes) {
   const auto device_of = [&](uint64_t layer) {
     return layer < device_of_layer.size() ? device_of_layer[layer] : device_of_layer.back();
@@ -329,15 +327,13 @@ bool set_homes(Graph& g, const DecoderShape& s, const WeightHomes& homes, const 
       g.set_home(id, it->second.device, it->second.bytes, it->second.offloadable);
     } else if (x.name == "output.weight" && homes.contains("token_embd.weight")) {
       const WeightHome& table = homes.find("token_embd.weight")->second;
-      g.set_home(id, device_of(s.layers), table.bytes, table.offloadable);
+      g.set_home(id, device_of(layers), table.bytes, table.offloadable);
     } else {
       return false;
     }
   }
   return true;
 }
-
-}  // namespace
 
 Result<std::optional<uint64_t>> replay_decoder_offload(const ModelSpec& spec, const LlamaCppContext& c,
                                                        const LlamaCppSettings& settings,
@@ -354,7 +350,7 @@ Result<std::optional<uint64_t>> replay_decoder_offload(const ModelSpec& spec, co
   const ggml_graph::OffloadPlan plan{.offload_gpu = offload_gpu, .min_batch = 32};
   Result<uint64_t> bytes = reserve_bytes(c, seqs, kGpuTensorAlignment, [&](uint64_t n_tok, uint64_t n_out) {
     Graph full = build(*s, n_tok, n_out, true);
-    covered = covered && set_homes(full, *s, homes, device_of_layer, *k_bytes, *v_bytes);
+    covered = covered && set_homes(full, s->layers, homes, device_of_layer, *k_bytes, *v_bytes);
     if (!covered) return Graph();
     Result<Graph> split = ggml_graph::offload_split(full, plan, device);
     return split ? std::move(*split) : Graph();

@@ -2,6 +2,8 @@
 // the last layer's output rows, build_ffn SiLU-gated and build_moe_ffn,
 // each tensor in the order llama.cpp makes it. The facts behind each step:
 // docs/llamacpp-rules.md, "Compute buffers (replayed)".
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "engines/llamacpp/graph/builders.h"
@@ -30,7 +32,8 @@ Routing route(Graph& g, const MoeShape& s, int weight, int cur, uint64_t n) {
                          "ffn_moe_probs");
   int selection = probs;
   if (s.selection_bias) {
-    selection = g.op(Op::kAdd, Type::kF32, {s.experts, n, 1, 1}, {probs, weight}, "ffn_moe_probs_biased");
+    const int bias = g.weight(weight, block_tensor(g.layer(), "exp_probs_b", "bias"));
+    selection = g.op(Op::kAdd, Type::kF32, {s.experts, n, 1, 1}, {probs, bias}, "ffn_moe_probs_biased");
   }
   const int argsort = g.op(Op::kOther, Type::kI32, {s.experts, n, 1, 1}, {selection}, "ffn_moe_argsort");
   Routing r;
@@ -62,7 +65,14 @@ int routed_experts(Graph& g, const MoeShape& s, int weight, int cur, const Routi
   const int gate =
       g.op(Op::kOther, Type::kF32, wide, {g.weight(weight, block_tensor(g.layer(), "ffn_gate_exps")), x, r.selected},
            "ffn_moe_gate");
-  const int glu = g.op(Op::kOther, Type::kF32, wide, {gate, up}, "ffn_moe_swiglu");
+  int glu = -1;
+  if (s.fused) {
+    glu = g.op(Op::kOther, Type::kF32, wide, {gate, up}, "ffn_moe_swiglu");
+  } else {
+    // ggml_silu(gate) in place, then ggml_mul(up, gate): in place over up.
+    const int silu = g.op(Op::kUnary, Type::kF32, wide, {gate}, "ffn_moe_silu");
+    glu = g.op(Op::kMul, Type::kF32, wide, {up, silu}, "ffn_moe_gate_par");
+  }
   int experts = g.op(Op::kOther, Type::kF32, {s.hidden, s.used, n, 1},
                      {g.weight(weight, block_tensor(g.layer(), "ffn_down_exps")), glu, r.selected}, "ffn_moe_down");
   experts = g.op(Op::kMul, Type::kF32, {s.hidden, s.used, n, 1}, {experts, r.weights}, "ffn_moe_weighted");
@@ -90,10 +100,13 @@ uint64_t keep_output_rows(Graph& g, int out_ids, uint64_t hidden, uint64_t n_out
   return n_out;
 }
 
-int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, bool fused) {
-  const int down = g.weight(weight, block_tensor(g.layer(), "ffn_down"));
-  const int up = mul_mat(g, g.weight(weight, block_tensor(g.layer(), "ffn_up")), cur, width);
-  const int gate = mul_mat(g, g.weight(weight, block_tensor(g.layer(), "ffn_gate")), cur, width);
+int swiglu_ffn(Graph& g, int weight, int cur, uint64_t width, uint64_t hidden, bool fused, std::string_view suffix) {
+  const auto w = [&](std::string_view kind) {
+    return g.weight(weight, block_tensor(g.layer(), std::string(kind) + std::string(suffix)));
+  };
+  const int down = w("ffn_down");
+  const int up = mul_mat(g, w("ffn_up"), cur, width);
+  const int gate = mul_mat(g, w("ffn_gate"), cur, width);
   if (!fused) {
     const int silu = g.op(Op::kUnary, Type::kF32, g.at(gate).ne, {gate}, "ffn_silu");
     const int product = g.op(Op::kMul, Type::kF32, g.at(gate).ne, {silu, up}, "ffn_gate_par");

@@ -89,7 +89,10 @@ Result<std::optional<uint64_t>> replayed_offload_compute_bytes(const Model& mode
                                                                int device) {
   const ModelSpec& spec = model.spec;
   if (settings.embedding || spec.embedding.bidirectional) return std::optional<uint64_t>();
-  return graph::replay_decoder_offload(spec, c, settings, device_of_layer, homes, offload_gpu, device);
+  Result<std::optional<uint64_t>> decoder =
+      graph::replay_decoder_offload(spec, c, settings, device_of_layer, homes, offload_gpu, device);
+  if (!decoder || decoder->has_value()) return decoder;
+  return graph::replay_deepseek2_legacy_offload(spec, c, settings, device_of_layer, homes, offload_gpu, device);
 }
 
 }  // namespace memfit::llamacpp
