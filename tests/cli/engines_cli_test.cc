@@ -57,8 +57,10 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       // Oldest first: #6017's input buffer and pipeline parallelism, #6083's
       // op offload, #6122's output rows, #13108's cache-less encoders, the
       // cache rules, #18148's -ngl (and Vulkan's events), #18898's vector
-      // input, #19067's V-less MLA cache, then #20190's SYCL flash attention.
-      EXPECT_EQ(e["versions"]["differences"].size(), 12u);
+      // input, #19067's V-less MLA cache, #20190's SYCL flash attention,
+      // then #23861's output rows under llama-server.
+      EXPECT_EQ(e["versions"]["differences"].size(), 13u);
+      EXPECT_EQ(e["versions"]["differences"][12]["releases"], "before b9460, llama-server");
       EXPECT_EQ(e["versions"]["differences"][10]["releases"], "before b7847");
       EXPECT_EQ(e["versions"]["differences"][11]["releases"], "before b8234, SYCL");
       EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b2413");
