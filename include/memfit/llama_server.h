@@ -31,7 +31,10 @@ inline constexpr uint64_t kLlamaServerAutoSlots = 4;
 //     default --fit on sizes it so: n_ctx_train x streams, where streams is
 //     1 with a unified cache and --parallel otherwise);
 //   --cache-ram and --ctx-checkpoints not given: the server's defaults
-//     (kLlamaServerCacheRamMib, kLlamaServerCtxCheckpoints).
+//     (kLlamaServerCacheRamMib, kLlamaServerCtxCheckpoints);
+//   outputs_max: the slots (llama.cpp #23861: the prompt graph is reserved
+//     for one output row a slot), 0 (n_batch) with --embedding or a draft
+//     model. llama-cli loads its model through the same server context.
 // kOverflow when the training context times the streams passes 64 bits; a
 // model that declares no training context keeps ctx_size 0 (the estimate
 // then refuses it, naming ctx_size).

@@ -99,6 +99,14 @@ struct LlamaCppSettings {
   // estimate (docs/engine-llamacpp.md, "Releases"); nullopt: the pinned
   // release's.
   std::optional<uint64_t> build;
+  // llama_context_params.n_outputs_max: the most output (logits) rows a
+  // batch may ask for, which from #23861 (b9460) also caps the rows of the
+  // worst-case prompt graph the compute buffers are reserved for; 0: the
+  // library's default, n_batch (node-llama-cpp, llama-completion,
+  // llama-bench). llama-server and llama-cli set their slots
+  // (apply_llama_server_rules); not a flag of either (docs/engine-llamacpp.md,
+  // "Output rows").
+  uint64_t outputs_max = 0;
   // The cells' padding, where a runtime other than llama.cpp keeps the
   // cache (Ollama's own engine: kvcache.Causal's CachePadding, 32 without
   // flash attention before v0.13.2); nullopt: llama.cpp's (cell_pad).
@@ -143,6 +151,11 @@ struct LlamaCppContext {
   uint64_t n_batch = 0;      // min(ctx before padding, --batch-size)
   uint64_t n_ubatch = 0;     // min(n_batch, --ubatch-size)
   uint64_t swa_cells = 0;    // SWA cells per stream; 0 when no layer is SWA
+  // "n_outputs_max" as llama_context prints it: the caller's limit from
+  // #23861 (b9460), else n_batch; 0 (a context made by hand): no limit.
+  // The reserved prompt graph keeps min(n_ctx, n_ubatch, this) output rows
+  // (llamacpp::reserved_output_rows).
+  uint64_t n_outputs_max = 0;
   bool flash_attn = true;    // as resolved: auto is on (the CPU resolves it on)
   // V stored transposed, one element a row: flash attention asked off.
   // llama_context creates the memory before it resolves auto (src/llama-

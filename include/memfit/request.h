@@ -82,6 +82,9 @@ struct LlamaCppRequest {
   // Not a flag: how a log's run resolved auto (check-log sets it;
   // LlamaCppSettings::flash_attn_auto_on).
   std::optional<bool> flash_attn_auto_on;
+  // Not a flag: llama_context_params.n_outputs_max as a log printed it
+  // (check-log sets it; LlamaCppSettings::outputs_max).
+  std::optional<uint64_t> n_outputs_max;
   std::optional<bool> swa_full;
   std::optional<bool> kv_unified;
   std::optional<uint64_t> llamacpp_version;  // --llamacpp-version: a build number (b6500)

@@ -478,6 +478,11 @@ Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, Llama
                                   "taken for it", *worst));
     }
   }
+  // The output rows the run reserved its prompt graph for: llama_context
+  // prints n_outputs_max from #23988, the day after #23861 made it a limit
+  // (b9460); llama-server's is its slots ("n_outputs_max = 1"), a library
+  // caller's default n_batch.
+  q.n_outputs_max = count_setting(log, "n_outputs_max");
   q.flash_attn = flash_attn_of(log);
   // auto resolved off at run time ("Flash Attention was auto, set to
   // disabled": a GPU's backend did not run FLASH_ATTN_EXT): the graph runs
@@ -1617,7 +1622,7 @@ void note_presorted_host_range(const RuntimeLog& log, const Model& model, const 
 // at that share, not at its type's bytes: a file whose blocks hold heavier
 // types than the rebuilt list's (Unsloth's dynamic quants) inflates it.
 // Said on a GPU's compute row above its target where that logits phase is
-// memfit's figure: 4 x min(n_ctx, n_ubatch) x (vocab + hidden) B of logits
+// memfit's figure: 4 x reserved_output_rows x (vocab + hidden) B of logits
 // and result_norm (compute.cc, offloaded_output_phase, a decoder without
 // MLA) plus the copy, equal to it.
 void note_shaped_output_copy(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
@@ -1645,7 +1650,7 @@ void note_shaped_output_copy(const RuntimeLog& log, const Model& model, const Ll
   if (type == nullptr) return;
   const uint64_t elements = (CheckedBytes(output->shape[0]) * output->shape[1]).saturated();
   const uint64_t typed = (CheckedBytes(elements / type->block_elements) * type->block_bytes).saturated();
-  const uint64_t rows = std::min(e.context.n_ctx, e.context.n_ubatch);
+  const uint64_t rows = llamacpp::reserved_output_rows(e.context);
   const CheckedBytes logits =
       CheckedBytes(4) * rows * (CheckedBytes(model.spec.geometry.vocab) + model.spec.geometry.hidden);
   if ((logits + output->data_bytes).saturated() != *c.memfit || output->data_bytes <= typed) return;
@@ -1862,29 +1867,6 @@ void add_unknown_run_notes(const RuntimeLog& log, const LlamaCppEstimate& e, con
   }
 }
 
-// "llama_context: n_outputs_max = 1": llama-server from #23861 ("llama:
-// limit max outputs of llama_context", 2026-05-30) reserves the worst-case
-// graph with that many output rows (one a sequence), where memfit prices
-// the logits and the last layer's rows of every token of the ubatch
-// (min(n_ctx, n_ubatch)): not replayed. A compute row memfit prices above
-// its print says so (gpt-oss-120b under Ollama 0.30.7's llama-server:
-// 201,088 logits x 1,024 rows = 785.5 MiB of memfit's 796.75, the print
-// 208.04 MiB).
-void note_reserved_outputs(const RuntimeLog& log, const LlamaCppEstimate& e, std::vector<FigureCheck>& figures) {
-  const std::optional<uint64_t> outputs = count_setting(log, "n_outputs_max");
-  const uint64_t tokens = std::min(e.context.n_ctx, e.context.n_ubatch);
-  if (!outputs || *outputs >= tokens) return;
-  for (FigureCheck& c : figures) {
-    if (c.printed.figure != LogFigure::kCompute || !c.memfit || *c.memfit <= c.printed.value ||
-        within_print_band(*c.memfit, c.printed)) {
-      continue;
-    }
-    append_note(c, fmt::format("the log reserves {} output rows (n_outputs_max, llama.cpp #23861), memfit "
-                               "the logits of all {} tokens: not replayed",
-                               *outputs, tokens));
-  }
-}
-
 void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& options,
                              const EstimateRun& run, std::vector<FigureCheck>& figures) const {
   const LlamaCppEstimate& e = *run.llamacpp;
@@ -1971,7 +1953,6 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     }
   }
   if (e.kv_bytes > 0 && e.recurrent_bytes > 0) add_context_totals(e, figures);
-  note_reserved_outputs(log, e, figures);
   const std::string offload = offload_note(log, run.model->spec.layers.size(), e.placement);
   for (FigureCheck& c : figures) {
     const LogFigure f = c.printed.figure;

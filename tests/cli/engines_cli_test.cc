@@ -59,11 +59,13 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       // DeepSeek graph before it), #13108's cache-less encoders, the cache
       // rules with #13627's CANN flash attention among them, #18148's -ngl
       // (and Vulkan's events), #18898's vector input, #19067's V-less MLA
-      // cache, then #20190's SYCL flash attention.
-      EXPECT_EQ(e["versions"]["differences"].size(), 14u);
+      // cache, #20190's SYCL flash attention, then #23861's output rows
+      // under llama-server.
+      EXPECT_EQ(e["versions"]["differences"].size(), 15u);
       EXPECT_EQ(e["versions"]["differences"][7]["releases"], "before b5489, CANN");
       EXPECT_EQ(e["versions"]["differences"][12]["releases"], "before b7847");
       EXPECT_EQ(e["versions"]["differences"][13]["releases"], "before b8234, SYCL");
+      EXPECT_EQ(e["versions"]["differences"][14]["releases"], "before b9460, llama-server");
       EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b2413");
       EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before b2459");
       EXPECT_EQ(e["versions"]["differences"][2]["releases"], "before b2537");

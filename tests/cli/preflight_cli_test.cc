@@ -247,12 +247,23 @@ class LlamaServerPreflight : public ::testing::Test {
     return run_memfit(all);
   }
 
-  uint64_t inspect_total(std::vector<std::string> args) const {
+  nlohmann::json inspect(std::vector<std::string> args) const {
     std::vector<std::string> all = {"inspect", "-m", gguf_, "--json"};
     all.insert(all.end(), args.begin(), args.end());
     auto r = run_memfit(all);
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    return r.exit_code == 0 ? nlohmann::json::parse(r.out)["total_bytes"].get<uint64_t>() : 0;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  }
+
+  // inspect's total with the flags, less the compute a library run
+  // reserves and plus llama-server's: inspect keeps the library's
+  // n_outputs_max (n_batch, every token an output row), the server one row
+  // a slot (llama.cpp #23861), and nothing else differs.
+  uint64_t inspect_total(std::vector<std::string> args, uint64_t server_compute_bytes) const {
+    const nlohmann::json j = inspect(std::move(args));
+    if (!j.contains("total_bytes")) return 0;
+    return j["total_bytes"].get<uint64_t>() - j["llamacpp"]["compute_bytes"].get<uint64_t>() +
+           server_compute_bytes;
   }
 
   TempDir dir_;
@@ -281,8 +292,21 @@ TEST_F(LlamaServerPreflight, ParallelAutoIsFourSlotsSharingOneCache) {
   // at its default limit, 8,192 MiB (a line of its own; this model keeps
   // no checkpoints).
   EXPECT_EQ(j["llamacpp"]["extras_bytes"], 8589934592u);
-  EXPECT_EQ(j["total_bytes"], inspect_total({"-c", "16384", "-np", "4", "--kv-unified",
-                                             "--cache-ram", "8192", "--memory-limit", "16GiB"}));
+  const uint64_t compute = j["llamacpp"]["compute_bytes"].get<uint64_t>();
+  EXPECT_EQ(j["total_bytes"], inspect_total({"-c", "16384", "-np", "4", "--kv-unified", "--cache-ram",
+                                             "8192", "--memory-limit", "16GiB"},
+                                            compute));
+  // The server's four output rows: its prompt graph keeps 4 rows of
+  // logits, where inspect's (the library's) keeps the ubatch's 512: the
+  // replayed buffer is then 327,944,192 B, the logits over the last
+  // layer's tail 4 x 512 x (151,936 + 2 x 4,096) = 327,942,144 of it; the
+  // server's is below that one term.
+  EXPECT_EQ(j["inputs"]["n_outputs_max"], 4);
+  const nlohmann::json library =
+      inspect({"-c", "16384", "-np", "4", "--kv-unified", "--cache-ram", "8192", "--memory-limit", "16GiB"});
+  EXPECT_EQ(library["llamacpp"]["compute_bytes"], 327'944'192u);
+  EXPECT_FALSE(library["inputs"].contains("n_outputs_max"));
+  EXPECT_LT(compute, 327'942'144u);
 
   auto text = serve({"-c", "16384"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
@@ -329,8 +353,13 @@ TEST_F(LlamaServerPreflight, ContextZeroIsTheTrainingContextForEachStream) {
 }
 
 TEST_F(LlamaServerPreflight, VerdictsAndForce) {
+  auto priced = serve({"-c", "16384", "-np", "2", "--json"});
+  ASSERT_EQ(priced.exit_code, 0) << priced.err;
+  const nlohmann::json p = nlohmann::json::parse(priced.out);
   const uint64_t total =
-      inspect_total({"-c", "16384", "-np", "2", "--cache-ram", "8192", "--memory-limit", "16GiB"});
+      inspect_total({"-c", "16384", "-np", "2", "--cache-ram", "8192", "--memory-limit", "16GiB"},
+                    p["llamacpp"]["compute_bytes"].get<uint64_t>());
+  EXPECT_EQ(p["total_bytes"], total);
   EXPECT_EQ(serve({"-c", "16384", "-np", "2"}, std::to_string(total) + "B").exit_code, 0);
   auto over = serve({"-c", "16384", "-np", "2"}, std::to_string(total - 1) + "B");
   EXPECT_EQ(over.exit_code, 3);

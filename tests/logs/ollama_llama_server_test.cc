@@ -89,28 +89,46 @@ TEST(OllamaLlamaServer, TheHostsMaskIsF16UnderFlashAttentionFromB9444) {
   // The same log, build b9672, every layer on CUDA0, flash attention: the
   // host holds the graph inputs. The token rows it gathers and the
   // vector-input leaf, 6,144 x 512 x 4 B each (25,165,824 B), the F16 mask
-  // 4,096 x 512 x 2 B (4,194,304 B, #23764), token ids, positions and
-  // output ids 512 x 4 B each (6,144 B), k_idxs and v_idxs 512 x 8 B each
-  // (8,192 B): 29,374,464 B, the print's "28.01 MiB". An F32 mask adds
-  // 4,194,304 B (32.01 MiB, 1.14).
+  // 4,096 x 512 x 2 B (4,194,304 B, #23764), token ids and positions 512
+  // x 4 B each (4,096 B), the one output id of "n_outputs_max = 1" (#23861:
+  // 4 B, 32 at the host's alignment), k_idxs and v_idxs 512 x 8 B each
+  // (8,192 B): 29,372,448 B, the print's "28.01 MiB" (every token's output
+  // id, 2,048 B, made it 29,374,464). An F32 mask adds 4,194,304 B (32.01
+  // MiB, 1.14).
   const LogCheck c = check("ollama-neverollama3-codestral-22b-llamaserver-v03010.log");
   const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
   ASSERT_NE(host, nullptr);
-  EXPECT_EQ(host->memfit, std::optional<uint64_t>(29'374'464u));
+  EXPECT_EQ(host->memfit, std::optional<uint64_t>(29'372'448u));
   EXPECT_TRUE(host->within_print);
 }
 
-TEST(OllamaLlamaServer, AGraphReservedForOneOutputSaysSo) {
-  // gpt-oss-120b, -ub 1024: the log prints "n_outputs_max = 1" (#23861:
-  // llama-server reserves one output row a sequence); memfit's phases keep
-  // 201,088 logits x 1,024 rows x 4 B = 823,656,448 B (785.5 MiB) of its
-  // 796.75 MiB, where the print is 208.04 MiB. Not replayed: the row says
-  // why instead of "a cause memfit has not traced".
+TEST(OllamaLlamaServer, TheGraphIsReservedForThePrintedOutputRows) {
+  // gpt-oss-120b, -ub 1024, llama-server b9509: the log prints
+  // "n_outputs_max = 1" (#23861: llama-server reserves one output row a
+  // slot). Every token's row, as before b9460, made the GPU's output phase
+  // the logits and result_norm 4 x 1,024 x (201,088 + 2,880) = 835,452,928
+  // B (796.75 MiB, 3.83 of the print's 208.04 MiB); one row makes it 4 x 1
+  // x 203,968 = 815,872 B, and the figure is the next phase's, 223,870,976
+  // B (213.50 MiB, 1.026).
   const LogCheck c = check("ollama-neverollama3-gptoss120b-h100-llamaserver-v0307.log");
   const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(gpu, nullptr);
-  EXPECT_NE(gpu->note.find("n_outputs_max"), std::string::npos) << gpu->note;
-  EXPECT_EQ(gpu->note.find("not traced"), std::string::npos) << gpu->note;
+  EXPECT_EQ(gpu->memfit, std::optional<uint64_t>(223'870'976u));
+  EXPECT_LT(*gpu->memfit, 835'452'928u);
+  EXPECT_EQ(gpu->note.find("n_outputs_max"), std::string::npos) << gpu->note;
+}
+
+TEST(OllamaLlamaServer, APartialOffloadsGpuKeepsItsFfnNotTheLogits) {
+  // Qwen2.5-Coder 32B, 48 of 65 layers on the GPU, -ub 512, "n_outputs_max
+  // = 1": the logits of 512 rows, 4 x 512 x (152,064 + 5,120) = 321,912,832
+  // B (1.36 of the print), fall to one row's 628,736 B, and the GPU's
+  // figure is its blocks' largest phase, the print's 225.96 MiB.
+  const LogCheck c = check("ollama-neverollama3-qwen25-coder-32b-q4km-partial-llamaserver-v03010.log");
+  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_TRUE(gpu->memfit.has_value());
+  EXPECT_LT(*gpu->memfit, 321'912'832u);
+  EXPECT_TRUE(gpu->within_print);
 }
 
 }  // namespace

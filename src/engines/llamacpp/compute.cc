@@ -20,8 +20,8 @@ namespace {
 
 // What the phases read from the model and the context.
 struct GraphShape {
-  uint64_t n_out = 0;     // output rows: min(n_ctx, n_ubatch)
-  CheckedBytes n_tok;     // tokens: n_out rounded up to a multiple of n_seq
+  uint64_t n_out = 0;     // output rows: reserved_output_rows, min(n_ctx, n_ubatch, n_outputs_max)
+  CheckedBytes n_tok;     // tokens: min(n_ctx, n_ubatch) rounded up to a multiple of n_seq
   bool attention = false;  // some layer attends over a KV cache
   uint64_t latent = 0;    // MLA: the cached latent row's width; 0 without MLA
   // MLA in a build before #19067 (mla_caches_v): the V tensor's row, the
@@ -96,8 +96,10 @@ bool layer_norm_output(std::string_view model_type) {
 GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const LlamaCppSettings& s) {
   const ModelGeometry& g = spec.geometry;
   GraphShape sh;
-  sh.n_out = std::min(c.n_ctx, c.n_ubatch);
-  sh.n_tok = round_up(sh.n_out, c.n_seq);
+  // The prompt graph's tokens, rounded up to whole sequences
+  // (graph_reserve), and its output rows (#23861 caps them from b9460).
+  sh.n_tok = round_up(std::min(c.n_ctx, c.n_ubatch), c.n_seq);
+  sh.n_out = reserved_output_rows(c);
   sh.input_leaf = vector_input_leaf(s);
   sh.inputs_apart = separate_input_buffer(s);
   sh.early_graph = early_graph_phases(s);
@@ -112,7 +114,7 @@ GraphShape graph_shape(const ModelSpec& spec, const LlamaCppContext& c, const Ll
     // Every token attends to every token of its batch, and there is no
     // cache: the scores span the batch itself.
     sh.attention = true;
-    sh.n_kv = sh.n_out;
+    sh.n_kv = std::min(c.n_ctx, c.n_ubatch);
     sh.logits = false;
     sh.position_rows = spec.model_type == "bert" && spec.family != "jina_bert_v2";
   }

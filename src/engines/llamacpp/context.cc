@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "engines/llamacpp/converted_t5.h"
 #include "engines/llamacpp/parts.h"
 #include "memfit/checked_math.h"
 
@@ -27,6 +28,11 @@ uint64_t swa_cells(const LlamaCppContext& c, const LlamaCppSettings& s, uint64_t
           .saturated();
   const uint64_t cells = std::min(c.n_ctx_seq, per_stream_window);
   return round_up(cells, cell_pad(s)).saturated();
+}
+
+uint64_t reserved_output_rows(const LlamaCppContext& c) {
+  const uint64_t tokens = std::min(c.n_ctx, c.n_ubatch);
+  return c.n_outputs_max == 0 ? tokens : std::min(tokens, c.n_outputs_max);
 }
 
 std::string_view pooling_of(const ModelSpec& spec, const LlamaCppSettings& s) {
@@ -59,6 +65,11 @@ Result<LlamaCppContext> resolve_llamacpp_context(const ModelSpec& spec, const Ll
   c.n_batch = spec.embedding.bidirectional ? s.batch_size : std::min(n_ctx, s.batch_size);
   // A build before #6017 (b2413) had no n_ubatch: its graph ran n_batch.
   c.n_ubatch = !llamacpp::splits_batch(s) ? c.n_batch : std::min(c.n_batch, s.ubatch_size);
+  // n_outputs_max: the caller's, from #23861, unless it is 0 or the model
+  // has an encoder (llama_model_has_encoder: T5's architectures), else
+  // n_batch, which leaves every token of the ubatch an output row.
+  const bool encoder = spec.model_type == "t5" || llamacpp::t5_encoder(spec);
+  c.n_outputs_max = llamacpp::limits_outputs(s) && s.outputs_max != 0 && !encoder ? s.outputs_max : c.n_batch;
   const uint64_t pad = llamacpp::cell_pad(s);
   CheckedBytes padded = round_up(n_ctx, pad);
   if (!padded.value()) return Error::overflow(fmt::format("a context of {} tokens overflows", n_ctx));

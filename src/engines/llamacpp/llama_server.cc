@@ -28,6 +28,15 @@ Status apply_llama_server_rules(const ModelSpec& spec, bool parallel_given, Llam
     }
     s.ctx_size = *ctx;
   }
+  // The context's n_outputs_max (llama.cpp #23861, kept by #23988:
+  // tools/server/server-context.cpp, server_n_outputs_max, later
+  // server_output_limits): n_batch for --embedding, whose every token is an
+  // output; else the slots times one row and the speculative draft's
+  // tokens, at most n_batch. memfit takes no --draft-max, so a run with a
+  // draft keeps n_batch (every row: the larger). llama_context honours it
+  // from b9460 (LlamaCppContext::n_outputs_max).
+  const bool draft = s.extras.draft != nullptr || !s.extras.draft_path.empty();
+  s.outputs_max = s.embedding || draft ? 0 : s.parallel;
   // The server's host-side extras at their defaults unless given.
   if (!s.extras.cache_ram_mib) s.extras.cache_ram_mib = kLlamaServerCacheRamMib;
   if (!s.extras.ctx_checkpoints) s.extras.ctx_checkpoints = kLlamaServerCtxCheckpoints;

@@ -110,6 +110,11 @@ bool vector_input_leaf(const LlamaCppSettings& settings);
 // an F16 input: the builds before #23764 (b9444, releases.cc), as the
 // replay's builders take them (graph/replay.cc).
 bool f32_mask_cast(const LlamaCppSettings& settings);
+// Whether llama_context takes the caller's n_outputs_max
+// (LlamaCppSettings::outputs_max) for the reserved prompt graph's output
+// rows: from #23861 (b9460, releases.cc); before it every token of the
+// ubatch is an output row (LlamaCppContext::n_outputs_max).
+bool limits_outputs(const LlamaCppSettings& settings);
 // A quantized cache's Hadamard rotations of Q, K and V (#21038; memfit
 // takes b8621): before it a quantized cache adds no node to the graph.
 bool attn_rotation(const LlamaCppSettings& settings);
@@ -236,6 +241,11 @@ bool output_layer_first(const LlamaCppSettings& settings);
 //   pad(min(n_ctx_seq, window x (one stream ? n_seq : 1) + swa_batch_tokens)).
 uint64_t swa_cells(const LlamaCppContext& context, const LlamaCppSettings& settings,
                    uint64_t window_tokens);
+
+// The output rows of the worst-case prompt graph llama_context reserves
+// (sched_reserve's n_outputs_pp): min(n_ctx, n_ubatch, n_outputs_max),
+// the tokens alone where n_outputs_max is 0. The token graph keeps n_seq.
+uint64_t reserved_output_rows(const LlamaCppContext& context);
 
 // The pooling llama-server runs: "" without --embedding; --pooling (or
 // --reranking's rank) when given; else the model's own

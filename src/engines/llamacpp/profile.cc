@@ -61,6 +61,7 @@ Status resolve_settings(const EstimateRequest& r, LlamaCppSettings& s) {
   s.cache_type_v = q.cache_type_v.value_or(s.cache_type_v);
   s.flash_attn = q.flash_attn.value_or(s.flash_attn);
   if (q.flash_attn_auto_on) s.flash_attn_auto_on = q.flash_attn_auto_on;
+  if (q.n_outputs_max) s.outputs_max = *q.n_outputs_max;
   s.swa_full = q.swa_full.value_or(s.swa_full);
   s.kv_unified = q.kv_unified.value_or(s.kv_unified);
   s.embedding = q.embedding.value_or(false) || q.reranking.value_or(false);
@@ -187,6 +188,9 @@ constexpr ReleaseDifference kLlamaCppReleases[] = {
                      "(#19067 made the cache V-less)"},
     {"before b8234, SYCL", "with flash attention on, the host runs each SYCL layer's attention over "
                            "copies of its K and V (#20190 gave ggml-sycl flash attention)"},
+    {"before b9460, llama-server", "the prompt graph keeps an output (logits) row for every token "
+                                   "of the ubatch (#23861 lets llama-server and llama-cli reserve "
+                                   "one a slot)"},
 };
 
 class LlamaCppProfile final : public LlamaCppCommands {

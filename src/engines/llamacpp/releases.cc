@@ -81,6 +81,19 @@ constexpr uint64_t kVectorInputLeafBuild = 7781;
 // (the larger).
 constexpr uint64_t kF16MaskInputBuild = 9444;
 
+// #23861 ("llama: limit max outputs of `llama_context`", commit de6f727aa,
+// merged 2026-06-01): llama_context_params.n_outputs_max (0 = n_batch)
+// caps the reserved prompt graph's output rows, min(n_tokens,
+// cparams.n_outputs_max), where every build before it reserved one row a
+// token of the ubatch (graph_reserve(n_tokens, n_seqs, n_tokens)); the
+// field is new in llama.h. b9460 is its first build: hybridgroup/yzma, which
+// binds llama_context_params by layout, lists b9180 - b9459 for its v1.14.1
+// and b9460+ for v1.15.0 (2026-06-02), whose one change is that field
+// ("addition: limit max outputs of llama_context", fa5ad68, citing
+// #23861); Ollama v0.30.0's llama-server (b9452) prints no n_outputs_max,
+// v0.30.7's (b9509) "n_outputs_max = 1".
+constexpr uint64_t kOutputsMaxBuild = 9460;
+
 // #21038 ("llama : rotate activations for better quantization", merged
 // 2026-04-01, commit 744c0c731): a quantized K (V) cache rotates Q and K
 // (V and the attention's output) by a Hadamard matrix input before the
@@ -353,6 +366,7 @@ bool keeps_output_embeddings(const ModelSpec& spec, const LlamaCppSettings& s) {
 }
 bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInputLeafBuild); }
 bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kF16MaskInputBuild); }
+bool limits_outputs(const LlamaCppSettings& s) { return !before(s, kOutputsMaxBuild); }
 bool attn_rotation(const LlamaCppSettings& s) { return !before(s, kAttnRotationBuild); }
 bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBuild); }
 bool fused_qkv_qk_cont(const LlamaCppSettings& s) { return before(s, kFusedQkvQkViewBuild); }

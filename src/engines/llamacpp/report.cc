@@ -5,6 +5,7 @@
 //   inputs: n_ctx 4096 (1 x 4096 cells), n_seq 1, n_batch 2048, n_ubatch 512,
 //           K f16, V f16, flash_attn auto (on), swa_full off, kv_unified off,
 //           repack x86-avx2
+//   (a llama-server run from b9460 adds " n_outputs_max 4," after n_ubatch)
 //
 //   Model                   17.01 GiB   exact (gguf_header)
 //     Mapped weights        15.26 GiB   CPU_Mapped, the file's tensor range
@@ -145,6 +146,9 @@ nlohmann::ordered_json llamacpp_estimate_to_json(const Model& model, const Llama
                  {"swa_full", s.swa_full},
                  {"kv_unified", s.kv_unified},
                  {"repack", std::string(to_string(e.repack))}};
+  if (llamacpp::reserved_output_rows(c) < std::min(c.n_ctx, c.n_ubatch)) {  // only then, as below
+    j["inputs"]["n_outputs_max"] = c.n_outputs_max;
+  }
   if (s.embedding) {  // only then: a generation report's inputs are as they were
     const std::string_view pooling = llamacpp::pooling_of(model.spec, s);
     j["inputs"]["embedding"] = true;
@@ -187,8 +191,12 @@ std::string render_llamacpp_text(const Model& model, const LlamaCppEstimate& e,
   const ModelSpec& spec = model.spec;
   std::string out;
   out += report_text_head(model, "llamacpp");
-  out += fmt::format("inputs: n_ctx {} ({} x {} cells), n_seq {}, n_batch {}, n_ubatch {},\n", c.n_ctx,
-                     c.streams, c.n_ctx_seq, c.n_seq, c.n_batch, c.n_ubatch);
+  // n_outputs_max only where it caps the prompt graph's rows (llama-server
+  // from #23861): a library run's report is as it was.
+  const bool outputs_capped = llamacpp::reserved_output_rows(c) < std::min(c.n_ctx, c.n_ubatch);
+  out += fmt::format("inputs: n_ctx {} ({} x {} cells), n_seq {}, n_batch {}, n_ubatch {},{}\n", c.n_ctx,
+                     c.streams, c.n_ctx_seq, c.n_seq, c.n_batch, c.n_ubatch,
+                     outputs_capped ? fmt::format(" n_outputs_max {},", c.n_outputs_max) : "");
   out += fmt::format("        K {}, V {}, flash_attn {} ({}), swa_full {}, kv_unified {},\n",
                      ggml_type_traits(s.cache_type_k).name, ggml_type_traits(s.cache_type_v).name,
                      to_string(s.flash_attn), on_off(c.flash_attn), on_off(s.swa_full),

@@ -66,6 +66,10 @@ void apply_context(const OllamaDecisions& d, LlamaCppSettings& s) {
   // NewContextParams: params.embeddings = true): its output buffer keeps
   // n_embd floats a row beside the logits.
   s.output_embeddings = d.runner == OllamaRunner::kLlama;
+  // Neither runner limits the prompt graph's output rows: llama.cpp's
+  // n_outputs_max (#23861) came after every build a runner vendors (b9460;
+  // v0.24.0's is b7108), so s.outputs_max stays 0, every token of the
+  // ubatch an output row. From v0.30.0 Ollama's llama-server sets it.
   // The llama runner keeps llama_context_default_params' swa_full, which
   // NewContextParams never sets: true in every vendored llama.cpp that has
   // it (llama/llama.cpp/src/llama-context.cpp, `/*.swa_full =*/ true`,

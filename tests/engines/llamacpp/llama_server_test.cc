@@ -58,6 +58,31 @@ TEST(LlamaServerRules, ContextZeroIsTheTrainingContextForEachStream) {
   EXPECT_EQ(overflow.error().kind(), ErrorKind::kOverflow);
 }
 
+TEST(LlamaServerRules, TheContextReservesOneOutputRowASlot) {
+  // llama.cpp #23861 (server_n_outputs_max): the slots times one row, the
+  // auto four or the -np given.
+  LlamaCppSettings automatic;
+  automatic.ctx_size = 16384;
+  ASSERT_TRUE(apply_llama_server_rules(trained_for(40960), false, automatic).ok());
+  EXPECT_EQ(automatic.outputs_max, 4u);
+  LlamaCppSettings one;
+  one.ctx_size = 16384;
+  ASSERT_TRUE(apply_llama_server_rules(trained_for(40960), true, one).ok());
+  EXPECT_EQ(one.outputs_max, 1u);
+  // --embedding: every token is an output, n_batch (0 here).
+  LlamaCppSettings embedding;
+  embedding.ctx_size = 16384;
+  embedding.embedding = true;
+  ASSERT_TRUE(apply_llama_server_rules(trained_for(40960), true, embedding).ok());
+  EXPECT_EQ(embedding.outputs_max, 0u);
+  // A draft model: its --draft-max is not an input, so every row.
+  LlamaCppSettings draft;
+  draft.ctx_size = 16384;
+  draft.extras.draft_path = "draft.gguf";
+  ASSERT_TRUE(apply_llama_server_rules(trained_for(40960), true, draft).ok());
+  EXPECT_EQ(draft.outputs_max, 0u);
+}
+
 TEST(LlamaServerFlags, ContextAndSequencesAlwaysThenWhatDiffers) {
   LlamaCppSettings s;
   s.ctx_size = 8192;

@@ -411,6 +411,68 @@ TEST(LlamaCppReleases, TheMaskCastLeavesTheFirstBlocksNormAndKBelowIt) {
   EXPECT_EQ(pinned.mask_cast_holes, 0u);
 }
 
+// n_outputs_max (#23861, b9460): the synthetic llama at 4,096 cells and
+// U 512 with llama-server's one slot, outputs_max 1.
+llamacpp::ComputePhases phases_with_outputs(std::optional<uint64_t> build, uint64_t outputs_max) {
+  LlamaCppSettings s = at(4096, build);
+  s.outputs_max = outputs_max;
+  return phases_of(synthetic_llama(), s);
+}
+
+TEST(LlamaCppReleases, TheContextPrintsTheCallersOutputLimitFrom23861) {
+  LlamaCppSettings s = at(4096, std::nullopt);
+  // Not set (the library's default 0): n_batch, min(4,096, 2,048).
+  Result<LlamaCppContext> library = resolve_llamacpp_context(synthetic_llama(), s);
+  ASSERT_TRUE(library.ok());
+  EXPECT_EQ(library->n_outputs_max, 2048u);
+  EXPECT_EQ(llamacpp::reserved_output_rows(*library), 512u);  // the ubatch's tokens
+  s.outputs_max = 3;
+  for (std::optional<uint64_t> build : {std::optional<uint64_t>(9460), std::optional<uint64_t>()}) {
+    s.build = build;
+    Result<LlamaCppContext> server = resolve_llamacpp_context(synthetic_llama(), s);
+    ASSERT_TRUE(server.ok());
+    EXPECT_EQ(server->n_outputs_max, 3u);
+    EXPECT_EQ(llamacpp::reserved_output_rows(*server), 3u);
+  }
+  // b9459 has no such field: n_batch, every token an output row.
+  s.build = 9459;
+  Result<LlamaCppContext> before = resolve_llamacpp_context(synthetic_llama(), s);
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ(before->n_outputs_max, 2048u);
+  EXPECT_EQ(llamacpp::reserved_output_rows(*before), 512u);
+  // A limit above the ubatch leaves its 512 rows; so does T5's encoder,
+  // whatever the caller asks (llama_model_has_encoder: n_batch).
+  s.build = std::nullopt;
+  s.outputs_max = 1000;
+  EXPECT_EQ(llamacpp::reserved_output_rows(*resolve_llamacpp_context(synthetic_llama(), s)), 512u);
+  ModelSpec t5 = synthetic_llama();
+  t5.model_type = "t5encoder";
+  s.outputs_max = 1;
+  EXPECT_EQ(resolve_llamacpp_context(t5, s)->n_outputs_max, 2048u);
+}
+
+TEST(LlamaCppReleases, OneOutputRowShrinksTheLogitsAndTheOutputIdsFrom23861) {
+  // b9459: every token's logits over the tail, 4 x 512 x (32,000 + 768 -
+  // 256) = 66,584,576, + the input leaf 4 x 512 x 256 = 524,288.
+  const llamacpp::ComputePhases all = phases_with_outputs(9459, 1);
+  EXPECT_EQ(all.output, 67'108'864u);
+  EXPECT_EQ(all.output_offloaded, 66'060'288u);  // 4 x 512 x (32,000 + 256)
+  // b9460 with one output row: 4 x 1 x 32,512 = 130,048 + the input leaf
+  // (still 512 tokens) 524,288 = 654,336; on a GPU the logits and
+  // result_norm of one row, 4 x (32,000 + 256) = 129,024.
+  const llamacpp::ComputePhases one = phases_with_outputs(9460, 1);
+  EXPECT_EQ(one.output, 654'336u);
+  EXPECT_EQ(one.output_offloaded, 129'024u);
+  // The host's inputs (F16 mask from b9444: 9,451,520 less half the F32
+  // mask's 8,388,608 = 5,257,216): the output ids 4 x 1 B padded to 32
+  // where they were 4 x 512 = 2,048: 5,257,216 - 2,048 + 32 = 5,255,200.
+  EXPECT_EQ(all.input, 5'257'216u);
+  EXPECT_EQ(one.input, 5'255'200u);
+  // The attention and FFN phases keep the ubatch's 512 tokens.
+  EXPECT_EQ(one.attention, all.attention);
+  EXPECT_EQ(one.ffn, all.ffn);
+}
+
 TEST(LlamaCppReleases, BatchDefaultsTo512Before6017) {
   // Not given, --batch-size is 512 tokens before #6017 (b2413), 2048 from it.
   EXPECT_EQ(llamacpp::default_batch_size(at(4096, 2412)), 512u);

@@ -60,6 +60,17 @@ TEST(OllamaProfile, ParallelMultipliesTheCellsAndTheBatch) {
   EXPECT_EQ(j["inputs"]["n_ubatch"], 512);
 }
 
+TEST(OllamaProfile, TheRunnersReserveEveryTokensOutputRow) {
+  // Ollama's runners set no n_outputs_max (llama.cpp #23861, b9460, is
+  // newer than any build they vendor): the prompt graph keeps all 512
+  // tokens' logits, and the inputs name no limit.
+  for (const char* release : {"0.24.0", "0.5.7"}) {
+    const json j = run_json(on_rtx4060({{"ollama_version", release}}));
+    EXPECT_EQ(j["inputs"]["n_ubatch"], 512) << release;
+    EXPECT_FALSE(j["inputs"].contains("n_outputs_max")) << release;
+  }
+}
+
 TEST(OllamaProfile, NumCtxPastTheTrainedContextIsLowered) {
   const json j = run_json(on_rtx4060({{"num_ctx", "8192"}}));
   EXPECT_EQ(j["ollama"]["num_ctx"], 4096);

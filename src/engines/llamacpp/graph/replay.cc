@@ -22,8 +22,11 @@ Result<uint64_t> reserve_bytes(const LlamaCppContext& c, uint64_t seqs, const Gr
 Result<uint64_t> reserve_bytes(const LlamaCppContext& c, uint64_t seqs, uint64_t alignment,
                                const GraphOf& graph_of) {
   const uint64_t streams = std::max<uint64_t>(c.streams, 1);
-  const uint64_t n_out = std::min(c.n_ctx, c.n_ubatch);
-  const CheckedBytes n_tok = round_up(n_out, std::max<uint64_t>(seqs, 1));
+  // The prompt graph: the ubatch's tokens rounded up to whole sequences,
+  // its output rows capped by n_outputs_max (#23861, b9460); then the
+  // token graph, one token and one output row a sequence.
+  const uint64_t n_out = reserved_output_rows(c);
+  const CheckedBytes n_tok = round_up(std::min(c.n_ctx, c.n_ubatch), std::max<uint64_t>(seqs, 1));
   if (!n_tok.value() || *n_tok.value() >= kMaxFactor || c.n_seq >= kMaxFactor) {
     return Error::overflow("llama.cpp compute graph: the ubatch is absurd");
   }
