@@ -323,6 +323,9 @@ struct ModelSpec {
   // nor in any engine's weights: vLLM loads them only as a speculative
   // drafter (docs/engine-vllm.md, "MTP drafter weights"). 0 when none.
   uint64_t mtp_layers = 0;
+  // The attention's q_proj also writes an output gate, one more head_dim a
+  // head (attn_output_gate: Qwen3.5's configs, Qwen3-Next always).
+  bool attention_output_gate = false;
   // The MLA widths; zero when the model has none.
   MlaGeometry mla;
   // DeepSeek V4's per-layer compressed attention; empty for other models.

@@ -22,14 +22,49 @@ bool is_attention(LayerKind kind) {
          kind == LayerKind::kChunked;
 }
 
+// A hybrid of attention and gated-delta-net layers alone (Qwen3-Next,
+// Qwen3.5): its linear-attention layers' parameters are known
+// (gated_delta_allocations); a Mamba hybrid's are not listed.
+bool is_gated_delta_hybrid(const ModelSpec& spec) {
+  if (spec.layout != "hybrid" || spec.gated_delta.key_heads == 0 || spec.mamba2.layers != 0) return false;
+  for (const LayerCache& l : spec.layers) {
+    if (!is_attention(l.kind) && l.kind != LayerKind::kLinearAttention) return false;
+  }
+  return true;
+}
+
+// One rank's parameters of a gated delta net (GatedDeltaNetAttention,
+// layers/mamba/gdn_linear_attn.py; qwen3_next.py before it), `layers` of
+// them, with kd = key heads x key dim, vd = value heads x value dim:
+// in_proj_qkvz [(2 kd + 2 vd) / TP, hidden] and in_proj_ba [2 x value
+// heads / TP, hidden] (MergedColumnParallelLinear), conv1d [(2 kd + vd) /
+// TP, 1, kernel] (ColumnParallelLinear), dt_bias [value heads / TP] at 2 B
+// and A_log at 4 B (float32), the gated norm [value dim] whole, out_proj
+// [hidden, vd / TP] (RowParallelLinear).
+void gated_delta_allocations(const ModelSpec& spec, uint64_t tp, uint64_t layers,
+                             std::vector<VllmAllocation>& out) {
+  const GatedDeltaGeometry& d = spec.gated_delta;
+  const CheckedBytes hidden_row = CheckedBytes(spec.geometry.hidden) * kParamBytes;
+  const CheckedBytes kd = CheckedBytes(d.key_heads) * d.key_dim;
+  const CheckedBytes vd = CheckedBytes(d.value_heads) * d.value_dim;
+  const CheckedBytes heads_rank = CheckedBytes::ceil_div(d.value_heads, tp);
+  out.push_back({CheckedBytes::ceil_div(kd * 2 + vd * 2, tp) * hidden_row, layers});  // in_proj_qkvz
+  out.push_back({CheckedBytes::ceil_div(CheckedBytes(d.value_heads) * 2, tp) * hidden_row, layers});  // in_proj_ba
+  out.push_back({CheckedBytes::ceil_div(kd * 2 + vd, tp) * d.kernel * kParamBytes, layers});  // conv1d
+  out.push_back({heads_rank * kParamBytes, layers});                // dt_bias
+  out.push_back({heads_rank * 4, layers});                          // A_log, float32
+  out.push_back({CheckedBytes(d.value_dim) * kParamBytes, layers});  // the gated norm
+  out.push_back({CheckedBytes::ceil_div(vd, tp) * hidden_row, layers});  // out_proj
+}
+
 }  // namespace
 
 std::vector<VllmAllocation> vllm_param_allocations(const ModelSpec& spec, uint64_t tp,
                                                    const VllmExpertPadding& padding) {
   tp = tp == 0 ? 1 : tp;
   const ModelGeometry& g = spec.geometry;
-  const bool priced_layout =
-      spec.layout == "standard" || spec.layout == "sliding_window" || spec.layout == "chunked";
+  const bool priced_layout = spec.layout == "standard" || spec.layout == "sliding_window" ||
+                             spec.layout == "chunked" || is_gated_delta_hybrid(spec);
   if (!spec.quantization.method.empty() || !priced_layout || g.hidden == 0) return {};
 
   std::vector<VllmAllocation> out;
@@ -39,8 +74,12 @@ std::vector<VllmAllocation> vllm_param_allocations(const ModelSpec& spec, uint64
   const uint64_t heads = CheckedBytes::ceil_div(g.heads, tp).saturated();
   const uint64_t kv = g.kv_heads == 0 ? 0 : kv_heads_per_rank(g.kv_heads, tp);
   const CheckedBytes hidden_row = CheckedBytes(g.hidden) * kParamBytes;
-  out.push_back({(CheckedBytes(heads) + kv * 2) * g.head_dim * hidden_row, attention_layers});  // qkv_proj
-  out.push_back({CheckedBytes(heads) * g.head_dim * hidden_row, attention_layers});            // o_proj
+  // A gated attention's q_proj writes the output gate too: twice the
+  // query rows (Qwen3NextAttention's qkv_proj).
+  const uint64_t q_rows = spec.attention_output_gate ? 2 : 1;
+  out.push_back({(CheckedBytes(heads) * q_rows + kv * 2) * g.head_dim * hidden_row, attention_layers});  // qkv_proj
+  out.push_back({CheckedBytes(heads) * g.head_dim * hidden_row, attention_layers});  // o_proj
+  if (spec.layout == "hybrid") gated_delta_allocations(spec, tp, layers - attention_layers, out);
   const uint64_t experts = spec.moe.experts;
   if (experts != 0) {
     const uint64_t width = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;

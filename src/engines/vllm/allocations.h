@@ -22,7 +22,10 @@ struct VllmAllocation {
 
 // The parameters of one rank of `spec` at tensor parallelism `tp` (>= 1),
 // from the config's geometry, as vLLM creates them: qkv_proj [(heads + 2 x
-// kv heads) / TP x head_dim, hidden] and o_proj per attention layer;
+// kv heads) / TP x head_dim, hidden] (twice the heads' rows with
+// attention_output_gate) and o_proj per attention layer; a gated delta
+// net's in_proj_qkvz, in_proj_ba, conv1d, dt_bias, A_log, norm and out_proj
+// per linear-attention layer (allocations.cc);
 // gate_up_proj and down_proj per layer, or the experts stacked per layer
 // (w13 [E, 2 x width / TP, hidden], w2 [E, hidden, width / TP]) with the
 // router whole; two norms a layer and the final one; the vocabulary tables
@@ -31,8 +34,10 @@ struct VllmAllocation {
 // max_position_embeddings x head dim). `expert_row_padding`: the bytes
 // ROCm adds to each stacked expert tensor (rocm.h); 0 on CUDA. Empty for a
 // quantized checkpoint (its kernels lay weights out their own way) and for
-// layouts other than standard, sliding_window and chunked (hybrid and MLA
-// layers have other parameters).
+// layouts other than standard, sliding_window, chunked and a hybrid of
+// attention and gated delta nets (Qwen3-Next, Qwen3.5; Mamba hybrids and
+// MLA layers have other parameters). A vision tower's parameters are not
+// listed.
 struct VllmExpertPadding {
   CheckedBytes w13 = 0, w2 = 0;  // per layer
 };

@@ -57,14 +57,6 @@ class BlockList {
   bool overflowed_ = false;
 };
 
-// Whether a layer's attention gates its output through q_proj: Qwen3.5's
-// configs say so (attn_output_gate), Qwen3-Next's always does.
-bool gates_attention_output(FieldReader& reader) {
-  Result<std::optional<bool>> gate = reader.doc().boolean("attn_output_gate");
-  if (gate && gate->has_value()) return **gate;
-  return reader.model_type() == "qwen3_next";
-}
-
 // A gated delta net's linear attention (transformers' Qwen3NextGatedDeltaNet
 // and Qwen3_5GatedDeltaNet), with kd = key_heads x key_dim and vd =
 // value_heads x value_dim: in_proj_qkvz [2 kd + 2 vd, hidden] (Qwen3.5
@@ -445,7 +437,8 @@ void add_qwen_vision_attention(const QwenVisionGeometry& g, BlockList& out) {
 //                    norm over vm (use_postshuffle_norm)
 // vLLM splits the linear layers over tensor parallelism (Column/Row
 // ParallelLinear) and keeps the patch and position embeddings and the norms
-// whole on every rank, some 0.1 % of the tower, split here with the rest.
+// whole on every rank, some 1 % of the tower (model_spec.cc counts them in
+// replicated_params: qwen_vision_whole_on_rank names them).
 // Nothing for a vision_config this does not describe.
 void add_qwen3_vl_vision(const ConfigDocument& doc, BlockList& out) {
   const std::string_view type = json_text(doc.top(), "model_type", "");
@@ -501,8 +494,8 @@ void add_qwen3_vl_vision(const ConfigDocument& doc, BlockList& out) {
 // (window_size, fullatt_block_indexes) adds none. Qwen2-VL's tower
 // (qwen2_vl.py: LayerNorms with biases, a two-layer fc1/fc2 MLP) is not
 // this one and is not counted. vLLM splits the linear layers over tensor
-// parallelism and keeps the patch embedding and the norms whole, split here
-// with the rest, as for Qwen3-VL above.
+// parallelism and keeps the patch embedding and the norms whole, as for
+// Qwen3-VL above.
 // Nothing for a vision_config this does not describe.
 void add_qwen25_vl_vision(const ConfigDocument& doc, BlockList& out) {
   if (json_text(doc.top(), "model_type", "") != "qwen2_5_vl") return;
@@ -647,6 +640,12 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
   }
   out.add(ParamRole::kNorm, "norm", std::nullopt, 1, h);
   return out.take();
+}
+
+bool gates_attention_output(FieldReader& reader) {
+  Result<std::optional<bool>> gate = reader.doc().boolean("attn_output_gate");
+  if (gate && gate->has_value()) return **gate;
+  return reader.model_type() == "qwen3_next";
 }
 
 uint64_t count_parameters(const std::vector<ParamBlock>& blocks) {

@@ -69,6 +69,10 @@ struct ParamBlock {
 // their vision towers too).
 std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const ModelSpec& spec);
 
+// Whether a layer's attention gates its output through q_proj: Qwen3.5's
+// configs say so (attn_output_gate), Qwen3-Next's always does.
+bool gates_attention_output(FieldReader& reader);
+
 // Parameters in `blocks`; saturates on overflow.
 uint64_t count_parameters(const std::vector<ParamBlock>& blocks);
 

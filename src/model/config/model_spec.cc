@@ -147,6 +147,19 @@ Result<std::string> model_type_of(const nlohmann::json& scope) {
 }
 
 // model_spec_from_document, and the tower's bytes in `tower_bytes`.
+// The modules of a Qwen-VL vision tower (analytical_params.cc's
+// add_qwen3_vl_vision, add_qwen25_vl_vision) that vLLM keeps whole on every
+// rank: the patch embedding (nn.Conv3d, Qwen3_VisionPatchEmbed and
+// Qwen2_5_VisionPatchEmbed), Qwen3-VL's position embedding (nn.Embedding
+// pos_embed) and the norms (the blocks' norm1 / norm2, the mergers' norm
+// and ln_q), in models/qwen3_vl.py and qwen2_5_vl.py. Their linear layers
+// are Column/RowParallelLinear, split.
+bool qwen_vision_whole_on_rank(std::string_view module) {
+  return module.starts_with("visual.patch_embed.") || module == "visual.pos_embed" ||
+         module == "norm1, norm2" || module == "merger.norm" || module == "deepstack_merger_list.norm" ||
+         module == "visual.merger.ln_q";
+}
+
 Result<ModelSpec> spec_and_tower(const ConfigDocument& doc, uint64_t& tower_bytes) {
   ModelSpec spec;
   Result<std::string> top_type = model_type_of(doc.top());
@@ -204,13 +217,16 @@ Result<ModelSpec> spec_and_tower(const ConfigDocument& doc, uint64_t& tower_byte
   spec.compressed_attention = read_compressed_attention(doc, text_type);
   const std::vector<ParamBlock> blocks = analytical_param_blocks(reader, spec);
   spec.analytical_params = count_parameters(blocks);
+  spec.attention_output_gate = gates_attention_output(reader);
   for (const ParamBlock& b : blocks) {
     if (b.role == ParamRole::kLmHead) spec.tied_embeddings = false;
     // vLLM's gemma4_mm.py builds Gemma 4's vision tower from transformers'
     // modules, its linears replaced by ReplicatedLinear, and the embedder
     // as a ReplicatedLinear: whole on every rank. (SigLIP, siglip.py, and
-    // Qwen3-VL's tower, qwen3_vl.py, are split like the text model.)
-    const bool whole_tower = b.role == ParamRole::kVision && spec.model_type == "gemma4";
+    // the Qwen-VL towers are split like the text model, but for the parts
+    // qwen_vision_whole_on_rank names.)
+    const bool whole_tower = b.role == ParamRole::kVision &&
+                             (spec.model_type == "gemma4" || qwen_vision_whole_on_rank(b.module));
     // MLA's down-projections are ReplicatedLinear in vLLM's
     // DeepseekV2MLAAttention (q_a_proj, kv_a_proj_with_mqa; fused as
     // MergedReplicatedLinear fused_qkv_a_proj since 2025) and SGLang's

@@ -70,13 +70,51 @@ TEST(VllmAllocations, SmallRequestsRoundToFiveHundredTwelveBytes) {
   EXPECT_EQ(vllm_cuda_allocated_slack(a), 48u + 511u);
 }
 
-TEST(VllmAllocations, QuantizedAndHybridModelsAreNotPriced) {
+TEST(VllmAllocations, QuantizedAndMambaHybridModelsAreNotPriced) {
   ModelSpec quantized = qwen2_7b();
   quantized.quantization.method = "awq";
   EXPECT_TRUE(vllm_param_allocations(quantized, 1, {}).empty());
+  // A hybrid without gated delta nets (a Mamba hybrid's mixers are not
+  // listed).
   ModelSpec hybrid = qwen2_7b();
   hybrid.layout = "hybrid";
   EXPECT_TRUE(vllm_param_allocations(hybrid, 1, {}).empty());
+}
+
+TEST(VllmAllocations, Qwen35GatedDeltaHybridHoldsItsBlocksAtTensorParallelFour) {
+  // Qwen3.5-27B at TP 4 (hidden 5,120, a row 10,240 B; 64 layers, 16 of
+  // them full attention, 48 gated delta nets):
+  //   qkv_proj, gated: (24 / 4 x 2 + 2 x 1 KV head) x 256 = 3,584 rows,
+  //     35 MiB, takes 36 (1 MiB left: whole): +1 MiB x 16 layers
+  //   o_proj 1,536 rows x 10,240 = 15 MiB, takes 16: +1 MiB x 16
+  //   in_proj_qkvz (2 x 2,048 + 2 x 6,144) / 4 = 4,096 rows = 40 MiB,
+  //     in_proj_ba 24 rows = 245,760 B and conv1d 2,560 x 4 x 2 B = 20,480
+  //     B: multiples of 512, +0
+  //   dt_bias 12 x 2 B = 24 -> 512 (+488), A_log 12 x 4 B = 48 -> 512
+  //     (+464), the gated norm 128 x 2 B = 256 -> 512 (+256)
+  //   out_proj [5,120, 1,536] = 15 MiB, takes 16: +1 MiB
+  //     a gated delta layer: 1,048,576 + 488 + 464 + 256 = 1,049,784, x 48
+  //   gate_up_proj 2 x 4,352 x 10,240 = 85 MiB, takes 86: +1 MiB x 64;
+  //     down_proj 42.5 MiB takes 44, 1.5 left: split, +0
+  //   the tables 62,080 rows = 606.25 MiB (1.75 left: split), the norms
+  //     (20 x 512 B) and the 128 MiB rope cache: +0
+  // 32 MiB + 48 x 1,049,784 + 64 MiB = 33,554,432 + 50,389,632 +
+  // 67,108,864 = 151,052,928 B (vllm-neverfiles-foam-qwen35-27b-tp4's v0.19
+  // run printed 148.6 MiB, 155,796,370 B, past the tensors memfit splits,
+  // at the print's 0.01 GiB).
+  const ModelSpec spec = testing::corpus_spec("qwen3_5/Qwen3.5-27B");
+  EXPECT_EQ(vllm_cuda_allocated_slack(vllm_param_allocations(spec, 4, {})), 151052928u);
+}
+
+TEST(VllmAllocations, GatedAttentionDoublesTheQueryRowsOfQkvProj) {
+  // Qwen3.5-27B at TP 1: qkv_proj (24 x 2 + 2 x 4) x 256 x 10,240 B =
+  // 140 MiB (a 2 MiB multiple, +0), where without the gate (24 + 8) x 256
+  // rows = 80 MiB (+0) too: the allocation itself says which.
+  ModelSpec spec = testing::corpus_spec("qwen3_5/Qwen3.5-27B");
+  ASSERT_TRUE(spec.attention_output_gate);
+  EXPECT_EQ(vllm_param_allocations(spec, 1, {}).front().bytes.saturated(), 146800640u);
+  spec.attention_output_gate = false;
+  EXPECT_EQ(vllm_param_allocations(spec, 1, {}).front().bytes.saturated(), 83886080u);
 }
 
 }  // namespace

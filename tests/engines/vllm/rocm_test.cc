@@ -69,13 +69,20 @@ TEST(VllmRocm, UnquantizedExpertsArePaddedAndMidSizedOnesShareSegments) {
 }
 
 TEST(VllmRocm, HybridAndQuantizedModelsPayOnlyWhatIsPriced) {
-  // Qwen3.5-35B-A3B (hybrid: gated-delta-net and attention layers), TP 1:
-  // the allocator's part is not priced for its layout, the experts' padding
-  // is. 256 experts of width 512, hidden 2,048, 40 layers: w13 rows 256 x
-  // 1,024 x 256 B = 64 MiB, w2 rows 256 x 2,048 (1,024 B each, a multiple
-  // of 512) x 256 B = 128 MiB: 40 x 192 MiB = 8,053,063,680.
+  // Qwen3.5-35B-A3B (hybrid: gated-delta-net and attention layers), TP 1.
+  // The experts' padding: 256 experts of width 512, hidden 2,048, 40
+  // layers: w13 rows 256 x 1,024 x 256 B = 64 MiB, w2 rows 256 x 2,048
+  // (1,024 B each, a multiple of 512) x 256 B = 128 MiB: 40 x 192 MiB =
+  // 8,053,063,680. The allocator's part: every large parameter is a 2 MiB
+  // multiple; the small ones (1 MiB or less) share 2 MiB segments: per gated
+  // delta net (30) in_proj_ba 64 x 4,096 B = 262,144, conv1d 8,192 x 4 x 2
+  // B = 65,536, dt_bias, A_log and norm 64, 128 and 256 B in 512 B blocks
+  // (1,536); the 40 routers 256 x 4,096 B = 1 MiB; 81 norms of 4,096 B.
+  // 30 x 329,216 + 40 x 1,048,576 + 81 x 4,096 = 52,151,296 B take 25
+  // segments, 52,428,800: 277,504 over, and the three small vectors' 1,088
+  // B a layer over their requests (30 x 1,088 = 32,640): 310,144.
   const VllmRocmLoad hybrid = vllm_rocm_load(testing::corpus_spec("qwen3_5/Qwen3.5-35B-A3B"), 1);
-  EXPECT_EQ(hybrid.allocator_bytes, 0u);
+  EXPECT_EQ(hybrid.allocator_bytes, 310144u);
   EXPECT_EQ(hybrid.padding_bytes, 8053063680ull);
   EXPECT_EQ(hybrid.runtime_bytes, 64 * kMiB);
   // An int8 checkpoint: its kernels lay the weights out their own way.

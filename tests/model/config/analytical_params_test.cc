@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "memfit/model.h"
 #include "support/corpus.h"
 
@@ -291,6 +293,21 @@ TEST(AnalyticalParams, SparseAttentionIndexerAndMlaDownProjectionsAreWholeOnEver
   // its norms: the layer's two of 64, q_a_layernorm 32, kv_a_layernorm 16,
   // the final 64: 240.
   EXPECT_EQ(dense.replicated_params, 3'328u + 240u);
+}
+
+TEST(AnalyticalParams, QwenVisionEmbeddingsAndNormsAreWholeOnEveryRank) {
+  // Qwen3.5-27B's tower as vLLM's qwen3_vl.py builds it: the patch
+  // embedding (Conv3d [1,152, 3 x 2 x 16 x 16] + bias: 1,770,624), the
+  // position embedding [2,304, 1,152] (2,654,208), 27 blocks' norm1 and
+  // norm2 with biases (27 x 4 x 1,152 = 124,416) and the merger's norm
+  // (2 x 1,152 = 2,304) are whole on every rank: 4,551,552 more replicated
+  // parameters than the same config without its vision_config.
+  const std::string text = testing::read_test_data("corpus/qwen3_5/Qwen3.5-27B/config.json");
+  nlohmann::json config = nlohmann::json::parse(text);
+  config.erase("vision_config");
+  const ModelSpec with = testing::corpus_spec("qwen3_5/Qwen3.5-27B");
+  const ModelSpec without = parse_ok(config.dump());
+  EXPECT_EQ(with.replicated_params - without.replicated_params, 4'551'552u);
 }
 
 }  // namespace
