@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "memfit/engine.h"
 #include "memfit/llamacpp.h"
 #include "memfit/memory_budget.h"
 #include "memfit/model.h"
@@ -69,6 +71,10 @@ Result<uint64_t> llamacpp_host_extra_buffer_bytes(const std::vector<SafetensorsT
 }  // namespace memfit
 
 namespace memfit::llamacpp {
+
+// Each range of builds whose rules differ, with what changes, oldest first
+// (releases.cc; EngineVersions::differences).
+std::span<const ReleaseDifference> release_differences();
 
 // The build's rules (releases.cc; docs/engine-llamacpp.md, "Releases"):
 // whether windowed layers cache the full context (--swa-full, or a build

@@ -4,9 +4,17 @@
 // cell at f16 (K + V).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
 #include "engines/llamacpp/parts.h"
 #include "memfit/llamacpp.h"
 #include "support/corpus.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {
@@ -575,6 +583,71 @@ TEST(LlamaCppReleases, TheOldDeepseekGraphIsTheBuildsBefore12801) {
   EXPECT_FALSE(llamacpp::legacy_deepseek2_graph(at(4096, 5091)));
   EXPECT_FALSE(llamacpp::legacy_deepseek2_graph(at(4096, 5331)));
   EXPECT_FALSE(llamacpp::legacy_deepseek2_graph(at(4096, std::nullopt)));
+}
+
+// Every build a rule starts from (a `constexpr uint64_t k...Build = N;` in
+// releases.cc or llamacpp.h, or one named after another) is named by a line
+// of the listing `memfit engines` prints, as its first build ("before
+// bN", "bN to ...") or the build before it ("bN-1 and before", "... to
+// bN-1"): a rule added without its line fails here.
+std::string read_source(const std::string& path) {
+  std::ifstream in(std::string(MEMFIT_SOURCE_DIR) + "/" + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(LlamaCppReleases, EveryRuleBuildIsListed) {
+  std::map<std::string, uint64_t> builds;  // constant -> its build
+  const std::regex number(R"(constexpr uint64_t (k\w*Build) = (\d+);)");
+  const std::regex alias(R"(constexpr uint64_t (k\w*Build) = (k\w*Build);)");
+  std::vector<std::pair<std::string, std::string>> aliases;
+  for (const char* path : {"src/engines/llamacpp/releases.cc", "include/memfit/llamacpp.h"}) {
+    const std::string text = read_source(path);
+    ASSERT_FALSE(text.empty()) << path;
+    for (std::sregex_iterator m(text.begin(), text.end(), number), end; m != end; ++m) {
+      builds[(*m)[1]] = std::stoull((*m)[2]);
+    }
+    for (std::sregex_iterator m(text.begin(), text.end(), alias), end; m != end; ++m) {
+      aliases.emplace_back((*m)[1], (*m)[2]);
+    }
+  }
+  // Not a rule: the build a v0.x.y tag reads as (parse_llamacpp_build).
+  builds.erase("kFirstSemverBuild");
+  for (const auto& [name, target] : aliases) {
+    ASSERT_TRUE(builds.contains(target)) << name << " names " << target;
+    builds[name] = builds[target];
+  }
+  // The file holds at least the 27 rules it had when this test was written.
+  EXPECT_GE(builds.size(), 27u);
+  std::string listed;
+  for (const ReleaseDifference& d : llamacpp::release_differences()) {
+    listed += std::string(d.releases) + " ";
+  }
+  const std::regex named(R"(b(\d+))");
+  std::set<uint64_t> named_builds;
+  for (std::sregex_iterator m(listed.begin(), listed.end(), named), end; m != end; ++m) {
+    named_builds.insert(std::stoull((*m)[1]));
+  }
+  for (const auto& [name, build] : builds) {
+    EXPECT_TRUE(named_builds.contains(build) || named_builds.contains(build - 1))
+        << name << " (b" << build << ") has no line in llamacpp::release_differences()";
+  }
+}
+
+// The listing is oldest first: each line's first build no earlier than the
+// line before's.
+TEST(LlamaCppReleases, TheListingIsOldestFirst) {
+  const std::regex first(R"(b(\d+))");
+  uint64_t last = 0;
+  for (const ReleaseDifference& d : llamacpp::release_differences()) {
+    const std::string label(d.releases);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(label, m, first)) << label;
+    const uint64_t build = std::stoull(m[1]);
+    EXPECT_GE(build, last) << label;
+    last = build;
+  }
 }
 
 }  // namespace
