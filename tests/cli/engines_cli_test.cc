@@ -63,7 +63,7 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       // under llama-server.
       EXPECT_EQ(e["versions"]["differences"].size(), 15u);
       EXPECT_EQ(e["versions"]["differences"][7]["releases"], "before b5489, CANN");
-      EXPECT_EQ(e["versions"]["differences"][12]["releases"], "before b7847");
+      EXPECT_EQ(e["versions"]["differences"][12]["releases"], "before b7836");
       EXPECT_EQ(e["versions"]["differences"][13]["releases"], "before b8234, SYCL");
       EXPECT_EQ(e["versions"]["differences"][14]["releases"], "before b9460, llama-server");
       EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before b2413");

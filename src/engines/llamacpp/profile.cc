@@ -184,7 +184,7 @@ constexpr ReleaseDifference kLlamaCppReleases[] = {
                      "parallelism (no events yet)"},
     {"before b7781", "the reserved graph holds no vector-input rows (inp_embd): #18898 builds "
                      "both input paths in every graph"},
-    {"before b7847", "an MLA layer caches a V tensor of kv_lora_rank elements beside its latent K "
+    {"before b7836", "an MLA layer caches a V tensor of kv_lora_rank elements beside its latent K "
                      "(#19067 made the cache V-less)"},
     {"before b8234, SYCL", "with flash attention on, the host runs each SYCL layer's attention over "
                            "copies of its K and V (#20190 gave ggml-sycl flash attention)"},
