@@ -77,7 +77,7 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       EXPECT_EQ(d[9]["releases"], "before b5489, CANN");
       EXPECT_EQ(d[17]["releases"], "b6845 and before");
       EXPECT_EQ(d[18]["releases"], "before b7591");
-      EXPECT_EQ(d[20]["releases"], "before b7847");
+      EXPECT_EQ(d[20]["releases"], "before b7836");
       EXPECT_EQ(d[21]["releases"], "before b8234, SYCL");
       EXPECT_EQ(d[24]["releases"], "before b9444");
       EXPECT_EQ(d[25]["releases"], "before b9460, llama-server");

@@ -136,7 +136,7 @@ bool fused_qkv_v_cont(const LlamaCppSettings& settings);
 // Whether an MLA latent layer also caches a V tensor of its kv_lora_rank
 // elements (LayerCache::latent_elems) at type_v, transposed without flash
 // attention: a build before #19067 ("kv-cache : support V-less cache",
-// first build taken as b7847); from it and in the pinned build V is a view
+// first build taken as b7836); from it and in the pinned build V is a view
 // of the latent K, no tensor of its own.
 bool mla_caches_v(const LlamaCppSettings& settings);
 // Whether deepseek2 runs the graph of the builds before #12801 (DeepSeek

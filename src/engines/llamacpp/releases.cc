@@ -241,18 +241,33 @@ constexpr uint64_t kVulkanEventsBuild = 7591;
 // #19067 ("kv-cache : support V-less cache", merged 2026-01-24): an MLA
 // layer (llama_hparams::is_mla()) caches its latent as K alone and reads
 // V as a view of K's first kv_lora_rank elements (llama_kv_cache's
-// `has_v = !is_mla`; llm_graph_input_attn_k). Before it every layer had a
-// V tensor too, n_embd_v_gqa = kv_lora_rank wide (the MLA GGUF's
-// value_length), stored transposed without flash attention and written
-// through v_idxs: Ollama's vendored llama.cpp at b7735 (the "Update to
-// b7735" sync, llama/llama.cpp/src/llama-kv-cache.cpp) makes K and V for
-// every layer; at b7847 ("llama: update to b7847") `has_v` is there.
-// ik_llama.cpp#394's mainline b5331 DeepSeek-V3 run prints K (f16)
-// 1098.00 MiB beside V (f16) 976.00 MiB (16,384 cells x 61 layers x 576
-// and 512 x 2 B). First build unconfirmed: memfit takes b7847, the first
-// build seen with it, so a build from the merge's tag to b7846 is priced
-// with the V tensor (the larger).
-constexpr uint64_t kVlessMlaBuild = 7847;
+// `has_v = !is_mla`; llm_graph_input_attn_k), so deepseek2's graph
+// concatenates the latent first (Qcur = concat(q_nope_absorbed, q_pe),
+// Kcur = concat(kv_cmpr, k_pe)): the graph graph/mla.cc builds.
+// From #12801 (kMlaGraphBuild) to it an MLA GGUF ran the same absorbed
+// graph over two tensors a layer: K of kv_lora_rank + rope with the rope
+// part first (concat(k_pe, kv_cmpr), and Q likewise, "rope must go first
+// for in-place context shifting in build_rope_shift()"), and V, the
+// normed latent (Vcur = kv_cmpr), n_embd_v_gqa = kv_lora_rank wide (the MLA
+// GGUF's value_length), stored transposed without flash attention (read
+// as it is, no copy) and untransposed with it (#12953, 2025-04-15, "graph :
+// make FA compatible with MLA": flash_attn_ext over K and V, then wv_b;
+// wv_b's product over a reshape of the output until a sync between b5233
+// and 2025-05-24, then over its permutation, made contiguous). Read in
+// mybigday/llama.rn's syncs of llama.cpp: b5233 (#138, 2025-05-01), the
+// 2025-05-24 and 2025-06-21 syncs (#146, #156), b7729 (#277) and b7798
+// (#284, c301172: cache_v_l%d made for every layer, concat(k_pe,
+// kv_cmpr)); b7836 (#285, 0c21677) has `has_v`, build_attn_inp_k and the
+// latent first. The logs agree: b5331 (ik_llama.cpp#394, DeepSeek-V3,
+// 16,384 cells x 61 layers) prints K (f16) 1098.00 MiB = 576 x 2 B a row
+// beside V (f16) 976.00 MiB = 512 x 2 B, and b5614 (#14201, DeepSeek-R1,
+// 32,768 cells) K 2196.00 MiB beside V 1952.00 MiB; Ollama's vendored
+// llama.cpp at b7735 makes K and V for every layer, at b7847 has `has_v`.
+// The phase model prices these builds' compute (graph/mla.cc mirrors the
+// V-less graph only). First build unconfirmed: memfit takes b7836, the
+// first build seen with it, so a build from the merge's tag (after b7798)
+// to b7835 is priced with the V tensor (the larger).
+constexpr uint64_t kVlessMlaBuild = 7836;
 
 // #14158 ("ggml : implement REGLU/GEGLU/SWIGLU ops", in review on
 // 2025-06-13 and -14) gave build_ffn the fused ggml_swiglu_split, which
@@ -351,7 +366,7 @@ constexpr ReleaseDifference kDifferences[] = {
                      "parallelism (no events yet)"},
     {"before b7781", "the reserved graph holds no vector-input rows (inp_embd): #18898 builds "
                      "both input paths in every graph"},
-    {"before b7847", "an MLA layer caches a V tensor of kv_lora_rank elements beside its latent K "
+    {"before b7836", "an MLA layer caches a V tensor of kv_lora_rank elements beside its latent K "
                      "(#19067 made the cache V-less)"},
     {"before b8234, SYCL", "with flash attention on, the host runs each SYCL layer's attention "
                            "over copies of its K and V (#20190 gave ggml-sycl flash attention)"},
