@@ -127,18 +127,18 @@ constexpr std::string_view kComputedRuleMerged = "2025-09-27";  // sgl-project/s
 
 std::optional<double> dated_mem_fraction(std::string_view date, uint64_t tp, std::optional<uint64_t> gpu_bytes) {
   if (date.size() != 10 || date >= kComputedRuleMerged) return std::nullopt;
-  const std::optional<uint64_t> gpu_mib = gpu_bytes ? std::optional<uint64_t>(*gpu_bytes >> 20) : std::nullopt;
+  const uint64_t gpu_mib = gpu_bytes.value_or(0) >> 20;  // 0: not known
   if (date < kReserveRuleMerged) {
-    if (date >= kLargeGpuBranches && (!gpu_mib || *gpu_mib > 96 * 1024)) return std::nullopt;
+    if (date >= kLargeGpuBranches && (gpu_mib == 0 || gpu_mib > 96 * 1024)) return std::nullopt;
     return tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
   }
-  if (!gpu_mib || *gpu_mib == 0) return std::nullopt;
+  if (gpu_mib == 0) return std::nullopt;
   const double t = static_cast<double>(tp);
-  const double reserved = (*gpu_mib < 35 * 1024   ? 2.8 + t / 10
-                           : *gpu_mib < 90 * 1024  ? 9.5 + t / 2
-                           : *gpu_mib < 160 * 1024 ? 12 + t / 2
-                                                   : 32.0) * 1024;
-  const double gpu = static_cast<double>(*gpu_mib);
+  const double reserved = (gpu_mib < 35 * 1024   ? 2.8 + t / 10
+                           : gpu_mib < 90 * 1024  ? 9.5 + t / 2
+                           : gpu_mib < 160 * 1024 ? 12 + t / 2
+                                                  : 32.0) * 1024;
+  const double gpu = static_cast<double>(gpu_mib);
   const double fraction = std::nearbyint((gpu - reserved) / gpu * 1000) / 1000;  // Python's round(x, 3)
   if (!(fraction > 0 && fraction < 1)) return std::nullopt;  // a GPU smaller than the reserve
   return fraction;
