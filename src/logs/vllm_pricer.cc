@@ -16,7 +16,9 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
+#include "logs/vllm_online_bnb.h"
 #include "logs/vllm_online_fp8.h"
 #include "logs/log_pricer.h"
 #include "engines/shared/gpu_class.h"
@@ -30,6 +32,7 @@
 #include "memfit/model_spec.h"
 #include "memfit/untrusted_text.h"
 #include "memfit/vllm.h"
+#include "model/config/config_document.h"
 #include "model/config/family.h"
 
 namespace memfit::logs {
@@ -79,11 +82,49 @@ std::string_view checkpoint_method(std::string_view served) {
   return served;
 }
 
+// The config at the dtype the log serves it: `--dtype auto` downcasts a
+// float32 config to 16 bits (vLLM's ModelConfig dtype resolution: bfloat16
+// where the platform supports it, else float16), and the engine's config
+// line prints what it chose ("dtype=torch.bfloat16", the reader's
+// served_dtype). Config pricing reads the width of the unquantized weights
+// from torch_dtype (model/config/analytical_weights.cc), so a float32
+// config the log serves at 16 bits gets the served dtype in its
+// torch_dtype and dtype fields, at the top and in a nested text config;
+// `notes` says so. The config as given otherwise.
+Result<std::string> served_dtype_config(const RuntimeLog& log, const std::string& config_json,
+                                        std::vector<std::string>& notes) {
+  const LogSetting* served = log.setting("served_dtype");
+  if (served == nullptr) return config_json;
+  const std::string_view width = served->value == "torch.bfloat16" ? "bfloat16"
+                                 : served->value == "torch.float16" ? "float16"
+                                                                    : "";
+  if (width.empty()) return config_json;
+  Result<ConfigDocument> doc = ConfigDocument::parse(config_json);
+  if (!doc) return doc.error();
+  std::string declared = doc->string_field("torch_dtype");
+  if (declared.empty()) declared = doc->string_field("dtype");
+  if (declared != "float32") return config_json;
+  nlohmann::json top = doc->top();
+  auto set = [&](nlohmann::json& object) {
+    object["torch_dtype"] = width;
+    if (object.contains("dtype")) object["dtype"] = width;
+  };
+  set(top);
+  if (!doc->text_key().empty() && top.contains(doc->text_key()) && top[doc->text_key()].is_object()) {
+    set(top[doc->text_key()]);
+  }
+  notes.push_back(fmt::format("the config declares float32 and the log serves it as {} (--dtype auto): "
+                              "its unquantized weights are priced at 16 bits",
+                              served->value));
+  return top.dump();
+}
+
 // Why the config given beside the log prices another checkpoint than the
 // one the log served: the log names a weight quantization the config does
 // not declare (a base model's config given for an AWQ, GPTQ or
-// compressed-tensors repo; vLLM's online --quantization fp8 of a 16-bit
-// checkpoint is priced as the FP8 one it makes, run_config). "" when they agree or the log
+// compressed-tensors repo; vLLM's online --quantization fp8 or
+// bitsandbytes of a 16-bit checkpoint is priced as the FP8 or NF4 one it
+// makes, run_config). "" when they agree or the log
 // names none. A method vLLM names by its variant agrees with the config's
 // family ("modelopt_fp4" serves quant_method "modelopt"), and so does one
 // named after the model that reads the format (checkpoint_method).
@@ -728,11 +769,18 @@ class VllmPricer final : public LogPricer {
   std::string_view profile() const override { return "vllm"; }
 
   // A 16-bit config served with --quantization fp8 is the FP8 checkpoint
-  // vLLM makes of it at load (logs/vllm_online_fp8.h).
+  // vLLM makes of it at load (logs/vllm_online_fp8.h); with
+  // --quantization bitsandbytes, the NF4 one (logs/vllm_online_bnb.h). A
+  // float32 config is first set to the dtype the log serves it at
+  // (served_dtype_config).
   Result<std::string> run_config(const RuntimeLog& log, const LogCheckOptions& options,
                                  std::vector<std::string>& notes) const override {
-    if (served_quantization(log) != "fp8") return options.config_json;
-    return online_fp8_config(options.config_json, notes);
+    Result<std::string> config = served_dtype_config(log, options.config_json, notes);
+    if (!config) return config;
+    const std::string served = served_quantization(log);
+    if (served == "fp8") return online_fp8_config(*config, notes);
+    if (served == "bitsandbytes") return online_bnb_config(*config, notes);
+    return config;
   }
 
   Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions& options,

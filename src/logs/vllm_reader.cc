@@ -479,7 +479,17 @@ void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
   // platform it resolved. A log cut before the detection line shows its
   // platform so.
   if (contains(text, "[rocm.py:")) out.set_backend("ROCm");
-  if (auto config = after(text, " with config: ")) read_settings(python_keyword_pairs(*config), out);
+  if (auto config = after(text, " with config: ")) {
+    const std::vector<std::pair<std::string, std::string>> pairs = python_keyword_pairs(*config);
+    read_settings(pairs, out);
+    // The dtype the engine resolved ("dtype=torch.bfloat16"): what
+    // `--dtype auto` made of the config's torch_dtype (a float32 config is
+    // served 16-bit: ModelConfig's dtype resolution), where "dtype" above
+    // may hold the argument as given ("auto", args: Namespace).
+    for (const auto& [key, value] : pairs) {
+      if (key == "dtype") out.setting("served_dtype", value);
+    }
+  }
   if (auto args = after(text, "non-default args: ")) read_settings(python_dict_pairs(*args), out);
   // Before "non-default args" (about v0.9), api_server logged every argument:
   // "[api_server.py:982] args: Namespace(..., max_num_seqs=192, ...)".

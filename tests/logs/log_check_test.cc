@@ -1226,6 +1226,31 @@ TEST(CheckLog, VllmWeightsFromTheConfigBesideTheLog) {
   EXPECT_EQ(figure(c, "total", LogFigure::kKvBlocks)->printed.value, 1952u);
 }
 
+TEST(CheckLog, VllmInFlightBitsandbytesOfAFloat32ConfigServedAt16Bits) {
+  // Captain-Jay29/vllm (v0.8.3): TinyLlama-1.1B-Chat-v1.0 with
+  // --quantization bitsandbytes on its 16-bit checkpoint, given a copy of
+  // its config re-saved with "dtype": "float32"; the engine line serves it
+  // as torch.bfloat16. NF4 with double quantization on the 22 layers'
+  // Linear weights (q 2048x2048, k and v 256x2048, o 2048x2048, gate, up
+  // and down 5632x2048: 44,040,192 a layer, 968,884,224 in all) at half a
+  // byte = 484,442,112, plus a uint8 absmax a 64 weights and a float32 a
+  // 256 absmaxes, matrix by matrix (q and o 65,536 + 1,024, k and v
+  // 8,192 + 128, each MLP matrix 180,224 + 2,816: 698,880 a layer) =
+  // 15,375,360; the embedding and LM head 16-bit, 2 x 32,000 x 2,048 x 2 =
+  // 262,144,000; the 45 norms 45 x 2,048 x 2 = 184,320; the rope cache
+  // 2,048 x 64 x 2 = 262,144. Sum: 762,407,936 B against "0.7318 GiB"
+  // (785,764,267 B): 0.9703, a 22 MiB gap memfit has not traced. At 32
+  // bits the 16-bit parts alone would add 262,328,320 B.
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-nevervllm8-captainjay-tinyllama-bnb-v083.config.json");
+  const LogCheck c = check("vllm", "vllm-nevervllm8-captainjay-tinyllama-bnb-v083.log", options);
+  EXPECT_EQ(c.not_priced, "");
+  const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
+  ASSERT_NE(weights, nullptr);
+  EXPECT_EQ(weights->memfit, 762'407'936u);
+  EXPECT_EQ(weights->basis, FigureBasis::kModelled);
+}
+
 TEST(CheckLog, AVllmExcerptsTensorParallelIsItsProcessesNotItsFigureLines) {
   // genlm/genlm-backend#10 (v0.7.0): Llama-3-8B bf16 over four processes,
   // two of whose weights lines the excerpt keeps. memfit's weights at TP 1

@@ -256,6 +256,17 @@ TEST(VllmLog, EngineConfigLineGivesTheSettings) {
   EXPECT_EQ(setting_of(*log, "engine"), "<none>");  // a V1 log
 }
 
+TEST(VllmLog, TheEngineLinesDtypeIsTheServedOneWhereTheArgumentsSayAuto) {
+  // Captain-Jay29/vllm's v0.8.3 log: "args: Namespace(..., dtype='auto',
+  // ...)" comes first and keeps "dtype"; the engine's config line prints
+  // what auto resolved to, "dtype=torch.bfloat16", kept as served_dtype
+  // (the pricer serves a float32 config at that width).
+  const RuntimeLog log = read("vllm-nevervllm8-captainjay-tinyllama-bnb-v083.log");
+  EXPECT_EQ(setting_of(log, "dtype"), "auto");
+  EXPECT_EQ(setting_of(log, "served_dtype"), "torch.bfloat16");
+  EXPECT_EQ(setting_of(log, "quantization"), "bitsandbytes");
+}
+
 TEST(VllmLog, ALineOfThePlatformsRocmModuleMarksTheLogRocm) {
   // amdgoose/arno_vllm_chat's v0.17 log prints no "Automatically detected
   // platform" line, but "[rocm.py:463] Using Triton Attention backend.",
