@@ -142,8 +142,18 @@ for name in "${names[@]}"; do
   fi
   runs_for "$name" >/dev/null
 done
+# Longest first (the last column of fuzz/smoke-runs.tsv, seconds taken),
+# so that the long targets do not start last and leave a core idle at the
+# end; the order decides nothing else (each target is its own process with
+# its own seed and corpus). The report below keeps the names' order.
+start_order=()
+mapfile -t start_order < <(
+  for name in "${names[@]}"; do
+    awk -v n="$name" '$1 == n && $4 != "" { s = $4 } END { printf "%s\t%s\n", (s == "" ? 0 : s), n }' \
+      fuzz/smoke-runs.tsv
+  done | sort -t "$(printf '\t')" -k1,1nr -k2,2 | cut -f2)
 pids=()
-for name in "${names[@]}"; do
+for name in "${start_order[@]}"; do
   while [[ $(jobs -rp | wc -l) -ge $jobs ]]; do sleep 0.2; done
   (
     status=0
