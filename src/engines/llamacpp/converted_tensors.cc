@@ -15,7 +15,7 @@
 #include "engines/llamacpp/converted_encoders.h"
 #include "engines/llamacpp/converted_gemma4.h"
 #include "engines/llamacpp/converted_hybrids.h"
-#include "engines/llamacpp/converted_jamba.h"
+#include "engines/llamacpp/converted_mamba1.h"
 #include "engines/llamacpp/converted_t5.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "memfit/checked_math.h"
@@ -30,12 +30,29 @@ namespace {
 // qwen2vl (a GGUF's architecture for Qwen2-VL and Qwen2.5-VL's language
 // model; the towers are an mmproj file) is qwen2's decoder with M-RoPE,
 // which adds no tensor (llama.cpp's LLM_ARCH_QWEN2VL loads qwen2's).
-constexpr std::array<std::string_view, 9> kStandardDecoders = {
-    "llama", "mistral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "mixtral", "smollm3", "qwen2vl"};
+// IBM's Granite 3.x and 4.1 dense models (granite) and Granite MoE
+// (granitemoe) are llama's blocks: the converter's GraniteModel and
+// GraniteMoeModel derive from LlamaModel (the MoE's input_linear split
+// into ffn_gate_exps and ffn_up_exps, output_linear written as
+// ffn_down_exps, the router as ffn_gate_inp), and llama.cpp's
+// llama_model_granite::load_arch_tensors (src/models/granite.cpp) reads
+// those names; a Granite MoE Shared file adds the shared expert's
+// gate/up/down at expert_shared_feed_forward_length, ungated (add_ffn).
+constexpr std::array<std::string_view, 11> kStandardDecoders = {
+    "llama",   "mistral", "qwen2",   "qwen2_moe", "qwen3",     "qwen3_moe",
+    "mixtral", "smollm3", "qwen2vl", "granite",   "granitemoe"};
 
 // GPT-NeoX (Pythia): one fused QKV matrix, biases on every linear layer
 // and LayerNorm (weight and bias) norms; its own block builder.
-bool gpt_neox(const ModelSpec& spec) { return spec.model_type == "gpt_neox"; }
+// CodeShell (GGUF codeshell) writes the same tensors: its converter's
+// CodeShellModel maps the GPT-2-style c_attn (fused QKV, hidden -> hidden
+// + 2 x num_query_groups x head_dim), c_proj, c_fc and the LayerNorms
+// with their biases, and llama.cpp's llama_model_codeshell::
+// load_arch_tensors (src/models/codeshell.cpp) reads attn_norm(+b),
+// attn_qkv(+b), attn_output(+b), ffn_norm(+b), ffn_up(+b), ffn_down(+b),
+// output_norm(+b) and output (never tied: the loader requires it and
+// only token_embd may be duplicated from it).
+bool gpt_neox(const ModelSpec& spec) { return spec.model_type == "gpt_neox" || spec.model_type == "codeshell"; }
 
 // Phi-3: fused QKV and a fused gate-and-up matrix, RMS norms (weights
 // only), no biases; its long-context RoPE keeps two factor tensors.
@@ -249,11 +266,15 @@ void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors&
     // wide, behind a sigmoid gate (shared_expert_gate: one output, written
     // as ffn_gate_inp_shexp, F32 as the router is); DeepSeek-style shared
     // experts are n_shared_experts x the routed width.
+    // Granite MoE Shared's is added to the routed output ungated
+    // (llama_model_granite's graph): no ffn_gate_inp_shexp.
     const bool own_width = moe.shared_expert_intermediate != 0;
     const uint64_t shared = own_width ? moe.shared_expert_intermediate : moe.shared_experts * inter;
     add_converted(out, blk + "ffn_down_shexp.weight", {shared, hidden});
     add_converted(out, blk + "ffn_gate_shexp.weight", {hidden, shared});
-    if (own_width) add_converted(out, blk + "ffn_gate_inp_shexp.weight", {hidden});
+    if (own_width && spec.model_type != "granitemoe") {
+      add_converted(out, blk + "ffn_gate_inp_shexp.weight", {hidden});
+    }
     add_converted(out, blk + "ffn_up_shexp.weight", {hidden, shared});
   }
 }
@@ -758,12 +779,19 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     for (uint64_t i = 0; i < spec.layers.size(); ++i) add_deci_block(spec, *h.deci, i, out);
     return out;
   }
-  if (h.jamba != nullptr && !spec.multimodal && jamba_widths_fit(spec, *h.jamba) && g.vocab != 0) {
+  if (h.mamba1 != nullptr && !spec.multimodal && g.vocab != 0 &&
+      (jamba_widths_fit(spec, *h.mamba1) || mamba1_widths_fit(spec, *h.mamba1))) {
+    // Mamba's output is tied when the checkpoint's lm_head equals the
+    // embedding (MambaModel.modify_tensors omits it; the loader then
+    // duplicates token_embd).
     Tensors out;
     if (!spec.tied_embeddings) add_converted(out, "output.weight", {g.hidden, g.vocab});
     add_converted(out, "output_norm.weight", {g.hidden});
     add_converted(out, "token_embd.weight", {g.hidden, g.vocab});
-    for (uint64_t i = 0; i < spec.layers.size(); ++i) add_jamba_block(spec, *h.jamba, i, out);
+    for (uint64_t i = 0; i < spec.layers.size(); ++i) {
+      if (spec.model_type == "jamba") add_jamba_block(spec, *h.mamba1, i, out);
+      else add_mamba1_block(spec, *h.mamba1, h.mamba1_small_f32, i, out);
+    }
     return out;
   }
   if (!converted(spec, gated_delta, mla) || g.hidden == 0 || g.vocab == 0 || spec.layers.empty() ||
@@ -775,7 +803,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
         "chatglm, gemma, gemma2, gemma3_text, glm4, phi, cohere, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
         "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
-        "widths), gemma4_text (with a GGUF's per-layer widths), jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
+        "widths), gemma4_text (with a GGUF's per-layer widths), mamba, jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }

@@ -1,4 +1,5 @@
-// The converter's tensors for Gemma, Gemma 2, Gemma 3, GLM-4, Command-R and DeepSeek V2/V3
+// The converter's tensors for Gemma, Gemma 2, Gemma 3, GLM-4, Command-R, DeepSeek V2/V3,
+// Granite and CodeShell
 // (engines/llamacpp/converted_tensors.cc, quantize_plan.h), checked
 // against the corpus logs' dumps (tests/data/logs/llamacpp): their tensor
 // counts by type and printed sizes, worked by hand below.
@@ -406,6 +407,74 @@ TEST(ConvertedDecoders, DeepSeekV2LiteFromConfig) {
   const SafetensorsTensor* q_proj = find(q, "blk.0.attn_q.weight");
   ASSERT_NE(q_proj, nullptr);
   EXPECT_EQ(q_proj->shape, (std::vector<uint64_t>{3072, 2048}));
+}
+
+// IBM Granite 4.1 8B (llamacpp-neverllama6-granite41-8b-udq8kxl-
+// rx9070xt-fit's dump: granite, 4,096 wide, 32 heads and 8 KV heads of
+// 128, 12,800 ffn, 40 blocks, 100,352 tokens; 363 tensors: untied).
+constexpr std::string_view kGranite41_8b = R"({"model_type": "granite", "hidden_size": 4096,
+  "intermediate_size": 12800, "num_attention_heads": 32, "num_key_value_heads": 8,
+  "num_hidden_layers": 40, "vocab_size": 100352, "tie_word_embeddings": false})";
+
+// Granite is llama's block list. Q8_0 (no mix: every matrix Q8_0): a
+// block's Q and O 2 x 4,096^2 = 33,554,432, K and V 2 x 4,096 x 1,024 =
+// 8,388,608, gate/up/down 3 x 4,096 x 12,800 = 157,286,400: 199,229,440,
+// x 40 = 7,969,177,600; token_embd and output 2 x 4,096 x 100,352 =
+// 822,083,584; 8,791,261,184 / 32 x 34 = 9,340,715,008 B. F32: two norms a
+// block and output_norm, 81 x 4,096 x 4 = 1,327,104 B. 9,342,042,112 B;
+// q8_0 40 x 7 + 2 = 282. (The log's Unsloth file keeps 102 tensors F16:
+// not llama-quantize's rules, so the check only shapes its weights.)
+TEST(ConvertedDecoders, GraniteIsLlamasBlocks) {
+  const Model m = quantized(from_config(kGranite41_8b), "Q8_0");
+  EXPECT_EQ(m.tensors.size(), 363u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 81}, {"q8_0", 282}}));
+  EXPECT_EQ(m.weights.bytes, 9'342'042'112u);
+  EXPECT_EQ(find(m, "blk.0.attn_k.weight")->shape, (std::vector<uint64_t>{1024, 4096}));
+  EXPECT_EQ(find(m, "blk.0.attn_q.bias"), nullptr);
+}
+
+// A Granite MoE Shared geometry (granitemoe GGUF with
+// expert_shared_feed_forward_length): 24 blocks of 1,024, 16 heads and 8
+// KV heads, 32 experts of 512, a shared expert of 1,024, tied. A block:
+// attn_norm, Q/K/V/O, ffn_norm, the F32 router, gate/up/down_exps and the
+// shared expert's gate/up/down, ungated: 13 tensors, no
+// ffn_gate_inp_shexp. F16: f32 24 x 3 + 1 = 73, f16 24 x 10 + 1 = 241.
+TEST(ConvertedDecoders, GraniteMoeSharedExpertHasNoGate) {
+  const Model m = quantized(from_config(R"({"model_type": "granitemoe", "hidden_size": 1024,
+    "intermediate_size": 512, "num_attention_heads": 16, "num_key_value_heads": 8,
+    "num_hidden_layers": 24, "num_local_experts": 32, "num_experts_per_tok": 8,
+    "shared_intermediate_size": 1024, "vocab_size": 49155, "tie_word_embeddings": true})"), "F16");
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 241}, {"f32", 73}}));
+  EXPECT_EQ(find(m, "blk.0.ffn_gate_inp_shexp.weight"), nullptr);
+  EXPECT_EQ(find(m, "blk.0.ffn_up_shexp.weight")->shape, (std::vector<uint64_t>{1024, 1024}));
+  EXPECT_EQ(find(m, "blk.0.ffn_down_exps.weight")->shape, (std::vector<uint64_t>{32, 1024, 512}));
+}
+
+// CodeShell-7B (llamacpp-neverllama7-8179-metal-codeshell-q4_0's dump:
+// codeshell, 4,096 wide, 32 heads and 8 KV heads of 128, 16,384 ffn, 42
+// blocks, 70,144 tokens; 508 tensors: f32 338, q4_0 169, q6_K 1).
+constexpr std::string_view kCodeShell7b = R"({"model_type": "codeshell", "hidden_size": 4096,
+  "intermediate_size": 16384, "num_attention_heads": 32, "num_key_value_heads": 8,
+  "num_hidden_layers": 42, "vocab_size": 70144, "tie_word_embeddings": false})";
+
+// CodeShell writes GPT-NeoX's tensors. Q4_0: a block's attn_qkv 4,096 x
+// (4,096 + 2 x 1,024) = 25,165,824, attn_output 4,096^2 = 16,777,216,
+// ffn_up and ffn_down 2 x 4,096 x 16,384 = 134,217,728: 176,160,768 / 32
+// x 18 = 99,090,432 B; F32 the two LayerNorms' weights and biases 16,384,
+// the biases of qkv 6,144, output 4,096, up 16,384 and down 4,096: 47,104
+// floats = 188,416 B. 99,278,848 x 42 = 4,169,711,616; token_embd Q4_0
+// 4,096 x 70,144 = 287,309,824 / 32 x 18 = 161,611,776 (the log's CPU
+// buffer, 154.12 MiB), output Q6_K 287,309,824 / 256 x 210 = 235,683,840,
+// output_norm and its bias 32,768. 4,567,040,000 B, the printed 4.25 GiB;
+// f32 42 x 8 + 2 = 338, q4_0 42 x 4 + 1 = 169, q6_K 1: the dump's counts.
+TEST(ConvertedDecoders, CodeShellQ4_0IsTheLogsFile) {
+  const Model m = quantized(from_config(kCodeShell7b), "Q4_0");
+  EXPECT_EQ(m.tensors.size(), 508u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 338}, {"q4_0", 169}, {"q6_K", 1}}));
+  EXPECT_EQ(m.weights.bytes, 4'567'040'000u);
+  EXPECT_EQ(find(m, "token_embd.weight")->data_bytes, 161'611'776u);
+  EXPECT_EQ(find(m, "blk.0.attn_qkv.weight")->shape, (std::vector<uint64_t>{6144, 4096}));
+  EXPECT_NE(find(m, "output_norm.bias"), nullptr);
 }
 
 }  // namespace
