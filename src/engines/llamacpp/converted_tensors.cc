@@ -38,9 +38,23 @@ namespace {
 // llama_model_granite::load_arch_tensors (src/models/granite.cpp) reads
 // those names; a Granite MoE Shared file adds the shared expert's
 // gate/up/down at expert_shared_feed_forward_length, ungated (add_ffn).
-constexpr std::array<std::string_view, 11> kStandardDecoders = {
-    "llama",   "mistral", "qwen2",   "qwen2_moe", "qwen3",     "qwen3_moe",
-    "mixtral", "smollm3", "qwen2vl", "granite",   "granitemoe"};
+// InternLM2 (internlm2): the converter's InternLM2Model splits the
+// checkpoint's fused wqkv into attn_q/k/v, and
+// llama_model_internlm2::load_arch_tensors reads llama's names, the output
+// required. EXAONE 3.x (exaone): llama's names (src/models/exaone.cpp's
+// graph; its converter's ExaoneModel writes llama3 RoPE's rope_freqs as
+// LlamaModel does). Qwen3-VL's language model (GGUF qwen3vl, qwen3vlmoe;
+// the towers and the deepstack mergers are the mmproj file's): qwen3's
+// and qwen3moe's tensors (llama_model_qwen3vl / qwen3vlmoe::
+// load_arch_tensors, src/models/qwen3vl.cpp, qwen3vlmoe.cpp; the deepstack
+// features are added to the hidden state, no tensor of the text model).
+// Ministral 3 / Mistral's mistral3 GGUFs: llama's names, the attention
+// temperature scaling a hyperparameter, not a tensor (llm_build_mistral3,
+// src/models/mistral3.cpp, reads wq/wk/wv/wo, the two norms and the gated
+// FFN or llama's MoE).
+constexpr std::array<std::string_view, 16> kStandardDecoders = {
+    "llama",   "mistral", "qwen2",   "qwen2_moe", "qwen3",     "qwen3_moe", "mixtral",   "smollm3",
+    "qwen2vl", "granite", "granitemoe", "internlm2", "exaone",  "qwen3vl",   "qwen3vlmoe", "mistral3"};
 
 // GPT-NeoX (Pythia): one fused QKV matrix, biases on every linear layer
 // and LayerNorm (weight and bias) norms; its own block builder.
@@ -124,7 +138,11 @@ bool phi2(const ModelSpec& spec) { return spec.model_type == "phi"; }
 // (LLM_ARCH_COMMAND_R, src/llama-model.cpp; since ggml-org/llama.cpp
 // #6491, Command R+). The converter (CommandR2Model) writes those norms
 // F32, as it writes every "_norm.weight".
-bool cohere(const ModelSpec& spec) { return spec.model_type == "cohere"; }
+// Command R7B and Command A (GGUF cohere2; its sliding-window layers add
+// no tensor) load the same block without the per-head norms at any depth
+// and always tied (llama_model_cohere2::load_arch_tensors,
+// src/models/cohere2.cpp: output is token_embd, TENSOR_DUPLICATED).
+bool cohere(const ModelSpec& spec) { return spec.model_type == "cohere" || spec.model_type == "cohere2"; }
 
 // DeepSeek V2/V3 (GGUF deepseek2): multi-head latent attention and
 // DeepSeek-MoE blocks after the leading dense ones (llama.cpp's
@@ -284,13 +302,13 @@ uint64_t head_dim_of(const ModelGeometry& g) {
 }
 
 // The converter's LlamaModel (llama, mistral, mixtral and SmolLM3, which
-// derives from it; DeciModel, Nemotron-NAS, likewise) writes llama3 RoPE's per-frequency factors as a tensor
+// derives from it; DeciModel, Nemotron-NAS, and ExaoneModel likewise) writes llama3 RoPE's per-frequency factors as a tensor
 // of its own: rope_freqs.weight, head_dim / 2 F32 values, which
 // llama-quantize leaves F32 (one dimension).
 bool writes_rope_freqs(const ModelSpec& spec) {
   const std::string_view type = spec.model_type;
-  return spec.rope_scaling.type == "llama3" &&
-         (type == "llama" || type == "mistral" || type == "mixtral" || type == "smollm3" || type == "deci");
+  return spec.rope_scaling.type == "llama3" && (type == "llama" || type == "mistral" || type == "mixtral" ||
+                                                type == "smollm3" || type == "deci" || type == "exaone");
 }
 
 // One block's tensors, by name (the loader's order within a block).
@@ -458,7 +476,7 @@ void add_cohere_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   const uint64_t head_dim = head_dim_of(g);
   const uint64_t q = g.heads * head_dim;
   const uint64_t kv = g.kv_heads * head_dim;
-  const bool qk_norm = spec.layers.size() >= 64;
+  const bool qk_norm = spec.model_type == "cohere" && spec.layers.size() >= 64;
   const std::string blk = fmt::format("blk.{}.", i);
   if (qk_norm) add_converted_f32(out, blk + "attn_k_norm.weight", {head_dim, g.kv_heads});
   add_converted(out, blk + "attn_k.weight", {g.hidden, kv});

@@ -1,5 +1,6 @@
 // The converter's tensors for Gemma, Gemma 2, Gemma 3, GLM-4, Command-R, DeepSeek V2/V3,
-// Granite and CodeShell
+// Granite, CodeShell, InternLM2, EXAONE, Qwen3-VL's language model, Command R7B/A
+// (cohere2) and Ministral 3 (mistral3)
 // (engines/llamacpp/converted_tensors.cc, quantize_plan.h), checked
 // against the corpus logs' dumps (tests/data/logs/llamacpp): their tensor
 // counts by type and printed sizes, worked by hand below.
@@ -475,6 +476,110 @@ TEST(ConvertedDecoders, CodeShellQ4_0IsTheLogsFile) {
   EXPECT_EQ(find(m, "token_embd.weight")->data_bytes, 161'611'776u);
   EXPECT_EQ(find(m, "blk.0.attn_qkv.weight")->shape, (std::vector<uint64_t>{6144, 4096}));
   EXPECT_NE(find(m, "output_norm.bias"), nullptr);
+}
+
+// InternLM2.5-7B (internlm2: 4,096 wide, 32 heads and 8 KV heads, 14,336
+// ffn, 32 blocks, 92,544 tokens, untied), llama's names with Q/K/V split
+// from wqkv. F16: a block's Q and O 2 x 4,096^2 = 33,554,432, K and V 2 x
+// 4,096 x 1,024 = 8,388,608, gate/up/down 3 x 4,096 x 14,336 = 176,160,768
+// elements x 2 = 436,207,616 B and two norms 32,768 B: 436,240,384, x 32 =
+// 13,959,692,288; token_embd and output 2 x 4,096 x 92,544 x 2 =
+// 1,516,240,896, output_norm 16,384. 15,475,949,568 B; f16 32 x 7 + 2 =
+// 226, f32 32 x 2 + 1 = 65.
+TEST(ConvertedDecoders, InternLm2IsLlamasBlocks) {
+  const Model m = quantized(from_config(R"({"model_type": "internlm2", "hidden_size": 4096,
+    "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "num_hidden_layers": 32, "vocab_size": 92544, "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(m.weights.bytes, 15'475'949'568u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 226}, {"f32", 65}}));
+  EXPECT_EQ(find(m, "blk.0.attn_qkv.weight"), nullptr);
+  EXPECT_EQ(find(m, "blk.0.attn_v.weight")->shape, (std::vector<uint64_t>{1024, 4096}));
+}
+
+// EXAONE 3.5 7.8B (exaone: InternLM2.5-7B's widths but 102,400 tokens,
+// llama3 RoPE): llama's blocks and rope_freqs, head_dim / 2 = 64 F32
+// values. F16: 13,959,692,288 B of blocks as above, token_embd and output
+// 2 x 4,096 x 102,400 x 2 = 1,677,721,600, output_norm 16,384, rope_freqs
+// 256: 15,637,430,528 B; f16 226, f32 65 + 1 = 66.
+TEST(ConvertedDecoders, ExaoneWritesRopeFreqs) {
+  const Model m = quantized(from_config(R"({"model_type": "exaone", "hidden_size": 4096,
+    "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "num_hidden_layers": 32, "vocab_size": 102400, "tie_word_embeddings": false,
+    "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}})"), "F16");
+  EXPECT_EQ(m.weights.bytes, 15'637'430'528u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 226}, {"f32", 66}}));
+  EXPECT_EQ(find(m, "rope_freqs.weight")->shape, (std::vector<uint64_t>{64}));
+}
+
+// Qwen3-VL-8B's language model (GGUF qwen3vl: 4,096 wide, 32 heads and 8
+// KV heads of 128, 12,288 ffn, 36 blocks, 151,936 tokens, untied):
+// qwen3's tensors. F16: a block's Q and O 2 x 4,096^2, K and V 2 x 4,096 x
+// 1,024, gate/up/down 3 x 4,096 x 12,288: 192,937,984 elements x 2 =
+// 385,875,968 B; F32 attn_norm and ffn_norm 2 x 4,096, the per-head Q/K
+// norms 2 x 128: 8,448 floats = 33,792 B. 385,909,760 x 36 =
+// 13,892,751,360; token_embd and output 2 x 4,096 x 151,936 x 2 =
+// 2,489,319,424, output_norm 16,384: 16,382,087,168 B; f16 36 x 7 + 2 =
+// 254, f32 36 x 4 + 1 = 145.
+// Qwen3-VL-30B-A3B's (qwen3vlmoe: 2,048 wide, 32 heads and 4 KV heads of
+// 128, 128 experts of 768, 48 blocks): qwen3moe's; F16 a block's Q/K/V/O
+// and the three 3-D experts f16, its two norms, the Q/K norms and the
+// router f32: f16 48 x 7 + 2 = 338, f32 48 x 5 + 1 = 241.
+TEST(ConvertedDecoders, Qwen3VlTextIsQwen3s) {
+  const Model dense = quantized(from_config(R"({"model_type": "qwen3vl", "hidden_size": 4096,
+    "intermediate_size": 12288, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "head_dim": 128, "num_hidden_layers": 36, "vocab_size": 151936,
+    "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(dense.weights.bytes, 16'382'087'168u);
+  EXPECT_EQ(type_counts(dense), (std::map<std::string, int>{{"f16", 254}, {"f32", 145}}));
+  EXPECT_EQ(find(dense, "blk.0.attn_q_norm.weight")->shape, (std::vector<uint64_t>{128}));
+  const Model moe = quantized(from_config(R"({"model_type": "qwen3vlmoe", "hidden_size": 2048,
+    "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128,
+    "num_experts_per_tok": 8, "num_attention_heads": 32, "num_key_value_heads": 4,
+    "head_dim": 128, "num_hidden_layers": 48, "vocab_size": 151936,
+    "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(type_counts(moe), (std::map<std::string, int>{{"f16", 338}, {"f32", 241}}));
+  EXPECT_EQ(find(moe, "blk.0.ffn_gate_exps.weight")->shape, (std::vector<uint64_t>{128, 768, 2048}));
+}
+
+// Command R7B (GGUF cohere2: 4,096 wide, 32 heads and 8 KV heads of 128,
+// 14,336 ffn, 32 blocks, 256,000 tokens, a 4,096-token window on three
+// layers in four): Command-R's block, always tied. F16: a block's Q and O
+// 2 x 4,096^2, K and V 2 x 4,096 x 1,024, gate/up/down 3 x 4,096 x 14,336:
+// 218,103,808 elements x 2 = 436,207,616 B, attn_norm 16,384 B;
+// 436,224,000 x 32 = 13,959,168,000; token_embd 4,096 x 256,000 x 2 =
+// 2,097,152,000, output_norm 16,384: 16,056,336,384 B; f16 32 x 7 + 1 =
+// 225, f32 33. Command A (cohere2, 64 blocks) has no per-head Q/K norms:
+// those are Command R+'s (cohere) only.
+TEST(ConvertedDecoders, Cohere2IsCommandRsBlockTied) {
+  auto config = [](int blocks) {
+    return R"({"model_type": "cohere2", "hidden_size": 4096, "intermediate_size": 14336,
+      "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 256000,
+      "sliding_window": 4096, "sliding_window_pattern": 4, "tie_word_embeddings": true,
+      "num_hidden_layers": )" + std::to_string(blocks) + "}";
+  };
+  const Model m = quantized(from_config(config(32)), "F16");
+  EXPECT_EQ(m.weights.bytes, 16'056'336'384u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 225}, {"f32", 33}}));
+  EXPECT_EQ(find(m, "output.weight"), nullptr);
+  const Model a = quantized(from_config(config(64)), "F16");
+  EXPECT_EQ(a.tensors.size(), 64u * 8 + 2);
+  EXPECT_EQ(find(a, "blk.63.attn_q_norm.weight"), nullptr);
+}
+
+// Ministral 3 8B's language model (GGUF mistral3: 4,096 wide, 32 heads
+// and 8 KV heads of 128, 14,336 ffn, 34 blocks, 131,072 tokens, untied):
+// llama's names. F16: a block 436,207,616 B of matrices (as InternLM2's)
+// and 32,768 B of norms, 436,240,384 x 34 = 14,832,173,056; token_embd and
+// output 2 x 4,096 x 131,072 x 2 = 2,147,483,648, output_norm 16,384:
+// 16,979,673,088 B; f16 34 x 7 + 2 = 240, f32 34 x 2 + 1 = 69.
+TEST(ConvertedDecoders, Mistral3IsLlamasBlocks) {
+  const Model m = quantized(from_config(R"({"model_type": "mistral3", "hidden_size": 4096,
+    "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "head_dim": 128, "num_hidden_layers": 34, "vocab_size": 131072,
+    "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(m.weights.bytes, 16'979'673'088u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 240}, {"f32", 69}}));
 }
 
 }  // namespace
