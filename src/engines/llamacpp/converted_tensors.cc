@@ -121,6 +121,15 @@ bool gemma4(const ModelSpec& spec, const ConverterHints& h) {
 // ffn_norm, ffn_post_norm; the converter's Glm4Model).
 bool glm4(const ModelSpec& spec) { return spec.model_type == "glm4"; }
 
+// OLMo 2 and OLMo 3 (GGUF olmo2; olmo3 where the file gives a sliding
+// window, which adds no tensor): no norm before attention or the MLP, a
+// norm after each (post_attention_norm, post_ffw_norm), RMS norms over
+// the whole Q and K rows (attn_q_norm hidden wide, attn_k_norm kv_heads x
+// head_dim), Q/K/V/O and the gated FFN, no biases, the output its own
+// (llama_model_olmo2::load_arch_tensors, src/models/olmo2.cpp, requires
+// it; the converter's Olmo2Model).
+bool olmo2(const ModelSpec& spec) { return spec.model_type == "olmo2" || spec.model_type == "olmo3"; }
+
 // Phi-2 and Phi-1.5 (model_type phi; GGUF phi2): LayerNorm (weight and
 // bias) before a parallel attention and MLP, every linear layer with its
 // bias, the output with its own (llama.cpp's LLM_ARCH_PHI2 tensors and
@@ -220,7 +229,7 @@ bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths
   });
   return attention_only &&
          (gpt_neox(spec) || phi3(spec) || chatglm(spec) || gemma(spec) || gemma2(spec) || gemma3(spec) ||
-          glm4(spec) || phi2(spec) || cohere(spec) || hybrid || latent ||
+          glm4(spec) || olmo2(spec) || phi2(spec) || cohere(spec) || hybrid || latent ||
           (gpt_oss(spec) && spec.moe.experts > 0) ||
           std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
               kStandardDecoders.end());
@@ -440,6 +449,26 @@ void add_gemma_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
   if (post_norms) add_converted(out, blk + "post_attention_norm.weight", {g.hidden});
   if (post_norms) add_converted(out, blk + "post_ffw_norm.weight", {g.hidden});
+}
+
+// One OLMo 2 block, by name (olmo2 above).
+void add_olmo2_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t q = g.heads * head_dim;
+  const uint64_t kv = g.kv_heads * head_dim;
+  const std::string blk = fmt::format("blk.{}.", i);
+  add_converted(out, blk + "attn_k.weight", {g.hidden, kv});
+  add_converted(out, blk + "attn_k_norm.weight", {kv});
+  add_converted(out, blk + "attn_output.weight", {q, g.hidden});
+  add_converted(out, blk + "attn_q.weight", {g.hidden, q});
+  add_converted(out, blk + "attn_q_norm.weight", {q});
+  add_converted(out, blk + "attn_v.weight", {g.hidden, kv});
+  add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add_converted(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
+  add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+  add_converted(out, blk + "post_attention_norm.weight", {g.hidden});
+  add_converted(out, blk + "post_ffw_norm.weight", {g.hidden});
 }
 
 // One GLM-4 block, by name: Q/K/V with their biases (F32) when the
@@ -817,8 +846,8 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
                      (g.intermediate == 0 && spec.moe.expert_intermediate == 0)))) {
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
-        "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3, "
-        "chatglm, gemma, gemma2, gemma3_text, glm4, phi, cohere, gpt_oss, the gated delta net hybrids qwen3_next, "
+        "writes, which memfit builds for text decoders of model_type {}, gpt_neox, codeshell, phi3, "
+        "chatglm, gemma, gemma2, gemma3_text, glm4, olmo2, olmo3, phi, cohere, cohere2, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
         "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
         "widths), gemma4_text (with a GGUF's per-layer widths), mamba, jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
@@ -855,6 +884,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     else if (chatglm(spec)) add_chatglm_block(spec, i, out);
     else if (gemma(spec) || gemma2(spec) || gemma3(spec)) add_sorted(out, [&](Tensors& b) { add_gemma_block(spec, i, b); });
     else if (glm4(spec)) add_sorted(out, [&](Tensors& b) { add_glm4_block(spec, !h.glm4_no_qkv_bias, i, b); });
+    else if (olmo2(spec)) add_sorted(out, [&](Tensors& b) { add_olmo2_block(spec, i, b); });
     else if (phi2(spec)) add_phi2_block(spec, h.phi2_fused_qkv, i, out);
     else if (cohere(spec)) add_sorted(out, [&](Tensors& b) { add_cohere_block(spec, i, b); });
     else if (deepseek2(spec, mla)) add_sorted(out, [&](Tensors& b) { add_deepseek2_block(spec, *mla, i, b); });

@@ -1,6 +1,6 @@
 // The converter's tensors for Gemma, Gemma 2, Gemma 3, GLM-4, Command-R, DeepSeek V2/V3,
 // Granite, CodeShell, InternLM2, EXAONE, Qwen3-VL's language model, Command R7B/A
-// (cohere2) and Ministral 3 (mistral3)
+// (cohere2), Ministral 3 (mistral3) and OLMo 2/3
 // (engines/llamacpp/converted_tensors.cc, quantize_plan.h), checked
 // against the corpus logs' dumps (tests/data/logs/llamacpp): their tensor
 // counts by type and printed sizes, worked by hand below.
@@ -580,6 +580,25 @@ TEST(ConvertedDecoders, Mistral3IsLlamasBlocks) {
     "tie_word_embeddings": false})"), "F16");
   EXPECT_EQ(m.weights.bytes, 16'979'673'088u);
   EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 240}, {"f32", 69}}));
+}
+
+// OLMo-2-1124-7B (olmo2: 4,096 wide, 32 heads and 32 KV heads, 11,008
+// ffn, 32 blocks, 100,352 tokens, untied). F16: a block's Q/K/V/O 4 x
+// 4,096^2 = 67,108,864 and gate/up/down 3 x 4,096 x 11,008 = 135,266,304
+// elements x 2 = 404,750,336 B; F32 attn_q_norm and attn_k_norm (4,096
+// each: whole rows), post_attention_norm and post_ffw_norm: 16,384 floats
+// = 65,536 B; 404,815,872 x 32 = 12,954,107,904; token_embd and output 2 x
+// 4,096 x 100,352 x 2 = 1,644,167,168, output_norm 16,384:
+// 14,598,291,456 B; f16 32 x 7 + 2 = 226, f32 32 x 4 + 1 = 129.
+TEST(ConvertedDecoders, Olmo2HasPostNormsAndWholeRowQkNorms) {
+  const Model m = quantized(from_config(R"({"model_type": "olmo2", "hidden_size": 4096,
+    "intermediate_size": 11008, "num_attention_heads": 32, "num_key_value_heads": 32,
+    "num_hidden_layers": 32, "vocab_size": 100352, "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(m.weights.bytes, 14'598'291'456u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 226}, {"f32", 129}}));
+  EXPECT_EQ(find(m, "blk.0.attn_q_norm.weight")->shape, (std::vector<uint64_t>{4096}));
+  EXPECT_EQ(find(m, "blk.0.attn_norm.weight"), nullptr);
+  EXPECT_NE(find(m, "blk.31.post_ffw_norm.weight"), nullptr);
 }
 
 }  // namespace
