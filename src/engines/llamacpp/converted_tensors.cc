@@ -52,9 +52,13 @@ namespace {
 // temperature scaling a hyperparameter, not a tensor (llm_build_mistral3,
 // src/models/mistral3.cpp, reads wq/wk/wv/wo, the two norms and the gated
 // FFN or llama's MoE).
-constexpr std::array<std::string_view, 16> kStandardDecoders = {
+// ERNIE 4.5's dense models (ernie4_5): llama's names (llm_build_ernie4_5,
+// src/models/ernie4-5.cpp; Q/K/V biases optional, which its checkpoints
+// do not have).
+constexpr std::array<std::string_view, 17> kStandardDecoders = {
     "llama",   "mistral", "qwen2",   "qwen2_moe", "qwen3",     "qwen3_moe", "mixtral",   "smollm3",
-    "qwen2vl", "granite", "granitemoe", "internlm2", "exaone",  "qwen3vl",   "qwen3vlmoe", "mistral3"};
+    "qwen2vl", "granite", "granitemoe", "internlm2", "exaone",  "qwen3vl",   "qwen3vlmoe", "mistral3",
+    "ernie4_5"};
 
 // GPT-NeoX (Pythia): one fused QKV matrix, biases on every linear layer
 // and LayerNorm (weight and bias) norms; its own block builder.
@@ -128,7 +132,13 @@ bool glm4(const ModelSpec& spec) { return spec.model_type == "glm4"; }
 // head_dim), Q/K/V/O and the gated FFN, no biases, the output its own
 // (llama_model_olmo2::load_arch_tensors, src/models/olmo2.cpp, requires
 // it; the converter's Olmo2Model).
-bool olmo2(const ModelSpec& spec) { return spec.model_type == "olmo2" || spec.model_type == "olmo3"; }
+// EXAONE 4.0 (GGUF exaone4) has the same block but for its Q/K norms, one
+// head wide (llm_build_exaone4 normalizes Q and K after splitting them
+// into heads, src/models/exaone4.cpp), and llama3 RoPE's rope_freqs
+// (get_rope_factors; its converter writes them as LlamaModel does).
+bool olmo2(const ModelSpec& spec) {
+  return spec.model_type == "olmo2" || spec.model_type == "olmo3" || spec.model_type == "exaone4";
+}
 
 // Phi-2 and Phi-1.5 (model_type phi; GGUF phi2): LayerNorm (weight and
 // bias) before a parallel attention and MLP, every linear layer with its
@@ -317,7 +327,8 @@ uint64_t head_dim_of(const ModelGeometry& g) {
 bool writes_rope_freqs(const ModelSpec& spec) {
   const std::string_view type = spec.model_type;
   return spec.rope_scaling.type == "llama3" && (type == "llama" || type == "mistral" || type == "mixtral" ||
-                                                type == "smollm3" || type == "deci" || type == "exaone");
+                                                type == "smollm3" || type == "deci" || type == "exaone" ||
+                                                type == "exaone4");
 }
 
 // One block's tensors, by name (the loader's order within a block).
@@ -451,18 +462,19 @@ void add_gemma_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   if (post_norms) add_converted(out, blk + "post_ffw_norm.weight", {g.hidden});
 }
 
-// One OLMo 2 block, by name (olmo2 above).
+// One OLMo 2 or EXAONE 4 block, by name (olmo2 above).
 void add_olmo2_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t head_dim = head_dim_of(g);
   const uint64_t q = g.heads * head_dim;
   const uint64_t kv = g.kv_heads * head_dim;
+  const bool per_head = spec.model_type == "exaone4";
   const std::string blk = fmt::format("blk.{}.", i);
   add_converted(out, blk + "attn_k.weight", {g.hidden, kv});
-  add_converted(out, blk + "attn_k_norm.weight", {kv});
+  add_converted(out, blk + "attn_k_norm.weight", {per_head ? head_dim : kv});
   add_converted(out, blk + "attn_output.weight", {q, g.hidden});
   add_converted(out, blk + "attn_q.weight", {g.hidden, q});
-  add_converted(out, blk + "attn_q_norm.weight", {q});
+  add_converted(out, blk + "attn_q_norm.weight", {per_head ? head_dim : q});
   add_converted(out, blk + "attn_v.weight", {g.hidden, kv});
   add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
   add_converted(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
@@ -847,7 +859,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, codeshell, phi3, "
-        "chatglm, gemma, gemma2, gemma3_text, glm4, olmo2, olmo3, phi, cohere, cohere2, gpt_oss, the gated delta net hybrids qwen3_next, "
+        "chatglm, gemma, gemma2, gemma3_text, glm4, olmo2, olmo3, exaone4, phi, cohere, cohere2, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
         "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
         "widths), gemma4_text (with a GGUF's per-layer widths), mamba, jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "

@@ -1,6 +1,6 @@
 // The converter's tensors for Gemma, Gemma 2, Gemma 3, GLM-4, Command-R, DeepSeek V2/V3,
 // Granite, CodeShell, InternLM2, EXAONE, Qwen3-VL's language model, Command R7B/A
-// (cohere2), Ministral 3 (mistral3) and OLMo 2/3
+// (cohere2), Ministral 3 (mistral3), OLMo 2/3, EXAONE 4 and ERNIE 4.5
 // (engines/llamacpp/converted_tensors.cc, quantize_plan.h), checked
 // against the corpus logs' dumps (tests/data/logs/llamacpp): their tensor
 // counts by type and printed sizes, worked by hand below.
@@ -599,6 +599,42 @@ TEST(ConvertedDecoders, Olmo2HasPostNormsAndWholeRowQkNorms) {
   EXPECT_EQ(find(m, "blk.0.attn_q_norm.weight")->shape, (std::vector<uint64_t>{4096}));
   EXPECT_EQ(find(m, "blk.0.attn_norm.weight"), nullptr);
   EXPECT_NE(find(m, "blk.31.post_ffw_norm.weight"), nullptr);
+}
+
+// EXAONE-4.0-1.2B-like (exaone4: 2,048 wide, 32 heads and 8 KV heads of
+// 64, 4,096 ffn, 30 blocks, 102,400 tokens, tied, llama3 RoPE): OLMo 2's
+// block with one-head Q/K norms, and rope_freqs (64 / 2 = 32 floats). F16:
+// a block's Q and O 2 x 2,048^2 = 8,388,608, K and V 2 x 2,048 x 512 =
+// 2,097,152, gate/up/down 3 x 2,048 x 4,096 = 25,165,824 elements x 2 =
+// 71,303,168 B; F32 Q/K norms 2 x 64 and the two post-norms 2 x 2,048:
+// 4,224 floats = 16,896 B; 71,320,064 x 30 = 2,139,601,920; token_embd
+// 2,048 x 102,400 x 2 = 419,430,400, output_norm 8,192, rope_freqs 128:
+// 2,559,040,640 B; f16 30 x 7 + 1 = 211, f32 30 x 4 + 2 = 122.
+TEST(ConvertedDecoders, Exaone4HasOneHeadQkNorms) {
+  const Model m = quantized(from_config(R"({"model_type": "exaone4", "hidden_size": 2048,
+    "intermediate_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "head_dim": 64, "num_hidden_layers": 30, "vocab_size": 102400, "tie_word_embeddings": true,
+    "rope_scaling": {"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}})"), "F16");
+  EXPECT_EQ(m.weights.bytes, 2'559'040'640u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 211}, {"f32", 122}}));
+  EXPECT_EQ(find(m, "blk.0.attn_k_norm.weight")->shape, (std::vector<uint64_t>{64}));
+}
+
+// ERNIE-4.5-0.3B (ernie4_5: 1,024 wide, 16 heads and 2 KV heads of 128,
+// 3,072 ffn, 18 blocks, 103,424 tokens, tied): llama's names. F16: a
+// block's Q and O 2 x 1,024 x 2,048, K and V 2 x 1,024 x 256, gate/up/down
+// 3 x 1,024 x 3,072: 14,155,776 elements x 2 = 28,311,552 B, two norms
+// 8,192 B; 28,319,744 x 18 = 509,755,392; token_embd 1,024 x 103,424 x 2
+// = 211,812,352, output_norm 4,096: 721,571,840 B; f16 18 x 7 + 1 = 127,
+// f32 37.
+TEST(ConvertedDecoders, Ernie45IsLlamasBlocks) {
+  const Model m = quantized(from_config(R"({"model_type": "ernie4_5", "hidden_size": 1024,
+    "intermediate_size": 3072, "num_attention_heads": 16, "num_key_value_heads": 2,
+    "head_dim": 128, "num_hidden_layers": 18, "vocab_size": 103424,
+    "tie_word_embeddings": true})"), "F16");
+  EXPECT_EQ(m.weights.bytes, 721'571'840u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 127}, {"f32", 37}}));
 }
 
 }  // namespace
