@@ -34,6 +34,10 @@ std::string rules_note(const llamacpp::QuantizeRules& r) {
   if (r.qkv_own_rule) out += "; attn_qkv by its own rule (llama-quantize before #19770)";
   if (r.k_fallback_iq4_nl) out += "; Q2_K/Q3_K rows of no whole 256-block as IQ4_NL (an older fallback)";
   if (r.qk_k_64) out += "; K types of 64-element blocks (a build with LLAMA_QKK_64)";
+  if (r.mamba1_small_f32) {
+    out += "; Mamba's ssm_x and ssm_dt F32 and unquantized (the first Mamba support's converter and "
+           "llama-quantize, ggml-org/llama.cpp #5328)";
+  }
   return out;
 }
 
@@ -68,11 +72,26 @@ std::vector<Attempt> attempts_for(const Model& rebuilt, const ConvertedFrom& fro
     variants.push_back({false, false, false, false, true});
     variants.push_back({true, false, false, false, true});
   }
+  // Mamba's ssm_x and ssm_dt F32 and unquantized (the first Mamba
+  // support's converter and llama-quantize) or at the file's types (the
+  // later ones), each beside the output tied or not.
+  if (model_type == "mamba") {
+    const size_t n = variants.size();
+    for (size_t k = 0; k < n; ++k) {
+      Variant old = variants[k];
+      old.mamba1_small_f32 = true;
+      variants.push_back(old);
+    }
+  }
   std::vector<Attempt> attempts;
   for (bool qk64 : {false, true}) {
     for (bool qkv : {false, true}) {
       for (bool iq4nl : {false, true}) {
-        for (const Variant& v : variants) attempts.push_back({{from.imatrix, qkv, iq4nl, qk64}, v});
+        for (const Variant& v : variants) {
+          llamacpp::QuantizeRules rules{from.imatrix, qkv, iq4nl, qk64};
+          rules.mamba1_small_f32 = v.mamba1_small_f32;
+          attempts.push_back({rules, v});
+        }
       }
     }
   }
@@ -93,6 +112,7 @@ Candidate candidate_of(const Model& rebuilt, const ConvertedFrom& from, const Va
   c.hints.llama_biases = model_type == "llama" && v.bias_variant;
   c.hints.gemma4_k_eq_v = model_type == "gemma4_text" && v.bias_variant;
   c.hints.split_experts = v.split_experts;
+  c.hints.mamba1_small_f32 = v.mamba1_small_f32;
   return c;
 }
 

@@ -16,7 +16,7 @@
 
 #include "engines/llamacpp/converted_deci.h"
 #include "engines/llamacpp/converted_gemma4.h"
-#include "engines/llamacpp/converted_jamba.h"
+#include "engines/llamacpp/converted_mamba1.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "logs/log_model.h"
 #include "memfit/llamacpp.h"
@@ -69,15 +69,16 @@ struct ConvertedFrom {
   uint64_t relative_buckets = 0;
   // Gemma 4's per-layer widths: the dump's gemma4.* keys.
   std::optional<llamacpp::Gemma4Widths> gemma4;
-  // Jamba's Mamba-1 widths: the dump's jamba.ssm.* keys.
-  std::optional<llamacpp::Mamba1Widths> jamba;
+  // Mamba's and Jamba's Mamba-1 widths: the dump's mamba.ssm.* or
+  // jamba.ssm.* keys.
+  std::optional<llamacpp::Mamba1Widths> mamba1;
   // Nemotron-NAS's per-layer widths: the dump's deci.* arrays.
   std::optional<llamacpp::DeciWidths> deci;
   llamacpp::ConverterHints hints() const {
     llamacpp::ConverterHints h;
     h.mla = mla ? &*mla : nullptr;
     h.gemma4 = gemma4 ? &*gemma4 : nullptr;
-    h.jamba = jamba ? &*jamba : nullptr;
+    h.mamba1 = mamba1 ? &*mamba1 : nullptr;
     h.deci = deci ? &*deci : nullptr;
     h.token_types = token_types;
     h.t5_relative_buckets = relative_buckets;
@@ -109,6 +110,10 @@ struct Variant {
   bool head = false;
   bool bias_variant = false;  // glm4: no Q/K/V biases; phi: one fused attn_qkv; llama: the seven biases; t5encoder: a relative bias in every block; gemma4_text: no attn_v on the global layers
   bool split_experts = false;  // routed experts as 2-D tensors of their own (before #6387)
+  // mamba: ssm_x and ssm_dt F32 and left so by llama-quantize, as the first
+  // Mamba support wrote them (QuantizeRules::mamba1_small_f32; the
+  // attempt's rules carry it too).
+  bool mamba1_small_f32 = false;
 };
 
 // One rebuild to try: the release's rules and the dump's unannounced

@@ -15,7 +15,7 @@
 #include "engines/llamacpp/converted_encoders.h"
 #include "engines/llamacpp/converted_gemma4.h"
 #include "engines/llamacpp/converted_hybrids.h"
-#include "engines/llamacpp/converted_jamba.h"
+#include "engines/llamacpp/converted_mamba1.h"
 #include "engines/llamacpp/converted_t5.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "memfit/checked_math.h"
@@ -30,12 +30,47 @@ namespace {
 // qwen2vl (a GGUF's architecture for Qwen2-VL and Qwen2.5-VL's language
 // model; the towers are an mmproj file) is qwen2's decoder with M-RoPE,
 // which adds no tensor (llama.cpp's LLM_ARCH_QWEN2VL loads qwen2's).
-constexpr std::array<std::string_view, 9> kStandardDecoders = {
-    "llama", "mistral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "mixtral", "smollm3", "qwen2vl"};
+// IBM's Granite 3.x and 4.1 dense models (granite) and Granite MoE
+// (granitemoe) are llama's blocks: the converter's GraniteModel and
+// GraniteMoeModel derive from LlamaModel (the MoE's input_linear split
+// into ffn_gate_exps and ffn_up_exps, output_linear written as
+// ffn_down_exps, the router as ffn_gate_inp), and llama.cpp's
+// llama_model_granite::load_arch_tensors (src/models/granite.cpp) reads
+// those names; a Granite MoE Shared file adds the shared expert's
+// gate/up/down at expert_shared_feed_forward_length, ungated (add_ffn).
+// InternLM2 (internlm2): the converter's InternLM2Model splits the
+// checkpoint's fused wqkv into attn_q/k/v, and
+// llama_model_internlm2::load_arch_tensors reads llama's names, the output
+// required. EXAONE 3.x (exaone): llama's names (src/models/exaone.cpp's
+// graph; its converter's ExaoneModel writes llama3 RoPE's rope_freqs as
+// LlamaModel does). Qwen3-VL's language model (GGUF qwen3vl, qwen3vlmoe;
+// the towers and the deepstack mergers are the mmproj file's): qwen3's
+// and qwen3moe's tensors (llama_model_qwen3vl / qwen3vlmoe::
+// load_arch_tensors, src/models/qwen3vl.cpp, qwen3vlmoe.cpp; the deepstack
+// features are added to the hidden state, no tensor of the text model).
+// Ministral 3 / Mistral's mistral3 GGUFs: llama's names, the attention
+// temperature scaling a hyperparameter, not a tensor (llm_build_mistral3,
+// src/models/mistral3.cpp, reads wq/wk/wv/wo, the two norms and the gated
+// FFN or llama's MoE).
+// ERNIE 4.5's dense models (ernie4_5): llama's names (llm_build_ernie4_5,
+// src/models/ernie4-5.cpp; Q/K/V biases optional, which its checkpoints
+// do not have).
+constexpr std::array<std::string_view, 17> kStandardDecoders = {
+    "llama",   "mistral", "qwen2",   "qwen2_moe", "qwen3",     "qwen3_moe", "mixtral",   "smollm3",
+    "qwen2vl", "granite", "granitemoe", "internlm2", "exaone",  "qwen3vl",   "qwen3vlmoe", "mistral3",
+    "ernie4_5"};
 
 // GPT-NeoX (Pythia): one fused QKV matrix, biases on every linear layer
 // and LayerNorm (weight and bias) norms; its own block builder.
-bool gpt_neox(const ModelSpec& spec) { return spec.model_type == "gpt_neox"; }
+// CodeShell (GGUF codeshell) writes the same tensors: its converter's
+// CodeShellModel maps the GPT-2-style c_attn (fused QKV, hidden -> hidden
+// + 2 x num_query_groups x head_dim), c_proj, c_fc and the LayerNorms
+// with their biases, and llama.cpp's llama_model_codeshell::
+// load_arch_tensors (src/models/codeshell.cpp) reads attn_norm(+b),
+// attn_qkv(+b), attn_output(+b), ffn_norm(+b), ffn_up(+b), ffn_down(+b),
+// output_norm(+b) and output (never tied: the loader requires it and
+// only token_embd may be duplicated from it).
+bool gpt_neox(const ModelSpec& spec) { return spec.model_type == "gpt_neox" || spec.model_type == "codeshell"; }
 
 // Phi-3: fused QKV and a fused gate-and-up matrix, RMS norms (weights
 // only), no biases; its long-context RoPE keeps two factor tensors.
@@ -90,6 +125,21 @@ bool gemma4(const ModelSpec& spec, const ConverterHints& h) {
 // ffn_norm, ffn_post_norm; the converter's Glm4Model).
 bool glm4(const ModelSpec& spec) { return spec.model_type == "glm4"; }
 
+// OLMo 2 and OLMo 3 (GGUF olmo2; olmo3 where the file gives a sliding
+// window, which adds no tensor): no norm before attention or the MLP, a
+// norm after each (post_attention_norm, post_ffw_norm), RMS norms over
+// the whole Q and K rows (attn_q_norm hidden wide, attn_k_norm kv_heads x
+// head_dim), Q/K/V/O and the gated FFN, no biases, the output its own
+// (llama_model_olmo2::load_arch_tensors, src/models/olmo2.cpp, requires
+// it; the converter's Olmo2Model).
+// EXAONE 4.0 (GGUF exaone4) has the same block but for its Q/K norms, one
+// head wide (llm_build_exaone4 normalizes Q and K after splitting them
+// into heads, src/models/exaone4.cpp), and llama3 RoPE's rope_freqs
+// (get_rope_factors; its converter writes them as LlamaModel does).
+bool olmo2(const ModelSpec& spec) {
+  return spec.model_type == "olmo2" || spec.model_type == "olmo3" || spec.model_type == "exaone4";
+}
+
 // Phi-2 and Phi-1.5 (model_type phi; GGUF phi2): LayerNorm (weight and
 // bias) before a parallel attention and MLP, every linear layer with its
 // bias, the output with its own (llama.cpp's LLM_ARCH_PHI2 tensors and
@@ -107,7 +157,11 @@ bool phi2(const ModelSpec& spec) { return spec.model_type == "phi"; }
 // (LLM_ARCH_COMMAND_R, src/llama-model.cpp; since ggml-org/llama.cpp
 // #6491, Command R+). The converter (CommandR2Model) writes those norms
 // F32, as it writes every "_norm.weight".
-bool cohere(const ModelSpec& spec) { return spec.model_type == "cohere"; }
+// Command R7B and Command A (GGUF cohere2; its sliding-window layers add
+// no tensor) load the same block without the per-head norms at any depth
+// and always tied (llama_model_cohere2::load_arch_tensors,
+// src/models/cohere2.cpp: output is token_embd, TENSOR_DUPLICATED).
+bool cohere(const ModelSpec& spec) { return spec.model_type == "cohere" || spec.model_type == "cohere2"; }
 
 // DeepSeek V2/V3 (GGUF deepseek2): multi-head latent attention and
 // DeepSeek-MoE blocks after the leading dense ones (llama.cpp's
@@ -185,7 +239,7 @@ bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths
   });
   return attention_only &&
          (gpt_neox(spec) || phi3(spec) || chatglm(spec) || gemma(spec) || gemma2(spec) || gemma3(spec) ||
-          glm4(spec) || phi2(spec) || cohere(spec) || hybrid || latent ||
+          glm4(spec) || olmo2(spec) || phi2(spec) || cohere(spec) || hybrid || latent ||
           (gpt_oss(spec) && spec.moe.experts > 0) ||
           std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
               kStandardDecoders.end());
@@ -249,11 +303,15 @@ void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors&
     // wide, behind a sigmoid gate (shared_expert_gate: one output, written
     // as ffn_gate_inp_shexp, F32 as the router is); DeepSeek-style shared
     // experts are n_shared_experts x the routed width.
+    // Granite MoE Shared's is added to the routed output ungated
+    // (llama_model_granite's graph): no ffn_gate_inp_shexp.
     const bool own_width = moe.shared_expert_intermediate != 0;
     const uint64_t shared = own_width ? moe.shared_expert_intermediate : moe.shared_experts * inter;
     add_converted(out, blk + "ffn_down_shexp.weight", {shared, hidden});
     add_converted(out, blk + "ffn_gate_shexp.weight", {hidden, shared});
-    if (own_width) add_converted(out, blk + "ffn_gate_inp_shexp.weight", {hidden});
+    if (own_width && spec.model_type != "granitemoe") {
+      add_converted(out, blk + "ffn_gate_inp_shexp.weight", {hidden});
+    }
     add_converted(out, blk + "ffn_up_shexp.weight", {hidden, shared});
   }
 }
@@ -263,13 +321,14 @@ uint64_t head_dim_of(const ModelGeometry& g) {
 }
 
 // The converter's LlamaModel (llama, mistral, mixtral and SmolLM3, which
-// derives from it; DeciModel, Nemotron-NAS, likewise) writes llama3 RoPE's per-frequency factors as a tensor
+// derives from it; DeciModel, Nemotron-NAS, and ExaoneModel likewise) writes llama3 RoPE's per-frequency factors as a tensor
 // of its own: rope_freqs.weight, head_dim / 2 F32 values, which
 // llama-quantize leaves F32 (one dimension).
 bool writes_rope_freqs(const ModelSpec& spec) {
   const std::string_view type = spec.model_type;
-  return spec.rope_scaling.type == "llama3" &&
-         (type == "llama" || type == "mistral" || type == "mixtral" || type == "smollm3" || type == "deci");
+  return spec.rope_scaling.type == "llama3" && (type == "llama" || type == "mistral" || type == "mixtral" ||
+                                                type == "smollm3" || type == "deci" || type == "exaone" ||
+                                                type == "exaone4");
 }
 
 // One block's tensors, by name (the loader's order within a block).
@@ -403,6 +462,27 @@ void add_gemma_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   if (post_norms) add_converted(out, blk + "post_ffw_norm.weight", {g.hidden});
 }
 
+// One OLMo 2 or EXAONE 4 block, by name (olmo2 above).
+void add_olmo2_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t q = g.heads * head_dim;
+  const uint64_t kv = g.kv_heads * head_dim;
+  const bool per_head = spec.model_type == "exaone4";
+  const std::string blk = fmt::format("blk.{}.", i);
+  add_converted(out, blk + "attn_k.weight", {g.hidden, kv});
+  add_converted(out, blk + "attn_k_norm.weight", {per_head ? head_dim : kv});
+  add_converted(out, blk + "attn_output.weight", {q, g.hidden});
+  add_converted(out, blk + "attn_q.weight", {g.hidden, q});
+  add_converted(out, blk + "attn_q_norm.weight", {per_head ? head_dim : q});
+  add_converted(out, blk + "attn_v.weight", {g.hidden, kv});
+  add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add_converted(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
+  add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+  add_converted(out, blk + "post_attention_norm.weight", {g.hidden});
+  add_converted(out, blk + "post_ffw_norm.weight", {g.hidden});
+}
+
 // One GLM-4 block, by name: Q/K/V with their biases (F32) when the
 // checkpoint has them (ConverterHints::glm4_no_qkv_bias), the attention
 // output, the fused gate-and-up ffn_up, ffn_down, and the norms before
@@ -437,7 +517,7 @@ void add_cohere_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   const uint64_t head_dim = head_dim_of(g);
   const uint64_t q = g.heads * head_dim;
   const uint64_t kv = g.kv_heads * head_dim;
-  const bool qk_norm = spec.layers.size() >= 64;
+  const bool qk_norm = spec.model_type == "cohere" && spec.layers.size() >= 64;
   const std::string blk = fmt::format("blk.{}.", i);
   if (qk_norm) add_converted_f32(out, blk + "attn_k_norm.weight", {head_dim, g.kv_heads});
   add_converted(out, blk + "attn_k.weight", {g.hidden, kv});
@@ -758,12 +838,19 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     for (uint64_t i = 0; i < spec.layers.size(); ++i) add_deci_block(spec, *h.deci, i, out);
     return out;
   }
-  if (h.jamba != nullptr && !spec.multimodal && jamba_widths_fit(spec, *h.jamba) && g.vocab != 0) {
+  if (h.mamba1 != nullptr && !spec.multimodal && g.vocab != 0 &&
+      (jamba_widths_fit(spec, *h.mamba1) || mamba1_widths_fit(spec, *h.mamba1))) {
+    // Mamba's output is tied when the checkpoint's lm_head equals the
+    // embedding (MambaModel.modify_tensors omits it; the loader then
+    // duplicates token_embd).
     Tensors out;
     if (!spec.tied_embeddings) add_converted(out, "output.weight", {g.hidden, g.vocab});
     add_converted(out, "output_norm.weight", {g.hidden});
     add_converted(out, "token_embd.weight", {g.hidden, g.vocab});
-    for (uint64_t i = 0; i < spec.layers.size(); ++i) add_jamba_block(spec, *h.jamba, i, out);
+    for (uint64_t i = 0; i < spec.layers.size(); ++i) {
+      if (spec.model_type == "jamba") add_jamba_block(spec, *h.mamba1, i, out);
+      else add_mamba1_block(spec, *h.mamba1, h.mamba1_small_f32, i, out);
+    }
     return out;
   }
   if (!converted(spec, gated_delta, mla) || g.hidden == 0 || g.vocab == 0 || spec.layers.empty() ||
@@ -771,11 +858,11 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
                      (g.intermediate == 0 && spec.moe.expert_intermediate == 0)))) {
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
-        "writes, which memfit builds for text decoders of model_type {}, gpt_neox, phi3, "
-        "chatglm, gemma, gemma2, gemma3_text, glm4, phi, cohere, gpt_oss, the gated delta net hybrids qwen3_next, "
+        "writes, which memfit builds for text decoders of model_type {}, gpt_neox, codeshell, phi3, "
+        "chatglm, gemma, gemma2, gemma3_text, glm4, olmo2, olmo3, exaone4, phi, cohere, cohere2, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
         "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
-        "widths), gemma4_text (with a GGUF's per-layer widths), jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
+        "widths), gemma4_text (with a GGUF's per-layer widths), mamba, jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }
@@ -809,6 +896,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     else if (chatglm(spec)) add_chatglm_block(spec, i, out);
     else if (gemma(spec) || gemma2(spec) || gemma3(spec)) add_sorted(out, [&](Tensors& b) { add_gemma_block(spec, i, b); });
     else if (glm4(spec)) add_sorted(out, [&](Tensors& b) { add_glm4_block(spec, !h.glm4_no_qkv_bias, i, b); });
+    else if (olmo2(spec)) add_sorted(out, [&](Tensors& b) { add_olmo2_block(spec, i, b); });
     else if (phi2(spec)) add_phi2_block(spec, h.phi2_fused_qkv, i, out);
     else if (cohere(spec)) add_sorted(out, [&](Tensors& b) { add_cohere_block(spec, i, b); });
     else if (deepseek2(spec, mla)) add_sorted(out, [&](Tensors& b) { add_deepseek2_block(spec, *mla, i, b); });

@@ -107,7 +107,7 @@ struct MlaWidths {
 // What a GGUF's keys (a log's dump) say of the converted tensors beyond
 // ModelSpec and the widths above; the defaults are a config's.
 struct Gemma4Widths;  // engines/llamacpp/converted_gemma4.h
-struct Mamba1Widths;  // engines/llamacpp/converted_jamba.h
+struct Mamba1Widths;  // engines/llamacpp/converted_mamba1.h
 struct DeciWidths;    // engines/llamacpp/converted_deci.h
 
 struct ConverterHints {
@@ -151,9 +151,12 @@ struct ConverterHints {
   // llama.cpp loads wv TENSOR_NOT_REQUIRED), so a dump's counts decide.
   const Gemma4Widths* gemma4 = nullptr;
   bool gemma4_k_eq_v = false;
-  // Jamba's Mamba-1 widths (a GGUF's jamba.ssm.* keys): its tensors are
-  // built only with them.
-  const Mamba1Widths* jamba = nullptr;
+  // Mamba's and Jamba's Mamba-1 widths (a GGUF's mamba.ssm.* or
+  // jamba.ssm.* keys): their tensors are built only with them.
+  const Mamba1Widths* mamba1 = nullptr;
+  // Mamba's ssm_x and ssm_dt written F32, as the first converter did
+  // (QuantizeRules::mamba1_small_f32, which a rebuild sets with it).
+  bool mamba1_small_f32 = false;
   // Nemotron-NAS (deci): each layer's heads, KV heads and FFN width (a
   // GGUF's per-layer deci.* arrays): its tensors are built only with them.
   const DeciWidths* deci = nullptr;
@@ -209,6 +212,16 @@ struct QuantizeRules {
   // (block_q6_K's static_assert); the other K types' 64-element layouts
   // are not priced (a rebuild holding one is refused).
   bool qk_k_64 = false;
+  // Mamba-1's ssm_x and ssm_dt as the first Mamba support wrote them
+  // (ggml-org/llama.cpp #5328, 2024-03): the converter's MambaModel forced
+  // them to F32 (tensor_force_quant, with SSM_CONV1D, SSM_A and SSM_D) and
+  // llama-quantize did not quantize them ("do not quantize Mamba's small
+  // yet 2D weights": ssm_conv1d.weight, ssm_x.weight, ssm_dt.weight; still
+  // so in mid-2024, beside T5's attn_rel_b). Both were dropped later
+  // (compilade proposed it in #9074's thread, falcon-mamba, 2024-08); the
+  // pinned 007dbbf's tensor_allows_quantization keeps only ssm_conv1d and
+  // the converter writes ssm_x and ssm_dt at the output type.
+  bool mamba1_small_f32 = false;
 };
 
 // The bytes of a tensor of `type`, dims `ne` (ne[0] the row), as a build

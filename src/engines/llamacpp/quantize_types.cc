@@ -48,8 +48,13 @@ Category category_of(std::string_view name) {
 // embeddings and token types (BERT)": they stay as the converter wrote
 // them, F32), and not Gemma 3n's and Gemma 4's per_layer_model_proj
 // ("these are not too big so keep them as it is": the converter's BF16
-// or F16).
-bool quantizable(const ConvertedTensor& t) {
+// or F16). Under QuantizeRules::mamba1_small_f32, not Mamba-1's ssm_x
+// and ssm_dt either (the first Mamba support's "small yet 2D weights").
+bool quantizable(const ConvertedTensor& t, const QuantizeRules& rules) {
+  if (rules.mamba1_small_f32 && (t.name.find("ssm_x.weight") != std::string::npos ||
+                                 t.name.find("ssm_dt.weight") != std::string::npos)) {
+    return false;
+  }
   return t.ne.size() >= 2 && t.name.ends_with("weight") &&
          t.name.find("_norm.weight") == std::string::npos &&
          t.name.find("ffn_gate_inp.weight") == std::string::npos &&
@@ -341,7 +346,7 @@ Result<std::vector<GgmlType>> quantized_types(const ModelSpec& spec,
   if (choices != nullptr) choices->assign(tensors.size(), TypeChoice{});
   for (size_t i = 0; i < tensors.size(); ++i) {
     const ConvertedTensor& t = tensors[i];
-    if (!quantizable(t)) {
+    if (!quantizable(t, rules)) {
       out.push_back(t.type);
       continue;
     }

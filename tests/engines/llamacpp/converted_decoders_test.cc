@@ -1,4 +1,6 @@
-// The converter's tensors for Gemma, Gemma 2, Gemma 3, GLM-4, Command-R and DeepSeek V2/V3
+// The converter's tensors for Gemma, Gemma 2, Gemma 3, GLM-4, Command-R, DeepSeek V2/V3,
+// Granite, CodeShell, InternLM2, EXAONE, Qwen3-VL's language model, Command R7B/A
+// (cohere2), Ministral 3 (mistral3), OLMo 2/3, EXAONE 4 and ERNIE 4.5
 // (engines/llamacpp/converted_tensors.cc, quantize_plan.h), checked
 // against the corpus logs' dumps (tests/data/logs/llamacpp): their tensor
 // counts by type and printed sizes, worked by hand below.
@@ -406,6 +408,233 @@ TEST(ConvertedDecoders, DeepSeekV2LiteFromConfig) {
   const SafetensorsTensor* q_proj = find(q, "blk.0.attn_q.weight");
   ASSERT_NE(q_proj, nullptr);
   EXPECT_EQ(q_proj->shape, (std::vector<uint64_t>{3072, 2048}));
+}
+
+// IBM Granite 4.1 8B (llamacpp-neverllama6-granite41-8b-udq8kxl-
+// rx9070xt-fit's dump: granite, 4,096 wide, 32 heads and 8 KV heads of
+// 128, 12,800 ffn, 40 blocks, 100,352 tokens; 363 tensors: untied).
+constexpr std::string_view kGranite41_8b = R"({"model_type": "granite", "hidden_size": 4096,
+  "intermediate_size": 12800, "num_attention_heads": 32, "num_key_value_heads": 8,
+  "num_hidden_layers": 40, "vocab_size": 100352, "tie_word_embeddings": false})";
+
+// Granite is llama's block list. Q8_0 (no mix: every matrix Q8_0): a
+// block's Q and O 2 x 4,096^2 = 33,554,432, K and V 2 x 4,096 x 1,024 =
+// 8,388,608, gate/up/down 3 x 4,096 x 12,800 = 157,286,400: 199,229,440,
+// x 40 = 7,969,177,600; token_embd and output 2 x 4,096 x 100,352 =
+// 822,083,584; 8,791,261,184 / 32 x 34 = 9,340,715,008 B. F32: two norms a
+// block and output_norm, 81 x 4,096 x 4 = 1,327,104 B. 9,342,042,112 B;
+// q8_0 40 x 7 + 2 = 282. (The log's Unsloth file keeps 102 tensors F16:
+// not llama-quantize's rules, so the check only shapes its weights.)
+TEST(ConvertedDecoders, GraniteIsLlamasBlocks) {
+  const Model m = quantized(from_config(kGranite41_8b), "Q8_0");
+  EXPECT_EQ(m.tensors.size(), 363u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 81}, {"q8_0", 282}}));
+  EXPECT_EQ(m.weights.bytes, 9'342'042'112u);
+  EXPECT_EQ(find(m, "blk.0.attn_k.weight")->shape, (std::vector<uint64_t>{1024, 4096}));
+  EXPECT_EQ(find(m, "blk.0.attn_q.bias"), nullptr);
+}
+
+// A Granite MoE Shared geometry (granitemoe GGUF with
+// expert_shared_feed_forward_length): 24 blocks of 1,024, 16 heads and 8
+// KV heads, 32 experts of 512, a shared expert of 1,024, tied. A block:
+// attn_norm, Q/K/V/O, ffn_norm, the F32 router, gate/up/down_exps and the
+// shared expert's gate/up/down, ungated: 13 tensors, no
+// ffn_gate_inp_shexp. F16: f32 24 x 3 + 1 = 73, f16 24 x 10 + 1 = 241.
+TEST(ConvertedDecoders, GraniteMoeSharedExpertHasNoGate) {
+  const Model m = quantized(from_config(R"({"model_type": "granitemoe", "hidden_size": 1024,
+    "intermediate_size": 512, "num_attention_heads": 16, "num_key_value_heads": 8,
+    "num_hidden_layers": 24, "num_local_experts": 32, "num_experts_per_tok": 8,
+    "shared_intermediate_size": 1024, "vocab_size": 49155, "tie_word_embeddings": true})"), "F16");
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 241}, {"f32", 73}}));
+  EXPECT_EQ(find(m, "blk.0.ffn_gate_inp_shexp.weight"), nullptr);
+  EXPECT_EQ(find(m, "blk.0.ffn_up_shexp.weight")->shape, (std::vector<uint64_t>{1024, 1024}));
+  EXPECT_EQ(find(m, "blk.0.ffn_down_exps.weight")->shape, (std::vector<uint64_t>{32, 1024, 512}));
+}
+
+// CodeShell-7B (llamacpp-neverllama7-8179-metal-codeshell-q4_0's dump:
+// codeshell, 4,096 wide, 32 heads and 8 KV heads of 128, 16,384 ffn, 42
+// blocks, 70,144 tokens; 508 tensors: f32 338, q4_0 169, q6_K 1).
+constexpr std::string_view kCodeShell7b = R"({"model_type": "codeshell", "hidden_size": 4096,
+  "intermediate_size": 16384, "num_attention_heads": 32, "num_key_value_heads": 8,
+  "num_hidden_layers": 42, "vocab_size": 70144, "tie_word_embeddings": false})";
+
+// CodeShell writes GPT-NeoX's tensors. Q4_0: a block's attn_qkv 4,096 x
+// (4,096 + 2 x 1,024) = 25,165,824, attn_output 4,096^2 = 16,777,216,
+// ffn_up and ffn_down 2 x 4,096 x 16,384 = 134,217,728: 176,160,768 / 32
+// x 18 = 99,090,432 B; F32 the two LayerNorms' weights and biases 16,384,
+// the biases of qkv 6,144, output 4,096, up 16,384 and down 4,096: 47,104
+// floats = 188,416 B. 99,278,848 x 42 = 4,169,711,616; token_embd Q4_0
+// 4,096 x 70,144 = 287,309,824 / 32 x 18 = 161,611,776 (the log's CPU
+// buffer, 154.12 MiB), output Q6_K 287,309,824 / 256 x 210 = 235,683,840,
+// output_norm and its bias 32,768. 4,567,040,000 B, the printed 4.25 GiB;
+// f32 42 x 8 + 2 = 338, q4_0 42 x 4 + 1 = 169, q6_K 1: the dump's counts.
+TEST(ConvertedDecoders, CodeShellQ4_0IsTheLogsFile) {
+  const Model m = quantized(from_config(kCodeShell7b), "Q4_0");
+  EXPECT_EQ(m.tensors.size(), 508u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f32", 338}, {"q4_0", 169}, {"q6_K", 1}}));
+  EXPECT_EQ(m.weights.bytes, 4'567'040'000u);
+  EXPECT_EQ(find(m, "token_embd.weight")->data_bytes, 161'611'776u);
+  EXPECT_EQ(find(m, "blk.0.attn_qkv.weight")->shape, (std::vector<uint64_t>{6144, 4096}));
+  EXPECT_NE(find(m, "output_norm.bias"), nullptr);
+}
+
+// InternLM2.5-7B (internlm2: 4,096 wide, 32 heads and 8 KV heads, 14,336
+// ffn, 32 blocks, 92,544 tokens, untied), llama's names with Q/K/V split
+// from wqkv. F16: a block's Q and O 2 x 4,096^2 = 33,554,432, K and V 2 x
+// 4,096 x 1,024 = 8,388,608, gate/up/down 3 x 4,096 x 14,336 = 176,160,768
+// elements x 2 = 436,207,616 B and two norms 32,768 B: 436,240,384, x 32 =
+// 13,959,692,288; token_embd and output 2 x 4,096 x 92,544 x 2 =
+// 1,516,240,896, output_norm 16,384. 15,475,949,568 B; f16 32 x 7 + 2 =
+// 226, f32 32 x 2 + 1 = 65.
+TEST(ConvertedDecoders, InternLm2IsLlamasBlocks) {
+  const Model m = quantized(from_config(R"({"model_type": "internlm2", "hidden_size": 4096,
+    "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "num_hidden_layers": 32, "vocab_size": 92544, "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(m.weights.bytes, 15'475'949'568u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 226}, {"f32", 65}}));
+  EXPECT_EQ(find(m, "blk.0.attn_qkv.weight"), nullptr);
+  EXPECT_EQ(find(m, "blk.0.attn_v.weight")->shape, (std::vector<uint64_t>{1024, 4096}));
+}
+
+// EXAONE 3.5 7.8B (exaone: InternLM2.5-7B's widths but 102,400 tokens,
+// llama3 RoPE): llama's blocks and rope_freqs, head_dim / 2 = 64 F32
+// values. F16: 13,959,692,288 B of blocks as above, token_embd and output
+// 2 x 4,096 x 102,400 x 2 = 1,677,721,600, output_norm 16,384, rope_freqs
+// 256: 15,637,430,528 B; f16 226, f32 65 + 1 = 66.
+TEST(ConvertedDecoders, ExaoneWritesRopeFreqs) {
+  const Model m = quantized(from_config(R"({"model_type": "exaone", "hidden_size": 4096,
+    "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "num_hidden_layers": 32, "vocab_size": 102400, "tie_word_embeddings": false,
+    "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}})"), "F16");
+  EXPECT_EQ(m.weights.bytes, 15'637'430'528u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 226}, {"f32", 66}}));
+  EXPECT_EQ(find(m, "rope_freqs.weight")->shape, (std::vector<uint64_t>{64}));
+}
+
+// Qwen3-VL-8B's language model (GGUF qwen3vl: 4,096 wide, 32 heads and 8
+// KV heads of 128, 12,288 ffn, 36 blocks, 151,936 tokens, untied):
+// qwen3's tensors. F16: a block's Q and O 2 x 4,096^2, K and V 2 x 4,096 x
+// 1,024, gate/up/down 3 x 4,096 x 12,288: 192,937,984 elements x 2 =
+// 385,875,968 B; F32 attn_norm and ffn_norm 2 x 4,096, the per-head Q/K
+// norms 2 x 128: 8,448 floats = 33,792 B. 385,909,760 x 36 =
+// 13,892,751,360; token_embd and output 2 x 4,096 x 151,936 x 2 =
+// 2,489,319,424, output_norm 16,384: 16,382,087,168 B; f16 36 x 7 + 2 =
+// 254, f32 36 x 4 + 1 = 145.
+// Qwen3-VL-30B-A3B's (qwen3vlmoe: 2,048 wide, 32 heads and 4 KV heads of
+// 128, 128 experts of 768, 48 blocks): qwen3moe's; F16 a block's Q/K/V/O
+// and the three 3-D experts f16, its two norms, the Q/K norms and the
+// router f32: f16 48 x 7 + 2 = 338, f32 48 x 5 + 1 = 241.
+TEST(ConvertedDecoders, Qwen3VlTextIsQwen3s) {
+  const Model dense = quantized(from_config(R"({"model_type": "qwen3vl", "hidden_size": 4096,
+    "intermediate_size": 12288, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "head_dim": 128, "num_hidden_layers": 36, "vocab_size": 151936,
+    "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(dense.weights.bytes, 16'382'087'168u);
+  EXPECT_EQ(type_counts(dense), (std::map<std::string, int>{{"f16", 254}, {"f32", 145}}));
+  EXPECT_EQ(find(dense, "blk.0.attn_q_norm.weight")->shape, (std::vector<uint64_t>{128}));
+  const Model moe = quantized(from_config(R"({"model_type": "qwen3vlmoe", "hidden_size": 2048,
+    "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128,
+    "num_experts_per_tok": 8, "num_attention_heads": 32, "num_key_value_heads": 4,
+    "head_dim": 128, "num_hidden_layers": 48, "vocab_size": 151936,
+    "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(type_counts(moe), (std::map<std::string, int>{{"f16", 338}, {"f32", 241}}));
+  EXPECT_EQ(find(moe, "blk.0.ffn_gate_exps.weight")->shape, (std::vector<uint64_t>{128, 768, 2048}));
+}
+
+// Command R7B (GGUF cohere2: 4,096 wide, 32 heads and 8 KV heads of 128,
+// 14,336 ffn, 32 blocks, 256,000 tokens, a 4,096-token window on three
+// layers in four): Command-R's block, always tied. F16: a block's Q and O
+// 2 x 4,096^2, K and V 2 x 4,096 x 1,024, gate/up/down 3 x 4,096 x 14,336:
+// 218,103,808 elements x 2 = 436,207,616 B, attn_norm 16,384 B;
+// 436,224,000 x 32 = 13,959,168,000; token_embd 4,096 x 256,000 x 2 =
+// 2,097,152,000, output_norm 16,384: 16,056,336,384 B; f16 32 x 7 + 1 =
+// 225, f32 33. Command A (cohere2, 64 blocks) has no per-head Q/K norms:
+// those are Command R+'s (cohere) only.
+TEST(ConvertedDecoders, Cohere2IsCommandRsBlockTied) {
+  auto config = [](int blocks) {
+    return R"({"model_type": "cohere2", "hidden_size": 4096, "intermediate_size": 14336,
+      "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 256000,
+      "sliding_window": 4096, "sliding_window_pattern": 4, "tie_word_embeddings": true,
+      "num_hidden_layers": )" + std::to_string(blocks) + "}";
+  };
+  const Model m = quantized(from_config(config(32)), "F16");
+  EXPECT_EQ(m.weights.bytes, 16'056'336'384u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 225}, {"f32", 33}}));
+  EXPECT_EQ(find(m, "output.weight"), nullptr);
+  const Model a = quantized(from_config(config(64)), "F16");
+  EXPECT_EQ(a.tensors.size(), 64u * 8 + 2);
+  EXPECT_EQ(find(a, "blk.63.attn_q_norm.weight"), nullptr);
+}
+
+// Ministral 3 8B's language model (GGUF mistral3: 4,096 wide, 32 heads
+// and 8 KV heads of 128, 14,336 ffn, 34 blocks, 131,072 tokens, untied):
+// llama's names. F16: a block 436,207,616 B of matrices (as InternLM2's)
+// and 32,768 B of norms, 436,240,384 x 34 = 14,832,173,056; token_embd and
+// output 2 x 4,096 x 131,072 x 2 = 2,147,483,648, output_norm 16,384:
+// 16,979,673,088 B; f16 34 x 7 + 2 = 240, f32 34 x 2 + 1 = 69.
+TEST(ConvertedDecoders, Mistral3IsLlamasBlocks) {
+  const Model m = quantized(from_config(R"({"model_type": "mistral3", "hidden_size": 4096,
+    "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "head_dim": 128, "num_hidden_layers": 34, "vocab_size": 131072,
+    "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(m.weights.bytes, 16'979'673'088u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 240}, {"f32", 69}}));
+}
+
+// OLMo-2-1124-7B (olmo2: 4,096 wide, 32 heads and 32 KV heads, 11,008
+// ffn, 32 blocks, 100,352 tokens, untied). F16: a block's Q/K/V/O 4 x
+// 4,096^2 = 67,108,864 and gate/up/down 3 x 4,096 x 11,008 = 135,266,304
+// elements x 2 = 404,750,336 B; F32 attn_q_norm and attn_k_norm (4,096
+// each: whole rows), post_attention_norm and post_ffw_norm: 16,384 floats
+// = 65,536 B; 404,815,872 x 32 = 12,954,107,904; token_embd and output 2 x
+// 4,096 x 100,352 x 2 = 1,644,167,168, output_norm 16,384:
+// 14,598,291,456 B; f16 32 x 7 + 2 = 226, f32 32 x 4 + 1 = 129.
+TEST(ConvertedDecoders, Olmo2HasPostNormsAndWholeRowQkNorms) {
+  const Model m = quantized(from_config(R"({"model_type": "olmo2", "hidden_size": 4096,
+    "intermediate_size": 11008, "num_attention_heads": 32, "num_key_value_heads": 32,
+    "num_hidden_layers": 32, "vocab_size": 100352, "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(m.weights.bytes, 14'598'291'456u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 226}, {"f32", 129}}));
+  EXPECT_EQ(find(m, "blk.0.attn_q_norm.weight")->shape, (std::vector<uint64_t>{4096}));
+  EXPECT_EQ(find(m, "blk.0.attn_norm.weight"), nullptr);
+  EXPECT_NE(find(m, "blk.31.post_ffw_norm.weight"), nullptr);
+}
+
+// EXAONE-4.0-1.2B-like (exaone4: 2,048 wide, 32 heads and 8 KV heads of
+// 64, 4,096 ffn, 30 blocks, 102,400 tokens, tied, llama3 RoPE): OLMo 2's
+// block with one-head Q/K norms, and rope_freqs (64 / 2 = 32 floats). F16:
+// a block's Q and O 2 x 2,048^2 = 8,388,608, K and V 2 x 2,048 x 512 =
+// 2,097,152, gate/up/down 3 x 2,048 x 4,096 = 25,165,824 elements x 2 =
+// 71,303,168 B; F32 Q/K norms 2 x 64 and the two post-norms 2 x 2,048:
+// 4,224 floats = 16,896 B; 71,320,064 x 30 = 2,139,601,920; token_embd
+// 2,048 x 102,400 x 2 = 419,430,400, output_norm 8,192, rope_freqs 128:
+// 2,559,040,640 B; f16 30 x 7 + 1 = 211, f32 30 x 4 + 2 = 122.
+TEST(ConvertedDecoders, Exaone4HasOneHeadQkNorms) {
+  const Model m = quantized(from_config(R"({"model_type": "exaone4", "hidden_size": 2048,
+    "intermediate_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "head_dim": 64, "num_hidden_layers": 30, "vocab_size": 102400, "tie_word_embeddings": true,
+    "rope_scaling": {"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}})"), "F16");
+  EXPECT_EQ(m.weights.bytes, 2'559'040'640u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 211}, {"f32", 122}}));
+  EXPECT_EQ(find(m, "blk.0.attn_k_norm.weight")->shape, (std::vector<uint64_t>{64}));
+}
+
+// ERNIE-4.5-0.3B (ernie4_5: 1,024 wide, 16 heads and 2 KV heads of 128,
+// 3,072 ffn, 18 blocks, 103,424 tokens, tied): llama's names. F16: a
+// block's Q and O 2 x 1,024 x 2,048, K and V 2 x 1,024 x 256, gate/up/down
+// 3 x 1,024 x 3,072: 14,155,776 elements x 2 = 28,311,552 B, two norms
+// 8,192 B; 28,319,744 x 18 = 509,755,392; token_embd 1,024 x 103,424 x 2
+// = 211,812,352, output_norm 4,096: 721,571,840 B; f16 18 x 7 + 1 = 127,
+// f32 37.
+TEST(ConvertedDecoders, Ernie45IsLlamasBlocks) {
+  const Model m = quantized(from_config(R"({"model_type": "ernie4_5", "hidden_size": 1024,
+    "intermediate_size": 3072, "num_attention_heads": 16, "num_key_value_heads": 2,
+    "head_dim": 128, "num_hidden_layers": 18, "vocab_size": 103424,
+    "tie_word_embeddings": true})"), "F16");
+  EXPECT_EQ(m.weights.bytes, 721'571'840u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 127}, {"f32", 37}}));
 }
 
 }  // namespace
