@@ -985,12 +985,11 @@ bool in_file_order(const RuntimeLog& log, const Model& model) {
 // as the Metal buffers llama.cpp allocates are.
 constexpr uint64_t kMetalMappedNameBuild = 4037;
 
-// A Metal model buffer under mmap: "Metal_Mapped", or "MTL0_Mapped" in
-// the builds that index Metal's devices (ggml-metal's buffer type names
-// the device); "Metal" in the builds before kMetalMappedNameBuild, unless
-// the run loads without mmap.
-bool is_metal_mapped(const std::string& buffer, bool unsuffixed_mapped) {
-  if (buffer == "Metal") return unsuffixed_mapped;
+// A Metal model buffer named as made from the mapped file: "Metal_Mapped",
+// or "MTL0_Mapped" in the builds that index Metal's devices (ggml-metal's
+// buffer type names the device). The builds before kMetalMappedNameBuild
+// name it "Metal" (unsuffixed_metal_mapped).
+bool is_named_metal_mapped(const std::string& buffer) {
   return buffer == "Metal_Mapped" || (buffer.starts_with("MTL") && buffer.ends_with("_Mapped"));
 }
 
@@ -1034,17 +1033,21 @@ constexpr uint64_t kMetalPageBytes = 16384;
 // log does not print).
 void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
                         const LlamaCppDeviceUsage& d, FigureCheck& c) {
-  const auto& buffers = c.printed.buffers;
-  const bool unsuffixed = unsuffixed_metal_mapped(log, e);
-  const auto mapped_buffer = [unsuffixed](const std::string& b) { return is_metal_mapped(b, unsuffixed); };
-  if (c.printed.figure != LogFigure::kModel || !in_file_order(log, model) ||
-      std::none_of(buffers.begin(), buffers.end(), mapped_buffer)) {
-    return;
+  // One scan: the buffers named as mapped ("Metal_Mapped", "MTL0_Mapped")
+  // and those named "Metal", mapped in a build before kMetalMappedNameBuild
+  // under mmap.
+  uint64_t suffixed = 0;
+  uint64_t unsuffixed = 0;
+  for (const std::string& b : c.printed.buffers) {
+    if (is_named_metal_mapped(b)) ++suffixed;
+    if (b == "Metal") ++unsuffixed;
   }
+  if (!unsuffixed_metal_mapped(log, e)) unsuffixed = 0;
+  const uint64_t mapped = suffixed + unsuffixed;
+  if (c.printed.figure != LogFigure::kModel || !in_file_order(log, model) || mapped == 0) return;
   const auto device = static_cast<uint32_t>(&d - e.placement.devices.data());
   const std::optional<MappedRange> range = mapped_range(model, e.placement, device);
   if (!range) return;
-  const auto mapped = static_cast<uint64_t>(std::count_if(buffers.begin(), buffers.end(), mapped_buffer));
   const uint64_t page_slack = mapped * (kMetalPageBytes - kGgufDefaultAlignmentBytes);
   const uint64_t printed = c.printed.value;
   const uint64_t band = c.printed.band;
@@ -1062,9 +1065,7 @@ void price_metal_mapped(const RuntimeLog& log, const Model& model, const LlamaCp
                          page_slack, mapped);
     return;
   }
-  const bool named_metal = std::none_of(buffers.begin(), buffers.end(),
-                                       [](const std::string& b) { return is_metal_mapped(b, false); });
-  if (named_metal) {
+  if (suffixed == 0) {
     // A build before kMetalMappedNameBuild (2024-11-06) ran a file
     // quantized before llama-quantize's order (#9935, late 2024) or about
     // then: its order is not dated, so the figure stays the device's own

@@ -127,18 +127,18 @@ constexpr std::string_view kComputedRuleMerged = "2025-09-27";  // sgl-project/s
 
 std::optional<double> dated_mem_fraction(std::string_view date, uint64_t tp, std::optional<uint64_t> gpu_bytes) {
   if (date.size() != 10 || date >= kComputedRuleMerged) return std::nullopt;
-  const std::optional<uint64_t> gpu_mib = gpu_bytes ? std::optional<uint64_t>(*gpu_bytes >> 20) : std::nullopt;
+  const uint64_t gpu_mib = gpu_bytes.value_or(0) >> 20;  // 0: not known
   if (date < kReserveRuleMerged) {
-    if (date >= kLargeGpuBranches && (!gpu_mib || *gpu_mib > 96 * 1024)) return std::nullopt;
+    if (date >= kLargeGpuBranches && (gpu_mib == 0 || gpu_mib > 96 * 1024)) return std::nullopt;
     return tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
   }
-  if (!gpu_mib || *gpu_mib == 0) return std::nullopt;
+  if (gpu_mib == 0) return std::nullopt;
   const double t = static_cast<double>(tp);
-  const double reserved = (*gpu_mib < 35 * 1024   ? 2.8 + t / 10
-                           : *gpu_mib < 90 * 1024  ? 9.5 + t / 2
-                           : *gpu_mib < 160 * 1024 ? 12 + t / 2
-                                                   : 32.0) * 1024;
-  const double gpu = static_cast<double>(*gpu_mib);
+  const double reserved = (gpu_mib < 35 * 1024   ? 2.8 + t / 10
+                           : gpu_mib < 90 * 1024  ? 9.5 + t / 2
+                           : gpu_mib < 160 * 1024 ? 12 + t / 2
+                                                  : 32.0) * 1024;
+  const double gpu = static_cast<double>(gpu_mib);
   const double fraction = std::nearbyint((gpu - reserved) / gpu * 1000) / 1000;  // Python's round(x, 3)
   if (!(fraction > 0 && fraction < 1)) return std::nullopt;  // a GPU smaller than the reserve
   return fraction;
@@ -152,6 +152,34 @@ std::optional<uint64_t> named_gpu_total(std::string_view name) {
   Result<const GpuSpec*> gpu = find_gpu(**table, name);
   if (!gpu || (*gpu)->memory_mib == 0) return std::nullopt;
   return (*gpu)->memory_bytes();
+}
+
+// Whether the GPU the caller names is an AMD one (the hardware table's
+// vendor); false when the table does not name it.
+bool named_amd_gpu(std::string_view name) {
+  Result<const HardwareTable*> table = hardware_table();
+  if (!table) return false;
+  Result<const GpuSpec*> gpu = find_gpu(**table, name);
+  return gpu && (*gpu)->vendor == HardwareVendor::kAmd;
+}
+
+// SGLang's attention backend on an AMD GPU the caller names, for a log
+// whose GPU's total comes from its own free memory (the request then names
+// no GPU, so the profile cannot tell the platform): aiter, the ROCm
+// default (sgl-project/sglang#20392; SGLang's ROCm images set
+// SGLANG_USE_AITER=1 before it), under which server_args.py multiplies
+// --mem-fraction-static by 0.85 past 8,192 tokens of context
+// (docs/engine-sglang.md, "ROCm"). A backend the log names wins.
+void apply_rocm_attention_backend(const RuntimeLog& log, const LogCheckOptions& options, EstimateRequest& r,
+                                  std::vector<std::string>& notes) {
+  if (options.gpu_name.empty() || !r.machine.gpu.empty() || !named_amd_gpu(options.gpu_name)) return;
+  if (const LogSetting* given = log.setting("attention_backend"); given != nullptr && given->value != "None") {
+    return;
+  }
+  const RequestField* field = find_request_field("attention_backend");
+  if (field == nullptr || !apply_request_field(*field, r, "aiter")) return;
+  notes.push_back("an AMD GPU and no --attention-backend in the log: SGLang's ROCm default, aiter "
+                  "(docs/engine-sglang.md, 'ROCm')");
 }
 
 void apply_dated_mem_fraction(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
@@ -255,9 +283,23 @@ std::string implied_fraction(const RuntimeLog& log, std::string_view device, dou
   const long double pools = static_cast<long double>(kv->value) + (state != nullptr ? state->value : 0);
   const long double fraction = 1 - (static_cast<long double>(*after) - pools) / static_cast<long double>(*before);
   if (!(fraction > 0 && fraction < 1)) return "";
-  return fmt::format("the printed pool implies --mem-fraction-static {:.3f} (1 - (free after the weights - "
-                     "the pools' bytes) / free before them), where memfit took {:.3f}",
-                     static_cast<double>(fraction), taken);
+  std::string note = fmt::format("the printed pool implies --mem-fraction-static {:.3f} (1 - (free after the "
+                                 "weights - the pools' bytes) / free before them), where memfit took {:.3f}",
+                                 static_cast<double>(fraction), taken);
+  // What is left after the pools ("Memory pool end", rank 0's) is at least
+  // free_before x (1 - f) less the request table, a second line's bound:
+  // f <= 1 - left / free_before. Said when memfit's default lies past it.
+  const std::optional<uint64_t> left = count_setting(log, "free_after_pools");
+  if (!left || *left > *before) return note;
+  const double largest = 1 - static_cast<double>(*left) / static_cast<double>(*before);
+  if (!(largest + 0.0005 < taken)) return note;
+  return note + fmt::format(
+                    "; the free memory left after the pools (Memory pool end: {}) bounds it too, at most "
+                    "{:.3f} (1 - {} / the free memory before the weights): SGLang's computed default for the "
+                    "settings the log shows is memfit's {:.3f}, so the run set its own --mem-fraction-static, "
+                    "or a setting the log does not show (a larger --chunked-prefill-size or --cuda-graph-max-bs) "
+                    "lowered the default",
+                    format_bytes(*left), largest, format_bytes(*left), taken);
 }
 
 // What rank 0's free memory after its pools ("Memory pool end. avail
@@ -284,11 +326,23 @@ std::string pool_end_bounds(const RuntimeLog& log, std::string_view device, uint
   if (!held.value() || *held.value() > total) return "";
   const uint64_t room = total - *held.value();
   if (room < weights) {
+    // At memfit's fraction f the pools are free_before x f - the weights,
+    // free_before at most the total: the weights are at most total x f - the
+    // pools, the sharper bound where the fraction is SGLang's own.
+    const long double pools = static_cast<long double>(*held.value() - *left);
+    const long double at_fraction = static_cast<long double>(total) * taken - pools;
+    std::string sharper;
+    if (at_fraction > 0 && at_fraction < static_cast<long double>(room)) {
+      sharper = fmt::format(" (at memfit's --mem-fraction-static {:.3f}, at most {}: the GPU's total x the "
+                            "fraction - the pools)",
+                            taken, format_bytes(static_cast<uint64_t>(at_fraction)));
+    }
     return fmt::format("the pools printed and the free memory left after them (Memory pool end: {}) "
-                       "leave {} of the GPU's {} for the weights, the request table and the startup, "
+                       "leave {} of the GPU's {} for the weights, the request table and the startup{}, "
                        "less than memfit's {} of weights: the run held fewer weight bytes than memfit "
-                       "prices, or its GPU more memory",
-                       format_bytes(*left), format_bytes(room), format_bytes(total), format_bytes(weights));
+                       "prices (another checkpoint than the one named), or its GPU more memory",
+                       format_bytes(*left), format_bytes(room), format_bytes(total), sharper,
+                       format_bytes(weights));
   }
   const double largest = 1 - static_cast<double>(*left) / static_cast<double>(total);
   if (!(largest < taken)) return "";
@@ -373,6 +427,7 @@ class SglangPricer final : public LogPricer {
       notes.push_back("neither the GPU nor its free memory is in the log: the weights and the bytes "
                       "per token are priced, the pool is not (give --gpu-memory-total)");
     }
+    apply_rocm_attention_backend(log, options, r, notes);
     apply_dated_mem_fraction(log, r, notes);
     // The piecewise CUDA graphs' reserve in the computed fraction, dated by
     // the log (plan.h, piecewise_reserve), when its lines show them on.
@@ -459,10 +514,17 @@ class SglangPricer final : public LogPricer {
                       "mem): the pool rests on the GPU's total less memfit's 1,200 MiB startup";
             if (std::optional<uint64_t> tp = count_setting(log, "tensor_parallel"); tp && *tp > 2) {
               // The startup term is measured on TP 1 and 2 runs; a wider
-              // rank's communicators hold more before its weights.
+              // rank's communicators hold more before its weights, by
+              // NCCL's buffers for the interconnect, which SGLang's source
+              // does not size ("Init torch distributed ends. mem usage":
+              // 0.13 GB on PCIe L4s at TP 4, 1.77 to 2.01 GB on H200s at
+              // TP 8 in the corpus).
               c.note += fmt::format(", measured at TP 1 and 2: what a TP {} rank's communicators "
-                                    "hold beyond it is not known (docs/engine-sglang.md, "
-                                    "'Validation')", *tp);
+                                    "hold beyond it is NCCL's, not sized by SGLang's source (the "
+                                    "corpus's 'Init torch distributed ends' lines: 0.13 GB on PCIe "
+                                    "L4s at TP 4, about 2 GB on H200s at TP 8), so the pool "
+                                    "is high by the tokens --mem-fraction-static x those bytes hold "
+                                    "(docs/engine-sglang.md, 'Validation')", *tp);
             }
             if (const std::string bounds =
                     pool_end_bounds(log, c.printed.device, json_count(j, "gpu_total_bytes"),

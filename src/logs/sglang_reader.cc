@@ -15,6 +15,8 @@
 //   Memory pool end. avail mem=40.03 GB        rank 0's free memory after its
 //                                             pools, the setting free_after_pools
 //   ... piecewise cuda graph is enabled ...   the setting piecewise_cuda_graph
+//   Attention backend not specified. Use aiter backend by default.
+//                                             the setting attention_backend
 //   Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB,
 //     ssm_state size: 7.29GB                  recurrent (conv + ssm); the slots a
 //                                             setting, mamba_cache_slots
@@ -248,6 +250,25 @@ void read_free_after_pools(std::string_view text, const std::string& rank, LogBu
   }
 }
 
+// "Attention backend not specified. Use aiter backend by default.":
+// server_args.py's choice when --attention-backend is not given (an AMD
+// GPU's aiter since sgl-project/sglang#20392), the setting
+// attention_backend unless server_args named one. ServerArgs prints
+// None for a backend left to the runner, which this line then replaces.
+void read_default_attention_backend(std::string_view text, LogBuilder& out) {
+  std::optional<std::string_view> use = after(text, "Attention backend not specified. Use ");
+  if (!use) return;
+  const size_t end = use->find(" backend by default");
+  if (end == std::string_view::npos || end == 0 || end > 32) return;
+  const std::string_view name = use->substr(0, end);
+  const bool word = std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!word) return;
+  const LogSetting* given = out.find_setting("attention_backend");
+  out.setting("attention_backend", name, given != nullptr && given->value == "None");
+}
+
 // "max_mamba_cache_size: 82, conv_state size: 0.13GB, ssm_state size:
 // 7.29GB": the hybrid model's state pool (recurrent, conv + ssm) and its
 // slots (mamba_cache_slots). A speculative run's intermediate caches,
@@ -359,6 +380,7 @@ void read_line(const LogLine& line, bool swa_pools, LogBuilder& out) {
   // The launcher, or the `sglang serve` entry point of recent releases.
   if (contains(text, "sglang.launch_server") || contains(text, "sglang serve ")) read_command(text, out);
   if (contains(text, "Memory pool end.")) read_free_after_pools(text, rank, out);
+  read_default_attention_backend(text, out);
   // server_args.py's lines that say the piecewise (prefill) CUDA graphs are
   // on: "CUTLASS backend is disabled when piecewise cuda graph is enabled
   // ..." (a B200's), "Piecewise CUDA graph is enabled, use MLA for

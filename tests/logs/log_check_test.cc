@@ -1852,6 +1852,63 @@ TEST(CheckLog, AnSglangRunOnAnAmdGpuKeepsAitersShareOfTheFraction) {
   EXPECT_EQ(figure(triton, "rank0", LogFigure::kTokenPool)->memfit, 2'536'700u);
 }
 
+TEST(CheckLog, AnSglangLogOnAnAmdGpuPrintingItsFreeMemoryKeepsAitersCut) {
+  // An inference_llm_sglang README's MI355X run (SGLang 0.5.17, Qwen3-0.6B,
+  // --mem-fraction-static 0.6; "Attention backend not specified. Use aiter
+  // backend by default."). Free before the weights: the load line's avail
+  // 286.05 GB + mem usage 1.21 GB = 307,143,848,755 + 1,299,227,607 =
+  // 308,443,076,362 B. Under aiter the context 40,960 > 8,192 cuts the given
+  // 0.6 to 0.6 x 0.85 = 0.51 (server_args.py, "AMD platforms backends"):
+  // reserved 308,443,076,362 x 0.49 = 151,137,107,417; after memfit's
+  // 1,203,881,984 B of weights 307,239,194,378 free, rest 156,102,086,961 /
+  // 114,688 B a token (28 layers x 8 KV heads x 128 x 2 x 2 B) = 1,361,102
+  // tokens against the printed 1,360,288. At 0.6 uncut: reserved
+  // 123,377,230,544, rest 183,861,963,834 / 114,688 = 1,603,149.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-nevervllm7-mi355x-qwen3-06b-mf06-v0517.config.json");
+  options.command = "python -m sglang.launch_server --model-path Qwen/Qwen3-0.6B --mem-fraction-static 0.6";
+  options.version = "0.5.17";
+  options.gpu_name = "AMD Instinct MI355X";
+  const LogCheck c = check("sglang", "sglang-nevervllm7-mi355x-qwen3-06b-mf06-v0517.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->memfit, 1'361'102u);
+  EXPECT_NE(pool->note.find("x 0.85"), std::string::npos) << pool->note;
+
+  // Without the line, the named AMD GPU gives SGLang's ROCm default.
+  std::string text = read_test_log("sglang", "sglang-nevervllm7-mi355x-qwen3-06b-mf06-v0517.log");
+  const size_t line = text.find("Attention backend not specified.");
+  ASSERT_NE(line, std::string::npos);
+  text.erase(line, text.find('\n', line) - line);
+  Result<LogCheck> amd = check_log(text, options, nullptr);
+  ASSERT_TRUE(amd.ok());
+  EXPECT_EQ(figure(*amd, "rank0", LogFigure::kTokenPool)->memfit, 1'361'102u);
+  // An NVIDIA GPU named instead: no aiter, the 0.6 uncut.
+  options.gpu_name = "NVIDIA H200";
+  Result<LogCheck> nvidia = check_log(text, options, nullptr);
+  ASSERT_TRUE(nvidia.ok());
+  EXPECT_EQ(figure(*nvidia, "rank0", LogFigure::kTokenPool)->memfit, 1'603'149u);
+}
+
+TEST(CheckLog, AnSglangPoolEndBoundsAFractionTheLogDoesNotPrint) {
+  // sgl-project/sglang#21395 (Qwen3-4B, PD prefill with HiCache, one GPU
+  // of 35-60 GiB, 2026-03-25, no --mem-fraction-static printed): free before
+  // the weights 36.61 + 7.56 = 44.17 GB, "Memory pool end. avail mem=21.66
+  // GB": what is left after the pools is at least free_before x (1 - f), so
+  // f <= 1 - 21.66 / 44.17 = 0.5096 -> "0.510", where SGLang's computed
+  // default is memfit's 0.853 ((46,431 - 6,848) / 46,431 MiB: 512 + 4,096 x
+  // 1.5 + 32 x 2 + 128 reserved; PD and HiCache turn the piecewise graphs
+  // off and change no fraction): the run set its own.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.config.json");
+  const LogCheck c = check("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.log", options);
+  const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_NE(pool->note.find("implies --mem-fraction-static 0.500"), std::string::npos) << pool->note;
+  EXPECT_NE(pool->note.find("at most 0.510"), std::string::npos) << pool->note;
+  EXPECT_NE(pool->note.find("memfit's 0.853"), std::string::npos) << pool->note;
+}
+
 TEST(CheckLog, AnSglangFractionTakesTheNamedGpusTotalAndThePiecewiseReserve) {
   // sgl-project/sglang#22537 (Qwen3-32B, 4 x B200, 2026-04-10, piecewise
   // CUDA graphs on, no --mem-fraction-static): TP0's load line, avail
@@ -1913,7 +1970,10 @@ TEST(CheckLog, AnSglangPoolEndBoundsTheWeightsOfARunWithoutFreeMemoryBefore) {
   // the weights, the request table and the startup: less than memfit's
   // 31,186,055,168 B (29.04 GiB) of FP8 weights. Its fraction's bound, 1 -
   // 65,122,441,626 / 309,220,868,096 = 0.789, is above memfit's 0.911 x
-  // 0.85 = 0.774, so the note says only the weights' bound.
+  // 0.85 = 0.774, so the note says only the weights' bound. At that
+  // fraction the pools are free_before x 0.77435 - the weights, free_before
+  // at most the total: the weights are at most 309,220,868,096 x 0.77435 -
+  // 218,935,957,914 = 20,509,221,297 B (19.10 GiB), the sharper bound.
   LogCheckOptions options;
   options.config_json = read_test_log("sglang", "sglang-18263-qwen3-30b-a3b-2507-fp8-mi355x.config.json");
   options.gpu_name = "AMD Instinct MI355X";
@@ -1921,11 +1981,12 @@ TEST(CheckLog, AnSglangPoolEndBoundsTheWeightsOfARunWithoutFreeMemoryBefore) {
   const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
   ASSERT_NE(pool, nullptr);
   EXPECT_NE(pool->note.find("(Memory pool end: 60.65 GiB) leave 23.43 GiB of the GPU's 287.98 GiB for the "
-                            "weights, the request table and the startup, less than memfit's 29.04 GiB of "
-                            "weights"),
+                            "weights, the request table and the startup (at memfit's --mem-fraction-static "
+                            "0.774, at most 19.10 GiB: the GPU's total x the fraction - the pools), less than "
+                            "memfit's 29.04 GiB of weights"),
             std::string::npos)
       << pool->note;
-  EXPECT_EQ(pool->note.find("at most"), std::string::npos) << pool->note;
+  EXPECT_EQ(pool->note.find("the run's fraction is at most"), std::string::npos) << pool->note;
 }
 
 TEST(CheckLog, AnSglangPoolStartsFromTheLoadWeightBeginFreeMemory) {
@@ -2067,7 +2128,9 @@ TEST(CheckLog, AnSglangPoolWithoutFreeMemoryAtWideTpSaysTheStartupIsNotKnown) {
   const LogCheck c = check("sglang", "sglang-21348-qwen3-235b-a22b-fp8-tp4-h100.log", options);
   const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
   ASSERT_NE(pool, nullptr);
-  EXPECT_NE(pool->note.find("what a TP 4 rank's communicators hold beyond it is not known"), std::string::npos)
+  EXPECT_NE(pool->note.find("what a TP 4 rank's communicators hold beyond it is NCCL's, not sized by "
+                            "SGLang's source"),
+            std::string::npos)
       << pool->note;
   // At TP 2 or less the startup term is the measured one: no such clause.
   options.command = "python3 -m sglang.launch_server --model /m --tp 2 --mem-fraction-static 0.93";

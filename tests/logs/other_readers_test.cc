@@ -143,6 +143,29 @@ TEST(SglangLog, RankZerosMemoryPoolEndIsTheFreeMemoryAfterThePools) {
             "42981885215");
 }
 
+TEST(SglangLog, TheAttentionBackendSglangChoseWhenNoneWasGiven) {
+  // server_args.py: "Attention backend not specified. Use aiter backend by
+  // default." (an MI355X run of SGLang 0.5.17).
+  EXPECT_EQ(setting_of(read("sglang", "sglang-nevervllm7-mi355x-qwen3-06b-mf06-v0517.log"), "attention_backend"),
+            "aiter");
+  // A backend server_args names stays; server_args' None gives way.
+  const std::string chose = "[2026-01-01 00:00:00] Attention backend not specified. Use aiter backend by default.\n";
+  const std::string load = "[2026-01-01 00:00:01] Load weight end. type=Qwen3ForCausalLM, avail mem=10.00 GB, "
+                           "mem usage=1.00 GB.\n";
+  for (const auto& [args, want] : {std::pair<std::string, std::string>{"attention_backend='triton'", "triton"},
+                                   {"attention_backend=None", "aiter"}}) {
+    const std::string text = "[2026-01-01 00:00:00] server_args=ServerArgs(tp_size=1, " + args + ")\n" + chose + load;
+    Result<RuntimeLog> log = read_runtime_log(text);
+    ASSERT_TRUE(log.ok());
+    EXPECT_EQ(setting_of(*log, "attention_backend"), want) << args;
+  }
+  // A name that is no backend's word is not taken.
+  Result<RuntimeLog> odd = read_runtime_log(
+      "[2026-01-01 00:00:00] Attention backend not specified. Use a$b backend by default.\n" + load);
+  ASSERT_TRUE(odd.ok());
+  EXPECT_EQ(odd->setting("attention_backend"), nullptr);
+}
+
 TEST(SglangLog, TotalTokensLineLeavesThePrintedPoolAlone) {
   // A QwQ-32B TP 4 start (2025-03-08): "#tokens: 46611" on every rank's KV
   // line, then max_total_num_tokens=46611 again; the pool is read once a

@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "memfit/engine.h"
 #include "memfit/llamacpp.h"
 #include "memfit/memory_budget.h"
 #include "memfit/model.h"
@@ -69,6 +71,10 @@ Result<uint64_t> llamacpp_host_extra_buffer_bytes(const std::vector<SafetensorsT
 }  // namespace memfit
 
 namespace memfit::llamacpp {
+
+// Each range of builds whose rules differ, with what changes, oldest first
+// (releases.cc; EngineVersions::differences).
+std::span<const ReleaseDifference> release_differences();
 
 // The build's rules (releases.cc; docs/engine-llamacpp.md, "Releases"):
 // whether windowed layers cache the full context (--swa-full, or a build
@@ -130,7 +136,7 @@ bool fused_qkv_v_cont(const LlamaCppSettings& settings);
 // Whether an MLA latent layer also caches a V tensor of its kv_lora_rank
 // elements (LayerCache::latent_elems) at type_v, transposed without flash
 // attention: a build before #19067 ("kv-cache : support V-less cache",
-// first build taken as b7847); from it and in the pinned build V is a view
+// first build taken as b7836); from it and in the pinned build V is a view
 // of the latent K, no tensor of its own.
 bool mla_caches_v(const LlamaCppSettings& settings);
 // Whether deepseek2 runs the graph of the builds before #12801 (DeepSeek

@@ -154,45 +154,6 @@ Status open_draft(const EstimateRequest& r, RequestContext& context, LlamaCppSet
   return Status::Ok();
 }
 
-// Where builds differ (docs/engine-llamacpp.md, "Releases"), oldest first.
-constexpr ReleaseDifference kLlamaCppReleases[] = {
-    {"before b2413", "the graph's inputs in a host buffer of their own, beside the compute "
-                     "buffers, a graph of n_batch tokens, and no pipeline parallelism (one copy "
-                     "of every input, whatever the GPUs): #6017 put the inputs in the graph, "
-                     "added n_ubatch and the scheduler's four copies"},
-    {"before b2459", "a host that holds layers runs their ops itself: no GPU backend takes the "
-                     "large-batch ops on host weights (#6083 added op offload)"},
-    {"before b2537", "the output buffer holds n_batch rows of logits, not one a sequence "
-                     "(#6122); the early graph's compute phases (SiLU and the gate's product in "
-                     "place, K and V freed before the scores)"},
-    {"before b5091", "a deepseek2 file without the MLA keys runs llama.cpp's old DeepSeek graph, "
-                     "every head's K and V decompressed and cached (#12801 moved it to MLA)"},
-    {"before b5340", "an encoder (BERT) keeps a decoder's KV cache of n_ctx cells, never read "
-                     "(#13108 made its context cache-less)"},
-    {"before b5424", "a sliding-window layer caches the full context, as --swa-full does "
-                     "(#13194 gave it a cache of its window)"},
-    {"b5424 to b5553", "an SWA cache of the window and a logical batch: pad(min(n_ctx, n_swa x "
-                       "n_seq + n_batch)) (#13194)"},
-    {"before b5489, CANN", "with flash attention on, the host runs each Ascend NPU layer's attention "
-                           "over copies of its K and V (#13627 gave ggml-cann flash attention)"},
-    {"before b5913", "one KV stream for every sequence, as --kv-unified (#14363 gave each "
-                     "sequence its own)"},
-    {"b6845 and before", "with flash attention off, cells padded to 32 rather than 256 (#16812 "
-                         "removed the padding, #17046 made it 256)"},
-    {"before b7591", "-ngl N offloads the last N blocks, the output layer only past n_layer "
-                     "(#18148 offloads the output layer first); Vulkan GPUs without pipeline "
-                     "parallelism (no events yet)"},
-    {"before b7781", "the reserved graph holds no vector-input rows (inp_embd): #18898 builds "
-                     "both input paths in every graph"},
-    {"before b7847", "an MLA layer caches a V tensor of kv_lora_rank elements beside its latent K "
-                     "(#19067 made the cache V-less)"},
-    {"before b8234, SYCL", "with flash attention on, the host runs each SYCL layer's attention over "
-                           "copies of its K and V (#20190 gave ggml-sycl flash attention)"},
-    {"before b9460, llama-server", "the prompt graph keeps an output (logits) row for every token "
-                                   "of the ubatch (#23861 lets llama-server and llama-cli reserve "
-                                   "one a slot)"},
-};
-
 class LlamaCppProfile final : public LlamaCppCommands {
  public:
   std::string_view name() const override { return "llamacpp"; }
@@ -209,7 +170,7 @@ class LlamaCppProfile final : public LlamaCppCommands {
     return {.field = "llamacpp_version",
             .default_text = "the pinned release v0.4.0: an SWA cache of the window and one "
                             "ubatch, a stream per sequence, cells padded to 256",
-            .differences = kLlamaCppReleases};
+            .differences = llamacpp::release_differences()};
   }
   bool is_default_for(const Model& model) const override {
     return model.weights.source == WeightsSource::kGgufHeader;

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "engines/llamacpp/parts.h"
+#include "memfit/engine.h"
 #include "memfit/llamacpp.h"
 #include "memfit/untrusted_text.h"
 
@@ -253,18 +254,33 @@ constexpr uint64_t kVulkanEventsBuild = 7591;
 // #19067 ("kv-cache : support V-less cache", merged 2026-01-24): an MLA
 // layer (llama_hparams::is_mla()) caches its latent as K alone and reads
 // V as a view of K's first kv_lora_rank elements (llama_kv_cache's
-// `has_v = !is_mla`; llm_graph_input_attn_k). Before it every layer had a
-// V tensor too, n_embd_v_gqa = kv_lora_rank wide (the MLA GGUF's
-// value_length), stored transposed without flash attention and written
-// through v_idxs: Ollama's vendored llama.cpp at b7735 (the "Update to
-// b7735" sync, llama/llama.cpp/src/llama-kv-cache.cpp) makes K and V for
-// every layer; at b7847 ("llama: update to b7847") `has_v` is there.
-// ik_llama.cpp#394's mainline b5331 DeepSeek-V3 run prints K (f16)
-// 1098.00 MiB beside V (f16) 976.00 MiB (16,384 cells x 61 layers x 576
-// and 512 x 2 B). First build unconfirmed: memfit takes b7847, the first
-// build seen with it, so a build from the merge's tag to b7846 is priced
-// with the V tensor (the larger).
-constexpr uint64_t kVlessMlaBuild = 7847;
+// `has_v = !is_mla`; llm_graph_input_attn_k), so deepseek2's graph
+// concatenates the latent first (Qcur = concat(q_nope_absorbed, q_pe),
+// Kcur = concat(kv_cmpr, k_pe)): the graph graph/mla.cc builds.
+// From #12801 (kMlaGraphBuild) to it an MLA GGUF ran the same absorbed
+// graph over two tensors a layer: K of kv_lora_rank + rope with the rope
+// part first (concat(k_pe, kv_cmpr), and Q likewise, "rope must go first
+// for in-place context shifting in build_rope_shift()"), and V, the
+// normed latent (Vcur = kv_cmpr), n_embd_v_gqa = kv_lora_rank wide (the MLA
+// GGUF's value_length), stored transposed without flash attention (read
+// as it is, no copy) and untransposed with it (#12953, 2025-04-15, "graph :
+// make FA compatible with MLA": flash_attn_ext over K and V, then wv_b;
+// wv_b's product over a reshape of the output until a sync between b5233
+// and 2025-05-24, then over its permutation, made contiguous). Read in
+// mybigday/llama.rn's syncs of llama.cpp: b5233 (#138, 2025-05-01), the
+// 2025-05-24 and 2025-06-21 syncs (#146, #156), b7729 (#277) and b7798
+// (#284, c301172: cache_v_l%d made for every layer, concat(k_pe,
+// kv_cmpr)); b7836 (#285, 0c21677) has `has_v`, build_attn_inp_k and the
+// latent first. The logs agree: b5331 (ik_llama.cpp#394, DeepSeek-V3,
+// 16,384 cells x 61 layers) prints K (f16) 1098.00 MiB = 576 x 2 B a row
+// beside V (f16) 976.00 MiB = 512 x 2 B, and b5614 (#14201, DeepSeek-R1,
+// 32,768 cells) K 2196.00 MiB beside V 1952.00 MiB; Ollama's vendored
+// llama.cpp at b7735 makes K and V for every layer, at b7847 has `has_v`.
+// The phase model prices these builds' compute (graph/mla.cc mirrors the
+// V-less graph only). First build unconfirmed: memfit takes b7836, the
+// first build seen with it, so a build from the merge's tag (after b7798)
+// to b7835 is priced with the V tensor (the larger).
+constexpr uint64_t kVlessMlaBuild = 7836;
 
 // #14158 ("ggml : implement REGLU/GEGLU/SWIGLU ops", in review on
 // 2025-06-13 and -14) gave build_ffn the fused ggml_swiglu_split, which
@@ -315,6 +331,68 @@ constexpr uint64_t kSharedDuplicatesBuild = 3990;
 // the old graph.
 constexpr uint64_t kMlaGraphBuild = 5091;
 
+// Where builds differ, oldest first: one line a build constant above (the
+// test LlamaCppReleases.EveryRuleBuildIsListed checks each is named),
+// what `memfit engines` and GET /v1/engines print (docs/engine-llamacpp.md,
+// "Releases", gives each one's source).
+constexpr ReleaseDifference kDifferences[] = {
+    {"before b2413", "the graph's inputs in a host buffer of their own, beside the compute "
+                     "buffers, a graph of n_batch tokens, and no pipeline parallelism (one copy "
+                     "of every input, whatever the GPUs): #6017 put the inputs in the graph, "
+                     "added n_ubatch and the scheduler's four copies"},
+    {"before b2459", "a host that holds layers runs their ops itself: no GPU backend takes the "
+                     "large-batch ops on host weights (#6083 added op offload)"},
+    {"before b2537", "the output buffer holds n_batch rows of logits, not one a sequence (#6122); "
+                     "the early graph's compute phases (SiLU and the gate's product in place, K "
+                     "and V freed before the scores)"},
+    {"before b3990", "every block past the first makes its own copy of a duplicated tensor (the "
+                     "RoPE factors) in its device's model buffer (#10026 reuses one a device)"},
+    {"before b4436", "an op on a weight in a CPU extra buffer (CPU_AARCH64, AMX) is offloaded to "
+                     "the GPU too (#11120 / #11124 offload from host buffers only)"},
+    {"before b5091", "a deepseek2 file without the MLA keys runs llama.cpp's old DeepSeek graph, "
+                     "every head's K and V decompressed and cached (#12801 moved it to MLA)"},
+    {"before b5340", "an encoder (BERT) keeps a decoder's KV cache of n_ctx cells, never read "
+                     "(#13108 made its context cache-less)"},
+    {"before b5424", "a sliding-window layer caches the full context, as --swa-full does (#13194 "
+                     "gave it a cache of its window)"},
+    {"b5424 to b5553", "an SWA cache of the window and a logical batch: pad(min(n_ctx, n_swa x "
+                       "n_seq + n_batch)) (#13194)"},
+    {"before b5489, CANN", "with flash attention on, the host runs each Ascend NPU layer's "
+                           "attention over copies of its K and V (#13627 gave ggml-cann flash "
+                           "attention)"},
+    {"before b5619", "SiLU over the gate and its product with the up projection run in place "
+                     "(#14158's fused SWIGLU does not)"},
+    {"before b5670", "--embedding keeps no logits, and the embeddings only without pooling; mean "
+                     "pooling's matrix n_tok x n_tok (#14208 reworked the embeddings)"},
+    {"before b5836", "phi3's fused QKV: Q, K and V each copied contiguous (#14568 views Q and K)"},
+    {"before b5913", "one KV stream for every sequence, as --kv-unified (#14363 gave each "
+                     "sequence its own)"},
+    {"before b6051", "the KV cache written by a view and a copy, no k_idxs / v_idxs inputs "
+                     "(#14959 enabled set_rows)"},
+    {"before b6250", "LFM2 multiplies by the token table on the host: no tied output copy "
+                     "(#15476)"},
+    {"before b6403", "phi3's fused QKV: V copied contiguous (#15662 views it)"},
+    {"b6845 and before", "with flash attention off, cells padded to 32 rather than 256 (#16812 "
+                         "removed the padding, #17046 made it 256)"},
+    {"before b7591", "-ngl N offloads the last N blocks, the output layer only past n_layer "
+                     "(#18148 offloads the output layer first); Vulkan GPUs without pipeline "
+                     "parallelism (no events yet)"},
+    {"before b7781", "the reserved graph holds no vector-input rows (inp_embd): #18898 builds "
+                     "both input paths in every graph"},
+    {"before b7836", "an MLA layer caches a V tensor of kv_lora_rank elements beside its latent K "
+                     "(#19067 made the cache V-less)"},
+    {"before b8234, SYCL", "with flash attention on, the host runs each SYCL layer's attention "
+                           "over copies of its K and V (#20190 gave ggml-sycl flash attention)"},
+    {"before b8510", "an encoder's token_embd_norm on the host, not block 0's device (#20943)"},
+    {"before b8621", "a quantized K or V cache's graph is the unquantized one's: no Hadamard "
+                     "rotation inputs (#21038)"},
+    {"before b9444", "with flash attention, the KQ mask an F32 input cast to F16 in the graph "
+                     "(#23764 makes the input F16)"},
+    {"before b9460, llama-server", "the prompt graph keeps an output (logits) row for every token "
+                                   "of the ubatch (#23861 lets llama-server and llama-cli reserve "
+                                   "one a slot)"},
+};
+
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
@@ -346,6 +424,8 @@ Result<uint64_t> parse_llamacpp_build(std::string_view text) {
 }
 
 namespace llamacpp {
+
+std::span<const ReleaseDifference> release_differences() { return kDifferences; }
 
 bool full_swa_cache(const LlamaCppSettings& s) {
   return s.swa_full || before(s, kLlamaCppSwaWindowBuild);

@@ -4,9 +4,17 @@
 // cell at f16 (K + V).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
 #include "engines/llamacpp/parts.h"
 #include "memfit/llamacpp.h"
 #include "support/corpus.h"
+#include "support/paths.h"
 
 namespace memfit {
 namespace {
@@ -507,7 +515,7 @@ TEST(LlamaCppReleases, BatchDefaultsTo512Before6017) {
 }
 
 // #19067 ("kv-cache : support V-less cache"): before it an MLA layer also
-// cached a V tensor of kv_lora_rank elements (memfit takes b7847 as its
+// cached a V tensor of kv_lora_rank elements (memfit takes b7836 as its
 // first build). DeepSeek-V3's config: 61 layers, kv_lora_rank 512, rope 64.
 LlamaCppEstimate deepseek_v3_at(uint64_t ctx, std::optional<uint64_t> build, FlashAttn fa,
                                 GgmlType type = GgmlType::kF16) {
@@ -544,9 +552,18 @@ TEST(LlamaCppReleases, AnMlaLayerCachesItsLatentsVBefore19067) {
   // q8_0 (K and V alike): V 512 / 32 x 34 = 544 B a row, 61 x 16,384 x
   // 544 = 543,686,656 B.
   EXPECT_EQ(deepseek_v3_at(16384, 5331, FlashAttn::kOn, GgmlType::kQ8_0).v_bytes, 543'686'656u);
-  // b7846 still keeps it; b7847 on and the pinned build keep K alone.
-  EXPECT_EQ(deepseek_v3_at(16384, 7846, FlashAttn::kOn).v_bytes, 1'023'410'176u);
-  EXPECT_EQ(deepseek_v3_at(16384, 7847, FlashAttn::kOn).v_bytes, 0u);
+  // #14201's b5614 run, 32,768 cells, f16, -fa: K 61 x 32,768 x 576 x 2 B
+  // = 2,302,672,896 B (2196.00 MiB) and V 61 x 32,768 x 512 x 2 B =
+  // 2,046,820,352 B (1952.00 MiB), as printed.
+  e = deepseek_v3_at(32768, 5614, FlashAttn::kOn);
+  EXPECT_EQ(e.k_bytes, 2'302'672'896u);
+  EXPECT_EQ(e.v_bytes, 2'046'820'352u);
+  // b7798 (llama.rn's sync makes cache_v_l for every layer) keeps it too,
+  // b7835 (the last build memfit prices so) as well; b7836 on (llama.rn's
+  // sync with has_v) and the pinned build keep K alone.
+  EXPECT_EQ(deepseek_v3_at(16384, 7798, FlashAttn::kOn).v_bytes, 1'023'410'176u);
+  EXPECT_EQ(deepseek_v3_at(16384, 7835, FlashAttn::kOn).v_bytes, 1'023'410'176u);
+  EXPECT_EQ(deepseek_v3_at(16384, 7836, FlashAttn::kOn).v_bytes, 0u);
   e = deepseek_v3_at(16384, std::nullopt, FlashAttn::kOn);
   EXPECT_EQ(e.v_bytes, 0u);
   EXPECT_EQ(e.k_bytes, 1'151'336'448u);
@@ -575,19 +592,19 @@ TEST(LlamaCppReleases, AnMlaGraphReadsItsOwnVCacheBefore19067) {
   // K) out transposed, 640 B x 12,032 cells = 7,700,480 B, beside the
   // scores 4 x 12,032 x 1,024 x 8 = 394,264,576, the mask 4 x 12,032 x
   // 1,024 = 49,283,072 and the activations 4 x 1,024 x (2 x 512 + 2 x 8 x
-  // 320 + 2 x 8 x 64) = 29,360,128: 480,608,256. b7846's V tensor is
+  // 320 + 2 x 8 x 64) = 29,360,128: 480,608,256. b7835's V tensor is
   // stored transposed and read as it is: 472,907,776.
   EXPECT_EQ(mla_phases_at(std::nullopt, FlashAttn::kOff).attention, 480'608'256u);
-  EXPECT_EQ(mla_phases_at(7847, FlashAttn::kOff).attention, 480'608'256u);
-  EXPECT_EQ(mla_phases_at(7846, FlashAttn::kOff).attention, 472'907'776u);
+  EXPECT_EQ(mla_phases_at(7836, FlashAttn::kOff).attention, 480'608'256u);
+  EXPECT_EQ(mla_phases_at(7835, FlashAttn::kOff).attention, 472'907'776u);
   // Flash attention reads V untransposed either way: no copy, no change.
-  EXPECT_EQ(mla_phases_at(7846, FlashAttn::kOn).attention, mla_phases_at(7847, FlashAttn::kOn).attention);
+  EXPECT_EQ(mla_phases_at(7835, FlashAttn::kOn).attention, mla_phases_at(7836, FlashAttn::kOn).attention);
   // The V tensor is written through v_idxs (i64): with flash attention one
   // a token, 8 x 1,024 = 8,192 B; without it one an element of the
   // transposed row, 8 x 1,024 x 256 = 2,097,152 B. From #19067 none.
-  EXPECT_EQ(mla_phases_at(7846, FlashAttn::kOn).kv_indices - mla_phases_at(7847, FlashAttn::kOn).kv_indices,
+  EXPECT_EQ(mla_phases_at(7835, FlashAttn::kOn).kv_indices - mla_phases_at(7836, FlashAttn::kOn).kv_indices,
             8'192u);
-  EXPECT_EQ(mla_phases_at(7846, FlashAttn::kOff).kv_indices - mla_phases_at(7847, FlashAttn::kOff).kv_indices,
+  EXPECT_EQ(mla_phases_at(7835, FlashAttn::kOff).kv_indices - mla_phases_at(7836, FlashAttn::kOff).kv_indices,
             2'097'152u);
 }
 
@@ -601,6 +618,71 @@ TEST(LlamaCppReleases, TheOldDeepseekGraphIsTheBuildsBefore12801) {
   EXPECT_FALSE(llamacpp::legacy_deepseek2_graph(at(4096, 5091)));
   EXPECT_FALSE(llamacpp::legacy_deepseek2_graph(at(4096, 5331)));
   EXPECT_FALSE(llamacpp::legacy_deepseek2_graph(at(4096, std::nullopt)));
+}
+
+// Every build a rule starts from (a `constexpr uint64_t k...Build = N;` in
+// releases.cc or llamacpp.h, or one named after another) is named by a line
+// of the listing `memfit engines` prints, as its first build ("before
+// bN", "bN to ...") or the build before it ("bN-1 and before", "... to
+// bN-1"): a rule added without its line fails here.
+std::string read_source(const std::string& path) {
+  std::ifstream in(std::string(MEMFIT_SOURCE_DIR) + "/" + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(LlamaCppReleases, EveryRuleBuildIsListed) {
+  std::map<std::string, uint64_t> builds;  // constant -> its build
+  const std::regex number(R"(constexpr uint64_t (k\w*Build) = (\d+);)");
+  const std::regex alias(R"(constexpr uint64_t (k\w*Build) = (k\w*Build);)");
+  std::vector<std::pair<std::string, std::string>> aliases;
+  for (const char* path : {"src/engines/llamacpp/releases.cc", "include/memfit/llamacpp.h"}) {
+    const std::string text = read_source(path);
+    ASSERT_FALSE(text.empty()) << path;
+    for (std::sregex_iterator m(text.begin(), text.end(), number), end; m != end; ++m) {
+      builds[(*m)[1]] = std::stoull((*m)[2]);
+    }
+    for (std::sregex_iterator m(text.begin(), text.end(), alias), end; m != end; ++m) {
+      aliases.emplace_back((*m)[1], (*m)[2]);
+    }
+  }
+  // Not a rule: the build a v0.x.y tag reads as (parse_llamacpp_build).
+  builds.erase("kFirstSemverBuild");
+  for (const auto& [name, target] : aliases) {
+    ASSERT_TRUE(builds.contains(target)) << name << " names " << target;
+    builds[name] = builds[target];
+  }
+  // The file holds at least the 27 rules it had when this test was written.
+  EXPECT_GE(builds.size(), 27u);
+  std::string listed;
+  for (const ReleaseDifference& d : llamacpp::release_differences()) {
+    listed += std::string(d.releases) + " ";
+  }
+  const std::regex named(R"(b(\d+))");
+  std::set<uint64_t> named_builds;
+  for (std::sregex_iterator m(listed.begin(), listed.end(), named), end; m != end; ++m) {
+    named_builds.insert(std::stoull((*m)[1]));
+  }
+  for (const auto& [name, build] : builds) {
+    EXPECT_TRUE(named_builds.contains(build) || named_builds.contains(build - 1))
+        << name << " (b" << build << ") has no line in llamacpp::release_differences()";
+  }
+}
+
+// The listing is oldest first: each line's first build no earlier than the
+// line before's.
+TEST(LlamaCppReleases, TheListingIsOldestFirst) {
+  const std::regex first(R"(b(\d+))");
+  uint64_t last = 0;
+  for (const ReleaseDifference& d : llamacpp::release_differences()) {
+    const std::string label(d.releases);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(label, m, first)) << label;
+    const uint64_t build = std::stoull(m[1]);
+    EXPECT_GE(build, last) << label;
+    last = build;
+  }
 }
 
 }  // namespace

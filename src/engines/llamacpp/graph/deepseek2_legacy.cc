@@ -28,6 +28,7 @@
 #include <optional>
 
 #include "engines/llamacpp/graph/builders.h"
+#include "engines/llamacpp/graph/mla_shape.h"
 #include "engines/llamacpp/parts.h"
 #include "memfit/checked_math.h"
 
@@ -43,27 +44,10 @@ using ggml_graph::Type;
 // to 32 (ggml.h; build_inp_KQ_mask's GGML_PAD(n_tokens, GGML_KQ_MASK_PAD)).
 constexpr uint64_t kMaskRowPad = 32;
 
-struct LegacyShape {
-  uint64_t layers = 0;
-  uint64_t dense_layers = 0;
-  uint64_t hidden = 0;
-  uint64_t heads = 0;
-  uint64_t q_lora = 0;  // 0: one Q projection (attn_q)
-  uint64_t latent = 0;
-  uint64_t rope = 0;
-  uint64_t nope = 0;
-  uint64_t value = 0;
-  uint64_t ffn = 0;
-  uint64_t shared_ffn = 0;
-  uint64_t vocab = 0;
-  uint64_t n_kv = 0;
-  MoeShape moe;
-};
-
 // llm_build_kv without flash attention: the stores, then the scores over
 // the layer's whole cache, the softmax, V's product and the merged heads;
 // wo's output [hidden, n].
-int legacy_attention(Graph& g, const LegacyShape& s, int mask, int q, int k, int v, uint64_t n) {
+int legacy_attention(Graph& g, const MlaShape& s, int mask, int q, int k, int v, uint64_t n) {
   g.expand(q);
   g.expand(k);
   g.expand(v);
@@ -87,15 +71,11 @@ int legacy_attention(Graph& g, const LegacyShape& s, int mask, int q, int k, int
   return mul_mat(g, g.weight(-1, block_tensor(g.layer(), "attn_output")), cur, s.hidden);
 }
 
-// More than the tensors build() makes: about 70 a layer and 2 per expert
-// used, the inputs and output.
-uint64_t tensor_bound(const LegacyShape& s) { return 64 + s.layers * (96 + 2 * s.moe.used); }
-
 // The graph of one ubatch of n tokens keeping n_out output rows, every
 // weight named (Graph::weight), each layer's K and V a cache external.
-Graph build(const LegacyShape& s, uint64_t n, uint64_t n_out) {
+Graph build(const MlaShape& s, uint64_t n, uint64_t n_out) {
   Graph g;
-  g.reserve(tensor_bound(s));
+  g.reserve(mla_tensor_bound(s));
   g.set_named_weights(true);
   const auto w = [&](std::string_view kind) { return g.weight(-1, block_tensor(g.layer(), kind)); };
   // No vector-input leaf in these builds (#18898 came later).
@@ -166,26 +146,13 @@ Graph build(const LegacyShape& s, uint64_t n, uint64_t n_out) {
 
 // The shape of the model's graphs; nullopt where the builder does not
 // cover it.
-std::optional<LegacyShape> legacy_shape(const ModelSpec& spec, const LlamaCppContext& c,
-                                        const LlamaCppSettings& settings, const WeightHomes& homes) {
-  const std::optional<LegacyShape> none;
+std::optional<MlaShape> legacy_shape(const ModelSpec& spec, const LlamaCppContext& c,
+                                     const LlamaCppSettings& settings, const WeightHomes& homes) {
+  const std::optional<MlaShape> none;
   const MlaGeometry& m = spec.mla;
   if (spec.layers.empty() || spec.layers.size() > kMaxLayers || m.kv_lora_rank == 0) return none;
   if (c.flash_attn || std::max<uint64_t>(c.streams, 1) > 1 || !legacy_deepseek2_graph(settings)) return none;
-  LegacyShape s;
-  s.layers = spec.layers.size();
-  s.dense_layers = std::min<uint64_t>(m.leading_dense, s.layers);
-  s.hidden = spec.geometry.hidden;
-  s.heads = spec.geometry.heads;
-  s.q_lora = m.q_lora_rank;
-  s.latent = m.kv_lora_rank;
-  s.rope = m.qk_rope;
-  s.nope = m.qk_nope;
-  s.value = m.v_head;
-  s.ffn = spec.geometry.intermediate;
-  s.shared_ffn = spec.moe.expert_intermediate * spec.moe.shared_experts;
-  s.vocab = spec.geometry.vocab;
-  s.n_kv = c.n_ctx_seq;
+  MlaShape s = mla_shape(spec, m, c);
   // Every layer caches each head's K and V (a file without the MLA keys).
   for (const LayerCache& l : spec.layers) {
     if (!is_decompressed_mla(l) || k_row_elems(l) != s.heads * (s.nope + s.rope) ||
@@ -198,30 +165,13 @@ std::optional<LegacyShape> legacy_shape(const ModelSpec& spec, const LlamaCppCon
   // normalized weights, V2's softmax without either (its expert_gating_func
   // absent: softmax); the weights are scaled either way (scale_w true).
   // The routing's tensors are [used, n] and [experts, n]: a few KiB.
-  s.moe.hidden = s.hidden;
-  s.moe.experts = spec.moe.experts;
-  s.moe.used = spec.moe.experts_per_token;
-  s.moe.expert_ffn = spec.moe.expert_intermediate;
   s.moe.selection_bias = homes.contains(block_tensor(static_cast<int>(s.dense_layers), "exp_probs_b", "bias"));
   s.moe.sigmoid = s.moe.selection_bias;
   s.moe.weights_norm = s.moe.selection_bias;
   s.moe.weights_scaled = true;
   s.moe.fused = false;  // llm_build_moe_ffn's silu and par, before #14158
 
-  for (uint64_t v : {s.hidden, s.heads, s.latent, s.rope, s.nope, s.value, s.n_kv, s.heads * (s.nope + s.rope),
-                     s.heads * (s.nope + s.value), s.latent + s.rope}) {
-    if (v == 0 || v >= kMaxFactor) return none;
-  }
-  if (s.q_lora >= kMaxFactor || s.vocab == 0 || s.vocab >= kMaxVocab) return none;
-  if (s.dense_layers > 0 && (s.ffn == 0 || s.ffn >= kMaxFactor)) return none;
-  if (s.dense_layers < s.layers) {
-    const MoeShape& e = s.moe;
-    if (e.experts == 0 || e.used == 0 || e.used > e.experts || e.experts >= kMaxFactor || e.expert_ffn == 0 ||
-        e.used * e.expert_ffn >= kMaxFactor || s.shared_ffn == 0 || s.shared_ffn >= kMaxFactor) {
-      return none;
-    }
-  }
-  if (tensor_bound(s) > kMaxTensors) return none;
+  if (!mla_shape_in_bounds(s)) return none;
   return s;
 }
 
@@ -240,7 +190,7 @@ Result<std::optional<uint64_t>> replay_deepseek2_legacy_offload(const ModelSpec&
                                                                 const WeightHomes& homes, int offload_gpu,
                                                                 int device) {
   const std::optional<uint64_t> none;
-  const std::optional<LegacyShape> s = legacy_shape(spec, c, settings, homes);
+  const std::optional<MlaShape> s = legacy_shape(spec, c, settings, homes);
   if (!s || device_of_layer.empty()) return none;
   const std::optional<uint64_t> k_bytes = cache_bytes(settings.cache_type_k, s->heads * (s->nope + s->rope), s->n_kv);
   const std::optional<uint64_t> v_bytes = cache_bytes(settings.cache_type_v, s->heads * s->value, s->n_kv);

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "engines/llamacpp/graph/builders.h"
+#include "engines/llamacpp/graph/mla_shape.h"
 #include "engines/llamacpp/parts.h"
 
 namespace memfit::llamacpp::graph {
@@ -22,28 +23,9 @@ using ggml_graph::Dims;
 using ggml_graph::Op;
 using ggml_graph::Type;
 
-// The shape of one graph: everything the builder reads, already checked.
-struct MlaShape {
-  uint64_t layers = 0;
-  uint64_t dense_layers = 0;  // leading blocks with a dense FFN
-  uint64_t hidden = 0;
-  uint64_t heads = 0;
-  uint64_t q_lora = 0;        // 0: one Q projection
-  uint64_t latent = 0;        // kv_lora_rank
-  uint64_t rope = 0;
-  uint64_t nope = 0;
-  uint64_t value = 0;         // V head width after wv_b
-  uint64_t ffn = 0;           // dense FFN width
-  uint64_t experts = 0;
-  uint64_t used = 0;
-  uint64_t expert_ffn = 0;
-  uint64_t shared_ffn = 0;    // shared experts' width, all together
-  bool sigmoid = false;       // gating: sigmoid, else softmax
-  bool selection_bias = false;
-  bool weights_norm = false;
-  bool weights_scaled = false;
-  uint64_t vocab = 0;
-  uint64_t n_kv = 0;          // cells per stream
+// The shape of one graph: everything the builder reads, already checked;
+// the geometry shared with the legacy graph (llamacpp/graph/mla_shape.h).
+struct AbsorbedShape : MlaShape {
   uint64_t streams = 1;
   bool flash_attn = true;
   Type cache = Type::kF16;    // the K cache's element width (f16, bf16: 2 bytes; f32)
@@ -58,7 +40,7 @@ struct Inputs {
 
 // build_attn over the K-only cache with v_mla = wv_b, from Q [latent +
 // rope, heads, n] and K [latent + rope, 1, n] to wo's output [hidden, n].
-int mla_attention(Graph& g, const MlaShape& s, const Inputs& in, int q, int k, int v, uint64_t n) {
+int mla_attention(Graph& g, const AbsorbedShape& s, const Inputs& in, int q, int k, int v, uint64_t n) {
   g.expand(q);
   g.expand(v);
   g.expand(k);
@@ -109,31 +91,12 @@ int mla_attention(Graph& g, const MlaShape& s, const Inputs& in, int q, int k, i
   return mul_mat(g, in.weight, cur, s.hidden);
 }
 
-// build_moe_ffn as deepseek2 calls it (no expert groups): softmax or
-// sigmoid gating, the optional selection bias, weight normalization and
-// scaling, then the routed experts summed: [hidden, n] -> [hidden, n].
-int moe(Graph& g, const MlaShape& s, const Inputs& in, int cur, uint64_t n) {
-  const MoeShape moe{.hidden = s.hidden,
-                     .experts = s.experts,
-                     .used = s.used,
-                     .expert_ffn = s.expert_ffn,
-                     .sigmoid = s.sigmoid,
-                     .selection_bias = s.selection_bias,
-                     .weights_norm = s.weights_norm,
-                     .weights_scaled = s.weights_scaled};
-  return moe_ffn(g, moe, in.weight, cur, n);
-}
-
-// More than the tensors build() makes: about 60 a layer and 2 per expert
-// used, the inputs and output.
-uint64_t tensor_bound(const MlaShape& s) { return 64 + s.layers * (96 + 2 * s.used); }
-
 // The graph of one ubatch of n_tok tokens (a multiple of the streams)
 // keeping n_out output rows.
 
-Graph build(const MlaShape& s, uint64_t n_tok, uint64_t n_out) {
+Graph build(const AbsorbedShape& s, uint64_t n_tok, uint64_t n_out) {
   Graph g;
-  g.reserve(tensor_bound(s));
+  g.reserve(mla_tensor_bound(s));
   Inputs in;
   in.weight = g.external();
   int inp = token_embeddings(g, in.weight, s.hidden, n_tok);
@@ -188,7 +151,8 @@ Graph build(const MlaShape& s, uint64_t n_tok, uint64_t n_out) {
     if (il < s.dense_layers) {
       ffn_out = swiglu_ffn(g, in.weight, y, s.ffn, s.hidden);
     } else {
-      const int routed = moe(g, s, in, y, rows);
+      // build_moe_ffn as deepseek2 calls it (no expert groups).
+      const int routed = moe_ffn(g, s.moe, in.weight, y, rows);
       const int shared = swiglu_ffn(g, in.weight, y, s.shared_ffn, s.hidden);
       ffn_out = g.op(Op::kAdd, Type::kF32, {s.hidden, rows, 1, 1}, {routed, shared}, "ffn_out");
     }
@@ -225,47 +189,21 @@ Result<std::optional<uint64_t>> replay_mla(const ModelSpec& spec, const FileFact
   // Expert groups and the other gating functions add nodes not built here.
   if (m.expert_groups > 1 || (m.gating != 1 && m.gating != 2)) return none;
 
-  MlaShape s;
-  const ModelGeometry& geo = spec.geometry;
-  s.layers = spec.layers.size();
-  s.dense_layers = std::min<uint64_t>(m.dense_layers, s.layers);
-  s.hidden = geo.hidden;
-  s.heads = geo.heads;
-  s.q_lora = m.q_lora_rank;
-  s.latent = m.latent;
-  s.rope = m.rope;
-  s.nope = m.nope;
-  s.value = m.value;
-  s.ffn = geo.intermediate;
-  s.experts = spec.moe.experts;
-  s.used = spec.moe.experts_per_token;
-  s.expert_ffn = spec.moe.expert_intermediate;
-  s.shared_ffn = spec.moe.expert_intermediate * spec.moe.shared_experts;
-  s.sigmoid = m.gating == 2;
-  s.selection_bias = m.selection_bias;
-  s.weights_norm = m.weights_norm;
-  s.weights_scaled = m.weights_scaled;
-  s.vocab = geo.vocab;
-  s.n_kv = c.n_ctx_seq;
+  const MlaGeometry widths{.q_lora_rank = m.q_lora_rank,
+                           .kv_lora_rank = m.latent,
+                           .qk_nope = m.nope,
+                           .qk_rope = m.rope,
+                           .v_head = m.value,
+                           .leading_dense = m.dense_layers};
+  AbsorbedShape s{mla_shape(spec, widths, c)};
+  s.moe.sigmoid = m.gating == 2;
+  s.moe.selection_bias = m.selection_bias;
+  s.moe.weights_norm = m.weights_norm;
+  s.moe.weights_scaled = m.weights_scaled;
   s.streams = std::max<uint64_t>(c.streams, 1);
   s.flash_attn = c.flash_attn;
   s.cache = k_type == GgmlType::kF32 ? Type::kF32 : Type::kF16;
-
-  // Every factor nonzero where it is read and below kMaxFactor (so no
-  // product overflows).
-  for (uint64_t v : {s.hidden, s.heads, s.latent + s.rope, s.nope + s.rope, s.value, s.n_kv,
-                     s.heads * (s.nope + s.rope), s.heads * s.value, s.heads * (s.latent + s.rope)}) {
-    if (v == 0 || v >= kMaxFactor) return none;
-  }
-  if (s.q_lora >= kMaxFactor || s.vocab == 0 || s.vocab >= kMaxVocab) return none;
-  if (s.dense_layers > 0 && (s.ffn == 0 || s.ffn >= kMaxFactor)) return none;
-  if (s.dense_layers < s.layers) {
-    if (s.experts == 0 || s.used == 0 || s.used > s.experts || s.experts >= kMaxFactor || s.expert_ffn == 0 ||
-        s.used * s.expert_ffn >= kMaxFactor || s.shared_ffn == 0 || s.shared_ffn >= kMaxFactor) {
-      return none;
-    }
-  }
-  if (tensor_bound(s) > kMaxTensors) return none;
+  if (!mla_shape_in_bounds(s)) return none;
   return replayed(reserve_bytes(c, [&](uint64_t n_tok, uint64_t n_out) { return build(s, n_tok, n_out); }));
 }
 

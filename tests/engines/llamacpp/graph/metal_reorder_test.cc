@@ -46,7 +46,7 @@ TEST(MetalReorder, StopsAtAnOpOffTheSafeList) {
 TEST(MetalReorder, TouchingCacheRangesConflictOneWay) {
   for (bool k_first : {true, false}) {
     Graph g;
-    const int w = g.external();
+    g.external();  // an external ahead of the caches, as a layer has its weights
     const int k = g.cache_external("cache_k");
     const int v = g.cache_external("cache_v");
     const int x = g.input(Type::kF32, {16, 1, 1, 1}, "x");
