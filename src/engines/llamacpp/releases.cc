@@ -347,6 +347,10 @@ constexpr ReleaseDifference kDifferences[] = {
                      "and V freed before the scores)"},
     {"before b3990", "every block past the first makes its own copy of a duplicated tensor (the "
                      "RoPE factors) in its device's model buffer (#10026 reuses one a device)"},
+    {"b4040 to b4219, SYCL", "a SYCL GPU that runs every layer runs the token table's get_rows "
+                             "too (an f16, f32, q4_0, q4_1, q5_0, q5_1 or q8_0 table), from 32 "
+                             "tokens: a copy of the table in its compute buffer, the host the "
+                             "graph inputs alone (#10133; #10432 took it back)"},
     {"before b4436", "an op on a weight in a CPU extra buffer (CPU_AARCH64, AMX) is offloaded to "
                      "the GPU too (#11120 / #11124 offload from host buffers only)"},
     {"before b5091", "a deepseek2 file without the MLA keys runs llama.cpp's old DeepSeek graph, "
