@@ -35,15 +35,22 @@ std::span<const UnitMeaning> mlxlm_units() {
 }
 
 // The mlx_lm entry a command line runs ("mlx_lm.generate", "mlx_lm
-// generate"): "generate", "benchmark", "server" or "chat"; empty when the
-// line names none.
-std::string_view entry_of(std::string_view text) {
+// generate"): "generate", "benchmark", "server" or "chat", and the line's
+// text after it (the entry's own arguments); an empty entry and the whole
+// line when the line names none.
+struct Entry {
+  std::string_view name;
+  std::string_view arguments;
+};
+Entry entry_of(std::string_view text) {
   for (std::string_view entry : {"generate", "benchmark", "server", "chat"}) {
-    if (contains(text, fmt::format("mlx_lm.{}", entry)) || contains(text, fmt::format("mlx_lm {}", entry))) {
-      return entry;
+    for (const std::string& spelled : {fmt::format("mlx_lm.{}", entry), fmt::format("mlx_lm {}", entry)}) {
+      if (const size_t at = text.find(spelled); at != std::string_view::npos) {
+        return {entry, text.substr(at + spelled.size())};
+      }
     }
   }
-  return {};
+  return {{}, text};
 }
 
 // The flags of an mlx_lm command line the log shows. A short flag is its
@@ -51,9 +58,12 @@ std::string_view entry_of(std::string_view text) {
 // --generation-tokens and --batch-size (mlx_lm/benchmark.py), while
 // mlx_lm.generate's -p is --prompt, the prompt's text (mlx-examples #1094,
 // 2024-11-07), and its -m is --max-tokens (mlx_lm/generate.py since the
-// package's first release); a generate line's -p is no token count.
+// package's first release); a generate line's -p is no token count. The
+// flags are read after the entry ("python -m mlx_lm generate" holds a -m
+// that is Python's).
 void read_command(std::string_view text, LogBuilder& out) {
-  const std::string_view entry = entry_of(text);
+  const auto [entry, arguments] = entry_of(text);
+  text = arguments;
   std::vector<std::pair<std::string_view, std::string_view>> flags = {
       {"--model ", "model"},
       {"--max-tokens ", "max_tokens"},
@@ -81,7 +91,7 @@ void read_command(std::string_view text, LogBuilder& out) {
 // as the setting "entry": a command is a fresh process, so its peak is the
 // one run's (the pricer notes a log without one).
 void read_entry(std::string_view text, LogBuilder& out) {
-  if (const std::string_view entry = entry_of(text); !entry.empty()) {
+  if (const std::string_view entry = entry_of(text).name; !entry.empty()) {
     out.setting("entry", fmt::format("mlx_lm.{}", entry));
   }
 }

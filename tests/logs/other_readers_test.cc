@@ -292,6 +292,15 @@ TEST(MlxLmLog, AGenerateLinesShortFlagsAreItsOwn) {
   EXPECT_EQ(setting_of(log, "generation_tokens"), "512");
   EXPECT_EQ(setting_of(log, "max_tokens"), "512");
   EXPECT_EQ(find_figure(log, "total", LogFigure::kPeak)->value, 132'397'000'000u);
+  // "python -m mlx_lm generate": the -m before the entry is Python's, not
+  // --max-tokens; the flags are read after the entry (the dotoryeee post:
+  // the cap is on the next line, --max-tokens 100, and the summary's counts).
+  const RuntimeLog module = read("mlx-lm", "mlxlm-neversgl-dotoryeee-qwen25-05b-4bit-p46-g100.log");
+  EXPECT_EQ(setting_of(module, "entry"), "mlx_lm.generate");
+  EXPECT_EQ(setting_of(module, "model"), "mlx-community/Qwen2.5-0.5B-Instruct-4bit");
+  EXPECT_EQ(setting_of(module, "max_tokens"), "<none>");
+  EXPECT_EQ(setting_of(module, "prompt_tokens"), "46");
+  EXPECT_EQ(setting_of(module, "generation_tokens"), "100");
   // A benchmark line's short flags stay token counts: -p 2048 -g 128 -b 4.
   const Result<RuntimeLog> bench = read_runtime_log(
       "mlx_lm.benchmark --model model/repo -p 2048 -g 128 -b 4\n"
