@@ -20,6 +20,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "logs/log_reader.h"
@@ -32,14 +34,51 @@ std::span<const UnitMeaning> mlxlm_units() {
   return kUnits;
 }
 
-// The flags of an mlx_lm command line the log shows.
+// The mlx_lm entry a command line runs ("mlx_lm.generate", "mlx_lm
+// generate"): "generate", "benchmark", "server" or "chat", and the line's
+// text after it (the entry's own arguments); an empty entry and the whole
+// line when the line names none.
+struct Entry {
+  std::string_view name;
+  std::string_view arguments;
+};
+Entry entry_of(std::string_view text) {
+  for (std::string_view entry : {"generate", "benchmark", "server", "chat"}) {
+    for (const std::string& spelled : {fmt::format("mlx_lm.{}", entry), fmt::format("mlx_lm {}", entry)}) {
+      if (const size_t at = text.find(spelled); at != std::string_view::npos) {
+        return {entry, text.substr(at + spelled.size())};
+      }
+    }
+  }
+  return {{}, text};
+}
+
+// The flags of an mlx_lm command line the log shows. A short flag is its
+// entry's own: mlx_lm.benchmark's -p, -g and -b are --prompt-tokens,
+// --generation-tokens and --batch-size (mlx_lm/benchmark.py), while
+// mlx_lm.generate's -p is --prompt, the prompt's text (mlx-examples #1094,
+// 2024-11-07), and its -m is --max-tokens (mlx_lm/generate.py since the
+// package's first release); a generate line's -p is no token count. The
+// flags are read after the entry ("python -m mlx_lm generate" holds a -m
+// that is Python's).
 void read_command(std::string_view text, LogBuilder& out) {
-  for (auto [flag, name] : {std::pair{"--model ", "model"}, {"--max-tokens ", "max_tokens"},
-                            {"--kv-bits ", "kv_bits"}, {"--max-kv-size ", "max_kv_size"},
-                            {"--prefill-step-size ", "prefill_step_size"},
-                            {" -p ", "prompt_tokens"}, {"--prompt-tokens ", "prompt_tokens"},
-                            {" -g ", "generation_tokens"}, {"--generation-tokens ", "generation_tokens"},
-                            {" -b ", "batch"}, {"--batch-size ", "batch"}}) {
+  const auto [entry, arguments] = entry_of(text);
+  text = arguments;
+  std::vector<std::pair<std::string_view, std::string_view>> flags = {
+      {"--model ", "model"},
+      {"--max-tokens ", "max_tokens"},
+      {"--kv-bits ", "kv_bits"},
+      {"--max-kv-size ", "max_kv_size"},
+      {"--prefill-step-size ", "prefill_step_size"},
+      {"--prompt-tokens ", "prompt_tokens"},
+      {"--generation-tokens ", "generation_tokens"},
+      {"--batch-size ", "batch"}};
+  if (entry == "benchmark") {
+    flags.insert(flags.end(), {{" -p ", "prompt_tokens"}, {" -g ", "generation_tokens"}, {" -b ", "batch"}});
+  } else if (entry == "generate") {
+    flags.push_back({" -m ", "max_tokens"});
+  }
+  for (auto [flag, name] : flags) {
     // A value ends at a space, or at a backquote of a command quoted in
     // Markdown ("`mlx_lm.benchmark ... -g 128`").
     if (std::optional<std::string_view> value = after(text, flag)) {
@@ -52,10 +91,8 @@ void read_command(std::string_view text, LogBuilder& out) {
 // as the setting "entry": a command is a fresh process, so its peak is the
 // one run's (the pricer notes a log without one).
 void read_entry(std::string_view text, LogBuilder& out) {
-  for (std::string_view entry : {"generate", "benchmark", "server", "chat"}) {
-    if (contains(text, fmt::format("mlx_lm.{}", entry)) || contains(text, fmt::format("mlx_lm {}", entry))) {
-      out.setting("entry", fmt::format("mlx_lm.{}", entry));
-    }
+  if (const std::string_view entry = entry_of(text).name; !entry.empty()) {
+    out.setting("entry", fmt::format("mlx_lm.{}", entry));
   }
 }
 

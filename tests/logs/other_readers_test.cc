@@ -280,6 +280,37 @@ TEST(MlxLmLog, BenchmarksTableSkipsARowWithoutANumberAndProseBullets) {
   EXPECT_EQ(find_figure(*log, "total", LogFigure::kPeak)->value, 33'460'000'000u);
 }
 
+TEST(MlxLmLog, AGenerateLinesShortFlagsAreItsOwn) {
+  // golem's README (mlxlm-neversgl-golem-...): mlx_lm.generate's -p is the
+  // prompt's text and -m its --max-tokens (mlx_lm/generate.py); only
+  // mlx_lm.benchmark's -p is a token count. The counts come from the
+  // summary: 18 prompt tokens, 512 generated, the cap -m 512.
+  const RuntimeLog log = read("mlx-lm", "mlxlm-neversgl-golem-qwen3-235b-a22b-4bit-dwq-m2ultra-p18-g512.log");
+  EXPECT_EQ(setting_of(log, "entry"), "mlx_lm.generate");
+  EXPECT_EQ(setting_of(log, "model"), "mlx-community/Qwen3-235B-A22B-4bit-DWQ");
+  EXPECT_EQ(setting_of(log, "prompt_tokens"), "18");
+  EXPECT_EQ(setting_of(log, "generation_tokens"), "512");
+  EXPECT_EQ(setting_of(log, "max_tokens"), "512");
+  EXPECT_EQ(find_figure(log, "total", LogFigure::kPeak)->value, 132'397'000'000u);
+  // "python -m mlx_lm generate": the -m before the entry is Python's, not
+  // --max-tokens; the flags are read after the entry (the dotoryeee post:
+  // the cap is on the next line, --max-tokens 100, and the summary's counts).
+  const RuntimeLog module = read("mlx-lm", "mlxlm-neversgl-dotoryeee-qwen25-05b-4bit-p46-g100.log");
+  EXPECT_EQ(setting_of(module, "entry"), "mlx_lm.generate");
+  EXPECT_EQ(setting_of(module, "model"), "mlx-community/Qwen2.5-0.5B-Instruct-4bit");
+  EXPECT_EQ(setting_of(module, "max_tokens"), "<none>");
+  EXPECT_EQ(setting_of(module, "prompt_tokens"), "46");
+  EXPECT_EQ(setting_of(module, "generation_tokens"), "100");
+  // A benchmark line's short flags stay token counts: -p 2048 -g 128 -b 4.
+  const Result<RuntimeLog> bench = read_runtime_log(
+      "mlx_lm.benchmark --model model/repo -p 2048 -g 128 -b 4\n"
+      "peak_memory=4.563\n");
+  ASSERT_TRUE(bench.ok());
+  EXPECT_EQ(setting_of(*bench, "prompt_tokens"), "2048");
+  EXPECT_EQ(setting_of(*bench, "generation_tokens"), "128");
+  EXPECT_EQ(setting_of(*bench, "batch"), "4");
+}
+
 TEST(MlxLmLog, ACommandQuotedInMarkdownAndTabbedSummaryAreRead) {
   // johnpfeiffer's post: `uv run mlx_lm.generate --model ... --prompt "..."`,
   // then the summary quoted as "> \tPrompt: 39 tokens, ..." lines.
