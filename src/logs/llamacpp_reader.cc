@@ -548,6 +548,13 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
     read_context_setting(*old, state, out);
   } else if (auto init = after(text, "llama_init_from_model: ")) {
     read_context_setting(*init, state, out);
+  } else if (auto sched = after(text, "sched_reserve: "); sched && contains(*sched, "Flash Attention was auto, set to ")) {
+    // Builds that reserve the graphs in sched_reserve (llama-context.cpp;
+    // b7772's logs print it) resolve --flash-attn auto there and say so
+    // under its name: "sched_reserve: Flash Attention was auto, set to
+    // disabled" where a layer's FLASH_ATTN_EXT fell to another device (a
+    // SYCL build before it ran the op), as llama_context said before.
+    out.setting("flash_attn_resolved", trim(*after(*sched, "set to ")));
   } else if (contains(text, "Flash Attention enabled")) {
     out.setting("flash_attn_resolved", "enabled");
   } else if (contains(text, "Flash Attention not supported")) {

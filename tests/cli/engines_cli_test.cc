@@ -59,8 +59,9 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       // Oldest first, one line a rule's first build (releases.cc;
       // LlamaCppReleases.EveryRuleBuildIsListed): #6017's input buffer,
       // #6083's op offload, #6122's output rows, #10026's shared duplicates,
-      // #11120's host-buffer offload, #12801's MLA graph, #13108's cache-less
-      // encoders, #13194's SWA cache (and #13833's), #13627's CANN flash
+      // #10133's SYCL get_rows, #11120's host-buffer offload, #12801's MLA
+      // graph, #13108's cache-less encoders, #13194's SWA cache (and
+      // #13833's), #13627's CANN flash
       // attention, #14158's fused GLU, #14208's embeddings, #14568's phi3
       // views, #14363's streams, #14959's set_rows, #15476's LFM2 output,
       // #15662's phi3 V view, #16812's padding, #18148's -ngl, #18898's
@@ -68,25 +69,26 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       // attention, #20943's embedding norm, #21038's rotation, #23764's F16
       // mask, then #23861's output rows under llama-server.
       const nlohmann::json& d = e["versions"]["differences"];
-      EXPECT_EQ(d.size(), 28u);
+      EXPECT_EQ(d.size(), 29u);
       EXPECT_EQ(d[0]["releases"], "before b2413");
       EXPECT_EQ(d[1]["releases"], "before b2459");
       EXPECT_EQ(d[2]["releases"], "before b2537");
       EXPECT_EQ(d[3]["releases"], "before b3990");
-      EXPECT_EQ(d[5]["releases"], "before b5091");
-      EXPECT_EQ(d[7]["releases"], "before b5424");
-      EXPECT_EQ(d[8]["releases"], "b5424 to b5553");
-      EXPECT_EQ(d[9]["releases"], "before b5489, CANN");
-      EXPECT_EQ(d[17]["releases"], "b6845 and before");
-      EXPECT_EQ(d[18]["releases"], "before b7591");
-      EXPECT_EQ(d[20]["releases"], "before b7836");
-      EXPECT_EQ(d[21]["releases"], "before b8234, SYCL");
-      EXPECT_EQ(d[24]["releases"], "before b9444");
-      EXPECT_EQ(d[25]["releases"], "before b9460, llama-server");
+      EXPECT_EQ(d[4]["releases"], "b4040 to b4219, SYCL");
+      EXPECT_EQ(d[6]["releases"], "before b5091");
+      EXPECT_EQ(d[8]["releases"], "before b5424");
+      EXPECT_EQ(d[9]["releases"], "b5424 to b5553");
+      EXPECT_EQ(d[10]["releases"], "before b5489, CANN");
+      EXPECT_EQ(d[18]["releases"], "b6845 and before");
+      EXPECT_EQ(d[19]["releases"], "before b7591");
+      EXPECT_EQ(d[21]["releases"], "before b7836");
+      EXPECT_EQ(d[22]["releases"], "before b8234, SYCL");
+      EXPECT_EQ(d[25]["releases"], "before b9444");
+      EXPECT_EQ(d[26]["releases"], "before b9460, llama-server");
       // Then v0.5.0's two rules, for a build given from it, and the tags
       // not read.
-      EXPECT_EQ(d[26]["releases"], "b11300 (v0.5.0) and later, given");
-      EXPECT_EQ(d[27]["releases"], "v0.5.1 and later");
+      EXPECT_EQ(d[27]["releases"], "b11300 (v0.5.0) and later, given");
+      EXPECT_EQ(d[28]["releases"], "v0.5.1 and later");
     }
     if (e["name"] == "ollama") {
       EXPECT_EQ(e["versions"]["field"], "ollama_version");

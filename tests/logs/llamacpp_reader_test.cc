@@ -57,6 +57,20 @@ TEST(LlamaCppLog, PinnedRunReadsEveryBufferAndTheContext) {
   EXPECT_EQ(log.figures.size(), 4u);
 }
 
+// --flash-attn auto resolved in sched_reserve: b7867's SYCL build on a
+// UHD 730 prints "sched_reserve: Flash Attention was auto, set to
+// disabled" (its FLASH_ATTN_EXT fell to the CPU), b9145's on an A770
+// "... set to enabled". Read, the first prices the graph without flash
+// attention: 328.01 MiB of SYCL0 compute, not the 92.51 MiB of the second.
+TEST(LlamaCppLog, SchedReserveResolvesFlashAttnAuto) {
+  const RuntimeLog off = read("llamacpp-neverllama9-ci-sycl-uhd730-llama2-7b-q4_0.log");
+  EXPECT_EQ(setting_of(off, "flash_attn"), "auto");
+  EXPECT_EQ(setting_of(off, "flash_attn_resolved"), "disabled");
+  const RuntimeLog on = read("llamacpp-neverllama9-ci-sycl-arc770-llama2-7b-q4_0.log");
+  EXPECT_EQ(setting_of(on, "flash_attn"), "auto");
+  EXPECT_EQ(setting_of(on, "flash_attn_resolved"), "enabled");
+}
+
 TEST(LlamaCppLog, DatedLineFormsAreKeptAsSettings) {
   // ghghang2/v1.6's Qwen3.6 35B A3B server prints sched_reserve's fused
   // Gated Delta Net probe and the server's "system info: n_threads" line,

@@ -877,6 +877,26 @@ TEST(CheckLog, AGraniteCodeDumpRebuildsWithItsBiases) {
   EXPECT_TRUE(cpu->within_print);
 }
 
+// b4129's SYCL build takes the token table's get_rows to the GPU (#10133
+// to #10432): NeoZhangJianyu/ci_log's llama-2-7b Q4_0 on a UHD 770, every
+// layer offloaded, 4,096 cells, 512 tokens, no flash attention. The host
+// keeps the graph inputs alone: the 4,096 x 512 F32 mask (8 MiB) and the
+// 512 token ids, positions and output ids (3 x 2 KiB), 8.01 MiB printed;
+// the GPU's one split reads a copy of the Q4_0 table, 342.32 MiB printed
+// (296.00 at b4220, which keeps the get_rows on the host): the replay of
+// the split's allocations gives it to the byte of the print's rounding.
+TEST(CheckLog, SyclTakesTheTokenRowsToTheGpuFrom10133To10432) {
+  const LogCheck c = check("llamacpp", "llamacpp-neverllama9-ci-sycl-uhd770-llama2-7b-q4_0.log");
+  const FigureCheck* gpu = figure(c, "SYCL0", LogFigure::kCompute);
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_NE(host, nullptr);
+  // 358,946,816 B = 342.32 MiB (342.3203...).
+  EXPECT_EQ(gpu->memfit, std::optional<uint64_t>(358'946'816u));
+  EXPECT_TRUE(gpu->within_print);
+  EXPECT_TRUE(host->within_print);
+}
+
 TEST(CheckLog, ADumpOfANamedQuantizersMixSaysSo) {
   // Mungert's Mistral Small 3.1 Q4_K_M: 24 q5_K, which llama-quantize's
   // Q4_K_M never gives a llama of 40 blocks (no attn_qkv, not 70B, no

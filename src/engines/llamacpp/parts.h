@@ -241,6 +241,14 @@ bool auto_context_per_sequence(const LlamaCppSettings& settings);
 // scheduler's copies of the graph's inputs (placement.cc,
 // pipeline_copies). False before it.
 bool pipeline_parallel_build(const LlamaCppSettings& settings);
+// Whether this GPU's backend, as the op offload GPU, takes the token
+// table's get_rows on a host table of GGML type `dtype` (ggml_type_name)
+// once the prompt graph has 32 tokens: ggml-sycl from #10133 (b4040) to
+// #10432 (b4220), for the types its GET_ROWS runs. The scheduler then runs
+// the whole graph on that GPU (one split), the table's copy in its compute
+// buffer, and the host keeps the graph inputs alone. placement.cc,
+// replayed_splits and place_compute.
+bool offloads_get_rows(const LlamaCppGpu& gpu, const LlamaCppSettings& settings, std::string_view dtype);
 // Whether this GPU's backend reports async compute and events
 // (ggml_backend_dev_props.caps), which llama_context requires of every GPU
 // before it enables pipeline parallelism: ggml-cuda (CUDA, ROCm) in every
@@ -455,7 +463,7 @@ Result<std::optional<uint64_t>> replayed_offload_compute_bytes(const Model& mode
                                                                const LlamaCppSettings& settings,
                                                                const std::vector<int>& device_of_layer,
                                                                const WeightHomes& homes, int offload_gpu,
-                                                               int device);
+                                                               int device, bool offload_get_rows = false);
 
 // The buffers' alignments: every tensor of a GPU buffer starts at a
 // multiple of 128 B (ggml-cuda's), of a host buffer at 32 B (ggml-cpu's

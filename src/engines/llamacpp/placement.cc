@@ -103,6 +103,9 @@ struct Layout {
   // not Metal, not CANN): see place_compute's cast.
   std::vector<bool> copies_inputs;
 
+  // The op offload GPU takes the token table's get_rows on the host's
+  // table (llamacpp::offloads_get_rows: ggml-sycl from #10133 to #10432).
+  bool offloads_get_rows = false;
   // token_embd_norm on block 0's device (llamacpp::embedding_norm_on_first_block).
   bool embedding_norm_on_first_block = true;
   // A tied output gets its own token_embd on the output layer's device
@@ -744,7 +747,14 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
         if (x.keeps_block_weights) c = std::max(c, phases.ffn);
         if (x.output && x.keeps_logits) c = std::max(c, phases.output_offloaded);
       }
-      c = std::max(c, phases.input);
+      // The offload GPU takes the token table's get_rows too
+      // (offloads_get_rows): a host with no block and no output keeps the
+      // graph inputs alone, the input rows made on the GPU. ci_log's b4040
+      // and b4129 llama-2-7b Q4_0 runs: SYCL_Host 8.01 MiB = the 4,096 x
+      // 512 F32 mask and 512 token ids, positions and output ids.
+      const bool rows_moved = lay.offloads_get_rows && op_offload && phases.tokens >= kOpOffloadMinBatch &&
+                              x.blocks == 0 && !x.output && !x.runs_weights;
+      c = std::max(c, rows_moved ? phases.graph_inputs : phases.input);
       // The host runs every layer's attention when the KV cache is its.
       if (!kv_offload && lay.blocks > 0) c = std::max(c, phases.attention);
       // The host runs its own blocks' attention when no GPU product borders it.
@@ -985,7 +995,7 @@ bool has_attention_sinks(const Model& model) {
 // for a GPU no builder covers, and an empty list where the conditions fail:
 // the phases price those (place_compute).
 Result<std::vector<uint64_t>> replayed_offload(const Model& model, const LlamaCppEstimate& e, const Layout& lay,
-                                               const std::vector<DeviceSums>& d);
+                                               const std::vector<DeviceSums>& d, bool get_rows);
 
 Result<std::vector<uint64_t>> replayed_splits(const Model& model, const LlamaCppEstimate& e, const Layout& lay,
                                               const std::vector<DeviceSums>& d, bool host_extra_buffer) {
@@ -999,7 +1009,14 @@ Result<std::vector<uint64_t>> replayed_splits(const Model& model, const LlamaCpp
     if (host_extra_buffer || !llamacpp::op_offload(e.settings) || lay.op_offload_gpu >= lay.gpus) {
       return std::vector<uint64_t>();
     }
-    return replayed_offload(model, e, lay, d);
+    // (A get_rows the GPU takes from a host holding blocks is not priced.)
+    return replayed_offload(model, e, lay, d, false);
+  }
+  // Every layer offloaded, and the offload GPU takes the token table's
+  // get_rows (offloads_get_rows, from 32 tokens): the whole prompt graph is
+  // its one split, reading the host's table as the scheduler's copy.
+  if (lay.offloads_get_rows && llamacpp::op_offload(e.settings) && !host_extra_buffer && lay.gpus == 1) {
+    return replayed_offload(model, e, lay, d, true);
   }
   std::vector<int> device_of_layer;
   for (uint64_t i = 0; i <= lay.blocks; ++i) device_of_layer.push_back(static_cast<int>(lay.layer(i)));
@@ -1023,7 +1040,7 @@ Result<std::vector<uint64_t>> replayed_splits(const Model& model, const LlamaCpp
 // has no tensor list or a matrix is row-split; 0 for a GPU that runs
 // nothing.
 Result<std::vector<uint64_t>> replayed_offload(const Model& model, const LlamaCppEstimate& e, const Layout& lay,
-                                               const std::vector<DeviceSums>& d) {
+                                               const std::vector<DeviceSums>& d, bool get_rows) {
   const std::vector<LlamaCppTensorPlace>& places = e.placement.tensors;
   if (model.tensors.empty() || places.size() != model.tensors.size()) return std::vector<uint64_t>();
   // A host weight's copy on a CUDA, ROCm or SYCL GPU is padded as that
@@ -1051,7 +1068,7 @@ Result<std::vector<uint64_t>> replayed_offload(const Model& model, const LlamaCp
     if (d[w].blocks == 0 && !d[w].output && w != lay.op_offload_gpu) continue;
     Result<std::optional<uint64_t>> bytes =
         replayed_offload_compute_bytes(model, e.context, e.settings, device_of_layer, homes,
-                                       static_cast<int>(lay.op_offload_gpu), static_cast<int>(w));
+                                       static_cast<int>(lay.op_offload_gpu), static_cast<int>(w), get_rows);
     if (!bytes) return bytes.error();
     if (!*bytes) return std::vector<uint64_t>();
     out[w] = **bytes;
@@ -1079,6 +1096,12 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   for (const LlamaCppGpu& g : s.gpus) {
     lay->attention_on_host.push_back(e.settings.flash_attn == FlashAttn::kOn &&
                                      !llamacpp::runs_flash_attn(g, e.settings, sinks));
+  }
+  if (lay->op_offload_gpu < lay->gpus && llamacpp::op_offload(e.settings)) {
+    for (const SafetensorsTensor& t : model.tensors) {
+      if (t.name != "token_embd.weight") continue;
+      lay->offloads_get_rows = llamacpp::offloads_get_rows(*lay->gpu_list[lay->op_offload_gpu], e.settings, t.dtype);
+    }
   }
   e.placement.n_gpu_layers = lay->n_gpu;
   std::vector<DeviceSums> d(lay->gpus + 1);

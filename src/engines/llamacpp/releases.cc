@@ -140,6 +140,19 @@ constexpr uint64_t kFusedQkvVViewBuild = 6403;
 // flash attention on the scheduler ran it on the CPU.
 constexpr uint64_t kSyclFlashAttnBuild = 8234;
 
+// #10133 ("Optimize RWKV6 Operator Naming and Implement Multi-core CPU/
+// SYCL Acceleration", commit 3bcd40b3, b4040) gave ggml-sycl's offload_op
+// a get_op_batch_size that counts a GET_ROWS's rows ("this will increse
+// the speed of prefill in test"), so the scheduler ran the token table's
+// get_rows on the SYCL GPU from 32 tokens up, a copy of the host's table
+// in its compute buffer; #10432 ("sycl : offload of get_rows set to 0",
+// commit 0f77aae5, b4220) set that batch back to 0. Both builds confirmed
+// by NeoZhangJianyu/ci_log's runs of the two commits (llama-2-7b Q4_0 on
+// an A770, -ngl 33): b4040 prints SYCL0 342.32 MiB, SYCL_Host 8.01 MiB and
+// one graph split at 512 tokens; b4220 296.00, 16.01 and two.
+constexpr uint64_t kSyclGetRowsOffloadBuild = 4040;
+constexpr uint64_t kSyclGetRowsOffloadEndBuild = 4220;
+
 // #13627 ("[CANN]: add the basic supports of Flash Attention kernel",
 // opened 2025-05-19): ggml-cann's first GGML_OP_FLASH_ATTN_EXT (F16 K and
 // V, no logit softcap). Before it the op was not in ggml-cann's
@@ -361,6 +374,10 @@ constexpr ReleaseDifference kDifferences[] = {
                      "and V freed before the scores)"},
     {"before b3990", "every block past the first makes its own copy of a duplicated tensor (the "
                      "RoPE factors) in its device's model buffer (#10026 reuses one a device)"},
+    {"b4040 to b4219, SYCL", "a SYCL GPU that runs every layer runs the token table's get_rows "
+                             "too (an f16, f32, q4_0, q4_1, q5_0, q5_1 or q8_0 table), from 32 "
+                             "tokens: a copy of the table in its compute buffer, the host the "
+                             "graph inputs alone (#10133; #10432 took it back)"},
     {"before b4436", "an op on a weight in a CPU extra buffer (CPU_AARCH64, AMX) is offloaded to "
                      "the GPU too (#11120 / #11124 offload from host buffers only)"},
     {"before b5091", "a deepseek2 file without the MLA keys runs llama.cpp's old DeepSeek graph, "
@@ -561,6 +578,17 @@ bool runs_flash_attn(const LlamaCppGpu& g, const LlamaCppSettings& s, bool sinks
 }
 
 bool pipeline_parallel_build(const LlamaCppSettings& s) { return !before(s, kPipelineParallelBuild); }
+
+bool offloads_get_rows(const LlamaCppGpu& g, const LlamaCppSettings& s, std::string_view dtype) {
+  if (!g.device.starts_with("sycl") || before(s, kSyclGetRowsOffloadBuild) || !before(s, kSyclGetRowsOffloadEndBuild)) {
+    return false;
+  }
+  // ggml_backend_sycl_device_supports_op's GET_ROWS at those builds: the
+  // table's types f16, f32, q4_0, q4_1, q5_0, q5_1 and q8_0 (a q6_K table
+  // stays on the host: Granite 3.0 8B Q4_K_M at b4066 splits its graph twice).
+  return dtype == "f16" || dtype == "f32" || dtype == "q4_0" || dtype == "q4_1" || dtype == "q5_0" ||
+         dtype == "q5_1" || dtype == "q8_0";
+}
 
 bool has_async_events(const LlamaCppGpu& g, const LlamaCppSettings& s) {
   if (g.device.starts_with("cuda") || g.device.starts_with("rocm")) return true;

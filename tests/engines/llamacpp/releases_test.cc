@@ -400,6 +400,32 @@ TEST(LlamaCppReleases, Lfm2DuplicatesItsTiedOutputFrom15476) {
   EXPECT_TRUE(llamacpp::duplicates_tied_output(lfm2, s));
 }
 
+TEST(LlamaCppReleases, SyclTakesTheTokenTablesGetRowsFrom10133To10432) {
+  // #10133 (3bcd40b3, b4040) counted a GET_ROWS's rows in ggml-sycl's
+  // get_op_batch_size; #10432 (0f77aae5, b4220) set them back to 0. Its
+  // GET_ROWS runs f16, f32, q4_0, q4_1, q5_0, q5_1 and q8_0 tables, not
+  // q6_K; no other backend's offload_op takes it; an unknown build is the
+  // pinned one's (after #10432).
+  LlamaCppGpu sycl;
+  sycl.device = "sycl:0";
+  LlamaCppGpu cuda;
+  cuda.device = "cuda:0";
+  LlamaCppSettings s;
+  s.build = 4039;
+  EXPECT_FALSE(llamacpp::offloads_get_rows(sycl, s, "q4_0"));
+  s.build = 4040;
+  EXPECT_TRUE(llamacpp::offloads_get_rows(sycl, s, "q4_0"));
+  EXPECT_TRUE(llamacpp::offloads_get_rows(sycl, s, "q8_0"));
+  EXPECT_FALSE(llamacpp::offloads_get_rows(sycl, s, "q6_K"));
+  EXPECT_FALSE(llamacpp::offloads_get_rows(cuda, s, "q4_0"));
+  s.build = 4219;
+  EXPECT_TRUE(llamacpp::offloads_get_rows(sycl, s, "f16"));
+  s.build = 4220;
+  EXPECT_FALSE(llamacpp::offloads_get_rows(sycl, s, "q4_0"));
+  s.build = std::nullopt;
+  EXPECT_FALSE(llamacpp::offloads_get_rows(sycl, s, "q4_0"));
+}
+
 TEST(LlamaCppReleases, AutoResolvedOffKeepsVUntransposedAndCopiesItOut) {
   // The synthetic llama (hidden 256, 8 heads and 2 KV heads of 32), 4,096
   // cells, U 512. Flash attention off: the attention phase's activations

@@ -206,11 +206,13 @@ Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, con
 // device_of_layer[i] (kWeightOnHost: the host's), the host's products of
 // a batch of 32 or more on `offload_gpu`; GPU `device`'s buffer. nullopt
 // where a weight the graph reads is not in `homes` (the tied output matrix
-// is token_embd's bytes on the output layer's device).
+// is token_embd's bytes on the output layer's device). offload_get_rows:
+// the token table's get_rows goes to `offload_gpu` too (OffloadPlan::get_rows).
 Result<std::optional<uint64_t>> replay_decoder_offload(const ModelSpec& spec, const LlamaCppContext& context,
                                                        const LlamaCppSettings& settings,
                                                        const std::vector<int>& device_of_layer,
-                                                       const WeightHomes& homes, int offload_gpu, int device);
+                                                       const WeightHomes& homes, int offload_gpu, int device,
+                                                       bool offload_get_rows = false);
 // Gives every weight and cache tensor of `g` its home for offload_split: a
 // weight by its GGUF name in `homes` (output.weight absent: token_embd's
 // bytes, created again for the output layer, block `layers`, on its

@@ -338,7 +338,8 @@ bool set_homes(Graph& g, uint64_t layers, const WeightHomes& homes, const std::v
 Result<std::optional<uint64_t>> replay_decoder_offload(const ModelSpec& spec, const LlamaCppContext& c,
                                                        const LlamaCppSettings& settings,
                                                        const std::vector<int>& device_of_layer,
-                                                       const WeightHomes& homes, int offload_gpu, int device) {
+                                                       const WeightHomes& homes, int offload_gpu, int device,
+                                                       bool offload_get_rows) {
   std::optional<DecoderShape> s = decoder_shape(spec, c, settings, true);
   if (!s || !at_build_graph(*s, settings) || device_of_layer.empty()) return std::optional<uint64_t>();
   const std::optional<uint64_t> k_bytes = cache_tensor_bytes(s->attn, settings.cache_type_k);
@@ -347,7 +348,7 @@ Result<std::optional<uint64_t>> replay_decoder_offload(const ModelSpec& spec, co
   const uint64_t seqs = std::max<uint64_t>(c.streams, 1);
   s->rope_freqs = homes.contains("rope_freqs.weight");
   bool covered = true;
-  const ggml_graph::OffloadPlan plan{.offload_gpu = offload_gpu, .min_batch = 32};
+  const ggml_graph::OffloadPlan plan{.offload_gpu = offload_gpu, .min_batch = 32, .get_rows = offload_get_rows};
   Result<uint64_t> bytes = reserve_bytes(c, seqs, kGpuTensorAlignment, [&](uint64_t n_tok, uint64_t n_out) {
     Graph full = build(*s, n_tok, n_out, true);
     covered = covered && set_homes(full, s->layers, homes, device_of_layer, *k_bytes, *v_bytes);

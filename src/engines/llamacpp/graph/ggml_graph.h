@@ -209,6 +209,10 @@ struct OffloadPlan {
   // ggml-cuda's offload_op: get_op_batch_size(op) >= 32 (Vulkan and SYCL
   // the same); 0 turns op offload off (--no-op-offload).
   uint64_t min_batch = 32;
+  // ggml-sycl from #10133 to #10432 (llamacpp::offloads_get_rows): its
+  // get_op_batch_size counts a GET_ROWS's rows (ne1), so a get_rows on the
+  // host's table goes to offload_gpu too; every other backend's is 0.
+  bool get_rows = false;
 };
 
 // The graph GPU `device`'s compute buffer is reserved with when op offload

@@ -22,13 +22,14 @@ constexpr int kUnassigned = -2;
 
 bool is_leaf_external(const Tensor& x) { return x.type == Type::kExternal && x.op == Op::kNone; }
 
-// get_op_batch_size: GET_ROWS 0, MUL_MAT its ne1, MUL_MAT_ID its ne2 (the
+// get_op_batch_size: GET_ROWS 0 (ggml-sycl from #10133 to #10432: its ne1,
+// OffloadPlan::get_rows), MUL_MAT its ne1, MUL_MAT_ID its ne2 (the
 // builders' kOther ops that read a weight are the experts' mul_mat_id),
 // any other op its rows (ggml_nrows).
-uint64_t batch(const Tensor& x) {
+uint64_t batch(const Tensor& x, bool get_rows) {
   switch (x.op) {
     case Op::kGetRows:
-      return 0;
+      return get_rows ? x.ne[1] : 0;
     case Op::kMulMat:
       return x.ne[1];
     case Op::kOther:
@@ -63,14 +64,16 @@ bool assign_first(const Graph& g, const OffloadPlan& plan, std::vector<int>& whe
         const int r = g.at(s).view_src >= 0 ? g.at(s).view_src : s;
         if (g.at(r).cache_slot >= 0) w = g.at(r).home;
       }
-    } else if (x.host) {
+    } else if (x.host && !(plan.get_rows && x.op == Op::kGetRows)) {
+      // (The token rows' get_rows is the host's by its table's home, which
+      // the weight branch below keeps unless the backend takes GET_ROWS.)
       w = kHomeHost;
     } else if (x.op != Op::kRope) {
       for (int s : x.src) {
         if (!g.at(s).weight) continue;
         const int home = g.at(s).home;
         const bool offload = home == kHomeHost && g.at(s).offloadable && plan.min_batch > 0 &&
-                             x.op != Op::kGetRows && batch(x) >= plan.min_batch;
+                             batch(x, plan.get_rows) >= plan.min_batch;
         w = offload ? plan.offload_gpu : home;
         break;
       }

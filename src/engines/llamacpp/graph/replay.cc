@@ -89,11 +89,12 @@ Result<std::optional<uint64_t>> replayed_offload_compute_bytes(const Model& mode
                                                                const LlamaCppSettings& settings,
                                                                const std::vector<int>& device_of_layer,
                                                                const WeightHomes& homes, int offload_gpu,
-                                                               int device) {
+                                                               int device, bool offload_get_rows) {
   const ModelSpec& spec = model.spec;
   if (settings.embedding || spec.embedding.bidirectional) return std::optional<uint64_t>();
   Result<std::optional<uint64_t>> decoder =
-      graph::replay_decoder_offload(spec, c, settings, device_of_layer, homes, offload_gpu, device);
+      graph::replay_decoder_offload(spec, c, settings, device_of_layer, homes, offload_gpu, device,
+                                    offload_get_rows);
   if (!decoder || decoder->has_value()) return decoder;
   return graph::replay_deepseek2_legacy_offload(spec, c, settings, device_of_layer, homes, offload_gpu, device);
 }
