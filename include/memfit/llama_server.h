@@ -29,7 +29,8 @@ inline constexpr uint64_t kLlamaServerAutoSlots = 4;
 //     slots and kv_unified on;
 //   --ctx-size 0: the training context for every stream (the server's
 //     default --fit on sizes it so: n_ctx_train x streams, where streams is
-//     1 with a unified cache and --parallel otherwise);
+//     1 with a unified cache and --parallel otherwise; for a build given
+//     from v0.5.0, b11300, x the slots, the unified cache too);
 //   --cache-ram and --ctx-checkpoints not given: the server's defaults
 //     (kLlamaServerCacheRamMib, kLlamaServerCtxCheckpoints);
 //   outputs_max: the slots (llama.cpp #23861: the prompt graph is reserved

@@ -171,7 +171,7 @@ mlx-lm's own, refused under another engine:
       rotating KV cache of this many tokens (default unbounded)
   mlx_lm_version (str, default 0.31.3; --mlx-lm-version)
       the mlx-lm release that runs, X.Y[.Z], 0.17.0 or later (default 0.31.3,
-      the current release)
+      the newest release read)
   mlx_version (str, default 0.32.1; --mlx-version)
       the MLX release under mlx-lm, X.Y[.Z], 0.24.0 or later (default 0.32.1)
   mlx_chip (str: base, pro, max or ultra, default max; --mlx-chip)
@@ -270,7 +270,7 @@ sglang's own, refused under another engine:
       context
   sglang_version (str, default 0.5.6; --sglang-version)
       the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned
-      0.5.6)
+      0.5.6; 0.5.7 on priced by its rules, not read)
 ollama's own, refused under another engine:
   num_ctx (int >= 1, tokens; --num-ctx)
       Modelfile/API num_ctx: context per sequence (default:

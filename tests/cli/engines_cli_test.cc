@@ -15,8 +15,8 @@ using testing::run_memfit;
 TEST(EnginesCli, ListsEachEnginesReleasesAndWhereTheyDiffer) {
   auto r = run_memfit({"engines"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("  --mlx-lm-version (JSON mlx_lm_version): default 0.31.3, the current "
-                       "release\n"),
+  EXPECT_NE(r.out.find("  --mlx-lm-version (JSON mlx_lm_version): default 0.31.3, the newest "
+                       "release read (v0.31.3 of 2026-04-22; later ones by its rules, not read)\n"),
             std::string::npos) << r.out;
   EXPECT_NE(r.out.find("    mlx-lm 0.27.0 and later: the last chunk's logits one row: the "
                        "prompt's last token alone gets logits (mlx-lm #406), as when none is "
@@ -47,8 +47,10 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
     if (e["name"] == "mlx-lm") {
       EXPECT_EQ(e["versions"]["field"], "mlx_lm_version");
       // Oldest first: before 0.17.0, the unfused prompt attention to 0.19.x,
-      // chunks of 512 to 0.22.1, full logits to 0.26.x, then 0.27.0, MLX.
-      EXPECT_EQ(e["versions"]["differences"].size(), 6u);
+      // chunks of 512 to 0.22.1, full logits to 0.26.x, then 0.27.0, the
+      // releases not read (mlx-lm 0.32, MLX after 0.32.1), MLX's floor.
+      EXPECT_EQ(e["versions"]["differences"].size(), 8u);
+      EXPECT_EQ(e["versions"]["differences"][5]["releases"], "mlx-lm 0.32.0 and later");
       EXPECT_EQ(e["versions"]["differences"][2]["releases"], "mlx-lm 0.17.0 to 0.22.1");
       EXPECT_EQ(e["versions"]["differences"][4]["releases"], "mlx-lm 0.27.0 and later");
     }
@@ -67,7 +69,7 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       // attention, #20943's embedding norm, #21038's rotation, #23764's F16
       // mask, then #23861's output rows under llama-server.
       const nlohmann::json& d = e["versions"]["differences"];
-      EXPECT_EQ(d.size(), 27u);
+      EXPECT_EQ(d.size(), 29u);
       EXPECT_EQ(d[0]["releases"], "before b2413");
       EXPECT_EQ(d[1]["releases"], "before b2459");
       EXPECT_EQ(d[2]["releases"], "before b2537");
@@ -83,6 +85,10 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       EXPECT_EQ(d[22]["releases"], "before b8234, SYCL");
       EXPECT_EQ(d[25]["releases"], "before b9444");
       EXPECT_EQ(d[26]["releases"], "before b9460, llama-server");
+      // Then v0.5.0's two rules, for a build given from it, and the tags
+      // not read.
+      EXPECT_EQ(d[27]["releases"], "b11300 (v0.5.0) and later, given");
+      EXPECT_EQ(d[28]["releases"], "v0.5.1 and later");
     }
     if (e["name"] == "ollama") {
       EXPECT_EQ(e["versions"]["field"], "ollama_version");

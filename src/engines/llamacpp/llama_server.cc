@@ -10,6 +10,7 @@
 
 #include <optional>
 
+#include "engines/llamacpp/parts.h"
 #include "engines/shared/shell_word.h"
 #include "memfit/checked_math.h"
 
@@ -21,7 +22,9 @@ Status apply_llama_server_rules(const ModelSpec& spec, bool parallel_given, Llam
     s.kv_unified = true;
   }
   if (s.ctx_size == 0 && spec.max_position_tokens != 0) {
-    const uint64_t streams = s.kv_unified ? 1 : s.parallel;
+    // common/fit.cpp's n_ctx_max: the training context x n_streams at
+    // v0.4.0 (one stream when unified), x n_seq_max from v0.5.0.
+    const uint64_t streams = s.kv_unified && !llamacpp::auto_context_per_sequence(s) ? 1 : s.parallel;
     std::optional<uint64_t> ctx = (CheckedBytes(spec.max_position_tokens) * streams).value();
     if (!ctx) {
       return Error::overflow("ctx_size: the training context times the streams passes 64 bits");

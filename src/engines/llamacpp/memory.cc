@@ -46,11 +46,12 @@ Result<uint64_t> row_bytes(GgmlType type, uint64_t elements, std::string_view fi
   return bytes;
 }
 
-// Architectures whose KV cache leaves the NextN/MTP blocks out
-// (llama_model::create_memory's layer filter at v0.4.0).
-bool filters_nextn(std::string_view arch) {
-  return arch == "step35" || arch == "hy_v3" || arch == "glm-dsa" || arch == "mimo2" ||
-         arch == "deepseek32";
+// Whether the KV cache leaves the NextN/MTP blocks out
+// (llama_model::create_memory's layer filter): at v0.4.0 five
+// architectures'; from v0.5.0 every model's (filters_every_nextn).
+bool filters_nextn(std::string_view arch, const LlamaCppSettings& s) {
+  return filters_every_nextn(s) || arch == "step35" || arch == "hy_v3" || arch == "glm-dsa" ||
+         arch == "mimo2" || arch == "deepseek32";
 }
 
 Error overflow(std::string_view what) {
@@ -136,9 +137,9 @@ Result<CheckedBytes> windowed_seq_bytes(const LayerCache& l, const LlamaCppConte
 // The NextN/MTP blocks after the decoder layers keep a KV cache like the
 // last decoder layer's, never windowed, unless the architecture filters
 // them out or the model is recurrent or hybrid (whose memory filters them).
-Status add_nextn_kv(const ModelSpec& spec, KvTotals& kv, MemoryParts& parts) {
+Status add_nextn_kv(const ModelSpec& spec, const LlamaCppSettings& s, KvTotals& kv, MemoryParts& parts) {
   const bool recurrent_model = parts.recurrent_layers > 0;
-  if (spec.nextn_layers == 0 || recurrent_model || filters_nextn(spec.model_type)) return Status::Ok();
+  if (spec.nextn_layers == 0 || recurrent_model || filters_nextn(spec.model_type, s)) return Status::Ok();
   auto last = std::find_if(spec.layers.rbegin(), spec.layers.rend(), [](const LayerCache& l) {
     return caches_k_and_v(l) || caches_latent(l);
   });
@@ -174,7 +175,7 @@ Result<MemoryParts> memory_parts_of(const ModelSpec& spec, const LlamaCppContext
     if (!caches_k_and_v(l) && !caches_latent(l)) continue;
     if (Status added = kv.add(l, 1, parts.layer_bytes[i], parts); !added.ok()) return added.error();
   }
-  if (Status added = add_nextn_kv(spec, kv, parts); !added.ok()) return added.error();
+  if (Status added = add_nextn_kv(spec, s, kv, parts); !added.ok()) return added.error();
   // output_reserve: n_vocab logits a row always, n_embd embeddings too
   // with --embedding; n_seq rows at start-up, and with --embedding every
   // token of a batch is an output, so the first full batch reserves

@@ -227,6 +227,16 @@ bool duplicates_tied_output(const ModelSpec& spec, const LlamaCppSettings& setti
 // one copy per device (buffer type) that holds blocks. placement.cc,
 // place_rope_factor_copies.
 bool rope_factors_per_block(const LlamaCppSettings& settings);
+// Whether the main context's KV cache leaves every model's NextN/MTP blocks
+// out (n_layer_nextn > 0 with a trunk): a build given from v0.5.0 (b11300
+// taken, releases.cc); v0.4.0, the pinned, filters five architectures'
+// only (memory.cc, filters_nextn).
+bool filters_every_nextn(const LlamaCppSettings& settings);
+// Whether an unset context (ctx_size 0) is the training context x the
+// sequences, a unified cache too (common/fit.cpp at v0.5.0, b11300 taken):
+// a build given from v0.5.0; v0.4.0, the pinned, x the streams (one when
+// unified). llama_server.cc, apply_llama_server_rules.
+bool auto_context_per_sequence(const LlamaCppSettings& settings);
 // Whether the build has pipeline parallelism (#6017, b2413): the
 // scheduler's copies of the graph's inputs (placement.cc,
 // pipeline_copies). False before it.

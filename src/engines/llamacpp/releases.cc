@@ -4,7 +4,8 @@
 // commits on master (LLAMA_BUILD_NUMBER), printed as "build: 5361 (...)".
 // Since August 2026 stable releases are also tagged vX.Y.Z (the first,
 // 0.1.0, at build 10335: llama.cpp PR #26839); a tag up to the pinned
-// v0.4.0 reads as that first build, after every rule below.
+// v0.4.0 reads as that first build, after every rule below dated before
+// it, and v0.5.0 as kTag050Build, the first build of its rules.
 #include <fmt/format.h>
 
 #include <charconv>
@@ -27,6 +28,7 @@ struct Semver {
   auto operator<=>(const Semver&) const = default;
 };
 constexpr Semver kPinnedTag{0, 4, 0};  // the release node-llama-cpp 3.21.1 ships
+constexpr Semver kNewestReadTag{0, 5, 0};  // the release node-llama-cpp 3.22.1 ships
 
 // "v0.4.0" or "0.4.0": three numbers and two dots, nothing else.
 std::optional<Semver> parse_semver(std::string_view text) {
@@ -331,6 +333,31 @@ constexpr uint64_t kSharedDuplicatesBuild = 3990;
 // the old graph.
 constexpr uint64_t kMlaGraphBuild = 5091;
 
+// v0.5.0, the release node-llama-cpp 3.22.1 ships (its
+// llama/binariesGithubRelease.json; llama/gitRelease.bundle is one squashed
+// commit dated 2026-09-28), read beside 3.21.1's v0.4.0 bundle. Two rules
+// that move memory changed between them (the PRs are not named in a
+// squash):
+// - llama_model::create_memory: the main context's KV cache leaves the
+//   NextN/MTP blocks out for every model with n_layer_nextn > 0, a trunk
+//   (n_layer() > 0) and no router layer (router_layer < 0, granite-switch's
+//   alone); v0.4.0 filtered them for step35, hy_v3, glm-dsa, mimo2 and
+//   deepseek32 only, so a deepseek2 or glm4moe GGUF cached its NextN block.
+// - common/fit.cpp, llama_params_fit: an unset context (n_ctx 0) is sized
+//   n_ctx_train x n_seq_max, the unified cache too; v0.4.0 took
+//   n_ctx_train x n_streams, one stream when unified (llama-server's auto
+//   slots share one cache: n_ctx_train there, x4 from v0.5.0).
+// First build unconfirmed: the bundle is a squash (build number 1) and no
+// tag's build was read; b11424 was out by 2026-10-05 (nyo16/llama_cpp_ex
+// v0.8.55) at about 18 builds a day from b10335 (v0.1.0, August 2026), so
+// 2026-09-28 is about b11300: memfit takes b11300 for v0.5.0, and a build
+// from the changes' merge to b11299 is priced by v0.4.0's rules. Unlike
+// the rules above these come after the pinned release: they apply only to
+// a build or tag given (the default prices v0.4.0).
+constexpr uint64_t kTag050Build = 11300;
+constexpr uint64_t kNextnFilteredBuild = kTag050Build;
+constexpr uint64_t kAutoContextPerSequenceBuild = kTag050Build;
+
 // Where builds differ, oldest first: one line a build constant above (the
 // test LlamaCppReleases.EveryRuleBuildIsListed checks each is named),
 // what `memfit engines` and GET /v1/engines print (docs/engine-llamacpp.md,
@@ -395,23 +422,40 @@ constexpr ReleaseDifference kDifferences[] = {
     {"before b9460, llama-server", "the prompt graph keeps an output (logits) row for every token "
                                    "of the ubatch (#23861 lets llama-server and llama-cli reserve "
                                    "one a slot)"},
+    {"b11300 (v0.5.0) and later, given", "the NextN/MTP blocks keep no KV cache whatever the "
+                                         "architecture, and llama-server's unset context is the "
+                                         "training context x the slots, a unified cache too "
+                                         "(node-llama-cpp 3.22.1's v0.5.0; its models' graphs "
+                                         "and CPU repacking are priced as v0.4.0's, not compared)"},
+    // Checked 2026-12-07: the newest tag seen is v0.8.0 (out by 2026-11-02;
+    // v0.6.0 by 2026-10-10, v0.7.0 by 2026-10-17, from a tracker of
+    // ggml-org/llama.cpp's releases); npm's newest node-llama-cpp, 3.22.1,
+    // ships v0.5.0. The llama.cpp repository is larger than the research
+    // copy memfit's tools take: nothing after v0.5.0 was read.
+    {"v0.5.1 and later", "refused: not read yet (the newest tag seen is v0.8.0, out by "
+                         "2026-11-02)"},
 };
 
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
   return s.build && *s.build < first_build;
 }
 
+// A rule newer than the pinned release: only a build given from it on.
+bool given_from(const LlamaCppSettings& s, uint64_t first_build) {
+  return s.build && *s.build >= first_build;
+}
+
 }  // namespace
 
 Result<uint64_t> parse_llamacpp_build(std::string_view text) {
   if (const std::optional<Semver> tag = parse_semver(text)) {
-    if (*tag > kPinnedTag || (tag->major == 0 && tag->minor == 0)) {
+    if (*tag > kNewestReadTag || (tag->major == 0 && tag->minor == 0)) {
       return Error::usage("llamacpp_version",
-                          fmt::format("{}: tagged releases v0.1.0 to v0.4.0 are read (the "
-                                      "pinned v0.4.0); not given, the pinned release",
+                          fmt::format("{}: tagged releases v0.1.0 to v0.5.0 are read; not "
+                                      "given, the pinned v0.4.0",
                                       quote_untrusted(text)));
     }
-    return kFirstSemverBuild;
+    return *tag > kPinnedTag ? kTag050Build : kFirstSemverBuild;
   }
   std::string_view digits = text;
   if (!digits.empty() && (digits.front() == 'b' || digits.front() == 'B')) digits.remove_prefix(1);
@@ -476,6 +520,10 @@ bool duplicates_tied_output(const ModelSpec& spec, const LlamaCppSettings& s) {
   return spec.model_type != "lfm2" || !before(s, kLfm2TiedOutputBuild);
 }
 bool rope_factors_per_block(const LlamaCppSettings& s) { return before(s, kSharedDuplicatesBuild); }
+bool filters_every_nextn(const LlamaCppSettings& s) { return given_from(s, kNextnFilteredBuild); }
+bool auto_context_per_sequence(const LlamaCppSettings& s) {
+  return given_from(s, kAutoContextPerSequenceBuild);
+}
 bool embedding_norm_on_first_block(const LlamaCppSettings& s) {
   return !before(s, kEmbeddingNormFirstBlockBuild);
 }

@@ -72,14 +72,15 @@ constexpr RequestField kMlxLmFields[] = {
      .flags = "--mlx-lm-version",
      .engine = "mlx-lm",
      .help = "the mlx-lm release that runs, X.Y[.Z], 0.17.0 or later (default 0.31.3, the "
-             "current release)",
+             "newest release read)",
      .type = FieldType::kText,
      .default_text = "0.31.3",
      .example = "0.26.4",
      .doc = "the mlx-lm release that runs, `X.Y` or `X.Y.Z`, 0.17.0 or later (an older one is "
             "refused); since 0.27.0 the prompt's last token alone gets logits (mlx-lm #406), "
             "before it the last chunk's logits cover all its tokens; default 0.31.3, the "
-            "current release (docs/engine-mlxlm.md, \"Releases\")"}),
+            "newest release read; 0.32.0 and later are priced by its rules, not read "
+            "(docs/engine-mlxlm.md, \"Releases\")"}),
     parsed_field<parse_mlx_version, &R::mlxlm, &MlxLmRequest::mlx_version>(
     {.name = "mlx_version",
      .flags = "--mlx-version",

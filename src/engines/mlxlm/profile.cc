@@ -66,7 +66,15 @@ constexpr ReleaseDifference kMlxLmReleases[] = {
     {"mlx-lm 0.17.0 to 0.26.x", "the last chunk's logits over all its tokens"},
     {"mlx-lm 0.27.0 and later", "the last chunk's logits one row: the prompt's last token alone "
                                 "gets logits (mlx-lm #406), as when none is given"},
+    // Checked 2026-12-07: the stored mlx-lm and MLX repositories' newest
+    // tags are v0.31.3 (2026-04-22) and v0.32.1 (2026-08-18); PyPI lists
+    // mlx-lm 0.32.2 and MLX 0.32.4 (2026-10), whose sources are not stored.
+    {"mlx-lm 0.32.0 and later", "priced by 0.31.3's rules, not read: the stored mlx-lm ends at "
+                                "main of 2026-08-22 (0.32.0, untagged), where ChunkedKVCache's "
+                                "trim counts its valid tokens (#1673) and ArraysCache's state "
+                                "carries its padding (#1632)"},
     {"MLX before 0.24.0", "refused (--mlx-version): no bound on the command buffers in flight"},
+    {"MLX after 0.32.1", "priced as 0.32.1, not read (0.32.4 on PyPI by 2026-10)"},
 };
 
 class MlxLmProfile final : public MlxLmCommands {
@@ -80,7 +88,8 @@ class MlxLmProfile final : public MlxLmCommands {
   std::string_view release() const override { return "mlx-lm v0.31.3 (older releases by their rules) on MLX v0.24.0 to v0.32.1 (docs/engine-mlxlm.md)"; }
   EngineVersions versions() const override {
     return {.field = "mlx_lm_version",
-            .default_text = "0.31.3, the current release",
+            .default_text = "0.31.3, the newest release read (v0.31.3 of 2026-04-22; later "
+                            "ones by its rules, not read)",
             .differences = kMlxLmReleases};
   }
 

@@ -260,12 +260,15 @@ constexpr RequestField kFields[] = {
                 "exceeds 8,192 tokens (\"ROCm\")"}),
     text_field<"sglang_version", parse_release>(
         {.flags = "--sglang-version",
-         .help = "the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned 0.5.6)",
+         .help = "the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned 0.5.6; "
+                 "0.5.7 on priced by its rules, not read)",
          .type = FieldType::kText,
          .default_text = kPinnedRelease,
          .example = "0.5.4",
-         .doc = "the release that runs, `X.Y.Z`; default the pinned 0.5.6; 0.5.3 and later 0.5 "
-                "releases share the rules priced (\"Releases\"), any other is refused"}),
+         .doc = "the release that runs, `X.Y.Z`; default the pinned 0.5.6; the rules were read "
+                "from 0.5.3 to 0.5.6, and a later 0.5 release is priced by them though not read "
+                "(0.5.10 made the piecewise CUDA graphs the default, whose reserve is not priced: "
+                "\"Releases\"); any other is refused"}),
 };
 
 template <typename T, typename Parse>

@@ -103,6 +103,15 @@ Status check_context(const ModelSpec& spec, const Settings& s) {
 constexpr ReleaseDifference kReleases[] = {
     {"before 0.5.3", "refused: a fixed or hand-tuned --mem-fraction-static default, before the "
                      "computed one (sgl-project/sglang PR #10975)"},
+    // Checked 2026-12-07: the newest release seen is 0.5.23 (PyPI, 2026-10;
+    // 0.5.17's MI355X log is in the corpus); the repository is larger than
+    // the research copy memfit's tools take, so nothing after 0.5.6 was
+    // read whole (docs/engine-sglang.md, "Releases").
+    {"0.5.7 and later 0.5", "priced by 0.5.6's rules, not read (the newest, 0.5.23, on PyPI by "
+                            "2026-10): 0.5.10 made the piecewise CUDA graphs the default "
+                            "(#16331), whose reserve the computed --mem-fraction-static takes; "
+                            "an estimate leaves it out (check-log prices it where a log shows "
+                            "the graphs on), so its pool is high"},
     {"0.6 and later", "refused: not read yet"},
 };
 
@@ -113,7 +122,7 @@ const Plan& run_plan(const EstimateRun& run) { return std::any_cast<const Plan&>
 
 EngineVersions SglangProfile::versions() const {
   return {.field = "sglang_version",
-          .default_text = "the pinned 0.5.6 (rules read from the 0.5 line, 0.5.3 on)",
+          .default_text = "the pinned 0.5.6 (rules read from the 0.5 line, 0.5.3 to 0.5.6)",
           .differences = kReleases};
 }
 

@@ -201,6 +201,15 @@ TEST(LlamaCppEstimate, NextNBlocksKeepAKvCacheUnlessTheArchitectureFiltersThem) 
   e = run(validation_mla("deepseek32"), s);
   EXPECT_EQ(e.kv_layers, 3u);
   EXPECT_EQ(e.kv_bytes, 7864320u);
+  // From v0.5.0 (b11300 taken) every model's is filtered: deepseek2's too,
+  // 3 x 320 x 2 x 4096 = 7,864,320; b11299 keeps it (10,485,760).
+  LlamaCppSettings v050 = s;
+  v050.build = 11300;
+  e = run(validation_mla("deepseek2"), v050);
+  EXPECT_EQ(e.kv_layers, 3u);
+  EXPECT_EQ(e.kv_bytes, 7864320u);
+  v050.build = 11299;
+  EXPECT_EQ(run(validation_mla("deepseek2"), v050).kv_bytes, 10485760u);
   // A count no reader gives (it is below block_count there) overflows into
   // an error, not an allocation.
   ModelSpec absurd = validation_mla("deepseek2");

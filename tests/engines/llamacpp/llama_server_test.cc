@@ -46,6 +46,17 @@ TEST(LlamaServerRules, ContextZeroIsTheTrainingContextForEachStream) {
   LlamaCppSettings unified;
   ASSERT_TRUE(apply_llama_server_rules(trained_for(40960), false, unified).ok());
   EXPECT_EQ(unified.ctx_size, 40960u);
+  // From v0.5.0 (b11300 taken; common/fit.cpp's n_ctx_max = n_ctx_train x
+  // n_seq_max) the unified cache of the 4 auto slots holds 4 x 40,960 =
+  // 163,840; b11299 keeps one stream's 40,960.
+  LlamaCppSettings v050;
+  v050.build = 11300;
+  ASSERT_TRUE(apply_llama_server_rules(trained_for(40960), false, v050).ok());
+  EXPECT_EQ(v050.ctx_size, 163840u);
+  LlamaCppSettings v040;
+  v040.build = 11299;
+  ASSERT_TRUE(apply_llama_server_rules(trained_for(40960), false, v040).ok());
+  EXPECT_EQ(v040.ctx_size, 40960u);
   // No training context: 0 stays (the estimate names ctx_size).
   LlamaCppSettings none;
   ASSERT_TRUE(apply_llama_server_rules(trained_for(0), false, none).ok());

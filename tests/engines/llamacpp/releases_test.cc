@@ -126,17 +126,36 @@ TEST(LlamaCppReleases, ParsesBuildNumbers) {
 
 // Semver tags began at 0.1.0-dev-b10335 (llama.cpp PR #26839): every tag up
 // to the pinned v0.4.0 reads as build 10335, after every rule's first build
-// (the latest, b6846's 256-cell padding), so it prices the pinned rules.
-TEST(LlamaCppReleases, ParsesReleaseTagsUpToThePinnedOne) {
+// dated before it, so it prices the pinned rules; v0.5.0 (node-llama-cpp
+// 3.22.1's) reads as b11300, its rules' first build taken; later tags are
+// not read.
+TEST(LlamaCppReleases, ParsesReleaseTagsUpToTheNewestRead) {
   EXPECT_EQ(parse_llamacpp_build("v0.4.0").value(), 10335u);
   EXPECT_EQ(parse_llamacpp_build("0.1.0").value(), 10335u);
+  EXPECT_EQ(parse_llamacpp_build("v0.5.0").value(), 11300u);
   EXPECT_EQ(parse_llamacpp_build("v0.4.0-rc1").error().message(),
             "llamacpp_version: 'v0.4.0-rc1': expected a build number, e.g. b6500, or a tag, "
             "v0.4.0");
-  EXPECT_EQ(parse_llamacpp_build("v0.5.0").error().message(),
-            "llamacpp_version: 'v0.5.0': tagged releases v0.1.0 to v0.4.0 are read (the pinned "
-            "v0.4.0); not given, the pinned release");
+  EXPECT_EQ(parse_llamacpp_build("v0.5.1").error().message(),
+            "llamacpp_version: 'v0.5.1': tagged releases v0.1.0 to v0.5.0 are read; not given, "
+            "the pinned v0.4.0");
+  EXPECT_FALSE(parse_llamacpp_build("v0.8.0").ok());
   EXPECT_FALSE(parse_llamacpp_build("v0.0.9").ok());
+}
+
+// The v0.5.0 rules come after the pinned release: the default (no build)
+// and every build up to b11299 keep v0.4.0's, a build given from b11300 on
+// (or the tag v0.5.0) takes them.
+TEST(LlamaCppReleases, TheV050RulesNeedABuildGivenFromIt) {
+  LlamaCppSettings s;
+  EXPECT_FALSE(llamacpp::filters_every_nextn(s));
+  EXPECT_FALSE(llamacpp::auto_context_per_sequence(s));
+  s.build = 11299;
+  EXPECT_FALSE(llamacpp::filters_every_nextn(s));
+  EXPECT_FALSE(llamacpp::auto_context_per_sequence(s));
+  s.build = parse_llamacpp_build("v0.5.0").value();
+  EXPECT_TRUE(llamacpp::filters_every_nextn(s));
+  EXPECT_TRUE(llamacpp::auto_context_per_sequence(s));
 }
 
 // The compute phases llama.cpp's graph has for `spec` under `s`; a gtest
@@ -675,8 +694,14 @@ TEST(LlamaCppReleases, EveryRuleBuildIsListed) {
 TEST(LlamaCppReleases, TheListingIsOldestFirst) {
   const std::regex first(R"(b(\d+))");
   uint64_t last = 0;
+  bool tags = false;  // a tag's line (vX.Y.Z) comes after every build's
   for (const ReleaseDifference& d : llamacpp::release_differences()) {
     const std::string label(d.releases);
+    if (label.starts_with("v")) {
+      tags = true;
+      continue;
+    }
+    EXPECT_FALSE(tags) << label << " follows a tag's line";
     std::smatch m;
     ASSERT_TRUE(std::regex_search(label, m, first)) << label;
     const uint64_t build = std::stoull(m[1]);
