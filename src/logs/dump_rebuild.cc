@@ -58,7 +58,9 @@ std::vector<Attempt> attempts_for(const Model& rebuilt, const ConvertedFrom& fro
   // glm4's Q/K/V biases absent, or llama's seven biases present
   // (ConverterHints::glm4_no_qkv_bias, llama_biases), each beside the
   // output tied or not: the counts decide.
-  if (model_type == "glm4" || model_type == "llama") {
+  // GLM-4.5's per-head Q/K norms present or not (ConverterHints::
+  // glm4moe_qk_norm), likewise.
+  if (model_type == "glm4" || model_type == "llama" || model_type == "glm4_moe") {
     variants = {{false, false, false, false}, {true, false, false, false}, {false, false, false, true},
                 {true, false, false, true}};
     if (model_type == "llama") {
@@ -107,6 +109,7 @@ Candidate candidate_of(const Model& rebuilt, const ConvertedFrom& from, const Va
   // Phi-3's long-context factors are its rope_factors_long/_short.
   if (v.llama3_rope) c.model.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
   c.hints.glm4_no_qkv_bias = model_type == "glm4" && v.bias_variant;
+  c.hints.glm4moe_qk_norm = model_type == "glm4_moe" && v.bias_variant;
   c.hints.phi2_fused_qkv = model_type == "phi" && v.bias_variant;
   c.hints.t5_rel_b_every_block = model_type == "t5encoder" && v.bias_variant;
   c.hints.llama_biases = model_type == "llama" && v.bias_variant;

@@ -1,6 +1,8 @@
 // The tensor list llama.cpp's converter (convert_hf_to_gguf.py, with the
 // names of gguf-py/gguf/tensor_mapping.py) writes for a standard decoder,
-// dense or MoE, GPT-NeoX, Phi-3, ChatGLM, gpt-oss, the gated delta net
+// dense or MoE (with the per-family differences of DecoderTraits: GLM-4.5,
+// OLMoE, MiniMax-M2, Seed-OSS, Hunyuan's dense models), StarCoder 2,
+// Phi-3.5-MoE, GPT-NeoX, Phi-3, ChatGLM, gpt-oss, the gated delta net
 // hybrids (Qwen3-Next, Qwen3.5) and Mamba-2, built from the config (the
 // encoders: converted_encoders.h) (engines/llamacpp/quantize_plan.h;
 // docs/engine-llamacpp.md, "GGUF file types for a safetensors or
@@ -55,10 +57,29 @@ namespace {
 // ERNIE 4.5's dense models (ernie4_5): llama's names (llm_build_ernie4_5,
 // src/models/ernie4-5.cpp; Q/K/V biases optional, which its checkpoints
 // do not have).
-constexpr std::array<std::string_view, 17> kStandardDecoders = {
+// The blocks that differ from llama's by a tensor or two (DecoderTraits
+// below): Hunyuan's dense models (hunyuan_v1_dense; GGUF hunyuan-dense)
+// load qwen3's names, per-head Q/K norms included (LLM_ARCH_HUNYUAN_DENSE
+// load_tensors: attn_q_norm and attn_k_norm n_embd_head_k wide); OLMoE
+// (olmoe) and MiniMax-M2 (minimax_m2; GGUF minimax-m2) norm the whole Q
+// and K rows (llama_model_olmoe / llama_model_minimax_m2::
+// load_arch_tensors: attn_q_norm heads x head_dim, attn_k_norm kv_heads x
+// head_dim), their output required, every block routed experts, and
+// MiniMax-M2's router has its score correction bias (exp_probs_b.bias,
+// one an expert); Seed-OSS (seed_oss) has Q/K/V biases (attention_bias)
+// and names its norm before the MLP post_attention_norm
+// (llama_model_seed_oss::load_arch_tensors, LLM_TENSOR_ATTN_POST_NORM);
+// GLM-4.5 (glm4_moe; GGUF glm4moe) has Q/K/V biases, post_attention_norm
+// before the MLP, a dense MLP in its first_k_dense_replace blocks, then
+// routed experts with exp_probs_b and n_shared_experts shared experts
+// (n_shared_experts x moe_intermediate_size wide, ungated), per-head Q/K
+// norms in the 355B model only (use_qk_norm: a dump's counts decide,
+// ConverterHints::glm4moe_qk_norm), and its NextN blocks
+// (llama_model_glm4_moe::load_arch_tensors, src/models/glm4-moe.cpp).
+constexpr std::array<std::string_view, 22> kStandardDecoders = {
     "llama",   "mistral", "qwen2",   "qwen2_moe", "qwen3",     "qwen3_moe", "mixtral",   "smollm3",
     "qwen2vl", "granite", "granitemoe", "internlm2", "exaone",  "qwen3vl",   "qwen3vlmoe", "mistral3",
-    "ernie4_5"};
+    "ernie4_5", "hunyuan_v1_dense", "olmoe", "minimax_m2", "seed_oss", "glm4_moe"};
 
 // GPT-NeoX (Pythia): one fused QKV matrix, biases on every linear layer
 // and LayerNorm (weight and bias) norms; its own block builder.
@@ -71,6 +92,24 @@ constexpr std::array<std::string_view, 17> kStandardDecoders = {
 // output_norm(+b) and output (never tied: the loader requires it and
 // only token_embd may be duplicated from it).
 bool gpt_neox(const ModelSpec& spec) { return spec.model_type == "gpt_neox" || spec.model_type == "codeshell"; }
+
+// StarCoder 2 (starcoder2): LayerNorms with their biases before attention
+// and the MLP, Q/K/V apart, each with its bias (use_bias: the converter
+// writes the checkpoint's q/k/v_proj biases and llama.cpp's
+// create_tensor_qkv loads them), the attention output and its bias, the
+// MLP's ffn_up and ffn_down (GELU, no gate) with their biases, the output
+// norm's bias; the output tied or not (llama_model_starcoder2::
+// load_arch_tensors, src/models/starcoder2.cpp: output TENSOR_NOT_REQUIRED,
+// else token_embd duplicated).
+bool starcoder2(const ModelSpec& spec) { return spec.model_type == "starcoder2"; }
+
+// Phi-3.5-MoE (phimoe): LayerNorms with their biases, Q/K/V apart with
+// their biases (attention_bias), the attention output and its bias, 16
+// routed experts a block (the F32 router, 3-D gate/up/down, no shared
+// expert), the output with its bias (lm_head_bias) and the output norm's
+// bias, and longrope's two factor tensors as Phi-3's
+// (llama_model_phimoe::load_arch_tensors, src/models/phimoe.cpp).
+bool phimoe(const ModelSpec& spec) { return spec.model_type == "phimoe"; }
 
 // Phi-3: fused QKV and a fused gate-and-up matrix, RMS norms (weights
 // only), no biases; its long-context RoPE keeps two factor tensors.
@@ -116,6 +155,9 @@ bool gemma4(const ModelSpec& spec, const ConverterHints& h) {
   return spec.model_type == "gemma4_text" && h.gemma4 != nullptr && !spec.multimodal &&
          spec.nextn_layers == 0 && gemma4_widths_fit(spec, *h.gemma4);
 }
+
+// GLM-4.5 (glm4_moe): its NextN blocks are built (add_glm4moe_nextn_block).
+bool glm4moe(const ModelSpec& spec) { return spec.model_type == "glm4_moe"; }
 
 // GLM-4 (-0414, GLM-Z1; model_type glm4): Q/K/V with their biases, the
 // attention output, ffn_up holding the gate and up halves (the
@@ -228,7 +270,7 @@ bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths
   // prediction blocks are built for deepseek2 (add_nextn_block) and
   // Qwen3.5 (add_qwen35_nextn_block).
   if ((spec.multimodal && !(hybrid && qwen35(spec))) ||
-      (spec.nextn_layers != 0 && !latent && !(hybrid && qwen35(spec)))) {
+      (spec.nextn_layers != 0 && !latent && !(hybrid && qwen35(spec)) && !glm4moe(spec))) {
     return false;
   }
   // An encoder's layers keep no cache (LayerKind::kNone).
@@ -240,6 +282,7 @@ bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths
   return attention_only &&
          (gpt_neox(spec) || phi3(spec) || chatglm(spec) || gemma(spec) || gemma2(spec) || gemma3(spec) ||
           glm4(spec) || olmo2(spec) || phi2(spec) || cohere(spec) || hybrid || latent ||
+          starcoder2(spec) || (phimoe(spec) && spec.moe.experts > 0) ||
           (gpt_oss(spec) && spec.moe.experts > 0) ||
           std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
               kStandardDecoders.end());
@@ -251,6 +294,8 @@ using Tensors = std::vector<ConvertedTensor>;
 // Qwen3-MoE decoder layer is a dense MLP when listed in mlp_only_layers
 // or when (i + 1) is not a multiple of decoder_sparse_step; the converter
 // writes the checkpoint's tensors as they are.
+// GLM-4.5's first first_k_dense_replace blocks (the loader's
+// n_layer_dense_lead) are in mlp_only_layers too (read_moe).
 bool moe_block(const MoeInfo& moe, uint64_t i) {
   if (moe.experts == 0 || (i + 1) % moe.decoder_sparse_step != 0) return false;
   return std::find(moe.mlp_only_layers.begin(), moe.mlp_only_layers.end(), i) ==
@@ -276,8 +321,10 @@ void add_split_experts(const MoeInfo& moe, uint64_t hidden, uint64_t inter, cons
 // One block's feed-forward: dense, or routed experts (3-D, one slice per
 // expert) with their F32 router and any shared expert; `split_experts`:
 // a routed block as before #6387 (add_split_experts).
+// `expert_bias`: the router's score correction bias (exp_probs_b.bias,
+// one an expert, F32), GLM-4.5's and MiniMax-M2's.
 void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors& out,
-             bool split_experts = false) {
+             bool split_experts = false, bool expert_bias = false) {
   const uint64_t hidden = spec.geometry.hidden;
   const MoeInfo& moe = spec.moe;
   if (!moe_block(moe, i)) {
@@ -298,6 +345,7 @@ void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors&
   add_converted(out, blk + "ffn_gate_inp.weight", {hidden, moe.experts});
   out.back().type = GgmlType::kF32;  // the router: the converter keeps it F32
   add_converted(out, blk + "ffn_up_exps.weight", {hidden, inter, moe.experts});
+  if (expert_bias) add_converted(out, blk + "exp_probs_b.bias", {moe.experts});
   if (moe.shared_experts > 0) {
     // Qwen2-MoE's one shared expert is shared_expert_intermediate_size
     // wide, behind a sigmoid gate (shared_expert_gate: one output, written
@@ -331,6 +379,32 @@ bool writes_rope_freqs(const ModelSpec& spec) {
                                                 type == "exaone4");
 }
 
+// How a standard decoder's block differs from llama's (kStandardDecoders):
+// Q/K/V biases, Q/K norms one head wide or over the whole Q and K rows,
+// the name of the norm before the MLP, and the routed experts' score
+// correction bias.
+enum class QkNorm { kNone, kPerHead, kWholeRow };
+struct DecoderTraits {
+  bool qkv_bias = false;
+  QkNorm qk_norm = QkNorm::kNone;
+  std::string_view ffn_norm = "ffn_norm";
+  bool expert_bias = false;
+};
+
+DecoderTraits decoder_traits(const ModelSpec& spec, const ConverterHints& h) {
+  const std::string_view t = spec.model_type;
+  DecoderTraits d;
+  d.qkv_bias = t.starts_with("qwen2") || t == "seed_oss" || t == "glm4_moe";
+  if (t.starts_with("qwen3") || t == "hunyuan_v1_dense" || (t == "glm4_moe" && h.glm4moe_qk_norm)) {
+    d.qk_norm = QkNorm::kPerHead;
+  } else if (t == "olmoe" || t == "minimax_m2") {
+    d.qk_norm = QkNorm::kWholeRow;
+  }
+  if (t == "seed_oss" || t == "glm4_moe") d.ffn_norm = "post_attention_norm";
+  d.expert_bias = t == "minimax_m2" || t == "glm4_moe";
+  return d;
+}
+
 // One block's tensors, by name (the loader's order within a block).
 // `biases`: a llama checkpoint with LlamaConfig's attention_bias and
 // mlp_bias (transformers #30031; IBM's Granite Code 3B and 8B), whose
@@ -338,31 +412,31 @@ bool writes_rope_freqs(const ModelSpec& spec) {
 // (F32, one dimension) and llama.cpp's LLM_ARCH_LLAMA loads as optional
 // tensors (bq, bk, bv, bo; ffn_gate_b, ffn_up_b, ffn_down_b since
 // ggml-org/llama.cpp #7481, "llama: extend for small granite models").
-void add_block(const ModelSpec& spec, bool biases, bool split_experts, uint64_t i, Tensors& out) {
+void add_block(const ModelSpec& spec, const ConverterHints& h, bool biases, uint64_t i, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t head_dim = head_dim_of(g);
   const uint64_t q = g.heads * head_dim;
   const uint64_t kv = g.kv_heads * head_dim;
   const std::string blk = fmt::format("blk.{}.", i);
-  const bool qwen2 = spec.model_type.starts_with("qwen2");
-  const bool qwen3 = spec.model_type.starts_with("qwen3");
+  const DecoderTraits d = decoder_traits(spec, h);
   Tensors block;
-  if (qwen2) {
+  if (d.qkv_bias) {
     add_converted(block, blk + "attn_q.bias", {q});
     add_converted(block, blk + "attn_k.bias", {kv});
     add_converted(block, blk + "attn_v.bias", {kv});
   }
-  if (qwen3) {
-    add_converted(block, blk + "attn_q_norm.weight", {head_dim});
-    add_converted(block, blk + "attn_k_norm.weight", {head_dim});
+  if (d.qk_norm != QkNorm::kNone) {
+    const bool whole = d.qk_norm == QkNorm::kWholeRow;
+    add_converted(block, blk + "attn_q_norm.weight", {whole ? q : head_dim});
+    add_converted(block, blk + "attn_k_norm.weight", {whole ? kv : head_dim});
   }
   add_converted(block, blk + "attn_norm.weight", {g.hidden});
   add_converted(block, blk + "attn_q.weight", {g.hidden, q});
   add_converted(block, blk + "attn_k.weight", {g.hidden, kv});
   add_converted(block, blk + "attn_v.weight", {g.hidden, kv});
   add_converted(block, blk + "attn_output.weight", {q, g.hidden});
-  add_converted(block, blk + "ffn_norm.weight", {g.hidden});
-  add_ffn(spec, i, blk, block, split_experts);
+  add_converted(block, blk + std::string(d.ffn_norm) + ".weight", {g.hidden});
+  add_ffn(spec, i, blk, block, h.split_experts, d.expert_bias);
   if (biases && !moe_block(spec.moe, i)) {
     add_converted(block, blk + "attn_q.bias", {q});
     add_converted(block, blk + "attn_k.bias", {kv});
@@ -375,6 +449,48 @@ void add_block(const ModelSpec& spec, bool biases, bool split_experts, uint64_t 
   std::sort(block.begin(), block.end(),
             [](const ConvertedTensor& a, const ConvertedTensor& b) { return a.name < b.name; });
   std::move(block.begin(), block.end(), std::back_inserter(out));
+}
+
+// The attention half StarCoder 2 and Phi-3.5-MoE share, by name: Q/K/V
+// and the attention output, each with its bias, and the two LayerNorms
+// (attn_norm, ffn_norm), weight and bias each.
+void add_biased_attention(const ModelSpec& spec, const std::string& blk, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t q = g.heads * head_dim;
+  const uint64_t kv = g.kv_heads * head_dim;
+  add_converted(out, blk + "attn_k.bias", {kv});
+  add_converted(out, blk + "attn_k.weight", {g.hidden, kv});
+  add_converted(out, blk + "attn_norm.bias", {g.hidden});
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
+  add_converted(out, blk + "attn_output.bias", {g.hidden});
+  add_converted(out, blk + "attn_output.weight", {q, g.hidden});
+  add_converted(out, blk + "attn_q.bias", {q});
+  add_converted(out, blk + "attn_q.weight", {g.hidden, q});
+  add_converted(out, blk + "attn_v.bias", {kv});
+  add_converted(out, blk + "attn_v.weight", {g.hidden, kv});
+  add_converted(out, blk + "ffn_norm.bias", {g.hidden});
+  add_converted(out, blk + "ffn_norm.weight", {g.hidden});
+}
+
+// One StarCoder 2 block (starcoder2 above): the biased attention, then
+// ffn_up and ffn_down with their biases.
+void add_starcoder2_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const std::string blk = fmt::format("blk.{}.", i);
+  add_biased_attention(spec, blk, out);
+  add_converted(out, blk + "ffn_down.bias", {g.hidden});
+  add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add_converted(out, blk + "ffn_up.bias", {g.intermediate});
+  add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+}
+
+// One Phi-3.5-MoE block (phimoe above): the biased attention, then the
+// routed experts (add_ffn).
+void add_phimoe_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const std::string blk = fmt::format("blk.{}.", i);
+  add_biased_attention(spec, blk, out);
+  add_ffn(spec, i, blk, out);
 }
 
 // One GPT-NeoX block, by name: LayerNorms before attention and the MLP
@@ -617,6 +733,26 @@ void add_nextn_block(const ModelSpec& spec, const MlaWidths& w, uint64_t i, Tens
   add_nextn_head(spec, i, out);
 }
 
+// A GLM-4.5 multi-token prediction block (block num_hidden_layers + k, k
+// < nextn_predict_layers): a MoE block as the others, the NextN head's
+// four tensors, and the checkpoint's own copies of the embedding and the
+// output (model.layers.N.embed_tokens and shared_head.head, written as
+// nextn.embed_tokens and nextn.shared_head_head, hidden x vocab each;
+// llama_model_glm4_moe::load_arch_tensors loads them TENSOR_NOT_REQUIRED;
+// GLM-4.5-Air's GGUFs hold 803 tensors, ggml-org/llama.cpp #14939, and
+// name them). llama.cpp creates them TENSOR_SKIP: they are in the file,
+// not in a buffer. A file's nextn_predict_layers key says how many; a
+// config builds none (ModelSpec keeps no NextN block for it).
+void add_glm4moe_nextn_block(const ModelSpec& spec, const ConverterHints& h, uint64_t i, Tensors& out) {
+  add_block(spec, h, false, i, out);
+  Tensors head;
+  add_nextn_head(spec, i, head);
+  const std::string blk = fmt::format("blk.{}.", i);
+  add_converted(head, blk + "nextn.embed_tokens.weight", {spec.geometry.hidden, spec.geometry.vocab});
+  add_converted(head, blk + "nextn.shared_head_head.weight", {spec.geometry.hidden, spec.geometry.vocab});
+  std::move(head.begin(), head.end(), std::back_inserter(out));
+}
+
 // One Phi-2 block, by name: attn_norm (weight and bias), Q/K/V (fused
 // into attn_qkv when `fused`) and attn_output, the MLP's ffn_up (hidden ->
 // intermediate) and ffn_down, each with its bias.
@@ -797,7 +933,7 @@ void add_mamba2_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
 // in older configs) model's per-frequency factors as rope_factors_long and
 // rope_factors_short, head_dim / 2 F32 values each.
 bool writes_rope_factors(const ModelSpec& spec) {
-  return phi3(spec) && (spec.rope_scaling.type == "longrope" || spec.rope_scaling.type == "su");
+  return (phi3(spec) || phimoe(spec)) && (spec.rope_scaling.type == "longrope" || spec.rope_scaling.type == "su");
 }
 
 // A config's MLA widths (ModelSpec::mla) as the pinned release's converter
@@ -859,7 +995,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, codeshell, phi3, "
-        "chatglm, gemma, gemma2, gemma3_text, glm4, olmo2, olmo3, exaone4, phi, cohere, cohere2, gpt_oss, the gated delta net hybrids qwen3_next, "
+        "chatglm, gemma, gemma2, gemma3_text, glm4, olmo2, olmo3, exaone4, phi, cohere, cohere2, starcoder2, phimoe, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
         "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
         "widths), gemma4_text (with a GGUF's per-layer widths), mamba, jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
@@ -877,9 +1013,11 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   }
   // Outside the blocks, by name: output, output_norm (GPT-NeoX's with its
   // bias), rope_freqs, token_embd.
-  if (phi2(spec) && !spec.tied_embeddings) add_converted(out, "output.bias", {g.vocab});
+  if ((phi2(spec) || phimoe(spec)) && !spec.tied_embeddings) add_converted(out, "output.bias", {g.vocab});
   if (!spec.tied_embeddings) add_converted(out, "output.weight", {g.hidden, g.vocab});
-  if (gpt_neox(spec) || phi2(spec)) add_converted(out, "output_norm.bias", {g.hidden});
+  if (gpt_neox(spec) || phi2(spec) || starcoder2(spec) || phimoe(spec)) {
+    add_converted(out, "output_norm.bias", {g.hidden});
+  }
   const ConvertedHybrid hybrid = converted_hybrid(spec);
   if (hybrid != ConvertedHybrid::kLfm2) add_converted(out, "output_norm.weight", {g.hidden});
   if (writes_rope_freqs(spec)) add_converted(out, "rope_freqs.weight", {head_dim_of(g) / 2});
@@ -902,12 +1040,19 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     else if (deepseek2(spec, mla)) add_sorted(out, [&](Tensors& b) { add_deepseek2_block(spec, *mla, i, b); });
     else if (gpt_oss(spec)) add_gpt_oss_block(spec, i, out);
     else if (mamba2(spec)) add_mamba2_block(spec, i, out);
+    else if (starcoder2(spec)) add_sorted(out, [&](Tensors& b) { add_starcoder2_block(spec, i, b); });
+    else if (phimoe(spec)) add_sorted(out, [&](Tensors& b) { add_phimoe_block(spec, i, b); });
     else if (delta_hybrid(spec, gated_delta)) add_qwen35_block(spec, *delta_widths(spec, gated_delta), i, out);
-    else add_block(spec, h.llama_biases && spec.model_type == "llama", h.split_experts, i, out);
+    else add_block(spec, h, h.llama_biases && spec.model_type == "llama", i, out);
   }
   if (deepseek2(spec, mla)) {
     for (uint64_t k = 0; k < spec.nextn_layers; ++k) {
       add_sorted(out, [&](Tensors& b) { add_nextn_block(spec, *mla, spec.layers.size() + k, b); });
+    }
+  }
+  if (glm4moe(spec)) {
+    for (uint64_t k = 0; k < spec.nextn_layers; ++k) {
+      add_sorted(out, [&](Tensors& b) { add_glm4moe_nextn_block(spec, h, spec.layers.size() + k, b); });
     }
   }
   if (qwen35(spec) && delta_hybrid(spec, gated_delta)) {

@@ -118,6 +118,11 @@ struct ConverterHints {
   // the GGUF keeps no key of it (llama.cpp's loader takes either: bq, bk
   // and bv are TENSOR_NOT_REQUIRED), so a dump's counts decide.
   bool glm4_no_qkv_bias = false;
+  // GLM-4.5's per-head Q/K norms (Glm4MoeConfig's use_qk_norm: the 355B
+  // model's, not Air's): the GGUF keeps no key of it (llama.cpp loads
+  // attn_q_norm and attn_k_norm TENSOR_NOT_REQUIRED), so a dump's counts
+  // decide; a config builds none.
+  bool glm4moe_qk_norm = false;
   // Phi-2 (model_type phi) with one fused attn_qkv: the converter maps
   // microsoft's first MixFormer checkpoints' mixer.Wqkv to ATTN_QKV, and
   // transformers' PhiForCausalLM's q_proj/k_proj/v_proj to ATTN_Q/K/V

@@ -22,7 +22,7 @@ bool is_known_model_type(std::string_view model_type) {
       "qwen3_vl_text", "qwen3_vl_moe", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
       "qwen3_5_moe_text", "gemma", "gemma2", "gemma3", "gemma3_text", "gemma3n",
       "gemma3n_text", "gemma4", "gemma4_text", "cohere", "cohere2", "phi", "phi3", "phimoe",
-      "olmo", "olmo2", "olmo3",
+      "olmo", "olmo2", "olmo3", "olmoe",
       "smollm3", "deepseek_v2", "deepseek_v3", "deepseek_v32", "glm_moe_dsa", "kimi_k2", "glm", "glm4",
       "glm4_moe", "glm4_moe_lite", "chatglm", "gpt_oss", "gpt2", "gpt_neox", "gptj", "falcon",
       "starcoder2", "granite", "granitemoe", "granitemoehybrid", "internlm2", "minimax",
