@@ -34,7 +34,10 @@ const std::string kQwen3_8B = std::string(MEMFIT_SOURCE_DIR) + "/tests/data/corp
 testing::CommandResult fit(std::vector<std::string> extra) {
   std::vector<std::string> args = {"fit",          "-m",           kQwen3_8B, "--engine", "ollama",
                                    "--quant",      "Q4_K_M",       "--gpu",   "rtx4060",  "--num-ctx",
-                                   "32768",        "--host-bandwidth", "60",  "--solve",  "num-gpu"};
+                                   "32768",        "--host-bandwidth", "60",  "--solve",  "num-gpu",
+                                   // the last blocks first: v0.24.0's runner (llama-server from v0.30.0
+                                   // offloads the output layer first)
+                                   "--ollama-version", "0.24.0"};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_memfit(args);
 }
