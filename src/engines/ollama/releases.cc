@@ -121,6 +121,8 @@ constexpr ReleaseDifference kDifferences[] = {
                        "build, n_batch num_batch x parallel, embeddings beside the logits, full-size "
                        "windows; or its own engine) and its scheduler places the layers; from v0.30.0 "
                        "llama-server at the release's LLAMA_CPP_VERSION, the layers by llama.cpp's --fit"},
+    {"v0.30.0 to v0.32.14", "llama-server at an older LLAMA_CPP_VERSION build (b9452 at v0.30.0 to "
+                            "b10434 at v0.32.14; v0.32.15's is b10488)"},
 };
 
 }  // namespace

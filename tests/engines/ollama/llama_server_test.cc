@@ -1,6 +1,6 @@
 // Ollama from v0.30.0 (the default, v0.32.15) starts llama-server
 // (llm/llama_server.go) and leaves the layers to llama.cpp's --fit
-// (src/engines/ollama/plan.cc, fit_layers), on the golden GGUFs
+// (src/engines/ollama/llama_server.cc, fit_layers), on the golden GGUFs
 // (tests/golden/models/make_models.py). llama-dense: 4 blocks, 2 KV heads
 // of 16, so K + V = 64 f16 elements = 128 B a layer a cell; num_ctx 4096
 // x 8 sequences = 32,768 cells: 4,194,304 B of KV a block. qwen3moe has
