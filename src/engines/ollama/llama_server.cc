@@ -41,7 +41,8 @@ Status apply_llama_server(const ModelSpec& /*spec*/, const OllamaDecisions& d, L
 }
 
 // llama.cpp's --fit (common/fit.cpp, common_params_fit_impl; llama.cpp
-// #16653, read at ggml-org/llama.cpp 08033df), for a run that gives no
+// #16653, read at ggml-org/llama.cpp 08033df, the stored tree: not
+// checked line by line against b10488's), for a run that gives no
 // -ngl. Each GPU's target is its free memory less kFitTargetBytes.
 //  1. Every layer offloaded at the default split keeps every target: no change.
 //  2. The context: Ollama's -c is the user's, which --fit leaves alone.
