@@ -134,13 +134,17 @@ std::vector<SchedulerGpu> scheduler_gpus(const PreparedRequest& p) {
 }
 
 Result<OllamaDecisions> plan_load(const OllamaRequest& given, PreparedRequest& p) {
+  if (!given.machine_gpus.empty()) p.llamacpp_settings.placement.gpus = given.machine_gpus;
   const std::vector<SchedulerGpu> gpus = scheduler_gpus(p);
   OllamaDecisions d = decide_defaults(given, *p.model, gpus);
   LlamaCppSettings& s = p.llamacpp_settings;
   if (d.runner == OllamaRunner::kLlamaServer) {
     if (Status st = apply_llama_server(p.model->spec, d, s); !st) return st.error();
+    // A load planned before (fit's tries reuse the request) leaves its
+    // --fit choice here; the profile takes no -ot of the user's.
     s.placement.n_gpu_layers = std::nullopt;
     s.placement.tensor_split.clear();
+    s.placement.overrides.clear();
     if (gpus.empty()) return d;
     if (d.single_gpu && *d.single_gpu < s.placement.gpus.size()) {
       s.placement.gpus = {s.placement.gpus[*d.single_gpu]};

@@ -234,11 +234,13 @@ class OllamaProfile final : public ollama::OllamaCommands {
     // The GPUs and the tensor list as llama.cpp's profile reads them; a
     // model with GPUs is reopened with its tensors there.
     if (Status s = llamacpp_profile().resolve_host(r, context, p); !s) return s;
-    const OllamaRequest given = std::any_cast<OllamaRequest>(p.engine_settings);
+    OllamaRequest given = std::any_cast<OllamaRequest>(p.engine_settings);
     if (given.gpus_free) {
       p.llamacpp_settings.placement.gpus = *given.gpus_free;
       p.llamacpp_settings.placement.unified = false;
     }
+    // Every GPU, which a llama-server load may narrow to one (plan.cc).
+    given.machine_gpus = p.llamacpp_settings.placement.gpus;
     if (p.model->tensors.empty() && p.model->weights.source == WeightsSource::kGgufHeader) {
       Result<std::shared_ptr<const Model>> model = context.open_model(r.model, {.keep_tensors = true});
       if (!model) return model.error();

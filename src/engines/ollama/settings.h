@@ -42,6 +42,10 @@ struct OllamaRequest {
   // "inference compute" line's compute=: "gfx1102", "8.6"); nullopt: not
   // known. An RDNA3 GPU's own-engine graph adds its products' pool.
   std::optional<std::string> gpu_arch;
+  // The machine's GPUs as resolved (profile.cc): plan_load starts from
+  // them, since a llama-server load may narrow the request's list to one
+  // GPU and fit's tries reuse that request. Empty: the request's list.
+  std::vector<LlamaCppGpu> machine_gpus;
 };
 
 // The defaults of api.DefaultOptions() and envconfig.
