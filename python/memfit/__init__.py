@@ -310,9 +310,9 @@ ollama's own, refused under another engine:
   ollama_gpu_arch (str; --ollama-gpu-arch)
       the GPUs' architecture as Ollama's discovery prints it (compute=gfx1102,
       8.6)
-  ollama_version (str, default v0.24.0; --ollama-version)
-      the Ollama release whose rules decide, v0.1.0 to v0.24.0 (default: the
-      pinned v0.24.0)
+  ollama_version (str, default v0.32.15; --ollama-version)
+      the Ollama release whose rules decide, v0.1.0 to v0.24.0 or v0.30.0 to
+      v0.32.15 (default: the newest read, v0.32.15)
 (end of the generated field list)
 """
 

@@ -87,7 +87,8 @@ std::optional<ollama::OllamaRelease> release_of(const RuntimeLog& log) {
 constexpr std::string_view kLastOneCacheRelease = "v0.11.4";
 
 Status apply_release(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
-  if (const std::optional<ollama::OllamaRelease> release = release_of(log)) {
+  if (const std::optional<ollama::OllamaRelease> release = release_of(log);
+      release && !ollama::starts_llama_server(*release)) {
     return set_field(r, "ollama_version", ollama::to_string(*release));
   }
   // A log that names no release but whose runner kept one cache for every
@@ -98,12 +99,15 @@ Status apply_release(const RuntimeLog& log, EstimateRequest& r, std::vector<std:
                                 kLastOneCacheRelease));
     return set_field(r, "ollama_version", std::string(kLastOneCacheRelease));
   }
+  // The log's runner is one of Ollama's own (a llama-server run is priced
+  // by the llama.cpp pricer): the last release with them prices it, not
+  // the profile's default (v0.32.15 starts llama-server).
   notes.push_back(log.version.empty()
                       ? "Ollama's version is not in the log: the pinned v0.24.0's rules price it"
-                      : fmt::format("Ollama {}: not a release memfit reads (v0.1.0 to v0.24.0); the "
-                                    "pinned v0.24.0's rules price it",
+                      : fmt::format("Ollama {}: not a release memfit reads with its own runners (v0.1.0 "
+                                    "to v0.24.0); the pinned v0.24.0's rules price it",
                                     escape_untrusted(log.version)));
-  return Status::Ok();
+  return set_field(r, "ollama_version", ollama::to_string(ollama::kPinnedRelease));
 }
 
 Status as_ollama(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {

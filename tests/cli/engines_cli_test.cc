@@ -28,8 +28,8 @@ TEST(EnginesCli, ListsEachEnginesReleasesAndWhereTheyDiffer) {
   EXPECT_NE(r.out.find("    before b5913: one KV stream for every sequence, as --kv-unified "
                        "(#14363 gave each sequence its own)\n"),
             std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  --ollama-version (JSON ollama_version): default the pinned release "
-                       "v0.24.0: "),
+  EXPECT_NE(r.out.find("  --ollama-version (JSON ollama_version): default the newest release "
+                       "read, v0.32.15: "),
             std::string::npos) << r.out;
   EXPECT_NE(r.out.find("    before v0.11.5: its llama.cpp (before b5424) keeps one KV cache for "
                        "every sequence (kv_size = num_ctx x parallel, the attention over all of "
@@ -93,8 +93,11 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
     if (e["name"] == "ollama") {
       EXPECT_EQ(e["versions"]["field"], "ollama_version");
       // Oldest first, by the last release each covers.
-      // 17: v0.12.7's reserved mask (the own engine's graph) is the last added.
-      EXPECT_EQ(e["versions"]["differences"].size(), 17u);
+      // 19: llama-server from v0.30.0 and its older builds to v0.32.14 are
+      // the last added.
+      EXPECT_EQ(e["versions"]["differences"].size(), 19u);
+      EXPECT_EQ(e["versions"]["differences"][17]["releases"], "before v0.30.0");
+      EXPECT_EQ(e["versions"]["differences"][18]["releases"], "v0.30.0 to v0.32.14");
       EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before v0.1.30");
       EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before v0.1.32");
       EXPECT_EQ(e["versions"]["differences"][8]["releases"], "before v0.11.5");

@@ -49,7 +49,7 @@ TEST(NglRuleCli, OutputLayerFirstFromB7591) {
 TEST(NglRuleCli, TheLastBlocksFirstBeforeB7591AndInOllama) {
   const std::vector<std::vector<std::string>> runs = {
       {"--engine", "llamacpp", "-ngl", "2", "--llamacpp-version", "b7590"},
-      {"--engine", "ollama", "--num-gpu", "2"}};
+      {"--engine", "ollama", "--num-gpu", "2", "--ollama-version", "0.24.0"}};
   for (const std::vector<std::string>& args : runs) {
     const Json d = devices(args);
     ASSERT_EQ(d.size(), 2u) << d.dump(1);
@@ -61,6 +61,18 @@ TEST(NglRuleCli, TheLastBlocksFirstBeforeB7591AndInOllama) {
     EXPECT_EQ(d[1]["output_layer"], true) << args[1];
     EXPECT_EQ(d[1]["model_bytes"], 77568u) << args[1];
   }
+}
+
+TEST(NglRuleCli, OllamasLlamaServerOffloadsTheOutputLayerFirst) {
+  // From v0.30.0 (the default, v0.32.15 at b10488) Ollama passes num_gpu
+  // to llama-server as -ngl, whose build is past b7591: the output layer
+  // and the last block on the GPU, as llama.cpp's own -ngl 2.
+  const Json d = devices({"--engine", "ollama", "--num-gpu", "2"});
+  ASSERT_EQ(d.size(), 2u) << d.dump(1);
+  EXPECT_EQ(d[0]["blocks"], 1);
+  EXPECT_EQ(d[0]["output_layer"], true);
+  EXPECT_EQ(d[1]["blocks"], 3);
+  EXPECT_EQ(d[1]["model_bytes"], 81152u);
 }
 
 }  // namespace

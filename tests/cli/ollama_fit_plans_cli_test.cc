@@ -34,7 +34,10 @@ const std::string kQwen3_8B = std::string(MEMFIT_SOURCE_DIR) + "/tests/data/corp
 testing::CommandResult fit(std::vector<std::string> extra) {
   std::vector<std::string> args = {"fit",          "-m",           kQwen3_8B, "--engine", "ollama",
                                    "--quant",      "Q4_K_M",       "--gpu",   "rtx4060",  "--num-ctx",
-                                   "32768",        "--host-bandwidth", "60",  "--solve",  "num-gpu"};
+                                   "32768",        "--host-bandwidth", "60",  "--solve",  "num-gpu",
+                                   // the last blocks first: v0.24.0's runner (llama-server from v0.30.0
+                                   // offloads the output layer first)
+                                   "--ollama-version", "0.24.0"};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_memfit(args);
 }
@@ -101,6 +104,21 @@ TEST(OllamaFitPlansCli, NumCtxRanksNothing) {
                                          "--gpu", "rtx4060", "--solve", "num-ctx", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(Json::parse(r.out).contains("plans_by_speed"));
+}
+
+TEST(OllamaFitPlansCli, NumCtxIsNotAnsweredByLayersWhoseExpertsStayOnTheHost) {
+  // Qwen3-30B-A3B as Q4_K_M is 17.28 GiB of weights; an RTX 4060 has
+  // 8188 MiB. At v0.32.15 llama.cpp's --fit offloads all 49 layers with
+  // most layers' experts on the host ("overflowing"), which is not every
+  // layer on the GPU: no num_ctx answers. A 4090 (24 GiB) holds them all
+  // whole at the trained 40,960.
+  const std::string kMoe = std::string(MEMFIT_SOURCE_DIR) + "/tests/data/corpus/qwen3_moe/Qwen3-30B-A3B";
+  testing::CommandResult small = run_memfit(
+      {"fit", "-m", kMoe, "--engine", "ollama", "--quant", "Q4_K_M", "--gpu", "rtx4060", "--solve", "num-ctx"});
+  EXPECT_NE(small.out.find("no num_ctx fits"), std::string::npos) << small.out << small.err;
+  testing::CommandResult large = run_memfit(
+      {"fit", "-m", kMoe, "--engine", "ollama", "--quant", "Q4_K_M", "--gpu", "rtx4090", "--solve", "num-ctx"});
+  EXPECT_NE(large.out.find("num_ctx 40960: the largest"), std::string::npos) << large.out << large.err;
 }
 
 }  // namespace

@@ -72,13 +72,74 @@ void decide_attention(const Model& model, OllamaDecisions& d) {
   d.kv_type = asked;
 }
 
+// llm/llama_server.go (v0.30.0 to v0.32.15): the flags Ollama passes
+// llama-server. --flash-attn on|off when OLLAMA_FLASH_ATTENTION is set,
+// else auto (off on a GPU ml.FlashAttentionSupported refuses: CUDA below
+// compute 6.0 or 7.2, which memfit's GPUs are not); --cache-type-k/-v
+// OLLAMA_KV_CACHE_TYPE as given (llama.cpp decides what a quantized V
+// needs); -b/-ub num_batch: the request's, an embedding model's
+// min(2048, num_ctx) x ... (DefaultEmbeddingNumBatchForContext, at most
+// the cells: embeddingBatchSize), else server/sched.go's automatic batch
+// (releases.h); --load-mode none for use_mmap false (mmap otherwise).
+void decide_llama_server(const Model& model, const std::vector<SchedulerGpu>& gpus, OllamaDecisions& d) {
+  const OllamaRequest& g = d.given;
+  d.flash_attn = !g.flash_attention ? FlashAttn::kAuto : *g.flash_attention ? FlashAttn::kOn : FlashAttn::kOff;
+  d.kv_type = g.kv_cache_type.value_or(GgmlType::kF16);
+  d.mmap = g.use_mmap.value_or(true);
+  const uint64_t cells = (CheckedBytes(d.context.num_ctx) * d.parallel).saturated();
+  const ModelGeometry& geo = model.spec.geometry;
+  const uint64_t file_bytes = model.gguf ? model.gguf->file_bytes : model.weights.bytes;
+  const uint64_t predicted =
+      predicted_server_bytes(file_bytes, model.spec.layers.size(), geo.kv_heads, geo.hidden, geo.heads, cells);
+  // server/sched.go selectLlamaServerPlacement: with several GPUs, no
+  // num_gpu 0 and OLLAMA_SCHED_SPREAD unset, the GPU with the most free
+  // memory of those whose 80 % holds the prediction runs it alone
+  // (--main-gpu 0 over that GPU); else every GPU (one library's).
+  d.single_gpu.reset();
+  if (gpus.size() > 1 && g.num_gpu.value_or(1) != 0 && !g.sched_spread && predicted > 0) {
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      if (predicted > (CheckedBytes(gpus[i].free_bytes) * 80).saturated() / 100) continue;
+      if (!d.single_gpu || gpus[i].free_bytes > gpus[*d.single_gpu].free_bytes) d.single_gpu = i;
+    }
+  }
+  if (g.num_batch) {
+    d.num_batch = std::max<uint64_t>(*g.num_batch, 1);
+  } else if (d.embedding) {
+    d.num_batch = std::min<uint64_t>({2048, d.context.num_ctx, cells});
+  } else {
+    AutoBatchInputs in;
+    in.cells = cells;
+    in.predicted_bytes = predicted;
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      if (d.single_gpu && i != *d.single_gpu) continue;
+      const SchedulerGpu& gpu = gpus[i];
+      in.available_bytes = (CheckedBytes(in.available_bytes) + gpu.free_bytes).saturated();
+      if (gpu.device.starts_with("cuda")) {
+        in.cuda = true;
+        in.small_cuda = in.small_cuda || std::min(gpu.free_bytes, gpu.total_bytes) <= (uint64_t{8} << 30);
+      }
+    }
+    in.flash_attention_off = d.flash_attn == FlashAttn::kOff;
+    d.num_batch = automatic_generation_batch(in);
+  }
+}
+
 }  // namespace
 
 std::string_view to_string(OllamaRunner runner) {
-  return runner == OllamaRunner::kLlama ? "llama.cpp" : "ollama";
+  switch (runner) {
+    case OllamaRunner::kLlama:
+      return "llama.cpp";
+    case OllamaRunner::kOllama:
+      return "ollama";
+    case OllamaRunner::kLlamaServer:
+      return "llama-server";
+  }
+  return "llama.cpp";
 }
 
 OllamaRunner runner_for(std::string_view architecture, const OllamaRelease& release) {
+  if (starts_llama_server(release)) return OllamaRunner::kLlamaServer;
   return ollama_engine_required(architecture, release) ? OllamaRunner::kOllama : OllamaRunner::kLlama;
 }
 
@@ -98,7 +159,7 @@ ContextChoice choose_context(const OllamaRequest& given, const std::vector<Sched
   } else if (given.context_length) {
     c.num_ctx = *given.context_length;
     c.source = "OLLAMA_CONTEXT_LENGTH";
-  } else if (const std::optional<uint64_t> fixed = default_context(given.release.value_or(kPinnedRelease))) {
+  } else if (const std::optional<uint64_t> fixed = default_context(given.release.value_or(kNewestRelease))) {
     c.num_ctx = *fixed;
     c.source = "the release's default";
   } else {
@@ -119,7 +180,7 @@ OllamaDecisions decide_defaults(const OllamaRequest& given, const Model& model,
                                 const std::vector<SchedulerGpu>& gpus) {
   OllamaDecisions d;
   d.given = given;
-  d.release = given.release.value_or(kPinnedRelease);
+  d.release = given.release.value_or(kNewestRelease);
   // A config's model_type read as the GGUF architecture Ollama lists.
   const std::string_view arch = ollama_architecture(model.spec.model_type);
   d.runner = runner_for(arch, d.release);
@@ -140,6 +201,12 @@ OllamaDecisions decide_defaults(const OllamaRequest& given, const Model& model,
   if (d.parallel > 1 && (is_embedding(model) || listed(kOneSequenceFamilies, arch))) {
     d.parallel = 1;
     d.parallel_forced_one = true;
+  }
+  d.embedding = is_embedding(model);
+  if (d.runner == OllamaRunner::kLlamaServer) {
+    decide_llama_server(model, gpus, d);
+    d.total_layers = model.spec.layers.size() + 1;
+    return d;
   }
   d.num_batch = std::min(given.num_batch.value_or(kDefaultNumBatch), d.context.num_ctx);
   decide_attention(model, d);

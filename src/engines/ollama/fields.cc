@@ -246,14 +246,15 @@ constexpr RequestField kOllamaFields[] = {
         {.name = kVersion,
          .flags = "--ollama-version",
          .engine = "ollama",
-         .help = "the Ollama release whose rules decide, v0.1.0 to v0.24.0 (default: the pinned "
-                 "v0.24.0)",
+         .help = "the Ollama release whose rules decide, v0.1.0 to v0.24.0 or v0.30.0 to v0.32.15 "
+                 "(default: the newest read, v0.32.15)",
          .type = FieldType::kText,
-         .default_text = "v0.24.0",
+         .default_text = "v0.32.15",
          .example = "0.5.7",
-         .doc = "the release tag (`0.5.7`, `v0.24.0`) whose rules decide: its defaults, which "
-                "runner loads the architecture and its llama.cpp runner's vendored llama.cpp (one "
-                "KV cache for every sequence before v0.11.5); docs/engine-ollama.md, \"Releases\""}),
+         .doc = "the release tag (`0.5.7`, `v0.32.15`) whose rules decide: its defaults, which "
+                "runner loads the architecture (llama-server from v0.30.0, its layers by llama.cpp's "
+                "`--fit`) and the llama.cpp build it runs (one KV cache for every sequence before "
+                "v0.11.5); docs/engine-ollama.md, \"Releases\""}),
 };
 
 // The text of `name` in `r`, parsed by `parse`; nullopt when not given.

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "engines/ollama/fit_plans.h"
 #include "engines/ollama/plan.h"
 #include "engines/shared/largest_fitting.h"
@@ -22,6 +24,12 @@ namespace {
 // GPUs, every layer is on them.
 bool answers(const Priced& priced, bool all_layers) {
   if (!priced.estimate.fits) return false;
+  // llama.cpp's --fit (v0.30.0 on) may offload every layer with some
+  // layers' experts on the host ("overflowing"): not every layer whole.
+  const std::vector<uint64_t>& overflowing = priced.decisions.overflowing_per_gpu;
+  if (all_layers && std::any_of(overflowing.begin(), overflowing.end(), [](uint64_t n) { return n > 0; })) {
+    return false;
+  }
   return !all_layers || priced.decisions.gpu_layers == priced.decisions.total_layers ||
          priced.decisions.layers_per_gpu.empty();
 }

@@ -3,12 +3,14 @@
 // n_batch = num_batch x parallel, n_ubatch = num_batch (llama/llama.go,
 // NewContextParams; older releases' in releases.h), the llama.cpp build
 // its release vendors, the KV type and flash attention decided, and the
-// scheduler's layers per GPU as -ngl and the split.
+// scheduler's layers per GPU as -ngl and the split. From v0.30.0 the run
+// is llama-server's, its flags and layers set by llama_server.h.
 #include "engines/ollama/plan.h"
 
 #include <fmt/format.h>
 
 #include "engines/llamacpp/parts.h"
+#include "engines/ollama/llama_server.h"
 #include "engines/ollama/engine_cache.h"
 #include "engines/ollama/releases.h"
 #include "engines/llamacpp/speed_plan.h"
@@ -132,9 +134,30 @@ std::vector<SchedulerGpu> scheduler_gpus(const PreparedRequest& p) {
 }
 
 Result<OllamaDecisions> plan_load(const OllamaRequest& given, PreparedRequest& p) {
+  if (!given.machine_gpus.empty()) p.llamacpp_settings.placement.gpus = given.machine_gpus;
   const std::vector<SchedulerGpu> gpus = scheduler_gpus(p);
   OllamaDecisions d = decide_defaults(given, *p.model, gpus);
   LlamaCppSettings& s = p.llamacpp_settings;
+  if (d.runner == OllamaRunner::kLlamaServer) {
+    if (Status st = apply_llama_server(p.model->spec, d, s); !st) return st.error();
+    // A load planned before (fit's tries reuse the request) leaves its
+    // --fit choice here; the profile takes no -ot of the user's.
+    s.placement.n_gpu_layers = std::nullopt;
+    s.placement.tensor_split.clear();
+    s.placement.overrides.clear();
+    if (gpus.empty()) return d;
+    if (d.single_gpu && *d.single_gpu < s.placement.gpus.size()) {
+      s.placement.gpus = {s.placement.gpus[*d.single_gpu]};
+    }
+    if (given.num_gpu) {
+      // -ngl num_gpu (0: the host alone), llama.cpp's default split.
+      s.placement.n_gpu_layers = *given.num_gpu;
+      d.gpu_layers = std::min(*given.num_gpu, d.total_layers);
+      return d;
+    }
+    if (Status st = fit_layers(*p.model, p.budget, s, d); !st) return st.error();
+    return d;
+  }
   apply_context(d, s);
   // The own engine's sliding-window cells (engine_cache.h), priced by the
   // llama.cpp rules on the model's layers as Ollama sizes them.
@@ -188,7 +211,7 @@ std::string launch_command(const OllamaDecisions& d, std::string_view model_path
 
 nlohmann::ordered_json decisions_to_json(const OllamaDecisions& d, const std::vector<SchedulerGpu>& gpus) {
   nlohmann::ordered_json per_gpu = nlohmann::ordered_json::array();
-  for (size_t i = 0; i < gpus.size() && i < d.layers_per_gpu.size(); ++i) {
+  for (size_t i = 0; i < gpus.size() && i < d.layers_per_gpu.size() && i < d.estimate_weights_bytes.size(); ++i) {
     per_gpu.push_back({{"device", gpus[i].device},
                        {"layers", d.layers_per_gpu[i]},
                        {"weights_bytes", d.estimate_weights_bytes[i]},
@@ -209,6 +232,10 @@ nlohmann::ordered_json decisions_to_json(const OllamaDecisions& d, const std::ve
           {"total_layers", d.total_layers},
           {"graph_partial_bytes", d.graph_partial_bytes},
           {"graph_full_bytes", d.graph_full_bytes},
+          {"layers_by", d.runner != OllamaRunner::kLlamaServer ? "scheduler"
+                        : d.fit_placed                         ? "llama.cpp --fit"
+                        : d.given.num_gpu                      ? "num_gpu"
+                                                               : "none"},
           {"scheduler", std::move(per_gpu)}};
 }
 
@@ -218,6 +245,21 @@ std::string render_decisions_text(const OllamaDecisions& d, const std::vector<Sc
       "attention {}, KV {}\n",
       to_string(d.release), to_string(d.runner), d.context.num_ctx, d.context.source, d.parallel, d.context.num_ctx * d.parallel,
       d.num_batch, to_string(d.flash_attn), ggml_type_traits(d.kv_type).name);
+  if (!gpus.empty() && d.runner == OllamaRunner::kLlamaServer) {
+    if (!d.fit_placed) {
+      return text + fmt::format("llama-server: -ngl {} (num_gpu): {}/{} layers on the GPUs, llama.cpp's split\n",
+                                *d.given.num_gpu, d.gpu_layers, d.total_layers);
+    }
+    text += fmt::format("llama-server --fit: {}/{} layers on the GPUs (each GPU's free memory less {} MiB)",
+                        d.gpu_layers, d.total_layers, kFitTargetBytes >> 20);
+    for (size_t i = 0; i < gpus.size() && i < d.layers_per_gpu.size(); ++i) {
+      text += fmt::format("; {} {}", gpus[i].device, d.layers_per_gpu[i]);
+      if (i < d.overflowing_per_gpu.size() && d.overflowing_per_gpu[i] > 0) {
+        text += fmt::format(" ({} overflowing)", d.overflowing_per_gpu[i]);
+      }
+    }
+    return text + "\n";
+  }
   if (!gpus.empty()) {
     text += fmt::format("scheduler: {}/{} layers on the GPUs", d.gpu_layers, d.total_layers);
     for (size_t i = 0; i < gpus.size() && i < d.layers_per_gpu.size(); ++i) {

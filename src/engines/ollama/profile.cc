@@ -184,12 +184,12 @@ class OllamaProfile final : public ollama::OllamaCommands {
   // request path gives a model of Ollama's store this engine
   // (request.cc, with_store_defaults).
   std::string_view default_for_text() const override { return "models of Ollama's store (ollama:NAME)"; }
-  std::string_view release() const override { return "Ollama v0.24.0"; }
+  std::string_view release() const override { return "Ollama v0.32.15"; }
   EngineVersions versions() const override {
     return {.field = "ollama_version",
-            .default_text = "the pinned release v0.24.0: the VRAM tier's num_ctx, one sequence, "
-                            "llama.cpp's runner with a stream per sequence and flash attention "
-                            "auto, Ollama's own engine for the architectures it lists",
+            .default_text = "the newest release read, v0.32.15: the VRAM tier's num_ctx, one "
+                            "sequence, llama-server at b10488 with a stream per slot, flash "
+                            "attention auto and the automatic num_batch, the layers by llama.cpp's --fit",
             .differences = ollama::release_differences()};
   }
   // Its llama.cpp runner's n_ctx_train: the GGUF's context_length, rope
@@ -226,15 +226,21 @@ class OllamaProfile final : public ollama::OllamaCommands {
     // Ollama's llama runner repacks no weights: its logs print the host's
     // model buffer with no CPU_REPACK one, for Q4_0 and Q4_K files on AVX2
     // and AVX-512 hosts (docs/engine-ollama.md, "Validation").
-    p.llamacpp_settings.repack = RepackCpu::kNone;
+    // From v0.30.0 the run is llama-server's, which repacks as llama.cpp does.
+    const OllamaRequest asked = std::any_cast<OllamaRequest>(p.engine_settings);
+    if (!ollama::starts_llama_server(asked.release.value_or(ollama::kNewestRelease))) {
+      p.llamacpp_settings.repack = RepackCpu::kNone;
+    }
     // The GPUs and the tensor list as llama.cpp's profile reads them; a
     // model with GPUs is reopened with its tensors there.
     if (Status s = llamacpp_profile().resolve_host(r, context, p); !s) return s;
-    const OllamaRequest given = std::any_cast<OllamaRequest>(p.engine_settings);
+    OllamaRequest given = std::any_cast<OllamaRequest>(p.engine_settings);
     if (given.gpus_free) {
       p.llamacpp_settings.placement.gpus = *given.gpus_free;
       p.llamacpp_settings.placement.unified = false;
     }
+    // Every GPU, which a llama-server load may narrow to one (plan.cc).
+    given.machine_gpus = p.llamacpp_settings.placement.gpus;
     if (p.model->tensors.empty() && p.model->weights.source == WeightsSource::kGgufHeader) {
       Result<std::shared_ptr<const Model>> model = context.open_model(r.model, {.keep_tensors = true});
       if (!model) return model.error();
@@ -295,6 +301,9 @@ class OllamaProfile final : public ollama::OllamaCommands {
   static std::string head_text(const Model& model, const OllamaDecisions& d) {
     if (d.runner == ollama::OllamaRunner::kLlama) {
       return " (engine ollama, llama.cpp runner: buffers by llama.cpp's rules)";
+    }
+    if (d.runner == ollama::OllamaRunner::kLlamaServer) {
+      return " (engine ollama, llama-server: buffers by llama.cpp's rules)";
     }
     if (ollama::mirrors_engine_graph(model.spec)) {
       return " (engine ollama, its own engine: cache and graph by its rules)";

@@ -117,6 +117,12 @@ constexpr ReleaseDifference kDifferences[] = {
     {"v0.6.7 to v0.15.4", "num_ctx 4096 unless given (the VRAM tier from v0.15.5)"},
     {"v0.6.0 to v0.23.4", "Ollama's own engine for fewer architectures, those its tag lists "
                           "(gemma3 from v0.6.0, qwen3 from v0.12.0, ...: KV.OllamaEngineRequired)"},
+    {"before v0.30.0", "Ollama's own runners load the model (llama.cpp's runner at its vendored "
+                       "build, n_batch num_batch x parallel, embeddings beside the logits, full-size "
+                       "windows; or its own engine) and its scheduler places the layers; from v0.30.0 "
+                       "llama-server at the release's LLAMA_CPP_VERSION, the layers by llama.cpp's --fit"},
+    {"v0.30.0 to v0.32.14", "llama-server at an older LLAMA_CPP_VERSION build (b9452 at v0.30.0 to "
+                            "b10434 at v0.32.14; v0.32.15's is b10488)"},
 };
 
 }  // namespace
@@ -152,12 +158,11 @@ Result<OllamaRelease> parse_ollama_release(std::string_view text) {
   auto refuse = [&](std::string_view why) -> Error {
     return Error::usage("ollama_version", fmt::format("{}: {}", quote_untrusted(text), why));
   };
-  if (!r) return refuse("expected a release tag, e.g. 0.5.7 or v0.24.0");
-  if (*r > kPinnedRelease) {
-    return refuse("from v0.30.0 Ollama starts llama-server itself: price that run with --engine "
-                  "llamacpp; releases v0.1.0 to v0.24.0 are read");
+  if (!r) return refuse("expected a release tag, e.g. 0.5.7 or v0.32.15");
+  if (*r < kOldestRelease || *r > kNewestRelease || (*r > kPinnedRelease && *r < kFirstLlamaServerRelease)) {
+    return refuse("releases v0.1.0 to v0.24.0 and v0.30.0 to v0.32.15 are read (v0.24.0 was followed "
+                  "by v0.30.0)");
   }
-  if (*r < kOldestRelease) return refuse("releases v0.1.0 to v0.24.0 are read");
   return *r;
 }
 
@@ -187,6 +192,7 @@ std::string to_string(const OllamaRelease& release) {
 }
 
 std::optional<uint64_t> vendored_llamacpp_build(const OllamaRelease& release) {
+  if (starts_llama_server(release)) return llama_server_build(to_string(release));
   if (release < v(0, 1, 30)) return kBeforeGraphInputsBuild;
   if (release < v(0, 1, 32)) return kBeforeOutputPerSeqBuild;
   if (release < v(0, 11, 5)) return kBeforeSwaWindowBuild;
@@ -211,8 +217,12 @@ std::string_view ollama_architecture(std::string_view model_type) {
   return model_type;
 }
 
+bool starts_llama_server(const OllamaRelease& release) { return release >= kFirstLlamaServerRelease; }
+
 bool ollama_engine_required(std::string_view architecture, const OllamaRelease& release) {
-  return listed_in(kOllamaEngine, architecture, release);
+  // From v0.30.0 llm/server.go starts llama-server for every GGUF model:
+  // fs/ggml still defines KV.OllamaEngineRequired, but nothing reads it.
+  return !starts_llama_server(release) && listed_in(kOllamaEngine, architecture, release);
 }
 
 bool flash_attention_by_default(std::string_view architecture, const OllamaRelease& release) {
@@ -265,11 +275,41 @@ RunnerBatch runner_batch(const OllamaRelease& release, uint64_t num_batch, uint6
   constexpr uint64_t kLlamaCppDefaultUbatch = 512;  // llama_context_default_params
   const uint64_t batch = std::max<uint64_t>(num_batch, 1);
   const uint64_t per_step = (CheckedBytes(batch) * std::max<uint64_t>(parallel, 1)).saturated();
+  // llm/llama_server.go appendBatchArgs: -b num_batch -ub num_batch.
+  if (starts_llama_server(release)) return {batch, batch};
   if (release >= v(0, 13, 3)) return {per_step, batch};
   const uint64_t n_batch = release >= v(0, 4, 0) ? per_step : batch;
   return {n_batch, std::min(n_batch, kLlamaCppDefaultUbatch)};
 }
 
 std::span<const ReleaseDifference> release_differences() { return kDifferences; }
+
+uint64_t predicted_server_bytes(uint64_t file_bytes, uint64_t blocks, uint64_t kv_heads_min,
+                                uint64_t embedding, uint64_t heads_max, uint64_t cells) {
+  // llm/llama_server.go PredictServerVRAM: "a rough KV cache estimate",
+  // f16 K and V over every block, the head width n_embd / n_head (Go's
+  // integer division; 0 without heads), at least one KV head.
+  const uint64_t head_width = heads_max > 0 ? embedding / heads_max : 0;
+  const CheckedBytes cache = CheckedBytes(2) * blocks * std::max<uint64_t>(kv_heads_min, 1) * head_width * cells * 2;
+  return (cache + file_bytes).saturated();
+}
+
+uint64_t automatic_generation_batch(const AutoBatchInputs& in) {
+  constexpr uint64_t kDefault = 512, kConstrained = 256, kMedium = 1024, kLarge = 2048;
+  if (in.flash_attention_off && in.cuda) return in.cells > 4096 && in.small_cuda ? kConstrained : kDefault;
+  uint64_t batch = in.cells > 32768 ? kLarge : in.cells > 4096 ? kMedium : kDefault;
+  // generationBatchFits: no prediction or no free memory fits any batch.
+  const auto fits = [&](uint64_t b) {
+    if (in.predicted_bytes == 0 || in.available_bytes == 0) return true;
+    const uint64_t threshold = (CheckedBytes(in.available_bytes) * 80).saturated() / 100;
+    if (in.predicted_bytes > threshold) return false;
+    const uint64_t headroom_percent = b >= kLarge ? 60 : b >= kMedium ? 75 : 100;
+    if (in.predicted_bytes > (CheckedBytes(in.available_bytes) * headroom_percent).saturated() / 100) return false;
+    const uint64_t surcharge = b >= kLarge ? uint64_t{2} << 30 : b >= kMedium ? uint64_t{768} << 20 : 0;
+    return surcharge <= threshold - in.predicted_bytes;
+  };
+  while (batch > kDefault && !fits(batch)) batch = batch > kMedium ? kMedium : kDefault;
+  return batch;
+}
 
 }  // namespace memfit::ollama

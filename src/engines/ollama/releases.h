@@ -22,14 +22,25 @@ struct OllamaRelease {
   auto operator<=>(const OllamaRelease&) const = default;
 };
 
-// The pinned release: every rule without a release is v0.24.0's.
+// The last release whose own runners and scheduler load a GGUF model
+// (llama.cpp's runner or Ollama's own engine): the rules of its scheduler,
+// graph and caches are v0.24.0's wherever older releases name no rule of
+// their own.
 inline constexpr OllamaRelease kPinnedRelease{0, 24, 0};
+// The first release that starts llama.cpp's llama-server itself for every
+// GGUF model ("runner: Remove CGO engines, use llama-server exclusively for
+// GGML models", #16031): llm/llama_server.go's flags, llama.cpp's --fit
+// placing the layers. v0.24.0 was followed by v0.30.0 (no tag between).
+inline constexpr OllamaRelease kFirstLlamaServerRelease{0, 30, 0};
+// The newest release read, the default (docs/engine-ollama.md, "Releases").
+inline constexpr OllamaRelease kNewestRelease{0, 32, 15};
 // The oldest release read: v0.1.0 (the 0.0.x releases ran llama.cpp's
 // server binary with rules of their own).
 inline constexpr OllamaRelease kOldestRelease{0, 1, 0};
 
-// "0.5.7" or "v0.24.0" (a "-rc1" suffix read as its release): kUsage
-// naming ollama_version outside v0.1.0 to v0.24.0 or not a tag.
+// "0.5.7" or "v0.32.15" (a "-rc1" suffix read as its release): kUsage
+// naming ollama_version outside v0.1.0 to v0.24.0 and v0.30.0 to v0.32.15,
+// or not a tag.
 Result<OllamaRelease> parse_ollama_release(std::string_view text);
 std::string to_string(const OllamaRelease& release);  // "v0.5.7"
 
@@ -46,6 +57,34 @@ std::optional<uint64_t> vendored_llamacpp_build(const OllamaRelease& release);
 // file, for a release tag ("0.30.10", "v0.32.5") v0.30.0 to v0.32.15;
 // nullopt for an older release, one not read, or text that is no tag.
 std::optional<uint64_t> llama_server_build(std::string_view version);
+
+// The release starts llama-server (from v0.30.0) in place of its runners.
+bool starts_llama_server(const OllamaRelease& release);
+
+// num_batch when neither the request nor the Modelfile gives one, for a
+// generation model under llama-server (server/sched.go,
+// automaticGenerationBatch, v0.30.0 to v0.32.15): with flash attention
+// off on a CUDA GPU, 256 past 4096 cells on a CUDA GPU of at most 8 GiB,
+// else 512; otherwise 2048 past 32768 cells, 1024 past 4096, else 512,
+// each lowered (2048 -> 1024 -> 512) while Ollama's prediction
+// (`predicted_bytes`, llm.PredictServerVRAM) is past 80 % of the GPUs'
+// free memory, past 60 % (2048) or 75 % (1024) of it, or leaves less than
+// the batch's surcharge (2 GiB, 768 MiB) under the 80 %.
+struct AutoBatchInputs {
+  uint64_t cells = 0;            // num_ctx (at most the trained context) x parallel
+  uint64_t predicted_bytes = 0;  // the file's bytes + its f16 cache (predicted_server_bytes)
+  uint64_t available_bytes = 0;  // the GPUs' free memory, summed
+  bool flash_attention_off = false;
+  bool cuda = false;                 // a CUDA GPU among them
+  bool small_cuda = false;           // a CUDA GPU of at most 8 GiB
+};
+uint64_t automatic_generation_batch(const AutoBatchInputs& in);
+
+// llm.PredictServerVRAM (v0.30.0 to v0.32.15): the model file's bytes and
+// 2 (K, V) x blocks x the fewest KV heads x (n_embd / the most heads) x
+// `cells` x 2 bytes; saturating.
+uint64_t predicted_server_bytes(uint64_t file_bytes, uint64_t blocks, uint64_t kv_heads_min,
+                                uint64_t embedding, uint64_t heads_max, uint64_t cells);
 
 // The GGUF architecture Ollama's lists name for a model's type: a GGUF's
 // general.architecture as it is; a config.json's model_type as Ollama's

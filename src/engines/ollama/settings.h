@@ -42,6 +42,10 @@ struct OllamaRequest {
   // "inference compute" line's compute=: "gfx1102", "8.6"); nullopt: not
   // known. An RDNA3 GPU's own-engine graph adds its products' pool.
   std::optional<std::string> gpu_arch;
+  // The machine's GPUs as resolved (profile.cc): plan_load starts from
+  // them, since a llama-server load may narrow the request's list to one
+  // GPU and fit's tries reuse that request. Empty: the request's list.
+  std::vector<LlamaCppGpu> machine_gpus;
 };
 
 // The defaults of api.DefaultOptions() and envconfig.
@@ -58,8 +62,15 @@ inline constexpr uint64_t kMiddleTierBytes = 23ull << 30;
 
 // Which runner loads the model: llama.cpp's (llamarunner) or Ollama's own
 // Go engine (ollamarunner), for the architectures that require it.
-enum class OllamaRunner { kLlama, kOllama };
-std::string_view to_string(OllamaRunner runner);  // "llama.cpp", "ollama"
+// kLlamaServer: llama.cpp's llama-server, which releases from v0.30.0
+// start for every GGUF model (llm/llama_server.go).
+enum class OllamaRunner { kLlama, kOllama, kLlamaServer };
+std::string_view to_string(OllamaRunner runner);  // "llama.cpp", "ollama", "llama-server"
+
+// llama.cpp's --fit target: the memory it leaves free on each device
+// (common/common.h fit_params_target, 1024 MiB a device; Ollama passes
+// LLAMA_ARG_FIT_TARGET only for a projector it offloads).
+inline constexpr uint64_t kFitTargetBytes = uint64_t{1024} << 20;
 
 // One GPU as the scheduler sees it, in the host's device order.
 struct SchedulerGpu {
@@ -103,6 +114,15 @@ struct OllamaDecisions {
   std::vector<uint64_t> estimate_graph_bytes;
   uint64_t graph_partial_bytes = 0;
   uint64_t graph_full_bytes = 0;
+  // llama-server (v0.30.0 on): the layers are llama.cpp's --fit choice
+  // (plan.cc, fit_layers) unless num_gpu gave -ngl.
+  bool fit_placed = false;
+  // --fit's dense-only layers per GPU (a MoE model's experts on the host).
+  std::vector<uint64_t> overflowing_per_gpu;
+  bool embedding = false;  // an embedding model: llama-server's --embedding
+  // The one GPU (index into the GPUs) llama-server runs on when Ollama
+  // picks one (server/sched.go selectLlamaServerPlacement); nullopt: all.
+  std::optional<size_t> single_gpu;
 };
 
 // The runner `release` loads `architecture` with
@@ -128,6 +148,15 @@ struct LayerSizes {
   uint64_t first_layer_buffer_bytes = 0;  // blk.0 + its cache (llamarunner); 0 ollamarunner
   uint64_t graph_partial_bytes = 0;
   uint64_t graph_full_bytes = 0;
+  // llama-server (v0.30.0 on): the layers are llama.cpp's --fit choice
+  // (plan.cc, fit_layers) unless num_gpu gave -ngl.
+  bool fit_placed = false;
+  // --fit's dense-only layers per GPU (a MoE model's experts on the host).
+  std::vector<uint64_t> overflowing_per_gpu;
+  bool embedding = false;  // an embedding model: llama-server's --embedding
+  // The one GPU (index into the GPUs) llama-server runs on when Ollama
+  // picks one (server/sched.go selectLlamaServerPlacement); nullopt: all.
+  std::optional<size_t> single_gpu;
 };
 
 // Ollama's estimate of the layers and graph for the llama.cpp runner

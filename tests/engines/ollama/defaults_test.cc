@@ -135,6 +135,7 @@ TEST(OllamaDefaults, GptOssGetsAtLeast8192TokensWhenTheGpusHold20GiB) {
 TEST(OllamaDefaults, QuantizedCacheNeedsFlashAttentionOn) {
   const Model m = two_block_model("llama");  // the llama.cpp runner
   OllamaRequest given;
+  given.release = kPinnedRelease;
   given.kv_cache_type = GgmlType::kQ8_0;
   OllamaDecisions unset = decide_defaults(given, m, gpus_of({8 * kGiB}));
   EXPECT_EQ(unset.flash_attn, FlashAttn::kAuto);

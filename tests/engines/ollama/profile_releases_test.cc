@@ -37,7 +37,9 @@ json on_rtx4060(std::string_view model, json fields) {
 
 TEST(OllamaProfileReleases, OneCacheForEverySequenceBeforeV0115) {
   const json fields = {{"num_ctx", "1024"}, {"ollama_num_parallel", "4"}, {"ollama_flash_attention", "false"}};
-  const json now = run_json(on_rtx4060("llama-dense.gguf", fields));
+  json pinned = fields;
+  pinned["ollama_version"] = "0.24.0";
+  const json now = run_json(on_rtx4060("llama-dense.gguf", pinned));
   json at = fields;
   at["ollama_version"] = "0.5.12";
   const json old = run_json(on_rtx4060("llama-dense.gguf", at));
@@ -147,7 +149,12 @@ TEST(OllamaProfileReleases, RunnerByRelease) {
   EXPECT_EQ(run_json(on_rtx4060("qwen3moe.gguf", at))["ollama"]["runner"], "llama.cpp");
   at["ollama_version"] = "0.12.2";
   EXPECT_EQ(run_json(on_rtx4060("qwen3moe.gguf", at))["ollama"]["runner"], "ollama");
-  EXPECT_EQ(run_json(on_rtx4060("qwen3moe.gguf", fields))["ollama"]["runner"], "ollama");
+  at["ollama_version"] = "0.24.0";
+  EXPECT_EQ(run_json(on_rtx4060("qwen3moe.gguf", at))["ollama"]["runner"], "ollama");
+  // From v0.30.0 (the default, v0.32.15) llama-server runs every GGUF model.
+  at["ollama_version"] = "0.30.0";
+  EXPECT_EQ(run_json(on_rtx4060("qwen3moe.gguf", at))["ollama"]["runner"], "llama-server");
+  EXPECT_EQ(run_json(on_rtx4060("qwen3moe.gguf", fields))["ollama"]["runner"], "llama-server");
 }
 
 TEST(OllamaProfileReleases, TheOwnEnginesSchedulerReservesItsOwnGraph) {
@@ -156,7 +163,7 @@ TEST(OllamaProfileReleases, TheOwnEnginesSchedulerReservesItsOwnGraph) {
   // reserveWorstCaseGraph), not llama.cpp's: at num_ctx 1024 the layout's
   // graph is the replay the GPU's compute record prices, 3,674,240 B
   // (engine_graph.cc; llama.cpp's largest phase, 1,990,656 B, before).
-  const json j = run_json(on_rtx4060("qwen3moe.gguf", {{"num_ctx", "1024"}}));
+  const json j = run_json(on_rtx4060("qwen3moe.gguf", {{"num_ctx", "1024"}, {"ollama_version", "0.24.0"}}));
   EXPECT_EQ(j["ollama"]["runner"], "ollama");
   EXPECT_EQ(j["ollama"]["graph_full_bytes"], 3674240);
   EXPECT_EQ(j["ollama"]["graph_partial_bytes"], 3674240);
@@ -180,7 +187,7 @@ TEST(OllamaProfileReleases, OlderLayerPlacementIsNamed) {
 
 TEST(OllamaProfileReleases, LaterReleasesAreRefused) {
   char* response = nullptr;
-  const json r = on_rtx4060("llama-dense.gguf", {{"ollama_version", "0.30.0"}});
+  const json r = on_rtx4060("llama-dense.gguf", {{"ollama_version", "0.33.0"}});
   EXPECT_NE(memfit_run_request_json(r.dump().c_str(), MEMFIT_REQUEST_FLAG_TEXTS, &response), MEMFIT_OK);
   EXPECT_NE(std::string(response).find("ollama_version"), std::string::npos) << response;
   memfit_string_free(response);

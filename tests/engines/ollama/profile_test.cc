@@ -34,7 +34,7 @@ json on_rtx4060(json fields) {
 }
 
 TEST(OllamaProfile, EightGigabyteTierContextWholeOnTheGpu) {
-  const json j = run_json(on_rtx4060(json::object()));
+  const json j = run_json(on_rtx4060({{"ollama_version", "0.24.0"}}));
   EXPECT_EQ(j["engine"], "ollama");
   // 8188 MiB < 23 GiB: 4096, which is also the model's trained context.
   EXPECT_EQ(j["ollama"]["num_ctx"], 4096);
@@ -50,7 +50,7 @@ TEST(OllamaProfile, EightGigabyteTierContextWholeOnTheGpu) {
 }
 
 TEST(OllamaProfile, ParallelMultipliesTheCellsAndTheBatch) {
-  const json j = run_json(on_rtx4060({{"ollama_num_parallel", "4"}}));
+  const json j = run_json(on_rtx4060({{"ollama_num_parallel", "4"}, {"ollama_version", "0.24.0"}}));
   // num_ctx 4096 x 4 sequences = 16384 cells: 4 x 2 MiB.
   EXPECT_EQ(j["ollama"]["kv_cells"], 16384);
   EXPECT_EQ(j["llamacpp"]["context"]["kv_bytes"], 8388608);

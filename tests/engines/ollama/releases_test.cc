@@ -17,11 +17,18 @@ TEST(OllamaReleases, ParsesTagsWithOrWithoutTheV) {
   EXPECT_EQ(tag("v0.24.0"), kPinnedRelease);
   EXPECT_EQ(tag("v0.12.7-rc1"), (OllamaRelease{0, 12, 7}));
   EXPECT_EQ(to_string(tag("0.1.28")), "v0.1.28");
-  // v0.30.0 starts llama-server: not Ollama's own runner.
-  Result<OllamaRelease> later = parse_ollama_release("0.30.1");
-  ASSERT_FALSE(later.ok());
-  EXPECT_EQ(later.error().kind(), ErrorKind::kUsage);
-  EXPECT_NE(later.error().message().find("--engine llamacpp"), std::string::npos);
+  // v0.30.0 to v0.32.15 start llama-server; none was tagged between
+  // v0.24.0 and v0.30.0, and none past v0.32.15 is read.
+  EXPECT_EQ(tag("0.30.1"), (OllamaRelease{0, 30, 1}));
+  EXPECT_EQ(tag("v0.32.15"), kNewestRelease);
+  EXPECT_TRUE(starts_llama_server(tag("0.30.0")));
+  EXPECT_FALSE(starts_llama_server(kPinnedRelease));
+  for (std::string_view t : {"0.24.1", "0.29.9", "0.32.16", "0.33.0"}) {
+    Result<OllamaRelease> r = parse_ollama_release(t);
+    ASSERT_FALSE(r.ok()) << t;
+    EXPECT_EQ(r.error().kind(), ErrorKind::kUsage);
+    EXPECT_NE(r.error().message().find("v0.30.0 to v0.32.15"), std::string::npos) << r.error().message();
+  }
   EXPECT_FALSE(parse_ollama_release("0.0.19").ok());
   EXPECT_FALSE(parse_ollama_release("0.5").ok());
   EXPECT_FALSE(parse_ollama_release("0.5.7.1").ok());
@@ -142,6 +149,69 @@ TEST(OllamaReleases, OwnEngineGpuPoolInTheGraphRecord) {
   EXPECT_TRUE(own_engine_rdna3_product_pool(tag("0.12.6")));
   EXPECT_TRUE(own_engine_rdna3_product_pool(tag("0.13.2")));
   EXPECT_FALSE(own_engine_rdna3_product_pool(tag("0.13.3")));
+}
+
+TEST(OllamaReleases, LlamaServerRunsItsReleasesBuildAndNumBatch) {
+  // LLAMA_CPP_VERSION: v0.30.0 b9452, v0.32.15 b10488; no own engine from
+  // v0.30.0 (qwen3moe was Ollama's own from v0.12.2 to v0.24.0).
+  EXPECT_EQ(vendored_llamacpp_build(tag("0.30.0")), 9452u);
+  EXPECT_EQ(vendored_llamacpp_build(kNewestRelease), 10488u);
+  EXPECT_TRUE(ollama_engine_required("qwen3moe", kPinnedRelease));
+  EXPECT_FALSE(ollama_engine_required("qwen3moe", tag("0.30.0")));
+  // -b num_batch -ub num_batch, whatever the slots (v0.24.0: 512 x 4).
+  EXPECT_EQ(runner_batch(tag("0.30.0"), 512, 4).n_batch, 512u);
+  EXPECT_EQ(runner_batch(tag("0.30.0"), 512, 4).n_ubatch, 512u);
+  EXPECT_EQ(runner_batch(kPinnedRelease, 512, 4).n_batch, 2048u);
+}
+
+TEST(OllamaReleases, PredictServerVramIsTheFileAndAnF16Cache) {
+  // 2 x 4 blocks x 2 KV heads x (64 / 4 = 16) x 32768 cells x 2 B =
+  // 16,777,216 B, and the file's 150,000 B.
+  EXPECT_EQ(predicted_server_bytes(150000, 4, 2, 64, 4, 32768), 16927216u);
+  // No heads: no cache (Go's 0 head width); no KV heads count as one.
+  EXPECT_EQ(predicted_server_bytes(7, 4, 2, 64, 0, 32768), 7u);
+  EXPECT_EQ(predicted_server_bytes(0, 1, 0, 8, 1, 1), 2u * 8 * 2);
+}
+
+TEST(OllamaReleases, AutomaticGenerationBatchByCellsAndHeadroom) {
+  constexpr uint64_t kMiB = uint64_t{1} << 20, kGiB = uint64_t{1} << 30;
+  AutoBatchInputs in;
+  // 4096 cells or fewer: 512; up to 32768: 1024; past it: 2048 (nothing
+  // predicted: every batch fits).
+  in.cells = 4096;
+  EXPECT_EQ(automatic_generation_batch(in), 512u);
+  in.cells = 32768;
+  EXPECT_EQ(automatic_generation_batch(in), 1024u);
+  in.cells = 32769;
+  EXPECT_EQ(automatic_generation_batch(in), 2048u);
+  // 24 GiB free, 8 GiB predicted: 2048 needs 8 <= 60 % of 24 = 14.4 GiB
+  // and 2 GiB <= 80 % x 24 - 8 = 11.2 GiB: kept.
+  in.available_bytes = 24 * kGiB;
+  in.predicted_bytes = 8 * kGiB;
+  EXPECT_EQ(automatic_generation_batch(in), 2048u);
+  // 16 GiB predicted: past 60 % (14.4 GiB), within 75 % (18 GiB), and
+  // 768 MiB <= 19.2 - 16 = 3.2 GiB: 1024.
+  in.predicted_bytes = 16 * kGiB;
+  EXPECT_EQ(automatic_generation_batch(in), 1024u);
+  // 18.5 GiB: past 75 % (18 GiB): 512.
+  in.predicted_bytes = 18 * kGiB + 512 * kMiB;
+  EXPECT_EQ(automatic_generation_batch(in), 512u);
+  // 1044 MiB free (1,094,713,344 B), 16,927,216 B predicted at 36,864
+  // cells: 2048's 2 GiB surcharge is past 80 % (875,770,675 B) less the
+  // prediction; 1024's 768 MiB (805,306,368 B) is within 858,843,459 B.
+  in.cells = 36864;
+  in.available_bytes = 1044 * kMiB;
+  in.predicted_bytes = 16927216;
+  EXPECT_EQ(automatic_generation_batch(in), 1024u);
+  // Flash attention off on CUDA: 512, 256 past 4096 cells on a GPU of at
+  // most 8 GiB.
+  in.flash_attention_off = true;
+  in.cuda = true;
+  EXPECT_EQ(automatic_generation_batch(in), 512u);
+  in.small_cuda = true;
+  EXPECT_EQ(automatic_generation_batch(in), 256u);
+  in.cells = 4096;
+  EXPECT_EQ(automatic_generation_batch(in), 512u);
 }
 
 }  // namespace
