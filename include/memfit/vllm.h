@@ -64,18 +64,30 @@ std::string to_string(const VllmRelease& release);  // "0.7" / "0.7.3"
 inline constexpr size_t kMaxGpuNameBytes = 128;
 Result<std::string> parse_gpu_name(std::string_view text);
 
-// Whose KV accounting prices the estimate (docs/engine-vllm.md):
-//   kCurrent  the memory_profiling accounting of the V1 worker, rules read
-//             at v0.11 (the default; --vllm-version 0.11 to 0.20)
+// Whose KV accounting prices the estimate (docs/engine-vllm.md, "Older
+// releases"):
+//   kCurrent  0.21 to 0.32 (the default): the memory_profiling accounting
+//             of the V1 worker, and on CUDA the CUDA graphs' estimate
+//             subtracted from the KV memory too; the utilization's default
+//             is 0.92 (vllm-project/vllm#38284)
+//   kV011     0.11 to 0.20: the same accounting read at v0.11, the CUDA
+//             graphs captured past the utilization, its default 0.9
 //   kV07      the v0.7 V1 worker (VLLM_USE_V1=1): the device's used memory
 //             less torch's allocated bytes counted as non-torch (so the
 //             CUDA context is subtracted), logits over every batched token,
 //             no sampler run, 256 sequences by default
-enum class VllmAccounting { kCurrent, kV07 };
-std::string_view to_string(VllmAccounting accounting);  // "current" / "v0.7"
+enum class VllmAccounting { kCurrent, kV011, kV07 };
+std::string_view to_string(VllmAccounting accounting);  // "current" / "v0.11" / "v0.7"
+// The newest release memfit has read: 0.{kVllmNewestMinor} (0.32.0).
+inline constexpr uint64_t kVllmNewestMinor = 32;
 // The accounting of `release` (nullopt: the current line). kUsage naming
 // "vllm_version" for a release memfit does not model.
 Result<VllmAccounting> vllm_accounting(const std::optional<VllmRelease>& release);
+// vLLM's --gpu-memory-utilization default under `accounting`: 0.92 from
+// 0.21 (vllm-project/vllm#38284, which turned the CUDA graph profiling on),
+// 0.9 before.
+inline constexpr double kVllmUtilization = 0.9, kVllmCurrentUtilization = 0.92;
+double vllm_default_utilization(VllmAccounting accounting);
 
 // vLLM's flags with their defaults (vllm serve, V1 engine).
 // vLLM's --runner (docs/embedding-models.md): auto picks pooling for a
@@ -85,7 +97,9 @@ enum class VllmRunner { kAuto, kGenerate, kPooling };
 
 struct VllmSettings {
   uint64_t tensor_parallel = 1;            // --tensor-parallel-size
-  double gpu_memory_utilization = 0.9;     // --gpu-memory-utilization, in (0, 1]
+  // --gpu-memory-utilization, in (0, 1]; 0: the release's default
+  // (vllm_default_utilization), which vllm_resolve_defaults fills in.
+  double gpu_memory_utilization = 0;
   uint64_t gpu_memory_total = 0;           // the GPU's total bytes (probed or given); 0: unknown
   std::optional<uint64_t> kv_cache_memory;  // --kv-cache-memory-bytes: skips the profile
   uint64_t block_size = 16;                // --block-size
@@ -102,6 +116,9 @@ struct VllmSettings {
   bool enforce_eager = false;              // --enforce-eager: no CUDA graphs
   VllmRunner runner = VllmRunner::kAuto;   // --runner; estimate_vllm resolves auto
   std::optional<VllmRelease> release;      // --vllm-version; nullopt: the current line
+  // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS as the run had it (check-log
+  // reads it from the log); nullopt: the release's default (on from 0.21).
+  std::optional<bool> cuda_graph_estimate;
   // --confidence: 90, 95 or 99, the corpus margin added to the modelled
   // weights and CUDA graphs (memfit/error_band.h); 0: none.
   uint64_t confidence = 0;
@@ -130,7 +147,7 @@ void vllm_resolve_defaults(VllmSettings& settings);
 // breakdown in published v0.11 runs, which print each term).
 inline constexpr uint64_t kVllmNonTorchBytes = 144ull << 20;       // per rank, TP 1 (0.13-0.14 GiB)
 inline constexpr uint64_t kVllmNcclBytes = 420ull << 20;           // more per rank when TP > 1 (0.54-0.55 GiB)
-inline constexpr uint64_t kVllmCudaGraphBytes = 1ull << 30;        // captured graphs' pools, past the utilization
+inline constexpr uint64_t kVllmCudaGraphBytes = 1ull << 30;        // captured graphs' pools (from 0.21 on CUDA: subtracted from the KV memory)
 inline constexpr uint64_t kVllmSamplerBytesPerLogit = 39;          // the dummy sampler run, per row x vocab entry
 // v0.7's accounting only: the CUDA context the device's used memory
 // counts (modelled: not in vLLM's source; PyTorch's maintainers give about
@@ -199,6 +216,9 @@ struct VllmEstimate {
   uint64_t activation_bytes = 0;  // modelled
   uint64_t non_torch_bytes = 0;   // modelled
   uint64_t cuda_graph_bytes = 0;  // modelled; 0 with enforce_eager
+  // The CUDA graphs' estimate is subtracted from the KV memory (0.21 on,
+  // CUDA, graphs captured): the graphs are then inside the utilization.
+  bool cuda_graphs_subtracted = false;
   VllmAccounting accounting = VllmAccounting::kCurrent;  // the release's accounting used
   uint64_t cuda_context_bytes = 0;  // v0.7: the CUDA context, subtracted (modelled); else 0
   uint64_t requested_bytes = 0;   // utilization x total (0 when the total is unknown)

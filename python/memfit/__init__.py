@@ -185,8 +185,9 @@ mlx-lm's own, refused under another engine:
       MLX_MAX_MB_PER_BUFFER: a buffer's inputs, in 2^20 elements (default: the
       chip's, or the CUDA GPU's)
 vllm's own, refused under another engine:
-  gpu_memory_utilization (float, default 0.9; --gpu-memory-utilization)
-      fraction of the GPU's total memory vLLM may use (default 0.9)
+  gpu_memory_utilization (float, default 0.92; --gpu-memory-utilization)
+      fraction of the GPU's total memory vLLM may use (default 0.92; 0.9 before
+      vLLM 0.21)
   gpu_memory_total (int bytes or str such as '48GiB'; --gpu-memory-total)
       the GPU's total memory, e.g. 81559MiB (default: the GPU found; --gpu NAME
       gives it from the hardware table)
@@ -219,8 +220,8 @@ vllm's own, refused under another engine:
   runner (str: auto, generate or pooling, default auto; --runner)
       auto (default), generate or pooling: the embedding and scoring runner
   vllm_version (str; --vllm-version)
-      the release whose KV accounting to price, X.Y[.Z]: 0.7 (the V1 engine) or
-      0.11 to 0.20 (default: the current line)
+      the release whose KV accounting to price, X.Y[.Z]: 0.7 (the V1 engine),
+      0.11 to 0.20, or 0.21 to 0.32 (default: the current line)
 sglang's own, refused under another engine:
   mem_fraction_static (float; --mem-fraction-static)
       fraction of the GPU's memory for weights and the KV pool (default:

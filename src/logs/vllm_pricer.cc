@@ -166,23 +166,30 @@ std::optional<VllmRelease> printed_release(const RuntimeLog& log) {
   return *release;
 }
 
-// The form of the log's "GPU KV cache size" line: as its records show it
-// (the reader's kv_tokens_form, logs/vllm_tokens_form.cc), else the
-// printing release's (vllm_tokens_form).
-VllmTokensForm printed_tokens_form(const RuntimeLog& log) {
-  if (const LogSetting* form = log.setting("kv_tokens_form")) {
-    return form->value == "concurrency_x_len" ? VllmTokensForm::kConcurrencyTimesLen
-                                              : VllmTokensForm::kBlocksPerGroup;
-  }
-  return vllm_tokens_form(printed_release(log));
+// The release whose accounting prices a log whose own release memfit does
+// not model (0.8 to 0.10, before 0.7, a V0 log of 0.7) or which prints
+// none: 0.11 to 0.20's, the graphs captured past the utilization, unless
+// the log's worker says it subtracted their estimate (the line 0.21 on
+// prints beside its KV memory whenever it profiled the graphs:
+// vllm_reader.cc's cuda_graph_estimate), which is the current line's.
+// A release after the newest read is priced by the current line's.
+constexpr VllmRelease kBeforeGraphsRelease{0, 20, 0, false};
+std::optional<VllmRelease> stand_in_release(const RuntimeLog& log) {
+  const LogSetting* graphs = log.setting("cuda_graph_estimate");
+  if (graphs != nullptr && graphs->value == "on") return std::nullopt;
+  return kBeforeGraphsRelease;
 }
 
-// The release as X.Y.Z, when memfit models its accounting; nullopt (the
-// current line) with a note otherwise.
+// The release as X.Y.Z, when memfit models its accounting; else the
+// stand-in's (stand_in_release) with a note.
 std::optional<VllmRelease> release_of(const RuntimeLog& log, std::vector<std::string>& notes) {
+  const std::optional<VllmRelease> stand_in = stand_in_release(log);
+  const std::string_view whose =
+      stand_in ? "0.11 to 0.20's accounting (the CUDA graphs past the utilization)"
+               : "the current line's accounting (its worker subtracted the CUDA graphs' estimate)";
   if (log.version.empty()) {
-    notes.push_back("vLLM's version is not in the log: the current line's accounting prices it");
-    return std::nullopt;
+    notes.push_back(fmt::format("vLLM's version is not in the log: {} prices it", whose));
+    return stand_in;
   }
   const std::optional<VllmRelease> release = printed_release(log);
   // memfit's v0.7 accounting is that release's V1 worker (VLLM_USE_V1=1).
@@ -191,24 +198,40 @@ std::optional<VllmRelease> release_of(const RuntimeLog& log, std::vector<std::st
   // being the budget less the weights, the non-torch memory and the
   // activation peak, as its summary prints them, and its profile_run
   // (_dummy_run, vllm/worker/model_runner.py) runs max_num_seqs sequences
-  // whose sampler computes the logits of each one's last token only: the
-  // current line's accounting, not V1's logits over every batched token.
+  // whose sampler computes the logits of each one's last token only: 0.11
+  // to 0.20's accounting, not V1's logits over every batched token.
   const LogSetting* engine = log.setting("engine");
   if (release && engine != nullptr && engine->value == "V0") {
     const Result<VllmAccounting> accounting = vllm_accounting(*release);
     if (accounting && *accounting == VllmAccounting::kV07) {
       notes.push_back(fmt::format("vLLM {}'s V0 engine (its lines show it): its worker's memory_profiling "
-                                  "and the last-token logits of its sampled sequences, the current line's "
-                                  "accounting, price it (memfit's v0.7 accounting is that release's V1 "
-                                  "worker)",
-                                  escape_untrusted(log.version)));
-      return std::nullopt;
+                                  "and the last-token logits of its sampled sequences, {}, price it "
+                                  "(memfit's v0.7 accounting is that release's V1 worker)",
+                                  escape_untrusted(log.version), whose));
+      return stand_in;
     }
   }
   if (release && vllm_accounting(*release)) return *release;
-  notes.push_back(fmt::format("vLLM {}: memfit does not model that release's accounting; the "
-                              "current line's prices it", escape_untrusted(log.version)));
-  return std::nullopt;
+  if (release && (release->major > 0 || release->minor > kVllmNewestMinor)) {
+    notes.push_back(fmt::format("vLLM {}: memfit has not read that release; the current line's "
+                                "accounting prices it", escape_untrusted(log.version)));
+    return std::nullopt;
+  }
+  notes.push_back(fmt::format("vLLM {}: memfit does not model that release's accounting; {} prices it",
+                              escape_untrusted(log.version), whose));
+  return stand_in;
+}
+
+// The form of the log's "GPU KV cache size" line: as its records show it
+// (the reader's kv_tokens_form, logs/vllm_tokens_form.cc), else the
+// printing release's (vllm_tokens_form), else the stand-in's.
+VllmTokensForm printed_tokens_form(const RuntimeLog& log) {
+  if (const LogSetting* form = log.setting("kv_tokens_form")) {
+    return form->value == "concurrency_x_len" ? VllmTokensForm::kConcurrencyTimesLen
+                                              : VllmTokensForm::kBlocksPerGroup;
+  }
+  const std::optional<VllmRelease> printed = printed_release(log);
+  return vllm_tokens_form(printed ? printed : stand_in_release(log));
 }
 
 // vLLM's V0 engine (a log whose lines are its own: vllm_reader.cc)
@@ -819,6 +842,11 @@ class VllmPricer final : public LogPricer {
     // A ROCm log whose GPU has no name (vllm_reader.cc reads the platform
     // from its lines): vLLM's load figure there is the device's used memory.
     if (log.backend == "ROCm") r.engine_fields.insert_or_assign(std::string(kVllmLogPlatform), "rocm");
+    // Whether the worker subtracted the CUDA graphs' estimate, as its line
+    // says (vllm_reader.cc), whatever the release's default.
+    if (const LogSetting* graphs = log.setting("cuda_graph_estimate")) {
+      r.engine_fields.insert_or_assign(std::string(kVllmLogCudaGraphEstimate), graphs->value);
+    }
     if (!options.gpu_name.empty()) r.vllm.gpu_name = options.gpu_name;
     if (std::optional<uint64_t> total = capacity_total(log, options)) {
       r.vllm.gpu_memory_total = *total;

@@ -328,6 +328,21 @@ void read_sizes(const LogLine& line, const std::string& rank, LogBuilder& out) {
     }
   }
   read_v0_profile_terms(line.text, out);
+  // Whether the worker subtracted the CUDA graphs' estimate: the line it
+  // logs beside its KV memory when it profiled the graphs (gpu_worker.py,
+  // determine_available_memory: "CUDA graph memory profiling is enabled
+  // (default since v0.21.0)" / "is disabled (VLLM_MEMORY_PROFILER_
+  // ESTIMATE_CUDAGRAPHS=0)"; 0.19 and 0.20: "... will be enabled by
+  // default ... To try it now, set ..."). The first rank's.
+  if (out.find_setting("cuda_graph_estimate") == nullptr) {
+    if (line.text.find("CUDA graph memory profiling is enabled") != std::string_view::npos) {
+      out.setting("cuda_graph_estimate", "on");
+    } else if (line.text.find("CUDA graph memory profiling is disabled") != std::string_view::npos ||
+               line.text.find("CUDA graph memory profiling will be enabled by default") !=
+                   std::string_view::npos) {
+      out.setting("cuda_graph_estimate", "off");
+    }
+  }
   if (std::optional<std::string_view> u = after(line.text, "Desired GPU memory utilization is (")) {
     out.setting("gpu_memory_utilization", u->substr(0, u->find(',')));
   }

@@ -22,8 +22,13 @@ TEST(EnginesCli, ListsEachEnginesReleasesAndWhereTheyDiffer) {
                        "prompt's last token alone gets logits (mlx-lm #406), as when none is "
                        "given\n"),
             std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  --vllm-version (JSON vllm_version): default the current line, 0.11 to "
-                       "0.20 (rules read at v0.11)\n"),
+  EXPECT_NE(r.out.find("  --vllm-version (JSON vllm_version): default the current line, 0.21 to "
+                       "0.32 (the CUDA graphs' estimate subtracted from the KV memory, utilization "
+                       "0.92)\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    0.11 to 0.20: the rules read at v0.11: the CUDA graphs captured "
+                       "past the utilization (not subtracted from the KV memory), the "
+                       "utilization's default 0.9\n"),
             std::string::npos) << r.out;
   EXPECT_NE(r.out.find("    before b5913: one KV stream for every sequence, as --kv-unified "
                        "(#14363 gave each sequence its own)\n"),

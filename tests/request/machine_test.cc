@@ -79,7 +79,8 @@ TEST(Machine, VllmOnAnH100FromTheTable) {
   // + its rope cache 131,072 x 64 x 2 = 16,777,216 = 2,488,422,400), at
   // vLLM's default context, the config's 131,072 tokens.
   //   total      81,559 MiB x 2^20 = 85,520,809,984 B (the driver's figure)
-  //   requested  floor(0.9 x 85,520,809,984) = 76,968,728,985
+  //   requested  floor(0.92 x 85,520,809,984) = 78,679,145,185 (0.92: the
+  //              current line's default, vllm#38284)
   //   defaults   80 GiB and not an A100: 8,192 batched tokens, 1,024 rows
   //   activation the sampler, 8,192 x 2,048 x 2 + 1,024 x 128,256 x 39 =
   //              33,554,432 + 5,122,031,616 = 5,155,586,048 (over the
@@ -87,10 +88,11 @@ TEST(Machine, VllmOnAnH100FromTheTable) {
   //   non-torch  144 MiB = 150,994,944
   //   weights    2,488,422,400 + the allocator's 1,048,576 (the tied table,
   //              501 MiB, holds a 502 MiB block: allocations.h) = 2,489,470,976
-  //   KV         76,968,728,985 - 2,489,470,976 - 5,155,586,048 - 150,994,944
-  //              = 69,172,677,017 B; a block 16 layers x 2 x 16 x 8 x 64 x 2
-  //              = 524,288 B: 131,936 blocks, 2,110,976 tokens
-  //   requests   131,072 tokens are 8,192 blocks: 131,936 / 8,192 = 16.11 at once
+  //   graphs     the CUDA graphs' estimate, subtracted from 0.21: 1,073,741,824
+  //   KV         78,679,145,185 - 2,489,470,976 - 5,155,586,048 - 150,994,944
+  //              - 1,073,741,824 = 69,809,351,393 B; a block 16 layers x 2 x
+  //              16 x 8 x 64 x 2 = 524,288 B: 133,150 blocks, 2,130,400 tokens
+  //   requests   131,072 tokens are 8,192 blocks: 133,150 / 8,192 = 16.25 at once
   ThisHost context;
   EstimateRequest r = request("vllm");
   r.machine.gpu = {"h100-80gb"};
@@ -99,14 +101,14 @@ TEST(Machine, VllmOnAnH100FromTheTable) {
   EXPECT_EQ(run->vllm_settings.gpu_memory_total, 85'520'809'984u);
   EXPECT_EQ(run->vllm_settings.gpu_name, "NVIDIA H100 80GB HBM3");
   EXPECT_TRUE(run->vllm_settings.gpu_name_given);  // by --gpu, not the probe
-  EXPECT_EQ(run->vllm->requested_bytes, 76'968'728'985u);
+  EXPECT_EQ(run->vllm->requested_bytes, 78'679'145'185u);
   EXPECT_EQ(run->vllm->settings.max_num_batched_tokens, 8192u);
   EXPECT_EQ(run->vllm->settings.max_num_seqs, 1024u);
   EXPECT_EQ(run->vllm->activation_bytes, 5'155'586'048u);
-  EXPECT_EQ(run->vllm->kv_cache_bytes, 69'172'677'017u);
-  EXPECT_EQ(run->vllm->num_blocks, 131'936u);
-  EXPECT_EQ(run->vllm->kv_tokens, 2'110'976u);
-  EXPECT_DOUBLE_EQ(run->vllm->max_concurrency, 131936.0 / 8192);
+  EXPECT_EQ(run->vllm->kv_cache_bytes, 69'809'351'393u);
+  EXPECT_EQ(run->vllm->num_blocks, 133'150u);
+  EXPECT_EQ(run->vllm->kv_tokens, 2'130'400u);
+  EXPECT_DOUBLE_EQ(run->vllm->max_concurrency, 133150.0 / 8192);
   // The budget is the GPU's, as a probed one; nothing about this host.
   EXPECT_EQ(run->budget.budget_bytes, 85'520'809'984u);
   EXPECT_EQ(run->budget.source, BudgetSource::kGpu);
@@ -158,7 +160,7 @@ TEST(Machine, VllmGpuNameAloneTakesTheTablesTotal) {
   EXPECT_EQ(run->vllm_settings.gpu_memory_total, 81559 * kMiB);
   EXPECT_EQ(run->budget.budget_bytes, 81559 * kMiB);
   EXPECT_EQ(run->budget.source, BudgetSource::kGpuTotalGiven);
-  EXPECT_EQ(run->vllm->num_blocks, 131'936u);  // as --gpu h100-80gb above
+  EXPECT_EQ(run->vllm->num_blocks, 133'150u);  // as --gpu h100-80gb above
   // A name the table does not know still needs a total.
   r.vllm.gpu_name = "NVIDIA H999";
   EXPECT_EQ(error_of(r, context),
@@ -167,11 +169,11 @@ TEST(Machine, VllmGpuNameAloneTakesTheTablesTotal) {
 }
 
 TEST(Machine, VllmGpuTotalIn80GBIsDecimal) {
-  // --gpu-memory-total 80GB was read as 80 GiB: 85,899,345,920 B, 132,588
-  // blocks. 80GB is 80 x 10^9: requested 72,000,000,000; KV
-  // 72,000,000,000 - 2,489,470,976 (with the allocator's 1 MiB, above) -
-  // 5,155,586,048 - 150,994,944 = 64,203,948,032 B, 122,459 blocks of
-  // 524,288 B.
+  // --gpu-memory-total 80GB was read as 80 GiB: 85,899,345,920 B, 133,815
+  // blocks. 80GB is 80 x 10^9: requested 0.92 x that = 73,600,000,000; KV
+  // 73,600,000,000 - 2,489,470,976 (with the allocator's 1 MiB, above) -
+  // 5,155,586,048 - 150,994,944 - the CUDA graphs' 1,073,741,824 =
+  // 64,730,206,208 B, 123,463 blocks of 524,288 B.
   ThisHost context;
   EstimateRequest r = request("vllm");
   const RequestField* total = find_request_field("gpu_memory_total");
@@ -180,8 +182,8 @@ TEST(Machine, VllmGpuTotalIn80GBIsDecimal) {
   EXPECT_EQ(r.vllm.gpu_memory_total, 80'000'000'000u);
   Result<EstimateRun> run = memfit::run(r, context);
   ASSERT_TRUE(run.ok()) << run.error().message();
-  EXPECT_EQ(run->vllm->kv_cache_bytes, 64'203'948'032u);
-  EXPECT_EQ(run->vllm->num_blocks, 122'459u);
+  EXPECT_EQ(run->vllm->kv_cache_bytes, 64'730'206'208u);
+  EXPECT_EQ(run->vllm->num_blocks, 123'463u);
   ASSERT_TRUE(apply_request_field(*total, r, "80GiB").ok());
   EXPECT_EQ(r.vllm.gpu_memory_total, 80 * kGiB);
 }

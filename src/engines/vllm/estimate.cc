@@ -117,7 +117,7 @@ Status check_settings(VllmSettings& s, const ModelSpec& spec) {
 // measured PyTorch's allocated bytes there as on CUDA): the allocator's
 // segments, the experts' padding and the HIP runtime on top.
 Status add_rocm_load(const ModelSpec& spec, const VllmSettings& s, VllmEstimate& e) {
-  if (!s.rocm || e.accounting != VllmAccounting::kCurrent) return Status::Ok();
+  if (!s.rocm || e.accounting == VllmAccounting::kV07) return Status::Ok();
   const VllmRocmLoad rocm = vllm_rocm_load(spec, s.tensor_parallel);
   e.weights.rocm_allocator_bytes = rocm.allocator_bytes;
   e.weights.rocm_padding_bytes = rocm.padding_bytes;
@@ -134,7 +134,7 @@ Status add_rocm_load(const ModelSpec& spec, const VllmSettings& s, VllmEstimate&
 // (allocations.h). The weights past the tensors are then modelled. ROCm's
 // figure counts the segments reserved instead (add_rocm_load).
 Status add_cuda_allocator(const ModelSpec& spec, const VllmSettings& s, VllmEstimate& e) {
-  if (s.rocm && e.accounting == VllmAccounting::kCurrent) return Status::Ok();
+  if (s.rocm && e.accounting != VllmAccounting::kV07) return Status::Ok();
   const uint64_t slack =
       vllm_cuda_allocated_slack(vllm_param_allocations(spec, s.tensor_parallel, VllmExpertPadding{}));
   if (slack == 0) return Status::Ok();
@@ -195,12 +195,19 @@ void size_kv_cache(const VllmSettings& s, const CheckedBytes& non_kv, uint64_t m
 
 }  // namespace
 
+double vllm_default_utilization(VllmAccounting accounting) {
+  return accounting == VllmAccounting::kCurrent ? kVllmCurrentUtilization : kVllmUtilization;
+}
+
 void vllm_resolve_defaults(VllmSettings& s) {
   if (!s.rocm) s.rocm = names_amd_gpu(s.gpu_name);
   const GpuClass gpu = classify_gpu(s.gpu_name);
   bool large = s.gpu_memory_total >= kVllmLargeGpuBytes && gpu != GpuClass::kAmpereA100;
   const Result<VllmAccounting> accounting = vllm_accounting(s.release);
   const bool v07 = accounting && *accounting == VllmAccounting::kV07;
+  if (s.gpu_memory_utilization == 0 && accounting) {
+    s.gpu_memory_utilization = vllm_default_utilization(*accounting);
+  }
   if (v07 && gpu != GpuClass::kUnknown) large = gpu == GpuClass::kHopperH100H200;
   if (s.max_num_batched_tokens == 0) {
     s.max_num_batched_tokens = large ? kVllmLargeGpuBatchedTokens : kVllmSmallGpuBatchedTokens;
@@ -304,6 +311,19 @@ Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,
   // non-torch: the CUDA context too.
   e.cuda_context_bytes = e.accounting == VllmAccounting::kV07 ? kVllmCudaContextBytes : 0;
   e.cuda_graph_bytes = s.enforce_eager ? 0 : kVllmCudaGraphBytes;
+  // From 0.21 the worker captures a few graphs into a minimal KV cache
+  // while it profiles (profile_cudagraph_memory: the first two graphs of
+  // each mode, the rest extrapolated from the second) and subtracts that
+  // estimate from the KV memory (determine_available_memory, gpu_worker.py;
+  // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 by default since #38284). On
+  // CUDA only: the v0.23 worker skips the estimate on ROCm. memfit's
+  // modelled graph memory stands for the estimate.
+  // A run may set the variable either way (0.19 and 0.20 had the estimate,
+  // off by default); v0.7's worker had none. With the KV memory given the
+  // worker skips the profile, the estimate with it.
+  e.cuda_graphs_subtracted = e.accounting != VllmAccounting::kV07 && !s.rocm && e.cuda_graph_bytes != 0 &&
+                             !s.kv_cache_memory &&
+                             s.cuda_graph_estimate.value_or(e.accounting == VllmAccounting::kCurrent);
   Result<VllmKvLayout> layout = vllm_kv_layout(model.spec, s);
   if (!layout) return layout.error();
   e.layout = std::move(*layout);
@@ -319,10 +339,13 @@ Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,
   Result<ReportBands> bands = vllm_bands(s, e);
   if (!bands) return bands.error();
   e.bands = std::move(*bands);
-  // What the profile subtracts from the utilization; the CUDA graphs are
-  // captured after the KV cache is allocated.
+  // What the profile subtracts from the utilization: from 0.21 (CUDA)
+  // the CUDA graphs' estimate too, with its band's margin; before, the
+  // graphs are captured after the KV cache is allocated, past it.
+  const uint64_t graphs = (CheckedBytes(e.cuda_graph_bytes) + margin_of(e.bands, "cuda_graph")).saturated();
   const CheckedBytes non_kv = CheckedBytes(e.weights.bytes) + e.activation_bytes + e.non_torch_bytes +
-                              e.cuda_context_bytes + margin_of(e.bands, "weights");
+                              e.cuda_context_bytes + margin_of(e.bands, "weights") +
+                              (e.cuda_graphs_subtracted ? graphs : 0);
   size_kv_cache(s, non_kv, model.spec.max_position_tokens, e);
   const bool attention_free = e.layout.groups.empty();
   e.starts = attention_free ||
@@ -331,7 +354,10 @@ Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,
   const CheckedBytes held = s.kv_cache_memory || s.gpu_memory_total == 0 || attention_free
                                 ? non_kv + e.kv_cache_bytes
                                 : CheckedBytes(std::max(e.requested_bytes, non_kv.saturated()));
-  e.total_bytes = (held + e.cuda_graph_bytes + margin_of(e.bands, "cuda_graph")).saturated();
+  // Graphs subtracted before the KV cache fill the room left for them
+  // (the estimate standing for the pool): vLLM's peak is then the
+  // utilization's.
+  e.total_bytes = (held + (e.cuda_graphs_subtracted ? 0 : graphs)).saturated();
   if (e.total_bytes == UINT64_MAX) return Error::overflow("vLLM peak: the sizes overflow 64 bits");
   e.settings = s;
   e.budget_bytes = budget.budget_bytes;

@@ -47,9 +47,10 @@ constexpr RequestField kVllmFields[] = {
     {.name = "gpu_memory_utilization",
      .flags = "--gpu-memory-utilization",
      .engine = "vllm",
-     .help = "fraction of the GPU's total memory vLLM may use (default 0.9)",
+     .help = "fraction of the GPU's total memory vLLM may use (default 0.92; 0.9 before vLLM "
+             "0.21)",
      .type = FieldType::kRatio,
-     .default_text = "0.9",
+     .default_text = "0.92",
      .json_expects = "a number in (0, 1]",
      .doc = "vLLM's `--gpu-memory-utilization`: the fraction of the GPU's total memory it may "
             "use, in (0, 1]",
@@ -189,13 +190,14 @@ constexpr RequestField kVllmFields[] = {
     {.name = "vllm_version",
      .flags = "--vllm-version",
      .engine = "vllm",
-     .help = "the release whose KV accounting to price, X.Y[.Z]: 0.7 (the V1 engine) or 0.11 to "
-             "0.20 (default: the current line)",
+     .help = "the release whose KV accounting to price, X.Y[.Z]: 0.7 (the V1 engine), 0.11 to "
+             "0.20, or 0.21 to 0.32 (default: the current line)",
      .type = FieldType::kText,
      .example = "0.11",
-     .doc = "the release that runs, `X.Y` or `X.Y.Z`; default the current line (rules read at "
-            "v0.11); `0.7` prices v0.7's V1 accounting, `0.11` to `0.20` the current line, any "
-            "other release is refused (\"Older releases\")"}),
+     .doc = "the release that runs, `X.Y` or `X.Y.Z`; default the current line, 0.21 to 0.32 "
+            "(the CUDA graphs' estimate subtracted from the KV memory, utilization 0.92); `0.7` "
+            "prices v0.7's V1 accounting, `0.11` to `0.20` those releases' (the graphs past the "
+            "utilization, 0.9), any other release is refused (\"Older releases\")"}),
 };
 
 }  // namespace

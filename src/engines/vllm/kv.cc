@@ -302,7 +302,8 @@ Result<VllmKvLayout> vllm_kv_layout(const ModelSpec& spec, const VllmSettings& s
 // A log's own records can say more (a 0.20.2 run already prints the later
 // form): check-log reads them first (logs/vllm_tokens_form.cc).
 VllmTokensForm vllm_tokens_form(const std::optional<VllmRelease>& release) {
-  if (release && (release->major > 0 || release->minor >= 21)) return VllmTokensForm::kConcurrencyTimesLen;
+  // No release: the current line's (0.21 on).
+  if (!release || release->major > 0 || release->minor >= 21) return VllmTokensForm::kConcurrencyTimesLen;
   return VllmTokensForm::kBlocksPerGroup;
 }
 

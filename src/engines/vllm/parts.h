@@ -52,6 +52,15 @@ inline constexpr std::string_view kVllmLogStartedMaxModelLen = "vllm_log_started
 // (docs/engine-vllm.md, "ROCm"); not a field a request may give.
 inline constexpr std::string_view kVllmLogPlatform = "vllm_log_platform";
 
+// The request's engine_fields entry by which check-log says whether the
+// log's worker subtracted the CUDA graphs' estimate from the KV memory (its
+// value "on" or "off", from the line the worker prints beside its KV
+// memory: "CUDA graph memory profiling is enabled" / "is disabled", or
+// before 0.21 "... will be enabled by default"), whatever its release's
+// default (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS); not a field a request
+// may give.
+inline constexpr std::string_view kVllmLogCudaGraphEstimate = "vllm_log_cuda_graph_estimate";
+
 // estimate_vllm with the experts of an MXFP4 checkpoint laid out for
 // `mxfp4_kernel` (nullopt: vllm_mxfp4_kernel's choice).
 Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,

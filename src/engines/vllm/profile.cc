@@ -149,7 +149,9 @@ constexpr ReleaseDifference kVllmReleases[] = {
                                     "step"},
     {"0.7", "v0.7's V1 worker: the CUDA context counted as non-torch, logits over every batched "
             "token, no sampler run, 256 sequences"},
-    {"after 0.20", "refused: the CUDA graphs profiled by default"},
+    {"0.11 to 0.20", "the rules read at v0.11: the CUDA graphs captured past the utilization "
+                     "(not subtracted from the KV memory), the utilization's default 0.9"},
+    {"after 0.32", "refused: not read yet"},
 };
 
 class VllmProfile final : public VllmCommands {
@@ -160,10 +162,13 @@ class VllmProfile final : public VllmCommands {
   std::string_view summary() const override {
     return "one rank of vllm serve: its weights, KV cache capacity and startup peak";
   }
-  std::string_view release() const override { return "vLLM v0.11 line (docs/engine-vllm.md)"; }
+  std::string_view release() const override {
+    return "vLLM 0.21 to 0.32, the worker read at v0.23 (docs/engine-vllm.md)";
+  }
   EngineVersions versions() const override {
     return {.field = "vllm_version",
-            .default_text = "the current line, 0.11 to 0.20 (rules read at v0.11)",
+            .default_text = "the current line, 0.21 to 0.32 (the CUDA graphs' estimate subtracted "
+                            "from the KV memory, utilization 0.92)",
             .differences = kVllmReleases};
   }
   bool needs_tensors(const EstimateRequest&) const override { return true; }
@@ -202,6 +207,9 @@ class VllmProfile final : public VllmCommands {
     if (p.vllm_settings.gpu_memory_total == 0) resolve_gpu_total(r, p);
     // check-log passes the platform its log shows (parts.h).
     if (r.engine_fields.contains(kVllmLogPlatform)) p.vllm_settings.rocm = true;
+    if (auto graphs = r.engine_fields.find(kVllmLogCudaGraphEstimate); graphs != r.engine_fields.end()) {
+      p.vllm_settings.cuda_graph_estimate = graphs->second == "on";
+    }
     return Status::Ok();
   }
 
@@ -245,7 +253,7 @@ class VllmProfile final : public VllmCommands {
   std::vector<DeviceClaim> device_claims(const EstimateRun& run) const override {
     std::vector<DeviceClaim> claims = EngineProfile::device_claims(run);
     if (!run.vllm->kv_given) {
-      claims.front().reserved_fraction = run.vllm_settings.gpu_memory_utilization;
+      claims.front().reserved_fraction = run.vllm->settings.gpu_memory_utilization;
       claims.front().fraction_field = "gpu_memory_utilization";
     }
     return claims;

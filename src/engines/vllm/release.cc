@@ -28,24 +28,35 @@ std::string to_string(const VllmRelease& r) {
 }
 
 std::string_view to_string(VllmAccounting a) {
-  return a == VllmAccounting::kV07 ? "v0.7" : "current";
+  switch (a) {
+    case VllmAccounting::kCurrent: return "current";
+    case VllmAccounting::kV011: return "v0.11";
+    case VllmAccounting::kV07: return "v0.7";
+  }
+  return "current";
 }
 
-// v0.7.x: the V1 worker's own accounting (read at v0.7). 0.11 to 0.20: the
-// rules read at v0.11. Between them the V1 worker changed its accounting
-// (non-torch measured from the worker's start, then the memory_profiling
-// context: vllm-project/vllm#19312, June 2025) and its profile (the logits
-// of each request's last token, then the dummy sampler run); from v0.21
-// the CUDA graphs are profiled by default. None of those is modelled.
+// 0.21 to 0.32 (the default): the worker profiles the CUDA graphs and
+// subtracts their estimate from the KV memory, the utilization's default
+// 0.92 (vllm-project/vllm#38284, v0.21.0; determine_available_memory read
+// in v1/worker/gpu_worker.py of the v0.23 line; 0.26's and 0.31's logs
+// print the same lines). 0.11 to 0.20: the rules read at v0.11. v0.7.x:
+// the V1 worker's own accounting (read at v0.7). Between 0.7 and 0.11 the
+// V1 worker changed its accounting (non-torch measured from the worker's
+// start, then the memory_profiling context: vllm-project/vllm#19312, June
+// 2025) and its profile (the logits of each request's last token, then the
+// dummy sampler run), which is not modelled; nor is a release past 0.32,
+// the newest memfit has read.
 Result<VllmAccounting> vllm_accounting(const std::optional<VllmRelease>& release) {
   if (!release) return VllmAccounting::kCurrent;
   const VllmRelease& r = *release;
   if (r.major == 0 && r.minor == 7) return VllmAccounting::kV07;
-  if (r.major == 0 && r.minor >= 11 && r.minor <= 20) return VllmAccounting::kCurrent;
+  if (r.major == 0 && r.minor >= 11 && r.minor <= 20) return VllmAccounting::kV011;
+  if (r.major == 0 && r.minor >= 21 && r.minor <= kVllmNewestMinor) return VllmAccounting::kCurrent;
   return Error::usage("vllm_version",
-                      fmt::format("{}: not modelled; memfit prices vLLM 0.7 (the V1 engine) and "
-                                  "0.11 to 0.20 (the default)",
-                                  to_string(r)));
+                      fmt::format("{}: not modelled; memfit prices vLLM 0.7 (the V1 engine), 0.11 "
+                                  "to 0.20, and 0.21 to 0.{} (the default)",
+                                  to_string(r), kVllmNewestMinor));
 }
 
 }  // namespace memfit

@@ -183,8 +183,9 @@ std::string text_inputs(const VllmSettings& s, const VllmEstimate& e) {
   }
   if (s.release) {  // the default (the current line) says nothing
     out += fmt::format("accounting: vLLM {}: {}\n", to_string(*s.release),
-                       e.accounting == VllmAccounting::kV07 ? "the V1 engine's own of v0.7"
-                                                            : "the current line's (read at v0.11)");
+                       e.accounting == VllmAccounting::kV07    ? "the V1 engine's own of v0.7"
+                       : e.accounting == VllmAccounting::kV011 ? "0.11 to 0.20's (read at v0.11)"
+                                                               : "the current line's (0.21 to 0.32)");
   }
   out += "\n";
   return out;
@@ -217,13 +218,16 @@ void text_rows(std::string& out, const Model& model, const VllmEstimate& e,
     report_row(out, "KV cache", e.kv_cache_bytes, "given (--kv-cache-memory-bytes): blocks exact");
   } else {
     report_row(out, "KV cache", e.kv_cache_bytes,
-        with_band(fmt::format("{} x {} GPU total, less the above (modelled)",
-                              s.gpu_memory_utilization, format_bytes(s.gpu_memory_total)),
+        with_band(fmt::format("{} x {} GPU total, less the above{} (modelled)",
+                              s.gpu_memory_utilization, format_bytes(s.gpu_memory_total),
+                              e.cuda_graphs_subtracted ? " and the CUDA graphs" : ""),
                   e.bands, "kv_cache_available"));
   }
   report_row(out, "CUDA graphs", e.cuda_graph_bytes,
              s.enforce_eager ? "none (--enforce-eager)"
-                             : with_band("modelled, captured past the utilization", e.bands, "cuda_graph"));
+             : with_band(e.cuda_graphs_subtracted ? "modelled, its estimate subtracted from the KV cache"
+                                                  : "modelled, captured past the utilization",
+                         e.bands, "cuda_graph"));
   if (e.bands.confidence != 0) {
     report_row(out, fmt::format("Confidence {} %", e.bands.confidence), e.bands.margin_bytes,
                confidence_note(e.bands) +

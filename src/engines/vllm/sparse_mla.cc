@@ -21,7 +21,7 @@ constexpr uint64_t kLatentElems = 512 + 64;
 uint64_t vllm_mla_block_size(const VllmSettings& s) {
   const uint64_t b = s.block_size;
   const Result<VllmAccounting> accounting = vllm_accounting(s.release);
-  if (!accounting || *accounting != VllmAccounting::kCurrent) return b;
+  if (!accounting || *accounting == VllmAccounting::kV07) return b;
   const GpuClass gpu = classify_gpu(s.gpu_name);
   if (gpu == GpuClass::kBlackwellDatacenter) return b == 32 || (b != 0 && b % 64 == 0) ? b : 64;
   if (is_hopper(gpu)) return b != 0 && b % 64 == 0 ? b : 64;

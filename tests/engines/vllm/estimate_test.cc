@@ -113,6 +113,7 @@ TEST(VllmKv, HybridPadsTheAttentionPageToTheMambaState) {
   s.max_num_seqs = 1;
   s.num_speculative_tokens = 1;
   s.kv_cache_memory = static_cast<uint64_t>(5.98 * kGiB);
+  s.release = VllmRelease{0, 20, 0, false};  // the tokens as 0.20 prints them (per group)
   VllmEstimate e = run(corpus_model("qwen3_5/Qwen3.5-35B-A3B"), s);
   EXPECT_EQ(e.layout.mamba_state_bytes, 2146304u);
   EXPECT_EQ(e.layout.attention_block_size, 2096u);
@@ -144,7 +145,8 @@ TEST(VllmKv, TheTokensPrintedFollowTheRelease) {
   // Through 0.20: 4,359 // 4 groups = 1,089 x 784 = 853,776 (the print).
   EXPECT_EQ(vllm_tokens_form(VllmRelease{0, 19, 0, true}), VllmTokensForm::kBlocksPerGroup);
   EXPECT_EQ(vllm_tokens_form(VllmRelease{0, 20}), VllmTokensForm::kBlocksPerGroup);
-  EXPECT_EQ(vllm_tokens_form(std::nullopt), VllmTokensForm::kBlocksPerGroup);
+  // No release: the current line's, the later form.
+  EXPECT_EQ(vllm_tokens_form(std::nullopt), VllmTokensForm::kConcurrencyTimesLen);
   EXPECT_EQ(vllm_kv_tokens(layout, 4359, 262144, VllmTokensForm::kBlocksPerGroup), 853776u);
   // From 0.21: 262,144 x 4,359 / 338 = 1,142,685,696 / 338 = 3,380,726.9,
   // printed 3,380,726.
@@ -176,6 +178,7 @@ TEST(VllmKv, SlidingWindowLayersNeedOnlyTheirWindow) {
   s.max_model_len = 8192;
   s.max_num_batched_tokens = 2048;
   s.kv_cache_memory = kGiB;
+  s.release = VllmRelease{0, 20, 0, false};  // the tokens as 0.20 prints them (per group)
   VllmEstimate e = run(corpus_model("gemma2/gemma-2-2b-it"), s);
   EXPECT_EQ(e.layout.page_size_bytes, 65536u);
   EXPECT_EQ(e.layout.group_size, 13u);
@@ -278,6 +281,7 @@ TEST(VllmKv, HybridQwen35At16BitsUnderTp2HalvesTheStateAndTheHeads) {
   s.max_model_len = 131072;
   s.max_num_seqs = 4;
   s.kv_cache_memory = 4 * kGiB;
+  s.release = VllmRelease{0, 20, 0, false};  // the tokens as 0.20 prints them (per group)
   VllmEstimate e = run(corpus_model("qwen3_5/Qwen3.5-35B-A3B"), s);
   EXPECT_EQ(e.layout.mamba_state_bytes, 1073152u);
   EXPECT_EQ(e.layout.attention_block_size, 1056u);
@@ -326,6 +330,7 @@ TEST(VllmKv, SlidingWindowGemma3SplitsItsLayersIntoGroupsOfTheGlobalCount) {
   // a request; 16,384 / 5,318 = 3.08x.
   VllmSettings s;
   s.kv_cache_memory = kGiB;
+  s.release = VllmRelease{0, 20, 0, false};  // the tokens as 0.20 prints them (per group)
   s.max_num_batched_tokens = 8192;
   VllmEstimate e = run(corpus_model("gemma3/gemma-3-1b-it"), s);
   EXPECT_EQ(e.settings.max_model_len, 32768u);
@@ -491,11 +496,13 @@ TEST(VllmEstimate, UtilizationSizesTheKvCacheFromWhatIsLeft) {
   // KV 21,474,836,480 - 2,489,470,976 - 1,288,896,512 - 150,994,944 =
   // 17,545,474,048; a block 16 layers x 2 x 16 x 8 x 64 x 2 = 524,288 B:
   // 33,465 blocks. The peak: 20 GiB + the CUDA graphs' 1 GiB, captured past
-  // the utilization.
+  // the utilization. Priced as 0.20 (0.11 to 0.20's accounting); the
+  // current line's subtracts the graphs too (From021..., below).
   VllmSettings s;
   s.gpu_memory_total = 40 * kGiB;
   s.gpu_memory_utilization = 0.5;
   s.max_model_len = 4096;
+  s.release = VllmRelease{0, 20, 0, false};
   VllmEstimate e = run(corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull), s);
   EXPECT_EQ(e.settings.max_num_batched_tokens, 2048u);
   EXPECT_EQ(e.settings.max_num_seqs, 256u);
@@ -569,12 +576,70 @@ TEST(VllmEstimate, V07AccountingSubtractsTheContextAndEveryRowsLogits) {
   EXPECT_EQ(e.kv_cache_bytes, 17872801792ull);
   EXPECT_EQ(e.num_blocks, 34089u);
   EXPECT_EQ(e.total_bytes, 21 * kGiB);
-  // The current line's (no release, or one of 0.11 to 0.20) is unchanged.
+  // 0.11 to 0.20's: no context, the graphs past the utilization.
   s.release = VllmRelease{0, 11, 0, true};
   VllmEstimate now = run(corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull), s);
-  EXPECT_EQ(now.accounting, VllmAccounting::kCurrent);
+  EXPECT_EQ(now.accounting, VllmAccounting::kV011);
   EXPECT_EQ(now.cuda_context_bytes, 0u);
   EXPECT_EQ(now.kv_cache_bytes, 17545474048ull);
+  EXPECT_FALSE(now.cuda_graphs_subtracted);
+  EXPECT_EQ(now.total_bytes, 21 * kGiB);
+}
+
+TEST(VllmEstimate, From021TheCudaGraphsEstimateIsSubtractedFromTheKvMemory) {
+  // The Llama-3.2-1B run above (40 GiB, utilization 0.5: 21,474,836,480 B
+  // requested). 0.11's KV memory 17,545,474,048 leaves 3,929,362,432 for
+  // the weights, activation and non-torch. From 0.21 the worker subtracts
+  // the graphs' estimate too, memfit's 1 GiB: 17,545,474,048 -
+  // 1,073,741,824 = 16,471,732,224, blocks of 524,288 B: 31,417
+  // (16,471,556,096; 31,418 would be 16,472,080,384). The graphs are then
+  // inside the utilization: the peak is the 20 GiB requested.
+  VllmSettings s;
+  s.gpu_memory_total = 40 * kGiB;
+  s.gpu_memory_utilization = 0.5;
+  s.max_model_len = 4096;
+  s.release = VllmRelease{0, 21, 0, true};
+  const Model model = corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull);
+  VllmEstimate e = run(model, s);
+  EXPECT_EQ(e.accounting, VllmAccounting::kCurrent);
+  EXPECT_TRUE(e.cuda_graphs_subtracted);
+  EXPECT_EQ(e.kv_cache_bytes, 16471732224ull);
+  EXPECT_EQ(e.num_blocks, 31417u);
+  EXPECT_EQ(e.total_bytes, 20 * kGiB);
+  // A run that turned the estimate off (VLLM_MEMORY_PROFILER_ESTIMATE_
+  // CUDAGRAPHS=0, as check-log reads it from the log) keeps 0.11's sum.
+  s.cuda_graph_estimate = false;
+  VllmEstimate off = run(model, s);
+  EXPECT_FALSE(off.cuda_graphs_subtracted);
+  EXPECT_EQ(off.kv_cache_bytes, 17545474048ull);
+  EXPECT_EQ(off.total_bytes, 21 * kGiB);
+  // --enforce-eager: no graphs, nothing subtracted.
+  s.cuda_graph_estimate.reset();
+  s.enforce_eager = true;
+  VllmEstimate eager = run(model, s);
+  EXPECT_FALSE(eager.cuda_graphs_subtracted);
+  EXPECT_EQ(eager.kv_cache_bytes, 17545474048ull);
+  EXPECT_EQ(eager.total_bytes, 20 * kGiB);
+}
+
+TEST(VllmEstimate, TheCurrentLinesUtilizationDefaultsTo092) {
+  // No utilization given: 0.92 from 0.21 (vllm-project/vllm#38284), 0.9
+  // before. floor(42,949,672,960 x 0.92) = 39,513,699,123 requested, less
+  // the 3,929,362,432 of the terms and the graphs' 1,073,741,824:
+  // 34,510,594,867 of KV memory. At 0.20, floor(x 0.9) = 38,654,705,664
+  // less the terms: 34,725,343,232.
+  VllmSettings s;
+  s.gpu_memory_total = 40 * kGiB;
+  s.max_model_len = 4096;
+  const Model model = corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull);
+  VllmEstimate now = run(model, s);
+  EXPECT_EQ(now.settings.gpu_memory_utilization, 0.92);
+  EXPECT_EQ(now.requested_bytes, 39513699123ull);
+  EXPECT_EQ(now.kv_cache_bytes, 34510594867ull);
+  s.release = VllmRelease{0, 20, 0, false};
+  VllmEstimate v020 = run(model, s);
+  EXPECT_EQ(v020.settings.gpu_memory_utilization, 0.9);
+  EXPECT_EQ(v020.kv_cache_bytes, 34725343232ull);
 }
 
 TEST(VllmEstimate, V07UnderTensorParallelHoldsTheShardDuringTheGather) {
@@ -647,17 +712,19 @@ TEST(VllmRelease, ParsesXYAndXYZAndRefusesTheRest) {
 TEST(VllmRelease, AccountingIsV07OrTheCurrentLineElseRefused) {
   EXPECT_EQ(*vllm_accounting(std::nullopt), VllmAccounting::kCurrent);
   EXPECT_EQ(*vllm_accounting(VllmRelease{0, 7, 3, true}), VllmAccounting::kV07);
-  EXPECT_EQ(*vllm_accounting(VllmRelease{0, 11, 0, true}), VllmAccounting::kCurrent);
-  EXPECT_EQ(*vllm_accounting(VllmRelease{0, 20, 1, true}), VllmAccounting::kCurrent);
+  EXPECT_EQ(*vllm_accounting(VllmRelease{0, 11, 0, true}), VllmAccounting::kV011);
+  EXPECT_EQ(*vllm_accounting(VllmRelease{0, 20, 1, true}), VllmAccounting::kV011);
+  EXPECT_EQ(*vllm_accounting(VllmRelease{0, 21, 0, false}), VllmAccounting::kCurrent);
+  EXPECT_EQ(*vllm_accounting(VllmRelease{0, 32, 0, true}), VllmAccounting::kCurrent);
   for (VllmRelease r : {VllmRelease{0, 6, 6, true}, VllmRelease{0, 8, 5, true}, VllmRelease{0, 10, 0, false},
-                        VllmRelease{0, 21, 0, false}, VllmRelease{1, 0, 0, false}}) {
+                        VllmRelease{0, 33, 0, false}, VllmRelease{1, 0, 0, false}}) {
     Result<VllmAccounting> a = vllm_accounting(r);
     ASSERT_FALSE(a.ok()) << to_string(r);
     EXPECT_EQ(a.error().field(), "vllm_version");
   }
   EXPECT_EQ(vllm_accounting(VllmRelease{0, 8, 5, true}).error().message(),
-            "vllm_version: 0.8.5: not modelled; memfit prices vLLM 0.7 (the V1 engine) and 0.11 to "
-            "0.20 (the default)");
+            "vllm_version: 0.8.5: not modelled; memfit prices vLLM 0.7 (the V1 engine), 0.11 to "
+            "0.20, and 0.21 to 0.32 (the default)");
   // estimate_vllm refuses it the same way.
   VllmSettings s;
   s.gpu_memory_total = 40 * kGiB;
@@ -684,7 +751,7 @@ TEST(VllmEstimate, RefusesBadSettings) {
 }
 
 TEST(VllmEstimate, TooLittleMemoryDoesNotStart) {
-  // 1 GiB at 0.9 does not hold 2.5 GB of weights: no blocks, no start.
+  // 1 GiB at 0.92 does not hold 2.5 GB of weights: no blocks, no start.
   VllmSettings s;
   s.gpu_memory_total = kGiB;
   Model m = corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull);

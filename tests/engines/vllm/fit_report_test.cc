@@ -40,6 +40,7 @@ PreparedRequest prepared() {
 VllmEstimate at(uint64_t max_model_len, uint64_t max_num_seqs) {
   VllmEstimate e;
   e.settings.gpu_memory_total = 80 * kGiB;
+  e.settings.gpu_memory_utilization = 0.9;  // as resolved (given)
   e.settings.max_model_len = max_model_len;
   e.settings.max_num_seqs = max_num_seqs;
   e.settings.max_num_batched_tokens = 8192;

@@ -240,9 +240,13 @@ TEST(VllmTextReport, ReleaseAccountingLines) {
                               "  Non-torch                144.0 MiB   modelled\n"
                               "  CUDA context             400.0 MiB   modelled, v0.7 counts it as non-torch\n"));
   e.settings.release = VllmRelease{0, 11, 0, false};
+  e.accounting = VllmAccounting::kV011;
+  text = render_vllm_text(llama_8b(), e, kBudget);
+  EXPECT_THAT(text, HasSubstr("\naccounting: vLLM 0.11: 0.11 to 0.20's (read at v0.11)\n"));
+  e.settings.release = VllmRelease{0, 24, 0, false};
   e.accounting = VllmAccounting::kCurrent;
   text = render_vllm_text(llama_8b(), e, kBudget);
-  EXPECT_THAT(text, HasSubstr("\naccounting: vLLM 0.11: the current line's (read at v0.11)\n"));
+  EXPECT_THAT(text, HasSubstr("\naccounting: vLLM 0.24: the current line's (0.21 to 0.32)\n"));
   EXPECT_THAT(text, Not(HasSubstr("CUDA context")));
   EXPECT_THAT(render_vllm_text(llama_8b(), h100(), kBudget), Not(HasSubstr("accounting:")));
 }

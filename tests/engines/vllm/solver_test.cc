@@ -69,27 +69,28 @@ TEST(VllmSolver, MaxModelLenIsEveryBlockGivenToOneRequest) {
 }
 
 TEST(VllmSolver, MaxModelLenFromTheUtilization) {
-  // Llama-3.1-8B on a 24 GiB GPU at 0.9: floor(25,769,803,776 x 0.9) =
-  // 23,192,823,398 B. A 24 GiB GPU takes vLLM's small defaults, 2,048
-  // batched tokens and 256 rows. Weights 16,060,522,496 + rope 131,072 x
-  // 128 x 2 = 33,554,432; activation: the forward's hidden 2,048 x 4,096 x
-  // 2 x 4 = 67,108,864 + MLP 2,048 x 3 x 14,336 x 2 = 176,160,768 =
-  // 243,269,632, under the sampler's hidden 2,048 x 4,096 x 2 = 16,777,216
-  // + 256 rows x 128,256 x 39 = 1,280,507,904, so 1,297,285,120; non-torch
-  // 150,994,944. KV 23,192,823,398 - 17,542,356,992 = 5,650,466,406: 2,694
-  // blocks of 2,097,152, 43,104 tokens. The peak: 23,192,823,398 + the CUDA
-  // graphs' 1,073,741,824 = 24,266,565,222.
+  // Llama-3.1-8B on a 24 GiB GPU at the current line's default 0.92:
+  // floor(25,769,803,776 x 0.92) = 23,708,219,473 B. A 24 GiB GPU takes
+  // vLLM's small defaults, 2,048 batched tokens and 256 rows. Weights
+  // 16,060,522,496 + rope 131,072 x 128 x 2 = 33,554,432; activation: the
+  // forward's hidden 2,048 x 4,096 x 2 x 4 = 67,108,864 + MLP 2,048 x 3 x
+  // 14,336 x 2 = 176,160,768 = 243,269,632, under the sampler's hidden
+  // 2,048 x 4,096 x 2 = 16,777,216 + 256 rows x 128,256 x 39 =
+  // 1,280,507,904, so 1,297,285,120; non-torch 150,994,944: 17,542,356,992.
+  // From 0.21 the CUDA graphs' 1,073,741,824 are subtracted too: KV
+  // 5,092,120,657, 2,428 blocks of 2,097,152, 38,848 tokens. The peak is
+  // the utilization's, the graphs inside it: 23,708,219,473.
   Model m = corpus_model("llama3/Meta-Llama-3.1-8B", k8BWeights);
   VllmSettings s;
   s.gpu_memory_total = 24 * kGiB;
   VllmSolution a = solve(VllmSolveFor::kMaxModelLen, m, s);
   ASSERT_TRUE(a.value);
-  EXPECT_EQ(*a.value, 43104u);
+  EXPECT_EQ(*a.value, 38848u);
   ASSERT_TRUE(a.estimate);
-  EXPECT_EQ(a.estimate->kv_cache_bytes, 5650466406ull);
-  EXPECT_EQ(a.estimate->num_blocks, 2694u);
-  EXPECT_EQ(a.estimate->total_bytes, 24266565222ull);
-  expect_boundary(VllmSolveFor::kMaxModelLen, m, s, 43104);
+  EXPECT_EQ(a.estimate->kv_cache_bytes, 5092120657ull);
+  EXPECT_EQ(a.estimate->num_blocks, 2428u);
+  EXPECT_EQ(a.estimate->total_bytes, 23708219473ull);
+  expect_boundary(VllmSolveFor::kMaxModelLen, m, s, 38848);
   // 80 GiB (vLLM's large defaults: 8,192 tokens, 1,024 rows): 26,643
   // blocks hold 426,288 tokens, past the config's 131,072:
   // capped there (vLLM refuses a longer --max-model-len).
@@ -113,10 +114,13 @@ TEST(VllmSolver, MaxNumSeqsCountsTheSamplerRowsItAdds) {
   // KV(N) >= N x 64 x 2,097,152, so N <= 60,997,230,592 / 139,219,712 =
   // 438.1: 438 (58,806,361,600 B = 28,041 blocks; 439 rows leave 28,038
   // blocks, 438 requests).
+  // Priced as 0.20 (0.11 to 0.20's accounting: 0.9, the CUDA graphs past
+  // the utilization).
   Model m = corpus_model("llama3/Meta-Llama-3.1-8B", k8BWeights);
   VllmSettings s;
   s.gpu_memory_total = 80 * kGiB;
   s.max_model_len = 1024;
+  s.release = VllmRelease{0, 20, 0, false};
   EXPECT_EQ(estimate_at(VllmSolveFor::kMaxNumSeqs, m, s, 256).max_num_seqs_fit, 444u);
   VllmSolution a = solve(VllmSolveFor::kMaxNumSeqs, m, s);
   ASSERT_TRUE(a.value);
@@ -181,7 +185,7 @@ TEST(VllmSolver, HybridMambaGroupsNeedOneStateEach) {
 }
 
 TEST(VllmSolver, NothingFitsSaysWhy) {
-  // 16 GiB at 0.9 (15,461,882,265 B) is less than the 18.7 GB of weights
+  // 16 GiB at 0.92 (15,805,479,649 B) is less than the 18.7 GB of weights
   // and the rest: no KV blocks, vLLM does not start.
   Model m = corpus_model("llama3/Meta-Llama-3.1-8B", k8BWeights);
   VllmSettings s;
@@ -189,14 +193,15 @@ TEST(VllmSolver, NothingFitsSaysWhy) {
   VllmSolution a = solve(VllmSolveFor::kMaxModelLen, m, s);
   EXPECT_FALSE(a.value);
   EXPECT_FALSE(a.estimate);
-  EXPECT_EQ(a.why_none.rfind("vLLM would not start: 0.9 x 16.00 GiB less the weights", 0), 0u)
+  EXPECT_EQ(a.why_none.rfind("vLLM would not start: 0.92 x 16.00 GiB less the weights", 0), 0u)
       << a.why_none;
-  // 80 GiB at 0.9 takes 72 GiB and the CUDA graphs 1 GiB, over a 40 GiB budget.
+  // 80 GiB at 0.92 takes 73.6 GiB, the CUDA graphs inside it (subtracted
+  // from the KV memory from 0.21), over a 40 GiB budget.
   s.gpu_memory_total = 80 * kGiB;
   const MemoryBudget forty{40 * kGiB, 40 * kGiB, BudgetSource::kExplicit};
   VllmSolution over = solve(VllmSolveFor::kMaxNumSeqs, m, s, forty);
   EXPECT_FALSE(over.value);
-  EXPECT_EQ(over.why_none, "vLLM's peak per rank, 73.00 GiB, is over the budget, 40.00 GiB");
+  EXPECT_EQ(over.why_none, "vLLM's peak per rank, 73.60 GiB, is over the budget, 40.00 GiB");
   // Requests of 131,072 tokens (8,192 blocks) in 4,096 blocks: none.
   s.kv_cache_memory = 4096ull * 2097152;
   VllmSolution none = solve(VllmSolveFor::kMaxNumSeqs, m, s);
