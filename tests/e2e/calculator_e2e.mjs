@@ -314,7 +314,9 @@ function engineBody(inputs, tokens, kv) {
 function engineParts(report) {
   if (report.engine === 'llamacpp' || report.engine === 'ollama') {
     const l = report.llamacpp;
-    return [l.model_bytes, l.context_bytes, l.compute_bytes + (l.repack_bytes || 0)];
+    // model_bytes holds the CPU's repacked copies (repack_bytes) already:
+    // mapped + repack, as llama.cpp's own breakdown counts them.
+    return [l.model_bytes, l.context_bytes, l.compute_bytes];
   }
   if (report.engine === 'vllm') {
     const v = report.vllm;
@@ -485,8 +487,11 @@ async function checkOllama(page, base) {
   equal(JSON.stringify(labels), JSON.stringify(['Context (--num-ctx)', 'Parallel (--ollama-num-parallel)']),
     `${label}: the inputs' labels are Ollama's fields`);
 
+  // Ollama v0.24.0, its own runner over its vendored llama.cpp (the F32
+  // mask and its cast below); the current release's llama-server reserves
+  // an F16 mask (llama.cpp #23764) and q8_0 fits there up to 4096 too.
   const small = { engine: 'ollama', model: GGUF, max_tokens: 2048, batch: 2, kv_cache_mode: 'q8_0',
-    memory_limit: '14MiB', fields: { ollama_flash_attention: true } };
+    memory_limit: '14MiB', fields: { ollama_flash_attention: true, ollama_version: '0.24.0' } };
   const { view, report } = await checkEngineScenario(page, base, small, ['f16', 'q8_0', 'q4_0']);
   // num_ctx 2048 x OLLAMA_NUM_PARALLEL 2 = 4,096 cells; f16 K and V are
   // 512 B a cell (4 layers x 64 elements x 2 B), q8_0 34 B per 32
