@@ -19,6 +19,10 @@ struct JsonAnswer {
 
 JsonAnswer run_request_texts(const nlohmann::json& request);
 
+// run_request_texts for a request that must succeed: a failure is a test
+// failure (its error object printed), and the body is returned either way.
+nlohmann::json run_request_texts_ok(const nlohmann::json& request);
+
 }  // namespace memfit::testing
 
 #endif  // MEMFIT_TESTS_SUPPORT_JSON_REQUEST_H_

@@ -22,12 +22,6 @@ using json = nlohmann::json;
 
 const std::string kModels = std::string(MEMFIT_SOURCE_DIR) + "/tests/golden/models/";
 
-json run_json(const json& request) {
-  testing::JsonAnswer answer = testing::run_request_texts(request);
-  EXPECT_TRUE(answer.ok()) << answer.body.dump();
-  return std::move(answer.body);
-}
-
 json request(std::string_view model, std::string_view gpus, json fields = json::object()) {
   json r = {{"model", kModels + std::string(model)},
             {"engine", "ollama"},
@@ -40,7 +34,7 @@ json request(std::string_view model, std::string_view gpus, json fields = json::
 }
 
 TEST(OllamaProfileLlamaServer, TheDefaultIsTheNewestReleaseWithLlamaServersFlags) {
-  const json j = run_json(request("llama-dense.gguf", "CUDA0=1044MiB"));
+  const json j = testing::run_request_texts_ok(request("llama-dense.gguf", "CUDA0=1044MiB"));
   EXPECT_EQ(j["ollama"]["release"], "v0.32.15");
   EXPECT_EQ(j["ollama"]["runner"], "llama-server");
   // -c 4096 x 8 -np 8: a stream of 4096 cells a slot.
@@ -62,7 +56,7 @@ TEST(OllamaProfileLlamaServer, TheDefaultIsTheNewestReleaseWithLlamaServersFlags
 }
 
 TEST(OllamaProfileLlamaServer, FitFillsTheGpuWithTheOutputLayerAndTheLastBlocks) {
-  const json j = run_json(request("llama-dense.gguf", "CUDA0=1044MiB"));
+  const json j = testing::run_request_texts_ok(request("llama-dense.gguf", "CUDA0=1044MiB"));
   // Every layer does not fit 20 MiB (the cache alone is 4 x 4,194,304 B =
   // 16 MiB, with a compute buffer of 13,638,144 B). Two layers, the output
   // layer and block 3 (the build offloads the output layer first): the
@@ -79,7 +73,7 @@ TEST(OllamaProfileLlamaServer, FitFillsTheGpuWithTheOutputLayerAndTheLastBlocks)
   EXPECT_EQ(gpu["total_bytes"], 17873664);
   EXPECT_EQ(gpu["usable_bytes"], 20971520);
   // num_gpu 3 is -ngl 3 as given: no --fit, over the target.
-  const json given = run_json(request("llama-dense.gguf", "CUDA0=1044MiB", {{"num_gpu", "3"}}));
+  const json given = testing::run_request_texts_ok(request("llama-dense.gguf", "CUDA0=1044MiB", {{"num_gpu", "3"}}));
   EXPECT_EQ(given["ollama"]["layers_by"], "num_gpu");
   EXPECT_EQ(given["llamacpp"]["devices"][0]["total_bytes"], 22091008);
   EXPECT_EQ(given["llamacpp"]["devices"][0]["fits"], false);
@@ -91,7 +85,7 @@ TEST(OllamaProfileLlamaServer, OneGpuRunsAModelItsPredictionFits) {
   // MiB) runs it alone, its --fit target 22 MiB: three layers (the output
   // layer, blocks 2 and 3) 13,638,144 + 2 x 4,194,304 + 64,256 =
   // 22,091,008 B <= 23,068,672; a fourth block's cache passes it.
-  const json j = run_json(request("llama-dense.gguf", "CUDA0=1044MiB,CUDA1=1046MiB"));
+  const json j = testing::run_request_texts_ok(request("llama-dense.gguf", "CUDA0=1044MiB,CUDA1=1046MiB"));
   EXPECT_EQ(j["ollama"]["gpu_layers"], 3);
   const json& d = j["llamacpp"]["devices"];
   ASSERT_EQ(d.size(), 2u) << d.dump(1);
@@ -109,7 +103,7 @@ TEST(OllamaProfileLlamaServer, FitFillsTheLastGpuFirst) {
   // compute, 22,026,752 B, pass it); block 0 stays on the host: -ngl 4,
   // -ts 1,3.
   const json j =
-      run_json(request("llama-dense.gguf", "CUDA0=1044MiB,CUDA1=1044MiB", {{"ollama_sched_spread", "true"}}));
+      testing::run_request_texts_ok(request("llama-dense.gguf", "CUDA0=1044MiB,CUDA1=1044MiB", {{"ollama_sched_spread", "true"}}));
   EXPECT_EQ(j["ollama"]["gpu_layers"], 4);
   const json& d = j["llamacpp"]["devices"];
   ASSERT_EQ(d.size(), 3u) << d.dump(1);
@@ -131,13 +125,13 @@ TEST(OllamaProfileLlamaServer, FitKeepsAMoeModelsDenseOnlyLayersOnTheGpu) {
   // it; two (the output layer and block 3, "1 overflowing": its index is
   // past the output layer's, so no rule matches it and its experts stay)
   // 4,194,304 + 15,731,200 + 42,624 = 19,968,128 B.
-  const json j = run_json(request("qwen3moe.gguf", "CUDA0=1046MiB"));
+  const json j = testing::run_request_texts_ok(request("qwen3moe.gguf", "CUDA0=1046MiB"));
   EXPECT_EQ(j["ollama"]["gpu_layers"], 2);
   EXPECT_EQ(j["llamacpp"]["devices"][0]["total_bytes"], 19968128);
 }
 
 TEST(OllamaProfileLlamaServer, OlderReleasesKeepTheirScheduler) {
-  const json j = run_json(request("llama-dense.gguf", "CUDA0=1044MiB", {{"ollama_version", "0.24.0"}}));
+  const json j = testing::run_request_texts_ok(request("llama-dense.gguf", "CUDA0=1044MiB", {{"ollama_version", "0.24.0"}}));
   EXPECT_EQ(j["ollama"]["runner"], "llama.cpp");
   EXPECT_EQ(j["ollama"]["layers_by"], "scheduler");
   // n_batch = num_batch x parallel = 512 x 8.

@@ -20,12 +20,6 @@ using json = nlohmann::json;
 
 const std::string kModels = std::string(MEMFIT_SOURCE_DIR) + "/tests/golden/models/";
 
-json run_json(const json& request) {
-  testing::JsonAnswer answer = testing::run_request_texts(request);
-  EXPECT_TRUE(answer.ok()) << answer.body.dump();
-  return std::move(answer.body);
-}
-
 json on_rtx4060(std::string_view model, json fields) {
   json r = {{"model", kModels + std::string(model)},
             {"engine", "ollama"},
@@ -39,10 +33,10 @@ TEST(OllamaProfileReleases, OneCacheForEverySequenceBeforeV0115) {
   const json fields = {{"num_ctx", "1024"}, {"ollama_num_parallel", "4"}, {"ollama_flash_attention", "false"}};
   json pinned = fields;
   pinned["ollama_version"] = "0.24.0";
-  const json now = run_json(on_rtx4060("llama-dense.gguf", pinned));
+  const json now = testing::run_request_texts_ok(on_rtx4060("llama-dense.gguf", pinned));
   json at = fields;
   at["ollama_version"] = "0.5.12";
-  const json old = run_json(on_rtx4060("llama-dense.gguf", at));
+  const json old = testing::run_request_texts_ok(on_rtx4060("llama-dense.gguf", at));
   EXPECT_EQ(now["ollama"]["release"], "v0.24.0");
   EXPECT_EQ(old["ollama"]["release"], "v0.5.12");
   // The cells are num_ctx x parallel = 4096 either way: 4096 x 512 B =
@@ -83,7 +77,7 @@ TEST(OllamaProfileReleases, OneCacheForEverySequenceBeforeV0115) {
 TEST(OllamaProfileReleases, OlderDefaultsContextAndSequences) {
   // v0.5.7: num_ctx 2048 unless given, OLLAMA_NUM_PARALLEL unset is 4:
   // 8192 cells x 512 B = 4 MiB; n_batch 512 x 4, ubatch llama.cpp's 512.
-  const json old = run_json(on_rtx4060("llama-dense.gguf", {{"ollama_version", "v0.5.7"}}));
+  const json old = testing::run_request_texts_ok(on_rtx4060("llama-dense.gguf", {{"ollama_version", "v0.5.7"}}));
   EXPECT_EQ(old["ollama"]["num_ctx"], 2048);
   EXPECT_EQ(old["ollama"]["num_ctx_source"], "the release's default");
   EXPECT_EQ(old["ollama"]["parallel"], 4);
@@ -96,7 +90,7 @@ TEST(OllamaProfileReleases, OlderDefaultsContextAndSequences) {
   // Flash attention: off unless set before v0.12.4; auto at v0.24.0.
   EXPECT_EQ(old["ollama"]["flash_attention"], "off");
   // v0.24.0: the VRAM tier (4096 under 23 GiB), one sequence: 2 MiB.
-  const json now = run_json(on_rtx4060("llama-dense.gguf", json::object()));
+  const json now = testing::run_request_texts_ok(on_rtx4060("llama-dense.gguf", json::object()));
   EXPECT_EQ(now["ollama"]["parallel"], 1);
   EXPECT_EQ(now["llamacpp"]["context"]["kv_bytes"], 2097152);
   EXPECT_EQ(now["ollama"]["flash_attention"], "auto");
@@ -108,12 +102,12 @@ TEST(OllamaProfileReleases, NoSequencesBeforeV0133) {
   const json fields = {{"num_ctx", "1024"}, {"ollama_num_parallel", "4"}};
   json at = fields;
   at["ollama_version"] = "0.1.28";
-  const json old = run_json(on_rtx4060("llama-dense.gguf", at));
+  const json old = testing::run_request_texts_ok(on_rtx4060("llama-dense.gguf", at));
   EXPECT_EQ(old["ollama"]["parallel"], 1);
   EXPECT_EQ(old["llamacpp"]["context"]["kv_bytes"], 524288);
   EXPECT_NE(old.dump().find("OLLAMA_NUM_PARALLEL: Ollama v0.1.28 serves one sequence"), std::string::npos);
   at["ollama_version"] = "0.1.33";
-  EXPECT_EQ(run_json(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["kv_bytes"], 2097152);
+  EXPECT_EQ(testing::run_request_texts_ok(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["kv_bytes"], 2097152);
 }
 
 TEST(OllamaProfileReleases, CellsPaddedTo32WithoutFlashAttentionBeforeV0132) {
@@ -123,8 +117,8 @@ TEST(OllamaProfileReleases, CellsPaddedTo32WithoutFlashAttentionBeforeV0132) {
   const json fields = {{"num_ctx", "1100"}, {"ollama_flash_attention", "false"}};
   json at = fields;
   at["ollama_version"] = "0.12.0";
-  EXPECT_EQ(run_json(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["kv_bytes"], 573440);
-  EXPECT_EQ(run_json(on_rtx4060("llama-dense.gguf", fields))["llamacpp"]["context"]["kv_bytes"], 655360);
+  EXPECT_EQ(testing::run_request_texts_ok(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["kv_bytes"], 573440);
+  EXPECT_EQ(testing::run_request_texts_ok(on_rtx4060("llama-dense.gguf", fields))["llamacpp"]["context"]["kv_bytes"], 655360);
 }
 
 TEST(OllamaProfileReleases, LogitsForEveryBatchRowBeforeV0132) {
@@ -136,9 +130,9 @@ TEST(OllamaProfileReleases, LogitsForEveryBatchRowBeforeV0132) {
   const json fields = {{"num_ctx", "1024"}, {"ollama_num_parallel", "1"}};
   json at = fields;
   at["ollama_version"] = "0.1.31";
-  EXPECT_EQ(run_json(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["output_bytes"], 655360);
+  EXPECT_EQ(testing::run_request_texts_ok(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["output_bytes"], 655360);
   at["ollama_version"] = "0.1.32";
-  EXPECT_EQ(run_json(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["output_bytes"], 1280);
+  EXPECT_EQ(testing::run_request_texts_ok(on_rtx4060("llama-dense.gguf", at))["llamacpp"]["context"]["output_bytes"], 1280);
 }
 
 TEST(OllamaProfileReleases, RunnerByRelease) {
@@ -146,15 +140,15 @@ TEST(OllamaProfileReleases, RunnerByRelease) {
   const json fields = {{"num_ctx", "1024"}};
   json at = fields;
   at["ollama_version"] = "0.12.1";
-  EXPECT_EQ(run_json(on_rtx4060("qwen3moe.gguf", at))["ollama"]["runner"], "llama.cpp");
+  EXPECT_EQ(testing::run_request_texts_ok(on_rtx4060("qwen3moe.gguf", at))["ollama"]["runner"], "llama.cpp");
   at["ollama_version"] = "0.12.2";
-  EXPECT_EQ(run_json(on_rtx4060("qwen3moe.gguf", at))["ollama"]["runner"], "ollama");
+  EXPECT_EQ(testing::run_request_texts_ok(on_rtx4060("qwen3moe.gguf", at))["ollama"]["runner"], "ollama");
   at["ollama_version"] = "0.24.0";
-  EXPECT_EQ(run_json(on_rtx4060("qwen3moe.gguf", at))["ollama"]["runner"], "ollama");
+  EXPECT_EQ(testing::run_request_texts_ok(on_rtx4060("qwen3moe.gguf", at))["ollama"]["runner"], "ollama");
   // From v0.30.0 (the default, v0.32.15) llama-server runs every GGUF model.
   at["ollama_version"] = "0.30.0";
-  EXPECT_EQ(run_json(on_rtx4060("qwen3moe.gguf", at))["ollama"]["runner"], "llama-server");
-  EXPECT_EQ(run_json(on_rtx4060("qwen3moe.gguf", fields))["ollama"]["runner"], "llama-server");
+  EXPECT_EQ(testing::run_request_texts_ok(on_rtx4060("qwen3moe.gguf", at))["ollama"]["runner"], "llama-server");
+  EXPECT_EQ(testing::run_request_texts_ok(on_rtx4060("qwen3moe.gguf", fields))["ollama"]["runner"], "llama-server");
 }
 
 TEST(OllamaProfileReleases, TheOwnEnginesSchedulerReservesItsOwnGraph) {
@@ -163,7 +157,7 @@ TEST(OllamaProfileReleases, TheOwnEnginesSchedulerReservesItsOwnGraph) {
   // reserveWorstCaseGraph), not llama.cpp's: at num_ctx 1024 the layout's
   // graph is the replay the GPU's compute record prices, 3,674,240 B
   // (engine_graph.cc; llama.cpp's largest phase, 1,990,656 B, before).
-  const json j = run_json(on_rtx4060("qwen3moe.gguf", {{"num_ctx", "1024"}, {"ollama_version", "0.24.0"}}));
+  const json j = testing::run_request_texts_ok(on_rtx4060("qwen3moe.gguf", {{"num_ctx", "1024"}, {"ollama_version", "0.24.0"}}));
   EXPECT_EQ(j["ollama"]["runner"], "ollama");
   EXPECT_EQ(j["ollama"]["graph_full_bytes"], 3674240);
   EXPECT_EQ(j["ollama"]["graph_partial_bytes"], 3674240);
@@ -176,13 +170,13 @@ TEST(OllamaProfileReleases, OlderLayerPlacementIsNamed) {
   // layers were llm/memory.go's, which memfit does not replay: it says so.
   json r = {{"model", kModels + "llama-dense.gguf"}, {"engine", "ollama"}, {"memory_limit", "64GiB"},
             {"ollama_gpus_free", "CUDA0=460MiB"}, {"num_ctx", "1024"}, {"ollama_version", "0.12.10"}};
-  const json old = run_json(r);
+  const json old = testing::run_request_texts_ok(r);
   EXPECT_EQ(old["ollama"]["gpu_layers"], 0);
   EXPECT_NE(old.dump().find("Ollama v0.12.10 placed the llama.cpp runner's layers by llm/memory.go's "
                             "estimate"),
             std::string::npos);
   r["ollama_version"] = "0.12.11";
-  EXPECT_EQ(run_json(r).dump().find("llm/memory.go"), std::string::npos);
+  EXPECT_EQ(testing::run_request_texts_ok(r).dump().find("llm/memory.go"), std::string::npos);
 }
 
 TEST(OllamaProfileReleases, LaterReleasesAreRefused) {

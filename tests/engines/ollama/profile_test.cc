@@ -21,12 +21,6 @@ using json = nlohmann::json;
 
 const std::string kLlama = std::string(MEMFIT_SOURCE_DIR) + "/tests/golden/models/llama-dense.gguf";
 
-json run_json(const json& request) {
-  testing::JsonAnswer answer = testing::run_request_texts(request);
-  EXPECT_TRUE(answer.ok()) << answer.body.dump();
-  return std::move(answer.body);
-}
-
 json on_rtx4060(json fields) {
   json r = {{"model", kLlama}, {"engine", "ollama"}, {"gpu", "rtx4060"}, {"memory_limit", "64GiB"}};
   r.update(fields);
@@ -34,7 +28,7 @@ json on_rtx4060(json fields) {
 }
 
 TEST(OllamaProfile, EightGigabyteTierContextWholeOnTheGpu) {
-  const json j = run_json(on_rtx4060({{"ollama_version", "0.24.0"}}));
+  const json j = testing::run_request_texts_ok(on_rtx4060({{"ollama_version", "0.24.0"}}));
   EXPECT_EQ(j["engine"], "ollama");
   // 8188 MiB < 23 GiB: 4096, which is also the model's trained context.
   EXPECT_EQ(j["ollama"]["num_ctx"], 4096);
@@ -50,7 +44,7 @@ TEST(OllamaProfile, EightGigabyteTierContextWholeOnTheGpu) {
 }
 
 TEST(OllamaProfile, ParallelMultipliesTheCellsAndTheBatch) {
-  const json j = run_json(on_rtx4060({{"ollama_num_parallel", "4"}, {"ollama_version", "0.24.0"}}));
+  const json j = testing::run_request_texts_ok(on_rtx4060({{"ollama_num_parallel", "4"}, {"ollama_version", "0.24.0"}}));
   // num_ctx 4096 x 4 sequences = 16384 cells: 4 x 2 MiB.
   EXPECT_EQ(j["ollama"]["kv_cells"], 16384);
   EXPECT_EQ(j["llamacpp"]["context"]["kv_bytes"], 8388608);
@@ -65,20 +59,20 @@ TEST(OllamaProfile, TheRunnersReserveEveryTokensOutputRow) {
   // newer than any build they vendor): the prompt graph keeps all 512
   // tokens' logits, and the inputs name no limit.
   for (const char* release : {"0.24.0", "0.5.7"}) {
-    const json j = run_json(on_rtx4060({{"ollama_version", release}}));
+    const json j = testing::run_request_texts_ok(on_rtx4060({{"ollama_version", release}}));
     EXPECT_EQ(j["inputs"]["n_ubatch"], 512) << release;
     EXPECT_FALSE(j["inputs"].contains("n_outputs_max")) << release;
   }
 }
 
 TEST(OllamaProfile, NumCtxPastTheTrainedContextIsLowered) {
-  const json j = run_json(on_rtx4060({{"num_ctx", "8192"}}));
+  const json j = testing::run_request_texts_ok(on_rtx4060({{"num_ctx", "8192"}}));
   EXPECT_EQ(j["ollama"]["num_ctx"], 4096);
   EXPECT_EQ(j["llamacpp"]["context"]["kv_bytes"], 2097152);
 }
 
 TEST(OllamaProfile, QuantizedCacheWithFlashAttentionHalvesTheKv) {
-  const json j = run_json(on_rtx4060({{"ollama_kv_cache_type", "q8_0"}, {"ollama_flash_attention", "true"}}));
+  const json j = testing::run_request_texts_ok(on_rtx4060({{"ollama_kv_cache_type", "q8_0"}, {"ollama_flash_attention", "true"}}));
   EXPECT_EQ(j["ollama"]["kv_cache_type"], "q8_0");
   // q8_0: 34 bytes per 32 elements; 64 elements a layer-token are 2
   // blocks, 68 B x 4 layers x 4096 cells = 1114112 B.
