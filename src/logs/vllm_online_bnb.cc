@@ -14,31 +14,21 @@
 // (model/config/analytical_weights.cc, bnb_4bit_matrix_bytes).
 #include "logs/vllm_online_bnb.h"
 
-#include <nlohmann/json.hpp>
-
-#include "model/config/config_document.h"
+#include "logs/vllm_online_quant.h"
 
 namespace memfit::logs {
 
 Result<std::string> online_bnb_config(std::string_view config_json, std::vector<std::string>& notes) {
-  // As online_fp8_config: ConfigDocument bounds the nesting and reads
-  // Python's NaN; a quantization_config in a nested text config counts as
-  // declared (checkpoint_traits.cc reads it there first).
-  Result<ConfigDocument> doc = ConfigDocument::parse(config_json);
-  if (!doc) return doc.error();
-  if (doc->find("quantization_config") != nullptr || doc->top().contains("quantization_config")) {
-    return std::string(config_json);
-  }
-  nlohmann::json top = doc->top();
-  top["quantization_config"] = {{"quant_method", "bitsandbytes"},
-                                {"load_in_4bit", true},
-                                {"bnb_4bit_quant_type", "nf4"},
-                                {"bnb_4bit_use_double_quant", true}};
-  notes.push_back(
+  return with_online_quantization(
+      config_json,
+      {{"quant_method", "bitsandbytes"},
+       {"load_in_4bit", true},
+       {"bnb_4bit_quant_type", "nf4"},
+       {"bnb_4bit_use_double_quant", true}},
       "the log quantizes a 16-bit checkpoint with bitsandbytes at load (--quantization bitsandbytes "
       "with no quantization_config): priced as NF4 with double quantization on the linear layers, "
-      "the embedding and LM head 16-bit (BitsAndBytesModelLoader, quantize_4bit)");
-  return top.dump();
+      "the embedding and LM head 16-bit (BitsAndBytesModelLoader, quantize_4bit)",
+      notes);
 }
 
 }  // namespace memfit::logs

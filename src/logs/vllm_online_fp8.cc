@@ -13,29 +13,17 @@
 // config pricing already prices (model/config/analytical_weights.cc).
 #include "logs/vllm_online_fp8.h"
 
-#include <nlohmann/json.hpp>
-
-#include "model/config/config_document.h"
+#include "logs/vllm_online_quant.h"
 
 namespace memfit::logs {
 
 Result<std::string> online_fp8_config(std::string_view config_json, std::vector<std::string>& notes) {
-  // ConfigDocument bounds the nesting and reads Python's NaN and Infinity,
-  // as every other reader of the config does; a quantization_config in a
-  // nested text config counts as declared (checkpoint_traits.cc reads it
-  // there first).
-  Result<ConfigDocument> doc = ConfigDocument::parse(config_json);
-  if (!doc) return doc.error();
-  if (doc->find("quantization_config") != nullptr || doc->top().contains("quantization_config")) {
-    return std::string(config_json);
-  }
-  nlohmann::json top = doc->top();
-  top["quantization_config"] = {{"quant_method", "fp8"}, {"activation_scheme", "dynamic"}};
-  notes.push_back(
+  return with_online_quantization(
+      config_json, {{"quant_method", "fp8"}, {"activation_scheme", "dynamic"}},
       "the log quantizes a 16-bit checkpoint to FP8 at load (--quantization fp8 with no "
       "quantization_config): priced as FP8 of one scale a tensor on the linear layers and experts, "
-      "the embedding, LM head and routers 16-bit (Fp8Config, online)");
-  return top.dump();
+      "the embedding, LM head and routers 16-bit (Fp8Config, online)",
+      notes);
 }
 
 }  // namespace memfit::logs
