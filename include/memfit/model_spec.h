@@ -235,6 +235,12 @@ struct CompressedAttentionGeometry {
   uint64_t window_tokens = 0;
   uint64_t head_dim = 0;
   uint64_t index_head_dim = 0;
+  // The rotated tail of each head (qk_rope_head_dim, 64 for V4), and
+  // whether the compressed layers rotate at their own base
+  // (compress_rope_theta, unlike rope_theta): vLLM then keeps two rotary
+  // tables (engines/shared/rope_cache.h).
+  uint64_t rope_dim = 0;
+  bool second_rope_base = false;
   bool operator==(const CompressedAttentionGeometry&) const = default;
 };
 
@@ -286,6 +292,11 @@ struct ModelSpec {
   // Of those, the ones tensor parallelism keeps whole on every rank: norms
   // and MoE routers (vLLM's per-rank weights, vllm.h).
   uint64_t replicated_params = 0;
+  // Their bytes at the widths the config's quantization stores them at
+  // (price_analytical_weights over those blocks alone): norms and routers
+  // at 16 bits, DeepSeek V4's float32 mixes and FP8 down-projections as
+  // such. 0 when the config cannot be counted.
+  uint64_t replicated_bytes = 0;
   // The convolution part of one recurrent layer's state_bytes, priced at
   // f32 (vLLM keeps it in the model's 16-bit dtype); 0 when none.
   uint64_t conv_state_bytes = 0;

@@ -610,6 +610,16 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
              "not yet read";
     return;
   }
+  // DeepSeek V4's weights are its own tensors (model/config/
+  // deepseek_v4_params.h); what its forward pass takes at the profile run
+  // is not: its sparse attention's prefill workspace and top-k buffers, the
+  // hyper-connections' four residual streams.
+  if (misses && f == LogFigure::kKvCacheAvailable && !spec.compressed_attention.compress_ratios.empty()) {
+    c.note = "DeepSeek V4's profile run (its sparse attention's prefill workspace and top-k "
+             "buffers, the hyper-connections' four residual streams) is not priced: the KV "
+             "memory left is over the print by it (docs/engine-vllm.md, \"Rows off target\")";
+    return;
+  }
   // A model type memfit has no rules for (model_loader.cc warns so): its
   // weights and cache come from the config's generic geometry, which
   // DeepSeek V4's compressed and indexed attention, for one, is not.

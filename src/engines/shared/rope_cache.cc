@@ -38,7 +38,29 @@ uint64_t rope_cache_rows(const ModelSpec::RopeScaling& scaling, uint64_t max_pos
   return max_positions;
 }
 
+namespace {
+
+// DeepSeek V4's tables (vLLM's DeepseekV4ScalingRotaryEmbedding, which
+// get_rope builds where the rope parameters say is_deepseek_v4, from
+// models/deepseek_v4.py's DeepseekV4Attention): float32 cos/sin of the
+// rotated tail only (rotary_dim = qk_rope_head_dim, rope_parameters'
+// rope_dim), rows as yarn's, one table at rope_theta for the window-only
+// layers and one at compress_rope_theta for the compressed layers (their
+// compressor and indexer reuse it: get_rope caches by its arguments).
+// DeepSeek-V4-Flash: 65,536 x 16 = 1,048,576 rows x 64 x 4 B = 256 MiB, two
+// tables 512 MiB.
+uint64_t compressed_attention_rope_bytes(const ModelSpec& spec) {
+  const CompressedAttentionGeometry& c = spec.compressed_attention;
+  const uint64_t tables = c.second_rope_base ? 2 : 1;
+  return (CheckedBytes(rope_cache_rows(spec.rope_scaling, spec.max_position_tokens)) * c.rope_dim *
+          kFloat32CacheBytes * tables)
+      .saturated();
+}
+
+}  // namespace
+
 uint64_t rope_cache_bytes(const ModelSpec& spec) {
+  if (!spec.compressed_attention.compress_ratios.empty()) return compressed_attention_rope_bytes(spec);
   if (spec.geometry.head_dim == 0) return 0;
   const uint64_t element = spec.model_type == "gpt_oss" ? kFloat32CacheBytes : kCacheElementBytes;
   CheckedBytes rows = rope_cache_rows(spec.rope_scaling, spec.max_position_tokens);

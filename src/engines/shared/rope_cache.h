@@ -25,8 +25,9 @@ uint64_t rope_cache_rows(const ModelSpec::RopeScaling& scaling, uint64_t max_pos
 // (gpt-oss: 4, its rotary embedding is float32, models/gpt_oss.py); Gemma
 // 3 keeps two, the sliding layers' unscaled one at rope_local_base_freq
 // and the global layers' with the config's scaling (models/gemma3.py,
-// Gemma3Attention: get_rope with a local and a global base). Saturates at
-// UINT64_MAX.
+// Gemma3Attention: get_rope with a local and a global base); DeepSeek V4
+// (a compressed-attention spec) one or two float32 tables of its rotated
+// tail only (rope_cache.cc). Saturates at UINT64_MAX.
 uint64_t rope_cache_bytes(const ModelSpec& spec);
 
 // vLLM's cache for a rope of type "mrope" (Qwen2-VL, Qwen2.5-VL), which

@@ -202,7 +202,11 @@ CheckedBytes rank_weights_by_geometry(const Model& model, uint64_t tp, const std
   const ParamPrice price{rest_params == 0 || !rest_total.value()
                              ? 2.0L
                              : static_cast<long double>(*rest_total.value()) / rest_params};
-  const uint64_t replicated = price.bytes_of(spec.replicated_params);
+  // The replicated parts at their own widths where the config prices them
+  // (norms and routers at 16 bits beside 4-bit experts, DeepSeek V4's
+  // float32 mixes), else at the average.
+  const uint64_t replicated =
+      spec.replicated_bytes != 0 ? spec.replicated_bytes : price.bytes_of(spec.replicated_params);
   const uint64_t kv_extra = replicated_kv_bytes(spec, tp, price);
   const uint64_t ssm_extra = whole_ssm_group_bytes(spec, tp, price);
   const CheckedBytes split = rest_total - replicated;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "memfit/checked_math.h"
+#include "model/config/deepseek_v4_params.h"
 #include "model/config/encoder_params.h"
 
 namespace memfit {
@@ -573,6 +574,7 @@ void add_gemma4_vision(const ConfigDocument& doc, const ModelGeometry& g, BlockL
 
 std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const ModelSpec& spec) {
   if (counts_as_bert_encoder(reader.model_type())) return encoder_param_blocks(reader, spec);
+  if (!spec.compressed_attention.compress_ratios.empty()) return deepseek_v4_param_blocks(reader, spec);
   const ModelGeometry& g = spec.geometry;
   if (g.layers == 0 || g.hidden == 0) return {};
   const uint64_t h = g.hidden;

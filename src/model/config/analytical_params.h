@@ -25,6 +25,8 @@ enum class ParamRole {
   kExperts,        // routed experts' projections
   kSharedExperts,  // always-active experts' projections
   kRouter,         // the MoE gate that scores experts
+  kCompressor,     // DeepSeek V4's KV compressors and indexer weights_proj: linears its
+                   // FP8 checkpoint keeps at 16 bits, whole on every vLLM rank
   kMixer,          // SSM / linear-attention / conv in and out projections
   kNorm,           // norm weights (vectors)
   kVision,         // a multimodal config's vision tower and projector (kept unquantized)
@@ -43,6 +45,11 @@ struct ParamBlock {
   uint64_t rows = 0;
   uint64_t cols = 0;
   uint64_t copies = 1;
+  // Bytes an element where the checkpoint stores the block at a fixed
+  // width whatever the quantization or torch_dtype (DeepSeek V4's float32
+  // sinks, compressor position biases and hyper-connection mixes, its
+  // int32 hash-routing table): 4. 0: the quantization's or torch_dtype's.
+  uint64_t element_bytes = 0;
 };
 
 // The config's parameter blocks; empty when the geometry is too incomplete

@@ -211,6 +211,7 @@ bool quantizes_role(const Scheme& s, ParamRole role) {
     case ParamRole::kLmHead:
       return s.kind == Kind::kMlx || (s.kind == Kind::kGptq && s.lm_head);
     case ParamRole::kRouter:
+    case ParamRole::kCompressor:
       return s.kind == Kind::kMlx || s.kind == Kind::kBnb8 || s.kind == Kind::kBnb4;
     case ParamRole::kExperts: return true;
     case ParamRole::kAttention:
@@ -236,9 +237,14 @@ CheckedBytes matrix_bytes(const Scheme& s, const ParamBlock& b, uint64_t bits,
   return 0;
 }
 
-AnalyticalWeights unquantized(uint64_t params, std::string why_not) {
+// Every block at 2 bytes but those the checkpoint stores at a fixed width.
+AnalyticalWeights unquantized(const std::vector<ParamBlock>& blocks, uint64_t params, std::string why_not) {
   AnalyticalWeights w;
-  w.bytes = (CheckedBytes(params) * 2).saturated();
+  CheckedBytes bytes = 0;
+  for (const ParamBlock& b : blocks) {
+    bytes += CheckedBytes(b.rows) * b.cols * b.copies * (b.element_bytes != 0 ? b.element_bytes : 2);
+  }
+  w.bytes = bytes.saturated();
   w.unquantized_params = params;
   w.detail = fmt::format("{} parameters x 2 bytes", params);
   if (!why_not.empty()) w.detail += fmt::format("; {}, so it was not applied", why_not);
@@ -280,10 +286,10 @@ AnalyticalWeights price_analytical_weights(const std::vector<ParamBlock>& blocks
                                            const QuantizationInfo& quantization,
                                            uint64_t unquantized_width, bool experts_mxfp4) {
   const uint64_t params = count_parameters(blocks);
-  if (quantization.method.empty()) return unquantized(params, "");
+  if (quantization.method.empty()) return unquantized(blocks, params, "");
   std::string why_not;
   std::optional<Scheme> scheme = scheme_for(quantization, why_not);
-  if (!scheme) return unquantized(params, why_not);
+  if (!scheme) return unquantized(blocks, params, why_not);
 
   PatternIndex left_out;
   for (const std::string& module : quantization.unquantized_modules) {
@@ -305,7 +311,7 @@ AnalyticalWeights price_analytical_weights(const std::vector<ParamBlock>& blocks
   for (const ParamBlock& b : blocks) {
     const std::vector<std::string_view> path = split_dots(b.module);
     const CheckedBytes block_params = CheckedBytes(b.rows) * b.cols * b.copies;
-    bool quantize = quantizes_role(*scheme, b.role) && !left_out.first_match(b, path);
+    bool quantize = b.element_bytes == 0 && quantizes_role(*scheme, b.role) && !left_out.first_match(b, path);
     uint64_t bits = scheme->bits;
     uint64_t group_size = scheme->group_size;
     if (quantize && scheme->kind == Kind::kMlx) {
@@ -326,11 +332,11 @@ AnalyticalWeights price_analytical_weights(const std::vector<ParamBlock>& blocks
       bytes += matrix_bytes(*scheme, b, bits, group_size) * b.copies;
     } else {
       kept += block_params;
-      bytes += block_params * unquantized_width;
+      bytes += block_params * (b.element_bytes != 0 ? b.element_bytes : unquantized_width);
     }
   }
   if (quantized.saturated() == 0) {
-    return unquantized(params, fmt::format("{} applies to none of its parameters",
+    return unquantized(blocks, params, fmt::format("{} applies to none of its parameters",
                                            describe(*scheme, 0)));
   }
   AnalyticalWeights w;

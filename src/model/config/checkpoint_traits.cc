@@ -217,6 +217,12 @@ CompressedAttentionGeometry read_compressed_attention(const ConfigDocument& doc,
   g.window_tokens = first("sliding_window");
   g.head_dim = first("head_dim");
   g.index_head_dim = first("index_head_dim");
+  g.rope_dim = first("qk_rope_head_dim");
+  const nlohmann::json* base = doc.find("rope_theta");
+  const nlohmann::json* compressed_base = doc.find("compress_rope_theta");
+  g.second_rope_base = compressed_base != nullptr && compressed_base->is_number() &&
+                       (base == nullptr || !base->is_number() ||
+                        compressed_base->get<double>() != base->get<double>());
   return g;
 }
 

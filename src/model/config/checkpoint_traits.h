@@ -24,7 +24,9 @@ MoeInfo read_moe(const ConfigDocument& doc);
 MlaGeometry read_mla(const ConfigDocument& doc, std::string_view model_type);
 // DeepSeek V4's compressed attention (`model_type` deepseek_v4): the first
 // num_hidden_layers entries of compress_ratios (the rest are the MTP and
-// draft layers'), sliding_window, head_dim and index_head_dim. Empty for
+// draft layers'), sliding_window, head_dim, index_head_dim,
+// qk_rope_head_dim and whether compress_rope_theta differs from
+// rope_theta (rope_theta absent: it does). Empty for
 // every other model type, and when compress_ratios is missing, shorter
 // than the layers, or holds anything but non-negative integers.
 CompressedAttentionGeometry read_compressed_attention(const ConfigDocument& doc,

@@ -218,6 +218,7 @@ Result<ModelSpec> spec_and_tower(const ConfigDocument& doc, uint64_t& tower_byte
   const std::vector<ParamBlock> blocks = analytical_param_blocks(reader, spec);
   spec.analytical_params = count_parameters(blocks);
   spec.attention_output_gate = gates_attention_output(reader);
+  std::vector<ParamBlock> replicated;
   for (const ParamBlock& b : blocks) {
     if (b.role == ParamRole::kLmHead) spec.tied_embeddings = false;
     // vLLM's gemma4_mm.py builds Gemma 4's vision tower from transformers'
@@ -232,11 +233,18 @@ Result<ModelSpec> spec_and_tower(const ConfigDocument& doc, uint64_t& tower_byte
     // MergedReplicatedLinear fused_qkv_a_proj since 2025) and SGLang's
     // DeepseekV2AttentionMLA: whole on every rank, as the tensor list's
     // split keeps them (engines/shared/parallel_tensors.cc).
+    // DeepSeek V4's the same: DeepseekV4Attention fuses wq_a and wkv into
+    // one MergedColumnParallelLinear with disable_tp (models/deepseek_v4.py),
+    // and its indexer is V3.2's, replicated; its compressors (kCompressor)
+    // are whole too (layers/deepseek_compressor.py).
     const bool mla_down = b.module == "self_attn.q_a_proj" || b.module == "self_attn.kv_a_proj_with_mqa" ||
-                          b.module.starts_with("self_attn.indexer.");
-    if (b.role == ParamRole::kNorm || b.role == ParamRole::kRouter || whole_tower || mla_down) {
+                          b.module.starts_with("self_attn.indexer.") || b.module == "attn.wq_a" ||
+                          b.module == "attn.wkv" || b.module.starts_with("attn.indexer.");
+    if (b.role == ParamRole::kNorm || b.role == ParamRole::kRouter || b.role == ParamRole::kCompressor ||
+        whole_tower || mla_down) {
       spec.replicated_params =
           (CheckedBytes(spec.replicated_params) + CheckedBytes(b.rows) * b.cols * b.copies).saturated();
+      replicated.push_back(b);
     }
   }
   std::string dtype = doc.string_field("torch_dtype");
@@ -244,6 +252,9 @@ Result<ModelSpec> spec_and_tower(const ConfigDocument& doc, uint64_t& tower_byte
   spec.analytical_weights =
       price_analytical_weights(blocks, spec.quantization, unquantized_width_bytes(dtype),
                                deepseek_v4_fp4_experts(doc));
+  spec.replicated_bytes = price_analytical_weights(replicated, spec.quantization, unquantized_width_bytes(dtype),
+                                                   deepseek_v4_fp4_experts(doc))
+                              .bytes;
   tower_bytes =
       analytical_tower_bytes(blocks, spec.analytical_weights, unquantized_width_bytes(dtype));
   // Informational only, so a malformed value is ignored rather than failing

@@ -77,6 +77,23 @@ TEST(RopeCache, OneCacheElsewhereAndGptOssInFloat32) {
   EXPECT_EQ(rope_cache_bytes(none), 0u);
 }
 
+TEST(RopeCache, DeepSeekV4KeepsTwoFloat32TablesOfItsRotatedTail) {
+  // DeepSeek-V4-Flash: yarn 65,536 x 16 = 1,048,576 rows x qk_rope_head_dim
+  // 64 x 4 B = 268,435,456 B a table, one at rope_theta 10,000 and one at
+  // compress_rope_theta 160,000: 536,870,912 B (not head_dim 512 x 2 B).
+  Result<ModelSpec> parsed =
+      parse_model_config(testing::read_test_data("logs/vllm/vllm-44376-deepseek-v4-flash-tp2-ep-gh200.config.json"));
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+  const ModelSpec& flash = *parsed;
+  ASSERT_TRUE(flash.compressed_attention.second_rope_base);
+  EXPECT_EQ(flash.compressed_attention.rope_dim, 64u);
+  EXPECT_EQ(rope_cache_bytes(flash), 536870912u);
+  // The same bases: one table.
+  ModelSpec one = flash;
+  one.compressed_attention.second_rope_base = false;
+  EXPECT_EQ(rope_cache_bytes(one), 268435456u);
+}
+
 TEST(RopeCache, VllmsMultimodalRopeKeepsFourTimesTheRows) {
   // Qwen2.5-VL-7B-Instruct: rope_scaling {"mrope_section": [16, 24, 24],
   // "rope_type": "mrope"}, 128,000 positions, head dim 3,584 / 28 = 128:

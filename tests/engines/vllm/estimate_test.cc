@@ -33,16 +33,16 @@ TEST(VllmWeights, MoeUnderTensorParallel4SplitsAllButNormsAndRouters) {
   // head (untied): 1,244,659,712; per rank 151,936 / 4 = 37,984 rows (151,936
   // is a multiple of 64) x 2,048 x 2 B x 2 = 311,164,928.
   // Replicated params: norms 48 x 2 x 2,048 + 2,048 = 198,656 and routers
-  // 48 x 128 x 2,048 = 12,582,912: 12,781,568 at the rest's average width
-  // (59,819,585,536 B over 29,909,780,480 params, 2 B plus the q/k norms
-  // the count leaves out) = 25,563,147 B (rounded up).
-  // Split: ceil((59,819,585,536 - 25,563,147) / 4) = 14,948,505,598.
+  // 48 x 128 x 2,048 = 12,582,912: 12,781,568 at their own width, bf16 as
+  // the checkpoint stores them (RMSNorm, the gate's ReplicatedLinear:
+  // qwen3_moe.py) = 25,563,136 B.
+  // Split: (59,819,585,536 - 25,563,136) / 4 = 14,948,505,600.
   // Rope cache: 40,960 positions x 128 x 2 B = 10,485,760.
   Model m = corpus_model("qwen3_moe/Qwen3-30B-A3B", 61064245248ull);
   Result<VllmWeights> w = vllm_rank_weights(m, {}, 4);
   ASSERT_TRUE(w.ok());
   EXPECT_EQ(w->rope_cache_bytes, 10485760u);
-  EXPECT_EQ(w->bytes, 14948505598ull + 25563147ull + 311164928ull + 10485760ull);  // 15,295,719,433
+  EXPECT_EQ(w->bytes, 14948505600ull + 25563136ull + 311164928ull + 10485760ull);  // 15,295,719,424
   EXPECT_FALSE(w->exact);
   // TP 1: the whole checkpoint plus the rope cache.
   Result<VllmWeights> one = vllm_rank_weights(m, {}, 1);
