@@ -2669,9 +2669,12 @@ TEST(CheckLog, AQwen3VlRowUnderItsTargetWithoutRopeScalingNamesMrope) {
   // 2,048 x 2,048 x 2 B = 25,165,824 at the 2,048 batched tokens it takes),
   // are 4,433,598,464 B, 0.9264 of it. The config copy has no
   // rope_scaling, so vLLM's M-RoPE cache (4 x the rows) is not priced, and
-  // the row says so (docs/engine-vllm.md, "Rows off target").
+  // the row says so (docs/engine-vllm.md, "Rows off target"). The device
+  // named as the sidecar names it, as the replay does (ROCm's load terms
+  // follow the card).
   LogCheckOptions options;
   options.config_json = testing::read_test_log("vllm", "vllm-27706-qwen3-vl-2b-rx7800xt-rocm.config.json");
+  options.gpu_name = "AMD Radeon RX 7800 XT";
   const LogCheck c = check("vllm", "vllm-27706-qwen3-vl-2b-rx7800xt-rocm.log", options);
   const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
   ASSERT_NE(weights, nullptr);
