@@ -321,7 +321,19 @@ struct ModelSpec {
     // The config's own original_max_position_embeddings, outside the rope
     // object (Phi-3's longrope); 0 when absent.
     uint64_t config_original_max_positions = 0;
+    // The rope object names an mrope_section (multimodal RoPE: Qwen2-VL's
+    // type "mrope"; Qwen3-VL's and Qwen3.5's rope_type "default"), which
+    // vLLM's get_rope builds as MRotaryEmbedding.
+    bool mrope = false;
+    // The rotated share of head_dim: the rope object's
+    // partial_rotary_factor, else the text config's; 1 when absent or
+    // outside (0, 1] (get_rope: rotary_dim = int(head_size x factor)).
+    double partial_rotary_factor = 1.0;
   } rope_scaling;
+  // config.json only: len(vision_config.deepstack_visual_indexes), the
+  // vision layers whose features Qwen3-VL adds into the first decoder
+  // layers (DeepStack); 0 when the config has none.
+  uint64_t deepstack_levels = 0;
   // An embedding or reranking model's traits; all false for a text generator.
   EmbeddingInfo embedding;
   // GGUF only: <arch>.nextn_predict_layers, the multi-token-prediction

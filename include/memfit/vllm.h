@@ -164,6 +164,10 @@ struct VllmWeights {
   uint64_t bytes = 0;            // tensors per rank + rope cache + the paddings and ROCm's terms
   uint64_t rope_cache_bytes = 0;  // cos/sin caches: rows (the RoPE scaling's) x head dim x 2 bytes, two for Gemma 3 (modelled)
   uint64_t padding_bytes = 0;     // MXFP4 experts padded for vLLM's MoE kernels (modelled)
+  // In `bytes`: Qwen3-VL's DeepStack input buffers, deepstack levels x
+  // max_num_batched_tokens x text hidden x 2 bytes, whole on every rank
+  // (docs/engine-vllm.md, "DeepStack buffers"; exact).
+  uint64_t deepstack_bytes = 0;
   // ROCm only (0 on CUDA), in `bytes`: vLLM's ROCm platform prints the
   // device's used memory across the load, not PyTorch's allocated bytes.
   uint64_t rocm_allocator_bytes = 0;  // PyTorch's segments past the parameters (modelled)

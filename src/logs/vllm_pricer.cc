@@ -695,16 +695,17 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
              "lines show, a floor (give --command with --tensor-parallel-size)";
     return;
   }
-  // vllm/model_executor/models/qwen3_vl.py: the model's constructor makes
-  // the deepstack buffers, one [max_num_batched_tokens, text hidden] tensor
-  // per deepstack_visual_indexes entry in the model's dtype, inside "Model
-  // loading took"; and a rope that declares mrope_section gets
-  // MRotaryEmbedding's 4 x the rows (rotary_embedding/mrope.py). The model
-  // spec carries neither the deepstack count nor the rotary width.
-  if (weights && ratio < target->low && spec.model_type.starts_with("qwen3_vl")) {
-    c.note = "vLLM's Qwen3-VL holds its deepstack buffers (a level x max_num_batched_tokens x "
-             "hidden, 16-bit) and, for a rope with mrope_section, 4 x the rotary rows in the "
-             "load figure; memfit prices neither (docs/engine-vllm.md, \"Rows off target\")";
+  // rotary_embedding/__init__.py (get_rope): a rope that names an
+  // mrope_section is MRotaryEmbedding's, 4 x the rows (mrope.py); memfit
+  // prices it from the config, and a Qwen3-VL config copy without
+  // rope_scaling (the published ones name [24, 20, 20]) leaves it out. The
+  // deepstack buffers are priced (add_deepstack in engines/vllm/estimate.cc).
+  if (weights && ratio < target->low && spec.model_type.starts_with("qwen3_vl") &&
+      !spec.rope_scaling.mrope) {
+    c.note = "the config copy declares no rope_scaling, where Qwen3-VL's published configs name an "
+             "mrope_section, for which vLLM builds MRotaryEmbedding's 4 x the rotary rows in the "
+             "load figure; memfit prices the rope the config declares (docs/engine-vllm.md, \"Rows "
+             "off target\")";
     return;
   }
   // vllm/model_executor/models/gemma3.py: a local rotary embedding (base

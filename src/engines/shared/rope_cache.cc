@@ -69,11 +69,15 @@ uint64_t rope_cache_bytes(const ModelSpec& spec) {
 }
 
 uint64_t vllm_mrope_cache_bytes(const ModelSpec& spec) {
-  if (spec.rope_scaling.type != "mrope" || spec.geometry.head_dim == 0) return 0;
+  const ModelSpec::RopeScaling& rope = spec.rope_scaling;
+  if ((rope.type != "mrope" && !rope.mrope) || spec.geometry.head_dim == 0) return 0;
   constexpr uint64_t kMropeRowsPerPosition = 4;  // mrope.py: max_position_embeddings * 4
   const CheckedBytes rows =
-      CheckedBytes(rope_cache_rows(spec.rope_scaling, spec.max_position_tokens)) * kMropeRowsPerPosition;
-  return (rows * spec.geometry.head_dim * kCacheElementBytes).saturated();
+      CheckedBytes(rope_cache_rows(rope, spec.max_position_tokens)) * kMropeRowsPerPosition;
+  // int(head_size * partial_rotary_factor): truncated, as Python's int().
+  const auto rotary_dim = static_cast<uint64_t>(
+      static_cast<long double>(spec.geometry.head_dim) * rope.partial_rotary_factor);
+  return (rows * rotary_dim * kCacheElementBytes).saturated();
 }
 
 }  // namespace memfit

@@ -30,15 +30,16 @@ uint64_t rope_cache_rows(const ModelSpec::RopeScaling& scaling, uint64_t max_pos
 // tail only (rope_cache.cc). Saturates at UINT64_MAX.
 uint64_t rope_cache_bytes(const ModelSpec& spec);
 
-// vLLM's cache for a rope of type "mrope" (Qwen2-VL, Qwen2.5-VL), which
-// get_rope builds as MRotaryEmbedding (model_executor/layers/
-// rotary_embedding/mrope.py, since the Qwen2.5-VL support of v0.7.2: "We
-// enlarge max_position_embeddings to 4 times", cache_max_position_num): 4
-// x rope_cache_rows rows of head dim x 2 bytes (those configs rotate the
-// whole head). 0 for any other type: a config that marks M-RoPE only by
-// mrope_section beside rope_type "default" (Qwen3-VL, Qwen3.5) keeps the
-// plain cache here, since the spec does not carry the rotary width
-// (partial_rotary_factor). Saturates at UINT64_MAX.
+// vLLM's cache for a multimodal rope: a rope of type "mrope" (Qwen2-VL,
+// Qwen2.5-VL) or one naming an mrope_section beside rope_type "default"
+// or "yarn" (Qwen3-VL, Qwen3.5), which get_rope builds as MRotaryEmbedding
+// (model_executor/layers/rotary_embedding/mrope.py, since the Qwen2.5-VL
+// support of v0.7.2: "We enlarge max_position_embeddings to 4 times",
+// cache_max_position_num): 4 x rope_cache_rows rows of rotary_dim x 2
+// bytes, rotary_dim = int(head_dim x partial_rotary_factor) (get_rope).
+// Qwen3-VL rotates the whole head: 4 x its plain cache; Qwen3.5 a quarter
+// of it: the same bytes as the plain cache. 0 for any other rope.
+// Saturates at UINT64_MAX.
 uint64_t vllm_mrope_cache_bytes(const ModelSpec& spec);
 
 }  // namespace memfit

@@ -129,6 +129,25 @@ Status add_rocm_load(const ModelSpec& spec, const VllmSettings& s, VllmEstimate&
   return Status::Ok();
 }
 
+// Qwen3-VL's DeepStack buffers: its constructor registers one zeroed
+// tensor of max_num_batched_tokens x text hidden_size per entry of
+// vision_config.deepstack_visual_indexes (models/qwen3_vl.py and
+// qwen3_vl_moe.py, Qwen3VLForConditionalGeneration.__init__, since the
+// model's v0.11.0 support), in the default dtype (the model's 16-bit one)
+// on the device, so inside "Model loading took"; not sharded: every TP
+// rank holds them whole.
+Status add_deepstack(const ModelSpec& spec, const VllmSettings& s, VllmEstimate& e) {
+  if (spec.deepstack_levels == 0) return Status::Ok();
+  constexpr uint64_t kBufferElementBytes = 2;
+  const CheckedBytes buffers = CheckedBytes(spec.deepstack_levels) * s.max_num_batched_tokens *
+                               spec.geometry.hidden * kBufferElementBytes;
+  const CheckedBytes bytes = CheckedBytes(e.weights.bytes) + buffers;
+  if (!buffers.value() || !bytes.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
+  e.weights.deepstack_bytes = *buffers.value();
+  e.weights.bytes = *bytes.value();
+  return Status::Ok();
+}
+
 // CUDA's load figure is PyTorch's allocated bytes, which hold each large
 // parameter's block whole when its 2 MiB rounding leaves 1 MiB or less
 // (allocations.h). The weights past the tensors are then modelled. ROCm's
@@ -303,6 +322,7 @@ Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,
   if (!weights) return weights.error();
   e.weights = *weights;
   e.accounting = *accounting;
+  if (Status bad = add_deepstack(model.spec, s, e); !bad) return bad.error();
   if (Status bad = add_rocm_load(model.spec, s, e); !bad) return bad.error();
   if (Status bad = add_cuda_allocator(model.spec, s, e); !bad) return bad.error();
   e.activation_bytes = activation_bytes(model.spec, s, e.accounting);

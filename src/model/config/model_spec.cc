@@ -263,6 +263,10 @@ Result<ModelSpec> spec_and_tower(const ConfigDocument& doc, uint64_t& tower_byte
       {"max_position_embeddings", "max_sequence_length", "seq_length", "n_positions", "n_ctx"});
   if (positions.ok()) spec.max_position_tokens = positions->value_or(0);
   spec.rope_scaling = read_rope_scaling(doc);
+  if (auto vision = doc.top().find("vision_config"); vision != doc.top().end() && vision->is_object()) {
+    auto deepstack = vision->find("deepstack_visual_indexes");
+    if (deepstack != vision->end() && deepstack->is_array()) spec.deepstack_levels = deepstack->size();
+  }
   Result<std::optional<uint64_t>> mtp = doc.u64_or_top(
       {"num_nextn_predict_layers", "mtp_num_hidden_layers", "mtp_transformer_layers"});
   if (mtp.ok()) spec.mtp_layers = mtp->value_or(0);  // informational, as positions

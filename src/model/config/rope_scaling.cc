@@ -40,9 +40,19 @@ bool keyed_by_layer_type(const Json& rope) {
   return true;
 }
 
+// `scope`'s partial_rotary_factor into `out` when it is a number in (0, 1].
+void read_partial_rotary_factor(const Json& scope, ModelSpec::RopeScaling& out) {
+  auto it = scope.find("partial_rotary_factor");
+  if (it == scope.end() || !it->is_number()) return;
+  const double f = it->get<double>();
+  if (std::isfinite(f) && f > 0 && f <= 1) out.partial_rotary_factor = f;
+}
+
 // Folds one entry into `out` as vLLM's loop does: a scaling type replaces
 // the type, and its factor (when it states one) and original length.
 void fold(const Json& entry, ModelSpec::RopeScaling& out) {
+  if (entry.contains("mrope_section")) out.mrope = true;
+  read_partial_rotary_factor(entry, out);
   std::string type = type_of(entry);
   // "default" (plain RoPE) states no factor: it leaves the scaling folded
   // so far as it is.
@@ -80,6 +90,9 @@ ModelSpec::RopeScaling read_rope_scaling(const ConfigDocument& doc) {
       out.config_original_max_positions = it->get<uint64_t>();
     }
   }
+  // The text config's own factor (Qwen3-Next, Qwen3.5 beside their rope
+  // object); one inside the rope object overrides it (fold).
+  read_partial_rotary_factor(doc.text(), out);
   const Json* rope = rope_object(doc.text());
   if (rope == nullptr) rope = rope_object(doc.top());
   if (rope == nullptr) return out;

@@ -11,7 +11,10 @@
 // scales (not llama3, longrope or su) gives the type and, when it has one,
 // the factor. Informational, as the context is: a malformed entry (a
 // factor that is not a finite number in (0, 1e6], a type that is not a
-// string) reads as absent; nothing fails.
+// string) reads as absent; nothing fails. Any entry naming an
+// mrope_section marks the rope multimodal (`mrope`); partial_rotary_factor
+// is the text config's, overridden by a rope entry's (a value outside
+// (0, 1] reads as absent).
 #ifndef MEMFIT_MODEL_CONFIG_ROPE_SCALING_H_
 #define MEMFIT_MODEL_CONFIG_ROPE_SCALING_H_
 

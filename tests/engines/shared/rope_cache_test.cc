@@ -3,6 +3,8 @@
 // and Gemma 3's second cache.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "engines/shared/rope_cache.h"
 #include "memfit/model_spec.h"
 #include "support/corpus.h"
@@ -104,14 +106,47 @@ TEST(RopeCache, VllmsMultimodalRopeKeepsFourTimesTheRows) {
   EXPECT_EQ(rope_cache_bytes(vl), 32768000u);
   EXPECT_EQ(vllm_mrope_cache_bytes(vl), 131072000u);
   // Qwen3.5-27B marks M-RoPE by mrope_section beside rope_type "default"
-  // and rotates a quarter of its 256-wide head: not this rule (its 4 x
-  // 262,144 x 64 x 2 B equals the plain 262,144 x 256 x 2 B anyway).
-  EXPECT_EQ(vllm_mrope_cache_bytes(corpus_spec("qwen3_5/Qwen3.5-27B")), 0u);
+  // and rotates a quarter of its 256-wide head (partial_rotary_factor
+  // 0.25): 4 x 262,144 rows x 64 x 2 B = 134,217,728, the plain 262,144 x
+  // 256 x 2 B.
+  const ModelSpec qwen35 = corpus_spec("qwen3_5/Qwen3.5-27B");
+  EXPECT_TRUE(qwen35.rope_scaling.mrope);
+  EXPECT_EQ(qwen35.rope_scaling.partial_rotary_factor, 0.25);
+  EXPECT_EQ(vllm_mrope_cache_bytes(qwen35), 134217728u);
+  EXPECT_EQ(rope_cache_bytes(qwen35), 134217728u);
   // A rope of another type: none of its own.
   ModelSpec llama;
   llama.geometry.head_dim = 128;
   llama.max_position_tokens = 131072;
   EXPECT_EQ(vllm_mrope_cache_bytes(llama), 0u);
+}
+
+TEST(RopeCache, VllmsRopeWithAnMropeSectionKeepsFourTimesTheRotatedRows) {
+  // Qwen3-VL-8B-Instruct as published: text_config.rope_scaling
+  // {"mrope_interleaved": true, "mrope_section": [24, 20, 20], "rope_type":
+  // "default"} (the corpus copy leaves it out), 262,144 positions, head dim
+  // 128 rotated whole: 4 x 262,144 = 1,048,576 rows x 128 x 2 B =
+  // 268,435,456 B, where the plain cache is 67,108,864.
+  nlohmann::json config =
+      nlohmann::json::parse(testing::read_test_data("corpus/qwen3_vl/Qwen3-VL-8B-Instruct/config.json"));
+  Result<ModelSpec> plain = parse_model_config(config.dump());
+  ASSERT_TRUE(plain.ok()) << plain.error().message();
+  EXPECT_EQ(vllm_mrope_cache_bytes(*plain), 0u);
+  EXPECT_EQ(rope_cache_bytes(*plain), 67108864u);
+  config["text_config"]["rope_scaling"] = {
+      {"mrope_interleaved", true}, {"mrope_section", {24, 20, 20}}, {"rope_type", "default"}};
+  Result<ModelSpec> vl = parse_model_config(config.dump());
+  ASSERT_TRUE(vl.ok()) << vl.error().message();
+  EXPECT_TRUE(vl->rope_scaling.mrope);
+  EXPECT_EQ(vl->rope_scaling.type, "default");
+  EXPECT_EQ(vllm_mrope_cache_bytes(*vl), 268435456u);
+  // A factor inside the rope object overrides the text config's: 0.5 of
+  // 128 = 64 wide, 1,048,576 x 64 x 2 B = 134,217,728.
+  config["text_config"]["partial_rotary_factor"] = 0.25;
+  config["text_config"]["rope_scaling"]["partial_rotary_factor"] = 0.5;
+  Result<ModelSpec> half = parse_model_config(config.dump());
+  ASSERT_TRUE(half.ok()) << half.error().message();
+  EXPECT_EQ(vllm_mrope_cache_bytes(*half), 134217728u);
 }
 
 }  // namespace

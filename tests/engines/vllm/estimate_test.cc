@@ -50,6 +50,30 @@ TEST(VllmWeights, MoeUnderTensorParallel4SplitsAllButNormsAndRouters) {
   EXPECT_EQ(one->bytes, 61064245248ull + 10485760ull);
 }
 
+TEST(VllmWeights, Qwen3VlHoldsItsDeepstackBuffersWholeOnEveryRank) {
+  // Qwen3-VL-8B-Instruct: vision_config.deepstack_visual_indexes [8, 16,
+  // 24], text hidden 4,096. Three buffers of max_num_batched_tokens x
+  // 4,096 x 2 B: 3 x 2,048 x 4,096 x 2 = 50,331,648 at 2,048 tokens, the
+  // same on each rank at TP 2 (not sharded); 3 x 8,192 x 4,096 x 2 =
+  // 201,326,592 at 8,192.
+  Model m = corpus_model("qwen3_vl/Qwen3-VL-8B-Instruct", 17534340096ull);
+  EXPECT_EQ(m.spec.deepstack_levels, 3u);
+  Model without = m;
+  without.spec.deepstack_levels = 0;
+  VllmSettings s;
+  s.gpu_memory_total = 80 * kGiB;
+  s.max_num_batched_tokens = 2048;
+  for (uint64_t tp : {1u, 2u}) {
+    s.tensor_parallel = tp;
+    const VllmEstimate e = run(m, s);
+    EXPECT_EQ(e.weights.deepstack_bytes, 50331648u) << "TP " << tp;
+    EXPECT_EQ(e.weights.bytes - run(without, s).weights.bytes, 50331648u) << "TP " << tp;
+  }
+  s.max_num_batched_tokens = 8192;
+  EXPECT_EQ(run(m, s).weights.deepstack_bytes, 201326592u);
+  EXPECT_EQ(run(without, s).weights.deepstack_bytes, 0u);
+}
+
 TEST(VllmWeights, TensorListSplitsEachTensorAsVllmDoes) {
   // Llama-3.2-1B-like tensors at TP 2: q [2048, 2048] bf16 split by rows,
   // k [512, 2048] with 8 KV heads split, a norm whole, the embedding's
