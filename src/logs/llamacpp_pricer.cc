@@ -186,13 +186,18 @@ struct DatedLineForm {
 // (llamacpp-neverllama5-gptoss20b-mxfp4-8x-ascend910b-cann), as every
 // later build does: the streams of #14363 (b5913, releases.cc), whose
 // count the summary prints after the slash, so its last build is b5912.
-constexpr std::array<DatedLineForm, 6> kDatedLineForms = {{
+// The loader's buffer lines without "model" ("llm_load_tensors:
+// CUDA0 buffer size = ..."): b3972 prints them (llamacpp-neverllama7-10050-
+// 2080-llama32-3b-q3km-ngl0-128k), b4020 "load_tensors: CUDA0 model buffer
+// size" (llamacpp-10152-qwen25-32b-3x-p40), as every later build does.
+constexpr std::array<DatedLineForm, 7> kDatedLineForms = {{
     {"form_sched_reserve_gdn", "sched_reserve's fused Gated Delta Net probe", 8199, UINT64_MAX},
     {"form_server_system_info", "llama-server's 'system info: n_threads' line", 0, 8679},
     {"form_kv_cache_unified", "llama_kv_cache_unified's lines", 0, 6698},
     {"form_n_ctx_per_seq", "llama_context's n_ctx_per_seq", 0, 7216},
     {"form_server_build_info", "llama-server's 'build info' line", 0, 3801},
     {"form_kv_seqs_without_streams", "the KV cache summary's sequences without streams", 0, 5912},
+    {"form_loader_buffer_without_model", "the loader's buffer lines without 'model'", 0, 4019},
 }};
 
 // The builds a log's dated line forms allow, first to last, and the forms

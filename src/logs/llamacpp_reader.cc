@@ -463,8 +463,10 @@ void read_server_line(std::string_view text, LogBuilder& out) {
 // support:") and llama-server's thread line ("system info: n_threads = 24,
 // n_threads_batch = 24, total_threads = 48"), the KV cache's lines under
 // "llama_kv_cache_unified:", the context's "n_ctx_per_seq" (its later
-// name is n_ctx_seq) and llama-server's 2024 "build info" line
-// (server_build_info). Each is kept as a setting named after its form.
+// name is n_ctx_seq), llama-server's 2024 "build info" line
+// (server_build_info) and the loader's buffer lines before they said
+// "model" ("llm_load_tensors:      CUDA0 buffer size =  4156.00 MiB").
+// Each is kept as a setting named after its form.
 void read_dated_form(std::string_view text, LogBuilder& out) {
   read_server_line(text, out);
   if (contains(text, "sched_reserve: resolving fused Gated Delta Net support")) {
@@ -477,6 +479,9 @@ void read_dated_form(std::string_view text, LogBuilder& out) {
     out.setting("form_n_ctx_per_seq", "true");
   } else if (server_build_info(text) && out.peek().runtime == "llamacpp") {
     out.setting("form_server_build_info", "true");
+  } else if (contains(text, "llm_load_tensors:") && contains(text, " buffer size =") &&
+             !contains(text, " model buffer size")) {
+    out.setting("form_loader_buffer_without_model", "true");
   }
 }
 

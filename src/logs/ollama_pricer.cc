@@ -86,6 +86,13 @@ std::optional<ollama::OllamaRelease> release_of(const RuntimeLog& log) {
 // has no kv_unified at v0.11.4).
 constexpr std::string_view kLastOneCacheRelease = "v0.11.4";
 
+// The last release whose llama.cpp printed the loader's buffer lines
+// without "model" (llamacpp_pricer.cc's kDatedLineForms: up to b4019):
+// v0.5.1 vendors 3f1ae2e (2024-10-17); v0.5.2 moved to 40c6d79 (Ollama
+// #7875, December 2024), past the form. Its rules (a llama.cpp before
+// #10026: duplicated tensors copied a block) price such a log.
+constexpr std::string_view kLastUnnamedModelBufferRelease = "v0.5.1";
+
 Status apply_release(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   if (const std::optional<ollama::OllamaRelease> release = release_of(log);
       release && !ollama::starts_llama_server(*release)) {
@@ -93,6 +100,13 @@ Status apply_release(const RuntimeLog& log, EstimateRequest& r, std::vector<std:
   }
   // A log that names no release but whose runner kept one cache for every
   // sequence came from a release before v0.11.5: the last of them prices it.
+  if (log.version.empty() && log.setting("form_loader_buffer_without_model") != nullptr) {
+    notes.push_back(fmt::format("Ollama's version is not in the log, but its runner printed the loader's "
+                                "buffer lines without 'model', as llama.cpp did before b4020: {}'s rules "
+                                "price it",
+                                kLastUnnamedModelBufferRelease));
+    return set_field(r, "ollama_version", std::string(kLastUnnamedModelBufferRelease));
+  }
   if (log.version.empty() && one_cache_for_all(log)) {
     notes.push_back(fmt::format("Ollama's version is not in the log, but its runner kept one cache for "
                                 "every sequence, as releases before v0.11.5 did: {}'s rules price it",

@@ -2754,6 +2754,22 @@ TEST(CheckLog, EachFigureCarriesTheTargetOfItsEngineFigureAndGpuCount) {
 }
 
 
+TEST(CheckLog, AnOllamaLogWithTheOldLoaderLinesIsPricedByAReleaseBeforeSharedDuplicates) {
+  // A Kaggle T4 run of Llama 3.1 8B Q4_0 (August 2024) prints no Ollama
+  // release, and its loader's lines say "CUDA0 buffer size", without
+  // "model": llama.cpp before b4020, so Ollama v0.5.1 or older (3f1ae2e,
+  // before #10026). That llama.cpp gives blocks 1 to 31 their own copy of
+  // rope_freqs (64 floats, 256 B each): 4,357,873,920 B of the device's
+  // tensors + 31 x 256 B = 4,357,881,856 B = 4156.00 MiB, as printed (v0.11.4's
+  // rules, which shared one copy, gave 4155.99).
+  const LogCheck c = check("ollama", "ollama-neverllama8-kaggle-t4-llama31-8b-q4_0-np4.log");
+  const FigureCheck* model = figure(c, "CUDA0", LogFigure::kModel);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->memfit, 4'357'881'856u);
+  EXPECT_TRUE(model->within_print);
+  EXPECT_EQ(c.log.setting("form_loader_buffer_without_model")->value, "true");
+}
+
 TEST(CheckLog, AFigureOffItsTargetWithNoReasonSaysItsCauseIsNotTraced) {
   // llama.cpp#7060's LLaVA 1.5 7B Q4_K on an M3 Max (llama-server, build
   // not printed): Metal's compute buffer, 164.00 MiB printed, is 0.90 of

@@ -71,9 +71,15 @@ constexpr std::array<ListedSince, 21> kFlashAttention = {{
 //   ceca1ae (submodule update of 2024-03-11, Ollama #3064): both before
 //   #6017 (b2413, 2024-03-13), so their runner keeps the graph's inputs
 //   in a buffer of their own and runs n_batch tokens a graph.
-// - v0.1.32 (7593639, April 2024) to v0.11.4 (de4c07f, May 2025): after
-//   b2537, before #13194 (b5424): llama.h has no swa_full, llama-context.cpp
-//   no kv_unified.
+// - v0.1.32 (7593639, April 2024) to v0.5.1: after b2537, before #10026
+//   (b3990, 2024-10-31): the llm/llama.cpp submodule, then llama/vendoring's
+//   LLAMACPP_BASE_COMMIT, is 3f1ae2e from v0.3.14 (Ollama #6760, 2024-10-17)
+//   to v0.5.1, older before; Ollama #7875 (2024-12-10, v0.5.2) moved it to
+//   40c6d79. Their llama.cpp gives every block past the first its own copy
+//   of a duplicated tensor (Llama 3.1's rope_freqs). b3989 stands for them
+//   all: no rule of --llamacpp-version falls between b2537 and b3990.
+// - v0.5.2 to v0.11.4 (de4c07f, May 2025): after #10026, before #13194
+//   (b5424): llama.h has no swa_full, llama-context.cpp no kv_unified.
 // - v0.11.5 (e54d41b) to v0.13.1 (3cfa9c3, "ggml update to b6840"):
 //   kv_unified = false by default (a stream per sequence) and
 //   llama_kv_cache::get_padding 32 without flash attention.
@@ -86,6 +92,7 @@ constexpr std::array<ListedSince, 21> kFlashAttention = {{
 //   Ollama run reads (#18148's output-first offload is not Ollama's).
 constexpr uint64_t kBeforeOutputPerSeqBuild = 2527;
 constexpr uint64_t kBeforeGraphInputsBuild = 2412;  // before #6017 (b2413), and so #6083
+constexpr uint64_t kBeforeSharedDuplicatesBuild = 3989;  // before #10026 (b3990)
 constexpr uint64_t kBeforeSwaWindowBuild = kLlamaCppSwaWindowBuild - 1;
 constexpr uint64_t kPad32StreamsBuild = 6840;
 constexpr uint64_t kBeforeVectorInputBuild = 7108;
@@ -97,6 +104,8 @@ constexpr ReleaseDifference kDifferences[] = {
     {"before v0.1.32", "its llama.cpp (b2527 and older) keeps n_batch rows of logits"},
     {"before v0.1.33", "one sequence: OLLAMA_NUM_PARALLEL is not read (v0.1.33 read it first)"},
     {"before v0.4.0", "the C++ server's batch: n_batch = num_batch, ubatch at most 512"},
+    {"before v0.5.2", "its llama.cpp (before b3990) gives every block past the first its own copy "
+                      "of a duplicated tensor (Llama 3.1's rope_freqs)"},
     {"before v0.6.0", "llama.cpp's runner for every architecture"},
     {"before v0.6.7", "num_ctx 2048 unless given"},
     {"v0.2.0 to v0.6.8", "OLLAMA_NUM_PARALLEL unset is 4 sequences"},
@@ -195,6 +204,7 @@ std::optional<uint64_t> vendored_llamacpp_build(const OllamaRelease& release) {
   if (starts_llama_server(release)) return llama_server_build(to_string(release));
   if (release < v(0, 1, 30)) return kBeforeGraphInputsBuild;
   if (release < v(0, 1, 32)) return kBeforeOutputPerSeqBuild;
+  if (release < v(0, 5, 2)) return kBeforeSharedDuplicatesBuild;
   if (release < v(0, 11, 5)) return kBeforeSwaWindowBuild;
   if (release < v(0, 13, 2)) return kPad32StreamsBuild;
   return kBeforeVectorInputBuild;

@@ -46,6 +46,13 @@ TEST(OllamaReleases, VendoredLlamaCppBuildsSitOnTheRulesSides) {
     EXPECT_GE(build, 2537u) << t;
     EXPECT_LT(build, kLlamaCppSwaWindowBuild) << t;
   }
+  // v0.1.32 to v0.5.1 vendor a llama.cpp before #10026 (b3990: 3f1ae2e at
+  // v0.3.14 to v0.5.1), whose blocks copy duplicated tensors; v0.5.2
+  // (Ollama #7875, 40c6d79) is past it.
+  for (std::string_view t : {"0.1.32", "0.3.8", "0.5.1"}) {
+    EXPECT_LT(*vendored_llamacpp_build(tag(t)), 3990u) << t;
+  }
+  EXPECT_GE(*vendored_llamacpp_build(tag("0.5.2")), 3990u);
   // v0.11.5 to v0.13.1: streams, cells padded to 32 without flash attention.
   for (std::string_view t : {"0.11.5", "0.12.11", "0.13.1"}) {
     const uint64_t build = *vendored_llamacpp_build(tag(t));
