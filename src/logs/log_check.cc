@@ -162,14 +162,43 @@ bool meets(const FigureTarget& t, const FigureCheck& c) {
 // Gives each priced figure its target, and one that misses it with no
 // reason from its pricer says so in one line: the issue asks every such row
 // to say why, and where memfit has not traced the cause that is what it says.
+// The figures a llama.cpp-family run sizes by its context: the KV cache and
+// the compute buffers (the attention's scores, the mask).
+bool sized_by_context(LogFigure figure) {
+  return figure == LogFigure::kKvCache || figure == LogFigure::kContext ||
+         figure == LogFigure::kCompute;
+}
+
+// The pricer's note when the log printed no n_ctx and memfit chose one (the
+// training context, Ollama's default num_ctx); nullopt when the log gave it.
+std::optional<std::string> assumed_context(const LogCheck& check) {
+  for (const std::string& note : check.log.notes) {
+    if (note.starts_with("n_ctx is not in the log: the model's training context") ||
+        note.starts_with("n_ctx is not in the log: Ollama's default num_ctx")) {
+      return note;
+    }
+  }
+  return std::nullopt;
+}
+
 void judge_targets(LogCheck& check) {
   // The figures check-log's pricer added (totals) name no new GPU.
   const size_t gpus = logs::target_gpus(check.log);
+  const std::optional<std::string> assumed = assumed_context(check);
   for (FigureCheck& c : check.figures) {
     c.target = logs::figure_target(check.profile, c.printed.figure, gpus);
     if (!c.target) continue;
     c.target->met = meets(*c.target, c);
     if (c.target->met || !c.ratio || (!c.note.empty() && !c.note_is_provenance)) continue;
+    if (assumed && sized_by_context(c.printed.figure)) {
+      // Not a rule's miss: the run's context is an input the log withheld.
+      const std::string why = fmt::format(
+          "off its target ({}): the log prints no n_ctx and this figure grows with it; memfit's "
+          "context is one it chose ({}), not the run's",
+          c.target->text, assumed->substr(assumed->find(": ") + 2));
+      c.note = c.note.empty() ? why : c.note + "; " + why;
+      continue;
+    }
     const std::string untraced =
         fmt::format("off its target ({}) by a cause memfit has not traced: no rule it holds "
                     "accounts for the difference, and the log shows none it reads",

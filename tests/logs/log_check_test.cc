@@ -2819,6 +2819,24 @@ TEST(CheckLog, AFigureOffItsTargetWithNoReasonSaysItsCauseIsNotTraced) {
       << compute->note;
 }
 
+TEST(CheckLog, AContextSizedFigureOffItsTargetWithoutNCtxSaysTheContextWasChosen) {
+  // An Ollama report's excerpt (Qwen2.5-7B-Instruct Q4_K_M on a gfx1151)
+  // prints the KV cache, 448.00 MiB, but no n_ctx. memfit's context is one
+  // it chose: 32,768 cells x 28 layers x (K + V: 2 x 4 heads x 128) x 2 B =
+  // 1,879,048,192 B, 4.0 x the print (the run's 8,192). The row says the
+  // context was chosen, not that a rule's cause is untraced.
+  LogCheckOptions options;
+  options.config_json =
+      read_test_log("ollama", "ollama-neverllama8-gfx1151-qwen25-7b-instruct-rocm.config.json");
+  options.file_type = "Q4_K_M";
+  const LogCheck c = check("ollama", "ollama-neverllama8-gfx1151-qwen25-7b-instruct-rocm.log", options);
+  const FigureCheck* kv = figure(c, "ROCm0", LogFigure::kKvCache);
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->memfit, 1'879'048'192u);
+  EXPECT_TRUE(kv->note.starts_with("off its target (exact to the print): the log prints no n_ctx"))
+      << kv->note;
+}
+
 TEST(CheckLog, AQwen3VlRowUnderItsTargetWithoutRopeScalingNamesMrope) {
   // vllm-project/vllm#27706 (Qwen3-VL 2B on an RX 7800 XT, ROCm): rank 0's
   // weights print 4.4570 GiB; memfit's, its deepstack buffers priced (3 x
