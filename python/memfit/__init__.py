@@ -247,6 +247,10 @@ sglang's own, refused under another engine:
       TP)
   disable_cuda_graph (bool, default false; --disable-cuda-graph)
       no CUDA graphs
+  disable_piecewise_cuda_graph (bool, default false;
+    --disable-piecewise-cuda-graph)
+      no piecewise (prefill) CUDA graphs: no reserve for them (0.5.10 and
+      later)
   dp_size (int 1 to 4294967296, default 1; --dp-size, --dp)
       data-parallel replicas (default 1); GPUs = TP x DP
   enable_dp_attention (bool, default false; --enable-dp-attention)
@@ -269,9 +273,9 @@ sglang's own, refused under another engine:
       SGLang's attention backend (default: aiter on an AMD GPU, else the GPU's
       own); aiter keeps 0.85 of --mem-fraction-static past an 8,192-token
       context
-  sglang_version (str, default 0.5.6; --sglang-version)
+  sglang_version (str, default 0.5.12; --sglang-version)
       the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned
-      0.5.6; 0.5.7 on priced by its rules, not read)
+      0.5.12; 0.5.13 on priced by its rules, not read)
 ollama's own, refused under another engine:
   num_ctx (int >= 1, tokens; --num-ctx)
       Modelfile/API num_ctx: context per sequence (default:

@@ -154,16 +154,20 @@ std::optional<uint64_t> named_gpu_total(std::string_view name) {
   return (*gpu)->memory_bytes();
 }
 
-// Whether the GPU the caller names is an AMD one (the hardware table's
-// vendor); false when the table does not name it.
-bool named_amd_gpu(std::string_view name) {
+// The vendor of the GPU the caller names (the hardware table's); nullopt
+// when the table does not name it.
+std::optional<HardwareVendor> named_gpu_vendor(std::string_view name) {
   Result<const HardwareTable*> table = hardware_table();
-  if (!table) return false;
+  if (!table) return std::nullopt;
   Result<const GpuSpec*> gpu = find_gpu(**table, name);
-  return gpu && (*gpu)->vendor == HardwareVendor::kAmd;
+  if (!gpu) return std::nullopt;
+  return (*gpu)->vendor;
 }
 
-// SGLang's attention backend on an AMD GPU the caller names, for a log
+bool named_amd_gpu(std::string_view name) { return named_gpu_vendor(name) == HardwareVendor::kAmd; }
+
+// SGLang's attention backend on an AMD GPU the caller names or the log's
+// lines show (a ROCm build's), for a log
 // whose GPU's total comes from its own free memory (the request then names
 // no GPU, so the profile cannot tell the platform): aiter, the ROCm
 // default (sgl-project/sglang#20392; SGLang's ROCm images set
@@ -172,7 +176,10 @@ bool named_amd_gpu(std::string_view name) {
 // (docs/engine-sglang.md, "ROCm"). A backend the log names wins.
 void apply_rocm_attention_backend(const RuntimeLog& log, const LogCheckOptions& options, EstimateRequest& r,
                                   std::vector<std::string>& notes) {
-  if (options.gpu_name.empty() || !r.machine.gpu.empty() || !named_amd_gpu(options.gpu_name)) return;
+  // The GPU is AMD's when the caller names one, or, naming none, when the
+  // log's lines are a ROCm build's (the reader's backend).
+  const bool amd = options.gpu_name.empty() ? log.backend == "ROCm" : named_amd_gpu(options.gpu_name);
+  if (!amd || !r.machine.gpu.empty()) return;
   if (const LogSetting* given = log.setting("attention_backend"); given != nullptr && given->value != "None") {
     return;
   }
@@ -389,19 +396,54 @@ std::optional<uint64_t> swa_pools_bytes(const RuntimeLog& log, const PrintedFigu
   return *bytes.value();
 }
 
+// The release the run had: the one its log prints, where the profile
+// takes it (0.5.3 and later 0.5; a ".postN" build is its release's
+// rules), else the log's date stands for it (plan.h, Settings::log_date:
+// a run is no newer than its log); neither: the profile's pinned release.
+void apply_release(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
+  if (!log.version.empty()) {
+    const std::string_view version = log.version;
+    const std::string_view release = version.substr(0, version.find(".post"));
+    if (const RequestField* field = find_request_field("sglang_version");
+        field != nullptr && apply_request_field(*field, r, release)) {
+      notes.push_back(fmt::format("SGLang {}: priced by that release's rules (docs/engine-sglang.md)",
+                                  escape_untrusted(log.version)));
+      return;
+    }
+    notes.push_back(fmt::format("SGLang {}: priced by the rules of the 0.5 line memfit reads "
+                                "(docs/engine-sglang.md)", escape_untrusted(log.version)));
+  }
+  if (const LogSetting* date = log.setting("log_date")) {
+    r.engine_fields.insert_or_assign(std::string(sglang::kSglangLogDate), date->value);
+  }
+}
+
+// The log's piecewise CUDA graphs when its lines say they were on.
+const LogSetting* piecewise_shown(const RuntimeLog& log) {
+  const LogSetting* s = log.setting("piecewise_cuda_graph");
+  return s != nullptr && s->value == "True" ? s : nullptr;
+}
+
 class SglangPricer final : public LogPricer {
  public:
   std::string_view profile() const override { return "sglang"; }
+
+  // The platform of the GPU the caller names, over the reader's (a ROCm
+  // build's lines, else CUDA): the run is priced on the GPU given.
+  std::string priced_backend(const RuntimeLog&, const LogCheckOptions& options) const override {
+    if (options.gpu_name.empty()) return "";
+    const std::optional<HardwareVendor> vendor = named_gpu_vendor(options.gpu_name);
+    if (vendor == HardwareVendor::kAmd) return "ROCm";
+    if (vendor == HardwareVendor::kNvidia) return "CUDA";
+    return "";
+  }
 
   Result<EstimateRequest> request(const RuntimeLog& log, const LogCheckOptions& options,
                                   std::vector<std::string>& notes) const override {
     EstimateRequest r;
     r.engine = "sglang";
     apply_settings(log, r, notes);
-    if (!log.version.empty()) {
-      notes.push_back(fmt::format("SGLang {}: priced by the rules of the 0.5 line memfit reads "
-                                  "(docs/engine-sglang.md)", escape_untrusted(log.version)));
-    }
+    apply_release(log, r, notes);
     if (options.gpu_memory_total) {
       r.memory_limit_bytes = options.gpu_memory_total;
     } else if (std::optional<uint64_t> before = free_before_load(log)) {
@@ -431,8 +473,17 @@ class SglangPricer final : public LogPricer {
     apply_dated_mem_fraction(log, r, notes);
     // The piecewise CUDA graphs' reserve in the computed fraction, dated by
     // the log (plan.h, piecewise_reserve), when its lines show them on.
+    const LogSetting* piecewise = log.setting("piecewise_cuda_graph");
+    if (piecewise != nullptr && piecewise->value == "False") {
+      // The log shows them off (--disable-piecewise-cuda-graph): no reserve.
+      if (const RequestField* field = find_request_field("disable_piecewise_cuda_graph")) {
+        if (Status applied = apply_request_field(*field, r, "true"); !applied) {
+          notes.push_back("disable_piecewise_cuda_graph: not priced (" + applied.error().message() + ")");
+        }
+      }
+    }
     if (const LogSetting* date = log.setting("log_date");
-        date != nullptr && log.setting("piecewise_cuda_graph") != nullptr &&
+        date != nullptr && piecewise != nullptr && piecewise->value == "True" &&
         log.setting("mem_fraction_static") == nullptr) {
       r.engine_fields.insert_or_assign(std::string(sglang::kSglangLogPiecewiseDate), date->value);
       notes.push_back(fmt::format("the log shows the piecewise CUDA graphs on: the computed "
@@ -490,6 +541,12 @@ class SglangPricer final : public LogPricer {
           if (j.value("aiter_fraction_cut", false)) {
             c.note = "the fraction x 0.85: the aiter attention backend (an AMD GPU's default) past "
                      "8,192 tokens of context";
+          }
+          if (j.value("piecewise_cuda_graph", false) && j.value("mem_fraction_computed", false) &&
+              piecewise_shown(log) == nullptr) {
+            c.note += std::string(c.note.empty() ? "" : "; ") +
+                      "the computed fraction reserves for the piecewise CUDA graphs, on by default from "
+                      "0.5.10 (sgl-project/sglang#16331) for this model and these flags";
           }
           if (log.setting("mem_fraction_static") == nullptr) {
             // The pool is the rest the fraction leaves: a fraction the log

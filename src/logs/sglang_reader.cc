@@ -15,8 +15,12 @@
 //   Memory pool end. avail mem=40.03 GB        rank 0's free memory after its
 //                                             pools, the setting free_after_pools
 //   ... piecewise cuda graph is enabled ...   the setting piecewise_cuda_graph
+//   Disable piecewise CUDA graph because ...  (True / False; server_args'
+//                                             disable_piecewise_cuda_graph too)
 //   Attention backend not specified. Use aiter backend by default.
 //                                             the setting attention_backend
+// The backend is CUDA unless a line is a ROCm build's (aiter, ROCm, HIP,
+// an AMD Instinct device: rocm_line).
 //   Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB,
 //     ssm_state size: 7.29GB                  recurrent (conv + ssm); the slots a
 //                                             setting, mamba_cache_slots
@@ -132,6 +136,15 @@ void read_settings(std::string_view args, LogBuilder& out) {
                                    "attention_backend"}) {
       if (name == known) out.setting(name, value);
     }
+    // ServerArgs prints its fields once __post_init__ settled them: the
+    // piecewise CUDA graphs as they run, disable_piecewise_cuda_graph from
+    // sgl-project/sglang#16331, enable_piecewise_cuda_graph before it.
+    if (name == "disable_piecewise_cuda_graph" && (value == "True" || value == "False")) {
+      out.setting("piecewise_cuda_graph", value == "True" ? "False" : "True", true);
+    }
+    if (name == "enable_piecewise_cuda_graph" && (value == "True" || value == "False")) {
+      out.setting("piecewise_cuda_graph", value, true);
+    }
   }
 }
 
@@ -210,6 +223,8 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"--kt-num-gpu-experts"}, "kt_num_gpu_experts"}},
              out);
   if (switch_on(text, {"--enable-dp-attention"})) out.setting("enable_dp_attention", "True");
+  if (switch_on(text, {"--disable-piecewise-cuda-graph"})) out.setting("piecewise_cuda_graph", "False");
+  if (switch_on(text, {"--enable-piecewise-cuda-graph"})) out.setting("piecewise_cuda_graph", "True");
   if (switch_on(text, {"--enable-dp-lm-head"})) out.setting("enable_dp_lm_head", "True");
 }
 
@@ -360,11 +375,43 @@ void read_mxfp4_kernel(std::string_view text, LogBuilder& out) {
   if (!kernel.empty()) out.setting("mxfp4_backend", kernel);
 }
 
+// `word` in `text` with no letter or digit on either side ("HIP" in
+// "HIP_VISIBLE_DEVICES" or "on HIP", not in "SHIP").
+bool contains_word(std::string_view text, std::string_view word) {
+  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    if ((at == 0 || !alnum(text[at - 1])) && (end == text.size() || !alnum(text[end]))) return true;
+  }
+  return false;
+}
+
+// A line only a ROCm build of SGLang prints, which makes the log's backend
+// ROCm (the reader's default is CUDA): the aiter attention or MoE backend
+// (AMD's AITER kernels: "Use aiter backend by default", "AITER ..."),
+// "ROCm" or rocm in a path or an image tag, "HIP" as a word (is_hip, "on
+// HIP"), HIP_VISIBLE_DEVICES, an AMD Instinct device (MI300X, MI325X,
+// MI355X, ...) or its gfx target. server_args' line names flags of every
+// platform (enable_aiter_allreduce_fusion=False on a CUDA run): only a
+// backend set to aiter counts there.
+bool rocm_line(std::string_view text) {
+  if (contains(text, "ServerArgs(")) return contains(text, "_backend='aiter'");
+  for (std::string_view marker : {"ROCm", "rocm", "AMD Instinct", "gfx942", "gfx950", "HIP_VISIBLE_DEVICES"}) {
+    if (contains(text, marker)) return true;
+  }
+  for (std::string_view word : {"aiter", "AITER", "HIP", "MI300X", "MI300A", "MI308X", "MI325X", "MI350X",
+                                "MI355X"}) {
+    if (contains_word(text, word)) return true;
+  }
+  return false;
+}
+
 void read_line(const LogLine& line, bool swa_pools, LogBuilder& out) {
   const std::string_view text = line.text;
   const std::string rank = rank_of(text);
   read_log_date(text, out);
   read_mxfp4_kernel(text, out);
+  if (rocm_line(text)) out.set_backend("ROCm");
   const auto mem_usage = [&](LogFigure figure) {
     if (std::optional<std::string_view> usage = after(text, "mem usage=")) {
       if (std::optional<PrintedQuantity> q = leading_quantity(*usage, sglang_units())) {
@@ -386,9 +433,19 @@ void read_line(const LogLine& line, bool swa_pools, LogBuilder& out) {
   // ..." (a B200's), "Piecewise CUDA graph is enabled, use MLA for
   // prefill." (DeepSeek's): the setting piecewise_cuda_graph, which dates
   // their reserve in the default fraction (sglang_pricer.cc).
+  // cuda_graph_runner's "Capture piecewise CUDA graph begin." (recent
+  // releases) says so too.
   if (contains(text, "piecewise cuda graph is enabled") || contains(text, "Piecewise CUDA graph is enabled")) {
     out.setting("piecewise_cuda_graph", "True");
   }
+  if (contains(text, "Capture piecewise CUDA graph begin")) out.setting("piecewise_cuda_graph", "True", true);
+  // "Disable piecewise CUDA graph because --disable-piecewise-cuda-graph is
+  // set" (server_args.py): off. The hierarchical cache ("Allocating 15.58
+  // GB host memory for hierarchical KV cache.") turns them off too
+  // (_handle_piecewise_cuda_graph, from sgl-project/sglang#16331), unless a
+  // capture line says otherwise.
+  if (contains(text, "Disable piecewise CUDA graph because")) out.setting("piecewise_cuda_graph", "False", true);
+  if (contains(text, "host memory for hierarchical KV cache")) out.setting("piecewise_cuda_graph", "False");
   if (contains(text, "Capture cuda graph end.")) mem_usage(LogFigure::kCudaGraph);
   if (auto batches = after(text, "Capture cuda graph bs [")) read_captured_batches(*batches, out);
   if (contains(text, "Use sliding window memory pool.") || contains(text, "SWAKVPool mem usage")) {
@@ -421,7 +478,7 @@ class SglangReader final : public LogReader {
     for (const LogLine& line : lines) read_line(line, swa_pools, out);
     infer_dp_attention(lines, out);
     infer_tp_ranks(lines, out);
-    out.set_backend("CUDA");
+    out.set_backend("CUDA");  // unless a line was ROCm's (rocm_line)
     if (const LogSetting* model = out.find_setting("model")) out.model().name = model->value;
     out.order_devices();
   }

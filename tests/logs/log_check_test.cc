@@ -1957,6 +1957,54 @@ TEST(CheckLog, AnSglangFractionTakesTheNamedGpusTotalAndThePiecewiseReserve) {
   EXPECT_EQ(c.log.setting("piecewise_cuda_graph")->value, "True");
 }
 
+TEST(CheckLog, AnSglangLogWithoutPiecewiseLinesTakesItsDatesDefault) {
+  // sglang-22537 (2026-04-10) without its "piecewise cuda graph is
+  // enabled" lines: the date, past sgl-project/sglang#16331's merge
+  // (2026-03-02), stands for a release that turns them on by default for a
+  // Qwen3 on CUDA, so the pool is the test above's, 2,206,973 tokens at
+  // 0.852. With "Disable piecewise CUDA graph because
+  // --disable-piecewise-cuda-graph is set": no reserve, (183,359 - 26,624)
+  // / 183,359 = 0.85480 -> 0.855; reserved 189,279,208,735 x 0.145 =
+  // 27,445,485,266; rest 189,279,208,735 - 16,629,639,168 - 27,445,485,266
+  // = 145,204,084,301 / 65,536 = 2,215,638 tokens. Dated before #16331 it is
+  // off as well.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-22537-qwen3-32b-tp4-b200.config.json");
+  options.gpu_name = "B200";
+  std::string text = read_test_log("sglang", "sglang-22537-qwen3-32b-tp4-b200.log");
+  std::string plain;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line(text.data() + at, end - at);
+    if (line.find("piecewise cuda graph is enabled") == std::string_view::npos) {
+      plain.append(line).append("\n");
+    }
+    at = end + 1;
+  }
+  const auto pool_of = [&](const std::string& log) -> uint64_t {
+    Result<LogCheck> c = check_log(log, options, nullptr);
+    EXPECT_TRUE(c.ok());
+    if (!c.ok()) return 0;
+    const FigureCheck* pool = figure(*c, "rank0", LogFigure::kTokenPool);
+    return pool != nullptr && pool->memfit ? *pool->memfit : 0;
+  };
+  Result<LogCheck> dated = check_log(plain, options, nullptr);
+  ASSERT_TRUE(dated.ok());
+  EXPECT_EQ(dated->log.setting("piecewise_cuda_graph"), nullptr);
+  const FigureCheck* pool = figure(*dated, "rank0", LogFigure::kTokenPool);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->memfit, 2'206'973u);
+  EXPECT_NE(pool->note.find("on by default from 0.5.10"), std::string::npos) << pool->note;
+  EXPECT_EQ(pool_of(plain + "[2026-04-10 23:19:06] Disable piecewise CUDA graph because "
+                            "--disable-piecewise-cuda-graph is set\n"),
+            2'215'638u);
+  std::string older = plain;
+  for (size_t at = older.find("2026-04-10"); at != std::string::npos; at = older.find("2026-04-10", at)) {
+    older.replace(at, 10, "2026-02-20");
+  }
+  EXPECT_EQ(pool_of(older), 2'215'638u);
+}
+
 TEST(CheckLog, AnSglangPoolEndBoundsTheFractionOfARunWithoutFreeMemoryBefore) {
   // sgl-project/sglang#11830's B200 run prints no free memory before its
   // weights, only its pools, K 59.91 + V 59.91 GB = 2 x 5,991 x 2^30 / 100

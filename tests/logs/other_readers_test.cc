@@ -166,6 +166,39 @@ TEST(SglangLog, TheAttentionBackendSglangChoseWhenNoneWasGiven) {
   EXPECT_EQ(odd->setting("attention_backend"), nullptr);
 }
 
+TEST(SglangLog, AnAmdRunIsRocmNotCuda) {
+  // SGLang's ROCm builds print the aiter backend, "(ROCm)" and AMD Instinct
+  // devices; a log that shows none of them is CUDA's.
+  // sglang-nevervllm7 (MI355X, 0.5.17): "Use aiter backend by default.".
+  EXPECT_EQ(read("sglang", "sglang-nevervllm7-mi355x-qwen3-06b-mf06-v0517.log").backend, "ROCm");
+  // sglang-neversgmlx-kimi-k25 (MI355X): "Using CompressedTensorsWNA16TritonMoE (ROCm)".
+  EXPECT_EQ(read("sglang", "sglang-neversgmlx-kimi-k25-mi355x-tp8.log").backend, "ROCm");
+  // An H100 run whose server_args name aiter's flags off
+  // (enable_aiter_allreduce_fusion=False) is CUDA's.
+  EXPECT_EQ(read("sglang", "sglang-neversgl-sglangplay-qwen25-05b-h100nvl-shared-v0510post1.log").backend, "CUDA");
+  const std::string load = "[2026-01-01 00:00:01] Load weight end. type=Qwen3ForCausalLM, avail mem=10.00 GB, "
+                           "mem usage=1.00 GB.\n";
+  for (const std::string& line :
+       {std::string("[2026-01-01 00:00:00] server_args=ServerArgs(tp_size=1, attention_backend='aiter')\n"),
+        std::string("[2026-01-01 00:00:00] HIP_VISIBLE_DEVICES=0,1\n"),
+        std::string("[2026-01-01 00:00:00] Init torch distributed begin. is_hip: True on HIP\n"),
+        std::string("[2026-01-01 00:00:00] device: AMD Instinct MI300X\n"),
+        std::string("[2026-01-01 00:00:00] GPU: MI325X\n")}) {
+    Result<RuntimeLog> log = read_runtime_log(line + load);
+    ASSERT_TRUE(log.ok());
+    EXPECT_EQ(log->backend, "ROCm") << line;
+  }
+  // Words that only contain the markers stay CUDA's.
+  for (const std::string& line :
+       {std::string("[2026-01-01 00:00:00] server_args=ServerArgs(tp_size=1, enable_aiter_allreduce_fusion=False, "
+                    "attention_backend='fa3')\n"),
+        std::string("[2026-01-01 00:00:00] a WHIP and a waiter, SHIP it\n")}) {
+    Result<RuntimeLog> log = read_runtime_log(line + load);
+    ASSERT_TRUE(log.ok());
+    EXPECT_EQ(log->backend, "CUDA") << line;
+  }
+}
+
 TEST(SglangLog, TotalTokensLineLeavesThePrintedPoolAlone) {
   // A QwQ-32B TP 4 start (2025-03-08): "#tokens: 46611" on every rank's KV
   // line, then max_total_num_tokens=46611 again; the pool is read once a

@@ -47,8 +47,8 @@ struct SameRulesField {
 const SameRulesField kSameRulesForEveryRelease[] = {
     // MLX from 0.24.0 on: one set of rules on Metal (docs/engine-mlxlm.md).
     {"mlx-lm", "mlx_version", "0.23.0"},
-    // SGLang 0.5.3 to the 0.5 line: one set of rules (docs/engine-sglang.md).
-    {"sglang", "sglang_version", "0.4.6"},
+    // SGLang's releases differ from 0.5.10 (the piecewise CUDA graphs'
+    // reserve, docs/engine-sglang.md, "Releases"): its field is walked.
 };
 
 const SameRulesField* same_rules(std::string_view engine, std::string_view field) {

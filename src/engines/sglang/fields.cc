@@ -188,6 +188,14 @@ constexpr RequestField kFields[] = {
          .default_text = "false",
          .doc = "SGLang's `--disable-cuda-graph`: no graphs captured (the computed fraction still "
                 "reserves for them, as SGLang's does)"}),
+    text_field<"disable_piecewise_cuda_graph", parse_flag>(
+        {.flags = "--disable-piecewise-cuda-graph",
+         .help = "no piecewise (prefill) CUDA graphs: no reserve for them (0.5.10 and later)",
+         .type = FieldType::kFlag,
+         .default_text = "false",
+         .doc = "SGLang's `--disable-piecewise-cuda-graph`: from 0.5.10 the piecewise (prefill) CUDA "
+                "graphs are on by default and the computed fraction reserves for them "
+                "(\"Releases\"); this turns them and their reserve off"}),
     text_field<"dp_size", parse_count>(
         {.flags = "--dp-size,--dp",
          .help = "data-parallel replicas (default 1); GPUs = TP x DP",
@@ -260,15 +268,15 @@ constexpr RequestField kFields[] = {
                 "exceeds 8,192 tokens (\"ROCm\")"}),
     text_field<"sglang_version", parse_release>(
         {.flags = "--sglang-version",
-         .help = "the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned 0.5.6; "
-                 "0.5.7 on priced by its rules, not read)",
+         .help = "the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned 0.5.12; "
+                 "0.5.13 on priced by its rules, not read)",
          .type = FieldType::kText,
          .default_text = kPinnedRelease,
          .example = "0.5.4",
-         .doc = "the release that runs, `X.Y.Z`; default the pinned 0.5.6; the rules were read "
-                "from 0.5.3 to 0.5.6, and a later 0.5 release is priced by them though not read "
-                "(0.5.10 made the piecewise CUDA graphs the default, whose reserve is not priced: "
-                "\"Releases\"); any other is refused"}),
+         .doc = "the release that runs, `X.Y.Z`; default the pinned 0.5.12; the rules were read "
+                "from 0.5.3 to 0.5.12 (from 0.5.10 the piecewise CUDA graphs are on by default and "
+                "the computed fraction reserves for them: \"Releases\"), and a later 0.5 release "
+                "is priced by 0.5.12's though not read; any other is refused"}),
 };
 
 template <typename T, typename Parse>
@@ -292,7 +300,7 @@ Result<Settings> read_settings(const EstimateRequest& r) {
   std::optional<double> fraction;
   std::optional<uint64_t> mamba_slots, ssm_bytes;
   std::optional<double> mamba_ratio;
-  std::optional<bool> no_graphs, dp_attention, dp_lm_head, no_radix;
+  std::optional<bool> no_graphs, no_piecewise, dp_attention, dp_lm_head, no_radix;
   std::optional<std::string> release, attention;
   Status read[] = {
       read_field(r, "attention_backend", parse_attention_backend, attention),
@@ -305,6 +313,7 @@ Result<Settings> read_settings(const EstimateRequest& r) {
       read_field(r, "chunked_prefill_size", parse_count, chunked),
       read_field(r, "cuda_graph_max_bs", parse_count, graphs),
       read_field(r, "disable_cuda_graph", parse_flag, no_graphs),
+      read_field(r, "disable_piecewise_cuda_graph", parse_flag, no_piecewise),
       read_field(r, "dp_size", parse_count, dp),
       read_field(r, "enable_dp_attention", parse_flag, dp_attention),
       read_field(r, "enable_dp_lm_head", parse_flag, dp_lm_head),
@@ -327,6 +336,7 @@ Result<Settings> read_settings(const EstimateRequest& r) {
   s.chunked_prefill_size = chunked;
   s.cuda_graph_max_bs = graphs;
   s.disable_cuda_graph = no_graphs.value_or(false);
+  s.disable_piecewise_cuda_graph = no_piecewise.value_or(false);
   s.dp_size = dp.value_or(1);
   s.dp_attention = dp_attention.value_or(false);
   s.dp_lm_head = dp_lm_head.value_or(false);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@
 #include "engines/sglang/dp_attention_weights.h"
 #include "engines/shared/gpu_class.h"
 #include "engines/shared/parallel_tensors.h"
+#include "engines/shared/release_number.h"
 #include "engines/shared/tp_rank_weights.h"
 #include "memfit/checked_math.h"
 
@@ -135,6 +137,44 @@ std::optional<PiecewiseReserve> piecewise_reserve(std::string_view date, uint64_
   return PiecewiseReserve{static_cast<double>(sizes * 8), true};
 }
 
+namespace {
+
+// server_args.py's piecewise_cuda_graph_disabled_model_archs by the
+// config's model_type, as of `date` (plan.h, piecewise_rule_date).
+bool piecewise_disabled_model(const ModelSpec& spec, std::string_view date) {
+  for (std::string_view type : {"qwen3_next", "deepseek_v4", "llada"}) {
+    if (spec.model_type == type) return true;
+  }
+  const bool nsa = spec.model_type == "deepseek_v32" || spec.model_type == "glm_moe_dsa";
+  return nsa && date < "2026-05-23";  // #23351 lets NSA models capture them
+}
+
+// 0.5.10 or later: the release turns the piecewise graphs on by default.
+bool release_defaults_piecewise(std::string_view release) {
+  const std::optional<ReleaseNumber> r = parse_release_number(release);
+  const std::optional<ReleaseNumber> first = parse_release_number(kPiecewiseDefaultRelease);
+  if (!r || !first) return false;
+  return std::tie(r->major, r->minor, r->patch) >= std::tie(first->major, first->minor, first->patch);
+}
+
+}  // namespace
+
+std::string piecewise_rule_date(const ModelSpec& spec, const Settings& s) {
+  if (!s.piecewise_log_date.empty()) return s.piecewise_log_date;  // the log shows them on
+  if (s.disable_piecewise_cuda_graph) return "";
+  // A release-less log stands for the tree of its date; an estimate for
+  // the release's, whose rule is #16331's through the tree read.
+  const bool dated = is_date(s.log_date);
+  const bool default_on = dated ? s.log_date >= kPiecewiseDefaultDate : release_defaults_piecewise(s.release);
+  if (!default_on) return "";
+  const std::string date = dated ? s.log_date : std::string(kPiecewiseDefaultDate);
+  // aiter runs on HIP only: a run on it is an AMD GPU's (check-log knows
+  // the platform by the backend where its request names no GPU).
+  const bool hip = s.rocm || s.attention_backend == "aiter";
+  if (s.dp_attention || hip || spec.multimodal || piecewise_disabled_model(spec, date)) return "";
+  return date;
+}
+
 double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Settings& s, bool mla) {
   const uint64_t chunked = s.chunked_prefill_size.value_or(d.chunked_prefill_size);
   const uint64_t graphs = s.cuda_graph_max_bs.value_or(d.cuda_graph_max_bs);
@@ -146,7 +186,13 @@ double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Se
     reserved += static_cast<double>(graphs * s.dp_size) * 3;
     if (graphs > 300) reserved += static_cast<double>(graphs * s.dp_size) * 1.5;
   }
-  const std::optional<PiecewiseReserve> piecewise = piecewise_reserve(s.piecewise_log_date, chunked, mla);
+  // From #16331 the piecewise graphs' token sizes stop at --max-total-tokens
+  // (piecewise_cuda_graph_max_tokens = min(chunked prefill, it)).
+  uint64_t piecewise_max = chunked;
+  if (s.max_total_tokens && s.piecewise_log_date >= kPiecewiseDefaultDate) {
+    piecewise_max = std::min(piecewise_max, *s.max_total_tokens);
+  }
+  const std::optional<PiecewiseReserve> piecewise = piecewise_reserve(s.piecewise_log_date, piecewise_max, mla);
   if (piecewise && piecewise->before_floor) reserved += piecewise->mib;
   if (gpu_mem_mib > mib(60)) reserved = std::max<double>(reserved, mib(10));
   if (piecewise && !piecewise->before_floor) reserved += piecewise->mib;
@@ -292,8 +338,11 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   p.gpu_mem_mib = s.gpu_mem_mib != 0 ? s.gpu_mem_mib : s.gpu_total_bytes / kMiB;
   const GpuDefaults d = gpu_defaults(p.gpu_mem_mib, s.tensor_parallel);
   p.mem_fraction_computed = !s.mem_fraction_static.has_value();
+  p.piecewise_rule_date = piecewise_rule_date(spec, s);
   if (!s.mem_fraction_static) {
-    p.mem_fraction_static = default_mem_fraction(p.gpu_mem_mib, d, s, kv_cell(spec, s).mla);
+    Settings with_piecewise = s;
+    with_piecewise.piecewise_log_date = p.piecewise_rule_date;
+    p.mem_fraction_static = default_mem_fraction(p.gpu_mem_mib, d, with_piecewise, kv_cell(spec, s).mla);
   } else {
     p.mem_fraction_static = *s.mem_fraction_static;
   }

@@ -43,8 +43,14 @@
 
 namespace memfit::sglang {
 
-// The release whose rules are priced when --sglang-version is not given.
-inline constexpr std::string_view kPinnedRelease = "0.5.6";
+// The release whose rules are priced when --sglang-version is not given:
+// the newest whose tree was read (sgl-project/sglang to 2026-06-08, which
+// holds 0.5.12, cut by 2026-05-18; docs/engine-sglang.md, "Releases").
+inline constexpr std::string_view kPinnedRelease = "0.5.12";
+// The first release whose piecewise (prefill) CUDA graphs are on by default
+// (sgl-project/sglang#16331, merged 2026-03-02, after 0.5.9's cut).
+inline constexpr std::string_view kPiecewiseDefaultRelease = "0.5.10";
+inline constexpr std::string_view kPiecewiseDefaultDate = "2026-03-02";
 
 inline constexpr uint64_t kMiB = 1ull << 20;
 inline constexpr uint64_t kGiB = 1ull << 30;
@@ -78,6 +84,7 @@ struct Settings {
   std::optional<uint64_t> chunked_prefill_size;  // --chunked-prefill-size
   std::optional<uint64_t> cuda_graph_max_bs;   // --cuda-graph-max-bs
   bool disable_cuda_graph = false;             // --disable-cuda-graph
+  bool disable_piecewise_cuda_graph = false;   // --disable-piecewise-cuda-graph
   std::string release = std::string(kPinnedRelease);  // --sglang-version
   std::string attention_backend;               // --attention-backend; "": the platform's default
   bool rocm = false;                           // an AMD GPU (ROCm): aiter by default
@@ -92,6 +99,10 @@ struct Settings {
   // CUDA graphs on, which dates their reserve in the computed fraction
   // (piecewise_reserve); "" none.
   std::string piecewise_log_date;
+  // check-log: the date of a log that prints no release, which stands for
+  // the release (a run is no newer than its log): the piecewise graphs'
+  // default is that date's (piecewise_rule_date); "" none: `release`'s.
+  std::string log_date;
   bool sm10_or_later = false;                  // a datacenter Blackwell (SM 10.x) by the GPU's name
   StateSettings state;                         // --max-mamba-cache-size ... --disable-radix-cache
   // The MoE kernel of an MXFP4 checkpoint (gpt-oss), which lays its experts
@@ -121,6 +132,7 @@ inline constexpr std::string_view kSglangLogMxfp4Kernel = "sglang_log_mxfp4_kern
 // request may give.
 inline constexpr std::string_view kSglangLogGpuMemMib = "sglang_log_gpu_mem_mib";
 inline constexpr std::string_view kSglangLogPiecewiseDate = "sglang_log_piecewise_date";
+inline constexpr std::string_view kSglangLogDate = "sglang_log_date";
 
 // SGLang's reserve for the piecewise (prefill) CUDA graphs in the computed
 // --mem-fraction-static, MiB, by the date of the tree that ran
@@ -141,6 +153,23 @@ struct PiecewiseReserve {
 };
 std::optional<PiecewiseReserve> piecewise_reserve(std::string_view date, uint64_t chunked_prefill_size, bool mla);
 
+// The date whose piecewise reserve the computed fraction takes, "" when the
+// piecewise CUDA graphs are off: a log's date where its lines show them on
+// (Settings::piecewise_log_date); else, where the release turns them on by
+// default (0.5.10 and later, or a release-less log dated from #16331's
+// merge) and _handle_piecewise_cuda_graph leaves them on for this model and
+// these flags, the log's date or #16331's. _handle_piecewise_cuda_graph
+// (server_args.py, #16331 to the tree of 2026-06-08) turns them off under DP
+// attention, on HIP (an AMD GPU), for a multimodal model and for the
+// architectures of piecewise_cuda_graph_disabled_model_archs (configs/
+// model_config.py): Qwen3-Next, DeepSeek V4 (#23882, 2026-05-07), LLaDA,
+// and the NSA models DeepSeek-V3.2 and GLM-MoE-DSA until #23351
+// (2026-05-23, after 0.5.12). Its other conditions (speculative decoding,
+// torch.compile, LoRA, PD disaggregation, the hierarchical cache, CPU
+// offload, MoE all-to-all, GGUF, ...) are settings memfit does not take;
+// --disable-piecewise-cuda-graph turns them off.
+std::string piecewise_rule_date(const ModelSpec& spec, const Settings& s);
+
 // The GPU-size defaults of _handle_gpu_memory_settings: chunked prefill
 // and the largest CUDA-graph batch, by the GPU's memory in MiB and TP.
 struct GpuDefaults {
@@ -155,7 +184,8 @@ GpuDefaults gpu_defaults(uint64_t gpu_mem_mib, uint64_t tensor_parallel);
 // per TP rank; with DP attention 3 (and 1.5 past 300) per graph batch and
 // DP rank; at least 10 GiB on a GPU over 60 GiB).
 // With the piecewise CUDA graphs' reserve of `s.piecewise_log_date`
-// (piecewise_reserve; `mla`: the model's attention is MLA).
+// (piecewise_reserve; `mla`: the model's attention is MLA); from #16331 its
+// token sizes stop at --max-total-tokens where that is smaller.
 double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Settings& s, bool mla = false);
 
 // Bytes one token takes in one rank's KV pool: MLA (kv_lora_rank +
@@ -189,6 +219,7 @@ struct Plan {
   double mem_fraction_static = 0;   // as used (given or computed, x 0.85 under aiter past 8,192 tokens)
   bool mem_fraction_computed = false;
   bool aiter_fraction_cut = false;  // the fraction is x 0.85 (kAiterFractionScale)
+  std::string piecewise_rule_date;  // the piecewise graphs' reserve date (piecewise_rule_date); "" off
   uint64_t gpu_mem_mib = 0;         // SGLang's gpu_mem
   uint64_t weights_bytes = 0;        // the tensors + the allocator's rounding + DP attention's
   uint64_t allocator_rounding_bytes = 0;  // of those, held past the tensors (allocator_rounding.h)

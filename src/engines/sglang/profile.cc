@@ -103,15 +103,21 @@ Status check_context(const ModelSpec& spec, const Settings& s) {
 constexpr ReleaseDifference kReleases[] = {
     {"before 0.5.3", "refused: a fixed or hand-tuned --mem-fraction-static default, before the "
                      "computed one (sgl-project/sglang PR #10975)"},
-    // Checked 2026-12-07: the newest release seen is 0.5.23 (PyPI, 2026-10;
-    // 0.5.17's MI355X log is in the corpus); the repository is larger than
-    // the research copy memfit's tools take, so nothing after 0.5.6 was
-    // read whole (docs/engine-sglang.md, "Releases").
-    {"0.5.7 and later 0.5", "priced by 0.5.6's rules, not read (the newest, 0.5.23, on PyPI by "
-                            "2026-10): 0.5.10 made the piecewise CUDA graphs the default "
-                            "(#16331), whose reserve the computed --mem-fraction-static takes; "
-                            "an estimate leaves it out (check-log prices it where a log shows "
-                            "the graphs on), so its pool is high"},
+    {"0.5.3 to 0.5.9", "the computed --mem-fraction-static without the piecewise CUDA graphs' "
+                       "reserve: they are off unless --enable-piecewise-cuda-graph is given"},
+    // Read in sgl-project/sglang's tree to 2026-06-08 (0.5.12 is cut by
+    // 2026-05-18): _handle_gpu_memory_settings and profile_max_num_token
+    // keep 0.5.6's arithmetic; #16331 (2026-03-02) turns the piecewise graphs
+    // on by default and reserves for them (docs/engine-sglang.md, "Releases").
+    {"0.5.10 to 0.5.12", "the piecewise CUDA graphs on by default (#16331) where "
+                         "_handle_piecewise_cuda_graph leaves them on (not under DP attention, on "
+                         "ROCm, for a multimodal model, Qwen3-Next, DeepSeek V4 or an NSA model): "
+                         "the computed --mem-fraction-static reserves 8 MiB a captured token size up "
+                         "to the chunked prefill (1.5 GiB under MLA), before the 10 GiB floor"},
+    // Checked 2026-12-07: the newest release seen is 0.5.23 (PyPI, 2026-10).
+    {"0.5.13 and later 0.5", "priced by 0.5.12's rules, not read (the newest, 0.5.23, on PyPI by "
+                             "2026-10); later trees change the reserve for PD disaggregation "
+                             "(#29615) and DeepEP, which memfit does not take"},
     {"0.6 and later", "refused: not read yet"},
 };
 
@@ -122,7 +128,7 @@ const Plan& run_plan(const EstimateRun& run) { return std::any_cast<const Plan&>
 
 EngineVersions SglangProfile::versions() const {
   return {.field = "sglang_version",
-          .default_text = "the pinned 0.5.6 (rules read from the 0.5 line, 0.5.3 to 0.5.6)",
+          .default_text = "the pinned 0.5.12 (rules read from the 0.5 line, 0.5.3 to 0.5.12)",
           .differences = kReleases};
 }
 
@@ -159,14 +165,17 @@ Status SglangProfile::resolve_host(const EstimateRequest& r, RequestContext&, Pr
     if (std::optional<Mxfp4Kernel> kernel = parse_mxfp4_kernel(named->second)) s.mxfp4_kernel = *kernel;
   }
   // check-log passes the named GPU's nvidia-smi MiB when its log prints the
-  // free memory before the weights, and the date of a log that shows the
-  // piecewise CUDA graphs on (plan.h).
+  // free memory before the weights, the date of a log that shows the
+  // piecewise CUDA graphs on, and that of a log that prints no release
+  // (plan.h).
   if (auto mib = r.engine_fields.find(kSglangLogGpuMemMib); mib != r.engine_fields.end()) {
     if (Result<uint64_t> n = request::parse_decimal(mib->second); n.ok()) s.gpu_mem_mib = *n;
   }
   if (auto date = r.engine_fields.find(kSglangLogPiecewiseDate); date != r.engine_fields.end()) {
     s.piecewise_log_date = date->second;
   }
+  // check-log passes the date of a log that prints no release (plan.h).
+  if (auto date = r.engine_fields.find(kSglangLogDate); date != r.engine_fields.end()) s.log_date = date->second;
   return Status::Ok();
 }
 

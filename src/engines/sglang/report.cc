@@ -2,7 +2,7 @@
 //
 //   memfit V — PATH (engine sglang)
 //   model_type T, family F, layout L
-//   SGLang 0.5.6, one rank of TP 1 x DP 1 (1 GPU) of 80.00 GiB (81920 MiB)
+//   SGLang 0.5.12, one rank of TP 1 x DP 1 (1 GPU) of 80.00 GiB (81920 MiB)
 //     mem-fraction-static 0.835 (computed by SGLang's rule)
 //     weights ... startup ... KV pool ... req_to_token ... CUDA graphs ...
 //   max_total_num_tokens N (B bytes per token), max_running_requests R
@@ -60,6 +60,7 @@ std::string launch_command(const Model& model, const Plan& plan) {
     if (s.state.disable_radix_cache) out += " --disable-radix-cache";
   }
   out += fmt::format(" --chunked-prefill-size {}", s.chunked_prefill_size.value_or(0));
+  if (s.disable_piecewise_cuda_graph) out += " --disable-piecewise-cuda-graph";
   if (s.disable_cuda_graph) {
     out += " --disable-cuda-graph";
   } else {
@@ -83,6 +84,7 @@ Json plan_to_json(const Model& model, const Plan& p, const MemoryBudget& budget,
   j["mem_fraction_computed"] = p.mem_fraction_computed;
   j["attention_backend"] = s.attention_backend;
   j["aiter_fraction_cut"] = p.aiter_fraction_cut;
+  j["piecewise_cuda_graph"] = !p.piecewise_rule_date.empty();
   j["context_length"] = s.context_length;
   j["page_size"] = s.page_size;
   j["kv_cache_dtype"] = s.kv_cache_dtype;
@@ -129,7 +131,10 @@ std::string render_plan_text(const Model& model, const Plan& p, const MemoryBudg
                      s.tensor_parallel, s.dp_size, s.tensor_parallel * s.dp_size,
                      format_bytes(s.gpu_total_bytes), p.gpu_mem_mib);
   out += fmt::format("  mem-fraction-static {} ({})\n", fraction_text(p.mem_fraction_static),
-                     p.mem_fraction_computed ? "computed by SGLang's rule for this GPU" : "given");
+                     !p.mem_fraction_computed         ? "given"
+                     : p.piecewise_rule_date.empty()  ? "computed by SGLang's rule for this GPU"
+                                                      : "computed by SGLang's rule for this GPU, with the "
+                                                        "piecewise CUDA graphs' reserve");
   report_row(out, "weights", p.weights_bytes, p.weights_exact ? "per rank, from the headers" : "per rank, modelled");
   report_row(out, "startup", p.startup_bytes, "CUDA context and buffers (modelled)");
   if (p.state.bytes != 0) {

@@ -213,12 +213,15 @@ TEST(SglangPlan, TokenPoolIsWhatTheFractionLeavesAfterTheWeights) {
   // 13,903,315,599. Rest 54,265,126,257 / 131,072 = 414,010 tokens (page 1),
   // a pool of 54,265,118,720 B. Requests: 414,010 / 131,072 x 512 = 1,617,
   // raised to 2,048; their table 2,048 x (131,072 + 4) x 4 = 1,073,774,592.
+  // 0.5.9: before the piecewise CUDA graphs' default (the next test).
   const Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", kLlama8bBytes);
   Settings s;
+  s.release = "0.5.9";
   s.gpu_total_bytes = kH100Mib << 20;
   Result<Plan> p = plan_sglang(m, {}, s);
   ASSERT_TRUE(p.ok()) << p.error().message();
   EXPECT_DOUBLE_EQ(p->mem_fraction_static, 0.835);
+  EXPECT_EQ(p->piecewise_rule_date, "");
   EXPECT_EQ(p->weights_bytes, 16094076928ull);
   EXPECT_EQ(p->free_before_load_bytes, 84262518784ull);
   EXPECT_EQ(p->reserved_bytes, 13903315599ull);
@@ -235,6 +238,83 @@ TEST(SglangPlan, TokenPoolIsWhatTheFractionLeavesAfterTheWeights) {
   EXPECT_EQ(paged->max_total_num_tokens, 413952u);
 }
 
+TEST(SglangPlan, From0510ThePiecewiseGraphsReserveTakesFromThePool) {
+  // 0.5.10 and later (the default 0.5.12): _handle_piecewise_cuda_graph
+  // leaves the piecewise graphs on for Llama-3.1-8B at TP 1 on an H100
+  // (sgl-project/sglang#16331), and the computed fraction reserves 8 MiB a
+  // token size up to the chunked prefill's 8,192: 4..32 by 4 (8), 48..256
+  // by 16 (14), 288..512 by 32 (8), 576..1,024 by 64 (8), 1,280..4,096 by
+  // 256 (12), 4,608..8,192 by 512 (8) = 58 sizes, 464 MiB, before the
+  // floor: 13,440 + 464 = 13,904; (81,559 - 13,904) / 81,559 = 0.82952 ->
+  // 0.830. Reserved: floor(84,262,518,784 x 0.17) = 14,324,628,193; rest
+  // 68,168,441,856 - 14,324,628,193 = 53,843,813,663 / 131,072 = 410,795
+  // tokens (414,010 at 0.5.9's 0.835, the test above).
+  const Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", kLlama8bBytes);
+  Settings s;
+  s.gpu_total_bytes = kH100Mib << 20;
+  ASSERT_EQ(s.release, "0.5.12");
+  Result<Plan> p = plan_sglang(m, {}, s);
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  EXPECT_EQ(p->piecewise_rule_date, "2026-03-02");
+  EXPECT_DOUBLE_EQ(p->mem_fraction_static, 0.83);
+  EXPECT_EQ(p->reserved_bytes, 14324628193ull);
+  EXPECT_EQ(p->max_total_num_tokens, 410795u);
+  // --max-total-tokens 2,048 stops the sizes at 2,048 (#16331): 8 + 14 +
+  // 8 + 8 + 1,280..2,048 by 256 (4) = 42 sizes, 336 MiB: 13,776;
+  // (81,559 - 13,776) / 81,559 = 0.83109 -> 0.831.
+  s.max_total_tokens = 2048;
+  Result<Plan> capped = plan_sglang(m, {}, s);
+  ASSERT_TRUE(capped.ok());
+  EXPECT_DOUBLE_EQ(capped->mem_fraction_static, 0.831);
+  // A given fraction is the run's: no reserve enters it.
+  s.max_total_tokens.reset();
+  s.mem_fraction_static = 0.835;
+  Result<Plan> given = plan_sglang(m, {}, s);
+  ASSERT_TRUE(given.ok());
+  EXPECT_EQ(given->max_total_num_tokens, 414010u);
+}
+
+TEST(SglangDefaults, ThePiecewiseGraphsAreOnByDefaultFrom0510WhereSglangLeavesThemOn) {
+  // server_args.py, _handle_piecewise_cuda_graph (plan.h, piecewise_rule_date).
+  ModelSpec spec = testing::corpus_spec("llama3/Meta-Llama-3.1-8B");
+  Settings s;  // 0.5.12
+  EXPECT_EQ(piecewise_rule_date(spec, s), "2026-03-02");
+  s.release = "0.5.10";
+  EXPECT_EQ(piecewise_rule_date(spec, s), "2026-03-02");
+  s.release = "0.5.9";  // before #16331: off unless asked for
+  EXPECT_EQ(piecewise_rule_date(spec, s), "");
+  s.release = "0.5.23";  // later releases: 0.5.12's rules
+  EXPECT_EQ(piecewise_rule_date(spec, s), "2026-03-02");
+  // Off under DP attention, on ROCm (HIP), for a multimodal model and for
+  // Qwen3-Next or DeepSeek V4.
+  Settings dp;
+  dp.dp_attention = true, dp.dp_size = 2, dp.tensor_parallel = 2;
+  EXPECT_EQ(piecewise_rule_date(spec, dp), "");
+  Settings rocm;
+  rocm.rocm = true;
+  EXPECT_EQ(piecewise_rule_date(spec, rocm), "");
+  ModelSpec vlm = spec;
+  vlm.multimodal = true;
+  EXPECT_EQ(piecewise_rule_date(vlm, Settings{}), "");
+  ModelSpec next = spec;
+  next.model_type = "qwen3_next";
+  EXPECT_EQ(piecewise_rule_date(next, Settings{}), "");
+  // DeepSeek-V3.2 (NSA) only from #23351 (2026-05-23, after 0.5.12): a log
+  // of 2026-06-01 that prints no release has them, 0.5.12 not.
+  ModelSpec nsa = spec;
+  nsa.model_type = "deepseek_v32";
+  EXPECT_EQ(piecewise_rule_date(nsa, Settings{}), "");
+  Settings dated;
+  dated.log_date = "2026-06-01";
+  EXPECT_EQ(piecewise_rule_date(nsa, dated), "2026-06-01");
+  // A log's date stands for its release: before #16331's merge, off.
+  dated.log_date = "2026-02-20";
+  EXPECT_EQ(piecewise_rule_date(spec, dated), "");
+  // Lines that show them on win, at the log's date.
+  dated.piecewise_log_date = "2026-02-20";
+  EXPECT_EQ(piecewise_rule_date(spec, dated), "2026-02-20");
+}
+
 TEST(SglangPlan, MaxTotalTokensCapsThePoolButNotTheDefaultRequests) {
   // model_runner.py, init_memory_pool: max_num_reqs is taken from the
   // profiled pool, then --max-total-tokens caps the pool, then whole pages.
@@ -245,6 +325,7 @@ TEST(SglangPlan, MaxTotalTokensCapsThePoolButNotTheDefaultRequests) {
   // 2,684,354,560 B.
   const Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", kLlama8bBytes);
   Settings s;
+  s.release = "0.5.9";  // the fraction of the test above
   s.gpu_total_bytes = kH100Mib << 20;
   s.context_length = 8192;
   s.max_total_tokens = 20480;
