@@ -106,8 +106,11 @@ Candidate candidate_of(const Model& rebuilt, const ConvertedFrom& from, const Va
   c.model.spec.model_type = model_type;
   c.model.spec.tied_embeddings = v.tied;
   c.model.spec.embedding.reranker = c.model.spec.embedding.reranker || v.head;
-  // Phi-3's long-context factors are its rope_factors_long/_short.
-  if (v.llama3_rope) c.model.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
+  // Phi-3's and MiniCPM's long-context factors are their
+  // rope_factors_long/_short.
+  if (v.llama3_rope) {
+    c.model.spec.rope_scaling.type = model_type == "phi3" || model_type == "minicpm" ? "longrope" : "llama3";
+  }
   c.hints.glm4_no_qkv_bias = model_type == "glm4" && v.bias_variant;
   c.hints.glm4moe_qk_norm = model_type == "glm4_moe" && v.bias_variant;
   c.hints.phi2_fused_qkv = model_type == "phi" && v.bias_variant;
