@@ -141,6 +141,19 @@ bool starcoder2(const ModelSpec& spec) { return spec.model_type == "starcoder2";
 // (llama_model_phimoe::load_arch_tensors, src/models/phimoe.cpp).
 bool phimoe(const ModelSpec& spec) { return spec.model_type == "phimoe"; }
 
+// StableLM (stablelm: StableLM-3B-4E1T, StableLM 2): LayerNorms with
+// their biases before attention and the MLP, Q/K/V (with their biases
+// where the checkpoint has use_qkv_bias: ConverterHints::
+// stablelm_qkv_bias), the attention output, the gated MLP, the output
+// norm's bias, the output required (llama_model_stablelm::
+// load_arch_tensors). StableLM 2 12B's per-head Q/K LayerNorms (2-D,
+// head_dim x heads, F32) in place of ffn_norm (its parallel residual) are
+// not built: the GGUF keeps no key of qk_layernorm and its counts by type
+// equal the ffn_norm layout's, so a dump cannot tell them apart (its
+// file is priced with 2 x hidden floats a block where it holds head_dim x
+// (heads + kv_heads)).
+bool stablelm(const ModelSpec& spec) { return spec.model_type == "stablelm"; }
+
 // Phi-3: fused QKV and a fused gate-and-up matrix, RMS norms (weights
 // only), no biases; its long-context RoPE keeps two factor tensors.
 bool phi3(const ModelSpec& spec) { return spec.model_type == "phi3"; }
@@ -330,6 +343,7 @@ bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths
          (gpt_neox(spec) || phi3(spec) || chatglm(spec) || gemma(spec) || gemma2(spec) || gemma3(spec) ||
           glm4(spec) || olmo2(spec) || phi2(spec) || cohere(spec) || hybrid || latent ||
           starcoder2(spec) || (phimoe(spec) && spec.moe.experts > 0) || llama4(spec) ||
+          (stablelm(spec) && spec.moe.experts == 0) ||
           (gpt_oss(spec) && spec.moe.experts > 0) ||
           std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
               kStandardDecoders.end());
@@ -544,6 +558,30 @@ void add_biased_attention(const ModelSpec& spec, const std::string& blk, Tensors
   add_converted(out, blk + "attn_v.weight", {g.hidden, kv});
   add_converted(out, blk + "ffn_norm.bias", {g.hidden});
   add_converted(out, blk + "ffn_norm.weight", {g.hidden});
+}
+
+// One StableLM block (stablelm above): attn_norm and ffn_norm with their
+// biases, Q/K/V (and their biases), attn_output, ffn_gate/up/down.
+void add_stablelm_block(const ModelSpec& spec, bool qkv_bias, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t q = g.heads * head_dim;
+  const uint64_t kv = g.kv_heads * head_dim;
+  const std::string blk = fmt::format("blk.{}.", i);
+  add_converted(out, blk + "attn_norm.bias", {g.hidden});
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
+  if (qkv_bias) {
+    add_converted(out, blk + "attn_k.bias", {kv});
+    add_converted(out, blk + "attn_q.bias", {q});
+    add_converted(out, blk + "attn_v.bias", {kv});
+  }
+  add_converted(out, blk + "attn_k.weight", {g.hidden, kv});
+  add_converted(out, blk + "attn_output.weight", {q, g.hidden});
+  add_converted(out, blk + "attn_q.weight", {g.hidden, q});
+  add_converted(out, blk + "attn_v.weight", {g.hidden, kv});
+  add_converted(out, blk + "ffn_norm.bias", {g.hidden});
+  add_converted(out, blk + "ffn_norm.weight", {g.hidden});
+  add_ffn(spec, i, blk, out);
 }
 
 // One StarCoder 2 block (starcoder2 above): the biased attention, then
@@ -1069,9 +1107,9 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, codeshell, phi3, "
-        "chatglm, gemma, gemma2, gemma3_text, glm4, olmo2, olmo3, exaone4, phi, cohere, cohere2, starcoder2, phimoe, gpt_oss, the gated delta net hybrids qwen3_next, "
+        "chatglm, gemma, gemma2, gemma3_text, glm4, olmo2, olmo3, exaone4, phi, cohere, cohere2, starcoder2, phimoe, stablelm, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
-        "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
+        "granitemoehybrid, nemotron_h, lfm2 and lfm2_moe, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
         "widths), gemma4_text (with a GGUF's per-layer widths), llama4_text (with a GGUF's expert width), mamba, jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
@@ -1089,7 +1127,8 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   // bias), rope_freqs, token_embd.
   if ((phi2(spec) || phimoe(spec)) && !spec.tied_embeddings) add_converted(out, "output.bias", {g.vocab});
   if (!spec.tied_embeddings) add_converted(out, "output.weight", {g.hidden, g.vocab});
-  if (gpt_neox(spec) || phi2(spec) || starcoder2(spec) || phimoe(spec) || spec.model_type == "nemotron") {
+  if (gpt_neox(spec) || phi2(spec) || starcoder2(spec) || phimoe(spec) || spec.model_type == "nemotron" ||
+      stablelm(spec)) {
     add_converted(out, "output_norm.bias", {g.hidden});
   }
   const ConvertedHybrid hybrid = converted_hybrid(spec);
@@ -1116,6 +1155,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     else if (mamba2(spec)) add_mamba2_block(spec, i, out);
     else if (starcoder2(spec)) add_sorted(out, [&](Tensors& b) { add_starcoder2_block(spec, i, b); });
     else if (phimoe(spec)) add_sorted(out, [&](Tensors& b) { add_phimoe_block(spec, i, b); });
+    else if (stablelm(spec)) add_sorted(out, [&](Tensors& b) { add_stablelm_block(spec, h.stablelm_qkv_bias, i, b); });
     else if (delta_hybrid(spec, gated_delta)) add_qwen35_block(spec, *delta_widths(spec, gated_delta), i, out);
     else add_block(spec, h, h.llama_biases && spec.model_type == "llama", i, out);
   }

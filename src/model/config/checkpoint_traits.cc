@@ -170,7 +170,9 @@ MoeInfo read_moe(const ConfigDocument& doc) {
   // first_k_dense_replace (GGUF: <arch>.leading_dense_block_count): the
   // leading layers' feed-forward is a dense MLP (GLM-4.5's first), as a
   // layer in mlp_only_layers is.
-  const uint64_t dense = std::min<uint64_t>(first({"first_k_dense_replace"}), kMaxLayers);
+  // LFM2-MoE names it num_dense_layers (Lfm2MoeConfig; its converter
+  // writes it as leading_dense_block_count).
+  const uint64_t dense = std::min<uint64_t>(first({"first_k_dense_replace", "num_dense_layers"}), kMaxLayers);
   for (uint64_t layer = 0; layer < dense && moe.mlp_only_layers.size() < kMaxLayers; ++layer) {
     if (std::find(moe.mlp_only_layers.begin(), moe.mlp_only_layers.end(), layer) == moe.mlp_only_layers.end()) {
       moe.mlp_only_layers.push_back(layer);

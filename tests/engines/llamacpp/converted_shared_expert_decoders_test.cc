@@ -1,6 +1,6 @@
 // The converter's tensors for dots.llm1 (dots1), Hunyuan-MoE (hunyuan-moe),
 // Nemotron (nemotron), MiniCPM (minicpm), Llama 4 (llama4), Ling 1.0
-// (bailingmoe) and Apertus (apertus)
+// (bailingmoe), Apertus (apertus) and StableLM (stablelm)
 // (engines/llamacpp/converted_tensors.cc): tensor counts by type and bytes
 // worked by hand below, against what public llama.cpp logs of these files
 // print where one does, else the models' published parameter counts.
@@ -275,6 +275,43 @@ TEST(ConvertedSharedExpertDecoders, ApertusHasQkNormsAndNoGate) {
   EXPECT_EQ(find(m, "blk.0.ffn_gate.weight"), nullptr);
   EXPECT_EQ(find(m, "blk.0.attn_q_norm.weight")->shape, (std::vector<uint64_t>{128}));
   EXPECT_NE(find(m, "rope_freqs.weight"), nullptr);
+}
+
+
+// stabilityai/stablelm-3b-4e1t (stablelm: 2,560 wide, 32 heads and 32 KV
+// heads, 6,912 ffn, 32 blocks, 50,304 tokens, untied; no Q/K/V biases). A
+// block: attn_norm and ffn_norm with their biases (F32, 4), Q/K/V/O and
+// gate/up/down: 79,298,560 elements x 2 + 10,240 x 4 = 158,638,080 B; 32
+// blocks 5,076,418,560 + token_embd and output 2 x 2,560 x 50,304 x 2 =
+// 515,112,960 + output_norm and its bias 20,480 = 5,591,552,000 B at F16;
+// 4 + 32 x 11 = 356 tensors. acon96/Home-3B-v3-GGUF, a fine-tune of it,
+// reads as "356 tensors ... File size: 5.59 GB" (barrontang/gguf2mlx #13).
+TEST(ConvertedSharedExpertDecoders, StableLm3bIsThePublicFilesCountAndSize) {
+  const Model m = quantized(from_config(R"({"model_type": "stablelm", "hidden_size": 2560,
+    "intermediate_size": 6912, "num_attention_heads": 32, "num_key_value_heads": 32,
+    "num_hidden_layers": 32, "vocab_size": 50304, "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(m.tensors.size(), 356u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 226}, {"f32", 130}}));
+  EXPECT_EQ(m.weights.bytes, 5'591'552'000u);
+  EXPECT_NE(find(m, "output_norm.bias"), nullptr);
+  EXPECT_NE(find(m, "blk.0.ffn_norm.bias"), nullptr);
+}
+
+// stabilityai/stablelm-2-1_6b (2,048 wide, 32 heads and 32 KV heads, 5,632
+// ffn, 24 blocks, 100,352 tokens): use_qkv_bias, which the GGUF does not
+// say, so only a dump's counts (ConverterHints::stablelm_qkv_bias) add the
+// three biases a block: 4 + 24 x 14 = 340 tensors, f32 2 + 24 x 7 = 170.
+TEST(ConvertedSharedExpertDecoders, StableLm2QkvBiasesAreAVariant) {
+  const Model m = from_config(R"({"model_type": "stablelm", "hidden_size": 2048,
+    "intermediate_size": 5632, "num_attention_heads": 32, "num_key_value_heads": 32,
+    "num_hidden_layers": 24, "vocab_size": 100352, "tie_word_embeddings": false})");
+  ConverterHints hints;
+  hints.stablelm_qkv_bias = true;
+  Result<std::vector<ConvertedTensor>> with = converted_tensors(m.spec, nullptr, &hints);
+  ASSERT_TRUE(with.ok());
+  EXPECT_EQ(with->size(), 340u);
+  EXPECT_EQ(converted_test::f32_count(*with), 170);
+  EXPECT_EQ(converted_tensors(m.spec)->size(), 4u + 24 * 11);
 }
 
 }  // namespace
