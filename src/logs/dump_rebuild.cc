@@ -48,6 +48,9 @@ std::vector<Attempt> attempts_for(const Model& rebuilt, const ConvertedFrom& fro
   // Phi-2's Q/K/V fused or not (ConverterHints::phi2_fused_qkv), as
   // glm4's biases: the counts decide; its output is never tied.
   if (model_type == "phi") variants = {{false, false, false, false}, {false, false, false, true}};
+  // StableLM's Q/K/V biases (ConverterHints::stablelm_qkv_bias), likewise:
+  // its output is never tied (llama.cpp requires it).
+  if (model_type == "stablelm") variants = {{false, false, false, false}, {false, false, false, true}};
   // T5's encoder: no output layer; a relative attention bias in block 0
   // (T5) or in every block (UMT5; bias_variant carries it), as the counts say.
   if (model_type == "t5encoder") variants = {{true, false, false, false}, {true, false, false, true}};
@@ -106,11 +109,15 @@ Candidate candidate_of(const Model& rebuilt, const ConvertedFrom& from, const Va
   c.model.spec.model_type = model_type;
   c.model.spec.tied_embeddings = v.tied;
   c.model.spec.embedding.reranker = c.model.spec.embedding.reranker || v.head;
-  // Phi-3's long-context factors are its rope_factors_long/_short.
-  if (v.llama3_rope) c.model.spec.rope_scaling.type = model_type == "phi3" ? "longrope" : "llama3";
+  // Phi-3's and MiniCPM's long-context factors are their
+  // rope_factors_long/_short.
+  if (v.llama3_rope) {
+    c.model.spec.rope_scaling.type = model_type == "phi3" || model_type == "minicpm" ? "longrope" : "llama3";
+  }
   c.hints.glm4_no_qkv_bias = model_type == "glm4" && v.bias_variant;
   c.hints.glm4moe_qk_norm = model_type == "glm4_moe" && v.bias_variant;
   c.hints.phi2_fused_qkv = model_type == "phi" && v.bias_variant;
+  c.hints.stablelm_qkv_bias = model_type == "stablelm" && v.bias_variant;
   c.hints.t5_rel_b_every_block = model_type == "t5encoder" && v.bias_variant;
   c.hints.llama_biases = model_type == "llama" && v.bias_variant;
   c.hints.gemma4_k_eq_v = model_type == "gemma4_text" && v.bias_variant;

@@ -136,7 +136,9 @@ void add_nemotron_h_block(const ModelSpec& spec, uint64_t i, const std::string& 
 // converter writes it F32), shortconv.in_proj (hidden -> 3 hidden: B, C
 // and x) and shortconv.out_proj; or attention with per-head Q/K norms;
 // then ffn_norm and the gated FFN (intermediate_size as the config's
-// block_auto_adjust_ff_dim adjusts it).
+// block_auto_adjust_ff_dim adjusts it). LFM2-MoE (lfm2_moe; GGUF lfm2moe)
+// has the same blocks, its FFN routed experts after the first
+// num_dense_layers (the GGUF's leading_dense_block_count).
 void add_lfm2_block(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
   add_converted(out, blk + "attn_norm.weight", {g.hidden});
@@ -149,10 +151,25 @@ void add_lfm2_block(const ModelSpec& spec, uint64_t i, const std::string& blk, T
     add_converted(out, blk + "attn_k_norm.weight", {head_dim_of(g)});
     add_converted(out, blk + "attn_q_norm.weight", {head_dim_of(g)});
   }
-  add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
-  add_converted(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
   add_converted(out, blk + "ffn_norm.weight", {g.hidden});
-  add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+  const MoeInfo& moe = spec.moe;
+  const bool routed = moe.experts > 0 && std::find(moe.mlp_only_layers.begin(), moe.mlp_only_layers.end(), i) ==
+                                             moe.mlp_only_layers.end();
+  if (!routed) {
+    add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+    add_converted(out, blk + "ffn_gate.weight", {g.hidden, g.intermediate});
+    add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
+    return;
+  }
+  // LFM2-MoE's routed blocks (llama_model_lfm2moe::load_arch_tensors):
+  // the F32 router, three expert tensors of n_ff_exp and the router's
+  // score correction bias (exp_probs_b, required); no shared expert.
+  const uint64_t ff = moe.expert_intermediate;
+  add_converted(out, blk + "exp_probs_b.bias", {moe.experts});
+  add_converted(out, blk + "ffn_down_exps.weight", {ff, g.hidden, moe.experts});
+  add_converted(out, blk + "ffn_gate_exps.weight", {g.hidden, ff, moe.experts});
+  add_converted_f32(out, blk + "ffn_gate_inp.weight", {g.hidden, moe.experts});
+  add_converted(out, blk + "ffn_up_exps.weight", {g.hidden, ff, moe.experts});
 }
 
 }  // namespace
@@ -198,8 +215,9 @@ ConvertedHybrid converted_hybrid(const ModelSpec& spec) {
   if (type == "nemotron_h" && mamba2_widths(spec) && layers_are(spec, {kSsm, kFullAttention, kNone})) {
     return ConvertedHybrid::kNemotronH;
   }
-  if (type == "lfm2" && spec.moe.experts == 0 && layers_are(spec, {kConv, kFullAttention}) &&
-      lfm2_conv_kernel(spec) > 1) {
+  const bool lfm2_ffn = (type == "lfm2" && spec.moe.experts == 0) ||
+                        (type == "lfm2_moe" && spec.moe.experts > 0 && spec.moe.expert_intermediate != 0);
+  if (lfm2_ffn && layers_are(spec, {kConv, kFullAttention}) && lfm2_conv_kernel(spec) > 1) {
     return ConvertedHybrid::kLfm2;
   }
   return ConvertedHybrid::kNone;

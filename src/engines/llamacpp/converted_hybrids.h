@@ -3,7 +3,7 @@
 // hybrid (GGUF granitehybrid), Nemotron-H (nemotron_h, nemotron_h_moe) and
 // LFM2, as llama.cpp's loader creates them (src/llama-model.cpp,
 // load_tensors: LLM_ARCH_GRANITE_HYBRID, LLM_ARCH_NEMOTRON_H(_MOE),
-// LLM_ARCH_LFM2). Private to the library; engines/llamacpp/
+// LLM_ARCH_LFM2, llama_model_lfm2moe::load_arch_tensors). Private to the library; engines/llamacpp/
 // quantize_plan.h's converted_tensors() is the way in.
 #ifndef MEMFIT_ENGINES_LLAMACPP_CONVERTED_HYBRIDS_H_
 #define MEMFIT_ENGINES_LLAMACPP_CONVERTED_HYBRIDS_H_
@@ -19,7 +19,7 @@ enum class ConvertedHybrid {
   kNone,       // not a hybrid this file builds
   kGranite,    // model_type "granitemoehybrid": Mamba-2 or attention, then an FFN
   kNemotronH,  // model_type "nemotron_h": Mamba-2, attention, MLP or MoE layers
-  kLfm2,       // model_type "lfm2": short convolution or attention, then an FFN
+  kLfm2,       // model_type "lfm2" or "lfm2_moe": short convolution or attention, then an FFN
 };
 
 // Which hybrid `spec` is, given widths its tensors can be sized by: the

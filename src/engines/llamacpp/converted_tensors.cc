@@ -76,10 +76,40 @@ namespace {
 // norms in the 355B model only (use_qk_norm: a dump's counts decide,
 // ConverterHints::glm4moe_qk_norm), and its NextN blocks
 // (llama_model_glm4_moe::load_arch_tensors, src/models/glm4-moe.cpp).
-constexpr std::array<std::string_view, 22> kStandardDecoders = {
+// dots.llm1 (dots1): qwen3's per-head Q/K norms, its first
+// first_k_dense_replace blocks dense, then routed experts with
+// exp_probs_b and n_shared_experts ungated shared experts, the output its
+// own (LLM_ARCH_DOTS1 load_tensors, src/llama-model.cpp; the converter's
+// Dots1Model writes e_score_correction_bias as exp_probs_b).
+// Hunyuan-MoE (hunyuan_v1_moe; GGUF hunyuan-moe): per-head Q/K norms,
+// every block routed experts and one ungated shared expert, n_ff_shexp
+// wide (llama_model_hunyuan_moe::load_arch_tensors; the converter's
+// HunYuanMoEModel writes the config's intermediate_size as
+// expert_shared_feed_forward_length), tied or not.
+// Nemotron (nemotron: Minitron, Nemotron-Mini): LayerNorms with their
+// biases (attn_norm, ffn_norm, output_norm), Q/K/V/O, ffn_up and ffn_down
+// (ReLU^2, no gate), the output required (llama_model_nemotron::
+// load_arch_tensors; its optional attention-output and MLP biases are not
+// in NVIDIA's checkpoints).
+// MiniCPM (minicpm: MiniCPM 1/2, MiniCPM4): llama's block (llama.cpp loads
+// LLM_ARCH_MINICPM with LLM_ARCH_LLAMA's tensors), usually tied, and its
+// longrope factors as Phi-3's (the converter's MiniCPMModel.
+// generate_extra_tensors writes rope_factors_long/_short, head_dim / 2
+// each, when the config has rope_scaling's long and short factors).
+// Ling 1.0 (bailing_moe; GGUF bailingmoe): llama's attention (the
+// converter's BailingMoeModel splits query_key_value into Q, K and V),
+// every block routed experts and num_shared_experts ungated shared
+// experts, n_ff_exp x n_expert_shared wide, the output required
+// (llama_model_bailingmoe::load_arch_tensors).
+// Apertus (apertus): per-head Q/K norms, ffn_up and ffn_down (xIELU, whose
+// four per-layer parameters the converter's ApertusModel writes as keys,
+// not tensors), the output required, rope_freqs for a llama3 rope as its
+// LlamaModel base writes them (llama_model_apertus::load_arch_tensors).
+constexpr std::array<std::string_view, 28> kStandardDecoders = {
     "llama",   "mistral", "qwen2",   "qwen2_moe", "qwen3",     "qwen3_moe", "mixtral",   "smollm3",
     "qwen2vl", "granite", "granitemoe", "internlm2", "exaone",  "qwen3vl",   "qwen3vlmoe", "mistral3",
-    "ernie4_5", "hunyuan_v1_dense", "olmoe", "minimax_m2", "seed_oss", "glm4_moe"};
+    "ernie4_5", "hunyuan_v1_dense", "olmoe", "minimax_m2", "seed_oss", "glm4_moe", "dots1", "hunyuan_v1_moe",
+    "nemotron", "minicpm", "bailing_moe", "apertus"};
 
 // GPT-NeoX (Pythia): one fused QKV matrix, biases on every linear layer
 // and LayerNorm (weight and bias) norms; its own block builder.
@@ -110,6 +140,19 @@ bool starcoder2(const ModelSpec& spec) { return spec.model_type == "starcoder2";
 // bias, and longrope's two factor tensors as Phi-3's
 // (llama_model_phimoe::load_arch_tensors, src/models/phimoe.cpp).
 bool phimoe(const ModelSpec& spec) { return spec.model_type == "phimoe"; }
+
+// StableLM (stablelm: StableLM-3B-4E1T, StableLM 2): LayerNorms with
+// their biases before attention and the MLP, Q/K/V (with their biases
+// where the checkpoint has use_qkv_bias: ConverterHints::
+// stablelm_qkv_bias), the attention output, the gated MLP, the output
+// norm's bias, the output required (llama_model_stablelm::
+// load_arch_tensors). StableLM 2 12B's per-head Q/K LayerNorms (2-D,
+// head_dim x heads, F32) in place of ffn_norm (its parallel residual) are
+// not built: the GGUF keeps no key of qk_layernorm and its counts by type
+// equal the ffn_norm layout's, so a dump cannot tell them apart (its
+// file is priced with 2 x hidden floats a block where it holds head_dim x
+// (heads + kv_heads)).
+bool stablelm(const ModelSpec& spec) { return spec.model_type == "stablelm"; }
 
 // Phi-3: fused QKV and a fused gate-and-up matrix, RMS norms (weights
 // only), no biases; its long-context RoPE keeps two factor tensors.
@@ -259,6 +302,22 @@ bool mamba2(const ModelSpec& spec) {
                      [](const LayerCache& l) { return l.kind == LayerKind::kSsm; });
 }
 
+// Llama 4's text model (GGUF llama4; model_type llama4_text): llama's
+// block, every interleave_moe_layer_step-th block routed experts (the
+// router F32) and one shared expert of the routed width, the others a
+// dense MLP of feed_forward_length; no Q/K norm weights (its L2 norm has
+// none); rope_freqs for a llama3 rope, the output tied or not
+// (llama_model_llama4::load_arch_tensors, src/models/llama4.cpp; the
+// converter's Llama4Model, a LlamaModel, swaps intermediate_size_mlp in as
+// feed_forward_length and writes intermediate_size as
+// expert_feed_forward_length). Built where the spec has both widths (a
+// GGUF's keys: moe_intermediate_size beside intermediate_size); a Hugging
+// Face config names the dense width intermediate_size_mlp, which memfit
+// does not read, so it is not built from one.
+bool llama4(const ModelSpec& spec) {
+  return spec.model_type == "llama4_text" && spec.moe.experts > 0 && spec.moe.expert_intermediate != 0;
+}
+
 bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths* mla) {
   if (mamba2(spec) || t5_encoder(spec)) return !spec.multimodal;
   if (converted_hybrid(spec) != ConvertedHybrid::kNone) return !spec.multimodal && spec.nextn_layers == 0;
@@ -277,18 +336,60 @@ bool converted(const ModelSpec& spec, const GatedDeltaWidths* d, const MlaWidths
   if (converted_encoder(spec) != ConvertedEncoder::kNone) return spec.embedding.bidirectional;
   const bool attention_only = std::all_of(spec.layers.begin(), spec.layers.end(), [&](const LayerCache& l) {
     return l.kind == LayerKind::kFullAttention || l.kind == LayerKind::kSlidingWindow ||
+           (llama4(spec) && l.kind == LayerKind::kChunked) ||
            (hybrid && l.kind == LayerKind::kLinearAttention) || (latent && l.kind == LayerKind::kMlaLatent);
   });
   return attention_only &&
          (gpt_neox(spec) || phi3(spec) || chatglm(spec) || gemma(spec) || gemma2(spec) || gemma3(spec) ||
           glm4(spec) || olmo2(spec) || phi2(spec) || cohere(spec) || hybrid || latent ||
-          starcoder2(spec) || (phimoe(spec) && spec.moe.experts > 0) ||
+          starcoder2(spec) || (phimoe(spec) && spec.moe.experts > 0) || llama4(spec) ||
+          (stablelm(spec) && spec.moe.experts == 0) ||
           (gpt_oss(spec) && spec.moe.experts > 0) ||
           std::find(kStandardDecoders.begin(), kStandardDecoders.end(), spec.model_type) !=
               kStandardDecoders.end());
 }
 
 using Tensors = std::vector<ConvertedTensor>;
+
+// How a standard decoder's block differs from llama's (kStandardDecoders):
+// Q/K/V biases, Q/K norms one head wide or over the whole Q and K rows,
+// the name of the norm before the MLP, the routed experts' score
+// correction bias, LayerNorms with their biases, a dense MLP without its
+// gate.
+enum class QkNorm { kNone, kPerHead, kWholeRow };
+struct DecoderTraits {
+  bool qkv_bias = false;
+  QkNorm qk_norm = QkNorm::kNone;
+  std::string_view ffn_norm = "ffn_norm";
+  bool expert_bias = false;
+  // attn_norm, ffn_norm and output_norm are LayerNorms, each with its
+  // bias (Nemotron's).
+  bool norm_bias = false;
+  // The dense MLP is ffn_up and ffn_down only (Nemotron's ReLU^2,
+  // Apertus's xIELU).
+  bool gated_ffn = true;
+  // A routed block holds one shared expert of the routed width whatever
+  // the file says (Llama 4's: its GGUF has no expert_shared_count).
+  bool one_shared_expert = false;
+};
+
+DecoderTraits decoder_traits(const ModelSpec& spec, const ConverterHints& h) {
+  const std::string_view t = spec.model_type;
+  DecoderTraits d;
+  d.qkv_bias = t.starts_with("qwen2") || t == "seed_oss" || t == "glm4_moe";
+  if (t.starts_with("qwen3") || t == "hunyuan_v1_dense" || t == "hunyuan_v1_moe" || t == "dots1" || t == "apertus" ||
+      (t == "glm4_moe" && h.glm4moe_qk_norm)) {
+    d.qk_norm = QkNorm::kPerHead;
+  } else if (t == "olmoe" || t == "minimax_m2") {
+    d.qk_norm = QkNorm::kWholeRow;
+  }
+  if (t == "seed_oss" || t == "glm4_moe") d.ffn_norm = "post_attention_norm";
+  d.expert_bias = t == "minimax_m2" || t == "glm4_moe" || t == "dots1";
+  d.norm_bias = t == "nemotron";
+  d.gated_ffn = t != "nemotron" && t != "apertus";
+  d.one_shared_expert = t == "llama4_text";
+  return d;
+}
 
 // Whether block `i` holds routed experts: transformers' Qwen2-MoE and
 // Qwen3-MoE decoder layer is a dense MLP when listed in mlp_only_layers
@@ -320,23 +421,24 @@ void add_split_experts(const MoeInfo& moe, uint64_t hidden, uint64_t inter, cons
 
 // One block's feed-forward: dense, or routed experts (3-D, one slice per
 // expert) with their F32 router and any shared expert; `split_experts`:
-// a routed block as before #6387 (add_split_experts).
-// `expert_bias`: the router's score correction bias (exp_probs_b.bias,
-// one an expert, F32), GLM-4.5's and MiniMax-M2's.
+// a routed block as before #6387 (add_split_experts). `d`: the family's
+// differences (DecoderTraits): the router's score correction bias
+// (exp_probs_b.bias, one an expert, F32: GLM-4.5's, MiniMax-M2's,
+// dots.llm1's) and an ungated dense MLP.
 void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors& out,
-             bool split_experts = false, bool expert_bias = false) {
+             bool split_experts = false, const DecoderTraits& d = DecoderTraits{}) {
   const uint64_t hidden = spec.geometry.hidden;
   const MoeInfo& moe = spec.moe;
   if (!moe_block(moe, i)) {
     add_converted(out, blk + "ffn_down.weight", {spec.geometry.intermediate, hidden});
-    add_converted(out, blk + "ffn_gate.weight", {hidden, spec.geometry.intermediate});
+    if (d.gated_ffn) add_converted(out, blk + "ffn_gate.weight", {hidden, spec.geometry.intermediate});
     add_converted(out, blk + "ffn_up.weight", {hidden, spec.geometry.intermediate});
     return;
   }
   // Mixtral's experts are intermediate_size wide (no moe_intermediate_size).
   const uint64_t inter = moe.expert_intermediate != 0 ? moe.expert_intermediate
                                                       : spec.geometry.intermediate;
-  if (split_experts && moe.shared_experts == 0) {
+  if (split_experts && moe.shared_experts == 0 && !d.one_shared_expert) {
     add_split_experts(moe, hidden, inter, blk, out);
     return;
   }
@@ -345,19 +447,25 @@ void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors&
   add_converted(out, blk + "ffn_gate_inp.weight", {hidden, moe.experts});
   out.back().type = GgmlType::kF32;  // the router: the converter keeps it F32
   add_converted(out, blk + "ffn_up_exps.weight", {hidden, inter, moe.experts});
-  if (expert_bias) add_converted(out, blk + "exp_probs_b.bias", {moe.experts});
-  if (moe.shared_experts > 0) {
+  if (d.expert_bias) add_converted(out, blk + "exp_probs_b.bias", {moe.experts});
+  if (moe.shared_experts > 0 || d.one_shared_expert) {
     // Qwen2-MoE's one shared expert is shared_expert_intermediate_size
     // wide, behind a sigmoid gate (shared_expert_gate: one output, written
     // as ffn_gate_inp_shexp, F32 as the router is); DeepSeek-style shared
-    // experts are n_shared_experts x the routed width.
+    // experts are n_shared_experts x the routed width (dots.llm1's too:
+    // LLM_ARCH_DOTS1 loads ffn_*_shexp n_ff_exp x n_expert_shared wide).
     // Granite MoE Shared's is added to the routed output ungated
-    // (llama_model_granite's graph): no ffn_gate_inp_shexp.
+    // (llama_model_granite's graph): no ffn_gate_inp_shexp; so are
+    // dots.llm1's and Hunyuan-MoE's (llama_model_hunyuan_moe::
+    // load_arch_tensors: n_ff_shexp wide, which its converter writes as
+    // the config's intermediate_size: expert_shared_feed_forward_length).
     const bool own_width = moe.shared_expert_intermediate != 0;
-    const uint64_t shared = own_width ? moe.shared_expert_intermediate : moe.shared_experts * inter;
+    const uint64_t shared = own_width            ? moe.shared_expert_intermediate
+                            : d.one_shared_expert ? inter
+                                                  : moe.shared_experts * inter;
     add_converted(out, blk + "ffn_down_shexp.weight", {shared, hidden});
     add_converted(out, blk + "ffn_gate_shexp.weight", {hidden, shared});
-    if (own_width && spec.model_type != "granitemoe") {
+    if (own_width && spec.model_type != "granitemoe" && spec.model_type != "hunyuan_v1_moe") {
       add_converted(out, blk + "ffn_gate_inp_shexp.weight", {hidden});
     }
     add_converted(out, blk + "ffn_up_shexp.weight", {hidden, shared});
@@ -369,40 +477,15 @@ uint64_t head_dim_of(const ModelGeometry& g) {
 }
 
 // The converter's LlamaModel (llama, mistral, mixtral and SmolLM3, which
-// derives from it; DeciModel, Nemotron-NAS, and ExaoneModel likewise) writes llama3 RoPE's per-frequency factors as a tensor
+// derives from it; DeciModel, Nemotron-NAS, ExaoneModel, Llama4Model and ApertusModel likewise) writes llama3 RoPE's per-frequency factors as a tensor
 // of its own: rope_freqs.weight, head_dim / 2 F32 values, which
 // llama-quantize leaves F32 (one dimension).
 bool writes_rope_freqs(const ModelSpec& spec) {
   const std::string_view type = spec.model_type;
   return spec.rope_scaling.type == "llama3" && (type == "llama" || type == "mistral" || type == "mixtral" ||
                                                 type == "smollm3" || type == "deci" || type == "exaone" ||
-                                                type == "exaone4");
-}
-
-// How a standard decoder's block differs from llama's (kStandardDecoders):
-// Q/K/V biases, Q/K norms one head wide or over the whole Q and K rows,
-// the name of the norm before the MLP, and the routed experts' score
-// correction bias.
-enum class QkNorm { kNone, kPerHead, kWholeRow };
-struct DecoderTraits {
-  bool qkv_bias = false;
-  QkNorm qk_norm = QkNorm::kNone;
-  std::string_view ffn_norm = "ffn_norm";
-  bool expert_bias = false;
-};
-
-DecoderTraits decoder_traits(const ModelSpec& spec, const ConverterHints& h) {
-  const std::string_view t = spec.model_type;
-  DecoderTraits d;
-  d.qkv_bias = t.starts_with("qwen2") || t == "seed_oss" || t == "glm4_moe";
-  if (t.starts_with("qwen3") || t == "hunyuan_v1_dense" || (t == "glm4_moe" && h.glm4moe_qk_norm)) {
-    d.qk_norm = QkNorm::kPerHead;
-  } else if (t == "olmoe" || t == "minimax_m2") {
-    d.qk_norm = QkNorm::kWholeRow;
-  }
-  if (t == "seed_oss" || t == "glm4_moe") d.ffn_norm = "post_attention_norm";
-  d.expert_bias = t == "minimax_m2" || t == "glm4_moe";
-  return d;
+                                                type == "exaone4" || type == "llama4_text" ||
+                                                type == "apertus");
 }
 
 // One block's tensors, by name (the loader's order within a block).
@@ -431,12 +514,16 @@ void add_block(const ModelSpec& spec, const ConverterHints& h, bool biases, uint
     add_converted(block, blk + "attn_k_norm.weight", {whole ? kv : head_dim});
   }
   add_converted(block, blk + "attn_norm.weight", {g.hidden});
+  if (d.norm_bias) {
+    add_converted(block, blk + "attn_norm.bias", {g.hidden});
+    add_converted(block, blk + std::string(d.ffn_norm) + ".bias", {g.hidden});
+  }
   add_converted(block, blk + "attn_q.weight", {g.hidden, q});
   add_converted(block, blk + "attn_k.weight", {g.hidden, kv});
   add_converted(block, blk + "attn_v.weight", {g.hidden, kv});
   add_converted(block, blk + "attn_output.weight", {q, g.hidden});
   add_converted(block, blk + std::string(d.ffn_norm) + ".weight", {g.hidden});
-  add_ffn(spec, i, blk, block, h.split_experts, d.expert_bias);
+  add_ffn(spec, i, blk, block, h.split_experts, d);
   if (biases && !moe_block(spec.moe, i)) {
     add_converted(block, blk + "attn_q.bias", {q});
     add_converted(block, blk + "attn_k.bias", {kv});
@@ -471,6 +558,30 @@ void add_biased_attention(const ModelSpec& spec, const std::string& blk, Tensors
   add_converted(out, blk + "attn_v.weight", {g.hidden, kv});
   add_converted(out, blk + "ffn_norm.bias", {g.hidden});
   add_converted(out, blk + "ffn_norm.weight", {g.hidden});
+}
+
+// One StableLM block (stablelm above): attn_norm and ffn_norm with their
+// biases, Q/K/V (and their biases), attn_output, ffn_gate/up/down.
+void add_stablelm_block(const ModelSpec& spec, bool qkv_bias, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const uint64_t q = g.heads * head_dim;
+  const uint64_t kv = g.kv_heads * head_dim;
+  const std::string blk = fmt::format("blk.{}.", i);
+  add_converted(out, blk + "attn_norm.bias", {g.hidden});
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
+  if (qkv_bias) {
+    add_converted(out, blk + "attn_k.bias", {kv});
+    add_converted(out, blk + "attn_q.bias", {q});
+    add_converted(out, blk + "attn_v.bias", {kv});
+  }
+  add_converted(out, blk + "attn_k.weight", {g.hidden, kv});
+  add_converted(out, blk + "attn_output.weight", {q, g.hidden});
+  add_converted(out, blk + "attn_q.weight", {g.hidden, q});
+  add_converted(out, blk + "attn_v.weight", {g.hidden, kv});
+  add_converted(out, blk + "ffn_norm.bias", {g.hidden});
+  add_converted(out, blk + "ffn_norm.weight", {g.hidden});
+  add_ffn(spec, i, blk, out);
 }
 
 // One StarCoder 2 block (starcoder2 above): the biased attention, then
@@ -933,7 +1044,8 @@ void add_mamba2_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
 // in older configs) model's per-frequency factors as rope_factors_long and
 // rope_factors_short, head_dim / 2 F32 values each.
 bool writes_rope_factors(const ModelSpec& spec) {
-  return (phi3(spec) || phimoe(spec)) && (spec.rope_scaling.type == "longrope" || spec.rope_scaling.type == "su");
+  return (phi3(spec) || phimoe(spec) || spec.model_type == "minicpm") &&
+         (spec.rope_scaling.type == "longrope" || spec.rope_scaling.type == "su");
 }
 
 // A config's MLA widths (ModelSpec::mla) as the pinned release's converter
@@ -995,10 +1107,10 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     return Error::usage("quant", fmt::format(
         "prices the GGUF llama-quantize would write from the tensors llama.cpp's converter "
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, codeshell, phi3, "
-        "chatglm, gemma, gemma2, gemma3_text, glm4, olmo2, olmo3, exaone4, phi, cohere, cohere2, starcoder2, phimoe, gpt_oss, the gated delta net hybrids qwen3_next, "
+        "chatglm, gemma, gemma2, gemma3_text, glm4, olmo2, olmo3, exaone4, phi, cohere, cohere2, starcoder2, phimoe, stablelm, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
-        "granitemoehybrid, nemotron_h and lfm2, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
-        "widths), gemma4_text (with a GGUF's per-layer widths), mamba, jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
+        "granitemoehybrid, nemotron_h, lfm2 and lfm2_moe, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
+        "widths), gemma4_text (with a GGUF's per-layer widths), llama4_text (with a GGUF's expert width), mamba, jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }
@@ -1015,7 +1127,8 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   // bias), rope_freqs, token_embd.
   if ((phi2(spec) || phimoe(spec)) && !spec.tied_embeddings) add_converted(out, "output.bias", {g.vocab});
   if (!spec.tied_embeddings) add_converted(out, "output.weight", {g.hidden, g.vocab});
-  if (gpt_neox(spec) || phi2(spec) || starcoder2(spec) || phimoe(spec)) {
+  if (gpt_neox(spec) || phi2(spec) || starcoder2(spec) || phimoe(spec) || spec.model_type == "nemotron" ||
+      stablelm(spec)) {
     add_converted(out, "output_norm.bias", {g.hidden});
   }
   const ConvertedHybrid hybrid = converted_hybrid(spec);
@@ -1042,6 +1155,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
     else if (mamba2(spec)) add_mamba2_block(spec, i, out);
     else if (starcoder2(spec)) add_sorted(out, [&](Tensors& b) { add_starcoder2_block(spec, i, b); });
     else if (phimoe(spec)) add_sorted(out, [&](Tensors& b) { add_phimoe_block(spec, i, b); });
+    else if (stablelm(spec)) add_sorted(out, [&](Tensors& b) { add_stablelm_block(spec, h.stablelm_qkv_bias, i, b); });
     else if (delta_hybrid(spec, gated_delta)) add_qwen35_block(spec, *delta_widths(spec, gated_delta), i, out);
     else add_block(spec, h, h.llama_biases && spec.model_type == "llama", i, out);
   }

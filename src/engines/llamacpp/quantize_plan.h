@@ -129,6 +129,11 @@ struct ConverterHints {
   // (gguf-py tensor_mapping.py); a GGUF keeps no key of which, so a
   // dump's counts decide.
   bool phi2_fused_qkv = false;
+  // StableLM's Q/K/V biases (StableLmConfig's use_qkv_bias: StableLM 2
+  // 1.6B's, not StableLM-3B-4E1T's): the GGUF keeps no key of it
+  // (llama.cpp's create_tensor_qkv loads them when present), so a dump's
+  // counts decide; a config builds none.
+  bool stablelm_qkv_bias = false;
   // A llama checkpoint with Q/K/V/output and MLP biases (LlamaConfig's
   // attention_bias and mlp_bias, both true in IBM's Granite Code 3B and
   // 8B): the converter writes the seven biases of each block; the GGUF

@@ -153,7 +153,11 @@ MoeInfo read_moe(const ConfigDocument& doc) {
       {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", "shared_intermediate_size"});
   if (moe.shared_experts == 0 && moe.shared_expert_intermediate > 0) moe.shared_experts = 1;
   // transformers divides by the step: 0 would not load; read as 1.
-  moe.decoder_sparse_step = std::max<uint64_t>(1, first({"decoder_sparse_step"}));
+  // Llama 4's interleave_moe_layer_step (its GGUF's
+  // <arch>.interleave_moe_layer_step) routes every step-th layer the same
+  // way (llama_model_llama4::load_arch_tensors: (i + 1) % step == 0).
+  moe.decoder_sparse_step =
+      std::max<uint64_t>(1, first({"decoder_sparse_step", "interleave_moe_layer_step"}));
   if (const nlohmann::json* dense = doc.find("mlp_only_layers"); dense && dense->is_array()) {
     // Layer indices; one past kMaxLayers or not an index names no layer.
     for (const nlohmann::json& layer : *dense) {
@@ -166,7 +170,9 @@ MoeInfo read_moe(const ConfigDocument& doc) {
   // first_k_dense_replace (GGUF: <arch>.leading_dense_block_count): the
   // leading layers' feed-forward is a dense MLP (GLM-4.5's first), as a
   // layer in mlp_only_layers is.
-  const uint64_t dense = std::min<uint64_t>(first({"first_k_dense_replace"}), kMaxLayers);
+  // LFM2-MoE names it num_dense_layers (Lfm2MoeConfig; its converter
+  // writes it as leading_dense_block_count).
+  const uint64_t dense = std::min<uint64_t>(first({"first_k_dense_replace", "num_dense_layers"}), kMaxLayers);
   for (uint64_t layer = 0; layer < dense && moe.mlp_only_layers.size() < kMaxLayers; ++layer) {
     if (std::find(moe.mlp_only_layers.begin(), moe.mlp_only_layers.end(), layer) == moe.mlp_only_layers.end()) {
       moe.mlp_only_layers.push_back(layer);

@@ -193,7 +193,8 @@ class Translation {
          {std::pair{"expert_shared_count", "n_shared_experts"},
           {"expert_feed_forward_length", "moe_intermediate_size"},
           {"expert_shared_feed_forward_length", "shared_expert_intermediate_size"},
-          {"leading_dense_block_count", "first_k_dense_replace"}}) {
+          {"leading_dense_block_count", "first_k_dense_replace"},
+          {"interleave_moe_layer_step", "interleave_moe_layer_step"}}) {
       Result<std::optional<uint64_t>> value = keys_.count(name);
       if (!value.ok()) return value.error();
       if (value->has_value()) out_.config[field] = **value;

@@ -1,5 +1,5 @@
 // The converter's tensors for the Mamba-2 and short-convolution hybrids
-// (Granite 4.0's hybrid, Nemotron-H, LFM2), deepseek2's multi-token
+// (Granite 4.0's hybrid, Nemotron-H, LFM2 and LFM2-MoE), deepseek2's multi-token
 // prediction blocks, qwen2vl and T5's encoder (engines/llamacpp/
 // converted_hybrids.cc, converted_t5.cc, converted_tensors.cc), checked
 // against real and synthetic dumps' tensor counts; counts by type and
@@ -177,6 +177,33 @@ TEST(ConvertedHybrids, Lfm2Q40IsTheDumps) {
   ASSERT_NE(conv, nullptr);
   EXPECT_EQ(conv->shape, (std::vector<uint64_t>{512, 3}));
   EXPECT_EQ(conv->dtype, "f32");
+}
+
+// LiquidAI/LFM2-8B-A1B (lfm2_moe: 2,048 wide, 24 blocks, attention (32
+// heads, 8 KV heads of 64) at blocks 2, 6, 10, 14, 18 and 21, short
+// convolutions of width 3 elsewhere, the first 2 FFNs dense (7,168), then
+// 32 experts of 1,792, 65,536 tokens, tied; 8.34 B parameters by the sums
+// below: the model card's 8.3B). Tensors: token_embd, token_embd_norm, 2
+// norms a block (48), 18 conv blocks' kernel, in_proj and out_proj (54), 6
+// attention blocks' Q/K/V/O and Q/K norms (36), 2 dense FFNs (6), 22
+// routed FFNs' router, exp_probs_b and three experts (110): 256. F16
+// elements: token_embd 134,217,728, conv 18 x 16,777,216, attention 6 x
+// 10,485,760, dense 2 x 44,040,192, experts 22 x 352,321,536:
+// 8,338,276,352 x 2 B; F32: 2,048 + 48 x 2,048 + 18 x 6,144 + 6 x 128 +
+// 22 x 65,568 = 1,654,208 floats x 4: 16,683,169,536 B.
+TEST(ConvertedHybrids, Lfm2MoeRoutesAfterItsDenseBlocks) {
+  const Model m = quantized(from_config(R"({"model_type": "lfm2_moe", "hidden_size": 2048,
+    "intermediate_size": 7168, "moe_intermediate_size": 1792, "num_experts": 32,
+    "num_experts_per_tok": 4, "num_dense_layers": 2, "num_hidden_layers": 24,
+    "num_attention_heads": 32, "num_key_value_heads": 8, "full_attn_idxs": [2, 6, 10, 14, 18, 21],
+    "conv_L_cache": 3, "vocab_size": 65536, "tie_embedding": true,
+    "tie_word_embeddings": true})"), "F16");
+  EXPECT_EQ(m.tensors.size(), 256u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 133}, {"f32", 123}}));
+  EXPECT_EQ(m.weights.bytes, 16'683'169'536u);
+  EXPECT_NE(find(m, "blk.1.ffn_gate.weight"), nullptr);
+  EXPECT_EQ(find(m, "blk.2.exp_probs_b.bias")->shape, (std::vector<uint64_t>{32}));
+  EXPECT_EQ(find(m, "blk.23.ffn_down_exps.weight")->shape, (std::vector<uint64_t>{32, 2048, 1792}));
 }
 
 // The pinned-deepseek2-mla synthetic file: 4 blocks, the last a NextN
