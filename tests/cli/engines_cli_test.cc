@@ -70,11 +70,12 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       // attention, #14158's fused GLU, #14208's embeddings, #14568's phi3
       // views, #14363's streams, #14959's set_rows, #15476's LFM2 output,
       // #15662's phi3 V view, #16812's padding, #18148's -ngl, #18898's
-      // vector input, #19067's V-less MLA cache, #20190's SYCL flash
+      // vector input, #19067's V-less MLA cache, #14939's glm4moe NextN KV
+      // (through b7847), #20190's SYCL flash
       // attention, #20943's embedding norm, #21038's rotation, #23764's F16
       // mask, then #23861's output rows under llama-server.
       const nlohmann::json& d = e["versions"]["differences"];
-      EXPECT_EQ(d.size(), 29u);
+      EXPECT_EQ(d.size(), 30u);
       EXPECT_EQ(d[0]["releases"], "before b2413");
       EXPECT_EQ(d[1]["releases"], "before b2459");
       EXPECT_EQ(d[2]["releases"], "before b2537");
@@ -87,13 +88,14 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       EXPECT_EQ(d[18]["releases"], "b6845 and before");
       EXPECT_EQ(d[19]["releases"], "before b7591");
       EXPECT_EQ(d[21]["releases"], "before b7836");
-      EXPECT_EQ(d[22]["releases"], "before b8234, SYCL");
-      EXPECT_EQ(d[25]["releases"], "before b9444");
-      EXPECT_EQ(d[26]["releases"], "before b9460, llama-server");
+      EXPECT_EQ(d[22]["releases"], "before b7848, glm4moe");
+      EXPECT_EQ(d[23]["releases"], "before b8234, SYCL");
+      EXPECT_EQ(d[26]["releases"], "before b9444");
+      EXPECT_EQ(d[27]["releases"], "before b9460, llama-server");
       // Then v0.5.0's two rules, for a build given from it, and the tags
       // not read.
-      EXPECT_EQ(d[27]["releases"], "b11300 (v0.5.0) and later, given");
-      EXPECT_EQ(d[28]["releases"], "v0.5.1 and later");
+      EXPECT_EQ(d[28]["releases"], "b11300 (v0.5.0) and later, given");
+      EXPECT_EQ(d[29]["releases"], "v0.5.1 and later");
     }
     if (e["name"] == "ollama") {
       EXPECT_EQ(e["versions"]["field"], "ollama_version");

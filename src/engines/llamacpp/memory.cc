@@ -48,10 +48,13 @@ Result<uint64_t> row_bytes(GgmlType type, uint64_t elements, std::string_view fi
 
 // Whether the KV cache leaves the NextN/MTP blocks out
 // (llama_model::create_memory's layer filter): at v0.4.0 five
-// architectures'; from v0.5.0 every model's (filters_every_nextn).
+// architectures'; from v0.5.0 every model's (filters_every_nextn); GLM-4.5's
+// in a build before b7848 too (glm4moe_filters_nextn: n_layer_kv_from_start),
+// named glm4moe by a GGUF (a dump rebuilt) and glm4_moe by a config.
 bool filters_nextn(std::string_view arch, const LlamaCppSettings& s) {
+  const bool glm45 = arch == "glm4moe" || arch == "glm4_moe";
   return filters_every_nextn(s) || arch == "step35" || arch == "hy_v3" || arch == "glm-dsa" ||
-         arch == "mimo2" || arch == "deepseek32";
+         arch == "mimo2" || arch == "deepseek32" || (glm45 && glm4moe_filters_nextn(s));
 }
 
 Error overflow(std::string_view what) {

@@ -139,6 +139,11 @@ bool fused_qkv_v_cont(const LlamaCppSettings& settings);
 // first build taken as b7836); from it and in the pinned build V is a view
 // of the latent K, no tensor of its own.
 bool mla_caches_v(const LlamaCppSettings& settings);
+// Whether a glm4moe (GLM-4.5 / 4.6) GGUF's KV cache leaves its NextN
+// blocks out (n_layer - nextn_predict_layers layers, #14939): a build given
+// before b7848 (the last seen with it b7847, releases.cc); the pinned v0.4.0
+// caches them. memory.cc, filters_nextn.
+bool glm4moe_filters_nextn(const LlamaCppSettings& settings);
 // Whether deepseek2 runs the graph of the builds before #12801 (DeepSeek
 // MLA: kMlaGraphBuild in releases.cc, b5091 taken, the merge's build not
 // read): llm_build_deepseek2's own multi-head attention over every head's

@@ -284,6 +284,25 @@ constexpr uint64_t kVulkanEventsBuild = 7591;
 // to b7835 is priced with the V tensor (the larger).
 constexpr uint64_t kVlessMlaBuild = 7836;
 
+// GLM-4.5's support (#14939, "model : support GLM 4.5 family of models")
+// gave glm4moe a KV cache of n_layer - nextn_predict_layers layers: the
+// NextN block's tensors are created TENSOR_SKIP and it keeps no cache
+// (llama_kv_cache_unified's constructor: n_layer_cache for
+// LLM_ARCH_GLM4_MOE, "skip final NextN layer"; later load_hparams sets
+// hparams.n_layer_kv_from_start to the same). Read in Ollama's vendored
+// llama.cpp: e54d41be (Ollama v0.11.10, August 2025), 7049736b (v0.12.6),
+// ec98e2002 (2025-12-16) and a5bb8ba4 (2026-02-02, the sync Ollama's
+// revert #14061 calls "Update vendored llama.cpp to b7847"); v0.4.0, the
+// pinned (node-llama-cpp 3.21.1's bundle), caches the block (kTag050Build
+// below). The log agrees: b6168 (a GLM-4.5-Air
+// GGUF, 47 blocks, nextn_predict_layers 1, 131,072 cells) prints
+// "46 layers", K (f16) 11776.00 MiB = 46 x 1024 x 2 B x 131,072. A build
+// before #14939 cannot load a glm4moe GGUF. Last build unconfirmed: memfit
+// takes b7848, the build after the last one seen with the filter, as the
+// first that caches the block; a build from there to the change is priced
+// with it (the larger).
+constexpr uint64_t kGlm4MoeNextnCachedBuild = 7848;
+
 // #14158 ("ggml : implement REGLU/GEGLU/SWIGLU ops", in review on
 // 2025-06-13 and -14) gave build_ffn the fused ggml_swiglu_split, which
 // ggml-alloc does not run in place; before it SiLU over the gate and the
@@ -412,6 +431,9 @@ constexpr ReleaseDifference kDifferences[] = {
                      "both input paths in every graph"},
     {"before b7836", "an MLA layer caches a V tensor of kv_lora_rank elements beside its latent K "
                      "(#19067 made the cache V-less)"},
+    {"before b7848, glm4moe", "a GLM-4.5 / 4.6 GGUF's KV cache leaves its NextN block out: "
+                              "n_layer - nextn_predict_layers layers (#14939's GLM-4.5 support; "
+                              "the pinned v0.4.0 caches it)"},
     {"before b8234, SYCL", "with flash attention on, the host runs each SYCL layer's attention "
                            "over copies of its K and V (#20190 gave ggml-sycl flash attention)"},
     {"before b8510", "an encoder's token_embd_norm on the host, not block 0's device (#20943)"},
@@ -513,6 +535,7 @@ bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBu
 bool fused_qkv_qk_cont(const LlamaCppSettings& s) { return before(s, kFusedQkvQkViewBuild); }
 bool fused_qkv_v_cont(const LlamaCppSettings& s) { return before(s, kFusedQkvVViewBuild); }
 bool mla_caches_v(const LlamaCppSettings& s) { return before(s, kVlessMlaBuild); }
+bool glm4moe_filters_nextn(const LlamaCppSettings& s) { return before(s, kGlm4MoeNextnCachedBuild); }
 bool legacy_deepseek2_graph(const LlamaCppSettings& s) { return before(s, kMlaGraphBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 bool offloads_host_buffers_only(const LlamaCppSettings& s) { return !before(s, kHostBufferOffloadBuild); }

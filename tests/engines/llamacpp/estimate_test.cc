@@ -223,6 +223,45 @@ TEST(LlamaCppEstimate, NextNBlocksKeepAKvCacheUnlessTheArchitectureFiltersThem) 
   EXPECT_EQ(e.recurrent_layers, 4u);
 }
 
+// GLM-4.5's support (#14939) gave glm4moe a KV cache of n_layer -
+// nextn_predict_layers layers, up to b7847 (the last build seen with it;
+// b7848 taken as the first that caches the block, as the pinned v0.4.0
+// does). The synthetic llama's 4 full-attention blocks (2 KV heads x 32 =
+// 64 elements a row) and one NextN block, f16, 4096 cells.
+TEST(LlamaCppEstimate, Glm4MoeLeavesItsNextNBlockOutOfTheKvCacheBeforeB7848) {
+  ModelSpec spec = synthetic_llama();
+  spec.model_type = "glm4_moe";
+  spec.nextn_layers = 1;
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  // b6168 (the GLM-4.5-Air log prints 46 layers of 47 blocks): 4 layers x
+  // 64 x 2 B x 2 (K, V) = 1024 B a token; x 4096 = 4,194,304 B.
+  s.build = 6168;
+  LlamaCppEstimate e = run(spec, s);
+  EXPECT_EQ(e.kv_layers, 4u);
+  EXPECT_EQ(e.kv_bytes_per_token, 1024u);
+  EXPECT_EQ(e.kv_bytes, 4194304u);
+  s.build = 7847;
+  EXPECT_EQ(run(spec, s).kv_layers, 4u);
+  // b7848 and the pinned v0.4.0 (no build given) cache the NextN block like
+  // the last decoder layer: 5 x 64 x 2 B x 2 = 1280 B a token; x 4096 =
+  // 5,242,880 B.
+  s.build = 7848;
+  e = run(spec, s);
+  EXPECT_EQ(e.kv_layers, 5u);
+  EXPECT_EQ(e.kv_bytes, 5242880u);
+  s.build.reset();
+  EXPECT_EQ(run(spec, s).kv_bytes, 5242880u);
+  // A GGUF's dump names the architecture glm4moe: the same 4 layers at b6168.
+  spec.model_type = "glm4moe";
+  s.build = 6168;
+  EXPECT_EQ(run(spec, s).kv_bytes, 4194304u);
+  // Another architecture keeps its NextN block at b6168 (deepseek2 above).
+  spec.model_type = "qwen2";
+  s.build = 6168;
+  EXPECT_EQ(run(spec, s).kv_layers, 5u);
+}
+
 TEST(LlamaCppEstimate, DeepSeekV32CachesTheIndexerKeyBesideTheLatent) {
   // llama_kv_cache_dsa: the latent cache (576 wide, K only) and an indexer
   // cache of one 128-wide key head, both in the K type, n_ctx cells, on the
