@@ -17,6 +17,7 @@
 #include "engines/llamacpp/converted_deci.h"
 #include "engines/llamacpp/converted_gemma4.h"
 #include "engines/llamacpp/converted_mamba1.h"
+#include "engines/llamacpp/releases.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "logs/log_model.h"
 #include "memfit/llamacpp.h"
@@ -171,7 +172,7 @@ struct RepackFallback {
 };
 // `candidates`, when given, receives every repacked size the assignments
 // that hold give (more than one: the log does not say which).
-std::optional<uint64_t> repack_of_every_assignment(const Model& rebuilt, const LogModel& dump, RepackCpu cpu,
+std::optional<uint64_t> repack_of_every_assignment(const Model& rebuilt, const LogModel& dump, RepackKernels cpu,
                                                    const RepackFallback* fallback = nullptr,
                                                    std::set<uint64_t>* candidates = nullptr);
 

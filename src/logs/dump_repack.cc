@@ -82,7 +82,7 @@ class Search {
  public:
   Search(const std::vector<llamacpp::ConvertedTensor>& tensors, std::vector<Role> roles,
          std::vector<std::pair<GgmlType, uint64_t>> types, const ScaledValue& size, uint64_t blocks,
-         RepackCpu cpu, const RepackFallback* fallback)
+         RepackKernels cpu, const RepackFallback* fallback)
       : tensors_(tensors), roles_(std::move(roles)), types_(std::move(types)), size_(size),
         blocks_(blocks), cpu_(cpu), fallback_(fallback), chosen_(roles_.size()) {
     bound_rest();
@@ -181,7 +181,7 @@ class Search {
   std::vector<std::pair<GgmlType, uint64_t>> types_;
   ScaledValue size_;
   uint64_t blocks_;
-  RepackCpu cpu_;
+  RepackKernels cpu_;
   const RepackFallback* fallback_;
   std::vector<GgmlType> chosen_;
   std::vector<uint64_t> least_;    // bound_rest
@@ -193,7 +193,7 @@ class Search {
 
 }  // namespace
 
-std::optional<uint64_t> repack_of_every_assignment(const Model& rebuilt, const LogModel& dump, RepackCpu cpu,
+std::optional<uint64_t> repack_of_every_assignment(const Model& rebuilt, const LogModel& dump, RepackKernels cpu,
                                                    const RepackFallback* fallback, std::set<uint64_t>* candidates) {
   if (!dump.file_bytes || dump.tensor_types.empty()) return std::nullopt;
   Result<ConvertedFrom> from = converted_from(dump);

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "engines/llamacpp/parts.h"
+#include "engines/llamacpp/releases.h"
 #include "engines/llamacpp/quantize_plan.h"
 #include "engines/ollama/releases.h"
 #include "logs/dump_rebuild.h"
@@ -190,8 +191,14 @@ struct DatedLineForm {
 // CUDA0 buffer size = ..."): b3972 prints them (llamacpp-neverllama7-10050-
 // 2080-llama32-3b-q3km-ngl0-128k), b4020 "load_tensors: CUDA0 model buffer
 // size" (llamacpp-10152-qwen25-32b-3x-p40), as every later build does.
-constexpr std::array<DatedLineForm, 7> kDatedLineForms = {{
+// sched_reserve's one-line graph summary ("graph: nodes = N, splits = N,
+// input objects = N, input tensors = N", #26625; llamacpp_reader.cc,
+// read_reserve_summary): v0.5.0's llama-context.cpp prints it, v0.4.0's the
+// "graph nodes" and "graph splits" lines; its first build is taken as
+// v0.5.0's (kLlamaCppTag050Build), unconfirmed like that build.
+constexpr std::array<DatedLineForm, 8> kDatedLineForms = {{
     {"form_sched_reserve_gdn", "sched_reserve's fused Gated Delta Net probe", 8199, UINT64_MAX},
+    {"form_graph_summary_v050", "sched_reserve's one-line graph summary", kLlamaCppTag050Build, UINT64_MAX},
     {"form_server_system_info", "llama-server's 'system info: n_threads' line", 0, 8679},
     {"form_kv_cache_unified", "llama_kv_cache_unified's lines", 0, 6698},
     {"form_n_ctx_per_seq", "llama_context's n_ctx_per_seq", 0, 7216},
@@ -230,11 +237,26 @@ std::optional<uint64_t> unknown_build_bound(const RuntimeLog& log) {
   return bound;
 }
 
+// The first build of an unbuilt log's dated forms when a form was first
+// printed after the pinned release (v0.5.0's) and nothing bounds the log
+// above: it is newer than every pinned rule, and the newest rules memfit
+// reads, those of that first build, price it (a later release's own rules
+// are not read: docs/engine-llamacpp.md, "Releases"); nullopt otherwise.
+std::optional<uint64_t> newer_form_build(const RuntimeLog& log) {
+  const std::optional<LineFormRange> range = line_form_range(log);
+  if (!range || range->last != UINT64_MAX || range->first < kLlamaCppTag050Build || build_bound(log)) {
+    return std::nullopt;
+  }
+  return range->first;
+}
+
 // What a log whose build is not known is priced as: the newest build its
 // compute buffer lines' function and its dated line forms
-// (unknown_build_bound) allow, else the pinned release.
+// (unknown_build_bound) allow, the first build of a form newer than the
+// pinned release (newer_form_build), else the pinned release.
 std::string priced_as(const RuntimeLog& log) {
-  const std::optional<uint64_t> bound = unknown_build_bound(log);
+  std::optional<uint64_t> bound = unknown_build_bound(log);
+  if (!bound) bound = newer_form_build(log);
   return bound ? fmt::format("b{}", *bound) : "the pinned release";
 }
 
@@ -286,6 +308,14 @@ std::optional<uint64_t> build_floor(const RuntimeLog& log) {
 std::optional<uint64_t> build_by_line_forms(const RuntimeLog& log, std::optional<uint64_t> bound,
                                             std::string_view unknown, std::vector<std::string>& notes) {
   const std::optional<LineFormRange> range = line_form_range(log);
+  if (const std::optional<uint64_t> newer = newer_form_build(log); newer && !bound) {
+    std::string forms;
+    for (std::string_view form : range->forms) forms += (forms.empty() ? "" : ", ") + std::string(form);
+    notes.push_back(fmt::format("{}; its lines date it to b{} or later ({}): priced as b{}, by the newest "
+                                "rules memfit reads",
+                                unknown, *newer, forms, *newer));
+    return newer;
+  }
   if (!range || range->last == UINT64_MAX || (bound && *bound <= range->last)) return std::nullopt;
   const uint64_t first = std::max(range->first, build_floor(log).value_or(0));
   std::string forms;
@@ -1563,7 +1593,8 @@ bool price_repack_from_counts(const RuntimeLog& log, const Model& model, const L
   }
   std::set<uint64_t> candidates;
   const std::optional<uint64_t> repack =
-      repack_of_every_assignment(model, log.model, e.repack, fallback ? &*fallback : nullptr, &candidates);
+      repack_of_every_assignment(model, log.model, llamacpp::repack_kernels(e.repack, e.settings),
+                                 fallback ? &*fallback : nullptr, &candidates);
   if (!repack && candidates.size() > 1) {
     // What the log leaves open, said on the row (say_why_unlisted keeps
     // what follows the first "; ").

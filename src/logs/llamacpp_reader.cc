@@ -229,24 +229,48 @@ bool read_device_listing(std::string_view text, LlamaCppReadState& state, LogBui
   return read_sycl_device_row(text, out);
 }
 
-// llama_context's (llama_new_context_with_model's) "name = value" lines.
-void read_context_setting(std::string_view rest, LlamaCppReadState& state, LogBuilder& out) {
-  // The worst-case graph's tokens, min(n_ctx, n_ubatch) (llama_context's
-  // constructor): "worst-case: n_tokens = 128, n_seqs = 1, ..." (debug)
-  // and "graph splits = 397 (with bs=512), 160 (with bs=1)" (info). The
-  // pricer takes them for n_ubatch when no n_ubatch line is printed.
+// The graph reservation's summary, printed by llama_context's constructor
+// and, from b7772, by sched_reserve (which runs again whenever the graph
+// must be reserved anew: the first reservation is kept). The worst-case
+// graph's tokens, min(n_ctx, n_ubatch), which the pricer takes for n_ubatch
+// when no n_ubatch line is printed, appear in three forms:
+//   worst-case: n_tokens = 128, n_seqs = 1, n_outputs = 1          (debug)
+//   graph splits = 397 (with bs=512), 160 (with bs=1)               (to v0.4.0)
+//   graph (pp bs=512, tg bs=1): nodes = 1234 / 1234, splits = 3 / 2,
+//     input objects = 10 / 10, input tensors = 12 / 11              (v0.5.0 on)
+// The last is sched_reserve's one line from #26625 ("llama-context : report
+// graph inputs and input tensors during sched reserve"; v0.5.0's
+// src/llama-context.cpp): "graph%s: nodes = %s, splits = %s, input objects
+// = %s, input tensors = %s", the label " (pp bs=<n_tokens>, tg bs=<n_seqs>)"
+// and "pp / tg" values only where the prompt and generation graphs differ
+// in a count, "graph: nodes = N, splits = N, ..." (no tokens) where they do
+// not. Either v0.5.0 form is kept as setting form_graph_summary_v050 (the
+// pricer's kDatedLineForms). True when `rest` is one of these lines.
+bool read_reserve_summary(std::string_view rest, LlamaCppReadState& state, LogBuilder& out) {
   if (auto worst = after(rest, "worst-case: n_tokens = ")) {
     std::optional<uint64_t> n = leading_count(*worst);
     if (n && state.contexts <= 1) out.setting("worst_case_tokens", std::to_string(*n));
-    return;
+    return true;
   }
   if (auto splits = after(rest, "graph splits = ")) {
     if (auto bs = after(*splits, "(with bs=")) {
       std::optional<uint64_t> n = leading_count(*bs);
       if (n && state.contexts <= 1) out.setting("worst_case_tokens", std::to_string(*n));
-      return;
     }
+    return true;
   }
+  if (!rest.starts_with("graph") || !contains(rest, "input objects = ")) return false;
+  out.setting("form_graph_summary_v050", "true");
+  if (auto pp = after(rest, "graph (pp bs=")) {
+    std::optional<uint64_t> n = leading_count(*pp);
+    if (n && state.contexts <= 1) out.setting("worst_case_tokens", std::to_string(*n));
+  }
+  return true;
+}
+
+// llama_context's (llama_new_context_with_model's) "name = value" lines.
+void read_context_setting(std::string_view rest, LlamaCppReadState& state, LogBuilder& out) {
+  if (read_reserve_summary(rest, state, out)) return;
   // "pipeline parallelism enabled (n_copies=4)": the scheduler's copies of
   // the graph's split inputs, one per batch in flight.
   if (std::optional<std::string_view> copies = after(rest, "pipeline parallelism enabled (n_copies=")) {
@@ -325,6 +349,18 @@ void read_cpu_variant(std::string_view rest, LogBuilder& out) {
   if (variant == "x64" || variant == "sse42" || variant == "sandybridge") out.setting("repack_cpu", "none");
 }
 
+// A load mode, as --load-mode takes it and load_tensors prints it
+// ("loading model tensors, this can take a while... (load_mode = mmap)";
+// v0.4.0's and v0.5.0's src/llama.cpp, llama_load_mode_name): "auto",
+// "none", "mmap", "mlock", "mmap+mlock" or "dio". The loader maps the file
+// only for mmap, mmap+mlock and auto (llama-model-loader.cpp: use_mmap;
+// load_tensors prints auto as what it resolved to), so none, mlock and dio
+// read the weights into buffers: setting no_mmap.
+void read_load_mode(std::string_view mode, LogBuilder& out) {
+  mode = trim(mode);
+  if (mode == "none" || mode == "mlock" || mode == "dio") out.setting("no_mmap", "true");
+}
+
 // "offloaded 33/33 layers to GPU".
 void read_offload(std::string_view rest, LogBuilder& out) {
   const std::optional<uint64_t> offloaded = leading_count(rest);
@@ -391,6 +427,8 @@ void read_command(std::string_view text, LogBuilder& out) {
   if (flag_given(text, {"-fa", "--flash-attn"})) out.setting("flash_attn", "enabled");
   if (switch_on(text, {"-nkvo", "--no-kv-offload"})) out.setting("kv_offload", "false");
   if (switch_on(text, {"--no-mmap"})) out.setting("no_mmap", "true");
+  // --load-mode MODE (-lm), which replaced --no-mmap by v0.5.0 (common/arg.cpp).
+  for (std::string_view mode : flag_values(text, {"-lm", "--load-mode"})) read_load_mode(mode, out);
   read_tensor_overrides(text, out);
 }
 
@@ -521,7 +559,13 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
   // "load_tensors: loading model tensors, this can take a while... (mmap =
   // false)": the loader's own word that the file is read, not mapped (the
   // host's model buffer is then its tensors alone: docs/check-log.md).
-  if (contains(text, "loading model tensors") && contains(text, "(mmap = false)")) out.setting("no_mmap", "true");
+  // Builds with --load-mode print "(load_mode = none)" instead (read_load_mode).
+  if (contains(text, "loading model tensors")) {
+    if (contains(text, "(mmap = false)")) out.setting("no_mmap", "true");
+    if (std::optional<std::string_view> mode = after(text, "(load_mode = ")) {
+      read_load_mode(mode->substr(0, mode->find(')')), out);
+    }
+  }
   if (contains(text, "cannot be used with preferred buffer type CPU_REPACK")) read_repack_fallback(text, out);
   if (contains(text, "memory_breakdown") || contains(text, "memory breakdown")) {
     if (!state.fit_trials) return read_breakdown_line(line, out);
@@ -553,6 +597,8 @@ bool read_line(const LogLine& line, LlamaCppReadState& state, LogBuilder& out) {
     read_context_setting(*old, state, out);
   } else if (auto init = after(text, "llama_init_from_model: ")) {
     read_context_setting(*init, state, out);
+  } else if (auto reserve = after(text, "sched_reserve: "); reserve && read_reserve_summary(*reserve, state, out)) {
+    // Read above: the reservation's summary lines (read_reserve_summary).
   } else if (auto sched = after(text, "sched_reserve: "); sched && contains(*sched, "Flash Attention was auto, set to ")) {
     // Builds that reserve the graphs in sched_reserve (llama-context.cpp;
     // b7772's logs print it) resolve --flash-attn auto there and say so

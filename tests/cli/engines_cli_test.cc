@@ -92,7 +92,7 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       EXPECT_EQ(d[23]["releases"], "before b8234, SYCL");
       EXPECT_EQ(d[26]["releases"], "before b9444");
       EXPECT_EQ(d[27]["releases"], "before b9460, llama-server");
-      // Then v0.5.0's two rules, for a build given from it, and the tags
+      // Then v0.5.0's three rules, for a build given from it, and the tags
       // not read.
       EXPECT_EQ(d[28]["releases"], "b11300 (v0.5.0) and later, given");
       EXPECT_EQ(d[29]["releases"], "v0.5.1 and later");

@@ -701,6 +701,76 @@ TEST(LlamaCppLog, AReloadWithoutItsHeaderIsNotAddedToTheRun) {
             log.notes.end());
 }
 
+// sched_reserve's summary of the graph reservation (from b7772; before
+// it llama_context's): the worst-case graph's tokens, which the pricer
+// takes for n_ubatch where none is printed. KlimtechRAG's b7972 llama-server
+// on a Radeon Pro VII (the sidecar names the file) prints "sched_reserve:
+// graph splits = 114 (with bs=512), 2 (with bs=1)".
+TEST(LlamaCppLog, SchedReserveGraphSplitsGiveTheWorstCaseTokens) {
+  const RuntimeLog log = read("llamacpp-neverllama5-qwen25vl-7b-q6kxl-rocm-provii-fit.log");
+  EXPECT_EQ(setting_of(log, "worst_case_tokens"), "512");
+  EXPECT_EQ(setting_of(log, "form_graph_summary_v050"), "<none>");
+}
+
+// v0.5.0's sched_reserve prints one summary line (#26625; src/llama-context.cpp,
+// "%s: graph%s: nodes = %s, splits = %s, input objects = %s, input tensors
+// = %s"), labelled " (pp bs=<n_tokens>, tg bs=<n_seqs>)" with "pp / tg"
+// counts where the prompt and generation graphs differ, bare where they
+// agree. No public log of a v0.5.0 build was found: the lines are written
+// by the format string. The labelled form gives the worst-case tokens; both
+// are kept as the dated form form_graph_summary_v050.
+TEST(LlamaCppLog, V050GraphSummaryIsReadInBothForms) {
+  const std::string head =
+      "llama_model_loader: loaded meta data with 1 key-value pairs and 1 tensors from a.gguf\n"
+      "load_tensors:          CPU model buffer size =   100.00 MiB\n"
+      "llama_context: n_ctx         = 4096\n"
+      "llama_kv_cache:        CPU KV buffer size =     8.00 MiB\n"
+      "sched_reserve:        CPU compute buffer size =    64.50 MiB\n";
+  Result<RuntimeLog> labelled = read_runtime_log(
+      head + "sched_reserve: graph (pp bs=512, tg bs=1): nodes = 1126 / 1126, splits = 1 / 1, "
+             "input objects = 9 / 8, input tensors = 11 / 10\n");
+  ASSERT_TRUE(labelled.ok());
+  EXPECT_EQ(setting_of(*labelled, "worst_case_tokens"), "512");
+  EXPECT_EQ(setting_of(*labelled, "form_graph_summary_v050"), "true");
+  // 64.50 MiB = 67,633,152 B: the summary moves no figure.
+  EXPECT_EQ(find_figure(*labelled, "CPU", LogFigure::kCompute)->value, 67'633'152u);
+  Result<RuntimeLog> bare = read_runtime_log(
+      head + "sched_reserve: graph: nodes = 1126, splits = 1, input objects = 9, input tensors = 11\n");
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(setting_of(*bare, "worst_case_tokens"), "<none>");
+  EXPECT_EQ(setting_of(*bare, "form_graph_summary_v050"), "true");
+}
+
+// load_tensors prints the load mode from v0.4.0 at least ("loading model
+// tensors, this can take a while... (load_mode = mmap)", the corpus's
+// b9xxx logs); none, mlock and dio read the file into buffers (the
+// loader's use_mmap is mmap, mmap+mlock or auto only), as does
+// --load-mode (-lm) with those values, which replaced --no-mmap.
+TEST(LlamaCppLog, LoadModeOtherThanMmapIsNoMmap) {
+  const std::string loader =
+      "llama_model_loader: loaded meta data with 1 key-value pairs and 1 tensors from a.gguf\n";
+  const std::string body =
+      "load_tensors:          CPU model buffer size =   100.00 MiB\n"
+      "llama_context: n_ctx         = 4096\n";
+  // `extra` goes after the loader's line (a load's own line) or, for a
+  // command, before it (the lines before the first load are every load's).
+  const auto no_mmap = [&](const std::string& extra) {
+    const bool command = extra.starts_with("llama-server");
+    Result<RuntimeLog> log = read_runtime_log(command ? extra + loader + body : loader + extra + body);
+    EXPECT_TRUE(log.ok());
+    return log.ok() ? setting_of(*log, "no_mmap") : "";
+  };
+  const std::string loading = "load_tensors: loading model tensors, this can take a while... ";
+  EXPECT_EQ(no_mmap(loading + "(load_mode = none)\n"), "true");
+  EXPECT_EQ(no_mmap(loading + "(load_mode = dio)\n"), "true");
+  EXPECT_EQ(no_mmap(loading + "(load_mode = mlock)\n"), "true");
+  EXPECT_EQ(no_mmap(loading + "(load_mode = mmap)\n"), "<none>");
+  EXPECT_EQ(no_mmap(loading + "(load_mode = mmap+mlock)\n"), "<none>");
+  EXPECT_EQ(no_mmap(loading + "(mmap = false)\n"), "true");
+  EXPECT_EQ(no_mmap("llama-server -m a.gguf -lm dio -c 4096\n"), "true");
+  EXPECT_EQ(no_mmap("llama-server -m a.gguf --load-mode mmap -c 4096\n"), "<none>");
+}
+
 TEST(LlamaCppLog, ALoadThatBuiltNoContextGivesWayToTheNext) {
   // A first try whose context was never built (it failed), then a load
   // that built one: the second is the run, 100 MiB and its 8 MiB of KV.

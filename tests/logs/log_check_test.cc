@@ -549,6 +549,32 @@ TEST(CheckLog, AFormWithNoLastBuildLeavesTheLogToThePinnedRules) {
                            [](const std::string& n) { return n.find("date it") != std::string::npos; }));
 }
 
+TEST(CheckLog, AFormNewerThanThePinnedReleaseDatesTheLogFromIt) {
+  // The same log without its "system info: n_threads" line, and with
+  // sched_reserve's one-line graph summary of v0.5.0 (#26625) written by
+  // its format string ("%s: graph%s: nodes = %s, splits = %s, input
+  // objects = %s, input tensors = %s": no public log of a v0.5.0 build
+  // was found): the line says b11300 or later, past every pinned rule, so
+  // the log is priced as b11300, v0.5.0's rules. None of them moves this
+  // model (its context is given, it has no NextN block, it runs on the
+  // GPU), so CUDA0 keeps the pinned 512,753,664 B (489.00 MiB).
+  std::string text = read_test_log("llamacpp", "llamacpp-ghghang2v16-qwen36-35b-a3b-q6kxl-rtxpro6000.log");
+  const size_t at = text.find("system info: n_threads");
+  ASSERT_NE(at, std::string::npos);
+  text.erase(at, text.find('\n', at) - at);
+  text += "sched_reserve: graph: nodes = 3468, splits = 2, input objects = 11, input tensors = 14\n";
+  Result<LogCheck> c = check_log(text, {}, nullptr);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  const FigureCheck* gpu = figure(*c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memfit, 512'753'664u);
+  EXPECT_NE(std::find(c->log.notes.begin(), c->log.notes.end(),
+                      "the log prints no build; its lines date it to b11300 or later (sched_reserve's fused "
+                      "Gated Delta Net probe, sched_reserve's one-line graph summary): priced as b11300, "
+                      "by the newest rules memfit reads"),
+            c->log.notes.end());
+}
+
 TEST(CheckLog, AnIswaModelBeforeTheF16MaskCastsBothMasksOnItsGpu) {
   // ghghang2/v1.6, llama-server b8836: Gemma 4 26B A4B on one RTX PRO
   // 6000, 262,144 full and 1,536 SWA cells, U 512, flash attention. Its

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engines/llamacpp/parts.h"
+#include "engines/llamacpp/releases.h"
 #include "memfit/checked_math.h"
 
 namespace memfit {
@@ -38,7 +39,8 @@ Result<LlamaCppEstimate> estimate_llamacpp(const Model& model, const LlamaCppSet
   e.repack_modelled = e.repack == RepackCpu::kNone ||
                       (model.weights.source == WeightsSource::kGgufHeader && !model.tensors.empty());
   if (e.repack != RepackCpu::kNone && e.repack_modelled) {
-    Result<uint64_t> repack = llamacpp_repack_bytes(model.tensors, model.spec.layers.size(), e.repack);
+    Result<uint64_t> repack = llamacpp_repack_bytes(model.tensors, model.spec.layers.size(),
+                                                    llamacpp::repack_kernels(e.repack, settings));
     if (!repack) return repack.error();
     e.repack_bytes = *repack;
   }

@@ -164,8 +164,9 @@ constexpr RequestField kLlamaCppFields[] = {
             "as build 10335, the first tagged; `v0.5.0`, as b11300) whose rules price the "
             "estimate: older builds' sliding-window caches, streams, padding, an MLA layer's V "
             "tensor, -ngl placement, graph inputs, batch and early compute phases; from v0.5.0 "
-            "the NextN blocks' cache and llama-server's unset context (docs/engine-llamacpp.md, "
-            "\"Releases\"); default: the pinned release's rules (v0.4.0)"}),
+            "the NextN blocks' cache, llama-server's unset context and ARM's Q1_0 repacking "
+            "(docs/engine-llamacpp.md, \"Releases\"); default: the pinned release's rules "
+            "(v0.4.0)"}),
     parsed_field<parse_repack_cpu, &R::llamacpp, &LlamaCppRequest::repack>(
     {.name = "repack",
      .flags = "--repack",

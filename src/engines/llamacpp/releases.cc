@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "engines/llamacpp/parts.h"
+#include "engines/llamacpp/releases.h"
 #include "memfit/engine.h"
 #include "memfit/llamacpp.h"
 #include "memfit/untrusted_text.h"
@@ -373,9 +374,16 @@ constexpr uint64_t kMlaGraphBuild = 5091;
 // from the changes' merge to b11299 is priced by v0.4.0's rules. Unlike
 // the rules above these come after the pinned release: they apply only to
 // a build or tag given (the default prices v0.4.0).
-constexpr uint64_t kTag050Build = 11300;
+constexpr uint64_t kTag050Build = kLlamaCppTag050Build;
 constexpr uint64_t kNextnFilteredBuild = kTag050Build;
 constexpr uint64_t kAutoContextPerSequenceBuild = kTag050Build;
+// Read in v0.5.0's ggml/src/ggml-cpu/repack.cpp beside v0.4.0's (the
+// backends' diff): ggml_repack_get_optimal_repack_type gained Q1_0 (block
+// q1_0x4: 4x8 with NEON and i8mm, 4x4 with NEON and dotprod, ne[1] a
+// multiple of 4), and VXE's Q4_0 4x4 on s390x (no CPU class of memfit's);
+// nothing else of the CPU_REPACK types changed. The buffer's allocation is
+// still the tensor's bytes (get_alloc_size: ggml_nbytes).
+constexpr uint64_t kQ1RepackBuild = kTag050Build;
 
 // Where builds differ, oldest first: one line a build constant above (the
 // test LlamaCppReleases.EveryRuleBuildIsListed checks each is named),
@@ -445,17 +453,23 @@ constexpr ReleaseDifference kDifferences[] = {
                                    "of the ubatch (#23861 lets llama-server and llama-cli reserve "
                                    "one a slot)"},
     {"b11300 (v0.5.0) and later, given", "the NextN/MTP blocks keep no KV cache whatever the "
-                                         "architecture, and llama-server's unset context is the "
-                                         "training context x the slots, a unified cache too "
-                                         "(node-llama-cpp 3.22.1's v0.5.0; its models' graphs "
-                                         "and CPU repacking are priced as v0.4.0's, not compared)"},
+                                         "architecture, llama-server's unset context is the "
+                                         "training context x the slots, a unified cache too, "
+                                         "and an ARM CPU repacks Q1_0 weights (node-llama-cpp "
+                                         "3.22.1's v0.5.0; its models' graphs are priced as "
+                                         "v0.4.0's, not compared)"},
     // Checked 2026-12-07: the newest tag seen is v0.8.0 (out by 2026-11-02;
     // v0.6.0 by 2026-10-10, v0.7.0 by 2026-10-17, from a tracker of
     // ggml-org/llama.cpp's releases); npm's newest node-llama-cpp, 3.22.1,
     // ships v0.5.0. The llama.cpp repository is larger than the research
-    // copy memfit's tools take: nothing after v0.5.0 was read.
+    // copy memfit's tools take, no package of the registries reached ships
+    // a newer tree (@wllama/wllama 3.13.0 ships b12211 built to WebAssembly,
+    // its format strings alone), and the search index's llama.cpp files mix
+    // forks' trees: nothing after v0.5.0 was read (docs/engine-llamacpp.md,
+    // "Newer releases", lists what b12211's strings show is left).
     {"v0.5.1 and later", "refused: not read yet (the newest tag seen is v0.8.0, out by "
-                         "2026-11-02)"},
+                         "2026-11-02; b12211's log lines show new buffers, a rotation buffer, a "
+                         "layer input buffer and a MoE cache, whose rules are not read)"},
 };
 
 bool before(const LlamaCppSettings& s, uint64_t first_build) {
@@ -546,6 +560,10 @@ bool rope_factors_per_block(const LlamaCppSettings& s) { return before(s, kShare
 bool filters_every_nextn(const LlamaCppSettings& s) { return given_from(s, kNextnFilteredBuild); }
 bool auto_context_per_sequence(const LlamaCppSettings& s) {
   return given_from(s, kAutoContextPerSequenceBuild);
+}
+bool repacks_q1_0(const LlamaCppSettings& s) { return given_from(s, kQ1RepackBuild); }
+RepackKernels repack_kernels(RepackCpu cpu, const LlamaCppSettings& s) {
+  return RepackKernels{.cpu = cpu, .q1_0 = repacks_q1_0(s)};
 }
 bool embedding_norm_on_first_block(const LlamaCppSettings& s) {
   return !before(s, kEmbeddingNormFirstBlockBuild);

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "engines/llamacpp/parts.h"
+#include "engines/llamacpp/releases.h"
 #include "memfit/checked_math.h"
 #include "memfit/llamacpp.h"
 
@@ -19,9 +20,9 @@ namespace {
 constexpr uint64_t kCpuAlignment = 32;
 
 // The row multiple the CPU's kernel for `dtype` needs; 0: no kernel.
-uint64_t row_multiple(std::string_view dtype, RepackCpu cpu) {
+uint64_t row_multiple(std::string_view dtype, RepackKernels kernels) {
   auto is = [dtype](GgmlType type) { return dtype == ggml_type_traits(type).name; };
-  switch (cpu) {
+  switch (kernels.cpu) {
     case RepackCpu::kAuto:  // taken as x86-avx2 (resolve_repack_cpu says so)
     case RepackCpu::kX86Avx2:
       return is(GgmlType::kQ4_0) || is(GgmlType::kQ4_K) || is(GgmlType::kIQ4_NL) ||
@@ -38,6 +39,9 @@ uint64_t row_multiple(std::string_view dtype, RepackCpu cpu) {
           is(GgmlType::kQ8_0)) {
         return 4;
       }
+      // v0.5.0's ggml_repack_get_optimal_repack_type: Q1_0 4x8 with NEON and
+      // i8mm, 4x4 with NEON and dotprod, rows a multiple of 4 either way.
+      if (kernels.q1_0 && is(GgmlType::kQ1_0)) return 4;
       return is(GgmlType::kQ4_K) || is(GgmlType::kQ5_K) || is(GgmlType::kQ6_K) ? 8 : 0;
     case RepackCpu::kNone:
       return 0;
@@ -48,9 +52,9 @@ uint64_t row_multiple(std::string_view dtype, RepackCpu cpu) {
 // ne[1] (shapes are outermost first), the tensor's row count.
 uint64_t rows(const SafetensorsTensor& t) { return t.shape[t.shape.size() - 2]; }
 
-bool qualifies(const SafetensorsTensor& t, RepackCpu cpu) {
+bool qualifies(const SafetensorsTensor& t, RepackKernels kernels) {
   if (t.shape.size() < 2) return false;
-  const uint64_t multiple = row_multiple(t.dtype, cpu);
+  const uint64_t multiple = row_multiple(t.dtype, kernels);
   return multiple != 0 && rows(t) > 1 && rows(t) % multiple == 0;
 }
 
@@ -86,8 +90,8 @@ CheckedBytes pad(uint64_t bytes) {
 }  // namespace
 
 Result<uint64_t> llamacpp_repack_bytes(const std::vector<SafetensorsTensor>& tensors,
-                                       uint64_t decoder_blocks, RepackCpu cpu) {
-  if (cpu == RepackCpu::kNone) return uint64_t{0};
+                                       uint64_t decoder_blocks, RepackKernels cpu) {
+  if (cpu.cpu == RepackCpu::kNone) return uint64_t{0};
   CheckedBytes total = 0;
   const SafetensorsTensor* token_embd = nullptr;
   bool has_output = false;
@@ -110,7 +114,7 @@ Result<uint64_t> llamacpp_repack_bytes(const std::vector<SafetensorsTensor>& ten
 }
 
 RepackCounts llamacpp_repack_counts(const std::vector<SafetensorsTensor>& tensors, uint64_t decoder_blocks,
-                                    RepackCpu cpu) {
+                                    RepackKernels cpu) {
   RepackCounts out;
   const SafetensorsTensor* token_embd = nullptr;
   bool has_output = false;
@@ -119,13 +123,23 @@ RepackCounts llamacpp_repack_counts(const std::vector<SafetensorsTensor>& tensor
     if (t.name == "output.weight") has_output = true;
     if (std::optional<uint64_t> block = block_index(t.name); block && *block >= decoder_blocks) continue;
     ++out.loaded;
-    if (cpu != RepackCpu::kNone && is_matmul_weight(t) && qualifies(t, cpu)) ++out.repacked;
+    if (cpu.cpu != RepackCpu::kNone && is_matmul_weight(t) && qualifies(t, cpu)) ++out.repacked;
   }
   if (!has_output && token_embd != nullptr) {
     ++out.loaded;
-    if (cpu != RepackCpu::kNone && qualifies(*token_embd, cpu)) ++out.repacked;
+    if (cpu.cpu != RepackCpu::kNone && qualifies(*token_embd, cpu)) ++out.repacked;
   }
   return out;
+}
+
+Result<uint64_t> llamacpp_repack_bytes(const std::vector<SafetensorsTensor>& tensors,
+                                       uint64_t decoder_blocks, RepackCpu cpu) {
+  return llamacpp_repack_bytes(tensors, decoder_blocks, RepackKernels{.cpu = cpu});
+}
+
+RepackCounts llamacpp_repack_counts(const std::vector<SafetensorsTensor>& tensors, uint64_t decoder_blocks,
+                                    RepackCpu cpu) {
+  return llamacpp_repack_counts(tensors, decoder_blocks, RepackKernels{.cpu = cpu});
 }
 
 Result<uint64_t> llamacpp_host_extra_buffer_bytes(const std::vector<SafetensorsTensor>& host_tensors,

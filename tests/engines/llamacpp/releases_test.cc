@@ -12,6 +12,7 @@
 #include <string>
 
 #include "engines/llamacpp/parts.h"
+#include "engines/llamacpp/releases.h"
 #include "memfit/llamacpp.h"
 #include "support/corpus.h"
 #include "support/paths.h"
@@ -150,12 +151,15 @@ TEST(LlamaCppReleases, TheV050RulesNeedABuildGivenFromIt) {
   LlamaCppSettings s;
   EXPECT_FALSE(llamacpp::filters_every_nextn(s));
   EXPECT_FALSE(llamacpp::auto_context_per_sequence(s));
+  EXPECT_FALSE(llamacpp::repacks_q1_0(s));
   s.build = 11299;
   EXPECT_FALSE(llamacpp::filters_every_nextn(s));
   EXPECT_FALSE(llamacpp::auto_context_per_sequence(s));
+  EXPECT_FALSE(llamacpp::repacks_q1_0(s));
   s.build = parse_llamacpp_build("v0.5.0").value();
   EXPECT_TRUE(llamacpp::filters_every_nextn(s));
   EXPECT_TRUE(llamacpp::auto_context_per_sequence(s));
+  EXPECT_TRUE(llamacpp::repacks_q1_0(s));
 }
 
 // The compute phases llama.cpp's graph has for `spec` under `s`; a gtest
@@ -656,7 +660,8 @@ TEST(LlamaCppReleases, EveryRuleBuildIsListed) {
   const std::regex number(R"(constexpr uint64_t (k\w*Build) = (\d+);)");
   const std::regex alias(R"(constexpr uint64_t (k\w*Build) = (k\w*Build);)");
   std::vector<std::pair<std::string, std::string>> aliases;
-  for (const char* path : {"src/engines/llamacpp/releases.cc", "include/memfit/llamacpp.h"}) {
+  for (const char* path : {"src/engines/llamacpp/releases.cc", "src/engines/llamacpp/releases.h",
+                           "include/memfit/llamacpp.h"}) {
     const std::string text = read_source(path);
     ASSERT_FALSE(text.empty()) << path;
     for (std::sregex_iterator m(text.begin(), text.end(), number), end; m != end; ++m) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engines/llamacpp/parts.h"
+#include "engines/llamacpp/releases.h"
 #include "memfit/llamacpp.h"
 
 namespace memfit {
@@ -101,6 +102,38 @@ TEST(LlamaCppRepack, NextNBlocksAreNotLoaded) {
   EXPECT_EQ(repack(t, RepackCpu::kX86Avx2, 1), 10321920u);
   // Two decoder blocks: 10,321,920 + 73,728 = 10,395,648.
   EXPECT_EQ(repack(t, RepackCpu::kX86Avx2, 2), 10395648u);
+}
+
+// v0.5.0's repack.cpp gave ARM CPUs Q1_0 kernels (4x8 with i8mm, 4x4 with
+// dotprod), rows a multiple of 4; v0.4.0, the pinned, had none. Q1_0 is
+// 18 B per 128 elements.
+TEST(LlamaCppRepack, ArmRepacksQ1_0FromV050) {
+  const std::vector<SafetensorsTensor> t = {
+      // 256 rows of 512: 4 blocks x 18 = 72 B a row; x 256 = 18,432.
+      tensor("blk.0.attn_q.weight", "q1_0", {256, 512}, 18432),
+      // 6 rows (not a multiple of 4): 6 x 72 = 432, never repacked.
+      tensor("blk.0.attn_k.weight", "q1_0", {6, 512}, 432),
+      // 4 rows of 128: 4 x 18 = 72 B, padded to 96 in the buffer.
+      tensor("blk.0.ffn_up.weight", "q1_0", {4, 128}, 72),
+  };
+  LlamaCppSettings s;
+  const auto bytes = [&](RepackCpu cpu) {
+    Result<uint64_t> r = llamacpp_repack_bytes(t, 1, llamacpp::repack_kernels(cpu, s));
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? *r : UINT64_MAX;
+  };
+  EXPECT_EQ(bytes(RepackCpu::kArm), 0u);  // the pinned v0.4.0
+  s.build = 11299;
+  EXPECT_EQ(bytes(RepackCpu::kArm), 0u);
+  s.build = parse_llamacpp_build("v0.5.0").value();
+  // 18,432 + pad32(72) = 18,432 + 96 = 18,528.
+  EXPECT_EQ(bytes(RepackCpu::kArm), 18528u);
+  // No x86 kernel for Q1_0 in v0.5.0.
+  EXPECT_EQ(bytes(RepackCpu::kX86Avx2), 0u);
+  EXPECT_EQ(bytes(RepackCpu::kX86Avx512), 0u);
+  const RepackCounts counts = llamacpp_repack_counts(t, 1, llamacpp::repack_kernels(RepackCpu::kArm, s));
+  EXPECT_EQ(counts.loaded, 3u);
+  EXPECT_EQ(counts.repacked, 2u);
 }
 
 TEST(LlamaCppRepack, AbsurdSizesAreAnOverflowError) {
