@@ -100,14 +100,15 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
     if (e["name"] == "ollama") {
       EXPECT_EQ(e["versions"]["field"], "ollama_version");
       // Oldest first, by the last release each covers.
-      // 19: llama-server from v0.30.0 and its older builds to v0.32.14 are
-      // the last added.
-      EXPECT_EQ(e["versions"]["differences"].size(), 19u);
-      EXPECT_EQ(e["versions"]["differences"][17]["releases"], "before v0.30.0");
-      EXPECT_EQ(e["versions"]["differences"][18]["releases"], "v0.30.0 to v0.32.14");
+      // 20: llama-server from v0.30.0 and its older builds to v0.32.14 are
+      // the last; v0.5.1's llama.cpp before #10026 the last added.
+      EXPECT_EQ(e["versions"]["differences"].size(), 20u);
+      EXPECT_EQ(e["versions"]["differences"][18]["releases"], "before v0.30.0");
+      EXPECT_EQ(e["versions"]["differences"][19]["releases"], "v0.30.0 to v0.32.14");
       EXPECT_EQ(e["versions"]["differences"][0]["releases"], "before v0.1.30");
       EXPECT_EQ(e["versions"]["differences"][1]["releases"], "before v0.1.32");
-      EXPECT_EQ(e["versions"]["differences"][8]["releases"], "before v0.11.5");
+      EXPECT_EQ(e["versions"]["differences"][4]["releases"], "before v0.5.2");
+      EXPECT_EQ(e["versions"]["differences"][9]["releases"], "before v0.11.5");
     }
     if (e["name"] == "mlxcel") {
       EXPECT_EQ(e["versions"]["field"], nullptr);
