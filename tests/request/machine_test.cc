@@ -88,11 +88,13 @@ TEST(Machine, VllmOnAnH100FromTheTable) {
   //   non-torch  144 MiB = 150,994,944
   //   weights    2,488,422,400 + the allocator's 1,048,576 (the tied table,
   //              501 MiB, holds a 502 MiB block: allocations.h) = 2,489,470,976
-  //   graphs     the CUDA graphs' estimate, subtracted from 0.21: 1,073,741,824
+  //   graphs     the CUDA graphs' estimate, subtracted from 0.21: 1,024
+  //              sequences capture 51 PIECEWISE and 51 FULL graphs, x 16
+  //              layers x 256 KiB = 427,819,008
   //   KV         78,679,145,185 - 2,489,470,976 - 5,155,586,048 - 150,994,944
-  //              - 1,073,741,824 = 69,809,351,393 B; a block 16 layers x 2 x
-  //              16 x 8 x 64 x 2 = 524,288 B: 133,150 blocks, 2,130,400 tokens
-  //   requests   131,072 tokens are 8,192 blocks: 133,150 / 8,192 = 16.25 at once
+  //              - 427,819,008 = 70,455,274,209 B; a block 16 layers x 2 x
+  //              16 x 8 x 64 x 2 = 524,288 B: 134,382 blocks, 2,150,112 tokens
+  //   requests   131,072 tokens are 8,192 blocks: 134,382 / 8,192 = 16.40 at once
   ThisHost context;
   EstimateRequest r = request("vllm");
   r.machine.gpu = {"h100-80gb"};
@@ -105,10 +107,10 @@ TEST(Machine, VllmOnAnH100FromTheTable) {
   EXPECT_EQ(run->vllm->settings.max_num_batched_tokens, 8192u);
   EXPECT_EQ(run->vllm->settings.max_num_seqs, 1024u);
   EXPECT_EQ(run->vllm->activation_bytes, 5'155'586'048u);
-  EXPECT_EQ(run->vllm->kv_cache_bytes, 69'809'351'393u);
-  EXPECT_EQ(run->vllm->num_blocks, 133'150u);
-  EXPECT_EQ(run->vllm->kv_tokens, 2'130'400u);
-  EXPECT_DOUBLE_EQ(run->vllm->max_concurrency, 133150.0 / 8192);
+  EXPECT_EQ(run->vllm->kv_cache_bytes, 70'455'274'209u);
+  EXPECT_EQ(run->vllm->num_blocks, 134'382u);
+  EXPECT_EQ(run->vllm->kv_tokens, 2'150'112u);
+  EXPECT_DOUBLE_EQ(run->vllm->max_concurrency, 134382.0 / 8192);
   // The budget is the GPU's, as a probed one; nothing about this host.
   EXPECT_EQ(run->budget.budget_bytes, 85'520'809'984u);
   EXPECT_EQ(run->budget.source, BudgetSource::kGpu);
@@ -160,7 +162,7 @@ TEST(Machine, VllmGpuNameAloneTakesTheTablesTotal) {
   EXPECT_EQ(run->vllm_settings.gpu_memory_total, 81559 * kMiB);
   EXPECT_EQ(run->budget.budget_bytes, 81559 * kMiB);
   EXPECT_EQ(run->budget.source, BudgetSource::kGpuTotalGiven);
-  EXPECT_EQ(run->vllm->num_blocks, 133'150u);  // as --gpu h100-80gb above
+  EXPECT_EQ(run->vllm->num_blocks, 134'382u);  // as --gpu h100-80gb above
   // A name the table does not know still needs a total.
   r.vllm.gpu_name = "NVIDIA H999";
   EXPECT_EQ(error_of(r, context),
@@ -172,8 +174,8 @@ TEST(Machine, VllmGpuTotalIn80GBIsDecimal) {
   // --gpu-memory-total 80GB was read as 80 GiB: 85,899,345,920 B, 133,815
   // blocks. 80GB is 80 x 10^9: requested 0.92 x that = 73,600,000,000; KV
   // 73,600,000,000 - 2,489,470,976 (with the allocator's 1 MiB, above) -
-  // 5,155,586,048 - 150,994,944 - the CUDA graphs' 1,073,741,824 =
-  // 64,730,206,208 B, 123,463 blocks of 524,288 B.
+  // 5,155,586,048 - 150,994,944 - the CUDA graphs' 427,819,008 (above) =
+  // 65,376,129,024 B, 124,695 blocks of 524,288 B.
   ThisHost context;
   EstimateRequest r = request("vllm");
   const RequestField* total = find_request_field("gpu_memory_total");
@@ -182,8 +184,8 @@ TEST(Machine, VllmGpuTotalIn80GBIsDecimal) {
   EXPECT_EQ(r.vllm.gpu_memory_total, 80'000'000'000u);
   Result<EstimateRun> run = memfit::run(r, context);
   ASSERT_TRUE(run.ok()) << run.error().message();
-  EXPECT_EQ(run->vllm->kv_cache_bytes, 64'730'206'208u);
-  EXPECT_EQ(run->vllm->num_blocks, 123'463u);
+  EXPECT_EQ(run->vllm->kv_cache_bytes, 65'376'129'024u);
+  EXPECT_EQ(run->vllm->num_blocks, 124'695u);
   ASSERT_TRUE(apply_request_field(*total, r, "80GiB").ok());
   EXPECT_EQ(r.vllm.gpu_memory_total, 80 * kGiB);
 }

@@ -385,8 +385,9 @@ TEST(Request, VllmPricesTheGpuWhoseTotalItIsGiven) {
   EXPECT_EQ(run->budget.source, BudgetSource::kGpuTotalGiven);
   EXPECT_EQ(to_string(run->budget.source), "gpu_total_given");
   for (const Warning& w : run->warnings) EXPECT_NE(w.kind, WarningKind::kAvailableNow) << w.text;
-  // Qwen3-8B at 0.9 x 80 GiB: the peak (0.9 x 80 GiB + 1 GiB of CUDA graphs
-  // past the utilization = 73 GiB) is under 80 GiB.
+  // Qwen3-8B at 0.9 x 80 GiB: the peak (0.9 x 80 GiB + the CUDA graphs
+  // past the utilization, 102 graphs x 36 layers x 256 KiB = 918 MiB) is
+  // under 80 GiB.
   EXPECT_TRUE(run->fits());
   // An explicit limit still wins.
   r.memory_limit_bytes = 60ull << 30;

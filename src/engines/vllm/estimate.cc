@@ -13,6 +13,7 @@
 #include "engines/shared/trained_context.h"
 #include "engines/shared/gpu_class.h"
 #include "engines/vllm/allocations.h"
+#include "engines/vllm/cuda_graphs.h"
 #include "engines/vllm/rocm.h"
 #include "memfit/checked_math.h"
 #include "engines/shared/parallel_tensors.h"
@@ -330,9 +331,11 @@ Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,
   // v0.7 counted the device's used memory less torch's allocated bytes as
   // non-torch: the CUDA context too.
   e.cuda_context_bytes = e.accounting == VllmAccounting::kV07 ? kVllmCudaContextBytes : 0;
-  e.cuda_graph_bytes = s.enforce_eager ? 0 : kVllmCudaGraphBytes;
+  // The graphs' count from the settings, their memory modelled per layer
+  // (cuda_graphs.h).
+  e.cuda_graph_bytes = vllm_cuda_graphs(model.spec, s, e.accounting).bytes;
   // From 0.21 the worker captures a few graphs into a minimal KV cache
-  // while it profiles (profile_cudagraph_memory: the first two graphs of
+  // while it profiles (profile_cudagraph_memory: the two largest graphs of
   // each mode, the rest extrapolated from the second) and subtracts that
   // estimate from the KV memory (determine_available_memory, gpu_worker.py;
   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 by default since #38284). On

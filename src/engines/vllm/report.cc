@@ -25,6 +25,7 @@
 #include "memfit/untrusted_text.h"
 #include "memfit/vllm_report.h"
 
+#include "engines/vllm/cuda_graphs.h"
 #include "engines/vllm/sparse_mla.h"
 #include "bands/error_bands.h"
 #include "engines/shared/report_head.h"
@@ -121,6 +122,8 @@ Json vllm_json(const Model& model, const VllmEstimate& e) {
   const VllmSettings& s = e.settings;
   const std::string name = model.path;
   const bool rocm_terms = e.weights.rocm_runtime_bytes != 0;
+  // The graphs' count, as the estimate priced them (cuda_graphs.h).
+  const VllmCudaGraphs graphs = vllm_cuda_graphs(model.spec, s, e.accounting);
   Json v = {{"weights_bytes", e.weights.bytes},
             {"rope_cache_bytes", e.weights.rope_cache_bytes},
             {"platform", s.rocm ? "rocm" : "cuda"},
@@ -131,6 +134,11 @@ Json vllm_json(const Model& model, const VllmEstimate& e) {
             {"non_torch_bytes", e.non_torch_bytes},
             {"cuda_context_bytes", e.cuda_context_bytes},
             {"cuda_graph_bytes", e.cuda_graph_bytes},
+            {"cuda_graphs_subtracted", e.cuda_graphs_subtracted},
+            {"cuda_graphs",
+             {{"piecewise", graphs.piecewise},
+              {"full", graphs.full},
+              {"largest_tokens", graphs.largest_tokens}}},
             {"accounting", std::string(to_string(e.accounting))},
             {"gpu_memory_total", s.gpu_memory_total},
             {"requested_bytes", e.requested_bytes},
@@ -223,10 +231,16 @@ void text_rows(std::string& out, const Model& model, const VllmEstimate& e,
                               e.cuda_graphs_subtracted ? " and the CUDA graphs" : ""),
                   e.bands, "kv_cache_available"));
   }
+  const VllmCudaGraphs plan = vllm_cuda_graphs(model.spec, s, e.accounting);
+  const std::string graphs =
+      plan.piecewise + plan.full == 0
+          ? std::string("modelled")
+          : fmt::format("modelled, {} + {} graphs up to {} tokens", plan.piecewise, plan.full,
+                        plan.largest_tokens);
   report_row(out, "CUDA graphs", e.cuda_graph_bytes,
              s.enforce_eager ? "none (--enforce-eager)"
-             : with_band(e.cuda_graphs_subtracted ? "modelled, its estimate subtracted from the KV cache"
-                                                  : "modelled, captured past the utilization",
+             : with_band(graphs + (e.cuda_graphs_subtracted ? ", its estimate subtracted from the KV cache"
+                                                            : ", captured past the utilization"),
                          e.bands, "cuda_graph"));
   if (e.bands.confidence != 0) {
     report_row(out, fmt::format("Confidence {} %", e.bands.confidence), e.bands.margin_bytes,

@@ -519,8 +519,9 @@ TEST(VllmEstimate, UtilizationSizesTheKvCacheFromWhatIsLeft) {
   // 1,288,896,512, the larger. Non-torch 144 MiB = 150,994,944.
   // KV 21,474,836,480 - 2,489,470,976 - 1,288,896,512 - 150,994,944 =
   // 17,545,474,048; a block 16 layers x 2 x 16 x 8 x 64 x 2 = 524,288 B:
-  // 33,465 blocks. The peak: 20 GiB + the CUDA graphs' 1 GiB, captured past
-  // the utilization. Priced as 0.20 (0.11 to 0.20's accounting); the
+  // 33,465 blocks. The peak: 20 GiB + the CUDA graphs, captured past the
+  // utilization: 256 sequences capture 51 PIECEWISE and 35 FULL graphs,
+  // 86 x 16 layers x 256 KiB = 360,710,144 B. Priced as 0.20 (0.11 to 0.20's accounting); the
   // current line's subtracts the graphs too (From021..., below).
   VllmSettings s;
   s.gpu_memory_total = 40 * kGiB;
@@ -536,7 +537,8 @@ TEST(VllmEstimate, UtilizationSizesTheKvCacheFromWhatIsLeft) {
   EXPECT_EQ(e.requested_bytes, 20 * kGiB);
   EXPECT_EQ(e.kv_cache_bytes, 17545474048ull);
   EXPECT_EQ(e.num_blocks, 33465u);
-  EXPECT_EQ(e.total_bytes, 21 * kGiB);
+  EXPECT_EQ(e.cuda_graph_bytes, 360710144u);
+  EXPECT_EQ(e.total_bytes, 20 * kGiB + 360710144u);
   EXPECT_TRUE(e.starts);
   EXPECT_TRUE(e.fits);
 }
@@ -607,17 +609,22 @@ TEST(VllmEstimate, V07AccountingSubtractsTheContextAndEveryRowsLogits) {
   EXPECT_EQ(now.cuda_context_bytes, 0u);
   EXPECT_EQ(now.kv_cache_bytes, 17545474048ull);
   EXPECT_FALSE(now.cuda_graphs_subtracted);
-  EXPECT_EQ(now.total_bytes, 21 * kGiB);
+  // The graphs past it: 256 sequences and 2,048 batched tokens (a 40 GiB
+  // GPU's defaults) capture 51 PIECEWISE and 35 FULL graphs, 86 x 16
+  // layers x 256 KiB = 360,710,144 B on top of the 20 GiB requested.
+  EXPECT_EQ(now.cuda_graph_bytes, 360710144u);
+  EXPECT_EQ(now.total_bytes, 20 * kGiB + 360710144u);
 }
 
 TEST(VllmEstimate, From021TheCudaGraphsEstimateIsSubtractedFromTheKvMemory) {
   // The Llama-3.2-1B run above (40 GiB, utilization 0.5: 21,474,836,480 B
   // requested). 0.11's KV memory 17,545,474,048 leaves 3,929,362,432 for
   // the weights, activation and non-torch. From 0.21 the worker subtracts
-  // the graphs' estimate too, memfit's 1 GiB: 17,545,474,048 -
-  // 1,073,741,824 = 16,471,732,224, blocks of 524,288 B: 31,417
-  // (16,471,556,096; 31,418 would be 16,472,080,384). The graphs are then
-  // inside the utilization: the peak is the 20 GiB requested.
+  // the graphs' estimate too, memfit's 86 graphs x 16 layers x 256 KiB =
+  // 360,710,144 B: 17,545,474,048 - 360,710,144 = 17,184,763,904, blocks
+  // of 524,288 B: 32,777 (17,184,587,776; 32,778 would be
+  // 17,185,112,064). The graphs are then inside the utilization: the peak
+  // is the 20 GiB requested.
   VllmSettings s;
   s.gpu_memory_total = 40 * kGiB;
   s.gpu_memory_utilization = 0.5;
@@ -627,8 +634,9 @@ TEST(VllmEstimate, From021TheCudaGraphsEstimateIsSubtractedFromTheKvMemory) {
   VllmEstimate e = run(model, s);
   EXPECT_EQ(e.accounting, VllmAccounting::kCurrent);
   EXPECT_TRUE(e.cuda_graphs_subtracted);
-  EXPECT_EQ(e.kv_cache_bytes, 16471732224ull);
-  EXPECT_EQ(e.num_blocks, 31417u);
+  EXPECT_EQ(e.cuda_graph_bytes, 360710144u);
+  EXPECT_EQ(e.kv_cache_bytes, 17184763904ull);
+  EXPECT_EQ(e.num_blocks, 32777u);
   EXPECT_EQ(e.total_bytes, 20 * kGiB);
   // A run that turned the estimate off (VLLM_MEMORY_PROFILER_ESTIMATE_
   // CUDAGRAPHS=0, as check-log reads it from the log) keeps 0.11's sum.
@@ -636,12 +644,13 @@ TEST(VllmEstimate, From021TheCudaGraphsEstimateIsSubtractedFromTheKvMemory) {
   VllmEstimate off = run(model, s);
   EXPECT_FALSE(off.cuda_graphs_subtracted);
   EXPECT_EQ(off.kv_cache_bytes, 17545474048ull);
-  EXPECT_EQ(off.total_bytes, 21 * kGiB);
+  EXPECT_EQ(off.total_bytes, 20 * kGiB + 360710144u);
   // --enforce-eager: no graphs, nothing subtracted.
   s.cuda_graph_estimate.reset();
   s.enforce_eager = true;
   VllmEstimate eager = run(model, s);
   EXPECT_FALSE(eager.cuda_graphs_subtracted);
+  EXPECT_EQ(eager.cuda_graph_bytes, 0u);
   EXPECT_EQ(eager.kv_cache_bytes, 17545474048ull);
   EXPECT_EQ(eager.total_bytes, 20 * kGiB);
 }
@@ -649,8 +658,8 @@ TEST(VllmEstimate, From021TheCudaGraphsEstimateIsSubtractedFromTheKvMemory) {
 TEST(VllmEstimate, TheCurrentLinesUtilizationDefaultsTo092) {
   // No utilization given: 0.92 from 0.21 (vllm-project/vllm#38284), 0.9
   // before. floor(42,949,672,960 x 0.92) = 39,513,699,123 requested, less
-  // the 3,929,362,432 of the terms and the graphs' 1,073,741,824:
-  // 34,510,594,867 of KV memory. At 0.20, floor(x 0.9) = 38,654,705,664
+  // the 3,929,362,432 of the terms and the graphs' 360,710,144 (86 graphs
+  // x 16 layers x 256 KiB): 35,223,626,547 of KV memory. At 0.20, floor(x 0.9) = 38,654,705,664
   // less the terms: 34,725,343,232.
   VllmSettings s;
   s.gpu_memory_total = 40 * kGiB;
@@ -659,7 +668,7 @@ TEST(VllmEstimate, TheCurrentLinesUtilizationDefaultsTo092) {
   VllmEstimate now = run(model, s);
   EXPECT_EQ(now.settings.gpu_memory_utilization, 0.92);
   EXPECT_EQ(now.requested_bytes, 39513699123ull);
-  EXPECT_EQ(now.kv_cache_bytes, 34510594867ull);
+  EXPECT_EQ(now.kv_cache_bytes, 35223626547ull);
   s.release = VllmRelease{0, 20, 0, false};
   VllmEstimate v020 = run(model, s);
   EXPECT_EQ(v020.settings.gpu_memory_utilization, 0.9);

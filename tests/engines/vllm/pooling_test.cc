@@ -52,8 +52,11 @@ TEST(VllmPooling, AnEncoderUnderAutoPoolsAndHoldsNoKvCache) {
   EXPECT_EQ(e.kv_cache_bytes, 0u);
   EXPECT_TRUE(e.starts);
   // No KV cache, so no share of the 80 GiB is taken: weights, activation,
-  // non-torch (144 MiB) and the CUDA graphs (1 GiB).
-  EXPECT_EQ(e.total_bytes, e.weights.bytes + 100663296u + (144ull << 20) + kGiB);
+  // non-torch (144 MiB) and the CUDA graphs: 1,024 sequences and 8,192
+  // batched tokens capture 51 + 51 graphs, x 6 layers x 256 KiB =
+  // 160,432,128 B.
+  EXPECT_EQ(e.cuda_graph_bytes, 160432128u);
+  EXPECT_EQ(e.total_bytes, e.weights.bytes + 100663296u + (144ull << 20) + 160432128u);
 }
 
 TEST(VllmPooling, TheGenerateRunnerSamplesOverTheVocabulary) {

@@ -151,7 +151,8 @@ TEST(VllmTextReport, TheWholeReportOfAnEstimateThatFits) {
           "  Activation peak           1.89 GiB   modelled, 8192 batched tokens, 256 sampled rows\n"
           "  Non-torch                144.0 MiB   modelled\n"
           "  KV cache                 55.00 GiB   0.9 x 80.00 GiB GPU total, less the above (modelled)\n"
-          "  CUDA graphs               1.00 GiB   modelled, captured past the utilization\n"
+          "  CUDA graphs               1.00 GiB   modelled, 51 + 35 graphs up to 512 tokens, captured "
+          "past the utilization\n"
           "  Peak per rank            73.00 GiB   vLLM's own\n"
           "  Budget                   80.00 GiB   gpu\n"
           "KV: 28160 GPU blocks, page 64.0 KiB x 32 layers per block (1 group); 450560 tokens\n"
@@ -344,7 +345,8 @@ TEST(VllmJsonReport, KeysInputsAndExactFigures) {
   EXPECT_THAT(keys_of(v),
               ElementsAre("weights_bytes", "rope_cache_bytes", "platform", "rocm_allocator_bytes",
                           "rocm_padding_bytes", "rocm_runtime_bytes", "activation_bytes",
-                          "non_torch_bytes", "cuda_context_bytes", "cuda_graph_bytes", "accounting",
+                          "non_torch_bytes", "cuda_context_bytes", "cuda_graph_bytes", "cuda_graphs_subtracted",
+                          "cuda_graphs", "accounting",
                           "gpu_memory_total", "requested_bytes", "kv_cache_bytes", "page_size_bytes",
                           "attention_block_size", "group_size", "groups", "num_gpu_blocks", "kv_tokens",
                           "max_concurrency", "blocks_per_request", "max_model_len_fit",
@@ -355,6 +357,8 @@ TEST(VllmJsonReport, KeysInputsAndExactFigures) {
   EXPECT_EQ(v["activation_bytes"], 2030043136u);  // 1936 MiB
   EXPECT_EQ(v["non_torch_bytes"], 150994944u);    // 144 MiB
   EXPECT_EQ(v["cuda_graph_bytes"], 1073741824u);
+  EXPECT_EQ(v["cuda_graphs_subtracted"], false);
+  EXPECT_EQ(v["cuda_graphs"].dump(), R"({"piecewise":51,"full":35,"largest_tokens":512})");
   EXPECT_EQ(v["accounting"], "current");
   EXPECT_EQ(v["requested_bytes"], 77309411328u);   // 72 x 2^30
   EXPECT_EQ(v["kv_cache_bytes"], 59055800320u);    // 55 x 2^30
@@ -382,6 +386,23 @@ TEST(VllmJsonReport, KeysInputsAndExactFigures) {
   EXPECT_EQ(j["total_bytes"], 78383153152u);  // 73 x 2^30
   EXPECT_EQ(j["fits"], true);
   EXPECT_EQ(j["warnings"].dump(), R"(["max_num_seqs 256 is vLLM's default"])");
+}
+
+TEST(VllmReport, TheGraphsCountedAndSubtractedShowInBothForms) {
+  // The 0.21-on worker's estimate taken from the KV memory; 256 sequences
+  // and 8,192 batched tokens capture 51 PIECEWISE and 35 FULL graphs up to
+  // 512 tokens. --enforce-eager captures none.
+  VllmEstimate e = h100();
+  e.cuda_graphs_subtracted = true;
+  const Json v = vllm_estimate_to_json(llama_8b(), e, kBudget, {})["vllm"];
+  EXPECT_EQ(v["cuda_graphs_subtracted"], true);
+  EXPECT_EQ(v["cuda_graphs"].dump(), R"({"piecewise":51,"full":35,"largest_tokens":512})");
+  EXPECT_THAT(render_vllm_text(llama_8b(), e, kBudget),
+              HasSubstr("  CUDA graphs               1.00 GiB   modelled, 51 + 35 graphs up to 512 "
+                        "tokens, its estimate subtracted from the KV cache\n"));
+  e.settings.enforce_eager = true;
+  EXPECT_EQ(vllm_estimate_to_json(llama_8b(), e, kBudget, {})["vllm"]["cuda_graphs"].dump(),
+            R"({"piecewise":0,"full":0,"largest_tokens":0})");
 }
 
 TEST(VllmJsonReport, MutationsShowInTheirFields) {

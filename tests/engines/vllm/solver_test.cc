@@ -77,20 +77,22 @@ TEST(VllmSolver, MaxModelLenFromTheUtilization) {
   // 14,336 x 2 = 176,160,768 = 243,269,632, under the sampler's hidden
   // 2,048 x 4,096 x 2 = 16,777,216 + 256 rows x 128,256 x 39 =
   // 1,280,507,904, so 1,297,285,120; non-torch 150,994,944: 17,542,356,992.
-  // From 0.21 the CUDA graphs' 1,073,741,824 are subtracted too: KV
-  // 5,092,120,657, 2,428 blocks of 2,097,152, 38,848 tokens. The peak is
-  // the utilization's, the graphs inside it: 23,708,219,473.
+  // From 0.21 the CUDA graphs' estimate is subtracted too: 51 PIECEWISE
+  // and 35 FULL graphs (256 sequences) x 32 layers x 256 KiB =
+  // 721,420,288: KV 5,444,442,193, 2,596 blocks of 2,097,152, 41,536
+  // tokens. The peak is the utilization's, the graphs inside it:
+  // 23,708,219,473.
   Model m = corpus_model("llama3/Meta-Llama-3.1-8B", k8BWeights);
   VllmSettings s;
   s.gpu_memory_total = 24 * kGiB;
   VllmSolution a = solve(VllmSolveFor::kMaxModelLen, m, s);
   ASSERT_TRUE(a.value);
-  EXPECT_EQ(*a.value, 38848u);
+  EXPECT_EQ(*a.value, 41536u);
   ASSERT_TRUE(a.estimate);
-  EXPECT_EQ(a.estimate->kv_cache_bytes, 5092120657ull);
-  EXPECT_EQ(a.estimate->num_blocks, 2428u);
+  EXPECT_EQ(a.estimate->kv_cache_bytes, 5444442193ull);
+  EXPECT_EQ(a.estimate->num_blocks, 2596u);
   EXPECT_EQ(a.estimate->total_bytes, 23708219473ull);
-  expect_boundary(VllmSolveFor::kMaxModelLen, m, s, 38848);
+  expect_boundary(VllmSolveFor::kMaxModelLen, m, s, 41536);
   // 80 GiB (vLLM's large defaults: 8,192 tokens, 1,024 rows): 26,643
   // blocks hold 426,288 tokens, past the config's 131,072:
   // capped there (vLLM refuses a longer --max-model-len).
