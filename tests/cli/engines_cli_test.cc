@@ -53,8 +53,10 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       EXPECT_EQ(e["versions"]["field"], "mlx_lm_version");
       // Oldest first: before 0.17.0, the unfused prompt attention to 0.19.x,
       // chunks of 512 to 0.22.1, full logits to 0.26.x, then 0.27.0, the
-      // releases not read (mlx-lm 0.32, MLX after 0.32.1), MLX's floor.
-      EXPECT_EQ(e["versions"]["differences"].size(), 8u);
+      // releases not read (mlx-lm 0.32, MLX after 0.32.1), MLX's floor, and
+      // MLX's split-K rules (0.24.0 to 0.30.4, 0.30.5, 0.31.2).
+      EXPECT_EQ(e["versions"]["differences"].size(), 11u);
+      EXPECT_EQ(e["versions"]["differences"][8]["releases"], "MLX 0.30.5 and later");
       EXPECT_EQ(e["versions"]["differences"][5]["releases"], "mlx-lm 0.32.0 and later");
       EXPECT_EQ(e["versions"]["differences"][2]["releases"], "mlx-lm 0.17.0 to 0.22.1");
       EXPECT_EQ(e["versions"]["differences"][4]["releases"], "mlx-lm 0.27.0 and later");

@@ -14,6 +14,7 @@
 #include "memfit/prefill_guard.h"
 #include "engines/mlxlm/forward.h"
 #include "engines/mlxlm/kv_cache.h"
+#include "engines/mlxlm/release_defaults.h"
 #include "engines/mlxlm/weight_elements.h"
 
 namespace memfit {
@@ -340,6 +341,19 @@ class CacheWalk {
   std::vector<uint64_t> offsets_, sizes_;
 };
 
+// The MLX behind the projections' split-K scratch (split_k.h): Metal when
+// the limits count distinct inputs (CUDA's graphs count every one); the
+// chip class the limits were set for (40 ops: base or Pro, else priced as
+// Max: MLX sets both from the architecture's last letter); and the lowest
+// MLX the mlx-lm release installs with (release_defaults.h).
+MlxMatmulRules matmul_rules(const MlxLmSettings& s, uint64_t group_size) {
+  const bool small_chip = s.buffers.max_ops == mlx_metal_limits(MlxChip::kBase).max_ops;
+  return MlxMatmulRules{.metal = s.buffers.distinct_inputs,
+                        .mlx = mlx_required_by(s.mlx_lm_release.value_or(kMlxLmNewestRead)),
+                        .chip = small_chip ? std::optional<MlxChip>(MlxChip::kBase) : std::nullopt,
+                        .group_size = group_size};
+}
+
 // What one forward pass of n tokens over `keys` keys holds besides the
 // caches: the attention, MLP and logits transients (x batch) and what the
 // command buffers in flight hold at once.
@@ -442,6 +456,7 @@ class PassCosts {
     }
     pass.logits_bytes = l;
     pass.weight_elements_per_kparam = wepk_;
+    pass.matmul = matmul_rules(s_, affine_group_size(spec_));
     return mlxlm_forward_peak(spec_, pass, ph.layers, s_.buffers);
   }
 

@@ -44,24 +44,31 @@ class Pass {
   void op(std::initializer_list<MlxInput> in, uint64_t held, MlxInput out = {}) {
     ra_.op(in, held, out);
   }
+  // A Linear of the pass's tokens from `in` to `out` features: its output
+  // and, when MLX splits its reduction, the partials' scratch (split_k.h).
+  void linear(MlxInput x, Role w, uint64_t l, uint64_t in, uint64_t out, Role y) {
+    ra_.op({x, {id(l, w), weight(CheckedBytes(in) * out)}}, bytes(out), {id(l, y), act(out)},
+           mlx_split_k_bytes(p_.matmul, p_.tokens, in, out));
+  }
+  // An op whose encoder also keeps `scratch` bytes until its buffer completes.
+  void op_with_scratch(std::initializer_list<MlxInput> in, uint64_t held, MlxInput out,
+                       uint64_t scratch) {
+    ra_.op(in, held, out, scratch);
+  }
   uint64_t peak() const { return ra_.peak_bytes(); }
 
   // A dense gated MLP of `width` (in place SwiGLU).
   void dense_mlp(uint64_t l, uint64_t h, uint64_t width, Role wg, Role wu, Role wd) {
-    op({{id(l, kNorm2), act(h)}, {id(l, wg), weight(CheckedBytes(h) * width)}}, bytes(width),
-       {id(l, kGate), act(width)});
-    op({{id(l, kNorm2), act(h)}, {id(l, wu), weight(CheckedBytes(h) * width)}}, bytes(width),
-       {id(l, kUp), act(width)});
+    linear({id(l, kNorm2), act(h)}, wg, l, h, width, kGate);
+    linear({id(l, kNorm2), act(h)}, wu, l, h, width, kUp);
     op({{id(l, kGate), act(width)}, {id(l, kUp), act(width)}}, 0);
-    op({{id(l, kGate), act(width)}, {id(l, wd), weight(CheckedBytes(width) * h)}}, bytes(h),
-       {id(l, kDown), act(h)});
+    linear({id(l, kGate), act(width)}, wd, l, width, h, kDown);
   }
 
   // mlx-lm's SwitchGLU over E experts, k per token, Im wide.
   void switch_glu(uint64_t l, uint64_t h, uint64_t E, uint64_t k, uint64_t Im) {
     const uint64_t rows = (CheckedBytes(p_.tokens) * k).saturated();
-    op({{id(l, kNorm2), act(h)}, {id(l, kWr), weight(CheckedBytes(h) * E)}}, bytes(E),
-       {id(l, kRouter), act(E)});
+    linear({id(l, kNorm2), act(h)}, kWr, l, h, E, kRouter);
     op({{id(l, kRouter), act(E)}}, bytes(E), {id(l, kProbs), act(E)});  // softmax
     op({{id(l, kProbs), act(E)}}, (CheckedBytes(act(E)) * 4).saturated(),
        {id(l, kPart), act(E)});  // argpartition (uint32)
@@ -119,12 +126,9 @@ uint64_t mlxlm_forward_peak(const ModelSpec& spec, const MlxLmPass& p,
     const LayerCache& lc = spec.layers[i];
     const MlxLmLayerPass c = i < layers.size() ? layers[i] : MlxLmLayerPass{};
     pass.op({{kResidual, pass.act(h)}}, pass.bytes(h), {pass.id(l, kNorm1), pass.act(h)});  // RMSNorm
-    pass.op({{pass.id(l, kNorm1), pass.act(h)}, {pass.id(l, kWq), pass.weight(CheckedBytes(h) * qd)}}, pass.bytes(qd),
-            {pass.id(l, kQ), pass.act(qd)});
-    pass.op({{pass.id(l, kNorm1), pass.act(h)}, {pass.id(l, kWk), pass.weight(CheckedBytes(h) * kvd)}}, pass.bytes(kvd),
-            {pass.id(l, kK), pass.act(kvd)});
-    pass.op({{pass.id(l, kNorm1), pass.act(h)}, {pass.id(l, kWv), pass.weight(CheckedBytes(h) * kvd)}}, pass.bytes(kvd),
-            {pass.id(l, kV), pass.act(kvd)});
+    pass.linear({pass.id(l, kNorm1), pass.act(h)}, kWq, l, h, qd, kQ);
+    pass.linear({pass.id(l, kNorm1), pass.act(h)}, kWk, l, h, kvd, kK);
+    pass.linear({pass.id(l, kNorm1), pass.act(h)}, kWv, l, h, kvd, kV);
     if (attends(lc.kind)) {
       pass.op({{pass.id(l, kQ), pass.act(qd)}}, pass.bytes(qd), {pass.id(l, kRopeQ), pass.act(qd)});  // RoPE
       pass.op({{pass.id(l, kK), pass.act(kvd)}}, pass.bytes(kvd), {pass.id(l, kRopeK), pass.act(kvd)});
@@ -149,8 +153,7 @@ uint64_t mlxlm_forward_peak(const ModelSpec& spec, const MlxLmPass& p,
               pass.bytes(qd), {pass.id(l, kAttn), pass.act(qd)});
     }
     pass.op({{pass.id(l, kAttn), pass.act(qd)}}, pass.bytes(qd), {pass.id(l, kMerged), pass.act(qd)});  // merge heads
-    pass.op({{pass.id(l, kMerged), pass.act(qd)}, {pass.id(l, kWo), pass.weight(CheckedBytes(qd) * h)}}, pass.bytes(h),
-            {pass.id(l, kOut), pass.act(h)});
+    pass.linear({pass.id(l, kMerged), pass.act(qd)}, kWo, l, qd, h, kOut);
     pass.op({{kResidual, pass.act(h)}, {pass.id(l, kOut), pass.act(h)}}, 0);  // residual add
     pass.op({{kResidual, pass.act(h)}}, pass.bytes(h), {pass.id(l, kNorm2), pass.act(h)});  // RMSNorm
     if (spec.moe.experts != 0) {
@@ -166,8 +169,12 @@ uint64_t mlxlm_forward_peak(const ModelSpec& spec, const MlxLmPass& p,
   }
   if (p.logits_bytes != 0) {
     pass.op({{kResidual, pass.act(h)}}, pass.bytes(h), {pass.id(0, kFinalNorm), pass.act(h)});  // final RMSNorm
-    pass.op({{pass.id(0, kFinalNorm), pass.act(h)}, {pass.id(0, kWlm), pass.weight(CheckedBytes(g.vocab) * h)}},
-            p.logits_bytes, {pass.id(0, kLogits), p.logits_bytes / kAct});
+    // The LM head's M is the logits' rows x batch, not the pass's tokens.
+    const uint64_t rows = g.vocab != 0 ? p.logits_bytes / kAct / g.vocab : 0;
+    pass.op_with_scratch(
+        {{pass.id(0, kFinalNorm), pass.act(h)}, {pass.id(0, kWlm), pass.weight(CheckedBytes(g.vocab) * h)}},
+        p.logits_bytes, {pass.id(0, kLogits), p.logits_bytes / kAct},
+        mlx_split_k_bytes(p.matmul, rows, h, g.vocab));
   }
   return pass.peak();
 }

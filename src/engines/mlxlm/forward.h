@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engines/mlxlm/mlx_runahead.h"
+#include "engines/mlxlm/split_k.h"
 #include "memfit/model_spec.h"
 
 namespace memfit {
@@ -31,6 +32,8 @@ struct MlxLmPass {
   // Weight elements per parameter, in 1/1024ths (MLX counts a packed uint32
   // word as one element).
   uint64_t weight_elements_per_kparam = 0;
+  // The MLX behind the projections: their split-K scratch (split_k.h).
+  MlxMatmulRules matmul;
 };
 
 // The largest sum the buffers in flight hold during the pass (bytes,

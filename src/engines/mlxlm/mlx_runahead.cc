@@ -42,11 +42,12 @@ void MlxRunAhead::extend(const MlxInput& in) {
   }
 }
 
-void MlxRunAhead::op(std::initializer_list<MlxInput> inputs, uint64_t held_bytes, MlxInput output) {
-  // The op is encoded: its output is allocated while the open buffer and
-  // the committed buffers in flight still hold theirs.
+void MlxRunAhead::op(std::initializer_list<MlxInput> inputs, uint64_t held_bytes, MlxInput output,
+                     uint64_t scratch_bytes) {
+  // The op is encoded: its output (and any scratch) is allocated while the
+  // open buffer and the committed buffers in flight still hold theirs.
   ++open_ops_;
-  open_held_ = (CheckedBytes(open_held_) + held_bytes).saturated();
+  open_held_ = (CheckedBytes(open_held_) + held_bytes + scratch_bytes).saturated();
   for (const MlxInput& in : inputs) {
     bind(in);
     extend(in);

@@ -45,8 +45,11 @@ class MlxRunAhead {
   // it (elements 0: written in place into an input, so nothing new is
   // bound), counted when limits.count_outputs. The held bytes are released
   // when the op's buffer completes, or, for an output with an id that a
-  // later op takes as an input, when that op's buffer does.
-  void op(std::initializer_list<MlxInput> inputs, uint64_t held_bytes, MlxInput output = {});
+  // later op takes as an input, when that op's buffer does. Scratch bytes
+  // (a temporary the encoder keeps, such as a split-K matmul's partials,
+  // split_k.h) are released when the op's own buffer completes.
+  void op(std::initializer_list<MlxInput> inputs, uint64_t held_bytes, MlxInput output = {},
+          uint64_t scratch_bytes = 0);
 
   uint64_t peak_bytes() const { return peak_; }
 

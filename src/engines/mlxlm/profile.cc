@@ -74,6 +74,13 @@ constexpr ReleaseDifference kMlxLmReleases[] = {
                                 "trim counts its valid tokens (#1673) and ArraysCache's state "
                                 "carries its padding (#1632)"},
     {"MLX before 0.24.0", "refused (--mlx-version): no bound on the command buffers in flight"},
+    {"MLX 0.24.0 to 0.30.4", "a 16-bit projection splits its reduction (float32 partials held "
+                             "with the op) only when (M/16) x (N/16) <= 32; a quantized one never"},
+    {"MLX 0.30.5 and later", "16-bit: when ceil(M/16) x ceil(N/16) <= 1024 (2048 on Max, Ultra) "
+                             "and K >= max(M, N) (mlx #3087)"},
+    {"MLX 0.31.2 and later", "quantized: at the chip's matvec row limit and over, toward 512 "
+                             "threadgroups (mlx #3120); the MLX priced is the lowest the mlx-lm "
+                             "release installs with (0.31.2 from mlx-lm 0.31.3)"},
     {"MLX after 0.32.1", "priced as 0.32.1, not read (0.32.4 on PyPI by 2026-10)"},
 };
 

@@ -34,6 +34,17 @@ inline constexpr MlxRelease kMlxLmAfterMlxBufferCap{0, 22, 2};
 // (mlx/backend/cuda/device.cpp, get_graph_limits).
 inline constexpr MlxRelease kMlxCudaGraphs100{0, 30, 5};
 
+// The lowest MLX an mlx-lm release installs with (setup.py's
+// MIN_MLX_VERSION at its tag): 0.29.2 from mlx-lm 0.28.3 to 0.30.2, 0.30.3
+// at 0.30.4 and 0.30.5, 0.30.4 from 0.30.6 to 0.31.2, 0.31.2 at 0.31.3. An
+// older mlx-lm required an older MLX still (0.26.0 at 0.26.4); memfit
+// prices it as 0.29.2's, which splits matmuls by the same rules
+// (split_k.h: both rules changed later, in v0.30.5 and v0.31.2).
+inline constexpr MlxRelease kMlxLmRequiresMlx0303{0, 30, 4};
+inline constexpr MlxRelease kMlxLmRequiresMlx0304{0, 30, 6};
+inline constexpr MlxRelease kMlxLmRequiresMlx0312{0, 31, 3};
+MlxRelease mlx_required_by(const MlxRelease& mlx_lm);
+
 // generate_step's prefill_step_size under `release` (none: the current
 // release's): 512 before kMlxLmPrefill2048, else 2048.
 uint64_t mlxlm_default_prefill_step_size(const std::optional<MlxRelease>& release);

@@ -96,6 +96,13 @@ uint64_t mlxlm_last_chunk_logits_rows(const std::optional<MlxRelease>& release,
   return last_chunk_tokens;
 }
 
+MlxRelease mlx_required_by(const MlxRelease& mlx_lm) {
+  if (mlx_lm >= kMlxLmRequiresMlx0312) return MlxRelease{0, 31, 2};
+  if (mlx_lm >= kMlxLmRequiresMlx0304) return MlxRelease{0, 30, 4};
+  if (mlx_lm >= kMlxLmRequiresMlx0303) return MlxRelease{0, 30, 3};
+  return MlxRelease{0, 29, 2};
+}
+
 uint64_t mlxlm_default_prefill_step_size(const std::optional<MlxRelease>& release) {
   return release.value_or(kMlxLmNewestRead) >= kMlxLmPrefill2048 ? 2048 : 512;
 }

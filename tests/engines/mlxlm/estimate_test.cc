@@ -323,8 +323,16 @@ TEST(MlxLmEstimate, HybridQwen35MoeReplayWorkedByHand) {
   // Decode, t = 2: 16 routed rows, under 64, are not sorted (no sort, copy
   // or unsort: 61,488 a token for the MoE). Delta-net 30 x 100,400 x 2 =
   // 6,024,000; full 10 x (101,424 x 2 + the fused output 32,768 + the old
-  // buffer 16,777,216) = 170,128,320; the norm 8,192; the logits 993,280.
-  EXPECT_EQ(sum.decode.transient_bytes, 177153792u);
+  // buffer 16,777,216) = 170,128,320; the norm 8,192; the logits 993,280:
+  // 177,153,792. And the split-K scratch (split_k.h): the workload's mlx-lm
+  // 0.26.4 installs with MLX 0.29.2, whose steel GEMM splits every 16-bit
+  // product of 2 rows (2/16 = 0 tiles) with K/16 >= 8, in 16 partitions
+  // from K/16 = 64 (8 below), float32: per layer q 16 x 2 x 4,096 x 4 =
+  // 524,288, k and v 65,536 each, o 262,144, the router 32,768, the shared
+  // expert's gate and up 65,536 each and down (K 512: 8) 131,072:
+  // 1,212,416, x 40 = 48,496,640; the LM head 16 x 2 x 248,320 x 4 =
+  // 31,784,960. 177,153,792 + 80,281,600.
+  EXPECT_EQ(sum.decode.transient_bytes, 257435392u);
 }
 
 TEST(MlxLmEstimate, HybridQwen35MoeQuantizedCache) {

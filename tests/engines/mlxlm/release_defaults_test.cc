@@ -63,3 +63,20 @@ TEST(MlxLmReleaseDefaults, TheReleaseChunksThePromptAndPicksTheAttention) {
 
 }  // namespace
 }  // namespace memfit
+
+namespace memfit {
+namespace {
+
+TEST(MlxRequiredBy, IsTheLowestMlxEachMlxLmReleaseInstallsWith) {
+  // setup.py's MIN_MLX_VERSION at each tag (release_defaults.h).
+  EXPECT_EQ(mlx_required_by(MlxRelease{0, 26, 4}), (MlxRelease{0, 29, 2}));  // priced as 0.29.2's rules
+  EXPECT_EQ(mlx_required_by(MlxRelease{0, 30, 2}), (MlxRelease{0, 29, 2}));
+  EXPECT_EQ(mlx_required_by(MlxRelease{0, 30, 4}), (MlxRelease{0, 30, 3}));
+  EXPECT_EQ(mlx_required_by(MlxRelease{0, 30, 5}), (MlxRelease{0, 30, 3}));
+  EXPECT_EQ(mlx_required_by(MlxRelease{0, 30, 6}), (MlxRelease{0, 30, 4}));
+  EXPECT_EQ(mlx_required_by(MlxRelease{0, 31, 2}), (MlxRelease{0, 30, 4}));
+  EXPECT_EQ(mlx_required_by(MlxRelease{0, 31, 3}), (MlxRelease{0, 31, 2}));
+}
+
+}  // namespace
+}  // namespace memfit
