@@ -2846,6 +2846,21 @@ TEST(CheckLog, AnOllamaLogWithTheOldLoaderLinesIsPricedByAReleaseBeforeSharedDup
   EXPECT_EQ(c.log.setting("form_loader_buffer_without_model")->value, "true");
 }
 
+TEST(CheckLog, ANoMmapHostBeforeSharedDuplicatesHoldsTheTiedOutputTwice) {
+  // An Ollama runner (llama.cpp b3871, before #10026) on an M1 Pro,
+  // --no-mmap, Granite 8B Code Q4_0 with 20 of 37 layers on Metal: the
+  // output layer stays on the host, and its tied output is a tensor of its
+  // own beside token_embd in the host's context, allocated without mmap.
+  // token_embd is q6_K: 49,152 x 4,096 / 256 x 210 B = 165,150,720 B, so
+  // the host holds 2,131,378,176 + 165,150,720 = 2,296,528,896 B, the
+  // printed 2190.14 MiB (0.928 of it with one copy).
+  const LogCheck c = check("ollama", "ollama-neverllama8-m1pro-granite8b-code-128k-q4_0-20of37.log");
+  const FigureCheck* host = figure(c, "CPU", LogFigure::kModel);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->memfit, 2'296'528'896u);
+  EXPECT_TRUE(host->within_print);
+}
+
 TEST(CheckLog, AFigureOffItsTargetWithNoReasonSaysItsCauseIsNotTraced) {
   // llama.cpp#7060's LLaVA 1.5 7B Q4_K on an M3 Max (llama-server, build
   // not printed): Metal's compute buffer, 164.00 MiB printed, is 0.90 of

@@ -114,8 +114,9 @@ struct Layout {
   // Each block past block 0 allocates its own RoPE factors
   // (llamacpp::rope_factors_per_block); false: one copy per device.
   bool rope_factors_per_block = false;
-  // The GPUs whose model buffer maps the file (Metal under mmap): a
-  // duplicate there points into the file, no bytes of its own.
+  // The GPUs whose model buffer maps the file (Metal under mmap), then the
+  // host (under mmap): a duplicate there points into the file, no bytes of
+  // its own. Index host() is the host's.
   std::vector<bool> maps_weights;
   // Per GPU: the placement's GPU (runs_weight_op reads its backend). The
   // settings outlive the layout.
@@ -435,17 +436,18 @@ bool loads_nextn_blocks(const ModelSpec& spec) {
 // The copies of a RoPE factor tensor of `bytes` (created with block 0's
 // tensors, on `first`) that the other blocks make (TENSOR_DUPLICATED):
 // one per block past block 0 in a build before #10026, one per other
-// device since (releases.cc, kSharedDuplicatesBuild). A copy on the host
-// or in a buffer that maps the file points into the mapping: no bytes
-// (llama.cpp's load_all_data maps every tensor of a mapped context,
-// duplicates too).
+// device since (releases.cc, kSharedDuplicatesBuild). A copy in a buffer
+// that maps the file (the host's or Metal's, under mmap) points into the
+// mapping: no bytes (llama.cpp's load_all_data maps every tensor of a
+// mapped context, duplicates too); without mmap the host allocates its
+// copies as a GPU does.
 void place_rope_factor_copies(uint64_t bytes, Where first, uint64_t decoder_blocks, const Layout& lay,
                               std::vector<DeviceSums>& d) {
   std::vector<bool> has_copy(lay.gpus + 1, false);
   has_copy[first] = true;
   for (uint64_t b = 1; b < decoder_blocks && b < lay.blocks; ++b) {
     const Where w = lay.block(b);
-    if (w == lay.host() || lay.maps_weights[w]) continue;
+    if (lay.maps_weights[w]) continue;
     if (has_copy[w] && !lay.rope_factors_per_block) continue;
     add_weight(d, lay, w, bytes);
     has_copy[w] = true;
@@ -544,6 +546,15 @@ void place_listed_weights(const Model& model, const Layout& lay,
   // Ollama's own engine allocates the copy on the output layer's device,
   // the host too (tied_output_copy_everywhere).
   if (tied && (output_on_gpu || s.tied_output_copy_everywhere)) add_weight(d, lay, lay.output(), token_embd_bytes);
+  // A build before #10026 (rope_factors_per_block's) made the output
+  // layer's copy on the host too, a tensor of its own beside token_embd in
+  // the host's context: without mmap it is allocated (an Ollama runner's
+  // --no-mmap Granite 8B Code, b3871: the host's buffer holds its q6_K
+  // token_embd twice).
+  if (tied && copies_tied && !output_on_gpu && !s.tied_output_copy_everywhere && lay.output() == lay.host() &&
+      lay.rope_factors_per_block && !lay.maps_weights[lay.host()]) {
+    add_weight(d, lay, lay.host(), token_embd_bytes);
+  }
   if (tied && !output_on_gpu) {
     d[lay.host()].output_matrix_bytes = token_embd_bytes;
     d[lay.host()].keeps_logits = !offload_runs(token_embd_type, false);
@@ -1092,6 +1103,7 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   lay->duplicates_tied_output = llamacpp::duplicates_tied_output(model.spec, e.settings);
   lay->rope_factors_per_block = llamacpp::rope_factors_per_block(e.settings);
   for (const LlamaCppGpu& g : s.gpus) lay->maps_weights.push_back(s.mmap && g.device.starts_with("metal"));
+  lay->maps_weights.push_back(s.mmap);  // the host's
   const bool sinks = has_attention_sinks(model);
   for (const LlamaCppGpu& g : s.gpus) {
     lay->attention_on_host.push_back(e.settings.flash_attn == FlashAttn::kOn &&

@@ -400,7 +400,8 @@ constexpr ReleaseDifference kDifferences[] = {
                      "the early graph's compute phases (SiLU and the gate's product in place, K "
                      "and V freed before the scores)"},
     {"before b3990", "every block past the first makes its own copy of a duplicated tensor (the "
-                     "RoPE factors) in its device's model buffer (#10026 reuses one a device)"},
+                     "RoPE factors) in its device's model buffer, and a host without mmap a tied "
+                     "output's own token_embd (#10026 reuses one a device)"},
     {"b4040 to b4219, SYCL", "a SYCL GPU that runs every layer runs the token table's get_rows "
                              "too (an f16, f32, q4_0, q4_1, q5_0, q5_1 or q8_0 table), from 32 "
                              "tokens: a copy of the table in its compute buffer, the host the "
