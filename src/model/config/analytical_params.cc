@@ -12,6 +12,7 @@
 #include "memfit/checked_math.h"
 #include "model/config/deepseek_v4_params.h"
 #include "model/config/encoder_params.h"
+#include "model/config/param_block_list.h"
 
 namespace memfit {
 namespace {
@@ -34,30 +35,6 @@ uint64_t field(FieldReader& reader, std::initializer_list<std::string_view> alia
   return v && v->has_value() ? **v : 0;
 }
 
-// Appends blocks, dropping empty ones (a dimension the config left at 0).
-// Dimensions are products of config values: when one overflows 64 bits the
-// config cannot be counted, and take() returns no block at all.
-class BlockList {
- public:
-  void add(ParamRole role, std::string_view module, std::optional<uint64_t> layer,
-           CheckedBytes rows, CheckedBytes cols, uint64_t copies = 1) {
-    if (rows.overflowed() || cols.overflowed()) {
-      overflowed_ = true;
-      return;
-    }
-    if (*rows.value() == 0 || *cols.value() == 0 || copies == 0) return;
-    blocks_.push_back({role, module, layer, *rows.value(), *cols.value(), copies});
-  }
-  std::vector<ParamBlock> take() {
-    if (overflowed_) return {};
-    return std::move(blocks_);
-  }
-
- private:
-  std::vector<ParamBlock> blocks_;
-  bool overflowed_ = false;
-};
-
 // A gated delta net's linear attention (transformers' Qwen3NextGatedDeltaNet
 // and Qwen3_5GatedDeltaNet), with kd = key_heads x key_dim and vd =
 // value_heads x value_dim: in_proj_qkvz [2 kd + 2 vd, hidden] (Qwen3.5
@@ -66,7 +43,7 @@ class BlockList {
 // 1, kernel], dt_bias and A_log [value_heads] each, the gated RMSNorm
 // [value_dim] and out_proj [hidden, vd]. Qwen3.5-27B (16 key heads and 48
 // value heads of 128, kernel 4, hidden 5,120): 115,876,064 a layer.
-void add_gated_delta(const GatedDeltaGeometry& d, uint64_t h, uint64_t layer, BlockList& out) {
+void add_gated_delta(const GatedDeltaGeometry& d, uint64_t h, uint64_t layer, ParamBlockList& out) {
   const CheckedBytes kd = CheckedBytes(d.key_heads) * d.key_dim;
   const CheckedBytes vd = CheckedBytes(d.value_heads) * d.value_dim;
   out.add(ParamRole::kMixer, "linear_attn.in_proj_qkvz", layer, kd * 2 + vd * 2, h);
@@ -89,7 +66,7 @@ void add_gated_delta(const GatedDeltaGeometry& d, uint64_t h, uint64_t layer, Bl
 // of index_head_dim with its bias. vLLM replicates all of them ("no tensor
 // parallel, just replicated": ReplicatedLinear), as the tensor list's
 // split does (engines/shared/parallel_tensors.cc).
-void add_sparse_indexer(FieldReader& reader, uint64_t h, uint64_t q_rank, uint64_t layer, BlockList& out) {
+void add_sparse_indexer(FieldReader& reader, uint64_t h, uint64_t q_rank, uint64_t layer, ParamBlockList& out) {
   if (field(reader, {"index_topk"}) == 0) return;
   const uint64_t heads = field(reader, {"index_n_heads"});
   const uint64_t dim = field(reader, {"index_head_dim"});
@@ -101,7 +78,7 @@ void add_sparse_indexer(FieldReader& reader, uint64_t h, uint64_t q_rank, uint64
 
 // The attention of one layer: MLA's low-rank projections when the config
 // has kv_lora_rank, else q/k/v/o.
-void add_attention(FieldReader& reader, const ModelGeometry& g, uint64_t layer, BlockList& out) {
+void add_attention(FieldReader& reader, const ModelGeometry& g, uint64_t layer, ParamBlockList& out) {
   if (g.heads == 0 || g.head_dim == 0) return;
   const uint64_t h = g.hidden;
   const uint64_t rank = field(reader, {"kv_lora_rank"});
@@ -146,7 +123,7 @@ void add_attention(FieldReader& reader, const ModelGeometry& g, uint64_t layer, 
 // A gated MLP of `inter` features, `copies` times.
 void add_gated_mlp(ParamRole role, std::string_view gate, std::string_view up,
                    std::string_view down, uint64_t hidden, uint64_t inter, uint64_t layer,
-                   uint64_t copies, BlockList& out) {
+                   uint64_t copies, ParamBlockList& out) {
   out.add(role, gate, layer, inter, hidden, copies);
   out.add(role, up, layer, inter, hidden, copies);
   out.add(role, down, layer, hidden, inter, copies);
@@ -172,7 +149,7 @@ bool is_moe_layer(FieldReader& reader, uint64_t layer) {
   return true;
 }
 
-void add_mlp(FieldReader& reader, const ModelGeometry& g, uint64_t layer, BlockList& out) {
+void add_mlp(FieldReader& reader, const ModelGeometry& g, uint64_t layer, ParamBlockList& out) {
   const uint64_t h = g.hidden;
   const uint64_t experts = field(reader, {"num_experts", "n_routed_experts", "num_local_experts"});
   if (experts == 0 || !is_moe_layer(reader, layer)) {
@@ -221,7 +198,7 @@ bool is_gemma4(std::string_view model_type) {
 // The per-layer-embedding modules (hidden_size_per_layer_input > 0: E2B,
 // E4B) are not counted here.
 void add_gemma4_layer(FieldReader& reader, const ModelGeometry& g, LayerKind kind, uint64_t layer,
-                      BlockList& out) {
+                      ParamBlockList& out) {
   const uint64_t h = g.hidden;
   bool full = kind == LayerKind::kFullAttention;
   // A KV-shared layer (E2B, E4B) keeps its type in layer_types only.
@@ -262,7 +239,7 @@ void add_gemma4_layer(FieldReader& reader, const ModelGeometry& g, LayerKind kin
 }
 
 void add_short_conv(FieldReader& reader, const ModelGeometry& g, uint64_t layer,
-                    BlockList& out) {
+                    ParamBlockList& out) {
   const uint64_t h = g.hidden;
   Result<uint64_t> taps = reader.u64_or({"conv_L_cache"}, 3, "Lfm2Config's default");
   out.add(ParamRole::kMixer, "conv.in_proj", layer, CheckedBytes(3) * h, h);
@@ -282,7 +259,7 @@ void add_short_conv(FieldReader& reader, const ModelGeometry& g, uint64_t layer,
 // LFM2 norm each head's query and key ([head_dim] each) on attention
 // layers (transformers' modeling_gemma3.py, modeling_lfm2.py).
 void add_family_norms(std::string_view model_type, const ModelGeometry& g, bool attention,
-                      uint64_t layer, BlockList& out) {
+                      uint64_t layer, ParamBlockList& out) {
   const bool gemma3 = model_type == "gemma3" || model_type == "gemma3_text";
   if (gemma3 || model_type == "gemma2") {
     out.add(ParamRole::kNorm, "pre_feedforward_layernorm", layer, 1, g.hidden);
@@ -303,7 +280,7 @@ void add_family_norms(std::string_view model_type, const ModelGeometry& g, bool 
 // heads, the experts' with their width: roles that TP splits and MXFP4
 // leaves unquantized.
 void add_gpt_oss_vectors(FieldReader& reader, const ModelGeometry& g, uint64_t layer,
-                         BlockList& out) {
+                         ParamBlockList& out) {
   if (reader.model_type() != "gpt_oss") return;
   const CheckedBytes q = CheckedBytes(g.heads) * g.head_dim;
   const CheckedBytes kv = CheckedBytes(g.kv_heads) * g.head_dim;
@@ -353,7 +330,7 @@ const nlohmann::json* vision_config(const ConfigDocument& doc) {
 //   post_layernorm   weight and bias
 //   projector        mm_input_projection [v, text hidden]; mm_soft_emb_norm v
 // Nothing for another model or a vision_config this does not describe.
-void add_gemma3_vision(const ConfigDocument& doc, const ModelGeometry& g, BlockList& out) {
+void add_gemma3_vision(const ConfigDocument& doc, const ModelGeometry& g, ParamBlockList& out) {
   if (json_text(doc.top(), "model_type", "") != "gemma3") return;
   const nlohmann::json* found = vision_config(doc);
   if (found == nullptr) return;
@@ -413,7 +390,7 @@ std::optional<QwenVisionGeometry> qwen_vision_geometry(const nlohmann::json& vis
 }
 
 // Each block's attention in both towers: qkv [3v, v] + 3v, proj [v, v] + v.
-void add_qwen_vision_attention(const QwenVisionGeometry& g, BlockList& out) {
+void add_qwen_vision_attention(const QwenVisionGeometry& g, ParamBlockList& out) {
   out.add(ParamRole::kVision, "attn.qkv", std::nullopt, CheckedBytes(3) * g.v, g.v, g.depth);
   out.add(ParamRole::kVision, "attn.qkv.bias", std::nullopt, 1, CheckedBytes(3) * g.v, g.depth);
   out.add(ParamRole::kVision, "attn.proj", std::nullopt, g.v, g.v, g.depth);
@@ -441,7 +418,7 @@ void add_qwen_vision_attention(const QwenVisionGeometry& g, BlockList& out) {
 // whole on every rank, some 1 % of the tower (model_spec.cc counts them in
 // replicated_params: qwen_vision_whole_on_rank names them).
 // Nothing for a vision_config this does not describe.
-void add_qwen3_vl_vision(const ConfigDocument& doc, BlockList& out) {
+void add_qwen3_vl_vision(const ConfigDocument& doc, ParamBlockList& out) {
   const std::string_view type = json_text(doc.top(), "model_type", "");
   if (type != "qwen3_vl" && type != "qwen3_vl_moe" && type != "qwen3_5" && type != "qwen3_5_moe") {
     return;
@@ -498,7 +475,7 @@ void add_qwen3_vl_vision(const ConfigDocument& doc, BlockList& out) {
 // parallelism and keeps the patch embedding and the norms whole, as for
 // Qwen3-VL above.
 // Nothing for a vision_config this does not describe.
-void add_qwen25_vl_vision(const ConfigDocument& doc, BlockList& out) {
+void add_qwen25_vl_vision(const ConfigDocument& doc, ParamBlockList& out) {
   if (json_text(doc.top(), "model_type", "") != "qwen2_5_vl") return;
   const nlohmann::json* found = vision_config(doc);
   if (found == nullptr) return;
@@ -535,7 +512,7 @@ void add_qwen25_vl_vision(const ConfigDocument& doc, BlockList& out) {
 //   standardize      std_bias and std_scale, v each, when the config says so
 //   embed_vision     embedding_projection [o, v] (its norm has no scale)
 // Nothing for a vision_config this does not describe.
-void add_gemma4_vision(const ConfigDocument& doc, const ModelGeometry& g, BlockList& out) {
+void add_gemma4_vision(const ConfigDocument& doc, const ModelGeometry& g, ParamBlockList& out) {
   if (json_text(doc.top(), "model_type", "") != "gemma4") return;
   const nlohmann::json* found = vision_config(doc);
   if (found == nullptr) return;
@@ -578,7 +555,7 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
   const ModelGeometry& g = spec.geometry;
   if (g.layers == 0 || g.hidden == 0) return {};
   const uint64_t h = g.hidden;
-  BlockList out;
+  ParamBlockList out;
   for (uint64_t i = 0; i < spec.layers.size(); ++i) {
     const LayerKind kind = spec.layers[i].kind;
     switch (kind) {

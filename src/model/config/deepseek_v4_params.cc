@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "memfit/checked_math.h"
+#include "model/config/param_block_list.h"
 
 namespace memfit {
 namespace {
@@ -17,31 +18,14 @@ uint64_t field(FieldReader& reader, std::string_view name) {
   return v && v->has_value() ? **v : 0;
 }
 
-// Appends blocks; a dimension that overflowed makes take() return none.
-class Blocks {
+// ParamBlockList with the float32 (or int32) blocks V4 stores at a fixed
+// width.
+class Blocks : public ParamBlockList {
  public:
-  void add(ParamRole role, std::string_view module, std::optional<uint64_t> layer, CheckedBytes rows,
-           CheckedBytes cols, uint64_t copies = 1, uint64_t element_bytes = 0) {
-    if (rows.overflowed() || cols.overflowed()) {
-      overflowed_ = true;
-      return;
-    }
-    if (*rows.value() == 0 || *cols.value() == 0 || copies == 0) return;
-    blocks_.push_back({role, module, layer, *rows.value(), *cols.value(), copies, element_bytes});
-  }
-  // A float32 (or int32) block.
   void add_f32(std::string_view module, std::optional<uint64_t> layer, CheckedBytes rows, CheckedBytes cols,
                uint64_t copies = 1) {
     add(ParamRole::kNorm, module, layer, rows, cols, copies, kFloat32);
   }
-  std::vector<ParamBlock> take() {
-    if (overflowed_) return {};
-    return std::move(blocks_);
-  }
-
- private:
-  std::vector<ParamBlock> blocks_;
-  bool overflowed_ = false;
 };
 
 struct V4Widths {
