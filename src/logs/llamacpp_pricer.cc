@@ -500,7 +500,7 @@ Status apply_context(const RuntimeLog& log, std::optional<uint64_t> build, Llama
                                 *build, slots, slots == 1 ? "" : "s", kServerExtraSequenceLastBuild, slots + 1));
   }
   if (!q.ctx_size) q.ctx_size = context_without_n_ctx(log, q.parallel.value_or(1), notes);
-  if (!q.ctx_size) notes.push_back("n_ctx is not in the log: the model's training context is assumed");
+  if (!q.ctx_size) notes.emplace_back(kTrainingContextAssumedNote);
   q.batch_size = count_setting(log, "n_batch");
   q.ubatch_size = count_setting(log, "n_ubatch");
   // The worst-case graph's tokens are min(n_ctx, n_ubatch): as n_ubatch

@@ -173,8 +173,7 @@ bool sized_by_context(LogFigure figure) {
 // training context, Ollama's default num_ctx); nullopt when the log gave it.
 std::optional<std::string> assumed_context(const LogCheck& check) {
   for (const std::string& note : check.log.notes) {
-    if (note.starts_with("n_ctx is not in the log: the model's training context") ||
-        note.starts_with("n_ctx is not in the log: Ollama's default num_ctx")) {
+    if (note == logs::kTrainingContextAssumedNote || note == logs::kOllamaDefaultContextNote) {
       return note;
     }
   }

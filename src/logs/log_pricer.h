@@ -104,6 +104,16 @@ void prepend_note(FigureCheck& c, std::string_view note);
 // word when it names no size ("Q8_0", "IQ4_XS - 4.25 bpw" is "IQ4_XS").
 std::string gguf_file_type_of_printed(std::string_view printed);
 
+// The notes a pricer adds when the log prints no n_ctx and memfit chooses
+// the context itself (log_check.cc reads them to say why a row sized by the
+// context misses): the llama.cpp pricer's, which the Ollama pricer replaces
+// with its own.
+inline constexpr std::string_view kTrainingContextAssumedNote =
+    "n_ctx is not in the log: the model's training context is assumed";
+inline constexpr std::string_view kOllamaDefaultContextNote =
+    "n_ctx is not in the log: Ollama's default num_ctx for the release prices it (the VRAM tier of the "
+    "GPUs' memory from v0.15.5, 4096 or 2048 before)";
+
 }  // namespace memfit::logs
 
 #endif  // MEMFIT_LOGS_LOG_PRICER_H_

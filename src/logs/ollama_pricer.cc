@@ -137,9 +137,8 @@ Status as_ollama(const RuntimeLog& log, EstimateRequest& r, std::vector<std::str
   if (!q.ctx_size) {
     // No context printed: num_ctx is left to the profile, which gives
     // Ollama's default for the release (defaults.cc), not the trained one.
-    std::erase(notes, std::string("n_ctx is not in the log: the model's training context is assumed"));
-    notes.push_back("n_ctx is not in the log: Ollama's default num_ctx for the release prices it (the "
-                    "VRAM tier of the GPUs' memory from v0.15.5, 4096 or 2048 before)");
+    std::erase(notes, std::string(kTrainingContextAssumedNote));
+    notes.emplace_back(kOllamaDefaultContextNote);
   }
   if (q.ctx_size && *q.ctx_size >= sequences) {
     if (Status s = set_field(r, "num_ctx", std::to_string(*q.ctx_size / sequences)); !s) return s;
