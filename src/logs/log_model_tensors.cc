@@ -22,6 +22,7 @@
 
 #include "engines/llamacpp/quantize_options.h"
 #include "engines/llamacpp/quantize_plan.h"
+#include "engines/shared/fixed_point.h"
 #include "logs/dump_rebuild.h"
 #include "logs/log_model.h"
 #include "memfit/checked_math.h"
@@ -275,10 +276,11 @@ std::optional<Model> scaled_to(Model quantized, uint64_t file_bytes, uint64_t bl
   uint64_t given[3] = {0, 0, 0};
   for (SafetensorsTensor& t : quantized.tensors) {
     const int k = static_cast<int>(third_of(t.name));
-    // A share of at most the part's target: the product fits 128 bits.
-    const unsigned __int128 part = static_cast<unsigned __int128>(t.data_bytes) * targets[k] / sums[k];
+    // data_bytes <= sums[k]: the share is at most the part's target, and
+    // never the fallback.
+    const uint64_t part = mul_div_floor(t.data_bytes, targets[k], sums[k]).value_or(targets[k]);
     if (largest[k] == nullptr || t.data_bytes > largest[k]->data_bytes) largest[k] = &t;
-    t.data_bytes = static_cast<uint64_t>(part);
+    t.data_bytes = part;
     given[k] += t.data_bytes;
   }
   for (int k = 0; k < 3; ++k) largest[k]->data_bytes += targets[k] - given[k];

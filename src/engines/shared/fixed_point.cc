@@ -18,6 +18,12 @@ std::optional<uint64_t> mul_div_ceil(uint64_t a, uint64_t b, uint64_t c) {
   return static_cast<uint64_t>(quotient);
 }
 
+std::optional<uint64_t> mul_div_floor(uint64_t a, uint64_t b, uint64_t c) {
+  const Wide quotient = static_cast<Wide>(a) * b / c;
+  if (quotient > UINT64_MAX) return std::nullopt;
+  return static_cast<uint64_t>(quotient);
+}
+
 std::optional<uint64_t> scale_micros_rounding_up(uint64_t bytes, uint64_t micros) {
   return mul_div_ceil(bytes, micros, kMicrosPerUnit);
 }

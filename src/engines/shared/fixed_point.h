@@ -14,6 +14,10 @@ namespace memfit {
 // ceil(a x b / c); nullopt when the result exceeds 64 bits. c must be
 // non-zero.
 std::optional<uint64_t> mul_div_ceil(uint64_t a, uint64_t b, uint64_t c);
+// floor(a x b / c); nullopt when the result exceeds 64 bits. c must be
+// non-zero. For a share of a whole that must add up exactly (the caller
+// gives the remainder to one part), never for a memory figure alone.
+std::optional<uint64_t> mul_div_floor(uint64_t a, uint64_t b, uint64_t c);
 
 // ceil(bytes x micros / 10^6); nullopt when the result exceeds 64 bits.
 std::optional<uint64_t> scale_micros_rounding_up(uint64_t bytes, uint64_t micros);

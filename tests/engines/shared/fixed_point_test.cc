@@ -18,6 +18,16 @@ TEST(FixedPoint, MulDivRoundsUpWithoutIntermediateOverflow) {
   EXPECT_EQ(mul_div_ceil(uint64_t{1} << 63, 4, 2), std::nullopt);
 }
 
+TEST(FixedPoint, MulDivFloorRoundsDownWithoutIntermediateOverflow) {
+  // 10 x 3 / 4 = 7.5 -> 7; 12 x 3 / 4 = 9 exactly.
+  EXPECT_EQ(mul_div_floor(10, 3, 4), 7u);
+  EXPECT_EQ(mul_div_floor(12, 3, 4), 9u);
+  // (2^63 + 1) x 4 / 8 = 2^62 + 0.5 -> 2^62: the product 2^65 + 4 overflows 64 bits, the answer does not.
+  EXPECT_EQ(mul_div_floor((uint64_t{1} << 63) + 1, 4, 8), uint64_t{1} << 62);
+  // 2^63 x 4 / 2 = 2^64: one past the largest uint64_t.
+  EXPECT_EQ(mul_div_floor(uint64_t{1} << 63, 4, 2), std::nullopt);
+}
+
 TEST(FixedPoint, ScalingRoundsUp) {
   // 1.2 x 10 = 12 exactly; 1.2 x 11 = 13.2 -> 14; 0.2 x 1 = 0.2 -> 1.
   EXPECT_EQ(scale_micros_rounding_up(10, 1'200'000), 12u);
