@@ -273,9 +273,9 @@ sglang's own, refused under another engine:
       SGLang's attention backend (default: aiter on an AMD GPU, else the GPU's
       own); aiter keeps 0.85 of --mem-fraction-static past an 8,192-token
       context
-  sglang_version (str, default 0.5.12; --sglang-version)
+  sglang_version (str, default 0.5.20; --sglang-version)
       the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned
-      0.5.12; 0.5.13 on priced by its rules, not read)
+      0.5.20; 0.5.21 on priced by its rules, not read)
 ollama's own, refused under another engine:
   num_ctx (int >= 1, tokens; --num-ctx)
       Modelfile/API num_ctx: context per sequence (default:

@@ -230,6 +230,48 @@ uint64_t json_count(const nlohmann::ordered_json& j, const char* key) {
   return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
 }
 
+// The cuda_graph figure: the captures the log's figure sums (the reader's
+// setting cuda_graph_parts: "decode", "piecewise" or both), each at
+// memfit's reserve for it, SGLang's own coefficients: 2 MiB a decode batch
+// up to --cuda-graph-max-bs (or the largest batch the log says was
+// captured, where server_args print no --cuda-graph-max-bs), and the
+// piecewise graphs' reserve of the computed fraction (plan.h,
+// piecewise_reserve: 8 MiB a captured token size, 1.5 GiB under MLA). Not
+// what a capture holds: no rule in SGLang's source gives that.
+void price_cuda_graph(const RuntimeLog& log, const nlohmann::ordered_json& j, FigureCheck& c) {
+  const LogSetting* parts = log.setting("cuda_graph_parts");
+  const std::string_view printed = parts != nullptr ? std::string_view(parts->value) : "decode";
+  const bool decode = printed.find("decode") != std::string_view::npos;
+  const bool piecewise = printed.find("piecewise") != std::string_view::npos;
+  uint64_t decode_bytes = json_count(j, "cuda_graph_bytes");
+  std::string decode_text = fmt::format("2 MiB a batch up to --cuda-graph-max-bs {} (the 0.5 line's coefficient)",
+                                        json_count(j, "cuda_graph_max_bs"));
+  if (std::optional<uint64_t> captured = captured_graph_batch(log)) {
+    decode_bytes = (CheckedBytes(*captured) * sglang::kCudaGraphBytesPerBatch).saturated();
+    decode_text = fmt::format("2 MiB a batch up to the largest batch captured, {} (the log's 'Capture cuda "
+                              "graph bs' list)",
+                              *captured);
+  }
+  const uint64_t piecewise_bytes = json_count(j, "piecewise_cuda_graph_bytes");
+  if (piecewise && piecewise_bytes == 0) {
+    c.note = "the log's figure holds the piecewise graphs' capture, which memfit does not price for this run "
+             "(they are off by its rules): not compared";
+    return;
+  }
+  c.memfit = (CheckedBytes(decode ? decode_bytes : 0) + (piecewise ? piecewise_bytes : 0)).saturated();
+  c.basis = FigureBasis::kModelled;
+  std::string what;
+  if (decode) what = decode_text;
+  if (piecewise) {
+    if (!what.empty()) what += ", plus ";
+    what += fmt::format("the piecewise graphs' reserve, {} MiB (the printed decode and piecewise captures summed)",
+                        piecewise_bytes / sglang::kMiB);
+  }
+  c.note = "memfit's reserve, " + what +
+           ", not what the capture holds: no rule in SGLang's source gives that (docs/engine-sglang.md, "
+           "'CUDA graphs')";
+}
+
 // Why the weights and the pool of a run that keeps weights off the GPU
 // are not priced; "" for a run that holds its checkpoint on the GPUs. The
 // sglang profile prices the whole checkpoint on the GPUs; under
@@ -626,21 +668,7 @@ class SglangPricer final : public LogPricer {
           // size's retained output and NCCL's and CUDA's own graph memory;
           // no source file fixes the last (docs/engine-sglang.md, "CUDA
           // graphs").
-          c.memfit = json_count(j, "cuda_graph_bytes"), c.basis = FigureBasis::kModelled;
-          if (std::optional<uint64_t> captured = captured_graph_batch(log)) {
-            // The largest batch the log says was captured (sglang_reader.cc),
-            // where server_args print no --cuda-graph-max-bs.
-            c.memfit = (CheckedBytes(*captured) * sglang::kCudaGraphBytesPerBatch).saturated();
-            c.note = fmt::format("memfit's reserve, 2 MiB a batch up to the largest batch captured, {} "
-                                 "(the log's 'Capture cuda graph bs' list), not what the capture holds: no "
-                                 "rule in SGLang's source gives that (docs/engine-sglang.md, 'CUDA graphs')",
-                                 *captured);
-            break;
-          }
-          c.note = fmt::format("memfit's reserve, 2 MiB a batch up to --cuda-graph-max-bs {} (the 0.5 "
-                               "line's coefficient), not what the capture holds: no rule in SGLang's "
-                               "source gives that (docs/engine-sglang.md, 'CUDA graphs')",
-                               json_count(j, "cuda_graph_max_bs"));
+          price_cuda_graph(log, j, c);
           break;
         default:
           break;

@@ -19,8 +19,12 @@
 //                                             disable_piecewise_cuda_graph too)
 //   Attention backend not specified. Use aiter backend by default.
 //                                             the setting attention_backend
+//   Capture piecewise CUDA graph end. ... mem usage=2.32 GB.   added to
+//                                             cuda_graph (the setting
+//                                             cuda_graph_parts says which)
 // The backend is CUDA unless a line is a ROCm build's (aiter, ROCm, HIP,
-// an AMD Instinct device: rocm_line).
+// an AMD Instinct device: rocm_line) or a MUSA build's (Moore Threads:
+// musa_line).
 //   Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB,
 //     ssm_state size: 7.29GB                  recurrent (conv + ssm); the slots a
 //                                             setting, mamba_cache_slots
@@ -35,6 +39,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "logs/command_line.h"
@@ -323,20 +329,24 @@ void read_total_tokens(std::string_view total, const std::string& rank, uint64_t
 // cuda_graph figure is priced at when server_args print no
 // cuda_graph_max_bs (0.4.6 captured up to 160 on an 80 GB GPU, where the
 // 0.5 default is 256). It is not the fraction's --cuda-graph-max-bs: the
-// list is cut to the request pool's size after that was computed.
+// list is cut to the request pool's size after that was computed. A list
+// whose last item is "..." ("[1, 2, 4, ...]", cut where it was copied)
+// gives no largest batch.
 void read_captured_batches(std::string_view list, LogBuilder& out) {
   const std::string_view body = list.substr(0, list.find(']'));
   std::optional<uint64_t> largest;
+  bool cut = false;
   size_t at = 0;
   while (at < body.size()) {
     const size_t comma = body.find(',', at);
     std::string_view item = body.substr(at, comma == std::string_view::npos ? std::string_view::npos : comma - at);
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    cut = item.starts_with("...") || item.starts_with("\u2026");
     if (std::optional<uint64_t> bs = leading_count(item); bs && (!largest || *bs > *largest)) largest = bs;
     if (comma == std::string_view::npos) break;
     at = comma + 1;
   }
-  if (largest) out.setting("cuda_graph_bs_captured", std::to_string(*largest));
+  if (largest && !cut) out.setting("cuda_graph_bs_captured", std::to_string(*largest));
 }
 
 // "[2025-03-25 16:37:06 TP0] ...": the date SGLang's logger stamps on a
@@ -406,12 +416,39 @@ bool rocm_line(std::string_view text) {
   return false;
 }
 
-void read_line(const LogLine& line, bool swa_pools, LogBuilder& out) {
+// A line only SGLang's MUSA port (Moore Threads GPUs) prints, which makes
+// the log's backend MUSA: server_args' device='musa', the MUSA runtime or
+// its Python package (torch_musa, torchada, "musa:0", "MUSA" as a word,
+// MUSA_VISIBLE_DEVICES), its collective library MCCL ("sglang is using
+// mccl==..."), Moore Threads or an MTT GPU's name (MTT S4000, MTT_S5000).
+bool musa_line(std::string_view text) {
+  if (contains(text, "ServerArgs(")) return contains(text, "device='musa'");
+  for (std::string_view marker : {"MUSA_VISIBLE_DEVICES", "torch_musa", "torchada", "Moore Threads", "mthreads",
+                                  "MTT S", "MTT_S", "using mccl"}) {
+    if (contains(text, marker)) return true;
+  }
+  return contains_word(text, "MUSA") || contains_word(text, "musa");
+}
+
+// The setting cuda_graph_parts: the captures the cuda_graph figure sums,
+// "decode", "piecewise" or "decode+piecewise".
+void add_graph_part(LogBuilder& out, std::string_view part) {
+  const LogSetting* parts = out.find_setting("cuda_graph_parts");
+  if (parts == nullptr) {
+    out.setting("cuda_graph_parts", part);
+    return;
+  }
+  if (parts->value.find(part) != std::string::npos) return;
+  out.setting("cuda_graph_parts", parts->value + "+" + std::string(part), true);
+}
+
+void read_line(const LogLine& line, bool swa_pools, std::set<std::string>& piecewise_ranks, LogBuilder& out) {
   const std::string_view text = line.text;
   const std::string rank = rank_of(text);
   read_log_date(text, out);
   read_mxfp4_kernel(text, out);
   if (rocm_line(text)) out.set_backend("ROCm");
+  if (musa_line(text)) out.set_backend("MUSA");
   const auto mem_usage = [&](LogFigure figure) {
     if (std::optional<std::string_view> usage = after(text, "mem usage=")) {
       if (std::optional<PrintedQuantity> q = leading_quantity(*usage, sglang_units())) {
@@ -438,7 +475,9 @@ void read_line(const LogLine& line, bool swa_pools, LogBuilder& out) {
   if (contains(text, "piecewise cuda graph is enabled") || contains(text, "Piecewise CUDA graph is enabled")) {
     out.setting("piecewise_cuda_graph", "True");
   }
-  if (contains(text, "Capture piecewise CUDA graph begin")) out.setting("piecewise_cuda_graph", "True", true);
+  if (contains(text, "Capture piecewise CUDA graph begin") || contains(text, "Capture piecewise CUDA graph end")) {
+    out.setting("piecewise_cuda_graph", "True", true);
+  }
   // "Disable piecewise CUDA graph because --disable-piecewise-cuda-graph is
   // set" (server_args.py): off. The hierarchical cache ("Allocating 15.58
   // GB host memory for hierarchical KV cache.") turns them off too
@@ -446,7 +485,25 @@ void read_line(const LogLine& line, bool swa_pools, LogBuilder& out) {
   // capture line says otherwise.
   if (contains(text, "Disable piecewise CUDA graph because")) out.setting("piecewise_cuda_graph", "False", true);
   if (contains(text, "host memory for hierarchical KV cache")) out.setting("piecewise_cuda_graph", "False");
-  if (contains(text, "Capture cuda graph end.")) mem_usage(LogFigure::kCudaGraph);
+  // The decode graphs' capture, then the piecewise (prefill) graphs'
+  // ("Capture piecewise CUDA graph end. Time elapsed: 17.62 s. mem
+  // usage=2.32 GB.", piecewise_cuda_graph_runner.py): one cuda_graph figure,
+  // their sum, priced by the reserves of both (sglang_pricer.cc); the
+  // setting cuda_graph_parts says which it holds.
+  if (contains(text, "Capture cuda graph end.")) {
+    mem_usage(LogFigure::kCudaGraph);
+    add_graph_part(out, "decode");
+  }
+  if (contains(text, "Capture piecewise CUDA graph end.")) {
+    if (std::optional<std::string_view> usage = after(text, "mem usage=")) {
+      if (std::optional<PrintedQuantity> q = leading_quantity(*usage, sglang_units())) {
+        // Once a rank: a second engine start's line is not added again.
+        if (!piecewise_ranks.contains(rank)) out.bytes(rank, LogFigure::kCudaGraph, *q, line.number, Merge::kSum);
+        piecewise_ranks.insert(rank);
+        add_graph_part(out, "piecewise");
+      }
+    }
+  }
   if (auto batches = after(text, "Capture cuda graph bs [")) read_captured_batches(*batches, out);
   if (contains(text, "Use sliding window memory pool.") || contains(text, "SWAKVPool mem usage")) {
     read_swa_pools(text, rank, line.number, out);
@@ -475,10 +532,11 @@ class SglangReader final : public LogReader {
   void read(std::span<const LogLine> lines, LogBuilder& out) const override {
     const bool swa_pools = any_line_contains(lines, "Use sliding window memory pool.") ||
                            any_line_contains(lines, "SWAKVPool mem usage");
-    for (const LogLine& line : lines) read_line(line, swa_pools, out);
+    std::set<std::string> piecewise_ranks;
+    for (const LogLine& line : lines) read_line(line, swa_pools, piecewise_ranks, out);
     infer_dp_attention(lines, out);
     infer_tp_ranks(lines, out);
-    out.set_backend("CUDA");  // unless a line was ROCm's (rocm_line)
+    out.set_backend("CUDA");  // unless a line was ROCm's or MUSA's (rocm_line, musa_line)
     if (const LogSetting* model = out.find_setting("model")) out.model().name = model->value;
     out.order_devices();
   }

@@ -61,6 +61,19 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       EXPECT_EQ(e["versions"]["differences"][2]["releases"], "mlx-lm 0.17.0 to 0.22.1");
       EXPECT_EQ(e["versions"]["differences"][4]["releases"], "mlx-lm 0.27.0 and later");
     }
+    if (e["name"] == "sglang") {
+      EXPECT_EQ(e["versions"]["field"], "sglang_version");
+      // Oldest first (profile.cc): refused before 0.5.3, no piecewise
+      // reserve to 0.5.9, #16331's reserve, #29615's --disable-cuda-graph
+      // guard from 0.5.16, #37898's GPU-size defaults at 0.5.20, the
+      // releases after it priced by it, 0.6 refused.
+      const nlohmann::json& d = e["versions"]["differences"];
+      ASSERT_EQ(d.size(), 7u);
+      EXPECT_EQ(d[3]["releases"], "0.5.16 to 0.5.19");
+      EXPECT_EQ(d[4]["releases"], "0.5.20");
+      EXPECT_NE(d[4]["change"].get<std::string>().find("#37898"), std::string::npos);
+      EXPECT_EQ(d[5]["releases"], "0.5.21 and later 0.5");
+    }
     if (e["name"] == "llamacpp") {
       EXPECT_EQ(e["versions"]["field"], "llamacpp_version");
       // Oldest first, one line a rule's first build (releases.cc;

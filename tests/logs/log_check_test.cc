@@ -2177,6 +2177,41 @@ TEST(CheckLog, AnSglangCaptureWithoutServerArgsIsPricedAtTheLargestBatchItCaptur
   EXPECT_EQ(graphs->memfit, 100'663'296u);
 }
 
+TEST(CheckLog, AnSglangPiecewiseCaptureIsPricedAtItsReserveBesideTheDecodeGraphs) {
+  // sglang-neversgl-skilldoc (Qwen3-8B, 2026-04-27, one Blackwell GPU, 177.57
+  // GB free before the weights): its cuda_graph figure sums the decode
+  // capture's 0.60 GB and the piecewise capture's 2.32 GB (3,135,326,126 B;
+  // other_readers_test.cc). Its batch list "[1, 2, 4, ...]" is cut, so the
+  // decode graphs take the default for a GPU over 160 GiB, 512 x 2 MiB =
+  // 1,073,741,824 B; the piecewise graphs their reserve of that date: the
+  // token sizes up to the chunked prefill's 16,384, 8 + 14 + 8 + 8 + 12 +
+  // 4,608..16,384 by 512 (24) = 74, x 8 MiB = 620,756,992 B; 1,694,498,816
+  // B in all (0.5405; 8 MiB, 0.0027 of the figure, at the cut list's 4).
+  LogCheckOptions options;
+  options.config_json =
+      read_test_log("sglang", "sglang-neversgl-skilldoc-qwen3-8b-blackwell-trtllm.config.json");
+  const LogCheck c = check("sglang", "sglang-neversgl-skilldoc-qwen3-8b-blackwell-trtllm.log", options);
+  const FigureCheck* graphs = figure(c, "rank0", LogFigure::kCudaGraph);
+  ASSERT_NE(graphs, nullptr);
+  EXPECT_EQ(graphs->printed.value, 3'135'326'126u);
+  EXPECT_EQ(graphs->memfit, 1'694'498'816u);
+  EXPECT_EQ(graphs->basis, FigureBasis::kModelled);
+  EXPECT_NE(graphs->note.find("the piecewise graphs' reserve, 592 MiB"), std::string::npos) << graphs->note;
+  // The piecewise capture alone, where memfit has the graphs off (a log
+  // dated before sgl-project/sglang#12996): not compared.
+  const std::string alone =
+      "[2025-10-01 00:00:00] Load weight begin. avail mem=177.57 GB\n"
+      "[2025-10-01 00:00:01] Load weight end. type=Qwen3ForCausalLM, avail mem=162.30 GB, mem usage=15.28 GB.\n"
+      "[2025-10-01 00:00:02] KV Cache is allocated. #tokens: 992896, K size: 68.18 GB, V size: 68.18 GB\n"
+      "[2025-10-01 00:00:03] Capture piecewise CUDA graph end. Time elapsed: 1.00 s. mem usage=2.32 GB.\n";
+  Result<LogCheck> off = check_log(alone, options, nullptr);
+  ASSERT_TRUE(off.ok()) << off.error().message();
+  graphs = figure(*off, "rank0", LogFigure::kCudaGraph);
+  ASSERT_NE(graphs, nullptr);
+  EXPECT_FALSE(graphs->memfit.has_value());
+  EXPECT_NE(graphs->note.find("not compared"), std::string::npos) << graphs->note;
+}
+
 TEST(CheckLog, AnSglangLogWithoutServerArgsTakesTheDefaultFractionOfItsDate) {
   // sgl-project/sglang#4760 (lines dated 2025-03-25, H100, TP 1) prints no
   // server_args: before #7054 (2025-06-10) the default was the TP table's

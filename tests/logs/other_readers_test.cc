@@ -199,6 +199,61 @@ TEST(SglangLog, AnAmdRunIsRocmNotCuda) {
   }
 }
 
+TEST(SglangLog, AMooreThreadsRunIsMusaNotCuda) {
+  // SGLang's MUSA port (sgl-project/sglang's "[MUSA]" PRs) on Moore Threads
+  // GPUs: server_args' device='musa', the MUSA runtime's names, MCCL, an
+  // MTT GPU. A log that shows none of them stays CUDA's (the corpus's two
+  // MUSA excerpts print no such line: their sidecars say MUSA).
+  const std::string load = "[2026-01-01 00:00:01] Load weight end. type=Qwen3ForCausalLM, avail mem=10.00 GB, "
+                           "mem usage=1.00 GB.\n";
+  for (const std::string& line :
+       {std::string("[2026-01-01 00:00:00] server_args=ServerArgs(tp_size=1, device='musa')\n"),
+        std::string("[2026-01-01 00:00:00] UserWarning: MUSA does not support fused_marlin_moe currently.\n"),
+        std::string("[2026-01-01 00:00:00 TP0] sglang is using mccl==2.11.4\n"),
+        std::string("[2026-01-01 00:00:00] MUSA_VISIBLE_DEVICES=0,1\n"),
+        std::string("[2026-01-01 00:00:00] Using default MoE kernel config device_name=MTT_S5000.json\n"),
+        std::string("[2026-01-01 00:00:00] tensor on musa:0\n")}) {
+    Result<RuntimeLog> log = read_runtime_log(line + load);
+    ASSERT_TRUE(log.ok());
+    EXPECT_EQ(log->backend, "MUSA") << line;
+  }
+  for (const std::string& line :
+       {std::string("[2026-01-01 00:00:00] server_args=ServerArgs(tp_size=1, device='cuda', musa_graph=False)\n"),
+        std::string("[2026-01-01 00:00:00] Musashi and a MUSAKA\n")}) {
+    Result<RuntimeLog> log = read_runtime_log(line + load);
+    ASSERT_TRUE(log.ok());
+    EXPECT_EQ(log->backend, "CUDA") << line;
+  }
+  EXPECT_EQ(read("sglang", "sglang-17246-qwen3-06b-musa.log").backend, "CUDA");
+}
+
+TEST(SglangLog, ThePiecewiseCaptureAddsToTheCudaGraphFigure) {
+  // sglang-neversgl-skilldoc: "Capture cuda graph end. ... mem usage=0.60
+  // GB." then "Capture piecewise CUDA graph end. ... mem usage=2.32 GB.":
+  // one cuda_graph figure, 0.60 x 2^30 = 644,245,094.4 -> 644,245,094 +
+  // 2.32 x 2^30 = 2,491,081,031.68 -> 2,491,081,032 = 3,135,326,126 B.
+  const RuntimeLog log = read("sglang", "sglang-neversgl-skilldoc-qwen3-8b-blackwell-trtllm.log");
+  const PrintedFigure* graphs = find_figure(log, "rank0", LogFigure::kCudaGraph);
+  ASSERT_NE(graphs, nullptr);
+  EXPECT_EQ(graphs->value, 3'135'326'126u);
+  EXPECT_EQ(graphs->text, "0.60 GB + 2.32 GB");
+  EXPECT_EQ(setting_of(log, "cuda_graph_parts"), "decode+piecewise");
+  // Its "Capture cuda graph bs [1, 2, 4, ...]" is cut where it was copied:
+  // no largest batch.
+  EXPECT_EQ(setting_of(log, "cuda_graph_bs_captured"), "<none>");
+  // The piecewise capture alone, printed twice on a rank (a second engine
+  // start): once.
+  const std::string piecewise = "[2026-01-01 00:00:02] Capture piecewise CUDA graph end. Time elapsed: 1.00 s. "
+                                "mem usage=1.00 GB. avail mem=5.00 GB.\n";
+  Result<RuntimeLog> alone = read_runtime_log(
+      "[2026-01-01 00:00:01] Load weight end. type=Qwen3ForCausalLM, avail mem=10.00 GB, mem usage=1.00 GB.\n" +
+      piecewise + piecewise);
+  ASSERT_TRUE(alone.ok());
+  ASSERT_NE(find_figure(*alone, "rank0", LogFigure::kCudaGraph), nullptr);
+  EXPECT_EQ(find_figure(*alone, "rank0", LogFigure::kCudaGraph)->value, 1ull << 30);
+  EXPECT_EQ(setting_of(*alone, "cuda_graph_parts"), "piecewise");
+}
+
 TEST(SglangLog, TotalTokensLineLeavesThePrintedPoolAlone) {
   // A QwQ-32B TP 4 start (2025-03-08): "#tokens: 46611" on every rank's KV
   // line, then max_total_num_tokens=46611 again; the pool is read once a

@@ -170,8 +170,9 @@ constexpr RequestField kFields[] = {
          .min = 1,
          .max = kMaxCount,
          .example = "4096",
-         .doc = "tokens per prefill chunk; default by the GPU's memory (under 35 GiB 2048, under 60 "
-                "GiB 4096, under 160 GiB 8192, else 16384); it enters the computed fraction"}),
+         .doc = "tokens per prefill chunk; default by the GPU's memory (under 20 GiB 2048, under 35 "
+                "GiB 4096 (2048 before 0.5.20), under 60 GiB 4096, under 160 GiB 8192, else 16384); "
+                "it enters the computed fraction"}),
     text_field<"cuda_graph_max_bs", parse_count>(
         {.flags = "--cuda-graph-max-bs",
          .help = "largest batch captured in a CUDA graph (default by the GPU's memory and TP)",
@@ -179,15 +180,17 @@ constexpr RequestField kFields[] = {
          .min = 1,
          .max = kMaxCount,
          .example = "128",
-         .doc = "largest batch captured in a CUDA graph; default by the GPU's memory and TP (8; 24 "
-                "or 80; 32 or 160; 256 or 512; 512); it enters the computed fraction"}),
+         .doc = "largest batch captured in a CUDA graph; default by the GPU's memory and TP (8; 48 "
+                "or 160 (24 or 80 before 0.5.20); 32 or 160; 256 or 512; 512); it enters the "
+                "computed fraction"}),
     text_field<"disable_cuda_graph", parse_flag>(
         {.flags = "--disable-cuda-graph",
          .help = "no CUDA graphs",
          .type = FieldType::kFlag,
          .default_text = "false",
-         .doc = "SGLang's `--disable-cuda-graph`: no graphs captured (the computed fraction still "
-                "reserves for them, as SGLang's does)"}),
+         .doc = "SGLang's `--disable-cuda-graph`: no graphs captured; before 0.5.16 the computed "
+                "fraction still reserves 2 MiB a graph batch for them, as SGLang's did, from 0.5.16 "
+                "not (sgl-project/sglang#29615)"}),
     text_field<"disable_piecewise_cuda_graph", parse_flag>(
         {.flags = "--disable-piecewise-cuda-graph",
          .help = "no piecewise (prefill) CUDA graphs: no reserve for them (0.5.10 and later)",
@@ -268,15 +271,17 @@ constexpr RequestField kFields[] = {
                 "exceeds 8,192 tokens (\"ROCm\")"}),
     text_field<"sglang_version", parse_release>(
         {.flags = "--sglang-version",
-         .help = "the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned 0.5.12; "
-                 "0.5.13 on priced by its rules, not read)",
+         .help = "the SGLang release that runs, 0.5.3 or later 0.5 (default: the pinned 0.5.20; "
+                 "0.5.21 on priced by its rules, not read)",
          .type = FieldType::kText,
          .default_text = kPinnedRelease,
          .example = "0.5.4",
-         .doc = "the release that runs, `X.Y.Z`; default the pinned 0.5.12; the rules were read "
-                "from 0.5.3 to 0.5.12 (from 0.5.10 the piecewise CUDA graphs are on by default and "
-                "the computed fraction reserves for them: \"Releases\"), and a later 0.5 release "
-                "is priced by 0.5.12's though not read; any other is refused"}),
+         .doc = "the release that runs, `X.Y.Z`; default the pinned 0.5.20; the rules were read "
+                "from 0.5.3 to 0.5.20 (from 0.5.10 the piecewise CUDA graphs are on by default and "
+                "the computed fraction reserves for them; from 0.5.16 `--disable-cuda-graph` drops "
+                "the graphs' reserve; from 0.5.20 a 20 to 35 GiB GPU takes larger defaults: "
+                "\"Releases\"), and a later 0.5 release is priced by 0.5.20's though not read; any "
+                "other is refused"}),
 };
 
 template <typename T, typename Parse>

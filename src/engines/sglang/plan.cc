@@ -91,9 +91,12 @@ Mxfp4Kernel sglang_mxfp4_kernel(std::string_view gpu_name) {
                                                                   : Mxfp4Kernel::kTriton;
 }
 
-GpuDefaults gpu_defaults(uint64_t gpu_mem_mib, uint64_t tp) {
-  if (gpu_mem_mib < mib(20)) return {2048, 8};                      // T4, 4080
-  if (gpu_mem_mib < mib(35)) return {2048, tp < 4 ? 24u : 80u};     // A10, 4090, 5090
+GpuDefaults gpu_defaults(uint64_t gpu_mem_mib, uint64_t tp, bool mid_tier_37898) {
+  if (gpu_mem_mib < mib(20)) return {2048, 8};  // T4, 4080
+  if (gpu_mem_mib < mib(35)) {                  // A10, 4090, 5090
+    if (mid_tier_37898) return {4096, tp < 4 ? 48u : 160u};
+    return {2048, tp < 4 ? 24u : 80u};
+  }
   if (gpu_mem_mib < mib(60)) return {4096, tp < 4 ? 32u : 160u};    // A100 40GB, L40
   if (gpu_mem_mib < mib(160)) return {8192, tp < 4 ? 256u : 512u};  // H100, H200, H20
   return {16384, 512};                                              // B200, MI300
@@ -140,24 +143,38 @@ std::optional<PiecewiseReserve> piecewise_reserve(std::string_view date, uint64_
 namespace {
 
 // server_args.py's piecewise_cuda_graph_disabled_model_archs by the
-// config's model_type, as of `date` (plan.h, piecewise_rule_date).
-bool piecewise_disabled_model(const ModelSpec& spec, std::string_view date) {
+// config's model_type; `nsa_captures`: #23351 lets NSA models capture them
+// (plan.h, piecewise_rule_date).
+bool piecewise_disabled_model(const ModelSpec& spec, bool nsa_captures) {
   for (std::string_view type : {"qwen3_next", "deepseek_v4", "llada"}) {
     if (spec.model_type == type) return true;
   }
   const bool nsa = spec.model_type == "deepseek_v32" || spec.model_type == "glm_moe_dsa";
-  return nsa && date < "2026-05-23";  // #23351 lets NSA models capture them
+  return nsa && !nsa_captures;
 }
 
-// 0.5.10 or later: the release turns the piecewise graphs on by default.
-bool release_defaults_piecewise(std::string_view release) {
+// `release` is `first` or later.
+bool release_from(std::string_view release, std::string_view first) {
   const std::optional<ReleaseNumber> r = parse_release_number(release);
-  const std::optional<ReleaseNumber> first = parse_release_number(kPiecewiseDefaultRelease);
-  if (!r || !first) return false;
-  return std::tie(r->major, r->minor, r->patch) >= std::tie(first->major, first->minor, first->patch);
+  const std::optional<ReleaseNumber> f = parse_release_number(first);
+  if (!r || !f) return false;
+  return std::tie(r->major, r->minor, r->patch) >= std::tie(f->major, f->minor, f->patch);
+}
+
+// A rule of `release` on, merged on `date`: a release-less log stands for
+// the tree of its date (plan.h, Settings::log_date), else the release.
+bool rule_applies(const Settings& s, std::string_view release, std::string_view date) {
+  if (is_date(s.log_date)) return s.log_date >= date;
+  return release_from(s.release, release);
 }
 
 }  // namespace
+
+bool has_mid_tier_37898(const Settings& s) { return rule_applies(s, kMidTierRelease, kMidTierDate); }
+
+bool has_decode_graph_guard_29615(const Settings& s) {
+  return rule_applies(s, kDecodeGraphGuardRelease, kDecodeGraphGuardDate);
+}
 
 std::string piecewise_rule_date(const ModelSpec& spec, const Settings& s) {
   if (!s.piecewise_log_date.empty()) return s.piecewise_log_date;  // the log shows them on
@@ -165,14 +182,26 @@ std::string piecewise_rule_date(const ModelSpec& spec, const Settings& s) {
   // A release-less log stands for the tree of its date; an estimate for
   // the release's, whose rule is #16331's through the tree read.
   const bool dated = is_date(s.log_date);
-  const bool default_on = dated ? s.log_date >= kPiecewiseDefaultDate : release_defaults_piecewise(s.release);
+  const bool default_on = dated ? s.log_date >= kPiecewiseDefaultDate : release_from(s.release, kPiecewiseDefaultRelease);
   if (!default_on) return "";
   const std::string date = dated ? s.log_date : std::string(kPiecewiseDefaultDate);
   // aiter runs on HIP only: a run on it is an AMD GPU's (check-log knows
   // the platform by the backend where its request names no GPU).
   const bool hip = s.rocm || s.attention_backend == "aiter";
-  if (s.dp_attention || hip || spec.multimodal || piecewise_disabled_model(spec, date)) return "";
+  // #23351 (2026-05-23): after 0.5.12's cut, in 0.5.13 (out by 2026-06-17).
+  const bool nsa_captures = dated ? s.log_date >= kNsaPiecewiseDate : release_from(s.release, kNsaPiecewiseRelease);
+  if (s.dp_attention || hip || spec.multimodal || piecewise_disabled_model(spec, nsa_captures)) return "";
   return date;
+}
+
+std::optional<PiecewiseReserve> piecewise_reserve_of(const Settings& s, uint64_t chunked_prefill_size, bool mla) {
+  // From #16331 the piecewise graphs' token sizes stop at --max-total-tokens
+  // (piecewise_cuda_graph_max_tokens = min(chunked prefill, it)).
+  uint64_t piecewise_max = chunked_prefill_size;
+  if (s.max_total_tokens && s.piecewise_log_date >= kPiecewiseDefaultDate) {
+    piecewise_max = std::min(piecewise_max, *s.max_total_tokens);
+  }
+  return piecewise_reserve(s.piecewise_log_date, piecewise_max, mla);
 }
 
 double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Settings& s, bool mla) {
@@ -180,19 +209,15 @@ double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Se
   const uint64_t graphs = s.cuda_graph_max_bs.value_or(d.cuda_graph_max_bs);
   double reserved = 512;
   reserved += static_cast<double>(std::max<uint64_t>(chunked, 2048)) * 1.5;
-  reserved += static_cast<double>(graphs) * 2;
+  // From #29615 the decode graphs' term only where they are captured (the
+  // DP-attention terms below stay).
+  if (!s.disable_cuda_graph || !has_decode_graph_guard_29615(s)) reserved += static_cast<double>(graphs) * 2;
   reserved += static_cast<double>(s.tensor_parallel) / 8 * 1024;
   if (s.dp_attention) {
     reserved += static_cast<double>(graphs * s.dp_size) * 3;
     if (graphs > 300) reserved += static_cast<double>(graphs * s.dp_size) * 1.5;
   }
-  // From #16331 the piecewise graphs' token sizes stop at --max-total-tokens
-  // (piecewise_cuda_graph_max_tokens = min(chunked prefill, it)).
-  uint64_t piecewise_max = chunked;
-  if (s.max_total_tokens && s.piecewise_log_date >= kPiecewiseDefaultDate) {
-    piecewise_max = std::min(piecewise_max, *s.max_total_tokens);
-  }
-  const std::optional<PiecewiseReserve> piecewise = piecewise_reserve(s.piecewise_log_date, piecewise_max, mla);
+  const std::optional<PiecewiseReserve> piecewise = piecewise_reserve_of(s, chunked, mla);
   if (piecewise && piecewise->before_floor) reserved += piecewise->mib;
   if (gpu_mem_mib > mib(60)) reserved = std::max<double>(reserved, mib(10));
   if (piecewise && !piecewise->before_floor) reserved += piecewise->mib;
@@ -336,7 +361,7 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
                                           "give --context-length");
   }
   p.gpu_mem_mib = s.gpu_mem_mib != 0 ? s.gpu_mem_mib : s.gpu_total_bytes / kMiB;
-  const GpuDefaults d = gpu_defaults(p.gpu_mem_mib, s.tensor_parallel);
+  const GpuDefaults d = gpu_defaults(p.gpu_mem_mib, s.tensor_parallel, has_mid_tier_37898(s));
   p.mem_fraction_computed = !s.mem_fraction_static.has_value();
   p.piecewise_rule_date = piecewise_rule_date(spec, s);
   if (!s.mem_fraction_static) {
@@ -430,9 +455,19 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
           .saturated();
   p.cuda_graph_bytes =
       s.disable_cuda_graph ? 0 : (CheckedBytes(*s.cuda_graph_max_bs) * kCudaGraphBytesPerBatch).saturated();
+  // The piecewise (prefill) graphs, where on: SGLang's own reserve for them
+  // (piecewise_reserve, of the date their rule takes), whether or not the
+  // fraction was computed.
+  if (!p.piecewise_rule_date.empty()) {
+    Settings dated = s;
+    dated.piecewise_log_date = p.piecewise_rule_date;
+    if (std::optional<PiecewiseReserve> r = piecewise_reserve_of(dated, *s.chunked_prefill_size, p.cell.mla)) {
+      p.piecewise_cuda_graph_bytes = static_cast<uint64_t>(r->mib * static_cast<double>(kMiB));
+    }
+  }
   p.activation_bytes = activation_bytes(spec, s);
   p.peak_bytes = (CheckedBytes(p.startup_bytes) + p.weights_bytes + p.state_pool.bytes + p.kv_pool_bytes +
-                  p.req_to_token_bytes + p.cuda_graph_bytes + p.activation_bytes)
+                  p.req_to_token_bytes + p.cuda_graph_bytes + p.piecewise_cuda_graph_bytes + p.activation_bytes)
                      .saturated();
   return p;
 }

@@ -18,8 +18,10 @@
 //                 over the full-attention layers              (exact rule)
 //   req_to_token  the request-to-token table: its slots x (context + 4)
 //                 x 4 bytes                                  (exact rule)
-//   CUDA graphs   cuda_graph_max_bs x 2 MiB: SGLang's own reserve
-//                 coefficient                                   (modelled)
+//   CUDA graphs   cuda_graph_max_bs x 2 MiB, and where the piecewise
+//                 (prefill) graphs are on, 8 MiB a captured token size
+//                 (1.5 GiB under MLA): SGLang's own reserve coefficients
+//                                                               (modelled)
 //   activations   one prefill chunk's forward pass: its hidden states and
 //                 MLP intermediates                             (modelled)
 //
@@ -44,13 +46,35 @@
 namespace memfit::sglang {
 
 // The release whose rules are priced when --sglang-version is not given:
-// the newest whose tree was read (sgl-project/sglang to 2026-06-08, which
-// holds 0.5.12, cut by 2026-05-18; docs/engine-sglang.md, "Releases").
-inline constexpr std::string_view kPinnedRelease = "0.5.12";
+// the newest whose rules were read (sgl-project/sglang's main after 0.5.20:
+// arg_groups/memory_hook.py with #37898, which 0.5.20 holds, and without
+// #40346, open on 2026-09-19; docs/engine-sglang.md, "Releases").
+inline constexpr std::string_view kPinnedRelease = "0.5.20";
+// The first release whose GPU-size defaults give a GPU of 20 to 35 GiB
+// 4,096 prefill tokens and 48 graph batches (160 from TP 4), against 2,048
+// and 24 (80) before: sgl-project/sglang#37898, opened 2026-09-04 (its
+// merge date was not read), in 0.5.20 (#40346 reads 48 there); 0.5.19, out
+// by 2026-09-07, is taken to lack it. A log that prints no release is dated
+// from the PR's opening.
+inline constexpr std::string_view kMidTierRelease = "0.5.20";
+inline constexpr std::string_view kMidTierDate = "2026-09-04";
+// The first release known to leave the decode CUDA graphs' term (graph
+// batch x 2 MiB) out of the computed fraction under --disable-cuda-graph:
+// sgl-project/sglang#29615 (described 2026-06-29) guards it on the decode
+// graphs being on. 0.5.13 was out by 2026-06-17; 0.5.14 and 0.5.15 (out by
+// 2026-07-15) were not read for it, and are priced without it; 0.5.16 is
+// the first cut after it for certain.
+inline constexpr std::string_view kDecodeGraphGuardRelease = "0.5.16";
+inline constexpr std::string_view kDecodeGraphGuardDate = "2026-06-29";
 // The first release whose piecewise (prefill) CUDA graphs are on by default
 // (sgl-project/sglang#16331, merged 2026-03-02, after 0.5.9's cut).
 inline constexpr std::string_view kPiecewiseDefaultRelease = "0.5.10";
 inline constexpr std::string_view kPiecewiseDefaultDate = "2026-03-02";
+// The first release whose NSA models (DeepSeek-V3.2, GLM-MoE-DSA) capture
+// the piecewise graphs: sgl-project/sglang#23351, merged 2026-05-23, after
+// 0.5.12's cut (2026-05-18), in 0.5.13 (out by 2026-06-17).
+inline constexpr std::string_view kNsaPiecewiseRelease = "0.5.13";
+inline constexpr std::string_view kNsaPiecewiseDate = "2026-05-23";
 
 inline constexpr uint64_t kMiB = 1ull << 20;
 inline constexpr uint64_t kGiB = 1ull << 30;
@@ -152,6 +176,10 @@ struct PiecewiseReserve {
   bool before_floor = false;  // added before max(reserved, 10 GiB), else after it
 };
 std::optional<PiecewiseReserve> piecewise_reserve(std::string_view date, uint64_t chunked_prefill_size, bool mla);
+// piecewise_reserve at `s.piecewise_log_date`, its token sizes stopped at
+// --max-total-tokens from #16331 (piecewise_cuda_graph_max_tokens =
+// min(chunked prefill, it)).
+std::optional<PiecewiseReserve> piecewise_reserve_of(const Settings& s, uint64_t chunked_prefill_size, bool mla);
 
 // The date whose piecewise reserve the computed fraction takes, "" when the
 // piecewise CUDA graphs are off: a log's date where its lines show them on
@@ -164,24 +192,35 @@ std::optional<PiecewiseReserve> piecewise_reserve(std::string_view date, uint64_
 // architectures of piecewise_cuda_graph_disabled_model_archs (configs/
 // model_config.py): Qwen3-Next, DeepSeek V4 (#23882, 2026-05-07), LLaDA,
 // and the NSA models DeepSeek-V3.2 and GLM-MoE-DSA until #23351
-// (2026-05-23, after 0.5.12). Its other conditions (speculative decoding,
+// (2026-05-23, after 0.5.12; 0.5.13). Its other conditions (speculative decoding,
 // torch.compile, LoRA, PD disaggregation, the hierarchical cache, CPU
 // offload, MoE all-to-all, GGUF, ...) are settings memfit does not take;
 // --disable-piecewise-cuda-graph turns them off.
 std::string piecewise_rule_date(const ModelSpec& spec, const Settings& s);
 
 // The GPU-size defaults of _handle_gpu_memory_settings: chunked prefill
-// and the largest CUDA-graph batch, by the GPU's memory in MiB and TP.
+// and the largest CUDA-graph batch, by the GPU's memory in MiB and TP;
+// `mid_tier_37898`: a 20 to 35 GiB GPU takes #37898's 4,096 and 48 (160
+// from TP 4), else 2,048 and 24 (80).
 struct GpuDefaults {
   uint64_t chunked_prefill_size = 0;
   uint64_t cuda_graph_max_bs = 0;
 };
-GpuDefaults gpu_defaults(uint64_t gpu_mem_mib, uint64_t tensor_parallel);
+GpuDefaults gpu_defaults(uint64_t gpu_mem_mib, uint64_t tensor_parallel, bool mid_tier_37898 = false);
+
+// Whether the run's release has #37898's GPU-size defaults: a log's date
+// (Settings::log_date) from kMidTierDate, else the release from
+// kMidTierRelease.
+bool has_mid_tier_37898(const Settings& s);
+// Whether the run's release leaves the decode graphs' term out of the
+// computed fraction under --disable-cuda-graph (#29615): a log's date from
+// kDecodeGraphGuardDate, else the release from kDecodeGraphGuardRelease.
+bool has_decode_graph_guard_29615(const Settings& s);
 
 // The computed --mem-fraction-static: (gpu_mem - reserved) / gpu_mem,
 // rounded to 3 decimals, reserved in MiB as _handle_gpu_memory_settings
-// sums it (constant 512, 1.5 per prefill token, 2 per graph batch, 128
-// per TP rank; with DP attention 3 (and 1.5 past 300) per graph batch and
+// sums it (constant 512, 1.5 per prefill token, 2 per graph batch (none
+// under --disable-cuda-graph from #29615), 128 per TP rank; with DP attention 3 (and 1.5 past 300) per graph batch and
 // DP rank; at least 10 GiB on a GPU over 60 GiB).
 // With the piecewise CUDA graphs' reserve of `s.piecewise_log_date`
 // (piecewise_reserve; `mla`: the model's attention is MLA); from #16331 its
@@ -237,7 +276,8 @@ struct Plan {
   uint64_t swa_tokens = 0;          // hybrid SWA pool: the window layers' tokens; else 0
   uint64_t max_running_requests = 0;  // capped by the state slots for a hybrid model
   uint64_t req_to_token_bytes = 0;
-  uint64_t cuda_graph_bytes = 0;
+  uint64_t cuda_graph_bytes = 0;    // the decode graphs: cuda_graph_max_bs x 2 MiB
+  uint64_t piecewise_cuda_graph_bytes = 0;  // the piecewise graphs where on: their reserve (piecewise_reserve)
   uint64_t activation_bytes = 0;
   uint64_t peak_bytes = 0;          // every term above, per rank
   bool starts = false;              // a positive pool: SGLang raises otherwise

@@ -109,15 +109,25 @@ constexpr ReleaseDifference kReleases[] = {
     // 2026-05-18): _handle_gpu_memory_settings and profile_max_num_token
     // keep 0.5.6's arithmetic; #16331 (2026-03-02) turns the piecewise graphs
     // on by default and reserves for them (docs/engine-sglang.md, "Releases").
-    {"0.5.10 to 0.5.12", "the piecewise CUDA graphs on by default (#16331) where "
+    {"0.5.10 to 0.5.15", "the piecewise CUDA graphs on by default (#16331) where "
                          "_handle_piecewise_cuda_graph leaves them on (not under DP attention, on "
-                         "ROCm, for a multimodal model, Qwen3-Next, DeepSeek V4 or an NSA model): "
+                         "ROCm, for a multimodal model, Qwen3-Next, DeepSeek V4, or before 0.5.13 an NSA model, #23351): "
                          "the computed --mem-fraction-static reserves 8 MiB a captured token size up "
                          "to the chunked prefill (1.5 GiB under MLA), before the 10 GiB floor"},
+    // Read in main after 0.5.20 (arg_groups/memory_hook.py, #29615 and
+    // #37898 in; docs/engine-sglang.md, "Releases"); 0.5.14 and 0.5.15 were
+    // not read for #29615.
+    {"0.5.16 to 0.5.19", "--disable-cuda-graph leaves the decode graphs' 2 MiB a batch out of the "
+                         "computed --mem-fraction-static (#29615, 2026-06-29; 0.5.14 and 0.5.15, "
+                         "which may hold it, were not read for it)"},
+    {"0.5.20", "a GPU of 20 to 35 GiB defaults to --chunked-prefill-size 4096 and "
+               "--cuda-graph-max-bs 48 (160 from TP 4), against 2048 and 24 (80) before (#37898): "
+               "more reserved, a smaller computed fraction"},
     // Checked 2026-12-07: the newest release seen is 0.5.23 (PyPI, 2026-10).
-    {"0.5.13 and later 0.5", "priced by 0.5.12's rules, not read (the newest, 0.5.23, on PyPI by "
-                             "2026-10); later trees change the reserve for PD disaggregation "
-                             "(#29615) and DeepEP, which memfit does not take"},
+    {"0.5.21 and later 0.5", "priced by 0.5.20's rules, not read at their tags (the newest, 0.5.23, "
+                             "on PyPI by 2026-10); the main tree read after 0.5.20 keeps them for what "
+                             "memfit takes (PD disaggregation, DeepEP, XPU and post-capture KV sizing "
+                             "are not taken)"},
     {"0.6 and later", "refused: not read yet"},
 };
 
@@ -128,7 +138,7 @@ const Plan& run_plan(const EstimateRun& run) { return std::any_cast<const Plan&>
 
 EngineVersions SglangProfile::versions() const {
   return {.field = "sglang_version",
-          .default_text = "the pinned 0.5.12 (rules read from the 0.5 line, 0.5.3 to 0.5.12)",
+          .default_text = "the pinned 0.5.20 (rules read from the 0.5 line, 0.5.3 to 0.5.20)",
           .differences = kReleases};
 }
 

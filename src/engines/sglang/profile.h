@@ -22,7 +22,7 @@ class SglangProfile final : public EngineProfile {
     return "one rank of python -m sglang.launch_server: its weights, mem-fraction-static and KV "
            "token pool";
   }
-  std::string_view release() const override { return "SGLang v0.5.12 (docs/engine-sglang.md)"; }
+  std::string_view release() const override { return "SGLang v0.5.20 (docs/engine-sglang.md)"; }
   EngineVersions versions() const override;
   std::span<const RequestField> fields() const override;
   bool needs_tensors(const EstimateRequest&) const override { return true; }

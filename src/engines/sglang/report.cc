@@ -2,7 +2,7 @@
 //
 //   memfit V — PATH (engine sglang)
 //   model_type T, family F, layout L
-//   SGLang 0.5.12, one rank of TP 1 x DP 1 (1 GPU) of 80.00 GiB (81920 MiB)
+//   SGLang 0.5.20, one rank of TP 1 x DP 1 (1 GPU) of 80.00 GiB (81920 MiB)
 //     mem-fraction-static 0.835 (computed by SGLang's rule)
 //     weights ... startup ... KV pool ... req_to_token ... CUDA graphs ...
 //   max_total_num_tokens N (B bytes per token), max_running_requests R
@@ -115,6 +115,7 @@ Json plan_to_json(const Model& model, const Plan& p, const MemoryBudget& budget,
   j["max_running_requests"] = p.max_running_requests;
   j["req_to_token_bytes"] = p.req_to_token_bytes;
   j["cuda_graph_bytes"] = p.cuda_graph_bytes;
+  j["piecewise_cuda_graph_bytes"] = p.piecewise_cuda_graph_bytes;
   j["activation_bytes"] = p.activation_bytes;
   j["starts"] = p.starts;
   j["holds_context"] = p.holds_context;
@@ -149,6 +150,9 @@ std::string render_plan_text(const Model& model, const Plan& p, const MemoryBudg
   report_row(out, "req_to_token", p.req_to_token_bytes,
              fmt::format("{} requests x {} tokens", p.max_running_requests, s.context_length));
   report_row(out, "CUDA graphs", p.cuda_graph_bytes, "2 MiB per batch (modelled)");
+  if (p.piecewise_cuda_graph_bytes != 0) {
+    report_row(out, "piecewise graphs", p.piecewise_cuda_graph_bytes, "SGLang's reserve for them (modelled)");
+  }
   report_row(out, "activations", p.activation_bytes, "one prefill chunk (modelled)");
   out += fmt::format("max_total_num_tokens {}", p.max_total_num_tokens);
   if (p.swa_tokens != 0) out += fmt::format(" (sliding-window layers: {})", p.swa_tokens);

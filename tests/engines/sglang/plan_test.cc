@@ -33,6 +33,61 @@ TEST(SglangDefaults, GpuTiersPickChunkedPrefillAndGraphBatch) {
   EXPECT_EQ(gpu_defaults(187392, 1).chunked_prefill_size, 16384u);
 }
 
+TEST(SglangDefaults, From0520AMidSizedGpuTakesLargerChunksAndGraphBatches) {
+  // sgl-project/sglang#37898 (0.5.20; arg_groups/memory_hook.py): under 35
+  // GiB, 4,096 and 48 at TP < 4, 160 from TP 4; under 20 GiB unchanged.
+  EXPECT_EQ(gpu_defaults(24564, 1, true).chunked_prefill_size, 4096u);
+  EXPECT_EQ(gpu_defaults(24564, 1, true).cuda_graph_max_bs, 48u);
+  EXPECT_EQ(gpu_defaults(24564, 4, true).cuda_graph_max_bs, 160u);
+  EXPECT_EQ(gpu_defaults(16384, 1, true).chunked_prefill_size, 2048u);
+  EXPECT_EQ(gpu_defaults(16384, 1, true).cuda_graph_max_bs, 8u);
+  Settings s;  // the pinned 0.5.20
+  EXPECT_TRUE(has_mid_tier_37898(s));
+  s.release = "0.5.19";
+  EXPECT_FALSE(has_mid_tier_37898(s));
+  s.release = "0.5.23";
+  EXPECT_TRUE(has_mid_tier_37898(s));
+  // A log that prints no release: its date, from the PR's 2026-09-04.
+  s.release = "0.5.23";
+  s.log_date = "2026-09-03";
+  EXPECT_FALSE(has_mid_tier_37898(s));
+  s.log_date = "2026-09-04";
+  EXPECT_TRUE(has_mid_tier_37898(s));
+  // The computed fraction on an RTX 4090 (24,564 MiB), TP 1, the piecewise
+  // graphs on (#16331's reserve): 0.5.20 reserves 512 + 4,096 x 1.5 + 48 x 2
+  // + 1 / 8 x 1,024 = 6,880, + 50 token sizes up to 4,096 (8 + 14 + 8 + 8 +
+  // 1,280..4,096 by 256 (12)) x 8 = 400: 7,280; (24,564 - 7,280) / 24,564
+  // = 0.70363 -> 0.704. 0.5.19: 512 + 3,072 + 48 + 128 = 3,760, + 42 sizes
+  // up to 2,048 x 8 = 336: 4,096; 20,468 / 24,564 = 0.83325 -> 0.833.
+  Settings on;
+  on.piecewise_log_date = "2026-03-02";
+  EXPECT_DOUBLE_EQ(default_mem_fraction(24564, gpu_defaults(24564, 1, true), on), 0.704);
+  EXPECT_DOUBLE_EQ(default_mem_fraction(24564, gpu_defaults(24564, 1, false), on), 0.833);
+}
+
+TEST(SglangDefaults, From0516DisableCudaGraphDropsTheGraphBatchesReserve) {
+  // sgl-project/sglang#29615 (2026-06-29): the decode graphs' term only
+  // where they are captured. An H100, TP 1, no piecewise reserve:
+  // 0.5.15 keeps 512 + 8,192 x 1.5 + 256 x 2 + 128 = 13,440 -> 0.835 (the
+  // test below); 0.5.16 leaves out 512: 12,928, over the 10 GiB floor;
+  // (81,559 - 12,928) / 81,559 = 0.84149 -> 0.841.
+  Settings s;
+  s.disable_cuda_graph = true;
+  s.release = "0.5.15";
+  EXPECT_DOUBLE_EQ(default_mem_fraction(kH100Mib, gpu_defaults(kH100Mib, 1), s), 0.835);
+  s.release = "0.5.16";
+  EXPECT_DOUBLE_EQ(default_mem_fraction(kH100Mib, gpu_defaults(kH100Mib, 1), s), 0.841);
+  // A log that prints no release, by its date.
+  s.release = "0.5.20";
+  s.log_date = "2026-06-28";
+  EXPECT_DOUBLE_EQ(default_mem_fraction(kH100Mib, gpu_defaults(kH100Mib, 1), s), 0.835);
+  s.log_date = "2026-06-29";
+  EXPECT_DOUBLE_EQ(default_mem_fraction(kH100Mib, gpu_defaults(kH100Mib, 1), s), 0.841);
+  // The graphs on: their 512 MiB stay.
+  s.disable_cuda_graph = false;
+  EXPECT_DOUBLE_EQ(default_mem_fraction(kH100Mib, gpu_defaults(kH100Mib, 1), s), 0.835);
+}
+
 TEST(SglangMxfp4, FlashInferOnDatacenterBlackwellTritonKernelsElsewhere) {
   // server_args.py's GPT-OSS adjustments: flashinfer_mxfp4 on SM 10.x, else
   // triton_kernel.
@@ -252,13 +307,19 @@ TEST(SglangPlan, From0510ThePiecewiseGraphsReserveTakesFromThePool) {
   const Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", kLlama8bBytes);
   Settings s;
   s.gpu_total_bytes = kH100Mib << 20;
-  ASSERT_EQ(s.release, "0.5.12");
+  ASSERT_EQ(s.release, "0.5.20");
   Result<Plan> p = plan_sglang(m, {}, s);
   ASSERT_TRUE(p.ok()) << p.error().message();
   EXPECT_EQ(p->piecewise_rule_date, "2026-03-02");
   EXPECT_DOUBLE_EQ(p->mem_fraction_static, 0.83);
   EXPECT_EQ(p->reserved_bytes, 14324628193ull);
   EXPECT_EQ(p->max_total_num_tokens, 410795u);
+  // The plan holds the graphs at SGLang's reserve: 464 MiB = 486,539,264 B
+  // beside the decode graphs' 256 x 2 MiB, both in the peak.
+  EXPECT_EQ(p->piecewise_cuda_graph_bytes, 486539264u);
+  EXPECT_EQ(p->cuda_graph_bytes, 536870912u);
+  EXPECT_EQ(p->peak_bytes, p->startup_bytes + p->weights_bytes + p->kv_pool_bytes + p->req_to_token_bytes +
+                               p->cuda_graph_bytes + p->piecewise_cuda_graph_bytes + p->activation_bytes);
   // --max-total-tokens 2,048 stops the sizes at 2,048 (#16331): 8 + 14 +
   // 8 + 8 + 1,280..2,048 by 256 (4) = 42 sizes, 336 MiB: 13,776;
   // (81,559 - 13,776) / 81,559 = 0.83109 -> 0.831.
@@ -272,6 +333,13 @@ TEST(SglangPlan, From0510ThePiecewiseGraphsReserveTakesFromThePool) {
   Result<Plan> given = plan_sglang(m, {}, s);
   ASSERT_TRUE(given.ok());
   EXPECT_EQ(given->max_total_num_tokens, 414010u);
+  // The graphs are still captured: their reserve stays in the plan.
+  EXPECT_EQ(given->piecewise_cuda_graph_bytes, 486539264u);
+  // Off (0.5.9): none.
+  s.release = "0.5.9";
+  Result<Plan> off = plan_sglang(m, {}, s);
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(off->piecewise_cuda_graph_bytes, 0u);
 }
 
 TEST(SglangDefaults, ThePiecewiseGraphsAreOnByDefaultFrom0510WhereSglangLeavesThemOn) {
@@ -283,7 +351,7 @@ TEST(SglangDefaults, ThePiecewiseGraphsAreOnByDefaultFrom0510WhereSglangLeavesTh
   EXPECT_EQ(piecewise_rule_date(spec, s), "2026-03-02");
   s.release = "0.5.9";  // before #16331: off unless asked for
   EXPECT_EQ(piecewise_rule_date(spec, s), "");
-  s.release = "0.5.23";  // later releases: 0.5.12's rules
+  s.release = "0.5.23";  // later releases: the pinned 0.5.20's rules
   EXPECT_EQ(piecewise_rule_date(spec, s), "2026-03-02");
   // Off under DP attention, on ROCm (HIP), for a multimodal model and for
   // Qwen3-Next or DeepSeek V4.
@@ -300,10 +368,16 @@ TEST(SglangDefaults, ThePiecewiseGraphsAreOnByDefaultFrom0510WhereSglangLeavesTh
   next.model_type = "qwen3_next";
   EXPECT_EQ(piecewise_rule_date(next, Settings{}), "");
   // DeepSeek-V3.2 (NSA) only from #23351 (2026-05-23, after 0.5.12): a log
-  // of 2026-06-01 that prints no release has them, 0.5.12 not.
+  // of 2026-06-01 that prints no release has them, 0.5.12 not, 0.5.13 and
+  // the pinned 0.5.20 do.
   ModelSpec nsa = spec;
   nsa.model_type = "deepseek_v32";
-  EXPECT_EQ(piecewise_rule_date(nsa, Settings{}), "");
+  EXPECT_EQ(piecewise_rule_date(nsa, Settings{}), "2026-03-02");
+  Settings old_release;
+  old_release.release = "0.5.12";
+  EXPECT_EQ(piecewise_rule_date(nsa, old_release), "");
+  old_release.release = "0.5.13";
+  EXPECT_EQ(piecewise_rule_date(nsa, old_release), "2026-03-02");
   Settings dated;
   dated.log_date = "2026-06-01";
   EXPECT_EQ(piecewise_rule_date(nsa, dated), "2026-06-01");
