@@ -125,6 +125,35 @@ bool printed_by_mtmd(const std::vector<std::string_view>& before) {
   return std::find(before.begin(), before.end(), "alloc_compute_meta:") != before.end();
 }
 
+// The Vulkan device a buffer named by the device's own name is on: the
+// Vulkan backend of mid-2024 named its buffer type by the device's name
+// ("llm_load_tensors: Intel(R) Arc(tm) A770 Graphics (DG2) buffer size =
+// 3820.93 MiB") where other builds print "Vulkan0". The name is every word
+// between the function's ("llm_load_tensors:") and the buffer's kind; it
+// is the device whose listing ("Vulkan0: Intel(R) Arc(tm) A770 Graphics
+// (DG2) (Intel open-source Mesa driver) | uma: 0 | ...", read by
+// read_device_listing) starts with it. A one-word name is left to
+// device_of_buffer.
+std::optional<std::string> vulkan_device_named(const std::vector<std::string_view>& before, size_t buffer_at,
+                                               size_t& function_at, const LogBuilder& out) {
+  size_t f = buffer_at;
+  while (f > 0 && !before[f - 1].ends_with(':')) --f;
+  if (f == 0 || buffer_at - f < 1) return std::nullopt;  // no function word, or a one-word name
+  std::string name;
+  for (size_t i = f; i <= buffer_at; ++i) {
+    if (!name.empty()) name += ' ';
+    name += before[i];
+  }
+  for (const LogDevice& d : out.peek().devices) {
+    if (!d.id.starts_with("Vulkan") || !d.name.starts_with(name)) continue;
+    if (d.name.size() == name.size() || d.name[name.size()] == ' ') {
+      function_at = f - 1;
+      return d.id;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string device_of_buffer(std::string_view buffer) {
@@ -162,7 +191,12 @@ bool read_buffer_line(const LogLine& line, LlamaCppReadState& state, LogBuilder&
   std::string_view buffer = before[buffer_at];
   const bool unnamed = buffer.ends_with(':');
   std::string device;
-  if (unnamed) {
+  size_t named_function_at = 0;
+  const std::optional<std::string> named =
+      unnamed ? std::nullopt : vulkan_device_named(before, buffer_at, named_function_at, out);
+  if (named) {
+    device = *named;
+  } else if (unnamed) {
     // No buffer named, the function's word in its place:
     // "llm_load_tensors:            buffer size =   601.02 MiB". ggml-sycl
     // of early 2024 (b2134, ggml-org/llama.cpp#5469) never set the name
@@ -188,7 +222,9 @@ bool read_buffer_line(const LogLine& line, LlamaCppReadState& state, LogBuilder&
   // dates a log that prints no build (log_pricer.h, build_bound).
   // Its word is the one before the buffer's name, or in its place.
   const bool has_function = unnamed || buffer_at >= 1;
-  const size_t function_at = unnamed ? buffer_at : buffer_at - (buffer_at >= 1 ? 1 : 0);
+  const size_t function_at = named     ? named_function_at
+                             : unnamed ? buffer_at
+                                       : buffer_at - (buffer_at >= 1 ? 1 : 0);
   if (figure == LogFigure::kCompute && has_function && before[function_at].ends_with(':')) {
     const std::string_view function = before[function_at];
     out.setting("compute_function", function.substr(0, function.size() - 1));

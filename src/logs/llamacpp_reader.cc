@@ -213,6 +213,22 @@ bool read_device_listing(std::string_view text, LlamaCppReadState& state, LogBui
     }
     return true;
   }
+  // The Vulkan backend's listing of mid-2024 builds, before "ggml_vulkan:
+  // 0 = ...": "Vulkan0: Intel(R) Arc(tm) A770 Graphics (DG2) (Intel
+  // open-source Mesa driver) | uma: 0 | fp16: 1 | warp size: 32", the
+  // device's name, then its driver's in parentheses. Those builds name the
+  // device's buffers by its name (llamacpp_buffers.cc, vulkan_device_named).
+  if (text.starts_with("Vulkan") && contains(text, " | uma: ")) {
+    std::string_view index_text = text.substr(6);
+    const std::optional<uint64_t> index = leading_count(index_text);
+    const size_t colon = text.find(": ");
+    if (!index || colon == std::string_view::npos) return true;
+    const std::string_view name = trim(text.substr(colon + 2, text.find(" | ") - colon - 2));
+    if (LogDevice* d = out.device(fmt::format("Vulkan{}", *index))) {
+      if (d->name.empty()) d->name = std::string(name);
+    }
+    return true;
+  }
   if ((rest = after(text, "ggml_vulkan: ")) && contains(*rest, " | ")) {
     const std::optional<uint64_t> index = leading_count(*rest);
     std::optional<std::string_view> name = after(*rest, " = ");

@@ -234,6 +234,21 @@ void read_command(std::string_view text, LogBuilder& out) {
   if (switch_on(text, {"--enable-dp-lm-head"})) out.setting("enable_dp_lm_head", "True");
 }
 
+// Whether a line runs the launcher: `python -m sglang.launch_server ...`,
+// its script, or the `sglang serve` entry point of recent releases. A line
+// that only names it is not a command: DeepGEMM's JIT warning ("Entering
+// DeepGEMM JIT Pre-Compile session. ... It is recommended to run
+// `sglang.compile_deep_gemm` with same args as `sglang.launch_server` ...
+// For example: `python3 -m sglang.compile_deep_gemm --model
+// deepseek-ai/DeepSeek-V3 --tp 8 --trust-remote-code`", logged by the first
+// rank of each node while the CUDA graphs are captured: sglang's
+// python/sglang/srt/layers/deep_gemm_wrapper/compile_utils.py) quotes an
+// example whose model and --tp are not the run's.
+bool runs_launcher(std::string_view text) {
+  return contains(text, "-m sglang.launch_server") || contains(text, "sglang/launch_server.py") ||
+         contains(text, "sglang serve ");
+}
+
 // "Load weight end. ... avail mem=62.82 GB": the rank's free memory after
 // its weights.
 void read_free_after_load(std::string_view text, const std::string& rank, LogBuilder& out) {
@@ -462,7 +477,7 @@ void read_line(const LogLine& line, bool swa_pools, std::set<std::string>& piece
     read_free_after_load(text, rank, out);
   }
   // The launcher, or the `sglang serve` entry point of recent releases.
-  if (contains(text, "sglang.launch_server") || contains(text, "sglang serve ")) read_command(text, out);
+  if (runs_launcher(text)) read_command(text, out);
   if (contains(text, "Memory pool end.")) read_free_after_pools(text, rank, out);
   read_default_attention_backend(text, out);
   // server_args.py's lines that say the piecewise (prefill) CUDA graphs are

@@ -280,6 +280,28 @@ TEST(LlamaCppLog, KvSelfSizeSummaryIsTheTotalWhenNoBufferLineIs) {
   EXPECT_EQ(log.figures.size(), 1u);
 }
 
+TEST(LlamaCppLog, MidTwentyTwentyFourVulkanBuffersNamedByTheDevice) {
+  // A blog's Arc A770 run (build 1 (2fb9267), August 2024): the Vulkan
+  // backend lists "Vulkan0: Intel(R) Arc(tm) A770 Graphics (DG2) (Intel
+  // open-source Mesa driver) | uma: 0 | ..." and names its buffers by the
+  // device's name: "llm_load_tensors: Intel(R) Arc(tm) A770 Graphics (DG2)
+  // buffer size =  3820.93 MiB". They are Vulkan0's, not a device "(DG2)".
+  const RuntimeLog log = read("llamacpp-neverlogs11-a770-vulkan-llama2-7b-q4km.log");
+  EXPECT_EQ(log.backend, "Vulkan");
+  ASSERT_EQ(log.devices.size(), 2u);
+  EXPECT_EQ(log.devices[0].id, "Vulkan0");
+  EXPECT_EQ(log.devices[0].name, "Intel(R) Arc(tm) A770 Graphics (DG2) (Intel open-source Mesa driver)");
+  EXPECT_EQ(log.devices[1].id, "CPU");
+  // 3820.93 x 2^20 = 4,006,535,495.68; 2048.00 MiB = 2,147,483,648;
+  // 296.00 MiB = 310,378,496.
+  EXPECT_EQ(find_figure(log, "Vulkan0", LogFigure::kModel)->value, 4'006'535'496u);
+  EXPECT_EQ(find_figure(log, "Vulkan0", LogFigure::kKvCache)->value, 2'147'483'648u);
+  EXPECT_EQ(find_figure(log, "Vulkan0", LogFigure::kCompute)->value, 310'378'496u);
+  // The function that printed the device's compute buffer, as before.
+  EXPECT_EQ(setting_of(log, "compute_function"), "llama_new_context_with_model");
+  EXPECT_EQ(log.figures.size(), 6u);
+}
+
 TEST(LlamaCppLog, CiCaptureReadsTheEchoedCommandAndTimestampedLines) {
   // llama.cpp's own CI (ggml-org/ci, Vulkan on a Tesla T4, b4438): the
   // shell echoes the command ("+ ./bin/llama-cli ... -ngl 99 -c 0"), every

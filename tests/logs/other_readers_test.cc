@@ -274,6 +274,35 @@ TEST(SglangLog, TotalTokensLineLeavesThePrintedPoolAlone) {
   EXPECT_EQ(setting_of(log, "mem_fraction_static"), "0.85");
 }
 
+TEST(SglangLog, DeepGemmsExampleCommandIsNotTheLaunchLine) {
+  // devopsrustem/slurmv4 3/12.sh at 9130f560: a DeepSeek-R1 decode node
+  // (TP 16 over two nodes) whose rank 0 logs, while its CUDA graphs are
+  // captured, DeepGEMM's JIT warning with an example command
+  // ("... with same args as `sglang.launch_server` ... For example:
+  // `python3 -m sglang.compile_deep_gemm --model deepseek-ai/DeepSeek-V3
+  // --tp 8 --trust-remote-code`"): neither its model nor its --tp is the
+  // run's. The log prints no launch line, so neither setting is read.
+  const RuntimeLog log = read("sglang", "sglang-neverlogs11-slurmv4-r1-tp16-decode-h100.log");
+  EXPECT_EQ(setting_of(log, "tensor_parallel"), "<none>");
+  EXPECT_EQ(setting_of(log, "model"), "<none>");
+  EXPECT_EQ(setting_of(log, "max_total_num_tokens"), "326265");
+  // The launch line given beside it (read as the log's last line) gives
+  // them: --tp-size 16.
+  const RuntimeLog given = read_runtime_log(
+      "[2026-02-27 14:33:51 TP0] Entering DeepGEMM JIT Pre-Compile session. It may take a long time "
+      "(typically 10-20 mins) if you have not run `sglang.compile_deep_gemm`. It is recommended to run "
+      "`sglang.compile_deep_gemm` with same args as `sglang.launch_server` for pre-compilation to reduce "
+      "the overhead if you have not run it before. For example: `python3 -m sglang.compile_deep_gemm "
+      "--model deepseek-ai/DeepSeek-V3 --tp 8 --trust-remote-code`\n"
+      "[2026-02-27 14:34:02 TP0] max_total_num_tokens=326265, chunked_prefill_size=8192, "
+      "max_prefill_tokens=16384, max_running_requests=128, context_len=163840, available_gpu_mem=14.40 GB\n"
+      "python3 -m sglang.launch_server --model-path /app/models/Deepseek-R1/ --tp-size 16 --nnodes 2 "
+      "--mem-fraction-static 0.8\n")
+      .value();
+  EXPECT_EQ(setting_of(given, "tensor_parallel"), "16");
+  EXPECT_EQ(setting_of(given, "model"), "/app/models/Deepseek-R1/");
+}
+
 TEST(SglangLog, MaxTotalTokensFromServerArgsOrTheCommand) {
   // SGLang's docs CI (2026-02-04): server_args prints max_total_tokens=20480
   // (the CI's cap), which the pool then is: "#tokens: 20480".
