@@ -105,11 +105,35 @@ namespace {
 // four per-layer parameters the converter's ApertusModel writes as keys,
 // not tensors), the output required, rope_freqs for a llama3 rope as its
 // LlamaModel base writes them (llama_model_apertus::load_arch_tensors).
-constexpr std::array<std::string_view, 28> kStandardDecoders = {
+// Arcee's AFM (arcee): llama's attention and norms, the MLP ffn_up and
+// ffn_down only (ReLU^2, no gate), the output tied or not, rope_freqs for
+// a llama3 rope (llama_model_arcee::load_arch_tensors, src/models/
+// arcee.cpp; the converter's ArceeModel is a LlamaModel).
+// ERNIE 4.5's MoE models (ernie4_5_moe; GGUF ernie4_5-moe): llama's
+// attention, the first moe_layer_start_index blocks dense (the GGUF's
+// leading_dense_block_count), then routed experts with the router's score
+// correction bias (moe_statics.e_score_correction_bias, written as
+// exp_probs_b: the converter squeezes its (1, experts) shape to one row)
+// and moe_num_shared_experts ungated shared experts, one matrix of
+// moe_num_shared_experts x moe_intermediate_size
+// (llama_model_ernie4_5::load_arch_tensors with LLM_ARCH_ERNIE4_5_MOE; the
+// converter's Ernie4_5MoeModel writes that width as
+// expert_shared_feed_forward_length); the output tied or not.
+// Ling 2.0 / Ring 2.0 (bailing_moe_v2; GGUF bailingmoe2): one fused
+// attn_qkv (the checkpoint's query_key_value, hidden -> q + 2 kv), per-head
+// Q/K norms, the first first_k_dense_replace blocks dense, then routed
+// experts with exp_probs_b (the checkpoint's expert_bias) and
+// num_shared_experts ungated shared experts of
+// moe_shared_expert_intermediate_size (else moe_intermediate_size x
+// num_shared_experts), the output required
+// (llama_model_bailingmoe2::load_arch_tensors; the converter's
+// BailingMoeV2Model). Its multi-token prediction blocks
+// (num_nextn_predict_layers) are not built: such a file is refused.
+constexpr std::array<std::string_view, 31> kStandardDecoders = {
     "llama",   "mistral", "qwen2",   "qwen2_moe", "qwen3",     "qwen3_moe", "mixtral",   "smollm3",
     "qwen2vl", "granite", "granitemoe", "internlm2", "exaone",  "qwen3vl",   "qwen3vlmoe", "mistral3",
     "ernie4_5", "hunyuan_v1_dense", "olmoe", "minimax_m2", "seed_oss", "glm4_moe", "dots1", "hunyuan_v1_moe",
-    "nemotron", "minicpm", "bailing_moe", "apertus"};
+    "nemotron", "minicpm", "bailing_moe", "apertus", "arcee", "ernie4_5_moe", "bailing_moe_v2"};
 
 // GPT-NeoX (Pythia): one fused QKV matrix, biases on every linear layer
 // and LayerNorm (weight and bias) norms; its own block builder.
@@ -371,6 +395,12 @@ struct DecoderTraits {
   // A routed block holds one shared expert of the routed width whatever
   // the file says (Llama 4's: its GGUF has no expert_shared_count).
   bool one_shared_expert = false;
+  // A shared expert of its own width has a one-output sigmoid gate
+  // (Qwen2-MoE's shared_expert_gate: ffn_gate_inp_shexp); Granite MoE
+  // Shared's, Hunyuan-MoE's, ERNIE 4.5's and Ling 2.0's are added ungated.
+  bool shared_expert_gate = true;
+  // Q, K and V as one attn_qkv matrix (Ling 2.0's query_key_value).
+  bool fused_qkv = false;
 };
 
 DecoderTraits decoder_traits(const ModelSpec& spec, const ConverterHints& h) {
@@ -378,16 +408,19 @@ DecoderTraits decoder_traits(const ModelSpec& spec, const ConverterHints& h) {
   DecoderTraits d;
   d.qkv_bias = t.starts_with("qwen2") || t == "seed_oss" || t == "glm4_moe";
   if (t.starts_with("qwen3") || t == "hunyuan_v1_dense" || t == "hunyuan_v1_moe" || t == "dots1" || t == "apertus" ||
-      (t == "glm4_moe" && h.glm4moe_qk_norm)) {
+      t == "bailing_moe_v2" || (t == "glm4_moe" && h.glm4moe_qk_norm)) {
     d.qk_norm = QkNorm::kPerHead;
   } else if (t == "olmoe" || t == "minimax_m2") {
     d.qk_norm = QkNorm::kWholeRow;
   }
   if (t == "seed_oss" || t == "glm4_moe") d.ffn_norm = "post_attention_norm";
-  d.expert_bias = t == "minimax_m2" || t == "glm4_moe" || t == "dots1";
+  d.expert_bias = t == "minimax_m2" || t == "glm4_moe" || t == "dots1" || t == "ernie4_5_moe" ||
+                  t == "bailing_moe_v2";
   d.norm_bias = t == "nemotron";
-  d.gated_ffn = t != "nemotron" && t != "apertus";
+  d.gated_ffn = t != "nemotron" && t != "apertus" && t != "arcee";
   d.one_shared_expert = t == "llama4_text";
+  d.shared_expert_gate = t != "granitemoe" && t != "hunyuan_v1_moe" && t != "ernie4_5_moe" && t != "bailing_moe_v2";
+  d.fused_qkv = t == "bailing_moe_v2";
   return d;
 }
 
@@ -465,9 +498,7 @@ void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors&
                                                   : moe.shared_experts * inter;
     add_converted(out, blk + "ffn_down_shexp.weight", {shared, hidden});
     add_converted(out, blk + "ffn_gate_shexp.weight", {hidden, shared});
-    if (own_width && spec.model_type != "granitemoe" && spec.model_type != "hunyuan_v1_moe") {
-      add_converted(out, blk + "ffn_gate_inp_shexp.weight", {hidden});
-    }
+    if (own_width && d.shared_expert_gate) add_converted(out, blk + "ffn_gate_inp_shexp.weight", {hidden});
     add_converted(out, blk + "ffn_up_shexp.weight", {hidden, shared});
   }
 }
@@ -485,7 +516,7 @@ bool writes_rope_freqs(const ModelSpec& spec) {
   return spec.rope_scaling.type == "llama3" && (type == "llama" || type == "mistral" || type == "mixtral" ||
                                                 type == "smollm3" || type == "deci" || type == "exaone" ||
                                                 type == "exaone4" || type == "llama4_text" ||
-                                                type == "apertus");
+                                                type == "apertus" || type == "arcee");
 }
 
 // One block's tensors, by name (the loader's order within a block).
@@ -518,9 +549,13 @@ void add_block(const ModelSpec& spec, const ConverterHints& h, bool biases, uint
     add_converted(block, blk + "attn_norm.bias", {g.hidden});
     add_converted(block, blk + std::string(d.ffn_norm) + ".bias", {g.hidden});
   }
-  add_converted(block, blk + "attn_q.weight", {g.hidden, q});
-  add_converted(block, blk + "attn_k.weight", {g.hidden, kv});
-  add_converted(block, blk + "attn_v.weight", {g.hidden, kv});
+  if (d.fused_qkv) {
+    add_converted(block, blk + "attn_qkv.weight", {g.hidden, q + 2 * kv});
+  } else {
+    add_converted(block, blk + "attn_q.weight", {g.hidden, q});
+    add_converted(block, blk + "attn_k.weight", {g.hidden, kv});
+    add_converted(block, blk + "attn_v.weight", {g.hidden, kv});
+  }
   add_converted(block, blk + "attn_output.weight", {q, g.hidden});
   add_converted(block, blk + std::string(d.ffn_norm) + ".weight", {g.hidden});
   add_ffn(spec, i, blk, block, h.split_experts, d);

@@ -50,6 +50,7 @@ constexpr PlainArch kPlainArchs[] = {
     {"hunyuan-moe", "hunyuan_v1_moe"},
     {"dots1", "dots1"},
     {"bailingmoe", "bailing_moe"},
+    {"bailingmoe2", "bailing_moe_v2"},
     {"arcee", "arcee"},
     {"apertus", "apertus"},
     {"baichuan", "baichuan"},
