@@ -1144,7 +1144,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, codeshell, phi3, "
         "chatglm, gemma, gemma2, gemma3_text, glm4, olmo2, olmo3, exaone4, phi, cohere, cohere2, starcoder2, phimoe, stablelm, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
-        "granitemoehybrid, nemotron_h, lfm2 and lfm2_moe, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
+        "granitemoehybrid, nemotron_h, lfm2, lfm2_moe and falcon_h1, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
         "widths), gemma4_text (with a GGUF's per-layer widths), llama4_text (with a GGUF's expert width), mamba, jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
@@ -1176,7 +1176,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   add_converted(out, "token_embd.weight", {g.hidden, g.vocab});
   add_hybrid_globals(spec, hybrid, out);
   for (uint64_t i = 0; i < spec.layers.size(); ++i) {
-    if (hybrid != ConvertedHybrid::kNone) add_hybrid_block(spec, hybrid, i, out);
+    if (hybrid != ConvertedHybrid::kNone) add_hybrid_block(spec, hybrid, h, i, out);
     else if (gpt_neox(spec)) add_gpt_neox_block(spec, i, out);
     else if (phi3(spec)) add_phi3_block(spec, i, out);
     else if (chatglm(spec)) add_chatglm_block(spec, i, out);
