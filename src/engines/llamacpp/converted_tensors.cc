@@ -414,8 +414,8 @@ DecoderTraits decoder_traits(const ModelSpec& spec, const ConverterHints& h) {
     d.qk_norm = QkNorm::kWholeRow;
   }
   if (t == "seed_oss" || t == "glm4_moe") d.ffn_norm = "post_attention_norm";
-  d.expert_bias = t == "minimax_m2" || t == "glm4_moe" || t == "dots1" || t == "ernie4_5_moe" ||
-                  t == "bailing_moe_v2";
+  d.expert_bias = t == "minimax_m2" || t == "glm4_moe" || t == "dots1" ||
+                  ((t == "ernie4_5_moe" || t == "bailing_moe_v2") && !h.no_expert_bias);
   d.norm_bias = t == "nemotron";
   d.gated_ffn = t != "nemotron" && t != "apertus" && t != "arcee";
   d.one_shared_expert = t == "llama4_text";

@@ -139,6 +139,11 @@ struct ConverterHints {
   // TENSOR_NOT_REQUIRED): a dump's counts decide; a config builds the norm
   // (the larger Falcon-H1 models have it).
   bool falcon_h1_no_ssm_norm = false;
+  // ERNIE 4.5 MoE's and Ling 2.0's routers without their score correction
+  // bias (exp_probs_b: the loaders' TENSOR_NOT_REQUIRED; a checkpoint has it
+  // with moe_use_aux_free / moe_router_enable_expert_bias, as the published
+  // ones do): a dump's counts decide; a config builds it.
+  bool no_expert_bias = false;
   // A llama checkpoint with Q/K/V/output and MLP biases (LlamaConfig's
   // attention_bias and mlp_bias, both true in IBM's Granite Code 3B and
   // 8B): the converter writes the seven biases of each block; the GGUF

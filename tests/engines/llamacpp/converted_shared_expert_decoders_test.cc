@@ -376,6 +376,19 @@ TEST(ConvertedSharedExpertDecoders, Ernie45MoeRoutesAfterItsStartIndexWithUngate
   EXPECT_EQ(find(m, "blk.1.ffn_up_shexp.weight")->shape, (std::vector<uint64_t>{3072, 2560}));
   EXPECT_EQ(find(m, "blk.1.ffn_gate_inp_shexp.weight"), nullptr);
   EXPECT_EQ(find(m, "blk.27.exp_probs_b.bias")->shape, (std::vector<uint64_t>{64}));
+  // A checkpoint without moe_use_aux_free has no exp_probs_b: only a dump's
+  // counts say so (ConverterHints::no_expert_bias): 389 - 27 = 362, f32 84.
+  ConverterHints hints;
+  hints.no_expert_bias = true;
+  const Model spec_only = from_config(R"({"model_type": "ernie4_5_moe", "hidden_size": 2560,
+    "intermediate_size": 12288, "moe_intermediate_size": 1536, "moe_num_experts": 64, "moe_k": 6,
+    "moe_num_shared_experts": 2, "moe_layer_start_index": 1, "num_attention_heads": 20,
+    "num_key_value_heads": 4, "head_dim": 128, "num_hidden_layers": 28, "vocab_size": 103424,
+    "tie_word_embeddings": true})");
+  Result<std::vector<ConvertedTensor>> bare = converted_tensors(spec_only.spec, nullptr, &hints);
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(bare->size(), 362u);
+  EXPECT_EQ(converted_test::f32_count(*bare), 84);
 }
 
 // arcee-ai/AFM-4.5B (arcee: 2,560 wide, 20 heads and 4 KV heads of 128,
