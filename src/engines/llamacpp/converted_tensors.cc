@@ -129,11 +129,19 @@ namespace {
 // (llama_model_bailingmoe2::load_arch_tensors; the converter's
 // BailingMoeV2Model). Its multi-token prediction blocks
 // (num_nextn_predict_layers) are not built: such a file is refused.
-constexpr std::array<std::string_view, 31> kStandardDecoders = {
+// GroveMoE (GGUF grovemoe; memfit's model_type grove_moe): qwen3moe's
+// block (per-head Q/K norms, the router, three routed experts) and its
+// adjugate ("chunk") experts, experts / 2 of them, head_dim wide:
+// ffn_gate_chexps, ffn_up_chexps, ffn_down_chexps
+// (llama_model_grovemoe::load_arch_tensors: n_ff_chexp, default
+// n_embd_head_k, and n_expert / n_group_experts; the converter's
+// GroveMoeModel writes those two keys as head_dim and 2, hardcoded from
+// GroveMoE's modeling code, and drops the router's expert_bias buffer).
+constexpr std::array<std::string_view, 32> kStandardDecoders = {
     "llama",   "mistral", "qwen2",   "qwen2_moe", "qwen3",     "qwen3_moe", "mixtral",   "smollm3",
     "qwen2vl", "granite", "granitemoe", "internlm2", "exaone",  "qwen3vl",   "qwen3vlmoe", "mistral3",
     "ernie4_5", "hunyuan_v1_dense", "olmoe", "minimax_m2", "seed_oss", "glm4_moe", "dots1", "hunyuan_v1_moe",
-    "nemotron", "minicpm", "bailing_moe", "apertus", "arcee", "ernie4_5_moe", "bailing_moe_v2"};
+    "nemotron", "minicpm", "bailing_moe", "apertus", "arcee", "ernie4_5_moe", "bailing_moe_v2", "grove_moe"};
 
 // GPT-NeoX (Pythia): one fused QKV matrix, biases on every linear layer
 // and LayerNorm (weight and bias) norms; its own block builder.
@@ -408,7 +416,7 @@ DecoderTraits decoder_traits(const ModelSpec& spec, const ConverterHints& h) {
   DecoderTraits d;
   d.qkv_bias = t.starts_with("qwen2") || t == "seed_oss" || t == "glm4_moe";
   if (t.starts_with("qwen3") || t == "hunyuan_v1_dense" || t == "hunyuan_v1_moe" || t == "dots1" || t == "apertus" ||
-      t == "bailing_moe_v2" || (t == "glm4_moe" && h.glm4moe_qk_norm)) {
+      t == "bailing_moe_v2" || t == "grove_moe" || (t == "glm4_moe" && h.glm4moe_qk_norm)) {
     d.qk_norm = QkNorm::kPerHead;
   } else if (t == "olmoe" || t == "minimax_m2") {
     d.qk_norm = QkNorm::kWholeRow;
@@ -481,6 +489,15 @@ void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors&
   out.back().type = GgmlType::kF32;  // the router: the converter keeps it F32
   add_converted(out, blk + "ffn_up_exps.weight", {hidden, inter, moe.experts});
   if (d.expert_bias) add_converted(out, blk + "exp_probs_b.bias", {moe.experts});
+  if (spec.model_type == "grove_moe") {
+    // GroveMoE's adjugate experts: one per group of two, head_dim wide.
+    const uint64_t chunk = spec.geometry.head_dim != 0 ? spec.geometry.head_dim
+                                                       : hidden / std::max<uint64_t>(spec.geometry.heads, 1);
+    const uint64_t groups = moe.experts / 2;
+    add_converted(out, blk + "ffn_down_chexps.weight", {chunk, hidden, groups});
+    add_converted(out, blk + "ffn_gate_chexps.weight", {hidden, chunk, groups});
+    add_converted(out, blk + "ffn_up_chexps.weight", {hidden, chunk, groups});
+  }
   if (moe.shared_experts > 0 || d.one_shared_expert) {
     // Qwen2-MoE's one shared expert is shared_expert_intermediate_size
     // wide, behind a sigmoid gate (shared_expert_gate: one output, written

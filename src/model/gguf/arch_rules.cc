@@ -51,6 +51,7 @@ constexpr PlainArch kPlainArchs[] = {
     {"dots1", "dots1"},
     {"bailingmoe", "bailing_moe"},
     {"bailingmoe2", "bailing_moe_v2"},
+    {"grovemoe", "grove_moe"},
     {"arcee", "arcee"},
     {"apertus", "apertus"},
     {"baichuan", "baichuan"},

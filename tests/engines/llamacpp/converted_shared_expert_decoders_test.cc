@@ -1,7 +1,7 @@
 // The converter's tensors for dots.llm1 (dots1), Hunyuan-MoE (hunyuan-moe),
 // Nemotron (nemotron), MiniCPM (minicpm), Llama 4 (llama4), Ling 1.0
 // (bailingmoe), Apertus (apertus), StableLM (stablelm), Arcee's AFM (arcee),
-// ERNIE 4.5 MoE (ernie4_5-moe) and Ling 2.0 (bailingmoe2)
+// ERNIE 4.5 MoE (ernie4_5-moe), Ling 2.0 (bailingmoe2) and GroveMoE (grovemoe)
 // (engines/llamacpp/converted_tensors.cc): tensor counts by type and bytes
 // worked by hand below, against what public llama.cpp logs of these files
 // print where one does, else the models' published parameter counts.
@@ -408,6 +408,29 @@ TEST(ConvertedSharedExpertDecoders, ArceeHasNoGate) {
   EXPECT_EQ(m.weights.bytes, 9'238'743'040u);
   EXPECT_EQ(find(m, "blk.0.ffn_gate.weight"), nullptr);
   EXPECT_EQ(find(m, "blk.35.ffn_up.weight")->shape, (std::vector<uint64_t>{18432, 2560}));
+}
+
+// inclusionAI/GroveMoE-Inst (GGUF grovemoe; upcycled from Qwen3-30B-A3B:
+// 2,048 wide, 32 heads and 4 KV heads of 128, 48 blocks, 128 experts of
+// 768, 151,936 tokens, untied), with its adjugate experts: 64 (one a pair
+// of experts), 128 wide. A block: attn_norm, Q/K/V/O, the per-head Q/K
+// norms, ffn_norm, the router, three experts and three chunk experts: 15
+// tensors, f32 5. F16: token_embd and output 2 x 2,048 x 151,936 =
+// 622,329,856; a block's attention 18,874,368, experts 3 x 2,048 x 768 x
+// 128 = 603,979,776, chunk experts 3 x 2,048 x 128 x 64 = 50,331,648 (x
+// 48): 32,935,247,872; F32 2,048 + 48 x 266,496 = 12,793,856:
+// 32,948,041,728 parameters (its model card's 33B), 65,921,671,168 B at
+// F16; 3 + 48 x 15 = 723 tensors.
+TEST(ConvertedSharedExpertDecoders, GroveMoeAddsItsChunkExperts) {
+  const Model m = quantized(from_config(R"({"model_type": "grove_moe", "hidden_size": 2048,
+    "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128, "num_experts_per_tok": 8,
+    "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "num_hidden_layers": 48,
+    "vocab_size": 151936, "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(m.tensors.size(), 723u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 482}, {"f32", 241}}));
+  EXPECT_EQ(m.weights.bytes, 65'921'671'168u);
+  EXPECT_EQ(find(m, "blk.47.ffn_down_chexps.weight")->shape, (std::vector<uint64_t>{64, 2048, 128}));
+  EXPECT_EQ(find(m, "blk.0.exp_probs_b.bias"), nullptr);
 }
 
 }  // namespace
