@@ -51,6 +51,14 @@ std::vector<Attempt> attempts_for(const Model& rebuilt, const ConvertedFrom& fro
   // StableLM's Q/K/V biases (ConverterHints::stablelm_qkv_bias), likewise:
   // its output is never tied (llama.cpp requires it).
   if (model_type == "stablelm") variants = {{false, false, false, false}, {false, false, false, true}};
+  // Falcon-H1's Mamba-2 gated norm present or not (ConverterHints::
+  // falcon_h1_no_ssm_norm), each beside the output tied or not.
+  // ERNIE 4.5 MoE's and Ling 2.0's exp_probs_b present or not
+  // (ConverterHints::no_expert_bias), likewise.
+  if (model_type == "falcon_h1" || model_type == "ernie4_5_moe" || model_type == "bailing_moe_v2") {
+    variants = {{false, false, false, false}, {true, false, false, false}, {false, false, false, true},
+                {true, false, false, true}};
+  }
   // T5's encoder: no output layer; a relative attention bias in block 0
   // (T5) or in every block (UMT5; bias_variant carries it), as the counts say.
   if (model_type == "t5encoder") variants = {{true, false, false, false}, {true, false, false, true}};
@@ -118,6 +126,8 @@ Candidate candidate_of(const Model& rebuilt, const ConvertedFrom& from, const Va
   c.hints.glm4moe_qk_norm = model_type == "glm4_moe" && v.bias_variant;
   c.hints.phi2_fused_qkv = model_type == "phi" && v.bias_variant;
   c.hints.stablelm_qkv_bias = model_type == "stablelm" && v.bias_variant;
+  c.hints.falcon_h1_no_ssm_norm = model_type == "falcon_h1" && v.bias_variant;
+  c.hints.no_expert_bias = (model_type == "ernie4_5_moe" || model_type == "bailing_moe_v2") && v.bias_variant;
   c.hints.t5_rel_b_every_block = model_type == "t5encoder" && v.bias_variant;
   c.hints.llama_biases = model_type == "llama" && v.bias_variant;
   c.hints.gemma4_k_eq_v = model_type == "gemma4_text" && v.bias_variant;

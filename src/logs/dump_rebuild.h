@@ -109,7 +109,7 @@ struct Variant {
   bool tied = false;
   bool llama3_rope = false;
   bool head = false;
-  bool bias_variant = false;  // glm4: no Q/K/V biases; glm4_moe: per-head Q/K norms; phi: one fused attn_qkv; stablelm: Q/K/V biases; llama: the seven biases; t5encoder: a relative bias in every block; gemma4_text: no attn_v on the global layers
+  bool bias_variant = false;  // glm4: no Q/K/V biases; glm4_moe: per-head Q/K norms; phi: one fused attn_qkv; stablelm: Q/K/V biases; falcon_h1: no Mamba-2 gated norm; ernie4_5_moe, bailing_moe_v2: no exp_probs_b; llama: the seven biases; t5encoder: a relative bias in every block; gemma4_text: no attn_v on the global layers
   bool split_experts = false;  // routed experts as 2-D tensors of their own (before #6387)
   // mamba: ssm_x and ssm_dt F32 and left so by llama-quantize, as the first
   // Mamba support wrote them (QuantizeRules::mamba1_small_f32; the

@@ -129,6 +129,31 @@ void add_nemotron_h_block(const ModelSpec& spec, uint64_t i, const std::string& 
   }
 }
 
+// One Falcon-H1 block, by name (llama_model_falcon_h1::load_arch_tensors,
+// src/models/falcon-h1.cpp; the converter's FalconH1Model, a Mamba2Model
+// with LlamaModel's attention, which folds the muP multipliers into the
+// weights and adds no tensor for them): attn_norm (input_layernorm, which
+// feeds both mixers), a Mamba-2 mixer (add_mamba2_mixer; its gated norm
+// unless `ssm_norm` is false: FalconH1Config's mamba_rms_norm, the loader's
+// TENSOR_NOT_REQUIRED), attention without biases (attention_bias and
+// projectors_bias false in TII's checkpoints), then the pre-MLP norm, which
+// the loader names "blk.N.ffn_norm" with no ".weight" (tn(LLM_TENSOR_
+// FFN_NORM, i)), and the gated FFN (mlp_bias false).
+void add_falcon_h1_block(const ModelSpec& spec, bool ssm_norm, const std::string& blk, Tensors& out) {
+  const uint64_t hidden = spec.geometry.hidden;
+  const uint64_t ff = spec.geometry.intermediate;
+  add_converted(out, blk + "attn_norm.weight", {hidden});
+  add_mamba2_mixer(spec, blk, out);
+  if (!ssm_norm) {
+    std::erase_if(out, [&](const ConvertedTensor& t) { return t.name == blk + "ssm_norm.weight"; });
+  }
+  add_attention(spec, blk, out);
+  add_converted(out, blk + "ffn_down.weight", {ff, hidden});
+  add_converted(out, blk + "ffn_gate.weight", {hidden, ff});
+  add_converted(out, blk + "ffn_norm", {hidden});
+  add_converted(out, blk + "ffn_up.weight", {hidden, ff});
+}
+
 // One LFM2 block, by name (LLM_ARCH_LFM2's load_tensors, ggml-org/
 // llama.cpp #14620; the converter's LFM2Model): attn_norm (operator_norm),
 // then a short convolution (kConv): shortconv.conv (width x hidden, the
@@ -220,6 +245,9 @@ ConvertedHybrid converted_hybrid(const ModelSpec& spec) {
   if (lfm2_ffn && layers_are(spec, {kConv, kFullAttention}) && lfm2_conv_kernel(spec) > 1) {
     return ConvertedHybrid::kLfm2;
   }
+  if (type == "falcon_h1" && spec.moe.experts == 0 && mamba2_widths(spec) && layers_are(spec, {kFullAttention})) {
+    return ConvertedHybrid::kFalconH1;
+  }
   return ConvertedHybrid::kNone;
 }
 
@@ -228,13 +256,15 @@ void add_hybrid_globals(const ModelSpec& spec, ConvertedHybrid kind, Tensors& ou
   if (kind == ConvertedHybrid::kLfm2) add_converted(out, "token_embd_norm.weight", {spec.geometry.hidden});
 }
 
-void add_hybrid_block(const ModelSpec& spec, ConvertedHybrid kind, uint64_t i, Tensors& out) {
+void add_hybrid_block(const ModelSpec& spec, ConvertedHybrid kind, const ConverterHints& hints, uint64_t i,
+                      Tensors& out) {
   const std::string blk = fmt::format("blk.{}.", i);
   Tensors block;
   switch (kind) {
     case ConvertedHybrid::kGranite: add_granite_block(spec, i, blk, block); break;
     case ConvertedHybrid::kNemotronH: add_nemotron_h_block(spec, i, blk, block); break;
     case ConvertedHybrid::kLfm2: add_lfm2_block(spec, i, blk, block); break;
+    case ConvertedHybrid::kFalconH1: add_falcon_h1_block(spec, !hints.falcon_h1_no_ssm_norm, blk, block); break;
     case ConvertedHybrid::kNone: return;
   }
   std::sort(block.begin(), block.end(),

@@ -105,11 +105,43 @@ namespace {
 // four per-layer parameters the converter's ApertusModel writes as keys,
 // not tensors), the output required, rope_freqs for a llama3 rope as its
 // LlamaModel base writes them (llama_model_apertus::load_arch_tensors).
-constexpr std::array<std::string_view, 28> kStandardDecoders = {
+// Arcee's AFM (arcee): llama's attention and norms, the MLP ffn_up and
+// ffn_down only (ReLU^2, no gate), the output tied or not, rope_freqs for
+// a llama3 rope (llama_model_arcee::load_arch_tensors, src/models/
+// arcee.cpp; the converter's ArceeModel is a LlamaModel).
+// ERNIE 4.5's MoE models (ernie4_5_moe; GGUF ernie4_5-moe): llama's
+// attention, the first moe_layer_start_index blocks dense (the GGUF's
+// leading_dense_block_count), then routed experts with the router's score
+// correction bias (moe_statics.e_score_correction_bias, written as
+// exp_probs_b: the converter squeezes its (1, experts) shape to one row)
+// and moe_num_shared_experts ungated shared experts, one matrix of
+// moe_num_shared_experts x moe_intermediate_size
+// (llama_model_ernie4_5::load_arch_tensors with LLM_ARCH_ERNIE4_5_MOE; the
+// converter's Ernie4_5MoeModel writes that width as
+// expert_shared_feed_forward_length); the output tied or not.
+// Ling 2.0 / Ring 2.0 (bailing_moe_v2; GGUF bailingmoe2): one fused
+// attn_qkv (the checkpoint's query_key_value, hidden -> q + 2 kv), per-head
+// Q/K norms, the first first_k_dense_replace blocks dense, then routed
+// experts with exp_probs_b (the checkpoint's expert_bias) and
+// num_shared_experts ungated shared experts of
+// moe_shared_expert_intermediate_size (else moe_intermediate_size x
+// num_shared_experts), the output required
+// (llama_model_bailingmoe2::load_arch_tensors; the converter's
+// BailingMoeV2Model). Its multi-token prediction blocks
+// (num_nextn_predict_layers) are not built: such a file is refused.
+// GroveMoE (GGUF grovemoe; memfit's model_type grove_moe): qwen3moe's
+// block (per-head Q/K norms, the router, three routed experts) and its
+// adjugate ("chunk") experts, experts / 2 of them, head_dim wide:
+// ffn_gate_chexps, ffn_up_chexps, ffn_down_chexps
+// (llama_model_grovemoe::load_arch_tensors: n_ff_chexp, default
+// n_embd_head_k, and n_expert / n_group_experts; the converter's
+// GroveMoeModel writes those two keys as head_dim and 2, hardcoded from
+// GroveMoE's modeling code, and drops the router's expert_bias buffer).
+constexpr std::array<std::string_view, 32> kStandardDecoders = {
     "llama",   "mistral", "qwen2",   "qwen2_moe", "qwen3",     "qwen3_moe", "mixtral",   "smollm3",
     "qwen2vl", "granite", "granitemoe", "internlm2", "exaone",  "qwen3vl",   "qwen3vlmoe", "mistral3",
     "ernie4_5", "hunyuan_v1_dense", "olmoe", "minimax_m2", "seed_oss", "glm4_moe", "dots1", "hunyuan_v1_moe",
-    "nemotron", "minicpm", "bailing_moe", "apertus"};
+    "nemotron", "minicpm", "bailing_moe", "apertus", "arcee", "ernie4_5_moe", "bailing_moe_v2", "grove_moe"};
 
 // GPT-NeoX (Pythia): one fused QKV matrix, biases on every linear layer
 // and LayerNorm (weight and bias) norms; its own block builder.
@@ -371,6 +403,12 @@ struct DecoderTraits {
   // A routed block holds one shared expert of the routed width whatever
   // the file says (Llama 4's: its GGUF has no expert_shared_count).
   bool one_shared_expert = false;
+  // A shared expert of its own width has a one-output sigmoid gate
+  // (Qwen2-MoE's shared_expert_gate: ffn_gate_inp_shexp); Granite MoE
+  // Shared's, Hunyuan-MoE's, ERNIE 4.5's and Ling 2.0's are added ungated.
+  bool shared_expert_gate = true;
+  // Q, K and V as one attn_qkv matrix (Ling 2.0's query_key_value).
+  bool fused_qkv = false;
 };
 
 DecoderTraits decoder_traits(const ModelSpec& spec, const ConverterHints& h) {
@@ -378,16 +416,19 @@ DecoderTraits decoder_traits(const ModelSpec& spec, const ConverterHints& h) {
   DecoderTraits d;
   d.qkv_bias = t.starts_with("qwen2") || t == "seed_oss" || t == "glm4_moe";
   if (t.starts_with("qwen3") || t == "hunyuan_v1_dense" || t == "hunyuan_v1_moe" || t == "dots1" || t == "apertus" ||
-      (t == "glm4_moe" && h.glm4moe_qk_norm)) {
+      t == "bailing_moe_v2" || t == "grove_moe" || (t == "glm4_moe" && h.glm4moe_qk_norm)) {
     d.qk_norm = QkNorm::kPerHead;
   } else if (t == "olmoe" || t == "minimax_m2") {
     d.qk_norm = QkNorm::kWholeRow;
   }
   if (t == "seed_oss" || t == "glm4_moe") d.ffn_norm = "post_attention_norm";
-  d.expert_bias = t == "minimax_m2" || t == "glm4_moe" || t == "dots1";
+  d.expert_bias = t == "minimax_m2" || t == "glm4_moe" || t == "dots1" ||
+                  ((t == "ernie4_5_moe" || t == "bailing_moe_v2") && !h.no_expert_bias);
   d.norm_bias = t == "nemotron";
-  d.gated_ffn = t != "nemotron" && t != "apertus";
+  d.gated_ffn = t != "nemotron" && t != "apertus" && t != "arcee";
   d.one_shared_expert = t == "llama4_text";
+  d.shared_expert_gate = t != "granitemoe" && t != "hunyuan_v1_moe" && t != "ernie4_5_moe" && t != "bailing_moe_v2";
+  d.fused_qkv = t == "bailing_moe_v2";
   return d;
 }
 
@@ -448,6 +489,15 @@ void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors&
   out.back().type = GgmlType::kF32;  // the router: the converter keeps it F32
   add_converted(out, blk + "ffn_up_exps.weight", {hidden, inter, moe.experts});
   if (d.expert_bias) add_converted(out, blk + "exp_probs_b.bias", {moe.experts});
+  if (spec.model_type == "grove_moe") {
+    // GroveMoE's adjugate experts: one per group of two, head_dim wide.
+    const uint64_t chunk = spec.geometry.head_dim != 0 ? spec.geometry.head_dim
+                                                       : hidden / std::max<uint64_t>(spec.geometry.heads, 1);
+    const uint64_t groups = moe.experts / 2;
+    add_converted(out, blk + "ffn_down_chexps.weight", {chunk, hidden, groups});
+    add_converted(out, blk + "ffn_gate_chexps.weight", {hidden, chunk, groups});
+    add_converted(out, blk + "ffn_up_chexps.weight", {hidden, chunk, groups});
+  }
   if (moe.shared_experts > 0 || d.one_shared_expert) {
     // Qwen2-MoE's one shared expert is shared_expert_intermediate_size
     // wide, behind a sigmoid gate (shared_expert_gate: one output, written
@@ -465,9 +515,7 @@ void add_ffn(const ModelSpec& spec, uint64_t i, const std::string& blk, Tensors&
                                                   : moe.shared_experts * inter;
     add_converted(out, blk + "ffn_down_shexp.weight", {shared, hidden});
     add_converted(out, blk + "ffn_gate_shexp.weight", {hidden, shared});
-    if (own_width && spec.model_type != "granitemoe" && spec.model_type != "hunyuan_v1_moe") {
-      add_converted(out, blk + "ffn_gate_inp_shexp.weight", {hidden});
-    }
+    if (own_width && d.shared_expert_gate) add_converted(out, blk + "ffn_gate_inp_shexp.weight", {hidden});
     add_converted(out, blk + "ffn_up_shexp.weight", {hidden, shared});
   }
 }
@@ -485,7 +533,7 @@ bool writes_rope_freqs(const ModelSpec& spec) {
   return spec.rope_scaling.type == "llama3" && (type == "llama" || type == "mistral" || type == "mixtral" ||
                                                 type == "smollm3" || type == "deci" || type == "exaone" ||
                                                 type == "exaone4" || type == "llama4_text" ||
-                                                type == "apertus");
+                                                type == "apertus" || type == "arcee");
 }
 
 // One block's tensors, by name (the loader's order within a block).
@@ -518,9 +566,13 @@ void add_block(const ModelSpec& spec, const ConverterHints& h, bool biases, uint
     add_converted(block, blk + "attn_norm.bias", {g.hidden});
     add_converted(block, blk + std::string(d.ffn_norm) + ".bias", {g.hidden});
   }
-  add_converted(block, blk + "attn_q.weight", {g.hidden, q});
-  add_converted(block, blk + "attn_k.weight", {g.hidden, kv});
-  add_converted(block, blk + "attn_v.weight", {g.hidden, kv});
+  if (d.fused_qkv) {
+    add_converted(block, blk + "attn_qkv.weight", {g.hidden, q + 2 * kv});
+  } else {
+    add_converted(block, blk + "attn_q.weight", {g.hidden, q});
+    add_converted(block, blk + "attn_k.weight", {g.hidden, kv});
+    add_converted(block, blk + "attn_v.weight", {g.hidden, kv});
+  }
   add_converted(block, blk + "attn_output.weight", {q, g.hidden});
   add_converted(block, blk + std::string(d.ffn_norm) + ".weight", {g.hidden});
   add_ffn(spec, i, blk, block, h.split_experts, d);
@@ -1109,7 +1161,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
         "writes, which memfit builds for text decoders of model_type {}, gpt_neox, codeshell, phi3, "
         "chatglm, gemma, gemma2, gemma3_text, glm4, olmo2, olmo3, exaone4, phi, cohere, cohere2, starcoder2, phimoe, stablelm, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
-        "granitemoehybrid, nemotron_h, lfm2 and lfm2_moe, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
+        "granitemoehybrid, nemotron_h, lfm2, lfm2_moe and falcon_h1, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
         "widths), gemma4_text (with a GGUF's per-layer widths), llama4_text (with a GGUF's expert width), mamba, jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
@@ -1141,7 +1193,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   add_converted(out, "token_embd.weight", {g.hidden, g.vocab});
   add_hybrid_globals(spec, hybrid, out);
   for (uint64_t i = 0; i < spec.layers.size(); ++i) {
-    if (hybrid != ConvertedHybrid::kNone) add_hybrid_block(spec, hybrid, i, out);
+    if (hybrid != ConvertedHybrid::kNone) add_hybrid_block(spec, hybrid, h, i, out);
     else if (gpt_neox(spec)) add_gpt_neox_block(spec, i, out);
     else if (phi3(spec)) add_phi3_block(spec, i, out);
     else if (chatglm(spec)) add_chatglm_block(spec, i, out);

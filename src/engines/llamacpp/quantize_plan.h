@@ -134,6 +134,16 @@ struct ConverterHints {
   // (llama.cpp's create_tensor_qkv loads them when present), so a dump's
   // counts decide; a config builds none.
   bool stablelm_qkv_bias = false;
+  // Falcon-H1's Mamba-2 mixer without its gated norm (FalconH1Config's
+  // mamba_rms_norm false: Falcon-H1-0.5B's; the loader's ssm_norm is
+  // TENSOR_NOT_REQUIRED): a dump's counts decide; a config builds the norm
+  // (the larger Falcon-H1 models have it).
+  bool falcon_h1_no_ssm_norm = false;
+  // ERNIE 4.5 MoE's and Ling 2.0's routers without their score correction
+  // bias (exp_probs_b: the loaders' TENSOR_NOT_REQUIRED; a checkpoint has it
+  // with moe_use_aux_free / moe_router_enable_expert_bias, as the published
+  // ones do): a dump's counts decide; a config builds it.
+  bool no_expert_bias = false;
   // A llama checkpoint with Q/K/V/output and MLP biases (LlamaConfig's
   // attention_bias and mlp_bias, both true in IBM's Granite Code 3B and
   // 8B): the converter writes the seven biases of each block; the GGUF

@@ -142,7 +142,9 @@ MoeInfo read_moe(const ConfigDocument& doc) {
   if (moe.experts <= 1) return MoeInfo{};
   moe.experts_per_token =
       first({"num_experts_per_tok", "num_experts_per_token", "moe_topk", "top_k", "moe_k"});
-  moe.shared_experts = first({"n_shared_experts", "num_shared_experts"});
+  // ERNIE 4.5's MoE config names it moe_num_shared_experts (its
+  // converter writes it as expert_shared_count).
+  moe.shared_experts = first({"n_shared_experts", "num_shared_experts", "moe_num_shared_experts"});
   moe.expert_intermediate = first({"moe_intermediate_size"});
   // Qwen2-MoE's shared_expert_intermediate_size; NemotronHConfig's
   // moe_shared_expert_intermediate_size and GraniteMoeHybridConfig's (and
@@ -172,7 +174,10 @@ MoeInfo read_moe(const ConfigDocument& doc) {
   // layer in mlp_only_layers is.
   // LFM2-MoE names it num_dense_layers (Lfm2MoeConfig; its converter
   // writes it as leading_dense_block_count).
-  const uint64_t dense = std::min<uint64_t>(first({"first_k_dense_replace", "num_dense_layers"}), kMaxLayers);
+  // ERNIE 4.5's MoE config, moe_layer_start_index (Ernie4_5MoeModel writes
+  // it as leading_dense_block_count).
+  const uint64_t dense = std::min<uint64_t>(
+      first({"first_k_dense_replace", "num_dense_layers", "moe_layer_start_index"}), kMaxLayers);
   for (uint64_t layer = 0; layer < dense && moe.mlp_only_layers.size() < kMaxLayers; ++layer) {
     if (std::find(moe.mlp_only_layers.begin(), moe.mlp_only_layers.end(), layer) == moe.mlp_only_layers.end()) {
       moe.mlp_only_layers.push_back(layer);

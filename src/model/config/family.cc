@@ -28,7 +28,7 @@ bool is_known_model_type(std::string_view model_type) {
       "starcoder2", "granite", "granitemoe", "granitemoehybrid", "internlm2", "minimax",
       "minimax_m2", "mamba", "mamba2", "falcon_mamba", "falcon_h1", "jamba", "nemotron",
       "nemotron_h", "nemotron-nas", "deci", "lfm2", "lfm2_moe", "rwkv", "rwkv5", "rwkv6",
-      "rwkv7", "exaone", "exaone4", "baichuan", "stablelm", "hunyuan_v1_dense", "hunyuan_v1_moe", "dots1", "minicpm", "bailing_moe", "ernie4_5",
+      "rwkv7", "exaone", "exaone4", "baichuan", "stablelm", "hunyuan_v1_dense", "hunyuan_v1_moe", "dots1", "minicpm", "bailing_moe", "bailing_moe_v2", "grove_moe", "ernie4_5",
       "ernie4_5_moe", "seed_oss", "bamba", "zamba2", "dbrx", "arcee", "apertus", "bert", "roberta",
       "xlm-roberta", "nomic_bert", "jina_bert_v2"};
   for (std::string_view known : kKnown) {

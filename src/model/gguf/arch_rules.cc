@@ -50,6 +50,8 @@ constexpr PlainArch kPlainArchs[] = {
     {"hunyuan-moe", "hunyuan_v1_moe"},
     {"dots1", "dots1"},
     {"bailingmoe", "bailing_moe"},
+    {"bailingmoe2", "bailing_moe_v2"},
+    {"grovemoe", "grove_moe"},
     {"arcee", "arcee"},
     {"apertus", "apertus"},
     {"baichuan", "baichuan"},

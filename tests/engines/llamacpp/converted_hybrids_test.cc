@@ -1,5 +1,5 @@
 // The converter's tensors for the Mamba-2 and short-convolution hybrids
-// (Granite 4.0's hybrid, Nemotron-H, LFM2 and LFM2-MoE), deepseek2's multi-token
+// (Granite 4.0's hybrid, Nemotron-H, LFM2 and LFM2-MoE, Falcon-H1), deepseek2's multi-token
 // prediction blocks, qwen2vl and T5's encoder (engines/llamacpp/
 // converted_hybrids.cc, converted_t5.cc, converted_tensors.cc), checked
 // against real and synthetic dumps' tensor counts; counts by type and
@@ -282,6 +282,43 @@ TEST(ConvertedHybrids, T5EncoderIsTheLogsQ4KM) {
   Result<std::vector<ConvertedTensor>> first_only = converted_tensors(m.spec, nullptr, &t5);
   ASSERT_TRUE(first_only.ok()) << first_only.error().message();
   EXPECT_EQ(first_only->size(), 219u);
+}
+
+// tiiuae/Falcon-H1-Tiny-90M (falcon_h1: 512 wide, 8 heads and 2 KV heads of
+// 64, 768 ffn, 24 blocks, 32,768 tokens, tied; its Mamba-2 mixer 24 heads
+// of 32 (d_ssm 768), one group, state 64, kernel 4; its published config's
+// dimensions and its Tool-Calling sibling's mamba widths as public code
+// quotes them). A block: attn_norm; ssm_in (512 -> 768 + 896 + 24),
+// ssm_conv1d (4 x 896, F32) and its bias, ssm_dt.bias, ssm_a, ssm_d,
+// ssm_norm (768), ssm_out (768 -> 512); Q/K/V/O; ffn_norm; gate/up/down:
+// 17 tensors, f32 8. F16: token_embd 16,777,216 + 24 x (864,256 + 393,216
+// + 655,360 + 1,179,648) = 90,996,736 elements x 2; F32 512 + 24 x 6,344
+// = 152,768 x 4: 182,604,544 B; 91,149,504 parameters (the name's 90M).
+// 2 + 24 x 17 = 410 tensors. Without the gated norm (mamba_rms_norm false,
+// a dump's counts' variant) each block holds 16.
+TEST(ConvertedHybrids, FalconH1RunsAttentionAndMamba2SideBySide) {
+  const Model m = quantized(from_config(R"({"model_type": "falcon_h1", "hidden_size": 512,
+    "intermediate_size": 768, "num_hidden_layers": 24, "num_attention_heads": 8,
+    "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 32768, "tie_word_embeddings": true,
+    "mamba_d_ssm": 768, "mamba_n_heads": 24, "mamba_d_head": 32, "mamba_n_groups": 1,
+    "mamba_d_state": 64, "mamba_d_conv": 4, "mamba_expand": 2})"), "F16");
+  EXPECT_EQ(m.tensors.size(), 410u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 217}, {"f32", 193}}));
+  EXPECT_EQ(m.weights.bytes, 182'604'544u);
+  EXPECT_NE(find(m, "blk.23.ffn_norm"), nullptr);
+  EXPECT_EQ(find(m, "blk.0.ssm_in.weight")->shape, (std::vector<uint64_t>{1688, 512}));
+  EXPECT_NE(find(m, "blk.0.attn_k.weight"), nullptr);
+  ConverterHints hints;
+  hints.falcon_h1_no_ssm_norm = true;
+  const Model spec_only = from_config(R"({"model_type": "falcon_h1", "hidden_size": 512,
+    "intermediate_size": 768, "num_hidden_layers": 24, "num_attention_heads": 8,
+    "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 32768, "tie_word_embeddings": true,
+    "mamba_d_ssm": 768, "mamba_n_heads": 24, "mamba_d_head": 32, "mamba_n_groups": 1,
+    "mamba_d_state": 64, "mamba_d_conv": 4, "mamba_expand": 2})");
+  Result<std::vector<ConvertedTensor>> bare = converted_tensors(spec_only.spec, nullptr, &hints);
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(bare->size(), 2u + 24 * 16);
+  EXPECT_EQ(f32_count(*bare), 1 + 24 * 7);
 }
 
 }  // namespace

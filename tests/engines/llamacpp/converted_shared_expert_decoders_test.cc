@@ -1,6 +1,7 @@
 // The converter's tensors for dots.llm1 (dots1), Hunyuan-MoE (hunyuan-moe),
 // Nemotron (nemotron), MiniCPM (minicpm), Llama 4 (llama4), Ling 1.0
-// (bailingmoe), Apertus (apertus) and StableLM (stablelm)
+// (bailingmoe), Apertus (apertus), StableLM (stablelm), Arcee's AFM (arcee),
+// ERNIE 4.5 MoE (ernie4_5-moe), Ling 2.0 (bailingmoe2) and GroveMoE (grovemoe)
 // (engines/llamacpp/converted_tensors.cc): tensor counts by type and bytes
 // worked by hand below, against what public llama.cpp logs of these files
 // print where one does, else the models' published parameter counts.
@@ -312,6 +313,124 @@ TEST(ConvertedSharedExpertDecoders, StableLm2QkvBiasesAreAVariant) {
   EXPECT_EQ(with->size(), 340u);
   EXPECT_EQ(converted_test::f32_count(*with), 170);
   EXPECT_EQ(converted_tensors(m.spec)->size(), 4u + 24 * 11);
+}
+
+// inclusionAI/Ling-1T as its GGUF's metadata dump gives it (bailingmoe2:
+// 8,192 wide, 64 heads and 8 KV heads of 128, 80 blocks, the first 4
+// dense of 18,432, then 256 experts of 2,048 and one shared expert of
+// 2,048, 157,184 tokens, untied, no NextN block; ubergarm's
+// Ling-1T-smol-IQ4_KSS, whose ik_llama.cpp log in ikawrakow/ik_llama.cpp
+// #873 prints "1103 tensors", "type f32: 473 tensors" and "model params =
+// 999.705 B": its quantized types are ik_llama.cpp's own, so the counts and
+// the parameters are checked, the bytes at F16 worked out).
+// A dense block: attn_norm, attn_qkv, attn_output, the per-head Q/K
+// norms, ffn_norm, gate/up/down: 9 tensors, f32 4. A routed block:
+// those but the FFN, the router, exp_probs_b, three experts and three
+// shared: 14, f32 6. 3 + 4 x 9 + 76 x 14 = 1,103 tensors; f32 1 + 4 x 4 +
+// 76 x 6 = 473. Elements: token_embd and output 2 x 8,192 x 157,184 =
+// 2,575,302,656; a block's attention 8,192 x (8,192 + 2 x 1,024) + 8,192^2
+// = 150,994,944 and norms 2 x 8,192 + 2 x 128 = 16,640 (x 80); dense
+// FFNs 3 x 8,192 x 18,432 = 452,984,832 (x 4); experts 3 x 8,192 x 2,048
+// x 256 + shared 3 x 8,192 x 2,048 = 12,935,233,536, router 8,192 x 256 +
+// 256 = 2,097,408 (x 76); output_norm 8,192: 999,705,328,640 (the print's
+// 999.705 B); F16 999,544,586,240 x 2 + F32 160,742,400 x 4 =
+// 1,999,732,142,080 B.
+TEST(ConvertedSharedExpertDecoders, Ling1TIsItsDumpsCountsAndParameters) {
+  const Model m = quantized(from_config(R"({"model_type": "bailing_moe_v2", "hidden_size": 8192,
+    "intermediate_size": 18432, "moe_intermediate_size": 2048, "moe_shared_expert_intermediate_size": 2048,
+    "num_experts": 256, "num_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 4,
+    "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128, "num_hidden_layers": 80,
+    "vocab_size": 157184, "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(m.tensors.size(), 1103u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 630}, {"f32", 473}}));
+  EXPECT_EQ(m.weights.bytes, 1'999'732'142'080u);
+  EXPECT_EQ(find(m, "blk.0.attn_qkv.weight")->shape, (std::vector<uint64_t>{10240, 8192}));
+  EXPECT_NE(find(m, "blk.3.ffn_gate.weight"), nullptr);
+  EXPECT_EQ(find(m, "blk.4.exp_probs_b.bias")->shape, (std::vector<uint64_t>{256}));
+  EXPECT_EQ(find(m, "blk.4.ffn_gate_inp_shexp.weight"), nullptr);
+  EXPECT_EQ(find(m, "blk.0.attn_q.weight"), nullptr);
+}
+
+// baidu/ERNIE-4.5-21B-A3B-PT's config (ernie4_5_moe: 2,560 wide, 20 heads
+// and 4 KV heads of 128, 28 blocks, moe_layer_start_index 1 (block 0 dense
+// of 12,288), then 64 experts of 1,536 and moe_num_shared_experts 2 (one
+// shared matrix of 3,072), 103,424 tokens, tied). Tensors: token_embd,
+// output_norm; the dense block attn_norm, Q/K/V/O, ffn_norm, gate/up/down
+// (9, f32 2); a routed block those but the FFN, the router, exp_probs_b,
+// three experts, three shared (14, f32 4): 2 + 9 + 27 x 14 = 389, f32 1 +
+// 2 + 27 x 4 = 111. F16: token_embd 264,765,440, attention 28 x
+// 15,728,640, the dense FFN 94,371,840, routed 27 x (754,974,720 +
+// 23,592,960): 21,820,866,560; F32 2,560 + 28 x 5,120 + 27 x 163,904 =
+// 4,571,328: 21,825,437,888 parameters (the model card's 21B total; 21.8
+// B) and 43,660,018,432 B at F16.
+TEST(ConvertedSharedExpertDecoders, Ernie45MoeRoutesAfterItsStartIndexWithUngatedSharedExperts) {
+  const Model m = quantized(from_config(R"({"model_type": "ernie4_5_moe", "hidden_size": 2560,
+    "intermediate_size": 12288, "moe_intermediate_size": 1536, "moe_num_experts": 64, "moe_k": 6,
+    "moe_num_shared_experts": 2, "moe_layer_start_index": 1, "moe_layer_end_index": 27,
+    "moe_layer_interval": 1, "num_attention_heads": 20, "num_key_value_heads": 4, "head_dim": 128,
+    "num_hidden_layers": 28, "vocab_size": 103424, "tie_word_embeddings": true})"), "F16");
+  EXPECT_EQ(m.tensors.size(), 389u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 278}, {"f32", 111}}));
+  EXPECT_EQ(m.weights.bytes, 43'660'018'432u);
+  EXPECT_NE(find(m, "blk.0.ffn_up.weight"), nullptr);
+  EXPECT_EQ(find(m, "blk.1.ffn_up_shexp.weight")->shape, (std::vector<uint64_t>{3072, 2560}));
+  EXPECT_EQ(find(m, "blk.1.ffn_gate_inp_shexp.weight"), nullptr);
+  EXPECT_EQ(find(m, "blk.27.exp_probs_b.bias")->shape, (std::vector<uint64_t>{64}));
+  // A checkpoint without moe_use_aux_free has no exp_probs_b: only a dump's
+  // counts say so (ConverterHints::no_expert_bias): 389 - 27 = 362, f32 84.
+  ConverterHints hints;
+  hints.no_expert_bias = true;
+  const Model spec_only = from_config(R"({"model_type": "ernie4_5_moe", "hidden_size": 2560,
+    "intermediate_size": 12288, "moe_intermediate_size": 1536, "moe_num_experts": 64, "moe_k": 6,
+    "moe_num_shared_experts": 2, "moe_layer_start_index": 1, "num_attention_heads": 20,
+    "num_key_value_heads": 4, "head_dim": 128, "num_hidden_layers": 28, "vocab_size": 103424,
+    "tie_word_embeddings": true})");
+  Result<std::vector<ConvertedTensor>> bare = converted_tensors(spec_only.spec, nullptr, &hints);
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(bare->size(), 362u);
+  EXPECT_EQ(converted_test::f32_count(*bare), 84);
+}
+
+// arcee-ai/AFM-4.5B (arcee: 2,560 wide, 20 heads and 4 KV heads of 128,
+// 18,432 ffn with ReLU^2, 36 blocks, 128,004 tokens, untied). A block:
+// attn_norm, Q/K/V/O, ffn_norm, ffn_up, ffn_down (no gate): 8 tensors, f32
+// 2. F16: token_embd and output 2 x 2,560 x 128,004 = 655,380,480, a
+// block's attention 2 x 2,560^2 + 2 x 2,560 x 512 = 15,728,640 and MLP 2 x
+// 2,560 x 18,432 = 94,371,840 (x 36): 4,618,997,760 elements; F32 2,560 +
+// 36 x 5,120 = 186,880: 4,619,184,640 parameters (its Hugging Face page's
+// 4.6B), 9,238,743,040 B at F16; 3 + 36 x 8 = 291 tensors.
+TEST(ConvertedSharedExpertDecoders, ArceeHasNoGate) {
+  const Model m = quantized(from_config(R"({"model_type": "arcee", "hidden_size": 2560,
+    "intermediate_size": 18432, "num_attention_heads": 20, "num_key_value_heads": 4, "head_dim": 128,
+    "num_hidden_layers": 36, "vocab_size": 128004, "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(m.tensors.size(), 291u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 218}, {"f32", 73}}));
+  EXPECT_EQ(m.weights.bytes, 9'238'743'040u);
+  EXPECT_EQ(find(m, "blk.0.ffn_gate.weight"), nullptr);
+  EXPECT_EQ(find(m, "blk.35.ffn_up.weight")->shape, (std::vector<uint64_t>{18432, 2560}));
+}
+
+// inclusionAI/GroveMoE-Inst (GGUF grovemoe; upcycled from Qwen3-30B-A3B:
+// 2,048 wide, 32 heads and 4 KV heads of 128, 48 blocks, 128 experts of
+// 768, 151,936 tokens, untied), with its adjugate experts: 64 (one a pair
+// of experts), 128 wide. A block: attn_norm, Q/K/V/O, the per-head Q/K
+// norms, ffn_norm, the router, three experts and three chunk experts: 15
+// tensors, f32 5. F16: token_embd and output 2 x 2,048 x 151,936 =
+// 622,329,856; a block's attention 18,874,368, experts 3 x 2,048 x 768 x
+// 128 = 603,979,776, chunk experts 3 x 2,048 x 128 x 64 = 50,331,648 (x
+// 48): 32,935,247,872; F32 2,048 + 48 x 266,496 = 12,793,856:
+// 32,948,041,728 parameters (its model card's 33B), 65,921,671,168 B at
+// F16; 3 + 48 x 15 = 723 tensors.
+TEST(ConvertedSharedExpertDecoders, GroveMoeAddsItsChunkExperts) {
+  const Model m = quantized(from_config(R"({"model_type": "grove_moe", "hidden_size": 2048,
+    "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128, "num_experts_per_tok": 8,
+    "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "num_hidden_layers": 48,
+    "vocab_size": 151936, "tie_word_embeddings": false})"), "F16");
+  EXPECT_EQ(m.tensors.size(), 723u);
+  EXPECT_EQ(type_counts(m), (std::map<std::string, int>{{"f16", 482}, {"f32", 241}}));
+  EXPECT_EQ(m.weights.bytes, 65'921'671'168u);
+  EXPECT_EQ(find(m, "blk.47.ffn_down_chexps.weight")->shape, (std::vector<uint64_t>{64, 2048, 128}));
+  EXPECT_EQ(find(m, "blk.0.exp_probs_b.bias"), nullptr);
 }
 
 }  // namespace
