@@ -391,8 +391,10 @@ TEST(ConvertedSharedExpertDecoders, Ernie45MoeRoutesAfterItsStartIndexWithUngate
   EXPECT_EQ(converted_test::f32_count(*bare), 84);
 }
 
-// arcee-ai/AFM-4.5B (arcee: 2,560 wide, 20 heads and 4 KV heads of 128,
-// 18,432 ffn with ReLU^2, 36 blocks, 128,004 tokens, untied). A block:
+// arcee-ai/AFM-4.5B's shape as its model card describes it (arcee: 2,560
+// wide, 20 heads and 4 KV heads of 128, 18,432 ffn with ReLU^2, 36 blocks,
+// 128,004 tokens, untied; no config.json was reachable to copy, so these
+// are checked only by the parameter count below). A block:
 // attn_norm, Q/K/V/O, ffn_norm, ffn_up, ffn_down (no gate): 8 tensors, f32
 // 2. F16: token_embd and output 2 x 2,560 x 128,004 = 655,380,480, a
 // block's attention 2 x 2,560^2 + 2 x 2,560 x 512 = 15,728,640 and MLP 2 x
@@ -410,8 +412,9 @@ TEST(ConvertedSharedExpertDecoders, ArceeHasNoGate) {
   EXPECT_EQ(find(m, "blk.35.ffn_up.weight")->shape, (std::vector<uint64_t>{18432, 2560}));
 }
 
-// inclusionAI/GroveMoE-Inst (GGUF grovemoe; upcycled from Qwen3-30B-A3B:
-// 2,048 wide, 32 heads and 4 KV heads of 128, 48 blocks, 128 experts of
+// inclusionAI/GroveMoE-Inst (GGUF grovemoe), its base geometry taken as
+// Qwen3-30B-A3B's, from which it was upcycled (its own config.json was not
+// reachable; checked only by the parameter count below): 2,048 wide, 32 heads and 4 KV heads of 128, 48 blocks, 128 experts of
 // 768, 151,936 tokens, untied), with its adjugate experts: 64 (one a pair
 // of experts), 128 wide. A block: attn_norm, Q/K/V/O, the per-head Q/K
 // norms, ffn_norm, the router, three experts and three chunk experts: 15
