@@ -119,6 +119,10 @@ struct VllmSettings {
   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS as the run had it (check-log
   // reads it from the log); nullopt: the release's default (on from 0.21).
   std::optional<bool> cuda_graph_estimate;
+  // Whether the worker runs the V2 model runner (vllm/v1/worker/gpu/,
+  // "Using V2 Model Runner"; check-log reads the line from the log);
+  // nullopt: as vLLM selects it (vllm_uses_v2_runner).
+  std::optional<bool> v2_model_runner;
   // --confidence: 90, 95 or 99, the corpus margin added to the modelled
   // weights and CUDA graphs (memfit/error_band.h); 0: none.
   uint64_t confidence = 0;
@@ -143,12 +147,30 @@ inline constexpr uint64_t kVllmV07Seqs = 256;
 // takes the small pair) and the release (`release`: v0.7's above).
 void vllm_resolve_defaults(VllmSettings& settings);
 
+// Whether vLLM runs `spec` on its V2 model runner: `v2_model_runner` when
+// set (a log's line); otherwise the release's default, V2 from 0.29.0 (the
+// current line too), except the fallback to V1 memfit's requests can show:
+// DeepSeek-V3.2 (its sparse-MLA indexer) on ROCm (vllm/config/vllm.py,
+// read in the rollout post's snapshot e0d27040).
+bool vllm_uses_v2_runner(const ModelSpec& spec, const VllmSettings& settings);
+
 // Modelled constants (docs/engine-vllm.md: read from the profile's own
 // breakdown in published v0.11 runs, which print each term).
 inline constexpr uint64_t kVllmNonTorchBytes = 144ull << 20;       // per rank, TP 1 (0.13-0.14 GiB)
 inline constexpr uint64_t kVllmNcclBytes = 420ull << 20;           // more per rank when TP > 1 (0.54-0.55 GiB)
 inline constexpr uint64_t kVllmCudaGraphBytes = 1ull << 30;        // captured graphs' pools (from 0.21 on CUDA: subtracted from the KV memory)
 inline constexpr uint64_t kVllmSamplerBytesPerLogit = 39;          // the dummy sampler run, per row x vocab entry
+// The V2 model runner's dummy sampler run (v1/worker/gpu/model_runner.py,
+// _dummy_sampler_run; sample/sampler.py): compute_logits' 16-bit logits over
+// the padded vocabulary, then the sampler's float32 copy of them, in which it
+// applies temperature and draws (gumbel_sample keeps a row's block maxima
+// only): 2 + 4 bytes a row and entry. Read in vLLM's source, not modelled.
+inline constexpr uint64_t kVllmV2LogitBytes = 2, kVllmV2SamplerCopyBytes = 4;
+// The newest release's minor that still ran the V1 runner by default: the
+// V2 runner is vLLM's default for supported setups from 0.29.0 (vLLM's
+// MRV2 rollout post: "the first tagged release with this default will be
+// v0.29.0", commit 4aab2b0).
+inline constexpr uint64_t kVllmV2RunnerMinor = 29;
 // v0.7's accounting only: the CUDA context the device's used memory
 // counts (modelled: not in vLLM's source; PyTorch's maintainers give about
 // 400 MB with CUDA >= 11.7's lazy module loading, pytorch/pytorch#109888).
@@ -214,16 +236,26 @@ struct VllmKvLayout {
   uint64_t request_bytes = 0;     // filled with blocks_per_request
 };
 
+// The CUDA graphs the worker captures (counted from the settings by
+// engines/vllm/cuda_graphs.h; docs/engine-vllm.md, "CUDA graphs").
+struct VllmCudaGraphCounts {
+  uint64_t piecewise = 0;       // PIECEWISE graphs: one per capture size
+  uint64_t full = 0;            // FULL graphs: one per capture size up to max_num_seqs
+  uint64_t largest_tokens = 0;  // the largest capture size (0: none captured)
+};
+
 struct VllmEstimate {
   VllmSettings settings;          // as resolved (max_model_len filled in)
   VllmWeights weights;
   uint64_t activation_bytes = 0;  // modelled
   uint64_t non_torch_bytes = 0;   // modelled
   uint64_t cuda_graph_bytes = 0;  // modelled; 0 with enforce_eager
+  VllmCudaGraphCounts cuda_graphs;  // the graphs cuda_graph_bytes prices (none: enforce_eager, v0.7)
   // The CUDA graphs' estimate is subtracted from the KV memory (0.21 on,
   // CUDA, graphs captured): the graphs are then inside the utilization.
   bool cuda_graphs_subtracted = false;
   VllmAccounting accounting = VllmAccounting::kCurrent;  // the release's accounting used
+  bool v2_model_runner = false;   // the V2 model runner's profile priced (vllm_uses_v2_runner)
   uint64_t cuda_context_bytes = 0;  // v0.7: the CUDA context, subtracted (modelled); else 0
   uint64_t requested_bytes = 0;   // utilization x total (0 when the total is unknown)
   uint64_t kv_cache_bytes = 0;    // "Available KV cache memory"

@@ -858,6 +858,10 @@ class VllmPricer final : public LogPricer {
     if (const LogSetting* graphs = log.setting("cuda_graph_estimate")) {
       r.engine_fields.insert_or_assign(std::string(kVllmLogCudaGraphEstimate), graphs->value);
     }
+    // The V2 model runner, when the worker says so (vllm_reader.cc).
+    if (const LogSetting* runner = log.setting("model_runner")) {
+      r.engine_fields.insert_or_assign(std::string(kVllmLogModelRunner), runner->value);
+    }
     if (!options.gpu_name.empty()) r.vllm.gpu_name = options.gpu_name;
     if (std::optional<uint64_t> total = capacity_total(log, options)) {
       r.vllm.gpu_memory_total = *total;

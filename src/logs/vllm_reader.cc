@@ -343,6 +343,13 @@ void read_sizes(const LogLine& line, const std::string& rank, LogBuilder& out) {
       out.setting("cuda_graph_estimate", "off");
     }
   }
+  // The V2 model runner (gpu_worker.py logs "Using V2 Model Runner" when
+  // it selects it; the default for supported setups from 0.29.0): its
+  // dummy sampler run is priced by its own rule (engines/vllm/estimate.cc).
+  if (out.find_setting("model_runner") == nullptr &&
+      line.text.find("Using V2 Model Runner") != std::string_view::npos) {
+    out.setting("model_runner", "v2");
+  }
   if (std::optional<std::string_view> u = after(line.text, "Desired GPU memory utilization is (")) {
     out.setting("gpu_memory_utilization", u->substr(0, u->find(',')));
   }

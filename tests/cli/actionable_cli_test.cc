@@ -204,13 +204,16 @@ TEST(DoesNotFit, EndsWithTheCommandThatFindsWhatFits) {
 }
 
 TEST(VllmPinnedCommand, NeverSuggestsAKvCachePastTheGpu) {
-  testing::CommandResult r = run_memfit({"inspect", "-m", kLlama8B, "--engine", "vllm", "--gpu",
-                                         "h100-80gb", "--max-model-len", "16384", "--json"});
+  // Pinned to 0.28 (the V1 model runner's last default release): the
+  // clamp is tested, not the release's sampler.
+  testing::CommandResult r =
+      run_memfit({"inspect", "-m", kLlama8B, "--engine", "vllm", "--gpu", "h100-80gb",
+                  "--max-model-len", "16384", "--vllm-version", "0.28.0", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json v = nlohmann::json::parse(r.out)["vllm"];
   // 1,024 requests of 16,384 tokens need (1,024 blocks x 1,024 + 1) x 2
   // MiB = 2,199,025,352,704 B (2 TiB), past the 52.31 GiB left (0.92 of
-  // the GPU less the CUDA graphs too, the current line's); 26 fit:
+  // the GPU less the CUDA graphs too, 0.21 on); 26 fit:
   // (1,024 x 26 + 1) x 2,097,152 = 55,836,672,000 B.
   EXPECT_EQ(v["kv_cache_memory_for_max_num_seqs"], 2199025352704u);
   EXPECT_EQ(v["max_num_seqs_fit"], 26u);

@@ -26,11 +26,9 @@ inline constexpr uint64_t kVllmMaxCaptureTokens = 512;
 // 86 graphs of 36 layers): the band's upper end.
 inline constexpr uint64_t kVllmGraphBytesPerLayer = 256ull << 10;
 
-struct VllmCudaGraphs {
-  uint64_t piecewise = 0;       // PIECEWISE graphs: one per capture size
-  uint64_t full = 0;            // FULL graphs: one per capture size up to max_num_seqs
-  uint64_t largest_tokens = 0;  // the largest capture size (0: none captured)
-  uint64_t bytes = 0;           // the memory priced for them (modelled)
+// The counts (memfit/vllm.h, which the estimate keeps) and their memory.
+struct VllmCudaGraphs : VllmCudaGraphCounts {
+  uint64_t bytes = 0;  // the memory priced for them (modelled)
 };
 
 // The graphs vLLM captures under `settings` (resolved: max_num_seqs and

@@ -34,8 +34,10 @@ constexpr uint64_t kFusedMoeChunk = 32768;  // VLLM_FUSED_MOE_CHUNK_SIZE
 // projections and its MLP / fused-MoE intermediates on this rank) and the
 // dummy sampler run, which holds the forward's T hidden states while it
 // samples min(max_num_seqs, T) rows over the whole vocabulary (the logits
-// are gathered on every rank): kVllmSamplerBytesPerLogit a row and entry.
-uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAccounting accounting) {
+// are gathered on every rank): kVllmSamplerBytesPerLogit a row and entry
+// on the V1 runner, kVllmV2LogitBytes + kVllmV2SamplerCopyBytes on V2 (`v2`).
+uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAccounting accounting,
+                          bool v2) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t tp = s.tensor_parallel, T = s.max_num_batched_tokens;
   const CheckedBytes hidden = CheckedBytes(T) * g.hidden * kAct;
@@ -70,6 +72,19 @@ uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAcco
     return (buffers + std::max(forward.saturated(), (hidden + logits).saturated())).saturated();
   }
   const uint64_t rows = std::min(s.max_num_seqs, T);
+  if (v2) {
+    // The V2 runner (0.29 on): the dummy run's rows are its requests,
+    // min(max_num_batched_tokens, max_num_seqs), one logit each; the 16-bit
+    // logits (the padded vocabulary, gathered whole under TP: the rank's
+    // shard is freed before the sampler) and the sampler's float32 copy
+    // over the vocabulary (kVllmV2SamplerCopyBytes) live together, beside
+    // the forward's hidden states.
+    const uint64_t padded_vocab =
+        (CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding).saturated();
+    const CheckedBytes logits = CheckedBytes(rows) * padded_vocab * kVllmV2LogitBytes +
+                                CheckedBytes(rows) * g.vocab * kVllmV2SamplerCopyBytes;
+    return std::max(forward.saturated(), (hidden + logits).saturated());
+  }
   const CheckedBytes sampler = hidden + CheckedBytes(rows) * g.vocab * kVllmSamplerBytesPerLogit;
   return std::max(forward.saturated(), sampler.saturated());
 }
@@ -238,6 +253,14 @@ void vllm_resolve_defaults(VllmSettings& s) {
   }
 }
 
+bool vllm_uses_v2_runner(const ModelSpec& spec, const VllmSettings& s) {
+  if (s.v2_model_runner) return *s.v2_model_runner;
+  const bool default_v2 = !s.release || s.release->major > 0 || s.release->minor >= kVllmV2RunnerMinor;
+  if (!default_v2) return false;
+  const bool sparse_mla = std::ranges::any_of(spec.layers, [](const LayerCache& l) { return l.index_elems != 0; });
+  return !(s.rocm && sparse_mla);
+}
+
 // get_mxfp4_backend (quantization/mxfp4.py, read in the newest source):
 // FlashInfer's MXFP4 BF16 MoE on SM 10.x when FlashInfer is installed (as
 // vLLM's wheels have it), triton_kernels on SM 9.0 to 10.x, Marlin on any
@@ -326,14 +349,17 @@ Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,
   if (Status bad = add_deepstack(model.spec, s, e); !bad) return bad.error();
   if (Status bad = add_rocm_load(model.spec, s, e); !bad) return bad.error();
   if (Status bad = add_cuda_allocator(model.spec, s, e); !bad) return bad.error();
-  e.activation_bytes = activation_bytes(model.spec, s, e.accounting);
+  e.v2_model_runner = e.accounting == VllmAccounting::kCurrent && vllm_uses_v2_runner(model.spec, s);
+  e.activation_bytes = activation_bytes(model.spec, s, e.accounting, e.v2_model_runner);
   e.non_torch_bytes = kVllmNonTorchBytes + (s.tensor_parallel > 1 ? kVllmNcclBytes : 0);
   // v0.7 counted the device's used memory less torch's allocated bytes as
   // non-torch: the CUDA context too.
   e.cuda_context_bytes = e.accounting == VllmAccounting::kV07 ? kVllmCudaContextBytes : 0;
   // The graphs' count from the settings, their memory modelled per layer
-  // (cuda_graphs.h).
-  e.cuda_graph_bytes = vllm_cuda_graphs(model.spec, s, e.accounting).bytes;
+  // (cuda_graphs.h). Counted once here: the report reads the counts.
+  const VllmCudaGraphs captured = vllm_cuda_graphs(model.spec, s, e.accounting);
+  e.cuda_graphs = VllmCudaGraphCounts(captured);
+  e.cuda_graph_bytes = captured.bytes;
   // From 0.21 the worker captures a few graphs into a minimal KV cache
   // while it profiles (profile_cudagraph_memory: the two largest graphs of
   // each mode, the rest extrapolated from the second) and subtracts that

@@ -60,6 +60,11 @@ inline constexpr std::string_view kVllmLogPlatform = "vllm_log_platform";
 // default (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS); not a field a request
 // may give.
 inline constexpr std::string_view kVllmLogCudaGraphEstimate = "vllm_log_cuda_graph_estimate";
+// The request's engine_fields entry by which check-log says the log's
+// worker ran the V2 model runner (value "v2", from its "Using V2 Model
+// Runner" line); absent: as the release selects (vllm_uses_v2_runner). Not
+// a field a request may give.
+inline constexpr std::string_view kVllmLogModelRunner = "vllm_log_model_runner";
 
 // estimate_vllm with the experts of an MXFP4 checkpoint laid out for
 // `mxfp4_kernel` (nullopt: vllm_mxfp4_kernel's choice).

@@ -210,6 +210,9 @@ class VllmProfile final : public VllmCommands {
     if (auto graphs = r.engine_fields.find(kVllmLogCudaGraphEstimate); graphs != r.engine_fields.end()) {
       p.vllm_settings.cuda_graph_estimate = graphs->second == "on";
     }
+    if (auto runner = r.engine_fields.find(kVllmLogModelRunner); runner != r.engine_fields.end()) {
+      p.vllm_settings.v2_model_runner = runner->second == "v2";
+    }
     return Status::Ok();
   }
 

@@ -25,7 +25,6 @@
 #include "memfit/untrusted_text.h"
 #include "memfit/vllm_report.h"
 
-#include "engines/vllm/cuda_graphs.h"
 #include "engines/vllm/sparse_mla.h"
 #include "bands/error_bands.h"
 #include "engines/shared/report_head.h"
@@ -122,8 +121,8 @@ Json vllm_json(const Model& model, const VllmEstimate& e) {
   const VllmSettings& s = e.settings;
   const std::string name = model.path;
   const bool rocm_terms = e.weights.rocm_runtime_bytes != 0;
-  // The graphs' count, as the estimate priced them (cuda_graphs.h).
-  const VllmCudaGraphs graphs = vllm_cuda_graphs(model.spec, s, e.accounting);
+  // The graphs' count, as the estimate priced them.
+  const VllmCudaGraphCounts& graphs = e.cuda_graphs;
   Json v = {{"weights_bytes", e.weights.bytes},
             {"rope_cache_bytes", e.weights.rope_cache_bytes},
             {"platform", s.rocm ? "rocm" : "cuda"},
@@ -231,7 +230,7 @@ void text_rows(std::string& out, const Model& model, const VllmEstimate& e,
                               e.cuda_graphs_subtracted ? " and the CUDA graphs" : ""),
                   e.bands, "kv_cache_available"));
   }
-  const VllmCudaGraphs plan = vllm_cuda_graphs(model.spec, s, e.accounting);
+  const VllmCudaGraphCounts& plan = e.cuda_graphs;
   const std::string graphs =
       plan.piecewise + plan.full == 0
           ? std::string("modelled")

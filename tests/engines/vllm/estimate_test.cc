@@ -635,6 +635,11 @@ TEST(VllmEstimate, From021TheCudaGraphsEstimateIsSubtractedFromTheKvMemory) {
   EXPECT_EQ(e.accounting, VllmAccounting::kCurrent);
   EXPECT_TRUE(e.cuda_graphs_subtracted);
   EXPECT_EQ(e.cuda_graph_bytes, 360710144u);
+  // The counts the report prints, kept by the estimate: capture sizes up to
+  // min(2 x 256, 512, 2,048) = 512, 51 PIECEWISE and 35 FULL (up to 256).
+  EXPECT_EQ(e.cuda_graphs.piecewise, 51u);
+  EXPECT_EQ(e.cuda_graphs.full, 35u);
+  EXPECT_EQ(e.cuda_graphs.largest_tokens, 512u);
   EXPECT_EQ(e.kv_cache_bytes, 17184763904ull);
   EXPECT_EQ(e.num_blocks, 32777u);
   EXPECT_EQ(e.total_bytes, 20 * kGiB);
@@ -651,6 +656,7 @@ TEST(VllmEstimate, From021TheCudaGraphsEstimateIsSubtractedFromTheKvMemory) {
   VllmEstimate eager = run(model, s);
   EXPECT_FALSE(eager.cuda_graphs_subtracted);
   EXPECT_EQ(eager.cuda_graph_bytes, 0u);
+  EXPECT_EQ(eager.cuda_graphs.piecewise + eager.cuda_graphs.full + eager.cuda_graphs.largest_tokens, 0u);
   EXPECT_EQ(eager.kv_cache_bytes, 17545474048ull);
   EXPECT_EQ(eager.total_bytes, 20 * kGiB);
 }
@@ -658,9 +664,15 @@ TEST(VllmEstimate, From021TheCudaGraphsEstimateIsSubtractedFromTheKvMemory) {
 TEST(VllmEstimate, TheCurrentLinesUtilizationDefaultsTo092) {
   // No utilization given: 0.92 from 0.21 (vllm-project/vllm#38284), 0.9
   // before. floor(42,949,672,960 x 0.92) = 39,513,699,123 requested, less
-  // the 3,929,362,432 of the terms and the graphs' 360,710,144 (86 graphs
-  // x 16 layers x 256 KiB): 35,223,626,547 of KV memory. At 0.20, floor(x 0.9) = 38,654,705,664
-  // less the terms: 34,725,343,232.
+  // the terms, the current line's (the V2 runner's sampler): weights
+  // 2,489,470,976 (2,471,645,184 + rope 16,777,216 + the allocator's
+  // 1,048,576) + activation 205,389,824 (2,048 hidden states x 2,048 x 2 +
+  // 256 rows x 128,256 x (2 + 4), as in
+  // TheV2RunnerSamplesAFloat32CopyOfItsLogitsFrom029) + non-torch
+  // 150,994,944 = 2,845,855,744, and the graphs' 360,710,144 (86 graphs x
+  // 16 layers x 256 KiB): 36,307,133,235 of KV memory. At 0.20 (the V1
+  // runner: activation 1,288,896,512, terms 3,929,362,432), floor(x 0.9) =
+  // 38,654,705,664 less the terms: 34,725,343,232.
   VllmSettings s;
   s.gpu_memory_total = 40 * kGiB;
   s.max_model_len = 4096;
@@ -668,7 +680,8 @@ TEST(VllmEstimate, TheCurrentLinesUtilizationDefaultsTo092) {
   VllmEstimate now = run(model, s);
   EXPECT_EQ(now.settings.gpu_memory_utilization, 0.92);
   EXPECT_EQ(now.requested_bytes, 39513699123ull);
-  EXPECT_EQ(now.kv_cache_bytes, 35223626547ull);
+  EXPECT_TRUE(now.v2_model_runner);
+  EXPECT_EQ(now.kv_cache_bytes, 36307133235ull);
   s.release = VllmRelease{0, 20, 0, false};
   VllmEstimate v020 = run(model, s);
   EXPECT_EQ(v020.settings.gpu_memory_utilization, 0.9);
@@ -692,6 +705,47 @@ TEST(VllmEstimate, V07UnderTensorParallelHoldsTheShardDuringTheGather) {
   EXPECT_EQ(e.settings.max_num_seqs, 8u);
   EXPECT_EQ(e.activation_bytes, 3143776u);
   EXPECT_EQ(e.non_torch_bytes, 150994944u + 440401920u);
+}
+
+TEST(VllmEstimate, TheV2RunnerSamplesAFloat32CopyOfItsLogitsFrom029) {
+  // Llama-3.2-1B on 40 GiB (2,048 batched tokens, 256 rows) as in
+  // UtilizationSizesTheKvCacheFromWhatIsLeft. From 0.29 the V2 runner's
+  // dummy sampler run: the hidden states 2,048 x 2,048 x 2 = 8,388,608, the
+  // 16-bit logits 256 x 128,256 x 2 = 65,667,072 (128,256 is a multiple of
+  // 64) and the sampler's float32 copy 256 x 128,256 x 4 = 131,334,144:
+  // 205,389,824, over the forward's 134,217,728. 0.28 (the V1 runner):
+  // 8,388,608 + 256 x 128,256 x 39 = 1,288,896,512.
+  VllmSettings s;
+  s.gpu_memory_total = 40 * kGiB;
+  s.max_model_len = 4096;
+  s.release = VllmRelease{0, 29, 0, true};
+  const Model m = corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull);
+  VllmEstimate v029 = run(m, s);
+  EXPECT_TRUE(v029.v2_model_runner);
+  EXPECT_EQ(v029.activation_bytes, 205389824u);
+  s.release = VllmRelease{0, 28, 0, true};
+  VllmEstimate v028 = run(m, s);
+  EXPECT_FALSE(v028.v2_model_runner);
+  EXPECT_EQ(v028.activation_bytes, 1288896512u);
+  // A log that shows the runner decides it, whatever the release.
+  s.v2_model_runner = true;
+  EXPECT_EQ(run(m, s).activation_bytes, 205389824u);
+}
+
+TEST(VllmEstimate, DeepSeekV32OnRocmFallsBackToTheV1Runner) {
+  // vllm/config/vllm.py routes DeepseekV32 on ROCm to the V1 runner; its
+  // sparse-MLA indexer (a layer's index_elems) is what memfit's spec shows.
+  ModelSpec spec;
+  spec.layers.push_back(LayerCache{});
+  VllmSettings s;
+  s.rocm = true;
+  EXPECT_TRUE(vllm_uses_v2_runner(spec, s));  // no indexer: V2 on ROCm too
+  spec.layers[0].index_elems = 128;
+  EXPECT_FALSE(vllm_uses_v2_runner(spec, s));
+  s.rocm = false;
+  EXPECT_TRUE(vllm_uses_v2_runner(spec, s));
+  s.release = VllmRelease{0, 28, 0, true};
+  EXPECT_FALSE(vllm_uses_v2_runner(spec, s));
 }
 
 TEST(VllmEstimate, V07DefaultsFollowTheGpusName) {

@@ -62,15 +62,30 @@ TEST(VllmPooling, AnEncoderUnderAutoPoolsAndHoldsNoKvCache) {
 TEST(VllmPooling, TheGenerateRunnerSamplesOverTheVocabulary) {
   VllmSettings s = on_80gib();
   s.runner = VllmRunner::kGenerate;
+  s.release = VllmRelease{0, 28, 0, true};  // the V1 runner's last default release
   const VllmEstimate e = run(minilm(), s);
+  EXPECT_FALSE(e.v2_model_runner);
   // The dummy sampler run: T hidden states 8192 x 384 x 2 B = 6,291,456
   // plus 1024 rows x 30522 x 39 B = 1,218,926,592.
   EXPECT_EQ(e.activation_bytes, 6291456u + 1218926592u);
 }
 
+TEST(VllmPooling, TheV2RunnerSamplesAFloat32CopyOfTheLogits) {
+  VllmSettings s = on_80gib();
+  s.runner = VllmRunner::kGenerate;  // the current line: the V2 runner (0.29 on)
+  const VllmEstimate e = run(minilm(), s);
+  EXPECT_TRUE(e.v2_model_runner);
+  // T hidden states 8192 x 384 x 2 B = 6,291,456; the 16-bit logits of
+  // 1024 rows over the vocabulary padded to 64 (30522 -> 30528):
+  // 1024 x 30528 x 2 B = 62,521,344; the sampler's float32 copy
+  // 1024 x 30522 x 4 B = 125,018,112. More than the forward's 100,663,296.
+  EXPECT_EQ(e.activation_bytes, 6291456u + 62521344u + 125018112u);
+}
+
 TEST(VllmPooling, PoolingADecoderDropsTheSamplerAndKeepsItsKvCache) {
   Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", 16060522496ull);
   VllmSettings s = on_80gib();
+  s.release = VllmRelease{0, 28, 0, true};  // the V1 runner's sampler (39 B a logit)
   const VllmEstimate generate = run(m, s);
   EXPECT_EQ(generate.settings.runner, VllmRunner::kGenerate);  // LlamaForCausalLM
   s.runner = VllmRunner::kPooling;

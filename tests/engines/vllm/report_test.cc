@@ -64,6 +64,10 @@ VllmEstimate h100() {
   e.activation_bytes = 1936 * kMiB;
   e.non_torch_bytes = 144 * kMiB;
   e.cuda_graph_bytes = kGiB;
+  // As the estimate counts them (cuda_graphs.h): 256 sequences and 8,192
+  // batched tokens capture sizes up to min(2 x 256, 512, 8,192) = 512, 51
+  // PIECEWISE graphs and 35 FULL ones (the sizes up to 256).
+  e.cuda_graphs = {51, 35, 512};
   e.requested_bytes = 72 * kGiB;
   e.kv_cache_bytes = 55 * kGiB;
   e.layout.page_size_bytes = 65536;
@@ -401,6 +405,7 @@ TEST(VllmReport, TheGraphsCountedAndSubtractedShowInBothForms) {
               HasSubstr("  CUDA graphs               1.00 GiB   modelled, 51 + 35 graphs up to 512 "
                         "tokens, its estimate subtracted from the KV cache\n"));
   e.settings.enforce_eager = true;
+  e.cuda_graphs = {};  // what the estimate counts under it (VllmEstimate.From021...)
   EXPECT_EQ(vllm_estimate_to_json(llama_8b(), e, kBudget, {})["vllm"]["cuda_graphs"].dump(),
             R"({"piecewise":0,"full":0,"largest_tokens":0})");
 }
