@@ -1820,18 +1820,20 @@ TEST(CheckLog, AnSglangPoolWithoutItsFractionSaysWhichFractionItImplies) {
 TEST(CheckLog, AnSglangDpLmHeadFromTheCommandKeepsTheHeadAtTheAttentionTp) {
   // sgl-project/sglang#17392's ranks (Qwen3-30B-A3B, TP 4, DP attention 4)
   // load 16.39 GB = 17,598,628,495 B. memfit's DP-attention weights are
-  // 17,124,823,040 B (0.973); launched with --enable-dp-lm-head the untied
-  // head is split by the attention TP (1) rather than TP 4: 151,936 x
-  // 2,048 x 2 B x 3 / 4 = 466,747,392 B more, 17,591,570,432 B (0.9996).
+  // 17,135,308,800 B (0.974; with the float32 rotary cache's 40,960 x 128 x
+  // 2 B = 10,485,760 B second half, held_weights.h); launched with
+  // --enable-dp-lm-head the untied head is split by the attention TP (1)
+  // rather than TP 4: 151,936 x 2,048 x 2 B x 3 / 4 = 466,747,392 B more,
+  // 17,602,056,192 B (1.0002).
   // The excerpt does not show the flag, so the corpus row stays at 0.973.
   LogCheckOptions options;
   options.config_json = read_test_log("sglang", "sglang-17392-qwen3-30b-a3b-dp4-attn-tp4.config.json");
   const LogCheck plain = check("sglang", "sglang-17392-qwen3-30b-a3b-dp4-attn-tp4.log", options);
-  EXPECT_EQ(figure(plain, "rank0", LogFigure::kWeights)->memfit, 17'124'823'040u);
+  EXPECT_EQ(figure(plain, "rank0", LogFigure::kWeights)->memfit, 17'135'308'800u);
   options.command = "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 4 --dp 4 "
                     "--enable-dp-attention --enable-dp-lm-head";
   const LogCheck head = check("sglang", "sglang-17392-qwen3-30b-a3b-dp4-attn-tp4.log", options);
-  EXPECT_EQ(figure(head, "rank0", LogFigure::kWeights)->memfit, 17'591'570'432u);
+  EXPECT_EQ(figure(head, "rank0", LogFigure::kWeights)->memfit, 17'602'056'192u);
 }
 
 TEST(CheckLog, AnSglangSwaPoolsLineIsPricedAtItsOwnLayersBytes) {
@@ -1915,8 +1917,10 @@ TEST(CheckLog, AnSglangLogOnAnAmdGpuPrintingItsFreeMemoryKeepsAitersCut) {
   // reserved 308,443,076,362 x 0.49 = 151,137,107,417; after memfit's
   // 1,203,881,984 B of weights 307,239,194,378 free, rest 156,102,086,961 /
   // 114,688 B a token (28 layers x 8 KV heads x 128 x 2 x 2 B) = 1,361,102
-  // tokens against the printed 1,360,288. At 0.6 uncut: reserved
-  // 123,377,230,544, rest 183,861,963,834 / 114,688 = 1,603,149.
+  // tokens against the printed 1,360,288. At 0.6 uncut on an NVIDIA GPU,
+  // whose rotary cache is float32 (40,960 x 128 x 2 B = 10,485,760 B more
+  // weights, held_weights.h): reserved 123,377,230,544, rest
+  // 183,851,478,074 / 114,688 = 1,603,057.
   LogCheckOptions options;
   options.config_json = read_test_log("sglang", "sglang-nevervllm7-mi355x-qwen3-06b-mf06-v0517.config.json");
   options.command = "python -m sglang.launch_server --model-path Qwen/Qwen3-0.6B --mem-fraction-static 0.6";
@@ -1940,7 +1944,7 @@ TEST(CheckLog, AnSglangLogOnAnAmdGpuPrintingItsFreeMemoryKeepsAitersCut) {
   options.gpu_name = "NVIDIA H200";
   Result<LogCheck> nvidia = check_log(text, options, nullptr);
   ASSERT_TRUE(nvidia.ok());
-  EXPECT_EQ(figure(*nvidia, "rank0", LogFigure::kTokenPool)->memfit, 1'603'149u);
+  EXPECT_EQ(figure(*nvidia, "rank0", LogFigure::kTokenPool)->memfit, 1'603'057u);
 }
 
 TEST(CheckLog, AnSglangPoolEndBoundsAFractionTheLogDoesNotPrint) {
@@ -1970,18 +1974,19 @@ TEST(CheckLog, AnSglangFractionTakesTheNamedGpusTotalAndThePiecewiseReserve) {
   // the B200's 183,359 MiB (nvidia-smi), not that + memfit's startup: 512 +
   // 16,384 x 1.5 + 512 x 2 + 4 / 8 x 1,024 + 74 token sizes x 8 = 27,216
   // MiB; (183,359 - 27,216) / 183,359 = 0.852. Reserved 189,279,208,735 x
-  // 0.148 = 28,013,322,892; rest 189,279,208,735 - memfit's 16,629,639,168
-  // of weights - 28,013,322,892 = 144,636,246,675 B / 65,536 B a token (64
-  // layers x 2 KV heads a rank x 128 x 2 x 2 B) = 2,206,973 tokens, printed
-  // 2,206,208 (1.0003; 1.0017 at the startup-based total's 0.853 without
-  // the reserve).
+  // 0.148 = 28,013,322,892; rest 189,279,208,735 - memfit's 16,640,124,928
+  // of weights (with the float32 rotary cache, held_weights.h) -
+  // 28,013,322,892 = 144,625,760,915 B / 65,536 B a token (64 layers x 2 KV
+  // heads a rank x 128 x 2 x 2 B) = 2,206,813 tokens, printed 2,206,208
+  // (1.0003; 1.0017 at the startup-based total's 0.853 without the
+  // reserve, before the float32 cache).
   LogCheckOptions options;
   options.config_json = read_test_log("sglang", "sglang-22537-qwen3-32b-tp4-b200.config.json");
   options.gpu_name = "B200";
   const LogCheck c = check("sglang", "sglang-22537-qwen3-32b-tp4-b200.log", options);
   const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
   ASSERT_NE(pool, nullptr);
-  EXPECT_EQ(pool->memfit, 2'206'973u);
+  EXPECT_EQ(pool->memfit, 2'206'813u);
   EXPECT_EQ(c.log.setting("piecewise_cuda_graph")->value, "True");
 }
 
@@ -1989,12 +1994,12 @@ TEST(CheckLog, AnSglangLogWithoutPiecewiseLinesTakesItsDatesDefault) {
   // sglang-22537 (2026-04-10) without its "piecewise cuda graph is
   // enabled" lines: the date, past sgl-project/sglang#16331's merge
   // (2026-03-02), stands for a release that turns them on by default for a
-  // Qwen3 on CUDA, so the pool is the test above's, 2,206,973 tokens at
+  // Qwen3 on CUDA, so the pool is the test above's, 2,206,813 tokens at
   // 0.852. With "Disable piecewise CUDA graph because
   // --disable-piecewise-cuda-graph is set": no reserve, (183,359 - 26,624)
   // / 183,359 = 0.85480 -> 0.855; reserved 189,279,208,735 x 0.145 =
-  // 27,445,485,266; rest 189,279,208,735 - 16,629,639,168 - 27,445,485,266
-  // = 145,204,084,301 / 65,536 = 2,215,638 tokens. Dated before #16331 it is
+  // 27,445,485,266; rest 189,279,208,735 - 16,640,124,928 - 27,445,485,266
+  // = 145,193,598,541 / 65,536 = 2,215,478 tokens. Dated before #16331 it is
   // off as well.
   LogCheckOptions options;
   options.config_json = read_test_log("sglang", "sglang-22537-qwen3-32b-tp4-b200.config.json");
@@ -2021,16 +2026,16 @@ TEST(CheckLog, AnSglangLogWithoutPiecewiseLinesTakesItsDatesDefault) {
   EXPECT_EQ(dated->log.setting("piecewise_cuda_graph"), nullptr);
   const FigureCheck* pool = figure(*dated, "rank0", LogFigure::kTokenPool);
   ASSERT_NE(pool, nullptr);
-  EXPECT_EQ(pool->memfit, 2'206'973u);
+  EXPECT_EQ(pool->memfit, 2'206'813u);
   EXPECT_NE(pool->note.find("on by default from 0.5.10"), std::string::npos) << pool->note;
   EXPECT_EQ(pool_of(plain + "[2026-04-10 23:19:06] Disable piecewise CUDA graph because "
                             "--disable-piecewise-cuda-graph is set\n"),
-            2'215'638u);
+            2'215'478u);
   std::string older = plain;
   for (size_t at = older.find("2026-04-10"); at != std::string::npos; at = older.find("2026-04-10", at)) {
     older.replace(at, 10, "2026-02-20");
   }
-  EXPECT_EQ(pool_of(older), 2'215'638u);
+  EXPECT_EQ(pool_of(older), 2'215'478u);
 }
 
 TEST(CheckLog, AnSglangPoolEndBoundsTheFractionOfARunWithoutFreeMemoryBefore) {
@@ -2217,30 +2222,32 @@ TEST(CheckLog, AnSglangLogWithoutServerArgsTakesTheDefaultFractionOfItsDate) {
   // server_args: before #7054 (2025-06-10) the default was the TP table's
   // 0.88. Free before the weights = "avail mem=63.48 GB" + "mem usage=15.11
   // GB" = 68,161,130,988 + 16,224,238,961 = 84,385,369,949 B; memfit's
-  // weights 16,094,076,928 B leave 68,291,293,021 B; reserved
-  // 84,385,369,949 x 0.12 = 10,126,244,393.9 B; rest 58,165,048,627.1 B /
-  // 131,072 B a token = 443,764 tokens (printed 442,750; the 0.5.3
-  // computed rule's 0.835 priced 414,792).
+  // weights 16,127,631,360 B (the rotary cache float32 since #3134, dated
+  // 2025-01-26: held_weights.h) leave 68,257,738,589 B; reserved
+  // 84,385,369,949 x 0.12 = 10,126,244,393.9 B; rest 58,131,494,195.1 B /
+  // 131,072 B a token = 443,508 tokens (printed 442,750; the 0.5.3
+  // computed rule's 0.835 priced 414,792 before the float32 cache).
   LogCheckOptions options;
   options.config_json = read_test_log("sglang", "sglang-4760-llama31-8b-fa3-h100.config.json");
   const LogCheck c = check("sglang", "sglang-4760-llama31-8b-fa3-h100.log", options);
   const FigureCheck* pool = figure(c, "rank0", LogFigure::kTokenPool);
   ASSERT_NE(pool, nullptr);
-  EXPECT_EQ(pool->memfit, 443'764u);
+  EXPECT_EQ(pool->memfit, 443'508u);
   // MaxUhl98/Thesis (dated 2025-07-14, a 24 GB GPU, TP 1): after #7054,
   // before #10975 (2025-09-27): reserved (2.8 + 1/10) x 1,024 = 2,969.6
   // MiB of the GPU's 24,127 MiB (free before 7.37 + 15.02 GB =
   // 24,041,079,439 B + the 1,200 MiB startup), round((24,127 - 2,969.6) /
-  // 24,127, 3) = 0.877; rest = 24,041,079,439 - 16,094,076,928 -
-  // 24,041,079,439 x 0.123 = 4,989,949,740 B / 131,072 = 38,070 tokens
-  // (printed 38,141).
+  // 24,127, 3) = 0.877; rest = 24,041,079,439 - 16,127,631,360 -
+  // 24,041,079,439 x 0.123 = 4,956,395,308 B / 131,072 = 37,814 tokens
+  // (printed 38,141; the weights, 15.02 GB printed, are memfit's to the
+  // byte's rounding: the pool's miss is in another term).
   options.config_json = read_test_log("sglang", "sglang-maxuhl98-llama31-8b-24gb.config.json");
   const LogCheck later = check("sglang", "sglang-maxuhl98-llama31-8b-24gb.log", options);
   pool = figure(later, "rank0", LogFigure::kTokenPool);
   ASSERT_NE(pool, nullptr);
-  EXPECT_EQ(pool->memfit, 38'070u);
+  EXPECT_EQ(pool->memfit, 37'814u);
   // A fraction the log prints wins over the date's default: at 0.81,
-  // 68,291,293,021 - 84,385,369,949 x 0.19 = 52,258,072,730.7 B = 398,697
+  // 68,257,738,589 - 84,385,369,949 x 0.19 = 52,224,518,298.7 B = 398,441
   // tokens.
   std::string text = read_test_log("sglang", "sglang-4760-llama31-8b-fa3-h100.log");
   text += "[2025-03-25 16:37:07] server_args=ServerArgs(mem_fraction_static=0.81, tp_size=1)\n";
@@ -2249,7 +2256,7 @@ TEST(CheckLog, AnSglangLogWithoutServerArgsTakesTheDefaultFractionOfItsDate) {
   ASSERT_TRUE(given.ok()) << given.error().message();
   pool = figure(*given, "rank0", LogFigure::kTokenPool);
   ASSERT_NE(pool, nullptr);
-  EXPECT_EQ(pool->memfit, 398'697u);
+  EXPECT_EQ(pool->memfit, 398'441u);
 }
 
 TEST(CheckLog, AnSglangPoolWithoutFreeMemoryAtWideTpSaysTheStartupIsNotKnown) {

@@ -35,7 +35,13 @@ struct LinearStorage {
 
 // Whether a module the config leaves unquantized is one of the linear
 // layers priced here (then their storage is mixed: not described).
+// An NSA indexer's projections (DeepSeek-V3.2, GLM-5: `indexers_proj`) and
+// an MTP module's `eh_proj`, which the target model does not load, are not
+// among them.
 bool names_linear_layer(std::string_view module) {
+  if (module.find("indexer") != std::string_view::npos || module.find("eh_proj") != std::string_view::npos) {
+    return false;
+  }
   return module.find("proj") != std::string_view::npos || module.find("experts") != std::string_view::npos;
 }
 
@@ -68,14 +74,85 @@ uint64_t linear_rounding(const LinearStorage& s, uint64_t copies, CheckedBytes r
   return bytes;
 }
 
+// The rounding of a gate/up pair fused into one parameter of `copies` x
+// 2 x `rank_width` rows (a MoE layer's w13, an MLP's gate_up_proj) and of
+// down (w2, down_proj), with their block scales (the gate's and the up
+// half's 2 x ceil(width / n) scale rows).
+uint64_t mlp_rounding(const LinearStorage& s, uint64_t copies, CheckedBytes rank_width, uint64_t hidden) {
+  uint64_t bytes = rounding_of(CheckedBytes(copies) * rank_width * 2 * hidden * s.element_bytes) +
+                   linear_rounding(s, copies, CheckedBytes(hidden), rank_width.saturated());
+  if (s.block_rows != 0) {
+    const CheckedBytes up_grid = CheckedBytes::ceil_div(rank_width, s.block_rows) * 2 *
+                                 CheckedBytes::ceil_div(CheckedBytes(hidden), s.block_cols).saturated();
+    bytes += rounding_of(CheckedBytes(copies) * up_grid * kScaleBytes);
+  }
+  return bytes;
+}
+
+// The vocabulary shards' rounding: 2-byte rows (Fp8Config quantizes
+// LinearBase layers only), one table when tied.
+uint64_t vocabulary_rounding(const ModelSpec& spec, uint64_t tp) {
+  const ModelGeometry& g = spec.geometry;
+  const CheckedBytes rows = CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding;
+  const uint64_t shard = rounding_of(CheckedBytes::ceil_div(rows, tp) * g.hidden * kWideBytes);
+  return (CheckedBytes(shard) * (spec.tied_embeddings ? 1 : 2)).saturated();
+}
+
+// SGLang's DeepseekV2AttentionMLA and DeepseekV2MoE (models/deepseek_v2.py)
+// on one rank: fused_qkv_a_proj_with_mqa whole (ReplicatedLinear, q_lora +
+// kv_lora + qk_rope rows; without q_lora, kv_a_proj_with_mqa alone beside
+// a split q_proj), q_b_proj, kv_b_proj and o_proj split by heads; the
+// first_k_dense_replace layers' MLP of intermediate_size, the others'
+// experts of moe_intermediate_size with the shared expert fused in as one
+// more expert where SGLang fuses it (determine_num_fused_shared_experts:
+// one shared expert beside 256 routed ones), else beside them as an MLP.
+uint64_t mla_rounding(const ModelSpec& spec, const LinearStorage& s, uint64_t tp) {
+  const ModelGeometry& g = spec.geometry;
+  const MlaGeometry& m = spec.mla;
+  const uint64_t heads = CheckedBytes::ceil_div(g.heads, tp).saturated();
+  const CheckedBytes q_head = CheckedBytes(m.qk_nope) + m.qk_rope;
+  uint64_t attention = 0;
+  if (m.q_lora_rank != 0) {
+    attention += linear_rounding(s, 1, CheckedBytes(m.q_lora_rank) + m.kv_lora_rank + m.qk_rope, g.hidden) +
+                 linear_rounding(s, 1, q_head * heads, m.q_lora_rank);
+  } else {
+    attention += linear_rounding(s, 1, CheckedBytes(m.kv_lora_rank) + m.qk_rope, g.hidden) +
+                 linear_rounding(s, 1, q_head * heads, g.hidden);
+  }
+  attention += linear_rounding(s, 1, (CheckedBytes(m.qk_nope) + m.v_head) * heads, m.kv_lora_rank) +
+               linear_rounding(s, 1, CheckedBytes(g.hidden), (CheckedBytes(m.v_head) * heads).saturated());
+  const uint64_t dense_layers = spec.moe.experts == 0 ? g.layers : std::min(m.leading_dense, g.layers);
+  const uint64_t moe_layers = g.layers - dense_layers;
+  const uint64_t dense = mlp_rounding(s, 1, CheckedBytes::ceil_div(g.intermediate, tp), g.hidden);
+  uint64_t moe = 0;
+  if (spec.moe.experts != 0) {
+    const uint64_t width = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
+    const bool fused = spec.moe.shared_experts == 1 && spec.moe.experts == 256;
+    moe = mlp_rounding(s, spec.moe.experts + (fused ? 1 : 0), CheckedBytes::ceil_div(width, tp), g.hidden);
+    if (!fused && spec.moe.shared_experts != 0) {
+      const CheckedBytes shared_width = spec.moe.shared_expert_intermediate != 0
+                                            ? CheckedBytes(spec.moe.shared_expert_intermediate)
+                                            : CheckedBytes(width) * spec.moe.shared_experts;
+      moe += mlp_rounding(s, 1, CheckedBytes::ceil_div(shared_width, tp), g.hidden);
+    }
+  }
+  return (CheckedBytes(attention) * g.layers + CheckedBytes(dense) * dense_layers + CheckedBytes(moe) * moe_layers +
+          vocabulary_rounding(spec, tp))
+      .saturated();
+}
+
 }  // namespace
 
 uint64_t allocator_rounding_bytes(const ModelSpec& spec, uint64_t tp) {
   const ModelGeometry& g = spec.geometry;
-  const bool described = spec.layout == "standard" || spec.layout == "sliding_window";
   const std::optional<LinearStorage> storage = linear_storage(spec.quantization);
-  if (!described || !storage || g.head_dim == 0 || g.hidden == 0) return 0;
+  if (!storage || g.hidden == 0) return 0;
   tp = std::max<uint64_t>(1, tp);
+  if (spec.layout == "mla" && spec.mla.kv_lora_rank != 0 && spec.compressed_attention.compress_ratios.empty()) {
+    return mla_rounding(spec, *storage, tp);
+  }
+  const bool described = spec.layout == "standard" || spec.layout == "sliding_window";
+  if (!described || g.head_dim == 0) return 0;
   const uint64_t q_heads = CheckedBytes::ceil_div(g.heads, tp).saturated();
   const uint64_t kv_heads = g.kv_heads == 0 ? q_heads : kv_heads_per_rank(g.kv_heads, tp);
   const CheckedBytes qkv_rows = (CheckedBytes(q_heads) + kv_heads * 2) * g.head_dim;
@@ -88,19 +165,8 @@ uint64_t allocator_rounding_bytes(const ModelSpec& spec, uint64_t tp) {
   const uint64_t width = spec.moe.experts != 0 && spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate
                                                                                      : g.intermediate;
   const CheckedBytes rank_width = CheckedBytes::ceil_div(width, tp);
-  layer += rounding_of(CheckedBytes(experts) * rank_width * 2 * g.hidden * storage->element_bytes) +
-           linear_rounding(*storage, experts, CheckedBytes(g.hidden), rank_width.saturated());
-  if (storage->block_rows != 0) {
-    const CheckedBytes up_grid = CheckedBytes::ceil_div(rank_width, storage->block_rows) * 2 *
-                                 CheckedBytes::ceil_div(CheckedBytes(g.hidden), storage->block_cols).saturated();
-    layer += rounding_of(CheckedBytes(experts) * up_grid * kScaleBytes);
-  }
-  // The embedding and the LM head are never FP8 in SGLang (Fp8Config
-  // quantizes LinearBase layers only): 2-byte vocabulary shards.
-  const CheckedBytes rows = CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding;
-  const uint64_t shard = rounding_of(CheckedBytes::ceil_div(rows, tp) * g.hidden * kWideBytes);
-  const uint64_t tables = spec.tied_embeddings ? 1 : 2;
-  return (CheckedBytes(layer) * g.layers + CheckedBytes(shard) * tables).saturated();
+  layer += mlp_rounding(*storage, experts, rank_width, g.hidden);
+  return (CheckedBytes(layer) * g.layers + vocabulary_rounding(spec, tp)).saturated();
 }
 
 }  // namespace memfit::sglang

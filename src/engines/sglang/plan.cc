@@ -12,6 +12,7 @@
 
 #include "engines/sglang/allocator_rounding.h"
 #include "engines/sglang/dp_attention_weights.h"
+#include "engines/sglang/held_weights.h"
 #include "engines/shared/gpu_class.h"
 #include "engines/shared/parallel_tensors.h"
 #include "engines/shared/release_number.h"
@@ -389,9 +390,17 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   // Under DP attention a rank holds its attention at the attention TP's
   // split and the embedding whole (dp_attention_weights.h).
   p.dp_attention_weights_bytes = dp_attention_weights_bytes(spec, s.tensor_parallel, attention_tp(s), s.dp_lm_head);
-  p.weights_bytes =
-      (CheckedBytes(weights->bytes) + p.allocator_rounding_bytes + p.dp_attention_weights_bytes).saturated();
+  // The rotary cache as SGLang keeps it (float32 on CUDA since #3134; an
+  // MLA model's qk_rope_head_dim wide) in place of the shared rule's, and
+  // an MLA model's absorbed w_kc / w_vc (held_weights.h).
+  p.rope_cache_bytes = rope_cache_bytes(spec, !s.rocm && rule_applies(s, kFp32RopeRelease, kFp32RopeDate));
+  p.absorbed_kv_b_bytes = absorbed_kv_b_bytes(spec, attention_tp(s), s.rocm);
+  const CheckedBytes held = CheckedBytes(weights->bytes) - weights->rope_cache_bytes;
+  p.weights_bytes = (held + p.rope_cache_bytes + p.absorbed_kv_b_bytes + p.allocator_rounding_bytes +
+                     p.dp_attention_weights_bytes)
+                        .saturated();
   p.weights_exact = weights->exact && p.dp_attention_weights_bytes == 0;
+  p.speed_weights_bytes = (CheckedBytes(weights->bytes) + p.dp_attention_weights_bytes).saturated();
 
   // profile_max_num_token: rest = free after the load - free before it x
   // (1 - fraction); tokens = rest // cell; then down to whole pages.

@@ -74,6 +74,12 @@ inline constexpr std::string_view kPiecewiseDefaultDate = "2026-03-02";
 // the piecewise graphs: sgl-project/sglang#23351, merged 2026-05-23, after
 // 0.5.12's cut (2026-05-18), in 0.5.13 (out by 2026-06-17).
 inline constexpr std::string_view kNsaPiecewiseRelease = "0.5.13";
+// The first release whose rotary cache stays float32 on CUDA
+// (sgl-project/sglang#3134, "Integrate flashinfer's rope with higher
+// precision", merged 2025-01-26, and #3169 using it; v0.4.2's cut was not
+// read and is taken to hold both).
+inline constexpr std::string_view kFp32RopeRelease = "0.4.2";
+inline constexpr std::string_view kFp32RopeDate = "2025-01-26";
 inline constexpr std::string_view kNsaPiecewiseDate = "2026-05-23";
 
 inline constexpr uint64_t kMiB = 1ull << 20;
@@ -263,6 +269,12 @@ struct Plan {
   uint64_t weights_bytes = 0;        // the tensors + the allocator's rounding + DP attention's
   uint64_t allocator_rounding_bytes = 0;  // of those, held past the tensors (allocator_rounding.h)
   uint64_t dp_attention_weights_bytes = 0;  // of those, DP attention's whole attention share (modelled)
+  uint64_t rope_cache_bytes = 0;     // of those, the rotary cache as SGLang keeps it (held_weights.h)
+  uint64_t absorbed_kv_b_bytes = 0;  // of those, an MLA model's w_kc / w_vc (held_weights.h)
+  // The weights the speed estimate streams: the tensors (with the shared
+  // rule's rotary cache) and DP attention's share, not the rounding, the
+  // float32 cache nor the absorbed copies (held_weights.h).
+  uint64_t speed_weights_bytes = 0;
   bool weights_exact = false;       // split from the headers' tensor list
   uint64_t startup_bytes = 0;
   uint64_t free_before_load_bytes = 0;  // total - startup

@@ -24,9 +24,9 @@ uint64_t request_kv_bytes(const ModelSpec& spec, const Plan& plan) {
 
 SpeedPlan sglang_speed_plan(const PreparedRequest& run, const Plan& plan) {
   const uint64_t context = plan.settings.context_length;
-  // A token reads the tensors, not the allocator's rounding.
+  // A token reads the tensors, not the allocator's rounding (plan.h).
   SpeedPlan speed = single_device_speed_plan(run, run.platform.backend == Backend::kRocm ? "rocm" : "cuda",
-                                             plan.weights_bytes - plan.allocator_rounding_bytes,
+                                             plan.speed_weights_bytes,
                                              request_kv_bytes(run.model->spec, plan), context, context);
   // A pooling architecture (what vLLM's --runner auto reads too): SGLang
   // serves it as an embedding model (is_generation false); an encoder

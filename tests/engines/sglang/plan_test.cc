@@ -263,11 +263,12 @@ TEST(SglangPlan, TokenPoolIsWhatTheFractionLeavesAfterTheWeights) {
   // Llama-3.1-8B on an H100 (81,559 MiB = 85,520,809,984 B), the computed
   // 0.835. Free before the load: 85,520,809,984 - 1,200 MiB (startup,
   // 1,258,291,200) = 84,262,518,784. Weights: 16,060,522,496 + the rope
-  // cache 131,072 x 128 x 2 = 33,554,432 -> 16,094,076,928; free after
-  // 68,168,441,856. Reserved: floor(84,262,518,784 x 0.165) =
-  // 13,903,315,599. Rest 54,265,126,257 / 131,072 = 414,010 tokens (page 1),
-  // a pool of 54,265,118,720 B. Requests: 414,010 / 131,072 x 512 = 1,617,
-  // raised to 2,048; their table 2,048 x (131,072 + 4) x 4 = 1,073,774,592.
+  // cache, float32 on CUDA (held_weights.h), 131,072 x 128 x 4 =
+  // 67,108,864 -> 16,127,631,360; free after 68,134,887,424. Reserved:
+  // floor(84,262,518,784 x 0.165) = 13,903,315,599. Rest 54,231,571,825 /
+  // 131,072 = 413,754 tokens (page 1), a pool of 54,231,564,288 B.
+  // Requests: 413,754 / 131,072 x 512 = 1,616, raised to 2,048; their table
+  // 2,048 x (131,072 + 4) x 4 = 1,073,774,592.
   // 0.5.9: before the piecewise CUDA graphs' default (the next test).
   const Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", kLlama8bBytes);
   Settings s;
@@ -277,20 +278,20 @@ TEST(SglangPlan, TokenPoolIsWhatTheFractionLeavesAfterTheWeights) {
   ASSERT_TRUE(p.ok()) << p.error().message();
   EXPECT_DOUBLE_EQ(p->mem_fraction_static, 0.835);
   EXPECT_EQ(p->piecewise_rule_date, "");
-  EXPECT_EQ(p->weights_bytes, 16094076928ull);
+  EXPECT_EQ(p->weights_bytes, 16127631360ull);
   EXPECT_EQ(p->free_before_load_bytes, 84262518784ull);
   EXPECT_EQ(p->reserved_bytes, 13903315599ull);
-  EXPECT_EQ(p->max_total_num_tokens, 414010u);
-  EXPECT_EQ(p->kv_pool_bytes, 54265118720ull);
+  EXPECT_EQ(p->max_total_num_tokens, 413754u);
+  EXPECT_EQ(p->kv_pool_bytes, 54231564288ull);
   EXPECT_EQ(p->max_running_requests, 2048u);
   EXPECT_EQ(p->req_to_token_bytes, 1073774592ull);
   EXPECT_TRUE(p->starts);
   EXPECT_TRUE(p->holds_context);
-  // Page 64: 414,010 rounds down to 6,468 pages, 413,952 tokens.
+  // Page 64: 413,754 rounds down to 6,464 pages, 413,696 tokens.
   s.page_size = 64;
   Result<Plan> paged = plan_sglang(m, {}, s);
   ASSERT_TRUE(paged.ok());
-  EXPECT_EQ(paged->max_total_num_tokens, 413952u);
+  EXPECT_EQ(paged->max_total_num_tokens, 413696u);
 }
 
 TEST(SglangPlan, From0510ThePiecewiseGraphsReserveTakesFromThePool) {
@@ -302,8 +303,8 @@ TEST(SglangPlan, From0510ThePiecewiseGraphsReserveTakesFromThePool) {
   // 256 (12), 4,608..8,192 by 512 (8) = 58 sizes, 464 MiB, before the
   // floor: 13,440 + 464 = 13,904; (81,559 - 13,904) / 81,559 = 0.82952 ->
   // 0.830. Reserved: floor(84,262,518,784 x 0.17) = 14,324,628,193; rest
-  // 68,168,441,856 - 14,324,628,193 = 53,843,813,663 / 131,072 = 410,795
-  // tokens (414,010 at 0.5.9's 0.835, the test above).
+  // 68,134,887,424 - 14,324,628,193 = 53,810,259,231 / 131,072 = 410,539
+  // tokens (413,754 at 0.5.9's 0.835, the test above).
   const Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", kLlama8bBytes);
   Settings s;
   s.gpu_total_bytes = kH100Mib << 20;
@@ -313,7 +314,7 @@ TEST(SglangPlan, From0510ThePiecewiseGraphsReserveTakesFromThePool) {
   EXPECT_EQ(p->piecewise_rule_date, "2026-03-02");
   EXPECT_DOUBLE_EQ(p->mem_fraction_static, 0.83);
   EXPECT_EQ(p->reserved_bytes, 14324628193ull);
-  EXPECT_EQ(p->max_total_num_tokens, 410795u);
+  EXPECT_EQ(p->max_total_num_tokens, 410539u);
   // The plan holds the graphs at SGLang's reserve: 464 MiB = 486,539,264 B
   // beside the decode graphs' 256 x 2 MiB, both in the peak.
   EXPECT_EQ(p->piecewise_cuda_graph_bytes, 486539264u);
@@ -332,7 +333,7 @@ TEST(SglangPlan, From0510ThePiecewiseGraphsReserveTakesFromThePool) {
   s.mem_fraction_static = 0.835;
   Result<Plan> given = plan_sglang(m, {}, s);
   ASSERT_TRUE(given.ok());
-  EXPECT_EQ(given->max_total_num_tokens, 414010u);
+  EXPECT_EQ(given->max_total_num_tokens, 413754u);
   // The graphs are still captured: their reserve stays in the plan.
   EXPECT_EQ(given->piecewise_cuda_graph_bytes, 486539264u);
   // Off (0.5.9): none.
@@ -408,12 +409,12 @@ TEST(SglangPlan, MaxTotalTokensCapsThePoolButNotTheDefaultRequests) {
   EXPECT_EQ(p->max_total_num_tokens, 20480u);
   EXPECT_EQ(p->kv_pool_bytes, 2684354560ull);
   EXPECT_EQ(p->max_running_requests, 4096u);
-  // A cap above what memory allows leaves the profiled 414,010.
+  // A cap above what memory allows leaves the profiled 413,754.
   s.max_total_tokens = 1'000'000;
   Result<Plan> loose = plan_sglang(m, {}, s);
   ASSERT_TRUE(loose.ok());
-  EXPECT_EQ(loose->max_total_num_tokens, 414010u);
-  // Page 64, cap 20,000: min(413,952, 20,000) = 20,000 -> 312 pages, 19,968.
+  EXPECT_EQ(loose->max_total_num_tokens, 413754u);
+  // Page 64, cap 20,000: min(413,696, 20,000) = 20,000 -> 312 pages, 19,968.
   s.page_size = 64;
   s.max_total_tokens = 20000;
   Result<Plan> paged = plan_sglang(m, {}, s);

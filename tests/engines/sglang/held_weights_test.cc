@@ -1,0 +1,74 @@
+// What an SGLang rank holds past the checkpoint's tensors (held_weights.h)
+// and an MLA model's allocator rounding (allocator_rounding.h), worked by
+// hand for DeepSeek-V3 / R1 at TP 16, the geometry of the never-seen
+// sglang-neverlogs11-slurmv4-r1-tp16-{prefill,decode}-h100 rows.
+#include <gtest/gtest.h>
+
+#include "engines/sglang/allocator_rounding.h"
+#include "engines/sglang/held_weights.h"
+#include "support/corpus.h"
+
+namespace memfit::sglang {
+namespace {
+
+TEST(SglangHeldWeights, AbsorbedKvBIsKvBProjsRankShareAtTheCopysWidth) {
+  // DeepSeek-V3: 61 MLA layers, 128 heads / 16 = 8 a rank, qk_nope 128 +
+  // v_head 128 rows a head, kv_lora_rank 512 columns: 8 x 256 x 512 =
+  // 1,048,576 elements a layer. CUDA dequantizes the FP8 128 x 128 blocks
+  // to bf16: 2 B -> 2 MiB a layer x 61 = 127,926,272 B.
+  const ModelSpec v3 = testing::corpus_spec("deepseek_v3/DeepSeek-V3");
+  EXPECT_EQ(absorbed_kv_b_bytes(v3, 16, /*rocm=*/false), 127'926'272u);
+  // ROCm requantizes per tensor: 1 B, 63,963,136 B.
+  EXPECT_EQ(absorbed_kv_b_bytes(v3, 16, /*rocm=*/true), 63'963'136u);
+  // A 16-bit checkpoint's copies are 16-bit on either platform.
+  ModelSpec bf16 = v3;
+  bf16.quantization = {};
+  EXPECT_EQ(absorbed_kv_b_bytes(bf16, 16, /*rocm=*/true), 127'926'272u);
+  // At attention TP 8 (16 heads a rank) twice as much: 255,852,544 B.
+  EXPECT_EQ(absorbed_kv_b_bytes(v3, 8, /*rocm=*/false), 255'852'544u);
+  // No MLA, no copies.
+  EXPECT_EQ(absorbed_kv_b_bytes(testing::corpus_spec("llama3/Meta-Llama-3.1-8B"), 1, false), 0u);
+}
+
+TEST(SglangHeldWeights, RopeCacheIsFloat32OnCudaAndMlaIsQkRopeWide) {
+  // DeepSeek-V3's yarn: 4,096 x 40 = 163,840 rows of qk_rope_head_dim 64
+  // (not hidden / heads = 56): x 4 B = 41,943,040 B; x 2 B (ROCm, before
+  // #3134) 20,971,520 B.
+  const ModelSpec v3 = testing::corpus_spec("deepseek_v3/DeepSeek-V3");
+  EXPECT_EQ(rope_cache_bytes(v3, /*float32=*/true), 41'943'040u);
+  EXPECT_EQ(rope_cache_bytes(v3, /*float32=*/false), 20'971'520u);
+  // Llama-3.1-8B (llama3 rope: 131,072 rows of 128): 67,108,864 B float32,
+  // 33,554,432 B as the shared rule's 2 bytes.
+  const ModelSpec llama = testing::corpus_spec("llama3/Meta-Llama-3.1-8B");
+  EXPECT_EQ(rope_cache_bytes(llama, true), 67'108'864u);
+  EXPECT_EQ(rope_cache_bytes(llama, false), 33'554'432u);
+}
+
+TEST(SglangAllocatorRounding, MlaLayersRoundTheirLargeParameters) {
+  // DeepSeek-V3 FP8 (128 x 128 blocks) at TP 16, 1-byte linear layers:
+  //   fused_qkv_a (1,536 + 512 + 64) x 7,168 = 15,138,816 B -> 16 MiB:
+  //     +1,638,400 a layer; q_b (8 x 192 x 1,536), kv_b (8 x 256 x 512) and
+  //     o (7,168 x 1,024) are under 10 MiB;
+  //   58 MoE layers, 256 experts + the fused shared one = 257 of 2,048 / 16
+  //     = 128: w13 257 x 256 x 7,168 = 471,597,056 B -> 450 MiB: +262,144;
+  //     w2 257 x 7,168 x 128 = 235,798,528 B -> 226 MiB: +1,179,648; scales
+  //     under 10 MiB: 3,080,192 a layer with fused_qkv_a, x 58 = 178,651,136;
+  //   3 dense layers, 18,432 / 16 = 1,152: gate_up 2,304 x 7,168 =
+  //     16,515,072 B -> 16 MiB: +262,144; down 8,257,536 B under 10 MiB:
+  //     1,900,544 a layer with fused_qkv_a, x 3 = 5,701,632;
+  //   vocabulary 129,280 / 16 = 8,080 rows x 7,168 x 2 B = 115,834,880 B ->
+  //     112 MiB: +1,605,632, embedding and head 3,211,264.
+  // 178,651,136 + 5,701,632 + 3,211,264 = 187,564,032 B.
+  ModelSpec v3 = testing::corpus_spec("deepseek_v3/DeepSeek-V3");
+  EXPECT_EQ(allocator_rounding_bytes(v3, 16), 187'564'032u);
+  // An NSA indexer's projection or an MTP module's eh_proj left unquantized
+  // (GLM-5's modules_to_not_convert) keeps the layers described.
+  v3.quantization.unquantized_modules = {"model.layers.0.self_attn.indexers_proj", "model.layers.61.eh_proj"};
+  EXPECT_EQ(allocator_rounding_bytes(v3, 16), 187'564'032u);
+  // kv_b_proj left unquantized mixes widths: not described.
+  v3.quantization.unquantized_modules = {"model.layers.0.self_attn.kv_b_proj"};
+  EXPECT_EQ(allocator_rounding_bytes(v3, 16), 0u);
+}
+
+}  // namespace
+}  // namespace memfit::sglang
