@@ -96,6 +96,34 @@ TEST(ConvertedGemma3n, E4bQ4KMPinnedRules) {
   EXPECT_EQ(q->weights.bytes, 4230498240u);
 }
 
+// Unsloth's file: the same list with token_embd Q4_K (the
+// --token-embedding-type check-log finds) and per_layer_token_embd Q8_0
+// (--tensor-type): q4_K 282 - 1 + 1 = 282, q6_K 35 - 1 = 34, q8_0 1,
+// the dump's counts. Bytes: the pinned list's 4,230,498,240 less token_embd
+// at Q6_K (440,401,920) and per_layer_token_embd at Q4_K (1,321,205,760),
+// plus token_embd at Q4_K (536,870,912 x 144 / 256 = 301,989,888) and
+// per_layer_token_embd at Q8_0 (2,348,810,240 x 34 / 32 = 2,495,610,880):
+// 5,266,491,328 B, which the log's 4.90 GiB and the two devices' buffers
+// (5,022.53 + 288.00 MiB, the output a duplicate of token_embd) agree with.
+TEST(ConvertedGemma3n, UnslothE4bQ4KMBytes) {
+  const Model m = e4b();
+  ConverterHints h;
+  h.gemma3n = true;
+  Result<std::vector<ConvertedTensor>> t = converted_tensors(m.spec, nullptr, &h);
+  ASSERT_TRUE(t.ok()) << t.error().message();
+  Result<std::vector<GgmlType>> types = quantized_types(m.spec, *t, *find_gguf_file_type("Q4_K_M"));
+  ASSERT_TRUE(types.ok()) << types.error().message();
+  for (size_t i = 0; i < t->size(); ++i) {
+    if ((*t)[i].name == "token_embd.weight") (*types)[i] = GgmlType::kQ4_K;
+    if ((*t)[i].name == "per_layer_token_embd.weight") (*types)[i] = GgmlType::kQ8_0;
+  }
+  Result<Model> q = gguf_model_of_types(m, *t, *types, {});
+  ASSERT_TRUE(q.ok()) << q.error().message();
+  EXPECT_EQ(type_counts(*q), (std::map<std::string, int>{
+                                 {"f16", 108}, {"f32", 422}, {"q4_K", 282}, {"q6_K", 34}, {"q8_0", 1}}));
+  EXPECT_EQ(q->weights.bytes, 5266491328u);
+}
+
 // A spec without the FFN width (or of another model type) builds nothing.
 TEST(ConvertedGemma3n, NeedsEveryWidth) {
   Model m = e4b();
