@@ -70,6 +70,9 @@ struct ConvertedFrom {
   uint64_t relative_buckets = 0;
   // Gemma 4's per-layer widths: the dump's gemma4.* keys.
   std::optional<llamacpp::Gemma4Widths> gemma4;
+  // Gemma 3n's kept matrices' type: BF16 where the dump counts BF16
+  // tensors and no F16 ones, else F16.
+  GgmlType gemma3n_kept_type = GgmlType::kF16;
   // Mamba's and Jamba's Mamba-1 widths: the dump's mamba.ssm.* or
   // jamba.ssm.* keys.
   std::optional<llamacpp::Mamba1Widths> mamba1;
@@ -79,6 +82,8 @@ struct ConvertedFrom {
     llamacpp::ConverterHints h;
     h.mla = mla ? &*mla : nullptr;
     h.gemma4 = gemma4 ? &*gemma4 : nullptr;
+    h.gemma3n = model_type == "gemma3n_text";
+    h.gemma3n_kept_type = gemma3n_kept_type;
     h.mamba1 = mamba1 ? &*mamba1 : nullptr;
     h.deci = deci ? &*deci : nullptr;
     h.token_types = token_types;

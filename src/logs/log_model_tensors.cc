@@ -84,6 +84,7 @@ Result<ConvertedFrom> converted_from(const LogModel& dump) {
   if (out.gemma4 && dump_has_type(dump, "bf16") && !dump_has_type(dump, "f16")) {
     out.gemma4->kept_type = GgmlType::kBF16;
   }
+  if (dump_has_type(dump, "bf16") && !dump_has_type(dump, "f16")) out.gemma3n_kept_type = GgmlType::kBF16;
   Result<std::optional<llamacpp::Mamba1Widths>> mamba1 = llamacpp::mamba1_widths_of_gguf(header);
   if (!mamba1) return mamba1.error();
   out.mamba1 = *mamba1;

@@ -15,6 +15,7 @@
 
 #include "engines/llamacpp/converted_deci.h"
 #include "engines/llamacpp/converted_encoders.h"
+#include "engines/llamacpp/converted_gemma3n.h"
 #include "engines/llamacpp/converted_gemma4.h"
 #include "engines/llamacpp/converted_hybrids.h"
 #include "engines/llamacpp/converted_mamba1.h"
@@ -1122,6 +1123,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   const MlaWidths* mla = h.mla != nullptr ? h.mla : &from_spec;
   // A Mamba-2 model has no attention heads and no MLP to size.
   const bool attention = !mamba2(spec);
+  if (h.gemma3n && gemma3n_builds(spec)) return gemma3n_tensors(spec, h.gemma3n_kept_type);
   if (gemma4(spec, h)) {
     Tensors out;
     add_gemma4_globals(spec, *h.gemma4, out);
@@ -1162,7 +1164,7 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
         "chatglm, gemma, gemma2, gemma3_text, glm4, olmo2, olmo3, exaone4, phi, cohere, cohere2, starcoder2, phimoe, stablelm, gpt_oss, the gated delta net hybrids qwen3_next, "
         "qwen3_5 and qwen3_5_moe, mamba2, the Mamba-2 and short-convolution hybrids "
         "granitemoehybrid, nemotron_h, lfm2, lfm2_moe and falcon_h1, t5encoder, deepseek_v2 and deepseek_v3 (with their MLA "
-        "widths), gemma4_text (with a GGUF's per-layer widths), llama4_text (with a GGUF's expert width), mamba, jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
+        "widths), gemma3n_text and gemma4_text (with a GGUF's widths), llama4_text (with a GGUF's expert width), mamba, jamba and deci (with a GGUF's widths) and the encoders bert and jina_bert_v2 only; this "
         "model is {} ({} layout): price a GGUF file of it", fmt::join(kStandardDecoders, ", "),
         quote_untrusted(spec.model_type), spec.layout));
   }

@@ -50,9 +50,12 @@ std::optional<uint64_t> block_of(std::string_view name) {
 // among them, and so Gemma 3n's and Gemma 4's per-layer embedding table,
 // its projection and norm (LLM_TENSOR_PER_LAYER_TOKEN_EMBD, _MODEL_PROJ,
 // _PROJ_NORM: LLM_TENSOR_LAYER_OUTPUT there too), which follow the output
-// layer to its device, not token_embd to the host.
+// layer to its device, not token_embd to the host; Gemma 3n's AltUp
+// projections (LLM_TENSOR_ALTUP_PROJ, _UNEMBD_PROJ: LLM_TENSOR_LAYER_OUTPUT
+// since the architecture came in, #14400) likewise.
 bool is_output_layer(std::string_view name) {
   return name.starts_with("output.") || name.starts_with("output_norm.") ||
+         name == "altup_proj.weight" || name == "altup_unembd_proj.weight" ||
          name.starts_with("per_layer_token_embd.") || name.starts_with("per_layer_model_proj.") ||
          name.starts_with("per_layer_proj_norm.") ||
          name.starts_with("enc.output_norm.") ||

@@ -171,6 +171,15 @@ struct ConverterHints {
   // llama.cpp loads wv TENSOR_NOT_REQUIRED), so a dump's counts decide.
   const Gemma4Widths* gemma4 = nullptr;
   bool gemma4_k_eq_v = false;
+  // Gemma 3n (gemma3n_text): built only from a GGUF's widths (`gemma3n`:
+  // a config's vocab_size need not be the rows the converter wrote, 262,144
+  // text tokens in the first Gemma3nModel, the full 262,400 later), and
+  // the converter's type for the matrices llama-quantize never retypes
+  // (altup_*, laurel_*, per_layer_model_proj): F16 (--outtype f16, the
+  // default) or BF16; the GGUF keeps no key of it, so a dump's counts
+  // decide.
+  bool gemma3n = false;
+  GgmlType gemma3n_kept_type = GgmlType::kF16;
   // Mamba's and Jamba's Mamba-1 widths (a GGUF's mamba.ssm.* or
   // jamba.ssm.* keys): their tensors are built only with them.
   const Mamba1Widths* mamba1 = nullptr;

@@ -48,7 +48,9 @@ Category category_of(std::string_view name) {
 // embeddings and token types (BERT)": they stay as the converter wrote
 // them, F32), and not Gemma 3n's and Gemma 4's per_layer_model_proj
 // ("these are not too big so keep them as it is": the converter's BF16
-// or F16). Under QuantizeRules::mamba1_small_f32, not Mamba-1's ssm_x
+// or F16), nor Gemma 3n's AltUp and LAuReL tensors ("these are very
+// small (e.g. 4x4)": any name holding "altup" or "laurel", since the
+// architecture came in, #14400). Under QuantizeRules::mamba1_small_f32, not Mamba-1's ssm_x
 // and ssm_dt either (the first Mamba support's "small yet 2D weights").
 bool quantizable(const ConvertedTensor& t, const QuantizeRules& rules) {
   if (rules.mamba1_small_f32 && (t.name.find("ssm_x.weight") != std::string::npos ||
@@ -62,6 +64,7 @@ bool quantizable(const ConvertedTensor& t, const QuantizeRules& rules) {
          t.name.find("shortconv.conv.weight") == std::string::npos &&
          t.name.find("attn_rel_b.weight") == std::string::npos &&
          t.name.find("per_layer_model_proj") == std::string::npos &&
+         t.name.find("altup") == std::string::npos && t.name.find("laurel") == std::string::npos &&
          t.name != "position_embd.weight" && t.name != "token_types.weight";
 }
 

@@ -158,17 +158,26 @@ class Rules {
 
   // Windows the attention layers at `tokens`: those the file's
   // attention.sliding_window_pattern marks (flags, true = windowed, or a
-  // count p), else those of llama.cpp's hard-coded `pattern`.
-  Status window(uint64_t tokens, uint64_t pattern) {
+  // count p), else those of llama.cpp's hard-coded `pattern`. With
+  // `flags_read` false llama.cpp's loader never reads the flags: an array
+  // there (whole or cut by a log's dump) is passed over for `pattern`.
+  Status window(uint64_t tokens, uint64_t pattern, bool flags_read = true) {
     outcome_.window_read = true;
     if (tokens == 0) return Status::Ok();
     config_["sliding_window"] = tokens;
     const std::string_view key = "attention.sliding_window_pattern";
-    Result<std::optional<std::vector<bool>>> flags =
-        keys_.per_layer_flags(key, layers_.block_count);
+    Result<std::optional<std::vector<bool>>> flags = std::optional<std::vector<bool>>();
+    if (flags_read) flags = keys_.per_layer_flags(key, layers_.block_count);
     if (!flags.ok()) return flags.error();
     std::vector<bool> windowed(layer_count(), false);
-    if (flags->has_value()) {
+    const GgufValue* stored = keys_.header().find(keys_.key(key));
+    if (!flags_read && stored != nullptr && stored->type == GgufValueType::kArray) {
+      assume(fmt::format("{}: layers {} attend to the whole context, the others within the "
+                         "{}-token window (llama.cpp's rule: its loader does not read {}, an "
+                         "array)",
+                         keys_.arch(), global_layers(pattern), tokens, quote_untrusted(keys_.key(key))));
+      for (uint64_t i = 0; i < layer_count(); ++i) windowed[i] = i % pattern < pattern - 1;
+    } else if (flags->has_value()) {
       std::copy_n((*flags)->begin(), layer_count(), windowed.begin());
     } else {
       Result<std::optional<uint64_t>> given = keys_.count(key);
@@ -234,7 +243,13 @@ class Rules {
     const uint64_t pattern = a == "gemma3" ? 6 : a == "gemma3n" ? 5 : a == "cohere2" ? 4 : 2;
     Result<uint64_t> tokens = keys_.required_count("attention.sliding_window", why());
     if (!tokens.ok()) return tokens.error();
-    if (Status ok = window(*tokens, pattern); !ok.ok()) return ok;
+    // gemma3n: llama.cpp sets one layer in 5 global and reads no flags
+    // (load_hparams, LLM_ARCH_GEMMA3N, since the architecture came in,
+    // b5757 #14400; from the per-model split, llama_model_gemma3n::
+    // load_arch_hparams, a u32 period alone: get_key_or_arr returns false
+    // on an array). The converter's bool array (Gemma3nModel, from the
+    // config's layer_types) is passed over.
+    if (Status ok = window(*tokens, pattern, a != "gemma3n"); !ok.ok()) return ok;
     return a == "gemma3n" ? gemma3n_shared_kv() : Status::Ok();
   }
 

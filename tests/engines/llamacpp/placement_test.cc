@@ -724,6 +724,25 @@ TEST(LlamaCppPlacement, PerLayerEmbeddingsFollowTheOutputLayer) {
             80ull * 481361920 + 591003648 + 32768 + 775692288 + 49545216 + 1024);
 }
 
+TEST(LlamaCppPlacement, Gemma3nAltUpProjectionsFollowTheOutputLayer) {
+  // Gemma 3n's altup_proj and altup_unembd_proj are LLM_TENSOR_LAYER_OUTPUT
+  // too: with the output layer offloaded they sit on its GPU. Llama 3.1
+  // 70B with two 8,192 x 8,192 x 3 F16 stacks (402,653,184 B each) added.
+  Model m = llama_70b();
+  add(m, "altup_proj.weight", {3, 8192, 8192}, 402653184);
+  add(m, "altup_unembd_proj.weight", {3, 8192, 8192}, 402653184);
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.placement.gpus = {gpu(0, 80 * kGiB)};
+  s.placement.n_gpu_layers = 81;  // every block and the output layer
+  const LlamaCppEstimate e = run(m, s);
+  // The host: token_embd alone, 591,003,648 B.
+  EXPECT_EQ(e.placement.devices[1].model_bytes, 591003648u);
+  // The GPU: 80 blocks of 481,361,920 B, output 591,003,648 B and its
+  // norm 32,768 B, and the two stacks.
+  EXPECT_EQ(e.placement.devices[0].model_bytes, 80ull * 481361920 + 591003648 + 32768 + 2ull * 402653184);
+}
+
 TEST(LlamaCppPlacement, Qwen3MoeKeepsTheFirstBlocksExpertsOnTheHost) {
   const Model m = qwen3_30b_a3b();
   LlamaCppSettings s;

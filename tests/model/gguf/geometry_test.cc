@@ -760,6 +760,25 @@ TEST(GgufGeometry, SlidingAndChunkedPatternsLlamaCppHardCodes) {
   EXPECT_EQ(count_kind(g3n, S), 16u);
 }
 
+TEST(GgufGeometry, Gemma3nPassesOverItsPatternArray) {
+  // llama.cpp's gemma3n loader sets one layer in 5 global and never reads
+  // the converter's bool array: flags saying layers 0 and 1 global, the
+  // rest windowed, leave layer 4 global and layers 0-3 windowed.
+  GgufWriter w = small("gemma3n", 5, std::vector<uint32_t>(5, 2));
+  w.add_u32("gemma3n.attention.sliding_window", 512)
+      .add_raw("gemma3n.attention.sliding_window_pattern", gguf_type::kArr,
+               gguf_array_prefix(gguf_type::kBool, 5) + std::string("\x00\x00\x01\x01\x01", 5));
+  const ModelSpec spec = gguf_spec(w);
+  EXPECT_EQ(kinds(spec), (std::vector<LayerKind>{LayerKind::kSlidingWindow, LayerKind::kSlidingWindow,
+                                                 LayerKind::kSlidingWindow, LayerKind::kSlidingWindow,
+                                                 LayerKind::kFullAttention}));
+  ASSERT_FALSE(spec.assumptions.empty());
+  EXPECT_EQ(spec.assumptions[0],
+            "gemma3n: layers 4, 9, 14, ... (one in 5) attend to the whole context, the others within "
+            "the 512-token window (llama.cpp's rule: its loader does not read "
+            "'gemma3n.attention.sliding_window_pattern', an array)");
+}
+
 TEST(GgufGeometry, RecurrentLayersOfHybridsAndRwkv) {
   // granitehybrid: no KV heads is Mamba-2. Attention 2 x 8 x 128 = 2,048
   // elements. Mamba-2 (inner 3072, 48 heads of 64, 1 group, state 128):
