@@ -2,13 +2,15 @@
 // The rules: mlx_lm/utils.py, quantize_model (a module is quantized when it
 // has to_quantized and the group divides its input width; the model's
 // quant_predicate may give it its own bits), and the models'
-// quant_predicate properties, read at mlx-lm 0.31.3 (docs/engine-mlxlm.md,
+// quant_predicate properties, read at mlx-lm 0.31.3 and, for gemma4, at
+// its newest commit read (8239c72d, 2026-06-06) (docs/engine-mlxlm.md,
 // "Converted checkpoints").
 #include "engines/mlxlm/convert_config.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -37,11 +39,24 @@ constexpr uint64_t kRouterGroupSize = 64;
 
 // The other model types whose mlx-lm model sets a quant_predicate at
 // 0.31.3 (mlx_lm/models/<type>.py): not modelled, so refused.
-constexpr std::array<std::string_view, 19> kUnmodelledPredicates = {
-    "Klear",         "afmoe",        "bailing_moe", "bailing_moe_linear", "gemma4",
-    "gemma4_text",   "gpt_oss",      "granitemoe",  "granitemoehybrid",   "jamba",
-    "kimi_linear",   "lfm2_moe",     "longcat_flash", "longcat_flash_ngram", "minimax",
-    "qwen3_5",       "qwen3_vl_moe", "rwkv7",       "step3p5"};
+constexpr std::array<std::string_view, 17> kUnmodelledPredicates = {
+    "Klear",         "afmoe",        "bailing_moe", "bailing_moe_linear", "gpt_oss",
+    "granitemoe",    "granitemoehybrid",   "jamba", "kimi_linear",   "lfm2_moe",
+    "longcat_flash", "longcat_flash_ngram", "minimax", "qwen3_5",     "qwen3_vl_moe",
+    "rwkv7",         "step3p5"};
+
+// Gemma 4 (gemma4_text.py's Model.quant_predicate, unchanged since the
+// model came in "Add gemma 4", #1093, v0.31.2): {"group_size": 64,
+// "bits": 8} for a path ending in "router.proj". DecoderLayer builds a
+// Router on every layer when enable_moe_block is set (26B-A4B), none
+// otherwise (E2B, E4B, 31B). gemma4.py's wrapper holds the text model as
+// language_model, so quantize_model's paths are
+// "language_model.model.layers.<i>.router.proj"; gemma4_text's own are
+// "model.layers.<i>.router.proj". The wrapper's fields are those of its
+// text_config (gemma4.py, ModelArgs).
+bool is_gemma4(std::string_view model_type) {
+  return model_type == "gemma4" || model_type == "gemma4_text";
+}
 
 // A whole number >= 0 of `object`; `fallback` when absent or anything else.
 uint64_t u64_or(const Json& object, std::string_view key, uint64_t fallback) {
@@ -102,8 +117,23 @@ Result<nlohmann::json> mlx_converted_config(const nlohmann::json& base,
     return Error(fmt::format("the config claims {} layers, more than the {} memfit converts",
                              layers, kMaxConvertedLayers));
   }
+  const bool gemma4 = is_gemma4(model_type);
+  const Json* text = &base;
+  if (model_type == "gemma4") {
+    auto it = base.find("text_config");
+    if (it == base.end() || !it->is_object()) {
+      return Error("the gemma4 config holds no text_config: mlx-lm's gemma4 model builds its "
+                   "language model from it");
+    }
+    text = &*it;
+  }
+  const uint64_t text_layers = gemma4 ? u64_or(*text, "num_hidden_layers", 0) : layers;
+  if (text_layers > kMaxConvertedLayers) {
+    return Error(fmt::format("the config claims {} layers, more than the {} memfit converts",
+                             text_layers, kMaxConvertedLayers));
+  }
   const RouterRule* rule = router_rule(model_type);
-  if (rule != nullptr && !conversion.quantize_embeddings) {
+  if ((rule != nullptr || gemma4) && !conversion.quantize_embeddings) {
     return Error(fmt::format("a conversion under an MLX before v0.11.0 (Linear layers only) "
                              "predates mlx-lm's {} quant_predicate: memfit does not model it",
                              quote_untrusted(model_type)));
@@ -125,6 +155,24 @@ Result<nlohmann::json> mlx_converted_config(const nlohmann::json& base,
       for (std::string_view path : rule->paths) {
         if (path.empty()) continue;
         block[fmt::format("model.layers.{}.{}", layer, path)] =
+            Json{{"group_size", kRouterGroupSize}, {"bits", kRouterBits}};
+      }
+    }
+  }
+  if (gemma4) {
+    auto moe = text->find("enable_moe_block");
+    const bool routes = moe != text->end() && moe->is_boolean() && moe->get<bool>() &&
+                        u64_or(*text, "num_experts", 0) > 0;
+    const uint64_t width = u64_or(*text, "hidden_size", 0);
+    if (routes && (width == 0 || text_layers == 0)) {
+      return Error("the gemma4 config's MoE block names no hidden_size or num_hidden_layers: "
+                   "its routers cannot be placed");
+    }
+    const std::string_view prefix =
+        model_type == "gemma4" ? "language_model.model.layers" : "model.layers";
+    if (routes && conversion.group_size > 0 && width % conversion.group_size == 0) {
+      for (uint64_t layer = 0; layer < text_layers; ++layer) {
+        block[fmt::format("{}.{}.router.proj", prefix, layer)] =
             Json{{"group_size", kRouterGroupSize}, {"bits", kRouterBits}};
       }
     }

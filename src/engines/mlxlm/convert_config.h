@@ -39,12 +39,15 @@ inline constexpr uint64_t kMaxConvertedLayers = 4096;
 // `conversion`: "quantization": {"group_size": g, "bits": b} plus, for a
 // model type whose mlx-lm model sets a quant_predicate memfit reads (at
 // 0.31.3: qwen3_moe's mlp.gate, qwen3_next's mlp.gate and
-// mlp.shared_expert_gate, at 8 bits, group 64), "model.layers.<i>.<path>":
-// {"group_size": 64, "bits": 8} for each layer i that holds the module;
+// mlp.shared_expert_gate; gemma4's router.proj, since v0.31.2; at 8 bits,
+// group 64), "model.layers.<i>.<path>" (gemma4's multimodal wrapper:
+// "language_model.model.layers.<i>.<path>") : {"group_size": 64,
+// "bits": 8} for each layer i that holds the module;
 // without quantize_embeddings, "model.embed_tokens": false (the entry
 // mlx-lm reads as a module left unquantized; the token embedding, and so a
 // tied LM head, stays at the config's dtype). kInput when `base` is no object, already declares a quantization, names
-// no model_type or more than kMaxConvertedLayers layers, or is a model
+// no model_type or more than kMaxConvertedLayers layers (a gemma4's
+// text_config's), a gemma4 without a text_config, or is a model
 // type whose quant_predicate memfit does not model (its conversion would
 // differ from the one priced), or a conversion without quantize_embeddings
 // of a model type with a router rule (an MLX before v0.11.0 predates it).

@@ -195,8 +195,13 @@ bool is_gemma4(std::string_view model_type) {
 //               (post_feedforward_layernorm_1, _2, pre_feedforward_layernorm_2)
 //   norms       pre_ and post_feedforward_layernorm h each (input and
 //               post_attention are added for every model)
-// The per-layer-embedding modules (hidden_size_per_layer_input > 0: E2B,
-// E4B) are not counted here.
+//   per-layer   with hidden_size_per_layer_input p > 0 (E2B, E4B):
+//   inputs      per_layer_input_gate [p, h], per_layer_projection [h, p],
+//               post_per_layer_input_norm h (the model's own part is in
+//               add_gemma4_per_layer_embeddings)
+//   layer_scalar  one element (mlx-lm's gemma4_text.py DecoderLayer holds
+//               it and loads it strictly; llama.cpp's converter writes it
+//               as layer_output_scale)
 void add_gemma4_layer(FieldReader& reader, const ModelGeometry& g, LayerKind kind, uint64_t layer,
                       ParamBlockList& out) {
   const uint64_t h = g.hidden;
@@ -226,6 +231,12 @@ void add_gemma4_layer(FieldReader& reader, const ModelGeometry& g, LayerKind kin
   add_gated_mlp(ParamRole::kMlp, "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", h,
                 g.intermediate * (doubled ? 2 : 1), layer, 1, out);
   out.add(ParamRole::kNorm, "pre_feedforward_layernorm, post_feedforward_layernorm", layer, 2, h);
+  out.add(ParamRole::kNorm, "layer_scalar", layer, 1, 1);
+  if (const uint64_t p = field(reader, {"hidden_size_per_layer_input"}); p != 0) {
+    out.add(ParamRole::kMlp, "per_layer_input_gate", layer, p, h);
+    out.add(ParamRole::kMlp, "per_layer_projection", layer, h, p);
+    out.add(ParamRole::kNorm, "post_per_layer_input_norm", layer, 1, h);
+  }
   Result<std::optional<bool>> moe = reader.doc().boolean("enable_moe_block");
   const uint64_t experts = field(reader, {"num_experts"});
   if (!moe || !moe->value_or(false) || experts == 0) return;
@@ -233,9 +244,31 @@ void add_gemma4_layer(FieldReader& reader, const ModelGeometry& g, LayerKind kin
   add_gated_mlp(ParamRole::kExperts, "experts.gate_proj", "experts.up_proj", "experts.down_proj",
                 h, width, layer, experts, out);
   out.add(ParamRole::kRouter, "router.proj", layer, experts, h);
-  out.add(ParamRole::kRouter, "router.scale, per_expert_scale", layer, 1, CheckedBytes(h) + experts);
+  // The router's scale and per_expert_scale are plain vectors (mlx-lm's
+  // gemma4_text.py Router: mx.ones, no Linear, so quantize_model's
+  // to_quantized test passes them by): never quantized, as a norm.
+  out.add(ParamRole::kNorm, "router.scale, per_expert_scale", layer, 1, CheckedBytes(h) + experts);
   out.add(ParamRole::kNorm, "post_feedforward_layernorm_1, _2, pre_feedforward_layernorm_2", layer,
           3, h);
+}
+
+// A Gemma 4 model's per-layer embeddings (hidden_size_per_layer_input p >
+// 0: E2B, E4B), as transformers' Gemma4TextModel stores them and mlx-lm's
+// gemma4_text.py (Gemma4TextModel) loads them, with L layers, h the width:
+// embed_tokens_per_layer [vocab_size_per_layer_input, L x p] (an
+// Embedding: mlx_lm.convert quantizes it, its groups along L x p),
+// per_layer_model_projection [L x p, h] and per_layer_projection_norm p.
+void add_gemma4_per_layer_embeddings(FieldReader& reader, const ModelGeometry& g,
+                                     ParamBlockList& out) {
+  if (!is_gemma4(reader.model_type())) return;
+  const uint64_t p = field(reader, {"hidden_size_per_layer_input"});
+  if (p == 0) return;
+  const uint64_t vocab = field(reader, {"vocab_size_per_layer_input"});
+  const CheckedBytes width = CheckedBytes(g.layers) * p;
+  out.add(ParamRole::kEmbedding, "embed_tokens_per_layer", std::nullopt,
+          vocab != 0 ? vocab : g.vocab, width);
+  out.add(ParamRole::kMlp, "per_layer_model_projection", std::nullopt, width, g.hidden);
+  out.add(ParamRole::kNorm, "per_layer_projection_norm", std::nullopt, 1, p);
 }
 
 void add_short_conv(FieldReader& reader, const ModelGeometry& g, uint64_t layer,
@@ -594,6 +627,7 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
   add_qwen3_vl_vision(reader.doc(), out);
   add_qwen25_vl_vision(reader.doc(), out);
   add_gemma4_vision(reader.doc(), g, out);
+  add_gemma4_per_layer_embeddings(reader, g, out);
   out.add(ParamRole::kEmbedding, "embed_tokens", std::nullopt, g.vocab, h);
   Result<std::optional<bool>> tied = reader.doc().boolean("tie_word_embeddings");
   if (tied && !tied->has_value() && !reader.doc().text_key().empty()) {

@@ -54,9 +54,20 @@ bool is_index(std::string_view token) {
          std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// A block's module path split at its dots, each segment canonical as a
+// pattern's are (parse_module_pattern): a block named by its checkpoint's
+// word (Gemma 4's "router.proj") meets a config's entry under the same
+// word ("language_model.model.layers.0.router.proj", canonical
+// "gate.proj").
+std::vector<std::string> canonical_path(std::string_view module) {
+  std::vector<std::string> out;
+  for (std::string_view token : split_dots(module)) out.push_back(canonical(token));
+  return out;
+}
+
 // Whether `pattern` equals `path` from position `at` on, "*" matching any
 // one segment.
-bool run_matches(const std::vector<std::string>& pattern, const std::vector<std::string_view>& path,
+bool run_matches(const std::vector<std::string>& pattern, const std::vector<std::string>& path,
                  size_t at) {
   if (at + pattern.size() > path.size()) return false;
   for (size_t i = 0; i < pattern.size(); ++i) {
@@ -65,9 +76,9 @@ bool run_matches(const std::vector<std::string>& pattern, const std::vector<std:
   return true;
 }
 
-// pattern_matches on a block whose module path is already split.
+// pattern_matches on a block whose module path is already split and canonical.
 bool matches_path(const ModulePattern& pattern, const ParamBlock& block,
-                  const std::vector<std::string_view>& path) {
+                  const std::vector<std::string>& path) {
   switch (pattern.scope) {
     case ModulePattern::Scope::kLayers:
       if (!block.layer || (pattern.layer && *pattern.layer != *block.layer)) return false;
@@ -107,7 +118,7 @@ class PatternIndex {
   }
   // The first pattern added that matches `block`, or nullopt.
   std::optional<size_t> first_match(const ParamBlock& block,
-                                    const std::vector<std::string_view>& path) const {
+                                    const std::vector<std::string>& path) const {
     std::optional<size_t> first;
     auto consider = [&](const std::vector<size_t>& ids) {
       for (size_t id : ids) {
@@ -275,7 +286,7 @@ ModulePattern parse_module_pattern(std::string_view path) {
 }
 
 bool pattern_matches(const ModulePattern& pattern, const ParamBlock& block) {
-  return matches_path(pattern, block, split_dots(block.module));
+  return matches_path(pattern, block, canonical_path(block.module));
 }
 
 uint64_t unquantized_width_bytes(std::string_view torch_dtype) {
@@ -309,7 +320,7 @@ AnalyticalWeights price_analytical_weights(const std::vector<ParamBlock>& blocks
   CheckedBytes kept = 0;
   uint64_t overridden = 0;
   for (const ParamBlock& b : blocks) {
-    const std::vector<std::string_view> path = split_dots(b.module);
+    const std::vector<std::string> path = canonical_path(b.module);
     const CheckedBytes block_params = CheckedBytes(b.rows) * b.cols * b.copies;
     bool quantize = b.element_bytes == 0 && quantizes_role(*scheme, b.role) && !left_out.first_match(b, path);
     uint64_t bits = scheme->bits;

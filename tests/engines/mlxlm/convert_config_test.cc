@@ -110,6 +110,53 @@ TEST(MlxConvertConfig, OnlyMoeLayersHaveARouter) {
   EXPECT_EQ(converted(base, {8, 128})["quantization"]["bits"], 8);
 }
 
+TEST(MlxConvertConfig, Gemma4sRoutersStayAtEightBitsUnderItsLanguageModel) {
+  // gemma4_text.py's quant_predicate (since "Add gemma 4", #1093, v0.31.2):
+  // router.proj at 8 bits, group 64. google/gemma-4-26B-A4B's config
+  // (beside the hari log): a gemma4 wrapper, its text_config 30 layers,
+  // enable_moe_block true, so a Router on every layer, under gemma4.py's
+  // language_model.
+  const Json base = Json::parse(testing::read_test_data(
+      "logs/mlx-lm/mlxlm-nevervllm7-hari-gemma4-26b-a4b-qat-4bit-p28-g500.config.json"));
+  const Json c = converted(base);
+  const Json router = {{"group_size", 64}, {"bits", 8}};
+  EXPECT_EQ(c["quantization"].size(), 2u + 30u);
+  EXPECT_EQ(c["quantization"]["language_model.model.layers.0.router.proj"], router);
+  EXPECT_EQ(c["quantization"]["language_model.model.layers.29.router.proj"], router);
+  EXPECT_FALSE(c["quantization"].contains("model.layers.0.router.proj"));
+  // h = 2,816, 25 sliding and 5 full layers (analytical_params_test's
+  // Gemma4LayersHoldTheMlpBesideTheExpertsAndWideGlobalHeads):
+  //   at 4 bits (0.5625 B an element): embed_tokens 738,197,504; a sliding
+  //     layer's attention 34,603,008, a full one's 49,020,928; every
+  //     layer's MLP 17,842,176 and experts 761,266,176:
+  //     738,197,504 + 25 x 34,603,008 + 5 x 49,020,928 + 30 x 779,108,352
+  //     = 25,221,627,904 elements -> 14,187,165,696 B
+  //   router.proj [128, 2,816] = 360,448 at 8 bits: 360,448 + 360,448 / 64
+  //     x 2 x 2 = 382,976 B; x 30 = 11,489,280
+  //   at 2 B: the norms, router.scale and per_expert_scale, layer_scalar
+  //     (25 x 23,169 + 5 x 23,681 + 2,816 = 700,446) and the vision tower
+  //     with its embedder (569,624,112 - 64 x 1,152 + 2,816 x 1,152 =
+  //     572,794,416): 573,494,862 x 2 = 1,146,989,724
+  //   14,187,165,696 + 11,489,280 + 1,146,989,724 = 15,345,644,700
+  EXPECT_EQ(weights_bytes(c), 15'345'644'700u);
+  // The routers at 4 bits instead: 360,448 x 0.5625 = 202,752 B a layer,
+  // 180,224 less; 5,406,720 over 30.
+  Json plain = base;
+  plain["quantization"] = {{"group_size", 64}, {"bits", 4}};
+  EXPECT_EQ(weights_bytes(c) - weights_bytes(plain), 5'406'720u);
+  // gemma4_text alone: its own paths; without the MoE block, no Router.
+  Json text = base["text_config"];
+  EXPECT_TRUE(converted(text)["quantization"].contains("model.layers.29.router.proj"));
+  text["enable_moe_block"] = false;
+  EXPECT_EQ(converted(text)["quantization"].size(), 2u);
+  // Refused: a wrapper without text_config, a pre-v0.11.0 MLX conversion.
+  Result<Json> r = mlx_converted_config(Json{{"model_type", "gemma4"}}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("text_config"), std::string::npos);
+  EXPECT_FALSE(
+      mlx_converted_config(base, {.bits = 4, .group_size = 64, .quantize_embeddings = false}).ok());
+}
+
 TEST(MlxConvertConfig, RefusesWhatItWouldConvertOtherwise) {
   const Json quantized = corpus_config("mlx/Qwen3-14B-MLX-4bit");
   Result<Json> r = mlx_converted_config(quantized, {});

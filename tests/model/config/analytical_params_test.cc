@@ -246,17 +246,38 @@ TEST(AnalyticalParams, Gemma4LayersHoldTheMlpBesideTheExpertsAndWideGlobalHeads)
   //     23,068,672; q/k norms 2 x 512: 49,021,952
   //   every layer: MLP 3 x 2,112 x h = 17,842,176; experts 128 x 3 x 704 x h
   //     = 761,266,176; router proj 128 x h = 360,448, its scale h and
-  //     per_expert_scale 128 = 2,944; seven norms of h = 19,712: 779,491,456
+  //     per_expert_scale 128 = 2,944; seven norms of h = 19,712;
+  //     layer_scalar 1: 779,491,457
   //   final norm 2,816
-  // 738,197,504 + 25 x 34,603,520 + 5 x 49,021,952 + 30 x 779,491,456 +
-  // 2,816 = 25,233,141,760. Before: no MLP, every layer sliding-shaped,
-  // two norms a layer: 24,625,258,240.
+  // 738,197,504 + 25 x 34,603,520 + 5 x 49,021,952 + 30 x 779,491,457 +
+  // 2,816 = 25,233,141,790. Before: no MLP, every layer sliding-shaped,
+  // two norms a layer: 24,625,258,240; before layer_scalar, 30 fewer.
   const ModelSpec spec = parse_ok(gemma4_26b_text(R"(, "enable_moe_block": true)"));
-  EXPECT_EQ(spec.analytical_params, 25'233'141'760u);
+  EXPECT_EQ(spec.analytical_params, 25'233'141'790u);
   // Without the MoE block: each layer loses 761,266,176 + 360,448 + 2,944
   // + 3 x 2,816 = 761,638,016; 30 of them 22,849,140,480.
   const ModelSpec dense = parse_ok(gemma4_26b_text(""));
   EXPECT_EQ(spec.analytical_params - dense.analytical_params, 22'849'140'480u);
+}
+
+TEST(AnalyticalParams, Gemma4PerLayerInputsAddTheirEmbeddingAndProjections) {
+  // hidden_size_per_layer_input p = 256 (E2B's and E4B's; transformers'
+  // Gemma4TextModel, mlx-lm's gemma4_text.py), vocab_size_per_layer_input
+  // 262,144, 30 layers, h = 2,816:
+  //   embed_tokens_per_layer 262,144 x (30 x 256 = 7,680) = 2,013,265,920
+  //   per_layer_model_projection 7,680 x 2,816 = 21,626,880
+  //   per_layer_projection_norm 256
+  //   per layer: per_layer_input_gate 256 x 2,816 = 720,896,
+  //     per_layer_projection 720,896, post_per_layer_input_norm 2,816:
+  //     1,444,608; 30 of them 43,338,240
+  // 2,013,265,920 + 21,626,880 + 256 + 43,338,240 = 2,078,231,296.
+  const ModelSpec plain = parse_ok(gemma4_26b_text(""));
+  const ModelSpec per_layer = parse_ok(gemma4_26b_text(
+      R"(, "hidden_size_per_layer_input": 256, "vocab_size_per_layer_input": 262144)"));
+  EXPECT_EQ(per_layer.analytical_params - plain.analytical_params, 2'078'231'296u);
+  // hidden_size_per_layer_input 0 (the 26B-A4B's and 31B's): nothing.
+  EXPECT_EQ(parse_ok(gemma4_26b_text(R"(, "hidden_size_per_layer_input": 0)")).analytical_params,
+            plain.analytical_params);
 }
 
 TEST(AnalyticalParams, AVisionConfigGemma3DoesNotDescribeIsLeftOut) {

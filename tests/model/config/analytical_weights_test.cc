@@ -321,6 +321,17 @@ TEST(ModulePattern, ScopesAndSynonyms) {
   // A whole MLP covers its experts and router.
   EXPECT_TRUE(pattern_matches(parse_module_pattern("model.layers.3.mlp"), experts3));
 
+  // A block named by a synonym meets an entry under the same word: Gemma
+  // 4's "router.proj" and mlx_lm.convert's entry for it under gemma4.py's
+  // language_model (both read as "gate.proj"); not another layer's, nor
+  // an "mlp.gate" entry (no "mlp" segment in the block).
+  const ParamBlock gemma4_router3 = block(ParamRole::kRouter, "router.proj", 3);
+  EXPECT_TRUE(pattern_matches(
+      parse_module_pattern("language_model.model.layers.3.router.proj"), gemma4_router3));
+  EXPECT_FALSE(pattern_matches(
+      parse_module_pattern("language_model.model.layers.2.router.proj"), gemma4_router3));
+  EXPECT_FALSE(pattern_matches(parse_module_pattern("model.layers.3.mlp.gate"), gemma4_router3));
+
   // "model.embed_tokens" and "model.norm" name modules outside the layers.
   EXPECT_TRUE(pattern_matches(parse_module_pattern("model.embed_tokens"), embed));
   EXPECT_TRUE(pattern_matches(parse_module_pattern("model.norm"), final_norm));
