@@ -211,7 +211,7 @@ const ENGINES = {
   },
   // SGLang's report is flat: its pools are top-level fields
   // (docs/engine-sglang.md). The total is startup + weights + state pool +
-  // KV pool + req_to_token + CUDA graphs + activation.
+  // KV pool + req_to_token + CUDA graphs + piecewise CUDA graphs + activation.
   sglang: {
     formats: ['config'],
     fields: { context: 'context_length', batch: 'max_running_requests', kv: 'sglang_kv_cache_dtype' },
@@ -229,7 +229,9 @@ const ENGINES = {
           (r.mamba_pool_bytes > 0 ? `, state ${formatGiB(r.mamba_pool_bytes)}` : '') },
       { label: 'Other', bytes: r.total_bytes - r.weights_bytes - r.kv_pool_bytes - r.mamba_pool_bytes,
         note: `startup ${formatGiB(r.startup_bytes)} + req_to_token ${formatGiB(r.req_to_token_bytes)}` +
-          ` + graphs ${formatGiB(r.cuda_graph_bytes)} + activation ${formatGiB(r.activation_bytes)} (modelled)` },
+          ` + graphs ${formatGiB(r.cuda_graph_bytes)}` +
+          (r.piecewise_cuda_graph_bytes > 0 ? ` + piecewise graphs ${formatGiB(r.piecewise_cuda_graph_bytes)}` : '') +
+          ` + activation ${formatGiB(r.activation_bytes)} (modelled)` },
     ],
     segments: (r) => [
       { key: 'weights', label: 'Weights', bytes: r.weights_bytes },

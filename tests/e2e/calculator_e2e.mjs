@@ -327,7 +327,8 @@ function engineParts(report) {
     // SGLang's answer is flat: the KV and state pools, and what its plan
     // adds besides (docs/engine-sglang.md).
     return [report.weights_bytes, report.kv_pool_bytes + report.mamba_pool_bytes,
-      report.startup_bytes + report.req_to_token_bytes + report.cuda_graph_bytes + report.activation_bytes];
+      report.startup_bytes + report.req_to_token_bytes + report.cuda_graph_bytes +
+        report.piecewise_cuda_graph_bytes + report.activation_bytes];
   }
   const m = report.mlxlm;
   return [m.weights_bytes, m.kv_bytes + m.recurrent_bytes, m.transient_bytes];
