@@ -87,10 +87,11 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       // #15662's phi3 V view, #16812's padding, #18148's -ngl, #18898's
       // vector input, #19067's V-less MLA cache, #14939's glm4moe NextN KV
       // (through b7847), #20190's SYCL flash
-      // attention, #20943's embedding norm, #21038's rotation, #23764's F16
-      // mask, then #23861's output rows under llama-server.
+      // attention, #20943's embedding norm, #21038's rotation, b8720's
+      // per-layer input tensors, #23764's F16 mask, then #23861's output
+      // rows under llama-server.
       const nlohmann::json& d = e["versions"]["differences"];
-      EXPECT_EQ(d.size(), 30u);
+      EXPECT_EQ(d.size(), 31u);
       EXPECT_EQ(d[0]["releases"], "before b2413");
       EXPECT_EQ(d[1]["releases"], "before b2459");
       EXPECT_EQ(d[2]["releases"], "before b2537");
@@ -105,12 +106,13 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       EXPECT_EQ(d[21]["releases"], "before b7836");
       EXPECT_EQ(d[22]["releases"], "before b7848, glm4moe");
       EXPECT_EQ(d[23]["releases"], "before b8234, SYCL");
-      EXPECT_EQ(d[26]["releases"], "before b9444");
-      EXPECT_EQ(d[27]["releases"], "before b9460, llama-server");
+      EXPECT_EQ(d[26]["releases"], "before b8720");
+      EXPECT_EQ(d[27]["releases"], "before b9444");
+      EXPECT_EQ(d[28]["releases"], "before b9460, llama-server");
       // Then v0.5.0's three rules, for a build given from it, and the tags
       // not read.
-      EXPECT_EQ(d[28]["releases"], "b11300 (v0.5.0) and later, given");
-      EXPECT_EQ(d[29]["releases"], "v0.5.1 and later");
+      EXPECT_EQ(d[29]["releases"], "b11300 (v0.5.0) and later, given");
+      EXPECT_EQ(d[30]["releases"], "v0.5.1 and later");
     }
     if (e["name"] == "ollama") {
       EXPECT_EQ(e["versions"]["field"], "ollama_version");

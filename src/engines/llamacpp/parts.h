@@ -221,6 +221,11 @@ bool runs_flash_attn(const LlamaCppGpu& gpu, const LlamaCppSettings& settings, b
 // the token embedding norms to the first layer"), not on the host with
 // the input layer as in a build before it.
 bool embedding_norm_on_first_block(const LlamaCppSettings& settings);
+// Whether Gemma 3n's and Gemma 4's per_layer_token_embd lives on the host
+// (an input-layer tensor) and per_layer_model_proj and per_layer_proj_norm
+// on block 0's device (repeating-layer tensors of bid 0), as from b8720;
+// false: all three on the output layer's device, as from #14400 to b8702.
+bool per_layer_inputs_by_role(const LlamaCppSettings& settings);
 // Whether the loader creates a tied output's second token_embd
 // (TENSOR_DUPLICATED) on the output layer's device where the file has no
 // output.weight: every architecture memfit builds but LFM2 (model_type

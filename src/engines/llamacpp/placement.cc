@@ -47,19 +47,32 @@ std::optional<uint64_t> block_of(std::string_view name) {
 
 // The output layer's tensors; an encoder's classification head (cls,
 // cls.output: LLM_TENSOR_LAYER_OUTPUT in llama-arch.cpp's tensor infos)
-// among them, and so Gemma 3n's and Gemma 4's per-layer embedding table,
-// its projection and norm (LLM_TENSOR_PER_LAYER_TOKEN_EMBD, _MODEL_PROJ,
-// _PROJ_NORM: LLM_TENSOR_LAYER_OUTPUT there too), which follow the output
-// layer to its device, not token_embd to the host; Gemma 3n's AltUp
-// projections (LLM_TENSOR_ALTUP_PROJ, _UNEMBD_PROJ: LLM_TENSOR_LAYER_OUTPUT
-// since the architecture came in, #14400) likewise.
+// among them, and so Gemma 3n's AltUp projections (LLM_TENSOR_ALTUP_PROJ,
+// _UNEMBD_PROJ: LLM_TENSOR_LAYER_OUTPUT since the architecture came in,
+// #14400). Gemma 3n's and Gemma 4's per-layer input tensors are placed by
+// build: per_layer_input.
 bool is_output_layer(std::string_view name) {
   return name.starts_with("output.") || name.starts_with("output_norm.") ||
          name == "altup_proj.weight" || name == "altup_unembd_proj.weight" ||
-         name.starts_with("per_layer_token_embd.") || name.starts_with("per_layer_model_proj.") ||
-         name.starts_with("per_layer_proj_norm.") ||
          name.starts_with("enc.output_norm.") ||
          name.starts_with("lm_head.") || name == "model.norm.weight" || name.starts_with("cls.");
+}
+
+// Gemma 3n's and Gemma 4's per-layer input tensors: the embedding table
+// (LLM_TENSOR_PER_LAYER_TOKEN_EMBD) and its projection and norm
+// (_MODEL_PROJ, _PROJ_NORM). Before b8720 all three are output-layer
+// tensors, on the output layer's device; from it the table is an
+// input-layer tensor, on the host with token_embd, and the projection
+// and norm repeating-layer ones of bid 0, on block 0's device
+// (llamacpp::per_layer_inputs_by_role).
+enum class PerLayerInput { kNone, kTable, kProjection };
+
+PerLayerInput per_layer_input(std::string_view name) {
+  if (name.starts_with("per_layer_token_embd.")) return PerLayerInput::kTable;
+  if (name.starts_with("per_layer_model_proj.") || name.starts_with("per_layer_proj_norm.")) {
+    return PerLayerInput::kProjection;
+  }
+  return PerLayerInput::kNone;
 }
 
 // An encoder's embedding LayerNorm (weight and bias).
@@ -111,6 +124,10 @@ struct Layout {
   bool offloads_get_rows = false;
   // token_embd_norm on block 0's device (llamacpp::embedding_norm_on_first_block).
   bool embedding_norm_on_first_block = true;
+  // Gemma 3n's and Gemma 4's per-layer embedding table on the host, its
+  // projection and norm on block 0's device (llamacpp::per_layer_inputs_by_role);
+  // false: all three on the output layer's.
+  bool per_layer_inputs_by_role = true;
   // A tied output gets its own token_embd on the output layer's device
   // (llamacpp::duplicates_tied_output); false: the logits read the host's.
   bool duplicates_tied_output = true;
@@ -412,6 +429,16 @@ void note_host_product(const SafetensorsTensor& t, uint64_t block, uint64_t deco
 Where tensor_device(std::string_view name, std::optional<uint64_t> block, const Layout& lay,
                     const std::vector<std::regex>& rules, const LlamaCppPlacementSettings& s) {
   Where w = block ? lay.block(*block) : is_output_layer(name) ? lay.output() : lay.host();
+  switch (per_layer_input(name)) {
+    case PerLayerInput::kTable:
+      w = lay.per_layer_inputs_by_role ? lay.host() : lay.output();
+      break;
+    case PerLayerInput::kProjection:
+      w = lay.per_layer_inputs_by_role ? lay.block(0) : lay.output();
+      break;
+    case PerLayerInput::kNone:
+      break;
+  }
   if (is_rope_factors(name) || (lay.embedding_norm_on_first_block && is_embedding_norm(name))) {
     w = lay.block(0);
   }
@@ -1103,6 +1130,7 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   Result<Layout> lay = plan_layout(model.spec, s, llamacpp::output_layer_first(e.settings));
   if (!lay) return lay.error();
   lay->embedding_norm_on_first_block = llamacpp::embedding_norm_on_first_block(e.settings);
+  lay->per_layer_inputs_by_role = llamacpp::per_layer_inputs_by_role(e.settings);
   lay->duplicates_tied_output = llamacpp::duplicates_tied_output(model.spec, e.settings);
   lay->rope_factors_per_block = llamacpp::rope_factors_per_block(e.settings);
   for (const LlamaCppGpu& g : s.gpus) lay->maps_weights.push_back(s.mmap && g.device.starts_with("metal"));

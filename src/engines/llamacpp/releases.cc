@@ -238,6 +238,23 @@ constexpr uint64_t kGraphInputsBuild = 2413;
 // memfit takes b8510 for 2026-03-24 (3 KB either way).
 constexpr uint64_t kEmbeddingNormFirstBlockBuild = 8510;
 
+// Gemma 3n's and Gemma 4's per-layer input tensors by their layer in
+// llama-arch.cpp's LLM_TENSOR_INFOS: from #14400 (Gemma 3n) to
+// b8702 per_layer_token_embd, per_layer_model_proj and per_layer_proj_norm
+// are LLM_TENSOR_LAYER_OUTPUT tensors, on the output layer's device (the
+// b5775 ROCm Gemma 3n E4B log, b8680's Metal Gemma 4 E4B one: the host's
+// model buffer holds token_embd alone). From b8720 per_layer_token_embd is
+// an LLM_TENSOR_LAYER_INPUT tensor, on the host with token_embd, and the
+// projection and its norm LLM_TENSOR_LAYER_REPEATING ones created with bid
+// 0 (tn(..., "weight", 0) in the loader), on block 0's device; the AltUp
+// projections stay output-layer tensors. The graph reads the table into a
+// graph input of its own (build_inp_per_layer). Dated by the trees read:
+// mybigday/llama.rn's sync to b8702 (06f7e869) has the output-layer rule,
+// its sync to b8720 (e5bcd34b, 2026-04-10) the new one; Ollama's vendored
+// copies (to ec98e2002, 2026-02) keep the old one. The PR was not found;
+// memfit takes b8720, the first build read with the rule.
+constexpr uint64_t kPerLayerInputsByRoleBuild = 8720;
+
 // #6017 ("llama : add pipeline parallelism support", merged 2024-03-13):
 // llama_context asks ggml_backend_sched for GGML_SCHED_MAX_COPIES (4)
 // copies of every graph input and split input when the model's devices
@@ -448,6 +465,9 @@ constexpr ReleaseDifference kDifferences[] = {
     {"before b8510", "an encoder's token_embd_norm on the host, not block 0's device (#20943)"},
     {"before b8621", "a quantized K or V cache's graph is the unquantized one's: no Hadamard "
                      "rotation inputs (#21038)"},
+    {"before b8720", "Gemma 3n's and Gemma 4's per-layer embedding table, its projection and "
+                     "norm on the output layer's device, not the table on the host and the "
+                     "projection with block 0 (llama-arch.cpp's tensor layers)"},
     {"before b9444", "with flash attention, the KQ mask an F32 input cast to F16 in the graph "
                      "(#23764 makes the input F16)"},
     {"before b9460, llama-server", "the prompt graph keeps an output (logits) row for every token "
@@ -569,6 +589,7 @@ RepackKernels repack_kernels(RepackCpu cpu, const LlamaCppSettings& s) {
 bool embedding_norm_on_first_block(const LlamaCppSettings& s) {
   return !before(s, kEmbeddingNormFirstBlockBuild);
 }
+bool per_layer_inputs_by_role(const LlamaCppSettings& s) { return !before(s, kPerLayerInputsByRoleBuild); }
 bool encoder_kv_cache(const LlamaCppSettings& s) { return before(s, kCachelessEncoderBuild); }
 bool separate_input_buffer(const LlamaCppSettings& s) { return before(s, kGraphInputsBuild); }
 bool early_graph_phases(const LlamaCppSettings& s) { return before(s, kOutputPerSeqBuild); }

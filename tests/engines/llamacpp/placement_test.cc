@@ -700,28 +700,62 @@ TEST(LlamaCppPlacement, TensorSplitNoneAndNoKvOffload) {
   EXPECT_FALSE(estimate_llamacpp(m, s, kHost).ok());
 }
 
-TEST(LlamaCppPlacement, PerLayerEmbeddingsFollowTheOutputLayer) {
-  // Gemma 3n's and Gemma 4's per-layer embedding table, its projection and
-  // norm are LLM_TENSOR_LAYER_OUTPUT tensors (llama-arch.cpp): with the
-  // output layer offloaded they sit on its GPU, token_embd alone on the
-  // host. Llama 3.1 70B with a 10,752 x 128,256 table at Q4_0
-  // (775,692,288 B), a 8,192 x 10,752 projection (49,545,216 B) and a
-  // 256-wide F32 norm (1,024 B) added.
+// Llama 3.1 70B with Gemma 3n's per-layer input tensors added: a
+// 10,752 x 128,256 table at Q4_0 (775,692,288 B), a 8,192 x 10,752
+// projection (49,545,216 B) and a 256-wide F32 norm (1,024 B).
+Model with_per_layer_inputs() {
   Model m = llama_70b();
   add(m, "per_layer_model_proj.weight", {10752, 8192}, q4_0(8192ull * 10752));
   add(m, "per_layer_proj_norm.weight", {256}, 1024);
   add(m, "per_layer_token_embd.weight", {128256, 10752}, q4_0(10752ull * 128256));
+  return m;
+}
+
+TEST(LlamaCppPlacement, PerLayerEmbeddingsFollowTheOutputLayerBeforeB8720) {
+  // Before b8720 the per-layer embedding table, its projection and norm
+  // are LLM_TENSOR_LAYER_OUTPUT tensors (llama-arch.cpp): they sit on the
+  // output layer's GPU, token_embd alone on the host.
+  const Model m = with_per_layer_inputs();
   LlamaCppSettings s;
+  s.build = 8702;
   s.ctx_size = 4096;
   s.placement.gpus = {gpu(0, 80 * kGiB)};
   s.placement.n_gpu_layers = 81;  // every block and the output layer
-  const LlamaCppEstimate e = run(m, s);
+  LlamaCppEstimate e = run(m, s);
   // The host: token_embd, 591,003,648 B.
   EXPECT_EQ(e.placement.devices[1].model_bytes, 591003648u);
   // The GPU: 80 blocks of 481,361,920 B, output 591,003,648 B and its
   // norm 32,768 B, and the three: 775,692,288 + 49,545,216 + 1,024.
   EXPECT_EQ(e.placement.devices[0].model_bytes,
             80ull * 481361920 + 591003648 + 32768 + 775692288 + 49545216 + 1024);
+  // -ngl 41: the output layer and blocks 40 to 79 (output first, b7591
+  // on); the three still follow the output layer.
+  s.placement.n_gpu_layers = 41;
+  e = run(m, s);
+  EXPECT_EQ(e.placement.devices[0].model_bytes,
+            40ull * 481361920 + 591003648 + 32768 + 775692288 + 49545216 + 1024);
+}
+
+TEST(LlamaCppPlacement, PerLayerEmbeddingTableOnTheHostProjectionWithBlockZero) {
+  // From b8720 (the default) the table is an LLM_TENSOR_LAYER_INPUT
+  // tensor, on the host beside token_embd, and the projection and its norm
+  // LLM_TENSOR_LAYER_REPEATING ones of bid 0, on block 0's device.
+  const Model m = with_per_layer_inputs();
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.placement.gpus = {gpu(0, 80 * kGiB)};
+  s.placement.n_gpu_layers = 81;  // every block and the output layer
+  LlamaCppEstimate e = run(m, s);
+  // The host: token_embd 591,003,648 B and the table 775,692,288 B.
+  EXPECT_EQ(e.placement.devices[1].model_bytes, 591003648ull + 775692288);
+  // The GPU: 80 blocks of 481,361,920 B, output 591,003,648 B and its
+  // norm 32,768 B, and block 0's projection and norm: 49,545,216 + 1,024.
+  EXPECT_EQ(e.placement.devices[0].model_bytes, 80ull * 481361920 + 591003648 + 32768 + 49545216 + 1024);
+  // -ngl 41: the output layer and blocks 40 to 79 on the GPU; block 0,
+  // and so the projection and norm, on the host.
+  s.placement.n_gpu_layers = 41;
+  e = run(m, s);
+  EXPECT_EQ(e.placement.devices[0].model_bytes, 40ull * 481361920 + 591003648 + 32768);
 }
 
 TEST(LlamaCppPlacement, Gemma3nAltUpProjectionsFollowTheOutputLayer) {

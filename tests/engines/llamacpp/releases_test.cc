@@ -643,6 +643,17 @@ TEST(LlamaCppReleases, TheOldDeepseekGraphIsTheBuildsBefore12801) {
   EXPECT_FALSE(llamacpp::legacy_deepseek2_graph(at(4096, std::nullopt)));
 }
 
+TEST(LlamaCppReleases, PerLayerInputsTakeTheirRolesLayersFromB8720) {
+  // llama.rn's sync to b8702 has the per-layer input tensors as output-layer
+  // ones in llama-arch.cpp, its sync to b8720 the table as an input-layer
+  // tensor and the projection and norm as repeating-layer ones; a log of
+  // b5775 (llamacpp-14448-gemma3n-e4b-q4km-rocm-890m) the old rule.
+  EXPECT_FALSE(llamacpp::per_layer_inputs_by_role(at(4096, 5775)));
+  EXPECT_FALSE(llamacpp::per_layer_inputs_by_role(at(4096, 8719)));
+  EXPECT_TRUE(llamacpp::per_layer_inputs_by_role(at(4096, 8720)));
+  EXPECT_TRUE(llamacpp::per_layer_inputs_by_role(at(4096, std::nullopt)));  // the pinned release
+}
+
 // Every build a rule starts from (a `constexpr uint64_t k...Build = N;` in
 // releases.cc or llamacpp.h, or one named after another) is named by a line
 // of the listing `memfit engines` prints, as its first build ("before
