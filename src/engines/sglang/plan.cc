@@ -182,27 +182,26 @@ std::string piecewise_rule_date(const ModelSpec& spec, const Settings& s) {
   if (s.disable_piecewise_cuda_graph) return "";
   // A release-less log stands for the tree of its date; an estimate for
   // the release's, whose rule is #16331's through the tree read.
-  const bool dated = is_date(s.log_date);
-  const bool default_on = dated ? s.log_date >= kPiecewiseDefaultDate : release_from(s.release, kPiecewiseDefaultRelease);
-  if (!default_on) return "";
-  const std::string date = dated ? s.log_date : std::string(kPiecewiseDefaultDate);
+  if (!rule_applies(s, kPiecewiseDefaultRelease, kPiecewiseDefaultDate)) return "";
+  const std::string date = is_date(s.log_date) ? s.log_date : std::string(kPiecewiseDefaultDate);
   // aiter runs on HIP only: a run on it is an AMD GPU's (check-log knows
   // the platform by the backend where its request names no GPU).
   const bool hip = s.rocm || s.attention_backend == "aiter";
   // #23351 (2026-05-23): after 0.5.12's cut, in 0.5.13 (out by 2026-06-17).
-  const bool nsa_captures = dated ? s.log_date >= kNsaPiecewiseDate : release_from(s.release, kNsaPiecewiseRelease);
+  const bool nsa_captures = rule_applies(s, kNsaPiecewiseRelease, kNsaPiecewiseDate);
   if (s.dp_attention || hip || spec.multimodal || piecewise_disabled_model(spec, nsa_captures)) return "";
   return date;
 }
 
-std::optional<PiecewiseReserve> piecewise_reserve_of(const Settings& s, uint64_t chunked_prefill_size, bool mla) {
+std::optional<PiecewiseReserve> piecewise_reserve_of(std::string_view date, const Settings& s,
+                                                    uint64_t chunked_prefill_size, bool mla) {
   // From #16331 the piecewise graphs' token sizes stop at --max-total-tokens
   // (piecewise_cuda_graph_max_tokens = min(chunked prefill, it)).
   uint64_t piecewise_max = chunked_prefill_size;
-  if (s.max_total_tokens && s.piecewise_log_date >= kPiecewiseDefaultDate) {
+  if (s.max_total_tokens && date >= kPiecewiseDefaultDate) {
     piecewise_max = std::min(piecewise_max, *s.max_total_tokens);
   }
-  return piecewise_reserve(s.piecewise_log_date, piecewise_max, mla);
+  return piecewise_reserve(date, piecewise_max, mla);
 }
 
 double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Settings& s, bool mla) {
@@ -218,7 +217,7 @@ double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Se
     reserved += static_cast<double>(graphs * s.dp_size) * 3;
     if (graphs > 300) reserved += static_cast<double>(graphs * s.dp_size) * 1.5;
   }
-  const std::optional<PiecewiseReserve> piecewise = piecewise_reserve_of(s, chunked, mla);
+  const std::optional<PiecewiseReserve> piecewise = piecewise_reserve_of(s.piecewise_log_date, s, chunked, mla);
   if (piecewise && piecewise->before_floor) reserved += piecewise->mib;
   if (gpu_mem_mib > mib(60)) reserved = std::max<double>(reserved, mib(10));
   if (piecewise && !piecewise->before_floor) reserved += piecewise->mib;
@@ -468,9 +467,8 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   // (piecewise_reserve, of the date their rule takes), whether or not the
   // fraction was computed.
   if (!p.piecewise_rule_date.empty()) {
-    Settings dated = s;
-    dated.piecewise_log_date = p.piecewise_rule_date;
-    if (std::optional<PiecewiseReserve> r = piecewise_reserve_of(dated, *s.chunked_prefill_size, p.cell.mla)) {
+    if (std::optional<PiecewiseReserve> r =
+            piecewise_reserve_of(p.piecewise_rule_date, s, *s.chunked_prefill_size, p.cell.mla)) {
       p.piecewise_cuda_graph_bytes = static_cast<uint64_t>(r->mib * static_cast<double>(kMiB));
     }
   }

@@ -182,10 +182,11 @@ struct PiecewiseReserve {
   bool before_floor = false;  // added before max(reserved, 10 GiB), else after it
 };
 std::optional<PiecewiseReserve> piecewise_reserve(std::string_view date, uint64_t chunked_prefill_size, bool mla);
-// piecewise_reserve at `s.piecewise_log_date`, its token sizes stopped at
+// piecewise_reserve at `date`, its token sizes stopped at the run's
 // --max-total-tokens from #16331 (piecewise_cuda_graph_max_tokens =
 // min(chunked prefill, it)).
-std::optional<PiecewiseReserve> piecewise_reserve_of(const Settings& s, uint64_t chunked_prefill_size, bool mla);
+std::optional<PiecewiseReserve> piecewise_reserve_of(std::string_view date, const Settings& s,
+                                                    uint64_t chunked_prefill_size, bool mla);
 
 // The date whose piecewise reserve the computed fraction takes, "" when the
 // piecewise CUDA graphs are off: a log's date where its lines show them on
