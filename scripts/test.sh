@@ -7,7 +7,8 @@
 # scripts/fuzz-smoke.sh, also runnable alone); the library is compiled once
 # for both. The release build makes the programs and runs what tests them
 # as shipped: the golden outputs, the C API, the Python module, the
-# installed package and the calculator page in headless Chromium
+# installed package, the corpus's generated files (every log replayed by
+# the command) and the calculator page in headless Chromium
 # (screenshots: build/release/e2e/calculator-{1280,390}.png). Then the
 # Windows build of
 # `memfit host` under wine and the macOS one linked. Each step prints its
@@ -30,7 +31,7 @@ step() {
 step "install what is missing"
 bash scripts/install-deps.sh --tests
 
-step "release build and the shipped programs' tests (golden outputs, C API, Python, package)"
+step "release build and the shipped programs' tests (golden outputs, C API, Python, package, the corpus's generated files)"
 cmake --preset release -DMEMFIT_BUILD_UNIT_TESTS=OFF >/dev/null
 cmake --build --preset release
 ctest --preset release -j2
@@ -41,9 +42,10 @@ bash tests/e2e/run.sh build/release
 step "AddressSanitizer + UndefinedBehaviorSanitizer build (clang; the suite and the libFuzzer targets) and the whole suite"
 cmake --preset asan >/dev/null
 cmake --build --preset asan
-# The golden outputs and the package ran against the release build.
+# The golden outputs, the package and the corpus's generated files ran
+# against the release build.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --preset asan -j2 --label-exclude 'golden|package'
+  ctest --preset asan -j2 --label-exclude 'golden|package|corpus'
 
 step "fuzz smoke: each libFuzzer target of the sanitizer build over its committed inputs, fixed seed and run count"
 bash scripts/fuzz-smoke.sh --preset asan --no-build
