@@ -813,7 +813,9 @@ class VllmPricer final : public LogPricer {
     if (!config) return config;
     const std::string served = served_quantization(log);
     if (served == "fp8") return online_fp8_config(*config, notes);
-    if (served == "bitsandbytes") return online_bnb_config(*config, notes);
+    if (served == "bitsandbytes") {
+      return online_bnb_config(*config, online_bnb_nested_absmax(printed_release(log)), notes);
+    }
     return config;
   }
 

@@ -1297,6 +1297,28 @@ TEST(CheckLog, VllmInFlightBitsandbytesOfAFloat32ConfigServedAt16Bits) {
   EXPECT_EQ(weights->basis, FigureBasis::kModelled);
 }
 
+TEST(CheckLog, VllmInFlightBitsandbytesFromV092HoldsAFloat32Absmax) {
+  // neverlogs12, file id 53396499857 (v0.18.0): Qwen2.5-3B-Instruct with
+  // --quantization bitsandbytes on its 16-bit checkpoint. From v0.9.2 the
+  // loader dequantizes the nested absmax to float32 (dequantize_dq, vLLM
+  // PR #19742). The 36 layers' Linear weights (q and o 2048x2048, k and v
+  // 256x2048, gate, up and down 11008x2048: 77,070,336 a layer,
+  // 2,774,532,096 in all) at half a byte = 1,387,266,048, plus a float32
+  // absmax a 64 weights, 2,774,532,096 / 64 x 4 = 173,408,256 (double
+  // quantization would hold 43,352,064 + 677,376 = 44,029,440); the tied
+  // embedding 151,936 x 2,048 x 2 = 622,329,856; the 73 norms 73 x 2,048
+  // x 2 = 299,008; the rope cache 32,768 x 128 x 2 = 8,388,608. Sum:
+  // 2,191,691,776 B against "2.07 GiB" (2,222,645,576 B): 0.9861 (0.9279
+  // with the 8-bit absmax).
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-neverlogs12-v0180-qwen25-3b-bnb-wsl.config.json");
+  const LogCheck c = check("vllm", "vllm-neverlogs12-v0180-qwen25-3b-bnb-wsl.log", options);
+  EXPECT_EQ(c.not_priced, "");
+  const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
+  ASSERT_NE(weights, nullptr);
+  EXPECT_EQ(weights->memfit, 2'191'691'776u);
+}
+
 TEST(CheckLog, AVllmExcerptsTensorParallelIsItsProcessesNotItsFigureLines) {
   // genlm/genlm-backend#10 (v0.7.0): Llama-3-8B bf16 over four processes,
   // two of whose weights lines the excerpt keeps. memfit's weights at TP 1

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "logs/vllm_online_bnb.h"
+#include "memfit/vllm.h"
 #include "model/config/checkpoint_traits.h"
 #include "model/config/config_document.h"
 
@@ -13,7 +14,7 @@ namespace {
 
 TEST(VllmOnlineBnb, A16BitConfigGetsNf4WithDoubleQuantization) {
   std::vector<std::string> notes;
-  Result<std::string> bnb = online_bnb_config(R"({"model_type": "llama", "hidden_size": 2048})", notes);
+  Result<std::string> bnb = online_bnb_config(R"({"model_type": "llama", "hidden_size": 2048})", true, notes);
   ASSERT_TRUE(bnb.ok());
   const nlohmann::json doc = nlohmann::json::parse(*bnb);
   EXPECT_EQ(doc["quantization_config"]["quant_method"], "bitsandbytes");
@@ -32,22 +33,53 @@ TEST(VllmOnlineBnb, A16BitConfigGetsNf4WithDoubleQuantization) {
   EXPECT_TRUE(q.double_quant);
 }
 
+TEST(VllmOnlineBnb, FromV092TheLoadedAbsmaxIsFloat32) {
+  // vLLM PR #19742 (v0.9.2): load_weights dequantizes each nested absmax
+  // to float32 (dequantize_dq), so the served checkpoint is NF4 without
+  // double quantization.
+  std::vector<std::string> notes;
+  Result<std::string> bnb = online_bnb_config(R"({"model_type": "qwen2"})", false, notes);
+  ASSERT_TRUE(bnb.ok());
+  const nlohmann::json doc = nlohmann::json::parse(*bnb);
+  EXPECT_EQ(doc["quantization_config"]["bnb_4bit_use_double_quant"], false);
+  Result<ConfigDocument> parsed = ConfigDocument::parse(*bnb);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_FALSE(read_quantization(*parsed).double_quant);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("19742"), std::string::npos);
+}
+
+TEST(VllmOnlineBnb, TheAbsmaxStaysNestedBeforeV092) {
+  const auto release = [](const char* text) { return std::optional<VllmRelease>(*parse_vllm_version(text)); };
+  EXPECT_TRUE(online_bnb_nested_absmax(release("0.8.3")));
+  EXPECT_TRUE(online_bnb_nested_absmax(release("0.9.1")));
+  EXPECT_TRUE(online_bnb_nested_absmax(release("0.5.1")));
+  EXPECT_FALSE(online_bnb_nested_absmax(release("0.9.2")));
+  EXPECT_FALSE(online_bnb_nested_absmax(release("0.10.1")));
+  EXPECT_FALSE(online_bnb_nested_absmax(release("0.18.0")));
+  EXPECT_FALSE(online_bnb_nested_absmax(release("1.0.0")));
+  // "0.9" with no patch is priced as the line's first release, v0.9.0,
+  // which predates the change.
+  EXPECT_TRUE(online_bnb_nested_absmax(release("0.9")));
+  EXPECT_FALSE(online_bnb_nested_absmax(std::nullopt));
+}
+
 TEST(VllmOnlineBnb, AConfigThatDeclaresAQuantizationIsLeftAsGiven) {
   // A pre-quantized bitsandbytes checkpoint (here LLM.int8) is served as
   // it declares; so is a nested text config's quantization.
   std::vector<std::string> notes;
   const std::string declared =
       R"({"quantization_config": {"quant_method": "bitsandbytes", "load_in_8bit": true}})";
-  Result<std::string> same = online_bnb_config(declared, notes);
+  Result<std::string> same = online_bnb_config(declared, false, notes);
   ASSERT_TRUE(same.ok());
   EXPECT_EQ(*same, declared);
   const std::string nested =
       R"({"text_config": {"num_hidden_layers": 4, "quantization_config": {"quant_method": "awq"}}})";
-  Result<std::string> nested_same = online_bnb_config(nested, notes);
+  Result<std::string> nested_same = online_bnb_config(nested, true, notes);
   ASSERT_TRUE(nested_same.ok());
   EXPECT_EQ(*nested_same, nested);
   EXPECT_TRUE(notes.empty());
-  EXPECT_FALSE(online_bnb_config("[1, 2]", notes).ok());
+  EXPECT_FALSE(online_bnb_config("[1, 2]", true, notes).ok());
 }
 
 }  // namespace
