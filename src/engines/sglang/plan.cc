@@ -395,8 +395,10 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
                         .deepep = s.moe_a2a_backend == "deepep"};
   p.allocator_rounding_bytes = allocator_rounding_bytes(spec, split);
   // Under DP attention a rank holds its attention at the attention TP's
-  // split and the embedding whole (dp_attention_weights.h).
-  p.dp_attention_weights_bytes = dp_attention_weights_bytes(spec, s.tensor_parallel, attention_tp(s), s.dp_lm_head);
+  // split and the embedding whole (an MLA model's from 0.5.8 by the
+  // attention TP group: dp_attention_weights.h).
+  p.dp_attention_weights_bytes = dp_attention_weights_bytes(spec, s.tensor_parallel, attention_tp(s), s.dp_lm_head,
+                                                            split.mla_embedding_by_attention_tp);
   // The rotary cache as SGLang keeps it (float32 on CUDA since #3134; an
   // MLA model's qk_rope_head_dim wide) in place of the shared rule's, and
   // an MLA model's absorbed w_kc / w_vc (held_weights.h).
