@@ -1864,8 +1864,9 @@ TEST(CheckLog, AnSglangDeepEpCommandShapesTheExpertsRounding) {
   // printed, memfit 43,496,756,160 B with the allocator's rounding at TP 16,
   // 187,564,032 B. Had the command given --moe-a2a-backend deepep (EP = TP
   // = 16), each rank's 16 whole experts and whole shared MLP round nothing,
-  // 103,940,096 B (allocator_rounding.h): 83,623,936 B less,
-  // 43,413,132,224 B. (Not what ran: the run's command has no such flag.)
+  // 103,940,096 B (allocator_rounding.h): 83,623,936 B less; and the shared
+  // MLP is whole on every rank, 2,395,270,080 B more (held_weights.h):
+  // 45,808,402,304 B. (Not what ran: the run's command has no such flag.)
   LogCheckOptions options;
   options.config_json = read_test_log("sglang", "sglang-neverlogs11-slurmv4-r1-tp16-prefill-h100.config.json");
   options.version = "0.5.8.post1";
@@ -1877,9 +1878,9 @@ TEST(CheckLog, AnSglangDeepEpCommandShapesTheExpertsRounding) {
   EXPECT_EQ(figure(plain, "rank0", LogFigure::kWeights)->memfit, 43'496'756'160u);
   options.command = command + " --moe-a2a-backend deepep";
   const LogCheck deepep = check("sglang", "sglang-neverlogs11-slurmv4-r1-tp16-prefill-h100.log", options);
-  EXPECT_EQ(figure(deepep, "rank0", LogFigure::kWeights)->memfit, 43'413'132'224u);
+  EXPECT_EQ(figure(deepep, "rank0", LogFigure::kWeights)->memfit, 45'808'402'304u);
   // --ep-size 16 alone: the same experts, the shared one unfused and split
-  // by TP (1.75 MiB and less): the same 43,413,132,224 B.
+  // by TP (1.75 MiB and less, held as the TP share has it): 43,413,132,224 B.
   options.command = command + " --ep-size 16";
   const LogCheck ep = check("sglang", "sglang-neverlogs11-slurmv4-r1-tp16-prefill-h100.log", options);
   EXPECT_EQ(figure(ep, "rank0", LogFigure::kWeights)->memfit, 43'413'132'224u);

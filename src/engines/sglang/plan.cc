@@ -407,12 +407,16 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   p.rope_cache_bytes =
       rope_cache_bytes(spec, !s.rocm && !s.musa && rule_applies(s, kFp32RopeRelease, kFp32RopeDate));
   p.absorbed_kv_b_bytes = absorbed_kv_b_bytes(spec, attention_tp(s), s.rocm);
+  // Under DeepEP an MLA model's shared experts are whole on every rank
+  // (held_weights.h).
+  p.deepep_shared_expert_bytes = deepep_shared_expert_bytes(spec, s.tensor_parallel, split.deepep);
   const CheckedBytes held = CheckedBytes(weights->bytes) - weights->rope_cache_bytes;
   p.weights_bytes = (held + p.rope_cache_bytes + p.absorbed_kv_b_bytes + p.allocator_rounding_bytes +
-                     p.dp_attention_weights_bytes)
+                     p.dp_attention_weights_bytes + p.deepep_shared_expert_bytes)
                         .saturated();
-  p.weights_exact = weights->exact && p.dp_attention_weights_bytes == 0;
-  p.speed_weights_bytes = (CheckedBytes(weights->bytes) + p.dp_attention_weights_bytes).saturated();
+  p.weights_exact = weights->exact && p.dp_attention_weights_bytes == 0 && p.deepep_shared_expert_bytes == 0;
+  p.speed_weights_bytes =
+      (CheckedBytes(weights->bytes) + p.dp_attention_weights_bytes + p.deepep_shared_expert_bytes).saturated();
 
   // profile_max_num_token: rest = free after the load - free before it x
   // (1 - fraction); tokens = rest // cell; then down to whole pages.

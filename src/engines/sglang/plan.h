@@ -289,6 +289,7 @@ struct Plan {
   uint64_t dp_attention_weights_bytes = 0;  // of those, DP attention's whole attention share (modelled)
   uint64_t rope_cache_bytes = 0;     // of those, the rotary cache as SGLang keeps it (held_weights.h)
   uint64_t absorbed_kv_b_bytes = 0;  // of those, an MLA model's w_kc / w_vc (held_weights.h)
+  uint64_t deepep_shared_expert_bytes = 0;  // of those, DeepEP's whole shared experts (held_weights.h)
   // The weights the speed estimate streams: the tensors (with the shared
   // rule's rotary cache) and DP attention's share, not the rounding, the
   // float32 cache nor the absorbed copies (held_weights.h).

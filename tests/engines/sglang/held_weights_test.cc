@@ -30,6 +30,22 @@ TEST(SglangHeldWeights, AbsorbedKvBIsKvBProjsRankShareAtTheCopysWidth) {
   EXPECT_EQ(absorbed_kv_b_bytes(testing::corpus_spec("llama3/Meta-Llama-3.1-8B"), 1, false), 0u);
 }
 
+TEST(SglangHeldWeights, DeepEpHoldsTheSharedExpertWholeOnEveryRank) {
+  // DeepSeek-V3 FP8 at TP 16 under --moe-a2a-backend deepep: the shared
+  // MLP (2,048 wide) whole: gate_up 4,096 x 7,168 = 29,360,128 B + 32 x 56
+  // x 4 B = 29,367,296; down 7,168 x 2,048 = 14,680,064 + 56 x 16 x 4 =
+  // 14,683,648; 44,050,944 a MoE layer. Its TP 16 share: gate_up 256 x
+  // 7,168 = 1,835,008 + 2 x 56 x 4 = 1,835,456; down 7,168 x 128 = 917,504
+  // + 56 x 4 = 917,728; 2,753,184. 41,297,760 more a layer x 58 MoE layers
+  // = 2,395,270,080 B.
+  const ModelSpec v3 = testing::corpus_spec("deepseek_v3/DeepSeek-V3");
+  EXPECT_EQ(deepep_shared_expert_bytes(v3, 16, /*deepep=*/true), 2'395'270'080u);
+  // Without DeepEP the shared expert is fused or split by TP: nothing more.
+  EXPECT_EQ(deepep_shared_expert_bytes(v3, 16, /*deepep=*/false), 0u);
+  // No MLA (Llama) or no shared expert: nothing.
+  EXPECT_EQ(deepep_shared_expert_bytes(testing::corpus_spec("llama3/Meta-Llama-3.1-8B"), 8, true), 0u);
+}
+
 TEST(SglangHeldWeights, RopeCacheIsFloat32OnCudaAndMlaIsQkRopeWide) {
   // DeepSeek-V3's yarn: 4,096 x 40 = 163,840 rows of qk_rope_head_dim 64
   // (not hidden / heads = 56): x 4 B = 41,943,040 B; x 2 B (ROCm, before
