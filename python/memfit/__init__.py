@@ -258,6 +258,12 @@ sglang's own, refused under another engine:
   enable_dp_lm_head (bool, default false; --enable-dp-lm-head)
       with --enable-dp-attention: the LM head split by the attention TP group,
       not TP
+  ep_size (int 1 to 4294967296, default 1; --ep-size, --ep)
+      expert-parallel ranks inside the TP group (default 1): each holds
+      num_experts / EP experts, TP / EP of each one's width
+  moe_a2a_backend (str, default none; --moe-a2a-backend)
+      the MoE all-to-all backend (default none); deepep and mooncake set
+      --ep-size to --tp
   max_mamba_cache_size (int 1 to 4294967296; --max-mamba-cache-size)
       hybrid models: state slots of the Mamba / linear-attention pool (default:
       --mamba-full-memory-ratio's share)

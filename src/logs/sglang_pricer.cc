@@ -91,6 +91,8 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
       {"enable_dp_lm_head", "enable_dp_lm_head"},
       {"cuda_graph_max_bs", "cuda_graph_max_bs"},
       {"attention_backend", "attention_backend"},
+      {"ep_size", "ep_size"},
+      {"moe_a2a_backend", "moe_a2a_backend"},
   };
   for (const auto& [setting, field_name] : kFields) {
     const LogSetting* s = log.setting(setting);
@@ -101,6 +103,15 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
     if (Status applied = apply_request_field(*field, r, value); !applied) {
       notes.push_back(fmt::format("{} {}: not priced ({})", setting, escape_untrusted(s->value),
                                   applied.error().message()));
+    }
+  }
+  // Before --moe-a2a-backend, --enable-deepep-moe chose DeepEP (EP = TP).
+  if (const LogSetting* deepep = log.setting("enable_deepep_moe");
+      deepep != nullptr && deepep->value == "True" && log.setting("moe_a2a_backend") == nullptr) {
+    if (const RequestField* field = find_request_field("moe_a2a_backend")) {
+      if (Status applied = apply_request_field(*field, r, "deepep"); !applied) {
+        notes.push_back("enable_deepep_moe: not priced (" + applied.error().message() + ")");
+      }
     }
   }
 }
@@ -512,6 +523,13 @@ class SglangPricer final : public LogPricer {
                       "per token are priced, the pool is not (give --gpu-memory-total)");
     }
     apply_rocm_attention_backend(log, options, r, notes);
+    // A MUSA build's log, priced on its own lines' platform unless a GPU
+    // is named: its rotary cache is 2-byte (plan.h, Settings::musa).
+    if (log.backend == "MUSA" && options.gpu_name.empty()) {
+      r.engine_fields.insert_or_assign(std::string(sglang::kSglangLogMusa), "true");
+      notes.push_back("a MUSA build's lines: SGLang casts the rotary cache to the model's dtype there "
+                      "(is_cuda() is false; docs/engine-sglang.md, 'Rules', rotary cache)");
+    }
     apply_dated_mem_fraction(log, r, notes);
     // The piecewise CUDA graphs' reserve in the computed fraction, dated by
     // the log (plan.h, piecewise_reserve), when its lines show them on.

@@ -139,7 +139,7 @@ void read_settings(std::string_view args, LogBuilder& out) {
                                    "kv_cache_dtype", "quantization", "mem_fraction_static",
                                    "chunked_prefill_size", "max_running_requests", "max_total_tokens", "page_size",
                                    "dp_size", "enable_dp_attention", "enable_dp_lm_head", "cuda_graph_max_bs",
-                                   "attention_backend"}) {
+                                   "attention_backend", "ep_size", "moe_a2a_backend", "enable_deepep_moe"}) {
       if (name == known) out.setting(name, value);
     }
     // ServerArgs prints its fields once __post_init__ settled them: the
@@ -223,6 +223,8 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"--page-size"}, "page_size"},
               {{"--cuda-graph-max-bs"}, "cuda_graph_max_bs"},
               {{"--attention-backend"}, "attention_backend"},
+              {{"--ep-size", "--ep", "--expert-parallel-size"}, "ep_size"},
+              {{"--moe-a2a-backend"}, "moe_a2a_backend"},
               // ktransformers' kt-kernel flags: the routed experts run on
               // the CPU, only --kt-num-gpu-experts of them on the GPU.
               {{"--kt-method"}, "kt_method"},
@@ -232,6 +234,7 @@ void read_command(std::string_view text, LogBuilder& out) {
   if (switch_on(text, {"--disable-piecewise-cuda-graph"})) out.setting("piecewise_cuda_graph", "False");
   if (switch_on(text, {"--enable-piecewise-cuda-graph"})) out.setting("piecewise_cuda_graph", "True");
   if (switch_on(text, {"--enable-dp-lm-head"})) out.setting("enable_dp_lm_head", "True");
+  if (switch_on(text, {"--enable-deepep-moe"})) out.setting("enable_deepep_moe", "True");
 }
 
 // Whether a line runs the launcher: `python -m sglang.launch_server ...`,

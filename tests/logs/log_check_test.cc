@@ -1842,20 +1842,70 @@ TEST(CheckLog, AnSglangPoolWithoutItsFractionSaysWhichFractionItImplies) {
 TEST(CheckLog, AnSglangDpLmHeadFromTheCommandKeepsTheHeadAtTheAttentionTp) {
   // sgl-project/sglang#17392's ranks (Qwen3-30B-A3B, TP 4, DP attention 4)
   // load 16.39 GB = 17,598,628,495 B. memfit's DP-attention weights are
-  // 17,135,308,800 B (0.974; with the float32 rotary cache's 40,960 x 128 x
-  // 2 B = 10,485,760 B second half, held_weights.h); launched with
-  // --enable-dp-lm-head the untied head is split by the attention TP (1)
-  // rather than TP 4: 151,936 x 2,048 x 2 B x 3 / 4 = 466,747,392 B more,
-  // 17,602,056,192 B (1.0002).
-  // The excerpt does not show the flag, so the corpus row stays at 0.973.
+  // 17,134,129,152 B (0.974; with the float32 rotary cache's 40,960 x 128 x
+  // 2 B = 10,485,760 B second half, held_weights.h): the allocator's
+  // rounding with each parameter shaped by its group (allocator_rounding.h)
+  // is the whole embedding's 593.5 MiB -> 594 (+0.5 MiB) and the head's
+  // 37,984 rows, 148.375 MiB -> 150 (+1.625), 2,228,224 B, not TP 4's
+  // 3,407,872. Launched with --enable-dp-lm-head the untied head is split
+  // by the attention TP (1) rather than TP 4: 151,936 x 2,048 x 2 B x 3 / 4
+  // = 466,747,392 B more, its rounding +0.5 MiB rather than +1.625 MiB
+  // (-1,179,648): 17,599,696,896 B (1.0001).
+  // The excerpt does not show the flag, so the corpus row stays at 0.974.
   LogCheckOptions options;
   options.config_json = read_test_log("sglang", "sglang-17392-qwen3-30b-a3b-dp4-attn-tp4.config.json");
   const LogCheck plain = check("sglang", "sglang-17392-qwen3-30b-a3b-dp4-attn-tp4.log", options);
-  EXPECT_EQ(figure(plain, "rank0", LogFigure::kWeights)->memfit, 17'135'308'800u);
+  EXPECT_EQ(figure(plain, "rank0", LogFigure::kWeights)->memfit, 17'134'129'152u);
   options.command = "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 4 --dp 4 "
                     "--enable-dp-attention --enable-dp-lm-head";
   const LogCheck head = check("sglang", "sglang-17392-qwen3-30b-a3b-dp4-attn-tp4.log", options);
-  EXPECT_EQ(figure(head, "rank0", LogFigure::kWeights)->memfit, 17'602'056'192u);
+  EXPECT_EQ(figure(head, "rank0", LogFigure::kWeights)->memfit, 17'599'696'896u);
+}
+
+TEST(CheckLog, AnSglangMusaBuildsLogKeepsTheRotaryCache2Byte) {
+  // sgl-project/sglang#17246's Qwen3-0.6B run was a MUSA one, but its
+  // excerpt shows no MUSA line, so it is priced as CUDA's: 1,214,367,744 B,
+  // with the float32 rotary cache 40,960 x 128 x 4 B = 20 MiB. Given a line
+  // only a MUSA build prints (server_args' device='musa'), SGLang's
+  // is_cuda() is false and the cache is the model's bf16: 10,485,760 B
+  // less, 1,203,881,984 B.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-17246-qwen3-06b-musa.config.json");
+  const LogCheck cuda = check("sglang", "sglang-17246-qwen3-06b-musa.log", options);
+  EXPECT_EQ(figure(cuda, "rank0", LogFigure::kWeights)->memfit, 1'214'367'744u);
+  std::string text = "[2026-01-17 11:18:30] server_args=ServerArgs(device='musa', tp_size=1)\n";
+  text += read_test_log("sglang", "sglang-17246-qwen3-06b-musa.log");
+  Result<LogCheck> musa = check_log(text, options, nullptr);
+  ASSERT_TRUE(musa.ok()) << musa.error().message();
+  EXPECT_EQ(musa->log.backend, "MUSA");
+  EXPECT_EQ(figure(*musa, "rank0", LogFigure::kWeights)->memfit, 1'203'881'984u);
+}
+
+TEST(CheckLog, AnSglangDeepEpCommandShapesTheExpertsRounding) {
+  // DeepSeek-R1 FP8 at TP 16 (sglang-neverlogs11's prefill node): 40.62 GB
+  // printed, memfit 43,496,756,160 B with the allocator's rounding at TP 16,
+  // 187,564,032 B. Had the command given --moe-a2a-backend deepep (EP = TP
+  // = 16), each rank's 16 whole experts and whole shared MLP round nothing,
+  // 103,940,096 B (allocator_rounding.h): 83,623,936 B less; and the shared
+  // MLP is whole on every rank, 2,395,270,080 B more (held_weights.h):
+  // 45,808,402,304 B. (Not what ran: the run's command has no such flag.)
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-neverlogs11-slurmv4-r1-tp16-prefill-h100.config.json");
+  options.version = "0.5.8.post1";
+  options.gpu_name = "NVIDIA H100 80GB HBM3";
+  const std::string command = "python3 -m sglang.launch_server --model-path /app/models/Deepseek-R1/ "
+                              "--tp-size 16 --mem-fraction-static 0.8 --disable-cuda-graph";
+  options.command = command;
+  const LogCheck plain = check("sglang", "sglang-neverlogs11-slurmv4-r1-tp16-prefill-h100.log", options);
+  EXPECT_EQ(figure(plain, "rank0", LogFigure::kWeights)->memfit, 43'496'756'160u);
+  options.command = command + " --moe-a2a-backend deepep";
+  const LogCheck deepep = check("sglang", "sglang-neverlogs11-slurmv4-r1-tp16-prefill-h100.log", options);
+  EXPECT_EQ(figure(deepep, "rank0", LogFigure::kWeights)->memfit, 45'808'402'304u);
+  // --ep-size 16 alone: the same experts, the shared one unfused and split
+  // by TP (1.75 MiB and less, held as the TP share has it): 43,413,132,224 B.
+  options.command = command + " --ep-size 16";
+  const LogCheck ep = check("sglang", "sglang-neverlogs11-slurmv4-r1-tp16-prefill-h100.log", options);
+  EXPECT_EQ(figure(ep, "rank0", LogFigure::kWeights)->memfit, 43'413'132'224u);
 }
 
 TEST(CheckLog, AnSglangSwaPoolsLineIsPricedAtItsOwnLayersBytes) {

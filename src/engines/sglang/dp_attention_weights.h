@@ -28,13 +28,20 @@ namespace memfit::sglang {
 // (vocabulary padded to 64 rows x hidden) whole rather than
 // 1 / tensor_parallel, all at 2 bytes; with `dp_lm_head` an untied LM head
 // (the same padded rows x hidden) at 1 / attention_tp rather than
-// 1 / tensor_parallel too (a tied one is the embedding, counted once). 0
-// when attention_tp is not smaller
-// than tensor_parallel, or for a model this does not describe (a
-// quantized checkpoint, or a layout other than standard / sliding window:
-// MLA and linear-attention layers have other projections).
+// 1 / tensor_parallel too (a tied one is the embedding, counted once).
+// An MLA model (DeepSeek V2/V3/R1, Kimi K2, GLM-5; not V4), 16-bit or FP8
+// (Fp8Config, 1-byte elements and with weight_block_size a fp32 scale a
+// block): per layer q_b_proj (q_proj without q_lora), kv_b_proj and
+// o_proj at heads / attention_tp rather than heads / tensor_parallel
+// (DeepseekV2AttentionMLA given attn_tp_size; fused_qkv_a stays whole, as
+// the TP share has it), and the 2-byte embedding whole before
+// sgl-project/sglang#17403, by attention_tp from it
+// (`mla_embedding_by_attention_tp`). 0 when attention_tp is not smaller
+// than tensor_parallel, or for a model this does not describe (another
+// quantization, or a layout other than standard / sliding window / MLA:
+// linear-attention layers have other projections).
 uint64_t dp_attention_weights_bytes(const ModelSpec& spec, uint64_t tensor_parallel, uint64_t attention_tp,
-                                    bool dp_lm_head = false);
+                                    bool dp_lm_head = false, bool mla_embedding_by_attention_tp = false);
 
 }  // namespace memfit::sglang
 

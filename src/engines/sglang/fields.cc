@@ -91,6 +91,16 @@ Result<std::string> parse_release(std::string_view text) {
 
 Result<bool> parse_flag(std::string_view text) { return request::parse_switch(text); }
 
+// --moe-a2a-backend: a backend's name, as SGLang's choices spell them
+// (none, deepep, mooncake, ...).
+Result<std::string> parse_a2a_backend(std::string_view text) {
+  const bool named = !text.empty() && text.size() <= 32 && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!named) return Error::usage("expected a backend's name, such as none or deepep");
+  return std::string(text);
+}
+
 // --mamba-full-memory-ratio: the state pool's memory over the KV pool's,
 // a positive number (SGLang takes any float; past 1000 is a typo).
 Result<double> parse_state_ratio(std::string_view text) { return request::parse_ratio(text, 0.0, 1000.0); }
@@ -224,6 +234,29 @@ constexpr RequestField kFields[] = {
          .doc = "SGLang's `--enable-dp-lm-head`: under `--enable-dp-attention` the LM head is split "
                 "by the attention TP group (TP / DP) instead of TP, more of it a rank (an untied "
                 "head only); refused without `--enable-dp-attention`, as SGLang asserts"}),
+    text_field<"ep_size", parse_count>(
+        {.flags = "--ep-size,--ep",
+         .help = "expert-parallel ranks inside the TP group (default 1): each holds num_experts / "
+                 "EP experts, TP / EP of each one's width",
+         .type = FieldType::kCount,
+         .default_text = "1",
+         .min = 1,
+         .max = kMaxCount,
+         .example = "8",
+         .doc = "SGLang's `--ep-size`: a MoE layer's experts split over EP ranks of the TP group "
+                "(num_experts / EP a rank, each TP / EP of its width), which shapes the allocator's "
+                "rounding of the experts (\"Rules\", allocator rounding); must divide `--tp`; "
+                "`--moe-a2a-backend deepep` or `mooncake` sets it to `--tp`"}),
+    text_field<"moe_a2a_backend", parse_a2a_backend>(
+        {.flags = "--moe-a2a-backend",
+         .help = "the MoE all-to-all backend (default none); deepep and mooncake set --ep-size to --tp",
+         .type = FieldType::kText,
+         .default_text = "none",
+         .example = "deepep",
+         .doc = "SGLang's `--moe-a2a-backend`: `deepep` and `mooncake` set `--ep-size` to `--tp` "
+                "(server_args.py, _handle_a2a_moe); under `deepep` an MLA model's shared experts are "
+                "whole on every rank and not fused into the routed ones (\"Rules\", allocator "
+                "rounding)"}),
     text_field<"max_mamba_cache_size", parse_count>(
         {.flags = "--max-mamba-cache-size",
          .help = "hybrid models: state slots of the Mamba / linear-attention pool (default: "
@@ -306,7 +339,8 @@ Result<Settings> read_settings(const EstimateRequest& r) {
   std::optional<uint64_t> mamba_slots, ssm_bytes;
   std::optional<double> mamba_ratio;
   std::optional<bool> no_graphs, no_piecewise, dp_attention, dp_lm_head, no_radix;
-  std::optional<std::string> release, attention;
+  std::optional<std::string> release, attention, a2a;
+  std::optional<uint64_t> ep;
   Status read[] = {
       read_field(r, "attention_backend", parse_attention_backend, attention),
       read_field(r, "mem_fraction_static", parse_fraction, fraction),
@@ -322,6 +356,8 @@ Result<Settings> read_settings(const EstimateRequest& r) {
       read_field(r, "dp_size", parse_count, dp),
       read_field(r, "enable_dp_attention", parse_flag, dp_attention),
       read_field(r, "enable_dp_lm_head", parse_flag, dp_lm_head),
+      read_field(r, "ep_size", parse_count, ep),
+      read_field(r, "moe_a2a_backend", parse_a2a_backend, a2a),
       read_field(r, "sglang_version", parse_release, release),
       read_field(r, "max_mamba_cache_size", parse_count, mamba_slots),
       read_field(r, "mamba_full_memory_ratio", parse_state_ratio, mamba_ratio),
@@ -345,6 +381,10 @@ Result<Settings> read_settings(const EstimateRequest& r) {
   s.dp_size = dp.value_or(1);
   s.dp_attention = dp_attention.value_or(false);
   s.dp_lm_head = dp_lm_head.value_or(false);
+  s.ep_size = ep.value_or(1);
+  if (a2a) s.moe_a2a_backend = *a2a;
+  // server_args.py, _handle_a2a_moe: these backends take EP = TP.
+  if (s.moe_a2a_backend == "deepep" || s.moe_a2a_backend == "mooncake") s.ep_size = s.tensor_parallel;
   if (release) s.release = *release;
   if (attention) s.attention_backend = *attention;
   s.state.max_mamba_cache_size = mamba_slots;

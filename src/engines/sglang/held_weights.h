@@ -34,6 +34,16 @@ uint64_t rope_cache_bytes(const ModelSpec& spec, bool float32);
 // model without MLA (kv_lora_rank 0) and for DeepSeek V4.
 uint64_t absorbed_kv_b_bytes(const ModelSpec& spec, uint64_t attention_tp, bool rocm);
 
+// What a rank holds past its TP share of an MLA model's shared experts
+// under --moe-a2a-backend deepep: DeepseekV2MoE builds the shared MLP
+// with tp_size=1 there (whole on every rank, not fused into the routed
+// experts), so per MoE layer its gate_up (2 x width x hidden) and down
+// (hidden x width), width moe_intermediate x n_shared_experts, whole
+// rather than 1 / tensor_parallel, 16-bit or FP8 (1 byte and with
+// weight_block_size a fp32 scale a block). 0 without DeepEP, for a model
+// without MLA or shared experts, or another quantization.
+uint64_t deepep_shared_expert_bytes(const ModelSpec& spec, uint64_t tensor_parallel, bool deepep);
+
 }  // namespace memfit::sglang
 
 #endif  // MEMFIT_ENGINES_SGLANG_HELD_WEIGHTS_H_

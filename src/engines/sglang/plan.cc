@@ -383,23 +383,40 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   // (sglang_mxfp4_kernel).
   Result<TpRankWeights> weights = tp_rank_weights(model, tensors, s.tensor_parallel, s.mxfp4_kernel);
   if (!weights) return weights.error();
-  // The allocator's rounding of each parameter's segment: SGLang's "mem
-  // usage" counts it (allocator_rounding.h).
-  p.allocator_rounding_bytes = allocator_rounding_bytes(spec, s.tensor_parallel);
+  // The allocator's rounding of each parameter's segment, each shaped by
+  // its own group: SGLang's "mem usage" counts it (allocator_rounding.h).
+  const RankSplit split{.tensor_parallel = s.tensor_parallel,
+                        .attention_tp = attention_tp(s),
+                        .expert_parallel = s.ep_size,
+                        .dp_attention = s.dp_attention && s.dp_size > 1,
+                        .dp_lm_head = s.dp_lm_head,
+                        .mla_embedding_by_attention_tp =
+                            rule_applies(s, kMlaEmbeddingAttnTpRelease, kMlaEmbeddingAttnTpDate),
+                        .deepep = s.moe_a2a_backend == "deepep"};
+  p.allocator_rounding_bytes = allocator_rounding_bytes(spec, split);
   // Under DP attention a rank holds its attention at the attention TP's
-  // split and the embedding whole (dp_attention_weights.h).
-  p.dp_attention_weights_bytes = dp_attention_weights_bytes(spec, s.tensor_parallel, attention_tp(s), s.dp_lm_head);
+  // split and the embedding whole (an MLA model's from 0.5.8 by the
+  // attention TP group: dp_attention_weights.h).
+  p.dp_attention_weights_bytes = dp_attention_weights_bytes(spec, s.tensor_parallel, attention_tp(s), s.dp_lm_head,
+                                                            split.mla_embedding_by_attention_tp);
   // The rotary cache as SGLang keeps it (float32 on CUDA since #3134; an
   // MLA model's qk_rope_head_dim wide) in place of the shared rule's, and
   // an MLA model's absorbed w_kc / w_vc (held_weights.h).
-  p.rope_cache_bytes = rope_cache_bytes(spec, !s.rocm && rule_applies(s, kFp32RopeRelease, kFp32RopeDate));
+  // A MUSA build's is cast to the model's dtype like ROCm's (plan.h,
+  // Settings::musa).
+  p.rope_cache_bytes =
+      rope_cache_bytes(spec, !s.rocm && !s.musa && rule_applies(s, kFp32RopeRelease, kFp32RopeDate));
   p.absorbed_kv_b_bytes = absorbed_kv_b_bytes(spec, attention_tp(s), s.rocm);
+  // Under DeepEP an MLA model's shared experts are whole on every rank
+  // (held_weights.h).
+  p.deepep_shared_expert_bytes = deepep_shared_expert_bytes(spec, s.tensor_parallel, split.deepep);
   const CheckedBytes held = CheckedBytes(weights->bytes) - weights->rope_cache_bytes;
   p.weights_bytes = (held + p.rope_cache_bytes + p.absorbed_kv_b_bytes + p.allocator_rounding_bytes +
-                     p.dp_attention_weights_bytes)
+                     p.dp_attention_weights_bytes + p.deepep_shared_expert_bytes)
                         .saturated();
-  p.weights_exact = weights->exact && p.dp_attention_weights_bytes == 0;
-  p.speed_weights_bytes = (CheckedBytes(weights->bytes) + p.dp_attention_weights_bytes).saturated();
+  p.weights_exact = weights->exact && p.dp_attention_weights_bytes == 0 && p.deepep_shared_expert_bytes == 0;
+  p.speed_weights_bytes =
+      (CheckedBytes(weights->bytes) + p.dp_attention_weights_bytes + p.deepep_shared_expert_bytes).saturated();
 
   // profile_max_num_token: rest = free after the load - free before it x
   // (1 - fraction); tokens = rest // cell; then down to whole pages.

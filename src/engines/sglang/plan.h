@@ -81,6 +81,13 @@ inline constexpr std::string_view kNsaPiecewiseRelease = "0.5.13";
 inline constexpr std::string_view kFp32RopeRelease = "0.4.2";
 inline constexpr std::string_view kFp32RopeDate = "2025-01-26";
 inline constexpr std::string_view kNsaPiecewiseDate = "2026-05-23";
+// The first release whose DeepSeek-family (MLA) embedding is split by the
+// attention TP group under DP attention, whole on every rank before
+// (sgl-project/sglang#17403, "Use attn_tp_group for all reduce in token
+// embedding", 2026-01-20; 0.5.8, tagged 2026-01-23, taken to hold it, its
+// cut not read).
+inline constexpr std::string_view kMlaEmbeddingAttnTpRelease = "0.5.8";
+inline constexpr std::string_view kMlaEmbeddingAttnTpDate = "2026-01-20";
 
 inline constexpr uint64_t kMiB = 1ull << 20;
 inline constexpr uint64_t kGiB = 1ull << 30;
@@ -104,6 +111,8 @@ struct Settings {
   uint64_t dp_size = 1;                        // --dp
   bool dp_attention = false;                   // --enable-dp-attention
   bool dp_lm_head = false;                     // --enable-dp-lm-head (needs dp_attention)
+  uint64_t ep_size = 1;                        // --ep-size (set to --tp under deepep / mooncake)
+  std::string moe_a2a_backend = "none";        // --moe-a2a-backend
   std::optional<double> mem_fraction_static;   // --mem-fraction-static
   uint64_t context_length = 0;                 // --context-length; 0: the config's
   std::optional<uint64_t> max_running_requests;  // --max-running-requests
@@ -118,6 +127,11 @@ struct Settings {
   std::string release = std::string(kPinnedRelease);  // --sglang-version
   std::string attention_backend;               // --attention-backend; "": the platform's default
   bool rocm = false;                           // an AMD GPU (ROCm): aiter by default
+  // check-log: a MUSA build's log (Moore Threads), whose rotary cache is
+  // cast to the model's dtype: SGLang's is_cuda() is false there
+  // (torch.version.cuda is None under torch_musa; torchada leaves
+  // torch.cuda.is_available() unpatched).
+  bool musa = false;
   uint64_t gpu_total_bytes = 0;                // the GPU's total (0: unknown)
   // check-log: the GPU's total as nvidia-smi prints it, MiB, which SGLang's
   // GPU-size defaults and computed fraction take (server_args.py,
@@ -163,6 +177,9 @@ inline constexpr std::string_view kSglangLogMxfp4Kernel = "sglang_log_mxfp4_kern
 inline constexpr std::string_view kSglangLogGpuMemMib = "sglang_log_gpu_mem_mib";
 inline constexpr std::string_view kSglangLogPiecewiseDate = "sglang_log_piecewise_date";
 inline constexpr std::string_view kSglangLogDate = "sglang_log_date";
+// The request's engine_fields entry by which check-log says its log is a
+// MUSA build's ("true"; Settings::musa); not a field a request may give.
+inline constexpr std::string_view kSglangLogMusa = "sglang_log_musa";
 
 // SGLang's reserve for the piecewise (prefill) CUDA graphs in the computed
 // --mem-fraction-static, MiB, by the date of the tree that ran
@@ -272,6 +289,7 @@ struct Plan {
   uint64_t dp_attention_weights_bytes = 0;  // of those, DP attention's whole attention share (modelled)
   uint64_t rope_cache_bytes = 0;     // of those, the rotary cache as SGLang keeps it (held_weights.h)
   uint64_t absorbed_kv_b_bytes = 0;  // of those, an MLA model's w_kc / w_vc (held_weights.h)
+  uint64_t deepep_shared_expert_bytes = 0;  // of those, DeepEP's whole shared experts (held_weights.h)
   // The weights the speed estimate streams: the tensors (with the shared
   // rule's rotary cache) and DP attention's share, not the rounding, the
   // float32 cache nor the absorbed copies (held_weights.h).

@@ -64,6 +64,12 @@ Status check_parallel(const Settings& s) {
     // server_args.py: "Please enable dp attention when setting enable_dp_lm_head."
     return Error::usage("enable_dp_lm_head", "needs enable_dp_attention (SGLang asserts it)");
   }
+  // FusedMoE: moe_tp_size = tp_size // ep_size, asserted whole
+  // (distributed/parallel_state.py, initialize_model_parallel).
+  if (s.tensor_parallel % s.ep_size != 0) {
+    return Error::usage("ep_size", fmt::format("must divide tensor_parallel (got TP {}, EP {})",
+                                               s.tensor_parallel, s.ep_size));
+  }
   if (!s.dp_attention) return Status::Ok();
   if (s.dp_size < 2 || s.tensor_parallel % s.dp_size != 0) {
     return Error::usage("enable_dp_attention", fmt::format("needs dp_size > 1 dividing "
@@ -104,7 +110,9 @@ constexpr ReleaseDifference kReleases[] = {
     {"before 0.5.3", "refused: a fixed or hand-tuned --mem-fraction-static default, before the "
                      "computed one (sgl-project/sglang PR #10975)"},
     {"0.5.3 to 0.5.9", "the computed --mem-fraction-static without the piecewise CUDA graphs' "
-                       "reserve: they are off unless --enable-piecewise-cuda-graph is given"},
+                       "reserve: they are off unless --enable-piecewise-cuda-graph is given; before "
+                       "0.5.8 an MLA model's embedding is whole on every rank under DP attention "
+                       "(split by the attention TP group from #17403)"},
     // Read in sgl-project/sglang's tree to 2026-06-08 (0.5.12 is cut by
     // 2026-05-18): _handle_gpu_memory_settings and profile_max_num_token
     // keep 0.5.6's arithmetic; #16331 (2026-03-02) turns the piecewise graphs
@@ -186,6 +194,8 @@ Status SglangProfile::resolve_host(const EstimateRequest& r, RequestContext&, Pr
   }
   // check-log passes the date of a log that prints no release (plan.h).
   if (auto date = r.engine_fields.find(kSglangLogDate); date != r.engine_fields.end()) s.log_date = date->second;
+  // check-log passes a MUSA build's log as such (plan.h, Settings::musa).
+  if (auto musa = r.engine_fields.find(kSglangLogMusa); musa != r.engine_fields.end()) s.musa = musa->second == "true";
   return Status::Ok();
 }
 

@@ -45,6 +45,10 @@ std::string launch_command(const Model& model, const Plan& plan) {
   if (s.dp_size > 1) out += fmt::format(" --dp {}", s.dp_size);
   if (s.dp_attention) out += " --enable-dp-attention";
   if (s.dp_lm_head) out += " --enable-dp-lm-head";
+  if (s.moe_a2a_backend != "none") out += " --moe-a2a-backend " + s.moe_a2a_backend;
+  if (s.ep_size > 1 && s.moe_a2a_backend != "deepep" && s.moe_a2a_backend != "mooncake") {
+    out += fmt::format(" --ep-size {}", s.ep_size);
+  }
   out += " --mem-fraction-static " + fraction_text(plan.mem_fraction_static);
   out += fmt::format(" --context-length {}", s.context_length);
   if (s.max_running_requests) out += fmt::format(" --max-running-requests {}", *s.max_running_requests);

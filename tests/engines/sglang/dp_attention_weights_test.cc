@@ -43,6 +43,26 @@ TEST(SglangDpAttentionWeights, TheDpLmHeadSplitsTheHeadByTheAttentionTpToo) {
   EXPECT_EQ(dp_attention_weights_bytes(tied, 4, 1, true), dp_attention_weights_bytes(tied, 4, 1));
 }
 
+TEST(SglangDpAttentionWeights, AnMlaModelsSplitProjectionsFollowTheAttentionTp) {
+  // DeepSeek-V3 FP8 (128 x 128 blocks, fp32 scales) at TP 16 with DP 2:
+  // attention TP 8, 16 heads a rank rather than 8. A layer's
+  //   q_b_proj 16 x 192 = 3,072 rows x 1,536: 4,718,592 B + 24 x 12 x 4 B
+  //     = 4,719,744, against 1,536 rows' 2,359,296 + 576 = 2,359,872;
+  //   kv_b_proj 16 x 256 = 4,096 x 512: 2,097,152 + 32 x 4 x 4 = 2,097,664,
+  //     against 1,048,576 + 256 = 1,048,832;
+  //   o_proj 7,168 x 2,048: 14,680,064 + 56 x 16 x 4 = 14,683,648, against
+  //     7,168 x 1,024's 7,340,032 + 1,792 = 7,341,824;
+  // 10,750,528 B more a layer x 61 = 655,782,208. From #17403 the embedding
+  // (129,280 x 7,168 x 2 B = 1,853,358,080) by the attention TP group: 1/8
+  // rather than 1/16, 115,834,880 more. 771,617,088 B.
+  const ModelSpec v3 = testing::corpus_spec("deepseek_v3/DeepSeek-V3");
+  EXPECT_EQ(dp_attention_weights_bytes(v3, 16, 8, false, /*mla_embedding_by_attention_tp=*/true), 771'617'088u);
+  // Before #17403 the embedding whole: 1,853,358,080 - 115,834,880 =
+  // 1,737,523,200 more. 2,393,305,408 B (sgl-project/sglang#7623's R1 at
+  // TP 16: "each tp group's Embedding occupied 1767.5 MiB").
+  EXPECT_EQ(dp_attention_weights_bytes(v3, 16, 8, false, false), 2'393'305'408u);
+}
+
 TEST(SglangDpAttentionWeights, NothingWithoutDpAttentionOrForAQuantizedCheckpoint) {
   const ModelSpec spec = testing::corpus_spec("qwen3_moe/Qwen3-30B-A3B");
   EXPECT_EQ(dp_attention_weights_bytes(spec, 4, 4), 0u);  // attention TP = TP: no DP attention

@@ -484,6 +484,54 @@ TEST(SglangAllocatorRounding, EachLargeParameterHoldsItsSegmentRoundedTo2MiB) {
   EXPECT_EQ(allocator_rounding_bytes(gptq, 4), 0u);
 }
 
+TEST(SglangAllocatorRounding, DpAttentionAndExpertParallelShapeTheirOwnParameters) {
+  // Qwen3-30B-A3B bf16 (sglang-17392's geometry): hidden 2,048, 32 query
+  // and 4 KV heads of 128, 128 experts of 768, vocabulary 151,936, untied.
+  // At TP 4: qkv (8 + 2) x 128 x 2,048 x 2 B = 5 MiB and o 4 MiB under 10
+  // MiB; w13 128 x 384 x 2,048 x 2 B = 192 MiB and w2 96 MiB whole; each
+  // vocabulary shard 37,984 x 2,048 x 2 B = 148.375 MiB -> 150 (+1.625):
+  // 3.25 MiB = 3,407,872 B.
+  ModelSpec qwen;
+  qwen.layout = "standard";
+  qwen.geometry = {.layers = 48, .hidden = 2048, .heads = 32, .kv_heads = 4, .head_dim = 128,
+                   .intermediate = 6144, .vocab = 151936};
+  qwen.tied_embeddings = false;
+  qwen.moe.experts = 128;
+  qwen.moe.experts_per_token = 8;
+  qwen.moe.expert_intermediate = 768;
+  EXPECT_EQ(allocator_rounding_bytes(qwen, 4), 3'407'872u);
+  // TP 4, DP 4 under DP attention (attention TP 1), EP 4: qkv (32 + 8) x
+  // 128 x 2,048 x 2 B = 20 MiB and o 16 MiB, whole; 32 experts a rank of
+  // 768 (MoE TP 1): w13 32 x 1,536 x 2,048 x 2 B = 192 MiB, w2 96 MiB,
+  // whole; the embedding whole (enable_tp=not is_dp_attention_enabled()):
+  // 151,936 x 2,048 x 2 B = 593.5 MiB -> 594 (+0.5); the head by TP 4
+  // (+1.625): 2.125 MiB = 2,228,224 B.
+  RankSplit split = tp_split(4);
+  split.attention_tp = 1;
+  split.expert_parallel = 4;
+  split.dp_attention = true;
+  EXPECT_EQ(allocator_rounding_bytes(qwen, split), 2'228'224u);
+}
+
+TEST(SglangPlan, AMusaBuildKeepsTheRotaryCacheAtTheModelsDtype) {
+  // SGLang's is_cuda() is false under torch_musa, so RotaryEmbedding casts
+  // its cache to the model's dtype: Llama-3.1-8B's 131,072 x 128 rows at
+  // 2 B = 33,554,432 B, not CUDA's float32 67,108,864 B: the weights
+  // 16,127,631,360 - 33,554,432 = 16,094,076,928 B.
+  const Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", kLlama8bBytes);
+  Settings s;
+  s.gpu_total_bytes = kH100Mib << 20;
+  Result<Plan> cuda = plan_sglang(m, {}, s);
+  ASSERT_TRUE(cuda.ok()) << cuda.error().message();
+  EXPECT_EQ(cuda->rope_cache_bytes, 67'108'864u);
+  EXPECT_EQ(cuda->weights_bytes, 16'127'631'360ull);
+  s.musa = true;
+  Result<Plan> musa = plan_sglang(m, {}, s);
+  ASSERT_TRUE(musa.ok()) << musa.error().message();
+  EXPECT_EQ(musa->rope_cache_bytes, 33'554'432u);
+  EXPECT_EQ(musa->weights_bytes, 16'094'076'928ull);
+}
+
 TEST(SglangAllocatorRounding, Fp8MoeCheckpointRoundsOnlyItsVocabularyShards) {
   // Qwen3-235B-A22B-FP8 (sglang-21348, docs/engine-sglang.md, "Validation")
   // at TP 4: 16 query heads and 1 KV head of 128, hidden 4096, 128 experts
