@@ -218,7 +218,7 @@ constexpr RequestField kVllmFields[] = {
      .default_text = "1",
      .min = 1,
      .doc = "vLLM's `--max-loras`: the adapters one batch may mix, each a slot in every LoRA "
-            "layer; counts only with `enable_lora`, as in vLLM"}),
+            "layer; refused without `enable_lora` (vLLM builds no LoRA config without it)"}),
     parsed_field<parse_decimal, &R::vllm, &VllmRequest::max_lora_rank>(
     {.name = "max_lora_rank",
      .flags = "--max-lora-rank",
@@ -228,8 +228,8 @@ constexpr RequestField kVllmFields[] = {
      .default_text = "16",
      .min = 1,
      .doc = "vLLM's `--max-lora-rank`: the rank every slot is sized for, one of 1, 8, 16, 32, "
-            "64, 128, 256, 320, 512 (`LoRAConfig`'s `MaxLoRARanks`; another is refused); counts "
-            "only with `enable_lora`"}),
+            "64, 128, 256, 320, 512 (`LoRAConfig`'s `MaxLoRARanks`; another is refused); refused "
+            "without `enable_lora`"}),
     parsed_field<parse_vllm_lora_dtype, &R::vllm, &VllmRequest::lora_dtype>(
     {.name = "lora_dtype",
      .flags = "--lora-dtype",
@@ -239,7 +239,8 @@ constexpr RequestField kVllmFields[] = {
      .choices = "auto|float16|bfloat16",
      .default_text = "auto",
      .doc = "vLLM's `--lora-dtype`: the slots' dtype, `auto` (the model's), `float16` or "
-            "`bfloat16`; each is 2 bytes an element, as memfit prices vLLM's 16-bit models"}),
+            "`bfloat16`; each is 2 bytes an element, as memfit prices vLLM's 16-bit models; "
+            "refused without `enable_lora`"}),
     parsed_field<parse_switch, &R::vllm, &VllmRequest::fully_sharded_loras>(
     {.name = "fully_sharded_loras",
      .flags = "--fully-sharded-loras",
@@ -248,8 +249,8 @@ constexpr RequestField kVllmFields[] = {
      .type = FieldType::kFlag,
      .default_text = "false",
      .doc = "vLLM's `--fully-sharded-loras`: a column-parallel layer's A holds rank / TP rows "
-            "and a row-parallel layer's B hidden / TP rows (TP must divide both); counts only "
-            "with `enable_lora`"}),
+            "and a row-parallel layer's B hidden / TP rows (TP must divide both); refused "
+            "without `enable_lora`"}),
 };
 
 }  // namespace
