@@ -67,6 +67,8 @@ Result<std::optional<Backend>> parse_backend(std::string_view text);
 Result<std::string> parse_engine(std::string_view text);
 Result<std::string> parse_quant_label(std::string_view text);
 Result<bool> parse_vllm_kv_cache_dtype(std::string_view text);
+// vLLM's --lora-dtype: auto, float16 or bfloat16, returned as given.
+Result<std::string> parse_vllm_lora_dtype(std::string_view text);
 
 // The llama.cpp engine's request fields, as llama.cpp's flags name them
 // (llamacpp.h: LlamaCppSettings has their defaults); nullopt: not given.
@@ -159,6 +161,12 @@ struct VllmRequest {
   std::optional<bool> enforce_eager;               // --enforce-eager
   std::optional<VllmRunner> runner;                // --runner auto|generate|pooling
   std::optional<VllmRelease> vllm_version;         // whose KV accounting (vllm.h); nullopt: the current line
+  // LoRA serving (vllm.h: VllmLora): --enable-lora and the slots' shape.
+  std::optional<bool> enable_lora;                 // --enable-lora
+  std::optional<uint64_t> max_loras;               // --max-loras
+  std::optional<uint64_t> max_lora_rank;           // --max-lora-rank
+  std::optional<std::string> lora_dtype;           // --lora-dtype auto|float16|bfloat16
+  std::optional<bool> fully_sharded_loras;         // --fully-sharded-loras
 
   // The first field given, as the JSON request spells it; "" when none.
   std::string_view first_given() const;

@@ -95,6 +95,21 @@ double vllm_default_utilization(VllmAccounting accounting);
 // generate otherwise.
 enum class VllmRunner { kAuto, kGenerate, kPooling };
 
+// vLLM's LoRA serving (--enable-lora; vllm/config/lora.py, LoRAConfig):
+// every linear layer of the decoder gets max_loras preallocated slots of
+// rank max_lora_rank when the model loads (docs/engine-vllm.md, "LoRA
+// slots"). Off by default; the other fields are vLLM's defaults and count
+// only when enabled, as vLLM builds no LoRA config without --enable-lora.
+struct VllmLora {
+  bool enabled = false;        // --enable-lora
+  uint64_t max_loras = 1;      // --max-loras: adapters one batch may mix, the GPU slots
+  uint64_t max_lora_rank = 16; // --max-lora-rank: one of 1, 8, 16, 32, 64, 128, 256, 320, 512
+  // --lora-dtype: auto (the model's dtype), float16 or bfloat16; every
+  // choice is 2 bytes an element, as memfit prices vLLM in its 16-bit dtype.
+  std::string dtype = "auto";
+  bool fully_sharded = false;  // --fully-sharded-loras: A split by rank, row B by output
+};
+
 struct VllmSettings {
   uint64_t tensor_parallel = 1;            // --tensor-parallel-size
   // --gpu-memory-utilization, in (0, 1]; 0: the release's default
@@ -123,6 +138,7 @@ struct VllmSettings {
   // "Using V2 Model Runner"; check-log reads the line from the log);
   // nullopt: as vLLM selects it (vllm_uses_v2_runner).
   std::optional<bool> v2_model_runner;
+  VllmLora lora;                           // --enable-lora and its slots
   // --confidence: 90, 95 or 99, the corpus margin added to the modelled
   // weights and CUDA graphs (memfit/error_band.h); 0: none.
   uint64_t confidence = 0;
@@ -190,6 +206,10 @@ struct VllmWeights {
   // max_num_batched_tokens x text hidden x 2 bytes, whole on every rank
   // (docs/engine-vllm.md, "DeepStack buffers"; exact).
   uint64_t deepstack_bytes = 0;
+  // In `bytes`: the LoRA slots (--enable-lora) every decoder linear layer
+  // allocates when the model loads (docs/engine-vllm.md, "LoRA slots";
+  // exact for the layers priced); 0 without LoRA.
+  uint64_t lora_bytes = 0;
   // ROCm only (0 on CUDA), in `bytes`: vLLM's ROCm platform prints the
   // device's used memory across the load, not PyTorch's allocated bytes.
   uint64_t rocm_allocator_bytes = 0;  // PyTorch's segments past the parameters (modelled)

@@ -222,6 +222,19 @@ vllm's own, refused under another engine:
   vllm_version (str; --vllm-version)
       the release whose KV accounting to price, X.Y[.Z]: 0.7 (the V1 engine),
       0.11 to 0.20, or 0.21 to 0.32 (default: the current line)
+  enable_lora (bool, default false; --enable-lora)
+      serve LoRA adapters: max_loras slots of max_lora_rank in every linear
+      layer
+  max_loras (int >= 1, default 1; --max-loras)
+      LoRA adapters one batch may mix, the GPU slots (default 1; with
+      enable_lora)
+  max_lora_rank (int >= 1, default 16; --max-lora-rank)
+      the slots' rank: 1, 8, 16 (default), 32, 64, 128, 256, 320 or 512
+  lora_dtype (str: auto, float16 or bfloat16, default auto; --lora-dtype)
+      auto (default: the model's dtype), float16 or bfloat16: 2 bytes an
+      element each
+  fully_sharded_loras (bool, default false; --fully-sharded-loras)
+      split the LoRA slots fully across the tensor parallel ranks
 sglang's own, refused under another engine:
   mem_fraction_static (float; --mem-fraction-static)
       fraction of the GPU's memory for weights and the KV pool (default:

@@ -305,6 +305,25 @@ Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std
     q.kv_cache_fp8 = *fp8;
   }
   if (const LogSetting* eager = log.setting("enforce_eager")) q.enforce_eager = eager->value == "True";
+  // LoRA (lora.h): "enable_lora': True" in the non-default args or the
+  // Namespace; off ("enable_lora=False", None), the slots' shape the
+  // Namespace prints counts for nothing, as in vLLM.
+  const LogSetting* lora = log.setting("enable_lora");
+  if (lora == nullptr || lora->value != "True") return Status::Ok();
+  q.enable_lora = true;
+  q.max_loras = count_setting(log, "max_loras");
+  q.max_lora_rank = count_setting(log, "max_lora_rank");
+  if (const LogSetting* dtype = log.setting("lora_dtype")) {
+    // A resolved config may print the torch dtype ("torch.bfloat16").
+    std::string_view text = dtype->value;
+    if (text.starts_with("torch.")) text.remove_prefix(6);
+    Result<std::string> parsed = parse_vllm_lora_dtype(text);
+    if (!parsed) return Error::usage("lora_dtype", parsed.error().message());
+    q.lora_dtype = *parsed;
+  }
+  if (const LogSetting* sharded = log.setting("fully_sharded_loras")) {
+    q.fully_sharded_loras = sharded->value == "True";
+  }
   return Status::Ok();
 }
 

@@ -206,7 +206,9 @@ void read_settings(std::span<const std::pair<std::string, std::string>> pairs, L
     for (std::string_view known : {"model", "dtype", "max_model_len", "tensor_parallel",
                                    "pipeline_parallel", "quantization", "enforce_eager",
                                    "kv_cache_dtype", "gpu_memory_utilization", "block_size",
-                                   "max_num_seqs", "max_num_batched_tokens", "speculative_config"}) {
+                                   "max_num_seqs", "max_num_batched_tokens", "speculative_config",
+                                   "enable_lora", "max_loras", "max_lora_rank", "lora_dtype",
+                                   "fully_sharded_loras"}) {
       if (name == known) out.setting(name, value);
     }
   }
@@ -405,10 +407,17 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"--max-num-batched-tokens", "--max_num_batched_tokens"}, "max_num_batched_tokens"},
               {{"--kv-cache-dtype", "--kv_cache_dtype"}, "kv_cache_dtype"},
               {{"--block-size", "--block_size"}, "block_size"},
+              {{"--max-loras", "--max_loras"}, "max_loras"},
+              {{"--max-lora-rank", "--max_lora_rank"}, "max_lora_rank"},
+              {{"--lora-dtype", "--lora_dtype"}, "lora_dtype"},
               {{"--quantization", "-q"}, "quantization"},
               {{"--model"}, "model"}},
              out);
   if (flag_given(text, {"--enforce-eager", "--enforce_eager"})) out.setting("enforce_eager", "True");
+  if (flag_given(text, {"--enable-lora", "--enable_lora"})) out.setting("enable_lora", "True");
+  if (flag_given(text, {"--fully-sharded-loras", "--fully_sharded_loras"})) {
+    out.setting("fully_sharded_loras", "True");
+  }
   if (std::optional<std::string_view> model = after(text, "vllm serve ")) {
     const std::string_view word = trim(*model).substr(0, trim(*model).find(' '));
     // "\\" ends a line the shell continues: the model is on the next one.

@@ -56,6 +56,11 @@ std::string_view VllmRequest::first_given() const {
   if (enforce_eager) return "enforce_eager";
   if (vllm_version) return "vllm_version";
   if (runner) return "runner";
+  if (enable_lora) return "enable_lora";
+  if (max_loras) return "max_loras";
+  if (max_lora_rank) return "max_lora_rank";
+  if (lora_dtype) return "lora_dtype";
+  if (fully_sharded_loras) return "fully_sharded_loras";
   return "";
 }
 
@@ -63,6 +68,11 @@ Result<bool> parse_vllm_kv_cache_dtype(std::string_view text) {
   if (text == "auto") return false;
   if (text == "fp8" || text == "fp8_e4m3" || text == "fp8_e5m2") return true;
   return expected(text, "auto, fp8, fp8_e4m3 or fp8_e5m2");
+}
+
+Result<std::string> parse_vllm_lora_dtype(std::string_view text) {
+  if (text == "auto" || text == "float16" || text == "bfloat16") return std::string(text);
+  return expected(text, "auto, float16 or bfloat16");
 }
 
 std::string_view MlxLmRequest::first_given() const {

@@ -1272,6 +1272,30 @@ TEST(CheckLog, VllmWeightsFromTheConfigBesideTheLog) {
   EXPECT_EQ(figure(c, "total", LogFigure::kKvBlocks)->printed.value, 1952u);
 }
 
+TEST(CheckLog, VllmLoraSlotsFromTheLogsArgsAreInTheLoadedWeights) {
+  // trietnguyeminh's Qwen3-8B run (vLLM 0.22.1, TP 2, fp16): its
+  // non-default args set 'enable_lora': True and leave max_loras and
+  // max_lora_rank at 1 and 16. memfit's weights without LoRA are
+  // 8,202,559,488 B a rank (expected.tsv before the slots were priced);
+  // the slots add 835,584 elements x 2 B x 36 layers = 60,162,048
+  // (tests/engines/vllm/lora_test.cc): 8,262,721,536 B, within "7.7 GiB"
+  // (8,267,812,045 +- 0.05 GiB).
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-neverfiles-exact-qwen3-8b-tp2.config.json");
+  const LogCheck c = check("vllm", "vllm-neverfiles-exact-qwen3-8b-tp2.log", options);
+  for (const char* rank : {"rank0", "rank1"}) {
+    const FigureCheck* weights = figure(c, rank, LogFigure::kWeights);
+    ASSERT_NE(weights, nullptr) << rank;
+    EXPECT_EQ(weights->memfit, 8'262'721'536u) << rank;
+    EXPECT_TRUE(weights->within_print) << rank;
+  }
+  // The command fills in what the log did not print: two slots of rank
+  // 32 are 2 x 2 x 60,162,048 = 240,648,192 B.
+  options.command = "vllm serve m --enable-lora --max-loras 2 --max-lora-rank 32";
+  const LogCheck wider = check("vllm", "vllm-neverfiles-exact-qwen3-8b-tp2.log", options);
+  EXPECT_EQ(figure(wider, "rank0", LogFigure::kWeights)->memfit, 8'202'559'488u + 240'648'192u);
+}
+
 TEST(CheckLog, VllmInFlightBitsandbytesOfAFloat32ConfigServedAt16Bits) {
   // Captain-Jay29/vllm (v0.8.3): TinyLlama-1.1B-Chat-v1.0 with
   // --quantization bitsandbytes on its 16-bit checkpoint, given a copy of

@@ -155,6 +155,30 @@ TEST(VllmLog, V0sWorkerSummaryKeepsTheProfilesTermsInEachOfItsForms) {
   EXPECT_EQ(setting_of(abridged, "peak_activation_gib"), "1.09");
 }
 
+TEST(VllmLog, LoraSettingsFromTheArgsTheNamespaceAndTheCommand) {
+  // 0.22.1's "non-default args: {... 'enable_lora': True, 'max_num_seqs': 1}".
+  EXPECT_EQ(setting_of(read("vllm-neverfiles-exact-qwen3-8b-tp2.log"), "enable_lora"), "True");
+  // 0.8.2's Namespace prints every LoRA argument, off.
+  const RuntimeLog v082 = read("vllm-hfcookbook-llama32-3b-t4-v082.log");
+  EXPECT_EQ(setting_of(v082, "enable_lora"), "False");
+  EXPECT_EQ(setting_of(v082, "max_loras"), "1");
+  EXPECT_EQ(setting_of(v082, "max_lora_rank"), "16");
+  EXPECT_EQ(setting_of(v082, "lora_dtype"), "auto");
+  EXPECT_EQ(setting_of(v082, "fully_sharded_loras"), "False");
+  // A command: the flags by vLLM's names (with one line vLLM prints, so
+  // the text reads as its log).
+  Result<RuntimeLog> cmd = read_runtime_log(
+      "vllm serve Qwen/Qwen3-8B --enable-lora --max-loras 4 --max-lora-rank 64 "
+      "--lora-dtype bfloat16 --fully-sharded-loras --tensor-parallel-size 2\n"
+      "INFO 06-13 20:06:37 [model_runner.py:295] Model loading took 7.7 GiB and 42.37 seconds\n");
+  ASSERT_TRUE(cmd.ok()) << cmd.error().message();
+  EXPECT_EQ(setting_of(*cmd, "enable_lora"), "True");
+  EXPECT_EQ(setting_of(*cmd, "max_loras"), "4");
+  EXPECT_EQ(setting_of(*cmd, "max_lora_rank"), "64");
+  EXPECT_EQ(setting_of(*cmd, "lora_dtype"), "bfloat16");
+  EXPECT_EQ(setting_of(*cmd, "fully_sharded_loras"), "True");
+}
+
 TEST(VllmLog, V082PrintsLowercaseCudaBlocksAndANamespaceOfArgs) {
   // Hugging Face cookbook (vLLM 0.8.2, T4): "[executor_base.py:111] # cuda
   // blocks: 3637, # CPU blocks: 1170"; "[api_server.py:982] args:

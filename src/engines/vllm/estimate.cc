@@ -22,6 +22,7 @@
 #include "memfit/vllm.h"
 #include "engines/vllm/parts.h"
 #include "engines/shared/tp_rank_weights.h"
+#include "engines/vllm/lora.h"
 
 namespace memfit {
 namespace {
@@ -160,6 +161,18 @@ Status add_deepstack(const ModelSpec& spec, const VllmSettings& s, VllmEstimate&
   const CheckedBytes bytes = CheckedBytes(e.weights.bytes) + buffers;
   if (!buffers.value() || !bytes.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
   e.weights.deepstack_bytes = *buffers.value();
+  e.weights.bytes = *bytes.value();
+  return Status::Ok();
+}
+
+// The LoRA slots (--enable-lora): allocated by load_lora_model inside the
+// block "Model loading took" measures (lora.h).
+Status add_lora(const ModelSpec& spec, const VllmSettings& s, VllmEstimate& e) {
+  Result<uint64_t> lora = vllm_lora_bytes(spec, s);
+  if (!lora) return lora.error();
+  const CheckedBytes bytes = CheckedBytes(e.weights.bytes) + *lora;
+  if (!bytes.value()) return Error::overflow("vLLM weights per rank overflow 64 bits");
+  e.weights.lora_bytes = *lora;
   e.weights.bytes = *bytes.value();
   return Status::Ok();
 }
@@ -347,6 +360,7 @@ Result<VllmEstimate> estimate_vllm_for_kernel(const Model& model,
   e.weights = *weights;
   e.accounting = *accounting;
   if (Status bad = add_deepstack(model.spec, s, e); !bad) return bad.error();
+  if (Status bad = add_lora(model.spec, s, e); !bad) return bad.error();
   if (Status bad = add_rocm_load(model.spec, s, e); !bad) return bad.error();
   if (Status bad = add_cuda_allocator(model.spec, s, e); !bad) return bad.error();
   e.v2_model_runner = e.accounting == VllmAccounting::kCurrent && vllm_uses_v2_runner(model.spec, s);

@@ -198,6 +198,59 @@ constexpr RequestField kVllmFields[] = {
             "(the CUDA graphs' estimate subtracted from the KV memory, utilization 0.92); `0.7` "
             "prices v0.7's V1 accounting, `0.11` to `0.20` those releases' (the graphs past the "
             "utilization, 0.9), any other release is refused (\"Older releases\")"}),
+    parsed_field<parse_switch, &R::vllm, &VllmRequest::enable_lora>(
+    {.name = "enable_lora",
+     .flags = "--enable-lora",
+     .engine = "vllm",
+     .help = "serve LoRA adapters: max_loras slots of max_lora_rank in every linear layer",
+     .type = FieldType::kFlag,
+     .default_text = "false",
+     .doc = "vLLM's `--enable-lora`: every decoder linear layer allocates `max_loras` A and B "
+            "slots of rank `max_lora_rank` when the model loads, priced in the weights (\"LoRA "
+            "slots\"); attention and dense MLP layers only (a MoE, MLA, Mamba or gated-delta "
+            "model is refused)"}),
+    parsed_field<parse_decimal, &R::vllm, &VllmRequest::max_loras>(
+    {.name = "max_loras",
+     .flags = "--max-loras",
+     .engine = "vllm",
+     .help = "LoRA adapters one batch may mix, the GPU slots (default 1; with enable_lora)",
+     .type = FieldType::kCount,
+     .default_text = "1",
+     .min = 1,
+     .doc = "vLLM's `--max-loras`: the adapters one batch may mix, each a slot in every LoRA "
+            "layer; refused without `enable_lora` (vLLM builds no LoRA config without it)"}),
+    parsed_field<parse_decimal, &R::vllm, &VllmRequest::max_lora_rank>(
+    {.name = "max_lora_rank",
+     .flags = "--max-lora-rank",
+     .engine = "vllm",
+     .help = "the slots' rank: 1, 8, 16 (default), 32, 64, 128, 256, 320 or 512",
+     .type = FieldType::kCount,
+     .default_text = "16",
+     .min = 1,
+     .doc = "vLLM's `--max-lora-rank`: the rank every slot is sized for, one of 1, 8, 16, 32, "
+            "64, 128, 256, 320, 512 (`LoRAConfig`'s `MaxLoRARanks`; another is refused); refused "
+            "without `enable_lora`"}),
+    parsed_field<parse_vllm_lora_dtype, &R::vllm, &VllmRequest::lora_dtype>(
+    {.name = "lora_dtype",
+     .flags = "--lora-dtype",
+     .engine = "vllm",
+     .help = "auto (default: the model's dtype), float16 or bfloat16: 2 bytes an element each",
+     .type = FieldType::kChoice,
+     .choices = "auto|float16|bfloat16",
+     .default_text = "auto",
+     .doc = "vLLM's `--lora-dtype`: the slots' dtype, `auto` (the model's), `float16` or "
+            "`bfloat16`; each is 2 bytes an element, as memfit prices vLLM's 16-bit models; "
+            "refused without `enable_lora`"}),
+    parsed_field<parse_switch, &R::vllm, &VllmRequest::fully_sharded_loras>(
+    {.name = "fully_sharded_loras",
+     .flags = "--fully-sharded-loras",
+     .engine = "vllm",
+     .help = "split the LoRA slots fully across the tensor parallel ranks",
+     .type = FieldType::kFlag,
+     .default_text = "false",
+     .doc = "vLLM's `--fully-sharded-loras`: a column-parallel layer's A holds rank / TP rows "
+            "and a row-parallel layer's B hidden / TP rows (TP must divide both); refused "
+            "without `enable_lora`"}),
 };
 
 }  // namespace

@@ -78,6 +78,24 @@ Status resolve_settings(const EstimateRequest& r, VllmSettings& s) {
   s.enforce_eager = q.enforce_eager.value_or(s.enforce_eager);
   s.runner = q.runner.value_or(s.runner);
   s.release = q.vllm_version;
+  s.lora.enabled = q.enable_lora.value_or(s.lora.enabled);
+  // vLLM builds no LoRA config without --enable-lora: the slots' shape
+  // alone would be accepted and ignored.
+  if (!s.lora.enabled) {
+    const std::string_view shape = q.max_loras             ? "max_loras"
+                                   : q.max_lora_rank       ? "max_lora_rank"
+                                   : q.lora_dtype          ? "lora_dtype"
+                                   : q.fully_sharded_loras ? "fully_sharded_loras"
+                                                           : "";
+    if (!shape.empty()) {
+      return Error::usage(shape, "counts only with enable_lora (vLLM builds no LoRA config "
+                                 "without --enable-lora)");
+    }
+  }
+  s.lora.max_loras = q.max_loras.value_or(s.lora.max_loras);
+  s.lora.max_lora_rank = q.max_lora_rank.value_or(s.lora.max_lora_rank);
+  s.lora.dtype = q.lora_dtype.value_or(s.lora.dtype);
+  s.lora.fully_sharded = q.fully_sharded_loras.value_or(s.lora.fully_sharded);
   if (q.gpu_memory_total) s.gpu_memory_total = *q.gpu_memory_total;
   if (q.gpu_name) {
     // Checked again: a C++ caller fills VllmRequest without the parsers.

@@ -65,6 +65,10 @@ std::string weights_note(const Model& model, const VllmEstimate& e) {
   if (e.weights.padding_bytes != 0) {
     note += fmt::format(", MXFP4 experts' kernel layout {}", format_bytes(e.weights.padding_bytes));
   }
+  if (e.weights.lora_bytes != 0) {
+    note += fmt::format(", LoRA slots {} ({} x rank {})", format_bytes(e.weights.lora_bytes),
+                        e.settings.lora.max_loras, e.settings.lora.max_lora_rank);
+  }
   if (e.settings.rocm && e.weights.rocm_runtime_bytes != 0) {
     note += fmt::format("; ROCm's load figure: + allocator {}", format_bytes(e.weights.rocm_allocator_bytes));
     if (e.weights.rocm_padding_bytes != 0) {
@@ -100,6 +104,14 @@ Json inputs_json(const VllmSettings& s) {
             {"vllm_version", s.release ? Json(to_string(*s.release)) : Json(nullptr)}};
   // Only under the pooling runner: a generation report's inputs are as they were.
   if (s.runner == VllmRunner::kPooling) j["runner"] = "pooling";
+  // Only with LoRA on: a report without it is as it was.
+  if (s.lora.enabled) {
+    j["enable_lora"] = true;
+    j["max_loras"] = s.lora.max_loras;
+    j["max_lora_rank"] = s.lora.max_lora_rank;
+    j["lora_dtype"] = s.lora.dtype;
+    j["fully_sharded_loras"] = s.lora.fully_sharded;
+  }
   return j;
 }
 
@@ -170,6 +182,7 @@ Json vllm_json(const Model& model, const VllmEstimate& e) {
                        {"indexer_token_bytes", sparse->indexer_token_bytes},
                        {"bytes_per_block", e.layout.bytes_per_block}};
   }
+  if (s.lora.enabled) v["lora_bytes"] = e.weights.lora_bytes;  // inside weights_bytes
   return v;
 }
 
@@ -332,6 +345,13 @@ std::vector<std::string> vllm_serve_flags(const VllmEstimate& e, uint64_t kv_mem
   if (s.kv_cache_fp8) add("--kv-cache-dtype", "fp8");
   if (s.enforce_eager) add("--enforce-eager");
   if (s.runner == VllmRunner::kPooling) add("--runner", "pooling");
+  if (s.lora.enabled) {
+    add("--enable-lora");
+    if (s.lora.max_loras != 1) add("--max-loras", std::to_string(s.lora.max_loras));
+    if (s.lora.max_lora_rank != 16) add("--max-lora-rank", std::to_string(s.lora.max_lora_rank));
+    if (s.lora.dtype != "auto") add("--lora-dtype", s.lora.dtype);
+    if (s.lora.fully_sharded) add("--fully-sharded-loras");
+  }
   if (kv_memory != 0) {
     add("--kv-cache-memory-bytes", std::to_string(kv_memory));
   } else if (s.kv_cache_memory) {
