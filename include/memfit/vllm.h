@@ -138,6 +138,11 @@ struct VllmSettings {
   // "Using V2 Model Runner"; check-log reads the line from the log);
   // nullopt: as vLLM selects it (vllm_uses_v2_runner).
   std::optional<bool> v2_model_runner;
+  // Whether the V1 runner's top-k/top-p sampler runs FlashInfer's kernel
+  // (topk_topp_sampler.py logs "Using FlashInfer for top-p & top-k
+  // sampling"; check-log reads the line); nullopt: as the release selects
+  // (vllm_v1_sampler_sorts).
+  std::optional<bool> flashinfer_sampler;
   VllmLora lora;                           // --enable-lora and its slots
   // --confidence: 90, 95 or 99, the corpus margin added to the modelled
   // weights and CUDA graphs (memfit/error_band.h); 0: none.
@@ -170,12 +175,38 @@ void vllm_resolve_defaults(VllmSettings& settings);
 // read in the rollout post's snapshot e0d27040).
 bool vllm_uses_v2_runner(const ModelSpec& spec, const VllmSettings& settings);
 
+// Whether the V1 runner's dummy sampler run sorts the logits (PyTorch's
+// top-k/top-p, kVllmSamplerBytesPerLogit): not when `flashinfer_sampler`
+// says FlashInfer's kernel ran (a log's line), nor from 0.22 and on the
+// current line (kVllmUnsortedSamplerMinor: FlashInfer's kernel on CUDA,
+// the Triton kernel off it); before 0.22, yes.
+bool vllm_v1_sampler_sorts(const VllmSettings& settings);
+
 // Modelled constants (docs/engine-vllm.md: read from the profile's own
 // breakdown in published v0.11 runs, which print each term).
 inline constexpr uint64_t kVllmNonTorchBytes = 144ull << 20;       // per rank, TP 1 (0.13-0.14 GiB)
 inline constexpr uint64_t kVllmNcclBytes = 420ull << 20;           // more per rank when TP > 1 (0.54-0.55 GiB)
 inline constexpr uint64_t kVllmCudaGraphBytes = 1ull << 30;        // captured graphs' pools (from 0.21 on CUDA: subtracted from the KV memory)
-inline constexpr uint64_t kVllmSamplerBytesPerLogit = 39;          // the dummy sampler run, per row x vocab entry
+// The V1 runner's dummy sampler run through PyTorch's sort-based top-k/top-p
+// (v0.11's): per row x vocab entry, measured (docs/engine-vllm.md).
+inline constexpr uint64_t kVllmSamplerBytesPerLogit = 39;
+// The V1 runner's dummy sampler run that sorts nothing (docs/engine-vllm.md,
+// "The V1 runner's dummy sampler"): beside compute_logits' 16-bit logits
+// over the padded vocabulary (kVllmV2LogitBytes), Sampler.forward's float32
+// copy and two more float32 [rows, vocab] tensors: FlashInfer's
+// top_k_top_p_sampling_from_logits keeps top_k_mask_logits' output and its
+// softmax; the native path (forward_native, the second dummy call since
+// vllm-project/vllm#41375) masks in place with the Triton top-k/top-p kernel
+// (#33538) and keeps the probabilities and random_sample's noise. 4 + 4 + 4
+// bytes a row and entry. Read in vLLM's source, not measured.
+inline constexpr uint64_t kVllmUnsortedSamplerBytes = 12;
+// The first minor whose V1 sampler sorts no logits by default: 0.22. FlashInfer's
+// kernel on by default (#40376; #26859 had turned it off in October 2025)
+// and the Triton kernel in the native path (#33538) were both merged by
+// 2026-04-30 (#41375 names both); 0.21.0 was still the newest release on
+// 2026-05-15, so 0.22.0 is the first certainly after (its logs print "Using
+// FlashInfer for top-p & top-k sampling"; 0.20.2's on an H200 do not).
+inline constexpr uint64_t kVllmUnsortedSamplerMinor = 22;
 // The V2 model runner's dummy sampler run (v1/worker/gpu/model_runner.py,
 // _dummy_sampler_run; sample/sampler.py): compute_logits' 16-bit logits over
 // the padded vocabulary, then the sampler's float32 copy of them, in which it

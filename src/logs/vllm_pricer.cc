@@ -883,6 +883,10 @@ class VllmPricer final : public LogPricer {
     if (const LogSetting* runner = log.setting("model_runner")) {
       r.engine_fields.insert_or_assign(std::string(kVllmLogModelRunner), runner->value);
     }
+    // FlashInfer's top-k/top-p kernel, when the worker says it selected it.
+    if (const LogSetting* sampler = log.setting("top_k_top_p_sampler")) {
+      r.engine_fields.insert_or_assign(std::string(kVllmLogSampler), sampler->value);
+    }
     if (!options.gpu_name.empty()) r.vllm.gpu_name = options.gpu_name;
     if (std::optional<uint64_t> total = capacity_total(log, options)) {
       r.vllm.gpu_memory_total = *total;

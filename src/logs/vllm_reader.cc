@@ -352,6 +352,14 @@ void read_sizes(const LogLine& line, const std::string& rank, LogBuilder& out) {
       line.text.find("Using V2 Model Runner") != std::string_view::npos) {
     out.setting("model_runner", "v2");
   }
+  // The V1 runner's top-k/top-p sampler (v1/sample/ops/topk_topp_sampler.py
+  // logs "Using FlashInfer for top-p & top-k sampling." when it selects
+  // FlashInfer's kernel): its dummy sampler run sorts no logits, whatever the
+  // release's default (engines/vllm/estimate.cc, vllm_v1_sampler_sorts).
+  if (out.find_setting("top_k_top_p_sampler") == nullptr &&
+      line.text.find("Using FlashInfer for top-p & top-k sampling") != std::string_view::npos) {
+    out.setting("top_k_top_p_sampler", "flashinfer");
+  }
   if (std::optional<std::string_view> u = after(line.text, "Desired GPU memory utilization is (")) {
     out.setting("gpu_memory_utilization", u->substr(0, u->find(',')));
   }

@@ -204,11 +204,11 @@ TEST(DoesNotFit, EndsWithTheCommandThatFindsWhatFits) {
 }
 
 TEST(VllmPinnedCommand, NeverSuggestsAKvCachePastTheGpu) {
-  // Pinned to 0.28 (the V1 model runner's last default release): the
+  // Pinned to 0.21 (the last release whose V1 sampler sorts the logits): the
   // clamp is tested, not the release's sampler.
   testing::CommandResult r =
       run_memfit({"inspect", "-m", kLlama8B, "--engine", "vllm", "--gpu", "h100-80gb",
-                  "--max-model-len", "16384", "--vllm-version", "0.28.0", "--json"});
+                  "--max-model-len", "16384", "--vllm-version", "0.21.0", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json v = nlohmann::json::parse(r.out)["vllm"];
   // 1,024 requests of 16,384 tokens need (1,024 blocks x 1,024 + 1) x 2

@@ -130,6 +130,16 @@ TEST(VllmLog, TheUsageSummaryKeepsTheProfilesTerms) {
   EXPECT_EQ(fused.setting("non_torch_gib"), nullptr);
 }
 
+TEST(VllmLog, FlashInfersSamplerLineIsKept) {
+  // vLLM 0.27.1 (souspilot, TP 2): "[topk_topp_sampler.py:62] Using
+  // FlashInfer for top-p & top-k sampling." The T4's 0.30.0 falls back
+  // ("unsupported compute capability 7.5"): no setting.
+  const RuntimeLog log = read("vllm-nevervllm8-souspilot-qwen36-27b-tp2-v0271.log");
+  EXPECT_EQ(setting_of(log, "top_k_top_p_sampler"), "flashinfer");
+  const RuntimeLog t4 = read("vllm-nevervllm9-llmlab-qwen25-15b-t4-v0300.log");
+  EXPECT_EQ(t4.setting("top_k_top_p_sampler"), nullptr);
+}
+
 TEST(VllmLog, V0sWorkerSummaryKeepsTheProfilesTermsInEachOfItsForms) {
   // OCI AQUA's A10 (V0, v0.7.x): "model weights take 14.99GiB;
   // non_torch_memory takes 0.05GiB; PyTorch activation peak memory takes

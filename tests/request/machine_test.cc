@@ -77,8 +77,8 @@ std::string error_of(const EstimateRequest& r, ThisHost& context) {
 TEST(Machine, VllmOnAnH100FromTheTable) {
   // --gpu h100-80gb --engine vllm, Llama-3.2-1B (2,471,645,184 B of weights
   // + its rope cache 131,072 x 64 x 2 = 16,777,216 = 2,488,422,400), at
-  // vLLM's default context, the config's 131,072 tokens, vLLM 0.28
-  // (pinned: the V1 model runner's last default release, whose sampler the
+  // vLLM's default context, the config's 131,072 tokens, vLLM 0.21
+  // (pinned: the last release whose V1 sampler sorts the logits, whose 39 B the
   // activation below is; the table's total is what is tested).
   //   total      81,559 MiB x 2^20 = 85,520,809,984 B (the driver's figure)
   //   requested  floor(0.92 x 85,520,809,984) = 78,679,145,185 (0.92: the
@@ -100,7 +100,7 @@ TEST(Machine, VllmOnAnH100FromTheTable) {
   ThisHost context;
   EstimateRequest r = request("vllm");
   r.machine.gpu = {"h100-80gb"};
-  r.vllm.vllm_version = VllmRelease{0, 28, 0, true};
+  r.vllm.vllm_version = VllmRelease{0, 21, 0, true};
   Result<EstimateRun> run = memfit::run(r, context);
   ASSERT_TRUE(run.ok()) << run.error().message();
   EXPECT_EQ(run->vllm_settings.gpu_memory_total, 85'520'809'984u);
@@ -160,7 +160,7 @@ TEST(Machine, VllmGpuNameAloneTakesTheTablesTotal) {
   ThisHost context;
   EstimateRequest r = request("vllm");
   r.vllm.gpu_name = "NVIDIA H100 80GB HBM3";
-  r.vllm.vllm_version = VllmRelease{0, 28, 0, true};  // as above
+  r.vllm.vllm_version = VllmRelease{0, 21, 0, true};  // as above
   Result<EstimateRun> run = memfit::run(r, context);
   ASSERT_TRUE(run.ok()) << run.error().message();
   EXPECT_EQ(run->vllm_settings.gpu_memory_total, 81559 * kMiB);
@@ -179,11 +179,11 @@ TEST(Machine, VllmGpuTotalIn80GBIsDecimal) {
   // blocks. 80GB is 80 x 10^9: requested 0.92 x that = 73,600,000,000; KV
   // 73,600,000,000 - 2,489,470,976 (with the allocator's 1 MiB, above) -
   // 5,155,586,048 - 150,994,944 - the CUDA graphs' 427,819,008 (above) =
-  // 65,376,129,024 B, 124,695 blocks of 524,288 B (vLLM 0.28, pinned as
+  // 65,376,129,024 B, 124,695 blocks of 524,288 B (vLLM 0.21, pinned as
   // above: the total's unit is tested).
   ThisHost context;
   EstimateRequest r = request("vllm");
-  r.vllm.vllm_version = VllmRelease{0, 28, 0, true};
+  r.vllm.vllm_version = VllmRelease{0, 21, 0, true};
   const RequestField* total = find_request_field("gpu_memory_total");
   ASSERT_NE(total, nullptr);
   ASSERT_TRUE(apply_request_field(*total, r, "80GB").ok());

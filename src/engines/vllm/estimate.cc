@@ -35,8 +35,10 @@ constexpr uint64_t kFusedMoeChunk = 32768;  // VLLM_FUSED_MOE_CHUNK_SIZE
 // projections and its MLP / fused-MoE intermediates on this rank) and the
 // dummy sampler run, which holds the forward's T hidden states while it
 // samples min(max_num_seqs, T) rows over the whole vocabulary (the logits
-// are gathered on every rank): kVllmSamplerBytesPerLogit a row and entry
-// on the V1 runner, kVllmV2LogitBytes + kVllmV2SamplerCopyBytes on V2 (`v2`).
+// are gathered on every rank): on the V1 runner kVllmSamplerBytesPerLogit a
+// row and entry where it sorts the logits (vllm_v1_sampler_sorts), else
+// kVllmV2LogitBytes over the padded vocabulary + kVllmUnsortedSamplerBytes;
+// kVllmV2LogitBytes + kVllmV2SamplerCopyBytes on V2 (`v2`).
 uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAccounting accounting,
                           bool v2) {
   const ModelGeometry& g = spec.geometry;
@@ -73,6 +75,8 @@ uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAcco
     return (buffers + std::max(forward.saturated(), (hidden + logits).saturated())).saturated();
   }
   const uint64_t rows = std::min(s.max_num_seqs, T);
+  const uint64_t padded_vocab =
+      (CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding).saturated();
   if (v2) {
     // The V2 runner (0.29 on): the dummy run's rows are its requests,
     // min(max_num_batched_tokens, max_num_seqs), one logit each; the 16-bit
@@ -80,10 +84,18 @@ uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAcco
     // shard is freed before the sampler) and the sampler's float32 copy
     // over the vocabulary (kVllmV2SamplerCopyBytes) live together, beside
     // the forward's hidden states.
-    const uint64_t padded_vocab =
-        (CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding).saturated();
     const CheckedBytes logits = CheckedBytes(rows) * padded_vocab * kVllmV2LogitBytes +
                                 CheckedBytes(rows) * g.vocab * kVllmV2SamplerCopyBytes;
+    return std::max(forward.saturated(), (hidden + logits).saturated());
+  }
+  if (!vllm_v1_sampler_sorts(s)) {
+    // The V1 runner without the sort (0.22 on, or FlashInfer's kernel as a
+    // log shows it): the same 16-bit logits, then Sampler.forward's float32
+    // copy and two float32 tensors of the same shape (FlashInfer's masked
+    // logits and probabilities, or the native path's probabilities and
+    // exponential noise after the Triton masking in place).
+    const CheckedBytes logits = CheckedBytes(rows) * padded_vocab * kVllmV2LogitBytes +
+                                CheckedBytes(rows) * g.vocab * kVllmUnsortedSamplerBytes;
     return std::max(forward.saturated(), (hidden + logits).saturated());
   }
   const CheckedBytes sampler = hidden + CheckedBytes(rows) * g.vocab * kVllmSamplerBytesPerLogit;
@@ -272,6 +284,11 @@ bool vllm_uses_v2_runner(const ModelSpec& spec, const VllmSettings& s) {
   if (!default_v2) return false;
   const bool sparse_mla = std::ranges::any_of(spec.layers, [](const LayerCache& l) { return l.index_elems != 0; });
   return !(s.rocm && sparse_mla);
+}
+
+bool vllm_v1_sampler_sorts(const VllmSettings& s) {
+  if (s.flashinfer_sampler.value_or(false)) return false;
+  return s.release && s.release->major == 0 && s.release->minor < kVllmUnsortedSamplerMinor;
 }
 
 // get_mxfp4_backend (quantization/mxfp4.py, read in the newest source):

@@ -65,6 +65,12 @@ inline constexpr std::string_view kVllmLogCudaGraphEstimate = "vllm_log_cuda_gra
 // Runner" line); absent: as the release selects (vllm_uses_v2_runner). Not
 // a field a request may give.
 inline constexpr std::string_view kVllmLogModelRunner = "vllm_log_model_runner";
+// The request's engine_fields entry by which check-log says the log's V1
+// runner sampled top-k/top-p with FlashInfer's kernel (value "flashinfer",
+// from its "Using FlashInfer for top-p & top-k sampling" line); absent: as
+// the release selects (vllm_v1_sampler_sorts). Not a field a request may
+// give.
+inline constexpr std::string_view kVllmLogSampler = "vllm_log_sampler";
 
 // estimate_vllm with the experts of an MXFP4 checkpoint laid out for
 // `mxfp4_kernel` (nullopt: vllm_mxfp4_kernel's choice).

@@ -231,6 +231,9 @@ class VllmProfile final : public VllmCommands {
     if (auto runner = r.engine_fields.find(kVllmLogModelRunner); runner != r.engine_fields.end()) {
       p.vllm_settings.v2_model_runner = runner->second == "v2";
     }
+    if (auto sampler = r.engine_fields.find(kVllmLogSampler); sampler != r.engine_fields.end()) {
+      p.vllm_settings.flashinfer_sampler = sampler->second == "flashinfer";
+    }
     return Status::Ok();
   }
 

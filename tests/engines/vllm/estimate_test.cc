@@ -713,8 +713,9 @@ TEST(VllmEstimate, TheV2RunnerSamplesAFloat32CopyOfItsLogitsFrom029) {
   // dummy sampler run: the hidden states 2,048 x 2,048 x 2 = 8,388,608, the
   // 16-bit logits 256 x 128,256 x 2 = 65,667,072 (128,256 is a multiple of
   // 64) and the sampler's float32 copy 256 x 128,256 x 4 = 131,334,144:
-  // 205,389,824, over the forward's 134,217,728. 0.28 (the V1 runner):
-  // 8,388,608 + 256 x 128,256 x 39 = 1,288,896,512.
+  // 205,389,824, over the forward's 134,217,728. 0.28 (the V1 runner, no
+  // sort from 0.22: TheV1SamplerSortsNoLogitsFrom022, below): 8,388,608 +
+  // 65,667,072 + 256 x 128,256 x 12 = 394,002,432: 468,058,112.
   VllmSettings s;
   s.gpu_memory_total = 40 * kGiB;
   s.max_model_len = 4096;
@@ -726,10 +727,50 @@ TEST(VllmEstimate, TheV2RunnerSamplesAFloat32CopyOfItsLogitsFrom029) {
   s.release = VllmRelease{0, 28, 0, true};
   VllmEstimate v028 = run(m, s);
   EXPECT_FALSE(v028.v2_model_runner);
-  EXPECT_EQ(v028.activation_bytes, 1288896512u);
+  EXPECT_EQ(v028.activation_bytes, 468058112u);
   // A log that shows the runner decides it, whatever the release.
   s.v2_model_runner = true;
   EXPECT_EQ(run(m, s).activation_bytes, 205389824u);
+}
+
+TEST(VllmEstimate, TheV1SamplerSortsNoLogitsFrom022) {
+  // Llama-3.2-1B on 40 GiB (2,048 batched tokens, 256 rows), the V1 runner.
+  // Before 0.22 its dummy sampler run sorts the logits (PyTorch's
+  // top-k/top-p): the hidden states 2,048 x 2,048 x 2 = 8,388,608 + 256 x
+  // 128,256 x 39 = 1,280,507,904: 1,288,896,512. From 0.22 (FlashInfer's
+  // kernel by default, #40376; the native path's Triton masking, #33538)
+  // it sorts nothing: 8,388,608 + the 16-bit logits 256 x 128,256 x 2 =
+  // 65,667,072 + the float32 copy and two more float32 tensors 256 x
+  // 128,256 x 12 = 394,002,432: 468,058,112, over the forward's 134,217,728.
+  VllmSettings s;
+  s.gpu_memory_total = 40 * kGiB;
+  s.max_model_len = 4096;
+  const Model m = corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull);
+  s.release = VllmRelease{0, 21, 0, true};
+  EXPECT_TRUE(vllm_v1_sampler_sorts(s));
+  EXPECT_EQ(run(m, s).activation_bytes, 1288896512u);
+  s.release = VllmRelease{0, 22, 0, true};
+  EXPECT_FALSE(vllm_v1_sampler_sorts(s));
+  EXPECT_EQ(run(m, s).activation_bytes, 468058112u);
+  // Off FlashInfer (VLLM_USE_FLASHINFER_SAMPLER=0, an unsupported GPU) 0.22
+  // masks with the Triton kernel: no sort either.
+  s.flashinfer_sampler = false;
+  EXPECT_EQ(run(m, s).activation_bytes, 468058112u);
+  // The current line on the V1 runner (a log without "Using V2 Model
+  // Runner"): no sort.
+  s.release.reset();
+  s.v2_model_runner = false;
+  EXPECT_EQ(run(m, s).activation_bytes, 468058112u);
+  // A log whose worker selected FlashInfer's kernel before 0.22 (0.11's
+  // opt-in VLLM_USE_FLASHINFER_SAMPLER=1): no sort, under 0.11 to 0.20's
+  // accounting too.
+  s.v2_model_runner.reset();
+  s.release = VllmRelease{0, 20, 0, true};
+  s.flashinfer_sampler = true;
+  EXPECT_FALSE(vllm_v1_sampler_sorts(s));
+  EXPECT_EQ(run(m, s).activation_bytes, 468058112u);
+  s.flashinfer_sampler = false;
+  EXPECT_EQ(run(m, s).activation_bytes, 1288896512u);
 }
 
 TEST(VllmEstimate, DeepSeekV32OnRocmFallsBackToTheV1Runner) {

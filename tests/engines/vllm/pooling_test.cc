@@ -65,9 +65,11 @@ TEST(VllmPooling, TheGenerateRunnerSamplesOverTheVocabulary) {
   s.release = VllmRelease{0, 28, 0, true};  // the V1 runner's last default release
   const VllmEstimate e = run(minilm(), s);
   EXPECT_FALSE(e.v2_model_runner);
-  // The dummy sampler run: T hidden states 8192 x 384 x 2 B = 6,291,456
-  // plus 1024 rows x 30522 x 39 B = 1,218,926,592.
-  EXPECT_EQ(e.activation_bytes, 6291456u + 1218926592u);
+  // The dummy sampler run (0.22 on: no sort): T hidden states 8192 x 384
+  // x 2 B = 6,291,456 plus the 16-bit logits over the vocabulary padded to
+  // 64, 1024 rows x 30,528 x 2 B = 62,521,344, and 1024 rows x 30,522 x
+  // 12 B = 375,054,336.
+  EXPECT_EQ(e.activation_bytes, 6291456u + 62521344u + 375054336u);
 }
 
 TEST(VllmPooling, TheV2RunnerSamplesAFloat32CopyOfTheLogits) {

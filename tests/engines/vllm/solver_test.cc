@@ -69,9 +69,9 @@ TEST(VllmSolver, MaxModelLenIsEveryBlockGivenToOneRequest) {
 }
 
 TEST(VllmSolver, MaxModelLenFromTheUtilization) {
-  // Llama-3.1-8B on a 24 GiB GPU, vLLM 0.28 (pinned: the V1 model
-  // runner's last default release, whose sampler the arithmetic below
-  // takes; the solve is what is tested) at its default 0.92 (0.21 on):
+  // Llama-3.1-8B on a 24 GiB GPU, vLLM 0.21 (pinned: the last release
+  // whose V1 sampler sorts the logits, the 39 B the arithmetic below takes;
+  // the solve is what is tested) at its default 0.92 (0.21 on):
   // floor(25,769,803,776 x 0.92) = 23,708,219,473 B. A 24 GiB GPU takes
   // vLLM's small defaults, 2,048 batched tokens and 256 rows. Weights
   // 16,060,522,496 + rope 131,072 x 128 x 2 = 33,554,432; activation: the
@@ -87,7 +87,7 @@ TEST(VllmSolver, MaxModelLenFromTheUtilization) {
   Model m = corpus_model("llama3/Meta-Llama-3.1-8B", k8BWeights);
   VllmSettings s;
   s.gpu_memory_total = 24 * kGiB;
-  s.release = VllmRelease{0, 28, 0, true};
+  s.release = VllmRelease{0, 21, 0, true};
   VllmSolution a = solve(VllmSolveFor::kMaxModelLen, m, s);
   ASSERT_TRUE(a.value);
   EXPECT_EQ(*a.value, 41536u);
