@@ -268,6 +268,73 @@ void apply_v0_seqs_default(const RuntimeLog& log, VllmRequest& q, std::vector<st
   notes.push_back("vLLM's V0 engine (its lines show it): max_num_seqs 256, its default");
 }
 
+// The batch settings a log names nowhere but in its compilation config and
+// CUDA-graph lines (vllm_reader.cc, read_graph_settings), where its args
+// and config set neither:
+// - max_num_batched_tokens is the largest compile-range endpoint, exactly
+//   (VllmConfig._set_compile_ranges, vllm/config/vllm.py);
+// - max_num_seqs is only bounded by the FULL graphs' largest size L: under
+//   FULL_AND_PIECEWISE or FULL_DECODE_ONLY the FULL graphs are the uniform
+//   decode batches, the capture sizes from 1 to max_num_seqs (x 1 + the
+//   drafted tokens; gpu_model_runner.py capture_model, cudagraph_dispatcher.py),
+//   so with no drafter L <= max_num_seqs < the next capture size. A log that
+//   sets no max_num_seqs ran vLLM's default, 256 or 1,024
+//   (engine/arg_utils.py, get_batch_defaults); it is taken when exactly
+//   one of the two lies in that bound, else nothing is.
+// vLLM 0.27.1's souspilot log: "compile_ranges_endpoints': [2048]" and
+// "FULL=35 (largest=256)" over sizes [..., 256, 272, ...]: 2,048 batched
+// tokens and 256 <= max_num_seqs < 272, so 256.
+struct GraphLineBatch {
+  std::optional<uint64_t> batched_tokens;
+  std::optional<uint64_t> seqs;
+  uint64_t seqs_from = 0;   // the FULL graphs' largest size
+  uint64_t seqs_below = 0;  // the capture size after it
+};
+GraphLineBatch graph_line_batch(const RuntimeLog& log) {
+  GraphLineBatch b;
+  b.batched_tokens = count_setting(log, "compile_range_end");
+  const std::optional<uint64_t> largest = count_setting(log, "full_graph_largest");
+  const LogSetting* mode = log.setting("cudagraph_mode");
+  const LogSetting* sizes = log.setting("cudagraph_capture_sizes");
+  const LogSetting* drafter = log.setting("speculative_config");
+  if (!largest || mode == nullptr || sizes == nullptr) return b;
+  if (mode->value != "FULL_AND_PIECEWISE" && mode->value != "FULL_DECODE_ONLY") return b;
+  if (drafter != nullptr && drafter->value != "None") return b;
+  std::optional<uint64_t> next;
+  std::string_view rest = sizes->value;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::optional<uint64_t> size = parse_count(rest.substr(0, comma));
+    if (size && *size > *largest && (!next || *size < *next)) next = size;
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  if (!next) return b;  // the largest size of all: no upper bound
+  const auto within = [&](uint64_t seqs) { return *largest <= seqs && seqs < *next; };
+  if (within(kVllmSmallGpuSeqs) != within(kVllmLargeGpuSeqs)) {
+    b.seqs = within(kVllmSmallGpuSeqs) ? kVllmSmallGpuSeqs : kVllmLargeGpuSeqs;
+    b.seqs_from = *largest;
+    b.seqs_below = *next;
+  }
+  return b;
+}
+
+void apply_graph_line_settings(const RuntimeLog& log, VllmRequest& q, std::vector<std::string>& notes) {
+  const GraphLineBatch b = graph_line_batch(log);
+  if (!q.max_num_batched_tokens && b.batched_tokens) {
+    q.max_num_batched_tokens = b.batched_tokens;
+    notes.push_back(fmt::format("max_num_batched_tokens {}: read from the config line, the largest of its "
+                                "compile_ranges_endpoints, which vLLM sets to it",
+                                *b.batched_tokens));
+  }
+  if (!q.max_num_seqs && b.seqs) {
+    q.max_num_seqs = b.seqs;
+    notes.push_back(fmt::format("max_num_seqs {}: read from the CUDA-graph line, whose FULL decode graphs "
+                                "(largest={}) bound it to {} to {}, and of vLLM's defaults (256, 1024) "
+                                "only {} lies there",
+                                *b.seqs, b.seqs_from, b.seqs_from, b.seqs_below - 1, *b.seqs));
+  }
+}
+
 Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   VllmRequest& q = r.vllm;
   // The printed setting wins; else the ranks the log's lines show, from
@@ -285,6 +352,7 @@ Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std
   q.max_num_seqs = count_setting(log, "max_num_seqs");
   q.max_num_batched_tokens = count_setting(log, "max_num_batched_tokens");
   q.block_size = count_setting(log, "block_size");
+  apply_graph_line_settings(log, q, notes);
   apply_v0_batch_default(log, q, notes);
   apply_v0_seqs_default(log, q, notes);
   if (const LogSetting* u = log.setting("gpu_memory_utilization")) {
@@ -698,7 +766,8 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
     }
   }
   if (capacity && misses && !count_setting(log, "max_num_seqs") &&
-      !count_setting(log, "max_num_batched_tokens")) {
+      !count_setting(log, "max_num_batched_tokens") && !graph_line_batch(log).batched_tokens &&
+      !graph_line_batch(log).seqs) {
     c.input_gap = "max_num_seqs";
     c.note = "the log prints neither max_num_seqs nor max_num_batched_tokens (no settings line): "
              "memfit profiles the release's defaults, and the KV capacity is what the profile "

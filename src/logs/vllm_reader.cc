@@ -16,8 +16,10 @@
 //   Maximum concurrency for 8,192 tokens per request: 47.16x   concurrency
 //   Graph capturing finished in 15 secs, took 0.61 GiB      cuda_graph
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -495,6 +497,66 @@ void read_kv_cache_format(std::string_view text, LogBuilder& out) {
   }
 }
 
+// The whole numbers of a printed Python list of ints, "[1, 2, 4]" (from
+// past its "["); nullopt when anything else is in it or it is not closed.
+std::optional<std::vector<uint64_t>> printed_count_list(std::string_view rest) {
+  const size_t close = rest.find(']');
+  if (close == std::string_view::npos) return std::nullopt;
+  std::vector<uint64_t> counts;
+  std::string_view body = trim(rest.substr(0, close));
+  while (!body.empty()) {
+    const size_t comma = body.find(',');
+    std::optional<uint64_t> n = parse_count(trim(body.substr(0, comma)));
+    if (!n) return std::nullopt;
+    counts.push_back(*n);
+    body = comma == std::string_view::npos ? std::string_view() : trim(body.substr(comma + 1));
+  }
+  return counts;
+}
+
+// What the resolved compilation config of the engine's config line and
+// the worker's CUDA-graph profiling line say of the batch settings a log
+// may print nowhere else (vllm_pricer.cc, apply_graph_line_settings):
+// - "'compile_ranges_endpoints': [2048]" (named compile_ranges_split_points
+//   when it came): VllmConfig._set_compile_ranges (vllm/config/vllm.py)
+//   puts max_num_batched_tokens in it and adds only endpoints below it, so
+//   its largest is max_num_batched_tokens ("compile_range_end");
+// - "'cudagraph_mode': <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>" and
+//   "'cudagraph_capture_sizes': [1, 2, 4, ...]", as resolved;
+// - "Profiling CUDA graph memory: PIECEWISE=51 (largest=512), FULL=35
+//   (largest=256)" (gpu_model_runner.py, profile_cudagraph_memory, from
+//   about v0.21): each mode's graph count and largest token count
+//   ("full_graph_largest").
+void read_graph_settings(std::string_view text, LogBuilder& out) {
+  if (auto config = after(text, " with config: ")) {
+    for (std::string_view key : {"'compile_ranges_endpoints': [", "'compile_ranges_split_points': ["}) {
+      if (auto rest = after(*config, key)) {
+        std::optional<std::vector<uint64_t>> ends = printed_count_list(*rest);
+        if (ends && !ends->empty()) {
+          out.setting("compile_range_end", fmt::format("{}", *std::max_element(ends->begin(), ends->end())));
+        }
+      }
+    }
+    if (auto rest = after(*config, "'cudagraph_capture_sizes': [")) {
+      if (std::optional<std::vector<uint64_t>> sizes = printed_count_list(*rest)) {
+        out.setting("cudagraph_capture_sizes", fmt::format("{}", fmt::join(*sizes, ",")));
+      }
+    }
+    if (auto mode = after(*config, "'cudagraph_mode': <CUDAGraphMode.")) {
+      out.setting("cudagraph_mode", mode->substr(0, mode->find(':')));
+    }
+  }
+  if (auto graphs = after(text, "Profiling CUDA graph memory: ")) {
+    if (auto full = after(*graphs, "FULL=")) {
+      if (auto largest = after(*full, "(largest=")) {
+        if (std::optional<uint64_t> n = leading_count(*largest)) {
+          out.setting("full_graph_largest", fmt::format("{}", *n));
+        }
+      }
+    }
+  }
+}
+
 void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
   const std::string_view text = line.text;
   if (v0_engine_line(text)) out.setting("engine", "V0");
@@ -539,6 +601,7 @@ void read_line(const LogLine& line, RankMap& ranks, LogBuilder& out) {
     read_settings(pairs, out);
   }
   if (auto len = after(text, "Using max model len ")) out.setting("max_model_len", trim(*len));
+  read_graph_settings(text, out);
   read_mxfp4_kernel(text, out);
   read_kv_cache_format(text, out);
   read_ray_placement(text, out);

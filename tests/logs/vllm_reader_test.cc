@@ -140,6 +140,46 @@ TEST(VllmLog, FlashInfersSamplerLineIsKept) {
   EXPECT_EQ(t4.setting("top_k_top_p_sampler"), nullptr);
 }
 
+TEST(VllmLog, TheCompilationConfigAndCudaGraphLinesAreKept) {
+  // vLLM 0.27.1 (souspilot, TP 2), its config line: "'compile_sizes': [],
+  // 'compile_ranges_endpoints': [2048], ... 'cudagraph_mode':
+  // <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>, ... 'cudagraph_capture_sizes':
+  // [1, 2, 4, 8, 16, 24, ..., 256, 272, ..., 496, 512]", and each worker's
+  // "Profiling CUDA graph memory: PIECEWISE=51 (largest=512), FULL=35
+  // (largest=256)".
+  const RuntimeLog log = read("vllm-nevervllm8-souspilot-qwen36-27b-tp2-v0271.log");
+  EXPECT_EQ(setting_of(log, "compile_range_end"), "2048");
+  EXPECT_EQ(setting_of(log, "cudagraph_mode"), "FULL_AND_PIECEWISE");
+  EXPECT_EQ(setting_of(log, "full_graph_largest"), "256");
+  // 1, 2, 4, then 8 to 256 by 8 (32 sizes), 272 to 512 by 16 (16): 51.
+  const std::string sizes = setting_of(log, "cudagraph_capture_sizes");
+  EXPECT_TRUE(sizes.starts_with("1,2,4,8,16,24,")) << sizes;
+  EXPECT_NE(sizes.find(",248,256,272,288,"), std::string::npos) << sizes;
+  EXPECT_TRUE(sizes.ends_with(",496,512")) << sizes;
+  EXPECT_EQ(std::count(sizes.begin(), sizes.end(), ',') + 1, 51);
+}
+
+TEST(VllmLog, TheGraphProfilingLineAloneGivesTheFullGraphsLargestSize) {
+  // The souspilot log's lines, verbatim; no config line: only the FULL
+  // graphs' largest size is kept, and a PIECEWISE-only line keeps none.
+  const RuntimeLog log = read_runtime_log(
+      "(Worker_TP0 pid=3132449) INFO 08-13 11:34:43 [gpu_model_runner.py:5405] Model loading took 25.69 "
+      "GiB memory and 65.362530 seconds\n"
+      "(Worker_TP0 pid=3132449) INFO 08-13 11:38:57 [gpu_model_runner.py:6681] Profiling CUDA graph "
+      "memory: PIECEWISE=51 (largest=512), FULL=35 (largest=256)\n")
+                             .value();
+  EXPECT_EQ(setting_of(log, "full_graph_largest"), "256");
+  EXPECT_EQ(log.setting("compile_range_end"), nullptr);
+  EXPECT_EQ(log.setting("cudagraph_mode"), nullptr);
+  const RuntimeLog piecewise = read_runtime_log(
+      "(Worker_TP0 pid=3132449) INFO 08-13 11:34:43 [gpu_model_runner.py:5405] Model loading took 25.69 "
+      "GiB memory and 65.362530 seconds\n"
+      "(Worker_TP0 pid=3132449) INFO 08-13 11:38:57 [gpu_model_runner.py:6681] Profiling CUDA graph "
+      "memory: PIECEWISE=51 (largest=512)\n")
+                                   .value();
+  EXPECT_EQ(piecewise.setting("full_graph_largest"), nullptr);
+}
+
 TEST(VllmLog, V0sWorkerSummaryKeepsTheProfilesTermsInEachOfItsForms) {
   // OCI AQUA's A10 (V0, v0.7.x): "model weights take 14.99GiB;
   // non_torch_memory takes 0.05GiB; PyTorch activation peak memory takes
