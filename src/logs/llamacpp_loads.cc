@@ -21,7 +21,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 
 #include "logs/llamacpp_lines.h"
 
@@ -74,7 +73,10 @@ std::vector<Load> split_loads(std::span<const LogLine> lines) {
   // The first of the device lines ("using device ...", stage 1) printed
   // after the load's last line of a later stage: the next load's, when
   // the next line of a stage starts one.
-  std::optional<size_t> devices_after;
+  // lines.size() while there is none (an index, not a std::optional:
+  // GCC 12 warned of the optional's value as maybe uninitialized).
+  const size_t no_devices = lines.size();
+  size_t devices_after = no_devices;
   for (size_t i = 0; i < lines.size(); ++i) {
     const int stage = load_stage(lines[i].text);
     if (stage == 0) continue;
@@ -87,7 +89,7 @@ std::vector<Load> split_loads(std::span<const LogLine> lines) {
     // tail of an earlier run, not yet a load.)
     const bool back = stage < load->stage && (load->context || (load->tensors && stage <= 2));
     if (back || (header && load->header)) {
-      const size_t begin = devices_after && stage >= 2 ? *devices_after : i;
+      const size_t begin = devices_after != no_devices && stage >= 2 ? devices_after : i;
       loads.push_back(Load{.begin = begin});
       load = &loads.back();
       if (begin != i) {
@@ -97,9 +99,9 @@ std::vector<Load> split_loads(std::span<const LogLine> lines) {
       }
     }
     if (stage == 1) {
-      if (!devices_after && load->stage >= 2) devices_after = i;
+      if (devices_after == no_devices && load->stage >= 2) devices_after = i;
     } else {
-      devices_after.reset();
+      devices_after = no_devices;
     }
     if (load->stage == 0) {
       load->first_staged = i;

@@ -35,6 +35,18 @@ inline LogCheck check_test_log(const std::string& engine, const std::string& fil
   return c.ok() ? std::move(*c) : LogCheck{};
 }
 
+// check_log on `text` (a corpus log, or one edited from it) with the
+// config.json beside tests/data/logs/<engine>/<slug>.log; an empty check
+// (and a failure) when it fails.
+inline LogCheck check_with_its_config(const std::string& engine, const std::string& slug,
+                                      const std::string& text) {
+  LogCheckOptions options;
+  options.config_json = read_test_log(engine, slug + ".config.json");
+  Result<LogCheck> c = check_log(text, options, nullptr);
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message());
+  return c.ok() ? std::move(*c) : LogCheck{};
+}
+
 // The check's row of `device` and `figure`; nullptr (and a failure) when
 // absent.
 inline const FigureCheck* find_check_figure(const LogCheck& c, std::string_view device, LogFigure f) {

@@ -11,7 +11,6 @@
 
 #include "logs/log_test_data.h"
 #include "memfit/log_check.h"
-#include "support/corpus.h"
 
 namespace memfit {
 namespace {
@@ -22,13 +21,7 @@ using testing::read_test_log;
 
 const char* kSlug = "vllm-nevervllm8-souspilot-qwen36-27b-tp2-v0271";
 
-LogCheck check(const std::string& text) {
-  LogCheckOptions options;
-  options.config_json = testing::read_test_data(std::string("logs/vllm/") + kSlug + ".config.json");
-  Result<LogCheck> c = check_log(text, options, nullptr);
-  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message());
-  return c.ok() ? std::move(*c) : LogCheck{};
-}
+LogCheck check(const std::string& text) { return testing::check_with_its_config("vllm", kSlug, text); }
 
 TEST(CheckLogVllmGraphSettings, TheRunsOwnLinesGiveItsBatchSettings) {
   const LogCheck c = check(read_test_log("vllm", std::string(kSlug) + ".log"));

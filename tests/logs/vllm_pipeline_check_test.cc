@@ -9,7 +9,6 @@
 
 #include "logs/log_test_data.h"
 #include "memfit/log_check.h"
-#include "support/corpus.h"
 
 namespace memfit {
 namespace {
@@ -19,13 +18,7 @@ using testing::read_test_log;
 
 const char* kSlug = "vllm-nv6-qwen3-30b-a3b-tp4-pp2-gh200-ray";
 
-LogCheck check(const std::string& text) {
-  LogCheckOptions options;
-  options.config_json = testing::read_test_data(std::string("logs/vllm/") + kSlug + ".config.json");
-  Result<LogCheck> c = check_log(text, options, nullptr);
-  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message());
-  return c.ok() ? std::move(*c) : LogCheck{};
-}
+LogCheck check(const std::string& text) { return testing::check_with_its_config("vllm", kSlug, text); }
 
 TEST(CheckLogVllmPipeline, ThroughV010TheFirstPairIsStageZerosOwn) {
   const LogCheck c = check(read_test_log("vllm", std::string(kSlug) + ".log"));
