@@ -60,6 +60,8 @@ uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAcco
   // The pooling runner computes no logits and samples nothing: its dummy
   // run pools the forward's hidden states (docs/embedding-models.md).
   if (s.runner == VllmRunner::kPooling) return forward.saturated();
+  const uint64_t padded_vocab =
+      (CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding).saturated();
   if (accounting == VllmAccounting::kV07) {
     // v0.7's profile_run: compute_logits over every one of the T rows (16-bit,
     // the vocabulary padded to 64 and gathered whole; under TP the rank's
@@ -67,35 +69,27 @@ uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAcco
     // absolute one, so the runner's persistent input buffers allocated
     // before it count: input ids (int32), positions (int64) and the input
     // embeddings (T x hidden, 16-bit).
-    const uint64_t padded_vocab =
-        (CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding).saturated();
     CheckedBytes logits = CheckedBytes(T) * padded_vocab * kAct;
     if (tp > 1) logits += CheckedBytes(T) * CheckedBytes::ceil_div(padded_vocab, tp) * kAct;
     const CheckedBytes buffers = CheckedBytes(T) * (CheckedBytes(g.hidden) * kAct + 4 + 8);
     return (buffers + std::max(forward.saturated(), (hidden + logits).saturated())).saturated();
   }
   const uint64_t rows = std::min(s.max_num_seqs, T);
-  const uint64_t padded_vocab =
-      (CheckedBytes::ceil_div(g.vocab, kVllmVocabPadding) * kVllmVocabPadding).saturated();
-  if (v2) {
-    // The V2 runner (0.29 on): the dummy run's rows are its requests,
-    // min(max_num_batched_tokens, max_num_seqs), one logit each; the 16-bit
-    // logits (the padded vocabulary, gathered whole under TP: the rank's
-    // shard is freed before the sampler) and the sampler's float32 copy
-    // over the vocabulary (kVllmV2SamplerCopyBytes) live together, beside
-    // the forward's hidden states.
+  if (v2 || !vllm_v1_sampler_sorts(s)) {
+    // Sampling without a sort: the 16-bit logits (the padded vocabulary,
+    // gathered whole under TP: the rank's shard is freed before the
+    // sampler) live beside the forward's hidden states with the sampler's
+    // float32 tensors over the vocabulary. The V2 runner (0.29 on), whose
+    // rows are its requests, min(max_num_batched_tokens, max_num_seqs),
+    // one logit each, holds its float32 copy (kVllmV2SamplerCopyBytes); the
+    // V1 runner without the sort (0.22 on, or FlashInfer's kernel as a log
+    // shows it) holds Sampler.forward's float32 copy and two float32
+    // tensors of the same shape (FlashInfer's masked logits and
+    // probabilities, or the native path's probabilities and exponential
+    // noise after the Triton masking in place: kVllmUnsortedSamplerBytes).
+    const uint64_t float32_bytes = v2 ? kVllmV2SamplerCopyBytes : kVllmUnsortedSamplerBytes;
     const CheckedBytes logits = CheckedBytes(rows) * padded_vocab * kVllmV2LogitBytes +
-                                CheckedBytes(rows) * g.vocab * kVllmV2SamplerCopyBytes;
-    return std::max(forward.saturated(), (hidden + logits).saturated());
-  }
-  if (!vllm_v1_sampler_sorts(s)) {
-    // The V1 runner without the sort (0.22 on, or FlashInfer's kernel as a
-    // log shows it): the same 16-bit logits, then Sampler.forward's float32
-    // copy and two float32 tensors of the same shape (FlashInfer's masked
-    // logits and probabilities, or the native path's probabilities and
-    // exponential noise after the Triton masking in place).
-    const CheckedBytes logits = CheckedBytes(rows) * padded_vocab * kVllmV2LogitBytes +
-                                CheckedBytes(rows) * g.vocab * kVllmUnsortedSamplerBytes;
+                                CheckedBytes(rows) * g.vocab * float32_bytes;
     return std::max(forward.saturated(), (hidden + logits).saturated());
   }
   const CheckedBytes sampler = hidden + CheckedBytes(rows) * g.vocab * kVllmSamplerBytesPerLogit;
