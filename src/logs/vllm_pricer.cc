@@ -766,12 +766,14 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
     }
   }
   if (capacity && misses && !count_setting(log, "max_num_seqs") &&
-      !count_setting(log, "max_num_batched_tokens") && !graph_line_batch(log).batched_tokens &&
-      !graph_line_batch(log).seqs) {
-    c.input_gap = "max_num_seqs";
-    c.note = "the log prints neither max_num_seqs nor max_num_batched_tokens (no settings line): "
-             "memfit profiles the release's defaults, and the KV capacity is what the profile "
-             "run leaves";
+      !count_setting(log, "max_num_batched_tokens")) {
+    const GraphLineBatch graph = graph_line_batch(log);
+    if (!graph.batched_tokens && !graph.seqs) {
+      c.input_gap = "max_num_seqs";
+      c.note = "the log prints neither max_num_seqs nor max_num_batched_tokens (no settings line): "
+               "memfit profiles the release's defaults, and the KV capacity is what the profile "
+               "run leaves";
+    }
   }
   // The split was inferred (apply_settings): the ranks whose lines the log
   // holds are a floor on the tensor-parallel size, and an excerpt, a Ray
