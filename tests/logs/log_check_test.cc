@@ -1331,16 +1331,17 @@ TEST(CheckLog, VllmInFlightBitsandbytesFromV092HoldsAFloat32Absmax) {
   // absmax a 64 weights, 2,774,532,096 / 64 x 4 = 173,408,256 (double
   // quantization would hold 43,352,064 + 677,376 = 44,029,440); the tied
   // embedding 151,936 x 2,048 x 2 = 622,329,856; the 73 norms 73 x 2,048
-  // x 2 = 299,008; the rope cache 32,768 x 128 x 2 = 8,388,608. Sum:
-  // 2,191,691,776 B against "2.07 GiB" (2,222,645,576 B): 0.9861 (0.9279
-  // with the 8-bit absmax).
+  // x 2 = 299,008; the q/k/v biases 36 x (2,048 + 256 + 256) x 2 = 184,320;
+  // the rope cache 32,768 x 128 x 2 = 8,388,608. Sum: 2,191,876,096 B
+  // against "2.07 GiB" (2,222,645,576 B): 0.9861 (0.9279 with the 8-bit
+  // absmax).
   LogCheckOptions options;
   options.config_json = read_test_log("vllm", "vllm-neverlogs12-v0180-qwen25-3b-bnb-wsl.config.json");
   const LogCheck c = check("vllm", "vllm-neverlogs12-v0180-qwen25-3b-bnb-wsl.log", options);
   EXPECT_EQ(c.not_priced, "");
   const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
   ASSERT_NE(weights, nullptr);
-  EXPECT_EQ(weights->memfit, 2'191'691'776u);
+  EXPECT_EQ(weights->memfit, 2'191'876'096u);
 }
 
 TEST(CheckLog, AVllmExcerptsTensorParallelIsItsProcessesNotItsFigureLines) {
@@ -1541,9 +1542,10 @@ TEST(CheckLog, AV0LogOfV07IsPricedByItsWorkersAccounting) {
   // 1,358,954,496 = 2,701,131,776 B (2.52 GiB; the sampler's 256 x 152,064
   // x 39 B + the hidden states is 1,853,751,296), where v0.7's V1 rule
   // (logits over all 32,768 rows) held 14.55 GiB. KV memory: 39.50 GiB x
-  // 0.9 = 38,171,521,843 less the weights 14,979,901,440, that activation
-  // and non-torch 144 + 420 MiB = 591,396,864: 19,899,091,763 B, 1.075 of
-  // the print (the rest: the printed non-torch 1.54 GiB).
+  // 0.9 = 38,171,521,843 less the weights 14,980,245,504 (the q/k/v biases
+  // 48 x 7,168 x 2 B / 2 ranks = 344,064 of them), that activation and
+  // non-torch 144 + 420 MiB = 591,396,864: 19,898,747,699 B, 1.075 of the
+  // print (the rest: the printed non-torch 1.54 GiB).
   LogCheckOptions options;
   options.config_json = read_test_log("vllm", "vllm-nevervllm7-daxdelvira-qwen25-14b-tp2-a100-v072.config.json");
   options.gpu_name = "NVIDIA A100-PCIE-40GB";
@@ -1553,8 +1555,8 @@ TEST(CheckLog, AV0LogOfV07IsPricedByItsWorkersAccounting) {
   EXPECT_TRUE(noted);
   const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCacheAvailable);
   ASSERT_NE(kv, nullptr);
-  EXPECT_EQ(kv->memfit, 19'899'091'763u);
-  // 19,899,091,763 / (16 x 48 x 2 x 4 x 128 x 2 B = 1,572,864 B a block).
+  EXPECT_EQ(kv->memfit, 19'898'747'699u);
+  // 19,898,747,699 / (16 x 48 x 2 x 4 x 128 x 2 B = 1,572,864 B a block).
   EXPECT_EQ(figure(c, "total", LogFigure::kKvBlocks)->memfit, 12651u);  // printed 11770
 }
 

@@ -94,6 +94,14 @@ void add_attention(FieldReader& reader, const ModelGeometry& g, uint64_t layer, 
     out.add(ParamRole::kAttention, "self_attn.k_proj", layer, kv, h);
     out.add(ParamRole::kAttention, "self_attn.v_proj", layer, kv, h);
     out.add(ParamRole::kAttention, "self_attn.o_proj", layer, h, q);
+    // Qwen2's attention (and its MoE and vision-language text models')
+    // has q/k/v biases and none on o (transformers' Qwen2Attention:
+    // bias=True on q_proj, k_proj, v_proj); they split with the heads.
+    if (reader.model_type().starts_with("qwen2")) {
+      out.add(ParamRole::kAttention, "self_attn.q_proj.bias", layer, 1, q);
+      out.add(ParamRole::kAttention, "self_attn.k_proj.bias", layer, 1, kv);
+      out.add(ParamRole::kAttention, "self_attn.v_proj.bias", layer, 1, kv);
+    }
     return;
   }
   const uint64_t q_rank = field(reader, {"q_lora_rank"});

@@ -322,7 +322,10 @@ AnalyticalWeights price_analytical_weights(const std::vector<ParamBlock>& blocks
   for (const ParamBlock& b : blocks) {
     const std::vector<std::string> path = canonical_path(b.module);
     const CheckedBytes block_params = CheckedBytes(b.rows) * b.cols * b.copies;
-    bool quantize = b.element_bytes == 0 && quantizes_role(*scheme, b.role) && !left_out.first_match(b, path);
+    // A vector (a bias, a sink: rows == 1) stays at the checkpoint's
+    // dtype: the schemes pack a linear layer's matrix, not its bias.
+    bool quantize = b.element_bytes == 0 && b.rows > 1 && quantizes_role(*scheme, b.role) &&
+                    !left_out.first_match(b, path);
     uint64_t bits = scheme->bits;
     uint64_t group_size = scheme->group_size;
     if (quantize && scheme->kind == Kind::kMlx) {

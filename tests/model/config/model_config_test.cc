@@ -202,17 +202,29 @@ TEST(ModelConfig, AnalyticalParameterCountKeepsTheDenseLayersOfAnMoeModel) {
   EXPECT_EQ(testing::corpus_spec("qwen3_moe/Qwen3-30B-A3B").analytical_params, 30532110336u);
 }
 
+TEST(ModelConfig, AnalyticalParameterCountHoldsQwen2sQkvBiases) {
+  // Qwen2.5-7B-Instruct: per layer q and o 2 x 3584 x 3584 = 25,690,112,
+  // k and v 2 x 512 x 3584 = 3,670,016, their biases 3584 + 512 + 512 =
+  // 4,608 (o has none), MLP 3 x 3584 x 18944 = 203,685,888, norms 7,168:
+  // 233,057,792 x 28 = 6,525,618,176; untied tables 2 x 152064 x 3584 =
+  // 1,089,994,752; final norm 3,584: 7,615,616,512 (the model card's
+  // 7.61B; 129,024 fewer without the biases).
+  EXPECT_EQ(parse_ok(testing::read_test_data("calibration/configs/Qwen2.5-7B-Instruct/config.json")).analytical_params,
+            7615616512u);
+}
+
 TEST(ModelConfig, AnalyticalParameterCountFollowsSparseStepAndMlpOnlyLayers) {
   // 4 layers; MoE where (i + 1) % 2 == 0 and i is not in mlp_only_layers:
   // layer 1 only. head_dim 64 / 4 = 16: attention 2 x 64 x 4 x 16
   // + 2 x 64 x 4 x 16 = 16,384; dense MLP 3 x 64 x 128 = 24,576; MoE
-  // 4 x 3 x 64 x 32 + router 4 x 64 = 24,832; norms 128.
-  // 3 x 41,088 + 41,344 + tied embeddings 10 x 64 + final norm 64 = 165,312.
+  // 4 x 3 x 64 x 32 + router 4 x 64 = 24,832; norms 128; Qwen2's q/k/v
+  // biases 3 x 4 x 16 = 192. 3 x 41,280 + 41,536 + tied embeddings 10 x 64
+  // + final norm 64 = 166,080.
   ModelSpec s = parse_ok(R"({"model_type":"qwen2_moe","num_hidden_layers":4,"hidden_size":64,
       "num_attention_heads":4,"num_key_value_heads":4,"intermediate_size":128,
       "moe_intermediate_size":32,"num_experts":4,"decoder_sparse_step":2,"mlp_only_layers":[3],
       "vocab_size":10,"tie_word_embeddings":true})");
-  EXPECT_EQ(s.analytical_params, 165312u);
+  EXPECT_EQ(s.analytical_params, 166080u);
 }
 
 TEST(ModelConfig, DeclaredContextLengthIsReadWhenPresent) {
