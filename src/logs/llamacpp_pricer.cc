@@ -1297,14 +1297,25 @@ std::string compute_note(const RuntimeLog& log, const LlamaCppEstimate& e, const
   }
   // Metal with flash attention: ggml-metal sizes flash attention's output
   // with its scratch (K/V padding, the mask's block map, each workgroup's
-  // partial results: ggml-metal.cpp's ggml_backend_metal_buffer_type_
-  // get_alloc_size, ggml-metal-ops.cpp's flash_attn_ext_extra_pad/blk/tmp),
-  // which memfit's phases do not price, nor how the allocator lays the
-  // larger tensor out among the others. Said where memfit's figure is
-  // below the print by more than the row's compute target (below_target).
+  // partial results, from #27390 F16 copies of K and V: ggml-metal.cpp's
+  // ggml_backend_metal_buffer_type_get_alloc_size), which memfit prices by
+  // the build's rule (llamacpp::MetalFaScratch): in the replayed split, or
+  // with the attention phase (ComputePhases::metal_flash_attn). Where the
+  // phases price the row and memfit is below the print by more than the
+  // compute target (below_target), the figure is a larger phase's (the
+  // logits and result_norm; a build before #23764's cast of the F32 mask in
+  // block 0), placed by ggml-alloc above the layers' tensors, the scratch's
+  // block among them: neverllama5's gpt-oss 20b prints 420.08 MiB where the
+  // logits and result_norm take 398.38 (the 21.70 MiB between, not
+  // traced). (A decoder whose split is replayed on the GPU has every node
+  // placed: no row of the corpus is below target so.)
   if (!host && e.context.flash_attn && log.backend == "Metal" && below_target) {
-    return "ggml-metal allocates flash attention's scratch (K/V padding, the mask's block map, each "
-           "workgroup's partial results) with its output, which memfit's compute phases do not price";
+    return "memfit prices ggml-metal's flash attention "
+           "scratch (K/V padding, the mask's block map, each workgroup's partial results) with its "
+           "attention phase, but its figure is a larger phase (the logits and result_norm, or block 0's "
+           "mask cast), which the print exceeds by where the allocator places it among the layers' "
+           "tensors, the scratch's among them: a layout the phases do not build (this model's graph "
+           "is not replayed on the GPU)";
   }
   // Op offload copies each host weight an offloaded product reads into
   // this buffer (llamacpp/placement.cc, note_host_product and the output

@@ -11,6 +11,7 @@
 #include <array>
 #include <string_view>
 
+#include "engines/llamacpp/graph/builders.h"
 #include "engines/llamacpp/graph/host_attention.h"
 #include "engines/llamacpp/parts.h"
 #include "memfit/checked_math.h"
@@ -621,6 +622,47 @@ Result<uint64_t> host_flash_attn_phase(const ModelSpec& spec, const GraphShape& 
   return graph::host_attention_bytes(h);
 }
 
+// The scratch a Metal GPU allocates with flash attention's output
+// (ComputePhases::metal_flash_attn): graph::metal_flash_attn_scratch at
+// the prompt graph's queries a stream over the largest attention cache's
+// cells (the full one's, or the window's where every layer is windowed),
+// K's and V's cell rows at the cache's types. ggml-metal sizes every
+// FLASH_ATTN_EXT node so; one is live at a time, beside the attention
+// phase's tensors. Measured with the replay (docs/llamacpp-rules.md,
+// "Metal reorders the split"); on the corpus's phase-priced Metal rows
+// another phase is the largest at their builds, so none measures it here.
+Result<uint64_t> metal_flash_attn_phase(const ModelSpec& spec, const GraphShape& sh, const LlamaCppContext& c,
+                                        const LlamaCppSettings& s) {
+  const ModelGeometry& g = spec.geometry;
+  if (!c.flash_attn || !sh.attention || sh.mla() || spec.embedding.bidirectional) return 0;
+  // A decompressed MLA layer's K and V rows differ from the heads'.
+  if (sh.kv_k.value() != std::optional<uint64_t>((CheckedBytes(g.kv_heads) * g.head_dim).value())) return 0;
+  const uint64_t streams = std::max<uint64_t>(c.streams, 1);
+  if (!sh.n_tok.value() || *sh.n_tok.value() % streams != 0) return 0;
+  const uint64_t width = (CheckedBytes(g.kv_heads) * g.head_dim).saturated();
+  const GgmlTypeTraits& k = ggml_type_traits(s.cache_type_k);
+  const GgmlTypeTraits& v = ggml_type_traits(s.cache_type_v);
+  if (k.block_elements == 0 || v.block_elements == 0 || width % k.block_elements != 0 ||
+      width % v.block_elements != 0) {
+    return 0;
+  }
+  graph::AttentionShape a;
+  a.heads = g.heads;
+  a.kv_heads = g.kv_heads;
+  a.head_dim = g.head_dim;
+  a.n_kv = sh.n_kv;
+  a.streams = streams;
+  a.metal_rule = metal_flash_attn_scratch_rule(s);
+  a.k_cell_bytes = width / k.block_elements * k.block_bytes;
+  a.v_cell_bytes = width / v.block_elements * v.block_bytes;
+  a.k_f16_copy_type = graph::metal_copies_k_to_f16(s.cache_type_k);
+  const uint64_t bytes = graph::metal_flash_attn_scratch(a, *sh.n_tok.value() / streams);
+  if (bytes == UINT64_MAX) {
+    return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");
+  }
+  return bytes;
+}
+
 }  // namespace
 
 Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContext& c,
@@ -672,6 +714,9 @@ Result<ComputePhases> compute_phases(const ModelSpec& spec, const LlamaCppContex
   Result<uint64_t> host_flash_attn = host_flash_attn_phase(spec, sh, c, s);
   if (!host_flash_attn) return host_flash_attn.error();
   p.host_flash_attn = *host_flash_attn;
+  Result<uint64_t> metal_flash_attn = metal_flash_attn_phase(spec, sh, c, s);
+  if (!metal_flash_attn) return metal_flash_attn.error();
+  p.metal_flash_attn = *metal_flash_attn;
   // ffn_phase at width 0 gives the fixed part; the rest is per width.
   if (spec.moe.experts == 0 && g.intermediate > 0) {
     ModelSpec narrow = spec;

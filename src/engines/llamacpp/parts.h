@@ -124,6 +124,17 @@ bool limits_outputs(const LlamaCppSettings& settings);
 // A quantized cache's Hadamard rotations of Q, K and V (#21038; memfit
 // takes b8621): before it a quantized cache adds no node to the graph.
 bool attn_rotation(const LlamaCppSettings& settings);
+// The scratch ggml-metal allocates with a flash attention output
+// (graph::metal_flash_attn_scratch), by the build's rule (releases.cc,
+// kMetalAllocSizeBuild and after).
+enum class MetalFaScratch {
+  kNone,         // before #15966 (b6473): the output alone
+  kVecPartials,  // the vector kernel's partial results, where it runs
+  kKernelPad,    // #17143 (b7591): padding for the kernel's cells, block map, partials, always
+  kPad64,        // #18545 (b8510): the padding for 64 cells whatever the kernel
+  kKvF16,        // #27390 (the pinned; b11300 given): F16 copies of K and V besides
+};
+MetalFaScratch metal_flash_attn_scratch_rule(const LlamaCppSettings& settings);
 // Whether the KV cache is written by ggml_set_rows through the graph
 // inputs k_idxs and v_idxs (I64), as from #14959 (LLAMA_SET_ROWS on by
 // default) and in the pinned build; before it by a view and a copy.
@@ -408,6 +419,13 @@ struct ComputePhases {
   // the F16 mask, the sinks) and output, replayed (graph/host_attention.h).
   // 0 without flash attention or attention.
   uint64_t host_flash_attn = 0;
+  // What a Metal GPU's attention phase adds under flash attention: the
+  // scratch ggml-metal allocates with the attention's output
+  // (graph::metal_flash_attn_scratch, by the build's MetalFaScratch), at
+  // the prompt graph's queries and the largest cache's cells (placement.cc,
+  // place_compute). 0 without flash attention or attention, for MLA and an
+  // encoder's graph, and for a cache row that is not whole blocks.
+  uint64_t metal_flash_attn = 0;
   // The FFN phase is linear in the FFN's width on a dense model:
   // ffn = ffn_fixed + ffn_per_width x ffn_width, ffn_width the model's
   // widest (its intermediate size). A device whose blocks' widest FFN is

@@ -138,6 +138,9 @@ struct Layout {
   // host (under mmap): a duplicate there points into the file, no bytes of
   // its own. Index host() is the host's.
   std::vector<bool> maps_weights;
+  // Per GPU: a Metal device, whose attention phase holds flash attention's
+  // scratch (ComputePhases::metal_flash_attn, place_compute).
+  std::vector<bool> metal;
   // Per GPU: the placement's GPU (runs_weight_op reads its backend). The
   // settings outlive the layout.
   std::vector<const LlamaCppGpu*> gpu_list;
@@ -709,7 +712,12 @@ void place_compute(const ComputePhases& phases, const Layout& lay, bool op_offlo
     // GPU's; its phases are the activations alone.
     const bool no_mask = w != lay.host() && w < lay.attention_on_host.size() && lay.attention_on_host[w];
     const uint64_t mask = no_mask ? phases.mask : 0;
-    const uint64_t attention = gpu_attention > mask ? gpu_attention - mask : 0;
+    uint64_t attention = gpu_attention > mask ? gpu_attention - mask : 0;
+    // ggml-metal allocates flash attention's output with its scratch
+    // where the attention runs on this GPU.
+    if (kv_offload && !no_mask && w < lay.metal.size() && lay.metal[w] && attention > 0) {
+      attention = (CheckedBytes(attention) + phases.metal_flash_attn).saturated();
+    }
     ffn = ffn > mask ? ffn - mask : 0;
     if (x.blocks > 0) c = std::max(attention, ffn);
     // A GPU none of whose blocks' FFN matrices is here runs their
@@ -1135,6 +1143,7 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   lay->rope_factors_per_block = llamacpp::rope_factors_per_block(e.settings);
   for (const LlamaCppGpu& g : s.gpus) lay->maps_weights.push_back(s.mmap && g.device.starts_with("metal"));
   lay->maps_weights.push_back(s.mmap);  // the host's
+  for (const LlamaCppGpu& g : s.gpus) lay->metal.push_back(g.device.starts_with("metal"));
   const bool sinks = has_attention_sinks(model);
   for (const LlamaCppGpu& g : s.gpus) {
     lay->attention_on_host.push_back(e.settings.flash_attn == FlashAttn::kOn &&

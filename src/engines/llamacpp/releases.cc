@@ -390,6 +390,50 @@ constexpr uint64_t kAutoContextPerSequenceBuild = kTag050Build;
 // still the tensor's bytes (get_alloc_size: ggml_nbytes).
 constexpr uint64_t kQ1RepackBuild = kTag050Build;
 
+// ggml-metal's buffer type allocates a FLASH_ATTN_EXT node past its output
+// (ggml-metal.cpp, ggml_backend_metal_buffer_type_get_alloc_size;
+// ggml-metal-ops.cpp, ggml_metal_op_flash_attn_ext_extra_pad, _blk, _tmp,
+// _kv_f16), so ggml-alloc's compute buffer holds its scratch
+// (llamacpp::MetalFaScratch, graph::metal_flash_attn_scratch):
+// - #15966 ("metal : remove memory pools"; #16646 names b6473 its first
+//   bad commit) moved the vector kernel's partial results from a memory
+//   pool into the allocation, under the vector kernel alone (fewer than 20
+//   queries, a head size a multiple of 32): 4 x queries x heads x 32
+//   workgroups x (V's head size + 2). Before it get_alloc_size was unset
+//   ("defaults to ggml_nbytes").
+constexpr uint64_t kMetalAllocSizeBuild = 6473;
+// - #17143 ("metal : make the FA extra sizes consistent", opened
+//   2025-11-10, on master by 2025-11-15, when its author reverted it to test
+//   #17276) reserves every part whatever the kernel ("always reserve ... to
+//   avoid graph reallocations"): K, V and mask padding for the kernel's
+//   cells (32 under the vector kernel, else 64), the mask's block map, and
+//   the partials of at most 32 queries (whisper.rn's sync of that source).
+//   #16148 (2025-09-21) had added the padding and block map only where the
+//   kernel needs them (K and V not whole blocks of cells; the 8-query
+//   kernel): not priced, as a cache's cells are whole blocks there. First
+//   build unconfirmed: b7045 was out by 2025-11-13, maybe before the merge;
+//   memfit takes b7591, the first build known after 2025-11-15 (#18148's
+//   row above), so b7045 to b7590 are priced with the partials alone.
+constexpr uint64_t kMetalFaReservedScratchBuild = 7591;
+// - #18545 ("metal : adjust extra size for FA buffer to avoid
+//   reallocations", opened 2026-01-02): the padding for 64 cells under
+//   either kernel ("pad using the worst case size between the vec and
+//   non-vec buffers"), as v0.4.0 has it. First build unconfirmed: memfit
+//   takes b8510 (2026-03-24, #20943's row), the first build it has a date
+//   for after the PR; before it the vector kernel's graph (one query a
+//   sequence) pads 32 cells.
+constexpr uint64_t kMetalFaPad64Build = 8510;
+// - #27390 ("metal : dequantize quantized KV to F16 before flash
+//   attention", opened 2026-08-19), in the pinned v0.4.0: F16 copies of the
+//   node's whole K and V views, each padded to 16 B, reserved whatever the
+//   cache's type ("always reserve the temp buffer"), and, where the copy is
+//   used (K Q4_0, Q4_1, Q5_0, Q5_1 or Q8_0, 32 queries or more), the
+//   padding of the copy's head rows. First build unconfirmed: merged after
+//   b10335 (v0.1.0); memfit takes b11300 (v0.5.0, which has it), so a build
+//   given below it, or a tag v0.1.0 to v0.4.0 read as b10335, is priced
+//   without it while the pinned default has it.
+constexpr uint64_t kMetalFaKvF16Build = kTag050Build;
+
 // Where builds differ, oldest first: one line a build constant above (the
 // test LlamaCppReleases.EveryRuleBuildIsListed checks each is named),
 // what `memfit engines` and GET /v1/engines print (docs/engine-llamacpp.md,
@@ -436,11 +480,18 @@ constexpr ReleaseDifference kDifferences[] = {
     {"before b6250", "LFM2 multiplies by the token table on the host: no tied output copy "
                      "(#15476)"},
     {"before b6403", "phi3's fused QKV: V copied contiguous (#15662 views it)"},
+    {"before b6473, Metal", "flash attention's output is allocated alone: ggml-metal sizes no "
+                            "tensor past its bytes, the vector kernel's partial results in a "
+                            "memory pool (#15966 removed the pools)"},
     {"b6845 and before", "with flash attention off, cells padded to 32 rather than 256 (#16812 "
                          "removed the padding, #17046 made it 256)"},
     {"before b7591", "-ngl N offloads the last N blocks, the output layer only past n_layer "
                      "(#18148 offloads the output layer first); Vulkan GPUs without pipeline "
                      "parallelism (no events yet)"},
+    {"before b7591, Metal", "flash attention's output is allocated with the vector kernel's "
+                            "partial results alone, where it runs (#15966): #17143 reserves the "
+                            "K, V and mask padding, the mask's block map and the partials of at "
+                            "most 32 queries whatever the kernel"},
     {"before b7781", "the reserved graph holds no vector-input rows (inp_embd): #18898 builds "
                      "both input paths in every graph"},
     {"before b7836", "an MLA layer caches a V tensor of kv_lora_rank elements beside its latent K "
@@ -451,6 +502,8 @@ constexpr ReleaseDifference kDifferences[] = {
     {"before b8234, SYCL", "with flash attention on, the host runs each SYCL layer's attention "
                            "over copies of its K and V (#20190 gave ggml-sycl flash attention)"},
     {"before b8510", "an encoder's token_embd_norm on the host, not block 0's device (#20943)"},
+    {"before b8510, Metal", "flash attention's vector kernel graph (under 20 queries) pads 32 "
+                            "cells of K, V and mask, not 64 (#18545)"},
     {"before b8621", "a quantized K or V cache's graph is the unquantized one's: no Hadamard "
                      "rotation inputs (#21038)"},
     {"before b8720", "Gemma 3n's and Gemma 4's per-layer embedding table, its projection and "
@@ -461,6 +514,9 @@ constexpr ReleaseDifference kDifferences[] = {
     {"before b9460, llama-server", "the prompt graph keeps an output (logits) row for every token "
                                    "of the ubatch (#23861 lets llama-server and llama-cli reserve "
                                    "one a slot)"},
+    {"before b11300, Metal, given", "flash attention's output is allocated without the F16 copies "
+                                    "of its K and V that the pinned v0.4.0 reserves (#27390; its "
+                                    "first build unconfirmed)"},
     {"b11300 (v0.5.0) and later, given", "the NextN/MTP blocks keep no KV cache whatever the "
                                          "architecture, llama-server's unset context is the "
                                          "training context x the slots, a unified cache too, "
@@ -554,6 +610,13 @@ bool vector_input_leaf(const LlamaCppSettings& s) { return !before(s, kVectorInp
 bool f32_mask_cast(const LlamaCppSettings& s) { return before(s, kF16MaskInputBuild); }
 bool limits_outputs(const LlamaCppSettings& s) { return !before(s, kOutputsMaxBuild); }
 bool attn_rotation(const LlamaCppSettings& s) { return !before(s, kAttnRotationBuild); }
+MetalFaScratch metal_flash_attn_scratch_rule(const LlamaCppSettings& s) {
+  if (before(s, kMetalAllocSizeBuild)) return MetalFaScratch::kNone;
+  if (before(s, kMetalFaReservedScratchBuild)) return MetalFaScratch::kVecPartials;
+  if (before(s, kMetalFaPad64Build)) return MetalFaScratch::kKernelPad;
+  if (before(s, kMetalFaKvF16Build)) return MetalFaScratch::kPad64;
+  return MetalFaScratch::kKvF16;
+}
 bool set_rows_kv_store(const LlamaCppSettings& s) { return !before(s, kSetRowsBuild); }
 bool fused_qkv_qk_cont(const LlamaCppSettings& s) { return before(s, kFusedQkvQkViewBuild); }
 bool fused_qkv_v_cont(const LlamaCppSettings& s) { return before(s, kFusedQkvVViewBuild); }

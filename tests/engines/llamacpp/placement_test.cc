@@ -1129,5 +1129,35 @@ TEST(LlamaCppPlacementFlags, ParseWhatUsersPass) {
   EXPECT_FALSE(set_placement_field(r, "split_mode", "tensor").ok());
 }
 
+
+// A Metal GPU's attention phase holds ggml-metal's flash attention scratch
+// (ComputePhases::metal_flash_attn; gpt-oss has no graph replayed on the
+// GPU, so the phases price it). gpt-oss 20b at 131,072 cells, U 512, flash
+// attention: the attention phase is 4 x 512 x (2 x 2,880 + 4,096 + 512 +
+// 512 + 2 x 4,096) = 39,059,456 of activations + the F16 mask 2 x 131,072 x
+// 512 = 134,217,728: 173,277,184; the output phase on a GPU, the logits and
+// result_norm, 4 x 512 x (201,088 + 2,880) = 417,726,464. The scratch at
+// 512 queries (8 KV heads of 64, F16 cache: a cell's K row 1,024 B): pad 64
+// x (1,024 x 8 x 2 + 2 x 512) = 1,114,112, the block map (512 / 8) x
+// (131,072 / 64) = 131,072, the partials 4 x 32 x 64 x 32 x 66 =
+// 17,301,504: 18,546,688, under the output phase at b9500. The pinned
+// v0.4.0 adds F16 copies of K and V, 2 x (2 x 64 x 131,072 x 8) =
+// 268,435,456, so its attention phase, 173,277,184 + 286,982,144 =
+// 460,259,328, is the Metal GPU's buffer; a CUDA GPU's stays the output.
+TEST(LlamaCppPlacement, AMetalGpusAttentionPhaseHoldsFlashAttentionsScratch) {
+  const Model m = gguf_of(testing::corpus_spec("gpt_oss/gpt-oss-20b"));
+  const auto gpu_compute = [&](const char* device, std::optional<uint64_t> build) {
+    LlamaCppSettings s;
+    s.ctx_size = 131072;
+    s.build = build;
+    s.flash_attn = FlashAttn::kOn;
+    s.placement.gpus = {LlamaCppGpu{device, "", 200 * kGiB}};
+    return run(m, s).placement.devices[0].compute_bytes;
+  };
+  EXPECT_EQ(gpu_compute("metal:0", std::nullopt), 460'259'328u);
+  EXPECT_EQ(gpu_compute("gpu:0", std::nullopt), 417'726'464u);
+  EXPECT_EQ(gpu_compute("metal:0", 9500), 417'726'464u);
+}
+
 }  // namespace
 }  // namespace memfit

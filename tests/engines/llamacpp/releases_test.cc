@@ -726,5 +726,63 @@ TEST(LlamaCppReleases, TheListingIsOldestFirst) {
   }
 }
 
+
+// ggml-metal's flash attention scratch by build (releases.cc,
+// kMetalAllocSizeBuild on): nothing before #15966 (b6473), the vector
+// kernel's partials alone to b7590, every part always from b7591 (#17143),
+// 64 cells of padding for either kernel from b8510 (#18545), the F16 K and
+// V copies in the pinned default and from b11300 given (#27390).
+TEST(LlamaCppReleases, MetalFlashAttnScratchByBuild) {
+  using llamacpp::MetalFaScratch;
+  const auto rule = [](std::optional<uint64_t> build) {
+    return llamacpp::metal_flash_attn_scratch_rule(at(4096, build));
+  };
+  EXPECT_EQ(rule(6472), MetalFaScratch::kNone);
+  EXPECT_EQ(rule(6473), MetalFaScratch::kVecPartials);
+  EXPECT_EQ(rule(7590), MetalFaScratch::kVecPartials);
+  EXPECT_EQ(rule(7591), MetalFaScratch::kKernelPad);
+  EXPECT_EQ(rule(8509), MetalFaScratch::kKernelPad);
+  EXPECT_EQ(rule(8510), MetalFaScratch::kPad64);
+  EXPECT_EQ(rule(11299), MetalFaScratch::kPad64);
+  EXPECT_EQ(rule(11300), MetalFaScratch::kKvF16);
+  EXPECT_EQ(rule(std::nullopt), MetalFaScratch::kKvF16);
+  // A tag up to v0.4.0 reads as b10335, before the rule's first build
+  // memfit takes (unconfirmed), though v0.4.0's source has it.
+  EXPECT_EQ(rule(parse_llamacpp_build("v0.4.0").value()), MetalFaScratch::kPad64);
+}
+
+// The Metal GPU's flash attention scratch in the phases
+// (ComputePhases::metal_flash_attn), on the synthetic llama: 8 heads (2 KV)
+// of 32, 4,096 cells, 512 queries (the 8-query kernel), one stream; an F16
+// cell row of K or V is 2 x 32 x 2 = 128 B.
+TEST(LlamaCppReleases, MetalFlashAttnScratchInThePhases) {
+  // b8510 to b11299: pad 64 x (128 x 2 + 128 x 2 + 2 x 512) = 98,304; the
+  // block map (512 / 8) x (4,096 / 64) = 4,096; the partials 4 x 32 x 8 x
+  // 32 x (32 + 2) = 1,114,112. Sum 1,216,512.
+  EXPECT_EQ(phases_at(8510, "llama").metal_flash_attn, 1'216'512u);
+  EXPECT_EQ(phases_at(11299, "llama").metal_flash_attn, 1'216'512u);
+  // b7591 to b8509: the prompt graph's kernel pads 64 cells too.
+  EXPECT_EQ(phases_at(7591, "llama").metal_flash_attn, 1'216'512u);
+  // b6473 to b7590: the vector kernel's partials alone, and 512 queries
+  // run the 8-query kernel: nothing. Before b6473 nothing.
+  EXPECT_EQ(phases_at(7590, "llama").metal_flash_attn, 0u);
+  EXPECT_EQ(phases_at(6000, "llama").metal_flash_attn, 0u);
+  // The pinned v0.4.0: + F16 copies of K and V, 2 x (2 x 32 x 4,096 x 2)
+  // = 1,048,576: 2,265,088.
+  EXPECT_EQ(phases_at(std::nullopt, "llama").metal_flash_attn, 2'265'088u);
+  // Without flash attention nothing.
+  EXPECT_EQ(phases_at(std::nullopt, "llama", FlashAttn::kOff).metal_flash_attn, 0u);
+  // A Q8_0 cache in the pinned v0.4.0: 512 queries use the F16 copy, so
+  // the padding reads its head rows, 2 x 32 = 64 B: 64 x (64 x 2 + 64 x 2
+  // + 1,024) = 81,920; + 4,096 + 1,114,112 + 1,048,576 = 2,248,704.
+  ModelSpec spec = synthetic_llama();
+  spec.model_type = "llama";
+  LlamaCppSettings s = at(4096, std::nullopt);
+  s.flash_attn = FlashAttn::kOn;
+  s.cache_type_k = GgmlType::kQ8_0;
+  s.cache_type_v = GgmlType::kQ8_0;
+  EXPECT_EQ(phases_of(spec, s).metal_flash_attn, 2'248'704u);
+}
+
 }  // namespace
 }  // namespace memfit

@@ -121,18 +121,49 @@ uint64_t metal_flash_attn_scratch(const AttentionShape& s, uint64_t rows) {
   // Every factor is below kMaxFactor (decoder_shape); CheckedBytes keeps
   // the products from wrapping all the same.
   const uint64_t ns = s.streams;
-  // 64 (OP_FLASH_ATTN_EXT_NCPSG) times: K's and V's cell stride (nb11,
-  // nb21) by their heads and streams (ne12 * ne13), and an F16 mask
-  // element per query row and stream.
-  const CheckedBytes pad =
-      CheckedBytes(64) * (CheckedBytes(s.k_cell_bytes) * s.kv_heads * ns + CheckedBytes(s.v_cell_bytes) * s.kv_heads * ns +
-                          CheckedBytes(2) * rows * ns);
   const bool vec = rows < 20 && s.head_dim % 32 == 0;
+  // 32 workgroups' partials: F32, V's head size + 2 (S and M) per query,
+  // head and stream.
+  const auto partials = [&](uint64_t queries) {
+    return CheckedBytes(4) * queries * s.heads * ns * 32 * (s.head_dim + 2);
+  };
+  switch (s.metal_rule) {
+    case MetalFaScratch::kNone:
+      return 0;
+    case MetalFaScratch::kVecPartials:
+      return vec ? partials(rows).saturated() : 0;
+    case MetalFaScratch::kKernelPad:
+    case MetalFaScratch::kPad64:
+    case MetalFaScratch::kKvF16:
+      break;
+  }
+  // The F16 copy of K and V is used for 32 queries or more of a K type it
+  // dequantizes; its padding then reads the copy's head rows.
+  const bool f16_copy = s.metal_rule == MetalFaScratch::kKvF16 && rows >= 32 && s.k_f16_copy_type;
+  const uint64_t k_row = f16_copy ? 2 * s.head_dim : s.k_cell_bytes;
+  const uint64_t v_row = f16_copy ? 2 * s.head_dim : s.v_cell_bytes;
+  const uint64_t pad_cells = s.metal_rule == MetalFaScratch::kKernelPad && vec ? 32 : 64;
+  // The cells times: K's and V's row stride (nb11, nb21) by their heads and
+  // streams (ne12 * ne13), and an F16 mask element per query row and stream.
+  const CheckedBytes pad = CheckedBytes(pad_cells) * (CheckedBytes(k_row) * s.kv_heads * ns +
+                                                      CheckedBytes(v_row) * s.kv_heads * ns + CheckedBytes(2) * rows * ns);
   const uint64_t queries = vec ? 1 : 8;
   const uint64_t cells = vec ? 32 : 64;
   const CheckedBytes blk = round_up(CheckedBytes((rows + queries - 1) / queries) * ((s.n_kv + cells - 1) / cells) * ns, 32);
-  const CheckedBytes tmp = CheckedBytes(4) * std::min<uint64_t>(rows, 32) * s.heads * ns * 32 * (s.head_dim + 2);
-  return (pad + blk + tmp).saturated();
+  const CheckedBytes tmp = partials(std::min<uint64_t>(rows, 32));
+  CheckedBytes total = pad + blk + tmp;
+  if (s.metal_rule == MetalFaScratch::kKvF16) {
+    // ggml_metal_op_flash_attn_ext_kv_f16_k_size and V's: the views' every
+    // element as F16, each padded to 16 B.
+    const CheckedBytes view = round_up(CheckedBytes(2) * s.head_dim * s.n_kv * s.kv_heads * ns, 16);
+    total = total + view + view;
+  }
+  return total.saturated();
+}
+
+bool metal_copies_k_to_f16(GgmlType type) {
+  return type == GgmlType::kQ4_0 || type == GgmlType::kQ4_1 || type == GgmlType::kQ5_0 ||
+         type == GgmlType::kQ5_1 || type == GgmlType::kQ8_0;
 }
 
 AttentionInputs attention_inputs(Graph& g, const AttentionShape& s, uint64_t n_tok, int weight) {

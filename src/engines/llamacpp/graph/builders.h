@@ -116,22 +116,37 @@ struct AttentionShape {
   // build before it copies into a view of the cache, no index input.
   bool kv_indices = true;
   // Metal: flash attention's output is allocated with its scratch
-  // (ggml_graph::Tensor::alloc_extra, metal_flash_attn_scratch), which
-  // reads the bytes of one cache cell's K and V rows (every KV head).
+  // (ggml_graph::Tensor::alloc_extra, metal_flash_attn_scratch) by the
+  // build's rule, which reads the bytes of one cache cell's K and V rows
+  // (every KV head) and whether K's type is one ggml-metal copies to F16
+  // for 32 queries or more (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0: kKvF16).
   bool metal_scratch = false;
+  MetalFaScratch metal_rule = MetalFaScratch::kPad64;
   uint64_t k_cell_bytes = 0;
   uint64_t v_cell_bytes = 0;
+  bool k_f16_copy_type = false;
 };
 // The scratch ggml-metal allocates with a flash attention output of
-// `rows` queries a stream (ggml-metal.cpp's
+// `rows` queries a stream under s.metal_rule (ggml-metal.cpp's
 // ggml_backend_metal_buffer_type_get_alloc_size; ggml-metal-ops.cpp's
-// ggml_metal_op_flash_attn_ext_extra_pad, _blk and _tmp): K, V and mask
-// padding for 64 cells (always reserved, for the 8-query kernel); the
-// mask's block map, one byte per 8 queries by 64 cells (1 by 32 for the
-// vector kernel: under 20 queries, a head size a multiple of 32), padded
-// to 32 B; and the partial results of 32 workgroups (F32, at most 32
-// queries, V's head size + 2 per head).
+// ggml_metal_op_flash_attn_ext_extra_pad, _blk, _tmp and _kv_f16; the
+// builds of each rule: releases.cc, kMetalAllocSizeBuild on). From
+// kKernelPad, always reserved: K, V and mask padding for 64 cells (32
+// under the vector kernel before kPad64), K's and V's rows the cache
+// cell's (every KV head) or, where kKvF16 copies K to F16, one head's F16
+// row; the mask's block map, one byte per 8 queries by 64 cells (1 by 32
+// for the vector kernel: under 20 queries, a head size a multiple of 32),
+// padded to 32 B; the partial results of 32 workgroups (F32, at most 32
+// queries, V's head size + 2 per head); from kKvF16 the F16 copies of the
+// whole K and V views (head size x cells x KV heads x streams x 2 B, each
+// padded to 16 B). kVecPartials: the partials of every query alone, under
+// the vector kernel alone. The decoder's attention: K and V of one head
+// size, V no view of K.
 uint64_t metal_flash_attn_scratch(const AttentionShape& s, uint64_t rows);
+// Whether ggml-metal dequantizes a K cache of `type` to F16 before flash
+// attention (ggml-metal-ops.cpp, ggml_metal_op_flash_attn_ext_use_kv_f16,
+// #27390): Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0.
+bool metal_copies_k_to_f16(GgmlType type);
 struct AttentionInputs {
   int weight = -1;  // any external tensor (weights, the cache)
   int k_idxs = -1;

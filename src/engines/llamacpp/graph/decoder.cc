@@ -280,8 +280,10 @@ Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, con
     const GgmlTypeTraits& v = ggml_type_traits(settings.cache_type_v);
     if (width % k.block_elements != 0 || width % v.block_elements != 0) return std::optional<uint64_t>();
     s->attn.metal_scratch = true;
+    s->attn.metal_rule = metal_flash_attn_scratch_rule(settings);
     s->attn.k_cell_bytes = width / k.block_elements * k.block_bytes;
     s->attn.v_cell_bytes = width / v.block_elements * v.block_bytes;
+    s->attn.k_f16_copy_type = metal_copies_k_to_f16(settings.cache_type_k);
   }
   const uint64_t seqs = std::max<uint64_t>(c.streams, 1);
   return replayed(reserve_bytes(c, seqs, kGpuTensorAlignment, [&](uint64_t n_tok, uint64_t n_out) {

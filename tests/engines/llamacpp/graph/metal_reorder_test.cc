@@ -102,5 +102,47 @@ TEST(MetalFlashAttnScratch, Llama32At128And1Queries) {
   EXPECT_EQ(llamacpp::graph::metal_flash_attn_scratch(s, 1), 2'496'768u);
 }
 
+
+// The same shape under each build's rule (llamacpp::MetalFaScratch).
+TEST(MetalFlashAttnScratch, Llama32ByRule) {
+  using llamacpp::MetalFaScratch;
+  llamacpp::graph::AttentionShape s;
+  s.heads = 24;
+  s.kv_heads = 8;
+  s.head_dim = 128;
+  s.n_kv = 4096;
+  s.k_cell_bytes = 2048;
+  s.v_cell_bytes = 2048;
+  s.metal_rule = MetalFaScratch::kNone;
+  EXPECT_EQ(llamacpp::graph::metal_flash_attn_scratch(s, 1), 0u);
+  // b6473 to b7590: the vector kernel's partials alone, 4 x 1 x 24 x 32 x
+  // 130 = 399,360; nothing for the 8-query kernel.
+  s.metal_rule = MetalFaScratch::kVecPartials;
+  EXPECT_EQ(llamacpp::graph::metal_flash_attn_scratch(s, 1), 399'360u);
+  EXPECT_EQ(llamacpp::graph::metal_flash_attn_scratch(s, 128), 0u);
+  // b7591 to b8509: the vector kernel pads 32 cells, 32 x (16,384 +
+  // 16,384 + 2) = 1,048,640; + 128 + 399,360 = 1,448,128. 128 queries as
+  // from b8510 (64 cells): 14,894,080.
+  s.metal_rule = MetalFaScratch::kKernelPad;
+  EXPECT_EQ(llamacpp::graph::metal_flash_attn_scratch(s, 1), 1'448'128u);
+  EXPECT_EQ(llamacpp::graph::metal_flash_attn_scratch(s, 128), 14'894'080u);
+  // The pinned v0.4.0: + F16 copies of K and V, each 2 x 128 x 4,096 x 8 =
+  // 8,388,608: 2,496,768 + 16,777,216 = 19,273,984 for one query.
+  s.metal_rule = MetalFaScratch::kKvF16;
+  EXPECT_EQ(llamacpp::graph::metal_flash_attn_scratch(s, 1), 19'273'984u);
+  // A Q8_0 cache (a cell's K row 1,024 / 32 x 34 = 1,088 B): 128 queries
+  // use the F16 copy, so the padding reads its head rows, 2 x 128 = 256 B:
+  // 64 x (256 x 8 + 256 x 8 + 2 x 128) = 278,528; + 1,024 + 12,779,520 +
+  // 16,777,216 = 29,836,288.
+  s.k_cell_bytes = 1088;
+  s.v_cell_bytes = 1088;
+  s.k_f16_copy_type = true;
+  EXPECT_EQ(llamacpp::graph::metal_flash_attn_scratch(s, 128), 29'836'288u);
+  // 16 queries (the vector kernel, no copy used): 64 x (1,088 x 8 x 2 +
+  // 2 x 16) = 1,116,160; the block map 16 x (4,096 / 32) = 2,048; the
+  // partials 4 x 16 x 24 x 32 x 130 = 6,389,760; + 16,777,216: 24,285,184.
+  EXPECT_EQ(llamacpp::graph::metal_flash_attn_scratch(s, 16), 24'285'184u);
+}
+
 }  // namespace
 }  // namespace memfit::ggml_graph
