@@ -36,15 +36,16 @@ TEST(MlxLmCli, PreflightGeneratePrintsThePeakAsTotalBytes) {
   // release (0.31.3) computes the logits of the prompt's final token only,
   // 151,936 x 2 B = 303,872 B (before 0.27.0 the whole chunk's, 2048 x
   // 151,936 x 2 = 622,329,856: tests/engines/mlxlm/releases_test.cc); the
-  // MLP's 2048 x 17,408 x 2 x 3 = 213,909,504. The transient is the
+  // widest pass is the chunk's first 2047 tokens (the final one runs alone),
+  // so the MLP's 2047 x 17,408 x 2 x 3 = 213,805,056. The transient is the
   // run-ahead replay (tests/engines/mlxlm/estimate_test.cc works one by
   // hand), pinned.
   EXPECT_EQ(m["kv_bytes"], 335544320u);
   EXPECT_EQ(m["phases"]["last_chunk"]["logits_bytes"], 303872u);
-  EXPECT_EQ(m["phases"]["last_chunk"]["mlp_bytes"], 213909504u);
-  EXPECT_EQ(m["transient_bytes"], 759169024u);  // the run-ahead replay (engine test)
+  EXPECT_EQ(m["phases"]["last_chunk"]["mlp_bytes"], 213805056u);
+  EXPECT_EQ(m["transient_bytes"], 758798336u);  // the run-ahead replay (engine test)
   const uint64_t weights = j["weights_bytes"];
-  EXPECT_EQ(j["total_bytes"], weights + 335544320u + 759169024u);
+  EXPECT_EQ(j["total_bytes"], weights + 335544320u + 758798336u);
   EXPECT_EQ(m["figures"]["kv_bytes"], "exact");
   EXPECT_EQ(m["figures"]["transient_bytes"], "modelled");
   EXPECT_EQ(m["kv_capacity_tokens"], 2304);  // 2176 tokens, in steps of 256

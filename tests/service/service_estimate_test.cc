@@ -87,7 +87,7 @@ TEST(ServiceEstimate, MlxLmEngineAndItsFields) {
   json j = body_json(r);
   EXPECT_EQ(j["engine"], "mlx-lm");
   EXPECT_EQ(j["mlxlm"]["kv_bytes"], 335544320u);
-  EXPECT_EQ(j["total_bytes"], 8307783680u + 335544320u + 759169024u);
+  EXPECT_EQ(j["total_bytes"], 8307783680u + 335544320u + 758798336u);
   HttpResponse fit = service->handle(
       "POST", "/v1/fit", json{{"model", kExampleModel}, {"engine", "mlx-lm"}}.dump());
   EXPECT_EQ(fit.status, 200) << fit.body;
@@ -110,7 +110,7 @@ TEST(ServiceEstimate, CompareListsEveryEngine) {
   EXPECT_EQ(rows[0]["refusal"], "prompt_tokens: is an mlx-lm setting: give engine mlx-lm");
   EXPECT_EQ(rows[2]["engine"], "mlx-lm");
   EXPECT_EQ(rows[2]["chosen"], true);
-  EXPECT_EQ(rows[2]["total_bytes"], 8307783680u + 335544320u + 759169024u);
+  EXPECT_EQ(rows[2]["total_bytes"], 8307783680u + 335544320u + 758798336u);
   HttpResponse bad = estimate(*service, {{"model", kExampleModel}, {"compare", "yes"}});
   EXPECT_EQ(bad.status, 400) << bad.body;
   EXPECT_EQ(error_message(bad), "compare: must be true or false");

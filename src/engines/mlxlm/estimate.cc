@@ -486,13 +486,19 @@ void price_phases(const ModelSpec& spec, const MlxLmSettings& s,
     cached += S;
   }
   const uint64_t L = e.last_chunk_tokens;
-  const uint64_t last_keys = costs.kv_len(cached, L);
-  e.fused_attention =
-      uses_fused_sdpa(costs.geometry(), L, last_keys) && fused_attention_kernel(s) && !costs.mla();
   // Since mlx-lm 0.27.0 the last chunk's first L - 1 tokens and its final
-  // token are two passes, the LM head on the final one only: priced as one
-  // pass of L tokens with one row of logits (docs/engine-mlxlm.md, "Releases").
-  costs.price(e.last_chunk, walk.step(L), L, last_keys,
+  // token are two passes, the LM head on the final one only: priced as the
+  // pass of L - 1 tokens over the keys it sees, with the final pass's one
+  // row of logits and the cache at its end (the final pass's own
+  // activations, one token's, are below the wider pass's); before, one pass
+  // of L tokens and L rows (docs/engine-mlxlm.md, "Releases"). With a
+  // split-K rule the widest pass's rows matter: a 15-token prompt's
+  // projections split 14 rows, not 15.
+  const uint64_t n = mlxlm_last_chunk_pass_tokens(s.mlx_lm_release, L);
+  const uint64_t last_keys = costs.kv_len(cached, n);
+  e.fused_attention =
+      uses_fused_sdpa(costs.geometry(), n, last_keys) && fused_attention_kernel(s) && !costs.mla();
+  costs.price(e.last_chunk, walk.step(L), n, last_keys,
               mlxlm_last_chunk_logits_rows(s.mlx_lm_release, L));
   cached += L;
   costs.price(e.decode, walk.decode(s.max_tokens), 1, costs.kv_len(cached + s.max_tokens - 1, 1),

@@ -45,6 +45,15 @@ inline constexpr MlxRelease kMlxLmRequiresMlx0304{0, 30, 6};
 inline constexpr MlxRelease kMlxLmRequiresMlx0312{0, 31, 3};
 MlxRelease mlx_required_by(const MlxRelease& mlx_lm);
 
+// The tokens of the widest forward pass of the prompt's last chunk of
+// `last_chunk_tokens` (L) under `release` (none: the current release's):
+// since kMlxLmLastTokenLogits (mlx-lm #406) generate_step's loop runs the
+// chunk's first L - 1 tokens alone, evaluating only the caches, and the
+// final token in a pass of its own, so L - 1 (1 when L is 1); before it,
+// all L tokens in one pass (docs/engine-mlxlm.md, "Releases").
+uint64_t mlxlm_last_chunk_pass_tokens(const std::optional<MlxRelease>& release,
+                                      uint64_t last_chunk_tokens);
+
 // generate_step's prefill_step_size under `release` (none: the current
 // release's): 512 before kMlxLmPrefill2048, else 2048.
 uint64_t mlxlm_default_prefill_step_size(const std::optional<MlxRelease>& release);

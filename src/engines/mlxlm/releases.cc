@@ -96,6 +96,14 @@ uint64_t mlxlm_last_chunk_logits_rows(const std::optional<MlxRelease>& release,
   return last_chunk_tokens;
 }
 
+uint64_t mlxlm_last_chunk_pass_tokens(const std::optional<MlxRelease>& release,
+                                      uint64_t last_chunk_tokens) {
+  if (release.value_or(kMlxLmNewestRead) >= kMlxLmLastTokenLogits && last_chunk_tokens > 1) {
+    return last_chunk_tokens - 1;
+  }
+  return last_chunk_tokens;
+}
+
 MlxRelease mlx_required_by(const MlxRelease& mlx_lm) {
   if (mlx_lm >= kMlxLmRequiresMlx0312) return MlxRelease{0, 31, 2};
   if (mlx_lm >= kMlxLmRequiresMlx0304) return MlxRelease{0, 30, 4};

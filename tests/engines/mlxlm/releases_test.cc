@@ -8,6 +8,7 @@
 
 #include "memfit/memfit.h"
 #include "memfit/mlxlm.h"
+#include "engines/mlxlm/release_defaults.h"
 #include "support/corpus.h"
 #include "support/paths.h"
 
@@ -18,9 +19,11 @@ const MemoryBudget kBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
 
 // Llama 3.2 3B, 2048 prompt tokens in one chunk, 128 generated, weights a
 // round 1000 bytes (as estimate_test.cc's DenseGqaLlama32_3B).
-MlxLmEstimate llama32_3b(std::optional<MlxRelease> release, bool never_commits) {
+MlxLmEstimate llama32_3b(std::optional<MlxRelease> release, bool never_commits,
+                         uint64_t prompt_tokens = 2048, uint64_t prefill_step_size = 2048) {
   MlxLmSettings s;
-  s.prompt_tokens = 2048;
+  s.prompt_tokens = prompt_tokens;
+  s.prefill_step_size = prefill_step_size;
   s.max_tokens = 128;
   s.mlx_lm_release = release;
   // One buffer that never commits: the transient is the sum of every op's
@@ -45,11 +48,18 @@ TEST(MlxLmReleases, LogitsOfTheLastChunkBeforeAndSince406) {
   // No release given prices the current release, 0.31.3: one row.
   EXPECT_EQ(unsaid.last_chunk.logits_bytes, 256'512u);
   EXPECT_EQ(unsaid.total_bytes, since.total_bytes);
-  // The rest of the pass is the same L = 2048 tokens either way: the KV
-  // cache (28 x 2048 x 4096 = 234,881,024), attention and MLP.
+  // The cache ends at the same 2048 slots either way (28 x 2048 x 4096 =
+  // 234,881,024), but since 0.27.0 the widest pass is the chunk's first
+  // 2047 tokens (the final one runs alone): the MLP 2047 x 8192 x 2 x 3 =
+  // 100,614,144 where before 2048 x 8192 x 6 = 100,663,296, and the fused
+  // attention's float32 output 24 heads x 2047 x 128 x 4 = 25,153,536
+  // where before 24 x 2048 x 128 x 4 = 25,165,824.
   EXPECT_EQ(since.last_chunk.kv_bytes, 234'881'024u);
-  EXPECT_EQ(since.last_chunk.mlp_bytes, before.last_chunk.mlp_bytes);
-  EXPECT_EQ(since.last_chunk.attention_bytes, before.last_chunk.attention_bytes);
+  EXPECT_EQ(before.last_chunk.kv_bytes, 234'881'024u);
+  EXPECT_EQ(since.last_chunk.mlp_bytes, 100'614'144u);
+  EXPECT_EQ(before.last_chunk.mlp_bytes, 100'663'296u);
+  EXPECT_EQ(since.last_chunk.attention_bytes, 25'153'536u);
+  EXPECT_EQ(before.last_chunk.attention_bytes, 25'165'824u);
   // Decode computes one row under every release.
   EXPECT_EQ(since.decode.logits_bytes, 256'512u);
   EXPECT_EQ(since.decode.total_bytes, before.decode.total_bytes);
@@ -59,11 +69,58 @@ TEST(MlxLmReleases, LogitsOfTheLastChunkBeforeAndSince406) {
 }
 
 TEST(MlxLmReleases, TheLogitsRowsAreAllTheTransientMovesWhenNothingCommits) {
+  // Passes of the same 2048 tokens: 0.26.4 runs a 2048-token prompt in one;
+  // 0.27.0 runs a 2049-token prompt (one chunk of up to 4096) as 2048
+  // tokens, then the final token alone.
   const MlxLmEstimate before = llama32_3b(MlxRelease{0, 26, 4}, true);
-  const MlxLmEstimate since = llama32_3b(MlxRelease{0, 27, 0}, true);
+  const MlxLmEstimate since = llama32_3b(MlxRelease{0, 27, 0}, true, 2049, 4096);
   // Every op's output stays: the last chunk's transient differs by the
   // logits alone, 525,336,576 - 256,512 = 525,080,064.
   EXPECT_EQ(before.last_chunk.transient_bytes - since.last_chunk.transient_bytes, 525'080'064u);
+}
+
+// mlx-lm #406's loop (generate_step, read at v0.27.0 and v0.28.3): `while
+// total - processed > 1` runs min(prefill_step_size, remaining - 1)
+// tokens, then `_step` the one left.
+TEST(MlxLmReleases, LastChunkPassTokens) {
+  EXPECT_EQ(mlxlm_last_chunk_pass_tokens(std::nullopt, 300), 299u);  // the current release's
+  EXPECT_EQ(mlxlm_last_chunk_pass_tokens(MlxRelease{0, 27, 0}, 300), 299u);
+  EXPECT_EQ(mlxlm_last_chunk_pass_tokens(MlxRelease{0, 27, 0}, 2), 1u);
+  EXPECT_EQ(mlxlm_last_chunk_pass_tokens(MlxRelease{0, 27, 0}, 1), 1u);  // the final token alone
+  EXPECT_EQ(mlxlm_last_chunk_pass_tokens(MlxRelease{0, 26, 4}, 300), 300u);
+  EXPECT_EQ(mlxlm_last_chunk_pass_tokens(MlxRelease{0, 26, 4}, 1), 1u);
+}
+
+// Qwen3-0.6B bf16 (the corpus config, the rcrlm log's model), 13 prompt
+// tokens and 256 generated: since 0.27.0 the prompt is a pass of 12 tokens
+// and one of 1 with the logits; before, one pass of 13 with 13 rows.
+TEST(MlxLmReleases, ShortPromptPassesSinceAndBefore406) {
+  auto qwen3_06b = [](MlxRelease release) {
+    MlxLmSettings s;
+    s.prompt_tokens = 13;
+    s.max_tokens = 256;
+    s.mlx_lm_release = release;
+    const Model m = testing::corpus_model("qwen3/Qwen3-0.6B", 1000, WeightsSource::kSafetensorsHeader);
+    Result<MlxLmEstimate> e = estimate_mlxlm(m, s, kBudget);
+    EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
+    return e.ok() ? *e : MlxLmEstimate{};
+  };
+  const MlxLmEstimate since = qwen3_06b(MlxRelease{0, 28, 3});
+  const MlxLmEstimate before = qwen3_06b(MlxRelease{0, 26, 4});
+  // MLP: 12 x 3072 x 2 x 3 = 221,184 (before: 13 x 3072 x 6 = 239,616).
+  EXPECT_EQ(since.last_chunk.mlp_bytes, 221'184u);
+  EXPECT_EQ(before.last_chunk.mlp_bytes, 239'616u);
+  // Fused attention, float32: 16 heads x 12 x 128 x 4 = 98,304 (before
+  // 16 x 13 x 128 x 4 = 106,496).
+  EXPECT_EQ(since.last_chunk.attention_bytes, 98'304u);
+  EXPECT_EQ(before.last_chunk.attention_bytes, 106'496u);
+  // Logits: one row, 151,936 x 2 = 303,872 (before 13 rows, 3,950,336).
+  EXPECT_EQ(since.last_chunk.logits_bytes, 303'872u);
+  EXPECT_EQ(before.last_chunk.logits_bytes, 3'950'336u);
+  // The cache at the chunk's end either way: 256 slots x 28 layers x 8
+  // KV heads x 128 x 2 x 2 B = 29,360,128.
+  EXPECT_EQ(since.last_chunk.kv_bytes, 29'360'128u);
+  EXPECT_EQ(before.last_chunk.kv_bytes, 29'360'128u);
 }
 
 TEST(MlxLmReleases, LastChunkLogitsRows) {
