@@ -680,21 +680,35 @@ void add_gpt_neox_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   add_converted(out, blk + "ffn_up.weight", {g.hidden, g.intermediate});
 }
 
-// One block of fused query-key-value attention and a fused gate/up MLP, by
-// name: the RMS norm before attention, attn_qkv (hidden -> q + 2 kv) with
-// its bias where `qkv_bias`, the attention output (no bias), the RMS norm
-// before the MLP, ffn_up holding the gate and up halves (hidden -> 2 x
-// intermediate) and ffn_down. Phi-3's blocks (no bias) and ChatGLM's
-// (llama.cpp's LLM_ARCH_CHATGLM tensors; the converter's ChatGLMModel:
-// add_qkv_bias, which ChatGLM2/3 and GLM-4 all have).
-void add_fused_qkv_block(const ModelSpec& spec, uint64_t i, bool qkv_bias, Tensors& out) {
+// One Phi-3 block, by name: the fused query-key-value matrix, the
+// attention output, ffn_up holding the gate and up halves (hidden -> 2 x
+// intermediate), ffn_down and the two RMS norms.
+void add_phi3_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t head_dim = head_dim_of(g);
+  const std::string blk = fmt::format("blk.{}.", i);
+  add_converted(out, blk + "attn_norm.weight", {g.hidden});
+  add_converted(out, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
+  add_converted(out, blk + "attn_qkv.weight", {g.hidden, (g.heads + 2 * g.kv_heads) * head_dim});
+  add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
+  add_converted(out, blk + "ffn_norm.weight", {g.hidden});
+  add_converted(out, blk + "ffn_up.weight", {g.hidden, 2 * g.intermediate});
+}
+
+// One ChatGLM block, by name (llama.cpp's LLM_ARCH_CHATGLM tensors; the
+// converter's ChatGLMModel): the RMS norm before attention, the fused
+// query-key-value matrix (hidden -> q + 2 kv) and its bias (add_qkv_bias:
+// ChatGLM2/3 and GLM-4 all have it), the attention output (no bias), the
+// RMS norm before the MLP, ffn_up holding the gate and up halves (hidden
+// -> 2 x intermediate) and ffn_down.
+void add_chatglm_block(const ModelSpec& spec, uint64_t i, Tensors& out) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t head_dim = head_dim_of(g);
   const uint64_t qkv = (g.heads + 2 * g.kv_heads) * head_dim;
   const std::string blk = fmt::format("blk.{}.", i);
   add_converted(out, blk + "attn_norm.weight", {g.hidden});
   add_converted(out, blk + "attn_output.weight", {g.heads * head_dim, g.hidden});
-  if (qkv_bias) add_converted(out, blk + "attn_qkv.bias", {qkv});
+  add_converted(out, blk + "attn_qkv.bias", {qkv});
   add_converted(out, blk + "attn_qkv.weight", {g.hidden, qkv});
   add_converted(out, blk + "ffn_down.weight", {g.intermediate, g.hidden});
   add_converted(out, blk + "ffn_norm.weight", {g.hidden});
@@ -1183,8 +1197,8 @@ Result<std::vector<ConvertedTensor>> converted_tensors(const ModelSpec& spec,
   for (uint64_t i = 0; i < spec.layers.size(); ++i) {
     if (hybrid != ConvertedHybrid::kNone) add_hybrid_block(spec, hybrid, h, i, out);
     else if (gpt_neox(spec)) add_gpt_neox_block(spec, i, out);
-    else if (phi3(spec)) add_fused_qkv_block(spec, i, /*qkv_bias=*/false, out);
-    else if (chatglm(spec)) add_fused_qkv_block(spec, i, /*qkv_bias=*/true, out);
+    else if (phi3(spec)) add_phi3_block(spec, i, out);
+    else if (chatglm(spec)) add_chatglm_block(spec, i, out);
     else if (gemma(spec) || gemma2(spec) || gemma3(spec)) add_sorted(out, [&](Tensors& b) { add_gemma_block(spec, i, b); });
     else if (glm4(spec)) add_sorted(out, [&](Tensors& b) { add_glm4_block(spec, !h.glm4_no_qkv_bias, i, b); });
     else if (olmo2(spec)) add_sorted(out, [&](Tensors& b) { add_olmo2_block(spec, i, b); });

@@ -14,7 +14,6 @@
 
 #include "engines/llamacpp/parts.h"
 #include "engines/llamacpp/releases.h"
-#include "engines/shared/release_number.h"
 #include "memfit/engine.h"
 #include "memfit/llamacpp.h"
 #include "memfit/untrusted_text.h"
@@ -34,9 +33,22 @@ constexpr Semver kNewestReadTag{0, 5, 0};  // the release node-llama-cpp 3.22.1 
 
 // "v0.4.0" or "0.4.0": three numbers and two dots, nothing else.
 std::optional<Semver> parse_semver(std::string_view text) {
-  const std::optional<ReleaseNumber> n = parse_release_number(text);
-  if (!n || !n->has_patch) return std::nullopt;
-  return Semver{n->major, n->minor, n->patch};
+  if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) text.remove_prefix(1);
+  Semver v;
+  uint64_t* parts[] = {&v.major, &v.minor, &v.patch};
+  const char* at = text.data();
+  const char* end = text.data() + text.size();
+  for (size_t i = 0; i < 3; ++i) {
+    if (i > 0) {
+      if (at == end || *at != '.') return std::nullopt;
+      ++at;
+    }
+    const auto [next, ec] = std::from_chars(at, end, *parts[i]);
+    if (ec != std::errc() || next == at || next - at > 4) return std::nullopt;
+    at = next;
+  }
+  if (at != end) return std::nullopt;
+  return v;
 }
 
 // #6122: the output buffer holds n_seq_max rows of logits, not n_batch.

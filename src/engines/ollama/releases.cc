@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 
-#include "engines/shared/release_number.h"
 #include "memfit/checked_math.h"
 #include "memfit/llamacpp.h"
 #include "memfit/untrusted_text.h"
@@ -141,10 +141,23 @@ namespace {
 // "0.30.10", "v0.5.7", "0.6.0-rc1": its three numbers, each of at most
 // four digits; nullopt when it is not such a tag.
 std::optional<OllamaRelease> release_tag(std::string_view text) {
+  if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) text.remove_prefix(1);
   if (const size_t dash = text.find('-'); dash != std::string_view::npos) text = text.substr(0, dash);
-  const std::optional<ReleaseNumber> n = parse_release_number(text);
-  if (!n || !n->has_patch) return std::nullopt;
-  return OllamaRelease{n->major, n->minor, n->patch};
+  OllamaRelease r;
+  uint64_t* parts[] = {&r.major, &r.minor, &r.patch};
+  const char* at = text.data();
+  const char* end = text.data() + text.size();
+  for (size_t i = 0; i < 3; ++i) {
+    if (i > 0) {
+      if (at == end || *at != '.') return std::nullopt;
+      ++at;
+    }
+    const auto [next, ec] = std::from_chars(at, end, *parts[i]);
+    if (ec != std::errc() || next == at || next - at > 4) return std::nullopt;
+    at = next;
+  }
+  if (at != end) return std::nullopt;
+  return r;
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "engines/shared/parallel_tensors.h"
-#include "engines/sglang/linear_storage.h"
 #include "memfit/checked_math.h"
 #include "memfit/vllm.h"
 
@@ -15,7 +14,9 @@ namespace {
 
 constexpr uint64_t kMinLargeAlloc = 10ull << 20;  // c10: allocations this large or more ...
 constexpr uint64_t kRoundLarge = 2ull << 20;      // ... get a segment rounded up to this
-constexpr uint64_t kWideBytes = 2;                // the vocabulary tables' bf16 / fp16 rows
+constexpr uint64_t kWideBytes = 2;                // bf16 / fp16 parameters
+constexpr uint64_t kFp8Bytes = 1;                 // float8_e4m3 parameters
+constexpr uint64_t kScaleBytes = 4;               // an FP8 block's fp32 weight_scale_inv
 
 // What the allocator's segment holds past one parameter of `bytes`.
 uint64_t rounding_of(CheckedBytes bytes) {
@@ -23,6 +24,14 @@ uint64_t rounding_of(CheckedBytes bytes) {
   if (b < kMinLargeAlloc) return 0;  // packed with others into shared segments
   return (round_up(b, kRoundLarge) - b).saturated();
 }
+
+// How a checkpoint's linear layers are held: element bytes and, for FP8
+// block quantization, the block's rows and columns (0: no scale grid worth
+// a segment; a per-tensor scale is one float).
+struct LinearStorage {
+  uint64_t element_bytes = kWideBytes;
+  uint64_t block_rows = 0, block_cols = 0;
+};
 
 // Whether a module the config leaves unquantized is one of the linear
 // layers priced here (then their storage is mixed: not described).
@@ -36,11 +45,32 @@ bool names_linear_layer(std::string_view module) {
   return module.find("proj") != std::string_view::npos || module.find("experts") != std::string_view::npos;
 }
 
+// SGLang's Fp8LinearMethod / Fp8MoEMethod (layers/quantization/fp8.py):
+// float8_e4m3 weights, and with weight_block_size [n, k] a fp32
+// weight_scale_inv of ceil(rows / n) x ceil(cols / k) a tensor. Empty for
+// a scheme not described.
+std::optional<LinearStorage> linear_storage(const QuantizationInfo& q) {
+  if (q.method.empty()) return LinearStorage{};
+  if (q.method != "fp8") return std::nullopt;
+  for (const std::string& module : q.unquantized_modules) {
+    if (names_linear_layer(module)) return std::nullopt;
+  }
+  LinearStorage s{.element_bytes = kFp8Bytes};
+  if (q.block_size.size() == 2 && q.block_size[0] != 0 && q.block_size[1] != 0) {
+    s.block_rows = q.block_size[0], s.block_cols = q.block_size[1];
+  }
+  return s;
+}
+
 // The rounding of one linear parameter of `copies` x rows x cols (an MoE
 // layer's experts are one tensor) and of its block scale.
 uint64_t linear_rounding(const LinearStorage& s, uint64_t copies, CheckedBytes rows, uint64_t cols) {
-  uint64_t bytes = rounding_of(weight_bytes(s, rows, cols) * copies);
-  if (s.block_rows != 0) bytes += rounding_of(scale_grid_bytes(s, rows, cols) * copies);
+  uint64_t bytes = rounding_of(CheckedBytes(copies) * rows * cols * s.element_bytes);
+  if (s.block_rows != 0) {
+    const CheckedBytes grid =
+        CheckedBytes::ceil_div(rows, s.block_rows) * CheckedBytes::ceil_div(cols, s.block_cols).saturated();
+    bytes += rounding_of(CheckedBytes(copies) * grid * kScaleBytes);
+  }
   return bytes;
 }
 
@@ -49,9 +79,13 @@ uint64_t linear_rounding(const LinearStorage& s, uint64_t copies, CheckedBytes r
 // down (w2, down_proj), with their block scales (the gate's and the up
 // half's 2 x ceil(width / n) scale rows).
 uint64_t mlp_rounding(const LinearStorage& s, uint64_t copies, CheckedBytes rank_width, uint64_t hidden) {
-  uint64_t bytes = rounding_of(weight_bytes(s, rank_width * 2, hidden) * copies) +
+  uint64_t bytes = rounding_of(CheckedBytes(copies) * rank_width * 2 * hidden * s.element_bytes) +
                    linear_rounding(s, copies, CheckedBytes(hidden), rank_width.saturated());
-  if (s.block_rows != 0) bytes += rounding_of(scale_grid_bytes(s, rank_width, hidden) * 2 * copies);
+  if (s.block_rows != 0) {
+    const CheckedBytes up_grid = CheckedBytes::ceil_div(rank_width, s.block_rows) * 2 *
+                                 CheckedBytes::ceil_div(CheckedBytes(hidden), s.block_cols).saturated();
+    bytes += rounding_of(CheckedBytes(copies) * up_grid * kScaleBytes);
+  }
   return bytes;
 }
 
@@ -115,13 +149,15 @@ uint64_t mla_rounding(const ModelSpec& spec, const LinearStorage& s, const RankS
   const uint64_t dense = mlp_rounding(s, 1, CheckedBytes::ceil_div(g.intermediate, split.tensor_parallel), g.hidden);
   uint64_t moe = 0;
   if (spec.moe.experts != 0) {
-    const uint64_t width = routed_expert_width(spec);
+    const uint64_t width = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
     const bool fused = spec.moe.shared_experts == 1 && spec.moe.experts == 256 && split.expert_parallel <= 1 &&
                        !split.deepep;
     const LocalExperts local = local_experts(spec.moe.experts, width, split);
     moe = mlp_rounding(s, local.count + (fused ? 1 : 0), local.width, g.hidden);
     if (!fused && spec.moe.shared_experts != 0) {
-      const CheckedBytes shared_width = shared_expert_width(spec);
+      const CheckedBytes shared_width = spec.moe.shared_expert_intermediate != 0
+                                            ? CheckedBytes(spec.moe.shared_expert_intermediate)
+                                            : CheckedBytes(width) * spec.moe.shared_experts;
       const uint64_t shared_group = split.deepep ? 1 : split.tensor_parallel;
       moe += mlp_rounding(s, 1, CheckedBytes::ceil_div(shared_width, shared_group), g.hidden);
     }
@@ -139,7 +175,7 @@ RankSplit tp_split(uint64_t tensor_parallel) {
 
 uint64_t allocator_rounding_bytes(const ModelSpec& spec, const RankSplit& given) {
   const ModelGeometry& g = spec.geometry;
-  const std::optional<LinearStorage> storage = linear_storage(spec.quantization, names_linear_layer);
+  const std::optional<LinearStorage> storage = linear_storage(spec.quantization);
   if (!storage || g.hidden == 0) return 0;
   RankSplit split = given;
   split.tensor_parallel = std::max<uint64_t>(1, split.tensor_parallel);
@@ -161,7 +197,8 @@ uint64_t allocator_rounding_bytes(const ModelSpec& spec, const RankSplit& given)
   // layer's experts as the rank holds them (local_experts), a dense MLP by
   // TP.
   if (spec.moe.experts != 0) {
-    const LocalExperts local = local_experts(spec.moe.experts, routed_expert_width(spec), split);
+    const uint64_t width = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
+    const LocalExperts local = local_experts(spec.moe.experts, width, split);
     layer += mlp_rounding(*storage, local.count, local.width, g.hidden);
   } else {
     layer += mlp_rounding(*storage, 1, CheckedBytes::ceil_div(g.intermediate, split.tensor_parallel), g.hidden);

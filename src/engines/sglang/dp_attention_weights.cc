@@ -3,9 +3,8 @@
 
 #include <algorithm>
 #include <optional>
-#include <string_view>
+#include <string>
 
-#include "engines/sglang/linear_storage.h"
 #include "memfit/checked_math.h"
 
 namespace memfit::sglang {
@@ -23,15 +22,43 @@ CheckedBytes attention_share(const ModelGeometry& g, uint64_t tp) {
   return CheckedBytes::ceil_div(q_and_o, tp) + CheckedBytes(kv_heads) * g.head_dim * g.hidden * 2;
 }
 
-// Whether a module the config leaves unquantized makes the attention
-// projections of mixed widths (an NSA indexer's are not among them).
-bool mixes_attention(std::string_view module) {
-  return module.find("self_attn.") != std::string_view::npos && module.find("indexer") == std::string_view::npos;
+constexpr uint64_t kFp8Bytes = 1;    // an FP8 checkpoint's projections
+constexpr uint64_t kScaleBytes = 4;  // an FP8 block's fp32 weight_scale_inv
+
+// How an MLA checkpoint's projections are held: element bytes and the FP8
+// block (0: none). Empty for a scheme not described.
+struct MlaStorage {
+  uint64_t element_bytes = kParamBytes;
+  uint64_t block_rows = 0, block_cols = 0;
+};
+
+std::optional<MlaStorage> mla_storage(const QuantizationInfo& q) {
+  if (q.method.empty()) return MlaStorage{};
+  if (q.method != "fp8") return std::nullopt;
+  for (const std::string& module : q.unquantized_modules) {
+    if (module.find("self_attn.") != std::string::npos && module.find("indexer") == std::string::npos) {
+      return std::nullopt;  // attention projections of mixed widths
+    }
+  }
+  MlaStorage s{.element_bytes = kFp8Bytes};
+  if (q.block_size.size() == 2 && q.block_size[0] != 0 && q.block_size[1] != 0) {
+    s.block_rows = q.block_size[0], s.block_cols = q.block_size[1];
+  }
+  return s;
+}
+
+CheckedBytes linear_bytes(const MlaStorage& s, CheckedBytes rows, uint64_t cols) {
+  CheckedBytes bytes = rows * cols * s.element_bytes;
+  if (s.block_rows != 0) {
+    bytes = bytes + CheckedBytes::ceil_div(rows, s.block_rows) *
+                        CheckedBytes::ceil_div(CheckedBytes(cols), s.block_cols).saturated() * kScaleBytes;
+  }
+  return bytes;
 }
 
 // One layer's q_b_proj (q_proj), kv_b_proj and o_proj on a rank of a
 // group of `tp`: heads / tp of each.
-CheckedBytes mla_split_share(const ModelSpec& spec, const LinearStorage& s, uint64_t tp) {
+CheckedBytes mla_split_share(const ModelSpec& spec, const MlaStorage& s, uint64_t tp) {
   const ModelGeometry& g = spec.geometry;
   const MlaGeometry& m = spec.mla;
   const uint64_t heads = CheckedBytes::ceil_div(g.heads, tp).saturated();
@@ -43,7 +70,7 @@ CheckedBytes mla_split_share(const ModelSpec& spec, const LinearStorage& s, uint
 
 uint64_t mla_dp_attention_bytes(const ModelSpec& spec, uint64_t tp, uint64_t attention_tp, bool dp_lm_head,
                                 bool embedding_by_attention_tp) {
-  const std::optional<LinearStorage> storage = linear_storage(spec.quantization, mixes_attention);
+  const std::optional<MlaStorage> storage = mla_storage(spec.quantization);
   if (!storage) return 0;
   const ModelGeometry& g = spec.geometry;
   const CheckedBytes per_layer =

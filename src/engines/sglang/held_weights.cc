@@ -2,10 +2,9 @@
 #include "engines/sglang/held_weights.h"
 
 #include <algorithm>
-#include <optional>
 #include <string_view>
+#include <vector>
 
-#include "engines/sglang/linear_storage.h"
 #include "engines/shared/rope_cache.h"
 #include "memfit/checked_math.h"
 
@@ -71,28 +70,44 @@ uint64_t absorbed_kv_b_bytes(const ModelSpec& spec, uint64_t attention_tp, bool 
 
 namespace {
 
-// Every unquantized module leaves the shared expert's storage as the
-// config's scheme gives it.
-bool never_mixed(std::string_view) { return false; }
+constexpr uint64_t kScaleBytes = 4;  // an FP8 block's fp32 weight_scale_inv
+
+// The bytes of a rows x cols linear layer at `element` bytes, with its
+// fp32 scale grid where `block` is an FP8 block size.
+CheckedBytes linear_bytes(CheckedBytes rows, uint64_t cols, uint64_t element, const std::vector<uint64_t>& block) {
+  CheckedBytes bytes = rows * cols * element;
+  if (block.size() == 2 && block[0] != 0 && block[1] != 0) {
+    bytes = bytes + CheckedBytes::ceil_div(rows, block[0]) * CheckedBytes::ceil_div(CheckedBytes(cols), block[1]).saturated() *
+                        kScaleBytes;
+  }
+  return bytes;
+}
 
 // A shared MLP on a rank of a group of `tp`: gate_up's 2 x width / tp rows
 // and down's width / tp columns.
-CheckedBytes shared_mlp_bytes(const LinearStorage& s, CheckedBytes width, uint64_t hidden, uint64_t tp) {
+CheckedBytes shared_mlp_bytes(uint64_t width, uint64_t hidden, uint64_t tp, uint64_t element,
+                              const std::vector<uint64_t>& block) {
   const CheckedBytes rank_width = CheckedBytes::ceil_div(width, tp);
-  return linear_bytes(s, rank_width * 2, hidden) + linear_bytes(s, CheckedBytes(hidden), rank_width.saturated());
+  return linear_bytes(rank_width * 2, hidden, element, block) +
+         linear_bytes(CheckedBytes(hidden), rank_width.saturated(), element, block);
 }
 
 }  // namespace
 
 uint64_t deepep_shared_expert_bytes(const ModelSpec& spec, uint64_t tensor_parallel, bool deepep) {
   if (!deepep || !is_mla(spec) || spec.moe.experts == 0 || spec.moe.shared_experts == 0) return 0;
-  const std::optional<LinearStorage> storage = linear_storage(spec.quantization, never_mixed);
-  if (!storage) return 0;
+  const QuantizationInfo& q = spec.quantization;
+  if (!q.method.empty() && q.method != "fp8") return 0;
+  const uint64_t element = q.method.empty() ? kWideBytes : kFp8Bytes;
+  const std::vector<uint64_t> block = q.method.empty() ? std::vector<uint64_t>{} : q.block_size;
   const ModelGeometry& g = spec.geometry;
-  const CheckedBytes width = shared_expert_width(spec);
+  const uint64_t expert_width = spec.moe.expert_intermediate != 0 ? spec.moe.expert_intermediate : g.intermediate;
+  const uint64_t width = spec.moe.shared_expert_intermediate != 0
+                             ? spec.moe.shared_expert_intermediate
+                             : (CheckedBytes(expert_width) * spec.moe.shared_experts).saturated();
   const uint64_t moe_layers = g.layers - std::min(spec.mla.leading_dense, g.layers);
-  const CheckedBytes per_layer = shared_mlp_bytes(*storage, width, g.hidden, 1) -
-                                 shared_mlp_bytes(*storage, width, g.hidden, std::max<uint64_t>(1, tensor_parallel));
+  const CheckedBytes per_layer = shared_mlp_bytes(width, g.hidden, 1, element, block) -
+                                 shared_mlp_bytes(width, g.hidden, std::max<uint64_t>(1, tensor_parallel), element, block);
   return (per_layer * moe_layers).saturated();
 }
 

@@ -16,6 +16,9 @@ constexpr uint64_t kMinBlock = 512;                               // round_size
 constexpr uint64_t kSmallSize = 1 * kMiB;                         // should_split's large-pool floor
 constexpr uint64_t kMinLargeAlloc = 10 * kMiB, kRoundLarge = 2 * kMiB;  // get_allocation_size
 constexpr uint64_t kParamBytes = 2;                               // bf16 / fp16
+// BitsAndBytesLinearMethod's calculate_quant_ratio for a 16-bit params
+// dtype: 16 bits over uint8's 8, two 4-bit weights a byte.
+constexpr uint64_t kBnb4QuantRatio = 2;
 
 bool is_attention(LayerKind kind) {
   return kind == LayerKind::kFullAttention || kind == LayerKind::kSlidingWindow ||
@@ -57,15 +60,39 @@ void gated_delta_allocations(const ModelSpec& spec, uint64_t tp, uint64_t layers
   out.push_back({CheckedBytes::ceil_div(vd, tp) * hidden_row, layers});  // out_proj
 }
 
+// A dense checkpoint vLLM runs under bitsandbytes 4-bit (a
+// quantization_config of load_in_4bit, or --quantization bitsandbytes's
+// in-flight NF4, logs/vllm_online_bnb.cc): every decoder linear layer is
+// BitsAndBytesLinearMethod's, whose create_weights (create_qweight_for_4bit,
+// model_executor/layers/quantization/bitsandbytes.py, the same in the v0.8
+// line and the newest source read) makes one uint8 parameter of
+// input_size_per_partition x sum(output_partition_sizes) / quant_ratio
+// bytes, shape [that, 1], per fused layer; the embedding, the LM head and
+// the norms stay 16-bit. Unpriced: a mixture of experts (its experts are
+// another method's) and a checkpoint that leaves modules other than
+// lm_head unquantized (llm_int8_skip_modules: those layers are 16-bit).
+bool is_dense_bnb_4bit(const ModelSpec& spec) {
+  const QuantizationInfo& q = spec.quantization;
+  if (q.method != "bitsandbytes" || q.bits != 4 || spec.moe.experts != 0) return false;
+  for (const std::string& m : q.unquantized_modules) {
+    if (m != "lm_head") return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<VllmAllocation> vllm_param_allocations(const ModelSpec& spec, uint64_t tp,
                                                    const VllmExpertPadding& padding) {
   tp = tp == 0 ? 1 : tp;
   const ModelGeometry& g = spec.geometry;
-  const bool priced_layout = spec.layout == "standard" || spec.layout == "sliding_window" ||
-                             spec.layout == "chunked" || is_gated_delta_hybrid(spec);
-  if (!spec.quantization.method.empty() || !priced_layout || g.hidden == 0) return {};
+  const bool standard = spec.layout == "standard" || spec.layout == "sliding_window" ||
+                        spec.layout == "chunked";
+  const bool bnb4 = is_dense_bnb_4bit(spec);
+  const bool priced = spec.quantization.method.empty()
+                          ? standard || is_gated_delta_hybrid(spec)
+                          : bnb4 && standard;
+  if (!priced || g.hidden == 0) return {};
 
   std::vector<VllmAllocation> out;
   const uint64_t layers = spec.layers.size();
@@ -74,11 +101,17 @@ std::vector<VllmAllocation> vllm_param_allocations(const ModelSpec& spec, uint64
   const uint64_t heads = CheckedBytes::ceil_div(g.heads, tp).saturated();
   const uint64_t kv = g.kv_heads == 0 ? 0 : kv_heads_per_rank(g.kv_heads, tp);
   const CheckedBytes hidden_row = CheckedBytes(g.hidden) * kParamBytes;
+  // A linear layer's weight of `elements` (output rows per rank x input
+  // columns per rank): 2 B an element, or under bitsandbytes 4-bit the
+  // single uint8 [elements / 2, 1] parameter create_qweight_for_4bit makes.
+  const auto linear = [&](const CheckedBytes& elements) {
+    return bnb4 ? CheckedBytes::ceil_div(elements, kBnb4QuantRatio) : elements * kParamBytes;
+  };
   // A gated attention's q_proj writes the output gate too: twice the
   // query rows (Qwen3NextAttention's qkv_proj).
   const uint64_t q_rows = spec.attention_output_gate ? 2 : 1;
-  out.push_back({(CheckedBytes(heads) * q_rows + kv * 2) * g.head_dim * hidden_row, attention_layers});  // qkv_proj
-  out.push_back({CheckedBytes(heads) * g.head_dim * hidden_row, attention_layers});  // o_proj
+  out.push_back({linear((CheckedBytes(heads) * q_rows + kv * 2) * g.head_dim * g.hidden), attention_layers});  // qkv_proj
+  out.push_back({linear(CheckedBytes(heads) * g.head_dim * g.hidden), attention_layers});  // o_proj
   if (spec.layout == "hybrid") gated_delta_allocations(spec, tp, layers - attention_layers, out);
   const uint64_t experts = spec.moe.experts;
   if (experts != 0) {
@@ -89,8 +122,8 @@ std::vector<VllmAllocation> vllm_param_allocations(const ModelSpec& spec, uint64
     out.push_back({CheckedBytes(experts) * hidden_row, layers});  // the router, whole
   } else {
     const CheckedBytes mlp_rank = CheckedBytes::ceil_div(g.intermediate, tp);
-    out.push_back({mlp_rank * 2 * hidden_row, layers});  // gate_up_proj
-    out.push_back({mlp_rank * hidden_row, layers});      // down_proj
+    out.push_back({linear(mlp_rank * 2 * g.hidden), layers});  // gate_up_proj
+    out.push_back({linear(mlp_rank * g.hidden), layers});      // down_proj
   }
   out.push_back({hidden_row, layers * 2 + 1});  // the two norms a layer, the final one
   const CheckedBytes rows = CheckedBytes::ceil_div(

@@ -32,7 +32,11 @@ struct VllmAllocation {
 // padded to 64 rows and split by rows (one when tied); the rope cache
 // (MRotaryEmbedding's when the rope declares mrope_section, else
 // max_position_embeddings x head dim). `expert_row_padding`: the bytes
-// ROCm adds to each stacked expert tensor (rocm.h); 0 on CUDA. Empty for a
+// ROCm adds to each stacked expert tensor (rocm.h); 0 on CUDA. A dense
+// bitsandbytes 4-bit checkpoint (standard, sliding_window or chunked)
+// lists each linear layer as the one uint8 parameter of half a byte a
+// weight BitsAndBytesLinearMethod creates (the rest 16-bit); its quant
+// states' absmax and code tensors are not listed. Empty for another
 // quantized checkpoint (its kernels lay weights out their own way) and for
 // layouts other than standard, sliding_window, chunked and a hybrid of
 // attention and gated delta nets (Qwen3-Next, Qwen3.5; Mamba hybrids and

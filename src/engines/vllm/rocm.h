@@ -23,7 +23,9 @@ struct VllmRocmLoad {
 // allocator's part is priced for unquantized attention models (layouts
 // standard, sliding_window, chunked) from the config's geometry, 16-bit
 // parameters as vLLM creates them (q/k/v and gate/up fused, the experts
-// stacked per layer); other models get the padding and the runtime only.
+// stacked per layer), and for dense bitsandbytes 4-bit ones with their
+// packed uint8 linear weights (allocations.h); other models get the
+// padding and the runtime only.
 // Every product saturates: a header that overflows prices UINT64_MAX.
 VllmRocmLoad vllm_rocm_load(const ModelSpec& spec, uint64_t tensor_parallel);
 

@@ -117,5 +117,63 @@ TEST(VllmAllocations, GatedAttentionDoublesTheQueryRowsOfQkvProj) {
   EXPECT_EQ(vllm_param_allocations(spec, 1, {}).front().bytes.saturated(), 83886080u);
 }
 
+// TinyLlama-1.1B-Chat-v1.0 as vLLM loads it under bitsandbytes 4-bit:
+// hidden 2,048, 22 layers, 32 heads and 4 KV heads of 64, intermediate
+// 5,632, vocabulary 32,000 untied, 2,048 positions.
+ModelSpec tinyllama_bnb4() {
+  ModelSpec spec;
+  spec.layout = "standard";
+  spec.geometry.hidden = 2048;
+  spec.geometry.heads = 32;
+  spec.geometry.kv_heads = 4;
+  spec.geometry.head_dim = 64;
+  spec.geometry.intermediate = 5632;
+  spec.geometry.vocab = 32000;
+  spec.tied_embeddings = false;
+  spec.max_position_tokens = 2048;
+  spec.layers.assign(22, LayerCache{});
+  for (LayerCache& l : spec.layers) l.kind = LayerKind::kFullAttention;
+  spec.quantization.method = "bitsandbytes";
+  spec.quantization.bits = 4;
+  spec.quantization.double_quant = true;
+  return spec;
+}
+
+TEST(VllmAllocations, BitsAndBytesFourBitPacksEachLinearLayerIntoOneByteParameter) {
+  // create_qweight_for_4bit: uint8 [input x output / 2, 1] per fused layer.
+  //   qkv_proj (32 + 2 x 4) x 64 x 2,048 / 2 = 2,621,440 B (2.5 MiB) and
+  //   o_proj 2,048 x 2,048 / 2 = 2,097,152 B: under 10 MiB, 512 B
+  //   multiples, +0; down_proj 5,632 x 2,048 / 2 = 5,767,168 B (5.5 MiB):
+  //   +0
+  //   gate_up_proj 2 x 5,632 x 2,048 / 2 = 11,534,336 B = 11 MiB takes a
+  //   12 MiB segment, 1 MiB left (not more): whole, +1,048,576 x 22 layers
+  //   the two 16-bit tables 32,000 x 2,048 x 2 B = 131,072,000 B = 125 MiB
+  //   take 126, 1 MiB left: whole, +1,048,576 each
+  //   the norms (4,096 B) and the rope cache (2,048 x 64 x 2 B = 256 KiB):
+  //   512 B multiples, +0
+  // 24 x 1,048,576 = 25,165,824 B. Captain-Jay29/vllm's v0.8.3 run (in-flight
+  // NF4) printed 0.7318 GiB, 785,764,267 B, 23,356,331 past memfit's
+  // 762,407,936 B of tensors: 1.0023 of the print with it, 0.9703 without.
+  const ModelSpec spec = tinyllama_bnb4();
+  const std::vector<VllmAllocation> a = vllm_param_allocations(spec, 1, {});
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a[0].bytes.saturated(), 2621440u);  // qkv_proj
+  EXPECT_EQ(vllm_cuda_allocated_slack(a), 25165824u);
+}
+
+TEST(VllmAllocations, BitsAndBytesEightBitMoeAndSkippedModulesAreNotPriced) {
+  ModelSpec eight = tinyllama_bnb4();
+  eight.quantization.bits = 8;
+  EXPECT_TRUE(vllm_param_allocations(eight, 1, {}).empty());
+  ModelSpec skipped = tinyllama_bnb4();
+  skipped.quantization.unquantized_modules = {"model.layers.0.mlp.down_proj"};
+  EXPECT_TRUE(vllm_param_allocations(skipped, 1, {}).empty());
+  skipped.quantization.unquantized_modules = {"lm_head"};  // 16-bit anyway
+  EXPECT_FALSE(vllm_param_allocations(skipped, 1, {}).empty());
+  ModelSpec moe = tinyllama_bnb4();
+  moe.moe.experts = 8;
+  EXPECT_TRUE(vllm_param_allocations(moe, 1, {}).empty());
+}
+
 }  // namespace
 }  // namespace memfit
