@@ -112,6 +112,11 @@ std::vector<VllmAllocation> vllm_param_allocations(const ModelSpec& spec, uint64
   const uint64_t q_rows = spec.attention_output_gate ? 2 : 1;
   out.push_back({linear((CheckedBytes(heads) * q_rows + kv * 2) * g.head_dim * g.hidden), attention_layers});  // qkv_proj
   out.push_back({linear(CheckedBytes(heads) * g.head_dim * g.hidden), attention_layers});  // o_proj
+  if (spec.qkv_bias) {
+    // QKVParallelLinear's one bias: the rank's q, k and v rows, 2 B each
+    // whatever the weight's quantization.
+    out.push_back({(CheckedBytes(heads) + kv * 2) * g.head_dim * kParamBytes, attention_layers});  // qkv bias
+  }
   if (spec.layout == "hybrid") gated_delta_allocations(spec, tp, layers - attention_layers, out);
   const uint64_t experts = spec.moe.experts;
   if (experts != 0) {

@@ -78,7 +78,8 @@ void add_sparse_indexer(FieldReader& reader, uint64_t h, uint64_t q_rank, uint64
 
 // The attention of one layer: MLA's low-rank projections when the config
 // has kv_lora_rank, else q/k/v/o.
-void add_attention(FieldReader& reader, const ModelGeometry& g, uint64_t layer, ParamBlockList& out) {
+void add_attention(FieldReader& reader, const ModelGeometry& g, bool qkv_bias, uint64_t layer,
+                   ParamBlockList& out) {
   if (g.heads == 0 || g.head_dim == 0) return;
   const uint64_t h = g.hidden;
   const uint64_t rank = field(reader, {"kv_lora_rank"});
@@ -94,10 +95,8 @@ void add_attention(FieldReader& reader, const ModelGeometry& g, uint64_t layer, 
     out.add(ParamRole::kAttention, "self_attn.k_proj", layer, kv, h);
     out.add(ParamRole::kAttention, "self_attn.v_proj", layer, kv, h);
     out.add(ParamRole::kAttention, "self_attn.o_proj", layer, h, q);
-    // Qwen2's attention (and its MoE and vision-language text models')
-    // has q/k/v biases and none on o (transformers' Qwen2Attention:
-    // bias=True on q_proj, k_proj, v_proj); they split with the heads.
-    if (reader.model_type().starts_with("qwen2")) {
+    // ModelSpec::qkv_bias: they split with the heads.
+    if (qkv_bias) {
       out.add(ParamRole::kAttention, "self_attn.q_proj.bias", layer, 1, q);
       out.add(ParamRole::kAttention, "self_attn.k_proj.bias", layer, 1, kv);
       out.add(ParamRole::kAttention, "self_attn.v_proj.bias", layer, 1, kv);
@@ -619,7 +618,7 @@ std::vector<ParamBlock> analytical_param_blocks(FieldReader& reader, const Model
           add_gemma4_layer(reader, g, kind, i, out);
           break;
         }
-        add_attention(reader, g, i, out);
+        add_attention(reader, g, spec.qkv_bias, i, out);
         break;
     }
     // A Mamba / RWKV block is its mixer; a Gemma 4 layer's MLP is above.

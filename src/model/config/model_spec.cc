@@ -215,6 +215,7 @@ Result<ModelSpec> spec_and_tower(const ConfigDocument& doc, uint64_t& tower_byte
   spec.moe = read_moe(doc);
   spec.mla = read_mla(doc, text_type);
   spec.compressed_attention = read_compressed_attention(doc, text_type);
+  spec.qkv_bias = text_type.starts_with("qwen2");
   const std::vector<ParamBlock> blocks = analytical_param_blocks(reader, spec);
   spec.analytical_params = count_parameters(blocks);
   spec.attention_output_gate = gates_attention_output(reader);
