@@ -349,6 +349,10 @@ struct ModelSpec {
   // The attention's q_proj also writes an output gate, one more head_dim a
   // head (attn_output_gate: Qwen3.5's configs, Qwen3-Next always).
   bool attention_output_gate = false;
+  // The q/k/v projections carry biases, o_proj none (Qwen2's attention and
+  // its MoE and vision-language text models': transformers'
+  // Qwen2Attention). 2-byte vectors that split with the heads.
+  bool qkv_bias = false;
   // The MLA widths; zero when the model has none.
   MlaGeometry mla;
   // DeepSeek V4's per-layer compressed attention; empty for other models.

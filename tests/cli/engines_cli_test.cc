@@ -89,10 +89,10 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       // (through b7847), #20190's SYCL flash
       // attention, #20943's embedding norm, #21038's rotation, b8720's
       // per-layer input tensors, #23764's F16 mask, then #23861's output
-      // rows under llama-server; ggml-metal's flash attention scratch
-      // (#15966, #17143, #18545, #27390) beside them.
+      // rows under llama-server, #26296's Qwen3.5 MTP block; ggml-metal's
+      // flash attention scratch (#15966, #17143, #18545, #27390) beside them.
       const nlohmann::json& d = e["versions"]["differences"];
-      EXPECT_EQ(d.size(), 35u);
+      EXPECT_EQ(d.size(), 36u);
       EXPECT_EQ(d[0]["releases"], "before b2413");
       EXPECT_EQ(d[1]["releases"], "before b2459");
       EXPECT_EQ(d[2]["releases"], "before b2537");
@@ -113,11 +113,12 @@ TEST(EnginesCli, JsonHasEachEnginesVersions) {
       EXPECT_EQ(d[29]["releases"], "before b8720");
       EXPECT_EQ(d[30]["releases"], "before b9444");
       EXPECT_EQ(d[31]["releases"], "before b9460, llama-server");
-      EXPECT_EQ(d[32]["releases"], "before b11300, Metal, given");
+      EXPECT_EQ(d[32]["releases"], "before b10212, qwen35");
+      EXPECT_EQ(d[33]["releases"], "before b11300, Metal, given");
       // Then v0.5.0's three rules, for a build given from it, and the tags
       // not read.
-      EXPECT_EQ(d[33]["releases"], "b11300 (v0.5.0) and later, given");
-      EXPECT_EQ(d[34]["releases"], "v0.5.1 and later");
+      EXPECT_EQ(d[34]["releases"], "b11300 (v0.5.0) and later, given");
+      EXPECT_EQ(d[35]["releases"], "v0.5.1 and later");
     }
     if (e["name"] == "ollama") {
       EXPECT_EQ(e["versions"]["field"], "ollama_version");

@@ -155,6 +155,11 @@ bool mla_caches_v(const LlamaCppSettings& settings);
 // before b7848 (the last seen with it b7847, releases.cc); the pinned v0.4.0
 // caches them. memory.cc, filters_nextn.
 bool glm4moe_filters_nextn(const LlamaCppSettings& settings);
+// Whether a qwen35 / qwen35moe GGUF's MTP (NextN) block is loaded into its
+// device's model buffer (placement.cc, loads_nextn_blocks): a build given
+// before b10212 (#26296, releases.cc); from it on, and in the pinned
+// v0.4.0, only with --spec-type draft-mtp, which memfit does not price.
+bool loads_qwen35_mtp_block(const LlamaCppSettings& settings);
 // Whether deepseek2 runs the graph of the builds before #12801 (DeepSeek
 // MLA: kMlaGraphBuild in releases.cc, b5091 taken, the merge's build not
 // read): llm_build_deepseek2's own multi-head attention over every head's

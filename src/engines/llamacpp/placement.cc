@@ -134,6 +134,10 @@ struct Layout {
   // Each block past block 0 allocates its own RoPE factors
   // (llamacpp::rope_factors_per_block); false: one copy per device.
   bool rope_factors_per_block = false;
+  // A Qwen3.5 GGUF's MTP block is loaded like any block
+  // (llamacpp::loads_qwen35_mtp_block); false: skipped, as every other
+  // architecture's.
+  bool loads_qwen35_mtp_block = false;
   // The GPUs whose model buffer maps the file (Metal under mmap), then the
   // host (under mmap): a duplicate there points into the file, no bytes of
   // its own. Index host() is the host's.
@@ -455,15 +459,18 @@ Where tensor_device(std::string_view name, std::optional<uint64_t> block, const 
 }
 
 // Whether llama.cpp loads the NextN/MTP blocks' tensors (the spec's
-// model_type: a GGUF's architecture, or a config's). Qwen3.5's
-// loader creates them as a full-attention block with its NextN tensors,
-// each required and loaded (src/models/qwen35.cpp, load_block_mtp, since
-// #22673's MTP support); deepseek2's and the others' create them
-// TENSOR_SKIP, never read into a buffer.
-bool loads_nextn_blocks(const ModelSpec& spec) {
+// model_type: a GGUF's architecture, or a config's). Qwen3.5's loader
+// creates them as a full-attention block with its NextN tensors
+// (src/models/qwen35.cpp, load_block_mtp, since #22673's MTP support),
+// loaded in a build before #26296 (lay.loads_qwen35_mtp_block); from it,
+// and in the pinned v0.4.0, TENSOR_SKIP unless MTP drafting is asked for
+// (load_mtp), as deepseek2's and the others' always were: never read into
+// a buffer.
+bool loads_nextn_blocks(const ModelSpec& spec, const Layout& lay) {
   const std::string_view t = spec.model_type;
-  return t == "qwen35" || t == "qwen35moe" || t == "qwen3_5" || t == "qwen3_5_moe" || t == "qwen3_5_text" ||
-         t == "qwen3_5_moe_text";
+  return lay.loads_qwen35_mtp_block &&
+         (t == "qwen35" || t == "qwen35moe" || t == "qwen3_5" || t == "qwen3_5_moe" || t == "qwen3_5_text" ||
+          t == "qwen3_5_moe_text");
 }
 
 // The copies of a RoPE factor tensor of `bytes` (created with block 0's
@@ -500,7 +507,7 @@ void place_listed_weights(const Model& model, const Layout& lay,
     return lay.op_offload_gpu >= lay.gpus || runs_weight_op(*lay.gpu_list[lay.op_offload_gpu], dtype, expert_bias);
   };
   const uint64_t decoder_blocks = model.spec.layers.size();
-  const uint64_t loaded_blocks = decoder_blocks + (loads_nextn_blocks(model.spec) ? model.spec.nextn_layers : 0);
+  const uint64_t loaded_blocks = decoder_blocks + (loads_nextn_blocks(model.spec, lay) ? model.spec.nextn_layers : 0);
   // No output.weight: the output layer reads token_embd, which llama.cpp
   // creates a second time for it (TENSOR_DUPLICATED). An encoder (BERT,
   // Jina's BERT v2) has no vocabulary output at all: its loader makes no
@@ -1141,6 +1148,7 @@ Status place(const Model& model, const MemoryParts& parts, const ComputePhases& 
   lay->per_layer_inputs_by_role = llamacpp::per_layer_inputs_by_role(e.settings);
   lay->duplicates_tied_output = llamacpp::duplicates_tied_output(model.spec, e.settings);
   lay->rope_factors_per_block = llamacpp::rope_factors_per_block(e.settings);
+  lay->loads_qwen35_mtp_block = llamacpp::loads_qwen35_mtp_block(e.settings);
   for (const LlamaCppGpu& g : s.gpus) lay->maps_weights.push_back(s.mmap && g.device.starts_with("metal"));
   lay->maps_weights.push_back(s.mmap);  // the host's
   for (const LlamaCppGpu& g : s.gpus) lay->metal.push_back(g.device.starts_with("metal"));

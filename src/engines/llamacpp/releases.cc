@@ -98,6 +98,23 @@ constexpr uint64_t kF16MaskInputBuild = 9444;
 // v0.30.7's (b9509) "n_outputs_max = 1".
 constexpr uint64_t kOutputsMaxBuild = 9460;
 
+// #26296 ("llama : load MTP tensors only if they are really used", commit
+// 82dbc4f0, merged 2026-07-31): llama_model_params.load_mtp (common sets it
+// for --spec-type draft-mtp) and every MTP model's loader creating its
+// NextN/MTP tensors TENSOR_SKIP unless it is set. Before it Qwen3.5's
+// loader (qwen35 / qwen35moe, #22673's load_block_mtp) created the MTP
+// block without the flag: loaded into the block's device buffer whether or
+// not MTP drafting ran. b10212 is its first build: hybridgroup/yzma#281
+// (2026-08-01, "add LoadMTP to ModelParams for llama.cpp b10212+") calls
+// 82dbc4f "first in build b10212"; the pinned v0.4.0 has it
+// (src/models/qwen35.cpp, mtp_flags). The logs agree: b11151 on a Radeon
+// 8060S (llamacpp-neverlogs13-halo-b11151-rocm-..., Qwen3.8-27B
+// UD-Q4_K_XL, ROCm and Vulkan) prints "model has unused tensor blk.64.*"
+// for the block's 15 tensors, 351,008,768 B, and its GPU's model buffer
+// leaves them out. memfit has no setting for --spec-type draft-mtp: a run
+// is priced without MTP drafting.
+constexpr uint64_t kMtpOnRequestBuild = 10212;
+
 // #21038 ("llama : rotate activations for better quantization", merged
 // 2026-04-01, commit 744c0c731): a quantized K (V) cache rotates Q and K
 // (V and the attention's output) by a Hadamard matrix input before the
@@ -526,6 +543,9 @@ constexpr ReleaseDifference kDifferences[] = {
     {"before b9460, llama-server", "the prompt graph keeps an output (logits) row for every token "
                                    "of the ubatch (#23861 lets llama-server and llama-cli reserve "
                                    "one a slot)"},
+    {"before b10212, qwen35", "a Qwen3.5 / 3.6 GGUF's MTP (NextN) block is loaded into its "
+                              "device's model buffer like any block, MTP drafting or not "
+                              "(#26296 loads it only for --spec-type draft-mtp)"},
     {"before b11300, Metal, given", "flash attention's output is allocated without the F16 copies "
                                     "of its K and V that the pinned v0.4.0 reserves (#27390; its "
                                     "first build unconfirmed)"},
@@ -634,6 +654,7 @@ bool fused_qkv_qk_cont(const LlamaCppSettings& s) { return before(s, kFusedQkvQk
 bool fused_qkv_v_cont(const LlamaCppSettings& s) { return before(s, kFusedQkvVViewBuild); }
 bool mla_caches_v(const LlamaCppSettings& s) { return before(s, kVlessMlaBuild); }
 bool glm4moe_filters_nextn(const LlamaCppSettings& s) { return before(s, kGlm4MoeNextnCachedBuild); }
+bool loads_qwen35_mtp_block(const LlamaCppSettings& s) { return before(s, kMtpOnRequestBuild); }
 bool legacy_deepseek2_graph(const LlamaCppSettings& s) { return before(s, kMlaGraphBuild); }
 bool op_offload(const LlamaCppSettings& s) { return !before(s, kOpOffloadBuild); }
 bool offloads_host_buffers_only(const LlamaCppSettings& s) { return !before(s, kHostBufferOffloadBuild); }

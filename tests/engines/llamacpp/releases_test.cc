@@ -162,6 +162,19 @@ TEST(LlamaCppReleases, TheV050RulesNeedABuildGivenFromIt) {
   EXPECT_TRUE(llamacpp::repacks_q1_0(s));
 }
 
+TEST(LlamaCppReleases, Qwen35LoadsItsMtpBlockOnlyBefore26296) {
+  // #26296 (first build b10212) made Qwen3.5's MTP block TENSOR_SKIP
+  // unless --spec-type draft-mtp asks for it; the pinned v0.4.0 has it.
+  LlamaCppSettings s;
+  EXPECT_FALSE(llamacpp::loads_qwen35_mtp_block(s));
+  s.build = 10211;
+  EXPECT_TRUE(llamacpp::loads_qwen35_mtp_block(s));
+  s.build = 10212;
+  EXPECT_FALSE(llamacpp::loads_qwen35_mtp_block(s));
+  s.build = parse_llamacpp_build("v0.4.0").value();
+  EXPECT_FALSE(llamacpp::loads_qwen35_mtp_block(s));
+}
+
 // The compute phases llama.cpp's graph has for `spec` under `s`; a gtest
 // failure, and no phases, where the library returns an error.
 llamacpp::ComputePhases phases_of(const ModelSpec& spec, const LlamaCppSettings& s) {
