@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 using testing::run_memfit;
 
 const std::string kExample = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
-const std::map<std::string, std::string> k64GiB = {{"MEMFIT_MEMORY_LIMIT", "64GiB"}};
+const std::map<std::string, std::string> k64GiBInspectCli = {{"MEMFIT_MEMORY_LIMIT", "64GiB"}};
 
 class ScratchDir {
  public:
@@ -44,7 +44,7 @@ int count_lines(const std::string& text) {
 }
 
 TEST(InspectCli, TextReportFitsAndExitsZero) {
-  auto r = run_memfit({"inspect", "-m", kExample}, k64GiB);
+  auto r = run_memfit({"inspect", "-m", kExample}, k64GiBInspectCli);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Weights"), std::string::npos);
   EXPECT_NE(r.out.find("KV detail: standard: 40 full_attention"), std::string::npos);
@@ -61,11 +61,11 @@ TEST(InspectCli, AGgufFileIsInspectedFromItsHeader) {
   w.write(path);
   // GGUF models default to the llama.cpp profile, whose --ctx-size 0 means
   // the training context, which this header does not declare.
-  auto r = run_memfit({"inspect", "-m", path}, k64GiB);
+  auto r = run_memfit({"inspect", "-m", path}, k64GiBInspectCli);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "memfit: --ctx-size: the model declares no training context: give one\n");
 
-  r = run_memfit({"inspect", "-m", path, "-c", "1000", "-np", "2"}, k64GiB);
+  r = run_memfit({"inspect", "-m", path, "-c", "1000", "-np", "2"}, k64GiBInspectCli);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_NE(r.out.find("(engine llamacpp)"), std::string::npos) << r.out;
@@ -78,7 +78,7 @@ TEST(InspectCli, AGgufFileIsInspectedFromItsHeader) {
   EXPECT_NE(r.out.find("Output buffer            1.2 MiB"), std::string::npos) << r.out;
 
   // The mlxcel profile, asked for by name, prices the same geometry.
-  r = run_memfit({"inspect", "-m", path, "--engine", "mlxcel"}, k64GiB);
+  r = run_memfit({"inspect", "-m", path, "--engine", "mlxcel"}, k64GiBInspectCli);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("gguf_header"), std::string::npos) << r.out;
   // 36 layers x 2 x 8 x 128 x 2 B = 147,456 B per token.
@@ -94,7 +94,7 @@ TEST(InspectCli, DoesNotFitStillExitsZero) {
 }
 
 TEST(InspectCli, JsonStdoutIsExactlyOneObjectWithTheSumInvariant) {
-  auto r = run_memfit({"inspect", "-m", kExample, "--json"}, k64GiB);
+  auto r = run_memfit({"inspect", "-m", kExample, "--json"}, k64GiBInspectCli);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_TRUE(j.is_object()) << r.out;
@@ -115,7 +115,7 @@ TEST(InspectCli, JsonStdoutIsExactlyOneObjectWithTheSumInvariant) {
 TEST(InspectCli, RequestOptionsReachTheEstimate) {
   auto r = run_memfit({"inspect", "-m", kExample, "--json", "--max-tokens", "1000", "--batch",
                        "2", "--kv-cache-mode", "int8", "--quant", "int4"},
-                      k64GiB);
+                      k64GiBInspectCli);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   // 40 x 2 x 8 x 128 x 1 B x 1024 (1000 rounded) x 2 = 167,772,160.
@@ -124,7 +124,7 @@ TEST(InspectCli, RequestOptionsReachTheEstimate) {
   EXPECT_EQ(j["inputs"]["quant"], "int4");
   auto same = run_memfit({"inspect", "-m", kExample, "--json", "--max-tokens", "1000", "--batch",
                           "2", "--cache-type-k", "int8", "--cache-type-v", "int8"},
-                         k64GiB);
+                         k64GiBInspectCli);
   EXPECT_EQ(nlohmann::json::parse(same.out)["kv_bytes_total"], 167772160u);
 }
 
@@ -184,7 +184,7 @@ TEST(InspectCli, ConfigTextInTheReportAndWarningsIsEscaped) {
   dir.write("config.json",
             R"({"model_type":"x\u001b[2J","num_hidden_layers":2,"hidden_size":64,)"
             R"("num_attention_heads":4,"quantization_config":{"quant_method":"q\nq"}})");
-  auto r = run_memfit({"inspect", "-m", dir.path()}, k64GiB);
+  auto r = run_memfit({"inspect", "-m", dir.path()}, k64GiBInspectCli);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("model_type x\\x1b[2J, family x\\x1b[2J, layout standard\n"),
             std::string::npos)

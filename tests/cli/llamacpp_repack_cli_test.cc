@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::run_memfit;
 
-const std::map<std::string, std::string> k64GiB = {{"MEMFIT_MEMORY_LIMIT", "64GiB"}};
+const std::map<std::string, std::string> k64GiBLlamacppRepackCli = {{"MEMFIT_MEMORY_LIMIT", "64GiB"}};
 
 // One qwen3 block of hidden 256 and a tied q4_0 embedding of 1000 rows:
 //   token_embd   q4_0 [256, 1000]: 8 blocks x 18 B = 144 B a row, 144,000 B
@@ -51,7 +51,7 @@ class RepackCli : public ::testing::Test {
   nlohmann::json inspect(const std::string& repack) {
     auto r = run_memfit({"inspect", "-m", path_, "--engine", "llamacpp", "--ctx-size", "4096",
                          "--repack", repack, "--json"},
-                        k64GiB);
+                        k64GiBLlamacppRepackCli);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return nlohmann::json::parse(r.out, nullptr, false);
   }
@@ -83,7 +83,7 @@ TEST_F(RepackCli, ArmAddsQ8_0AndNoneRepacksNothing) {
 }
 
 TEST_F(RepackCli, TextReportShowsBothFigures) {
-  auto r = run_memfit({"inspect", "-m", path_, "--engine", "llamacpp", "--repack", "x86-avx2"}, k64GiB);
+  auto r = run_memfit({"inspect", "-m", path_, "--engine", "llamacpp", "--repack", "x86-avx2"}, k64GiBLlamacppRepackCli);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // 389,760 B = 380.6 KiB; 180,864 B = 176.6 KiB; 570,624 B = 557.2 KiB.
   EXPECT_NE(r.out.find("    Mapped weights         380.6 KiB   CPU_Mapped"), std::string::npos) << r.out;

@@ -15,11 +15,11 @@ namespace {
 
 using testing::run_memfit;
 
-const std::string kExample = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
+const std::string kExampleMlxlmCli = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
 const std::map<std::string, std::string> k64GiB = {{"MEMFIT_MEMORY_LIMIT", "64GiB"}};
 
 TEST(MlxLmCli, PreflightGeneratePrintsThePeakAsTotalBytes) {
-  auto r = run_memfit({"preflight", "generate", "-m", kExample, "--engine", "mlx-lm",
+  auto r = run_memfit({"preflight", "generate", "-m", kExampleMlxlmCli, "--engine", "mlx-lm",
                        "--prompt-tokens", "2048", "--max-tokens", "128", "--json"},
                       k64GiB);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -56,7 +56,7 @@ TEST(MlxLmCli, PreflightGeneratePrintsThePeakAsTotalBytes) {
 }
 
 TEST(MlxLmCli, TextNamesTheTermsAndTheWiredLimit) {
-  auto r = run_memfit({"preflight", "generate", "-m", kExample, "--engine", "mlxlm",
+  auto r = run_memfit({"preflight", "generate", "-m", kExampleMlxlmCli, "--engine", "mlxlm",
                        "--prompt-tokens", "4096", "--max-tokens", "16", "--prefill-step-size",
                        "1024", "--kv-bits", "4"},
                       k64GiB);
@@ -71,10 +71,10 @@ TEST(MlxLmCli, TextNamesTheTermsAndTheWiredLimit) {
 
 TEST(MlxLmCli, InspectTakesTheSameFlags) {
   // inspect --prompt-tokens 2048 --max-tokens 128: preflight generate's figure.
-  auto inspect = run_memfit({"inspect", "-m", kExample, "--engine", "mlx-lm", "--prompt-tokens",
+  auto inspect = run_memfit({"inspect", "-m", kExampleMlxlmCli, "--engine", "mlx-lm", "--prompt-tokens",
                              "2048", "--max-tokens", "128", "--kv-bits", "8", "--json"},
                             k64GiB);
-  auto generate = run_memfit({"preflight", "generate", "-m", kExample, "--engine", "mlx-lm",
+  auto generate = run_memfit({"preflight", "generate", "-m", kExampleMlxlmCli, "--engine", "mlx-lm",
                               "--prompt-tokens", "2048", "--max-tokens", "128", "--kv-bits", "8",
                               "--json"},
                              k64GiB);
@@ -92,30 +92,30 @@ TEST(MlxLmCli, InspectTakesTheSameFlags) {
 // plot_command.cc): the largest --max-tokens, or --batch-size, in 64 GiB;
 // the peak against --prompt-tokens.
 TEST(MlxLmCli, FitSolvesMaxTokensAndBatch) {
-  auto fit = run_memfit({"fit", "-m", kExample, "--engine", "mlx-lm", "--solve", "max-tokens"}, k64GiB);
+  auto fit = run_memfit({"fit", "-m", kExampleMlxlmCli, "--engine", "mlx-lm", "--solve", "max-tokens"}, k64GiB);
   EXPECT_EQ(fit.exit_code, 0) << fit.err;
   EXPECT_EQ(fit.out.rfind("Largest max-tokens that fits 64.00 GiB (explicit): ", 0), 0u) << fit.out;
-  auto batch = run_memfit({"fit", "-m", kExample, "--engine", "mlx-lm", "--solve", "batch", "--json"},
+  auto batch = run_memfit({"fit", "-m", kExampleMlxlmCli, "--engine", "mlx-lm", "--solve", "batch", "--json"},
                           k64GiB);
   EXPECT_EQ(batch.exit_code, 0) << batch.err;
   const nlohmann::json j = nlohmann::json::parse(batch.out);
   EXPECT_EQ(j["solve"], "batch");
   EXPECT_TRUE(j["value"].is_number()) << batch.out;
-  auto plot = run_memfit({"plot", "-m", kExample, "--engine", "mlx-lm", "--out", "/dev/null"}, k64GiB);
+  auto plot = run_memfit({"plot", "-m", kExampleMlxlmCli, "--engine", "mlx-lm", "--out", "/dev/null"}, k64GiB);
   EXPECT_EQ(plot.exit_code, 0) << plot.err;
   EXPECT_EQ(plot.out.rfind("wrote /dev/null: --prompt-tokens 256 to ", 0), 0u) << plot.out;
 }
 
 TEST(MlxLmCli, ServeRefusesItWithOneLine) {
   // The registry's one refusal, naming the engines that answer each command.
-  auto serve = run_memfit({"preflight", "serve", "-m", kExample, "--engine", "mlx-lm", "-c", "8192"},
+  auto serve = run_memfit({"preflight", "serve", "-m", kExampleMlxlmCli, "--engine", "mlx-lm", "-c", "8192"},
                           k64GiB);
   EXPECT_EQ(serve.exit_code, 2);
   EXPECT_NE(serve.err.find("mlx-lm is not priced by preflight serve; preflight serve takes mlxcel "
                             "or llamacpp"),
             std::string::npos)
       << serve.err;
-  auto other = run_memfit({"preflight", "generate", "-m", kExample, "--prompt-tokens", "5",
+  auto other = run_memfit({"preflight", "generate", "-m", kExampleMlxlmCli, "--prompt-tokens", "5",
                            "--max-tokens", "5", "--kv-bits", "4"},
                           k64GiB);
   EXPECT_EQ(other.exit_code, 2);
@@ -124,7 +124,7 @@ TEST(MlxLmCli, ServeRefusesItWithOneLine) {
 
 TEST(MlxLmCli, KvBitsOnARotatingCacheIsAUsageError) {
   // mlx-lm's RotatingKVCache.to_quantized raises: the run cannot happen.
-  auto r = run_memfit({"preflight", "generate", "-m", kExample, "--engine", "mlx-lm",
+  auto r = run_memfit({"preflight", "generate", "-m", kExampleMlxlmCli, "--engine", "mlx-lm",
                        "--prompt-tokens", "2048", "--max-tokens", "128", "--max-kv-size", "1024",
                        "--kv-bits", "4"},
                       k64GiB);
@@ -142,21 +142,21 @@ namespace {
 // The report's second line names the engine and why; --compare prices
 // every engine, one line each, the default (mlxcel for safetensors) marked.
 TEST(MlxLmCli, InspectSaysWhichEngineAndComparesThemAll) {
-  auto chosen = run_memfit({"inspect", "-m", kExample}, k64GiB);
+  auto chosen = run_memfit({"inspect", "-m", kExampleMlxlmCli}, k64GiB);
   ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
   const size_t second = chosen.out.find('\n') + 1;
   EXPECT_EQ(chosen.out.substr(second, chosen.out.find('\n', second) - second),
             "priced by mlxcel: the default for models that are not GGUF; --engine names another "
             "(llamacpp, mlx-lm, vllm, sglang, ollama)");
-  auto named = run_memfit({"inspect", "-m", kExample, "--engine", "mlx-lm"}, k64GiB);
+  auto named = run_memfit({"inspect", "-m", kExampleMlxlmCli, "--engine", "mlx-lm"}, k64GiB);
   EXPECT_NE(named.out.find("\npriced by mlx-lm: named by --engine\n"), std::string::npos) << named.out;
-  auto compare = run_memfit({"inspect", "-m", kExample, "--compare"}, k64GiB);
+  auto compare = run_memfit({"inspect", "-m", kExampleMlxlmCli, "--compare"}, k64GiB);
   ASSERT_EQ(compare.exit_code, 0) << compare.err;
   EXPECT_EQ(compare.out.rfind("Each engine's price of this request (* the engine inspect uses):\n* mlxcel ", 0),
             0u)
       << compare.out;
   EXPECT_NE(compare.out.find("\n  mlx-lm "), std::string::npos) << compare.out;
-  auto json = run_memfit({"inspect", "-m", kExample, "--compare", "--json"}, k64GiB);
+  auto json = run_memfit({"inspect", "-m", kExampleMlxlmCli, "--compare", "--json"}, k64GiB);
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json j = nlohmann::json::parse(json.out);
   ASSERT_EQ(j["compare"].size(), 6u);

@@ -20,7 +20,7 @@ namespace {
 
 using testing::run_memfit;
 
-const std::string kExample = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
+const std::string kExampleParseMessagesCli = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
 
 TEST(EditDistance, CountsInsertionsDeletionsAndSubstitutions) {
   EXPECT_EQ(edit_distance("inspct", "inspect"), 1u);   // insert 'e'
@@ -50,7 +50,7 @@ TEST(ParseMessages, UnknownSubcommandNamesTheNearest) {
 }
 
 TEST(ParseMessages, UnknownFlagNamesTheNearest) {
-  auto r = run_memfit({"inspect", "-m", kExample, "--max-tokns", "5"});
+  auto r = run_memfit({"inspect", "-m", kExampleParseMessagesCli, "--max-tokns", "5"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown flag '--max-tokns' for 'memfit inspect'; did you mean "
                        "'--max-tokens'?"),
@@ -59,12 +59,12 @@ TEST(ParseMessages, UnknownFlagNamesTheNearest) {
 }
 
 TEST(ParseMessages, CountRangesInWordsNotDigits) {
-  auto r = run_memfit({"preflight", "generate", "-m", kExample, "--prompt-tokens", "5",
+  auto r = run_memfit({"preflight", "generate", "-m", kExampleParseMessagesCli, "--prompt-tokens", "5",
                        "--max-tokens", "5", "--batch", "0"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("expected a positive integer, got 0"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("1797693134862315708"), std::string::npos) << r.err;
-  auto zero = run_memfit({"preflight", "generate", "-m", kExample, "--prompt-tokens", "5",
+  auto zero = run_memfit({"preflight", "generate", "-m", kExampleParseMessagesCli, "--prompt-tokens", "5",
                           "--max-tokens", "0"});
   EXPECT_EQ(zero.exit_code, 2);
   EXPECT_NE(zero.err.find("expected a positive integer, got 0"), std::string::npos) << zero.err;
@@ -72,7 +72,7 @@ TEST(ParseMessages, CountRangesInWordsNotDigits) {
 
 TEST(ParseMessages, PreflightTokenCountsTakeK) {
   // 1k + 7k = 1024 + 7168 = 8192 tokens: the default inspect figures.
-  auto r = run_memfit({"preflight", "generate", "-m", kExample, "--prompt-tokens", "1k",
+  auto r = run_memfit({"preflight", "generate", "-m", kExampleParseMessagesCli, "--prompt-tokens", "1k",
                        "--max-tokens", "7k", "--json"},
                       {{"MEMFIT_MEMORY_LIMIT", "64GiB"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -81,7 +81,7 @@ TEST(ParseMessages, PreflightTokenCountsTakeK) {
 
 TEST(ParseMessages, InspectMaxTokensTakesK) {
   // 32k = 32 x 1024 = 32768 tokens.
-  auto r = run_memfit({"inspect", "-m", kExample, "--max-tokens", "32k", "--json"},
+  auto r = run_memfit({"inspect", "-m", kExampleParseMessagesCli, "--max-tokens", "32k", "--json"},
                       {{"MEMFIT_MEMORY_LIMIT", "64GiB"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\"max_tokens\": 32768"), std::string::npos) << r.out;
@@ -91,7 +91,7 @@ TEST(ParseMessages, EngineNamesTakeTheirUsualSpellings) {
   // The page's names, and Python's: each is the engine's own name.
   for (const auto& [spelling, name] : {std::pair{"llama.cpp", "llamacpp"}, std::pair{"vLLM", "vllm"},
                                        std::pair{"mlx_lm", "mlx-lm"}, std::pair{"MLX-LM", "mlx-lm"}}) {
-    auto r = run_memfit({"inspect", "-m", kExample, "--engine", spelling, "--gpu", "h100-80gb",
+    auto r = run_memfit({"inspect", "-m", kExampleParseMessagesCli, "--engine", spelling, "--gpu", "h100-80gb",
                          "--json"});
     ASSERT_EQ(r.exit_code, 0) << spelling << ": " << r.err;
     EXPECT_NE(r.out.find(std::string("\"engine\": \"") + name + "\""), std::string::npos)

@@ -19,9 +19,9 @@ namespace {
 
 using testing::run_memfit;
 
-const std::string kExample = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
+const std::string kExamplePlotCli = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
 
-std::string slurp(const std::string& path) {
+std::string slurp_plot_cli(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
@@ -31,13 +31,13 @@ std::string slurp(const std::string& path) {
 TEST(PlotCli, WritesTheSvgAndPrintsOneSummaryLine) {
   TempDir dir;
   std::string out = dir.file_path("plot.svg");
-  auto r = run_memfit({"plot", "-m", kExample, "--memory-limit", "16GiB", "--max-tokens", "131072",
+  auto r = run_memfit({"plot", "-m", kExamplePlotCli, "--memory-limit", "16GiB", "--max-tokens", "131072",
                        "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // fp16 and int8 as `memfit fit --solve max-tokens` finds them (README).
   EXPECT_EQ(r.out, "wrote " + out + ": 256 to 131072 tokens, batch 1, budget 16.00 GiB; "
                    "largest context that fits: fp16 35584, int8 71424\n");
-  nlohmann::json doc = testing::summarize_svg(slurp(out));
+  nlohmann::json doc = testing::summarize_svg(slurp_plot_cli(out));
   ASSERT_EQ(doc["ok"], true) << doc.dump();
   ASSERT_EQ(doc["panels"].size(), 2u);
   EXPECT_EQ(doc["panels"][0]["crossings"][0]["label"], "fp16: 35,584 tokens");
@@ -47,11 +47,11 @@ TEST(PlotCli, WritesTheSvgAndPrintsOneSummaryLine) {
 TEST(PlotCli, CrossingsEqualFit) {
   TempDir dir;
   std::map<std::string, std::string> env = {{"MEMFIT_MEMORY_LIMIT", "12GiB"}};
-  auto plot = run_memfit({"plot", "-m", kExample, "--json", "--batch", "2", "--out",
+  auto plot = run_memfit({"plot", "-m", kExamplePlotCli, "--json", "--batch", "2", "--out",
                           dir.file_path("p.svg")}, env);
   ASSERT_EQ(plot.exit_code, 0) << plot.err;
   nlohmann::json p = nlohmann::json::parse(plot.out);
-  auto fit = run_memfit({"fit", "-m", kExample, "--json", "--batch", "2", "--solve", "max-tokens"}, env);
+  auto fit = run_memfit({"fit", "-m", kExamplePlotCli, "--json", "--batch", "2", "--solve", "max-tokens"}, env);
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
   nlohmann::json f = nlohmann::json::parse(fit.out);
   ASSERT_EQ(p["panels"].size(), 2u);
@@ -66,7 +66,7 @@ TEST(PlotCli, CrossingsEqualFit) {
 
 TEST(PlotCli, RangeEndsAtTheModelsDeclaredContextByDefault) {
   TempDir dir;
-  auto r = run_memfit({"plot", "-m", kExample, "--memory-limit", "16GiB", "--json", "--out",
+  auto r = run_memfit({"plot", "-m", kExamplePlotCli, "--memory-limit", "16GiB", "--json", "--out",
                        dir.file_path("p.svg")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
@@ -109,7 +109,7 @@ TEST(PlotCli, QuantsSkipModesThatDoNotShrinkTheCheckpoint) {
   // The example is already MLX 4-bit: int8 would grow it and int4 is what
   // it is, so --quants draws the as-is row only, and says why on stderr.
   TempDir dir;
-  auto r = run_memfit({"plot", "-m", kExample, "--memory-limit", "16GiB", "--quants", "--json",
+  auto r = run_memfit({"plot", "-m", kExamplePlotCli, "--memory-limit", "16GiB", "--quants", "--json",
                        "--out", dir.file_path("p.svg")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json p = nlohmann::json::parse(r.out);
@@ -124,7 +124,7 @@ TEST(PlotCli, QuantsSkipModesThatDoNotShrinkTheCheckpoint) {
 
 TEST(PlotCli, NamingAKvWidthDrawsOnlyThatWidth) {
   TempDir dir;
-  auto r = run_memfit({"plot", "-m", kExample, "--memory-limit", "16GiB", "--kv-cache-mode", "int8",
+  auto r = run_memfit({"plot", "-m", kExamplePlotCli, "--memory-limit", "16GiB", "--kv-cache-mode", "int8",
                        "--max-tokens", "131072", "--out", dir.file_path("p.svg")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "wrote " + dir.file_path("p.svg") +
@@ -133,7 +133,7 @@ TEST(PlotCli, NamingAKvWidthDrawsOnlyThatWidth) {
 }
 
 TEST(PlotCli, UnwritableOutputIsOneErrorLine) {
-  auto r = run_memfit({"plot", "-m", kExample, "--memory-limit", "16GiB", "--out",
+  auto r = run_memfit({"plot", "-m", kExamplePlotCli, "--memory-limit", "16GiB", "--out",
                        "/nonexistent-memfit-dir/p.svg"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
@@ -147,14 +147,14 @@ TEST(PlotCli, UnwritableOutputIsOneErrorLine) {
 
 TEST(PlotCli, UsageErrorsExitTwo) {
   TempDir dir;
-  auto no_out = run_memfit({"plot", "-m", kExample});
+  auto no_out = run_memfit({"plot", "-m", kExamplePlotCli});
   EXPECT_EQ(no_out.exit_code, 2);
   EXPECT_EQ(no_out.out, "");
-  auto limit = run_memfit({"plot", "-m", kExample, "--memory-limit", "lots", "--out",
+  auto limit = run_memfit({"plot", "-m", kExamplePlotCli, "--memory-limit", "lots", "--out",
                            dir.file_path("p.svg")});
   EXPECT_EQ(limit.exit_code, 2);
   EXPECT_EQ(limit.err.rfind("memfit: plot: --memory-limit: ", 0), 0u) << limit.err;
-  auto tiny = run_memfit({"plot", "-m", kExample, "--max-tokens", "1", "--out", dir.file_path("p.svg")});
+  auto tiny = run_memfit({"plot", "-m", kExamplePlotCli, "--max-tokens", "1", "--out", dir.file_path("p.svg")});
   EXPECT_EQ(tiny.exit_code, 2);
   EXPECT_EQ(tiny.err, "memfit: plot: --max-tokens: a plot needs at least 2 tokens\n");
 }

@@ -24,7 +24,7 @@ using testing::run_memfit;
 using Json = nlohmann::json;
 
 const std::string kCorpus = std::string(MEMFIT_SOURCE_DIR) + "/tests/data/corpus/";
-const std::string kLlama8B = kCorpus + "llama3/Meta-Llama-3.1-8B";
+const std::string kLlama8BRecommendGgufTypesCli = kCorpus + "llama3/Meta-Llama-3.1-8B";
 const std::string kQwen3Moe = kCorpus + "qwen3_moe/Qwen3-30B-A3B";
 
 Json recommend(const std::string& model) {
@@ -45,7 +45,7 @@ const Json& row(const Json& answer, std::string_view type) {
 }
 
 TEST(RecommendGgufTypes, ConfigOnlyModelRanksFileTypesWithACommandEach) {
-  const Json a = recommend(kLlama8B);
+  const Json a = recommend(kLlama8BRecommendGgufTypesCli);
   ASSERT_TRUE(a.contains("candidates"));
   ASSERT_EQ(a["candidates"].size(), 12u);
   // Largest first; the Q4_K_M and Q8_0 bytes are quantize_plan_test's.
@@ -78,7 +78,7 @@ TEST(RecommendGgufTypes, QuantPricesNoTwoBytesPerParameter) {
   // A config-only model says its weights are estimated at 2 bytes a
   // parameter; under --quant Q4_K_M the GGUF replaces them, and only its
   // own warning is left (292 tensors, quantize_plan_test's 4,912,898,304 B).
-  const std::vector<std::string> args = {"inspect", "-m", kLlama8B, "--engine", "llamacpp",
+  const std::vector<std::string> args = {"inspect", "-m", kLlama8BRecommendGgufTypesCli, "--engine", "llamacpp",
                                          "--memory-limit", "24GiB"};
   testing::CommandResult plain = run_memfit(args);
   EXPECT_NE(plain.err.find("parameters x 2 bytes"), std::string::npos) << plain.err;
@@ -95,7 +95,7 @@ TEST(RecommendGgufTypes, QuantPricesNoTwoBytesPerParameter) {
 
 TEST(RecommendGgufTypes, TextHasALaunchCommandUnderEveryRowThatFits) {
   testing::CommandResult r =
-      run_memfit({"recommend-quant", "-m", kLlama8B, "--engine", "llamacpp", "--gpu", "rtx4090",
+      run_memfit({"recommend-quant", "-m", kLlama8BRecommendGgufTypesCli, "--engine", "llamacpp", "--gpu", "rtx4090",
                   "-c", "32768"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("  Q4_K_M      4.58 GiB"), std::string::npos) << r.out;

@@ -17,12 +17,12 @@ namespace {
 
 using testing::run_memfit;
 
-const std::string kLlama8B = std::string(MEMFIT_SOURCE_DIR) + "/tests/data/corpus/llama3/Meta-Llama-3.1-8B";
+const std::string kLlama8BSglangMaxTotalTokensCli = std::string(MEMFIT_SOURCE_DIR) + "/tests/data/corpus/llama3/Meta-Llama-3.1-8B";
 const std::string kMimoConfig =
     std::string(MEMFIT_SOURCE_DIR) + "/tests/data/logs/sglang/sglang-18039-mimo-v2-flash-tp4-main.config.json";
 
 TEST(SglangCli, MaxTotalTokensCapsThePoolAndEntersTheCommand) {
-  auto r = run_memfit({"inspect", "-m", kLlama8B, "--engine", "sglang", "--gpu", "h100", "--context-length", "8192",
+  auto r = run_memfit({"inspect", "-m", kLlama8BSglangMaxTotalTokensCli, "--engine", "sglang", "--gpu", "h100", "--context-length", "8192",
                        "--max-total-tokens", "20480", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);

@@ -15,7 +15,7 @@
 namespace memfit {
 namespace {
 
-const std::string kExample = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
+const std::string kExampleEngineCommands = std::string(MEMFIT_SOURCE_DIR) + "/examples/Qwen3-14B-MLX-4bit";
 const std::string kDenseGguf = std::string(MEMFIT_SOURCE_DIR) + "/tests/golden/models/llama-dense.gguf";
 const std::string kLlama8B = std::string(MEMFIT_TEST_DATA_DIR) + "/corpus/llama3/Meta-Llama-3.1-8B";
 
@@ -29,7 +29,7 @@ EstimateRequest request_for(std::string_view engine, EngineCommand command) {
   EstimateRequest r;
   r.engine = std::string(engine);
   const bool gguf = engine == "llamacpp" && command != EngineCommand::kRecommendQuant;
-  r.model = gguf ? kDenseGguf : engine == "vllm" || engine == "llamacpp" ? kLlama8B : kExample;
+  r.model = gguf ? kDenseGguf : engine == "vllm" || engine == "llamacpp" ? kLlama8B : kExampleEngineCommands;
   r.memory_limit_bytes = 64ull << 30;
   if (engine == "vllm") r.vllm.gpu_memory_total = 80ull << 30;
   if (engine == "sglang") r.model = kLlama8B;

@@ -1,13 +1,14 @@
 // AvailabilityGate and StoreGrowthPolicy, driven by a fake host and a fake
 // clock.
 #include "memfit/availability_gate.h"
+#include "support/units.h"
 
 #include <gtest/gtest.h>
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kGiB = 1073741824;
+using ::memfit::testing::kGiB;
 
 // A host whose figures the test sets, counting how often it is asked.
 struct FakeHost {

@@ -8,11 +8,12 @@
 
 #include "memfit/environment.h"
 #include "memfit/host_memory.h"
+#include "support/units.h"
 
 namespace memfit::host {
 namespace {
 
-constexpr uint64_t kGiB = 1073741824;
+using ::memfit::testing::kGiB;
 
 // A Linux host with 16 GiB of RAM, 12 GiB available, in a cgroup leaving
 // it 1 GiB.

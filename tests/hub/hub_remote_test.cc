@@ -27,8 +27,8 @@
 namespace memfit {
 namespace {
 
-constexpr char kCommit[] = "0123456789abcdef0123456789abcdef01234567";
-constexpr char kLlamaConfig[] = R"({"model_type":"llama","num_hidden_layers":2,
+constexpr char kCommitHubRemote[] = "0123456789abcdef0123456789abcdef01234567";
+constexpr char kLlamaConfigHubRemote[] = R"({"model_type":"llama","num_hidden_layers":2,
     "hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,"vocab_size":100})";
 
 // A safetensors file as the Hub holds it: its header bytes, and a size
@@ -53,8 +53,8 @@ FakeHubFile text_file(std::string text) {
 // 256 B: 1,244,659,968 B of weights, none of them fetched.
 FakeHubRepo llama_repo() {
   FakeHubRepo repo;
-  repo.commit = kCommit;
-  repo.files["config.json"] = text_file(kLlamaConfig);
+  repo.commit = kCommitHubRemote;
+  repo.files["config.json"] = text_file(kLlamaConfigHubRemote);
   repo.files["model.safetensors"] =
       safetensors_file({{"model.embed_tokens.weight", "BF16", {151936, 4096}, std::nullopt},
                         {"model.norm.weight", "F32", {64}, std::nullopt}});
@@ -150,9 +150,9 @@ TEST_F(HubRemote, ReadsTheConfigWholeAndTheHeaderByRangeThroughTheStorageHost) {
   // One API call; each file asked of the Hub, redirected, and read from
   // the storage host: config.json whole (its size - 1 is the last byte),
   // the safetensors file's first 256 KiB block, which holds its header.
-  const uint64_t config_last = std::string(kLlamaConfig).size() - 1;
-  const std::string files = "/org/llama/resolve/" + std::string(kCommit);
-  const std::string blobs = "/blob/org/llama/" + std::string(kCommit);
+  const uint64_t config_last = std::string(kLlamaConfigHubRemote).size() - 1;
+  const std::string files = "/org/llama/resolve/" + std::string(kCommitHubRemote);
+  const std::string blobs = "/blob/org/llama/" + std::string(kCommitHubRemote);
   EXPECT_EQ(summary(),
             (std::vector<std::string>{
                 "hub /api/models/org/llama/revision/main 200 ",
@@ -181,8 +181,8 @@ TEST_F(HubRemote, AHeaderPastTheFirstBlockIsFetchedInASecondRange) {
   const uint64_t header_end = 8 + safetensors_header_json(tensors).size();
   ASSERT_GT(header_end, 262144u);
   FakeHubRepo repo;
-  repo.commit = kCommit;
-  repo.files["config.json"] = text_file(kLlamaConfig);
+  repo.commit = kCommitHubRemote;
+  repo.files["config.json"] = text_file(kLlamaConfigHubRemote);
   repo.files["model.safetensors"] = safetensors_file(tensors);
   hub_.add_repo("org/wide", repo);
   hub_.set_redirects(false);
@@ -190,11 +190,11 @@ TEST_F(HubRemote, AHeaderPastTheFirstBlockIsFetchedInASecondRange) {
   Result<Model> m = open("org/wide");
   ASSERT_TRUE(m.ok()) << m.error().message();
   EXPECT_EQ(m->weights.bytes, 5000u * 64 * 64 * 2);
-  const std::string files = "/org/wide/resolve/" + std::string(kCommit);
+  const std::string files = "/org/wide/resolve/" + std::string(kCommitHubRemote);
   EXPECT_EQ(summary(), (std::vector<std::string>{
                            "hub /api/models/org/wide/revision/main 200 ",
                            fmt::format("hub {}/config.json 206 bytes=0-{}", files,
-                                       std::string(kLlamaConfig).size() - 1),
+                                       std::string(kLlamaConfigHubRemote).size() - 1),
                            fmt::format("hub {}/model.safetensors 206 bytes=0-262143", files),
                            fmt::format("hub {}/model.safetensors 206 bytes=262144-{}", files,
                                        header_end - 1),
@@ -205,7 +205,7 @@ TEST_F(HubRemote, AGgufQuantIsReadFromItsFirstMegabyte) {
   // tests/support/small_ggufs.h: 689,799,168 B of Qwen3-8B weights.
   const GgufWriter gguf = qwen3_8b_gguf();
   FakeHubRepo repo;
-  repo.commit = kCommit;
+  repo.commit = kCommitHubRemote;
   repo.files["Qwen3-8B-Q4_K_M.gguf"] = FakeHubFile{gguf.header(), gguf.file_bytes()};
   repo.files["Qwen3-8B-Q8_0.gguf"] = FakeHubFile{gguf.header(), gguf.file_bytes()};
   hub_.add_repo("unsloth/Qwen3-8B-GGUF", repo);
@@ -215,10 +215,10 @@ TEST_F(HubRemote, AGgufQuantIsReadFromItsFirstMegabyte) {
   EXPECT_EQ(m->weights.bytes, 689799168u);
   ASSERT_LT(gguf.header().size(), 1u << 20);
   const std::string blob =
-      "storage /blob/unsloth/Qwen3-8B-GGUF/" + std::string(kCommit) + "/Qwen3-8B-Q4_K_M.gguf";
+      "storage /blob/unsloth/Qwen3-8B-GGUF/" + std::string(kCommitHubRemote) + "/Qwen3-8B-Q4_K_M.gguf";
   EXPECT_EQ(summary(), (std::vector<std::string>{
                            "hub /api/models/unsloth/Qwen3-8B-GGUF/revision/main 200 ",
-                           "hub /unsloth/Qwen3-8B-GGUF/resolve/" + std::string(kCommit) +
+                           "hub /unsloth/Qwen3-8B-GGUF/resolve/" + std::string(kCommitHubRemote) +
                                "/Qwen3-8B-Q4_K_M.gguf 302 bytes=0-1048575",
                            blob + " 206 bytes=0-1048575",
                        }));
@@ -234,7 +234,7 @@ TEST_F(HubRemote, AGgufQuantIsReadFromItsFirstMegabyte) {
 // each GGUF model's files' first megabyte read once (mmproj and the README
 // never), every size from the listing.
 TEST_F(HubRemote, AGgufRepoIsPricedFromItsListingAndHeaders) {
-  const GgufHubRepo quants = gguf_hub_repo(kCommit);
+  const GgufHubRepo quants = gguf_hub_repo(kCommitHubRemote);
   hub_.add_repo("unsloth/Qwen3-8B-GGUF", quants.repo);
   std::shared_ptr<FileSystem> fs = make_real_file_system();
   Result<std::optional<GgufRepoFolder>> folder =
@@ -269,8 +269,8 @@ TEST_F(HubRemote, AGgufRepoIsPricedFromItsListingAndHeaders) {
 
   // Every GGUF file is over 1 MiB: one range of its first MiB each, through
   // the storage host; the API once; no byte of mmproj or README.md.
-  const std::string resolve = "hub /unsloth/Qwen3-8B-GGUF/resolve/" + std::string(kCommit) + "/";
-  const std::string blob = "storage /blob/unsloth/Qwen3-8B-GGUF/" + std::string(kCommit) + "/";
+  const std::string resolve = "hub /unsloth/Qwen3-8B-GGUF/resolve/" + std::string(kCommitHubRemote) + "/";
+  const std::string blob = "storage /blob/unsloth/Qwen3-8B-GGUF/" + std::string(kCommitHubRemote) + "/";
   std::vector<std::string> expected{"hub /api/models/unsloth/Qwen3-8B-GGUF/revision/main 200 "};
   for (const char* file : {"Q2_K/Qwen3-8B-Q2_K-00001-of-00002.gguf",
                            "Q2_K/Qwen3-8B-Q2_K-00002-of-00002.gguf", "Qwen3-8B-Q4_K_M.gguf",
@@ -283,7 +283,7 @@ TEST_F(HubRemote, AGgufRepoIsPricedFromItsListingAndHeaders) {
 }
 
 TEST_F(HubRemote, AGatedGgufRepoIsOneLine) {
-  GgufHubRepo quants = gguf_hub_repo(kCommit);
+  GgufHubRepo quants = gguf_hub_repo(kCommitHubRemote);
   quants.repo.token = "hf_granted";
   hub_.add_repo("org/gated-GGUF", quants.repo);
   Result<std::optional<GgufRepoFolder>> folder =
@@ -321,8 +321,8 @@ TEST_F(HubRemote, ManyShardsAreReadAtMostEightAtOnce) {
   // first block is fetched before the loader asks, 8 at a time at most
   // (each storage answer waits 20 ms, so the reads overlap).
   FakeHubRepo repo;
-  repo.commit = kCommit;
-  repo.files["config.json"] = text_file(kLlamaConfig);
+  repo.commit = kCommitHubRemote;
+  repo.files["config.json"] = text_file(kLlamaConfigHubRemote);
   for (int i = 1; i <= 20; ++i) {
     repo.files[fmt::format("model-{:05}-of-00020.safetensors", i)] = safetensors_file(
         {{fmt::format("model.layers.{}.mlp.weight", i), "BF16", {64, 64}, std::nullopt}});
@@ -379,7 +379,7 @@ TEST_F(HubRemote, EachMissingThingIsOneLine) {
   options_.file.clear();
 
   FakeHubRepo readme;
-  readme.commit = kCommit;
+  readme.commit = kCommitHubRemote;
   readme.files["README.md"] = text_file("# nothing");
   hub_.add_repo("org/readme", readme);
   Result<Model> nothing = open("org/readme");
@@ -392,7 +392,7 @@ TEST_F(HubRemote, EachMissingThingIsOneLine) {
 TEST_F(HubRemote, AServerThatIgnoresRangeIsRefusedNotDownloaded) {
   // An 8 MiB file sent whole: refused once the 256 KiB asked have come.
   FakeHubRepo repo;
-  repo.commit = kCommit;
+  repo.commit = kCommitHubRemote;
   repo.files["model.safetensors"] = safetensors_file(
       {{"model.embed_tokens.weight", "BF16", {1024, 4096}, std::nullopt}});
   hub_.add_repo("org/big", repo);
@@ -437,7 +437,7 @@ TEST_F(HubRemote, AHeaderStoreLeavesOnlyTheRevisionCheck) {
 
   // At the commit itself: no request at all.
   hub_.clear_requests();
-  ASSERT_TRUE(open("org/llama@" + std::string(kCommit)).ok());
+  ASSERT_TRUE(open("org/llama@" + std::string(kCommitHubRemote)).ok());
   EXPECT_EQ(hub_.requests().size(), 0u);
 
   // Offline: the stored revision, listing and headers.

@@ -328,12 +328,12 @@ TEST_F(ModelByName, ALinkOutOfTheRepoFolderIsRefused) {
 }
 
 // Runs the test body in a fresh working folder, restored after.
-class InFolder {
+class InFolderModelByName {
  public:
-  explicit InFolder(const std::string& dir) : previous_(std::filesystem::current_path()) {
+  explicit InFolderModelByName(const std::string& dir) : previous_(std::filesystem::current_path()) {
     std::filesystem::current_path(dir);
   }
-  ~InFolder() { std::filesystem::current_path(previous_); }
+  ~InFolderModelByName() { std::filesystem::current_path(previous_); }
 
  private:
   std::filesystem::path previous_;
@@ -346,7 +346,7 @@ TEST_F(ModelByName, ALocalFolderOfTheSameNameWins) {
   work.write_file("org/llama/config.json", kLlamaConfig);
   write_safetensors_file(work.file_path("org/llama/model.safetensors"),
                          {{"model.embed_tokens.weight", "BF16", {100, 64}, std::nullopt}});
-  InFolder in(work.path());
+  InFolderModelByName in(work.path());
   Result<Model> m = open("org/llama");
   ASSERT_TRUE(m.ok()) << m.error().message();
   EXPECT_EQ(m->path, "org/llama");

@@ -18,7 +18,7 @@ namespace {
 
 using testing::setting_of;
 
-RuntimeLog read(const std::string& text) {
+RuntimeLog read_llamacpp_fit(const std::string& text) {
   Result<RuntimeLog> log = read_runtime_log(text);
   EXPECT_TRUE(log.ok()) << (log.ok() ? "" : log.error().message());
   return log.ok() ? std::move(*log) : RuntimeLog{};
@@ -32,7 +32,7 @@ const char* const kExperts = "\\.ffn_(up|down|gate_up|gate)_(ch)?exps=CPU";
 // (no blk.48): the experts of blk.2..blk.47 move, 46 blocks, in two rules
 // of 32 and 14 numbers.
 TEST(LlamaCppFitLines, OverflowingLayersMoveTheirExpertsToTheHost) {
-  const RuntimeLog log = read(
+  const RuntimeLog log = read_llamacpp_fit(
       "0.00.275.412 I llama_params_fit_impl: context size set by user to 40960 -> no change\n"
       "0.00.612.183 I llama_params_fit_impl: filling dense-only layers back-to-front:\n"
       "0.00.812.984 I llama_params_fit_impl:   - CUDA0 (NVIDIA GeForce RTX 4060): 49 layers,   4272 MiB used,"
@@ -58,7 +58,7 @@ TEST(LlamaCppFitLines, OverflowingLayersMoveTheirExpertsToTheHost) {
 // CPU, the one device's overflow buffer), blk.38..41 their experts, 42 is
 // the output layer's index.
 TEST(LlamaCppFitLines, DebugOverflowTypeSetsTheFirstPartialLayersFraction) {
-  const RuntimeLog log = read(
+  const RuntimeLog log = read_llamacpp_fit(
       "common_params_fit_impl: set ngl_per_device[0].(n_layer, n_part, overflow_type)=(42, 6, UP), "
       "id_dense_start=0\n"
       "common_params_fit_impl: set ngl_per_device[0].(n_layer, n_part, overflow_type)=(42, 6, GATE), "
@@ -77,7 +77,7 @@ TEST(LlamaCppFitLines, DebugOverflowTypeSetsTheFirstPartialLayersFraction) {
 // full -> 46, partial 46, 47, 48 (the output's). Experts of 28, 29, 46,
 // 47; the split is the layers, 30,19.
 TEST(LlamaCppFitLines, SeveralDevicesSplitByTheirLayers) {
-  const RuntimeLog log = read(
+  const RuntimeLog log = read_llamacpp_fit(
       "llama_params_fit_impl:   - CUDA0 (NVIDIA RTX A6000): 30 layers ( 2 overflowing),  46000 MiB used\n"
       "llama_params_fit_impl:   - CUDA1 (NVIDIA RTX A6000): 19 layers ( 3 overflowing),  40000 MiB used\n"
       "llama_params_fit: successfully fit params to free device memory\n"
@@ -89,7 +89,7 @@ TEST(LlamaCppFitLines, SeveralDevicesSplitByTheirLayers) {
 // A dense model (b7972's form, "21 layers,"): whole layers, no override;
 // the multi-device projection lines ("4096 total") are not a placement.
 TEST(LlamaCppFitLines, DenseLayersAndProjectionsSetNoOverride) {
-  const RuntimeLog log = read(
+  const RuntimeLog log = read_llamacpp_fit(
       "llama_params_fit_impl:   - Vulkan0 (Radeon RX 580 Series):   4096 total,   1237 used,   1932 free vs. "
       "target of   1024\n"
       "llama_params_fit_impl: filling dense layers back-to-front:\n"
@@ -109,15 +109,15 @@ TEST(LlamaCppFitLines, ReducedContextIsTheRunsWhenNoneIsPrinted) {
       "common_params_fit_impl: entire model can be fit by reducing context\n"
       "common_fit_params: successfully fit params to free device memory\n"
       "load_tensors: offloaded 41/41 layers to GPU\n";
-  EXPECT_EQ(setting_of(read(fit), "n_ctx"), "31488");
-  EXPECT_EQ(setting_of(read(fit + "llama_context: n_ctx         = 31744\n"), "n_ctx"), "31744");
+  EXPECT_EQ(setting_of(read_llamacpp_fit(fit), "n_ctx"), "31488");
+  EXPECT_EQ(setting_of(read_llamacpp_fit(fit + "llama_context: n_ctx         = 31744\n"), "n_ctx"), "31744");
 }
 
 // A fit that failed (ggml-org/llama.cpp#19437: -ngl set by the user) had
 // already reduced the context (step 2 writes it before the abort), and set
 // no layers: no override.
 TEST(LlamaCppFitLines, FailedFitKeepsItsContextAndSetsNoLayers) {
-  const RuntimeLog log = read(
+  const RuntimeLog log = read_llamacpp_fit(
       "llama_params_fit_impl: context size reduced from 262144 to 30000 -> need 6257 MiB less memory in total\n"
       "llama_params_fit_impl:   - CUDA0 (NVIDIA GeForce GTX 1080 Ti): 30 layers ( 9 overflowing),   8000 MiB used\n"
       "llama_params_fit: failed to fit params to free device memory: n_gpu_layers already set by user to 99, "

@@ -16,7 +16,7 @@ using testing::read_test_log;
 
 const char* kLog = "llamacpp-pinned-gemma3-swa-ctx4096.log";
 
-LogCheck check(const std::string& version) {
+LogCheck check_llamacpp_release(const std::string& version) {
   LogCheckOptions options;
   options.version = version;
   return testing::check_test_log("llamacpp", kLog, options);
@@ -36,15 +36,15 @@ TEST(CheckLogLlamaCppBuild, TheLogsBuildPricesItsSlidingWindowCache) {
   // The pinned rules: the full layer 4096 cells x 512 B = 2,097,152; the
   // SWA cache pad256(min(4096, 256 + 512)) = 768 cells x 5 x 512 B =
   // 1,966,080: 4,063,232, as the log printed (2.00 + 1.88 MiB).
-  const LogCheck pinned = check("");
+  const LogCheck pinned = check_llamacpp_release("");
   EXPECT_EQ(kv_cache(pinned), 4'063'232u);
   // b5000, before #13194: the 5 windowed layers cache the context too,
   // 6 x 4096 x 512 = 12,582,912.
-  const LogCheck old = check("b5000");
+  const LogCheck old = check_llamacpp_release("b5000");
   EXPECT_EQ(old.log.version, "b5000");
   EXPECT_EQ(kv_cache(old), 12'582'912u);
   // b6000 has every rule the pinned release has for this run.
-  EXPECT_EQ(kv_cache(check("b6000")), 4'063'232u);
+  EXPECT_EQ(kv_cache(check_llamacpp_release("b6000")), 4'063'232u);
 }
 
 // The output buffer of a llama-server log (CPU's output row): rows x

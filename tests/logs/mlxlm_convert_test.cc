@@ -17,7 +17,7 @@ using testing::read_test_log;
 
 const char* kLog = "mlxlm-examples1122-llama31-8b-4bit-2k.log";
 
-Result<LogCheck> check(const std::string& file_type) {
+Result<LogCheck> check_mlxlm_convert(const std::string& file_type) {
   LogCheckOptions options;
   options.config_json = testing::read_test_data("corpus/llama3/Meta-Llama-3.1-8B/config.json");
   options.file_type = file_type;
@@ -36,8 +36,8 @@ const FigureCheck* peak_of(const LogCheck& c) {
 }
 
 TEST(CheckLogMlxLmConvert, TheBaseConfigIsPricedAsTheConvertedCheckpoint) {
-  Result<LogCheck> bf16 = check("");
-  Result<LogCheck> q4 = check("4bit");
+  Result<LogCheck> bf16 = check_mlxlm_convert("");
+  Result<LogCheck> q4 = check_mlxlm_convert("4bit");
   ASSERT_TRUE(bf16.ok() && q4.ok());
   const FigureCheck* a = peak_of(*bf16);
   const FigureCheck* b = peak_of(*q4);
@@ -59,13 +59,13 @@ TEST(CheckLogMlxLmConvert, TheBaseConfigIsPricedAsTheConvertedCheckpoint) {
   // the row says it misses its target.
   EXPECT_TRUE(a->note.starts_with("off its target (within [0.97, 1.10])")) << a->note;
   // "4bit-g64" names the same conversion.
-  Result<LogCheck> named = check("4bit-g64");
+  Result<LogCheck> named = check_mlxlm_convert("4bit-g64");
   ASSERT_TRUE(named.ok());
   EXPECT_EQ(peak_of(*named)->memfit, b->memfit);
 }
 
 TEST(CheckLogMlxLmConvert, OtherGroupsAndBitsAreSaid) {
-  Result<LogCheck> c = check("8bit-g32");
+  Result<LogCheck> c = check_mlxlm_convert("8bit-g32");
   ASSERT_TRUE(c.ok());
   // The 4-bit run priced as an 8-bit conversion is far over its print
   // (8.5 GB of weights against a 5.08 GB peak). Where the conversion came
@@ -77,7 +77,7 @@ TEST(CheckLogMlxLmConvert, OtherGroupsAndBitsAreSaid) {
             "accounts for the difference, and the log shows none it reads");
   // The 4-bit conversion, within its target, says where the model came
   // from and nothing more.
-  Result<LogCheck> q4 = check("4bit");
+  Result<LogCheck> q4 = check_mlxlm_convert("4bit");
   ASSERT_TRUE(q4.ok());
   EXPECT_EQ(peak_of(*q4)->note,
             "the model: the base config converted by mlx_lm.convert -q, 4 bits, group 64 (its defaults)");
@@ -90,8 +90,8 @@ TEST(CheckLogMlxLmConvert, ALinearOnlyConversionKeepsTheEmbeddingWide) {
   // (tests/engines/mlxlm/convert_config_test.cc); the peak by that and the
   // run-ahead's change, which the wider embedding leaves alone (the
   // gather's output is [1, L, 4,096] either way): exactly as much.
-  Result<LogCheck> q4 = check("4bit-g64");
-  Result<LogCheck> linear = check("4bit-g64-linear-only");
+  Result<LogCheck> q4 = check_mlxlm_convert("4bit-g64");
+  Result<LogCheck> linear = check_mlxlm_convert("4bit-g64-linear-only");
   ASSERT_TRUE(q4.ok() && linear.ok()) << linear.error().message();
   const FigureCheck* a = peak_of(*q4);
   const FigureCheck* b = peak_of(*linear);
@@ -106,14 +106,14 @@ TEST(CheckLogMlxLmConvert, ALinearOnlyConversionKeepsTheEmbeddingWide) {
             "its target (within [0.97, 1.10]) by a cause memfit has not traced: no rule it holds "
             "accounts for the difference, and the log shows none it reads");
   // The suffix on no quantization is no conversion memfit knows.
-  Result<LogCheck> fp16 = check("fp16-linear-only");
+  Result<LogCheck> fp16 = check_mlxlm_convert("fp16-linear-only");
   ASSERT_TRUE(fp16.ok());
   EXPECT_NE(fp16->not_priced.find("is not a uniform MLX quantization"), std::string::npos);
 }
 
 TEST(CheckLogMlxLmConvert, WhatIsNoUniformMlxQuantizationIsNotPriced) {
   for (const char* type : {"Q4_K_M", "mixed_3_6"}) {
-    Result<LogCheck> c = check(type);
+    Result<LogCheck> c = check_mlxlm_convert(type);
     ASSERT_TRUE(c.ok()) << type;
     EXPECT_NE(c->not_priced.find("is not a uniform MLX quantization"), std::string::npos)
         << c->not_priced;
@@ -130,7 +130,7 @@ TEST(CheckLogMlxLmConvert, ALogWithoutAnMlxLmCommandSaysThePeakIsTheSessions) {
   options.config_json = testing::read_test_data("corpus/llama3/Meta-Llama-3.1-8B/config.json");
   options.file_type = "4bit";
   Result<LogCheck> bare = check_log(read_test_log("mlx-lm", kLog), options, nullptr);
-  Result<LogCheck> with = check("4bit");
+  Result<LogCheck> with = check_mlxlm_convert("4bit");
   ASSERT_TRUE(bare.ok() && with.ok());
   EXPECT_EQ(peak_of(*bare)->note,
             "no mlx_lm command is in the log or given: a Python session's peak counts what the "

@@ -17,11 +17,11 @@ namespace memfit {
 namespace {
 
 // Llama 3.2 3B Instruct's config, the model of mlx-lm#396's log.
-std::string corpus_config() { return testing::read_test_data("corpus/llama3/Llama-3.2-3B-Instruct/config.json"); }
+std::string corpus_config_mlxlm_device() { return testing::read_test_data("corpus/llama3/Llama-3.2-3B-Instruct/config.json"); }
 
 LogCheck check_on(const std::string& device) {
   LogCheckOptions options;
-  options.config_json = corpus_config();
+  options.config_json = corpus_config_mlxlm_device();
   options.gpu_name = device;
   return testing::check_test_log("mlx-lm", "mlxlm-396-benchmark-default-llama32-3b-4bit.log",
                                  options);

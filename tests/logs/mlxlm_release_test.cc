@@ -18,38 +18,38 @@ namespace {
 
 using testing::read_test_log;
 
-const char* kLog = "mlxlm-396-benchmark-default-llama32-3b-4bit.log";
+const char* kLogMlxlmRelease = "mlxlm-396-benchmark-default-llama32-3b-4bit.log";
 
 // Llama 3.2 3B Instruct's config, the model of mlx-lm#396's log.
 std::string corpus_config() { return testing::read_test_data("corpus/llama3/Llama-3.2-3B-Instruct/config.json"); }
 
-LogCheck check(const std::string& version) {
+LogCheck check_mlxlm_release(const std::string& version) {
   LogCheckOptions options;
   options.config_json = corpus_config();
   options.version = version;
-  return testing::check_test_log("mlx-lm", kLog, options);
+  return testing::check_test_log("mlx-lm", kLogMlxlmRelease, options);
 }
 
-constexpr auto peak = &testing::priced_peak;
-constexpr auto has_note = &testing::has_log_note;
+constexpr auto peak_mlxlm_release = &testing::priced_peak;
+constexpr auto has_note_mlxlm_release = &testing::has_log_note;
 
 TEST(CheckLogMlxLmRelease, TheLogsReleasePricesTheLastChunksLogits) {
-  const LogCheck before = check("0.26.4");
-  const LogCheck since = check("0.27.0");
+  const LogCheck before = check_mlxlm_release("0.26.4");
+  const LogCheck since = check_mlxlm_release("0.27.0");
   EXPECT_EQ(before.log.version, "0.26.4");
   EXPECT_EQ(since.log.version, "0.27.0");
   // Under 0.27.0 the last chunk's logits are one row: 2048 x 128,256 x 2
   // = 525,336,576 B become 256,512, so the peak falls by at most
   // 525,080,064 (the rest of the pass is the same), and falls.
-  const uint64_t a = peak(before), b = peak(since);
+  const uint64_t a = peak_mlxlm_release(before), b = peak_mlxlm_release(since);
   ASSERT_GT(a, b);
   EXPECT_LE(a - b, 525'080'064u);
   // A release memfit does not price is priced as when none is given (the
   // current release, 0.31.3: one row), with the reason as a note.
-  const LogCheck old = check("0.16.0");
-  EXPECT_EQ(peak(old), b);
-  EXPECT_EQ(peak(check("")), b);
-  EXPECT_TRUE(has_note(old, "mlx-lm 0.16.0 predates what memfit prices")) << old.log.notes.size();
+  const LogCheck old = check_mlxlm_release("0.16.0");
+  EXPECT_EQ(peak_mlxlm_release(old), b);
+  EXPECT_EQ(peak_mlxlm_release(check_mlxlm_release("")), b);
+  EXPECT_TRUE(has_note_mlxlm_release(old, "mlx-lm 0.16.0 predates what memfit prices")) << old.log.notes.size();
 }
 
 // mlx-examples #1081 printed "Peak memory: 11.496 GB" on mlx-lm 0.19.3,

@@ -16,9 +16,9 @@
 namespace memfit {
 namespace {
 
-constexpr auto figure = &testing::find_check_figure;
+constexpr auto figure_ollama_llama_server = &testing::find_check_figure;
 
-LogCheck check(const std::string& file) { return testing::check_test_log("ollama", file, {}); }
+LogCheck check_ollama_llama_server(const std::string& file) { return testing::check_test_log("ollama", file, {}); }
 
 TEST(OllamaLlamaServer, EachReleaseHasItsLlamaCppVersionsBuild) {
   // LLAMA_CPP_VERSION at the tags: v0.30.0 b9452, v0.30.5 to v0.30.8
@@ -62,8 +62,8 @@ TEST(OllamaLlamaServer, GptOssKeepsLlamaServersWindowedCache) {
   // 128 + 1,024 cells padded to 256, 1,280 x 2,048 B x 18 = 47,185,920 B
   // (45.00 MiB): 651,165,696 B, the log's 576 + 45 MiB. Priced before as
   // v0.24.0's own engine (a 4,096-cell window memory): 738.00 MiB, 1.19.
-  const LogCheck c = check("ollama-neverollama3-gptoss120b-h100-llamaserver-v0307.log");
-  const FigureCheck* kv = figure(c, "CUDA0", LogFigure::kKvCache);
+  const LogCheck c = check_ollama_llama_server("ollama-neverollama3-gptoss120b-h100-llamaserver-v0307.log");
+  const FigureCheck* kv = figure_ollama_llama_server(c, "CUDA0", LogFigure::kKvCache);
   ASSERT_NE(kv, nullptr);
   EXPECT_EQ(kv->memfit, std::optional<uint64_t>(651'165'696u));
   EXPECT_EQ(kv->basis, FigureBasis::kExact);
@@ -74,13 +74,13 @@ TEST(OllamaLlamaServer, TheOutputBufferIsLlamaServersLogitsAlone) {
   // embeddings, so the output buffer is one row of 32,768 logits, 4 B
   // each: 131,072 B ("0.12 MiB"). v0.24.0's runner (embeddings = true)
   // added 6,144 floats: 155,648 B, 1.24 of the print.
-  const LogCheck c = check("ollama-neverollama3-codestral-22b-llamaserver-v03010.log");
-  const FigureCheck* out = figure(c, "CPU", LogFigure::kOutput);
+  const LogCheck c = check_ollama_llama_server("ollama-neverollama3-codestral-22b-llamaserver-v03010.log");
+  const FigureCheck* out = figure_ollama_llama_server(c, "CPU", LogFigure::kOutput);
   ASSERT_NE(out, nullptr);
   EXPECT_EQ(out->memfit, std::optional<uint64_t>(131'072u));
   // 56 layers x 4,096 cells x 4,096 B (8 KV heads x 128 x 2 B, K and V) =
   // 939,524,096 B, "896.00 MiB".
-  const FigureCheck* kv = figure(c, "CUDA0", LogFigure::kKvCache);
+  const FigureCheck* kv = figure_ollama_llama_server(c, "CUDA0", LogFigure::kKvCache);
   ASSERT_NE(kv, nullptr);
   EXPECT_EQ(kv->memfit, std::optional<uint64_t>(939'524'096u));
 }
@@ -95,8 +95,8 @@ TEST(OllamaLlamaServer, TheHostsMaskIsF16UnderFlashAttentionFromB9444) {
   // (8,192 B): 29,372,448 B, the print's "28.01 MiB" (every token's output
   // id, 2,048 B, made it 29,374,464). An F32 mask adds 4,194,304 B (32.01
   // MiB, 1.14).
-  const LogCheck c = check("ollama-neverollama3-codestral-22b-llamaserver-v03010.log");
-  const FigureCheck* host = figure(c, "CPU", LogFigure::kCompute);
+  const LogCheck c = check_ollama_llama_server("ollama-neverollama3-codestral-22b-llamaserver-v03010.log");
+  const FigureCheck* host = figure_ollama_llama_server(c, "CPU", LogFigure::kCompute);
   ASSERT_NE(host, nullptr);
   EXPECT_EQ(host->memfit, std::optional<uint64_t>(29'372'448u));
   EXPECT_TRUE(host->within_print);
@@ -110,8 +110,8 @@ TEST(OllamaLlamaServer, TheGraphIsReservedForThePrintedOutputRows) {
   // B (796.75 MiB, 3.83 of the print's 208.04 MiB); one row makes it 4 x 1
   // x 203,968 = 815,872 B, and the figure is the next phase's, 223,870,976
   // B (213.50 MiB, 1.026).
-  const LogCheck c = check("ollama-neverollama3-gptoss120b-h100-llamaserver-v0307.log");
-  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  const LogCheck c = check_ollama_llama_server("ollama-neverollama3-gptoss120b-h100-llamaserver-v0307.log");
+  const FigureCheck* gpu = figure_ollama_llama_server(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(gpu, nullptr);
   EXPECT_EQ(gpu->memfit, std::optional<uint64_t>(223'870'976u));
   EXPECT_LT(*gpu->memfit, 835'452'928u);
@@ -123,8 +123,8 @@ TEST(OllamaLlamaServer, APartialOffloadsGpuKeepsItsFfnNotTheLogits) {
   // = 1": the logits of 512 rows, 4 x 512 x (152,064 + 5,120) = 321,912,832
   // B (1.36 of the print), fall to one row's 628,736 B, and the GPU's
   // figure is its blocks' largest phase, the print's 225.96 MiB.
-  const LogCheck c = check("ollama-neverollama3-qwen25-coder-32b-q4km-partial-llamaserver-v03010.log");
-  const FigureCheck* gpu = figure(c, "CUDA0", LogFigure::kCompute);
+  const LogCheck c = check_ollama_llama_server("ollama-neverollama3-qwen25-coder-32b-q4km-partial-llamaserver-v03010.log");
+  const FigureCheck* gpu = figure_ollama_llama_server(c, "CUDA0", LogFigure::kCompute);
   ASSERT_NE(gpu, nullptr);
   ASSERT_TRUE(gpu->memfit.has_value());
   EXPECT_LT(*gpu->memfit, 321'912'832u);

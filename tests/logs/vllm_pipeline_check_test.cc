@@ -16,12 +16,12 @@ namespace {
 using testing::find_check_figure;
 using testing::read_test_log;
 
-const char* kSlug = "vllm-nv6-qwen3-30b-a3b-tp4-pp2-gh200-ray";
+const char* kSlugVllmPipelineCheck = "vllm-nv6-qwen3-30b-a3b-tp4-pp2-gh200-ray";
 
-LogCheck check(const std::string& text) { return testing::check_with_its_config("vllm", kSlug, text); }
+LogCheck check_vllm_pipeline_check(const std::string& text) { return testing::check_with_its_config("vllm", kSlugVllmPipelineCheck, text); }
 
 TEST(CheckLogVllmPipeline, ThroughV010TheFirstPairIsStageZerosOwn) {
-  const LogCheck c = check(read_test_log("vllm", std::string(kSlug) + ".log"));
+  const LogCheck c = check_vllm_pipeline_check(read_test_log("vllm", std::string(kSlugVllmPipelineCheck) + ".log"));
   // 48 layers as [24, 24]; one KV head a rank (4 over TP 4) of 128, K and
   // V at 2 B: 512 B a token a layer, x 24 = 12,288 B, a 16-token block
   // 196,608 B. 76.15 GiB = 81,765,439,898 B // 196,608 = 415,880 blocks
@@ -47,12 +47,12 @@ TEST(CheckLogVllmPipeline, LaterReleasesNeedEveryStagesMemory) {
   // The same lines under a release past vllm#25164 print the engine's
   // blocks, the fewest of both stages, and stage 1's memory is not in the
   // log: the KV rows are not priced.
-  std::string text = read_test_log("vllm", std::string(kSlug) + ".log");
+  std::string text = read_test_log("vllm", std::string(kSlugVllmPipelineCheck) + ".log");
   const std::string old_version = "v0.10.1.2.dev0";
   const size_t at = text.find(old_version);
   ASSERT_NE(at, std::string::npos);
   text.replace(at, old_version.size(), "v0.11.0");
-  const LogCheck c = check(text);
+  const LogCheck c = check_vllm_pipeline_check(text);
   const FigureCheck* tokens = find_check_figure(c, "total", LogFigure::kKvTokens);
   ASSERT_NE(tokens, nullptr);
   EXPECT_FALSE(tokens->memfit.has_value());

@@ -39,7 +39,7 @@ TEST(MultimodalWeights, SplitByTensorName) {
 }
 
 // How many times each file's 8-byte prefix was read.
-std::map<std::string, int> prefix_reads(const RecordingFileSystem& fs) {
+std::map<std::string, int> prefix_reads_multimodal_weights(const RecordingFileSystem& fs) {
   std::map<std::string, int> out;
   for (const FileRead& read : fs.reads()) {
     if (read.offset_bytes == 0 && read.length_bytes == 8) ++out[read.path];
@@ -78,7 +78,7 @@ TEST(MultimodalWeights, EachHeaderIsReadOnceForTheSplit) {
   EXPECT_EQ(components[static_cast<int>(WeightComponent::kLanguageModel)], 12800u);
   EXPECT_EQ(components[static_cast<int>(WeightComponent::kVisionTower)], 196608u);
   EXPECT_TRUE(model->tensors.empty());  // used for the split, not kept: nobody asked
-  EXPECT_EQ(prefix_reads(fs), (std::map<std::string, int>{{a, 1}, {b, 1}}));
+  EXPECT_EQ(prefix_reads_multimodal_weights(fs), (std::map<std::string, int>{{a, 1}, {b, 1}}));
   const uint64_t header_bytes = safetensors_header_json(first).size() +
                                 safetensors_header_json(second).size();
   const uint64_t index_bytes = index.dump().size();

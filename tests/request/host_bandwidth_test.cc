@@ -19,16 +19,16 @@ namespace {
 
 using json = nlohmann::json;
 
-const std::string kSource = MEMFIT_SOURCE_DIR;
-const std::string kLlama = kSource + "/tests/golden/models/llama-dense.gguf";
-const std::string kLlama8b = kSource + "/tests/data/corpus/llama3/Meta-Llama-3.1-8B";
+const std::string kSourceHostBandwidth = MEMFIT_SOURCE_DIR;
+const std::string kLlama = kSourceHostBandwidth + "/tests/golden/models/llama-dense.gguf";
+const std::string kLlama8b = kSourceHostBandwidth + "/tests/data/corpus/llama3/Meta-Llama-3.1-8B";
 
-struct Answer {
+struct AnswerHostBandwidth {
   bool ok = false;
   json body;
 };
 
-Answer run_json(const json& request) {
+AnswerHostBandwidth run_json(const json& request) {
   testing::JsonAnswer answer = testing::run_request_texts(request);
   return {answer.ok(), std::move(answer.body)};
 }
@@ -62,7 +62,7 @@ void expect_parts_in_sequence(const json& speed) {
 }
 
 TEST(HostBandwidth, OffloadedLayersWithoutItHaveNoDecodeFigure) {
-  const Answer a = run_json(offloaded(json::object()));
+  const AnswerHostBandwidth a = run_json(offloaded(json::object()));
   ASSERT_TRUE(a.ok) << a.body.dump();
   const json& speed = a.body["speed"];
   EXPECT_TRUE(speed["decode_tokens_per_second"].is_null());
@@ -72,7 +72,7 @@ TEST(HostBandwidth, OffloadedLayersWithoutItHaveNoDecodeFigure) {
 }
 
 TEST(HostBandwidth, OffloadedLayersAreReadAtItAfterTheGpus) {
-  const Answer a = run_json(offloaded({{"host_bandwidth_gb_s", "60"}}));
+  const AnswerHostBandwidth a = run_json(offloaded({{"host_bandwidth_gb_s", "60"}}));
   ASSERT_TRUE(a.ok) << a.body.dump();
   const json& speed = a.body["speed"];
   ASSERT_FALSE(speed["decode_tokens_per_second"].is_null()) << speed.dump();
@@ -90,8 +90,8 @@ TEST(HostBandwidth, OffloadedLayersAreReadAtItAfterTheGpus) {
 }
 
 TEST(HostBandwidth, AFasterHostDecodesFaster) {
-  const Answer slow = run_json(offloaded({{"host_bandwidth_gb_s", "30"}}));
-  const Answer fast = run_json(offloaded({{"host_bandwidth_gb_s", "120"}}));
+  const AnswerHostBandwidth slow = run_json(offloaded({{"host_bandwidth_gb_s", "30"}}));
+  const AnswerHostBandwidth fast = run_json(offloaded({{"host_bandwidth_gb_s", "120"}}));
   ASSERT_TRUE(slow.ok && fast.ok);
   // The host's seconds a token are its bytes over 30e9 and over 120e9: a
   // quarter of them at 120.
@@ -107,7 +107,7 @@ TEST(HostBandwidth, OllamaLayersLeftOnTheCpuAreReadAtIt) {
   // num_gpu 2 of the 5 layers (4 blocks and the output): the rest on the host.
   const json r = {{"model", kLlama},        {"engine", "ollama"},         {"gpu", "rtx4060"},
                   {"num_gpu", "2"},         {"host_bandwidth_gb_s", "60"}};
-  const Answer a = run_json(r);
+  const AnswerHostBandwidth a = run_json(r);
   ASSERT_TRUE(a.ok) << a.body.dump();
   const json& speed = a.body["speed"];
   ASSERT_FALSE(speed["decode_tokens_per_second"].is_null()) << speed.dump();
@@ -120,7 +120,7 @@ TEST(HostBandwidth, OllamaLayersLeftOnTheCpuAreReadAtIt) {
 }
 
 void expect_refused(const json& request, std::string_view message) {
-  const Answer a = run_json(request);
+  const AnswerHostBandwidth a = run_json(request);
   ASSERT_FALSE(a.ok) << a.body.dump();
   const json& error = a.body.contains("error") ? a.body["error"] : a.body;
   EXPECT_EQ(error["field"], "host_bandwidth_gb_s") << a.body.dump();

@@ -10,11 +10,12 @@
 #include "memfit/model_spec.h"
 #include "memfit/multi_model.h"
 #include "memfit/request_json.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kGiB = 1ull << 30;
+using ::memfit::testing::kGiB;
 
 // A Qwen3-0.6B-shaped spec with 2 GiB of weights: 28 layers, 8 KV heads of
 // 128, hidden 1024; small enough that vLLM starts at a quarter of 24 GiB.

@@ -12,6 +12,7 @@
 #include "memfit/mlxcel_report.h"
 #include "memfit/run_report.h"
 #include "memfit/vllm_report.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
@@ -19,7 +20,7 @@ namespace {
 using ::testing::EndsWith;
 
 constexpr uint64_t kMiB = 1ull << 20;
-constexpr uint64_t kGiB = 1ull << 30;
+using ::memfit::testing::kGiB;
 
 // What run_report.h adds to the engine's own report: "engine_reason" and
 // "context_limit_tokens" after "engine" (null: these hand-filled models

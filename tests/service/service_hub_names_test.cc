@@ -55,14 +55,14 @@ class ServiceHubNames : public ::testing::Test {
   TempDir root_;
 };
 
-HttpResponse estimate(Service& service, const std::string& model) {
+HttpResponse estimate_service_hub_names(Service& service, const std::string& model) {
   return service.handle("POST", "/v1/estimate", json{{"model", model}}.dump());
 }
 
 TEST_F(ServiceHubNames, RefusedUnlessAllowed) {
   auto s = service(false);
   for (const std::string name : {"org/tiny-GGUF", "org/tiny-GGUF:Q4_K_M", "org/absent@v1"}) {
-    HttpResponse r = estimate(*s, name);
+    HttpResponse r = estimate_service_hub_names(*s, name);
     EXPECT_EQ(r.status, 403) << name;
     EXPECT_EQ(error_code(r), "hub_not_allowed") << name;
     EXPECT_EQ(error_message(r),
@@ -73,8 +73,8 @@ TEST_F(ServiceHubNames, RefusedUnlessAllowed) {
   EXPECT_EQ(error_code(fit), "hub_not_allowed");
   // Not a Hub name, or a path under a folder a root holds: the roots' own
   // answer.
-  EXPECT_EQ(error_code(estimate(*s, "absent")), "model_not_found");
-  EXPECT_EQ(error_code(estimate(*s, "acme/absent")), "model_not_found");
+  EXPECT_EQ(error_code(estimate_service_hub_names(*s, "absent")), "model_not_found");
+  EXPECT_EQ(error_code(estimate_service_hub_names(*s, "acme/absent")), "model_not_found");
 }
 
 // GET /v1/models says whether Hub names may be given: the calculator page
@@ -86,18 +86,18 @@ TEST_F(ServiceHubNames, TheModelListSaysWhetherHubNamesAreAllowed) {
 
 TEST_F(ServiceHubNames, AllowedNamesAreReadFromTheCache) {
   auto s = service(true);
-  HttpResponse r = estimate(*s, "org/tiny-GGUF:Q4_K_M");
+  HttpResponse r = estimate_service_hub_names(*s, "org/tiny-GGUF:Q4_K_M");
   ASSERT_EQ(r.status, 200) << r.body;
   json j = body_json(r);
   EXPECT_EQ(j["model"], "org/tiny-GGUF:Q4_K_M");
   EXPECT_EQ(j["weights_bytes"], 9216);  // Q4_K [256, 64]: 144 B x 64 rows
   // A repo of one GGUF model needs no tag.
-  EXPECT_EQ(estimate(*s, "org/tiny-GGUF").status, 200);
+  EXPECT_EQ(estimate_service_hub_names(*s, "org/tiny-GGUF").status, 200);
   HttpResponse fit = s->handle("POST", "/v1/fit", json{{"model", "org/tiny-GGUF"}}.dump());
   EXPECT_EQ(fit.status, 200) << fit.body;
   // A name the cache lacks is asked of the Hub: here one that cannot be
   // reached, with the reader's message.
-  HttpResponse absent = estimate(*s, "org/absent");
+  HttpResponse absent = estimate_service_hub_names(*s, "org/absent");
   EXPECT_EQ(absent.status, 422);
   EXPECT_EQ(error_code(absent), "model_unreadable");
   EXPECT_NE(error_message(absent).find("'org/absent': cannot reach http://127.0.0.1:9"),
@@ -108,7 +108,7 @@ TEST_F(ServiceHubNames, AllowedNamesAreReadFromTheCache) {
 TEST_F(ServiceHubNames, ARootsModelWinsOverTheHub) {
   for (bool allow : {false, true}) {
     auto s = service(allow);
-    HttpResponse r = estimate(*s, "acme/local");
+    HttpResponse r = estimate_service_hub_names(*s, "acme/local");
     EXPECT_EQ(r.status, 200) << r.body;
   }
 }
@@ -131,7 +131,7 @@ TEST_F(ServiceHubNames, AllowedNamesTheCacheLacksAreReadFromTheHub) {
   options.header_store = make_header_cache(cache.path());
   std::unique_ptr<Service> s = make_service(std::move(options));
 
-  HttpResponse r = estimate(*s, "org/remote-GGUF");
+  HttpResponse r = estimate_service_hub_names(*s, "org/remote-GGUF");
   ASSERT_EQ(r.status, 200) << r.body;
   // One Q4_K [256, 64] tensor: 256 x 64 / 256 blocks x 144 B = 9,216 B.
   EXPECT_EQ(json::parse(r.body)["weights_bytes"], 9216u);
@@ -145,7 +145,7 @@ TEST_F(ServiceHubNames, AllowedNamesTheCacheLacksAreReadFromTheHub) {
     EXPECT_NE(request.path.find("org/remote-GGUF"), std::string::npos) << request.path;
   }
   // The service keeps the opened model: the same name asks nothing more.
-  ASSERT_EQ(estimate(*s, "org/remote-GGUF").status, 200);
+  ASSERT_EQ(estimate_service_hub_names(*s, "org/remote-GGUF").status, 200);
   EXPECT_EQ(hub.requests().size(), first);
 }
 

@@ -27,24 +27,24 @@ using testing::error_message;
 using testing::fake_options;
 using testing::make_service;
 
-std::string qwen3_8b_config() {
+std::string qwen3_8b_config_service_server_paths() {
   return testing::read_test_data("corpus/qwen3/Qwen3-8B/config.json");
 }
 
 class ServiceServerPaths : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_.write_file("good/config.json", qwen3_8b_config());
+    root_.write_file("good/config.json", qwen3_8b_config_service_server_paths());
     root_.make_dir("bare");  // no config, no weights: the fallback, with warnings
     root_.write_file("bare/README", "");
     root_.write_file("notjson/config.json", "{not json");
-    root_.write_file("hostile/config.json", qwen3_8b_config());
+    root_.write_file("hostile/config.json", qwen3_8b_config_service_server_paths());
     root_.write_file("hostile/model.safetensors",
                      std::string("\x00\x00\x00\x00\x00\x01\x00\x00{}", 10));
     tiny_qwen3_gguf().write(root_.make_dir("two") + "/a-Q4_0.gguf");
     tiny_qwen3_gguf().write(root_.file_path("two/b-Q8_0.gguf"));
     tiny_qwen3_gguf().write(root_.file_path("tiny.gguf"));
-    outside_.write_file("secret/config.json", qwen3_8b_config());
+    outside_.write_file("secret/config.json", qwen3_8b_config_service_server_paths());
     tiny_qwen3_gguf().write(outside_.file_path("outside.gguf"));
     root_.make_dir("sneaky");
     fs::create_symlink(outside_.file_path("secret/config.json"), root_.file_path("sneaky/config.json"));

@@ -12,9 +12,9 @@
 namespace memfit {
 namespace {
 
-const MemoryBudget kBudget{64ull << 30, 64ull << 30, BudgetSource::kExplicit};
+const MemoryBudget kBudgetEmbedding{64ull << 30, 64ull << 30, BudgetSource::kExplicit};
 
-Model model_of(ModelSpec spec) {
+Model model_of_embedding(ModelSpec spec) {
   Model m;
   m.has_config = true;
   m.spec = std::move(spec);
@@ -45,8 +45,8 @@ ModelSpec synthetic_llama() {
   return s;
 }
 
-LlamaCppEstimate run(const ModelSpec& spec, const LlamaCppSettings& s) {
-  Result<LlamaCppEstimate> e = estimate_llamacpp(model_of(spec), s, kBudget);
+LlamaCppEstimate run_embedding(const ModelSpec& spec, const LlamaCppSettings& s) {
+  Result<LlamaCppEstimate> e = estimate_llamacpp(model_of_embedding(spec), s, kBudgetEmbedding);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
   return e.ok() ? *e : LlamaCppEstimate{};
 }
@@ -54,7 +54,7 @@ LlamaCppEstimate run(const ModelSpec& spec, const LlamaCppSettings& s) {
 TEST(LlamaCppEmbedding, AnEncoderKeepsNoCacheAndItsBatchIsNotCapped) {
   LlamaCppSettings s;
   s.embedding = true;
-  const LlamaCppEstimate e = run(synthetic_encoder(), s);
+  const LlamaCppEstimate e = run_embedding(synthetic_encoder(), s);
   // The training context, 512 tokens; n_batch stays 2048: only causal
   // attention caps it at the context.
   EXPECT_EQ(e.context.n_batch, 2048u);
@@ -74,19 +74,19 @@ TEST(LlamaCppEmbedding, AnEncoderKeptADecodersCacheBefore13108) {
   // takes for it) none.
   LlamaCppSettings s;
   s.build = 5339;
-  EXPECT_EQ(run(synthetic_encoder(), s).kv_bytes, 2'097'152u);
+  EXPECT_EQ(run_embedding(synthetic_encoder(), s).kv_bytes, 2'097'152u);
   s.build = 5340;
-  EXPECT_EQ(run(synthetic_encoder(), s).kv_bytes, 0u);
+  EXPECT_EQ(run_embedding(synthetic_encoder(), s).kv_bytes, 0u);
   // A decoder's cache is the same either side.
   s.build = 5339;
-  const uint64_t before = run(synthetic_llama(), s).kv_bytes;
+  const uint64_t before = run_embedding(synthetic_llama(), s).kv_bytes;
   s.build = 5340;
-  EXPECT_EQ(run(synthetic_llama(), s).kv_bytes, before);
+  EXPECT_EQ(run_embedding(synthetic_llama(), s).kv_bytes, before);
 }
 
 TEST(LlamaCppEmbedding, WithoutEmbeddingTheOutputIsOneRowOfLogitsASequence) {
   LlamaCppSettings s;
-  const LlamaCppEstimate e = run(synthetic_encoder(), s);
+  const LlamaCppEstimate e = run_embedding(synthetic_encoder(), s);
   EXPECT_EQ(e.context.n_batch, 2048u);  // the encoder's rule holds regardless
   EXPECT_EQ(e.output_bytes, 128000u);   // 4 x 1 x 32000
 }
@@ -98,7 +98,7 @@ TEST(LlamaCppEmbedding, ACausalEmbedderKeepsItsCacheAndOutputsEveryToken) {
   LlamaCppSettings s;
   s.ctx_size = 1000;
   s.embedding = true;
-  const LlamaCppEstimate e = run(synthetic_llama(), s);
+  const LlamaCppEstimate e = run_embedding(synthetic_llama(), s);
   EXPECT_EQ(e.context.n_batch, 1000u);
   EXPECT_EQ(e.kv_bytes, 1u << 20);
   EXPECT_EQ(e.output_bytes, 129024000u);
@@ -114,17 +114,17 @@ TEST(LlamaCppEmbedding, BeforeTheReworkAPooledRunKeepsNoOutputBuffer) {
   s.embedding = true;
   s.pooling = "mean";
   s.build = 5618;
-  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 0u);
+  EXPECT_EQ(run_embedding(synthetic_llama(), s).output_bytes, 0u);
   // Pooling none keeps the embeddings alone: 4 x 1000 rows x 256 =
   // 1,024,000 B (n_batch capped at n_ctx 1000, every token an output).
   s.pooling = "none";
-  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 1024000u);
+  EXPECT_EQ(run_embedding(synthetic_llama(), s).output_bytes, 1024000u);
   // The model states no pooling (llama.cpp's NONE): the same.
   s.pooling = "";
-  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 1024000u);
+  EXPECT_EQ(run_embedding(synthetic_llama(), s).output_bytes, 1024000u);
   // Without --embedding nothing changed: 4 x 1 x 32000 = 128,000 B.
   s.embedding = false;
-  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 128000u);
+  EXPECT_EQ(run_embedding(synthetic_llama(), s).output_bytes, 128000u);
 }
 
 TEST(LlamaCppEmbedding, FromTheReworkLogitsAndEmbeddingsAreKeptWhateverThePooling) {
@@ -135,12 +135,12 @@ TEST(LlamaCppEmbedding, FromTheReworkLogitsAndEmbeddingsAreKeptWhateverThePoolin
   s.embedding = true;
   s.pooling = "mean";
   s.build = 5670;
-  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 129024000u);
+  EXPECT_EQ(run_embedding(synthetic_llama(), s).output_bytes, 129024000u);
   s.build.reset();
-  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 129024000u);
+  EXPECT_EQ(run_embedding(synthetic_llama(), s).output_bytes, 129024000u);
   // The last build before it: nothing kept.
   s.build = 5669;
-  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 0u);
+  EXPECT_EQ(run_embedding(synthetic_llama(), s).output_bytes, 0u);
 }
 
 TEST(LlamaCppEmbedding, AMeanPoolingMatrixKeepsTheGpusLogitsAboveTheInputCopies) {
@@ -160,16 +160,16 @@ TEST(LlamaCppEmbedding, AMeanPoolingMatrixKeepsTheGpusLogitsAboveTheInputCopies)
   s.flash_attn = FlashAttn::kOn;
   s.build = 5618;
   s.placement.gpus = {LlamaCppGpu{"cuda:0", "", 24ull << 30}};
-  EXPECT_EQ(run(synthetic_llama(), s).placement.devices[0].compute_bytes, 75501568u);
+  EXPECT_EQ(run_embedding(synthetic_llama(), s).placement.devices[0].compute_bytes, 75501568u);
   // Without pooling nothing is read after the logits: 66,060,288.
   s.pooling = "none";
-  EXPECT_EQ(run(synthetic_llama(), s).placement.devices[0].compute_bytes, 66060288u);
+  EXPECT_EQ(run_embedding(synthetic_llama(), s).placement.devices[0].compute_bytes, 66060288u);
   // The pinned build: an F16 mask 2 x 4,096 x 512 = 4,194,304, k_idxs and
   // v_idxs 8 x 512 each, a matrix of 512 tokens x 1 sequence (2,048):
   // 524,288 + 2 x 2,048 + 4,194,304 + 8,192 + 2,048 + 65,536,000 = 70,268,928.
   s.pooling = "mean";
   s.build.reset();
-  EXPECT_EQ(run(synthetic_llama(), s).placement.devices[0].compute_bytes, 70268928u);
+  EXPECT_EQ(run_embedding(synthetic_llama(), s).placement.devices[0].compute_bytes, 70268928u);
 }
 
 TEST(LlamaCppEmbedding, OutputEmbeddingsAddNEmbdFloatsARowAndNothingElse) {
@@ -181,9 +181,9 @@ TEST(LlamaCppEmbedding, OutputEmbeddingsAddNEmbdFloatsARowAndNothingElse) {
   LlamaCppSettings s;
   s.ctx_size = 2048;
   s.parallel = 2;
-  const LlamaCppEstimate plain = run(synthetic_llama(), s);
+  const LlamaCppEstimate plain = run_embedding(synthetic_llama(), s);
   s.output_embeddings = true;
-  const LlamaCppEstimate with = run(synthetic_llama(), s);
+  const LlamaCppEstimate with = run_embedding(synthetic_llama(), s);
   EXPECT_EQ(plain.output_bytes, 256000u);
   EXPECT_EQ(with.output_bytes, 258048u);
   EXPECT_EQ(with.context.n_batch, plain.context.n_batch);
@@ -198,11 +198,11 @@ TEST(LlamaCppEmbedding, OutputEmbeddingsOfAPoolingModelBeforeTheRework) {
   // logits alone, 4 x 1 x 32000 = 128,000 B.
   LlamaCppSettings s;
   s.output_embeddings = true;
-  EXPECT_EQ(run(synthetic_encoder(), s).output_bytes, 129024u);
+  EXPECT_EQ(run_embedding(synthetic_encoder(), s).output_bytes, 129024u);
   s.build = 5669;
-  EXPECT_EQ(run(synthetic_encoder(), s).output_bytes, 128000u);
+  EXPECT_EQ(run_embedding(synthetic_encoder(), s).output_bytes, 128000u);
   // A generation model pools nothing: kept before the rework too.
-  EXPECT_EQ(run(synthetic_llama(), s).output_bytes, 129024u);
+  EXPECT_EQ(run_embedding(synthetic_llama(), s).output_bytes, 129024u);
 }
 
 TEST(LlamaCppEmbedding, TheEncodersGraphAttendsOverItsBatchWithNoLogits) {

@@ -31,7 +31,7 @@ ModelSpec synthetic(std::vector<LayerCache> layers) {
   s.layers = std::move(layers);
   return s;
 }
-ModelSpec synthetic_llama() { return synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0})); }
+ModelSpec synthetic_llama_estimate() { return synthetic(std::vector<LayerCache>(4, LayerCache{LayerKind::kFullAttention, 128, 0, 0, 0})); }
 ModelSpec synthetic_gemma2() {
   LayerCache swa{LayerKind::kSlidingWindow, 128, 0, 128, 0};
   LayerCache full{LayerKind::kFullAttention, 128, 0, 0, 0};
@@ -55,7 +55,7 @@ TEST(LlamaCppEstimate, SyntheticLlamaMatchesTheMeasuredLogLines) {
   LlamaCppSettings s;
   s.ctx_size = 1000;
   s.flash_attn = FlashAttn::kOff;
-  LlamaCppEstimate e = run(synthetic_llama(), s);
+  LlamaCppEstimate e = run(synthetic_llama_estimate(), s);
   EXPECT_EQ(e.context.n_ctx, 1024u);
   EXPECT_EQ(e.context.n_batch, 1000u);
   EXPECT_EQ(e.context.n_ubatch, 512u);
@@ -67,7 +67,7 @@ TEST(LlamaCppEstimate, SyntheticLlamaMatchesTheMeasuredLogLines) {
   // output 3 rows = 384,000 B (0.37 MiB).
   s.ctx_size = 12288;
   s.parallel = 3;
-  e = run(synthetic_llama(), s);
+  e = run(synthetic_llama_estimate(), s);
   EXPECT_EQ(e.context.n_ctx_seq, 4096u);
   EXPECT_EQ(e.context.streams, 3u);
   EXPECT_EQ(e.kv_bytes, 12 * kMiB);
@@ -80,8 +80,8 @@ TEST(LlamaCppEstimate, SyntheticLlamaMatchesTheMeasuredLogLines) {
   q.ctx_size = 4096;
   q.cache_type_k = q.cache_type_v = GgmlType::kQ8_0;
   q.flash_attn = FlashAttn::kOn;
-  EXPECT_EQ(run(synthetic_llama(), q).kv_bytes, 2228224u);
-  EXPECT_EQ(run(synthetic_llama(), q).kv_bytes_per_token, 544u);  // 4 x 68 x 2
+  EXPECT_EQ(run(synthetic_llama_estimate(), q).kv_bytes, 2228224u);
+  EXPECT_EQ(run(synthetic_llama_estimate(), q).kv_bytes_per_token, 544u);  // 4 x 68 x 2
 }
 
 TEST(LlamaCppEstimate, ComputeBufferModelAgainstTheCalibrationPoints) {
@@ -92,12 +92,12 @@ TEST(LlamaCppEstimate, ComputeBufferModelAgainstTheCalibrationPoints) {
   // 4 x 512 x (512 + 3 x 512) = 4,194,304: smaller.)
   LlamaCppSettings s;
   s.ctx_size = 512;
-  EXPECT_EQ(run(synthetic_llama(), s).compute_bytes, 67108864u);
+  EXPECT_EQ(run(synthetic_llama_estimate(), s).compute_bytes, 67108864u);
   // 4096 cells, q8_0 (measured 67.00 MiB): the same 64.00 MiB, 4.5% under:
   // in that layout the freed f16 mask (4 MiB) stayed below the logits.
   s.ctx_size = 4096;
   s.cache_type_k = s.cache_type_v = GgmlType::kQ8_0;
-  EXPECT_EQ(run(synthetic_llama(), s).compute_bytes, 67108864u);
+  EXPECT_EQ(run(synthetic_llama_estimate(), s).compute_bytes, 67108864u);
   // Attention phase, FA off, 3 streams of 4096 cells, n_tok round_up(512, 3)
   // = 513 (measured 74.91 MiB): scores 4 x 4096 x 513 x 8 = 67,239,936
   // + f32 mask 4 x 4096 x 513 = 8,404,992 + activations 4 x 513 x 1408
@@ -106,7 +106,7 @@ TEST(LlamaCppEstimate, ComputeBufferModelAgainstTheCalibrationPoints) {
   off.ctx_size = 12288;
   off.parallel = 3;
   off.flash_attn = FlashAttn::kOff;
-  EXPECT_EQ(run(synthetic_llama(), off).compute_bytes, 78534144u);
+  EXPECT_EQ(run(synthetic_llama_estimate(), off).compute_bytes, 78534144u);
 }
 
 // docs/validation-llamacpp.md's llama-dense: 4 blocks, hidden 512, 8 heads,
@@ -229,7 +229,7 @@ TEST(LlamaCppEstimate, NextNBlocksKeepAKvCacheUnlessTheArchitectureFiltersThem) 
 // does). The synthetic llama's 4 full-attention blocks (2 KV heads x 32 =
 // 64 elements a row) and one NextN block, f16, 4096 cells.
 TEST(LlamaCppEstimate, Glm4MoeLeavesItsNextNBlockOutOfTheKvCacheBeforeB7848) {
-  ModelSpec spec = synthetic_llama();
+  ModelSpec spec = synthetic_llama_estimate();
   spec.model_type = "glm4_moe";
   spec.nextn_layers = 1;
   LlamaCppSettings s;
@@ -492,13 +492,13 @@ TEST(LlamaCppEstimate, Mamba2StateIsPerSequenceAndIndependentOfContext) {
 TEST(LlamaCppEstimate, RefusesWhatLlamaCppRefuses) {
   LlamaCppSettings s;
   s.parallel = 0;
-  EXPECT_EQ(error_of(synthetic_llama(), s), "parallel: must be 1 to 256, got 0");
+  EXPECT_EQ(error_of(synthetic_llama_estimate(), s), "parallel: must be 1 to 256, got 0");
   s.parallel = 257;
-  EXPECT_EQ(error_of(synthetic_llama(), s), "parallel: must be 1 to 256, got 257");
+  EXPECT_EQ(error_of(synthetic_llama_estimate(), s), "parallel: must be 1 to 256, got 257");
   LlamaCppSettings v;
   v.cache_type_v = GgmlType::kQ4_0;
   v.flash_attn = FlashAttn::kOff;
-  EXPECT_EQ(error_of(synthetic_llama(), v),
+  EXPECT_EQ(error_of(synthetic_llama_estimate(), v),
             "flash_attn: a quantized V cache (q4_0) needs flash attention: on or auto");
   // One KV head of 48: a 48-element row is not whole q8_0 blocks.
   ModelSpec odd = synthetic(std::vector<LayerCache>(1, LayerCache{LayerKind::kFullAttention, 96, 0, 0, 0}));

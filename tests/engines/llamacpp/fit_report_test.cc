@@ -7,6 +7,7 @@
 
 #include "memfit/llamacpp_fit.h"
 #include "memfit/llamacpp_report.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
@@ -16,7 +17,7 @@ using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr uint64_t kMiB = 1ull << 20;
-constexpr uint64_t kGiB = 1ull << 30;
+using ::memfit::testing::kGiB;
 
 std::shared_ptr<const Model> qwen3_gguf(uint64_t training_context = 40960) {
   auto m = std::make_shared<Model>();

@@ -12,11 +12,12 @@
 #include "memfit/llamacpp.h"
 #include "support/corpus.h"
 #include "support/gguf_writer.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kGiB = 1ull << 30;
+using ::memfit::testing::kGiB;
 const MemoryBudget kHost{64 * kGiB, 64 * kGiB, BudgetSource::kExplicit};
 
 // Llama 3.1 8B's geometry (32 blocks) with a few of its Q4_0 tensors (18 B

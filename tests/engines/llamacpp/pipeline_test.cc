@@ -9,12 +9,13 @@
 #include "engines/llamacpp/parts.h"
 #include "memfit/llamacpp.h"
 #include "support/corpus.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kGiB = 1ull << 30;
-const MemoryBudget kHost{256 * kGiB, 256 * kGiB, BudgetSource::kExplicit};
+using ::memfit::testing::kGiB;
+const MemoryBudget kHostPipeline{256 * kGiB, 256 * kGiB, BudgetSource::kExplicit};
 
 // The attention phase, the largest on each GPU: 4 x 512 x (2 x 8,192 +
 // 8,192 + 2 x 8 x 128 + 2 x 8,192) = 88,080,384, the scores 4 x 4,096 x
@@ -44,13 +45,13 @@ constexpr uint64_t kGraphInputs = 8'394'752 + kIndices + kLeaf;  // 29,370,368
 // 616,568,832, below the attention phase's 633,339,904.
 constexpr uint64_t kReplayed = kSplitInputs + 50'331'648 + 536'870'912;  // 616,568,832
 
-LlamaCppEstimate run(const LlamaCppSettings& s) {
+LlamaCppEstimate run_pipeline(const LlamaCppSettings& s) {
   Model m;
   m.has_config = true;
   m.spec = testing::corpus_spec("llama3/Meta-Llama-3.1-70B");
   m.weights.bytes = 40 * kGiB;
   m.weights.source = WeightsSource::kSafetensorsHeader;
-  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kHost);
+  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kHostPipeline);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
   return e.ok() ? *e : LlamaCppEstimate{};
 }
@@ -71,7 +72,7 @@ std::vector<uint64_t> compute_of(const LlamaCppEstimate& e) {
 }
 
 TEST(LlamaCppPipeline, EveryLayerOnTwoCudaGpusKeepsFourCopiesOfEachInput) {
-  const LlamaCppEstimate e = run(two_gpus("cuda"));
+  const LlamaCppEstimate e = run_pipeline(two_gpus("cuda"));
   ASSERT_EQ(e.placement.devices.size(), 3u);
   EXPECT_EQ(e.placement.n_copies, 4u);
   // Three copies more than the phases hold: GPU 0 633,339,904 + 3 x
@@ -84,7 +85,7 @@ TEST(LlamaCppPipeline, EveryLayerOnTwoCudaGpusKeepsFourCopiesOfEachInput) {
   EXPECT_EQ(e.placement.devices[1].compute_bytes, kAttention + 3 * (kSplitInputs + kOutputIds));
   EXPECT_EQ(e.placement.devices[2].compute_bytes, kHostInputs + 3 * kGraphInputs);
   // ROCm is ggml-cuda too.
-  EXPECT_EQ(compute_of(run(two_gpus("rocm"))), compute_of(e));
+  EXPECT_EQ(compute_of(run_pipeline(two_gpus("rocm"))), compute_of(e));
 }
 
 TEST(LlamaCppPipeline, OneCopyUnlessLlamaContextEnablesIt) {
@@ -92,37 +93,37 @@ TEST(LlamaCppPipeline, OneCopyUnlessLlamaContextEnablesIt) {
   // A build before #6017 (b2413).
   LlamaCppSettings s = two_gpus("cuda");
   s.build = 2412;
-  EXPECT_EQ(run(s).placement.n_copies, 1u);
+  EXPECT_EQ(run_pipeline(s).placement.n_copies, 1u);
   s.build = 2413;
-  EXPECT_EQ(run(s).placement.n_copies, 4u);
+  EXPECT_EQ(run_pipeline(s).placement.n_copies, 4u);
   // -ngl 80 of 81 slots, not past n_layer: block 0 stays on the host.
   s = two_gpus("cuda");
   s.placement.n_gpu_layers = 80;
-  EXPECT_EQ(run(s).placement.n_copies, 1u);
+  EXPECT_EQ(run_pipeline(s).placement.n_copies, 1u);
   // The row split, KV on the host (an override needs a GGUF tensor list,
   // which this config-only model has not).
   s = two_gpus("cuda");
   s.placement.split_mode = SplitMode::kRow;
-  EXPECT_EQ(run(s).placement.n_copies, 1u);
+  EXPECT_EQ(run_pipeline(s).placement.n_copies, 1u);
   s = two_gpus("cuda");
   s.placement.kv_offload = false;
-  EXPECT_EQ(run(s).placement.n_copies, 1u);
+  EXPECT_EQ(run_pipeline(s).placement.n_copies, 1u);
   // One GPU.
   s = two_gpus("cuda");
   s.placement.gpus.pop_back();
-  EXPECT_EQ(run(s).placement.n_copies, 1u);
+  EXPECT_EQ(run_pipeline(s).placement.n_copies, 1u);
   // A backend without events: a GPU given by --gpu-memory, and Vulkan
   // before the build known to have them (b7591); from it, four copies.
-  EXPECT_EQ(compute_of(run(two_gpus("gpu"))), one_copy);
+  EXPECT_EQ(compute_of(run_pipeline(two_gpus("gpu"))), one_copy);
   s = two_gpus("vulkan");
   s.build = 7590;  // before #18898: no vector-input leaf on the host
-  EXPECT_EQ(compute_of(run(s)), (std::vector<uint64_t>{kReplayed, kReplayed + kOutputIds, kHostInputs - kLeaf}));
+  EXPECT_EQ(compute_of(run_pipeline(s)), (std::vector<uint64_t>{kReplayed, kReplayed + kOutputIds, kHostInputs - kLeaf}));
   s.build = 7591;
-  EXPECT_EQ(run(s).placement.n_copies, 4u);
+  EXPECT_EQ(run_pipeline(s).placement.n_copies, 4u);
   // What the log printed decides over the rule.
   s = two_gpus("cuda");
   s.placement.pipeline_parallel = false;
-  EXPECT_EQ(compute_of(run(s)), one_copy);
+  EXPECT_EQ(compute_of(run_pipeline(s)), one_copy);
 }
 
 TEST(LlamaCppPipeline, GivenOnOneGpuItsSplitReadsEveryInput) {
@@ -132,7 +133,7 @@ TEST(LlamaCppPipeline, GivenOnOneGpuItsSplitReadsEveryInput) {
   LlamaCppSettings s = two_gpus("cuda");
   s.placement.gpus.pop_back();
   s.placement.pipeline_parallel = true;
-  EXPECT_EQ(compute_of(run(s)), (std::vector<uint64_t>{721'444'864, 134'258'688}));
+  EXPECT_EQ(compute_of(run_pipeline(s)), (std::vector<uint64_t>{721'444'864, 134'258'688}));
 }
 
 TEST(LlamaCppPipeline, TheMaskIsCopiedAtItsInputsType) {
@@ -145,7 +146,7 @@ TEST(LlamaCppPipeline, TheMaskIsCopiedAtItsInputsType) {
   // 41,957,376.
   LlamaCppSettings s = two_gpus("cuda");
   s.flash_attn = FlashAttn::kOn;
-  const LlamaCppEstimate e = run(s);
+  const LlamaCppEstimate e = run_pipeline(s);
   EXPECT_EQ(e.placement.devices[0].compute_bytes,
             247'463'936u + 3 * (16'777'216u + 4'194'304 + 2'048 + 8'192));
   EXPECT_EQ(e.placement.devices[2].compute_bytes,

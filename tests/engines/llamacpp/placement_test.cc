@@ -7,12 +7,13 @@
 #include "memfit/llamacpp.h"
 #include "memfit/llamacpp_solver.h"
 #include "support/corpus.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kGiB = 1ull << 30;
-const MemoryBudget kHost{64 * kGiB, 64 * kGiB, BudgetSource::kExplicit};
+using ::memfit::testing::kGiB;
+const MemoryBudget kHostPlacement{64 * kGiB, 64 * kGiB, BudgetSource::kExplicit};
 
 uint64_t q4_0(uint64_t elements) { return elements / 32 * 18; }
 
@@ -87,7 +88,7 @@ LlamaCppGpu gpu(int index, uint64_t free) {
   return LlamaCppGpu{"gpu:" + std::to_string(index), "", free};
 }
 
-LlamaCppEstimate run(const Model& m, const LlamaCppSettings& s, const MemoryBudget& b = kHost) {
+LlamaCppEstimate run(const Model& m, const LlamaCppSettings& s, const MemoryBudget& b = kHostPlacement) {
   Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, b);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
   return e.ok() ? *e : LlamaCppEstimate{};
@@ -697,7 +698,7 @@ TEST(LlamaCppPlacement, TensorSplitNoneAndNoKvOffload) {
   // Every layer's KV on the host: 80 x 33,554,432 + the output buffer.
   EXPECT_EQ(e.placement.devices[2].context_bytes, 80ull * 33554432 + 513024);
   s.placement.main_gpu = 2;
-  EXPECT_FALSE(estimate_llamacpp(m, s, kHost).ok());
+  EXPECT_FALSE(estimate_llamacpp(m, s, kHostPlacement).ok());
 }
 
 // Llama 3.1 70B with Gemma 3n's per-layer input tensors added: a
@@ -1028,7 +1029,7 @@ TEST(LlamaCppPlacementSolver, MostGpuLayersOf70BOn24And12GiB) {
   LlamaCppSettings s;
   s.ctx_size = 8192;
   s.placement.gpus = {gpu(0, 24 * kGiB), gpu(1, 12 * kGiB)};
-  Result<LlamaCppSolution> answer = solve_llamacpp(LlamaCppSolveFor::kGpuLayers, m, s, kHost);
+  Result<LlamaCppSolution> answer = solve_llamacpp(LlamaCppSolveFor::kGpuLayers, m, s, kHostPlacement);
   ASSERT_TRUE(answer.ok()) << answer.error().message();
   ASSERT_TRUE(answer->value.has_value());
   EXPECT_EQ(*answer->value, 68u);
@@ -1042,7 +1043,7 @@ TEST(LlamaCppPlacementSolver, MostGpuLayersOf70BOn24And12GiB) {
   EXPECT_FALSE(more.placement.devices[1].fits);
   // Without GPUs there is nothing to solve.
   s.placement.gpus.clear();
-  EXPECT_FALSE(solve_llamacpp(LlamaCppSolveFor::kGpuLayers, m, s, kHost).ok());
+  EXPECT_FALSE(solve_llamacpp(LlamaCppSolveFor::kGpuLayers, m, s, kHostPlacement).ok());
 }
 
 TEST(LlamaCppPlacementSolver, FewestCpuMoeBlocksOfQwen3On8GiB) {
@@ -1056,7 +1057,7 @@ TEST(LlamaCppPlacementSolver, FewestCpuMoeBlocksOfQwen3On8GiB) {
   LlamaCppSettings s;
   s.ctx_size = 4096;
   s.placement.gpus = {gpu(0, 8 * kGiB)};
-  Result<LlamaCppSolution> answer = solve_llamacpp(LlamaCppSolveFor::kNCpuMoe, m, s, kHost);
+  Result<LlamaCppSolution> answer = solve_llamacpp(LlamaCppSolveFor::kNCpuMoe, m, s, kHostPlacement);
   ASSERT_TRUE(answer.ok()) << answer.error().message();
   ASSERT_TRUE(answer->value.has_value());
   EXPECT_EQ(*answer->value, 31u);
@@ -1065,7 +1066,7 @@ TEST(LlamaCppPlacementSolver, FewestCpuMoeBlocksOfQwen3On8GiB) {
   EXPECT_EQ(run(m, s).placement.devices[0].total_bytes, 7569121280u);
   EXPECT_FALSE(run(m, s).fits);
   // A dense model has no experts to keep on the host.
-  EXPECT_FALSE(solve_llamacpp(LlamaCppSolveFor::kNCpuMoe, llama_70b(), s, kHost).ok());
+  EXPECT_FALSE(solve_llamacpp(LlamaCppSolveFor::kNCpuMoe, llama_70b(), s, kHostPlacement).ok());
 }
 
 // The fuzzer's find: a back-reference whose number overflows libstdc++'s int
@@ -1085,7 +1086,7 @@ TEST(LlamaCppPlacementFlags, RefusesPatternsStdRegexCannotTakeSafely) {
   s.ctx_size = 4096;
   s.placement.gpus = {gpu(0, 24 * kGiB)};
   s.placement.overrides.push_back(LlamaCppTensorOverride{.pattern = R"(\9)", .gpu = std::nullopt});
-  EXPECT_FALSE(estimate_llamacpp(m, s, kHost).ok());
+  EXPECT_FALSE(estimate_llamacpp(m, s, kHostPlacement).ok());
 }
 
 TEST(LlamaCppPlacementFlags, ParseWhatUsersPass) {

@@ -20,7 +20,7 @@
 namespace memfit {
 namespace {
 
-const MemoryBudget kBudget{64ull << 30, 64ull << 30, BudgetSource::kExplicit};
+const MemoryBudget kBudgetReleases{64ull << 30, 64ull << 30, BudgetSource::kExplicit};
 
 LlamaCppEstimate run(LlamaCppSettings s) {
   Model m;
@@ -28,7 +28,7 @@ LlamaCppEstimate run(LlamaCppSettings s) {
   m.spec = testing::corpus_spec("gemma2/gemma-2-2b-it");
   m.weights.bytes = 1000;
   m.weights.source = WeightsSource::kSafetensorsHeader;
-  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudget);
+  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudgetReleases);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
   return e.ok() ? *e : LlamaCppEstimate{};
 }
@@ -341,7 +341,7 @@ TEST(LlamaCppReleases, InputBufferAsEarly2024LogsPrintIt) {
   m.spec = spec;
   m.weights.bytes = 1000;
   m.weights.source = WeightsSource::kSafetensorsHeader;
-  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudget);
+  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudgetReleases);
   ASSERT_TRUE(e.ok()) << e.error().message();
   EXPECT_EQ(e->output_bytes, 65'536'000u);
   EXPECT_EQ(e->kv_bytes, 1'073'741'824u);
@@ -563,7 +563,7 @@ LlamaCppEstimate deepseek_v3_at(uint64_t ctx, std::optional<uint64_t> build, Fla
   LlamaCppSettings s = at(ctx, build);
   s.flash_attn = fa;
   s.cache_type_k = s.cache_type_v = type;
-  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudget);
+  Result<LlamaCppEstimate> e = estimate_llamacpp(m, s, kBudgetReleases);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
   return e.ok() ? *e : LlamaCppEstimate{};
 }

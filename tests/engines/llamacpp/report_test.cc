@@ -453,7 +453,7 @@ TEST(LlamaCppJsonReport, EveryDeviceOfTheGpuPlan) {
   EXPECT_EQ(j["total_bytes"], 6669551104u);
 }
 
-ModelSpec synthetic_llama() {
+ModelSpec synthetic_llama_report() {
   // docs/llamacpp-rules.md's synthetic llama (estimate_test.cc): 4 blocks,
   // hidden 256, 8 heads, 2 KV heads of 32, n_ff 512, vocab 32000.
   ModelSpec s;
@@ -472,7 +472,7 @@ TEST(LlamaCppTextReport, EstimatorsOwnAnswerForTheSyntheticLlama) {
   Model m;
   m.path = "synthetic-llama";
   m.has_config = true;
-  m.spec = synthetic_llama();
+  m.spec = synthetic_llama_report();
   m.weights.bytes = 1000;
   m.weights.source = WeightsSource::kSafetensorsHeader;
   LlamaCppSettings s;

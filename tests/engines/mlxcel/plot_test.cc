@@ -18,11 +18,12 @@
 #include "memfit/mlxcel_solver.h"
 #include "support/paths.h"
 #include "support/svg_summary.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kGiB = 1ull << 30;
+using ::memfit::testing::kGiB;
 constexpr uint64_t kExampleWeightsBytes = 8'307'783'680;
 
 Model example_model() {

@@ -5,6 +5,7 @@
 
 #include "memfit/mlxcel_report.h"
 #include "support/corpus.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
@@ -12,8 +13,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr uint64_t kMiB = 1ull << 20;
-constexpr uint64_t kGiB = 1ull << 30;
+using ::memfit::testing::kMiB;
+using ::memfit::testing::kGiB;
 
 // 4 slots of 2048 tokens, a 6 GiB paged KV budget in 32-token blocks of
 // 32 x 131,072 B = 4 MiB: (6,442,450,944 - 17,040,384 workspace) / 4,194,304

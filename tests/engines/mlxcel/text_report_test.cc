@@ -14,6 +14,7 @@
 
 #include "memfit/mlxcel_report.h"
 #include "support/corpus.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
@@ -21,8 +22,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr uint64_t kMiB = 1ull << 20;
-constexpr uint64_t kGiB = 1ull << 30;
+using ::memfit::testing::kMiB;
+using ::memfit::testing::kGiB;
 
 Model tiny_model() {
   Model m;

@@ -21,7 +21,7 @@ const std::string kLlama = "llama3/Llama-3.2-3B-Instruct";
 
 Model llama() { return testing::corpus_model(kLlama, 1000, WeightsSource::kSafetensorsHeader); }
 
-MlxLmSettings workload(uint64_t prompt, uint64_t generated, uint64_t batch = 1) {
+MlxLmSettings workload_fit(uint64_t prompt, uint64_t generated, uint64_t batch = 1) {
   MlxLmSettings s;
   s.prompt_tokens = prompt;
   s.max_tokens = generated;
@@ -39,12 +39,12 @@ uint64_t peak(const MlxLmSettings& s) {
 MemoryBudget budget(uint64_t bytes) { return MemoryBudget{bytes, bytes, BudgetSource::kExplicit}; }
 
 TEST(MlxLmKvPerToken, IsEveryUnboundedLayersStoredToken) {
-  Result<MlxLmEstimate> e = estimate_mlxlm(llama(), workload(2048, 128), budget(1ull << 40));
+  Result<MlxLmEstimate> e = estimate_mlxlm(llama(), workload_fit(2048, 128), budget(1ull << 40));
   ASSERT_TRUE(e.ok()) << e.error().message();
   EXPECT_EQ(e->kv_bytes_per_token, 28u * 4096);  // 114,688
   // 4-bit, group 64: a layer's 2,048 values per token pack into 1,024 B,
   // plus 32 groups x (scale + bias) x 2 B = 128 B: 1,152 B x 28 = 32,256.
-  MlxLmSettings q = workload(2048, 128);
+  MlxLmSettings q = workload_fit(2048, 128);
   q.kv_bits = 4;
   q.kv_group_size = 64;
   e = estimate_mlxlm(llama(), q, budget(1ull << 40));
@@ -57,21 +57,21 @@ TEST(MlxLmKvPerToken, IsEveryUnboundedLayersStoredToken) {
 // (32,256 slots, 126 x 256) holds every run up to 32,256 tokens, so the
 // answer is 32,256 - 2,048 = 30,208; one more token needs 32,512 slots.
 TEST(MlxLmSolver, MaxTokensEndsTheCachesLastStep) {
-  const uint64_t at_30000 = peak(workload(2048, 30000));
+  const uint64_t at_30000 = peak(workload_fit(2048, 30000));
   Result<MlxLmSolution> s =
-      solve_mlxlm(MlxLmSolveFor::kMaxTokens, llama(), workload(2048, 1), budget(at_30000));
+      solve_mlxlm(MlxLmSolveFor::kMaxTokens, llama(), workload_fit(2048, 1), budget(at_30000));
   ASSERT_TRUE(s.ok()) << s.error().message();
   ASSERT_TRUE(s->value.has_value());
   EXPECT_EQ(*s->value, 30208u);
   EXPECT_FALSE(s->capped);
   EXPECT_EQ(s->estimate->kv_capacity_tokens, 32256u);
-  EXPECT_GT(peak(workload(2048, 30209)), at_30000);
+  EXPECT_GT(peak(workload_fit(2048, 30209)), at_30000);
 }
 
 // The budget of 3 sequences: 3 fit, 4 need more. Priced under mlx-lm
 // 0.26.4's rule (the whole last chunk's logits, which grow with the batch).
 TEST(MlxLmSolver, BatchIsTheLargestThatFits) {
-  MlxLmSettings q = workload(512, 1024);
+  MlxLmSettings q = workload_fit(512, 1024);
   q.mlx_lm_release = MlxRelease{0, 26, 4};
   MlxLmSettings three = q;
   three.batch = 3;
@@ -88,7 +88,7 @@ TEST(MlxLmSolver, BatchIsTheLargestThatFits) {
 // peak as the budget, batches 1, 2 and 4 do not fit and 3 does: the answer
 // is 3, not "nothing fits" (a search from batch 1 would stop there).
 TEST(MlxLmSolver, BatchFitsWhereBatchOneDoesNot) {
-  const MlxLmSettings q = workload(512, 1024);
+  const MlxLmSettings q = workload_fit(512, 1024);
   MlxLmSettings one = q, two = q, three = q, four = q;
   two.batch = 2;
   three.batch = 3;
@@ -106,7 +106,7 @@ TEST(MlxLmSolver, BatchFitsWhereBatchOneDoesNot) {
 // 1000 bytes of weights in a 999-byte budget: not even one token fits.
 TEST(MlxLmSolver, NothingFitsUnderTheWeights) {
   Result<MlxLmSolution> s =
-      solve_mlxlm(MlxLmSolveFor::kMaxTokens, llama(), workload(512, 1), budget(999));
+      solve_mlxlm(MlxLmSolveFor::kMaxTokens, llama(), workload_fit(512, 1), budget(999));
   ASSERT_TRUE(s.ok()) << s.error().message();
   EXPECT_FALSE(s->value.has_value());
   ASSERT_TRUE(s->estimate.has_value());

@@ -25,7 +25,7 @@ TEST(MlxLmReleaseDefaults, PrefillStepAndGigabyte) {
   EXPECT_EQ(mlxlm_printed_gb_bytes(std::nullopt), 1'000'000'000u);
 }
 
-nlohmann::json answer(const std::string& version) {
+nlohmann::json answer_release_defaults(const std::string& version) {
   const std::string request =
       R"({"engine": "mlx-lm", "memory_limit": "64GiB", "model": ")" +
       std::string(MEMFIT_SOURCE_DIR) + R"(/tests/data/corpus/llama3/Llama-3.2-3B-Instruct", )" +
@@ -41,24 +41,24 @@ nlohmann::json answer(const std::string& version) {
 TEST(MlxLmReleaseDefaults, TheReleaseChunksThePromptAndPicksTheAttention) {
   // 0.22.1: chunks of 512, (2048 - 1) / 512 = 3 full and a last of 512;
   // the fused kernel's output 24 x 512 x 128 x 4 B = 6,291,456.
-  const nlohmann::json before = answer("0.22.1");
+  const nlohmann::json before = answer_release_defaults("0.22.1");
   EXPECT_EQ(before["inputs"]["prefill_step_size"], 512);
   EXPECT_EQ(before["inputs"]["full_chunks"], 3);
   EXPECT_EQ(before["inputs"]["last_chunk_tokens"], 512);
   EXPECT_EQ(before["mlxlm"]["phases"]["last_chunk"]["attention_bytes"], 6'291'456u);
   // 0.22.2: one chunk of 2048, 24 x 2048 x 128 x 4 = 25,165,824.
-  const nlohmann::json since = answer("0.22.2");
+  const nlohmann::json since = answer_release_defaults("0.22.2");
   EXPECT_EQ(since["inputs"]["full_chunks"], 0);
   EXPECT_EQ(since["inputs"]["last_chunk_tokens"], 2048);
   EXPECT_EQ(since["mlxlm"]["phases"]["last_chunk"]["attention_bytes"], 25'165'824u);
   // 0.19.3 ran on an MLX before v0.21.0: the output plus the score matrix
   // of the last 512 queries over 2048 keys, 24 x 512 x 2048 x 2 =
   // 50,331,648; 56,623,104 in all.
-  const nlohmann::json unfused = answer("0.19.3");
+  const nlohmann::json unfused = answer_release_defaults("0.19.3");
   EXPECT_EQ(unfused["inputs"]["last_chunk_tokens"], 512);
   EXPECT_EQ(unfused["mlxlm"]["fused_attention"], false);
   EXPECT_EQ(unfused["mlxlm"]["phases"]["last_chunk"]["attention_bytes"], 56'623'104u);
-  EXPECT_EQ(answer("0.20.0")["mlxlm"]["fused_attention"], true);
+  EXPECT_EQ(answer_release_defaults("0.20.0")["mlxlm"]["fused_attention"], true);
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 namespace memfit {
 namespace {
 
-const MemoryBudget kBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
+const MemoryBudget kBudgetReleases{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
 
 // Llama 3.2 3B, 2048 prompt tokens in one chunk, 128 generated, weights a
 // round 1000 bytes (as estimate_test.cc's DenseGqaLlama32_3B).
@@ -31,7 +31,7 @@ MlxLmEstimate llama32_3b(std::optional<MlxRelease> release, bool never_commits,
   if (never_commits) s.buffers = MlxBufferLimits{100000, 1000000, true, 1};
   const Model m = testing::corpus_model("llama3/Llama-3.2-3B-Instruct", 1000,
                                         WeightsSource::kSafetensorsHeader);
-  Result<MlxLmEstimate> e = estimate_mlxlm(m, s, kBudget);
+  Result<MlxLmEstimate> e = estimate_mlxlm(m, s, kBudgetReleases);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
   return e.ok() ? *e : MlxLmEstimate{};
 }

@@ -52,7 +52,7 @@ TEST(SglangSpeedPlan, SlidingWindowLayersHoldTheirWindowOnly) {
   EXPECT_EQ(request_kv_bytes(spec, plan), 12'582'912u);
 }
 
-json run_json(const json& request) {
+json run_json_speed_plan(const json& request) {
   char* response = nullptr;
   const memfit_status status =
       memfit_run_request_json(request.dump().c_str(), MEMFIT_REQUEST_FLAG_TEXTS, &response);
@@ -66,7 +66,7 @@ TEST(SglangSpeedPlan, ReportReadsOneRanksWeightsAtTheGpusBandwidth) {
   const std::string model = std::string(MEMFIT_SOURCE_DIR) + "/tests/data/corpus/llama3/Meta-Llama-3.1-8B";
   for (const char* tp : {"1", "2"}) {
     SCOPED_TRACE(std::string("TP ") + tp);
-    const json j = run_json({{"model", model}, {"engine", "sglang"}, {"gpu", "h100"},
+    const json j = run_json_speed_plan({{"model", model}, {"engine", "sglang"}, {"gpu", "h100"},
                              {"context_length", "8192"}, {"tensor_parallel", tp}});
     const json& speed = j["speed"];
     ASSERT_FALSE(speed["decode_tokens_per_second"].is_null()) << speed.dump();

@@ -43,7 +43,7 @@ uint64_t sum(const std::vector<uint64_t>& v) {
   return s;
 }
 
-Model model_of(ModelSpec spec, uint64_t weights) {
+Model model_of_parallel_tensors_mamba(ModelSpec spec, uint64_t weights) {
   Model m;
   m.has_config = true;
   m.spec = std::move(spec);
@@ -91,7 +91,7 @@ TEST(VllmMambaSplit, NemotronHEightGroupsSplitEveryPartEvenly) {
   EXPECT_EQ(sum(shares(t, spec, 2)), 38'742'272u);
   EXPECT_EQ(sum(shares(t, spec, 4)), 19'371'136u);
   // vLLM's per-rank weights: the same, plus the rope cache.
-  Model m = model_of(spec, 77'484'544);
+  Model m = model_of_parallel_tensors_mamba(spec, 77'484'544);
   Result<VllmWeights> w = vllm_rank_weights(m, t, 4);
   ASSERT_TRUE(w.ok());
   EXPECT_EQ(w->bytes - w->rope_cache_bytes, 19'371'136u);
@@ -112,7 +112,7 @@ TEST(VllmMambaSplit, MambaCodestralSplitsByQuartersAndRefusesSixteenRanks) {
   EXPECT_EQ(four[1], 20'480u);
   // 8 groups over 16 ranks: MambaMixer2 asserts n_groups % tp == 0 or
   // n_groups == 1, so vLLM refuses; memfit's plan says so.
-  Model m = model_of(spec, 14'000'000'000);
+  Model m = model_of_parallel_tensors_mamba(spec, 14'000'000'000);
   Result<ParallelPlan> p = plan_parallel(m, {}, MlxcelInputs{}, MlxcelSettings{}, Platform{},
                                          MemoryBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit},
                                          ParallelConfig{16, 1, ShardingRules::kVllm});
@@ -146,7 +146,7 @@ TEST(VllmMambaSplit, OneGroupIsReplicatedOnEveryRank) {
   // more than 1/N of them, in_proj (1,536 wide) and conv1d (4 + bias)
   // alike: at TP 2, 36 layers x 128 x 1,541 = 7,100,928 parameters, at 2
   // bytes each when the checkpoint is 2 bytes a counted parameter.
-  Model m = model_of(spec, 0);
+  Model m = model_of_parallel_tensors_mamba(spec, 0);
   m.weights.source = WeightsSource::kSafetensorsIndex;
   m.weights.bytes = 2 * m.spec.analytical_params;
   Model even = m;

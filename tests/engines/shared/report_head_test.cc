@@ -10,6 +10,7 @@
 
 #include "engines/shared/report_head.h"
 #include "memfit/mlxcel_report.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
@@ -18,7 +19,7 @@ using ::testing::ElementsAre;
 using Json = nlohmann::ordered_json;
 
 constexpr uint64_t kMiB = 1ull << 20;
-constexpr uint64_t kGiB = 1ull << 30;
+using ::memfit::testing::kGiB;
 
 Model tiny_model() {
   Model m;

@@ -7,11 +7,12 @@
 #include <vector>
 
 #include "engines/shared/speed_rank.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kGiB = 1ull << 30;
+using ::memfit::testing::kGiB;
 
 // 1,073.741824 GB/s moves 1,000 GiB a second: a part of N GiB takes
 // N / 1000 s a token.

@@ -9,11 +9,12 @@
 #include "engines/vllm/allocations.h"
 #include "memfit/model_spec.h"
 #include "support/corpus.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kMiB = 1ull << 20;
+using ::memfit::testing::kMiB;
 
 // Qwen2-7B's (and Qwen2.5-7B's) text model: hidden 3,584, 28 layers, 28
 // heads and 4 KV heads of 128, intermediate 18,944, vocabulary 152,064

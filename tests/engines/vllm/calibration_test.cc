@@ -56,7 +56,7 @@ Model model_of(const Row& r) {
   return m;
 }
 
-constexpr double kGiB = 1073741824.0;
+constexpr double kGiBCalibration = 1073741824.0;
 
 // The row's vLLM settings; its version, when it names one, must parse.
 Result<VllmSettings> settings_of(const Row& r) {
@@ -90,11 +90,11 @@ struct Recomputed {
 Recomputed vllm_figure(const Row& r, const VllmEstimate& e) {
   const double printed = std::stod(r.printed);
   if (r.figure == "weights") {
-    return {fmt::format("{:.4f}", e.weights.bytes / kGiB), e.weights.bytes / kGiB / printed};
+    return {fmt::format("{:.4f}", e.weights.bytes / kGiBCalibration), e.weights.bytes / kGiBCalibration / printed};
   }
   if (r.figure == "blocks") return {fmt::format("{}", e.num_blocks), e.num_blocks / printed};
   if (r.figure == "kv") {  // "Available KV cache memory", GiB
-    return {fmt::format("{:.2f}", e.kv_cache_bytes / kGiB), e.kv_cache_bytes / kGiB / printed};
+    return {fmt::format("{:.2f}", e.kv_cache_bytes / kGiBCalibration), e.kv_cache_bytes / kGiBCalibration / printed};
   }
   if (r.figure == "tokens") return {fmt::format("{}", e.kv_tokens), e.kv_tokens / printed};
   if (r.figure == "tokens-0.21") {  // as vLLM 0.21 and later print them (vllm_tokens_form)
@@ -110,8 +110,8 @@ std::string table_row(const Row& r, const Recomputed& vllm, const std::string& m
                       double mlxcel_ratio) {
   return fmt::format(
       "| {} | TP {}, {} | {} | {} | {} | {:.4f} | {} | {} | {} |", r.config, r.tp,
-      (r.kv != "-"          ? fmt::format("{:.2f} GiB KV given", std::stod(r.kv) / kGiB)
-       : r.gpu_total != "-" ? fmt::format("{} x {:.2f} GiB", r.util, std::stod(r.gpu_total) / kGiB)
+      (r.kv != "-"          ? fmt::format("{:.2f} GiB KV given", std::stod(r.kv) / kGiBCalibration)
+       : r.gpu_total != "-" ? fmt::format("{} x {:.2f} GiB", r.util, std::stod(r.gpu_total) / kGiBCalibration)
                             : std::string("weights only")) +
           (r.gpu == "-" ? std::string() : ", " + r.gpu) +
           (r.version == "-" ? std::string() : fmt::format(", vLLM {} accounting", r.version)),
@@ -162,8 +162,8 @@ TEST(VllmCalibration, EveryPublishedFigureRecomputes) {
                                                      Platform{HostOs::kLinux, Backend::kCuda, 0}, budget);
       ASSERT_TRUE(whole.ok());
       const double per_rank = double(whole->weights_bytes) / double(s->tensor_parallel);
-      mlxcel = fmt::format("{:.4f}", per_rank / kGiB);
-      mlxcel_ratio = per_rank / kGiB / std::stod(r.printed);
+      mlxcel = fmt::format("{:.4f}", per_rank / kGiBCalibration);
+      mlxcel_ratio = per_rank / kGiBCalibration / std::stod(r.printed);
     }
     const std::string row = table_row(r, vllm, mlxcel, mlxcel_ratio);
     std::cout << row << "\n";

@@ -10,11 +10,12 @@
 #include "memfit/vllm.h"
 #include "engines/vllm/parts.h"
 #include "support/corpus.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kGiB = 1ull << 30;
+using ::memfit::testing::kGiB;
 const MemoryBudget kBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
 
 Model corpus_model(const std::string& config, uint64_t weights = 1000) {

@@ -7,6 +7,7 @@
 
 #include "memfit/vllm_fit.h"
 #include "memfit/vllm_report.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
@@ -14,8 +15,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr uint64_t kMiB = 1ull << 20;
-constexpr uint64_t kGiB = 1ull << 30;
+using ::memfit::testing::kMiB;
+using ::memfit::testing::kGiB;
 
 PreparedRequest prepared() {
   auto m = std::make_shared<Model>();

@@ -10,7 +10,7 @@
 namespace memfit {
 namespace {
 
-const MemoryBudget kBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
+const MemoryBudget kBudgetLora{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
 
 VllmSettings lora_settings(uint64_t tp) {
   VllmSettings s;
@@ -104,8 +104,8 @@ TEST(VllmLora, TheEstimateCountsTheSlotsInTheLoadedWeights) {
   off.gpu_memory_total = 80ull << 30;
   VllmSettings on = off;
   on.lora.enabled = true;
-  Result<VllmEstimate> a = estimate_vllm(m, {}, off, kBudget);
-  Result<VllmEstimate> b = estimate_vllm(m, {}, on, kBudget);
+  Result<VllmEstimate> a = estimate_vllm(m, {}, off, kBudgetLora);
+  Result<VllmEstimate> b = estimate_vllm(m, {}, on, kBudgetLora);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->weights.lora_bytes, 0u);
   EXPECT_EQ(b->weights.lora_bytes, 60'162'048u);

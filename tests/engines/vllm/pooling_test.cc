@@ -6,12 +6,13 @@
 #include "memfit/model_spec.h"
 #include "memfit/vllm.h"
 #include "support/corpus.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kGiB = 1ull << 30;
-const MemoryBudget kBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
+using ::memfit::testing::kGiB;
+const MemoryBudget kBudgetPooling{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
 
 // all-MiniLM-L6-v2's geometry: BertModel, hidden 384, 6 layers of 12 heads
 // of 32, intermediate 1536, vocab 30522, 512 positions.
@@ -36,7 +37,7 @@ VllmSettings on_80gib() {
 }
 
 VllmEstimate run(const Model& m, const VllmSettings& s) {
-  Result<VllmEstimate> e = estimate_vllm(m, {}, s, kBudget);
+  Result<VllmEstimate> e = estimate_vllm(m, {}, s, kBudgetPooling);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
   return e.ok() ? *e : VllmEstimate{};
 }

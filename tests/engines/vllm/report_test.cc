@@ -22,6 +22,7 @@
 #include "memfit/mlxcel_report.h"
 #include "memfit/vllm_report.h"
 #include "support/corpus.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
@@ -31,8 +32,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using Json = nlohmann::ordered_json;
 
-constexpr uint64_t kMiB = 1ull << 20;
-constexpr uint64_t kGiB = 1ull << 30;
+using ::memfit::testing::kMiB;
+using ::memfit::testing::kGiB;
 
 const MemoryBudget kBudget{80 * kGiB, 80 * kGiB, BudgetSource::kGpu};
 

@@ -8,11 +8,12 @@
 #include "memfit/model_spec.h"
 #include "memfit/vllm.h"
 #include "support/corpus.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kMiB = 1ull << 20;
+using ::memfit::testing::kMiB;
 
 ModelSpec calibration_spec(const std::string& folder) {
   Result<ModelSpec> spec =

@@ -7,12 +7,13 @@
 
 #include "memfit/vllm_solver.h"
 #include "support/corpus.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kGiB = 1ull << 30;
-const MemoryBudget kBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
+using ::memfit::testing::kGiB;
+const MemoryBudget kBudgetSolver{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
 
 // Llama-3.1-8B's bf16 checkpoint (the index's total_size).
 constexpr uint64_t k8BWeights = 16060522496ull;
@@ -22,7 +23,7 @@ Model corpus_model(const std::string& config, uint64_t weights = 1000) {
 }
 
 VllmSolution solve(VllmSolveFor what, const Model& m, const VllmSettings& s,
-                   const MemoryBudget& budget = kBudget) {
+                   const MemoryBudget& budget = kBudgetSolver) {
   Result<VllmSolution> r = solve_vllm(what, m, {}, s, budget);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message());
   return r.ok() ? *r : VllmSolution{};
@@ -31,7 +32,7 @@ VllmSolution solve(VllmSolveFor what, const Model& m, const VllmSettings& s,
 VllmEstimate estimate_at(VllmSolveFor what, const Model& m, VllmSettings s, uint64_t value) {
   if (what == VllmSolveFor::kMaxModelLen) s.max_model_len = value;
   else s.max_num_seqs = value;
-  Result<VllmEstimate> e = estimate_vllm(m, {}, s, kBudget);
+  Result<VllmEstimate> e = estimate_vllm(m, {}, s, kBudgetSolver);
   EXPECT_TRUE(e.ok());
   return e.ok() ? *e : VllmEstimate{};
 }
@@ -219,7 +220,7 @@ TEST(VllmSolver, NothingFitsSaysWhy) {
 TEST(VllmSolver, EstimateErrorsAreReturned) {
   Model m = corpus_model("llama3/Meta-Llama-3.1-8B", k8BWeights);
   VllmSettings s;  // no GPU total, no KV memory
-  Result<VllmSolution> r = solve_vllm(VllmSolveFor::kMaxModelLen, m, {}, s, kBudget);
+  Result<VllmSolution> r = solve_vllm(VllmSolveFor::kMaxModelLen, m, {}, s, kBudgetSolver);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().field(), "gpu_memory_total");
 }

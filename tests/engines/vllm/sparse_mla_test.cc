@@ -9,16 +9,17 @@
 #include "engines/vllm/sparse_mla.h"
 #include "logs/log_test_data.h"
 #include "support/corpus.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
 
-constexpr uint64_t kGiB = 1ull << 30;
+using ::memfit::testing::kGiB;
 constexpr const char* kV32 = "deepseek_v32/DeepSeek-V3.2-Exp-ptpc";
-const MemoryBudget kBudget{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
+const MemoryBudget kBudgetSparseMla{1ull << 40, 1ull << 40, BudgetSource::kExplicit};
 
-VllmEstimate run(const VllmSettings& s) {
-  Result<VllmEstimate> e = estimate_vllm(testing::corpus_model(kV32, 1000), {}, s, kBudget);
+VllmEstimate run_sparse_mla(const VllmSettings& s) {
+  Result<VllmEstimate> e = estimate_vllm(testing::corpus_model(kV32, 1000), {}, s, kBudgetSparseMla);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
   return e.ok() ? *e : VllmEstimate{};
 }
@@ -34,7 +35,7 @@ TEST(VllmSparseMla, TheConfigCarriesTheIndexerKeyInItsRate) {
   s.max_model_len = 4096;
   s.kv_cache_memory = kGiB;
   Result<VllmEstimate> v3 = estimate_vllm(testing::corpus_model("deepseek_v3/DeepSeek-V3", 1000),
-                                          {}, s, kBudget);
+                                          {}, s, kBudgetSparseMla);
   ASSERT_TRUE(v3.ok());
   EXPECT_FALSE(vllm_sparse_mla(testing::corpus_spec("deepseek_v3/DeepSeek-V3"), s).has_value());
   EXPECT_EQ(v3->layout.attention_block_size, 16u);
@@ -53,7 +54,7 @@ TEST(VllmSparseMla, SixteenBitLatentAndIndexerShareOneBlock) {
   s.max_model_len = 32768;
   s.kv_cache_memory = 10 * kGiB;
   s.tensor_parallel = 8;
-  const VllmEstimate e = run(s);
+  const VllmEstimate e = run_sparse_mla(s);
   EXPECT_EQ(e.layout.attention_block_size, 64u);
   const std::optional<VllmSparseMla> rates =
       vllm_sparse_mla(testing::corpus_spec(kV32), e.settings);
@@ -90,7 +91,7 @@ TEST(VllmSparseMla, Fp8IsTheDeepSeekLayoutAndTheIndexerStaysAsItIs) {
   s.max_model_len = 32768;
   s.kv_cache_memory = 10 * kGiB;
   s.kv_cache_fp8 = true;
-  const VllmEstimate e = run(s);
+  const VllmEstimate e = run_sparse_mla(s);
   const std::optional<VllmSparseMla> rates =
       vllm_sparse_mla(testing::corpus_spec(kV32), e.settings);
   ASSERT_TRUE(rates.has_value());
@@ -110,10 +111,10 @@ TEST(VllmSparseMla, TensorParallelKeepsBothCachesWhole) {
   s.max_model_len = 4096;
   s.kv_cache_memory = kGiB;
   s.tensor_parallel = 1;
-  const uint64_t tp1 = run(s).layout.bytes_per_block;
+  const uint64_t tp1 = run_sparse_mla(s).layout.bytes_per_block;
   s.tensor_parallel = 8;
   EXPECT_EQ(tp1, 5012736u);
-  EXPECT_EQ(run(s).layout.bytes_per_block, tp1);
+  EXPECT_EQ(run_sparse_mla(s).layout.bytes_per_block, tp1);
 }
 
 TEST(VllmSparseMla, Glm5IsSparseByItsIndexerNotItsModelType) {

@@ -16,7 +16,7 @@
 namespace memfit {
 namespace {
 
-ModelSpec parse_ok(std::string_view json) {
+ModelSpec parse_ok_analytical_weights(std::string_view json) {
   Result<ModelSpec> spec = parse_model_config(json);
   EXPECT_TRUE(spec.ok()) << spec.error().message();
   return spec.ok() ? *spec : ModelSpec{};
@@ -138,8 +138,8 @@ TEST(AnalyticalWeights, DeepSeekV4PricesItsRoutedExpertsAsMxfp4) {
   nlohmann::json fp8 = nlohmann::json::parse(text);
   ASSERT_EQ(fp8.value("expert_dtype", ""), "fp4");
   fp8["expert_dtype"] = "fp8";
-  const ModelSpec flash = parse_ok(text);
-  const ModelSpec base = parse_ok(fp8.dump());
+  const ModelSpec flash = parse_ok_analytical_weights(text);
+  const ModelSpec base = parse_ok_analytical_weights(fp8.dump());
   EXPECT_EQ(base.analytical_weights.bytes - flash.analytical_weights.bytes, 129923284992u);
   EXPECT_EQ(flash.analytical_weights.quantized_params, base.analytical_weights.quantized_params);
   EXPECT_NE(flash.analytical_weights.detail.find("(its routed experts MXFP4: 4-bit, an 8-bit scale per 32)"),
@@ -148,7 +148,7 @@ TEST(AnalyticalWeights, DeepSeekV4PricesItsRoutedExpertsAsMxfp4) {
   // Without expert_dtype vLLM takes "fp4" too (DeepseekV4FP8Config's default).
   nlohmann::json unset = nlohmann::json::parse(text);
   unset.erase("expert_dtype");
-  EXPECT_EQ(parse_ok(unset.dump()).analytical_weights.bytes, flash.analytical_weights.bytes);
+  EXPECT_EQ(parse_ok_analytical_weights(unset.dump()).analytical_weights.bytes, flash.analytical_weights.bytes);
   EXPECT_EQ(base.analytical_weights.detail.find("MXFP4"), std::string::npos) << base.analytical_weights.detail;
 }
 
@@ -179,7 +179,7 @@ TEST(AnalyticalWeights, GptqPacksTheDecoderLinearsAndKeepsEmbeddingsAndHead) {
   // and the q/k/v biases 28 x (3584 + 512 + 512) = 129,024 (the GPTQ
   // checkpoint keeps them fp16): 1,090,328,064 at fp16, 2,180,656,128.
   // Total 5,575,277,568.
-  const AnalyticalWeights w = parse_ok(R"({"model_type":"qwen2","num_hidden_layers":28,
+  const AnalyticalWeights w = parse_ok_analytical_weights(R"({"model_type":"qwen2","num_hidden_layers":28,
       "hidden_size":3584,"num_attention_heads":28,"num_key_value_heads":4,
       "intermediate_size":18944,"vocab_size":152064,"tie_word_embeddings":false,
       "torch_dtype":"float16","quantization_config":{"bits":4,"damp_percent":0.01,
@@ -205,7 +205,7 @@ TEST(AnalyticalWeights, AwqHonoursModulesToNotConvert) {
   // Layer 0: 25,536 + 51,072 = 76,608; layer 1: 25,536 + its MLP
   // 3 x 32,768 x 2 = 196,608; norms 2 x 2 x 128 + 128 and embeddings 1,280
   // = 1,920 x 2 = 3,840. Total 302,592.
-  const AnalyticalWeights w = parse_ok(R"({"model_type":"llama","num_hidden_layers":2,
+  const AnalyticalWeights w = parse_ok_analytical_weights(R"({"model_type":"llama","num_hidden_layers":2,
       "hidden_size":128,"num_attention_heads":2,"num_key_value_heads":1,
       "intermediate_size":256,"vocab_size":10,"tie_word_embeddings":true,
       "quantization_config":{"quant_method":"awq","bits":4,"group_size":128,
@@ -220,7 +220,7 @@ TEST(AnalyticalWeights, PatternsNamingNoSingleLayerAreCappedAt256) {
   // The AWQ model above: both layers quantized = 2 x 76,608 + 3,840 =
   // 157,056; both MLPs left out = 2 x (25,536 + 196,608) + 3,840 = 448,128.
   auto awq_with = [](const std::string& modules) {
-    return parse_ok(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":128,
+    return parse_ok_analytical_weights(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":128,
         "num_attention_heads":2,"num_key_value_heads":1,"intermediate_size":256,
         "vocab_size":10,"tie_word_embeddings":true,"quantization_config":{
         "quant_method":"awq","bits":4,"group_size":128,"modules_to_not_convert":[)" +
@@ -242,7 +242,7 @@ TEST(AnalyticalWeights, MlxPerModuleSettingsAndIndivisibleInputsAreHonoured) {
   // a multiple of 64: 24,576 weights stay 16-bit (49,152). The router
   // (2 x 128) is set to 8 bits: 256 + 4 x 4 = 272. Embeddings 10 x 128
   // -> 720; norms 384 x 2 = 768. Total 106,208.
-  const AnalyticalWeights w = parse_ok(R"({"model_type":"qwen3_moe","num_hidden_layers":1,
+  const AnalyticalWeights w = parse_ok_analytical_weights(R"({"model_type":"qwen3_moe","num_hidden_layers":1,
       "hidden_size":128,"num_attention_heads":2,"num_key_value_heads":1,"head_dim":64,
       "intermediate_size":256,"moe_intermediate_size":96,"num_experts":2,
       "num_experts_per_tok":1,"vocab_size":10,"tie_word_embeddings":true,
@@ -267,7 +267,7 @@ TEST(AnalyticalWeights, ConfigsWithoutQuantizationStayAtTwoBytesAParameter) {
 TEST(AnalyticalWeights, MethodsMemfitCannotPriceAreSaidNotApplied) {
   // 4 x 64 x 64 attention + 3 x 64 x 64 MLP + 3 x 64 norms + 640 = 29,504.
   auto with_quantization = [](std::string_view block) {
-    return parse_ok(std::string(R"({"model_type":"llama","num_hidden_layers":1,
+    return parse_ok_analytical_weights(std::string(R"({"model_type":"llama","num_hidden_layers":1,
         "hidden_size":64,"num_attention_heads":1,"intermediate_size":64,"vocab_size":10,
         "tie_word_embeddings":true,"quantization_config":)") +
                     std::string(block) + "}")

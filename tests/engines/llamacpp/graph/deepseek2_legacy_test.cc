@@ -11,6 +11,7 @@
 #include "engines/llamacpp/parts.h"
 #include "memfit/llamacpp.h"
 #include "memfit/model_spec.h"
+#include "support/units.h"
 
 namespace memfit {
 namespace {
@@ -19,7 +20,7 @@ using llamacpp::WeightHomes;
 using llamacpp::graph::block_tensor;
 using llamacpp::graph::replay_deepseek2_legacy_offload;
 
-constexpr uint64_t kMiB = uint64_t{1} << 20;
+using ::memfit::testing::kMiB;
 
 // One MoE block (no dense lead): hidden 256, 2 heads of K 64 + 32 (rope)
 // and V 64, one Q projection (no LoRA), a latent of 64 + 32, 4 routed

@@ -15,7 +15,7 @@ namespace {
 
 // `llama-dense`: 4 blocks, hidden 512, 8 heads / 2 KV heads of 64, FFN
 // 1536, vocabulary 32000.
-ModelSpec validation_llama(std::string arch = "llama") {
+ModelSpec validation_llama_device(std::string arch = "llama") {
   ModelSpec s;
   s.model_type = std::move(arch);
   s.geometry = {4, 512, 8, 2, 64, 1536, 32000};
@@ -52,7 +52,7 @@ TEST(LlamaCppDeviceReplay, TheMaskCastLandsAboveTheCopiesAndBlockZerosQuery) {
   // = 104,869,888 (the F32 copy is freed after it; the logits, 65,536,000
   // at the end, fit above the rows' freed place).
   const LlamaCppSettings s = on_one_gpu(llamacpp_settings(32768, 1, 512, FlashAttn::kOn), 7780);
-  EXPECT_EQ(gpu_compute(validation_llama(), s), 104869888u);
+  EXPECT_EQ(gpu_compute(validation_llama_device(), s), 104869888u);
 }
 
 TEST(LlamaCppDeviceReplay, TheLogitsLandAboveTheLastLayersRows) {

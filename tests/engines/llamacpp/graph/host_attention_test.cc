@@ -2,13 +2,14 @@
 // (src/engines/llamacpp/graph/host_attention.h), worked by hand at the
 // host's 32-B alignment on the two logs it prices.
 #include "engines/llamacpp/graph/host_attention.h"
+#include "support/units.h"
 
 #include <gtest/gtest.h>
 
 namespace memfit::llamacpp::graph {
 namespace {
 
-constexpr uint64_t kMiB = 1024 * 1024;
+using ::memfit::testing::kMiB;
 
 // gpt-oss-20b on 8 Ascend 910B4 (llama.cpp b6115, flash attention on,
 // 131,072 cells, SWA 768, U 512): ggml-cann refuses flash attention over
