@@ -1368,14 +1368,17 @@ TEST(CheckLog, AVllmV2RunnersWeightsUnderTheTargetSayWhatWasRuledOut) {
 
 TEST(CheckLog, AVllmRocmWeightsOverTheTargetNameRocmsModelledTerms) {
   // rocm-compose's v0.16.1 dev build on an RX 7900 GRE: Qwen2.5-0.5B at
-  // fp16. The tensors 988,010,240 B (the config count) + the rope cache
-  // 32,768 x 64 x 2 B = 4,194,304; ROCm's allocator part 50,080,000 B
-  // (each 16.625 MiB gate_up_proj in an 18 MiB segment, 24 x 1,441,792 =
-  // 34,603,008; the tied table 259.66 MiB in 260, +360,448; the 1 to 10
-  // MiB parameters and the rope cache, 301,465,600 B, in 15 shared 20 MiB
-  // segments, +13,107,200; the norms in one 2 MiB small segment,
-  // +1,996,800) and the 64 MiB runtime, 67,108,864: 1,109,393,408 B
-  // against "0.99 GiB", 1.0436. The note names both modelled terms.
+  // fp16. The tensors 988,065,536 B (the config count, the q/k/v biases
+  // 24 x 1,152 x 2 B = 55,296 among them) + the rope cache 32,768 x 64 x
+  // 2 B = 4,194,304; ROCm's allocator part 50,024,704 B (each 16.625 MiB
+  // gate_up_proj in an 18 MiB segment, 24 x 1,441,792 = 34,603,008; the
+  // tied table 259.66 MiB in 260, +360,448; the 1 to 10 MiB parameters and
+  // the rope cache, 301,465,600 B, in 15 shared 20 MiB segments,
+  // +13,107,200; the norms' 49 x 2,048 B and the biases' 24 x 2,560 B
+  // blocks in one 2 MiB small segment, +1,935,360, and their blocks'
+  // rounding, 12,544 + 6,144) and the 64 MiB runtime, 67,108,864:
+  // 1,109,393,408 B against "0.99 GiB", 1.0436 (the biases fill the small
+  // segment's hole). The note names both modelled terms.
   LogCheckOptions options;
   options.config_json =
       read_test_log("vllm", "vllm-nevervllm7-rocmcompose-qwen25-05b-rx7900gre-v0161.config.json");
@@ -1386,8 +1389,8 @@ TEST(CheckLog, AVllmRocmWeightsOverTheTargetNameRocmsModelledTerms) {
   const LogCheck c = check("vllm", "vllm-nevervllm7-rocmcompose-qwen25-05b-rx7900gre-v0161.log", options);
   const FigureCheck* weights = figure(c, "rank0", LogFigure::kWeights);
   ASSERT_NE(weights, nullptr);
-  EXPECT_EQ(weights->memfit, 988'010'240u + 4'194'304u + 50'080'000u + 67'108'864u);
-  EXPECT_NE(weights->note.find("47.8 MiB, packed without holes"), std::string::npos) << weights->note;
+  EXPECT_EQ(weights->memfit, 988'065'536u + 4'194'304u + 50'024'704u + 67'108'864u);
+  EXPECT_NE(weights->note.find("47.7 MiB, packed without holes"), std::string::npos) << weights->note;
   EXPECT_NE(weights->note.find("HIP runtime (64.0 MiB)"), std::string::npos) << weights->note;
 }
 

@@ -101,7 +101,7 @@ TEST(MlxLmReleases, ShortPromptPassesSinceAndBefore406) {
     s.max_tokens = 256;
     s.mlx_lm_release = release;
     const Model m = testing::corpus_model("qwen3/Qwen3-0.6B", 1000, WeightsSource::kSafetensorsHeader);
-    Result<MlxLmEstimate> e = estimate_mlxlm(m, s, kBudget);
+    Result<MlxLmEstimate> e = estimate_mlxlm(m, s, kBudgetReleases);
     EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message());
     return e.ok() ? *e : MlxLmEstimate{};
   };

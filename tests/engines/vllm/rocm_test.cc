@@ -47,9 +47,10 @@ TEST(VllmRocm, TensorParallelChangesWhichParametersRoundUp) {
   // 68 (0.5): 48 x 3.5 MiB = 176,160,768. Embedding and LM head, 76,032
   // rows x 5,120 x 2 B = 742.5 MiB each, take 744: 3,145,728. The rope
   // cache 131,072 x 128 x 2 B = 32 MiB is whole. Norms 97 x 10,240 B =
-  // 993,280 in one small segment: 1,103,872 over.
+  // 993,280 and the qkv biases 48 x 28 x 128 x 2 B = 344,064 in one small
+  // segment: 759,808 over.
   const VllmRocmLoad load = vllm_rocm_load(calibration_spec("DeepSeek-R1-Distill-Qwen-14B"), 2);
-  EXPECT_EQ(load.allocator_bytes, 176160768u + 3145728u + 1103872u);  // 180,410,368
+  EXPECT_EQ(load.allocator_bytes, 176160768u + 3145728u + 759808u);  // 180,066,304
 }
 
 TEST(VllmRocm, UnquantizedExpertsArePaddedAndMidSizedOnesShareSegments) {
