@@ -639,23 +639,13 @@ Result<uint64_t> metal_flash_attn_phase(const ModelSpec& spec, const GraphShape&
   if (sh.kv_k.value() != std::optional<uint64_t>((CheckedBytes(g.kv_heads) * g.head_dim).value())) return 0;
   const uint64_t streams = std::max<uint64_t>(c.streams, 1);
   if (!sh.n_tok.value() || *sh.n_tok.value() % streams != 0) return 0;
-  const uint64_t width = (CheckedBytes(g.kv_heads) * g.head_dim).saturated();
-  const GgmlTypeTraits& k = ggml_type_traits(s.cache_type_k);
-  const GgmlTypeTraits& v = ggml_type_traits(s.cache_type_v);
-  if (k.block_elements == 0 || v.block_elements == 0 || width % k.block_elements != 0 ||
-      width % v.block_elements != 0) {
-    return 0;
-  }
   graph::AttentionShape a;
   a.heads = g.heads;
   a.kv_heads = g.kv_heads;
   a.head_dim = g.head_dim;
   a.n_kv = sh.n_kv;
   a.streams = streams;
-  a.metal_rule = metal_flash_attn_scratch_rule(s);
-  a.k_cell_bytes = width / k.block_elements * k.block_bytes;
-  a.v_cell_bytes = width / v.block_elements * v.block_bytes;
-  a.k_f16_copy_type = graph::metal_copies_k_to_f16(s.cache_type_k);
+  if (!graph::set_metal_cache_rows(a, s)) return 0;
   const uint64_t bytes = graph::metal_flash_attn_scratch(a, *sh.n_tok.value() / streams);
   if (bytes == UINT64_MAX) {
     return Error::overflow("llama.cpp compute buffer overflows 64 bits: the request or the config is absurd");

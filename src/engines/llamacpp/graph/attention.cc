@@ -166,6 +166,21 @@ bool metal_copies_k_to_f16(GgmlType type) {
          type == GgmlType::kQ5_1 || type == GgmlType::kQ8_0;
 }
 
+bool set_metal_cache_rows(AttentionShape& a, const LlamaCppSettings& settings) {
+  const uint64_t width = (CheckedBytes(a.kv_heads) * a.head_dim).saturated();
+  const GgmlTypeTraits& k = ggml_type_traits(settings.cache_type_k);
+  const GgmlTypeTraits& v = ggml_type_traits(settings.cache_type_v);
+  if (k.block_elements == 0 || v.block_elements == 0 || width % k.block_elements != 0 ||
+      width % v.block_elements != 0) {
+    return false;
+  }
+  a.metal_rule = metal_flash_attn_scratch_rule(settings);
+  a.k_cell_bytes = width / k.block_elements * k.block_bytes;
+  a.v_cell_bytes = width / v.block_elements * v.block_bytes;
+  a.k_f16_copy_type = metal_copies_k_to_f16(settings.cache_type_k);
+  return true;
+}
+
 AttentionInputs attention_inputs(Graph& g, const AttentionShape& s, uint64_t n_tok, int weight) {
   AttentionInputs in;
   in.weight = weight;

@@ -147,6 +147,11 @@ uint64_t metal_flash_attn_scratch(const AttentionShape& s, uint64_t rows);
 // attention (ggml-metal-ops.cpp, ggml_metal_op_flash_attn_ext_use_kv_f16,
 // #27390): Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0.
 bool metal_copies_k_to_f16(GgmlType type);
+// Sets what metal_flash_attn_scratch reads from the settings: the build's
+// rule, one cache cell's K and V rows (a.kv_heads x a.head_dim elements)
+// in the cache's types, and whether K is copied to F16. False, setting
+// nothing, when a row is not whole blocks of its type.
+bool set_metal_cache_rows(AttentionShape& a, const LlamaCppSettings& settings);
 struct AttentionInputs {
   int weight = -1;  // any external tensor (weights, the cache)
   int k_idxs = -1;

@@ -274,16 +274,8 @@ Result<std::optional<uint64_t>> replay_decoder_device(const ModelSpec& spec, con
   std::optional<DecoderShape> s = decoder_shape(spec, c, settings, true);
   if (!s || !at_build_graph(*s, settings)) return std::optional<uint64_t>();
   if (metal && s->attn.flash_attn) {
-    // One cell's K and V rows (every KV head) in the cache's types.
-    const uint64_t width = s->attn.kv_heads * s->attn.head_dim;
-    const GgmlTypeTraits& k = ggml_type_traits(settings.cache_type_k);
-    const GgmlTypeTraits& v = ggml_type_traits(settings.cache_type_v);
-    if (width % k.block_elements != 0 || width % v.block_elements != 0) return std::optional<uint64_t>();
+    if (!set_metal_cache_rows(s->attn, settings)) return std::optional<uint64_t>();
     s->attn.metal_scratch = true;
-    s->attn.metal_rule = metal_flash_attn_scratch_rule(settings);
-    s->attn.k_cell_bytes = width / k.block_elements * k.block_bytes;
-    s->attn.v_cell_bytes = width / v.block_elements * v.block_bytes;
-    s->attn.k_f16_copy_type = metal_copies_k_to_f16(settings.cache_type_k);
   }
   const uint64_t seqs = std::max<uint64_t>(c.streams, 1);
   return replayed(reserve_bytes(c, seqs, kGpuTensorAlignment, [&](uint64_t n_tok, uint64_t n_out) {
