@@ -84,7 +84,7 @@ TEST(MetalReorder, MovesAFusedRunWhole) {
 
 // Llama 3.2 3B's attention (24 heads, 8 KV heads of 128, F16 cache: a
 // cell's K row is 8 * 128 * 2 = 2,048 B) over 4,096 cells.
-TEST(MetalFlashAttnScratch, Llama32At128And1Queries) {
+llamacpp::graph::AttentionShape llama32_metal_attention() {
   llamacpp::graph::AttentionShape s;
   s.heads = 24;
   s.kv_heads = 8;
@@ -92,6 +92,11 @@ TEST(MetalFlashAttnScratch, Llama32At128And1Queries) {
   s.n_kv = 4096;
   s.k_cell_bytes = 2048;
   s.v_cell_bytes = 2048;
+  return s;
+}
+
+TEST(MetalFlashAttnScratch, Llama32At128And1Queries) {
+  llamacpp::graph::AttentionShape s = llama32_metal_attention();
   // 128 queries: pad 64 * (2,048 * 8 + 2,048 * 8 + 2 * 128) = 2,113,536;
   // blk (128 / 8) * (4,096 / 64) = 1,024; tmp 4 * 32 * 24 * 32 * 130 =
   // 12,779,520. Sum 14,894,080.
@@ -106,13 +111,7 @@ TEST(MetalFlashAttnScratch, Llama32At128And1Queries) {
 // The same shape under each build's rule (llamacpp::MetalFaScratch).
 TEST(MetalFlashAttnScratch, Llama32ByRule) {
   using llamacpp::MetalFaScratch;
-  llamacpp::graph::AttentionShape s;
-  s.heads = 24;
-  s.kv_heads = 8;
-  s.head_dim = 128;
-  s.n_kv = 4096;
-  s.k_cell_bytes = 2048;
-  s.v_cell_bytes = 2048;
+  llamacpp::graph::AttentionShape s = llama32_metal_attention();
   s.metal_rule = MetalFaScratch::kNone;
   EXPECT_EQ(llamacpp::graph::metal_flash_attn_scratch(s, 1), 0u);
   // b6473 to b7590: the vector kernel's partials alone, 4 x 1 x 24 x 32 x
