@@ -74,7 +74,7 @@ TEST(HardwareTable, TheEmbeddedTableIsTheCommittedFiles) {
   ASSERT_TRUE(files.ok()) << files.error().message();
   EXPECT_EQ(hardware_to_json(*files), hardware_to_json(table()));
   // The floor: at least 40 GPUs and 20 Apple configurations.
-  EXPECT_EQ(table().gpus.size(), 61u);  // 59, the RX 5700 XT (a Vulkan run of docs/speed.md) and the H20
+  EXPECT_EQ(table().gpus.size(), 63u);  // 59 + RX 5700 XT, H20, GB10, Radeon PRO W7900
   EXPECT_EQ(table().macs.size(), 48u);
 }
 
