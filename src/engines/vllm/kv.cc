@@ -111,6 +111,10 @@ std::vector<LayerSpec> layer_specs(const ModelSpec& spec, const VllmSettings& s,
       case LayerKind::kConv:
         if (l.state_bytes == 0) continue;
         ls.kind = VllmSpecKind::kMamba;
+        if (l.kind == LayerKind::kLinearAttention && spec.gated_delta.key_heads != 0) {
+          ls.state = vllm_gated_delta_state_bytes(spec, tp);
+          break;
+        }
         // The convolution state in the 16-bit model dtype (memfit's
         // state_bytes price it at f32); the SSM state as the config says.
         ls.state = CheckedBytes::ceil_div(
@@ -251,6 +255,30 @@ Status group_unified_pages(const SpecCounts& specs, uint64_t block, VllmKvLayout
 }
 
 }  // namespace
+
+uint64_t vllm_gated_delta_temporal_element_bytes(const ModelSpec& spec) {
+  // Qwen3_5ForConditionalGenerationConfig (models/config.py, vllm#34489)
+  // maps Qwen3_5ForConditionalGeneration and Qwen3_5MoeForConditionalGeneration,
+  // whose configs are model_type qwen3_5 / qwen3_5_moe; every Qwen3.5 and
+  // Qwen3.6 checkpoint's text_config says float32.
+  if (spec.model_type == "qwen3_5" || spec.model_type == "qwen3_5_moe") return 4;
+  return kVllmModelDtypeBytes;  // "auto": the conv state's dtype, the model's
+}
+
+uint64_t vllm_gated_delta_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel) {
+  const GatedDeltaGeometry& d = spec.gated_delta;
+  const uint64_t tp = std::max<uint64_t>(1, tensor_parallel);
+  // gated_delta_net_state_shape: conv (K - 1 + num_spec) x conv_dim / TP,
+  // temporal value_heads / TP x value_dim x key_dim (no speculative columns
+  // priced here: docs/engine-vllm.md).
+  const CheckedBytes conv_channels =
+      CheckedBytes(2) * d.key_heads * d.key_dim + CheckedBytes(d.value_heads) * d.value_dim;
+  const uint64_t columns = d.kernel > 0 ? d.kernel - 1 : 0;
+  const CheckedBytes conv = CheckedBytes::ceil_div(conv_channels, tp) * columns * kVllmModelDtypeBytes;
+  const CheckedBytes temporal = CheckedBytes::ceil_div(d.value_heads, tp) * d.key_dim * d.value_dim *
+                                vllm_gated_delta_temporal_element_bytes(spec);
+  return (conv + temporal).saturated();
+}
 
 std::string_view to_string(VllmSpecKind kind) {
   switch (kind) {

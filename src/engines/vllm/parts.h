@@ -28,6 +28,27 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
                                       Mxfp4Kernel mxfp4_kernel = Mxfp4Kernel::kTriton,
                                       const std::optional<PipelineStage>& stage = std::nullopt);
 
+// vLLM runs the model in its 16-bit dtype (memfit prices no float32 run):
+// the element of the state a "mamba_cache_dtype auto" resolves to.
+inline constexpr uint64_t kVllmModelDtypeBytes = 2;
+
+// Bytes of one element of a gated delta net's recurrent (temporal) state
+// as vLLM keeps it (MambaStateDtypeCalculator.gated_delta_net_state_dtype,
+// layers/mamba/mamba_utils.py): the model's dtype, 2, for Qwen3-Next in
+// every release (0.10.2 to vllm#34489 the conv state's mamba_cache_dtype,
+// "auto"; after it mamba_ssm_cache_dtype, whose "auto" falls back to the
+// same); 4 for Qwen3.5 / Qwen3.6 (model_type qwen3_5, qwen3_5_moe), whose
+// config hook sets mamba_ssm_cache_dtype from the config's mamba_ssm_dtype,
+// float32. docs/engine-vllm.md, "KV cache layout and capacity".
+uint64_t vllm_gated_delta_temporal_element_bytes(const ModelSpec& spec);
+
+// One gated delta net's state on one of `tensor_parallel` ranks, in bytes
+// (vLLM's MambaSpec page before padding): the convolution's kernel - 1
+// columns of (2 x key_heads x key_dim + value_heads x value_dim) / TP
+// channels in the model's dtype, and value_heads / TP x key_dim x
+// value_dim recurrent elements of the width above. Saturates on overflow.
+uint64_t vllm_gated_delta_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel);
+
 // The MXFP4 MoE kernel vLLM picks for the GPU of `settings`
 // (get_mxfp4_backend, quantization/mxfp4.py): FlashInfer on datacenter
 // Blackwell, Triton on Hopper, on ROCm and on a GPU without a name,

@@ -341,6 +341,75 @@ TEST(VllmKv, HybridQwen35At16BitsUnderTp2HalvesTheStateAndTheHeads) {
   EXPECT_EQ(one.weights.bytes, 71903645696ull + 134217728u + 32640u);
 }
 
+// Qwen3-Next-80B-A3B as the neverlogs13 run gave it (the config beside
+// tests/data/logs/vllm/vllm-neverlogs13-v0102-qwen3-next-80b-tp2-h200.log).
+Model qwen3_next_80b_of_the_log() {
+  Model m;
+  m.has_config = true;
+  Result<ModelSpec> spec = parse_model_config(
+      testing::read_test_data("logs/vllm/vllm-neverlogs13-v0102-qwen3-next-80b-tp2-h200.config.json"));
+  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().message());
+  if (spec.ok()) m.spec = *spec;
+  m.weights.bytes = 1000;
+  m.weights.source = WeightsSource::kSafetensorsIndex;
+  return m;
+}
+
+TEST(VllmKv, GatedDeltaStateKeepsTheModelDtypeUnlessTheQwen35HookSaysFloat32) {
+  // A gated delta net's state per rank, 16 key heads, 32 value heads of 128,
+  // kernel 4 (Qwen3-Next-80B-A3B and Qwen3.5-35B-A3B alike), TP 2:
+  // conv (2 x 16 x 128 + 32 x 128) / 2 = 4,096 channels x 3 columns x 2 B =
+  // 24,576; recurrent 32 / 2 = 16 heads x 128 x 128 = 262,144 elements.
+  // Qwen3-Next: the model's bf16, 262,144 x 2 = 524,288: 548,864 B.
+  // Qwen3.5 (mamba_ssm_dtype float32 through its config hook): 262,144 x 4
+  // = 1,048,576: 1,073,152 B.
+  const Model next = qwen3_next_80b_of_the_log();
+  EXPECT_EQ(vllm_gated_delta_temporal_element_bytes(next.spec), 2u);
+  EXPECT_EQ(vllm_gated_delta_state_bytes(next.spec, 2), 548864u);
+  const Model q35 = corpus_model("qwen3_5/Qwen3.5-35B-A3B");
+  EXPECT_EQ(vllm_gated_delta_temporal_element_bytes(q35.spec), 4u);
+  EXPECT_EQ(vllm_gated_delta_state_bytes(q35.spec, 2), 1073152u);
+  // TP 1: conv 8,192 x 3 x 2 = 49,152; Qwen3-Next's recurrent 32 x 128 x
+  // 128 x 2 = 1,048,576: 1,097,728 B.
+  EXPECT_EQ(vllm_gated_delta_state_bytes(next.spec, 1), 1097728u);
+}
+
+TEST(VllmKv, Qwen3NextAtTp2GivesTheBlocksVllm0102Printed) {
+  // The neverlogs13 run: vLLM 0.10.2, TP 2, bf16, max_model_len 262,144.
+  // Attention (12 of 48 layers, 2 KV heads x 256): max(1, 2 / 2) = 1 head x
+  // 256 x 2 (K, V) x 2 B = 1,024 B per token. Gated delta state 548,864 B
+  // (above): block size 16 x cdiv(548,864, 16 x 1,024) = 16 x 34 = 544 tokens
+  // (33.5 rounded up; the log: "Setting attention block size to 544
+  // tokens"), page 544 x 1,024 = 557,056 B, the state padded by 8,192 B
+  // (1.49 %, as the log prints). Groups of 12 (36 is not under 1.5 x 12):
+  // 3 Mamba groups + 1 attention group, a block 12 x 557,056 = 6,684,672 B.
+  // The KV memory the log says is in use, 47,878,721,024 B: 7,162 blocks
+  // (7,162 x 6,684,672 = 47,875,620,864; one more is 47,882,305,536), the
+  // printed num_gpu_blocks. A 262,144-token request: cdiv(262,144, 544) =
+  // 482 attention blocks + 3 state blocks = 485; 7,162 / 485 = 14.767x
+  // (printed 14.77x); tokens as 0.10.2 printed them: 7,162 // 4 groups =
+  // 1,790 x 544 = 973,760 (printed 973,760). With the state at float32 the
+  // block was 1,056 tokens and the blocks 3,741, half the print.
+  VllmSettings s;
+  s.tensor_parallel = 2;
+  s.max_model_len = 262144;
+  s.kv_cache_memory = 47878721024ull;
+  // memfit models no 0.10 accounting: check-log prices 0.10.2 with 0.11's,
+  // which prints the tokens per group as 0.10.2 did.
+  s.release = VllmRelease{0, 11, 0, false};
+  VllmEstimate e = run(qwen3_next_80b_of_the_log(), s);
+  EXPECT_EQ(e.layout.mamba_state_bytes, 548864u);
+  EXPECT_EQ(e.layout.attention_block_size, 544u);
+  EXPECT_EQ(e.layout.page_size_bytes, 557056u);
+  EXPECT_EQ(e.layout.group_size, 12u);
+  ASSERT_EQ(e.layout.groups.size(), 4u);
+  EXPECT_EQ(e.layout.bytes_per_block, 6684672u);
+  EXPECT_EQ(e.num_blocks, 7162u);
+  EXPECT_EQ(e.layout.blocks_per_request, 485u);
+  EXPECT_DOUBLE_EQ(e.max_concurrency, 7162.0 / 485.0);
+  EXPECT_EQ(e.kv_tokens, 973760u);
+}
+
 TEST(VllmKv, SlidingWindowGemma3SplitsItsLayersIntoGroupsOfTheGlobalCount) {
   // gemma-3-1b-it: 26 layers, 1 KV head x 256: page 2 x 16 x 1 x 256 x 2 B
   // = 16,384 B for the 22 sliding (window 512) and the 4 full layers alike.
