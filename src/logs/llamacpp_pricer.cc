@@ -1770,45 +1770,68 @@ void price_ik_llama_k_padding(const RuntimeLog& log, const Model& model, const L
                        head, escape_untrusted(type.name), pad, blocks);
 }
 
-// An ik_llama.cpp GPU compute row off its target, on a dense model: the
-// fork's FFN (its src/llama.cpp llm_build_ffn at 0e001215) multiplies the
-// gate's SiLU by the up product with ggml_fused_mul_unary, whose result is
-// a new tensor (ggml.c ggml_fused_mul_unary_impl, not in place: ggml-
-// alloc's ggml_op_can_inplace has no GGML_OP_FUSED_MUL_UNARY), so gate, up
-// and their product are live at once, three rows of the FFN's width, where
-// the llama.cpp build priced (SiLU and the product in place) keeps two.
-// Said with that phase at the GPU's widest FFN (its blocks' ffn_up rows,
-// as place_compute prices each GPU), 4 x n_ubatch x (3 x width + 4 x
-// hidden) B plus the mask (2 or 4 B a cell and token).
-void note_ik_llama_ffn(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
-                       const LlamaCppDeviceUsage& d, FigureCheck& c) {
-  const LogSetting* fork = log.setting("fork");
-  if (fork == nullptr || fork->value != "ik_llama.cpp" || c.printed.figure != LogFigure::kCompute ||
-      d.device == "cpu" || !c.memfit || !c.note.empty() || model.spec.moe.experts > 0 || c.printed.value == 0) {
-    return;
-  }
-  const std::optional<FigureTarget> target = figure_target("llamacpp", LogFigure::kCompute, target_gpus(log));
-  const double ratio = static_cast<double>(*c.memfit) / static_cast<double>(c.printed.value);
-  if (ratio >= target->low && ratio <= target->high) return;
+// The widest FFN this GPU runs: the rows of the ffn_up matrices of its
+// blocks that the placement left on it (Deci's widths differ by layer, as
+// placement.cc's place_compute reads them; a matrix -ot moved elsewhere
+// runs there); 0 where none is listed.
+uint64_t widest_block_ffn(const Model& model, const LlamaCppEstimate& e, const LlamaCppDeviceUsage& d) {
+  const std::vector<LlamaCppTensorPlace>& places = e.placement.tensors;
+  const auto here = static_cast<uint32_t>(&d - e.placement.devices.data());
   const uint64_t first = first_block_of(e, d);
   uint64_t width = 0;
-  for (const SafetensorsTensor& t : model.tensors) {
+  for (size_t i = 0; i < model.tensors.size(); ++i) {
+    const SafetensorsTensor& t = model.tensors[i];
     if (!t.name.starts_with("blk.") || !t.name.ends_with(".ffn_up.weight") || t.shape.size() != 2) continue;
+    if (places.size() == model.tensors.size() && places[i].device != here) continue;
     uint64_t block = 0;
     const auto [end, ec] = std::from_chars(t.name.data() + 4, t.name.data() + t.name.size(), block);
     if (ec != std::errc() || block < first || block >= first + d.blocks) continue;
     width = std::max<uint64_t>(width, t.shape[0]);
   }
+  return width;
+}
+
+// ik_llama.cpp's FFN on a GPU, a dense model: the fork's llm_build_ffn
+// (src/llama.cpp, ik_llama.cpp #70 "Fused unary(x)*y", commit 439009621,
+// its build 3449, 2024-10-02; still so at 0e001215, the build of
+// ik_llama.cpp#377's log) multiplies the gate's SiLU by the up product
+// with ggml_fused_mul_unary, whose result is a new tensor (ggml.c
+// ggml_fused_mul_unary_impl: ggml_dup_tensor, and ggml-alloc's
+// ggml_op_can_inplace has no GGML_OP_FUSED_MUL_UNARY), so gate, up and
+// their product are live at once: the liveness of llama.cpp's fused
+// ggml_swiglu_split (#14158), not of the in-place SiLU and product of the
+// llama.cpp builds before it. A log the reader tells as ik_llama.cpp
+// (its own context parameters, printed from its build 3551 on, after #70)
+// has no llama.cpp build: a build it prints is the fork's own count, and
+// one dated by its lines (#377's) predates #14158. Where the build priced
+// runs SiLU and the product in place, this GPU's FFN phase is the fused
+// build's (compute_phases under the pinned rules, whose FFN is fused; the
+// other phases as priced) at the widest FFN it runs, where that phase is
+// above memfit's figure (modelled: the fork's graph is not replayed).
+// docs/llamacpp-rules.md, "Compute buffers on a GPU".
+void price_ik_llama_ffn(const RuntimeLog& log, const Model& model, const LlamaCppEstimate& e,
+                        const LlamaCppDeviceUsage& d, FigureCheck& c) {
+  const LogSetting* fork = log.setting("fork");
+  if (fork == nullptr || fork->value != "ik_llama.cpp" || c.printed.figure != LogFigure::kCompute ||
+      d.device == "cpu" || d.blocks == 0 || !c.memfit || !c.note.empty() || model.spec.moe.experts > 0 ||
+      !llamacpp::split_glu_in_place(e.settings)) {
+    return;
+  }
+  const uint64_t width = widest_block_ffn(model, e, d);
   if (width == 0) return;
-  const uint64_t tokens = e.context.n_ubatch;
-  const CheckedBytes ffn = CheckedBytes(4) * tokens * (CheckedBytes(3) * width + CheckedBytes(4) * model.spec.geometry.hidden) +
-                           CheckedBytes(e.context.flash_attn ? 2 : 4) * e.context.n_ctx * tokens;
+  LlamaCppSettings fused = e.settings;
+  fused.build.reset();  // the pinned rules: the fused FFN, no early graph
+  Result<llamacpp::ComputePhases> phases = llamacpp::compute_phases(model.spec, e.context, fused);
+  if (!phases || phases->ffn_per_width == 0) return;
+  const uint64_t ffn = (CheckedBytes(phases->ffn_fixed) + CheckedBytes(phases->ffn_per_width) * width).saturated();
+  if (ffn <= *c.memfit) return;
   c.note = fmt::format("ik_llama.cpp's FFN keeps gate, up and their product (ggml_fused_mul_unary, not in place) "
-                       "live, three rows of the FFN's width, where the build priced keeps two: at this GPU's "
-                       "widest FFN ({}), 4 x {} x (3 x {} + 4 x {}) B with the mask, {} B ({:.4f} of the "
-                       "print); not priced",
-                       width, tokens, width, model.spec.geometry.hidden, ffn.saturated(),
-                       static_cast<double>(ffn.saturated()) / static_cast<double>(c.printed.value));
+                       "live, as llama.cpp's fused SwiGLU (#14158) does: priced with that FFN phase at this "
+                       "GPU's widest FFN ({}), {} B, where the in-place SiLU and product of the build priced "
+                       "give {} B",
+                       width, ffn, *c.memfit);
+  c.memfit = ffn;
+  c.basis = FigureBasis::kModelled;
 }
 
 // What the log leaves out that the rows it misses depend on, said on
@@ -1959,7 +1982,7 @@ void LlamaCppPricer::compare(const RuntimeLog& log, const LogCheckOptions& optio
     note_presorted_host_range(log, *run.model, e, *d, c);
     note_shaped_output_copy(log, *run.model, e, c);
     price_ik_llama_k_padding(log, *run.model, e, *d, c);
-    note_ik_llama_ffn(log, *run.model, e, *d, c);
+    price_ik_llama_ffn(log, *run.model, e, *d, c);
     if (c.printed.figure == LogFigure::kKvCache && c.memfit && c.note.empty()) c.note = cells_note(log);
     if (c.printed.figure == LogFigure::kModel && priced_from_config(options)) {
       price_config_model(log, options, *run.model, c);

@@ -157,14 +157,50 @@ TEST(CheckLogHostBuffers, IkLlamaPadsEveryLayersQuantizedKRowOnCuda) {
   ASSERT_NE(kv, nullptr);
   EXPECT_EQ(kv->memfit, std::optional<uint64_t>(449'859'584u));
   EXPECT_TRUE(kv->within_print);
-  // Its compute rows say why they miss: CUDA2's blocks 77..138 hold the
-  // widest FFN, 425,984 (block 134), and the fork's FFN keeps three rows of
-  // it: 4 x 512 x (3 x 425,984 + 4 x 16,384) + 2 x 12,288 x 512 =
-  // 2,751,463,424 + 12,582,912 = 2,764,046,336 B.
+  // Its GPUs' compute rows are priced with the fork's FFN, gate, up and
+  // their product (ggml_fused_mul_unary, not in place) live at once, at
+  // each GPU's widest FFN, where the build priced (before #14158) keeps
+  // two: CUDA2's blocks 77..138 hold the widest, 425,984 (block 134):
+  // 4 x 512 x (3 x 425,984 + 4 x 16,384) + 2 x 12,288 x 512 (the F16 mask)
+  // = 2,751,463,424 + 12,582,912 = 2,764,046,336 B (1.030 of the printed
+  // 2,560 MiB; the in-place phase, 4 x 512 x (2 x 425,984 + 2 x 16,384) +
+  // 12,582,912 = 1,824,522,240 B, was 0.680). CUDA0's widest is 53,248:
+  // 4 x 512 x (3 x 53,248 + 4 x 16,384) + 12,582,912 = 461,373,440 +
+  // 12,582,912 = 473,956,352 B (1.097 of 412 MiB).
   const FigureCheck* compute = testing::find_check_figure(c, "CUDA2", LogFigure::kCompute);
   ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->memfit, std::optional<uint64_t>(2'764'046'336u));
+  EXPECT_EQ(compute->basis, FigureBasis::kModelled);
   EXPECT_NE(compute->note.find("widest FFN (425984)"), std::string::npos) << compute->note;
-  EXPECT_NE(compute->note.find("2764046336 B"), std::string::npos) << compute->note;
+  const FigureCheck* first = testing::find_check_figure(c, "CUDA0", LogFigure::kCompute);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->memfit, std::optional<uint64_t>(473'956'352u));
+}
+
+TEST(CheckLogHostBuffers, OnlyIkLlamasLogKeepsThreeFfnRowsLive) {
+  // ik_llama.cpp#377's log with the fork's three context lines (mla_attn,
+  // attn_max_b, fused_moe) taken out reads as llama.cpp's, priced as a
+  // build before #14158 whose SiLU and product run in place: CUDA2's FFN
+  // phase at its widest FFN, 4 x 512 x (2 x 425,984 + 2 x 16,384) +
+  // 2 x 12,288 x 512 = 1,811,939,328 + 12,582,912 = 1,824,522,240 B, not
+  // the fork's 2,764,046,336.
+  std::string text = testing::read_test_log("llamacpp", "llamacpp-ik377-nemotron-ultra-253b-q3kxl-4gpu.log");
+  for (const std::string_view line : {"llama_new_context_with_model: mla_attn   = 0\n",
+                                 "llama_new_context_with_model: attn_max_b = 0\n",
+                                 "llama_new_context_with_model: fused_moe  = 0\n"}) {
+    const size_t at = text.find(line);
+    ASSERT_NE(at, std::string::npos) << line;
+    text.erase(at, line.size());
+  }
+  LogCheckOptions options;
+  options.command = "./llama-server -m .../Llama-3_1-Nemotron-Ultra-253B-v1-UD-Q3_K_XL-00001-of-00003.gguf "
+                    "-c 12228 -ngl 163 -ts 6.5,6,10,4 --no-warmup -fa -ctk q8_0 -ctv q4_0 -mg 2";
+  Result<LogCheck> c = check_log(text, options, nullptr);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(testing::setting_of(c->log, "fork"), "<none>");
+  const FigureCheck* compute = testing::find_check_figure(*c, "CUDA2", LogFigure::kCompute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->memfit, std::optional<uint64_t>(1'824'522'240u));
 }
 
 TEST(CheckLogHostBuffers, ExpertsKeptOnTheHostMapTheRangeAcrossEveryBlocksAttention) {
