@@ -93,6 +93,8 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
       {"attention_backend", "attention_backend"},
       {"ep_size", "ep_size"},
       {"moe_a2a_backend", "moe_a2a_backend"},
+      {"disaggregation_mode", "disaggregation_mode"},
+      {"enable_hierarchical_cache", "enable_hierarchical_cache"},
   };
   for (const auto& [setting, field_name] : kFields) {
     const LogSetting* s = log.setting(setting);
