@@ -338,6 +338,14 @@ void read_total_tokens(std::string_view total, const std::string& rank, uint64_t
   std::optional<uint64_t> n = leading_count(total);
   if (!n) return;
   out.setting("max_total_num_tokens", std::to_string(*n));
+  // The chunked prefill the scheduler settled on (after
+  // _handle_data_parallelism's division by DP): a diagnostic of the
+  // computed fraction's input (sglang_pricer.cc), not the flag.
+  if (std::optional<std::string_view> chunk = after(total, "chunked_prefill_size=")) {
+    if (std::optional<uint64_t> tokens = leading_count(*chunk)) {
+      out.setting("chunked_prefill_printed", std::to_string(*tokens));
+    }
+  }
   if (!out.has(rank, LogFigure::kTokenPool)) {
     out.count(rank, LogFigure::kTokenPool, *n, total.substr(0, total.find(',')), line);
   }

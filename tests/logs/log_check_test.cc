@@ -1905,6 +1905,13 @@ TEST(CheckLog, AnSglangPoolWithoutItsFractionSaysWhichFractionItImplies) {
                             "the pools' bytes) / free before them), where memfit took 0.853"),
             std::string::npos)
       << pool->note;
+  // Its pool line prints the chunked prefill memfit took (4,096, the tier
+  // of a GPU under 60 GiB), so a larger one is not among the unseen causes;
+  // its graph batch is not printed.
+  EXPECT_NE(pool->note.find("or a setting the log does not show (a larger --cuda-graph-max-bs or a speculative "
+                            "draft's reserve) lowered the default"),
+            std::string::npos)
+      << pool->note;
   // A log that prints its fraction gets no such clause.
   std::string text = read_test_log("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.log");
   text += "[2026-03-25 09:32:20] server_args=ServerArgs(mem_fraction_static=0.5, tp_size=1)\n";

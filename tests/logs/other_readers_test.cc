@@ -164,9 +164,12 @@ TEST(SglangLog, ThePdRoleAndTheHierarchicalCacheFromArgsCommandOrWarnings) {
       "[2026-01-01 00:00:00] KV cache is forced as chunk cache for decode server\n" + load);
   ASSERT_TRUE(warned.ok());
   EXPECT_EQ(setting_of(*warned, "disaggregation_mode"), "decode");
-  // sgl-project/sglang#21395's host pool line: the hierarchical cache.
-  EXPECT_EQ(setting_of(read("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.log"), "enable_hierarchical_cache"),
-            "True");
+  // sgl-project/sglang#21395's host pool line: the hierarchical cache; its
+  // pool line ("max_total_num_tokens=105600, chunked_prefill_size=4096,
+  // ...") the chunked prefill the scheduler settled on.
+  const RuntimeLog pd = read("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.log");
+  EXPECT_EQ(setting_of(pd, "enable_hierarchical_cache"), "True");
+  EXPECT_EQ(setting_of(pd, "chunked_prefill_printed"), "4096");
 }
 
 TEST(SglangLog, TheAttentionBackendSglangChoseWhenNoneWasGiven) {
