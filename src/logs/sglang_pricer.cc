@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "engines/sglang/plan.h"
 #include "logs/log_pricer.h"
@@ -93,6 +95,8 @@ void apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::
       {"attention_backend", "attention_backend"},
       {"ep_size", "ep_size"},
       {"moe_a2a_backend", "moe_a2a_backend"},
+      {"disaggregation_mode", "disaggregation_mode"},
+      {"enable_hierarchical_cache", "enable_hierarchical_cache"},
   };
   for (const auto& [setting, field_name] : kFields) {
     const LogSetting* s = log.setting(setting);
@@ -331,7 +335,35 @@ std::string unpriced_quantization(const EstimateRun& run, const nlohmann::ordere
 // page, so f = 1 - (free_after - pools) / free_before. A diagnostic for
 // the row's note, never an input: "" when the rank printed no free memory
 // after its weights or no pool bytes, or when the result is not a fraction.
-std::string implied_fraction(const RuntimeLog& log, std::string_view device, double taken) {
+// The inputs of SGLang's computed default that could have lowered it
+// unseen: a larger chunked prefill unless the log's pool line prints the
+// one memfit took ("max_total_num_tokens=..., chunked_prefill_size=N", the
+// setting chunked_prefill_printed: what _handle_data_parallelism left, the
+// chunk / DP under DP attention), a larger graph batch unless the log's
+// capture list ends at memfit's (cuda_graph_bs_captured), and a
+// speculative draft's reserve, which memfit does not take
+// (docs/engine-sglang.md, "Speculative decoding").
+std::string unshown_default_inputs(const RuntimeLog& log, const nlohmann::ordered_json& plan) {
+  std::vector<std::string> inputs;
+  const uint64_t dp = plan.value("enable_dp_attention", false) ? plan.value("dp_size", uint64_t{1}) : 1;
+  const std::optional<uint64_t> chunk = count_setting(log, "chunked_prefill_printed");
+  if (!chunk || *chunk * dp != plan.value("chunked_prefill_size", uint64_t{0})) {
+    inputs.emplace_back("a larger --chunked-prefill-size");
+  }
+  const std::optional<uint64_t> graphs = count_setting(log, "cuda_graph_bs_captured");
+  if (!graphs || *graphs != plan.value("cuda_graph_max_bs", uint64_t{0})) {
+    inputs.emplace_back("a larger --cuda-graph-max-bs");
+  }
+  inputs.emplace_back("a speculative draft's reserve");
+  std::string text;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == inputs.size() ? " or " : ", ") + inputs[i];
+  }
+  return text;
+}
+
+std::string implied_fraction(const RuntimeLog& log, std::string_view device, const nlohmann::ordered_json& plan) {
+  const double taken = plan.value("mem_fraction_static", 0.0);
   const std::optional<uint64_t> before = free_before_load(log);
   const PrintedFigure* kv = figure_of(log, LogFigure::kKvCache, device);
   const PrintedFigure* state = figure_of(log, LogFigure::kRecurrent, device);
@@ -357,9 +389,8 @@ std::string implied_fraction(const RuntimeLog& log, std::string_view device, dou
                     "; the free memory left after the pools (Memory pool end: {}) bounds it too, at most "
                     "{:.3f} (1 - {} / the free memory before the weights): SGLang's computed default for the "
                     "settings the log shows is memfit's {:.3f}, so the run set its own --mem-fraction-static, "
-                    "or a setting the log does not show (a larger --chunked-prefill-size or --cuda-graph-max-bs) "
-                    "lowered the default",
-                    format_bytes(*left), largest, format_bytes(*left), taken);
+                    "or a setting the log does not show ({}) lowered the default",
+                    format_bytes(*left), largest, format_bytes(*left), taken, unshown_default_inputs(log, plan));
 }
 
 // What rank 0's free memory after its pools ("Memory pool end. avail
@@ -616,7 +647,7 @@ class SglangPricer final : public LogPricer {
                       "the log prints no mem_fraction_static (neither server_args nor a launch command gives it): "
                       "the default its date allows is taken (docs/engine-sglang.md, 'Validation')";
             if (const std::string implied =
-                    implied_fraction(log, c.printed.device, j.value("mem_fraction_static", 0.0));
+                    implied_fraction(log, c.printed.device, j);
                 !implied.empty()) {
               c.note += "; " + implied;
             }

@@ -139,7 +139,8 @@ void read_settings(std::string_view args, LogBuilder& out) {
                                    "kv_cache_dtype", "quantization", "mem_fraction_static",
                                    "chunked_prefill_size", "max_running_requests", "max_total_tokens", "page_size",
                                    "dp_size", "enable_dp_attention", "enable_dp_lm_head", "cuda_graph_max_bs",
-                                   "attention_backend", "ep_size", "moe_a2a_backend", "enable_deepep_moe"}) {
+                                   "attention_backend", "ep_size", "moe_a2a_backend", "enable_deepep_moe",
+                                   "disaggregation_mode", "enable_hierarchical_cache"}) {
       if (name == known) out.setting(name, value);
     }
     // ServerArgs prints its fields once __post_init__ settled them: the
@@ -225,6 +226,7 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"--attention-backend"}, "attention_backend"},
               {{"--ep-size", "--ep", "--expert-parallel-size"}, "ep_size"},
               {{"--moe-a2a-backend"}, "moe_a2a_backend"},
+              {{"--disaggregation-mode"}, "disaggregation_mode"},
               // ktransformers' kt-kernel flags: the routed experts run on
               // the CPU, only --kt-num-gpu-experts of them on the GPU.
               {{"--kt-method"}, "kt_method"},
@@ -235,6 +237,7 @@ void read_command(std::string_view text, LogBuilder& out) {
   if (switch_on(text, {"--enable-piecewise-cuda-graph"})) out.setting("piecewise_cuda_graph", "True");
   if (switch_on(text, {"--enable-dp-lm-head"})) out.setting("enable_dp_lm_head", "True");
   if (switch_on(text, {"--enable-deepep-moe"})) out.setting("enable_deepep_moe", "True");
+  if (switch_on(text, {"--enable-hierarchical-cache"})) out.setting("enable_hierarchical_cache", "True");
 }
 
 // Whether a line runs the launcher: `python -m sglang.launch_server ...`,
@@ -335,6 +338,14 @@ void read_total_tokens(std::string_view total, const std::string& rank, uint64_t
   std::optional<uint64_t> n = leading_count(total);
   if (!n) return;
   out.setting("max_total_num_tokens", std::to_string(*n));
+  // The chunked prefill the scheduler settled on (after
+  // _handle_data_parallelism's division by DP): a diagnostic of the
+  // computed fraction's input (sglang_pricer.cc), not the flag.
+  if (std::optional<std::string_view> chunk = after(total, "chunked_prefill_size=")) {
+    if (std::optional<uint64_t> tokens = leading_count(*chunk)) {
+      out.setting("chunked_prefill_printed", std::to_string(*tokens));
+    }
+  }
   if (!out.has(rank, LogFigure::kTokenPool)) {
     out.count(rank, LogFigure::kTokenPool, *n, total.substr(0, total.find(',')), line);
   }
@@ -502,7 +513,16 @@ void read_line(const LogLine& line, bool swa_pools, std::set<std::string>& piece
   // (_handle_piecewise_cuda_graph, from sgl-project/sglang#16331), unless a
   // capture line says otherwise.
   if (contains(text, "Disable piecewise CUDA graph because")) out.setting("piecewise_cuda_graph", "False", true);
-  if (contains(text, "host memory for hierarchical KV cache")) out.setting("piecewise_cuda_graph", "False");
+  if (contains(text, "host memory for hierarchical KV cache")) {
+    out.setting("piecewise_cuda_graph", "False");
+    out.setting("enable_hierarchical_cache", "True");
+  }
+  // _handle_pd_disaggregation's warnings name the server's role
+  // (server_args.py since sgl-project/sglang#4654): "KV cache is forced as
+  // chunk cache for decode server", "Cuda graph is disabled for prefill
+  // server ...": the setting disaggregation_mode.
+  if (contains(text, "chunk cache for decode server")) out.setting("disaggregation_mode", "decode");
+  if (contains(text, "Cuda graph is disabled for prefill server")) out.setting("disaggregation_mode", "prefill");
   // The decode graphs' capture, then the piecewise (prefill) graphs'
   // ("Capture piecewise CUDA graph end. Time elapsed: 17.62 s. mem
   // usage=2.32 GB.", piecewise_cuda_graph_runner.py): one cuda_graph figure,

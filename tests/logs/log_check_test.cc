@@ -1905,6 +1905,13 @@ TEST(CheckLog, AnSglangPoolWithoutItsFractionSaysWhichFractionItImplies) {
                             "the pools' bytes) / free before them), where memfit took 0.853"),
             std::string::npos)
       << pool->note;
+  // Its pool line prints the chunked prefill memfit took (4,096, the tier
+  // of a GPU under 60 GiB), so a larger one is not among the unseen causes;
+  // its graph batch is not printed.
+  EXPECT_NE(pool->note.find("or a setting the log does not show (a larger --cuda-graph-max-bs or a speculative "
+                            "draft's reserve) lowered the default"),
+            std::string::npos)
+      << pool->note;
   // A log that prints its fraction gets no such clause.
   std::string text = read_test_log("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.log");
   text += "[2026-03-25 09:32:20] server_args=ServerArgs(mem_fraction_static=0.5, tp_size=1)\n";
@@ -1913,6 +1920,41 @@ TEST(CheckLog, AnSglangPoolWithoutItsFractionSaysWhichFractionItImplies) {
   pool = figure(*given, "rank0", LogFigure::kTokenPool);
   ASSERT_NE(pool, nullptr);
   EXPECT_EQ(pool->note.find("implies"), std::string::npos) << pool->note;
+}
+
+TEST(CheckLog, AnSglangServersPdRoleMovesItsDefaultFractionOnlyFrom29615) {
+  // sgl-project/sglang#21395's lines (46,430 MiB by its free memory, the
+  // hierarchical cache shown: no piecewise graphs; chunked prefill 4,096,
+  // graph batch 32): memfit's default 0.853 (the test above). Its role is
+  // not in the excerpt; a decode server's warning added to it, on its date
+  // (2026-03-25, before #29615), leaves the fraction at 0.853. Redated to
+  // 2026-07-01: a decode server's activations are max(2,048 running
+  // requests, 2,048) x 1.5 = 3,072 MiB, reserved 512 + 3,072 + 32 x 2 +
+  // 128 = 3,776; (46,430 - 3,776) / 46,430 = 0.91867 -> 0.919. A prefill
+  // server's drops the graphs' 64: 6,784; 39,646 / 46,430 = 0.85389 ->
+  // 0.854.
+  LogCheckOptions options;
+  options.config_json = read_test_log("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.config.json");
+  const std::string log = read_test_log("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.log");
+  const auto taken = [&](const std::string& text) {
+    Result<LogCheck> c = check_log(text, options, nullptr);
+    EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message());
+    if (!c.ok()) return std::string();
+    const FigureCheck* pool = figure(*c, "rank0", LogFigure::kTokenPool);
+    if (pool == nullptr) return std::string();
+    const size_t at = pool->note.find("where memfit took ");
+    return at == std::string::npos ? std::string() : pool->note.substr(at + 18, 5);
+  };
+  const std::string decode = "[2026-03-25 09:32:18] KV cache is forced as chunk cache for decode server\n";
+  EXPECT_EQ(taken(decode + log), "0.853");
+  std::string later = decode + log;
+  for (size_t at = later.find("2026-03-25"); at != std::string::npos; at = later.find("2026-03-25", at)) {
+    later.replace(at, 10, "2026-07-01");
+  }
+  EXPECT_EQ(taken(later), "0.919");
+  const std::string prefill =
+      "[2026-07-01 09:32:18] Cuda graph is disabled for prefill server when piecewise cuda graph is not enabled.\n";
+  EXPECT_EQ(taken(prefill + later.substr(decode.size())), "0.854");
 }
 
 TEST(CheckLog, AnSglangDpLmHeadFromTheCommandKeepsTheHeadAtTheAttentionTp) {

@@ -143,6 +143,35 @@ TEST(SglangLog, RankZerosMemoryPoolEndIsTheFreeMemoryAfterThePools) {
             "42981885215");
 }
 
+TEST(SglangLog, ThePdRoleAndTheHierarchicalCacheFromArgsCommandOrWarnings) {
+  // server_args' disaggregation_mode and enable_hierarchical_cache, the
+  // launch command's flags, or _handle_pd_disaggregation's warnings.
+  const std::string load = "[2026-01-01 00:00:01] Load weight end. type=Qwen3ForCausalLM, avail mem=10.00 GB, "
+                           "mem usage=1.00 GB.\n";
+  Result<RuntimeLog> args = read_runtime_log(
+      "[2026-01-01 00:00:00] server_args=ServerArgs(tp_size=1, disaggregation_mode='prefill', "
+      "enable_hierarchical_cache=True)\n" + load);
+  ASSERT_TRUE(args.ok());
+  EXPECT_EQ(setting_of(*args, "disaggregation_mode"), "prefill");
+  EXPECT_EQ(setting_of(*args, "enable_hierarchical_cache"), "True");
+  Result<RuntimeLog> command = read_runtime_log(
+      "$ python -m sglang.launch_server --model-path Qwen/Qwen3-4B --disaggregation-mode decode "
+      "--enable-hierarchical-cache\n" + load);
+  ASSERT_TRUE(command.ok());
+  EXPECT_EQ(setting_of(*command, "disaggregation_mode"), "decode");
+  EXPECT_EQ(setting_of(*command, "enable_hierarchical_cache"), "True");
+  Result<RuntimeLog> warned = read_runtime_log(
+      "[2026-01-01 00:00:00] KV cache is forced as chunk cache for decode server\n" + load);
+  ASSERT_TRUE(warned.ok());
+  EXPECT_EQ(setting_of(*warned, "disaggregation_mode"), "decode");
+  // sgl-project/sglang#21395's host pool line: the hierarchical cache; its
+  // pool line ("max_total_num_tokens=105600, chunked_prefill_size=4096,
+  // ...") the chunked prefill the scheduler settled on.
+  const RuntimeLog pd = read("sglang", "sglang-21395-qwen3-4b-pd-prefill-hicache.log");
+  EXPECT_EQ(setting_of(pd, "enable_hierarchical_cache"), "True");
+  EXPECT_EQ(setting_of(pd, "chunked_prefill_printed"), "4096");
+}
+
 TEST(SglangLog, TheAttentionBackendSglangChoseWhenNoneWasGiven) {
   // server_args.py: "Attention backend not specified. Use aiter backend by
   // default." (an MI355X run of SGLang 0.5.17).

@@ -101,6 +101,13 @@ Result<std::string> parse_a2a_backend(std::string_view text) {
   return std::string(text);
 }
 
+// --disaggregation-mode: SGLang's choices, null (one server does both),
+// prefill or decode.
+Result<std::string> parse_disaggregation_mode(std::string_view text) {
+  if (text == "null" || text == "prefill" || text == "decode") return std::string(text);
+  return Error::usage(fmt::format("'{}': expected null, prefill or decode", text));
+}
+
 // --mamba-full-memory-ratio: the state pool's memory over the KV pool's,
 // a positive number (SGLang takes any float; past 1000 is a typo).
 Result<double> parse_state_ratio(std::string_view text) { return request::parse_ratio(text, 0.0, 1000.0); }
@@ -257,6 +264,26 @@ constexpr RequestField kFields[] = {
                 "(server_args.py, _handle_a2a_moe); under `deepep` an MLA model's shared experts are "
                 "whole on every rank and not fused into the routed ones (\"Rules\", allocator "
                 "rounding)"}),
+    text_field<"disaggregation_mode", parse_disaggregation_mode>(
+        {.flags = "--disaggregation-mode",
+         .help = "PD disaggregation: null (default), prefill or decode; no piecewise CUDA graphs, "
+                 "and from 0.5.16 the computed fraction follows the role",
+         .type = FieldType::kChoice,
+         .choices = "null|prefill|decode",
+         .default_text = "null",
+         .doc = "SGLang's `--disaggregation-mode`: the piecewise CUDA graphs off (from 0.5.10); a "
+                "prefill server captures no decode CUDA graphs, a decode server runs without the "
+                "radix cache; from 0.5.16 (#29615) the computed fraction drops a prefill server's "
+                "decode-graph and DP-attention terms and sizes a decode server's activations by "
+                "its running requests (\"PD disaggregation\")"}),
+    text_field<"enable_hierarchical_cache", parse_flag>(
+        {.flags = "--enable-hierarchical-cache",
+         .help = "the hierarchical (host) KV cache: no piecewise CUDA graphs (0.5.10 and later)",
+         .type = FieldType::kFlag,
+         .default_text = "false",
+         .doc = "SGLang's `--enable-hierarchical-cache`: its host pool is not GPU memory; from "
+                "0.5.10 it turns the piecewise CUDA graphs and their reserve off "
+                "(`_handle_piecewise_cuda_graph`, \"PD disaggregation\")"}),
     text_field<"max_mamba_cache_size", parse_count>(
         {.flags = "--max-mamba-cache-size",
          .help = "hybrid models: state slots of the Mamba / linear-attention pool (default: "
@@ -338,8 +365,8 @@ Result<Settings> read_settings(const EstimateRequest& r) {
   std::optional<double> fraction;
   std::optional<uint64_t> mamba_slots, ssm_bytes;
   std::optional<double> mamba_ratio;
-  std::optional<bool> no_graphs, no_piecewise, dp_attention, dp_lm_head, no_radix;
-  std::optional<std::string> release, attention, a2a;
+  std::optional<bool> no_graphs, no_piecewise, dp_attention, dp_lm_head, no_radix, hicache;
+  std::optional<std::string> release, attention, a2a, disaggregation;
   std::optional<uint64_t> ep;
   Status read[] = {
       read_field(r, "attention_backend", parse_attention_backend, attention),
@@ -363,6 +390,8 @@ Result<Settings> read_settings(const EstimateRequest& r) {
       read_field(r, "mamba_full_memory_ratio", parse_state_ratio, mamba_ratio),
       read_field(r, "mamba_ssm_dtype", parse_ssm_dtype, ssm_bytes),
       read_field(r, "disable_radix_cache", parse_flag, no_radix),
+      read_field(r, "disaggregation_mode", parse_disaggregation_mode, disaggregation),
+      read_field(r, "enable_hierarchical_cache", parse_flag, hicache),
   };
   for (Status& status : read) {
     if (!status) return status.error();
@@ -392,6 +421,8 @@ Result<Settings> read_settings(const EstimateRequest& r) {
   s.state.ssm_bytes = ssm_bytes.value_or(4);
   if (ssm_bytes) s.state.mamba_ssm_dtype = r.engine_fields.find("mamba_ssm_dtype")->second;
   s.state.disable_radix_cache = no_radix.value_or(false);
+  if (disaggregation) s.disaggregation_mode = *disaggregation;
+  s.hierarchical_cache = hicache.value_or(false);
   return s;
 }
 

@@ -190,7 +190,15 @@ std::string piecewise_rule_date(const ModelSpec& spec, const Settings& s) {
   // #23351 (2026-05-23): after 0.5.12's cut, in 0.5.13 (out by 2026-06-17).
   const bool nsa_captures = rule_applies(s, kNsaPiecewiseRelease, kNsaPiecewiseDate);
   if (s.dp_attention || hip || spec.multimodal || piecewise_disabled_model(spec, nsa_captures)) return "";
+  // #16331's conditions 7, 12 and 14: a MoE all-to-all backend, the
+  // hierarchical cache, PD disaggregation.
+  if (s.moe_a2a_backend != "none" || s.hierarchical_cache || s.disaggregation_mode != "null") return "";
   return date;
+}
+
+void settle_disaggregation(Settings& s) {
+  if (s.disaggregation_mode == "decode") s.state.disable_radix_cache = true;
+  if (s.disaggregation_mode == "prefill" && s.piecewise_log_date.empty()) s.disable_cuda_graph = true;
 }
 
 std::optional<PiecewiseReserve> piecewise_reserve_of(std::string_view date, const Settings& s,
@@ -207,13 +215,20 @@ std::optional<PiecewiseReserve> piecewise_reserve_of(std::string_view date, cons
 double default_mem_fraction(uint64_t gpu_mem_mib, const GpuDefaults& d, const Settings& s, bool mla) {
   const uint64_t chunked = s.chunked_prefill_size.value_or(d.chunked_prefill_size);
   const uint64_t graphs = s.cuda_graph_max_bs.value_or(d.cuda_graph_max_bs);
+  // From #29615 the reserve follows the server's role (plan.h).
+  const bool by_role = has_decode_graph_guard_29615(s);
+  const bool prefill = by_role && s.disaggregation_mode == "prefill";
+  const bool decode = by_role && s.disaggregation_mode == "decode";
+  // A decode server's activations scale with its running requests (x the
+  // draft tokens, 1 without speculative decoding), not a prefill chunk.
+  const uint64_t activation_tokens = decode ? s.max_running_requests.value_or(graphs) : chunked;
   double reserved = 512;
-  reserved += static_cast<double>(std::max<uint64_t>(chunked, 2048)) * 1.5;
-  // From #29615 the decode graphs' term only where they are captured (the
-  // DP-attention terms below stay).
-  if (!s.disable_cuda_graph || !has_decode_graph_guard_29615(s)) reserved += static_cast<double>(graphs) * 2;
+  reserved += static_cast<double>(std::max<uint64_t>(activation_tokens, 2048)) * 1.5;
+  // From #29615 the decode graphs' term only where they are captured: not
+  // under --disable-cuda-graph, not on a prefill server.
+  if (!by_role || (!s.disable_cuda_graph && !prefill)) reserved += static_cast<double>(graphs) * 2;
   reserved += static_cast<double>(s.tensor_parallel) / 8 * 1024;
-  if (s.dp_attention) {
+  if (s.dp_attention && !prefill) {
     reserved += static_cast<double>(graphs * s.dp_size) * 3;
     if (graphs > 300) reserved += static_cast<double>(graphs * s.dp_size) * 1.5;
   }
@@ -354,6 +369,7 @@ Result<Plan> plan_sglang(const Model& model, std::span<const SafetensorsTensor> 
   Plan p;
   p.settings = settings;
   Settings& s = p.settings;
+  settle_disaggregation(s);
   const ModelSpec& spec = model.spec;
   if (s.context_length == 0) s.context_length = spec.max_position_tokens;
   if (s.context_length == 0) {

@@ -124,6 +124,10 @@ struct Settings {
   std::optional<uint64_t> cuda_graph_max_bs;   // --cuda-graph-max-bs
   bool disable_cuda_graph = false;             // --disable-cuda-graph
   bool disable_piecewise_cuda_graph = false;   // --disable-piecewise-cuda-graph
+  // --disaggregation-mode: "null" (one server does both), "prefill" or
+  // "decode" (PD disaggregation; settle_disaggregation, default_mem_fraction).
+  std::string disaggregation_mode = "null";
+  bool hierarchical_cache = false;             // --enable-hierarchical-cache
   std::string release = std::string(kPinnedRelease);  // --sglang-version
   std::string attention_backend;               // --attention-backend; "": the platform's default
   bool rocm = false;                           // an AMD GPU (ROCm): aiter by default
@@ -216,10 +220,13 @@ std::optional<PiecewiseReserve> piecewise_reserve_of(std::string_view date, cons
 // architectures of piecewise_cuda_graph_disabled_model_archs (configs/
 // model_config.py): Qwen3-Next, DeepSeek V4 (#23882, 2026-05-07), LLaDA,
 // and the NSA models DeepSeek-V3.2 and GLM-MoE-DSA until #23351
-// (2026-05-23, after 0.5.12; 0.5.13). Its other conditions (speculative decoding,
-// torch.compile, LoRA, PD disaggregation, the hierarchical cache, CPU
-// offload, MoE all-to-all, GGUF, ...) are settings memfit does not take;
-// --disable-piecewise-cuda-graph turns them off.
+// (2026-05-23, after 0.5.12; 0.5.13); and under a MoE all-to-all backend
+// (--moe-a2a-backend other than none), PD disaggregation
+// (--disaggregation-mode prefill or decode) and the hierarchical cache
+// (--enable-hierarchical-cache), conditions #16331 holds and the tree of
+// 2026-06-08 keeps. Its other conditions (speculative decoding,
+// torch.compile, LoRA, CPU offload, GGUF, ...) are settings memfit does not
+// take; --disable-piecewise-cuda-graph turns them off.
 std::string piecewise_rule_date(const ModelSpec& spec, const Settings& s);
 
 // The GPU-size defaults of _handle_gpu_memory_settings: chunked prefill
@@ -239,13 +246,32 @@ bool has_mid_tier_37898(const Settings& s);
 // Whether the run's release leaves the decode graphs' term out of the
 // computed fraction under --disable-cuda-graph (#29615): a log's date from
 // kDecodeGraphGuardDate, else the release from kDecodeGraphGuardRelease.
+// The same PR made the reserve follow --disaggregation-mode
+// (default_mem_fraction).
 bool has_decode_graph_guard_29615(const Settings& s);
+
+// What _handle_pd_disaggregation settles after the fraction is computed
+// (server_args.py from sgl-project/sglang#4654, 2025-03-21, through the
+// tree of 2026-06-08; pd_disaggregation_hook.py after it): a decode
+// server's KV cache is a chunk cache (the radix cache off, which sizes a
+// hybrid model's state slots: state_pool.h); a prefill server captures no
+// decode CUDA graphs (from #13377, 2025-11-29, to #16331 unless
+// --enable-piecewise-cuda-graph, which a log shows as
+// Settings::piecewise_log_date; otherwise always, PD disaggregation
+// turning the piecewise graphs off from #16331). The computed fraction
+// still reserves for those graphs before #29615 (default_mem_fraction).
+void settle_disaggregation(Settings& s);
 
 // The computed --mem-fraction-static: (gpu_mem - reserved) / gpu_mem,
 // rounded to 3 decimals, reserved in MiB as _handle_gpu_memory_settings
 // sums it (constant 512, 1.5 per prefill token, 2 per graph batch (none
 // under --disable-cuda-graph from #29615), 128 per TP rank; with DP attention 3 (and 1.5 past 300) per graph batch and
-// DP rank; at least 10 GiB on a GPU over 60 GiB).
+// DP rank; at least 10 GiB on a GPU over 60 GiB). From #29615
+// (has_decode_graph_guard_29615) the reserve follows --disaggregation-mode
+// (reserve_for_graph_mb and handle_gpu_memory_settings): a prefill server
+// reserves neither the decode graphs' term nor DP attention's; a decode
+// server's 1.5 MiB a token is of max(--max-running-requests, else the graph
+// batch, x 1 draft token, 2,048) tokens, not of the chunked prefill.
 // With the piecewise CUDA graphs' reserve of `s.piecewise_log_date`
 // (piecewise_reserve; `mla`: the model's attention is MLA); from #16331 its
 // token sizes stop at --max-total-tokens where that is smaller.

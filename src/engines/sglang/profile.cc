@@ -119,23 +119,26 @@ constexpr ReleaseDifference kReleases[] = {
     // on by default and reserves for them (docs/engine-sglang.md, "Releases").
     {"0.5.10 to 0.5.15", "the piecewise CUDA graphs on by default (#16331) where "
                          "_handle_piecewise_cuda_graph leaves them on (not under DP attention, on "
-                         "ROCm, for a multimodal model, Qwen3-Next, DeepSeek V4, or before 0.5.13 an NSA model, #23351): "
+                         "ROCm, under a MoE all-to-all backend, PD disaggregation or the "
+                         "hierarchical cache, for a multimodal model, Qwen3-Next, DeepSeek V4, or before 0.5.13 an NSA model, #23351): "
                          "the computed --mem-fraction-static reserves 8 MiB a captured token size up "
                          "to the chunked prefill (1.5 GiB under MLA), before the 10 GiB floor"},
     // Read in main after 0.5.20 (arg_groups/memory_hook.py, #29615 and
     // #37898 in; docs/engine-sglang.md, "Releases"); 0.5.14 and 0.5.15 were
     // not read for #29615.
     {"0.5.16 to 0.5.19", "--disable-cuda-graph leaves the decode graphs' 2 MiB a batch out of the "
-                         "computed --mem-fraction-static (#29615, 2026-06-29; 0.5.14 and 0.5.15, "
-                         "which may hold it, were not read for it)"},
+                         "computed --mem-fraction-static, and it follows --disaggregation-mode: a "
+                         "prefill server reserves neither those graphs nor DP attention's terms, a "
+                         "decode server's activations are its running requests' (#29615, "
+                         "2026-06-29; 0.5.14 and 0.5.15, which may hold it, were not read for it)"},
     {"0.5.20", "a GPU of 20 to 35 GiB defaults to --chunked-prefill-size 4096 and "
                "--cuda-graph-max-bs 48 (160 from TP 4), against 2048 and 24 (80) before (#37898): "
                "more reserved, a smaller computed fraction"},
     // Checked 2026-12-07: the newest release seen is 0.5.23 (PyPI, 2026-10).
     {"0.5.21 and later 0.5", "priced by 0.5.20's rules, not read at their tags (the newest, 0.5.23, "
                              "on PyPI by 2026-10); the main tree read after 0.5.20 keeps them for what "
-                             "memfit takes (PD disaggregation, DeepEP, XPU and post-capture KV sizing "
-                             "are not taken)"},
+                             "memfit takes (DeepEP's reserve, XPU and post-capture KV sizing are not "
+                             "taken)"},
     {"0.6 and later", "refused: not read yet"},
 };
 

@@ -46,6 +46,8 @@ std::string launch_command(const Model& model, const Plan& plan) {
   if (s.dp_attention) out += " --enable-dp-attention";
   if (s.dp_lm_head) out += " --enable-dp-lm-head";
   if (s.moe_a2a_backend != "none") out += " --moe-a2a-backend " + s.moe_a2a_backend;
+  if (s.disaggregation_mode != "null") out += " --disaggregation-mode " + s.disaggregation_mode;
+  if (s.hierarchical_cache) out += " --enable-hierarchical-cache";
   if (s.ep_size > 1 && s.moe_a2a_backend != "deepep" && s.moe_a2a_backend != "mooncake") {
     out += fmt::format(" --ep-size {}", s.ep_size);
   }

@@ -555,5 +555,117 @@ TEST(SglangAllocatorRounding, Fp8MoeCheckpointRoundsOnlyItsVocabularyShards) {
   EXPECT_EQ(allocator_rounding_bytes(qwen, 4), 2'621'440u);
 }
 
+TEST(SglangDefaults, ThePiecewiseGraphsAreOffUnderA2aTheHierarchicalCacheAndPdDisaggregation) {
+  // _handle_piecewise_cuda_graph's conditions 7 (a MoE all-to-all backend),
+  // 12 (the hierarchical cache) and 14 (PD disaggregation), in #16331 and
+  // in the tree of 2026-06-08: off at the pinned 0.5.20, where Llama-3.1-8B
+  // has them on (the test above).
+  const ModelSpec spec = testing::corpus_spec("llama3/Meta-Llama-3.1-8B");
+  ASSERT_EQ(piecewise_rule_date(spec, Settings{}), "2026-03-02");
+  Settings a2a;
+  a2a.moe_a2a_backend = "deepep";
+  EXPECT_EQ(piecewise_rule_date(spec, a2a), "");
+  Settings hicache;
+  hicache.hierarchical_cache = true;
+  EXPECT_EQ(piecewise_rule_date(spec, hicache), "");
+  for (const char* mode : {"prefill", "decode"}) {
+    Settings pd;
+    pd.disaggregation_mode = mode;
+    EXPECT_EQ(piecewise_rule_date(spec, pd), "") << mode;
+  }
+  // A log whose lines show them on still wins (plan.h).
+  hicache.piecewise_log_date = "2026-03-25";
+  EXPECT_EQ(piecewise_rule_date(spec, hicache), "2026-03-25");
+}
+
+TEST(SglangDefaults, From0516APrefillServerReservesNeitherDecodeGraphsNorDpAttention) {
+  // sgl-project/sglang#29615 (reserve_for_graph_mb). An H100, TP 8, DP 8
+  // with DP attention, the graph batch 512 (TP >= 4), chunked prefill
+  // 8,192, no piecewise reserve (off under DP attention). Before it every
+  // server reserves 512 + 8,192 x 1.5 + 512 x 2 + 8 / 8 x 1,024 + 512 x 8
+  // x 3 + (past 300) 512 x 8 x 1.5 = 512 + 12,288 + 1,024 + 1,024 + 12,288
+  // + 6,144 = 33,280; (81,559 - 33,280) / 81,559 = 0.59195 -> 0.592. From
+  // it a prefill server leaves out the decode graphs' 1,024 and DP
+  // attention's 18,432: 13,824; 67,735 / 81,559 = 0.83050 -> 0.831.
+  Settings s;
+  s.tensor_parallel = 8, s.dp_size = 8, s.dp_attention = true;
+  s.disaggregation_mode = "prefill";
+  const GpuDefaults d = gpu_defaults(kH100Mib, 8);
+  s.release = "0.5.15";
+  EXPECT_DOUBLE_EQ(default_mem_fraction(kH100Mib, d, s), 0.592);
+  s.release = "0.5.16";
+  EXPECT_DOUBLE_EQ(default_mem_fraction(kH100Mib, d, s), 0.831);
+  // A plain server of 0.5.16 keeps both.
+  s.disaggregation_mode = "null";
+  EXPECT_DOUBLE_EQ(default_mem_fraction(kH100Mib, d, s), 0.592);
+  // A release-less log from the PR's 2026-06-29.
+  s.disaggregation_mode = "prefill";
+  s.release = "0.5.20";
+  s.log_date = "2026-06-28";
+  EXPECT_DOUBLE_EQ(default_mem_fraction(kH100Mib, d, s), 0.592);
+  s.log_date = "2026-06-29";
+  EXPECT_DOUBLE_EQ(default_mem_fraction(kH100Mib, d, s), 0.831);
+}
+
+TEST(SglangDefaults, From0516ADecodeServersActivationsFollowItsRunningRequests) {
+  // sgl-project/sglang#29615 (handle_gpu_memory_settings): a decode
+  // server's activation tokens are max(--max-running-requests, else the
+  // graph batch, x 1 draft token, 2,048). An H100, TP 1, graph batch 256:
+  // 512 + max(256, 2,048) x 1.5 + 256 x 2 + 128 = 4,224, raised to the 10
+  // GiB floor: (81,559 - 10,240) / 81,559 = 0.87445 -> 0.874, where 0.5.15
+  // takes the chunked prefill's 8,192: 13,440 -> 0.835. 16,384 running
+  // requests: 512 + 24,576 + 512 + 128 = 25,728; 55,831 / 81,559 = 0.68455
+  // -> 0.685.
+  Settings s;
+  s.disaggregation_mode = "decode";
+  const GpuDefaults d = gpu_defaults(kH100Mib, 1);
+  EXPECT_DOUBLE_EQ(default_mem_fraction(kH100Mib, d, s), 0.874);
+  s.release = "0.5.15";
+  EXPECT_DOUBLE_EQ(default_mem_fraction(kH100Mib, d, s), 0.835);
+  s.release = "0.5.16";
+  s.max_running_requests = 16384;
+  EXPECT_DOUBLE_EQ(default_mem_fraction(kH100Mib, d, s), 0.685);
+}
+
+TEST(SglangPlan, APdServerSettlesItsGraphsAndCacheAsSglangDoes) {
+  // Llama-3.1-8B on an H100 at the pinned 0.5.20 (the tests above: 0.830
+  // with the piecewise graphs, 0.835 and 413,754 tokens without them).
+  const Model m = testing::corpus_model("llama3/Meta-Llama-3.1-8B", kLlama8bBytes);
+  Settings s;
+  s.gpu_total_bytes = kH100Mib << 20;
+  // The hierarchical cache: no piecewise graphs, their 464 MiB neither
+  // reserved nor held; the decode graphs stay (256 x 2 MiB).
+  s.hierarchical_cache = true;
+  Result<Plan> hicache = plan_sglang(m, {}, s);
+  ASSERT_TRUE(hicache.ok()) << hicache.error().message();
+  EXPECT_DOUBLE_EQ(hicache->mem_fraction_static, 0.835);
+  EXPECT_EQ(hicache->max_total_num_tokens, 413754u);
+  EXPECT_EQ(hicache->piecewise_cuda_graph_bytes, 0u);
+  EXPECT_EQ(hicache->cuda_graph_bytes, 536870912u);
+  // A prefill server captures no decode graphs (_handle_pd_disaggregation);
+  // from 0.5.16 its fraction leaves their 512 MiB out: 512 + 12,288 + 128
+  // = 12,928; (81,559 - 12,928) / 81,559 = 0.84149 -> 0.841. 0.5.15 still
+  // reserves them: 0.835.
+  s.hierarchical_cache = false;
+  s.disaggregation_mode = "prefill";
+  Result<Plan> prefill = plan_sglang(m, {}, s);
+  ASSERT_TRUE(prefill.ok()) << prefill.error().message();
+  EXPECT_DOUBLE_EQ(prefill->mem_fraction_static, 0.841);
+  EXPECT_EQ(prefill->cuda_graph_bytes, 0u);
+  EXPECT_EQ(prefill->piecewise_cuda_graph_bytes, 0u);
+  s.release = "0.5.15";
+  Result<Plan> old_prefill = plan_sglang(m, {}, s);
+  ASSERT_TRUE(old_prefill.ok());
+  EXPECT_DOUBLE_EQ(old_prefill->mem_fraction_static, 0.835);
+  EXPECT_EQ(old_prefill->cuda_graph_bytes, 0u);
+  // A decode server keeps its graphs and runs without the radix cache.
+  s.disaggregation_mode = "decode";
+  Result<Plan> decode = plan_sglang(m, {}, s);
+  ASSERT_TRUE(decode.ok());
+  EXPECT_TRUE(decode->settings.state.disable_radix_cache);
+  EXPECT_EQ(decode->cuda_graph_bytes, 536870912u);
+  EXPECT_FALSE(prefill->settings.state.disable_radix_cache);
+}
+
 }  // namespace
 }  // namespace memfit::sglang
