@@ -277,6 +277,13 @@ sglang's own, refused under another engine:
   moe_a2a_backend (str, default none; --moe-a2a-backend)
       the MoE all-to-all backend (default none); deepep and mooncake set
       --ep-size to --tp
+  disaggregation_mode (str: null, prefill or decode, default null;
+    --disaggregation-mode)
+      PD disaggregation: null (default), prefill or decode; no piecewise CUDA
+      graphs, and from 0.5.16 the computed fraction follows the role
+  enable_hierarchical_cache (bool, default false; --enable-hierarchical-cache)
+      the hierarchical (host) KV cache: no piecewise CUDA graphs (0.5.10 and
+      later)
   max_mamba_cache_size (int 1 to 4294967296; --max-mamba-cache-size)
       hybrid models: state slots of the Mamba / linear-attention pool (default:
       --mamba-full-memory-ratio's share)
