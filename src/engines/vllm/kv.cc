@@ -64,13 +64,16 @@ uint64_t request_blocks(const VllmGroup& g, const VllmSettings& s, uint64_t len)
 // spec prices it at f32); Mamba-1 (Mamba, Jamba) and short convolutions
 // with the convolution in the model's dtype and the SSM state as memfit's
 // spec has it (the config's width, f32 unless it names a 16-bit one).
-uint64_t recurrent_state_bytes(const ModelSpec& spec, const LayerCache& l, uint64_t tp) {
+uint64_t recurrent_state_bytes(const ModelSpec& spec, const LayerCache& l, const VllmSettings& s) {
+  const uint64_t tp = std::max<uint64_t>(1, s.tensor_parallel);
   if (l.kind == LayerKind::kLinearAttention) {
     if (spec.gated_delta.key_heads != 0) return vllm_gated_delta_state_bytes(spec, tp);
     return CheckedBytes::ceil_div(l.state_bytes / kSpecStateF32Bytes * kVllmModelDtypeBytes, tp)
         .saturated();
   }
-  if (l.kind == LayerKind::kSsm && spec.mamba2.heads != 0) return vllm_mamba2_state_bytes(spec, tp);
+  if (l.kind == LayerKind::kSsm && spec.mamba2.heads != 0) {
+    return vllm_mamba2_state_bytes(spec, tp, s.release);
+  }
   return CheckedBytes::ceil_div(
              l.state_bytes - std::min(l.state_bytes, spec.conv_state_bytes / 2), tp)
       .saturated();
@@ -134,7 +137,7 @@ std::vector<LayerSpec> layer_specs(const ModelSpec& spec, const VllmSettings& s,
       case LayerKind::kConv:
         if (l.state_bytes == 0) continue;
         ls.kind = VllmSpecKind::kMamba;
-        ls.state = recurrent_state_bytes(spec, l, tp);
+        ls.state = recurrent_state_bytes(spec, l, s);
         break;
       case LayerKind::kSharedKv:
       case LayerKind::kNone:
@@ -295,11 +298,15 @@ uint64_t vllm_gated_delta_state_bytes(const ModelSpec& spec, uint64_t tensor_par
   return (conv + temporal).saturated();
 }
 
-uint64_t vllm_mamba_ssm_element_bytes(const ModelSpec& spec) {
-  // NemotronHForCausalLMConfig (models/config.py, vllm#29978, vllm#39032)
-  // sets "auto" from the config's mamba_ssm_cache_dtype: the width memfit's
-  // spec priced the SSM state at, recovered from the first Mamba layer.
+uint64_t vllm_mamba_ssm_element_bytes(const ModelSpec& spec, const std::optional<VllmRelease>& release) {
+  // NemotronHForCausalLMConfig (models/config.py, vllm#29978, in 0.13.0;
+  // vllm#39032) sets "auto" from the config's mamba_ssm_cache_dtype: the
+  // width memfit's spec priced the SSM state at, recovered from the first
+  // Mamba layer. Before 0.13 Nemotron-H had no hook: "auto".
   if (spec.model_type != "nemotron_h") return kVllmModelDtypeBytes;
+  if (release && release->major == 0 && release->minor < kVllmNemotronHHookMinor) {
+    return kVllmModelDtypeBytes;
+  }
   const Mamba2Geometry& m = spec.mamba2;
   const uint64_t head_dim = m.heads == 0 ? 0 : m.inner / m.heads;
   const uint64_t elements = (CheckedBytes(m.heads) * head_dim * m.state).saturated();
@@ -311,7 +318,8 @@ uint64_t vllm_mamba_ssm_element_bytes(const ModelSpec& spec) {
   return kSpecStateF32Bytes;
 }
 
-uint64_t vllm_mamba2_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel) {
+uint64_t vllm_mamba2_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel,
+                                 const std::optional<VllmRelease>& release) {
   const Mamba2Geometry& m = spec.mamba2;
   const uint64_t tp = std::max<uint64_t>(1, tensor_parallel);
   // mamba2_state_shape: groups not divisible by TP grow to TP
@@ -323,7 +331,7 @@ uint64_t vllm_mamba2_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel
   const uint64_t head_dim = m.heads == 0 ? 0 : m.inner / m.heads;
   const CheckedBytes conv = CheckedBytes::ceil_div(conv_channels, tp) * columns * kVllmModelDtypeBytes;
   const CheckedBytes temporal = CheckedBytes::ceil_div(m.heads, tp) * head_dim * m.state *
-                                vllm_mamba_ssm_element_bytes(spec);
+                                vllm_mamba_ssm_element_bytes(spec, release);
   return (conv + temporal).saturated();
 }
 

@@ -457,6 +457,53 @@ TEST(VllmKv, NemotronHSsmStateTakesItsConfigsCacheDtypeFloat32WhenAbsent) {
   EXPECT_EQ(vllm_mamba_ssm_element_bytes(*absent), 4u);
 }
 
+TEST(VllmKv, NemotronHSsmStateFollowsTheReleaseOfItsConfigHook) {
+  // Before 0.13 Nemotron-H had no hook (vllm#29978): "auto", the model's
+  // 16 bits, whatever its config says: 36,864 + 524,288 x 2 = 1,085,440 B.
+  const Model nano = model_of_recurrent_config(
+      "corpus/nemotron_h/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16/config.json", "");
+  EXPECT_EQ(vllm_mamba_ssm_element_bytes(nano.spec, VllmRelease{0, 12, 0, false}), 2u);
+  EXPECT_EQ(vllm_mamba2_state_bytes(nano.spec, 1, VllmRelease{0, 12, 0, false}), 1085440u);
+  EXPECT_EQ(vllm_mamba2_state_bytes(nano.spec, 1, VllmRelease{0, 13, 0, false}), 2134016u);
+}
+
+TEST(VllmKv, NemotronH4BAtFloat16GivesTheBlockVllm0130Printed) {
+  // NVIDIA-Nemotron-3-Nano-4B-FP8 under vLLM 0.13.0 (NVIDIA's 26.01
+  // container, --kv-cache-dtype fp8), a public log: "Updating
+  // mamba_ssm_cache_dtype to 'float16' for NemotronH model" (its config
+  // names none: #29978's default), "Setting attention block size to 992
+  // tokens", "Padding mamba page size by 0.35%". Its geometry: 96 Mamba
+  // heads x 80, 8 groups, state 128, conv 4; attention 8 KV heads x 128.
+  // State: conv 3 x (7,680 + 2 x 8 x 128) = 29,184 x 2 = 58,368; SSM 96 x
+  // 80 x 128 = 983,040 x 2 = 1,966,080: 2,024,448 B. Attention 2 x 8 x 128
+  // x 1 B = 2,048 B a token: 16 x cdiv(2,024,448, 32,768) = 16 x 62 = 992
+  // tokens, a page of 2,031,616 B, 0.354 % above the state.
+  Model four_b;
+  four_b.has_config = true;
+  four_b.weights.bytes = 1000;
+  four_b.weights.source = WeightsSource::kSafetensorsIndex;
+  Result<ModelSpec> spec = parse_model_config(
+      R"({"architectures": ["NemotronHForCausalLM"], "model_type": "nemotron_h",
+          "hidden_size": 3136, "num_hidden_layers": 42, "intermediate_size": 12544,
+          "hybrid_override_pattern": "M-M-M-MM-M-M*-M-M*-M-M-M*-M-M-MM*-MMM-M-M-",
+          "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+          "mamba_num_heads": 96, "mamba_head_dim": 80, "n_groups": 8, "ssm_state_size": 128,
+          "conv_kernel": 4, "vocab_size": 131072, "max_position_embeddings": 262144,
+          "mamba_ssm_cache_dtype": "float16", "torch_dtype": "bfloat16"})");
+  ASSERT_TRUE(spec.ok()) << spec.error().message();
+  four_b.spec = *spec;
+  VllmSettings s;
+  s.kv_cache_fp8 = true;
+  s.max_model_len = 8192;
+  s.max_num_seqs = 1;
+  s.kv_cache_memory = 1ull << 30;
+  s.release = VllmRelease{0, 13, 0, false};
+  VllmEstimate e = run(four_b, s);
+  EXPECT_EQ(e.layout.mamba_state_bytes, 2024448u);
+  EXPECT_EQ(e.layout.attention_block_size, 992u);
+  EXPECT_EQ(e.layout.page_size_bytes, 2031616u);
+}
+
 TEST(VllmKv, MiniMaxLightningStateIsInTheModelDtype) {
   // The minimax-lightning fixture (MiniMax-Text-01's layout): 6 lightning
   // layers of 64 heads x 128 x 128, memfit's spec at f32: 4,194,304 B a
