@@ -19,6 +19,10 @@
 namespace memfit {
 namespace {
 
+// memfit's spec prices every recurrent state element at f32 (the SSM part
+// at 2 when the config names a 16-bit cache dtype): recurrent_state.h.
+constexpr uint64_t kSpecStateF32Bytes = 4;
+
 struct LayerSpec {
   VllmSpecKind kind = VllmSpecKind::kFullAttention;
   uint64_t window = 0;
@@ -51,6 +55,28 @@ uint64_t request_blocks(const VllmGroup& g, const VllmSettings& s, uint64_t len)
       return (len + g.block_size - 1) / g.block_size;
   }
   return 0;
+}
+
+// One recurrent layer's state on one of `tp` ranks, as vLLM's MambaSpec
+// holds it (docs/engine-vllm.md, "Recurrent state dtypes"): a gated delta
+// net's and a Mamba-2 mixer's from their geometry; MiniMax's lightning
+// attention in the model's dtype (linear_attention_state_dtype: memfit's
+// spec prices it at f32); Mamba-1 (Mamba, Jamba) and short convolutions
+// with the convolution in the model's dtype and the SSM state as memfit's
+// spec has it (the config's width, f32 unless it names a 16-bit one).
+uint64_t recurrent_state_bytes(const ModelSpec& spec, const LayerCache& l, const VllmSettings& s) {
+  const uint64_t tp = std::max<uint64_t>(1, s.tensor_parallel);
+  if (l.kind == LayerKind::kLinearAttention) {
+    if (spec.gated_delta.key_heads != 0) return vllm_gated_delta_state_bytes(spec, tp);
+    return CheckedBytes::ceil_div(l.state_bytes / kSpecStateF32Bytes * kVllmModelDtypeBytes, tp)
+        .saturated();
+  }
+  if (l.kind == LayerKind::kSsm && spec.mamba2.heads != 0) {
+    return vllm_mamba2_state_bytes(spec, tp, s.release);
+  }
+  return CheckedBytes::ceil_div(
+             l.state_bytes - std::min(l.state_bytes, spec.conv_state_bytes / 2), tp)
+      .saturated();
 }
 
 // An attention layer's spec: full, sliding or chunked, with one rank's K
@@ -111,15 +137,7 @@ std::vector<LayerSpec> layer_specs(const ModelSpec& spec, const VllmSettings& s,
       case LayerKind::kConv:
         if (l.state_bytes == 0) continue;
         ls.kind = VllmSpecKind::kMamba;
-        if (l.kind == LayerKind::kLinearAttention && spec.gated_delta.key_heads != 0) {
-          ls.state = vllm_gated_delta_state_bytes(spec, tp);
-          break;
-        }
-        // The convolution state in the 16-bit model dtype (memfit's
-        // state_bytes price it at f32); the SSM state as the config says.
-        ls.state = CheckedBytes::ceil_div(
-                       l.state_bytes - std::min(l.state_bytes, spec.conv_state_bytes / 2), tp)
-                       .saturated();
+        ls.state = recurrent_state_bytes(spec, l, s);
         break;
       case LayerKind::kSharedKv:
       case LayerKind::kNone:
@@ -277,6 +295,43 @@ uint64_t vllm_gated_delta_state_bytes(const ModelSpec& spec, uint64_t tensor_par
   const CheckedBytes conv = CheckedBytes::ceil_div(conv_channels, tp) * columns * kVllmModelDtypeBytes;
   const CheckedBytes temporal = CheckedBytes::ceil_div(d.value_heads, tp) * d.key_dim * d.value_dim *
                                 vllm_gated_delta_temporal_element_bytes(spec);
+  return (conv + temporal).saturated();
+}
+
+uint64_t vllm_mamba_ssm_element_bytes(const ModelSpec& spec, const std::optional<VllmRelease>& release) {
+  // NemotronHForCausalLMConfig (models/config.py, vllm#29978, in 0.13.0;
+  // vllm#39032) sets "auto" from the config's mamba_ssm_cache_dtype: the
+  // width memfit's spec priced the SSM state at, recovered from the first
+  // Mamba layer. Before 0.13 Nemotron-H had no hook: "auto".
+  if (spec.model_type != "nemotron_h") return kVllmModelDtypeBytes;
+  if (release && release->major == 0 && release->minor < kVllmNemotronHHookMinor) {
+    return kVllmModelDtypeBytes;
+  }
+  const Mamba2Geometry& m = spec.mamba2;
+  const uint64_t head_dim = m.heads == 0 ? 0 : m.inner / m.heads;
+  const uint64_t elements = (CheckedBytes(m.heads) * head_dim * m.state).saturated();
+  for (const LayerCache& l : spec.layers) {
+    if (l.kind != LayerKind::kSsm || elements == 0) continue;
+    const uint64_t ssm = l.state_bytes - std::min(l.state_bytes, spec.conv_state_bytes);
+    return ssm / elements == 2 ? 2 : kSpecStateF32Bytes;
+  }
+  return kSpecStateF32Bytes;
+}
+
+uint64_t vllm_mamba2_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel,
+                                 const std::optional<VllmRelease>& release) {
+  const Mamba2Geometry& m = spec.mamba2;
+  const uint64_t tp = std::max<uint64_t>(1, tensor_parallel);
+  // mamba2_state_shape: groups not divisible by TP grow to TP
+  // (extra_groups_for_head_shards); conv (inner + 2 x groups x state) / TP
+  // channels x (kernel - 1) columns; temporal heads / TP x head_dim x state.
+  const uint64_t groups = m.groups % tp == 0 ? m.groups : tp;
+  const CheckedBytes conv_channels = CheckedBytes(m.inner) + CheckedBytes(2) * groups * m.state;
+  const uint64_t columns = m.kernel > 0 ? m.kernel - 1 : 0;
+  const uint64_t head_dim = m.heads == 0 ? 0 : m.inner / m.heads;
+  const CheckedBytes conv = CheckedBytes::ceil_div(conv_channels, tp) * columns * kVllmModelDtypeBytes;
+  const CheckedBytes temporal = CheckedBytes::ceil_div(m.heads, tp) * head_dim * m.state *
+                                vllm_mamba_ssm_element_bytes(spec, release);
   return (conv + temporal).saturated();
 }
 

@@ -49,6 +49,30 @@ uint64_t vllm_gated_delta_temporal_element_bytes(const ModelSpec& spec);
 // value_dim recurrent elements of the width above. Saturates on overflow.
 uint64_t vllm_gated_delta_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel);
 
+// Bytes of one element of a Mamba layer's SSM (temporal) state as vLLM
+// keeps it (MambaStateDtypeCalculator._mamba_state_dtype, layers/mamba/
+// mamba_utils.py): mamba_ssm_cache_dtype "auto" takes the convolution
+// state's dtype, mamba_cache_dtype "auto", the model's: 2 for Granite
+// 4.0-H, Falcon-H1, Bamba, Zamba2 and Mamba-2, whose configs' own
+// mamba_ssm_cache_dtype vLLM does not read. Nemotron-H's config hook
+// (NemotronHForCausalLMConfig, models/config.py) sets it from its config's
+// mamba_ssm_cache_dtype from 0.13 (vllm#29978; float16 when absent until
+// vllm#39032, float32 after): the width memfit's spec holds, 4 unless the
+// config names a 16-bit one; with a `release` before 0.13, "auto", 2.
+// docs/engine-vllm.md, "Recurrent state dtypes".
+inline constexpr uint64_t kVllmNemotronHHookMinor = 13;
+uint64_t vllm_mamba_ssm_element_bytes(const ModelSpec& spec,
+                                      const std::optional<VllmRelease>& release = std::nullopt);
+
+// One Mamba-2 mixer's state on one of `tensor_parallel` ranks, in bytes
+// (vLLM's MambaSpec page before padding; mamba2_state_shape): (inner + 2 x
+// groups x state) / TP convolution channels x (kernel - 1) in the model's
+// dtype, the groups grown to TP when TP does not divide them; heads / TP x
+// head_dim x state SSM elements of vllm_mamba_ssm_element_bytes (of
+// `release`). 0 for a model without a Mamba-2 mixer. Saturates on overflow.
+uint64_t vllm_mamba2_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel,
+                                 const std::optional<VllmRelease>& release = std::nullopt);
+
 // The MXFP4 MoE kernel vLLM picks for the GPU of `settings`
 // (get_mxfp4_backend, quantization/mxfp4.py): FlashInfer on datacenter
 // Blackwell, Triton on Hopper, on ROCm and on a GPU without a name,

@@ -2,8 +2,10 @@
 // (docs/engine-vllm.md) worked by hand on real corpus configs: a dense GQA
 // model, an MoE under TP 4, a hybrid gated-delta-net model (Qwen3.5, fp8
 // and 16-bit, TP 1 and 2), sliding-window models (Gemma 2, Gemma 3) and an
-// MLA model (DeepSeek-V3).
+// MLA model (DeepSeek-V3), Mamba hybrids (Granite 4.0-H's layout,
+// Nemotron-H) and MiniMax's lightning attention.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "engines/shared/parallel_tensors.h"
 #include "memfit/parallel_plan.h"
@@ -372,6 +374,150 @@ TEST(VllmKv, GatedDeltaStateKeepsTheModelDtypeUnlessTheQwen35HookSaysFloat32) {
   // TP 1: conv 8,192 x 3 x 2 = 49,152; Qwen3-Next's recurrent 32 x 128 x
   // 128 x 2 = 1,048,576: 1,097,728 B.
   EXPECT_EQ(vllm_gated_delta_state_bytes(next.spec, 1), 1097728u);
+}
+
+// A test config (tests/data/fixtures/NAME/config.json, or the corpus's),
+// `extra` JSON fields merged over it ("" none), as a model with a config.
+Model model_of_recurrent_config(const std::string& path, const std::string& extra) {
+  nlohmann::json config = nlohmann::json::parse(testing::read_test_data(path));
+  if (!extra.empty()) config.update(nlohmann::json::parse(extra));
+  Model m;
+  m.has_config = true;
+  Result<ModelSpec> spec = parse_model_config(config.dump());
+  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().message());
+  if (spec.ok()) m.spec = *spec;
+  m.weights.bytes = 1000;
+  m.weights.source = WeightsSource::kSafetensorsIndex;
+  return m;
+}
+
+TEST(VllmKv, GraniteHybridMambaStateIsInTheModelDtypeWhateverItsConfigSays) {
+  // The granite-hybrid fixture (Granite 4.0-H's layout): 48 Mamba heads,
+  // d_head "auto", 1 group, state 128, conv 4, expand 2 x hidden 1,536:
+  // d_ssm 3,072, head_dim 3,072 / 48 = 64. memfit's spec at f32: conv 3 x
+  // (3,072 + 2 x 1 x 128) = 9,984 elements x 4 = 39,936 + SSM 48 x 64 x 128
+  // = 393,216 x 4 = 1,572,864: 1,612,800 B.
+  const Model granite = model_of_recurrent_config("fixtures/granite-hybrid/config.json", "");
+  const LayerCache* mamba = nullptr;
+  for (const LayerCache& l : granite.spec.layers) {
+    if (l.kind == LayerKind::kSsm) mamba = &l;
+  }
+  ASSERT_NE(mamba, nullptr);
+  EXPECT_EQ(mamba->state_bytes, 1612800u);
+  // vLLM (mamba_ssm_cache_dtype "auto": the conv state's dtype, the
+  // model's bf16): 9,984 x 2 = 19,968 + 393,216 x 2 = 786,432: 806,400 B.
+  EXPECT_EQ(vllm_mamba_ssm_element_bytes(granite.spec), 2u);
+  EXPECT_EQ(vllm_mamba2_state_bytes(granite.spec, 1), 806400u);
+  // TP 2: the one group grows to 2 (extra_groups_for_head_shards): conv
+  // (3,072 + 2 x 2 x 128) / 2 = 1,792 x 3 x 2 = 10,752; SSM 24 x 64 x 128
+  // x 2 = 393,216: 403,968 B.
+  EXPECT_EQ(vllm_mamba2_state_bytes(granite.spec, 2), 403968u);
+  // A config's own mamba_ssm_cache_dtype float32 is not read by vLLM for
+  // Granite (only Nemotron-H's and Qwen3.5's hooks read theirs).
+  const Model said_f32 = model_of_recurrent_config("fixtures/granite-hybrid/config.json",
+                                                   R"({"mamba_ssm_cache_dtype": "float32"})");
+  EXPECT_EQ(vllm_mamba2_state_bytes(said_f32.spec, 1), 806400u);
+  // The layout: attention 4 KV heads x 128 (1,536 / 12) x 2 (K, V) x 2 B =
+  // 2,048 B a token; blocks 16 x cdiv(806,400, 16 x 2,048) = 16 x 25 = 400
+  // tokens, a page of 400 x 2,048 = 819,200 B (the state at f32, 1,592,832
+  // with a 16-bit conv, needed 16 x 49 = 784).
+  VllmSettings s;
+  s.max_model_len = 8192;
+  s.max_num_seqs = 1;
+  s.kv_cache_memory = 1ull << 30;
+  VllmEstimate e = run(granite, s);
+  EXPECT_EQ(e.layout.mamba_state_bytes, 806400u);
+  EXPECT_EQ(e.layout.attention_block_size, 400u);
+  EXPECT_EQ(e.layout.page_size_bytes, 819200u);
+}
+
+TEST(VllmKv, NemotronHSsmStateTakesItsConfigsCacheDtypeFloat32WhenAbsent) {
+  // NVIDIA-Nemotron-3-Nano-30B-A3B: 64 Mamba heads x 64, 8 groups, state
+  // 128, conv 4; its config says mamba_ssm_cache_dtype float32, which
+  // NemotronHForCausalLMConfig hands vLLM. TP 1: conv 3 x (4,096 + 2 x 8 x
+  // 128) = 18,432 x 2 = 36,864; SSM 64 x 64 x 128 = 524,288 x 4 =
+  // 2,097,152: 2,134,016 B.
+  const std::string nano = "corpus/nemotron_h/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16/config.json";
+  const Model f32 = model_of_recurrent_config(nano, "");
+  EXPECT_EQ(vllm_mamba_ssm_element_bytes(f32.spec), 4u);
+  EXPECT_EQ(vllm_mamba2_state_bytes(f32.spec, 1), 2134016u);
+  // TP 2 (8 groups divide): conv 6,144 / 2 = 3,072 x 3 x 2 = 18,432; SSM
+  // 32 x 64 x 128 x 4 = 1,048,576: 1,067,008 B.
+  EXPECT_EQ(vllm_mamba2_state_bytes(f32.spec, 2), 1067008u);
+  // The config saying bfloat16: 524,288 x 2 = 1,048,576 + 36,864 =
+  // 1,085,440 B.
+  const Model bf16 = model_of_recurrent_config(nano, R"({"mamba_ssm_cache_dtype": "bfloat16"})");
+  EXPECT_EQ(vllm_mamba_ssm_element_bytes(bf16.spec), 2u);
+  EXPECT_EQ(vllm_mamba2_state_bytes(bf16.spec, 1), 1085440u);
+  // The field absent: float32 (vllm#39032's default), as memfit's reader.
+  nlohmann::json without = nlohmann::json::parse(testing::read_test_data(nano));
+  without.erase("mamba_ssm_cache_dtype");
+  Result<ModelSpec> absent = parse_model_config(without.dump());
+  ASSERT_TRUE(absent.ok());
+  EXPECT_EQ(vllm_mamba_ssm_element_bytes(*absent), 4u);
+}
+
+TEST(VllmKv, NemotronHSsmStateFollowsTheReleaseOfItsConfigHook) {
+  // Before 0.13 Nemotron-H had no hook (vllm#29978): "auto", the model's
+  // 16 bits, whatever its config says: 36,864 + 524,288 x 2 = 1,085,440 B.
+  const Model nano = model_of_recurrent_config(
+      "corpus/nemotron_h/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16/config.json", "");
+  EXPECT_EQ(vllm_mamba_ssm_element_bytes(nano.spec, VllmRelease{0, 12, 0, false}), 2u);
+  EXPECT_EQ(vllm_mamba2_state_bytes(nano.spec, 1, VllmRelease{0, 12, 0, false}), 1085440u);
+  EXPECT_EQ(vllm_mamba2_state_bytes(nano.spec, 1, VllmRelease{0, 13, 0, false}), 2134016u);
+}
+
+TEST(VllmKv, NemotronH4BAtFloat16GivesTheBlockVllm0130Printed) {
+  // NVIDIA-Nemotron-3-Nano-4B-FP8 under vLLM 0.13.0 (NVIDIA's 26.01
+  // container, --kv-cache-dtype fp8), a public log: "Updating
+  // mamba_ssm_cache_dtype to 'float16' for NemotronH model" (its config
+  // names none: #29978's default), "Setting attention block size to 992
+  // tokens", "Padding mamba page size by 0.35%". Its geometry: 96 Mamba
+  // heads x 80, 8 groups, state 128, conv 4; attention 8 KV heads x 128.
+  // State: conv 3 x (7,680 + 2 x 8 x 128) = 29,184 x 2 = 58,368; SSM 96 x
+  // 80 x 128 = 983,040 x 2 = 1,966,080: 2,024,448 B. Attention 2 x 8 x 128
+  // x 1 B = 2,048 B a token: 16 x cdiv(2,024,448, 32,768) = 16 x 62 = 992
+  // tokens, a page of 2,031,616 B, 0.354 % above the state.
+  Model four_b;
+  four_b.has_config = true;
+  four_b.weights.bytes = 1000;
+  four_b.weights.source = WeightsSource::kSafetensorsIndex;
+  Result<ModelSpec> spec = parse_model_config(
+      R"({"architectures": ["NemotronHForCausalLM"], "model_type": "nemotron_h",
+          "hidden_size": 3136, "num_hidden_layers": 42, "intermediate_size": 12544,
+          "hybrid_override_pattern": "M-M-M-MM-M-M*-M-M*-M-M-M*-M-M-MM*-MMM-M-M-",
+          "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+          "mamba_num_heads": 96, "mamba_head_dim": 80, "n_groups": 8, "ssm_state_size": 128,
+          "conv_kernel": 4, "vocab_size": 131072, "max_position_embeddings": 262144,
+          "mamba_ssm_cache_dtype": "float16", "torch_dtype": "bfloat16"})");
+  ASSERT_TRUE(spec.ok()) << spec.error().message();
+  four_b.spec = *spec;
+  VllmSettings s;
+  s.kv_cache_fp8 = true;
+  s.max_model_len = 8192;
+  s.max_num_seqs = 1;
+  s.kv_cache_memory = 1ull << 30;
+  s.release = VllmRelease{0, 13, 0, false};
+  VllmEstimate e = run(four_b, s);
+  EXPECT_EQ(e.layout.mamba_state_bytes, 2024448u);
+  EXPECT_EQ(e.layout.attention_block_size, 992u);
+  EXPECT_EQ(e.layout.page_size_bytes, 2031616u);
+}
+
+TEST(VllmKv, MiniMaxLightningStateIsInTheModelDtype) {
+  // The minimax-lightning fixture (MiniMax-Text-01's layout): 6 lightning
+  // layers of 64 heads x 128 x 128, memfit's spec at f32: 4,194,304 B a
+  // layer. vLLM's linear_attention_state_dtype keeps the model's bf16:
+  // 64 x 128 x 128 x 2 = 2,097,152 B at TP 1; TP 8: 8 x 128 x 128 x 2 =
+  // 262,144 B.
+  const Model minimax = model_of_recurrent_config("fixtures/minimax-lightning/config.json", "");
+  VllmSettings s;
+  s.max_model_len = 8192;
+  s.max_num_seqs = 1;
+  s.kv_cache_memory = 1ull << 30;
+  EXPECT_EQ(run(minimax, s).layout.mamba_state_bytes, 2097152u);
+  s.tensor_parallel = 8;
+  EXPECT_EQ(run(minimax, s).layout.mamba_state_bytes, 262144u);
 }
 
 TEST(VllmKv, Qwen3NextAtTp2GivesTheBlocksVllm0102Printed) {
