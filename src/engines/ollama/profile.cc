@@ -64,17 +64,51 @@ bool matrices_quantized(const Model& model) {
 // memfit replays no pool: another GPU or release, flash attention off
 // (the scores' products take batched hipBLAS), a family whose products
 // engine_graph_products does not list, a matrix in a float type.
-Result<uint64_t> own_engine_product_pool(const Model& model, const OllamaDecisions& d,
-                                         const LlamaCppDeviceUsage& device, const ollama::EngineGraphRun& run) {
-  const bool rdna3 = d.given.gpu_arch && d.given.gpu_arch->starts_with("gfx11");
-  if (!run.on_gpu || !device.device.starts_with("rocm") || !rdna3 || !run.flash_attention ||
-      !ollama::own_engine_rdna3_product_pool(d.release) || !matrices_quantized(model)) {
-    return uint64_t{0};
-  }
+uint64_t rdna3_product_pool(const Model& model, const OllamaDecisions& d, const ollama::EngineGraphRun& run) {
+  if (!ollama::own_engine_rdna3_product_pool(d.release)) return 0;
   const std::optional<std::vector<ollama::WeightProduct>> products =
       ollama::engine_graph_products(model.spec, run, /*weights_quantized=*/true);
-  if (!products) return uint64_t{0};
+  if (!products) return 0;
   return ollama::rdna3_product_pool_bytes(*products).value_or(0);
+}
+
+// The pool an NVIDIA Turing or Ampere GPU's record adds (compute
+// capability 7.5 to 8.8, the log's compute=; gpu_pool.h, cuda_vmm_pool_bytes):
+// the high-water mark of ggml-cuda's VMM pool in the dry run, flash
+// attention's MMA temporaries or a product's q8_1 activations, v0.12.4 to
+// v0.24.0 (releases.h, own_engine_cuda_mma_pool). A quantized cache
+// (the kernel's F16 copies of K and V) and qwen3moe's routed products are
+// not replayed: qwen3moe takes flash attention's alone. 0 where memfit
+// replays no pool.
+uint64_t turing_ampere_pool(const Model& model, const OllamaDecisions& d, const ollama::EngineGraphRun& run,
+                            unsigned cc) {
+  if (d.kv_type != GgmlType::kF16 || !ollama::own_engine_cuda_mma_pool(d.release)) return 0;
+  const std::optional<ollama::FlashAttentionNode> attention = ollama::engine_graph_attention(model.spec, run);
+  if (!attention) return 0;
+  const std::optional<uint64_t> fa = ollama::mma_flash_attention_pool_bytes(*attention, cc);
+  if (!fa) return 0;
+  const std::vector<ollama::WeightProduct> products =
+      ollama::engine_graph_products(model.spec, run, /*weights_quantized=*/true)
+          .value_or(std::vector<ollama::WeightProduct>{});
+  return ollama::cuda_vmm_pool_bytes(*fa, products).value_or(0);
+}
+
+// The pool a GPU's record adds to the own engine's graph where memfit
+// replays it (docs/engine-ollama.md, "A CUDA or ROCm record adds the
+// backend's pool"): RDNA3 (ROCm, gfx11xx) and NVIDIA Turing or Ampere,
+// both with flash attention and every matrix quantized; 0 elsewhere.
+Result<uint64_t> own_engine_product_pool(const Model& model, const OllamaDecisions& d,
+                                         const LlamaCppDeviceUsage& device, const ollama::EngineGraphRun& run) {
+  if (!run.on_gpu || !run.flash_attention || !d.given.gpu_arch ||
+      !ollama::own_engine_graph_holds_gpu_pool(d.release) || !matrices_quantized(model)) {
+    return uint64_t{0};
+  }
+  if (device.device.starts_with("rocm") && d.given.gpu_arch->starts_with("gfx11")) {
+    return rdna3_product_pool(model, d, run);
+  }
+  const std::optional<unsigned> cc = ollama::cuda_compute_capability(*d.given.gpu_arch);
+  if (device.device.starts_with("cuda") && cc) return turing_ampere_pool(model, d, run, *cc);
+  return uint64_t{0};
 }
 
 // Ollama's own engine builds its own graph (engine_graph.h): the device
