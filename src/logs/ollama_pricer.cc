@@ -191,6 +191,19 @@ Status as_ollama(const RuntimeLog& log, EstimateRequest& r, std::vector<std::str
   return Status::Ok();
 }
 
+// Whether the profile adds an NVIDIA Turing or Ampere GPU's pool to this
+// device's record (engines/ollama/profile.cc, turing_ampere_pool): a CUDA
+// device whose compute capability the log prints (7.5 to 8.8), v0.12.4 to
+// v0.24.0, flash attention on and an F16 cache.
+bool turing_ampere_pool_replayed(std::string_view device, const ollama::OllamaDecisions& d) {
+  if (!device.starts_with("CUDA") || !d.given.gpu_arch || !ollama::own_engine_cuda_mma_pool(d.release) ||
+      d.flash_attn != FlashAttn::kOn || d.kv_type != GgmlType::kF16) {
+    return false;
+  }
+  const std::optional<unsigned> cc = ollama::cuda_compute_capability(*d.given.gpu_arch);
+  return cc && *cc >= 75 && *cc < 89;
+}
+
 // The notes of an own-engine run's compute rows (see compare).
 void note_own_engine_graph(const EstimateRun& run, const ollama::OllamaDecisions& d,
                            std::vector<FigureCheck>& figures) {
@@ -225,11 +238,18 @@ void note_own_engine_graph(const EstimateRun& run, const ollama::OllamaDecisions
                "the record adds (the ggml-No-alloc-mode patch) replayed for RDNA3: hipBLAS's F16 copies "
                "of each product over 64 or more tokens, in ggml-cuda's legacy pool (flash attention's "
                "partial results, sized by the GPU's occupancy, are not)";
+    } else if (replayed && turing_ampere_pool_replayed(c.printed.device, d)) {
+      c.note = "Ollama's own engine's graph replayed with ggml-alloc's rules, and the GPU backend's pool "
+               "the record adds (the ggml-No-alloc-mode patch) replayed for NVIDIA Turing and Ampere: "
+               "ggml-cuda's VMM pool at its largest request, the flash attention MMA kernel's tile "
+               "metadata (tiles x columns x (4 + DV) float2s, fattn-common.cuh launch_fattn) or a "
+               "product's q8_1 activations, rounded up to 2 MiB";
     } else if (replayed) {
       c.note = "Ollama's own engine's graph replayed with ggml-alloc's rules; a CUDA or ROCm record adds "
                "the backend's pool of kernel temporaries (Ollama's ggml-No-alloc-mode patch: "
-               "ggml_backend_cuda_buffer_size), which memfit replays only for RDNA3 products (v0.12.4 to "
-               "v0.13.2)";
+               "ggml_backend_cuda_buffer_size), which memfit replays for RDNA3 products (v0.12.4 to "
+               "v0.13.2) and for NVIDIA Turing and Ampere under flash attention with an F16 cache "
+               "(v0.12.4 to v0.24.0)";
     } else if (run.model->spec.gated_delta.value_heads > 0 && !std::any_of(devices.begin(), devices.end(), runs_all)) {
       // A gated delta net model split between the host and a GPU
       // (model/models/qwen3next, v0.17.1 to v0.20.0): each device's record

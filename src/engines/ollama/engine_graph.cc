@@ -529,4 +529,14 @@ std::optional<std::vector<WeightProduct>> engine_graph_products(const ModelSpec&
   return products;
 }
 
+std::optional<FlashAttentionNode> engine_graph_attention(const ModelSpec& spec, const EngineGraphRun& run) {
+  const std::optional<Qwen3Shape> s = qwen3_shape(spec);
+  if (!s || !run.flash_attention || run.cells == 0 || run.cells >= lg::kMaxFactor || run.num_batch == 0 ||
+      run.num_batch >= lg::kMaxFactor) {
+    return std::nullopt;
+  }
+  return FlashAttentionNode{.tokens = run.num_batch, .heads = s->heads, .kv_heads = s->kv_heads,
+                            .cells = run.cells, .head_dim_v = s->head_dim};
+}
+
 }  // namespace memfit::ollama

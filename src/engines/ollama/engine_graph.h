@@ -88,6 +88,12 @@ Result<std::optional<uint64_t>> engine_graph_bytes(const ModelSpec& spec, const 
 std::optional<std::vector<WeightProduct>> engine_graph_products(const ModelSpec& spec, const EngineGraphRun& run,
                                                                 bool weights_quantized);
 
+// The flash attention node of the prompt batch's graph (num_batch tokens
+// over every cell; each layer's the same) for a qwen3 or qwen3moe whose
+// graph engine_graph_bytes replays under flash attention: what ggml-cuda's
+// attention kernel asks its pool for (gpu_pool.h). nullopt otherwise.
+std::optional<FlashAttentionNode> engine_graph_attention(const ModelSpec& spec, const EngineGraphRun& run);
+
 }  // namespace memfit::ollama
 
 #endif  // MEMFIT_ENGINES_OLLAMA_ENGINE_GRAPH_H_

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 
 namespace memfit::ollama {
 
@@ -65,6 +66,60 @@ struct WeightProduct {
 // product lies between (MMQ's buffers, not replayed) or a weight is not
 // quantized (other paths).
 std::optional<uint64_t> rdna3_product_pool_bytes(std::span<const WeightProduct> products);
+
+// --- NVIDIA (ggml-cuda with VMM) ---
+//
+// Ollama builds ggml-cuda with its VMM pool (GGML_CUDA_NO_VMM off; only
+// ggml-hip gets GGML_HIP_NO_VMM, CMakeLists.txt), which every recent
+// NVIDIA GPU supports: ggml_cuda_pool_vmm (ggml-cuda.cu) is a stack, each
+// request rounded up to 128 bytes, the pool grown in steps of the device's
+// granularity (CU_MEM_ALLOC_GRANULARITY_RECOMMENDED, 2 MiB) when the stack
+// outgrows it; its alloc_size() is the pool's size, so the record holds
+// the high-water mark of the dry run's requests rounded up to 2 MiB.
+
+// The flash attention node of a reserved graph, as ggml-cuda's kernels see
+// it: Q's tokens (ne[1]) and heads (ne[2]), K's heads and cells (ne[2],
+// ne[1]), V's head size (DV). K and V F16 (the cache's type).
+struct FlashAttentionNode {
+  uint64_t tokens = 0;
+  uint64_t heads = 0;
+  uint64_t kv_heads = 0;
+  uint64_t cells = 0;
+  uint64_t head_dim_v = 0;
+};
+
+// An NVIDIA compute capability as Ollama's discovery prints it ("8.6",
+// the `inference compute` line's compute=) as major x 10 + minor (86);
+// nullopt for anything else (a ROCm ISA, "gfx1102").
+std::optional<unsigned> cuda_compute_capability(std::string_view arch);
+
+// The bytes of flash attention's temporaries when ggml-cuda's MMA kernel
+// runs `fa` on a Turing or Ampere GPU (compute capability `cc` 75 to 88)
+// in the ggml of Ollama v0.12.4 to v0.24.0 (fattn.cu,
+// ggml_cuda_flash_attn_ext_mma_f16_switch_ncols2 / _ncols1;
+// fattn-common.cuh launch_fattn):
+//  - ncols2: the largest of 8, 4, 2 dividing the GQA ratio (a mask, no
+//    ALiBi, cells a multiple of FATTN_KQ_STRIDE, 256), else 1; ncols1:
+//    8, 16, 32 / ncols2 for tokens up to that, else 64 / ncols2 (32 on
+//    Turing: ggml_cuda_highest_compiled_arch);
+//  - tiles = ceil(tokens / ncols1) x heads / ncols2; stream-k only when a
+//    wave of occupancy x SMs blocks is used below 75 % (Ada and later
+//    always): memfit takes the whole tiles, as a prompt batch over many
+//    waves does (the GPU's SMs and occupancy are not in the log);
+//  - dst_tmp_meta.alloc(tiles x ncols x (2*2 + DV) x sizeof(float)): a
+//    count of float2, 8 B each, so 32 B for each of the (4 + DV) values.
+// nullopt outside those GPUs or for a shape the kernel does not take.
+std::optional<uint64_t> mma_flash_attention_pool_bytes(const FlashAttentionNode& fa, unsigned cc);
+
+// The pool an NVIDIA Turing or Ampere GPU's record adds (ggml_cuda_pool_vmm):
+// the largest request of the dry run, rounded up to 2 MiB. Each op hands
+// its buffers back before the next runs, so the high-water mark is the
+// largest op's: flash attention's (above, `attention_bytes`) or a quantized
+// product's q8_1 copy of its activations (m x k padded to 512 x 36 / 32 B;
+// MMQ over more than 8 tokens adds mmq_x_max (128) x 144 B of block_q8_1_mmq:
+// mmq.cu ggml_cuda_mul_mat_q). MMQ's stream-k fixup (SMs x tile x 4 B) is
+// not known to memfit. nullopt when a product is out of bounds.
+std::optional<uint64_t> cuda_vmm_pool_bytes(uint64_t attention_bytes, std::span<const WeightProduct> products);
 
 }  // namespace memfit::ollama
 

@@ -251,6 +251,10 @@ bool own_engine_rdna3_product_pool(const OllamaRelease& release) {
   return own_engine_graph_holds_gpu_pool(release) && release <= v(0, 13, 2);
 }
 
+bool own_engine_cuda_mma_pool(const OllamaRelease& release) {
+  return own_engine_graph_holds_gpu_pool(release) && release <= v(0, 24, 0);
+}
+
 bool llama_runner_flash_attention_auto(const OllamaRelease& release) { return release >= v(0, 13, 5); }
 
 std::optional<uint64_t> context_floor(std::string_view architecture, const OllamaRelease& release,

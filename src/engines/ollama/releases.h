@@ -124,6 +124,14 @@ bool own_engine_rdna3_product_pool(const OllamaRelease& release);
 // (3d0b1734c, above); before, ggml-alloc's buffer alone.
 bool own_engine_graph_holds_gpu_pool(const OllamaRelease& release);
 
+// Whether memfit replays the pool of an NVIDIA Turing or Ampere GPU's
+// own-engine record (gpu_pool.h, mma_flash_attention_pool_bytes): from
+// v0.12.4 (above) to v0.24.0, whose vendored ggml-cuda was read (v0.12.4,
+// v0.13.0, v0.14.0, v0.17.1, v0.24.0 and v0.25.0-rc0: the same flash
+// attention kernel choice and dst_tmp_meta size in each); from v0.30.0
+// the GGML models run on llama-server.
+bool own_engine_cuda_mma_pool(const OllamaRelease& release);
+
 // OLLAMA_FLASH_ATTENTION's default for `architecture` in `release`
 // (fs/ggml GGML.FlashAttention, from v0.12.4; off before).
 bool flash_attention_by_default(std::string_view architecture, const OllamaRelease& release);

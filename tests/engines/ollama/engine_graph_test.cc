@@ -145,5 +145,23 @@ TEST(OllamaEngineGraph, OtherFamiliesAreNotMirrored) {
   EXPECT_TRUE(ollama::mirrors_engine_graph(toy_qwen3()));
 }
 
+TEST(OllamaEngineGraph, TheAttentionNodeIsThePromptBatchOverEveryCell) {
+  // Qwen3-30B-A3B, 512 tokens over 8,192 cells: Q's 512 tokens of 32
+  // heads, K's 4 heads of 8,192 cells, V heads of 128: what ggml-cuda's
+  // flash attention kernel sizes its temporaries by (gpu_pool.h).
+  EngineGraphRun run{.num_batch = 512, .parallel = 2, .cells = 8192, .flash_attention = true,
+                     .on_gpu = true, .output_layer = true};
+  const std::optional<ollama::FlashAttentionNode> fa = ollama::engine_graph_attention(qwen3moe_30b(), run);
+  ASSERT_TRUE(fa.has_value());
+  EXPECT_EQ(fa->tokens, 512u);
+  EXPECT_EQ(fa->heads, 32u);
+  EXPECT_EQ(fa->kv_heads, 4u);
+  EXPECT_EQ(fa->cells, 8192u);
+  EXPECT_EQ(fa->head_dim_v, 128u);
+  // Without flash attention the scores are products, not this node.
+  run.flash_attention = false;
+  EXPECT_FALSE(ollama::engine_graph_attention(qwen3moe_30b(), run).has_value());
+}
+
 }  // namespace
 }  // namespace memfit

@@ -96,5 +96,63 @@ TEST(Rdna3ProductPool, MmqBatchesAndFloatWeightsAreNotReplayed) {
           .has_value());
 }
 
+TEST(CudaComputeCapability, ReadsMajorAndMinorFromDiscovery) {
+  EXPECT_EQ(ollama::cuda_compute_capability("8.6"), std::optional<unsigned>(86));
+  EXPECT_EQ(ollama::cuda_compute_capability("12.0"), std::optional<unsigned>(120));
+  EXPECT_FALSE(ollama::cuda_compute_capability("gfx1102").has_value());
+  EXPECT_FALSE(ollama::cuda_compute_capability("8").has_value());
+  EXPECT_FALSE(ollama::cuda_compute_capability("8.66").has_value());
+}
+
+// Qwen3 8B's attention: 32 heads, 8 KV heads (GQA 4), V heads of 128.
+ollama::FlashAttentionNode qwen3_8b_attention(uint64_t tokens, uint64_t cells) {
+  return {.tokens = tokens, .heads = 32, .kv_heads = 8, .cells = cells, .head_dim_v = 128};
+}
+
+TEST(MmaFlashAttentionPool, AmperePromptBatchTakesWholeTilesOfFloat2) {
+  // 512 tokens on an A5000 (8.6): ncols2 4 (GQA 4, 131,072 cells a
+  // multiple of 256), ncols1 64 / 4 = 16; tiles 512 / 16 x 32 / 4 = 256;
+  // 256 x 64 x (4 + 128) x 4 float2s x 8 B = 69,206,016 B (66 MiB): the
+  // 482.0 MiB record of ragnaive's Ollama 0.24.0 less the replay's 416.00.
+  EXPECT_EQ(ollama::mma_flash_attention_pool_bytes(qwen3_8b_attention(512, 131072), 86),
+            std::optional<uint64_t>(69206016u));
+}
+
+TEST(MmaFlashAttentionPool, TilesRoundTokensUpToTheKernelsColumns) {
+  // 100 tokens, Ampere: ncols 64, ncols1 16: ceil(100 / 16) = 7 x 8 = 56
+  // tiles; 56 x 64 x 132 x 32 = 15,138,816 B.
+  EXPECT_EQ(ollama::mma_flash_attention_pool_bytes(qwen3_8b_attention(100, 4096), 86),
+            std::optional<uint64_t>(15138816u));
+  // Turing (7.5) stops at 32 columns: ncols1 8, ceil(100 / 8) = 13 x 8 =
+  // 104 tiles; 104 x 32 x 132 x 32 = 14,057,472 B.
+  EXPECT_EQ(ollama::mma_flash_attention_pool_bytes(qwen3_8b_attention(100, 4096), 75),
+            std::optional<uint64_t>(14057472u));
+  // Cells not a multiple of 256: no GQA columns, ncols1 64: ceil(100 / 64)
+  // = 2 x 32 heads = 64 tiles; 64 x 64 x 132 x 32 = 17,301,504 B.
+  EXPECT_EQ(ollama::mma_flash_attention_pool_bytes(qwen3_8b_attention(100, 4000), 86),
+            std::optional<uint64_t>(17301504u));
+}
+
+TEST(MmaFlashAttentionPool, OtherGenerationsAreNotReplayed) {
+  // Ada (8.9) and later take stream-k's occupancy x SMs blocks; Volta
+  // (7.0) has no MMA kernel.
+  EXPECT_FALSE(ollama::mma_flash_attention_pool_bytes(qwen3_8b_attention(512, 4096), 89).has_value());
+  EXPECT_FALSE(ollama::mma_flash_attention_pool_bytes(qwen3_8b_attention(512, 4096), 70).has_value());
+}
+
+TEST(CudaVmmPool, TheLargestRequestRoundedUpTo2MiB) {
+  // Flash attention's 69,206,016 B (33 x 2 MiB) beat the down product's
+  // q8_1 activations: 512 x 12,288 / 32 x 36 = 7,077,888 + 128 x 144 =
+  // 7,096,320 B.
+  const std::vector<WeightProduct> down = {{12288, 4096, 512}};
+  EXPECT_EQ(ollama::cuda_vmm_pool_bytes(69206016u, down), std::optional<uint64_t>(69206016u));
+  // Alone, the product's 7,096,320 B take four 2 MiB steps: 8,388,608 B.
+  EXPECT_EQ(ollama::cuda_vmm_pool_bytes(0, down), std::optional<uint64_t>(8388608u));
+  // One token (MMVQ, no MMQ tile): 4,096 / 32 x 36 = 4,608 B -> 2 MiB;
+  // 1,000,000 B of attention: 1,000,064 (128-aligned) -> 2 MiB.
+  EXPECT_EQ(ollama::cuda_vmm_pool_bytes(1000000u, std::vector<WeightProduct>{{4096, 4096, 1}}),
+            std::optional<uint64_t>(2097152u));
+}
+
 }  // namespace
 }  // namespace memfit

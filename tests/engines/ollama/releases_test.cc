@@ -156,6 +156,12 @@ TEST(OllamaReleases, OwnEngineGpuPoolInTheGraphRecord) {
   EXPECT_TRUE(own_engine_rdna3_product_pool(tag("0.12.6")));
   EXPECT_TRUE(own_engine_rdna3_product_pool(tag("0.13.2")));
   EXPECT_FALSE(own_engine_rdna3_product_pool(tag("0.13.3")));
+  // Turing's and Ampere's pool: from the same v0.12.4 to v0.24.0, whose
+  // ggml-cuda was read; v0.30.0's llama-server is not this engine.
+  EXPECT_FALSE(own_engine_cuda_mma_pool(tag("0.12.3")));
+  EXPECT_TRUE(own_engine_cuda_mma_pool(tag("0.12.4")));
+  EXPECT_TRUE(own_engine_cuda_mma_pool(tag("0.24.0")));
+  EXPECT_FALSE(own_engine_cuda_mma_pool(tag("0.30.0")));
 }
 
 TEST(OllamaReleases, LlamaServerRunsItsReleasesBuildAndNumBatch) {
