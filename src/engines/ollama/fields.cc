@@ -239,8 +239,10 @@ constexpr RequestField kOllamaFields[] = {
          .example = "gfx1102",
          .doc = "the architecture of the GPUs `ollama_gpus_free` gives, as the server's `inference "
                 "compute` line prints it (`compute=gfx1102`, `8.6`): on an RDNA3 GPU (`gfx11xx`) the "
-                "own engine's graph record of v0.12.4 to v0.13.2 holds its products' pool "
-                "(docs/engine-ollama.md, \"Ollama's own engine\"); not with `--gpu` or `--mac`",
+                "own engine's graph record of v0.12.4 to v0.13.2 holds its products' pool, on an NVIDIA "
+                "Turing or Ampere GPU (`7.5` to `8.8`) that of v0.12.4 to v0.24.0 ggml-cuda's pool at "
+                "flash attention's largest request (docs/engine-ollama.md, \"Ollama's own engine\"); not "
+                "with `--gpu` or `--mac`",
          .gpu_setting = true}),
     text_field<checked<parse_ollama_release>, &kVersion>(
         {.name = kVersion,
