@@ -129,6 +129,11 @@ struct VllmSettings {
   uint64_t max_num_batched_tokens = 0;     // --max-num-batched-tokens; 0: vLLM's default
   uint64_t num_speculative_tokens = 0;     // --speculative-config num_speculative_tokens
   bool enforce_eager = false;              // --enforce-eager: no CUDA graphs
+  // The profile ran on V0's engine (vllm/worker/; check-log reads it from
+  // the log's lines): its model runs eagerly, as V1's does only with
+  // --enforce-eager (the profile's forward: docs/engine-vllm.md,
+  // "Activation"). Its KV accounting is otherwise 0.11 to 0.20's.
+  bool v0_engine = false;
   VllmRunner runner = VllmRunner::kAuto;   // --runner; estimate_vllm resolves auto
   std::optional<VllmRelease> release;      // --vllm-version; nullopt: the current line
   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS as the run had it (check-log

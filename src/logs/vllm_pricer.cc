@@ -614,7 +614,27 @@ bool non_torch_off(const RuntimeLog& log, const VllmEstimate& e) {
 // otherwise than printed are what the row hangs on. "" when none is
 // printed or none is more than 64 MiB from memfit's (a hundredth of a GiB,
 // the printed precision, is 10.7 MiB).
-std::string profile_terms_note(const RuntimeLog& log, const VllmEstimate& e) {
+// The printed peak activation is under memfit's by more than 64 MiB where
+// memfit's is the dummy sampler run's (above the forward pass) and the log
+// prints no max_num_seqs: the profile samples one row a sequence
+// (min(max_num_seqs, batched tokens); V0's _dummy_run, V1's
+// _dummy_sampler_run), so a run given fewer sequences than memfit's default
+// samples fewer rows and prints a smaller peak. The sentence saying so, ""
+// otherwise.
+std::string sampler_rows_note(const RuntimeLog& log, const ModelSpec& spec, const VllmEstimate& e) {
+  const std::optional<uint64_t> printed = printed_term(log, "peak_activation_gib");
+  if (!printed || *printed + (64ull << 20) >= e.activation_bytes) return "";
+  if (count_setting(log, "max_num_seqs") || graph_line_batch(log).seqs) return "";
+  const uint64_t forward = vllm_profile_forward_bytes(spec, e.settings);
+  if (forward >= e.activation_bytes) return "";
+  return fmt::format("memfit's peak is the dummy sampler run over {} rows, its default max_num_seqs, "
+                     "which the log does not print (the forward pass alone is {}): a run given fewer "
+                     "sequences samples fewer rows",
+                     std::min(e.settings.max_num_seqs, e.settings.max_num_batched_tokens),
+                     format_bytes(forward));
+}
+
+std::string profile_terms_note(const RuntimeLog& log, const ModelSpec& spec, const VllmEstimate& e) {
   struct Term {
     std::string_view setting, label;
     uint64_t memfit;
@@ -636,6 +656,7 @@ std::string profile_terms_note(const RuntimeLog& log, const VllmEstimate& e) {
   std::string note = fmt::format("the run's profile printed {}: the KV memory is the budget less "
                                  "the weights and these",
                                  fmt::join(parts, ", "));
+  if (std::string rows = sampler_rows_note(log, spec, e); !rows.empty()) note += "; " + rows;
   if (non_torch_off(log, e)) note += fmt::format("; {}", kNonTorchCause);
   return note;
 }
@@ -754,7 +775,7 @@ void add_unknown_run_note(const RuntimeLog& log, const ModelSpec& spec, const Vl
     return;
   }
   if (capacity && misses) {
-    if (std::string why = profile_terms_note(log, e); !why.empty()) {
+    if (std::string why = profile_terms_note(log, spec, e); !why.empty()) {
       c.note = std::move(why);
       return;
     }
@@ -985,6 +1006,11 @@ class VllmPricer final : public LogPricer {
     // FlashInfer's top-k/top-p kernel, when the worker says it selected it.
     if (const LogSetting* sampler = log.setting("top_k_top_p_sampler")) {
       r.engine_fields.insert_or_assign(std::string(kVllmLogSampler), sampler->value);
+    }
+    // V0's engine, when the log's lines are its own (vllm_reader.cc): its
+    // model runs eagerly, which the profile's forward under TP shows.
+    if (const LogSetting* engine = log.setting("engine"); engine != nullptr && engine->value == "V0") {
+      r.engine_fields.insert_or_assign(std::string(kVllmLogEngine), "v0");
     }
     if (!options.gpu_name.empty()) r.vllm.gpu_name = options.gpu_name;
     if (std::optional<uint64_t> total = capacity_total(log, options)) {

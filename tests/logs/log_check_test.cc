@@ -1587,15 +1587,17 @@ TEST(CheckLog, AV0LogOfV07IsPricedByItsWorkersAccounting) {
   // A100s (39.50 GiB printed), fp16, 32,768 batched tokens, 256 sequences.
   // V0's worker left 35.55 - 13.93 - 1.54 - 2.84 = 17.24 GiB (its summary).
   // Its profile sampled each sequence's last token, so memfit's activation
-  // is the forward pass of 32,768 tokens on a rank: 4 x 32,768 x 5,120 x
-  // 2 B + the MLP's 32,768 x 3 x 6,912 x 2 B = 1,342,177,280 +
-  // 1,358,954,496 = 2,701,131,776 B (2.52 GiB; the sampler's 256 x 152,064
-  // x 39 B + the hidden states is 1,853,751,296), where v0.7's V1 rule
-  // (logits over all 32,768 rows) held 14.55 GiB. KV memory: 39.50 GiB x
-  // 0.9 = 38,171,521,843 less the weights 14,980,245,504 (the q/k/v biases
-  // 48 x 7,168 x 2 B / 2 ranks = 344,064 of them), that activation and
-  // non-torch 144 + 420 MiB = 591,396,864: 19,898,747,699 B, 1.075 of the
-  // print (the rest: the printed non-torch 1.54 GiB).
+  // is the forward pass of 32,768 tokens on a rank, V0's eager model under
+  // TP holding five hidden states (the all-reduce's output beside the down
+  // projection's): 5 x 32,768 x 5,120 x 2 B + the MLP's 32,768 x 3 x 6,912
+  // x 2 B = 1,677,721,600 + 1,358,954,496 = 3,036,676,096 B (2.83 GiB,
+  // printed 2.84; the sampler's 256 x 152,064 x 39 B + the hidden states is
+  // 1,853,751,296), where v0.7's V1 rule (logits over all 32,768 rows) held
+  // 14.55 GiB. KV memory: 39.50 GiB x 0.9 = 38,171,521,843 less the weights
+  // 14,980,245,504 (the q/k/v biases 48 x 7,168 x 2 B / 2 ranks = 344,064
+  // of them), that activation and non-torch 144 + 420 MiB = 591,396,864:
+  // 19,563,203,379 B, 1.057 of the print (the rest: the printed non-torch
+  // 1.54 GiB).
   LogCheckOptions options;
   options.config_json = read_test_log("vllm", "vllm-nevervllm7-daxdelvira-qwen25-14b-tp2-a100-v072.config.json");
   options.gpu_name = "NVIDIA A100-PCIE-40GB";
@@ -1605,9 +1607,9 @@ TEST(CheckLog, AV0LogOfV07IsPricedByItsWorkersAccounting) {
   EXPECT_TRUE(noted);
   const FigureCheck* kv = figure(c, "rank0", LogFigure::kKvCacheAvailable);
   ASSERT_NE(kv, nullptr);
-  EXPECT_EQ(kv->memfit, 19'898'747'699u);
-  // 19,898,747,699 / (16 x 48 x 2 x 4 x 128 x 2 B = 1,572,864 B a block).
-  EXPECT_EQ(figure(c, "total", LogFigure::kKvBlocks)->memfit, 12651u);  // printed 11770
+  EXPECT_EQ(kv->memfit, 19'563'203'379u);
+  // 19,563,203,379 / (16 x 48 x 2 x 4 x 128 x 2 B = 1,572,864 B a block).
+  EXPECT_EQ(figure(c, "total", LogFigure::kKvBlocks)->memfit, 12437u);  // printed 11770
 }
 
 TEST(CheckLog, AConfigOfAnotherQuantizationIsNotPriced) {
@@ -1701,6 +1703,10 @@ TEST(CheckLog, AV0RunsMissNamesTheTermsItsWorkerPrinted) {
   // activation, 144 MiB of non-torch, so its KV memory is 0.766 of the
   // print and the row names the two printed terms: 0.22 GiB = 22 x 2^30 /
   // 100 = 236,223,201 B = 225.3 MiB; 0.05 GiB = 53,687,091 B = 51.2 MiB.
+  // memfit's peak is the sampler's: the forward pass alone is 2,048 x (4 x
+  // 4,096 + 3 x 14,336) x 2 B = 243,269,632 B = 232.0 MiB, about the
+  // print, and the log prints no max_num_seqs, so the row says a run given
+  // fewer sequences samples fewer rows.
   LogCheckOptions options;
   options.config_json = read_test_log("vllm", "vllm-oci-aqua-llama31-8b-a10.config.json");
   options.gpu_name = "NVIDIA A10";
@@ -1712,6 +1718,11 @@ TEST(CheckLog, AV0RunsMissNamesTheTermsItsWorkerPrinted) {
                            0),
             0u)
       << kv->note;
+  EXPECT_NE(kv->note.find("; memfit's peak is the dummy sampler run over 256 rows, its default "
+                          "max_num_seqs, which the log does not print (the forward pass alone is "
+                          "232.0 MiB): a run given fewer sequences samples fewer rows"),
+            std::string::npos)
+      << kv->note;
 }
 
 TEST(CheckLog, AKvRowWithinTargetNamesTheNonTorchMemoryItsWorkerPrinted) {
@@ -1720,8 +1731,9 @@ TEST(CheckLog, AKvRowWithinTargetNamesTheNonTorchMemoryItsWorkerPrinted) {
   // 297.0 MiB, where memfit's is 144 + 420 = 564 MiB: 267 MiB more, taken
   // from the KV memory byte for byte, so the row (0.973, within 5 %) names
   // the term and its cause. Its activation, 1.54 GiB printed, is memfit's
-  // within 64 MiB: 12,288 tokens x 5,120 x 2 B + 256 x 152,064 x 39 B =
-  // 125,829,120 + 1,518,206,976 = 1,644,036,096 B = 1.531 GiB.
+  // within 64 MiB: V0's eager forward under TP, 12,288 tokens x (5 x 5,120
+  // + 3 x 13,824) x 2 B = 1,648,361,472 B = 1.535 GiB, over the sampler's
+  // 12,288 x 5,120 x 2 B + 256 x 152,064 x 39 B = 1,644,036,096.
   LogCheckOptions options;
   options.config_json = read_test_log("vllm", "vllm-12663-qwen25-32b-tp2-a6000.config.json");
   options.command = "vllm serve /home/bruce/Downloads/models/Qwen2.5-32B-Instruct "

@@ -29,18 +29,28 @@ namespace {
 
 constexpr uint64_t kAct = 2;             // bf16 / fp16 activations
 constexpr uint64_t kFusedMoeChunk = 32768;  // VLLM_FUSED_MOE_CHUNK_SIZE
-// The profiled peak: the larger of the forward pass of
-// max_num_batched_tokens tokens T (the hidden states: residual, hidden,
-// normed, one temporary; plus the larger of a layer's attention
-// projections and its MLP / fused-MoE intermediates on this rank) and the
-// dummy sampler run, which holds the forward's T hidden states while it
-// samples min(max_num_seqs, T) rows over the whole vocabulary (the logits
-// are gathered on every rank): on the V1 runner kVllmSamplerBytesPerLogit a
-// row and entry where it sorts the logits (vllm_v1_sampler_sorts), else
-// kVllmV2LogitBytes over the padded vocabulary + kVllmUnsortedSamplerBytes;
-// kVllmV2LogitBytes + kVllmV2SamplerCopyBytes on V2 (`v2`).
-uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAccounting accounting,
-                          bool v2) {
+
+// The [T, hidden] 16-bit tensors the profile's forward holds at its peak,
+// a layer's MLP: four (the residual, the layer's input the model's loop
+// still holds, the normed input the MLP's caller holds, the down
+// projection's output). Under TP a model run eagerly (V0's engine; V1
+// with --enforce-eager, no torch.compile to free tensors at their last
+// use) holds a fifth: RowParallelLinear.forward keeps its partial output
+// while the all-reduce writes the sum to a new tensor
+// (vllm/distributed/parallel_state.py, GroupCoordinator's
+// _all_reduce_out_place: the custom all-reduce's output, or
+// PyNcclCommunicator.all_reduce's torch.empty_like). docs/engine-vllm.md,
+// "Activation".
+uint64_t forward_hidden_tensors(const VllmSettings& s) {
+  const bool eager = s.v0_engine || s.enforce_eager;
+  return eager && s.tensor_parallel > 1 ? 5 : 4;
+}
+
+// The profile's forward pass of max_num_batched_tokens tokens T on this
+// rank: the hidden states held at its peak (forward_hidden_tensors) plus
+// the larger of a layer's attention projections and its MLP / fused-MoE
+// intermediates.
+uint64_t forward_bytes(const ModelSpec& spec, const VllmSettings& s) {
   const ModelGeometry& g = spec.geometry;
   const uint64_t tp = s.tensor_parallel, T = s.max_num_batched_tokens;
   const CheckedBytes hidden = CheckedBytes(T) * g.hidden * kAct;
@@ -56,7 +66,22 @@ uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAcco
     mlp = CheckedBytes(std::min(T, kFusedMoeChunk)) * k * (n * 3 + g.hidden) * kAct;
   }
   const uint64_t layer = std::max(attention.saturated(), mlp.saturated());
-  const CheckedBytes forward = hidden * 4 + layer;
+  return (hidden * forward_hidden_tensors(s) + layer).saturated();
+}
+
+// The profiled peak: the larger of the forward pass (forward_bytes) and
+// the dummy sampler run, which holds the forward's T hidden states while it
+// samples min(max_num_seqs, T) rows over the whole vocabulary (the logits
+// are gathered on every rank): on the V1 runner kVllmSamplerBytesPerLogit a
+// row and entry where it sorts the logits (vllm_v1_sampler_sorts), else
+// kVllmV2LogitBytes over the padded vocabulary + kVllmUnsortedSamplerBytes;
+// kVllmV2LogitBytes + kVllmV2SamplerCopyBytes on V2 (`v2`).
+uint64_t activation_bytes(const ModelSpec& spec, const VllmSettings& s, VllmAccounting accounting,
+                          bool v2) {
+  const ModelGeometry& g = spec.geometry;
+  const uint64_t tp = s.tensor_parallel, T = s.max_num_batched_tokens;
+  const CheckedBytes hidden = CheckedBytes(T) * g.hidden * kAct;
+  const CheckedBytes forward(forward_bytes(spec, s));
   // The pooling runner computes no logits and samples nothing: its dummy
   // run pools the forward's hidden states (docs/embedding-models.md).
   if (s.runner == VllmRunner::kPooling) return forward.saturated();
@@ -248,6 +273,10 @@ void size_kv_cache(const VllmSettings& s, const CheckedBytes& non_kv, uint64_t m
 }
 
 }  // namespace
+
+uint64_t vllm_profile_forward_bytes(const ModelSpec& spec, const VllmSettings& settings) {
+  return forward_bytes(spec, settings);
+}
 
 double vllm_default_utilization(VllmAccounting accounting) {
   return accounting == VllmAccounting::kCurrent ? kVllmCurrentUtilization : kVllmUtilization;

@@ -116,6 +116,17 @@ inline constexpr std::string_view kVllmLogModelRunner = "vllm_log_model_runner";
 // the release selects (vllm_v1_sampler_sorts). Not a field a request may
 // give.
 inline constexpr std::string_view kVllmLogSampler = "vllm_log_sampler";
+// The request's engine_fields entry by which check-log says the log's
+// lines are V0's engine's (value "v0", vllm_reader.cc's engine setting):
+// its model runs eagerly (VllmSettings::v0_engine). Not a field a request
+// may give.
+inline constexpr std::string_view kVllmLogEngine = "vllm_log_engine";
+
+// The profile run's forward pass on one rank, in bytes: the part of the
+// activation peak before the dummy sampler run (estimate.cc, forward_bytes;
+// docs/engine-vllm.md, "Activation"). `settings` as resolved
+// (vllm_resolve_defaults: max_num_batched_tokens given).
+uint64_t vllm_profile_forward_bytes(const ModelSpec& spec, const VllmSettings& settings);
 
 // estimate_vllm with the experts of an MXFP4 checkpoint laid out for
 // `mxfp4_kernel` (nullopt: vllm_mxfp4_kernel's choice).

@@ -234,6 +234,9 @@ class VllmProfile final : public VllmCommands {
     if (auto sampler = r.engine_fields.find(kVllmLogSampler); sampler != r.engine_fields.end()) {
       p.vllm_settings.flashinfer_sampler = sampler->second == "flashinfer";
     }
+    if (auto engine = r.engine_fields.find(kVllmLogEngine); engine != r.engine_fields.end()) {
+      p.vllm_settings.v0_engine = engine->second == "v0";
+    }
     return Status::Ok();
   }
 

@@ -923,6 +923,39 @@ TEST(VllmEstimate, V07UnderTensorParallelHoldsTheShardDuringTheGather) {
   EXPECT_EQ(e.non_torch_bytes, 150994944u + 440401920u);
 }
 
+TEST(VllmEstimate, AnEagerForwardUnderTensorParallelHoldsTheAllReducesOutputToo) {
+  // Llama-3.2-1B at TP 2, 2,048 batched tokens, one sequence (so the
+  // forward is the peak: the sampler's hidden states 2,048 x 2,048 x 2 =
+  // 8,388,608 + 1 x 128,256 x 39 = 5,001,984 is 13,390,592). The rank's
+  // MLP 2,048 x 3 x 4,096 x 2 = 50,331,648 (over attention 2,048 x (2 x 16
+  // + 2 x 4) x 64 x 2 = 10,485,760); a hidden state 8,388,608. Compiled
+  // (V1's default): 4 of them, 33,554,432 + 50,331,648 = 83,886,080. Eager
+  // (V0's engine, or --enforce-eager): 5, the all-reduce's output beside
+  // the down projection's, 41,943,040 + 50,331,648 = 92,274,688. At TP 1
+  // there is no all-reduce: 4 x 8,388,608 + 2,048 x 3 x 8,192 x 2 =
+  // 33,554,432 + 100,663,296 = 134,217,728 either way.
+  const Model m = corpus_model("llama3/Llama-3.2-1B-Instruct", 2471645184ull);
+  VllmSettings s;
+  s.gpu_memory_total = 40 * kGiB;
+  s.tensor_parallel = 2;
+  s.max_model_len = 4096;
+  s.max_num_batched_tokens = 2048;
+  s.max_num_seqs = 1;
+  s.release = VllmRelease{0, 20, 0, false};
+  EXPECT_EQ(run(m, s).activation_bytes, 83886080u);
+  EXPECT_EQ(vllm_profile_forward_bytes(m.spec, s), 83886080u);
+  VllmSettings v0 = s;
+  v0.v0_engine = true;
+  EXPECT_EQ(run(m, v0).activation_bytes, 92274688u);
+  VllmSettings eager = s;
+  eager.enforce_eager = true;
+  EXPECT_EQ(run(m, eager).activation_bytes, 92274688u);
+  v0.tensor_parallel = 1;
+  s.tensor_parallel = 1;
+  EXPECT_EQ(run(m, v0).activation_bytes, 134217728u);
+  EXPECT_EQ(run(m, s).activation_bytes, 134217728u);
+}
+
 TEST(VllmEstimate, TheV2RunnerSamplesAFloat32CopyOfItsLogitsFrom029) {
   // Llama-3.2-1B on 40 GiB (2,048 batched tokens, 256 rows) as in
   // UtilizationSizesTheKvCacheFromWhatIsLeft. From 0.29 the V2 runner's
