@@ -192,7 +192,7 @@ Status as_ollama(const RuntimeLog& log, EstimateRequest& r, std::vector<std::str
 }
 
 // Whether the profile adds an NVIDIA Turing or Ampere GPU's pool to this
-// device's record (engines/ollama/profile.cc, turing_ampere_pool): a CUDA
+// device's record (engines/ollama/own_pool.cc, turing_ampere_pool): a CUDA
 // device whose compute capability the log prints (7.5 to 8.8), v0.12.4 to
 // v0.24.0, flash attention on and an F16 cache.
 bool turing_ampere_pool_replayed(std::string_view device, const ollama::OllamaDecisions& d) {

@@ -12,6 +12,7 @@
 #include "engines/llamacpp/parts.h"
 #include "engines/ollama/llama_server.h"
 #include "engines/ollama/engine_cache.h"
+#include "engines/ollama/own_pool.h"
 #include "engines/ollama/releases.h"
 #include "engines/llamacpp/speed_plan.h"
 #include "memfit/checked_math.h"
@@ -19,12 +20,26 @@
 namespace memfit::ollama {
 namespace {
 
+// The pool the GPU backend adds to the graph each GPU reports (own_pool.h):
+// createLayout (llm/server.go, v0.12.4 to v0.24.0) reserves each GPU's
+// memory.GPUs[j].Graph, which Reserve (ml/backend/ggml/ggml.go) reads from
+// ggml_backend_sched_get_attempted_buffer_size, the pool included by the
+// ggml-No-alloc-mode patch. memfit's scheduler reserves one graph on every
+// GPU it uses: the largest of theirs.
+uint64_t gpu_pool_bytes(const Model& model, const OllamaDecisions& d, const std::vector<LlamaCppGpu>& gpus,
+                        const EngineGraphRun& run) {
+  uint64_t pool = 0;
+  for (const LlamaCppGpu& g : gpus) pool = std::max(pool, own_engine_gpu_pool_bytes(model, d, g.device, run));
+  return pool;
+}
+
 // Ollama's own engine measures its buffers at load (the server's fit and
 // alloc requests; runner/ollamarunner/runner.go reserveWorstCaseGraph):
 // each layer's weights (Ollama's grouping) and cache (llama.cpp's rules,
 // windows kept), and the graph the engine reserves: its own replayed
-// where memfit mirrors the family's Forward (engine_graph.h), else
-// llama.cpp's largest phase, a stand-in.
+// where memfit mirrors the family's Forward (engine_graph.h) with the GPU
+// backend's pool where memfit replays it (gpu_pool_bytes), else llama.cpp's
+// largest phase, a stand-in.
 Result<LayerSizes> ollama_runner_sizes(const Model& model, const OllamaDecisions& d,
                                        const LlamaCppSettings& settings) {
   Result<LayerSizes> sizes = llama_runner_sizes(model, d);
@@ -46,10 +61,12 @@ Result<LayerSizes> ollama_runner_sizes(const Model& model, const OllamaDecisions
   }
   sizes->first_layer_buffer_bytes = 0;
   uint64_t graph = std::max({phases->output, phases->attention, phases->ffn});
-  Result<std::optional<uint64_t>> own =
-      engine_graph_bytes(model.spec, own_engine_graph_run(d, /*on_gpu=*/true, /*output_layer=*/true));
+  const EngineGraphRun run = own_engine_graph_run(d, /*on_gpu=*/true, /*output_layer=*/true);
+  Result<std::optional<uint64_t>> own = engine_graph_bytes(model.spec, run);
   if (!own) return own.error();
-  if (own->has_value()) graph = **own;
+  if (own->has_value()) {
+    graph = (CheckedBytes(**own) + gpu_pool_bytes(model, d, settings.placement.gpus, run)).saturated();
+  }
   sizes->graph_full_bytes = sizes->graph_partial_bytes = graph;
   return sizes;
 }
