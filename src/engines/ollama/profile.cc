@@ -19,7 +19,6 @@
 #include "engines/ollama/releases.h"
 #include "engines/shared/trained_context.h"
 #include "memfit/checked_math.h"
-#include "memfit/ggml_types.h"
 #include "memfit/gguf.h"
 #include "memfit/llamacpp_report.h"
 #include "memfit/request.h"
