@@ -149,6 +149,14 @@ struct VllmSettings {
   // (vllm_v1_sampler_sorts).
   std::optional<bool> flashinfer_sampler;
   VllmLora lora;                           // --enable-lora and its slots
+  // --mamba-cache-dtype (the recurrent layers' convolution state, and their
+  // SSM / temporal state while the next is "auto") and
+  // --mamba-ssm-cache-dtype (the SSM / temporal state): "auto", "float32",
+  // "float16" (from 0.13) or "bfloat16" (vllm#41680); "auto" is the model's
+  // dtype, and for the SSM state the convolution state's unless a config
+  // hook sets it (docs/engine-vllm.md, "Recurrent state dtypes").
+  std::string mamba_cache_dtype = "auto";
+  std::string mamba_ssm_cache_dtype = "auto";
   // --confidence: 90, 95 or 99, the corpus margin added to the modelled
   // weights and CUDA graphs (memfit/error_band.h); 0: none.
   uint64_t confidence = 0;

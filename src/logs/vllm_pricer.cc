@@ -335,6 +335,21 @@ void apply_graph_line_settings(const RuntimeLog& log, VllmRequest& q, std::vecto
   }
 }
 
+// --mamba-cache-dtype and --mamba-ssm-cache-dtype as the non-default args,
+// the Namespace or the command print them ("'mamba_ssm_cache_dtype':
+// 'float32'"), into the request's engine_fields as their fields keep them
+// (parts.h). A log that prints "auto" or neither gives nothing.
+Status apply_mamba_dtypes(const RuntimeLog& log, EstimateRequest& r) {
+  for (std::string_view field : {kVllmMambaCacheDtypeField, kVllmMambaSsmCacheDtypeField}) {
+    const LogSetting* setting = log.setting(field);
+    if (setting == nullptr) continue;
+    Result<std::string> dtype = parse_vllm_mamba_dtype(setting->value);
+    if (!dtype) return Error::usage(field, dtype.error().message());
+    if (*dtype != "auto") r.engine_fields.insert_or_assign(std::string(field), std::move(*dtype));
+  }
+  return Status::Ok();
+}
+
 Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std::string>& notes) {
   VllmRequest& q = r.vllm;
   // The printed setting wins; else the ranks the log's lines show, from
@@ -372,6 +387,7 @@ Status apply_settings(const RuntimeLog& log, EstimateRequest& r, std::vector<std
     if (!fp8) return Error::usage("kv_cache_dtype", fp8.error().message());
     q.kv_cache_fp8 = *fp8;
   }
+  if (Status bad = apply_mamba_dtypes(log, r); !bad) return bad.error();
   if (const LogSetting* eager = log.setting("enforce_eager")) q.enforce_eager = eager->value == "True";
   // LoRA (lora.h): "enable_lora': True" in the non-default args or the
   // Namespace; off ("enable_lora=False", None), the slots' shape the

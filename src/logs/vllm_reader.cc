@@ -210,7 +210,8 @@ void read_settings(std::span<const std::pair<std::string, std::string>> pairs, L
                                    "kv_cache_dtype", "gpu_memory_utilization", "block_size",
                                    "max_num_seqs", "max_num_batched_tokens", "speculative_config",
                                    "enable_lora", "max_loras", "max_lora_rank", "lora_dtype",
-                                   "fully_sharded_loras"}) {
+                                   "fully_sharded_loras", "mamba_cache_dtype",
+                                   "mamba_ssm_cache_dtype"}) {
       if (name == known) out.setting(name, value);
     }
   }
@@ -420,6 +421,8 @@ void read_command(std::string_view text, LogBuilder& out) {
               {{"--max-loras", "--max_loras"}, "max_loras"},
               {{"--max-lora-rank", "--max_lora_rank"}, "max_lora_rank"},
               {{"--lora-dtype", "--lora_dtype"}, "lora_dtype"},
+              {{"--mamba-cache-dtype", "--mamba_cache_dtype"}, "mamba_cache_dtype"},
+              {{"--mamba-ssm-cache-dtype", "--mamba_ssm_cache_dtype"}, "mamba_ssm_cache_dtype"},
               {{"--quantization", "-q"}, "quantization"},
               {{"--model"}, "model"}},
              out);

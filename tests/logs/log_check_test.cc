@@ -1296,6 +1296,31 @@ TEST(CheckLog, VllmLoraSlotsFromTheLogsArgsAreInTheLoadedWeights) {
   EXPECT_EQ(figure(wider, "rank0", LogFigure::kWeights)->memfit, 8'202'559'488u + 240'648'192u);
 }
 
+TEST(CheckLog, VllmMambaCacheDtypeFromTheCommandSizesTheGatedDeltaState) {
+  // The neverlogs13 Qwen3-Next-80B-A3B run (vLLM 0.10.2, TP 2) given
+  // --mamba-cache-dtype float32: both of its gated delta states take it
+  // (0.10.2 predates vllm#34489): conv 12,288 x 4 = 49,152 + recurrent
+  // 262,144 x 4 = 1,048,576: 1,097,728 B a rank, 67 x 16 x 1,024 exactly:
+  // 1,072-token blocks of 1,097,728 B, 12 x 1,097,728 = 13,172,736 B a
+  // block (6,684,672 without the flag): 3,686 blocks where 7,263 were. The
+  // KV memory is the profile's, which the flag leaves alone, so the blocks
+  // are that memory over the larger block.
+  LogCheckOptions options;
+  options.config_json = read_test_log("vllm", "vllm-neverlogs13-v0102-qwen3-next-80b-tp2-h200.config.json");
+  const std::string log = "vllm-neverlogs13-v0102-qwen3-next-80b-tp2-h200.log";
+  const LogCheck plain = check("vllm", log, options);
+  options.command = "vllm serve m --tensor-parallel-size 2 --mamba-cache-dtype float32";
+  const LogCheck f32 = check("vllm", log, options);
+  const FigureCheck* memory = figure(f32, "rank0", LogFigure::kKvCacheAvailable);
+  const FigureCheck* blocks = figure(f32, "total", LogFigure::kKvBlocks);
+  ASSERT_NE(memory, nullptr);
+  ASSERT_NE(blocks, nullptr);
+  ASSERT_TRUE(memory->memfit.has_value());
+  EXPECT_EQ(memory->memfit, figure(plain, "rank0", LogFigure::kKvCacheAvailable)->memfit);
+  EXPECT_EQ(blocks->memfit, *memory->memfit / 13'172'736u);
+  EXPECT_EQ(figure(plain, "total", LogFigure::kKvBlocks)->memfit, *memory->memfit / 6'684'672u);
+}
+
 TEST(CheckLog, VllmInFlightBitsandbytesOfAFloat32ConfigServedAt16Bits) {
   // Captain-Jay29/vllm (v0.8.3): TinyLlama-1.1B-Chat-v1.0 with
   // --quantization bitsandbytes on its 16-bit checkpoint, given a copy of

@@ -229,6 +229,24 @@ TEST(VllmLog, LoraSettingsFromTheArgsTheNamespaceAndTheCommand) {
   EXPECT_EQ(setting_of(*cmd, "fully_sharded_loras"), "True");
 }
 
+TEST(VllmLog, MambaCacheDtypesFromTheArgsAndTheCommand) {
+  // The non-default args dict as vLLM prints it, and a command.
+  Result<RuntimeLog> args = read_runtime_log(
+      "INFO 06-13 20:06:30 [utils.py:233] non-default args: {'model': 'ibm-granite/granite-4.0-h-small', "
+      "'mamba_cache_dtype': 'float32', 'mamba_ssm_cache_dtype': 'float16'}\n"
+      "INFO 06-13 20:06:37 [model_runner.py:295] Model loading took 7.7 GiB and 42.37 seconds\n");
+  ASSERT_TRUE(args.ok()) << args.error().message();
+  EXPECT_EQ(setting_of(*args, "mamba_cache_dtype"), "float32");
+  EXPECT_EQ(setting_of(*args, "mamba_ssm_cache_dtype"), "float16");
+  Result<RuntimeLog> cmd = read_runtime_log(
+      "vllm serve ibm-granite/granite-4.0-h-small --mamba-ssm-cache-dtype bfloat16 "
+      "--mamba_cache_dtype float32\n"
+      "INFO 06-13 20:06:37 [model_runner.py:295] Model loading took 7.7 GiB and 42.37 seconds\n");
+  ASSERT_TRUE(cmd.ok()) << cmd.error().message();
+  EXPECT_EQ(setting_of(*cmd, "mamba_ssm_cache_dtype"), "bfloat16");
+  EXPECT_EQ(setting_of(*cmd, "mamba_cache_dtype"), "float32");
+}
+
 TEST(VllmLog, V082PrintsLowercaseCudaBlocksAndANamespaceOfArgs) {
   // Hugging Face cookbook (vLLM 0.8.2, T4): "[executor_base.py:111] # cuda
   // blocks: 3637, # CPU blocks: 1170"; "[api_server.py:982] args:

@@ -106,19 +106,20 @@ TEST(FieldTable, NamesAndSpellingsAreOnceEach) {
   }
   // 18 common fields (the machine's gpu, mac and host_bandwidth_gb_s among
   // them), 32 llama.cpp's (embedding, pooling and reranking among them), 10
-  // mlx-lm's, 18 vLLM's (runner and the five LoRA ones among them), 23 SGLang's
+  // mlx-lm's, 20 vLLM's (runner, the five LoRA ones and the two Mamba state
+  // dtypes among them), 23 SGLang's
   // (the Mamba state pool's four, attention_backend, enable_dp_lm_head,
   // max_total_tokens, disable_piecewise_cuda_graph, ep_size,
   // moe_a2a_backend, disaggregation_mode and enable_hierarchical_cache
   // among them), 13 Ollama's (use_mmap and ollama_gpu_arch among them):
-  // 18 + 32 + 10 + 18 + 23 + 13 = 114.
+  // 18 + 32 + 10 + 20 + 23 + 13 = 116.
   EXPECT_EQ(engine_request_fields("").size(), 18u);
   EXPECT_EQ(engine_request_fields("llamacpp").size(), 32u);
   EXPECT_EQ(engine_request_fields("mlx-lm").size(), 10u);
-  EXPECT_EQ(engine_request_fields("vllm").size(), 18u);
+  EXPECT_EQ(engine_request_fields("vllm").size(), 20u);
   EXPECT_EQ(engine_request_fields("sglang").size(), 23u);
   EXPECT_EQ(engine_request_fields("ollama").size(), 13u);
-  EXPECT_EQ(request_fields().size(), 114u);
+  EXPECT_EQ(request_fields().size(), 116u);
   EXPECT_EQ(find_request_field("max_token"), nullptr);
 }
 

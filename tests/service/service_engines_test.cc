@@ -27,7 +27,8 @@ TEST(ServiceEngines, ListsTheSixEnginesAndTheirFields) {
   std::vector<std::string> names;
   for (const json& engine : answer["engines"]) names.push_back(engine["name"]);
   EXPECT_EQ(names, (std::vector<std::string>{"mlxcel", "llamacpp", "mlx-lm", "vllm", "sglang", "ollama"}));
-  // mlxcel owns no field; 32 llama.cpp's, 10 mlx-lm's, 18 vLLM's (the five LoRA ones among them),
+  // mlxcel owns no field; 32 llama.cpp's, 10 mlx-lm's, 20 vLLM's (the five LoRA ones and the two
+  // Mamba state dtypes among them),
   // SGLang's 23 (4 of the hybrid models' state pool, attention_backend, enable_dp_lm_head, max_total_tokens,
   // disable_piecewise_cuda_graph, ep_size, moe_a2a_backend, disaggregation_mode and
   // enable_hierarchical_cache), 12 Ollama's; 18 common.
@@ -35,7 +36,7 @@ TEST(ServiceEngines, ListsTheSixEnginesAndTheirFields) {
   EXPECT_EQ(answer["engines"][1]["fields"].size(), 32u);  // llamacpp_version and embedding among them
   EXPECT_EQ(answer["engines"][2]["fields"].size(), 10u);  // the MLX buffer limits among them
   EXPECT_EQ(answer["engines"][2]["versions"]["field"], "mlx_lm_version");
-  EXPECT_EQ(answer["engines"][3]["fields"].size(), 18u);  // runner and the LoRA ones among them
+  EXPECT_EQ(answer["engines"][3]["fields"].size(), 20u);  // runner, the LoRA ones and the Mamba dtypes among them
   EXPECT_EQ(answer["engines"][4]["fields"].size(), 23u);
   EXPECT_EQ(answer["engines"][4]["versions"]["field"], "sglang_version");
   EXPECT_EQ(answer["engines"][5]["fields"].size(), 13u);  // ollama_version, use_mmap and ollama_gpu_arch among them

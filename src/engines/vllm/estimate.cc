@@ -135,6 +135,7 @@ Status check_settings(VllmSettings& s, const ModelSpec& spec) {
       return Error::usage(field, fmt::format("must be between 1 and {}", kVllmMaxTokens));
     }
   }
+  if (Status bad = check_vllm_mamba_dtypes(s); !bad) return bad.error();
   if (s.max_model_len > kVllmMaxTokens || s.num_speculative_tokens > 64) {
     return Error::usage(s.max_model_len > kVllmMaxTokens ? "max_model_len" : "num_speculative_tokens",
                         "is too large");

@@ -2,6 +2,10 @@
 // (vllm.h: VllmSettings) and its flags' names.
 #include "engines/vllm/fields.h"
 
+#include <string>
+
+#include "engines/vllm/parts.h"
+
 #include "memfit/memory_size.h"
 #include "memfit/request.h"
 #include "memfit/vllm.h"
@@ -40,6 +44,20 @@ Result<VllmRunner> parse_runner(std::string_view text) {
   if (text == "generate") return VllmRunner::kGenerate;
   if (text == "pooling") return VllmRunner::kPooling;
   return Error::usage("runner", "expected auto, generate or pooling");
+}
+
+// A MambaDType flag's row: its text kept in engine_fields under `Name`
+// (parts.h), as the request struct is the public API's.
+template <const std::string_view& Name>
+Status put_mamba_dtype(R& r, std::string_view text) {
+  Result<std::string> dtype = parse_vllm_mamba_dtype(text);
+  if (!dtype) return dtype.error();
+  r.engine_fields.insert_or_assign(std::string(Name), std::move(*dtype));
+  return Status::Ok();
+}
+template <const std::string_view& Name>
+bool mamba_dtype_given(const R& r) {
+  return r.engine_fields.contains(Name);
 }
 
 constexpr RequestField kVllmFields[] = {
@@ -251,6 +269,37 @@ constexpr RequestField kVllmFields[] = {
      .doc = "vLLM's `--fully-sharded-loras`: a column-parallel layer's A holds rank / TP rows "
             "and a row-parallel layer's B hidden / TP rows (TP must divide both); refused "
             "without `enable_lora`"}),
+    {.name = kVllmMambaCacheDtypeField,
+     .flags = "--mamba-cache-dtype",
+     .engine = "vllm",
+     .help = "the recurrent layers' state dtype: auto (default: the model's), float32, float16 "
+             "or bfloat16",
+     .type = FieldType::kChoice,
+     .choices = "auto|float32|float16|bfloat16",
+     .default_text = "auto",
+     .apply = put_mamba_dtype<kVllmMambaCacheDtypeField>,
+     .given = mamba_dtype_given<kVllmMambaCacheDtypeField>,
+     .doc = "vLLM's `--mamba-cache-dtype`: the dtype of a Mamba, Mamba-2 or gated delta net "
+            "layer's convolution state, of a lightning or short-convolution state, and of the "
+            "SSM state while `mamba_ssm_cache_dtype` is `auto` and no config hook sets it; "
+            "`auto` is the model's 16-bit dtype, `float32` 4 bytes an element (\"Recurrent "
+            "state dtypes\"). `float16` from 0.13, `bfloat16` from 0.21; refused with "
+            "`vllm_version` 0.7"},
+    {.name = kVllmMambaSsmCacheDtypeField,
+     .flags = "--mamba-ssm-cache-dtype",
+     .engine = "vllm",
+     .help = "the SSM / temporal state's dtype: auto (default: mamba_cache_dtype's, or the "
+             "Nemotron-H / Qwen3.5 config's), float32, float16 or bfloat16",
+     .type = FieldType::kChoice,
+     .choices = "auto|float32|float16|bfloat16",
+     .default_text = "auto",
+     .apply = put_mamba_dtype<kVllmMambaSsmCacheDtypeField>,
+     .given = mamba_dtype_given<kVllmMambaSsmCacheDtypeField>,
+     .doc = "vLLM's `--mamba-ssm-cache-dtype`: the dtype of a Mamba-2 mixer's SSM state and a "
+            "gated delta net's recurrent state; `auto` takes `mamba_cache_dtype`'s, except where "
+            "Nemotron-H's (from 0.13) or Qwen3.5's config hook sets it from the config; a value "
+            "given wins over the hooks (\"Recurrent state dtypes\"). `float16` from 0.13, "
+            "`bfloat16` from 0.21; refused with `vllm_version` 0.7"},
 };
 
 }  // namespace

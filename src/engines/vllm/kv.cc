@@ -57,6 +57,17 @@ uint64_t request_blocks(const VllmGroup& g, const VllmSettings& s, uint64_t len)
   return 0;
 }
 
+// The flags as a gated delta net reads them: before vllm#34489
+// (kVllmGatedDeltaSsmFlagMinor) gated_delta_net_state_dtype took
+// mamba_cache_dtype alone, --mamba-ssm-cache-dtype ignored.
+VllmMambaDtypes gated_delta_dtypes(const VllmSettings& s) {
+  VllmMambaDtypes dtypes = vllm_mamba_dtypes(s);
+  if (s.release && s.release->major == 0 && s.release->minor < kVllmGatedDeltaSsmFlagMinor) {
+    dtypes.ssm = "auto";
+  }
+  return dtypes;
+}
+
 // One recurrent layer's state on one of `tp` ranks, as vLLM's MambaSpec
 // holds it (docs/engine-vllm.md, "Recurrent state dtypes"): a gated delta
 // net's and a Mamba-2 mixer's from their geometry; MiniMax's lightning
@@ -66,17 +77,23 @@ uint64_t request_blocks(const VllmGroup& g, const VllmSettings& s, uint64_t len)
 // spec has it (the config's width, f32 unless it names a 16-bit one).
 uint64_t recurrent_state_bytes(const ModelSpec& spec, const LayerCache& l, const VllmSettings& s) {
   const uint64_t tp = std::max<uint64_t>(1, s.tensor_parallel);
+  const VllmMambaDtypes dtypes = vllm_mamba_dtypes(s);
+  const uint64_t conv_element = vllm_mamba_conv_element_bytes(dtypes);
   if (l.kind == LayerKind::kLinearAttention) {
-    if (spec.gated_delta.key_heads != 0) return vllm_gated_delta_state_bytes(spec, tp);
-    return CheckedBytes::ceil_div(l.state_bytes / kSpecStateF32Bytes * kVllmModelDtypeBytes, tp)
+    if (spec.gated_delta.key_heads != 0) return vllm_gated_delta_state_bytes(spec, tp, gated_delta_dtypes(s));
+    // linear_attention_state_dtype: mamba_cache_dtype alone.
+    return CheckedBytes::ceil_div(CheckedBytes(l.state_bytes / kSpecStateF32Bytes) * conv_element, tp)
         .saturated();
   }
   if (l.kind == LayerKind::kSsm && spec.mamba2.heads != 0) {
-    return vllm_mamba2_state_bytes(spec, tp, s.release);
+    return vllm_mamba2_state_bytes(spec, tp, s.release, dtypes);
   }
-  return CheckedBytes::ceil_div(
-             l.state_bytes - std::min(l.state_bytes, spec.conv_state_bytes / 2), tp)
-      .saturated();
+  // The convolution (memfit's spec: f32) in mamba_cache_dtype's width; the
+  // rest as the spec holds it.
+  const uint64_t conv_f32 = std::min(l.state_bytes, spec.conv_state_bytes);
+  const CheckedBytes state = CheckedBytes(l.state_bytes - conv_f32) +
+                             CheckedBytes(conv_f32 / kSpecStateF32Bytes) * conv_element;
+  return CheckedBytes::ceil_div(state, tp).saturated();
 }
 
 // An attention layer's spec: full, sliding or chunked, with one rank's K
@@ -274,16 +291,55 @@ Status group_unified_pages(const SpecCounts& specs, uint64_t block, VllmKvLayout
 
 }  // namespace
 
-uint64_t vllm_gated_delta_temporal_element_bytes(const ModelSpec& spec) {
+Result<std::string> parse_vllm_mamba_dtype(std::string_view text) {
+  if (text == "auto" || text == "float32" || text == "float16" || text == "bfloat16") {
+    return std::string(text);
+  }
+  return Error::usage("", fmt::format("'{}': expected auto, float32, float16 or bfloat16", text));
+}
+
+Status check_vllm_mamba_dtypes(const VllmSettings& s) {
+  for (const auto& [field, dtype] : {std::pair{kVllmMambaCacheDtypeField, &s.mamba_cache_dtype},
+                                     std::pair{kVllmMambaSsmCacheDtypeField, &s.mamba_ssm_cache_dtype}}) {
+    if (Result<std::string> parsed = parse_vllm_mamba_dtype(*dtype); !parsed) {
+      return Error::usage(field, parsed.error().message());
+    }
+    if (*dtype == "auto" || !s.release || s.release->major != 0) continue;
+    const uint64_t minor = s.release->minor;
+    // The flags came with vllm#22928 (0.10.2): v0.7 has none.
+    if (minor < 10) return Error::usage(field, "vLLM 0.7 has no such flag (from 0.10.2, vllm#22928)");
+    if (*dtype == "float16" && minor < kVllmMambaFloat16Minor) {
+      return Error::usage(field, "float16 is a choice from vLLM 0.13 (vllm#29978)");
+    }
+    if (*dtype == "bfloat16" && minor < kVllmMambaBfloat16Minor) {
+      return Error::usage(field, "bfloat16 is a choice from vLLM 0.21 (vllm#41680)");
+    }
+  }
+  return Status::Ok();
+}
+
+uint64_t vllm_mamba_named_dtype_bytes(std::string_view dtype) {
+  return dtype == "float32" ? 4 : kVllmModelDtypeBytes;
+}
+
+uint64_t vllm_mamba_conv_element_bytes(const VllmMambaDtypes& dtypes) {
+  // get_kv_cache_torch_dtype: "auto" is the model's dtype (16-bit here).
+  return dtypes.cache == "auto" ? kVllmModelDtypeBytes : vllm_mamba_named_dtype_bytes(dtypes.cache);
+}
+
+uint64_t vllm_gated_delta_temporal_element_bytes(const ModelSpec& spec, const VllmMambaDtypes& dtypes) {
+  // An explicit --mamba-ssm-cache-dtype: the hook below acts only on "auto".
+  if (dtypes.ssm != "auto") return vllm_mamba_named_dtype_bytes(dtypes.ssm);
   // Qwen3_5ForConditionalGenerationConfig (models/config.py, vllm#34489)
   // maps Qwen3_5ForConditionalGeneration and Qwen3_5MoeForConditionalGeneration,
   // whose configs are model_type qwen3_5 / qwen3_5_moe; every Qwen3.5 and
   // Qwen3.6 checkpoint's text_config says float32.
   if (spec.model_type == "qwen3_5" || spec.model_type == "qwen3_5_moe") return 4;
-  return kVllmModelDtypeBytes;  // "auto": the conv state's dtype, the model's
+  return vllm_mamba_conv_element_bytes(dtypes);  // "auto": the conv state's dtype
 }
 
-uint64_t vllm_gated_delta_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel) {
+uint64_t vllm_gated_delta_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel,
+                                      const VllmMambaDtypes& dtypes) {
   const GatedDeltaGeometry& d = spec.gated_delta;
   const uint64_t tp = std::max<uint64_t>(1, tensor_parallel);
   // gated_delta_net_state_shape: conv (K - 1 + num_spec) x conv_dim / TP,
@@ -292,20 +348,26 @@ uint64_t vllm_gated_delta_state_bytes(const ModelSpec& spec, uint64_t tensor_par
   const CheckedBytes conv_channels =
       CheckedBytes(2) * d.key_heads * d.key_dim + CheckedBytes(d.value_heads) * d.value_dim;
   const uint64_t columns = d.kernel > 0 ? d.kernel - 1 : 0;
-  const CheckedBytes conv = CheckedBytes::ceil_div(conv_channels, tp) * columns * kVllmModelDtypeBytes;
+  const CheckedBytes conv =
+      CheckedBytes::ceil_div(conv_channels, tp) * columns * vllm_mamba_conv_element_bytes(dtypes);
   const CheckedBytes temporal = CheckedBytes::ceil_div(d.value_heads, tp) * d.key_dim * d.value_dim *
-                                vllm_gated_delta_temporal_element_bytes(spec);
+                                vllm_gated_delta_temporal_element_bytes(spec, dtypes);
   return (conv + temporal).saturated();
 }
 
-uint64_t vllm_mamba_ssm_element_bytes(const ModelSpec& spec, const std::optional<VllmRelease>& release) {
+uint64_t vllm_mamba_ssm_element_bytes(const ModelSpec& spec, const std::optional<VllmRelease>& release,
+                                      const VllmMambaDtypes& dtypes) {
+  // An explicit --mamba-ssm-cache-dtype: the hook below acts only on "auto".
+  if (dtypes.ssm != "auto") return vllm_mamba_named_dtype_bytes(dtypes.ssm);
   // NemotronHForCausalLMConfig (models/config.py, vllm#29978, in 0.13.0;
   // vllm#39032) sets "auto" from the config's mamba_ssm_cache_dtype: the
   // width memfit's spec priced the SSM state at, recovered from the first
-  // Mamba layer. Before 0.13 Nemotron-H had no hook: "auto".
-  if (spec.model_type != "nemotron_h") return kVllmModelDtypeBytes;
+  // Mamba layer. Before 0.13 Nemotron-H had no hook: "auto", the
+  // convolution state's dtype (_mamba_state_dtype).
+  const uint64_t conv_element = vllm_mamba_conv_element_bytes(dtypes);
+  if (spec.model_type != "nemotron_h") return conv_element;
   if (release && release->major == 0 && release->minor < kVllmNemotronHHookMinor) {
-    return kVllmModelDtypeBytes;
+    return conv_element;
   }
   const Mamba2Geometry& m = spec.mamba2;
   const uint64_t head_dim = m.heads == 0 ? 0 : m.inner / m.heads;
@@ -319,7 +381,8 @@ uint64_t vllm_mamba_ssm_element_bytes(const ModelSpec& spec, const std::optional
 }
 
 uint64_t vllm_mamba2_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel,
-                                 const std::optional<VllmRelease>& release) {
+                                 const std::optional<VllmRelease>& release,
+                                 const VllmMambaDtypes& dtypes) {
   const Mamba2Geometry& m = spec.mamba2;
   const uint64_t tp = std::max<uint64_t>(1, tensor_parallel);
   // mamba2_state_shape: groups not divisible by TP grow to TP
@@ -329,9 +392,10 @@ uint64_t vllm_mamba2_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel
   const CheckedBytes conv_channels = CheckedBytes(m.inner) + CheckedBytes(2) * groups * m.state;
   const uint64_t columns = m.kernel > 0 ? m.kernel - 1 : 0;
   const uint64_t head_dim = m.heads == 0 ? 0 : m.inner / m.heads;
-  const CheckedBytes conv = CheckedBytes::ceil_div(conv_channels, tp) * columns * kVllmModelDtypeBytes;
+  const CheckedBytes conv =
+      CheckedBytes::ceil_div(conv_channels, tp) * columns * vllm_mamba_conv_element_bytes(dtypes);
   const CheckedBytes temporal = CheckedBytes::ceil_div(m.heads, tp) * head_dim * m.state *
-                                vllm_mamba_ssm_element_bytes(spec, release);
+                                vllm_mamba_ssm_element_bytes(spec, release, dtypes);
   return (conv + temporal).saturated();
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "memfit/model.h"
@@ -32,6 +33,41 @@ Result<VllmWeights> vllm_rank_weights(const Model& model, std::span<const Safete
 // the element of the state a "mamba_cache_dtype auto" resolves to.
 inline constexpr uint64_t kVllmModelDtypeBytes = 2;
 
+// The request's engine_fields entries for vLLM's --mamba-cache-dtype and
+// --mamba-ssm-cache-dtype (fields.cc keeps their text there: the request
+// struct is the public API's); VllmSettings carries them resolved.
+inline constexpr std::string_view kVllmMambaCacheDtypeField = "mamba_cache_dtype";
+inline constexpr std::string_view kVllmMambaSsmCacheDtypeField = "mamba_ssm_cache_dtype";
+// A MambaDType's text (vllm/config/cache.py): auto, float32, float16 or
+// bfloat16; a kUsage error naming no field otherwise.
+Result<std::string> parse_vllm_mamba_dtype(std::string_view text);
+// Whether `settings`' release has the dtypes it names (kUsage naming the
+// field otherwise): the flags exist from vllm#22928 (0.10.2; not in v0.7),
+// float16 from 0.13 (vllm#29978), bfloat16 from 0.21 (vllm#41680, May
+// 2026: memfit's current line; 0.21 itself unconfirmed).
+Status check_vllm_mamba_dtypes(const VllmSettings& settings);
+inline constexpr uint64_t kVllmMambaFloat16Minor = 13, kVllmMambaBfloat16Minor = 21;
+// The first minor whose gated delta nets read --mamba-ssm-cache-dtype:
+// vllm#34489 (merged 2026-02-13, with Qwen3.5's hook) is after 0.15, which
+// runs no Qwen3.5; 0.16 is priced with it (unconfirmed).
+inline constexpr uint64_t kVllmGatedDeltaSsmFlagMinor = 16;
+
+// The two flags as the state dtype rules below read them.
+struct VllmMambaDtypes {
+  std::string_view cache = "auto";  // --mamba-cache-dtype
+  std::string_view ssm = "auto";    // --mamba-ssm-cache-dtype
+};
+inline VllmMambaDtypes vllm_mamba_dtypes(const VllmSettings& s) {
+  return {s.mamba_cache_dtype, s.mamba_ssm_cache_dtype};
+}
+// Bytes of one element of the convolution state (and of a lightning or
+// short-convolution state): --mamba-cache-dtype, "auto" the model's
+// (get_kv_cache_torch_dtype): float32 4, the 16-bit ones and auto 2.
+uint64_t vllm_mamba_conv_element_bytes(const VllmMambaDtypes& dtypes);
+// Bytes of one element of an SSM / temporal state named by a flag other
+// than "auto" (STR_DTYPE_TO_TORCH_DTYPE): float32 4, else 2.
+uint64_t vllm_mamba_named_dtype_bytes(std::string_view dtype);
+
 // Bytes of one element of a gated delta net's recurrent (temporal) state
 // as vLLM keeps it (MambaStateDtypeCalculator.gated_delta_net_state_dtype,
 // layers/mamba/mamba_utils.py): the model's dtype, 2, for Qwen3-Next in
@@ -39,15 +75,21 @@ inline constexpr uint64_t kVllmModelDtypeBytes = 2;
 // "auto"; after it mamba_ssm_cache_dtype, whose "auto" falls back to the
 // same); 4 for Qwen3.5 / Qwen3.6 (model_type qwen3_5, qwen3_5_moe), whose
 // config hook sets mamba_ssm_cache_dtype from the config's mamba_ssm_dtype,
-// float32. docs/engine-vllm.md, "KV cache layout and capacity".
-uint64_t vllm_gated_delta_temporal_element_bytes(const ModelSpec& spec);
+// float32. An explicit --mamba-ssm-cache-dtype wins over the hook (it acts
+// only on "auto"); --mamba-cache-dtype sets the convolution state and,
+// with the SSM flag at "auto" and no hook, the recurrent state too.
+// docs/engine-vllm.md, "KV cache layout and capacity".
+uint64_t vllm_gated_delta_temporal_element_bytes(const ModelSpec& spec,
+                                                 const VllmMambaDtypes& dtypes = {});
 
 // One gated delta net's state on one of `tensor_parallel` ranks, in bytes
 // (vLLM's MambaSpec page before padding): the convolution's kernel - 1
 // columns of (2 x key_heads x key_dim + value_heads x value_dim) / TP
-// channels in the model's dtype, and value_heads / TP x key_dim x
-// value_dim recurrent elements of the width above. Saturates on overflow.
-uint64_t vllm_gated_delta_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel);
+// channels in vllm_mamba_conv_element_bytes' dtype, and value_heads / TP x
+// key_dim x value_dim recurrent elements of the width above. Saturates on
+// overflow.
+uint64_t vllm_gated_delta_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel,
+                                      const VllmMambaDtypes& dtypes = {});
 
 // Bytes of one element of a Mamba layer's SSM (temporal) state as vLLM
 // keeps it (MambaStateDtypeCalculator._mamba_state_dtype, layers/mamba/
@@ -58,20 +100,25 @@ uint64_t vllm_gated_delta_state_bytes(const ModelSpec& spec, uint64_t tensor_par
 // (NemotronHForCausalLMConfig, models/config.py) sets it from its config's
 // mamba_ssm_cache_dtype from 0.13 (vllm#29978; float16 when absent until
 // vllm#39032, float32 after): the width memfit's spec holds, 4 unless the
-// config names a 16-bit one; with a `release` before 0.13, "auto", 2.
+// config names a 16-bit one; with a `release` before 0.13, "auto". An
+// explicit --mamba-ssm-cache-dtype wins (the hook acts only on "auto");
+// "auto" with no hook is --mamba-cache-dtype's width.
 // docs/engine-vllm.md, "Recurrent state dtypes".
 inline constexpr uint64_t kVllmNemotronHHookMinor = 13;
 uint64_t vllm_mamba_ssm_element_bytes(const ModelSpec& spec,
-                                      const std::optional<VllmRelease>& release = std::nullopt);
+                                      const std::optional<VllmRelease>& release = std::nullopt,
+                                      const VllmMambaDtypes& dtypes = {});
 
 // One Mamba-2 mixer's state on one of `tensor_parallel` ranks, in bytes
 // (vLLM's MambaSpec page before padding; mamba2_state_shape): (inner + 2 x
-// groups x state) / TP convolution channels x (kernel - 1) in the model's
-// dtype, the groups grown to TP when TP does not divide them; heads / TP x
-// head_dim x state SSM elements of vllm_mamba_ssm_element_bytes (of
-// `release`). 0 for a model without a Mamba-2 mixer. Saturates on overflow.
+// groups x state) / TP convolution channels x (kernel - 1) in
+// vllm_mamba_conv_element_bytes' dtype, the groups grown to TP when TP does
+// not divide them; heads / TP x head_dim x state SSM elements of
+// vllm_mamba_ssm_element_bytes (of `release`, `dtypes`). 0 for a model
+// without a Mamba-2 mixer. Saturates on overflow.
 uint64_t vllm_mamba2_state_bytes(const ModelSpec& spec, uint64_t tensor_parallel,
-                                 const std::optional<VllmRelease>& release = std::nullopt);
+                                 const std::optional<VllmRelease>& release = std::nullopt,
+                                 const VllmMambaDtypes& dtypes = {});
 
 // The MXFP4 MoE kernel vLLM picks for the GPU of `settings`
 // (get_mxfp4_backend, quantization/mxfp4.py): FlashInfer on datacenter

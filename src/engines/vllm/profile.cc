@@ -96,6 +96,14 @@ Status resolve_settings(const EstimateRequest& r, VllmSettings& s) {
   s.lora.max_lora_rank = q.max_lora_rank.value_or(s.lora.max_lora_rank);
   s.lora.dtype = q.lora_dtype.value_or(s.lora.dtype);
   s.lora.fully_sharded = q.fully_sharded_loras.value_or(s.lora.fully_sharded);
+  // --mamba-cache-dtype and --mamba-ssm-cache-dtype (fields.cc keeps their
+  // text in engine_fields; estimate_vllm checks them against the release).
+  if (auto cache = r.engine_fields.find(kVllmMambaCacheDtypeField); cache != r.engine_fields.end()) {
+    s.mamba_cache_dtype = cache->second;
+  }
+  if (auto ssm = r.engine_fields.find(kVllmMambaSsmCacheDtypeField); ssm != r.engine_fields.end()) {
+    s.mamba_ssm_cache_dtype = ssm->second;
+  }
   if (q.gpu_memory_total) s.gpu_memory_total = *q.gpu_memory_total;
   if (q.gpu_name) {
     // Checked again: a C++ caller fills VllmRequest without the parsers.

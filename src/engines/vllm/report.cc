@@ -104,6 +104,9 @@ Json inputs_json(const VllmSettings& s) {
             {"vllm_version", s.release ? Json(to_string(*s.release)) : Json(nullptr)}};
   // Only under the pooling runner: a generation report's inputs are as they were.
   if (s.runner == VllmRunner::kPooling) j["runner"] = "pooling";
+  // Only when given: a report without them is as it was.
+  if (s.mamba_cache_dtype != "auto") j["mamba_cache_dtype"] = s.mamba_cache_dtype;
+  if (s.mamba_ssm_cache_dtype != "auto") j["mamba_ssm_cache_dtype"] = s.mamba_ssm_cache_dtype;
   // Only with LoRA on: a report without it is as it was.
   if (s.lora.enabled) {
     j["enable_lora"] = true;
@@ -343,6 +346,8 @@ std::vector<std::string> vllm_serve_flags(const VllmEstimate& e, uint64_t kv_mem
   add("--max-num-batched-tokens", std::to_string(s.max_num_batched_tokens));
   if (s.block_size != 16) add("--block-size", std::to_string(s.block_size));
   if (s.kv_cache_fp8) add("--kv-cache-dtype", "fp8");
+  if (s.mamba_cache_dtype != "auto") add("--mamba-cache-dtype", s.mamba_cache_dtype);
+  if (s.mamba_ssm_cache_dtype != "auto") add("--mamba-ssm-cache-dtype", s.mamba_ssm_cache_dtype);
   if (s.enforce_eager) add("--enforce-eager");
   if (s.runner == VllmRunner::kPooling) add("--runner", "pooling");
   if (s.lora.enabled) {

@@ -520,6 +520,143 @@ TEST(VllmKv, MiniMaxLightningStateIsInTheModelDtype) {
   EXPECT_EQ(run(minimax, s).layout.mamba_state_bytes, 262144u);
 }
 
+TEST(VllmKv, MambaCacheDtypeFlagsPriceGraniteHybridsConvAndSsmStates) {
+  // The granite-hybrid fixture at TP 1 (above): 9,984 convolution and
+  // 393,216 SSM elements a Mamba layer.
+  const Model granite = model_of_recurrent_config("fixtures/granite-hybrid/config.json", "");
+  // Both flags auto: 9,984 x 2 + 393,216 x 2 = 806,400 B.
+  EXPECT_EQ(vllm_mamba2_state_bytes(granite.spec, 1, std::nullopt, {"auto", "auto"}), 806400u);
+  // --mamba-cache-dtype float32, the SSM flag auto (_mamba_state_dtype: the
+  // conv state's dtype): 9,984 x 4 = 39,936 + 393,216 x 4 = 1,572,864:
+  // 1,612,800 B.
+  EXPECT_EQ(vllm_mamba_conv_element_bytes({"float32", "auto"}), 4u);
+  EXPECT_EQ(vllm_mamba_ssm_element_bytes(granite.spec, std::nullopt, {"float32", "auto"}), 4u);
+  EXPECT_EQ(vllm_mamba2_state_bytes(granite.spec, 1, std::nullopt, {"float32", "auto"}), 1612800u);
+  // --mamba-ssm-cache-dtype float32 alone: 19,968 + 1,572,864 = 1,592,832 B.
+  EXPECT_EQ(vllm_mamba2_state_bytes(granite.spec, 1, std::nullopt, {"auto", "float32"}), 1592832u);
+  // Conv float32, SSM float16: 39,936 + 786,432 = 826,368 B.
+  EXPECT_EQ(vllm_mamba2_state_bytes(granite.spec, 1, std::nullopt, {"float32", "float16"}), 826368u);
+  // float16 and bfloat16 are 2 bytes as auto is: 806,400 B.
+  EXPECT_EQ(vllm_mamba2_state_bytes(granite.spec, 1, std::nullopt, {"bfloat16", "float16"}), 806400u);
+  // Through the estimate, --mamba-ssm-cache-dtype float32: blocks 16 x
+  // cdiv(1,592,832, 16 x 2,048) = 16 x 49 = 784 tokens, a page of 784 x
+  // 2,048 = 1,605,632 B (400 tokens at auto).
+  VllmSettings s;
+  s.max_model_len = 8192;
+  s.max_num_seqs = 1;
+  s.kv_cache_memory = 1ull << 30;
+  s.mamba_ssm_cache_dtype = "float32";
+  VllmEstimate e = run(granite, s);
+  EXPECT_EQ(e.layout.mamba_state_bytes, 1592832u);
+  EXPECT_EQ(e.layout.attention_block_size, 784u);
+  EXPECT_EQ(e.layout.page_size_bytes, 1605632u);
+}
+
+TEST(VllmKv, ExplicitSsmCacheDtypeWinsOverNemotronHsConfigHook) {
+  // NVIDIA-Nemotron-3-Nano-30B-A3B at TP 1 (its config: float32): 18,432
+  // conv and 524,288 SSM elements.
+  const Model nano = model_of_recurrent_config(
+      "corpus/nemotron_h/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16/config.json", "");
+  // --mamba-ssm-cache-dtype float16 given: NemotronHForCausalLMConfig acts
+  // only on "auto": 36,864 + 524,288 x 2 = 1,048,576: 1,085,440 B.
+  EXPECT_EQ(vllm_mamba2_state_bytes(nano.spec, 1, std::nullopt, {"auto", "float16"}), 1085440u);
+  // --mamba-cache-dtype float32 alone: the hook still sets the SSM state
+  // from the config (float32): 18,432 x 4 = 73,728 + 2,097,152 = 2,170,880 B.
+  EXPECT_EQ(vllm_mamba2_state_bytes(nano.spec, 1, std::nullopt, {"float32", "auto"}), 2170880u);
+  // Before 0.13 (no hook) the SSM state follows the conv state's float32:
+  // 73,728 + 524,288 x 4 = 2,170,880 B; with both auto, 1,085,440 B.
+  const VllmRelease v012{0, 12, 0, false};
+  EXPECT_EQ(vllm_mamba2_state_bytes(nano.spec, 1, v012, {"float32", "auto"}), 2170880u);
+  EXPECT_EQ(vllm_mamba2_state_bytes(nano.spec, 1, v012, {"auto", "auto"}), 1085440u);
+}
+
+TEST(VllmKv, MambaCacheDtypeFlagsPriceGatedDeltaNetsOverTheQwen35Hook) {
+  // TP 2 (above): 12,288 conv elements (4,096 channels x 3), 262,144
+  // recurrent ones.
+  const Model next = qwen3_next_80b_of_the_log();
+  // Qwen3-Next, --mamba-ssm-cache-dtype float32: 24,576 + 1,048,576 =
+  // 1,073,152 B.
+  EXPECT_EQ(vllm_gated_delta_state_bytes(next.spec, 2, {"auto", "float32"}), 1073152u);
+  // --mamba-cache-dtype float32 alone: both states 4 bytes: 49,152 +
+  // 1,048,576 = 1,097,728 B.
+  EXPECT_EQ(vllm_gated_delta_state_bytes(next.spec, 2, {"float32", "auto"}), 1097728u);
+  // Qwen3.5 with --mamba-ssm-cache-dtype bfloat16: the hook acts only on
+  // "auto": 24,576 + 262,144 x 2 = 548,864 B; conv float32 with the SSM
+  // flag auto: the hook's float32, 49,152 + 1,048,576 = 1,097,728 B.
+  const Model q35 = corpus_model("qwen3_5/Qwen3.5-35B-A3B");
+  EXPECT_EQ(vllm_gated_delta_temporal_element_bytes(q35.spec, {"auto", "bfloat16"}), 2u);
+  EXPECT_EQ(vllm_gated_delta_state_bytes(q35.spec, 2, {"auto", "bfloat16"}), 548864u);
+  EXPECT_EQ(vllm_gated_delta_state_bytes(q35.spec, 2, {"float32", "auto"}), 1097728u);
+}
+
+TEST(VllmKv, GatedDeltaNetsReadTheSsmFlagFromVllm016) {
+  // Qwen3-Next at TP 2 with --mamba-ssm-cache-dtype float32: 1,073,152 B
+  // on the current line; under 0.15 (before vllm#34489 the state took
+  // mamba_cache_dtype alone) the flag is ignored: 548,864 B.
+  const Model next = qwen3_next_80b_of_the_log();
+  VllmSettings s;
+  s.max_model_len = 8192;
+  s.max_num_seqs = 1;
+  s.kv_cache_memory = 1ull << 30;
+  s.tensor_parallel = 2;
+  s.mamba_ssm_cache_dtype = "float32";
+  EXPECT_EQ(run(next, s).layout.mamba_state_bytes, 1073152u);
+  s.release = VllmRelease{0, 15, 0, false};
+  EXPECT_EQ(run(next, s).layout.mamba_state_bytes, 548864u);
+  s.release = VllmRelease{0, 16, 0, false};
+  EXPECT_EQ(run(next, s).layout.mamba_state_bytes, 1073152u);
+}
+
+TEST(VllmKv, MambaCacheDtypeSetsTheLightningStateAndTheSsmFlagDoesNot) {
+  // The minimax-lightning fixture at TP 8: 8 x 128 x 128 = 131,072
+  // elements a layer; linear_attention_state_dtype reads mamba_cache_dtype
+  // alone: float32 524,288 B; --mamba-ssm-cache-dtype float32 leaves the
+  // model's 2 bytes, 262,144 B.
+  const Model minimax = model_of_recurrent_config("fixtures/minimax-lightning/config.json", "");
+  VllmSettings s;
+  s.max_model_len = 8192;
+  s.max_num_seqs = 1;
+  s.kv_cache_memory = 1ull << 30;
+  s.tensor_parallel = 8;
+  s.mamba_cache_dtype = "float32";
+  EXPECT_EQ(run(minimax, s).layout.mamba_state_bytes, 524288u);
+  s.mamba_cache_dtype = "auto";
+  s.mamba_ssm_cache_dtype = "float32";
+  EXPECT_EQ(run(minimax, s).layout.mamba_state_bytes, 262144u);
+}
+
+TEST(VllmKv, MambaCacheDtypesAreCheckedAgainstTheRelease) {
+  const Model granite = model_of_recurrent_config("fixtures/granite-hybrid/config.json", "");
+  VllmSettings s;
+  s.max_model_len = 8192;
+  s.max_num_seqs = 1;
+  s.kv_cache_memory = 1ull << 30;
+  // float16 came with vllm#29978 (0.13): refused under 0.12, priced under 0.13.
+  s.mamba_ssm_cache_dtype = "float16";
+  s.release = VllmRelease{0, 12, 0, false};
+  Result<VllmEstimate> v012 = estimate_vllm(granite, {}, s, kBudget);
+  ASSERT_FALSE(v012.ok());
+  EXPECT_EQ(v012.error().field(), "mamba_ssm_cache_dtype");
+  s.release = VllmRelease{0, 13, 0, false};
+  EXPECT_TRUE(estimate_vllm(granite, {}, s, kBudget).ok());
+  // bfloat16 (vllm#41680) from 0.21: refused under 0.20.
+  s.mamba_ssm_cache_dtype = "auto";
+  s.mamba_cache_dtype = "bfloat16";
+  s.release = VllmRelease{0, 20, 0, false};
+  Result<VllmEstimate> v020 = estimate_vllm(granite, {}, s, kBudget);
+  ASSERT_FALSE(v020.ok());
+  EXPECT_EQ(v020.error().field(), "mamba_cache_dtype");
+  // v0.7 has neither flag; a dtype vLLM has not is refused on any release.
+  s.mamba_cache_dtype = "float32";
+  s.release = VllmRelease{0, 7, 0, false};
+  EXPECT_FALSE(estimate_vllm(granite, {}, s, kBudget).ok());
+  s.release.reset();
+  s.mamba_cache_dtype = "fp8";
+  Result<VllmEstimate> fp8 = estimate_vllm(granite, {}, s, kBudget);
+  ASSERT_FALSE(fp8.ok());
+  EXPECT_EQ(fp8.error().field(), "mamba_cache_dtype");
+}
+
 TEST(VllmKv, Qwen3NextAtTp2GivesTheBlocksVllm0102Printed) {
   // The neverlogs13 run: vLLM 0.10.2, TP 2, bf16, max_model_len 262,144.
   // Attention (12 of 48 layers, 2 KV heads x 256): max(1, 2 / 2) = 1 head x
