@@ -235,6 +235,14 @@ vllm's own, refused under another engine:
       element each
   fully_sharded_loras (bool, default false; --fully-sharded-loras)
       split the LoRA slots fully across the tensor parallel ranks
+  mamba_cache_dtype (str: auto, float32, float16 or bfloat16, default auto;
+    --mamba-cache-dtype)
+      the recurrent layers' state dtype: auto (default: the model's), float32,
+      float16 or bfloat16
+  mamba_ssm_cache_dtype (str: auto, float32, float16 or bfloat16, default auto;
+    --mamba-ssm-cache-dtype)
+      the SSM / temporal state's dtype: auto (default: mamba_cache_dtype's, or
+      the Nemotron-H / Qwen3.5 config's), float32, float16 or bfloat16
 sglang's own, refused under another engine:
   mem_fraction_static (float; --mem-fraction-static)
       fraction of the GPU's memory for weights and the KV pool (default:
