@@ -30,6 +30,16 @@ VllmEstimate run(const Model& m, const VllmSettings& s) {
   return e.ok() ? *e : VllmEstimate{};
 }
 
+// The recurrent-state tests' run: one sequence of 8,192 tokens in 1 GiB
+// of KV memory (the state's bytes do not depend on them).
+VllmSettings one_sequence_of_8k_in_1_gib() {
+  VllmSettings s;
+  s.max_model_len = 8192;
+  s.max_num_seqs = 1;
+  s.kv_cache_memory = 1ull << 30;
+  return s;
+}
+
 TEST(VllmWeights, MoeUnderTensorParallel4SplitsAllButNormsAndRouters) {
   // Qwen3-30B-A3B, 61,064,245,248 bytes (the index's total_size), TP 4.
   // Tables: 151,936 x 2,048 x 2 B = 622,329,856 each, embedding and LM
@@ -421,10 +431,7 @@ TEST(VllmKv, GraniteHybridMambaStateIsInTheModelDtypeWhateverItsConfigSays) {
   // 2,048 B a token; blocks 16 x cdiv(806,400, 16 x 2,048) = 16 x 25 = 400
   // tokens, a page of 400 x 2,048 = 819,200 B (the state at f32, 1,592,832
   // with a 16-bit conv, needed 16 x 49 = 784).
-  VllmSettings s;
-  s.max_model_len = 8192;
-  s.max_num_seqs = 1;
-  s.kv_cache_memory = 1ull << 30;
+  VllmSettings s = one_sequence_of_8k_in_1_gib();
   VllmEstimate e = run(granite, s);
   EXPECT_EQ(e.layout.mamba_state_bytes, 806400u);
   EXPECT_EQ(e.layout.attention_block_size, 400u);
@@ -492,11 +499,8 @@ TEST(VllmKv, NemotronH4BAtFloat16GivesTheBlockVllm0130Printed) {
           "mamba_ssm_cache_dtype": "float16", "torch_dtype": "bfloat16"})");
   ASSERT_TRUE(spec.ok()) << spec.error().message();
   four_b.spec = *spec;
-  VllmSettings s;
+  VllmSettings s = one_sequence_of_8k_in_1_gib();
   s.kv_cache_fp8 = true;
-  s.max_model_len = 8192;
-  s.max_num_seqs = 1;
-  s.kv_cache_memory = 1ull << 30;
   s.release = VllmRelease{0, 13, 0, false};
   VllmEstimate e = run(four_b, s);
   EXPECT_EQ(e.layout.mamba_state_bytes, 2024448u);
@@ -511,10 +515,7 @@ TEST(VllmKv, MiniMaxLightningStateIsInTheModelDtype) {
   // 64 x 128 x 128 x 2 = 2,097,152 B at TP 1; TP 8: 8 x 128 x 128 x 2 =
   // 262,144 B.
   const Model minimax = model_of_recurrent_config("fixtures/minimax-lightning/config.json", "");
-  VllmSettings s;
-  s.max_model_len = 8192;
-  s.max_num_seqs = 1;
-  s.kv_cache_memory = 1ull << 30;
+  VllmSettings s = one_sequence_of_8k_in_1_gib();
   EXPECT_EQ(run(minimax, s).layout.mamba_state_bytes, 2097152u);
   s.tensor_parallel = 8;
   EXPECT_EQ(run(minimax, s).layout.mamba_state_bytes, 262144u);
@@ -541,10 +542,7 @@ TEST(VllmKv, MambaCacheDtypeFlagsPriceGraniteHybridsConvAndSsmStates) {
   // Through the estimate, --mamba-ssm-cache-dtype float32: blocks 16 x
   // cdiv(1,592,832, 16 x 2,048) = 16 x 49 = 784 tokens, a page of 784 x
   // 2,048 = 1,605,632 B (400 tokens at auto).
-  VllmSettings s;
-  s.max_model_len = 8192;
-  s.max_num_seqs = 1;
-  s.kv_cache_memory = 1ull << 30;
+  VllmSettings s = one_sequence_of_8k_in_1_gib();
   s.mamba_ssm_cache_dtype = "float32";
   VllmEstimate e = run(granite, s);
   EXPECT_EQ(e.layout.mamba_state_bytes, 1592832u);
@@ -594,10 +592,7 @@ TEST(VllmKv, GatedDeltaNetsReadTheSsmFlagFromVllm016) {
   // on the current line; under 0.15 (before vllm#34489 the state took
   // mamba_cache_dtype alone) the flag is ignored: 548,864 B.
   const Model next = qwen3_next_80b_of_the_log();
-  VllmSettings s;
-  s.max_model_len = 8192;
-  s.max_num_seqs = 1;
-  s.kv_cache_memory = 1ull << 30;
+  VllmSettings s = one_sequence_of_8k_in_1_gib();
   s.tensor_parallel = 2;
   s.mamba_ssm_cache_dtype = "float32";
   EXPECT_EQ(run(next, s).layout.mamba_state_bytes, 1073152u);
@@ -613,10 +608,7 @@ TEST(VllmKv, MambaCacheDtypeSetsTheLightningStateAndTheSsmFlagDoesNot) {
   // alone: float32 524,288 B; --mamba-ssm-cache-dtype float32 leaves the
   // model's 2 bytes, 262,144 B.
   const Model minimax = model_of_recurrent_config("fixtures/minimax-lightning/config.json", "");
-  VllmSettings s;
-  s.max_model_len = 8192;
-  s.max_num_seqs = 1;
-  s.kv_cache_memory = 1ull << 30;
+  VllmSettings s = one_sequence_of_8k_in_1_gib();
   s.tensor_parallel = 8;
   s.mamba_cache_dtype = "float32";
   EXPECT_EQ(run(minimax, s).layout.mamba_state_bytes, 524288u);
@@ -627,10 +619,7 @@ TEST(VllmKv, MambaCacheDtypeSetsTheLightningStateAndTheSsmFlagDoesNot) {
 
 TEST(VllmKv, MambaCacheDtypesAreCheckedAgainstTheRelease) {
   const Model granite = model_of_recurrent_config("fixtures/granite-hybrid/config.json", "");
-  VllmSettings s;
-  s.max_model_len = 8192;
-  s.max_num_seqs = 1;
-  s.kv_cache_memory = 1ull << 30;
+  VllmSettings s = one_sequence_of_8k_in_1_gib();
   // float16 came with vllm#29978 (0.13): refused under 0.12, priced under 0.13.
   s.mamba_ssm_cache_dtype = "float16";
   s.release = VllmRelease{0, 12, 0, false};
