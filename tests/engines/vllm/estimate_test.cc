@@ -353,18 +353,25 @@ TEST(VllmKv, HybridQwen35At16BitsUnderTp2HalvesTheStateAndTheHeads) {
   EXPECT_EQ(one.weights.bytes, 71903645696ull + 134217728u + 32640u);
 }
 
-// Qwen3-Next-80B-A3B as the neverlogs13 run gave it (the config beside
-// tests/data/logs/vllm/vllm-neverlogs13-v0102-qwen3-next-80b-tp2-h200.log).
-Model qwen3_next_80b_of_the_log() {
+// A test config (tests/data/fixtures/NAME/config.json, or the corpus's),
+// `extra` JSON fields merged over it ("" none), as a model with a config.
+Model model_of_recurrent_config(const std::string& path, const std::string& extra) {
+  nlohmann::json config = nlohmann::json::parse(testing::read_test_data(path));
+  if (!extra.empty()) config.update(nlohmann::json::parse(extra));
   Model m;
   m.has_config = true;
-  Result<ModelSpec> spec = parse_model_config(
-      testing::read_test_data("logs/vllm/vllm-neverlogs13-v0102-qwen3-next-80b-tp2-h200.config.json"));
+  Result<ModelSpec> spec = parse_model_config(config.dump());
   EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().message());
   if (spec.ok()) m.spec = *spec;
   m.weights.bytes = 1000;
   m.weights.source = WeightsSource::kSafetensorsIndex;
   return m;
+}
+
+// Qwen3-Next-80B-A3B as the neverlogs13 run gave it (the config beside
+// tests/data/logs/vllm/vllm-neverlogs13-v0102-qwen3-next-80b-tp2-h200.log).
+Model qwen3_next_80b_of_the_log() {
+  return model_of_recurrent_config("logs/vllm/vllm-neverlogs13-v0102-qwen3-next-80b-tp2-h200.config.json", "");
 }
 
 TEST(VllmKv, GatedDeltaStateKeepsTheModelDtypeUnlessTheQwen35HookSaysFloat32) {
@@ -384,21 +391,6 @@ TEST(VllmKv, GatedDeltaStateKeepsTheModelDtypeUnlessTheQwen35HookSaysFloat32) {
   // TP 1: conv 8,192 x 3 x 2 = 49,152; Qwen3-Next's recurrent 32 x 128 x
   // 128 x 2 = 1,048,576: 1,097,728 B.
   EXPECT_EQ(vllm_gated_delta_state_bytes(next.spec, 1), 1097728u);
-}
-
-// A test config (tests/data/fixtures/NAME/config.json, or the corpus's),
-// `extra` JSON fields merged over it ("" none), as a model with a config.
-Model model_of_recurrent_config(const std::string& path, const std::string& extra) {
-  nlohmann::json config = nlohmann::json::parse(testing::read_test_data(path));
-  if (!extra.empty()) config.update(nlohmann::json::parse(extra));
-  Model m;
-  m.has_config = true;
-  Result<ModelSpec> spec = parse_model_config(config.dump());
-  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().message());
-  if (spec.ok()) m.spec = *spec;
-  m.weights.bytes = 1000;
-  m.weights.source = WeightsSource::kSafetensorsIndex;
-  return m;
 }
 
 TEST(VllmKv, GraniteHybridMambaStateIsInTheModelDtypeWhateverItsConfigSays) {
